@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# The test command (README): installs what is missing, then runs every test with node:test.
+# Usage: npm test [-- DIR...]   (GANTRY_TEST_DATABASE_URL=postgres://... runs storage/API tests on PostgreSQL)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/ensure-deps.sh
+mapfile -t files < <(bash scripts/list-tests.sh "$@")
+exec node --import tsx --test --test-concurrency=2 --test-reporter=spec "${files[@]}"

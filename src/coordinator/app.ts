@@ -1,0 +1,119 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import formbody from '@fastify/formbody';
+import multipart from '@fastify/multipart';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { silentLogger, type Logger } from '../shared/logger.ts';
+import { openDatabase } from '../storage/sql/database.ts';
+import { migrateToLatest } from '../storage/sql/migrate.ts';
+import { createSqlStores } from '../storage/sql/stores/index.ts';
+import { registerApi } from './api/index.ts';
+import type { CoordinatorContext } from './context.ts';
+import { Authenticator } from './http/auth.ts';
+import { installErrorHandling } from './http/errors.ts';
+import { assignParam, parseGitlabQuery, type ParamMap } from './http/querystring.ts';
+import { AccountsService } from './services/accounts.ts';
+import { bootstrapRoot } from './services/bootstrap.ts';
+import { Lookup } from './services/lookup.ts';
+import { Permissions } from './services/permissions.ts';
+import { SettingsService } from './services/settings.ts';
+
+export interface CoordinatorOptions {
+  /** Data directory: SQLite file, repositories, artifacts. Default ./data. */
+  dataDir?: string;
+  /** `postgres://...`, a SQLite file path, or `:memory:`. Default: `<dataDir>/gantry.sqlite3`. */
+  databaseUrl?: string;
+  /** Base URL clients reach us at. Default http://localhost:8080. */
+  externalUrl?: string;
+  logger?: Logger;
+  /** Token to give root on first start (GANTRY_ROOT_TOKEN); random when absent. */
+  rootToken?: string;
+  /** Largest request body in bytes (artifacts need large ones). Default 1 GiB. */
+  bodyLimit?: number;
+}
+
+export interface Coordinator {
+  app: FastifyInstance;
+  context: CoordinatorContext;
+  /** root's token when this start created root, else undefined (it is never shown again). */
+  createdRootToken: string | undefined;
+  close(): Promise<void>;
+}
+
+/** Builds a ready-to-listen coordinator: database migrated, root present, routes mounted. */
+export async function createCoordinator(options: CoordinatorOptions = {}): Promise<Coordinator> {
+  const dataDir = path.resolve(options.dataDir ?? './data');
+  const databaseUrl = options.databaseUrl ?? path.join(dataDir, 'gantry.sqlite3');
+  if (!/^postgres(ql)?:\/\//.test(databaseUrl) && databaseUrl !== ':memory:') mkdirSync(path.dirname(databaseUrl), { recursive: true });
+  mkdirSync(dataDir, { recursive: true });
+  const logger = options.logger ?? silentLogger();
+
+  const database = openDatabase(databaseUrl);
+  await migrateToLatest(database.db, database.dialect);
+  const stores = createSqlStores(database.db);
+  const permissions = new Permissions(database.db, stores.namespaces, stores.members);
+  const settings = new SettingsService(stores.settings);
+  const accounts = new AccountsService(stores.users, stores.namespaces, stores.tokens);
+  const context: CoordinatorContext = {
+    config: { externalUrl: (options.externalUrl ?? 'http://localhost:8080').replace(/\/+$/, ''), dataDir },
+    logger,
+    db: database.db,
+    dialect: database.dialect,
+    stores,
+    permissions,
+    settings,
+    accounts,
+    lookup: new Lookup(stores.projects, stores.namespaces, stores.users, permissions),
+  };
+  const createdRootToken = await bootstrapRoot(context, options.rootToken);
+
+  const app = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    bodyLimit: options.bodyLimit ?? 1024 * 1024 * 1024,
+    routerOptions: { querystringParser: parseGitlabQuery, maxParamLength: 2048, ignoreTrailingSlash: true },
+  });
+  installErrorHandling(app);
+  await app.register(formbody, { parser: (body: string) => parseGitlabQuery(body) });
+  await app.register(multipart, { limits: { fileSize: options.bodyLimit ?? 1024 * 1024 * 1024 } });
+  app.addHook('preValidation', async (request) => {
+    if (request.isMultipart()) request.body = await collectMultipartFields(request.parts());
+  });
+  app.addContentTypeParser('text/plain', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+
+  const authenticator = new Authenticator(stores.users, stores.tokens);
+  app.decorateRequest('actor', null);
+  app.decorateRequest('credentialUser', null);
+  await app.register(
+    async (api) => {
+      api.addHook('preHandler', (request) => authenticator.authenticate(request));
+      await registerApi(api, context);
+    },
+    { prefix: '/api/v4' },
+  );
+
+  return {
+    app,
+    context,
+    createdRootToken,
+    async close() {
+      await app.close();
+      await database.close();
+    },
+  };
+}
+
+type MultipartPart = { type: 'field'; fieldname: string; value: unknown } | { type: 'file'; fieldname: string; filename: string; toBuffer(): Promise<Buffer> };
+
+/** Multipart fields become parameters like form fields; files become { filename, content }. */
+async function collectMultipartFields(parts: AsyncIterable<MultipartPart>): Promise<ParamMap> {
+  const out: ParamMap = Object.create(null) as ParamMap;
+  for await (const part of parts) {
+    if (part.type === 'file') {
+      const content = await part.toBuffer();
+      out[part.fieldname] = { filename: part.filename, content: content.toString('base64') };
+    } else {
+      assignParam(out, part.fieldname, typeof part.value === 'string' ? part.value : String(part.value));
+    }
+  }
+  return out;
+}

@@ -1,0 +1,28 @@
+import type { Logger } from '../shared/logger.ts';
+import type { Db, DialectName } from '../storage/sql/database.ts';
+import type { SqlStores } from '../storage/sql/stores/index.ts';
+import type { AccountsService } from './services/accounts.ts';
+import type { Lookup } from './services/lookup.ts';
+import type { Permissions } from './services/permissions.ts';
+import type { SettingsService } from './services/settings.ts';
+
+export interface CoordinatorConfig {
+  /** Base URL users and runners reach us at, without a trailing slash. */
+  externalUrl: string;
+  dataDir: string;
+}
+
+/**
+ * Everything a route plugin may use, built once in createCoordinator and passed explicitly.
+ */
+export interface CoordinatorContext {
+  config: CoordinatorConfig;
+  logger: Logger;
+  db: Db;
+  dialect: DialectName;
+  stores: SqlStores;
+  permissions: Permissions;
+  settings: SettingsService;
+  accounts: AccountsService;
+  lookup: Lookup;
+}

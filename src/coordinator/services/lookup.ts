@@ -1,0 +1,56 @@
+import { notFound } from '../../shared/errors.ts';
+import type { NamespaceRecord, NamespacesStore, ProjectRecord, ProjectsStore, UserRecord, UsersStore } from '../../storage/types.ts';
+import type { Actor, Permissions } from './permissions.ts';
+
+/**
+ * Resolves `:id` path parameters (an integer id or a URL-decoded full path) and applies the
+ * read rule: what the actor may not see answers the same 404 as what does not exist.
+ */
+export class Lookup {
+  constructor(
+    private readonly projects: ProjectsStore,
+    private readonly namespaces: NamespacesStore,
+    private readonly users: UsersStore,
+    private readonly permissions: Permissions,
+  ) {}
+
+  async findProject(idOrPath: string | number): Promise<ProjectRecord | undefined> {
+    const ref = String(idOrPath);
+    if (/^\d+$/.test(ref)) return this.projects.findById(Number(ref));
+    const slash = ref.lastIndexOf('/');
+    if (slash <= 0) return undefined;
+    const namespace = await this.namespaces.findByFullPath(ref.slice(0, slash));
+    if (!namespace) return undefined;
+    return this.projects.findByNamespaceAndPath(namespace.id, ref.slice(slash + 1));
+  }
+
+  /** A project the actor can read, else 404 Project Not Found. */
+  async readableProject(idOrPath: string | number, actor: Actor): Promise<ProjectRecord> {
+    const project = await this.findProject(idOrPath);
+    if (!project || project.pending_delete || !(await this.permissions.canReadProject(project, actor))) {
+      throw notFound('Project');
+    }
+    return project;
+  }
+
+  async findGroup(idOrPath: string | number): Promise<NamespaceRecord | undefined> {
+    const ref = String(idOrPath);
+    const namespace = /^\d+$/.test(ref) ? await this.namespaces.findById(Number(ref)) : await this.namespaces.findByFullPath(ref);
+    return namespace?.kind === 'group' ? namespace : undefined;
+  }
+
+  /** A group the actor can read, else 404 Group Not Found. */
+  async readableGroup(idOrPath: string | number, actor: Actor): Promise<NamespaceRecord> {
+    const group = await this.findGroup(idOrPath);
+    if (!group || !(await this.permissions.canReadGroup(group, actor))) throw notFound('Group');
+    return group;
+  }
+
+  /** A user by id or username, else 404 User Not Found. */
+  async user(idOrUsername: string | number): Promise<UserRecord> {
+    const ref = String(idOrUsername);
+    const user = /^\d+$/.test(ref) ? await this.users.findById(Number(ref)) : await this.users.findByUsername(ref);
+    if (!user || user.is_ghost) throw notFound('User');
+    return user;
+  }
+}

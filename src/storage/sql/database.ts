@@ -1,0 +1,58 @@
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
+import type { DatabaseSchema } from './schema.ts';
+
+export type Db = Kysely<DatabaseSchema>;
+export type DialectName = 'sqlite' | 'postgres';
+
+export interface OpenedDatabase {
+  db: Db;
+  dialect: DialectName;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the database named by `url`: `postgres://...` selects PostgreSQL, anything else is a
+ * SQLite file path (or `:memory:`).
+ */
+export function openDatabase(url: string): OpenedDatabase {
+  if (/^postgres(ql)?:\/\//.test(url)) return openPostgres(url);
+  return openSqlite(url);
+}
+
+function openSqlite(file: string): OpenedDatabase {
+  const sqlite = new BetterSqlite3(file);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  const db = new Kysely<DatabaseSchema>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return { db, dialect: 'sqlite', close: () => db.destroy() };
+}
+
+function openPostgres(url: string): OpenedDatabase {
+  // Keep int8 (count(*), bigserial) as JS numbers: ids stay far below 2^53.
+  pg.types.setTypeParser(20, (value: string) => Number.parseInt(value, 10));
+  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });
+  return { db, dialect: 'postgres', close: () => db.destroy() };
+}
+
+/** True when `error` is a unique-constraint violation on either backend. */
+export function isUniqueViolation(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const code = (error as { code?: unknown }).code;
+  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === '23505';
+}
+
+/** `count(*)` as a number on both backends. */
+export const countAll = () => sql<number>`count(*)`;
+
+export function toBoolean(value: number | boolean | null | undefined): boolean {
+  return value === true || value === 1;
+}
+
+export function fromBoolean(value: boolean): number {
+  return value ? 1 : 0;
+}

@@ -1,0 +1,26 @@
+import { Migrator, type Migration, type MigrationProvider } from 'kysely';
+import type { Db, DialectName } from './database.ts';
+import type { DialectMigration } from './migrations/helpers.ts';
+import { accountsAndProjects } from './migrations/001-accounts-and-projects.ts';
+
+/** Ordered migrations; names never change once released. */
+const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [['001-accounts-and-projects', accountsAndProjects]];
+
+class InlineMigrationProvider implements MigrationProvider {
+  constructor(private readonly dialect: DialectName) {}
+
+  async getMigrations(): Promise<Record<string, Migration>> {
+    const migrations: Record<string, Migration> = {};
+    for (const [name, migration] of MIGRATIONS) {
+      migrations[name] = { up: (db) => migration.up(db, this.dialect) };
+    }
+    return migrations;
+  }
+}
+
+/** Applies every pending migration; throws the first failure. */
+export async function migrateToLatest(db: Db, dialect: DialectName): Promise<void> {
+  const migrator = new Migrator({ db, provider: new InlineMigrationProvider(dialect) });
+  const { error } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+}

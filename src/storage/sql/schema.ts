@@ -1,0 +1,181 @@
+import type { Generated } from 'kysely';
+
+/**
+ * Table types shared by SQLite and PostgreSQL. Portable choices: booleans are integers 0/1,
+ * timestamps are ISO 8601 strings (UTC, milliseconds; they sort as text), lists and maps are
+ * JSON text.
+ */
+export interface UsersTable {
+  id: Generated<number>;
+  username: string;
+  name: string;
+  email: string;
+  password_digest: string | null;
+  state: string;
+  is_admin: number;
+  is_ghost: number;
+  bio: string;
+  location: string;
+  messenger_id: string;
+  network_profile: string;
+  microblog_account: string;
+  website_url: string;
+  organization: string;
+  projects_limit: number;
+  can_create_group: number;
+  external: number;
+  extern_uid: string | null;
+  provider: string | null;
+  avatar_url: string | null;
+  theme_id: number;
+  color_scheme_id: number;
+  two_factor_enabled: number;
+  password_expires_at: string | null;
+  created_at: string;
+  confirmed_at: string | null;
+  last_sign_in_at: string | null;
+  current_sign_in_at: string | null;
+  last_activity_on: string | null;
+}
+
+export interface PersonalTokensTable {
+  id: Generated<number>;
+  user_id: number;
+  name: string;
+  token_digest: string;
+  created_at: string;
+}
+
+export interface NamespacesTable {
+  id: Generated<number>;
+  kind: string;
+  name: string;
+  path: string;
+  full_path: string;
+  full_name: string;
+  parent_id: number | null;
+  owner_id: number | null;
+  description: string;
+  visibility: string;
+  lfs_enabled: number;
+  request_access_enabled: number;
+  avatar_url: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ProjectsTable {
+  id: Generated<number>;
+  namespace_id: number;
+  creator_id: number;
+  name: string;
+  path: string;
+  description: string;
+  default_branch: string | null;
+  visibility: string;
+  archived: number;
+  issues_enabled: number;
+  merge_requests_enabled: number;
+  wiki_enabled: number;
+  jobs_enabled: number;
+  snippets_enabled: number;
+  container_registry_enabled: number;
+  resolve_outdated_diff_discussions: number;
+  shared_runners_enabled: number;
+  public_jobs: number;
+  request_access_enabled: number;
+  only_allow_merge_if_pipeline_succeeds: number;
+  only_allow_merge_if_all_discussions_are_resolved: number;
+  printing_merge_requests_link_enabled: number;
+  lfs_enabled: number;
+  tag_list: string;
+  forked_from_id: number | null;
+  runners_token: string;
+  import_status: string;
+  import_error: string | null;
+  avatar_url: string | null;
+  ci_config_path: string | null;
+  pending_delete: number;
+  created_at: string;
+  updated_at: string;
+  last_activity_at: string;
+}
+
+export interface MembersTable {
+  id: Generated<number>;
+  source_type: string;
+  source_id: number;
+  user_id: number;
+  access_level: number;
+  notification_level: number;
+  expires_at: string | null;
+  created_by_id: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ProjectGroupLinksTable {
+  id: Generated<number>;
+  project_id: number;
+  group_id: number;
+  group_access: number;
+  expires_at: string | null;
+  created_at: string;
+}
+
+export interface StarsTable {
+  user_id: number;
+  project_id: number;
+  created_at: string;
+}
+
+export interface SshKeysTable {
+  id: Generated<number>;
+  user_id: number;
+  title: string;
+  key: string;
+  fingerprint: string;
+  key_type: string;
+  key_bits: number;
+  created_at: string;
+}
+
+export interface GpgKeysTable {
+  id: Generated<number>;
+  user_id: number;
+  key: string;
+  fingerprint: string;
+  primary_keyid: string;
+  created_at: string;
+}
+
+export interface CustomAttributesTable {
+  id: Generated<number>;
+  subject_type: string;
+  subject_id: number;
+  key: string;
+  value: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ApplicationSettingsTable {
+  id: number;
+  settings: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface DatabaseSchema {
+  users: UsersTable;
+  personal_tokens: PersonalTokensTable;
+  namespaces: NamespacesTable;
+  projects: ProjectsTable;
+  members: MembersTable;
+  project_group_links: ProjectGroupLinksTable;
+  stars: StarsTable;
+  ssh_keys: SshKeysTable;
+  gpg_keys: GpgKeysTable;
+  custom_attributes: CustomAttributesTable;
+  application_settings: ApplicationSettingsTable;
+}

@@ -1,0 +1,23 @@
+import type { Db } from '../database.ts';
+import { SqlCustomAttributesStore } from './custom-attributes.ts';
+import { SqlMembersStore } from './members.ts';
+import { SqlNamespacesStore } from './namespaces.ts';
+import { SqlProjectsStore } from './projects.ts';
+import { SqlSettingsStore } from './settings.ts';
+import { SqlTokensStore } from './tokens.ts';
+import { SqlUsersStore } from './users.ts';
+
+/** Builds every SQL store over one database handle. */
+export function createSqlStores(db: Db) {
+  return {
+    users: new SqlUsersStore(db),
+    tokens: new SqlTokensStore(db),
+    namespaces: new SqlNamespacesStore(db),
+    projects: new SqlProjectsStore(db),
+    members: new SqlMembersStore(db),
+    customAttributes: new SqlCustomAttributesStore(db),
+    settings: new SqlSettingsStore(db),
+  };
+}
+
+export type SqlStores = ReturnType<typeof createSqlStores>;

@@ -1,0 +1,102 @@
+import { sql } from 'kysely';
+import type { Db } from '../database.ts';
+import type { NamespaceChanges, NamespaceRecord, NamespacesStore, NewNamespace } from '../../types.ts';
+import { recordToRow, rowToRecord, type ColumnKinds } from './row-mapping.ts';
+
+const NAMESPACE_COLUMNS: ColumnKinds<NamespaceRecord> = { booleans: ['lfs_enabled', 'request_access_enabled'] };
+const toNamespace = (row: object) => rowToRecord<NamespaceRecord>(row, NAMESPACE_COLUMNS);
+
+export class SqlNamespacesStore implements NamespacesStore {
+  constructor(private readonly db: Db) {}
+
+  async create(namespace: NewNamespace): Promise<NamespaceRecord> {
+    const row = recordToRow<NewNamespace>(namespace, { booleans: ['lfs_enabled', 'request_access_enabled'] });
+    const inserted = await this.db.insertInto('namespaces').values(row as never).returningAll().executeTakeFirstOrThrow();
+    return toNamespace(inserted);
+  }
+
+  async findById(id: number): Promise<NamespaceRecord | undefined> {
+    const row = await this.db.selectFrom('namespaces').selectAll().where('id', '=', id).executeTakeFirst();
+    return row && toNamespace(row);
+  }
+
+  async findByIds(ids: readonly number[]): Promise<NamespaceRecord[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.db.selectFrom('namespaces').selectAll().where('id', 'in', [...new Set(ids)]).execute();
+    return rows.map(toNamespace);
+  }
+
+  async findByFullPath(fullPath: string): Promise<NamespaceRecord | undefined> {
+    const row = await this.db
+      .selectFrom('namespaces')
+      .selectAll()
+      .where(sql`lower(full_path)`, '=', fullPath.toLowerCase())
+      .executeTakeFirst();
+    return row && toNamespace(row);
+  }
+
+  async findUserNamespace(userId: number): Promise<NamespaceRecord | undefined> {
+    const row = await this.db
+      .selectFrom('namespaces')
+      .selectAll()
+      .where('kind', '=', 'user')
+      .where('owner_id', '=', userId)
+      .executeTakeFirst();
+    return row && toNamespace(row);
+  }
+
+  async ancestors(id: number): Promise<NamespaceRecord[]> {
+    const out: NamespaceRecord[] = [];
+    let current = await this.findById(id);
+    while (current?.parent_id != null) {
+      const parent = await this.findById(current.parent_id);
+      if (!parent) break;
+      out.push(parent);
+      current = parent;
+    }
+    return out;
+  }
+
+  async descendantIds(id: number): Promise<number[]> {
+    const out: number[] = [];
+    let frontier = [id];
+    while (frontier.length > 0) {
+      const rows = await this.db.selectFrom('namespaces').select('id').where('parent_id', 'in', frontier).execute();
+      frontier = rows.map((row) => row.id);
+      out.push(...frontier);
+    }
+    return out;
+  }
+
+  async children(id: number): Promise<NamespaceRecord[]> {
+    const rows = await this.db.selectFrom('namespaces').selectAll().where('parent_id', '=', id).execute();
+    return rows.map(toNamespace);
+  }
+
+  async listGroups(): Promise<NamespaceRecord[]> {
+    const rows = await this.db.selectFrom('namespaces').selectAll().where('kind', '=', 'group').execute();
+    return rows.map(toNamespace);
+  }
+
+  async update(id: number, changes: NamespaceChanges): Promise<NamespaceRecord | undefined> {
+    const row = recordToRow<NamespaceChanges>(changes, { booleans: ['lfs_enabled', 'request_access_enabled'] });
+    if (Object.keys(row).length === 0) return this.findById(id);
+    const updated = await this.db.updateTable('namespaces').set(row as never).where('id', '=', id).returningAll().executeTakeFirst();
+    return updated && toNamespace(updated);
+  }
+
+  async refreshPaths(id: number): Promise<void> {
+    const namespace = await this.findById(id);
+    if (!namespace) return;
+    const parent = namespace.parent_id == null ? undefined : await this.findById(namespace.parent_id);
+    const fullPath = parent ? `${parent.full_path}/${namespace.path}` : namespace.path;
+    const fullName = parent ? `${parent.full_name} / ${namespace.name}` : namespace.name;
+    await this.db.updateTable('namespaces').set({ full_path: fullPath, full_name: fullName }).where('id', '=', id).execute();
+    for (const child of await this.children(id)) await this.refreshPaths(child.id);
+  }
+
+  async delete(id: number): Promise<boolean> {
+    const result = await this.db.deleteFrom('namespaces').where('id', '=', id).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+}

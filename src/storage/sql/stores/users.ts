@@ -1,0 +1,110 @@
+import { sql } from 'kysely';
+import type { Db } from '../database.ts';
+import { countAll } from '../database.ts';
+import type { NewUser, UserChanges, UserListFilter, UserRecord, UsersStore } from '../../types.ts';
+import { recordToRow, rowToRecord, type ColumnKinds } from './row-mapping.ts';
+
+const USER_COLUMNS: ColumnKinds<UserRecord> = {
+  booleans: ['is_admin', 'is_ghost', 'can_create_group', 'external', 'two_factor_enabled'],
+};
+
+const SELECTED = [
+  'id', 'username', 'name', 'email', 'state', 'is_admin', 'is_ghost', 'bio', 'location', 'messenger_id',
+  'network_profile', 'microblog_account', 'website_url', 'organization', 'projects_limit', 'can_create_group',
+  'external', 'extern_uid', 'provider', 'avatar_url', 'theme_id', 'color_scheme_id', 'two_factor_enabled',
+  'password_expires_at', 'created_at', 'confirmed_at', 'last_sign_in_at', 'current_sign_in_at', 'last_activity_on',
+] as const;
+
+const toUser = (row: object) => rowToRecord<UserRecord>(row, USER_COLUMNS);
+
+export class SqlUsersStore implements UsersStore {
+  constructor(private readonly db: Db) {}
+
+  async create(user: NewUser): Promise<UserRecord> {
+    const row = recordToRow<NewUser>(user, { booleans: USER_COLUMNS.booleans as Array<keyof NewUser> });
+    const inserted = await this.db
+      .insertInto('users')
+      .values(row as never)
+      .returning(SELECTED)
+      .executeTakeFirstOrThrow();
+    return toUser(inserted);
+  }
+
+  async findById(id: number): Promise<UserRecord | undefined> {
+    const row = await this.db.selectFrom('users').select(SELECTED).where('id', '=', id).executeTakeFirst();
+    return row && toUser(row);
+  }
+
+  async findByIds(ids: readonly number[]): Promise<UserRecord[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.db.selectFrom('users').select(SELECTED).where('id', 'in', [...new Set(ids)]).execute();
+    return rows.map(toUser);
+  }
+
+  async findByUsername(username: string): Promise<UserRecord | undefined> {
+    const row = await this.db
+      .selectFrom('users')
+      .select(SELECTED)
+      .where(sql`lower(username)`, '=', username.toLowerCase())
+      .executeTakeFirst();
+    return row && toUser(row);
+  }
+
+  async findByEmail(email: string): Promise<UserRecord | undefined> {
+    const row = await this.db
+      .selectFrom('users')
+      .select(SELECTED)
+      .where(sql`lower(email)`, '=', email.toLowerCase())
+      .executeTakeFirst();
+    return row && toUser(row);
+  }
+
+  async list(filter: UserListFilter, page: { offset: number; limit: number }): Promise<{ items: UserRecord[]; total: number }> {
+    let query = this.db.selectFrom('users');
+    if (!filter.includeGhosts) query = query.where('is_ghost', '=', 0);
+    if (filter.active) query = query.where('state', '=', 'active');
+    if (filter.blocked) query = query.where('state', '=', 'blocked');
+    if (filter.external) query = query.where('external', '=', 1);
+    if (filter.username !== undefined) query = query.where(sql`lower(username)`, '=', filter.username.toLowerCase());
+    if (filter.externUid !== undefined) query = query.where('extern_uid', '=', filter.externUid);
+    if (filter.provider !== undefined) query = query.where('provider', '=', filter.provider);
+    if (filter.createdBefore !== undefined) query = query.where('created_at', '<', filter.createdBefore);
+    if (filter.createdAfter !== undefined) query = query.where('created_at', '>', filter.createdAfter);
+    if (filter.ids !== undefined) query = query.where('id', 'in', filter.ids.length ? filter.ids : [-1]);
+    if (filter.search !== undefined && filter.search !== '') {
+      const pattern = `%${filter.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      query = query.where((eb) =>
+        eb.or([
+          eb(sql`lower(username)`, 'like', sql`${pattern} escape '\\'`),
+          eb(sql`lower(email)`, 'like', sql`${pattern} escape '\\'`),
+          eb(sql`lower(name)`, 'like', sql`${pattern} escape '\\'`),
+        ]),
+      );
+    }
+    const totalRow = await query.select(countAll().as('total')).executeTakeFirstOrThrow();
+    const rows = await query.select(SELECTED).orderBy('id', 'desc').offset(page.offset).limit(page.limit).execute();
+    return { items: rows.map(toUser), total: Number(totalRow.total) };
+  }
+
+  async update(id: number, changes: UserChanges): Promise<UserRecord | undefined> {
+    const row = recordToRow<UserChanges>(changes, { booleans: USER_COLUMNS.booleans as Array<keyof UserChanges> });
+    if (Object.keys(row).length === 0) return this.findById(id);
+    const updated = await this.db
+      .updateTable('users')
+      .set(row as never)
+      .where('id', '=', id)
+      .returning(SELECTED)
+      .executeTakeFirst();
+    return updated && toUser(updated);
+  }
+
+  async delete(id: number): Promise<boolean> {
+    const result = await this.db.deleteFrom('users').where('id', '=', id).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+
+  async count(): Promise<number> {
+    const row = await this.db.selectFrom('users').select(countAll().as('total')).executeTakeFirstOrThrow();
+    return Number(row.total);
+  }
+}

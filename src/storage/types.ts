@@ -1,0 +1,223 @@
+/**
+ * Domain records and the narrow store interfaces the coordinator depends on. Records use the
+ * API's field names (snake_case) with real booleans; stores hide the SQL.
+ */
+export type Visibility = 'private' | 'internal' | 'public';
+export const VISIBILITIES: readonly Visibility[] = ['private', 'internal', 'public'];
+
+/** Guest 10, Reporter 20, Developer 30, Master/Maintainer 40, Owner 50. */
+export type AccessLevel = 10 | 20 | 30 | 40 | 50;
+export const ACCESS_LEVELS: readonly AccessLevel[] = [10, 20, 30, 40, 50];
+
+export interface UserRecord {
+  id: number;
+  username: string;
+  name: string;
+  email: string;
+  state: 'active' | 'blocked';
+  is_admin: boolean;
+  is_ghost: boolean;
+  bio: string;
+  location: string;
+  messenger_id: string;
+  network_profile: string;
+  microblog_account: string;
+  website_url: string;
+  organization: string;
+  projects_limit: number;
+  can_create_group: boolean;
+  external: boolean;
+  extern_uid: string | null;
+  provider: string | null;
+  avatar_url: string | null;
+  theme_id: number;
+  color_scheme_id: number;
+  two_factor_enabled: boolean;
+  password_expires_at: string | null;
+  created_at: string;
+  confirmed_at: string | null;
+  last_sign_in_at: string | null;
+  current_sign_in_at: string | null;
+  last_activity_on: string | null;
+}
+
+export type NewUser = Omit<UserRecord, 'id'> & { password_digest: string | null };
+export type UserChanges = Partial<Omit<UserRecord, 'id' | 'created_at'>> & { password_digest?: string | null };
+
+export interface UserListFilter {
+  active?: boolean;
+  blocked?: boolean;
+  search?: string;
+  username?: string;
+  externUid?: string;
+  provider?: string;
+  external?: boolean;
+  createdBefore?: string;
+  createdAfter?: string;
+  ids?: number[];
+  includeGhosts?: boolean;
+}
+
+export interface UsersStore {
+  create(user: NewUser): Promise<UserRecord>;
+  findById(id: number): Promise<UserRecord | undefined>;
+  findByIds(ids: readonly number[]): Promise<UserRecord[]>;
+  findByUsername(username: string): Promise<UserRecord | undefined>;
+  findByEmail(email: string): Promise<UserRecord | undefined>;
+  list(filter: UserListFilter, page: { offset: number; limit: number }): Promise<{ items: UserRecord[]; total: number }>;
+  update(id: number, changes: UserChanges): Promise<UserRecord | undefined>;
+  delete(id: number): Promise<boolean>;
+  count(): Promise<number>;
+}
+
+export interface TokensStore {
+  /** Stores only the digest of `token`. */
+  create(userId: number, name: string, token: string): Promise<void>;
+  findUserIdByToken(token: string): Promise<number | undefined>;
+  deleteForUser(userId: number): Promise<void>;
+}
+
+export type NamespaceKind = 'user' | 'group';
+
+export interface NamespaceRecord {
+  id: number;
+  kind: NamespaceKind;
+  name: string;
+  path: string;
+  full_path: string;
+  full_name: string;
+  parent_id: number | null;
+  owner_id: number | null;
+  description: string;
+  visibility: Visibility;
+  lfs_enabled: boolean;
+  request_access_enabled: boolean;
+  avatar_url: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export type NewNamespace = Omit<NamespaceRecord, 'id'>;
+export type NamespaceChanges = Partial<Omit<NamespaceRecord, 'id' | 'kind' | 'created_at'>>;
+
+export interface NamespacesStore {
+  create(namespace: NewNamespace): Promise<NamespaceRecord>;
+  findById(id: number): Promise<NamespaceRecord | undefined>;
+  findByIds(ids: readonly number[]): Promise<NamespaceRecord[]>;
+  findByFullPath(fullPath: string): Promise<NamespaceRecord | undefined>;
+  findUserNamespace(userId: number): Promise<NamespaceRecord | undefined>;
+  /** Every ancestor of the namespace, nearest first. */
+  ancestors(id: number): Promise<NamespaceRecord[]>;
+  /** Every descendant group id (not including `id`). */
+  descendantIds(id: number): Promise<number[]>;
+  children(id: number): Promise<NamespaceRecord[]>;
+  listGroups(): Promise<NamespaceRecord[]>;
+  update(id: number, changes: NamespaceChanges): Promise<NamespaceRecord | undefined>;
+  /** Rewrites full_path/full_name of `id` and all its descendants after a rename or move. */
+  refreshPaths(id: number): Promise<void>;
+  delete(id: number): Promise<boolean>;
+}
+
+export interface ProjectRecord {
+  id: number;
+  namespace_id: number;
+  creator_id: number;
+  name: string;
+  path: string;
+  description: string;
+  default_branch: string | null;
+  visibility: Visibility;
+  archived: boolean;
+  issues_enabled: boolean;
+  merge_requests_enabled: boolean;
+  wiki_enabled: boolean;
+  jobs_enabled: boolean;
+  snippets_enabled: boolean;
+  container_registry_enabled: boolean;
+  resolve_outdated_diff_discussions: boolean;
+  shared_runners_enabled: boolean;
+  public_jobs: boolean;
+  request_access_enabled: boolean;
+  only_allow_merge_if_pipeline_succeeds: boolean;
+  only_allow_merge_if_all_discussions_are_resolved: boolean;
+  printing_merge_requests_link_enabled: boolean;
+  lfs_enabled: boolean;
+  tag_list: string[];
+  forked_from_id: number | null;
+  runners_token: string;
+  import_status: string;
+  import_error: string | null;
+  avatar_url: string | null;
+  ci_config_path: string | null;
+  pending_delete: boolean;
+  created_at: string;
+  updated_at: string;
+  last_activity_at: string;
+}
+
+export type NewProject = Omit<ProjectRecord, 'id'>;
+export type ProjectChanges = Partial<Omit<ProjectRecord, 'id' | 'created_at'>>;
+
+export type MemberSourceType = 'project' | 'namespace';
+
+export interface MemberRecord {
+  id: number;
+  source_type: MemberSourceType;
+  source_id: number;
+  user_id: number;
+  access_level: AccessLevel;
+  notification_level: number;
+  expires_at: string | null;
+  created_by_id: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface MembersStore {
+  add(member: Omit<MemberRecord, 'id'>): Promise<MemberRecord>;
+  find(sourceType: MemberSourceType, sourceId: number, userId: number): Promise<MemberRecord | undefined>;
+  listForSource(sourceType: MemberSourceType, sourceId: number): Promise<MemberRecord[]>;
+  /** The memberships of one user among the given sources (all sources when `sourceIds` is undefined). */
+  listForUser(userId: number, sourceType: MemberSourceType, sourceIds?: readonly number[]): Promise<MemberRecord[]>;
+  update(id: number, changes: { access_level?: AccessLevel; expires_at?: string | null }): Promise<MemberRecord | undefined>;
+  remove(sourceType: MemberSourceType, sourceId: number, userId: number): Promise<boolean>;
+  removeAllForSource(sourceType: MemberSourceType, sourceId: number): Promise<void>;
+}
+
+export type CustomAttributeSubject = 'user' | 'group' | 'project';
+
+export interface CustomAttributeRecord {
+  key: string;
+  value: string;
+}
+
+export interface CustomAttributesStore {
+  list(subject: CustomAttributeSubject, subjectId: number): Promise<CustomAttributeRecord[]>;
+  get(subject: CustomAttributeSubject, subjectId: number, key: string): Promise<CustomAttributeRecord | undefined>;
+  set(subject: CustomAttributeSubject, subjectId: number, key: string, value: string): Promise<CustomAttributeRecord>;
+  delete(subject: CustomAttributeSubject, subjectId: number, key: string): Promise<boolean>;
+  deleteAllFor(subject: CustomAttributeSubject, subjectId: number): Promise<void>;
+  /** Ids of the subjects carrying every given key=value pair. */
+  subjectIdsMatching(subject: CustomAttributeSubject, filters: Record<string, string>): Promise<number[]>;
+}
+
+export interface SettingsRow {
+  settings: Record<string, unknown>;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface SettingsStore {
+  load(): Promise<SettingsRow | undefined>;
+  save(settings: Record<string, unknown>, now: string): Promise<SettingsRow>;
+}
+
+export interface ProjectsStore {
+  create(project: NewProject): Promise<ProjectRecord>;
+  findById(id: number): Promise<ProjectRecord | undefined>;
+  findByIds(ids: readonly number[]): Promise<ProjectRecord[]>;
+  findByNamespaceAndPath(namespaceId: number, path: string): Promise<ProjectRecord | undefined>;
+  listByNamespaces(namespaceIds: readonly number[]): Promise<ProjectRecord[]>;
+  update(id: number, changes: ProjectChanges): Promise<ProjectRecord | undefined>;
+  delete(id: number): Promise<boolean>;
+}

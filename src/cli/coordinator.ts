@@ -1,6 +1,7 @@
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { serve } from './commands/serve.ts';
+import { readCoordinatorConfig, type CoordinatorFileConfig } from './config-file.ts';
 
 /** `coordinator` command line. Only cli/ calls process.exit. */
 export async function main(argv: string[]): Promise<void> {
@@ -12,20 +13,23 @@ export async function main(argv: string[]): Promise<void> {
       'Run the coordinator HTTP server (API v4, runner protocol, git over HTTP)',
       (y) =>
         y
-          .option('port', { type: 'number', default: Number(env.GANTRY_PORT ?? 8080), describe: 'TCP port (GANTRY_PORT)' })
-          .option('host', { type: 'string', default: env.GANTRY_HOST ?? '0.0.0.0', describe: 'Address to bind (GANTRY_HOST)' })
-          .option('data-dir', { type: 'string', default: env.GANTRY_DATA_DIR ?? './data', describe: 'Data directory (GANTRY_DATA_DIR)' })
-          .option('database-url', { type: 'string', default: env.GANTRY_DATABASE_URL, describe: 'postgres://... ; default SQLite in the data dir (GANTRY_DATABASE_URL)' })
-          .option('external-url', { type: 'string', default: env.GANTRY_EXTERNAL_URL, describe: 'URL clients use to reach us (GANTRY_EXTERNAL_URL)' }),
+          .option('config', { type: 'string', describe: 'TOML file with a [coordinator] table (see config.example.toml)' })
+          .option('port', { type: 'number', describe: 'TCP port (GANTRY_PORT; default 8080)' })
+          .option('host', { type: 'string', describe: 'Address to bind (GANTRY_HOST; default 0.0.0.0)' })
+          .option('data-dir', { type: 'string', describe: 'Data directory (GANTRY_DATA_DIR; default ./data)' })
+          .option('database-url', { type: 'string', describe: 'postgres://... (GANTRY_DATABASE_URL; default SQLite in the data dir)' })
+          .option('external-url', { type: 'string', describe: 'URL clients use to reach us (GANTRY_EXTERNAL_URL)' }),
       async (args) => {
-        if (!Number.isInteger(args.port) || args.port < 0 || args.port > 65535) throw new Error(`invalid port: ${args.port}`);
+        const file: CoordinatorFileConfig = args.config ? readCoordinatorConfig(args.config) : {};
+        const port = args.port ?? (env.GANTRY_PORT ? Number(env.GANTRY_PORT) : undefined) ?? file.port ?? 8080;
+        if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port: ${port}`);
         await serve(
           {
-            port: args.port,
-            host: args.host,
-            dataDir: args['data-dir'],
-            databaseUrl: args['database-url'] || undefined,
-            externalUrl: args['external-url'] || undefined,
+            port,
+            host: args.host ?? env.GANTRY_HOST ?? file.host ?? '0.0.0.0',
+            dataDir: args['data-dir'] ?? env.GANTRY_DATA_DIR ?? file.data_dir ?? './data',
+            databaseUrl: args['database-url'] || env.GANTRY_DATABASE_URL || file.database_url || undefined,
+            externalUrl: args['external-url'] || env.GANTRY_EXTERNAL_URL || file.external_url || undefined,
             rootToken: env.GANTRY_ROOT_TOKEN || undefined,
           },
           (line) => process.stdout.write(`${line}\n`),
@@ -34,6 +38,7 @@ export async function main(argv: string[]): Promise<void> {
     )
     .demandCommand(1, 'Name a command: serve')
     .strict()
+    .fail(false)
     .help()
     .parseAsync();
 }

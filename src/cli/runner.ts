@@ -9,6 +9,7 @@ export async function main(argv: string[]): Promise<number> {
     .usage('$0 <command> [options]\n\nGantry runner: registers with a coordinator, polls for jobs and runs them.')
     .demandCommand(1, 'Name a command')
     .strict()
+    .fail(false)
     .help()
     .parseAsync();
   return exitCode;

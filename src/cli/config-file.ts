@@ -1,0 +1,35 @@
+import { readFileSync } from 'node:fs';
+import { parse } from 'smol-toml';
+
+export interface CoordinatorFileConfig {
+  port?: number;
+  host?: string;
+  data_dir?: string;
+  database_url?: string;
+  external_url?: string;
+}
+
+const KEYS: Record<keyof CoordinatorFileConfig, 'number' | 'string'> = {
+  port: 'number',
+  host: 'string',
+  data_dir: 'string',
+  database_url: 'string',
+  external_url: 'string',
+};
+
+/** Reads the `[coordinator]` table of a TOML file; unknown keys and wrong types are errors. */
+export function readCoordinatorConfig(file: string): CoordinatorFileConfig {
+  const document = parse(readFileSync(file, 'utf8'));
+  const table = document.coordinator ?? {};
+  if (typeof table !== 'object' || Array.isArray(table) || table instanceof Date) throw new Error(`${file}: [coordinator] must be a table`);
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(table)) {
+    const expected = KEYS[key as keyof CoordinatorFileConfig];
+    if (!expected) throw new Error(`${file}: unknown key coordinator.${key}`);
+    if (typeof value !== expected && !(expected === 'number' && typeof value === 'bigint')) {
+      throw new Error(`${file}: coordinator.${key} must be a ${expected}`);
+    }
+    out[key] = typeof value === 'bigint' ? Number(value) : value;
+  }
+  return out as CoordinatorFileConfig;
+}

@@ -1,0 +1,68 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+
+const BIN = path.resolve(import.meta.dirname, '../../bin/coordinator');
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts `coordinator serve`, waits until it answers, stops it with SIGTERM; returns stdout and the exit code. */
+async function serveOnce(args: string[], env: Record<string, string>, port: number, token: string) {
+  const child = spawn(BIN, ['serve', ...args], { env: { ...process.env, ...env, GANTRY_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  let version: unknown;
+  for (let attempt = 0; attempt < 100 && version === undefined; attempt++) {
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}/api/v4/version`, { headers: { 'PRIVATE-TOKEN': token } });
+      version = await response.json();
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  child.kill('SIGTERM');
+  return { stdout, version, code: await exited };
+}
+
+describe('coordinator serve', () => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'gantry-serve-'));
+  after(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('prints root token on the first start only, and shuts down cleanly on SIGTERM', async () => {
+    const port = await freePort();
+    const first = await serveOnce(['--port', String(port), '--data-dir', dataDir], { GANTRY_ROOT_TOKEN: 'first-token' }, port, 'first-token');
+    assert.match(first.stdout, /first-token/);
+    assert.equal(first.code, 0);
+    assert.equal((first.version as { revision?: string }).revision !== undefined, true);
+
+    const second = await serveOnce(['--port', String(port), '--data-dir', dataDir], { GANTRY_ROOT_TOKEN: 'other-token' }, port, 'first-token');
+    assert.doesNotMatch(second.stdout, /token/i);
+    assert.equal(second.code, 0);
+    assert.ok(second.version, 'the original token still works after a restart');
+  });
+
+  it('reads port and data dir from a config file and the environment', async () => {
+    const port = await freePort();
+    const otherDir = mkdtempSync(path.join(tmpdir(), 'gantry-serve-config-'));
+    const config = path.join(otherDir, 'config.toml');
+    writeFileSync(config, `[coordinator]\nport = ${port}\ndata_dir = "${otherDir}"\n`);
+    const run = await serveOnce(['--config', config], { GANTRY_ROOT_TOKEN: 'config-token' }, port, 'config-token');
+    assert.equal(run.code, 0);
+    assert.ok(run.version);
+    rmSync(otherDir, { recursive: true, force: true });
+  });
+});

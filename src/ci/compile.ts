@@ -1,0 +1,244 @@
+/**
+ * The compile path: load → include → extends → !reference → validate → parallel →
+ * cross-job checks → [ci skip] → workflow:rules → per-job inclusion → pipeline.
+ */
+import { ConditionContext } from './conditions.ts';
+import { DiagnosticSink, SourceLocator } from './diagnostics.ts';
+import { readJob } from './entries/job.ts';
+import { readRoot, type RootConfig } from './entries/root.ts';
+import { expandExtends } from './extends.ts';
+import { expandIncludes } from './include.ts';
+import { evaluateJob, firstMatchingRule } from './inclusion.ts';
+import type { JobConfig } from './job-config.ts';
+import { resolveCacheKeys } from './cache-keys.ts';
+import { resolveLimits, type CompileLimits } from './limits.ts';
+import { checkReferences, checkStages } from './logical-checks.ts';
+import type { CompileContext, CompileResult, JobDefinition, YamlVariable } from './model.ts';
+import { expandParallel, type ExpandedJob } from './parallel.ts';
+import { mergeVariables } from './entries/variables.ts';
+import {
+  applicableUserVariables,
+  inputsFromContext,
+  predefinedPipelineVariables,
+  variableLookup,
+} from './pipeline-variables.ts';
+import { resolveReferences } from './reference.ts';
+import type { PlainObject } from './values.ts';
+import { INVALID_FORMAT_MESSAGE, loadYaml, TOO_BIG_MESSAGE } from './yaml-loader.ts';
+
+const SKIP_CI = /\[(ci[ _-]skip|skip[ _-]ci)\]/i;
+export const WORKFLOW_FILTERED = 'Pipeline filtered out by workflow rules.';
+export const NO_JOBS_LEGACY = 'No stages / jobs for this pipeline.';
+export const NO_JOBS_RULES =
+  'Pipeline will not run for the selected trigger. The rules configuration prevented any jobs from being added to the pipeline.';
+
+/** Compiles a CI file for one pipeline. Never throws for bad configuration: see `errors`. */
+export async function compilePipeline(text: string, context: CompileContext): Promise<CompileResult> {
+  const limits = resolveLimits(context.limits);
+  const configPath = context.configPath ?? '.gitlab-ci.yml';
+  const locator = new SourceLocator();
+  const sink = new DiagnosticSink(locator);
+
+  const config = await loadConfiguration(text, configPath, context, limits, sink, locator);
+  if (!config) return invalid(sink);
+  const root = readRoot(config, sink, limits.maxExpressionTokens);
+  const conditions = new ConditionContext(context, limits.maxExpressionTokens);
+  const pipelineInputs = inputsFromContext(context);
+  const predefined = predefinedPipelineVariables(pipelineInputs);
+  const userVariables = applicableUserVariables(context.variables ?? [], pipelineInputs.refProtected);
+
+  // workflow:rules variables override the global ones and are overridden by the job's.
+  let workflow: { filtered: boolean; variables: YamlVariable[] } = { filtered: false, variables: [] };
+  if (root.workflow.rules && !sink.hasErrors) {
+    const lookup = variableLookup(predefined, root.globalVariables, userVariables);
+    const matched = await firstMatchingRule(root.workflow.rules, conditions, lookup);
+    const rule = matched === null ? undefined : root.workflow.rules[matched];
+    workflow = { filtered: !rule || rule.when === 'never', variables: rule?.variables ?? [] };
+  }
+  const workflowVariables = workflow.variables;
+  const globalVariables = mergeVariables(root.globalVariables, workflowVariables);
+  const jobs = readJobs({ ...root, globalVariables }, sink, limits);
+  if (sink.hasErrors) return invalid(sink);
+
+  const expanded = expandParallel(jobs);
+  if (expanded.length > limits.maxJobs) {
+    sink.error(`Pipeline has too many jobs! Requested ${expanded.length}, but the limit is ${limits.maxJobs}.`, []);
+    return invalid(sink);
+  }
+  checkStages(expanded, root.stages, sink);
+  checkReferences(expanded, root.stages, sink);
+  if (sink.hasErrors) return invalid(sink);
+  warnAboutRulesWhen(jobs, root, sink);
+
+  const declaredStages = root.stages;
+  if (!context.ignoreSkipCi && SKIP_CI.test(context.commitMessage ?? '')) {
+    return emptyResult('skipped', declaredStages, sink, 'Pipeline skipped by [ci skip] in the commit message.', []);
+  }
+  if (workflow.filtered) return emptyResult('filtered', declaredStages, sink, WORKFLOW_FILTERED, []);
+
+  const definitions: JobDefinition[] = [];
+  for (const job of expanded) {
+    const lookup = variableLookup(predefined, job.config.variables, userVariables);
+    const outcome = await evaluateJob(job.config, conditions, lookup);
+    definitions.push(toDefinition(job, outcome, declaredStages));
+  }
+
+  const included = definitions.filter((job) => job.inclusion.included);
+  const excludedJobs = definitions.filter((job) => !job.inclusion.included);
+  checkNeedsPresent(included, sink);
+  if (sink.hasErrors) return invalid(sink, declaredStages);
+
+  const stageOrdered = orderByStage(included, declaredStages);
+  const hasRegularJob = stageOrdered.some((job) => job.stage !== '.pre' && job.stage !== '.post');
+  if (!hasRegularJob) {
+    const usesRules = jobs.some((job) => job.rules !== null) || root.workflow.rules !== null;
+    return { ...emptyResult('filtered', declaredStages, sink, usesRules ? NO_JOBS_RULES : NO_JOBS_LEGACY, workflowVariables), excludedJobs };
+  }
+  await resolveCacheKeys(stageOrdered, expanded, context.files);
+  const stages = declaredStages
+    .map((name, index) => ({ name, index }))
+    .filter((stage) => stageOrdered.some((job) => job.stage === stage.name));
+  return {
+    status: 'created',
+    stages,
+    declaredStages,
+    jobs: stageOrdered,
+    excludedJobs,
+    errors: [],
+    warnings: sink.warnings,
+    reason: null,
+    workflowVariables,
+  };
+}
+
+async function loadConfiguration(
+  text: string,
+  configPath: string,
+  context: CompileContext,
+  limits: CompileLimits,
+  sink: DiagnosticSink,
+  locator: SourceLocator,
+): Promise<PlainObject | null> {
+  const loaded = loadYaml(text, configPath, limits);
+  if (!loaded.ok) {
+    const message =
+      loaded.failure === 'empty' ? `Please provide content of ${configPath}` : loaded.failure === 'too-big' ? TOO_BIG_MESSAGE : INVALID_FORMAT_MESSAGE;
+    sink.errorAt(message, configPath, loaded.line);
+    return null;
+  }
+  locator.add(loaded.positions);
+  const included = await expandIncludes(loaded.value, loaded.positions, context.files, limits, sink, locator);
+  if (sink.hasErrors) return null;
+  const extended = expandExtends(included, limits.maxExtendsDepth, sink);
+  if (sink.hasErrors) return null;
+  const referenced = resolveReferences(extended, limits.maxReferenceDepth, sink);
+  return sink.hasErrors ? null : referenced;
+}
+
+function readJobs(root: RootConfig, sink: DiagnosticSink, limits: CompileLimits): JobConfig[] {
+  const jobs: JobConfig[] = [];
+  if (root.jobs.length > limits.maxJobs) {
+    sink.error(`Pipeline has too many jobs! Requested ${root.jobs.length}, but the limit is ${limits.maxJobs}.`, []);
+    return jobs;
+  }
+  for (const { name, value } of root.jobs) {
+    const job = readJob(
+      { name, value, defaults: root.defaults, globalVariables: root.globalVariables, maxExpressionTokens: limits.maxExpressionTokens },
+      sink,
+    );
+    if (job) jobs.push(job);
+  }
+  return jobs;
+}
+
+function toDefinition(job: ExpandedJob, outcome: Awaited<ReturnType<typeof evaluateJob>>, stages: string[]): JobDefinition {
+  const { config } = job;
+  return {
+    name: config.name,
+    baseName: job.baseName,
+    stage: config.stage,
+    stageIndex: stages.indexOf(config.stage),
+    when: outcome.when,
+    startIn: outcome.when === 'delayed' ? outcome.startIn : null,
+    allowFailure: outcome.allowFailure,
+    needs: outcome.needs,
+    dependencies: config.dependencies,
+    retry: config.retry,
+    timeout: config.timeout,
+    interruptible: outcome.interruptible ?? false,
+    resourceGroup: config.resourceGroup,
+    tags: config.tags,
+    image: config.image,
+    services: config.services,
+    beforeScript: config.beforeScript,
+    script: config.script,
+    afterScript: config.afterScript,
+    variables: outcome.variables,
+    cache: config.cache.map((cache) => ({ ...cache, key: typeof cache.key === 'string' ? cache.key : 'default' })),
+    artifacts: config.artifacts,
+    environment: config.environment,
+    coverage: config.coverage,
+    parallel: job.parallel,
+    inclusion: outcome.inclusion,
+  };
+}
+
+/** A need on a job the pipeline does not have is an error, unless `optional` (then dropped). */
+function checkNeedsPresent(jobs: JobDefinition[], sink: DiagnosticSink): void {
+  const present = new Set(jobs.map((job) => job.name));
+  for (const job of jobs) {
+    if (job.dependencies) job.dependencies = job.dependencies.filter((name) => present.has(name));
+    if (!job.needs) continue;
+    for (const need of job.needs) {
+      if (present.has(need.job) || need.optional) continue;
+      sink.error(
+        `'${job.name}' job needs '${need.job}' job, but '${need.job}' does not exist in the pipeline. ` +
+          'This might be because of the only, except, or rules keywords. ' +
+          'To need a job that sometimes does not exist in the pipeline, use needs:optional.',
+        [job.baseName, 'needs'],
+      );
+    }
+    job.needs = job.needs.filter((need) => present.has(need.job));
+  }
+}
+
+function orderByStage(jobs: JobDefinition[], stages: string[]): JobDefinition[] {
+  return stages.flatMap((stage) => jobs.filter((job) => job.stage === stage));
+}
+
+function warnAboutRulesWhen(jobs: JobConfig[], root: RootConfig, sink: DiagnosticSink): void {
+  if (root.workflow.rules) return;
+  for (const job of jobs) {
+    const last = job.rules?.[job.rules.length - 1];
+    if (!last || last.if !== null || last.changes !== null || last.exists !== null) continue;
+    if (last.when === 'never') continue;
+    sink.warn(
+      `jobs:${job.name} may allow multiple pipelines to run for a single action due to \`rules:when\` clause with no \`workflow:rules\` - read more: https://docs.gitlab.com/ee/ci/troubleshooting.html#pipeline-warnings`,
+      [job.name, 'rules'],
+    );
+  }
+}
+
+function invalid(sink: DiagnosticSink, declaredStages: string[] = []): CompileResult {
+  return {
+    status: 'invalid',
+    stages: [],
+    declaredStages,
+    jobs: [],
+    excludedJobs: [],
+    errors: sink.errors,
+    warnings: sink.warnings,
+    reason: null,
+    workflowVariables: [],
+  };
+}
+
+function emptyResult(
+  status: 'skipped' | 'filtered',
+  declaredStages: string[],
+  sink: DiagnosticSink,
+  reason: string,
+  workflowVariables: YamlVariable[],
+): CompileResult {
+  return { status, stages: [], declaredStages, jobs: [], excludedJobs: [], errors: [], warnings: sink.warnings, reason, workflowVariables };
+}

@@ -1,0 +1,81 @@
+/**
+ * What `only`/`except`, `rules` and `workflow:rules` test: refs, sources, expressions,
+ * changed paths and existing files. One instance per compile (it caches the file list).
+ */
+import { expressionIsTrue } from './expression/index.ts';
+import { buildRegExp } from './expression/regexp.ts';
+import { anyGlobMatches, globToRegExp } from './glob.ts';
+import type { CompileContext, RefType } from './model.ts';
+
+const SOURCE_PLURALS: Record<string, string> = {
+  push: 'pushes',
+  trigger: 'triggers',
+  schedule: 'schedules',
+  pipeline: 'pipelines',
+  chat: 'chats',
+  merge_request_event: 'merge_requests',
+  external_pull_request_event: 'external_pull_requests',
+};
+
+export class ConditionContext {
+  private fileList: Promise<string[]> | null = null;
+
+  constructor(
+    private readonly context: CompileContext,
+    readonly maxExpressionTokens: number,
+  ) {}
+
+  get ref(): string {
+    return this.context.ref;
+  }
+
+  get refType(): RefType {
+    return this.context.refType;
+  }
+
+  /** One `only:refs`/`except:refs` pattern (reference §2.2). */
+  refMatches(pattern: string): boolean {
+    const { context } = this;
+    let refPart = pattern;
+    if (!pattern.startsWith('/') && pattern.includes('@')) {
+      const at = pattern.indexOf('@');
+      if (pattern.slice(at + 1) !== context.project.path) return false;
+      refPart = pattern.slice(0, at);
+    }
+    if (refPart === 'tags' && context.refType === 'tag') return true;
+    if (refPart === 'branches' && context.refType === 'branch' && context.source !== 'merge_request_event') return true;
+    if (refPart === context.source || refPart === SOURCE_PLURALS[context.source]) return true;
+    const regex = /^\/(.+)\/([ismU]*)$/.exec(refPart);
+    if (regex) return buildRegExp(regex[1] ?? '', regex[2] ?? '').test(context.ref);
+    return refPart === context.ref;
+  }
+
+  expressionTrue(expression: string, lookup: (name: string) => string | undefined): boolean {
+    return expressionIsTrue(expression, lookup, this.maxExpressionTokens);
+  }
+
+  /** `changes` is true whenever the changed paths are not known (tags, schedules, web runs...). */
+  changesMatch(globs: readonly string[]): boolean {
+    const { changedPaths, source, refType } = this.context;
+    if (changedPaths === null || changedPaths === undefined) return true;
+    if (refType === 'tag' || (source !== 'push' && source !== 'merge_request_event')) return true;
+    return anyGlobMatches(globs, changedPaths);
+  }
+
+  async existsMatch(globs: readonly string[]): Promise<boolean> {
+    const reader = this.context.files;
+    if (reader.listFiles) {
+      this.fileList ??= reader.listFiles();
+      const files = await this.fileList;
+      return globs.some((glob) => {
+        const regexp = globToRegExp(glob.replace(/^\.?\//, ''));
+        return files.some((file) => regexp.test(file));
+      });
+    }
+    for (const glob of globs) {
+      if (/[*?[{]/.test(glob)) continue;
+      if ((await reader.readFile(glob.replace(/^\.?\//, ''))) !== null) return true;
+    }
+    return false;
+  }
+}

@@ -1,0 +1,46 @@
+/**
+ * Durations as GitLab reads them (ChronicDuration): `3 mins 4 sec`, `2h20min`, `1 week`,
+ * `6 mos 1 day`, `47 yrs 6 mos and 4d`, a bare number of seconds, `hh:mm:ss`.
+ */
+const UNIT_SECONDS: [RegExp, number][] = [
+  [/^(s|secs?|seconds?)$/, 1],
+  [/^(m|mins?|minutes?)$/, 60],
+  [/^(h|hrs?|hours?)$/, 3600],
+  [/^(d|days?)$/, 86_400],
+  [/^(w|wks?|weeks?)$/, 604_800],
+  [/^(mos?|months?)$/, 2_592_000],
+  [/^(y|yrs?|years?)$/, 31_557_600],
+];
+
+/** Seconds, or null when the text is not a duration. */
+export function parseDuration(value: unknown): number | null {
+  if (typeof value === 'number') return Number.isFinite(value) && value >= 0 ? value : null;
+  if (typeof value !== 'string') return null;
+  const text = value.trim().toLowerCase();
+  if (text === '') return null;
+  if (/^\d+(\.\d+)?$/.test(text)) return Number(text);
+  const clock = /^(\d+):(\d{1,2})(?::(\d{1,2}))?$/.exec(text);
+  if (clock) {
+    const [first, second, third] = [Number(clock[1]), Number(clock[2]), clock[3] === undefined ? null : Number(clock[3])];
+    return third === null ? first * 60 + second : first * 3600 + second * 60 + third;
+  }
+  const cleaned = text.replace(/\band\b/g, ' ').replace(/,/g, ' ');
+  const pattern = /(\d+(?:\.\d+)?)\s*([a-z]+)/g;
+  let total = 0;
+  let consumed = '';
+  let matched = false;
+  for (const match of cleaned.matchAll(pattern)) {
+    const unit = UNIT_SECONDS.find(([regexp]) => regexp.test(match[2] ?? ''));
+    if (!unit) return null;
+    total += Number(match[1]) * unit[1];
+    consumed += match[0];
+    matched = true;
+  }
+  if (!matched || consumed.replace(/\s/g, '') !== cleaned.replace(/\s/g, '')) return null;
+  return total;
+}
+
+/** `artifacts:expire_in` also accepts `never` (13.0+). */
+export function isValidExpireIn(value: unknown): boolean {
+  return value === 'never' || parseDuration(value) !== null;
+}

@@ -1,0 +1,140 @@
+/** `artifacts` and `cache` entries. */
+import type { ArtifactsDefinition } from '../model.ts';
+import type { CacheConfig } from '../job-config.ts';
+import { isValidExpireIn } from '../durations.ts';
+import { isPlainObject, isStringArray, scalarToString } from '../values.ts';
+import type { EntryChecker } from './checker.ts';
+
+const ARTIFACT_WHEN = ['on_success', 'on_failure', 'always'] as const;
+type ArtifactWhen = (typeof ARTIFACT_WHEN)[number];
+
+export function readArtifacts(value: unknown, checker: EntryChecker): ArtifactsDefinition | null | undefined {
+  if (value === null) return null;
+  const hash = checker.hash(value);
+  if (!hash) return undefined;
+  const allowed = ['name', 'untracked', 'paths', 'exclude', 'when', 'expire_in', 'reports', 'expose_as', 'public', 'access'];
+  if (!checker.allowedKeys(hash, allowed)) return undefined;
+  let valid = true;
+  const name = hash.name === undefined ? null : scalarToString(hash.name);
+  if (hash.name !== undefined && name === null) {
+    checker.attributeError('name', 'should be a string');
+    valid = false;
+  }
+  const untracked = checker.booleanAttribute(hash, 'untracked');
+  const paths = checker.stringArrayAttribute(hash, 'paths');
+  const exclude = checker.stringArrayAttribute(hash, 'exclude');
+  if ((hash.untracked !== undefined && untracked === null) || (hash.paths !== undefined && paths === null)) valid = false;
+  if (hash.exclude !== undefined && exclude === null) valid = false;
+  const when = hash.when ?? 'on_success';
+  if (!ARTIFACT_WHEN.includes(when as ArtifactWhen)) {
+    checker.attributeError('when', 'should be on_success, on_failure or always');
+    valid = false;
+  }
+  const expireIn = hash.expire_in === undefined || hash.expire_in === null ? null : scalarToString(hash.expire_in);
+  if (hash.expire_in !== undefined && hash.expire_in !== null && (expireIn === null || !isValidExpireIn(hash.expire_in))) {
+    checker.attributeError('expire_in', 'should be a duration');
+    valid = false;
+  }
+  const reports = readReports(hash.reports, checker.child('reports'));
+  if (!valid || reports === null) return undefined;
+  return {
+    name,
+    paths: paths ?? [],
+    exclude: exclude ?? [],
+    untracked: untracked ?? false,
+    when: when as ArtifactWhen,
+    expireIn,
+    reports,
+  };
+}
+
+function readReports(value: unknown, checker: EntryChecker): Record<string, string[]> | null {
+  if (value === undefined || value === null) return {};
+  const hash = checker.hash(value);
+  if (!hash) return null;
+  const reports: Record<string, string[]> = {};
+  for (const [type, paths] of Object.entries(hash)) {
+    if (typeof paths === 'string') reports[type] = [paths];
+    else if (isStringArray(paths)) reports[type] = paths;
+    else if (isPlainObject(paths)) reports[type] = [];
+    else {
+      checker.attributeError(type, 'should be an array of strings or a string');
+      return null;
+    }
+  }
+  return reports;
+}
+
+const CACHE_POLICIES = ['pull', 'push', 'pull-push'] as const;
+type CachePolicy = (typeof CACHE_POLICIES)[number];
+
+/** A hash, or (modern) an array of up to four hashes. */
+export function readCaches(value: unknown, checker: EntryChecker): CacheConfig[] | null {
+  if (value === null || value === undefined) return [];
+  const entries = Array.isArray(value) ? value : [value];
+  if (entries.length > 4) {
+    checker.configError('no more than 4 caches can be created');
+    return null;
+  }
+  const caches: CacheConfig[] = [];
+  for (const entry of entries) {
+    const cache = readCache(entry, checker);
+    if (!cache) return null;
+    caches.push(cache);
+  }
+  return caches;
+}
+
+function readCache(value: unknown, checker: EntryChecker): CacheConfig | null {
+  const hash = checker.hash(value);
+  if (!hash) return null;
+  if (!checker.allowedKeys(hash, ['key', 'untracked', 'paths', 'policy', 'when', 'fallback_keys', 'unprotect'])) return null;
+  const key = readCacheKey(hash.key, checker.child('key'));
+  const untracked = checker.booleanAttribute(hash, 'untracked');
+  const paths = checker.stringArrayAttribute(hash, 'paths');
+  const policy = hash.policy ?? 'pull-push';
+  let valid = key !== null && !(hash.untracked !== undefined && untracked === null) && !(hash.paths !== undefined && paths === null);
+  if (!CACHE_POLICIES.includes(policy as CachePolicy)) {
+    checker.attributeError('policy', 'should be pull-push, push, or pull');
+    valid = false;
+  }
+  const when = hash.when ?? 'on_success';
+  if (!ARTIFACT_WHEN.includes(when as ArtifactWhen)) {
+    checker.attributeError('when', 'should be on_success, on_failure or always');
+    valid = false;
+  }
+  if (!valid || key === null) return null;
+  return { key, untracked: untracked ?? false, paths: paths ?? [], policy: policy as CachePolicy, when: when as ArtifactWhen };
+}
+
+function readCacheKey(value: unknown, checker: EntryChecker): CacheConfig['key'] | null {
+  if (value === undefined || value === null) return 'default';
+  if (isPlainObject(value)) {
+    if (!checker.allowedKeys(value, ['files', 'prefix'])) return null;
+    const files = value.files;
+    if (!isStringArray(files) || files.length < 1 || files.length > 2) {
+      checker.child('files').configError('has to be an array of one or two strings');
+      return null;
+    }
+    const prefix = value.prefix === undefined ? null : scalarToString(value.prefix);
+    if (value.prefix !== undefined && prefix === null) {
+      checker.attributeError('prefix', 'should be a string');
+      return null;
+    }
+    return { files, prefix };
+  }
+  const key = typeof value === 'boolean' ? null : scalarToString(value);
+  if (key === null) {
+    checker.configError('should be a hash, a string or a symbol');
+    return null;
+  }
+  if (key.includes('/') || key.includes('%2F') || key.includes('%2f')) {
+    checker.configError('cannot contain the "/" character');
+    return null;
+  }
+  if (key === '.' || key === '..' || key === '%2E' || key === '%2E%2E') {
+    checker.configError('cannot be "." or ".."');
+    return null;
+  }
+  return key;
+}

@@ -1,0 +1,164 @@
+/** `environment`, `retry`, `parallel`, `coverage`. */
+import type { EnvironmentDefinition, RetryDefinition, YamlVariable } from '../model.ts';
+import type { ParallelConfig } from '../job-config.ts';
+import { isPlainObject, isStringArray, scalarToString } from '../values.ts';
+import type { EntryChecker } from './checker.ts';
+
+const ENVIRONMENT_ACTIONS = ['start', 'stop', 'prepare', 'verify', 'access'] as const;
+type EnvironmentAction = (typeof ENVIRONMENT_ACTIONS)[number];
+
+export function readEnvironment(value: unknown, checker: EntryChecker): EnvironmentDefinition | null | undefined {
+  if (value === null) return null;
+  if (typeof value === 'string') return { name: value, url: null, action: 'start', onStop: null };
+  if (!isPlainObject(value)) {
+    checker.configError('should be a hash or a string');
+    return undefined;
+  }
+  const allowed = ['name', 'url', 'action', 'on_stop', 'auto_stop_in', 'kubernetes', 'deployment_tier'];
+  if (!checker.allowedKeys(value, allowed)) return undefined;
+  if (typeof value.name !== 'string' || value.name === '') {
+    checker.attributeError('name', "can't be blank");
+    return undefined;
+  }
+  const action = value.action ?? 'start';
+  if (!ENVIRONMENT_ACTIONS.includes(action as EnvironmentAction)) {
+    checker.attributeError('action', 'should be start, stop, prepare, verify, or access');
+    return undefined;
+  }
+  if (value.url !== undefined && typeof value.url !== 'string') {
+    checker.attributeError('url', 'should be a string');
+    return undefined;
+  }
+  if (typeof value.url === 'string' && value.url.length > 255) {
+    checker.attributeError('url', 'is too long (maximum is 255 characters)');
+    return undefined;
+  }
+  if (value.on_stop !== undefined && typeof value.on_stop !== 'string') {
+    checker.attributeError('on_stop', 'should be a string');
+    return undefined;
+  }
+  return {
+    name: value.name,
+    url: typeof value.url === 'string' ? value.url : null,
+    action: action as EnvironmentAction,
+    onStop: typeof value.on_stop === 'string' ? value.on_stop : null,
+  };
+}
+
+/** Failure reasons `retry:when` accepts, plus `always`. */
+export const RETRY_WHEN_VALUES = [
+  'always',
+  'unknown_failure',
+  'script_failure',
+  'api_failure',
+  'stuck_or_timeout_failure',
+  'runner_system_failure',
+  'missing_dependency_failure',
+  'runner_unsupported',
+  'stale_schedule',
+  'job_execution_timeout',
+  'archived_failure',
+  'unmet_prerequisites',
+  'scheduler_failure',
+  'data_integrity_failure',
+];
+
+export const NO_RETRY: RetryDefinition = { max: 0, when: ['always'] };
+
+export function readRetry(value: unknown, checker: EntryChecker): RetryDefinition | null {
+  if (value === undefined || value === null) return NO_RETRY;
+  if (typeof value === 'number') return checkMax(value, checker) ? { max: value, when: ['always'] } : null;
+  if (!isPlainObject(value)) {
+    checker.configError('has to be either an integer or a hash');
+    return null;
+  }
+  if (!checker.allowedKeys(value, ['max', 'when', 'exit_codes'])) return null;
+  const max = value.max ?? 0;
+  if (typeof max !== 'number' || !checkMax(max, checker)) {
+    if (typeof max !== 'number') checker.attributeError('max', 'should be an integer');
+    return null;
+  }
+  const when = value.when === undefined ? ['always'] : typeof value.when === 'string' ? [value.when] : value.when;
+  if (!isStringArray(when)) {
+    checker.attributeError('when', 'should be a string or an array of strings');
+    return null;
+  }
+  const unknown = when.filter((reason) => !RETRY_WHEN_VALUES.includes(reason));
+  if (unknown.length > 0) {
+    checker.attributeError('when', `unknown value: ${unknown.join(', ')}`);
+    return null;
+  }
+  return { max, when };
+}
+
+function checkMax(max: number, checker: EntryChecker): boolean {
+  if (!Number.isInteger(max)) checker.configError('has to be either an integer or a hash');
+  else if (max > 2) checker.configError('must be less than or equal to 2');
+  else if (max < 0) checker.configError('must be greater than or equal to 0');
+  else return true;
+  return false;
+}
+
+export const MAX_PARALLEL = 200;
+
+export function readParallel(value: unknown, checker: EntryChecker): ParallelConfig | null | undefined {
+  if (value === undefined || value === null) return null;
+  if (typeof value === 'number') {
+    if (!Number.isInteger(value)) checker.configError('should be an integer or a hash');
+    else if (value < 2) checker.configError('must be greater than or equal to 2');
+    else if (value > MAX_PARALLEL) checker.configError(`must be less than or equal to ${MAX_PARALLEL}`);
+    else return { kind: 'number', total: value };
+    return undefined;
+  }
+  if (!isPlainObject(value) || !Array.isArray(value.matrix)) {
+    checker.configError('should be an integer or a hash');
+    return undefined;
+  }
+  const combinations = expandMatrix(value.matrix, checker.child('matrix'));
+  if (!combinations) return undefined;
+  if (combinations.length > MAX_PARALLEL) {
+    checker.child('matrix').configError(`generates too many jobs (maximum is ${MAX_PARALLEL})`);
+    return undefined;
+  }
+  return { kind: 'matrix', combinations };
+}
+
+/** Each matrix entry is a hash of variable → value or values; its cartesian product is taken. */
+function expandMatrix(entries: unknown[], checker: EntryChecker): YamlVariable[][] | null {
+  const combinations: YamlVariable[][] = [];
+  for (const entry of entries) {
+    if (!isPlainObject(entry) || Object.keys(entry).length === 0) {
+      checker.configError('should be an array of hashes');
+      return null;
+    }
+    let partial: YamlVariable[][] = [[]];
+    for (const [key, raw] of Object.entries(entry)) {
+      const values = Array.isArray(raw) ? raw.map(scalarToString) : [scalarToString(raw)];
+      if (values.length === 0 || values.some((item) => item === null)) {
+        checker.configError('should be an array of hashes');
+        return null;
+      }
+      partial = partial.flatMap((combo) => values.map((item) => [...combo, { key, value: item ?? '' }]));
+      if (partial.length > MAX_PARALLEL) break;
+    }
+    combinations.push(...partial);
+    if (combinations.length > MAX_PARALLEL) break;
+  }
+  return combinations;
+}
+
+/** `coverage: '/Coverage: \d+%/'` → the regex source, or undefined when invalid. */
+export function readCoverage(value: unknown, checker: EntryChecker): string | null | undefined {
+  if (value === undefined || value === null) return null;
+  const match = typeof value === 'string' ? /^\/(.*)\/$/s.exec(value) : null;
+  if (match) {
+    try {
+      new RegExp(match[1] ?? '');
+      return match[1] ?? '';
+    } catch {
+      // reported below
+    }
+  }
+  checker.configError('must be a regular expression');
+  return undefined;
+}

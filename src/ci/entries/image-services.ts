@@ -1,0 +1,66 @@
+/** `image` and `services`: a name, or a hash with entrypoint/alias/command. */
+import type { ImageDefinition, ServiceDefinition } from '../model.ts';
+import { isPlainObject, isStringArray } from '../values.ts';
+import type { EntryChecker } from './checker.ts';
+
+export function readImage(value: unknown, checker: EntryChecker): ImageDefinition | null {
+  if (typeof value === 'string') return { name: value, entrypoint: null };
+  if (!isPlainObject(value)) {
+    checker.configError('should be a hash or a string');
+    return null;
+  }
+  if (!checker.allowedKeys(value, ['name', 'entrypoint', 'ports', 'pull_policy', 'docker'])) return null;
+  if (typeof value.name !== 'string') {
+    checker.attributeError('name', "can't be blank");
+    return null;
+  }
+  const entrypoint = readCommandList(value.entrypoint, 'entrypoint', checker);
+  if (entrypoint === undefined) return null;
+  return { name: value.name, entrypoint };
+}
+
+export function readServices(value: unknown, checker: EntryChecker): ServiceDefinition[] | null {
+  if (!Array.isArray(value)) {
+    checker.configError('should be a array');
+    return null;
+  }
+  const services: ServiceDefinition[] = [];
+  let valid = true;
+  value.forEach((entry, index) => {
+    const service = readService(entry, checker.child('service', index));
+    if (service) services.push(service);
+    else valid = false;
+  });
+  return valid ? services : null;
+}
+
+function readService(value: unknown, checker: EntryChecker): ServiceDefinition | null {
+  if (typeof value === 'string') return { name: value, alias: null, entrypoint: null, command: null };
+  if (!isPlainObject(value)) {
+    checker.configError('should be a hash or a string');
+    return null;
+  }
+  if (!checker.allowedKeys(value, ['name', 'alias', 'entrypoint', 'command', 'ports', 'variables', 'pull_policy'])) {
+    return null;
+  }
+  if (typeof value.name !== 'string') {
+    checker.attributeError('name', "can't be blank");
+    return null;
+  }
+  if (value.alias !== undefined && typeof value.alias !== 'string') {
+    checker.attributeError('alias', 'should be a string');
+    return null;
+  }
+  const entrypoint = readCommandList(value.entrypoint, 'entrypoint', checker);
+  const command = readCommandList(value.command, 'command', checker);
+  if (entrypoint === undefined || command === undefined) return null;
+  return { name: value.name, alias: typeof value.alias === 'string' ? value.alias : null, entrypoint, command };
+}
+
+/** undefined = invalid (already reported); null = not set. The runner needs arrays. */
+function readCommandList(value: unknown, attribute: string, checker: EntryChecker): string[] | null | undefined {
+  if (value === undefined || value === null) return null;
+  if (isStringArray(value)) return value;
+  checker.attributeError(attribute, 'should be an array of strings');
+  return undefined;
+}

@@ -1,0 +1,198 @@
+/** One job entry: allowed keys, inherited defaults, then each keyword's validator. */
+import { parseDuration } from '../durations.ts';
+import type { JobConfig } from '../job-config.ts';
+import type { JobWhen, YamlVariable } from '../model.ts';
+import { isPlainObject, isStringArray, type PlainObject } from '../values.ts';
+import { readArtifacts, readCaches } from './artifacts-cache.ts';
+import { EntryChecker, readScript } from './checker.ts';
+import { readCoverage, readEnvironment, readParallel, readRetry } from './environment-retry.ts';
+import { readImage, readServices } from './image-services.ts';
+import { readNeeds, readPolicy, readRules } from './policies.ts';
+import { mergeVariables, readVariables } from './variables.ts';
+import type { DiagnosticSink } from '../diagnostics.ts';
+
+export const JOB_KEYS = [
+  'script', 'stage', 'type', 'image', 'services', 'before_script', 'after_script', 'variables',
+  'only', 'except', 'rules', 'tags', 'allow_failure', 'when', 'start_in', 'dependencies', 'needs',
+  'artifacts', 'cache', 'environment', 'coverage', 'retry', 'parallel', 'timeout', 'interruptible',
+  'resource_group', 'inherit', 'extends',
+] as const;
+
+/** Keys `default:` (and, for the first five, the top level) can give every job. */
+export const DEFAULTABLE_KEYS = [
+  'before_script', 'image', 'services', 'after_script', 'cache',
+  'interruptible', 'timeout', 'retry', 'tags', 'artifacts',
+] as const;
+
+const JOB_WHEN: readonly JobWhen[] = ['on_success', 'on_failure', 'always', 'manual', 'delayed'];
+const ONE_WEEK = 7 * 86_400;
+
+export interface JobInputs {
+  name: string;
+  value: unknown;
+  /** Validated default values by key (from `default:` or the top level). */
+  defaults: PlainObject;
+  globalVariables: YamlVariable[];
+  maxExpressionTokens: number;
+}
+
+export function readJob(inputs: JobInputs, sink: DiagnosticSink): JobConfig | null {
+  const { name } = inputs;
+  const checker = new EntryChecker(sink, `jobs:${name}`, [name]);
+  const own = checker.hash(inputs.value);
+  if (!own) return null;
+  if (!checker.allowedKeys(own, JOB_KEYS)) return null;
+  const inherit = readInherit(own.inherit, checker.child('inherit'));
+  if (!inherit) return null;
+
+  const hash: PlainObject = { ...own };
+  for (const key of DEFAULTABLE_KEYS) {
+    if (!(key in hash) && key in inputs.defaults && inherit.defaults(key)) hash[key] = inputs.defaults[key];
+  }
+  const errorsBefore = sink.errors.length;
+  const job = readJobKeys(name, hash, checker, inputs);
+  const inherited = inputs.globalVariables.filter((variable) => inherit.variables(variable.key));
+  if (!job || sink.errors.length > errorsBefore) return null;
+  return { ...job, variables: mergeVariables(inherited, job.variables) };
+}
+
+function readJobKeys(name: string, hash: PlainObject, checker: EntryChecker, inputs: JobInputs): JobConfig | null {
+  if (hash.rules !== undefined) {
+    const clashing = ['only', 'except'].filter((key) => hash[key] !== undefined);
+    if (clashing.length > 0) checker.configError(`key may not be used with \`rules\`: ${clashing.join(', ')}`);
+  }
+  if (hash.script === undefined || hash.script === null) {
+    checker.sink.error(`jobs:${name} script can't be blank`, [name]);
+    return null;
+  }
+  const script = readScript(hash.script, checker.child('script'));
+  const beforeScript = hash.before_script === undefined ? [] : readScript(hash.before_script, checker.child('before_script'));
+  const afterScript = hash.after_script === undefined ? [] : readScript(hash.after_script, checker.child('after_script'));
+  const stageValue = hash.stage ?? hash.type ?? 'test';
+  if (typeof stageValue !== 'string') checker.child(hash.stage === undefined ? 'type' : 'stage').configError('should be a string');
+
+  const when = readWhen(hash, checker);
+  const startIn = readStartIn(hash, when, checker);
+  const allowFailure = readAllowFailure(hash.allow_failure, checker);
+  const tags = hash.tags === undefined || hash.tags === null ? [] : hash.tags;
+  if (!isStringArray(tags)) checker.attributeError('tags', 'should be an array of strings');
+  const dependencies = hash.dependencies === undefined || hash.dependencies === null ? null : hash.dependencies;
+  if (dependencies !== null && !isStringArray(dependencies)) checker.attributeError('dependencies', 'should be an array of strings');
+  const timeout = hash.timeout === undefined || hash.timeout === null ? null : parseDuration(hash.timeout);
+  if (hash.timeout !== undefined && hash.timeout !== null && timeout === null) checker.attributeError('timeout', 'should be a duration');
+  const interruptible = checker.booleanAttribute(hash, 'interruptible');
+  const resourceGroup = readResourceGroup(hash.resource_group, checker);
+  const tokens = inputs.maxExpressionTokens;
+
+  const job = {
+    name,
+    stage: typeof stageValue === 'string' ? stageValue : 'test',
+    script,
+    beforeScript,
+    afterScript,
+    image: hash.image === undefined || hash.image === null ? null : readImage(hash.image, checker.child('image')),
+    services: hash.services === undefined || hash.services === null ? [] : readServices(hash.services, checker.child('services')),
+    variables: readVariables(hash.variables, checker.child('variables')),
+    cache: readCaches(hash.cache, checker.child('cache')),
+    artifacts: hash.artifacts === undefined ? null : readArtifacts(hash.artifacts, checker.child('artifacts')),
+    environment: hash.environment === undefined ? null : readEnvironment(hash.environment, checker.child('environment')),
+    coverage: readCoverage(hash.coverage, checker.child('coverage')),
+    retry: readRetry(hash.retry, checker.child('retry')),
+    timeout,
+    interruptible,
+    resourceGroup,
+    tags: isStringArray(tags) ? tags : [],
+    when,
+    startIn,
+    allowFailure,
+    needs: hash.needs === undefined || hash.needs === null ? null : readNeeds(hash.needs, checker.child('needs')),
+    dependencies: isStringArray(dependencies) ? dependencies : null,
+    only: readPolicy(hash.only, checker.child('only'), tokens),
+    except: readPolicy(hash.except, checker.child('except'), tokens),
+    rules: readRules(hash.rules, checker.child('rules'), tokens, 'job'),
+    parallel: readParallel(hash.parallel, checker.child('parallel')),
+  };
+  const { script: s, beforeScript: b, afterScript: a, variables: v, cache: c, retry: r, services: sv } = job;
+  if (!s || !b || !a || !v || !c || !r || !sv) return null;
+  if (job.artifacts === undefined || job.environment === undefined || job.coverage === undefined) return null;
+  if (job.only === undefined || job.except === undefined || job.rules === undefined || job.parallel === undefined) return null;
+  return {
+    ...job,
+    script: s, beforeScript: b, afterScript: a, variables: v, cache: c, retry: r, services: sv,
+    artifacts: job.artifacts, environment: job.environment, coverage: job.coverage,
+    only: job.only, except: job.except, rules: job.rules, parallel: job.parallel,
+  };
+}
+
+function readWhen(hash: PlainObject, checker: EntryChecker): JobWhen | null {
+  if (hash.when === undefined || hash.when === null) return null;
+  if (JOB_WHEN.includes(hash.when as JobWhen)) return hash.when as JobWhen;
+  checker.attributeError('when', 'should be on_success, on_failure, always, manual or delayed');
+  return null;
+}
+
+function readStartIn(hash: PlainObject, when: JobWhen | null, checker: EntryChecker): string | null {
+  const value = hash.start_in;
+  const delayedByRules = Array.isArray(hash.rules);
+  if (value === undefined || value === null) {
+    if (when === 'delayed') checker.attributeError('start_in', "can't be blank");
+    return null;
+  }
+  if (when !== 'delayed' && !delayedByRules) {
+    checker.attributeError('start_in', 'must be blank');
+    return null;
+  }
+  const seconds = parseDuration(value);
+  if (seconds === null || typeof value === 'number') {
+    checker.attributeError('start_in', 'should be a duration');
+    return null;
+  }
+  if (seconds > ONE_WEEK) {
+    checker.attributeError('start_in', 'should not exceed the limit');
+    return null;
+  }
+  return String(value);
+}
+
+function readAllowFailure(value: unknown, checker: EntryChecker): boolean | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value === 'boolean') return value;
+  // `allow_failure: {exit_codes: [...]}`: failures are allowed only for those codes.
+  if (isPlainObject(value) && 'exit_codes' in value) return false;
+  checker.attributeError('allow_failure', 'should be a hash or a boolean value');
+  return null;
+}
+
+function readResourceGroup(value: unknown, checker: EntryChecker): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string') {
+    checker.attributeError('resource_group', 'should be a string');
+    return null;
+  }
+  if (!/^[a-zA-Z0-9_\-/${}. ]+$/.test(value) || value.startsWith('/') || value.endsWith('/')) {
+    checker.attributeError('resource_group', "can contain only letters, digits, '-', '_', '/', '$', '{', '}', '.', and spaces, but it cannot start or end with '/'");
+    return null;
+  }
+  return value;
+}
+
+interface Inheritance {
+  defaults(key: string): boolean;
+  variables(key: string): boolean;
+}
+
+function readInherit(value: unknown, checker: EntryChecker): Inheritance | null {
+  if (value === undefined || value === null) return { defaults: () => true, variables: () => true };
+  const hash = checker.hash(value);
+  if (!hash || !checker.allowedKeys(hash, ['default', 'variables'])) return null;
+  const selector = (raw: unknown, attribute: string): ((key: string) => boolean) | null => {
+    if (raw === undefined || raw === true) return () => true;
+    if (raw === false) return () => false;
+    if (isStringArray(raw)) return (key) => raw.includes(key);
+    checker.attributeError(attribute, 'should be a boolean value or an array of strings');
+    return null;
+  };
+  const defaults = selector(hash.default, 'default');
+  const variables = selector(hash.variables, 'variables');
+  return defaults && variables ? { defaults, variables } : null;
+}

@@ -1,0 +1,208 @@
+/** `only`/`except`, `rules` (and `workflow:rules`), `needs`. */
+import { ExpressionError, parseExpression } from '../expression/index.ts';
+import { buildRegExp } from '../expression/regexp.ts';
+import type { PolicyConfig, RuleConfig, RuleWhen } from '../job-config.ts';
+import type { JobNeed } from '../model.ts';
+import { isPlainObject, isStringArray, scalarToString } from '../values.ts';
+import type { EntryChecker } from './checker.ts';
+import { readVariables } from './variables.ts';
+
+export function readPolicy(value: unknown, checker: EntryChecker, maxTokens: number): PolicyConfig | null | undefined {
+  if (value === undefined || value === null) return null;
+  const policy: PolicyConfig = { refs: null, variables: null, changes: null, kubernetes: null };
+  if (typeof value === 'string' || Array.isArray(value)) {
+    const refs = typeof value === 'string' ? [value] : value;
+    if (!checkRefs(refs, checker)) return undefined;
+    return { ...policy, refs };
+  }
+  if (!isPlainObject(value)) {
+    checker.configError('should be an array of strings or regular expressions, or a hash');
+    return undefined;
+  }
+  if (!checker.allowedKeys(value, ['refs', 'variables', 'changes', 'kubernetes'])) return undefined;
+  if (value.refs !== undefined) {
+    const refs = typeof value.refs === 'string' ? [value.refs] : value.refs;
+    if (!Array.isArray(refs) || !checkRefs(refs, checker.child('refs'))) return undefined;
+    policy.refs = refs;
+  }
+  if (value.variables !== undefined) {
+    const variables = value.variables;
+    if (!isStringArray(variables)) {
+      checker.attributeError('variables', 'should be an array of strings');
+      return undefined;
+    }
+    for (const expression of variables) {
+      if (!validExpression(expression, maxTokens)) {
+        checker.attributeError('variables', 'invalid expression syntax');
+        return undefined;
+      }
+    }
+    policy.variables = variables;
+  }
+  if (value.changes !== undefined) {
+    const changes = typeof value.changes === 'string' ? [value.changes] : value.changes;
+    if (!isStringArray(changes)) {
+      checker.attributeError('changes', 'should be an array of strings');
+      return undefined;
+    }
+    policy.changes = changes;
+  }
+  if (value.kubernetes !== undefined) {
+    if (value.kubernetes !== 'active') {
+      checker.attributeError('kubernetes', `unknown value: ${String(value.kubernetes)}`);
+      return undefined;
+    }
+    policy.kubernetes = 'active';
+  }
+  return policy;
+}
+
+function checkRefs(refs: unknown[], checker: EntryChecker): refs is string[] {
+  for (const ref of refs) {
+    if (typeof ref !== 'string' || !validRefPattern(ref)) {
+      checker.configError('should be an array of strings or regular expressions');
+      return false;
+    }
+  }
+  return true;
+}
+
+function validRefPattern(ref: string): boolean {
+  const match = /^\/(.+)\/([ismU]*)$/.exec(ref);
+  if (!match) return true;
+  try {
+    buildRegExp(match[1] ?? '', match[2] ?? '');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function validExpression(text: string, maxTokens: number): boolean {
+  try {
+    parseExpression(text, maxTokens);
+    return true;
+  } catch (error) {
+    if (error instanceof ExpressionError) return false;
+    throw error;
+  }
+}
+
+const RULE_WHEN: readonly RuleWhen[] = ['on_success', 'on_failure', 'always', 'never', 'manual', 'delayed'];
+const WORKFLOW_WHEN: readonly RuleWhen[] = ['always', 'never'];
+const RULE_KEYS = ['if', 'changes', 'exists', 'when', 'start_in', 'allow_failure', 'variables', 'needs', 'interruptible'];
+const WORKFLOW_RULE_KEYS = ['if', 'changes', 'exists', 'when', 'variables'];
+
+export function readRules(
+  value: unknown,
+  checker: EntryChecker,
+  maxTokens: number,
+  kind: 'job' | 'workflow',
+): RuleConfig[] | null | undefined {
+  if (value === undefined || value === null) return null;
+  if (!Array.isArray(value)) {
+    checker.configError('should be an array of hashes');
+    return undefined;
+  }
+  const rules: RuleConfig[] = [];
+  for (let index = 0; index < value.length; index++) {
+    const rule = readRule(value[index], checker.child('rule', index), maxTokens, kind);
+    if (!rule) return undefined;
+    rules.push(rule);
+  }
+  return rules;
+}
+
+function readRule(value: unknown, checker: EntryChecker, maxTokens: number, kind: 'job' | 'workflow'): RuleConfig | null {
+  if (!isPlainObject(value)) {
+    checker.configError('should be a hash');
+    return null;
+  }
+  if (!checker.allowedKeys(value, kind === 'job' ? RULE_KEYS : WORKFLOW_RULE_KEYS)) return null;
+  const rule: RuleConfig = {
+    if: null, changes: null, exists: null, when: null, startIn: null,
+    allowFailure: null, variables: null, needs: null, interruptible: null,
+  };
+  if (value.if !== undefined) {
+    if (typeof value.if !== 'string' || !validExpression(value.if, maxTokens)) {
+      checker.attributeError('if', 'invalid expression syntax');
+      return null;
+    }
+    rule.if = value.if;
+  }
+  for (const clause of ['changes', 'exists'] as const) {
+    if (value[clause] === undefined) continue;
+    const raw = value[clause];
+    const paths = isPlainObject(raw) ? raw.paths : typeof raw === 'string' ? [raw] : raw;
+    if (!isStringArray(paths)) {
+      checker.attributeError(clause, 'should be an array of strings');
+      return null;
+    }
+    rule[clause] = paths;
+  }
+  if (value.when !== undefined) {
+    const allowed = kind === 'job' ? RULE_WHEN : WORKFLOW_WHEN;
+    if (!allowed.includes(value.when as RuleWhen)) {
+      checker.attributeError('when', `unknown value: ${String(value.when)}`);
+      return null;
+    }
+    rule.when = value.when as RuleWhen;
+  }
+  if (value.start_in !== undefined) rule.startIn = scalarToString(value.start_in);
+  if (value.allow_failure !== undefined) {
+    if (typeof value.allow_failure !== 'boolean') {
+      checker.attributeError('allow_failure', 'should be a boolean value');
+      return null;
+    }
+    rule.allowFailure = value.allow_failure;
+  }
+  if (value.interruptible !== undefined) {
+    if (typeof value.interruptible !== 'boolean') {
+      checker.attributeError('interruptible', 'should be a boolean value');
+      return null;
+    }
+    rule.interruptible = value.interruptible;
+  }
+  if (value.variables !== undefined) {
+    const variables = readVariables(value.variables, checker.child('variables'));
+    if (!variables) return null;
+    rule.variables = variables;
+  }
+  if (value.needs !== undefined) {
+    const needs = readNeeds(value.needs, checker.child('needs'));
+    if (!needs) return null;
+    rule.needs = needs;
+  }
+  return rule;
+}
+
+export function readNeeds(value: unknown, checker: EntryChecker): JobNeed[] | null {
+  const entries = Array.isArray(value) ? value : [value];
+  const needs: JobNeed[] = [];
+  for (const entry of entries) {
+    if (typeof entry === 'string') {
+      needs.push({ job: entry, artifacts: true, optional: false });
+      continue;
+    }
+    if (!isPlainObject(entry) || typeof entry.job !== 'string') {
+      checker.child('need').configError('can only be a hash or a string');
+      return null;
+    }
+    if (!checker.child('need').allowedKeys(entry, ['job', 'artifacts', 'optional', 'parallel'])) return null;
+    const artifacts = entry.artifacts ?? true;
+    const optional = entry.optional ?? false;
+    if (typeof artifacts !== 'boolean' || typeof optional !== 'boolean') {
+      checker.child('need').configError('artifacts and optional should be boolean values');
+      return null;
+    }
+    needs.push({ job: entry.job, artifacts, optional });
+  }
+  const seen = new Set<string>();
+  const duplicated = new Set<string>();
+  for (const need of needs) (seen.has(need.job) ? duplicated : seen).add(need.job);
+  if (duplicated.size > 0) {
+    checker.configError(`has the following needs duplicated: ${[...duplicated].join(', ')}.`);
+    return null;
+  }
+  return needs;
+}

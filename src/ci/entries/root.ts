@@ -1,0 +1,129 @@
+/** The top level: reserved keywords (stages, variables, default, workflow, globals) and jobs. */
+import type { DiagnosticSink } from '../diagnostics.ts';
+import { parseDuration } from '../durations.ts';
+import type { WorkflowConfig } from '../job-config.ts';
+import type { YamlVariable } from '../model.ts';
+import { isPlainObject, isStringArray, type PlainObject } from '../values.ts';
+import { readArtifacts, readCaches } from './artifacts-cache.ts';
+import { EntryChecker, readScript } from './checker.ts';
+import { readRetry } from './environment-retry.ts';
+import { readImage, readServices } from './image-services.ts';
+import { DEFAULTABLE_KEYS } from './job.ts';
+import { readRules } from './policies.ts';
+import { readVariables } from './variables.ts';
+
+const GLOBAL_KEYS = ['image', 'services', 'before_script', 'after_script', 'cache'] as const;
+const RESERVED_KEYS = new Set([
+  'image', 'services', 'stages', 'types', 'before_script', 'after_script', 'variables', 'cache',
+  'include', 'default', 'workflow',
+]);
+export const DEFAULT_STAGES = ['build', 'test', 'deploy'];
+
+export interface RootConfig {
+  /** Declared stages with `.pre` first and `.post` last. */
+  stages: string[];
+  jobs: { name: string; value: unknown }[];
+  /** Default values that passed validation, by key. */
+  defaults: PlainObject;
+  globalVariables: YamlVariable[];
+  workflow: WorkflowConfig;
+}
+
+export function readRoot(config: PlainObject, sink: DiagnosticSink, maxExpressionTokens: number): RootConfig {
+  const stages = readStages(config, sink);
+  const globalVariables = readVariables(config.variables, new EntryChecker(sink, 'variables', ['variables'])) ?? [];
+  const defaults = readDefaults(config, sink);
+  const workflow = readWorkflow(config.workflow, sink, maxExpressionTokens);
+
+  const jobs: RootConfig['jobs'] = [];
+  for (const [name, value] of Object.entries(config)) {
+    if (RESERVED_KEYS.has(name)) continue;
+    if (name.startsWith('.')) continue;
+    jobs.push({ name, value });
+  }
+  if (jobs.length === 0) {
+    sink.error('jobs config should contain at least one visible job', []);
+  }
+  return { stages, jobs, defaults, globalVariables, workflow };
+}
+
+function readStages(config: PlainObject, sink: DiagnosticSink): string[] {
+  const key = config.stages !== undefined ? 'stages' : config.types !== undefined ? 'types' : null;
+  let declared = DEFAULT_STAGES;
+  if (key !== null) {
+    const value = config[key];
+    if (isStringArray(value)) declared = value;
+    else sink.error(`${key} config should be an array of strings`, [key]);
+  }
+  const middle = declared.filter((stage) => stage !== '.pre' && stage !== '.post');
+  return ['.pre', ...new Set(middle), '.post'];
+}
+
+function readDefaults(config: PlainObject, sink: DiagnosticSink): PlainObject {
+  const defaults: PlainObject = {};
+  const defaultEntry = config.default;
+  if (defaultEntry !== undefined && defaultEntry !== null) {
+    const checker = new EntryChecker(sink, 'default', ['default']);
+    const hash = checker.hash(defaultEntry);
+    if (hash && checker.allowedKeys(hash, DEFAULTABLE_KEYS)) {
+      for (const key of GLOBAL_KEYS) {
+        if (key in hash && key in config) sink.error(`${key} is defined in top-level and \`default:\` entry`, ['default', key]);
+      }
+      for (const [key, value] of Object.entries(hash)) {
+        if (validDefault(key, value, checker.child(key))) defaults[key] = value;
+      }
+    }
+  }
+  for (const key of GLOBAL_KEYS) {
+    if (!(key in config) || key in defaults) continue;
+    const value = config[key];
+    if (validDefault(key, value, new EntryChecker(sink, key, [key]))) defaults[key] = value;
+  }
+  return defaults;
+}
+
+function validDefault(key: string, value: unknown, checker: EntryChecker): boolean {
+  const errors = checker.sink.errors.length;
+  switch (key) {
+    case 'before_script':
+    case 'after_script':
+      readScript(value, checker);
+      break;
+    case 'image':
+      readImage(value, checker);
+      break;
+    case 'services':
+      readServices(value, checker);
+      break;
+    case 'cache':
+      readCaches(value, checker);
+      break;
+    case 'artifacts':
+      readArtifacts(value, checker);
+      break;
+    case 'retry':
+      readRetry(value, checker);
+      break;
+    case 'tags':
+      if (!isStringArray(value)) checker.configError('should be an array of strings');
+      break;
+    case 'interruptible':
+      if (typeof value !== 'boolean') checker.configError('should be a boolean value');
+      break;
+    case 'timeout':
+      if (parseDuration(value) === null) checker.configError('should be a duration');
+      break;
+  }
+  return checker.sink.errors.length === errors;
+}
+
+function readWorkflow(value: unknown, sink: DiagnosticSink, maxTokens: number): WorkflowConfig {
+  if (value === undefined || value === null) return { rules: null };
+  const checker = new EntryChecker(sink, 'workflow', ['workflow']);
+  if (!isPlainObject(value)) {
+    checker.configError('should be a hash');
+    return { rules: null };
+  }
+  if (!checker.allowedKeys(value, ['rules', 'name', 'auto_cancel'])) return { rules: null };
+  return { rules: readRules(value.rules, checker.child('rules'), maxTokens, 'workflow') ?? null };
+}

@@ -1,0 +1,196 @@
+/**
+ * `include`: local files, files of other projects, several and nested. Included files
+ * are deep-merged in order, then the including file on top (its keys win).
+ */
+import { pathKey, type DiagnosticSink, type FilePositions, type SourceLocator } from './diagnostics.ts';
+import type { CompileLimits } from './limits.ts';
+import type { RepositoryReader } from './model.ts';
+import { deepMerge, isPlainObject, isStringArray, rubyJson, type PlainObject } from './values.ts';
+import { loadYaml, TOO_BIG_MESSAGE } from './yaml-loader.ts';
+
+type IncludeLocation =
+  | { kind: 'local'; path: string; display: PlainObject }
+  | { kind: 'project'; project: string; ref: string | undefined; path: string; display: PlainObject }
+  | { kind: 'unsupported'; what: string; display: PlainObject };
+
+/** Which project a file belongs to: local includes inside a project file read that project. */
+interface FileScope {
+  project: string | null;
+  ref: string | undefined;
+}
+
+interface IncludeState {
+  reader: RepositoryReader;
+  limits: CompileLimits;
+  sink: DiagnosticSink;
+  locator: SourceLocator;
+  seen: Set<string>;
+  count: number;
+  /** Included files in merge order, for the locator (added later in reverse). */
+  loadedFiles: FilePositions[];
+  positionsByFile: Map<string, FilePositions>;
+}
+
+export async function expandIncludes(
+  main: PlainObject,
+  mainPositions: FilePositions,
+  reader: RepositoryReader,
+  limits: CompileLimits,
+  sink: DiagnosticSink,
+  locator: SourceLocator,
+): Promise<PlainObject> {
+  const state: IncludeState = {
+    reader, limits, sink, locator, seen: new Set(), count: 0, loadedFiles: [],
+    positionsByFile: new Map([[mainPositions.file, mainPositions]]),
+  };
+  const result = await expandFile(main, mainPositions.file, { project: null, ref: undefined }, state, 0);
+  for (const loaded of [...state.loadedFiles].reverse()) locator.add(loaded);
+  return result;
+}
+
+async function expandFile(
+  content: PlainObject,
+  file: string,
+  scope: FileScope,
+  state: IncludeState,
+  depth: number,
+): Promise<PlainObject> {
+  if (!('include' in content)) return content;
+  const { include, ...rest } = content;
+  const locations = normalizeIncludes(include, file, state);
+  let merged: PlainObject = {};
+  for (const location of locations) {
+    if (state.sink.hasErrors) break;
+    const included = await loadLocation(location, scope, state, depth + 1, file);
+    if (included) merged = deepMerge(merged, included);
+  }
+  return deepMerge(merged, rest);
+}
+
+function normalizeIncludes(include: unknown, file: string, state: IncludeState): IncludeLocation[] {
+  const entries = Array.isArray(include) ? include : [include];
+  const locations: IncludeLocation[] = [];
+  for (const entry of entries) {
+    if (entry === null || entry === undefined) continue;
+    if (typeof entry === 'string') {
+      locations.push(normalizeString(entry));
+    } else if (isPlainObject(entry)) {
+      locations.push(...normalizeHash(entry, file, state));
+    } else {
+      includeError(state, 'Include config has to be either a string or a hash', file);
+    }
+  }
+  return locations;
+}
+
+function normalizeString(location: string): IncludeLocation {
+  if (/^https?:\/\//i.test(location)) return { kind: 'unsupported', what: 'Remote', display: { remote: location } };
+  return { kind: 'local', path: location, display: { local: location } };
+}
+
+function normalizeHash(entry: PlainObject, file: string, state: IncludeState): IncludeLocation[] {
+  const accessors = ['local', 'project', 'remote', 'template', 'artifact', 'component'].filter((key) => key in entry);
+  if (accessors.length !== 1) {
+    includeError(state, `Include \`${rubyJson(entry)}\` needs to match exactly one accessor!`, file);
+    return [];
+  }
+  if (typeof entry.local === 'string') return [{ kind: 'local', path: entry.local, display: entry }];
+  if (typeof entry.project === 'string') {
+    const files = typeof entry.file === 'string' ? [entry.file] : isStringArray(entry.file) ? entry.file : null;
+    if (!files) {
+      includeError(state, `Include \`${rubyJson(entry)}\` needs to match exactly one accessor!`, file);
+      return [];
+    }
+    const ref = typeof entry.ref === 'string' ? entry.ref : undefined;
+    return files.map((path) => ({
+      kind: 'project' as const,
+      project: entry.project as string,
+      ref,
+      path,
+      display: { project: entry.project, file: path, ...(ref === undefined ? {} : { ref }) },
+    }));
+  }
+  const what = accessors[0] === 'remote' ? 'Remote' : accessors[0] === 'template' ? 'Template' : 'Unsupported';
+  return [{ kind: 'unsupported', what, display: entry }];
+}
+
+async function loadLocation(
+  location: IncludeLocation,
+  scope: FileScope,
+  state: IncludeState,
+  depth: number,
+  parentFile: string,
+): Promise<PlainObject | null> {
+  const { sink, limits } = state;
+  if (location.kind === 'unsupported') {
+    includeError(state, `${location.what} include \`${rubyJson(location.display)}\` is not supported by this coordinator!`, parentFile);
+    return null;
+  }
+  if (state.count >= limits.maxIncludes) {
+    includeError(state, `Maximum of ${limits.maxIncludes} nested includes are allowed!`, parentFile);
+    return null;
+  }
+  if (depth > limits.maxIncludeDepth) {
+    includeError(state, `Maximum include depth of ${limits.maxIncludeDepth} exceeded!`, parentFile);
+    return null;
+  }
+  const target = resolveTarget(location, scope);
+  const identity = rubyJson([target.project, target.ref ?? null, target.path]);
+  if (state.seen.has(identity)) {
+    includeError(state, `Include \`${rubyJson(location.display)}\` was already included!`, parentFile);
+    return null;
+  }
+  state.seen.add(identity);
+  state.count += 1;
+
+  const text = await readTarget(location, target, state, parentFile);
+  if (text === null) return null;
+  const label = target.project === null ? target.path : `${target.project}:${target.path}`;
+  const loaded = loadYaml(text, label, limits);
+  if (!loaded.ok) {
+    if (loaded.failure === 'too-big') sink.errorAt(TOO_BIG_MESSAGE, label, loaded.line);
+    else if (loaded.failure === 'empty') includeError(state, `Local file \`${location.path}\` is empty!`, parentFile);
+    else sink.errorAt(`Included file \`${location.path}\` does not have valid YAML syntax!`, label, loaded.line);
+    return null;
+  }
+  state.loadedFiles.push(loaded.positions);
+  state.positionsByFile.set(label, loaded.positions);
+  return expandFile(loaded.value, label, { project: target.project, ref: target.ref }, state, depth);
+}
+
+function resolveTarget(location: Exclude<IncludeLocation, { kind: 'unsupported' }>, scope: FileScope) {
+  const path = location.path.replace(/^\/+/, '');
+  if (location.kind === 'project') return { project: location.project, ref: location.ref, path };
+  return { project: scope.project, ref: scope.ref, path };
+}
+
+async function readTarget(
+  location: Exclude<IncludeLocation, { kind: 'unsupported' }>,
+  target: { project: string | null; ref: string | undefined; path: string },
+  state: IncludeState,
+  parentFile: string,
+): Promise<string | null> {
+  const { reader } = state;
+  if (target.project === null) {
+    const text = await reader.readFile(target.path);
+    if (text === null) includeError(state, `Local file \`${location.path}\` does not exist!`, parentFile);
+    return text;
+  }
+  if (!reader.readProjectFile) {
+    includeError(state, `Project \`${target.project}\` not found or access denied!`, parentFile);
+    return null;
+  }
+  const answer = await reader.readProjectFile(target.project, target.ref, target.path);
+  if (answer.status === 'found') return answer.content;
+  if (answer.status === 'project-not-found') {
+    includeError(state, `Project \`${target.project}\` not found or access denied!`, parentFile);
+  } else {
+    includeError(state, `Project \`${target.project}\` file \`${location.path}\` does not exist!`, parentFile);
+  }
+  return null;
+}
+
+function includeError(state: IncludeState, message: string, file: string): void {
+  const line = state.positionsByFile.get(file)?.lines.get(pathKey(['include'])) ?? null;
+  state.sink.errorAt(message, file, line, ['include']);
+}

@@ -1,0 +1,91 @@
+/** Decides, per job, whether it joins the pipeline and with which when/allow_failure. */
+import type { ConditionContext } from './conditions.ts';
+import type { JobConfig, PolicyConfig, RuleConfig } from './job-config.ts';
+import type { InclusionOutcome, JobNeed, JobWhen, YamlVariable } from './model.ts';
+import { mergeVariables } from './entries/variables.ts';
+
+export interface JobOutcome {
+  inclusion: InclusionOutcome;
+  when: JobWhen;
+  allowFailure: boolean;
+  startIn: string | null;
+  variables: YamlVariable[];
+  needs: JobNeed[] | null;
+  interruptible: boolean | null;
+}
+
+const DEFAULT_ONLY: PolicyConfig = { refs: ['branches', 'tags'], variables: null, changes: null, kubernetes: null };
+
+export type Lookup = (name: string) => string | undefined;
+
+export async function evaluateJob(job: JobConfig, conditions: ConditionContext, lookup: Lookup): Promise<JobOutcome> {
+  const jobWhen = job.when ?? 'on_success';
+  const base: JobOutcome = {
+    inclusion: { included: true, decidedBy: 'default', matchedRule: null },
+    when: jobWhen,
+    allowFailure: job.allowFailure ?? jobWhen === 'manual',
+    startIn: job.startIn,
+    variables: job.variables,
+    needs: job.needs,
+    interruptible: job.interruptible,
+  };
+  if (job.rules) {
+    const matched = await firstMatchingRule(job.rules, conditions, lookup);
+    if (matched === null) return { ...base, inclusion: { included: false, decidedBy: 'rules', matchedRule: null } };
+    const rule = job.rules[matched];
+    if (!rule) return base;
+    const when = rule.when ?? job.when ?? 'on_success';
+    return {
+      inclusion: { included: when !== 'never', decidedBy: 'rules', matchedRule: matched },
+      when: when === 'never' ? jobWhen : when,
+      // The default comes from the job-level `when`, not the rule's (reference §2.3).
+      allowFailure: rule.allowFailure ?? job.allowFailure ?? job.when === 'manual',
+      startIn: rule.startIn ?? job.startIn,
+      variables: rule.variables ? mergeVariables(job.variables, rule.variables) : job.variables,
+      needs: rule.needs ?? job.needs,
+      interruptible: rule.interruptible ?? job.interruptible,
+    };
+  }
+  const only = job.only ?? DEFAULT_ONLY;
+  const onlyOk = await policySatisfied(only, conditions, lookup, 'all');
+  const exceptHit = job.except ? await policySatisfied(job.except, conditions, lookup, 'any') : false;
+  const decidedBy = job.only || job.except ? 'only/except' : 'default';
+  return { ...base, inclusion: { included: onlyOk && !exceptHit, decidedBy, matchedRule: null } };
+}
+
+/** Index of the first rule whose clauses all hold, or null. */
+export async function firstMatchingRule(rules: RuleConfig[], conditions: ConditionContext, lookup: Lookup): Promise<number | null> {
+  for (let index = 0; index < rules.length; index++) {
+    const rule = rules[index];
+    if (rule && (await ruleMatches(rule, conditions, lookup))) return index;
+  }
+  return null;
+}
+
+async function ruleMatches(rule: RuleConfig, conditions: ConditionContext, lookup: Lookup): Promise<boolean> {
+  if (rule.if !== null && !conditions.expressionTrue(rule.if, lookup)) return false;
+  if (rule.changes !== null && !conditions.changesMatch(rule.changes)) return false;
+  if (rule.exists !== null && !(await conditions.existsMatch(rule.exists))) return false;
+  return true;
+}
+
+/**
+ * `only`: every spec (refs, variables, changes, kubernetes) must hold.
+ * `except`: the job is excluded when any spec holds. Inside a spec, any element suffices.
+ */
+async function policySatisfied(
+  policy: PolicyConfig,
+  conditions: ConditionContext,
+  lookup: Lookup,
+  mode: 'all' | 'any',
+): Promise<boolean> {
+  const results: boolean[] = [];
+  if (policy.refs !== null) results.push(policy.refs.some((pattern) => conditions.refMatches(pattern)));
+  if (policy.variables !== null) {
+    results.push(policy.variables.some((expression) => conditions.expressionTrue(expression, lookup)));
+  }
+  if (policy.changes !== null) results.push(conditions.changesMatch(policy.changes));
+  if (policy.kubernetes !== null) results.push(false);
+  if (results.length === 0) return mode === 'all';
+  return mode === 'all' ? results.every(Boolean) : results.some(Boolean);
+}

@@ -1,0 +1,77 @@
+/** The validated shape of one job, before only/except/rules decide whether it runs. */
+import type {
+  ArtifactsDefinition,
+  CacheDefinition,
+  EnvironmentDefinition,
+  ImageDefinition,
+  JobNeed,
+  JobWhen,
+  RetryDefinition,
+  ServiceDefinition,
+  YamlVariable,
+} from './model.ts';
+
+export interface PolicyConfig {
+  refs: string[] | null;
+  variables: string[] | null;
+  changes: string[] | null;
+  kubernetes: string | null;
+}
+
+export type RuleWhen = JobWhen | 'never';
+
+export interface RuleConfig {
+  if: string | null;
+  changes: string[] | null;
+  exists: string[] | null;
+  when: RuleWhen | null;
+  startIn: string | null;
+  allowFailure: boolean | null;
+  variables: YamlVariable[] | null;
+  needs: JobNeed[] | null;
+  interruptible: boolean | null;
+}
+
+export type ParallelConfig =
+  | { kind: 'number'; total: number }
+  | { kind: 'matrix'; combinations: YamlVariable[][] };
+
+/** A cache whose key may still need `key:files` resolution. */
+export interface CacheConfig extends Omit<CacheDefinition, 'key'> {
+  key: string | { files: string[]; prefix: string | null };
+}
+
+export interface JobConfig {
+  name: string;
+  stage: string;
+  script: string[];
+  beforeScript: string[];
+  afterScript: string[];
+  image: ImageDefinition | null;
+  services: ServiceDefinition[];
+  variables: YamlVariable[];
+  cache: CacheConfig[];
+  artifacts: ArtifactsDefinition | null;
+  environment: EnvironmentDefinition | null;
+  coverage: string | null;
+  retry: RetryDefinition;
+  timeout: number | null;
+  interruptible: boolean | null;
+  resourceGroup: string | null;
+  tags: string[];
+  /** `null` when the job does not set `when` (rules fall back to on_success). */
+  when: JobWhen | null;
+  startIn: string | null;
+  /** `null` when not set: the default depends on `when` (reference §2.3). */
+  allowFailure: boolean | null;
+  needs: JobNeed[] | null;
+  dependencies: string[] | null;
+  only: PolicyConfig | null;
+  except: PolicyConfig | null;
+  rules: RuleConfig[] | null;
+  parallel: ParallelConfig | null;
+}
+
+export interface WorkflowConfig {
+  rules: RuleConfig[] | null;
+}

@@ -1,0 +1,86 @@
+/** What `runner lint` shows: a JSON report for machines, a table for people. */
+import type { Diagnostic } from './diagnostics.ts';
+import type { CompileResult, JobDefinition } from './model.ts';
+
+export interface LintJob {
+  name: string;
+  stage: string;
+  when: string;
+  allowFailure: boolean;
+  needs: string[] | null;
+  included: boolean;
+  /** `rules: #2`, `rules: no match`, `only/except`, `default`. */
+  decidedBy: string;
+}
+
+export interface LintReport {
+  valid: boolean;
+  status: CompileResult['status'];
+  reason: string | null;
+  stages: string[];
+  jobs: LintJob[];
+  errors: Diagnostic[];
+  warnings: Diagnostic[];
+}
+
+export function lintReport(result: CompileResult): LintReport {
+  const all = [...result.jobs, ...result.excludedJobs].sort((a, b) => a.stageIndex - b.stageIndex);
+  return {
+    valid: result.status !== 'invalid',
+    status: result.status,
+    reason: result.reason,
+    stages: result.declaredStages,
+    jobs: all.map(lintJob),
+    errors: result.errors,
+    warnings: result.warnings,
+  };
+}
+
+function lintJob(job: JobDefinition): LintJob {
+  const { inclusion } = job;
+  let decidedBy: string = inclusion.decidedBy;
+  if (inclusion.decidedBy === 'rules') {
+    decidedBy = inclusion.matchedRule === null ? 'rules: no match' : `rules: #${inclusion.matchedRule + 1}`;
+  }
+  return {
+    name: job.name,
+    stage: job.stage,
+    when: inclusion.included ? job.when : 'never',
+    allowFailure: job.allowFailure,
+    needs: job.needs?.map((need) => need.job) ?? null,
+    included: inclusion.included,
+    decidedBy,
+  };
+}
+
+export function formatDiagnostic(diagnostic: Diagnostic): string {
+  const where = diagnostic.file ? `${diagnostic.file}${diagnostic.line === null ? '' : `:${diagnostic.line}`}: ` : '';
+  return `${where}${diagnostic.severity}: ${diagnostic.message}`;
+}
+
+export function formatLintText(report: LintReport): string {
+  const lines: string[] = [];
+  if (!report.valid) {
+    lines.push('Status: syntax is incorrect');
+    for (const error of report.errors) lines.push(formatDiagnostic(error));
+    for (const warning of report.warnings) lines.push(formatDiagnostic(warning));
+    return `${lines.join('\n')}\n`;
+  }
+  lines.push('Status: syntax is correct');
+  if (report.reason) lines.push(`Pipeline: ${report.status} (${report.reason})`);
+  lines.push(`Stages: ${report.stages.join(', ')}`);
+  const header = ['NAME', 'STAGE', 'WHEN', 'ALLOW FAILURE', 'NEEDS', 'DECIDED BY'];
+  const rows = report.jobs.map((job) => [
+    job.name,
+    job.stage,
+    job.when,
+    job.allowFailure ? 'yes' : 'no',
+    job.needs === null ? '-' : job.needs.length === 0 ? '[]' : job.needs.join(', '),
+    job.decidedBy,
+  ]);
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
+  const render = (row: string[]): string => row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ').trimEnd();
+  lines.push('', render(header), ...rows.map(render));
+  for (const warning of report.warnings) lines.push(formatDiagnostic(warning));
+  return `${lines.join('\n')}\n`;
+}

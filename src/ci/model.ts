@@ -1,0 +1,219 @@
+/**
+ * Public data types of the CI compiler: the context it reads, the job definitions it
+ * produces. Everything produced is plain JSON-serialisable data (stored by the coordinator,
+ * consumed by the pipeline state machine and by `runner exec`).
+ */
+import type { RefType } from '../protocol/job-payload.ts';
+import type { CompileLimits } from './limits.ts';
+import type { Diagnostic } from './diagnostics.ts';
+
+export type { RefType };
+
+/** Where a user-defined variable comes from; decides its precedence (reference §7.2). */
+export type VariableSource = 'instance' | 'group' | 'project' | 'trigger' | 'pipeline' | 'schedule';
+
+/** A CI/CD variable defined outside the YAML (project, group, pipeline run, ...). */
+export interface ContextVariable {
+  key: string;
+  value: string;
+  /** Only given to pipelines on protected refs. */
+  protected?: boolean;
+  /** Replaced by `[MASKED]` in job logs. */
+  masked?: boolean;
+  /** The runner writes the value to a file and the variable holds its path. */
+  file?: boolean;
+  /** The runner must not expand `$` references in the value. */
+  raw?: boolean;
+  /** Defaults to `project`. */
+  source?: VariableSource;
+}
+
+/** The answer of a reader asked for a file of another project (include:project). */
+export type ProjectFileResult =
+  | { status: 'found'; content: string }
+  | { status: 'file-not-found' }
+  | { status: 'project-not-found' };
+
+/**
+ * The only way the compiler reaches files: the coordinator backs it with git at the
+ * pipeline's sha, `runner exec` with the working tree, tests with a map.
+ */
+export interface RepositoryReader {
+  /** A file of this project at the pipeline sha; `null` when it does not exist. Path has no leading `/`. */
+  readFile(path: string): Promise<string | null>;
+  /** Every file path of the repository at that sha (for `rules:exists`). */
+  listFiles?(): Promise<string[]>;
+  /** A file of another project (include:project); `ref` undefined means its default branch. */
+  readProjectFile?(projectPath: string, ref: string | undefined, path: string): Promise<ProjectFileResult>;
+  /** Sha of the last commit that changed any of these paths (`cache:key:files`), or null. */
+  lastCommitFor?(paths: string[]): Promise<string | null>;
+}
+
+export interface ProjectInfo {
+  id: number;
+  /** Full path, `group/sub/app`. */
+  path: string;
+  defaultBranch?: string;
+  visibility?: 'private' | 'internal' | 'public';
+  title?: string;
+}
+
+export interface CompileContext {
+  project: ProjectInfo;
+  ref: string;
+  refType: RefType;
+  /** Whether the ref is a protected branch or tag: protected variables are only used then. */
+  refProtected?: boolean;
+  sha: string;
+  /** Previous head of the branch; all zeros when unknown. */
+  beforeSha?: string;
+  commitMessage?: string;
+  /** Pipeline source: push, web, trigger, schedule, api, external, pipeline, chat, merge_request_event, ... */
+  source: string;
+  variables?: ContextVariable[];
+  /** Paths changed by the push; `null`/absent when unknown (then `changes` always matches). */
+  changedPaths?: string[] | null;
+  files: RepositoryReader;
+  /** Path of the CI file, for diagnostics and `CI_CONFIG_PATH`. Default `.gitlab-ci.yml`. */
+  configPath?: string;
+  /** Do not honour `[ci skip]` in the commit message. */
+  ignoreSkipCi?: boolean;
+  limits?: Partial<CompileLimits>;
+}
+
+export type JobWhen = 'on_success' | 'on_failure' | 'always' | 'manual' | 'delayed';
+
+export interface JobNeed {
+  job: string;
+  artifacts: boolean;
+  optional: boolean;
+}
+
+export interface ImageDefinition {
+  name: string;
+  entrypoint: string[] | null;
+}
+
+export interface ServiceDefinition {
+  name: string;
+  alias: string | null;
+  entrypoint: string[] | null;
+  command: string[] | null;
+}
+
+export type CacheWhen = 'on_success' | 'on_failure' | 'always';
+
+export interface CacheDefinition {
+  key: string;
+  untracked: boolean;
+  paths: string[];
+  policy: 'pull' | 'push' | 'pull-push';
+  when: CacheWhen;
+}
+
+export interface ArtifactsDefinition {
+  name: string | null;
+  paths: string[];
+  exclude: string[];
+  untracked: boolean;
+  when: 'on_success' | 'on_failure' | 'always';
+  expireIn: string | null;
+  /** Report type (junit, dotenv, ...) to paths. */
+  reports: Record<string, string[]>;
+}
+
+export interface EnvironmentDefinition {
+  name: string;
+  url: string | null;
+  action: 'start' | 'stop' | 'prepare' | 'verify' | 'access';
+  onStop: string | null;
+}
+
+export interface RetryDefinition {
+  max: number;
+  /** `always` or failure reason names. */
+  when: string[];
+}
+
+export interface YamlVariable {
+  key: string;
+  value: string;
+}
+
+/** How the job came to be in (or out of) the pipeline. */
+export interface InclusionOutcome {
+  included: boolean;
+  /** `rules` (first matching rule index, or none), `only/except`, or `default`. */
+  decidedBy: 'rules' | 'only/except' | 'default';
+  matchedRule: number | null;
+}
+
+/** One job of a compiled pipeline. Plain data. */
+export interface JobDefinition {
+  name: string;
+  /** Name before `parallel` expansion (equal to `name` for ordinary jobs). */
+  baseName: string;
+  stage: string;
+  /** Position of the stage in the full stage list (including `.pre`/`.post`). */
+  stageIndex: number;
+  when: JobWhen;
+  /** Duration text for `when: delayed` (`start_in`). */
+  startIn: string | null;
+  allowFailure: boolean;
+  /** `null`: follow stage order. `[]`: start at once (needs: []). */
+  needs: JobNeed[] | null;
+  /** `null`: artifacts of every job in earlier stages. */
+  dependencies: string[] | null;
+  retry: RetryDefinition;
+  /** Seconds, or null for the project/runner default. */
+  timeout: number | null;
+  interruptible: boolean;
+  resourceGroup: string | null;
+  tags: string[];
+  image: ImageDefinition | null;
+  services: ServiceDefinition[];
+  beforeScript: string[];
+  script: string[];
+  afterScript: string[];
+  /** Global YAML variables merged with the job's (the job wins), then rule variables. */
+  variables: YamlVariable[];
+  cache: CacheDefinition[];
+  artifacts: ArtifactsDefinition | null;
+  environment: EnvironmentDefinition | null;
+  /** Coverage regex without its slashes. */
+  coverage: string | null;
+  /** `CI_NODE_INDEX` / `CI_NODE_TOTAL` for `parallel` jobs. */
+  parallel: { index: number; total: number } | null;
+  inclusion: InclusionOutcome;
+}
+
+export interface StageDefinition {
+  name: string;
+  index: number;
+}
+
+/**
+ * - `created`: a pipeline with jobs.
+ * - `invalid`: configuration errors (GitLab saves a `failed` pipeline with `config_error`).
+ * - `skipped`: `[ci skip]` in the commit message (saved as `skipped`, no jobs).
+ * - `filtered`: workflow:rules or no job left (never saved).
+ */
+export type CompileStatus = 'created' | 'invalid' | 'skipped' | 'filtered';
+
+export interface CompileResult {
+  status: CompileStatus;
+  /** Stages that have at least one included job, in order. */
+  stages: StageDefinition[];
+  /** Every stage the configuration declares (with `.pre` and `.post`). */
+  declaredStages: string[];
+  /** Jobs included in the pipeline, in stage order then file order. */
+  jobs: JobDefinition[];
+  /** Jobs of the configuration that only/except/rules left out (for lint). */
+  excludedJobs: JobDefinition[];
+  errors: Diagnostic[];
+  warnings: Diagnostic[];
+  /** For `filtered`/`skipped`: GitLab's message ("Pipeline filtered out by workflow rules."). */
+  reason: string | null;
+  /** Variables set by the matching workflow rule, applied to every job. */
+  workflowVariables: YamlVariable[];
+}

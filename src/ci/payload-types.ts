@@ -1,0 +1,61 @@
+/** Inputs of `toJobPayload` beyond the job definition. */
+import type { Dependency } from '../protocol/job-payload.ts';
+import type { ContextVariable, RefType } from './model.ts';
+
+export interface PayloadIds {
+  jobId: number;
+  pipelineId: number;
+  pipelineIid?: number;
+  projectId: number;
+}
+
+export interface PayloadTokens {
+  jobToken: string;
+  /** The jobs whose artifacts this job downloads, with their tokens (chosen by the coordinator). */
+  dependencies?: Dependency[];
+}
+
+export interface PayloadGitInfo {
+  /** Clone URL with the job token inside. */
+  repoUrl: string;
+  /** Full path of the project the repository belongs to (`group/app`). */
+  projectPath: string;
+  ref: string;
+  refType: RefType;
+  sha: string;
+  beforeSha?: string;
+  refProtected?: boolean;
+  /** Default 50; `GIT_DEPTH` in the job's variables overrides it. */
+  depth?: number;
+  refspecs?: string[];
+  commitMessage?: string;
+  commitTimestamp?: string;
+  commitAuthor?: string;
+}
+
+export interface PayloadServerInfo {
+  /** Base URL, `https://gantry.example.com`. */
+  url: string;
+  name?: string;
+  version: string;
+  revision: string;
+  /** Container registry host, when one is enabled. */
+  registry?: string;
+  /** Job timeout in seconds when the job sets none (default 3600). */
+  defaultTimeout?: number;
+  /** Project setting: default git strategy is fetch. */
+  allowGitFetch?: boolean;
+}
+
+export interface PayloadPipelineInfo {
+  source?: string;
+  projectTitle?: string;
+  projectVisibility?: 'private' | 'internal' | 'public';
+  defaultBranch?: string;
+  configPath?: string;
+  createdAt?: string;
+  jobStartedAt?: string;
+  user?: { id: number; email: string; login: string; name: string };
+  /** Instance, group, project and pipeline variables; protected ones are dropped on unprotected refs. */
+  variables?: ContextVariable[];
+}

@@ -1,0 +1,107 @@
+/**
+ * Variables known when the pipeline is created: predefined pipeline-level ones and the
+ * user's (protected ones only on protected refs). `rules:if`, `only:variables` and the
+ * job payload all read them.
+ */
+import type { CompileContext, ContextVariable, VariableSource, YamlVariable } from './model.ts';
+import { refSlug } from './slug.ts';
+
+export const ZERO_SHA = '0000000000000000000000000000000000000000';
+
+export function projectName(path: string): string {
+  return path.split('/').pop() ?? path;
+}
+
+export function projectNamespace(path: string): string {
+  return path.split('/').slice(0, -1).join('/');
+}
+
+/** Title and description of a commit message, as GitLab splits them. */
+export function commitTitle(message: string): string {
+  return message.split('\n')[0] ?? '';
+}
+
+export function commitDescription(message: string): string {
+  const lines = message.split('\n');
+  return lines.length > 1 ? lines.slice(1).join('\n').replace(/^\n+/, '') : '';
+}
+
+export interface PipelineVariableInputs {
+  projectId: number;
+  projectPath: string;
+  defaultBranch?: string;
+  ref: string;
+  refType: 'branch' | 'tag';
+  refProtected: boolean;
+  sha: string;
+  beforeSha?: string;
+  commitMessage?: string;
+  source: string;
+  configPath: string;
+}
+
+export function inputsFromContext(context: CompileContext): PipelineVariableInputs {
+  return {
+    projectId: context.project.id,
+    projectPath: context.project.path,
+    defaultBranch: context.project.defaultBranch,
+    ref: context.ref,
+    refType: context.refType,
+    refProtected: context.refProtected ?? false,
+    sha: context.sha,
+    beforeSha: context.beforeSha,
+    commitMessage: context.commitMessage,
+    source: context.source,
+    configPath: context.configPath ?? '.gitlab-ci.yml',
+  };
+}
+
+/** Predefined variables available to rules (VARDOC "pre-pipeline" and "pipeline"). */
+export function predefinedPipelineVariables(inputs: PipelineVariableInputs): YamlVariable[] {
+  const message = inputs.commitMessage ?? '';
+  const list: [string, string | undefined][] = [
+    ['CI', 'true'],
+    ['GITLAB_CI', 'true'],
+    ['CI_PROJECT_ID', String(inputs.projectId)],
+    ['CI_PROJECT_NAME', projectName(inputs.projectPath)],
+    ['CI_PROJECT_PATH', inputs.projectPath],
+    ['CI_PROJECT_PATH_SLUG', refSlug(inputs.projectPath)],
+    ['CI_PROJECT_NAMESPACE', projectNamespace(inputs.projectPath)],
+    ['CI_DEFAULT_BRANCH', inputs.defaultBranch],
+    ['CI_CONFIG_PATH', inputs.configPath],
+    ['CI_PIPELINE_SOURCE', inputs.source],
+    ['CI_COMMIT_SHA', inputs.sha],
+    ['CI_COMMIT_SHORT_SHA', inputs.sha.slice(0, 8)],
+    ['CI_COMMIT_BEFORE_SHA', inputs.beforeSha ?? ZERO_SHA],
+    ['CI_COMMIT_REF_NAME', inputs.ref],
+    ['CI_COMMIT_REF_SLUG', refSlug(inputs.ref)],
+    ['CI_COMMIT_BRANCH', inputs.refType === 'branch' ? inputs.ref : undefined],
+    ['CI_COMMIT_TAG', inputs.refType === 'tag' ? inputs.ref : undefined],
+    ['CI_COMMIT_MESSAGE', message],
+    ['CI_COMMIT_TITLE', commitTitle(message)],
+    ['CI_COMMIT_DESCRIPTION', commitDescription(message)],
+    ['CI_COMMIT_REF_PROTECTED', String(inputs.refProtected)],
+  ];
+  return list.flatMap(([key, value]) => (value === undefined ? [] : [{ key, value }]));
+}
+
+const SOURCE_ORDER: VariableSource[] = ['instance', 'group', 'project', 'trigger', 'pipeline', 'schedule'];
+
+/** User variables in precedence order (later wins), protected ones dropped on unprotected refs. */
+export function applicableUserVariables(variables: readonly ContextVariable[], refProtected: boolean): ContextVariable[] {
+  return variables
+    .filter((variable) => refProtected || !variable.protected)
+    .map((variable, position) => ({ variable, position }))
+    .sort((a, b) => {
+      const order = SOURCE_ORDER.indexOf(a.variable.source ?? 'project') - SOURCE_ORDER.indexOf(b.variable.source ?? 'project');
+      return order !== 0 ? order : a.position - b.position;
+    })
+    .map(({ variable }) => variable);
+}
+
+/** A lookup over several lists; later lists win. */
+export function variableLookup(...lists: readonly (readonly { key: string; value: string }[])[]): (name: string) => string | undefined {
+  const map = new Map<string, string>();
+  for (const list of lists) for (const variable of list) map.set(variable.key, variable.value);
+  return (name) => map.get(name);
+}

@@ -1,0 +1,173 @@
+/**
+ * JobDefinition + ids/tokens/git/server info → the runner-protocol job payload (§3.4),
+ * variables in the precedence order of ci-config §7.2 (later entries win).
+ */
+import type { Artifact, Cache, JobPayload, JobVariable, Step } from '../protocol/job-payload.ts';
+import type { ArtifactsDefinition, JobDefinition } from './model.ts';
+import type { PayloadGitInfo, PayloadIds, PayloadPipelineInfo, PayloadServerInfo, PayloadTokens } from './payload-types.ts';
+import { applicableUserVariables } from './pipeline-variables.ts';
+import { predefinedJobVariables, publicVariable, userIdentityVariables } from './predefined-job-variables.ts';
+import { environmentSlug } from './slug.ts';
+
+export type { PayloadGitInfo, PayloadIds, PayloadPipelineInfo, PayloadServerInfo, PayloadTokens };
+
+const DEFAULT_TIMEOUT = 3600;
+const DEFAULT_DEPTH = 50;
+
+/** File name and format of report artifacts (GitLab `Ci::JobArtifact` DEFAULT_FILE_NAMES / formats). */
+const REPORT_FILES: Record<string, [string, Artifact['artifact_format']]> = {
+  junit: ['junit.xml', 'gzip'],
+  cobertura: ['cobertura-coverage.xml', 'gzip'],
+  coverage_report: ['cobertura-coverage.xml', 'gzip'],
+  dotenv: ['.env', 'gzip'],
+  metrics: ['metrics.txt', 'gzip'],
+  codequality: ['gl-code-quality-report.json', 'raw'],
+  sast: ['gl-sast-report.json', 'raw'],
+  secret_detection: ['gl-secret-detection-report.json', 'raw'],
+  dependency_scanning: ['gl-dependency-scanning-report.json', 'raw'],
+  container_scanning: ['gl-container-scanning-report.json', 'raw'],
+  dast: ['gl-dast-report.json', 'raw'],
+  license_scanning: ['gl-license-scanning-report.json', 'raw'],
+  performance: ['performance.json', 'raw'],
+  browser_performance: ['browser-performance.json', 'raw'],
+  load_performance: ['load-performance.json', 'raw'],
+  terraform: ['tfplan.json', 'raw'],
+  accessibility: ['gl-accessibility.json', 'raw'],
+  requirements: ['requirements.json', 'raw'],
+};
+
+export function toJobPayload(
+  job: JobDefinition,
+  ids: PayloadIds,
+  tokens: PayloadTokens,
+  gitInfo: PayloadGitInfo,
+  serverInfo: PayloadServerInfo,
+  pipeline: PayloadPipelineInfo = {},
+): JobPayload {
+  const variables = jobVariables(job, ids, tokens, gitInfo, serverInfo, pipeline);
+  const expand = expander(variables);
+  const timeout = job.timeout ?? serverInfo.defaultTimeout ?? DEFAULT_TIMEOUT;
+  const depthVariable = job.variables.find((variable) => variable.key === 'GIT_DEPTH');
+  const depth = depthVariable && /^\d+$/.test(depthVariable.value) ? Number(depthVariable.value) : (gitInfo.depth ?? DEFAULT_DEPTH);
+
+  return {
+    id: ids.jobId,
+    token: tokens.jobToken,
+    allow_git_fetch: serverInfo.allowGitFetch ?? true,
+    job_info: { name: job.name, stage: job.stage, project_id: ids.projectId, project_name: gitInfo.projectPath.split('/').pop() ?? '' },
+    git_info: {
+      repo_url: gitInfo.repoUrl,
+      ref: gitInfo.ref,
+      sha: gitInfo.sha,
+      before_sha: gitInfo.beforeSha ?? '0000000000000000000000000000000000000000',
+      ref_type: gitInfo.refType,
+      refspecs: gitInfo.refspecs ?? refspecs(ids.pipelineId, gitInfo, depth),
+      depth,
+    },
+    runner_info: { timeout, runner_session_url: null },
+    variables,
+    steps: steps(job, timeout),
+    image: job.image ? { name: expand(job.image.name), ...(job.image.entrypoint ? { entrypoint: job.image.entrypoint } : {}), ports: [] } : null,
+    services: job.services.map((service) => ({
+      name: expand(service.name),
+      entrypoint: service.entrypoint,
+      ports: [],
+      alias: service.alias,
+      command: service.command,
+    })),
+    artifacts: job.artifacts ? artifacts(job.artifacts, expand) : [],
+    cache: job.cache.map(
+      (cache): Cache => ({ key: expand(cache.key), untracked: cache.untracked, paths: cache.paths, policy: cache.policy, when: cache.when }),
+    ),
+    credentials: serverInfo.registry
+      ? [{ type: 'registry', url: serverInfo.registry, username: 'gitlab-ci-token', password: tokens.jobToken }]
+      : [],
+    dependencies: tokens.dependencies ?? [],
+    features: { trace_sections: true },
+  };
+}
+
+function jobVariables(
+  job: JobDefinition,
+  ids: PayloadIds,
+  tokens: PayloadTokens,
+  git: PayloadGitInfo,
+  server: PayloadServerInfo,
+  pipeline: PayloadPipelineInfo,
+): JobVariable[] {
+  const predefined = predefinedJobVariables(job, ids, tokens, git, server, pipeline);
+  const yaml = job.variables.map((variable) => publicVariable(variable.key, variable.value));
+  const environment: JobVariable[] = [];
+  if (job.environment) {
+    const name = expander([...predefined, ...yaml])(job.environment.name);
+    environment.push(
+      publicVariable('CI_ENVIRONMENT_NAME', name),
+      publicVariable('CI_ENVIRONMENT_SLUG', environmentSlug(name)),
+      publicVariable('CI_ENVIRONMENT_ACTION', job.environment.action),
+    );
+  }
+  const user = applicableUserVariables(pipeline.variables ?? [], git.refProtected ?? false).map((variable): JobVariable => ({
+    key: variable.key,
+    value: variable.value,
+    public: false,
+    masked: variable.masked ?? false,
+    ...(variable.file ? { file: true as const } : {}),
+    ...(variable.raw ? { raw: true as const } : {}),
+  }));
+  // The runner expands CI_ENVIRONMENT_URL itself, so it goes last and unexpanded.
+  const environmentUrl = job.environment?.url ? [publicVariable('CI_ENVIRONMENT_URL', job.environment.url)] : [];
+  return [...predefined, ...environment, ...yaml, ...userIdentityVariables(pipeline), ...user, ...environmentUrl];
+}
+
+function steps(job: JobDefinition, timeout: number): Step[] {
+  const list: Step[] = [
+    { name: 'script', script: [...job.beforeScript, ...job.script], timeout, when: 'on_success', allow_failure: false },
+  ];
+  if (job.afterScript.length > 0) {
+    list.push({ name: 'after_script', script: job.afterScript, timeout, when: 'always', allow_failure: true });
+  }
+  return list;
+}
+
+function artifacts(definition: ArtifactsDefinition, expand: (text: string) => string): Artifact[] {
+  const list: Artifact[] = [];
+  if (definition.paths.length > 0 || definition.untracked) {
+    list.push({
+      name: expand(definition.name ?? 'artifacts'),
+      untracked: definition.untracked,
+      paths: definition.paths,
+      ...(definition.exclude.length > 0 ? { exclude: definition.exclude } : {}),
+      when: definition.when,
+      expire_in: definition.expireIn,
+      artifact_type: 'archive',
+      artifact_format: 'zip',
+    });
+  }
+  for (const [type, paths] of Object.entries(definition.reports)) {
+    const [fileName, format] = REPORT_FILES[type] ?? [type, 'raw'];
+    list.push({
+      name: fileName,
+      paths,
+      when: 'always',
+      ...(definition.expireIn === null ? {} : { expire_in: definition.expireIn }),
+      artifact_type: type,
+      artifact_format: format,
+    });
+  }
+  return list;
+}
+
+function refspecs(pipelineId: number, git: PayloadGitInfo, depth: number): string[] {
+  const persistent = `+refs/pipelines/${pipelineId}:refs/pipelines/${pipelineId}`;
+  if (depth === 0) return [persistent, '+refs/heads/*:refs/remotes/origin/*', '+refs/tags/*:refs/tags/*'];
+  return [
+    persistent,
+    git.refType === 'tag' ? `+refs/tags/${git.ref}:refs/tags/${git.ref}` : `+refs/heads/${git.ref}:refs/remotes/origin/${git.ref}`,
+  ];
+}
+
+/** `$VAR` / `${VAR}` expansion over a variable list (later entries win; unknown ones become empty). */
+function expander(variables: readonly { key: string; value: string }[]): (text: string) => string {
+  const map = new Map(variables.map((variable) => [variable.key, variable.value]));
+  return (text) => text.replace(/\$(?:\{(\w+)\}|(\w+))/g, (_match, braced: string | undefined, bare: string | undefined) => map.get(braced ?? bare ?? '') ?? '');
+}

@@ -1,0 +1,122 @@
+/**
+ * Loads one CI file: YAML with anchors, merge keys and `!reference`, key positions for
+ * diagnostics, and the abuse limits (size, depth, alias expansion).
+ */
+import {
+  isAlias,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  LineCounter,
+  parseDocument,
+  Scalar,
+  type CollectionTag,
+  type Node,
+} from 'yaml';
+import { pathKey, type FilePositions } from './diagnostics.ts';
+import type { CompileLimits } from './limits.ts';
+import { isPlainObject, YamlReference, type PlainObject } from './values.ts';
+
+export const TOO_BIG_MESSAGE = 'The parsed YAML is too big';
+export const INVALID_FORMAT_MESSAGE = 'Invalid configuration format';
+
+const referenceTag: CollectionTag = {
+  tag: '!reference',
+  collection: 'seq',
+  resolve(value) {
+    const items = isSeq(value)
+      ? value.items.map((item) => (isScalar(item) && item.value !== null ? String(item.value) : null))
+      : [];
+    return new Scalar(new YamlReference(items));
+  },
+};
+
+export type LoadFailure = 'syntax' | 'too-big' | 'not-a-hash' | 'empty';
+
+export type LoadResult =
+  | { ok: true; value: PlainObject; positions: FilePositions }
+  | { ok: false; failure: LoadFailure; line: number | null; detail: string };
+
+export function loadYaml(text: string, file: string, limits: CompileLimits): LoadResult {
+  if (Buffer.byteLength(text, 'utf8') > limits.maxFileBytes) {
+    return { ok: false, failure: 'too-big', line: null, detail: `file is larger than ${limits.maxFileBytes} bytes` };
+  }
+  if (text.trim() === '') return { ok: false, failure: 'empty', line: null, detail: 'empty file' };
+
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, {
+    merge: true,
+    customTags: [referenceTag],
+    lineCounter,
+    uniqueKeys: false,
+    prettyErrors: false,
+  });
+  const firstError = doc.errors[0];
+  if (firstError) {
+    const line = firstError.linePos?.[0]?.line ?? lineCounter.linePos(firstError.pos[0]).line;
+    return { ok: false, failure: 'syntax', line, detail: firstError.message };
+  }
+
+  const positions: FilePositions = { file, lines: new Map() };
+  if (!recordPositions(doc.contents, [], positions, lineCounter, limits.maxYamlDepth)) {
+    return { ok: false, failure: 'too-big', line: null, detail: 'document is nested too deeply' };
+  }
+
+  let value: unknown;
+  try {
+    value = doc.toJS({ maxAliasCount: limits.maxAliasCount });
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    const failure = /excessive alias count/i.test(detail) ? 'too-big' : 'syntax';
+    return { ok: false, failure, line: null, detail };
+  }
+  if (value === null || value === undefined) return { ok: false, failure: 'empty', line: null, detail: 'empty document' };
+  if (!isPlainObject(value)) return { ok: false, failure: 'not-a-hash', line: 1, detail: 'document is not a hash' };
+  // Aliases may form cycles (`a: &a [*a]`) or expand very deep: bound the depth of the value.
+  if (!withinDepth(value, limits.maxYamlDepth)) {
+    return { ok: false, failure: 'too-big', line: null, detail: 'document is nested too deeply' };
+  }
+  return { ok: true, value, positions };
+}
+
+function recordPositions(
+  node: Node | null,
+  path: (string | number)[],
+  positions: FilePositions,
+  lineCounter: LineCounter,
+  depthLeft: number,
+): boolean {
+  if (depthLeft < 0) return false;
+  if (!node || isAlias(node)) return true;
+  if (isMap(node)) {
+    for (const pair of node.items) {
+      if (!isPair(pair) || !isScalar(pair.key)) continue;
+      const key = String(pair.key.value);
+      if (key === '<<') continue;
+      const childPath = [...path, key];
+      const offset = pair.key.range?.[0];
+      if (offset !== undefined) positions.lines.set(pathKey(childPath), lineCounter.linePos(offset).line);
+      if (!recordPositions(pair.value as Node | null, childPath, positions, lineCounter, depthLeft - 1)) return false;
+    }
+  } else if (isSeq(node)) {
+    node.items.forEach((item, index) => {
+      const childPath = [...path, index];
+      const offset = (item as Node | null)?.range?.[0];
+      if (offset !== undefined) positions.lines.set(pathKey(childPath), lineCounter.linePos(offset).line);
+    });
+    for (let index = 0; index < node.items.length; index++) {
+      if (!recordPositions(node.items[index] as Node | null, [...path, index], positions, lineCounter, depthLeft - 1)) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+function withinDepth(value: unknown, depthLeft: number): boolean {
+  if (depthLeft < 0) return false;
+  if (Array.isArray(value)) return value.every((item) => withinDepth(item, depthLeft - 1));
+  if (isPlainObject(value)) return Object.values(value).every((item) => withinDepth(item, depthLeft - 1));
+  return true;
+}

@@ -1,0 +1,181 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { compilePipeline, toJobPayload, type CompileContext, type JobDefinition } from '../../src/ci/index.ts';
+import { JobPayloadSchema } from '../../src/protocol/index.ts';
+import { Value } from 'typebox/value';
+
+const context: CompileContext = {
+  project: { id: 7, path: 'group/app', defaultBranch: 'main' },
+  ref: 'feature/Login',
+  refType: 'branch',
+  sha: '1234567890abcdef1234567890abcdef12345678',
+  commitMessage: 'Add login\n\nWith a form.',
+  source: 'push',
+  files: { readFile: async () => null },
+};
+
+const yaml = `
+variables:
+  GLOBAL: g
+  SHARED: global
+rspec:
+  image: { name: ruby:3, entrypoint: ["/bin/sh"] }
+  services:
+    - name: postgres:12
+      alias: db
+  before_script: [bundle install]
+  script: [rspec]
+  after_script: [echo done]
+  variables:
+    SHARED: job
+  parallel: 2
+  timeout: 10m
+  cache:
+    key: $CI_COMMIT_REF_SLUG
+    paths: [vendor/]
+  artifacts:
+    paths: [out/]
+    expire_in: 1 week
+    reports:
+      junit: rspec.xml
+  environment:
+    name: review/$CI_COMMIT_REF_SLUG
+    url: https://$CI_ENVIRONMENT_SLUG.example.com
+`;
+
+async function firstJob(): Promise<JobDefinition> {
+  const result = await compilePipeline(yaml, context);
+  assert.equal(result.status, 'created', JSON.stringify(result.errors));
+  const job = result.jobs[0];
+  assert.ok(job);
+  return job;
+}
+
+function payloadFor(job: JobDefinition, refProtected: boolean) {
+  return toJobPayload(
+    job,
+    { jobId: 42, pipelineId: 9, pipelineIid: 3, projectId: 7 },
+    { jobToken: 'job-token-123' },
+    {
+      repoUrl: 'https://gitlab-ci-token:job-token-123@ci.example.com/group/app.git',
+      projectPath: 'group/app',
+      ref: context.ref,
+      refType: 'branch',
+      sha: context.sha,
+      refProtected,
+      commitMessage: context.commitMessage,
+    },
+    { url: 'https://ci.example.com', version: '13.12.0', revision: 'abc123' },
+    {
+      source: 'push',
+      user: { id: 1, email: 'a@example.com', login: 'alice', name: 'Alice' },
+      variables: [
+        { key: 'SHARED', value: 'project', source: 'project' },
+        { key: 'DEPLOY_KEY', value: 'protected-secret', protected: true, masked: true },
+        { key: 'KUBECONFIG', value: 'apiVersion: v1', file: true },
+        { key: 'SHARED', value: 'pipeline', source: 'pipeline' },
+        { key: 'SHARED', value: 'group', source: 'group' },
+      ],
+    },
+  );
+}
+
+const valueOf = (variables: { key: string; value: string }[], key: string): string | undefined =>
+  variables.filter((variable) => variable.key === key).at(-1)?.value;
+
+describe('toJobPayload', () => {
+  test('matches the runner protocol schema', async () => {
+    const payload = payloadFor(await firstJob(), false);
+    assert.ok(Value.Check(JobPayloadSchema, payload), JSON.stringify([...Value.Errors(JobPayloadSchema, payload)].slice(0, 3)));
+  });
+
+  test('steps join before_script and script; after_script runs always', async () => {
+    const payload = payloadFor(await firstJob(), false);
+    assert.deepEqual(payload.steps, [
+      { name: 'script', script: ['bundle install', 'rspec'], timeout: 600, when: 'on_success', allow_failure: false },
+      { name: 'after_script', script: ['echo done'], timeout: 600, when: 'always', allow_failure: true },
+    ]);
+    assert.equal(payload.runner_info.timeout, 600);
+  });
+
+  test('image, services, cache, artifacts and git info', async () => {
+    const payload = payloadFor(await firstJob(), false);
+    assert.deepEqual(payload.image, { name: 'ruby:3', entrypoint: ['/bin/sh'], ports: [] });
+    assert.deepEqual(payload.services, [{ name: 'postgres:12', entrypoint: null, ports: [], alias: 'db', command: null }]);
+    assert.deepEqual(payload.cache, [{ key: 'feature-login', untracked: false, paths: ['vendor/'], policy: 'pull-push', when: 'on_success' }]);
+    assert.deepEqual(payload.artifacts, [
+      { name: 'artifacts', untracked: false, paths: ['out/'], when: 'on_success', expire_in: '1 week', artifact_type: 'archive', artifact_format: 'zip' },
+      { name: 'junit.xml', paths: ['rspec.xml'], when: 'always', expire_in: '1 week', artifact_type: 'junit', artifact_format: 'gzip' },
+    ]);
+    assert.deepEqual(payload.git_info.refspecs, ['+refs/pipelines/9:refs/pipelines/9', '+refs/heads/feature/Login:refs/remotes/origin/feature/Login']);
+    assert.equal(payload.git_info.depth, 50);
+    assert.deepEqual(payload.job_info, { name: 'rspec 1/2', stage: 'test', project_id: 7, project_name: 'app' });
+    assert.deepEqual(payload.features, { trace_sections: true });
+  });
+
+  test('predefined CI_* variables', async () => {
+    const { variables } = payloadFor(await firstJob(), false);
+    const expected: Record<string, string> = {
+      CI: 'true',
+      GITLAB_CI: 'true',
+      CI_JOB_ID: '42',
+      CI_JOB_NAME: 'rspec 1/2',
+      CI_JOB_STAGE: 'test',
+      CI_NODE_INDEX: '1',
+      CI_NODE_TOTAL: '2',
+      CI_PIPELINE_ID: '9',
+      CI_PIPELINE_IID: '3',
+      CI_PIPELINE_SOURCE: 'push',
+      CI_PROJECT_ID: '7',
+      CI_PROJECT_PATH: 'group/app',
+      CI_PROJECT_NAME: 'app',
+      CI_PROJECT_NAMESPACE: 'group',
+      CI_PROJECT_PATH_SLUG: 'group-app',
+      CI_PROJECT_URL: 'https://ci.example.com/group/app',
+      CI_COMMIT_SHA: context.sha,
+      CI_COMMIT_SHORT_SHA: '12345678',
+      CI_COMMIT_BEFORE_SHA: '0000000000000000000000000000000000000000',
+      CI_COMMIT_REF_NAME: 'feature/Login',
+      CI_COMMIT_REF_SLUG: 'feature-login',
+      CI_COMMIT_BRANCH: 'feature/Login',
+      CI_COMMIT_TITLE: 'Add login',
+      CI_COMMIT_DESCRIPTION: 'With a form.',
+      CI_SERVER_URL: 'https://ci.example.com',
+      CI_SERVER_HOST: 'ci.example.com',
+      CI_SERVER_PORT: '443',
+      CI_SERVER_PROTOCOL: 'https',
+      CI_SERVER_VERSION_MAJOR: '13',
+      CI_API_V4_URL: 'https://ci.example.com/api/v4',
+      CI_ENVIRONMENT_NAME: 'review/feature-login',
+      CI_ENVIRONMENT_ACTION: 'start',
+      GITLAB_USER_LOGIN: 'alice',
+    };
+    for (const [key, value] of Object.entries(expected)) assert.equal(valueOf(variables, key), value, key);
+    assert.equal(valueOf(variables, 'CI_COMMIT_TAG'), undefined);
+    const token = variables.find((variable) => variable.key === 'CI_JOB_TOKEN');
+    assert.deepEqual(token, { key: 'CI_JOB_TOKEN', value: 'job-token-123', public: false, masked: true });
+    assert.equal(variables.find((variable) => variable.key === 'CI_REPOSITORY_URL')?.public, false);
+    assert.match(valueOf(variables, 'CI_ENVIRONMENT_SLUG') ?? '', /^review-feature-lo-[0-9a-f]{6}$/);
+  });
+
+  test('precedence: yaml over predefined, then group < project < pipeline; CI_ENVIRONMENT_URL last', async () => {
+    const { variables } = payloadFor(await firstJob(), false);
+    assert.equal(valueOf(variables, 'SHARED'), 'pipeline');
+    const shared = variables.filter((variable) => variable.key === 'SHARED').map((variable) => variable.value);
+    assert.deepEqual(shared, ['job', 'group', 'project', 'pipeline']);
+    assert.deepEqual(variables.at(-1), { key: 'CI_ENVIRONMENT_URL', value: 'https://$CI_ENVIRONMENT_SLUG.example.com', public: true, masked: false });
+  });
+
+  test('protected variables only on protected refs; masked and file flags kept', async () => {
+    const job = await firstJob();
+    assert.equal(valueOf(payloadFor(job, false).variables, 'DEPLOY_KEY'), undefined);
+    const onProtected = payloadFor(job, true).variables;
+    assert.deepEqual(onProtected.find((variable) => variable.key === 'DEPLOY_KEY'), {
+      key: 'DEPLOY_KEY', value: 'protected-secret', public: false, masked: true,
+    });
+    assert.deepEqual(onProtected.find((variable) => variable.key === 'KUBECONFIG'), {
+      key: 'KUBECONFIG', value: 'apiVersion: v1', public: false, masked: false, file: true,
+    });
+    assert.equal(valueOf(onProtected, 'CI_COMMIT_REF_PROTECTED'), 'true');
+  });
+});

@@ -1,0 +1,47 @@
+import { badRequest, forbidden } from '../shared/errors.ts';
+import { isCancelableStatus } from './statuses.ts';
+import type { PipelineJob } from './types.ts';
+
+/** Whether `POST /jobs/:id/cancel` changes the job: created, pending, running or scheduled. */
+export function isJobCancelable(job: PipelineJob): boolean {
+  return !job.retried && isCancelableStatus(job.status);
+}
+
+/** `retryable?` (§3.2): a latest build that finished as success, failed or canceled. */
+export function isJobRetryable(job: PipelineJob): boolean {
+  if (job.external || job.retried) return false;
+  return job.status === 'success' || job.status === 'failed' || job.status === 'canceled';
+}
+
+/** A manual or delayed job ("action", §3.2). */
+export function isJobAction(job: PipelineJob): boolean {
+  return job.when === 'manual' || job.when === 'delayed';
+}
+
+/** `playable?` (§3.2): an action that is manual, scheduled, or retryable. */
+export function isJobPlayable(job: PipelineJob): boolean {
+  if (!isJobAction(job) || job.external || job.retried) return false;
+  return job.status === 'manual' || job.status === 'scheduled' || isJobRetryable(job);
+}
+
+/** 403 `{"message":"403 Forbidden - Job is not retryable"}`, as GitLab's jobs API answers. */
+export function assertJobRetryable(job: PipelineJob): void {
+  if (!isJobRetryable(job)) throw forbidden('Job is not retryable');
+}
+
+/** 400 `{"message":"400 Bad request - Unplayable Job"}`, as GitLab's jobs API answers. */
+export function assertJobPlayable(job: PipelineJob): void {
+  if (!isJobPlayable(job)) throw badRequest('Unplayable Job');
+}
+
+/** A pipeline is cancelable while any latest job is cancelable (§6). */
+export function isPipelineCancelable(jobs: readonly PipelineJob[]): boolean {
+  return jobs.some(isJobCancelable);
+}
+
+/** A pipeline retry has work to do while any latest build failed or was canceled (§6). */
+export function isPipelineRetryable(jobs: readonly PipelineJob[]): boolean {
+  return jobs.some(
+    (job) => isJobRetryable(job) && (job.status === 'failed' || job.status === 'canceled'),
+  );
+}

@@ -1,0 +1,113 @@
+import { assertJobPlayable, assertJobRetryable, isJobCancelable } from './capabilities.ts';
+import { normalizeFailureReason, shouldAutoRetry } from './failure-reasons.ts';
+import { processJobs } from './process.ts';
+import { resetSkippedDependents, retriedCountForName, retryJobAt, retryPipelineJobs } from './retry.ts';
+import { summarizePipeline } from './summary.ts';
+import { assertTransition, cannotTransitionVia } from './transitions.ts';
+import type { EventContext, EventResult, PipelineEvent, PipelineState, ReportedJobStatus } from './types.ts';
+import { WorkingSet } from './working-set.ts';
+
+/**
+ * Applies one event to a pipeline and processes it (§3–§6). Pure: the input is not mutated,
+ * the clock is `context.now`. Returns the net job changes and the new pipeline status.
+ * Cost: O(jobs + needs) of this pipeline.
+ *
+ * Throws GantryError where the API must refuse: 404 unknown job, 400 impossible transition
+ * or unplayable job, 403 job not retryable. Canceling a job that is not cancelable and a
+ * timer for a job that is not (or not yet) due are no-ops, as in GitLab.
+ */
+export function handleEvent(pipeline: PipelineState, event: PipelineEvent, context: EventContext): EventResult {
+  const workingSet = new WorkingSet(pipeline.jobs, context.allocateJobId);
+  const resultIndex = applyEvent(workingSet, event, context.now);
+  resetSkippedDependents(workingSet, workingSet.takeRevived());
+  processJobs(workingSet, context.now);
+
+  const jobs = workingSet.jobs();
+  const summary = summarizePipeline(jobs, pipeline.status);
+  return {
+    changes: workingSet.changes(),
+    jobs,
+    pipelineStatus: summary.status,
+    pipelineStatusChanged: summary.status !== pipeline.status,
+    hasWarnings: summary.hasWarnings,
+    stages: summary.stages,
+    ...(resultIndex === null ? {} : { resultJob: workingSet.job(resultIndex) }),
+  };
+}
+
+/** Applies the event's own transitions; returns the index of the job to show, if any. */
+function applyEvent(workingSet: WorkingSet, event: PipelineEvent, now: number): number | null {
+  switch (event.type) {
+    case 'process':
+      return null;
+    case 'job-status':
+      return applyReportedStatus(workingSet, workingSet.indexOf(event.jobId), event.status, event.failureReason);
+    case 'cancel-job': {
+      const index = workingSet.indexOf(event.jobId);
+      if (isJobCancelable(workingSet.job(index))) workingSet.transition(index, 'canceled');
+      return index;
+    }
+    case 'retry-job': {
+      const index = workingSet.indexOf(event.jobId);
+      assertJobRetryable(workingSet.job(index));
+      return retryJobAt(workingSet, index);
+    }
+    case 'play-job': {
+      const index = workingSet.indexOf(event.jobId);
+      const job = workingSet.job(index);
+      assertJobPlayable(job);
+      // PlayBuildService: enqueue a waiting action; a finished one is retried instead.
+      if (job.status === 'manual' || job.status === 'scheduled') {
+        workingSet.transition(index, 'pending');
+        return index;
+      }
+      return retryJobAt(workingSet, index);
+    }
+    case 'unschedule-job': {
+      const index = workingSet.indexOf(event.jobId);
+      const status = workingSet.job(index).status;
+      if (status !== 'scheduled') throw cannotTransitionVia('unschedule', status);
+      workingSet.transition(index, 'manual');
+      return index;
+    }
+    case 'scheduled-time-reached': {
+      const index = workingSet.indexOf(event.jobId);
+      const job = workingSet.job(index);
+      const due = job.scheduledAt !== null && job.scheduledAt !== undefined && job.scheduledAt <= now;
+      if (job.status === 'scheduled' && due) workingSet.transition(index, 'pending');
+      return index;
+    }
+    case 'cancel-pipeline':
+      for (const index of workingSet.latestIndices()) {
+        if (isJobCancelable(workingSet.job(index))) workingSet.transition(index, 'canceled');
+      }
+      return null;
+    case 'retry-pipeline':
+      retryPipelineJobs(workingSet);
+      return null;
+  }
+}
+
+function applyReportedStatus(
+  workingSet: WorkingSet,
+  index: number,
+  status: ReportedJobStatus,
+  rawFailureReason: string | null | undefined,
+): number {
+  const job = workingSet.job(index);
+  if (status === 'running' && job.external && job.status === 'created') {
+    // An external status reported as running is enqueued first, then run (§9 step 6).
+    workingSet.transition(index, 'pending');
+  }
+  assertTransition(workingSet.job(index).status, status);
+  if (status !== 'failed') {
+    workingSet.transition(index, status);
+    return index;
+  }
+  const reason = normalizeFailureReason(job.external ? 'api_failure' : rawFailureReason);
+  workingSet.transition(index, 'failed', { failureReason: reason });
+  if (shouldAutoRetry(job, reason, retriedCountForName(workingSet, job.name))) {
+    retryJobAt(workingSet, index);
+  }
+  return index;
+}

@@ -1,0 +1,87 @@
+import type { FailureReason, PipelineJob, RetryWhen } from './types.ts';
+
+export const FAILURE_REASONS: readonly FailureReason[] = [
+  'unknown_failure',
+  'script_failure',
+  'api_failure',
+  'stuck_or_timeout_failure',
+  'runner_system_failure',
+  'missing_dependency_failure',
+  'runner_unsupported',
+  'stale_schedule',
+  'job_execution_timeout',
+  'archived_failure',
+  'unmet_prerequisites',
+  'scheduler_failure',
+  'data_integrity_failure',
+  'forward_deployment_failure',
+  'user_blocked',
+  'project_deleted',
+  'ci_quota_exceeded',
+  'pipeline_loop_detected',
+  'no_matching_runner',
+  'trace_size_exceeded',
+  'builds_disabled',
+  'environment_creation_failure',
+];
+
+const KNOWN_REASONS: ReadonlySet<string> = new Set(FAILURE_REASONS);
+
+export function isFailureReason(value: string): value is FailureReason {
+  return KNOWN_REASONS.has(value);
+}
+
+/**
+ * Wire value → enum. Missing and unknown values (including the runner's `job_canceled`)
+ * become `unknown_failure`, as GitLab's UpdateBuildStateService does.
+ */
+export function normalizeFailureReason(raw: string | null | undefined): FailureReason {
+  return raw !== null && raw !== undefined && isFailureReason(raw) ? raw : 'unknown_failure';
+}
+
+export function isRetryWhen(value: string): value is RetryWhen {
+  return value === 'always' || isFailureReason(value);
+}
+
+const UNRECOVERABLE: ReadonlySet<FailureReason> = new Set([
+  'script_failure',
+  'missing_dependency_failure',
+  'archived_failure',
+  'scheduler_failure',
+  'data_integrity_failure',
+]);
+
+/** `CommitStatus#unrecoverable_failure?` (§3.3). */
+export function isUnrecoverableFailure(reason: FailureReason): boolean {
+  return UNRECOVERABLE.has(reason);
+}
+
+const NEVER_AUTO_RETRIED: ReadonlySet<FailureReason> = new Set([
+  'ci_quota_exceeded',
+  'no_matching_runner',
+  'missing_dependency_failure',
+  'forward_deployment_failure',
+  'environment_creation_failure',
+]);
+
+/** How many automatic retries a failure allows (`Gitlab::Ci::Build::AutoRetry`, §6). */
+export function allowedAutoRetries(job: Pick<PipelineJob, 'retry'>, reason: FailureReason): number {
+  if (NEVER_AUTO_RETRIED.has(reason)) return 0;
+  const policy = job.retry;
+  if (policy && (policy.when.includes('always') || policy.when.includes(reason))) return policy.max;
+  if (reason === 'scheduler_failure') return 2;
+  return 0;
+}
+
+/**
+ * Whether a job that just failed with `reason` is retried automatically, given how many
+ * jobs of its name the pipeline already holds as retried.
+ */
+export function shouldAutoRetry(
+  job: Pick<PipelineJob, 'retry' | 'external'>,
+  reason: FailureReason,
+  retriedJobsOfSameName: number,
+): boolean {
+  if (job.external) return false;
+  return retriedJobsOfSameName < allowedAutoRetries(job, reason);
+}

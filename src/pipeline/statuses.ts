@@ -1,0 +1,54 @@
+import type { JobStatus } from './types.ts';
+
+/** Status groups of modern `Ci::HasStatus` (§3.1), restricted to Gantry's statuses. */
+export const JOB_STATUSES: readonly JobStatus[] = [
+  'created',
+  'pending',
+  'running',
+  'success',
+  'failed',
+  'canceled',
+  'skipped',
+  'manual',
+  'scheduled',
+];
+
+const COMPLETED: ReadonlySet<JobStatus> = new Set(['success', 'failed', 'canceled', 'skipped']);
+const BLOCKED: ReadonlySet<JobStatus> = new Set(['manual', 'scheduled']);
+const ACTIVE: ReadonlySet<JobStatus> = new Set(['pending', 'running']);
+const ALIVE: ReadonlySet<JobStatus> = new Set(['created', 'pending', 'running']);
+const CANCELABLE: ReadonlySet<JobStatus> = new Set(['created', 'pending', 'running', 'scheduled']);
+
+export function isJobStatus(value: string): value is JobStatus {
+  return (JOB_STATUSES as readonly string[]).includes(value);
+}
+
+/** success, failed, canceled, skipped */
+export function isCompletedStatus(status: JobStatus): boolean {
+  return COMPLETED.has(status);
+}
+
+/** manual, scheduled */
+export function isBlockedStatus(status: JobStatus): boolean {
+  return BLOCKED.has(status);
+}
+
+/** pending, running */
+export function isActiveStatus(status: JobStatus): boolean {
+  return ACTIVE.has(status);
+}
+
+/** created, pending, running */
+export function isAliveStatus(status: JobStatus): boolean {
+  return ALIVE.has(status);
+}
+
+/** Completed or blocked: a job leaving these for an alive status makes its dependents processable again. */
+export function isStoppedStatus(status: JobStatus): boolean {
+  return COMPLETED.has(status) || BLOCKED.has(status);
+}
+
+/** ALIVE + scheduled: what a job or pipeline cancel touches (§3.1, §6). */
+export function isCancelableStatus(status: JobStatus): boolean {
+  return CANCELABLE.has(status);
+}

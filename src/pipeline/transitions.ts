@@ -1,0 +1,98 @@
+import { badRequestMessage, type GantryError } from '../shared/errors.ts';
+import type { JobStatus } from './types.ts';
+
+/** Names of the job state-machine events (§3.2). */
+export type JobEventName =
+  | 'process'
+  | 'enqueue'
+  | 'actionize'
+  | 'schedule'
+  | 'enqueue_scheduled'
+  | 'unschedule'
+  | 'run'
+  | 'success'
+  | 'drop'
+  | 'skip'
+  | 'cancel';
+
+interface TransitionRule {
+  readonly event: JobEventName;
+  readonly from: readonly JobStatus[];
+  readonly to: JobStatus;
+}
+
+/** The modern transition table of §3.2 for Gantry's statuses. */
+export const JOB_TRANSITIONS: readonly TransitionRule[] = [
+  { event: 'process', from: ['skipped', 'manual'], to: 'created' },
+  { event: 'enqueue', from: ['created', 'skipped', 'manual', 'scheduled'], to: 'pending' },
+  { event: 'actionize', from: ['created'], to: 'manual' },
+  { event: 'schedule', from: ['created'], to: 'scheduled' },
+  { event: 'enqueue_scheduled', from: ['scheduled'], to: 'pending' },
+  { event: 'unschedule', from: ['scheduled'], to: 'manual' },
+  { event: 'run', from: ['pending'], to: 'running' },
+  { event: 'success', from: ['created', 'pending', 'running'], to: 'success' },
+  { event: 'drop', from: ['created', 'pending', 'running', 'scheduled'], to: 'failed' },
+  { event: 'skip', from: ['created', 'pending'], to: 'skipped' },
+  {
+    event: 'cancel',
+    from: ['created', 'pending', 'running', 'manual', 'scheduled'],
+    to: 'canceled',
+  },
+];
+
+const ALLOWED_SOURCES = new Map<JobStatus, ReadonlySet<JobStatus>>();
+for (const rule of JOB_TRANSITIONS) {
+  const sources = new Set(ALLOWED_SOURCES.get(rule.to) ?? []);
+  for (const from of rule.from) sources.add(from);
+  ALLOWED_SOURCES.set(rule.to, sources);
+}
+
+/** Whether one state-machine event moves a job from `from` to `to`. */
+export function canTransition(from: JobStatus, to: JobStatus): boolean {
+  return ALLOWED_SOURCES.get(to)?.has(from) ?? false;
+}
+
+/** The event that leads to `to` (from `from` where several do, e.g. scheduled → pending). */
+export function transitionEventName(from: JobStatus, to: JobStatus): JobEventName {
+  if (to === 'pending' && from === 'scheduled') return 'enqueue_scheduled';
+  if (to === 'manual' && from === 'scheduled') return 'unschedule';
+  const rule = JOB_TRANSITIONS.find((candidate) => candidate.to === to);
+  if (!rule) throw new Error(`no event leads to ${to}`);
+  return rule.event;
+}
+
+/** The 400 a state-machine `!` event gives for an impossible transition (§9 step 6). */
+export function cannotTransitionVia(event: JobEventName, from: JobStatus): GantryError {
+  return badRequestMessage(
+    `Cannot transition status via :${event} from :${from} (Reason(s): Status cannot transition via "${event}")`,
+  );
+}
+
+export function invalidTransitionError(from: JobStatus, to: JobStatus): GantryError {
+  return cannotTransitionVia(transitionEventName(from, to), from);
+}
+
+export function assertTransition(from: JobStatus, to: JobStatus): void {
+  if (!canTransition(from, to)) throw invalidTransitionError(from, to);
+}
+
+export type JobTimestampField = 'queuedAt' | 'startedAt' | 'finishedAt';
+
+/**
+ * The timestamp a persistence layer sets on entering `status` (§3.2): queued_at on pending,
+ * started_at on running, finished_at on success/failed/canceled.
+ */
+export function timestampFieldFor(status: JobStatus): JobTimestampField | null {
+  switch (status) {
+    case 'pending':
+      return 'queuedAt';
+    case 'running':
+      return 'startedAt';
+    case 'success':
+    case 'failed':
+    case 'canceled':
+      return 'finishedAt';
+    default:
+      return null;
+  }
+}

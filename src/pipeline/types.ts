@@ -1,0 +1,177 @@
+/**
+ * Plain-data shapes for the pipeline state rules (reference/ci-config-and-states.md §3–§6).
+ * The coordinator maps its rows onto these; `runner exec` builds them in memory.
+ */
+
+/** Job statuses (§3.1, the 10.x set plus `scheduled`). */
+export type JobStatus =
+  | 'created'
+  | 'pending'
+  | 'running'
+  | 'success'
+  | 'failed'
+  | 'canceled'
+  | 'skipped'
+  | 'manual'
+  | 'scheduled';
+
+/** A pipeline uses the same vocabulary as its jobs (§5.4). */
+export type PipelineStatus = JobStatus;
+
+export type JobWhen = 'on_success' | 'on_failure' | 'always' | 'manual' | 'delayed';
+
+/** `CommitStatus#failure_reason` values (§3.3, modern enum without bridge reasons). */
+export type FailureReason =
+  | 'unknown_failure'
+  | 'script_failure'
+  | 'api_failure'
+  | 'stuck_or_timeout_failure'
+  | 'runner_system_failure'
+  | 'missing_dependency_failure'
+  | 'runner_unsupported'
+  | 'stale_schedule'
+  | 'job_execution_timeout'
+  | 'archived_failure'
+  | 'unmet_prerequisites'
+  | 'scheduler_failure'
+  | 'data_integrity_failure'
+  | 'forward_deployment_failure'
+  | 'user_blocked'
+  | 'project_deleted'
+  | 'ci_quota_exceeded'
+  | 'pipeline_loop_detected'
+  | 'no_matching_runner'
+  | 'trace_size_exceeded'
+  | 'builds_disabled'
+  | 'environment_creation_failure';
+
+/** `retry:when` values: `always` or a failure reason (§6). */
+export type RetryWhen = 'always' | FailureReason;
+
+/** `retry: N` is `{ max: N, when: ['always'] }`. */
+export interface RetryPolicy {
+  readonly max: number;
+  readonly when: readonly RetryWhen[];
+}
+
+export interface JobNeed {
+  readonly name: string;
+  /** `needs:optional` — the need is ignored when no such job is in the pipeline. */
+  readonly optional?: boolean;
+  /** `needs:artifacts` (default true); carried for the coordinator, irrelevant to states. */
+  readonly artifacts?: boolean;
+}
+
+export type JobId = number;
+
+export interface PipelineJob {
+  readonly id: JobId;
+  readonly name: string;
+  /** Name of the stage, for stage summaries. */
+  readonly stage: string;
+  /** Position of the stage in `stages` (§2.4). */
+  readonly stageIdx: number;
+  readonly status: JobStatus;
+  readonly when: JobWhen;
+  readonly allowFailure: boolean;
+  /** `null` = ordered by stages; `[]` = no needs, starts at once; otherwise a DAG job (§4.5). */
+  readonly needs: readonly JobNeed[] | null;
+  readonly retry: RetryPolicy | null;
+  /** A newer job of the same name replaced this one; retried jobs never count (§3.2). */
+  readonly retried: boolean;
+  /** `start_in` of a `when: delayed` job, in seconds. */
+  readonly startInSeconds?: number;
+  /** Epoch milliseconds at which a `scheduled` job is due; null when not scheduled. */
+  readonly scheduledAt?: number | null;
+  readonly failureReason?: FailureReason | null;
+  /**
+   * An external commit status (§9): counted in composites, never enqueued or skipped by
+   * processing, never retried.
+   */
+  readonly external?: boolean;
+}
+
+export interface PipelineState {
+  readonly status: PipelineStatus;
+  readonly jobs: readonly PipelineJob[];
+}
+
+/** Statuses a runner (or the commit-status API, §9) may report for a job. */
+export type ReportedJobStatus = 'pending' | 'running' | 'success' | 'failed' | 'canceled' | 'skipped';
+
+export type PipelineEvent =
+  /** Initial processing when the pipeline is created; also safe to repeat (idempotent). */
+  | { readonly type: 'process' }
+  /** `failureReason` is the raw wire value; unknown values become `unknown_failure`. */
+  | {
+      readonly type: 'job-status';
+      readonly jobId: JobId;
+      readonly status: ReportedJobStatus;
+      readonly failureReason?: string | null;
+    }
+  | { readonly type: 'cancel-job'; readonly jobId: JobId }
+  | { readonly type: 'retry-job'; readonly jobId: JobId }
+  | { readonly type: 'play-job'; readonly jobId: JobId }
+  | { readonly type: 'unschedule-job'; readonly jobId: JobId }
+  /** A timer fired for a delayed job; enqueues it only if it is scheduled and due at `now`. */
+  | { readonly type: 'scheduled-time-reached'; readonly jobId: JobId }
+  | { readonly type: 'cancel-pipeline' }
+  | { readonly type: 'retry-pipeline' };
+
+export interface EventContext {
+  /** Epoch milliseconds; the rules never read the clock. */
+  readonly now: number;
+  /**
+   * Id for a job that a retry creates. Defaults to one more than the highest id in the
+   * pipeline; a coordinator may hand out provisional ids and map them when inserting.
+   */
+  readonly allocateJobId?: () => JobId;
+}
+
+/** Only the fields that changed are present. */
+export interface JobPatch {
+  readonly status?: JobStatus;
+  readonly retried?: boolean;
+  readonly failureReason?: FailureReason | null;
+  readonly scheduledAt?: number | null;
+}
+
+export interface JobUpdate {
+  readonly kind: 'update';
+  readonly jobId: JobId;
+  readonly previousStatus: JobStatus;
+  readonly patch: JobPatch;
+}
+
+/** A retry's new job: a copy of `cloneOf` with the fields shown (copy the rest from it). */
+export interface JobCreation {
+  readonly kind: 'create';
+  readonly cloneOf: JobId;
+  readonly job: PipelineJob;
+}
+
+export type JobChange = JobUpdate | JobCreation;
+
+export interface StageSummary {
+  readonly stageIdx: number;
+  readonly name: string;
+  readonly status: JobStatus;
+  readonly hasWarnings: boolean;
+}
+
+export interface EventResult {
+  /** Net changes to persist: creations first, then updates in job order. */
+  readonly changes: readonly JobChange[];
+  /** Every job of the pipeline after the event (equals `applyChanges(before, changes)`). */
+  readonly jobs: readonly PipelineJob[];
+  readonly pipelineStatus: PipelineStatus;
+  readonly pipelineStatusChanged: boolean;
+  /** "Passed with warnings": some latest job failed or was canceled but may fail (§5.1). */
+  readonly hasWarnings: boolean;
+  readonly stages: readonly StageSummary[];
+  /**
+   * The job an API caller should be shown: the updated job, or the new job a retry (or a
+   * play that fell back to retry) created. Absent for pipeline-wide events and no-ops.
+   */
+  readonly resultJob?: PipelineJob;
+}

@@ -221,3 +221,60 @@ export interface ProjectsStore {
   update(id: number, changes: ProjectChanges): Promise<ProjectRecord | undefined>;
   delete(id: number): Promise<boolean>;
 }
+
+/** Which groups a listing may show: `null` for every group (administrators). */
+export interface GroupVisibilityScope {
+  /** Visibility levels readable without membership. */
+  visibilities: Visibility[];
+  /** Groups readable through membership. */
+  ids: number[];
+}
+
+export interface GroupListFilter {
+  scope: GroupVisibilityScope | null;
+  /** Only direct children of this group. */
+  parentId?: number;
+  /** Only these groups (owned, custom attribute matches). */
+  onlyIds?: number[];
+  skipIds?: number[];
+  /** Case-insensitive substring of name or path. */
+  search?: string;
+  orderBy: 'name' | 'path';
+  sort: 'asc' | 'desc';
+}
+
+export type ProjectOrderColumn = 'id' | 'name' | 'path' | 'created_at' | 'updated_at' | 'last_activity_at';
+
+export interface GroupProjectFilter {
+  groupId: number;
+  /** Projects of the group's namespace, projects shared with it, or both. */
+  include: 'owned' | 'shared' | 'both';
+  archived?: boolean;
+  visibility?: Visibility;
+  search?: string;
+  starredBy?: number;
+  orderBy: ProjectOrderColumn;
+  sort: 'asc' | 'desc';
+}
+
+/** Group listing queries (namespaces of kind group, and the projects inside or shared with one). */
+export interface GroupQueriesStore {
+  listGroups(filter: GroupListFilter, page: { offset: number; limit: number }): Promise<{ items: NamespaceRecord[]; total: number }>;
+  /** Ordered, not paged: the caller still applies per-project read rules. */
+  listGroupProjects(filter: GroupProjectFilter): Promise<ProjectRecord[]>;
+  /** Ids of groups where the user holds a direct membership at `level` or above. */
+  groupIdsWithMemberLevel(userId: number, level: AccessLevel): Promise<number[]>;
+}
+
+export interface MemberListFilter {
+  /** Case-insensitive substring of the user's name or username. */
+  query?: string;
+  userIds?: number[];
+}
+
+/** Member listings joined with their users. */
+export interface MemberQueriesStore {
+  list(sourceType: MemberSourceType, sourceId: number, filter: MemberListFilter, page: { offset: number; limit: number }): Promise<{ items: MemberRecord[]; total: number }>;
+  /** Owner (50) memberships of the given sources other than the membership `exceptMemberId`. */
+  countOwners(sourceType: MemberSourceType, sourceIds: readonly number[], exceptMemberId: number): Promise<number>;
+}

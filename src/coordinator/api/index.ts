@@ -1,9 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { CoordinatorContext } from '../context.ts';
 import { versionRoutes } from './version.ts';
+import { settingsRoutes } from './settings.ts';
+import { customAttributesRoutes } from './custom-attributes.ts';
+import { groupsRoutes } from './groups.ts';
+import { membersRoutes } from './members.ts';
 
 /** Mounts every resource area under /api/v4. One plugin per area; each stays thin. */
 export async function registerApi(api: FastifyInstance, context: CoordinatorContext): Promise<void> {
-  const plugins = [versionRoutes];
+  const plugins = [versionRoutes, settingsRoutes, customAttributesRoutes, groupsRoutes, membersRoutes];
   for (const plugin of plugins) await api.register(plugin(context));
 }

@@ -1,5 +1,6 @@
 import type {
   AccessLevel,
+  GroupVisibilityScope,
   MembersStore,
   NamespaceRecord,
   NamespacesStore,
@@ -17,6 +18,16 @@ export const OWNER: AccessLevel = 50;
 
 /** Who is asking: null for anonymous requests. */
 export type Actor = UserRecord | null;
+
+/** What members belong to: a project or a group. */
+export type MemberSource = { kind: 'project'; project: ProjectRecord } | { kind: 'group'; group: NamespaceRecord };
+
+const VISIBILITY_RANK: Record<Visibility, number> = { private: 0, internal: 1, public: 2 };
+
+/** Whether `visibility` is more open than `limit` (public > internal > private). */
+export function moreOpenThan(visibility: Visibility, limit: Visibility): boolean {
+  return VISIBILITY_RANK[visibility] > VISIBILITY_RANK[limit];
+}
 
 export interface ProjectAccess {
   /** The caller's direct membership of the project, or null. */
@@ -112,6 +123,64 @@ export class Permissions {
       .execute();
     const memberships = await this.members.listForUser(actor.id, 'project', projectRows.map((row) => row.id));
     return memberships.length > 0;
+  }
+
+  /**
+   * The groups a listing may show: null for administrators (every group). Others see the
+   * groups readable without membership (unless `includeVisible` is false, as with
+   * `all_available=false`) plus those reached through membership.
+   */
+  async groupVisibilityScope(actor: Actor, options: { includeVisible: boolean }): Promise<GroupVisibilityScope | null> {
+    if (actor?.is_admin) return null;
+    if (!actor) return { visibilities: ['public'], ids: [] };
+    const visible: Visibility[] = actor.external ? ['public'] : ['public', 'internal'];
+    return { visibilities: options.includeVisible ? visible : [], ids: await this.groupIdsThroughMembership(actor) };
+  }
+
+  /** Only users allowed to create groups (and administrators) may create top-level groups. */
+  canCreateGroup(actor: UserRecord): boolean {
+    return actor.is_admin || actor.can_create_group;
+  }
+
+  /** Owners administer a group: update, delete, create subgroups. */
+  async canAdminGroup(group: NamespaceRecord, actor: Actor): Promise<boolean> {
+    return this.groupLevelAtLeast(group, actor, OWNER);
+  }
+
+  /** Maintainers (40) and above manage members of a project or group. */
+  async canManageMembers(source: MemberSource, actor: Actor): Promise<boolean> {
+    if (source.kind === 'project') return this.projectLevelAtLeast(source.project, actor, MAINTAINER);
+    return this.groupLevelAtLeast(source.group, actor, MAINTAINER);
+  }
+
+  /** Only group owners (and administrators) grant, change or remove the owner level. */
+  async canTouchMemberLevel(source: MemberSource, actor: Actor, levels: readonly AccessLevel[]): Promise<boolean> {
+    if (!levels.some((level) => level >= OWNER)) return true;
+    if (source.kind === 'project') return this.projectLevelAtLeast(source.project, actor, OWNER);
+    return this.groupLevelAtLeast(source.group, actor, OWNER);
+  }
+
+  /** Member groups with their ancestors and descendants, and the groups holding member projects with their ancestors. */
+  private async groupIdsThroughMembership(actor: UserRecord): Promise<number[]> {
+    const ids = new Set<number>();
+    const addWithAncestors = async (id: number) => {
+      ids.add(id);
+      for (const ancestor of await this.namespaces.ancestors(id)) ids.add(ancestor.id);
+    };
+    for (const membership of await this.members.listForUser(actor.id, 'namespace')) {
+      await addWithAncestors(membership.source_id);
+      for (const id of await this.namespaces.descendantIds(membership.source_id)) ids.add(id);
+    }
+    const projectNamespaces = await this.db
+      .selectFrom('projects')
+      .innerJoin('members', 'members.source_id', 'projects.id')
+      .select('projects.namespace_id')
+      .distinct()
+      .where('members.source_type', '=', 'project')
+      .where('members.user_id', '=', actor.id)
+      .execute();
+    for (const row of projectNamespaces) await addWithAncestors(row.namespace_id);
+    return [...ids];
   }
 
   private async sharedGroupLevel(projectId: number, actor: UserRecord): Promise<AccessLevel | null> {

@@ -1,37 +1,36 @@
 import type { SettingsStore, Visibility } from '../../storage/types.ts';
+import type { Params } from '../http/params.ts';
+import { parseSettingChanges } from './settings/parse.ts';
+import { defaultSettingValues, SETTINGS_SCHEMA, type SchemaSettings } from './settings/schema.ts';
+import { validateSettings } from './settings/validate.ts';
 
 /**
  * Instance-wide application settings. The stored document holds only what an administrator
- * changed; reads merge it over the defaults.
+ * changed; reads merge it over the defaults of the schema table (settings/schema.ts).
  */
-export interface ApplicationSettings {
-  default_projects_limit: number;
+export type ApplicationSettings = Omit<
+  SchemaSettings,
+  | 'default_project_visibility'
+  | 'default_group_visibility'
+  | 'default_snippet_visibility'
+  | 'restricted_visibility_levels'
+  | 'default_branch_protection'
+  | 'enabled_git_access_protocol'
+> & {
   default_project_visibility: Visibility;
   default_group_visibility: Visibility;
   default_snippet_visibility: Visibility;
   restricted_visibility_levels: Visibility[] | null;
   default_branch_protection: 0 | 1 | 2;
-  signup_enabled: boolean;
-  rsa_key_restriction: number;
-  dsa_key_restriction: number;
-  ecdsa_key_restriction: number;
-  ed25519_key_restriction: number;
+  /** null allows both. */
+  enabled_git_access_protocol: 'ssh' | 'http' | null;
   [key: string]: unknown;
-}
-
-export const DEFAULT_SETTINGS: ApplicationSettings = {
-  default_projects_limit: 100000,
-  default_project_visibility: 'private',
-  default_group_visibility: 'private',
-  default_snippet_visibility: 'private',
-  restricted_visibility_levels: null,
-  default_branch_protection: 2,
-  signup_enabled: true,
-  rsa_key_restriction: 0,
-  dsa_key_restriction: 0,
-  ecdsa_key_restriction: 0,
-  ed25519_key_restriction: 0,
 };
+
+export const DEFAULT_SETTINGS: ApplicationSettings = defaultSettingValues() as ApplicationSettings;
+
+/** The one row's id, as GitLab shows it. */
+const SETTINGS_ID = 1;
 
 export interface SettingsSnapshot {
   values: ApplicationSettings;
@@ -49,7 +48,8 @@ export class SettingsService {
     if (this.cached) return this.cached;
     let row = await this.store.load();
     if (!row) row = await this.store.save({}, new Date().toISOString());
-    this.cached = { values: { ...DEFAULT_SETTINGS, ...row.settings }, created_at: row.created_at, updated_at: row.updated_at };
+    const values = { ...defaultSettingValues(), ...row.settings } as ApplicationSettings;
+    this.cached = { values, created_at: row.created_at, updated_at: row.updated_at };
     return this.cached;
   }
 
@@ -65,9 +65,29 @@ export class SettingsService {
     return this.current();
   }
 
+  /**
+   * Applies a `PUT /application/settings` request: typed per parameter, validated on the
+   * merged result (400 on any problem, nothing stored), then saved.
+   */
+  async change(params: Params): Promise<SettingsSnapshot> {
+    const changes = parseSettingChanges(params);
+    const stored = (await this.store.load())?.settings ?? {};
+    validateSettings({ changes, stored, merged: { ...defaultSettingValues(), ...stored, ...changes } });
+    return this.update(changes);
+  }
+
   /** Whether a non-administrator may use this visibility level. */
   async isVisibilityRestricted(visibility: Visibility): Promise<boolean> {
     const restricted = (await this.values()).restricted_visibility_levels;
     return restricted !== null && restricted.includes(visibility);
   }
+}
+
+/** The settings object of `GET /application/settings`: id, every setting, timestamps. */
+export function serializeSettings(snapshot: SettingsSnapshot): Record<string, unknown> {
+  const out: Record<string, unknown> = { id: SETTINGS_ID };
+  for (const { name } of SETTINGS_SCHEMA) out[name] = snapshot.values[name] ?? null;
+  out.created_at = snapshot.created_at;
+  out.updated_at = snapshot.updated_at;
+  return out;
 }

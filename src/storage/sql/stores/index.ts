@@ -1,5 +1,7 @@
 import type { Db } from '../database.ts';
 import { SqlCustomAttributesStore } from './custom-attributes.ts';
+import { SqlGroupQueriesStore } from './group-queries.ts';
+import { SqlMemberQueriesStore } from './member-queries.ts';
 import { SqlMembersStore } from './members.ts';
 import { SqlNamespacesStore } from './namespaces.ts';
 import { SqlProjectsStore } from './projects.ts';
@@ -15,6 +17,8 @@ export function createSqlStores(db: Db) {
     namespaces: new SqlNamespacesStore(db),
     projects: new SqlProjectsStore(db),
     members: new SqlMembersStore(db),
+    groupQueries: new SqlGroupQueriesStore(db),
+    memberQueries: new SqlMemberQueriesStore(db),
     customAttributes: new SqlCustomAttributesStore(db),
     settings: new SqlSettingsStore(db),
   };

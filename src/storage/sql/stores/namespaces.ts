@@ -4,7 +4,7 @@ import type { NamespaceChanges, NamespaceRecord, NamespacesStore, NewNamespace }
 import { recordToRow, rowToRecord, type ColumnKinds } from './row-mapping.ts';
 
 const NAMESPACE_COLUMNS: ColumnKinds<NamespaceRecord> = { booleans: ['lfs_enabled', 'request_access_enabled'] };
-const toNamespace = (row: object) => rowToRecord<NamespaceRecord>(row, NAMESPACE_COLUMNS);
+export const toNamespace = (row: object) => rowToRecord<NamespaceRecord>(row, NAMESPACE_COLUMNS);
 
 export class SqlNamespacesStore implements NamespacesStore {
   constructor(private readonly db: Db) {}

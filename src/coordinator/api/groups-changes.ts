@@ -1,0 +1,58 @@
+import type { FastifyInstance } from 'fastify';
+import { notFound } from '../../shared/errors.ts';
+import { VISIBILITIES } from '../../storage/types.ts';
+import type { CoordinatorContext } from '../context.ts';
+import { requireActor, requireAdmin } from '../http/auth.ts';
+import { serializeGroup } from '../http/serializers/groups.ts';
+import type { Params } from '../http/params.ts';
+import { paramsOf } from '../http/request-params.ts';
+import { GroupChangesService, type GroupAttributes } from '../services/groups-changes.ts';
+import type { GroupsService } from '../services/groups.ts';
+
+/** POST /groups, PUT and DELETE /groups/:id, POST /groups/:id/projects/:project_id. */
+export function registerGroupChangeRoutes(api: FastifyInstance, context: CoordinatorContext, groups: GroupsService): void {
+  const changes = new GroupChangesService(context);
+
+  api.post('/groups', async (request, reply) => {
+    const actor = requireActor(request);
+    const params = paramsOf(request);
+    const name = params.requiredString('name');
+    const path = params.requiredString('path');
+    const input = { ...groupAttributes(params), name, path, parent_id: params.int('parent_id') };
+    const group = await changes.create(actor, input);
+    return reply.code(201).send(serializeGroup(group, context.config.externalUrl));
+  });
+
+  api.put<{ Params: { id: string } }>('/groups/:id', async (request) => {
+    const actor = requireActor(request);
+    const attributes = groupAttributes(paramsOf(request));
+    const group = await groups.readable(request.params.id, actor);
+    return groups.details(await changes.update(group, actor, attributes), actor);
+  });
+
+  api.delete<{ Params: { id: string } }>('/groups/:id', async (request, reply) => {
+    const actor = requireActor(request);
+    const group = await groups.readable(request.params.id, actor);
+    await changes.remove(group, actor);
+    return reply.code(202).send({ message: '202 Accepted' });
+  });
+
+  api.post<{ Params: { id: string; project_id: string } }>('/groups/:id/projects/:project_id', async (request, reply) => {
+    const actor = requireAdmin(request);
+    const group = await context.lookup.findGroup(request.params.id);
+    if (!group) throw notFound('Group');
+    await changes.transferProject(group, request.params.project_id);
+    return reply.code(201).send(await groups.details(group, actor));
+  });
+}
+
+function groupAttributes(params: Params): GroupAttributes {
+  return {
+    name: params.string('name'),
+    path: params.string('path'),
+    description: params.string('description'),
+    visibility: params.oneOf('visibility', VISIBILITIES),
+    lfs_enabled: params.bool('lfs_enabled'),
+    request_access_enabled: params.bool('request_access_enabled'),
+  };
+}

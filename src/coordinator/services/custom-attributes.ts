@@ -1,0 +1,64 @@
+import { invalidParam, notFound, validationFailed } from '../../shared/errors.ts';
+import type { CustomAttributeRecord, CustomAttributesStore, CustomAttributeSubject } from '../../storage/types.ts';
+import type { Lookup } from './lookup.ts';
+
+/** GitLab keeps keys and values in 255-character columns. */
+const MAX_LENGTH = 255;
+
+/**
+ * Key/value attributes an administrator attaches to users, groups and projects. Access
+ * control (administrators only) is the route's job; this resolves the subject and stores.
+ */
+export class CustomAttributesService {
+  constructor(
+    private readonly store: CustomAttributesStore,
+    private readonly lookup: Lookup,
+  ) {}
+
+  /** The subject's id for `:id` (an id, a username for users, a full path for groups and projects), else 404. */
+  async subjectId(subject: CustomAttributeSubject, ref: string): Promise<number> {
+    switch (subject) {
+      case 'user':
+        return (await this.lookup.user(ref)).id;
+      case 'group': {
+        const group = await this.lookup.findGroup(ref);
+        if (!group) throw notFound('Group');
+        return group.id;
+      }
+      case 'project': {
+        const project = await this.lookup.findProject(ref);
+        if (!project || project.pending_delete) throw notFound('Project');
+        return project.id;
+      }
+    }
+  }
+
+  async list(subject: CustomAttributeSubject, ref: string): Promise<CustomAttributeRecord[]> {
+    return this.store.list(subject, await this.subjectId(subject, ref));
+  }
+
+  async get(subject: CustomAttributeSubject, ref: string, key: string): Promise<CustomAttributeRecord> {
+    const found = await this.store.get(subject, await this.subjectId(subject, ref), key);
+    if (!found) throw notFound('Custom Attribute');
+    return found;
+  }
+
+  /** Creates or updates one attribute. */
+  async set(subject: CustomAttributeSubject, ref: string, key: string, value: string): Promise<CustomAttributeRecord> {
+    checkText('key', key);
+    checkText('value', value);
+    return this.store.set(subject, await this.subjectId(subject, ref), key, value);
+  }
+
+  async delete(subject: CustomAttributeSubject, ref: string, key: string): Promise<void> {
+    const deleted = await this.store.delete(subject, await this.subjectId(subject, ref), key);
+    if (!deleted) throw notFound('Custom Attribute');
+  }
+}
+
+function checkText(field: 'key' | 'value', text: string): void {
+  // PostgreSQL text cannot hold NUL; refuse it rather than fail in the database.
+  if (text.includes('\u0000')) throw invalidParam(field, 'is invalid');
+  if (text.trim() === '') throw validationFailed({ [field]: ["can't be blank"] });
+  if (text.length > MAX_LENGTH) throw validationFailed({ [field]: [`is too long (maximum is ${MAX_LENGTH} characters)`] });
+}

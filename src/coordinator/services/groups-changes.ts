@@ -1,0 +1,180 @@
+import { forbidden, notFound, validationFailed } from '../../shared/errors.ts';
+import { isUniqueViolation } from '../../storage/sql/database.ts';
+import type { NamespaceChanges, NamespaceRecord, ProjectRecord, UserRecord, Visibility } from '../../storage/types.ts';
+import type { CoordinatorContext } from '../context.ts';
+import {
+  checkDescription,
+  checkGroupName,
+  checkGroupPath,
+  checkVisibilityAgainstHierarchy,
+  FieldErrors,
+  restrictedVisibilityMessage,
+} from './groups-validation.ts';
+import { moreOpenThan, OWNER } from './permissions.ts';
+
+export interface GroupAttributes {
+  name?: string;
+  path?: string;
+  description?: string;
+  visibility?: Visibility;
+  lfs_enabled?: boolean;
+  request_access_enabled?: boolean;
+}
+
+export type NewGroupInput = GroupAttributes & { name: string; path: string; parent_id?: number };
+
+/** Told about each project removed with its group (repositories, artifacts). */
+export interface ProjectRemovalHook {
+  deleted(project: ProjectRecord): Promise<void>;
+}
+
+/** Creating, changing and removing groups, and moving projects into them. */
+export class GroupChangesService {
+  constructor(
+    private readonly context: CoordinatorContext,
+    private readonly removalHook?: ProjectRemovalHook,
+  ) {}
+
+  async create(actor: UserRecord, input: NewGroupInput): Promise<NamespaceRecord> {
+    const { permissions, lookup, settings, stores } = this.context;
+    let parent: NamespaceRecord | undefined;
+    if (input.parent_id !== undefined) {
+      parent = await lookup.readableGroup(input.parent_id, actor);
+      if (!(await permissions.canAdminGroup(parent, actor))) throw forbidden();
+    } else if (!permissions.canCreateGroup(actor)) {
+      throw forbidden();
+    }
+
+    const defaultVisibility = (await settings.values()).default_group_visibility;
+    const visibility = input.visibility ?? (parent && moreOpenThan(defaultVisibility, parent.visibility) ? parent.visibility : defaultVisibility);
+    const errors = new FieldErrors();
+    checkGroupName(input.name, errors);
+    checkGroupPath(input.path, parent === undefined, errors);
+    checkDescription(input.description ?? '', errors);
+    await this.checkVisibilityAllowed(actor, visibility, errors);
+    checkVisibilityAgainstHierarchy(visibility, { parent }, errors);
+    await this.checkPathFree(input.path, parent, undefined, errors);
+    errors.throwIfAny();
+
+    const now = new Date().toISOString();
+    let group: NamespaceRecord;
+    try {
+      group = await stores.namespaces.create({
+        kind: 'group',
+        name: input.name,
+        path: input.path,
+        full_path: parent ? `${parent.full_path}/${input.path}` : input.path,
+        full_name: parent ? `${parent.full_name} / ${input.name}` : input.name,
+        parent_id: parent?.id ?? null,
+        owner_id: null,
+        description: input.description ?? '',
+        visibility,
+        lfs_enabled: input.lfs_enabled ?? true,
+        request_access_enabled: input.request_access_enabled ?? false,
+        avatar_url: null,
+        created_at: now,
+        updated_at: now,
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw validationFailed({ path: ['has already been taken'] });
+      throw error;
+    }
+    await stores.members.add({
+      source_type: 'namespace',
+      source_id: group.id,
+      user_id: actor.id,
+      access_level: OWNER,
+      notification_level: 3,
+      expires_at: null,
+      created_by_id: actor.id,
+      created_at: now,
+      updated_at: now,
+    });
+    return group;
+  }
+
+  async update(group: NamespaceRecord, actor: UserRecord, changes: GroupAttributes): Promise<NamespaceRecord> {
+    const { permissions, stores } = this.context;
+    if (!(await permissions.canAdminGroup(group, actor))) throw forbidden();
+    const parent = group.parent_id === null ? undefined : await stores.namespaces.findById(group.parent_id);
+    const errors = new FieldErrors();
+    if (changes.name !== undefined) checkGroupName(changes.name, errors);
+    if (changes.path !== undefined && changes.path !== group.path) {
+      checkGroupPath(changes.path, parent === undefined, errors);
+      await this.checkPathFree(changes.path, parent, group.id, errors);
+    }
+    if (changes.description !== undefined) checkDescription(changes.description, errors);
+    if (changes.visibility !== undefined && changes.visibility !== group.visibility) {
+      await this.checkVisibilityAllowed(actor, changes.visibility, errors);
+      const subgroups = await stores.namespaces.children(group.id);
+      const projects = await stores.projects.listByNamespaces([group.id]);
+      checkVisibilityAgainstHierarchy(changes.visibility, { parent, subgroups, projectVisibilities: projects.map((project) => project.visibility) }, errors);
+    }
+    errors.throwIfAny();
+
+    const update: NamespaceChanges = { ...changes, updated_at: new Date().toISOString() };
+    let updated: NamespaceRecord | undefined;
+    try {
+      updated = await stores.namespaces.update(group.id, update);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw validationFailed({ path: ['has already been taken'] });
+      throw error;
+    }
+    if (!updated) throw notFound('Group');
+    if (changes.name !== undefined || changes.path !== undefined) {
+      await stores.namespaces.refreshPaths(group.id);
+      updated = (await stores.namespaces.findById(group.id)) ?? updated;
+    }
+    return updated;
+  }
+
+  /** Removes the group, its subgroups and every project in them, with their members and attributes. */
+  async remove(group: NamespaceRecord, actor: UserRecord): Promise<void> {
+    const { permissions, stores } = this.context;
+    if (!(await permissions.canAdminGroup(group, actor))) throw forbidden();
+    const groupIds = [group.id, ...(await stores.namespaces.descendantIds(group.id))];
+    for (const project of await stores.projects.listByNamespaces(groupIds)) {
+      await stores.members.removeAllForSource('project', project.id);
+      await stores.customAttributes.deleteAllFor('project', project.id);
+      await stores.projects.delete(project.id);
+      await this.removalHook?.deleted(project);
+    }
+    for (const id of groupIds) {
+      await stores.members.removeAllForSource('namespace', id);
+      await stores.customAttributes.deleteAllFor('group', id);
+    }
+    // Subgroups go with their parent (ON DELETE CASCADE).
+    await stores.namespaces.delete(group.id);
+  }
+
+  /** Moves a project into the group's namespace; a project more open than the group is narrowed to it. */
+  async transferProject(group: NamespaceRecord, projectRef: string): Promise<void> {
+    const { lookup, stores } = this.context;
+    const project = await lookup.findProject(projectRef);
+    if (!project || project.pending_delete) throw notFound('Project');
+    if (project.namespace_id === group.id) throw validationFailed({ new_namespace: ['Project is already in this namespace.'] });
+    if (await stores.projects.findByNamespaceAndPath(group.id, project.path)) {
+      throw validationFailed({ new_namespace: ['Project with same name or path in target namespace already exists'] });
+    }
+    await stores.projects.update(project.id, {
+      namespace_id: group.id,
+      visibility: moreOpenThan(project.visibility, group.visibility) ? group.visibility : project.visibility,
+      updated_at: new Date().toISOString(),
+    });
+  }
+
+  private async checkVisibilityAllowed(actor: UserRecord, visibility: Visibility, errors: FieldErrors): Promise<void> {
+    if (!actor.is_admin && (await this.context.settings.isVisibilityRestricted(visibility))) {
+      errors.add('visibility_level', restrictedVisibilityMessage(visibility));
+    }
+  }
+
+  /** A path is taken by another namespace with the same full path or a project of the same parent. */
+  private async checkPathFree(path: string, parent: NamespaceRecord | undefined, selfId: number | undefined, errors: FieldErrors): Promise<void> {
+    const { stores } = this.context;
+    const fullPath = parent ? `${parent.full_path}/${path}` : path;
+    const existing = await stores.namespaces.findByFullPath(fullPath);
+    const projectClash = parent ? await stores.projects.findByNamespaceAndPath(parent.id, path) : undefined;
+    if ((existing && existing.id !== selfId) || projectClash) errors.add('path', 'has already been taken');
+  }
+}

@@ -1,0 +1,143 @@
+import { conflict, forbidden, notFound, validationFailed } from '../../shared/errors.ts';
+import type { AccessLevel, MemberListFilter, MemberRecord, MemberSourceType, UserRecord } from '../../storage/types.ts';
+import type { CoordinatorContext } from '../context.ts';
+import { serializeMember, type MemberJson } from '../http/serializers/members.ts';
+import { OWNER, type Actor, type MemberSource } from './permissions.ts';
+
+/** GitLab 10.x: projects take guest..master; groups also take owner. */
+const PROJECT_LEVELS: readonly number[] = [10, 20, 30, 40];
+const GROUP_LEVELS: readonly number[] = [10, 20, 30, 40, 50];
+
+export type MemberSourceKind = MemberSource['kind'];
+
+export interface MemberInput {
+  accessLevel: number;
+  /** YYYY-MM-DD, null to clear, undefined to keep. */
+  expiresAt?: string | null;
+}
+
+/**
+ * Direct members of projects and groups: one implementation behind
+ * `/projects/:id/members` and `/groups/:id/members`.
+ */
+export class MembersService {
+  constructor(private readonly context: CoordinatorContext) {}
+
+  /** The project or group behind `:id` when the actor can read it, else 404. */
+  async source(kind: MemberSourceKind, ref: string, actor: Actor): Promise<MemberSource> {
+    if (kind === 'project') return { kind, project: await this.context.lookup.readableProject(ref, actor) };
+    return { kind, group: await this.context.lookup.readableGroup(ref, actor) };
+  }
+
+  async list(source: MemberSource, filter: MemberListFilter, page: { offset: number; limit: number }): Promise<{ items: MemberJson[]; total: number }> {
+    const { type, id } = sourceKey(source);
+    const { items, total } = await this.context.stores.memberQueries.list(type, id, filter, page);
+    return { items: await this.present(items), total };
+  }
+
+  async get(source: MemberSource, userId: number): Promise<MemberJson> {
+    return this.presentOne(await this.existing(source, userId));
+  }
+
+  async add(source: MemberSource, actor: UserRecord, userId: number, input: MemberInput): Promise<MemberJson> {
+    await this.requireManager(source, actor);
+    const accessLevel = checkLevel(source, input.accessLevel);
+    const user = await this.context.lookup.user(userId);
+    const { type, id } = sourceKey(source);
+    if (await this.context.stores.members.find(type, id, user.id)) throw conflict('Member already exists');
+    await this.requireLevelRights(source, actor, [accessLevel]);
+    checkExpiry(input.expiresAt);
+    const now = new Date().toISOString();
+    const member = await this.context.stores.members.add({
+      source_type: type,
+      source_id: id,
+      user_id: user.id,
+      access_level: accessLevel,
+      notification_level: 3,
+      expires_at: input.expiresAt ?? null,
+      created_by_id: actor.id,
+      created_at: now,
+      updated_at: now,
+    });
+    return serializeMember(member, user, this.context.config.externalUrl);
+  }
+
+  async update(source: MemberSource, actor: UserRecord, userId: number, input: MemberInput): Promise<MemberJson> {
+    await this.requireManager(source, actor);
+    const member = await this.existing(source, userId);
+    const accessLevel = checkLevel(source, input.accessLevel);
+    await this.requireLevelRights(source, actor, [member.access_level, accessLevel]);
+    checkExpiry(input.expiresAt);
+    if (accessLevel < OWNER) await this.refuseLastOwner(source, member);
+    const changes: { access_level: AccessLevel; expires_at?: string | null } = { access_level: accessLevel };
+    if (input.expiresAt !== undefined) changes.expires_at = input.expiresAt;
+    const updated = await this.context.stores.members.update(member.id, changes);
+    if (!updated) throw notFound('Member');
+    return this.presentOne(updated);
+  }
+
+  /** Managers remove members; anyone may leave. */
+  async remove(source: MemberSource, actor: UserRecord, userId: number): Promise<void> {
+    const member = await this.existing(source, userId);
+    if (member.user_id !== actor.id) {
+      await this.requireManager(source, actor);
+      await this.requireLevelRights(source, actor, [member.access_level]);
+    }
+    await this.refuseLastOwner(source, member);
+    const { type, id } = sourceKey(source);
+    await this.context.stores.members.remove(type, id, member.user_id);
+  }
+
+  private async existing(source: MemberSource, userId: number): Promise<MemberRecord> {
+    const { type, id } = sourceKey(source);
+    const member = await this.context.stores.members.find(type, id, userId);
+    if (!member) throw notFound('Member');
+    return member;
+  }
+
+  private async requireManager(source: MemberSource, actor: UserRecord): Promise<void> {
+    if (!(await this.context.permissions.canManageMembers(source, actor))) throw forbidden();
+  }
+
+  private async requireLevelRights(source: MemberSource, actor: UserRecord, levels: readonly AccessLevel[]): Promise<void> {
+    if (!(await this.context.permissions.canTouchMemberLevel(source, actor, levels))) throw forbidden();
+  }
+
+  /** A group keeps at least one owner among itself and its ancestors. */
+  private async refuseLastOwner(source: MemberSource, member: MemberRecord): Promise<void> {
+    if (source.kind !== 'group' || member.access_level < OWNER) return;
+    const chain = [source.group.id, ...(await this.context.stores.namespaces.ancestors(source.group.id)).map((group) => group.id)];
+    const others = await this.context.stores.memberQueries.countOwners('namespace', chain, member.id);
+    if (others === 0) throw forbidden('A group must have at least one owner');
+  }
+
+  private async present(members: readonly MemberRecord[]): Promise<MemberJson[]> {
+    const users = new Map((await this.context.stores.users.findByIds(members.map((member) => member.user_id))).map((user) => [user.id, user]));
+    return members.flatMap((member) => {
+      const user = users.get(member.user_id);
+      return user ? [serializeMember(member, user, this.context.config.externalUrl)] : [];
+    });
+  }
+
+  private async presentOne(member: MemberRecord): Promise<MemberJson> {
+    const [json] = await this.present([member]);
+    if (!json) throw notFound('Member');
+    return json;
+  }
+}
+
+function sourceKey(source: MemberSource): { type: MemberSourceType; id: number } {
+  return source.kind === 'project' ? { type: 'project', id: source.project.id } : { type: 'namespace', id: source.group.id };
+}
+
+function checkLevel(source: MemberSource, level: number): AccessLevel {
+  const allowed = source.kind === 'project' ? PROJECT_LEVELS : GROUP_LEVELS;
+  if (!allowed.includes(level)) throw validationFailed({ access_level: ['is not included in the list'] });
+  return level as AccessLevel;
+}
+
+function checkExpiry(expiresAt: string | null | undefined): void {
+  if (!expiresAt) return;
+  const today = new Date().toISOString().slice(0, 10);
+  if (expiresAt < today) throw validationFailed({ expires_at: ['cannot be a date in the past'] });
+}

@@ -4,6 +4,7 @@ import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { silentLogger, type Logger } from '../shared/logger.ts';
+import { createRepositoryManager } from '../storage/git/index.ts';
 import { openDatabase } from '../storage/sql/database.ts';
 import { migrateToLatest } from '../storage/sql/migrate.ts';
 import { createSqlStores } from '../storage/sql/stores/index.ts';
@@ -14,6 +15,7 @@ import { installErrorHandling } from './http/errors.ts';
 import { assignParam, parseGitlabQuery, type ParamMap } from './http/querystring.ts';
 import { AccountsService } from './services/accounts.ts';
 import { bootstrapRoot } from './services/bootstrap.ts';
+import { CoordinatorEvents } from './services/events.ts';
 import { Lookup } from './services/lookup.ts';
 import { Permissions } from './services/permissions.ts';
 import { SettingsService } from './services/settings.ts';
@@ -64,6 +66,8 @@ export async function createCoordinator(options: CoordinatorOptions = {}): Promi
     settings,
     accounts,
     lookup: new Lookup(stores.projects, stores.namespaces, stores.users, permissions),
+    repositories: createRepositoryManager({ root: path.join(dataDir, 'repositories'), logger }),
+    events: new CoordinatorEvents((error) => logger.error({ err: error }, 'event listener failed')),
   };
   const createdRootToken = await bootstrapRoot(context, options.rootToken);
 
@@ -97,6 +101,7 @@ export async function createCoordinator(options: CoordinatorOptions = {}): Promi
     createdRootToken,
     async close() {
       await app.close();
+      await context.repositories.close();
       await database.close();
     },
   };

@@ -1,7 +1,9 @@
 import type { Logger } from '../shared/logger.ts';
+import type { RepositoryManager } from '../storage/git/types.ts';
 import type { Db, DialectName } from '../storage/sql/database.ts';
 import type { SqlStores } from '../storage/sql/stores/index.ts';
 import type { AccountsService } from './services/accounts.ts';
+import type { CoordinatorEvents } from './services/events.ts';
 import type { Lookup } from './services/lookup.ts';
 import type { Permissions } from './services/permissions.ts';
 import type { SettingsService } from './services/settings.ts';
@@ -25,4 +27,7 @@ export interface CoordinatorContext {
   settings: SettingsService;
   accounts: AccountsService;
   lookup: Lookup;
+  /** Bare git repositories, one per project (src/storage/git). */
+  repositories: RepositoryManager;
+  events: CoordinatorEvents;
 }

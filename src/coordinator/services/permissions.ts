@@ -81,6 +81,19 @@ export class Permissions {
     return access.effective !== null && access.effective >= level;
   }
 
+  /** Reading code (files, commits, clone): public/internal by visibility, private from Reporter up. */
+  async canReadRepository(project: ProjectRecord, actor: Actor): Promise<boolean> {
+    if (actor?.is_admin) return true;
+    if (this.visibilityAllows(project.visibility, actor)) return true;
+    return this.projectLevelAtLeast(project, actor, REPORTER);
+  }
+
+  /** Writing code (push, commits, branches, tags) before protected-branch rules: Developer and up. */
+  async canWriteRepository(project: ProjectRecord, actor: Actor): Promise<boolean> {
+    if (project.archived) return false;
+    return this.projectLevelAtLeast(project, actor, DEVELOPER);
+  }
+
   /** Highest membership level of the actor in the namespace and its ancestors (user namespace owner: 50). */
   async namespaceMembershipLevel(namespaceId: number, actor: Actor): Promise<AccessLevel | null> {
     if (!actor) return null;

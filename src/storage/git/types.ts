@@ -1,0 +1,197 @@
+import type { Readable } from 'node:stream';
+
+/**
+ * The one seam for git repositories. Only src/storage/git spawns git; everything else
+ * goes through these interfaces. Object ids are full 40-hex SHA-1s; timestamps are ISO 8601
+ * UTC with milliseconds. Revisions are branch names, tag names, full refs or SHAs; unknown
+ * revisions resolve to null (never throw for "not found").
+ */
+
+export interface GitPerson {
+  name: string;
+  email: string;
+  date: string;
+}
+
+export interface GitCommit {
+  id: string;
+  parent_ids: string[];
+  tree_id: string;
+  /** First line of the message. */
+  title: string;
+  /** The whole message, trailing newline kept as git stores it. */
+  message: string;
+  author: GitPerson;
+  committer: GitPerson;
+}
+
+export interface GitBranch {
+  name: string;
+  commit: GitCommit;
+}
+
+export interface GitTag {
+  name: string;
+  /** The object the tag ref points at (an annotated tag object or a commit). */
+  target: string;
+  commit: GitCommit;
+  /** The annotation message; null for a lightweight tag. */
+  message: string | null;
+  tagger: GitPerson | null;
+}
+
+export interface GitTreeEntry {
+  id: string;
+  name: string;
+  type: 'tree' | 'blob' | 'commit';
+  /** Path from the repository root. */
+  path: string;
+  /** Octal mode as git prints it, e.g. "100644", "040000". */
+  mode: string;
+}
+
+export interface GitBlobInfo {
+  id: string;
+  size: number;
+  mode: string;
+  path: string;
+}
+
+export interface GitFileDiff {
+  old_path: string;
+  new_path: string;
+  a_mode: string;
+  b_mode: string;
+  new_file: boolean;
+  renamed_file: boolean;
+  deleted_file: boolean;
+  /** Unified diff text without the `diff --git` header lines (GitLab's shape). */
+  diff: string;
+}
+
+export interface GitCommitStats {
+  additions: number;
+  deletions: number;
+  total: number;
+}
+
+export interface GitLogQuery {
+  /** Revision to walk from; default branch when omitted. */
+  ref?: string;
+  /** Only commits touching this path. */
+  path?: string;
+  /** ISO 8601 bounds on the committer date. */
+  since?: string;
+  until?: string;
+  /** Walk every branch and tag instead of one ref. */
+  all?: boolean;
+  offset: number;
+  limit: number;
+}
+
+export interface GitContributor {
+  name: string;
+  email: string;
+  commits: number;
+  additions: number;
+  deletions: number;
+}
+
+export type GitArchiveFormat = 'tar.gz' | 'tar.bz2' | 'tar' | 'zip';
+
+export type GitFileAction =
+  | { action: 'create'; file_path: string; content: Buffer; execute_filemode?: boolean }
+  | { action: 'update'; file_path: string; content: Buffer; last_commit_id?: string; execute_filemode?: boolean }
+  | { action: 'delete'; file_path: string; last_commit_id?: string }
+  | { action: 'move'; file_path: string; previous_path: string; content?: Buffer; last_commit_id?: string }
+  | { action: 'chmod'; file_path: string; execute_filemode: boolean };
+
+export interface GitCommitRequest {
+  /** Branch to commit to; created when it does not exist yet (then startRef is its base). */
+  branch: string;
+  /** Branch or SHA to start a new branch from; ignored when `branch` exists. */
+  startRef?: string;
+  message: string;
+  author: { name: string; email: string };
+  actions: GitFileAction[];
+}
+
+/**
+ * Failures of writes a user can cause. The module throws GantryError (src/shared/errors.ts)
+ * with status 400 and GitLab's message for: path traversal, a file that exists / does not exist,
+ * identical content, stale last_commit_id, and a branch moved by someone else during the
+ * write (compare-and-swap lost). Callers pass these through.
+ */
+export interface GitRepository {
+  readonly path: string;
+
+  isEmpty(): Promise<boolean>;
+  /** The branch HEAD points at, when that branch exists. */
+  defaultBranch(): Promise<string | null>;
+  setDefaultBranch(branch: string): Promise<void>;
+  /** Commit SHA a revision names, or null. */
+  resolveCommit(revision: string): Promise<string | null>;
+
+  branches(): Promise<GitBranch[]>;
+  branch(name: string): Promise<GitBranch | null>;
+  tags(): Promise<GitTag[]>;
+  tag(name: string): Promise<GitTag | null>;
+
+  commit(revision: string): Promise<GitCommit | null>;
+  commits(ids: readonly string[]): Promise<Map<string, GitCommit>>;
+  log(query: GitLogQuery): Promise<GitCommit[]>;
+  countCommits(query: Omit<GitLogQuery, 'offset' | 'limit'>): Promise<number>;
+  commitStats(id: string): Promise<GitCommitStats>;
+  /** Diff of a commit against its first parent (or the empty tree). */
+  commitDiff(id: string): Promise<GitFileDiff[]>;
+  /** Commits reachable from `to` and not from `from`, newest first, plus the tree diff from..to. */
+  compare(from: string, to: string, straight: boolean): Promise<{ commits: GitCommit[]; diffs: GitFileDiff[]; mergeBase: string | null }>;
+  isAncestor(ancestor: string, descendant: string): Promise<boolean>;
+  /** Branch names whose tip is reachable from `target` (merged into it). */
+  mergedBranches(target: string): Promise<string[]>;
+
+  tree(revision: string, path: string, recursive: boolean): Promise<GitTreeEntry[] | null>;
+  /** The blob at a path in a revision, or null. */
+  blobAt(revision: string, path: string): Promise<GitBlobInfo | null>;
+  blobSize(id: string): Promise<number | null>;
+  readBlob(id: string): Promise<Buffer | null>;
+  /** Streams a blob without buffering it whole. */
+  streamBlob(id: string): Readable;
+  /** Last commit on `revision` that touched `path`. */
+  lastCommitFor(revision: string, path: string): Promise<GitCommit | null>;
+  contributors(ref?: string): Promise<GitContributor[]>;
+  /** A streamed archive of a revision; `prefix` is the top directory name (GitLab: project-ref-sha). */
+  archive(revision: string, format: GitArchiveFormat, prefix: string): Readable;
+
+  /** Writes a commit from file actions; CAS on the branch tip. Returns the new commit. */
+  commitFiles(request: GitCommitRequest): Promise<GitCommit>;
+  /** Cherry-picks a commit onto a branch; CAS on the branch tip. */
+  cherryPick(id: string, branch: string, committer: { name: string; email: string }): Promise<GitCommit>;
+  /** Creates a branch; returns false if it already exists. */
+  createBranch(name: string, target: string): Promise<boolean>;
+  /** Deletes a branch; returns false when it did not exist. */
+  deleteBranch(name: string): Promise<boolean>;
+  /** Creates a tag (annotated when message is given); returns false if it exists. */
+  createTag(name: string, target: string, message: string | null, tagger: { name: string; email: string }): Promise<boolean>;
+  deleteTag(name: string): Promise<boolean>;
+}
+
+export interface RepositoryCreateOptions {
+  /** Create a first commit with README.md on this branch. */
+  initializeWithReadme: boolean;
+  defaultBranch: string;
+  projectName: string;
+  author: { name: string; email: string };
+}
+
+/** Bare repositories under `<dataDir>/repositories/<projectId>.git`, keyed by project id. */
+export interface RepositoryManager {
+  create(projectId: number, options: RepositoryCreateOptions): Promise<void>;
+  remove(projectId: number): Promise<void>;
+  /** Copies the repository of `sourceId` (fork). */
+  fork(sourceId: number, targetId: number): Promise<void>;
+  exists(projectId: number): Promise<boolean>;
+  open(projectId: number): GitRepository;
+  /** Stops every long-lived git process (cat-file pools). */
+  close(): Promise<void>;
+}

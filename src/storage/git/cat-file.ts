@@ -1,0 +1,243 @@
+import { execa, type ResultPromise } from 'execa';
+import type { Logger } from '../../shared/logger.ts';
+import { gitEnvironment } from './run.ts';
+
+export type GitObjectType = 'commit' | 'tree' | 'blob' | 'tag';
+
+export interface ObjectInfo {
+  id: string;
+  type: GitObjectType;
+  size: number;
+}
+
+export interface ObjectContents extends ObjectInfo {
+  data: Buffer;
+}
+
+interface PendingRequest {
+  withContents: boolean;
+  resolve(value: ObjectContents | ObjectInfo | null): void;
+  reject(error: Error): void;
+}
+
+/** Bytes received but not consumed yet; kept as chunks so large blobs are not re-copied per chunk. */
+class ChunkQueue {
+  private chunks: Buffer[] = [];
+  length = 0;
+
+  push(chunk: Buffer): void {
+    this.chunks.push(chunk);
+    this.length += chunk.length;
+  }
+
+  /** Index of the first newline, or -1. */
+  indexOfNewline(): number {
+    let offset = 0;
+    for (const chunk of this.chunks) {
+      const index = chunk.indexOf(10);
+      if (index >= 0) return offset + index;
+      offset += chunk.length;
+    }
+    return -1;
+  }
+
+  take(count: number): Buffer {
+    const first = this.chunks[0];
+    if (first && first.length >= count) {
+      const head = first.subarray(0, count);
+      if (first.length === count) this.chunks.shift();
+      else this.chunks[0] = first.subarray(count);
+      this.length -= count;
+      return head;
+    }
+    const joined = Buffer.concat(this.chunks);
+    this.chunks = joined.length > count ? [joined.subarray(count)] : [];
+    this.length -= count;
+    return joined.subarray(0, count);
+  }
+}
+
+const CAT_FILE_OPTIONS = { stdin: 'pipe', extendEnv: false, encoding: 'buffer', buffer: false, reject: false } as const;
+
+/**
+ * One `git cat-file --batch-command` process. Requests are written as they come and the
+ * answers read in order, so concurrent reads pipeline through the one process.
+ */
+export class CatFileProcess {
+  private readonly subprocess: ResultPromise<typeof CAT_FILE_OPTIONS & { env: Record<string, string> }>;
+  private readonly pending: PendingRequest[] = [];
+  private readonly received = new ChunkQueue();
+  private header: ObjectInfo | null = null;
+  private failure: Error | null = null;
+  lastUsed = Date.now();
+
+  constructor(
+    readonly gitDir: string,
+    private readonly onExit: (process: CatFileProcess) => void,
+  ) {
+    this.subprocess = execa('git', [`--git-dir=${gitDir}`, 'cat-file', '--batch-command'], { ...CAT_FILE_OPTIONS, env: gitEnvironment() });
+    this.subprocess.stdout.on('data', (chunk: Buffer) => this.onData(chunk));
+    this.subprocess.stdin.on('error', () => undefined);
+    void this.subprocess.then((result) => {
+      this.fail(new Error(`git cat-file exited (${result.exitCode ?? result.signal ?? 'unknown'}) in ${gitDir}`));
+    });
+  }
+
+  get busy(): boolean {
+    return this.pending.length > 0;
+  }
+
+  get alive(): boolean {
+    return this.failure === null;
+  }
+
+  info(object: string): Promise<ObjectInfo | null> {
+    return this.request(`info ${object}\n`, false);
+  }
+
+  contents(object: string): Promise<ObjectContents | null> {
+    return this.request(`contents ${object}\n`, true) as Promise<ObjectContents | null>;
+  }
+
+  /** Ends the process; pending requests fail. */
+  close(): void {
+    this.fail(new Error('git cat-file closed'));
+  }
+
+  private request(line: string, withContents: boolean): Promise<ObjectContents | ObjectInfo | null> {
+    if (this.failure) return Promise.reject(this.failure);
+    this.lastUsed = Date.now();
+    return new Promise((resolve, reject) => {
+      this.pending.push({ withContents, resolve, reject });
+      this.subprocess.stdin.write(line);
+    });
+  }
+
+  private onData(chunk: Buffer): void {
+    this.received.push(chunk);
+    for (;;) {
+      const request = this.pending[0];
+      if (!request) return;
+      if (this.header === null) {
+        const newline = this.received.indexOfNewline();
+        if (newline < 0) return;
+        const line = this.received.take(newline + 1).toString('utf8').slice(0, -1);
+        const parsed = parseHeader(line);
+        if (parsed === null || !request.withContents) {
+          this.pending.shift();
+          request.resolve(parsed);
+          continue;
+        }
+        this.header = parsed;
+      }
+      if (this.received.length < this.header.size + 1) return;
+      const data = Buffer.from(this.received.take(this.header.size));
+      this.received.take(1);
+      const header = this.header;
+      this.header = null;
+      this.pending.shift();
+      request.resolve({ ...header, data });
+    }
+  }
+
+  private fail(error: Error): void {
+    if (this.failure) return;
+    this.failure = error;
+    for (const request of this.pending.splice(0)) request.reject(error);
+    if (this.subprocess.exitCode === null) {
+      this.subprocess.stdin.end();
+      this.subprocess.kill();
+    }
+    this.onExit(this);
+  }
+}
+
+/** "<oid> <type> <size>" or "<object> missing|ambiguous". */
+function parseHeader(line: string): ObjectInfo | null {
+  const match = /^([0-9a-f]{40,64}) (commit|tree|blob|tag) (\d+)$/.exec(line);
+  if (!match) return null;
+  return { id: match[1]!, type: match[2] as GitObjectType, size: Number(match[3]) };
+}
+
+export interface CatFilePoolOptions {
+  /** Idle processes are stopped after this long. */
+  idleMs?: number;
+  /** At most this many processes; the least recently used idle one goes first. */
+  maxProcesses?: number;
+  logger?: Logger;
+}
+
+/** Long-lived cat-file processes, one per busy repository, started lazily. */
+export class CatFilePool {
+  private readonly processes = new Map<string, CatFileProcess>();
+  private readonly idleMs: number;
+  private readonly maxProcesses: number;
+  private sweeper: NodeJS.Timeout | null = null;
+  /** Processes started so far (for tests and the bench). */
+  started = 0;
+
+  constructor(private readonly options: CatFilePoolOptions = {}) {
+    this.idleMs = options.idleMs ?? 60_000;
+    this.maxProcesses = options.maxProcesses ?? 64;
+  }
+
+  get size(): number {
+    return this.processes.size;
+  }
+
+  /** The process for a repository, started when there is none. */
+  acquire(gitDir: string): CatFileProcess {
+    const existing = this.processes.get(gitDir);
+    if (existing && existing.alive) {
+      // Re-insert: Map order is the LRU order.
+      this.processes.delete(gitDir);
+      this.processes.set(gitDir, existing);
+      return existing;
+    }
+    this.evictForRoom();
+    const created = new CatFileProcess(gitDir, (exited) => {
+      if (this.processes.get(gitDir) === exited) this.processes.delete(gitDir);
+    });
+    this.started += 1;
+    this.processes.set(gitDir, created);
+    this.scheduleSweep();
+    return created;
+  }
+
+  /** Stops the process of one repository (before it is removed or replaced). */
+  release(gitDir: string): void {
+    this.processes.get(gitDir)?.close();
+  }
+
+  /** Stops processes idle longer than the idle limit. */
+  sweep(now = Date.now()): void {
+    for (const process of [...this.processes.values()]) {
+      if (!process.busy && now - process.lastUsed >= this.idleMs) process.close();
+    }
+    if (this.processes.size === 0 && this.sweeper) {
+      clearInterval(this.sweeper);
+      this.sweeper = null;
+    }
+  }
+
+  close(): void {
+    for (const process of [...this.processes.values()]) process.close();
+    if (this.sweeper) clearInterval(this.sweeper);
+    this.sweeper = null;
+  }
+
+  private evictForRoom(): void {
+    if (this.processes.size < this.maxProcesses) return;
+    // Busy processes are never stopped: with every process busy the pool grows for a moment.
+    const victim = [...this.processes.values()].find((process) => !process.busy);
+    if (!victim) return;
+    this.options.logger?.debug({ gitDir: victim.gitDir }, 'cat-file pool full, stopping the least recently used process');
+    victim.close();
+  }
+
+  private scheduleSweep(): void {
+    if (this.sweeper) return;
+    this.sweeper = setInterval(() => this.sweep(), Math.max(10, Math.min(this.idleMs, 10_000)));
+    this.sweeper.unref();
+  }
+}

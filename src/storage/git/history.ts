@@ -1,0 +1,132 @@
+import { invalidParam, notFound } from '../../shared/errors.ts';
+import { DIFF_OPTIONS, parseNumstat, parseRawPatch } from './diff.ts';
+import type { ObjectReader, RepositoryAccess } from './reader.ts';
+import { EMPTY_TREE, gitText, runGit } from './run.ts';
+import type { GitCommit, GitCommitStats, GitContributor, GitFileDiff, GitLogQuery } from './types.ts';
+import { isSafeLookupPath, normalizeLookupPath } from './validate.ts';
+
+/** Walks that need rev-list; the commits themselves are read through cat-file. */
+export class History {
+  constructor(
+    private readonly access: RepositoryAccess,
+    private readonly reader: ObjectReader,
+  ) {}
+
+  async log(query: GitLogQuery): Promise<GitCommit[]> {
+    if (query.limit <= 0) return [];
+    const args = await this.walkArguments(query, [`--max-count=${Math.floor(query.limit)}`, `--skip=${Math.max(0, Math.floor(query.offset))}`]);
+    if (!args) return [];
+    const ids = (await gitText(this.access.gitDir, args)).split('\n').filter(Boolean);
+    return this.reader.commitList(ids);
+  }
+
+  async countCommits(query: Omit<GitLogQuery, 'offset' | 'limit'>): Promise<number> {
+    const args = await this.walkArguments(query, ['--count']);
+    if (!args) return 0;
+    return Number.parseInt((await gitText(this.access.gitDir, args)).trim(), 10) || 0;
+  }
+
+  async lastCommitFor(revision: string, path: string): Promise<GitCommit | null> {
+    const [commit] = await this.log({ ref: revision, path, offset: 0, limit: 1 });
+    return commit ?? null;
+  }
+
+  async commitStats(id: string): Promise<GitCommitStats> {
+    const commit = await this.reader.commit(id);
+    if (!commit) return { additions: 0, deletions: 0, total: 0 };
+    const { stdout } = await runGit(this.access.gitDir, ['diff', '--numstat', '-z', ...DIFF_OPTIONS, commit.parent_ids[0] ?? EMPTY_TREE, commit.id]);
+    return parseNumstat(stdout);
+  }
+
+  async commitDiff(id: string): Promise<GitFileDiff[]> {
+    const commit = await this.reader.commit(id);
+    if (!commit) return [];
+    return this.diff(commit.parent_ids[0] ?? EMPTY_TREE, commit.id);
+  }
+
+  async diff(from: string, to: string): Promise<GitFileDiff[]> {
+    const { stdout } = await runGit(this.access.gitDir, ['diff', '--raw', '-p', '-z', ...DIFF_OPTIONS, from, to]);
+    return parseRawPatch(stdout);
+  }
+
+  async compare(from: string, to: string, straight: boolean): Promise<{ commits: GitCommit[]; diffs: GitFileDiff[]; mergeBase: string | null }> {
+    const [fromId, toId] = await Promise.all([this.reader.resolveCommit(from), this.reader.resolveCommit(to)]);
+    if (!fromId || !toId) throw notFound('Ref');
+    const mergeBase = await this.mergeBase(fromId, toId);
+    const ids = (await gitText(this.access.gitDir, ['rev-list', toId, `^${fromId}`])).split('\n').filter(Boolean);
+    const [commits, diffs] = await Promise.all([this.reader.commitList(ids), this.diff(straight ? fromId : (mergeBase ?? fromId), toId)]);
+    return { commits, diffs, mergeBase };
+  }
+
+  async mergeBase(a: string, b: string): Promise<string | null> {
+    const result = await runGit(this.access.gitDir, ['merge-base', a, b], { allowedExitCodes: [1] });
+    return result.exitCode === 0 ? result.stdout.toString('utf8').trim() : null;
+  }
+
+  async isAncestor(ancestor: string, descendant: string): Promise<boolean> {
+    const [a, b] = await Promise.all([this.reader.resolveCommit(ancestor), this.reader.resolveCommit(descendant)]);
+    if (!a || !b) return false;
+    const result = await runGit(this.access.gitDir, ['merge-base', '--is-ancestor', a, b], { allowedExitCodes: [1] });
+    return result.exitCode === 0;
+  }
+
+  async mergedBranches(target: string): Promise<string[]> {
+    const id = await this.reader.resolveCommit(target);
+    if (!id) return [];
+    const output = await gitText(this.access.gitDir, ['for-each-ref', `--merged=${id}`, '--format=%(refname:strip=2)', 'refs/heads/']);
+    return output.split('\n').filter(Boolean);
+  }
+
+  /** Authors by commit count (like `shortlog -sne`) with their added and deleted lines. */
+  async contributors(ref?: string): Promise<GitContributor[]> {
+    const id = await this.reader.resolveCommit(ref ?? 'HEAD');
+    if (!id) return [];
+    const output = await gitText(this.access.gitDir, ['log', '--no-renames', '--numstat', '--format=%x1e%aN%x1f%aE', id]);
+    const byAuthor = new Map<string, GitContributor>();
+    for (const record of output.split('\x1e')) {
+      if (!record) continue;
+      const [identity = '', ...lines] = record.split('\n');
+      const [name = '', email = ''] = identity.split('\x1f');
+      const key = `${name}\x1f${email.toLowerCase()}`;
+      const contributor = byAuthor.get(key) ?? { name, email, commits: 0, additions: 0, deletions: 0 };
+      contributor.commits += 1;
+      for (const line of lines) {
+        const match = /^(\d+)\t(\d+)\t/.exec(line);
+        if (!match) continue;
+        contributor.additions += Number(match[1]);
+        contributor.deletions += Number(match[2]);
+      }
+      byAuthor.set(key, contributor);
+    }
+    return [...byAuthor.values()].sort((a, b) => b.commits - a.commits || a.name.localeCompare(b.name));
+  }
+
+  /** rev-list arguments for a query, or null when its ref does not resolve (empty repository). */
+  private async walkArguments(query: Omit<GitLogQuery, 'offset' | 'limit'>, extra: string[]): Promise<string[] | null> {
+    const args = ['rev-list', ...extra];
+    if (query.since !== undefined) args.push(`--since=${isoDate(query.since, 'since')}`);
+    if (query.until !== undefined) args.push(`--until=${isoDate(query.until, 'until')}`);
+    if (query.all) {
+      args.push('--branches', '--tags');
+    } else {
+      const id = await this.reader.resolveCommit(query.ref ?? 'HEAD');
+      if (!id) return null;
+      args.push(id);
+    }
+    args.push('--');
+    if (query.path !== undefined) {
+      const path = normalizeLookupPath(query.path);
+      if (!isSafeLookupPath(path)) return null;
+      // A literal path: no pathspec magic (":(glob)...") from user input.
+      if (path !== '') args.push(`:(literal)${path}`);
+    }
+    return args;
+  }
+}
+
+function isoDate(value: string, name: string): string {
+  const time = Date.parse(value);
+  if (Number.isNaN(time)) throw invalidParam(name);
+  // "@<seconds> +0000": git's raw date form, exact to the second whatever the locale.
+  return `@${Math.floor(time / 1000)} +0000`;
+}

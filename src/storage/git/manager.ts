@@ -1,0 +1,104 @@
+import { access, mkdir, rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { Logger } from '../../shared/logger.ts';
+import { CatFilePool, type CatFilePoolOptions } from './cat-file.ts';
+import { BareRepository } from './repository.ts';
+import { runGit } from './run.ts';
+import type { GitRepository, RepositoryCreateOptions, RepositoryManager } from './types.ts';
+import { isValidRefName } from './validate.ts';
+
+export interface RepositoryManagerOptions {
+  /** Directory holding `<projectId>.git` bare repositories. */
+  root: string;
+  logger: Logger;
+  /** cat-file pool tuning (idle stop, process cap). */
+  catFile?: Omit<CatFilePoolOptions, 'logger'>;
+}
+
+/**
+ * Configuration of every repository we create or fork. Non-fast-forward pushes are allowed
+ * here because protected branches are enforced by the pre-receive hook, not by git.
+ */
+const REPOSITORY_CONFIG: ReadonlyArray<[string, string]> = [
+  ['core.logAllRefUpdates', 'true'],
+  ['receive.denyNonFastForwards', 'false'],
+  ['receive.denyDeletes', 'false'],
+  ['receive.fsckObjects', 'false'],
+  ['receive.advertisePushOptions', 'true'],
+  ['http.receivepack', 'true'],
+  ['http.uploadpack', 'true'],
+  ['uploadpack.allowFilter', 'true'],
+  ['uploadpack.allowAnySHA1InWant', 'true'],
+  ['repack.writeBitmaps', 'true'],
+  ['gc.auto', '0'],
+];
+
+export class GitRepositoryManager implements RepositoryManager {
+  readonly pool: CatFilePool;
+
+  constructor(private readonly options: RepositoryManagerOptions) {
+    this.pool = new CatFilePool({ ...options.catFile, logger: options.logger });
+  }
+
+  /** Where a project's bare repository lives (whether or not it exists yet). */
+  repositoryPath(projectId: number): string {
+    if (!Number.isSafeInteger(projectId) || projectId <= 0) throw new Error(`invalid project id ${projectId}`);
+    return path.join(this.options.root, `${projectId}.git`);
+  }
+
+  async create(projectId: number, options: RepositoryCreateOptions): Promise<void> {
+    const target = this.repositoryPath(projectId);
+    const branch = isValidRefName(options.defaultBranch) ? options.defaultBranch : 'main';
+    await mkdir(this.options.root, { recursive: true });
+    await runGit(null, ['init', '--bare', '--quiet', `--initial-branch=${branch}`, target]);
+    await this.configure(target);
+    if (options.initializeWithReadme) {
+      await this.open(projectId).commitFiles({
+        branch,
+        message: 'Initial commit',
+        author: options.author,
+        actions: [{ action: 'create', file_path: 'README.md', content: Buffer.from(`# ${options.projectName}\n`) }],
+      });
+    }
+  }
+
+  async remove(projectId: number): Promise<void> {
+    const target = this.repositoryPath(projectId);
+    this.pool.release(target);
+    // Rename first: a concurrent reader sees "no repository", never a half-deleted one.
+    const doomed = `${target}.deleting-${Date.now()}`;
+    const moved = await rename(target, doomed).then(
+      () => true,
+      () => false,
+    );
+    await rm(moved ? doomed : target, { recursive: true, force: true });
+  }
+
+  async fork(sourceId: number, targetId: number): Promise<void> {
+    const source = this.repositoryPath(sourceId);
+    const target = this.repositoryPath(targetId);
+    await mkdir(this.options.root, { recursive: true });
+    await runGit(null, ['clone', '--bare', '--no-local', '--quiet', '--', source, target]);
+    await runGit(target, ['remote', 'remove', 'origin'], { allowedExitCodes: [2] });
+    await this.configure(target);
+  }
+
+  async exists(projectId: number): Promise<boolean> {
+    return access(path.join(this.repositoryPath(projectId), 'HEAD')).then(
+      () => true,
+      () => false,
+    );
+  }
+
+  open(projectId: number): GitRepository {
+    return new BareRepository({ gitDir: this.repositoryPath(projectId), pool: this.pool, logger: this.options.logger });
+  }
+
+  async close(): Promise<void> {
+    this.pool.close();
+  }
+
+  private async configure(gitDir: string): Promise<void> {
+    for (const [key, value] of REPOSITORY_CONFIG) await runGit(gitDir, ['config', key, value]);
+  }
+}

@@ -1,0 +1,241 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { badRequestMessage } from '../../shared/errors.ts';
+import { archiveStream } from './archive.ts';
+import { History } from './history.ts';
+import { ObjectReader, type RepositoryAccess } from './reader.ts';
+import { REF_MESSAGES, RefWriter } from './refs.ts';
+import { gitText, runGit, streamGit } from './run.ts';
+import type {
+  GitArchiveFormat,
+  GitBlobInfo,
+  GitBranch,
+  GitCommit,
+  GitCommitRequest,
+  GitCommitStats,
+  GitContributor,
+  GitFileDiff,
+  GitLogQuery,
+  GitRepository,
+  GitTag,
+  GitTreeEntry,
+} from './types.ts';
+import { isSafeLookupPath, isSafeObjectName, isValidRefName, normalizeLookupPath } from './validate.ts';
+import { CommitWriter } from './write.ts';
+
+/** One bare repository: object reads through cat-file, walks through rev-list, writes with CAS. */
+export class BareRepository implements GitRepository {
+  readonly path: string;
+  private readonly reader: ObjectReader;
+  private readonly history: History;
+  private readonly refs: RefWriter;
+  private readonly writer: CommitWriter;
+
+  constructor(private readonly access: RepositoryAccess) {
+    this.path = access.gitDir;
+    this.reader = new ObjectReader(access);
+    this.history = new History(access, this.reader);
+    this.refs = new RefWriter(access, this.reader);
+    this.writer = new CommitWriter(access, this.reader, this.history);
+  }
+
+  async isEmpty(): Promise<boolean> {
+    const output = await gitText(this.path, ['for-each-ref', '--count=1', '--format=%(refname)', 'refs/heads/']);
+    return output.trim() === '';
+  }
+
+  async defaultBranch(): Promise<string | null> {
+    const head = await readFile(path.join(this.path, 'HEAD'), 'utf8').catch(() => '');
+    const match = /^ref: refs\/heads\/(.+)$/m.exec(head);
+    if (!match) return null;
+    const branch = match[1]!.trim();
+    return (await this.reader.resolveCommit(`refs/heads/${branch}`)) ? branch : null;
+  }
+
+  async setDefaultBranch(branch: string): Promise<void> {
+    if (!isValidRefName(branch)) throw badRequestMessage(REF_MESSAGES.invalidBranchName);
+    await runGit(this.path, ['symbolic-ref', 'HEAD', `refs/heads/${branch}`]);
+  }
+
+  resolveCommit(revision: string): Promise<string | null> {
+    return this.reader.resolveCommit(revision);
+  }
+
+  async branches(): Promise<GitBranch[]> {
+    const refs = await this.listRefs('refs/heads/');
+    const commits = await this.reader.commitList(refs.map(([, id]) => id));
+    const byId = new Map(commits.map((commit) => [commit.id, commit]));
+    return refs.flatMap(([name, id]) => {
+      const commit = byId.get(id);
+      return commit ? [{ name, commit }] : [];
+    });
+  }
+
+  async branch(name: string): Promise<GitBranch | null> {
+    if (!isValidRefName(name)) return null;
+    const commit = await this.reader.commit(`refs/heads/${name}`);
+    return commit ? { name, commit } : null;
+  }
+
+  async tags(): Promise<GitTag[]> {
+    const refs = await this.listRefs('refs/tags/');
+    const tags = await Promise.all(refs.map(([name, target]) => this.describeTag(name, target)));
+    return tags.filter((tag): tag is GitTag => tag !== null);
+  }
+
+  async tag(name: string): Promise<GitTag | null> {
+    if (!isValidRefName(name)) return null;
+    const target = await this.reader.info(`refs/tags/${name}`);
+    return target ? this.describeTag(name, target.id) : null;
+  }
+
+  commit(revision: string): Promise<GitCommit | null> {
+    return this.reader.commit(revision);
+  }
+
+  async commits(ids: readonly string[]): Promise<Map<string, GitCommit>> {
+    const commits = await this.reader.commitList([...new Set(ids)]);
+    return new Map(commits.map((commit) => [commit.id, commit]));
+  }
+
+  log(query: GitLogQuery): Promise<GitCommit[]> {
+    return this.history.log(query);
+  }
+
+  countCommits(query: Omit<GitLogQuery, 'offset' | 'limit'>): Promise<number> {
+    return this.history.countCommits(query);
+  }
+
+  commitStats(id: string): Promise<GitCommitStats> {
+    return this.history.commitStats(id);
+  }
+
+  commitDiff(id: string): Promise<GitFileDiff[]> {
+    return this.history.commitDiff(id);
+  }
+
+  compare(from: string, to: string, straight: boolean): Promise<{ commits: GitCommit[]; diffs: GitFileDiff[]; mergeBase: string | null }> {
+    return this.history.compare(from, to, straight);
+  }
+
+  isAncestor(ancestor: string, descendant: string): Promise<boolean> {
+    return this.history.isAncestor(ancestor, descendant);
+  }
+
+  mergedBranches(target: string): Promise<string[]> {
+    return this.history.mergedBranches(target);
+  }
+
+  async tree(revision: string, treePath: string, recursive: boolean): Promise<GitTreeEntry[] | null> {
+    const cleanPath = normalizeLookupPath(treePath);
+    if (!recursive) return this.reader.treeEntries(revision, cleanPath);
+    const tree = await this.reader.treeObject(revision, cleanPath);
+    if (!tree) return null;
+    const { stdout } = await runGit(this.path, ['ls-tree', '-r', '-t', '-z', tree.id]);
+    return parseLsTree(stdout, cleanPath);
+  }
+
+  async blobAt(revision: string, blobPath: string): Promise<GitBlobInfo | null> {
+    const cleanPath = normalizeLookupPath(blobPath);
+    if (cleanPath === '' || !isSafeLookupPath(cleanPath)) return null;
+    const slash = cleanPath.lastIndexOf('/');
+    const parent = slash < 0 ? '' : cleanPath.slice(0, slash);
+    const entries = await this.reader.treeEntries(revision, parent);
+    const entry = entries?.find((candidate) => candidate.path === cleanPath && candidate.type === 'blob');
+    if (!entry) return null;
+    const size = await this.blobSize(entry.id);
+    return size === null ? null : { id: entry.id, size, mode: entry.mode, path: cleanPath };
+  }
+
+  async blobSize(id: string): Promise<number | null> {
+    const info = await this.reader.info(id);
+    return info && info.type === 'blob' ? info.size : null;
+  }
+
+  async readBlob(id: string): Promise<Buffer | null> {
+    const object = await this.reader.contents(id);
+    return object && object.type === 'blob' ? object.data : null;
+  }
+
+  streamBlob(id: string): Readable {
+    if (!/^[0-9a-f]{40,64}$/.test(id) || !isSafeObjectName(id)) throw badRequestMessage('Invalid blob id');
+    // A separate process: a large blob must not hold up the shared cat-file queue.
+    return streamGit(this.path, ['cat-file', 'blob', id]);
+  }
+
+  lastCommitFor(revision: string, filePath: string): Promise<GitCommit | null> {
+    return this.history.lastCommitFor(revision, filePath);
+  }
+
+  contributors(ref?: string): Promise<GitContributor[]> {
+    return this.history.contributors(ref);
+  }
+
+  archive(revision: string, format: GitArchiveFormat, prefix: string): Readable {
+    return archiveStream(this.path, revision, format, prefix);
+  }
+
+  commitFiles(request: GitCommitRequest): Promise<GitCommit> {
+    return this.writer.commitFiles(request);
+  }
+
+  cherryPick(id: string, branch: string, committer: { name: string; email: string }): Promise<GitCommit> {
+    return this.writer.cherryPick(id, branch, committer);
+  }
+
+  createBranch(name: string, target: string): Promise<boolean> {
+    return this.refs.createBranch(name, target);
+  }
+
+  deleteBranch(name: string): Promise<boolean> {
+    return this.refs.deleteBranch(name);
+  }
+
+  createTag(name: string, target: string, message: string | null, tagger: { name: string; email: string }): Promise<boolean> {
+    return this.refs.createTag(name, target, message, tagger);
+  }
+
+  deleteTag(name: string): Promise<boolean> {
+    return this.refs.deleteTag(name);
+  }
+
+  /** [short name, object id] of the refs under a prefix, in ref name order. */
+  private async listRefs(prefix: string): Promise<Array<[string, string]>> {
+    const output = await gitText(this.path, ['for-each-ref', '--format=%(refname)%00%(objectname)', prefix]);
+    return output
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => {
+        const [ref = '', id = ''] = line.split('\0');
+        return [ref.slice(prefix.length), id];
+      });
+  }
+
+  private async describeTag(name: string, target: string): Promise<GitTag | null> {
+    const commit = await this.reader.commit(target);
+    if (!commit) return null;
+    const annotation = commit.id === target ? null : await this.reader.tagObject(target);
+    return { name, target, commit, message: annotation ? annotation.message.replace(/\n$/, '') : null, tagger: annotation?.tagger ?? null };
+  }
+}
+
+/** `git ls-tree -r -t -z`: "<mode> <type> <id>\t<path>\0", paths relative to the listed tree. */
+function parseLsTree(output: Buffer, base: string): GitTreeEntry[] {
+  const entries: GitTreeEntry[] = [];
+  for (const record of output.toString('utf8').split('\0')) {
+    const tab = record.indexOf('\t');
+    if (tab < 0) continue;
+    const [mode = '', type = '', id = ''] = record.slice(0, tab).split(' ');
+    const relative = record.slice(tab + 1);
+    const slash = relative.lastIndexOf('/');
+    entries.push({
+      id,
+      name: slash < 0 ? relative : relative.slice(slash + 1),
+      type: type === 'tree' ? 'tree' : type === 'commit' ? 'commit' : 'blob',
+      path: base ? `${base}/${relative}` : relative,
+      mode: mode.padStart(6, '0'),
+    });
+  }
+  return entries;
+}

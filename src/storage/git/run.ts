@@ -1,0 +1,108 @@
+import { PassThrough, type Readable } from 'node:stream';
+import { execa } from 'execa';
+import { GantryError } from '../../shared/errors.ts';
+
+/** The empty tree's id: the base of a root commit's diff. */
+export const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
+export const ZERO_OID = '0000000000000000000000000000000000000000';
+
+export interface GitRunOptions {
+  input?: string | Buffer;
+  /** Extra environment (author, index file); merged over the isolated base environment. */
+  env?: Record<string, string>;
+  /** Exit codes that are answers rather than failures (e.g. 1 for `merge-base --is-ancestor`). */
+  allowedExitCodes?: readonly number[];
+  /** Working directory; defaults to the process's. */
+  cwd?: string;
+}
+
+export interface GitRunResult {
+  stdout: Buffer;
+  stderr: string;
+  exitCode: number;
+}
+
+/**
+ * Environment every git process gets: no user or system configuration (a user's
+ * commit.gpgsign or init.defaultBranch must not leak in), no prompts, C locale messages.
+ */
+export function gitEnvironment(extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+    HOME: process.env.HOME ?? '/',
+    LC_ALL: 'C',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_TERMINAL_PROMPT: '0',
+    ...extra,
+  };
+}
+
+/** A git failure nobody planned for: 500 with the command in the log, not in the response. */
+export class GitCommandError extends GantryError {
+  readonly exitCode: number;
+  readonly stderr: string;
+
+  constructor(args: readonly string[], exitCode: number, stderr: string) {
+    super('GANTRY_E_GIT', 500, { message: '500 Internal Server Error' });
+    this.message = `git ${args.slice(0, 4).join(' ')} failed (${exitCode}): ${stderr.trim().slice(0, 500)}`;
+    this.exitCode = exitCode;
+    this.stderr = stderr;
+  }
+}
+
+/** Runs git against a repository (`--git-dir`), buffering its output. */
+export async function runGit(gitDir: string | null, args: readonly string[], options: GitRunOptions = {}): Promise<GitRunResult> {
+  const fullArgs = gitDir === null ? [...args] : [`--git-dir=${gitDir}`, ...args];
+  const result = await execa('git', fullArgs, {
+    cwd: options.cwd,
+    input: options.input,
+    stdin: options.input === undefined ? 'ignore' : undefined,
+    env: gitEnvironment(options.env),
+    extendEnv: false,
+    encoding: 'buffer',
+    stripFinalNewline: false,
+    reject: false,
+    maxBuffer: 1024 * 1024 * 1024,
+  });
+  const exitCode = result.exitCode ?? -1;
+  const stdout = Buffer.from(result.stdout);
+  const stderr = Buffer.from(result.stderr).toString('utf8');
+  if (exitCode !== 0 && !(options.allowedExitCodes ?? []).includes(exitCode)) {
+    throw new GitCommandError(fullArgs, exitCode, stderr || (result.failed ? (result.message ?? '') : ''));
+  }
+  return { stdout, stderr, exitCode };
+}
+
+/** Runs git and returns stdout as text. */
+export async function gitText(gitDir: string | null, args: readonly string[], options: GitRunOptions = {}): Promise<string> {
+  return (await runGit(gitDir, args, options)).stdout.toString('utf8');
+}
+
+/**
+ * Streams a git command's stdout. The stream ends only once git exited 0; any failure
+ * destroys it with an error, so a truncated archive never looks complete.
+ */
+export function streamGit(gitDir: string, args: readonly string[]): Readable {
+  const output = new PassThrough();
+  const subprocess = execa('git', [`--git-dir=${gitDir}`, ...args], {
+    stdin: 'ignore',
+    env: gitEnvironment(),
+    extendEnv: false,
+    buffer: { stdout: false, stderr: true },
+    encoding: 'buffer',
+    reject: false,
+  });
+  subprocess.stdout.pipe(output, { end: false });
+  subprocess.then(
+    (result) => {
+      if (result.exitCode === 0) output.end();
+      else output.destroy(new GitCommandError(args, result.exitCode ?? -1, Buffer.from(result.stderr ?? '').toString('utf8')));
+    },
+    (error: unknown) => output.destroy(error instanceof Error ? error : new Error(String(error))),
+  );
+  output.on('close', () => {
+    if (subprocess.exitCode === null) subprocess.kill();
+  });
+  return output;
+}

@@ -1,0 +1,194 @@
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { badRequestMessage, notFound } from '../../shared/errors.ts';
+import { IndexState } from './index-state.ts';
+import type { History } from './history.ts';
+import type { ObjectReader, RepositoryAccess } from './reader.ts';
+import { cleanIdentity, compareAndSwapRef, REF_MESSAGES } from './refs.ts';
+import { EMPTY_TREE, gitText, runGit, ZERO_OID } from './run.ts';
+import type { GitCommit, GitCommitRequest, GitFileAction } from './types.ts';
+import { checkCommitPath, isValidRefName } from './validate.ts';
+
+export const COMMIT_MESSAGES = {
+  fileExists: 'A file with this name already exists',
+  fileMissing: "A file with this name doesn't exist",
+  directoryExists: 'A directory with this name already exists',
+  identicalContent: 'You are attempting to update a file with content identical to the current content',
+  changedSinceEditing: 'You are attempting to update a file that has changed since you started editing it.',
+  notOnBranch: 'You can only create or edit files when you are on a branch',
+  cherryPickFailed:
+    'Sorry, we cannot cherry-pick this commit automatically. This commit may already have been cherry-picked, or a more recent commit may have updated some of its content.',
+} as const;
+
+const REGULAR = '100644';
+const EXECUTABLE = '100755';
+
+type Identity = { name: string; email: string };
+
+/** Commits written through a temporary index and published with a compare-and-swap update-ref. */
+export class CommitWriter {
+  constructor(
+    private readonly access: RepositoryAccess,
+    private readonly reader: ObjectReader,
+    private readonly history: History,
+  ) {}
+
+  async commitFiles(request: GitCommitRequest): Promise<GitCommit> {
+    if (!isValidRefName(request.branch)) throw badRequestMessage(REF_MESSAGES.invalidBranchName);
+    for (const action of request.actions) {
+      checkCommitPath(action.file_path);
+      if (action.action === 'move') checkCommitPath(action.previous_path);
+    }
+    const ref = `refs/heads/${request.branch}`;
+    const tip = await this.reader.resolveCommit(ref);
+    const parent = tip ?? (await this.startingPoint(request.startRef));
+
+    return this.withTemporaryIndex(async (env) => {
+      await runGit(this.access.gitDir, parent ? ['read-tree', parent] : ['read-tree', '--empty'], { env });
+      const listing = await runGit(this.access.gitDir, ['ls-files', '-s', '-z'], { env });
+      const state = IndexState.fromLsFiles(listing.stdout);
+      for (const action of request.actions) await this.apply(state, action, parent);
+      await runGit(this.access.gitDir, ['update-index', '-z', '--index-info'], { env, input: state.indexInfo() });
+      const tree = (await gitText(this.access.gitDir, ['write-tree'], { env })).trim();
+      const commit = await this.writeCommit(tree, parent ? [parent] : [], request.message, request.author, request.author, null);
+      await this.publish(ref, request.branch, commit, tip);
+      await this.pointHeadAtFirstBranch(request.branch);
+      return this.readWritten(commit);
+    });
+  }
+
+  async cherryPick(id: string, branch: string, committer: Identity): Promise<GitCommit> {
+    const picked = await this.reader.commit(id);
+    if (!picked) throw notFound('Commit');
+    const ref = `refs/heads/${branch}`;
+    const tip = isValidRefName(branch) ? await this.reader.commit(ref) : null;
+    if (!tip) throw notFound('Branch');
+    const patch = await runGit(this.access.gitDir, ['diff-tree', '-p', '--binary', '--full-index', '--no-color', '--no-ext-diff', picked.parent_ids[0] ?? EMPTY_TREE, picked.id]);
+    if (patch.stdout.length === 0) throw badRequestMessage(COMMIT_MESSAGES.cherryPickFailed);
+
+    return this.withTemporaryIndex(async (env) => {
+      await runGit(this.access.gitDir, ['read-tree', tip.id], { env });
+      const applied = await runGit(this.access.gitDir, ['apply', '--cached', '--3way', '--whitespace=nowarn', '-'], { env, cwd: env.GIT_WORK_TREE, input: patch.stdout, allowedExitCodes: [1, 128] });
+      if (applied.exitCode !== 0) throw badRequestMessage(COMMIT_MESSAGES.cherryPickFailed);
+      const tree = (await gitText(this.access.gitDir, ['write-tree'], { env })).trim();
+      if (tree === tip.tree_id) throw badRequestMessage(COMMIT_MESSAGES.cherryPickFailed);
+      const message = `${picked.message.trimEnd()}\n\n(cherry picked from commit ${picked.id})\n`;
+      const commit = await this.writeCommit(tree, [tip.id], message, picked.author, committer, picked.author.date);
+      await this.publish(ref, branch, commit, tip.id);
+      return this.readWritten(commit);
+    });
+  }
+
+  private async startingPoint(startRef: string | undefined): Promise<string | null> {
+    if (startRef !== undefined) {
+      const start = (await this.reader.resolveCommit(`refs/heads/${startRef}`)) ?? (await this.reader.resolveCommit(startRef));
+      if (!start) throw badRequestMessage(REF_MESSAGES.invalidReference(startRef));
+      return start;
+    }
+    const anyBranch = await gitText(this.access.gitDir, ['for-each-ref', '--count=1', '--format=%(refname)', 'refs/heads/']);
+    if (anyBranch.trim() !== '') throw badRequestMessage(COMMIT_MESSAGES.notOnBranch);
+    return null;
+  }
+
+  private async apply(state: IndexState, action: GitFileAction, parent: string | null): Promise<void> {
+    const filePath = action.file_path;
+    switch (action.action) {
+      case 'create': {
+        if (state.has(filePath) || state.fileAbove(filePath)) throw badRequestMessage(COMMIT_MESSAGES.fileExists);
+        if (state.isDirectory(filePath)) throw badRequestMessage(COMMIT_MESSAGES.directoryExists);
+        state.set(filePath, action.execute_filemode ? EXECUTABLE : REGULAR, await this.hash(action.content));
+        return;
+      }
+      case 'update': {
+        const current = state.get(filePath);
+        if (!current) throw badRequestMessage(COMMIT_MESSAGES.fileMissing);
+        await this.checkLastCommit(parent, filePath, action.last_commit_id);
+        const id = await this.hash(action.content);
+        const mode = action.execute_filemode === undefined ? current.mode : action.execute_filemode ? EXECUTABLE : REGULAR;
+        if (id === current.id && mode === current.mode) throw badRequestMessage(COMMIT_MESSAGES.identicalContent);
+        state.set(filePath, mode, id);
+        return;
+      }
+      case 'delete': {
+        if (!state.has(filePath)) throw badRequestMessage(COMMIT_MESSAGES.fileMissing);
+        await this.checkLastCommit(parent, filePath, action.last_commit_id);
+        state.remove(filePath);
+        return;
+      }
+      case 'move': {
+        const previous = state.get(action.previous_path);
+        if (!previous) throw badRequestMessage(COMMIT_MESSAGES.fileMissing);
+        if (action.previous_path !== filePath && (state.has(filePath) || state.fileAbove(filePath))) throw badRequestMessage(COMMIT_MESSAGES.fileExists);
+        await this.checkLastCommit(parent, action.previous_path, action.last_commit_id);
+        const id = action.content === undefined ? previous.id : await this.hash(action.content);
+        state.remove(action.previous_path);
+        if (state.isDirectory(filePath)) throw badRequestMessage(COMMIT_MESSAGES.directoryExists);
+        state.set(filePath, previous.mode, id);
+        return;
+      }
+      case 'chmod': {
+        const current = state.get(filePath);
+        if (!current) throw badRequestMessage(COMMIT_MESSAGES.fileMissing);
+        state.set(filePath, action.execute_filemode ? EXECUTABLE : REGULAR, current.id);
+        return;
+      }
+    }
+  }
+
+  /** GitLab's optimistic lock: the last commit touching the path must be the one the editor saw. */
+  private async checkLastCommit(parent: string | null, filePath: string, lastCommitId: string | undefined): Promise<void> {
+    if (!lastCommitId || !parent) return;
+    const last = await this.history.lastCommitFor(parent, filePath);
+    const given = lastCommitId.toLowerCase();
+    if (!last || given.length < 7 || !last.id.startsWith(given)) throw badRequestMessage(COMMIT_MESSAGES.changedSinceEditing);
+  }
+
+  private async hash(content: Buffer): Promise<string> {
+    return (await gitText(this.access.gitDir, ['hash-object', '-w', '--stdin'], { input: content })).trim();
+  }
+
+  private async writeCommit(tree: string, parents: string[], message: string, author: Identity, committer: Identity, authorDate: string | null): Promise<string> {
+    const env: Record<string, string> = {
+      GIT_AUTHOR_NAME: cleanIdentity(author.name),
+      GIT_AUTHOR_EMAIL: cleanIdentity(author.email),
+      GIT_COMMITTER_NAME: cleanIdentity(committer.name),
+      GIT_COMMITTER_EMAIL: cleanIdentity(committer.email),
+    };
+    if (authorDate) env.GIT_AUTHOR_DATE = authorDate;
+    const parentArgs = parents.flatMap((parent) => ['-p', parent]);
+    return (await gitText(this.access.gitDir, ['commit-tree', tree, ...parentArgs], { env, input: message })).trim();
+  }
+
+  private async publish(ref: string, branch: string, commit: string, expected: string | null): Promise<void> {
+    const swapped = await compareAndSwapRef(this.access, ref, commit, expected ?? ZERO_OID, 'gantry: commit');
+    if (!swapped) throw badRequestMessage(REF_MESSAGES.branchMoved(branch));
+  }
+
+  /** The first branch of an empty repository becomes its default when HEAD names none. */
+  private async pointHeadAtFirstBranch(branch: string): Promise<void> {
+    const head = await runGit(this.access.gitDir, ['symbolic-ref', '-q', 'HEAD'], { allowedExitCodes: [1] });
+    const headRef = head.stdout.toString('utf8').trim();
+    if (headRef && (await this.reader.resolveCommit(headRef))) return;
+    await runGit(this.access.gitDir, ['symbolic-ref', 'HEAD', `refs/heads/${branch}`]);
+  }
+
+  private async readWritten(id: string): Promise<GitCommit> {
+    const commit = await this.reader.commit(id);
+    if (!commit) throw new Error(`commit ${id} vanished after it was written`);
+    return commit;
+  }
+
+  private async withTemporaryIndex<T>(work: (env: Record<string, string>) => Promise<T>): Promise<T> {
+    const directory = await mkdtemp(path.join(tmpdir(), 'gantry-index-'));
+    try {
+      // `apply --cached --3way` (git 2.39) writes merged files to the current directory even
+      // with --cached: callers run it inside this throw-away work tree.
+      const workTree = path.join(directory, 'work-tree');
+      await mkdir(workTree);
+      return await work({ GIT_INDEX_FILE: path.join(directory, 'index'), GIT_WORK_TREE: workTree });
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
+  }
+}

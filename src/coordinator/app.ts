@@ -12,10 +12,13 @@ import { registerApi } from './api/index.ts';
 import type { CoordinatorContext } from './context.ts';
 import { Authenticator } from './http/auth.ts';
 import { installErrorHandling } from './http/errors.ts';
+import { registerGitHttp } from './http/git-http.ts';
 import { assignParam, parseGitlabQuery, type ParamMap } from './http/querystring.ts';
 import { AccountsService } from './services/accounts.ts';
 import { bootstrapRoot } from './services/bootstrap.ts';
 import { CoordinatorEvents } from './services/events.ts';
+import { noJobTokens, type JobTokenVerifier } from './services/git-http/job-tokens.ts';
+import { unprotectedBranches } from './services/git-http/push-policy.ts';
 import { Lookup } from './services/lookup.ts';
 import { Permissions } from './services/permissions.ts';
 import { SettingsService } from './services/settings.ts';
@@ -32,6 +35,8 @@ export interface CoordinatorOptions {
   rootToken?: string;
   /** Largest request body in bytes (artifacts need large ones). Default 1 GiB. */
   bodyLimit?: number;
+  /** Checks CI job tokens for git over HTTP (`gitlab-ci-token`); by default none is valid. */
+  jobTokenVerifier?: JobTokenVerifier;
 }
 
 export interface Coordinator {
@@ -68,6 +73,7 @@ export async function createCoordinator(options: CoordinatorOptions = {}): Promi
     lookup: new Lookup(stores.projects, stores.namespaces, stores.users, permissions),
     repositories: createRepositoryManager({ root: path.join(dataDir, 'repositories'), logger }),
     events: new CoordinatorEvents((error) => logger.error({ err: error }, 'event listener failed')),
+    jobTokens: options.jobTokenVerifier ?? noJobTokens,
   };
   const createdRootToken = await bootstrapRoot(context, options.rootToken);
 
@@ -94,6 +100,7 @@ export async function createCoordinator(options: CoordinatorOptions = {}): Promi
     },
     { prefix: '/api/v4' },
   );
+  await registerGitHttp(app, context, { personalTokens: authenticator, branchRules: unprotectedBranches });
 
   return {
     app,

@@ -4,6 +4,7 @@ import type { Db, DialectName } from '../storage/sql/database.ts';
 import type { SqlStores } from '../storage/sql/stores/index.ts';
 import type { AccountsService } from './services/accounts.ts';
 import type { CoordinatorEvents } from './services/events.ts';
+import type { JobTokenVerifier } from './services/git-http/job-tokens.ts';
 import type { Lookup } from './services/lookup.ts';
 import type { Permissions } from './services/permissions.ts';
 import type { SettingsService } from './services/settings.ts';
@@ -30,4 +31,6 @@ export interface CoordinatorContext {
   /** Bare git repositories, one per project (src/storage/git). */
   repositories: RepositoryManager;
   events: CoordinatorEvents;
+  /** CI job tokens (`gitlab-ci-token` over git HTTP); none are valid until CI supplies a verifier. */
+  jobTokens: JobTokenVerifier;
 }

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
-import { createCoordinator, type Coordinator } from '../../src/coordinator/app.ts';
+import { createCoordinator, type Coordinator, type CoordinatorOptions } from '../../src/coordinator/app.ts';
 import { testDatabase } from './database.ts';
 
 export const ROOT_TOKEN = 'root-test-token-0123456789';
@@ -36,7 +36,7 @@ export interface ApiResponse {
   list: Array<Record<string, unknown>>;
 }
 
-export async function startTestCoordinator(options: { externalUrl?: string } = {}): Promise<TestCoordinator> {
+export async function startTestCoordinator(options: { externalUrl?: string; extra?: Partial<CoordinatorOptions> } = {}): Promise<TestCoordinator> {
   const database = await testDatabase();
   const dataDir = mkdtempSync(path.join(tmpdir(), 'gantry-test-'));
   const coordinator = await createCoordinator({
@@ -44,6 +44,7 @@ export async function startTestCoordinator(options: { externalUrl?: string } = {
     databaseUrl: database.url,
     rootToken: ROOT_TOKEN,
     externalUrl: options.externalUrl ?? 'http://gantry.test',
+    ...options.extra,
   });
   await coordinator.app.ready();
 

@@ -43,15 +43,21 @@ export class Authenticator {
     private readonly tokens: TokensStore,
   ) {}
 
+  /** The active user a personal token belongs to, or null (unknown token, blocked user). */
+  async userForToken(token: string): Promise<UserRecord | null> {
+    const userId = await this.tokens.findUserIdByToken(token);
+    const user = userId === undefined ? undefined : await this.users.findById(userId);
+    return user && user.state === 'active' ? user : null;
+  }
+
   /** Resolves request.actor; throws 401 for a bad token, 403/404 for a refused sudo. */
   async authenticate(request: FastifyRequest): Promise<void> {
     request.actor = null;
     request.credentialUser = null;
     const token = tokenFromRequest(request);
     if (token === undefined) return;
-    const userId = await this.tokens.findUserIdByToken(token);
-    const user = userId === undefined ? undefined : await this.users.findById(userId);
-    if (!user || user.state !== 'active') throw unauthorized();
+    const user = await this.userForToken(token);
+    if (!user) throw unauthorized();
     request.credentialUser = user;
     request.actor = user;
 

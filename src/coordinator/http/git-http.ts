@@ -1,0 +1,92 @@
+import path from 'node:path';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { CoordinatorContext } from '../context.ts';
+import { GitAccess, GitHttpRefusal, type PersonalTokenResolver } from '../services/git-http/access.ts';
+import { classifyGitPath } from '../services/git-http/paths.ts';
+import type { BranchPushRules } from '../services/git-http/push-policy.ts';
+import { GitHttpService } from '../services/git-http/service.ts';
+
+export interface GitHttpOptions {
+  personalTokens: PersonalTokenResolver;
+  branchRules: BranchPushRules;
+}
+
+const GIT_BODY_TYPES = ['application/x-git-upload-pack-request', 'application/x-git-receive-pack-request'];
+
+/**
+ * Git smart HTTP at `{external_url}/{full_path}.git/...`, outside /api/v4. Bodies reach
+ * `git http-backend` as streams in both directions; paths that are not git's fall through
+ * to the site's 404.
+ */
+export async function registerGitHttp(app: FastifyInstance, context: CoordinatorContext, options: GitHttpOptions): Promise<void> {
+  const service = new GitHttpService({
+    lookup: context.lookup,
+    access: new GitAccess(context.permissions, context.stores.users, options.personalTokens, context.jobTokens),
+    repositories: context.repositories,
+    projects: context.stores.projects,
+    events: context.events,
+    branchRules: options.branchRules,
+    hooksDir: path.join(context.config.dataDir, 'git-hooks'),
+    logger: context.logger,
+  });
+
+  await app.register(async (scope) => {
+    // Hand the raw request stream over: packs are never buffered.
+    scope.addContentTypeParser(GIT_BODY_TYPES, (_request, payload, done) => done(null, payload));
+    scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+    scope.route({
+      method: ['GET', 'POST'],
+      url: '/*',
+      handler: (request, reply) => serve(service, request, reply),
+    });
+  });
+}
+
+async function serve(service: GitHttpService, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  const queryAt = request.url.indexOf('?');
+  const rawPath = queryAt >= 0 ? request.url.slice(0, queryAt) : request.url;
+  const queryString = queryAt >= 0 ? request.url.slice(queryAt + 1) : '';
+  let urlPath: string;
+  try {
+    urlPath = decodeURIComponent(rawPath);
+  } catch {
+    reply.callNotFound();
+    return reply;
+  }
+  const target = classifyGitPath(request.method, urlPath, queryString);
+  if (target === null) {
+    reply.callNotFound();
+    return reply;
+  }
+  if (target.kind === 'redirect') return reply.redirect(target.location, 301);
+  if (target.kind === 'unsupported') return refuse(reply, new GitHttpRefusal(404, 'Not Found'));
+
+  try {
+    const response = await service.handle({
+      method: request.method,
+      target,
+      queryString,
+      authorization: header(request, 'authorization'),
+      contentType: header(request, 'content-type'),
+      contentLength: header(request, 'content-length'),
+      contentEncoding: header(request, 'content-encoding'),
+      gitProtocol: header(request, 'git-protocol'),
+      remoteAddr: request.ip,
+      body: request.method === 'POST' ? request.raw : null,
+    });
+    return reply.code(response.status).headers(response.headers).send(response.body);
+  } catch (error) {
+    if (error instanceof GitHttpRefusal) return refuse(reply, error);
+    throw error;
+  }
+}
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+function refuse(reply: FastifyReply, refusal: GitHttpRefusal): FastifyReply {
+  if (refusal.status === 401) void reply.header('www-authenticate', 'Basic realm="Gantry"');
+  return reply.code(refusal.status).type('text/plain; charset=utf-8').send(`${refusal.message}\n`);
+}

@@ -1,0 +1,107 @@
+import type { ProjectRecord, UserRecord, UsersStore } from '../../../storage/types.ts';
+import type { Permissions } from '../permissions.ts';
+import type { JobTokenIdentity, JobTokenVerifier } from './job-tokens.ts';
+
+/** Who is talking git to us. */
+export interface GitIdentity {
+  user: UserRecord | null;
+  /** Set when the credential was a CI job token (read-only access, like GitLab). */
+  job: JobTokenIdentity | null;
+}
+
+export const ANONYMOUS: GitIdentity = { user: null, job: null };
+
+/** A refusal answered as plain text, which git prints to the user. */
+export class GitHttpRefusal extends Error {
+  constructor(
+    readonly status: 400 | 401 | 403 | 404,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'GitHttpRefusal';
+  }
+}
+
+export const JOB_TOKEN_USER = 'gitlab-ci-token';
+
+export const REFUSALS = {
+  unauthorized: 'HTTP Basic: Access denied',
+  notFound: "The project you were looking for could not be found or you don't have permission to view it.",
+  download: 'You are not allowed to download code from this project.',
+  upload: 'You are not allowed to push code to this project.',
+  jobUpload: 'You are not allowed to upload code for this project.',
+  archived: 'You are not allowed to push code to an archived project.',
+} as const;
+
+export interface PersonalTokenResolver {
+  userForToken(token: string): Promise<UserRecord | null>;
+}
+
+/** Basic credentials from an Authorization header, or null when absent or not Basic. */
+export function basicCredentials(header: string | undefined): { username: string; password: string } | null {
+  if (!header) return null;
+  const match = /^basic\s+(\S+)\s*$/i.exec(header);
+  if (!match) return null;
+  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return null;
+  return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+/** Turns credentials into an identity and decides what it may do with a project's repository. */
+export class GitAccess {
+  constructor(
+    private readonly permissions: Permissions,
+    private readonly users: UsersStore,
+    private readonly personalTokens: PersonalTokenResolver,
+    private readonly jobTokens: JobTokenVerifier,
+  ) {}
+
+  /** Anonymous without an Authorization header; 401 for credentials that do not check out. */
+  async identify(authorization: string | undefined): Promise<GitIdentity> {
+    if (authorization === undefined || authorization === '') return ANONYMOUS;
+    const credentials = basicCredentials(authorization);
+    if (!credentials || credentials.password === '') throw new GitHttpRefusal(401, REFUSALS.unauthorized);
+    if (credentials.username === JOB_TOKEN_USER) {
+      const job = await this.jobTokens.verify(credentials.password);
+      const user = job ? await this.users.findById(job.userId) : undefined;
+      if (!job || !user || user.state !== 'active') throw new GitHttpRefusal(401, REFUSALS.unauthorized);
+      return { user, job };
+    }
+    const user = await this.personalTokens.userForToken(credentials.password);
+    if (!user) throw new GitHttpRefusal(401, REFUSALS.unauthorized);
+    return { user, job: null };
+  }
+
+  /**
+   * Clone/fetch: public for everyone, internal for signed-in users, private from Reporter.
+   * Anonymous callers get 401 for what they cannot read, so git asks for credentials.
+   */
+  async authorizeRead(project: ProjectRecord | undefined, identity: GitIdentity): Promise<ProjectRecord> {
+    const visible = await this.visibleProject(project, identity);
+    if (!(await this.permissions.canReadRepository(visible, identity.user))) {
+      throw new GitHttpRefusal(403, REFUSALS.download);
+    }
+    return visible;
+  }
+
+  /** Push: Developer and up on a project that is not archived; never with a job token. */
+  async authorizeWrite(project: ProjectRecord | undefined, identity: GitIdentity): Promise<ProjectRecord> {
+    if (!identity.user) {
+      throw new GitHttpRefusal(401, REFUSALS.unauthorized);
+    }
+    const visible = await this.visibleProject(project, identity);
+    if (identity.job) throw new GitHttpRefusal(403, REFUSALS.jobUpload);
+    if (await this.permissions.canWriteRepository(visible, identity.user)) return visible;
+    if (visible.archived && (await this.permissions.canWriteRepository({ ...visible, archived: false }, identity.user))) {
+      throw new GitHttpRefusal(403, REFUSALS.archived);
+    }
+    if (!(await this.permissions.canReadRepository(visible, identity.user))) throw new GitHttpRefusal(403, REFUSALS.download);
+    throw new GitHttpRefusal(403, REFUSALS.upload);
+  }
+
+  private async visibleProject(project: ProjectRecord | undefined, identity: GitIdentity): Promise<ProjectRecord> {
+    if (project && !project.pending_delete && (await this.permissions.canReadProject(project, identity.user))) return project;
+    throw identity.user ? new GitHttpRefusal(404, REFUSALS.notFound) : new GitHttpRefusal(401, REFUSALS.unauthorized);
+  }
+}

@@ -1,0 +1,144 @@
+import { PassThrough, type Readable } from 'node:stream';
+import { createGunzip } from 'node:zlib';
+import type { Logger } from '../../../shared/logger.ts';
+import { preparePushHooks, type PushHookSetup } from '../../../storage/git/hooks.ts';
+import { runHttpBackend, type HttpBackendResponse } from '../../../storage/git/http-backend.ts';
+import type { RepositoryManager } from '../../../storage/git/types.ts';
+import type { ProjectRecord, ProjectsStore } from '../../../storage/types.ts';
+import type { CoordinatorEvents } from '../events.ts';
+import type { Lookup } from '../lookup.ts';
+import { GitHttpRefusal, REFUSALS, type GitAccess, type GitIdentity } from './access.ts';
+import type { GitPath } from './paths.ts';
+import { computePushPolicy, type BranchPushRules } from './push-policy.ts';
+import { MalformedPushError, readReceiveCommands } from './receive-commands.ts';
+
+export interface GitHttpRequest {
+  method: string;
+  target: Extract<GitPath, { kind: 'smart' }>;
+  queryString: string;
+  authorization?: string;
+  contentType?: string;
+  contentLength?: string;
+  contentEncoding?: string;
+  gitProtocol?: string;
+  remoteAddr: string;
+  body: Readable | null;
+}
+
+export interface GitHttpResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: Readable;
+}
+
+export interface GitHttpDependencies {
+  lookup: Lookup;
+  access: GitAccess;
+  repositories: RepositoryManager;
+  projects: ProjectsStore;
+  events: CoordinatorEvents;
+  branchRules: BranchPushRules;
+  /** Shared hooks directory every push points core.hooksPath at. */
+  hooksDir: string;
+  logger: Logger;
+}
+
+const PASSED_HEADERS = new Set(['content-type', 'cache-control', 'expires', 'pragma', 'last-modified', 'content-length']);
+
+/** Serves clone, fetch and push through `git http-backend` after our own access checks. */
+export class GitHttpService {
+  constructor(private readonly deps: GitHttpDependencies) {}
+
+  async handle(request: GitHttpRequest): Promise<GitHttpResponse> {
+    const { target } = request;
+    if (target.service === null) throw new GitHttpRefusal(404, 'The dumb HTTP protocol is not supported; use a git client that speaks the smart protocol.');
+    const identity = await this.deps.access.identify(request.authorization);
+    const candidate = await this.deps.lookup.findProject(target.projectPath);
+    const pushing = target.service === 'git-receive-pack';
+    const project = pushing
+      ? await this.deps.access.authorizeWrite(candidate, identity)
+      : await this.deps.access.authorizeRead(candidate, identity);
+    if (!(await this.deps.repositories.exists(project.id))) throw new GitHttpRefusal(404, REFUSALS.notFound);
+    const repositoryPath = this.deps.repositories.open(project.id).path;
+
+    if (pushing && target.pathInfo === '/git-receive-pack') return this.receivePack(request, project, identity, repositoryPath);
+    const response = await runHttpBackend({
+      ...this.backendBasics(request, identity, repositoryPath),
+      contentEncoding: request.contentEncoding,
+      body: request.body,
+      config: { 'uploadpack.allowFilter': 'true' },
+    });
+    return this.relay(response, async () => undefined);
+  }
+
+  private async receivePack(request: GitHttpRequest, project: ProjectRecord, identity: GitIdentity, repositoryPath: string): Promise<GitHttpResponse> {
+    const user = identity.user;
+    if (!user || !request.body) throw new GitHttpRefusal(401, REFUSALS.unauthorized);
+    // Inflate here: the ref commands must be read before git sees the body.
+    const gzipped = request.contentEncoding?.toLowerCase() === 'gzip';
+    const body = gzipped ? request.body.pipe(createGunzip()) : request.body;
+    const received = await readReceiveCommands(body).catch((error: unknown) => {
+      throw error instanceof MalformedPushError ? new GitHttpRefusal(400, `The push request is malformed: ${error.message}`) : error;
+    });
+    const policy = await computePushPolicy(this.deps.branchRules, project, user, received.commands);
+    const hooks = await preparePushHooks(this.deps.hooksDir, policy, received.commands.length);
+    const response = await runHttpBackend({
+      ...this.backendBasics(request, identity, repositoryPath),
+      contentLength: gzipped ? undefined : request.contentLength,
+      body,
+      bodyHead: received.head,
+      environment: hooks.environment,
+      config: hooks.config,
+    });
+    return this.relay(response, () => this.publishPushes(project, user.id, hooks));
+  }
+
+  private backendBasics(request: GitHttpRequest, identity: GitIdentity, repositoryPath: string) {
+    const user = identity.user;
+    return {
+      repositoryPath,
+      method: request.method === 'POST' ? ('POST' as const) : ('GET' as const),
+      pathInfo: request.target.pathInfo,
+      queryString: request.queryString,
+      contentType: request.contentType,
+      contentLength: request.contentLength,
+      gitProtocol: request.gitProtocol && /^[A-Za-z0-9=:._-]+$/.test(request.gitProtocol) ? request.gitProtocol : undefined,
+      remoteUser: user ? { username: user.username, name: user.name, email: user.email } : undefined,
+      remoteAddr: request.remoteAddr,
+    };
+  }
+
+  /** Streams the backend's body; ends it only after `afterExit` ran (push events are out by then). */
+  private relay(response: HttpBackendResponse, afterExit: () => Promise<void>): GitHttpResponse {
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(response.headers)) if (PASSED_HEADERS.has(name)) headers[name] = value;
+    const out = new PassThrough();
+    let ended = false;
+    out.on('close', () => {
+      if (!ended) response.kill();
+    });
+    response.body.pipe(out, { end: false });
+    response.body.on('end', () => {
+      void response.finished
+        .then(async ({ exitCode, stderr }) => {
+          if (exitCode !== 0) this.deps.logger.warn({ exitCode, stderr }, 'git http-backend failed');
+          await afterExit();
+        })
+        .catch((error: unknown) => this.deps.logger.error({ err: error }, 'after git http-backend'))
+        .finally(() => {
+          ended = true;
+          out.end();
+        });
+    });
+    return { status: response.status, headers, body: out };
+  }
+
+  private async publishPushes(project: ProjectRecord, userId: number, hooks: PushHookSetup): Promise<void> {
+    const updates = await hooks.acceptedUpdates();
+    if (updates.length === 0) return;
+    await this.deps.projects.update(project.id, { last_activity_at: new Date().toISOString() });
+    for (const update of updates) {
+      this.deps.events.publishPush({ project_id: project.id, ref: update.ref, before: update.before, after: update.after, user_id: userId });
+    }
+  }
+}

@@ -1,4 +1,5 @@
 import type { Generated } from 'kysely';
+import type { CommitCommentsTable } from './schema-commit-comments.ts';
 
 /**
  * Table types shared by SQLite and PostgreSQL. Portable choices: booleans are integers 0/1,
@@ -178,4 +179,5 @@ export interface DatabaseSchema {
   gpg_keys: GpgKeysTable;
   custom_attributes: CustomAttributesTable;
   application_settings: ApplicationSettingsTable;
+  commit_comments: CommitCommentsTable;
 }

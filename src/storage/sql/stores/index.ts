@@ -1,4 +1,5 @@
 import type { Db } from '../database.ts';
+import { SqlCommitCommentsStore } from './commit-comments.ts';
 import { SqlCustomAttributesStore } from './custom-attributes.ts';
 import { SqlGroupQueriesStore } from './group-queries.ts';
 import { SqlMemberQueriesStore } from './member-queries.ts';
@@ -21,6 +22,7 @@ export function createSqlStores(db: Db) {
     memberQueries: new SqlMemberQueriesStore(db),
     customAttributes: new SqlCustomAttributesStore(db),
     settings: new SqlSettingsStore(db),
+    commitComments: new SqlCommitCommentsStore(db),
   };
 }
 

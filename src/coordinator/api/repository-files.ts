@@ -1,0 +1,89 @@
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { CoordinatorContext } from '../context.ts';
+import { requireActor } from '../http/auth.ts';
+import { contentDisposition, headerText, looksBinary, withFirstChunk } from '../http/blob-response.ts';
+import type { Params } from '../http/params.ts';
+import { paramsOf } from '../http/request-params.ts';
+import { FilesService, type FileWriteInput, type RepositoryFileJson } from '../services/repository/files.ts';
+import { decodeContent } from './repository-params.ts';
+
+interface FilePath {
+  id: string;
+  file_path: string;
+}
+
+/** `/projects/:id/repository/files/:file_path[/raw]` (`:file_path` URL-encoded, `%2F` for slashes). */
+export function repositoryFilesRoutes(context: CoordinatorContext): FastifyPluginAsync {
+  const files = new FilesService(context);
+  return async (api) => {
+    const base = '/projects/:id/repository/files/:file_path';
+
+    // HEAD is answered by the same handler without the body: the X-Gitlab-* headers carry the metadata.
+    api.get<{ Params: FilePath }>(base, async (request, reply) => {
+      const target = await files.access.forRead(request.params.id, request.actor);
+      const ref = paramsOf(request).requiredString('ref');
+      const file = await files.get(target, request.params.file_path, ref);
+      setFileHeaders(reply, file);
+      return file;
+    });
+
+    api.get<{ Params: FilePath }>(`${base}/raw`, async (request, reply) => {
+      const target = await files.access.forRead(request.params.id, request.actor);
+      const ref = paramsOf(request).requiredString('ref');
+      const { blob, stream } = await files.raw(target, request.params.file_path, ref);
+      const { head, body } = await withFirstChunk(stream);
+      const binary = looksBinary(head);
+      const fileName = blob.path.slice(blob.path.lastIndexOf('/') + 1);
+      reply.header('Content-Length', String(blob.size));
+      reply.header('X-Gitlab-Blob-Id', blob.id);
+      reply.header('Content-Disposition', contentDisposition(binary ? 'attachment' : 'inline', fileName));
+      return reply.type(binary ? 'application/octet-stream' : 'text/plain; charset=utf-8').send(body);
+    });
+
+    api.post<{ Params: FilePath }>(base, async (request, reply) => {
+      const actor = requireActor(request);
+      const input = writeInput(paramsOf(request), 'create');
+      return reply.code(201).send(await files.create(request.params.id, actor, request.params.file_path, input));
+    });
+
+    api.put<{ Params: FilePath }>(base, async (request) => {
+      const actor = requireActor(request);
+      const input = writeInput(paramsOf(request), 'update');
+      return files.update(request.params.id, actor, request.params.file_path, input);
+    });
+
+    api.delete<{ Params: FilePath }>(base, async (request, reply) => {
+      const actor = requireActor(request);
+      const input = writeInput(paramsOf(request), 'delete');
+      await files.delete(request.params.id, actor, request.params.file_path, input);
+      return reply.code(204).send();
+    });
+  };
+}
+
+function writeInput(params: Params, kind: 'create' | 'update' | 'delete'): FileWriteInput {
+  const branch = params.requiredString('branch');
+  const content = kind === 'delete' ? undefined : decodeContent(params, 'content', 'encoding', true);
+  return {
+    branch,
+    commitMessage: params.requiredString('commit_message'),
+    content,
+    startBranch: params.string('start_branch') || undefined,
+    authorName: params.string('author_name') || undefined,
+    authorEmail: params.string('author_email') || undefined,
+    executeFilemode: params.bool('execute_filemode'),
+    lastCommitId: kind === 'create' ? undefined : params.string('last_commit_id') || undefined,
+  };
+}
+
+function setFileHeaders(reply: FastifyReply, file: RepositoryFileJson): void {
+  reply.header('X-Gitlab-Blob-Id', file.blob_id);
+  reply.header('X-Gitlab-Commit-Id', file.commit_id);
+  reply.header('X-Gitlab-Content-Sha256', file.content_sha256);
+  reply.header('X-Gitlab-Encoding', file.encoding);
+  reply.header('X-Gitlab-File-Name', headerText(file.file_name));
+  reply.header('X-Gitlab-File-Path', headerText(file.file_path));
+  reply.header('X-Gitlab-Last-Commit-Id', file.last_commit_id);
+  reply.header('X-Gitlab-Ref', headerText(file.ref));
+  reply.header('X-Gitlab-Size', String(file.size));
+}

@@ -1,0 +1,113 @@
+import type { Readable } from 'node:stream';
+import { notFound } from '../../../shared/errors.ts';
+import type { GitArchiveFormat, GitCommit, GitContributor, GitFileDiff, GitTreeEntry } from '../../../storage/git/types.ts';
+import type { ReadableRepository } from './access.ts';
+import { isInsideRepository } from './paths.ts';
+
+export interface BlobJson {
+  size: number;
+  encoding: 'base64';
+  content: string;
+  sha: string;
+}
+
+export interface Archive {
+  fileName: string;
+  format: GitArchiveFormat;
+  stream: Readable;
+}
+
+export interface Comparison {
+  commits: GitCommit[];
+  diffs: GitFileDiff[];
+  sameRef: boolean;
+}
+
+export type ContributorOrder = 'name' | 'email' | 'commits';
+
+/** Object ids only: blob routes never evaluate revision syntax such as `main:README.md`. */
+const OBJECT_ID = /^[0-9a-f]{4,64}$/i;
+
+/** GitLab's accepted spellings of archive formats. */
+const ARCHIVE_FORMATS: Record<string, GitArchiveFormat> = {
+  zip: 'zip',
+  tar: 'tar',
+  'tar.gz': 'tar.gz',
+  tgz: 'tar.gz',
+  gz: 'tar.gz',
+  'tar.bz2': 'tar.bz2',
+  tbz: 'tar.bz2',
+  tbz2: 'tar.bz2',
+  tb2: 'tar.bz2',
+  bz2: 'tar.bz2',
+};
+
+export function archiveFormat(name: string): GitArchiveFormat | undefined {
+  return Object.hasOwn(ARCHIVE_FORMATS, name) ? ARCHIVE_FORMATS[name] : undefined;
+}
+
+const TYPE_RANK: Record<GitTreeEntry['type'], number> = { tree: 0, blob: 1, commit: 2 };
+
+/** Read-only views of a repository: tree, blobs, archives, compare, contributors. */
+export class BrowsingService {
+  /** GitLab's sorted entries: directories, then files, then submodules; git's name order within each. */
+  async tree(target: ReadableRepository, ref: string | undefined, treePath: string, recursive: boolean): Promise<GitTreeEntry[]> {
+    const repository = target.repository;
+    const revision = ref ?? (repository ? await repository.defaultBranch() : null);
+    const commitId = repository && revision ? await repository.resolveCommit(revision) : null;
+    if (!repository || !commitId) throw notFound('Tree');
+    const cleanPath = treePath.replace(/^\/+|\/+$/g, '');
+    const entries = (isInsideRepository(cleanPath) ? await repository.tree(commitId, cleanPath, recursive) : null) ?? [];
+    return entries
+      .map((entry, index) => ({ entry, index }))
+      .sort((a, b) => TYPE_RANK[a.entry.type] - TYPE_RANK[b.entry.type] || a.index - b.index)
+      .map(({ entry }) => entry);
+  }
+
+  async blob(target: ReadableRepository, sha: string): Promise<BlobJson> {
+    const content = OBJECT_ID.test(sha) && target.repository ? await target.repository.readBlob(sha) : null;
+    if (!content) throw notFound('Blob');
+    return { size: content.length, encoding: 'base64', content: content.toString('base64'), sha };
+  }
+
+  async rawBlob(target: ReadableRepository, sha: string): Promise<{ size: number; stream: Readable }> {
+    const repository = target.repository;
+    const size = OBJECT_ID.test(sha) && repository ? await repository.blobSize(sha) : null;
+    if (!repository || size === null) throw notFound('Blob');
+    return { size, stream: repository.streamBlob(sha) };
+  }
+
+  /** `<project path>-<ref with / as ->-<sha>.<ext>` as GitLab names archives; 404 File Not Found for unknown refs. */
+  async archive(target: ReadableRepository, sha: string | undefined, format: GitArchiveFormat): Promise<Archive> {
+    const repository = target.repository;
+    const ref = sha ?? (repository ? await repository.defaultBranch() : null);
+    const commitId = repository && ref ? await repository.resolveCommit(ref) : null;
+    if (!repository || !ref || !commitId) throw notFound('File');
+    const prefix = `${target.project.path}-${ref.replace(/\//g, '-')}-${commitId}`;
+    return { fileName: `${prefix}.${format}`, format, stream: repository.archive(commitId, format, prefix) };
+  }
+
+  /** Commits oldest first (GitLab's order); 404 Ref Not Found when either side is unknown. */
+  async compare(target: ReadableRepository, from: string, to: string, straight: boolean): Promise<Comparison> {
+    const repository = target.repository;
+    const [fromId, toId] = repository ? await Promise.all([repository.resolveCommit(from), repository.resolveCommit(to)]) : [null, null];
+    if (!repository || !fromId || !toId) throw notFound('Ref');
+    const result = await repository.compare(fromId, toId, straight);
+    return { commits: [...result.commits].reverse(), diffs: result.diffs, sameRef: from === to };
+  }
+
+  /** Without order_by, the repository's own order (most recent contribution first); sort applies with order_by only. */
+  async contributors(target: ReadableRepository, orderBy: ContributorOrder | undefined, sort: 'asc' | 'desc'): Promise<GitContributor[]> {
+    const repository = target.repository;
+    if (!repository || (await repository.isEmpty())) return [];
+    const contributors = await repository.contributors();
+    if (!orderBy) return contributors;
+    const direction = sort === 'desc' ? -1 : 1;
+    return [...contributors].sort((a, b) => direction * compareBy(a, b, orderBy));
+  }
+}
+
+function compareBy(a: GitContributor, b: GitContributor, key: ContributorOrder): number {
+  if (key === 'commits') return a.commits - b.commits;
+  return a[key] < b[key] ? -1 : a[key] > b[key] ? 1 : 0;
+}

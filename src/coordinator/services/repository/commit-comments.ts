@@ -1,0 +1,54 @@
+import type { CommitCommentLineType, CommitCommentRecord } from '../../../storage/types-commit-comments.ts';
+import type { UserRecord } from '../../../storage/types.ts';
+import type { CoordinatorContext } from '../../context.ts';
+import type { ReadableRepository } from './access.ts';
+import type { CommitsService, Page } from './commits.ts';
+import { findCommentLine } from './diff-lines.ts';
+
+export interface CommentInput {
+  note: string;
+  /** path, line and lineType come together (the route requires line and line_type with path). */
+  position?: { path: string; line: number; lineType: CommitCommentLineType };
+}
+
+/** Comments on commits. A position that names no line of the commit's diff leaves the comment on the commit itself. */
+export class CommitCommentsService {
+  constructor(
+    private readonly context: CoordinatorContext,
+    private readonly commits: CommitsService,
+  ) {}
+
+  async list(target: ReadableRepository, sha: string, page: Page): Promise<{ items: Array<{ comment: CommitCommentRecord; author: UserRecord | undefined }>; total: number }> {
+    const commit = await this.commits.find(target, sha);
+    const store = this.context.stores.commitComments;
+    const [comments, total] = await Promise.all([store.list(target.project.id, commit.id, page), store.count(target.project.id, commit.id)]);
+    const authors = await this.authors(comments);
+    return { items: comments.map((comment) => ({ comment, author: authors.get(comment.author_id) })), total };
+  }
+
+  async create(target: ReadableRepository, actor: UserRecord, sha: string, input: CommentInput): Promise<CommitCommentRecord> {
+    const commit = await this.commits.find(target, sha);
+    let attached: { path: string; line: number; lineType: CommitCommentLineType } | null = null;
+    if (input.position && target.repository) {
+      const { path, line, lineType } = input.position;
+      const fileDiff = (await target.repository.commitDiff(commit.id)).find((diff) => diff.new_path === path);
+      const shownLine = fileDiff ? findCommentLine(fileDiff.diff, line, lineType) : null;
+      if (shownLine !== null) attached = { path, line: shownLine, lineType };
+    }
+    return this.context.stores.commitComments.create({
+      project_id: target.project.id,
+      commit_id: commit.id,
+      author_id: actor.id,
+      note: input.note,
+      path: attached?.path ?? null,
+      line: attached?.line ?? null,
+      line_type: attached?.lineType ?? null,
+      created_at: new Date().toISOString(),
+    });
+  }
+
+  private async authors(comments: readonly CommitCommentRecord[]): Promise<Map<number, UserRecord>> {
+    const users = await this.context.stores.users.findByIds([...new Set(comments.map((comment) => comment.author_id))]);
+    return new Map(users.map((user) => [user.id, user]));
+  }
+}

@@ -1,0 +1,75 @@
+import { badRequestMessage, forbidden } from '../../../shared/errors.ts';
+import type { GitCommit, GitFileAction, GitRepository } from '../../../storage/git/types.ts';
+import { isValidRefName } from '../../../storage/git/validate.ts';
+import type { CoordinatorContext } from '../../context.ts';
+import type { RepositoryAccess, WritableRepository } from './access.ts';
+
+export const ZERO_SHA = '0'.repeat(40);
+export const PUSH_DENIED = 'You are not allowed to push into this branch';
+
+export interface CommitWrite {
+  branch: string;
+  startBranch?: string;
+  message: string;
+  authorName?: string;
+  authorEmail?: string;
+  actions: GitFileAction[];
+}
+
+/**
+ * How a protected-branch refusal is answered: the commits API checks before anything else
+ * (403), the files API lets the commit service refuse it (400 with the message), as GitLab does.
+ */
+export type PushDeniedAs = 'forbidden' | 'bad_request';
+
+/**
+ * Writes commits for the commits and files APIs with GitLab's branch rules (start_branch,
+ * existing target branch, empty repository), then announces the push.
+ */
+export class RepositoryWriter {
+  constructor(
+    private readonly context: CoordinatorContext,
+    private readonly access: RepositoryAccess,
+  ) {}
+
+  async assertCanPush(target: WritableRepository, branch: string, deniedAs: PushDeniedAs): Promise<void> {
+    if (await this.access.canPushToBranch(target.project, target.actor, branch)) return;
+    throw deniedAs === 'forbidden' ? forbidden(PUSH_DENIED) : badRequestMessage(PUSH_DENIED);
+  }
+
+  async commit(target: WritableRepository, write: CommitWrite, deniedAs: PushDeniedAs): Promise<{ commit: GitCommit; repository: GitRepository }> {
+    await this.assertCanPush(target, write.branch, deniedAs);
+    const repository = await this.access.ensureRepository(target, write.branch);
+    const empty = await repository.isEmpty();
+    const startBranch = write.startBranch ?? write.branch;
+    const existing = await repository.branch(write.branch);
+    if (!empty) {
+      if (!(await repository.branch(startBranch))) throw badRequestMessage('You can only create or edit files when you are on a branch');
+      if (startBranch !== write.branch && existing) {
+        throw badRequestMessage(`A branch called '${write.branch}' already exists. Switch to that branch in order to make changes`);
+      }
+    }
+    if (!existing && !isValidRefName(write.branch)) {
+      throw badRequestMessage(`Something went wrong when we tried to create '${write.branch}' for you: Branch name is invalid`);
+    }
+    const { actor } = target;
+    const commit = await repository.commitFiles({
+      branch: write.branch,
+      startRef: !empty && startBranch !== write.branch ? startBranch : undefined,
+      message: write.message,
+      author: { name: write.authorName ?? actor.name, email: write.authorEmail ?? actor.email },
+      actions: write.actions,
+    });
+    await this.afterBranchWrite(target, repository, write.branch, existing?.commit.id ?? ZERO_SHA, commit.id);
+    return { commit, repository };
+  }
+
+  /** Default branch for a first commit, then the push event. */
+  async afterBranchWrite(target: WritableRepository, repository: GitRepository, branch: string, before: string, after: string): Promise<void> {
+    if ((await repository.defaultBranch()) === null) await repository.setDefaultBranch(branch);
+    if (target.project.default_branch === null) {
+      await this.context.stores.projects.update(target.project.id, { default_branch: (await repository.defaultBranch()) ?? branch });
+    }
+    this.context.events.publishPush({ project_id: target.project.id, ref: `refs/heads/${branch}`, before, after, user_id: target.actor.id });
+  }
+}

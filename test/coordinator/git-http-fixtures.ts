@@ -1,5 +1,5 @@
-import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -10,10 +10,9 @@ import { installErrorHandling } from '../../src/coordinator/http/errors.ts';
 import { registerGitHttp } from '../../src/coordinator/http/git-http.ts';
 import type { BranchPushRules } from '../../src/coordinator/services/git-http/push-policy.ts';
 import type { PushEvent } from '../../src/coordinator/services/events.ts';
-import type { GitRepository, RepositoryManager } from '../../src/storage/git/types.ts';
 import type { ProjectRecord, Visibility } from '../../src/storage/types.ts';
 import { startTestCoordinator, type TestCoordinator } from '../helpers/coordinator.ts';
-import { makeProject } from './groups-fixtures.ts';
+import { makeProjectWithRepository } from './groups-fixtures.ts';
 
 export interface GitResult {
   code: number;
@@ -50,7 +49,6 @@ export interface GitHttpFixtureOptions {
 export async function startGitHttpFixture(options: GitHttpFixtureOptions = {}): Promise<GitHttpFixture> {
   const gantry = await startTestCoordinator({ extra: options.coordinator });
   const { context } = gantry.coordinator;
-  useBareRepositoriesUntilGitStorageLands(context.repositories, path.join(gantry.dataDir, 'repositories'));
   let server: FastifyInstance = gantry.coordinator.app;
   if (options.branchRules) {
     server = Fastify();
@@ -99,15 +97,7 @@ export async function startGitHttpFixture(options: GitHttpFixtureOptions = {}): 
       return `http://${auth}127.0.0.1:${port}/${fullPath}.git`;
     },
     async project(namespaceId, projectPath, options = {}) {
-      const project = await makeProject(gantry, namespaceId, projectPath, { visibility: options.visibility ?? 'private' });
-      await context.repositories.create(project.id, {
-        initializeWithReadme: options.withReadme ?? false,
-        defaultBranch: 'main',
-        projectName: projectPath,
-        author: { name: 'Administrator', email: 'admin@example.com' },
-      });
-      if (options.withReadme) await context.stores.projects.update(project.id, { default_branch: 'main' });
-      return project;
+      return makeProjectWithRepository(gantry, namespaceId, projectPath, options);
     },
     async close() {
       if (server !== gantry.coordinator.app) await server.close();
@@ -115,35 +105,4 @@ export async function startGitHttpFixture(options: GitHttpFixtureOptions = {}): 
       rmSync(workDir, { recursive: true, force: true });
     },
   };
-}
-
-/**
- * While src/storage/git/index.ts still holds the placeholder manager (exists() is always
- * false), give it bare repositories so git over HTTP can be tested end to end.
- */
-function useBareRepositoriesUntilGitStorageLands(manager: RepositoryManager, root: string): void {
-  try {
-    manager.open(0);
-    return;
-  } catch (error) {
-    if (!String(error).includes('not implemented yet')) return;
-  }
-  const repositoryPath = (id: number): string => path.join(root, `${id}.git`);
-  const run = (cwd: string, args: string[], input?: string): string =>
-    execFileSync('git', args, { cwd, input, env: { PATH: process.env.PATH, GIT_CONFIG_NOSYSTEM: '1', HOME: root }, encoding: 'utf8' }).trim();
-  Object.assign(manager, {
-    exists: async (id: number) => existsSync(repositoryPath(id)),
-    open: (id: number) => ({ path: repositoryPath(id) }) as GitRepository,
-    create: async (id: number, options: Parameters<RepositoryManager['create']>[1]) => {
-      const target = repositoryPath(id);
-      mkdirSync(target, { recursive: true });
-      run(target, ['init', '--quiet', '--bare', `--initial-branch=${options.defaultBranch}`]);
-      if (!options.initializeWithReadme) return;
-      const blob = run(target, ['hash-object', '-w', '--stdin'], `# ${options.projectName}\n`);
-      const tree = run(target, ['mktree'], `100644 blob ${blob}\tREADME.md\n`);
-      const identity = ['-c', `user.name=${options.author.name}`, '-c', `user.email=${options.author.email}`];
-      const commit = run(target, [...identity, 'commit-tree', tree, '-m', 'Initial commit']);
-      run(target, ['update-ref', `refs/heads/${options.defaultBranch}`, commit]);
-    },
-  });
 }

@@ -67,6 +67,25 @@ export async function makeProject(
   });
 }
 
+/** A project row plus its bare repository; with `withReadme`, a README commit on `main`, its default branch. */
+export async function makeProjectWithRepository(
+  gantry: TestCoordinator,
+  namespaceId: number,
+  path: string,
+  options: { visibility?: Visibility; withReadme?: boolean } = {},
+): Promise<ProjectRecord> {
+  const { context } = gantry.coordinator;
+  const project = await makeProject(gantry, namespaceId, path, { visibility: options.visibility ?? 'private' });
+  await context.repositories.create(project.id, {
+    initializeWithReadme: options.withReadme ?? false,
+    defaultBranch: 'main',
+    projectName: path,
+    author: { name: 'Administrator', email: 'admin@example.com' },
+  });
+  if (!options.withReadme) return project;
+  return (await context.stores.projects.update(project.id, { default_branch: 'main' })) ?? project;
+}
+
 /** Adds a direct membership through the store. */
 export async function addMember(
   gantry: TestCoordinator,

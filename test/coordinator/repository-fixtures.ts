@@ -2,7 +2,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import type { PushEvent } from '../../src/coordinator/services/events.ts';
 import type { ProjectRecord, Visibility } from '../../src/storage/types.ts';
 import { ROOT_TOKEN, startTestCoordinator, type TestCoordinator } from '../helpers/coordinator.ts';
-import { addMember, makeGroup, makeProject, makeUser, type TestUser } from './groups-fixtures.ts';
+import { addMember, makeGroup, makeProjectWithRepository, makeUser, type TestUser } from './groups-fixtures.ts';
 
 /** A coordinator with a public group `team`, users at each access level and a push-event log. */
 export interface RepositoryFixture {
@@ -45,14 +45,7 @@ export async function startRepositoryFixture(): Promise<RepositoryFixture> {
     stranger,
     pushEvents,
     async project(projectPath, options = {}) {
-      const project = await makeProject(gantry, group.id, projectPath, { visibility: options.visibility ?? 'private' });
-      await context.repositories.create(project.id, {
-        initializeWithReadme: options.withReadme ?? false,
-        defaultBranch: 'main',
-        projectName: projectPath,
-        author: { name: 'Administrator', email: 'admin@example.com' },
-      });
-      if (options.withReadme) await context.stores.projects.update(project.id, { default_branch: 'main' });
+      const project = await makeProjectWithRepository(gantry, group.id, projectPath, options);
       for (const [user, level] of [[developer, 30], [reporter, 20], [guest, 10]] as const) {
         await addMember(gantry, { type: 'project', id: project.id }, user.id, level);
       }

@@ -75,6 +75,7 @@ export async function createCoordinator(options: CoordinatorOptions = {}): Promi
     events: new CoordinatorEvents((error) => logger.error({ err: error }, 'event listener failed')),
     jobTokens: options.jobTokenVerifier ?? noJobTokens,
   };
+  context.events.onPush((push) => context.repositories.scheduleHousekeeping(push.project_id));
   const createdRootToken = await bootstrapRoot(context, options.rootToken);
 
   const app = Fastify({

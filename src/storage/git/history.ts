@@ -21,7 +21,9 @@ export class History {
   }
 
   async countCommits(query: Omit<GitLogQuery, 'offset' | 'limit'>): Promise<number> {
-    const args = await this.walkArguments(query, ['--count']);
+    // A reachability bitmap (written by housekeeping's gc) answers plain counts at once.
+    const plain = query.path === undefined && query.since === undefined && query.until === undefined;
+    const args = await this.walkArguments(query, plain ? ['--count', '--use-bitmap-index'] : ['--count']);
     if (!args) return 0;
     return Number.parseInt((await gitText(this.access.gitDir, args)).trim(), 10) || 0;
   }

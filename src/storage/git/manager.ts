@@ -2,6 +2,7 @@ import { access, mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../../shared/logger.ts';
 import { CatFilePool, type CatFilePoolOptions } from './cat-file.ts';
+import { Housekeeping, type HousekeepingOptions } from './housekeeping.ts';
 import { BareRepository } from './repository.ts';
 import { runGit } from './run.ts';
 import type { GitRepository, RepositoryCreateOptions, RepositoryManager } from './types.ts';
@@ -13,6 +14,8 @@ export interface RepositoryManagerOptions {
   logger: Logger;
   /** cat-file pool tuning (idle stop, process cap). */
   catFile?: Omit<CatFilePoolOptions, 'logger'>;
+  /** Housekeeping timing (quiet delay, gc frequency). */
+  housekeeping?: Omit<HousekeepingOptions, 'logger'>;
 }
 
 /**
@@ -35,9 +38,11 @@ const REPOSITORY_CONFIG: ReadonlyArray<[string, string]> = [
 
 export class GitRepositoryManager implements RepositoryManager {
   readonly pool: CatFilePool;
+  private readonly housekeeping: Housekeeping;
 
   constructor(private readonly options: RepositoryManagerOptions) {
     this.pool = new CatFilePool({ ...options.catFile, logger: options.logger });
+    this.housekeeping = new Housekeeping({ ...options.housekeeping, logger: options.logger });
   }
 
   /** Where a project's bare repository lives (whether or not it exists yet). */
@@ -65,6 +70,7 @@ export class GitRepositoryManager implements RepositoryManager {
   async remove(projectId: number): Promise<void> {
     const target = this.repositoryPath(projectId);
     this.pool.release(target);
+    this.housekeeping.forget(target);
     // Rename first: a concurrent reader sees "no repository", never a half-deleted one.
     const doomed = `${target}.deleting-${Date.now()}`;
     const moved = await rename(target, doomed).then(
@@ -94,7 +100,16 @@ export class GitRepositoryManager implements RepositoryManager {
     return new BareRepository({ gitDir: this.repositoryPath(projectId), pool: this.pool, logger: this.options.logger });
   }
 
+  scheduleHousekeeping(projectId: number): void {
+    this.housekeeping.schedule(this.repositoryPath(projectId));
+  }
+
+  runHousekeeping(projectId: number, options: { gc?: boolean } = {}): Promise<void> {
+    return this.housekeeping.run(this.repositoryPath(projectId), options);
+  }
+
   async close(): Promise<void> {
+    await this.housekeeping.close();
     this.pool.close();
   }
 

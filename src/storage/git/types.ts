@@ -192,6 +192,10 @@ export interface RepositoryManager {
   fork(sourceId: number, targetId: number): Promise<void>;
   exists(projectId: number): Promise<boolean>;
   open(projectId: number): GitRepository;
-  /** Stops every long-lived git process (cat-file pools). */
+  /** Commit-graph and occasional gc once writes to the repository have been quiet for a while. */
+  scheduleHousekeeping(projectId: number): void;
+  /** The same, now; `gc` forces a full repack with bitmaps. Never throws. */
+  runHousekeeping(projectId: number, options?: { gc?: boolean }): Promise<void>;
+  /** Stops every long-lived git process (cat-file pools) and pending housekeeping. */
   close(): Promise<void>;
 }

@@ -21,6 +21,7 @@ import { noJobTokens, type JobTokenVerifier } from './services/git-http/job-toke
 import { unprotectedBranches } from './services/git-http/push-policy.ts';
 import { Lookup } from './services/lookup.ts';
 import { Permissions } from './services/permissions.ts';
+import { ProjectsService } from './services/projects.ts';
 import { SettingsService } from './services/settings.ts';
 
 export interface CoordinatorOptions {
@@ -75,7 +76,11 @@ export async function createCoordinator(options: CoordinatorOptions = {}): Promi
     events: new CoordinatorEvents((error) => logger.error({ err: error }, 'event listener failed')),
     jobTokens: options.jobTokenVerifier ?? noJobTokens,
   };
-  context.events.onPush((push) => context.repositories.scheduleHousekeeping(push.project_id));
+  const projects = new ProjectsService(context);
+  context.events.onPush(async (push) => {
+    await projects.recordPush(push.project_id);
+    context.repositories.scheduleHousekeeping(push.project_id);
+  });
   const createdRootToken = await bootstrapRoot(context, options.rootToken);
 
   const app = Fastify({

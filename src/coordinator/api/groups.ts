@@ -6,14 +6,15 @@ import type { Params } from '../http/params.ts';
 import { paramsOf } from '../http/request-params.ts';
 import { GroupsService, type GroupListQuery, type GroupProjectsQuery } from '../services/groups.ts';
 import { registerGroupChangeRoutes } from './groups-changes.ts';
-import { groupProjectsPresenter } from '../services/groups-projects-presenter.ts';
+import { ProjectPresenter } from '../services/project-presenter.ts';
 
 const PROJECT_ORDER = ['id', 'name', 'path', 'created_at', 'updated_at', 'last_activity_at'] as const;
 const SORT = ['asc', 'desc'] as const;
 
 /** `/groups`: listing, details, subgroups and projects of groups, plus the changes in groups-changes.ts. */
 export function groupsRoutes(context: CoordinatorContext): FastifyPluginAsync {
-  const groups = new GroupsService(context, groupProjectsPresenter(context));
+  const presenter = new ProjectPresenter(context);
+  const groups = new GroupsService(context, (projects, actor, options) => presenter.many(projects, actor, options));
   return async (api) => {
     api.get('/groups', async (request, reply) => {
       const params = paramsOf(request);

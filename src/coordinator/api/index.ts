@@ -5,12 +5,13 @@ import { settingsRoutes } from './settings.ts';
 import { customAttributesRoutes } from './custom-attributes.ts';
 import { groupsRoutes } from './groups.ts';
 import { membersRoutes } from './members.ts';
+import { projectsRoutes } from './projects.ts';
 import { repositoryBrowsingRoutes } from './repository-browsing.ts';
 import { repositoryCommitsRoutes } from './repository-commits.ts';
 import { repositoryFilesRoutes } from './repository-files.ts';
 
 /** Mounts every resource area under /api/v4. One plugin per area; each stays thin. */
 export async function registerApi(api: FastifyInstance, context: CoordinatorContext): Promise<void> {
-  const plugins = [versionRoutes, settingsRoutes, customAttributesRoutes, groupsRoutes, membersRoutes, repositoryCommitsRoutes, repositoryFilesRoutes, repositoryBrowsingRoutes];
+  const plugins = [versionRoutes, settingsRoutes, customAttributesRoutes, groupsRoutes, membersRoutes, projectsRoutes, repositoryCommitsRoutes, repositoryFilesRoutes, repositoryBrowsingRoutes];
   for (const plugin of plugins) await api.register(plugin(context));
 }

@@ -45,6 +45,12 @@ export class BareRepository implements GitRepository {
     return output.trim() === '';
   }
 
+  async sizeInBytes(): Promise<number> {
+    const output = await gitText(this.path, ['count-objects', '-v']);
+    const kib = (name: string) => Number(new RegExp(`^${name}: (\\d+)$`, 'm').exec(output)?.[1] ?? 0);
+    return (kib('size') + kib('size-pack')) * 1024;
+  }
+
   async defaultBranch(): Promise<string | null> {
     const head = await readFile(path.join(this.path, 'HEAD'), 'utf8').catch(() => '');
     const match = /^ref: refs\/heads\/(.+)$/m.exec(head);

@@ -126,6 +126,8 @@ export interface GitRepository {
   readonly path: string;
 
   isEmpty(): Promise<boolean>;
+  /** Bytes the repository's objects take on disk (loose and packed). */
+  sizeInBytes(): Promise<number>;
   /** The branch HEAD points at, when that branch exists. */
   defaultBranch(): Promise<string | null>;
   setDefaultBranch(branch: string): Promise<void>;

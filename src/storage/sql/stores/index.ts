@@ -5,6 +5,7 @@ import { SqlGroupQueriesStore } from './group-queries.ts';
 import { SqlMemberQueriesStore } from './member-queries.ts';
 import { SqlMembersStore } from './members.ts';
 import { SqlNamespacesStore } from './namespaces.ts';
+import { SqlProjectQueriesStore } from './project-queries.ts';
 import { SqlProjectsStore } from './projects.ts';
 import { SqlSettingsStore } from './settings.ts';
 import { SqlTokensStore } from './tokens.ts';
@@ -17,6 +18,7 @@ export function createSqlStores(db: Db) {
     tokens: new SqlTokensStore(db),
     namespaces: new SqlNamespacesStore(db),
     projects: new SqlProjectsStore(db),
+    projectQueries: new SqlProjectQueriesStore(db),
     members: new SqlMembersStore(db),
     groupQueries: new SqlGroupQueriesStore(db),
     memberQueries: new SqlMemberQueriesStore(db),

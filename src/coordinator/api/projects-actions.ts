@@ -1,0 +1,69 @@
+import type { FastifyInstance } from 'fastify';
+import { forbidden } from '../../shared/errors.ts';
+import type { ProjectRecord, UserRecord } from '../../storage/types.ts';
+import type { CoordinatorContext } from '../context.ts';
+import { requireActor } from '../http/auth.ts';
+import { paramsOf } from '../http/request-params.ts';
+import { MAINTAINER, OWNER } from '../services/permissions.ts';
+import type { ProjectPresenter } from '../services/project-presenter.ts';
+import type { ProjectsService } from '../services/projects.ts';
+
+type IdRoute = { Params: { id: string } };
+
+/** Edit, delete, fork, star/unstar and archive/unarchive of one project. */
+export function registerProjectActionRoutes(api: FastifyInstance, context: CoordinatorContext, projects: ProjectsService, presenter: ProjectPresenter): void {
+  const { lookup, permissions, stores } = context;
+
+  /** The project, readable by the caller (404 otherwise) and at `level` or above (403 otherwise). */
+  async function projectAt(id: string, actor: UserRecord, level: typeof MAINTAINER | typeof OWNER): Promise<ProjectRecord> {
+    const project = await lookup.readableProject(id, actor);
+    if (!(await permissions.projectLevelAtLeast(project, actor, level))) throw forbidden();
+    return project;
+  }
+
+  api.put<IdRoute>('/projects/:id', async (request) => {
+    const actor = requireActor(request);
+    const project = await projectAt(request.params.id, actor, MAINTAINER);
+    return presenter.one(await projects.update(project, actor, paramsOf(request)), actor);
+  });
+
+  api.delete<IdRoute>('/projects/:id', async (request, reply) => {
+    const actor = requireActor(request);
+    await projects.remove(await projectAt(request.params.id, actor, OWNER));
+    reply.code(202);
+    return { message: '202 Accepted' };
+  });
+
+  api.post<IdRoute>('/projects/:id/fork', async (request, reply) => {
+    const actor = requireActor(request);
+    const params = paramsOf(request);
+    const source = await lookup.readableProject(request.params.id, actor);
+    const namespace = params.string('namespace_id') ?? params.string('namespace_path') ?? params.string('namespace') ?? undefined;
+    const fork = await projects.fork(source, actor, { namespace, name: params.nonEmptyString('name'), path: params.nonEmptyString('path') });
+    reply.code(201);
+    return presenter.one(fork, actor);
+  });
+
+  for (const [action, starred] of [['star', true], ['unstar', false]] as const) {
+    api.post<IdRoute>(`/projects/:id/${action}`, async (request, reply) => {
+      const actor = requireActor(request);
+      const project = await lookup.readableProject(request.params.id, actor);
+      const changed = starred
+        ? await stores.projectQueries.star(actor.id, project.id, new Date().toISOString())
+        : await stores.projectQueries.unstar(actor.id, project.id);
+      if (!changed) return reply.code(304).send();
+      reply.code(201);
+      return presenter.one(project, actor);
+    });
+  }
+
+  for (const [action, archived] of [['archive', true], ['unarchive', false]] as const) {
+    api.post<IdRoute>(`/projects/:id/${action}`, async (request, reply) => {
+      const actor = requireActor(request);
+      const project = await projectAt(request.params.id, actor, MAINTAINER);
+      const updated = (await stores.projects.update(project.id, { archived, updated_at: new Date().toISOString() })) ?? project;
+      reply.code(201);
+      return presenter.one(updated, actor);
+    });
+  }
+}

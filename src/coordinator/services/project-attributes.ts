@@ -1,0 +1,85 @@
+import { validationFailed } from '../../shared/errors.ts';
+import type { Params } from '../http/params.ts';
+import { VISIBILITIES, type ProjectChanges, type Visibility } from '../../storage/types.ts';
+
+const PATH_FORMAT = /^[a-zA-Z0-9_][a-zA-Z0-9_.-]*$/;
+const NAME_FORMAT = /^[\p{L}\p{N}_][\p{L}\p{N}\p{Emoji_Presentation}_. +-]*$/u;
+const RESERVED_PATHS = new Set(['-', 'api', 'assets', 'help', 'uploads', 'badges', 'blob', 'tree', 'raw', 'new', 'edit', 'create']);
+
+export const PATH_MESSAGE =
+  "can contain only letters, digits, '_', '-' and '.'. Cannot start with '-', end in '.git' or end in '.atom'";
+export const NAME_MESSAGE =
+  "can contain only letters, digits, emojis, '_', '.', dash, space. It must start with letter, digit, emoji or '_'.";
+
+/** `my-project` from `My Project!`, as GitLab derives a path from a name. */
+export function pathFromName(name: string): string {
+  return name
+    .trim()
+    .replace(/[^a-zA-Z0-9_.-]+/g, '-')
+    .replace(/^[-.]+|[-.]+$/g, '')
+    .toLowerCase();
+}
+
+export function nameAndPathErrors(name: string | undefined, path: string | undefined): Record<string, string[]> {
+  const errors: Record<string, string[]> = {};
+  if (name !== undefined && (name.length > 255 || !NAME_FORMAT.test(name))) errors.name = [NAME_MESSAGE];
+  if (path !== undefined) {
+    if (path.length === 0 || path.length > 255) errors.path = ["can't be blank"];
+    else if (!PATH_FORMAT.test(path) || path.endsWith('.git') || path.endsWith('.atom')) errors.path = [PATH_MESSAGE];
+    else if (RESERVED_PATHS.has(path.toLowerCase())) errors.path = [`${path} is a reserved name`];
+  }
+  return errors;
+}
+
+const FEATURES = [
+  ['issues_enabled', 'issues_access_level'],
+  ['merge_requests_enabled', 'merge_requests_access_level'],
+  ['wiki_enabled', 'wiki_access_level'],
+  ['jobs_enabled', 'builds_access_level'],
+  ['snippets_enabled', 'snippets_access_level'],
+] as const;
+
+const FLAGS = [
+  'container_registry_enabled',
+  'resolve_outdated_diff_discussions',
+  'shared_runners_enabled',
+  'public_jobs',
+  'request_access_enabled',
+  'only_allow_merge_if_pipeline_succeeds',
+  'only_allow_merge_if_all_discussions_are_resolved',
+  'printing_merge_requests_link_enabled',
+  'lfs_enabled',
+] as const;
+
+/**
+ * The settings a create or edit request may carry besides name, path and namespace; only
+ * those present are returned. Feature flags come as booleans or as GitLab's
+ * `*_access_level` (disabled, private, enabled).
+ */
+export function parseProjectAttributes(params: Params): ProjectChanges & { visibility?: Visibility } {
+  const changes: ProjectChanges = {};
+  const description = params.string('description');
+  if (description !== undefined) changes.description = description;
+  const visibility = params.oneOf('visibility', VISIBILITIES);
+  if (visibility !== undefined) changes.visibility = visibility;
+  for (const [flag, level] of FEATURES) {
+    const enabled = params.bool(flag);
+    const access = params.oneOf(level, ['disabled', 'private', 'enabled'] as const);
+    if (access !== undefined) changes[flag] = access !== 'disabled';
+    else if (enabled !== undefined) changes[flag] = enabled;
+  }
+  for (const flag of FLAGS) {
+    const value = params.bool(flag);
+    if (value !== undefined) changes[flag] = value;
+  }
+  const publicBuilds = params.bool('public_builds');
+  if (publicBuilds !== undefined && changes.public_jobs === undefined) changes.public_jobs = publicBuilds;
+  const tags = params.stringArray('tag_list') ?? params.stringArray('topics');
+  if (tags !== undefined) changes.tag_list = [...new Set(tags.map((tag) => tag.trim()).filter((tag) => tag !== ''))];
+  const ciConfigPath = params.string('ci_config_path');
+  if (ciConfigPath !== undefined) {
+    if (ciConfigPath.split('/').includes('..')) throw validationFailed({ ci_config_path: ['cannot include directory traversal'] });
+    changes.ci_config_path = ciConfigPath === '' ? null : ciConfigPath;
+  }
+  return changes;
+}

@@ -1,0 +1,49 @@
+import type { AccessLevel, MemberRecord } from '../../storage/types.ts';
+import type { ProjectVisibilityScope } from '../../storage/types-projects.ts';
+import type { CoordinatorContext } from '../context.ts';
+import { OWNER, type Actor } from './permissions.ts';
+
+/**
+ * Everything about one caller's memberships that project listings need, gathered with a
+ * handful of queries per request (never per project): levels in namespaces (with their
+ * subgroups), direct project memberships and projects shared with the caller's groups.
+ */
+export interface ActorProjectAccess {
+  /** Namespace id → the caller's level there (user namespace: owner; subgroups inherit). */
+  namespaceLevels: Map<number, AccessLevel>;
+  /** Project id → the caller's direct membership. */
+  projectMembers: Map<number, MemberRecord>;
+  /** Projects shared with a group the caller belongs to. */
+  sharedProjectIds: number[];
+}
+
+export async function actorProjectAccess(context: CoordinatorContext, actor: Actor): Promise<ActorProjectAccess> {
+  const access: ActorProjectAccess = { namespaceLevels: new Map(), projectMembers: new Map(), sharedProjectIds: [] };
+  if (!actor) return access;
+  const { stores } = context;
+  const raise = (namespaceId: number, level: AccessLevel) => {
+    const current = access.namespaceLevels.get(namespaceId);
+    if (current === undefined || current < level) access.namespaceLevels.set(namespaceId, level);
+  };
+  const own = await stores.namespaces.findUserNamespace(actor.id);
+  if (own) raise(own.id, OWNER);
+  for (const membership of await stores.members.listForUser(actor.id, 'namespace')) {
+    raise(membership.source_id, membership.access_level);
+    for (const descendant of await stores.namespaces.descendantIds(membership.source_id)) raise(descendant, membership.access_level);
+  }
+  for (const membership of await stores.members.listForUser(actor.id, 'project')) access.projectMembers.set(membership.source_id, membership);
+  const groupIds = [...access.namespaceLevels.keys()].filter((id) => id !== own?.id);
+  access.sharedProjectIds = await stores.projectQueries.projectIdsSharedWith(groupIds);
+  return access;
+}
+
+/** What a listing may show the caller: null for administrators (everything). */
+export function projectVisibilityScope(actor: Actor, access: ActorProjectAccess): ProjectVisibilityScope | null {
+  if (actor?.is_admin) return null;
+  const visibilities: ProjectVisibilityScope['visibilities'] = actor ? (actor.external ? ['public'] : ['public', 'internal']) : ['public'];
+  return {
+    visibilities,
+    namespaceIds: [...access.namespaceLevels.keys()],
+    projectIds: [...access.projectMembers.keys(), ...access.sharedProjectIds],
+  };
+}

@@ -1,0 +1,200 @@
+import { randomBytes } from 'node:crypto';
+import { GantryError, badRequestMessage, forbidden, notFound, validationFailed } from '../../shared/errors.ts';
+import type { NamespaceRecord, ProjectChanges, ProjectRecord, UserRecord, Visibility } from '../../storage/types.ts';
+import type { CoordinatorContext } from '../context.ts';
+import type { Params } from '../http/params.ts';
+import { DEVELOPER, moreOpenThan } from './permissions.ts';
+import { nameAndPathErrors, parseProjectAttributes, pathFromName } from './project-attributes.ts';
+
+export interface ProjectCreateRequest {
+  name?: string;
+  path?: string;
+  /** Namespace id or full path; the creator's own namespace when absent. */
+  namespace?: string;
+  initializeWithReadme: boolean;
+  defaultBranch?: string;
+  params: Params;
+}
+
+const RUNNERS_TOKEN_PREFIX = 'GR1348941';
+
+/** Creating, editing, forking and deleting projects with their repositories. */
+export class ProjectsService {
+  constructor(private readonly context: CoordinatorContext) {}
+
+  async create(actor: UserRecord, owner: UserRecord, request: ProjectCreateRequest): Promise<ProjectRecord> {
+    const namespace = request.namespace === undefined ? await this.personalNamespace(owner) : await this.targetNamespace(request.namespace, actor);
+    const name = request.name ?? request.path ?? '';
+    const path = request.path ?? pathFromName(name);
+    const errors = nameAndPathErrors(name, path);
+    if (Object.keys(errors).length > 0) throw validationFailed(errors);
+    const attributes = parseProjectAttributes(request.params);
+    const visibility = attributes.visibility ?? (await this.context.settings.values()).default_project_visibility;
+    await this.checkVisibility(actor, visibility, namespace);
+    await this.checkLimit(owner, namespace);
+    await this.checkNameAndPathFree(namespace.id, name, path);
+
+    const now = new Date().toISOString();
+    const project = await this.context.stores.projects.create({
+      namespace_id: namespace.id, creator_id: actor.id, name, path, description: '', default_branch: null, visibility,
+      archived: false, issues_enabled: true, merge_requests_enabled: true, wiki_enabled: true, jobs_enabled: true,
+      snippets_enabled: true, container_registry_enabled: true, resolve_outdated_diff_discussions: false,
+      shared_runners_enabled: true, public_jobs: true, request_access_enabled: true,
+      only_allow_merge_if_pipeline_succeeds: false, only_allow_merge_if_all_discussions_are_resolved: false,
+      printing_merge_requests_link_enabled: true, lfs_enabled: true, tag_list: [], forked_from_id: null,
+      runners_token: newRunnersToken(), import_status: 'none', import_error: null, avatar_url: null, ci_config_path: null,
+      pending_delete: false, created_at: now, updated_at: now, last_activity_at: now,
+      ...attributes,
+    });
+    const branch = request.defaultBranch ?? 'main';
+    try {
+      await this.context.repositories.create(project.id, {
+        initializeWithReadme: request.initializeWithReadme,
+        defaultBranch: branch,
+        projectName: name,
+        author: { name: actor.name, email: actor.email },
+      });
+    } catch (error) {
+      await this.context.stores.projects.delete(project.id);
+      throw error;
+    }
+    if (!request.initializeWithReadme) return project;
+    return (await this.context.stores.projects.update(project.id, { default_branch: branch })) ?? project;
+  }
+
+  async fork(source: ProjectRecord, actor: UserRecord, request: { namespace?: string; name?: string; path?: string }): Promise<ProjectRecord> {
+    if (!(await this.context.permissions.canReadRepository(source, actor))) throw forbidden();
+    const namespace = request.namespace === undefined ? await this.personalNamespace(actor) : await this.targetNamespace(request.namespace, actor);
+    const name = request.name ?? source.name;
+    const path = request.path ?? source.path;
+    const errors = nameAndPathErrors(name, path);
+    if (Object.keys(errors).length > 0) throw validationFailed(errors);
+    await this.checkLimit(actor, namespace);
+    try {
+      await this.checkNameAndPathFree(namespace.id, name, path);
+    } catch (error) {
+      if (error instanceof GantryError && error.status === 400) throw new GantryError('GANTRY_E_CONFLICT', 409, error.body);
+      throw error;
+    }
+    const visibility = moreOpenThan(source.visibility, namespace.visibility) ? namespace.visibility : source.visibility;
+    const now = new Date().toISOString();
+    const { id: _sourceId, ...copied } = source;
+    const fork = await this.context.stores.projects.create({
+      ...copied, namespace_id: namespace.id, creator_id: actor.id, name, path, visibility, archived: false,
+      forked_from_id: source.id, runners_token: newRunnersToken(), pending_delete: false, created_at: now,
+      updated_at: now, last_activity_at: now,
+    });
+    try {
+      if (await this.context.repositories.exists(source.id)) await this.context.repositories.fork(source.id, fork.id);
+      else await this.context.repositories.create(fork.id, { initializeWithReadme: false, defaultBranch: 'main', projectName: name, author: { name: actor.name, email: actor.email } });
+    } catch (error) {
+      await this.context.stores.projects.delete(fork.id);
+      throw error;
+    }
+    return fork;
+  }
+
+  /** `PUT /projects/:id`: name, path, default branch, visibility and the other attributes. */
+  async update(project: ProjectRecord, actor: UserRecord, params: Params): Promise<ProjectRecord> {
+    const name = params.nonEmptyString('name');
+    const path = params.nonEmptyString('path');
+    const errors = nameAndPathErrors(name, path);
+    if (Object.keys(errors).length > 0) throw validationFailed(errors);
+    const changes: ProjectChanges = parseProjectAttributes(params);
+    const namespace = await this.context.stores.namespaces.findById(project.namespace_id);
+    if (!namespace) throw notFound('Project');
+    if (changes.visibility !== undefined && changes.visibility !== project.visibility) {
+      await this.checkVisibility(actor, changes.visibility, namespace);
+    }
+    if (name !== undefined || path !== undefined) {
+      await this.checkNameAndPathFree(namespace.id, name ?? project.name, path ?? project.path, project.id);
+      if (name !== undefined) changes.name = name;
+      if (path !== undefined) changes.path = path;
+    }
+    const defaultBranch = params.nonEmptyString('default_branch');
+    if (defaultBranch !== undefined && defaultBranch !== project.default_branch) {
+      const repository = this.context.repositories.open(project.id);
+      if (!(await repository.isEmpty()) && !(await repository.branch(defaultBranch))) {
+        throw badRequestMessage(`Could not change HEAD: branch '${defaultBranch}' does not exist`);
+      }
+      await repository.setDefaultBranch(defaultBranch);
+      changes.default_branch = (await repository.isEmpty()) ? project.default_branch : defaultBranch;
+    }
+    changes.updated_at = new Date().toISOString();
+    return (await this.context.stores.projects.update(project.id, changes)) ?? project;
+  }
+
+  /** Deletes the project, its memberships, attributes and repository, then tells listeners. */
+  async remove(project: ProjectRecord): Promise<void> {
+    const { stores, repositories, events } = this.context;
+    await stores.projects.update(project.id, { pending_delete: true });
+    await stores.members.removeAllForSource('project', project.id);
+    await stores.customAttributes.deleteAllFor('project', project.id);
+    await stores.projects.delete(project.id);
+    await repositories.remove(project.id);
+    events.publishProjectDeleted({ project_id: project.id });
+  }
+
+  /** Sets default_branch and last activity after a push, so `default_branch` follows the repository. */
+  async recordPush(projectId: number): Promise<void> {
+    const project = await this.context.stores.projects.findById(projectId);
+    if (!project) return;
+    const changes: ProjectChanges = { last_activity_at: new Date().toISOString() };
+    const current = await this.context.repositories.open(projectId).defaultBranch();
+    if (current !== project.default_branch) changes.default_branch = current;
+    await this.context.stores.projects.update(projectId, changes);
+  }
+
+  async checkNameAndPathFree(namespaceId: number, name: string, path: string, exceptId?: number): Promise<void> {
+    const { stores } = this.context;
+    const errors: Record<string, string[]> = {};
+    const byName = await stores.projectQueries.findByNamespaceAndName(namespaceId, name);
+    if (byName && byName.id !== exceptId) errors.name = ['has already been taken'];
+    const byPath = await stores.projects.findByNamespaceAndPath(namespaceId, path);
+    if (byPath && byPath.id !== exceptId) errors.path = ['has already been taken'];
+    if (Object.keys(errors).length > 0) throw validationFailed(errors);
+  }
+
+  async checkVisibility(actor: UserRecord, visibility: Visibility, namespace: NamespaceRecord): Promise<void> {
+    if (!actor.is_admin && (await this.context.settings.isVisibilityRestricted(visibility))) {
+      throw validationFailed({ visibility_level: [`${visibility} has been restricted by your GitLab administrator`] });
+    }
+    if (namespace.kind === 'group' && moreOpenThan(visibility, namespace.visibility)) {
+      throw validationFailed({ visibility_level: [`${visibility} is not allowed in a ${namespace.visibility} group.`] });
+    }
+  }
+
+  private async checkLimit(owner: UserRecord, namespace: NamespaceRecord): Promise<void> {
+    if (namespace.kind !== 'user' || owner.is_admin) return;
+    if (owner.projects_limit === 0) {
+      throw validationFailed({ limit_reached: ['Personal project creation is not allowed. Please contact your administrator with questions'] });
+    }
+    if ((await this.context.stores.projectQueries.countInNamespace(namespace.id)) >= owner.projects_limit) {
+      throw validationFailed({ limit_reached: [`Your project limit is ${owner.projects_limit} projects! Please contact your administrator to increase it`] });
+    }
+  }
+
+  private async personalNamespace(user: UserRecord): Promise<NamespaceRecord> {
+    const namespace = await this.context.stores.namespaces.findUserNamespace(user.id);
+    if (!namespace) throw notFound('Namespace');
+    return namespace;
+  }
+
+  /** A namespace the actor may create projects in: their own, or a group where they are Developer or more. */
+  private async targetNamespace(reference: string, actor: UserRecord): Promise<NamespaceRecord> {
+    const { stores, permissions } = this.context;
+    const namespace = /^\d+$/.test(reference) ? await stores.namespaces.findById(Number(reference)) : await stores.namespaces.findByFullPath(reference);
+    if (!namespace) throw notFound('Namespace');
+    if (namespace.kind === 'user') {
+      if (namespace.owner_id === actor.id || actor.is_admin) return namespace;
+      throw notFound('Namespace');
+    }
+    if (!(await permissions.canReadGroup(namespace, actor))) throw notFound('Namespace');
+    if (!(await permissions.groupLevelAtLeast(namespace, actor, DEVELOPER))) throw forbidden();
+    return namespace;
+  }
+}
+
+function newRunnersToken(): string {
+  return `${RUNNERS_TOKEN_PREFIX}${randomBytes(15).toString('base64url')}`;
+}

@@ -1,0 +1,58 @@
+import type { AccessLevel, ProjectOrderColumn, ProjectRecord, Visibility } from './types.ts';
+
+/** Which projects a listing may show: `null` for every project (administrators). */
+export interface ProjectVisibilityScope {
+  /** Visibility levels readable without membership. */
+  visibilities: Visibility[];
+  /** Namespaces whose projects are readable through membership (user namespace, groups and their subgroups). */
+  namespaceIds: number[];
+  /** Projects readable through a direct membership or a group share. */
+  projectIds: number[];
+}
+
+export interface ProjectListFilter {
+  scope: ProjectVisibilityScope | null;
+  /** Only these projects (membership, owned, custom attribute matches); an empty list matches nothing. */
+  onlyIds?: number[];
+  /** Only projects in these namespaces. */
+  namespaceIds?: number[];
+  archived?: boolean;
+  visibility?: Visibility;
+  /** Case-insensitive substring of name or path (and of the namespace path when `searchNamespaces`). */
+  search?: string;
+  searchNamespaces?: boolean;
+  starredBy?: number;
+  issuesEnabled?: boolean;
+  mergeRequestsEnabled?: boolean;
+  lastActivityAfter?: string;
+  lastActivityBefore?: string;
+  idAfter?: number;
+  idBefore?: number;
+  orderBy: ProjectOrderColumn;
+  sort: 'asc' | 'desc';
+}
+
+export interface ProjectCountsRow {
+  project_id: number;
+  count: number;
+}
+
+/** Project listings and the per-page figures the Project presenter needs, one query each. */
+export interface ProjectQueriesStore {
+  list(filter: ProjectListFilter, page: { offset: number; limit: number }): Promise<{ items: ProjectRecord[]; total: number }>;
+  starCounts(projectIds: readonly number[]): Promise<Map<number, number>>;
+  forkCounts(projectIds: readonly number[]): Promise<Map<number, number>>;
+  /** Group shares of the projects: project id → [{group id, level}]. */
+  groupShares(projectIds: readonly number[]): Promise<Map<number, Array<{ group_id: number; group_access: AccessLevel }>>>;
+  /** Ids of the projects shared with any of the groups. */
+  projectIdsSharedWith(groupIds: readonly number[]): Promise<number[]>;
+  isStarred(userId: number, projectId: number): Promise<boolean>;
+  /** false when it was starred already. */
+  star(userId: number, projectId: number, now: string): Promise<boolean>;
+  /** false when it was not starred. */
+  unstar(userId: number, projectId: number): Promise<boolean>;
+  /** Projects in a namespace whose name matches case-insensitively (paths are checked by findByNamespaceAndPath). */
+  findByNamespaceAndName(namespaceId: number, name: string): Promise<ProjectRecord | undefined>;
+  /** Projects created by the user (for projects_limit). */
+  countInNamespace(namespaceId: number): Promise<number>;
+}

@@ -1,3 +1,4 @@
+import { HistoryCache } from './history-cache.ts';
 import { invalidParam, notFound } from '../../shared/errors.ts';
 import { DIFF_OPTIONS, parseNumstat, parseRawPatch } from './diff.ts';
 import type { ObjectReader, RepositoryAccess } from './reader.ts';
@@ -21,15 +22,28 @@ export class History {
   }
 
   async countCommits(query: Omit<GitLogQuery, 'offset' | 'limit'>): Promise<number> {
+    const start = query.all ? null : await this.reader.resolveCommit(query.ref ?? 'HEAD');
+    if (!query.all && start === null) return 0;
+    const cacheKey = start === null ? null : HistoryCache.key(this.access.gitDir, start, query.path, query.since, query.until);
+    const cached = cacheKey === null ? undefined : this.access.history?.counts.get(cacheKey);
+    if (cached !== undefined) return cached;
     // A reachability bitmap (written by housekeeping's gc) answers plain counts at once.
     const plain = query.path === undefined && query.since === undefined && query.until === undefined;
-    const args = await this.walkArguments(query, plain ? ['--count', '--use-bitmap-index'] : ['--count']);
+    const args = await this.walkArguments(start === null ? query : { ...query, ref: start }, plain ? ['--count', '--use-bitmap-index'] : ['--count']);
     if (!args) return 0;
-    return Number.parseInt((await gitText(this.access.gitDir, args)).trim(), 10) || 0;
+    const count = Number.parseInt((await gitText(this.access.gitDir, args)).trim(), 10) || 0;
+    if (cacheKey !== null) this.access.history?.counts.set(cacheKey, count);
+    return count;
   }
 
   async lastCommitFor(revision: string, path: string): Promise<GitCommit | null> {
-    const [commit] = await this.log({ ref: revision, path, offset: 0, limit: 1 });
+    const start = await this.reader.resolveCommit(revision);
+    if (start === null) return null;
+    const cacheKey = HistoryCache.key(this.access.gitDir, start, path);
+    const cached = this.access.history?.lastCommits.get(cacheKey);
+    if (cached !== undefined) return cached;
+    const [commit] = await this.log({ ref: start, path, offset: 0, limit: 1 });
+    this.access.history?.lastCommits.set(cacheKey, commit ?? null);
     return commit ?? null;
   }
 

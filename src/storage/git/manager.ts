@@ -2,6 +2,7 @@ import { access, mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../../shared/logger.ts';
 import { CatFilePool, type CatFilePoolOptions } from './cat-file.ts';
+import { HistoryCache } from './history-cache.ts';
 import { Housekeeping, type HousekeepingOptions } from './housekeeping.ts';
 import { BareRepository } from './repository.ts';
 import { runGit } from './run.ts';
@@ -39,6 +40,7 @@ const REPOSITORY_CONFIG: ReadonlyArray<[string, string]> = [
 export class GitRepositoryManager implements RepositoryManager {
   readonly pool: CatFilePool;
   private readonly housekeeping: Housekeeping;
+  private readonly history = new HistoryCache();
 
   constructor(private readonly options: RepositoryManagerOptions) {
     this.pool = new CatFilePool({ ...options.catFile, logger: options.logger });
@@ -97,7 +99,7 @@ export class GitRepositoryManager implements RepositoryManager {
   }
 
   open(projectId: number): GitRepository {
-    return new BareRepository({ gitDir: this.repositoryPath(projectId), pool: this.pool, logger: this.options.logger });
+    return new BareRepository({ gitDir: this.repositoryPath(projectId), pool: this.pool, logger: this.options.logger, history: this.history });
   }
 
   scheduleHousekeeping(projectId: number): void {

@@ -1,5 +1,6 @@
 import type { Logger } from '../../shared/logger.ts';
 import type { CatFilePool, ObjectContents, ObjectInfo } from './cat-file.ts';
+import type { HistoryCache } from './history-cache.ts';
 import { parseCommit, parseTag, parseTree } from './objects.ts';
 import type { GitCommit, GitTreeEntry } from './types.ts';
 import { isSafeLookupPath, isSafeObjectName, isSafeRevision } from './validate.ts';
@@ -9,6 +10,8 @@ export interface RepositoryAccess {
   gitDir: string;
   pool: CatFilePool;
   logger: Logger;
+  /** Shared by every repository of a manager. */
+  history?: HistoryCache;
 }
 
 /**

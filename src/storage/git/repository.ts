@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { badRequestMessage } from '../../shared/errors.ts';
 import { archiveStream } from './archive.ts';
 import { History } from './history.ts';
@@ -23,6 +23,9 @@ import type {
 } from './types.ts';
 import { isSafeLookupPath, isSafeObjectName, isValidRefName, normalizeLookupPath } from './validate.ts';
 import { CommitWriter } from './write.ts';
+
+/** Blobs up to this size are read through the shared cat-file process. */
+const SHARED_READ_LIMIT = 1024 * 1024;
 
 /** One bare repository: object reads through cat-file, walks through rev-list, writes with CAS. */
 export class BareRepository implements GitRepository {
@@ -164,8 +167,17 @@ export class BareRepository implements GitRepository {
     return object && object.type === 'blob' ? object.data : null;
   }
 
-  streamBlob(id: string): Readable {
+  streamBlob(id: string, size?: number): Readable {
     if (!/^[0-9a-f]{40,64}$/.test(id) || !isSafeObjectName(id)) throw badRequestMessage('Invalid blob id');
+    if (size !== undefined && size <= SHARED_READ_LIMIT) {
+      return Readable.from(
+        (async function* read(reader: ObjectReader) {
+          const object = await reader.contents(id);
+          if (!object || object.type !== 'blob') throw new Error(`blob ${id} is missing`);
+          yield object.data;
+        })(this.reader),
+      );
+    }
     // A separate process: a large blob must not hold up the shared cat-file queue.
     return streamGit(this.path, ['cat-file', 'blob', id]);
   }

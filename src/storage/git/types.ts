@@ -157,8 +157,11 @@ export interface GitRepository {
   blobAt(revision: string, path: string): Promise<GitBlobInfo | null>;
   blobSize(id: string): Promise<number | null>;
   readBlob(id: string): Promise<Buffer | null>;
-  /** Streams a blob without buffering it whole. */
-  streamBlob(id: string): Readable;
+  /**
+   * Streams a blob without buffering it whole. With its size known and small, it is read
+   * through the shared cat-file process instead of a process of its own.
+   */
+  streamBlob(id: string, size?: number): Readable;
   /** Last commit on `revision` that touched `path`. */
   lastCommitFor(revision: string, path: string): Promise<GitCommit | null>;
   contributors(ref?: string): Promise<GitContributor[]>;

@@ -74,7 +74,7 @@ export class BrowsingService {
     const repository = target.repository;
     const size = OBJECT_ID.test(sha) && repository ? await repository.blobSize(sha) : null;
     if (!repository || size === null) throw notFound('Blob');
-    return { size, stream: repository.streamBlob(sha) };
+    return { size, stream: repository.streamBlob(sha, size) };
   }
 
   /** `<project path>-<ref with / as ->-<sha>.<ext>` as GitLab names archives; 404 File Not Found for unknown refs. */

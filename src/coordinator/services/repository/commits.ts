@@ -48,7 +48,7 @@ export class CommitsService {
 
   async list(target: ReadableRepository, query: CommitListQuery, page: Page): Promise<{ items: GitCommit[]; total: number }> {
     const repository = target.repository;
-    if (!repository || (await repository.isEmpty())) return { items: [], total: 0 };
+    if (!repository || (query.all && (await repository.isEmpty()))) return { items: [], total: 0 };
     if (query.path !== undefined && !isInsideRepository(query.path)) return { items: [], total: 0 };
     const ref = query.all ? undefined : (query.refName ?? (await repository.defaultBranch()) ?? undefined);
     if (!query.all && ref === undefined) return { items: [], total: 0 };

@@ -77,7 +77,7 @@ export class FilesService {
   /** The blob at a path, streamed. */
   async raw(target: ReadableRepository, filePath: string, ref: string): Promise<RawBlob> {
     const { repository, blob } = await this.locate(target, filePath, ref);
-    return { blob, stream: repository.streamBlob(blob.id) };
+    return { blob, stream: repository.streamBlob(blob.id, blob.size) };
   }
 
   async create(projectRef: string, actor: UserRecord, filePath: string, input: FileWriteInput): Promise<FileWriteResult> {

@@ -32,16 +32,11 @@ export interface ProjectListFilter {
   sort: 'asc' | 'desc';
 }
 
-export interface ProjectCountsRow {
-  project_id: number;
-  count: number;
-}
-
 /** Project listings and the per-page figures the Project presenter needs, one query each. */
 export interface ProjectQueriesStore {
   list(filter: ProjectListFilter, page: { offset: number; limit: number }): Promise<{ items: ProjectRecord[]; total: number }>;
-  starCounts(projectIds: readonly number[]): Promise<Map<number, number>>;
-  forkCounts(projectIds: readonly number[]): Promise<Map<number, number>>;
+  /** Stars and (live) forks of each project. */
+  starAndForkCounts(projectIds: readonly number[]): Promise<Map<number, { stars: number; forks: number }>>;
   /** Group shares of the projects: project id → [{group id, level}]. */
   groupShares(projectIds: readonly number[]): Promise<Map<number, Array<{ group_id: number; group_access: AccessLevel }>>>;
   /** Ids of the projects shared with any of the groups. */
@@ -51,8 +46,8 @@ export interface ProjectQueriesStore {
   star(userId: number, projectId: number, now: string): Promise<boolean>;
   /** false when it was not starred. */
   unstar(userId: number, projectId: number): Promise<boolean>;
-  /** Projects in a namespace whose name matches case-insensitively (paths are checked by findByNamespaceAndPath). */
+  /** The project of a namespace with this name, compared case-insensitively. */
   findByNamespaceAndName(namespaceId: number, name: string): Promise<ProjectRecord | undefined>;
-  /** Projects created by the user (for projects_limit). */
+  /** Projects in a namespace (a personal namespace's count is checked against projects_limit). */
   countInNamespace(namespaceId: number): Promise<number>;
 }

@@ -19,8 +19,7 @@ type Json = Record<string, unknown>;
 interface PageData {
   namespaces: Map<number, NamespaceRecord>;
   owners: Map<number, UserRecord>;
-  stars: Map<number, number>;
-  forks: Map<number, number>;
+  counts: Map<number, { stars: number; forks: number }>;
   shares: Awaited<ReturnType<CoordinatorContext['stores']['projectQueries']['groupShares']>>;
   parents: Map<number, ProjectRecord>;
   access: ActorProjectAccess;
@@ -33,7 +32,11 @@ const featureLevel = (enabled: boolean): string => (enabled ? 'enabled' : 'disab
  * (namespaces, owners, stars, forks, group shares, fork parents), never one per project.
  */
 export class ProjectPresenter {
-  constructor(private readonly context: CoordinatorContext) {}
+  private readonly sshHost: string;
+
+  constructor(private readonly context: CoordinatorContext) {
+    this.sshHost = new URL(context.config.externalUrl).hostname;
+  }
 
   async one(project: ProjectRecord, actor: Actor, options: PresentOptions = {}): Promise<Json> {
     const [json] = await this.many([project], actor, options);
@@ -64,10 +67,9 @@ export class ProjectPresenter {
     const namespaceIds = [...projects, ...parents].map((project) => project.namespace_id);
     const namespaces = new Map((await stores.namespaces.findByIds(namespaceIds)).map((namespace) => [namespace.id, namespace]));
     const ownerIds = [...namespaces.values()].flatMap((namespace) => (namespace.kind === 'user' && namespace.owner_id !== null ? [namespace.owner_id] : []));
-    const [owners, stars, forks, shares, access] = await Promise.all([
+    const [owners, counts, shares, access] = await Promise.all([
       options.simple ? [] : stores.users.findByIds(ownerIds),
-      stores.projectQueries.starCounts(ids),
-      stores.projectQueries.forkCounts(ids),
+      stores.projectQueries.starAndForkCounts(ids),
       options.simple ? new Map() : stores.projectQueries.groupShares(ids),
       options.access ?? (options.simple ? actorProjectAccess(this.context, null) : actorProjectAccess(this.context, actor)),
     ]);
@@ -76,8 +78,7 @@ export class ProjectPresenter {
     return {
       namespaces,
       owners: new Map(owners.map((owner) => [owner.id, owner])),
-      stars,
-      forks,
+      counts,
       shares,
       parents: new Map(parents.map((parent) => [parent.id, parent])),
       access,
@@ -87,9 +88,8 @@ export class ProjectPresenter {
   private urls(project: ProjectRecord, namespace: NamespaceRecord): Json {
     const externalUrl = this.context.config.externalUrl;
     const fullPath = `${namespace.full_path}/${project.path}`;
-    const host = new URL(externalUrl).hostname;
     return {
-      ssh_url_to_repo: `git@${host}:${fullPath}.git`,
+      ssh_url_to_repo: `git@${this.sshHost}:${fullPath}.git`,
       http_url_to_repo: `${externalUrl}/${fullPath}.git`,
       web_url: `${externalUrl}/${fullPath}`,
       readme_url: project.default_branch === null ? null : `${externalUrl}/${fullPath}/-/blob/${project.default_branch}/README.md`,
@@ -109,8 +109,8 @@ export class ProjectPresenter {
       tag_list: project.tag_list,
       ...this.urls(project, namespace),
       avatar_url: project.avatar_url,
-      forks_count: data.forks.get(project.id) ?? 0,
-      star_count: data.stars.get(project.id) ?? 0,
+      forks_count: data.counts.get(project.id)?.forks ?? 0,
+      star_count: data.counts.get(project.id)?.stars ?? 0,
       last_activity_at: project.last_activity_at,
       namespace: this.namespaceJson(namespace),
     };

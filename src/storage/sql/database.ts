@@ -1,5 +1,5 @@
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, sql, type SqliteDatabase } from 'kysely';
 import pg from 'pg';
 import type { DatabaseSchema } from './schema.ts';
 
@@ -27,8 +27,30 @@ function openSqlite(file: string): OpenedDatabase {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<DatabaseSchema>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<DatabaseSchema>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return { db, dialect: 'sqlite', close: () => db.destroy() };
+}
+
+/**
+ * Kysely prepares every query anew, and preparing costs more than running our small
+ * queries. The same SQL text reuses its prepared statement (better-sqlite3 runs
+ * synchronously, so a statement is never in use twice at once; SQLite re-prepares it
+ * itself after a schema change).
+ */
+function withStatementCache(database: BetterSqlite3.Database, capacity = 1000): SqliteDatabase {
+  const statements = new Map<string, BetterSqlite3.Statement>();
+  return {
+    close: () => database.close(),
+    prepare(text: string) {
+      let statement = statements.get(text);
+      if (!statement) {
+        statement = database.prepare(text);
+        statements.set(text, statement);
+        if (statements.size > capacity) statements.delete(statements.keys().next().value as string);
+      }
+      return statement;
+    },
+  };
 }
 
 function openPostgres(url: string): OpenedDatabase {

@@ -59,27 +59,26 @@ export class SqlProjectQueriesStore implements ProjectQueriesStore {
     return { items: rows.map(toProject), total: Number(counted.total) };
   }
 
-  async starCounts(projectIds: readonly number[]): Promise<Map<number, number>> {
-    if (projectIds.length === 0) return new Map();
-    const rows = await this.db
+  async starAndForkCounts(projectIds: readonly number[]): Promise<Map<number, { stars: number; forks: number }>> {
+    const ids = unique(projectIds);
+    if (ids.length === 0) return new Map();
+    const stars = await this.db
       .selectFrom('stars')
       .select(['project_id', countAll().as('count')])
-      .where('project_id', 'in', unique(projectIds))
+      .where('project_id', 'in', ids)
       .groupBy('project_id')
       .execute();
-    return new Map(rows.map((row) => [row.project_id, Number(row.count)]));
-  }
-
-  async forkCounts(projectIds: readonly number[]): Promise<Map<number, number>> {
-    if (projectIds.length === 0) return new Map();
-    const rows = await this.db
+    const forks = await this.db
       .selectFrom('projects')
       .select(['forked_from_id', countAll().as('count')])
-      .where('forked_from_id', 'in', unique(projectIds))
+      .where('forked_from_id', 'in', ids)
       .where('pending_delete', '=', 0)
       .groupBy('forked_from_id')
       .execute();
-    return new Map(rows.map((row) => [Number(row.forked_from_id), Number(row.count)]));
+    const counts = new Map(ids.map((id) => [id, { stars: 0, forks: 0 }]));
+    for (const row of stars) counts.get(row.project_id)!.stars = Number(row.count);
+    for (const row of forks) counts.get(Number(row.forked_from_id))!.forks = Number(row.count);
+    return counts;
   }
 
   async groupShares(projectIds: readonly number[]): Promise<Map<number, Array<{ group_id: number; group_access: AccessLevel }>>> {

@@ -56,6 +56,12 @@ export interface UserListFilter {
   createdAfter?: string;
   ids?: number[];
   includeGhosts?: boolean;
+  excludeExternal?: boolean;
+  admins?: boolean;
+  /** Users owning no personal project. */
+  withoutProjects?: boolean;
+  orderBy?: 'id' | 'name' | 'username' | 'created_at';
+  sort?: 'asc' | 'desc';
 }
 
 export interface UsersStore {

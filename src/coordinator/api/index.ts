@@ -9,9 +9,11 @@ import { projectsRoutes } from './projects.ts';
 import { repositoryBrowsingRoutes } from './repository-browsing.ts';
 import { repositoryCommitsRoutes } from './repository-commits.ts';
 import { repositoryFilesRoutes } from './repository-files.ts';
+import { usersRoutes } from './users.ts';
+import { usersKeysRoutes } from './users-keys.ts';
 
 /** Mounts every resource area under /api/v4. One plugin per area; each stays thin. */
 export async function registerApi(api: FastifyInstance, context: CoordinatorContext): Promise<void> {
-  const plugins = [versionRoutes, settingsRoutes, customAttributesRoutes, groupsRoutes, membersRoutes, projectsRoutes, repositoryCommitsRoutes, repositoryFilesRoutes, repositoryBrowsingRoutes];
+  const plugins = [versionRoutes, settingsRoutes, customAttributesRoutes, groupsRoutes, membersRoutes, projectsRoutes, repositoryCommitsRoutes, repositoryFilesRoutes, repositoryBrowsingRoutes, usersRoutes, usersKeysRoutes];
   for (const plugin of plugins) await api.register(plugin(context));
 }

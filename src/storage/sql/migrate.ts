@@ -2,11 +2,13 @@ import { Migrator, type Migration, type MigrationProvider } from 'kysely';
 import type { Db, DialectName } from './database.ts';
 import type { DialectMigration } from './migrations/helpers.ts';
 import { accountsAndProjects } from './migrations/001-accounts-and-projects.ts';
+import { usersAndKeys } from './migrations/002-users-and-keys.ts';
 import { commitComments } from './migrations/004-commit-comments.ts';
 
 /** Ordered migrations; names never change once released. */
 const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
   ['001-accounts-and-projects', accountsAndProjects],
+  ['002-users-and-keys', usersAndKeys],
   ['004-commit-comments', commitComments],
 ];
 

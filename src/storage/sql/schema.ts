@@ -139,6 +139,7 @@ export interface SshKeysTable {
   key_type: string;
   key_bits: number;
   created_at: string;
+  expires_at: string | null;
 }
 
 export interface GpgKeysTable {

@@ -1,6 +1,7 @@
 import type { Db } from '../database.ts';
 import { SqlCommitCommentsStore } from './commit-comments.ts';
 import { SqlCustomAttributesStore } from './custom-attributes.ts';
+import { SqlGpgKeysStore, SqlSshKeysStore } from './keys.ts';
 import { SqlGroupQueriesStore } from './group-queries.ts';
 import { SqlMemberQueriesStore } from './member-queries.ts';
 import { SqlMembersStore } from './members.ts';
@@ -9,6 +10,7 @@ import { SqlProjectQueriesStore } from './project-queries.ts';
 import { SqlProjectsStore } from './projects.ts';
 import { SqlSettingsStore } from './settings.ts';
 import { SqlTokensStore } from './tokens.ts';
+import { SqlUserLifecycleStore } from './user-lifecycle.ts';
 import { SqlUsersStore } from './users.ts';
 
 /** Builds every SQL store over one database handle. */
@@ -25,6 +27,9 @@ export function createSqlStores(db: Db) {
     customAttributes: new SqlCustomAttributesStore(db),
     settings: new SqlSettingsStore(db),
     commitComments: new SqlCommitCommentsStore(db),
+    sshKeys: new SqlSshKeysStore(db),
+    gpgKeys: new SqlGpgKeysStore(db),
+    userLifecycle: new SqlUserLifecycleStore(db),
   };
 }
 

@@ -65,6 +65,21 @@ export class SqlUsersStore implements UsersStore {
     if (filter.active) query = query.where('state', '=', 'active');
     if (filter.blocked) query = query.where('state', '=', 'blocked');
     if (filter.external) query = query.where('external', '=', 1);
+    if (filter.excludeExternal) query = query.where('external', '=', 0);
+    if (filter.admins) query = query.where('is_admin', '=', 1);
+    if (filter.withoutProjects) {
+      query = query.where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('projects')
+              .innerJoin('namespaces', 'namespaces.id', 'projects.namespace_id')
+              .select('projects.id')
+              .where('namespaces.kind', '=', 'user')
+              .whereRef('namespaces.owner_id', '=', 'users.id'),
+          ),
+        ),
+      );
+    }
     if (filter.username !== undefined) query = query.where(sql`lower(username)`, '=', filter.username.toLowerCase());
     if (filter.externUid !== undefined) query = query.where('extern_uid', '=', filter.externUid);
     if (filter.provider !== undefined) query = query.where('provider', '=', filter.provider);
@@ -82,7 +97,11 @@ export class SqlUsersStore implements UsersStore {
       );
     }
     const totalRow = await query.select(countAll().as('total')).executeTakeFirstOrThrow();
-    const rows = await query.select(SELECTED).orderBy('id', 'desc').offset(page.offset).limit(page.limit).execute();
+    const direction = filter.sort ?? 'desc';
+    let ordered = query.select(SELECTED);
+    if (filter.orderBy === 'name' || filter.orderBy === 'username') ordered = ordered.orderBy(sql`lower(${sql.ref(filter.orderBy)})`, direction);
+    else if (filter.orderBy === 'created_at') ordered = ordered.orderBy('created_at', direction);
+    const rows = await ordered.orderBy('id', direction).offset(page.offset).limit(page.limit).execute();
     return { items: rows.map(toUser), total: Number(totalRow.total) };
   }
 

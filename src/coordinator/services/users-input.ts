@@ -1,0 +1,98 @@
+import { randomBytes } from 'node:crypto';
+import { GantryError, missingParam, validationFailed } from '../../shared/errors.ts';
+import type { Params } from '../http/params.ts';
+
+/** Profile fields settable on create and update, as stored. */
+export interface UserAttributes {
+  email?: string;
+  username?: string;
+  name?: string;
+  password?: string;
+  bio?: string;
+  location?: string;
+  messenger_id?: string;
+  network_profile?: string;
+  microblog_account?: string;
+  website_url?: string;
+  organization?: string;
+  projects_limit?: number;
+  extern_uid?: string;
+  provider?: string;
+  is_admin?: boolean;
+  can_create_group?: boolean;
+  external?: boolean;
+}
+
+const PROFILE_STRINGS = ['bio', 'location', 'website_url', 'organization', 'extern_uid', 'provider'] as const;
+
+/** Old GitLab names of the three account fields are accepted as aliases. */
+const ACCOUNT_ALIASES = [
+  ['messenger_id', 'skype'],
+  ['network_profile', 'linkedin'],
+  ['microblog_account', 'twitter'],
+] as const;
+
+const USERNAME = /^[a-zA-Z0-9_.][a-zA-Z0-9_\-.]*[a-zA-Z0-9_-]$|^[a-zA-Z0-9_]$/;
+const USERNAME_MESSAGE = "can contain only letters, digits, '_', '-' and '.'. Cannot start with '-' or end in '.', '.git' or '.atom'.";
+const EMAIL = /^[^@\s]+@[^@\s]+$/;
+
+export function readUserAttributes(params: Params): UserAttributes {
+  const attributes: UserAttributes = {
+    email: params.string('email')?.trim(),
+    username: params.string('username')?.trim(),
+    name: params.string('name'),
+    password: params.string('password'),
+    projects_limit: params.int('projects_limit'),
+    is_admin: params.bool('admin'),
+    can_create_group: params.bool('can_create_group'),
+    external: params.bool('external'),
+  };
+  for (const field of PROFILE_STRINGS) attributes[field] = params.string(field);
+  for (const [field, alias] of ACCOUNT_ALIASES) attributes[field] = params.string(field) ?? params.string(alias);
+  return attributes;
+}
+
+/** Grape's message when several required parameters are absent. */
+export function requireParams(params: Params, names: readonly string[]): void {
+  const missing = names.filter((name) => (params.string(name) ?? '').trim() === '');
+  if (missing.length === 1) throw missingParam(missing[0] ?? '');
+  if (missing.length > 1) {
+    throw new GantryError('GANTRY_E_MISSING_PARAM', 400, { error: missing.map((name) => `${name} is missing`).join(', ') });
+  }
+}
+
+/** Model validations (400 {"message":{field:[...]}}) for the attributes given. */
+export function validateUserAttributes(attributes: UserAttributes): void {
+  const errors: Record<string, string[]> = {};
+  const add = (field: string, reason: string) => (errors[field] ??= []).push(reason);
+  if (attributes.email !== undefined && !EMAIL.test(attributes.email)) add('email', 'is invalid');
+  if (attributes.username !== undefined) {
+    const username = attributes.username;
+    if (username === '') add('username', "can't be blank");
+    else if (!USERNAME.test(username) || /\.(git|atom)$/i.test(username)) add('username', USERNAME_MESSAGE);
+    if (username.length > 255) add('username', 'is too long (maximum is 255 characters)');
+  }
+  if (attributes.name !== undefined) {
+    if (attributes.name.trim() === '') add('name', "can't be blank");
+    if (attributes.name.length > 255) add('name', 'is too long (maximum is 255 characters)');
+  }
+  if (attributes.password !== undefined) {
+    if (attributes.password.length < 8) add('password', 'is too short (minimum is 8 characters)');
+    if (attributes.password.length > 128) add('password', 'is too long (maximum is 128 characters)');
+  }
+  if (attributes.projects_limit !== undefined && attributes.projects_limit < 0) {
+    add('projects_limit', 'must be greater than or equal to 0');
+  }
+  if (attributes.projects_limit !== undefined && attributes.projects_limit > 2147483647) {
+    add('projects_limit', 'must be less than or equal to 2147483647');
+  }
+  if (attributes.website_url !== undefined && attributes.website_url !== '' && !/^https?:\/\/\S+$/.test(attributes.website_url)) {
+    add('website_url', 'is not a valid URL');
+  }
+  if (Object.keys(errors).length > 0) throw validationFailed(errors);
+}
+
+/** A password nobody knows, for accounts created with reset_password. */
+export function randomPassword(): string {
+  return randomBytes(24).toString('base64url');
+}

@@ -1,0 +1,63 @@
+import type { UserRecord } from '../../storage/types.ts';
+import type { CoordinatorContext } from '../context.ts';
+
+const GHOST_NAME = 'Ghost User';
+
+/**
+ * Deleting a user: personal projects go with the personal namespace (repositories removed from
+ * disk afterwards); authored records move to the ghost user unless `hard_delete`, which also
+ * removes the groups the user alone owns.
+ */
+export class UserRemoval {
+  constructor(private readonly context: CoordinatorContext) {}
+
+  async remove(user: UserRecord, hardDelete: boolean): Promise<void> {
+    const { stores } = this.context;
+    const projectIds = await stores.userLifecycle.personalProjectIds(user.id);
+    if (hardDelete) {
+      for (const groupId of await stores.userLifecycle.solelyOwnedGroupIds(user.id)) {
+        projectIds.push(...(await this.groupProjectIds(groupId)));
+        await stores.namespaces.delete(groupId);
+      }
+    } else {
+      const ghost = await this.ghostUser();
+      await stores.userLifecycle.reassignContributions(user.id, ghost.id);
+    }
+    await stores.customAttributes.deleteAllFor('user', user.id);
+    const namespace = await stores.namespaces.findUserNamespace(user.id);
+    if (namespace) await stores.namespaces.delete(namespace.id);
+    await stores.users.delete(user.id);
+    for (const projectId of projectIds) {
+      await this.context.repositories.remove(projectId);
+      this.context.events.publishProjectDeleted({ project_id: projectId });
+    }
+  }
+
+  private async groupProjectIds(groupId: number): Promise<number[]> {
+    const { namespaces, projects } = this.context.stores;
+    const ids = [groupId, ...(await namespaces.descendantIds(groupId))];
+    return (await projects.listByNamespaces(ids)).map((project) => project.id);
+  }
+
+  /** The placeholder owner of a deleted user's contributions, created on first need. */
+  async ghostUser(): Promise<UserRecord> {
+    const { users } = this.context.stores;
+    let username = 'ghost';
+    for (let suffix = 1; ; suffix += 1) {
+      const holder = await users.findByUsername(username);
+      if (!holder) break;
+      if (holder.is_ghost) return holder;
+      username = `ghost${suffix}`;
+    }
+    const host = new URL(this.context.config.externalUrl).hostname || 'localhost';
+    const created = await this.context.accounts.createUser({
+      username,
+      name: GHOST_NAME,
+      email: `${username}@${host}`,
+      projects_limit: 0,
+      can_create_group: false,
+      profile: { bio: 'This is a "Ghost User", created to hold all issues authored by users that have since been deleted. This user cannot be removed.' },
+    });
+    return (await users.update(created.id, { is_ghost: true, state: 'blocked' })) ?? created;
+  }
+}

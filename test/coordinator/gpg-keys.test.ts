@@ -104,6 +104,37 @@ describe('GPG keys API', () => {
     assert.equal((await gantry.api('GET', '/users/999999/gpg_keys')).status, 404);
   });
 
+  it('reads one key of any user and revokes keys', async () => {
+    const { armored } = generateKey();
+    const created = await gantry.api('POST', '/user/gpg_keys', { token: alice.token, body: { key: armored } });
+    const id = created.json.id as number;
+    const shown = await gantry.api('GET', `/users/${alice.id}/gpg_keys/${id}`, { token: null });
+    assert.equal(shown.json.id, id);
+    assert.equal((await gantry.api('GET', `/users/${bob.id}/gpg_keys/${id}`, { token: null })).status, 404);
+    assert.equal((await gantry.api('POST', `/user/gpg_keys/${id}/revoke`, { token: bob.token })).status, 404);
+    assert.equal((await gantry.api('POST', `/user/gpg_keys/${id}/revoke`, { token: alice.token })).status, 202);
+    assert.equal((await gantry.api('GET', `/user/gpg_keys/${id}`, { token: alice.token })).status, 404);
+  });
+
+  it('lets administrators manage keys of any user', async () => {
+    const { armored } = generateKey();
+    const forbidden = await gantry.api('POST', `/users/${bob.id}/gpg_keys`, { token: alice.token, body: { key: armored } });
+    assert.equal(forbidden.status, 403);
+    assert.equal((await gantry.api('POST', '/users/999999/gpg_keys', { body: { key: armored } })).status, 404);
+    const created = await gantry.api('POST', `/users/${bob.id}/gpg_keys`, { body: { key: armored } });
+    assert.equal(created.status, 201);
+    const id = created.json.id as number;
+    const owned = await gantry.api('GET', '/user/gpg_keys', { token: bob.token });
+    assert.ok(owned.list.some((item) => item.id === id));
+    assert.equal((await gantry.api('POST', `/users/${bob.id}/gpg_keys`, { body: { key: 'junk' } })).status, 400);
+    assert.equal((await gantry.api('DELETE', `/users/${bob.id}/gpg_keys/${id}`, { token: bob.token })).status, 403);
+    assert.equal((await gantry.api('DELETE', `/users/${alice.id}/gpg_keys/${id}`)).status, 404);
+    assert.equal((await gantry.api('DELETE', `/users/${bob.id}/gpg_keys/${id}`)).status, 204);
+    const second = await gantry.api('POST', `/users/${bob.id}/gpg_keys`, { body: { key: generateKey().armored } });
+    const revoked = await gantry.api('POST', `/users/${bob.id}/gpg_keys/${second.json.id as number}/revoke`);
+    assert.equal(revoked.status, 202);
+  });
+
   it('needs a valid token', async () => {
     assert.equal((await gantry.api('GET', '/user/gpg_keys', { token: null })).status, 401);
     assert.equal((await gantry.api('GET', '/user/gpg_keys', { token: 'wrong' })).status, 401);

@@ -3,8 +3,8 @@ import type { CoordinatorContext } from '../context.ts';
 import { requireActor, requireAdmin } from '../http/auth.ts';
 import { pageRequest, setPaginationHeaders } from '../http/pagination.ts';
 import { paramsOf } from '../http/request-params.ts';
-import { serializeGpgKey, serializeSshKey } from '../http/serializers/users.ts';
-import { GpgKeysService, SshKeysService } from '../services/users-keys.ts';
+import { serializeSshKey } from '../http/serializers/users.ts';
+import { SshKeysService } from '../services/users-keys.ts';
 import { UsersService } from '../services/users.ts';
 
 interface KeyPath {
@@ -16,14 +16,13 @@ interface UserKeyPath {
   key_id: string;
 }
 
-function keyId(request: FastifyRequest): number {
+export function keyId(request: FastifyRequest): number {
   return paramsOf(request).requiredInt('key_id');
 }
 
-/** SSH keys (`/user/keys`, `/users/:id/keys`) and GPG keys (`/user/gpg_keys`). */
+/** SSH keys of users (`/user/keys`, `/users/:id/keys`). */
 export function usersKeysRoutes(context: CoordinatorContext): FastifyPluginAsync {
   const sshKeys = new SshKeysService(context);
-  const gpgKeys = new GpgKeysService(context);
   const users = new UsersService(context);
   const externalUrl = context.config.externalUrl;
   return async (api) => {
@@ -70,39 +69,6 @@ export function usersKeysRoutes(context: CoordinatorContext): FastifyPluginAsync
       requireAdmin(request);
       const user = await users.find(request.params.id);
       await sshKeys.remove(user.id, keyId(request));
-      return reply.code(204).send();
-    });
-
-    api.get('/user/gpg_keys', async (request, reply) => {
-      const actor = requireActor(request);
-      const page = pageRequest(paramsOf(request));
-      const { items, total } = await gpgKeys.list(actor.id, page);
-      setPaginationHeaders(request, reply, externalUrl, page, { total });
-      return items.map(serializeGpgKey);
-    });
-
-    api.get<{ Params: { id: string } }>('/users/:id/gpg_keys', async (request, reply) => {
-      await users.ensureReadable(request.actor);
-      const user = await users.find(request.params.id);
-      const page = pageRequest(paramsOf(request));
-      const { items, total } = await gpgKeys.list(user.id, page);
-      setPaginationHeaders(request, reply, externalUrl, page, { total });
-      return items.map(serializeGpgKey);
-    });
-
-    api.get<{ Params: KeyPath }>('/user/gpg_keys/:key_id', async (request) => {
-      const actor = requireActor(request);
-      return serializeGpgKey(await gpgKeys.get(actor.id, keyId(request)));
-    });
-
-    api.post('/user/gpg_keys', async (request, reply) => {
-      const actor = requireActor(request);
-      return reply.code(201).send(serializeGpgKey(await gpgKeys.add(actor.id, paramsOf(request))));
-    });
-
-    api.delete<{ Params: KeyPath }>('/user/gpg_keys/:key_id', async (request, reply) => {
-      const actor = requireActor(request);
-      await gpgKeys.remove(actor.id, keyId(request));
       return reply.code(204).send();
     });
   };

@@ -65,7 +65,7 @@ export class Authenticator {
     if (sudo === undefined) return;
     if (!user.is_admin) throw forbidden('Must be admin to use sudo');
     const target = /^\d+$/.test(sudo) ? await this.users.findById(Number(sudo)) : await this.users.findByUsername(sudo);
-    if (!target) throw notFound(`User with ID or username '${sudo}'`);
+    if (!target || target.is_ghost) throw notFound(`User with ID or username '${sudo}'`);
     request.actor = target;
   }
 }

@@ -16,12 +16,13 @@ import { registerGitHttp } from './http/git-http.ts';
 import { assignParam, parseGitlabQuery, type ParamMap } from './http/querystring.ts';
 import { AccountsService } from './services/accounts.ts';
 import { bootstrapRoot } from './services/bootstrap.ts';
+import { cleanUpRepositoryProtection } from './services/deploy-keys.ts';
 import { CoordinatorEvents } from './services/events.ts';
 import { noJobTokens, type JobTokenVerifier } from './services/git-http/job-tokens.ts';
-import { unprotectedBranches } from './services/git-http/push-policy.ts';
 import { Lookup } from './services/lookup.ts';
 import { Permissions } from './services/permissions.ts';
 import { ProjectsService } from './services/projects.ts';
+import { ProtectedBranchesService } from './services/protected-branches.ts';
 import { SettingsService } from './services/settings.ts';
 
 export interface CoordinatorOptions {
@@ -75,12 +76,14 @@ export async function createCoordinator(options: CoordinatorOptions = {}): Promi
     repositories: createRepositoryManager({ root: path.join(dataDir, 'repositories'), logger }),
     events: new CoordinatorEvents((error) => logger.error({ err: error }, 'event listener failed')),
     jobTokens: options.jobTokenVerifier ?? noJobTokens,
+    protectedBranches: new ProtectedBranchesService(stores.protectedBranches, settings, permissions),
   };
   const projects = new ProjectsService(context);
   context.events.onPush(async (push) => {
     await projects.recordPush(push.project_id);
     context.repositories.scheduleHousekeeping(push.project_id);
   });
+  cleanUpRepositoryProtection(context);
   const createdRootToken = await bootstrapRoot(context, options.rootToken);
 
   const app = Fastify({
@@ -106,7 +109,7 @@ export async function createCoordinator(options: CoordinatorOptions = {}): Promi
     },
     { prefix: '/api/v4' },
   );
-  await registerGitHttp(app, context, { personalTokens: authenticator, branchRules: unprotectedBranches });
+  await registerGitHttp(app, context, { personalTokens: authenticator, branchRules: context.protectedBranches });
 
   return {
     app,

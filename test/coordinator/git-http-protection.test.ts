@@ -159,26 +159,22 @@ describe('git over HTTP: protected branches', () => {
 
 /**
  * Through the coordinator's own ProtectedBranchesService: the default branch is protected by
- * the default_branch_protection setting (GitLab's default: only Maintainers push). Skipped until
- * context.protectedBranches exists; once it does, app.ts must hand it to registerGitHttp.
+ * the default_branch_protection setting (GitLab's default: only Maintainers push); app.ts hands
+ * context.protectedBranches to registerGitHttp.
  */
 describe('git over HTTP: default branch protection through the coordinator', () => {
   let fixture: GitHttpFixture | undefined;
-  const wired = async (): Promise<GitHttpFixture | undefined> => {
+  const wired = async (): Promise<GitHttpFixture> => {
     fixture ??= await startGitHttpFixture();
-    return 'protectedBranches' in fixture.gantry.coordinator.context ? fixture : undefined;
+    return fixture;
   };
 
   after(async () => {
     await fixture?.close();
   });
 
-  it('refuses a developer push to the default branch and accepts a maintainer push', async (t) => {
+  it('refuses a developer push to the default branch and accepts a maintainer push', async () => {
     const gantry = await wired();
-    if (!gantry) {
-      t.skip('context.protectedBranches is not there yet');
-      return;
-    }
     const developer = await makeUser(gantry.gantry, 'developer');
     const maintainer = await makeUser(gantry.gantry, 'maintainer');
     const group = await makeGroup(gantry.gantry, 'real');

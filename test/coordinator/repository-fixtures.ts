@@ -26,6 +26,8 @@ let counter = 0;
 export async function startRepositoryFixture(): Promise<RepositoryFixture> {
   const gantry = await startTestCoordinator();
   const { context } = gantry.coordinator;
+  // The default branch is unprotected here so developers may write to main; protection tests turn it back on.
+  await context.settings.update({ default_branch_protection: 0 });
   counter += 1;
   const developer = await makeUser(gantry, `dev${counter}`);
   const reporter = await makeUser(gantry, `rep${counter}`);

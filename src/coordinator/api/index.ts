@@ -9,12 +9,16 @@ import { projectsRoutes } from './projects.ts';
 import { repositoryBrowsingRoutes } from './repository-browsing.ts';
 import { repositoryCommitsRoutes } from './repository-commits.ts';
 import { repositoryFilesRoutes } from './repository-files.ts';
+import { branchesRoutes } from './branches.ts';
+import { protectedBranchesRoutes } from './protected-branches.ts';
+import { tagsRoutes } from './tags.ts';
+import { deployKeysRoutes } from './deploy-keys.ts';
 import { usersRoutes } from './users.ts';
 import { usersKeysRoutes } from './users-keys.ts';
 import { usersGpgKeysRoutes } from './users-gpg-keys.ts';
 
 /** Mounts every resource area under /api/v4. One plugin per area; each stays thin. */
 export async function registerApi(api: FastifyInstance, context: CoordinatorContext): Promise<void> {
-  const plugins = [versionRoutes, settingsRoutes, customAttributesRoutes, groupsRoutes, membersRoutes, projectsRoutes, repositoryCommitsRoutes, repositoryFilesRoutes, repositoryBrowsingRoutes, usersRoutes, usersKeysRoutes, usersGpgKeysRoutes];
+  const plugins = [versionRoutes, settingsRoutes, customAttributesRoutes, groupsRoutes, membersRoutes, projectsRoutes, repositoryCommitsRoutes, repositoryFilesRoutes, repositoryBrowsingRoutes, usersRoutes, usersKeysRoutes, usersGpgKeysRoutes, branchesRoutes, protectedBranchesRoutes, tagsRoutes, deployKeysRoutes];
   for (const plugin of plugins) await api.register(plugin(context));
 }

@@ -4,12 +4,14 @@ import type { DialectMigration } from './migrations/helpers.ts';
 import { accountsAndProjects } from './migrations/001-accounts-and-projects.ts';
 import { usersAndKeys } from './migrations/002-users-and-keys.ts';
 import { commitComments } from './migrations/004-commit-comments.ts';
+import { repositoryProtection } from './migrations/005-repository-protection.ts';
 
 /** Ordered migrations; names never change once released. */
 const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
   ['001-accounts-and-projects', accountsAndProjects],
   ['002-users-and-keys', usersAndKeys],
   ['004-commit-comments', commitComments],
+  ['005-repository-protection', repositoryProtection],
 ];
 
 class InlineMigrationProvider implements MigrationProvider {

@@ -1,5 +1,6 @@
 import type { Generated } from 'kysely';
 import type { CommitCommentsTable } from './schema-commit-comments.ts';
+import type { DeployKeysProjectsTable, DeployKeysTable, ProtectedBranchesTable, ReleasesTable } from './schema-repository-protection.ts';
 
 /**
  * Table types shared by SQLite and PostgreSQL. Portable choices: booleans are integers 0/1,
@@ -181,4 +182,8 @@ export interface DatabaseSchema {
   custom_attributes: CustomAttributesTable;
   application_settings: ApplicationSettingsTable;
   commit_comments: CommitCommentsTable;
+  protected_branches: ProtectedBranchesTable;
+  releases: ReleasesTable;
+  deploy_keys: DeployKeysTable;
+  deploy_keys_projects: DeployKeysProjectsTable;
 }

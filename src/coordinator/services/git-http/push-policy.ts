@@ -35,9 +35,3 @@ export async function computePushPolicy(
   }
   return policy;
 }
-
-/** Stand-in until ProtectedBranchesService is wired (context.protectedBranches): nothing is protected. */
-export const unprotectedBranches: BranchPushRules = {
-  protectionFor: async () => null,
-  canPush: async () => true,
-};

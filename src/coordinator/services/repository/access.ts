@@ -4,11 +4,6 @@ import type { ProjectRecord, UserRecord } from '../../../storage/types.ts';
 import type { CoordinatorContext } from '../../context.ts';
 import type { Actor } from '../permissions.ts';
 
-/** The part of ProtectedBranchesService a write needs. */
-export interface BranchPushCheck {
-  canPush(project: ProjectRecord, actor: UserRecord | null, branch: string): Promise<boolean>;
-}
-
 /** A project the caller may read, its repository (null while none exists) and its path for URLs. */
 export interface ReadableRepository {
   project: ProjectRecord;
@@ -42,14 +37,9 @@ export class RepositoryAccess {
     return { ...(await this.describe(project)), actor };
   }
 
-  /**
-   * Protected-branch rule on top of canWriteRepository. Uses context.protectedBranches
-   * (ProtectedBranchesService) when the coordinator provides it; until then every branch
-   * is unprotected.
-   */
+  /** Protected-branch rule (context.protectedBranches) on top of canWriteRepository. */
   async canPushToBranch(project: ProjectRecord, actor: UserRecord, branch: string): Promise<boolean> {
-    const rules = (this.context as Partial<{ protectedBranches: BranchPushCheck }>).protectedBranches;
-    return rules ? rules.canPush(project, actor, branch) : true;
+    return this.context.protectedBranches.canPush(project, actor, branch);
   }
 
   /** The repository to write into, created empty when the project has none yet. */

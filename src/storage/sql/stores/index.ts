@@ -1,6 +1,7 @@
 import type { Db } from '../database.ts';
 import { SqlCommitCommentsStore } from './commit-comments.ts';
 import { SqlCustomAttributesStore } from './custom-attributes.ts';
+import { SqlDeployKeysStore } from './deploy-keys.ts';
 import { SqlGpgKeysStore, SqlSshKeysStore } from './keys.ts';
 import { SqlGroupQueriesStore } from './group-queries.ts';
 import { SqlMemberQueriesStore } from './member-queries.ts';
@@ -8,6 +9,7 @@ import { SqlMembersStore } from './members.ts';
 import { SqlNamespacesStore } from './namespaces.ts';
 import { SqlProjectQueriesStore } from './project-queries.ts';
 import { SqlProjectsStore } from './projects.ts';
+import { SqlProtectedBranchesStore, SqlReleasesStore } from './protected-branches.ts';
 import { SqlSettingsStore } from './settings.ts';
 import { SqlTokensStore } from './tokens.ts';
 import { SqlUserLifecycleStore } from './user-lifecycle.ts';
@@ -29,6 +31,9 @@ export function createSqlStores(db: Db) {
     commitComments: new SqlCommitCommentsStore(db),
     sshKeys: new SqlSshKeysStore(db),
     gpgKeys: new SqlGpgKeysStore(db),
+    protectedBranches: new SqlProtectedBranchesStore(db),
+    releases: new SqlReleasesStore(db),
+    deployKeys: new SqlDeployKeysStore(db),
     userLifecycle: new SqlUserLifecycleStore(db),
   };
 }

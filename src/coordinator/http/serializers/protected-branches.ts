@@ -1,0 +1,28 @@
+import type { ProtectedBranchRecord, ProtectionLevel } from '../../../storage/types-repository.ts';
+
+export interface AccessLevelJson {
+  access_level: ProtectionLevel;
+  access_level_description: string;
+}
+
+export interface ProtectedBranchJson {
+  id: number;
+  name: string;
+  push_access_levels: AccessLevelJson[];
+  merge_access_levels: AccessLevelJson[];
+}
+
+const DESCRIPTIONS: Record<ProtectionLevel, string> = { 0: 'No one', 30: 'Developers + Maintainers', 40: 'Maintainers' };
+
+function accessLevel(level: ProtectionLevel): AccessLevelJson {
+  return { access_level: level, access_level_description: DESCRIPTIONS[level] };
+}
+
+export function serializeProtectedBranch(rule: ProtectedBranchRecord): ProtectedBranchJson {
+  return {
+    id: rule.id,
+    name: rule.name,
+    push_access_levels: [accessLevel(rule.push_access_level)],
+    merge_access_levels: [accessLevel(rule.merge_access_level)],
+  };
+}

@@ -1,0 +1,150 @@
+import { badRequestMessage, forbidden, methodNotAllowed, notFound } from '../../shared/errors.ts';
+import type { GitBranch } from '../../storage/git/types.ts';
+import type { UserRecord } from '../../storage/types.ts';
+import type { CoordinatorContext } from '../context.ts';
+import { MAINTAINER, type Actor } from './permissions.ts';
+import type { BranchProtection } from './protected-branches.ts';
+import { RepositoryAccess, type ReadableRepository } from './repository/access.ts';
+
+export const ZERO_SHA = '0000000000000000000000000000000000000000';
+
+/** A branch with everything its JSON needs. */
+export interface BranchView {
+  branch: GitBranch;
+  merged: boolean;
+  protection: BranchProtection | null;
+  isDefault: boolean;
+  canPush: boolean;
+}
+
+/** git check-ref-format rules for a branch name, plus GitLab's refusal of names that look like SHAs or HEAD. */
+export function isValidBranchName(name: string): boolean {
+  if (name === '' || name === 'HEAD' || name === '@' || name.startsWith('-') || name.startsWith('/') || name.endsWith('/')) return false;
+  if (name.endsWith('.') || name.endsWith('.lock') || name.includes('..') || name.includes('//') || name.includes('@{')) return false;
+  if (/[\x00-\x20\x7f~^:?*[\\]/.test(name)) return false;
+  if (name.split('/').some((part) => part.startsWith('.') || part.endsWith('.lock'))) return false;
+  return !/^[0-9a-f]{40}$/.test(name);
+}
+
+/** `/projects/:id/repository/branches` and merged_branches. */
+export class BranchesService {
+  readonly access: RepositoryAccess;
+
+  constructor(private readonly context: CoordinatorContext) {
+    this.access = new RepositoryAccess(context);
+  }
+
+  readable(projectRef: string, actor: Actor): Promise<ReadableRepository> {
+    return this.access.forRead(projectRef, actor);
+  }
+
+  /** Sorted by name; `search` filters case-insensitively (`^x` prefix, `x$` suffix, else substring). */
+  async list(target: ReadableRepository, actor: Actor, search: string | undefined): Promise<BranchView[]> {
+    if (!target.repository) return [];
+    const branches = (await target.repository.branches()).filter((branch) => matchesSearch(branch.name, search));
+    branches.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const merged = await this.mergedSet(target);
+    return Promise.all(branches.map((branch) => this.view(target, actor, branch, merged)));
+  }
+
+  async find(target: ReadableRepository, actor: Actor, name: string): Promise<BranchView> {
+    const branch = target.repository ? await target.repository.branch(name) : null;
+    if (!branch) throw notFound('Branch');
+    return this.view(target, actor, branch, await this.mergedSet(target));
+  }
+
+  async create(projectRef: string, actor: UserRecord, name: string, ref: string): Promise<{ target: ReadableRepository; view: BranchView }> {
+    const target = await this.access.forWrite(projectRef, actor);
+    if (!isValidBranchName(name)) throw badRequestMessage('Branch name is invalid');
+    const repository = target.repository;
+    const sha = repository ? await repository.resolveCommit(ref) : null;
+    if (!repository || !sha) throw badRequestMessage('Invalid reference name');
+    if (await repository.branch(name)) throw badRequestMessage('Branch already exists');
+    if (!(await this.access.canPushToBranch(target.project, actor, name))) throw forbidden();
+    if (!(await repository.createBranch(name, sha))) throw badRequestMessage('Branch already exists');
+    this.context.events.publishPush({ project_id: target.project.id, ref: `refs/heads/${name}`, before: ZERO_SHA, after: sha, user_id: actor.id });
+    return { target, view: await this.find(target, actor, name) };
+  }
+
+  async delete(projectRef: string, actor: UserRecord, name: string): Promise<void> {
+    const target = await this.access.forWrite(projectRef, actor);
+    const branch = target.repository ? await target.repository.branch(name) : null;
+    if (!target.repository || !branch) throw notFound('Branch');
+    if (name === (await this.defaultBranch(target))) throw methodNotAllowed('The default branch of a project cannot be deleted.');
+    if (await this.context.protectedBranches.isProtected(target.project, name)) throw methodNotAllowed('Protected branch cant be removed');
+    await this.removeBranch(target, actor, branch);
+  }
+
+  /** Deletes every branch merged into the default one except the default and protected branches. */
+  async deleteMerged(projectRef: string, actor: UserRecord): Promise<void> {
+    const target = await this.access.forWrite(projectRef, actor);
+    if (!target.repository) return;
+    const defaultBranch = await this.defaultBranch(target);
+    if (!defaultBranch) return;
+    for (const name of await target.repository.mergedBranches(defaultBranch)) {
+      if (name === defaultBranch || (await this.context.protectedBranches.isProtected(target.project, name))) continue;
+      const branch = await target.repository.branch(name);
+      if (branch) await this.removeBranch(target, actor, branch);
+    }
+  }
+
+  /** The deprecated branches/:branch/protect: the exact-name rule, Developers or Maintainers per flag. */
+  async protect(projectRef: string, actor: UserRecord, name: string, flags: { developersCanPush: boolean; developersCanMerge: boolean }): Promise<{ target: ReadableRepository; view: BranchView }> {
+    const target = await this.forMaintainer(projectRef, actor);
+    await this.find(target, actor, name);
+    await this.context.protectedBranches.protect(target.project, name, flags.developersCanPush ? 30 : 40, flags.developersCanMerge ? 30 : 40);
+    return { target, view: await this.find(target, actor, name) };
+  }
+
+  async unprotect(projectRef: string, actor: UserRecord, name: string): Promise<{ target: ReadableRepository; view: BranchView }> {
+    const target = await this.forMaintainer(projectRef, actor);
+    await this.find(target, actor, name);
+    await this.context.protectedBranches.remove(target.project, name);
+    return { target, view: await this.find(target, actor, name) };
+  }
+
+  /** Maintainer+ (protection settings); 404 for projects the caller cannot see. */
+  async forMaintainer(projectRef: string, actor: UserRecord): Promise<ReadableRepository> {
+    const target = await this.access.forRead(projectRef, actor);
+    if (!(await this.context.permissions.projectLevelAtLeast(target.project, actor, MAINTAINER))) throw forbidden();
+    return target;
+  }
+
+  async defaultBranch(target: ReadableRepository): Promise<string | null> {
+    return target.repository ? ((await target.repository.defaultBranch()) ?? target.project.default_branch) : null;
+  }
+
+  private async removeBranch(target: ReadableRepository, actor: UserRecord, branch: GitBranch): Promise<void> {
+    if (!target.repository || !(await target.repository.deleteBranch(branch.name))) return;
+    this.context.events.publishPush({ project_id: target.project.id, ref: `refs/heads/${branch.name}`, before: branch.commit.id, after: ZERO_SHA, user_id: actor.id });
+  }
+
+  private async mergedSet(target: ReadableRepository): Promise<Set<string>> {
+    const defaultBranch = await this.defaultBranch(target);
+    if (!target.repository || !defaultBranch) return new Set();
+    const merged = new Set(await target.repository.mergedBranches(defaultBranch));
+    merged.delete(defaultBranch);
+    return merged;
+  }
+
+  private async view(target: ReadableRepository, actor: Actor, branch: GitBranch, merged: Set<string>): Promise<BranchView> {
+    const protection = await this.context.protectedBranches.protectionFor(target.project, branch.name);
+    const writable = actor !== null && (await this.context.permissions.canWriteRepository(target.project, actor));
+    const canPush = writable && (await this.context.protectedBranches.canPush(target.project, actor, branch.name));
+    return { branch, merged: merged.has(branch.name), protection, isDefault: branch.name === (await this.defaultBranch(target)), canPush };
+  }
+}
+
+export function matchesSearch(name: string, search: string | undefined): boolean {
+  if (!search) return true;
+  const lower = name.toLowerCase();
+  let term = search.toLowerCase();
+  const anchoredStart = term.startsWith('^');
+  const anchoredEnd = term.endsWith('$');
+  if (anchoredStart) term = term.slice(1);
+  if (anchoredEnd) term = term.slice(0, -1);
+  if (anchoredStart && anchoredEnd) return lower === term;
+  if (anchoredStart) return lower.startsWith(term);
+  if (anchoredEnd) return lower.endsWith(term);
+  return lower.includes(term);
+}

@@ -1,0 +1,133 @@
+import { conflict, invalidParam, notFound } from '../../shared/errors.ts';
+import type { ProtectedBranchRecord, ProtectedBranchesStore, ProtectionLevel } from '../../storage/types-repository.ts';
+import type { ProjectRecord, UserRecord } from '../../storage/types.ts';
+import { DEVELOPER, type Actor, type Permissions } from './permissions.ts';
+import type { SettingsService } from './settings.ts';
+
+export interface BranchProtection {
+  /** The rule that matched: a branch name, a wildcard, or the default branch's name. */
+  pattern: string;
+  push_access_level: ProtectionLevel;
+  merge_access_level: ProtectionLevel;
+  /** True when the protection comes from application setting default_branch_protection. */
+  fromDefaultBranchSetting: boolean;
+}
+
+/** default_branch_protection → levels (0 none; 1 developers push and merge; 2 maintainers; 3 developers merge only). */
+const DEFAULT_BRANCH_LEVELS: Record<number, [ProtectionLevel, ProtectionLevel] | null> = {
+  0: null,
+  1: [30, 30],
+  2: [40, 40],
+  3: [40, 30],
+};
+
+/** `*` matches any run of characters, '/' included; everything else is literal. */
+export function wildcardMatches(pattern: string, branch: string): boolean {
+  if (!pattern.includes('*')) return pattern === branch;
+  const source = pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*');
+  return new RegExp(`^${source}$`, 's').test(branch);
+}
+
+/** Lower is more permissive, except 0 (no one) which is the least. */
+function morePermissive(a: ProtectionLevel, b: ProtectionLevel): ProtectionLevel {
+  if (a === 0) return b;
+  if (b === 0) return a;
+  return a < b ? a : b;
+}
+
+export function isProtectionLevel(value: number): value is ProtectionLevel {
+  return value === 0 || value === 30 || value === 40;
+}
+
+/**
+ * Which branches are protected and who may push to or merge into them. Explicit rules win
+ * over the default-branch setting; when several wildcards match, the most permissive level
+ * per action applies (GitLab grants access if any matching rule does).
+ */
+export class ProtectedBranchesService {
+  constructor(
+    private readonly store: ProtectedBranchesStore,
+    private readonly settings: SettingsService,
+    private readonly permissions: Permissions,
+  ) {}
+
+  async protectionFor(project: ProjectRecord, branch: string): Promise<BranchProtection | null> {
+    const rules = await this.store.listForProject(project.id);
+    const exact = rules.find((rule) => rule.name === branch);
+    if (exact) return { pattern: exact.name, push_access_level: exact.push_access_level, merge_access_level: exact.merge_access_level, fromDefaultBranchSetting: false };
+    const matching = rules.filter((rule) => wildcardMatches(rule.name, branch));
+    if (matching.length > 0) {
+      const [first, ...others] = matching;
+      return others.reduce<BranchProtection>(
+        (merged, rule) => ({
+          ...merged,
+          push_access_level: morePermissive(merged.push_access_level, rule.push_access_level),
+          merge_access_level: morePermissive(merged.merge_access_level, rule.merge_access_level),
+        }),
+        { pattern: first.name, push_access_level: first.push_access_level, merge_access_level: first.merge_access_level, fromDefaultBranchSetting: false },
+      );
+    }
+    if (project.default_branch !== null && project.default_branch === branch) {
+      const setting = (await this.settings.values()).default_branch_protection;
+      const levels = DEFAULT_BRANCH_LEVELS[setting] ?? null;
+      if (levels) return { pattern: branch, push_access_level: levels[0], merge_access_level: levels[1], fromDefaultBranchSetting: true };
+    }
+    return null;
+  }
+
+  async isProtected(project: ProjectRecord, branch: string): Promise<boolean> {
+    return (await this.protectionFor(project, branch)) !== null;
+  }
+
+  async canPush(project: ProjectRecord, actor: UserRecord | null, branch: string): Promise<boolean> {
+    return this.allowed(project, actor, (await this.protectionFor(project, branch))?.push_access_level);
+  }
+
+  async canMerge(project: ProjectRecord, actor: UserRecord | null, branch: string): Promise<boolean> {
+    return this.allowed(project, actor, (await this.protectionFor(project, branch))?.merge_access_level);
+  }
+
+  list(project: ProjectRecord): Promise<ProtectedBranchRecord[]> {
+    return this.store.listForProject(project.id);
+  }
+
+  async find(project: ProjectRecord, name: string): Promise<ProtectedBranchRecord> {
+    const rule = await this.store.find(project.id, name);
+    if (!rule) throw notFound();
+    return rule;
+  }
+
+  async create(project: ProjectRecord, name: string, push: ProtectionLevel, merge: ProtectionLevel): Promise<ProtectedBranchRecord> {
+    if (await this.store.find(project.id, name)) throw conflict(`Protected branch '${name}' already exists`);
+    const now = new Date().toISOString();
+    return this.store.create({ project_id: project.id, name, push_access_level: push, merge_access_level: merge, created_at: now, updated_at: now });
+  }
+
+  /** Creates or updates the exact-name rule (the deprecated branches/:branch/protect). */
+  async protect(project: ProjectRecord, name: string, push: ProtectionLevel, merge: ProtectionLevel): Promise<ProtectedBranchRecord> {
+    const existing = await this.store.find(project.id, name);
+    if (!existing) return this.create(project, name, push, merge);
+    return this.store.update(existing.id, { push_access_level: push, merge_access_level: merge, updated_at: new Date().toISOString() });
+  }
+
+  async remove(project: ProjectRecord, name: string): Promise<boolean> {
+    return this.store.delete(project.id, name);
+  }
+
+  async removeAll(projectId: number): Promise<void> {
+    await this.store.deleteForProject(projectId);
+  }
+
+  private async allowed(project: ProjectRecord, actor: Actor, level: ProtectionLevel | undefined): Promise<boolean> {
+    if (actor?.is_admin) return true;
+    if (!(await this.permissions.canWriteRepository(project, actor))) return false;
+    if (level === undefined) return true;
+    if (level === 0) return false;
+    return this.permissions.projectLevelAtLeast(project, actor, level === 30 ? DEVELOPER : level);
+  }
+}
+
+export function ensureLevel(value: number, field: string): ProtectionLevel {
+  if (!isProtectionLevel(value)) throw invalidParam(field, 'does not have a valid value');
+  return value;
+}

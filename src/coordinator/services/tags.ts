@@ -1,0 +1,102 @@
+import { GantryError, badRequestMessage, conflict, methodNotAllowed, notFound } from '../../shared/errors.ts';
+import type { GitTag } from '../../storage/git/types.ts';
+import type { ReleaseRecord } from '../../storage/types-repository.ts';
+import type { UserRecord } from '../../storage/types.ts';
+import type { CoordinatorContext } from '../context.ts';
+import { isValidBranchName, matchesSearch, ZERO_SHA } from './branches.ts';
+import type { Actor } from './permissions.ts';
+import { RepositoryAccess, type ReadableRepository } from './repository/access.ts';
+
+export interface TagView {
+  tag: GitTag;
+  release: ReleaseRecord | null;
+}
+
+export interface TagListQuery {
+  orderBy: 'name' | 'updated';
+  sort: 'asc' | 'desc';
+  search?: string;
+}
+
+function releaseMissing(message: string): GantryError {
+  return new GantryError('GANTRY_E_NOT_FOUND', 404, { message });
+}
+
+/** `/projects/:id/repository/tags[...]` and their releases (notes stored with the tag). */
+export class TagsService {
+  private readonly access: RepositoryAccess;
+
+  constructor(private readonly context: CoordinatorContext) {
+    this.access = new RepositoryAccess(context);
+  }
+
+  readable(projectRef: string, actor: Actor): Promise<ReadableRepository> {
+    return this.access.forRead(projectRef, actor);
+  }
+
+  async list(target: ReadableRepository, query: TagListQuery): Promise<TagView[]> {
+    if (!target.repository) return [];
+    const tags = (await target.repository.tags()).filter((tag) => matchesSearch(tag.name, query.search));
+    const key = (tag: GitTag): string => (query.orderBy === 'name' ? tag.name : tag.commit.committer.date);
+    tags.sort((a, b) => {
+      const order = key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+      return query.sort === 'asc' ? order : -order;
+    });
+    const releases = new Map((await this.context.stores.releases.listForProject(target.project.id)).map((release) => [release.tag_name, release]));
+    return tags.map((tag) => ({ tag, release: releases.get(tag.name) ?? null }));
+  }
+
+  async find(target: ReadableRepository, name: string): Promise<TagView> {
+    const tag = target.repository ? await target.repository.tag(name) : null;
+    if (!tag) throw notFound('Tag');
+    return { tag, release: await this.context.stores.releases.find(target.project.id, name) };
+  }
+
+  /** Failures answer 405 with GitLab's explanation (spec 01). */
+  async create(projectRef: string, actor: UserRecord, input: { name: string; ref: string; message?: string; releaseDescription?: string }): Promise<{ target: ReadableRepository; view: TagView }> {
+    const target = await this.access.forWrite(projectRef, actor);
+    if (!isValidBranchName(input.name)) throw methodNotAllowed('Tag name invalid');
+    const repository = target.repository;
+    const sha = repository ? await repository.resolveCommit(input.ref) : null;
+    if (!repository || !sha) throw methodNotAllowed(`Target ${input.ref} is invalid`);
+    const tagger = { name: actor.name, email: actor.email };
+    if (!(await repository.createTag(input.name, sha, input.message ?? null, tagger))) throw methodNotAllowed(`Tag ${input.name} already exists`);
+    if (input.releaseDescription) {
+      await this.context.stores.releases.delete(target.project.id, input.name);
+      await this.saveRelease(target, input.name, input.releaseDescription);
+    }
+    this.context.events.publishPush({ project_id: target.project.id, ref: `refs/tags/${input.name}`, before: ZERO_SHA, after: sha, user_id: actor.id });
+    return { target, view: await this.find(target, input.name) };
+  }
+
+  async delete(projectRef: string, actor: UserRecord, name: string): Promise<void> {
+    const target = await this.access.forWrite(projectRef, actor);
+    const { tag } = await this.find(target, name);
+    if (!target.repository || !(await target.repository.deleteTag(name))) throw notFound('Tag');
+    await this.context.stores.releases.delete(target.project.id, name);
+    this.context.events.publishPush({ project_id: target.project.id, ref: `refs/tags/${name}`, before: tag.target, after: ZERO_SHA, user_id: actor.id });
+  }
+
+  async createRelease(projectRef: string, actor: UserRecord, name: string, description: string): Promise<ReleaseRecord> {
+    const target = await this.access.forWrite(projectRef, actor);
+    const tag = target.repository ? await target.repository.tag(name) : null;
+    if (!tag) throw releaseMissing('Tag does not exist');
+    if (await this.context.stores.releases.find(target.project.id, name)) throw conflict('Release already exists');
+    return this.saveRelease(target, name, description);
+  }
+
+  async updateRelease(projectRef: string, actor: UserRecord, name: string, description: string): Promise<ReleaseRecord> {
+    const target = await this.access.forWrite(projectRef, actor);
+    const tag = target.repository ? await target.repository.tag(name) : null;
+    if (!tag) throw releaseMissing('Tag does not exist');
+    const release = await this.context.stores.releases.find(target.project.id, name);
+    if (!release) throw releaseMissing('Release does not exist');
+    return this.context.stores.releases.updateDescription(release.id, description, new Date().toISOString());
+  }
+
+  private async saveRelease(target: ReadableRepository, name: string, description: string): Promise<ReleaseRecord> {
+    if (description.trim() === '') throw badRequestMessage('Description is invalid');
+    const now = new Date().toISOString();
+    return this.context.stores.releases.create({ project_id: target.project.id, tag_name: name, description, created_at: now, updated_at: now });
+  }
+}

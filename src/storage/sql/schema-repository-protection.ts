@@ -1,0 +1,37 @@
+import type { Generated } from 'kysely';
+
+/** Tables of migration 005; part of DatabaseSchema (schema.ts). */
+export interface ProtectedBranchesTable {
+  id: Generated<number>;
+  project_id: number;
+  name: string;
+  push_access_level: number;
+  merge_access_level: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ReleasesTable {
+  id: Generated<number>;
+  project_id: number;
+  tag_name: string;
+  description: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface DeployKeysTable {
+  id: Generated<number>;
+  title: string;
+  key: string;
+  fingerprint: string;
+  created_at: string;
+}
+
+export interface DeployKeysProjectsTable {
+  id: Generated<number>;
+  deploy_key_id: number;
+  project_id: number;
+  can_push: number;
+  created_at: string;
+}

@@ -1,0 +1,77 @@
+/** Push/merge access levels a protected branch allows: 0 no one, 30 Developers + Maintainers, 40 Maintainers. */
+export type ProtectionLevel = 0 | 30 | 40;
+
+export interface ProtectedBranchRecord {
+  id: number;
+  project_id: number;
+  /** Exact branch name or a wildcard pattern (`*` matches any characters). */
+  name: string;
+  push_access_level: ProtectionLevel;
+  merge_access_level: ProtectionLevel;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ProtectedBranchesStore {
+  /** Ordered by name. */
+  listForProject(projectId: number): Promise<ProtectedBranchRecord[]>;
+  find(projectId: number, name: string): Promise<ProtectedBranchRecord | null>;
+  create(rule: Omit<ProtectedBranchRecord, 'id'>): Promise<ProtectedBranchRecord>;
+  update(id: number, levels: { push_access_level: ProtectionLevel; merge_access_level: ProtectionLevel; updated_at: string }): Promise<ProtectedBranchRecord>;
+  delete(projectId: number, name: string): Promise<boolean>;
+  deleteForProject(projectId: number): Promise<void>;
+}
+
+export interface ReleaseRecord {
+  id: number;
+  project_id: number;
+  tag_name: string;
+  description: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ReleasesStore {
+  listForProject(projectId: number): Promise<ReleaseRecord[]>;
+  find(projectId: number, tagName: string): Promise<ReleaseRecord | null>;
+  create(release: Omit<ReleaseRecord, 'id'>): Promise<ReleaseRecord>;
+  updateDescription(id: number, description: string, updatedAt: string): Promise<ReleaseRecord>;
+  delete(projectId: number, tagName: string): Promise<void>;
+  deleteForProject(projectId: number): Promise<void>;
+}
+
+export interface DeployKeyRecord {
+  id: number;
+  title: string;
+  key: string;
+  fingerprint: string;
+  created_at: string;
+}
+
+/** A deploy key as one project uses it. */
+export interface ProjectDeployKeyRecord extends DeployKeyRecord {
+  project_id: number;
+  can_push: boolean;
+}
+
+export interface DeployKeysStore {
+  /** Every key, oldest first, one page. */
+  listAll(page: { offset: number; limit: number }): Promise<DeployKeyRecord[]>;
+  countAll(): Promise<number>;
+  listForProject(projectId: number, page: { offset: number; limit: number }): Promise<ProjectDeployKeyRecord[]>;
+  countForProject(projectId: number): Promise<number>;
+  findById(id: number): Promise<DeployKeyRecord | null>;
+  findByFingerprint(fingerprint: string): Promise<DeployKeyRecord | null>;
+  findForProject(projectId: number, keyId: number): Promise<ProjectDeployKeyRecord | null>;
+  /** Projects that use the key. */
+  projectIds(keyId: number): Promise<number[]>;
+  create(key: Omit<DeployKeyRecord, 'id'>): Promise<DeployKeyRecord>;
+  updateTitle(id: number, title: string): Promise<void>;
+  link(keyId: number, projectId: number, canPush: boolean, createdAt: string): Promise<void>;
+  setCanPush(keyId: number, projectId: number, canPush: boolean): Promise<void>;
+  unlink(keyId: number, projectId: number): Promise<void>;
+  delete(id: number): Promise<void>;
+  unlinkProject(projectId: number): Promise<void>;
+  /** Deletes keys no project uses (after links went with a deleted project). */
+  deleteUnused(): Promise<void>;
+}

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { CoordinatorContext } from '../context.ts';
 import { requireActor } from '../http/auth.ts';
-import { pageRequest, setPaginationHeaders, slicePage } from '../http/pagination.ts';
+import { pageRequest, setPaginationHeaders } from '../http/pagination.ts';
 import { paramsOf } from '../http/request-params.ts';
 import { serializeBranch } from '../http/serializers/branches.ts';
 import { BranchesService } from '../services/branches.ts';
@@ -27,9 +27,9 @@ export function branchesRoutes(context: CoordinatorContext): FastifyPluginAsync 
       const params = paramsOf(request);
       const page = pageRequest(params);
       const target = await branches.readable(request.params.id, request.actor);
-      const views = await branches.list(target, request.actor, params.string('search') || undefined);
-      setPaginationHeaders(request, reply, externalUrl, page, { total: views.length });
-      return slicePage(views, page).map((view) => serializeBranch(view, urls(target)));
+      const { items, total } = await branches.list(target, request.actor, params.string('search') || undefined, { offset: page.offset, limit: page.perPage });
+      setPaginationHeaders(request, reply, externalUrl, page, { total });
+      return items.map((view) => serializeBranch(view, urls(target)));
     });
 
     api.get<{ Params: BranchPath }>(`${base}/:branch`, async (request) => {

@@ -39,12 +39,15 @@ export class BranchesService {
   }
 
   /** Sorted by name; `search` filters case-insensitively (`^x` prefix, `x$` suffix, else substring). */
-  async list(target: ReadableRepository, actor: Actor, search: string | undefined): Promise<BranchView[]> {
-    if (!target.repository) return [];
+  /** One page of the branches matching `search`, sorted by name; only the page's branches are looked at closely. */
+  async list(target: ReadableRepository, actor: Actor, search: string | undefined, page: { offset: number; limit: number }): Promise<{ items: BranchView[]; total: number }> {
+    if (!target.repository) return { items: [], total: 0 };
     const branches = (await target.repository.branches()).filter((branch) => matchesSearch(branch.name, search));
     branches.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    const merged = await this.mergedSet(target);
-    return Promise.all(branches.map((branch) => this.view(target, actor, branch, merged)));
+    const pageBranches = branches.slice(page.offset, page.offset + page.limit);
+    const merged = pageBranches.length === 0 ? new Set<string>() : await this.mergedSet(target);
+    const items = await Promise.all(pageBranches.map((branch) => this.view(target, actor, branch, merged)));
+    return { items, total: branches.length };
   }
 
   async find(target: ReadableRepository, actor: Actor, name: string): Promise<BranchView> {

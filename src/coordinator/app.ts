@@ -22,6 +22,7 @@ import { noJobTokens, type JobTokenVerifier } from './services/git-http/job-toke
 import { Lookup } from './services/lookup.ts';
 import { Permissions } from './services/permissions.ts';
 import { ProjectsService } from './services/projects.ts';
+import { ReadCache } from './services/read-cache.ts';
 import { ProtectedBranchesService } from './services/protected-branches.ts';
 import { SettingsService } from './services/settings.ts';
 
@@ -39,6 +40,8 @@ export interface CoordinatorOptions {
   bodyLimit?: number;
   /** Checks CI job tokens for git over HTTP (`gitlab-ci-token`); by default none is valid. */
   jobTokenVerifier?: JobTokenVerifier;
+  /** Keep answers of frequent reads until the database changes (SQLite only). Default true. */
+  cacheReads?: boolean;
 }
 
 export interface Coordinator {
@@ -57,7 +60,7 @@ export async function createCoordinator(options: CoordinatorOptions = {}): Promi
   mkdirSync(dataDir, { recursive: true });
   const logger = options.logger ?? silentLogger();
 
-  const database = openDatabase(databaseUrl);
+  const database = openDatabase(databaseUrl, (error) => logger.warn({ err: error }, 'an idle database connection was lost'));
   await migrateToLatest(database.db, database.dialect);
   const stores = createSqlStores(database.db);
   const permissions = new Permissions(database.db, stores.namespaces, stores.members);
@@ -76,6 +79,7 @@ export async function createCoordinator(options: CoordinatorOptions = {}): Promi
     repositories: createRepositoryManager({ root: path.join(dataDir, 'repositories'), logger }),
     events: new CoordinatorEvents((error) => logger.error({ err: error }, 'event listener failed')),
     jobTokens: options.jobTokenVerifier ?? noJobTokens,
+    readCache: new ReadCache(options.cacheReads === false ? () => null : database.changeStamp),
     protectedBranches: new ProtectedBranchesService(stores.protectedBranches, settings, permissions),
   };
   const projects = new ProjectsService(context);
@@ -99,7 +103,7 @@ export async function createCoordinator(options: CoordinatorOptions = {}): Promi
   });
   app.addContentTypeParser('text/plain', { parseAs: 'string' }, (_request, body, done) => done(null, body));
 
-  const authenticator = new Authenticator(stores.users, stores.tokens);
+  const authenticator = new Authenticator(stores.users, stores.tokens, context.readCache);
   app.decorateRequest('actor', null);
   app.decorateRequest('credentialUser', null);
   await app.register(

@@ -7,6 +7,7 @@ import type { CoordinatorEvents } from './services/events.ts';
 import type { JobTokenVerifier } from './services/git-http/job-tokens.ts';
 import type { Lookup } from './services/lookup.ts';
 import type { Permissions } from './services/permissions.ts';
+import type { ReadCache } from './services/read-cache.ts';
 import type { ProtectedBranchesService } from './services/protected-branches.ts';
 import type { SettingsService } from './services/settings.ts';
 
@@ -34,6 +35,8 @@ export interface CoordinatorContext {
   events: CoordinatorEvents;
   /** CI job tokens (`gitlab-ci-token` over git HTTP); none are valid until CI supplies a verifier. */
   jobTokens: JobTokenVerifier;
+  /** Answers of reads, kept while the database has not changed. */
+  readCache: ReadCache;
   /** Protected-branch rules (explicit and default-branch setting): who may push and merge. */
   protectedBranches: ProtectedBranchesService;
 }

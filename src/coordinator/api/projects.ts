@@ -37,11 +37,20 @@ export function projectsRoutes(context: CoordinatorContext): FastifyPluginAsync 
       return items;
     });
 
-    api.get<{ Params: { id: string } }>('/projects/:id', async (request) => {
+    api.get<{ Params: { id: string } }>('/projects/:id', async (request, reply) => {
       const params = paramsOf(request);
-      const project = await context.lookup.readableProject(request.params.id, request.actor);
-      const statistics = (params.bool('statistics') ?? false) && (await context.permissions.projectLevelAtLeast(project, request.actor, 20));
-      return presenter.one(project, request.actor, { statistics, withCustomAttributes: params.bool('with_custom_attributes') ?? false });
+      const { actor } = request;
+      const withCustomAttributes = params.bool('with_custom_attributes') ?? false;
+      const render = async (statistics: boolean): Promise<string> => {
+        const project = await context.lookup.readableProject(request.params.id, actor);
+        const showStatistics = statistics && (await context.permissions.projectLevelAtLeast(project, actor, 20));
+        return JSON.stringify(await presenter.one(project, actor, { statistics: showStatistics, withCustomAttributes }));
+      };
+      // Statistics read the repository, which the database's change stamp does not cover.
+      const body = params.bool('statistics')
+        ? await render(true)
+        : await context.readCache.get(`project\0${actor?.id ?? 0}\0${request.params.id}\0${withCustomAttributes}`, () => render(false));
+      return reply.type('application/json; charset=utf-8').send(body);
     });
 
     api.post('/projects', async (request, reply) => {

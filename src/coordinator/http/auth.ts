@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { forbidden, notFound, unauthorized } from '../../shared/errors.ts';
+import type { ReadCache } from '../services/read-cache.ts';
 import type { UserRecord, UsersStore, TokensStore } from '../../storage/types.ts';
 
 declare module 'fastify' {
@@ -41,13 +42,17 @@ export class Authenticator {
   constructor(
     private readonly users: UsersStore,
     private readonly tokens: TokensStore,
+    private readonly cache?: ReadCache,
   ) {}
 
   /** The active user a personal token belongs to, or null (unknown token, blocked user). */
   async userForToken(token: string): Promise<UserRecord | null> {
-    const userId = await this.tokens.findUserIdByToken(token);
-    const user = userId === undefined ? undefined : await this.users.findById(userId);
-    return user && user.state === 'active' ? user : null;
+    const lookUp = async (): Promise<UserRecord | null> => {
+      const userId = await this.tokens.findUserIdByToken(token);
+      const user = userId === undefined ? undefined : await this.users.findById(userId);
+      return user && user.state === 'active' ? user : null;
+    };
+    return this.cache ? this.cache.get(`token\0${token}`, lookUp) : lookUp();
   }
 
   /** Resolves request.actor; throws 401 for a bad token, 403/404 for a refused sudo. */

@@ -9,6 +9,12 @@ export type DialectName = 'sqlite' | 'postgres';
 export interface OpenedDatabase {
   db: Db;
   dialect: DialectName;
+  /**
+   * A value that changes whenever the database may have changed (a write through this
+   * handle, or a commit by another connection); null when it cannot be known cheaply
+   * (PostgreSQL, where other coordinators may write). Read caches key on it.
+   */
+  changeStamp(): string | null;
   close(): Promise<void>;
 }
 
@@ -16,8 +22,8 @@ export interface OpenedDatabase {
  * Opens the database named by `url`: `postgres://...` selects PostgreSQL, anything else is a
  * SQLite file path (or `:memory:`).
  */
-export function openDatabase(url: string): OpenedDatabase {
-  if (/^postgres(ql)?:\/\//.test(url)) return openPostgres(url);
+export function openDatabase(url: string, onIdleError: (error: Error) => void = () => {}): OpenedDatabase {
+  if (/^postgres(ql)?:\/\//.test(url)) return openPostgres(url, onIdleError);
   return openSqlite(url);
 }
 
@@ -27,8 +33,15 @@ function openSqlite(file: string): OpenedDatabase {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<DatabaseSchema>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-  return { db, dialect: 'sqlite', close: () => db.destroy() };
+  const writes = { count: 0 };
+  const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
+  const db = new Kysely<DatabaseSchema>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite, writes) }) });
+  return {
+    db,
+    dialect: 'sqlite',
+    changeStamp: () => `${writes.count}:${String(dataVersion.get())}`,
+    close: () => db.destroy(),
+  };
 }
 
 /**
@@ -37,7 +50,7 @@ function openSqlite(file: string): OpenedDatabase {
  * synchronously, so a statement is never in use twice at once; SQLite re-prepares it
  * itself after a schema change).
  */
-function withStatementCache(database: BetterSqlite3.Database, capacity = 1000): SqliteDatabase {
+function withStatementCache(database: BetterSqlite3.Database, writes: { count: number }, capacity = 1000): SqliteDatabase {
   const statements = new Map<string, BetterSqlite3.Statement>();
   return {
     close: () => database.close(),
@@ -48,17 +61,39 @@ function withStatementCache(database: BetterSqlite3.Database, capacity = 1000): 
         statements.set(text, statement);
         if (statements.size > capacity) statements.delete(statements.keys().next().value as string);
       }
-      return statement;
+      return statement.readonly ? statement : countingWrites(statement, writes);
     },
   };
 }
 
-function openPostgres(url: string): OpenedDatabase {
+/** A writing statement that counts each execution before it runs (so no reader can miss it). */
+function countingWrites(statement: BetterSqlite3.Statement, writes: { count: number }): SqliteDatabase extends { prepare(sql: string): infer S } ? S : never {
+  return {
+    reader: statement.reader,
+    all: (parameters: ReadonlyArray<unknown>) => {
+      writes.count += 1;
+      return statement.all(parameters);
+    },
+    run: (parameters: ReadonlyArray<unknown>) => {
+      writes.count += 1;
+      return statement.run(parameters);
+    },
+    iterate: (parameters: ReadonlyArray<unknown>) => {
+      writes.count += 1;
+      return statement.iterate(parameters) as IterableIterator<unknown>;
+    },
+  };
+}
+
+/** `onIdleError`: an idle pooled connection was lost (server restart, database dropped); the pool replaces it. */
+function openPostgres(url: string, onIdleError: (error: Error) => void): OpenedDatabase {
   // Keep int8 (count(*), bigserial) as JS numbers: ids stay far below 2^53.
   pg.types.setTypeParser(20, (value: string) => Number.parseInt(value, 10));
   const pool = new pg.Pool({ connectionString: url, max: 10 });
+  // Without a listener, pg rethrows such an error and the whole process stops.
+  pool.on('error', onIdleError);
   const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: 'postgres', close: () => db.destroy() };
+  return { db, dialect: 'postgres', changeStamp: () => null, close: () => db.destroy() };
 }
 
 /** True when `error` is a unique-constraint violation on either backend. */

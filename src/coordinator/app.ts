@@ -11,6 +11,7 @@ import { createSqlStores } from '../storage/sql/stores/index.ts';
 import { registerApi } from './api/index.ts';
 import type { CoordinatorContext } from './context.ts';
 import { Authenticator } from './http/auth.ts';
+import { handleJsonAsGitlabDoes } from './http/json-content-type.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { registerGitHttp } from './http/git-http.ts';
 import { assignParam, parseGitlabQuery, type ParamMap } from './http/querystring.ts';
@@ -96,6 +97,7 @@ export async function createCoordinator(options: CoordinatorOptions = {}): Promi
     routerOptions: { querystringParser: parseGitlabQuery, maxParamLength: 2048, ignoreTrailingSlash: true },
   });
   installErrorHandling(app);
+  handleJsonAsGitlabDoes(app);
   await app.register(formbody, { parser: (body: string) => parseGitlabQuery(body) });
   await app.register(multipart, { limits: { fileSize: options.bodyLimit ?? 1024 * 1024 * 1024 } });
   app.addHook('preValidation', async (request) => {

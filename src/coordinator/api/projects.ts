@@ -50,7 +50,7 @@ export function projectsRoutes(context: CoordinatorContext): FastifyPluginAsync 
       const body = params.bool('statistics')
         ? await render(true)
         : await context.readCache.get(`project\0${actor?.id ?? 0}\0${request.params.id}\0${withCustomAttributes}`, () => render(false));
-      return reply.type('application/json; charset=utf-8').send(body);
+      return reply.type('application/json').send(body);
     });
 
     api.post('/projects', async (request, reply) => {

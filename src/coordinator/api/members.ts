@@ -16,21 +16,29 @@ interface MemberPath {
   user_id: string;
 }
 
-/** `/{projects|groups}/:id/members[/:user_id]`: direct members of a project or group. */
+/** `/{projects|groups}/:id/members[/all][/:user_id]`: direct (or also inherited) members of a project or group. */
 export function membersRoutes(context: CoordinatorContext): FastifyPluginAsync {
   const members = new MembersService(context);
   return async (api) => {
     for (const [prefix, kind] of SOURCES) {
       const base = `/${prefix}/:id/members`;
 
-      api.get<{ Params: { id: string } }>(base, async (request, reply) => {
-        const params = paramsOf(request);
-        const page = pageRequest(params);
-        const filter = { query: params.string('query'), userIds: params.intArray('user_ids') };
-        const source = await members.source(kind, request.params.id, request.actor);
-        const { items, total } = await members.list(source, filter, { offset: page.offset, limit: page.perPage });
-        setPaginationHeaders(request, reply, context.config.externalUrl, page, { total });
-        return items;
+      for (const [route, listing] of [[base, 'direct'], [`${base}/all`, 'all']] as const) {
+        api.get<{ Params: { id: string } }>(route, async (request, reply) => {
+          const params = paramsOf(request);
+          const page = pageRequest(params);
+          const filter = { query: params.string('query'), userIds: params.intArray('user_ids') };
+          const source = await members.source(kind, request.params.id, request.actor);
+          const range = { offset: page.offset, limit: page.perPage };
+          const { items, total } = listing === 'all' ? await members.listAll(source, filter, range) : await members.list(source, filter, range);
+          setPaginationHeaders(request, reply, context.config.externalUrl, page, { total });
+          return items;
+        });
+      }
+
+      api.get<{ Params: MemberPath }>(`${base}/all/:user_id`, async (request) => {
+        const userId = paramsOf(request).requiredInt('user_id');
+        return members.getFromAll(await members.source(kind, request.params.id, request.actor), userId);
       });
 
       api.get<{ Params: MemberPath }>(`${base}/:user_id`, async (request) => {

@@ -2,6 +2,7 @@ import { conflict, forbidden, notFound, validationFailed } from '../../shared/er
 import type { AccessLevel, MemberListFilter, MemberRecord, MemberSourceType, UserRecord } from '../../storage/types.ts';
 import type { CoordinatorContext } from '../context.ts';
 import { serializeMember, type MemberJson } from '../http/serializers/members.ts';
+import { inheritedMembers } from './members-inherited.ts';
 import { OWNER, type Actor, type MemberSource } from './permissions.ts';
 
 /** GitLab 10.x: projects take guest..master; groups also take owner. */
@@ -33,6 +34,18 @@ export class MembersService {
     const { type, id } = sourceKey(source);
     const { items, total } = await this.context.stores.memberQueries.list(type, id, filter, page);
     return { items: await this.present(items), total };
+  }
+
+  /** Direct and inherited members, one per user with the highest level (`/members/all`). */
+  async listAll(source: MemberSource, filter: MemberListFilter, page: { offset: number; limit: number }): Promise<{ items: MemberJson[]; total: number }> {
+    const all = await inheritedMembers(this.context, source, filter);
+    return { items: await this.present(all.slice(page.offset, page.offset + page.limit)), total: all.length };
+  }
+
+  async getFromAll(source: MemberSource, userId: number): Promise<MemberJson> {
+    const [member] = await inheritedMembers(this.context, source, { userIds: [userId] });
+    if (!member) throw notFound('Member');
+    return this.presentOne(member);
   }
 
   async get(source: MemberSource, userId: number): Promise<MemberJson> {

@@ -84,6 +84,16 @@ export function repositoryCommitsRoutes(context: CoordinatorContext): FastifyPlu
       return slicePage(diffs, page).map(serializeDiff);
     });
 
+    api.get<{ Params: CommitPath }>(`${base}/:sha/refs`, async (request, reply) => {
+      const params = paramsOf(request);
+      const page = pageRequest(params);
+      const type = params.oneOf('type', REF_TYPES) ?? 'all';
+      const target = await commits.readable(request.params.id, request.actor);
+      const refs = await commits.refs(target, request.params.sha, type);
+      setPaginationHeaders(request, reply, externalUrl, page, { total: refs.length });
+      return slicePage(refs, page);
+    });
+
     api.get<{ Params: CommitPath }>(`${base}/:sha/comments`, async (request, reply) => {
       const page = pageRequest(paramsOf(request));
       const target = await commits.readable(request.params.id, request.actor);
@@ -105,6 +115,7 @@ export function repositoryCommitsRoutes(context: CoordinatorContext): FastifyPlu
   };
 }
 
+const REF_TYPES = ['branch', 'tag', 'all'] as const;
 const LINE_TYPES = ['new', 'old'] as const;
 
 function requiredLineType(value: (typeof LINE_TYPES)[number] | undefined): (typeof LINE_TYPES)[number] {

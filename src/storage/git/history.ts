@@ -93,6 +93,15 @@ export class History {
     return output.split('\n').filter(Boolean);
   }
 
+  /** Branches and tags whose history contains the commit `id`, by kind then name. */
+  async refsContaining(id: string): Promise<Array<{ type: 'branch' | 'tag'; name: string }>> {
+    const output = await gitText(this.access.gitDir, ['for-each-ref', `--contains=${id}`, '--format=%(refname)', 'refs/heads/', 'refs/tags/']);
+    return output
+      .split('\n')
+      .filter(Boolean)
+      .map((ref) => (ref.startsWith('refs/heads/') ? { type: 'branch' as const, name: ref.slice(11) } : { type: 'tag' as const, name: ref.slice(10) }));
+  }
+
   /** Authors by commit count (like `shortlog -sne`) with their added and deleted lines. */
   async contributors(ref?: string): Promise<GitContributor[]> {
     const id = await this.reader.resolveCommit(ref ?? 'HEAD');

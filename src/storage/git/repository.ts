@@ -136,6 +136,11 @@ export class BareRepository implements GitRepository {
     return this.history.mergedBranches(target);
   }
 
+  /** Branches and tags whose history contains the commit `id` (a full object id). */
+  refsContaining(id: string): Promise<Array<{ type: 'branch' | 'tag'; name: string }>> {
+    return this.history.refsContaining(id);
+  }
+
   async tree(revision: string, treePath: string, recursive: boolean): Promise<GitTreeEntry[] | null> {
     const cleanPath = normalizeLookupPath(treePath);
     if (!recursive) return this.reader.treeEntries(revision, cleanPath);

@@ -151,6 +151,8 @@ export interface GitRepository {
   isAncestor(ancestor: string, descendant: string): Promise<boolean>;
   /** Branch names whose tip is reachable from `target` (merged into it). */
   mergedBranches(target: string): Promise<string[]>;
+  /** Branches and tags whose history contains the commit `id` (a full object id). */
+  refsContaining(id: string): Promise<Array<{ type: 'branch' | 'tag'; name: string }>>;
 
   tree(revision: string, path: string, recursive: boolean): Promise<GitTreeEntry[] | null>;
   /** The blob at a path in a revision, or null. */

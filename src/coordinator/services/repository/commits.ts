@@ -75,6 +75,13 @@ export class CommitsService {
     return { projectId: target.project.id, stats, lastPipeline: await this.lastPipeline(target.project.id, commit.id) };
   }
 
+  /** Branches and/or tags containing the commit (`/commits/:sha/refs`). */
+  async refs(target: ReadableRepository, sha: string, type: 'branch' | 'tag' | 'all'): Promise<Array<{ type: 'branch' | 'tag'; name: string }>> {
+    const commit = await this.find(target, sha);
+    const refs = await this.requireRepository(target).refsContaining(commit.id);
+    return type === 'all' ? refs : refs.filter((ref) => ref.type === type);
+  }
+
   async diff(target: ReadableRepository, sha: string): Promise<GitFileDiff[]> {
     const commit = await this.find(target, sha);
     return this.requireRepository(target).commitDiff(commit.id);

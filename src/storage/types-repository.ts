@@ -27,15 +27,22 @@ export interface ReleaseRecord {
   project_id: number;
   tag_name: string;
   description: string;
+  /** The release's title; the tag name when null. */
+  name: string | null;
+  /** When it is (or will be) released; created_at when null (releases made with a tag). */
+  released_at: string | null;
+  author_id: number | null;
   created_at: string;
   updated_at: string;
 }
+
+export type ReleaseChanges = Partial<Pick<ReleaseRecord, 'description' | 'name' | 'released_at'>> & { updated_at: string };
 
 export interface ReleasesStore {
   listForProject(projectId: number): Promise<ReleaseRecord[]>;
   find(projectId: number, tagName: string): Promise<ReleaseRecord | null>;
   create(release: Omit<ReleaseRecord, 'id'>): Promise<ReleaseRecord>;
-  updateDescription(id: number, description: string, updatedAt: string): Promise<ReleaseRecord>;
+  update(id: number, changes: ReleaseChanges): Promise<ReleaseRecord>;
   delete(projectId: number, tagName: string): Promise<void>;
   deleteForProject(projectId: number): Promise<void>;
 }

@@ -12,6 +12,7 @@ import { repositoryFilesRoutes } from './repository-files.ts';
 import { branchesRoutes } from './branches.ts';
 import { protectedBranchesRoutes } from './protected-branches.ts';
 import { tagsRoutes } from './tags.ts';
+import { releasesRoutes } from './releases.ts';
 import { deployKeysRoutes } from './deploy-keys.ts';
 import { usersRoutes } from './users.ts';
 import { usersKeysRoutes } from './users-keys.ts';
@@ -19,6 +20,6 @@ import { usersGpgKeysRoutes } from './users-gpg-keys.ts';
 
 /** Mounts every resource area under /api/v4. One plugin per area; each stays thin. */
 export async function registerApi(api: FastifyInstance, context: CoordinatorContext): Promise<void> {
-  const plugins = [versionRoutes, settingsRoutes, customAttributesRoutes, groupsRoutes, membersRoutes, projectsRoutes, repositoryCommitsRoutes, repositoryFilesRoutes, repositoryBrowsingRoutes, usersRoutes, usersKeysRoutes, usersGpgKeysRoutes, branchesRoutes, protectedBranchesRoutes, tagsRoutes, deployKeysRoutes];
+  const plugins = [versionRoutes, settingsRoutes, customAttributesRoutes, groupsRoutes, membersRoutes, projectsRoutes, repositoryCommitsRoutes, repositoryFilesRoutes, repositoryBrowsingRoutes, usersRoutes, usersKeysRoutes, usersGpgKeysRoutes, branchesRoutes, protectedBranchesRoutes, tagsRoutes, releasesRoutes, deployKeysRoutes];
   for (const plugin of plugins) await api.register(plugin(context));
 }

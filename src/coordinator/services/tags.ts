@@ -63,7 +63,7 @@ export class TagsService {
     if (!(await repository.createTag(input.name, sha, input.message ?? null, tagger))) throw methodNotAllowed(`Tag ${input.name} already exists`);
     if (input.releaseDescription) {
       await this.context.stores.releases.delete(target.project.id, input.name);
-      await this.saveRelease(target, input.name, input.releaseDescription);
+      await this.saveRelease(target, actor, input.name, input.releaseDescription);
     }
     this.context.events.publishPush({ project_id: target.project.id, ref: `refs/tags/${input.name}`, before: ZERO_SHA, after: sha, user_id: actor.id });
     return { target, view: await this.find(target, input.name) };
@@ -82,7 +82,7 @@ export class TagsService {
     const tag = target.repository ? await target.repository.tag(name) : null;
     if (!tag) throw releaseMissing('Tag does not exist');
     if (await this.context.stores.releases.find(target.project.id, name)) throw conflict('Release already exists');
-    return this.saveRelease(target, name, description);
+    return this.saveRelease(target, actor, name, description);
   }
 
   async updateRelease(projectRef: string, actor: UserRecord, name: string, description: string): Promise<ReleaseRecord> {
@@ -91,12 +91,14 @@ export class TagsService {
     if (!tag) throw releaseMissing('Tag does not exist');
     const release = await this.context.stores.releases.find(target.project.id, name);
     if (!release) throw releaseMissing('Release does not exist');
-    return this.context.stores.releases.updateDescription(release.id, description, new Date().toISOString());
+    return this.context.stores.releases.update(release.id, { description, updated_at: new Date().toISOString() });
   }
 
-  private async saveRelease(target: ReadableRepository, name: string, description: string): Promise<ReleaseRecord> {
+  private async saveRelease(target: ReadableRepository, actor: UserRecord, name: string, description: string): Promise<ReleaseRecord> {
     if (description.trim() === '') throw badRequestMessage('Description is invalid');
     const now = new Date().toISOString();
-    return this.context.stores.releases.create({ project_id: target.project.id, tag_name: name, description, created_at: now, updated_at: now });
+    return this.context.stores.releases.create({
+      project_id: target.project.id, tag_name: name, description, name: null, released_at: now, author_id: actor.id, created_at: now, updated_at: now,
+    });
   }
 }

@@ -5,6 +5,7 @@ import { accountsAndProjects } from './migrations/001-accounts-and-projects.ts';
 import { usersAndKeys } from './migrations/002-users-and-keys.ts';
 import { commitComments } from './migrations/004-commit-comments.ts';
 import { repositoryProtection } from './migrations/005-repository-protection.ts';
+import { releaseDetails } from './migrations/006-release-details.ts';
 
 /** Ordered migrations; names never change once released. */
 const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
@@ -12,6 +13,7 @@ const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
   ['002-users-and-keys', usersAndKeys],
   ['004-commit-comments', commitComments],
   ['005-repository-protection', repositoryProtection],
+  ['006-release-details', releaseDetails],
 ];
 
 class InlineMigrationProvider implements MigrationProvider {

@@ -16,6 +16,9 @@ export interface ReleasesTable {
   project_id: number;
   tag_name: string;
   description: string;
+  name: string | null;
+  released_at: string | null;
+  author_id: number | null;
   created_at: string;
   updated_at: string;
 }

@@ -1,0 +1,125 @@
+import { badRequestMessage, conflict, forbidden, GantryError, unprocessable } from '../../shared/errors.ts';
+import type { GitTag } from '../../storage/git/types.ts';
+import type { ReleaseChanges, ReleaseRecord } from '../../storage/types-repository.ts';
+import type { UserRecord } from '../../storage/types.ts';
+import type { CoordinatorContext } from '../context.ts';
+import type { Actor } from './permissions.ts';
+import { RepositoryAccess, type ReadableRepository } from './repository/access.ts';
+import { TagsService } from './tags.ts';
+
+const MAINTAINER = 40;
+
+export interface ReleaseView {
+  release: ReleaseRecord;
+  /** null when the tag is gone (it was deleted outside the API). */
+  tag: GitTag | null;
+  author: UserRecord | null;
+}
+
+export interface ReleaseInput {
+  name?: string;
+  description?: string;
+  releasedAt?: string;
+  milestones?: string[];
+}
+
+export interface ReleaseListQuery {
+  orderBy: 'released_at' | 'created_at';
+  sort: 'asc' | 'desc';
+}
+
+function releaseNotFound(): GantryError {
+  return new GantryError('GANTRY_E_NOT_FOUND', 404, { message: '404 Not Found' });
+}
+
+/** `/projects/:id/releases[/:tag_name]`: releases with a title, notes and a release date, one per tag. */
+export class ReleasesService {
+  private readonly access: RepositoryAccess;
+  private readonly tags: TagsService;
+
+  constructor(private readonly context: CoordinatorContext) {
+    this.access = new RepositoryAccess(context);
+    this.tags = new TagsService(context);
+  }
+
+  readable(projectRef: string, actor: Actor): Promise<ReadableRepository> {
+    return this.access.forRead(projectRef, actor);
+  }
+
+  async list(target: ReadableRepository, query: ReleaseListQuery): Promise<ReleaseView[]> {
+    const releases = await this.context.stores.releases.listForProject(target.project.id);
+    const key = (release: ReleaseRecord): string => (query.orderBy === 'created_at' ? release.created_at : releasedAt(release));
+    releases.sort((a, b) => {
+      const order = key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : a.id - b.id;
+      return query.sort === 'asc' ? order : -order;
+    });
+    return this.views(target, releases);
+  }
+
+  async find(target: ReadableRepository, tagName: string): Promise<ReleaseView> {
+    const release = await this.context.stores.releases.find(target.project.id, tagName);
+    if (!release) throw releaseNotFound();
+    const [view] = await this.views(target, [release]);
+    return view!;
+  }
+
+  /** Creates the tag from `ref` first when it does not exist yet. */
+  async create(projectRef: string, actor: UserRecord, tagName: string, ref: string | undefined, input: ReleaseInput): Promise<{ target: ReadableRepository; view: ReleaseView }> {
+    let target: ReadableRepository = await this.access.forWrite(projectRef, actor);
+    checkMilestones(input.milestones);
+    if (await this.context.stores.releases.find(target.project.id, tagName)) throw conflict('Release already exists');
+    const tag = target.repository ? await target.repository.tag(tagName) : null;
+    if (!tag) {
+      if (!ref) throw unprocessable('Ref is not specified');
+      target = (await this.tags.create(projectRef, actor, { name: tagName, ref })).target;
+    }
+    const now = new Date().toISOString();
+    await this.context.stores.releases.create({
+      project_id: target.project.id, tag_name: tagName, description: input.description ?? '', name: input.name ?? tagName,
+      released_at: input.releasedAt ?? now, author_id: actor.id, created_at: now, updated_at: now,
+    });
+    return { target, view: await this.find(target, tagName) };
+  }
+
+  async update(projectRef: string, actor: UserRecord, tagName: string, input: ReleaseInput): Promise<{ target: ReadableRepository; view: ReleaseView }> {
+    const target = await this.access.forWrite(projectRef, actor);
+    const release = await this.context.stores.releases.find(target.project.id, tagName);
+    if (!release) throw releaseNotFound();
+    checkMilestones(input.milestones);
+    const changes: ReleaseChanges = { updated_at: new Date().toISOString() };
+    if (input.name !== undefined) changes.name = input.name;
+    if (input.description !== undefined) changes.description = input.description;
+    if (input.releasedAt !== undefined) changes.released_at = input.releasedAt;
+    await this.context.stores.releases.update(release.id, changes);
+    return { target, view: await this.find(target, tagName) };
+  }
+
+  /** Maintainers delete a release; its tag stays. Answers the deleted release. */
+  async remove(projectRef: string, actor: UserRecord, tagName: string): Promise<{ target: ReadableRepository; view: ReleaseView }> {
+    const target = await this.access.forWrite(projectRef, actor);
+    if (!(await this.context.permissions.projectLevelAtLeast(target.project, actor, MAINTAINER))) throw forbidden();
+    const view = await this.find(target, tagName);
+    await this.context.stores.releases.delete(target.project.id, tagName);
+    return { target, view };
+  }
+
+  private async views(target: ReadableRepository, releases: readonly ReleaseRecord[]): Promise<ReleaseView[]> {
+    const tags = new Map((target.repository ? await target.repository.tags() : []).map((tag) => [tag.name, tag]));
+    const authorIds = [...new Set(releases.flatMap((release) => (release.author_id === null ? [] : [release.author_id])))];
+    const authors = new Map((await this.context.stores.users.findByIds(authorIds)).map((user) => [user.id, user]));
+    return releases.map((release) => ({
+      release,
+      tag: tags.get(release.tag_name) ?? null,
+      author: release.author_id === null ? null : (authors.get(release.author_id) ?? null),
+    }));
+  }
+}
+
+export function releasedAt(release: ReleaseRecord): string {
+  return release.released_at ?? release.created_at;
+}
+
+/** Milestones come with a later issue; until then none exists, so naming one is an error. */
+function checkMilestones(milestones: readonly string[] | undefined): void {
+  if (milestones && milestones.length > 0) throw badRequestMessage(`Milestone(s) not found: ${milestones.join(', ')}`);
+}

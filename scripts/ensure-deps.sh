@@ -9,6 +9,7 @@ command -v git >/dev/null || want_pkgs+=(git)
 command -v bzip2 >/dev/null || want_pkgs+=(bzip2)
 command -v ssh-keygen >/dev/null || want_pkgs+=(openssh-client)
 command -v gpg >/dev/null || want_pkgs+=(gnupg)
+/usr/bin/python3 -c 'import gitlab' >/dev/null 2>&1 || want_pkgs+=(python3-gitlab)
 if [ "${1:-}" = postgres ] && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then want_pkgs+=(postgresql); fi
 if [ ${#want_pkgs[@]} -gt 0 ]; then
   echo "installing Debian packages: ${want_pkgs[*]}" >&2

@@ -66,15 +66,22 @@ export function setPaginationHeaders(
   reply.header('Link', links.join(', '));
 }
 
+/**
+ * Links point back at the address the client used, as GitLab's do (it builds them from the
+ * request URL): a client that reached us through another name than the external URL
+ * (an internal address, a test port) can follow them. When the client used the external
+ * URL's host, the external URL is kept, with its scheme and any path prefix of a proxy.
+ */
 function pageUrl(request: FastifyRequest, externalUrl: string, perPage: number, target: number): string {
-  const url = new URL(request.url, externalUrl.endsWith('/') ? externalUrl : `${externalUrl}/`);
-  const base = new URL(externalUrl);
-  // request.url is absolute-path; keep any path prefix of the external URL.
-  const prefix = base.pathname.replace(/\/$/, '');
-  url.pathname = prefix + new URL(request.url, 'http://x').pathname;
-  url.searchParams.set('page', String(target));
-  url.searchParams.set('per_page', String(perPage));
-  return url.toString();
+  const external = new URL(externalUrl);
+  const requestPath = new URL(request.url, 'http://x');
+  const url = request.host && request.host !== external.host ? new URL(`${request.protocol}://${request.host}`) : external;
+  // Keep any path prefix of the external URL (request.url is an absolute path without it).
+  const prefix = url === external ? external.pathname.replace(/\/$/, '') : '';
+  const link = new URL(prefix + requestPath.pathname + requestPath.search, url);
+  link.searchParams.set('page', String(target));
+  link.searchParams.set('per_page', String(perPage));
+  return link.toString();
 }
 
 /** Slices an in-memory list to a page; for sources that cannot paginate in SQL. */

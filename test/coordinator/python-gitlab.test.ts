@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { execa } from 'execa';
+import { startTestCoordinator, type TestCoordinator } from '../helpers/coordinator.ts';
+
+/**
+ * A second stock client, python-gitlab (Debian's python3-gitlab, installed by
+ * scripts/ensure-deps.sh), driven by test/fixtures/python-gitlab/drive.py against a listening
+ * coordinator. It reads answers strictly (it compares Content-Type verbatim and sends JSON
+ * content types on bodiless DELETEs), so it catches what a lenient client would not.
+ */
+describe('GitLab client (python-gitlab) against a listening coordinator', () => {
+  let gantry: TestCoordinator;
+  let seen: Record<string, unknown>;
+
+  before(async () => {
+    gantry = await startTestCoordinator();
+    await gantry.coordinator.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = gantry.coordinator.app.server.address() as AddressInfo;
+    const script = path.join(import.meta.dirname, '../fixtures/python-gitlab/drive.py');
+    const run = await execa('/usr/bin/python3', [script, `http://127.0.0.1:${port}`, gantry.rootToken], { reject: false });
+    assert.equal(run.exitCode, 0, run.stderr);
+    seen = JSON.parse(run.stdout) as Record<string, unknown>;
+  });
+  after(() => gantry.close());
+
+  it('signs in, creates groups, users, projects and members', () => {
+    assert.equal(seen.me, 'root');
+    assert.equal(seen.user_keys, 0);
+    assert.deepEqual(seen.project, ['snake/sub/charm', 'main', true]);
+    assert.deepEqual(seen.members_all, [['py', 30], ['root', 50]]);
+  });
+
+  it('edits files and commits, reads history, trees, archives and refs', () => {
+    assert.equal(seen.file, 'hello');
+    assert.equal(seen.raw, 'hello again');
+    assert.deepEqual(seen.commit_titles, ['binary', 'edit', 'add', 'Initial commit'], 'get_all follows the Link header across pages of 2');
+    assert.deepEqual(seen.commit_refs, [{ type: 'branch', name: 'main' }]);
+    assert.deepEqual(seen.tree, ['README.md', 'bin', 'bin/data', 'docs', 'docs/hello world.txt']);
+    assert.equal(seen.archive_is_gzip, true);
+    assert.equal(seen.compare, 3);
+  });
+
+  it('manages tags, releases and protected branches', () => {
+    assert.deepEqual(seen.release, ['One!', ['v1.0']]);
+    assert.deepEqual(seen.protected, ['release/*']);
+  });
+
+  it('forks, pages through lists, edits settings and attributes, deletes', () => {
+    assert.equal(seen.fork, 'py/charm');
+    assert.equal(seen.projects_all, 2);
+    assert.equal(seen.projects_iterated, 2);
+    assert.deepEqual(seen.subgroups, ['sub']);
+    assert.equal(seen.settings, 42);
+    assert.deepEqual(seen.custom_attributes, { tier: 'gold' });
+    assert.deepEqual(seen.missing, [404, '404 Project Not Found']);
+    assert.equal(seen.deleted, true);
+  });
+});

@@ -106,6 +106,11 @@ export interface NamespaceRecord {
 export type NewNamespace = Omit<NamespaceRecord, 'id'>;
 export type NamespaceChanges = Partial<Omit<NamespaceRecord, 'id' | 'kind' | 'created_at'>>;
 
+export interface NamespaceListFilter {
+  onlyIds?: number[];
+  search?: string;
+}
+
 export interface NamespacesStore {
   create(namespace: NewNamespace): Promise<NamespaceRecord>;
   findById(id: number): Promise<NamespaceRecord | undefined>;
@@ -118,6 +123,8 @@ export interface NamespacesStore {
   descendantIds(id: number): Promise<number[]>;
   children(id: number): Promise<NamespaceRecord[]>;
   listGroups(): Promise<NamespaceRecord[]>;
+  /** Namespaces of both kinds by id; `onlyIds` narrows, `search` matches name or path (case-insensitive). */
+  list(filter: NamespaceListFilter, page: { offset: number; limit: number }): Promise<{ items: NamespaceRecord[]; total: number }>;
   update(id: number, changes: NamespaceChanges): Promise<NamespaceRecord | undefined>;
   /** Rewrites full_path/full_name of `id` and all its descendants after a rename or move. */
   refreshPaths(id: number): Promise<void>;

@@ -53,6 +53,7 @@ describe('GitLab client (python-gitlab) against a listening coordinator', () => 
     assert.equal(seen.projects_all, 2);
     assert.equal(seen.projects_iterated, 2);
     assert.deepEqual(seen.subgroups, ['sub']);
+    assert.deepEqual(seen.namespaces, [true, ['snake']], 'search matches the name or path, not the parents');
     assert.equal(seen.settings, 42);
     assert.deepEqual(seen.custom_attributes, { tier: 'gold' });
     assert.deepEqual(seen.missing, [404, '404 Project Not Found']);

@@ -1,4 +1,5 @@
 import type { AccessLevel, NamespaceRecord, ProjectRecord, UserRecord } from '../../storage/types.ts';
+import { serializeNamespace } from '../http/serializers/namespaces.ts';
 import type { CoordinatorContext } from '../context.ts';
 import { MAINTAINER, type Actor } from './permissions.ts';
 import { actorProjectAccess, type ActorProjectAccess } from './project-scope.ts';
@@ -112,7 +113,7 @@ export class ProjectPresenter {
       forks_count: data.counts.get(project.id)?.forks ?? 0,
       star_count: data.counts.get(project.id)?.stars ?? 0,
       last_activity_at: project.last_activity_at,
-      namespace: this.namespaceJson(namespace),
+      namespace: serializeNamespace(namespace, this.context.config.externalUrl),
     };
   }
 
@@ -174,19 +175,6 @@ export class ProjectPresenter {
     if (actor) json.permissions = this.permissionsJson(project, data.access);
     if (this.mayReadRunnersToken(project, actor, data.access)) json.runners_token = project.runners_token;
     return json;
-  }
-
-  private namespaceJson(namespace: NamespaceRecord): Json {
-    return {
-      id: namespace.id,
-      name: namespace.name,
-      path: namespace.path,
-      kind: namespace.kind,
-      full_path: namespace.full_path,
-      parent_id: namespace.parent_id,
-      avatar_url: namespace.avatar_url,
-      web_url: `${this.context.config.externalUrl}/${namespace.kind === 'group' ? 'groups/' : ''}${namespace.full_path}`,
-    };
   }
 
   private permissionsJson(project: ProjectRecord, access: ActorProjectAccess): Json {

@@ -1,6 +1,8 @@
 import { sql } from 'kysely';
 import type { Db } from '../database.ts';
-import type { NamespaceChanges, NamespaceRecord, NamespacesStore, NewNamespace } from '../../types.ts';
+import type { NamespaceChanges, NamespaceListFilter, NamespaceRecord, NamespacesStore, NewNamespace } from '../../types.ts';
+import { countAll } from '../database.ts';
+import { containsInsensitive } from './like.ts';
 import { recordToRow, rowToRecord, type ColumnKinds } from './row-mapping.ts';
 
 const NAMESPACE_COLUMNS: ColumnKinds<NamespaceRecord> = { booleans: ['lfs_enabled', 'request_access_enabled'] };
@@ -76,6 +78,19 @@ export class SqlNamespacesStore implements NamespacesStore {
   async listGroups(): Promise<NamespaceRecord[]> {
     const rows = await this.db.selectFrom('namespaces').selectAll().where('kind', '=', 'group').execute();
     return rows.map(toNamespace);
+  }
+
+  async list(filter: NamespaceListFilter, page: { offset: number; limit: number }): Promise<{ items: NamespaceRecord[]; total: number }> {
+    if (filter.onlyIds !== undefined && filter.onlyIds.length === 0) return { items: [], total: 0 };
+    let query = this.db.selectFrom('namespaces');
+    if (filter.onlyIds !== undefined) query = query.where('id', 'in', [...new Set(filter.onlyIds)]);
+    if (filter.search) {
+      const search = filter.search;
+      query = query.where((eb) => eb.or([containsInsensitive('name', search), containsInsensitive('path', search)]));
+    }
+    const counted = await query.select(countAll().as('total')).executeTakeFirstOrThrow();
+    const rows = await query.selectAll().orderBy('id', 'asc').offset(page.offset).limit(page.limit).execute();
+    return { items: rows.map(toNamespace), total: Number(counted.total) };
   }
 
   async update(id: number, changes: NamespaceChanges): Promise<NamespaceRecord | undefined> {

@@ -51,3 +51,21 @@ export interface ProjectQueriesStore {
   /** Projects in a namespace (a personal namespace's count is checked against projects_limit). */
   countInNamespace(namespaceId: number): Promise<number>;
 }
+
+/** A project shared with a group: the group's members get up to `group_access` in the project. */
+export interface ProjectGroupLinkRecord {
+  id: number;
+  project_id: number;
+  group_id: number;
+  group_access: AccessLevel;
+  expires_at: string | null;
+  created_at: string;
+}
+
+export interface ProjectGroupLinksStore {
+  find(projectId: number, groupId: number): Promise<ProjectGroupLinkRecord | undefined>;
+  /** undefined when the project is already shared with the group. */
+  add(link: Omit<ProjectGroupLinkRecord, 'id'>): Promise<ProjectGroupLinkRecord | undefined>;
+  /** false when there was no such share. */
+  remove(projectId: number, groupId: number): Promise<boolean>;
+}

@@ -43,9 +43,10 @@ describe('GitLab client (python-gitlab) against a listening coordinator', () => 
     assert.equal(seen.compare, 3);
   });
 
-  it('manages tags, releases and protected branches', () => {
+  it('manages tags, releases, protected branches and group shares', () => {
     assert.deepEqual(seen.release, ['One!', ['v1.0']]);
     assert.deepEqual(seen.protected, ['release/*']);
+    assert.deepEqual(seen.shared, ['other']);
   });
 
   it('forks, pages through lists, edits settings and attributes, deletes', () => {

@@ -6,11 +6,12 @@ import { requireActor } from '../http/auth.ts';
 import { paramsOf } from '../http/request-params.ts';
 import { MAINTAINER, OWNER } from '../services/permissions.ts';
 import type { ProjectPresenter } from '../services/project-presenter.ts';
+import { ProjectSharesService } from '../services/project-shares.ts';
 import type { ProjectsService } from '../services/projects.ts';
 
 type IdRoute = { Params: { id: string } };
 
-/** Edit, delete, fork, star/unstar and archive/unarchive of one project. */
+/** Edit, delete, fork, star/unstar, archive/unarchive and sharing with groups of one project. */
 export function registerProjectActionRoutes(api: FastifyInstance, context: CoordinatorContext, projects: ProjectsService, presenter: ProjectPresenter): void {
   const { lookup, permissions, stores } = context;
 
@@ -66,4 +67,22 @@ export function registerProjectActionRoutes(api: FastifyInstance, context: Coord
       return presenter.one(updated, actor);
     });
   }
+
+  const shares = new ProjectSharesService(context);
+  api.post<IdRoute>('/projects/:id/share', async (request, reply) => {
+    const actor = requireActor(request);
+    const project = await projectAt(request.params.id, actor, MAINTAINER);
+    const params = paramsOf(request);
+    const input = { groupId: params.requiredInt('group_id', { min: 1 }), groupAccess: params.requiredInt('group_access'), expiresAt: params.date('expires_at') };
+    reply.code(201);
+    return shares.share(project, actor, input);
+  });
+
+  api.delete<{ Params: { id: string; group_id: string } }>('/projects/:id/share/:group_id', async (request, reply) => {
+    const actor = requireActor(request);
+    const project = await projectAt(request.params.id, actor, MAINTAINER);
+    const groupId = paramsOf(request).requiredInt('group_id', { min: 1 });
+    await shares.unshare(project, groupId);
+    return reply.code(204).send();
+  });
 }

@@ -7,6 +7,7 @@ import { SqlGroupQueriesStore } from './group-queries.ts';
 import { SqlMemberQueriesStore } from './member-queries.ts';
 import { SqlMembersStore } from './members.ts';
 import { SqlNamespacesStore } from './namespaces.ts';
+import { SqlProjectGroupLinksStore } from './project-group-links.ts';
 import { SqlProjectQueriesStore } from './project-queries.ts';
 import { SqlProjectsStore } from './projects.ts';
 import { SqlProtectedBranchesStore } from './protected-branches.ts';
@@ -24,6 +25,7 @@ export function createSqlStores(db: Db) {
     namespaces: new SqlNamespacesStore(db),
     projects: new SqlProjectsStore(db),
     projectQueries: new SqlProjectQueriesStore(db),
+    projectGroupLinks: new SqlProjectGroupLinksStore(db),
     members: new SqlMembersStore(db),
     groupQueries: new SqlGroupQueriesStore(db),
     memberQueries: new SqlMemberQueriesStore(db),

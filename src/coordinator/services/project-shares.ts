@@ -1,0 +1,46 @@
+import { conflict, invalidParam, notFound } from '../../shared/errors.ts';
+import type { AccessLevel, ProjectRecord, UserRecord } from '../../storage/types.ts';
+import type { ProjectGroupLinkRecord } from '../../storage/types-projects.ts';
+import type { CoordinatorContext } from '../context.ts';
+import { DEVELOPER, GUEST, MAINTAINER, REPORTER } from './permissions.ts';
+
+/** A share grants at most maintainer, as in GitLab (owner is not a share level). */
+const SHARE_LEVELS: readonly number[] = [GUEST, REPORTER, DEVELOPER, MAINTAINER];
+
+export interface ShareInput {
+  groupId: number;
+  groupAccess: number;
+  expiresAt?: string;
+}
+
+export type ProjectGroupLinkJson = Omit<ProjectGroupLinkRecord, 'created_at'>;
+
+/**
+ * Sharing a project with a group (`POST/DELETE /projects/:id/share`): the group's members
+ * then reach the project at the lower of their group level and the share's level. The caller
+ * administers the project (checked by the route) and must be able to read the group.
+ */
+export class ProjectSharesService {
+  constructor(private readonly context: CoordinatorContext) {}
+
+  async share(project: ProjectRecord, actor: UserRecord, input: ShareInput): Promise<ProjectGroupLinkJson> {
+    if (!SHARE_LEVELS.includes(input.groupAccess)) throw invalidParam('group_access', 'does not have a valid value');
+    const group = await this.context.lookup.findGroup(input.groupId);
+    if (!group || !(await this.context.permissions.canReadGroup(group, actor))) throw notFound('Group');
+    const enclosing = [project.namespace_id, ...(await this.context.stores.namespaces.ancestors(project.namespace_id)).map((namespace) => namespace.id)];
+    if (enclosing.includes(group.id)) throw conflict('Project cannot be shared with the group it is in or one of its ancestors.');
+    const link = await this.context.stores.projectGroupLinks.add({
+      project_id: project.id,
+      group_id: group.id,
+      group_access: input.groupAccess as AccessLevel,
+      expires_at: input.expiresAt ?? null,
+      created_at: new Date().toISOString(),
+    });
+    if (!link) throw conflict('Group already shared with this group');
+    return { id: link.id, project_id: link.project_id, group_id: link.group_id, group_access: link.group_access, expires_at: link.expires_at };
+  }
+
+  async unshare(project: ProjectRecord, groupId: number): Promise<void> {
+    if (!(await this.context.stores.projectGroupLinks.remove(project.id, groupId))) throw notFound('Group Link');
+  }
+}

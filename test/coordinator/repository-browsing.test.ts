@@ -83,7 +83,8 @@ describe('repository browsing API', () => {
 
     it('answers [] for a missing path and 404 Tree Not Found for unknown refs and empty repositories', async () => {
       assert.deepEqual((await fx.gantry.api('GET', `${repo(project, 'tree')}?path=nope`)).list, []);
-      assert.deepEqual((await fx.gantry.api('GET', `${repo(project, 'tree')}?path=${enc('../..')}`)).list, []);
+      const traversal = await fx.gantry.api('GET', `${repo(project, 'tree')}?path=${enc('../..')}`);
+      assert.deepEqual([traversal.status, traversal.body], [400, { error: 'path should be a valid file path' }]);
       assert.deepEqual((await fx.gantry.api('GET', `${repo(project, 'tree')}?ref=nope`)).body, { message: '404 Tree Not Found' });
       assert.deepEqual((await fx.gantry.api('GET', repo(empty, 'tree'))).body, { message: '404 Tree Not Found' });
     });

@@ -208,6 +208,8 @@ describe('repository commits API', () => {
       const byPath = await fx.gantry.api('GET', `${commitsPath(project)}?path=${enc('docs/read me.md')}`);
       assert.deepEqual(byPath.list.map((commit) => commit.id), [second.id, first.id]);
       assert.equal(byPath.headers['x-total'], '2');
+      const traversal = await fx.gantry.api('GET', `${commitsPath(project)}?path=${enc('docs/../../x')}`);
+      assert.deepEqual([traversal.status, traversal.body], [400, { error: 'path should be a valid file path' }]);
       const feature = await fx.gantry.api('GET', `${commitsPath(project)}?ref_name=${enc('feature/x')}&per_page=1&with_stats=true`);
       assert.equal(feature.list[0].title, 'On a feature');
       assert.deepEqual(feature.list[0].stats, { additions: 1, deletions: 0, total: 1 });

@@ -85,7 +85,9 @@ describe('repository files API', () => {
       assert.deepEqual((await fx.gantry.api('GET', `${filesUrl(project, 'docs')}?ref=main`)).body, { message: '404 File Not Found' });
       assert.deepEqual((await fx.gantry.api('GET', `${filesUrl(empty, 'README.md')}?ref=main`)).body, { message: '404 Commit Not Found' });
       const traversal = await fx.gantry.api('GET', `${filesUrl(project, '../../etc/passwd')}?ref=main`);
-      assert.equal(traversal.status, 404);
+      assert.deepEqual([traversal.status, traversal.body], [400, { error: 'file_path should be a valid file path' }]);
+      const rawTraversal = await fx.gantry.api('GET', `${filesUrl(project, 'docs/../../x')}/raw?ref=main`);
+      assert.deepEqual([rawTraversal.status, rawTraversal.body], [400, { error: 'file_path should be a valid file path' }]);
     });
 
     it('applies read access', async () => {

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import { notFound } from '../../../shared/errors.ts';
 import type { GitArchiveFormat, GitCommit, GitContributor, GitFileDiff, GitTreeEntry } from '../../../storage/git/types.ts';
 import type { ReadableRepository } from './access.ts';
-import { isInsideRepository } from './paths.ts';
+import { isInsideRepository, refuseTraversal } from './paths.ts';
 
 export interface BlobJson {
   size: number;
@@ -52,6 +52,7 @@ const TYPE_RANK: Record<GitTreeEntry['type'], number> = { tree: 0, blob: 1, comm
 export class BrowsingService {
   /** GitLab's sorted entries: directories, then files, then submodules; git's name order within each. */
   async tree(target: ReadableRepository, ref: string | undefined, treePath: string, recursive: boolean): Promise<GitTreeEntry[]> {
+    refuseTraversal('path', treePath);
     const repository = target.repository;
     const revision = ref ?? (repository ? await repository.defaultBranch() : null);
     const commitId = repository && revision ? await repository.resolveCommit(revision) : null;

@@ -5,7 +5,7 @@ import type { CommitUrlBase, LastPipelineJson } from '../../http/serializers/com
 import type { UserRecord } from '../../../storage/types.ts';
 import type { Actor } from '../permissions.ts';
 import { RepositoryAccess, type ReadableRepository } from './access.ts';
-import { isInsideRepository } from './paths.ts';
+import { isInsideRepository, refuseTraversal } from './paths.ts';
 import { RepositoryWriter, type CommitWrite } from './writes.ts';
 
 export interface CommitListQuery {
@@ -47,6 +47,7 @@ export class CommitsService {
   }
 
   async list(target: ReadableRepository, query: CommitListQuery, page: Page): Promise<{ items: GitCommit[]; total: number }> {
+    refuseTraversal('path', query.path);
     const repository = target.repository;
     if (!repository || (query.all && (await repository.isEmpty()))) return { items: [], total: 0 };
     if (query.path !== undefined && !isInsideRepository(query.path)) return { items: [], total: 0 };

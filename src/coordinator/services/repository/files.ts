@@ -6,7 +6,7 @@ import type { GitBlobInfo, GitFileAction } from '../../../storage/git/types.ts';
 import type { UserRecord } from '../../../storage/types.ts';
 import type { CoordinatorContext } from '../../context.ts';
 import { RepositoryAccess, type ReadableRepository } from './access.ts';
-import { isInsideRepository } from './paths.ts';
+import { isInsideRepository, refuseTraversal } from './paths.ts';
 import { RepositoryWriter } from './writes.ts';
 
 export interface RepositoryFileJson {
@@ -112,6 +112,7 @@ export class FilesService {
 
   /** 404 Commit Not Found for an unknown ref (or an empty repository), 404 File Not Found for a missing path. */
   private async locate(target: ReadableRepository, filePath: string, ref: string) {
+    refuseTraversal('file_path', filePath);
     const repository = target.repository;
     const commitId = repository ? await repository.resolveCommit(ref) : null;
     if (!repository || !commitId) throw notFound('Commit');

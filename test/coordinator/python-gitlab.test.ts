@@ -49,8 +49,9 @@ describe('GitLab client (python-gitlab) against a listening coordinator', () => 
     assert.deepEqual(seen.shared, ['other']);
   });
 
-  it('forks, pages through lists, edits settings and attributes, deletes', () => {
+  it('forks, transfers, pages through lists, edits settings and attributes, deletes', () => {
     assert.equal(seen.fork, 'py/charm');
+    assert.equal(seen.transferred, 'snake/charm');
     assert.equal(seen.projects_all, 2);
     assert.equal(seen.projects_iterated, 2);
     assert.deepEqual(seen.subgroups, ['sub']);

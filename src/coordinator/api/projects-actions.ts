@@ -7,11 +7,12 @@ import { paramsOf } from '../http/request-params.ts';
 import { MAINTAINER, OWNER } from '../services/permissions.ts';
 import type { ProjectPresenter } from '../services/project-presenter.ts';
 import { ProjectSharesService } from '../services/project-shares.ts';
+import { ProjectTransfer } from '../services/project-transfer.ts';
 import type { ProjectsService } from '../services/projects.ts';
 
 type IdRoute = { Params: { id: string } };
 
-/** Edit, delete, fork, star/unstar, archive/unarchive and sharing with groups of one project. */
+/** Edit, delete, fork, star/unstar, archive/unarchive, transfer and sharing with groups of one project. */
 export function registerProjectActionRoutes(api: FastifyInstance, context: CoordinatorContext, projects: ProjectsService, presenter: ProjectPresenter): void {
   const { lookup, permissions, stores } = context;
 
@@ -67,6 +68,14 @@ export function registerProjectActionRoutes(api: FastifyInstance, context: Coord
       return presenter.one(updated, actor);
     });
   }
+
+  const transfer = new ProjectTransfer(context);
+  api.put<IdRoute>('/projects/:id/transfer', async (request) => {
+    const actor = requireActor(request);
+    const project = await projectAt(request.params.id, actor, OWNER);
+    const namespace = paramsOf(request).requiredString('namespace');
+    return presenter.one(await transfer.transferByUser(project, actor, namespace), actor);
+  });
 
   const shares = new ProjectSharesService(context);
   api.post<IdRoute>('/projects/:id/share', async (request, reply) => {

@@ -11,6 +11,7 @@ import {
   restrictedVisibilityMessage,
 } from './groups-validation.ts';
 import { moreOpenThan, OWNER } from './permissions.ts';
+import { ProjectTransfer } from './project-transfer.ts';
 
 export interface GroupAttributes {
   name?: string;
@@ -149,18 +150,12 @@ export class GroupChangesService {
 
   /** Moves a project into the group's namespace; a project more open than the group is narrowed to it. */
   async transferProject(group: NamespaceRecord, projectRef: string): Promise<void> {
-    const { lookup, stores } = this.context;
-    const project = await lookup.findProject(projectRef);
+    const project = await this.context.lookup.findProject(projectRef);
     if (!project || project.pending_delete) throw notFound('Project');
-    if (project.namespace_id === group.id) throw validationFailed({ new_namespace: ['Project is already in this namespace.'] });
-    if (await stores.projects.findByNamespaceAndPath(group.id, project.path)) {
-      throw validationFailed({ new_namespace: ['Project with same name or path in target namespace already exists'] });
-    }
-    await stores.projects.update(project.id, {
-      namespace_id: group.id,
-      visibility: moreOpenThan(project.visibility, group.visibility) ? group.visibility : project.visibility,
-      updated_at: new Date().toISOString(),
-    });
+    const transfer = new ProjectTransfer(this.context);
+    const refusal = await transfer.refusal(project, group);
+    if (refusal) throw validationFailed({ new_namespace: [refusal] });
+    await transfer.move(project, group);
   }
 
   private async checkVisibilityAllowed(actor: UserRecord, visibility: Visibility, errors: FieldErrors): Promise<void> {

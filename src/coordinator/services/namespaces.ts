@@ -31,10 +31,15 @@ export class NamespacesService {
 
   /** `GET /namespaces/:id` (id or full path): a group the caller can read or the caller's own namespace. */
   async get(ref: string, actor: UserRecord): Promise<NamespaceJson> {
+    return this.present(await this.readable(ref, actor), actor);
+  }
+
+  /** The namespace (id or full path) when the caller may read it, else 404 Namespace Not Found. */
+  async readable(ref: string, actor: UserRecord): Promise<NamespaceRecord> {
     const { namespaces } = this.context.stores;
     const namespace = /^\d+$/.test(ref) ? await namespaces.findById(Number(ref)) : await namespaces.findByFullPath(ref);
     if (!namespace || !(await this.canRead(namespace, actor))) throw notFound('Namespace');
-    return this.present(namespace, actor);
+    return namespace;
   }
 
   /** Whether `path` is taken at the top level or under `parentId`, with a free alternative when it is. */

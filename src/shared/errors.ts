@@ -21,7 +21,7 @@ export type ErrorCode =
   | 'GANTRY_E_INTERNAL';
 
 /** The JSON body GitLab answers with: `{"message": ...}` or `{"error": ...}`. */
-export type ErrorBody = { message: string | Record<string, string[]> } | { error: string };
+export type ErrorBody = { message: string | Record<string, string[]> } | { error: string; error_description?: string; scope?: string };
 
 export class GantryError extends Error {
   readonly code: ErrorCode;
@@ -68,6 +68,20 @@ export function badRequestMessage(message: string): GantryError {
 
 export function unauthorized(): GantryError {
   return new GantryError('GANTRY_E_UNAUTHORIZED', 401, { message: '401 Unauthorized' });
+}
+
+/** 401 for a token that exists but no longer works (expired, revoked), with OAuth's `invalid_token`. */
+export function invalidToken(description: string): GantryError {
+  return new GantryError('GANTRY_E_UNAUTHORIZED', 401, { error: 'invalid_token', error_description: description });
+}
+
+/** 403 for a token whose scopes do not cover the request; `scope` lists the scopes that would. */
+export function insufficientScope(scopes: readonly string[]): GantryError {
+  return new GantryError('GANTRY_E_FORBIDDEN', 403, {
+    error: 'insufficient_scope',
+    error_description: 'The request requires higher privileges than provided by the access token.',
+    scope: scopes.join(' '),
+  });
 }
 
 export function forbidden(reason?: string): GantryError {

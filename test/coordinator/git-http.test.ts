@@ -209,6 +209,30 @@ describe('git over HTTP: clone, fetch, push and access', () => {
     assert.equal(response.status, 401);
   });
 
+  it('honours token scopes: read_repository clones but cannot push, read_api does not authenticate git', async () => {
+    const issue = async (scopes: string[]) => {
+      const created = await fixture.gantry.api('POST', `/users/${developer.id}/personal_access_tokens`, { body: { name: scopes.join('+'), scopes } });
+      return { user: developer.username, secret: String(created.json.token) };
+    };
+    const readOnly = await issue(['read_repository']);
+    const clone = await fixture.git(['clone', fixture.url('team/sub/secret', readOnly), 'secret-read-only']);
+    assert.equal(clone.code, 0, clone.stderr);
+    const cwd = path.join(fixture.workDir, 'secret-read-only');
+    await fixture.git(['commit', '--allow-empty', '-m', 'read-only work'], { cwd });
+    const push = await fixture.git(['push', 'origin', 'HEAD:refs/heads/read-only'], { cwd });
+    assert.notEqual(push.code, 0);
+    assert.match(push.stderr, /not allowed to push code/);
+    const writer = await issue(['write_repository']);
+    await fixture.git(['remote', 'set-url', 'origin', fixture.url('team/sub/secret', writer)], { cwd });
+    const pushed = await fixture.git(['push', 'origin', 'HEAD:refs/heads/read-only'], { cwd });
+    assert.equal(pushed.code, 0, pushed.stderr);
+    const apiOnly = await issue(['read_api']);
+    const refused = await fetch(`${fixture.baseUrl}/team/sub/secret.git/info/refs?service=git-upload-pack`, {
+      headers: { authorization: basic(apiOnly.user, apiOnly.secret) },
+    });
+    assert.equal(refused.status, 401);
+  });
+
   it('answers 401 to a wrong token, even for a public project', async () => {
     const response = await fetch(`${fixture.baseUrl}/team/sub/open.git/info/refs?service=git-upload-pack`, {
       headers: { authorization: basic('dev', 'not-a-token') },

@@ -29,6 +29,7 @@ describe('GitLab client (python-gitlab) against a listening coordinator', () => 
   it('signs in, creates groups, users, projects and members', () => {
     assert.equal(seen.me, 'root');
     assert.equal(seen.user_keys, 0);
+    assert.equal(seen.impersonated, 'py', 'an impersonation token signs the user in');
     assert.deepEqual(seen.project, ['snake/sub/charm', 'main', true]);
     assert.deepEqual(seen.members_all, [['py', 30], ['root', 50]]);
   });

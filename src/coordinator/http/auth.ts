@@ -1,7 +1,8 @@
 import type { FastifyRequest } from 'fastify';
-import { forbidden, notFound, unauthorized } from '../../shared/errors.ts';
+import { forbidden, insufficientScope, invalidToken, notFound, unauthorized } from '../../shared/errors.ts';
 import type { ReadCache } from '../services/read-cache.ts';
-import type { UserRecord, UsersStore, TokensStore } from '../../storage/types.ts';
+import { tokenProblem } from '../services/token-validity.ts';
+import type { TokenRecord, TokenScope, UserRecord, UsersStore, TokensStore } from '../../storage/types.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -38,6 +39,27 @@ function sudoFromRequest(request: FastifyRequest): string | undefined {
   return undefined;
 }
 
+export interface TokenCredential {
+  user: UserRecord;
+  token: TokenRecord;
+}
+
+const USER_ROUTES = /^\/api\/v4\/users?(?:[/?]|$)/;
+
+/**
+ * The scopes that would allow this API request when `scopes` do not, else undefined: `api`
+ * allows everything, `read_api` reads, `read_user` reads of `/user` and `/users`.
+ */
+function scopesNeeded(scopes: readonly TokenScope[], method: string, url: string): TokenScope[] | undefined {
+  if (scopes.includes('api')) return undefined;
+  const reading = method === 'GET' || method === 'HEAD';
+  if (!reading) return ['api'];
+  if (scopes.includes('read_api')) return undefined;
+  const userRoute = USER_ROUTES.test(url);
+  if (userRoute && scopes.includes('read_user')) return undefined;
+  return userRoute ? ['api', 'read_api', 'read_user'] : ['api', 'read_api'];
+}
+
 export class Authenticator {
   constructor(
     private readonly users: UsersStore,
@@ -45,30 +67,42 @@ export class Authenticator {
     private readonly cache?: ReadCache,
   ) {}
 
-  /** The active user a personal token belongs to, or null (unknown token, blocked user). */
-  async userForToken(token: string): Promise<UserRecord | null> {
-    const lookUp = async (): Promise<UserRecord | null> => {
-      const userId = await this.tokens.findUserIdByToken(token);
-      const user = userId === undefined ? undefined : await this.users.findById(userId);
-      return user && user.state === 'active' ? user : null;
+  /** The token and its active owner, or null (unknown token, blocked user); revoked and expired tokens included. */
+  async credentialForToken(token: string): Promise<TokenCredential | null> {
+    const lookUp = async (): Promise<TokenCredential | null> => {
+      const record = await this.tokens.findByToken(token);
+      const user = record === undefined ? undefined : await this.users.findById(record.user_id);
+      return record && user && user.state === 'active' ? { user, token: record } : null;
     };
     return this.cache ? this.cache.get(`token\0${token}`, lookUp) : lookUp();
   }
 
-  /** Resolves request.actor; throws 401 for a bad token, 403/404 for a refused sudo. */
+  /** A credential that works today (not revoked, not expired), else null; for git over HTTP. */
+  async usableCredential(token: string): Promise<TokenCredential | null> {
+    const credential = await this.credentialForToken(token);
+    return credential && tokenProblem(credential.token) === undefined ? credential : null;
+  }
+
+  /** Resolves request.actor; 401 for a bad, revoked or expired token, 403 for missing scopes, 403/404 for a refused sudo. */
   async authenticate(request: FastifyRequest): Promise<void> {
     request.actor = null;
     request.credentialUser = null;
     const token = tokenFromRequest(request);
     if (token === undefined) return;
-    const user = await this.userForToken(token);
-    if (!user) throw unauthorized();
+    const credential = await this.credentialForToken(token);
+    if (!credential) throw unauthorized();
+    const problem = tokenProblem(credential.token);
+    if (problem) throw invalidToken(problem);
+    const { user } = credential;
+    const needed = scopesNeeded(credential.token.scopes, request.method, request.url);
+    if (needed) throw insufficientScope(needed);
     request.credentialUser = user;
     request.actor = user;
 
     const sudo = sudoFromRequest(request);
     if (sudo === undefined) return;
     if (!user.is_admin) throw forbidden('Must be admin to use sudo');
+    if (!credential.token.scopes.includes('sudo')) throw insufficientScope(['sudo']);
     const target = /^\d+$/.test(sudo) ? await this.users.findById(Number(sudo)) : await this.users.findByUsername(sudo);
     if (!target || target.is_ghost) throw notFound(`User with ID or username '${sudo}'`);
     request.actor = target;

@@ -98,7 +98,7 @@ export class AccountsService {
 
   /** Issues a personal token for the user and returns it (only its digest is stored). */
   async issueToken(userId: number, name: string, token = generateToken()): Promise<string> {
-    await this.tokens.create(userId, name, token);
+    await this.tokens.create(userId, token, { name });
     return token;
   }
 }

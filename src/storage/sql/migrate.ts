@@ -6,6 +6,7 @@ import { usersAndKeys } from './migrations/002-users-and-keys.ts';
 import { commitComments } from './migrations/004-commit-comments.ts';
 import { repositoryProtection } from './migrations/005-repository-protection.ts';
 import { releaseDetails } from './migrations/006-release-details.ts';
+import { tokenDetails } from './migrations/007-token-details.ts';
 
 /** Ordered migrations; names never change once released. */
 const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
@@ -14,6 +15,7 @@ const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
   ['004-commit-comments', commitComments],
   ['005-repository-protection', repositoryProtection],
   ['006-release-details', releaseDetails],
+  ['007-token-details', tokenDetails],
 ];
 
 class InlineMigrationProvider implements MigrationProvider {

@@ -46,6 +46,11 @@ export interface PersonalTokensTable {
   name: string;
   token_digest: string;
   created_at: string;
+  /** JSON array of scope names. */
+  scopes: string;
+  expires_at: string | null;
+  revoked: number;
+  impersonation: number;
 }
 
 export interface NamespacesTable {

@@ -74,12 +74,19 @@ describe('SQL stores', () => {
     assert.equal((await stores.users.list({ search: '%' }, { offset: 0, limit: 10 })).total, 0);
   });
 
-  it('verifies tokens by digest only', async () => {
+  it('verifies tokens by digest only and keeps their scopes, expiry and revocation', async () => {
     const user = await stores.users.findByUsername('bob');
     assert.ok(user);
-    await stores.tokens.create(user.id, 'test', 'secret-token');
-    assert.equal(await stores.tokens.findUserIdByToken('secret-token'), user.id);
-    assert.equal(await stores.tokens.findUserIdByToken('secret-tokeN'), undefined);
+    const created = await stores.tokens.create(user.id, 'secret-token', { name: 'test', scopes: ['read_api'], expiresAt: '2099-12-31' });
+    const found = await stores.tokens.findByToken('secret-token');
+    assert.deepEqual(found, created);
+    assert.deepEqual([found?.user_id, found?.scopes, found?.expires_at, found?.revoked, found?.impersonation], [user.id, ['read_api'], '2099-12-31', false, false]);
+    assert.equal(await stores.tokens.findByToken('secret-tokeN'), undefined);
+    const everything = await stores.tokens.create(user.id, 'other-token', { name: 'all', impersonation: true });
+    assert.ok(everything.scopes.includes('api') && everything.scopes.includes('sudo'));
+    assert.deepEqual((await stores.tokens.list({ userId: user.id, impersonation: true })).map((token) => token.name), ['all']);
+    await stores.tokens.revoke(created.id);
+    assert.equal((await stores.tokens.findById(created.id))?.revoked, true);
   });
 
   it('keeps namespace full paths consistent through renames and walks the tree', async () => {

@@ -1,4 +1,4 @@
-import type { ProjectRecord, UserRecord, UsersStore } from '../../../storage/types.ts';
+import type { ProjectRecord, TokenScope, UserRecord, UsersStore } from '../../../storage/types.ts';
 import type { Permissions } from '../permissions.ts';
 import type { JobTokenIdentity, JobTokenVerifier } from './job-tokens.ts';
 
@@ -7,9 +7,14 @@ export interface GitIdentity {
   user: UserRecord | null;
   /** Set when the credential was a CI job token (read-only access, like GitLab). */
   job: JobTokenIdentity | null;
+  /** May the credential push (a personal token with `api` or `write_repository`, not a job token)? */
+  tokenMayWrite: boolean;
 }
 
-export const ANONYMOUS: GitIdentity = { user: null, job: null };
+export const ANONYMOUS: GitIdentity = { user: null, job: null, tokenMayWrite: false };
+
+const READ_SCOPES: readonly TokenScope[] = ['api', 'read_repository', 'write_repository'];
+const WRITE_SCOPES: readonly TokenScope[] = ['api', 'write_repository'];
 
 /** A refusal answered as plain text, which git prints to the user. */
 export class GitHttpRefusal extends Error {
@@ -34,7 +39,8 @@ export const REFUSALS = {
 } as const;
 
 export interface PersonalTokenResolver {
-  userForToken(token: string): Promise<UserRecord | null>;
+  /** The owner and scopes of a token that works today (not revoked or expired), else null. */
+  usableCredential(token: string): Promise<{ user: UserRecord; token: { scopes: readonly TokenScope[] } } | null>;
 }
 
 /** Basic credentials from an Authorization header, or null when absent or not Basic. */
@@ -66,11 +72,14 @@ export class GitAccess {
       const job = await this.jobTokens.verify(credentials.password);
       const user = job ? await this.users.findById(job.userId) : undefined;
       if (!job || !user || user.state !== 'active') throw new GitHttpRefusal(401, REFUSALS.unauthorized);
-      return { user, job };
+      return { user, job, tokenMayWrite: false };
     }
-    const user = await this.personalTokens.userForToken(credentials.password);
-    if (!user) throw new GitHttpRefusal(401, REFUSALS.unauthorized);
-    return { user, job: null };
+    const credential = await this.personalTokens.usableCredential(credentials.password);
+    // A token without a repository scope does not authenticate git at all, as in GitLab.
+    if (!credential || !credential.token.scopes.some((scope) => READ_SCOPES.includes(scope))) {
+      throw new GitHttpRefusal(401, REFUSALS.unauthorized);
+    }
+    return { user: credential.user, job: null, tokenMayWrite: credential.token.scopes.some((scope) => WRITE_SCOPES.includes(scope)) };
   }
 
   /**
@@ -92,6 +101,7 @@ export class GitAccess {
     }
     const visible = await this.visibleProject(project, identity);
     if (identity.job) throw new GitHttpRefusal(403, REFUSALS.jobUpload);
+    if (!identity.tokenMayWrite) throw new GitHttpRefusal(403, REFUSALS.upload);
     if (await this.permissions.canWriteRepository(visible, identity.user)) return visible;
     if (visible.archived && (await this.permissions.canWriteRepository({ ...visible, archived: false }, identity.user))) {
       throw new GitHttpRefusal(403, REFUSALS.archived);

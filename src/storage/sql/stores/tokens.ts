@@ -1,28 +1,69 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '../database.ts';
-import type { TokensStore } from '../../types.ts';
+import type { PersonalTokensTable } from '../schema.ts';
+import { TOKEN_SCOPES, type NewToken, type TokenRecord, type TokenScope, type TokensStore } from '../../types.ts';
 
 export function digestToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
 
+type TokenRow = Omit<PersonalTokensTable, 'id' | 'token_digest'> & { id: number };
+
+function toToken(row: TokenRow): TokenRecord {
+  return {
+    id: row.id,
+    user_id: row.user_id,
+    name: row.name,
+    scopes: JSON.parse(row.scopes) as TokenScope[],
+    expires_at: row.expires_at,
+    revoked: Boolean(row.revoked),
+    impersonation: Boolean(row.impersonation),
+    created_at: row.created_at,
+  };
+}
+
+const COLUMNS = ['id', 'user_id', 'name', 'scopes', 'expires_at', 'revoked', 'impersonation', 'created_at'] as const;
+
 export class SqlTokensStore implements TokensStore {
   constructor(private readonly db: Db) {}
 
-  async create(userId: number, name: string, token: string): Promise<void> {
-    await this.db
+  async create(userId: number, token: string, details: NewToken): Promise<TokenRecord> {
+    const row = await this.db
       .insertInto('personal_tokens')
-      .values({ user_id: userId, name, token_digest: digestToken(token), created_at: new Date().toISOString() })
-      .execute();
+      .values({
+        user_id: userId,
+        name: details.name,
+        token_digest: digestToken(token),
+        created_at: new Date().toISOString(),
+        scopes: JSON.stringify(details.scopes ?? TOKEN_SCOPES),
+        expires_at: details.expiresAt ?? null,
+        revoked: 0,
+        impersonation: details.impersonation ? 1 : 0,
+      })
+      .returning(COLUMNS)
+      .executeTakeFirstOrThrow();
+    return toToken(row);
   }
 
-  async findUserIdByToken(token: string): Promise<number | undefined> {
-    const row = await this.db
-      .selectFrom('personal_tokens')
-      .select('user_id')
-      .where('token_digest', '=', digestToken(token))
-      .executeTakeFirst();
-    return row?.user_id;
+  async findByToken(token: string): Promise<TokenRecord | undefined> {
+    const row = await this.db.selectFrom('personal_tokens').select(COLUMNS).where('token_digest', '=', digestToken(token)).executeTakeFirst();
+    return row && toToken(row);
+  }
+
+  async findById(id: number): Promise<TokenRecord | undefined> {
+    const row = await this.db.selectFrom('personal_tokens').select(COLUMNS).where('id', '=', id).executeTakeFirst();
+    return row && toToken(row);
+  }
+
+  async list(filter: { userId?: number; impersonation?: boolean }): Promise<TokenRecord[]> {
+    let query = this.db.selectFrom('personal_tokens').select(COLUMNS);
+    if (filter.userId !== undefined) query = query.where('user_id', '=', filter.userId);
+    if (filter.impersonation !== undefined) query = query.where('impersonation', '=', filter.impersonation ? 1 : 0);
+    return (await query.orderBy('id').execute()).map(toToken);
+  }
+
+  async revoke(id: number): Promise<void> {
+    await this.db.updateTable('personal_tokens').set({ revoked: 1 }).where('id', '=', id).execute();
   }
 
   async deleteForUser(userId: number): Promise<void> {

@@ -1,0 +1,84 @@
+import { badRequest, invalidParam, missingParam, notFound } from '../../shared/errors.ts';
+import { TOKEN_SCOPES, type TokenRecord, type TokenScope, type UserRecord } from '../../storage/types.ts';
+import type { CoordinatorContext } from '../context.ts';
+import type { Params } from '../http/params.ts';
+import { serializeAccessToken, type AccessTokenJson } from '../http/serializers/access-tokens.ts';
+import { generateToken } from './accounts.ts';
+import { tokenProblem } from './token-validity.ts';
+
+const STATES = ['all', 'active', 'inactive'] as const;
+type TokenState = (typeof STATES)[number];
+
+/**
+ * Personal and impersonation access tokens: administrators issue them for users (users have
+ * no sign-in page here to make their own); users list and revoke their own. The token itself
+ * is shown once, in the answer that creates it.
+ */
+export class AccessTokensService {
+  constructor(private readonly context: CoordinatorContext) {}
+
+  async create(userRef: string, params: Params, impersonation: boolean): Promise<AccessTokenJson> {
+    const user = await this.context.lookup.user(userRef);
+    const name = params.nonEmptyString('name');
+    if (name === undefined) throw missingParam('name');
+    const scopes = parseScopes(params);
+    const expiresAt = params.date('expires_at') ?? null;
+    const secret = generateToken();
+    const token = await this.context.stores.tokens.create(user.id, secret, { name, scopes, expiresAt, impersonation });
+    return serializeAccessToken(token, isActive(token), { impersonation, secret });
+  }
+
+  async listImpersonation(userRef: string, params: Params): Promise<AccessTokenJson[]> {
+    const user = await this.context.lookup.user(userRef);
+    const state: TokenState = params.oneOf('state', STATES) ?? 'all';
+    const tokens = await this.context.stores.tokens.list({ userId: user.id, impersonation: true });
+    return tokens
+      .filter((token) => state === 'all' || isActive(token) === (state === 'active'))
+      .map((token) => serializeAccessToken(token, isActive(token), { impersonation: true }));
+  }
+
+  async getImpersonation(userRef: string, tokenId: number): Promise<AccessTokenJson> {
+    const token = await this.impersonationToken(userRef, tokenId);
+    return serializeAccessToken(token, isActive(token), { impersonation: true });
+  }
+
+  async revokeImpersonation(userRef: string, tokenId: number): Promise<void> {
+    const token = await this.impersonationToken(userRef, tokenId);
+    await this.context.stores.tokens.revoke(token.id);
+  }
+
+  /** `GET /personal_access_tokens`: the caller's tokens; administrators anyone's (`user_id`). */
+  async listPersonal(actor: UserRecord, params: Params): Promise<AccessTokenJson[]> {
+    const userId = actor.is_admin ? params.int('user_id', { min: 1 }) : actor.id;
+    const tokens = await this.context.stores.tokens.list({ userId });
+    return tokens.map((token) => serializeAccessToken(token, isActive(token)));
+  }
+
+  /** `DELETE /personal_access_tokens/:id`: own tokens, or any for administrators (400 otherwise, as GitLab). */
+  async revokePersonal(actor: UserRecord, tokenId: number): Promise<void> {
+    const token = await this.context.stores.tokens.findById(tokenId);
+    if (!token) throw notFound('Personal Access Token');
+    if (token.user_id !== actor.id && !actor.is_admin) throw badRequest('not allowed to revoke this token');
+    await this.context.stores.tokens.revoke(token.id);
+  }
+
+  private async impersonationToken(userRef: string, tokenId: number): Promise<TokenRecord> {
+    const user = await this.context.lookup.user(userRef);
+    const token = await this.context.stores.tokens.findById(tokenId);
+    if (!token || token.user_id !== user.id || !token.impersonation) throw notFound('Impersonation Token');
+    return token;
+  }
+}
+
+function isActive(token: TokenRecord): boolean {
+  return tokenProblem(token) === undefined;
+}
+
+function parseScopes(params: Params): TokenScope[] {
+  const scopes = params.stringArray('scopes');
+  if (scopes === undefined || scopes.length === 0) throw missingParam('scopes');
+  for (const scope of scopes) {
+    if (!(TOKEN_SCOPES as readonly string[]).includes(scope)) throw invalidParam('scopes', 'does not have a valid value');
+  }
+  return [...new Set(scopes)] as TokenScope[];
+}

@@ -185,6 +185,23 @@ describe('repository browsing API', () => {
     });
   });
 
+  describe('GET /projects/:id/repository/merge_base', () => {
+    it('finds the common ancestor of refs, and refuses fewer than two or unknown ones', async () => {
+      const branch = await fx.gantry.api('POST', `/projects/${project.id}/repository/branches`, { body: { branch: 'side/one', ref: String(seeded.id) } });
+      assert.equal(branch.status, 201, branch.text);
+      await fx.commit(project, { branch: 'side/one', commit_message: 'Side work', actions: [{ action: 'create', file_path: 'side.txt', content: 's\n' }] });
+      const base = await fx.gantry.api('GET', `${repo(project, 'merge_base')}?refs[]=main&refs[]=${enc('side/one')}`);
+      assert.equal(base.status, 200);
+      assert.equal(base.json.id, seeded.id);
+      assert.equal(base.json.title, 'Seed tree');
+      const fewer = await fx.gantry.api('GET', `${repo(project, 'merge_base')}?refs[]=main`);
+      assert.deepEqual([fewer.status, fewer.body], [400, { message: 'Provide at least 2 refs' }]);
+      assert.deepEqual((await fx.gantry.api('GET', `${repo(project, 'merge_base')}?refs[]=main&refs[]=nope`)).body, { message: 'Could not find ref: nope' });
+      assert.deepEqual((await fx.gantry.api('GET', `${repo(empty, 'merge_base')}?refs[]=a&refs[]=b`)).body, { message: 'Could not find refs: a, b' });
+      assert.equal((await fx.gantry.api('GET', `${repo(project, 'merge_base')}?refs[]=main&refs[]=main`, { token: null })).status, 404);
+    });
+  });
+
   describe('GET /projects/:id/repository/contributors', () => {
     it('counts commits per author and sorts on request', async () => {
       const response = await fx.gantry.api('GET', repo(project, 'contributors'));

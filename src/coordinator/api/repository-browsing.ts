@@ -87,6 +87,12 @@ export function repositoryBrowsingRoutes(context: CoordinatorContext): FastifyPl
       };
     });
 
+    api.get<{ Params: ProjectPath }>(`${base}/merge_base`, async (request) => {
+      const refs = paramsOf(request).stringArray('refs') ?? [];
+      const target = await access.forRead(request.params.id, request.actor);
+      return serializeCommit(await browsing.mergeBase(target, refs), { externalUrl, projectFullPath: target.fullPath });
+    });
+
     api.get<{ Params: ProjectPath }>(`${base}/contributors`, async (request, reply) => {
       const params = paramsOf(request);
       const page = pageRequest(params);

@@ -74,8 +74,9 @@ export class History {
     return { commits, diffs, mergeBase };
   }
 
-  async mergeBase(a: string, b: string): Promise<string | null> {
-    const result = await runGit(this.access.gitDir, ['merge-base', a, b], { allowedExitCodes: [1] });
+  /** The best common ancestor of `first` and (a merge of) `others`; all are resolved object ids. */
+  async mergeBase(first: string, ...others: string[]): Promise<string | null> {
+    const result = await runGit(this.access.gitDir, ['merge-base', first, ...others], { allowedExitCodes: [1] });
     return result.exitCode === 0 ? result.stdout.toString('utf8').trim() : null;
   }
 

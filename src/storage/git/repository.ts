@@ -132,6 +132,10 @@ export class BareRepository implements GitRepository {
     return this.history.isAncestor(ancestor, descendant);
   }
 
+  mergeBase(first: string, ...others: string[]): Promise<string | null> {
+    return this.history.mergeBase(first, ...others);
+  }
+
   mergedBranches(target: string): Promise<string[]> {
     return this.history.mergedBranches(target);
   }

@@ -149,6 +149,8 @@ export interface GitRepository {
   /** Commits reachable from `to` and not from `from`, newest first, plus the tree diff from..to. */
   compare(from: string, to: string, straight: boolean): Promise<{ commits: GitCommit[]; diffs: GitFileDiff[]; mergeBase: string | null }>;
   isAncestor(ancestor: string, descendant: string): Promise<boolean>;
+  /** The best common ancestor of resolved commit ids (`git merge-base`), or null when none. */
+  mergeBase(first: string, ...others: string[]): Promise<string | null>;
   /** Branch names whose tip is reachable from `target` (merged into it). */
   mergedBranches(target: string): Promise<string[]>;
   /** Branches and tags whose history contains the commit `id` (a full object id). */

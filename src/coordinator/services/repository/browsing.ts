@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { notFound } from '../../../shared/errors.ts';
+import { badRequestMessage, notFound } from '../../../shared/errors.ts';
 import type { GitArchiveFormat, GitCommit, GitContributor, GitFileDiff, GitTreeEntry } from '../../../storage/git/types.ts';
 import type { ReadableRepository } from './access.ts';
 import { isInsideRepository, refuseTraversal } from './paths.ts';
@@ -95,6 +95,20 @@ export class BrowsingService {
     if (!repository || !fromId || !toId) throw notFound('Ref');
     const result = await repository.compare(fromId, toId, straight);
     return { commits: [...result.commits].reverse(), diffs: result.diffs, sameRef: from === to };
+  }
+
+  /** `GET /merge_base`: 400 for fewer than two refs or unknown ones, 404 Merge Base Not Found for unrelated histories. */
+  async mergeBase(target: ReadableRepository, refs: readonly string[]): Promise<GitCommit> {
+    if (refs.length < 2) throw badRequestMessage('Provide at least 2 refs');
+    const repository = target.repository;
+    const ids = repository ? await Promise.all(refs.map((ref) => repository.resolveCommit(ref))) : refs.map(() => null);
+    const unknown = refs.filter((_ref, index) => !ids[index]);
+    if (unknown.length > 0) throw badRequestMessage(`Could not find ${unknown.length === 1 ? 'ref' : 'refs'}: ${unknown.join(', ')}`);
+    const [first, ...others] = ids as string[];
+    const base = repository && first ? await repository.mergeBase(first, ...others) : null;
+    const commit = base && repository ? await repository.commit(base) : null;
+    if (!commit) throw notFound('Merge Base');
+    return commit;
   }
 
   /** Without order_by, the repository's own order (most recent contribution first); sort applies with order_by only. */

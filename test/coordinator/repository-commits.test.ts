@@ -375,4 +375,25 @@ describe('repository commits API', () => {
       assert.equal((await fx.gantry.api('POST', url, { body: { branch: 'main' }, token: fx.reporter.token })).status, 403);
     });
   });
+
+  describe('POST /projects/:id/repository/commits/:sha/revert', () => {
+    it('commits the inverse of a commit as the caller, and refuses to revert twice', async () => {
+      const added = await fx.commit(project, { branch: 'main', commit_message: 'Add doomed', actions: [{ action: 'create', file_path: 'doomed.txt', content: 'x\n' }] });
+      const response = await fx.gantry.api('POST', `${commitsPath(project)}/${String(added.id)}/revert`, { body: { branch: 'main' }, token: fx.developer.token });
+      assert.equal(response.status, 201, response.text);
+      assert.equal(response.json.title, 'Revert "Add doomed"');
+      assert.equal(response.json.message, `Revert "Add doomed"\n\nThis reverts commit ${String(added.id)}\n`);
+      assert.equal(response.json.author_name, `User ${fx.developer.username}`);
+      assert.deepEqual(response.json.parent_ids, [added.id]);
+      assert.equal((await fx.gantry.api('GET', `/projects/${project.id}/repository/files/doomed.txt?ref=main`)).status, 404);
+      const again = await fx.gantry.api('POST', `${commitsPath(project)}/${String(added.id)}/revert`, { body: { branch: 'main' } });
+      assert.deepEqual(again.body, {
+        message: 'Sorry, we cannot revert this commit automatically. This commit may already have been reverted, or a more recent commit may have updated some of its content.',
+      });
+      const url = `${commitsPath(project)}/${String(added.id)}/revert`;
+      assert.deepEqual((await fx.gantry.api('POST', url, { body: {} })).body, { error: 'branch is missing' });
+      assert.deepEqual((await fx.gantry.api('POST', url, { body: { branch: 'ghost' } })).body, { message: '404 Branch Not Found' });
+      assert.equal((await fx.gantry.api('POST', url, { body: { branch: 'main' }, token: fx.reporter.token })).status, 403);
+    });
+  });
 });

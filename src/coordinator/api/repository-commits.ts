@@ -17,7 +17,7 @@ interface CommitPath extends ProjectPath {
   sha: string;
 }
 
-/** `/projects/:id/repository/commits[...]`: history, single commit, diff, create, cherry-pick, comments. */
+/** `/projects/:id/repository/commits[...]`: history, single commit, diff, create, cherry-pick, revert, comments. */
 export function repositoryCommitsRoutes(context: CoordinatorContext): FastifyPluginAsync {
   const commits = new CommitsService(context);
   const comments = new CommitCommentsService(context, commits);
@@ -69,12 +69,14 @@ export function repositoryCommitsRoutes(context: CoordinatorContext): FastifyPlu
       return serializeCommitDetail(commit, await commits.detail(target, commit, withStats), commits.urls(target));
     });
 
-    api.post<{ Params: CommitPath }>(`${base}/:sha/cherry_pick`, async (request, reply) => {
-      const actor = requireActor(request);
-      const branch = paramsOf(request).requiredString('branch');
-      const { target, commit } = await commits.cherryPick(request.params.id, actor, request.params.sha, branch);
-      return reply.code(201).send(serializeCommit(commit, commits.urls(target)));
-    });
+    for (const mode of ['cherry_pick', 'revert'] as const) {
+      api.post<{ Params: CommitPath }>(`${base}/:sha/${mode}`, async (request, reply) => {
+        const actor = requireActor(request);
+        const branch = paramsOf(request).requiredString('branch');
+        const { target, commit } = await commits.replay(mode, request.params.id, actor, request.params.sha, branch);
+        return reply.code(201).send(serializeCommit(commit, commits.urls(target)));
+      });
+    }
 
     api.get<{ Params: CommitPath }>(`${base}/:sha/diff`, async (request, reply) => {
       const page = pageRequest(paramsOf(request));

@@ -211,6 +211,10 @@ export class BareRepository implements GitRepository {
     return this.writer.cherryPick(id, branch, committer);
   }
 
+  revert(id: string, branch: string, committer: { name: string; email: string }): Promise<GitCommit> {
+    return this.writer.revert(id, branch, committer);
+  }
+
   createBranch(name: string, target: string): Promise<boolean> {
     return this.refs.createBranch(name, target);
   }

@@ -176,6 +176,8 @@ export interface GitRepository {
   commitFiles(request: GitCommitRequest): Promise<GitCommit>;
   /** Cherry-picks a commit onto a branch; CAS on the branch tip. */
   cherryPick(id: string, branch: string, committer: { name: string; email: string }): Promise<GitCommit>;
+  /** A commit on `branch` undoing commit `id` (`Revert "<title>"`), authored by `committer`. */
+  revert(id: string, branch: string, committer: { name: string; email: string }): Promise<GitCommit>;
   /** Creates a branch; returns false if it already exists. */
   createBranch(name: string, target: string): Promise<boolean>;
   /** Deletes a branch; returns false when it did not exist. */

@@ -19,6 +19,8 @@ export const COMMIT_MESSAGES = {
   notOnBranch: 'You can only create or edit files when you are on a branch',
   cherryPickFailed:
     'Sorry, we cannot cherry-pick this commit automatically. This commit may already have been cherry-picked, or a more recent commit may have updated some of its content.',
+  revertFailed:
+    'Sorry, we cannot revert this commit automatically. This commit may already have been reverted, or a more recent commit may have updated some of its content.',
 } as const;
 
 const REGULAR = '100644';
@@ -58,23 +60,38 @@ export class CommitWriter {
     });
   }
 
-  async cherryPick(id: string, branch: string, committer: Identity): Promise<GitCommit> {
-    const picked = await this.reader.commit(id);
-    if (!picked) throw notFound('Commit');
+  /** Applies the changes of commit `id` on top of `branch`, keeping its author. */
+  cherryPick(id: string, branch: string, committer: Identity): Promise<GitCommit> {
+    return this.replay(id, branch, committer, 'pick');
+  }
+
+  /** Applies the inverse of commit `id` on top of `branch`, authored by `committer`. */
+  revert(id: string, branch: string, committer: Identity): Promise<GitCommit> {
+    return this.replay(id, branch, committer, 'revert');
+  }
+
+  private async replay(id: string, branch: string, committer: Identity, mode: 'pick' | 'revert'): Promise<GitCommit> {
+    const source = await this.reader.commit(id);
+    if (!source) throw notFound('Commit');
     const ref = `refs/heads/${branch}`;
     const tip = isValidRefName(branch) ? await this.reader.commit(ref) : null;
     if (!tip) throw notFound('Branch');
-    const patch = await runGit(this.access.gitDir, ['diff-tree', '-p', '--binary', '--full-index', '--no-color', '--no-ext-diff', picked.parent_ids[0] ?? EMPTY_TREE, picked.id]);
-    if (patch.stdout.length === 0) throw badRequestMessage(COMMIT_MESSAGES.cherryPickFailed);
+    const failed = mode === 'pick' ? COMMIT_MESSAGES.cherryPickFailed : COMMIT_MESSAGES.revertFailed;
+    const parent = source.parent_ids[0] ?? EMPTY_TREE;
+    const [from, to] = mode === 'pick' ? [parent, source.id] : [source.id, parent];
+    const patch = await runGit(this.access.gitDir, ['diff-tree', '-p', '--binary', '--full-index', '--no-color', '--no-ext-diff', from, to]);
+    if (patch.stdout.length === 0) throw badRequestMessage(failed);
 
     return this.withTemporaryIndex(async (env) => {
       await runGit(this.access.gitDir, ['read-tree', tip.id], { env });
       const applied = await runGit(this.access.gitDir, ['apply', '--cached', '--3way', '--whitespace=nowarn', '-'], { env, cwd: env.GIT_WORK_TREE, input: patch.stdout, allowedExitCodes: [1, 128] });
-      if (applied.exitCode !== 0) throw badRequestMessage(COMMIT_MESSAGES.cherryPickFailed);
+      if (applied.exitCode !== 0) throw badRequestMessage(failed);
       const tree = (await gitText(this.access.gitDir, ['write-tree'], { env })).trim();
-      if (tree === tip.tree_id) throw badRequestMessage(COMMIT_MESSAGES.cherryPickFailed);
-      const message = `${picked.message.trimEnd()}\n\n(cherry picked from commit ${picked.id})\n`;
-      const commit = await this.writeCommit(tree, [tip.id], message, picked.author, committer, picked.author.date);
+      if (tree === tip.tree_id) throw badRequestMessage(failed);
+      const commit =
+        mode === 'pick'
+          ? await this.writeCommit(tree, [tip.id], `${source.message.trimEnd()}\n\n(cherry picked from commit ${source.id})\n`, source.author, committer, source.author.date)
+          : await this.writeCommit(tree, [tip.id], `Revert "${source.title.trim()}"\n\nThis reverts commit ${source.id}\n`, committer, committer, null);
       await this.publish(ref, branch, commit, tip.id);
       return this.readWritten(commit);
     });

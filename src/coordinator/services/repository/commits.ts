@@ -29,7 +29,7 @@ export type LastPipelineLookup = (projectId: number, sha: string) => Promise<Las
 
 export const noPipelines: LastPipelineLookup = async () => null;
 
-/** `/projects/:id/repository/commits...`: history, single commits, diffs, commit creation, cherry-pick. */
+/** `/projects/:id/repository/commits...`: history, single commits, diffs, commit creation, cherry-pick and revert. */
 export class CommitsService {
   readonly access: RepositoryAccess;
   private readonly writer: RepositoryWriter;
@@ -94,14 +94,16 @@ export class CommitsService {
     return { target, commit };
   }
 
-  async cherryPick(projectRef: string, actor: UserRecord, sha: string, branch: string): Promise<{ target: ReadableRepository; commit: GitCommit }> {
+  /** `cherry_pick` (the commit's changes) or `revert` (their inverse) onto `branch`. */
+  async replay(mode: 'cherry_pick' | 'revert', projectRef: string, actor: UserRecord, sha: string, branch: string): Promise<{ target: ReadableRepository; commit: GitCommit }> {
     const target = await this.access.forWrite(projectRef, actor);
     await this.writer.assertCanPush(target, branch, 'forbidden');
     const source = await this.find(target, sha);
     const repository = this.requireRepository(target);
     const tip = await repository.branch(branch);
     if (!tip) throw notFound('Branch');
-    const commit = await repository.cherryPick(source.id, branch, { name: actor.name, email: actor.email });
+    const committer = { name: actor.name, email: actor.email };
+    const commit = mode === 'cherry_pick' ? await repository.cherryPick(source.id, branch, committer) : await repository.revert(source.id, branch, committer);
     await this.writer.afterBranchWrite(target, repository, branch, tip.commit.id, commit.id);
     return { target, commit };
   }

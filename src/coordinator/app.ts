@@ -19,6 +19,7 @@ import { AccountsService } from './services/accounts.ts';
 import { bootstrapRoot } from './services/bootstrap.ts';
 import { cleanUpRepositoryProtection } from './services/deploy-keys.ts';
 import { CoordinatorEvents } from './services/events.ts';
+import { ExpirySweeper } from './services/expiry-sweeper.ts';
 import { noJobTokens, type JobTokenVerifier } from './services/git-http/job-tokens.ts';
 import { Lookup } from './services/lookup.ts';
 import { Permissions } from './services/permissions.ts';
@@ -90,6 +91,9 @@ export async function createCoordinator(options: CoordinatorOptions = {}): Promi
   });
   cleanUpRepositoryProtection(context);
   const createdRootToken = await bootstrapRoot(context, options.rootToken);
+  const expirySweeper = new ExpirySweeper(stores.members, stores.projectGroupLinks, logger);
+  await expirySweeper.sweep();
+  expirySweeper.start();
 
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
@@ -122,6 +126,7 @@ export async function createCoordinator(options: CoordinatorOptions = {}): Promi
     context,
     createdRootToken,
     async close() {
+      expirySweeper.stop();
       await app.close();
       await context.repositories.close();
       await database.close();

@@ -68,4 +68,6 @@ export interface ProjectGroupLinksStore {
   add(link: Omit<ProjectGroupLinkRecord, 'id'>): Promise<ProjectGroupLinkRecord | undefined>;
   /** false when there was no such share. */
   remove(projectId: number, groupId: number): Promise<boolean>;
+  /** Deletes shares whose expiry date is `today` or earlier; returns how many. */
+  removeExpired(today: string): Promise<number>;
 }

@@ -222,6 +222,8 @@ export interface MembersStore {
   update(id: number, changes: { access_level?: AccessLevel; expires_at?: string | null }): Promise<MemberRecord | undefined>;
   remove(sourceType: MemberSourceType, sourceId: number, userId: number): Promise<boolean>;
   removeAllForSource(sourceType: MemberSourceType, sourceId: number): Promise<void>;
+  /** Deletes memberships whose expiry date is `today` or earlier, except group owners; returns how many. */
+  removeExpired(today: string): Promise<number>;
 }
 
 export type CustomAttributeSubject = 'user' | 'group' | 'project';

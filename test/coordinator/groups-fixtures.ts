@@ -92,10 +92,11 @@ export async function addMember(
   source: { type: 'project' | 'namespace'; id: number },
   userId: number,
   accessLevel: 10 | 20 | 30 | 40 | 50,
+  expiresAt: string | null = null,
 ): Promise<void> {
   const now = new Date().toISOString();
   await gantry.coordinator.context.stores.members.add({
     source_type: source.type, source_id: source.id, user_id: userId, access_level: accessLevel, notification_level: 3,
-    expires_at: null, created_by_id: null, created_at: now, updated_at: now,
+    expires_at: expiresAt, created_by_id: null, created_at: now, updated_at: now,
   });
 }

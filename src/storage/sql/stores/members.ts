@@ -62,4 +62,15 @@ export class SqlMembersStore implements MembersStore {
   async removeAllForSource(sourceType: MemberSourceType, sourceId: number): Promise<void> {
     await this.db.deleteFrom('members').where('source_type', '=', sourceType).where('source_id', '=', sourceId).execute();
   }
+
+  async removeExpired(today: string): Promise<number> {
+    const result = await this.db
+      .deleteFrom('members')
+      .where('expires_at', 'is not', null)
+      .where('expires_at', '<=', today)
+      // A group never loses an owner to expiry (GitLab keeps them too).
+      .where((eb) => eb.or([eb('source_type', '=', 'project'), eb('access_level', '<', 50)]))
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
 }

@@ -30,6 +30,11 @@ export class SqlProjectGroupLinksStore implements ProjectGroupLinksStore {
     return row && toLink(row);
   }
 
+  async removeExpired(today: string): Promise<number> {
+    const result = await this.db.deleteFrom('project_group_links').where('expires_at', 'is not', null).where('expires_at', '<=', today).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
   async remove(projectId: number, groupId: number): Promise<boolean> {
     const result = await this.db
       .deleteFrom('project_group_links')

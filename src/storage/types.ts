@@ -60,7 +60,7 @@ export interface UserListFilter {
   admins?: boolean;
   /** Users owning no personal project. */
   withoutProjects?: boolean;
-  orderBy?: 'id' | 'name' | 'username' | 'created_at';
+  orderBy?: 'id' | 'name' | 'username' | 'created_at' | 'updated_at';
   sort?: 'asc' | 'desc';
 }
 

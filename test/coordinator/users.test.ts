@@ -132,6 +132,11 @@ describe('users API', () => {
       assert.equal(externalAsUser.status, 403);
       const admins = await gantry.api('GET', '/users?admins=true');
       assert.ok(admins.list.every((user) => user.is_admin === true));
+      const zed1 = search.list[0]!;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      assert.equal((await gantry.api('PUT', `/users/${String(zed1.id)}`, { body: { bio: 'changed' } })).status, 200);
+      const recent = await gantry.api('GET', '/users?search=zed&order_by=updated_at&sort=desc');
+      assert.deepEqual(recent.list.map((user) => user.username), ['zed1', 'zed3', 'zed2'], 'the edited user first, then the newest');
       assert.equal((await gantry.api('GET', '/users?order_by=nonsense')).status, 400);
       assert.equal((await gantry.api('GET', '/users?created_before=notadate')).status, 400);
       const future = await gantry.api('GET', '/users?created_after=2999-01-01T00:00:00Z');

@@ -43,8 +43,7 @@ export class UsersService {
       createdAfter: params.dateTime('created_after'),
       externUid: externUid && provider ? externUid : undefined,
       provider: externUid && provider ? provider : undefined,
-      // Users carry no updated_at of their own; creation order is the closest stable order.
-      orderBy: orderBy === 'updated_at' ? 'created_at' : orderBy,
+      orderBy,
       sort: params.oneOf('sort', ['asc', 'desc'] as const),
     };
     if (isAdmin) {

@@ -7,6 +7,7 @@ import { commitComments } from './migrations/004-commit-comments.ts';
 import { repositoryProtection } from './migrations/005-repository-protection.ts';
 import { releaseDetails } from './migrations/006-release-details.ts';
 import { tokenDetails } from './migrations/007-token-details.ts';
+import { userUpdatedAt } from './migrations/008-user-updated-at.ts';
 
 /** Ordered migrations; names never change once released. */
 const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
@@ -16,6 +17,7 @@ const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
   ['005-repository-protection', repositoryProtection],
   ['006-release-details', releaseDetails],
   ['007-token-details', tokenDetails],
+  ['008-user-updated-at', userUpdatedAt],
 ];
 
 class InlineMigrationProvider implements MigrationProvider {

@@ -9,6 +9,8 @@ import type { DeployKeysProjectsTable, DeployKeysTable, ProtectedBranchesTable, 
  */
 export interface UsersTable {
   id: Generated<number>;
+  /** Set on every change; not part of UserRecord (only listings order by it). */
+  updated_at: string | null;
   username: string;
   name: string;
   email: string;

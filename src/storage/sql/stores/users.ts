@@ -24,7 +24,7 @@ export class SqlUsersStore implements UsersStore {
     const row = recordToRow<NewUser>(user, { booleans: USER_COLUMNS.booleans as Array<keyof NewUser> });
     const inserted = await this.db
       .insertInto('users')
-      .values(row as never)
+      .values({ ...row, updated_at: user.created_at } as never)
       .returning(SELECTED)
       .executeTakeFirstOrThrow();
     return toUser(inserted);
@@ -100,7 +100,7 @@ export class SqlUsersStore implements UsersStore {
     const direction = filter.sort ?? 'desc';
     let ordered = query.select(SELECTED);
     if (filter.orderBy === 'name' || filter.orderBy === 'username') ordered = ordered.orderBy(sql`lower(${sql.ref(filter.orderBy)})`, direction);
-    else if (filter.orderBy === 'created_at') ordered = ordered.orderBy('created_at', direction);
+    else if (filter.orderBy === 'created_at' || filter.orderBy === 'updated_at') ordered = ordered.orderBy(filter.orderBy, direction);
     const rows = await ordered.orderBy('id', direction).offset(page.offset).limit(page.limit).execute();
     return { items: rows.map(toUser), total: Number(totalRow.total) };
   }
@@ -110,7 +110,7 @@ export class SqlUsersStore implements UsersStore {
     if (Object.keys(row).length === 0) return this.findById(id);
     const updated = await this.db
       .updateTable('users')
-      .set(row as never)
+      .set({ ...row, updated_at: new Date().toISOString() } as never)
       .where('id', '=', id)
       .returning(SELECTED)
       .executeTakeFirst();

@@ -26,6 +26,7 @@ import { Permissions } from './services/permissions.ts';
 import { ProjectsService } from './services/projects.ts';
 import { ReadCache } from './services/read-cache.ts';
 import { ProtectedBranchesService } from './services/protected-branches.ts';
+import { ProtectedTagsService } from './services/protected-tags.ts';
 import { SettingsService } from './services/settings.ts';
 
 export interface CoordinatorOptions {
@@ -83,6 +84,7 @@ export async function createCoordinator(options: CoordinatorOptions = {}): Promi
     jobTokens: options.jobTokenVerifier ?? noJobTokens,
     readCache: new ReadCache(options.cacheReads === false ? () => null : database.changeStamp),
     protectedBranches: new ProtectedBranchesService(stores.protectedBranches, settings, permissions),
+    protectedTags: new ProtectedTagsService(stores.protectedTags, permissions),
   };
   const projects = new ProjectsService(context);
   context.events.onPush(async (push) => {
@@ -119,7 +121,7 @@ export async function createCoordinator(options: CoordinatorOptions = {}): Promi
     },
     { prefix: '/api/v4' },
   );
-  await registerGitHttp(app, context, { personalTokens: authenticator, branchRules: context.protectedBranches });
+  await registerGitHttp(app, context, { personalTokens: authenticator, branchRules: context.protectedBranches, tagRules: context.protectedTags });
 
   return {
     app,

@@ -9,6 +9,7 @@ import type { Lookup } from './services/lookup.ts';
 import type { Permissions } from './services/permissions.ts';
 import type { ReadCache } from './services/read-cache.ts';
 import type { ProtectedBranchesService } from './services/protected-branches.ts';
+import type { ProtectedTagsService } from './services/protected-tags.ts';
 import type { SettingsService } from './services/settings.ts';
 
 export interface CoordinatorConfig {
@@ -39,4 +40,6 @@ export interface CoordinatorContext {
   readCache: ReadCache;
   /** Protected-branch rules (explicit and default-branch setting): who may push and merge. */
   protectedBranches: ProtectedBranchesService;
+  /** Protected-tag rules: who may create matching tags; protected tags never move. */
+  protectedTags: ProtectedTagsService;
 }

@@ -22,6 +22,24 @@ export interface ProtectedBranchesStore {
   deleteForProject(projectId: number): Promise<void>;
 }
 
+/** Who may create tags matching `name` (exact or wildcard); existing protected tags are never moved. */
+export interface ProtectedTagRecord {
+  id: number;
+  project_id: number;
+  name: string;
+  create_access_level: ProtectionLevel;
+  created_at: string;
+}
+
+export interface ProtectedTagsStore {
+  /** Ordered by name. */
+  listForProject(projectId: number): Promise<ProtectedTagRecord[]>;
+  find(projectId: number, name: string): Promise<ProtectedTagRecord | null>;
+  /** null when the project already protects that name. */
+  create(rule: Omit<ProtectedTagRecord, 'id'>): Promise<ProtectedTagRecord | null>;
+  delete(projectId: number, name: string): Promise<boolean>;
+}
+
 export interface ReleaseRecord {
   id: number;
   project_id: number;

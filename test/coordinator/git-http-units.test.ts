@@ -105,6 +105,27 @@ describe('git over HTTP: small parsers', () => {
     ]);
     assert.deepEqual(asked, ['main', 'main-2', 'topic']);
   });
+
+  it('decides protected tags per command: creation by level, no moves, deletion by maintainers', async () => {
+    const branchRules = { protectionFor: async () => null, canPush: async () => true };
+    const tagRules = {
+      protectionFor: async (_project: ProjectRecord, tag: string) => (tag.startsWith('v') ? 40 : null),
+      canCreate: async (_project: ProjectRecord, _actor: UserRecord | null, tag: string) => tag === 'v-ok',
+      canDelete: async (_project: ProjectRecord, _actor: UserRecord | null, tag: string) => tag === 'v-gone',
+    };
+    const policy = await computePushPolicy(branchRules, {} as ProjectRecord, {} as UserRecord, [
+      { ref: 'refs/tags/v-ok', before: ZERO, after: B },
+      { ref: 'refs/tags/v-new', before: ZERO, after: B },
+      { ref: 'refs/tags/v-moved', before: A, after: B },
+      { ref: 'refs/tags/v-gone', before: A, after: ZERO },
+      { ref: 'refs/tags/v-kept', before: A, after: ZERO },
+      { ref: 'refs/tags/free', before: A, after: B },
+    ], tagRules);
+    assert.deepEqual([...policy], [
+      ['refs/tags/v-ok', 'unprotected'], ['refs/tags/v-new', 'tag-create'], ['refs/tags/v-moved', 'tag-update'],
+      ['refs/tags/v-gone', 'unprotected'], ['refs/tags/v-kept', 'tag-delete'], ['refs/tags/free', 'unprotected'],
+    ]);
+  });
 });
 
 describe('git over HTTP: hook scripts', () => {
@@ -136,6 +157,20 @@ describe('git over HTTP: hook scripts', () => {
     assert.equal(denied.stderr.trim(), PUSH_MESSAGES.protectedPush);
     const foreign = runHook('pre-receive', `${A} ${B} refs/heads/main\n`, {});
     assert.equal(foreign.status, 0);
+  });
+
+  it('refuses the protected-tag changes the policy names, with GitLab\'s words', () => {
+    const environment = { GANTRY_PUSH_HOOKS: '1', GANTRY_PUSH_REF_COUNT: '1' };
+    const cases = [
+      ['tag-create', `${ZERO} ${B} refs/tags/v1\n`, PUSH_MESSAGES.protectedTagCreate],
+      ['tag-update', `${A} ${B} refs/tags/v1\n`, PUSH_MESSAGES.protectedTagUpdate],
+      ['tag-delete', `${A} ${ZERO} refs/tags/v1\n`, PUSH_MESSAGES.protectedTagDelete],
+    ] as const;
+    for (const [state, input, message] of cases) {
+      const result = runHook('pre-receive', input, { ...environment, GANTRY_PUSH_POLICY: `${state} refs/tags/v1\n` });
+      assert.equal(result.status, 1, state);
+      assert.equal(result.stderr.trim(), message);
+    }
   });
 
   it('reads a large policy from a file', async () => {

@@ -47,6 +47,7 @@ describe('GitLab client (python-gitlab) against a listening coordinator', () => 
   it('manages tags, releases, protected branches and group shares', () => {
     assert.deepEqual(seen.release, ['One!', ['v1.0']]);
     assert.deepEqual(seen.protected, ['release/*']);
+    assert.deepEqual(seen.protected_tags, [['v*', 40]]);
     assert.deepEqual(seen.shared, ['other']);
   });
 

@@ -5,6 +5,7 @@ import { settingsRoutes } from './settings.ts';
 import { customAttributesRoutes } from './custom-attributes.ts';
 import { accessTokensRoutes } from './access-tokens.ts';
 import { groupsRoutes } from './groups.ts';
+import { protectedTagsRoutes } from './protected-tags.ts';
 import { membershipsRoutes } from './memberships.ts';
 import { namespacesRoutes } from './namespaces.ts';
 import { membersRoutes } from './members.ts';
@@ -23,6 +24,6 @@ import { usersGpgKeysRoutes } from './users-gpg-keys.ts';
 
 /** Mounts every resource area under /api/v4. One plugin per area; each stays thin. */
 export async function registerApi(api: FastifyInstance, context: CoordinatorContext): Promise<void> {
-  const plugins = [versionRoutes, settingsRoutes, customAttributesRoutes, groupsRoutes, membersRoutes, projectsRoutes, repositoryCommitsRoutes, repositoryFilesRoutes, repositoryBrowsingRoutes, usersRoutes, usersKeysRoutes, usersGpgKeysRoutes, accessTokensRoutes, membershipsRoutes, namespacesRoutes, branchesRoutes, protectedBranchesRoutes, tagsRoutes, releasesRoutes, deployKeysRoutes];
+  const plugins = [versionRoutes, settingsRoutes, customAttributesRoutes, groupsRoutes, membersRoutes, projectsRoutes, repositoryCommitsRoutes, repositoryFilesRoutes, repositoryBrowsingRoutes, usersRoutes, usersKeysRoutes, usersGpgKeysRoutes, accessTokensRoutes, membershipsRoutes, namespacesRoutes, branchesRoutes, protectedBranchesRoutes, protectedTagsRoutes, tagsRoutes, releasesRoutes, deployKeysRoutes];
   for (const plugin of plugins) await api.register(plugin(context));
 }

@@ -3,12 +3,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CoordinatorContext } from '../context.ts';
 import { GitAccess, GitHttpRefusal, type PersonalTokenResolver } from '../services/git-http/access.ts';
 import { classifyGitPath } from '../services/git-http/paths.ts';
-import type { BranchPushRules } from '../services/git-http/push-policy.ts';
+import type { BranchPushRules, TagPushRules } from '../services/git-http/push-policy.ts';
 import { GitHttpService } from '../services/git-http/service.ts';
 
 export interface GitHttpOptions {
   personalTokens: PersonalTokenResolver;
   branchRules: BranchPushRules;
+  tagRules?: TagPushRules;
 }
 
 const GIT_BODY_TYPES = ['application/x-git-upload-pack-request', 'application/x-git-receive-pack-request'];
@@ -26,6 +27,7 @@ export async function registerGitHttp(app: FastifyInstance, context: Coordinator
     projects: context.stores.projects,
     events: context.events,
     branchRules: options.branchRules,
+    tagRules: options.tagRules,
     hooksDir: path.join(context.config.dataDir, 'git-hooks'),
     logger: context.logger,
   });

@@ -29,7 +29,7 @@ export function wildcardMatches(pattern: string, branch: string): boolean {
 }
 
 /** Lower is more permissive, except 0 (no one) which is the least. */
-function morePermissive(a: ProtectionLevel, b: ProtectionLevel): ProtectionLevel {
+export function morePermissive(a: ProtectionLevel, b: ProtectionLevel): ProtectionLevel {
   if (a === 0) return b;
   if (b === 0) return a;
   return a < b ? a : b;
@@ -118,13 +118,18 @@ export class ProtectedBranchesService {
     await this.store.deleteForProject(projectId);
   }
 
-  private async allowed(project: ProjectRecord, actor: Actor, level: ProtectionLevel | undefined): Promise<boolean> {
-    if (actor?.is_admin) return true;
-    if (!(await this.permissions.canWriteRepository(project, actor))) return false;
-    if (level === undefined) return true;
-    if (level === 0) return false;
-    return this.permissions.projectLevelAtLeast(project, actor, level === 30 ? DEVELOPER : level);
+  private allowed(project: ProjectRecord, actor: Actor, level: ProtectionLevel | undefined): Promise<boolean> {
+    return mayActAtLevel(this.permissions, project, actor, level);
   }
+}
+
+/** Whether the actor may write to the repository at a protection level (undefined: unprotected); administrators always. */
+export async function mayActAtLevel(permissions: Permissions, project: ProjectRecord, actor: Actor, level: ProtectionLevel | undefined): Promise<boolean> {
+  if (actor?.is_admin) return true;
+  if (!(await permissions.canWriteRepository(project, actor))) return false;
+  if (level === undefined) return true;
+  if (level === 0) return false;
+  return permissions.projectLevelAtLeast(project, actor, level === 30 ? DEVELOPER : level);
 }
 
 export function ensureLevel(value: number, field: string): ProtectionLevel {

@@ -1,4 +1,4 @@
-import { GantryError, badRequestMessage, conflict, methodNotAllowed, notFound } from '../../shared/errors.ts';
+import { GantryError, badRequestMessage, conflict, forbidden, methodNotAllowed, notFound } from '../../shared/errors.ts';
 import type { GitTag } from '../../storage/git/types.ts';
 import type { ReleaseRecord } from '../../storage/types-repository.ts';
 import type { UserRecord } from '../../storage/types.ts';
@@ -6,6 +6,7 @@ import type { CoordinatorContext } from '../context.ts';
 import { isValidBranchName, matchesSearch, ZERO_SHA } from './branches.ts';
 import type { Actor } from './permissions.ts';
 import { RepositoryAccess, type ReadableRepository } from './repository/access.ts';
+import { PROTECTED_TAG_MESSAGES } from './protected-tags.ts';
 
 export interface TagView {
   tag: GitTag;
@@ -56,6 +57,7 @@ export class TagsService {
   async create(projectRef: string, actor: UserRecord, input: { name: string; ref: string; message?: string; releaseDescription?: string }): Promise<{ target: ReadableRepository; view: TagView }> {
     const target = await this.access.forWrite(projectRef, actor);
     if (!isValidBranchName(input.name)) throw methodNotAllowed('Tag name invalid');
+    if (!(await this.context.protectedTags.canCreate(target.project, actor, input.name))) throw methodNotAllowed(PROTECTED_TAG_MESSAGES.create);
     const repository = target.repository;
     const sha = repository ? await repository.resolveCommit(input.ref) : null;
     if (!repository || !sha) throw methodNotAllowed(`Target ${input.ref} is invalid`);
@@ -72,6 +74,7 @@ export class TagsService {
   async delete(projectRef: string, actor: UserRecord, name: string): Promise<void> {
     const target = await this.access.forWrite(projectRef, actor);
     const { tag } = await this.find(target, name);
+    if (!(await this.context.protectedTags.canDelete(target.project, actor, name))) throw forbidden(PROTECTED_TAG_MESSAGES.delete);
     if (!target.repository || !(await target.repository.deleteTag(name))) throw notFound('Tag');
     await this.context.stores.releases.delete(target.project.id, name);
     this.context.events.publishPush({ project_id: target.project.id, ref: `refs/tags/${name}`, before: tag.target, after: ZERO_SHA, user_id: actor.id });

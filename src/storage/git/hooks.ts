@@ -3,8 +3,11 @@ import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-/** What the pushing user may do to one ref named in the push. */
-export type RefPolicy = 'unprotected' | 'allowed' | 'denied';
+/**
+ * What the pushing user may do to one ref named in the push: branch states (the hook checks
+ * deletion and force pushes of `allowed` ones) and refusals of protected-tag changes.
+ */
+export type RefPolicy = 'unprotected' | 'allowed' | 'denied' | 'tag-create' | 'tag-update' | 'tag-delete';
 
 /** One ref update as git reports it to post-receive. */
 export interface RefUpdate {
@@ -18,6 +21,9 @@ export const PUSH_MESSAGES = {
   protectedForce: 'You are not allowed to force push code to a protected branch on this project.',
   protectedDelete: 'You can only delete protected branches using the web interface.',
   unchecked: 'The push was refused: it names refs the coordinator did not check.',
+  protectedTagCreate: 'You are not allowed to create this tag as it is protected.',
+  protectedTagUpdate: 'Protected tags cannot be updated.',
+  protectedTagDelete: 'You are not allowed to delete protected tags from this project. Only a project maintainer or owner can delete a protected tag.',
 } as const;
 
 /** Policies longer than this travel in a file (one environment string is limited to 128 KiB). */
@@ -32,7 +38,7 @@ const MAX_POLICY_IN_ENVIRONMENT = 32 * 1024;
  * GANTRY_PUSH_HOOKS the push did not come through the coordinator; nothing is enforced.
  */
 const PRE_RECEIVE = `#!/bin/sh
-# Installed by Gantry; rewritten before each push when it differs. Enforces protected branches for pushes over HTTP.
+# Installed by Gantry; rewritten before each push when it differs. Enforces protected branches and tags for pushes over HTTP.
 [ "\${GANTRY_PUSH_HOOKS:-}" = "1" ] || exit 0
 policy() {
   if [ -n "\${GANTRY_PUSH_POLICY_FILE:-}" ]; then cat "$GANTRY_PUSH_POLICY_FILE"; else printf '%s\\n' "\${GANTRY_PUSH_POLICY:-}"; fi
@@ -47,6 +53,11 @@ while read -r old new ref; do
     if [ "$policy_ref" = "$ref" ]; then echo "$policy_state"; break; fi
   done)
   [ -n "$state" ] || continue
+  case "$state" in
+    tag-create) echo "${PUSH_MESSAGES.protectedTagCreate}" >&2; refused=1; continue ;;
+    tag-update) echo "${PUSH_MESSAGES.protectedTagUpdate}" >&2; refused=1; continue ;;
+    tag-delete) echo "${PUSH_MESSAGES.protectedTagDelete}" >&2; refused=1; continue ;;
+  esac
   case "$new" in *[!0]*) deleting=0 ;; *) deleting=1 ;; esac
   case "$old" in *[!0]*) creating=0 ;; *) creating=1 ;; esac
   if [ "$deleting" = 1 ]; then

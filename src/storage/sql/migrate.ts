@@ -8,6 +8,7 @@ import { repositoryProtection } from './migrations/005-repository-protection.ts'
 import { releaseDetails } from './migrations/006-release-details.ts';
 import { tokenDetails } from './migrations/007-token-details.ts';
 import { userUpdatedAt } from './migrations/008-user-updated-at.ts';
+import { protectedTags } from './migrations/009-protected-tags.ts';
 
 /** Ordered migrations; names never change once released. */
 const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
@@ -18,6 +19,7 @@ const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
   ['006-release-details', releaseDetails],
   ['007-token-details', tokenDetails],
   ['008-user-updated-at', userUpdatedAt],
+  ['009-protected-tags', protectedTags],
 ];
 
 class InlineMigrationProvider implements MigrationProvider {

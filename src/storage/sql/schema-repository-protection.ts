@@ -11,6 +11,15 @@ export interface ProtectedBranchesTable {
   updated_at: string;
 }
 
+/** Migration 009. */
+export interface ProtectedTagsTable {
+  id: Generated<number>;
+  project_id: number;
+  name: string;
+  create_access_level: number;
+  created_at: string;
+}
+
 export interface ReleasesTable {
   id: Generated<number>;
   project_id: number;

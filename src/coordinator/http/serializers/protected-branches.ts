@@ -1,4 +1,4 @@
-import type { ProtectedBranchRecord, ProtectionLevel } from '../../../storage/types-repository.ts';
+import type { ProtectedBranchRecord, ProtectedTagRecord, ProtectionLevel } from '../../../storage/types-repository.ts';
 
 export interface AccessLevelJson {
   access_level: ProtectionLevel;
@@ -25,4 +25,13 @@ export function serializeProtectedBranch(rule: ProtectedBranchRecord): Protected
     push_access_levels: [accessLevel(rule.push_access_level)],
     merge_access_levels: [accessLevel(rule.merge_access_level)],
   };
+}
+
+export interface ProtectedTagJson {
+  name: string;
+  create_access_levels: AccessLevelJson[];
+}
+
+export function serializeProtectedTag(rule: ProtectedTagRecord): ProtectedTagJson {
+  return { name: rule.name, create_access_levels: [accessLevel(rule.create_access_level)] };
 }

@@ -8,30 +8,52 @@ export interface BranchPushRules {
   canPush(project: ProjectRecord, actor: UserRecord | null, branch: string): Promise<boolean>;
 }
 
+/** The part of the protected-tags service a push needs (ProtectedTagsService fits). */
+export interface TagPushRules {
+  protectionFor(project: ProjectRecord, tag: string): Promise<unknown>;
+  canCreate(project: ProjectRecord, actor: UserRecord | null, tag: string): Promise<boolean>;
+  canDelete(project: ProjectRecord, actor: UserRecord | null, tag: string): Promise<boolean>;
+}
+
 const BRANCH_PREFIX = 'refs/heads/';
+const TAG_PREFIX = 'refs/tags/';
+const isZero = (id: string): boolean => /^0+$/.test(id);
 
 /**
  * The policy the pre-receive hook applies: for each ref the push names, whether it is a
- * protected branch and whether this user may push to it. Refs outside refs/heads/ are not
- * protected here (protected tags are not modelled).
+ * protected branch and whether this user may push to it, or which protected-tag change is
+ * refused (creating without the level, moving, deleting without Maintainer). Other refs are
+ * unprotected; so are tags when no tag rules are given.
  */
 export async function computePushPolicy(
   rules: BranchPushRules,
   project: ProjectRecord,
   user: UserRecord,
   commands: readonly RefCommand[],
+  tagRules?: TagPushRules,
 ): Promise<Map<string, RefPolicy>> {
   const policy = new Map<string, RefPolicy>();
-  for (const { ref } of commands) {
+  for (const command of commands) {
+    const { ref } = command;
     if (policy.has(ref)) continue;
-    if (!ref.startsWith(BRANCH_PREFIX)) {
+    if (ref.startsWith(BRANCH_PREFIX)) {
+      const branch = ref.slice(BRANCH_PREFIX.length);
+      const protection = await rules.protectionFor(project, branch);
+      if (protection === null || protection === undefined) policy.set(ref, 'unprotected');
+      else policy.set(ref, (await rules.canPush(project, user, branch)) ? 'allowed' : 'denied');
+    } else if (ref.startsWith(TAG_PREFIX) && tagRules) {
+      policy.set(ref, await tagPolicy(tagRules, project, user, command, ref.slice(TAG_PREFIX.length)));
+    } else {
       policy.set(ref, 'unprotected');
-      continue;
     }
-    const branch = ref.slice(BRANCH_PREFIX.length);
-    const protection = await rules.protectionFor(project, branch);
-    if (protection === null || protection === undefined) policy.set(ref, 'unprotected');
-    else policy.set(ref, (await rules.canPush(project, user, branch)) ? 'allowed' : 'denied');
   }
   return policy;
+}
+
+async function tagPolicy(rules: TagPushRules, project: ProjectRecord, user: UserRecord, command: RefCommand, tag: string): Promise<RefPolicy> {
+  const protection = await rules.protectionFor(project, tag);
+  if (protection === null || protection === undefined) return 'unprotected';
+  if (isZero(command.after)) return (await rules.canDelete(project, user, tag)) ? 'unprotected' : 'tag-delete';
+  if (isZero(command.before)) return (await rules.canCreate(project, user, tag)) ? 'unprotected' : 'tag-create';
+  return 'tag-update';
 }

@@ -9,7 +9,7 @@ import type { CoordinatorEvents } from '../events.ts';
 import type { Lookup } from '../lookup.ts';
 import { GitHttpRefusal, REFUSALS, type GitAccess, type GitIdentity } from './access.ts';
 import type { GitPath } from './paths.ts';
-import { computePushPolicy, type BranchPushRules } from './push-policy.ts';
+import { computePushPolicy, type BranchPushRules, type TagPushRules } from './push-policy.ts';
 import { MalformedPushError, readReceiveCommands } from './receive-commands.ts';
 
 export interface GitHttpRequest {
@@ -38,6 +38,8 @@ export interface GitHttpDependencies {
   projects: ProjectsStore;
   events: CoordinatorEvents;
   branchRules: BranchPushRules;
+  /** Protected tags; without them tags are unprotected. */
+  tagRules?: TagPushRules;
   /** Shared hooks directory every push points core.hooksPath at. */
   hooksDir: string;
   logger: Logger;
@@ -80,7 +82,7 @@ export class GitHttpService {
     const received = await readReceiveCommands(body).catch((error: unknown) => {
       throw error instanceof MalformedPushError ? new GitHttpRefusal(400, `The push request is malformed: ${error.message}`) : error;
     });
-    const policy = await computePushPolicy(this.deps.branchRules, project, user, received.commands);
+    const policy = await computePushPolicy(this.deps.branchRules, project, user, received.commands, this.deps.tagRules);
     const hooks = await preparePushHooks(this.deps.hooksDir, policy, received.commands.length);
     const response = await runHttpBackend({
       ...this.backendBasics(request, identity, repositoryPath),

@@ -11,6 +11,7 @@ import { SqlProjectGroupLinksStore } from './project-group-links.ts';
 import { SqlProjectQueriesStore } from './project-queries.ts';
 import { SqlProjectsStore } from './projects.ts';
 import { SqlProtectedBranchesStore } from './protected-branches.ts';
+import { SqlProtectedTagsStore } from './protected-tags.ts';
 import { SqlReleasesStore } from './releases.ts';
 import { SqlSettingsStore } from './settings.ts';
 import { SqlTokensStore } from './tokens.ts';
@@ -35,6 +36,7 @@ export function createSqlStores(db: Db) {
     sshKeys: new SqlSshKeysStore(db),
     gpgKeys: new SqlGpgKeysStore(db),
     protectedBranches: new SqlProtectedBranchesStore(db),
+    protectedTags: new SqlProtectedTagsStore(db),
     releases: new SqlReleasesStore(db),
     deployKeys: new SqlDeployKeysStore(db),
     userLifecycle: new SqlUserLifecycleStore(db),

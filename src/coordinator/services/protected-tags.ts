@@ -1,0 +1,62 @@
+import { conflict, notFound } from '../../shared/errors.ts';
+import { PUSH_MESSAGES } from '../../storage/git/hooks.ts';
+import type { ProtectedTagRecord, ProtectedTagsStore, ProtectionLevel } from '../../storage/types-repository.ts';
+import type { ProjectRecord } from '../../storage/types.ts';
+import type { Actor, Permissions } from './permissions.ts';
+import { mayActAtLevel, morePermissive, wildcardMatches } from './protected-branches.ts';
+
+/** The same words for the API and for git pushes (the pre-receive hook prints them). */
+export const PROTECTED_TAG_MESSAGES = {
+  create: PUSH_MESSAGES.protectedTagCreate,
+  update: PUSH_MESSAGES.protectedTagUpdate,
+  delete: PUSH_MESSAGES.protectedTagDelete,
+} as const;
+
+/**
+ * Protected tags (names or `*` wildcards): creating a matching tag needs the rule's
+ * create_access_level (the most permissive of matching rules), a protected tag never moves,
+ * and only maintainers delete one.
+ */
+export class ProtectedTagsService {
+  constructor(
+    private readonly store: ProtectedTagsStore,
+    private readonly permissions: Permissions,
+  ) {}
+
+  /** The create level of the rules matching `tag`, or null when it is not protected. */
+  async protectionFor(project: ProjectRecord, tag: string): Promise<ProtectionLevel | null> {
+    const matching = (await this.store.listForProject(project.id)).filter((rule) => wildcardMatches(rule.name, tag));
+    if (matching.length === 0) return null;
+    return matching.map((rule) => rule.create_access_level).reduce(morePermissive);
+  }
+
+  async canCreate(project: ProjectRecord, actor: Actor, tag: string): Promise<boolean> {
+    return mayActAtLevel(this.permissions, project, actor, (await this.protectionFor(project, tag)) ?? undefined);
+  }
+
+  /** Deleting a protected tag takes a maintainer; an unprotected one, write access. */
+  async canDelete(project: ProjectRecord, actor: Actor, tag: string): Promise<boolean> {
+    const protectedTag = (await this.protectionFor(project, tag)) !== null;
+    return mayActAtLevel(this.permissions, project, actor, protectedTag ? 40 : undefined);
+  }
+
+  list(project: ProjectRecord): Promise<ProtectedTagRecord[]> {
+    return this.store.listForProject(project.id);
+  }
+
+  async find(project: ProjectRecord, name: string): Promise<ProtectedTagRecord> {
+    const rule = await this.store.find(project.id, name);
+    if (!rule) throw notFound();
+    return rule;
+  }
+
+  async create(project: ProjectRecord, name: string, createAccessLevel: ProtectionLevel): Promise<ProtectedTagRecord> {
+    const rule = await this.store.create({ project_id: project.id, name, create_access_level: createAccessLevel, created_at: new Date().toISOString() });
+    if (!rule) throw conflict(`Protected tag '${name}' already exists`);
+    return rule;
+  }
+
+  async remove(project: ProjectRecord, name: string): Promise<boolean> {
+    return this.store.delete(project.id, name);
+  }
+}

@@ -8,6 +8,8 @@ export interface ProtectedBranchRecord {
   name: string;
   push_access_level: ProtectionLevel;
   merge_access_level: ProtectionLevel;
+  /** Pushers allowed by push_access_level may also rewrite the branch. */
+  allow_force_push: boolean;
   created_at: string;
   updated_at: string;
 }

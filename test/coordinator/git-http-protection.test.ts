@@ -192,4 +192,25 @@ describe('git over HTTP: default branch protection through the coordinator', () 
       else assert.ok(push.stderr.includes(MESSAGES.push), push.stderr);
     }
   });
+
+  it('lets allowed pushers force push to a branch whose rule allows it, and only there', async () => {
+    const gantry = await wired();
+    const maintainer = await makeUser(gantry.gantry, 'forcer');
+    const group = await makeGroup(gantry.gantry, 'forced');
+    const project = await gantry.project(group.id, 'app', { withReadme: true });
+    await addMember(gantry.gantry, { type: 'project', id: project.id }, maintainer.id, 40);
+    const rules = `/projects/${project.id}/protected_branches`;
+    const created = await gantry.gantry.api('POST', rules, { body: { name: 'hotfix/*', allow_force_push: true } });
+    assert.equal(created.json.allow_force_push, true);
+    await gantry.gantry.api('POST', rules, { body: { name: 'stable' } });
+    const cwd = path.join(gantry.workDir, 'forced');
+    assert.equal((await gantry.git(['clone', gantry.url('forced/app', { user: maintainer.username, secret: maintainer.token }), 'forced'])).code, 0);
+    await gantry.git(['commit', '--allow-empty', '-m', 'one'], { cwd });
+    for (const branch of ['hotfix/1', 'stable']) assert.equal((await gantry.git(['push', 'origin', `HEAD:refs/heads/${branch}`], { cwd })).code, 0);
+    await gantry.git(['commit', '--amend', '--allow-empty', '-m', 'rewritten'], { cwd });
+    const forced = await gantry.git(['push', '--force', 'origin', 'HEAD:refs/heads/hotfix/1'], { cwd });
+    assert.equal(forced.code, 0, forced.stderr);
+    const refused = await gantry.git(['push', '--force', 'origin', 'HEAD:refs/heads/stable'], { cwd });
+    assert.ok(refused.stderr.includes(MESSAGES.force), refused.stderr);
+  });
 });

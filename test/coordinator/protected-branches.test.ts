@@ -39,6 +39,7 @@ describe('protected branches API and ProtectedBranchesService', () => {
       name: 'main',
       push_access_levels: [{ access_level: 40, access_level_description: 'Maintainers' }],
       merge_access_levels: [{ access_level: 40, access_level_description: 'Maintainers' }],
+      allow_force_push: false,
     });
     const wildcard = await fx.gantry.api('POST', url(), { body: { name: 'release/*', push_access_level: 30, merge_access_level: 0 } });
     assert.equal(wildcard.status, 201);
@@ -86,7 +87,7 @@ describe('protected branches API and ProtectedBranchesService', () => {
     assert.equal(await rules.canPush(project, developer, 'free'), true);
     assert.equal(await rules.canPush(project, await user(fx.reporter.id), 'free'), false);
     assert.equal(await rules.protectionFor(project, 'free'), null);
-    assert.deepEqual(await rules.protectionFor(project, 'release/2'), { pattern: 'release/*', push_access_level: 30, merge_access_level: 0, fromDefaultBranchSetting: false });
+    assert.deepEqual(await rules.protectionFor(project, 'release/2'), { pattern: 'release/*', push_access_level: 30, merge_access_level: 0, allow_force_push: false, fromDefaultBranchSetting: false });
     const branch = await fx.gantry.api('GET', `/projects/${project.id}/repository/branches/main`, { token: fx.developer.token });
     assert.equal(branch.json.protected, true);
     assert.equal(branch.json.can_push, false);

@@ -42,8 +42,9 @@ export function protectedBranchesRoutes(context: CoordinatorContext): FastifyPlu
       const name = params.requiredString('name');
       const push = ensureLevel(params.int('push_access_level') ?? 40, 'push_access_level');
       const merge = ensureLevel(params.int('merge_access_level') ?? 40, 'merge_access_level');
+      const allowForcePush = params.bool('allow_force_push') ?? false;
       const target = await branches.forMaintainer(request.params.id, requireActor(request));
-      return reply.code(201).send(serializeProtectedBranch(await rules.create(target.project, name, push, merge)));
+      return reply.code(201).send(serializeProtectedBranch(await rules.create(target.project, name, push, merge, allowForcePush)));
     });
 
     api.delete<{ Params: RulePath }>(`${base}/:name`, async (request, reply) => {

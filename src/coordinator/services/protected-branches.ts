@@ -9,6 +9,8 @@ export interface BranchProtection {
   pattern: string;
   push_access_level: ProtectionLevel;
   merge_access_level: ProtectionLevel;
+  /** Whether any matching rule allows force pushes (never for the default-branch setting). */
+  allow_force_push: boolean;
   /** True when the protection comes from application setting default_branch_protection. */
   fromDefaultBranchSetting: boolean;
 }
@@ -54,7 +56,7 @@ export class ProtectedBranchesService {
   async protectionFor(project: ProjectRecord, branch: string): Promise<BranchProtection | null> {
     const rules = await this.store.listForProject(project.id);
     const exact = rules.find((rule) => rule.name === branch);
-    if (exact) return { pattern: exact.name, push_access_level: exact.push_access_level, merge_access_level: exact.merge_access_level, fromDefaultBranchSetting: false };
+    if (exact) return { pattern: exact.name, push_access_level: exact.push_access_level, merge_access_level: exact.merge_access_level, allow_force_push: exact.allow_force_push, fromDefaultBranchSetting: false };
     const matching = rules.filter((rule) => wildcardMatches(rule.name, branch));
     if (matching.length > 0) {
       const [first, ...others] = matching;
@@ -63,14 +65,15 @@ export class ProtectedBranchesService {
           ...merged,
           push_access_level: morePermissive(merged.push_access_level, rule.push_access_level),
           merge_access_level: morePermissive(merged.merge_access_level, rule.merge_access_level),
+          allow_force_push: merged.allow_force_push || rule.allow_force_push,
         }),
-        { pattern: first.name, push_access_level: first.push_access_level, merge_access_level: first.merge_access_level, fromDefaultBranchSetting: false },
+        { pattern: first.name, push_access_level: first.push_access_level, merge_access_level: first.merge_access_level, allow_force_push: first.allow_force_push, fromDefaultBranchSetting: false },
       );
     }
     if (project.default_branch !== null && project.default_branch === branch) {
       const setting = (await this.settings.values()).default_branch_protection;
       const levels = DEFAULT_BRANCH_LEVELS[setting] ?? null;
-      if (levels) return { pattern: branch, push_access_level: levels[0], merge_access_level: levels[1], fromDefaultBranchSetting: true };
+      if (levels) return { pattern: branch, push_access_level: levels[0], merge_access_level: levels[1], allow_force_push: false, fromDefaultBranchSetting: true };
     }
     return null;
   }
@@ -81,6 +84,11 @@ export class ProtectedBranchesService {
 
   async canPush(project: ProjectRecord, actor: UserRecord | null, branch: string): Promise<boolean> {
     return this.allowed(project, actor, (await this.protectionFor(project, branch))?.push_access_level);
+  }
+
+  /** Whether a rule for the branch allows force pushes (to those who may push at all). */
+  async allowsForcePush(project: ProjectRecord, branch: string): Promise<boolean> {
+    return (await this.protectionFor(project, branch))?.allow_force_push ?? false;
   }
 
   async canMerge(project: ProjectRecord, actor: UserRecord | null, branch: string): Promise<boolean> {
@@ -97,10 +105,10 @@ export class ProtectedBranchesService {
     return rule;
   }
 
-  async create(project: ProjectRecord, name: string, push: ProtectionLevel, merge: ProtectionLevel): Promise<ProtectedBranchRecord> {
+  async create(project: ProjectRecord, name: string, push: ProtectionLevel, merge: ProtectionLevel, allowForcePush = false): Promise<ProtectedBranchRecord> {
     if (await this.store.find(project.id, name)) throw conflict(`Protected branch '${name}' already exists`);
     const now = new Date().toISOString();
-    return this.store.create({ project_id: project.id, name, push_access_level: push, merge_access_level: merge, created_at: now, updated_at: now });
+    return this.store.create({ project_id: project.id, name, push_access_level: push, merge_access_level: merge, allow_force_push: allowForcePush, created_at: now, updated_at: now });
   }
 
   /** Creates or updates the exact-name rule (the deprecated branches/:branch/protect). */

@@ -7,7 +7,7 @@ import path from 'node:path';
  * What the pushing user may do to one ref named in the push: branch states (the hook checks
  * deletion and force pushes of `allowed` ones) and refusals of protected-tag changes.
  */
-export type RefPolicy = 'unprotected' | 'allowed' | 'denied' | 'tag-create' | 'tag-update' | 'tag-delete';
+export type RefPolicy = 'unprotected' | 'allowed' | 'allowed-force' | 'denied' | 'tag-create' | 'tag-update' | 'tag-delete';
 
 /** One ref update as git reports it to post-receive. */
 export interface RefUpdate {
@@ -62,9 +62,9 @@ while read -r old new ref; do
   case "$old" in *[!0]*) creating=0 ;; *) creating=1 ;; esac
   if [ "$deleting" = 1 ]; then
     echo "${PUSH_MESSAGES.protectedDelete}" >&2; refused=1
-  elif [ "$state" != allowed ]; then
+  elif [ "$state" != allowed ] && [ "$state" != allowed-force ]; then
     echo "${PUSH_MESSAGES.protectedPush}" >&2; refused=1
-  elif [ "$creating" = 0 ] && ! git merge-base --is-ancestor "$old" "$new" 2>/dev/null; then
+  elif [ "$state" = allowed ] && [ "$creating" = 0 ] && ! git merge-base --is-ancestor "$old" "$new" 2>/dev/null; then
     echo "${PUSH_MESSAGES.protectedForce}" >&2; refused=1
   fi
 done

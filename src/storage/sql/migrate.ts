@@ -9,6 +9,7 @@ import { releaseDetails } from './migrations/006-release-details.ts';
 import { tokenDetails } from './migrations/007-token-details.ts';
 import { userUpdatedAt } from './migrations/008-user-updated-at.ts';
 import { protectedTags } from './migrations/009-protected-tags.ts';
+import { protectedBranchForcePush } from './migrations/010-force-push.ts';
 
 /** Ordered migrations; names never change once released. */
 const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
@@ -20,6 +21,7 @@ const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
   ['007-token-details', tokenDetails],
   ['008-user-updated-at', userUpdatedAt],
   ['009-protected-tags', protectedTags],
+  ['010-force-push', protectedBranchForcePush],
 ];
 
 class InlineMigrationProvider implements MigrationProvider {

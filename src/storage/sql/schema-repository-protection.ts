@@ -7,6 +7,7 @@ export interface ProtectedBranchesTable {
   name: string;
   push_access_level: number;
   merge_access_level: number;
+  allow_force_push: number;
   created_at: string;
   updated_at: string;
 }

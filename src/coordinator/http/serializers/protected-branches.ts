@@ -10,6 +10,7 @@ export interface ProtectedBranchJson {
   name: string;
   push_access_levels: AccessLevelJson[];
   merge_access_levels: AccessLevelJson[];
+  allow_force_push: boolean;
 }
 
 const DESCRIPTIONS: Record<ProtectionLevel, string> = { 0: 'No one', 30: 'Developers + Maintainers', 40: 'Maintainers' };
@@ -24,6 +25,7 @@ export function serializeProtectedBranch(rule: ProtectedBranchRecord): Protected
     name: rule.name,
     push_access_levels: [accessLevel(rule.push_access_level)],
     merge_access_levels: [accessLevel(rule.merge_access_level)],
+    allow_force_push: rule.allow_force_push,
   };
 }
 

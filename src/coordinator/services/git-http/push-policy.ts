@@ -6,6 +6,8 @@ import type { RefCommand } from './receive-commands.ts';
 export interface BranchPushRules {
   protectionFor(project: ProjectRecord, branch: string): Promise<unknown>;
   canPush(project: ProjectRecord, actor: UserRecord | null, branch: string): Promise<boolean>;
+  /** Whether the branch's rules let those who may push also force push; never when absent. */
+  allowsForcePush?(project: ProjectRecord, branch: string): Promise<boolean>;
 }
 
 /** The part of the protected-tags service a push needs (ProtectedTagsService fits). */
@@ -40,7 +42,8 @@ export async function computePushPolicy(
       const branch = ref.slice(BRANCH_PREFIX.length);
       const protection = await rules.protectionFor(project, branch);
       if (protection === null || protection === undefined) policy.set(ref, 'unprotected');
-      else policy.set(ref, (await rules.canPush(project, user, branch)) ? 'allowed' : 'denied');
+      else if (!(await rules.canPush(project, user, branch))) policy.set(ref, 'denied');
+      else policy.set(ref, (await rules.allowsForcePush?.(project, branch)) ? 'allowed-force' : 'allowed');
     } else if (ref.startsWith(TAG_PREFIX) && tagRules) {
       policy.set(ref, await tagPolicy(tagRules, project, user, command, ref.slice(TAG_PREFIX.length)));
     } else {

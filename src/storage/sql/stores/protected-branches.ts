@@ -7,6 +7,7 @@ interface ProtectedBranchRow {
   name: string;
   push_access_level: number;
   merge_access_level: number;
+  allow_force_push: number;
   created_at: string;
   updated_at: string;
 }
@@ -16,7 +17,12 @@ function toLevel(value: number): ProtectionLevel {
 }
 
 function toRecord(row: ProtectedBranchRow): ProtectedBranchRecord {
-  return { ...row, push_access_level: toLevel(row.push_access_level), merge_access_level: toLevel(row.merge_access_level) };
+  return {
+    ...row,
+    push_access_level: toLevel(row.push_access_level),
+    merge_access_level: toLevel(row.merge_access_level),
+    allow_force_push: Boolean(row.allow_force_push),
+  };
 }
 
 export class SqlProtectedBranchesStore implements ProtectedBranchesStore {
@@ -33,7 +39,8 @@ export class SqlProtectedBranchesStore implements ProtectedBranchesStore {
   }
 
   async create(rule: Omit<ProtectedBranchRecord, 'id'>): Promise<ProtectedBranchRecord> {
-    return toRecord(await this.db.insertInto('protected_branches').values(rule).returningAll().executeTakeFirstOrThrow());
+    const row = { ...rule, allow_force_push: rule.allow_force_push ? 1 : 0 };
+    return toRecord(await this.db.insertInto('protected_branches').values(row).returningAll().executeTakeFirstOrThrow());
   }
 
   async update(id: number, levels: { push_access_level: ProtectionLevel; merge_access_level: ProtectionLevel; updated_at: string }): Promise<ProtectedBranchRecord> {

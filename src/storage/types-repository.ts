@@ -67,6 +67,32 @@ export interface ReleasesStore {
   deleteForProject(projectId: number): Promise<void>;
 }
 
+export const RELEASE_LINK_TYPES = ['other', 'runbook', 'image', 'package'] as const;
+export type ReleaseLinkType = (typeof RELEASE_LINK_TYPES)[number];
+
+/** An asset link of a release: a URL, optionally served under a stable `filepath`. */
+export interface ReleaseLinkRecord {
+  id: number;
+  release_id: number;
+  name: string;
+  url: string;
+  /** `/path/in/release` for the stable download URL, or null. */
+  filepath: string | null;
+  link_type: ReleaseLinkType;
+  created_at: string;
+}
+
+export type ReleaseLinkChanges = Partial<Pick<ReleaseLinkRecord, 'name' | 'url' | 'filepath' | 'link_type'>>;
+
+export interface ReleaseLinksStore {
+  /** Links of each release, oldest first. */
+  listForReleases(releaseIds: readonly number[]): Promise<Map<number, ReleaseLinkRecord[]>>;
+  find(releaseId: number, id: number): Promise<ReleaseLinkRecord | null>;
+  create(link: Omit<ReleaseLinkRecord, 'id'>): Promise<ReleaseLinkRecord>;
+  update(id: number, changes: ReleaseLinkChanges): Promise<ReleaseLinkRecord>;
+  delete(id: number): Promise<void>;
+}
+
 export interface DeployKeyRecord {
   id: number;
   title: string;

@@ -95,11 +95,15 @@ describe('Releases API', () => {
     assert.equal((await gantry.api('PUT', `${base}/v1.0`, { body: { released_at: 'yesterday' } })).status, 400);
   });
 
-  it('refuses milestones that do not exist and asset links', async () => {
+  it('refuses milestones that do not exist and bad asset links, writing nothing', async () => {
     const milestone = await gantry.api('PUT', `${base}/v1.0`, { body: { milestones: ['v1'] } });
     assert.deepEqual([milestone.status, milestone.json], [400, { message: 'Milestone(s) not found: v1' }]);
-    const links = await gantry.api('POST', base, { body: { tag_name: 'v1.1', ref: 'main', assets: { links: [{ name: 'bin', url: 'https://example.com/bin' }] } } });
-    assert.equal(links.status, 400);
+    const links = await gantry.api('POST', base, { body: { tag_name: 'v1.1', ref: 'main', assets: { links: [{ name: 'bin', url: 'javascript:alert(1)' }] } } });
+    assert.deepEqual([links.status, links.json], [400, { message: { url: ['is blocked: Only allowed schemes are http, https, ftp'] } }]);
+    const twice = { name: 'bin', url: 'https://example.com/bin' };
+    const duplicate = await gantry.api('POST', base, { body: { tag_name: 'v1.1', ref: 'main', assets: { links: [twice, twice] } } });
+    assert.equal(duplicate.status, 400);
+    assert.equal((await gantry.api('GET', `${repository}/tags/v1.1`)).status, 404, 'no tag was created either');
   });
 
   it('applies permissions: reporters read, developers write, maintainers delete, strangers see nothing', async () => {

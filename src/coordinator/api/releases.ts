@@ -1,5 +1,4 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { badRequestMessage } from '../../shared/errors.ts';
 import type { CoordinatorContext } from '../context.ts';
 import { requireActor } from '../http/auth.ts';
 import { pageRequest, setPaginationHeaders, slicePage } from '../http/pagination.ts';
@@ -8,6 +7,7 @@ import { paramsOf } from '../http/request-params.ts';
 import { serializeReleaseDetail } from '../http/serializers/releases.ts';
 import type { ReadableRepository } from '../services/repository/access.ts';
 import { ReleasesService, type ReleaseInput } from '../services/releases.ts';
+import { parseAssetLinks } from './release-links.ts';
 
 interface ProjectPath {
   id: string;
@@ -48,7 +48,7 @@ export function releasesRoutes(context: CoordinatorContext): FastifyPluginAsync 
       const params = paramsOf(request);
       const tagName = params.requiredString('tag_name');
       const ref = params.string('ref') || undefined;
-      const { target, view } = await releases.create(request.params.id, actor, tagName, ref, releaseInput(params));
+      const { target, view } = await releases.create(request.params.id, actor, tagName, ref, { ...releaseInput(params), links: parseAssetLinks(params) });
       return reply.code(201).send(serializeReleaseDetail(view, urls(target)));
     });
 
@@ -66,7 +66,6 @@ export function releasesRoutes(context: CoordinatorContext): FastifyPluginAsync 
 }
 
 function releaseInput(params: Params): ReleaseInput {
-  if (params.has('assets')) throw badRequestMessage('Release asset links are not supported');
   return {
     name: params.string('name'),
     description: params.string('description'),

@@ -1,10 +1,11 @@
 import { badRequestMessage, conflict, forbidden, GantryError, unprocessable } from '../../shared/errors.ts';
 import type { GitTag } from '../../storage/git/types.ts';
-import type { ReleaseChanges, ReleaseRecord } from '../../storage/types-repository.ts';
+import type { ReleaseChanges, ReleaseLinkRecord, ReleaseRecord } from '../../storage/types-repository.ts';
 import type { UserRecord } from '../../storage/types.ts';
 import type { CoordinatorContext } from '../context.ts';
 import type { Actor } from './permissions.ts';
 import { RepositoryAccess, type ReadableRepository } from './repository/access.ts';
+import { checkNewReleaseLinks, ReleaseLinksService, type ReleaseLinkInput } from './release-links.ts';
 import { TagsService } from './tags.ts';
 
 const MAINTAINER = 40;
@@ -14,6 +15,7 @@ export interface ReleaseView {
   /** null when the tag is gone (it was deleted outside the API). */
   tag: GitTag | null;
   author: UserRecord | null;
+  links: ReleaseLinkRecord[];
 }
 
 export interface ReleaseInput {
@@ -21,6 +23,8 @@ export interface ReleaseInput {
   description?: string;
   releasedAt?: string;
   milestones?: string[];
+  /** `assets[links]` on creation. */
+  links?: ReleaseLinkInput[];
 }
 
 export interface ReleaseListQuery {
@@ -67,6 +71,7 @@ export class ReleasesService {
   async create(projectRef: string, actor: UserRecord, tagName: string, ref: string | undefined, input: ReleaseInput): Promise<{ target: ReadableRepository; view: ReleaseView }> {
     let target: ReadableRepository = await this.access.forWrite(projectRef, actor);
     checkMilestones(input.milestones);
+    checkNewReleaseLinks(input.links ?? []);
     if (await this.context.stores.releases.find(target.project.id, tagName)) throw conflict('Release already exists');
     const tag = target.repository ? await target.repository.tag(tagName) : null;
     if (!tag) {
@@ -74,10 +79,12 @@ export class ReleasesService {
       target = (await this.tags.create(projectRef, actor, { name: tagName, ref })).target;
     }
     const now = new Date().toISOString();
-    await this.context.stores.releases.create({
+    const release = await this.context.stores.releases.create({
       project_id: target.project.id, tag_name: tagName, description: input.description ?? '', name: input.name ?? tagName,
       released_at: input.releasedAt ?? now, author_id: actor.id, created_at: now, updated_at: now,
     });
+    const links = new ReleaseLinksService(this.context);
+    for (const link of input.links ?? []) await links.add(release, link);
     return { target, view: await this.find(target, tagName) };
   }
 
@@ -107,10 +114,12 @@ export class ReleasesService {
     const tags = new Map((target.repository ? await target.repository.tags() : []).map((tag) => [tag.name, tag]));
     const authorIds = [...new Set(releases.flatMap((release) => (release.author_id === null ? [] : [release.author_id])))];
     const authors = new Map((await this.context.stores.users.findByIds(authorIds)).map((user) => [user.id, user]));
+    const links = await this.context.stores.releaseLinks.listForReleases(releases.map((release) => release.id));
     return releases.map((release) => ({
       release,
       tag: tags.get(release.tag_name) ?? null,
       author: release.author_id === null ? null : (authors.get(release.author_id) ?? null),
+      links: links.get(release.id) ?? [],
     }));
   }
 }

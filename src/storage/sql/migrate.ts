@@ -10,6 +10,7 @@ import { tokenDetails } from './migrations/007-token-details.ts';
 import { userUpdatedAt } from './migrations/008-user-updated-at.ts';
 import { protectedTags } from './migrations/009-protected-tags.ts';
 import { protectedBranchForcePush } from './migrations/010-force-push.ts';
+import { releaseLinks } from './migrations/011-release-links.ts';
 
 /** Ordered migrations; names never change once released. */
 const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
@@ -22,6 +23,7 @@ const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
   ['008-user-updated-at', userUpdatedAt],
   ['009-protected-tags', protectedTags],
   ['010-force-push', protectedBranchForcePush],
+  ['011-release-links', releaseLinks],
 ];
 
 class InlineMigrationProvider implements MigrationProvider {

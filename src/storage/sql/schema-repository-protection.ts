@@ -33,6 +33,17 @@ export interface ReleasesTable {
   updated_at: string;
 }
 
+/** Migration 011. */
+export interface ReleaseLinksTable {
+  id: Generated<number>;
+  release_id: number;
+  name: string;
+  url: string;
+  filepath: string | null;
+  link_type: string;
+  created_at: string;
+}
+
 export interface DeployKeysTable {
   id: Generated<number>;
   title: string;

@@ -1,6 +1,6 @@
 import type { Generated } from 'kysely';
 import type { CommitCommentsTable } from './schema-commit-comments.ts';
-import type { DeployKeysProjectsTable, DeployKeysTable, ProtectedBranchesTable, ProtectedTagsTable, ReleasesTable } from './schema-repository-protection.ts';
+import type { DeployKeysProjectsTable, DeployKeysTable, ProtectedBranchesTable, ProtectedTagsTable, ReleaseLinksTable, ReleasesTable } from './schema-repository-protection.ts';
 
 /**
  * Table types shared by SQLite and PostgreSQL. Portable choices: booleans are integers 0/1,
@@ -191,6 +191,7 @@ export interface DatabaseSchema {
   commit_comments: CommitCommentsTable;
   protected_branches: ProtectedBranchesTable;
   protected_tags: ProtectedTagsTable;
+  release_links: ReleaseLinksTable;
   releases: ReleasesTable;
   deploy_keys: DeployKeysTable;
   deploy_keys_projects: DeployKeysProjectsTable;

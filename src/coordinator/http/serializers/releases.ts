@@ -1,5 +1,6 @@
 import type { ReleaseView } from '../../services/releases.ts';
 import { releasedAt } from '../../services/releases.ts';
+import type { ReleaseLinkRecord } from '../../../storage/types-repository.ts';
 import { serializeCommit, type CommitJson, type CommitUrlBase } from './commits.ts';
 import { serializeUserBasic, type UserBasicJson } from './user-basic.ts';
 
@@ -16,12 +17,35 @@ export interface ReleaseDetailJson {
   upcoming_release: boolean;
   commit_path: string | null;
   tag_path: string;
-  assets: { count: number; sources: Array<{ format: string; url: string }>; links: never[] };
+  assets: { count: number; sources: Array<{ format: string; url: string }>; links: ReleaseLinkJson[] };
   evidences: never[];
   _links: { self: string; edit_url: string };
 }
 
 const pathOf = (name: string): string => name.split('/').map(encodeURIComponent).join('/');
+
+export interface ReleaseLinkJson {
+  id: number;
+  name: string;
+  url: string;
+  /** The stable `/-/releases/<tag>/downloads<filepath>` address when a filepath is set, else the URL. */
+  direct_asset_url: string;
+  /** Whether the URL points outside this instance. */
+  external: boolean;
+  link_type: string;
+}
+
+export function serializeReleaseLink(link: ReleaseLinkRecord, tagName: string, base: CommitUrlBase): ReleaseLinkJson {
+  const releasePage = `${base.externalUrl}/${base.projectFullPath}/-/releases/${pathOf(tagName)}`;
+  return {
+    id: link.id,
+    name: link.name,
+    url: link.url,
+    direct_asset_url: link.filepath === null ? link.url : `${releasePage}/downloads${link.filepath}`,
+    external: !link.url.startsWith(`${base.externalUrl}/`),
+    link_type: link.link_type,
+  };
+}
 
 /** A release as GitLab's Releases API shows it; URLs point at the web pages and archives. */
 export function serializeReleaseDetail(view: ReleaseView, base: CommitUrlBase, now = new Date().toISOString()): ReleaseDetailJson {
@@ -45,7 +69,7 @@ export function serializeReleaseDetail(view: ReleaseView, base: CommitUrlBase, n
     upcoming_release: releasedAt(release) > now,
     commit_path: tag ? `${project}/-/commit/${tag.commit.id}` : null,
     tag_path: `${project}/-/tags/${pathOf(release.tag_name)}`,
-    assets: { count: sources.length, sources, links: [] },
+    assets: { count: sources.length + view.links.length, sources, links: view.links.map((link) => serializeReleaseLink(link, release.tag_name, base)) },
     evidences: [],
     _links: { self, edit_url: `${self}/edit` },
   };

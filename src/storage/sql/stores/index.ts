@@ -12,6 +12,7 @@ import { SqlProjectQueriesStore } from './project-queries.ts';
 import { SqlProjectsStore } from './projects.ts';
 import { SqlProtectedBranchesStore } from './protected-branches.ts';
 import { SqlProtectedTagsStore } from './protected-tags.ts';
+import { SqlReleaseLinksStore } from './release-links.ts';
 import { SqlReleasesStore } from './releases.ts';
 import { SqlSettingsStore } from './settings.ts';
 import { SqlTokensStore } from './tokens.ts';
@@ -38,6 +39,7 @@ export function createSqlStores(db: Db) {
     protectedBranches: new SqlProtectedBranchesStore(db),
     protectedTags: new SqlProtectedTagsStore(db),
     releases: new SqlReleasesStore(db),
+    releaseLinks: new SqlReleaseLinksStore(db),
     deployKeys: new SqlDeployKeysStore(db),
     userLifecycle: new SqlUserLifecycleStore(db),
   };

@@ -1,0 +1,146 @@
+import { GantryError, missingParam, validationFailed } from '../../shared/errors.ts';
+import { isUniqueViolation } from '../../storage/sql/database.ts';
+import type { ReleaseLinkChanges, ReleaseLinkRecord, ReleaseLinkType, ReleaseRecord } from '../../storage/types-repository.ts';
+import type { UserRecord } from '../../storage/types.ts';
+import type { CoordinatorContext } from '../context.ts';
+import type { Actor } from './permissions.ts';
+import { RepositoryAccess, type ReadableRepository } from './repository/access.ts';
+
+export interface ReleaseLinkInput {
+  name?: string;
+  url?: string;
+  filepath?: string | null;
+  linkType?: ReleaseLinkType;
+}
+
+const ALLOWED_SCHEMES = ['http:', 'https:', 'ftp:'];
+/** GitLab's rule: a leading slash, then path segments of word characters, dots and dashes, ending in a letter or digit. */
+const FILEPATH = /^\/(?:[-.\w]+\/?)*[\da-zA-Z]+$/;
+
+export interface LinkResult {
+  target: ReadableRepository;
+  link: ReleaseLinkRecord;
+}
+
+function notFound(): GantryError {
+  return new GantryError('GANTRY_E_NOT_FOUND', 404, { message: '404 Not found' });
+}
+
+/**
+ * Asset links of a release (`/releases/:tag_name/assets/links`): reading follows the
+ * project's code access, changes need Developer. Names and URLs are unique per release.
+ */
+export class ReleaseLinksService {
+  private readonly access: RepositoryAccess;
+
+  constructor(private readonly context: CoordinatorContext) {
+    this.access = new RepositoryAccess(context);
+  }
+
+  async list(projectRef: string, actor: Actor, tagName: string): Promise<{ target: ReadableRepository; links: ReleaseLinkRecord[] }> {
+    const { target, release } = await this.release(await this.access.forRead(projectRef, actor), tagName);
+    return { target, links: (await this.context.stores.releaseLinks.listForReleases([release.id])).get(release.id) ?? [] };
+  }
+
+  async get(projectRef: string, actor: Actor, tagName: string, linkId: number): Promise<LinkResult> {
+    const { target, release } = await this.release(await this.access.forRead(projectRef, actor), tagName);
+    return { target, link: await this.link(release, linkId) };
+  }
+
+  async create(projectRef: string, actor: UserRecord, tagName: string, input: ReleaseLinkInput): Promise<LinkResult> {
+    const { target, release } = await this.release(await this.access.forWrite(projectRef, actor), tagName);
+    return { target, link: await this.add(release, input) };
+  }
+
+  /** Adds a link to a release the caller already may write (also used by release creation). */
+  async add(release: ReleaseRecord, input: ReleaseLinkInput): Promise<ReleaseLinkRecord> {
+    const link = completeLink(input);
+    await this.validate(release, link, null);
+    return this.saving(() => this.context.stores.releaseLinks.create({ release_id: release.id, ...link, created_at: new Date().toISOString() }));
+  }
+
+  async update(projectRef: string, actor: UserRecord, tagName: string, linkId: number, input: ReleaseLinkInput): Promise<LinkResult> {
+    const { target, release } = await this.release(await this.access.forWrite(projectRef, actor), tagName);
+    const current = await this.link(release, linkId);
+    const changes: ReleaseLinkChanges = {};
+    if (input.name !== undefined) changes.name = input.name;
+    if (input.url !== undefined) changes.url = input.url;
+    if (input.filepath !== undefined) changes.filepath = input.filepath;
+    if (input.linkType !== undefined) changes.link_type = input.linkType;
+    await this.validate(release, { ...current, ...changes }, current.id);
+    return { target, link: await this.saving(() => this.context.stores.releaseLinks.update(current.id, changes)) };
+  }
+
+  /** Answers the deleted link, as GitLab does. */
+  async remove(projectRef: string, actor: UserRecord, tagName: string, linkId: number): Promise<LinkResult> {
+    const { target, release } = await this.release(await this.access.forWrite(projectRef, actor), tagName);
+    const link = await this.link(release, linkId);
+    await this.context.stores.releaseLinks.delete(link.id);
+    return { target, link };
+  }
+
+  private async release(target: ReadableRepository, tagName: string): Promise<{ target: ReadableRepository; release: ReleaseRecord }> {
+    const release = await this.context.stores.releases.find(target.project.id, tagName);
+    if (!release) throw notFound();
+    return { target, release };
+  }
+
+  private async link(release: ReleaseRecord, linkId: number): Promise<ReleaseLinkRecord> {
+    const link = await this.context.stores.releaseLinks.find(release.id, linkId);
+    if (!link) throw notFound();
+    return link;
+  }
+
+  private async validate(release: ReleaseRecord, link: LinkFields, selfId: number | null): Promise<void> {
+    const others = ((await this.context.stores.releaseLinks.listForReleases([release.id])).get(release.id) ?? []).filter((other) => other.id !== selfId);
+    refuseInvalidLink(link, others);
+  }
+
+  /** A concurrent writer can still win the unique index; that is the same 400 as a pre-checked clash. */
+  private async saving(write: () => Promise<ReleaseLinkRecord>): Promise<ReleaseLinkRecord> {
+    try {
+      return await write();
+    } catch (error) {
+      if (isUniqueViolation(error)) throw validationFailed({ name: ['has already been taken'] });
+      throw error;
+    }
+  }
+}
+
+type LinkFields = Pick<ReleaseLinkRecord, 'name' | 'url' | 'filepath' | 'link_type'>;
+
+function completeLink(input: ReleaseLinkInput): LinkFields {
+  if (input.name === undefined || input.name === '') throw missingParam('name');
+  if (input.url === undefined || input.url === '') throw missingParam('url');
+  return { name: input.name, url: input.url, filepath: input.filepath ?? null, link_type: input.linkType ?? 'other' };
+}
+
+/** 400 `{"message":{field:[...]}}` for a bad URL or filepath, or a name, URL or filepath another link has. */
+function refuseInvalidLink(link: LinkFields, others: readonly LinkFields[]): void {
+  const errors: Record<string, string[]> = {};
+  if (link.name.trim() === '') errors.name = ["can't be blank"];
+  if (!isAllowedUrl(link.url)) errors.url = ['is blocked: Only allowed schemes are http, https, ftp'];
+  if (link.filepath !== null && !FILEPATH.test(link.filepath)) errors.filepath = ['is in an invalid format'];
+  if (others.some((other) => other.name === link.name)) errors.name = ['has already been taken'];
+  if (others.some((other) => other.url === link.url)) errors.url = ['has already been taken'];
+  if (link.filepath !== null && others.some((other) => other.filepath === link.filepath)) errors.filepath = ['has already been taken'];
+  if (Object.keys(errors).length > 0) throw validationFailed(errors);
+}
+
+/** Checks the links of a new release before anything is written. */
+export function checkNewReleaseLinks(inputs: readonly ReleaseLinkInput[]): void {
+  const accepted: LinkFields[] = [];
+  for (const input of inputs) {
+    const link = completeLink(input);
+    refuseInvalidLink(link, accepted);
+    accepted.push(link);
+  }
+}
+
+function isAllowedUrl(value: string): boolean {
+  try {
+    return ALLOWED_SCHEMES.includes(new URL(value).protocol);
+  } catch {
+    return false;
+  }
+}

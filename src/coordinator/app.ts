@@ -14,6 +14,7 @@ import { Authenticator } from './http/auth.ts';
 import { handleJsonAsGitlabDoes } from './http/json-content-type.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { registerGitHttp } from './http/git-http.ts';
+import { WebDownloads } from './http/web-downloads.ts';
 import { assignParam, parseGitlabQuery, type ParamMap } from './http/querystring.ts';
 import { AccountsService } from './services/accounts.ts';
 import { bootstrapRoot } from './services/bootstrap.ts';
@@ -121,7 +122,12 @@ export async function createCoordinator(options: CoordinatorOptions = {}): Promi
     },
     { prefix: '/api/v4' },
   );
-  await registerGitHttp(app, context, { personalTokens: authenticator, branchRules: context.protectedBranches, tagRules: context.protectedTags });
+  await registerGitHttp(app, context, {
+    personalTokens: authenticator,
+    branchRules: context.protectedBranches,
+    tagRules: context.protectedTags,
+    webDownloads: new WebDownloads(context, authenticator),
+  });
 
   return {
     app,

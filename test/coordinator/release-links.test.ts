@@ -71,4 +71,25 @@ describe('release asset links', () => {
     assert.equal((await gantry.api('GET', `${releases}/v9/assets/links`)).status, 404);
     assert.equal((await gantry.api('GET', `${links}/abc`)).status, 400);
   });
+
+  it('serves the advertised source archives and redirects asset downloads to their links', async () => {
+    const release = (await gantry.api('GET', `${releases}/v2.0`)).json;
+    const sources = (release.assets as { sources: Array<{ format: string; url: string }>; links: Array<{ direct_asset_url: string; url: string }> });
+    const web = (url: string, token: string | null = developer.token) =>
+      gantry.coordinator.app.inject({ method: 'GET', url: url.replace('http://gantry.test', ''), headers: token ? { 'private-token': token } : {} });
+    for (const source of sources.sources) {
+      const archive = await web(source.url);
+      assert.equal(archive.statusCode, 200, `${source.format}: ${archive.body.slice(0, 200)}`);
+      assert.match(String(archive.headers['content-disposition']), /attachment/);
+    }
+    const gzip = await web(sources.sources.find((source) => source.format === 'tar.gz')!.url);
+    assert.deepEqual([...gzip.rawPayload.subarray(0, 2)], [0x1f, 0x8b]);
+    assert.equal((await web(sources.sources[0]!.url, null)).statusCode, 404, 'a private project hides its archives from anonymous callers');
+    const asset = sources.links.find((link) => link.direct_asset_url !== link.url)!;
+    const redirect = await web(asset.direct_asset_url);
+    assert.equal(redirect.statusCode, 302);
+    assert.equal(redirect.headers.location, asset.url);
+    assert.equal((await web('http://gantry.test/acme/tool/-/releases/v2.0/downloads/nothing/here')).statusCode, 404);
+    assert.equal((await web('http://gantry.test/acme/tool/-/archive/v2.0/tool-v2.0.rar')).statusCode, 404);
+  });
 });

@@ -1,11 +1,11 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { invalidParam } from '../../shared/errors.ts';
-import type { GitArchiveFormat } from '../../storage/git/types.ts';
 import type { CoordinatorContext } from '../context.ts';
 import { contentDisposition, looksBinary, withFirstChunk } from '../http/blob-response.ts';
 import { pageRequest, setPaginationHeaders, slicePage } from '../http/pagination.ts';
 import { paramsOf } from '../http/request-params.ts';
 import { serializeCommit, serializeDiff } from '../http/serializers/commits.ts';
+import { ARCHIVE_CONTENT_TYPE } from '../http/web-downloads.ts';
 import { RepositoryAccess } from '../services/repository/access.ts';
 import { archiveFormat, BrowsingService } from '../services/repository/browsing.ts';
 
@@ -16,14 +16,6 @@ interface ProjectPath {
 interface BlobPath extends ProjectPath {
   sha: string;
 }
-
-/** Workhorse's content types for archives. */
-const ARCHIVE_CONTENT_TYPE: Record<GitArchiveFormat, string> = {
-  zip: 'application/zip',
-  tar: 'application/octet-stream',
-  'tar.gz': 'application/octet-stream',
-  'tar.bz2': 'application/octet-stream',
-};
 
 /** `/projects/:id/repository/{tree,blobs,archive,compare,contributors}`. */
 export function repositoryBrowsingRoutes(context: CoordinatorContext): FastifyPluginAsync {

@@ -5,11 +5,14 @@ import { GitAccess, GitHttpRefusal, type PersonalTokenResolver } from '../servic
 import { classifyGitPath } from '../services/git-http/paths.ts';
 import type { BranchPushRules, TagPushRules } from '../services/git-http/push-policy.ts';
 import { GitHttpService } from '../services/git-http/service.ts';
+import { classifyWebDownload, type WebDownloads } from './web-downloads.ts';
 
 export interface GitHttpOptions {
   personalTokens: PersonalTokenResolver;
   branchRules: BranchPushRules;
   tagRules?: TagPushRules;
+  /** Release source archives and asset-link downloads under project paths (`/-/archive/...`). */
+  webDownloads?: WebDownloads;
 }
 
 const GIT_BODY_TYPES = ['application/x-git-upload-pack-request', 'application/x-git-receive-pack-request'];
@@ -39,12 +42,12 @@ export async function registerGitHttp(app: FastifyInstance, context: Coordinator
     scope.route({
       method: ['GET', 'POST'],
       url: '/*',
-      handler: (request, reply) => serve(service, request, reply),
+      handler: (request, reply) => serve(service, request, reply, options.webDownloads),
     });
   });
 }
 
-async function serve(service: GitHttpService, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+async function serve(service: GitHttpService, request: FastifyRequest, reply: FastifyReply, webDownloads: WebDownloads | undefined): Promise<FastifyReply> {
   const queryAt = request.url.indexOf('?');
   const rawPath = queryAt >= 0 ? request.url.slice(0, queryAt) : request.url;
   const queryString = queryAt >= 0 ? request.url.slice(queryAt + 1) : '';
@@ -57,6 +60,8 @@ async function serve(service: GitHttpService, request: FastifyRequest, reply: Fa
   }
   const target = classifyGitPath(request.method, urlPath, queryString);
   if (target === null) {
+    const download = request.method === 'GET' ? classifyWebDownload(urlPath) : null;
+    if (download && webDownloads) return webDownloads.serve(download, request, reply);
     reply.callNotFound();
     return reply;
   }

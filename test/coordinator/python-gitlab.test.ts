@@ -37,6 +37,7 @@ describe('GitLab client (python-gitlab) against a listening coordinator', () => 
   it('edits files and commits, reads history, trees, archives and refs', () => {
     assert.equal(seen.file, 'hello');
     assert.equal(seen.raw, 'hello again');
+    assert.deepEqual(seen.blame, [['edit', ['hello again']]]);
     assert.deepEqual(seen.commit_titles, ['binary', 'edit', 'add', 'Initial commit'], 'get_all follows the Link header across pages of 2');
     assert.deepEqual(seen.commit_refs, [{ type: 'branch', name: 'main' }]);
     assert.deepEqual(seen.tree, ['README.md', 'bin', 'bin/data', 'docs', 'docs/hello world.txt']);

@@ -123,6 +123,38 @@ describe('repository files API', () => {
     });
   });
 
+  describe('GET /projects/:id/repository/files/:file_path/blame', () => {
+    it('groups lines by the commit that last changed them, with an optional line range', async () => {
+      const first = await fx.commit(project, { branch: 'blame', start_branch: 'main', commit_message: 'Three lines', actions: [{ action: 'create', file_path: 'dir/poem.txt', content: 'one\ntwo\nthree\n' }] });
+      const second = await fx.commit(
+        project,
+        { branch: 'blame', commit_message: 'Second line', actions: [{ action: 'update', file_path: 'dir/poem.txt', content: 'one\nTWO\nthree\n' }] },
+        fx.developer.token,
+      );
+      const blame = await fx.gantry.api('GET', `${filesUrl(project, 'dir/poem.txt')}/blame?ref=blame`);
+      assert.equal(blame.status, 200);
+      assert.deepEqual(blame.list.map((run) => [(run.commit as { id: string }).id, run.lines]), [
+        [first.id, ['one']], [second.id, ['TWO']], [first.id, ['three']],
+      ]);
+      const commit = blame.list[1]!.commit as Record<string, unknown>;
+      assert.equal(commit.message, 'Second line');
+      assert.equal(commit.author_email, `${fx.developer.username}@example.com`);
+      const ranged = await fx.gantry.api('GET', `${filesUrl(project, 'dir/poem.txt')}/blame?ref=blame&range[start]=2&range[end]=3`);
+      assert.deepEqual(ranged.list.map((run) => run.lines), [['TWO'], ['three']]);
+    });
+
+    it('answers 400 and 404 like the other file routes', async () => {
+      const url = `${filesUrl(project, 'dir/poem.txt')}/blame`;
+      assert.deepEqual((await fx.gantry.api('GET', url)).body, { error: 'ref is missing' });
+      assert.deepEqual((await fx.gantry.api('GET', `${url}?ref=nope`)).body, { message: '404 Commit Not Found' });
+      assert.deepEqual((await fx.gantry.api('GET', `${filesUrl(project, 'missing.txt')}/blame?ref=blame`)).body, { message: '404 File Not Found' });
+      assert.deepEqual((await fx.gantry.api('GET', `${filesUrl(project, 'dir')}/blame?ref=blame`)).body, { message: '404 File Not Found' });
+      assert.equal((await fx.gantry.api('GET', `${filesUrl(project, '../x')}/blame?ref=blame`)).status, 400);
+      assert.equal((await fx.gantry.api('GET', `${url}?ref=blame&range[start]=3&range[end]=1`)).status, 400);
+      assert.equal((await fx.gantry.api('GET', `${url}?ref=blame`, { token: fx.stranger.token })).status, 404);
+    });
+  });
+
   describe('POST, PUT and DELETE /projects/:id/repository/files/:file_path', () => {
     it('creates, updates and deletes a file with a space in its path, publishing pushes', async () => {
       const url = filesUrl(project, 'notes/my notes.txt');

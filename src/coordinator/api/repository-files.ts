@@ -1,9 +1,11 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import { invalidParam } from '../../shared/errors.ts';
 import type { CoordinatorContext } from '../context.ts';
 import { requireActor } from '../http/auth.ts';
 import { contentDisposition, headerText, looksBinary, withFirstChunk } from '../http/blob-response.ts';
 import type { Params } from '../http/params.ts';
 import { paramsOf } from '../http/request-params.ts';
+import { serializeCommit } from '../http/serializers/commits.ts';
 import { FilesService, type FileWriteInput, type RepositoryFileJson } from '../services/repository/files.ts';
 import { decodeContent } from './repository-params.ts';
 
@@ -12,7 +14,7 @@ interface FilePath {
   file_path: string;
 }
 
-/** `/projects/:id/repository/files/:file_path[/raw]` (`:file_path` URL-encoded, `%2F` for slashes). */
+/** `/projects/:id/repository/files/:file_path[/raw|/blame]` (`:file_path` URL-encoded, `%2F` for slashes). */
 export function repositoryFilesRoutes(context: CoordinatorContext): FastifyPluginAsync {
   const files = new FilesService(context);
   return async (api) => {
@@ -38,6 +40,16 @@ export function repositoryFilesRoutes(context: CoordinatorContext): FastifyPlugi
       reply.header('X-Gitlab-Blob-Id', blob.id);
       reply.header('Content-Disposition', contentDisposition(binary ? 'attachment' : 'inline', fileName));
       return reply.type(binary ? 'application/octet-stream' : 'text/plain; charset=utf-8').send(body);
+    });
+
+    api.get<{ Params: FilePath }>(`${base}/blame`, async (request) => {
+      const params = paramsOf(request);
+      const ref = params.requiredString('ref');
+      const range = lineRange(params);
+      const target = await files.access.forRead(request.params.id, request.actor);
+      const ranges = await files.blame(target, request.params.file_path, ref);
+      const urls = { externalUrl: context.config.externalUrl, projectFullPath: target.fullPath };
+      return selectLines(ranges, range).map(({ commit, lines }) => ({ commit: serializeCommit(commit, urls), lines }));
     });
 
     api.post<{ Params: FilePath }>(base, async (request, reply) => {
@@ -86,4 +98,30 @@ function setFileHeaders(reply: FastifyReply, file: RepositoryFileJson): void {
   reply.header('X-Gitlab-Last-Commit-Id', file.last_commit_id);
   reply.header('X-Gitlab-Ref', headerText(file.ref));
   reply.header('X-Gitlab-Size', String(file.size));
+}
+
+/** `range[start]` and `range[end]` (1-based, inclusive), both or neither. */
+function lineRange(params: Params): { start: number; end: number } | undefined {
+  const range = params.hash('range');
+  if (range === undefined) return undefined;
+  const start = Number(range.start);
+  const end = Number(range.end);
+  if (!Number.isInteger(start) || start < 1) throw invalidParam('range[start]', 'is invalid');
+  if (!Number.isInteger(end) || end < start) throw invalidParam('range[end]', 'is invalid');
+  return { start, end };
+}
+
+/** The runs cut down to the lines of `range`. */
+function selectLines<T extends { lines: string[] }>(ranges: readonly T[], range: { start: number; end: number } | undefined): T[] {
+  if (!range) return [...ranges];
+  const out: T[] = [];
+  let first = 1;
+  for (const run of ranges) {
+    const last = first + run.lines.length - 1;
+    if (last >= range.start && first <= range.end) {
+      out.push({ ...run, lines: run.lines.slice(Math.max(0, range.start - first), range.end - first + 1) });
+    }
+    first = last + 1;
+  }
+  return out;
 }

@@ -3,12 +3,14 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { badRequestMessage } from '../../shared/errors.ts';
 import { archiveStream } from './archive.ts';
+import { blameFile } from './blame.ts';
 import { History } from './history.ts';
 import { ObjectReader, type RepositoryAccess } from './reader.ts';
 import { REF_MESSAGES, RefWriter } from './refs.ts';
 import { gitText, runGit, streamGit } from './run.ts';
 import type {
   GitArchiveFormat,
+  GitBlameRange,
   GitBlobInfo,
   GitBranch,
   GitCommit,
@@ -193,6 +195,13 @@ export class BareRepository implements GitRepository {
 
   lastCommitFor(revision: string, filePath: string): Promise<GitCommit | null> {
     return this.history.lastCommitFor(revision, filePath);
+  }
+
+  async blame(revision: string, filePath: string): Promise<GitBlameRange[] | null> {
+    const commitId = await this.reader.resolveCommit(revision);
+    const blob = commitId === null ? null : await this.blobAt(commitId, filePath);
+    if (commitId === null || blob === null) return null;
+    return blameFile(this.path, this.reader, commitId, blob.path);
   }
 
   contributors(ref?: string): Promise<GitContributor[]> {

@@ -13,6 +13,12 @@ export interface GitPerson {
   date: string;
 }
 
+/** A run of consecutive lines of a file last changed by one commit. */
+export interface GitBlameRange {
+  commit: GitCommit;
+  lines: string[];
+}
+
 export interface GitCommit {
   id: string;
   parent_ids: string[];
@@ -168,6 +174,8 @@ export interface GitRepository {
   streamBlob(id: string, size?: number): Readable;
   /** Last commit on `revision` that touched `path`. */
   lastCommitFor(revision: string, path: string): Promise<GitCommit | null>;
+  /** Line ranges of the file at `revision` with the commit that last changed them; null when no such file. */
+  blame(revision: string, path: string): Promise<GitBlameRange[] | null>;
   contributors(ref?: string): Promise<GitContributor[]>;
   /** A streamed archive of a revision; `prefix` is the top directory name (GitLab: project-ref-sha). */
   archive(revision: string, format: GitArchiveFormat, prefix: string): Readable;

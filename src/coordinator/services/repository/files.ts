@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { notFound } from '../../../shared/errors.ts';
-import type { GitBlobInfo, GitFileAction } from '../../../storage/git/types.ts';
+import type { GitBlameRange, GitBlobInfo, GitFileAction } from '../../../storage/git/types.ts';
 import type { UserRecord } from '../../../storage/types.ts';
 import type { CoordinatorContext } from '../../context.ts';
 import { RepositoryAccess, type ReadableRepository } from './access.ts';
@@ -78,6 +78,17 @@ export class FilesService {
   async raw(target: ReadableRepository, filePath: string, ref: string): Promise<RawBlob> {
     const { repository, blob } = await this.locate(target, filePath, ref);
     return { blob, stream: repository.streamBlob(blob.id, blob.size) };
+  }
+
+  /** Runs of lines with the commit that last changed them; 404 Commit Not Found for an unknown ref, File Not Found for a missing file. */
+  async blame(target: ReadableRepository, filePath: string, ref: string): Promise<GitBlameRange[]> {
+    refuseTraversal('file_path', filePath);
+    const repository = target.repository;
+    const commitId = repository ? await repository.resolveCommit(ref) : null;
+    if (!repository || !commitId) throw notFound('Commit');
+    const ranges = isInsideRepository(filePath) ? await repository.blame(commitId, filePath) : null;
+    if (!ranges) throw notFound('File');
+    return ranges;
   }
 
   async create(projectRef: string, actor: UserRecord, filePath: string, input: FileWriteInput): Promise<FileWriteResult> {

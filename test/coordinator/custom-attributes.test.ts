@@ -86,7 +86,9 @@ describe('custom attributes', () => {
         await gantry.api('PUT', `/${kind}/${ref()}/custom_attributes/scoped`, { body: { value: 'mine' } });
         const other = kind === 'users' ? '1' : null;
         if (other) assert.deepEqual((await gantry.api('GET', `/${kind}/${other}/custom_attributes`)).body, []);
-        assert.equal((await gantry.api('GET', `/${kind}/${ref()}/custom_attributes`)).list.length, 1);
+        const listed = await gantry.api('GET', `/${kind}/${ref()}/custom_attributes`);
+        assert.equal(listed.list.length, 1);
+        assert.equal(listed.headers['x-total'], '1', 'lists carry pagination headers');
         await gantry.api('DELETE', `/${kind}/${ref()}/custom_attributes/scoped`);
       });
 

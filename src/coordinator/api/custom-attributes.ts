@@ -3,6 +3,7 @@ import { missingParam } from '../../shared/errors.ts';
 import type { CustomAttributeSubject } from '../../storage/types.ts';
 import type { CoordinatorContext } from '../context.ts';
 import { requireAdmin } from '../http/auth.ts';
+import { pageRequest, setPaginationHeaders, slicePage } from '../http/pagination.ts';
 import { paramsOf } from '../http/request-params.ts';
 import { CustomAttributesService } from '../services/custom-attributes.ts';
 
@@ -24,9 +25,12 @@ export function customAttributesRoutes(context: CoordinatorContext): FastifyPlug
     for (const [prefix, subject] of SUBJECTS) {
       const base = `/${prefix}/:id/custom_attributes`;
 
-      api.get<{ Params: { id: string } }>(base, async (request) => {
+      api.get<{ Params: { id: string } }>(base, async (request, reply) => {
         requireAdmin(request);
-        return attributes.list(subject, request.params.id);
+        const page = pageRequest(paramsOf(request));
+        const all = await attributes.list(subject, request.params.id);
+        setPaginationHeaders(request, reply, context.config.externalUrl, page, { total: all.length });
+        return slicePage(all, page);
       });
 
       api.get<{ Params: AttributePath }>(`${base}/:key`, async (request) => {

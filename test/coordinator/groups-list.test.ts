@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestCoordinator, type TestCoordinator } from '../helpers/coordinator.ts';
-import { addMember, makeGroup, makeProject, makeUser, type TestUser } from './groups-fixtures.ts';
+import { addMember, makeGroup, makeProject, makeProjectWithRepository, makeUser, type TestUser } from './groups-fixtures.ts';
 
 const paths = (rows: Array<Record<string, unknown>>) => rows.map((row) => row.full_path);
 
@@ -93,6 +93,22 @@ describe('group listings', () => {
       assert.equal(user.list.length, 1);
       assert.equal('statistics' in (user.list[0] ?? {}), false);
       assert.equal('statistics' in ((await gantry.api('GET', '/groups?search=zulu')).list[0] ?? {}), false);
+    });
+
+    it('sums the repositories of the group and its subgroups into its statistics', async () => {
+      const top = await makeGroup(gantry, 'f-sized', { name: 'Sized' });
+      const inner = await makeGroup(gantry, 'f-inner', { parentId: top.id });
+      const sizes: number[] = [];
+      for (const [namespace, name] of [[top.id, 'one'], [inner.id, 'two']] as const) {
+        const project = await makeProjectWithRepository(gantry, namespace, name, { withReadme: true });
+        const statistics = (await gantry.api('GET', `/projects/${project.id}?statistics=true`)).json.statistics as { repository_size: number };
+        assert.ok(statistics.repository_size > 0);
+        sizes.push(statistics.repository_size);
+      }
+      const listed = await gantry.api('GET', '/groups?statistics=true&search=sized');
+      const total = sizes[0]! + sizes[1]!;
+      assert.deepEqual(listed.list[0]?.statistics, { storage_size: total, repository_size: total, lfs_objects_size: 0, job_artifacts_size: 0 });
+      await gantry.api('DELETE', `/groups/${top.id}`);
     });
 
     it('filters by custom attributes for administrators only', async () => {

@@ -4,6 +4,7 @@ import type { CoordinatorContext } from '../context.ts';
 import { pageRequest, setPaginationHeaders } from '../http/pagination.ts';
 import type { Params } from '../http/params.ts';
 import { paramsOf } from '../http/request-params.ts';
+import { RepositoryGroupStatistics } from '../services/group-statistics.ts';
 import { GroupsService, type GroupListQuery, type GroupProjectsQuery } from '../services/groups.ts';
 import { registerGroupChangeRoutes } from './groups-changes.ts';
 import { ProjectPresenter } from '../services/project-presenter.ts';
@@ -14,7 +15,7 @@ const SORT = ['asc', 'desc'] as const;
 /** `/groups`: listing, details, subgroups and projects of groups, plus the changes in groups-changes.ts. */
 export function groupsRoutes(context: CoordinatorContext): FastifyPluginAsync {
   const presenter = new ProjectPresenter(context);
-  const groups = new GroupsService(context, (projects, actor, options) => presenter.many(projects, actor, options));
+  const groups = new GroupsService(context, (projects, actor, options) => presenter.many(projects, actor, options), new RepositoryGroupStatistics(context));
   return async (api) => {
     api.get('/groups', async (request, reply) => {
       const params = paramsOf(request);

@@ -18,7 +18,8 @@ export interface ProtectedBranchesStore {
   /** Ordered by name. */
   listForProject(projectId: number): Promise<ProtectedBranchRecord[]>;
   find(projectId: number, name: string): Promise<ProtectedBranchRecord | null>;
-  create(rule: Omit<ProtectedBranchRecord, 'id'>): Promise<ProtectedBranchRecord>;
+  /** null when the project already has a rule of that name. */
+  create(rule: Omit<ProtectedBranchRecord, 'id'>): Promise<ProtectedBranchRecord | null>;
   update(id: number, levels: { push_access_level: ProtectionLevel; merge_access_level: ProtectionLevel; updated_at: string }): Promise<ProtectedBranchRecord>;
   delete(projectId: number, name: string): Promise<boolean>;
   deleteForProject(projectId: number): Promise<void>;

@@ -1,4 +1,5 @@
 import { GantryError, forbidden, notFound, validationFailed } from '../../shared/errors.ts';
+import { isUniqueViolation } from '../../storage/sql/database.ts';
 import type { DeployKeyRecord, ProjectDeployKeyRecord } from '../../storage/types-repository.ts';
 import type { ProjectRecord, UserRecord } from '../../storage/types.ts';
 import type { CoordinatorContext } from '../context.ts';
@@ -43,6 +44,16 @@ export class DeployKeysService {
    * is taken.
    */
   async add(project: ProjectRecord, actor: UserRecord, input: { title: string; key: string; canPush: boolean }): Promise<ProjectDeployKeyRecord> {
+    try {
+      return await this.addOnce(project, actor, input);
+    } catch (error) {
+      // Another request stored the same key meanwhile: decide again, now that it exists.
+      if (!isUniqueViolation(error)) throw error;
+      return this.addOnce(project, actor, input);
+    }
+  }
+
+  private async addOnce(project: ProjectRecord, actor: UserRecord, input: { title: string; key: string; canPush: boolean }): Promise<ProjectDeployKeyRecord> {
     const { deployKeys } = this.context.stores;
     const parsed = parseSshPublicKey(input.key);
     if (!parsed) throw validationFailed({ key: ['is invalid'], fingerprint: ['cannot be generated'] });

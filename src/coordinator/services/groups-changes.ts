@@ -114,6 +114,12 @@ export class GroupChangesService {
     errors.throwIfAny();
 
     const update: NamespaceChanges = { ...changes, updated_at: new Date().toISOString() };
+    // The group's own full path changes in the same statement, so its unique index refuses a
+    // path a concurrent rename took; subgroups follow in refreshPaths.
+    const name = changes.name ?? group.name;
+    const path = changes.path ?? group.path;
+    update.full_path = parent ? `${parent.full_path}/${path}` : path;
+    update.full_name = parent ? `${parent.full_name} / ${name}` : name;
     let updated: NamespaceRecord | undefined;
     try {
       updated = await stores.namespaces.update(group.id, update);

@@ -1,4 +1,5 @@
 import { conflict, forbidden, notFound, validationFailed } from '../../shared/errors.ts';
+import { isUniqueViolation } from '../../storage/sql/database.ts';
 import type { AccessLevel, MemberListFilter, MemberRecord, MemberSourceType, UserRecord } from '../../storage/types.ts';
 import type { CoordinatorContext } from '../context.ts';
 import { serializeMember, type MemberJson } from '../http/serializers/members.ts';
@@ -61,17 +62,22 @@ export class MembersService {
     await this.requireLevelRights(source, actor, [accessLevel]);
     checkExpiry(input.expiresAt);
     const now = new Date().toISOString();
-    const member = await this.context.stores.members.add({
-      source_type: type,
-      source_id: id,
-      user_id: user.id,
-      access_level: accessLevel,
-      notification_level: 3,
-      expires_at: input.expiresAt ?? null,
-      created_by_id: actor.id,
-      created_at: now,
-      updated_at: now,
-    });
+    const member = await this.context.stores.members
+      .add({
+        source_type: type,
+        source_id: id,
+        user_id: user.id,
+        access_level: accessLevel,
+        notification_level: 3,
+        expires_at: input.expiresAt ?? null,
+        created_by_id: actor.id,
+        created_at: now,
+        updated_at: now,
+      })
+      .catch((error: unknown) => {
+        // A concurrent request added the same member between the check above and this insert.
+        throw isUniqueViolation(error) ? conflict('Member already exists') : error;
+      });
     return serializeMember(member, user, this.context.config.externalUrl);
   }
 

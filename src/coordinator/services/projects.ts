@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { GantryError, badRequestMessage, forbidden, notFound, validationFailed } from '../../shared/errors.ts';
-import type { NamespaceRecord, ProjectChanges, ProjectRecord, UserRecord, Visibility } from '../../storage/types.ts';
+import { isUniqueViolation } from '../../storage/sql/database.ts';
+import type { NamespaceRecord, NewProject, ProjectChanges, ProjectRecord, UserRecord, Visibility } from '../../storage/types.ts';
 import type { CoordinatorContext } from '../context.ts';
 import type { Params } from '../http/params.ts';
 import { DEVELOPER, moreOpenThan } from './permissions.ts';
@@ -35,7 +36,7 @@ export class ProjectsService {
     await this.checkNameAndPathFree(namespace.id, name, path);
 
     const now = new Date().toISOString();
-    const project = await this.context.stores.projects.create({
+    const project = await this.insertProject({
       namespace_id: namespace.id, creator_id: actor.id, name, path, description: '', default_branch: null, visibility,
       archived: false, issues_enabled: true, merge_requests_enabled: true, wiki_enabled: true, jobs_enabled: true,
       snippets_enabled: true, container_registry_enabled: true, resolve_outdated_diff_discussions: false,
@@ -70,20 +71,22 @@ export class ProjectsService {
     const errors = nameAndPathErrors(name, path);
     if (Object.keys(errors).length > 0) throw validationFailed(errors);
     await this.checkLimit(actor, namespace);
-    try {
-      await this.checkNameAndPathFree(namespace.id, name, path);
-    } catch (error) {
-      if (error instanceof GantryError && error.status === 400) throw new GantryError('GANTRY_E_CONFLICT', 409, error.body);
-      throw error;
-    }
     const visibility = moreOpenThan(source.visibility, namespace.visibility) ? namespace.visibility : source.visibility;
     const now = new Date().toISOString();
     const { id: _sourceId, ...copied } = source;
-    const fork = await this.context.stores.projects.create({
-      ...copied, namespace_id: namespace.id, creator_id: actor.id, name, path, visibility, archived: false,
-      forked_from_id: source.id, runners_token: newRunnersToken(), pending_delete: false, created_at: now,
-      updated_at: now, last_activity_at: now,
-    });
+    let fork: ProjectRecord;
+    try {
+      await this.checkNameAndPathFree(namespace.id, name, path);
+      fork = await this.insertProject({
+        ...copied, namespace_id: namespace.id, creator_id: actor.id, name, path, visibility, archived: false,
+        forked_from_id: source.id, runners_token: newRunnersToken(), pending_delete: false, created_at: now,
+        updated_at: now, last_activity_at: now,
+      });
+    } catch (error) {
+      // A taken name or path is a 409 for forks (GitLab's answer), also when a concurrent fork won.
+      if (error instanceof GantryError && error.status === 400) throw new GantryError('GANTRY_E_CONFLICT', 409, error.body);
+      throw error;
+    }
     try {
       if (await this.context.repositories.exists(source.id)) await this.context.repositories.fork(source.id, fork.id);
       else await this.context.repositories.create(fork.id, { initializeWithReadme: false, defaultBranch: 'main', projectName: name, author: { name: actor.name, email: actor.email } });
@@ -121,7 +124,13 @@ export class ProjectsService {
       changes.default_branch = (await repository.isEmpty()) ? project.default_branch : defaultBranch;
     }
     changes.updated_at = new Date().toISOString();
-    return (await this.context.stores.projects.update(project.id, changes)) ?? project;
+    try {
+      return (await this.context.stores.projects.update(project.id, changes)) ?? project;
+    } catch (error) {
+      // A concurrent rename took the path between the check above and this update.
+      if (isUniqueViolation(error)) throw validationFailed({ path: ['has already been taken'] });
+      throw error;
+    }
   }
 
   /** Deletes the project, its memberships, attributes and repository, then tells listeners. */
@@ -143,6 +152,17 @@ export class ProjectsService {
     const current = await this.context.repositories.open(projectId).defaultBranch();
     if (current !== project.default_branch) changes.default_branch = current;
     await this.context.stores.projects.update(projectId, changes);
+  }
+
+  /** Inserts the row; a concurrent creation of the same path gets the same 400 as a pre-checked clash. */
+  private async insertProject(record: NewProject): Promise<ProjectRecord> {
+    try {
+      return await this.context.stores.projects.create(record);
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+      await this.checkNameAndPathFree(record.namespace_id, record.name, record.path);
+      throw validationFailed({ path: ['has already been taken'] });
+    }
   }
 
   async checkNameAndPathFree(namespaceId: number, name: string, path: string, exceptId?: number): Promise<void> {

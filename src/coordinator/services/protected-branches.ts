@@ -106,16 +106,24 @@ export class ProtectedBranchesService {
   }
 
   async create(project: ProjectRecord, name: string, push: ProtectionLevel, merge: ProtectionLevel, allowForcePush = false): Promise<ProtectedBranchRecord> {
-    if (await this.store.find(project.id, name)) throw conflict(`Protected branch '${name}' already exists`);
     const now = new Date().toISOString();
-    return this.store.create({ project_id: project.id, name, push_access_level: push, merge_access_level: merge, allow_force_push: allowForcePush, created_at: now, updated_at: now });
+    const rule = await this.store.create({ project_id: project.id, name, push_access_level: push, merge_access_level: merge, allow_force_push: allowForcePush, created_at: now, updated_at: now });
+    if (!rule) throw conflict(`Protected branch '${name}' already exists`);
+    return rule;
   }
 
   /** Creates or updates the exact-name rule (the deprecated branches/:branch/protect). */
   async protect(project: ProjectRecord, name: string, push: ProtectionLevel, merge: ProtectionLevel): Promise<ProtectedBranchRecord> {
+    const now = new Date().toISOString();
     const existing = await this.store.find(project.id, name);
-    if (!existing) return this.create(project, name, push, merge);
-    return this.store.update(existing.id, { push_access_level: push, merge_access_level: merge, updated_at: new Date().toISOString() });
+    if (!existing) {
+      const created = await this.store.create({ project_id: project.id, name, push_access_level: push, merge_access_level: merge, allow_force_push: false, created_at: now, updated_at: now });
+      if (created) return created;
+    }
+    // Either it existed, or a concurrent request created it a moment ago: update it.
+    const rule = existing ?? (await this.store.find(project.id, name));
+    if (!rule) throw notFound();
+    return this.store.update(rule.id, { push_access_level: push, merge_access_level: merge, updated_at: now });
   }
 
   async remove(project: ProjectRecord, name: string): Promise<boolean> {

@@ -59,6 +59,8 @@ export class SqlDeployKeysStore implements DeployKeysStore {
     await this.db
       .insertInto('deploy_keys_projects')
       .values({ deploy_key_id: keyId, project_id: projectId, can_push: canPush ? 1 : 0, created_at: createdAt })
+      // Linking twice (two concurrent requests) keeps the first link.
+      .onConflict((conflict) => conflict.columns(['deploy_key_id', 'project_id']).doNothing())
       .execute();
   }
 

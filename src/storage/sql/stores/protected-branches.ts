@@ -38,9 +38,15 @@ export class SqlProtectedBranchesStore implements ProtectedBranchesStore {
     return row ? toRecord(row) : null;
   }
 
-  async create(rule: Omit<ProtectedBranchRecord, 'id'>): Promise<ProtectedBranchRecord> {
+  async create(rule: Omit<ProtectedBranchRecord, 'id'>): Promise<ProtectedBranchRecord | null> {
     const row = { ...rule, allow_force_push: rule.allow_force_push ? 1 : 0 };
-    return toRecord(await this.db.insertInto('protected_branches').values(row).returningAll().executeTakeFirstOrThrow());
+    const inserted = await this.db
+      .insertInto('protected_branches')
+      .values(row)
+      .onConflict((conflict) => conflict.columns(['project_id', 'name']).doNothing())
+      .returningAll()
+      .executeTakeFirst();
+    return inserted ? toRecord(inserted) : null;
   }
 
   async update(id: number, levels: { push_access_level: ProtectionLevel; merge_access_level: ProtectionLevel; updated_at: string }): Promise<ProtectedBranchRecord> {

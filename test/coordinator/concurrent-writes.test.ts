@@ -32,6 +32,17 @@ describe('concurrent duplicate writes', () => {
     assert.deepEqual(await sixTimes('POST', `/projects/${projectId}/fork`, { namespace: 'member' }), [201, 409, 409, 409, 409, 409]);
   });
 
+  it('releases a tag once and deletes a user once, with a single ghost user', async () => {
+    assert.equal((await gantry.api('POST', `/projects/${projectId}/repository/tags`, { body: { tag_name: 'v1', ref: 'main' } })).status, 201);
+    assert.deepEqual(await sixTimes('POST', `/projects/${projectId}/releases`, { tag_name: 'v1' }), [201, 409, 409, 409, 409, 409]);
+    const leaving = [(await gantry.createUser('leaver-a')).id, (await gantry.createUser('leaver-b')).id];
+    const deletions = await Promise.all([...leaving, leaving[0]!].map((id) => gantry.api('DELETE', `/users/${id}`)));
+    assert.deepEqual(deletions.map((answer) => answer.status).sort(), [204, 204, 404]);
+    const { users } = gantry.coordinator.context.stores;
+    assert.equal((await users.findByUsername('ghost'))?.is_ghost, true);
+    assert.equal(await users.findByUsername('ghost1'), undefined, 'one ghost user, not one per deletion');
+  });
+
   it('adds one deploy key however many requests bring it', async () => {
     const key = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHm7WFs8ehWLKqSOZUS3qBN7RSSljWzPF2xhRUIE44rN deploy';
     assert.deepEqual(await sixTimes('POST', `/projects/${projectId}/deploy_keys`, { title: 'k', key }), [201, 201, 201, 201, 201, 201]);

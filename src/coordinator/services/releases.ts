@@ -1,5 +1,6 @@
 import { badRequestMessage, conflict, forbidden, GantryError, unprocessable } from '../../shared/errors.ts';
 import type { GitTag } from '../../storage/git/types.ts';
+import { isUniqueViolation } from '../../storage/sql/database.ts';
 import type { ReleaseChanges, ReleaseLinkRecord, ReleaseRecord } from '../../storage/types-repository.ts';
 import type { UserRecord } from '../../storage/types.ts';
 import type { CoordinatorContext } from '../context.ts';
@@ -79,10 +80,15 @@ export class ReleasesService {
       target = (await this.tags.create(projectRef, actor, { name: tagName, ref })).target;
     }
     const now = new Date().toISOString();
-    const release = await this.context.stores.releases.create({
-      project_id: target.project.id, tag_name: tagName, description: input.description ?? '', name: input.name ?? tagName,
-      released_at: input.releasedAt ?? now, author_id: actor.id, created_at: now, updated_at: now,
-    });
+    const release = await this.context.stores.releases
+      .create({
+        project_id: target.project.id, tag_name: tagName, description: input.description ?? '', name: input.name ?? tagName,
+        released_at: input.releasedAt ?? now, author_id: actor.id, created_at: now, updated_at: now,
+      })
+      .catch((error: unknown) => {
+        // A concurrent request released the tag between the check above and this insert.
+        throw isUniqueViolation(error) ? conflict('Release already exists') : error;
+      });
     const links = new ReleaseLinksService(this.context);
     for (const link of input.links ?? []) await links.add(release, link);
     return { target, view: await this.find(target, tagName) };

@@ -1,7 +1,19 @@
+import { notFound } from '../../shared/errors.ts';
 import type { UserRecord } from '../../storage/types.ts';
 import type { CoordinatorContext } from '../context.ts';
 
 const GHOST_NAME = 'Ghost User';
+
+/**
+ * Removals run one at a time in a process: each re-reads its user (a concurrent removal of the
+ * same user answers 404) and may create the ghost user, which must exist only once.
+ */
+let removalQueue: Promise<unknown> = Promise.resolve();
+function oneAtATime<T>(work: () => Promise<T>): Promise<T> {
+  const run = removalQueue.then(work, work);
+  removalQueue = run.catch(() => undefined);
+  return run;
+}
 
 /**
  * Deleting a user: personal projects go with the personal namespace (repositories removed from
@@ -11,7 +23,14 @@ const GHOST_NAME = 'Ghost User';
 export class UserRemoval {
   constructor(private readonly context: CoordinatorContext) {}
 
-  async remove(user: UserRecord, hardDelete: boolean): Promise<void> {
+  remove(user: UserRecord, hardDelete: boolean): Promise<void> {
+    return oneAtATime(async () => {
+      if (!(await this.context.stores.users.findById(user.id))) throw notFound('User');
+      await this.removeNow(user, hardDelete);
+    });
+  }
+
+  private async removeNow(user: UserRecord, hardDelete: boolean): Promise<void> {
     const { stores } = this.context;
     const projectIds = await stores.userLifecycle.personalProjectIds(user.id);
     if (hardDelete) {

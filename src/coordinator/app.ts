@@ -67,7 +67,7 @@ export async function createCoordinator(options: CoordinatorOptions = {}): Promi
   const database = openDatabase(databaseUrl, (error) => logger.warn({ err: error }, 'an idle database connection was lost'));
   await migrateToLatest(database.db, database.dialect);
   const stores = createSqlStores(database.db);
-  const permissions = new Permissions(database.db, stores.namespaces, stores.members);
+  const permissions = new Permissions(database.db, stores.namespaces, stores.members, stores.groupGroupLinks);
   const settings = new SettingsService(stores.settings);
   const accounts = new AccountsService(stores.users, stores.namespaces, stores.tokens);
   const context: CoordinatorContext = {
@@ -94,7 +94,7 @@ export async function createCoordinator(options: CoordinatorOptions = {}): Promi
   });
   cleanUpRepositoryProtection(context);
   const createdRootToken = await bootstrapRoot(context, options.rootToken);
-  const expirySweeper = new ExpirySweeper(stores.members, stores.projectGroupLinks, logger);
+  const expirySweeper = new ExpirySweeper(stores.members, stores.projectGroupLinks, stores.groupGroupLinks, logger);
   await expirySweeper.sweep();
   expirySweeper.start();
 

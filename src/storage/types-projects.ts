@@ -71,3 +71,25 @@ export interface ProjectGroupLinksStore {
   /** Deletes shares whose expiry date is `today` or earlier; returns how many. */
   removeExpired(today: string): Promise<number>;
 }
+
+/** A group shared with another group: the invited group's members reach the shared group at most at `group_access`. */
+export interface GroupGroupLinkRecord {
+  id: number;
+  shared_group_id: number;
+  shared_with_group_id: number;
+  group_access: AccessLevel;
+  expires_at: string | null;
+  created_at: string;
+}
+
+export interface GroupGroupLinksStore {
+  /** undefined when the group is already shared with that group. */
+  add(link: Omit<GroupGroupLinkRecord, 'id'>): Promise<GroupGroupLinkRecord | undefined>;
+  remove(sharedGroupId: number, sharedWithGroupId: number): Promise<boolean>;
+  /** Shares of these groups (as the shared group), oldest first. */
+  listForSharedGroups(groupIds: readonly number[]): Promise<GroupGroupLinkRecord[]>;
+  /** Shares with these groups (as the invited group). */
+  listForInvitedGroups(groupIds: readonly number[]): Promise<GroupGroupLinkRecord[]>;
+  /** Deletes shares whose expiry date is `today` or earlier; returns how many. */
+  removeExpired(today: string): Promise<number>;
+}

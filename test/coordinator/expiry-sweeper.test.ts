@@ -32,13 +32,15 @@ describe('expired memberships and shares', () => {
     await addMember(gantry, { type: 'namespace', id: group }, users.owner!, 50, '2030-01-01');
     await addMember(gantry, { type: 'project', id: project }, users.forever!, 30);
     await stores.projectGroupLinks.add({ project_id: project, group_id: team, group_access: 20, expires_at: '2030-06-01', created_at: new Date().toISOString() });
+    await stores.groupGroupLinks.add({ shared_group_id: group, shared_with_group_id: team, group_access: 20, expires_at: TODAY, created_at: new Date().toISOString() });
 
-    const sweeper = new ExpirySweeper(stores.members, stores.projectGroupLinks, silentLogger());
-    assert.deepEqual(await sweeper.sweep(TODAY), { members: 2, shares: 1 });
+    const sweeper = new ExpirySweeper(stores.members, stores.projectGroupLinks, stores.groupGroupLinks, silentLogger());
+    assert.deepEqual(await sweeper.sweep(TODAY), { members: 2, shares: 2 });
     const remaining = [...(await stores.members.listForSource('project', project)), ...(await stores.members.listForSource('namespace', group))];
     const names = Object.fromEntries(Object.entries(users).map(([name, id]) => [id, name]));
     assert.deepEqual(remaining.map((member) => names[member.user_id]).filter(Boolean).sort(), ['forever', 'later', 'owner']);
     assert.equal(await stores.projectGroupLinks.find(project, team), undefined);
+    assert.deepEqual(await stores.groupGroupLinks.listForSharedGroups([group]), []);
     assert.deepEqual(await sweeper.sweep(TODAY), { members: 0, shares: 0 });
   });
 });

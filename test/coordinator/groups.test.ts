@@ -45,7 +45,7 @@ describe('groups: create, read, update, delete, transfer', () => {
       assert.equal(group.parent_id, null);
 
       const details = await gantry.api('GET', `/groups/${group.id}`, { token: alice.token });
-      assert.deepEqual(Object.keys(details.json).sort(), [...GROUP_FIELDS, 'projects', 'shared_projects'].sort());
+      assert.deepEqual(Object.keys(details.json).sort(), [...GROUP_FIELDS, 'projects', 'shared_projects', 'shared_with_groups'].sort());
       assert.deepEqual(details.json.projects, []);
       assert.deepEqual(details.json.shared_projects, []);
 

@@ -51,6 +51,7 @@ describe('GitLab client (python-gitlab) against a listening coordinator', () => 
     assert.deepEqual(seen.protected, ['release/*']);
     assert.deepEqual(seen.protected_tags, [['v*', 40]]);
     assert.deepEqual(seen.shared, ['other']);
+    assert.deepEqual(seen.group_shared, [['other', 30]]);
   });
 
   it('forks, transfers, pages through lists, edits settings and attributes, deletes', () => {

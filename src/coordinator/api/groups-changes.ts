@@ -7,9 +7,10 @@ import { serializeGroup } from '../http/serializers/groups.ts';
 import type { Params } from '../http/params.ts';
 import { paramsOf } from '../http/request-params.ts';
 import { GroupChangesService, type GroupAttributes } from '../services/groups-changes.ts';
+import { GroupSharesService } from '../services/group-shares.ts';
 import type { GroupsService } from '../services/groups.ts';
 
-/** POST /groups, PUT and DELETE /groups/:id, POST /groups/:id/projects/:project_id. */
+/** POST /groups, PUT and DELETE /groups/:id, POST/DELETE /groups/:id/share, POST /groups/:id/projects/:project_id. */
 export function registerGroupChangeRoutes(api: FastifyInstance, context: CoordinatorContext, groups: GroupsService): void {
   const changes = new GroupChangesService(context);
 
@@ -35,6 +36,23 @@ export function registerGroupChangeRoutes(api: FastifyInstance, context: Coordin
     const group = await groups.readable(request.params.id, actor);
     await changes.remove(group, actor);
     return reply.code(202).send({ message: '202 Accepted' });
+  });
+
+  const shares = new GroupSharesService(context);
+  api.post<{ Params: { id: string } }>('/groups/:id/share', async (request, reply) => {
+    const actor = requireActor(request);
+    const params = paramsOf(request);
+    const input = { groupId: params.requiredInt('group_id', { min: 1 }), groupAccess: params.requiredInt('group_access'), expiresAt: params.date('expires_at') };
+    const group = await groups.readable(request.params.id, actor);
+    await shares.share(group, actor, input);
+    return reply.code(201).send(await groups.details(group, actor));
+  });
+
+  api.delete<{ Params: { id: string; group_id: string } }>('/groups/:id/share/:group_id', async (request, reply) => {
+    const actor = requireActor(request);
+    const invitedGroupId = paramsOf(request).requiredInt('group_id', { min: 1 });
+    await shares.unshare(await groups.readable(request.params.id, actor), actor, invitedGroupId);
+    return reply.code(204).send();
   });
 
   api.post<{ Params: { id: string; project_id: string } }>('/groups/:id/projects/:project_id', async (request, reply) => {

@@ -1,11 +1,11 @@
 import type { Logger } from '../../shared/logger.ts';
 import type { MembersStore } from '../../storage/types.ts';
-import type { ProjectGroupLinksStore } from '../../storage/types-projects.ts';
+import type { GroupGroupLinksStore, ProjectGroupLinksStore } from '../../storage/types-projects.ts';
 
 const HOUR = 60 * 60 * 1000;
 
 /**
- * Removes memberships and group shares past their `expires_at` date, as GitLab's daily
+ * Removes memberships and project and group shares past their `expires_at` date, as GitLab's daily
  * workers do: on start, then every hour. Group owners are kept.
  */
 export class ExpirySweeper {
@@ -13,13 +13,14 @@ export class ExpirySweeper {
 
   constructor(
     private readonly members: MembersStore,
-    private readonly groupLinks: ProjectGroupLinksStore,
+    private readonly projectShares: ProjectGroupLinksStore,
+    private readonly groupShares: GroupGroupLinksStore,
     private readonly logger: Logger,
   ) {}
 
   async sweep(today = new Date().toISOString().slice(0, 10)): Promise<{ members: number; shares: number }> {
     const members = await this.members.removeExpired(today);
-    const shares = await this.groupLinks.removeExpired(today);
+    const shares = (await this.projectShares.removeExpired(today)) + (await this.groupShares.removeExpired(today));
     if (members + shares > 0) this.logger.info({ members, shares }, 'removed expired memberships and shares');
     return { members, shares };
   }

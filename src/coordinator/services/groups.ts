@@ -1,6 +1,7 @@
 import type { GroupProjectFilter, NamespaceRecord, ProjectOrderColumn, ProjectRecord, Visibility } from '../../storage/types.ts';
 import type { CoordinatorContext } from '../context.ts';
 import { serializeGroup, serializeGroupDetails, type GroupDetailsJson, type GroupJson, type GroupStatisticsJson } from '../http/serializers/groups.ts';
+import { GroupSharesService } from './group-shares.ts';
 import { OWNER, type Actor } from './permissions.ts';
 
 /** Storage sizes per group; zeros until repositories and artifacts report their sizes. */
@@ -98,6 +99,7 @@ export class GroupsService {
       this.context.config.externalUrl,
       await this.presentProjects(owned, actor, { simple: false }),
       await this.presentProjects(shared, actor, { simple: false }),
+      await new GroupSharesService(this.context).sharedWith(group),
     );
   }
 

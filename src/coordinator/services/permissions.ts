@@ -9,6 +9,7 @@ import type {
   Visibility,
 } from '../../storage/types.ts';
 import type { Db } from '../../storage/sql/database.ts';
+import type { GroupGroupLinksStore } from '../../storage/types-projects.ts';
 
 export const GUEST: AccessLevel = 10;
 export const REPORTER: AccessLevel = 20;
@@ -23,6 +24,13 @@ export type Actor = UserRecord | null;
 export type MemberSource = { kind: 'project'; project: ProjectRecord } | { kind: 'group'; group: NamespaceRecord };
 
 const VISIBILITY_RANK: Record<Visibility, number> = { private: 0, internal: 1, public: 2 };
+
+/** The higher of two levels; null counts as no access. */
+function higher(a: AccessLevel | null, b: AccessLevel | null): AccessLevel | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  return a > b ? a : b;
+}
 
 /** Whether `visibility` is more open than `limit` (public > internal > private). */
 export function moreOpenThan(visibility: Visibility, limit: Visibility): boolean {
@@ -47,6 +55,7 @@ export class Permissions {
     private readonly db: Db,
     private readonly namespaces: NamespacesStore,
     private readonly members: MembersStore,
+    private readonly groupLinks: GroupGroupLinksStore,
   ) {}
 
   /** Whether a visibility level is readable by the actor without any membership. */
@@ -94,16 +103,42 @@ export class Permissions {
     return this.projectLevelAtLeast(project, actor, DEVELOPER);
   }
 
-  /** Highest membership level of the actor in the namespace and its ancestors (user namespace owner: 50). */
+  /**
+   * Highest level of the actor in the namespace through membership of it or an ancestor, or
+   * through a group one of those is shared with (capped at the share's level); the owner of a
+   * user namespace: 50.
+   */
   async namespaceMembershipLevel(namespaceId: number, actor: Actor): Promise<AccessLevel | null> {
     if (!actor) return null;
     const namespace = await this.namespaces.findById(namespaceId);
     if (!namespace) return null;
     if (namespace.kind === 'user') return namespace.owner_id === actor.id ? OWNER : null;
-    const chain = [namespace.id, ...(await this.namespaces.ancestors(namespace.id)).map((ancestor) => ancestor.id)];
-    const memberships = await this.members.listForUser(actor.id, 'namespace', chain);
+    const chain = await this.selfAndAncestors(namespace.id);
+    return higher(await this.highestMembership(actor, chain), await this.levelThroughGroupShares(actor, chain));
+  }
+
+  /** Membership of the group or an ancestor only: what a share of (or with) the group passes on. Shares do not chain. */
+  private async directGroupLevel(groupId: number, actor: UserRecord): Promise<AccessLevel | null> {
+    return this.highestMembership(actor, await this.selfAndAncestors(groupId));
+  }
+
+  private async levelThroughGroupShares(actor: UserRecord, chain: readonly number[]): Promise<AccessLevel | null> {
+    let best: AccessLevel | null = null;
+    for (const link of await this.groupLinks.listForSharedGroups(chain)) {
+      const invited = await this.directGroupLevel(link.shared_with_group_id, actor);
+      if (invited !== null) best = higher(best, Math.min(invited, link.group_access) as AccessLevel);
+    }
+    return best;
+  }
+
+  private async highestMembership(actor: UserRecord, namespaceIds: readonly number[]): Promise<AccessLevel | null> {
+    const memberships = await this.members.listForUser(actor.id, 'namespace', namespaceIds);
     if (memberships.length === 0) return null;
     return Math.max(...memberships.map((member) => member.access_level)) as AccessLevel;
+  }
+
+  private async selfAndAncestors(namespaceId: number): Promise<number[]> {
+    return [namespaceId, ...(await this.namespaces.ancestors(namespaceId)).map((ancestor) => ancestor.id)];
   }
 
   async groupAccess(group: NamespaceRecord, actor: Actor): Promise<AccessLevel | null> {
@@ -180,9 +215,19 @@ export class Permissions {
       ids.add(id);
       for (const ancestor of await this.namespaces.ancestors(id)) ids.add(ancestor.id);
     };
+    const reached = new Set<number>();
     for (const membership of await this.members.listForUser(actor.id, 'namespace')) {
       await addWithAncestors(membership.source_id);
-      for (const id of await this.namespaces.descendantIds(membership.source_id)) ids.add(id);
+      reached.add(membership.source_id);
+      for (const id of await this.namespaces.descendantIds(membership.source_id)) {
+        ids.add(id);
+        reached.add(id);
+      }
+    }
+    // Groups shared with a group the actor belongs to, and their subgroups.
+    for (const link of await this.groupLinks.listForInvitedGroups([...reached])) {
+      ids.add(link.shared_group_id);
+      for (const id of await this.namespaces.descendantIds(link.shared_group_id)) ids.add(id);
     }
     const projectNamespaces = await this.db
       .selectFrom('projects')
@@ -204,7 +249,7 @@ export class Permissions {
       .execute();
     let best: AccessLevel | null = null;
     for (const link of links) {
-      const level = await this.namespaceMembershipLevel(link.group_id, actor);
+      const level = await this.directGroupLevel(link.group_id, actor);
       if (level === null) continue;
       const granted = Math.min(level, link.group_access) as AccessLevel;
       if (best === null || granted > best) best = granted;

@@ -6,7 +6,8 @@ import { OWNER, type Actor } from './permissions.ts';
 /**
  * Everything about one caller's memberships that project listings need, gathered with a
  * handful of queries per request (never per project): levels in namespaces (with their
- * subgroups), direct project memberships and projects shared with the caller's groups.
+ * subgroups, and groups shared with the caller's groups), direct project memberships and
+ * projects shared with the caller's groups.
  */
 export interface ActorProjectAccess {
   /** Namespace id → the caller's level there (user namespace: owner; subgroups inherit). */
@@ -32,8 +33,14 @@ export async function actorProjectAccess(context: CoordinatorContext, actor: Act
     for (const descendant of await stores.namespaces.descendantIds(membership.source_id)) raise(descendant, membership.access_level);
   }
   for (const membership of await stores.members.listForUser(actor.id, 'project')) access.projectMembers.set(membership.source_id, membership);
-  const groupIds = [...access.namespaceLevels.keys()].filter((id) => id !== own?.id);
-  access.sharedProjectIds = await stores.projectQueries.projectIdsSharedWith(groupIds);
+  // Shares pass on membership only (they do not chain), so both use the levels gathered so far.
+  const memberOf = new Map([...access.namespaceLevels].filter(([id]) => id !== own?.id));
+  access.sharedProjectIds = await stores.projectQueries.projectIdsSharedWith([...memberOf.keys()]);
+  for (const link of await stores.groupGroupLinks.listForInvitedGroups([...memberOf.keys()])) {
+    const level = Math.min(memberOf.get(link.shared_with_group_id) ?? 0, link.group_access) as AccessLevel;
+    raise(link.shared_group_id, level);
+    for (const descendant of await stores.namespaces.descendantIds(link.shared_group_id)) raise(descendant, level);
+  }
   return access;
 }
 

@@ -11,6 +11,7 @@ import { userUpdatedAt } from './migrations/008-user-updated-at.ts';
 import { protectedTags } from './migrations/009-protected-tags.ts';
 import { protectedBranchForcePush } from './migrations/010-force-push.ts';
 import { releaseLinks } from './migrations/011-release-links.ts';
+import { groupShares } from './migrations/012-group-shares.ts';
 
 /** Ordered migrations; names never change once released. */
 const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
@@ -24,6 +25,7 @@ const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
   ['009-protected-tags', protectedTags],
   ['010-force-push', protectedBranchForcePush],
   ['011-release-links', releaseLinks],
+  ['012-group-shares', groupShares],
 ];
 
 class InlineMigrationProvider implements MigrationProvider {

@@ -123,6 +123,15 @@ export interface MembersTable {
   updated_at: string;
 }
 
+export interface GroupGroupLinksTable {
+  id: Generated<number>;
+  shared_group_id: number;
+  shared_with_group_id: number;
+  group_access: number;
+  expires_at: string | null;
+  created_at: string;
+}
+
 export interface ProjectGroupLinksTable {
   id: Generated<number>;
   project_id: number;
@@ -183,6 +192,7 @@ export interface DatabaseSchema {
   projects: ProjectsTable;
   members: MembersTable;
   project_group_links: ProjectGroupLinksTable;
+  group_group_links: GroupGroupLinksTable;
   stars: StarsTable;
   ssh_keys: SshKeysTable;
   gpg_keys: GpgKeysTable;

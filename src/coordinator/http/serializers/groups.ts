@@ -24,7 +24,7 @@ export interface GroupJson {
 }
 
 /** Group details: the group plus the projects it holds and those shared with it (Project JSON). */
-export type GroupDetailsJson = GroupJson & { projects: unknown[]; shared_projects: unknown[] };
+export type GroupDetailsJson = GroupJson & { shared_with_groups: unknown[]; projects: unknown[]; shared_projects: unknown[] };
 
 export function groupWebUrl(group: Pick<NamespaceRecord, 'full_path'>, externalUrl: string): string {
   return `${externalUrl}/groups/${group.full_path}`;
@@ -54,6 +54,7 @@ export function serializeGroupDetails(
   externalUrl: string,
   projects: unknown[],
   sharedProjects: unknown[],
+  sharedWithGroups: unknown[],
 ): GroupDetailsJson {
-  return { ...serializeGroup(group, externalUrl), projects, shared_projects: sharedProjects };
+  return { ...serializeGroup(group, externalUrl), shared_with_groups: sharedWithGroups, projects, shared_projects: sharedProjects };
 }

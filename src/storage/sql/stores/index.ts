@@ -3,6 +3,7 @@ import { SqlCommitCommentsStore } from './commit-comments.ts';
 import { SqlCustomAttributesStore } from './custom-attributes.ts';
 import { SqlDeployKeysStore } from './deploy-keys.ts';
 import { SqlGpgKeysStore, SqlSshKeysStore } from './keys.ts';
+import { SqlGroupGroupLinksStore } from './group-group-links.ts';
 import { SqlGroupQueriesStore } from './group-queries.ts';
 import { SqlMemberQueriesStore } from './member-queries.ts';
 import { SqlMembersStore } from './members.ts';
@@ -28,6 +29,7 @@ export function createSqlStores(db: Db) {
     projects: new SqlProjectsStore(db),
     projectQueries: new SqlProjectQueriesStore(db),
     projectGroupLinks: new SqlProjectGroupLinksStore(db),
+    groupGroupLinks: new SqlGroupGroupLinksStore(db),
     members: new SqlMembersStore(db),
     groupQueries: new SqlGroupQueriesStore(db),
     memberQueries: new SqlMemberQueriesStore(db),

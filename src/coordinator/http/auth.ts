@@ -2,7 +2,8 @@ import type { FastifyRequest } from 'fastify';
 import { forbidden, insufficientScope, invalidToken, notFound, unauthorized } from '../../shared/errors.ts';
 import type { ReadCache } from '../services/read-cache.ts';
 import { tokenProblem } from '../services/token-validity.ts';
-import type { TokenRecord, TokenScope, UserRecord, UsersStore, TokensStore } from '../../storage/types.ts';
+import type { UserRecord, UsersStore } from '../../storage/types.ts';
+import type { TokenRecord, TokenScope, TokensStore } from '../../storage/types-tokens.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -1,5 +1,6 @@
 import { badRequest, invalidParam, missingParam, notFound } from '../../shared/errors.ts';
-import { TOKEN_SCOPES, type TokenRecord, type TokenScope, type UserRecord } from '../../storage/types.ts';
+import type { UserRecord } from '../../storage/types.ts';
+import { TOKEN_SCOPES, type TokenRecord, type TokenScope } from '../../storage/types-tokens.ts';
 import type { CoordinatorContext } from '../context.ts';
 import type { Params } from '../http/params.ts';
 import { serializeAccessToken, type AccessTokenJson } from '../http/serializers/access-tokens.ts';

@@ -1,6 +1,7 @@
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
-import type { NamespacesStore, NewUser, TokensStore, UserRecord, UsersStore } from '../../storage/types.ts';
+import type { NamespacesStore, NewUser, UserRecord, UsersStore } from '../../storage/types.ts';
+import type { TokensStore } from '../../storage/types-tokens.ts';
 
 const scrypt = promisify(scryptCallback) as (password: string, salt: Buffer, length: number) => Promise<Buffer>;
 

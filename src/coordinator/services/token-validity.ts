@@ -1,4 +1,4 @@
-import type { TokenRecord } from '../../storage/types.ts';
+import type { TokenRecord } from '../../storage/types-tokens.ts';
 
 /** Why a stored token no longer works, in GitLab's words; undefined when it does. */
 export function tokenProblem(token: TokenRecord, today = new Date().toISOString().slice(0, 10)): string | undefined {

@@ -1,4 +1,4 @@
-import type { TokenRecord, TokenScope } from '../../../storage/types.ts';
+import type { TokenRecord, TokenScope } from '../../../storage/types-tokens.ts';
 
 export interface AccessTokenJson {
   id: number;

@@ -1,4 +1,5 @@
-import type { ProjectRecord, TokenScope, UserRecord, UsersStore } from '../../../storage/types.ts';
+import type { ProjectRecord, UserRecord, UsersStore } from '../../../storage/types.ts';
+import type { TokenScope } from '../../../storage/types-tokens.ts';
 import type { Permissions } from '../permissions.ts';
 import type { JobTokenIdentity, JobTokenVerifier } from './job-tokens.ts';
 

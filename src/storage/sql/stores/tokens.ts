@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '../database.ts';
 import type { PersonalTokensTable } from '../schema.ts';
-import { TOKEN_SCOPES, type NewToken, type TokenRecord, type TokenScope, type TokensStore } from '../../types.ts';
+import { TOKEN_SCOPES, type NewToken, type TokenRecord, type TokenScope, type TokensStore } from '../../types-tokens.ts';
 
 export function digestToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');

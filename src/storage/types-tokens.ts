@@ -1,0 +1,35 @@
+/** Personal and impersonation access tokens. */
+
+export const TOKEN_SCOPES = ['api', 'read_user', 'read_api', 'read_repository', 'write_repository', 'read_registry', 'write_registry', 'sudo'] as const;
+export type TokenScope = (typeof TOKEN_SCOPES)[number];
+
+/** A personal (or impersonation) access token; the token itself is never stored, only its digest. */
+export interface TokenRecord {
+  id: number;
+  user_id: number;
+  name: string;
+  scopes: TokenScope[];
+  /** YYYY-MM-DD: the token stops working on that day. */
+  expires_at: string | null;
+  revoked: boolean;
+  impersonation: boolean;
+  created_at: string;
+}
+
+export interface NewToken {
+  name: string;
+  scopes?: TokenScope[];
+  expiresAt?: string | null;
+  impersonation?: boolean;
+}
+
+export interface TokensStore {
+  /** Stores only the digest of `token`; every scope unless `scopes` narrows them. */
+  create(userId: number, token: string, details: NewToken): Promise<TokenRecord>;
+  findByToken(token: string): Promise<TokenRecord | undefined>;
+  findById(id: number): Promise<TokenRecord | undefined>;
+  /** Oldest first; `userId` and `impersonation` narrow the list. */
+  list(filter: { userId?: number; impersonation?: boolean }): Promise<TokenRecord[]>;
+  revoke(id: number): Promise<void>;
+  deleteForUser(userId: number): Promise<void>;
+}

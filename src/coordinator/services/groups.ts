@@ -4,16 +4,10 @@ import { serializeGroup, serializeGroupDetails, type GroupDetailsJson, type Grou
 import { GroupSharesService } from './group-shares.ts';
 import { OWNER, type Actor } from './permissions.ts';
 
-/** Storage sizes per group; zeros until repositories and artifacts report their sizes. */
+/** Storage sizes per group (RepositoryGroupStatistics; artifacts add theirs when they are stored). */
 export interface GroupStatisticsSource {
   forGroups(groupIds: readonly number[]): Promise<Map<number, GroupStatisticsJson>>;
 }
-
-export const ZERO_GROUP_STATISTICS: GroupStatisticsSource = {
-  async forGroups(groupIds) {
-    return new Map(groupIds.map((id) => [id, { storage_size: 0, repository_size: 0, lfs_objects_size: 0, job_artifacts_size: 0 }]));
-  },
-};
 
 /** Renders projects as Project JSON for the caller (the projects area's presenter). */
 export type ProjectsPresenter = (projects: ProjectRecord[], actor: Actor, options: { simple: boolean }) => Promise<unknown[]>;
@@ -47,11 +41,15 @@ export interface Page {
 
 /** Reading groups: listings, subgroups, details and the projects of a group. */
 export class GroupsService {
+  private readonly shares: GroupSharesService;
+
   constructor(
     private readonly context: CoordinatorContext,
     private readonly presentProjects: ProjectsPresenter,
-    private readonly statistics: GroupStatisticsSource = ZERO_GROUP_STATISTICS,
-  ) {}
+    private readonly statistics: GroupStatisticsSource,
+  ) {
+    this.shares = new GroupSharesService(context);
+  }
 
   /** `GET /groups`, and `GET /groups/:id/subgroups` with `parent`. */
   async list(actor: Actor, query: GroupListQuery, page: Page, parent?: NamespaceRecord): Promise<{ items: GroupJson[]; total: number }> {
@@ -99,7 +97,7 @@ export class GroupsService {
       this.context.config.externalUrl,
       await this.presentProjects(owned, actor, { simple: false }),
       await this.presentProjects(shared, actor, { simple: false }),
-      await new GroupSharesService(this.context).sharedWith(group),
+      await this.shares.sharedWith(group),
     );
   }
 

@@ -56,7 +56,7 @@ export class ReleaseLinksService {
   async add(release: ReleaseRecord, input: ReleaseLinkInput): Promise<ReleaseLinkRecord> {
     const link = completeLink(input);
     await this.validate(release, link, null);
-    return this.saving(() => this.context.stores.releaseLinks.create({ release_id: release.id, ...link, created_at: new Date().toISOString() }));
+    return this.saving(release, link, null, () => this.context.stores.releaseLinks.create({ release_id: release.id, ...link, created_at: new Date().toISOString() }));
   }
 
   async update(projectRef: string, actor: UserRecord, tagName: string, linkId: number, input: ReleaseLinkInput): Promise<LinkResult> {
@@ -67,8 +67,9 @@ export class ReleaseLinksService {
     if (input.url !== undefined) changes.url = input.url;
     if (input.filepath !== undefined) changes.filepath = input.filepath;
     if (input.linkType !== undefined) changes.link_type = input.linkType;
-    await this.validate(release, { ...current, ...changes }, current.id);
-    return { target, link: await this.saving(() => this.context.stores.releaseLinks.update(current.id, changes)) };
+    const merged = { ...current, ...changes };
+    await this.validate(release, merged, current.id);
+    return { target, link: await this.saving(release, merged, current.id, () => this.context.stores.releaseLinks.update(current.id, changes)) };
   }
 
   /** Answers the deleted link, as GitLab does. */
@@ -96,13 +97,14 @@ export class ReleaseLinksService {
     refuseInvalidLink(link, others);
   }
 
-  /** A concurrent writer can still win the unique index; that is the same 400 as a pre-checked clash. */
-  private async saving(write: () => Promise<ReleaseLinkRecord>): Promise<ReleaseLinkRecord> {
+  /** A concurrent writer can still win a unique index: checking again names the field, as a pre-checked clash does. */
+  private async saving(release: ReleaseRecord, link: LinkFields, selfId: number | null, write: () => Promise<ReleaseLinkRecord>): Promise<ReleaseLinkRecord> {
     try {
       return await write();
     } catch (error) {
-      if (isUniqueViolation(error)) throw validationFailed({ name: ['has already been taken'] });
-      throw error;
+      if (!isUniqueViolation(error)) throw error;
+      await this.validate(release, link, selfId);
+      throw validationFailed({ name: ['has already been taken'] });
     }
   }
 }

@@ -26,12 +26,14 @@ export class LruCache<V> {
 
 /**
  * Answers about history that never change once computed: the history behind a commit id
- * is immutable, so the number of commits reachable from it (for a path and date bounds)
- * and the last commit touching a path stay true forever. Walks from `--all` (every branch
- * and tag) are never cached.
+ * is immutable, so the number of commits reachable from it (for a path and date bounds),
+ * a page of that walk and the last commit touching a path stay true forever. Walks from
+ * `--all` (every branch and tag) are never cached.
  */
 export class HistoryCache {
   readonly counts = new LruCache<number>();
+  /** Commit ids of one page of a walk, keyed by its rev-list arguments (about 4 KB a page of 100). */
+  readonly logPages = new LruCache<string[]>(2_000);
   /** null: no commit touches the path. */
   readonly lastCommits = new LruCache<GitCommit | null>();
 

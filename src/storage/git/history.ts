@@ -17,7 +17,13 @@ export class History {
     if (query.limit <= 0) return [];
     const args = await this.walkArguments(query, [`--max-count=${Math.floor(query.limit)}`, `--skip=${Math.max(0, Math.floor(query.offset))}`]);
     if (!args) return [];
-    const ids = (await gitText(this.access.gitDir, args)).split('\n').filter(Boolean);
+    // The walk starts at a resolved commit id, so the same arguments always give the same page.
+    const cacheKey = query.all ? null : HistoryCache.key(this.access.gitDir, args.join('\0'));
+    let ids = cacheKey === null ? undefined : this.access.history?.logPages.get(cacheKey);
+    if (ids === undefined) {
+      ids = (await gitText(this.access.gitDir, args)).split('\n').filter(Boolean);
+      if (cacheKey !== null) this.access.history?.logPages.set(cacheKey, ids);
+    }
     return this.reader.commitList(ids);
   }
 

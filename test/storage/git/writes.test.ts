@@ -115,6 +115,16 @@ describe('git storage writes', () => {
     assert.equal(await repository.resolveCommit('main'), tip, 'no refused commit moved the branch');
   });
 
+  it('answers history pages from the moving branch tip, not from an earlier page of it', async () => {
+    const own = await freshRepository();
+    const first = await own.log({ ref: 'main', offset: 0, limit: 5 });
+    assert.deepEqual(await own.log({ ref: 'main', offset: 0, limit: 5 }), first, 'the same page twice');
+    const added = await own.commitFiles({ branch: 'main', message: 'Later', author: BOB, actions: [{ action: 'create', file_path: 'later.txt', content: text('l\n') }] });
+    const after = await own.log({ ref: 'main', offset: 0, limit: 5 });
+    assert.deepEqual(after.map((commit) => commit.id), [added.id, ...first.map((commit) => commit.id)]);
+    assert.deepEqual((await own.log({ ref: 'main', offset: 1, limit: 5 })).map((commit) => commit.id), first.map((commit) => commit.id));
+  });
+
   it('accepts a current last_commit_id and starts new branches from startRef', async () => {
     const last = await repository.lastCommitFor('main', 'lib/a.txt');
     const updated = await repository.commitFiles({

@@ -106,6 +106,8 @@ async function main(): Promise<void> {
     figures.module_tree_recursive_ms = await median(() => repository.tree('main', '', true), 10);
     figures.cli_ls_tree_r_ms = await median(gitCli(repository.path, ['ls-tree', '-r', 'main']), 10);
     figures.module_count_commits_ms = await median(() => repository.countCommits({}), 5);
+    const countStart = coldStart(150);
+    figures.module_count_commits_cold_ms = await median(() => repository.countCommits({ ref: countStart() }), 10);
     figures.module_log_path_page_ms = await median(() => repository.log({ path: probe, offset: 0, limit: 20 }), 5);
     await manager.close();
 

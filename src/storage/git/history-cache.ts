@@ -32,6 +32,8 @@ export class LruCache<V> {
  */
 export class HistoryCache {
   readonly counts = new LruCache<number>();
+  /** Per repository (git dir): the last plain count taken, from which nearby counts are derived. */
+  readonly countAnchors = new LruCache<{ id: string; count: number }>(1_000);
   /** Commit ids of one page of a walk, keyed by its rev-list arguments (about 4 KB a page of 100). */
   readonly logPages = new LruCache<string[]>(2_000);
   /** null: no commit touches the path. */

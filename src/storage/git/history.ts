@@ -6,6 +6,9 @@ import { EMPTY_TREE, gitText, runGit } from './run.ts';
 import type { GitCommit, GitCommitStats, GitContributor, GitFileDiff, GitLogQuery } from './types.ts';
 import { isSafeLookupPath, normalizeLookupPath } from './validate.ts';
 
+/** How far (in commits) a count may be derived from the last one instead of counted whole. */
+const ANCHOR_DISTANCE = 1_000;
+
 /** Walks that need rev-list; the commits themselves are read through cat-file. */
 export class History {
   constructor(
@@ -35,11 +38,35 @@ export class History {
     if (cached !== undefined) return cached;
     // A reachability bitmap (written by housekeeping's gc) answers plain counts at once.
     const plain = query.path === undefined && query.since === undefined && query.until === undefined;
-    const args = await this.walkArguments(start === null ? query : { ...query, ref: start }, plain ? ['--count', '--use-bitmap-index'] : ['--count']);
-    if (!args) return 0;
-    const count = Number.parseInt((await gitText(this.access.gitDir, args)).trim(), 10) || 0;
+    let count = plain && start !== null ? await this.countFromAnchor(start) : null;
+    if (count === null) {
+      const args = await this.walkArguments(start === null ? query : { ...query, ref: start }, plain ? ['--count', '--use-bitmap-index'] : ['--count']);
+      if (!args) return 0;
+      count = Number.parseInt((await gitText(this.access.gitDir, args)).trim(), 10) || 0;
+    }
     if (cacheKey !== null) this.access.history?.counts.set(cacheKey, count);
+    if (plain && start !== null) this.access.history?.countAnchors.set(this.access.gitDir, { id: start, count });
     return count;
+  }
+
+  /**
+   * The plain count of `start` derived from the last plain count taken in this repository,
+   * when one history contains the other and they are close (a push moved the branch a few
+   * commits, or an older commit of it): one capped walk of the symmetric difference, so
+   * distant or diverged commits fall back to the full count after a bounded walk.
+   */
+  private async countFromAnchor(start: string): Promise<number | null> {
+    const anchor = this.access.history?.countAnchors.get(this.access.gitDir);
+    if (!anchor || anchor.id === start) return anchor?.count ?? null;
+    // One walk of the symmetric difference: "<only behind the anchor>\t<only behind start>".
+    // The anchor may be gone (a repository replaced, objects pruned): then count in full.
+    const output = await gitText(this.access.gitDir, ['rev-list', '--left-right', '--count', `--max-count=${ANCHOR_DISTANCE}`, `${anchor.id}...${start}`]).catch(() => null);
+    const [removed, added] = (output ?? '').trim().split('\t').map((part) => Number.parseInt(part, 10));
+    if (removed === undefined || added === undefined || Number.isNaN(removed) || Number.isNaN(added)) return null;
+    if (removed + added >= ANCHOR_DISTANCE) return null;
+    if (removed === 0) return anchor.count + added;
+    if (added === 0) return anchor.count - removed;
+    return null;
   }
 
   async lastCommitFor(revision: string, path: string): Promise<GitCommit | null> {

@@ -125,6 +125,22 @@ describe('git storage writes', () => {
     assert.deepEqual((await own.log({ ref: 'main', offset: 1, limit: 5 })).map((commit) => commit.id), first.map((commit) => commit.id));
   });
 
+  it('derives commit counts from the previous count exactly, across pushes, older commits and diverged branches', async () => {
+    const own = await freshRepository();
+    const commit = (branch: string, file: string, startRef?: string) =>
+      own.commitFiles({ branch, startRef, message: file, author: ANN, actions: [{ action: 'create', file_path: file, content: text(`${file}\n`) }] });
+    for (const file of ['m1', 'm2', 'm3']) await commit('main', file);
+    for (const file of ['f1', 'f2']) await commit('feature', file, 'main');
+    for (const file of ['m4', 'm5']) await commit('main', file);
+    const refs = ['main', 'main~2', 'feature', 'main', 'main~4', 'feature~1', 'main~1', 'main'];
+    for (const ref of refs) {
+      const expected = Number(await git(own.path, ['rev-list', '--count', ref]));
+      assert.equal(await own.countCommits({ ref }), expected, ref);
+    }
+    await commit('main', 'm6');
+    assert.equal(await own.countCommits({ ref: 'main' }), Number(await git(own.path, ['rev-list', '--count', 'main'])), 'after a push');
+  });
+
   it('accepts a current last_commit_id and starts new branches from startRef', async () => {
     const last = await repository.lastCommitFor('main', 'lib/a.txt');
     const updated = await repository.commitFiles({

@@ -53,8 +53,10 @@ export class CommitsService {
     if (query.path !== undefined && !isInsideRepository(query.path)) return { items: [], total: 0 };
     const ref = query.all ? undefined : (query.refName ?? (await repository.defaultBranch()) ?? undefined);
     if (!query.all && ref === undefined) return { items: [], total: 0 };
-    if (ref !== undefined && (await repository.resolveCommit(ref)) === null) return { items: [], total: 0 };
-    const filter: Omit<GitLogQuery, 'offset' | 'limit'> = { ref, path: query.path, since: query.since, until: query.until, all: query.all };
+    const startId = ref === undefined ? undefined : await repository.resolveCommit(ref);
+    if (startId === null) return { items: [], total: 0 };
+    // The walk and the count start from the resolved id: neither resolves the ref again.
+    const filter: Omit<GitLogQuery, 'offset' | 'limit'> = { ref: startId, path: query.path, since: query.since, until: query.until, all: query.all };
     const [items, total] = await Promise.all([repository.log({ ...filter, ...page }), repository.countCommits(filter)]);
     return { items, total };
   }

@@ -33,9 +33,14 @@ export class Lookup {
     return project;
   }
 
-  async findGroup(idOrPath: string | number): Promise<NamespaceRecord | undefined> {
+  /** A namespace of either kind by id or full path (no read rule applied). */
+  async findNamespace(idOrPath: string | number): Promise<NamespaceRecord | undefined> {
     const ref = String(idOrPath);
-    const namespace = /^\d+$/.test(ref) ? await this.namespaces.findById(Number(ref)) : await this.namespaces.findByFullPath(ref);
+    return /^\d+$/.test(ref) ? this.namespaces.findById(Number(ref)) : this.namespaces.findByFullPath(ref);
+  }
+
+  async findGroup(idOrPath: string | number): Promise<NamespaceRecord | undefined> {
+    const namespace = await this.findNamespace(idOrPath);
     return namespace?.kind === 'group' ? namespace : undefined;
   }
 

@@ -36,8 +36,7 @@ export class NamespacesService {
 
   /** The namespace (id or full path) when the caller may read it, else 404 Namespace Not Found. */
   async readable(ref: string, actor: UserRecord): Promise<NamespaceRecord> {
-    const { namespaces } = this.context.stores;
-    const namespace = /^\d+$/.test(ref) ? await namespaces.findById(Number(ref)) : await namespaces.findByFullPath(ref);
+    const namespace = await this.context.lookup.findNamespace(ref);
     if (!namespace || !(await this.canRead(namespace, actor))) throw notFound('Namespace');
     return namespace;
   }

@@ -202,8 +202,8 @@ export class ProjectsService {
 
   /** A namespace the actor may create projects in: their own, or a group where they are Developer or more. */
   private async targetNamespace(reference: string, actor: UserRecord): Promise<NamespaceRecord> {
-    const { stores, permissions } = this.context;
-    const namespace = /^\d+$/.test(reference) ? await stores.namespaces.findById(Number(reference)) : await stores.namespaces.findByFullPath(reference);
+    const { lookup, permissions } = this.context;
+    const namespace = await lookup.findNamespace(reference);
     if (!namespace) throw notFound('Namespace');
     if (namespace.kind === 'user') {
       if (namespace.owner_id === actor.id || actor.is_admin) return namespace;

@@ -3,4 +3,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-deps.sh
+bash scripts/build.sh
 exec ./bin/coordinator serve "$@"

@@ -4,5 +4,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-deps.sh
+bash scripts/build.sh   # the CLI tests start bin/*, which run the compiled dist/
 mapfile -t files < <(bash scripts/list-tests.sh "$@")
 exec node --import tsx --test --test-concurrency=2 --test-reporter=spec "${files[@]}"

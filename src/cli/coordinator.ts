@@ -1,6 +1,6 @@
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
-import { serve } from './commands/serve.ts';
+import { GANTRY_VERSION } from '../shared/version.ts';
 import { readCoordinatorConfig, type CoordinatorFileConfig } from './config-file.ts';
 
 /** `coordinator` command line. Only cli/ calls process.exit. */
@@ -23,6 +23,7 @@ export async function main(argv: string[]): Promise<void> {
         const file: CoordinatorFileConfig = args.config ? readCoordinatorConfig(args.config) : {};
         const port = args.port ?? (env.GANTRY_PORT ? Number(env.GANTRY_PORT) : undefined) ?? file.port ?? 8080;
         if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port: ${port}`);
+        const { serve } = await import('./commands/serve.ts');
         await serve(
           {
             port,
@@ -39,6 +40,7 @@ export async function main(argv: string[]): Promise<void> {
     .demandCommand(1, 'Name a command: serve')
     .strict()
     .fail(false)
+    .version(GANTRY_VERSION)
     .help()
     .parseAsync();
 }

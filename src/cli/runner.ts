@@ -1,6 +1,6 @@
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
-import { runLint } from './commands/lint.ts';
+import { GANTRY_VERSION } from '../shared/version.ts';
 
 /** `runner` command line: the agent's commands arrive with the runner issue; lint and help work now. */
 export async function main(argv: string[]): Promise<number> {
@@ -19,6 +19,7 @@ export async function main(argv: string[]): Promise<number> {
           .option('variable', { type: 'string', array: true, describe: 'KEY=VALUE, repeatable' })
           .option('json', { type: 'boolean', default: false, describe: 'Machine-readable output' }),
       async (args) => {
+        const { runLint } = await import('./commands/lint.ts');
         exitCode = await runLint(args, {
           stdout: (text) => process.stdout.write(text),
           stderr: (text) => process.stderr.write(text),
@@ -29,6 +30,7 @@ export async function main(argv: string[]): Promise<number> {
     .demandCommand(1, 'Name a command')
     .strict()
     .fail(false)
+    .version(GANTRY_VERSION)
     .help()
     .parseAsync();
   return exitCode;

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Compiles src/ to dist/ (JavaScript, .d.ts, source maps) when dist/ is missing or older than src/.
+# Usage: build.sh [--force]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+stamp=dist/.build-stamp
+if [ "${1:-}" != --force ] && [ -f "$stamp" ] \
+  && [ -z "$(find src tsconfig.json tsconfig.build.json package.json -newer "$stamp" -print -quit)" ]; then
+  exit 0
+fi
+echo "building dist/" >&2
+rm -rf dist
+npx tsc -p tsconfig.build.json
+# tsc rewrites relative `.ts` specifiers to `.js` in JavaScript but not in declarations.
+find dist -name '*.d.ts' -print0 | xargs -0 sed -i -E "s#((from|import)\(? *['\"]\.{1,2}/[^'\"]*)\.ts(['\"])#\1.js\3#g"
+touch "$stamp"

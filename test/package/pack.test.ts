@@ -1,0 +1,80 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { promisify } from 'node:util';
+import { packGantry, REPOSITORY_ROOT, scratchProjectWith, type PackedPackage } from './scratch-project.ts';
+
+const run = promisify(execFile);
+
+describe('the packed npm package', () => {
+  const destination = mkdtempSync(path.join(tmpdir(), 'gantry-pack-'));
+  let packed: PackedPackage;
+  let project: string;
+
+  before(() => {
+    packed = packGantry(destination);
+    project = scratchProjectWith(packed.tarball);
+  });
+  after(() => {
+    rmSync(destination, { recursive: true, force: true });
+    if (project) rmSync(project, { recursive: true, force: true });
+  });
+
+  it('ships compiled JavaScript, declarations, the CLIs, README, example config and license — no tests or sources', () => {
+    for (const expected of ['dist/index.js', 'dist/index.d.ts', 'dist/cli/coordinator.js', 'bin/coordinator', 'bin/runner', 'README.md', 'LICENSE', 'config.example.toml', 'package.json']) {
+      assert.ok(packed.files.includes(expected), `${expected} is in the package`);
+    }
+    assert.deepEqual(packed.files.filter((file) => file.startsWith('test/') || file.startsWith('src/') || file.endsWith('.ts') && !file.endsWith('.d.ts')), []);
+  });
+
+  it('embeds with plain node: import { createCoordinator } from "gantry" serves the API', async () => {
+    writeFileSync(
+      path.join(project, 'embed.mjs'),
+      `import { createCoordinator } from 'gantry';
+const coordinator = await createCoordinator({ dataDir: process.argv[2], databaseUrl: ':memory:', rootToken: 'scratch-token' });
+const address = await coordinator.app.listen({ port: 0, host: '127.0.0.1' });
+const response = await fetch(address + '/api/v4/version', { headers: { 'PRIVATE-TOKEN': 'scratch-token' } });
+console.log(JSON.stringify({ status: response.status, body: await response.json() }));
+await coordinator.close();
+`,
+    );
+    const { stdout } = await run(process.execPath, ['embed.mjs', path.join(project, 'data')], { cwd: project });
+    const result = JSON.parse(stdout) as { status: number; body: { version: string } };
+    assert.equal(result.status, 200);
+    assert.match(result.body.version, /gantry/);
+  });
+
+  it('runs the installed CLIs with plain node', async () => {
+    const version = (JSON.parse(await import('node:fs').then((fs) => fs.readFileSync(path.join(REPOSITORY_ROOT, 'package.json'), 'utf8'))) as { version: string }).version;
+    const coordinator = await run(process.execPath, ['node_modules/gantry/bin/coordinator', '--version'], { cwd: project });
+    assert.equal(coordinator.stdout.trim(), version);
+    const runner = await run(process.execPath, ['node_modules/gantry/bin/runner', '--help'], { cwd: project });
+    assert.match(runner.stdout, /lint/);
+  });
+
+  it('gives TypeScript consumers real types', async () => {
+    writeFileSync(
+      path.join(project, 'consumer.ts'),
+      `import { createCoordinator, compilePipeline, type CoordinatorOptions } from 'gantry';
+const options: CoordinatorOptions = { dataDir: './data' };
+// @ts-expect-error dataDir is a string: this line only compiles if the declarations are missing
+const wrong: CoordinatorOptions = { dataDir: 42 };
+export async function start(): Promise<string> {
+  const coordinator = await createCoordinator(options);
+  void compilePipeline;
+  void wrong;
+  return coordinator.app.listen({ port: 0 });
+}
+`,
+    );
+    writeFileSync(
+      path.join(project, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true, noEmit: true, skipLibCheck: true, types: ['node'] }, files: ['consumer.ts'] }),
+    );
+    const tsc = path.join(REPOSITORY_ROOT, 'node_modules/typescript/bin/tsc');
+    await run(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: project });
+  });
+});

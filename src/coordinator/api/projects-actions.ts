@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { forbidden } from '../../shared/errors.ts';
-import type { ProjectRecord, UserRecord } from '../../storage/types.ts';
+import { VISIBILITIES, type ProjectRecord, type UserRecord } from '../../storage/types.ts';
 import type { CoordinatorContext } from '../context.ts';
 import { requireActor } from '../http/auth.ts';
 import { paramsOf } from '../http/request-params.ts';
@@ -41,7 +41,8 @@ export function registerProjectActionRoutes(api: FastifyInstance, context: Coord
     const params = paramsOf(request);
     const source = await lookup.readableProject(request.params.id, actor);
     const namespace = params.string('namespace_id') ?? params.string('namespace_path') ?? params.string('namespace') ?? undefined;
-    const fork = await projects.fork(source, actor, { namespace, name: params.nonEmptyString('name'), path: params.nonEmptyString('path') });
+    const forkRequest = { namespace, name: params.nonEmptyString('name'), path: params.nonEmptyString('path'), visibility: params.oneOf('visibility', VISIBILITIES) };
+    const fork = await projects.fork(source, actor, forkRequest);
     reply.code(201);
     return presenter.one(fork, actor);
   });

@@ -1,6 +1,4 @@
 import { validationFailed } from '../../shared/errors.ts';
-import type { NamespaceRecord, Visibility } from '../../storage/types.ts';
-import { moreOpenThan } from './permissions.ts';
 
 const MAX_LENGTH = 255;
 
@@ -48,26 +46,4 @@ export function checkGroupPath(path: string, topLevel: boolean, errors: FieldErr
 
 export function checkDescription(description: string, errors: FieldErrors): void {
   if (description.length > MAX_LENGTH) errors.add('description', `is too long (maximum is ${MAX_LENGTH} characters)`);
-}
-
-/** A group may not be more open than its parent, nor more closed than its subgroups and projects. */
-export function checkVisibilityAgainstHierarchy(
-  visibility: Visibility,
-  hierarchy: { parent?: NamespaceRecord; subgroups?: readonly NamespaceRecord[]; projectVisibilities?: readonly Visibility[] },
-  errors: FieldErrors,
-): void {
-  const { parent, subgroups = [], projectVisibilities = [] } = hierarchy;
-  if (parent && moreOpenThan(visibility, parent.visibility)) {
-    errors.add('visibility_level', `${visibility} is not allowed since the parent group has a ${parent.visibility} visibility.`);
-  }
-  if (subgroups.some((subgroup) => moreOpenThan(subgroup.visibility, visibility))) {
-    errors.add('visibility_level', `${visibility} is not allowed since there are sub-groups with higher visibility.`);
-  }
-  if (projectVisibilities.some((projectVisibility) => moreOpenThan(projectVisibility, visibility))) {
-    errors.add('visibility_level', `${visibility} is not allowed since this group contains projects with higher visibility.`);
-  }
-}
-
-export function restrictedVisibilityMessage(visibility: Visibility): string {
-  return `${visibility} has been restricted by your GitLab administrator`;
 }

@@ -5,10 +5,12 @@ import type { CoordinatorContext } from '../context.ts';
 import { requireActor } from '../http/auth.ts';
 import { paramsOf } from '../http/request-params.ts';
 import { MAINTAINER, OWNER } from '../services/permissions.ts';
+import { PROJECT_UPDATE_PARAMETERS } from '../services/project-attributes.ts';
 import type { ProjectPresenter } from '../services/project-presenter.ts';
 import { ProjectSharesService } from '../services/project-shares.ts';
 import { ProjectTransfer } from '../services/project-transfer.ts';
 import type { ProjectsService } from '../services/projects.ts';
+import { requireAtLeastOne } from './at-least-one.ts';
 
 type IdRoute = { Params: { id: string } };
 
@@ -25,8 +27,10 @@ export function registerProjectActionRoutes(api: FastifyInstance, context: Coord
 
   api.put<IdRoute>('/projects/:id', async (request) => {
     const actor = requireActor(request);
+    const params = paramsOf(request);
+    requireAtLeastOne(params, PROJECT_UPDATE_PARAMETERS);
     const project = await projectAt(request.params.id, actor, MAINTAINER);
-    return presenter.one(await projects.update(project, actor, paramsOf(request)), actor);
+    return presenter.one(await projects.update(project, actor, params), actor);
   });
 
   api.delete<IdRoute>('/projects/:id', async (request, reply) => {

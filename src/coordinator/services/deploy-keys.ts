@@ -1,4 +1,4 @@
-import { GantryError, forbidden, notFound, validationFailed } from '../../shared/errors.ts';
+import { atLeastOneOf, forbidden, notFound, validationFailed } from '../../shared/errors.ts';
 import { isUniqueViolation } from '../../storage/sql/database.ts';
 import type { DeployKeyRecord, ProjectDeployKeyRecord } from '../../storage/types-repository.ts';
 import type { ProjectRecord, UserRecord } from '../../storage/types.ts';
@@ -80,7 +80,7 @@ export class DeployKeysService {
 
   async update(project: ProjectRecord, keyId: number, changes: { title?: string; canPush?: boolean }): Promise<ProjectDeployKeyRecord> {
     if (changes.title === undefined && changes.canPush === undefined) {
-      throw new GantryError('GANTRY_E_MISSING_PARAM', 400, { error: 'title, can_push are missing, at least one parameter must be provided' });
+      throw atLeastOneOf(['title', 'can_push']);
     }
     await this.find(project, keyId);
     if (changes.title !== undefined) {

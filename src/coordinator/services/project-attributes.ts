@@ -31,6 +31,19 @@ export function nameAndPathErrors(name: string | undefined, path: string | undef
   return errors;
 }
 
+/**
+ * The parameters `PUT /projects/:id` reads, in the order of GitLab's
+ * `update_params_at_least_one_of`: an edit naming none of them answers 400.
+ */
+export const PROJECT_UPDATE_PARAMETERS: readonly string[] = [
+  'builds_access_level', 'ci_config_path', 'container_registry_enabled', 'default_branch', 'description', 'issues_access_level',
+  'lfs_enabled', 'merge_requests_access_level', 'name', 'only_allow_merge_if_all_discussions_are_resolved',
+  'only_allow_merge_if_pipeline_succeeds', 'path', 'printing_merge_requests_link_enabled', 'public_builds', 'public_jobs',
+  'request_access_enabled', 'resolve_outdated_diff_discussions', 'shared_runners_enabled', 'snippets_access_level', 'tag_list',
+  'topics', 'visibility', 'wiki_access_level', 'issues_enabled', 'jobs_enabled', 'merge_requests_enabled', 'wiki_enabled',
+  'snippets_enabled',
+];
+
 const FEATURES = [
   ['issues_enabled', 'issues_access_level'],
   ['merge_requests_enabled', 'merge_requests_access_level'],

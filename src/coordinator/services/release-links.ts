@@ -67,6 +67,7 @@ export class ReleaseLinksService {
     if (input.url !== undefined) changes.url = input.url;
     if (input.filepath !== undefined) changes.filepath = input.filepath;
     if (input.linkType !== undefined) changes.link_type = input.linkType;
+    if (Object.keys(changes).length === 0) return { target, link: current };
     const merged = { ...current, ...changes };
     await this.validate(release, merged, current.id);
     return { target, link: await this.saving(release, merged, current.id, () => this.context.stores.releaseLinks.update(current.id, changes)) };

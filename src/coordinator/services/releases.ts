@@ -98,6 +98,8 @@ export class ReleasesService {
     const target = await this.access.forWrite(projectRef, actor);
     const release = await this.context.stores.releases.find(target.project.id, tagName);
     if (!release) throw releaseNotFound();
+    // GitLab's Releases::UpdateService answers this after finding the release.
+    if ([input.name, input.description, input.releasedAt, input.milestones].every((value) => value === undefined)) throw badRequestMessage('params is empty');
     checkMilestones(input.milestones);
     const changes: ReleaseChanges = { updated_at: new Date().toISOString() };
     if (input.name !== undefined) changes.name = input.name;

@@ -52,6 +52,11 @@ export function invalidParam(name: string, reason = 'is invalid'): GantryError {
   return new GantryError('GANTRY_E_INVALID_PARAM', 400, { error: `${name} ${reason}` });
 }
 
+/** 400 `{"error":"name, url are missing, at least one parameter must be provided"}` (grape's `at_least_one_of`). */
+export function atLeastOneOf(names: readonly string[]): GantryError {
+  return new GantryError('GANTRY_E_MISSING_PARAM', 400, { error: `${names.join(', ')} are missing, at least one parameter must be provided` });
+}
+
 /** 400 `{"message":{"field":["reason"]}}` */
 export function validationFailed(fields: Record<string, string[]>): GantryError {
   return new GantryError('GANTRY_E_VALIDATION', 400, { message: fields });

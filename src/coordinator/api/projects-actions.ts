@@ -1,14 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import { forbidden } from '../../shared/errors.ts';
-import type { ProjectRecord, UserRecord } from '../../storage/types.ts';
+import { VISIBILITIES, type ProjectRecord, type UserRecord } from '../../storage/types.ts';
 import type { CoordinatorContext } from '../context.ts';
 import { requireActor } from '../http/auth.ts';
 import { paramsOf } from '../http/request-params.ts';
 import { MAINTAINER, OWNER } from '../services/permissions.ts';
+import { PROJECT_UPDATE_PARAMETERS } from '../services/project-attributes.ts';
 import type { ProjectPresenter } from '../services/project-presenter.ts';
 import { ProjectSharesService } from '../services/project-shares.ts';
 import { ProjectTransfer } from '../services/project-transfer.ts';
 import type { ProjectsService } from '../services/projects.ts';
+import { requireAtLeastOne } from './at-least-one.ts';
 
 type IdRoute = { Params: { id: string } };
 
@@ -25,8 +27,10 @@ export function registerProjectActionRoutes(api: FastifyInstance, context: Coord
 
   api.put<IdRoute>('/projects/:id', async (request) => {
     const actor = requireActor(request);
+    const params = paramsOf(request);
+    requireAtLeastOne(params, PROJECT_UPDATE_PARAMETERS);
     const project = await projectAt(request.params.id, actor, MAINTAINER);
-    return presenter.one(await projects.update(project, actor, paramsOf(request)), actor);
+    return presenter.one(await projects.update(project, actor, params), actor);
   });
 
   api.delete<IdRoute>('/projects/:id', async (request, reply) => {
@@ -41,7 +45,8 @@ export function registerProjectActionRoutes(api: FastifyInstance, context: Coord
     const params = paramsOf(request);
     const source = await lookup.readableProject(request.params.id, actor);
     const namespace = params.string('namespace_id') ?? params.string('namespace_path') ?? params.string('namespace') ?? undefined;
-    const fork = await projects.fork(source, actor, { namespace, name: params.nonEmptyString('name'), path: params.nonEmptyString('path') });
+    const forkRequest = { namespace, name: params.nonEmptyString('name'), path: params.nonEmptyString('path'), visibility: params.oneOf('visibility', VISIBILITIES) };
+    const fork = await projects.fork(source, actor, forkRequest);
     reply.code(201);
     return presenter.one(fork, actor);
   });

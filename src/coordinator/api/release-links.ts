@@ -9,6 +9,7 @@ import type { ParamMap, ParamValue } from '../http/querystring.ts';
 import { paramsOf } from '../http/request-params.ts';
 import { serializeReleaseLink } from '../http/serializers/releases.ts';
 import { ReleaseLinksService, type LinkResult, type ReleaseLinkInput } from '../services/release-links.ts';
+import { requireAtLeastOne } from './at-least-one.ts';
 
 interface ReleasePath {
   id: string;
@@ -76,7 +77,10 @@ export function releaseLinksRoutes(context: CoordinatorContext): FastifyPluginAs
     });
 
     api.put<{ Params: LinkPath }>(`${base}/:link_id`, async (request) => {
-      return present(request, await links.update(request.params.id, requireActor(request), request.params.tag_name, linkId(request), linkInput(paramsOf(request))));
+      const actor = requireActor(request);
+      const params = paramsOf(request);
+      requireAtLeastOne(params, ['name', 'url']);
+      return present(request, await links.update(request.params.id, actor, request.params.tag_name, linkId(request), linkInput(params)));
     });
 
     api.delete<{ Params: LinkPath }>(`${base}/:link_id`, async (request) => {

@@ -5,9 +5,13 @@ import type { CoordinatorContext } from '../context.ts';
 import type { Params } from '../http/params.ts';
 import { serializeAccessToken, type AccessTokenJson } from '../http/serializers/access-tokens.ts';
 import { generateToken } from './accounts.ts';
+import { checkLengths, type FieldLimits } from './field-limits.ts';
 import { tokenProblem } from './token-validity.ts';
 
 const STATES = ['all', 'active', 'inactive'] as const;
+
+/** Token names: 255 characters (GitLab's column is unbounded; a name is a label, not a document). */
+export const TOKEN_LIMITS = { name: 255 } as const satisfies FieldLimits;
 type TokenState = (typeof STATES)[number];
 
 /**
@@ -22,6 +26,7 @@ export class AccessTokensService {
     const user = await this.context.lookup.user(userRef);
     const name = params.nonEmptyString('name');
     if (name === undefined) throw missingParam('name');
+    checkLengths(TOKEN_LIMITS, { name });
     const scopes = parseScopes(params);
     const expiresAt = params.date('expires_at') ?? null;
     const secret = generateToken();

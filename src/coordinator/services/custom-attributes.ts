@@ -1,9 +1,10 @@
 import { invalidParam, notFound, validationFailed } from '../../shared/errors.ts';
 import type { CustomAttributeRecord, CustomAttributesStore, CustomAttributeSubject } from '../../storage/types.ts';
+import { checkLengths, type FieldLimits } from './field-limits.ts';
 import type { Lookup } from './lookup.ts';
 
 /** GitLab keeps keys and values in 255-character columns. */
-const MAX_LENGTH = 255;
+export const CUSTOM_ATTRIBUTE_LIMITS = { key: 255, value: 255 } as const satisfies FieldLimits;
 
 /**
  * Key/value attributes an administrator attaches to users, groups and projects. Access
@@ -60,5 +61,5 @@ function checkText(field: 'key' | 'value', text: string): void {
   // PostgreSQL text cannot hold NUL; refuse it rather than fail in the database.
   if (text.includes('\u0000')) throw invalidParam(field, 'is invalid');
   if (text.trim() === '') throw validationFailed({ [field]: ["can't be blank"] });
-  if (text.length > MAX_LENGTH) throw validationFailed({ [field]: [`is too long (maximum is ${MAX_LENGTH} characters)`] });
+  checkLengths(CUSTOM_ATTRIBUTE_LIMITS, { [field]: text });
 }

@@ -1,9 +1,10 @@
-import { GantryError, forbidden, notFound, validationFailed } from '../../shared/errors.ts';
+import { atLeastOneOf, forbidden, notFound, validationFailed } from '../../shared/errors.ts';
 import { isUniqueViolation } from '../../storage/sql/database.ts';
 import type { DeployKeyRecord, ProjectDeployKeyRecord } from '../../storage/types-repository.ts';
 import type { ProjectRecord, UserRecord } from '../../storage/types.ts';
 import type { CoordinatorContext } from '../context.ts';
-import { parseSshPublicKey, sshKeyRestrictionError } from './keys/ssh-key.ts';
+import { checkLengths } from './field-limits.ts';
+import { parseSshPublicKey, SSH_KEY_LIMITS, sshKeyRestrictionError } from './keys/ssh-key.ts';
 import { GUEST, MAINTAINER } from './permissions.ts';
 
 export interface Page {
@@ -55,6 +56,7 @@ export class DeployKeysService {
 
   private async addOnce(project: ProjectRecord, actor: UserRecord, input: { title: string; key: string; canPush: boolean }): Promise<ProjectDeployKeyRecord> {
     const { deployKeys } = this.context.stores;
+    checkLengths(SSH_KEY_LIMITS, { title: input.title, key: input.key });
     const parsed = parseSshPublicKey(input.key);
     if (!parsed) throw validationFailed({ key: ['is invalid'], fingerprint: ['cannot be generated'] });
     const existing = await deployKeys.findByFingerprint(parsed.fingerprint);
@@ -67,7 +69,6 @@ export class DeployKeysService {
       }
     }
     const errors: Record<string, string[]> = {};
-    if (input.title.length > 255) errors.title = ['is too long (maximum is 255 characters)'];
     const restriction = sshKeyRestrictionError(parsed, await this.context.settings.values());
     if (restriction) errors.key = [restriction];
     if (existing || (await this.context.stores.sshKeys.findByFingerprint(parsed.fingerprint))) errors.fingerprint = ['has already been taken'];
@@ -80,11 +81,12 @@ export class DeployKeysService {
 
   async update(project: ProjectRecord, keyId: number, changes: { title?: string; canPush?: boolean }): Promise<ProjectDeployKeyRecord> {
     if (changes.title === undefined && changes.canPush === undefined) {
-      throw new GantryError('GANTRY_E_MISSING_PARAM', 400, { error: 'title, can_push are missing, at least one parameter must be provided' });
+      throw atLeastOneOf(['title', 'can_push']);
     }
     await this.find(project, keyId);
     if (changes.title !== undefined) {
       if (changes.title.trim() === '') throw validationFailed({ title: ["can't be blank"] });
+      checkLengths(SSH_KEY_LIMITS, { title: changes.title });
       await this.context.stores.deployKeys.updateTitle(keyId, changes.title);
     }
     if (changes.canPush !== undefined) await this.context.stores.deployKeys.setCanPush(keyId, project.id, changes.canPush);

@@ -1,7 +1,7 @@
 import { badRequestMessage, conflict, forbidden, invalidParam, notFound } from '../../shared/errors.ts';
 import type { AccessLevel, NamespaceRecord, UserRecord } from '../../storage/types.ts';
 import type { CoordinatorContext } from '../context.ts';
-import { GUEST, OWNER } from './permissions.ts';
+import { GUEST, OWNER, type Actor } from './permissions.ts';
 
 export interface GroupShareInput {
   groupId: number;
@@ -47,14 +47,16 @@ export class GroupSharesService {
     if (!(await this.context.stores.groupGroupLinks.remove(group.id, invitedGroupId))) throw notFound('Group Link');
   }
 
-  /** The `shared_with_groups` of a group's details. */
-  async sharedWith(group: NamespaceRecord): Promise<SharedWithGroupJson[]> {
-    const { stores } = this.context;
+  /** The `shared_with_groups` of a group's details: the invited groups the caller can read. */
+  async sharedWith(group: NamespaceRecord, actor: Actor): Promise<SharedWithGroupJson[]> {
+    const { permissions, stores } = this.context;
     const links = await stores.groupGroupLinks.listForSharedGroups([group.id]);
-    const groups = new Map((await stores.namespaces.findByIds(links.map((link) => link.shared_with_group_id))).map((invited) => [invited.id, invited]));
+    const invitedGroups = await stores.namespaces.findByIds(links.map((link) => link.shared_with_group_id));
+    const readable = await permissions.readableGroupIds(invitedGroups, actor);
+    const groups = new Map(invitedGroups.map((invited) => [invited.id, invited]));
     return links.flatMap((link) => {
       const invited = groups.get(link.shared_with_group_id);
-      if (!invited) return [];
+      if (!invited || !readable.has(invited.id)) return [];
       return [{ group_id: invited.id, group_name: invited.name, group_full_path: invited.full_path, group_access_level: link.group_access, expires_at: link.expires_at }];
     });
   }

@@ -2,16 +2,10 @@ import { forbidden, notFound, validationFailed } from '../../shared/errors.ts';
 import { isUniqueViolation } from '../../storage/sql/database.ts';
 import type { NamespaceChanges, NamespaceRecord, ProjectRecord, UserRecord, Visibility } from '../../storage/types.ts';
 import type { CoordinatorContext } from '../context.ts';
-import {
-  checkDescription,
-  checkGroupName,
-  checkGroupPath,
-  checkVisibilityAgainstHierarchy,
-  FieldErrors,
-  restrictedVisibilityMessage,
-} from './groups-validation.ts';
-import { moreOpenThan, OWNER } from './permissions.ts';
+import { checkDescription, checkGroupName, checkGroupPath, FieldErrors } from './groups-validation.ts';
+import { OWNER } from './permissions.ts';
 import { ProjectTransfer } from './project-transfer.ts';
+import { defaultGroupVisibility, groupVisibilityRefusals, restrictedVisibilityRefusal, type GroupPlace } from './visibility-rules.ts';
 
 export interface GroupAttributes {
   name?: string;
@@ -46,14 +40,12 @@ export class GroupChangesService {
       throw forbidden();
     }
 
-    const defaultVisibility = (await settings.values()).default_group_visibility;
-    const visibility = input.visibility ?? (parent && moreOpenThan(defaultVisibility, parent.visibility) ? parent.visibility : defaultVisibility);
+    const visibility = input.visibility ?? defaultGroupVisibility((await settings.values()).default_group_visibility, parent);
     const errors = new FieldErrors();
     checkGroupName(input.name, errors);
     checkGroupPath(input.path, parent === undefined, errors);
     checkDescription(input.description ?? '', errors);
-    await this.checkVisibilityAllowed(actor, visibility, errors);
-    checkVisibilityAgainstHierarchy(visibility, { parent }, errors);
+    await this.checkVisibilityAllowed(actor, visibility, { parent }, errors);
     await this.checkPathFree(input.path, parent, undefined, errors);
     errors.throwIfAny();
 
@@ -106,10 +98,10 @@ export class GroupChangesService {
     }
     if (changes.description !== undefined) checkDescription(changes.description, errors);
     if (changes.visibility !== undefined && changes.visibility !== group.visibility) {
-      await this.checkVisibilityAllowed(actor, changes.visibility, errors);
       const subgroups = await stores.namespaces.children(group.id);
       const projects = await stores.projects.listByNamespaces([group.id]);
-      checkVisibilityAgainstHierarchy(changes.visibility, { parent, subgroups, projectVisibilities: projects.map((project) => project.visibility) }, errors);
+      const place = { parent, subgroups, projectVisibilities: projects.map((project) => project.visibility) };
+      await this.checkVisibilityAllowed(actor, changes.visibility, place, errors);
     }
     errors.throwIfAny();
 
@@ -164,10 +156,10 @@ export class GroupChangesService {
     await transfer.move(project, group);
   }
 
-  private async checkVisibilityAllowed(actor: UserRecord, visibility: Visibility, errors: FieldErrors): Promise<void> {
-    if (!actor.is_admin && (await this.context.settings.isVisibilityRestricted(visibility))) {
-      errors.add('visibility_level', restrictedVisibilityMessage(visibility));
-    }
+  private async checkVisibilityAllowed(actor: UserRecord, visibility: Visibility, place: GroupPlace, errors: FieldErrors): Promise<void> {
+    const restricted = await restrictedVisibilityRefusal(this.context.settings, actor, visibility);
+    if (restricted) errors.add('visibility_level', restricted);
+    for (const refusal of groupVisibilityRefusals(visibility, place)) errors.add('visibility_level', refusal);
   }
 
   /** A path is taken by another namespace with the same full path or a project of the same parent. */

@@ -1,8 +1,8 @@
 import { validationFailed } from '../../shared/errors.ts';
-import type { NamespaceRecord, Visibility } from '../../storage/types.ts';
-import { moreOpenThan } from './permissions.ts';
+import { exceedsLength, tooLongMessage, type FieldLimits } from './field-limits.ts';
 
-const MAX_LENGTH = 255;
+/** GitLab's Namespace validations: name and path 255, description 255 (Namespace::Detail). */
+export const GROUP_LIMITS = { name: 255, path: 255, description: 255 } as const satisfies FieldLimits;
 
 /** GitLab's namespace path rule: letters, digits, `_`, `-`, `.`; not starting with `-`, not ending in `.git`/`.atom`. */
 const PATH_FORMAT = /^[a-zA-Z0-9_.][a-zA-Z0-9_\-.]*$/;
@@ -33,7 +33,7 @@ export class FieldErrors {
 export function checkGroupName(name: string, errors: FieldErrors): void {
   if (name.trim() === '') errors.add('name', "can't be blank");
   else if (!NAME_FORMAT.test(name)) errors.add('name', NAME_MESSAGE);
-  if (name.length > MAX_LENGTH) errors.add('name', `is too long (maximum is ${MAX_LENGTH} characters)`);
+  if (exceedsLength(name, GROUP_LIMITS.name)) errors.add('name', tooLongMessage(GROUP_LIMITS.name));
 }
 
 export function checkGroupPath(path: string, topLevel: boolean, errors: FieldErrors): void {
@@ -42,32 +42,10 @@ export function checkGroupPath(path: string, topLevel: boolean, errors: FieldErr
     return;
   }
   if (!PATH_FORMAT.test(path) || /\.(git|atom)$/i.test(path)) errors.add('path', PATH_MESSAGE);
-  if (path.length > MAX_LENGTH) errors.add('path', `is too long (maximum is ${MAX_LENGTH} characters)`);
+  if (exceedsLength(path, GROUP_LIMITS.path)) errors.add('path', tooLongMessage(GROUP_LIMITS.path));
   if (topLevel && RESERVED_TOP_LEVEL.has(path.toLowerCase())) errors.add('path', `${path} is a reserved name`);
 }
 
 export function checkDescription(description: string, errors: FieldErrors): void {
-  if (description.length > MAX_LENGTH) errors.add('description', `is too long (maximum is ${MAX_LENGTH} characters)`);
-}
-
-/** A group may not be more open than its parent, nor more closed than its subgroups and projects. */
-export function checkVisibilityAgainstHierarchy(
-  visibility: Visibility,
-  hierarchy: { parent?: NamespaceRecord; subgroups?: readonly NamespaceRecord[]; projectVisibilities?: readonly Visibility[] },
-  errors: FieldErrors,
-): void {
-  const { parent, subgroups = [], projectVisibilities = [] } = hierarchy;
-  if (parent && moreOpenThan(visibility, parent.visibility)) {
-    errors.add('visibility_level', `${visibility} is not allowed since the parent group has a ${parent.visibility} visibility.`);
-  }
-  if (subgroups.some((subgroup) => moreOpenThan(subgroup.visibility, visibility))) {
-    errors.add('visibility_level', `${visibility} is not allowed since there are sub-groups with higher visibility.`);
-  }
-  if (projectVisibilities.some((projectVisibility) => moreOpenThan(projectVisibility, visibility))) {
-    errors.add('visibility_level', `${visibility} is not allowed since this group contains projects with higher visibility.`);
-  }
-}
-
-export function restrictedVisibilityMessage(visibility: Visibility): string {
-  return `${visibility} has been restricted by your GitLab administrator`;
+  if (exceedsLength(description, GROUP_LIMITS.description)) errors.add('description', tooLongMessage(GROUP_LIMITS.description));
 }

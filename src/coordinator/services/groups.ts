@@ -97,7 +97,7 @@ export class GroupsService {
       this.context.config.externalUrl,
       await this.presentProjects(owned, actor, { simple: false }),
       await this.presentProjects(shared, actor, { simple: false }),
-      await this.shares.sharedWith(group),
+      await this.shares.sharedWith(group, actor),
     );
   }
 

@@ -83,6 +83,27 @@ export class Permissions {
     return access.effective !== null && access.effective >= GUEST;
   }
 
+  /**
+   * The ids of the projects the actor can read. Answers that name other projects (a fork's
+   * `forked_from_project`) show only these, so a fork never reveals a source its reader cannot see.
+   */
+  async readableProjectIds(projects: readonly ProjectRecord[], actor: Actor): Promise<Set<number>> {
+    const readable = new Set<number>();
+    for (const project of projects) {
+      if (!readable.has(project.id) && (await this.canReadProject(project, actor))) readable.add(project.id);
+    }
+    return readable;
+  }
+
+  /** The ids of the groups the actor can read: `shared_with_groups` lists only these. */
+  async readableGroupIds(groups: readonly NamespaceRecord[], actor: Actor): Promise<Set<number>> {
+    const readable = new Set<number>();
+    for (const group of groups) {
+      if (!readable.has(group.id) && (await this.canReadGroup(group, actor))) readable.add(group.id);
+    }
+    return readable;
+  }
+
   async projectLevelAtLeast(project: ProjectRecord, actor: Actor, level: AccessLevel): Promise<boolean> {
     if (!actor) return false;
     if (actor.is_admin) return true;

@@ -1,6 +1,10 @@
 import { validationFailed } from '../../shared/errors.ts';
 import type { Params } from '../http/params.ts';
 import { VISIBILITIES, type ProjectChanges, type Visibility } from '../../storage/types.ts';
+import { checkLengths, exceedsLength, tooLongMessage, type FieldLimits } from './field-limits.ts';
+
+/** GitLab's Project validations (app/models/project.rb); a topic (Projects::Topic name) is 255 too. */
+export const PROJECT_LIMITS = { name: 255, path: 255, description: 2000, ci_config_path: 255, topics: 255 } as const satisfies FieldLimits;
 
 const PATH_FORMAT = /^[a-zA-Z0-9_][a-zA-Z0-9_.-]*$/;
 const NAME_FORMAT = /^[\p{L}\p{N}_][\p{L}\p{N}\p{Emoji_Presentation}_. +-]*$/u;
@@ -22,14 +26,29 @@ export function pathFromName(name: string): string {
 
 export function nameAndPathErrors(name: string | undefined, path: string | undefined): Record<string, string[]> {
   const errors: Record<string, string[]> = {};
-  if (name !== undefined && (name.length > 255 || !NAME_FORMAT.test(name))) errors.name = [NAME_MESSAGE];
+  if (name !== undefined && exceedsLength(name, PROJECT_LIMITS.name)) errors.name = [tooLongMessage(PROJECT_LIMITS.name)];
+  else if (name !== undefined && !NAME_FORMAT.test(name)) errors.name = [NAME_MESSAGE];
   if (path !== undefined) {
-    if (path.length === 0 || path.length > 255) errors.path = ["can't be blank"];
+    if (path.length === 0) errors.path = ["can't be blank"];
+    else if (exceedsLength(path, PROJECT_LIMITS.path)) errors.path = [tooLongMessage(PROJECT_LIMITS.path)];
     else if (!PATH_FORMAT.test(path) || path.endsWith('.git') || path.endsWith('.atom')) errors.path = [PATH_MESSAGE];
     else if (RESERVED_PATHS.has(path.toLowerCase())) errors.path = [`${path} is a reserved name`];
   }
   return errors;
 }
+
+/**
+ * The parameters `PUT /projects/:id` reads, in the order of GitLab's
+ * `update_params_at_least_one_of`: an edit naming none of them answers 400.
+ */
+export const PROJECT_UPDATE_PARAMETERS: readonly string[] = [
+  'builds_access_level', 'ci_config_path', 'container_registry_enabled', 'default_branch', 'description', 'issues_access_level',
+  'lfs_enabled', 'merge_requests_access_level', 'name', 'only_allow_merge_if_all_discussions_are_resolved',
+  'only_allow_merge_if_pipeline_succeeds', 'path', 'printing_merge_requests_link_enabled', 'public_builds', 'public_jobs',
+  'request_access_enabled', 'resolve_outdated_diff_discussions', 'shared_runners_enabled', 'snippets_access_level', 'tag_list',
+  'topics', 'visibility', 'wiki_access_level', 'issues_enabled', 'jobs_enabled', 'merge_requests_enabled', 'wiki_enabled',
+  'snippets_enabled',
+];
 
 const FEATURES = [
   ['issues_enabled', 'issues_access_level'],
@@ -59,6 +78,8 @@ const FLAGS = [
 export function parseProjectAttributes(params: Params): ProjectChanges & { visibility?: Visibility } {
   const changes: ProjectChanges = {};
   const description = params.string('description');
+  const ciConfigPath = params.string('ci_config_path');
+  checkLengths(PROJECT_LIMITS, { description, ci_config_path: ciConfigPath });
   if (description !== undefined) changes.description = description;
   const visibility = params.oneOf('visibility', VISIBILITIES);
   if (visibility !== undefined) changes.visibility = visibility;
@@ -75,8 +96,10 @@ export function parseProjectAttributes(params: Params): ProjectChanges & { visib
   const publicBuilds = params.bool('public_builds');
   if (publicBuilds !== undefined && changes.public_jobs === undefined) changes.public_jobs = publicBuilds;
   const tags = params.stringArray('tag_list') ?? params.stringArray('topics');
-  if (tags !== undefined) changes.tag_list = [...new Set(tags.map((tag) => tag.trim()).filter((tag) => tag !== ''))];
-  const ciConfigPath = params.string('ci_config_path');
+  if (tags !== undefined) {
+    changes.tag_list = [...new Set(tags.map((tag) => tag.trim()).filter((tag) => tag !== ''))];
+    for (const topic of changes.tag_list) checkLengths(PROJECT_LIMITS, { topics: topic });
+  }
   if (ciConfigPath !== undefined) {
     if (ciConfigPath.split('/').includes('..')) throw validationFailed({ ci_config_path: ['cannot include directory traversal'] });
     changes.ci_config_path = ciConfigPath === '' ? null : ciConfigPath;

@@ -22,6 +22,9 @@ interface PageData {
   owners: Map<number, UserRecord>;
   counts: Map<number, { stars: number; forks: number }>;
   shares: Awaited<ReturnType<CoordinatorContext['stores']['projectQueries']['groupShares']>>;
+  /** The groups in `shares` the caller can read: the only ones `shared_with_groups` lists. */
+  readableShareGroups: Set<number>;
+  /** Fork sources the caller can read (others are left out of `forked_from_project`). */
   parents: Map<number, ProjectRecord>;
   access: ActorProjectAccess;
 }
@@ -64,7 +67,7 @@ export class ProjectPresenter {
     const { stores } = this.context;
     const ids = projects.map((project) => project.id);
     const parentIds = projects.flatMap((project) => (project.forked_from_id === null ? [] : [project.forked_from_id]));
-    const parents = options.simple ? [] : await stores.projects.findByIds(parentIds);
+    const parents = options.simple ? [] : await this.readableOnly(await stores.projects.findByIds(parentIds), actor);
     const namespaceIds = [...projects, ...parents].map((project) => project.namespace_id);
     const namespaces = new Map((await stores.namespaces.findByIds(namespaceIds)).map((namespace) => [namespace.id, namespace]));
     const ownerIds = [...namespaces.values()].flatMap((namespace) => (namespace.kind === 'user' && namespace.owner_id !== null ? [namespace.owner_id] : []));
@@ -75,15 +78,22 @@ export class ProjectPresenter {
       options.access ?? (options.simple ? actorProjectAccess(this.context, null) : actorProjectAccess(this.context, actor)),
     ]);
     const shareGroupIds = [...shares.values()].flat().map((share) => share.group_id);
-    for (const group of await stores.namespaces.findByIds(shareGroupIds)) namespaces.set(group.id, group);
+    const shareGroups = await stores.namespaces.findByIds(shareGroupIds);
+    for (const group of shareGroups) namespaces.set(group.id, group);
     return {
       namespaces,
       owners: new Map(owners.map((owner) => [owner.id, owner])),
       counts,
       shares,
+      readableShareGroups: await this.context.permissions.readableGroupIds(shareGroups, actor),
       parents: new Map(parents.map((parent) => [parent.id, parent])),
       access,
     };
+  }
+
+  private async readableOnly(projects: ProjectRecord[], actor: Actor): Promise<ProjectRecord[]> {
+    const readable = await this.context.permissions.readableProjectIds(projects, actor);
+    return projects.filter((project) => readable.has(project.id));
   }
 
   private urls(project: ProjectRecord, namespace: NamespaceRecord): Json {
@@ -162,9 +172,10 @@ export class ProjectPresenter {
       public_jobs: project.public_jobs,
       build_timeout: 3600,
       ci_config_path: project.ci_config_path,
-      shared_with_groups: (data.shares.get(project.id) ?? []).map((share) => {
+      shared_with_groups: (data.shares.get(project.id) ?? []).flatMap((share) => {
         const group = data.namespaces.get(share.group_id);
-        return { group_id: share.group_id, group_name: group?.name ?? null, group_full_path: group?.full_path ?? null, group_access_level: share.group_access };
+        if (!group || !data.readableShareGroups.has(group.id)) return [];
+        return [{ group_id: group.id, group_name: group.name, group_full_path: group.full_path, group_access_level: share.group_access }];
       }),
       only_allow_merge_if_pipeline_succeeds: project.only_allow_merge_if_pipeline_succeeds,
       request_access_enabled: project.request_access_enabled,

@@ -2,7 +2,8 @@ import { badRequestMessage } from '../../shared/errors.ts';
 import type { NamespaceRecord, ProjectRecord, UserRecord } from '../../storage/types.ts';
 import type { CoordinatorContext } from '../context.ts';
 import { NamespacesService } from './namespaces.ts';
-import { MAINTAINER, moreOpenThan } from './permissions.ts';
+import { MAINTAINER } from './permissions.ts';
+import { visibilityAfterMove } from './visibility-rules.ts';
 
 /**
  * Moving a project into another namespace. The repository is stored by project id, so only
@@ -23,7 +24,7 @@ export class ProjectTransfer {
   }
 
   async move(project: ProjectRecord, namespace: NamespaceRecord): Promise<ProjectRecord> {
-    const visibility = namespace.kind === 'group' && moreOpenThan(project.visibility, namespace.visibility) ? namespace.visibility : project.visibility;
+    const visibility = visibilityAfterMove(project, namespace);
     const moved = await this.context.stores.projects.update(project.id, { namespace_id: namespace.id, visibility, updated_at: new Date().toISOString() });
     return moved ?? project;
   }

@@ -4,8 +4,9 @@ import { isUniqueViolation } from '../../storage/sql/database.ts';
 import type { NamespaceRecord, NewProject, ProjectChanges, ProjectRecord, UserRecord, Visibility } from '../../storage/types.ts';
 import type { CoordinatorContext } from '../context.ts';
 import type { Params } from '../http/params.ts';
-import { DEVELOPER, moreOpenThan } from './permissions.ts';
+import { DEVELOPER } from './permissions.ts';
 import { nameAndPathErrors, parseProjectAttributes, pathFromName } from './project-attributes.ts';
+import { forkVisibility, projectVisibilityRefusals, restrictedVisibilityRefusal } from './visibility-rules.ts';
 
 export interface ProjectCreateRequest {
   name?: string;
@@ -63,7 +64,7 @@ export class ProjectsService {
     return (await this.context.stores.projects.update(project.id, { default_branch: branch })) ?? project;
   }
 
-  async fork(source: ProjectRecord, actor: UserRecord, request: { namespace?: string; name?: string; path?: string }): Promise<ProjectRecord> {
+  async fork(source: ProjectRecord, actor: UserRecord, request: { namespace?: string; name?: string; path?: string; visibility?: Visibility }): Promise<ProjectRecord> {
     if (!(await this.context.permissions.canReadRepository(source, actor))) throw forbidden();
     const namespace = request.namespace === undefined ? await this.personalNamespace(actor) : await this.targetNamespace(request.namespace, actor);
     const name = request.name ?? source.name;
@@ -71,7 +72,7 @@ export class ProjectsService {
     const errors = nameAndPathErrors(name, path);
     if (Object.keys(errors).length > 0) throw validationFailed(errors);
     await this.checkLimit(actor, namespace);
-    const visibility = moreOpenThan(source.visibility, namespace.visibility) ? namespace.visibility : source.visibility;
+    const visibility = forkVisibility(source, namespace, request.visibility);
     const now = new Date().toISOString();
     const { id: _sourceId, ...copied } = source;
     let fork: ProjectRecord;
@@ -107,7 +108,8 @@ export class ProjectsService {
     const namespace = await this.context.stores.namespaces.findById(project.namespace_id);
     if (!namespace) throw notFound('Project');
     if (changes.visibility !== undefined && changes.visibility !== project.visibility) {
-      await this.checkVisibility(actor, changes.visibility, namespace);
+      const forkSource = project.forked_from_id === null ? null : await this.context.stores.projects.findById(project.forked_from_id);
+      await this.checkVisibility(actor, changes.visibility, namespace, forkSource);
     }
     if (name !== undefined || path !== undefined) {
       await this.checkNameAndPathFree(namespace.id, name ?? project.name, path ?? project.path, project.id);
@@ -175,13 +177,12 @@ export class ProjectsService {
     if (Object.keys(errors).length > 0) throw validationFailed(errors);
   }
 
-  async checkVisibility(actor: UserRecord, visibility: Visibility, namespace: NamespaceRecord): Promise<void> {
-    if (!actor.is_admin && (await this.context.settings.isVisibilityRestricted(visibility))) {
-      throw validationFailed({ visibility_level: [`${visibility} has been restricted by your GitLab administrator`] });
-    }
-    if (namespace.kind === 'group' && moreOpenThan(visibility, namespace.visibility)) {
-      throw validationFailed({ visibility_level: [`${visibility} is not allowed in a ${namespace.visibility} group.`] });
-    }
+  /** 400 `{"message":{"visibility_level":[...]}}` when the level is restricted or more open than the namespace or fork source. */
+  async checkVisibility(actor: UserRecord, visibility: Visibility, namespace: NamespaceRecord, forkSource?: ProjectRecord | null): Promise<void> {
+    const restricted = await restrictedVisibilityRefusal(this.context.settings, actor, visibility);
+    if (restricted) throw validationFailed({ visibility_level: [restricted] });
+    const refusals = projectVisibilityRefusals(visibility, { namespace, forkSource });
+    if (refusals.length > 0) throw validationFailed({ visibility_level: refusals });
   }
 
   private async checkLimit(owner: UserRecord, namespace: NamespaceRecord): Promise<void> {

@@ -1,6 +1,7 @@
 import { conflict, invalidParam, notFound } from '../../shared/errors.ts';
 import type { ProtectedBranchRecord, ProtectedBranchesStore, ProtectionLevel } from '../../storage/types-repository.ts';
 import type { ProjectRecord, UserRecord } from '../../storage/types.ts';
+import { checkLengths, type FieldLimits } from './field-limits.ts';
 import { DEVELOPER, type Actor, type Permissions } from './permissions.ts';
 import type { SettingsService } from './settings.ts';
 
@@ -16,6 +17,9 @@ export interface BranchProtection {
 }
 
 /** default_branch_protection → levels (0 none; 1 developers push and merge; 2 maintainers; 3 developers merge only). */
+/** A rule's name (a branch name or wildcard) fills a 255-character column, as in GitLab. */
+export const PROTECTED_BRANCH_LIMITS = { name: 255 } as const satisfies FieldLimits;
+
 const DEFAULT_BRANCH_LEVELS: Record<number, [ProtectionLevel, ProtectionLevel] | null> = {
   0: null,
   1: [30, 30],
@@ -106,6 +110,7 @@ export class ProtectedBranchesService {
   }
 
   async create(project: ProjectRecord, name: string, push: ProtectionLevel, merge: ProtectionLevel, allowForcePush = false): Promise<ProtectedBranchRecord> {
+    checkLengths(PROTECTED_BRANCH_LIMITS, { name });
     const now = new Date().toISOString();
     const rule = await this.store.create({ project_id: project.id, name, push_access_level: push, merge_access_level: merge, allow_force_push: allowForcePush, created_at: now, updated_at: now });
     if (!rule) throw conflict(`Protected branch '${name}' already exists`);

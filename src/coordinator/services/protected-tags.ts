@@ -2,6 +2,7 @@ import { conflict, notFound } from '../../shared/errors.ts';
 import { PUSH_MESSAGES } from '../../storage/git/hooks.ts';
 import type { ProtectedTagRecord, ProtectedTagsStore, ProtectionLevel } from '../../storage/types-repository.ts';
 import type { ProjectRecord } from '../../storage/types.ts';
+import { checkLengths, type FieldLimits } from './field-limits.ts';
 import type { Actor, Permissions } from './permissions.ts';
 import { mayActAtLevel, morePermissive, wildcardMatches } from './protected-branches.ts';
 
@@ -11,6 +12,9 @@ export const PROTECTED_TAG_MESSAGES = {
   update: PUSH_MESSAGES.protectedTagUpdate,
   delete: PUSH_MESSAGES.protectedTagDelete,
 } as const;
+
+/** A rule's name (a tag name or wildcard) fills a 255-character column, as in GitLab. */
+export const PROTECTED_TAG_LIMITS = { name: 255 } as const satisfies FieldLimits;
 
 /**
  * Protected tags (names or `*` wildcards): creating a matching tag needs the rule's
@@ -51,6 +55,7 @@ export class ProtectedTagsService {
   }
 
   async create(project: ProjectRecord, name: string, createAccessLevel: ProtectionLevel): Promise<ProtectedTagRecord> {
+    checkLengths(PROTECTED_TAG_LIMITS, { name });
     const rule = await this.store.create({ project_id: project.id, name, create_access_level: createAccessLevel, created_at: new Date().toISOString() });
     if (!rule) throw conflict(`Protected tag '${name}' already exists`);
     return rule;

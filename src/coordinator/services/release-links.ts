@@ -3,6 +3,7 @@ import { isUniqueViolation } from '../../storage/sql/database.ts';
 import type { ReleaseLinkChanges, ReleaseLinkRecord, ReleaseLinkType, ReleaseRecord } from '../../storage/types-repository.ts';
 import type { UserRecord } from '../../storage/types.ts';
 import type { CoordinatorContext } from '../context.ts';
+import { lengthErrors, type FieldLimits } from './field-limits.ts';
 import type { Actor } from './permissions.ts';
 import { RepositoryAccess, type ReadableRepository } from './repository/access.ts';
 
@@ -14,6 +15,9 @@ export interface ReleaseLinkInput {
 }
 
 const ALLOWED_SCHEMES = ['http:', 'https:', 'ftp:'];
+
+/** GitLab's Releases::Link bounds filepath (128); name and URL, unbounded there, take 255 and 2,048 here. */
+export const RELEASE_LINK_LIMITS = { name: 255, url: 2048, filepath: 128 } as const satisfies FieldLimits;
 /** GitLab's rule: a leading slash, then path segments of word characters, dots and dashes, ending in a letter or digit. */
 const FILEPATH = /^\/(?:[-.\w]+\/?)*[\da-zA-Z]+$/;
 
@@ -67,6 +71,7 @@ export class ReleaseLinksService {
     if (input.url !== undefined) changes.url = input.url;
     if (input.filepath !== undefined) changes.filepath = input.filepath;
     if (input.linkType !== undefined) changes.link_type = input.linkType;
+    if (Object.keys(changes).length === 0) return { target, link: current };
     const merged = { ...current, ...changes };
     await this.validate(release, merged, current.id);
     return { target, link: await this.saving(release, merged, current.id, () => this.context.stores.releaseLinks.update(current.id, changes)) };
@@ -119,7 +124,8 @@ function completeLink(input: ReleaseLinkInput): LinkFields {
 
 /** 400 `{"message":{field:[...]}}` for a bad URL or filepath, or a name, URL or filepath another link has. */
 function refuseInvalidLink(link: LinkFields, others: readonly LinkFields[]): void {
-  const errors: Record<string, string[]> = {};
+  const errors = lengthErrors(RELEASE_LINK_LIMITS, link);
+  if (Object.keys(errors).length > 0) throw validationFailed(errors);
   if (link.name.trim() === '') errors.name = ["can't be blank"];
   if (!isAllowedUrl(link.url)) errors.url = ['is blocked: Only allowed schemes are http, https, ftp'];
   if (link.filepath !== null && !FILEPATH.test(link.filepath)) errors.filepath = ['is in an invalid format'];

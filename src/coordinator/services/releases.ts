@@ -4,12 +4,16 @@ import { isUniqueViolation } from '../../storage/sql/database.ts';
 import type { ReleaseChanges, ReleaseLinkRecord, ReleaseRecord } from '../../storage/types-repository.ts';
 import type { UserRecord } from '../../storage/types.ts';
 import type { CoordinatorContext } from '../context.ts';
+import { checkLengths, MAX_TEXT_SIZE, type FieldLimits } from './field-limits.ts';
 import type { Actor } from './permissions.ts';
 import { RepositoryAccess, type ReadableRepository } from './repository/access.ts';
 import { checkNewReleaseLinks, ReleaseLinksService, type ReleaseLinkInput } from './release-links.ts';
 import { TagsService } from './tags.ts';
 
 const MAINTAINER = 40;
+
+/** GitLab's Release validation bounds the description (1,000,000); the name, unbounded there, takes 255 here. */
+export const RELEASE_LIMITS = { name: 255, description: MAX_TEXT_SIZE } as const satisfies FieldLimits;
 
 export interface ReleaseView {
   release: ReleaseRecord;
@@ -71,6 +75,7 @@ export class ReleasesService {
   /** Creates the tag from `ref` first when it does not exist yet. */
   async create(projectRef: string, actor: UserRecord, tagName: string, ref: string | undefined, input: ReleaseInput): Promise<{ target: ReadableRepository; view: ReleaseView }> {
     let target: ReadableRepository = await this.access.forWrite(projectRef, actor);
+    checkLengths(RELEASE_LIMITS, { name: input.name, description: input.description });
     checkMilestones(input.milestones);
     checkNewReleaseLinks(input.links ?? []);
     if (await this.context.stores.releases.find(target.project.id, tagName)) throw conflict('Release already exists');
@@ -98,6 +103,9 @@ export class ReleasesService {
     const target = await this.access.forWrite(projectRef, actor);
     const release = await this.context.stores.releases.find(target.project.id, tagName);
     if (!release) throw releaseNotFound();
+    // GitLab's Releases::UpdateService answers this after finding the release.
+    if ([input.name, input.description, input.releasedAt, input.milestones].every((value) => value === undefined)) throw badRequestMessage('params is empty');
+    checkLengths(RELEASE_LIMITS, { name: input.name, description: input.description });
     checkMilestones(input.milestones);
     const changes: ReleaseChanges = { updated_at: new Date().toISOString() };
     if (input.name !== undefined) changes.name = input.name;

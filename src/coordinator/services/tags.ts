@@ -4,6 +4,7 @@ import type { ReleaseRecord } from '../../storage/types-repository.ts';
 import type { UserRecord } from '../../storage/types.ts';
 import type { CoordinatorContext } from '../context.ts';
 import { isValidBranchName, matchesSearch, ZERO_SHA } from './branches.ts';
+import { checkLengths, MAX_TEXT_SIZE, type FieldLimits } from './field-limits.ts';
 import type { Actor } from './permissions.ts';
 import { RepositoryAccess, type ReadableRepository } from './repository/access.ts';
 import { PROTECTED_TAG_MESSAGES } from './protected-tags.ts';
@@ -18,6 +19,12 @@ export interface TagListQuery {
   sort: 'asc' | 'desc';
   search?: string;
 }
+
+/**
+ * An annotated tag's message and the release notes given with a tag: GitLab bounds release
+ * descriptions at 1,000,000 characters; git does not bound messages, we use the same figure.
+ */
+export const TAG_LIMITS = { message: MAX_TEXT_SIZE, release_description: MAX_TEXT_SIZE, description: MAX_TEXT_SIZE } as const satisfies FieldLimits;
 
 function releaseMissing(message: string): GantryError {
   return new GantryError('GANTRY_E_NOT_FOUND', 404, { message });
@@ -56,6 +63,7 @@ export class TagsService {
   /** Failures answer 405 with GitLab's explanation (spec 01). */
   async create(projectRef: string, actor: UserRecord, input: { name: string; ref: string; message?: string; releaseDescription?: string }): Promise<{ target: ReadableRepository; view: TagView }> {
     const target = await this.access.forWrite(projectRef, actor);
+    checkLengths(TAG_LIMITS, { message: input.message, release_description: input.releaseDescription });
     if (!isValidBranchName(input.name)) throw methodNotAllowed('Tag name invalid');
     if (!(await this.context.protectedTags.canCreate(target.project, actor, input.name))) throw methodNotAllowed(PROTECTED_TAG_MESSAGES.create);
     const repository = target.repository;
@@ -94,11 +102,13 @@ export class TagsService {
     if (!tag) throw releaseMissing('Tag does not exist');
     const release = await this.context.stores.releases.find(target.project.id, name);
     if (!release) throw releaseMissing('Release does not exist');
+    checkLengths(TAG_LIMITS, { description });
     return this.context.stores.releases.update(release.id, { description, updated_at: new Date().toISOString() });
   }
 
   private async saveRelease(target: ReadableRepository, actor: UserRecord, name: string, description: string): Promise<ReleaseRecord> {
     if (description.trim() === '') throw badRequestMessage('Description is invalid');
+    checkLengths(TAG_LIMITS, { description });
     const now = new Date().toISOString();
     return this.context.stores.releases.create({
       project_id: target.project.id, tag_name: name, description, name: null, released_at: now, author_id: actor.id, created_at: now, updated_at: now,

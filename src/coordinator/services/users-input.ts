@@ -1,6 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { GantryError, missingParam, validationFailed } from '../../shared/errors.ts';
 import type { Params } from '../http/params.ts';
+import { lengthErrors, type FieldLimits } from './field-limits.ts';
+
+/**
+ * GitLab's User and UserDetail validations: name 255, bio 255, profile fields 500
+ * (UserDetail::DEFAULT_FIELD_LENGTH); username, email, extern_uid and provider fill
+ * 255-character columns; passwords at most 128 (Devise).
+ */
+export const USER_LIMITS = {
+  name: 255, username: 255, email: 255, password: 128, bio: 255, location: 500, organization: 500, website_url: 500,
+  messenger_id: 500, network_profile: 500, microblog_account: 500, extern_uid: 255, provider: 255,
+} as const satisfies FieldLimits;
 
 /** Profile fields settable on create and update, as stored. */
 export interface UserAttributes {
@@ -63,23 +74,17 @@ export function requireParams(params: Params, names: readonly string[]): void {
 
 /** Model validations (400 {"message":{field:[...]}}) for the attributes given. */
 export function validateUserAttributes(attributes: UserAttributes): void {
-  const errors: Record<string, string[]> = {};
+  const { projects_limit: _limit, is_admin: _admin, can_create_group: _creator, external: _external, ...texts } = attributes;
+  const errors: Record<string, string[]> = lengthErrors(USER_LIMITS, texts);
   const add = (field: string, reason: string) => (errors[field] ??= []).push(reason);
   if (attributes.email !== undefined && !EMAIL.test(attributes.email)) add('email', 'is invalid');
   if (attributes.username !== undefined) {
     const username = attributes.username;
     if (username === '') add('username', "can't be blank");
     else if (!USERNAME.test(username) || /\.(git|atom)$/i.test(username)) add('username', USERNAME_MESSAGE);
-    if (username.length > 255) add('username', 'is too long (maximum is 255 characters)');
   }
-  if (attributes.name !== undefined) {
-    if (attributes.name.trim() === '') add('name', "can't be blank");
-    if (attributes.name.length > 255) add('name', 'is too long (maximum is 255 characters)');
-  }
-  if (attributes.password !== undefined) {
-    if (attributes.password.length < 8) add('password', 'is too short (minimum is 8 characters)');
-    if (attributes.password.length > 128) add('password', 'is too long (maximum is 128 characters)');
-  }
+  if (attributes.name !== undefined && attributes.name.trim() === '') add('name', "can't be blank");
+  if (attributes.password !== undefined && attributes.password.length < 8) add('password', 'is too short (minimum is 8 characters)');
   if (attributes.projects_limit !== undefined && attributes.projects_limit < 0) {
     add('projects_limit', 'must be greater than or equal to 0');
   }

@@ -5,7 +5,8 @@ import type { CoordinatorContext } from '../context.ts';
 import type { PageRequest } from '../http/pagination.ts';
 import type { Params } from '../http/params.ts';
 import { looksLikeGpgPublicKey, parseGpgPublicKey } from './keys/gpg-key.ts';
-import { parseSshPublicKey, sshKeyRestrictionError } from './keys/ssh-key.ts';
+import { checkLengths } from './field-limits.ts';
+import { parseSshPublicKey, SSH_KEY_LIMITS, sshKeyRestrictionError } from './keys/ssh-key.ts';
 import { requireParams } from './users-input.ts';
 
 const GPG_FORMAT_MESSAGE = "is invalid. A valid public GPG key begins with '-----BEGIN PGP PUBLIC KEY BLOCK-----'";
@@ -36,11 +37,12 @@ export class SshKeysService {
   async add(userId: number, params: Params): Promise<SshKeyRecord> {
     requireParams(params, ['key', 'title']);
     const title = params.requiredString('title');
+    const key = params.requiredString('key');
+    checkLengths(SSH_KEY_LIMITS, { title, key });
     const expiresAt = params.dateTime('expires_at') ?? null;
-    const parsed = parseSshPublicKey(params.requiredString('key'));
+    const parsed = parseSshPublicKey(key);
     if (!parsed) throw validationFailed({ key: ['is invalid'], fingerprint: ['cannot be generated'] });
     const errors: Record<string, string[]> = {};
-    if (title.length > 255) errors.title = ['is too long (maximum is 255 characters)'];
     const restriction = sshKeyRestrictionError(parsed, await this.context.settings.values());
     if (restriction) errors.key = [restriction];
     if (await this.context.stores.sshKeys.findByFingerprint(parsed.fingerprint)) errors.fingerprint = ['has already been taken'];

@@ -1,4 +1,8 @@
 import { createHash } from 'node:crypto';
+import type { FieldLimits } from '../field-limits.ts';
+
+/** GitLab's Key validations, for user SSH keys and deploy keys alike: title 255, key 5,000. */
+export const SSH_KEY_LIMITS = { title: 255, key: 5000 } as const satisfies FieldLimits;
 
 export type SshKeyAlgorithm = 'rsa' | 'dsa' | 'ecdsa' | 'ed25519' | 'ecdsa_sk' | 'ed25519_sk';
 

@@ -1,9 +1,13 @@
 import type { CommitCommentLineType, CommitCommentRecord } from '../../../storage/types-commit-comments.ts';
 import type { UserRecord } from '../../../storage/types.ts';
 import type { CoordinatorContext } from '../../context.ts';
+import { checkLengths, MAX_TEXT_SIZE, type FieldLimits } from '../field-limits.ts';
 import type { ReadableRepository } from './access.ts';
 import type { CommitsService, Page } from './commits.ts';
 import { findCommentLine } from './diff-lines.ts';
+
+/** GitLab's Note validation: 1,000,000 characters. */
+export const COMMIT_COMMENT_LIMITS = { note: MAX_TEXT_SIZE } as const satisfies FieldLimits;
 
 export interface CommentInput {
   note: string;
@@ -27,6 +31,7 @@ export class CommitCommentsService {
   }
 
   async create(target: ReadableRepository, actor: UserRecord, sha: string, input: CommentInput): Promise<CommitCommentRecord> {
+    checkLengths(COMMIT_COMMENT_LIMITS, { note: input.note });
     const commit = await this.commits.find(target, sha);
     let attached: { path: string; line: number; lineType: CommitCommentLineType } | null = null;
     if (input.position && target.repository) {

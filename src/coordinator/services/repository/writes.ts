@@ -2,10 +2,17 @@ import { badRequestMessage, forbidden } from '../../../shared/errors.ts';
 import type { GitCommit, GitFileAction, GitRepository } from '../../../storage/git/types.ts';
 import { isValidRefName } from '../../../storage/git/validate.ts';
 import type { CoordinatorContext } from '../../context.ts';
+import { checkLengths, MAX_TEXT_SIZE, type FieldLimits } from '../field-limits.ts';
 import type { RepositoryAccess, WritableRepository } from './access.ts';
 
 export const ZERO_SHA = '0'.repeat(40);
 export const PUSH_DENIED = 'You are not allowed to push into this branch';
+
+/**
+ * Commits made through the API (commits and files): git bounds no message, so we take GitLab's
+ * largest text limit (1,000,000 characters); author name and email fill 255 like a user's.
+ */
+export const COMMIT_LIMITS = { commit_message: MAX_TEXT_SIZE, author_name: 255, author_email: 255 } as const satisfies FieldLimits;
 
 export interface CommitWrite {
   branch: string;
@@ -38,6 +45,7 @@ export class RepositoryWriter {
   }
 
   async commit(target: WritableRepository, write: CommitWrite, deniedAs: PushDeniedAs): Promise<{ commit: GitCommit; repository: GitRepository }> {
+    checkLengths(COMMIT_LIMITS, { commit_message: write.message, author_name: write.authorName, author_email: write.authorEmail });
     await this.assertCanPush(target, write.branch, deniedAs);
     const repository = await this.access.ensureRepository(target, write.branch);
     const empty = await repository.isEmpty();

@@ -1,6 +1,7 @@
 import { RELEASE_LINK_TYPES, type ReleaseLinkChanges, type ReleaseLinkRecord, type ReleaseLinksStore, type ReleaseLinkType } from '../../types-repository.ts';
 import type { Db } from '../database.ts';
 import type { ReleaseLinksTable } from '../schema-repository-protection.ts';
+import { recordToRow } from './row-mapping.ts';
 
 type ReleaseLinkRow = Omit<ReleaseLinksTable, 'id'> & { id: number };
 
@@ -33,8 +34,11 @@ export class SqlReleaseLinksStore implements ReleaseLinksStore {
     return toRecord(await this.db.insertInto('release_links').values(link).returningAll().executeTakeFirstOrThrow());
   }
 
+  /** With nothing to change, answers the current row (an UPDATE with an empty SET is an SQL error). */
   async update(id: number, changes: ReleaseLinkChanges): Promise<ReleaseLinkRecord> {
-    return toRecord(await this.db.updateTable('release_links').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow());
+    const row = recordToRow<ReleaseLinkChanges>(changes, { booleans: [] });
+    if (Object.keys(row).length === 0) return toRecord(await this.db.selectFrom('release_links').selectAll().where('id', '=', id).executeTakeFirstOrThrow());
+    return toRecord(await this.db.updateTable('release_links').set(row).where('id', '=', id).returningAll().executeTakeFirstOrThrow());
   }
 
   async delete(id: number): Promise<void> {

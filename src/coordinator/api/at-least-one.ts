@@ -1,0 +1,10 @@
+import { atLeastOneOf } from '../../shared/errors.ts';
+import type { Params } from '../http/params.ts';
+
+/**
+ * Grape's `at_least_one_of`: an update route answers 400 when none of its parameters is
+ * given (present counts, whatever the value), naming them all.
+ */
+export function requireAtLeastOne(params: Params, names: readonly string[]): void {
+  if (!names.some((name) => params.has(name))) throw atLeastOneOf(names);
+}

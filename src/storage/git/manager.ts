@@ -99,7 +99,8 @@ export class GitRepositoryManager implements RepositoryManager {
   }
 
   open(projectId: number): GitRepository {
-    return new BareRepository({ gitDir: this.repositoryPath(projectId), pool: this.pool, logger: this.options.logger, history: this.history });
+    const access = { gitDir: this.repositoryPath(projectId), pool: this.pool, logger: this.options.logger, history: this.history };
+    return new BareRepository(access, path.join(this.options.root, '.tmp'));
   }
 
   scheduleHousekeeping(projectId: number): void {

@@ -120,6 +120,8 @@ export interface GitCommitRequest {
   message: string;
   author: { name: string; email: string };
   actions: GitFileAction[];
+  /** Aborting stops the commit: its git processes are killed and the branch does not move. */
+  signal?: AbortSignal;
 }
 
 /**

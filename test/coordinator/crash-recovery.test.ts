@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -8,7 +8,7 @@ import { freePort, startServe, type ServeProcess } from '../helpers/serve-proces
 
 const TOKEN = 'crash-test-root-token-0123456789';
 const ROUNDS = 3;
-const WORKERS = 4;
+const WORKERS = 6;
 
 interface Ledger {
   /** Projects whose creation (or fork) was answered 201, by id. */
@@ -150,6 +150,9 @@ describe('crash recovery: SIGKILL during concurrent project creation and commits
       const leftovers = readdirSync(repositories).filter((name) => name.includes('.deleting-') || (name.startsWith('.') && name !== '.tmp'));
       assert.deepEqual(leftovers, [], `${context}: leftovers in the repositories directory`);
       const onDisk = readdirSync(repositories).filter((name) => name.endsWith('.git')).map((name) => Number(name.slice(0, -4)));
+      // Whole configs only: every repository's config file is the same.
+      const configs = new Set(onDisk.map((id) => readFileSync(path.join(repositories, `${id}.git`, 'config'), 'utf8')));
+      assert.equal(configs.size, 1, `${context}: repositories with differing configs:\n${[...configs].join('\n---\n')}`);
       assert.deepEqual(onDisk.sort((a, b) => a - b), listed.map((project) => Number(project.id)).sort((a, b) => a - b), `${context}: repositories without a project`);
       const temporary = path.join(repositories, '.tmp');
       assert.deepEqual(existsSync(temporary) ? readdirSync(temporary) : [], [], `${context}: temporary files in the data directory`);

@@ -26,6 +26,7 @@ import { Lookup } from './services/lookup.ts';
 import { Permissions } from './services/permissions.ts';
 import { ProjectsService } from './services/projects.ts';
 import { ReadCache } from './services/read-cache.ts';
+import { reconcileRepositories } from './services/repository-reconciliation.ts';
 import { ProtectedBranchesService } from './services/protected-branches.ts';
 import { ProtectedTagsService } from './services/protected-tags.ts';
 import { SettingsService } from './services/settings.ts';
@@ -88,6 +89,7 @@ export async function createCoordinator(options: CoordinatorOptions = {}): Promi
     protectedTags: new ProtectedTagsService(stores.protectedTags, permissions),
   };
   const projects = new ProjectsService(context);
+  await reconcileRepositories(context);
   context.events.onPush(async (push) => {
     await projects.recordPush(push.project_id);
     context.repositories.scheduleHousekeeping(push.project_id);

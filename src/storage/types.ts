@@ -228,6 +228,15 @@ export interface ProjectsStore {
   listByNamespaces(namespaceIds: readonly number[]): Promise<ProjectRecord[]>;
   update(id: number, changes: ProjectChanges): Promise<ProjectRecord | undefined>;
   delete(id: number): Promise<boolean>;
+  /** Every project's repository-related columns, by id (start-up reconciliation). */
+  repositoryStates(): Promise<ProjectRepositoryState[]>;
+}
+
+export interface ProjectRepositoryState {
+  id: number;
+  name: string;
+  default_branch: string | null;
+  pending_delete: boolean;
 }
 
 /** Which groups a listing may show: `null` for every group (administrators). */

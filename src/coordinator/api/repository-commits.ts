@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { missingParam } from '../../shared/errors.ts';
 import type { CoordinatorContext } from '../context.ts';
+import { abortOnDisconnect } from '../http/abort.ts';
 import { requireActor } from '../http/auth.ts';
 import { pageRequest, setPaginationHeaders, slicePage } from '../http/pagination.ts';
 import { paramsOf } from '../http/request-params.ts';
@@ -55,6 +56,7 @@ export function repositoryCommitsRoutes(context: CoordinatorContext): FastifyPlu
         startBranch: params.string('start_branch') || undefined,
         authorName: params.string('author_name') || undefined,
         authorEmail: params.string('author_email') || undefined,
+        signal: abortOnDisconnect(reply),
       };
       const withStats = params.bool('stats') ?? true;
       const { target, commit } = await commits.create(request.params.id, actor, write);

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { GantryError, badRequestMessage, forbidden, notFound, validationFailed } from '../../shared/errors.ts';
 import { isUniqueViolation } from '../../storage/sql/database.ts';
+import type { StagedRepository } from '../../storage/git/types.ts';
 import type { NamespaceRecord, NewProject, ProjectChanges, ProjectRecord, UserRecord, Visibility } from '../../storage/types.ts';
 import type { CoordinatorContext } from '../context.ts';
 import type { Params } from '../http/params.ts';
@@ -36,32 +37,35 @@ export class ProjectsService {
     await this.checkLimit(owner, namespace);
     await this.checkNameAndPathFree(namespace.id, name, path);
 
-    const now = new Date().toISOString();
-    const project = await this.insertProject({
-      namespace_id: namespace.id, creator_id: actor.id, name, path, description: '', default_branch: null, visibility,
-      archived: false, issues_enabled: true, merge_requests_enabled: true, wiki_enabled: true, jobs_enabled: true,
-      snippets_enabled: true, container_registry_enabled: true, resolve_outdated_diff_discussions: false,
-      shared_runners_enabled: true, public_jobs: true, request_access_enabled: true,
-      only_allow_merge_if_pipeline_succeeds: false, only_allow_merge_if_all_discussions_are_resolved: false,
-      printing_merge_requests_link_enabled: true, lfs_enabled: true, tag_list: [], forked_from_id: null,
-      runners_token: newRunnersToken(), import_status: 'none', import_error: null, avatar_url: null, ci_config_path: null,
-      pending_delete: false, created_at: now, updated_at: now, last_activity_at: now,
-      ...attributes,
+    // The repository is built first under a temporary name; the row is inserted marked
+    // pending_delete (invisible, and removed by start-up reconciliation after a crash), the
+    // repository renamed into place, then the mark cleared: a crash leaves nothing or a whole project.
+    const staged = await this.context.repositories.stage({
+      initializeWithReadme: request.initializeWithReadme,
+      defaultBranch: request.defaultBranch ?? 'main',
+      projectName: name,
+      author: { name: actor.name, email: actor.email },
     });
-    const branch = request.defaultBranch ?? 'main';
+    const now = new Date().toISOString();
+    let project: ProjectRecord;
     try {
-      await this.context.repositories.create(project.id, {
-        initializeWithReadme: request.initializeWithReadme,
-        defaultBranch: branch,
-        projectName: name,
-        author: { name: actor.name, email: actor.email },
+      project = await this.insertProject({
+        namespace_id: namespace.id, creator_id: actor.id, name, path, description: '', default_branch: staged.defaultBranch, visibility,
+        archived: false, issues_enabled: true, merge_requests_enabled: true, wiki_enabled: true, jobs_enabled: true,
+        snippets_enabled: true, container_registry_enabled: true, resolve_outdated_diff_discussions: false,
+        shared_runners_enabled: true, public_jobs: true, request_access_enabled: true,
+        only_allow_merge_if_pipeline_succeeds: false, only_allow_merge_if_all_discussions_are_resolved: false,
+        printing_merge_requests_link_enabled: true, lfs_enabled: true, tag_list: [], forked_from_id: null,
+        runners_token: newRunnersToken(), import_status: 'none', import_error: null, avatar_url: null, ci_config_path: null,
+        created_at: now, updated_at: now, last_activity_at: now,
+        ...attributes,
+        pending_delete: true,
       });
     } catch (error) {
-      await this.context.stores.projects.delete(project.id);
+      await staged.discard();
       throw error;
     }
-    if (!request.initializeWithReadme) return project;
-    return (await this.context.stores.projects.update(project.id, { default_branch: branch })) ?? project;
+    return this.publish(project, staged);
   }
 
   async fork(source: ProjectRecord, actor: UserRecord, request: { namespace?: string; name?: string; path?: string; visibility?: Visibility }): Promise<ProjectRecord> {
@@ -75,27 +79,36 @@ export class ProjectsService {
     const visibility = forkVisibility(source, namespace, request.visibility);
     const now = new Date().toISOString();
     const { id: _sourceId, ...copied } = source;
+    const author = { name: actor.name, email: actor.email };
+    const staged = (await this.context.repositories.exists(source.id))
+      ? await this.context.repositories.stageFork(source.id)
+      : await this.context.repositories.stage({ initializeWithReadme: false, defaultBranch: 'main', projectName: name, author });
     let fork: ProjectRecord;
     try {
       await this.checkNameAndPathFree(namespace.id, name, path);
       fork = await this.insertProject({
         ...copied, namespace_id: namespace.id, creator_id: actor.id, name, path, visibility, archived: false,
-        forked_from_id: source.id, runners_token: newRunnersToken(), pending_delete: false, created_at: now,
-        updated_at: now, last_activity_at: now,
+        default_branch: staged.defaultBranch, forked_from_id: source.id, runners_token: newRunnersToken(), pending_delete: true,
+        created_at: now, updated_at: now, last_activity_at: now,
       });
     } catch (error) {
+      await staged.discard();
       // A taken name or path is a 409 for forks (GitLab's answer), also when a concurrent fork won.
       if (error instanceof GantryError && error.status === 400) throw new GantryError('GANTRY_E_CONFLICT', 409, error.body);
       throw error;
     }
+    return this.publish(fork, staged);
+  }
+
+  /** Moves a staged repository into place for a row inserted pending, then makes the row visible. */
+  private async publish(project: ProjectRecord, staged: StagedRepository): Promise<ProjectRecord> {
     try {
-      if (await this.context.repositories.exists(source.id)) await this.context.repositories.fork(source.id, fork.id);
-      else await this.context.repositories.create(fork.id, { initializeWithReadme: false, defaultBranch: 'main', projectName: name, author: { name: actor.name, email: actor.email } });
+      await staged.publish(project.id);
     } catch (error) {
-      await this.context.stores.projects.delete(fork.id);
+      await this.context.stores.projects.delete(project.id);
       throw error;
     }
-    return fork;
+    return (await this.context.stores.projects.update(project.id, { pending_delete: false })) ?? { ...project, pending_delete: false };
   }
 
   /** `PUT /projects/:id`: name, path, default branch, visibility and the other attributes. */
@@ -138,11 +151,13 @@ export class ProjectsService {
   /** Deletes the project, its memberships, attributes and repository, then tells listeners. */
   async remove(project: ProjectRecord): Promise<void> {
     const { stores, repositories, events } = this.context;
+    // Marked first and the row deleted last: after a crash at any point the row is still
+    // there, marked, and start-up reconciliation finishes the deletion.
     await stores.projects.update(project.id, { pending_delete: true });
+    await repositories.remove(project.id);
     await stores.members.removeAllForSource('project', project.id);
     await stores.customAttributes.deleteAllFor('project', project.id);
     await stores.projects.delete(project.id);
-    await repositories.remove(project.id);
     events.publishProjectDeleted({ project_id: project.id });
   }
 

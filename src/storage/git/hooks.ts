@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { RECEIVE_FSCK_CONFIG } from './config.ts';
 
 /**
  * What the pushing user may do to one ref named in the push: branch states (the hook checks
@@ -107,7 +108,7 @@ export async function ensurePushHooks(hooksDir: string): Promise<void> {
 export interface PushHookSetup {
   /** Environment for the http-backend process. */
   environment: Record<string, string>;
-  /** Configuration for the http-backend process (core.hooksPath). */
+  /** Configuration for the http-backend process: core.hooksPath, and git's object checks (RECEIVE_FSCK_CONFIG) whatever the repository's own config says. */
   config: Record<string, string>;
   /** Updates accepted by git (read after the process exited); removes the log file. */
   acceptedUpdates(): Promise<RefUpdate[]>;
@@ -133,7 +134,7 @@ export async function preparePushHooks(hooksDir: string, policy: ReadonlyMap<str
   }
   return {
     environment,
-    config: { 'core.hooksPath': hooksDir },
+    config: { ...RECEIVE_FSCK_CONFIG, 'core.hooksPath': hooksDir },
     async acceptedUpdates() {
       const text = await readFile(logFile, 'utf8').catch(() => '');
       await Promise.all([rm(logFile, { force: true }), rm(policyFile, { force: true })]);

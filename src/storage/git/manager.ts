@@ -1,12 +1,15 @@
-import { access, mkdir, rename, rm } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { access, mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../../shared/logger.ts';
 import { CatFilePool, type CatFilePoolOptions } from './cat-file.ts';
+import { canonicalConfig, writeConfigFile } from './config.ts';
 import { HistoryCache } from './history-cache.ts';
 import { Housekeeping, type HousekeepingOptions } from './housekeeping.ts';
+import { inspectRepository, projectIdOfDirectory } from './inventory.ts';
 import { BareRepository } from './repository.ts';
 import { runGit } from './run.ts';
-import type { GitRepository, RepositoryCreateOptions, RepositoryManager } from './types.ts';
+import type { GitRepository, RepositoryCreateOptions, RepositoryManager, RepositoryState, StagedRepository } from './types.ts';
 import { isValidRefName } from './validate.ts';
 
 export interface RepositoryManagerOptions {
@@ -20,27 +23,16 @@ export interface RepositoryManagerOptions {
 }
 
 /**
- * Configuration of every repository we create or fork. Non-fast-forward pushes are allowed
- * here because protected branches are enforced by the pre-receive hook, not by git.
+ * Everything temporary lives in `<root>/.tmp`: repositories being built (renamed into place
+ * when whole) and the throw-away indexes of commits. Nothing in it survives a restart.
  */
-const REPOSITORY_CONFIG: ReadonlyArray<[string, string]> = [
-  ['core.logAllRefUpdates', 'true'],
-  ['receive.denyNonFastForwards', 'false'],
-  ['receive.denyDeletes', 'false'],
-  ['receive.fsckObjects', 'false'],
-  ['receive.advertisePushOptions', 'true'],
-  ['http.receivepack', 'true'],
-  ['http.uploadpack', 'true'],
-  ['uploadpack.allowFilter', 'true'],
-  ['uploadpack.allowAnySHA1InWant', 'true'],
-  ['repack.writeBitmaps', 'true'],
-  ['gc.auto', '0'],
-];
+const TEMPORARY = '.tmp';
 
 export class GitRepositoryManager implements RepositoryManager {
   readonly pool: CatFilePool;
   private readonly housekeeping: Housekeeping;
   private readonly history = new HistoryCache();
+  private configText: Promise<string> | undefined;
 
   constructor(private readonly options: RepositoryManagerOptions) {
     this.pool = new CatFilePool({ ...options.catFile, logger: options.logger });
@@ -53,20 +45,55 @@ export class GitRepositoryManager implements RepositoryManager {
     return path.join(this.options.root, `${projectId}.git`);
   }
 
+  /** The directory for temporary files (`<root>/.tmp`). */
+  get temporaryDirectory(): string {
+    return path.join(this.options.root, TEMPORARY);
+  }
+
+  /** Creates the repository unless it exists (a concurrent creation may win: that is fine). */
   async create(projectId: number, options: RepositoryCreateOptions): Promise<void> {
-    const target = this.repositoryPath(projectId);
+    const staged = await this.stage(options);
+    try {
+      await staged.publish(projectId);
+    } catch (error) {
+      if (!(await this.exists(projectId))) throw error;
+    }
+  }
+
+  /**
+   * Builds a new repository under `.tmp` (configured in one write, with its README commit
+   * when asked); `publish` renames it into place, so `<id>.git` is never half made.
+   */
+  async stage(options: RepositoryCreateOptions): Promise<StagedRepository> {
     const branch = isValidRefName(options.defaultBranch) ? options.defaultBranch : 'main';
-    await mkdir(this.options.root, { recursive: true });
-    await runGit(null, ['init', '--bare', '--quiet', `--initial-branch=${branch}`, target]);
-    await this.configure(target);
-    if (options.initializeWithReadme) {
-      await this.open(projectId).commitFiles({
+    return this.build(async (gitDir) => {
+      await runGit(null, ['init', '--bare', '--quiet', `--initial-branch=${branch}`, gitDir]);
+      await writeConfigFile(gitDir, await this.canonicalConfig());
+      if (!options.initializeWithReadme) return null;
+      await this.openAt(gitDir).commitFiles({
         branch,
         message: 'Initial commit',
         author: options.author,
         actions: [{ action: 'create', file_path: 'README.md', content: Buffer.from(`# ${options.projectName}\n`) }],
       });
-    }
+      return branch;
+    });
+  }
+
+  /** A copy of `sourceId`'s repository staged like `stage` (for a fork). */
+  async stageFork(sourceId: number): Promise<StagedRepository> {
+    const source = this.repositoryPath(sourceId);
+    return this.build(async (gitDir) => {
+      await runGit(null, ['clone', '--bare', '--no-local', '--quiet', '--', source, gitDir]);
+      // The whole file: drops the clone's `remote "origin"` too.
+      await writeConfigFile(gitDir, await this.canonicalConfig());
+      return this.openAt(gitDir).defaultBranch();
+    });
+  }
+
+  async fork(sourceId: number, targetId: number): Promise<void> {
+    const staged = await this.stageFork(sourceId);
+    await staged.publish(targetId);
   }
 
   async remove(projectId: number): Promise<void> {
@@ -74,21 +101,13 @@ export class GitRepositoryManager implements RepositoryManager {
     this.pool.release(target);
     this.housekeeping.forget(target);
     // Rename first: a concurrent reader sees "no repository", never a half-deleted one.
-    const doomed = `${target}.deleting-${Date.now()}`;
+    const doomed = path.join(this.temporaryDirectory, `deleting-${projectId}-${randomUUID()}`);
+    await mkdir(this.temporaryDirectory, { recursive: true });
     const moved = await rename(target, doomed).then(
       () => true,
       () => false,
     );
     await rm(moved ? doomed : target, { recursive: true, force: true });
-  }
-
-  async fork(sourceId: number, targetId: number): Promise<void> {
-    const source = this.repositoryPath(sourceId);
-    const target = this.repositoryPath(targetId);
-    await mkdir(this.options.root, { recursive: true });
-    await runGit(null, ['clone', '--bare', '--no-local', '--quiet', '--', source, target]);
-    await runGit(target, ['remote', 'remove', 'origin'], { allowedExitCodes: [2] });
-    await this.configure(target);
   }
 
   async exists(projectId: number): Promise<boolean> {
@@ -99,7 +118,7 @@ export class GitRepositoryManager implements RepositoryManager {
   }
 
   open(projectId: number): GitRepository {
-    return new BareRepository({ gitDir: this.repositoryPath(projectId), pool: this.pool, logger: this.options.logger, history: this.history });
+    return this.openAt(this.repositoryPath(projectId));
   }
 
   scheduleHousekeeping(projectId: number): void {
@@ -115,7 +134,89 @@ export class GitRepositoryManager implements RepositoryManager {
     this.pool.close();
   }
 
-  private async configure(gitDir: string): Promise<void> {
-    for (const [key, value] of REPOSITORY_CONFIG) await runGit(gitDir, ['config', key, value]);
+  /**
+   * Start-up only (no git process may be working in the root): removes `.tmp` and older
+   * leftovers (`*.deleting-*`, `.tmp-*`), then reads every repository. Returns what it removed
+   * and what it found.
+   */
+  async inventory(): Promise<{ removed: string[]; repositories: RepositoryState[] }> {
+    const root = this.options.root;
+    await mkdir(root, { recursive: true });
+    const removed: string[] = [];
+    const ids: number[] = [];
+    for (const name of await readdir(root)) {
+      const id = projectIdOfDirectory(name);
+      if (id !== null) {
+        ids.push(id);
+      } else if (name === TEMPORARY || name.includes('.deleting-')) {
+        const entries = name === TEMPORARY ? await readdir(path.join(root, name)).catch(() => []) : [name];
+        await rm(path.join(root, name), { recursive: true, force: true });
+        removed.push(...entries.map((entry) => (name === TEMPORARY ? `${TEMPORARY}/${entry}` : entry)));
+      }
+    }
+    const repositories: RepositoryState[] = [];
+    for (let start = 0; start < ids.length; start += 64) {
+      const batch = ids.slice(start, start + 64);
+      repositories.push(...(await Promise.all(batch.map((id) => inspectRepository(id, this.repositoryPath(id))))));
+    }
+    return { removed, repositories: repositories.sort((a, b) => a.projectId - b.projectId) };
+  }
+
+  /** The config file every repository has (see config.ts); compared and written whole. */
+  canonicalConfig(): Promise<string> {
+    this.configText ??= this.probeInitConfig().then(canonicalConfig);
+    return this.configText;
+  }
+
+  /** Rewrites a repository's config file whole (it differed from the canonical one). */
+  async writeCanonicalConfig(projectId: number): Promise<void> {
+    await writeConfigFile(this.repositoryPath(projectId), await this.canonicalConfig());
+  }
+
+  private openAt(gitDir: string): BareRepository {
+    return new BareRepository({ gitDir, pool: this.pool, logger: this.options.logger, history: this.history }, this.temporaryDirectory);
+  }
+
+  /** Runs `build` in a fresh directory under `.tmp`; the result moves into place or is removed. */
+  private async build(build: (gitDir: string) => Promise<string | null>): Promise<StagedRepository> {
+    await mkdir(this.temporaryDirectory, { recursive: true });
+    const gitDir = path.join(this.temporaryDirectory, `new-${randomUUID()}.git`);
+    const discard = async (): Promise<void> => {
+      this.pool.release(gitDir);
+      await rm(gitDir, { recursive: true, force: true });
+    };
+    let defaultBranch: string | null;
+    try {
+      defaultBranch = await build(gitDir);
+    } catch (error) {
+      await discard();
+      throw error;
+    }
+    // The README commit's reads ran a cat-file process on the temporary path: stop it.
+    this.pool.release(gitDir);
+    return {
+      defaultBranch,
+      publish: async (projectId) => {
+        try {
+          await rename(gitDir, this.repositoryPath(projectId));
+        } catch (error) {
+          await discard();
+          throw error;
+        }
+      },
+      discard,
+    };
+  }
+
+  /** What `git init --bare` writes on this file system (format version and file-system probes). */
+  private async probeInitConfig(): Promise<string> {
+    await mkdir(this.temporaryDirectory, { recursive: true });
+    const probe = path.join(this.temporaryDirectory, `probe-${randomUUID()}.git`);
+    try {
+      await runGit(null, ['init', '--bare', '--quiet', probe]);
+      return await readFile(path.join(probe, 'config'), 'utf8');
+    } finally {
+      await rm(probe, { recursive: true, force: true });
+    }
   }
 }

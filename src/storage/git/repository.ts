@@ -37,12 +37,16 @@ export class BareRepository implements GitRepository {
   private readonly refs: RefWriter;
   private readonly writer: CommitWriter;
 
-  constructor(private readonly access: RepositoryAccess) {
+  /** `temporaryDirectory`: where commits build their throw-away index (inside the data directory). */
+  constructor(
+    private readonly access: RepositoryAccess,
+    temporaryDirectory: string,
+  ) {
     this.path = access.gitDir;
     this.reader = new ObjectReader(access);
     this.history = new History(access, this.reader);
     this.refs = new RefWriter(access, this.reader);
-    this.writer = new CommitWriter(access, this.reader, this.history);
+    this.writer = new CommitWriter(access, this.reader, this.history, temporaryDirectory);
   }
 
   async isEmpty(): Promise<boolean> {

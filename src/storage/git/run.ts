@@ -7,13 +7,16 @@ export const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
 export const ZERO_OID = '0000000000000000000000000000000000000000';
 
 export interface GitRunOptions {
-  input?: string | Buffer;
+  /** stdin: whole, or streamed (large inputs such as fast-import streams). */
+  input?: string | Buffer | Readable;
   /** Extra environment (author, index file); merged over the isolated base environment. */
   env?: Record<string, string>;
   /** Exit codes that are answers rather than failures (e.g. 1 for `merge-base --is-ancestor`). */
   allowedExitCodes?: readonly number[];
   /** Working directory; defaults to the process's. */
   cwd?: string;
+  /** Kills git when aborted; the run then rejects with the signal's reason. */
+  signal?: AbortSignal;
 }
 
 export interface GitRunResult {
@@ -53,6 +56,7 @@ export class GitCommandError extends GantryError {
 
 /** Runs git against a repository (`--git-dir`), buffering its output. */
 export async function runGit(gitDir: string | null, args: readonly string[], options: GitRunOptions = {}): Promise<GitRunResult> {
+  options.signal?.throwIfAborted();
   const fullArgs = gitDir === null ? [...args] : [`--git-dir=${gitDir}`, ...args];
   const result = await execa('git', fullArgs, {
     cwd: options.cwd,
@@ -64,7 +68,9 @@ export async function runGit(gitDir: string | null, args: readonly string[], opt
     stripFinalNewline: false,
     reject: false,
     maxBuffer: 1024 * 1024 * 1024,
+    cancelSignal: options.signal,
   });
+  if (result.isCanceled) options.signal?.throwIfAborted();
   const exitCode = result.exitCode ?? -1;
   const stdout = Buffer.from(result.stdout);
   const stderr = Buffer.from(result.stderr).toString('utf8');

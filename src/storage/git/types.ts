@@ -120,6 +120,8 @@ export interface GitCommitRequest {
   message: string;
   author: { name: string; email: string };
   actions: GitFileAction[];
+  /** Aborting stops the commit: its git processes are killed and the branch does not move. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -203,12 +205,49 @@ export interface RepositoryCreateOptions {
   author: { name: string; email: string };
 }
 
+/** A repository built under a temporary name, waiting to be renamed into place. */
+export interface StagedRepository {
+  /** The branch HEAD names when it exists (README commit, fork of a non-empty repository); else null. */
+  readonly defaultBranch: string | null;
+  /** Renames it into `<projectId>.git` (which must not exist); removes it when that fails. */
+  publish(projectId: number): Promise<void>;
+  discard(): Promise<void>;
+}
+
+/** One repository directory as start-up reconciliation finds it (read from its files). */
+export interface RepositoryState {
+  projectId: number;
+  gitDir: string;
+  /** The branch HEAD names, whether or not it exists; null when HEAD is detached or unreadable. */
+  head: string | null;
+  /** Its branches, sorted. */
+  branches: string[];
+  /** The config file's text; null when missing. */
+  config: string | null;
+  /** Lock and quarantine files a killed git process left (relative paths), already removed. */
+  removedLeftovers: string[];
+}
+
 /** Bare repositories under `<dataDir>/repositories/<projectId>.git`, keyed by project id. */
 export interface RepositoryManager {
+  /** Creates `<projectId>.git` whole (stage + publish). */
   create(projectId: number, options: RepositoryCreateOptions): Promise<void>;
+  /** Builds a new repository under a temporary name (see StagedRepository). */
+  stage(options: RepositoryCreateOptions): Promise<StagedRepository>;
+  /** Builds a copy of `sourceId`'s repository under a temporary name. */
+  stageFork(sourceId: number): Promise<StagedRepository>;
   remove(projectId: number): Promise<void>;
   /** Copies the repository of `sourceId` (fork). */
   fork(sourceId: number, targetId: number): Promise<void>;
+  /**
+   * Start-up only, before any git work: removes temporary and half-deleted leftovers, and
+   * reads every repository (stale lock files are removed on the way).
+   */
+  inventory(): Promise<{ removed: string[]; repositories: RepositoryState[] }>;
+  /** The config file every repository has, compared and written whole. */
+  canonicalConfig(): Promise<string>;
+  /** Replaces a repository's config file with the canonical one, atomically. */
+  writeCanonicalConfig(projectId: number): Promise<void>;
   exists(projectId: number): Promise<boolean>;
   open(projectId: number): GitRepository;
   /** Commit-graph and occasional gc once writes to the repository have been quiet for a while. */

@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { badRequestMessage, notFound } from '../../shared/errors.ts';
+import { BlobBatch, BULK_GIT_ENVIRONMENT } from './blob-batch.ts';
 import { IndexState } from './index-state.ts';
 import type { History } from './history.ts';
 import type { ObjectReader, RepositoryAccess } from './reader.ts';
@@ -26,14 +26,26 @@ export const COMMIT_MESSAGES = {
 const REGULAR = '100644';
 const EXECUTABLE = '100755';
 
+/** At most this many `last_commit_id` checks (one history walk each) run at once. */
+const LAST_COMMIT_CHECKS_AT_ONCE = 4;
+
 type Identity = { name: string; email: string };
 
-/** Commits written through a temporary index and published with a compare-and-swap update-ref. */
+/** A `last_commit_id` to check once every action has been applied in memory. */
+type LastCommitCheck = { filePath: string; lastCommitId: string };
+
+/**
+ * Commits written through a temporary index and published with a compare-and-swap update-ref.
+ * A commit costs the same few git processes however many actions it has: the actions are
+ * applied in memory, their blobs written by one fast-import, the index changed by one
+ * update-index.
+ */
 export class CommitWriter {
   constructor(
     private readonly access: RepositoryAccess,
     private readonly reader: ObjectReader,
     private readonly history: History,
+    private readonly temporaryDirectory: string,
   ) {}
 
   async commitFiles(request: GitCommitRequest): Promise<GitCommit> {
@@ -42,18 +54,26 @@ export class CommitWriter {
       checkCommitPath(action.file_path);
       if (action.action === 'move') checkCommitPath(action.previous_path);
     }
+    const { signal } = request;
+    const gitDir = this.access.gitDir;
     const ref = `refs/heads/${request.branch}`;
     const tip = await this.reader.resolveCommit(ref);
     const parent = tip ?? (await this.startingPoint(request.startRef));
 
-    return this.withTemporaryIndex(async (env) => {
-      await runGit(this.access.gitDir, parent ? ['read-tree', parent] : ['read-tree', '--empty'], { env });
-      const listing = await runGit(this.access.gitDir, ['ls-files', '-s', '-z'], { env });
+    return this.withTemporaryIndex(async (env, scratch) => {
+      await runGit(gitDir, parent ? ['read-tree', parent] : ['read-tree', '--empty'], { env, signal });
+      const listing = await runGit(gitDir, ['ls-files', '-s', '-z'], { env, signal });
       const state = IndexState.fromLsFiles(listing.stdout);
-      for (const action of request.actions) await this.apply(state, action, parent);
-      await runGit(this.access.gitDir, ['update-index', '-z', '--index-info'], { env, input: state.indexInfo() });
-      const tree = (await gitText(this.access.gitDir, ['write-tree'], { env })).trim();
-      const commit = await this.writeCommit(tree, parent ? [parent] : [], request.message, request.author, request.author, null);
+      const blobs = new BlobBatch();
+      const checks: LastCommitCheck[] = [];
+      for (const action of request.actions) this.apply(state, action, blobs, checks);
+      await this.checkLastCommits(parent, checks, signal);
+      await blobs.write(gitDir, scratch, signal);
+      await runGit(gitDir, ['update-index', '-z', '--index-info'], { env, input: state.indexInfo(), signal });
+      const tree = (await gitText(gitDir, ['write-tree'], { env, signal })).trim();
+      const commit = await this.writeCommit(tree, parent ? [parent] : [], request.message, request.author, request.author, null, signal);
+      // The last moment a departed client stops the commit: after it, the branch has moved.
+      signal?.throwIfAborted();
       await this.publish(ref, request.branch, commit, tip);
       await this.pointHeadAtFirstBranch(request.branch);
       return this.readWritten(commit);
@@ -108,20 +128,24 @@ export class CommitWriter {
     return null;
   }
 
-  private async apply(state: IndexState, action: GitFileAction, parent: string | null): Promise<void> {
+  /** Applies one action to the index in memory; new contents go to `blobs`, optimistic locks to `checks`. */
+  private apply(state: IndexState, action: GitFileAction, blobs: BlobBatch, checks: LastCommitCheck[]): void {
     const filePath = action.file_path;
+    const check = (checkedPath: string, lastCommitId: string | undefined): void => {
+      if (lastCommitId) checks.push({ filePath: checkedPath, lastCommitId });
+    };
     switch (action.action) {
       case 'create': {
         if (state.has(filePath) || state.fileAbove(filePath)) throw badRequestMessage(COMMIT_MESSAGES.fileExists);
         if (state.isDirectory(filePath)) throw badRequestMessage(COMMIT_MESSAGES.directoryExists);
-        state.set(filePath, action.execute_filemode ? EXECUTABLE : REGULAR, await this.hash(action.content));
+        state.set(filePath, action.execute_filemode ? EXECUTABLE : REGULAR, blobs.add(action.content));
         return;
       }
       case 'update': {
         const current = state.get(filePath);
         if (!current) throw badRequestMessage(COMMIT_MESSAGES.fileMissing);
-        await this.checkLastCommit(parent, filePath, action.last_commit_id);
-        const id = await this.hash(action.content);
+        check(filePath, action.last_commit_id);
+        const id = blobs.add(action.content);
         const mode = action.execute_filemode === undefined ? current.mode : action.execute_filemode ? EXECUTABLE : REGULAR;
         if (id === current.id && mode === current.mode) throw badRequestMessage(COMMIT_MESSAGES.identicalContent);
         state.set(filePath, mode, id);
@@ -129,7 +153,7 @@ export class CommitWriter {
       }
       case 'delete': {
         if (!state.has(filePath)) throw badRequestMessage(COMMIT_MESSAGES.fileMissing);
-        await this.checkLastCommit(parent, filePath, action.last_commit_id);
+        check(filePath, action.last_commit_id);
         state.remove(filePath);
         return;
       }
@@ -137,8 +161,8 @@ export class CommitWriter {
         const previous = state.get(action.previous_path);
         if (!previous) throw badRequestMessage(COMMIT_MESSAGES.fileMissing);
         if (action.previous_path !== filePath && (state.has(filePath) || state.fileAbove(filePath))) throw badRequestMessage(COMMIT_MESSAGES.fileExists);
-        await this.checkLastCommit(parent, action.previous_path, action.last_commit_id);
-        const id = action.content === undefined ? previous.id : await this.hash(action.content);
+        check(action.previous_path, action.last_commit_id);
+        const id = action.content === undefined ? previous.id : blobs.add(action.content);
         state.remove(action.previous_path);
         if (state.isDirectory(filePath)) throw badRequestMessage(COMMIT_MESSAGES.directoryExists);
         state.set(filePath, previous.mode, id);
@@ -153,19 +177,35 @@ export class CommitWriter {
     }
   }
 
-  /** GitLab's optimistic lock: the last commit touching the path must be the one the editor saw. */
-  private async checkLastCommit(parent: string | null, filePath: string, lastCommitId: string | undefined): Promise<void> {
-    if (!lastCommitId || !parent) return;
-    const last = await this.history.lastCommitFor(parent, filePath);
-    const given = lastCommitId.toLowerCase();
-    if (!last || given.length < 7 || !last.id.startsWith(given)) throw badRequestMessage(COMMIT_MESSAGES.changedSinceEditing);
+  /**
+   * GitLab's optimistic lock: the last commit touching each path must be the one the editor
+   * saw. One history walk per distinct path (cached per start commit), a few at a time.
+   */
+  private async checkLastCommits(parent: string | null, checks: readonly LastCommitCheck[], signal: AbortSignal | undefined): Promise<void> {
+    if (!parent || checks.length === 0) return;
+    const pending = [...new Map(checks.map((check) => [`${check.filePath}\0${check.lastCommitId.toLowerCase()}`, check])).values()];
+    let failed = false;
+    const worker = async (): Promise<void> => {
+      for (let check = pending.pop(); check && !failed; check = pending.pop()) {
+        signal?.throwIfAborted();
+        const last = await this.history.lastCommitFor(parent, check.filePath);
+        const given = check.lastCommitId.toLowerCase();
+        if (!last || given.length < 7 || !last.id.startsWith(given)) failed = true;
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(LAST_COMMIT_CHECKS_AT_ONCE, pending.length) }, worker));
+    if (failed) throw badRequestMessage(COMMIT_MESSAGES.changedSinceEditing);
   }
 
-  private async hash(content: Buffer): Promise<string> {
-    return (await gitText(this.access.gitDir, ['hash-object', '-w', '--stdin'], { input: content })).trim();
-  }
-
-  private async writeCommit(tree: string, parents: string[], message: string, author: Identity, committer: Identity, authorDate: string | null): Promise<string> {
+  private async writeCommit(
+    tree: string,
+    parents: string[],
+    message: string,
+    author: Identity,
+    committer: Identity,
+    authorDate: string | null,
+    signal?: AbortSignal,
+  ): Promise<string> {
     const env: Record<string, string> = {
       GIT_AUTHOR_NAME: cleanIdentity(author.name),
       GIT_AUTHOR_EMAIL: cleanIdentity(author.email),
@@ -174,7 +214,7 @@ export class CommitWriter {
     };
     if (authorDate) env.GIT_AUTHOR_DATE = authorDate;
     const parentArgs = parents.flatMap((parent) => ['-p', parent]);
-    return (await gitText(this.access.gitDir, ['commit-tree', tree, ...parentArgs], { env, input: message })).trim();
+    return (await gitText(this.access.gitDir, ['commit-tree', tree, ...parentArgs], { env, input: message, signal })).trim();
   }
 
   private async publish(ref: string, branch: string, commit: string, expected: string | null): Promise<void> {
@@ -196,14 +236,16 @@ export class CommitWriter {
     return commit;
   }
 
-  private async withTemporaryIndex<T>(work: (env: Record<string, string>) => Promise<T>): Promise<T> {
-    const directory = await mkdtemp(path.join(tmpdir(), 'gantry-index-'));
+  /** Runs `work` with a throw-away index (its environment) and a private scratch directory. */
+  private async withTemporaryIndex<T>(work: (env: Record<string, string>, scratch: string) => Promise<T>): Promise<T> {
+    await mkdir(this.temporaryDirectory, { recursive: true });
+    const directory = await mkdtemp(path.join(this.temporaryDirectory, 'index-'));
     try {
       // `apply --cached --3way` (git 2.39) writes merged files to the current directory even
       // with --cached: callers run it inside this throw-away work tree.
       const workTree = path.join(directory, 'work-tree');
       await mkdir(workTree);
-      return await work({ GIT_INDEX_FILE: path.join(directory, 'index'), GIT_WORK_TREE: workTree });
+      return await work({ ...BULK_GIT_ENVIRONMENT, GIT_INDEX_FILE: path.join(directory, 'index'), GIT_WORK_TREE: workTree }, directory);
     } finally {
       await rm(directory, { recursive: true, force: true });
     }

@@ -21,6 +21,8 @@ export interface CommitWrite {
   authorName?: string;
   authorEmail?: string;
   actions: GitFileAction[];
+  /** Aborted when the client went away: the commit stops and the branch does not move. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -67,6 +69,7 @@ export class RepositoryWriter {
       message: write.message,
       author: { name: write.authorName ?? actor.name, email: write.authorEmail ?? actor.email },
       actions: write.actions,
+      signal: write.signal,
     });
     await this.afterBranchWrite(target, repository, write.branch, existing?.commit.id ?? ZERO_SHA, commit.id);
     return { commit, repository };

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../database.ts';
-import type { NewProject, ProjectChanges, ProjectRecord, ProjectsStore } from '../../types.ts';
+import type { NewProject, ProjectChanges, ProjectRecord, ProjectRepositoryState, ProjectsStore } from '../../types.ts';
 import { recordToRow, rowToRecord, type ColumnKinds } from './row-mapping.ts';
 
 export const PROJECT_COLUMNS: ColumnKinds<ProjectRecord> = {
@@ -61,6 +61,11 @@ export class SqlProjectsStore implements ProjectsStore {
     if (Object.keys(row).length === 0) return this.findById(id);
     const updated = await this.db.updateTable('projects').set(row as never).where('id', '=', id).returningAll().executeTakeFirst();
     return updated && toProject(updated);
+  }
+
+  async repositoryStates(): Promise<ProjectRepositoryState[]> {
+    const rows = await this.db.selectFrom('projects').select(['id', 'name', 'default_branch', 'pending_delete']).orderBy('id').execute();
+    return rows.map((row) => ({ id: Number(row.id), name: row.name, default_branch: row.default_branch, pending_delete: Boolean(row.pending_delete) }));
   }
 
   async delete(id: number): Promise<boolean> {

@@ -1,0 +1,60 @@
+import { readdir, readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { RepositoryState } from './types.ts';
+
+/** Directory names of repositories: `<project id>.git`. */
+export function projectIdOfDirectory(name: string): number | null {
+  const match = /^([1-9]\d{0,15})\.git$/.exec(name);
+  if (!match) return null;
+  const id = Number(match[1]);
+  return Number.isSafeInteger(id) ? id : null;
+}
+
+/**
+ * Reads one repository for start-up reconciliation: HEAD, branches (loose refs and
+ * packed-refs), config; and removes what a git process killed mid-write leaves behind: lock
+ * files (which would refuse every later update of that ref) and receive-pack quarantines. Only
+ * safe while no git process works on the repository.
+ */
+export async function inspectRepository(projectId: number, gitDir: string): Promise<RepositoryState> {
+  const [headText, config, packed, loose, objects] = await Promise.all([
+    readFile(path.join(gitDir, 'HEAD'), 'utf8').catch(() => ''),
+    readFile(path.join(gitDir, 'config'), 'utf8').catch(() => null),
+    readFile(path.join(gitDir, 'packed-refs'), 'utf8').catch(() => ''),
+    readdir(path.join(gitDir, 'refs'), { recursive: true, withFileTypes: true }).catch(() => []),
+    readdir(path.join(gitDir, 'objects')).catch(() => [] as string[]),
+  ]);
+  const branches = new Set<string>();
+  for (const line of packed.split('\n')) {
+    const match = /^[0-9a-f]{40,64} refs\/heads\/(.+)$/.exec(line);
+    if (match) branches.add(match[1]!);
+  }
+  const removedLeftovers: string[] = [];
+  const refsDir = path.join(gitDir, 'refs');
+  for (const entry of loose) {
+    if (!entry.isFile()) continue;
+    const file = path.join(entry.parentPath ?? entry.path, entry.name);
+    const relative = path.relative(refsDir, file).split(path.sep).join('/');
+    if (entry.name.endsWith('.lock')) {
+      await rm(file, { force: true });
+      removedLeftovers.push(`refs/${relative}`);
+    } else if (relative.startsWith('heads/')) {
+      branches.add(relative.slice('heads/'.length));
+    }
+  }
+  for (const name of ['HEAD.lock', 'config.lock', 'packed-refs.lock']) {
+    const file = path.join(gitDir, name);
+    const existed = await rm(file).then(
+      () => true,
+      () => false,
+    );
+    if (existed) removedLeftovers.push(name);
+  }
+  for (const name of objects) {
+    if (!name.startsWith('tmp_objdir-')) continue;
+    await rm(path.join(gitDir, 'objects', name), { recursive: true, force: true });
+    removedLeftovers.push(`objects/${name}`);
+  }
+  const head = /^ref: refs\/heads\/(\S+)\s*$/.exec(headText)?.[1] ?? null;
+  return { projectId, gitDir, head, branches: [...branches].sort(), config, removedLeftovers };
+}

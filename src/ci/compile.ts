@@ -4,7 +4,7 @@
  */
 import { ConditionContext } from './conditions.ts';
 import { DiagnosticSink, SourceLocator } from './diagnostics.ts';
-import { readJob } from './entries/job.ts';
+import { readJobEntry } from './entries/jobs.ts';
 import { readRoot, type RootConfig } from './entries/root.ts';
 import { expandExtends } from './extends.ts';
 import { expandIncludes } from './include.ts';
@@ -142,7 +142,7 @@ function readJobs(root: RootConfig, sink: DiagnosticSink, limits: CompileLimits)
     return jobs;
   }
   for (const { name, value } of root.jobs) {
-    const job = readJob(
+    const job = readJobEntry(
       { name, value, defaults: root.defaults, globalVariables: root.globalVariables, maxExpressionTokens: limits.maxExpressionTokens },
       sink,
     );
@@ -153,7 +153,7 @@ function readJobs(root: RootConfig, sink: DiagnosticSink, limits: CompileLimits)
 
 function toDefinition(job: ExpandedJob, outcome: Awaited<ReturnType<typeof evaluateJob>>, stages: string[]): JobDefinition {
   const { config } = job;
-  return {
+  const base: Omit<JobDefinition, 'trigger'> = {
     name: config.name,
     baseName: job.baseName,
     stage: config.stage,
@@ -181,6 +181,7 @@ function toDefinition(job: ExpandedJob, outcome: Awaited<ReturnType<typeof evalu
     parallel: job.parallel,
     inclusion: outcome.inclusion,
   };
+  return config.trigger === null ? { ...base, trigger: null } : { ...base, trigger: config.trigger };
 }
 
 /** A need on a job the pipeline does not have is an error, unless `optional` (then dropped). */

@@ -12,6 +12,7 @@ const SOURCE_PLURALS: Record<string, string> = {
   trigger: 'triggers',
   schedule: 'schedules',
   pipeline: 'pipelines',
+  parent_pipeline: 'parent_pipelines',
   chat: 'chats',
   merge_request_event: 'merge_requests',
   external_pull_request_event: 'external_pull_requests',

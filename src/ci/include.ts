@@ -1,6 +1,7 @@
 /**
- * `include`: local files, files of other projects, several and nested. Included files
- * are deep-merged in order, then the including file on top (its keys win).
+ * `include`: local files, files of other projects, several and nested; in a child pipeline
+ * also files from a parent job's artifacts. Included files are deep-merged in order, then
+ * the including file on top (its keys win).
  */
 import { pathKey, type DiagnosticSink, type FilePositions, type SourceLocator } from './diagnostics.ts';
 import type { CompileLimits } from './limits.ts';
@@ -8,9 +9,12 @@ import type { RepositoryReader } from './model.ts';
 import { deepMerge, isPlainObject, isStringArray, rubyJson, type PlainObject } from './values.ts';
 import { loadYaml, TOO_BIG_MESSAGE } from './yaml-loader.ts';
 
+type ReadableLocation = Exclude<IncludeLocation, { kind: 'unsupported' }>;
+
 type IncludeLocation =
   | { kind: 'local'; path: string; display: PlainObject }
   | { kind: 'project'; project: string; ref: string | undefined; path: string; display: PlainObject }
+  | { kind: 'artifact'; job: string | null; path: string; display: PlainObject }
   | { kind: 'unsupported'; what: string; display: PlainObject };
 
 /** Which project a file belongs to: local includes inside a project file read that project. */
@@ -95,6 +99,9 @@ function normalizeHash(entry: PlainObject, file: string, state: IncludeState): I
     return [];
   }
   if (typeof entry.local === 'string') return [{ kind: 'local', path: entry.local, display: entry }];
+  if (typeof entry.artifact === 'string') {
+    return [{ kind: 'artifact', path: entry.artifact, job: typeof entry.job === 'string' && entry.job !== '' ? entry.job : null, display: entry }];
+  }
   if (typeof entry.project === 'string') {
     const files = typeof entry.file === 'string' ? [entry.file] : isStringArray(entry.file) ? entry.file : null;
     if (!files) {
@@ -126,6 +133,7 @@ async function loadLocation(
     includeError(state, `${location.what} include \`${rubyJson(location.display)}\` is not supported by this coordinator!`, parentFile);
     return null;
   }
+  if (location.kind === 'artifact' && !artifactContextValid(location, state, parentFile)) return null;
   if (state.count >= limits.maxIncludes) {
     includeError(state, `Maximum of ${limits.maxIncludes} nested includes are allowed!`, parentFile);
     return null;
@@ -145,11 +153,13 @@ async function loadLocation(
 
   const text = await readTarget(location, target, state, parentFile);
   if (text === null) return null;
-  const label = target.project === null ? target.path : `${target.project}:${target.path}`;
+  const label = location.kind === 'artifact' ? `artifact:${location.job ?? ''}:${target.path}` : target.project === null ? target.path : `${target.project}:${target.path}`;
   const loaded = loadYaml(text, label, limits);
   if (!loaded.ok) {
     if (loaded.failure === 'too-big') sink.errorAt(TOO_BIG_MESSAGE, label, loaded.line);
-    else if (loaded.failure === 'empty') includeError(state, `Local file \`${location.path}\` is empty!`, parentFile);
+    else if (loaded.failure === 'empty') {
+      includeError(state, `${location.kind === 'artifact' ? 'File' : 'Local file'} \`${location.path}\` is empty!`, parentFile);
+    }
     else sink.errorAt(`Included file \`${location.path}\` does not have valid YAML syntax!`, label, loaded.line);
     return null;
   }
@@ -158,19 +168,22 @@ async function loadLocation(
   return expandFile(loaded.value, label, { project: target.project, ref: target.ref }, state, depth);
 }
 
-function resolveTarget(location: Exclude<IncludeLocation, { kind: 'unsupported' }>, scope: FileScope) {
+function resolveTarget(location: ReadableLocation, scope: FileScope) {
   const path = location.path.replace(/^\/+/, '');
   if (location.kind === 'project') return { project: location.project, ref: location.ref, path };
+  // Artifacts belong to the parent pipeline of this project: their local includes read this project.
+  if (location.kind === 'artifact') return { project: null, ref: `artifact:${location.job ?? ''}`, path };
   return { project: scope.project, ref: scope.ref, path };
 }
 
 async function readTarget(
-  location: Exclude<IncludeLocation, { kind: 'unsupported' }>,
+  location: ReadableLocation,
   target: { project: string | null; ref: string | undefined; path: string },
   state: IncludeState,
   parentFile: string,
 ): Promise<string | null> {
   const { reader } = state;
+  if (location.kind === 'artifact') return readArtifact(location.job ?? '', target.path, state, parentFile);
   if (target.project === null) {
     const text = await reader.readFile(target.path);
     if (text === null) includeError(state, `Local file \`${location.path}\` does not exist!`, parentFile);
@@ -187,6 +200,32 @@ async function readTarget(
   } else {
     includeError(state, `Project \`${target.project}\` file \`${location.path}\` does not exist!`, parentFile);
   }
+  return null;
+}
+
+/** GitLab `External::File::Artifact#validate_context!`. */
+function artifactContextValid(location: { job: string | null }, state: IncludeState, parentFile: string): boolean {
+  if (!state.reader.readArtifactFile) {
+    includeError(state, 'Including configs from artifacts is only allowed when triggering child pipelines', parentFile);
+    return false;
+  }
+  if (location.job === null) {
+    includeError(state, 'Job must be provided when including configs from artifacts', parentFile);
+    return false;
+  }
+  return true;
+}
+
+async function readArtifact(job: string, path: string, state: IncludeState, parentFile: string): Promise<string | null> {
+  const answer = await state.reader.readArtifactFile?.(job, path);
+  if (answer?.status === 'found') return answer.content;
+  const message =
+    answer?.status === 'file-not-found'
+      ? `Path \`${path}\` does not exist inside the \`${job}\` artifacts archive!`
+      : answer?.status === 'not-a-file'
+        ? `Path \`${path}\` was expected to be a file but it was a directory!`
+        : `Job \`${job}\` not found in parent pipeline or does not have artifacts!`;
+  includeError(state, message, parentFile);
   return null;
 }
 

@@ -4,6 +4,7 @@ export type { Diagnostic, Severity } from './diagnostics.ts';
 export { DEFAULT_LIMITS, type CompileLimits } from './limits.ts';
 export type * from './model.ts';
 export { toJobPayload } from './to-payload.ts';
+export { childPipelineConfig, describeTrigger, isBridge } from './bridges.ts';
 export type { PayloadIds, PayloadTokens, PayloadGitInfo, PayloadServerInfo, PayloadPipelineInfo } from './to-payload.ts';
 export { formatDiagnostic, formatLintText, lintReport, type LintJob, type LintReport } from './lint-format.ts';
 export {

@@ -8,6 +8,7 @@ import type {
   JobWhen,
   RetryDefinition,
   ServiceDefinition,
+  TriggerDefinition,
   YamlVariable,
 } from './model.ts';
 
@@ -70,6 +71,8 @@ export interface JobConfig {
   except: PolicyConfig | null;
   rules: RuleConfig[] | null;
   parallel: ParallelConfig | null;
+  /** Set for bridge jobs, whose build-only fields are then empty. */
+  trigger: TriggerDefinition | null;
 }
 
 export interface WorkflowConfig {

@@ -1,6 +1,7 @@
 /** What `runner lint` shows: a JSON report for machines, a table for people. */
+import { describeTrigger } from './bridges.ts';
 import type { Diagnostic } from './diagnostics.ts';
-import type { CompileResult, JobDefinition } from './model.ts';
+import type { CompileResult, JobDefinition, TriggerDefinition } from './model.ts';
 
 export interface LintJob {
   name: string;
@@ -11,6 +12,8 @@ export interface LintJob {
   included: boolean;
   /** `rules: #2`, `rules: no match`, `only/except`, `default`. */
   decidedBy: string;
+  /** Bridges only: the downstream pipeline they create (absent for ordinary jobs). */
+  trigger?: TriggerDefinition;
 }
 
 export interface LintReport {
@@ -50,6 +53,7 @@ function lintJob(job: JobDefinition): LintJob {
     needs: job.needs?.map((need) => need.job) ?? null,
     included: inclusion.included,
     decidedBy,
+    ...(job.trigger ? { trigger: job.trigger } : {}),
   };
 }
 
@@ -69,7 +73,9 @@ export function formatLintText(report: LintReport): string {
   lines.push('Status: syntax is correct');
   if (report.reason) lines.push(`Pipeline: ${report.status} (${report.reason})`);
   lines.push(`Stages: ${report.stages.join(', ')}`);
-  const header = ['NAME', 'STAGE', 'WHEN', 'ALLOW FAILURE', 'NEEDS', 'DECIDED BY'];
+  // The TRIGGER column only appears when the pipeline has bridges.
+  const bridges = report.jobs.some((job) => job.trigger);
+  const header = ['NAME', 'STAGE', 'WHEN', 'ALLOW FAILURE', 'NEEDS', 'DECIDED BY', ...(bridges ? ['TRIGGER'] : [])];
   const rows = report.jobs.map((job) => [
     job.name,
     job.stage,
@@ -77,6 +83,7 @@ export function formatLintText(report: LintReport): string {
     job.allowFailure ? 'yes' : 'no',
     job.needs === null ? '-' : job.needs.length === 0 ? '[]' : job.needs.join(', '),
     job.decidedBy,
+    ...(bridges ? [job.trigger ? `trigger: ${describeTrigger(job.trigger)}` : '-'] : []),
   ]);
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
   const render = (row: string[]): string => row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ').trimEnd();

@@ -1,6 +1,7 @@
 /**
  * Checks across jobs, done on the whole configuration before any job is filtered out:
- * stages exist, dependencies and needs name earlier jobs, on_stop jobs fit (YP 10.x + modern).
+ * stages exist, dependencies, needs and child-pipeline artifact jobs name earlier jobs, on_stop
+ * jobs fit (YP 10.x + modern).
  */
 import type { DiagnosticSink } from './diagnostics.ts';
 import type { ExpandedJob } from './parallel.ts';
@@ -44,6 +45,17 @@ export function checkReferences(jobs: ExpandedJob[], stages: string[], sink: Dia
         }
       } else if (dependencyStage >= ownStage) {
         report(`${baseName} job: dependency ${dependency} is not defined in prior stages`, [baseName, 'dependencies']);
+      }
+    }
+    // A child pipeline's `include:artifact` job is a dependency of the bridge (YP `validate_dynamic_child_pipeline_dependencies!`).
+    const artifactJobs = config.trigger?.kind === 'child' ? config.trigger.include.flatMap((source) => (source.kind === 'artifact' ? [source.job] : [])) : [];
+    for (const dependency of artifactJobs) {
+      const dependencyStage = stageOf.get(dependency);
+      const path = [baseName, 'trigger', 'include'];
+      const needed = config.needs?.some((need) => need.job === dependency) ?? false;
+      if (dependencyStage === undefined) report(`${baseName} job: undefined dependency: ${dependency}`, path);
+      else if (dependencyStage > ownStage || (dependencyStage === ownStage && !needed)) {
+        report(`${baseName} job: dependency ${dependency} is not defined in prior stages`, path);
       }
     }
     const environment = config.environment;

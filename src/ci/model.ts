@@ -34,6 +34,15 @@ export type ProjectFileResult =
   | { status: 'file-not-found' }
   | { status: 'project-not-found' };
 
+/** The answer of a reader asked for a file inside a parent-pipeline job's artifacts (include:artifact). */
+export type ArtifactFileResult =
+  | { status: 'found'; content: string }
+  /** No job of that name in the parent pipeline, or it has no artifacts archive. */
+  | { status: 'job-not-found' }
+  | { status: 'file-not-found' }
+  /** The path names a directory of the archive. */
+  | { status: 'not-a-file' };
+
 /**
  * The only way the compiler reaches files: the coordinator backs it with git at the
  * pipeline's sha, `runner exec` with the working tree, tests with a map.
@@ -47,6 +56,11 @@ export interface RepositoryReader {
   readProjectFile?(projectPath: string, ref: string | undefined, path: string): Promise<ProjectFileResult>;
   /** Sha of the last commit that changed any of these paths (`cache:key:files`), or null. */
   lastCommitFor?(paths: string[]): Promise<string | null>;
+  /**
+   * A file from the artifacts of a job of the parent pipeline. Only given when compiling a
+   * child pipeline: without it `include:artifact` is refused, as GitLab does.
+   */
+  readArtifactFile?(job: string, path: string): Promise<ArtifactFileResult>;
 }
 
 export interface ProjectInfo {
@@ -148,8 +162,66 @@ export interface InclusionOutcome {
   matchedRule: number | null;
 }
 
-/** One job of a compiled pipeline. Plain data. */
-export interface JobDefinition {
+/** `trigger:forward` (GitLab 14.9+): what the downstream pipeline receives. */
+export interface TriggerForward {
+  /** The bridge's YAML variables (global + job). Default true. */
+  yamlVariables: boolean;
+  /** This pipeline's own variables (API, trigger, schedule, manual run). Default false. */
+  pipelineVariables: boolean;
+}
+
+/**
+ * One file of a child pipeline's configuration (`trigger:include`). Nothing is read at
+ * compile time, as in GitLab: the coordinator compiles `childPipelineConfig(trigger)` when
+ * it creates the child, and a missing file fails the bridge then.
+ */
+export type IncludeSource =
+  | { kind: 'local'; local: string }
+  | { kind: 'project'; project: string; file: string; ref: string | null }
+  /** A file from the artifacts of `job` (a job of the parent pipeline, in an earlier stage). */
+  | { kind: 'artifact'; artifact: string; job: string };
+
+/** `strategy: depend`: the bridge mirrors the downstream pipeline's status. */
+export type TriggerStrategy = 'depend' | null;
+
+/** `trigger: group/project` or `{project, branch, strategy, forward}`: a multi-project pipeline. */
+export interface ProjectTrigger {
+  kind: 'project';
+  /** Full path of the downstream project, unexpanded (may hold `$VARIABLES`). */
+  project: string;
+  /** Downstream branch, unexpanded; null means the project's default branch. */
+  branch: string | null;
+  strategy: TriggerStrategy;
+  forward: TriggerForward;
+}
+
+/** `trigger: {include, strategy, forward}`: a child pipeline of the same project. */
+export interface ChildTrigger {
+  kind: 'child';
+  include: IncludeSource[];
+  strategy: TriggerStrategy;
+  forward: TriggerForward;
+}
+
+export type TriggerDefinition = ProjectTrigger | ChildTrigger;
+
+/** One job of a compiled pipeline. Plain data. Bridges (`trigger:`) are `BridgeJobDefinition`s. */
+export type JobDefinition = BuildJobDefinition | BridgeJobDefinition;
+
+/** A job a runner runs. */
+export interface BuildJobDefinition extends JobDefinitionBase {
+  trigger: null;
+}
+
+/**
+ * A bridge: the coordinator creates a downstream pipeline instead of queueing it; it has no
+ * script, image, services, cache, artifacts, environment, retry or timeout (all empty).
+ */
+export interface BridgeJobDefinition extends JobDefinitionBase {
+  trigger: TriggerDefinition;
+}
+
+export interface JobDefinitionBase {
   name: string;
   /** Name before `parallel` expansion (equal to `name` for ordinary jobs). */
   baseName: string;

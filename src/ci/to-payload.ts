@@ -3,7 +3,7 @@
  * variables in the precedence order of ci-config §7.2 (later entries win).
  */
 import type { Artifact, Cache, JobPayload, JobVariable, Step } from '../protocol/job-payload.ts';
-import type { ArtifactsDefinition, JobDefinition } from './model.ts';
+import type { ArtifactsDefinition, BuildJobDefinition } from './model.ts';
 import type { PayloadGitInfo, PayloadIds, PayloadPipelineInfo, PayloadServerInfo, PayloadTokens } from './payload-types.ts';
 import { applicableUserVariables } from './pipeline-variables.ts';
 import { predefinedJobVariables, publicVariable, userIdentityVariables } from './predefined-job-variables.ts';
@@ -36,14 +36,23 @@ const REPORT_FILES: Record<string, [string, Artifact['artifact_format']]> = {
   requirements: ['requirements.json', 'raw'],
 };
 
+/**
+ * Only for jobs a runner runs: a bridge (`trigger:`) never reaches a runner, so passing one
+ * is a type error and, for definitions read back from storage, a thrown error.
+ */
 export function toJobPayload(
-  job: JobDefinition,
+  job: BuildJobDefinition,
   ids: PayloadIds,
   tokens: PayloadTokens,
   gitInfo: PayloadGitInfo,
   serverInfo: PayloadServerInfo,
   pipeline: PayloadPipelineInfo = {},
 ): JobPayload {
+  // Definitions stored before `trigger` existed have none: those are builds too.
+  const trigger: unknown = (job as { trigger?: unknown }).trigger;
+  if (trigger !== null && trigger !== undefined) {
+    throw new TypeError(`toJobPayload: job "${job.name}" is a bridge (trigger:); bridges create downstream pipelines and never go to runners`);
+  }
   const variables = jobVariables(job, ids, tokens, gitInfo, serverInfo, pipeline);
   const expand = expander(variables);
   const timeout = job.timeout ?? serverInfo.defaultTimeout ?? DEFAULT_TIMEOUT;
@@ -88,7 +97,7 @@ export function toJobPayload(
 }
 
 function jobVariables(
-  job: JobDefinition,
+  job: BuildJobDefinition,
   ids: PayloadIds,
   tokens: PayloadTokens,
   git: PayloadGitInfo,
@@ -119,7 +128,7 @@ function jobVariables(
   return [...predefined, ...environment, ...yaml, ...userIdentityVariables(pipeline), ...user, ...environmentUrl];
 }
 
-function steps(job: JobDefinition, timeout: number): Step[] {
+function steps(job: BuildJobDefinition, timeout: number): Step[] {
   const list: Step[] = [
     { name: 'script', script: [...job.beforeScript, ...job.script], timeout, when: 'on_success', allow_failure: false },
   ];

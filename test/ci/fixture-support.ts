@@ -1,7 +1,7 @@
 /** Loads a golden fixture case and reduces a compile result to its reviewed essentials. */
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { CompileContext, CompileResult, ContextVariable, JobDefinition, ProjectFileResult } from '../../src/ci/index.ts';
+import type { ArtifactFileResult, CompileContext, CompileResult, ContextVariable, JobDefinition, ProjectFileResult } from '../../src/ci/index.ts';
 
 export interface FixtureContext {
   ref?: string;
@@ -17,6 +17,11 @@ export interface FixtureContext {
   limits?: CompileContext['limits'];
   /** Other projects' files for include:project: `{"group/lib": {"ci/a.yml": "..."}}`. */
   projects?: Record<string, Record<string, string>>;
+  /**
+   * Compile as a child pipeline whose parent jobs have these artifacts (include:artifact):
+   * `{"gen": {"out/child.yml": "...", "out/": null}}` (null: a directory).
+   */
+  parentArtifacts?: Record<string, Record<string, string | null>>;
 }
 
 const RESERVED = new Set(['expected.json', 'context.json']);
@@ -41,6 +46,7 @@ export async function loadFixture(directory: string): Promise<{ text: string; co
     // no context.json: a push to main
   }
   const projects = fixture.projects ?? {};
+  const parentArtifacts = fixture.parentArtifacts;
   const context: CompileContext = {
     project: { id: 7, path: 'group/app', defaultBranch: 'main' },
     ref: fixture.ref ?? 'main',
@@ -63,6 +69,17 @@ export async function loadFixture(directory: string): Promise<{ text: string; co
         const content = projectFiles[file];
         return content === undefined ? { status: 'file-not-found' } : { status: 'found', content };
       },
+      ...(parentArtifacts
+        ? {
+            readArtifactFile: async (job: string, file: string): Promise<ArtifactFileResult> => {
+              const archive = parentArtifacts[job];
+              if (!archive) return { status: 'job-not-found' };
+              const content = archive[file];
+              if (content === undefined) return { status: 'file-not-found' };
+              return content === null ? { status: 'not-a-file' } : { status: 'found', content };
+            },
+          }
+        : {}),
     },
   };
   return { text: files.get('.gitlab-ci.yml') ?? '', context };
@@ -83,9 +100,11 @@ export function summarize(result: CompileResult): Summary {
   return summary;
 }
 
-/** Name, stage, when, allow_failure and script always; other fields only when not the default. */
+/** Name, stage, when, allow_failure and script (or a bridge's trigger) always; other fields only when not the default. */
 function summarizeJob(job: JobDefinition): Summary {
-  const summary: Summary = { name: job.name, stage: job.stage, when: job.when, allowFailure: job.allowFailure, script: job.script };
+  const summary: Summary = { name: job.name, stage: job.stage, when: job.when, allowFailure: job.allowFailure };
+  if (job.trigger) summary.trigger = job.trigger;
+  else summary.script = job.script;
   const optional: [keyof JobDefinition, unknown][] = [
     ['startIn', null], ['needs', null], ['dependencies', null], ['retry', { max: 0, when: ['always'] }],
     ['timeout', null], ['interruptible', false], ['resourceGroup', null], ['tags', []], ['image', null],

@@ -81,4 +81,29 @@ describe('runner lint', () => {
     assert.equal(code, 1);
     assert.match(err, /cannot read/);
   });
+
+  test('bridges show their trigger instead of a script, in text and JSON', async () => {
+    const cwd = await repo({
+      '.gitlab-ci.yml': 'build:\n  script: make\ndeploy:\n  stage: deploy\n  trigger: { project: group/deployments, branch: stable, strategy: depend }\n' +
+        'child:\n  trigger:\n    include: ci/child.yml\n',
+    });
+    const { code, out } = await lint(cwd);
+    assert.equal(code, 0);
+    assert.match(out, /^NAME\s+STAGE\s+WHEN\s+ALLOW FAILURE\s+NEEDS\s+DECIDED BY\s+TRIGGER$/m);
+    assert.match(out, /^build\s+test\s+on_success\s+no\s+-\s+default\s+-$/m);
+    assert.match(out, /^deploy\s+deploy\s+on_success\s+no\s+-\s+default\s+trigger: group\/deployments@stable \(depend\)$/m);
+    assert.match(out, /^child\s+test\s+on_success\s+no\s+-\s+default\s+trigger: child: ci\/child\.yml$/m);
+    const json = JSON.parse((await lint(cwd, { json: true })).out) as { jobs: Record<string, unknown>[] };
+    assert.equal('trigger' in (json.jobs.find((job) => job.name === 'build') ?? {}), false);
+    assert.deepEqual(json.jobs.find((job) => job.name === 'deploy')?.trigger, {
+      kind: 'project', project: 'group/deployments', branch: 'stable', strategy: 'depend',
+      forward: { yamlVariables: true, pipelineVariables: false },
+    });
+  });
+
+  test('without bridges the table has no TRIGGER column', async () => {
+    const cwd = await repo({ '.gitlab-ci.yml': CI, 'ci/deploy.yml': DEPLOY });
+    const { out } = await lint(cwd);
+    assert.doesNotMatch(out, /TRIGGER/);
+  });
 });

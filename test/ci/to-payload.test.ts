@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { compilePipeline, toJobPayload, type CompileContext, type JobDefinition } from '../../src/ci/index.ts';
+import { compilePipeline, isBridge, toJobPayload, type BuildJobDefinition, type CompileContext } from '../../src/ci/index.ts';
 import { JobPayloadSchema } from '../../src/protocol/index.ts';
 import { Value } from 'typebox/value';
 
@@ -43,15 +43,15 @@ rspec:
     url: https://$CI_ENVIRONMENT_SLUG.example.com
 `;
 
-async function firstJob(): Promise<JobDefinition> {
+async function firstJob(): Promise<BuildJobDefinition> {
   const result = await compilePipeline(yaml, context);
   assert.equal(result.status, 'created', JSON.stringify(result.errors));
   const job = result.jobs[0];
-  assert.ok(job);
+  assert.ok(job && !isBridge(job));
   return job;
 }
 
-function payloadFor(job: JobDefinition, refProtected: boolean) {
+function payloadFor(job: BuildJobDefinition, refProtected: boolean) {
   return toJobPayload(
     job,
     { jobId: 42, pipelineId: 9, pipelineIid: 3, projectId: 7 },
@@ -177,5 +177,17 @@ describe('toJobPayload', () => {
       key: 'KUBECONFIG', value: 'apiVersion: v1', public: false, masked: false, file: true,
     });
     assert.equal(valueOf(onProtected, 'CI_COMMIT_REF_PROTECTED'), 'true');
+  });
+
+  test('a bridge is refused: bridges never go to runners', async () => {
+    const result = await compilePipeline('build:\n  script: make\ndownstream:\n  trigger: group/other\n', context);
+    const bridge = result.jobs.find((job) => job.name === 'downstream');
+    assert.ok(bridge && isBridge(bridge));
+    // A definition read back from storage and mistyped: the guard must hold at run time too.
+    const stored = JSON.parse(JSON.stringify(bridge)) as BuildJobDefinition;
+    assert.throws(() => payloadFor(stored, false), /job "downstream" is a bridge \(trigger:\); bridges create downstream pipelines and never go to runners/);
+    const build = result.jobs.find((job): job is BuildJobDefinition => job.name === 'build' && !isBridge(job));
+    assert.ok(build);
+    assert.equal(payloadFor(build, false).job_info.name, 'build');
   });
 });

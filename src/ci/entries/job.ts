@@ -57,10 +57,7 @@ export function readJob(inputs: JobInputs, sink: DiagnosticSink): JobConfig | nu
 }
 
 function readJobKeys(name: string, hash: PlainObject, checker: EntryChecker, inputs: JobInputs): JobConfig | null {
-  if (hash.rules !== undefined) {
-    const clashing = ['only', 'except'].filter((key) => hash[key] !== undefined);
-    if (clashing.length > 0) checker.configError(`key may not be used with \`rules\`: ${clashing.join(', ')}`);
-  }
+  checkRulesClash(hash, checker);
   if (hash.script === undefined || hash.script === null) {
     checker.sink.error(`jobs:${name} script can't be blank`, [name]);
     return null;
@@ -111,6 +108,7 @@ function readJobKeys(name: string, hash: PlainObject, checker: EntryChecker, inp
     except: readPolicy(hash.except, checker.child('except'), tokens),
     rules: readRules(hash.rules, checker.child('rules'), tokens, 'job'),
     parallel: readParallel(hash.parallel, checker.child('parallel')),
+    trigger: null,
   };
   const { script: s, beforeScript: b, afterScript: a, variables: v, cache: c, retry: r, services: sv } = job;
   if (!s || !b || !a || !v || !c || !r || !sv) return null;
@@ -122,6 +120,12 @@ function readJobKeys(name: string, hash: PlainObject, checker: EntryChecker, inp
     artifacts: job.artifacts, environment: job.environment, coverage: job.coverage,
     only: job.only, except: job.except, rules: job.rules, parallel: job.parallel,
   };
+}
+
+export function checkRulesClash(hash: PlainObject, checker: EntryChecker): void {
+  if (hash.rules === undefined) return;
+  const clashing = ['only', 'except'].filter((key) => hash[key] !== undefined);
+  if (clashing.length > 0) checker.configError(`key may not be used with \`rules\`: ${clashing.join(', ')}`);
 }
 
 function readWhen(hash: PlainObject, checker: EntryChecker): JobWhen | null {
@@ -163,7 +167,7 @@ function readAllowFailure(value: unknown, checker: EntryChecker): boolean | null
   return null;
 }
 
-function readResourceGroup(value: unknown, checker: EntryChecker): string | null {
+export function readResourceGroup(value: unknown, checker: EntryChecker): string | null {
   if (value === undefined || value === null) return null;
   if (typeof value !== 'string') {
     checker.attributeError('resource_group', 'should be a string');
@@ -176,12 +180,12 @@ function readResourceGroup(value: unknown, checker: EntryChecker): string | null
   return value;
 }
 
-interface Inheritance {
+export interface Inheritance {
   defaults(key: string): boolean;
   variables(key: string): boolean;
 }
 
-function readInherit(value: unknown, checker: EntryChecker): Inheritance | null {
+export function readInherit(value: unknown, checker: EntryChecker): Inheritance | null {
   if (value === undefined || value === null) return { defaults: () => true, variables: () => true };
   const hash = checker.hash(value);
   if (!hash || !checker.allowedKeys(hash, ['default', 'variables'])) return null;

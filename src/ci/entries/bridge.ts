@@ -1,0 +1,90 @@
+/**
+ * A bridge job (GitLab `Entry::Bridge`): `trigger` plus the keys every processable job has.
+ * It runs on no runner, so it takes no defaults (image, before_script, cache...) and has no
+ * script; only the global variables are inherited (`inherit:variables` applies).
+ */
+import type { DiagnosticSink } from '../diagnostics.ts';
+import type { JobConfig } from '../job-config.ts';
+import type { JobWhen } from '../model.ts';
+import type { PlainObject } from '../values.ts';
+import { EntryChecker } from './checker.ts';
+import { NO_RETRY, readParallel } from './environment-retry.ts';
+import { checkRulesClash, readInherit, readResourceGroup, type JobInputs } from './job.ts';
+import { readNeeds, readPolicy, readRules } from './policies.ts';
+import { readTrigger } from './trigger.ts';
+import { mergeVariables, readVariables } from './variables.ts';
+
+/** `Bridge::ALLOWED_KEYS + Processable::PROCESSABLE_ALLOWED_KEYS`. */
+export const BRIDGE_KEYS = [
+  'trigger', 'parallel', 'extends', 'stage', 'only', 'except', 'rules', 'variables', 'inherit',
+  'allow_failure', 'when', 'needs', 'resource_group',
+] as const;
+
+const BRIDGE_WHEN: readonly JobWhen[] = ['on_success', 'on_failure', 'always', 'manual'];
+
+export function readBridge(inputs: JobInputs & { value: PlainObject }, sink: DiagnosticSink): JobConfig | null {
+  const { name, value: hash } = inputs;
+  const checker = new EntryChecker(sink, `jobs:${name}`, [name]);
+  if (!checker.allowedKeys(hash, BRIDGE_KEYS)) return null;
+  const inherit = readInherit(hash.inherit, checker.child('inherit'));
+  if (!inherit) return null;
+  const errorsBefore = sink.errors.length;
+  if (hash.trigger === undefined || hash.trigger === null) {
+    // GitLab's bridges may also mirror an upstream pipeline (`needs:pipeline`, Premium): not supported here.
+    checker.configError('should contain either a trigger or a needs:pipeline');
+    return null;
+  }
+  checkRulesClash(hash, checker);
+  const stage = hash.stage ?? 'test';
+  if (typeof stage !== 'string') checker.child('stage').configError('should be a string');
+  let when: JobWhen | null = null;
+  if (hash.when !== undefined && hash.when !== null) {
+    if (BRIDGE_WHEN.includes(hash.when as JobWhen)) when = hash.when as JobWhen;
+    else checker.attributeError('when', `should be one of: ${BRIDGE_WHEN.join(', ')}`);
+  }
+  const allowFailure = checker.booleanAttribute(hash, 'allow_failure');
+  const tokens = inputs.maxExpressionTokens;
+  const read = {
+    trigger: readTrigger(hash.trigger, checker.child('trigger')),
+    variables: readVariables(hash.variables, checker.child('variables')),
+    needs: hash.needs === undefined || hash.needs === null ? null : readNeeds(hash.needs, checker.child('needs')),
+    only: readPolicy(hash.only, checker.child('only'), tokens),
+    except: readPolicy(hash.except, checker.child('except'), tokens),
+    rules: readRules(hash.rules, checker.child('rules'), tokens, 'job'),
+    parallel: readParallel(hash.parallel, checker.child('parallel')),
+    resourceGroup: readResourceGroup(hash.resource_group, checker),
+  };
+  const { trigger, variables, needs, only, except, rules, parallel } = read;
+  if (sink.errors.length > errorsBefore || !trigger || !variables) return null;
+  if (only === undefined || except === undefined || rules === undefined || parallel === undefined) return null;
+  const inherited = inputs.globalVariables.filter((variable) => inherit.variables(variable.key));
+  return {
+    name,
+    stage: typeof stage === 'string' ? stage : 'test',
+    script: [],
+    beforeScript: [],
+    afterScript: [],
+    image: null,
+    services: [],
+    variables: mergeVariables(inherited, variables),
+    cache: [],
+    artifacts: null,
+    environment: null,
+    coverage: null,
+    retry: NO_RETRY,
+    timeout: null,
+    interruptible: null,
+    resourceGroup: read.resourceGroup,
+    tags: [],
+    when,
+    startIn: null,
+    allowFailure,
+    needs: needs ?? null,
+    dependencies: null,
+    only,
+    except,
+    rules,
+    parallel,
+    trigger,
+  };
+}

@@ -4,7 +4,7 @@ import { execa } from 'execa';
 import { invalidParam } from '../../shared/errors.ts';
 import { streamGit } from './run.ts';
 import type { GitArchiveFormat } from './types.ts';
-import { isSafeRevision } from './validate.ts';
+import { isValidRevision } from './validate.ts';
 
 const UNSAFE_PREFIX = /[\u0000-\u001f\u007f]|(^|\/)\.\.(\/|$)/;
 
@@ -13,7 +13,7 @@ const UNSAFE_PREFIX = /[\u0000-\u001f\u007f]|(^|\/)\.\.(\/|$)/;
  * bzip2 in the bzip2 CLI. Nothing is buffered whole; a failure destroys the stream.
  */
 export function archiveStream(gitDir: string, revision: string, format: GitArchiveFormat, prefix: string): Readable {
-  if (!isSafeRevision(revision)) throw invalidParam('sha');
+  if (!isValidRevision(revision)) throw invalidParam('sha');
   const cleanPrefix = prefix.replace(/^\/+|\/+$/g, '');
   if (UNSAFE_PREFIX.test(cleanPrefix) || cleanPrefix.startsWith('-')) throw invalidParam('prefix');
   const gitFormat = format === 'zip' ? 'zip' : 'tar';

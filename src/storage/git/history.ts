@@ -4,7 +4,7 @@ import { DIFF_OPTIONS, parseNumstat, parseRawPatch } from './diff.ts';
 import type { ObjectReader, RepositoryAccess } from './reader.ts';
 import { EMPTY_TREE, gitText, runGit } from './run.ts';
 import type { GitCommit, GitCommitStats, GitContributor, GitFileDiff, GitLogQuery } from './types.ts';
-import { isSafeLookupPath, normalizeLookupPath } from './validate.ts';
+import { isValidLookupPath, normalizeLookupPath } from './validate.ts';
 
 /** How far (in commits) a count may be derived from the last one instead of counted whole. */
 const ANCHOR_DISTANCE = 1_000;
@@ -175,7 +175,7 @@ export class History {
     args.push('--');
     if (query.path !== undefined) {
       const path = normalizeLookupPath(query.path);
-      if (!isSafeLookupPath(path)) return null;
+      if (!isValidLookupPath(path)) return null;
       // A literal path: no pathspec magic (":(glob)...") from user input.
       if (path !== '') args.push(`:(literal)${path}`);
     }

@@ -23,7 +23,7 @@ import type {
   GitTag,
   GitTreeEntry,
 } from './types.ts';
-import { isSafeLookupPath, isSafeObjectName, isValidRefName, normalizeLookupPath } from './validate.ts';
+import { isValidLookupPath, isValidRefName, normalizeLookupPath } from './validate.ts';
 import { CommitWriter } from './write.ts';
 
 /** Blobs up to this size are read through the shared cat-file process. */
@@ -158,7 +158,7 @@ export class BareRepository implements GitRepository {
 
   async blobAt(revision: string, blobPath: string): Promise<GitBlobInfo | null> {
     const cleanPath = normalizeLookupPath(blobPath);
-    if (cleanPath === '' || !isSafeLookupPath(cleanPath)) return null;
+    if (cleanPath === '' || !isValidLookupPath(cleanPath)) return null;
     const slash = cleanPath.lastIndexOf('/');
     const parent = slash < 0 ? '' : cleanPath.slice(0, slash);
     const entries = await this.reader.treeEntries(revision, parent);
@@ -179,7 +179,7 @@ export class BareRepository implements GitRepository {
   }
 
   streamBlob(id: string, size?: number): Readable {
-    if (!/^[0-9a-f]{40,64}$/.test(id) || !isSafeObjectName(id)) throw badRequestMessage('Invalid blob id');
+    if (!/^[0-9a-f]{40,64}$/.test(id)) throw badRequestMessage('Invalid blob id');
     if (size !== undefined && size <= SHARED_READ_LIMIT) {
       return Readable.from(
         (async function* read(reader: ObjectReader) {

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { PassThrough, type Readable } from 'node:stream';
+import { gitInvocation } from './run.ts';
 
 /** One smart-HTTP request handed to `git http-backend` (CGI). */
 export interface HttpBackendRequest {
@@ -27,6 +28,11 @@ export interface HttpBackendRequest {
   environment?: Record<string, string>;
   /** Extra `git -c` style configuration, passed through GIT_CONFIG_COUNT. */
   config?: Record<string, string>;
+  /**
+   * Heavy work (clone, fetch): run under `nice` so the API keeps the CPU, in a process group
+   * of its own so that stopping the backend also stops upload-pack and pack-objects.
+   */
+  heavy?: boolean;
 }
 
 export interface HttpBackendResponse {
@@ -46,7 +52,9 @@ const MAX_STDERR_BYTES = 64 * 1024;
 
 /** Runs `git http-backend` for one request: body streamed in, CGI headers parsed, body streamed out. */
 export function runHttpBackend(request: HttpBackendRequest): Promise<HttpBackendResponse> {
-  const child = spawn('git', ['http-backend'], { env: backendEnvironment(request), stdio: ['pipe', 'pipe', 'pipe'] });
+  const heavy = request.heavy ?? false;
+  const [file, args] = gitInvocation(['http-backend'], heavy);
+  const child = spawn(file, args, { env: backendEnvironment(request), stdio: ['pipe', 'pipe', 'pipe'], detached: heavy });
 
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => {
@@ -68,7 +76,16 @@ export function runHttpBackend(request: HttpBackendRequest): Promise<HttpBackend
   }
 
   const kill = (): void => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
+    if (!heavy) {
+      child.kill('SIGTERM');
+      return;
+    }
+    try {
+      process.kill(-child.pid, 'SIGTERM');
+    } catch {
+      child.kill('SIGTERM');
+    }
   };
   return readCgiHeaders(child.stdout, finished).then(
     (head) => ({ ...head, finished, kill }),

@@ -6,8 +6,9 @@ import { HistoryCache } from './history-cache.ts';
 import { Housekeeping, type HousekeepingOptions } from './housekeeping.ts';
 import { BareRepository } from './repository.ts';
 import { runGit } from './run.ts';
-import type { GitRepository, RepositoryCreateOptions, RepositoryManager } from './types.ts';
+import type { GitClient, GitRepository, RepositoryCreateOptions, RepositoryManager } from './types.ts';
 import { isValidRefName } from './validate.ts';
+import { GitWorkQueue, type GitWorkQueueOptions } from './work-queue.ts';
 
 export interface RepositoryManagerOptions {
   /** Directory holding `<projectId>.git` bare repositories. */
@@ -17,6 +18,10 @@ export interface RepositoryManagerOptions {
   catFile?: Omit<CatFilePoolOptions, 'logger'>;
   /** Housekeeping timing (quiet delay, gc frequency). */
   housekeeping?: Omit<HousekeepingOptions, 'logger'>;
+  /** Slots and queue bounds of heavy git work (clone, archive, blame, diff). */
+  work?: GitWorkQueueOptions;
+  /** Files larger than this are not blamed (422). Default 10 MiB. */
+  blameMaxBytes?: number;
 }
 
 /**
@@ -39,11 +44,13 @@ const REPOSITORY_CONFIG: ReadonlyArray<[string, string]> = [
 
 export class GitRepositoryManager implements RepositoryManager {
   readonly pool: CatFilePool;
+  readonly work: GitWorkQueue;
   private readonly housekeeping: Housekeeping;
   private readonly history = new HistoryCache();
 
   constructor(private readonly options: RepositoryManagerOptions) {
     this.pool = new CatFilePool({ ...options.catFile, logger: options.logger });
+    this.work = new GitWorkQueue(options.work);
     this.housekeeping = new Housekeeping({ ...options.housekeeping, logger: options.logger });
   }
 
@@ -98,8 +105,9 @@ export class GitRepositoryManager implements RepositoryManager {
     );
   }
 
-  open(projectId: number): GitRepository {
-    return new BareRepository({ gitDir: this.repositoryPath(projectId), pool: this.pool, logger: this.options.logger, history: this.history });
+  open(projectId: number, client?: GitClient): GitRepository {
+    const { logger, blameMaxBytes } = this.options;
+    return new BareRepository({ gitDir: this.repositoryPath(projectId), pool: this.pool, logger, history: this.history, work: this.work, projectId, client, blameMaxBytes });
   }
 
   scheduleHousekeeping(projectId: number): void {

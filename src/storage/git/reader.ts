@@ -4,12 +4,21 @@ import type { HistoryCache } from './history-cache.ts';
 import { parseCommit, parseTag, parseTree } from './objects.ts';
 import type { GitCommit, GitTreeEntry } from './types.ts';
 import { isValidLookupPath, isValidRevision } from './validate.ts';
+import type { GitClient, GitWorkQueue } from './work-queue.ts';
 
 /** What every part of one repository's implementation shares. */
 export interface RepositoryAccess {
   gitDir: string;
   pool: CatFilePool;
   logger: Logger;
+  /** Heavy git work takes a slot of this queue (shared by every repository of a manager). */
+  work: GitWorkQueue;
+  /** For log lines. */
+  projectId?: number;
+  /** Who the repository was opened for: heavy work queues under its key and stops when it goes. */
+  client?: GitClient;
+  /** Files larger than this (bytes) are not blamed. */
+  blameMaxBytes?: number;
   /** Shared by every repository of a manager. */
   history?: HistoryCache;
 }

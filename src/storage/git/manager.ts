@@ -8,6 +8,7 @@ import { BareRepository } from './repository.ts';
 import { runGit } from './run.ts';
 import type { GitClient, GitRepository, RepositoryCreateOptions, RepositoryManager } from './types.ts';
 import { isValidRefName } from './validate.ts';
+import { ProcessSpawner } from './spawner.ts';
 import { GitWorkQueue, type GitWorkQueueOptions } from './work-queue.ts';
 
 export interface RepositoryManagerOptions {
@@ -45,6 +46,7 @@ const REPOSITORY_CONFIG: ReadonlyArray<[string, string]> = [
 export class GitRepositoryManager implements RepositoryManager {
   readonly pool: CatFilePool;
   readonly work: GitWorkQueue;
+  readonly spawner = new ProcessSpawner();
   private readonly housekeeping: Housekeeping;
   private readonly history = new HistoryCache();
 
@@ -121,6 +123,7 @@ export class GitRepositoryManager implements RepositoryManager {
   async close(): Promise<void> {
     await this.housekeeping.close();
     this.pool.close();
+    this.spawner.close();
   }
 
   private async configure(gitDir: string): Promise<void> {

@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import type { ProcessSpawner } from './spawner.ts';
 import type { GitClient, GitWorkQueue } from './work-queue.ts';
 
 export type { GitClient } from './work-queue.ts';
@@ -223,6 +224,8 @@ export interface RepositoryManager {
   open(projectId: number, client?: GitClient): GitRepository;
   /** The bounded, fair queue every heavy git operation (clone, archive, blame, diff) takes a slot of. */
   readonly work: GitWorkQueue;
+  /** Starts git HTTP backends from a small helper process, so their forks never stall the event loop. */
+  readonly spawner: ProcessSpawner;
   /** Commit-graph and occasional gc once writes to the repository have been quiet for a while. */
   scheduleHousekeeping(projectId: number): void;
   /** The same, now; `gc` forces a full repack with bitmaps. Never throws. */

@@ -76,7 +76,7 @@ export class GitHttpService {
         body: request.body,
         config: { 'uploadpack.allowFilter': 'true' },
         heavy: slot !== null,
-      });
+      }, this.deps.repositories.spawner);
       const relayed = this.relay(response, async () => undefined, request.signal);
       relayed.body.once('close', () => slot?.release());
       return relayed;
@@ -114,7 +114,7 @@ export class GitHttpService {
       bodyHead: received.head,
       environment: hooks.environment,
       config: hooks.config,
-    });
+    }, this.deps.repositories.spawner);
     return this.relay(response, () => this.publishPushes(project, user.id, hooks), request.signal);
   }
 

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -62,6 +62,21 @@ process.on('message', (message, handle) => {
 process.on('disconnect', () => process.exit(0));
 `;
 
+const SOCKET_PREFIX = 'gantry-spawner-';
+
+/** Sockets left in the temporary directory by coordinators that were killed (their pid is gone). */
+function removeStaleSockets(): void {
+  for (const name of readdirSync(tmpdir())) {
+    const match = /^gantry-spawner-(\d+)-[0-9a-f]+\.sock$/.exec(name);
+    if (!match) continue;
+    try {
+      process.kill(Number(match[1]), 0);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ESRCH') rmSync(path.join(tmpdir(), name), { force: true });
+    }
+  }
+}
+
 type HelperMessage =
   | { kind: 'spawned'; id: number; pid: number }
   | { kind: 'failed'; id: number; error: string }
@@ -106,7 +121,7 @@ export class ProcessSpawner {
   private helper: ChildProcess | null = null;
   private server: net.Server | null = null;
   private listening: Promise<void> | null = null;
-  private readonly socketPath = path.join(tmpdir(), `gantry-spawner-${process.pid}-${randomBytes(6).toString('hex')}.sock`);
+  private readonly socketPath = path.join(tmpdir(), `${SOCKET_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}.sock`);
   private readonly tracked = new Map<number, Tracked>();
   private nextId = 1;
   private pairing: Promise<unknown> = Promise.resolve();
@@ -184,6 +199,7 @@ export class ProcessSpawner {
 
   private listen(): Promise<void> {
     this.listening ??= new Promise((resolve, reject) => {
+      removeStaleSockets();
       const server = net.createServer({ allowHalfOpen: true });
       server.once('error', reject);
       server.listen(this.socketPath, () => resolve());

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { after, describe, it } from 'node:test';
 import { ProcessSpawner } from '../../../src/storage/git/spawner.ts';
@@ -72,5 +74,21 @@ describe('process spawner (forks from a helper process)', () => {
     await child.exited;
     closing.close();
     await assert.rejects(closing.spawn({ file: 'true', args: [], env }), /closed/);
+  });
+});
+
+describe('process spawner sockets', () => {
+  it('removes sockets a killed coordinator left behind, and its own on close', async () => {
+    // No process has pid 2^22 + 1 (above Linux's pid_max default).
+    const stale = path.join(tmpdir(), `gantry-spawner-${2 ** 22 + 1}-abcdef.sock`);
+    writeFileSync(stale, '');
+    const spawner = new ProcessSpawner();
+    const child = await spawner.spawn({ file: 'true', args: [], env });
+    await child.exited;
+    assert.equal(existsSync(stale), false);
+    const own = readdirSync(tmpdir()).filter((name) => name.startsWith(`gantry-spawner-${process.pid}-`));
+    assert.equal(own.length, 1);
+    spawner.close();
+    assert.equal(existsSync(path.join(tmpdir(), own[0]!)), false);
   });
 });

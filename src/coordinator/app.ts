@@ -4,7 +4,7 @@ import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { silentLogger, type Logger } from '../shared/logger.ts';
-import { createRepositoryManager } from '../storage/git/index.ts';
+import { createRepositoryManager, type RepositoryManagerOptions } from '../storage/git/index.ts';
 import { openDatabase } from '../storage/sql/database.ts';
 import { migrateToLatest } from '../storage/sql/migrate.ts';
 import { createSqlStores } from '../storage/sql/stores/index.ts';
@@ -47,6 +47,8 @@ export interface CoordinatorOptions {
   jobTokenVerifier?: JobTokenVerifier;
   /** Keep answers of frequent reads until the database changes (SQLite only). Default true. */
   cacheReads?: boolean;
+  /** Heavy git work: queue slots and bounds, the blame size limit (README: Git storage). */
+  git?: Pick<RepositoryManagerOptions, 'work' | 'blameMaxBytes'>;
 }
 
 export interface Coordinator {
@@ -81,7 +83,7 @@ export async function createCoordinator(options: CoordinatorOptions = {}): Promi
     settings,
     accounts,
     lookup: new Lookup(stores.projects, stores.namespaces, stores.users, permissions),
-    repositories: createRepositoryManager({ root: path.join(dataDir, 'repositories'), logger }),
+    repositories: createRepositoryManager({ ...options.git, root: path.join(dataDir, 'repositories'), logger }),
     events: new CoordinatorEvents((error) => logger.error({ err: error }, 'event listener failed')),
     jobTokens: options.jobTokenVerifier ?? noJobTokens,
     readCache: new ReadCache(options.cacheReads === false ? () => null : database.changeStamp),

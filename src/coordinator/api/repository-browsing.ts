@@ -8,6 +8,7 @@ import { serializeCommit, serializeDiff } from '../http/serializers/commits.ts';
 import { ARCHIVE_CONTENT_TYPE } from '../http/web-downloads.ts';
 import { RepositoryAccess } from '../services/repository/access.ts';
 import { archiveFormat, BrowsingService } from '../services/repository/browsing.ts';
+import { repositoryClient } from './repository-client.ts';
 
 interface ProjectPath {
   id: string;
@@ -28,7 +29,7 @@ export function repositoryBrowsingRoutes(context: CoordinatorContext): FastifyPl
     api.get<{ Params: ProjectPath }>(`${base}/tree`, async (request, reply) => {
       const params = paramsOf(request);
       const page = pageRequest(params);
-      const target = await access.forRead(request.params.id, request.actor);
+      const target = await access.forRead(request.params.id, request.actor, repositoryClient(request, reply));
       const entries = await browsing.tree(target, params.string('ref') || undefined, params.string('path') ?? '', params.bool('recursive') ?? false);
       setPaginationHeaders(request, reply, externalUrl, page, { total: entries.length });
       return slicePage(entries, page).map(({ id, name, type, path, mode }) => ({ id, name, type, path, mode }));
@@ -52,7 +53,7 @@ export function repositoryBrowsingRoutes(context: CoordinatorContext): FastifyPl
       const requested = suffix ?? (params.string('format') || 'tar.gz');
       const format = archiveFormat(requested);
       if (!format) throw invalidParam('format', 'does not have a valid value');
-      const target = await access.forRead(request.params.id, request.actor);
+      const target = await access.forRead(request.params.id, request.actor, repositoryClient(request, reply));
       const archive = await browsing.archive(target, params.string('sha') || undefined, format);
       const { body } = await withFirstChunk(archive.stream);
       reply.header('Content-Disposition', contentDisposition('attachment', archive.fileName));
@@ -62,9 +63,9 @@ export function repositoryBrowsingRoutes(context: CoordinatorContext): FastifyPl
     api.get<{ Params: ProjectPath }>(`${base}/archive`, (request, reply) => sendArchive(request, reply, undefined));
     api.get<{ Params: ProjectPath & { format: string } }>(`${base}/archive.:format`, (request, reply) => sendArchive(request, reply, request.params.format));
 
-    api.get<{ Params: ProjectPath }>(`${base}/compare`, async (request) => {
+    api.get<{ Params: ProjectPath }>(`${base}/compare`, async (request, reply) => {
       const params = paramsOf(request);
-      const target = await access.forRead(request.params.id, request.actor);
+      const target = await access.forRead(request.params.id, request.actor, repositoryClient(request, reply));
       const from = params.requiredString('from');
       const to = params.requiredString('to');
       const comparison = await browsing.compare(target, from, to, params.bool('straight') ?? false);
@@ -90,7 +91,7 @@ export function repositoryBrowsingRoutes(context: CoordinatorContext): FastifyPl
       const page = pageRequest(params);
       const orderBy = params.oneOf('order_by', ['name', 'email', 'commits'] as const);
       const sort = params.oneOf('sort', ['asc', 'desc'] as const) ?? 'asc';
-      const target = await access.forRead(request.params.id, request.actor);
+      const target = await access.forRead(request.params.id, request.actor, repositoryClient(request, reply));
       const contributors = await browsing.contributors(target, orderBy, sort);
       setPaginationHeaders(request, reply, externalUrl, page, { total: contributors.length });
       return slicePage(contributors, page).map(({ name, email, commits, additions, deletions }) => ({ name, email, commits, additions, deletions }));

@@ -9,6 +9,7 @@ import { serializeCommit, serializeCommitComment, serializeCommitDetail, seriali
 import { CommitCommentsService } from '../services/repository/commit-comments.ts';
 import { CommitsService } from '../services/repository/commits.ts';
 import { parseCommitActions } from './repository-params.ts';
+import { repositoryClient } from './repository-client.ts';
 
 interface ProjectPath {
   id: string;
@@ -82,7 +83,7 @@ export function repositoryCommitsRoutes(context: CoordinatorContext): FastifyPlu
 
     api.get<{ Params: CommitPath }>(`${base}/:sha/diff`, async (request, reply) => {
       const page = pageRequest(paramsOf(request));
-      const target = await commits.readable(request.params.id, request.actor);
+      const target = await commits.readable(request.params.id, request.actor, repositoryClient(request, reply));
       const diffs = await commits.diff(target, request.params.sha);
       setPaginationHeaders(request, reply, externalUrl, page, { total: diffs.length });
       return slicePage(diffs, page).map(serializeDiff);
@@ -112,7 +113,7 @@ export function repositoryCommitsRoutes(context: CoordinatorContext): FastifyPlu
       const note = params.requiredString('note');
       const path = params.string('path') || undefined;
       const position = path === undefined ? undefined : { path, line: params.requiredInt('line'), lineType: requiredLineType(params.oneOf('line_type', LINE_TYPES)) };
-      const target = await commits.readable(request.params.id, actor);
+      const target = await commits.readable(request.params.id, actor, repositoryClient(request, reply));
       const comment = await comments.create(target, actor, request.params.sha, { note, position });
       return reply.code(201).send(serializeCommitComment(comment, actor, externalUrl));
     });

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { invalidParam } from '../../shared/errors.ts';
 import type { CoordinatorContext } from '../context.ts';
@@ -7,6 +8,8 @@ import type { Params } from '../http/params.ts';
 import { paramsOf } from '../http/request-params.ts';
 import { serializeCommit } from '../http/serializers/commits.ts';
 import { FilesService, type FileWriteInput, type RepositoryFileJson } from '../services/repository/files.ts';
+import type { GitBlameLine, GitCommit } from '../../storage/git/types.ts';
+import { repositoryClient } from './repository-client.ts';
 import { decodeContent } from './repository-params.ts';
 
 interface FilePath {
@@ -42,14 +45,16 @@ export function repositoryFilesRoutes(context: CoordinatorContext): FastifyPlugi
       return reply.type(binary ? 'application/octet-stream' : 'text/plain; charset=utf-8').send(body);
     });
 
-    api.get<{ Params: FilePath }>(`${base}/blame`, async (request) => {
+    // Streamed: the JSON is written as git blame's output arrives, so a large file costs no memory.
+    api.get<{ Params: FilePath }>(`${base}/blame`, async (request, reply) => {
       const params = paramsOf(request);
       const ref = params.requiredString('ref');
       const range = lineRange(params);
-      const target = await files.access.forRead(request.params.id, request.actor);
-      const ranges = await files.blame(target, request.params.file_path, ref);
+      const target = await files.access.forRead(request.params.id, request.actor, repositoryClient(request, reply));
+      const lines = await files.blame(target, request.params.file_path, ref, range);
       const urls = { externalUrl: context.config.externalUrl, projectFullPath: target.fullPath };
-      return selectLines(ranges, range).map(({ commit, lines }) => ({ commit: serializeCommit(commit, urls), lines }));
+      const { body } = await withFirstChunk(Readable.from(blameJson(lines, (commit) => serializeCommit(commit, urls))));
+      return reply.type('application/json').send(body);
     });
 
     api.post<{ Params: FilePath }>(base, async (request, reply) => {
@@ -111,17 +116,29 @@ function lineRange(params: Params): { start: number; end: number } | undefined {
   return { start, end };
 }
 
-/** The runs cut down to the lines of `range`. */
-function selectLines<T extends { lines: string[] }>(ranges: readonly T[], range: { start: number; end: number } | undefined): T[] {
-  if (!range) return [...ranges];
-  const out: T[] = [];
-  let first = 1;
-  for (const run of ranges) {
-    const last = first + run.lines.length - 1;
-    if (last >= range.start && first <= range.end) {
-      out.push({ ...run, lines: run.lines.slice(Math.max(0, range.start - first), range.end - first + 1) });
+/** Bytes of JSON gathered before a chunk is written. */
+const BLAME_CHUNK = 64 * 1024;
+
+/**
+ * GitLab's blame answer, `[{"commit":{...},"lines":[...]}, ...]` with consecutive lines of
+ * one commit in one range, written as the lines arrive.
+ */
+async function* blameJson(batches: AsyncIterable<GitBlameLine[]>, serialize: (commit: GitCommit) => unknown): AsyncGenerator<string> {
+  let pending = '[';
+  let current: string | null = null;
+  for await (const batch of batches) {
+    for (const { commit, line } of batch) {
+      if (commit.id === current) {
+        pending += `,${JSON.stringify(line)}`;
+      } else {
+        pending += `${current === null ? '' : ']},'}{"commit":${JSON.stringify(serialize(commit))},"lines":[${JSON.stringify(line)}`;
+        current = commit.id;
+      }
     }
-    first = last + 1;
+    if (pending.length >= BLAME_CHUNK) {
+      yield pending;
+      pending = '';
+    }
   }
-  return out;
+  yield `${pending}${current === null ? ']' : ']}]'}`;
 }

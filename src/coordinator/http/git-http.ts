@@ -68,6 +68,11 @@ async function serve(service: GitHttpService, request: FastifyRequest, reply: Fa
   if (target.kind === 'redirect') return reply.redirect(target.location, 301);
   if (target.kind === 'unsupported') return refuse(reply, new GitHttpRefusal(404, 'Not Found'));
 
+  // The client hanging up before its answer was written stops queued or running git work.
+  const hangUp = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) hangUp.abort();
+  });
   try {
     const response = await service.handle({
       method: request.method,
@@ -80,6 +85,7 @@ async function serve(service: GitHttpService, request: FastifyRequest, reply: Fa
       gitProtocol: header(request, 'git-protocol'),
       remoteAddr: request.ip,
       body: request.method === 'POST' ? request.raw : null,
+      signal: hangUp.signal,
     });
     return reply.code(response.status).headers(response.headers).send(response.body);
   } catch (error) {

@@ -1,50 +1,93 @@
-import { PassThrough, pipeline, type Readable } from 'node:stream';
-import { createGzip } from 'node:zlib';
+import { pipeline, PassThrough, Transform, type Readable } from 'node:stream';
 import { execa } from 'execa';
 import { invalidParam } from '../../shared/errors.ts';
-import { streamGit } from './run.ts';
+import { heavyStream } from './heavy.ts';
+import type { RepositoryAccess } from './reader.ts';
+import { niced, streamGit } from './run.ts';
 import type { GitArchiveFormat } from './types.ts';
-import { isSafeRevision } from './validate.ts';
+import { isValidRevision } from './validate.ts';
 
 const UNSAFE_PREFIX = /[\u0000-\u001f\u007f]|(^|\/)\.\.(\/|$)/;
 
 /**
- * A streamed archive of `revision`: git archive writes tar or zip, gzip happens in zlib and
- * bzip2 in the bzip2 CLI. Nothing is buffered whole; a failure destroys the stream.
+ * The HFS+ and NTFS checks make git refuse every `.git` look-alike entry (not only those of
+ * this file system), so no archive carries one. git checks every path right after writing
+ * the prefix directory's entry, so holding back the first bytes (HEAD_BYTES) makes a refused
+ * tree fail the stream before any answer has started.
  */
-export function archiveStream(gitDir: string, revision: string, format: GitArchiveFormat, prefix: string): Readable {
-  if (!isSafeRevision(revision)) throw invalidParam('sha');
+const ARCHIVE_CONFIG = ['-c', 'core.protectHFS=true', '-c', 'core.protectNTFS=true'];
+const HEAD_BYTES = 64 * 1024;
+
+/** Compressors run as processes of their own, under `nice` like git, and only ever see git's output. */
+const COMPRESSORS: Partial<Record<GitArchiveFormat, string[]>> = {
+  'tar.gz': ['gzip', '-n', '-c'],
+  'tar.bz2': ['bzip2', '-c'],
+};
+
+/**
+ * A streamed archive of `revision`, made once a heavy-work slot is free. Nothing is buffered
+ * whole; a failure destroys the stream (with GitContentError when git refused an entry of
+ * the tree), and destroying it kills git and the compressor.
+ */
+export function archiveStream(access: RepositoryAccess, revision: string, format: GitArchiveFormat, prefix: string): Readable {
+  if (!isValidRevision(revision)) throw invalidParam('sha');
   const cleanPrefix = prefix.replace(/^\/+|\/+$/g, '');
   if (UNSAFE_PREFIX.test(cleanPrefix) || cleanPrefix.startsWith('-')) throw invalidParam('prefix');
-  const gitFormat = format === 'zip' ? 'zip' : 'tar';
   const prefixArgs = cleanPrefix ? [`--prefix=${cleanPrefix}/`] : [];
-  const source = streamGit(gitDir, ['archive', `--format=${gitFormat}`, ...prefixArgs, revision]);
-  if (format === 'tar' || format === 'zip') return source;
-  if (format === 'tar.gz') {
-    const gzip = createGzip();
-    pipeline(source, gzip, () => undefined);
-    return gzip;
-  }
-  return compressWithBzip2(source);
+  const args = [...ARCHIVE_CONFIG, 'archive', `--format=${format === 'zip' ? 'zip' : 'tar'}`, ...prefixArgs, revision];
+  const compressor = COMPRESSORS[format];
+  return heavyStream(access, 'archive', () => {
+    const source = holdHead(streamGit(access.gitDir, args, { lowPriority: true }));
+    return compressor ? compress(source, compressor) : source;
+  });
 }
 
-function compressWithBzip2(source: Readable): Readable {
+/** Passes `source` on once HEAD_BYTES have come or it ended: an early failure leaves nothing sent. */
+function holdHead(source: Readable): Readable {
+  const held: Buffer[] = [];
+  let heldBytes = 0;
+  let passing = false;
+  const release = (stream: Transform): void => {
+    passing = true;
+    for (const chunk of held.splice(0)) stream.push(chunk);
+  };
+  const output = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      if (passing) return done(null, chunk);
+      held.push(chunk);
+      heldBytes += chunk.length;
+      if (heldBytes >= HEAD_BYTES) release(this);
+      done();
+    },
+    flush(done) {
+      release(this);
+      done();
+    },
+  });
+  pipeline(source, output, () => undefined);
+  return output;
+}
+
+/** Pipes `source` through a compressor process; a failure of either destroys the output (and stops both). */
+function compress(source: Readable, command: string[]): Readable {
   const output = new PassThrough();
-  const bzip2 = execa('bzip2', ['-c'], { stdin: 'pipe', buffer: false, encoding: 'buffer', reject: false });
-  bzip2.stdout.pipe(output, { end: false });
-  bzip2.stdin.on('error', () => undefined);
-  pipeline(source, bzip2.stdin, (error) => {
+  const [file, args] = niced(command);
+  const compressor = execa(file, args, { stdin: 'pipe', buffer: false, encoding: 'buffer', reject: false });
+  compressor.stdout.pipe(output, { end: false });
+  compressor.stdin.on('error', () => undefined);
+  pipeline(source, compressor.stdin, (error) => {
     if (error) {
-      bzip2.kill();
+      compressor.kill();
       output.destroy(error);
     }
   });
-  void bzip2.then((result) => {
+  void compressor.then((result) => {
     if (result.exitCode === 0) output.end();
-    else output.destroy(new Error(`bzip2 failed (${result.exitCode ?? result.signal ?? 'unknown'})`));
+    else output.destroy(new Error(`${command[0]} failed (${result.exitCode ?? result.signal ?? 'unknown'})`));
   });
   output.on('close', () => {
-    if (bzip2.exitCode === null) bzip2.kill();
+    source.destroy();
+    if (compressor.exitCode === null) compressor.kill();
   });
   return output;
 }

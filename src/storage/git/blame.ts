@@ -1,33 +1,96 @@
+import type { Readable } from 'node:stream';
 import type { ObjectReader } from './reader.ts';
-import { gitText } from './run.ts';
-import type { GitBlameRange } from './types.ts';
+import { streamGit } from './run.ts';
+import type { GitBlameLine, GitCommit } from './types.ts';
 
-const HEADER = /^([0-9a-f]{40,64}) \d+ \d+(?: \d+)?$/;
+/** "<sha> <orig line> <final line>[ <lines in group>]" starts every line's record. */
+const HEADER = /^([0-9a-f]{40,64}) \d+ (\d+)(?: \d+)?$/;
 
-/** Lines of `git blame --porcelain` grouped into runs of consecutive lines from one commit. */
-export function parseBlamePorcelain(output: string): Array<{ commitId: string; lines: string[] }> {
-  const runs: Array<{ commitId: string; lines: string[] }> = [];
-  let current: string | null = null;
-  for (const line of output.split('\n')) {
-    const header = HEADER.exec(line);
-    if (header) {
-      current = header[1]!;
-      continue;
-    }
-    if (!line.startsWith('\t') || current === null) continue;
-    const last = runs.at(-1);
-    if (last && last.commitId === current) last.lines.push(line.slice(1));
-    else runs.push({ commitId: current, lines: [line.slice(1)] });
-  }
-  return runs;
+/** A line's record of `git blame --porcelain`: which commit, which final line number, its text. */
+export interface PorcelainLine {
+  commitId: string;
+  lineNumber: number;
+  text: string;
 }
 
-/** Who last changed each line of a file (a checked path of a blob) at a commit. */
-export async function blameFile(gitDir: string, reader: ObjectReader, commitId: string, path: string): Promise<GitBlameRange[]> {
-  const runs = parseBlamePorcelain(await gitText(gitDir, ['blame', '--porcelain', commitId, '--', path]));
-  const commits = new Map((await reader.commitList([...new Set(runs.map((run) => run.commitId))])).map((commit) => [commit.id, commit]));
-  return runs.flatMap((run) => {
-    const commit = commits.get(run.commitId);
-    return commit ? [{ commit, lines: run.lines }] : [];
-  });
+/**
+ * Incremental parser of `git blame --porcelain`: feed it output lines (without their
+ * newline) and it answers each file line once its record is complete. Header fields
+ * (author, summary...) are skipped: commits are read through cat-file.
+ */
+export class PorcelainParser {
+  private commitId: string | null = null;
+  private lineNumber = 0;
+
+  push(line: string): PorcelainLine | null {
+    if (line.startsWith('\t')) {
+      if (this.commitId === null) return null;
+      return { commitId: this.commitId, lineNumber: this.lineNumber, text: line.slice(1) };
+    }
+    const header = HEADER.exec(line);
+    if (header) {
+      this.commitId = header[1]!;
+      this.lineNumber = Number(header[2]);
+    }
+    return null;
+  }
+}
+
+/** Lines of a stream (split on LF, decoded as UTF-8), a chunk's worth at a time, pulled as the consumer asks. */
+export async function* streamLines(source: Readable): AsyncGenerator<string[]> {
+  let rest: Buffer = Buffer.alloc(0);
+  for await (const chunk of source) {
+    const buffer: Buffer = rest.length > 0 ? Buffer.concat([rest, chunk as Buffer]) : (chunk as Buffer);
+    const lines: string[] = [];
+    let start = 0;
+    let newline = buffer.indexOf(10);
+    while (newline >= 0) {
+      lines.push(buffer.toString('utf8', start, newline));
+      start = newline + 1;
+      newline = buffer.indexOf(10, start);
+    }
+    rest = buffer.subarray(start);
+    if (lines.length > 0) yield lines;
+  }
+  if (rest.length > 0) yield [rest.toString('utf8')];
+}
+
+export interface BlameOptions {
+  /** 1-based, inclusive; lines outside are skipped and git is stopped after the last one. */
+  range?: { start: number; end: number };
+  lowPriority?: boolean;
+}
+
+/**
+ * Who last changed each line of a file (a checked path of a blob) at a commit, streamed in
+ * batches: git's porcelain output is parsed as it arrives and nothing but the commits seen so
+ * far is kept, so memory does not grow with the file. Stopping the iteration kills git.
+ */
+export async function* blameLines(gitDir: string, reader: ObjectReader, commitId: string, path: string, options: BlameOptions = {}): AsyncGenerator<GitBlameLine[]> {
+  const output = streamGit(gitDir, ['blame', '--porcelain', commitId, '--', path], { lowPriority: options.lowPriority });
+  const parser = new PorcelainParser();
+  const commits = new Map<string, GitCommit | null>();
+  const { start, end } = options.range ?? { start: 1, end: Number.POSITIVE_INFINITY };
+  try {
+    for await (const texts of streamLines(output)) {
+      const batch: GitBlameLine[] = [];
+      for (const text of texts) {
+        const line = parser.push(text);
+        if (!line || line.lineNumber < start) continue;
+        if (line.lineNumber > end) {
+          if (batch.length > 0) yield batch;
+          return;
+        }
+        let commit = commits.get(line.commitId);
+        if (commit === undefined) {
+          commit = await reader.commit(line.commitId);
+          commits.set(line.commitId, commit);
+        }
+        if (commit) batch.push({ commit, line: line.text, lineNumber: line.lineNumber });
+      }
+      if (batch.length > 0) yield batch;
+    }
+  } finally {
+    output.destroy();
+  }
 }

@@ -1,6 +1,6 @@
 import { execa, type ResultPromise } from 'execa';
 import type { Logger } from '../../shared/logger.ts';
-import { gitEnvironment } from './run.ts';
+import { GitCommandError, gitEnvironment } from './run.ts';
 
 export type GitObjectType = 'commit' | 'tree' | 'blob' | 'tag';
 
@@ -14,11 +14,32 @@ export interface ObjectContents extends ObjectInfo {
   data: Buffer;
 }
 
-interface PendingRequest {
+/** A request written to a process and not answered yet; `line` is what was written (kept to re-send it). */
+export interface PendingRequest {
+  line: string;
   withContents: boolean;
   resolve(value: ObjectContents | ObjectInfo | null): void;
   reject(error: Error): void;
 }
+
+/** The process was stopped on purpose (idle, evicted, repository removed) before it answered. */
+export class CatFileClosedError extends Error {
+  constructor(gitDir: string) {
+    super(`git cat-file closed in ${gitDir}`);
+    this.name = 'CatFileClosedError';
+  }
+}
+
+/** How a process ended on its own: the request it died on, and those queued behind it. */
+export interface CatFileExit {
+  error: GitCommandError;
+  /** The line of the request at the head of the queue (failed), if any. */
+  culprit: string | null;
+  /** Requests written after the culprit, to be re-sent to a fresh process. */
+  orphans: PendingRequest[];
+}
+
+const STDERR_TAIL = 4096;
 
 /** Bytes received but not consumed yet; kept as chunks so large blobs are not re-copied per chunk. */
 class ChunkQueue {
@@ -58,10 +79,13 @@ class ChunkQueue {
 }
 
 const CAT_FILE_OPTIONS = { stdin: 'pipe', extendEnv: false, encoding: 'buffer', buffer: false, reject: false } as const;
+const CAT_FILE_ARGS = ['cat-file', '--batch-command'] as const;
 
 /**
  * One `git cat-file --batch-command` process. Requests are written as they come and the
- * answers read in order, so concurrent reads pipeline through the one process.
+ * answers read in order, so concurrent reads pipeline through the one process. git answers
+ * (and flushes) each command before reading the next, so when the process dies, every
+ * request before the head of the queue has its answer and the head is the one it died on.
  */
 export class CatFileProcess {
   private readonly subprocess: ResultPromise<typeof CAT_FILE_OPTIONS & { env: Record<string, string> }>;
@@ -69,18 +93,21 @@ export class CatFileProcess {
   private readonly received = new ChunkQueue();
   private header: ObjectInfo | null = null;
   private failure: Error | null = null;
+  private stderrTail = '';
   lastUsed = Date.now();
 
   constructor(
     readonly gitDir: string,
-    private readonly onExit: (process: CatFileProcess) => void,
+    private readonly onExit: (process: CatFileProcess, exit: CatFileExit | null) => void,
   ) {
-    this.subprocess = execa('git', [`--git-dir=${gitDir}`, 'cat-file', '--batch-command'], { ...CAT_FILE_OPTIONS, env: gitEnvironment() });
+    this.subprocess = execa('git', [`--git-dir=${gitDir}`, ...CAT_FILE_ARGS], { ...CAT_FILE_OPTIONS, env: gitEnvironment() });
     this.subprocess.stdout.on('data', (chunk: Buffer) => this.onData(chunk));
-    this.subprocess.stdin.on('error', () => undefined);
-    void this.subprocess.then((result) => {
-      this.fail(new Error(`git cat-file exited (${result.exitCode ?? result.signal ?? 'unknown'}) in ${gitDir}`));
+    // Drained so warnings (ambiguous names) can never fill the pipe and stall the process.
+    this.subprocess.stderr.on('data', (chunk: Buffer) => {
+      this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL);
     });
+    this.subprocess.stdin.on('error', () => undefined);
+    void this.subprocess.then((result) => this.exited(result.exitCode ?? -1, result.signal));
   }
 
   get busy(): boolean {
@@ -91,6 +118,11 @@ export class CatFileProcess {
     return this.failure === null;
   }
 
+  /** The git process id (tests kill it to play a crash). */
+  get pid(): number | undefined {
+    return this.subprocess.pid;
+  }
+
   info(object: string): Promise<ObjectInfo | null> {
     return this.request(`info ${object}\n`, false);
   }
@@ -99,16 +131,32 @@ export class CatFileProcess {
     return this.request(`contents ${object}\n`, true) as Promise<ObjectContents | null>;
   }
 
-  /** Ends the process; pending requests fail. */
+  /** Takes over requests a dead process left unanswered, in their order. */
+  adopt(requests: readonly PendingRequest[]): void {
+    for (const request of requests) {
+      if (this.failure) {
+        request.reject(this.failure);
+        continue;
+      }
+      this.pending.push(request);
+      this.subprocess.stdin.write(request.line);
+    }
+  }
+
+  /** Ends the process on purpose; pending requests fail with CatFileClosedError. */
   close(): void {
-    this.fail(new Error('git cat-file closed'));
+    if (this.failure) return;
+    this.failure = new CatFileClosedError(this.gitDir);
+    for (const request of this.pending.splice(0)) request.reject(this.failure);
+    this.stop();
+    this.onExit(this, null);
   }
 
   private request(line: string, withContents: boolean): Promise<ObjectContents | ObjectInfo | null> {
     if (this.failure) return Promise.reject(this.failure);
     this.lastUsed = Date.now();
     return new Promise((resolve, reject) => {
-      this.pending.push({ withContents, resolve, reject });
+      this.pending.push({ line, withContents, resolve, reject });
       this.subprocess.stdin.write(line);
     });
   }
@@ -140,15 +188,23 @@ export class CatFileProcess {
     }
   }
 
-  private fail(error: Error): void {
+  /** The process ended by itself: only the request it died on fails; the rest go to a new process. */
+  private exited(exitCode: number, signal: string | undefined): void {
     if (this.failure) return;
+    const stderr = this.stderrTail.trim() || (signal ? `killed by ${signal}` : '');
+    const error = new GitCommandError([`--git-dir=${this.gitDir}`, ...CAT_FILE_ARGS], exitCode, stderr);
     this.failure = error;
-    for (const request of this.pending.splice(0)) request.reject(error);
+    const [culprit, ...orphans] = this.pending.splice(0);
+    culprit?.reject(error);
+    this.stop();
+    this.onExit(this, { error, culprit: culprit ? culprit.line.trimEnd() : null, orphans });
+  }
+
+  private stop(): void {
     if (this.subprocess.exitCode === null) {
       this.subprocess.stdin.end();
       this.subprocess.kill();
     }
-    this.onExit(this);
   }
 }
 
@@ -173,6 +229,7 @@ export class CatFilePool {
   private readonly idleMs: number;
   private readonly maxProcesses: number;
   private sweeper: NodeJS.Timeout | null = null;
+  private closed = false;
   /** Processes started so far (for tests and the bench). */
   started = 0;
 
@@ -195,13 +252,26 @@ export class CatFilePool {
       return existing;
     }
     this.evictForRoom();
-    const created = new CatFileProcess(gitDir, (exited) => {
-      if (this.processes.get(gitDir) === exited) this.processes.delete(gitDir);
-    });
+    const created = new CatFileProcess(gitDir, (exited, exit) => this.onExit(gitDir, exited, exit));
     this.started += 1;
     this.processes.set(gitDir, created);
     this.scheduleSweep();
     return created;
+  }
+
+  private onExit(gitDir: string, exited: CatFileProcess, exit: CatFileExit | null): void {
+    if (this.processes.get(gitDir) === exited) this.processes.delete(gitDir);
+    if (exit === null) return;
+    this.options.logger?.warn(
+      { gitDir, request: exit.culprit, err: exit.error, requeued: exit.orphans.length },
+      'git cat-file died; failing the request it died on and re-sending the others to a new process',
+    );
+    if (exit.orphans.length === 0) return;
+    if (this.closed) {
+      for (const request of exit.orphans) request.reject(new CatFileClosedError(gitDir));
+      return;
+    }
+    this.acquire(gitDir).adopt(exit.orphans);
   }
 
   /** Stops the process of one repository (before it is removed or replaced). */
@@ -221,6 +291,7 @@ export class CatFilePool {
   }
 
   close(): void {
+    this.closed = true;
     for (const process of [...this.processes.values()]) process.close();
     if (this.sweeper) clearInterval(this.sweeper);
     this.sweeper = null;

@@ -1,10 +1,12 @@
-import { HistoryCache } from './history-cache.ts';
 import { invalidParam, notFound } from '../../shared/errors.ts';
+import { refuseDangerousPaths } from './content.ts';
+import { reportingContentErrors, runHeavy } from './heavy.ts';
+import { HistoryCache } from './history-cache.ts';
 import { DIFF_OPTIONS, parseNumstat, parseRawPatch } from './diff.ts';
 import type { ObjectReader, RepositoryAccess } from './reader.ts';
 import { EMPTY_TREE, gitText, runGit } from './run.ts';
 import type { GitCommit, GitCommitStats, GitContributor, GitFileDiff, GitLogQuery } from './types.ts';
-import { isSafeLookupPath, normalizeLookupPath } from './validate.ts';
+import { isValidLookupPath, normalizeLookupPath } from './validate.ts';
 
 /** How far (in commits) a count may be derived from the last one instead of counted whole. */
 const ANCHOR_DISTANCE = 1_000;
@@ -83,28 +85,37 @@ export class History {
   async commitStats(id: string): Promise<GitCommitStats> {
     const commit = await this.reader.commit(id);
     if (!commit) return { additions: 0, deletions: 0, total: 0 };
-    const { stdout } = await runGit(this.access.gitDir, ['diff', '--numstat', '-z', ...DIFF_OPTIONS, commit.parent_ids[0] ?? EMPTY_TREE, commit.id]);
+    const args = ['diff', '--numstat', '-z', ...DIFF_OPTIONS, commit.parent_ids[0] ?? EMPTY_TREE, commit.id];
+    const { stdout } = await reportingContentErrors(this.access, 'stats', () => runGit(this.access.gitDir, args));
     return parseNumstat(stdout);
   }
 
+  /** Heavy: runs in a work slot. */
   async commitDiff(id: string): Promise<GitFileDiff[]> {
     const commit = await this.reader.commit(id);
     if (!commit) return [];
-    return this.diff(commit.parent_ids[0] ?? EMPTY_TREE, commit.id);
+    return runHeavy(this.access, 'diff', (signal) => this.diff(commit.parent_ids[0] ?? EMPTY_TREE, commit.id, signal));
   }
 
-  async diff(from: string, to: string): Promise<GitFileDiff[]> {
-    const { stdout } = await runGit(this.access.gitDir, ['diff', '--raw', '-p', '-z', ...DIFF_OPTIONS, from, to]);
-    return parseRawPatch(stdout);
-  }
-
+  /** Heavy: the walk and the diff run in one work slot. */
   async compare(from: string, to: string, straight: boolean): Promise<{ commits: GitCommit[]; diffs: GitFileDiff[]; mergeBase: string | null }> {
     const [fromId, toId] = await Promise.all([this.reader.resolveCommit(from), this.reader.resolveCommit(to)]);
     if (!fromId || !toId) throw notFound('Ref');
-    const mergeBase = await this.mergeBase(fromId, toId);
-    const ids = (await gitText(this.access.gitDir, ['rev-list', toId, `^${fromId}`])).split('\n').filter(Boolean);
-    const [commits, diffs] = await Promise.all([this.reader.commitList(ids), this.diff(straight ? fromId : (mergeBase ?? fromId), toId)]);
-    return { commits, diffs, mergeBase };
+    return runHeavy(this.access, 'compare', async (signal) => {
+      const mergeBase = await this.mergeBase(fromId, toId);
+      const walk = await gitText(this.access.gitDir, ['rev-list', toId, `^${fromId}`], { lowPriority: true, signal });
+      const ids = walk.split('\n').filter(Boolean);
+      const [commits, diffs] = await Promise.all([this.reader.commitList(ids), this.diff(straight ? fromId : (mergeBase ?? fromId), toId, signal)]);
+      return { commits, diffs, mergeBase };
+    });
+  }
+
+  /** The tree diff between two commits; a path no checkout may create (`.git`, `..`) is a GitContentError. */
+  private async diff(from: string, to: string, signal: AbortSignal | undefined): Promise<GitFileDiff[]> {
+    const { stdout } = await runGit(this.access.gitDir, ['diff', '--raw', '-p', '-z', ...DIFF_OPTIONS, from, to], { lowPriority: true, signal });
+    const diffs = parseRawPatch(stdout);
+    refuseDangerousPaths(diffs.flatMap((diff) => [diff.old_path, diff.new_path]));
+    return diffs;
   }
 
   /** The best common ancestor of `first` and (a merge of) `others`; all are resolved object ids. */
@@ -136,11 +147,12 @@ export class History {
       .map((ref) => (ref.startsWith('refs/heads/') ? { type: 'branch' as const, name: ref.slice(11) } : { type: 'tag' as const, name: ref.slice(10) }));
   }
 
-  /** Authors by commit count (like `shortlog -sne`) with their added and deleted lines. */
+  /** Authors by commit count (like `shortlog -sne`) with their added and deleted lines. Heavy: a whole-history walk with diffs. */
   async contributors(ref?: string): Promise<GitContributor[]> {
     const id = await this.reader.resolveCommit(ref ?? 'HEAD');
     if (!id) return [];
-    const output = await gitText(this.access.gitDir, ['log', '--no-renames', '--numstat', '--format=%x1e%aN%x1f%aE', id]);
+    const args = ['log', '--no-renames', '--numstat', '--format=%x1e%aN%x1f%aE', id];
+    const output = await runHeavy(this.access, 'contributors', (signal) => gitText(this.access.gitDir, args, { lowPriority: true, signal }));
     const byAuthor = new Map<string, GitContributor>();
     for (const record of output.split('\x1e')) {
       if (!record) continue;
@@ -175,7 +187,7 @@ export class History {
     args.push('--');
     if (query.path !== undefined) {
       const path = normalizeLookupPath(query.path);
-      if (!isSafeLookupPath(path)) return null;
+      if (!isValidLookupPath(path)) return null;
       // A literal path: no pathspec magic (":(glob)...") from user input.
       if (path !== '') args.push(`:(literal)${path}`);
     }

@@ -1,6 +1,7 @@
-import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { PassThrough, type Readable } from 'node:stream';
+import { gitInvocation } from './run.ts';
+import { spawnHere, type ProcessSpawner } from './spawner.ts';
 
 /** One smart-HTTP request handed to `git http-backend` (CGI). */
 export interface HttpBackendRequest {
@@ -27,6 +28,11 @@ export interface HttpBackendRequest {
   environment?: Record<string, string>;
   /** Extra `git -c` style configuration, passed through GIT_CONFIG_COUNT. */
   config?: Record<string, string>;
+  /**
+   * Heavy work (clone, fetch): run under `nice` so the API keeps the CPU, in a process group
+   * of its own so that stopping the backend also stops upload-pack and pack-objects.
+   */
+  heavy?: boolean;
 }
 
 export interface HttpBackendResponse {
@@ -44,21 +50,28 @@ export interface HttpBackendResponse {
 const MAX_HEADER_BYTES = 64 * 1024;
 const MAX_STDERR_BYTES = 64 * 1024;
 
-/** Runs `git http-backend` for one request: body streamed in, CGI headers parsed, body streamed out. */
-export function runHttpBackend(request: HttpBackendRequest): Promise<HttpBackendResponse> {
-  const child = spawn('git', ['http-backend'], { env: backendEnvironment(request), stdio: ['pipe', 'pipe', 'pipe'] });
+/**
+ * Runs `git http-backend` for one request: body streamed in, CGI headers parsed, body
+ * streamed out. With a spawner, the backend is started off this process's event loop.
+ */
+export async function runHttpBackend(request: HttpBackendRequest, spawner?: ProcessSpawner): Promise<HttpBackendResponse> {
+  const heavy = request.heavy ?? false;
+  const [file, args] = gitInvocation(['http-backend'], heavy);
+  const spawnRequest = { file, args, env: backendEnvironment(request), detached: heavy };
+  const child = await (spawner ? spawner.spawn(spawnRequest) : spawnHere(spawnRequest));
 
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => {
     if (stderr.length < MAX_STDERR_BYTES) stderr += chunk.toString('utf8');
   });
-  const finished = new Promise<{ exitCode: number | null; stderr: string }>((resolve) => {
-    child.on('close', (exitCode) => resolve({ exitCode, stderr }));
-    child.on('error', (error) => resolve({ exitCode: null, stderr: `${stderr}${error.message}` }));
-  });
+  const stderrClosed = new Promise<void>((resolve) => child.stderr.once('close', () => resolve()));
+  // Like the 'close' of a child process: exited, and its output read to the end.
+  const finished = Promise.all([child.exited, stderrClosed]).then(([exit]) => ({ exitCode: exit.code, stderr }));
 
   // The backend may exit before reading the whole body (refused request): ignore EPIPE.
   child.stdin.on('error', () => undefined);
+  child.stdout.on('error', () => undefined);
+  child.stderr.on('error', () => undefined);
   if (request.bodyHead && request.bodyHead.length > 0) child.stdin.write(request.bodyHead);
   if (request.body) {
     request.body.on('error', () => child.stdin.destroy());
@@ -67,9 +80,8 @@ export function runHttpBackend(request: HttpBackendRequest): Promise<HttpBackend
     child.stdin.end();
   }
 
-  const kill = (): void => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-  };
+  // A heavy backend has a process group of its own: upload-pack and pack-objects stop with it.
+  const kill = (): void => child.kill('SIGTERM');
   return readCgiHeaders(child.stdout, finished).then(
     (head) => ({ ...head, finished, kill }),
     (error: unknown) => {

@@ -9,8 +9,10 @@ import { Housekeeping, type HousekeepingOptions } from './housekeeping.ts';
 import { inspectRepository, projectIdOfDirectory } from './inventory.ts';
 import { BareRepository } from './repository.ts';
 import { runGit } from './run.ts';
-import type { GitRepository, RepositoryCreateOptions, RepositoryManager, RepositoryState, StagedRepository } from './types.ts';
+import type { GitClient, GitRepository, RepositoryCreateOptions, RepositoryManager, RepositoryState, StagedRepository } from './types.ts';
 import { isValidRefName } from './validate.ts';
+import { ProcessSpawner } from './spawner.ts';
+import { GitWorkQueue, type GitWorkQueueOptions } from './work-queue.ts';
 
 export interface RepositoryManagerOptions {
   /** Directory holding `<projectId>.git` bare repositories. */
@@ -20,6 +22,10 @@ export interface RepositoryManagerOptions {
   catFile?: Omit<CatFilePoolOptions, 'logger'>;
   /** Housekeeping timing (quiet delay, gc frequency). */
   housekeeping?: Omit<HousekeepingOptions, 'logger'>;
+  /** Slots and queue bounds of heavy git work (clone, archive, blame, diff). */
+  work?: GitWorkQueueOptions;
+  /** Files larger than this are not blamed (422). Default 10 MiB. */
+  blameMaxBytes?: number;
 }
 
 /**
@@ -30,12 +36,15 @@ const TEMPORARY = '.tmp';
 
 export class GitRepositoryManager implements RepositoryManager {
   readonly pool: CatFilePool;
+  readonly work: GitWorkQueue;
+  readonly spawner = new ProcessSpawner();
   private readonly housekeeping: Housekeeping;
   private readonly history = new HistoryCache();
   private configText: Promise<string> | undefined;
 
   constructor(private readonly options: RepositoryManagerOptions) {
     this.pool = new CatFilePool({ ...options.catFile, logger: options.logger });
+    this.work = new GitWorkQueue(options.work);
     this.housekeeping = new Housekeeping({ ...options.housekeeping, logger: options.logger });
   }
 
@@ -117,8 +126,8 @@ export class GitRepositoryManager implements RepositoryManager {
     );
   }
 
-  open(projectId: number): GitRepository {
-    return this.openAt(this.repositoryPath(projectId));
+  open(projectId: number, client?: GitClient): GitRepository {
+    return this.openAt(this.repositoryPath(projectId), { projectId, client });
   }
 
   scheduleHousekeeping(projectId: number): void {
@@ -132,6 +141,7 @@ export class GitRepositoryManager implements RepositoryManager {
   async close(): Promise<void> {
     await this.housekeeping.close();
     this.pool.close();
+    this.spawner.close();
   }
 
   /**
@@ -173,8 +183,9 @@ export class GitRepositoryManager implements RepositoryManager {
     await writeConfigFile(this.repositoryPath(projectId), await this.canonicalConfig());
   }
 
-  private openAt(gitDir: string): BareRepository {
-    return new BareRepository({ gitDir, pool: this.pool, logger: this.options.logger, history: this.history }, this.temporaryDirectory);
+  private openAt(gitDir: string, opener: { projectId?: number; client?: GitClient } = {}): BareRepository {
+    const { logger, blameMaxBytes } = this.options;
+    return new BareRepository({ gitDir, pool: this.pool, logger, history: this.history, work: this.work, blameMaxBytes, ...opener }, this.temporaryDirectory);
   }
 
   /** Runs `build` in a fresh directory under `.tmp`; the result moves into place or is removed. */

@@ -1,3 +1,4 @@
+import { GitContentError } from './content.ts';
 import type { GitCommit, GitPerson, GitTreeEntry } from './types.ts';
 
 /** "Name <email> 1700000000 +0200" → person with an ISO UTC date. */
@@ -72,16 +73,18 @@ export function parseTag(data: Buffer): ParsedTag {
   };
 }
 
-/** Binary tree object: "<mode> <name>\0<20-byte id>" repeated. */
+/** Binary tree object: "<mode> <name>\0<20-byte id>" repeated. A malformed one is a GitContentError. */
 export function parseTree(data: Buffer, parentPath: string): GitTreeEntry[] {
   const entries: GitTreeEntry[] = [];
   let offset = 0;
   while (offset < data.length) {
     const space = data.indexOf(32, offset);
-    const nul = data.indexOf(0, space);
-    if (space < 0 || nul < 0) break;
+    const nul = space < 0 ? -1 : data.indexOf(0, space);
+    if (space < 0 || nul < 0 || nul + 21 > data.length) throw new GitContentError('a corrupt tree (too short)');
     const rawMode = data.toString('latin1', offset, space);
+    if (!/^[0-7]{5,6}$/.test(rawMode)) throw new GitContentError('a tree entry with a malformed mode');
     const name = data.toString('utf8', space + 1, nul);
+    if (name === '') throw new GitContentError('a tree entry with an empty name');
     const id = data.toString('hex', nul + 1, nul + 21);
     offset = nul + 21;
     const mode = rawMode.padStart(6, '0');

@@ -1,44 +1,55 @@
 import type { Logger } from '../../shared/logger.ts';
-import type { CatFilePool, ObjectContents, ObjectInfo } from './cat-file.ts';
+import { CatFileClosedError, type CatFilePool, type CatFileProcess, type ObjectContents, type ObjectInfo } from './cat-file.ts';
 import type { HistoryCache } from './history-cache.ts';
 import { parseCommit, parseTag, parseTree } from './objects.ts';
 import type { GitCommit, GitTreeEntry } from './types.ts';
-import { isSafeLookupPath, isSafeObjectName, isSafeRevision } from './validate.ts';
+import { isValidLookupPath, isValidRevision } from './validate.ts';
+import type { GitClient, GitWorkQueue } from './work-queue.ts';
 
 /** What every part of one repository's implementation shares. */
 export interface RepositoryAccess {
   gitDir: string;
   pool: CatFilePool;
   logger: Logger;
+  /** Heavy git work takes a slot of this queue (shared by every repository of a manager). */
+  work: GitWorkQueue;
+  /** For log lines. */
+  projectId?: number;
+  /** Who the repository was opened for: heavy work queues under its key and stops when it goes. */
+  client?: GitClient;
+  /** Files larger than this (bytes) are not blamed. */
+  blameMaxBytes?: number;
   /** Shared by every repository of a manager. */
   history?: HistoryCache;
 }
 
 /**
- * Object reads through the repository's long-lived cat-file process. A process that died
- * between requests (killed, idle-stopped) is replaced once and the read retried.
+ * Object reads through the repository's long-lived cat-file process. Every object name sent
+ * to it is built here from a revision checked by isValidRevision (plus a checked path or a
+ * `^{commit}`/`^{tree}` peel), so nothing a client sends can reach cat-file unchecked.
  */
 export class ObjectReader {
   constructor(private readonly access: RepositoryAccess) {}
 
-  async info(object: string): Promise<ObjectInfo | null> {
-    if (!isSafeObjectName(object)) return null;
-    return this.withRetry((process) => process.info(object));
+  /** The object a revision names (branch, tag, full ref, object id, `rev~n`); null for anything else. */
+  async info(revision: string): Promise<ObjectInfo | null> {
+    if (!isValidRevision(revision)) return null;
+    return this.send((process) => process.info(revision));
   }
 
-  async contents(object: string): Promise<ObjectContents | null> {
-    if (!isSafeObjectName(object)) return null;
-    return this.withRetry((process) => process.contents(object));
+  async contents(revision: string): Promise<ObjectContents | null> {
+    if (!isValidRevision(revision)) return null;
+    return this.send((process) => process.contents(revision));
   }
 
   async resolveCommit(revision: string): Promise<string | null> {
-    if (!isSafeRevision(revision)) return null;
-    return (await this.info(`${revision}^{commit}`))?.id ?? null;
+    if (!isValidRevision(revision)) return null;
+    return (await this.send((process) => process.info(`${revision}^{commit}`)))?.id ?? null;
   }
 
   async commit(revision: string): Promise<GitCommit | null> {
-    if (!isSafeRevision(revision)) return null;
-    const object = await this.contents(`${revision}^{commit}`);
+    if (!isValidRevision(revision)) return null;
+    const object = await this.send((process) => process.contents(`${revision}^{commit}`));
     return object && object.type === 'commit' ? parseCommit(object.id, object.data) : null;
   }
 
@@ -61,17 +72,25 @@ export class ObjectReader {
     return contents ? parseTree(contents.data, path) : null;
   }
 
+  /** The tree at `path` (normalized: no leading or trailing slash) in `revision`. */
   async treeObject(revision: string, path: string): Promise<ObjectInfo | null> {
-    if (!isSafeRevision(revision) || !isSafeLookupPath(path)) return null;
-    const info = await this.info(path === '' ? `${revision}^{tree}` : `${revision}:${path}`);
+    if (!isValidRevision(revision) || !isValidLookupPath(path)) return null;
+    const name = path === '' ? `${revision}^{tree}` : `${revision}:${path}`;
+    const info = await this.send((process) => process.info(name));
     return info && info.type === 'tree' ? info : null;
   }
 
-  private async withRetry<T>(read: (process: ReturnType<CatFilePool['acquire']>) => Promise<T>): Promise<T> {
+  /**
+   * One request through the repository's process. A process stopped on purpose (idle, evicted)
+   * before answering is replaced and the request sent again; one that died answers with the
+   * error for the request it died on, and the pool re-sends the others itself.
+   */
+  private async send<T>(read: (process: CatFileProcess) => Promise<T>): Promise<T> {
     try {
       return await read(this.access.pool.acquire(this.access.gitDir));
     } catch (error) {
-      this.access.logger.debug({ err: error, gitDir: this.access.gitDir }, 'cat-file read failed, retrying with a new process');
+      if (!(error instanceof CatFileClosedError)) throw error;
+      this.access.logger.debug({ gitDir: this.access.gitDir }, 'cat-file process closed before answering, asking a new one');
       return read(this.access.pool.acquire(this.access.gitDir));
     }
   }

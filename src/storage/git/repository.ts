@@ -1,16 +1,18 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { badRequestMessage } from '../../shared/errors.ts';
+import { badRequestMessage, unprocessable } from '../../shared/errors.ts';
 import { archiveStream } from './archive.ts';
-import { blameFile } from './blame.ts';
+import { blameLines } from './blame.ts';
+import { isDangerousEntryName, refuseDangerousPaths } from './content.ts';
+import { heavyIteration, reportingContentErrors } from './heavy.ts';
 import { History } from './history.ts';
 import { ObjectReader, type RepositoryAccess } from './reader.ts';
 import { REF_MESSAGES, RefWriter } from './refs.ts';
 import { gitText, runGit, streamGit } from './run.ts';
 import type {
   GitArchiveFormat,
-  GitBlameRange,
+  GitBlameLine,
   GitBlobInfo,
   GitBranch,
   GitCommit,
@@ -23,11 +25,13 @@ import type {
   GitTag,
   GitTreeEntry,
 } from './types.ts';
-import { isSafeLookupPath, isSafeObjectName, isValidRefName, normalizeLookupPath } from './validate.ts';
+import { isValidLookupPath, isValidRefName, normalizeLookupPath } from './validate.ts';
 import { CommitWriter } from './write.ts';
 
 /** Blobs up to this size are read through the shared cat-file process. */
 const SHARED_READ_LIMIT = 1024 * 1024;
+/** Files larger than this are not blamed unless the manager says otherwise. */
+export const DEFAULT_BLAME_MAX_BYTES = 10 * 1024 * 1024;
 
 /** One bare repository: object reads through cat-file, walks through rev-list, writes with CAS. */
 export class BareRepository implements GitRepository {
@@ -151,25 +155,39 @@ export class BareRepository implements GitRepository {
     return this.history.refsContaining(id);
   }
 
+  /** A tree listing; one holding an entry no checkout may create (`.git`, `..`) or a corrupt tree is a GitContentError. */
   async tree(revision: string, treePath: string, recursive: boolean): Promise<GitTreeEntry[] | null> {
     const cleanPath = normalizeLookupPath(treePath);
-    if (!recursive) return this.reader.treeEntries(revision, cleanPath);
-    const tree = await this.reader.treeObject(revision, cleanPath);
-    if (!tree) return null;
-    const { stdout } = await runGit(this.path, ['ls-tree', '-r', '-t', '-z', tree.id]);
-    return parseLsTree(stdout, cleanPath);
+    return this.guard('tree', async () => {
+      if (!recursive) {
+        const entries = await this.reader.treeEntries(revision, cleanPath);
+        const dangerous = entries?.find((entry) => isDangerousEntryName(entry.name));
+        if (dangerous) refuseDangerousPaths([dangerous.path]);
+        return entries;
+      }
+      const tree = await this.reader.treeObject(revision, cleanPath);
+      if (!tree) return null;
+      const { stdout } = await runGit(this.path, ['ls-tree', '-r', '-t', '-z', tree.id]);
+      const entries = parseLsTree(stdout, cleanPath);
+      refuseDangerousPaths(entries.map((entry) => entry.path));
+      return entries;
+    });
   }
 
+  /** The blob at a path; a path through an entry no checkout may create (`.git`, `..`) is a GitContentError. */
   async blobAt(revision: string, blobPath: string): Promise<GitBlobInfo | null> {
     const cleanPath = normalizeLookupPath(blobPath);
-    if (cleanPath === '' || !isSafeLookupPath(cleanPath)) return null;
+    if (cleanPath === '' || !isValidLookupPath(cleanPath)) return null;
     const slash = cleanPath.lastIndexOf('/');
     const parent = slash < 0 ? '' : cleanPath.slice(0, slash);
-    const entries = await this.reader.treeEntries(revision, parent);
-    const entry = entries?.find((candidate) => candidate.path === cleanPath && candidate.type === 'blob');
-    if (!entry) return null;
-    const size = await this.blobSize(entry.id);
-    return size === null ? null : { id: entry.id, size, mode: entry.mode, path: cleanPath };
+    return this.guard('read', async () => {
+      const entries = await this.reader.treeEntries(revision, parent);
+      const entry = entries?.find((candidate) => candidate.path === cleanPath && candidate.type === 'blob');
+      if (!entry) return null;
+      refuseDangerousPaths([entry.path]);
+      const size = await this.blobSize(entry.id);
+      return size === null ? null : { id: entry.id, size, mode: entry.mode, path: cleanPath };
+    });
   }
 
   async blobSize(id: string): Promise<number | null> {
@@ -183,7 +201,7 @@ export class BareRepository implements GitRepository {
   }
 
   streamBlob(id: string, size?: number): Readable {
-    if (!/^[0-9a-f]{40,64}$/.test(id) || !isSafeObjectName(id)) throw badRequestMessage('Invalid blob id');
+    if (!/^[0-9a-f]{40,64}$/.test(id)) throw badRequestMessage('Invalid blob id');
     if (size !== undefined && size <= SHARED_READ_LIMIT) {
       return Readable.from(
         (async function* read(reader: ObjectReader) {
@@ -201,11 +219,15 @@ export class BareRepository implements GitRepository {
     return this.history.lastCommitFor(revision, filePath);
   }
 
-  async blame(revision: string, filePath: string): Promise<GitBlameRange[] | null> {
+  async blame(revision: string, filePath: string, range?: { start: number; end: number }): Promise<AsyncIterable<GitBlameLine[]> | null> {
     const commitId = await this.reader.resolveCommit(revision);
     const blob = commitId === null ? null : await this.blobAt(commitId, filePath);
     if (commitId === null || blob === null) return null;
-    return blameFile(this.path, this.reader, commitId, blob.path);
+    const limit = this.access.blameMaxBytes ?? DEFAULT_BLAME_MAX_BYTES;
+    if (blob.size > limit) {
+      throw unprocessable(`422 Unprocessable Entity - ${blob.path} is ${blob.size} bytes; blame is limited to files of at most ${limit} bytes`);
+    }
+    return heavyIteration(this.access, 'blame', () => blameLines(this.path, this.reader, commitId, blob.path, { range, lowPriority: true }));
   }
 
   contributors(ref?: string): Promise<GitContributor[]> {
@@ -213,7 +235,7 @@ export class BareRepository implements GitRepository {
   }
 
   archive(revision: string, format: GitArchiveFormat, prefix: string): Readable {
-    return archiveStream(this.path, revision, format, prefix);
+    return archiveStream(this.access, revision, format, prefix);
   }
 
   commitFiles(request: GitCommitRequest): Promise<GitCommit> {
@@ -242,6 +264,10 @@ export class BareRepository implements GitRepository {
 
   deleteTag(name: string): Promise<boolean> {
     return this.refs.deleteTag(name);
+  }
+
+  private guard<T>(operation: string, read: () => Promise<T>): Promise<T> {
+    return reportingContentErrors(this.access, operation, read);
   }
 
   /** [short name, object id] of the refs under a prefix, in ref name order. */

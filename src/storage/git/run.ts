@@ -1,6 +1,8 @@
 import { PassThrough, type Readable } from 'node:stream';
 import { execa } from 'execa';
 import { GantryError } from '../../shared/errors.ts';
+import { contentFailure, GitContentError } from './content.ts';
+import { ClientGoneError } from './work-queue.ts';
 
 /** The empty tree's id: the base of a root commit's diff. */
 export const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
@@ -15,8 +17,32 @@ export interface GitRunOptions {
   allowedExitCodes?: readonly number[];
   /** Working directory; defaults to the process's. */
   cwd?: string;
-  /** Kills git when aborted; the run then rejects with the signal's reason. */
+  /** Heavy work (diffs, blame, archives): run under `nice` so the API keeps the CPU. */
+  lowPriority?: boolean;
+  /** Kills git when the requester has gone (the run then rejects with ClientGoneError). */
   signal?: AbortSignal;
+}
+
+/** Niceness of heavy git work: the coordinator itself runs at 0. */
+const HEAVY_NICENESS = '10';
+
+/** `nice -n 10 <command>`: heavy work leaves the CPU to the API first. */
+export function niced(command: readonly string[]): [string, string[]] {
+  return ['nice', ['-n', HEAVY_NICENESS, ...command]];
+}
+
+/** The program and arguments that run git, under `nice` for heavy work. */
+export function gitInvocation(args: readonly string[], lowPriority = false): [string, string[]] {
+  return lowPriority ? niced(['git', ...args]) : ['git', [...args]];
+}
+
+/**
+ * The error for a git command that exited non-zero: GitContentError (422) when git refused
+ * the repository's content (a `.git` or `..` entry, a corrupt tree), else GitCommandError.
+ */
+export function gitFailure(args: readonly string[], exitCode: number, stderr: string): GantryError {
+  const detail = contentFailure(stderr);
+  return detail === null ? new GitCommandError(args, exitCode, stderr) : new GitContentError(detail);
 }
 
 export interface GitRunResult {
@@ -56,9 +82,11 @@ export class GitCommandError extends GantryError {
 
 /** Runs git against a repository (`--git-dir`), buffering its output. */
 export async function runGit(gitDir: string | null, args: readonly string[], options: GitRunOptions = {}): Promise<GitRunResult> {
-  options.signal?.throwIfAborted();
+  if (options.signal?.aborted) throw new ClientGoneError();
   const fullArgs = gitDir === null ? [...args] : [`--git-dir=${gitDir}`, ...args];
-  const result = await execa('git', fullArgs, {
+  const [file, fileArgs] = gitInvocation(fullArgs, options.lowPriority);
+  const result = await execa(file, fileArgs, {
+    cancelSignal: options.signal,
     cwd: options.cwd,
     input: options.input,
     stdin: options.input === undefined ? 'ignore' : undefined,
@@ -68,14 +96,13 @@ export async function runGit(gitDir: string | null, args: readonly string[], opt
     stripFinalNewline: false,
     reject: false,
     maxBuffer: 1024 * 1024 * 1024,
-    cancelSignal: options.signal,
   });
-  if (result.isCanceled) options.signal?.throwIfAborted();
+  if (result.isCanceled) throw new ClientGoneError();
   const exitCode = result.exitCode ?? -1;
   const stdout = Buffer.from(result.stdout);
   const stderr = Buffer.from(result.stderr).toString('utf8');
   if (exitCode !== 0 && !(options.allowedExitCodes ?? []).includes(exitCode)) {
-    throw new GitCommandError(fullArgs, exitCode, stderr || (result.failed ? (result.message ?? '') : ''));
+    throw gitFailure(fullArgs, exitCode, stderr || (result.failed ? (result.message ?? '') : ''));
   }
   return { stdout, stderr, exitCode };
 }
@@ -87,11 +114,13 @@ export async function gitText(gitDir: string | null, args: readonly string[], op
 
 /**
  * Streams a git command's stdout. The stream ends only once git exited 0; any failure
- * destroys it with an error, so a truncated archive never looks complete.
+ * destroys it with an error, so a truncated archive never looks complete. Destroying the
+ * stream (the client went away) kills git.
  */
-export function streamGit(gitDir: string, args: readonly string[]): Readable {
+export function streamGit(gitDir: string, args: readonly string[], options: { lowPriority?: boolean } = {}): Readable {
   const output = new PassThrough();
-  const subprocess = execa('git', [`--git-dir=${gitDir}`, ...args], {
+  const [file, fileArgs] = gitInvocation([`--git-dir=${gitDir}`, ...args], options.lowPriority);
+  const subprocess = execa(file, fileArgs, {
     stdin: 'ignore',
     env: gitEnvironment(),
     extendEnv: false,
@@ -103,7 +132,7 @@ export function streamGit(gitDir: string, args: readonly string[]): Readable {
   subprocess.then(
     (result) => {
       if (result.exitCode === 0) output.end();
-      else output.destroy(new GitCommandError(args, result.exitCode ?? -1, Buffer.from(result.stderr ?? '').toString('utf8')));
+      else output.destroy(gitFailure(args, result.exitCode ?? -1, Buffer.from(result.stderr ?? '').toString('utf8')));
     },
     (error: unknown) => output.destroy(error instanceof Error ? error : new Error(String(error))),
   );

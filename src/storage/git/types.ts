@@ -1,4 +1,8 @@
 import type { Readable } from 'node:stream';
+import type { ProcessSpawner } from './spawner.ts';
+import type { GitClient, GitWorkQueue } from './work-queue.ts';
+
+export type { GitClient } from './work-queue.ts';
 
 /**
  * The one seam for git repositories. Only src/storage/git spawns git; everything else
@@ -13,10 +17,12 @@ export interface GitPerson {
   date: string;
 }
 
-/** A run of consecutive lines of a file last changed by one commit. */
-export interface GitBlameRange {
+/** One line of a file with the commit that last changed it (consecutive lines of one commit form a GitLab blame range). */
+export interface GitBlameLine {
   commit: GitCommit;
-  lines: string[];
+  line: string;
+  /** 1-based. */
+  lineNumber: number;
 }
 
 export interface GitCommit {
@@ -176,8 +182,12 @@ export interface GitRepository {
   streamBlob(id: string, size?: number): Readable;
   /** Last commit on `revision` that touched `path`. */
   lastCommitFor(revision: string, path: string): Promise<GitCommit | null>;
-  /** Line ranges of the file at `revision` with the commit that last changed them; null when no such file. */
-  blame(revision: string, path: string): Promise<GitBlameRange[] | null>;
+  /**
+   * The lines of the file at `revision` with the commit that last changed each, streamed in
+   * batches (memory does not grow with the file); null when no such file. A file larger than the
+   * manager's blame limit is refused with 422 before git starts. Heavy: takes a work slot.
+   */
+  blame(revision: string, path: string, range?: { start: number; end: number }): Promise<AsyncIterable<GitBlameLine[]> | null>;
   contributors(ref?: string): Promise<GitContributor[]>;
   /** A streamed archive of a revision; `prefix` is the top directory name (GitLab: project-ref-sha). */
   archive(revision: string, format: GitArchiveFormat, prefix: string): Readable;
@@ -249,7 +259,12 @@ export interface RepositoryManager {
   /** Replaces a repository's config file with the canonical one, atomically. */
   writeCanonicalConfig(projectId: number): Promise<void>;
   exists(projectId: number): Promise<boolean>;
-  open(projectId: number): GitRepository;
+  /** The repository of a project; heavy work it does for `client` queues under the client's key and stops when it goes. */
+  open(projectId: number, client?: GitClient): GitRepository;
+  /** The bounded, fair queue every heavy git operation (clone, archive, blame, diff) takes a slot of. */
+  readonly work: GitWorkQueue;
+  /** Starts git HTTP backends from a small helper process, so their forks never stall the event loop. */
+  readonly spawner: ProcessSpawner;
   /** Commit-graph and occasional gc once writes to the repository have been quiet for a while. */
   scheduleHousekeeping(projectId: number): void;
   /** The same, now; `gc` forces a full repack with bitmaps. Never throws. */

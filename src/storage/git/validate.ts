@@ -1,25 +1,47 @@
-import { badRequestMessage, invalidParam } from '../../shared/errors.ts';
+import { badRequestMessage } from '../../shared/errors.ts';
 
 /**
  * Guards for every revision, ref name and path handed to git: nothing may be read as an
- * option, break the line-based cat-file protocol, or leave the repository tree.
+ * option, break the line-based cat-file protocol, leave the repository tree, or use revision
+ * syntax that makes a long-lived `git cat-file` die (`main:./x`, `main@{1000}`, `@{u}`).
  */
 
 const CONTROL = /[\u0000-\u001f\u007f]/;
+/** A full or abbreviated object id (git needs at least 4 hex digits). */
+const OBJECT_ID = /^[0-9a-fA-F]{4,64}$/;
+/** Ancestry steps after a name: `~`, `~3`, `^`, `^2`, in any number. */
+const ANCESTRY = /^(?:[~^]\d{0,6})*$/;
+const MAX_REVISION_LENGTH = 1024;
+const MAX_PATH_LENGTH = 4096;
 
-/** A revision we pass on (branch, tag, full ref, SHA, `rev~n`): false means "cannot exist". */
-export function isSafeRevision(revision: string): boolean {
-  return revision.length > 0 && revision.length <= 1024 && !revision.startsWith('-') && !CONTROL.test(revision);
+/**
+ * A revision a client may name: a branch, a tag, a full ref (`refs/heads/x`), `HEAD`, or a
+ * full or abbreviated object id, optionally followed by `~N`/`^N` steps. Anything else (`:`,
+ * `^{`, `@{`, `..`, a leading `-`, control characters, spaces) is refused; callers answer it
+ * as they answer an unknown revision.
+ */
+export function isValidRevision(revision: string): boolean {
+  if (revision.length === 0 || revision.length > MAX_REVISION_LENGTH) return false;
+  const cut = revision.search(/[~^]/);
+  const name = cut < 0 ? revision : revision.slice(0, cut);
+  if (cut >= 0 && !ANCESTRY.test(revision.slice(cut))) return false;
+  return name === 'HEAD' || OBJECT_ID.test(name) || isValidRefName(name);
 }
 
-/** A cat-file object name such as `rev^{commit}` or `rev:path`: one line, not an option. */
-export function isSafeObjectName(name: string): boolean {
-  return name.length > 0 && name.length <= 8192 && !name.startsWith('-') && !CONTROL.test(name);
+/** A full or abbreviated object id. */
+export function isObjectId(value: string): boolean {
+  return OBJECT_ID.test(value);
 }
 
-/** A path inside a revision (tree or blob lookup). */
-export function isSafeLookupPath(value: string): boolean {
-  return !CONTROL.test(value) && value.length <= 4096;
+/**
+ * A path inside a revision (tree or blob lookup), after normalizeLookupPath: "" (the root) or
+ * non-empty segments, none of them `.` or `..` (git reads `rev:./x` as relative to a working
+ * tree and dies in a bare repository), no control characters.
+ */
+export function isValidLookupPath(value: string): boolean {
+  if (value === '') return true;
+  if (value.length > MAX_PATH_LENGTH || CONTROL.test(value)) return false;
+  return value.split('/').every((segment) => segment !== '' && segment !== '.' && segment !== '..');
 }
 
 /** Strips leading/trailing slashes of a tree path ("" is the root). */
@@ -36,7 +58,7 @@ export const PATH_MESSAGES = {
 
 /** Validates a file path of a commit action; returns it unchanged or throws a 400. */
 export function checkCommitPath(value: string): string {
-  if (value.length === 0 || value.length > 4096 || CONTROL.test(value)) throw badRequestMessage(PATH_MESSAGES.invalid);
+  if (value.length === 0 || value.length > MAX_PATH_LENGTH || CONTROL.test(value)) throw badRequestMessage(PATH_MESSAGES.invalid);
   if (value.startsWith('/')) throw badRequestMessage(PATH_MESSAGES.absolute);
   const segments = value.split('/');
   if (segments.some((segment) => segment === '..')) throw badRequestMessage(PATH_MESSAGES.traversal);
@@ -53,9 +75,4 @@ export function isValidRefName(name: string): boolean {
   if (CONTROL.test(name) || /[ ~^:?*[\\]/.test(name)) return false;
   if (name.includes('..') || name.includes('@{') || name.includes('//')) return false;
   return name.split('/').every((part) => part.length > 0 && !part.startsWith('.') && !part.endsWith('.lock'));
-}
-
-export function requireRevision(revision: string, name = 'ref'): string {
-  if (!isSafeRevision(revision)) throw invalidParam(name, 'is invalid');
-  return revision;
 }

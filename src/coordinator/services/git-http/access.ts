@@ -20,7 +20,7 @@ const WRITE_SCOPES: readonly TokenScope[] = ['api', 'write_repository'];
 /** A refusal answered as plain text, which git prints to the user. */
 export class GitHttpRefusal extends Error {
   constructor(
-    readonly status: 400 | 401 | 403 | 404,
+    readonly status: 400 | 401 | 403 | 404 | 429 | 503,
     message: string,
   ) {
     super(message);

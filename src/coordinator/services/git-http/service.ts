@@ -4,6 +4,7 @@ import type { Logger } from '../../../shared/logger.ts';
 import { preparePushHooks, type PushHookSetup } from '../../../storage/git/hooks.ts';
 import { runHttpBackend, type HttpBackendResponse } from '../../../storage/git/http-backend.ts';
 import type { RepositoryManager } from '../../../storage/git/types.ts';
+import { GitWorkRefusedError, type WorkSlot } from '../../../storage/git/work-queue.ts';
 import type { ProjectRecord, ProjectsStore } from '../../../storage/types.ts';
 import type { CoordinatorEvents } from '../events.ts';
 import type { Lookup } from '../lookup.ts';
@@ -23,6 +24,8 @@ export interface GitHttpRequest {
   gitProtocol?: string;
   remoteAddr: string;
   body: Readable | null;
+  /** Aborts when the client hangs up: queued work leaves the queue, a running backend is stopped. */
+  signal?: AbortSignal;
 }
 
 export interface GitHttpResponse {
@@ -64,13 +67,33 @@ export class GitHttpService {
     const repositoryPath = this.deps.repositories.open(project.id).path;
 
     if (pushing && target.pathInfo === '/git-receive-pack') return this.receivePack(request, project, identity, repositoryPath);
-    const response = await runHttpBackend({
-      ...this.backendBasics(request, identity, repositoryPath),
-      contentEncoding: request.contentEncoding,
-      body: request.body,
-      config: { 'uploadpack.allowFilter': 'true' },
-    });
-    return this.relay(response, async () => undefined);
+    // Fetches and clones (the upload-pack POSTs) are heavy: they wait for a slot, fairly per requester.
+    const slot = target.pathInfo === '/git-upload-pack' ? await this.heavySlot(request, identity) : null;
+    try {
+      const response = await runHttpBackend({
+        ...this.backendBasics(request, identity, repositoryPath),
+        contentEncoding: request.contentEncoding,
+        body: request.body,
+        config: { 'uploadpack.allowFilter': 'true' },
+        heavy: slot !== null,
+      }, this.deps.repositories.spawner);
+      const relayed = this.relay(response, async () => undefined, request.signal);
+      relayed.body.once('close', () => slot?.release());
+      return relayed;
+    } catch (error) {
+      slot?.release();
+      throw error;
+    }
+  }
+
+  private async heavySlot(request: GitHttpRequest, identity: GitIdentity): Promise<WorkSlot> {
+    const key = identity.user ? `user:${identity.user.id}` : `address:${request.remoteAddr}`;
+    try {
+      return await this.deps.repositories.work.acquire({ key, signal: request.signal });
+    } catch (error) {
+      if (error instanceof GitWorkRefusedError) throw new GitHttpRefusal(error.status === 429 ? 429 : 503, 'Too many clones and fetches are waiting; try again later.');
+      throw error;
+    }
   }
 
   private async receivePack(request: GitHttpRequest, project: ProjectRecord, identity: GitIdentity, repositoryPath: string): Promise<GitHttpResponse> {
@@ -91,8 +114,8 @@ export class GitHttpService {
       bodyHead: received.head,
       environment: hooks.environment,
       config: hooks.config,
-    });
-    return this.relay(response, () => this.publishPushes(project, user.id, hooks));
+    }, this.deps.repositories.spawner);
+    return this.relay(response, () => this.publishPushes(project, user.id, hooks), request.signal);
   }
 
   private backendBasics(request: GitHttpRequest, identity: GitIdentity, repositoryPath: string) {
@@ -110,13 +133,21 @@ export class GitHttpService {
     };
   }
 
-  /** Streams the backend's body; ends it only after `afterExit` ran (push events are out by then). */
-  private relay(response: HttpBackendResponse, afterExit: () => Promise<void>): GitHttpResponse {
+  /**
+   * Streams the backend's body; ends it only after `afterExit` ran (push events are out by
+   * then). The backend is stopped when the body is dropped or the client hangs up.
+   */
+  private relay(response: HttpBackendResponse, afterExit: () => Promise<void>, signal: AbortSignal | undefined): GitHttpResponse {
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(response.headers)) if (PASSED_HEADERS.has(name)) headers[name] = value;
     const out = new PassThrough();
     let ended = false;
+    const onAbort = (): void => {
+      if (!ended) out.destroy();
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
     out.on('close', () => {
+      signal?.removeEventListener('abort', onAbort);
       if (!ended) response.kill();
     });
     response.body.pipe(out, { end: false });

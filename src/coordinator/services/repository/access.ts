@@ -1,5 +1,5 @@
 import { forbidden } from '../../../shared/errors.ts';
-import type { GitRepository } from '../../../storage/git/types.ts';
+import type { GitClient, GitRepository } from '../../../storage/git/types.ts';
 import type { ProjectRecord, UserRecord } from '../../../storage/types.ts';
 import type { CoordinatorContext } from '../../context.ts';
 import type { Actor } from '../permissions.ts';
@@ -25,10 +25,11 @@ export interface WritableRepository extends ReadableRepository {
 export class RepositoryAccess {
   constructor(private readonly context: CoordinatorContext) {}
 
-  async forRead(projectRef: string, actor: Actor): Promise<ReadableRepository> {
+  /** `client` (who asks, and whether they are still there) is what heavy git work queues under. */
+  async forRead(projectRef: string, actor: Actor, client?: GitClient): Promise<ReadableRepository> {
     const project = await this.context.lookup.readableProject(projectRef, actor);
     if (!(await this.context.permissions.canReadRepository(project, actor))) throw forbidden();
-    return this.describe(project);
+    return this.describe(project, client);
   }
 
   async forWrite(projectRef: string, actor: UserRecord): Promise<WritableRepository> {
@@ -57,10 +58,10 @@ export class RepositoryAccess {
     return repositories.open(target.project.id);
   }
 
-  private async describe(project: ProjectRecord): Promise<ReadableRepository> {
+  private async describe(project: ProjectRecord, client?: GitClient): Promise<ReadableRepository> {
     const namespace = await this.context.stores.namespaces.findById(project.namespace_id);
     const fullPath = namespace ? `${namespace.full_path}/${project.path}` : project.path;
     const exists = await this.context.repositories.exists(project.id);
-    return { project, repository: exists ? this.context.repositories.open(project.id) : null, fullPath };
+    return { project, repository: exists ? this.context.repositories.open(project.id, client) : null, fullPath };
   }
 }

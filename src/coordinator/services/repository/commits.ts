@@ -1,5 +1,5 @@
 import { notFound } from '../../../shared/errors.ts';
-import type { GitCommit, GitCommitStats, GitFileDiff, GitLogQuery, GitRepository } from '../../../storage/git/types.ts';
+import type { GitClient, GitCommit, GitCommitStats, GitFileDiff, GitLogQuery, GitRepository } from '../../../storage/git/types.ts';
 import type { CoordinatorContext } from '../../context.ts';
 import type { CommitUrlBase, LastPipelineJson } from '../../http/serializers/commits.ts';
 import type { UserRecord } from '../../../storage/types.ts';
@@ -110,8 +110,9 @@ export class CommitsService {
     return { target, commit };
   }
 
-  async readable(projectRef: string, actor: Actor): Promise<ReadableRepository> {
-    return this.access.forRead(projectRef, actor);
+  /** `client` is what heavy git work (diffs) queues under. */
+  async readable(projectRef: string, actor: Actor, client?: GitClient): Promise<ReadableRepository> {
+    return this.access.forRead(projectRef, actor, client);
   }
 
   private requireRepository(target: ReadableRepository): GitRepository {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { notFound } from '../../../shared/errors.ts';
-import type { GitBlameRange, GitBlobInfo, GitFileAction } from '../../../storage/git/types.ts';
+import type { GitBlameLine, GitBlobInfo, GitFileAction } from '../../../storage/git/types.ts';
 import type { UserRecord } from '../../../storage/types.ts';
 import type { CoordinatorContext } from '../../context.ts';
 import { RepositoryAccess, type ReadableRepository } from './access.ts';
@@ -80,15 +80,18 @@ export class FilesService {
     return { blob, stream: repository.streamBlob(blob.id, blob.size) };
   }
 
-  /** Runs of lines with the commit that last changed them; 404 Commit Not Found for an unknown ref, File Not Found for a missing file. */
-  async blame(target: ReadableRepository, filePath: string, ref: string): Promise<GitBlameRange[]> {
+  /**
+   * The file's lines (within `range`, 1-based inclusive) with the commit that last changed
+   * each, streamed; 404 Commit Not Found for an unknown ref, File Not Found for a missing file.
+   */
+  async blame(target: ReadableRepository, filePath: string, ref: string, range?: { start: number; end: number }): Promise<AsyncIterable<GitBlameLine[]>> {
     refuseTraversal('file_path', filePath);
     const repository = target.repository;
     const commitId = repository ? await repository.resolveCommit(ref) : null;
     if (!repository || !commitId) throw notFound('Commit');
-    const ranges = isInsideRepository(filePath) ? await repository.blame(commitId, filePath) : null;
-    if (!ranges) throw notFound('File');
-    return ranges;
+    const lines = isInsideRepository(filePath) ? await repository.blame(commitId, filePath, range) : null;
+    if (!lines) throw notFound('File');
+    return lines;
   }
 
   async create(projectRef: string, actor: UserRecord, filePath: string, input: FileWriteInput): Promise<FileWriteResult> {

@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { after, describe, it } from 'node:test';
+import { ProcessSpawner } from '../../../src/storage/git/spawner.ts';
+
+async function readAll(stream: Readable): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+const env = { PATH: process.env.PATH };
+
+describe('process spawner (forks from a helper process)', () => {
+  const spawner = new ProcessSpawner();
+  after(() => spawner.close());
+
+  it('connects stdin, stdout and stderr and reports the exit code', async () => {
+    const child = await spawner.spawn({ file: 'sh', args: ['-c', 'tr a-z A-Z; echo oops >&2; exit 3'], env });
+    child.stdin.end('hello spawner\n');
+    const [output, errors, exit] = await Promise.all([readAll(child.stdout), readAll(child.stderr), child.exited]);
+    assert.equal(output, 'HELLO SPAWNER\n');
+    assert.equal(errors, 'oops\n');
+    assert.deepEqual(exit, { code: 3, signal: null });
+  });
+
+  it('keeps the stdio of concurrent processes apart', async () => {
+    const outputs = await Promise.all(
+      Array.from({ length: 20 }, async (_, index) => {
+        const child = await spawner.spawn({ file: 'sh', args: ['-c', `cat; echo ${index}`], env });
+        child.stdin.end(`input ${index}\n`);
+        return readAll(child.stdout);
+      }),
+    );
+    assert.deepEqual(outputs, Array.from({ length: 20 }, (_, index) => `input ${index}\n${index}\n`));
+  });
+
+  it('streams large output with backpressure', async () => {
+    const child = await spawner.spawn({ file: 'head', args: ['-c', String(32 * 1024 * 1024), '/dev/zero'], env });
+    child.stdin.end();
+    let bytes = 0;
+    for await (const chunk of child.stdout) bytes += (chunk as Buffer).length;
+    assert.equal(bytes, 32 * 1024 * 1024);
+    assert.equal((await child.exited).code, 0);
+  });
+
+  it('kills a process, and a detached one with its whole group', async () => {
+    const single = await spawner.spawn({ file: 'sleep', args: ['300'], env });
+    single.kill();
+    assert.deepEqual(await single.exited, { code: null, signal: 'SIGTERM' });
+
+    const group = await spawner.spawn({ file: 'sh', args: ['-c', 'sleep 300 & echo $!; wait'], env, detached: true });
+    const grandchild = Number((await new Promise<Buffer>((resolve) => group.stdout.once('data', resolve))).toString().trim());
+    assert.ok(existsSync(`/proc/${grandchild}`));
+    group.kill();
+    await group.exited;
+    for (let attempt = 0; attempt < 100 && existsSync(`/proc/${grandchild}`); attempt += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(existsSync(`/proc/${grandchild}`), false, 'the process group outlived the kill');
+  });
+
+  it('rejects a program that cannot be started', async () => {
+    await assert.rejects(spawner.spawn({ file: '/nonexistent/program', args: [], env }), /ENOENT/);
+    // The spawner still works afterwards.
+    const child = await spawner.spawn({ file: 'true', args: [], env });
+    assert.equal((await child.exited).code, 0);
+  });
+
+  it('refuses to spawn once closed', async () => {
+    const closing = new ProcessSpawner();
+    const child = await closing.spawn({ file: 'true', args: [], env });
+    await child.exited;
+    closing.close();
+    await assert.rejects(closing.spawn({ file: 'true', args: [], env }), /closed/);
+  });
+});
+
+describe('process spawner sockets', () => {
+  it('removes sockets a killed coordinator left behind, and its own on close', async () => {
+    // No process has pid 2^22 + 1 (above Linux's pid_max default).
+    const stale = path.join(tmpdir(), `gantry-spawner-${2 ** 22 + 1}-abcdef.sock`);
+    writeFileSync(stale, '');
+    const spawner = new ProcessSpawner();
+    const child = await spawner.spawn({ file: 'true', args: [], env });
+    await child.exited;
+    assert.equal(existsSync(stale), false);
+    const own = readdirSync(tmpdir()).filter((name) => name.startsWith(`gantry-spawner-${process.pid}-`));
+    assert.equal(own.length, 1);
+    spawner.close();
+    assert.equal(existsSync(path.join(tmpdir(), own[0]!)), false);
+  });
+});

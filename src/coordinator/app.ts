@@ -50,6 +50,8 @@ export interface CoordinatorOptions {
 
 export interface Coordinator {
   app: FastifyInstance;
+  /** Every route mounted (method and URL pattern), for tests and tools that walk the API. */
+  routes: ReadonlyArray<{ method: string; url: string }>;
   context: CoordinatorContext;
   /** root's token when this start created root, else undefined (it is never shown again). */
   createdRootToken: string | undefined;
@@ -103,6 +105,10 @@ export async function createCoordinator(options: CoordinatorOptions = {}): Promi
     bodyLimit: options.bodyLimit ?? 1024 * 1024 * 1024,
     routerOptions: { querystringParser: parseGitlabQuery, maxParamLength: 2048, ignoreTrailingSlash: true },
   });
+  const routes: Array<{ method: string; url: string }> = [];
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) routes.push({ method, url: route.url });
+  });
   installErrorHandling(app);
   handleJsonAsGitlabDoes(app);
   await app.register(formbody, { parser: (body: string) => parseGitlabQuery(body) });
@@ -131,6 +137,7 @@ export async function createCoordinator(options: CoordinatorOptions = {}): Promi
 
   return {
     app,
+    routes,
     context,
     createdRootToken,
     async close() {

@@ -15,7 +15,8 @@ import { handleJsonAsGitlabDoes } from './http/json-content-type.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { registerGitHttp } from './http/git-http.ts';
 import { WebDownloads } from './http/web-downloads.ts';
-import { assignParam, parseGitlabQuery, type ParamMap } from './http/querystring.ts';
+import { collectMultipartBodies } from './http/multipart.ts';
+import { parseGitlabQuery } from './http/querystring.ts';
 import { AccountsService } from './services/accounts.ts';
 import { bootstrapRoot } from './services/bootstrap.ts';
 import { cleanUpRepositoryProtection } from './services/deploy-keys.ts';
@@ -113,9 +114,7 @@ export async function createCoordinator(options: CoordinatorOptions = {}): Promi
   handleJsonAsGitlabDoes(app);
   await app.register(formbody, { parser: (body: string) => parseGitlabQuery(body) });
   await app.register(multipart, { limits: { fileSize: options.bodyLimit ?? 1024 * 1024 * 1024 } });
-  app.addHook('preValidation', async (request) => {
-    if (request.isMultipart()) request.body = await collectMultipartFields(request.parts());
-  });
+  collectMultipartBodies(app);
   app.addContentTypeParser('text/plain', { parseAs: 'string' }, (_request, body, done) => done(null, body));
 
   const authenticator = new Authenticator(stores.users, stores.tokens, context.readCache);
@@ -147,20 +146,4 @@ export async function createCoordinator(options: CoordinatorOptions = {}): Promi
       await database.close();
     },
   };
-}
-
-type MultipartPart = { type: 'field'; fieldname: string; value: unknown } | { type: 'file'; fieldname: string; filename: string; toBuffer(): Promise<Buffer> };
-
-/** Multipart fields become parameters like form fields; files become { filename, content }. */
-async function collectMultipartFields(parts: AsyncIterable<MultipartPart>): Promise<ParamMap> {
-  const out: ParamMap = Object.create(null) as ParamMap;
-  for await (const part of parts) {
-    if (part.type === 'file') {
-      const content = await part.toBuffer();
-      out[part.fieldname] = { filename: part.filename, content: content.toString('base64') };
-    } else {
-      assignParam(out, part.fieldname, typeof part.value === 'string' ? part.value : String(part.value));
-    }
-  }
-  return out;
 }

@@ -11,12 +11,13 @@ import { createSqlStores } from '../storage/sql/stores/index.ts';
 import { registerApi } from './api/index.ts';
 import type { CoordinatorContext } from './context.ts';
 import { Authenticator } from './http/auth.ts';
+import { assignRouteBodyLimit, closeOnUnreadBodies, DEFAULT_BODY_LIMITS, guardAnonymousBodies, type BodyLimits } from './http/body-limits.ts';
 import { handleJsonAsGitlabDoes } from './http/json-content-type.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { registerGitHttp } from './http/git-http.ts';
-import { WebDownloads } from './http/web-downloads.ts';
 import { collectMultipartBodies } from './http/multipart.ts';
 import { parseGitlabQuery } from './http/querystring.ts';
+import { WebDownloads } from './http/web-downloads.ts';
 import { AccountsService } from './services/accounts.ts';
 import { bootstrapRoot } from './services/bootstrap.ts';
 import { cleanUpRepositoryProtection } from './services/deploy-keys.ts';
@@ -41,8 +42,14 @@ export interface CoordinatorOptions {
   logger?: Logger;
   /** Token to give root on first start (GANTRY_ROOT_TOKEN); random when absent. */
   rootToken?: string;
-  /** Largest request body in bytes (artifacts need large ones). Default 1 GiB. */
+  /** Largest JSON, urlencoded or text body of the API, in bytes (413 past it). Default 1 MiB. */
   bodyLimit?: number;
+  /** Largest body of commit creation and repository file writes (contents travel in JSON). Default 64 MiB. */
+  contentBodyLimit?: number;
+  /** Largest body read from a caller with no credential in its headers or query (401 past it). Default 64 KiB. */
+  anonymousBodyLimit?: number;
+  /** Largest file of a multipart upload. Default 1 GiB. */
+  uploadBodyLimit?: number;
   /** Checks CI job tokens for git over HTTP (`gitlab-ci-token`); by default none is valid. */
   jobTokenVerifier?: JobTokenVerifier;
   /** Keep answers of frequent reads until the database changes (SQLite only). Default true. */
@@ -101,9 +108,15 @@ export async function createCoordinator(options: CoordinatorOptions = {}): Promi
   await expirySweeper.sweep();
   expirySweeper.start();
 
+  const limits: BodyLimits = {
+    api: options.bodyLimit ?? DEFAULT_BODY_LIMITS.api,
+    content: options.contentBodyLimit ?? DEFAULT_BODY_LIMITS.content,
+    anonymous: options.anonymousBodyLimit ?? DEFAULT_BODY_LIMITS.anonymous,
+    upload: options.uploadBodyLimit ?? DEFAULT_BODY_LIMITS.upload,
+  };
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
-    bodyLimit: options.bodyLimit ?? 1024 * 1024 * 1024,
+    bodyLimit: limits.api,
     routerOptions: { querystringParser: parseGitlabQuery, maxParamLength: 2048, ignoreTrailingSlash: true },
   });
   const routes: Array<{ method: string; url: string }> = [];
@@ -113,7 +126,7 @@ export async function createCoordinator(options: CoordinatorOptions = {}): Promi
   installErrorHandling(app);
   handleJsonAsGitlabDoes(app);
   await app.register(formbody, { parser: (body: string) => parseGitlabQuery(body) });
-  await app.register(multipart, { limits: { fileSize: options.bodyLimit ?? 1024 * 1024 * 1024 } });
+  await app.register(multipart, { limits: { fileSize: limits.upload, fieldSize: limits.api, fields: 1000, files: 10 } });
   collectMultipartBodies(app);
   app.addContentTypeParser('text/plain', { parseAs: 'string' }, (_request, body, done) => done(null, body));
 
@@ -122,7 +135,12 @@ export async function createCoordinator(options: CoordinatorOptions = {}): Promi
   app.decorateRequest('credentialUser', null);
   await app.register(
     async (api) => {
-      api.addHook('preHandler', (request) => authenticator.authenticate(request));
+      api.addHook('onRoute', assignRouteBodyLimit(limits));
+      // The caller is known before any body byte is read: a bad token answers 401 at once.
+      api.addHook('onRequest', (request) => authenticator.authenticateBeforeBody(request));
+      api.addHook('preParsing', guardAnonymousBodies(limits));
+      api.addHook('preHandler', (request) => authenticator.authenticateFromBody(request));
+      api.addHook('onSend', closeOnUnreadBodies);
       await registerApi(api, context);
     },
     { prefix: '/api/v4' },

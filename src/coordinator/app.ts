@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
+import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { silentLogger, type Logger } from '../shared/logger.ts';
 import { createRepositoryManager } from '../storage/git/index.ts';
@@ -17,6 +18,8 @@ import { installErrorHandling } from './http/errors.ts';
 import { registerGitHttp } from './http/git-http.ts';
 import { collectMultipartBodies } from './http/multipart.ts';
 import { parseGitlabQuery } from './http/querystring.ts';
+import { isRunnerProtocolRequest } from './http/runner-routes.ts';
+import { RequestThrottles } from './http/throttle.ts';
 import { WebDownloads } from './http/web-downloads.ts';
 import { AccountsService } from './services/accounts.ts';
 import { bootstrapRoot } from './services/bootstrap.ts';
@@ -129,6 +132,8 @@ export async function createCoordinator(options: CoordinatorOptions = {}): Promi
   await app.register(multipart, { limits: { fileSize: limits.upload, fieldSize: limits.api, fields: 1000, files: 10 } });
   collectMultipartBodies(app);
   app.addContentTypeParser('text/plain', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+  await app.register(rateLimit, { global: false });
+  const throttles = new RequestThrottles(app, () => settings.values());
 
   const authenticator = new Authenticator(stores.users, stores.tokens, context.readCache);
   app.decorateRequest('actor', null);
@@ -136,8 +141,17 @@ export async function createCoordinator(options: CoordinatorOptions = {}): Promi
   await app.register(
     async (api) => {
       api.addHook('onRoute', assignRouteBodyLimit(limits));
-      // The caller is known before any body byte is read: a bad token answers 401 at once.
-      api.addHook('onRequest', (request) => authenticator.authenticateBeforeBody(request));
+      // The caller is known before any body byte is read: a bad token answers 401 at once,
+      // and throttles count the request whatever becomes of it.
+      api.addHook('onRequest', async (request, reply) => {
+        const failure = await authenticator.authenticateBeforeBody(request).then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+        if (!isRunnerProtocolRequest(request.method, request.url) && (await throttles.refuse(request, reply, 'api'))) return reply;
+        if (failure !== undefined) throw failure;
+        return undefined;
+      });
       api.addHook('preParsing', guardAnonymousBodies(limits));
       api.addHook('preHandler', (request) => authenticator.authenticateFromBody(request));
       api.addHook('onSend', closeOnUnreadBodies);
@@ -149,7 +163,7 @@ export async function createCoordinator(options: CoordinatorOptions = {}): Promi
     personalTokens: authenticator,
     branchRules: context.protectedBranches,
     tagRules: context.protectedTags,
-    webDownloads: new WebDownloads(context, authenticator),
+    webDownloads: new WebDownloads(context, authenticator, throttles),
   });
 
   return {

@@ -113,6 +113,18 @@ describe('request bodies', () => {
       assert.equal(json.status, 201, json.text);
       const form = await gantry.api('POST', '/projects', { token: null, form: { name: 'by-form-body', private_token: ROOT_TOKEN } });
       assert.equal(form.status, 201, form.text);
+      // Sudo from the header, the query or the body applies to a token found in the body.
+      const carol = await gantry.createUser('carol');
+      for (const [name, options] of [
+        ['sudo-header', { headers: { sudo: 'carol' }, body: { name: 'sudo-header', private_token: ROOT_TOKEN } }],
+        ['sudo-body', { body: { name: 'sudo-body', private_token: ROOT_TOKEN, sudo: carol.id } }],
+      ] as const) {
+        const created = await gantry.api('POST', '/projects', { token: null, ...options });
+        assert.equal(created.status, 201, `${name}: ${created.text}`);
+        assert.equal((created.json.namespace as { path: string }).path, 'carol', name);
+      }
+      const viaQuery = await gantry.api('POST', '/projects?sudo=carol', { token: null, body: { name: 'sudo-query', private_token: ROOT_TOKEN } });
+      assert.equal((viaQuery.json.namespace as { path: string }).path, 'carol');
     });
 
     it('refuses private_token in a body past the anonymous limit (64 KiB) without reading it', async () => {

@@ -107,21 +107,31 @@ export class Authenticator {
     request.credentialUser = null;
     const token = tokenBeforeBody(request);
     if (token === undefined) return;
-    await this.signIn(request, token);
+    const credential = await this.signIn(request, token);
     const sudo = sudoBeforeBody(request);
-    if (sudo !== undefined) await this.applySudo(request, token, sudo);
+    if (sudo !== undefined) await this.applySudo(request, credential, sudo);
   }
 
-  /** Completes sign-in with `private_token` and `sudo` body parameters (the header and query win). */
+  /**
+   * Completes sign-in from the body: its `private_token` when the headers and query had none,
+   * its `sudo` when they had none (the header and query win).
+   */
   async authenticateFromBody(request: FastifyRequest): Promise<void> {
-    let token = tokenBeforeBody(request);
+    const earlySudo = sudoBeforeBody(request);
     if (request.credentialUser === null) {
-      token = tokenInBody(request);
+      const token = tokenInBody(request);
       if (token === undefined) return;
-      await this.signIn(request, token);
+      const credential = await this.signIn(request, token);
+      const sudo = earlySudo ?? sudoIn(request.body);
+      if (sudo !== undefined) await this.applySudo(request, credential, sudo);
+      return;
     }
-    const sudo = sudoBeforeBody(request) === undefined ? sudoIn(request.body) : undefined;
-    if (sudo !== undefined && token !== undefined) await this.applySudo(request, token, sudo);
+    const bodySudo = earlySudo === undefined ? sudoIn(request.body) : undefined;
+    const token = tokenBeforeBody(request);
+    if (bodySudo === undefined || token === undefined) return;
+    const credential = await this.credentialForToken(token);
+    if (!credential) throw unauthorized();
+    await this.applySudo(request, credential, bodySudo);
   }
 
   /** Both steps at once, for requests whose body is already read (or absent). */
@@ -130,7 +140,7 @@ export class Authenticator {
     await this.authenticateFromBody(request);
   }
 
-  private async signIn(request: FastifyRequest, token: string): Promise<void> {
+  private async signIn(request: FastifyRequest, token: string): Promise<TokenCredential> {
     const credential = await this.credentialForToken(token);
     if (!credential) throw unauthorized();
     // The owner is known from here on, even when the token turns out unusable: throttles count it.
@@ -140,11 +150,10 @@ export class Authenticator {
     const needed = scopesNeeded(credential.token.scopes, request.method, request.url);
     if (needed) throw insufficientScope(needed);
     request.actor = credential.user;
+    return credential;
   }
 
-  private async applySudo(request: FastifyRequest, token: string, sudo: string): Promise<void> {
-    const credential = await this.credentialForToken(token);
-    if (!credential) throw unauthorized();
+  private async applySudo(request: FastifyRequest, credential: TokenCredential, sudo: string): Promise<void> {
     if (!credential.user.is_admin) throw forbidden('Must be admin to use sudo');
     if (!credential.token.scopes.includes('sudo')) throw insufficientScope(['sudo']);
     const target = /^\d+$/.test(sudo) ? await this.users.findById(Number(sudo)) : await this.users.findByUsername(sudo);

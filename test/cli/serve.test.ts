@@ -79,17 +79,21 @@ describe('coordinator serve', () => {
         headers: { 'PRIVATE-TOKEN': 'limit-token', 'content-type': 'application/json' },
         body: JSON.stringify({ name: `limits-${size}`, description: 'x'.repeat(size) }),
       });
-    let small: Response | undefined;
-    for (let attempt = 0; attempt < 100 && small === undefined; attempt++) {
-      small = await post(100).catch(async () => {
+    try {
+      // Wait for the listener (up to a minute: a loaded machine starts slowly).
+      for (let attempt = 0; attempt < 600; attempt++) {
+        const up = await fetch(`http://127.0.0.1:${port}/api/v4/version`).then(
+          () => true,
+          () => false,
+        );
+        if (up) break;
         await new Promise((resolve) => setTimeout(resolve, 100));
-        return undefined;
-      });
+      }
+      assert.equal((await post(100)).status, 201);
+      assert.equal((await post(4096)).status, 413);
+    } finally {
+      child.kill('SIGTERM');
     }
-    const large = await post(4096);
-    child.kill('SIGTERM');
-    assert.equal(small?.status, 201);
-    assert.equal(large.status, 413);
     assert.equal(await exited, 0);
     rmSync(otherDir, { recursive: true, force: true });
   });

@@ -7,6 +7,11 @@ export interface CoordinatorFileConfig {
   data_dir?: string;
   database_url?: string;
   external_url?: string;
+  /** Request body limits in bytes (CoordinatorOptions bodyLimit, contentBodyLimit, anonymousBodyLimit, uploadBodyLimit). */
+  body_limit?: number;
+  content_body_limit?: number;
+  anonymous_body_limit?: number;
+  upload_body_limit?: number;
 }
 
 const KEYS: Record<keyof CoordinatorFileConfig, 'number' | 'string'> = {
@@ -15,6 +20,10 @@ const KEYS: Record<keyof CoordinatorFileConfig, 'number' | 'string'> = {
   data_dir: 'string',
   database_url: 'string',
   external_url: 'string',
+  body_limit: 'number',
+  content_body_limit: 'number',
+  anonymous_body_limit: 'number',
+  upload_body_limit: 'number',
 };
 
 /** Reads the `[coordinator]` table of a TOML file; unknown keys and wrong types are errors. */
@@ -30,6 +39,9 @@ export function readCoordinatorConfig(file: string): CoordinatorFileConfig {
       throw new Error(`${file}: coordinator.${key} must be a ${expected}`);
     }
     out[key] = typeof value === 'bigint' ? Number(value) : value;
+    if (key.endsWith('_limit') && !(Number.isSafeInteger(out[key]) && (out[key] as number) > 0)) {
+      throw new Error(`${file}: coordinator.${key} must be a whole number of bytes above 0`);
+    }
   }
   return out as CoordinatorFileConfig;
 }

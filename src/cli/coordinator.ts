@@ -32,6 +32,12 @@ export async function main(argv: string[]): Promise<void> {
             databaseUrl: args['database-url'] || env.GANTRY_DATABASE_URL || file.database_url || undefined,
             externalUrl: args['external-url'] || env.GANTRY_EXTERNAL_URL || file.external_url || undefined,
             rootToken: env.GANTRY_ROOT_TOKEN || undefined,
+            bodyLimits: {
+              bodyLimit: file.body_limit,
+              contentBodyLimit: file.content_body_limit,
+              anonymousBodyLimit: file.anonymous_body_limit,
+              uploadBodyLimit: file.upload_body_limit,
+            },
           },
           (line) => process.stdout.write(`${line}\n`),
         );

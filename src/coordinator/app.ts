@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
+import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { silentLogger, type Logger } from '../shared/logger.ts';
 import { createRepositoryManager, type RepositoryManagerOptions } from '../storage/git/index.ts';
@@ -11,11 +12,15 @@ import { createSqlStores } from '../storage/sql/stores/index.ts';
 import { registerApi } from './api/index.ts';
 import type { CoordinatorContext } from './context.ts';
 import { Authenticator } from './http/auth.ts';
+import { assignRouteBodyLimit, closeOnUnreadBodies, DEFAULT_BODY_LIMITS, guardAnonymousBodies, type BodyLimits } from './http/body-limits.ts';
 import { handleJsonAsGitlabDoes } from './http/json-content-type.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { registerGitHttp } from './http/git-http.ts';
+import { collectMultipartBodies } from './http/multipart.ts';
+import { parseGitlabQuery } from './http/querystring.ts';
+import { isRunnerProtocolRequest } from './http/runner-routes.ts';
+import { RequestThrottles } from './http/throttle.ts';
 import { WebDownloads } from './http/web-downloads.ts';
-import { assignParam, parseGitlabQuery, type ParamMap } from './http/querystring.ts';
 import { AccountsService } from './services/accounts.ts';
 import { bootstrapRoot } from './services/bootstrap.ts';
 import { cleanUpRepositoryProtection } from './services/deploy-keys.ts';
@@ -41,8 +46,14 @@ export interface CoordinatorOptions {
   logger?: Logger;
   /** Token to give root on first start (GANTRY_ROOT_TOKEN); random when absent. */
   rootToken?: string;
-  /** Largest request body in bytes (artifacts need large ones). Default 1 GiB. */
+  /** Largest JSON, urlencoded or text body of the API, in bytes (413 past it). Default 1 MiB. */
   bodyLimit?: number;
+  /** Largest body of commit creation and repository file writes (contents travel in JSON). Default 64 MiB. */
+  contentBodyLimit?: number;
+  /** Largest body read from a caller with no credential in its headers or query (401 past it). Default 64 KiB. */
+  anonymousBodyLimit?: number;
+  /** Largest file of a multipart upload. Default 1 GiB. */
+  uploadBodyLimit?: number;
   /** Checks CI job tokens for git over HTTP (`gitlab-ci-token`); by default none is valid. */
   jobTokenVerifier?: JobTokenVerifier;
   /** Keep answers of frequent reads until the database changes (SQLite only). Default true. */
@@ -53,6 +64,8 @@ export interface CoordinatorOptions {
 
 export interface Coordinator {
   app: FastifyInstance;
+  /** Every route mounted (method and URL pattern), for tests and tools that walk the API. */
+  routes: ReadonlyArray<{ method: string; url: string }>;
   context: CoordinatorContext;
   /** root's token when this start created root, else undefined (it is never shown again). */
   createdRootToken: string | undefined;
@@ -102,26 +115,50 @@ export async function createCoordinator(options: CoordinatorOptions = {}): Promi
   await expirySweeper.sweep();
   expirySweeper.start();
 
+  const limits: BodyLimits = {
+    api: options.bodyLimit ?? DEFAULT_BODY_LIMITS.api,
+    content: options.contentBodyLimit ?? DEFAULT_BODY_LIMITS.content,
+    anonymous: options.anonymousBodyLimit ?? DEFAULT_BODY_LIMITS.anonymous,
+    upload: options.uploadBodyLimit ?? DEFAULT_BODY_LIMITS.upload,
+  };
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
-    bodyLimit: options.bodyLimit ?? 1024 * 1024 * 1024,
+    bodyLimit: limits.api,
     routerOptions: { querystringParser: parseGitlabQuery, maxParamLength: 2048, ignoreTrailingSlash: true },
+  });
+  const routes: Array<{ method: string; url: string }> = [];
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) routes.push({ method, url: route.url });
   });
   installErrorHandling(app);
   handleJsonAsGitlabDoes(app);
   await app.register(formbody, { parser: (body: string) => parseGitlabQuery(body) });
-  await app.register(multipart, { limits: { fileSize: options.bodyLimit ?? 1024 * 1024 * 1024 } });
-  app.addHook('preValidation', async (request) => {
-    if (request.isMultipart()) request.body = await collectMultipartFields(request.parts());
-  });
+  await app.register(multipart, { limits: { fileSize: limits.upload, fieldSize: limits.api, fields: 1000, files: 10 } });
+  collectMultipartBodies(app);
   app.addContentTypeParser('text/plain', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+  await app.register(rateLimit, { global: false });
+  const throttles = new RequestThrottles(app, () => settings.values());
 
   const authenticator = new Authenticator(stores.users, stores.tokens, context.readCache);
   app.decorateRequest('actor', null);
   app.decorateRequest('credentialUser', null);
   await app.register(
     async (api) => {
-      api.addHook('preHandler', (request) => authenticator.authenticate(request));
+      api.addHook('onRoute', assignRouteBodyLimit(limits));
+      // The caller is known before any body byte is read: a bad token answers 401 at once,
+      // and throttles count the request whatever becomes of it.
+      api.addHook('onRequest', async (request, reply) => {
+        const failure = await authenticator.authenticateBeforeBody(request).then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+        if (!isRunnerProtocolRequest(request.method, request.url) && (await throttles.refuse(request, reply, 'api'))) return reply;
+        if (failure !== undefined) throw failure;
+        return undefined;
+      });
+      api.addHook('preParsing', guardAnonymousBodies(limits));
+      api.addHook('preHandler', (request) => authenticator.authenticateFromBody(request));
+      api.addHook('onSend', closeOnUnreadBodies);
       await registerApi(api, context);
     },
     { prefix: '/api/v4' },
@@ -130,11 +167,12 @@ export async function createCoordinator(options: CoordinatorOptions = {}): Promi
     personalTokens: authenticator,
     branchRules: context.protectedBranches,
     tagRules: context.protectedTags,
-    webDownloads: new WebDownloads(context, authenticator),
+    webDownloads: new WebDownloads(context, authenticator, throttles),
   });
 
   return {
     app,
+    routes,
     context,
     createdRootToken,
     async close() {
@@ -144,20 +182,4 @@ export async function createCoordinator(options: CoordinatorOptions = {}): Promi
       await database.close();
     },
   };
-}
-
-type MultipartPart = { type: 'field'; fieldname: string; value: unknown } | { type: 'file'; fieldname: string; filename: string; toBuffer(): Promise<Buffer> };
-
-/** Multipart fields become parameters like form fields; files become { filename, content }. */
-async function collectMultipartFields(parts: AsyncIterable<MultipartPart>): Promise<ParamMap> {
-  const out: ParamMap = Object.create(null) as ParamMap;
-  for await (const part of parts) {
-    if (part.type === 'file') {
-      const content = await part.toBuffer();
-      out[part.fieldname] = { filename: part.filename, content: content.toString('base64') };
-    } else {
-      assignParam(out, part.fieldname, typeof part.value === 'string' ? part.value : String(part.value));
-    }
-  }
-  return out;
 }

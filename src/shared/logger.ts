@@ -1,4 +1,5 @@
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
+import { MASK, maskSecretsInText, maskUrl } from './secret-masking.ts';
 
 export type { Logger };
 
@@ -10,7 +11,7 @@ export interface LoggerSettings {
   destination?: DestinationStream;
 }
 
-/** Redacts credentials wherever they might appear in a logged request. */
+/** Credential headers, masked whole wherever a logged object carries them. */
 const REDACT_PATHS = [
   'req.headers["private-token"]',
   'req.headers["job-token"]',
@@ -21,19 +22,19 @@ const REDACT_PATHS = [
   'req.url',
 ];
 
-/** Query parameters that carry a credential (`?private_token=...` is as good as the header). */
-const SECRET_QUERY_PARAMETER = /([?&](?:private_token|job_token|access_token|token|password)=)[^&#]*/gi;
-
-/** Masks a credential in a logged URL's query; any other redacted value is masked whole. */
+/** Masks a credential in a logged URL's query (by decoded parameter name); any other redacted value is masked whole. */
 export function censorLogged(value: unknown, path: string[]): unknown {
-  if (path.at(-1) === 'url' && typeof value === 'string') return value.replace(SECRET_QUERY_PARAMETER, '$1[MASKED]');
-  return '[MASKED]';
+  if (path.at(-1) === 'url' && typeof value === 'string') return maskUrl(value);
+  return MASK;
 }
 
 export function createLogger(settings: LoggerSettings = {}): Logger {
   const options: LoggerOptions = {
     level: settings.level ?? process.env.GANTRY_LOG_LEVEL ?? 'info',
     redact: { paths: REDACT_PATHS, censor: censorLogged },
+    // The last word on every line, whatever logged it: URLs with userinfo, credential query
+    // parameters (decoded names) and credential headers quoted in messages, errors and git output.
+    hooks: { streamWrite: maskSecretsInText },
   };
   const pretty = settings.pretty ?? (settings.destination === undefined && process.stdout.isTTY === true);
   if (pretty) {

@@ -65,4 +65,49 @@ describe('coordinator serve', () => {
     assert.ok(run.version);
     rmSync(otherDir, { recursive: true, force: true });
   });
+
+  it('takes request body limits from the config file', async () => {
+    const port = await freePort();
+    const otherDir = mkdtempSync(path.join(tmpdir(), 'gantry-serve-limits-'));
+    const config = path.join(otherDir, 'config.toml');
+    writeFileSync(config, `[coordinator]\nport = ${port}\ndata_dir = "${otherDir}"\nbody_limit = 2048\n`);
+    const child = spawn(BIN, ['serve', '--config', config], { env: { ...process.env, GANTRY_ROOT_TOKEN: 'limit-token', GANTRY_LOG_LEVEL: 'warn' }, stdio: 'ignore' });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const post = (size: number) =>
+      fetch(`http://127.0.0.1:${port}/api/v4/projects`, {
+        method: 'POST',
+        headers: { 'PRIVATE-TOKEN': 'limit-token', 'content-type': 'application/json' },
+        body: JSON.stringify({ name: `limits-${size}`, description: 'x'.repeat(size) }),
+      });
+    try {
+      // Wait for the listener (up to a minute: a loaded machine starts slowly).
+      for (let attempt = 0; attempt < 600; attempt++) {
+        const up = await fetch(`http://127.0.0.1:${port}/api/v4/version`).then(
+          () => true,
+          () => false,
+        );
+        if (up) break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      assert.equal((await post(100)).status, 201);
+      assert.equal((await post(4096)).status, 413);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    assert.equal(await exited, 0);
+    rmSync(otherDir, { recursive: true, force: true });
+  });
+
+  it('refuses a body limit that is not a positive number of bytes', async () => {
+    const otherDir = mkdtempSync(path.join(tmpdir(), 'gantry-serve-badlimit-'));
+    const config = path.join(otherDir, 'config.toml');
+    writeFileSync(config, `[coordinator]\ndata_dir = "${otherDir}"\nbody_limit = 0\n`);
+    const child = spawn(BIN, ['serve', '--config', config], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', (exit) => resolve(exit)));
+    assert.equal(code, 1);
+    assert.match(stderr, /coordinator\.body_limit must be a whole number of bytes above 0/);
+    rmSync(otherDir, { recursive: true, force: true });
+  });
 });

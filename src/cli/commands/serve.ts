@@ -8,6 +8,8 @@ export interface ServeOptions {
   databaseUrl?: string;
   externalUrl?: string;
   rootToken?: string;
+  /** Request body limits in bytes; see CoordinatorOptions. */
+  bodyLimits?: { bodyLimit?: number; contentBodyLimit?: number; anonymousBodyLimit?: number; uploadBodyLimit?: number };
 }
 
 /** Starts the coordinator and resolves once it has shut down after SIGTERM or SIGINT. */
@@ -18,6 +20,7 @@ export async function serve(options: ServeOptions, stdout: (line: string) => voi
     databaseUrl: options.databaseUrl,
     externalUrl: options.externalUrl ?? `http://localhost:${options.port}`,
     rootToken: options.rootToken,
+    ...options.bodyLimits,
     logger,
   });
   if (coordinator.createdRootToken !== undefined) {

@@ -14,30 +14,43 @@ declare module 'fastify' {
   }
 }
 
-/** Reads the personal token from `PRIVATE-TOKEN`, `private_token` or a Bearer header. */
-export function tokenFromRequest(request: FastifyRequest): string | undefined {
+type ParamSource = Record<string, unknown>;
+
+function asSource(value: unknown): ParamSource | undefined {
+  return value && typeof value === 'object' && !Array.isArray(value) && !Buffer.isBuffer(value) ? (value as ParamSource) : undefined;
+}
+
+/**
+ * The personal token a request carries before its body is read: the `PRIVATE-TOKEN` header,
+ * the `private_token` query parameter, or `Authorization: Bearer`.
+ */
+export function tokenBeforeBody(request: FastifyRequest): string | undefined {
   const header = request.headers['private-token'];
   if (typeof header === 'string' && header !== '') return header;
-  const query = request.query as Record<string, unknown> | undefined;
-  if (query && typeof query.private_token === 'string' && query.private_token !== '') return query.private_token;
-  const body = request.body as Record<string, unknown> | undefined;
-  if (body && typeof body === 'object' && typeof body.private_token === 'string') return body.private_token;
+  const query = asSource(request.query)?.private_token;
+  if (typeof query === 'string' && query !== '') return query;
   const authorization = request.headers.authorization;
   if (typeof authorization === 'string' && /^bearer\s+/i.test(authorization)) return authorization.replace(/^bearer\s+/i, '');
   return undefined;
 }
 
-function sudoFromRequest(request: FastifyRequest): string | undefined {
+/** `private_token` given as a body parameter (GitLab accepts it; only small anonymous bodies are read, see body-limits.ts). */
+function tokenInBody(request: FastifyRequest): string | undefined {
+  const value = asSource(request.body)?.private_token;
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+function sudoIn(source: unknown): string | undefined {
+  const value = asSource(source)?.sudo;
+  if (typeof value === 'string' && value !== '') return value;
+  if (typeof value === 'number') return String(value);
+  return undefined;
+}
+
+function sudoBeforeBody(request: FastifyRequest): string | undefined {
   const header = request.headers.sudo;
   if (typeof header === 'string' && header !== '') return header;
-  for (const source of [request.query, request.body]) {
-    if (source && typeof source === 'object') {
-      const value = (source as Record<string, unknown>).sudo;
-      if (typeof value === 'string' && value !== '') return value;
-      if (typeof value === 'number') return String(value);
-    }
-  }
-  return undefined;
+  return sudoIn(request.query);
 }
 
 export interface TokenCredential {
@@ -84,25 +97,64 @@ export class Authenticator {
     return credential && tokenProblem(credential.token) === undefined ? credential : null;
   }
 
-  /** Resolves request.actor; 401 for a bad, revoked or expired token, 403 for missing scopes, 403/404 for a refused sudo. */
-  async authenticate(request: FastifyRequest): Promise<void> {
+  /**
+   * Signs the request in from its headers and query string, before any body byte is read:
+   * 401 for a bad, revoked or expired token, 403 for missing scopes, 403/404 for a refused
+   * sudo. Without a token there the request stays anonymous until {@link authenticateFromBody}.
+   */
+  async authenticateBeforeBody(request: FastifyRequest): Promise<void> {
     request.actor = null;
     request.credentialUser = null;
-    const token = tokenFromRequest(request);
+    const token = tokenBeforeBody(request);
     if (token === undefined) return;
+    const credential = await this.signIn(request, token);
+    const sudo = sudoBeforeBody(request);
+    if (sudo !== undefined) await this.applySudo(request, credential, sudo);
+  }
+
+  /**
+   * Completes sign-in from the body: its `private_token` when the headers and query had none,
+   * its `sudo` when they had none (the header and query win).
+   */
+  async authenticateFromBody(request: FastifyRequest): Promise<void> {
+    const earlySudo = sudoBeforeBody(request);
+    if (request.credentialUser === null) {
+      const token = tokenInBody(request);
+      if (token === undefined) return;
+      const credential = await this.signIn(request, token);
+      const sudo = earlySudo ?? sudoIn(request.body);
+      if (sudo !== undefined) await this.applySudo(request, credential, sudo);
+      return;
+    }
+    const bodySudo = earlySudo === undefined ? sudoIn(request.body) : undefined;
+    const token = tokenBeforeBody(request);
+    if (bodySudo === undefined || token === undefined) return;
     const credential = await this.credentialForToken(token);
     if (!credential) throw unauthorized();
+    await this.applySudo(request, credential, bodySudo);
+  }
+
+  /** Both steps at once, for requests whose body is already read (or absent). */
+  async authenticate(request: FastifyRequest): Promise<void> {
+    await this.authenticateBeforeBody(request);
+    await this.authenticateFromBody(request);
+  }
+
+  private async signIn(request: FastifyRequest, token: string): Promise<TokenCredential> {
+    const credential = await this.credentialForToken(token);
+    if (!credential) throw unauthorized();
+    // The owner is known from here on, even when the token turns out unusable: throttles count it.
+    request.credentialUser = credential.user;
     const problem = tokenProblem(credential.token);
     if (problem) throw invalidToken(problem);
-    const { user } = credential;
     const needed = scopesNeeded(credential.token.scopes, request.method, request.url);
     if (needed) throw insufficientScope(needed);
-    request.credentialUser = user;
-    request.actor = user;
+    request.actor = credential.user;
+    return credential;
+  }
 
-    const sudo = sudoFromRequest(request);
-    if (sudo === undefined) return;
-    if (!user.is_admin) throw forbidden('Must be admin to use sudo');
+  private async applySudo(request: FastifyRequest, credential: TokenCredential, sudo: string): Promise<void> {
+    if (!credential.user.is_admin) throw forbidden('Must be admin to use sudo');
     if (!credential.token.scopes.includes('sudo')) throw insufficientScope(['sudo']);
     const target = /^\d+$/.test(sudo) ? await this.users.findById(Number(sudo)) : await this.users.findByUsername(sudo);
     if (!target || target.is_ghost) throw notFound(`User with ID or username '${sudo}'`);

@@ -18,11 +18,17 @@ export function installErrorHandling(app: FastifyInstance): void {
     }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {
-      const message = status === 413 ? '413 Request Entity Too Large' : error.message;
-      void reply.code(status).send(status === 415 ? { message: '415 Unsupported Media Type' } : { error: message });
+      void reply.code(status).send(clientErrorBody(status, error.message));
       return;
     }
     request.log.error({ err: error }, 'unhandled error');
     void reply.code(500).send({ message: '500 Internal Server Error' });
   });
+}
+
+/** GitLab's bodies for refusals raised by fastify and its plugins (413 as its `file_too_large!`). */
+function clientErrorBody(status: number, message: string): { message: string } | { error: string } {
+  if (status === 413) return { message: '413 Request Entity Too Large' };
+  if (status === 415) return { message: '415 Unsupported Media Type' };
+  return { error: message };
 }

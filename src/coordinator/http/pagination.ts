@@ -5,27 +5,38 @@ import type { Params } from './params.ts';
 export const DEFAULT_PER_PAGE = 20;
 export const MAX_PER_PAGE = 100;
 
+/**
+ * The farthest row a page may start at. A list never holds this many items, so a page that
+ * starts later is simply past the end; capping the offset keeps it a small integer for SQL
+ * (SQLite refuses offsets past 2^63, JavaScript loses precision past 2^53) and for git's
+ * `--skip`, which is a C int.
+ */
+export const MAX_OFFSET = 2 ** 31 - 1;
+
 export interface PageRequest {
-  page: number;
+  /** The page asked for, exactly (headers echo it; it may exceed Number.MAX_SAFE_INTEGER). */
+  page: bigint;
   perPage: number;
+  /** Rows to skip, at most MAX_OFFSET: a later page is empty, as past the end of any list. */
   offset: number;
 }
 
-/** `page` from 1 (values below 1 read as 1), `per_page` default 20, at most 100. */
+/** `page` from 1 (values below 1 read as 1), `per_page` default 20, at most 100; non-numbers are 400. */
 export function pageRequest(params: Params): PageRequest {
-  let page = readPositive(params, 'page') ?? 1;
-  let perPage = readPositive(params, 'per_page') ?? DEFAULT_PER_PAGE;
-  if (page < 1) page = 1;
-  if (perPage < 1) perPage = DEFAULT_PER_PAGE;
-  if (perPage > MAX_PER_PAGE) perPage = MAX_PER_PAGE;
-  return { page, perPage, offset: (page - 1) * perPage };
+  let page = readInteger(params, 'page') ?? 1n;
+  let perPage = readInteger(params, 'per_page') ?? BigInt(DEFAULT_PER_PAGE);
+  if (page < 1n) page = 1n;
+  if (perPage < 1n) perPage = BigInt(DEFAULT_PER_PAGE);
+  if (perPage > BigInt(MAX_PER_PAGE)) perPage = BigInt(MAX_PER_PAGE);
+  const offset = (page - 1n) * perPage;
+  return { page, perPage: Number(perPage), offset: offset > BigInt(MAX_OFFSET) ? MAX_OFFSET : Number(offset) };
 }
 
-function readPositive(params: Params, name: string): number | undefined {
+function readInteger(params: Params, name: string): bigint | undefined {
   const raw = params.string(name);
-  if (raw === undefined || raw === '') return undefined;
-  if (!/^-?\d+$/.test(raw.trim())) throw invalidParam(name, 'is invalid');
-  return Number(raw);
+  if (raw === undefined || raw.trim() === '') return undefined;
+  if (!/^[-+]?\d+$/.test(raw.trim())) throw invalidParam(name, 'is invalid');
+  return BigInt(raw.trim());
 }
 
 export interface PageOutcome {
@@ -43,10 +54,10 @@ export function setPaginationHeaders(
   page: PageRequest,
   outcome: PageOutcome,
 ): void {
-  const totalPages = outcome.total === undefined ? undefined : Math.max(1, Math.ceil(outcome.total / page.perPage));
+  const totalPages = outcome.total === undefined ? undefined : BigInt(Math.max(1, Math.ceil(outcome.total / page.perPage)));
   const hasNext = totalPages === undefined ? outcome.hasNext === true : page.page < totalPages;
-  const nextPage = hasNext ? page.page + 1 : undefined;
-  const prevPage = page.page > 1 ? page.page - 1 : undefined;
+  const nextPage = hasNext ? page.page + 1n : undefined;
+  const prevPage = page.page > 1n ? page.page - 1n : undefined;
 
   reply.header('X-Per-Page', String(page.perPage));
   reply.header('X-Page', String(page.page));
@@ -57,11 +68,11 @@ export function setPaginationHeaders(
     reply.header('X-Total-Pages', String(totalPages));
   }
 
-  const link = (target: number, rel: string) => `<${pageUrl(request, externalUrl, page.perPage, target)}>; rel="${rel}"`;
+  const link = (target: bigint, rel: string) => `<${pageUrl(request, externalUrl, page.perPage, target)}>; rel="${rel}"`;
   const links: string[] = [];
   if (prevPage !== undefined) links.push(link(prevPage, 'prev'));
   if (nextPage !== undefined) links.push(link(nextPage, 'next'));
-  links.push(link(1, 'first'));
+  links.push(link(1n, 'first'));
   if (totalPages !== undefined) links.push(link(totalPages, 'last'));
   reply.header('Link', links.join(', '));
 }
@@ -72,7 +83,7 @@ export function setPaginationHeaders(
  * (an internal address, a test port) can follow them. When the client used the external
  * URL's host, the external URL is kept, with its scheme and any path prefix of a proxy.
  */
-function pageUrl(request: FastifyRequest, externalUrl: string, perPage: number, target: number): string {
+function pageUrl(request: FastifyRequest, externalUrl: string, perPage: number, target: bigint): string {
   const external = new URL(externalUrl);
   const requestPath = new URL(request.url, 'http://x');
   const url = request.host && request.host !== external.host ? new URL(`${request.protocol}://${request.host}`) : external;

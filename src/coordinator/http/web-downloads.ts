@@ -5,6 +5,7 @@ import { RepositoryAccess } from '../services/repository/access.ts';
 import { archiveFormat, BrowsingService } from '../services/repository/browsing.ts';
 import type { Authenticator } from './auth.ts';
 import { contentDisposition, withFirstChunk } from './blob-response.ts';
+import type { RequestThrottles } from './throttle.ts';
 
 /** Workhorse's content types for archives. */
 export const ARCHIVE_CONTENT_TYPE: Record<GitArchiveFormat, string> = {
@@ -53,12 +54,18 @@ export class WebDownloads {
   constructor(
     private readonly context: CoordinatorContext,
     private readonly authenticator: Authenticator,
+    private readonly throttles?: RequestThrottles,
   ) {
     this.access = new RepositoryAccess(context);
   }
 
   async serve(download: WebDownload, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-    await this.authenticator.authenticate(request);
+    const failure = await this.authenticator.authenticate(request).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    if (this.throttles && (await this.throttles.refuse(request, reply, 'web'))) return reply;
+    if (failure !== undefined) throw failure;
     const target = await this.access.forRead(download.projectPath, request.actor);
     if (download.kind === 'archive') {
       const archive = await this.browsing.archive(target, download.ref, download.format);

@@ -44,6 +44,15 @@ export const IMPORT_SOURCES = ['github', 'bitbucket', 'bitbucket_server', 'gitla
 export const REPOSITORY_STORAGES = ['default'];
 export const GIT_ACCESS_PROTOCOLS = ['ssh', 'http'] as const;
 
+/** `<name>_enabled` (default false) and the `_requests_per_period` and `_period_in_seconds` it requires (default one hour). */
+function throttleSettings<Name extends string>(name: Name, requests: number) {
+  return [
+    { name: `${name}_enabled`, kind: 'boolean', default: false },
+    { name: `${name}_requests_per_period`, kind: 'integer', default: requests, min: 0, exclusive: true, requiredWhen: `${name}_enabled` },
+    { name: `${name}_period_in_seconds`, kind: 'integer', default: 3600, min: 0, exclusive: true, requiredWhen: `${name}_enabled` },
+  ] as const;
+}
+
 export const SETTINGS_SCHEMA = [
   { name: 'admin_notification_email', kind: 'string', default: null, format: 'email' },
   { name: 'after_sign_out_path', kind: 'string', default: null, format: 'url' },
@@ -130,6 +139,11 @@ export const SETTINGS_SCHEMA = [
   // Seconds; 0 means unlimited.
   { name: 'terminal_max_session_time', kind: 'integer', default: 0, min: 0 },
   { name: 'two_factor_grace_period', kind: 'integer', default: 48, min: 0 },
+  // User and IP rate limits (enforced by coordinator/http/throttle.ts): per user for signed-in
+  // API and web requests, per IP address for anonymous ones. Counts and periods are above 0.
+  ...throttleSettings('throttle_authenticated_api', 7200),
+  ...throttleSettings('throttle_authenticated_web', 7200),
+  ...throttleSettings('throttle_unauthenticated', 3600),
   { name: 'unique_ips_limit_enabled', kind: 'boolean', default: false },
   { name: 'unique_ips_limit_per_user', kind: 'integer', default: 10, min: 1, requiredWhen: 'unique_ips_limit_enabled' },
   { name: 'unique_ips_limit_time_window', kind: 'integer', default: 3600, min: 0, requiredWhen: 'unique_ips_limit_enabled' },

@@ -133,7 +133,7 @@ export class SqlTasksStore implements TasksStore {
       const release = { locked_by: null, locked_until: null, updated_at: now, last_error: 'lease expired' };
       let count = 0;
       if (dead.length > 0) count += Number((await stillExpired(dead).set({ ...release, status: 'dead' }).executeTakeFirst()).numUpdatedRows);
-      if (revived.length > 0) count += Number((await stillExpired(revived).set({ ...release, status: 'pending', run_at: now }).executeTakeFirst()).numUpdatedRows);
+      if (revived.length > 0) count += Number((await stillExpired(revived).set({ ...release, status: 'pending' }).executeTakeFirst()).numUpdatedRows);
       if (dropped.length > 0) {
         const result = await trx.deleteFrom('tasks').where('id', 'in', dropped).where(sql<boolean>`status = 'running'`).where('locked_until', '<', now).executeTakeFirst();
         count += Number(result.numDeletedRows);

@@ -114,7 +114,8 @@ export const ciPipelines: DialectMigration = {
     await db.schema.createIndex('ci_jobs_project').on('ci_jobs').columns(['project_id', 'id']).execute();
     await db.schema.createIndex('ci_jobs_project_ref_name').on('ci_jobs').columns(['project_id', 'ref', 'name', 'id']).execute();
     await db.schema.createIndex('ci_jobs_runner').on('ci_jobs').columns(['runner_id', 'id']).execute();
-    await db.schema.createIndex('ci_jobs_status_updated').on('ci_jobs').columns(['status', 'updated_at']).execute();
+    // No index leads with `status`: SQLite (without statistics) would prefer it to the queue index below.
+    await db.schema.createIndex('ci_jobs_running_updated').on('ci_jobs').column('updated_at').where(partial("status = 'running'")).execute();
     await db.schema.createIndex('ci_jobs_token').unique().on('ci_jobs').column('token_digest').where(partial('token_digest is not null')).execute();
     // The runner queue: pending builds by project, and the jobs instance runners run (fair usage).
     await db.schema

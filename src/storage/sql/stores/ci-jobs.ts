@@ -153,7 +153,8 @@ export class SqlCiJobsStore implements CiJobsStore {
     const rows = await this.db
       .selectFrom('ci_jobs')
       .select(JOB_SELECT)
-      .where('status', '=', status)
+      // A literal status lets both backends use the partial indexes (running: by updated_at; pending: the queue).
+      .where(sql<boolean>`status = ${sql.lit(status)}`)
       .where('updated_at', '<', before)
       .orderBy('updated_at')
       .orderBy('id')

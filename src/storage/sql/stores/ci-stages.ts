@@ -1,6 +1,5 @@
 import type { Db } from '../database.ts';
-import type { JobStatus, PipelineVariableRecord, PipelineVariablesStore, StageRecord, StagesStore } from '../../types-ci.ts';
-import type { CiVariableType } from '../../types-ci.ts';
+import type { CiVariableType, JobStatus, PipelineVariableRecord, PipelineVariablesStore, StageRecord, StagesStore } from '../../types-ci.ts';
 
 const toStage = (row: { id: number; pipeline_id: number; name: string; position: number; status: string }): StageRecord => ({
   ...row,

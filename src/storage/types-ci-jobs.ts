@@ -161,6 +161,7 @@ export interface JobQueueStore {
    * ref_protected runners. Instance runners take from the project with the fewest jobs
    * running on instance runners first, then the oldest job; others take the oldest job.
    * Concurrent claims never take the same job (`FOR UPDATE SKIP LOCKED` on PostgreSQL).
+   * Paused runners, archived projects and missing dependencies are the caller's to check.
    */
   claim(runner: Pick<RunnerRecord, 'id' | 'runner_type' | 'tag_list' | 'run_untagged' | 'access_level'>, context: ClaimContext): Promise<JobRecord | undefined>;
 }

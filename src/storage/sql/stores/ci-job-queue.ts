@@ -18,7 +18,8 @@ type QueueRunner = Pick<RunnerRecord, 'id' | 'runner_type' | 'tag_list' | 'run_u
  *    serves that order: with `project_id = p.id ORDER BY id`, PostgreSQL walks the primary key
  *    instead, through every other project's jobs.
  *    On PostgreSQL that oldest job is taken `FOR UPDATE SKIP LOCKED`, so concurrent claims
- *    step past each other's jobs instead of waiting or colliding.
+ *    step past each other's jobs instead of waiting or colliding. (The candidates that lose
+ *    stay locked until the claim's transaction ends: keep that transaction short.)
  * 3. The UPDATE moves the first candidate job — fewest running first for instance runners
  *    (GitLab's fair usage), then oldest — to `running`, if it is still pending.
  */

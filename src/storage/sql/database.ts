@@ -1,5 +1,17 @@
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql, type SqliteDatabase } from 'kysely';
+import {
+  CompiledQuery,
+  Kysely,
+  PostgresAdapter,
+  PostgresDialect,
+  SqliteDialect,
+  SqliteDriver,
+  sql,
+  type DatabaseConnection,
+  type Driver,
+  type SqliteDatabase,
+  type SqliteDialectConfig,
+} from 'kysely';
 import pg from 'pg';
 import type { DatabaseSchema } from './schema.ts';
 
@@ -35,13 +47,35 @@ function openSqlite(file: string): OpenedDatabase {
   sqlite.pragma('busy_timeout = 5000');
   const writes = { count: 0 };
   const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
-  const db = new Kysely<DatabaseSchema>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite, writes) }) });
+  const db = new Kysely<DatabaseSchema>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite, writes) }) });
   return {
     db,
     dialect: 'sqlite',
     changeStamp: () => `${writes.count}:${String(dataVersion.get())}`,
     close: () => db.destroy(),
   };
+}
+
+/**
+ * Transactions start with `BEGIN IMMEDIATE`: the write lock is taken at once, so two
+ * connections (two processes on one file) running read-then-write transactions queue behind
+ * each other instead of one failing with SQLITE_BUSY when it upgrades its read lock. Within
+ * one process kysely's single SQLite connection already runs one transaction at a time.
+ */
+class ImmediateSqliteDialect extends SqliteDialect {
+  constructor(private readonly settings: SqliteDialectConfig) {
+    super(settings);
+  }
+
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.settings);
+  }
+}
+
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
 }
 
 /**
@@ -94,6 +128,31 @@ function openPostgres(url: string, onIdleError: (error: Error) => void): OpenedD
   pool.on('error', onIdleError);
   const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });
   return { db, dialect: 'postgres', changeStamp: () => null, close: () => db.destroy() };
+}
+
+/** The backend behind a handle (or a transaction on it). */
+export function dialectOf(db: Db): DialectName {
+  return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
+}
+
+/**
+ * Runs `work` in one transaction, or inside the caller's transaction when `db` already is
+ * one. Everything inside must go through the handle `work` receives: on SQLite the one
+ * connection is held by the transaction, so a query on the outer handle would wait forever.
+ */
+export async function inTransaction<T>(db: Db, work: (trx: Db) => Promise<T>): Promise<T> {
+  if (db.isTransaction) return work(db);
+  return db.transaction().execute(work);
+}
+
+/**
+ * True when the database gave up on a transaction that may succeed when run again:
+ * PostgreSQL deadlocks and serialization failures, SQLite's busy timeout.
+ */
+export function isRetryableConflict(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const code = (error as { code?: unknown }).code;
+  return code === '40P01' || code === '40001' || code === 'SQLITE_BUSY' || code === 'SQLITE_BUSY_SNAPSHOT';
 }
 
 /** True when `error` is a unique-constraint violation on either backend. */

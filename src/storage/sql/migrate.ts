@@ -12,6 +12,11 @@ import { protectedTags } from './migrations/009-protected-tags.ts';
 import { protectedBranchForcePush } from './migrations/010-force-push.ts';
 import { releaseLinks } from './migrations/011-release-links.ts';
 import { groupShares } from './migrations/012-group-shares.ts';
+import { ciRunners } from './migrations/013-ci-runners.ts';
+import { ciPipelines } from './migrations/014-ci-pipelines.ts';
+import { ciSettings } from './migrations/015-ci-settings.ts';
+import { environments } from './migrations/016-environments.ts';
+import { tasks } from './migrations/017-tasks.ts';
 
 /** Ordered migrations; names never change once released. */
 const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
@@ -26,6 +31,11 @@ const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
   ['010-force-push', protectedBranchForcePush],
   ['011-release-links', releaseLinks],
   ['012-group-shares', groupShares],
+  ['013-ci-runners', ciRunners],
+  ['014-ci-pipelines', ciPipelines],
+  ['015-ci-settings', ciSettings],
+  ['016-environments', environments],
+  ['017-tasks', tasks],
 ];
 
 class InlineMigrationProvider implements MigrationProvider {

@@ -1,4 +1,9 @@
 import type { Generated } from 'kysely';
+import type { CiArtifactEntriesTable, CiJobArtifactsTable, CiJobsTable, CiPipelinesTable, CiPipelineVariablesTable, CiStagesTable, CiTraceChunksTable, InternalIdsTable } from './schema-ci.ts';
+import type {
+  CiGroupVariablesTable, CiPipelineSchedulesTable, CiPipelineScheduleVariablesTable, CiRunnerNamespacesTable, CiRunnerProjectsTable,
+  CiRunnersTable, CiTriggersTable, CiVariablesTable, DeploymentsTable, EnvironmentsTable, TasksTable,
+} from './schema-ci-settings.ts';
 import type { CommitCommentsTable } from './schema-commit-comments.ts';
 import type { DeployKeysProjectsTable, DeployKeysTable, ProtectedBranchesTable, ProtectedTagsTable, ReleaseLinksTable, ReleasesTable } from './schema-repository-protection.ts';
 
@@ -205,4 +210,23 @@ export interface DatabaseSchema {
   releases: ReleasesTable;
   deploy_keys: DeployKeysTable;
   deploy_keys_projects: DeployKeysProjectsTable;
+  ci_runners: CiRunnersTable;
+  ci_runner_projects: CiRunnerProjectsTable;
+  ci_runner_namespaces: CiRunnerNamespacesTable;
+  internal_ids: InternalIdsTable;
+  ci_pipelines: CiPipelinesTable;
+  ci_pipeline_variables: CiPipelineVariablesTable;
+  ci_stages: CiStagesTable;
+  ci_jobs: CiJobsTable;
+  ci_job_artifacts: CiJobArtifactsTable;
+  ci_artifact_entries: CiArtifactEntriesTable;
+  ci_trace_chunks: CiTraceChunksTable;
+  ci_variables: CiVariablesTable;
+  ci_group_variables: CiGroupVariablesTable;
+  ci_triggers: CiTriggersTable;
+  ci_pipeline_schedules: CiPipelineSchedulesTable;
+  ci_pipeline_schedule_variables: CiPipelineScheduleVariablesTable;
+  environments: EnvironmentsTable;
+  deployments: DeploymentsTable;
+  tasks: TasksTable;
 }

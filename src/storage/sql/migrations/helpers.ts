@@ -1,4 +1,4 @@
-import type { CreateTableBuilder, Kysely } from 'kysely';
+import { sql, type CreateTableBuilder, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import type { DialectName } from '../database.ts';
 
 /** Kysely's Migration takes `Kysely<any>`; our migrations see this narrower alias. */
@@ -17,4 +17,18 @@ export function withId<T extends string>(
   return dialect === 'postgres'
     ? table.addColumn('id', 'serial', (c) => c.primaryKey())
     : table.addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement());
+}
+
+/** Column types that differ by backend: 64-bit integers, binary data, floating point. */
+export function columnTypes(dialect: DialectName) {
+  return {
+    bigint: 'bigint',
+    bytes: dialect === 'postgres' ? 'bytea' : 'blob',
+    double: dialect === 'postgres' ? 'double precision' : 'real',
+  } as const;
+}
+
+/** The WHERE of a partial index, written as SQL text (literals, no parameters). */
+export function partial(condition: string): RawBuilder<SqlBool> {
+  return sql.raw<SqlBool>(condition);
 }

@@ -1,4 +1,8 @@
 import type { Db } from '../database.ts';
+import { SqlSchedulesStore } from './ci-schedules.ts';
+import { createCiStores, SqlCiTransactions } from './ci-transactions.ts';
+import { SqlTriggersStore } from './ci-triggers.ts';
+import { SqlGroupVariablesStore, SqlProjectVariablesStore } from './ci-variables.ts';
 import { SqlCommitCommentsStore } from './commit-comments.ts';
 import { SqlCustomAttributesStore } from './custom-attributes.ts';
 import { SqlDeployKeysStore } from './deploy-keys.ts';
@@ -15,8 +19,10 @@ import { SqlProtectedBranchesStore } from './protected-branches.ts';
 import { SqlProtectedTagsStore } from './protected-tags.ts';
 import { SqlReleaseLinksStore } from './release-links.ts';
 import { SqlReleasesStore } from './releases.ts';
+import { SqlRunnersStore } from './runners.ts';
 import { SqlSettingsStore } from './settings.ts';
 import { SqlTokensStore } from './tokens.ts';
+import { SqlTraceStore } from './trace-chunks.ts';
 import { SqlUserLifecycleStore } from './user-lifecycle.ts';
 import { SqlUsersStore } from './users.ts';
 
@@ -44,6 +50,15 @@ export function createSqlStores(db: Db) {
     releaseLinks: new SqlReleaseLinksStore(db),
     deployKeys: new SqlDeployKeysStore(db),
     userLifecycle: new SqlUserLifecycleStore(db),
+    ...createCiStores(db),
+    ciTransactions: new SqlCiTransactions(db),
+    runners: new SqlRunnersStore(db),
+    projectVariables: new SqlProjectVariablesStore(db),
+    groupVariables: new SqlGroupVariablesStore(db),
+    triggers: new SqlTriggersStore(db),
+    schedules: new SqlSchedulesStore(db),
+    /** Traces in the database (several coordinators); FileTraceStore is the one-coordinator choice. */
+    traceChunks: new SqlTraceStore(db),
   };
 }
 

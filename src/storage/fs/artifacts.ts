@@ -1,0 +1,99 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, rename, rm, rmdir, stat } from 'node:fs/promises';
+import { join, posix } from 'node:path';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { ArtifactTooLargeError, type ArtifactLocation, type ArtifactStore, type ByteRange, type StoredArtifactFile, type ZipMember } from '../types-blobs.ts';
+import { isMissingFile, syncDirectory } from './durable.ts';
+import { listZipMembers, openZipMember } from './zip-members.ts';
+
+/** What a stored path may look like: `artifacts/<project>/<job>/<file>` (no hidden file: temporary files are). */
+const STORED_PATH = /^artifacts\/[1-9]\d*\/[1-9]\d*\/[^/\\\0.][^/\\\0]*$/;
+
+/**
+ * Artifact files under `<dataDir>/artifacts/<project>/<job>/<file>`. Writes go through a
+ * temporary file in the same directory, flushed and renamed when complete.
+ */
+export class FileArtifactStore implements ArtifactStore {
+  constructor(private readonly dataDir: string) {}
+
+  async write(location: ArtifactLocation, source: Readable, options: { maxBytes: number }): Promise<StoredArtifactFile> {
+    const relative = storedPath(location);
+    const target = join(this.dataDir, relative);
+    const directory = join(this.dataDir, posix.dirname(relative));
+    await mkdir(directory, { recursive: true });
+    const temporary = join(directory, `.${location.fileName}.${randomBytes(6).toString('hex')}.partial`);
+    const hash = createHash('sha256');
+    let size = 0;
+    const meter = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        size += chunk.length;
+        // Stop reading at once: the source is destroyed, nothing past the limit is written.
+        if (size > options.maxBytes) return done(new ArtifactTooLargeError(options.maxBytes));
+        hash.update(chunk);
+        done(null, chunk);
+      },
+    });
+    try {
+      await pipeline(source, meter, createWriteStream(temporary, { flags: 'wx', flush: true }));
+      await rename(temporary, target);
+    } catch (error) {
+      await rm(temporary, { force: true });
+      throw error;
+    }
+    await syncDirectory(directory);
+    return { path: relative, size, sha256: hash.digest('hex') };
+  }
+
+  async read(path: string, range: ByteRange = { start: 0 }): Promise<{ stream: Readable; size: number } | undefined> {
+    const file = this.resolve(path);
+    let size: number;
+    try {
+      size = (await stat(file)).size;
+    } catch (error) {
+      if (isMissingFile(error)) return undefined;
+      throw error;
+    }
+    const end = Math.min(range.end ?? size, size);
+    if (end <= range.start) return { stream: Readable.from([]), size: 0 };
+    return { stream: createReadStream(file, { start: range.start, end: end - 1 }), size: end - range.start };
+  }
+
+  async remove(path: string): Promise<void> {
+    const file = this.resolve(path);
+    await rm(file, { force: true });
+    // Drop the job's and the project's directories once empty.
+    for (const directory of [posix.dirname(path), posix.dirname(posix.dirname(path))]) {
+      try {
+        await rmdir(join(this.dataDir, directory));
+      } catch {
+        return;
+      }
+    }
+  }
+
+  listZipMembers(path: string): Promise<ZipMember[]> {
+    return listZipMembers(this.resolve(path));
+  }
+
+  openZipMember(path: string, memberPath: string): Promise<{ stream: Readable; size: number } | undefined> {
+    return openZipMember(this.resolve(path), memberPath);
+  }
+
+  /** Only paths this store hands out resolve; anything else is a programming error. */
+  private resolve(path: string): string {
+    if (!STORED_PATH.test(path)) throw new Error(`not an artifact path: ${JSON.stringify(path)}`);
+    return join(this.dataDir, path);
+  }
+}
+
+function storedPath(location: ArtifactLocation): string {
+  const { projectId, jobId, fileName } = location;
+  for (const id of [projectId, jobId]) {
+    if (!Number.isSafeInteger(id) || id <= 0) throw new Error(`invalid id ${id}`);
+  }
+  const path = `artifacts/${projectId}/${jobId}/${fileName}`;
+  if (!STORED_PATH.test(path) || Buffer.byteLength(fileName) > 255) throw new Error(`invalid artifact file name ${JSON.stringify(fileName)}`);
+  return path;
+}

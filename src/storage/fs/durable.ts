@@ -1,0 +1,15 @@
+import { open } from 'node:fs/promises';
+
+/** A new or renamed file's directory entry survives a crash only once the directory is flushed. */
+export async function syncDirectory(directory: string): Promise<void> {
+  const handle = await open(directory, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+export function isMissingFile(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'ENOENT';
+}

@@ -1,0 +1,96 @@
+import type { Readable } from 'node:stream';
+import yauzl, { type Entry, type ZipFile } from 'yauzl';
+import type { ZipMember } from '../types-blobs.ts';
+
+const UNIX = 3;
+const FILE_TYPE_MASK = 0o170000;
+const SYMLINK = 0o120000;
+
+/**
+ * Reads a zip's central directory with yauzl. Names are decoded here (not by yauzl, which
+ * would reject the whole archive at the first bad name) so each member is judged on its own:
+ * absolute paths, `..` segments, backslashes, NUL, symlinks, encrypted or unsupported
+ * members and repeated names are `unsafe`, never served.
+ */
+export async function listZipMembers(file: string): Promise<ZipMember[]> {
+  const members: ZipMember[] = [];
+  await walk(file, (entry) => {
+    members.push(describe(entry, members));
+    return false;
+  });
+  return members;
+}
+
+/** Streams one safe file member (inflated on the way); undefined when absent or unsafe. */
+export async function openZipMember(file: string, memberPath: string): Promise<{ stream: Readable; size: number } | undefined> {
+  if (unsafeName(memberPath)) return undefined;
+  let found: { zipfile: ZipFile; entry: Entry } | undefined;
+  const seen: ZipMember[] = [];
+  await walk(file, (entry, zipfile) => {
+    const member = describe(entry, seen);
+    seen.push(member);
+    if (member.path !== memberPath) return false;
+    if (member.kind === 'file') found = { zipfile, entry };
+    return true;
+  });
+  if (!found) return undefined;
+  const { zipfile, entry } = found;
+  try {
+    const stream = await zipfile.openReadStreamPromise(entry);
+    return { stream, size: entry.uncompressedSize };
+  } finally {
+    // yauzl keeps the file open until the member stream ends.
+    zipfile.close();
+  }
+}
+
+/**
+ * Visits entries until `visit` answers true (then the zip stays open for the caller, who
+ * closes it) or the central directory ends (then it is closed here).
+ */
+async function walk(file: string, visit: (entry: Entry, zipfile: ZipFile) => boolean): Promise<void> {
+  const zipfile = await yauzl.openPromise(file, { lazyEntries: true, decodeStrings: false, autoClose: false, validateEntrySizes: true });
+  let keepOpen = false;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      zipfile.on('error', reject);
+      zipfile.on('end', () => resolve());
+      zipfile.on('entry', (entry: Entry) => {
+        if (visit(entry, zipfile)) {
+          keepOpen = true;
+          resolve();
+        } else {
+          zipfile.readEntry();
+        }
+      });
+      zipfile.readEntry();
+    });
+  } finally {
+    if (!keepOpen) zipfile.close();
+  }
+}
+
+function describe(entry: Entry, earlier: readonly ZipMember[]): ZipMember {
+  const path = yauzl.getFileNameLowLevel(entry.generalPurposeBitFlag, entry.fileNameRaw, entry.extraFields, true);
+  const madeOnUnix = entry.versionMadeBy >> 8 === UNIX;
+  const mode = madeOnUnix ? (entry.externalFileAttributes >>> 16) & 0xffff : 0;
+  const symlink = madeOnUnix && (mode & FILE_TYPE_MASK) === SYMLINK;
+  const unreadable = entry.isEncrypted() || (entry.compressionMethod !== 0 && entry.compressionMethod !== 8);
+  const repeated = earlier.some((member) => member.path === path);
+  const kind = unsafeName(path) || symlink || unreadable || repeated ? 'unsafe' : path.endsWith('/') ? 'directory' : 'file';
+  const modified = entry.getLastModDate();
+  return {
+    path,
+    kind,
+    size: entry.uncompressedSize,
+    compressedSize: entry.compressedSize,
+    crc32: entry.crc32 >>> 0,
+    mode,
+    modifiedAt: Number.isNaN(modified.getTime()) ? null : modified.toISOString(),
+  };
+}
+
+/** Absolute (`/x`, `C:x`), `..` segments, backslashes, NUL, or empty. */
+function unsafeName(path: string): boolean {
+  return path === '' || path.includes('\0') || yauzl.validateFileName(path) !== null;
+}

@@ -1,0 +1,141 @@
+import type { Generated } from 'kysely';
+
+/** Tables of migrations 013 (runners), 015 (CI settings), 016 (environments), 017 (tasks); part of DatabaseSchema. */
+export interface CiRunnersTable {
+  id: Generated<number>;
+  runner_type: string;
+  token_digest: string;
+  token_prefix: string;
+  description: string;
+  active: number;
+  locked: number;
+  run_untagged: number;
+  /** JSON array, sorted. */
+  tag_list: string;
+  access_level: string;
+  maximum_timeout: number | null;
+  name: string | null;
+  version: string | null;
+  revision: string | null;
+  platform: string | null;
+  architecture: string | null;
+  executor: string | null;
+  ip_address: string | null;
+  contacted_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CiRunnerProjectsTable {
+  id: Generated<number>;
+  runner_id: number;
+  project_id: number;
+  created_at: string;
+}
+
+export interface CiRunnerNamespacesTable {
+  id: Generated<number>;
+  runner_id: number;
+  namespace_id: number;
+}
+
+interface VariableColumns {
+  id: Generated<number>;
+  key: string;
+  value: string;
+  variable_type: string;
+  protected: number;
+  masked: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CiVariablesTable extends VariableColumns {
+  project_id: number;
+  environment_scope: string;
+}
+
+export interface CiGroupVariablesTable extends VariableColumns {
+  group_id: number;
+}
+
+export interface CiTriggersTable {
+  id: Generated<number>;
+  project_id: number;
+  token: string;
+  description: string;
+  owner_id: number | null;
+  last_used: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CiPipelineSchedulesTable {
+  id: Generated<number>;
+  project_id: number;
+  description: string;
+  ref: string;
+  cron: string;
+  cron_timezone: string;
+  next_run_at: string | null;
+  active: number;
+  owner_id: number | null;
+  last_pipeline_id: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CiPipelineScheduleVariablesTable {
+  id: Generated<number>;
+  schedule_id: number;
+  key: string;
+  value: string;
+  variable_type: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface EnvironmentsTable {
+  id: Generated<number>;
+  project_id: number;
+  name: string;
+  slug: string;
+  external_url: string | null;
+  state: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface DeploymentsTable {
+  id: Generated<number>;
+  iid: number;
+  project_id: number;
+  environment_id: number;
+  job_id: number | null;
+  ref: string;
+  tag: number;
+  sha: string;
+  user_id: number | null;
+  status: string;
+  on_stop: string | null;
+  created_at: string;
+  updated_at: string;
+  finished_at: string | null;
+}
+
+export interface TasksTable {
+  id: Generated<number>;
+  kind: string;
+  /** JSON. */
+  payload: string;
+  status: string;
+  run_at: string;
+  attempts: number;
+  max_attempts: number;
+  locked_by: string | null;
+  locked_until: string | null;
+  last_error: string | null;
+  dedupe_key: string | null;
+  created_at: string;
+  updated_at: string;
+}

@@ -1,0 +1,103 @@
+import { sql } from 'kysely';
+import { dialectOf, inTransaction, type Db } from '../database.ts';
+import type { Page } from '../../types-ci.ts';
+import type {
+  ArtifactEntryRecord, ArtifactFileFormat, ArtifactFileType, JobArtifactRecord, JobArtifactsStore, NewJobArtifact,
+} from '../../types-ci-jobs.ts';
+
+/** Entry rows per INSERT (8 columns each). */
+const ENTRY_BATCH = 500;
+
+function toArtifact(row: Omit<JobArtifactRecord, 'file_format'> & { file_format: string }): JobArtifactRecord {
+  return { ...row, file_format: row.file_format as ArtifactFileFormat, size: Number(row.size) };
+}
+
+function toEntry(row: { path: string; kind: string; size: number; compressed_size: number; crc32: number; mode: number; modified_at: string | null }): ArtifactEntryRecord {
+  return {
+    ...row,
+    kind: row.kind as ArtifactEntryRecord['kind'],
+    size: Number(row.size),
+    compressed_size: Number(row.compressed_size),
+    crc32: Number(row.crc32),
+  };
+}
+
+export class SqlJobArtifactsStore implements JobArtifactsStore {
+  constructor(private readonly db: Db) {}
+
+  async save(artifact: NewJobArtifact, entries: readonly ArtifactEntryRecord[] = []): Promise<{ artifact: JobArtifactRecord; replacedPath: string | null }> {
+    return inTransaction(this.db, async (trx) => {
+      const replaced = await trx
+        .deleteFrom('ci_job_artifacts')
+        .where('job_id', '=', artifact.job_id)
+        .where('file_type', '=', artifact.file_type)
+        .returning('path')
+        .executeTakeFirst();
+      const row = await trx.insertInto('ci_job_artifacts').values(artifact).returningAll().executeTakeFirstOrThrow();
+      for (let start = 0; start < entries.length; start += ENTRY_BATCH) {
+        const batch = entries.slice(start, start + ENTRY_BATCH).map((entry) => ({ artifact_id: row.id, ...entry }));
+        await trx.insertInto('ci_artifact_entries').values(batch).execute();
+      }
+      const replacedPath = replaced && replaced.path !== row.path ? replaced.path : null;
+      return { artifact: toArtifact(row), replacedPath };
+    });
+  }
+
+  async find(jobId: number, fileType: ArtifactFileType): Promise<JobArtifactRecord | undefined> {
+    const row = await this.db.selectFrom('ci_job_artifacts').selectAll().where('job_id', '=', jobId).where('file_type', '=', fileType).executeTakeFirst();
+    return row && toArtifact(row);
+  }
+
+  async listForJobs(jobIds: readonly number[]): Promise<JobArtifactRecord[]> {
+    if (jobIds.length === 0) return [];
+    const rows = await this.db.selectFrom('ci_job_artifacts').selectAll().where('job_id', 'in', [...new Set(jobIds)]).orderBy('job_id').orderBy('id').execute();
+    return rows.map(toArtifact);
+  }
+
+  async findEntry(artifactId: number, path: string): Promise<ArtifactEntryRecord | undefined> {
+    const row = await this.db
+      .selectFrom('ci_artifact_entries')
+      .select(['path', 'kind', 'size', 'compressed_size', 'crc32', 'mode', 'modified_at'])
+      .where('artifact_id', '=', artifactId)
+      .where('path', '=', path)
+      .executeTakeFirst();
+    return row && toEntry(row);
+  }
+
+  async listEntries(artifactId: number, prefix: string, page: Page): Promise<ArtifactEntryRecord[]> {
+    let query = this.db
+      .selectFrom('ci_artifact_entries')
+      .select(['path', 'kind', 'size', 'compressed_size', 'crc32', 'mode', 'modified_at'])
+      .where('artifact_id', '=', artifactId);
+    // Case-sensitive prefix and byte order on both backends (LIKE ignores case on SQLite; PostgreSQL sorts by locale).
+    if (prefix !== '') query = query.where(sql<boolean>`substr(path, 1, ${[...prefix].length}) = ${prefix}`);
+    const byPath = dialectOf(this.db) === 'postgres' ? sql`path collate "C"` : sql`path`;
+    const rows = await query.orderBy(byPath).offset(page.offset).limit(page.limit).execute();
+    return rows.map(toEntry);
+  }
+
+  async deleteForJob(jobId: number, fileTypes?: readonly ArtifactFileType[]): Promise<string[]> {
+    if (fileTypes !== undefined && fileTypes.length === 0) return [];
+    let query = this.db.deleteFrom('ci_job_artifacts').where('job_id', '=', jobId);
+    if (fileTypes !== undefined) query = query.where('file_type', 'in', [...fileTypes]);
+    const rows = await query.returning('path').execute();
+    return rows.map((row) => row.path);
+  }
+
+  async listExpired(now: string, limit: number): Promise<JobArtifactRecord[]> {
+    const rows = await this.db
+      .selectFrom('ci_job_artifacts')
+      .selectAll()
+      .where('expire_at', 'is not', null)
+      .where('expire_at', '<=', now)
+      .orderBy('expire_at')
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+    return rows.map(toArtifact);
+  }
+
+  async clearExpiry(jobId: number): Promise<void> {
+    await this.db.updateTable('ci_job_artifacts').set({ expire_at: null }).where('job_id', '=', jobId).execute();
+  }
+}

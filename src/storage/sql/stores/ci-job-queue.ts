@@ -1,0 +1,103 @@
+import { sql, type RawBuilder } from 'kysely';
+import { dialectOf, type Db, type DialectName } from '../database.ts';
+import type { ClaimContext, JobQueueStore, JobRecord } from '../../types-ci-jobs.ts';
+import type { RunnerRecord } from '../../types-runners.ts';
+import { JOB_SELECT, normalizeTags, toJob } from './ci-job-rows.ts';
+
+type QueueRunner = Pick<RunnerRecord, 'id' | 'runner_type' | 'tag_list' | 'run_untagged' | 'access_level'>;
+
+/**
+ * The runner queue. One statement claims a job:
+ *
+ * 1. `pending_projects`: the projects that have pending builds, found by skipping through
+ *    the partial index `ci_jobs_queue (project_id, id)` one project at a time (a loose index
+ *    scan: O(projects · log jobs), however many jobs one project queues).
+ * 2. `candidates`: those the runner may serve, each with its oldest job the runner matches
+ *    (tags, protection) and, for instance runners, how many of its jobs instance runners run.
+ *    The project is matched as a range and ordered by (project_id, id) so only the queue index
+ *    serves that order: with `project_id = p.id ORDER BY id`, PostgreSQL walks the primary key
+ *    instead, through every other project's jobs.
+ *    On PostgreSQL that oldest job is taken `FOR UPDATE SKIP LOCKED`, so concurrent claims
+ *    step past each other's jobs instead of waiting or colliding. (The candidates that lose
+ *    stay locked until the claim's transaction ends: keep that transaction short.)
+ * 3. The UPDATE moves the first candidate job — fewest running first for instance runners
+ *    (GitLab's fair usage), then oldest — to `running`, if it is still pending.
+ */
+export class SqlJobQueueStore implements JobQueueStore {
+  constructor(private readonly db: Db) {}
+
+  async claim(runner: QueueRunner, context: ClaimContext): Promise<JobRecord | undefined> {
+    const result = await claimStatement(runner, context, dialectOf(this.db)).execute(this.db);
+    const row = result.rows[0];
+    return row && toJob(row);
+  }
+}
+
+/** The claim as one statement (exported for EXPLAIN in bench/queue-claim.ts). */
+export function claimStatement(runner: QueueRunner, context: ClaimContext, dialect: DialectName): RawBuilder<Record<string, unknown>> {
+  const shared = runner.runner_type === 'instance_type';
+  const groupsCte =
+    runner.runner_type === 'group_type'
+      ? sql`, runner_groups(id) AS (
+          SELECT namespace_id FROM ci_runner_namespaces WHERE runner_id = ${runner.id}
+          UNION SELECT n.id FROM namespaces n JOIN runner_groups g ON n.parent_id = g.id)`
+      : sql``;
+  const lock = dialect === 'postgres' ? sql`FOR UPDATE SKIP LOCKED` : sql``;
+  const running = shared
+    ? sql`(SELECT count(*) FROM ci_jobs r WHERE r.status = 'running' AND r.runner_type = 'instance_type' AND r.project_id = p.id)`
+    : sql`0`;
+  return sql<Record<string, unknown>>`
+    WITH RECURSIVE pending_projects(project_id) AS (
+      SELECT (SELECT project_id FROM ci_jobs WHERE status = 'pending' AND type = 'build' ORDER BY project_id LIMIT 1)
+      UNION ALL
+      SELECT (SELECT q.project_id FROM ci_jobs q WHERE q.status = 'pending' AND q.type = 'build' AND q.project_id > pp.project_id
+              ORDER BY q.project_id LIMIT 1)
+      FROM pending_projects pp WHERE pp.project_id IS NOT NULL
+    )${groupsCte},
+    candidates AS (
+      SELECT p.id AS project_id,
+        (SELECT j.id FROM ci_jobs j
+         WHERE j.status = 'pending' AND j.type = 'build' AND j.project_id >= p.id AND j.project_id <= p.id ${jobMatch(runner, dialect)}
+         ORDER BY j.project_id, j.id LIMIT 1 ${lock}) AS job_id,
+        ${running} AS running
+      FROM pending_projects pp JOIN projects p ON p.id = pp.project_id
+      WHERE p.jobs_enabled = 1 AND p.pending_delete = 0 ${runnerScope(runner)}
+    )
+    UPDATE ci_jobs
+    SET status = 'running', runner_id = ${runner.id}, runner_type = ${runner.runner_type}, token_digest = ${context.tokenDigest},
+        started_at = ${context.now}, updated_at = ${context.now}, lock_version = lock_version + 1
+    WHERE id = (SELECT c.job_id FROM candidates c WHERE c.job_id IS NOT NULL ORDER BY c.running, c.job_id LIMIT 1)
+      AND status = 'pending'
+    RETURNING ${sql.join(JOB_SELECT.map((column) => sql.ref(column)))}
+  `;
+}
+
+/** Which projects the runner serves (`p` is the project). */
+function runnerScope(runner: QueueRunner): RawBuilder<unknown> {
+  switch (runner.runner_type) {
+    case 'instance_type':
+      return sql`AND p.shared_runners_enabled = 1`;
+    case 'project_type':
+      return sql`AND p.id IN (SELECT rp.project_id FROM ci_runner_projects rp WHERE rp.runner_id = ${runner.id})`;
+    case 'group_type':
+      return sql`AND p.namespace_id IN (SELECT id FROM runner_groups)`;
+  }
+}
+
+/** Which jobs the runner may take (`j` is the job): protection, then tags. */
+function jobMatch(runner: QueueRunner, dialect: DialectName): RawBuilder<unknown> {
+  const parts: RawBuilder<unknown>[] = [];
+  if (runner.access_level === 'ref_protected') parts.push(sql`AND j.protected = 1`);
+  const tags = normalizeTags(runner.tag_list);
+  if (tags.length === 0) {
+    parts.push(runner.run_untagged ? sql`AND j.tag_list = '[]'` : sql`AND 1 = 0`);
+  } else {
+    if (!runner.run_untagged) parts.push(sql`AND j.tag_list <> '[]'`);
+    parts.push(
+      dialect === 'postgres'
+        ? sql`AND j.tag_list::jsonb <@ ${JSON.stringify(tags)}::jsonb`
+        : sql`AND NOT EXISTS (SELECT 1 FROM json_each(j.tag_list) t WHERE t.value NOT IN (${sql.join(tags)}))`,
+    );
+  }
+  return sql.join(parts, sql` `);
+}

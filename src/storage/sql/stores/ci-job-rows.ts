@@ -1,0 +1,74 @@
+import type { FailureReason, JobNeed, JobStatus, JobWhen, PipelineJob, RetryPolicy } from '../../../pipeline/types.ts';
+import type { JobRecord } from '../../types-ci-jobs.ts';
+import { recordToRow, rowToRecord, type ColumnKinds } from './row-mapping.ts';
+
+export const JOB_COLUMNS: ColumnKinds<JobRecord> = {
+  booleans: ['allow_failure', 'retried', 'protected', 'tag'],
+  json: ['tag_list', 'definition', 'needs', 'retry'],
+};
+
+/** Every column but the token digest, which never leaves the store. */
+export const JOB_SELECT = [
+  'id', 'pipeline_id', 'project_id', 'stage_id', 'stage', 'stage_idx', 'name', 'type', 'status', 'when', 'allow_failure', 'retried',
+  'failure_reason', 'exit_code', 'coverage', 'user_id', 'runner_id', 'runner_type', 'tag_list', 'protected', 'ref', 'sha', 'tag',
+  'definition', 'needs', 'retry', 'start_in_seconds', 'environment', 'target_url', 'description', 'created_at', 'queued_at', 'started_at',
+  'finished_at', 'scheduled_at', 'erased_at', 'updated_at', 'artifacts_expire_at', 'trace_size', 'trace_checksum', 'lock_version',
+] as const;
+
+/** The columns loadPipelineJobs reads: small, no definition. */
+export const PIPELINE_JOB_SELECT = [
+  'id', 'name', 'stage', 'stage_idx', 'status', 'when', 'allow_failure', 'needs', 'retry', 'retried', 'start_in_seconds', 'scheduled_at',
+  'failure_reason', 'type',
+] as const;
+
+export function toJob(row: object): JobRecord {
+  const job = rowToRecord<JobRecord>(row, JOB_COLUMNS);
+  delete (job as { token_digest?: unknown }).token_digest;
+  return job;
+}
+
+export function toJobRow<T>(record: Partial<T>): Record<string, unknown> {
+  const withTags = 'tag_list' in record ? { ...record, tag_list: normalizeTags((record as { tag_list: string[] }).tag_list) } : record;
+  return recordToRow<T>(withTags as Partial<T>, JOB_COLUMNS as unknown as ColumnKinds<T>);
+}
+
+/** Tags sorted and without duplicates, so equal lists are equal JSON text. */
+export function normalizeTags(tags: readonly string[]): string[] {
+  return [...new Set(tags)].sort();
+}
+
+interface PipelineJobRow {
+  id: number;
+  name: string;
+  stage: string;
+  stage_idx: number;
+  status: string;
+  when: string;
+  allow_failure: number;
+  needs: string | null;
+  retry: string | null;
+  retried: number;
+  start_in_seconds: number | null;
+  scheduled_at: string | null;
+  failure_reason: string | null;
+  type: string;
+}
+
+export function toPipelineJob(row: PipelineJobRow): PipelineJob {
+  return {
+    id: row.id,
+    name: row.name,
+    stage: row.stage,
+    stageIdx: row.stage_idx,
+    status: row.status as JobStatus,
+    when: row.when as JobWhen,
+    allowFailure: row.allow_failure === 1,
+    needs: row.needs === null ? null : (JSON.parse(row.needs) as JobNeed[]),
+    retry: row.retry === null ? null : (JSON.parse(row.retry) as RetryPolicy),
+    retried: row.retried === 1,
+    ...(row.start_in_seconds === null ? {} : { startInSeconds: row.start_in_seconds }),
+    scheduledAt: row.scheduled_at === null ? null : Date.parse(row.scheduled_at),
+    failureReason: row.failure_reason as FailureReason | null,
+    ...(row.type === 'generic' ? { external: true } : {}),
+  };
+}

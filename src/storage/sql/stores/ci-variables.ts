@@ -1,0 +1,146 @@
+import type { Db } from '../database.ts';
+import type { CiVariableType } from '../../types-ci.ts';
+import type { CiVariableChanges, CiVariableRecord, CiVariablesStore } from '../../types-ci-settings.ts';
+
+interface VariableRow {
+  owner_id: number;
+  key: string;
+  value: string;
+  variable_type: string;
+  protected: number;
+  masked: number;
+  environment_scope: string;
+}
+
+function toVariable(row: VariableRow): CiVariableRecord {
+  return {
+    key: row.key,
+    value: row.value,
+    variable_type: row.variable_type as CiVariableType,
+    protected: row.protected === 1,
+    masked: row.masked === 1,
+    environment_scope: row.environment_scope,
+  };
+}
+
+function toColumns(changes: CiVariableChanges): Record<string, unknown> {
+  const columns: Record<string, unknown> = {};
+  if (changes.value !== undefined) columns.value = changes.value;
+  if (changes.variable_type !== undefined) columns.variable_type = changes.variable_type;
+  if (changes.protected !== undefined) columns.protected = changes.protected ? 1 : 0;
+  if (changes.masked !== undefined) columns.masked = changes.masked ? 1 : 0;
+  return columns;
+}
+
+/** Project variables (`ci_variables`): unique by key and environment scope. */
+export class SqlProjectVariablesStore implements CiVariablesStore {
+  constructor(private readonly db: Db) {}
+
+  private select() {
+    return this.db
+      .selectFrom('ci_variables')
+      .select(['project_id as owner_id', 'key', 'value', 'variable_type', 'protected', 'masked', 'environment_scope']);
+  }
+
+  async list(ownerId: number): Promise<CiVariableRecord[]> {
+    return (await this.listForOwners([ownerId])).get(ownerId) ?? [];
+  }
+
+  async listForOwners(ownerIds: readonly number[]): Promise<Map<number, CiVariableRecord[]>> {
+    return groupByOwner(ownerIds.length === 0 ? [] : await this.select().where('project_id', 'in', [...new Set(ownerIds)]).orderBy('id').execute());
+  }
+
+  async find(ownerId: number, key: string, environmentScope?: string): Promise<CiVariableRecord | undefined> {
+    let query = this.select().where('project_id', '=', ownerId).where('key', '=', key);
+    if (environmentScope !== undefined) query = query.where('environment_scope', '=', environmentScope);
+    const rows = await query.execute();
+    const row = rows.find((candidate) => candidate.environment_scope === '*') ?? rows.sort((a, b) => (a.environment_scope < b.environment_scope ? -1 : 1))[0];
+    return row && toVariable(row);
+  }
+
+  async create(ownerId: number, variable: CiVariableRecord, now: string): Promise<CiVariableRecord> {
+    await this.db
+      .insertInto('ci_variables')
+      .values({ project_id: ownerId, ...variable, protected: variable.protected ? 1 : 0, masked: variable.masked ? 1 : 0, created_at: now, updated_at: now })
+      .execute();
+    return variable;
+  }
+
+  async update(ownerId: number, key: string, environmentScope: string, changes: CiVariableChanges, now: string): Promise<CiVariableRecord | undefined> {
+    const row = await this.db
+      .updateTable('ci_variables')
+      .set({ ...toColumns(changes), updated_at: now })
+      .where('project_id', '=', ownerId)
+      .where('key', '=', key)
+      .where('environment_scope', '=', environmentScope)
+      .returning(['project_id as owner_id', 'key', 'value', 'variable_type', 'protected', 'masked', 'environment_scope'])
+      .executeTakeFirst();
+    return row && toVariable(row);
+  }
+
+  async delete(ownerId: number, key: string, environmentScope: string): Promise<boolean> {
+    const result = await this.db
+      .deleteFrom('ci_variables')
+      .where('project_id', '=', ownerId)
+      .where('key', '=', key)
+      .where('environment_scope', '=', environmentScope)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+}
+
+/** Group variables (`ci_group_variables`): unique by key; their scope is always `*`. */
+export class SqlGroupVariablesStore implements CiVariablesStore {
+  constructor(private readonly db: Db) {}
+
+  private select() {
+    return this.db
+      .selectFrom('ci_group_variables')
+      .select((eb) => ['group_id as owner_id', 'key', 'value', 'variable_type', 'protected', 'masked', eb.val('*').as('environment_scope')]);
+  }
+
+  async list(ownerId: number): Promise<CiVariableRecord[]> {
+    return (await this.listForOwners([ownerId])).get(ownerId) ?? [];
+  }
+
+  async listForOwners(ownerIds: readonly number[]): Promise<Map<number, CiVariableRecord[]>> {
+    return groupByOwner(ownerIds.length === 0 ? [] : await this.select().where('group_id', 'in', [...new Set(ownerIds)]).orderBy('id').execute());
+  }
+
+  async find(ownerId: number, key: string, environmentScope?: string): Promise<CiVariableRecord | undefined> {
+    if (environmentScope !== undefined && environmentScope !== '*') return undefined;
+    const row = await this.select().where('group_id', '=', ownerId).where('key', '=', key).executeTakeFirst();
+    return row && toVariable(row);
+  }
+
+  async create(ownerId: number, variable: CiVariableRecord, now: string): Promise<CiVariableRecord> {
+    const { environment_scope: _scope, ...columns } = variable;
+    await this.db
+      .insertInto('ci_group_variables')
+      .values({ group_id: ownerId, ...columns, protected: variable.protected ? 1 : 0, masked: variable.masked ? 1 : 0, created_at: now, updated_at: now })
+      .execute();
+    return { ...variable, environment_scope: '*' };
+  }
+
+  async update(ownerId: number, key: string, environmentScope: string, changes: CiVariableChanges, now: string): Promise<CiVariableRecord | undefined> {
+    if (environmentScope !== '*') return undefined;
+    await this.db.updateTable('ci_group_variables').set({ ...toColumns(changes), updated_at: now }).where('group_id', '=', ownerId).where('key', '=', key).execute();
+    return this.find(ownerId, key);
+  }
+
+  async delete(ownerId: number, key: string, environmentScope: string): Promise<boolean> {
+    if (environmentScope !== '*') return false;
+    const result = await this.db.deleteFrom('ci_group_variables').where('group_id', '=', ownerId).where('key', '=', key).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+}
+
+function groupByOwner(rows: readonly VariableRow[]): Map<number, CiVariableRecord[]> {
+  const byOwner = new Map<number, CiVariableRecord[]>();
+  for (const row of rows) {
+    const list = byOwner.get(row.owner_id) ?? [];
+    list.push(toVariable(row));
+    byOwner.set(row.owner_id, list);
+  }
+  return byOwner;
+}

@@ -1,0 +1,115 @@
+import { countAll, inTransaction, type Db } from '../database.ts';
+import type { Page } from '../../types-ci.ts';
+import type {
+  DeploymentRecord, DeploymentStatus, DeploymentsStore, EnvironmentChanges, EnvironmentRecord, EnvironmentState, EnvironmentsStore,
+  NewDeployment, NewEnvironment,
+} from '../../types-environments.ts';
+import { nextInternalId } from './internal-ids.ts';
+import { containsInsensitive } from './like.ts';
+
+const toEnvironment = (row: Omit<EnvironmentRecord, 'state'> & { state: string }): EnvironmentRecord => ({ ...row, state: row.state as EnvironmentState });
+const toDeployment = (row: Omit<DeploymentRecord, 'status' | 'tag'> & { status: string; tag: number }): DeploymentRecord => ({
+  ...row,
+  tag: row.tag === 1,
+  status: row.status as DeploymentStatus,
+});
+
+export class SqlEnvironmentsStore implements EnvironmentsStore {
+  constructor(private readonly db: Db) {}
+
+  async create(environment: NewEnvironment): Promise<EnvironmentRecord> {
+    return toEnvironment(await this.db.insertInto('environments').values(environment).returningAll().executeTakeFirstOrThrow());
+  }
+
+  async findInProject(projectId: number, id: number): Promise<EnvironmentRecord | undefined> {
+    const row = await this.db.selectFrom('environments').selectAll().where('id', '=', id).where('project_id', '=', projectId).executeTakeFirst();
+    return row && toEnvironment(row);
+  }
+
+  async findByName(projectId: number, name: string): Promise<EnvironmentRecord | undefined> {
+    const row = await this.db.selectFrom('environments').selectAll().where('project_id', '=', projectId).where('name', '=', name).executeTakeFirst();
+    return row && toEnvironment(row);
+  }
+
+  async list(projectId: number, filter: { name?: string; search?: string; states?: readonly EnvironmentState[] }, page: Page): Promise<{ items: EnvironmentRecord[]; total: number }> {
+    let query = this.db.selectFrom('environments').where('project_id', '=', projectId);
+    if (filter.name !== undefined) query = query.where('name', '=', filter.name);
+    if (filter.search !== undefined) query = query.where(containsInsensitive('name', filter.search));
+    if (filter.states !== undefined) {
+      if (filter.states.length === 0) return { items: [], total: 0 };
+      query = query.where('state', 'in', [...filter.states]);
+    }
+    const counted = await query.select(countAll().as('total')).executeTakeFirstOrThrow();
+    const rows = await query.selectAll().orderBy('id').offset(page.offset).limit(page.limit).execute();
+    return { items: rows.map(toEnvironment), total: Number(counted.total) };
+  }
+
+  async update(id: number, changes: EnvironmentChanges): Promise<EnvironmentRecord | undefined> {
+    const set = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
+    if (Object.keys(set).length === 0) {
+      const current = await this.db.selectFrom('environments').selectAll().where('id', '=', id).executeTakeFirst();
+      return current && toEnvironment(current);
+    }
+    const row = await this.db.updateTable('environments').set(set).where('id', '=', id).returningAll().executeTakeFirst();
+    return row && toEnvironment(row);
+  }
+
+  async delete(id: number): Promise<boolean> {
+    const result = await this.db.deleteFrom('environments').where('id', '=', id).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+}
+
+export class SqlDeploymentsStore implements DeploymentsStore {
+  constructor(private readonly db: Db) {}
+
+  async create(deployment: NewDeployment): Promise<DeploymentRecord> {
+    return inTransaction(this.db, async (trx) => {
+      const iid = await nextInternalId(trx, deployment.project_id, 'deployments');
+      const row = await trx
+        .insertInto('deployments')
+        .values({ ...deployment, iid, tag: deployment.tag ? 1 : 0 })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return toDeployment(row);
+    });
+  }
+
+  async findById(id: number): Promise<DeploymentRecord | undefined> {
+    const row = await this.db.selectFrom('deployments').selectAll().where('id', '=', id).executeTakeFirst();
+    return row && toDeployment(row);
+  }
+
+  async findByJob(jobId: number): Promise<DeploymentRecord | undefined> {
+    const row = await this.db.selectFrom('deployments').selectAll().where('job_id', '=', jobId).orderBy('id', 'desc').limit(1).executeTakeFirst();
+    return row && toDeployment(row);
+  }
+
+  async update(id: number, changes: Partial<Pick<DeploymentRecord, 'status' | 'updated_at' | 'finished_at'>>): Promise<DeploymentRecord | undefined> {
+    const set = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
+    if (Object.keys(set).length === 0) return this.findById(id);
+    const row = await this.db.updateTable('deployments').set(set).where('id', '=', id).returningAll().executeTakeFirst();
+    return row && toDeployment(row);
+  }
+
+  async listForEnvironment(environmentId: number, page: Page): Promise<{ items: DeploymentRecord[]; total: number }> {
+    const query = this.db.selectFrom('deployments').where('environment_id', '=', environmentId);
+    const counted = await query.select(countAll().as('total')).executeTakeFirstOrThrow();
+    const rows = await query.selectAll().orderBy('id', 'desc').offset(page.offset).limit(page.limit).execute();
+    return { items: rows.map(toDeployment), total: Number(counted.total) };
+  }
+
+  async lastSuccessful(environmentIds: readonly number[]): Promise<Map<number, DeploymentRecord>> {
+    const latest = new Map<number, DeploymentRecord>();
+    if (environmentIds.length === 0) return latest;
+    const newestIds = this.db
+      .selectFrom('deployments')
+      .select((eb) => eb.fn.max('id').as('id'))
+      .where('environment_id', 'in', [...new Set(environmentIds)])
+      .where('status', '=', 'success')
+      .groupBy('environment_id');
+    const rows = await this.db.selectFrom('deployments').selectAll().where('id', 'in', newestIds).execute();
+    for (const row of rows) latest.set(row.environment_id, toDeployment(row));
+    return latest;
+  }
+}

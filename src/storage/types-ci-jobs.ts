@@ -1,0 +1,215 @@
+/**
+ * CI jobs (builds, bridges and generic commit statuses in one table, like GitLab's
+ * ci_builds), the runner queue, and the records of job artifacts.
+ */
+import type { JobDefinition } from '../ci/model.ts';
+import type { JobChange, JobNeed, JobStatus, JobWhen, PipelineJob, RetryPolicy } from '../pipeline/types.ts';
+import type { Page } from './types-ci.ts';
+import type { RunnerRecord, RunnerType } from './types-runners.ts';
+
+/** `build`: run by a runner; `bridge`: triggers a downstream pipeline; `generic`: an external commit status. */
+export type JobType = 'build' | 'bridge' | 'generic';
+
+export interface JobRecord {
+  id: number;
+  pipeline_id: number;
+  project_id: number;
+  stage_id: number | null;
+  stage: string;
+  stage_idx: number;
+  name: string;
+  type: JobType;
+  status: JobStatus;
+  when: JobWhen;
+  allow_failure: boolean;
+  /** A newer job of the same name replaced this one. */
+  retried: boolean;
+  failure_reason: string | null;
+  exit_code: number | null;
+  coverage: number | null;
+  user_id: number | null;
+  runner_id: number | null;
+  /** Kind of the runner that took the job (fair usage counts jobs on instance runners). */
+  runner_type: RunnerType | null;
+  /** Sorted, without duplicates. */
+  tag_list: string[];
+  protected: boolean;
+  ref: string;
+  sha: string;
+  tag: boolean;
+  /** The compiler's job definition (builds and bridges); null for generic statuses. */
+  definition: JobDefinition | null;
+  /** Processing inputs (see PipelineJob): null needs = stage order. */
+  needs: JobNeed[] | null;
+  retry: RetryPolicy | null;
+  start_in_seconds: number | null;
+  /** Environment name (expanded) of a job with `environment:`. */
+  environment: string | null;
+  /** Generic statuses. */
+  target_url: string | null;
+  description: string | null;
+  created_at: string;
+  queued_at: string | null;
+  started_at: string | null;
+  finished_at: string | null;
+  scheduled_at: string | null;
+  erased_at: string | null;
+  updated_at: string;
+  artifacts_expire_at: string | null;
+  trace_size: number | null;
+  trace_checksum: string | null;
+  lock_version: number;
+}
+
+type JobDefaults =
+  | 'stage_id' | 'retried' | 'failure_reason' | 'exit_code' | 'coverage' | 'user_id' | 'runner_id' | 'runner_type' | 'tag_list'
+  | 'protected' | 'tag' | 'definition' | 'needs' | 'retry' | 'start_in_seconds' | 'environment' | 'target_url' | 'description'
+  | 'queued_at' | 'started_at' | 'finished_at' | 'scheduled_at' | 'erased_at' | 'updated_at' | 'artifacts_expire_at'
+  | 'trace_size' | 'trace_checksum';
+
+export type NewJob = Omit<JobRecord, 'id' | 'lock_version' | JobDefaults> & Partial<Pick<JobRecord, JobDefaults>>;
+
+/** Fields services change outside processing (runner updates, erase, keep, traces). */
+export type JobChanges = Partial<
+  Pick<
+    JobRecord,
+    | 'status' | 'failure_reason' | 'exit_code' | 'coverage' | 'user_id' | 'runner_id' | 'started_at' | 'finished_at' | 'queued_at'
+    | 'erased_at' | 'updated_at' | 'artifacts_expire_at' | 'trace_size' | 'trace_checksum' | 'target_url' | 'description'
+    | 'environment' | 'scheduled_at'
+  >
+>;
+
+export interface JobListFilter {
+  projectId?: number;
+  pipelineId?: number;
+  runnerId?: number;
+  /** The API's `scope`: any of these statuses. */
+  statuses?: readonly JobStatus[];
+  types?: readonly JobType[];
+  /** Retried jobs are left out unless asked for. */
+  includeRetried?: boolean;
+  sort?: 'asc' | 'desc';
+}
+
+export interface StatusesForShaFilter {
+  ref?: string;
+  stage?: string;
+  name?: string;
+  /** Every status of every pipeline of the sha, not only the latest ones. */
+  all?: boolean;
+}
+
+/** Thrown by `applyChanges` when a job is no longer in the status processing saw: run the transaction again. */
+export class StaleJobError extends Error {
+  constructor(readonly jobId: number) {
+    super(`job ${jobId} changed while its pipeline was processed`);
+    this.name = 'StaleJobError';
+  }
+}
+
+export interface AppliedJobChanges {
+  /** Real ids of the jobs created, by the provisional id `handleEvent` gave them. */
+  createdIds: Map<number, number>;
+}
+
+export interface CiJobsStore {
+  /** Inserts the jobs (several statements for big batches); answers them in input order. */
+  insertMany(jobs: readonly NewJob[]): Promise<JobRecord[]>;
+  findById(id: number): Promise<JobRecord | undefined>;
+  findByIds(ids: readonly number[]): Promise<JobRecord[]>;
+  findInProject(projectId: number, id: number): Promise<JobRecord | undefined>;
+  /** The job whose token has this SHA-256 digest (tokens themselves are never stored). */
+  findByTokenDigest(digest: string): Promise<JobRecord | undefined>;
+  /** Every job of the pipeline, retried ones included, in the shape the state rules take; one query. */
+  loadPipelineJobs(pipelineId: number): Promise<PipelineJob[]>;
+  /**
+   * Persists `handleEvent` changes: creations copy their source row (fresh timestamps, no
+   * runner, trace or token; `userId` becomes their user when given), updates set status,
+   * retried, failure reason, scheduled time and the timestamp of the new status. An update
+   * whose job is no longer in `previousStatus` throws StaleJobError (roll back, retry).
+   * Runs in the caller's transaction, or in its own.
+   */
+  applyChanges(pipelineId: number, changes: readonly JobChange[], context: { now: string; userId?: number | null }): Promise<AppliedJobChanges>;
+  /** Direct change of one job; with `expectedLockVersion`, only if unchanged since (false otherwise). */
+  update(id: number, changes: JobChanges, expectedLockVersion?: number): Promise<boolean>;
+  /** Stores the digest of a new job token (when a runner takes the job). */
+  setTokenDigest(id: number, digest: string | null): Promise<void>;
+  list(filter: JobListFilter, page: Page): Promise<{ items: JobRecord[]; total: number }>;
+  /** The newest successful, not retried build named `name` on `ref` (artifacts download by ref). */
+  latestSuccessfulByRefAndName(projectId: number, ref: string, name: string): Promise<JobRecord | undefined>;
+  /** Commit statuses of the sha (builds, bridges, generic statuses), oldest first. */
+  statusesForSha(projectId: number, sha: string, filter: StatusesForShaFilter): Promise<JobRecord[]>;
+  /** The generic status of the pipeline with this name and ref that is still pending or running. */
+  findOpenGenericStatus(pipelineId: number, name: string, ref: string): Promise<JobRecord | undefined>;
+  /** Jobs in `status` not updated since `before` (stuck and timeout sweeps), oldest first. */
+  listStale(status: JobStatus, before: string, limit: number): Promise<JobRecord[]>;
+}
+
+export interface ClaimContext {
+  now: string;
+  /** SHA-256 digest of the token the runner receives with the job. */
+  tokenDigest: string;
+}
+
+export interface JobQueueStore {
+  /**
+   * Atomically moves one pending build the runner may take to `running` (runner, token,
+   * started_at) and answers it; undefined when there is none. Matching: the runner's kind
+   * (instance runners: projects with shared runners enabled; group runners: projects under
+   * their groups; project runners: their projects), projects with jobs enabled, every job
+   * tag a runner tag, untagged jobs only with run_untagged, protected refs only for
+   * ref_protected runners. Instance runners take from the project with the fewest jobs
+   * running on instance runners first, then the oldest job; others take the oldest job.
+   * Concurrent claims never take the same job (`FOR UPDATE SKIP LOCKED` on PostgreSQL).
+   * Paused runners, archived projects and missing dependencies are the caller's to check.
+   */
+  claim(runner: Pick<RunnerRecord, 'id' | 'runner_type' | 'tag_list' | 'run_untagged' | 'access_level'>, context: ClaimContext): Promise<JobRecord | undefined>;
+}
+
+export type ArtifactFileType = 'archive' | 'metadata' | 'trace' | 'junit' | 'dotenv' | 'cobertura' | (string & {});
+export type ArtifactFileFormat = 'zip' | 'gzip' | 'raw';
+
+export interface JobArtifactRecord {
+  id: number;
+  job_id: number;
+  project_id: number;
+  file_type: ArtifactFileType;
+  file_format: ArtifactFileFormat;
+  file_name: string;
+  size: number;
+  sha256: string;
+  /** Relative to the data directory. */
+  path: string;
+  expire_at: string | null;
+  created_at: string;
+}
+
+export type NewJobArtifact = Omit<JobArtifactRecord, 'id'>;
+
+/** One member of a zip archive, as kept for browsing and single-file downloads. */
+export interface ArtifactEntryRecord {
+  path: string;
+  /** Directories end with `/`. */
+  kind: 'file' | 'directory';
+  size: number;
+  compressed_size: number;
+  crc32: number;
+  mode: number;
+  modified_at: string | null;
+}
+
+export interface JobArtifactsStore {
+  /** Replaces the job's artifact of that file type; answers the replaced record's path to delete, if any. */
+  save(artifact: NewJobArtifact, entries?: readonly ArtifactEntryRecord[]): Promise<{ artifact: JobArtifactRecord; replacedPath: string | null }>;
+  find(jobId: number, fileType: ArtifactFileType): Promise<JobArtifactRecord | undefined>;
+  listForJobs(jobIds: readonly number[]): Promise<JobArtifactRecord[]>;
+  findEntry(artifactId: number, path: string): Promise<ArtifactEntryRecord | undefined>;
+  /** Members whose path starts with `prefix` (all when empty), by path. */
+  listEntries(artifactId: number, prefix: string, page: Page): Promise<ArtifactEntryRecord[]>;
+  /** Removes the records of a job's artifacts (all types unless given); answers the paths to delete. */
+  deleteForJob(jobId: number, fileTypes?: readonly ArtifactFileType[]): Promise<string[]>;
+  /** Artifacts past `expire_at`, oldest first. */
+  listExpired(now: string, limit: number): Promise<JobArtifactRecord[]>;
+  /** `artifacts/keep`: no expiry for the job's artifacts. */
+  clearExpiry(jobId: number): Promise<void>;
+}

@@ -1,0 +1,64 @@
+/** Environments of a project and the deployments to them. */
+import type { Page } from './types-ci.ts';
+
+export type EnvironmentState = 'available' | 'stopped';
+
+export interface EnvironmentRecord {
+  id: number;
+  project_id: number;
+  name: string;
+  slug: string;
+  external_url: string | null;
+  state: EnvironmentState;
+  created_at: string;
+  updated_at: string;
+}
+
+export type NewEnvironment = Omit<EnvironmentRecord, 'id'>;
+export type EnvironmentChanges = Partial<Pick<EnvironmentRecord, 'name' | 'slug' | 'external_url' | 'state' | 'updated_at'>>;
+
+export interface EnvironmentsStore {
+  /** Throws a unique violation when the project has the name or slug already. */
+  create(environment: NewEnvironment): Promise<EnvironmentRecord>;
+  findInProject(projectId: number, id: number): Promise<EnvironmentRecord | undefined>;
+  findByName(projectId: number, name: string): Promise<EnvironmentRecord | undefined>;
+  /** By id; `name` exact, `search` a substring of the name, `states` any of them. */
+  list(projectId: number, filter: { name?: string; search?: string; states?: readonly EnvironmentState[] }, page: Page): Promise<{ items: EnvironmentRecord[]; total: number }>;
+  update(id: number, changes: EnvironmentChanges): Promise<EnvironmentRecord | undefined>;
+  delete(id: number): Promise<boolean>;
+}
+
+export type DeploymentStatus = 'created' | 'running' | 'success' | 'failed' | 'canceled' | 'skipped' | 'blocked';
+
+export interface DeploymentRecord {
+  id: number;
+  /** Per project. */
+  iid: number;
+  project_id: number;
+  environment_id: number;
+  job_id: number | null;
+  ref: string;
+  tag: boolean;
+  sha: string;
+  user_id: number | null;
+  status: DeploymentStatus;
+  /** Name of the job that stops the environment. */
+  on_stop: string | null;
+  created_at: string;
+  updated_at: string;
+  finished_at: string | null;
+}
+
+export type NewDeployment = Omit<DeploymentRecord, 'id' | 'iid'>;
+
+export interface DeploymentsStore {
+  /** Inserts with the project's next deployment iid. */
+  create(deployment: NewDeployment): Promise<DeploymentRecord>;
+  findById(id: number): Promise<DeploymentRecord | undefined>;
+  findByJob(jobId: number): Promise<DeploymentRecord | undefined>;
+  update(id: number, changes: Partial<Pick<DeploymentRecord, 'status' | 'updated_at' | 'finished_at'>>): Promise<DeploymentRecord | undefined>;
+  /** Newest first. */
+  listForEnvironment(environmentId: number, page: Page): Promise<{ items: DeploymentRecord[]; total: number }>;
+  /** The newest successful deployment of each environment (`last_deployment`). */
+  lastSuccessful(environmentIds: readonly number[]): Promise<Map<number, DeploymentRecord>>;
+}

@@ -1,0 +1,86 @@
+/** Runners: instance (shared), group and project runners, and where they may take jobs. */
+import type { Page } from './types-ci.ts';
+
+export type RunnerType = 'instance_type' | 'group_type' | 'project_type';
+export const RUNNER_TYPES: readonly RunnerType[] = ['instance_type', 'group_type', 'project_type'];
+
+export type RunnerAccessLevel = 'not_protected' | 'ref_protected';
+
+export interface RunnerRecord {
+  id: number;
+  runner_type: RunnerType;
+  /** First 8 characters of the runner token (GitLab's short token); the token itself is kept only as a SHA-256 digest. */
+  token_prefix: string;
+  description: string;
+  /** false: paused. */
+  active: boolean;
+  /** A project runner that cannot be enabled in other projects. */
+  locked: boolean;
+  run_untagged: boolean;
+  /** Sorted, without duplicates. */
+  tag_list: string[];
+  access_level: RunnerAccessLevel;
+  /** Seconds; null: no cap. */
+  maximum_timeout: number | null;
+  name: string | null;
+  version: string | null;
+  revision: string | null;
+  platform: string | null;
+  architecture: string | null;
+  executor: string | null;
+  ip_address: string | null;
+  contacted_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+type RunnerDefaults =
+  | 'description' | 'active' | 'locked' | 'run_untagged' | 'tag_list' | 'access_level' | 'maximum_timeout' | 'name' | 'version'
+  | 'revision' | 'platform' | 'architecture' | 'executor' | 'ip_address' | 'contacted_at' | 'updated_at';
+
+export type NewRunner = Omit<RunnerRecord, 'id' | 'token_prefix' | RunnerDefaults> & Partial<Pick<RunnerRecord, RunnerDefaults>>;
+
+export type RunnerChanges = Partial<Omit<RunnerRecord, 'id' | 'runner_type' | 'token_prefix' | 'created_at'>>;
+
+/** What a runner reports about itself on every request. */
+export type RunnerInfo = Partial<Pick<RunnerRecord, 'name' | 'version' | 'revision' | 'platform' | 'architecture' | 'executor' | 'ip_address'>>;
+
+export interface RunnerListFilter {
+  types?: readonly RunnerType[];
+  active?: boolean;
+  /** Contacted after this time (the service decides what "online" means). */
+  contactedAfter?: string;
+  /** Not contacted since this time, or never. */
+  notContactedAfter?: string;
+  /** Runners carrying every one of these tags. */
+  tagList?: readonly string[];
+  /** Runners enabled in any of these projects (project runners). */
+  projectIds?: readonly number[];
+  /** Runners of any of these groups (group runners). */
+  namespaceIds?: readonly number[];
+  /** Any of these runners. */
+  ids?: readonly number[];
+}
+
+export interface RunnersStore {
+  /** Stores the runner with the digest and prefix of `token`; project runners get their projects, group runners their group. */
+  create(runner: NewRunner, token: string, owners?: { projectIds?: readonly number[]; namespaceId?: number }): Promise<RunnerRecord>;
+  findById(id: number): Promise<RunnerRecord | undefined>;
+  findByIds(ids: readonly number[]): Promise<RunnerRecord[]>;
+  findByToken(token: string): Promise<RunnerRecord | undefined>;
+  /** Newest first by id. */
+  list(filter: RunnerListFilter, page: Page): Promise<{ items: RunnerRecord[]; total: number }>;
+  update(id: number, changes: RunnerChanges): Promise<RunnerRecord | undefined>;
+  /** Sets contacted_at and what the runner reported, in one statement. */
+  heartbeat(id: number, info: RunnerInfo, now: string): Promise<void>;
+  /** New token, same runner (the old token stops working). */
+  resetToken(id: number, token: string, now: string): Promise<RunnerRecord | undefined>;
+  delete(id: number): Promise<boolean>;
+  /** Project ids a project runner is enabled in, oldest assignment first. */
+  projectIds(runnerId: number): Promise<number[]>;
+  projectIdsOf(runnerIds: readonly number[]): Promise<Map<number, number[]>>;
+  namespaceIds(runnerId: number): Promise<number[]>;
+  /** Enables a project runner in a project; false when it already was. */
+  assignProject(runnerId: number, projectId: number, now: string): Promise<boolean>;
+  unassignProject(runnerId: number, projectId: number): Promise<boolean>;
+}

@@ -1,0 +1,157 @@
+import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { after, before, describe, it } from 'node:test';
+import yazl from 'yazl';
+import { FileArtifactStore } from '../../../src/storage/fs/artifacts.ts';
+import { ArtifactTooLargeError } from '../../../src/storage/types-blobs.ts';
+
+async function collect(stream: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream as AsyncIterable<Buffer>) chunks.push(chunk);
+  return Buffer.concat(chunks);
+}
+
+/** `total` bytes in 64 KiB chunks, reusing one buffer (the source itself holds no more than that). */
+function generated(total: number, onRead?: (sent: number) => void): Readable {
+  const block = randomBytes(64 * 1024);
+  let sent = 0;
+  return new Readable({
+    read() {
+      if (sent >= total) return void this.push(null);
+      const length = Math.min(block.length, total - sent);
+      sent += length;
+      onRead?.(sent);
+      this.push(length === block.length ? block : block.subarray(0, length));
+    },
+  });
+}
+
+/** Writes a zip with yazl, then renames members in place (zip-slip names yazl itself refuses to write). */
+async function zipWith(file: string, build: (zip: yazl.ZipFile) => void, renames: Array<[string, string]> = []): Promise<void> {
+  const zip = new yazl.ZipFile();
+  build(zip);
+  zip.end();
+  const chunks: Buffer[] = [];
+  for await (const chunk of zip.outputStream as AsyncIterable<Buffer>) chunks.push(chunk);
+  const bytes = Buffer.concat(chunks);
+  for (const [from, to] of renames) {
+    assert.equal(Buffer.byteLength(from), Buffer.byteLength(to));
+    let index = bytes.indexOf(from);
+    assert.ok(index >= 0, `${from} is in the zip`);
+    for (; index >= 0; index = bytes.indexOf(from, index + 1)) bytes.write(to, index);
+  }
+  await writeFile(file, bytes);
+}
+
+describe('Artifact files', () => {
+  let dataDir: string;
+  let store: FileArtifactStore;
+
+  before(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'gantry-artifacts-'));
+    store = new FileArtifactStore(dataDir);
+  });
+  after(() => rm(dataDir, { recursive: true, force: true }));
+
+  it('streams an upload to <dataDir>/artifacts/<project>/<job>/<file> with its size and SHA-256', async () => {
+    const content = randomBytes(300_000);
+    const stored = await store.write({ projectId: 7, jobId: 42, fileName: 'artifacts.zip' }, Readable.from([content.subarray(0, 1000), content.subarray(1000)]), { maxBytes: 1_000_000 });
+    assert.deepEqual(stored, { path: 'artifacts/7/42/artifacts.zip', size: content.length, sha256: createHash('sha256').update(content).digest('hex') });
+    assert.deepEqual(await readFile(join(dataDir, 'artifacts/7/42/artifacts.zip')), content);
+    assert.deepEqual(await readdir(join(dataDir, 'artifacts/7/42')), ['artifacts.zip'], 'no temporary file left');
+    const ranged = await store.read(stored.path, { start: 10, end: 20 });
+    assert.equal(ranged?.size, 10);
+    assert.deepEqual(await collect(ranged!.stream), content.subarray(10, 20));
+    assert.equal(await store.read('artifacts/7/42/missing.zip'), undefined);
+    await store.remove(stored.path);
+    assert.deepEqual(await readdir(join(dataDir, 'artifacts')), [], 'empty job and project directories go too');
+  });
+
+  it('stops reading at the size limit and keeps nothing', async () => {
+    let read = 0;
+    const endless = generated(50 * 1024 * 1024, (sent) => (read = sent));
+    await assert.rejects(store.write({ projectId: 7, jobId: 43, fileName: 'big.zip' }, endless, { maxBytes: 1024 * 1024 }), ArtifactTooLargeError);
+    assert.ok(read < 4 * 1024 * 1024, `read ${read} bytes of 50 MiB`);
+    assert.deepEqual(await readdir(join(dataDir, 'artifacts/7/43')), []);
+  });
+
+  it('refuses file names and paths outside its directory', async () => {
+    for (const fileName of ['../escape.zip', 'a/b.zip', '..', '.hidden', '', 'back\\slash']) {
+      await assert.rejects(store.write({ projectId: 1, jobId: 1, fileName }, Readable.from([Buffer.from('x')]), { maxBytes: 10 }), /invalid artifact file name/);
+    }
+    for (const path of ['../../etc/passwd', 'artifacts/1/1/../../../x', '/etc/passwd', 'artifacts/1/1/.partial']) {
+      await assert.rejects(store.read(path), /not an artifact path/);
+      await assert.rejects(store.remove(path), /not an artifact path/);
+    }
+  });
+
+  it('lists zip members and streams one safe member; absolute, .. and symlink members are never served', async () => {
+    const file = join(dataDir, 'artifacts/9/1/artifacts.zip');
+    await mkdir(join(dataDir, 'artifacts/9/1'), { recursive: true });
+    const bigMember = randomBytes(2_000_000);
+    await zipWith(
+      file,
+      (zip) => {
+        zip.addEmptyDirectory('out/');
+        zip.addBuffer(Buffer.from('hello\n'), 'out/hello.txt', { mode: 0o100644 });
+        zip.addBuffer(bigMember, 'out/big.bin');
+        zip.addBuffer(Buffer.from('/etc/passwd'), 'out/link', { mode: 0o120777 });
+        zip.addBuffer(Buffer.from('owned'), 'xx/evil.txt');
+        zip.addBuffer(Buffer.from('owned'), 'Xabs.txt');
+      },
+      [['xx/evil.txt', '../evil.txt'], ['Xabs.txt', '/abs.txt']],
+    );
+    const members = await store.listZipMembers('artifacts/9/1/artifacts.zip');
+    assert.deepEqual(
+      members.map((member) => [member.path, member.kind]),
+      [['out/', 'directory'], ['out/hello.txt', 'file'], ['out/big.bin', 'file'], ['out/link', 'unsafe'], ['../evil.txt', 'unsafe'], ['/abs.txt', 'unsafe']],
+    );
+    const hello = members[1];
+    assert.deepEqual([hello.size, hello.mode & 0o777], [6, 0o644]);
+
+    const opened = await store.openZipMember('artifacts/9/1/artifacts.zip', 'out/hello.txt');
+    assert.equal(opened?.size, 6);
+    assert.equal((await collect(opened!.stream)).toString(), 'hello\n');
+    const big = await store.openZipMember('artifacts/9/1/artifacts.zip', 'out/big.bin');
+    assert.deepEqual(await collect(big!.stream), bigMember);
+    for (const refused of ['../evil.txt', '/abs.txt', 'out/link', 'out/', 'out/missing', 'out/../out/hello.txt']) {
+      assert.equal(await store.openZipMember('artifacts/9/1/artifacts.zip', refused), undefined, refused);
+    }
+  });
+
+  it('writes a 200 MB stream with flat memory', async () => {
+    const total = 200 * 1024 * 1024;
+    const rssBefore = process.memoryUsage().rss;
+    let peak = rssBefore;
+    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 5);
+    try {
+      const stored = await store.write({ projectId: 8, jobId: 1, fileName: 'large.bin' }, generated(total), { maxBytes: total });
+      assert.equal(stored.size, total);
+      const { stream } = (await store.read(stored.path))!;
+      const hash = createHash('sha256');
+      await pipeline(stream, async function* (source) {
+        for await (const chunk of source) hash.update(chunk as Buffer);
+      });
+      assert.equal(hash.digest('hex'), stored.sha256);
+    } finally {
+      clearInterval(sampler);
+    }
+    const growth = (peak - rssBefore) / (1024 * 1024);
+    assert.ok(growth < 64, `RSS grew by ${growth.toFixed(1)} MiB while 200 MiB went through`);
+    await store.remove('artifacts/8/1/large.bin');
+  });
+
+  it('serves a member of a zip that was uploaded as a stream', async () => {
+    const zip = new yazl.ZipFile();
+    zip.addBuffer(Buffer.from('report'), 'junit.xml');
+    zip.end();
+    const stored = await store.write({ projectId: 9, jobId: 2, fileName: 'artifacts.zip' }, zip.outputStream as unknown as Readable, { maxBytes: 1_000_000 });
+    const member = await store.openZipMember(stored.path, 'junit.xml');
+    assert.equal((await collect(member!.stream)).toString(), 'report');
+  });
+});

@@ -1,0 +1,147 @@
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { openDatabase } from '../../../src/storage/sql/database.ts';
+import { createSqlStores, type SqlStores } from '../../../src/storage/sql/stores/index.ts';
+import type { JobRecord, NewJob } from '../../../src/storage/types-ci-jobs.ts';
+import type { PipelineRecord } from '../../../src/storage/types-ci.ts';
+import type { NewRunner, RunnerRecord } from '../../../src/storage/types-runners.ts';
+import type { NamespaceRecord, ProjectRecord } from '../../../src/storage/types.ts';
+import { buildJob, createGroup, createPipeline, createProject, NOW, openCiTestDatabase, type CiTestDatabase } from './ci-fixtures.ts';
+
+let tokens = 0;
+
+describe('CI job queue', () => {
+  let database: CiTestDatabase & { url: string };
+  let stores: SqlStores;
+  let group: NamespaceRecord;
+  let subgroup: NamespaceRecord;
+  let projectA: ProjectRecord;
+  let projectB: ProjectRecord;
+  let noShared: ProjectRecord;
+  let noJobs: ProjectRecord;
+
+  before(async () => {
+    database = await openCiTestDatabase();
+    stores = database.stores;
+    group = await createGroup(stores, 'queue');
+    subgroup = await createGroup(stores, 'sub', group);
+    projectA = await createProject(stores, group, 'a');
+    projectB = await createProject(stores, subgroup, 'b');
+    noShared = await createProject(stores, await createGroup(stores, 'other'), 'private-runners', { shared_runners_enabled: false });
+    noJobs = await createProject(stores, group, 'no-ci', { jobs_enabled: false });
+  });
+  after(() => database.close());
+  // Every test starts from an empty queue.
+  beforeEach(async () => {
+    await database.opened.db.updateTable('ci_jobs').set({ status: 'canceled' }).where('status', 'in', ['pending', 'running']).execute();
+  });
+
+  const runner = (fields: Partial<NewRunner> & Pick<NewRunner, 'runner_type'>, owners?: { projectIds?: number[]; namespaceId?: number }) =>
+    stores.runners.create({ created_at: NOW, ...fields }, `runner-token-${++tokens}`, owners);
+
+  async function pending(project: ProjectRecord, count: number, overrides: Partial<NewJob> = {}, pipelineFields: Partial<PipelineRecord> = {}): Promise<JobRecord[]> {
+    const pipeline = await createPipeline(stores, project, pipelineFields);
+    return stores.jobs.insertMany(Array.from({ length: count }, (_, index) => buildJob(pipeline, `job ${index}`, { status: 'pending', ...overrides })));
+  }
+
+  const claim = (claimer: RunnerRecord, store = stores) => store.jobQueue.claim(claimer, { now: NOW, tokenDigest: `digest-${++tokens}` });
+
+  async function drain(claimer: RunnerRecord): Promise<number[]> {
+    const ids: number[] = [];
+    for (let job = await claim(claimer); job; job = await claim(claimer)) ids.push(job.id);
+    return ids;
+  }
+
+  it('hands a pending build to an instance runner and marks it running', async () => {
+    const shared = await runner({ runner_type: 'instance_type' });
+    const [job] = await pending(projectA, 1);
+    const claimed = await stores.jobQueue.claim(shared, { now: '2026-11-22T10:00:00.000Z', tokenDigest: 'a'.repeat(64) });
+    assert.equal(claimed?.id, job.id);
+    assert.deepEqual(
+      [claimed?.status, claimed?.runner_id, claimed?.runner_type, claimed?.started_at, claimed?.lock_version],
+      ['running', shared.id, 'instance_type', '2026-11-22T10:00:00.000Z', job.lock_version + 1],
+    );
+    assert.equal((await stores.jobs.findByTokenDigest('a'.repeat(64)))?.id, job.id);
+    assert.equal(await claim(shared), undefined, 'nothing else is pending');
+  });
+
+  it('never hands out created jobs, bridges, external statuses, or jobs of projects without CI or shared runners', async () => {
+    const shared = await runner({ runner_type: 'instance_type' });
+    await pending(projectA, 1, { status: 'created' });
+    await pending(projectA, 1, { type: 'bridge' });
+    await pending(projectA, 1, { type: 'generic' });
+    await pending(noShared, 1);
+    await pending(noJobs, 1);
+    assert.equal(await claim(shared), undefined);
+  });
+
+  it('matches tags: every job tag must be a runner tag; untagged jobs only for run_untagged runners', async () => {
+    const [untagged] = await pending(projectA, 1);
+    const [docker] = await pending(projectA, 1, { tag_list: ['docker'] });
+    const [dockerGpu] = await pending(projectA, 1, { tag_list: ['gpu', 'docker'] });
+    const taggedOnly = await runner({ runner_type: 'instance_type', tag_list: ['linux', 'docker'], run_untagged: false });
+    assert.deepEqual(await drain(taggedOnly), [docker.id]);
+    const gpu = await runner({ runner_type: 'instance_type', tag_list: ['docker', 'gpu'], run_untagged: true });
+    assert.deepEqual(await drain(gpu), [untagged.id, dockerGpu.id]);
+  });
+
+  it('gives protected-only runners jobs of protected refs only', async () => {
+    const [unprotected] = await pending(projectA, 1);
+    const [guarded] = await pending(projectA, 1, { protected: true });
+    const protectedOnly = await runner({ runner_type: 'instance_type', access_level: 'ref_protected' });
+    assert.deepEqual(await drain(protectedOnly), [guarded.id]);
+    assert.deepEqual(await drain(await runner({ runner_type: 'instance_type' })), [unprotected.id]);
+  });
+
+  it('gives project runners their projects and group runners the projects under their group', async () => {
+    const [inA] = await pending(projectA, 1);
+    const [inB] = await pending(projectB, 1);
+    const [inNoShared] = await pending(noShared, 1);
+    await pending(noJobs, 1);
+    const projectRunner = await runner({ runner_type: 'project_type' }, { projectIds: [noShared.id] });
+    assert.deepEqual(await drain(projectRunner), [inNoShared.id], 'a project runner serves a project without shared runners');
+    const subgroupRunner = await runner({ runner_type: 'group_type' }, { namespaceId: subgroup.id });
+    assert.deepEqual(await drain(subgroupRunner), [inB.id]);
+    const [inB2] = await pending(projectB, 1);
+    const groupRunner = await runner({ runner_type: 'group_type' }, { namespaceId: group.id });
+    assert.deepEqual(await drain(groupRunner), [inA.id, inB2.id], 'subgroups included, oldest first');
+  });
+
+  it('serves the project with the fewest jobs on instance runners first (fair usage), then the oldest job', async () => {
+    const shared = await runner({ runner_type: 'instance_type' });
+    const busy = await pending(projectA, 4);
+    const [quiet] = await pending(projectB, 1);
+    assert.equal((await claim(shared))?.id, busy[0].id, 'no project runs anything: the oldest job');
+    assert.equal((await claim(shared))?.id, quiet.id, 'A runs one now, B none');
+    assert.equal((await claim(shared))?.id, busy[1].id);
+    // Jobs on a project runner do not count against A.
+    const projectRunner = await runner({ runner_type: 'project_type' }, { projectIds: [projectA.id] });
+    const [quiet2] = await pending(projectB, 2);
+    assert.equal((await claim(projectRunner))?.id, busy[2].id);
+    assert.equal((await claim(shared))?.id, quiet2.id, 'A: 2 on instance runners, B: 1');
+  });
+
+  it('finds the one job a runner can take behind many it cannot', async () => {
+    await pending(projectA, 300, { tag_list: ['gpu'] });
+    const [small] = await pending(projectB, 1);
+    assert.equal((await claim(await runner({ runner_type: 'instance_type' })))?.id, small.id);
+  });
+
+  it('never hands one job to two claims racing for it', async () => {
+    const jobs = await pending(projectA, 30);
+    await pending(projectB, 10);
+    const shared = await runner({ runner_type: 'instance_type' });
+    // On PostgreSQL the claims come through two pools (two coordinators); on SQLite one connection takes them in turn.
+    const second = database.opened.dialect === 'postgres' ? openDatabase(database.url) : undefined;
+    const otherStores = second ? createSqlStores(second.db) : stores;
+    try {
+      const claims = await Promise.all(Array.from({ length: 50 }, (_, index) => claim(shared, index % 2 === 0 ? stores : otherStores)));
+      const claimed = claims.filter((job): job is JobRecord => job !== undefined);
+      assert.equal(claimed.length, 40);
+      assert.equal(new Set(claimed.map((job) => job.id)).size, 40, 'no job twice');
+      assert.ok(jobs.every((job) => claimed.some((taken) => taken.id === job.id)));
+    } finally {
+      await second?.close();
+    }
+  });
+});

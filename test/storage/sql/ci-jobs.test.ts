@@ -11,7 +11,7 @@ const LATER = '2026-11-22T09:00:00.000Z';
 
 function definition(name: string): JobDefinition {
   return {
-    name, baseName: name, stage: 'test', stageIndex: 1, when: 'on_success', startIn: null, allowFailure: false, needs: null, dependencies: null,
+    name, baseName: name, trigger: null, stage: 'test', stageIndex: 1, when: 'on_success', startIn: null, allowFailure: false, needs: null, dependencies: null,
     retry: { max: 1, when: ['script_failure'] }, timeout: 600, interruptible: false, resourceGroup: null, tags: ['docker'], image: { name: 'alpine', entrypoint: null },
     services: [], beforeScript: [], script: ['echo "héllo"', 'exit 1'], afterScript: [], variables: [{ key: 'A', value: 'b' }], cache: [], artifacts: null,
     environment: null, coverage: null, parallel: null, inclusion: { included: true, decidedBy: 'default', matchedRule: null },

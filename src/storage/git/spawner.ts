@@ -64,8 +64,19 @@ process.on('disconnect', () => process.exit(0));
 
 const SOCKET_PREFIX = 'gantry-spawner-';
 
-/** Sockets left in the temporary directory by coordinators that were killed (their pid is gone). */
+/**
+ * Where the pairing server listens. On Linux an abstract socket (a name starting with NUL):
+ * it has no file, so a killed coordinator leaves nothing behind. Elsewhere a file in the
+ * temporary directory, removed on close and by the next start when its owner is gone.
+ */
+function socketAddress(): string {
+  const name = `${SOCKET_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}`;
+  return process.platform === 'linux' ? `\0${name}` : path.join(tmpdir(), `${name}.sock`);
+}
+
+/** Socket files left in the temporary directory by coordinators that were killed (their pid is gone). */
 function removeStaleSockets(): void {
+  if (process.platform === 'linux') return;
   for (const name of readdirSync(tmpdir())) {
     const match = /^gantry-spawner-(\d+)-[0-9a-f]+\.sock$/.exec(name);
     if (!match) continue;
@@ -121,7 +132,7 @@ export class ProcessSpawner {
   private helper: ChildProcess | null = null;
   private server: net.Server | null = null;
   private listening: Promise<void> | null = null;
-  private readonly socketPath = path.join(tmpdir(), `${SOCKET_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}.sock`);
+  private readonly socketPath = socketAddress();
   private readonly tracked = new Map<number, Tracked>();
   private nextId = 1;
   private pairing: Promise<unknown> = Promise.resolve();
@@ -184,7 +195,7 @@ export class ProcessSpawner {
     this.helper = null;
     this.server?.close();
     this.server = null;
-    rmSync(this.socketPath, { force: true });
+    if (!this.socketPath.startsWith('\0')) rmSync(this.socketPath, { force: true });
   }
 
   /** While a process is tracked, its helper's messages are awaited: the channel keeps the event loop alive. */

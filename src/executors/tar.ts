@@ -70,13 +70,21 @@ function addEntry(pack: tar.Pack, header: TarHeader): Promise<void> {
   return new Promise((resolve, reject) => pack.entry(header, (error) => (error ? reject(error) : resolve())));
 }
 
-/** Unpacks `source` into `root` (created when missing). Rejects on the first unsafe entry. */
-export async function extractInto(source: Readable, root: string): Promise<void> {
+/**
+ * Unpacks `source` into `root` (created when missing). Rejects on the first unsafe entry.
+ * `keep`, when given, chooses the entries to write (by their safe relative name).
+ */
+export async function extractInto(source: Readable, root: string, keep?: (name: string, type: string) => boolean): Promise<void> {
   await mkdir(root, { recursive: true });
   const realRoot = await realpath(root);
   const extract = tar.extract();
   const done = (async () => {
     for await (const entry of extract) {
+      const name = safeRelativeName(entry.header.name);
+      if (keep && name !== null && name !== '' && !keep(name, entry.header.type ?? 'file')) {
+        entry.resume();
+        continue;
+      }
       await writeEntry(entry, realRoot);
     }
   })();

@@ -38,6 +38,7 @@ export class FakeExecutor implements Executor {
   constructor(private readonly options: FakeExecutorOptions = {}) {}
 
   async prepare(request: PrepareRequest): Promise<Environment> {
+    request.log('Using Fake executor...');
     if (this.options.prepareError) throw new Error(this.options.prepareError);
     const root = await mkdtemp(path.join(os.tmpdir(), 'gantry-fake-'));
     const buildsDir = path.join(root, 'builds');

@@ -23,6 +23,7 @@ export class ShellExecutor implements Executor {
   constructor(private readonly options: ShellExecutorOptions) {}
 
   async prepare(request: PrepareRequest): Promise<Environment> {
+    request.log('Using Shell executor...');
     const buildsDir = path.resolve(this.options.buildsDir);
     const projectDir = path.join(buildsDir, request.shortToken, String(request.concurrentProjectId), ...request.projectPath.split('/'));
     await mkdir(buildsDir, { recursive: true });

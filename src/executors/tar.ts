@@ -88,9 +88,21 @@ export async function extractInto(source: Readable, root: string, keep?: (name: 
       await writeEntry(entry, realRoot);
     }
   })();
-  source.on('error', (error) => extract.destroy(error));
+  const failed = new Promise<never>((_resolve, reject) => {
+    // The source may have failed before anyone listened (a zip refused at its first entry).
+    if (source.errored) reject(source.errored);
+    source.on('error', reject);
+    source.on('close', () => source.errored && reject(source.errored));
+    extract.on('error', reject);
+  });
+  done.catch(() => undefined);
+  failed.catch(() => undefined);
   source.pipe(extract as unknown as Writable);
-  await done;
+  try {
+    await Promise.race([done, failed]);
+  } finally {
+    if (!source.destroyed) source.destroy();
+  }
 }
 
 async function writeEntry(entry: TarEntry, realRoot: string): Promise<void> {

@@ -39,7 +39,7 @@ type StopReason = 'canceled' | 'timeout' | 'aborted';
 const DEFAULT_TIMEOUT_SECONDS = 7200;
 
 export async function runJob(options: RunJobOptions): Promise<JobOutcome> {
-  const { payload, executor, session, runner, settings } = options;
+  const { payload, session, runner, settings } = options;
   const projectPath = projectPathOf(payload.git_info.repo_url, payload.job_info.project_id);
   const trace = new JobTrace({
     sink: (bytes) => session.appendTrace(bytes),

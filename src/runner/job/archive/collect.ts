@@ -22,6 +22,8 @@ export async function collect(context: JobContext, selection: Selection, label: 
   for (const root of copyRoots(selection)) {
     const stream = await context.environment.copyOut(root ? path.posix.join(projectDir, root) : projectDir);
     if (!stream) continue;
+    // The directory a pattern names is itself one of the matches.
+    if (root) select(root, 'directory');
     await extractInto(stream, root ? path.join(staging, root) : staging, (name, type) => select(root ? `${root}/${name}` : name, type));
   }
   return { staging, select };

@@ -35,11 +35,18 @@ export async function zipAsTar(file: string): Promise<Readable> {
   const zip = await openZip(file);
   const pack = tar.pack();
   const out = new PassThrough();
+  // Errors reach the consumer through `errored`/'error'; without a listener yet they must not crash the process.
+  out.on('error', () => undefined);
   pack.pipe(out);
+  let failed = false;
   const fail = (error: unknown): void => {
-    zip.close();
+    if (failed) return;
+    failed = true;
+    if (zip.isOpen) zip.close();
+    pack.destroy();
     out.destroy(error instanceof Error ? error : new Error(String(error)));
   };
+  pack.on('error', fail);
   zip.on('error', fail);
   zip.on('end', () => pack.finalize());
   zip.on('entry', (entry: yauzl.Entry) => {

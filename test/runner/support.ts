@@ -12,6 +12,7 @@ export class RecordingSession implements JobSession {
   readonly chunks: Buffer[] = [];
   readonly uploads: (ArtifactUpload & { copy: string })[] = [];
   outcome: JobOutcome | null = null;
+  finishedAt = 0;
   uploadStatus = 201;
   private readonly controller = new AbortController();
   readonly canceled = this.controller.signal;
@@ -48,6 +49,7 @@ export class RecordingSession implements JobSession {
 
   async finish(outcome: JobOutcome): Promise<void> {
     this.outcome = outcome;
+    this.finishedAt = Date.now();
   }
 }
 

@@ -11,7 +11,7 @@ import { ExecutorError, type Environment, type Executor, type ExecutorFeatures, 
 import { DockerEnvironment, describe, removeJobResources, type DockerEnvironmentParts } from './environment.ts';
 import { resourceLabels, sweepOrphans } from './labels.ts';
 import { ensureImage, isAllowed } from './pull.ts';
-import { probeScript, serviceLogs, startService, type StartedService } from './services.ts';
+import { probeScript, serviceAddress, serviceLogs, startService, waitForTcp, type StartedService } from './services.ts';
 import { createDockerClient, parseCpus, parseMemory, type DockerSettings } from './settings.ts';
 
 const SPECIAL_NETWORK_MODES = new Set(['host', 'none', 'bridge', 'default']);
@@ -20,12 +20,18 @@ export class DockerExecutor implements Executor {
   readonly name = 'docker' as const;
   readonly features: ExecutorFeatures = { variables: true, image: true, services: true, shared: false, session: false, terminal: false };
   readonly docker: Docker;
+  /** The daemon runs on this machine (unix socket): its container addresses are reachable from here. */
+  private readonly local: boolean;
 
   constructor(
     private readonly settings: DockerSettings,
     docker?: Docker,
+    /** Probe service ports from this machine (default: when the daemon is local) or from a container on the job network. */
+    options: { probeFromHost?: boolean } = {},
   ) {
     this.docker = docker ?? createDockerClient(settings);
+    const host = settings.host ?? process.env.DOCKER_HOST ?? '';
+    this.local = options.probeFromHost ?? (host === '' || host.startsWith('unix://'));
     // Fail at configuration time, not in the middle of a job.
     parseMemory(settings.memory);
     parseCpus(settings.cpus);
@@ -159,19 +165,28 @@ export class DockerExecutor implements Executor {
     if (timeout <= 0 || waited.length === 0) return;
     request.log('Waiting for services to be up and running...');
     for (const service of waited) {
+      const port = service.port ?? 0;
       const chunks: Buffer[] = [];
-      const result = await environment.runWith(probeImage, undefined, {
-        stage: 'wait-for-service',
-        kind: 'helper',
-        shell: 'sh',
-        script: probeScript(service.aliases[0], service.port ?? 0, timeout),
-        onOutput: (chunk) => chunks.push(chunk),
-        signal: request.signal,
-      });
-      if (result.exitCode === 0) continue;
+      let answered: boolean;
+      const address = this.local ? await serviceAddress(this.docker, service.containerId, environment.network).catch(() => null) : null;
+      if (address) {
+        answered = await waitForTcp(address, port, timeout, request.signal);
+      } else {
+        const result = await environment.runWith(probeImage, undefined, {
+          stage: 'wait-for-service',
+          kind: 'helper',
+          // bash when the image has it (its /dev/tcp), else sh.
+          shell: 'bash',
+          script: probeScript(service.aliases[0], port, timeout),
+          onOutput: (chunk) => chunks.push(chunk),
+          signal: request.signal,
+        });
+        answered = result.exitCode === 0;
+      }
+      if (answered) continue;
       const logs = await serviceLogs(this.docker, service.containerId);
       request.log(`*** WARNING: Service ${service.name} probably didn't start properly.`, 'warning');
-      request.log(`Health check error: port ${service.port} did not answer within ${timeout} s ${Buffer.concat(chunks).toString('utf8').trim()}`.trim());
+      request.log(`Health check error: port ${port} did not answer within ${timeout} s ${Buffer.concat(chunks).toString('utf8').trim()}`.trim());
       request.log(`Service container logs:\n${logs.trimEnd()}`);
     }
   }

@@ -58,6 +58,11 @@ export class DockerEnvironment implements Environment {
     this.info = parts.info;
   }
 
+  /** The network the job's containers are created on. */
+  get network(): string | null {
+    return this.parts.stage.network;
+  }
+
   run(request: RunRequest): Promise<RunResult> {
     return this.runWith(this.parts.stage.image, this.parts.stage.entrypoint, request);
   }

@@ -5,6 +5,7 @@
  * daemon works too). A service that does not answer is a warning, not a failure (as in gitlab-runner).
  */
 import type Docker from 'dockerode';
+import { connect } from 'node:net';
 import type { Service } from '../../protocol/job-payload.ts';
 import { resourceLabels } from './labels.ts';
 import { describe } from './environment.ts';
@@ -71,18 +72,50 @@ export async function startService(options: ServiceStartOptions): Promise<Starte
   return { name: service.name, containerId: container.id, aliases, port: firstTcpPort(service, options.image) };
 }
 
-/** A sh loop that succeeds once `host:port` accepts a TCP connection (nc, else bash's /dev/tcp). */
+/**
+ * A sh loop, run in a container on the job's network, that succeeds once `host:port` accepts
+ * a TCP connection: bash's /dev/tcp, `nc -z`, or busybox nc (exit 1 only when refused).
+ */
 export function probeScript(host: string, port: number, timeoutSeconds: number): string {
   return [
     `end=$(( $(date +%s) + ${Math.max(1, Math.ceil(timeoutSeconds))} ))`,
     'while [ "$(date +%s)" -lt "$end" ]; do',
-    `  if command -v nc >/dev/null 2>&1; then nc -z -w 1 ${host} ${port} >/dev/null 2>&1 && exit 0`,
-    `  elif [ -n "$BASH_VERSION" ]; then (exec 3<>/dev/tcp/${host}/${port}) >/dev/null 2>&1 && exit 0`,
-    '  else echo "no nc nor bash to probe with"; exit 2; fi',
+    `  if [ -n "$BASH_VERSION" ]; then (exec 3<>/dev/tcp/${host}/${port}) >/dev/null 2>&1 && exit 0`,
+    `  elif nc -z -w 1 127.0.0.1 1 2>&1 | grep -q 'invalid option'; then timeout 2 nc -w 1 ${host} ${port} </dev/null >/dev/null 2>&1; [ $? -ne 1 ] && exit 0`,
+    `  elif command -v nc >/dev/null 2>&1; then nc -z -w 1 ${host} ${port} >/dev/null 2>&1 && exit 0`,
+    '  else echo "no bash nor nc to probe with"; exit 2; fi',
     '  sleep 1',
     'done',
     'exit 1',
   ].join('\n');
+}
+
+/** Waits on this machine for `host:port` (a local daemon's container address); false on timeout. */
+export async function waitForTcp(host: string, port: number, timeoutSeconds: number, signal: AbortSignal): Promise<boolean> {
+  const deadline = Date.now() + timeoutSeconds * 1000;
+  while (Date.now() < deadline && !signal.aborted) {
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = connect({ host, port, timeout: 1000 });
+      const done = (result: boolean) => {
+        socket.destroy();
+        resolve(result);
+      };
+      socket.once('connect', () => done(true));
+      socket.once('timeout', () => done(false));
+      socket.once('error', () => done(false));
+    });
+    if (open) return true;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+  }
+  return false;
+}
+
+/** The service's address on `network`, when the daemon reports one. */
+export async function serviceAddress(docker: Docker, containerId: string, network: string | null): Promise<string | null> {
+  const info = await docker.getContainer(containerId).inspect();
+  const networks = info.NetworkSettings?.Networks ?? {};
+  const entry = (network ? networks[network] : undefined) ?? Object.values(networks)[0];
+  return entry?.IPAddress || null;
 }
 
 export async function serviceLogs(docker: Docker, containerId: string): Promise<string> {

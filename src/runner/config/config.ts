@@ -116,7 +116,7 @@ export function parseRunnerConfig(text: string, file = 'config.toml'): { config:
     for (const [name, value] of Object.entries(table)) {
       const position = locateKey(text, where.tables, where.index, name);
       const label = where.path ? `${where.path}.${name}` : name;
-      if (subTables.includes(name)) continue;
+      if (subTables.includes(name) || (where.path === '' && name === 'coordinator')) continue;
       const spec = specs[name];
       if (!spec) {
         warnings.push({ message: ignored.includes(name) ? `${label} is not supported by this runner and is ignored` : `unknown key ${label} (ignored)`, ...position });

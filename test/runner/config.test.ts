@@ -64,6 +64,13 @@ listen_address = "127.0.0.1:9252"
     ]);
   });
 
+  it('reads config.example.toml without errors or warnings (its [coordinator] table is skipped)', async () => {
+    const text = await readFile(new URL('../../config.example.toml', import.meta.url), 'utf8');
+    const { config, warnings } = parseRunnerConfig(text, 'config.example.toml');
+    assert.deepEqual(warnings, []);
+    assert.equal(config.concurrent, 1);
+  });
+
   it('reports syntax errors with line and column', () => {
     assert.throws(() => parseRunnerConfig('concurrent = 1\n[[runners]]\nname = = "x"\n', 'my.toml'), (error: unknown) => {
       assert.ok(error instanceof ConfigError);

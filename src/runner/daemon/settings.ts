@@ -8,20 +8,20 @@ import { shortToken, type RunnerIdentity } from '../job/identity.ts';
 import { architecture, PRODUCT_NAME, REVISION, userAgent, VERSION } from '../version.ts';
 
 export function buildsDirOf(entry: RunnerEntry, workingDirectory: string): string {
-  return path.resolve(workingDirectory, entry.buildsDir ?? 'builds');
+  return path.resolve(workingDirectory, entry.buildsDir || 'builds');
 }
 
 export function jobSettingsOf(entry: RunnerEntry, workingDirectory: string): JobSettings {
   return {
     shell: entry.shell,
     buildsDir: buildsDirOf(entry, workingDirectory),
-    cacheDir: path.resolve(workingDirectory, entry.cache.path ?? entry.cacheDir ?? 'cache'),
+    cacheDir: path.resolve(workingDirectory, entry.cache.path || entry.cacheDir || 'cache'),
     outputLimit: entry.outputLimit * 1024,
     environment: entry.environment,
     preGetSourcesScript: entry.preGetSourcesScript,
     preBuildScript: entry.preBuildScript,
     postBuildScript: entry.postBuildScript,
-    cloneUrl: entry.cloneUrl,
+    cloneUrl: entry.cloneUrl || undefined,
     debugTraceDisabled: entry.debugTraceDisabled,
     afterScriptTimeout: 300,
     prepareAttempts: 3,

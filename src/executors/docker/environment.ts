@@ -70,7 +70,7 @@ export class DockerEnvironment implements Environment {
   /** Runs a script in a fresh container of `image` that shares the job's volumes and networks. */
   async runWith(image: string, entrypoint: string[] | undefined, request: RunRequest): Promise<RunResult> {
     const { docker, stage } = this.parts;
-    if (request.signal.aborted) throw new ExecutorError('the job was aborted before the script started');
+    if (request.signal.aborted) return { exitCode: 137 };
     const name = `${this.parts.namePrefix}-${request.stage.replace(/[^a-zA-Z0-9_.-]/g, '-')}-${++this.stageCount}`;
     const scriptPath = `/.gantry/${request.stage}.sh`;
     const container = await docker.createContainer({
@@ -88,10 +88,12 @@ export class DockerEnvironment implements Environment {
       ...(stage.network ? { NetworkingConfig: { EndpointsConfig: { [stage.network]: {} } } } : {}),
     });
     this.parts.created.containers.push(container.id);
+    let attached: Readable | undefined;
     try {
       for (const network of stage.extraNetworks) await docker.getNetwork(network).connect({ Container: container.id });
       await container.putArchive(singleFileTar(scriptPath.slice(1), Buffer.from(`exec 2>&1\n${request.script}`), 0o755), { path: '/' });
-      const attached = (await container.attach({ stream: true, stdout: true, stderr: true })) as NodeJS.ReadableStream;
+      attached = (await container.attach({ stream: true, stdout: true, stderr: true })) as unknown as Readable;
+      const output = attached;
       const sink = new Writable({
         write(chunk: Buffer, _encoding, callback) {
           request.onOutput(chunk);
@@ -99,17 +101,17 @@ export class DockerEnvironment implements Environment {
         },
       });
       const drained = new Promise<void>((resolve) => {
-        attached.on('end', resolve);
-        attached.on('close', resolve);
-        attached.on('error', () => resolve());
+        output.on('end', resolve);
+        output.on('close', resolve);
+        output.on('error', () => resolve());
       });
-      docker.modem.demuxStream(attached, sink, sink);
+      docker.modem.demuxStream(output, sink, sink);
       const kill = (): void => {
         container.kill({ signal: 'SIGKILL' }).catch(() => undefined);
       };
       request.signal.addEventListener('abort', kill, { once: true });
       try {
-        if (request.signal.aborted) throw new ExecutorError('the job was aborted before the script started');
+        if (request.signal.aborted) return { exitCode: 137 };
         await container.start();
         // An abort that came while the container was starting found nothing to kill yet.
         if (request.signal.aborted) kill();
@@ -123,6 +125,8 @@ export class DockerEnvironment implements Environment {
       if (error instanceof ExecutorError) throw error;
       throw new ExecutorError(`docker: ${describe(error)}`, 'system', { cause: error });
     } finally {
+      // A hijacked attach connection left open would keep the process alive.
+      attached?.destroy();
       await container.remove({ force: true }).catch(() => undefined);
       this.parts.created.containers = this.parts.created.containers.filter((id) => id !== container.id);
     }

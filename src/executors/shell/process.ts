@@ -20,7 +20,7 @@ export function shellCommand(shell: RunRequest['shell']): [string, string[]] {
 
 export async function runShellScript(request: RunRequest, options: ShellProcessOptions): Promise<RunResult> {
   const [file, args] = shellCommand(request.shell);
-  if (request.signal.aborted) throw new ExecutorError('the job was aborted before the script started');
+  if (request.signal.aborted) return { exitCode: 137 };
   // stderr joins stdout inside the shell, so the trace keeps the order the script wrote in.
   const input = `exec 2>&1\n${request.script}`;
   let child;

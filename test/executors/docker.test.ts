@@ -145,6 +145,37 @@ describe('docker executor', { skip: skipDocker }, () => {
     }
   });
 
+  it('with network_mode naming a user network, job containers join it too (connected before start) and keep the per-job network for services', async () => {
+    const docker = await dockerReady();
+    const name = `gantry-test-net-${Date.now()}`;
+    const network = await docker.createNetwork({ Name: name, CheckDuplicate: true });
+    const outside = await docker.createContainer({
+      Image: BUSYBOX,
+      Cmd: ['sh', '-c', 'mkdir -p /www && echo outside-ok > /www/x && exec httpd -f -p 8080 -h /www'],
+      HostConfig: { NetworkMode: name },
+      NetworkingConfig: { EndpointsConfig: { [name]: { Aliases: ['outside'] } } },
+    });
+    await outside.start();
+    try {
+      const executor = new DockerExecutor({ pullPolicy: ['if-not-present'], networkMode: name, waitForServicesTimeout: 20 }, docker);
+      const request = prepareRequest(target(executor), {
+        services: [{ name: BUSYBOX, alias: 'svc', entrypoint: null, ports: [{ number: 8080 }], command: ['sh', '-c', 'mkdir -p /www && echo svc-ok > /www/x && exec httpd -f -p 8080 -h /www'] }],
+      });
+      const environment = await executor.prepare(request);
+      try {
+        const result = await runCollect(environment, 'wget -qO- http://outside:8080/x\nwget -qO- http://svc:8080/x', 'sh');
+        assert.equal(result.exitCode, 0, result.output);
+        assert.equal(result.output, 'outside-ok\nsvc-ok\n');
+      } finally {
+        await environment.cleanup();
+      }
+      await docker.getNetwork(network.id).inspect();
+    } finally {
+      await outside.remove({ force: true });
+      await docker.getNetwork(network.id).remove();
+    }
+  });
+
   it('removes what a dead runner process left (found by label), and only that', async () => {
     const docker = await dockerReady();
     const dead = ownerId(await deadPid());

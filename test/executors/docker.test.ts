@@ -142,6 +142,8 @@ describe('docker executor', { skip: skipDocker }, () => {
       assert.equal((await runCollect(second, 'cat /persist/x', 'sh')).output, 'kept\n');
     } finally {
       await second.cleanup();
+      const cacheVolumes = await docker.listVolumes({ filters: JSON.stringify({ label: ['com.gantry.runner.kind=cache-volume', 'com.gantry.runner.short_token=conform1'] }) });
+      for (const volume of cacheVolumes.Volumes ?? []) await docker.getVolume(volume.Name).remove();
     }
   });
 

@@ -1,13 +1,167 @@
+import { createInterface } from 'node:readline/promises';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
-import { GANTRY_VERSION } from '../shared/version.ts';
+import { userAgent } from '../runner/version.ts';
+import type { CommandIo } from './commands/runner-config.ts';
 
-/** `runner` command line: the agent's commands arrive with the runner issue; lint and help work now. */
+function commandIo(): CommandIo {
+  const io: CommandIo = {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+    env: process.env,
+    cwd: process.cwd(),
+  };
+  if (process.stdin.isTTY && process.stdout.isTTY) {
+    io.ask = async (question) => {
+      const prompt = createInterface({ input: process.stdin, output: process.stdout });
+      try {
+        return await prompt.question(question);
+      } finally {
+        prompt.close();
+      }
+    };
+  }
+  return io;
+}
+
+/** `runner` command line. Only cli/ calls process.exit. */
 export async function main(argv: string[]): Promise<number> {
   let exitCode = 0;
+  const config = { type: 'string', describe: 'config.toml (default: GANTRY_RUNNER_CONFIG or ./config.toml)' } as const;
   await yargs(argv)
     .scriptName('runner')
-    .usage('$0 <command> [options]\n\nGantry runner: registers with a coordinator, polls for jobs and runs them.')
+    .usage('$0 <command> [options]\n\nGantry runner: registers with a coordinator (GitLab or Gantry), polls for jobs and runs them.')
+    .version(userAgent())
+    .command(
+      'register',
+      'Register a runner and add it to config.toml',
+      (command) =>
+        command
+          .option('config', config)
+          .option('non-interactive', { type: 'boolean', alias: 'n', describe: 'Never prompt; missing values are errors' })
+          .option('url', { type: 'string', describe: 'Coordinator URL (CI_SERVER_URL)' })
+          .option('registration-token', { type: 'string', alias: 'r', describe: 'Registration token (REGISTRATION_TOKEN)' })
+          .option('token', { type: 'string', alias: 't', describe: 'An existing runner token: verify it instead of registering (CI_SERVER_TOKEN)' })
+          .option('name', { type: 'string', describe: 'Runner name (RUNNER_NAME)' })
+          .option('description', { type: 'string', describe: 'Same as --name' })
+          .option('tag-list', { type: 'string', describe: 'Comma-separated tags (RUNNER_TAG_LIST)' })
+          .option('run-untagged', { type: 'boolean', describe: 'Also take untagged jobs (REGISTER_RUN_UNTAGGED; forced without tags)' })
+          .option('locked', { type: 'boolean', describe: 'Lock to the current project (REGISTER_LOCKED; default true)' })
+          .option('paused', { type: 'boolean', describe: 'Register paused (REGISTER_PAUSED)' })
+          .option('access-level', { type: 'string', describe: 'not_protected or ref_protected (REGISTER_ACCESS_LEVEL)' })
+          .option('maximum-timeout', { type: 'number', describe: 'Maximum job timeout in seconds (REGISTER_MAXIMUM_TIMEOUT)' })
+          .option('executor', { type: 'string', describe: 'shell or docker (RUNNER_EXECUTOR)' })
+          .option('shell', { type: 'string', describe: 'bash or sh' })
+          .option('limit', { type: 'number', describe: 'Jobs this runner may run at once (0: no limit)' })
+          .option('docker-image', { type: 'string', describe: 'Default image for docker jobs (DOCKER_IMAGE)' })
+          .option('docker-pull-policy', { type: 'string', array: true, describe: 'always, if-not-present or never (repeatable)' }),
+      async (args) => {
+        const { runRegister } = await import('./commands/runner-register.ts');
+        exitCode = await runRegister(
+          {
+            config: args.config,
+            nonInteractive: args['non-interactive'],
+            url: args.url,
+            registrationToken: args['registration-token'],
+            token: args.token,
+            name: args.name,
+            description: args.description,
+            tagList: args['tag-list'],
+            runUntagged: args['run-untagged'],
+            locked: args.locked,
+            paused: args.paused,
+            accessLevel: args['access-level'],
+            maximumTimeout: args['maximum-timeout'],
+            executor: args.executor,
+            shell: args.shell,
+            limit: args.limit,
+            dockerImage: args['docker-image'],
+            dockerPullPolicy: args['docker-pull-policy'],
+          },
+          commandIo(),
+        );
+      },
+    )
+    .command(
+      'verify',
+      'Check that the coordinator still knows the configured runners',
+      (command) => command.option('config', config).option('delete', { type: 'boolean', describe: 'Remove runners the coordinator no longer knows' }).option('name', { type: 'string' }),
+      async (args) => {
+        const { runVerify } = await import('./commands/runner-manage.ts');
+        exitCode = await runVerify({ config: args.config, delete: args.delete, name: args.name }, commandIo());
+      },
+    )
+    .command(
+      'unregister',
+      'Unregister runners and remove them from config.toml',
+      (command) =>
+        command
+          .option('config', config)
+          .option('name', { type: 'string', describe: 'The runner of this name' })
+          .option('url', { type: 'string', describe: 'With --token: a runner by URL and token' })
+          .option('token', { type: 'string' })
+          .option('all-runners', { type: 'boolean', describe: 'Every configured runner' }),
+      async (args) => {
+        const { runUnregister } = await import('./commands/runner-manage.ts');
+        exitCode = await runUnregister({ config: args.config, name: args.name, url: args.url, token: args.token, allRunners: args['all-runners'] }, commandIo());
+      },
+    )
+    .command(
+      'list',
+      'List the configured runners',
+      (command) => command.option('config', config),
+      async (args) => {
+        const { runList } = await import('./commands/runner-manage.ts');
+        exitCode = await runList({ config: args.config }, commandIo());
+      },
+    )
+    .command(
+      'run',
+      'Run the configured runners until SIGQUIT (graceful) or SIGTERM/SIGINT',
+      (command) => command.option('config', config).option('working-directory', { type: 'string', alias: 'd', describe: 'Where builds/ and cache/ go by default' }),
+      async (args) => {
+        const { runRun } = await import('./commands/runner-run.ts');
+        exitCode = await runRun({ config: args.config, workingDirectory: args['working-directory'] }, commandIo());
+      },
+    )
+    .command(
+      'run-single',
+      'Run one runner given by flags, without a config file',
+      (command) =>
+        command
+          .option('url', { type: 'string', describe: 'Coordinator URL (CI_SERVER_URL)' })
+          .option('token', { type: 'string', describe: 'Runner token (CI_SERVER_TOKEN)' })
+          .option('name', { type: 'string' })
+          .option('executor', { type: 'string', describe: 'shell or docker (RUNNER_EXECUTOR)' })
+          .option('shell', { type: 'string', describe: 'bash or sh' })
+          .option('builds-dir', { type: 'string' })
+          .option('cache-dir', { type: 'string' })
+          .option('output-limit', { type: 'number', describe: 'KiB (default 4096)' })
+          .option('docker-image', { type: 'string' })
+          .option('docker-pull-policy', { type: 'string', array: true })
+          .option('max-builds', { type: 'number', describe: 'Exit after this many jobs' })
+          .option('working-directory', { type: 'string', alias: 'd' }),
+      async (args) => {
+        const { runSingle } = await import('./commands/runner-run.ts');
+        exitCode = await runSingle(
+          {
+            url: args.url,
+            token: args.token,
+            name: args.name,
+            executor: args.executor,
+            shell: args.shell,
+            buildsDir: args['builds-dir'],
+            cacheDir: args['cache-dir'],
+            outputLimit: args['output-limit'],
+            dockerImage: args['docker-image'],
+            dockerPullPolicy: args['docker-pull-policy'],
+            maxBuilds: args['max-builds'],
+            workingDirectory: args['working-directory'],
+          },
+          commandIo(),
+        );
+      },
+    )
     .command(
       'lint [file]',
       'Compile a CI file and print its stages and jobs, or its diagnostics (exit 1 on errors)',
@@ -30,16 +184,20 @@ export async function main(argv: string[]): Promise<number> {
     .demandCommand(1, 'Name a command')
     .strict()
     .fail(false)
-    .version(GANTRY_VERSION)
     .help()
     .parseAsync();
   return exitCode;
 }
 
+/** Every error is one clear line. */
+function describeError(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 main(hideBin(process.argv)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    process.stderr.write(`runner: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(`runner: ${describeError(error)}\n`);
     process.exit(1);
   },
 );

@@ -1,0 +1,201 @@
+/**
+ * The docker executor (reference §8.5): the job image per pull_policy, a per-job network
+ * with the services under their aliases, a build volume at /builds, files moved with
+ * putArchive/getArchive, one container per script stage, everything labelled and removed
+ * at cleanup (and by the sweep after a crash).
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import os from 'node:os';
+import type Docker from 'dockerode';
+import { ExecutorError, type Environment, type Executor, type ExecutorFeatures, type PrepareRequest } from '../types.ts';
+import { DockerEnvironment, describe, removeJobResources, type DockerEnvironmentParts } from './environment.ts';
+import { resourceLabels, sweepOrphans } from './labels.ts';
+import { ensureImage, isAllowed } from './pull.ts';
+import { probeScript, serviceAddress, serviceLogs, startService, waitForTcp, type StartedService } from './services.ts';
+import { createDockerClient, parseCpus, parseMemory, type DockerSettings } from './settings.ts';
+
+const SPECIAL_NETWORK_MODES = new Set(['host', 'none', 'bridge', 'default']);
+
+export class DockerExecutor implements Executor {
+  readonly name = 'docker' as const;
+  readonly features: ExecutorFeatures = { variables: true, image: true, services: true, shared: false, session: false, terminal: false };
+  readonly docker: Docker;
+  /** The daemon runs on this machine (unix socket): its container addresses are reachable from here. */
+  private readonly local: boolean;
+
+  constructor(
+    private readonly settings: DockerSettings,
+    docker?: Docker,
+    /** Probe service ports from this machine (default: when the daemon is local) or from a container on the job network. */
+    options: { probeFromHost?: boolean } = {},
+  ) {
+    this.docker = docker ?? createDockerClient(settings);
+    const host = settings.host ?? process.env.DOCKER_HOST ?? '';
+    this.local = options.probeFromHost ?? (host === '' || host.startsWith('unix://'));
+    // Fail at configuration time, not in the middle of a job.
+    parseMemory(settings.memory);
+    parseCpus(settings.cpus);
+  }
+
+  sweep(): Promise<number> {
+    return sweepOrphans(this.docker);
+  }
+
+  async prepare(request: PrepareRequest): Promise<Environment> {
+    const { settings, docker } = this;
+    const log = request.log;
+    const imageName = request.image?.name || settings.image;
+    if (!imageName) throw new ExecutorError('the job names no image and [runners.docker] image is not set', 'image');
+    log(`Using Docker executor with image ${imageName} ...`);
+    checkAllowed(imageName, settings.allowedImages ?? [], 'images');
+    for (const service of request.services) checkAllowed(service.name, settings.allowedServices ?? [], 'services');
+
+    const suffix = randomBytes(4).toString('hex');
+    const hostname = `runner-${request.shortToken}-project-${request.projectId}-concurrent-${request.concurrentId}`;
+    const namePrefix = `${hostname}-job-${request.jobId}-${suffix}`;
+    const created: DockerEnvironmentParts['created'] = { containers: [], networks: [], volumes: [] };
+    const policies = settings.pullPolicy ?? [];
+    const labels = (kind: Parameters<typeof resourceLabels>[0]) => resourceLabels(kind, request.jobId, request.shortToken);
+    const abortable = (): void => {
+      if (request.signal.aborted) throw new ExecutorError('the job was aborted while its environment was prepared');
+    };
+
+    try {
+      const buildVolume = `${namePrefix}-builds`;
+      await docker.createVolume({ Name: buildVolume, Labels: labels('build-volume') });
+      created.volumes.push(buildVolume);
+      const binds = [`${buildVolume}:/builds`, ...(await this.configVolumes(request))];
+      const hostConfig: Docker.HostConfig = {
+        Privileged: settings.privileged ?? false,
+        ...(settings.capAdd?.length ? { CapAdd: settings.capAdd } : {}),
+        ...(settings.capDrop?.length ? { CapDrop: settings.capDrop } : {}),
+        ...(settings.memory ? { Memory: parseMemory(settings.memory) } : {}),
+        ...(settings.cpus ? { NanoCpus: parseCpus(settings.cpus) } : {}),
+        ...(settings.dns?.length ? { Dns: settings.dns } : {}),
+        ...(settings.extraHosts?.length ? { ExtraHosts: settings.extraHosts } : {}),
+      };
+
+      const mode = settings.networkMode?.trim() || undefined;
+      let network: string | null;
+      const extraNetworks: string[] = [];
+      if (mode === undefined || !(SPECIAL_NETWORK_MODES.has(mode) || mode.startsWith('container:'))) {
+        network = `${namePrefix}-network`;
+        const created_ = await docker.createNetwork({ Name: network, CheckDuplicate: true, Labels: labels('network') });
+        created.networks.push(created_.id);
+        if (mode) extraNetworks.push(mode);
+      } else {
+        network = mode === 'default' ? 'bridge' : mode;
+      }
+      abortable();
+
+      const started: StartedService[] = [];
+      const serviceEnv = Object.entries(request.serviceVariables).map(([key, value]) => `${key}=${value}`);
+      for (const [index, service] of request.services.entries()) {
+        log(`Starting service ${service.name} ...`);
+        const image = await ensureImage(docker, service.name, policies, request.credentials, log);
+        abortable();
+        started.push(await startService({ docker, service, index, image, namePrefix, jobId: request.jobId, shortToken: request.shortToken, network, binds, hostConfig, env: serviceEnv, created }));
+      }
+      if (started.length > 0 && network && SPECIAL_NETWORK_MODES.has(network) && network !== 'bridge') {
+        log(`Services are not reachable by alias with network_mode "${network}"`, 'warning');
+      }
+
+      await ensureImage(docker, imageName, policies, request.credentials, log);
+      const helperImage = settings.helperImage || imageName;
+      if (helperImage !== imageName) await ensureImage(docker, helperImage, policies, request.credentials, log);
+      abortable();
+
+      const links = network === 'bridge' ? started.flatMap((service) => service.aliases.map((alias) => `${service.containerId}:${alias}`)) : [];
+      const stageHostConfig: Docker.HostConfig = { ...hostConfig, ...(links.length ? { Links: links } : {}) };
+      const holder = await docker.createContainer({
+        name: `${namePrefix}-holder`,
+        Image: helperImage,
+        Entrypoint: ['/bin/sh'],
+        Cmd: ['-c', 'exit 0'],
+        Labels: labels('holder'),
+        HostConfig: { Binds: binds },
+      });
+      created.containers.push(holder.id);
+
+      const environment = new DockerEnvironment({
+        docker,
+        info: {
+          buildsDir: '/builds',
+          projectDir: `/builds/${request.projectPath}`,
+          hostProjectDir: null,
+          runningOn: `${hostname} via ${os.hostname()}`,
+          shared: false,
+          image: imageName,
+        },
+        jobId: request.jobId,
+        shortToken: request.shortToken,
+        namePrefix,
+        holder,
+        stage: { image: imageName, entrypoint: request.image?.entrypoint ?? undefined, hostname, binds, hostConfig: stageHostConfig, network, extraNetworks },
+        created,
+      });
+      await this.waitForServices(environment, started, helperImage, request);
+      return environment;
+    } catch (error) {
+      await removeJobResources(docker, request.jobId, created).catch(() => undefined);
+      if (error instanceof ExecutorError) throw error;
+      throw new ExecutorError(`docker: ${describe(error)}`, 'system', { cause: error });
+    }
+  }
+
+  private async configVolumes(request: PrepareRequest): Promise<string[]> {
+    const binds: string[] = [];
+    for (const volume of this.settings.volumes ?? []) {
+      if (volume.includes(':')) {
+        binds.push(volume);
+        continue;
+      }
+      const hash = createHash('md5').update(volume).digest('hex');
+      const name = `runner-${request.shortToken}-project-${request.projectId}-concurrent-${request.concurrentId}-cache-${hash}`;
+      const exists = await this.docker.getVolume(name).inspect().then(() => true, () => false);
+      if (!exists) await this.docker.createVolume({ Name: name, Labels: resourceLabels('cache-volume', null, request.shortToken) });
+      binds.push(`${name}:${volume}`);
+    }
+    return binds;
+  }
+
+  private async waitForServices(environment: DockerEnvironment, started: StartedService[], probeImage: string, request: PrepareRequest): Promise<void> {
+    const timeout = this.settings.waitForServicesTimeout ?? 30;
+    const waited = started.filter((service) => service.port !== null);
+    if (timeout <= 0 || waited.length === 0) return;
+    request.log('Waiting for services to be up and running...');
+    for (const service of waited) {
+      const port = service.port ?? 0;
+      const chunks: Buffer[] = [];
+      let answered: boolean;
+      const address = this.local ? await serviceAddress(this.docker, service.containerId, environment.network).catch(() => null) : null;
+      if (address) {
+        answered = await waitForTcp(address, port, timeout, request.signal);
+      } else {
+        const result = await environment.runWith(probeImage, undefined, {
+          stage: 'wait-for-service',
+          kind: 'helper',
+          // bash when the image has it (its /dev/tcp), else sh.
+          shell: 'bash',
+          script: probeScript(service.aliases[0], port, timeout),
+          onOutput: (chunk) => chunks.push(chunk),
+          signal: request.signal,
+        });
+        answered = result.exitCode === 0;
+      }
+      if (answered) continue;
+      const logs = await serviceLogs(this.docker, service.containerId);
+      request.log(`*** WARNING: Service ${service.name} probably didn't start properly.`, 'warning');
+      request.log(`Health check error: port ${port} did not answer within ${timeout} s ${Buffer.concat(chunks).toString('utf8').trim()}`.trim());
+      request.log(`Service container logs:\n${logs.trimEnd()}`);
+    }
+  }
+}
+
+function checkAllowed(image: string, globs: readonly string[], what: 'images' | 'services'): void {
+  if (isAllowed(image, globs)) return;
+  throw new ExecutorError(
+    `The "${image}" image is not present on list of allowed ${what}:\n${globs.map((glob) => `- ${glob}`).join('\n')}\nPlease check runner's configuration`,
+    'image',
+  );
+}

@@ -1,0 +1,227 @@
+/**
+ * One job's docker environment: a build volume at /builds, a never-started "holder"
+ * container through which files move (putArchive/getArchive, so a remote daemon works),
+ * one fresh container per script stage, the services, and the per-job network.
+ */
+import type Docker from 'dockerode';
+import path from 'node:path';
+import { PassThrough, Writable, type Readable } from 'node:stream';
+import tar from 'tar-stream';
+import { safeRelativeName, symlinkStaysInside } from '../../shared/safe-path.ts';
+import { pump, singleFileTar, stripFirstComponent, UnsafeArchiveEntryError } from '../tar.ts';
+import { ExecutorError, type Environment, type EnvironmentInfo, type RunRequest, type RunResult, type ScriptShell } from '../types.ts';
+import { ignoreMissing, LABEL_JOB, LABEL_MANAGED, LABEL_OWNER, ownerId, resourceLabels } from './labels.ts';
+
+export interface StageContainerSpec {
+  image: string;
+  entrypoint: string[] | undefined;
+  hostname: string;
+  binds: string[];
+  hostConfig: Docker.HostConfig;
+  /** The network containers are created on (one only: API 1.41 rejects two at creation). */
+  network: string | null;
+  /** Further networks, connected after creation and before start. */
+  extraNetworks: string[];
+}
+
+export interface DockerEnvironmentParts {
+  docker: Docker;
+  info: EnvironmentInfo;
+  jobId: number;
+  shortToken: string;
+  namePrefix: string;
+  holder: Docker.Container;
+  stage: StageContainerSpec;
+  /** Everything created so far, removed by cleanup in reverse order. */
+  created: { containers: string[]; networks: string[]; volumes: string[] };
+}
+
+/** Starts bash when the image has it, else sh (gitlab-runner's BashDetectShellScript). */
+export function detectShellScript(shell: ScriptShell): string {
+  const candidates = [
+    ...(shell === 'bash' ? ['/usr/local/bin/bash', '/usr/bin/bash', '/bin/bash'] : []),
+    '/usr/local/bin/sh',
+    '/usr/bin/sh',
+    '/bin/sh',
+    '/busybox/sh',
+  ];
+  const branches = candidates.map((candidate, index) => `${index === 0 ? 'if' : 'elif'} [ -x ${candidate} ]; then\n\texec ${candidate} "$@"\n`);
+  return `${branches.join('')}else\n\techo shell not found\n\texit 1\nfi\n`;
+}
+
+export class DockerEnvironment implements Environment {
+  readonly info: EnvironmentInfo;
+  private stageCount = 0;
+  private cleaned = false;
+
+  constructor(private readonly parts: DockerEnvironmentParts) {
+    this.info = parts.info;
+  }
+
+  /** The network the job's containers are created on. */
+  get network(): string | null {
+    return this.parts.stage.network;
+  }
+
+  run(request: RunRequest): Promise<RunResult> {
+    return this.runWith(this.parts.stage.image, this.parts.stage.entrypoint, request);
+  }
+
+  /** Runs a script in a fresh container of `image` that shares the job's volumes and networks. */
+  async runWith(image: string, entrypoint: string[] | undefined, request: RunRequest): Promise<RunResult> {
+    const { docker, stage } = this.parts;
+    if (request.signal.aborted) return { exitCode: 137 };
+    const name = `${this.parts.namePrefix}-${request.stage.replace(/[^a-zA-Z0-9_.-]/g, '-')}-${++this.stageCount}`;
+    const scriptPath = `/.gantry/${request.stage}.sh`;
+    const container = await docker.createContainer({
+      name,
+      Image: image,
+      ...(entrypoint ? { Entrypoint: entrypoint } : {}),
+      Cmd: ['sh', '-c', detectShellScript(request.shell), 'sh', scriptPath],
+      Hostname: stage.hostname,
+      WorkingDir: this.info.projectDir,
+      Labels: resourceLabels(request.kind === 'user' ? 'build' : 'probe', this.parts.jobId, this.parts.shortToken),
+      AttachStdout: true,
+      AttachStderr: true,
+      Tty: false,
+      HostConfig: { ...stage.hostConfig, Binds: stage.binds, ...(stage.network ? { NetworkMode: stage.network } : {}) },
+      ...(stage.network ? { NetworkingConfig: { EndpointsConfig: { [stage.network]: {} } } } : {}),
+    });
+    this.parts.created.containers.push(container.id);
+    let attached: Readable | undefined;
+    try {
+      for (const network of stage.extraNetworks) await docker.getNetwork(network).connect({ Container: container.id });
+      await container.putArchive(singleFileTar(scriptPath.slice(1), Buffer.from(`exec 2>&1\n${request.script}`), 0o755), { path: '/' });
+      attached = (await container.attach({ stream: true, stdout: true, stderr: true })) as unknown as Readable;
+      const output = attached;
+      const sink = new Writable({
+        write(chunk: Buffer, _encoding, callback) {
+          request.onOutput(chunk);
+          callback();
+        },
+      });
+      const drained = new Promise<void>((resolve) => {
+        output.on('end', resolve);
+        output.on('close', resolve);
+        output.on('error', () => resolve());
+      });
+      docker.modem.demuxStream(output, sink, sink);
+      const kill = (): void => {
+        container.kill({ signal: 'SIGKILL' }).catch(() => undefined);
+      };
+      request.signal.addEventListener('abort', kill, { once: true });
+      try {
+        if (request.signal.aborted) return { exitCode: 137 };
+        await container.start();
+        // An abort that came while the container was starting found nothing to kill yet.
+        if (request.signal.aborted) kill();
+        const result = (await container.wait()) as { StatusCode: number };
+        await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, 2000))]);
+        return { exitCode: result.StatusCode };
+      } finally {
+        request.signal.removeEventListener('abort', kill);
+      }
+    } catch (error) {
+      if (error instanceof ExecutorError) throw error;
+      throw new ExecutorError(`docker: ${describe(error)}`, 'system', { cause: error });
+    } finally {
+      // A hijacked attach connection left open would keep the process alive.
+      attached?.destroy();
+      await container.remove({ force: true }).catch(() => undefined);
+      this.parts.created.containers = this.parts.created.containers.filter((id) => id !== container.id);
+    }
+  }
+
+  async copyIn(source: Readable, directory: string): Promise<void> {
+    const prefix = path.posix.normalize(directory).replace(/^\/+/, '').replace(/\/+$/, '');
+    const entries = prefixEntries(source, prefix);
+    let refused: Error | null = null;
+    entries.on('error', (error) => (refused = error));
+    try {
+      await this.parts.holder.putArchive(entries as unknown as NodeJS.ReadableStream, { path: '/' });
+      if (refused) throw refused;
+    } catch (error) {
+      if (refused) throw refused;
+      throw new ExecutorError(`docker: cannot copy files into ${directory}: ${describe(error)}`, 'system', { cause: error });
+    }
+  }
+
+  async copyOut(directory: string): Promise<Readable | null> {
+    try {
+      const stream = (await this.parts.holder.getArchive({ path: directory })) as Readable;
+      return stripFirstComponent(stream);
+    } catch (error) {
+      if ((error as { statusCode?: number }).statusCode === 404) return null;
+      throw new ExecutorError(`docker: cannot copy files out of ${directory}: ${describe(error)}`, 'system', { cause: error });
+    }
+  }
+
+  async cleanup(): Promise<void> {
+    if (this.cleaned) return;
+    this.cleaned = true;
+    await removeJobResources(this.parts.docker, this.parts.jobId, this.parts.created);
+  }
+}
+
+/**
+ * Removes a job's containers, networks and volumes: the recorded ones, and any other this
+ * process labelled for the job (a create that answered after an abort, for example).
+ */
+export async function removeJobResources(docker: Docker, jobId: number, created: DockerEnvironmentParts['created']): Promise<void> {
+  const filters = JSON.stringify({ label: [`${LABEL_MANAGED}=true`, `${LABEL_OWNER}=${ownerId()}`, `${LABEL_JOB}=${jobId}`] });
+  const labelled = await docker.listContainers({ all: true, filters }).catch(() => []);
+  const containers = new Set([...created.containers, ...labelled.map((info) => info.Id)]);
+  await Promise.all([...containers].map((id) => docker.getContainer(id).remove({ force: true, v: false }).catch(ignoreMissing).catch(() => undefined)));
+  const networks = await docker.listNetworks({ filters }).catch(() => []);
+  for (const id of new Set([...created.networks, ...networks.map((info) => info.Id)])) {
+    await docker.getNetwork(id).remove().catch(ignoreMissing).catch(() => undefined);
+  }
+  const volumes = (await docker.listVolumes({ filters }).catch(() => ({ Volumes: [] }))).Volumes ?? [];
+  for (const name of new Set([...created.volumes, ...volumes.filter((info) => info.Labels?.['com.gantry.runner.kind'] !== 'cache-volume').map((info) => info.Name)])) {
+    await docker.getVolume(name).remove().catch(ignoreMissing).catch(() => undefined);
+  }
+}
+
+/** The entries of `source` below `prefix/` (with its directories), for a putArchive at `/`. */
+function prefixEntries(source: Readable, prefix: string): Readable {
+  const extract = tar.extract();
+  const pack = tar.pack();
+  (async () => {
+    let built = '';
+    for (const part of prefix.split('/').filter(Boolean)) {
+      built = built ? `${built}/${part}` : part;
+      pack.entry({ name: `${built}/`, type: 'directory', mode: 0o755 });
+    }
+    for await (const entry of extract) {
+      const name = safeRelativeName(entry.header.name);
+      if (name === null || (entry.header.type === 'symlink' && !symlinkStaysInside(name, entry.header.linkname ?? ''))) {
+        entry.resume();
+        throw new UnsafeArchiveEntryError(entry.header.name, 'the path leaves the destination');
+      }
+      if (name === '') {
+        entry.resume();
+        continue;
+      }
+      if (entry.header.type === 'link' && safeRelativeName(entry.header.linkname ?? '') === null) {
+        entry.resume();
+        throw new UnsafeArchiveEntryError(entry.header.name, 'the hard link target leaves the destination');
+      }
+      const header: Parameters<tar.Pack['entry']>[0] = { ...entry.header, name: prefix ? `${prefix}/${name}` : name };
+      if (header.type === 'link' && header.linkname) header.linkname = prefix ? `${prefix}/${header.linkname}` : header.linkname;
+      await pump(entry, pack.entry(header));
+    }
+    pack.finalize();
+  })().catch((error: unknown) => pack.destroy(error instanceof Error ? error : new Error(String(error))));
+  source.on('error', (error) => pack.destroy(error));
+  source.pipe(extract as unknown as Writable);
+  const out = new PassThrough();
+  pack.pipe(out);
+  pack.on('error', (error: Error) => out.destroy(error));
+  return out;
+}
+
+export function describe(error: unknown): string {
+  const json = (error as { json?: { message?: string } }).json;
+  if (json?.message) return json.message;
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,66 @@
+/** `[runners.docker]` as the docker executor uses it (the runner's config module fills it). */
+import Docker from 'dockerode';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+export type PullPolicy = 'always' | 'if-not-present' | 'never';
+
+export interface DockerSettings {
+  /** `unix:///var/run/docker.sock`, `tcp://host:2376`; default: DOCKER_HOST, then the local socket. */
+  host?: string;
+  tlsVerify?: boolean;
+  tlsCertPath?: string;
+  /** Image for jobs that name none. */
+  image?: string;
+  privileged?: boolean;
+  capAdd?: string[];
+  capDrop?: string[];
+  /** `/path` (a cache volume kept between jobs) or `host:container[:ro]` (a bind mount). */
+  volumes?: string[];
+  /** Tried in order; default `always`. */
+  pullPolicy?: PullPolicy[];
+  allowedImages?: string[];
+  allowedServices?: string[];
+  networkMode?: string;
+  /** Seconds; default 30. 0 or less skips waiting. */
+  waitForServicesTimeout?: number;
+  /** `512m`, `2g`, or bytes. */
+  memory?: string;
+  /** `1.5` */
+  cpus?: string;
+  dns?: string[];
+  extraHosts?: string[];
+  /** Image of the never-started container that holds the build volume for file transfers, and of the service probe; default: the job image. */
+  helperImage?: string;
+}
+
+export function createDockerClient(settings: DockerSettings): Docker {
+  const host = settings.host ?? process.env.DOCKER_HOST;
+  if (!host) return new Docker();
+  if (host.startsWith('unix://')) return new Docker({ socketPath: host.slice('unix://'.length) });
+  const url = new URL(host.replace(/^tcp:/, settings.tlsVerify || settings.tlsCertPath ? 'https:' : 'http:'));
+  const options: Docker.DockerOptions = { host: url.hostname, port: Number(url.port || (url.protocol === 'https:' ? 2376 : 2375)), protocol: url.protocol === 'https:' ? 'https' : 'http' };
+  if (settings.tlsCertPath) {
+    options.ca = readFileSync(path.join(settings.tlsCertPath, 'ca.pem'));
+    options.cert = readFileSync(path.join(settings.tlsCertPath, 'cert.pem'));
+    options.key = readFileSync(path.join(settings.tlsCertPath, 'key.pem'));
+  }
+  return new Docker(options);
+}
+
+/** `512m` → bytes; undefined when empty. Throws on a value docker would not understand. */
+export function parseMemory(value: string | undefined): number | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  const match = /^(\d+(?:\.\d+)?)\s*([bkmg]?)b?$/i.exec(value.trim());
+  if (!match) throw new Error(`invalid docker memory "${value}" (use for example 512m or 2g)`);
+  const scale: Record<string, number> = { '': 1, b: 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 };
+  return Math.floor(Number(match[1]) * (scale[match[2].toLowerCase()] ?? 1));
+}
+
+/** `1.5` → NanoCpus. */
+export function parseCpus(value: string | undefined): number | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  const cpus = Number(value);
+  if (!Number.isFinite(cpus) || cpus <= 0) throw new Error(`invalid docker cpus "${value}"`);
+  return Math.round(cpus * 1e9);
+}

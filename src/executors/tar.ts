@@ -1,0 +1,197 @@
+/**
+ * Tar streams to and from a directory on this machine, with the checks of safe-path.ts: an
+ * entry that would land outside the destination (absolute, `..`, through or as an escaping
+ * symlink) is refused and nothing more is written.
+ */
+import { createReadStream, createWriteStream } from 'node:fs';
+import { lstat, mkdir, readdir, readlink, realpath, rm, symlink, chmod, utimes, link } from 'node:fs/promises';
+import path from 'node:path';
+import type { Readable, Writable } from 'node:stream';
+import tar from 'tar-stream';
+import { isInside, safeRelativeName, symlinkStaysInside } from '../shared/safe-path.ts';
+
+type TarHeader = Parameters<tar.Pack['entry']>[0];
+type TarEntry = tar.Extract extends AsyncIterable<infer T> ? T : never;
+
+interface Piped {
+  pipe(destination: unknown): unknown;
+  on(event: string, listener: (error?: Error) => void): unknown;
+}
+
+/** Pipes a Node or streamx readable into a writable and resolves once the writable closed. */
+export function pump(source: object, destination: object): Promise<void> {
+  const from = source as Piped;
+  const to = destination as Piped;
+  return new Promise((resolve, reject) => {
+    from.on('error', (error) => reject(error));
+    to.on('error', (error) => reject(error));
+    to.on('close', () => resolve());
+    from.pipe(to);
+  });
+}
+
+export class UnsafeArchiveEntryError extends Error {
+  constructor(name: string, reason: string) {
+    super(`refusing archive entry "${name}": ${reason}`);
+    this.name = 'UnsafeArchiveEntryError';
+  }
+}
+
+/** A tar stream of everything below `root` (names relative to it, directories end in `/`). */
+export function packDirectory(root: string): Readable {
+  const pack = tar.pack();
+  const walk = async (relative: string): Promise<void> => {
+    const entries = await readdir(path.join(root, relative), { withFileTypes: true });
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const entry of entries) {
+      const name = relative ? `${relative}/${entry.name}` : entry.name;
+      const absolute = path.join(root, name);
+      const stat = await lstat(absolute);
+      const common = { mode: stat.mode & 0o7777, mtime: stat.mtime, uid: stat.uid, gid: stat.gid };
+      if (stat.isDirectory()) {
+        await addEntry(pack, { ...common, name: `${name}/`, type: 'directory' });
+        await walk(name);
+      } else if (stat.isSymbolicLink()) {
+        await addEntry(pack, { ...common, name, type: 'symlink', linkname: await readlink(absolute) });
+      } else if (stat.isFile()) {
+        const sink = pack.entry({ ...common, name, type: 'file', size: stat.size });
+        await pump(createReadStream(absolute), sink);
+      }
+    }
+  };
+  walk('').then(
+    () => pack.finalize(),
+    (error: unknown) => pack.destroy(error instanceof Error ? error : new Error(String(error))),
+  );
+  return pack as unknown as Readable;
+}
+
+function addEntry(pack: tar.Pack, header: TarHeader): Promise<void> {
+  return new Promise((resolve, reject) => pack.entry(header, (error) => (error ? reject(error) : resolve())));
+}
+
+/**
+ * Unpacks `source` into `root` (created when missing). Rejects on the first unsafe entry.
+ * `keep`, when given, chooses the entries to write (by their safe relative name).
+ */
+export async function extractInto(source: Readable, root: string, keep?: (name: string, type: string) => boolean): Promise<void> {
+  await mkdir(root, { recursive: true });
+  const realRoot = await realpath(root);
+  const extract = tar.extract();
+  const done = (async () => {
+    for await (const entry of extract) {
+      const name = safeRelativeName(entry.header.name);
+      if (keep && name !== null && name !== '' && !keep(name, entry.header.type ?? 'file')) {
+        entry.resume();
+        continue;
+      }
+      await writeEntry(entry, realRoot);
+    }
+  })();
+  const failed = new Promise<never>((_resolve, reject) => {
+    // The source may have failed before anyone listened (a zip refused at its first entry).
+    if (source.errored) reject(source.errored);
+    source.on('error', reject);
+    source.on('close', () => source.errored && reject(source.errored));
+    extract.on('error', reject);
+  });
+  done.catch(() => undefined);
+  failed.catch(() => undefined);
+  source.pipe(extract as unknown as Writable);
+  try {
+    await Promise.race([done, failed]);
+  } finally {
+    if (!source.destroyed) source.destroy();
+  }
+}
+
+async function writeEntry(entry: TarEntry, realRoot: string): Promise<void> {
+  const { header } = entry;
+  const relative = safeRelativeName(header.name);
+  if (relative === null) {
+    entry.resume();
+    throw new UnsafeArchiveEntryError(header.name, 'the path leaves the destination');
+  }
+  if (relative === '') {
+    entry.resume();
+    return;
+  }
+  const target = path.join(realRoot, relative);
+  const parent = path.dirname(target);
+  await mkdir(parent, { recursive: true });
+  if (!isInside(realRoot, await realpath(parent))) {
+    entry.resume();
+    throw new UnsafeArchiveEntryError(header.name, 'a parent directory is a symlink that leaves the destination');
+  }
+  const mode = header.mode ?? 0o644;
+  switch (header.type) {
+    case 'directory': {
+      const existing = await lstat(target).catch(() => null);
+      if (existing && !existing.isDirectory()) await rm(target, { recursive: true, force: true });
+      await mkdir(target, { recursive: true });
+      await chmod(target, mode & 0o7777 || 0o755);
+      entry.resume();
+      return;
+    }
+    case 'symlink': {
+      const linkTarget = header.linkname ?? '';
+      entry.resume();
+      if (!symlinkStaysInside(relative, linkTarget)) throw new UnsafeArchiveEntryError(header.name, `the symlink target "${linkTarget}" leaves the destination`);
+      await rm(target, { recursive: true, force: true });
+      await symlink(linkTarget, target);
+      return;
+    }
+    case 'link': {
+      entry.resume();
+      const from = safeRelativeName(header.linkname ?? '');
+      if (!from) throw new UnsafeArchiveEntryError(header.name, 'the hard link target leaves the destination');
+      const source = path.join(realRoot, from);
+      if (!isInside(realRoot, await realpath(source).catch(() => source))) throw new UnsafeArchiveEntryError(header.name, 'the hard link target leaves the destination');
+      await rm(target, { force: true });
+      await link(source, target);
+      return;
+    }
+    case 'file':
+    case 'contiguous-file':
+    case undefined:
+    case null: {
+      await rm(target, { recursive: true, force: true });
+      await pump(entry, createWriteStream(target, { mode: mode & 0o7777 }));
+      await chmod(target, mode & 0o7777);
+      if (header.mtime) await utimes(target, header.mtime, header.mtime);
+      return;
+    }
+    default:
+      entry.resume();
+  }
+}
+
+/** A tar stream of a single file given its bytes (scripts handed to a container). */
+export function singleFileTar(name: string, content: Buffer, mode = 0o755): Readable {
+  const pack = tar.pack();
+  pack.entry({ name, mode, size: content.length, mtime: new Date(), type: 'file' }, content);
+  pack.finalize();
+  return pack as unknown as Readable;
+}
+
+/** Re-exposes a tar stream with the first path component of every entry removed (docker's getArchive of a directory). */
+export function stripFirstComponent(source: Readable): Readable {
+  const extract = tar.extract();
+  const pack = tar.pack();
+  (async () => {
+    for await (const entry of extract) {
+      const name = entry.header.name.replace(/^\/?[^/]+\/?/, '');
+      if (name === '') {
+        entry.resume();
+        continue;
+      }
+      const header: TarHeader = { ...entry.header, name };
+      if (header.type === 'link' && header.linkname) header.linkname = header.linkname.replace(/^\/?[^/]+\//, '');
+      await pump(entry, pack.entry(header));
+    }
+    pack.finalize();
+  })().catch((error: unknown) => pack.destroy(error instanceof Error ? error : new Error(String(error))));
+  source.pipe(extract as unknown as Writable);
+  source.on('error', (error) => pack.destroy(error));
+  return pack as unknown as Readable;
+}

@@ -1,0 +1,99 @@
+/**
+ * download_artifacts (dependencies, extracted safely into the project) and
+ * upload_artifacts_on_success/on_failure (paths, exclude, untracked, when; zip, gzip or raw;
+ * reports; expire_in), as reference §6 and §8.3 describe.
+ */
+import path from 'node:path';
+import type { Artifact, Dependency } from '../../protocol/job-payload.ts';
+import { collect } from './archive/collect.ts';
+import { zipAsTar } from './archive/read-zip.ts';
+import { stagedEntries, writeGzipMembers, writeRaw, writeZip } from './archive/write.ts';
+import type { JobContext } from './context.ts';
+import { DependencyDownloadError, type FailureReason } from './session.ts';
+
+export function dependenciesWithArtifacts(context: JobContext): Dependency[] {
+  return context.payload.dependencies.filter((dependency) => (dependency.artifacts_file?.filename ?? '') !== '');
+}
+
+export interface StageFailure {
+  message: string;
+  reason: FailureReason;
+}
+
+export async function downloadArtifacts(context: JobContext): Promise<StageFailure | null> {
+  const { trace } = context;
+  for (const dependency of dependenciesWithArtifacts(context)) {
+    trace.notice(`Downloading artifacts for ${dependency.name} (${dependency.id})...`);
+    const file = path.join(context.workDir, `dependency-${dependency.id}.zip`);
+    try {
+      await context.session.downloadArtifacts(dependency, file);
+      trace.write(`Downloading artifacts from coordinator... ok\x1b[0;m  id\x1b[0;m=${dependency.id} responseStatus\x1b[0;m=200 OK\n`);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      trace.error(`Downloading artifacts from coordinator... ${message}  id=${dependency.id}`);
+      const missing = error instanceof DependencyDownloadError && error.missing;
+      return { message: `downloading artifacts of ${dependency.name} (${dependency.id}): ${message}`, reason: missing ? 'missing_dependency_failure' : 'runner_system_failure' };
+    }
+    try {
+      await context.environment.copyIn(await zipAsTar(file), context.environment.info.projectDir);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      trace.error(`Extracting artifacts of ${dependency.name} (${dependency.id}): ${message}`);
+      return { message, reason: 'script_failure' };
+    }
+  }
+  return null;
+}
+
+export function artifactsToUpload(context: JobContext, succeeded: boolean): Artifact[] {
+  return context.payload.artifacts.filter((artifact) => {
+    const when = artifact.when ?? 'on_success';
+    return when === 'always' || (when === 'on_success' ? succeeded : !succeeded);
+  });
+}
+
+const EXTENSIONS: Record<string, string> = { zip: '.zip', gzip: '.gz', raw: '' };
+
+/** Uploads every artifact whose `when` fits; returns the first failure (the job then fails). */
+export async function uploadArtifacts(context: JobContext, succeeded: boolean): Promise<string | null> {
+  const { trace } = context;
+  let failure: string | null = null;
+  for (const [index, artifact] of artifactsToUpload(context, succeeded).entries()) {
+    trace.notice('Uploading artifacts...');
+    const format = artifact.artifact_format || 'zip';
+    const type = artifact.artifact_type || 'archive';
+    const { staging, select } = await collect(context, { paths: artifact.paths, exclude: artifact.exclude, untracked: artifact.untracked }, `artifact-${index}`);
+    for (const [pattern, count] of select.counts) {
+      if (count > 0) trace.write(`${pattern}: found ${count} matching files and directories\x1b[0;m\n`);
+      else trace.warning(`${pattern}: no matching files`);
+    }
+    if (artifact.untracked) trace.write(`untracked: found ${select.untrackedCount} files\x1b[0;m\n`);
+    const entries = await stagedEntries(staging);
+    if (!entries.some((entry) => entry.type !== 'directory')) {
+      trace.error('No files to upload');
+      continue;
+    }
+    const archive = path.join(context.workDir, `artifact-${index}${EXTENSIONS[format] ?? ''}`);
+    try {
+      if (format === 'gzip') await writeGzipMembers(entries, archive);
+      else if (format === 'raw') await writeRaw(entries, archive);
+      else await writeZip(entries, archive);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      trace.error(`Uploading artifacts as "${type}" to coordinator... ${message}`);
+      failure ??= message;
+      continue;
+    }
+    const name = artifact.name || 'artifacts';
+    const fileName = format === 'raw' ? name : `${name}${EXTENSIONS[format] ?? ''}`;
+    const result = await context.session.uploadArtifact({ file: archive, fileName, artifactType: type, artifactFormat: format, expireIn: artifact.expire_in });
+    const details = `id\x1b[0;m=${context.payload.id} responseStatus\x1b[0;m=${result.statusText}`;
+    if (result.ok) {
+      trace.write(`Uploading artifacts as "${type}" to coordinator... ok\x1b[0;m  ${details}\n`);
+    } else {
+      trace.warning(`Uploading artifacts as "${type}" to coordinator... failed  ${details}`);
+      failure ??= `uploading artifacts as "${type}": ${result.statusText}`;
+    }
+  }
+  return failure;
+}

@@ -1,0 +1,106 @@
+/**
+ * restore_cache and archive_cache (reference §8.3) against the local cache directory:
+ * `<cache_dir>/<project path>/<key>/cache.zip` on the runner's machine. The `Type` and
+ * `Shared` keys of `[runners.cache]` are the seam for object storage later.
+ */
+import { mkdir, rename, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { ArtifactWhen, Cache } from '../../protocol/job-payload.ts';
+import { collect } from './archive/collect.ts';
+import { zipAsTar } from './archive/read-zip.ts';
+import { stagedEntries, writeZip } from './archive/write.ts';
+import type { JobContext } from './context.ts';
+import { expandValue, variableValue } from './variables.ts';
+
+export function cacheEntries(context: JobContext): Cache[] {
+  return context.payload.cache.filter((entry) => entry.paths.length > 0 || entry.untracked);
+}
+
+/** The expanded key (default `<job name>/<ref>`), or null when it would leave the cache directory. */
+export function cacheKey(context: JobContext, entry: Cache): string | null {
+  const key = expandValue(entry.key || `${context.payload.job_info.name}/${context.payload.git_info.ref}`, context.variables);
+  if (key === '' || key.startsWith('/') || key.split(/[\\/]/).some((part) => part === '..')) return null;
+  return key;
+}
+
+function cacheFile(context: JobContext, key: string): string {
+  return path.join(context.settings.cacheDir, ...context.projectPath.split('/'), ...key.split('/'), 'cache.zip');
+}
+
+export async function restoreCache(context: JobContext): Promise<void> {
+  const { trace } = context;
+  for (const entry of cacheEntries(context)) {
+    const key = cacheKey(context, entry);
+    if (key === null) {
+      trace.warning(`cache key "${entry.key}" is not valid: it must stay inside the cache directory`);
+      continue;
+    }
+    if (entry.policy === 'push') {
+      trace.notice(`Not downloading cache ${key} due to policy`);
+      continue;
+    }
+    const keys = [key];
+    const fallback = variableValue(context.variables, 'CACHE_FALLBACK_KEY');
+    if (fallback && fallback !== key && cacheKey(context, { ...entry, key: fallback })) keys.push(fallback);
+    let restored = false;
+    for (const candidate of keys) {
+      trace.notice(`Checking cache for ${candidate}...`);
+      const file = cacheFile(context, candidate);
+      if (!(await stat(file).catch(() => null))) {
+        trace.warning('file does not exist');
+        continue;
+      }
+      try {
+        await context.environment.copyIn(await zipAsTar(file), context.environment.info.projectDir);
+        trace.notice('Successfully extracted cache');
+        restored = true;
+        break;
+      } catch (error) {
+        trace.warning(`Failed to extract cache: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+    if (!restored && keys.length > 1) trace.warning('Cache could not be restored with any key');
+  }
+}
+
+function applies(when: ArtifactWhen | undefined, succeeded: boolean): boolean {
+  const value = when ?? 'on_success';
+  return value === 'always' || (value === 'on_success' ? succeeded : !succeeded);
+}
+
+export function cachesToArchive(context: JobContext, succeeded: boolean): Cache[] {
+  return cacheEntries(context).filter((entry) => applies(entry.when, succeeded));
+}
+
+/** Returns an error message when a cache could not be written (the job then fails). */
+export async function archiveCache(context: JobContext, succeeded: boolean): Promise<string | null> {
+  const { trace } = context;
+  for (const entry of cachesToArchive(context, succeeded)) {
+    const key = cacheKey(context, entry);
+    if (key === null) {
+      trace.warning(`cache key "${entry.key}" is not valid: it must stay inside the cache directory`);
+      continue;
+    }
+    if (entry.policy === 'pull') {
+      trace.notice(`Not uploading cache ${key} due to policy`);
+      continue;
+    }
+    trace.notice(`Creating cache ${key}...`);
+    try {
+      const { staging, select } = await collect(context, { paths: entry.paths, untracked: entry.untracked }, 'cache');
+      for (const [pattern, count] of select.counts) trace.write(`${pattern}: found ${count} matching files and directories\n`);
+      if (entry.untracked) trace.write(`untracked: found ${select.untrackedCount} files\n`);
+      const file = cacheFile(context, key);
+      await mkdir(path.dirname(file), { recursive: true });
+      const partial = `${file}.${process.pid}.${Date.now()}.tmp`;
+      await writeZip(await stagedEntries(staging), partial);
+      await rename(partial, file);
+      trace.notice('Created cache');
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      trace.error(`Failed to create cache: ${message}`);
+      return message;
+    }
+  }
+  return null;
+}

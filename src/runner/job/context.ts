@@ -1,0 +1,43 @@
+/** What every stage of one job works with. */
+import type { Environment, ScriptShell } from '../../executors/types.ts';
+import type { JobPayload } from '../../protocol/job-payload.ts';
+import type { JobSession } from './session.ts';
+import type { JobTrace } from './trace.ts';
+import type { BuildVariable } from './variables.ts';
+
+export interface JobSettings {
+  shell: ScriptShell;
+  /** Host directory for builds (shell executor) and source mirrors (docker). */
+  buildsDir: string;
+  /** Host directory of the local cache: `<cache_dir>/<project path>/<key>/cache.zip`. */
+  cacheDir: string;
+  /** Bytes. */
+  outputLimit: number;
+  environment: readonly string[];
+  preGetSourcesScript?: string;
+  preBuildScript?: string;
+  postBuildScript?: string;
+  cloneUrl?: string;
+  debugTraceDisabled: boolean;
+  /** Seconds of after_script (gitlab-runner: 5 minutes). */
+  afterScriptTimeout: number;
+  /** Attempts of prepare_executor for system failures (gitlab-runner: 3, 3 s apart). */
+  prepareAttempts: number;
+  prepareRetryDelayMs: number;
+}
+
+export interface JobContext {
+  payload: JobPayload;
+  environment: Environment;
+  session: JobSession;
+  trace: JobTrace;
+  settings: JobSettings;
+  variables: BuildVariable[];
+  /** `<namespace>/<project>` */
+  projectPath: string;
+  /** Where git worked on this machine (the project dir for shell, a mirror for docker). */
+  sourcesDir: string;
+  /** A private scratch directory on this machine, removed after the job. */
+  workDir: string;
+  signal: AbortSignal;
+}

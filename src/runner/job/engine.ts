@@ -1,0 +1,254 @@
+/**
+ * The one job engine: runs a job payload through the stages of reference §8.1 on any
+ * executor, writes the trace GitLab users expect, and reports the outcome through the
+ * JobSession. Cancel, timeout and runner shutdown all abort one signal; what stopped the
+ * job decides the failure reason.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { ExecutorError, type Environment, type Executor } from '../../executors/types.ts';
+import type { JobPayload } from '../../protocol/job-payload.ts';
+import { dependenciesWithArtifacts, downloadArtifacts, artifactsToUpload, uploadArtifacts } from './artifacts.ts';
+import { archiveCache, cacheEntries, cachesToArchive, restoreCache } from './cache.ts';
+import type { JobContext, JobSettings } from './context.ts';
+import { goDuration, projectPathOf, type RunnerIdentity } from './identity.ts';
+import { prepareSources } from './prepare-sources.ts';
+import { afterScript, cleanupFileVariablesScript, userStageScript } from './script.ts';
+import { JobFailure } from './failure.ts';
+import { runScript, scriptContext } from './run-script.ts';
+import type { JobOutcome, JobSession } from './session.ts';
+import { JobTrace } from './trace.ts';
+import { buildVariables, maskedValues, serviceVariables, type BuildVariable } from './variables.ts';
+
+export interface RunJobOptions {
+  payload: JobPayload;
+  executor: Executor;
+  session: JobSession;
+  runner: RunnerIdentity;
+  settings: JobSettings;
+  concurrentId?: number;
+  concurrentProjectId?: number;
+  /** Runner shutdown: aborting fails the job with runner_system_failure. */
+  signal?: AbortSignal;
+  now?: () => Date;
+}
+
+type StopReason = 'canceled' | 'timeout' | 'aborted';
+
+const DEFAULT_TIMEOUT_SECONDS = 7200;
+
+export async function runJob(options: RunJobOptions): Promise<JobOutcome> {
+  const { payload, session, runner, settings } = options;
+  const projectPath = projectPathOf(payload.git_info.repo_url, payload.job_info.project_id);
+  const trace = new JobTrace({
+    sink: (bytes) => session.appendTrace(bytes),
+    maskedValues: maskedValues(buildVariables(payload.variables, placeholderContext(runner))),
+    limitBytes: settings.outputLimit,
+    sections: payload.features?.trace_sections === true,
+    now: options.now,
+  });
+  const timeoutSeconds = payload.runner_info.timeout > 0 ? payload.runner_info.timeout : DEFAULT_TIMEOUT_SECONDS;
+  const controller = new AbortController();
+  let stopReason: StopReason | null = null;
+  const stop = (reason: StopReason): void => {
+    if (stopReason) return;
+    stopReason = reason;
+    controller.abort(reason);
+  };
+  const onCancel = (): void => stop('canceled');
+  const onShutdown = (): void => stop('aborted');
+  session.canceled.addEventListener('abort', onCancel);
+  options.signal?.addEventListener('abort', onShutdown);
+  if (session.canceled.aborted) stop('canceled');
+  if (options.signal?.aborted) stop('aborted');
+  const timer = setTimeout(() => stop('timeout'), timeoutSeconds * 1000);
+
+  trace.println(`Running with ${runner.productName} ${runner.version} (${runner.revision})`);
+  trace.println(`  on ${runner.name} ${runner.shortToken}`);
+
+  let environment: Environment | null = null;
+  const workDir = await mkdtemp(path.join(os.tmpdir(), `gantry-job-${payload.id}-`));
+  let outcome: JobOutcome;
+  const stopped = (): JobFailure | null => {
+    if (stopReason === 'canceled') return new JobFailure('canceled', 'job_canceled');
+    if (stopReason === 'timeout') return new JobFailure(`execution took longer than ${goDuration(timeoutSeconds)} seconds`, 'job_execution_timeout');
+    if (stopReason === 'aborted') return new JobFailure(`aborted: ${String(options.signal?.reason ?? 'shutdown')}`, 'runner_system_failure');
+    return null;
+  };
+  try {
+    environment = await prepareStage(options, trace, controller.signal, projectPath, stopped);
+    const context: JobContext = {
+      payload,
+      environment,
+      session,
+      trace,
+      settings,
+      variables: jobVariables(options, environment, 'running'),
+      projectPath,
+      sourcesDir: environment.info.hostProjectDir ?? path.join(settings.buildsDir, runner.shortToken, String(options.concurrentProjectId ?? 0), ...projectPath.split('/')),
+      workDir,
+      signal: controller.signal,
+    };
+    trace.setMaskedValues(maskedValues(context.variables));
+    outcome = await runStages(context, options, stopped);
+  } catch (error) {
+    const failure = stopped() ?? (error instanceof JobFailure ? error : new JobFailure(error instanceof Error ? error.message : String(error), 'runner_system_failure'));
+    outcome = { state: 'failed', failureReason: failure.reason, ...(failure.exitCode ? { exitCode: failure.exitCode } : {}) };
+    trace.error(`Job failed${failure.reason === 'runner_system_failure' ? ' (system failure)' : ''}: ${failure.message}`);
+  } finally {
+    clearTimeout(timer);
+    session.canceled.removeEventListener('abort', onCancel);
+    options.signal?.removeEventListener('abort', onShutdown);
+  }
+  trace.flush();
+  const cleanup = async (): Promise<void> => {
+    await environment?.cleanup().catch(() => undefined);
+    await rm(workDir, { recursive: true, force: true }).catch(() => undefined);
+  };
+  await Promise.all([session.finish(outcome), cleanup()]);
+  return outcome;
+}
+
+async function section<T>(trace: JobTrace, name: string, title: string, body: () => Promise<T>): Promise<T> {
+  trace.sectionStart(name, title);
+  try {
+    return await body();
+  } finally {
+    trace.sectionEnd(name);
+  }
+}
+
+async function prepareStage(options: RunJobOptions, trace: JobTrace, signal: AbortSignal, projectPath: string, stopped: () => JobFailure | null): Promise<Environment> {
+  const { payload, executor, settings, runner } = options;
+  return section(trace, 'prepare_executor', `Preparing the "${executor.name}" executor`, async () => {
+    const variables = buildVariables(payload.variables, placeholderContext(runner));
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await executor.prepare({
+          jobId: payload.id,
+          projectId: payload.job_info.project_id,
+          projectPath,
+          shortToken: runner.shortToken,
+          concurrentId: options.concurrentId ?? 0,
+          concurrentProjectId: options.concurrentProjectId ?? 0,
+          image: payload.image,
+          services: payload.services,
+          serviceVariables: serviceVariables(variables),
+          credentials: payload.credentials.filter((credential) => credential.type === 'registry'),
+          log: (line, level) => (level === 'warning' ? trace.warning(line) : trace.println(line)),
+          signal,
+        });
+      } catch (error) {
+        const stop = stopped();
+        if (stop) throw stop;
+        const message = error instanceof Error ? error.message : String(error);
+        if (error instanceof ExecutorError && error.kind !== 'system') throw new JobFailure(message, 'script_failure');
+        if (attempt >= settings.prepareAttempts) throw new JobFailure(message, 'runner_system_failure');
+        trace.error(`Preparation failed: ${message}`);
+        trace.println(`Will be retried in ${goDuration(settings.prepareRetryDelayMs / 1000)} ...`);
+        await new Promise((resolve) => setTimeout(resolve, settings.prepareRetryDelayMs));
+      }
+    }
+  });
+}
+
+async function runStages(context: JobContext, options: RunJobOptions, stopped: () => JobFailure | null): Promise<JobOutcome> {
+  const { trace, environment, payload, settings } = context;
+  const checkStop = (): void => {
+    const stop = stopped();
+    if (stop) throw stop;
+  };
+  await section(trace, 'prepare_script', 'Preparing environment', async () => trace.write(`Running on ${environment.info.runningOn}...\n`));
+  checkStop();
+  await section(trace, 'get_sources', 'Getting source from Git repository', () => prepareSources(context, options.runner));
+  checkStop();
+  if (cacheEntries(context).length > 0) await section(trace, 'restore_cache', 'Restoring cache', () => restoreCache(context));
+  checkStop();
+  if (dependenciesWithArtifacts(context).length > 0) {
+    const failure = await section(trace, 'download_artifacts', 'Downloading artifacts', () => downloadArtifacts(context));
+    if (failure) throw new JobFailure(failure.message, failure.reason);
+  }
+  checkStop();
+
+  let scriptFailure: JobFailure | null = null;
+  for (const step of payload.steps.filter((candidate) => candidate.name !== 'after_script')) {
+    const name = `step_${step.name}`;
+    const exitCode = await section(trace, name, `Executing "${name}" stage of the job script`, () =>
+      runScript(context, name, userStageScript(scriptContext(context), step.script, { preBuild: settings.preBuildScript, postBuild: settings.postBuildScript }), context.signal),
+    );
+    checkStop();
+    if (exitCode !== 0) {
+      scriptFailure = new JobFailure(`exit status ${exitCode}`, 'script_failure', exitCode);
+      break;
+    }
+  }
+  const succeeded = scriptFailure === null;
+  const after = payload.steps.find((step) => step.name === 'after_script');
+  if (after && after.script.length > 0) {
+    await section(trace, 'after_script', 'Running after_script', () => runAfterScript(context, options, after.script, succeeded));
+    checkStop();
+  }
+  let jobFailure = scriptFailure;
+  if (cachesToArchive(context, succeeded).length > 0) {
+    const error = await section(trace, succeeded ? 'archive_cache' : 'archive_cache_on_failure', `Saving cache for ${succeeded ? 'successful' : 'failed'} job`, () => archiveCache(context, succeeded));
+    if (error) jobFailure ??= new JobFailure(error, 'script_failure', 1);
+  }
+  checkStop();
+  if (artifactsToUpload(context, succeeded).length > 0) {
+    const error = await section(trace, `upload_artifacts_on_${succeeded ? 'success' : 'failure'}`, `Uploading artifacts for ${succeeded ? 'successful' : 'failed'} job`, () => uploadArtifacts(context, succeeded));
+    if (error) jobFailure ??= new JobFailure(error, 'script_failure', 1);
+  }
+  checkStop();
+  await section(trace, 'cleanup_file_variables', 'Cleaning up file based variables', async () => {
+    if (environment.info.shared && context.variables.some((variable) => variable.file)) {
+      await runScript(context, 'cleanup_file_variables', cleanupFileVariablesScript(scriptContext(context)), context.signal);
+    }
+  });
+  if (jobFailure) throw jobFailure;
+  trace.info('Job succeeded');
+  return { state: 'success' };
+}
+
+async function runAfterScript(context: JobContext, options: RunJobOptions, commands: string[], succeeded: boolean): Promise<void> {
+  const { trace, settings } = context;
+  const variables = jobVariables(options, context.environment, succeeded ? 'success' : 'failed');
+  const controller = new AbortController();
+  const onStop = (): void => controller.abort();
+  context.signal.addEventListener('abort', onStop);
+  const timer = setTimeout(() => controller.abort(), settings.afterScriptTimeout * 1000);
+  try {
+    const exitCode = await runScript(context, 'after_script', afterScript(scriptContext(context, variables), commands), controller.signal);
+    if (controller.signal.aborted && !context.signal.aborted) {
+      trace.warning(`after_script failed, but job will continue unaffected: execution took longer than ${goDuration(settings.afterScriptTimeout)} seconds`);
+    } else if (exitCode !== 0) {
+      trace.warning(`after_script failed, but job will continue unaffected: exit status ${exitCode}`);
+    }
+  } finally {
+    clearTimeout(timer);
+    context.signal.removeEventListener('abort', onStop);
+  }
+}
+
+function jobVariables(options: RunJobOptions, environment: Environment, jobStatus: 'running' | 'success' | 'failed'): BuildVariable[] {
+  const { runner, settings } = options;
+  return buildVariables(options.payload.variables, {
+    image: environment.info.image,
+    shortToken: runner.shortToken,
+    environment: settings.environment,
+    buildsDir: environment.info.buildsDir,
+    projectDir: environment.info.projectDir,
+    concurrentId: options.concurrentId ?? 0,
+    concurrentProjectId: options.concurrentProjectId ?? 0,
+    jobStatus,
+    shared: environment.info.shared,
+    version: runner.version,
+    revision: runner.revision,
+    arch: runner.arch,
+  });
+}
+
+/** Before an environment exists: enough to know the masked values. */
+function placeholderContext(runner: RunnerIdentity): Parameters<typeof buildVariables>[1] {
+  return { image: null, shortToken: runner.shortToken, environment: [], buildsDir: '', projectDir: '', concurrentId: 0, concurrentProjectId: 0, jobStatus: 'running', shared: false, version: runner.version, revision: runner.revision, arch: runner.arch };
+}

@@ -1,0 +1,121 @@
+/**
+ * The job log as GitLab shows it (reference §7.5, §8.2): runner lines with gitlab-runner's
+ * ANSI prefixes, section markers, masking of masked values before anything leaves the
+ * process, and the output limit with GitLab's exact message. Bytes go to a sink (the
+ * JobSession) in order.
+ */
+import { StreamMasker } from './masker.ts';
+
+export const ANSI = {
+  reset: '\x1b[0;m',
+  clear: '\x1b[0K',
+  boldGreen: '\x1b[32;1m',
+  boldCyan: '\x1b[36;1m',
+  boldRed: '\x1b[31;1m',
+  boldYellow: '\x1b[33;1m',
+  yellow: '\x1b[0;33m',
+} as const;
+
+export interface TraceOptions {
+  sink: (bytes: Buffer) => void;
+  maskedValues: readonly string[];
+  /** Bytes; gitlab-runner's default is 4096 KiB. */
+  limitBytes: number;
+  /** Print section_start/section_end markers (the payload's features.trace_sections). */
+  sections: boolean;
+  now?: () => Date;
+}
+
+export class JobTrace {
+  private masker: StreamMasker;
+  private written = 0;
+  private limitReached = false;
+  private readonly now: () => Date;
+
+  constructor(private readonly options: TraceOptions) {
+    this.masker = new StreamMasker(options.maskedValues);
+    this.now = options.now ?? (() => new Date());
+  }
+
+  /** Bytes the job produced (script output): masked, then limited. */
+  write(chunk: Buffer | string): void {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    this.emit(this.masker.write(bytes));
+  }
+
+  /** Masks these values from now on (the full variable list is known once the environment is). */
+  setMaskedValues(values: readonly string[]): void {
+    this.flush();
+    this.masker = new StreamMasker(values);
+  }
+
+  /** Releases bytes the masker held back (end of a stage). */
+  flush(): void {
+    this.emit(this.masker.flush());
+  }
+
+  get bytesWritten(): number {
+    return this.written;
+  }
+
+  /** BuildLogger.Println: `\e[0K<text>\n\e[0;m`. */
+  println(text: string): void {
+    this.runnerLine(ANSI.clear, text);
+  }
+
+  /** BuildLogger.Infoln (bold green), for `Job succeeded`. */
+  info(text: string): void {
+    this.runnerLine(ANSI.boldGreen, text);
+  }
+
+  warning(text: string): void {
+    this.runnerLine(`${ANSI.yellow}WARNING: `, text);
+  }
+
+  error(text: string): void {
+    this.runnerLine(`${ANSI.boldRed}ERROR: `, text);
+  }
+
+  /** A green notice as generated scripts print it: `\e[32;1m<text>\e[0;m\n`. */
+  notice(text: string): void {
+    this.write(`${ANSI.boldGreen}${text}${ANSI.reset}\n`);
+  }
+
+  sectionStart(name: string, title: string): void {
+    this.flush();
+    if (this.options.sections) this.write(`section_start:${this.timestamp()}:${name}\r${ANSI.clear}`);
+    this.println(`${ANSI.boldCyan}${title}${ANSI.reset}`);
+  }
+
+  sectionEnd(name: string): void {
+    this.flush();
+    if (this.options.sections) this.write(`section_end:${this.timestamp()}:${name}\r${ANSI.clear}`);
+  }
+
+  private runnerLine(prefix: string, text: string): void {
+    this.flush();
+    this.write(`${prefix}${text}\n${ANSI.reset}`);
+    this.flush();
+  }
+
+  private timestamp(): number {
+    return Math.floor(this.now().getTime() / 1000);
+  }
+
+  private emit(bytes: Buffer): void {
+    if (bytes.length === 0 || this.limitReached) return;
+    const capacity = this.options.limitBytes - this.written;
+    if (bytes.length >= capacity) {
+      const head = bytes.subarray(0, Math.max(0, capacity));
+      this.limitReached = true;
+      const message = Buffer.from(
+        `\n${ANSI.boldYellow}Job's log exceeded limit of ${this.options.limitBytes} bytes.\nJob execution will continue but no more output will be collected.${ANSI.reset}\n`,
+      );
+      this.written += head.length + message.length;
+      this.options.sink(Buffer.concat([head, message]));
+      return;
+    }
+    this.written += bytes.length;
+    this.options.sink(bytes);
+  }
+}

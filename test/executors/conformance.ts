@@ -1,0 +1,166 @@
+/**
+ * The executor conformance suite: what every executor (fake, shell, docker) must do behind
+ * the contract of src/executors/types.ts. Scripts stay within what the fake's mini-shell
+ * understands unless a capability says otherwise.
+ */
+import assert from 'node:assert/strict';
+import { describe, it, after } from 'node:test';
+import { Readable } from 'node:stream';
+import tar from 'tar-stream';
+import type { Environment, Executor, PrepareRequest, RunRequest, ScriptShell } from '../../src/executors/types.ts';
+
+export interface ConformanceTarget {
+  executor: Executor;
+  shell: ScriptShell;
+  /** The executor runs real shells: stderr, pipes and child processes. */
+  realShell: boolean;
+  image?: string;
+  /** Checks that nothing of the job is left after cleanup (docker: containers, networks, volumes). */
+  assertNothingLeft?: (jobId: number) => Promise<void>;
+}
+
+let nextJobId = Math.floor(Date.now() % 1_000_000) * 10;
+
+export function prepareRequest(target: ConformanceTarget, overrides: Partial<PrepareRequest> = {}): PrepareRequest {
+  return {
+    jobId: ++nextJobId,
+    projectId: 7,
+    projectPath: 'group/project',
+    shortToken: 'conform1',
+    concurrentId: 0,
+    concurrentProjectId: 0,
+    image: target.image ? { name: target.image } : null,
+    services: [],
+    serviceVariables: {},
+    credentials: [],
+    log: () => undefined,
+    signal: new AbortController().signal,
+    ...overrides,
+  };
+}
+
+export async function runCollect(environment: Environment, script: string, shell: ScriptShell, signal = new AbortController().signal): Promise<{ exitCode: number; output: string }> {
+  const chunks: Buffer[] = [];
+  const request: RunRequest = { stage: 'step_script', kind: 'user', shell, script, onOutput: (chunk) => chunks.push(chunk), signal };
+  const { exitCode } = await environment.run(request);
+  return { exitCode, output: Buffer.concat(chunks).toString('utf8') };
+}
+
+function tarOf(files: Record<string, string>, extra: (pack: tar.Pack) => void = () => undefined): Readable {
+  const pack = tar.pack();
+  for (const [name, content] of Object.entries(files)) pack.entry({ name, mode: 0o644 }, content);
+  extra(pack);
+  pack.finalize();
+  return pack as unknown as Readable;
+}
+
+async function tarEntries(stream: Readable): Promise<Record<string, string>> {
+  const extract = tar.extract();
+  const files: Record<string, string> = {};
+  stream.pipe(extract as unknown as NodeJS.WritableStream);
+  for await (const entry of extract) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of entry) chunks.push(chunk as Buffer);
+    files[entry.header.name] = entry.header.type === 'directory' ? '<dir>' : Buffer.concat(chunks).toString('utf8');
+  }
+  return files;
+}
+
+export function executorConformance(name: string, capabilities: { realShell: boolean }, makeTarget: () => Promise<ConformanceTarget>): void {
+  describe(`executor conformance: ${name}`, () => {
+    let target: ConformanceTarget;
+    const environments: Environment[] = [];
+    const prepared = async (overrides: Partial<PrepareRequest> = {}): Promise<Environment> => {
+      target ??= await makeTarget();
+      const environment = await target.executor.prepare(prepareRequest(target, overrides));
+      environments.push(environment);
+      return environment;
+    };
+    after(async () => {
+      for (const environment of environments) await environment.cleanup();
+    });
+
+    it('prepares an environment whose project directory lies in its builds directory', async () => {
+      const environment = await prepared();
+      assert.ok(environment.info.projectDir.startsWith(`${environment.info.buildsDir}/`), environment.info.projectDir);
+      assert.ok(environment.info.projectDir.endsWith('/group/project'));
+      assert.ok(environment.info.runningOn.length > 0);
+    });
+
+    it('runs a script and streams its output', async () => {
+      const environment = await prepared();
+      const result = await runCollect(environment, 'echo hello\necho world', target.shell);
+      assert.deepEqual(result, { exitCode: 0, output: 'hello\nworld\n' });
+    });
+
+    it('reports the exit code of a failing script without rejecting', async () => {
+      const environment = await prepared();
+      const result = await runCollect(environment, 'echo before\nexit 3\necho after', target.shell);
+      assert.deepEqual(result, { exitCode: 3, output: 'before\n' });
+    });
+
+    it('copies files in, where scripts see them', async () => {
+      const environment = await prepared();
+      const directory = environment.info.projectDir;
+      await environment.copyIn(tarOf({ 'sub/in.txt': 'copied in\n' }), directory);
+      const result = await runCollect(environment, `cat ${directory}/sub/in.txt`, target.shell);
+      assert.deepEqual(result, { exitCode: 0, output: 'copied in\n' });
+    });
+
+    it('copies files a script wrote out, named relative to the directory', async () => {
+      const environment = await prepared();
+      const directory = environment.info.projectDir;
+      await runCollect(environment, `mkdir -p ${directory}/out\necho produced > ${directory}/out/result.txt`, target.shell);
+      const stream = await environment.copyOut(directory);
+      assert.ok(stream);
+      const files = await tarEntries(stream);
+      assert.equal(files['out/result.txt'], 'produced\n');
+      assert.ok(!Object.keys(files).some((entry) => entry.startsWith('/') || entry.startsWith('project/')), Object.keys(files).join(','));
+    });
+
+    it('answers null when copying out a directory that does not exist', async () => {
+      const environment = await prepared();
+      assert.equal(await environment.copyOut(`${environment.info.buildsDir}/no/such/dir`), null);
+    });
+
+    it('refuses an archive entry that leaves the destination, and a symlink that points outside', async () => {
+      const environment = await prepared();
+      const directory = environment.info.projectDir;
+      await assert.rejects(environment.copyIn(tarOf({ '../escaped.txt': 'x' }), directory), /leaves the destination/);
+      await assert.rejects(
+        environment.copyIn(tarOf({}, (pack) => pack.entry({ name: 'link', type: 'symlink', linkname: '../../../etc' })), directory),
+        /leaves the destination/,
+      );
+      const check = await runCollect(environment, `cat ${directory}/../escaped.txt`, target.shell);
+      assert.notEqual(check.exitCode, 0);
+    });
+
+    it('kills a running script within 2 seconds of an abort', async () => {
+      const environment = await prepared();
+      const controller = new AbortController();
+      const script = target.realShell ? 'sleep 30 &\nsleep 30\necho not-reached' : 'sleep 30\necho not-reached';
+      const started = Date.now();
+      setTimeout(() => controller.abort(), 300);
+      const result = await runCollect(environment, script, target.shell, controller.signal);
+      const elapsed = Date.now() - started;
+      assert.ok(elapsed < 2300, `took ${elapsed} ms`);
+      assert.notEqual(result.exitCode, 0);
+      assert.ok(!result.output.includes('not-reached'));
+    });
+
+    if (capabilities.realShell) it('keeps the order of stdout and stderr', async () => {
+      const environment = await prepared();
+      const result = await runCollect(environment, 'echo one\necho two 1>&2\necho three', target.shell);
+      assert.equal(result.output, 'one\ntwo\nthree\n');
+    });
+
+    it('cleans up everything, and a second cleanup is harmless', async () => {
+      const request = prepareRequest((target ??= await makeTarget()));
+      const environment = await target.executor.prepare(request);
+      await runCollect(environment, 'echo hi', target.shell);
+      await environment.cleanup();
+      await environment.cleanup();
+      await target.assertNothingLeft?.(request.jobId);
+    });
+  });
+}

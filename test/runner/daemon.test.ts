@@ -1,0 +1,149 @@
+import assert from 'node:assert/strict';
+import { mkdtemp } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { FakeExecutor, type FakeHandler } from '../../src/executors/fake/fake-executor.ts';
+import { parseRunnerConfig } from '../../src/runner/config/config.ts';
+import { RunnerDaemon } from '../../src/runner/daemon/daemon.ts';
+import { silentLogger } from '../../src/shared/logger.ts';
+import { FakeGitLab } from './fake-gitlab.ts';
+import { payload } from './support.ts';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await sleep(20);
+  }
+}
+
+describe('runner daemon', () => {
+  let gitlab: FakeGitLab;
+  let workingDirectory: string;
+  beforeEach(async () => {
+    gitlab = new FakeGitLab();
+    await gitlab.start();
+    gitlab.runnerTokens.add('runnertok-daemon');
+    workingDirectory = await mkdtemp(path.join(os.tmpdir(), 'gantry-daemon-'));
+  });
+  afterEach(async () => {
+    await gitlab.stop();
+  });
+
+  const daemonWith = (toml: string, handler: FakeHandler, extra: { maxBuilds?: number } = {}) => {
+    const { config } = parseRunnerConfig(toml);
+    const executor = new FakeExecutor({ handler });
+    const daemon = new RunnerDaemon({
+      config,
+      logger: silentLogger(),
+      workingDirectory,
+      executorFor: () => executor,
+      traceUpdateInterval: 0.05,
+      timings: { checkIntervalMs: 30, maxBackoffMs: 50, unhealthyPauseMs: 60_000 },
+      ...extra,
+    });
+    return { daemon, executor };
+  };
+  const entry = (extra = '') => `concurrent = 2\n[[runners]]\n  name = "d"\n  url = "${gitlab.url}"\n  token = "runnertok-daemon"\n  executor = "shell"\n${extra}`;
+  const quick: FakeHandler = ({ request }) => {
+    request.onOutput(Buffer.from(`ran ${request.stage}\n`));
+    return { exitCode: 0 };
+  };
+
+  it('takes queued jobs, runs them and reports their trace and state', async () => {
+    const { daemon } = daemonWith(entry(), quick);
+    const jobs = [gitlab.enqueue(payload()), gitlab.enqueue(payload())];
+    await daemon.start();
+    await until(() => jobs.every((job) => job.state === 'success'));
+    await daemon.stop();
+    for (const job of jobs) assert.match(job.trace.toString(), /ran step_script\n/);
+    const requests = gitlab.requestsTo('POST', /jobs\/request/).map((request) => JSON.parse(request.body.toString()) as { info: { executor: string } });
+    assert.equal(requests[0].info.executor, 'fake');
+  });
+
+  it('runs at most `limit` jobs of an entry at once', async () => {
+    let running = 0;
+    let most = 0;
+    const { daemon } = daemonWith(entry('  limit = 1\n'), async ({ request }) => {
+      if (request.stage !== 'step_script') return { exitCode: 0 };
+      most = Math.max(most, ++running);
+      await sleep(200);
+      running--;
+      return { exitCode: 0 };
+    });
+    const jobs = [gitlab.enqueue(payload()), gitlab.enqueue(payload())];
+    await daemon.start();
+    await until(() => jobs.every((job) => job.state === 'success'));
+    await daemon.stop();
+    assert.equal(most, 1);
+  });
+
+  it('with concurrent = 2 runs two jobs side by side', async () => {
+    let running = 0;
+    let most = 0;
+    const { daemon } = daemonWith(entry(), async ({ request }) => {
+      if (request.stage !== 'step_script') return { exitCode: 0 };
+      most = Math.max(most, ++running);
+      await sleep(300);
+      running--;
+      return { exitCode: 0 };
+    });
+    const jobs = [gitlab.enqueue(payload()), gitlab.enqueue(payload())];
+    await daemon.start();
+    await until(() => jobs.every((job) => job.state === 'success'));
+    await daemon.stop();
+    assert.equal(most, 2);
+  });
+
+  it('stop() (SIGQUIT) stops asking for jobs but lets the running one finish', async () => {
+    const { daemon } = daemonWith(entry(), async ({ request }) => {
+      if (request.stage === 'step_script') await sleep(400);
+      return { exitCode: 0 };
+    });
+    const job = gitlab.enqueue(payload());
+    await daemon.start();
+    await until(() => job.state === 'running');
+    await daemon.stop();
+    assert.equal(job.state, 'success');
+    const before = gitlab.requestsTo('POST', /jobs\/request/).length;
+    await sleep(150);
+    assert.equal(gitlab.requestsTo('POST', /jobs\/request/).length, before);
+  });
+
+  it('abort() (SIGTERM) fails the running job with runner_system_failure', async () => {
+    const { daemon } = daemonWith(entry(), async ({ request }) => {
+      if (request.stage === 'step_script') {
+        await new Promise<void>((resolve) => request.signal.addEventListener('abort', () => resolve(), { once: true }));
+        return { exitCode: 137 };
+      }
+      return { exitCode: 0 };
+    });
+    const job = gitlab.enqueue(payload());
+    await daemon.start();
+    await until(() => job.trace.includes('step_script'));
+    assert.equal(await daemon.abort('terminated', 5000), true);
+    assert.equal(job.state, 'failed');
+    assert.equal(job.failureReason, 'runner_system_failure');
+    assert.match(job.trace.toString(), /ERROR: Job failed \(system failure\): aborted: terminated/);
+  });
+
+  it('disables an entry after three 403s in a row', async () => {
+    const { daemon } = daemonWith(entry().replace('runnertok-daemon', 'not-a-valid-token'), quick);
+    await daemon.start();
+    await until(() => gitlab.requestsTo('POST', /jobs\/request/).length >= 3);
+    await sleep(300);
+    assert.equal(gitlab.requestsTo('POST', /jobs\/request/).length, 3);
+    await daemon.stop();
+  });
+
+  it('stops after --max-builds jobs', async () => {
+    const { daemon } = daemonWith(entry(), quick, { maxBuilds: 1 });
+    const jobs = [gitlab.enqueue(payload()), gitlab.enqueue(payload())];
+    await daemon.start();
+    await daemon.finished();
+    assert.deepEqual(jobs.map((job) => job.state), ['success', 'pending']);
+  });
+});

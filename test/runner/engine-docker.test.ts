@@ -1,0 +1,80 @@
+import assert from 'node:assert/strict';
+import os from 'node:os';
+import { describe, it } from 'node:test';
+import { DockerExecutor } from '../../src/executors/docker/docker-executor.ts';
+import { LABEL_JOB, LABEL_MANAGED } from '../../src/executors/docker/labels.ts';
+import type { JobPayload } from '../../src/protocol/job-payload.ts';
+import { runJob } from '../../src/runner/job/engine.ts';
+import { BUSYBOX, DEBIAN, dockerReady, skipDocker } from '../executors/docker-support.ts';
+import { gitRepository, jobSettings, payload, RecordingSession, runnerIdentity, stableTrace, variable } from './support.ts';
+
+const script = (...lines: string[]) => [{ name: 'script' as const, script: lines, timeout: 3600, when: 'on_success' as const, allow_failure: false }];
+
+async function runDocker(job: JobPayload, session = new RecordingSession()) {
+  const docker = await dockerReady();
+  const settings = await jobSettings();
+  const executor = new DockerExecutor({ pullPolicy: ['if-not-present'] }, docker);
+  const outcome = await runJob({ payload: job, executor, session, runner: runnerIdentity, settings });
+  const filters = JSON.stringify({ label: [`${LABEL_MANAGED}=true`, `${LABEL_JOB}=${job.id}`] });
+  const left = [...(await docker.listContainers({ all: true, filters })), ...(await docker.listNetworks({ filters })), ...((await docker.listVolumes({ filters })).Volumes ?? [])];
+  return { outcome, trace: stableTrace(session.trace), session, left };
+}
+
+describe('job engine (docker executor)', { skip: skipDocker }, () => {
+  for (const image of [BUSYBOX, DEBIAN]) {
+    it(`runs a job in ${image}: sources copied in, services by alias, artifacts copied out, nothing left`, async () => {
+      const repo = await gitRepository({ 'README.md': 'from git\n' });
+      const job = payload({
+        image: { name: image },
+        git_info: { repo_url: repo.url, ref: 'main', sha: repo.sha, before_sha: '0'.repeat(40), ref_type: 'branch', refspecs: [], depth: 0 },
+        variables: [variable('GIT_STRATEGY', 'clone'), variable('SECRET', 's3cr3t-value', { masked: true, public: false })],
+        services: [{ name: BUSYBOX, alias: 'web', entrypoint: null, ports: [{ number: 8080 }], command: ['sh', '-c', 'mkdir -p /www && echo served > /www/i.txt && exec httpd -f -p 8080 -h /www'] }],
+        steps: script('cat README.md', 'echo $SECRET', 'echo $CI_PROJECT_DIR $CI_DISPOSABLE_ENVIRONMENT', 'wget -qO- http://web:8080/i.txt 2>/dev/null || (exec 3<>/dev/tcp/web/8080 && printf "GET /i.txt HTTP/1.0\\r\\n\\r\\n" >&3 && tail -n1 <&3)', 'mkdir -p out && echo artifact > out/a.txt'),
+        artifacts: [{ name: 'out', paths: ['out/'], when: 'on_success', artifact_type: 'archive', artifact_format: 'zip' }],
+      });
+      const { outcome, trace, session, left } = await runDocker(job);
+      assert.deepEqual(outcome, { state: 'success' }, trace);
+      assert.ok(trace.includes(`Using Docker executor with image ${image} ...`));
+      assert.ok(trace.includes(`Running on runner-runnerto-project-7-concurrent-0 via ${os.hostname()}...`));
+      assert.ok(trace.includes('Initialized empty Git repository in /builds/project-7/.git/'));
+      assert.ok(trace.includes('\nfrom git\n'));
+      assert.ok(trace.includes('\n[MASKED]\n') && !trace.includes('s3cr3t-value'));
+      assert.ok(trace.includes('\n/builds/project-7 true\n'));
+      assert.ok(trace.includes('served'));
+      assert.equal(session.uploads.length, 1);
+      assert.deepEqual(left, []);
+    });
+  }
+
+  it('fails an image that does not exist with a clear line, and leaves nothing', async () => {
+    const { outcome, trace, left } = await runDocker(payload({ image: { name: 'gantry/does-not-exist:1' } }));
+    assert.deepEqual(outcome, { state: 'failed', failureReason: 'script_failure' });
+    assert.match(trace, /ERROR: Job failed: failed to pull image "gantry\/does-not-exist:1" with specified policies \[if-not-present\]: /);
+    assert.deepEqual(left, []);
+  });
+
+  it('kills the container within 2 s of a cancel, reports job_canceled and removes everything', async () => {
+    const session = new RecordingSession();
+    const job = payload({ image: { name: BUSYBOX }, steps: script('echo started', 'sleep 60') });
+    const waitForStart = setInterval(() => {
+      if (session.trace.includes('\nstarted\n')) {
+        clearInterval(waitForStart);
+        cancelledAt = Date.now();
+        session.cancel();
+      }
+    }, 50);
+    let cancelledAt = 0;
+    const { outcome, left } = await runDocker(job, session);
+    clearInterval(waitForStart);
+    assert.ok(cancelledAt > 0);
+    assert.ok(session.finishedAt - cancelledAt < 2000, `reported ${session.finishedAt - cancelledAt} ms after the cancel`);
+    assert.deepEqual(outcome, { state: 'failed', failureReason: 'job_canceled' });
+    assert.deepEqual(left, []);
+  });
+
+  it('times out a docker job with job_execution_timeout', async () => {
+    const { outcome, left } = await runDocker(payload({ image: { name: BUSYBOX }, runner_info: { timeout: 3, runner_session_url: null }, steps: script('sleep 60') }));
+    assert.deepEqual(outcome, { state: 'failed', failureReason: 'job_execution_timeout' });
+    assert.deepEqual(left, []);
+  });
+});

@@ -61,7 +61,7 @@ class ByteLog {
 export class HttpJobSession implements JobSession {
   private readonly log = new ByteLog();
   private readonly controller = new AbortController();
-  readonly canceled = this.controller.signal;
+  readonly canceled: AbortSignal = this.controller.signal;
   private sent = 0;
   private interval: number;
   private lastSent = Date.now();

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
@@ -134,7 +134,9 @@ export async function createCoordinator(options: CoordinatorOptions = {}): Promi
   handleJsonAsGitlabDoes(app);
   await app.register(formbody, { parser: (body: string) => parseGitlabQuery(body) });
   await app.register(multipart, { limits: { fileSize: limits.upload, fieldSize: limits.api, fields: 1000, files: 10 } });
-  collectMultipartBodies(app);
+  const uploadDirectory = path.join(dataDir, 'tmp', 'uploads');
+  rmSync(uploadDirectory, { recursive: true, force: true }); // uploads a crash cut short
+  collectMultipartBodies(app, uploadDirectory);
   app.addContentTypeParser('text/plain', { parseAs: 'string' }, (_request, body, done) => done(null, body));
   await app.register(rateLimit, { global: false });
   const throttles = new RequestThrottles(app, () => settings.values());

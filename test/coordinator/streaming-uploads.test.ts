@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import multipart from '@fastify/multipart';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -62,7 +63,7 @@ describe('multipart uploads stream to disk', () => {
   });
 
   const send = (size: number) =>
-    httpRequest(`${address}/upload`, { method: 'POST', headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` }, body: multipartBody(size) });
+    httpRequest(`${address}/upload`, { method: 'POST', headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` }, body: Readable.from(multipartBody(size)) });
 
   it('writes a 256 MiB file to disk as it arrives: the process grows by far less than the file', async () => {
     global.gc?.();

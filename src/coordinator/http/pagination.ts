@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { coordinatorUrl } from './mount-path.ts';
 import { invalidParam } from '../../shared/errors.ts';
 import type { Params } from './params.ts';
 
@@ -85,11 +86,13 @@ export function setPaginationHeaders(
  */
 function pageUrl(request: FastifyRequest, externalUrl: string, perPage: number, target: bigint): string {
   const external = new URL(externalUrl);
-  const requestPath = new URL(request.url, 'http://x');
-  const url = request.host && request.host !== external.host ? new URL(`${request.protocol}://${request.host}`) : external;
-  // Keep any path prefix of the external URL (request.url is an absolute path without it).
-  const prefix = url === external ? external.pathname.replace(/\/$/, '') : '';
-  const link = new URL(prefix + requestPath.pathname + requestPath.search, url);
+  const viaExternal = !request.host || request.host === external.host;
+  // Through the external URL's host: its scheme and path prefix, then our own path. Any
+  // other address: exactly the path the client used (a host's mount prefix included).
+  const base = viaExternal ? external : new URL(`${request.protocol}://${request.host}`);
+  const requestPath = new URL(viaExternal ? coordinatorUrl(request) : request.url, 'http://x');
+  const prefix = viaExternal ? external.pathname.replace(/\/$/, '') : '';
+  const link = new URL(prefix + requestPath.pathname + requestPath.search, base);
   link.searchParams.set('page', String(target));
   link.searchParams.set('per_page', String(perPage));
   return link.toString();

@@ -3,8 +3,10 @@ import path from 'node:path';
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
 import rateLimit from '@fastify/rate-limit';
+import swagger from '@fastify/swagger';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import { silentLogger, type Logger } from '../shared/logger.ts';
+import { GANTRY_VERSION } from '../shared/version.ts';
 import { createRepositoryManager } from '../storage/git/index.ts';
 import { openDatabase } from '../storage/sql/database.ts';
 import { migrateToLatest } from '../storage/sql/migrate.ts';
@@ -12,6 +14,7 @@ import { createSqlStores } from '../storage/sql/stores/index.ts';
 import { registerApi } from './api/index.ts';
 import { coordinatorUrl, recordMountPrefix } from './http/mount-path.ts';
 import type { CoordinatorOptions } from './options.ts';
+import { buildServices } from './wiring.ts';
 import type { CoordinatorContext } from './context.ts';
 import { Authenticator } from './http/auth.ts';
 import { assignRouteBodyLimit, closeOnUnreadBodies, DEFAULT_BODY_LIMITS, guardAnonymousBodies, type BodyLimits } from './http/body-limits.ts';
@@ -20,6 +23,7 @@ import { installErrorHandling } from './http/errors.ts';
 import { registerGitHttp } from './http/git-http.ts';
 import { collectMultipartBodies } from './http/multipart.ts';
 import { parseGitlabQuery } from './http/querystring.ts';
+import { gitlabValidatorCompiler, mergeParameterSources } from './http/route-schemas.ts';
 import { isRunnerProtocolRequest } from './http/runner-routes.ts';
 import { RequestThrottles } from './http/throttle.ts';
 import { WebDownloads } from './http/web-downloads.ts';
@@ -197,8 +201,12 @@ async function mountCoordinator(instance: FastifyInstance, core: CoordinatorCore
 
   instance.decorateRequest('actor', null);
   instance.decorateRequest('credentialUser', null);
+  await instance.register(swagger, { openapi: { info: { title: 'Gantry API v4', description: "GitLab's API v4 as Gantry serves it", version: GANTRY_VERSION } } });
   await instance.register(
     async (api) => {
+      api.setValidatorCompiler(gitlabValidatorCompiler);
+      mergeParameterSources(api);
+      api.get('/openapi.json', { schema: { hide: true } }, async () => instance.swagger());
       api.addHook('onRoute', assignRouteBodyLimit(limits));
       // The caller is known before any body byte is read: a bad token answers 401 at once,
       // and throttles count the request whatever becomes of it.
@@ -214,7 +222,7 @@ async function mountCoordinator(instance: FastifyInstance, core: CoordinatorCore
       api.addHook('preParsing', guardAnonymousBodies(limits));
       api.addHook('preHandler', (request) => authenticator.authenticateFromBody(request));
       api.addHook('onSend', closeOnUnreadBodies);
-      await registerApi(api, context);
+      await registerApi(api, context, buildServices(context));
     },
     { prefix: '/api/v4' },
   );

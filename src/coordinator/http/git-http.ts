@@ -43,6 +43,7 @@ export async function registerGitHttp(app: FastifyInstance, context: Coordinator
     scope.route({
       method: ['GET', 'POST'],
       url: '/*',
+      schema: { hide: true },
       handler: (request, reply) => serve(service, request, reply, options.webDownloads),
     });
   });

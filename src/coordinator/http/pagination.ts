@@ -1,4 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { Param } from './gitlab-params.ts';
 import { coordinatorUrl } from './mount-path.ts';
 import { invalidParam } from '../../shared/errors.ts';
 import type { Params } from './params.ts';
@@ -22,10 +24,28 @@ export interface PageRequest {
   offset: number;
 }
 
+/**
+ * `page` and `per_page` of a list route's schema. Declared as digit strings: a page past
+ * 2^53 must still read exactly (it is echoed in X-Page), which a JSON number cannot carry.
+ */
+export const PAGINATION = {
+  page: Type.Optional(Param.string({ description: 'Page number, from 1 (integer)' })),
+  per_page: Type.Optional(Param.string({ description: `Items per page, 1 to ${MAX_PER_PAGE} (integer; default ${DEFAULT_PER_PAGE})` })),
+};
+
+/** The page asked for by a route's validated `page`/`per_page` (see PAGINATION). */
+export function pageOf(query: { page?: string; per_page?: string }): PageRequest {
+  return toPage(readDigits('page', query.page), readDigits('per_page', query.per_page));
+}
+
 /** `page` from 1 (values below 1 read as 1), `per_page` default 20, at most 100; non-numbers are 400. */
 export function pageRequest(params: Params): PageRequest {
-  let page = readInteger(params, 'page') ?? 1n;
-  let perPage = readInteger(params, 'per_page') ?? BigInt(DEFAULT_PER_PAGE);
+  return toPage(readDigits('page', params.string('page')), readDigits('per_page', params.string('per_page')));
+}
+
+function toPage(requestedPage: bigint | undefined, requestedPerPage: bigint | undefined): PageRequest {
+  let page = requestedPage ?? 1n;
+  let perPage = requestedPerPage ?? BigInt(DEFAULT_PER_PAGE);
   if (page < 1n) page = 1n;
   if (perPage < 1n) perPage = BigInt(DEFAULT_PER_PAGE);
   if (perPage > BigInt(MAX_PER_PAGE)) perPage = BigInt(MAX_PER_PAGE);
@@ -33,8 +53,7 @@ export function pageRequest(params: Params): PageRequest {
   return { page, perPage: Number(perPage), offset: offset > BigInt(MAX_OFFSET) ? MAX_OFFSET : Number(offset) };
 }
 
-function readInteger(params: Params, name: string): bigint | undefined {
-  const raw = params.string(name);
+function readDigits(name: string, raw: string | undefined): bigint | undefined {
   if (raw === undefined || raw.trim() === '') return undefined;
   if (!/^[-+]?\d+$/.test(raw.trim())) throw invalidParam(name, 'is invalid');
   return BigInt(raw.trim());

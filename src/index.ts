@@ -1,5 +1,5 @@
 /** Gantry's library entry: embed the coordinator, compile CI files, use the wire types. */
-export { createCoordinator, type Coordinator, type CoordinatorOptions } from './coordinator/app.ts';
+export { createCoordinator, gantryPlugin, type Coordinator, type CoordinatorOptions, type GantryPluginOptions, type MountedRoute } from './coordinator/app.ts';
 export { compilePipeline, toJobPayload, lintReport, formatLintText, DEFAULT_LIMITS } from './ci/index.ts';
 export type { CompileContext, CompileResult, CompileLimits, Diagnostic } from './ci/index.ts';
 export type * from './protocol/index.ts';

@@ -1,15 +1,20 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
 import rateLimit from '@fastify/rate-limit';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import { silentLogger, type Logger } from '../shared/logger.ts';
-import { createRepositoryManager, type RepositoryManagerOptions } from '../storage/git/index.ts';
+import { GANTRY_VERSION } from '../shared/version.ts';
+import { createRepositoryManager } from '../storage/git/index.ts';
 import { openDatabase } from '../storage/sql/database.ts';
 import { migrateToLatest } from '../storage/sql/migrate.ts';
 import { createSqlStores } from '../storage/sql/stores/index.ts';
 import { registerApi } from './api/index.ts';
+import { coordinatorUrl, recordMountPrefix } from './http/mount-path.ts';
+import type { CoordinatorOptions } from './options.ts';
+import { buildServices } from './wiring.ts';
 import type { CoordinatorContext } from './context.ts';
 import { Authenticator } from './http/auth.ts';
 import { assignRouteBodyLimit, closeOnUnreadBodies, DEFAULT_BODY_LIMITS, guardAnonymousBodies, type BodyLimits } from './http/body-limits.ts';
@@ -18,6 +23,7 @@ import { installErrorHandling } from './http/errors.ts';
 import { registerGitHttp } from './http/git-http.ts';
 import { collectMultipartBodies } from './http/multipart.ts';
 import { parseGitlabQuery } from './http/querystring.ts';
+import { gitlabValidatorCompiler, mergeParameterSources } from './http/route-schemas.ts';
 import { isRunnerProtocolRequest } from './http/runner-routes.ts';
 import { RequestThrottles } from './http/throttle.ts';
 import { WebDownloads } from './http/web-downloads.ts';
@@ -26,7 +32,7 @@ import { bootstrapRoot } from './services/bootstrap.ts';
 import { cleanUpRepositoryProtection } from './services/deploy-keys.ts';
 import { CoordinatorEvents } from './services/events.ts';
 import { ExpirySweeper } from './services/expiry-sweeper.ts';
-import { noJobTokens, type JobTokenVerifier } from './services/git-http/job-tokens.ts';
+import { noJobTokens } from './services/git-http/job-tokens.ts';
 import { Lookup } from './services/lookup.ts';
 import { Permissions } from './services/permissions.ts';
 import { ProjectsService } from './services/projects.ts';
@@ -36,49 +42,79 @@ import { ProtectedBranchesService } from './services/protected-branches.ts';
 import { ProtectedTagsService } from './services/protected-tags.ts';
 import { SettingsService } from './services/settings.ts';
 
-export interface CoordinatorOptions {
-  /** Data directory: SQLite file, repositories, artifacts. Default ./data. */
-  dataDir?: string;
-  /** `postgres://...`, a SQLite file path, or `:memory:`. Default: `<dataDir>/gantry.sqlite3`. */
-  databaseUrl?: string;
-  /** Base URL clients reach us at. Default http://localhost:8080. */
-  externalUrl?: string;
-  logger?: Logger;
-  /** Token to give root on first start (GANTRY_ROOT_TOKEN); random when absent. */
-  rootToken?: string;
-  /** Largest JSON, urlencoded or text body of the API, in bytes (413 past it). Default 1 MiB. */
-  bodyLimit?: number;
-  /** Largest body of commit creation and repository file writes (contents travel in JSON). Default 64 MiB. */
-  contentBodyLimit?: number;
-  /** Largest body read from a caller with no credential in its headers or query (401 past it). Default 64 KiB. */
-  anonymousBodyLimit?: number;
-  /** Largest file of a multipart upload. Default 1 GiB. */
-  uploadBodyLimit?: number;
-  /** Checks CI job tokens for git over HTTP (`gitlab-ci-token`); by default none is valid. */
-  jobTokenVerifier?: JobTokenVerifier;
-  /** Keep answers of frequent reads until the database changes (SQLite only). Default true. */
-  cacheReads?: boolean;
-  /** Heavy git work: queue slots and bounds, the blame size limit (README: Git storage). */
-  git?: Pick<RepositoryManagerOptions, 'work' | 'blameMaxBytes'>;
-}
+export type { CoordinatorOptions };
 
 export interface Coordinator {
   app: FastifyInstance;
   /** Every route mounted (method and URL pattern), for tests and tools that walk the API. */
-  routes: ReadonlyArray<{ method: string; url: string }>;
+  routes: ReadonlyArray<MountedRoute>;
   context: CoordinatorContext;
   /** root's token when this start created root, else undefined (it is never shown again). */
   createdRootToken: string | undefined;
   close(): Promise<void>;
 }
 
+/** A route mounted by the coordinator (method and URL pattern). */
+export interface MountedRoute {
+  method: string;
+  url: string;
+}
+
+/** Storage, services and housekeeping of a running coordinator, before any HTTP is mounted. */
+interface CoordinatorCore {
+  context: CoordinatorContext;
+  createdRootToken: string | undefined;
+  limits: BodyLimits;
+  authenticator: Authenticator;
+  close(): Promise<void>;
+}
+
 /** Builds a ready-to-listen coordinator: database migrated, root present, routes mounted. */
 export async function createCoordinator(options: CoordinatorOptions = {}): Promise<Coordinator> {
+  const core = await openCoordinator(options, options.logger ?? silentLogger());
+  const app = Fastify({
+    loggerInstance: core.context.logger as FastifyBaseLogger,
+    bodyLimit: core.limits.api,
+    routerOptions: { querystringParser: parseGitlabQuery, maxParamLength: 2048, ignoreTrailingSlash: true },
+  });
+  const routes: MountedRoute[] = [];
+  try {
+    await app.register(async (instance) => mountCoordinator(instance, core, { routes, parseQuery: false }));
+  } catch (error) {
+    await app.close();
+    await core.close();
+    throw error;
+  }
+  return { app, routes, context: core.context, createdRootToken: core.createdRootToken, close: () => app.close() };
+}
+
+export interface GantryPluginOptions extends CoordinatorOptions {
+  /** Told root's token when this start created root (it is never shown again). */
+  onRootTokenCreated?: (token: string) => void;
+}
+
+/**
+ * The coordinator as a fastify plugin: a host registers it into its own server, under a
+ * prefix if it likes (`app.register(gantryPlugin, { prefix: '/ci', externalUrl:
+ * 'https://example.com/ci', ... })`). Its routes, hooks, body parsers and error handler stay
+ * inside the plugin; storage closes with the host.
+ */
+export const gantryPlugin: FastifyPluginAsync<GantryPluginOptions> = async (instance, options) => {
+  const core = await openCoordinator(options, options.logger ?? (instance.log as Logger));
+  if (core.createdRootToken !== undefined) options.onRootTokenCreated?.(core.createdRootToken);
+  try {
+    await mountCoordinator(instance, core, { routes: [], parseQuery: true });
+  } catch (error) {
+    await core.close();
+    throw error;
+  }
+};
+
+async function openCoordinator(options: CoordinatorOptions, logger: Logger): Promise<CoordinatorCore> {
   const dataDir = path.resolve(options.dataDir ?? './data');
   const databaseUrl = options.databaseUrl ?? path.join(dataDir, 'gantry.sqlite3');
   if (!/^postgres(ql)?:\/\//.test(databaseUrl) && databaseUrl !== ':memory:') mkdirSync(path.dirname(databaseUrl), { recursive: true });
   mkdirSync(dataDir, { recursive: true });
-  const logger = options.logger ?? silentLogger();
 
   const database = openDatabase(databaseUrl, (error) => logger.warn({ err: error }, 'an idle database connection was lost'));
   await migrateToLatest(database.db, database.dialect);
@@ -115,35 +151,62 @@ export async function createCoordinator(options: CoordinatorOptions = {}): Promi
   await expirySweeper.sweep();
   expirySweeper.start();
 
-  const limits: BodyLimits = {
-    api: options.bodyLimit ?? DEFAULT_BODY_LIMITS.api,
-    content: options.contentBodyLimit ?? DEFAULT_BODY_LIMITS.content,
-    anonymous: options.anonymousBodyLimit ?? DEFAULT_BODY_LIMITS.anonymous,
-    upload: options.uploadBodyLimit ?? DEFAULT_BODY_LIMITS.upload,
+  return {
+    context,
+    createdRootToken,
+    limits: {
+      api: options.bodyLimit ?? DEFAULT_BODY_LIMITS.api,
+      content: options.contentBodyLimit ?? DEFAULT_BODY_LIMITS.content,
+      anonymous: options.anonymousBodyLimit ?? DEFAULT_BODY_LIMITS.anonymous,
+      upload: options.uploadBodyLimit ?? DEFAULT_BODY_LIMITS.upload,
+    },
+    authenticator: new Authenticator(stores.users, stores.tokens, context.readCache),
+    async close() {
+      expirySweeper.stop();
+      await context.repositories.close();
+      await database.close();
+    },
   };
-  const app = Fastify({
-    loggerInstance: logger as FastifyBaseLogger,
-    bodyLimit: limits.api,
-    routerOptions: { querystringParser: parseGitlabQuery, maxParamLength: 2048, ignoreTrailingSlash: true },
-  });
-  const routes: Array<{ method: string; url: string }> = [];
-  app.addHook('onRoute', (route) => {
-    for (const method of [route.method].flat()) routes.push({ method, url: route.url });
-  });
-  installErrorHandling(app);
-  handleJsonAsGitlabDoes(app);
-  await app.register(formbody, { parser: (body: string) => parseGitlabQuery(body) });
-  await app.register(multipart, { limits: { fileSize: limits.upload, fieldSize: limits.api, fields: 1000, files: 10 } });
-  collectMultipartBodies(app);
-  app.addContentTypeParser('text/plain', { parseAs: 'string' }, (_request, body, done) => done(null, body));
-  await app.register(rateLimit, { global: false });
-  const throttles = new RequestThrottles(app, () => settings.values());
+}
 
-  const authenticator = new Authenticator(stores.users, stores.tokens, context.readCache);
-  app.decorateRequest('actor', null);
-  app.decorateRequest('credentialUser', null);
-  await app.register(
+/**
+ * Mounts the API (/api/v4), git over HTTP and web downloads on an encapsulated instance:
+ * parsers, hooks and the error handler apply to these routes only. The core closes with
+ * the instance.
+ */
+async function mountCoordinator(instance: FastifyInstance, core: CoordinatorCore, mount: { routes: MountedRoute[]; parseQuery: boolean }): Promise<void> {
+  const { context, limits, authenticator } = core;
+  instance.addHook('onClose', () => core.close());
+  instance.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) mount.routes.push({ method, url: route.url });
+  });
+  recordMountPrefix(instance);
+  if (mount.parseQuery) {
+    // A host's server parses query strings its own way; GitLab's `a[]=1&h[k]=v` needs ours.
+    instance.addHook('onRequest', async (request) => {
+      const queryAt = request.url.indexOf('?');
+      request.query = parseGitlabQuery(queryAt < 0 ? '' : request.url.slice(queryAt + 1));
+    });
+  }
+  installErrorHandling(instance);
+  handleJsonAsGitlabDoes(instance);
+  await instance.register(formbody, { parser: (body: string) => parseGitlabQuery(body) });
+  await instance.register(multipart, { limits: { fileSize: limits.upload, fieldSize: limits.api, fields: 1000, files: 10 } });
+  const uploadDirectory = path.join(context.config.dataDir, 'tmp', 'uploads');
+  rmSync(uploadDirectory, { recursive: true, force: true }); // uploads a crash cut short
+  collectMultipartBodies(instance, uploadDirectory);
+  instance.addContentTypeParser('text/plain', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+  await instance.register(rateLimit, { global: false });
+  const throttles = new RequestThrottles(instance, () => context.settings.values());
+
+  instance.decorateRequest('actor', null);
+  instance.decorateRequest('credentialUser', null);
+  await instance.register(swagger, { openapi: { info: { title: 'Gantry API v4', description: "GitLab's API v4 as Gantry serves it", version: GANTRY_VERSION } } });
+  await instance.register(
     async (api) => {
+      api.setValidatorCompiler(gitlabValidatorCompiler);
+      mergeParameterSources(api);
+      api.get('/openapi.json', { schema: { hide: true } }, async () => instance.swagger());
       api.addHook('onRoute', assignRouteBodyLimit(limits));
       // The caller is known before any body byte is read: a bad token answers 401 at once,
       // and throttles count the request whatever becomes of it.
@@ -152,34 +215,21 @@ export async function createCoordinator(options: CoordinatorOptions = {}): Promi
           () => undefined,
           (error: unknown) => error,
         );
-        if (!isRunnerProtocolRequest(request.method, request.url) && (await throttles.refuse(request, reply, 'api'))) return reply;
+        if (!isRunnerProtocolRequest(request.method, coordinatorUrl(request)) && (await throttles.refuse(request, reply, 'api'))) return reply;
         if (failure !== undefined) throw failure;
         return undefined;
       });
       api.addHook('preParsing', guardAnonymousBodies(limits));
       api.addHook('preHandler', (request) => authenticator.authenticateFromBody(request));
       api.addHook('onSend', closeOnUnreadBodies);
-      await registerApi(api, context);
+      await registerApi(api, context, buildServices(context));
     },
     { prefix: '/api/v4' },
   );
-  await registerGitHttp(app, context, {
+  await registerGitHttp(instance, context, {
     personalTokens: authenticator,
     branchRules: context.protectedBranches,
     tagRules: context.protectedTags,
     webDownloads: new WebDownloads(context, authenticator, throttles),
   });
-
-  return {
-    app,
-    routes,
-    context,
-    createdRootToken,
-    async close() {
-      expirySweeper.stop();
-      await app.close();
-      await context.repositories.close();
-      await database.close();
-    },
-  };
 }

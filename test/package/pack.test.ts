@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -55,6 +56,28 @@ await coordinator.close();
     assert.match(runner.stdout, /lint/);
   });
 
+  it("runs the README's embedding examples as written, with plain node", async () => {
+    const readme = readFileSync(path.join(REPOSITORY_ROOT, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('### Embedding'), readme.indexOf('\n## ', readme.indexOf('### Embedding')));
+    const examples = [...section.matchAll(/```js\n([\s\S]*?)```/g)].map((match) => match[1]!);
+    assert.equal(examples.length, 2, 'the standalone and the plugin example');
+    const [standalone, plugin] = examples as [string, string];
+
+    const alone = await runExample(project, 'standalone.mjs', standalone, async (port) => {
+      const response = await fetch(`http://127.0.0.1:${port}/api/v4/version`);
+      return { status: response.status, body: await response.json() };
+    });
+    assert.deepEqual(alone, { status: 401, body: { message: '401 Unauthorized' } });
+
+    const mounted = await runExample(project, 'plugin.mjs', plugin, async (port) => {
+      const site = await fetch(`http://127.0.0.1:${port}/`);
+      const api = await fetch(`http://127.0.0.1:${port}/ci/api/v4/version`, { headers: { 'PRIVATE-TOKEN': 'readme-root-token' } });
+      const unknown = await fetch(`http://127.0.0.1:${port}/elsewhere`);
+      return { site: await site.text(), api: api.status, hostNotFound: ((await unknown.json()) as { error?: string }).error };
+    });
+    assert.deepEqual(mounted, { site: 'my site', api: 200, hostNotFound: 'Not Found' });
+  });
+
   it('gives TypeScript consumers real types', async () => {
     writeFileSync(
       path.join(project, 'consumer.ts'),
@@ -78,3 +101,38 @@ export async function start(): Promise<string> {
     await run(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: project });
   });
 });
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+/** Runs an example until `probe` gets answers from the server it starts, then stops it. */
+async function runExample<T>(project: string, file: string, code: string, probe: (port: number) => Promise<T>): Promise<T> {
+  writeFileSync(path.join(project, file), code);
+  const port = await freePort();
+  const child = spawn(process.execPath, [file], { cwd: project, env: { ...process.env, PORT: String(port), GANTRY_ROOT_TOKEN: 'readme-root-token' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  try {
+    for (let attempt = 0; attempt < 300; attempt += 1) {
+      if (child.exitCode !== null) throw new Error(`${file} exited (${child.exitCode}): ${output}`);
+      try {
+        return await probe(port);
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+    throw new Error(`${file} never answered: ${output}`);
+  } finally {
+    child.kill('SIGTERM');
+    await exited;
+  }
+}

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { CoordinatorContext } from '../context.ts';
+import type { CoordinatorServices, EdgeConfig } from '../wiring.ts';
 import { versionRoutes } from './version.ts';
 import { settingsRoutes } from './settings.ts';
 import { customAttributesRoutes } from './custom-attributes.ts';
@@ -24,7 +25,10 @@ import { usersKeysRoutes } from './users-keys.ts';
 import { usersGpgKeysRoutes } from './users-gpg-keys.ts';
 
 /** Mounts every resource area under /api/v4. One plugin per area; each stays thin. */
-export async function registerApi(api: FastifyInstance, context: CoordinatorContext): Promise<void> {
-  const plugins = [versionRoutes, settingsRoutes, customAttributesRoutes, groupsRoutes, membersRoutes, projectsRoutes, repositoryCommitsRoutes, repositoryFilesRoutes, repositoryBrowsingRoutes, usersRoutes, usersKeysRoutes, usersGpgKeysRoutes, accessTokensRoutes, membershipsRoutes, namespacesRoutes, branchesRoutes, protectedBranchesRoutes, protectedTagsRoutes, tagsRoutes, releasesRoutes, releaseLinksRoutes, deployKeysRoutes];
+export async function registerApi(api: FastifyInstance, context: CoordinatorContext, services: CoordinatorServices): Promise<void> {
+  const edge: EdgeConfig = { externalUrl: context.config.externalUrl };
+  // Areas in the typed pattern: typebox route schemas, services with narrow dependencies.
+  for (const plugin of [namespacesRoutes]) await api.register(plugin(services, edge));
+  const plugins = [versionRoutes, settingsRoutes, customAttributesRoutes, groupsRoutes, membersRoutes, projectsRoutes, repositoryCommitsRoutes, repositoryFilesRoutes, repositoryBrowsingRoutes, usersRoutes, usersKeysRoutes, usersGpgKeysRoutes, accessTokensRoutes, membershipsRoutes, branchesRoutes, protectedBranchesRoutes, protectedTagsRoutes, tagsRoutes, releasesRoutes, releaseLinksRoutes, deployKeysRoutes];
   for (const plugin of plugins) await api.register(plugin(context));
 }

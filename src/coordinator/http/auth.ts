@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { coordinatorUrl } from './mount-path.ts';
 import { forbidden, insufficientScope, invalidToken, notFound, unauthorized } from '../../shared/errors.ts';
 import type { ReadCache } from '../services/read-cache.ts';
 import { tokenProblem } from '../services/token-validity.ts';
@@ -147,7 +148,7 @@ export class Authenticator {
     request.credentialUser = credential.user;
     const problem = tokenProblem(credential.token);
     if (problem) throw invalidToken(problem);
-    const needed = scopesNeeded(credential.token.scopes, request.method, request.url);
+    const needed = scopesNeeded(credential.token.scopes, request.method, coordinatorUrl(request));
     if (needed) throw insufficientScope(needed);
     request.actor = credential.user;
     return credential;

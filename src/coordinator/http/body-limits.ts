@@ -1,6 +1,7 @@
 import { Transform, type Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { unauthorized } from '../../shared/errors.ts';
+import { coordinatorUrl } from './mount-path.ts';
 import { isRunnerProtocolRequest } from './runner-routes.ts';
 
 /** How many bytes of a request body the API reads before answering 413 (or 401, see `anonymous`). */
@@ -63,7 +64,7 @@ function hasBody(request: FastifyRequest): boolean {
 export function guardAnonymousBodies(limits: BodyLimits) {
   return async (request: FastifyRequest, _reply: FastifyReply, payload: Readable): Promise<Readable> => {
     if (request.credentialUser !== null || !hasBody(request)) return payload;
-    if (isRunnerProtocolRequest(request.method, request.url)) return payload;
+    if (isRunnerProtocolRequest(request.method, coordinatorUrl(request))) return payload;
     const length = declaredLength(request);
     if (length !== undefined) {
       if (length > limits.anonymous) throw unauthorized();

@@ -5,6 +5,7 @@ import { GitAccess, GitHttpRefusal, type PersonalTokenResolver } from '../servic
 import { classifyGitPath } from '../services/git-http/paths.ts';
 import type { BranchPushRules, TagPushRules } from '../services/git-http/push-policy.ts';
 import { GitHttpService } from '../services/git-http/service.ts';
+import { coordinatorUrl } from './mount-path.ts';
 import { classifyWebDownload, type WebDownloads } from './web-downloads.ts';
 
 export interface GitHttpOptions {
@@ -42,15 +43,17 @@ export async function registerGitHttp(app: FastifyInstance, context: Coordinator
     scope.route({
       method: ['GET', 'POST'],
       url: '/*',
+      schema: { hide: true },
       handler: (request, reply) => serve(service, request, reply, options.webDownloads),
     });
   });
 }
 
 async function serve(service: GitHttpService, request: FastifyRequest, reply: FastifyReply, webDownloads: WebDownloads | undefined): Promise<FastifyReply> {
-  const queryAt = request.url.indexOf('?');
-  const rawPath = queryAt >= 0 ? request.url.slice(0, queryAt) : request.url;
-  const queryString = queryAt >= 0 ? request.url.slice(queryAt + 1) : '';
+  const url = coordinatorUrl(request);
+  const queryAt = url.indexOf('?');
+  const rawPath = queryAt >= 0 ? url.slice(0, queryAt) : url;
+  const queryString = queryAt >= 0 ? url.slice(queryAt + 1) : '';
   let urlPath: string;
   try {
     urlPath = decodeURIComponent(rawPath);
@@ -65,7 +68,7 @@ async function serve(service: GitHttpService, request: FastifyRequest, reply: Fa
     reply.callNotFound();
     return reply;
   }
-  if (target.kind === 'redirect') return reply.redirect(target.location, 301);
+  if (target.kind === 'redirect') return reply.redirect(request.coordinatorPrefix + target.location, 301);
   if (target.kind === 'unsupported') return refuse(reply, new GitHttpRefusal(404, 'Not Found'));
 
   // The client hanging up before its answer was written stops queued or running git work.

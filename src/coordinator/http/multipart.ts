@@ -1,40 +1,85 @@
-import type { FastifyInstance } from 'fastify';
-import { badRequest } from '../../shared/errors.ts';
+import { randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { badRequest, GantryError, isGantryError } from '../../shared/errors.ts';
 import { assignParam, type ParamMap } from './querystring.ts';
+import type { UploadedFile } from './uploaded-file.ts';
 
-type MultipartPart = { type: 'field'; fieldname: string; value: unknown } | { type: 'file'; fieldname: string; filename: string; toBuffer(): Promise<Buffer> };
+type MultipartPart =
+  | { type: 'field'; fieldname: string; value: unknown }
+  | { type: 'file'; fieldname: string; filename: string; mimetype: string; file: Readable & { truncated?: boolean } };
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Files of this request's multipart body by field name (parameters stay in `body`). */
+    uploads: Record<string, UploadedFile>;
+    /** Their temporary files, removed once the request is answered or aborted. */
+    uploadedFiles: string[];
+  }
+}
 
 /**
- * Multipart bodies become parameters like form fields; files become `{ filename, content }`.
- * A malformed body (no boundary, broken part headers) is the caller's mistake: 400; the
- * plugin's own limits keep their 413.
+ * Multipart bodies become parameters like form fields; files stream to temporary files in
+ * `uploadDirectory` and become UploadedFile parameters. A malformed body (no boundary,
+ * broken part headers) is the caller's mistake: 400; the plugin's limits keep their 413
+ * (a file past the upload limit stops being read and written at the limit).
  */
-export function collectMultipartBodies(app: FastifyInstance): void {
+export function collectMultipartBodies(app: FastifyInstance, uploadDirectory: string): void {
+  // Reference-type decorations start as null and are set per request (fastify's rule).
+  app.decorateRequest('uploads', null as unknown as Record<string, UploadedFile>);
+  app.decorateRequest('uploadedFiles', null as unknown as string[]);
+  app.addHook('onRequest', async (request) => {
+    request.uploads = Object.create(null) as Record<string, UploadedFile>;
+    request.uploadedFiles = [];
+  });
   app.addHook('preValidation', async (request) => {
     if (!request.isMultipart()) return;
     try {
-      request.body = await collectMultipartFields(request.parts());
+      request.body = await collectParts(request, request.parts() as AsyncIterable<MultipartPart>, uploadDirectory);
     } catch (error) {
-      if (hasClientStatus(error)) throw error;
+      if (isGantryError(error) || hasClientStatus(error)) throw error;
       throw badRequest(`multipart body is malformed (${error instanceof Error ? error.message : String(error)})`);
     }
   });
+  const removeUploads = async (request: FastifyRequest): Promise<void> => {
+    const files = request.uploadedFiles ?? [];
+    request.uploadedFiles = [];
+    await Promise.all(files.map((file) => rm(file, { force: true })));
+  };
+  app.addHook('onResponse', removeUploads);
+  app.addHook('onRequestAbort', removeUploads);
 }
 
-function hasClientStatus(error: unknown): boolean {
-  const status = (error as { statusCode?: unknown } | null)?.statusCode;
-  return typeof status === 'number' && status >= 400 && status < 500;
-}
-
-async function collectMultipartFields(parts: AsyncIterable<MultipartPart>): Promise<ParamMap> {
+async function collectParts(request: FastifyRequest, parts: AsyncIterable<MultipartPart>, uploadDirectory: string): Promise<ParamMap> {
   const out: ParamMap = Object.create(null) as ParamMap;
   for await (const part of parts) {
     if (part.type === 'file') {
-      const content = await part.toBuffer();
-      out[part.fieldname] = { filename: part.filename, content: content.toString('base64') };
+      request.uploads[part.fieldname] = await writeUpload(request, part, uploadDirectory);
     } else {
       assignParam(out, part.fieldname, typeof part.value === 'string' ? part.value : String(part.value));
     }
   }
   return out;
+}
+
+async function writeUpload(request: FastifyRequest, part: Extract<MultipartPart, { type: 'file' }>, uploadDirectory: string): Promise<UploadedFile> {
+  await mkdir(uploadDirectory, { recursive: true });
+  const target = path.join(uploadDirectory, `upload-${randomBytes(12).toString('hex')}`);
+  request.uploadedFiles.push(target);
+  let size = 0;
+  part.file.on('data', (chunk: Buffer) => {
+    size += chunk.length;
+  });
+  await pipeline(part.file, createWriteStream(target, { flags: 'wx', mode: 0o600 }));
+  if (part.file.truncated) throw new GantryError('GANTRY_E_PAYLOAD_TOO_LARGE', 413, { message: '413 Request Entity Too Large' });
+  return { kind: 'uploaded-file', filename: part.filename, mimetype: part.mimetype, path: target, size };
+}
+
+function hasClientStatus(error: unknown): boolean {
+  const status = (error as { statusCode?: unknown } | null)?.statusCode;
+  return typeof status === 'number' && status >= 400 && status < 500;
 }

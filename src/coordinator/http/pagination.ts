@@ -1,4 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { Param } from './gitlab-params.ts';
+import { coordinatorUrl } from './mount-path.ts';
 import { invalidParam } from '../../shared/errors.ts';
 import type { Params } from './params.ts';
 
@@ -21,10 +24,28 @@ export interface PageRequest {
   offset: number;
 }
 
+/**
+ * `page` and `per_page` of a list route's schema. Declared as digit strings: a page past
+ * 2^53 must still read exactly (it is echoed in X-Page), which a JSON number cannot carry.
+ */
+export const PAGINATION = {
+  page: Type.Optional(Param.string({ description: 'Page number, from 1 (integer)' })),
+  per_page: Type.Optional(Param.string({ description: `Items per page, 1 to ${MAX_PER_PAGE} (integer; default ${DEFAULT_PER_PAGE})` })),
+};
+
+/** The page asked for by a route's validated `page`/`per_page` (see PAGINATION). */
+export function pageOf(query: { page?: string; per_page?: string }): PageRequest {
+  return toPage(readDigits('page', query.page), readDigits('per_page', query.per_page));
+}
+
 /** `page` from 1 (values below 1 read as 1), `per_page` default 20, at most 100; non-numbers are 400. */
 export function pageRequest(params: Params): PageRequest {
-  let page = readInteger(params, 'page') ?? 1n;
-  let perPage = readInteger(params, 'per_page') ?? BigInt(DEFAULT_PER_PAGE);
+  return toPage(readDigits('page', params.string('page')), readDigits('per_page', params.string('per_page')));
+}
+
+function toPage(requestedPage: bigint | undefined, requestedPerPage: bigint | undefined): PageRequest {
+  let page = requestedPage ?? 1n;
+  let perPage = requestedPerPage ?? BigInt(DEFAULT_PER_PAGE);
   if (page < 1n) page = 1n;
   if (perPage < 1n) perPage = BigInt(DEFAULT_PER_PAGE);
   if (perPage > BigInt(MAX_PER_PAGE)) perPage = BigInt(MAX_PER_PAGE);
@@ -32,8 +53,7 @@ export function pageRequest(params: Params): PageRequest {
   return { page, perPage: Number(perPage), offset: offset > BigInt(MAX_OFFSET) ? MAX_OFFSET : Number(offset) };
 }
 
-function readInteger(params: Params, name: string): bigint | undefined {
-  const raw = params.string(name);
+function readDigits(name: string, raw: string | undefined): bigint | undefined {
   if (raw === undefined || raw.trim() === '') return undefined;
   if (!/^[-+]?\d+$/.test(raw.trim())) throw invalidParam(name, 'is invalid');
   return BigInt(raw.trim());
@@ -85,11 +105,13 @@ export function setPaginationHeaders(
  */
 function pageUrl(request: FastifyRequest, externalUrl: string, perPage: number, target: bigint): string {
   const external = new URL(externalUrl);
-  const requestPath = new URL(request.url, 'http://x');
-  const url = request.host && request.host !== external.host ? new URL(`${request.protocol}://${request.host}`) : external;
-  // Keep any path prefix of the external URL (request.url is an absolute path without it).
-  const prefix = url === external ? external.pathname.replace(/\/$/, '') : '';
-  const link = new URL(prefix + requestPath.pathname + requestPath.search, url);
+  const viaExternal = !request.host || request.host === external.host;
+  // Through the external URL's host: its scheme and path prefix, then our own path. Any
+  // other address: exactly the path the client used (a host's mount prefix included).
+  const base = viaExternal ? external : new URL(`${request.protocol}://${request.host}`);
+  const requestPath = new URL(viaExternal ? coordinatorUrl(request) : request.url, 'http://x');
+  const prefix = viaExternal ? external.pathname.replace(/\/$/, '') : '';
+  const link = new URL(prefix + requestPath.pathname + requestPath.search, base);
   link.searchParams.set('page', String(target));
   link.searchParams.set('per_page', String(perPage));
   return link.toString();

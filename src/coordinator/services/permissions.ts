@@ -207,6 +207,18 @@ export class Permissions {
   }
 
   /** Only users allowed to create groups (and administrators) may create top-level groups. */
+  /** Administrators list every namespace; others their own and the groups they belong to. */
+  seesEveryNamespace(actor: UserRecord): boolean {
+    return actor.is_admin;
+  }
+
+  /** A personal namespace is its owner's alone; a group follows the group read rule. */
+  async canReadNamespace(namespace: NamespaceRecord, actor: UserRecord): Promise<boolean> {
+    if (actor.is_admin) return true;
+    if (namespace.kind === 'user') return namespace.owner_id === actor.id;
+    return this.canReadGroup(namespace, actor);
+  }
+
   canCreateGroup(actor: UserRecord): boolean {
     return actor.is_admin || actor.can_create_group;
   }

@@ -35,7 +35,9 @@ export class ProjectTransfer {
    * 400 `Failed to transfer project {...}`.
    */
   async transferByUser(project: ProjectRecord, actor: UserRecord, namespaceRef: string): Promise<ProjectRecord> {
-    const namespace = await new NamespacesService(this.context).readable(namespaceRef, actor);
+    const { stores, lookup, permissions } = this.context;
+    const namespaces = new NamespacesService({ namespaces: stores.namespaces, groupQueries: stores.groupQueries, members: stores.members, lookup, permissions });
+    const namespace = await namespaces.readable(namespaceRef, actor);
     const reason = (await this.mayTransferInto(namespace, actor)) ? await this.refusal(project, namespace) : "You don't have permission to transfer this project.";
     if (reason) throw badRequestMessage(`Failed to transfer project {:new_namespace=>[${JSON.stringify(reason)}]}`);
     return this.move(project, namespace);

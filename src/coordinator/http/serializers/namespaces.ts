@@ -14,6 +14,11 @@ export interface NamespaceJson {
   members_count_with_descendants?: number;
 }
 
+/** A namespace as the caller may see it (the service's NamespaceView). */
+export function serializeNamespaceView(view: { namespace: NamespaceRecord; membersCountWithDescendants: number | null }, externalUrl: string): NamespaceJson {
+  return serializeNamespace(view.namespace, externalUrl, view.membersCountWithDescendants ?? undefined);
+}
+
 export function serializeNamespace(namespace: NamespaceRecord, externalUrl: string, membersCount?: number): NamespaceJson {
   const json: NamespaceJson = {
     id: namespace.id,

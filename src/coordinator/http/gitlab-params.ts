@@ -1,0 +1,194 @@
+import { Type, type TEnumValue, type TSchema } from 'typebox';
+import type { ParamMap, ParamValue } from './querystring.ts';
+
+/**
+ * Route parameter schemas the way GitLab's API (grape) reads parameters. A schema is plain
+ * JSON Schema built with typebox, so it types the handler's input and documents the route
+ * in the OpenAPI answer; `coerceParams` reads a request part by it with grape's leniency
+ * (booleans as `true/false/1/0/t/f/yes/no`, integers as digit strings, arrays as `name[]=…`,
+ * a JSON array or a comma list, hashes as `name[key]=…`) and grape's messages.
+ */
+export const Param = {
+  string: (options: { description?: string; minLength?: number } = {}) => Type.String(options),
+  integer: (options: { description?: string; minimum?: number; maximum?: number } = {}) => Type.Integer(options),
+  number: (options: { description?: string } = {}) => Type.Number(options),
+  boolean: (options: { description?: string } = {}) => Type.Boolean(options),
+  oneOf: <const Values extends TEnumValue[]>(values: readonly [...Values], options: { description?: string } = {}) => Type.Enum(values, options),
+  strings: (options: { description?: string } = {}) => Type.Array(Type.String(), options),
+  integers: (options: { description?: string } = {}) => Type.Array(Type.Integer(), options),
+  hash: (options: { description?: string } = {}) => Type.Record(Type.String(), Type.String(), options),
+  /** `YYYY-MM-DD`. */
+  date: (options: { description?: string } = {}) => Type.String({ ...options, format: 'date' }),
+  /** ISO 8601; normalised to UTC with milliseconds. */
+  dateTime: (options: { description?: string } = {}) => Type.String({ ...options, format: 'date-time' }),
+};
+
+/** What was wrong with one parameter, in grape's words. */
+export interface ParamProblem {
+  name: string;
+  problem: 'is missing' | 'is invalid' | 'does not have a valid value';
+}
+
+export type CoercionResult = { ok: true; value: ParamMap } | { ok: false; problems: ParamProblem[] };
+
+/** The JSON Schema keywords this reader understands (what `Param` and `Type.Object` produce). */
+interface JsonSchema {
+  type?: string;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  items?: JsonSchema;
+  patternProperties?: Record<string, JsonSchema>;
+  enum?: readonly unknown[];
+  format?: string;
+  minimum?: number;
+  maximum?: number;
+  minLength?: number;
+}
+
+class Problems {
+  readonly list: ParamProblem[] = [];
+  add(name: string, problem: ParamProblem['problem']): undefined {
+    this.list.push({ name, problem });
+    return undefined;
+  }
+}
+
+/**
+ * Reads `input` by an object schema. Unknown parameters are dropped, as grape drops
+ * undeclared ones; `''` counts as absent for every type but strings.
+ */
+export function coerceParams(schema: TSchema, input: unknown): CoercionResult {
+  const objectSchema = schema as JsonSchema;
+  const source = isParamMap(input) ? input : ({} as ParamMap);
+  const problems = new Problems();
+  const value = readObject(objectSchema, source, '', problems);
+  return problems.list.length > 0 ? { ok: false, problems: problems.list } : { ok: true, value };
+}
+
+function readObject(schema: JsonSchema, source: ParamMap, prefix: string, problems: Problems): ParamMap {
+  const out: ParamMap = Object.create(null) as ParamMap;
+  const required = new Set(schema.required ?? []);
+  for (const [key, property] of Object.entries(schema.properties ?? {})) {
+    const name = prefix === '' ? key : `${prefix}[${key}]`;
+    const raw = source[key];
+    const read = raw === undefined || raw === null ? undefined : readValue(property, raw, name, problems);
+    if (read === undefined) {
+      const alreadyReported = raw !== undefined && raw !== null && raw !== '' && problems.list.some((problem) => problem.name === name);
+      if (required.has(key) && !alreadyReported) problems.add(name, 'is missing');
+      continue;
+    }
+    out[key] = read;
+  }
+  return out;
+}
+
+function readValue(schema: JsonSchema, raw: ParamValue, name: string, problems: Problems): ParamValue | undefined {
+  if (schema.enum) return readEnum(schema.enum, raw, name, problems);
+  switch (schema.type) {
+    case 'string':
+      return readString(schema, raw, name, problems);
+    case 'integer':
+      return readInteger(schema, raw, name, problems);
+    case 'number':
+      return readNumber(raw, name, problems);
+    case 'boolean':
+      return readBoolean(raw, name, problems);
+    case 'array':
+      return readArray(schema, raw, name, problems);
+    case 'object':
+      if (!isParamMap(raw)) return problems.add(name, 'is invalid');
+      return schema.patternProperties ? readHash(schema, raw, name, problems) : readObject(schema, raw, name, problems);
+    default:
+      return raw;
+  }
+}
+
+function readString(schema: JsonSchema, raw: ParamValue, name: string, problems: Problems): string | undefined {
+  const text = scalarText(raw);
+  if (text === undefined) return problems.add(name, 'is invalid');
+  if (schema.format === 'date') {
+    if (text === '') return undefined;
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(text) || Number.isNaN(Date.parse(text))) return problems.add(name, 'is invalid');
+    return text;
+  }
+  if (schema.format === 'date-time') {
+    if (text === '') return undefined;
+    const time = Date.parse(text);
+    if (Number.isNaN(time)) return problems.add(name, 'is invalid');
+    return new Date(time).toISOString();
+  }
+  if (schema.minLength !== undefined && text.trim().length < schema.minLength) return problems.add(name, 'is missing');
+  return text;
+}
+
+function readInteger(schema: JsonSchema, raw: ParamValue, name: string, problems: Problems): number | undefined {
+  if (raw === '') return undefined;
+  const parsed = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\s*-?\d+\s*$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(parsed)) return problems.add(name, 'is invalid');
+  if (schema.minimum !== undefined && parsed < schema.minimum) return problems.add(name, 'does not have a valid value');
+  if (schema.maximum !== undefined && parsed > schema.maximum) return problems.add(name, 'does not have a valid value');
+  return parsed;
+}
+
+function readNumber(raw: ParamValue, name: string, problems: Problems): number | undefined {
+  if (raw === '') return undefined;
+  const parsed = typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : NaN;
+  return Number.isFinite(parsed) ? parsed : problems.add(name, 'is invalid');
+}
+
+const TRUE_WORDS = new Set(['true', '1', 't', 'yes']);
+const FALSE_WORDS = new Set(['false', '0', 'f', 'no']);
+
+function readBoolean(raw: ParamValue, name: string, problems: Problems): boolean | undefined {
+  if (raw === '') return undefined;
+  if (typeof raw === 'boolean') return raw;
+  if (raw === 1 || raw === 0) return raw === 1;
+  if (typeof raw === 'string') {
+    const lowered = raw.toLowerCase();
+    if (TRUE_WORDS.has(lowered)) return true;
+    if (FALSE_WORDS.has(lowered)) return false;
+  }
+  return problems.add(name, 'is invalid');
+}
+
+function readEnum(allowed: readonly unknown[], raw: ParamValue, name: string, problems: Problems): string | undefined {
+  const text = scalarText(raw);
+  if (text === undefined) return problems.add(name, 'is invalid');
+  return allowed.includes(text) ? text : problems.add(name, 'does not have a valid value');
+}
+
+function readArray(schema: JsonSchema, raw: ParamValue, name: string, problems: Problems): ParamValue[] | undefined {
+  const items = Array.isArray(raw) ? raw : typeof raw === 'string' ? (raw === '' ? [] : raw.split(',').map((part) => part.trim())) : null;
+  if (items === null) return problems.add(name, 'is invalid');
+  const itemSchema = schema.items ?? {};
+  const out: ParamValue[] = [];
+  for (const item of items) {
+    const before = problems.list.length;
+    const read = item === null ? undefined : readValue(itemSchema, item, name, problems);
+    if (problems.list.length > before) return undefined;
+    if (read !== undefined) out.push(read);
+  }
+  return out;
+}
+
+function readHash(schema: JsonSchema, raw: ParamMap, name: string, problems: Problems): ParamMap | undefined {
+  const valueSchema = Object.values(schema.patternProperties ?? {})[0] ?? { type: 'string' };
+  const out: ParamMap = Object.create(null) as ParamMap;
+  for (const [key, item] of Object.entries(raw)) {
+    if (item === null || item === undefined) continue;
+    const read = readValue(valueSchema, item, name, problems);
+    if (read === undefined) return undefined;
+    out[key] = read;
+  }
+  return out;
+}
+
+function scalarText(raw: ParamValue): string | undefined {
+  if (typeof raw === 'string') return raw;
+  if (typeof raw === 'number' || typeof raw === 'boolean') return String(raw);
+  return undefined;
+}
+
+function isParamMap(value: unknown): value is ParamMap {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !Buffer.isBuffer(value);
+}

@@ -1,0 +1,38 @@
+import type { FastifyInstance, FastifySchemaCompiler } from 'fastify';
+import type { TSchema } from 'typebox';
+import { GantryError } from '../../shared/errors.ts';
+import { coerceParams, type ParamProblem } from './gitlab-params.ts';
+import type { ParamMap } from './querystring.ts';
+
+/**
+ * Route schemas are read the way GitLab reads parameters (gitlab-params.ts) and refused
+ * with grape's message: `400 {"error":"name is missing, visibility does not have a valid value"}`.
+ */
+export const gitlabValidatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema }) => (data: unknown) => {
+  const result = coerceParams(schema, data);
+  return result.ok ? { value: result.value } : { error: parametersRefused(result.problems) };
+};
+
+export function parametersRefused(problems: readonly ParamProblem[]): GantryError {
+  return new GantryError('GANTRY_E_INVALID_PARAM', 400, { error: problems.map((problem) => `${problem.name} ${problem.problem}`).join(', ') });
+}
+
+/**
+ * GitLab takes any parameter from the query string or the body, whatever the method. A route
+ * declares its parameters once — as `querystring` (reads) or `body` (writes) — and this hook
+ * merges the other source in before validation (the body wins, as in grape).
+ */
+export function mergeParameterSources(instance: FastifyInstance): void {
+  instance.addHook('preValidation', async (request) => {
+    const schema = request.routeOptions.schema;
+    if (!schema) return;
+    const query = asMap(request.query);
+    const body = asMap(request.body);
+    if (schema.body !== undefined) request.body = { ...query, ...body };
+    else if (schema.querystring !== undefined && body) request.query = { ...query, ...body };
+  });
+}
+
+function asMap(value: unknown): ParamMap | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !Buffer.isBuffer(value) ? (value as ParamMap) : undefined;
+}

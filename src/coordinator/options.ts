@@ -1,0 +1,31 @@
+import type { Logger } from '../shared/logger.ts';
+import type { RepositoryManagerOptions } from '../storage/git/index.ts';
+import type { JobTokenVerifier } from './services/git-http/job-tokens.ts';
+
+/** How to run a coordinator, standalone (`createCoordinator`) or mounted in a host (`gantryPlugin`). */
+export interface CoordinatorOptions {
+  /** Data directory: SQLite file, repositories, artifacts. Default ./data. */
+  dataDir?: string;
+  /** `postgres://...`, a SQLite file path, or `:memory:`. Default: `<dataDir>/gantry.sqlite3`. */
+  databaseUrl?: string;
+  /** Base URL clients reach us at (with a host's mount prefix, if any). Default http://localhost:8080. */
+  externalUrl?: string;
+  /** Default: silent for createCoordinator, the host's logger for the plugin. */
+  logger?: Logger;
+  /** Token to give root on first start (GANTRY_ROOT_TOKEN); random when absent. */
+  rootToken?: string;
+  /** Largest JSON, urlencoded or text body of the API, in bytes (413 past it). Default 1 MiB. */
+  bodyLimit?: number;
+  /** Largest body of commit creation and repository file writes (contents travel in JSON). Default 64 MiB. */
+  contentBodyLimit?: number;
+  /** Largest body read from a caller with no credential in its headers or query (401 past it). Default 64 KiB. */
+  anonymousBodyLimit?: number;
+  /** Largest file of a multipart upload (streamed to disk). Default 1 GiB. */
+  uploadBodyLimit?: number;
+  /** Checks CI job tokens for git over HTTP (`gitlab-ci-token`); by default none is valid. */
+  jobTokenVerifier?: JobTokenVerifier;
+  /** Keep answers of frequent reads until the database changes (SQLite only). Default true. */
+  cacheReads?: boolean;
+  /** Heavy git work: queue slots and bounds, the blame size limit (README: Git storage). */
+  git?: Pick<RepositoryManagerOptions, 'work' | 'blameMaxBytes'>;
+}

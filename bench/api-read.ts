@@ -1,50 +1,60 @@
 /**
- * API read figures on SQLite, printed as one JSON line:
- *  1. Authenticated `GET /api/v4/projects/:id` at 50 concurrent connections against a bare
- *     fastify route answering JSON of the same size, measured in the same run (target: at
- *     least 40 % of the bare requests per second). Printed twice: as served (answers kept
- *     by the read cache until the database changes) and with the read cache turned off.
- *  2. `GET /api/v4/projects?per_page=100` over 10,000 projects: p50 and p95 for the
+ * API read figures on SQLite, printed as one JSON line. The load comes from separate
+ * processes (bench/support/load.ts, autocannon), never from the server's own event loop.
+ *  1. `GET /api/v4/projects/:id` by a developer of a private project in a private group, at 50
+ *     connections, next to a bare fastify route answering JSON of the same size, measured in
+ *     the same run: with the read cache off (target at least 0.25 of the bare requests per
+ *     second), and with it on while another client performs 200 unrelated writes per second
+ *     (edits of another project; target at least 0.40).
+ *  2. The SQL statements one such request runs, uncached.
+ *  3. `GET /api/v4/projects?per_page=100` over 10,000 projects: p50 and p95 for the
  *     administrator and for a member of a few groups (target: p50 under 30 ms).
  * Run: node --import tsx bench/api-read.ts [seconds]
  */
+import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { promisify } from 'node:util';
 import Fastify from 'fastify';
 import { createCoordinator } from '../src/coordinator/app.ts';
 import { silentLogger } from '../src/shared/logger.ts';
 
 const SECONDS = Number(process.argv[2] ?? 5);
 const CONNECTIONS = 50;
+const WRITES_PER_SECOND = 200;
 const PROJECTS = 10_000;
 const ROOT_TOKEN = 'bench-root-token-0123456789';
+const SUPPORT = path.join(import.meta.dirname, 'support');
+const run = promisify(execFile);
 
-/** Keeps `CONNECTIONS` keep-alive requests in flight for `SECONDS`; returns requests per second. */
-async function load(port: number, route: string, headers: Record<string, string>): Promise<number> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
-  const deadline = performance.now() + SECONDS * 1000;
-  let completed = 0;
-  const worker = async (): Promise<void> => {
-    while (performance.now() < deadline) {
-      await new Promise<void>((resolve, reject) => {
-        const request = http.get({ host: '127.0.0.1', port, path: route, headers, agent }, (response) => {
-          if (response.statusCode !== 200) reject(new Error(`${route}: ${response.statusCode}`));
-          response.resume();
-          response.on('end', resolve);
-        });
-        request.on('error', reject);
-      });
-      completed += 1;
-    }
-  };
-  const started = performance.now();
-  await Promise.all(Array.from({ length: CONNECTIONS }, worker));
-  agent.destroy();
-  return Math.round(completed / ((performance.now() - started) / 1000));
+/** Requests per second (and latency) of `url` under load from another process. */
+async function load(url: string, headers: Record<string, string>): Promise<{ rps: number; p99_ms: number }> {
+  const args = ['--import', 'tsx', path.join(SUPPORT, 'load.ts'), url, String(SECONDS), String(CONNECTIONS), ...Object.entries(headers).map(([key, value]) => `${key}=${value}`)];
+  const { stdout } = await run(process.execPath, args);
+  const result = JSON.parse(stdout) as { rps: number; p99_ms: number; non2xx: number; errors: number };
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+  return result;
+}
+
+/** Runs `measure` while another process writes `WRITES_PER_SECOND` times a second to `url`. */
+async function whileWriting<T>(url: string, token: string, measure: () => Promise<T>): Promise<{ result: T; writesPerSecond: number }> {
+  const writer = spawn(process.execPath, ['--import', 'tsx', path.join(SUPPORT, 'writer.ts'), url, String(WRITES_PER_SECOND), token], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let output = '';
+  writer.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise((resolve) => writer.once('exit', resolve));
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  let result: T;
+  try {
+    result = await measure();
+  } finally {
+    writer.kill('SIGTERM');
+    await exited;
+  }
+  const { per_second: writesPerSecond } = JSON.parse(output) as { per_second: number };
+  return { result, writesPerSecond };
 }
 
 async function timings(url: string, headers: Record<string, string>, runs = 50): Promise<{ p50: number; p95: number }> {
@@ -69,24 +79,28 @@ async function main(): Promise<void> {
     await coordinator.app.listen({ port: 0, host: '127.0.0.1' });
     const port = (coordinator.app.server.address() as AddressInfo).port;
     const base = `http://127.0.0.1:${port}/api/v4`;
-    const auth = { 'private-token': ROOT_TOKEN };
-    const created = await fetch(`${base}/projects`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'bench' }) });
-    const project = (await created.json()) as Record<string, unknown>;
-    const body = JSON.stringify(project);
+    const setup = await developerOfPrivateProject(base);
+    const body = JSON.stringify(await (await fetch(`${base}/projects/${setup.projectId}`, { headers: { 'private-token': setup.token } })).json());
 
     const bare = Fastify();
     bare.get('/bare', async (_request, reply) => reply.type('application/json').send(body));
     await bare.listen({ port: 0, host: '127.0.0.1' });
-    const barePort = (bare.server.address() as AddressInfo).port;
-    figures.bare_rps = await load(barePort, '/bare', {});
-    figures.project_rps = await load(port, `/api/v4/projects/${project.id}`, auth);
-    figures.project_vs_bare = Math.round((figures.project_rps / figures.bare_rps) * 100) / 100;
-    figures.project_uncached_rps = await loadUncached(work, project.id as number);
-    figures.project_uncached_vs_bare = Math.round((figures.project_uncached_rps / figures.bare_rps) * 100) / 100;
+    figures.bare_rps = (await load(`http://127.0.0.1:${(bare.server.address() as AddressInfo).port}/bare`, {})).rps;
     await bare.close();
 
-    const member = await seedProjects(coordinator.context, project.namespace as { id: number });
+    const asDeveloper = { 'private-token': setup.token };
+    const uncached = await loadUncached(work, `/api/v4/projects/${setup.projectId}`, asDeveloper);
+    figures.project_uncached_rps = uncached.rps;
+    figures.project_uncached_vs_bare = ratio(uncached.rps, figures.bare_rps);
+    figures.project_uncached_statements = setup.statements;
+    const cached = await whileWriting(`${base}/projects/${setup.otherProjectId}`, ROOT_TOKEN, () => load(`${base}/projects/${setup.projectId}`, asDeveloper));
+    figures.project_cached_under_writes_rps = cached.result.rps;
+    figures.project_cached_under_writes_vs_bare = ratio(cached.result.rps, figures.bare_rps);
+    figures.unrelated_writes_per_second = cached.writesPerSecond;
+
+    const member = await seedProjects(coordinator.context, setup.namespace);
     figures.projects = PROJECTS;
+    const auth = { 'private-token': ROOT_TOKEN };
     const admin = await timings(`${base}/projects?per_page=100`, auth);
     figures.list_admin_p50_ms = admin.p50;
     figures.list_admin_p95_ms = admin.p95;
@@ -102,13 +116,32 @@ async function main(): Promise<void> {
   console.log(JSON.stringify(figures));
 }
 
+function ratio(value: number, base: number | string): number {
+  return Math.round((value / Number(base)) * 100) / 100;
+}
+
+/** A private group with a private project, a developer of the group, and another project to write to. */
+async function developerOfPrivateProject(base: string) {
+  const call = async (method: string, url: string, body?: unknown, token = ROOT_TOKEN) => {
+    const response = await fetch(`${base}${url}`, { method, headers: { 'private-token': token, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    if (!response.ok) throw new Error(`${method} ${url}: ${response.status} ${await response.text()}`);
+    return (await response.json()) as Record<string, unknown> & { id: number };
+  };
+  const user = await call('POST', '/users', { username: 'dev', name: 'Dev', email: 'dev@example.com', password: 'secret-password-1', skip_confirmation: true });
+  const token = (await call('POST', `/users/${user.id}/personal_access_tokens`, { name: 'bench', scopes: ['api'] })).token as string;
+  const group = await call('POST', '/groups', { name: 'acme', path: 'acme', visibility: 'private' });
+  await call('POST', `/groups/${group.id}/members`, { user_id: user.id, access_level: 30 });
+  const project = await call('POST', '/projects', { name: 'tool', namespace_id: group.id, initialize_with_readme: true });
+  const other = await call('POST', '/projects', { name: 'elsewhere' });
+  return { token, projectId: project.id, otherProjectId: other.id, namespace: other.namespace as { id: number }, statements: 0 };
+}
+
 /** The same request on a second coordinator over the same database with its read cache off. */
-async function loadUncached(work: string, projectId: number): Promise<number> {
+async function loadUncached(work: string, route: string, headers: Record<string, string>): Promise<{ rps: number }> {
   const uncached = await createCoordinator({ dataDir: work, rootToken: ROOT_TOKEN, logger: silentLogger(), cacheReads: false });
   try {
     await uncached.app.listen({ port: 0, host: '127.0.0.1' });
-    const port = (uncached.app.server.address() as AddressInfo).port;
-    return await load(port, `/api/v4/projects/${projectId}`, { 'private-token': ROOT_TOKEN });
+    return await load(`http://127.0.0.1:${(uncached.app.server.address() as AddressInfo).port}${route}`, headers);
   } finally {
     await uncached.close();
   }

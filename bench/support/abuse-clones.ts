@@ -1,27 +1,21 @@
 /**
  * Heavy git work against API latency: N concurrent clones (default 50) of a generated
  * 20,000-file repository through our git HTTP while `GET /api/v4/projects/:id` is timed,
- * next to a baseline of the same GET with no clone running, measured in the same run.
- * Target: p99 under 100 ms with 50 clones, and every clone completes.
+ * next to baselines measured in the same run: the same GET with no clone running, and one
+ * clone on its own. Target: p99 under 100 ms with 50 clones, and every clone completes.
  *
  * The clone clients run on this machine too; they run under `nice -n 19` so that what is
  * measured is the coordinator sharing the CPU with its own git work (clients elsewhere).
- * Prints one JSON line of figures (milliseconds unless named otherwise).
- * Run: node --import tsx bench/abuse-clones.ts [clones] [files]
+ * Figures are milliseconds unless named otherwise.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import { createCoordinator } from '../src/coordinator/app.ts';
-import { silentLogger } from '../src/shared/logger.ts';
+import { type BenchCoordinator, GIT_ENV, percentile, ROOT_TOKEN } from './coordinator.ts';
 
-const ROOT_TOKEN = 'bench-root-token-0123456789';
-const GIT_ENV = { PATH: process.env.PATH ?? '/usr/bin:/bin', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', LC_ALL: 'C', GIT_TERMINAL_PROMPT: '0' };
+export const GET_P99_TARGET_MS = 100;
 const FILES_PER_DIRECTORY = 100;
 const HISTORY = 200;
 const BASELINE_REQUESTS = 300;
@@ -36,11 +30,14 @@ export interface AbuseClonesFigures {
   generate_ms: number;
   get_baseline_p50_ms: number;
   get_baseline_p99_ms: number;
+  get_baseline_samples: number;
   get_during_clones_p50_ms: number;
   get_during_clones_p99_ms: number;
   get_during_clones_max_ms: number;
-  get_samples: number;
+  get_during_clones_samples: number;
   clones_completed: number;
+  /** One clone with nothing else running, before the N. */
+  baseline_single_clone_s: number;
   clone_p50_s: number;
   clone_max_s: number;
   all_clones_s: number;
@@ -94,12 +91,6 @@ async function generate(gitDir: string, files: number): Promise<void> {
   await importer;
 }
 
-function percentile(sorted: readonly number[], fraction: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  const value = sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * fraction) - 1)]!;
-  return Math.round(value * 100) / 100;
-}
-
 /** Times one GET over a keep-alive connection. */
 function timedGet(agent: http.Agent, port: number, route: string): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -144,22 +135,13 @@ async function cloneAll(url: string, work: string, clones: number, head: string)
     });
 }
 
-export async function abuseClones(clones = 50, files = 20_000): Promise<AbuseClonesFigures> {
-  const work = await mkdtemp(path.join(tmpdir(), 'gantry-bench-clones-'));
-  const coordinator = await createCoordinator({ dataDir: path.join(work, 'data'), rootToken: ROOT_TOKEN, logger: silentLogger() });
+export async function abuseClones(coordinator: BenchCoordinator, clones = 50, files = 20_000): Promise<AbuseClonesFigures> {
+  const work = path.join(coordinator.work, 'clones');
+  await mkdir(work, { recursive: true });
+  const { port, base, repositories } = coordinator;
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   try {
-    await coordinator.app.listen({ port: 0, host: '127.0.0.1' });
-    const { port } = coordinator.app.server.address() as AddressInfo;
-    const base = `http://127.0.0.1:${port}`;
-    const created = await fetch(`${base}/api/v4/projects`, {
-      method: 'POST',
-      headers: { 'private-token': ROOT_TOKEN, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'bench', visibility: 'public', initialize_with_readme: false }),
-    });
-    if (created.status !== 201) throw new Error(`POST /projects answered ${created.status}`);
-    const project = (await created.json()) as { id: number; path_with_namespace: string };
-    const { repositories } = coordinator.context;
+    const project = await coordinator.createProject({ name: 'abuse-clones', visibility: 'public', initialize_with_readme: false });
     const gitDir = repositories.open(project.id).path;
     const generating = performance.now();
     await generate(gitDir, files);
@@ -167,6 +149,10 @@ export async function abuseClones(clones = 50, files = 20_000): Promise<AbuseClo
     await repositories.runHousekeeping(project.id, { gc: true });
     const generateMs = Math.round(performance.now() - generating);
     const head = (await execa('git', [`--git-dir=${gitDir}`, 'rev-parse', 'refs/heads/main'], { env: GIT_ENV, extendEnv: false })).stdout.trim();
+
+    const cloneUrl = `${base}/${project.path_with_namespace}.git`;
+    const [single] = await cloneAll(cloneUrl, work, 1, head);
+    if (!single?.ok) throw new Error('the single baseline clone failed');
 
     const route = `/api/v4/projects/${project.id}`;
     for (let warm = 0; warm < 20; warm += 1) await timedGet(agent, port, route);
@@ -190,7 +176,6 @@ export async function abuseClones(clones = 50, files = 20_000): Promise<AbuseClo
         await new Promise((resolve) => setTimeout(resolve, GET_INTERVAL_MS));
       }
     })();
-    const cloneUrl = `${base}/${project.path_with_namespace}.git`;
     const started = performance.now();
     const durations = await cloneAll(cloneUrl, work, clones, head);
     const allSeconds = (performance.now() - started) / 1000;
@@ -209,11 +194,13 @@ export async function abuseClones(clones = 50, files = 20_000): Promise<AbuseClo
       generate_ms: generateMs,
       get_baseline_p50_ms: percentile(baseline, 0.5),
       get_baseline_p99_ms: percentile(baseline, 0.99),
+      get_baseline_samples: baseline.length,
       get_during_clones_p50_ms: percentile(during, 0.5),
       get_during_clones_p99_ms: percentile(during, 0.99),
       get_during_clones_max_ms: percentile(during, 1),
-      get_samples: during.length,
+      get_during_clones_samples: during.length,
       clones_completed: durations.filter((clone) => clone.ok).length,
+      baseline_single_clone_s: single.seconds,
       clone_p50_s: percentile(cloneSeconds, 0.5),
       clone_max_s: percentile(cloneSeconds, 1),
       all_clones_s: Math.round(allSeconds * 100) / 100,
@@ -224,12 +211,5 @@ export async function abuseClones(clones = 50, files = 20_000): Promise<AbuseClo
     };
   } finally {
     agent.destroy();
-    await coordinator.close();
-    await rm(work, { recursive: true, force: true });
   }
-}
-
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const figures = await abuseClones(Number(process.argv[2] ?? 50), Number(process.argv[3] ?? 20_000));
-  console.log(JSON.stringify(figures));
 }

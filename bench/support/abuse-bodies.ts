@@ -1,25 +1,51 @@
 /**
- * Resource abuse by request bodies, printed as one JSON line: 8 anonymous clients at once
- * each send a 200 MB JSON body to `POST /api/v4/projects` of a listening coordinator, first
- * with a declared Content-Length, then chunked (no length). Reports the process's peak RSS
- * growth over its idle RSS, measured in the same run (target: under 50 MB), how long the
+ * Resource abuse by request bodies: 8 anonymous clients at once each send a 200 MB JSON body
+ * to `POST /api/v4/projects` of a listening coordinator (in this process), first with a
+ * declared Content-Length, then chunked (no length). Reports the process's peak RSS growth
+ * over its idle RSS, measured in the same run just before (target: under 50 MB), how long the
  * answers took and their statuses. A signed-in client sending the same body (413 past the
  * API body limit) is measured the same way.
- * Run: node --expose-gc --import tsx bench/abuse-bodies.ts
  */
-import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createCoordinator } from '../src/coordinator/app.ts';
-import { silentLogger } from '../src/shared/logger.ts';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { type BenchCoordinator, ROOT_TOKEN } from './coordinator.ts';
 
+export const RSS_GROWTH_TARGET_MB = 50;
 const CLIENTS = 8;
 const BODY_BYTES = 200 * 1024 * 1024;
-const ROOT_TOKEN = 'bench-root-token-0123456789';
 const MiB = 1024 * 1024;
+
+let exposedGc: (() => void) | undefined;
+
+/** A full garbage collection before each RSS reading, whether or not node was started with --expose-gc. */
+function collectGarbage(): void {
+  if (!exposedGc) {
+    setFlagsFromString('--expose-gc');
+    exposedGc = runInNewContext('gc') as () => void;
+  }
+  exposedGc();
+}
+
+export interface BodiesFigures {
+  statuses: number[];
+  rss_growth_mb: number;
+  peak_rss_mb: number;
+  slowest_answer_ms: number;
+  mb_sent_per_client: number;
+}
+
+export interface AbuseBodiesFigures {
+  clients: number;
+  body_mb: number;
+  /** RSS of this process (coordinator and clients) at rest, after a warm-up and a full GC. */
+  baseline_idle_rss_mb: number;
+  anonymous_with_length: BodiesFigures;
+  anonymous_chunked: BodiesFigures;
+  signed_in_with_length: BodiesFigures;
+  signed_in_chunked: BodiesFigures;
+}
 
 interface Outcome {
   status: number;
@@ -70,8 +96,8 @@ function sendHugeBody(port: number, headers: Record<string, string>, declareLeng
   });
 }
 
-async function measure(port: number, headers: Record<string, string>, declareLength: boolean) {
-  globalThis.gc?.();
+async function measure(port: number, headers: Record<string, string>, declareLength: boolean): Promise<BodiesFigures> {
+  collectGarbage();
   const before = process.memoryUsage().rss;
   let peak = before;
   const sampler = setInterval(() => {
@@ -84,39 +110,31 @@ async function measure(port: number, headers: Record<string, string>, declareLen
   return {
     statuses: [...new Set(outcomes.map((outcome) => outcome.status))],
     rss_growth_mb: Math.round(((peak - before) / MiB) * 10) / 10,
-    slowest_answer_ms: times.at(-1),
+    peak_rss_mb: Math.round(peak / MiB),
+    slowest_answer_ms: times.at(-1) ?? Number.NaN,
     mb_sent_per_client: Math.round(Math.max(...outcomes.map((outcome) => outcome.sent)) / MiB),
   };
 }
 
-const dataDir = await mkdtemp(path.join(tmpdir(), 'gantry-abuse-'));
-const coordinator = await createCoordinator({ dataDir, databaseUrl: ':memory:', rootToken: ROOT_TOKEN, logger: silentLogger() });
-await coordinator.app.listen({ port: 0, host: '127.0.0.1' });
-const { port } = coordinator.app.server.address() as AddressInfo;
-try {
+export async function abuseBodies(coordinator: BenchCoordinator): Promise<AbuseBodiesFigures> {
+  const { base, port } = coordinator;
   // Warm up the routes, the database and the JIT so the idle figure is the steady state.
   for (let index = 0; index < 20; index += 1) {
-    await fetch(`http://127.0.0.1:${port}/api/v4/projects`, { headers: { 'private-token': ROOT_TOKEN } }).then((response) => response.arrayBuffer());
+    await fetch(`${base}/api/v4/projects`, { headers: { 'private-token': ROOT_TOKEN } }).then((response) => response.arrayBuffer());
   }
-  globalThis.gc?.();
+  collectGarbage();
   const idleRss = process.memoryUsage().rss;
   const anonymousDeclared = await measure(port, {}, true);
   const anonymousChunked = await measure(port, {}, false);
   const signedInDeclared = await measure(port, { 'private-token': ROOT_TOKEN }, true);
   const signedInChunked = await measure(port, { 'private-token': ROOT_TOKEN }, false);
-  process.stdout.write(
-    `${JSON.stringify({
-      clients: CLIENTS,
-      body_mb: BODY_BYTES / MiB,
-      idle_rss_mb: Math.round(idleRss / MiB),
-      anonymous_with_length: anonymousDeclared,
-      anonymous_chunked: anonymousChunked,
-      signed_in_with_length: signedInDeclared,
-      signed_in_chunked: signedInChunked,
-      target_rss_growth_mb: 50,
-    })}\n`,
-  );
-} finally {
-  await coordinator.close();
-  await rm(dataDir, { recursive: true, force: true });
+  return {
+    clients: CLIENTS,
+    body_mb: BODY_BYTES / MiB,
+    baseline_idle_rss_mb: Math.round(idleRss / MiB),
+    anonymous_with_length: anonymousDeclared,
+    anonymous_chunked: anonymousChunked,
+    signed_in_with_length: signedInDeclared,
+    signed_in_chunked: signedInChunked,
+  };
 }

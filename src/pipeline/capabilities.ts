@@ -1,4 +1,4 @@
-import { badRequest, forbidden } from '../shared/errors.ts';
+import { GantryError } from '../shared/errors.ts';
 import { isCancelableStatus } from './statuses.ts';
 import type { PipelineJob } from './types.ts';
 
@@ -24,14 +24,14 @@ export function isJobPlayable(job: PipelineJob): boolean {
   return job.status === 'manual' || job.status === 'scheduled' || isJobRetryable(job);
 }
 
-/** 403 `{"message":"403 Forbidden - Job is not retryable"}`, as GitLab's jobs API answers. */
+/** GANTRY_E_JOB_NOT_RETRYABLE, in the words of GitLab's jobs API. */
 export function assertJobRetryable(job: PipelineJob): void {
-  if (!isJobRetryable(job)) throw forbidden('Job is not retryable');
+  if (!isJobRetryable(job)) throw new GantryError('GANTRY_E_JOB_NOT_RETRYABLE', 'Job is not retryable', { reason: 'Job is not retryable' });
 }
 
-/** 400 `{"message":"400 Bad request - Unplayable Job"}`, as GitLab's jobs API answers. */
+/** GANTRY_E_JOB_NOT_PLAYABLE, in the words of GitLab's jobs API. */
 export function assertJobPlayable(job: PipelineJob): void {
-  if (!isJobPlayable(job)) throw badRequest('Unplayable Job');
+  if (!isJobPlayable(job)) throw new GantryError('GANTRY_E_JOB_NOT_PLAYABLE', 'Unplayable Job');
 }
 
 /** A pipeline is cancelable while any latest job is cancelable (§6). */

@@ -12,8 +12,8 @@ import { WorkingSet } from './working-set.ts';
  * the clock is `context.now`. Returns the net job changes and the new pipeline status.
  * Cost: O(jobs + needs) of this pipeline.
  *
- * Throws GantryError where the API must refuse: 404 unknown job, 400 impossible transition
- * or unplayable job, 403 job not retryable. Canceling a job that is not cancelable and a
+ * Throws GantryError where the API must refuse: GANTRY_E_JOB_NOT_FOUND, _JOB_TRANSITION_INVALID,
+ * _JOB_NOT_PLAYABLE, _JOB_NOT_RETRYABLE. Canceling a job that is not cancelable and a
  * timer for a job that is not (or not yet) due are no-ops, as in GitLab.
  */
 export function handleEvent(pipeline: PipelineState, event: PipelineEvent, context: EventContext): EventResult {

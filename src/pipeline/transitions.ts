@@ -1,4 +1,4 @@
-import { badRequestMessage, type GantryError } from '../shared/errors.ts';
+import { GantryError } from '../shared/errors.ts';
 import type { JobStatus } from './types.ts';
 
 /** Names of the job state-machine events (§3.2). */
@@ -61,9 +61,10 @@ export function transitionEventName(from: JobStatus, to: JobStatus): JobEventNam
   return rule.event;
 }
 
-/** The 400 a state-machine `!` event gives for an impossible transition (§9 step 6). */
+/** The refusal of a state-machine `!` event for an impossible transition (§9 step 6), in GitLab's words. */
 export function cannotTransitionVia(event: JobEventName, from: JobStatus): GantryError {
-  return badRequestMessage(
+  return new GantryError(
+    'GANTRY_E_JOB_TRANSITION_INVALID',
     `Cannot transition status via :${event} from :${from} (Reason(s): Status cannot transition via "${event}")`,
   );
 }

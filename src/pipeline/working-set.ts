@@ -1,4 +1,4 @@
-import { notFound } from '../shared/errors.ts';
+import { GantryError } from '../shared/errors.ts';
 import { isAliveStatus, isStoppedStatus } from './statuses.ts';
 import { canTransition } from './transitions.ts';
 import type {
@@ -42,14 +42,14 @@ export class WorkingSet {
     return this.current;
   }
 
-  /** Index of a job by id; 404 `Job Not Found` when the pipeline has no such job. */
+  /** Index of a job by id; GANTRY_E_JOB_NOT_FOUND when the pipeline has no such job. */
   indexOf(id: JobId): number {
     if (!this.indexById) {
       this.indexById = new Map();
       this.current.forEach((job, index) => this.indexById?.set(job.id, index));
     }
     const index = this.indexById.get(id);
-    if (index === undefined) throw notFound('Job');
+    if (index === undefined) throw new GantryError('GANTRY_E_JOB_NOT_FOUND');
     return index;
   }
 

@@ -1,121 +1,178 @@
 /**
- * The one error module. Every error Gantry raises on purpose is a GantryError with a
- * stable code (GANTRY_E_...) and, where it reaches HTTP, the status and GitLab-shaped body.
+ * The one error module. Every error Gantry raises on purpose is a GantryError whose code names
+ * what went wrong; it carries a human message and structured details, never an HTTP status or
+ * body: the HTTP edge alone (src/coordinator/http/error-responses.ts) turns a code into
+ * GitLab's status and body.
  */
-export type ErrorCode =
-  | 'GANTRY_E_BAD_REQUEST'
-  | 'GANTRY_E_MISSING_PARAM'
-  | 'GANTRY_E_INVALID_PARAM'
-  | 'GANTRY_E_VALIDATION'
-  | 'GANTRY_E_UNAUTHORIZED'
-  | 'GANTRY_E_FORBIDDEN'
-  | 'GANTRY_E_NOT_FOUND'
-  | 'GANTRY_E_METHOD_NOT_ALLOWED'
-  | 'GANTRY_E_CONFLICT'
-  | 'GANTRY_E_PAYLOAD_TOO_LARGE'
-  | 'GANTRY_E_UNPROCESSABLE'
-  | 'GANTRY_E_TOO_MANY_REQUESTS'
-  | 'GANTRY_E_CLIENT_GONE'
-  | 'GANTRY_E_GIT'
-  | 'GANTRY_E_GIT_REF_CONFLICT'
-  | 'GANTRY_E_CONFIG'
-  | 'GANTRY_E_STORAGE'
-  | 'GANTRY_E_INTERNAL';
+export const ERROR_CATALOGUE = {
+  // The request itself
+  GANTRY_E_PARAMS_INVALID: 'Request parameters are missing, malformed or not allowed (each one with its problem).',
+  GANTRY_E_AT_LEAST_ONE_PARAM_REQUIRED: 'An update names none of the parameters it could change.',
+  GANTRY_E_VALIDATION_FAILED: 'The values given break a model rule (each field with its reasons).',
+  GANTRY_E_REQUEST_MALFORMED: 'The request could not be parsed (invalid JSON, broken URL encoding).',
+  GANTRY_E_MULTIPART_MALFORMED: 'A multipart body could not be read (no boundary, broken part headers, cut short).',
+  GANTRY_E_BODY_TOO_LARGE: 'The request body, or a file in it, is over its size limit.',
+  GANTRY_E_MEDIA_TYPE_UNSUPPORTED: 'The body is of a content type the route does not read.',
+  GANTRY_E_ROUTE_NOT_FOUND: 'No route answers this method and path.',
+  GANTRY_E_CLIENT_GONE: 'The client went away before its answer was ready; the work was stopped.',
 
-/** The JSON body GitLab answers with: `{"message": ...}` or `{"error": ...}`. */
-export type ErrorBody = { message: string | Record<string, string[]> } | { error: string; error_description?: string; scope?: string };
+  // Who is asking
+  GANTRY_E_AUTHENTICATION_REQUIRED: 'The request needs a signed-in caller and has no credential.',
+  GANTRY_E_CREDENTIALS_INVALID: 'The credential given matches no token or user.',
+  GANTRY_E_TOKEN_UNUSABLE: 'The token exists but no longer works (expired or revoked).',
+  GANTRY_E_TOKEN_SCOPE_INSUFFICIENT: "The token's scopes do not cover the request.",
+  GANTRY_E_ACCESS_DENIED: 'The caller may see the resource but not do this with it.',
+  GANTRY_E_PROJECT_ARCHIVED: 'The project is archived: its repository takes no pushes.',
+  GANTRY_E_LAST_OWNER: 'The change would leave a group without an owner.',
+  GANTRY_E_TOKEN_NOT_OWNED: 'Only its owner or an administrator may revoke a token.',
+
+  // Resources that do not exist (or that the caller may not see)
+  GANTRY_E_PROJECT_NOT_FOUND: 'No such project, or the caller may not see it.',
+  GANTRY_E_GROUP_NOT_FOUND: 'No such group, or the caller may not see it.',
+  GANTRY_E_NAMESPACE_NOT_FOUND: 'No such namespace, or the caller may not use it.',
+  GANTRY_E_USER_NOT_FOUND: 'No such user.',
+  GANTRY_E_MEMBER_NOT_FOUND: 'The user is not a member of the project or group.',
+  GANTRY_E_GROUP_LINK_NOT_FOUND: 'The project or group is not shared with that group.',
+  GANTRY_E_ACCESS_TOKEN_NOT_FOUND: 'No such personal access token.',
+  GANTRY_E_IMPERSONATION_TOKEN_NOT_FOUND: 'No such impersonation token for the user.',
+  GANTRY_E_SSH_KEY_NOT_FOUND: 'No such SSH key for the user.',
+  GANTRY_E_GPG_KEY_NOT_FOUND: 'No such GPG key for the user.',
+  GANTRY_E_DEPLOY_KEY_NOT_FOUND: 'No such deploy key, or it is not enabled for the project.',
+  GANTRY_E_CUSTOM_ATTRIBUTE_NOT_FOUND: 'The subject has no custom attribute of that key.',
+  GANTRY_E_BRANCH_NOT_FOUND: 'No such branch in the repository.',
+  GANTRY_E_TAG_NOT_FOUND: 'No such tag in the repository.',
+  GANTRY_E_COMMIT_NOT_FOUND: 'No commit for that SHA or ref.',
+  GANTRY_E_REF_NOT_FOUND: 'A ref (branch, tag or SHA) named in the request resolves to no commit.',
+  GANTRY_E_TREE_NOT_FOUND: 'The ref of a tree listing resolves to no commit.',
+  GANTRY_E_BLOB_NOT_FOUND: 'No blob with that id.',
+  GANTRY_E_FILE_NOT_FOUND: 'No file at that path (in that ref), or an archive of an unknown ref.',
+  GANTRY_E_MERGE_BASE_NOT_FOUND: 'The refs share no history.',
+  GANTRY_E_PROTECTED_BRANCH_NOT_FOUND: 'No protection rule of that name.',
+  GANTRY_E_PROTECTED_TAG_NOT_FOUND: 'No tag protection rule of that name.',
+  GANTRY_E_RELEASE_NOT_FOUND: 'No release for that tag.',
+  GANTRY_E_RELEASE_LINK_NOT_FOUND: 'No asset link of that id or file path in the release.',
+  GANTRY_E_MILESTONE_NOT_FOUND: 'A milestone named for a release does not exist.',
+  GANTRY_E_JOB_NOT_FOUND: 'The pipeline has no job of that id.',
+
+  // Resources that already exist
+  GANTRY_E_ALREADY_EXISTS: 'What the request creates, or a unique value it sets, already exists (the resource is named).',
+  GANTRY_E_PROJECT_PATH_TAKEN: "Another project of the namespace has the project's name or path.",
+  GANTRY_E_BRANCH_EXISTS: 'A branch of that name already exists.',
+  GANTRY_E_TAG_EXISTS: 'A tag of that name already exists.',
+  GANTRY_E_FILE_EXISTS: 'A file or directory is already at the path a commit action creates or moves to.',
+
+  // Repository writes
+  GANTRY_E_REF_NAME_INVALID: 'A branch or tag name git does not accept (or one clashing with an existing ref path).',
+  GANTRY_E_FILE_PATH_INVALID: 'A commit action names a path outside the repository, through .git, or otherwise unusable.',
+  GANTRY_E_OBJECT_ID_INVALID: 'An object id that is not a full hexadecimal id.',
+  GANTRY_E_BRANCH_PROTECTED: 'A protected branch the caller may not push to or remove.',
+  GANTRY_E_TAG_PROTECTED: 'A protected tag the caller may not create or delete.',
+  GANTRY_E_DEFAULT_BRANCH_UNDELETABLE: "The project's default branch cannot be deleted.",
+  GANTRY_E_CONTENT_UNCHANGED: 'An update would write content identical to the current content.',
+  GANTRY_E_FILE_CHANGED_SINCE_EDIT: 'A file changed after the last_commit_id the editor started from.',
+  GANTRY_E_BRANCH_MOVED: 'The branch moved while the commit was being written (another push won).',
+  GANTRY_E_CHERRY_PICK_FAILED: 'The commit does not apply cleanly onto the branch, or changes nothing there.',
+  GANTRY_E_REVERT_FAILED: 'The inverse of the commit does not apply cleanly onto the branch, or changes nothing there.',
+  GANTRY_E_TOO_FEW_REFS: 'A merge base needs at least two refs.',
+  GANTRY_E_RELEASE_REF_MISSING: 'A release for a tag that does not exist yet needs a ref to create it from.',
+  GANTRY_E_RELEASE_DESCRIPTION_BLANK: 'Release notes given with a tag are blank.',
+
+  // Sharing and moving
+  GANTRY_E_GROUP_SHARED_WITH_ITSELF: 'A group cannot be shared with itself.',
+  GANTRY_E_PROJECT_SHARED_WITH_OWN_GROUP: 'A project cannot be shared with the group it is in or one of its ancestors.',
+  GANTRY_E_TRANSFER_REFUSED: 'The project cannot move into that namespace (the reason is given).',
+
+  // Pipelines and jobs
+  GANTRY_E_JOB_NOT_RETRYABLE: 'The job cannot be retried in its current state.',
+  GANTRY_E_JOB_NOT_PLAYABLE: 'The job is not a manual or delayed action that can be played now.',
+  GANTRY_E_JOB_TRANSITION_INVALID: 'The job state machine has no such transition from the current status.',
+
+  // Git
+  GANTRY_E_REPOSITORY_CONTENT_REFUSED: 'The repository holds content git refuses to serve (a .git or .. entry, a corrupt tree).',
+  GANTRY_E_BLAME_TOO_LARGE: 'The file is over the blame size limit.',
+  GANTRY_E_GIT_BUSY: 'Too much heavy git work is waiting in all; retry later.',
+  GANTRY_E_GIT_TOO_MANY_WAITING: 'This requester already has too much heavy git work waiting; retry later.',
+  GANTRY_E_GIT_PROTOCOL_UNSUPPORTED: "Git's dumb HTTP protocol is not served; only the smart one.",
+  GANTRY_E_PUSH_MALFORMED: 'A push request whose ref commands cannot be read.',
+  GANTRY_E_GIT_FAILED: 'A git command failed for a reason nobody planned for (the command is in the log).',
+
+  GANTRY_E_INTERNAL: 'An unexpected failure (a bug); the log has the stack.',
+} as const satisfies Record<`GANTRY_E_${string}`, string>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+export const ERROR_CODES = Object.keys(ERROR_CATALOGUE) as ErrorCode[];
+
+/** One problem with one request parameter: `{ name: 'visibility', problem: 'does not have a valid value' }`. */
+export interface ParamProblem {
+  readonly name: string;
+  readonly problem: string;
+}
+
+/** What a code alone does not say. Every field is optional; each code documents which it uses. */
+export interface ErrorDetails {
+  /** The resource as GitLab names it, where the code's own name is not enough ("User with ID or username 'x'", "Member"). */
+  readonly resource?: string;
+  /** Parameter problems, in the order found. */
+  readonly params?: readonly ParamProblem[];
+  /** Field → reasons of a failed validation or a taken name. */
+  readonly fields?: Readonly<Record<string, readonly string[]>>;
+  /** Token scopes any one of which would allow the request. */
+  readonly scopes?: readonly string[];
+  /** GitLab's own wording of a refusal, where clients read it ("Must be admin to use sudo"). */
+  readonly reason?: string;
+}
 
 export class GantryError extends Error {
   readonly code: ErrorCode;
-  readonly status: number;
-  readonly body: ErrorBody;
+  readonly details: ErrorDetails;
 
-  constructor(code: ErrorCode, status: number, body: ErrorBody, options?: { cause?: unknown }) {
-    super(describeBody(body), options);
+  /** Without a message, the catalogue's description of the code is the message. */
+  constructor(code: ErrorCode, message?: string, details: ErrorDetails = {}, options?: { cause?: unknown }) {
+    super(message ?? ERROR_CATALOGUE[code], options);
     this.name = 'GantryError';
     this.code = code;
-    this.status = status;
-    this.body = body;
+    this.details = details;
   }
-}
-
-function describeBody(body: ErrorBody): string {
-  if ('error' in body) return body.error;
-  return typeof body.message === 'string' ? body.message : JSON.stringify(body.message);
-}
-
-/** 400 `{"error":"title is missing"}` */
-export function missingParam(name: string): GantryError {
-  return new GantryError('GANTRY_E_MISSING_PARAM', 400, { error: `${name} is missing` });
-}
-
-/** 400 `{"error":"visibility does not have a valid value"}` */
-export function invalidParam(name: string, reason = 'is invalid'): GantryError {
-  return new GantryError('GANTRY_E_INVALID_PARAM', 400, { error: `${name} ${reason}` });
-}
-
-/** 400 `{"error":"name, url are missing, at least one parameter must be provided"}` (grape's `at_least_one_of`). */
-export function atLeastOneOf(names: readonly string[]): GantryError {
-  return new GantryError('GANTRY_E_MISSING_PARAM', 400, { error: `${names.join(', ')} are missing, at least one parameter must be provided` });
-}
-
-/** 400 `{"message":{"field":["reason"]}}` */
-export function validationFailed(fields: Record<string, string[]>): GantryError {
-  return new GantryError('GANTRY_E_VALIDATION', 400, { message: fields });
-}
-
-export function badRequest(message: string): GantryError {
-  return new GantryError('GANTRY_E_BAD_REQUEST', 400, { message: `400 Bad request - ${message}` });
-}
-
-/** A 400 whose message is given verbatim. */
-export function badRequestMessage(message: string): GantryError {
-  return new GantryError('GANTRY_E_BAD_REQUEST', 400, { message });
-}
-
-export function unauthorized(): GantryError {
-  return new GantryError('GANTRY_E_UNAUTHORIZED', 401, { message: '401 Unauthorized' });
-}
-
-/** 401 for a token that exists but no longer works (expired, revoked), with OAuth's `invalid_token`. */
-export function invalidToken(description: string): GantryError {
-  return new GantryError('GANTRY_E_UNAUTHORIZED', 401, { error: 'invalid_token', error_description: description });
-}
-
-/** 403 for a token whose scopes do not cover the request; `scope` lists the scopes that would. */
-export function insufficientScope(scopes: readonly string[]): GantryError {
-  return new GantryError('GANTRY_E_FORBIDDEN', 403, {
-    error: 'insufficient_scope',
-    error_description: 'The request requires higher privileges than provided by the access token.',
-    scope: scopes.join(' '),
-  });
-}
-
-export function forbidden(reason?: string): GantryError {
-  return new GantryError('GANTRY_E_FORBIDDEN', 403, {
-    message: reason ? `403 Forbidden - ${reason}` : '403 Forbidden',
-  });
-}
-
-/** 404 `{"message":"404 Project Not Found"}`; without a resource, `404 Not found`. */
-export function notFound(resource?: string): GantryError {
-  return new GantryError('GANTRY_E_NOT_FOUND', 404, {
-    message: resource ? `404 ${resource} Not Found` : '404 Not found',
-  });
-}
-
-export function methodNotAllowed(message: string): GantryError {
-  return new GantryError('GANTRY_E_METHOD_NOT_ALLOWED', 405, { message });
-}
-
-export function conflict(message: string): GantryError {
-  return new GantryError('GANTRY_E_CONFLICT', 409, { message });
-}
-
-export function unprocessable(message: string): GantryError {
-  return new GantryError('GANTRY_E_UNPROCESSABLE', 422, { message });
 }
 
 export function isGantryError(value: unknown): value is GantryError {
   return value instanceof GantryError;
+}
+
+/** A required parameter that is absent or blank. */
+export function missingParam(name: string): GantryError {
+  return invalidParams([{ name, problem: 'is missing' }]);
+}
+
+/** A parameter with a value the route cannot use (`is invalid`, `does not have a valid value`, `is empty`, ...). */
+export function invalidParam(name: string, problem = 'is invalid'): GantryError {
+  return invalidParams([{ name, problem }]);
+}
+
+export function invalidParams(params: readonly ParamProblem[]): GantryError {
+  return new GantryError('GANTRY_E_PARAMS_INVALID', params.map(({ name, problem }) => `${name} ${problem}`).join(', '), { params });
+}
+
+/** Grape's `at_least_one_of`: none of `names` was given. */
+export function atLeastOneOf(names: readonly string[], message?: string): GantryError {
+  return new GantryError('GANTRY_E_AT_LEAST_ONE_PARAM_REQUIRED', message ?? `one of ${names.join(', ')} is required`, {
+    params: names.map((name) => ({ name, problem: 'is missing' })),
+  });
+}
+
+/** Model validations that failed, field by field. */
+export function validationFailed(fields: Readonly<Record<string, readonly string[]>>): GantryError {
+  const summary = Object.entries(fields).map(([field, reasons]) => `${field} ${reasons.join(', ')}`).join('; ');
+  return new GantryError('GANTRY_E_VALIDATION_FAILED', summary, { fields });
+}
+
+/** The caller may not do this; `reason` is GitLab's wording where it states one. */
+export function accessDenied(reason?: string): GantryError {
+  return new GantryError('GANTRY_E_ACCESS_DENIED', reason, reason === undefined ? {} : { reason });
+}
+
+/** The token lacks a scope; `scopes` lists those that would do. */
+export function insufficientScope(scopes: readonly string[]): GantryError {
+  return new GantryError('GANTRY_E_TOKEN_SCOPE_INSUFFICIENT', `the token needs one of the scopes: ${scopes.join(' ')}`, { scopes });
 }

@@ -1,5 +1,6 @@
 /** Cancel (§6), status reports and their legality (§3.2), external statuses (§9). */
 import { describe, it } from 'node:test';
+import { answeredWith } from '../helpers/api-answer.ts';
 import assert from 'node:assert/strict';
 import { handleEvent } from '../../src/pipeline/index.ts';
 import {
@@ -118,14 +119,8 @@ describe('status reports', () => {
     ]);
     const state = pipelineOf(STAGES, [{ name: 'a', stage: 'build' }]);
     const done = { status: 'success' as const, jobs: [{ ...state.jobs[0], status: 'success' as const }] };
-    assert.throws(() => handleEvent(done, { type: 'job-status', jobId: 1, status: 'running' }, { now: 0 }), {
-      status: 400,
-      message: 'Cannot transition status via :run from :success (Reason(s): Status cannot transition via "run")',
-    });
-    assert.throws(() => handleEvent(done, { type: 'job-status', jobId: 99, status: 'running' }, { now: 0 }), {
-      status: 404,
-      message: '404 Job Not Found',
-    });
+    assert.throws(() => handleEvent(done, { type: 'job-status', jobId: 1, status: 'running' }, { now: 0 }), answeredWith(400, 'Cannot transition status via :run from :success (Reason(s): Status cannot transition via "run")'));
+    assert.throws(() => handleEvent(done, { type: 'job-status', jobId: 99, status: 'running' }, { now: 0 }), answeredWith(404, '404 Job Not Found'));
   });
 
   it('records the failure reason and clears nothing else', () => {

@@ -1,5 +1,6 @@
 /** Job retry, automatic retry and pipeline retry (§3.2, §6). */
 import { describe, it } from 'node:test';
+import { answeredWith } from '../helpers/api-answer.ts';
 import assert from 'node:assert/strict';
 import { handleEvent } from '../../src/pipeline/index.ts';
 import {
@@ -101,7 +102,7 @@ describe('job retry', () => {
     const retriedJob = { ...initial.jobs[0], status: 'failed' as const, retried: true };
     assert.throws(
       () => handleEvent({ status: 'failed', jobs: [retriedJob] }, { type: 'retry-job', jobId: retriedJob.id }, { now: 0 }),
-      { status: 403, message: '403 Forbidden - Job is not retryable' },
+      answeredWith(403, '403 Forbidden - Job is not retryable'),
     );
   });
 

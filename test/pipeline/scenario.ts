@@ -21,10 +21,12 @@ import {
   type PipelineStatus,
   type RetryPolicy,
 } from '../../src/pipeline/index.ts';
+import { errorStatus } from '../../src/coordinator/http/error-responses.ts';
 import { isGantryError } from '../../src/shared/errors.ts';
 
+/** Whether `error` is a domain error the API answers with `status`. */
 function isGantryErrorWithStatus(error: unknown, status: number): boolean {
-  return isGantryError(error) && error.status === status;
+  return isGantryError(error) && errorStatus(error) === status;
 }
 
 export interface JobSpec {

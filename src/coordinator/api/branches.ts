@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { CoordinatorContext } from '../context.ts';
 import { requireActor } from '../http/auth.ts';
+import { messageAnswers } from '../http/error-responses.ts';
 import { pageRequest, setPaginationHeaders } from '../http/pagination.ts';
 import { paramsOf } from '../http/request-params.ts';
 import { serializeBranch } from '../http/serializers/branches.ts';
@@ -37,7 +38,7 @@ export function branchesRoutes(context: CoordinatorContext): FastifyPluginAsync 
       return serializeBranch(await branches.find(target, request.actor, request.params.branch), urls(target));
     });
 
-    api.post<{ Params: ProjectPath }>(base, async (request, reply) => {
+    api.post<{ Params: ProjectPath }>(base, { config: { errorAnswers: messageAnswers(400, ['GANTRY_E_REF_NOT_FOUND']) } }, async (request, reply) => {
       const actor = requireActor(request);
       const params = paramsOf(request);
       const name = params.requiredString('branch');
@@ -46,7 +47,7 @@ export function branchesRoutes(context: CoordinatorContext): FastifyPluginAsync 
       return reply.code(201).send(serializeBranch(view, urls(target)));
     });
 
-    api.delete<{ Params: BranchPath }>(`${base}/:branch`, async (request, reply) => {
+    api.delete<{ Params: BranchPath }>(`${base}/:branch`, { config: { errorAnswers: messageAnswers(405, ['GANTRY_E_BRANCH_PROTECTED']) } }, async (request, reply) => {
       await branches.delete(request.params.id, requireActor(request), request.params.branch);
       return reply.code(204).send();
     });

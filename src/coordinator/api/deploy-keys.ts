@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { notFound } from '../../shared/errors.ts';
+import { GantryError } from '../../shared/errors.ts';
 import type { CoordinatorContext } from '../context.ts';
 import { requireActor, requireAdmin } from '../http/auth.ts';
 import { pageRequest, setPaginationHeaders } from '../http/pagination.ts';
@@ -17,7 +17,7 @@ interface KeyPath extends ProjectPath {
 
 /** A positive integer key id, else 404 like an unknown key. */
 function keyId(raw: string): number {
-  if (!/^\d+$/.test(raw)) throw notFound('Deploy Key');
+  if (!/^\d+$/.test(raw)) throw new GantryError('GANTRY_E_DEPLOY_KEY_NOT_FOUND');
   return Number(raw);
 }
 

@@ -1,14 +1,21 @@
 import type { FastifyInstance } from 'fastify';
-import { notFound } from '../../shared/errors.ts';
+import { GantryError } from '../../shared/errors.ts';
 import { VISIBILITIES } from '../../storage/types.ts';
 import type { CoordinatorContext } from '../context.ts';
 import { requireActor, requireAdmin } from '../http/auth.ts';
+import type { ErrorAnswer } from '../http/error-responses.ts';
 import { serializeGroup } from '../http/serializers/groups.ts';
 import type { Params } from '../http/params.ts';
 import { paramsOf } from '../http/request-params.ts';
 import { GroupChangesService, type GroupAttributes } from '../services/groups-changes.ts';
 import { GroupSharesService } from '../services/group-shares.ts';
 import type { GroupsService } from '../services/groups.ts';
+
+/** Moving a project into a group states its refusal as a field error: `{"message":{"new_namespace":[...]}}`. */
+const transferRefusedAsField: ErrorAnswer = {
+  status: 400,
+  body: (error) => ({ message: { new_namespace: [error.details.reason ?? error.message] } }),
+};
 
 /** POST /groups, PUT and DELETE /groups/:id, POST/DELETE /groups/:id/share, POST /groups/:id/projects/:project_id. */
 export function registerGroupChangeRoutes(api: FastifyInstance, context: CoordinatorContext, groups: GroupsService): void {
@@ -55,10 +62,10 @@ export function registerGroupChangeRoutes(api: FastifyInstance, context: Coordin
     return reply.code(204).send();
   });
 
-  api.post<{ Params: { id: string; project_id: string } }>('/groups/:id/projects/:project_id', async (request, reply) => {
+  api.post<{ Params: { id: string; project_id: string } }>('/groups/:id/projects/:project_id', { config: { errorAnswers: { GANTRY_E_TRANSFER_REFUSED: transferRefusedAsField } } }, async (request, reply) => {
     const actor = requireAdmin(request);
     const group = await context.lookup.findGroup(request.params.id);
-    if (!group) throw notFound('Group');
+    if (!group) throw new GantryError('GANTRY_E_GROUP_NOT_FOUND');
     await changes.transferProject(group, request.params.project_id);
     return reply.code(201).send(await groups.details(group, actor));
   });

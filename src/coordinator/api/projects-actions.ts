@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { forbidden } from '../../shared/errors.ts';
+import { accessDenied } from '../../shared/errors.ts';
 import { VISIBILITIES, type ProjectRecord, type UserRecord } from '../../storage/types.ts';
 import type { CoordinatorContext } from '../context.ts';
 import { requireActor } from '../http/auth.ts';
+import { fieldsAnswer, messageAnswers } from '../http/error-responses.ts';
 import { paramsOf } from '../http/request-params.ts';
 import { MAINTAINER, OWNER } from '../services/permissions.ts';
 import { PROJECT_UPDATE_PARAMETERS } from '../services/project-attributes.ts';
@@ -21,11 +22,11 @@ export function registerProjectActionRoutes(api: FastifyInstance, context: Coord
   /** The project, readable by the caller (404 otherwise) and at `level` or above (403 otherwise). */
   async function projectAt(id: string, actor: UserRecord, level: typeof MAINTAINER | typeof OWNER): Promise<ProjectRecord> {
     const project = await lookup.readableProject(id, actor);
-    if (!(await permissions.projectLevelAtLeast(project, actor, level))) throw forbidden();
+    if (!(await permissions.projectLevelAtLeast(project, actor, level))) throw accessDenied();
     return project;
   }
 
-  api.put<IdRoute>('/projects/:id', async (request) => {
+  api.put<IdRoute>('/projects/:id', { config: { errorAnswers: messageAnswers(400, ['GANTRY_E_BRANCH_NOT_FOUND']) } }, async (request) => {
     const actor = requireActor(request);
     const params = paramsOf(request);
     requireAtLeastOne(params, PROJECT_UPDATE_PARAMETERS);
@@ -40,7 +41,7 @@ export function registerProjectActionRoutes(api: FastifyInstance, context: Coord
     return { message: '202 Accepted' };
   });
 
-  api.post<IdRoute>('/projects/:id/fork', async (request, reply) => {
+  api.post<IdRoute>('/projects/:id/fork', { config: { errorAnswers: { GANTRY_E_PROJECT_PATH_TAKEN: fieldsAnswer(409) } } }, async (request, reply) => {
     const actor = requireActor(request);
     const params = paramsOf(request);
     const source = await lookup.readableProject(request.params.id, actor);

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { GantryError } from '../../shared/errors.ts';
+import { atLeastOneOf } from '../../shared/errors.ts';
 import { VISIBILITIES, type AccessLevel } from '../../storage/types.ts';
 import type { CoordinatorContext } from '../context.ts';
 import { requireActor, requireAdmin } from '../http/auth.ts';
@@ -77,7 +77,7 @@ function createRequest(params: Params): ProjectCreateRequest {
   const name = params.nonEmptyString('name');
   const path = params.nonEmptyString('path');
   if (name === undefined && path === undefined) {
-    throw new GantryError('GANTRY_E_MISSING_PARAM', 400, { error: 'name, path are missing, at least one parameter must be provided' });
+    throw atLeastOneOf(['name', 'path']);
   }
   return {
     name,

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { notFound } from '../../shared/errors.ts';
+import { GantryError } from '../../shared/errors.ts';
 import type { CoordinatorContext } from '../context.ts';
 import { requireActor } from '../http/auth.ts';
 import { pageRequest, setPaginationHeaders, slicePage } from '../http/pagination.ts';
@@ -49,7 +49,7 @@ export function protectedBranchesRoutes(context: CoordinatorContext): FastifyPlu
 
     api.delete<{ Params: RulePath }>(`${base}/:name`, async (request, reply) => {
       const target = await branches.forMaintainer(request.params.id, requireActor(request));
-      if (!(await rules.remove(target.project, request.params.name))) throw notFound();
+      if (!(await rules.remove(target.project, request.params.name))) throw new GantryError('GANTRY_E_PROTECTED_BRANCH_NOT_FOUND');
       return reply.code(204).send();
     });
   };

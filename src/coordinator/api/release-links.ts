@@ -3,6 +3,7 @@ import { invalidParam } from '../../shared/errors.ts';
 import { RELEASE_LINK_TYPES } from '../../storage/types-repository.ts';
 import type { CoordinatorContext } from '../context.ts';
 import { requireActor } from '../http/auth.ts';
+import { ERROR_ANSWERS } from '../http/error-responses.ts';
 import { pageRequest, setPaginationHeaders, slicePage } from '../http/pagination.ts';
 import { Params } from '../http/params.ts';
 import type { ParamMap, ParamValue } from '../http/querystring.ts';
@@ -50,6 +51,9 @@ export function parseAssetLinks(params: Params): ReleaseLinkInput[] {
   });
 }
 
+/** A missing release answers like a missing link here: `404 Not found`. */
+const linkOptions = { config: { errorAnswers: { GANTRY_E_RELEASE_NOT_FOUND: ERROR_ANSWERS.GANTRY_E_RELEASE_LINK_NOT_FOUND } } };
+
 /** `/projects/:id/releases/:tag_name/assets/links[/:link_id]`. */
 export function releaseLinksRoutes(context: CoordinatorContext): FastifyPluginAsync {
   const links = new ReleaseLinksService(context);
@@ -60,30 +64,30 @@ export function releaseLinksRoutes(context: CoordinatorContext): FastifyPluginAs
   return async (api) => {
     const base = '/projects/:id/releases/:tag_name/assets/links';
 
-    api.get<{ Params: ReleasePath }>(base, async (request, reply) => {
+    api.get<{ Params: ReleasePath }>(base, linkOptions, async (request, reply) => {
       const page = pageRequest(paramsOf(request));
       const { target, links: all } = await links.list(request.params.id, request.actor, request.params.tag_name);
       setPaginationHeaders(request, reply, externalUrl, page, { total: all.length });
       return slicePage(all, page).map((link) => present(request, { target, link }));
     });
 
-    api.get<{ Params: LinkPath }>(`${base}/:link_id`, async (request) => {
+    api.get<{ Params: LinkPath }>(`${base}/:link_id`, linkOptions, async (request) => {
       return present(request, await links.get(request.params.id, request.actor, request.params.tag_name, linkId(request)));
     });
 
-    api.post<{ Params: ReleasePath }>(base, async (request, reply) => {
+    api.post<{ Params: ReleasePath }>(base, linkOptions, async (request, reply) => {
       const created = await links.create(request.params.id, requireActor(request), request.params.tag_name, linkInput(paramsOf(request)));
       return reply.code(201).send(present(request, created));
     });
 
-    api.put<{ Params: LinkPath }>(`${base}/:link_id`, async (request) => {
+    api.put<{ Params: LinkPath }>(`${base}/:link_id`, linkOptions, async (request) => {
       const actor = requireActor(request);
       const params = paramsOf(request);
       requireAtLeastOne(params, ['name', 'url']);
       return present(request, await links.update(request.params.id, actor, request.params.tag_name, linkId(request), linkInput(params)));
     });
 
-    api.delete<{ Params: LinkPath }>(`${base}/:link_id`, async (request) => {
+    api.delete<{ Params: LinkPath }>(`${base}/:link_id`, linkOptions, async (request) => {
       return present(request, await links.remove(request.params.id, requireActor(request), request.params.tag_name, linkId(request)));
     });
   };

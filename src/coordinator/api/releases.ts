@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { CoordinatorContext } from '../context.ts';
 import { requireActor } from '../http/auth.ts';
+import { messageAnswers } from '../http/error-responses.ts';
 import { pageRequest, setPaginationHeaders, slicePage } from '../http/pagination.ts';
 import type { Params } from '../http/params.ts';
 import { paramsOf } from '../http/request-params.ts';
@@ -52,7 +53,7 @@ export function releasesRoutes(context: CoordinatorContext): FastifyPluginAsync 
       return reply.code(201).send(serializeReleaseDetail(view, urls(target)));
     });
 
-    api.put<{ Params: ReleasePath }>(`${base}/:tag_name`, async (request) => {
+    api.put<{ Params: ReleasePath }>(`${base}/:tag_name`, { config: { errorAnswers: messageAnswers(400, ['GANTRY_E_AT_LEAST_ONE_PARAM_REQUIRED']) } }, async (request) => {
       const actor = requireActor(request);
       const { target, view } = await releases.update(request.params.id, actor, request.params.tag_name, releaseInput(paramsOf(request)));
       return serializeReleaseDetail(view, urls(target));

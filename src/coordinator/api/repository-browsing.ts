@@ -2,6 +2,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { invalidParam } from '../../shared/errors.ts';
 import type { CoordinatorContext } from '../context.ts';
 import { contentDisposition, looksBinary, withFirstChunk } from '../http/blob-response.ts';
+import { messageAnswers } from '../http/error-responses.ts';
 import { pageRequest, setPaginationHeaders, slicePage } from '../http/pagination.ts';
 import { paramsOf } from '../http/request-params.ts';
 import { serializeCommit, serializeDiff } from '../http/serializers/commits.ts';
@@ -80,7 +81,7 @@ export function repositoryBrowsingRoutes(context: CoordinatorContext): FastifyPl
       };
     });
 
-    api.get<{ Params: ProjectPath }>(`${base}/merge_base`, async (request) => {
+    api.get<{ Params: ProjectPath }>(`${base}/merge_base`, { config: { errorAnswers: messageAnswers(400, ['GANTRY_E_REF_NOT_FOUND']) } }, async (request) => {
       const refs = paramsOf(request).stringArray('refs') ?? [];
       const target = await access.forRead(request.params.id, request.actor);
       return serializeCommit(await browsing.mergeBase(target, refs), { externalUrl, projectFullPath: target.fullPath });

@@ -8,7 +8,7 @@ import { paramsOf } from '../http/request-params.ts';
 import { serializeCommit, serializeCommitComment, serializeCommitDetail, serializeCommitWithStats, serializeDiff } from '../http/serializers/commits.ts';
 import { CommitCommentsService } from '../services/repository/commit-comments.ts';
 import { CommitsService } from '../services/repository/commits.ts';
-import { parseCommitActions } from './repository-params.ts';
+import { COMMIT_WRITE_ANSWERS, parseCommitActions } from './repository-params.ts';
 import { repositoryClient } from './repository-client.ts';
 
 interface ProjectPath {
@@ -47,7 +47,7 @@ export function repositoryCommitsRoutes(context: CoordinatorContext): FastifyPlu
       return items.map((commit, index) => serializeCommitWithStats(commit, stats[index], urls));
     });
 
-    api.post<{ Params: ProjectPath }>(base, async (request, reply) => {
+    api.post<{ Params: ProjectPath }>(base, { config: { errorAnswers: COMMIT_WRITE_ANSWERS } }, async (request, reply) => {
       const actor = requireActor(request);
       const params = paramsOf(request);
       const write = {

@@ -3,6 +3,7 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { invalidParam } from '../../shared/errors.ts';
 import type { CoordinatorContext } from '../context.ts';
 import { requireActor } from '../http/auth.ts';
+import { messageAnswers } from '../http/error-responses.ts';
 import { contentDisposition, headerText, looksBinary, withFirstChunk } from '../http/blob-response.ts';
 import type { Params } from '../http/params.ts';
 import { paramsOf } from '../http/request-params.ts';
@@ -10,7 +11,7 @@ import { serializeCommit } from '../http/serializers/commits.ts';
 import { FilesService, type FileWriteInput, type RepositoryFileJson } from '../services/repository/files.ts';
 import type { GitBlameLine, GitCommit } from '../../storage/git/types.ts';
 import { repositoryClient } from './repository-client.ts';
-import { decodeContent } from './repository-params.ts';
+import { COMMIT_WRITE_ANSWERS, decodeContent } from './repository-params.ts';
 
 interface FilePath {
   id: string;
@@ -22,6 +23,8 @@ export function repositoryFilesRoutes(context: CoordinatorContext): FastifyPlugi
   const files = new FilesService(context);
   return async (api) => {
     const base = '/projects/:id/repository/files/:file_path';
+    // The files API also answers a protected branch as 400 with the message (spec 01).
+    const writes = { config: { errorAnswers: { ...COMMIT_WRITE_ANSWERS, ...messageAnswers(400, ['GANTRY_E_BRANCH_PROTECTED']) } } };
 
     // HEAD is answered by the same handler without the body: the X-Gitlab-* headers carry the metadata.
     api.get<{ Params: FilePath }>(base, async (request, reply) => {
@@ -57,19 +60,19 @@ export function repositoryFilesRoutes(context: CoordinatorContext): FastifyPlugi
       return reply.type('application/json').send(body);
     });
 
-    api.post<{ Params: FilePath }>(base, async (request, reply) => {
+    api.post<{ Params: FilePath }>(base, writes, async (request, reply) => {
       const actor = requireActor(request);
       const input = writeInput(paramsOf(request), 'create');
       return reply.code(201).send(await files.create(request.params.id, actor, request.params.file_path, input));
     });
 
-    api.put<{ Params: FilePath }>(base, async (request) => {
+    api.put<{ Params: FilePath }>(base, writes, async (request) => {
       const actor = requireActor(request);
       const input = writeInput(paramsOf(request), 'update');
       return files.update(request.params.id, actor, request.params.file_path, input);
     });
 
-    api.delete<{ Params: FilePath }>(base, async (request, reply) => {
+    api.delete<{ Params: FilePath }>(base, writes, async (request, reply) => {
       const actor = requireActor(request);
       const input = writeInput(paramsOf(request), 'delete');
       await files.delete(request.params.id, actor, request.params.file_path, input);

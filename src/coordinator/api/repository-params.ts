@@ -1,7 +1,14 @@
 import { invalidParam, missingParam } from '../../shared/errors.ts';
 import type { GitFileAction } from '../../storage/git/types.ts';
+import { messageAnswers } from '../http/error-responses.ts';
 import { Params } from '../http/params.ts';
 import type { ParamMap, ParamValue } from '../http/querystring.ts';
+
+/**
+ * The commits and files APIs answer what GitLab's commit service refuses as 400 with its
+ * message, a missing start branch, start ref or file included (404s elsewhere).
+ */
+export const COMMIT_WRITE_ANSWERS = messageAnswers(400, ['GANTRY_E_BRANCH_NOT_FOUND', 'GANTRY_E_REF_NOT_FOUND', 'GANTRY_E_FILE_NOT_FOUND']);
 
 const ACTIONS = ['create', 'update', 'move', 'delete', 'chmod'] as const;
 const ENCODINGS = ['text', 'base64'] as const;

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { CoordinatorContext } from '../context.ts';
 import { requireActor } from '../http/auth.ts';
+import { messageAnswers } from '../http/error-responses.ts';
 import { pageRequest, setPaginationHeaders, slicePage } from '../http/pagination.ts';
 import { paramsOf } from '../http/request-params.ts';
 import { serializeRelease, serializeTag } from '../http/serializers/tags.ts';
@@ -14,6 +15,9 @@ interface ProjectPath {
 interface TagPath extends ProjectPath {
   tag_name: string;
 }
+
+/** The legacy tag release routes say what is missing in words: `{"message":"Tag does not exist"}`. */
+const releaseOptions = { config: { errorAnswers: messageAnswers(404, ['GANTRY_E_TAG_NOT_FOUND', 'GANTRY_E_RELEASE_NOT_FOUND']) } };
 
 /** `/projects/:id/repository/tags[...]` and `.../tags/:tag_name/release`. */
 export function tagsRoutes(context: CoordinatorContext): FastifyPluginAsync {
@@ -42,7 +46,7 @@ export function tagsRoutes(context: CoordinatorContext): FastifyPluginAsync {
       return serializeTag(await tags.find(target, request.params.tag_name), urls(target));
     });
 
-    api.post<{ Params: ProjectPath }>(base, async (request, reply) => {
+    api.post<{ Params: ProjectPath }>(base, { config: { errorAnswers: messageAnswers(405, ['GANTRY_E_REF_NAME_INVALID', 'GANTRY_E_REF_NOT_FOUND', 'GANTRY_E_TAG_PROTECTED']) } }, async (request, reply) => {
       const actor = requireActor(request);
       const params = paramsOf(request);
       const input = {
@@ -60,14 +64,14 @@ export function tagsRoutes(context: CoordinatorContext): FastifyPluginAsync {
       return reply.code(204).send();
     });
 
-    api.post<{ Params: TagPath }>(`${base}/:tag_name/release`, async (request, reply) => {
+    api.post<{ Params: TagPath }>(`${base}/:tag_name/release`, releaseOptions, async (request, reply) => {
       const actor = requireActor(request);
       const description = paramsOf(request).requiredString('description');
       const release = await tags.createRelease(request.params.id, actor, request.params.tag_name, description);
       return reply.code(201).send(serializeRelease(release));
     });
 
-    api.put<{ Params: TagPath }>(`${base}/:tag_name/release`, async (request) => {
+    api.put<{ Params: TagPath }>(`${base}/:tag_name/release`, releaseOptions, async (request) => {
       const actor = requireActor(request);
       const description = paramsOf(request).requiredString('description');
       return serializeRelease(await tags.updateRelease(request.params.id, actor, request.params.tag_name, description));

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { CoordinatorContext } from '../context.ts';
 import { requireActor, requireAdmin } from '../http/auth.ts';
+import { messageAnswers } from '../http/error-responses.ts';
 import { pageRequest, setPaginationHeaders } from '../http/pagination.ts';
 import { paramsOf } from '../http/request-params.ts';
 import { serializeUserBasic } from '../http/serializers/user-basic.ts';
@@ -37,7 +38,7 @@ export function usersRoutes(context: CoordinatorContext): FastifyPluginAsync {
       return reply.code(201).send(serializeUserAdmin(user, externalUrl));
     });
 
-    api.put<{ Params: UserPath }>('/users/:id', async (request) => {
+    api.put<{ Params: UserPath }>('/users/:id', { config: { errorAnswers: messageAnswers(404, ['GANTRY_E_ALREADY_EXISTS']) } }, async (request) => {
       requireAdmin(request);
       const user = await users.update(request.params.id, paramsOf(request));
       return serializeUserAdmin(user, externalUrl);

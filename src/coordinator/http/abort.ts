@@ -8,7 +8,7 @@ import { GantryError } from '../../shared/errors.ts';
 export function abortOnDisconnect(reply: FastifyReply): AbortSignal {
   const controller = new AbortController();
   reply.raw.once('close', () => {
-    if (!reply.raw.writableFinished) controller.abort(new GantryError('GANTRY_E_BAD_REQUEST', 499, { message: '499 Client Closed Request' }));
+    if (!reply.raw.writableFinished) controller.abort(new GantryError('GANTRY_E_CLIENT_GONE'));
   });
   return controller.signal;
 }

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { coordinatorUrl } from './mount-path.ts';
-import { forbidden, insufficientScope, invalidToken, notFound, unauthorized } from '../../shared/errors.ts';
+import { accessDenied, GantryError, insufficientScope } from '../../shared/errors.ts';
 import type { ReadCache } from '../services/read-cache.ts';
 import { tokenProblem } from '../services/token-validity.ts';
 import type { UserRecord, UsersStore } from '../../storage/types.ts';
@@ -100,8 +100,7 @@ export class Authenticator {
 
   /**
    * Signs the request in from its headers and query string, before any body byte is read:
-   * 401 for a bad, revoked or expired token, 403 for missing scopes, 403/404 for a refused
-   * sudo. Without a token there the request stays anonymous until {@link authenticateFromBody}.
+   * refused for a bad, revoked or expired token, missing scopes, or a refused sudo. Without a token there the request stays anonymous until {@link authenticateFromBody}.
    */
   async authenticateBeforeBody(request: FastifyRequest): Promise<void> {
     request.actor = null;
@@ -131,7 +130,7 @@ export class Authenticator {
     const token = tokenBeforeBody(request);
     if (bodySudo === undefined || token === undefined) return;
     const credential = await this.credentialForToken(token);
-    if (!credential) throw unauthorized();
+    if (!credential) throw new GantryError('GANTRY_E_CREDENTIALS_INVALID');
     await this.applySudo(request, credential, bodySudo);
   }
 
@@ -143,11 +142,11 @@ export class Authenticator {
 
   private async signIn(request: FastifyRequest, token: string): Promise<TokenCredential> {
     const credential = await this.credentialForToken(token);
-    if (!credential) throw unauthorized();
+    if (!credential) throw new GantryError('GANTRY_E_CREDENTIALS_INVALID');
     // The owner is known from here on, even when the token turns out unusable: throttles count it.
     request.credentialUser = credential.user;
     const problem = tokenProblem(credential.token);
-    if (problem) throw invalidToken(problem);
+    if (problem) throw new GantryError('GANTRY_E_TOKEN_UNUSABLE', problem);
     const needed = scopesNeeded(credential.token.scopes, request.method, coordinatorUrl(request));
     if (needed) throw insufficientScope(needed);
     request.actor = credential.user;
@@ -155,23 +154,23 @@ export class Authenticator {
   }
 
   private async applySudo(request: FastifyRequest, credential: TokenCredential, sudo: string): Promise<void> {
-    if (!credential.user.is_admin) throw forbidden('Must be admin to use sudo');
+    if (!credential.user.is_admin) throw accessDenied('Must be admin to use sudo');
     if (!credential.token.scopes.includes('sudo')) throw insufficientScope(['sudo']);
     const target = /^\d+$/.test(sudo) ? await this.users.findById(Number(sudo)) : await this.users.findByUsername(sudo);
-    if (!target || target.is_ghost) throw notFound(`User with ID or username '${sudo}'`);
+    if (!target || target.is_ghost) throw new GantryError('GANTRY_E_USER_NOT_FOUND', `no user with ID or username '${sudo}'`, { resource: `User with ID or username '${sudo}'` });
     request.actor = target;
   }
 }
 
-/** The actor, or 401 when the route needs one. */
+/** The actor; GANTRY_E_AUTHENTICATION_REQUIRED when the route needs one and there is none. */
 export function requireActor(request: FastifyRequest): UserRecord {
-  if (!request.actor) throw unauthorized();
+  if (!request.actor) throw new GantryError('GANTRY_E_AUTHENTICATION_REQUIRED');
   return request.actor;
 }
 
-/** The actor when an administrator, else 401 (anonymous) or 403. */
+/** The actor when an administrator, else GANTRY_E_AUTHENTICATION_REQUIRED (anonymous) or GANTRY_E_ACCESS_DENIED. */
 export function requireAdmin(request: FastifyRequest): UserRecord {
   const actor = requireActor(request);
-  if (!actor.is_admin) throw forbidden();
+  if (!actor.is_admin) throw accessDenied();
   return actor;
 }

@@ -1,6 +1,6 @@
 import { Transform, type Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import { unauthorized } from '../../shared/errors.ts';
+import { GantryError } from '../../shared/errors.ts';
 import { coordinatorUrl } from './mount-path.ts';
 import { isRunnerProtocolRequest } from './runner-routes.ts';
 
@@ -67,10 +67,10 @@ export function guardAnonymousBodies(limits: BodyLimits) {
     if (isRunnerProtocolRequest(request.method, coordinatorUrl(request))) return payload;
     const length = declaredLength(request);
     if (length !== undefined) {
-      if (length > limits.anonymous) throw unauthorized();
+      if (length > limits.anonymous) throw anonymousBodyRefused();
       return payload;
     }
-    if (request.isMultipart()) throw unauthorized();
+    if (request.isMultipart()) throw anonymousBodyRefused();
     return capped(payload, limits.anonymous);
   };
 }
@@ -87,7 +87,7 @@ function capped(source: Readable, limit: number): Readable {
       }
       source.unpipe(out);
       source.resume();
-      callback(unauthorized());
+      callback(anonymousBodyRefused());
     },
   });
   source.on('error', (error) => out.destroy(error));
@@ -109,4 +109,9 @@ export function closeOnUnreadBodies(request: FastifyRequest, reply: FastifyReply
     if (length === undefined || length > DRAIN_LIMIT) void reply.header('connection', 'close');
   }
   done(null, payload);
+}
+
+/** Anonymous callers may not send large bodies: the same refusal as any request that needs sign-in. */
+function anonymousBodyRefused(): GantryError {
+  return new GantryError('GANTRY_E_AUTHENTICATION_REQUIRED', 'sign in to send a body this large');
 }

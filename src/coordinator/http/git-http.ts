@@ -1,11 +1,13 @@
 import path from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { GantryError, isGantryError } from '../../shared/errors.ts';
 import type { CoordinatorContext } from '../context.ts';
-import { GitAccess, GitHttpRefusal, type PersonalTokenResolver } from '../services/git-http/access.ts';
+import { GitAccess, type PersonalTokenResolver } from '../services/git-http/access.ts';
 import { classifyGitPath } from '../services/git-http/paths.ts';
 import type { BranchPushRules, TagPushRules } from '../services/git-http/push-policy.ts';
 import { GitHttpService } from '../services/git-http/service.ts';
 import { coordinatorUrl } from './mount-path.ts';
+import { errorStatus } from './error-responses.ts';
 import { classifyWebDownload, type WebDownloads } from './web-downloads.ts';
 
 export interface GitHttpOptions {
@@ -69,7 +71,7 @@ async function serve(service: GitHttpService, request: FastifyRequest, reply: Fa
     return reply;
   }
   if (target.kind === 'redirect') return reply.redirect(request.coordinatorPrefix + target.location, 301);
-  if (target.kind === 'unsupported') return refuse(reply, new GitHttpRefusal(404, 'Not Found'));
+  if (target.kind === 'unsupported') return refuse(reply, new GantryError('GANTRY_E_ROUTE_NOT_FOUND', 'Not Found'));
 
   // The client hanging up before its answer was written stops queued or running git work.
   const hangUp = new AbortController();
@@ -92,7 +94,8 @@ async function serve(service: GitHttpService, request: FastifyRequest, reply: Fa
     });
     return reply.code(response.status).headers(response.headers).send(response.body);
   } catch (error) {
-    if (error instanceof GitHttpRefusal) return refuse(reply, error);
+    // Refusals are plain text, which git prints; server failures go to the JSON error handler.
+    if (isGantryError(error) && errorStatus(error) < 500) return refuse(reply, error);
     throw error;
   }
 }
@@ -102,7 +105,10 @@ function header(request: FastifyRequest, name: string): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
-function refuse(reply: FastifyReply, refusal: GitHttpRefusal): FastifyReply {
-  if (refusal.status === 401) void reply.header('www-authenticate', 'Basic realm="Gantry"');
-  return reply.code(refusal.status).type('text/plain; charset=utf-8').send(`${refusal.message}\n`);
+/** The API's status for the code, and the message as a line of text. */
+function refuse(reply: FastifyReply, refusal: GantryError): FastifyReply {
+  const status = errorStatus(refusal);
+  reply.log.info({ code: refusal.code, status }, refusal.message);
+  if (status === 401) void reply.header('www-authenticate', 'Basic realm="Gantry"');
+  return reply.code(status).type('text/plain; charset=utf-8').send(`${refusal.message}\n`);
 }

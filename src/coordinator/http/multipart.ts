@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { badRequest, GantryError, isGantryError } from '../../shared/errors.ts';
+import { GantryError, isGantryError } from '../../shared/errors.ts';
 import { assignParam, type ParamMap } from './querystring.ts';
 import type { UploadedFile } from './uploaded-file.ts';
 
@@ -25,8 +25,9 @@ declare module 'fastify' {
 /**
  * Multipart bodies become parameters like form fields; files stream to temporary files in
  * `uploadDirectory` and become UploadedFile parameters. A malformed body (no boundary,
- * broken part headers) is the caller's mistake: 400; the plugin's limits keep their 413
- * (a file past the upload limit stops being read and written at the limit).
+ * broken part headers) is the caller's mistake (GANTRY_E_MULTIPART_MALFORMED); the plugin's
+ * limits stay GANTRY_E_BODY_TOO_LARGE (a file past the upload limit stops being read and
+ * written at the limit).
  */
 export function collectMultipartBodies(app: FastifyInstance, uploadDirectory: string): void {
   // Reference-type decorations start as null and are set per request (fastify's rule).
@@ -42,7 +43,7 @@ export function collectMultipartBodies(app: FastifyInstance, uploadDirectory: st
       request.body = await collectParts(request, request.parts() as AsyncIterable<MultipartPart>, uploadDirectory);
     } catch (error) {
       if (isGantryError(error) || hasClientStatus(error)) throw error;
-      throw badRequest(`multipart body is malformed (${error instanceof Error ? error.message : String(error)})`);
+      throw new GantryError('GANTRY_E_MULTIPART_MALFORMED', `multipart body is malformed (${error instanceof Error ? error.message : String(error)})`);
     }
   });
   const removeUploads = async (request: FastifyRequest): Promise<void> => {
@@ -75,7 +76,7 @@ async function writeUpload(request: FastifyRequest, part: Extract<MultipartPart,
     size += chunk.length;
   });
   await pipeline(part.file, createWriteStream(target, { flags: 'wx', mode: 0o600 }));
-  if (part.file.truncated) throw new GantryError('GANTRY_E_PAYLOAD_TOO_LARGE', 413, { message: '413 Request Entity Too Large' });
+  if (part.file.truncated) throw new GantryError('GANTRY_E_BODY_TOO_LARGE', `the file ${part.filename} is over the upload limit`);
   return { kind: 'uploaded-file', filename: part.filename, mimetype: part.mimetype, path: target, size };
 }
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifySchemaCompiler } from 'fastify';
 import type { TSchema } from 'typebox';
-import { GantryError } from '../../shared/errors.ts';
+import { invalidParams, type GantryError } from '../../shared/errors.ts';
 import { coerceParams, type ParamProblem } from './gitlab-params.ts';
 import type { ParamMap } from './querystring.ts';
 
@@ -14,7 +14,7 @@ export const gitlabValidatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema
 };
 
 export function parametersRefused(problems: readonly ParamProblem[]): GantryError {
-  return new GantryError('GANTRY_E_INVALID_PARAM', 400, { error: problems.map((problem) => `${problem.name} ${problem.problem}`).join(', ') });
+  return invalidParams(problems);
 }
 
 /**

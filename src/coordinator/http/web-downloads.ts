@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { GantryError } from '../../shared/errors.ts';
 import type { GitArchiveFormat } from '../../storage/git/types.ts';
 import type { CoordinatorContext } from '../context.ts';
 import { RepositoryAccess } from '../services/repository/access.ts';
@@ -76,7 +77,7 @@ export class WebDownloads {
     const release = await this.context.stores.releases.find(target.project.id, download.tagName);
     const links = release ? ((await this.context.stores.releaseLinks.listForReleases([release.id])).get(release.id) ?? []) : [];
     const link = links.find((candidate) => candidate.filepath === download.filepath);
-    if (!link) return reply.code(404).send({ message: '404 Not found' });
+    if (!link) throw new GantryError('GANTRY_E_RELEASE_LINK_NOT_FOUND');
     return reply.redirect(link.url, 302);
   }
 }

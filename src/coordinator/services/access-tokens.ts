@@ -1,4 +1,4 @@
-import { badRequest, invalidParam, missingParam, notFound } from '../../shared/errors.ts';
+import { GantryError, invalidParam, missingParam } from '../../shared/errors.ts';
 import type { UserRecord } from '../../storage/types.ts';
 import { TOKEN_SCOPES, type TokenRecord, type TokenScope } from '../../storage/types-tokens.ts';
 import type { CoordinatorContext } from '../context.ts';
@@ -60,18 +60,18 @@ export class AccessTokensService {
     return tokens.map((token) => serializeAccessToken(token, isActive(token)));
   }
 
-  /** `DELETE /personal_access_tokens/:id`: own tokens, or any for administrators (400 otherwise, as GitLab). */
+  /** `DELETE /personal_access_tokens/:id`: own tokens, or any for administrators. */
   async revokePersonal(actor: UserRecord, tokenId: number): Promise<void> {
     const token = await this.context.stores.tokens.findById(tokenId);
-    if (!token) throw notFound('Personal Access Token');
-    if (token.user_id !== actor.id && !actor.is_admin) throw badRequest('not allowed to revoke this token');
+    if (!token) throw new GantryError('GANTRY_E_ACCESS_TOKEN_NOT_FOUND');
+    if (token.user_id !== actor.id && !actor.is_admin) throw new GantryError('GANTRY_E_TOKEN_NOT_OWNED', 'not allowed to revoke this token');
     await this.context.stores.tokens.revoke(token.id);
   }
 
   private async impersonationToken(userRef: string, tokenId: number): Promise<TokenRecord> {
     const user = await this.context.lookup.user(userRef);
     const token = await this.context.stores.tokens.findById(tokenId);
-    if (!token || token.user_id !== user.id || !token.impersonation) throw notFound('Impersonation Token');
+    if (!token || token.user_id !== user.id || !token.impersonation) throw new GantryError('GANTRY_E_IMPERSONATION_TOKEN_NOT_FOUND');
     return token;
   }
 }

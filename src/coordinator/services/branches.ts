@@ -1,4 +1,4 @@
-import { badRequestMessage, forbidden, methodNotAllowed, notFound } from '../../shared/errors.ts';
+import { accessDenied, GantryError } from '../../shared/errors.ts';
 import type { GitBranch } from '../../storage/git/types.ts';
 import type { UserRecord } from '../../storage/types.ts';
 import type { CoordinatorContext } from '../context.ts';
@@ -52,19 +52,19 @@ export class BranchesService {
 
   async find(target: ReadableRepository, actor: Actor, name: string): Promise<BranchView> {
     const branch = target.repository ? await target.repository.branch(name) : null;
-    if (!branch) throw notFound('Branch');
+    if (!branch) throw new GantryError('GANTRY_E_BRANCH_NOT_FOUND');
     return this.view(target, actor, branch, await this.mergedSet(target));
   }
 
   async create(projectRef: string, actor: UserRecord, name: string, ref: string): Promise<{ target: ReadableRepository; view: BranchView }> {
     const target = await this.access.forWrite(projectRef, actor);
-    if (!isValidBranchName(name)) throw badRequestMessage('Branch name is invalid');
+    if (!isValidBranchName(name)) throw new GantryError('GANTRY_E_REF_NAME_INVALID', 'Branch name is invalid');
     const repository = target.repository;
     const sha = repository ? await repository.resolveCommit(ref) : null;
-    if (!repository || !sha) throw badRequestMessage('Invalid reference name');
-    if (await repository.branch(name)) throw badRequestMessage('Branch already exists');
-    if (!(await this.access.canPushToBranch(target.project, actor, name))) throw forbidden();
-    if (!(await repository.createBranch(name, sha))) throw badRequestMessage('Branch already exists');
+    if (!repository || !sha) throw new GantryError('GANTRY_E_REF_NOT_FOUND', 'Invalid reference name');
+    if (await repository.branch(name)) throw new GantryError('GANTRY_E_BRANCH_EXISTS', 'Branch already exists');
+    if (!(await this.access.canPushToBranch(target.project, actor, name))) throw new GantryError('GANTRY_E_BRANCH_PROTECTED');
+    if (!(await repository.createBranch(name, sha))) throw new GantryError('GANTRY_E_BRANCH_EXISTS', 'Branch already exists');
     this.context.events.publishPush({ project_id: target.project.id, ref: `refs/heads/${name}`, before: ZERO_SHA, after: sha, user_id: actor.id });
     return { target, view: await this.find(target, actor, name) };
   }
@@ -72,9 +72,9 @@ export class BranchesService {
   async delete(projectRef: string, actor: UserRecord, name: string): Promise<void> {
     const target = await this.access.forWrite(projectRef, actor);
     const branch = target.repository ? await target.repository.branch(name) : null;
-    if (!target.repository || !branch) throw notFound('Branch');
-    if (name === (await this.defaultBranch(target))) throw methodNotAllowed('The default branch of a project cannot be deleted.');
-    if (await this.context.protectedBranches.isProtected(target.project, name)) throw methodNotAllowed('Protected branch cant be removed');
+    if (!target.repository || !branch) throw new GantryError('GANTRY_E_BRANCH_NOT_FOUND');
+    if (name === (await this.defaultBranch(target))) throw new GantryError('GANTRY_E_DEFAULT_BRANCH_UNDELETABLE', 'The default branch of a project cannot be deleted.');
+    if (await this.context.protectedBranches.isProtected(target.project, name)) throw new GantryError('GANTRY_E_BRANCH_PROTECTED', 'Protected branch cant be removed', { reason: 'Protected branch cant be removed' });
     await this.removeBranch(target, actor, branch);
   }
 
@@ -109,7 +109,7 @@ export class BranchesService {
   /** Maintainer+ (protection settings); 404 for projects the caller cannot see. */
   async forMaintainer(projectRef: string, actor: UserRecord): Promise<ReadableRepository> {
     const target = await this.access.forRead(projectRef, actor);
-    if (!(await this.context.permissions.projectLevelAtLeast(target.project, actor, MAINTAINER))) throw forbidden();
+    if (!(await this.context.permissions.projectLevelAtLeast(target.project, actor, MAINTAINER))) throw accessDenied();
     return target;
   }
 

@@ -1,4 +1,4 @@
-import { invalidParam, notFound, validationFailed } from '../../shared/errors.ts';
+import { GantryError, invalidParam, validationFailed } from '../../shared/errors.ts';
 import type { CustomAttributeRecord, CustomAttributesStore, CustomAttributeSubject } from '../../storage/types.ts';
 import { checkLengths, type FieldLimits } from './field-limits.ts';
 import type { Lookup } from './lookup.ts';
@@ -23,12 +23,12 @@ export class CustomAttributesService {
         return (await this.lookup.user(ref)).id;
       case 'group': {
         const group = await this.lookup.findGroup(ref);
-        if (!group) throw notFound('Group');
+        if (!group) throw new GantryError('GANTRY_E_GROUP_NOT_FOUND');
         return group.id;
       }
       case 'project': {
         const project = await this.lookup.findProject(ref);
-        if (!project || project.pending_delete) throw notFound('Project');
+        if (!project || project.pending_delete) throw new GantryError('GANTRY_E_PROJECT_NOT_FOUND');
         return project.id;
       }
     }
@@ -40,7 +40,7 @@ export class CustomAttributesService {
 
   async get(subject: CustomAttributeSubject, ref: string, key: string): Promise<CustomAttributeRecord> {
     const found = await this.store.get(subject, await this.subjectId(subject, ref), key);
-    if (!found) throw notFound('Custom Attribute');
+    if (!found) throw new GantryError('GANTRY_E_CUSTOM_ATTRIBUTE_NOT_FOUND');
     return found;
   }
 
@@ -53,7 +53,7 @@ export class CustomAttributesService {
 
   async delete(subject: CustomAttributeSubject, ref: string, key: string): Promise<void> {
     const deleted = await this.store.delete(subject, await this.subjectId(subject, ref), key);
-    if (!deleted) throw notFound('Custom Attribute');
+    if (!deleted) throw new GantryError('GANTRY_E_CUSTOM_ATTRIBUTE_NOT_FOUND');
   }
 }
 

@@ -1,4 +1,4 @@
-import { atLeastOneOf, forbidden, notFound, validationFailed } from '../../shared/errors.ts';
+import { accessDenied, atLeastOneOf, GantryError, validationFailed } from '../../shared/errors.ts';
 import { isUniqueViolation } from '../../storage/sql/database.ts';
 import type { DeployKeyRecord, ProjectDeployKeyRecord } from '../../storage/types-repository.ts';
 import type { ProjectRecord, UserRecord } from '../../storage/types.ts';
@@ -19,7 +19,7 @@ export class DeployKeysService {
   /** `:id` for deploy-key routes: 404 when invisible, 403 below Maintainer. */
   async project(projectRef: string, actor: UserRecord): Promise<ProjectRecord> {
     const project = await this.context.lookup.readableProject(projectRef, actor);
-    if (!(await this.context.permissions.projectLevelAtLeast(project, actor, MAINTAINER))) throw forbidden();
+    if (!(await this.context.permissions.projectLevelAtLeast(project, actor, MAINTAINER))) throw accessDenied();
     return project;
   }
 
@@ -35,7 +35,7 @@ export class DeployKeysService {
 
   async find(project: ProjectRecord, keyId: number): Promise<ProjectDeployKeyRecord> {
     const key = await this.context.stores.deployKeys.findForProject(project.id, keyId);
-    if (!key) throw notFound('Deploy Key');
+    if (!key) throw new GantryError('GANTRY_E_DEPLOY_KEY_NOT_FOUND');
     return key;
   }
 
@@ -104,7 +104,7 @@ export class DeployKeysService {
     const { deployKeys } = this.context.stores;
     const linked = await deployKeys.findForProject(project.id, keyId);
     if (linked) return linked;
-    if (!(await deployKeys.findById(keyId)) || !(await this.canUse(keyId, actor))) throw notFound('Deploy Key');
+    if (!(await deployKeys.findById(keyId)) || !(await this.canUse(keyId, actor))) throw new GantryError('GANTRY_E_DEPLOY_KEY_NOT_FOUND');
     await deployKeys.link(keyId, project.id, false, new Date().toISOString());
     return this.find(project, keyId);
   }

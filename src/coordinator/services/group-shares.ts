@@ -1,4 +1,4 @@
-import { badRequestMessage, conflict, forbidden, invalidParam, notFound } from '../../shared/errors.ts';
+import { accessDenied, GantryError, invalidParam } from '../../shared/errors.ts';
 import type { AccessLevel, NamespaceRecord, UserRecord } from '../../storage/types.ts';
 import type { CoordinatorContext } from '../context.ts';
 import { GUEST, OWNER, type Actor } from './permissions.ts';
@@ -27,11 +27,11 @@ export class GroupSharesService {
 
   async share(group: NamespaceRecord, actor: UserRecord, input: GroupShareInput): Promise<void> {
     const { permissions, lookup, stores } = this.context;
-    if (!(await permissions.canAdminGroup(group, actor))) throw forbidden();
+    if (!(await permissions.canAdminGroup(group, actor))) throw accessDenied();
     if (input.groupAccess < GUEST || input.groupAccess > OWNER || input.groupAccess % 10 !== 0) throw invalidParam('group_access', 'does not have a valid value');
     const invited = await lookup.findGroup(input.groupId);
-    if (!invited || !(await permissions.canReadGroup(invited, actor))) throw notFound('Group');
-    if (invited.id === group.id) throw badRequestMessage('A group cannot be shared with itself');
+    if (!invited || !(await permissions.canReadGroup(invited, actor))) throw new GantryError('GANTRY_E_GROUP_NOT_FOUND');
+    if (invited.id === group.id) throw new GantryError('GANTRY_E_GROUP_SHARED_WITH_ITSELF', 'A group cannot be shared with itself');
     const link = await stores.groupGroupLinks.add({
       shared_group_id: group.id,
       shared_with_group_id: invited.id,
@@ -39,12 +39,12 @@ export class GroupSharesService {
       expires_at: input.expiresAt ?? null,
       created_at: new Date().toISOString(),
     });
-    if (!link) throw conflict('The group has already been shared with this group');
+    if (!link) throw new GantryError('GANTRY_E_ALREADY_EXISTS', 'The group has already been shared with this group', { resource: 'Group share' });
   }
 
   async unshare(group: NamespaceRecord, actor: UserRecord, invitedGroupId: number): Promise<void> {
-    if (!(await this.context.permissions.canAdminGroup(group, actor))) throw forbidden();
-    if (!(await this.context.stores.groupGroupLinks.remove(group.id, invitedGroupId))) throw notFound('Group Link');
+    if (!(await this.context.permissions.canAdminGroup(group, actor))) throw accessDenied();
+    if (!(await this.context.stores.groupGroupLinks.remove(group.id, invitedGroupId))) throw new GantryError('GANTRY_E_GROUP_LINK_NOT_FOUND');
   }
 
   /** The `shared_with_groups` of a group's details: the invited groups the caller can read. */

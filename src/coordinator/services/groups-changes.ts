@@ -1,4 +1,4 @@
-import { forbidden, notFound, validationFailed } from '../../shared/errors.ts';
+import { accessDenied, GantryError, validationFailed } from '../../shared/errors.ts';
 import { isUniqueViolation } from '../../storage/sql/database.ts';
 import type { NamespaceChanges, NamespaceRecord, ProjectRecord, UserRecord, Visibility } from '../../storage/types.ts';
 import type { CoordinatorContext } from '../context.ts';
@@ -35,9 +35,9 @@ export class GroupChangesService {
     let parent: NamespaceRecord | undefined;
     if (input.parent_id !== undefined) {
       parent = await lookup.readableGroup(input.parent_id, actor);
-      if (!(await permissions.canAdminGroup(parent, actor))) throw forbidden();
+      if (!(await permissions.canAdminGroup(parent, actor))) throw accessDenied();
     } else if (!permissions.canCreateGroup(actor)) {
-      throw forbidden();
+      throw accessDenied();
     }
 
     const visibility = input.visibility ?? defaultGroupVisibility((await settings.values()).default_group_visibility, parent);
@@ -88,7 +88,7 @@ export class GroupChangesService {
 
   async update(group: NamespaceRecord, actor: UserRecord, changes: GroupAttributes): Promise<NamespaceRecord> {
     const { permissions, stores } = this.context;
-    if (!(await permissions.canAdminGroup(group, actor))) throw forbidden();
+    if (!(await permissions.canAdminGroup(group, actor))) throw accessDenied();
     const parent = group.parent_id === null ? undefined : await stores.namespaces.findById(group.parent_id);
     const errors = new FieldErrors();
     if (changes.name !== undefined) checkGroupName(changes.name, errors);
@@ -119,7 +119,7 @@ export class GroupChangesService {
       if (isUniqueViolation(error)) throw validationFailed({ path: ['has already been taken'] });
       throw error;
     }
-    if (!updated) throw notFound('Group');
+    if (!updated) throw new GantryError('GANTRY_E_GROUP_NOT_FOUND');
     if (changes.name !== undefined || changes.path !== undefined) {
       await stores.namespaces.refreshPaths(group.id);
       updated = (await stores.namespaces.findById(group.id)) ?? updated;
@@ -130,7 +130,7 @@ export class GroupChangesService {
   /** Removes the group, its subgroups and every project in them, with their members and attributes. */
   async remove(group: NamespaceRecord, actor: UserRecord): Promise<void> {
     const { permissions, stores } = this.context;
-    if (!(await permissions.canAdminGroup(group, actor))) throw forbidden();
+    if (!(await permissions.canAdminGroup(group, actor))) throw accessDenied();
     const groupIds = [group.id, ...(await stores.namespaces.descendantIds(group.id))];
     for (const project of await stores.projects.listByNamespaces(groupIds)) {
       await stores.members.removeAllForSource('project', project.id);
@@ -149,10 +149,10 @@ export class GroupChangesService {
   /** Moves a project into the group's namespace; a project more open than the group is narrowed to it. */
   async transferProject(group: NamespaceRecord, projectRef: string): Promise<void> {
     const project = await this.context.lookup.findProject(projectRef);
-    if (!project || project.pending_delete) throw notFound('Project');
+    if (!project || project.pending_delete) throw new GantryError('GANTRY_E_PROJECT_NOT_FOUND');
     const transfer = new ProjectTransfer(this.context);
     const refusal = await transfer.refusal(project, group);
-    if (refusal) throw validationFailed({ new_namespace: [refusal] });
+    if (refusal) throw new GantryError('GANTRY_E_TRANSFER_REFUSED', refusal, { reason: refusal });
     await transfer.move(project, group);
   }
 

@@ -1,4 +1,4 @@
-import { notFound } from '../../shared/errors.ts';
+import { GantryError } from '../../shared/errors.ts';
 import type { NamespaceRecord, NamespacesStore, ProjectRecord, ProjectsStore, UserRecord, UsersStore } from '../../storage/types.ts';
 import type { Actor, Permissions } from './permissions.ts';
 
@@ -28,7 +28,7 @@ export class Lookup {
   async readableProject(idOrPath: string | number, actor: Actor): Promise<ProjectRecord> {
     const project = await this.findProject(idOrPath);
     if (!project || project.pending_delete || !(await this.permissions.canReadProject(project, actor))) {
-      throw notFound('Project');
+      throw new GantryError('GANTRY_E_PROJECT_NOT_FOUND');
     }
     return project;
   }
@@ -47,7 +47,7 @@ export class Lookup {
   /** A group the actor can read, else 404 Group Not Found. */
   async readableGroup(idOrPath: string | number, actor: Actor): Promise<NamespaceRecord> {
     const group = await this.findGroup(idOrPath);
-    if (!group || !(await this.permissions.canReadGroup(group, actor))) throw notFound('Group');
+    if (!group || !(await this.permissions.canReadGroup(group, actor))) throw new GantryError('GANTRY_E_GROUP_NOT_FOUND');
     return group;
   }
 
@@ -55,7 +55,7 @@ export class Lookup {
   async user(idOrUsername: string | number): Promise<UserRecord> {
     const ref = String(idOrUsername);
     const user = /^\d+$/.test(ref) ? await this.users.findById(Number(ref)) : await this.users.findByUsername(ref);
-    if (!user || user.is_ghost) throw notFound('User');
+    if (!user || user.is_ghost) throw new GantryError('GANTRY_E_USER_NOT_FOUND');
     return user;
   }
 }

@@ -1,4 +1,4 @@
-import { conflict, forbidden, notFound, validationFailed } from '../../shared/errors.ts';
+import { accessDenied, GantryError, validationFailed } from '../../shared/errors.ts';
 import { isUniqueViolation } from '../../storage/sql/database.ts';
 import type { AccessLevel, MemberListFilter, MemberRecord, MemberSourceType, UserRecord } from '../../storage/types.ts';
 import type { CoordinatorContext } from '../context.ts';
@@ -45,7 +45,7 @@ export class MembersService {
 
   async getFromAll(source: MemberSource, userId: number): Promise<MemberJson> {
     const [member] = await inheritedMembers(this.context, source, { userIds: [userId] });
-    if (!member) throw notFound('Member');
+    if (!member) throw new GantryError('GANTRY_E_MEMBER_NOT_FOUND');
     return this.presentOne(member);
   }
 
@@ -58,7 +58,7 @@ export class MembersService {
     const accessLevel = checkLevel(source, input.accessLevel);
     const user = await this.context.lookup.user(userId);
     const { type, id } = sourceKey(source);
-    if (await this.context.stores.members.find(type, id, user.id)) throw conflict('Member already exists');
+    if (await this.context.stores.members.find(type, id, user.id)) throw memberExists();
     await this.requireLevelRights(source, actor, [accessLevel]);
     checkExpiry(input.expiresAt);
     const now = new Date().toISOString();
@@ -76,7 +76,7 @@ export class MembersService {
       })
       .catch((error: unknown) => {
         // A concurrent request added the same member between the check above and this insert.
-        throw isUniqueViolation(error) ? conflict('Member already exists') : error;
+        throw isUniqueViolation(error) ? memberExists() : error;
       });
     return serializeMember(member, user, this.context.config.externalUrl);
   }
@@ -91,7 +91,7 @@ export class MembersService {
     const changes: { access_level: AccessLevel; expires_at?: string | null } = { access_level: accessLevel };
     if (input.expiresAt !== undefined) changes.expires_at = input.expiresAt;
     const updated = await this.context.stores.members.update(member.id, changes);
-    if (!updated) throw notFound('Member');
+    if (!updated) throw new GantryError('GANTRY_E_MEMBER_NOT_FOUND');
     return this.presentOne(updated);
   }
 
@@ -110,16 +110,16 @@ export class MembersService {
   private async existing(source: MemberSource, userId: number): Promise<MemberRecord> {
     const { type, id } = sourceKey(source);
     const member = await this.context.stores.members.find(type, id, userId);
-    if (!member) throw notFound('Member');
+    if (!member) throw new GantryError('GANTRY_E_MEMBER_NOT_FOUND');
     return member;
   }
 
   private async requireManager(source: MemberSource, actor: UserRecord): Promise<void> {
-    if (!(await this.context.permissions.canManageMembers(source, actor))) throw forbidden();
+    if (!(await this.context.permissions.canManageMembers(source, actor))) throw accessDenied();
   }
 
   private async requireLevelRights(source: MemberSource, actor: UserRecord, levels: readonly AccessLevel[]): Promise<void> {
-    if (!(await this.context.permissions.canTouchMemberLevel(source, actor, levels))) throw forbidden();
+    if (!(await this.context.permissions.canTouchMemberLevel(source, actor, levels))) throw accessDenied();
   }
 
   /** A group keeps at least one owner among itself and its ancestors. */
@@ -127,7 +127,7 @@ export class MembersService {
     if (source.kind !== 'group' || member.access_level < OWNER) return;
     const chain = [source.group.id, ...(await this.context.stores.namespaces.ancestors(source.group.id)).map((group) => group.id)];
     const others = await this.context.stores.memberQueries.countOwners('namespace', chain, member.id);
-    if (others === 0) throw forbidden('A group must have at least one owner');
+    if (others === 0) throw new GantryError('GANTRY_E_LAST_OWNER', 'A group must have at least one owner', { reason: 'A group must have at least one owner' });
   }
 
   private async present(members: readonly MemberRecord[]): Promise<MemberJson[]> {
@@ -140,7 +140,7 @@ export class MembersService {
 
   private async presentOne(member: MemberRecord): Promise<MemberJson> {
     const [json] = await this.present([member]);
-    if (!json) throw notFound('Member');
+    if (!json) throw new GantryError('GANTRY_E_MEMBER_NOT_FOUND');
     return json;
   }
 }
@@ -159,4 +159,8 @@ function checkExpiry(expiresAt: string | null | undefined): void {
   if (!expiresAt) return;
   const today = new Date().toISOString().slice(0, 10);
   if (expiresAt < today) throw validationFailed({ expires_at: ['cannot be a date in the past'] });
+}
+
+function memberExists(): GantryError {
+  return new GantryError('GANTRY_E_ALREADY_EXISTS', 'Member already exists', { resource: 'Member' });
 }

@@ -1,4 +1,4 @@
-import { notFound } from '../../shared/errors.ts';
+import { GantryError } from '../../shared/errors.ts';
 import type { GroupQueriesStore, MembersStore, NamespaceRecord, NamespacesStore, UserRecord } from '../../storage/types.ts';
 import type { Lookup } from './lookup.ts';
 import { GUEST, OWNER, type Permissions } from './permissions.ts';
@@ -51,7 +51,7 @@ export class NamespacesService {
   /** The namespace (id or full path) when the caller may read it, else 404 Namespace Not Found. */
   async readable(ref: string, actor: UserRecord): Promise<NamespaceRecord> {
     const namespace = await this.deps.lookup.findNamespace(ref);
-    if (!namespace || !(await this.deps.permissions.canReadNamespace(namespace, actor))) throw notFound('Namespace');
+    if (!namespace || !(await this.deps.permissions.canReadNamespace(namespace, actor))) throw new GantryError('GANTRY_E_NAMESPACE_NOT_FOUND');
     return namespace;
   }
 

@@ -1,4 +1,4 @@
-import { conflict, invalidParam, notFound } from '../../shared/errors.ts';
+import { GantryError, invalidParam } from '../../shared/errors.ts';
 import type { AccessLevel, ProjectRecord, UserRecord } from '../../storage/types.ts';
 import type { ProjectGroupLinkRecord } from '../../storage/types-projects.ts';
 import type { CoordinatorContext } from '../context.ts';
@@ -26,9 +26,9 @@ export class ProjectSharesService {
   async share(project: ProjectRecord, actor: UserRecord, input: ShareInput): Promise<ProjectGroupLinkJson> {
     if (!SHARE_LEVELS.includes(input.groupAccess)) throw invalidParam('group_access', 'does not have a valid value');
     const group = await this.context.lookup.findGroup(input.groupId);
-    if (!group || !(await this.context.permissions.canReadGroup(group, actor))) throw notFound('Group');
+    if (!group || !(await this.context.permissions.canReadGroup(group, actor))) throw new GantryError('GANTRY_E_GROUP_NOT_FOUND');
     const enclosing = [project.namespace_id, ...(await this.context.stores.namespaces.ancestors(project.namespace_id)).map((namespace) => namespace.id)];
-    if (enclosing.includes(group.id)) throw conflict('Project cannot be shared with the group it is in or one of its ancestors.');
+    if (enclosing.includes(group.id)) throw new GantryError('GANTRY_E_PROJECT_SHARED_WITH_OWN_GROUP', 'Project cannot be shared with the group it is in or one of its ancestors.');
     const link = await this.context.stores.projectGroupLinks.add({
       project_id: project.id,
       group_id: group.id,
@@ -36,11 +36,11 @@ export class ProjectSharesService {
       expires_at: input.expiresAt ?? null,
       created_at: new Date().toISOString(),
     });
-    if (!link) throw conflict('Group already shared with this group');
+    if (!link) throw new GantryError('GANTRY_E_ALREADY_EXISTS', 'Group already shared with this group', { resource: 'Project share' });
     return { id: link.id, project_id: link.project_id, group_id: link.group_id, group_access: link.group_access, expires_at: link.expires_at };
   }
 
   async unshare(project: ProjectRecord, groupId: number): Promise<void> {
-    if (!(await this.context.stores.projectGroupLinks.remove(project.id, groupId))) throw notFound('Group Link');
+    if (!(await this.context.stores.projectGroupLinks.remove(project.id, groupId))) throw new GantryError('GANTRY_E_GROUP_LINK_NOT_FOUND');
   }
 }

@@ -1,4 +1,4 @@
-import { badRequestMessage } from '../../shared/errors.ts';
+import { GantryError } from '../../shared/errors.ts';
 import type { NamespaceRecord, ProjectRecord, UserRecord } from '../../storage/types.ts';
 import type { CoordinatorContext } from '../context.ts';
 import { NamespacesService } from './namespaces.ts';
@@ -39,7 +39,7 @@ export class ProjectTransfer {
     const namespaces = new NamespacesService({ namespaces: stores.namespaces, groupQueries: stores.groupQueries, members: stores.members, lookup, permissions });
     const namespace = await namespaces.readable(namespaceRef, actor);
     const reason = (await this.mayTransferInto(namespace, actor)) ? await this.refusal(project, namespace) : "You don't have permission to transfer this project.";
-    if (reason) throw badRequestMessage(`Failed to transfer project {:new_namespace=>[${JSON.stringify(reason)}]}`);
+    if (reason) throw new GantryError('GANTRY_E_TRANSFER_REFUSED', reason, { reason });
     return this.move(project, namespace);
   }
 

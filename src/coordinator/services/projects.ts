@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { GantryError, badRequestMessage, forbidden, notFound, validationFailed } from '../../shared/errors.ts';
+import { accessDenied, GantryError, validationFailed } from '../../shared/errors.ts';
 import { isUniqueViolation } from '../../storage/sql/database.ts';
 import type { StagedRepository } from '../../storage/git/types.ts';
 import type { NamespaceRecord, NewProject, ProjectChanges, ProjectRecord, UserRecord, Visibility } from '../../storage/types.ts';
@@ -69,7 +69,7 @@ export class ProjectsService {
   }
 
   async fork(source: ProjectRecord, actor: UserRecord, request: { namespace?: string; name?: string; path?: string; visibility?: Visibility }): Promise<ProjectRecord> {
-    if (!(await this.context.permissions.canReadRepository(source, actor))) throw forbidden();
+    if (!(await this.context.permissions.canReadRepository(source, actor))) throw accessDenied();
     const namespace = request.namespace === undefined ? await this.personalNamespace(actor) : await this.targetNamespace(request.namespace, actor);
     const name = request.name ?? source.name;
     const path = request.path ?? source.path;
@@ -93,8 +93,6 @@ export class ProjectsService {
       });
     } catch (error) {
       await staged.discard();
-      // A taken name or path is a 409 for forks (GitLab's answer), also when a concurrent fork won.
-      if (error instanceof GantryError && error.status === 400) throw new GantryError('GANTRY_E_CONFLICT', 409, error.body);
       throw error;
     }
     return this.publish(fork, staged);
@@ -119,7 +117,7 @@ export class ProjectsService {
     if (Object.keys(errors).length > 0) throw validationFailed(errors);
     const changes: ProjectChanges = parseProjectAttributes(params);
     const namespace = await this.context.stores.namespaces.findById(project.namespace_id);
-    if (!namespace) throw notFound('Project');
+    if (!namespace) throw new GantryError('GANTRY_E_PROJECT_NOT_FOUND');
     if (changes.visibility !== undefined && changes.visibility !== project.visibility) {
       const forkSource = project.forked_from_id === null ? null : await this.context.stores.projects.findById(project.forked_from_id);
       await this.checkVisibility(actor, changes.visibility, namespace, forkSource);
@@ -133,7 +131,7 @@ export class ProjectsService {
     if (defaultBranch !== undefined && defaultBranch !== project.default_branch) {
       const repository = this.context.repositories.open(project.id);
       if (!(await repository.isEmpty()) && !(await repository.branch(defaultBranch))) {
-        throw badRequestMessage(`Could not change HEAD: branch '${defaultBranch}' does not exist`);
+        throw new GantryError('GANTRY_E_BRANCH_NOT_FOUND', `Could not change HEAD: branch '${defaultBranch}' does not exist`);
       }
       await repository.setDefaultBranch(defaultBranch);
       changes.default_branch = (await repository.isEmpty()) ? project.default_branch : defaultBranch;
@@ -143,7 +141,7 @@ export class ProjectsService {
       return (await this.context.stores.projects.update(project.id, changes)) ?? project;
     } catch (error) {
       // A concurrent rename took the path between the check above and this update.
-      if (isUniqueViolation(error)) throw validationFailed({ path: ['has already been taken'] });
+      if (isUniqueViolation(error)) throw pathTaken({ path: ['has already been taken'] });
       throw error;
     }
   }
@@ -171,14 +169,14 @@ export class ProjectsService {
     await this.context.stores.projects.update(projectId, changes);
   }
 
-  /** Inserts the row; a concurrent creation of the same path gets the same 400 as a pre-checked clash. */
+  /** Inserts the row; a concurrent creation of the same path gets the same refusal as a pre-checked clash. */
   private async insertProject(record: NewProject): Promise<ProjectRecord> {
     try {
       return await this.context.stores.projects.create(record);
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
       await this.checkNameAndPathFree(record.namespace_id, record.name, record.path);
-      throw validationFailed({ path: ['has already been taken'] });
+      throw pathTaken({ path: ['has already been taken'] });
     }
   }
 
@@ -189,10 +187,10 @@ export class ProjectsService {
     if (byName && byName.id !== exceptId) errors.name = ['has already been taken'];
     const byPath = await stores.projects.findByNamespaceAndPath(namespaceId, path);
     if (byPath && byPath.id !== exceptId) errors.path = ['has already been taken'];
-    if (Object.keys(errors).length > 0) throw validationFailed(errors);
+    if (Object.keys(errors).length > 0) throw pathTaken(errors);
   }
 
-  /** 400 `{"message":{"visibility_level":[...]}}` when the level is restricted or more open than the namespace or fork source. */
+  /** GANTRY_E_VALIDATION_FAILED on `visibility_level` when the level is restricted or more open than the namespace or fork source. */
   async checkVisibility(actor: UserRecord, visibility: Visibility, namespace: NamespaceRecord, forkSource?: ProjectRecord | null): Promise<void> {
     const restricted = await restrictedVisibilityRefusal(this.context.settings, actor, visibility);
     if (restricted) throw validationFailed({ visibility_level: [restricted] });
@@ -212,7 +210,7 @@ export class ProjectsService {
 
   private async personalNamespace(user: UserRecord): Promise<NamespaceRecord> {
     const namespace = await this.context.stores.namespaces.findUserNamespace(user.id);
-    if (!namespace) throw notFound('Namespace');
+    if (!namespace) throw new GantryError('GANTRY_E_NAMESPACE_NOT_FOUND');
     return namespace;
   }
 
@@ -220,15 +218,20 @@ export class ProjectsService {
   private async targetNamespace(reference: string, actor: UserRecord): Promise<NamespaceRecord> {
     const { lookup, permissions } = this.context;
     const namespace = await lookup.findNamespace(reference);
-    if (!namespace) throw notFound('Namespace');
+    if (!namespace) throw new GantryError('GANTRY_E_NAMESPACE_NOT_FOUND');
     if (namespace.kind === 'user') {
       if (namespace.owner_id === actor.id || actor.is_admin) return namespace;
-      throw notFound('Namespace');
+      throw new GantryError('GANTRY_E_NAMESPACE_NOT_FOUND');
     }
-    if (!(await permissions.canReadGroup(namespace, actor))) throw notFound('Namespace');
-    if (!(await permissions.groupLevelAtLeast(namespace, actor, DEVELOPER))) throw forbidden();
+    if (!(await permissions.canReadGroup(namespace, actor))) throw new GantryError('GANTRY_E_NAMESPACE_NOT_FOUND');
+    if (!(await permissions.groupLevelAtLeast(namespace, actor, DEVELOPER))) throw accessDenied();
     return namespace;
   }
+}
+
+/** The name or path is another project's in the namespace (a fork's route answers it as a conflict). */
+function pathTaken(fields: Record<string, string[]>): GantryError {
+  return new GantryError('GANTRY_E_PROJECT_PATH_TAKEN', `${Object.keys(fields).join(' and ')} already taken in the namespace`, { fields });
 }
 
 function newRunnersToken(): string {

@@ -1,4 +1,4 @@
-import { conflict, invalidParam, notFound } from '../../shared/errors.ts';
+import { GantryError, invalidParam } from '../../shared/errors.ts';
 import type { ProtectedBranchRecord, ProtectedBranchesStore, ProtectionLevel } from '../../storage/types-repository.ts';
 import type { ProjectRecord, UserRecord } from '../../storage/types.ts';
 import { checkLengths, type FieldLimits } from './field-limits.ts';
@@ -105,7 +105,7 @@ export class ProtectedBranchesService {
 
   async find(project: ProjectRecord, name: string): Promise<ProtectedBranchRecord> {
     const rule = await this.store.find(project.id, name);
-    if (!rule) throw notFound();
+    if (!rule) throw new GantryError('GANTRY_E_PROTECTED_BRANCH_NOT_FOUND');
     return rule;
   }
 
@@ -113,7 +113,7 @@ export class ProtectedBranchesService {
     checkLengths(PROTECTED_BRANCH_LIMITS, { name });
     const now = new Date().toISOString();
     const rule = await this.store.create({ project_id: project.id, name, push_access_level: push, merge_access_level: merge, allow_force_push: allowForcePush, created_at: now, updated_at: now });
-    if (!rule) throw conflict(`Protected branch '${name}' already exists`);
+    if (!rule) throw new GantryError('GANTRY_E_ALREADY_EXISTS', `Protected branch '${name}' already exists`, { resource: 'Protected branch' });
     return rule;
   }
 
@@ -127,7 +127,7 @@ export class ProtectedBranchesService {
     }
     // Either it existed, or a concurrent request created it a moment ago: update it.
     const rule = existing ?? (await this.store.find(project.id, name));
-    if (!rule) throw notFound();
+    if (!rule) throw new GantryError('GANTRY_E_PROTECTED_BRANCH_NOT_FOUND');
     return this.store.update(rule.id, { push_access_level: push, merge_access_level: merge, updated_at: now });
   }
 

@@ -1,4 +1,4 @@
-import { conflict, notFound } from '../../shared/errors.ts';
+import { GantryError } from '../../shared/errors.ts';
 import { PUSH_MESSAGES } from '../../storage/git/hooks.ts';
 import type { ProtectedTagRecord, ProtectedTagsStore, ProtectionLevel } from '../../storage/types-repository.ts';
 import type { ProjectRecord } from '../../storage/types.ts';
@@ -50,14 +50,14 @@ export class ProtectedTagsService {
 
   async find(project: ProjectRecord, name: string): Promise<ProtectedTagRecord> {
     const rule = await this.store.find(project.id, name);
-    if (!rule) throw notFound();
+    if (!rule) throw new GantryError('GANTRY_E_PROTECTED_TAG_NOT_FOUND');
     return rule;
   }
 
   async create(project: ProjectRecord, name: string, createAccessLevel: ProtectionLevel): Promise<ProtectedTagRecord> {
     checkLengths(PROTECTED_TAG_LIMITS, { name });
     const rule = await this.store.create({ project_id: project.id, name, create_access_level: createAccessLevel, created_at: new Date().toISOString() });
-    if (!rule) throw conflict(`Protected tag '${name}' already exists`);
+    if (!rule) throw new GantryError('GANTRY_E_ALREADY_EXISTS', `Protected tag '${name}' already exists`, { resource: 'Protected tag' });
     return rule;
   }
 

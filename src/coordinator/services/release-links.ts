@@ -26,10 +26,6 @@ export interface LinkResult {
   link: ReleaseLinkRecord;
 }
 
-function notFound(): GantryError {
-  return new GantryError('GANTRY_E_NOT_FOUND', 404, { message: '404 Not found' });
-}
-
 /**
  * Asset links of a release (`/releases/:tag_name/assets/links`): reading follows the
  * project's code access, changes need Developer. Names and URLs are unique per release.
@@ -87,13 +83,13 @@ export class ReleaseLinksService {
 
   private async release(target: ReadableRepository, tagName: string): Promise<{ target: ReadableRepository; release: ReleaseRecord }> {
     const release = await this.context.stores.releases.find(target.project.id, tagName);
-    if (!release) throw notFound();
+    if (!release) throw new GantryError('GANTRY_E_RELEASE_NOT_FOUND');
     return { target, release };
   }
 
   private async link(release: ReleaseRecord, linkId: number): Promise<ReleaseLinkRecord> {
     const link = await this.context.stores.releaseLinks.find(release.id, linkId);
-    if (!link) throw notFound();
+    if (!link) throw new GantryError('GANTRY_E_RELEASE_LINK_NOT_FOUND');
     return link;
   }
 

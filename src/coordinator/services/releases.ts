@@ -1,4 +1,4 @@
-import { badRequestMessage, conflict, forbidden, GantryError, unprocessable } from '../../shared/errors.ts';
+import { accessDenied, atLeastOneOf, GantryError } from '../../shared/errors.ts';
 import type { GitTag } from '../../storage/git/types.ts';
 import { isUniqueViolation } from '../../storage/sql/database.ts';
 import type { ReleaseChanges, ReleaseLinkRecord, ReleaseRecord } from '../../storage/types-repository.ts';
@@ -8,7 +8,7 @@ import { checkLengths, MAX_TEXT_SIZE, type FieldLimits } from './field-limits.ts
 import type { Actor } from './permissions.ts';
 import { RepositoryAccess, type ReadableRepository } from './repository/access.ts';
 import { checkNewReleaseLinks, ReleaseLinksService, type ReleaseLinkInput } from './release-links.ts';
-import { TagsService } from './tags.ts';
+import { releaseExists, TagsService } from './tags.ts';
 
 const MAINTAINER = 40;
 
@@ -38,7 +38,7 @@ export interface ReleaseListQuery {
 }
 
 function releaseNotFound(): GantryError {
-  return new GantryError('GANTRY_E_NOT_FOUND', 404, { message: '404 Not Found' });
+  return new GantryError('GANTRY_E_RELEASE_NOT_FOUND');
 }
 
 /** `/projects/:id/releases[/:tag_name]`: releases with a title, notes and a release date, one per tag. */
@@ -78,10 +78,10 @@ export class ReleasesService {
     checkLengths(RELEASE_LIMITS, { name: input.name, description: input.description });
     checkMilestones(input.milestones);
     checkNewReleaseLinks(input.links ?? []);
-    if (await this.context.stores.releases.find(target.project.id, tagName)) throw conflict('Release already exists');
+    if (await this.context.stores.releases.find(target.project.id, tagName)) throw releaseExists();
     const tag = target.repository ? await target.repository.tag(tagName) : null;
     if (!tag) {
-      if (!ref) throw unprocessable('Ref is not specified');
+      if (!ref) throw new GantryError('GANTRY_E_RELEASE_REF_MISSING', 'Ref is not specified');
       target = (await this.tags.create(projectRef, actor, { name: tagName, ref })).target;
     }
     const now = new Date().toISOString();
@@ -92,7 +92,7 @@ export class ReleasesService {
       })
       .catch((error: unknown) => {
         // A concurrent request released the tag between the check above and this insert.
-        throw isUniqueViolation(error) ? conflict('Release already exists') : error;
+        throw isUniqueViolation(error) ? releaseExists() : error;
       });
     const links = new ReleaseLinksService(this.context);
     for (const link of input.links ?? []) await links.add(release, link);
@@ -104,7 +104,7 @@ export class ReleasesService {
     const release = await this.context.stores.releases.find(target.project.id, tagName);
     if (!release) throw releaseNotFound();
     // GitLab's Releases::UpdateService answers this after finding the release.
-    if ([input.name, input.description, input.releasedAt, input.milestones].every((value) => value === undefined)) throw badRequestMessage('params is empty');
+    if ([input.name, input.description, input.releasedAt, input.milestones].every((value) => value === undefined)) throw atLeastOneOf(['name', 'description', 'released_at', 'milestones'], 'params is empty');
     checkLengths(RELEASE_LIMITS, { name: input.name, description: input.description });
     checkMilestones(input.milestones);
     const changes: ReleaseChanges = { updated_at: new Date().toISOString() };
@@ -118,7 +118,7 @@ export class ReleasesService {
   /** Maintainers delete a release; its tag stays. Answers the deleted release. */
   async remove(projectRef: string, actor: UserRecord, tagName: string): Promise<{ target: ReadableRepository; view: ReleaseView }> {
     const target = await this.access.forWrite(projectRef, actor);
-    if (!(await this.context.permissions.projectLevelAtLeast(target.project, actor, MAINTAINER))) throw forbidden();
+    if (!(await this.context.permissions.projectLevelAtLeast(target.project, actor, MAINTAINER))) throw accessDenied();
     const view = await this.find(target, tagName);
     await this.context.stores.releases.delete(target.project.id, tagName);
     return { target, view };
@@ -144,5 +144,5 @@ export function releasedAt(release: ReleaseRecord): string {
 
 /** Milestones come with a later issue; until then none exists, so naming one is an error. */
 function checkMilestones(milestones: readonly string[] | undefined): void {
-  if (milestones && milestones.length > 0) throw badRequestMessage(`Milestone(s) not found: ${milestones.join(', ')}`);
+  if (milestones && milestones.length > 0) throw new GantryError('GANTRY_E_MILESTONE_NOT_FOUND', `Milestone(s) not found: ${milestones.join(', ')}`);
 }

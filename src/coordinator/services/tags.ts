@@ -1,4 +1,4 @@
-import { GantryError, badRequestMessage, conflict, forbidden, methodNotAllowed, notFound } from '../../shared/errors.ts';
+import { GantryError } from '../../shared/errors.ts';
 import type { GitTag } from '../../storage/git/types.ts';
 import type { ReleaseRecord } from '../../storage/types-repository.ts';
 import type { UserRecord } from '../../storage/types.ts';
@@ -26,8 +26,9 @@ export interface TagListQuery {
  */
 export const TAG_LIMITS = { message: MAX_TEXT_SIZE, release_description: MAX_TEXT_SIZE, description: MAX_TEXT_SIZE } as const satisfies FieldLimits;
 
-function releaseMissing(message: string): GantryError {
-  return new GantryError('GANTRY_E_NOT_FOUND', 404, { message });
+/** A tag has one release at most. */
+export function releaseExists(): GantryError {
+  return new GantryError('GANTRY_E_ALREADY_EXISTS', 'Release already exists', { resource: 'Release' });
 }
 
 /** `/projects/:id/repository/tags[...]` and their releases (notes stored with the tag). */
@@ -56,21 +57,21 @@ export class TagsService {
 
   async find(target: ReadableRepository, name: string): Promise<TagView> {
     const tag = target.repository ? await target.repository.tag(name) : null;
-    if (!tag) throw notFound('Tag');
+    if (!tag) throw new GantryError('GANTRY_E_TAG_NOT_FOUND');
     return { tag, release: await this.context.stores.releases.find(target.project.id, name) };
   }
 
-  /** Failures answer 405 with GitLab's explanation (spec 01). */
+  /** Failures carry GitLab's explanation (the route answers them as spec 01 says). */
   async create(projectRef: string, actor: UserRecord, input: { name: string; ref: string; message?: string; releaseDescription?: string }): Promise<{ target: ReadableRepository; view: TagView }> {
     const target = await this.access.forWrite(projectRef, actor);
     checkLengths(TAG_LIMITS, { message: input.message, release_description: input.releaseDescription });
-    if (!isValidBranchName(input.name)) throw methodNotAllowed('Tag name invalid');
-    if (!(await this.context.protectedTags.canCreate(target.project, actor, input.name))) throw methodNotAllowed(PROTECTED_TAG_MESSAGES.create);
+    if (!isValidBranchName(input.name)) throw new GantryError('GANTRY_E_REF_NAME_INVALID', 'Tag name invalid');
+    if (!(await this.context.protectedTags.canCreate(target.project, actor, input.name))) throw new GantryError('GANTRY_E_TAG_PROTECTED', PROTECTED_TAG_MESSAGES.create, { reason: PROTECTED_TAG_MESSAGES.create });
     const repository = target.repository;
     const sha = repository ? await repository.resolveCommit(input.ref) : null;
-    if (!repository || !sha) throw methodNotAllowed(`Target ${input.ref} is invalid`);
+    if (!repository || !sha) throw new GantryError('GANTRY_E_REF_NOT_FOUND', `Target ${input.ref} is invalid`);
     const tagger = { name: actor.name, email: actor.email };
-    if (!(await repository.createTag(input.name, sha, input.message ?? null, tagger))) throw methodNotAllowed(`Tag ${input.name} already exists`);
+    if (!(await repository.createTag(input.name, sha, input.message ?? null, tagger))) throw new GantryError('GANTRY_E_TAG_EXISTS', `Tag ${input.name} already exists`);
     if (input.releaseDescription) {
       await this.context.stores.releases.delete(target.project.id, input.name);
       await this.saveRelease(target, actor, input.name, input.releaseDescription);
@@ -82,8 +83,8 @@ export class TagsService {
   async delete(projectRef: string, actor: UserRecord, name: string): Promise<void> {
     const target = await this.access.forWrite(projectRef, actor);
     const { tag } = await this.find(target, name);
-    if (!(await this.context.protectedTags.canDelete(target.project, actor, name))) throw forbidden(PROTECTED_TAG_MESSAGES.delete);
-    if (!target.repository || !(await target.repository.deleteTag(name))) throw notFound('Tag');
+    if (!(await this.context.protectedTags.canDelete(target.project, actor, name))) throw new GantryError('GANTRY_E_TAG_PROTECTED', PROTECTED_TAG_MESSAGES.delete, { reason: PROTECTED_TAG_MESSAGES.delete });
+    if (!target.repository || !(await target.repository.deleteTag(name))) throw new GantryError('GANTRY_E_TAG_NOT_FOUND');
     await this.context.stores.releases.delete(target.project.id, name);
     this.context.events.publishPush({ project_id: target.project.id, ref: `refs/tags/${name}`, before: tag.target, after: ZERO_SHA, user_id: actor.id });
   }
@@ -91,23 +92,23 @@ export class TagsService {
   async createRelease(projectRef: string, actor: UserRecord, name: string, description: string): Promise<ReleaseRecord> {
     const target = await this.access.forWrite(projectRef, actor);
     const tag = target.repository ? await target.repository.tag(name) : null;
-    if (!tag) throw releaseMissing('Tag does not exist');
-    if (await this.context.stores.releases.find(target.project.id, name)) throw conflict('Release already exists');
+    if (!tag) throw new GantryError('GANTRY_E_TAG_NOT_FOUND', 'Tag does not exist');
+    if (await this.context.stores.releases.find(target.project.id, name)) throw releaseExists();
     return this.saveRelease(target, actor, name, description);
   }
 
   async updateRelease(projectRef: string, actor: UserRecord, name: string, description: string): Promise<ReleaseRecord> {
     const target = await this.access.forWrite(projectRef, actor);
     const tag = target.repository ? await target.repository.tag(name) : null;
-    if (!tag) throw releaseMissing('Tag does not exist');
+    if (!tag) throw new GantryError('GANTRY_E_TAG_NOT_FOUND', 'Tag does not exist');
     const release = await this.context.stores.releases.find(target.project.id, name);
-    if (!release) throw releaseMissing('Release does not exist');
+    if (!release) throw new GantryError('GANTRY_E_RELEASE_NOT_FOUND', 'Release does not exist');
     checkLengths(TAG_LIMITS, { description });
     return this.context.stores.releases.update(release.id, { description, updated_at: new Date().toISOString() });
   }
 
   private async saveRelease(target: ReadableRepository, actor: UserRecord, name: string, description: string): Promise<ReleaseRecord> {
-    if (description.trim() === '') throw badRequestMessage('Description is invalid');
+    if (description.trim() === '') throw new GantryError('GANTRY_E_RELEASE_DESCRIPTION_BLANK', 'Description is invalid');
     checkLengths(TAG_LIMITS, { description });
     const now = new Date().toISOString();
     return this.context.stores.releases.create({

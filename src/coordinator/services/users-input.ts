@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { GantryError, missingParam, validationFailed } from '../../shared/errors.ts';
+import { invalidParams, validationFailed } from '../../shared/errors.ts';
 import type { Params } from '../http/params.ts';
 import { lengthErrors, type FieldLimits } from './field-limits.ts';
 
@@ -66,13 +66,10 @@ export function readUserAttributes(params: Params): UserAttributes {
 /** Grape's message when several required parameters are absent. */
 export function requireParams(params: Params, names: readonly string[]): void {
   const missing = names.filter((name) => (params.string(name) ?? '').trim() === '');
-  if (missing.length === 1) throw missingParam(missing[0] ?? '');
-  if (missing.length > 1) {
-    throw new GantryError('GANTRY_E_MISSING_PARAM', 400, { error: missing.map((name) => `${name} is missing`).join(', ') });
-  }
+  if (missing.length > 0) throw invalidParams(missing.map((name) => ({ name, problem: 'is missing' })));
 }
 
-/** Model validations (400 {"message":{field:[...]}}) for the attributes given. */
+/** Model validations (GANTRY_E_VALIDATION_FAILED, field by field) for the attributes given. */
 export function validateUserAttributes(attributes: UserAttributes): void {
   const { projects_limit: _limit, is_admin: _admin, can_create_group: _creator, external: _external, ...texts } = attributes;
   const errors: Record<string, string[]> = lengthErrors(USER_LIMITS, texts);

@@ -1,4 +1,4 @@
-import { notFound, validationFailed } from '../../shared/errors.ts';
+import { GantryError, validationFailed } from '../../shared/errors.ts';
 import { isUniqueViolation } from '../../storage/sql/database.ts';
 import type { GpgKeyRecord, SshKeyRecord } from '../../storage/types-users.ts';
 import type { CoordinatorContext } from '../context.ts';
@@ -29,7 +29,7 @@ export class SshKeysService {
 
   async get(userId: number, keyId: number): Promise<SshKeyRecord> {
     const key = await this.context.stores.sshKeys.findById(keyId);
-    if (!key || key.user_id !== userId) throw notFound('Key');
+    if (!key || key.user_id !== userId) throw new GantryError('GANTRY_E_SSH_KEY_NOT_FOUND');
     return key;
   }
 
@@ -78,7 +78,7 @@ export class GpgKeysService {
 
   async get(userId: number, keyId: number): Promise<GpgKeyRecord> {
     const key = await this.context.stores.gpgKeys.findById(keyId);
-    if (!key || key.user_id !== userId) throw notFound('GPG Key');
+    if (!key || key.user_id !== userId) throw new GantryError('GANTRY_E_GPG_KEY_NOT_FOUND');
     return key;
   }
 

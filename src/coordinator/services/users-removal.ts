@@ -1,4 +1,4 @@
-import { notFound } from '../../shared/errors.ts';
+import { GantryError } from '../../shared/errors.ts';
 import type { UserRecord } from '../../storage/types.ts';
 import type { CoordinatorContext } from '../context.ts';
 
@@ -25,7 +25,7 @@ export class UserRemoval {
 
   remove(user: UserRecord, hardDelete: boolean): Promise<void> {
     return oneAtATime(async () => {
-      if (!(await this.context.stores.users.findById(user.id))) throw notFound('User');
+      if (!(await this.context.stores.users.findById(user.id))) throw new GantryError('GANTRY_E_USER_NOT_FOUND');
       await this.removeNow(user, hardDelete);
     });
   }

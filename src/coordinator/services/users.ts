@@ -1,4 +1,4 @@
-import { forbidden, GantryError, notFound, unauthorized } from '../../shared/errors.ts';
+import { accessDenied, atLeastOneOf, GantryError, validationFailed } from '../../shared/errors.ts';
 import { isUniqueViolation } from '../../storage/sql/database.ts';
 import type { UserChanges, UserListFilter, UserRecord } from '../../storage/types.ts';
 import type { CoordinatorContext } from '../context.ts';
@@ -30,7 +30,7 @@ export class UsersService {
     const isAdmin = actor?.is_admin === true;
     const externUid = params.string('extern_uid');
     const provider = params.string('provider');
-    if (!isAdmin && (params.bool('external') !== undefined || (externUid && provider))) throw forbidden();
+    if (!isAdmin && (params.bool('external') !== undefined || (externUid && provider))) throw accessDenied();
     const orderBy = params.oneOf('order_by', ORDERS);
     const filter: UserListFilter = {
       username: params.string('username'),
@@ -59,11 +59,11 @@ export class UsersService {
 
   /** Anonymous callers may read users unless the public visibility level is restricted. */
   async ensureReadable(actor: UserRecord | null): Promise<void> {
-    if (!actor && (await this.context.settings.isVisibilityRestricted('public'))) throw unauthorized();
+    if (!actor && (await this.context.settings.isVisibilityRestricted('public'))) throw new GantryError('GANTRY_E_AUTHENTICATION_REQUIRED');
   }
 
   async find(idOrUsername: string): Promise<UserRecord> {
-    if (!/^\d+$/.test(idOrUsername)) throw notFound('User');
+    if (!/^\d+$/.test(idOrUsername)) throw new GantryError('GANTRY_E_USER_NOT_FOUND');
     return this.context.lookup.user(idOrUsername);
   }
 
@@ -73,16 +73,14 @@ export class UsersService {
     const resetPassword = params.bool('reset_password') === true;
     const attributes = readUserAttributes(params);
     if (attributes.password === undefined && !resetPassword) {
-      throw new GantryError('GANTRY_E_MISSING_PARAM', 400, {
-        error: 'password, reset_password are missing, at least one parameter must be provided',
-      });
+      throw atLeastOneOf(['password', 'reset_password']);
     }
     if (resetPassword) delete attributes.password;
     validateUserAttributes(attributes);
     const email = attributes.email ?? '';
     const username = attributes.username ?? '';
-    if (await this.context.stores.users.findByEmail(email)) throw conflict409('Email has already been taken');
-    if (await this.context.stores.users.findByUsername(username)) throw conflict409('Username has already been taken');
+    if (await this.context.stores.users.findByEmail(email)) throw taken('Email');
+    if (await this.context.stores.users.findByUsername(username)) throw taken('Username');
     await this.ensureNamespaceFree(username);
 
     const settings = await this.context.settings.values();
@@ -93,7 +91,7 @@ export class UsersService {
       // A concurrent request took the address or the name between the checks and the insert.
       if (!isUniqueViolation(error)) throw error;
       const emailTaken = await this.context.stores.users.findByEmail(email);
-      throw conflict409(emailTaken ? 'Email has already been taken' : 'Username has already been taken');
+      throw taken(emailTaken ? 'Email' : 'Username');
     }
   }
 
@@ -138,10 +136,10 @@ export class UsersService {
     const { users } = this.context.stores;
     if (attributes.email !== undefined) {
       const holder = await users.findByEmail(attributes.email);
-      if (holder && holder.id !== user.id) throw takenOnUpdate('Email has already been taken');
+      if (holder && holder.id !== user.id) throw taken('Email');
     }
     if (attributes.username !== undefined && attributes.username.toLowerCase() !== user.username.toLowerCase()) {
-      if (await users.findByUsername(attributes.username)) throw takenOnUpdate('Username has already been taken');
+      if (await users.findByUsername(attributes.username)) throw taken('Username');
       await this.ensureNamespaceFree(attributes.username);
     }
     const changes = await toChanges(attributes);
@@ -149,7 +147,7 @@ export class UsersService {
     try {
       updated = (await users.update(user.id, changes)) ?? user;
     } catch (error) {
-      if (isUniqueViolation(error)) throw takenOnUpdate('Email has already been taken');
+      if (isUniqueViolation(error)) throw taken('Email');
       throw error;
     }
     if (attributes.username !== undefined || attributes.name !== undefined) await this.renameNamespace(updated);
@@ -181,7 +179,7 @@ export class UsersService {
   private async ensureNamespaceFree(username: string): Promise<void> {
     const namespace = await this.context.stores.namespaces.findByFullPath(username);
     if (namespace && namespace.kind === 'group') {
-      throw new GantryError('GANTRY_E_VALIDATION', 400, { message: { username: ['has already been taken'] } });
+      throw validationFailed({ username: ['has already been taken'] });
     }
   }
 
@@ -199,12 +197,9 @@ export class UsersService {
   }
 }
 
-function conflict409(message: string): GantryError {
-  return new GantryError('GANTRY_E_CONFLICT', 409, { message });
-}
-
-function takenOnUpdate(message: string): GantryError {
-  return new GantryError('GANTRY_E_NOT_FOUND', 404, { message });
+/** Another account has the address or the name (the API answers this differently on create and update). */
+function taken(resource: 'Email' | 'Username'): GantryError {
+  return new GantryError('GANTRY_E_ALREADY_EXISTS', `${resource} has already been taken`, { resource });
 }
 
 async function toChanges(attributes: UserAttributes): Promise<UserChanges> {

@@ -3,11 +3,11 @@ import { GantryError } from '../../shared/errors.ts';
 /**
  * Repository content that git refuses to work with or that no client should be handed: tree
  * entries such as `.git`, `..` or `git~1` (pushed before fsck was on), or a corrupt tree.
- * Reads of it answer 422 with the reason instead of a 500, and the repository logs a warning.
+ * Reads of it are refused with the reason (not a bare failure), and the repository logs a warning.
  */
 export class GitContentError extends GantryError {
   constructor(readonly detail: string) {
-    super('GANTRY_E_UNPROCESSABLE', 422, { message: `422 Unprocessable Entity - the repository holds content git refuses to serve: ${detail}` });
+    super('GANTRY_E_REPOSITORY_CONTENT_REFUSED', `the repository holds content git refuses to serve: ${detail}`);
     this.name = 'GitContentError';
   }
 }

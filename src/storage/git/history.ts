@@ -1,4 +1,4 @@
-import { invalidParam, notFound } from '../../shared/errors.ts';
+import { GantryError, invalidParam } from '../../shared/errors.ts';
 import { refuseDangerousPaths } from './content.ts';
 import { reportingContentErrors, runHeavy } from './heavy.ts';
 import { HistoryCache } from './history-cache.ts';
@@ -100,7 +100,7 @@ export class History {
   /** Heavy: the walk and the diff run in one work slot. */
   async compare(from: string, to: string, straight: boolean): Promise<{ commits: GitCommit[]; diffs: GitFileDiff[]; mergeBase: string | null }> {
     const [fromId, toId] = await Promise.all([this.reader.resolveCommit(from), this.reader.resolveCommit(to)]);
-    if (!fromId || !toId) throw notFound('Ref');
+    if (!fromId || !toId) throw new GantryError('GANTRY_E_REF_NOT_FOUND');
     return runHeavy(this.access, 'compare', async (signal) => {
       const mergeBase = await this.mergeBase(fromId, toId);
       const walk = await gitText(this.access.gitDir, ['rev-list', toId, `^${fromId}`], { lowPriority: true, signal });

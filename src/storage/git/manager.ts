@@ -24,7 +24,7 @@ export interface RepositoryManagerOptions {
   housekeeping?: Omit<HousekeepingOptions, 'logger'>;
   /** Slots and queue bounds of heavy git work (clone, archive, blame, diff). */
   work?: GitWorkQueueOptions;
-  /** Files larger than this are not blamed (422). Default 10 MiB. */
+  /** Files larger than this are not blamed (GANTRY_E_BLAME_TOO_LARGE). Default 10 MiB. */
   blameMaxBytes?: number;
 }
 

@@ -1,4 +1,4 @@
-import { badRequestMessage } from '../../shared/errors.ts';
+import { GantryError } from '../../shared/errors.ts';
 import type { ObjectReader, RepositoryAccess } from './reader.ts';
 import { runGit, ZERO_OID } from './run.ts';
 import { isValidRefName } from './validate.ts';
@@ -28,14 +28,14 @@ export class RefWriter {
   ) {}
 
   async createBranch(name: string, target: string): Promise<boolean> {
-    if (!isValidRefName(name)) throw badRequestMessage(REF_MESSAGES.invalidBranchName);
+    if (!isValidRefName(name)) throw new GantryError('GANTRY_E_REF_NAME_INVALID', REF_MESSAGES.invalidBranchName);
     const commit = await this.reader.resolveCommit(target);
-    if (!commit) throw badRequestMessage(REF_MESSAGES.invalidReference(target));
+    if (!commit) throw new GantryError('GANTRY_E_REF_NOT_FOUND', REF_MESSAGES.invalidReference(target));
     if (await this.reader.resolveCommit(`refs/heads/${name}`)) return false;
     if (await compareAndSwapRef(this.access, `refs/heads/${name}`, commit, ZERO_OID, 'gantry: create branch')) return true;
     if (await this.reader.resolveCommit(`refs/heads/${name}`)) return false;
     // "a/b" next to an existing "a" (or the reverse): git cannot store both.
-    throw badRequestMessage(REF_MESSAGES.invalidBranchName);
+    throw new GantryError('GANTRY_E_REF_NAME_INVALID', REF_MESSAGES.invalidBranchName);
   }
 
   async deleteBranch(name: string): Promise<boolean> {
@@ -43,14 +43,14 @@ export class RefWriter {
   }
 
   async createTag(name: string, target: string, message: string | null, tagger: { name: string; email: string }): Promise<boolean> {
-    if (!isValidRefName(name)) throw badRequestMessage(REF_MESSAGES.invalidTagName);
+    if (!isValidRefName(name)) throw new GantryError('GANTRY_E_REF_NAME_INVALID', REF_MESSAGES.invalidTagName);
     const commit = await this.reader.resolveCommit(target);
-    if (!commit) throw badRequestMessage(REF_MESSAGES.invalidTagTarget(target));
+    if (!commit) throw new GantryError('GANTRY_E_REF_NOT_FOUND', REF_MESSAGES.invalidTagTarget(target));
     if (await this.reader.info(`refs/tags/${name}`)) return false;
     const object = message === null ? commit : await this.writeTagObject(name, commit, message, tagger);
     if (await compareAndSwapRef(this.access, `refs/tags/${name}`, object, ZERO_OID, 'gantry: create tag')) return true;
     if (await this.reader.info(`refs/tags/${name}`)) return false;
-    throw badRequestMessage(REF_MESSAGES.invalidTagName);
+    throw new GantryError('GANTRY_E_REF_NAME_INVALID', REF_MESSAGES.invalidTagName);
   }
 
   async deleteTag(name: string): Promise<boolean> {

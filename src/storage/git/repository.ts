@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { badRequestMessage, unprocessable } from '../../shared/errors.ts';
+import { GantryError } from '../../shared/errors.ts';
 import { archiveStream } from './archive.ts';
 import { blameLines } from './blame.ts';
 import { isDangerousEntryName, refuseDangerousPaths } from './content.ts';
@@ -73,7 +73,7 @@ export class BareRepository implements GitRepository {
   }
 
   async setDefaultBranch(branch: string): Promise<void> {
-    if (!isValidRefName(branch)) throw badRequestMessage(REF_MESSAGES.invalidBranchName);
+    if (!isValidRefName(branch)) throw new GantryError('GANTRY_E_REF_NAME_INVALID', REF_MESSAGES.invalidBranchName);
     await runGit(this.path, ['symbolic-ref', 'HEAD', `refs/heads/${branch}`]);
   }
 
@@ -201,7 +201,7 @@ export class BareRepository implements GitRepository {
   }
 
   streamBlob(id: string, size?: number): Readable {
-    if (!/^[0-9a-f]{40,64}$/.test(id)) throw badRequestMessage('Invalid blob id');
+    if (!/^[0-9a-f]{40,64}$/.test(id)) throw new GantryError('GANTRY_E_OBJECT_ID_INVALID', 'Invalid blob id');
     if (size !== undefined && size <= SHARED_READ_LIMIT) {
       return Readable.from(
         (async function* read(reader: ObjectReader) {
@@ -225,7 +225,7 @@ export class BareRepository implements GitRepository {
     if (commitId === null || blob === null) return null;
     const limit = this.access.blameMaxBytes ?? DEFAULT_BLAME_MAX_BYTES;
     if (blob.size > limit) {
-      throw unprocessable(`422 Unprocessable Entity - ${blob.path} is ${blob.size} bytes; blame is limited to files of at most ${limit} bytes`);
+      throw new GantryError('GANTRY_E_BLAME_TOO_LARGE', `${blob.path} is ${blob.size} bytes; blame is limited to files of at most ${limit} bytes`);
     }
     return heavyIteration(this.access, 'blame', () => blameLines(this.path, this.reader, commitId, blob.path, { range, lowPriority: true }));
   }

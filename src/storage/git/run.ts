@@ -37,7 +37,7 @@ export function gitInvocation(args: readonly string[], lowPriority = false): [st
 }
 
 /**
- * The error for a git command that exited non-zero: GitContentError (422) when git refused
+ * The error for a git command that exited non-zero: GitContentError when git refused
  * the repository's content (a `.git` or `..` entry, a corrupt tree), else GitCommandError.
  */
 export function gitFailure(args: readonly string[], exitCode: number, stderr: string): GantryError {
@@ -67,14 +67,13 @@ export function gitEnvironment(extra: Record<string, string> = {}): Record<strin
   };
 }
 
-/** A git failure nobody planned for: 500 with the command in the log, not in the response. */
+/** A git failure nobody planned for: the command is in the message (for the log), never in an answer. */
 export class GitCommandError extends GantryError {
   readonly exitCode: number;
   readonly stderr: string;
 
   constructor(args: readonly string[], exitCode: number, stderr: string) {
-    super('GANTRY_E_GIT', 500, { message: '500 Internal Server Error' });
-    this.message = `git ${args.slice(0, 4).join(' ')} failed (${exitCode}): ${stderr.trim().slice(0, 500)}`;
+    super('GANTRY_E_GIT_FAILED', `git ${args.slice(0, 4).join(' ')} failed (${exitCode}): ${stderr.trim().slice(0, 500)}`);
     this.exitCode = exitCode;
     this.stderr = stderr;
   }

@@ -132,9 +132,9 @@ export interface GitCommitRequest {
 
 /**
  * Failures of writes a user can cause. The module throws GantryError (src/shared/errors.ts)
- * with status 400 and GitLab's message for: path traversal, a file that exists / does not exist,
- * identical content, stale last_commit_id, and a branch moved by someone else during the
- * write (compare-and-swap lost). Callers pass these through.
+ * with a cause code and GitLab's message for: path traversal, a file that exists / does not
+ * exist, identical content, stale last_commit_id, and a branch moved by someone else during
+ * the write (compare-and-swap lost). Callers pass these through.
  */
 export interface GitRepository {
   readonly path: string;
@@ -185,7 +185,7 @@ export interface GitRepository {
   /**
    * The lines of the file at `revision` with the commit that last changed each, streamed in
    * batches (memory does not grow with the file); null when no such file. A file larger than the
-   * manager's blame limit is refused with 422 before git starts. Heavy: takes a work slot.
+   * manager's blame limit is refused (GANTRY_E_BLAME_TOO_LARGE) before git starts. Heavy: takes a work slot.
    */
   blame(revision: string, path: string, range?: { start: number; end: number }): Promise<AsyncIterable<GitBlameLine[]> | null>;
   contributors(ref?: string): Promise<GitContributor[]>;

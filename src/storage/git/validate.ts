@@ -1,4 +1,4 @@
-import { badRequestMessage } from '../../shared/errors.ts';
+import { GantryError } from '../../shared/errors.ts';
 
 /**
  * Guards for every revision, ref name and path handed to git: nothing may be read as an
@@ -56,14 +56,14 @@ export const PATH_MESSAGES = {
   invalid: 'Your changes could not be committed, because the file path is invalid',
 } as const;
 
-/** Validates a file path of a commit action; returns it unchanged or throws a 400. */
+/** Validates a file path of a commit action; returns it unchanged or throws GANTRY_E_FILE_PATH_INVALID. */
 export function checkCommitPath(value: string): string {
-  if (value.length === 0 || value.length > MAX_PATH_LENGTH || CONTROL.test(value)) throw badRequestMessage(PATH_MESSAGES.invalid);
-  if (value.startsWith('/')) throw badRequestMessage(PATH_MESSAGES.absolute);
+  if (value.length === 0 || value.length > MAX_PATH_LENGTH || CONTROL.test(value)) throw new GantryError('GANTRY_E_FILE_PATH_INVALID', PATH_MESSAGES.invalid);
+  if (value.startsWith('/')) throw new GantryError('GANTRY_E_FILE_PATH_INVALID', PATH_MESSAGES.absolute);
   const segments = value.split('/');
-  if (segments.some((segment) => segment === '..')) throw badRequestMessage(PATH_MESSAGES.traversal);
-  if (segments.some((segment) => segment.toLowerCase() === '.git')) throw badRequestMessage(PATH_MESSAGES.gitDirectory);
-  if (segments.some((segment) => segment === '' || segment === '.')) throw badRequestMessage(PATH_MESSAGES.invalid);
+  if (segments.some((segment) => segment === '..')) throw new GantryError('GANTRY_E_FILE_PATH_INVALID', PATH_MESSAGES.traversal);
+  if (segments.some((segment) => segment.toLowerCase() === '.git')) throw new GantryError('GANTRY_E_FILE_PATH_INVALID', PATH_MESSAGES.gitDirectory);
+  if (segments.some((segment) => segment === '' || segment === '.')) throw new GantryError('GANTRY_E_FILE_PATH_INVALID', PATH_MESSAGES.invalid);
   return value;
 }
 

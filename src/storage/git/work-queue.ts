@@ -14,9 +14,9 @@ export interface GitClient {
 export interface GitWorkQueueOptions {
   /** Heavy git processes running at once. Default: twice the CPU count, at least 2. */
   slots?: number;
-  /** Requests one requester may have waiting; more answer 429. Default 256. */
+  /** Requests one requester may have waiting; more are refused (GANTRY_E_GIT_TOO_MANY_WAITING). Default 256. */
   maxQueuedPerKey?: number;
-  /** Requests waiting in all; more answer 503. Default 4,096. */
+  /** Requests waiting in all; more are refused (GANTRY_E_GIT_BUSY). Default 4,096. */
   maxQueued?: number;
 }
 
@@ -28,19 +28,15 @@ export interface WorkSlot {
 /** The requester went away while its work waited or ran; nobody reads the answer. */
 export class ClientGoneError extends GantryError {
   constructor() {
-    super('GANTRY_E_CLIENT_GONE', 499, { message: '499 Client Closed Request' });
+    super('GANTRY_E_CLIENT_GONE');
     this.name = 'ClientGoneError';
   }
 }
 
-/** One requester has too much heavy git work waiting (429), or everyone together has (503). */
+/** One requester has too much heavy git work waiting, or everyone together has. */
 export class GitWorkRefusedError extends GantryError {
   constructor(readonly reason: 'requester' | 'everyone') {
-    super(
-      'GANTRY_E_TOO_MANY_REQUESTS',
-      reason === 'requester' ? 429 : 503,
-      { message: reason === 'requester' ? '429 Too Many Requests' : '503 Service Unavailable' },
-    );
+    super(reason === 'requester' ? 'GANTRY_E_GIT_TOO_MANY_WAITING' : 'GANTRY_E_GIT_BUSY');
     this.name = 'GitWorkRefusedError';
   }
 }

@@ -1,6 +1,6 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { badRequestMessage, notFound } from '../../shared/errors.ts';
+import { GantryError } from '../../shared/errors.ts';
 import { BlobBatch, BULK_GIT_ENVIRONMENT } from './blob-batch.ts';
 import { IndexState } from './index-state.ts';
 import type { History } from './history.ts';
@@ -49,7 +49,7 @@ export class CommitWriter {
   ) {}
 
   async commitFiles(request: GitCommitRequest): Promise<GitCommit> {
-    if (!isValidRefName(request.branch)) throw badRequestMessage(REF_MESSAGES.invalidBranchName);
+    if (!isValidRefName(request.branch)) throw new GantryError('GANTRY_E_REF_NAME_INVALID', REF_MESSAGES.invalidBranchName);
     for (const action of request.actions) {
       checkCommitPath(action.file_path);
       if (action.action === 'move') checkCommitPath(action.previous_path);
@@ -92,22 +92,25 @@ export class CommitWriter {
 
   private async replay(id: string, branch: string, committer: Identity, mode: 'pick' | 'revert'): Promise<GitCommit> {
     const source = await this.reader.commit(id);
-    if (!source) throw notFound('Commit');
+    if (!source) throw new GantryError('GANTRY_E_COMMIT_NOT_FOUND');
     const ref = `refs/heads/${branch}`;
     const tip = isValidRefName(branch) ? await this.reader.commit(ref) : null;
-    if (!tip) throw notFound('Branch');
-    const failed = mode === 'pick' ? COMMIT_MESSAGES.cherryPickFailed : COMMIT_MESSAGES.revertFailed;
+    if (!tip) throw new GantryError('GANTRY_E_BRANCH_NOT_FOUND');
+    const failed = (): GantryError =>
+      mode === 'pick'
+        ? new GantryError('GANTRY_E_CHERRY_PICK_FAILED', COMMIT_MESSAGES.cherryPickFailed)
+        : new GantryError('GANTRY_E_REVERT_FAILED', COMMIT_MESSAGES.revertFailed);
     const parent = source.parent_ids[0] ?? EMPTY_TREE;
     const [from, to] = mode === 'pick' ? [parent, source.id] : [source.id, parent];
     const patch = await runGit(this.access.gitDir, ['diff-tree', '-p', '--binary', '--full-index', '--no-color', '--no-ext-diff', from, to]);
-    if (patch.stdout.length === 0) throw badRequestMessage(failed);
+    if (patch.stdout.length === 0) throw failed();
 
     return this.withTemporaryIndex(async (env) => {
       await runGit(this.access.gitDir, ['read-tree', tip.id], { env });
       const applied = await runGit(this.access.gitDir, ['apply', '--cached', '--3way', '--whitespace=nowarn', '-'], { env, cwd: env.GIT_WORK_TREE, input: patch.stdout, allowedExitCodes: [1, 128] });
-      if (applied.exitCode !== 0) throw badRequestMessage(failed);
+      if (applied.exitCode !== 0) throw failed();
       const tree = (await gitText(this.access.gitDir, ['write-tree'], { env })).trim();
-      if (tree === tip.tree_id) throw badRequestMessage(failed);
+      if (tree === tip.tree_id) throw failed();
       const commit =
         mode === 'pick'
           ? await this.writeCommit(tree, [tip.id], `${source.message.trimEnd()}\n\n(cherry picked from commit ${source.id})\n`, source.author, committer, source.author.date)
@@ -120,11 +123,11 @@ export class CommitWriter {
   private async startingPoint(startRef: string | undefined): Promise<string | null> {
     if (startRef !== undefined) {
       const start = (await this.reader.resolveCommit(`refs/heads/${startRef}`)) ?? (await this.reader.resolveCommit(startRef));
-      if (!start) throw badRequestMessage(REF_MESSAGES.invalidReference(startRef));
+      if (!start) throw new GantryError('GANTRY_E_REF_NOT_FOUND', REF_MESSAGES.invalidReference(startRef));
       return start;
     }
     const anyBranch = await gitText(this.access.gitDir, ['for-each-ref', '--count=1', '--format=%(refname)', 'refs/heads/']);
-    if (anyBranch.trim() !== '') throw badRequestMessage(COMMIT_MESSAGES.notOnBranch);
+    if (anyBranch.trim() !== '') throw new GantryError('GANTRY_E_BRANCH_NOT_FOUND', COMMIT_MESSAGES.notOnBranch);
     return null;
   }
 
@@ -136,41 +139,41 @@ export class CommitWriter {
     };
     switch (action.action) {
       case 'create': {
-        if (state.has(filePath) || state.fileAbove(filePath)) throw badRequestMessage(COMMIT_MESSAGES.fileExists);
-        if (state.isDirectory(filePath)) throw badRequestMessage(COMMIT_MESSAGES.directoryExists);
+        if (state.has(filePath) || state.fileAbove(filePath)) throw new GantryError('GANTRY_E_FILE_EXISTS', COMMIT_MESSAGES.fileExists);
+        if (state.isDirectory(filePath)) throw new GantryError('GANTRY_E_FILE_EXISTS', COMMIT_MESSAGES.directoryExists);
         state.set(filePath, action.execute_filemode ? EXECUTABLE : REGULAR, blobs.add(action.content));
         return;
       }
       case 'update': {
         const current = state.get(filePath);
-        if (!current) throw badRequestMessage(COMMIT_MESSAGES.fileMissing);
+        if (!current) throw new GantryError('GANTRY_E_FILE_NOT_FOUND', COMMIT_MESSAGES.fileMissing);
         check(filePath, action.last_commit_id);
         const id = blobs.add(action.content);
         const mode = action.execute_filemode === undefined ? current.mode : action.execute_filemode ? EXECUTABLE : REGULAR;
-        if (id === current.id && mode === current.mode) throw badRequestMessage(COMMIT_MESSAGES.identicalContent);
+        if (id === current.id && mode === current.mode) throw new GantryError('GANTRY_E_CONTENT_UNCHANGED', COMMIT_MESSAGES.identicalContent);
         state.set(filePath, mode, id);
         return;
       }
       case 'delete': {
-        if (!state.has(filePath)) throw badRequestMessage(COMMIT_MESSAGES.fileMissing);
+        if (!state.has(filePath)) throw new GantryError('GANTRY_E_FILE_NOT_FOUND', COMMIT_MESSAGES.fileMissing);
         check(filePath, action.last_commit_id);
         state.remove(filePath);
         return;
       }
       case 'move': {
         const previous = state.get(action.previous_path);
-        if (!previous) throw badRequestMessage(COMMIT_MESSAGES.fileMissing);
-        if (action.previous_path !== filePath && (state.has(filePath) || state.fileAbove(filePath))) throw badRequestMessage(COMMIT_MESSAGES.fileExists);
+        if (!previous) throw new GantryError('GANTRY_E_FILE_NOT_FOUND', COMMIT_MESSAGES.fileMissing);
+        if (action.previous_path !== filePath && (state.has(filePath) || state.fileAbove(filePath))) throw new GantryError('GANTRY_E_FILE_EXISTS', COMMIT_MESSAGES.fileExists);
         check(action.previous_path, action.last_commit_id);
         const id = action.content === undefined ? previous.id : blobs.add(action.content);
         state.remove(action.previous_path);
-        if (state.isDirectory(filePath)) throw badRequestMessage(COMMIT_MESSAGES.directoryExists);
+        if (state.isDirectory(filePath)) throw new GantryError('GANTRY_E_FILE_EXISTS', COMMIT_MESSAGES.directoryExists);
         state.set(filePath, previous.mode, id);
         return;
       }
       case 'chmod': {
         const current = state.get(filePath);
-        if (!current) throw badRequestMessage(COMMIT_MESSAGES.fileMissing);
+        if (!current) throw new GantryError('GANTRY_E_FILE_NOT_FOUND', COMMIT_MESSAGES.fileMissing);
         state.set(filePath, action.execute_filemode ? EXECUTABLE : REGULAR, current.id);
         return;
       }
@@ -194,7 +197,7 @@ export class CommitWriter {
       }
     };
     await Promise.all(Array.from({ length: Math.min(LAST_COMMIT_CHECKS_AT_ONCE, pending.length) }, worker));
-    if (failed) throw badRequestMessage(COMMIT_MESSAGES.changedSinceEditing);
+    if (failed) throw new GantryError('GANTRY_E_FILE_CHANGED_SINCE_EDIT', COMMIT_MESSAGES.changedSinceEditing);
   }
 
   private async writeCommit(
@@ -219,7 +222,7 @@ export class CommitWriter {
 
   private async publish(ref: string, branch: string, commit: string, expected: string | null): Promise<void> {
     const swapped = await compareAndSwapRef(this.access, ref, commit, expected ?? ZERO_OID, 'gantry: commit');
-    if (!swapped) throw badRequestMessage(REF_MESSAGES.branchMoved(branch));
+    if (!swapped) throw new GantryError('GANTRY_E_BRANCH_MOVED', REF_MESSAGES.branchMoved(branch));
   }
 
   /** The first branch of an empty repository becomes its default when HEAD names none. */

@@ -8,6 +8,7 @@ import { execa } from 'execa';
 import { CatFilePool } from '../../../src/storage/git/cat-file.ts';
 import type { GitArchiveFormat, GitRepository } from '../../../src/storage/git/index.ts';
 import { ANN, git, gitFixture, type GitFixture } from './fixture.ts';
+import { answeredWith } from '../../helpers/api-answer.ts';
 
 describe('git storage archives', () => {
   let fixture: GitFixture;
@@ -52,8 +53,8 @@ describe('git storage archives', () => {
     await assert.rejects(async () => {
       for await (const chunk of repository.archive('no-such-ref', 'tar.gz', 'p')) chunks.push(chunk as Buffer);
     });
-    assert.throws(() => repository.archive('--remote=x', 'tar', 'p'), { status: 400 });
-    assert.throws(() => repository.archive('main', 'tar', '../up'), { status: 400 });
+    assert.throws(() => repository.archive('--remote=x', 'tar', 'p'), answeredWith(400));
+    assert.throws(() => repository.archive('main', 'tar', '../up'), answeredWith(400));
   });
 });
 

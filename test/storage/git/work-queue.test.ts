@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { errorStatus } from '../../../src/coordinator/http/error-responses.ts';
 import { ClientGoneError, GitWorkQueue, GitWorkRefusedError, defaultWorkSlots } from '../../../src/storage/git/work-queue.ts';
 
 /** Lets pending promise callbacks run. */
@@ -65,9 +66,9 @@ describe('heavy git work queue', () => {
     const queue = new GitWorkQueue({ slots: 1, maxQueuedPerKey: 2, maxQueued: 3 });
     const holder = await queue.acquire({ key: 'a' });
     const waiting = [queue.acquire({ key: 'a' }), queue.acquire({ key: 'a' })];
-    await assert.rejects(queue.acquire({ key: 'a' }), (error: unknown) => error instanceof GitWorkRefusedError && error.status === 429);
+    await assert.rejects(queue.acquire({ key: 'a' }), (error: unknown) => error instanceof GitWorkRefusedError && errorStatus(error) === 429);
     waiting.push(queue.acquire({ key: 'b' }));
-    await assert.rejects(queue.acquire({ key: 'c' }), (error: unknown) => error instanceof GitWorkRefusedError && error.status === 503);
+    await assert.rejects(queue.acquire({ key: 'c' }), (error: unknown) => error instanceof GitWorkRefusedError && errorStatus(error) === 503);
     holder.release();
     await Promise.all(waiting.map((promise) => promise.then((slot) => slot.release())));
     assert.equal(queue.running, 0);

@@ -4,15 +4,13 @@ import type { GitRepository } from '../../../src/storage/git/index.ts';
 import { PATH_MESSAGES } from '../../../src/storage/git/validate.ts';
 import { COMMIT_MESSAGES } from '../../../src/storage/git/write.ts';
 import { ANN, BOB, git, gitFixture, type GitFixture } from './fixture.ts';
+import { COMMIT_WRITE_ANSWERS } from '../../../src/coordinator/api/repository-params.ts';
+import { answeredWith } from '../../helpers/api-answer.ts';
 
 const text = (value: string): Buffer => Buffer.from(value);
 
 async function rejectsWith(promise: Promise<unknown>, message: string): Promise<void> {
-  await assert.rejects(promise, (error: { status?: number; body?: { message?: unknown } }) => {
-    assert.equal(error.status, 400);
-    assert.equal(error.body?.message, message);
-    return true;
-  });
+  await assert.rejects(promise, answeredWith(400, message, COMMIT_WRITE_ANSWERS));
 }
 
 describe('git storage writes', () => {
@@ -164,8 +162,8 @@ describe('git storage writes', () => {
     const lost = results.filter((result): result is PromiseRejectedResult => result.status === 'rejected');
     assert.equal(won.length, 1);
     assert.equal(lost.length, 1);
-    assert.equal(lost[0]!.reason.status, 400);
-    assert.match(lost[0]!.reason.body.message, /the branch changed since you started editing it/);
+    answeredWith(400, undefined, COMMIT_WRITE_ANSWERS)(lost[0]!.reason);
+    assert.match((lost[0]!.reason as Error).message, /the branch changed since you started editing it/);
     const head = await repository.commit('main');
     assert.deepEqual(head?.parent_ids, [before]);
     const winner = (won[0] as PromiseFulfilledResult<{ id: string }>).value;
@@ -175,7 +173,7 @@ describe('git storage writes', () => {
     const many = await Promise.allSettled(Array.from({ length: 6 }, (_, index) => attempt(`burst-${index}`)));
     const ids = many.flatMap((result) => (result.status === 'fulfilled' ? [(result.value as { id: string }).id] : []));
     assert.ok(ids.length >= 1);
-    for (const result of many) if (result.status === 'rejected') assert.equal(result.reason.status, 400);
+    for (const result of many) if (result.status === 'rejected') answeredWith(400, undefined, COMMIT_WRITE_ANSWERS)(result.reason);
     const history = new Set((await repository.log({ offset: 0, limit: 50 })).map((commit) => commit.id));
     for (const id of ids) assert.ok(history.has(id), `commit ${id} reported as written is on main`);
   });
@@ -197,17 +195,17 @@ describe('git storage writes', () => {
     const stableTip = await repository.resolveCommit('stable');
     await rejectsWith(repository.cherryPick(clash.id, 'stable', ANN), COMMIT_MESSAGES.cherryPickFailed);
     assert.equal(await repository.resolveCommit('stable'), stableTip);
-    await assert.rejects(repository.cherryPick(clash.id, 'missing-branch', ANN), { status: 404 });
-    await assert.rejects(repository.cherryPick('f'.repeat(40), 'stable', ANN), { status: 404 });
+    await assert.rejects(repository.cherryPick(clash.id, 'missing-branch', ANN), answeredWith(404));
+    await assert.rejects(repository.cherryPick('f'.repeat(40), 'stable', ANN), answeredWith(404));
   });
 
   it('creates and deletes branches with CAS semantics', async () => {
     assert.equal(await repository.createBranch('topic/one', 'main~1'), true);
     assert.equal(await repository.createBranch('topic/one', 'main'), false);
     assert.equal((await repository.branch('topic/one'))?.commit.id, await repository.resolveCommit('main~1'));
-    await assert.rejects(repository.createBranch('bad..name', 'main'), { status: 400 });
-    await assert.rejects(repository.createBranch('ok-name', 'no-such-ref'), { status: 400 });
-    await assert.rejects(repository.createBranch('topic/one/deeper', 'main'), { status: 400 });
+    await assert.rejects(repository.createBranch('bad..name', 'main'), answeredWith(400));
+    await assert.rejects(repository.createBranch('ok-name', 'no-such-ref'), { code: 'GANTRY_E_REF_NOT_FOUND' });
+    await assert.rejects(repository.createBranch('topic/one/deeper', 'main'), answeredWith(400));
     assert.ok((await repository.branches()).some((branch) => branch.name === 'topic/one'));
     assert.equal(await repository.deleteBranch('topic/one'), true);
     assert.equal(await repository.deleteBranch('topic/one'), false);
@@ -219,8 +217,8 @@ describe('git storage writes', () => {
     assert.equal(await repository.createTag('v1.0', 'main', 'Release 1.0\n\nNotes', BOB), true);
     assert.equal(await repository.createTag('light', head!, null, BOB), true);
     assert.equal(await repository.createTag('v1.0', 'main', 'again', BOB), false);
-    await assert.rejects(repository.createTag('bad tag', 'main', null, BOB), { status: 400 });
-    await assert.rejects(repository.createTag('v2', 'nowhere', null, BOB), { status: 400 });
+    await assert.rejects(repository.createTag('bad tag', 'main', null, BOB), answeredWith(400));
+    await assert.rejects(repository.createTag('v2', 'nowhere', null, BOB), { code: 'GANTRY_E_REF_NOT_FOUND' });
     const annotated = await repository.tag('v1.0');
     assert.equal(annotated?.commit.id, head);
     assert.notEqual(annotated?.target, head);

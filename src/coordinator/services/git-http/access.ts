@@ -1,3 +1,4 @@
+import { GantryError } from '../../../shared/errors.ts';
 import type { ProjectRecord, UserRecord, UsersStore } from '../../../storage/types.ts';
 import type { TokenScope } from '../../../storage/types-tokens.ts';
 import type { Permissions } from '../permissions.ts';
@@ -17,19 +18,9 @@ export const ANONYMOUS: GitIdentity = { user: null, job: null, tokenMayWrite: fa
 const READ_SCOPES: readonly TokenScope[] = ['api', 'read_repository', 'write_repository'];
 const WRITE_SCOPES: readonly TokenScope[] = ['api', 'write_repository'];
 
-/** A refusal answered as plain text, which git prints to the user. */
-export class GitHttpRefusal extends Error {
-  constructor(
-    readonly status: 400 | 401 | 403 | 404 | 429 | 503,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'GitHttpRefusal';
-  }
-}
-
 export const JOB_TOKEN_USER = 'gitlab-ci-token';
 
+/** GitLab's words for git's refusals: the messages of the errors, which git prints to the user. */
 export const REFUSALS = {
   unauthorized: 'HTTP Basic: Access denied',
   notFound: "The project you were looking for could not be found or you don't have permission to view it.",
@@ -64,55 +55,63 @@ export class GitAccess {
     private readonly jobTokens: JobTokenVerifier,
   ) {}
 
-  /** Anonymous without an Authorization header; 401 for credentials that do not check out. */
+  /** Anonymous without an Authorization header; GANTRY_E_CREDENTIALS_INVALID for credentials that do not check out. */
   async identify(authorization: string | undefined): Promise<GitIdentity> {
     if (authorization === undefined || authorization === '') return ANONYMOUS;
     const credentials = basicCredentials(authorization);
-    if (!credentials || credentials.password === '') throw new GitHttpRefusal(401, REFUSALS.unauthorized);
+    if (!credentials || credentials.password === '') throw badCredentials();
     if (credentials.username === JOB_TOKEN_USER) {
       const job = await this.jobTokens.verify(credentials.password);
       const user = job ? await this.users.findById(job.userId) : undefined;
-      if (!job || !user || user.state !== 'active') throw new GitHttpRefusal(401, REFUSALS.unauthorized);
+      if (!job || !user || user.state !== 'active') throw badCredentials();
       return { user, job, tokenMayWrite: false };
     }
     const credential = await this.personalTokens.usableCredential(credentials.password);
     // A token without a repository scope does not authenticate git at all, as in GitLab.
     if (!credential || !credential.token.scopes.some((scope) => READ_SCOPES.includes(scope))) {
-      throw new GitHttpRefusal(401, REFUSALS.unauthorized);
+      throw badCredentials();
     }
     return { user: credential.user, job: null, tokenMayWrite: credential.token.scopes.some((scope) => WRITE_SCOPES.includes(scope)) };
   }
 
   /**
    * Clone/fetch: public for everyone, internal for signed-in users, private from Reporter.
-   * Anonymous callers get 401 for what they cannot read, so git asks for credentials.
+   * Anonymous callers are asked to sign in for what they cannot read, so git asks for credentials.
    */
   async authorizeRead(project: ProjectRecord | undefined, identity: GitIdentity): Promise<ProjectRecord> {
     const visible = await this.visibleProject(project, identity);
     if (!(await this.permissions.canReadRepository(visible, identity.user))) {
-      throw new GitHttpRefusal(403, REFUSALS.download);
+      throw new GantryError('GANTRY_E_ACCESS_DENIED', REFUSALS.download);
     }
     return visible;
   }
 
   /** Push: Developer and up on a project that is not archived; never with a job token. */
   async authorizeWrite(project: ProjectRecord | undefined, identity: GitIdentity): Promise<ProjectRecord> {
-    if (!identity.user) {
-      throw new GitHttpRefusal(401, REFUSALS.unauthorized);
-    }
+    if (!identity.user) throw signInNeeded();
     const visible = await this.visibleProject(project, identity);
-    if (identity.job) throw new GitHttpRefusal(403, REFUSALS.jobUpload);
-    if (!identity.tokenMayWrite) throw new GitHttpRefusal(403, REFUSALS.upload);
+    if (identity.job) throw new GantryError('GANTRY_E_ACCESS_DENIED', REFUSALS.jobUpload);
+    if (!identity.tokenMayWrite) throw new GantryError('GANTRY_E_ACCESS_DENIED', REFUSALS.upload);
     if (await this.permissions.canWriteRepository(visible, identity.user)) return visible;
     if (visible.archived && (await this.permissions.canWriteRepository({ ...visible, archived: false }, identity.user))) {
-      throw new GitHttpRefusal(403, REFUSALS.archived);
+      throw new GantryError('GANTRY_E_PROJECT_ARCHIVED', REFUSALS.archived);
     }
-    if (!(await this.permissions.canReadRepository(visible, identity.user))) throw new GitHttpRefusal(403, REFUSALS.download);
-    throw new GitHttpRefusal(403, REFUSALS.upload);
+    if (!(await this.permissions.canReadRepository(visible, identity.user))) throw new GantryError('GANTRY_E_ACCESS_DENIED', REFUSALS.download);
+    throw new GantryError('GANTRY_E_ACCESS_DENIED', REFUSALS.upload);
   }
 
   private async visibleProject(project: ProjectRecord | undefined, identity: GitIdentity): Promise<ProjectRecord> {
     if (project && !project.pending_delete && (await this.permissions.canReadProject(project, identity.user))) return project;
-    throw identity.user ? new GitHttpRefusal(404, REFUSALS.notFound) : new GitHttpRefusal(401, REFUSALS.unauthorized);
+    throw identity.user ? new GantryError('GANTRY_E_PROJECT_NOT_FOUND', REFUSALS.notFound) : signInNeeded();
   }
+}
+
+/** Credentials that do not check out: git asks for others. */
+function badCredentials(): GantryError {
+  return new GantryError('GANTRY_E_CREDENTIALS_INVALID', REFUSALS.unauthorized);
+}
+
+/** Anonymous, where only a signed-in caller may go on: git asks for credentials. */
+export function signInNeeded(): GantryError {
+  return new GantryError('GANTRY_E_AUTHENTICATION_REQUIRED', REFUSALS.unauthorized);
 }

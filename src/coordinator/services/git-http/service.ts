@@ -1,5 +1,6 @@
 import { PassThrough, type Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
+import { GantryError } from '../../../shared/errors.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import { preparePushHooks, type PushHookSetup } from '../../../storage/git/hooks.ts';
 import { runHttpBackend, type HttpBackendResponse } from '../../../storage/git/http-backend.ts';
@@ -8,7 +9,7 @@ import { GitWorkRefusedError, type WorkSlot } from '../../../storage/git/work-qu
 import type { ProjectRecord, ProjectsStore } from '../../../storage/types.ts';
 import type { CoordinatorEvents } from '../events.ts';
 import type { Lookup } from '../lookup.ts';
-import { GitHttpRefusal, REFUSALS, type GitAccess, type GitIdentity } from './access.ts';
+import { REFUSALS, signInNeeded, type GitAccess, type GitIdentity } from './access.ts';
 import type { GitPath } from './paths.ts';
 import { computePushPolicy, type BranchPushRules, type TagPushRules } from './push-policy.ts';
 import { MalformedPushError, readReceiveCommands } from './receive-commands.ts';
@@ -56,14 +57,16 @@ export class GitHttpService {
 
   async handle(request: GitHttpRequest): Promise<GitHttpResponse> {
     const { target } = request;
-    if (target.service === null) throw new GitHttpRefusal(404, 'The dumb HTTP protocol is not supported; use a git client that speaks the smart protocol.');
+    if (target.service === null) {
+      throw new GantryError('GANTRY_E_GIT_PROTOCOL_UNSUPPORTED', 'The dumb HTTP protocol is not supported; use a git client that speaks the smart protocol.');
+    }
     const identity = await this.deps.access.identify(request.authorization);
     const candidate = await this.deps.lookup.findProject(target.projectPath);
     const pushing = target.service === 'git-receive-pack';
     const project = pushing
       ? await this.deps.access.authorizeWrite(candidate, identity)
       : await this.deps.access.authorizeRead(candidate, identity);
-    if (!(await this.deps.repositories.exists(project.id))) throw new GitHttpRefusal(404, REFUSALS.notFound);
+    if (!(await this.deps.repositories.exists(project.id))) throw new GantryError('GANTRY_E_PROJECT_NOT_FOUND', REFUSALS.notFound);
     const repositoryPath = this.deps.repositories.open(project.id).path;
 
     if (pushing && target.pathInfo === '/git-receive-pack') return this.receivePack(request, project, identity, repositoryPath);
@@ -91,19 +94,19 @@ export class GitHttpService {
     try {
       return await this.deps.repositories.work.acquire({ key, signal: request.signal });
     } catch (error) {
-      if (error instanceof GitWorkRefusedError) throw new GitHttpRefusal(error.status === 429 ? 429 : 503, 'Too many clones and fetches are waiting; try again later.');
+      if (error instanceof GitWorkRefusedError) throw new GantryError(error.code, 'Too many clones and fetches are waiting; try again later.');
       throw error;
     }
   }
 
   private async receivePack(request: GitHttpRequest, project: ProjectRecord, identity: GitIdentity, repositoryPath: string): Promise<GitHttpResponse> {
     const user = identity.user;
-    if (!user || !request.body) throw new GitHttpRefusal(401, REFUSALS.unauthorized);
+    if (!user || !request.body) throw signInNeeded();
     // Inflate here: the ref commands must be read before git sees the body.
     const gzipped = request.contentEncoding?.toLowerCase() === 'gzip';
     const body = gzipped ? request.body.pipe(createGunzip()) : request.body;
     const received = await readReceiveCommands(body).catch((error: unknown) => {
-      throw error instanceof MalformedPushError ? new GitHttpRefusal(400, `The push request is malformed: ${error.message}`) : error;
+      throw error instanceof MalformedPushError ? new GantryError('GANTRY_E_PUSH_MALFORMED', `The push request is malformed: ${error.message}`) : error;
     });
     const policy = await computePushPolicy(this.deps.branchRules, project, user, received.commands, this.deps.tagRules);
     const hooks = await preparePushHooks(this.deps.hooksDir, policy, received.commands.length);

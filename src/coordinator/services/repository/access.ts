@@ -1,4 +1,4 @@
-import { forbidden } from '../../../shared/errors.ts';
+import { accessDenied } from '../../../shared/errors.ts';
 import type { GitClient, GitRepository } from '../../../storage/git/types.ts';
 import type { ProjectRecord, UserRecord } from '../../../storage/types.ts';
 import type { CoordinatorContext } from '../../context.ts';
@@ -28,13 +28,13 @@ export class RepositoryAccess {
   /** `client` (who asks, and whether they are still there) is what heavy git work queues under. */
   async forRead(projectRef: string, actor: Actor, client?: GitClient): Promise<ReadableRepository> {
     const project = await this.context.lookup.readableProject(projectRef, actor);
-    if (!(await this.context.permissions.canReadRepository(project, actor))) throw forbidden();
+    if (!(await this.context.permissions.canReadRepository(project, actor))) throw accessDenied();
     return this.describe(project, client);
   }
 
   async forWrite(projectRef: string, actor: UserRecord): Promise<WritableRepository> {
     const project = await this.context.lookup.readableProject(projectRef, actor);
-    if (!(await this.context.permissions.canWriteRepository(project, actor))) throw forbidden();
+    if (!(await this.context.permissions.canWriteRepository(project, actor))) throw accessDenied();
     return { ...(await this.describe(project)), actor };
   }
 

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { badRequestMessage, notFound } from '../../../shared/errors.ts';
+import { GantryError } from '../../../shared/errors.ts';
 import type { GitArchiveFormat, GitCommit, GitContributor, GitFileDiff, GitTreeEntry } from '../../../storage/git/types.ts';
 import type { ReadableRepository } from './access.ts';
 import { isInsideRepository, refuseTraversal } from './paths.ts';
@@ -56,7 +56,7 @@ export class BrowsingService {
     const repository = target.repository;
     const revision = ref ?? (repository ? await repository.defaultBranch() : null);
     const commitId = repository && revision ? await repository.resolveCommit(revision) : null;
-    if (!repository || !commitId) throw notFound('Tree');
+    if (!repository || !commitId) throw new GantryError('GANTRY_E_TREE_NOT_FOUND');
     const cleanPath = treePath.replace(/^\/+|\/+$/g, '');
     const entries = (isInsideRepository(cleanPath) ? await repository.tree(commitId, cleanPath, recursive) : null) ?? [];
     return entries
@@ -67,47 +67,47 @@ export class BrowsingService {
 
   async blob(target: ReadableRepository, sha: string): Promise<BlobJson> {
     const content = OBJECT_ID.test(sha) && target.repository ? await target.repository.readBlob(sha) : null;
-    if (!content) throw notFound('Blob');
+    if (!content) throw new GantryError('GANTRY_E_BLOB_NOT_FOUND');
     return { size: content.length, encoding: 'base64', content: content.toString('base64'), sha };
   }
 
   async rawBlob(target: ReadableRepository, sha: string): Promise<{ size: number; stream: Readable }> {
     const repository = target.repository;
     const size = OBJECT_ID.test(sha) && repository ? await repository.blobSize(sha) : null;
-    if (!repository || size === null) throw notFound('Blob');
+    if (!repository || size === null) throw new GantryError('GANTRY_E_BLOB_NOT_FOUND');
     return { size, stream: repository.streamBlob(sha, size) };
   }
 
-  /** `<project path>-<ref with / as ->-<sha>.<ext>` as GitLab names archives; 404 File Not Found for unknown refs. */
+  /** `<project path>-<ref with / as ->-<sha>.<ext>` as GitLab names archives; GANTRY_E_FILE_NOT_FOUND for unknown refs. */
   async archive(target: ReadableRepository, sha: string | undefined, format: GitArchiveFormat): Promise<Archive> {
     const repository = target.repository;
     const ref = sha ?? (repository ? await repository.defaultBranch() : null);
     const commitId = repository && ref ? await repository.resolveCommit(ref) : null;
-    if (!repository || !ref || !commitId) throw notFound('File');
+    if (!repository || !ref || !commitId) throw new GantryError('GANTRY_E_FILE_NOT_FOUND');
     const prefix = `${target.project.path}-${ref.replace(/\//g, '-')}-${commitId}`;
     return { fileName: `${prefix}.${format}`, format, stream: repository.archive(commitId, format, prefix) };
   }
 
-  /** Commits oldest first (GitLab's order); 404 Ref Not Found when either side is unknown. */
+  /** Commits oldest first (GitLab's order); GANTRY_E_REF_NOT_FOUND when either side is unknown. */
   async compare(target: ReadableRepository, from: string, to: string, straight: boolean): Promise<Comparison> {
     const repository = target.repository;
     const [fromId, toId] = repository ? await Promise.all([repository.resolveCommit(from), repository.resolveCommit(to)]) : [null, null];
-    if (!repository || !fromId || !toId) throw notFound('Ref');
+    if (!repository || !fromId || !toId) throw new GantryError('GANTRY_E_REF_NOT_FOUND');
     const result = await repository.compare(fromId, toId, straight);
     return { commits: [...result.commits].reverse(), diffs: result.diffs, sameRef: from === to };
   }
 
-  /** `GET /merge_base`: 400 for fewer than two refs or unknown ones, 404 Merge Base Not Found for unrelated histories. */
+  /** `GET /merge_base`: refused for fewer than two refs or unknown ones, GANTRY_E_MERGE_BASE_NOT_FOUND for unrelated histories. */
   async mergeBase(target: ReadableRepository, refs: readonly string[]): Promise<GitCommit> {
-    if (refs.length < 2) throw badRequestMessage('Provide at least 2 refs');
+    if (refs.length < 2) throw new GantryError('GANTRY_E_TOO_FEW_REFS', 'Provide at least 2 refs');
     const repository = target.repository;
     const ids = repository ? await Promise.all(refs.map((ref) => repository.resolveCommit(ref))) : refs.map(() => null);
     const unknown = refs.filter((_ref, index) => !ids[index]);
-    if (unknown.length > 0) throw badRequestMessage(`Could not find ${unknown.length === 1 ? 'ref' : 'refs'}: ${unknown.join(', ')}`);
+    if (unknown.length > 0) throw new GantryError('GANTRY_E_REF_NOT_FOUND', `Could not find ${unknown.length === 1 ? 'ref' : 'refs'}: ${unknown.join(', ')}`);
     const [first, ...others] = ids as string[];
     const base = repository && first ? await repository.mergeBase(first, ...others) : null;
     const commit = base && repository ? await repository.commit(base) : null;
-    if (!commit) throw notFound('Merge Base');
+    if (!commit) throw new GantryError('GANTRY_E_MERGE_BASE_NOT_FOUND');
     return commit;
   }
 

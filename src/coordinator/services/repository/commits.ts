@@ -1,4 +1,4 @@
-import { notFound } from '../../../shared/errors.ts';
+import { GantryError } from '../../../shared/errors.ts';
 import type { GitClient, GitCommit, GitCommitStats, GitFileDiff, GitLogQuery, GitRepository } from '../../../storage/git/types.ts';
 import type { CoordinatorContext } from '../../context.ts';
 import type { CommitUrlBase, LastPipelineJson } from '../../http/serializers/commits.ts';
@@ -66,10 +66,10 @@ export class CommitsService {
     return Promise.all(commits.map((commit) => repository.commitStats(commit.id)));
   }
 
-  /** A commit by SHA, branch or tag; 404 Commit Not Found otherwise. */
+  /** A commit by SHA, branch or tag; GANTRY_E_COMMIT_NOT_FOUND otherwise. */
   async find(target: ReadableRepository, sha: string): Promise<GitCommit> {
     const commit = target.repository ? await target.repository.commit(sha) : null;
-    if (!commit) throw notFound('Commit');
+    if (!commit) throw new GantryError('GANTRY_E_COMMIT_NOT_FOUND');
     return commit;
   }
 
@@ -92,18 +92,18 @@ export class CommitsService {
 
   async create(projectRef: string, actor: UserRecord, write: CommitWrite): Promise<{ target: ReadableRepository; commit: GitCommit }> {
     const target = await this.access.forWrite(projectRef, actor);
-    const { commit } = await this.writer.commit(target, write, 'forbidden');
+    const { commit } = await this.writer.commit(target, write);
     return { target, commit };
   }
 
   /** `cherry_pick` (the commit's changes) or `revert` (their inverse) onto `branch`. */
   async replay(mode: 'cherry_pick' | 'revert', projectRef: string, actor: UserRecord, sha: string, branch: string): Promise<{ target: ReadableRepository; commit: GitCommit }> {
     const target = await this.access.forWrite(projectRef, actor);
-    await this.writer.assertCanPush(target, branch, 'forbidden');
+    await this.writer.assertCanPush(target, branch);
     const source = await this.find(target, sha);
     const repository = this.requireRepository(target);
     const tip = await repository.branch(branch);
-    if (!tip) throw notFound('Branch');
+    if (!tip) throw new GantryError('GANTRY_E_BRANCH_NOT_FOUND');
     const committer = { name: actor.name, email: actor.email };
     const commit = mode === 'cherry_pick' ? await repository.cherryPick(source.id, branch, committer) : await repository.revert(source.id, branch, committer);
     await this.writer.afterBranchWrite(target, repository, branch, tip.commit.id, commit.id);
@@ -116,7 +116,7 @@ export class CommitsService {
   }
 
   private requireRepository(target: ReadableRepository): GitRepository {
-    if (!target.repository) throw notFound('Commit');
+    if (!target.repository) throw new GantryError('GANTRY_E_COMMIT_NOT_FOUND');
     return target.repository;
   }
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { notFound } from '../../../shared/errors.ts';
+import { GantryError } from '../../../shared/errors.ts';
 import type { GitBlameLine, GitBlobInfo, GitFileAction } from '../../../storage/git/types.ts';
 import type { UserRecord } from '../../../storage/types.ts';
 import type { CoordinatorContext } from '../../context.ts';
@@ -59,7 +59,7 @@ export class FilesService {
   async get(target: ReadableRepository, filePath: string, ref: string): Promise<RepositoryFileJson> {
     const { repository, commitId, blob } = await this.locate(target, filePath, ref);
     const [content, lastCommit] = await Promise.all([repository.readBlob(blob.id), repository.lastCommitFor(commitId, blob.path)]);
-    if (!content) throw notFound('File');
+    if (!content) throw new GantryError('GANTRY_E_FILE_NOT_FOUND');
     return {
       file_name: path.posix.basename(blob.path),
       file_path: blob.path,
@@ -88,9 +88,9 @@ export class FilesService {
     refuseTraversal('file_path', filePath);
     const repository = target.repository;
     const commitId = repository ? await repository.resolveCommit(ref) : null;
-    if (!repository || !commitId) throw notFound('Commit');
+    if (!repository || !commitId) throw new GantryError('GANTRY_E_COMMIT_NOT_FOUND');
     const lines = isInsideRepository(filePath) ? await repository.blame(commitId, filePath, range) : null;
-    if (!lines) throw notFound('File');
+    if (!lines) throw new GantryError('GANTRY_E_FILE_NOT_FOUND');
     return lines;
   }
 
@@ -116,22 +116,25 @@ export class FilesService {
 
   private async write(projectRef: string, actor: UserRecord, filePath: string, input: FileWriteInput, action: GitFileAction): Promise<FileWriteResult> {
     const target = await this.access.forWrite(projectRef, actor);
-    await this.writer.commit(
-      target,
-      { branch: input.branch, startBranch: input.startBranch, message: input.commitMessage, authorName: input.authorName, authorEmail: input.authorEmail, actions: [action] },
-      'bad_request',
-    );
+    await this.writer.commit(target, {
+      branch: input.branch,
+      startBranch: input.startBranch,
+      message: input.commitMessage,
+      authorName: input.authorName,
+      authorEmail: input.authorEmail,
+      actions: [action],
+    });
     return { file_name: filePath, file_path: filePath, branch: input.branch };
   }
 
-  /** 404 Commit Not Found for an unknown ref (or an empty repository), 404 File Not Found for a missing path. */
+  /** GANTRY_E_COMMIT_NOT_FOUND for an unknown ref (or an empty repository), GANTRY_E_FILE_NOT_FOUND for a missing path. */
   private async locate(target: ReadableRepository, filePath: string, ref: string) {
     refuseTraversal('file_path', filePath);
     const repository = target.repository;
     const commitId = repository ? await repository.resolveCommit(ref) : null;
-    if (!repository || !commitId) throw notFound('Commit');
+    if (!repository || !commitId) throw new GantryError('GANTRY_E_COMMIT_NOT_FOUND');
     const blob = isInsideRepository(filePath) ? await repository.blobAt(commitId, filePath) : null;
-    if (!blob) throw notFound('File');
+    if (!blob) throw new GantryError('GANTRY_E_FILE_NOT_FOUND');
     return { repository, commitId, blob };
   }
 }

@@ -1,4 +1,4 @@
-import { badRequestMessage, forbidden } from '../../../shared/errors.ts';
+import { GantryError } from '../../../shared/errors.ts';
 import type { GitCommit, GitFileAction, GitRepository } from '../../../storage/git/types.ts';
 import { isValidRefName } from '../../../storage/git/validate.ts';
 import type { CoordinatorContext } from '../../context.ts';
@@ -26,12 +26,6 @@ export interface CommitWrite {
 }
 
 /**
- * How a protected-branch refusal is answered: the commits API checks before anything else
- * (403), the files API lets the commit service refuse it (400 with the message), as GitLab does.
- */
-export type PushDeniedAs = 'forbidden' | 'bad_request';
-
-/**
  * Writes commits for the commits and files APIs with GitLab's branch rules (start_branch,
  * existing target branch, empty repository), then announces the push.
  */
@@ -41,26 +35,27 @@ export class RepositoryWriter {
     private readonly access: RepositoryAccess,
   ) {}
 
-  async assertCanPush(target: WritableRepository, branch: string, deniedAs: PushDeniedAs): Promise<void> {
+  /** GANTRY_E_BRANCH_PROTECTED unless the actor may push to `branch`. */
+  async assertCanPush(target: WritableRepository, branch: string): Promise<void> {
     if (await this.access.canPushToBranch(target.project, target.actor, branch)) return;
-    throw deniedAs === 'forbidden' ? forbidden(PUSH_DENIED) : badRequestMessage(PUSH_DENIED);
+    throw new GantryError('GANTRY_E_BRANCH_PROTECTED', PUSH_DENIED, { reason: PUSH_DENIED });
   }
 
-  async commit(target: WritableRepository, write: CommitWrite, deniedAs: PushDeniedAs): Promise<{ commit: GitCommit; repository: GitRepository }> {
+  async commit(target: WritableRepository, write: CommitWrite): Promise<{ commit: GitCommit; repository: GitRepository }> {
     checkLengths(COMMIT_LIMITS, { commit_message: write.message, author_name: write.authorName, author_email: write.authorEmail });
-    await this.assertCanPush(target, write.branch, deniedAs);
+    await this.assertCanPush(target, write.branch);
     const repository = await this.access.ensureRepository(target, write.branch);
     const empty = await repository.isEmpty();
     const startBranch = write.startBranch ?? write.branch;
     const existing = await repository.branch(write.branch);
     if (!empty) {
-      if (!(await repository.branch(startBranch))) throw badRequestMessage('You can only create or edit files when you are on a branch');
+      if (!(await repository.branch(startBranch))) throw new GantryError('GANTRY_E_BRANCH_NOT_FOUND', 'You can only create or edit files when you are on a branch');
       if (startBranch !== write.branch && existing) {
-        throw badRequestMessage(`A branch called '${write.branch}' already exists. Switch to that branch in order to make changes`);
+        throw new GantryError('GANTRY_E_BRANCH_EXISTS', `A branch called '${write.branch}' already exists. Switch to that branch in order to make changes`);
       }
     }
     if (!existing && !isValidRefName(write.branch)) {
-      throw badRequestMessage(`Something went wrong when we tried to create '${write.branch}' for you: Branch name is invalid`);
+      throw new GantryError('GANTRY_E_REF_NAME_INVALID', `Something went wrong when we tried to create '${write.branch}' for you: Branch name is invalid`);
     }
     const { actor } = target;
     const commit = await repository.commitFiles({

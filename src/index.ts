@@ -3,3 +3,4 @@ export { createCoordinator, gantryPlugin, type Coordinator, type CoordinatorOpti
 export { compilePipeline, toJobPayload, lintReport, formatLintText, DEFAULT_LIMITS } from './ci/index.ts';
 export type { CompileContext, CompileResult, CompileLimits, Diagnostic } from './ci/index.ts';
 export type * from './protocol/index.ts';
+export { ERROR_CATALOGUE, ERROR_CODES, GantryError, isGantryError, type ErrorCode, type ErrorDetails, type ParamProblem } from './shared/errors.ts';

@@ -1,5 +1,11 @@
 import type { CoordinatorContext } from './context.ts';
 import { NamespacesService } from './services/namespaces.ts';
+import { RepositoryGroupStatistics } from './services/group-statistics.ts';
+import { GroupChangesService } from './services/groups-changes.ts';
+import { GroupSharesService } from './services/group-shares.ts';
+import { GroupsService } from './services/groups.ts';
+import { ProjectPresenter } from './services/project-presenter.ts';
+import { ProjectTransfer } from './services/project-transfer.ts';
 
 /**
  * The services of the API, each built with the narrow stores and collaborators it needs
@@ -8,7 +14,37 @@ import { NamespacesService } from './services/namespaces.ts';
 export function buildServices(context: CoordinatorContext) {
   const { stores, lookup, permissions } = context;
   const namespaces = new NamespacesService({ namespaces: stores.namespaces, groupQueries: stores.groupQueries, members: stores.members, lookup, permissions });
-  return { namespaces };
+  return { namespaces, ...groupsAndUsersServices(context) };
+}
+
+/** Groups, members, users, keys, tokens and settings. */
+function groupsAndUsersServices(context: CoordinatorContext) {
+  const { stores, lookup, permissions, settings } = context;
+  // The projects area's presenter and transfer rules (still built from the context).
+  const projectPresenter = new ProjectPresenter(context);
+  const statistics = new RepositoryGroupStatistics({ namespaces: stores.namespaces, projects: stores.projects, repositories: context.repositories });
+  const groups = new GroupsService({
+    groupQueries: stores.groupQueries,
+    customAttributes: stores.customAttributes,
+    groupLinks: stores.groupGroupLinks,
+    namespaces: stores.namespaces,
+    lookup,
+    permissions,
+    statistics,
+  });
+  const groupChanges = new GroupChangesService({
+    namespaces: stores.namespaces,
+    projects: stores.projects,
+    members: stores.members,
+    customAttributes: stores.customAttributes,
+    lookup,
+    permissions,
+    settings,
+    groups,
+    transfer: new ProjectTransfer(context),
+  });
+  const groupShares = new GroupSharesService({ groupLinks: stores.groupGroupLinks, lookup, permissions, groups });
+  return { projectPresenter, groups, groupChanges, groupShares };
 }
 
 export type CoordinatorServices = ReturnType<typeof buildServices>;

@@ -4,6 +4,8 @@ import { RepositoryGroupStatistics } from './services/group-statistics.ts';
 import { GroupChangesService } from './services/groups-changes.ts';
 import { GroupSharesService } from './services/group-shares.ts';
 import { GroupsService } from './services/groups.ts';
+import { MembersService } from './services/members.ts';
+import { MembershipsService } from './services/memberships.ts';
 import { ProjectPresenter } from './services/project-presenter.ts';
 import { ProjectTransfer } from './services/project-transfer.ts';
 
@@ -44,7 +46,25 @@ function groupsAndUsersServices(context: CoordinatorContext) {
     transfer: new ProjectTransfer(context),
   });
   const groupShares = new GroupSharesService({ groupLinks: stores.groupGroupLinks, lookup, permissions, groups });
-  return { projectPresenter, groups, groupChanges, groupShares };
+  const members = new MembersService({
+    members: stores.members,
+    memberQueries: stores.memberQueries,
+    namespaces: stores.namespaces,
+    users: stores.users,
+    lookup,
+    permissions,
+  });
+  const memberships = new MembershipsService({
+    namespaces: stores.namespaces,
+    memberQueries: stores.memberQueries,
+    members: stores.members,
+    projects: stores.projects,
+    projectQueries: stores.projectQueries,
+    users: stores.users,
+    lookup,
+    permissions,
+  });
+  return { projectPresenter, groups, groupChanges, groupShares, members, memberships };
 }
 
 export type CoordinatorServices = ReturnType<typeof buildServices>;

@@ -6,6 +6,11 @@ import { GroupSharesService } from './services/group-shares.ts';
 import { GroupsService } from './services/groups.ts';
 import { MembersService } from './services/members.ts';
 import { MembershipsService } from './services/memberships.ts';
+import { AccessTokensService } from './services/access-tokens.ts';
+import { ApplicationSettingsService } from './services/settings-admin.ts';
+import { GpgKeysService, SshKeysService } from './services/users-keys.ts';
+import { UserRemoval } from './services/users-removal.ts';
+import { UsersService } from './services/users.ts';
 import { ProjectPresenter } from './services/project-presenter.ts';
 import { ProjectTransfer } from './services/project-transfer.ts';
 
@@ -64,7 +69,32 @@ function groupsAndUsersServices(context: CoordinatorContext) {
     lookup,
     permissions,
   });
-  return { projectPresenter, groups, groupChanges, groupShares, members, memberships };
+  const removal = new UserRemoval({
+    users: stores.users,
+    userLifecycle: stores.userLifecycle,
+    namespaces: stores.namespaces,
+    projects: stores.projects,
+    customAttributes: stores.customAttributes,
+    repositories: context.repositories,
+    events: context.events,
+    accounts: context.accounts,
+    externalUrl: context.config.externalUrl,
+  });
+  const users = new UsersService({
+    users: stores.users,
+    namespaces: stores.namespaces,
+    customAttributes: stores.customAttributes,
+    settings,
+    accounts: context.accounts,
+    lookup,
+    permissions,
+    removal,
+  });
+  const sshKeys = new SshKeysService({ sshKeys: stores.sshKeys, settings, users });
+  const gpgKeys = new GpgKeysService({ gpgKeys: stores.gpgKeys, users });
+  const accessTokens = new AccessTokensService({ tokens: stores.tokens, lookup, permissions });
+  const applicationSettings = new ApplicationSettingsService({ settings, permissions });
+  return { projectPresenter, groups, groupChanges, groupShares, members, memberships, users, sshKeys, gpgKeys, accessTokens, applicationSettings };
 }
 
 export type CoordinatorServices = ReturnType<typeof buildServices>;

@@ -29,7 +29,8 @@ import { usersGpgKeysRoutes } from './users-gpg-keys.ts';
 export async function registerApi(api: FastifyInstance, context: CoordinatorContext, services: CoordinatorServices): Promise<void> {
   const edge: EdgeConfig = { externalUrl: context.config.externalUrl };
   // Areas in the typed pattern: typebox route schemas, services with narrow dependencies.
-  for (const plugin of [namespacesRoutes, groupsRoutes, groupChangesRoutes, membersRoutes, membershipsRoutes]) await api.register(plugin(services, edge));
-  const plugins = [versionRoutes, settingsRoutes, customAttributesRoutes, projectsRoutes, repositoryCommitsRoutes, repositoryFilesRoutes, repositoryBrowsingRoutes, usersRoutes, usersKeysRoutes, usersGpgKeysRoutes, accessTokensRoutes, branchesRoutes, protectedBranchesRoutes, protectedTagsRoutes, tagsRoutes, releasesRoutes, releaseLinksRoutes, deployKeysRoutes];
+  const typed = [namespacesRoutes, groupsRoutes, groupChangesRoutes, membersRoutes, membershipsRoutes, usersRoutes, usersKeysRoutes, usersGpgKeysRoutes, accessTokensRoutes, settingsRoutes, versionRoutes];
+  for (const plugin of typed) await api.register(plugin(services, edge));
+  const plugins = [customAttributesRoutes, projectsRoutes, repositoryCommitsRoutes, repositoryFilesRoutes, repositoryBrowsingRoutes, branchesRoutes, protectedBranchesRoutes, protectedTagsRoutes, tagsRoutes, releasesRoutes, releaseLinksRoutes, deployKeysRoutes];
   for (const plugin of plugins) await api.register(plugin(context));
 }

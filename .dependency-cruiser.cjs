@@ -9,6 +9,13 @@ module.exports = {
     { name: 'runner-not-coordinator', severity: 'error', from: { path: '^src/runner/' }, to: { path: '^src/(coordinator|storage)/' } },
     { name: 'coordinator-not-runner', severity: 'error', from: { path: '^src/coordinator/' }, to: { path: '^src/(runner|executors)/' } },
     { name: 'api-is-thin', severity: 'error', from: { path: '^src/coordinator/api/' }, to: { path: '^src/storage/sql/' } },
+    {
+      name: 'people-services-are-narrow',
+      comment: 'The groups, members and users services take typed inputs and narrow deps: no HTTP edge, no god context.',
+      severity: 'error',
+      from: { path: '^src/coordinator/services/((groups|groups-changes|groups-validation|group-shares|group-statistics|members|members-inherited|memberships|users|users-input|users-keys|users-removal|access-tokens|accounts|settings|settings-admin|token-validity)\\.ts$|(keys|settings)/)' },
+      to: { path: '^src/coordinator/(http/|api/|context\\.ts$)' },
+    },
     { name: 'only-git-module-spawns-git', severity: 'error', from: { path: '^src/', pathNot: '^src/(storage/git|executors|runner|exec|cli)/' }, to: { path: '^(execa|child_process|node:child_process)$', dependencyTypes: ['core', 'npm'] } },
     { name: 'no-circular', severity: 'error', from: {}, to: { circular: true } },
   ],

@@ -1,5 +1,18 @@
 import type { CoordinatorContext } from './context.ts';
 import { NamespacesService } from './services/namespaces.ts';
+import { RepositoryGroupStatistics } from './services/group-statistics.ts';
+import { GroupChangesService } from './services/groups-changes.ts';
+import { GroupSharesService } from './services/group-shares.ts';
+import { GroupsService } from './services/groups.ts';
+import { MembersService } from './services/members.ts';
+import { MembershipsService } from './services/memberships.ts';
+import { AccessTokensService } from './services/access-tokens.ts';
+import { ApplicationSettingsService } from './services/settings-admin.ts';
+import { GpgKeysService, SshKeysService } from './services/users-keys.ts';
+import { UserRemoval } from './services/users-removal.ts';
+import { UsersService } from './services/users.ts';
+import { ProjectPresenter } from './services/project-presenter.ts';
+import { ProjectTransfer } from './services/project-transfer.ts';
 
 /**
  * The services of the API, each built with the narrow stores and collaborators it needs
@@ -8,7 +21,80 @@ import { NamespacesService } from './services/namespaces.ts';
 export function buildServices(context: CoordinatorContext) {
   const { stores, lookup, permissions } = context;
   const namespaces = new NamespacesService({ namespaces: stores.namespaces, groupQueries: stores.groupQueries, members: stores.members, lookup, permissions });
-  return { namespaces };
+  return { namespaces, ...groupsAndUsersServices(context) };
+}
+
+/** Groups, members, users, keys, tokens and settings. */
+function groupsAndUsersServices(context: CoordinatorContext) {
+  const { stores, lookup, permissions, settings } = context;
+  // The projects area's presenter and transfer rules (still built from the context).
+  const projectPresenter = new ProjectPresenter(context);
+  const statistics = new RepositoryGroupStatistics({ namespaces: stores.namespaces, projects: stores.projects, repositories: context.repositories });
+  const groups = new GroupsService({
+    groupQueries: stores.groupQueries,
+    customAttributes: stores.customAttributes,
+    groupLinks: stores.groupGroupLinks,
+    namespaces: stores.namespaces,
+    lookup,
+    permissions,
+    statistics,
+  });
+  const groupChanges = new GroupChangesService({
+    namespaces: stores.namespaces,
+    projects: stores.projects,
+    members: stores.members,
+    customAttributes: stores.customAttributes,
+    lookup,
+    permissions,
+    settings,
+    groups,
+    transfer: new ProjectTransfer(context),
+  });
+  const groupShares = new GroupSharesService({ groupLinks: stores.groupGroupLinks, lookup, permissions, groups });
+  const members = new MembersService({
+    members: stores.members,
+    memberQueries: stores.memberQueries,
+    namespaces: stores.namespaces,
+    users: stores.users,
+    lookup,
+    permissions,
+  });
+  const memberships = new MembershipsService({
+    namespaces: stores.namespaces,
+    memberQueries: stores.memberQueries,
+    members: stores.members,
+    projects: stores.projects,
+    projectQueries: stores.projectQueries,
+    users: stores.users,
+    lookup,
+    permissions,
+  });
+  const removal = new UserRemoval({
+    users: stores.users,
+    userLifecycle: stores.userLifecycle,
+    namespaces: stores.namespaces,
+    projects: stores.projects,
+    customAttributes: stores.customAttributes,
+    repositories: context.repositories,
+    events: context.events,
+    accounts: context.accounts,
+    externalUrl: context.config.externalUrl,
+  });
+  const users = new UsersService({
+    users: stores.users,
+    namespaces: stores.namespaces,
+    customAttributes: stores.customAttributes,
+    settings,
+    accounts: context.accounts,
+    lookup,
+    permissions,
+    removal,
+  });
+  const sshKeys = new SshKeysService({ sshKeys: stores.sshKeys, settings, users });
+  const gpgKeys = new GpgKeysService({ gpgKeys: stores.gpgKeys, users });
+  const accessTokens = new AccessTokensService({ tokens: stores.tokens, lookup, permissions });
+  const applicationSettings = new ApplicationSettingsService({ settings, permissions });
+  return { projectPresenter, groups, groupChanges, groupShares, members, memberships, users, sshKeys, gpgKeys, accessTokens, applicationSettings };
 }
 
 export type CoordinatorServices = ReturnType<typeof buildServices>;

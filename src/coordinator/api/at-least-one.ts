@@ -8,3 +8,8 @@ import type { Params } from '../http/params.ts';
 export function requireAtLeastOne(params: Params, names: readonly string[]): void {
   if (!names.some((name) => params.has(name))) throw atLeastOneOf(names);
 }
+
+/** The same rule on a route's validated input: a parameter counts when present (null included). */
+export function requireAtLeastOneOf(input: Readonly<Record<string, unknown>>, names: readonly string[]): void {
+  if (!names.some((name) => input[name] !== undefined)) throw atLeastOneOf(names);
+}

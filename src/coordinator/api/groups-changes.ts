@@ -1,15 +1,15 @@
-import type { FastifyInstance } from 'fastify';
-import { GantryError } from '../../shared/errors.ts';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyPluginAsync } from 'fastify';
+import { Type, type Static } from 'typebox';
 import { VISIBILITIES } from '../../storage/types.ts';
-import type { CoordinatorContext } from '../context.ts';
-import { requireActor, requireAdmin } from '../http/auth.ts';
+import { requireActor } from '../http/auth.ts';
 import type { ErrorAnswer } from '../http/error-responses.ts';
+import { Param } from '../http/gitlab-params.ts';
 import { serializeGroup } from '../http/serializers/groups.ts';
-import type { Params } from '../http/params.ts';
-import { paramsOf } from '../http/request-params.ts';
-import { GroupChangesService, type GroupAttributes } from '../services/groups-changes.ts';
-import { GroupSharesService } from '../services/group-shares.ts';
-import type { GroupsService } from '../services/groups.ts';
+import type { GroupAttributes } from '../services/groups-changes.ts';
+import type { CoordinatorServices, EdgeConfig } from '../wiring.ts';
+import { GroupId } from './groups.ts';
+import { groupDetailsRenderer } from './groups-details.ts';
 
 /** Moving a project into a group states its refusal as a field error: `{"message":{"new_namespace":[...]}}`. */
 const transferRefusedAsField: ErrorAnswer = {
@@ -17,67 +17,86 @@ const transferRefusedAsField: ErrorAnswer = {
   body: (error) => ({ message: { new_namespace: [error.details.reason ?? error.message] } }),
 };
 
+const ATTRIBUTES = {
+  description: Type.Optional(Param.string({ description: 'At most 255 characters' })),
+  visibility: Type.Optional(Param.oneOf(VISIBILITIES)),
+  lfs_enabled: Type.Optional(Param.boolean()),
+  request_access_enabled: Type.Optional(Param.boolean()),
+};
+
+const CreateBody = Type.Object({
+  name: Param.string({ minLength: 1, description: 'The group name' }),
+  path: Param.string({ minLength: 1, description: 'The group path' }),
+  ...ATTRIBUTES,
+  parent_id: Type.Optional(Param.integer({ description: 'Create as a subgroup of this group' })),
+});
+
+const UpdateBody = Type.Object({
+  name: Type.Optional(Param.string({ description: 'The group name' })),
+  path: Type.Optional(Param.string({ description: 'The group path' })),
+  ...ATTRIBUTES,
+});
+
+const ShareBody = Type.Object({
+  group_id: Param.integer({ minimum: 1, description: 'The group to share with' }),
+  group_access: Param.integer({ description: 'The level members of that group get: 10, 20, 30, 40 or 50' }),
+  expires_at: Type.Optional(Param.date({ description: 'The share ends on this day' })),
+});
+
+const SharePath = Type.Object({ id: Param.string({ description: 'Group id or URL-encoded full path' }), group_id: Param.integer({ minimum: 1 }) });
+const ProjectPath = Type.Object({ id: Param.string({ description: 'Group id or URL-encoded full path' }), project_id: Param.string({ description: 'Project id or URL-encoded full path' }) });
+
+const tags = ['groups'];
+
 /** POST /groups, PUT and DELETE /groups/:id, POST/DELETE /groups/:id/share, POST /groups/:id/projects/:project_id. */
-export function registerGroupChangeRoutes(api: FastifyInstance, context: CoordinatorContext, groups: GroupsService): void {
-  const changes = new GroupChangesService(context);
+export function groupChangesRoutes(services: CoordinatorServices, edge: EdgeConfig): FastifyPluginAsync {
+  const { groupChanges, groupShares } = services;
+  const renderDetails = groupDetailsRenderer(services, edge);
+  return async (app) => {
+    const api = app.withTypeProvider<TypeBoxTypeProvider>();
 
-  api.post('/groups', async (request, reply) => {
-    const actor = requireActor(request);
-    const params = paramsOf(request);
-    const name = params.requiredString('name');
-    const path = params.requiredString('path');
-    const input = { ...groupAttributes(params), name, path, parent_id: params.int('parent_id') };
-    const group = await changes.create(actor, input);
-    return reply.code(201).send(serializeGroup(group, context.config.externalUrl));
-  });
+    api.post('/groups', { schema: { summary: 'Create a group', tags, body: CreateBody } }, async (request, reply) => {
+      const { name, path, parent_id, ...attributes } = request.body;
+      const group = await groupChanges.create(requireActor(request), { ...groupAttributes(attributes), name, path, parent_id });
+      return reply.code(201).send(serializeGroup(group, edge.externalUrl));
+    });
 
-  api.put<{ Params: { id: string } }>('/groups/:id', async (request) => {
-    const actor = requireActor(request);
-    const attributes = groupAttributes(paramsOf(request));
-    const group = await groups.readable(request.params.id, actor);
-    return groups.details(await changes.update(group, actor, attributes), actor);
-  });
+    api.put('/groups/:id', { schema: { summary: 'Update a group', tags, params: GroupId, body: UpdateBody } }, async (request) => {
+      const actor = requireActor(request);
+      return renderDetails(await groupChanges.update(request.params.id, actor, groupAttributes(request.body)), actor);
+    });
 
-  api.delete<{ Params: { id: string } }>('/groups/:id', async (request, reply) => {
-    const actor = requireActor(request);
-    const group = await groups.readable(request.params.id, actor);
-    await changes.remove(group, actor);
-    return reply.code(202).send({ message: '202 Accepted' });
-  });
+    api.delete('/groups/:id', { schema: { summary: 'Remove a group with its subgroups and projects', tags, params: GroupId } }, async (request, reply) => {
+      await groupChanges.remove(request.params.id, requireActor(request));
+      return reply.code(202).send({ message: '202 Accepted' });
+    });
 
-  const shares = new GroupSharesService(context);
-  api.post<{ Params: { id: string } }>('/groups/:id/share', async (request, reply) => {
-    const actor = requireActor(request);
-    const params = paramsOf(request);
-    const input = { groupId: params.requiredInt('group_id', { min: 1 }), groupAccess: params.requiredInt('group_access'), expiresAt: params.date('expires_at') };
-    const group = await groups.readable(request.params.id, actor);
-    await shares.share(group, actor, input);
-    return reply.code(201).send(await groups.details(group, actor));
-  });
+    api.post('/groups/:id/share', { schema: { summary: 'Share a group with another group', tags, params: GroupId, body: ShareBody } }, async (request, reply) => {
+      const actor = requireActor(request);
+      const { group_id: groupId, group_access: groupAccess, expires_at: expiresAt } = request.body;
+      return reply.code(201).send(await renderDetails(await groupShares.share(request.params.id, actor, { groupId, groupAccess, expiresAt }), actor));
+    });
 
-  api.delete<{ Params: { id: string; group_id: string } }>('/groups/:id/share/:group_id', async (request, reply) => {
-    const actor = requireActor(request);
-    const invitedGroupId = paramsOf(request).requiredInt('group_id', { min: 1 });
-    await shares.unshare(await groups.readable(request.params.id, actor), actor, invitedGroupId);
-    return reply.code(204).send();
-  });
+    api.delete('/groups/:id/share/:group_id', { schema: { summary: 'Stop sharing a group with a group', tags, params: SharePath } }, async (request, reply) => {
+      await groupShares.unshare(request.params.id, requireActor(request), request.params.group_id);
+      return reply.code(204).send();
+    });
 
-  api.post<{ Params: { id: string; project_id: string } }>('/groups/:id/projects/:project_id', { config: { errorAnswers: { GANTRY_E_TRANSFER_REFUSED: transferRefusedAsField } } }, async (request, reply) => {
-    const actor = requireAdmin(request);
-    const group = await context.lookup.findGroup(request.params.id);
-    if (!group) throw new GantryError('GANTRY_E_GROUP_NOT_FOUND');
-    await changes.transferProject(group, request.params.project_id);
-    return reply.code(201).send(await groups.details(group, actor));
-  });
+    const transferSchema = { summary: 'Move a project into a group (administrators)', tags, params: ProjectPath };
+    api.post('/groups/:id/projects/:project_id', { schema: transferSchema, config: { errorAnswers: { GANTRY_E_TRANSFER_REFUSED: transferRefusedAsField } } }, async (request, reply) => {
+      const actor = requireActor(request);
+      return reply.code(201).send(await renderDetails(await groupChanges.transferProject(actor, request.params.id, request.params.project_id), actor));
+    });
+  };
 }
 
-function groupAttributes(params: Params): GroupAttributes {
+function groupAttributes(body: Static<typeof UpdateBody>): GroupAttributes {
   return {
-    name: params.string('name'),
-    path: params.string('path'),
-    description: params.string('description'),
-    visibility: params.oneOf('visibility', VISIBILITIES),
-    lfs_enabled: params.bool('lfs_enabled'),
-    request_access_enabled: params.bool('request_access_enabled'),
+    name: body.name,
+    path: body.path,
+    description: body.description,
+    visibility: body.visibility,
+    lfs_enabled: body.lfs_enabled,
+    request_access_enabled: body.request_access_enabled,
   };
 }

@@ -6,6 +6,7 @@ import { settingsRoutes } from './settings.ts';
 import { customAttributesRoutes } from './custom-attributes.ts';
 import { accessTokensRoutes } from './access-tokens.ts';
 import { groupsRoutes } from './groups.ts';
+import { groupChangesRoutes } from './groups-changes.ts';
 import { releaseLinksRoutes } from './release-links.ts';
 import { protectedTagsRoutes } from './protected-tags.ts';
 import { membershipsRoutes } from './memberships.ts';
@@ -28,7 +29,8 @@ import { usersGpgKeysRoutes } from './users-gpg-keys.ts';
 export async function registerApi(api: FastifyInstance, context: CoordinatorContext, services: CoordinatorServices): Promise<void> {
   const edge: EdgeConfig = { externalUrl: context.config.externalUrl };
   // Areas in the typed pattern: typebox route schemas, services with narrow dependencies.
-  for (const plugin of [namespacesRoutes]) await api.register(plugin(services, edge));
-  const plugins = [versionRoutes, settingsRoutes, customAttributesRoutes, groupsRoutes, membersRoutes, projectsRoutes, repositoryCommitsRoutes, repositoryFilesRoutes, repositoryBrowsingRoutes, usersRoutes, usersKeysRoutes, usersGpgKeysRoutes, accessTokensRoutes, membershipsRoutes, branchesRoutes, protectedBranchesRoutes, protectedTagsRoutes, tagsRoutes, releasesRoutes, releaseLinksRoutes, deployKeysRoutes];
+  const typed = [namespacesRoutes, groupsRoutes, groupChangesRoutes, membersRoutes, membershipsRoutes, usersRoutes, usersKeysRoutes, usersGpgKeysRoutes, accessTokensRoutes, settingsRoutes, versionRoutes];
+  for (const plugin of typed) await api.register(plugin(services, edge));
+  const plugins = [customAttributesRoutes, projectsRoutes, repositoryCommitsRoutes, repositoryFilesRoutes, repositoryBrowsingRoutes, branchesRoutes, protectedBranchesRoutes, protectedTagsRoutes, tagsRoutes, releasesRoutes, releaseLinksRoutes, deployKeysRoutes];
   for (const plugin of plugins) await api.register(plugin(context));
 }

@@ -1,34 +1,47 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
-import type { CoordinatorContext } from '../context.ts';
-import { requireAdmin } from '../http/auth.ts';
-import { pageRequest, setPaginationHeaders, slicePage } from '../http/pagination.ts';
-import { paramsOf } from '../http/request-params.ts';
-import { MembershipsService } from '../services/memberships.ts';
+import { Type } from 'typebox';
+import { requireActor } from '../http/auth.ts';
+import { Param } from '../http/gitlab-params.ts';
+import { PAGINATION, pageOf, setPaginationHeaders } from '../http/pagination.ts';
+import { serializeMembership } from '../http/serializers/members.ts';
+import { serializeUserBasic } from '../http/serializers/user-basic.ts';
+import type { CoordinatorServices, EdgeConfig } from '../wiring.ts';
+
+const ProjectId = Type.Object({ id: Param.string({ description: 'Project id or URL-encoded full path' }) });
+const UserId = Type.Object({ id: Param.string({ description: 'User id or username' }) });
+
+const ProjectUsersQuery = Type.Object({
+  search: Type.Optional(Param.string({ description: 'Part of the name or username' })),
+  skip_users: Type.Optional(Param.integers({ description: 'Leave out these users' })),
+  ...PAGINATION,
+});
+
+const MembershipsQuery = Type.Object({
+  type: Type.Optional(Param.oneOf(['Project', 'Namespace'], { description: 'Only memberships of projects or of groups' })),
+  ...PAGINATION,
+});
 
 /** `GET /projects/:id/users` and `GET /users/:id/memberships` (administrators). */
-export function membershipsRoutes(context: CoordinatorContext): FastifyPluginAsync {
-  const memberships = new MembershipsService(context);
-  const externalUrl = context.config.externalUrl;
-  return async (api) => {
-    api.get<{ Params: { id: string } }>('/projects/:id/users', async (request, reply) => {
-      const params = paramsOf(request);
-      const page = pageRequest(params);
-      const query = { search: params.string('search') || undefined, skipUsers: params.intArray('skip_users') };
-      const project = await context.lookup.readableProject(request.params.id, request.actor);
-      const users = await memberships.projectUsers(project, query);
-      setPaginationHeaders(request, reply, externalUrl, page, { total: users.length });
-      return slicePage(users, page);
+export function membershipsRoutes({ memberships }: CoordinatorServices, edge: EdgeConfig): FastifyPluginAsync {
+  return async (app) => {
+    const api = app.withTypeProvider<TypeBoxTypeProvider>();
+
+    const projectUsersSchema = { summary: 'List the users with access to a project through membership', tags: ['projects'], params: ProjectId, querystring: ProjectUsersQuery };
+    api.get('/projects/:id/users', { schema: projectUsersSchema }, async (request, reply) => {
+      const page = pageOf(request.query);
+      const query = { search: request.query.search || undefined, skipUsers: request.query.skip_users };
+      const { items, total } = await memberships.projectUsers(request.params.id, request.actor, query, { offset: page.offset, limit: page.perPage });
+      setPaginationHeaders(request, reply, edge.externalUrl, page, { total });
+      return items.map((user) => serializeUserBasic(user, edge.externalUrl));
     });
 
-    api.get<{ Params: { id: string } }>('/users/:id/memberships', async (request, reply) => {
-      requireAdmin(request);
-      const params = paramsOf(request);
-      const page = pageRequest(params);
-      const type = params.oneOf('type', ['Project', 'Namespace'] as const);
-      const user = await context.lookup.user(request.params.id);
-      const all = await memberships.userMemberships(user, type);
-      setPaginationHeaders(request, reply, externalUrl, page, { total: all.length });
-      return slicePage(all, page);
+    const membershipsSchema = { summary: "List a user's direct memberships (administrators)", tags: ['users'], params: UserId, querystring: MembershipsQuery };
+    api.get('/users/:id/memberships', { schema: membershipsSchema }, async (request, reply) => {
+      const page = pageOf(request.query);
+      const { items, total } = await memberships.userMemberships(requireActor(request), request.params.id, request.query.type, { offset: page.offset, limit: page.perPage });
+      setPaginationHeaders(request, reply, edge.externalUrl, page, { total });
+      return items.map(serializeMembership);
     });
   };
 }

@@ -21,6 +21,8 @@ export const Param = {
   date: (options: { description?: string } = {}) => Type.String({ ...options, format: 'date' }),
   /** ISO 8601; normalised to UTC with milliseconds. */
   dateTime: (options: { description?: string } = {}) => Type.String({ ...options, format: 'date-time' }),
+  /** Also an explicit JSON `null` (kept as null; otherwise null reads as absent). */
+  nullable: <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]),
 };
 
 /** What was wrong with one parameter, in grape's words. */
@@ -43,6 +45,8 @@ interface JsonSchema {
   minimum?: number;
   maximum?: number;
   minLength?: number;
+  /** Only as Param.nullable makes it: the value's schema and `{type: 'null'}`. */
+  anyOf?: JsonSchema[];
 }
 
 class Problems {
@@ -71,6 +75,10 @@ function readObject(schema: JsonSchema, source: ParamMap, prefix: string, proble
   for (const [key, property] of Object.entries(schema.properties ?? {})) {
     const name = prefix === '' ? key : `${prefix}[${key}]`;
     const raw = source[key];
+    if (raw === null && acceptsNull(property)) {
+      out[key] = null;
+      continue;
+    }
     const read = raw === undefined || raw === null ? undefined : readValue(property, raw, name, problems);
     if (read === undefined) {
       const alreadyReported = raw !== undefined && raw !== null && raw !== '' && problems.list.some((problem) => problem.name === name);
@@ -82,7 +90,13 @@ function readObject(schema: JsonSchema, source: ParamMap, prefix: string, proble
   return out;
 }
 
+function acceptsNull(schema: JsonSchema): boolean {
+  return schema.anyOf?.some((member) => member.type === 'null') === true;
+}
+
 function readValue(schema: JsonSchema, raw: ParamValue, name: string, problems: Problems): ParamValue | undefined {
+  const valueSchema = schema.anyOf?.find((member) => member.type !== 'null');
+  if (valueSchema) return readValue(valueSchema, raw, name, problems);
   if (schema.enum) return readEnum(schema.enum, raw, name, problems);
   switch (schema.type) {
     case 'string':

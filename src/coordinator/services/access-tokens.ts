@@ -1,18 +1,37 @@
-import { GantryError, invalidParam, missingParam } from '../../shared/errors.ts';
+import { accessDenied, GantryError } from '../../shared/errors.ts';
 import type { UserRecord } from '../../storage/types.ts';
-import { TOKEN_SCOPES, type TokenRecord, type TokenScope } from '../../storage/types-tokens.ts';
-import type { CoordinatorContext } from '../context.ts';
-import type { Params } from '../http/params.ts';
-import { serializeAccessToken, type AccessTokenJson } from '../http/serializers/access-tokens.ts';
+import type { TokenRecord, TokenScope, TokensStore } from '../../storage/types-tokens.ts';
 import { generateToken } from './accounts.ts';
 import { checkLengths, type FieldLimits } from './field-limits.ts';
+import type { Lookup } from './lookup.ts';
+import type { Permissions } from './permissions.ts';
 import { tokenProblem } from './token-validity.ts';
-
-const STATES = ['all', 'active', 'inactive'] as const;
 
 /** Token names: 255 characters (GitLab's column is unbounded; a name is a label, not a document). */
 export const TOKEN_LIMITS = { name: 255 } as const satisfies FieldLimits;
-type TokenState = (typeof STATES)[number];
+
+export type TokenState = 'all' | 'active' | 'inactive';
+
+export interface NewTokenInput {
+  name: string;
+  /** At least one; duplicates are dropped. */
+  scopes: TokenScope[];
+  /** YYYY-MM-DD. */
+  expiresAt?: string;
+}
+
+/** A token with whether it works today; `secret` only in the answer that creates it. */
+export interface AccessTokenView {
+  token: TokenRecord;
+  active: boolean;
+  secret?: string;
+}
+
+export interface AccessTokensServiceDeps {
+  tokens: Pick<TokensStore, 'create' | 'list' | 'findById' | 'revoke'>;
+  lookup: Pick<Lookup, 'user'>;
+  permissions: Pick<Permissions, 'isAdministrator' | 'canRevokeToken'>;
+}
 
 /**
  * Personal and impersonation access tokens: administrators issue them for users (users have
@@ -20,71 +39,60 @@ type TokenState = (typeof STATES)[number];
  * is shown once, in the answer that creates it.
  */
 export class AccessTokensService {
-  constructor(private readonly context: CoordinatorContext) {}
+  constructor(private readonly deps: AccessTokensServiceDeps) {}
 
-  async create(userRef: string, params: Params, impersonation: boolean): Promise<AccessTokenJson> {
-    const user = await this.context.lookup.user(userRef);
-    const name = params.nonEmptyString('name');
-    if (name === undefined) throw missingParam('name');
-    checkLengths(TOKEN_LIMITS, { name });
-    const scopes = parseScopes(params);
-    const expiresAt = params.date('expires_at') ?? null;
+  /** Issues a personal (or impersonation) token for a user (administrators). */
+  async create(actor: UserRecord, userRef: string, input: NewTokenInput, impersonation: boolean): Promise<AccessTokenView> {
+    const user = await this.administeredUser(actor, userRef);
+    checkLengths(TOKEN_LIMITS, { name: input.name });
     const secret = generateToken();
-    const token = await this.context.stores.tokens.create(user.id, secret, { name, scopes, expiresAt, impersonation });
-    return serializeAccessToken(token, isActive(token), { impersonation, secret });
+    const scopes = [...new Set(input.scopes)];
+    const token = await this.deps.tokens.create(user.id, secret, { name: input.name, scopes, expiresAt: input.expiresAt ?? null, impersonation });
+    return { ...view(token), secret };
   }
 
-  async listImpersonation(userRef: string, params: Params): Promise<AccessTokenJson[]> {
-    const user = await this.context.lookup.user(userRef);
-    const state: TokenState = params.oneOf('state', STATES) ?? 'all';
-    const tokens = await this.context.stores.tokens.list({ userId: user.id, impersonation: true });
-    return tokens
-      .filter((token) => state === 'all' || isActive(token) === (state === 'active'))
-      .map((token) => serializeAccessToken(token, isActive(token), { impersonation: true }));
+  async listImpersonation(actor: UserRecord, userRef: string, state: TokenState): Promise<AccessTokenView[]> {
+    const user = await this.administeredUser(actor, userRef);
+    const tokens = await this.deps.tokens.list({ userId: user.id, impersonation: true });
+    return tokens.map(view).filter((token) => state === 'all' || token.active === (state === 'active'));
   }
 
-  async getImpersonation(userRef: string, tokenId: number): Promise<AccessTokenJson> {
-    const token = await this.impersonationToken(userRef, tokenId);
-    return serializeAccessToken(token, isActive(token), { impersonation: true });
+  async getImpersonation(actor: UserRecord, userRef: string, tokenId: number): Promise<AccessTokenView> {
+    return view(await this.impersonationToken(actor, userRef, tokenId));
   }
 
-  async revokeImpersonation(userRef: string, tokenId: number): Promise<void> {
-    const token = await this.impersonationToken(userRef, tokenId);
-    await this.context.stores.tokens.revoke(token.id);
+  async revokeImpersonation(actor: UserRecord, userRef: string, tokenId: number): Promise<void> {
+    const token = await this.impersonationToken(actor, userRef, tokenId);
+    await this.deps.tokens.revoke(token.id);
   }
 
-  /** `GET /personal_access_tokens`: the caller's tokens; administrators anyone's (`user_id`). */
-  async listPersonal(actor: UserRecord, params: Params): Promise<AccessTokenJson[]> {
-    const userId = actor.is_admin ? params.int('user_id', { min: 1 }) : actor.id;
-    const tokens = await this.context.stores.tokens.list({ userId });
-    return tokens.map((token) => serializeAccessToken(token, isActive(token)));
+  /** `GET /personal_access_tokens`: the caller's tokens; administrators anyone's (`userId`, else all). */
+  async listPersonal(actor: UserRecord, userId: number | undefined): Promise<AccessTokenView[]> {
+    const owner = this.deps.permissions.isAdministrator(actor) ? userId : actor.id;
+    return (await this.deps.tokens.list({ userId: owner })).map(view);
   }
 
   /** `DELETE /personal_access_tokens/:id`: own tokens, or any for administrators. */
   async revokePersonal(actor: UserRecord, tokenId: number): Promise<void> {
-    const token = await this.context.stores.tokens.findById(tokenId);
+    const token = await this.deps.tokens.findById(tokenId);
     if (!token) throw new GantryError('GANTRY_E_ACCESS_TOKEN_NOT_FOUND');
-    if (token.user_id !== actor.id && !actor.is_admin) throw new GantryError('GANTRY_E_TOKEN_NOT_OWNED', 'not allowed to revoke this token');
-    await this.context.stores.tokens.revoke(token.id);
+    if (!this.deps.permissions.canRevokeToken(token, actor)) throw new GantryError('GANTRY_E_TOKEN_NOT_OWNED', 'not allowed to revoke this token');
+    await this.deps.tokens.revoke(token.id);
   }
 
-  private async impersonationToken(userRef: string, tokenId: number): Promise<TokenRecord> {
-    const user = await this.context.lookup.user(userRef);
-    const token = await this.context.stores.tokens.findById(tokenId);
+  private async administeredUser(actor: UserRecord, userRef: string): Promise<UserRecord> {
+    if (!this.deps.permissions.isAdministrator(actor)) throw accessDenied();
+    return this.deps.lookup.user(userRef);
+  }
+
+  private async impersonationToken(actor: UserRecord, userRef: string, tokenId: number): Promise<TokenRecord> {
+    const user = await this.administeredUser(actor, userRef);
+    const token = await this.deps.tokens.findById(tokenId);
     if (!token || token.user_id !== user.id || !token.impersonation) throw new GantryError('GANTRY_E_IMPERSONATION_TOKEN_NOT_FOUND');
     return token;
   }
 }
 
-function isActive(token: TokenRecord): boolean {
-  return tokenProblem(token) === undefined;
-}
-
-function parseScopes(params: Params): TokenScope[] {
-  const scopes = params.stringArray('scopes');
-  if (scopes === undefined || scopes.length === 0) throw missingParam('scopes');
-  for (const scope of scopes) {
-    if (!(TOKEN_SCOPES as readonly string[]).includes(scope)) throw invalidParam('scopes', 'does not have a valid value');
-  }
-  return [...new Set(scopes)] as TokenScope[];
+function view(token: TokenRecord): AccessTokenView {
+  return { token, active: tokenProblem(token) === undefined };
 }

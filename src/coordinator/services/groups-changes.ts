@@ -1,10 +1,22 @@
 import { accessDenied, GantryError, validationFailed } from '../../shared/errors.ts';
 import { isUniqueViolation } from '../../storage/sql/database.ts';
-import type { NamespaceChanges, NamespaceRecord, ProjectRecord, UserRecord, Visibility } from '../../storage/types.ts';
-import type { CoordinatorContext } from '../context.ts';
+import type {
+  CustomAttributesStore,
+  MembersStore,
+  NamespaceChanges,
+  NamespaceRecord,
+  NamespacesStore,
+  ProjectRecord,
+  ProjectsStore,
+  UserRecord,
+  Visibility,
+} from '../../storage/types.ts';
+import type { GroupDetails, GroupsService } from './groups.ts';
 import { checkDescription, checkGroupName, checkGroupPath, FieldErrors } from './groups-validation.ts';
-import { OWNER } from './permissions.ts';
-import { ProjectTransfer } from './project-transfer.ts';
+import type { Lookup } from './lookup.ts';
+import { OWNER, type Permissions } from './permissions.ts';
+import type { ProjectTransfer } from './project-transfer.ts';
+import type { SettingsService } from './settings.ts';
 import { defaultGroupVisibility, groupVisibilityRefusals, restrictedVisibilityRefusal, type GroupPlace } from './visibility-rules.ts';
 
 export interface GroupAttributes {
@@ -23,18 +35,29 @@ export interface ProjectRemovalHook {
   deleted(project: ProjectRecord): Promise<void>;
 }
 
+export interface GroupChangesServiceDeps {
+  namespaces: Pick<NamespacesStore, 'create' | 'update' | 'findById' | 'findByFullPath' | 'children' | 'refreshPaths' | 'descendantIds' | 'delete'>;
+  projects: Pick<ProjectsStore, 'listByNamespaces' | 'findByNamespaceAndPath' | 'delete'>;
+  members: Pick<MembersStore, 'add' | 'removeAllForSource'>;
+  customAttributes: Pick<CustomAttributesStore, 'deleteAllFor'>;
+  lookup: Pick<Lookup, 'findGroup' | 'findProject'>;
+  permissions: Pick<Permissions, 'canCreateGroup' | 'canAdminGroup' | 'isAdministrator'>;
+  settings: Pick<SettingsService, 'values' | 'isVisibilityRestricted'>;
+  groups: Pick<GroupsService, 'readable' | 'details'>;
+  /** Moves a project into a group (the projects area's rules). */
+  transfer: Pick<ProjectTransfer, 'refusal' | 'move'>;
+  removalHook?: ProjectRemovalHook;
+}
+
 /** Creating, changing and removing groups, and moving projects into them. */
 export class GroupChangesService {
-  constructor(
-    private readonly context: CoordinatorContext,
-    private readonly removalHook?: ProjectRemovalHook,
-  ) {}
+  constructor(private readonly deps: GroupChangesServiceDeps) {}
 
   async create(actor: UserRecord, input: NewGroupInput): Promise<NamespaceRecord> {
-    const { permissions, lookup, settings, stores } = this.context;
+    const { permissions, groups, settings, namespaces, members } = this.deps;
     let parent: NamespaceRecord | undefined;
     if (input.parent_id !== undefined) {
-      parent = await lookup.readableGroup(input.parent_id, actor);
+      parent = await groups.readable(input.parent_id, actor);
       if (!(await permissions.canAdminGroup(parent, actor))) throw accessDenied();
     } else if (!permissions.canCreateGroup(actor)) {
       throw accessDenied();
@@ -52,7 +75,7 @@ export class GroupChangesService {
     const now = new Date().toISOString();
     let group: NamespaceRecord;
     try {
-      group = await stores.namespaces.create({
+      group = await namespaces.create({
         kind: 'group',
         name: input.name,
         path: input.path,
@@ -72,7 +95,7 @@ export class GroupChangesService {
       if (isUniqueViolation(error)) throw validationFailed({ path: ['has already been taken'] });
       throw error;
     }
-    await stores.members.add({
+    await members.add({
       source_type: 'namespace',
       source_id: group.id,
       user_id: actor.id,
@@ -86,10 +109,12 @@ export class GroupChangesService {
     return group;
   }
 
-  async update(group: NamespaceRecord, actor: UserRecord, changes: GroupAttributes): Promise<NamespaceRecord> {
-    const { permissions, stores } = this.context;
+  /** `PUT /groups/:id`: answers the changed group's details. */
+  async update(ref: string, actor: UserRecord, changes: GroupAttributes): Promise<GroupDetails> {
+    const { permissions, namespaces, projects, groups } = this.deps;
+    const group = await groups.readable(ref, actor);
     if (!(await permissions.canAdminGroup(group, actor))) throw accessDenied();
-    const parent = group.parent_id === null ? undefined : await stores.namespaces.findById(group.parent_id);
+    const parent = group.parent_id === null ? undefined : await namespaces.findById(group.parent_id);
     const errors = new FieldErrors();
     if (changes.name !== undefined) checkGroupName(changes.name, errors);
     if (changes.path !== undefined && changes.path !== group.path) {
@@ -98,9 +123,9 @@ export class GroupChangesService {
     }
     if (changes.description !== undefined) checkDescription(changes.description, errors);
     if (changes.visibility !== undefined && changes.visibility !== group.visibility) {
-      const subgroups = await stores.namespaces.children(group.id);
-      const projects = await stores.projects.listByNamespaces([group.id]);
-      const place = { parent, subgroups, projectVisibilities: projects.map((project) => project.visibility) };
+      const subgroups = await namespaces.children(group.id);
+      const inGroup = await projects.listByNamespaces([group.id]);
+      const place = { parent, subgroups, projectVisibilities: inGroup.map((project) => project.visibility) };
       await this.checkVisibilityAllowed(actor, changes.visibility, place, errors);
     }
     errors.throwIfAny();
@@ -114,60 +139,68 @@ export class GroupChangesService {
     update.full_name = parent ? `${parent.full_name} / ${name}` : name;
     let updated: NamespaceRecord | undefined;
     try {
-      updated = await stores.namespaces.update(group.id, update);
+      updated = await namespaces.update(group.id, update);
     } catch (error) {
       if (isUniqueViolation(error)) throw validationFailed({ path: ['has already been taken'] });
       throw error;
     }
     if (!updated) throw new GantryError('GANTRY_E_GROUP_NOT_FOUND');
     if (changes.name !== undefined || changes.path !== undefined) {
-      await stores.namespaces.refreshPaths(group.id);
-      updated = (await stores.namespaces.findById(group.id)) ?? updated;
+      await namespaces.refreshPaths(group.id);
+      updated = (await namespaces.findById(group.id)) ?? updated;
     }
-    return updated;
+    return groups.details(updated, actor);
   }
 
   /** Removes the group, its subgroups and every project in them, with their members and attributes. */
-  async remove(group: NamespaceRecord, actor: UserRecord): Promise<void> {
-    const { permissions, stores } = this.context;
+  async remove(ref: string, actor: UserRecord): Promise<void> {
+    const { permissions, namespaces, projects, members, customAttributes, groups } = this.deps;
+    const group = await groups.readable(ref, actor);
     if (!(await permissions.canAdminGroup(group, actor))) throw accessDenied();
-    const groupIds = [group.id, ...(await stores.namespaces.descendantIds(group.id))];
-    for (const project of await stores.projects.listByNamespaces(groupIds)) {
-      await stores.members.removeAllForSource('project', project.id);
-      await stores.customAttributes.deleteAllFor('project', project.id);
-      await stores.projects.delete(project.id);
-      await this.removalHook?.deleted(project);
+    const groupIds = [group.id, ...(await namespaces.descendantIds(group.id))];
+    for (const project of await projects.listByNamespaces(groupIds)) {
+      await members.removeAllForSource('project', project.id);
+      await customAttributes.deleteAllFor('project', project.id);
+      await projects.delete(project.id);
+      await this.deps.removalHook?.deleted(project);
     }
     for (const id of groupIds) {
-      await stores.members.removeAllForSource('namespace', id);
-      await stores.customAttributes.deleteAllFor('group', id);
+      await members.removeAllForSource('namespace', id);
+      await customAttributes.deleteAllFor('group', id);
     }
     // Subgroups go with their parent (ON DELETE CASCADE).
-    await stores.namespaces.delete(group.id);
+    await namespaces.delete(group.id);
   }
 
-  /** Moves a project into the group's namespace; a project more open than the group is narrowed to it. */
-  async transferProject(group: NamespaceRecord, projectRef: string): Promise<void> {
-    const project = await this.context.lookup.findProject(projectRef);
+  /**
+   * `POST /groups/:id/projects/:project_id` (administrators): moves a project into the group's
+   * namespace, a project more open than the group narrowed to it; answers the group's details.
+   */
+  async transferProject(actor: UserRecord, groupRef: string, projectRef: string): Promise<GroupDetails> {
+    const { permissions, lookup, transfer, groups } = this.deps;
+    if (!permissions.isAdministrator(actor)) throw accessDenied();
+    const group = await lookup.findGroup(groupRef);
+    if (!group) throw new GantryError('GANTRY_E_GROUP_NOT_FOUND');
+    const project = await lookup.findProject(projectRef);
     if (!project || project.pending_delete) throw new GantryError('GANTRY_E_PROJECT_NOT_FOUND');
-    const transfer = new ProjectTransfer(this.context);
     const refusal = await transfer.refusal(project, group);
     if (refusal) throw new GantryError('GANTRY_E_TRANSFER_REFUSED', refusal, { reason: refusal });
     await transfer.move(project, group);
+    return groups.details(group, actor);
   }
 
   private async checkVisibilityAllowed(actor: UserRecord, visibility: Visibility, place: GroupPlace, errors: FieldErrors): Promise<void> {
-    const restricted = await restrictedVisibilityRefusal(this.context.settings, actor, visibility);
+    const restricted = await restrictedVisibilityRefusal(this.deps.settings, actor, visibility);
     if (restricted) errors.add('visibility_level', restricted);
     for (const refusal of groupVisibilityRefusals(visibility, place)) errors.add('visibility_level', refusal);
   }
 
   /** A path is taken by another namespace with the same full path or a project of the same parent. */
   private async checkPathFree(path: string, parent: NamespaceRecord | undefined, selfId: number | undefined, errors: FieldErrors): Promise<void> {
-    const { stores } = this.context;
+    const { namespaces, projects } = this.deps;
     const fullPath = parent ? `${parent.full_path}/${path}` : path;
-    const existing = await stores.namespaces.findByFullPath(fullPath);
-    const projectClash = parent ? await stores.projects.findByNamespaceAndPath(parent.id, path) : undefined;
+    const existing = await namespaces.findByFullPath(fullPath);
+    const projectClash = parent ? await projects.findByNamespaceAndPath(parent.id, path) : undefined;
     if ((existing && existing.id !== selfId) || projectClash) errors.add('path', 'has already been taken');
   }
 }

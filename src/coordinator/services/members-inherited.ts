@@ -1,6 +1,12 @@
-import type { MemberListFilter, MemberRecord, MemberSourceType } from '../../storage/types.ts';
-import type { CoordinatorContext } from '../context.ts';
+import type { MemberListFilter, MemberQueriesStore, MemberRecord, MemberSourceType, NamespacesStore, UsersStore } from '../../storage/types.ts';
 import { OWNER, type MemberSource } from './permissions.ts';
+
+/** What working out inherited members reads. */
+export interface InheritedMembersDeps {
+  namespaces: Pick<NamespacesStore, 'findById' | 'ancestors'>;
+  memberQueries: Pick<MemberQueriesStore, 'list'>;
+  users: Pick<UsersStore, 'findById'>;
+}
 
 /** No project or group has more members than this in one source; beyond it the list is cut. */
 const MEMBERS_PER_SOURCE = 10_000;
@@ -11,8 +17,7 @@ const MEMBERS_PER_SOURCE = 10_000;
  * (the closest source wins a tie). The owner of a personal project's namespace counts as
  * an owner, as the permission rules treat them.
  */
-export async function inheritedMembers(context: CoordinatorContext, source: MemberSource, filter: MemberListFilter): Promise<MemberRecord[]> {
-  const { stores } = context;
+export async function inheritedMembers(stores: InheritedMembersDeps, source: MemberSource, filter: MemberListFilter): Promise<MemberRecord[]> {
   const sources: Array<{ type: MemberSourceType; id: number }> = [];
   let namespaceId: number;
   if (source.kind === 'project') {
@@ -25,7 +30,7 @@ export async function inheritedMembers(context: CoordinatorContext, source: Memb
   const candidates: MemberRecord[] = [];
   if (namespace?.kind === 'group') {
     sources.push({ type: 'namespace', id: namespace.id }, ...(await stores.namespaces.ancestors(namespace.id)).map((group) => ({ type: 'namespace' as const, id: group.id })));
-  } else if (namespace?.owner_id && source.kind === 'project' && (await matches(context, namespace.owner_id, filter))) {
+  } else if (namespace?.owner_id && source.kind === 'project' && (await matches(stores, namespace.owner_id, filter))) {
     candidates.push(namespaceOwner(source.project.id, namespace.owner_id, source.project.created_at));
   }
   for (const { type, id } of sources) {
@@ -40,10 +45,10 @@ export async function inheritedMembers(context: CoordinatorContext, source: Memb
 }
 
 /** The store applies the filter to member rows; the namespace owner has none. */
-async function matches(context: CoordinatorContext, userId: number, filter: MemberListFilter): Promise<boolean> {
+async function matches(stores: InheritedMembersDeps, userId: number, filter: MemberListFilter): Promise<boolean> {
   if (filter.userIds && !filter.userIds.includes(userId)) return false;
   if (!filter.query) return true;
-  const user = await context.stores.users.findById(userId);
+  const user = await stores.users.findById(userId);
   const term = filter.query.toLowerCase();
   return Boolean(user && (user.name.toLowerCase().includes(term) || user.username.toLowerCase().includes(term)));
 }

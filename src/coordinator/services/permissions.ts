@@ -241,6 +241,35 @@ export class Permissions {
     return this.groupLevelAtLeast(source.group, actor, OWNER);
   }
 
+  // groups and users area ------------------------------------------------------------------
+
+  /** Administrators run the instance: other users' accounts, keys and tokens, settings, anyone's memberships. */
+  isAdministrator(actor: Actor): boolean {
+    return actor?.is_admin === true;
+  }
+
+  /** Users are listed to anyone signed in, and to anonymous callers unless the public level is restricted. */
+  canListUsers(actor: Actor, publicVisibilityRestricted: boolean): boolean {
+    return actor !== null || !publicVisibilityRestricted;
+  }
+
+  /** Whether the caller owns a namespace: its personal namespace, or owner of the group or an ancestor. */
+  async ownsNamespace(namespaceId: number, actor: Actor): Promise<boolean> {
+    return (await this.namespaceMembershipLevel(namespaceId, actor)) === OWNER;
+  }
+
+  /** A personal access token is revoked by its owner or an administrator. */
+  canRevokeToken(token: { user_id: number }, actor: UserRecord): boolean {
+    return token.user_id === actor.id || actor.is_admin;
+  }
+
+  /** Sharing a group and changing its members need the group's owner (or an administrator). */
+  async canShareGroup(group: NamespaceRecord, actor: Actor): Promise<boolean> {
+    return this.canAdminGroup(group, actor);
+  }
+
+  // end of groups and users area ---------------------------------------------------------------
+
   /** Member groups with their ancestors and descendants, and the groups holding member projects with their ancestors. */
   private async groupIdsThroughMembership(actor: UserRecord): Promise<number[]> {
     const ids = new Set<number>();

@@ -1,7 +1,6 @@
 import type { SettingsStore, Visibility } from '../../storage/types.ts';
-import type { Params } from '../http/params.ts';
-import { parseSettingChanges } from './settings/parse.ts';
-import { defaultSettingValues, SETTINGS_SCHEMA, type SchemaSettings } from './settings/schema.ts';
+import { parseSettingChanges, type SettingValue } from './settings/parse.ts';
+import { defaultSettingValues, type SchemaSettings } from './settings/schema.ts';
 import { validateSettings } from './settings/validate.ts';
 
 /**
@@ -28,9 +27,6 @@ export type ApplicationSettings = Omit<
 };
 
 export const DEFAULT_SETTINGS: ApplicationSettings = defaultSettingValues() as ApplicationSettings;
-
-/** The one row's id, as GitLab shows it. */
-const SETTINGS_ID = 1;
 
 export interface SettingsSnapshot {
   values: ApplicationSettings;
@@ -69,8 +65,8 @@ export class SettingsService {
    * Applies a `PUT /application/settings` request: typed per parameter, validated on the
    * merged result (400 on any problem, nothing stored), then saved.
    */
-  async change(params: Params): Promise<SettingsSnapshot> {
-    const changes = parseSettingChanges(params);
+  async change(values: Readonly<Record<string, SettingValue | undefined>>): Promise<SettingsSnapshot> {
+    const changes = parseSettingChanges(values);
     const stored = (await this.store.load())?.settings ?? {};
     validateSettings({ changes, stored, merged: { ...defaultSettingValues(), ...stored, ...changes } });
     return this.update(changes);
@@ -81,13 +77,4 @@ export class SettingsService {
     const restricted = (await this.values()).restricted_visibility_levels;
     return restricted !== null && restricted.includes(visibility);
   }
-}
-
-/** The settings object of `GET /application/settings`: id, every setting, timestamps. */
-export function serializeSettings(snapshot: SettingsSnapshot): Record<string, unknown> {
-  const out: Record<string, unknown> = { id: SETTINGS_ID };
-  for (const { name } of SETTINGS_SCHEMA) out[name] = snapshot.values[name] ?? null;
-  out.created_at = snapshot.created_at;
-  out.updated_at = snapshot.updated_at;
-  return out;
 }

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { invalidParams, validationFailed } from '../../shared/errors.ts';
-import type { Params } from '../http/params.ts';
+import { validationFailed } from '../../shared/errors.ts';
 import { lengthErrors, type FieldLimits } from './field-limits.ts';
 
 /**
@@ -34,40 +33,9 @@ export interface UserAttributes {
   external?: boolean;
 }
 
-const PROFILE_STRINGS = ['bio', 'location', 'website_url', 'organization', 'extern_uid', 'provider'] as const;
-
-/** Old GitLab names of the three account fields are accepted as aliases. */
-const ACCOUNT_ALIASES = [
-  ['messenger_id', 'skype'],
-  ['network_profile', 'linkedin'],
-  ['microblog_account', 'twitter'],
-] as const;
-
 const USERNAME = /^[a-zA-Z0-9_.][a-zA-Z0-9_\-.]*[a-zA-Z0-9_-]$|^[a-zA-Z0-9_]$/;
 const USERNAME_MESSAGE = "can contain only letters, digits, '_', '-' and '.'. Cannot start with '-' or end in '.', '.git' or '.atom'.";
 const EMAIL = /^[^@\s]+@[^@\s]+$/;
-
-export function readUserAttributes(params: Params): UserAttributes {
-  const attributes: UserAttributes = {
-    email: params.string('email')?.trim(),
-    username: params.string('username')?.trim(),
-    name: params.string('name'),
-    password: params.string('password'),
-    projects_limit: params.int('projects_limit'),
-    is_admin: params.bool('admin'),
-    can_create_group: params.bool('can_create_group'),
-    external: params.bool('external'),
-  };
-  for (const field of PROFILE_STRINGS) attributes[field] = params.string(field);
-  for (const [field, alias] of ACCOUNT_ALIASES) attributes[field] = params.string(field) ?? params.string(alias);
-  return attributes;
-}
-
-/** Grape's message when several required parameters are absent. */
-export function requireParams(params: Params, names: readonly string[]): void {
-  const missing = names.filter((name) => (params.string(name) ?? '').trim() === '');
-  if (missing.length > 0) throw invalidParams(missing.map((name) => ({ name, problem: 'is missing' })));
-}
 
 /** Model validations (GANTRY_E_VALIDATION_FAILED, field by field) for the attributes given. */
 export function validateUserAttributes(attributes: UserAttributes): void {

@@ -1,107 +1,141 @@
-import { accessDenied, atLeastOneOf, GantryError, validationFailed } from '../../shared/errors.ts';
+import { accessDenied, GantryError, validationFailed } from '../../shared/errors.ts';
 import { isUniqueViolation } from '../../storage/sql/database.ts';
-import type { UserChanges, UserListFilter, UserRecord } from '../../storage/types.ts';
-import type { CoordinatorContext } from '../context.ts';
-import type { PageRequest } from '../http/pagination.ts';
-import type { Params } from '../http/params.ts';
-import { hashPassword } from './accounts.ts';
-import {
-  randomPassword,
-  readUserAttributes,
-  requireParams,
-  validateUserAttributes,
-  type UserAttributes,
-} from './users-input.ts';
-import { UserRemoval } from './users-removal.ts';
+import type { CustomAttributesStore, NamespacesStore, UserChanges, UserListFilter, UserRecord, UsersStore } from '../../storage/types.ts';
+import { hashPassword, type AccountsService } from './accounts.ts';
+import type { Lookup } from './lookup.ts';
+import type { Actor, Permissions } from './permissions.ts';
+import type { SettingsService } from './settings.ts';
+import { randomPassword, validateUserAttributes, type UserAttributes } from './users-input.ts';
+import type { UserRemoval } from './users-removal.ts';
 
-const ORDERS = ['id', 'name', 'username', 'created_at', 'updated_at'] as const;
+/** `GET /users` filters; those of `adminFilters` only count for administrators. */
+export interface UserListQuery {
+  username?: string;
+  search?: string;
+  active?: boolean;
+  blocked?: boolean;
+  /** Administrators only (403 for others when given at all). */
+  external?: boolean;
+  excludeExternal?: boolean;
+  createdBefore?: string;
+  createdAfter?: string;
+  /** Both or neither; administrators only (403 for others). */
+  externUid?: string;
+  provider?: string;
+  orderBy?: UserListFilter['orderBy'];
+  sort?: 'asc' | 'desc';
+  /** Ignored for others than administrators. */
+  admins?: boolean;
+  withoutProjects?: boolean;
+  customAttributes?: Record<string, string>;
+}
+
+/** A user as one caller sees it: everything when the caller administers the instance. */
+export interface UserView {
+  user: UserRecord;
+  /** The caller is an administrator: private fields (e-mail, admin flag...) are shown. */
+  full: boolean;
+}
+
+export interface NewUserInput {
+  attributes: UserAttributes;
+  /** Create without a password; the user sets one through a reset. */
+  resetPassword: boolean;
+  skipConfirmation?: boolean;
+  confirm?: boolean;
+}
+
+export interface UsersServiceDeps {
+  users: Pick<UsersStore, 'list' | 'findByEmail' | 'findByUsername' | 'update'>;
+  namespaces: Pick<NamespacesStore, 'findByFullPath' | 'findUserNamespace' | 'update'>;
+  customAttributes: Pick<CustomAttributesStore, 'subjectIdsMatching'>;
+  settings: Pick<SettingsService, 'values' | 'isVisibilityRestricted'>;
+  accounts: Pick<AccountsService, 'createUser'>;
+  lookup: Pick<Lookup, 'user'>;
+  permissions: Pick<Permissions, 'isAdministrator' | 'canListUsers'>;
+  removal: Pick<UserRemoval, 'remove'>;
+}
 
 /** The Users API: listing, administration of accounts, blocking. */
 export class UsersService {
-  private readonly removal: UserRemoval;
-
-  constructor(private readonly context: CoordinatorContext) {
-    this.removal = new UserRemoval(context);
-  }
+  constructor(private readonly deps: UsersServiceDeps) {}
 
   /** `GET /users`; filters restricted to administrators answer 403 (external, extern_uid) or are ignored. */
-  async list(actor: UserRecord | null, params: Params, page: PageRequest): Promise<{ items: UserRecord[]; total: number }> {
+  async list(actor: Actor, query: UserListQuery, page: { offset: number; limit: number }): Promise<{ items: UserView[]; total: number }> {
     await this.ensureReadable(actor);
-    const isAdmin = actor?.is_admin === true;
-    const externUid = params.string('extern_uid');
-    const provider = params.string('provider');
-    if (!isAdmin && (params.bool('external') !== undefined || (externUid && provider))) throw accessDenied();
-    const orderBy = params.oneOf('order_by', ORDERS);
+    const full = this.deps.permissions.isAdministrator(actor);
+    const byIdentity = query.externUid && query.provider ? { externUid: query.externUid, provider: query.provider } : undefined;
+    if (!full && (query.external !== undefined || byIdentity)) throw accessDenied();
     const filter: UserListFilter = {
-      username: params.string('username'),
-      search: params.string('search'),
-      active: params.bool('active') === true,
-      blocked: params.bool('blocked') === true,
-      external: params.bool('external') === true,
-      excludeExternal: params.bool('exclude_external') === true,
-      createdBefore: params.dateTime('created_before'),
-      createdAfter: params.dateTime('created_after'),
-      externUid: externUid && provider ? externUid : undefined,
-      provider: externUid && provider ? provider : undefined,
-      orderBy,
-      sort: params.oneOf('sort', ['asc', 'desc'] as const),
+      username: query.username,
+      search: query.search,
+      active: query.active === true,
+      blocked: query.blocked === true,
+      external: query.external === true,
+      excludeExternal: query.excludeExternal === true,
+      createdBefore: query.createdBefore,
+      createdAfter: query.createdAfter,
+      externUid: byIdentity?.externUid,
+      provider: byIdentity?.provider,
+      orderBy: query.orderBy,
+      sort: query.sort,
     };
-    if (isAdmin) {
-      filter.admins = params.bool('admins') === true;
-      filter.withoutProjects = params.bool('without_projects') === true;
-      const attributes = params.hash('custom_attributes');
-      if (attributes && Object.keys(attributes).length > 0) {
-        filter.ids = await this.context.stores.customAttributes.subjectIdsMatching('user', attributes);
+    if (full) {
+      filter.admins = query.admins === true;
+      filter.withoutProjects = query.withoutProjects === true;
+      if (query.customAttributes && Object.keys(query.customAttributes).length > 0) {
+        filter.ids = await this.deps.customAttributes.subjectIdsMatching('user', query.customAttributes);
       }
     }
-    return this.context.stores.users.list(filter, { offset: page.offset, limit: page.perPage });
+    const { items, total } = await this.deps.users.list(filter, page);
+    return { items: items.map((user) => ({ user, full })), total };
   }
 
-  /** Anonymous callers may read users unless the public visibility level is restricted. */
-  async ensureReadable(actor: UserRecord | null): Promise<void> {
-    if (!actor && (await this.context.settings.isVisibilityRestricted('public'))) throw new GantryError('GANTRY_E_AUTHENTICATION_REQUIRED');
+  /** `GET /users/:id` (a numeric id). */
+  async get(actor: Actor, ref: string): Promise<UserView> {
+    await this.ensureReadable(actor);
+    return { user: await this.find(ref), full: this.deps.permissions.isAdministrator(actor) };
   }
 
-  async find(idOrUsername: string): Promise<UserRecord> {
-    if (!/^\d+$/.test(idOrUsername)) throw new GantryError('GANTRY_E_USER_NOT_FOUND');
-    return this.context.lookup.user(idOrUsername);
+  /** A user whose keys the caller may read (`/users/:id/gpg_keys`): anyone's, unless anonymous reads are closed. */
+  async readable(actor: Actor, ref: string): Promise<UserRecord> {
+    await this.ensureReadable(actor);
+    return this.find(ref);
+  }
+
+  /** A user an administrator acts on (keys, tokens of someone else); 403 for others. */
+  async administered(actor: UserRecord, ref: string): Promise<UserRecord> {
+    this.requireAdministrator(actor);
+    return this.find(ref);
   }
 
   /** `POST /users` (administrators). */
-  async create(params: Params): Promise<UserRecord> {
-    requireParams(params, ['email', 'name', 'username']);
-    const resetPassword = params.bool('reset_password') === true;
-    const attributes = readUserAttributes(params);
-    if (attributes.password === undefined && !resetPassword) {
-      throw atLeastOneOf(['password', 'reset_password']);
-    }
-    if (resetPassword) delete attributes.password;
+  async create(actor: UserRecord, input: NewUserInput): Promise<UserRecord> {
+    this.requireAdministrator(actor);
+    const attributes = { ...input.attributes };
+    if (input.resetPassword) delete attributes.password;
     validateUserAttributes(attributes);
     const email = attributes.email ?? '';
     const username = attributes.username ?? '';
-    if (await this.context.stores.users.findByEmail(email)) throw taken('Email');
-    if (await this.context.stores.users.findByUsername(username)) throw taken('Username');
+    const { users, settings } = this.deps;
+    if (await users.findByEmail(email)) throw taken('Email');
+    if (await users.findByUsername(username)) throw taken('Username');
     await this.ensureNamespaceFree(username);
 
-    const settings = await this.context.settings.values();
+    const projectsLimit = Number((await settings.values()).default_projects_limit);
     try {
-      const projectsLimit = Number(settings.default_projects_limit);
-      return await this.createAccount(params, attributes, { email, username, projectsLimit });
+      return await this.createAccount(input, attributes, { email, username, projectsLimit });
     } catch (error) {
       // A concurrent request took the address or the name between the checks and the insert.
       if (!isUniqueViolation(error)) throw error;
-      const emailTaken = await this.context.stores.users.findByEmail(email);
+      const emailTaken = await users.findByEmail(email);
       throw taken(emailTaken ? 'Email' : 'Username');
     }
   }
 
-  private createAccount(
-    params: Params,
-    attributes: UserAttributes,
-    identity: { email: string; username: string; projectsLimit: number },
-  ): Promise<UserRecord> {
+  private createAccount(input: NewUserInput, attributes: UserAttributes, identity: { email: string; username: string; projectsLimit: number }): Promise<UserRecord> {
     const { email, username } = identity;
-    return this.context.accounts.createUser({
+    return this.deps.accounts.createUser({
       username,
       name: attributes.name ?? username,
       email,
@@ -110,7 +144,7 @@ export class UsersService {
       projects_limit: attributes.projects_limit ?? identity.projectsLimit,
       can_create_group: attributes.can_create_group ?? true,
       external: attributes.external ?? false,
-      confirmed: params.bool('skip_confirmation') ?? params.bool('confirm') === false,
+      confirmed: input.skipConfirmation ?? input.confirm === false,
       profile: {
         bio: attributes.bio,
         location: attributes.location,
@@ -129,11 +163,10 @@ export class UsersService {
    * `PUT /users/:id` (administrators). A taken e-mail address or username answers 404, as the
    * contract documents for this call (GitLab's long-standing behaviour), not 409.
    */
-  async update(idOrUsername: string, params: Params): Promise<UserRecord> {
-    const user = await this.find(idOrUsername);
-    const attributes = readUserAttributes(params);
+  async update(actor: UserRecord, ref: string, attributes: UserAttributes): Promise<UserRecord> {
+    const user = await this.administered(actor, ref);
     validateUserAttributes(attributes);
-    const { users } = this.context.stores;
+    const { users } = this.deps;
     if (attributes.email !== undefined) {
       const holder = await users.findByEmail(attributes.email);
       if (holder && holder.id !== user.id) throw taken('Email');
@@ -154,37 +187,51 @@ export class UsersService {
     return updated;
   }
 
-  async remove(idOrUsername: string, hardDelete: boolean): Promise<void> {
-    const user = await this.find(idOrUsername);
-    await this.removal.remove(user, hardDelete);
+  async remove(actor: UserRecord, ref: string, hardDelete: boolean): Promise<void> {
+    await this.deps.removal.remove(await this.administered(actor, ref), hardDelete);
   }
 
   /** Blocks the user; false when already blocked. */
-  async block(idOrUsername: string): Promise<boolean> {
-    const user = await this.find(idOrUsername);
+  async block(actor: UserRecord, ref: string): Promise<boolean> {
+    const user = await this.administered(actor, ref);
     if (user.state === 'blocked') return false;
-    await this.context.stores.users.update(user.id, { state: 'blocked' });
+    await this.deps.users.update(user.id, { state: 'blocked' });
     return true;
   }
 
   /** Unblocks the user; false when already active. */
-  async unblock(idOrUsername: string): Promise<boolean> {
-    const user = await this.find(idOrUsername);
+  async unblock(actor: UserRecord, ref: string): Promise<boolean> {
+    const user = await this.administered(actor, ref);
     if (user.state === 'active') return false;
-    await this.context.stores.users.update(user.id, { state: 'active' });
+    await this.deps.users.update(user.id, { state: 'active' });
     return true;
+  }
+
+  /** Anonymous callers may read users unless the public visibility level is restricted. */
+  private async ensureReadable(actor: Actor): Promise<void> {
+    const restricted = actor === null && (await this.deps.settings.isVisibilityRestricted('public'));
+    if (!this.deps.permissions.canListUsers(actor, restricted)) throw new GantryError('GANTRY_E_AUTHENTICATION_REQUIRED');
+  }
+
+  private requireAdministrator(actor: UserRecord): void {
+    if (!this.deps.permissions.isAdministrator(actor)) throw accessDenied();
+  }
+
+  private async find(idOrUsername: string): Promise<UserRecord> {
+    if (!/^\d+$/.test(idOrUsername)) throw new GantryError('GANTRY_E_USER_NOT_FOUND');
+    return this.deps.lookup.user(idOrUsername);
   }
 
   /** A username is also the path of a top-level namespace; a group may already hold it. */
   private async ensureNamespaceFree(username: string): Promise<void> {
-    const namespace = await this.context.stores.namespaces.findByFullPath(username);
+    const namespace = await this.deps.namespaces.findByFullPath(username);
     if (namespace && namespace.kind === 'group') {
       throw validationFailed({ username: ['has already been taken'] });
     }
   }
 
   private async renameNamespace(user: UserRecord): Promise<void> {
-    const { namespaces } = this.context.stores;
+    const { namespaces } = this.deps;
     const namespace = await namespaces.findUserNamespace(user.id);
     if (!namespace) return;
     await namespaces.update(namespace.id, {

@@ -1,4 +1,5 @@
 import type { TokenRecord, TokenScope } from '../../../storage/types-tokens.ts';
+import type { AccessTokenView } from '../../services/access-tokens.ts';
 
 export interface AccessTokenJson {
   id: number;
@@ -29,4 +30,9 @@ export function serializeAccessToken(token: TokenRecord, active: boolean, option
   if (options.impersonation) json.impersonation = token.impersonation;
   if (options.secret !== undefined) json.token = options.secret;
   return json;
+}
+
+/** A token of the service's answer; `impersonation` on the impersonation-token routes. */
+export function serializeAccessTokenView(view: AccessTokenView, options: { impersonation?: boolean } = {}): AccessTokenJson {
+  return serializeAccessToken(view.token, view.active, { impersonation: options.impersonation, secret: view.secret });
 }

@@ -1,10 +1,15 @@
-import type { NamespaceRecord, Visibility } from '../../../storage/types.ts';
+import type { AccessLevel, NamespaceRecord, Visibility } from '../../../storage/types.ts';
+import type { GroupStatistics } from '../../services/group-statistics.ts';
+import type { GroupDetails, GroupListItem, GroupShareView } from '../../services/groups.ts';
 
-export interface GroupStatisticsJson {
-  storage_size: number;
-  repository_size: number;
-  lfs_objects_size: number;
-  job_artifacts_size: number;
+export type GroupStatisticsJson = GroupStatistics;
+
+export interface SharedWithGroupJson {
+  group_id: number;
+  group_name: string;
+  group_full_path: string;
+  group_access_level: AccessLevel;
+  expires_at: string | null;
 }
 
 export interface GroupJson {
@@ -24,7 +29,7 @@ export interface GroupJson {
 }
 
 /** Group details: the group plus the projects it holds and those shared with it (Project JSON). */
-export type GroupDetailsJson = GroupJson & { shared_with_groups: unknown[]; projects: unknown[]; shared_projects: unknown[] };
+export type GroupDetailsJson = GroupJson & { shared_with_groups: SharedWithGroupJson[]; projects: unknown[]; shared_projects: unknown[] };
 
 export function groupWebUrl(group: Pick<NamespaceRecord, 'full_path'>, externalUrl: string): string {
   return `${externalUrl}/groups/${group.full_path}`;
@@ -49,12 +54,21 @@ export function serializeGroup(group: NamespaceRecord, externalUrl: string, stat
   return json;
 }
 
-export function serializeGroupDetails(
-  group: NamespaceRecord,
-  externalUrl: string,
-  projects: unknown[],
-  sharedProjects: unknown[],
-  sharedWithGroups: unknown[],
-): GroupDetailsJson {
-  return { ...serializeGroup(group, externalUrl), shared_with_groups: sharedWithGroups, projects, shared_projects: sharedProjects };
+/** A group of a listing, with its storage figures when the service included them. */
+export function serializeGroupListItem(item: GroupListItem, externalUrl: string): GroupJson {
+  return serializeGroup(item.group, externalUrl, item.statistics);
+}
+
+export function serializeSharedWithGroup(share: GroupShareView): SharedWithGroupJson {
+  return { group_id: share.group.id, group_name: share.group.name, group_full_path: share.group.full_path, group_access_level: share.groupAccess, expires_at: share.expiresAt };
+}
+
+/** Group details, its projects already rendered as Project JSON for the caller. */
+export function serializeGroupDetails(details: GroupDetails, externalUrl: string, rendered: { projects: unknown[]; sharedProjects: unknown[] }): GroupDetailsJson {
+  return {
+    ...serializeGroup(details.group, externalUrl),
+    shared_with_groups: details.sharedWithGroups.map(serializeSharedWithGroup),
+    projects: rendered.projects,
+    shared_projects: rendered.sharedProjects,
+  };
 }

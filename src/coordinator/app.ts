@@ -25,6 +25,7 @@ import { collectMultipartBodies } from './http/multipart.ts';
 import { parseGitlabQuery } from './http/querystring.ts';
 import { gitlabValidatorCompiler, mergeParameterSources } from './http/route-schemas.ts';
 import { isRunnerProtocolRequest } from './http/runner-routes.ts';
+import { requireSignInForWrites } from './http/sign-in-rule.ts';
 import { RequestThrottles } from './http/throttle.ts';
 import { WebDownloads } from './http/web-downloads.ts';
 import { AccountsService } from './services/accounts.ts';
@@ -220,7 +221,12 @@ async function mountCoordinator(instance: FastifyInstance, core: CoordinatorCore
         return undefined;
       });
       api.addHook('preParsing', guardAnonymousBodies(limits));
-      api.addHook('preHandler', (request) => authenticator.authenticateFromBody(request));
+      // Sign-in completes before parameters are validated, as GitLab's `authenticate!` runs
+      // before grape's validations: an anonymous write answers 401, not a parameter error.
+      api.addHook('preValidation', async (request) => {
+        await authenticator.authenticateFromBody(request);
+        requireSignInForWrites(request);
+      });
       api.addHook('onSend', closeOnUnreadBodies);
       await registerApi(api, context, buildServices(context));
     },

@@ -8,3 +8,9 @@ import type { Params } from '../http/params.ts';
 export function requireAtLeastOne(params: Params, names: readonly string[]): void {
   if (!names.some((name) => params.has(name))) throw atLeastOneOf(names);
 }
+
+/** The same rule on a route's typed input: a parameter counts when the schema read a value for it. */
+export function requireAtLeastOneOf(input: object, names: readonly string[]): void {
+  const given = input as Record<string, unknown>;
+  if (!names.some((name) => given[name] !== undefined)) throw atLeastOneOf(names);
+}

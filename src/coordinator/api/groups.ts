@@ -7,15 +7,16 @@ import { paramsOf } from '../http/request-params.ts';
 import { RepositoryGroupStatistics } from '../services/group-statistics.ts';
 import { GroupsService, type GroupListQuery, type GroupProjectsQuery } from '../services/groups.ts';
 import { registerGroupChangeRoutes } from './groups-changes.ts';
-import { ProjectPresenter } from '../services/project-presenter.ts';
+import { serializeProject } from '../http/serializers/projects.ts';
+import { buildProjectViews } from '../wiring.ts';
 
 const PROJECT_ORDER = ['id', 'name', 'path', 'created_at', 'updated_at', 'last_activity_at'] as const;
 const SORT = ['asc', 'desc'] as const;
 
 /** `/groups`: listing, details, subgroups and projects of groups, plus the changes in groups-changes.ts. */
 export function groupsRoutes(context: CoordinatorContext): FastifyPluginAsync {
-  const presenter = new ProjectPresenter(context);
-  const groups = new GroupsService(context, (projects, actor, options) => presenter.many(projects, actor, options), new RepositoryGroupStatistics(context));
+  const projectViews = buildProjectViews(context);
+  const groups = new GroupsService(context, async (projects, actor, options) => (await projectViews.many(projects, actor, options)).map((view) => serializeProject(view, context.config.externalUrl)), new RepositoryGroupStatistics(context));
   return async (api) => {
     api.get('/groups', async (request, reply) => {
       const params = paramsOf(request);

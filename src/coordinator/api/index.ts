@@ -12,6 +12,7 @@ import { membershipsRoutes } from './memberships.ts';
 import { namespacesRoutes } from './namespaces.ts';
 import { membersRoutes } from './members.ts';
 import { projectsRoutes } from './projects.ts';
+import { projectActionsRoutes } from './projects-actions.ts';
 import { repositoryBrowsingRoutes } from './repository-browsing.ts';
 import { repositoryCommitsRoutes } from './repository-commits.ts';
 import { repositoryFilesRoutes } from './repository-files.ts';
@@ -28,7 +29,7 @@ import { usersGpgKeysRoutes } from './users-gpg-keys.ts';
 export async function registerApi(api: FastifyInstance, context: CoordinatorContext, services: CoordinatorServices): Promise<void> {
   const edge: EdgeConfig = { externalUrl: context.config.externalUrl };
   // Areas in the typed pattern: typebox route schemas, services with narrow dependencies.
-  for (const plugin of [namespacesRoutes]) await api.register(plugin(services, edge));
-  const plugins = [versionRoutes, settingsRoutes, customAttributesRoutes, groupsRoutes, membersRoutes, projectsRoutes, repositoryCommitsRoutes, repositoryFilesRoutes, repositoryBrowsingRoutes, usersRoutes, usersKeysRoutes, usersGpgKeysRoutes, accessTokensRoutes, membershipsRoutes, branchesRoutes, protectedBranchesRoutes, protectedTagsRoutes, tagsRoutes, releasesRoutes, releaseLinksRoutes, deployKeysRoutes];
+  for (const plugin of [namespacesRoutes, projectsRoutes, projectActionsRoutes, customAttributesRoutes]) await api.register(plugin(services, edge));
+  const plugins = [versionRoutes, settingsRoutes, groupsRoutes, membersRoutes, repositoryCommitsRoutes, repositoryFilesRoutes, repositoryBrowsingRoutes, usersRoutes, usersKeysRoutes, usersGpgKeysRoutes, accessTokensRoutes, membershipsRoutes, branchesRoutes, protectedBranchesRoutes, protectedTagsRoutes, tagsRoutes, releasesRoutes, releaseLinksRoutes, deployKeysRoutes];
   for (const plugin of plugins) await api.register(plugin(context));
 }

@@ -150,7 +150,7 @@ export class GroupChangesService {
   async transferProject(group: NamespaceRecord, projectRef: string): Promise<void> {
     const project = await this.context.lookup.findProject(projectRef);
     if (!project || project.pending_delete) throw new GantryError('GANTRY_E_PROJECT_NOT_FOUND');
-    const transfer = new ProjectTransfer(this.context);
+    const transfer = new ProjectTransfer({ projects: this.context.stores.projects, projectQueries: this.context.stores.projectQueries, permissions: this.context.permissions });
     const refusal = await transfer.refusal(project, group);
     if (refusal) throw new GantryError('GANTRY_E_TRANSFER_REFUSED', refusal, { reason: refusal });
     await transfer.move(project, group);

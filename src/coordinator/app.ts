@@ -219,7 +219,9 @@ async function mountCoordinator(instance: FastifyInstance, core: CoordinatorCore
         return undefined;
       });
       api.addHook('preParsing', guardAnonymousBodies(limits));
-      api.addHook('preHandler', (request) => authenticator.authenticateFromBody(request));
+      // Before validation: a route schema keeps only its declared parameters, and the body's
+      // `private_token` and `sudo` are not among them.
+      api.addHook('preValidation', (request) => authenticator.authenticateFromBody(request));
       api.addHook('onSend', closeOnUnreadBodies);
       await registerApi(api, context, buildServices(context));
     },

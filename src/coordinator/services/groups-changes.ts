@@ -157,7 +157,7 @@ export class GroupChangesService {
   }
 
   private async checkVisibilityAllowed(actor: UserRecord, visibility: Visibility, place: GroupPlace, errors: FieldErrors): Promise<void> {
-    const restricted = await restrictedVisibilityRefusal(this.context.settings, actor, visibility);
+    const restricted = await restrictedVisibilityRefusal(this.context, actor, visibility);
     if (restricted) errors.add('visibility_level', restricted);
     for (const refusal of groupVisibilityRefusals(visibility, place)) errors.add('visibility_level', refusal);
   }

@@ -357,6 +357,11 @@ export class Permissions {
     return levels.some((level) => level !== undefined && level >= MAINTAINER);
   }
 
+  /** Levels the administrator restricted (`restricted_visibility_levels`) remain open to administrators. */
+  usesRestrictedVisibilities(actor: UserRecord): boolean {
+    return actor.is_admin;
+  }
+
   /** Administrators have no personal project limit. */
   hasProjectLimit(owner: UserRecord): boolean {
     return !owner.is_admin;

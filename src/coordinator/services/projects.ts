@@ -46,7 +46,7 @@ export interface ProjectsServiceDeps {
   events: Pick<CoordinatorEvents, 'publishProjectDeleted'>;
   settings: Pick<SettingsService, 'values' | 'isVisibilityRestricted'>;
   lookup: Pick<Lookup, 'findNamespace'>;
-  permissions: Pick<Permissions, 'canForkProject' | 'projectCreationIn' | 'hasProjectLimit'>;
+  permissions: Pick<Permissions, 'canForkProject' | 'projectCreationIn' | 'hasProjectLimit' | 'usesRestrictedVisibilities'>;
 }
 
 const RUNNERS_TOKEN_PREFIX = 'GR1348941';
@@ -224,7 +224,7 @@ export class ProjectsService {
 
   /** GANTRY_E_VALIDATION_FAILED on `visibility_level` when the level is restricted or more open than the namespace or fork source. */
   async checkVisibility(actor: UserRecord, visibility: Visibility, namespace: NamespaceRecord, forkSource?: ProjectRecord | null): Promise<void> {
-    const restricted = await restrictedVisibilityRefusal(this.deps.settings, actor, visibility);
+    const restricted = await restrictedVisibilityRefusal(this.deps, actor, visibility);
     if (restricted) throw validationFailed({ visibility_level: [restricted] });
     const refusals = projectVisibilityRefusals(visibility, { namespace, forkSource });
     if (refusals.length > 0) throw validationFailed({ visibility_level: refusals });

@@ -1,3 +1,4 @@
+import { GantryError } from '../../shared/errors.ts';
 import type { RepositoryManager } from '../../storage/git/types.ts';
 import type { AccessLevel, CustomAttributeRecord, CustomAttributesStore, MemberRecord, NamespaceRecord, NamespacesStore, ProjectRecord, ProjectsStore, UserRecord, UsersStore } from '../../storage/types.ts';
 import type { ProjectQueriesStore } from '../../storage/types-projects.ts';
@@ -73,7 +74,8 @@ export class ProjectViews {
 
   async one(project: ProjectRecord, actor: Actor, options: ViewOptions = {}): Promise<ProjectView> {
     const [view] = await this.many([project], actor, options);
-    if (!view) throw new Error(`project ${project.id} has no namespace`);
+    // Only a namespace deleted meanwhile (taking its projects with it) leaves a project without one.
+    if (!view) throw new GantryError('GANTRY_E_PROJECT_NOT_FOUND');
     return view;
   }
 

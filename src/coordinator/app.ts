@@ -14,7 +14,7 @@ import { createSqlStores } from '../storage/sql/stores/index.ts';
 import { registerApi } from './api/index.ts';
 import { coordinatorUrl, recordMountPrefix } from './http/mount-path.ts';
 import type { CoordinatorOptions } from './options.ts';
-import { buildServices } from './wiring.ts';
+import { buildProjectsService, buildServices } from './wiring.ts';
 import type { CoordinatorContext } from './context.ts';
 import { Authenticator } from './http/auth.ts';
 import { assignRouteBodyLimit, closeOnUnreadBodies, DEFAULT_BODY_LIMITS, guardAnonymousBodies, type BodyLimits } from './http/body-limits.ts';
@@ -36,7 +36,6 @@ import { ExpirySweeper } from './services/expiry-sweeper.ts';
 import { noJobTokens } from './services/git-http/job-tokens.ts';
 import { Lookup } from './services/lookup.ts';
 import { Permissions } from './services/permissions.ts';
-import { ProjectsService } from './services/projects.ts';
 import { ReadCache } from './services/read-cache.ts';
 import { reconcileRepositories } from './services/repository-reconciliation.ts';
 import { ProtectedBranchesService } from './services/protected-branches.ts';
@@ -140,7 +139,7 @@ async function openCoordinator(options: CoordinatorOptions, logger: Logger): Pro
     protectedBranches: new ProtectedBranchesService(stores.protectedBranches, settings, permissions),
     protectedTags: new ProtectedTagsService(stores.protectedTags, permissions),
   };
-  const projects = new ProjectsService(context);
+  const projects = buildProjectsService(context);
   await reconcileRepositories(context);
   context.events.onPush(async (push) => {
     await projects.recordPush(push.project_id);
@@ -222,7 +221,8 @@ async function mountCoordinator(instance: FastifyInstance, core: CoordinatorCore
       });
       api.addHook('preParsing', guardAnonymousBodies(limits));
       // Sign-in completes before parameters are validated, as GitLab's `authenticate!` runs
-      // before grape's validations: an anonymous write answers 401, not a parameter error.
+      // before grape's validations (an anonymous write answers 401, not a parameter error),
+      // and a route schema keeps only its declared parameters: `private_token` and `sudo` are not among them.
       api.addHook('preValidation', async (request) => {
         await authenticator.authenticateFromBody(request);
         requireSignInForWrites(request);

@@ -1,4 +1,5 @@
 import type { CoordinatorContext } from './context.ts';
+import { CustomAttributesService } from './services/custom-attributes.ts';
 import { NamespacesService } from './services/namespaces.ts';
 import { RepositoryGroupStatistics } from './services/group-statistics.ts';
 import { GroupChangesService } from './services/groups-changes.ts';
@@ -11,8 +12,12 @@ import { ApplicationSettingsService } from './services/settings-admin.ts';
 import { GpgKeysService, SshKeysService } from './services/users-keys.ts';
 import { UserRemoval } from './services/users-removal.ts';
 import { UsersService } from './services/users.ts';
-import { ProjectPresenter } from './services/project-presenter.ts';
+import { ProjectActions } from './services/project-actions.ts';
+import { ProjectSharesService } from './services/project-shares.ts';
 import { ProjectTransfer } from './services/project-transfer.ts';
+import { ProjectViews } from './services/project-views.ts';
+import { ProjectListing } from './services/projects-listing.ts';
+import { ProjectsService } from './services/projects.ts';
 
 /**
  * The services of the API, each built with the narrow stores and collaborators it needs
@@ -21,14 +26,13 @@ import { ProjectTransfer } from './services/project-transfer.ts';
 export function buildServices(context: CoordinatorContext) {
   const { stores, lookup, permissions } = context;
   const namespaces = new NamespacesService({ namespaces: stores.namespaces, groupQueries: stores.groupQueries, members: stores.members, lookup, permissions });
-  return { namespaces, ...groupsAndUsersServices(context) };
+  const projectsArea = buildProjectsArea(context, namespaces);
+  return { namespaces, ...projectsArea, ...groupsAndUsersServices(context, projectsArea.transfer), readCache: context.readCache };
 }
 
 /** Groups, members, users, keys, tokens and settings. */
-function groupsAndUsersServices(context: CoordinatorContext) {
+function groupsAndUsersServices(context: CoordinatorContext, transfer: ProjectTransfer) {
   const { stores, lookup, permissions, settings } = context;
-  // The projects area's presenter and transfer rules (still built from the context).
-  const projectPresenter = new ProjectPresenter(context);
   const statistics = new RepositoryGroupStatistics({ namespaces: stores.namespaces, projects: stores.projects, repositories: context.repositories });
   const groups = new GroupsService({
     groupQueries: stores.groupQueries,
@@ -48,7 +52,7 @@ function groupsAndUsersServices(context: CoordinatorContext) {
     permissions,
     settings,
     groups,
-    transfer: new ProjectTransfer(context),
+    transfer,
   });
   const groupShares = new GroupSharesService({ groupLinks: stores.groupGroupLinks, lookup, permissions, groups });
   const members = new MembersService({
@@ -94,7 +98,7 @@ function groupsAndUsersServices(context: CoordinatorContext) {
   const gpgKeys = new GpgKeysService({ gpgKeys: stores.gpgKeys, users });
   const accessTokens = new AccessTokensService({ tokens: stores.tokens, lookup, permissions });
   const applicationSettings = new ApplicationSettingsService({ settings, permissions });
-  return { projectPresenter, groups, groupChanges, groupShares, members, memberships, users, sshKeys, gpgKeys, accessTokens, applicationSettings };
+  return { groups, groupChanges, groupShares, members, memberships, users, sshKeys, gpgKeys, accessTokens, applicationSettings };
 }
 
 export type CoordinatorServices = ReturnType<typeof buildServices>;
@@ -102,4 +106,48 @@ export type CoordinatorServices = ReturnType<typeof buildServices>;
 /** What the HTTP edge needs besides services: where the coordinator is reached. */
 export interface EdgeConfig {
   externalUrl: string;
+}
+
+// ---- projects area ------------------------------------------------------------------------
+
+function buildProjectsArea(context: CoordinatorContext, namespaces: NamespacesService) {
+  const { stores, lookup, permissions } = context;
+  const views = buildProjectViews(context);
+  const projects = buildProjectsService(context);
+  const transfer = new ProjectTransfer({ projects: stores.projects, projectQueries: stores.projectQueries, permissions });
+  const shares = new ProjectSharesService({ projectGroupLinks: stores.projectGroupLinks, namespaces: stores.namespaces, lookup, permissions });
+  return {
+    transfer,
+    projectViews: views,
+    projectListing: new ProjectListing({ ...scopeStores(context), customAttributes: stores.customAttributes, lookup, permissions, views }),
+    projectActions: new ProjectActions({ lookup, permissions, projects, projectQueries: stores.projectQueries, namespaces, views, transfer, shares }),
+    customAttributes: new CustomAttributesService({ store: stores.customAttributes, lookup }),
+  };
+}
+
+/** Creating, editing and deleting projects (also used by start-up reconciliation and the push listener). */
+export function buildProjectsService(context: CoordinatorContext): ProjectsService {
+  const { stores, lookup, permissions, repositories, events, settings } = context;
+  return new ProjectsService({
+    projects: stores.projects,
+    projectQueries: stores.projectQueries,
+    namespaces: stores.namespaces,
+    members: stores.members,
+    customAttributes: stores.customAttributes,
+    repositories,
+    events,
+    settings,
+    lookup,
+    permissions,
+  });
+}
+
+/** Project views (also rendered by the groups area's project lists). */
+export function buildProjectViews(context: CoordinatorContext): ProjectViews {
+  const { stores, permissions, repositories } = context;
+  return new ProjectViews({ ...scopeStores(context), projects: stores.projects, users: stores.users, customAttributes: stores.customAttributes, repositories, permissions });
+}
+
+function scopeStores({ stores }: CoordinatorContext) {
+  return { namespaces: stores.namespaces, members: stores.members, projectQueries: stores.projectQueries, groupGroupLinks: stores.groupGroupLinks };
 }

@@ -9,7 +9,8 @@ export function requireAtLeastOne(params: Params, names: readonly string[]): voi
   if (!names.some((name) => params.has(name))) throw atLeastOneOf(names);
 }
 
-/** The same rule on a route's validated input: a parameter counts when present (null included). */
-export function requireAtLeastOneOf(input: Readonly<Record<string, unknown>>, names: readonly string[]): void {
-  if (!names.some((name) => input[name] !== undefined)) throw atLeastOneOf(names);
+/** The same rule on a route's typed input: a parameter counts when the schema read a value for it. */
+export function requireAtLeastOneOf(input: object, names: readonly string[]): void {
+  const given = input as Record<string, unknown>;
+  if (!names.some((name) => given[name] !== undefined)) throw atLeastOneOf(names);
 }

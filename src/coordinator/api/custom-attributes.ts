@@ -1,61 +1,56 @@
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { missingParam } from '../../shared/errors.ts';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyPluginAsync } from 'fastify';
+import { Type } from 'typebox';
 import type { CustomAttributeSubject } from '../../storage/types.ts';
-import type { CoordinatorContext } from '../context.ts';
 import { requireAdmin } from '../http/auth.ts';
-import { pageRequest, setPaginationHeaders, slicePage } from '../http/pagination.ts';
-import { paramsOf } from '../http/request-params.ts';
-import { CustomAttributesService } from '../services/custom-attributes.ts';
+import { Param } from '../http/gitlab-params.ts';
+import { PAGINATION, pageOf, setPaginationHeaders, slicePage } from '../http/pagination.ts';
+import { serializeCustomAttribute } from '../http/serializers/projects.ts';
+import type { CoordinatorServices, EdgeConfig } from '../wiring.ts';
 
-const SUBJECTS: ReadonlyArray<[prefix: string, subject: CustomAttributeSubject]> = [
-  ['users', 'user'],
-  ['groups', 'group'],
-  ['projects', 'project'],
+const SUBJECTS: ReadonlyArray<[prefix: string, subject: CustomAttributeSubject, idDescription: string]> = [
+  ['users', 'user', 'User id or username'],
+  ['groups', 'group', 'Group id or URL-encoded full path'],
+  ['projects', 'project', 'Project id or URL-encoded full path'],
 ];
 
-interface AttributePath {
-  id: string;
-  key: string;
-}
+const tags = ['custom_attributes'];
+const ListQuery = Type.Object({ ...PAGINATION });
+/** `value` must be given; an empty string reaches the service, which answers "can't be blank". */
+const SetBody = Type.Object({ value: Param.string({ description: 'The value (at most 255 characters)' }) });
 
 /** `/{users|groups|projects}/:id/custom_attributes[/:key]` (administrators only). */
-export function customAttributesRoutes(context: CoordinatorContext): FastifyPluginAsync {
-  const attributes = new CustomAttributesService(context.stores.customAttributes, context.lookup);
-  return async (api) => {
-    for (const [prefix, subject] of SUBJECTS) {
+export function customAttributesRoutes({ customAttributes: attributes }: CoordinatorServices, edge: EdgeConfig): FastifyPluginAsync {
+  return async (app) => {
+    const api = app.withTypeProvider<TypeBoxTypeProvider>();
+    for (const [prefix, subject, idDescription] of SUBJECTS) {
       const base = `/${prefix}/:id/custom_attributes`;
+      const SubjectPath = Type.Object({ id: Param.string({ description: idDescription }) });
+      const AttributePath = Type.Object({ id: Param.string({ description: idDescription }), key: Param.string({ description: 'Attribute key' }) });
 
-      api.get<{ Params: { id: string } }>(base, async (request, reply) => {
+      api.get(base, { schema: { summary: `List the custom attributes of a ${subject} (administrators)`, tags, params: SubjectPath, querystring: ListQuery } }, async (request, reply) => {
         requireAdmin(request);
-        const page = pageRequest(paramsOf(request));
+        const page = pageOf(request.query);
         const all = await attributes.list(subject, request.params.id);
-        setPaginationHeaders(request, reply, context.config.externalUrl, page, { total: all.length });
-        return slicePage(all, page);
+        setPaginationHeaders(request, reply, edge.externalUrl, page, { total: all.length });
+        return slicePage(all, page).map(serializeCustomAttribute);
       });
 
-      api.get<{ Params: AttributePath }>(`${base}/:key`, async (request) => {
+      api.get(`${base}/:key`, { schema: { summary: `Get a custom attribute of a ${subject} (administrators)`, tags, params: AttributePath } }, async (request) => {
         requireAdmin(request);
-        return attributes.get(subject, request.params.id, request.params.key);
+        return serializeCustomAttribute(await attributes.get(subject, request.params.id, request.params.key));
       });
 
-      api.put<{ Params: AttributePath }>(`${base}/:key`, async (request) => {
+      api.put(`${base}/:key`, { schema: { summary: `Set a custom attribute of a ${subject} (administrators)`, tags, params: AttributePath, body: SetBody } }, async (request) => {
         requireAdmin(request);
-        const value = requiredValue(request);
-        return attributes.set(subject, request.params.id, request.params.key, value);
+        return serializeCustomAttribute(await attributes.set(subject, request.params.id, request.params.key, request.body.value));
       });
 
-      api.delete<{ Params: AttributePath }>(`${base}/:key`, async (request, reply) => {
+      api.delete(`${base}/:key`, { schema: { summary: `Delete a custom attribute of a ${subject} (administrators)`, tags, params: AttributePath } }, async (request, reply) => {
         requireAdmin(request);
         await attributes.delete(subject, request.params.id, request.params.key);
         return reply.code(204).send();
       });
     }
   };
-}
-
-/** `value` must be given; an empty string reaches the service, which answers "can't be blank". */
-function requiredValue(request: FastifyRequest): string {
-  const value = paramsOf(request).string('value');
-  if (value === undefined) throw missingParam('value');
-  return value;
 }

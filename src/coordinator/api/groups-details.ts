@@ -1,13 +1,15 @@
 import type { UserRecord } from '../../storage/types.ts';
 import { serializeGroupDetails, type GroupDetailsJson } from '../http/serializers/groups.ts';
+import { serializeProject } from '../http/serializers/projects.ts';
 import type { GroupDetails } from '../services/groups.ts';
 import type { CoordinatorServices, EdgeConfig } from '../wiring.ts';
 
 /** Group details as JSON: the projects rendered as Project JSON for the caller. */
-export function groupDetailsRenderer({ projectPresenter }: CoordinatorServices, edge: EdgeConfig) {
+export function groupDetailsRenderer({ projectViews }: CoordinatorServices, edge: EdgeConfig) {
   return async (details: GroupDetails, actor: UserRecord | null): Promise<GroupDetailsJson> => {
-    const projects = await projectPresenter.many(details.projects, actor, { simple: false });
-    const sharedProjects = await projectPresenter.many(details.sharedProjects, actor, { simple: false });
+    const render = async (records: GroupDetails['projects']) =>
+      (await projectViews.many(records, actor, { simple: false })).map((view) => serializeProject(view, edge.externalUrl));
+    const [projects, sharedProjects] = await Promise.all([render(details.projects), render(details.sharedProjects)]);
     return serializeGroupDetails(details, edge.externalUrl, { projects, sharedProjects });
   };
 }

@@ -5,6 +5,7 @@ import { VISIBILITIES } from '../../storage/types.ts';
 import { Param } from '../http/gitlab-params.ts';
 import { PAGINATION, pageOf, setPaginationHeaders } from '../http/pagination.ts';
 import { serializeGroupListItem } from '../http/serializers/groups.ts';
+import { serializeProject } from '../http/serializers/projects.ts';
 import type { GroupListQuery, GroupProjectsQuery } from '../services/groups.ts';
 import type { CoordinatorServices, EdgeConfig } from '../wiring.ts';
 import { groupDetailsRenderer } from './groups-details.ts';
@@ -72,7 +73,8 @@ export function groupsRoutes(services: CoordinatorServices, edge: EdgeConfig): F
       const page = pageOf(request.query);
       const { items, total } = await groups.projects(request.params.id, request.actor, groupProjectsQuery(request.query), { offset: page.offset, limit: page.perPage });
       setPaginationHeaders(request, reply, edge.externalUrl, page, { total });
-      return services.projectPresenter.many(items, request.actor, { simple: request.query.simple ?? false });
+      const views = await services.projectViews.many(items, request.actor, { simple: request.query.simple ?? false });
+      return views.map((view) => serializeProject(view, edge.externalUrl));
     });
   };
 }

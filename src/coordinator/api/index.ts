@@ -13,6 +13,7 @@ import { membershipsRoutes } from './memberships.ts';
 import { namespacesRoutes } from './namespaces.ts';
 import { membersRoutes } from './members.ts';
 import { projectsRoutes } from './projects.ts';
+import { projectActionsRoutes } from './projects-actions.ts';
 import { repositoryBrowsingRoutes } from './repository-browsing.ts';
 import { repositoryCommitsRoutes } from './repository-commits.ts';
 import { repositoryFilesRoutes } from './repository-files.ts';
@@ -29,8 +30,8 @@ import { usersGpgKeysRoutes } from './users-gpg-keys.ts';
 export async function registerApi(api: FastifyInstance, context: CoordinatorContext, services: CoordinatorServices): Promise<void> {
   const edge: EdgeConfig = { externalUrl: context.config.externalUrl };
   // Areas in the typed pattern: typebox route schemas, services with narrow dependencies.
-  const typed = [namespacesRoutes, groupsRoutes, groupChangesRoutes, membersRoutes, membershipsRoutes, usersRoutes, usersKeysRoutes, usersGpgKeysRoutes, accessTokensRoutes, settingsRoutes, versionRoutes];
+  const typed = [namespacesRoutes, projectsRoutes, projectActionsRoutes, customAttributesRoutes, groupsRoutes, groupChangesRoutes, membersRoutes, membershipsRoutes, usersRoutes, usersKeysRoutes, usersGpgKeysRoutes, accessTokensRoutes, settingsRoutes, versionRoutes];
   for (const plugin of typed) await api.register(plugin(services, edge));
-  const plugins = [customAttributesRoutes, projectsRoutes, repositoryCommitsRoutes, repositoryFilesRoutes, repositoryBrowsingRoutes, branchesRoutes, protectedBranchesRoutes, protectedTagsRoutes, tagsRoutes, releasesRoutes, releaseLinksRoutes, deployKeysRoutes];
+  const plugins = [repositoryCommitsRoutes, repositoryFilesRoutes, repositoryBrowsingRoutes, branchesRoutes, protectedBranchesRoutes, protectedTagsRoutes, tagsRoutes, releasesRoutes, releaseLinksRoutes, deployKeysRoutes];
   for (const plugin of plugins) await api.register(plugin(context));
 }

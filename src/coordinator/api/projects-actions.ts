@@ -1,103 +1,78 @@
-import type { FastifyInstance } from 'fastify';
-import { accessDenied } from '../../shared/errors.ts';
-import { VISIBILITIES, type ProjectRecord, type UserRecord } from '../../storage/types.ts';
-import type { CoordinatorContext } from '../context.ts';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyPluginAsync } from 'fastify';
 import { requireActor } from '../http/auth.ts';
 import { fieldsAnswer, messageAnswers } from '../http/error-responses.ts';
-import { paramsOf } from '../http/request-params.ts';
-import { MAINTAINER, OWNER } from '../services/permissions.ts';
+import { serializeProject, serializeProjectGroupLink } from '../http/serializers/projects.ts';
 import { PROJECT_UPDATE_PARAMETERS } from '../services/project-attributes.ts';
-import type { ProjectPresenter } from '../services/project-presenter.ts';
-import { ProjectSharesService } from '../services/project-shares.ts';
-import { ProjectTransfer } from '../services/project-transfer.ts';
-import type { ProjectsService } from '../services/projects.ts';
-import { requireAtLeastOne } from './at-least-one.ts';
+import type { CoordinatorServices, EdgeConfig } from '../wiring.ts';
+import { requireAtLeastOneOf } from './at-least-one.ts';
+import { notBlank } from './projects.ts';
+import { ProjectForkBody, ProjectId, ProjectShareBody, ProjectTransferBody, ProjectUpdateBody, ShareLinkPath } from './projects-schemas.ts';
 
-type IdRoute = { Params: { id: string } };
+const tags = ['projects'];
 
 /** Edit, delete, fork, star/unstar, archive/unarchive, transfer and sharing with groups of one project. */
-export function registerProjectActionRoutes(api: FastifyInstance, context: CoordinatorContext, projects: ProjectsService, presenter: ProjectPresenter): void {
-  const { lookup, permissions, stores } = context;
+export function projectActionsRoutes({ projectActions }: CoordinatorServices, edge: EdgeConfig): FastifyPluginAsync {
+  return async (app) => {
+    const api = app.withTypeProvider<TypeBoxTypeProvider>();
 
-  /** The project, readable by the caller (404 otherwise) and at `level` or above (403 otherwise). */
-  async function projectAt(id: string, actor: UserRecord, level: typeof MAINTAINER | typeof OWNER): Promise<ProjectRecord> {
-    const project = await lookup.readableProject(id, actor);
-    if (!(await permissions.projectLevelAtLeast(project, actor, level))) throw accessDenied();
-    return project;
-  }
-
-  api.put<IdRoute>('/projects/:id', { config: { errorAnswers: messageAnswers(400, ['GANTRY_E_BRANCH_NOT_FOUND']) } }, async (request) => {
-    const actor = requireActor(request);
-    const params = paramsOf(request);
-    requireAtLeastOne(params, PROJECT_UPDATE_PARAMETERS);
-    const project = await projectAt(request.params.id, actor, MAINTAINER);
-    return presenter.one(await projects.update(project, actor, params), actor);
-  });
-
-  api.delete<IdRoute>('/projects/:id', async (request, reply) => {
-    const actor = requireActor(request);
-    await projects.remove(await projectAt(request.params.id, actor, OWNER));
-    reply.code(202);
-    return { message: '202 Accepted' };
-  });
-
-  api.post<IdRoute>('/projects/:id/fork', { config: { errorAnswers: { GANTRY_E_PROJECT_PATH_TAKEN: fieldsAnswer(409) } } }, async (request, reply) => {
-    const actor = requireActor(request);
-    const params = paramsOf(request);
-    const source = await lookup.readableProject(request.params.id, actor);
-    const namespace = params.string('namespace_id') ?? params.string('namespace_path') ?? params.string('namespace') ?? undefined;
-    const forkRequest = { namespace, name: params.nonEmptyString('name'), path: params.nonEmptyString('path'), visibility: params.oneOf('visibility', VISIBILITIES) };
-    const fork = await projects.fork(source, actor, forkRequest);
-    reply.code(201);
-    return presenter.one(fork, actor);
-  });
-
-  for (const [action, starred] of [['star', true], ['unstar', false]] as const) {
-    api.post<IdRoute>(`/projects/:id/${action}`, async (request, reply) => {
+    const updateSchema = { summary: 'Edit a project (Maintainer)', tags, params: ProjectId, body: ProjectUpdateBody };
+    api.put('/projects/:id', { schema: updateSchema, config: { errorAnswers: messageAnswers(400, ['GANTRY_E_BRANCH_NOT_FOUND']) } }, async (request) => {
       const actor = requireActor(request);
-      const project = await lookup.readableProject(request.params.id, actor);
-      const changed = starred
-        ? await stores.projectQueries.star(actor.id, project.id, new Date().toISOString())
-        : await stores.projectQueries.unstar(actor.id, project.id);
-      if (!changed) return reply.code(304).send();
-      reply.code(201);
-      return presenter.one(project, actor);
+      requireAtLeastOneOf(request.body, PROJECT_UPDATE_PARAMETERS);
+      const { name, path, default_branch, ...attributes } = request.body;
+      const update = { name: notBlank('name', name), path: notBlank('path', path), defaultBranch: notBlank('default_branch', default_branch), attributes };
+      return serializeProject(await projectActions.update(request.params.id, actor, update), edge.externalUrl);
     });
-  }
 
-  for (const [action, archived] of [['archive', true], ['unarchive', false]] as const) {
-    api.post<IdRoute>(`/projects/:id/${action}`, async (request, reply) => {
+    api.delete('/projects/:id', { schema: { summary: 'Delete a project (Owner)', tags, params: ProjectId } }, async (request, reply) => {
+      await projectActions.remove(request.params.id, requireActor(request));
+      reply.code(202);
+      return { message: '202 Accepted' };
+    });
+
+    const forkSchema = { summary: 'Fork a project', tags, params: ProjectId, body: ProjectForkBody };
+    api.post('/projects/:id/fork', { schema: forkSchema, config: { errorAnswers: { GANTRY_E_PROJECT_PATH_TAKEN: fieldsAnswer(409) } } }, async (request, reply) => {
       const actor = requireActor(request);
-      const project = await projectAt(request.params.id, actor, MAINTAINER);
-      const updated = (await stores.projects.update(project.id, { archived, updated_at: new Date().toISOString() })) ?? project;
+      const { body } = request;
+      const fork = { namespace: body.namespace_id ?? body.namespace_path ?? body.namespace, name: notBlank('name', body.name), path: notBlank('path', body.path), visibility: body.visibility };
+      const view = await projectActions.fork(request.params.id, actor, fork);
       reply.code(201);
-      return presenter.one(updated, actor);
+      return serializeProject(view, edge.externalUrl);
     });
-  }
 
-  const transfer = new ProjectTransfer(context);
-  api.put<IdRoute>('/projects/:id/transfer', async (request) => {
-    const actor = requireActor(request);
-    const project = await projectAt(request.params.id, actor, OWNER);
-    const namespace = paramsOf(request).requiredString('namespace');
-    return presenter.one(await transfer.transferByUser(project, actor, namespace), actor);
-  });
+    for (const [action, starred] of [['star', true], ['unstar', false]] as const) {
+      api.post(`/projects/:id/${action}`, { schema: { summary: starred ? 'Star a project' : 'Unstar a project', tags, params: ProjectId } }, async (request, reply) => {
+        const view = await projectActions.setStarred(request.params.id, requireActor(request), starred);
+        if (!view) return reply.code(304).send();
+        reply.code(201);
+        return serializeProject(view, edge.externalUrl);
+      });
+    }
 
-  const shares = new ProjectSharesService(context);
-  api.post<IdRoute>('/projects/:id/share', async (request, reply) => {
-    const actor = requireActor(request);
-    const project = await projectAt(request.params.id, actor, MAINTAINER);
-    const params = paramsOf(request);
-    const input = { groupId: params.requiredInt('group_id', { min: 1 }), groupAccess: params.requiredInt('group_access'), expiresAt: params.date('expires_at') };
-    reply.code(201);
-    return shares.share(project, actor, input);
-  });
+    for (const [action, archived] of [['archive', true], ['unarchive', false]] as const) {
+      api.post(`/projects/:id/${action}`, { schema: { summary: archived ? 'Archive a project (Maintainer)' : 'Unarchive a project (Maintainer)', tags, params: ProjectId } }, async (request, reply) => {
+        const view = await projectActions.setArchived(request.params.id, requireActor(request), archived);
+        reply.code(201);
+        return serializeProject(view, edge.externalUrl);
+      });
+    }
 
-  api.delete<{ Params: { id: string; group_id: string } }>('/projects/:id/share/:group_id', async (request, reply) => {
-    const actor = requireActor(request);
-    const project = await projectAt(request.params.id, actor, MAINTAINER);
-    const groupId = paramsOf(request).requiredInt('group_id', { min: 1 });
-    await shares.unshare(project, groupId);
-    return reply.code(204).send();
-  });
+    api.put('/projects/:id/transfer', { schema: { summary: 'Transfer a project to another namespace (Owner)', tags, params: ProjectId, body: ProjectTransferBody } }, async (request) => {
+      const view = await projectActions.transfer(request.params.id, requireActor(request), request.body.namespace);
+      return serializeProject(view, edge.externalUrl);
+    });
+
+    api.post('/projects/:id/share', { schema: { summary: 'Share a project with a group (Maintainer)', tags, params: ProjectId, body: ProjectShareBody } }, async (request, reply) => {
+      const { group_id: groupId, group_access: groupAccess, expires_at: expiresAt } = request.body;
+      const link = await projectActions.share(request.params.id, requireActor(request), { groupId, groupAccess, expiresAt });
+      reply.code(201);
+      return serializeProjectGroupLink(link);
+    });
+
+    api.delete('/projects/:id/share/:group_id', { schema: { summary: 'Stop sharing a project with a group (Maintainer)', tags, params: ShareLinkPath } }, async (request, reply) => {
+      await projectActions.unshare(request.params.id, requireActor(request), request.params.group_id);
+      return reply.code(204).send();
+    });
+  };
 }

@@ -1,116 +1,106 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
-import { atLeastOneOf } from '../../shared/errors.ts';
-import { VISIBILITIES, type AccessLevel } from '../../storage/types.ts';
-import type { CoordinatorContext } from '../context.ts';
+import type { Static } from 'typebox';
+import { atLeastOneOf, invalidParam } from '../../shared/errors.ts';
+import type { AccessLevel } from '../../storage/types.ts';
 import { requireActor, requireAdmin } from '../http/auth.ts';
-import { pageRequest, setPaginationHeaders } from '../http/pagination.ts';
-import type { Params } from '../http/params.ts';
-import { paramsOf } from '../http/request-params.ts';
-import { ProjectPresenter } from '../services/project-presenter.ts';
-import { ProjectsService, type ProjectCreateRequest } from '../services/projects.ts';
-import { ProjectListing, type ProjectListQuery } from '../services/projects-listing.ts';
-import { registerProjectActionRoutes } from './projects-actions.ts';
+import { pageOf, setPaginationHeaders } from '../http/pagination.ts';
+import { serializeProject } from '../http/serializers/projects.ts';
+import type { ProjectListQuery } from '../services/projects-listing.ts';
+import type { ProjectCreateRequest } from '../services/projects.ts';
+import type { CoordinatorServices, EdgeConfig } from '../wiring.ts';
+import { ProjectCreateBody, ProjectGetQuery, ProjectId, ProjectListQuery as ListQuery, UserProjectsPath } from './projects-schemas.ts';
 
-const ORDER = ['id', 'name', 'path', 'created_at', 'updated_at', 'last_activity_at'] as const;
-const ACCESS_LEVELS = ['10', '20', '30', '40', '50'] as const;
+const tags = ['projects'];
 
-/** `/projects`: listing, details and creation; edits and actions in projects-actions.ts. */
-export function projectsRoutes(context: CoordinatorContext): FastifyPluginAsync {
-  const listing = new ProjectListing(context);
-  const presenter = new ProjectPresenter(context);
-  const projects = new ProjectsService(context);
-  return async (api) => {
-    api.get('/projects', async (request, reply) => {
-      const params = paramsOf(request);
-      const page = pageRequest(params);
-      const { items, total } = await listing.list(request.actor, projectListQuery(params), { offset: page.offset, limit: page.perPage });
-      setPaginationHeaders(request, reply, context.config.externalUrl, page, { total });
-      return items;
+/** `/projects`: listing, details and creation; edits and actions in projects-actions.ts (registered alongside). */
+export function projectsRoutes(services: CoordinatorServices, edge: EdgeConfig): FastifyPluginAsync {
+  const { projectListing, projectActions, readCache } = services;
+  return async (app) => {
+    const api = app.withTypeProvider<TypeBoxTypeProvider>();
+
+    api.get('/projects', { schema: { summary: 'List projects', tags, querystring: ListQuery } }, async (request, reply) => {
+      const page = pageOf(request.query);
+      const { items, total } = await projectListing.list(request.actor, listQuery(request.query), { offset: page.offset, limit: page.perPage });
+      setPaginationHeaders(request, reply, edge.externalUrl, page, { total });
+      return items.map((view) => serializeProject(view, edge.externalUrl));
     });
 
-    api.get<{ Params: { user_id: string } }>('/users/:user_id/projects', async (request, reply) => {
-      const params = paramsOf(request);
-      const page = pageRequest(params);
-      const owner = await context.lookup.user(request.params.user_id);
-      const { items, total } = await listing.list(request.actor, projectListQuery(params), { offset: page.offset, limit: page.perPage }, owner);
-      setPaginationHeaders(request, reply, context.config.externalUrl, page, { total });
-      return items;
+    api.get('/users/:user_id/projects', { schema: { summary: "List a user's personal projects", tags, params: UserProjectsPath, querystring: ListQuery } }, async (request, reply) => {
+      const page = pageOf(request.query);
+      const query = listQuery(request.query);
+      const { items, total } = await projectListing.listForUser(request.params.user_id, request.actor, query, { offset: page.offset, limit: page.perPage });
+      setPaginationHeaders(request, reply, edge.externalUrl, page, { total });
+      return items.map((view) => serializeProject(view, edge.externalUrl));
     });
 
-    api.get<{ Params: { id: string } }>('/projects/:id', async (request, reply) => {
-      const params = paramsOf(request);
+    api.get('/projects/:id', { schema: { summary: 'Get a project', tags, params: ProjectId, querystring: ProjectGetQuery } }, async (request, reply) => {
       const { actor } = request;
-      const withCustomAttributes = params.bool('with_custom_attributes') ?? false;
-      const render = async (statistics: boolean): Promise<string> => {
-        const project = await context.lookup.readableProject(request.params.id, actor);
-        const showStatistics = statistics && (await context.permissions.projectLevelAtLeast(project, actor, 20));
-        return JSON.stringify(await presenter.one(project, actor, { statistics: showStatistics, withCustomAttributes }));
-      };
+      const read = { ref: request.params.id, statistics: request.query.statistics ?? false, withCustomAttributes: request.query.with_custom_attributes ?? false };
+      const render = async (): Promise<string> => JSON.stringify(serializeProject(await projectActions.get(read, actor), edge.externalUrl));
       // Statistics read the repository, which the database's change stamp does not cover.
-      const body = params.bool('statistics')
-        ? await render(true)
-        : await context.readCache.get(`project\0${actor?.id ?? 0}\0${request.params.id}\0${withCustomAttributes}`, () => render(false));
+      const body = read.statistics ? await render() : await readCache.get(`project\0${actor?.id ?? 0}\0${read.ref}\0${read.withCustomAttributes}`, render);
       return reply.type('application/json').send(body);
     });
 
-    api.post('/projects', async (request, reply) => {
+    api.post('/projects', { schema: { summary: 'Create a project', tags, body: ProjectCreateBody } }, async (request, reply) => {
       const actor = requireActor(request);
-      const project = await projects.create(actor, actor, createRequest(paramsOf(request)));
+      const project = await projectActions.create(actor, createRequest(request.body));
       reply.code(201);
-      return presenter.one(project, actor);
+      return serializeProject(project, edge.externalUrl);
     });
 
-    api.post<{ Params: { user_id: string } }>('/projects/user/:user_id', async (request, reply) => {
+    api.post('/projects/user/:user_id', { schema: { summary: 'Create a project for a user (administrators)', tags, params: UserProjectsPath, body: ProjectCreateBody } }, async (request, reply) => {
       const admin = requireAdmin(request);
-      const owner = await context.lookup.user(request.params.user_id);
-      const params = paramsOf(request);
-      const project = await projects.create(admin, owner, { ...createRequest(params), namespace: params.string('namespace_id') ?? undefined });
+      const input = { ...createRequest(request.body), namespace: request.body.namespace_id };
+      const project = await projectActions.create(admin, input, request.params.user_id);
       reply.code(201);
-      return presenter.one(project, admin);
+      return serializeProject(project, edge.externalUrl);
     });
-
-    registerProjectActionRoutes(api, context, projects, presenter);
   };
 }
 
-function createRequest(params: Params): ProjectCreateRequest {
-  const name = params.nonEmptyString('name');
-  const path = params.nonEmptyString('path');
-  if (name === undefined && path === undefined) {
-    throw atLeastOneOf(['name', 'path']);
-  }
-  return {
-    name,
-    path,
-    namespace: params.string('namespace_id') ?? params.string('namespace') ?? undefined,
-    initializeWithReadme: params.bool('initialize_with_readme') ?? false,
-    defaultBranch: params.nonEmptyString('default_branch'),
-    params,
-  };
+/** A parameter that, when given, must not be blank (grape's `allow_blank: false`: "name is empty"). */
+export function notBlank(name: string, value: string | undefined): string | undefined {
+  if (value !== undefined && value.trim() === '') throw invalidParam(name, 'is empty');
+  return value;
 }
 
-function projectListQuery(params: Params): ProjectListQuery {
-  const minAccessLevel = params.oneOf('min_access_level', ACCESS_LEVELS);
+function createRequest(body: Static<typeof ProjectCreateBody>): ProjectCreateRequest {
+  const { name, path, namespace_id, namespace, initialize_with_readme, default_branch, ...attributes } = body;
+  const request = {
+    name: notBlank('name', name),
+    path: notBlank('path', path),
+    namespace: namespace_id ?? namespace,
+    initializeWithReadme: initialize_with_readme ?? false,
+    defaultBranch: notBlank('default_branch', default_branch),
+    attributes,
+  };
+  if (request.name === undefined && request.path === undefined) throw atLeastOneOf(['name', 'path']);
+  return request;
+}
+
+function listQuery(query: Static<typeof ListQuery>): ProjectListQuery {
   return {
-    archived: params.bool('archived'),
-    visibility: params.oneOf('visibility', VISIBILITIES),
-    orderBy: params.oneOf('order_by', ORDER) ?? 'created_at',
-    sort: params.oneOf('sort', ['asc', 'desc'] as const) ?? 'desc',
-    search: params.string('search') || undefined,
-    searchNamespaces: params.bool('search_namespaces'),
-    simple: params.bool('simple') ?? false,
-    owned: params.bool('owned') ?? false,
-    membership: params.bool('membership') ?? false,
-    starred: params.bool('starred') ?? false,
-    statistics: params.bool('statistics') ?? false,
-    withCustomAttributes: params.bool('with_custom_attributes') ?? false,
-    customAttributes: params.hash('custom_attributes'),
-    minAccessLevel: minAccessLevel === undefined ? undefined : (Number(minAccessLevel) as AccessLevel),
-    lastActivityAfter: params.dateTime('last_activity_after'),
-    lastActivityBefore: params.dateTime('last_activity_before'),
-    idAfter: params.int('id_after'),
-    idBefore: params.int('id_before'),
-    withIssuesEnabled: params.bool('with_issues_enabled'),
-    withMergeRequestsEnabled: params.bool('with_merge_requests_enabled'),
+    archived: query.archived,
+    visibility: query.visibility,
+    orderBy: query.order_by ?? 'created_at',
+    sort: query.sort ?? 'desc',
+    search: query.search || undefined,
+    searchNamespaces: query.search_namespaces,
+    simple: query.simple ?? false,
+    owned: query.owned ?? false,
+    membership: query.membership ?? false,
+    starred: query.starred ?? false,
+    statistics: query.statistics ?? false,
+    withCustomAttributes: query.with_custom_attributes ?? false,
+    customAttributes: query.custom_attributes,
+    minAccessLevel: query.min_access_level === undefined ? undefined : (Number(query.min_access_level) as AccessLevel),
+    lastActivityAfter: query.last_activity_after,
+    lastActivityBefore: query.last_activity_before,
+    idAfter: query.id_after,
+    idBefore: query.id_before,
+    withIssuesEnabled: query.with_issues_enabled,
+    withMergeRequestsEnabled: query.with_merge_requests_enabled,
   };
 }

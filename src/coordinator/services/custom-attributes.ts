@@ -6,28 +6,30 @@ import type { Lookup } from './lookup.ts';
 /** GitLab keeps keys and values in 255-character columns. */
 export const CUSTOM_ATTRIBUTE_LIMITS = { key: 255, value: 255 } as const satisfies FieldLimits;
 
+export interface CustomAttributesDeps {
+  store: CustomAttributesStore;
+  lookup: Pick<Lookup, 'user' | 'findGroup' | 'findProject'>;
+}
+
 /**
  * Key/value attributes an administrator attaches to users, groups and projects. Access
  * control (administrators only) is the route's job; this resolves the subject and stores.
  */
 export class CustomAttributesService {
-  constructor(
-    private readonly store: CustomAttributesStore,
-    private readonly lookup: Lookup,
-  ) {}
+  constructor(private readonly deps: CustomAttributesDeps) {}
 
   /** The subject's id for `:id` (an id, a username for users, a full path for groups and projects), else 404. */
   async subjectId(subject: CustomAttributeSubject, ref: string): Promise<number> {
     switch (subject) {
       case 'user':
-        return (await this.lookup.user(ref)).id;
+        return (await this.deps.lookup.user(ref)).id;
       case 'group': {
-        const group = await this.lookup.findGroup(ref);
+        const group = await this.deps.lookup.findGroup(ref);
         if (!group) throw new GantryError('GANTRY_E_GROUP_NOT_FOUND');
         return group.id;
       }
       case 'project': {
-        const project = await this.lookup.findProject(ref);
+        const project = await this.deps.lookup.findProject(ref);
         if (!project || project.pending_delete) throw new GantryError('GANTRY_E_PROJECT_NOT_FOUND');
         return project.id;
       }
@@ -35,11 +37,11 @@ export class CustomAttributesService {
   }
 
   async list(subject: CustomAttributeSubject, ref: string): Promise<CustomAttributeRecord[]> {
-    return this.store.list(subject, await this.subjectId(subject, ref));
+    return this.deps.store.list(subject, await this.subjectId(subject, ref));
   }
 
   async get(subject: CustomAttributeSubject, ref: string, key: string): Promise<CustomAttributeRecord> {
-    const found = await this.store.get(subject, await this.subjectId(subject, ref), key);
+    const found = await this.deps.store.get(subject, await this.subjectId(subject, ref), key);
     if (!found) throw new GantryError('GANTRY_E_CUSTOM_ATTRIBUTE_NOT_FOUND');
     return found;
   }
@@ -48,11 +50,11 @@ export class CustomAttributesService {
   async set(subject: CustomAttributeSubject, ref: string, key: string, value: string): Promise<CustomAttributeRecord> {
     checkText('key', key);
     checkText('value', value);
-    return this.store.set(subject, await this.subjectId(subject, ref), key, value);
+    return this.deps.store.set(subject, await this.subjectId(subject, ref), key, value);
   }
 
   async delete(subject: CustomAttributeSubject, ref: string, key: string): Promise<void> {
-    const deleted = await this.store.delete(subject, await this.subjectId(subject, ref), key);
+    const deleted = await this.deps.store.delete(subject, await this.subjectId(subject, ref), key);
     if (!deleted) throw new GantryError('GANTRY_E_CUSTOM_ATTRIBUTE_NOT_FOUND');
   }
 }

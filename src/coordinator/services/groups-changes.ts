@@ -41,7 +41,7 @@ export interface GroupChangesServiceDeps {
   members: Pick<MembersStore, 'add' | 'removeAllForSource'>;
   customAttributes: Pick<CustomAttributesStore, 'deleteAllFor'>;
   lookup: Pick<Lookup, 'findGroup' | 'findProject'>;
-  permissions: Pick<Permissions, 'canCreateGroup' | 'canAdminGroup' | 'isAdministrator'>;
+  permissions: Pick<Permissions, 'canCreateGroup' | 'canAdminGroup' | 'isAdministrator' | 'usesRestrictedVisibilities'>;
   settings: Pick<SettingsService, 'values' | 'isVisibilityRestricted'>;
   groups: Pick<GroupsService, 'readable' | 'details'>;
   /** Moves a project into a group (the projects area's rules). */
@@ -190,7 +190,7 @@ export class GroupChangesService {
   }
 
   private async checkVisibilityAllowed(actor: UserRecord, visibility: Visibility, place: GroupPlace, errors: FieldErrors): Promise<void> {
-    const restricted = await restrictedVisibilityRefusal(this.deps.settings, actor, visibility);
+    const restricted = await restrictedVisibilityRefusal(this.deps, actor, visibility);
     if (restricted) errors.add('visibility_level', restricted);
     for (const refusal of groupVisibilityRefusals(visibility, place)) errors.add('visibility_level', refusal);
   }

@@ -10,6 +10,8 @@ import type {
 } from '../../storage/types.ts';
 import type { Db } from '../../storage/sql/database.ts';
 import type { GroupGroupLinksStore } from '../../storage/types-projects.ts';
+import type { MemberRecord } from '../../storage/types.ts';
+import type { ProjectVisibilityScope } from '../../storage/types-projects.ts';
 
 export const GUEST: AccessLevel = 10;
 export const REPORTER: AccessLevel = 20;
@@ -36,6 +38,24 @@ function higher(a: AccessLevel | null, b: AccessLevel | null): AccessLevel | nul
 export function moreOpenThan(visibility: Visibility, limit: Visibility): boolean {
   return VISIBILITY_RANK[visibility] > VISIBILITY_RANK[limit];
 }
+
+/**
+ * Everything about one caller's memberships that project listings and answers need, gathered
+ * once per request (services/project-scope.ts): levels in namespaces (with their subgroups,
+ * and groups shared with the caller's groups), direct project memberships and projects
+ * shared with the caller's groups.
+ */
+export interface ActorProjectAccess {
+  /** Namespace id → the caller's level there (user namespace: owner; subgroups inherit). */
+  namespaceLevels: Map<number, AccessLevel>;
+  /** Project id → the caller's direct membership. */
+  projectMembers: Map<number, MemberRecord>;
+  /** Projects shared with a group the caller belongs to. */
+  sharedProjectIds: number[];
+}
+
+/** Where a caller may create (or fork) a project: allowed, hidden from them (404) or visible but refused (403). */
+export type ProjectCreationRight = 'allowed' | 'hidden' | 'denied';
 
 export interface ProjectAccess {
   /** The caller's direct membership of the project, or null. */
@@ -318,4 +338,85 @@ export class Permissions {
     }
     return best;
   }
+
+  // ---- projects area (api/projects*.ts, services/project*.ts) -------------------------------
+
+  /** Editing a project's settings, archiving it and sharing it with groups: Maintainer and up. */
+  async canEditProject(project: ProjectRecord, actor: Actor): Promise<boolean> {
+    return this.projectLevelAtLeast(project, actor, MAINTAINER);
+  }
+
+  /** Deleting a project and transferring it elsewhere: Owner (administrators too). */
+  async canAdministerProject(project: ProjectRecord, actor: Actor): Promise<boolean> {
+    return this.projectLevelAtLeast(project, actor, OWNER);
+  }
+
+  /** A fork copies the code: whoever reads the repository may fork it. */
+  async canForkProject(project: ProjectRecord, actor: Actor): Promise<boolean> {
+    return this.canReadRepository(project, actor);
+  }
+
+  /** `statistics` of `GET /projects/:id` (repository size, commit count): Reporter and up. */
+  async canReadProjectStatistics(project: ProjectRecord, actor: Actor): Promise<boolean> {
+    return this.projectLevelAtLeast(project, actor, REPORTER);
+  }
+
+  /**
+   * Creating or forking a project into `namespace`: one's own personal namespace (any, for
+   * administrators), or a group where one is Developer or more; a group one cannot read is hidden.
+   */
+  async projectCreationIn(namespace: NamespaceRecord, actor: UserRecord): Promise<ProjectCreationRight> {
+    if (namespace.kind === 'user') return namespace.owner_id === actor.id || actor.is_admin ? 'allowed' : 'hidden';
+    if (!(await this.canReadGroup(namespace, actor))) return 'hidden';
+    return (await this.groupLevelAtLeast(namespace, actor, DEVELOPER)) ? 'allowed' : 'denied';
+  }
+
+  /** Moving a project into `namespace`: administrators anywhere, others their own namespace or a group they maintain. */
+  async canTransferProjectInto(namespace: NamespaceRecord, actor: UserRecord): Promise<boolean> {
+    if (actor.is_admin) return true;
+    if (namespace.kind === 'user') return namespace.owner_id === actor.id;
+    return this.groupLevelAtLeast(namespace, actor, MAINTAINER);
+  }
+
+  /** The project's runners token shows to administrators and to its Maintainers (directly or through its group). */
+  seesRunnersToken(project: ProjectRecord, actor: Actor, access: ActorProjectAccess): boolean {
+    if (!actor) return false;
+    if (actor.is_admin) return true;
+    const levels = [access.projectMembers.get(project.id)?.access_level, access.namespaceLevels.get(project.namespace_id)];
+    return levels.some((level) => level !== undefined && level >= MAINTAINER);
+  }
+
+  /** Levels the administrator restricted (`restricted_visibility_levels`) remain open to administrators. */
+  usesRestrictedVisibilities(actor: UserRecord): boolean {
+    return actor.is_admin;
+  }
+
+  /** Administrators have no personal project limit. */
+  hasProjectLimit(owner: UserRecord): boolean {
+    return !owner.is_admin;
+  }
+
+  /** Custom attributes (`with_custom_attributes`, the `custom_attributes` filter) are shown to administrators only. */
+  readsCustomAttributes(actor: Actor): boolean {
+    return actor?.is_admin === true;
+  }
+
+  /** What a project listing may show the caller: null for administrators (everything). */
+  projectListingScope(actor: Actor, access: ActorProjectAccess): ProjectVisibilityScope | null {
+    if (actor?.is_admin) return null;
+    const visibilities: ProjectVisibilityScope['visibilities'] = actor ? (actor.external ? ['public'] : ['public', 'internal']) : ['public'];
+    return {
+      visibilities,
+      namespaceIds: [...access.namespaceLevels.keys()],
+      projectIds: [...access.projectMembers.keys(), ...access.sharedProjectIds],
+    };
+  }
+
+  /** Projects reached through the caller's own memberships at `minLevel` or above (`membership`, `min_access_level`). */
+  projectMembershipScope(access: ActorProjectAccess, minLevel: AccessLevel): ProjectVisibilityScope {
+    const namespaceIds = [...access.namespaceLevels].flatMap(([id, level]) => (level >= minLevel ? [id] : []));
+    const projectIds = [...access.projectMembers.values()].flatMap((member) => (member.access_level >= minLevel ? [member.source_id] : []));
+    return { visibilities: [], namespaceIds, projectIds: minLevel <= GUEST ? [...projectIds, ...access.sharedProjectIds] : projectIds };
+  }
+
 }

@@ -1,6 +1,5 @@
 import { validationFailed } from '../../shared/errors.ts';
-import type { Params } from '../http/params.ts';
-import { VISIBILITIES, type ProjectChanges, type Visibility } from '../../storage/types.ts';
+import type { ProjectChanges, Visibility } from '../../storage/types.ts';
 import { checkLengths, exceedsLength, tooLongMessage, type FieldLimits } from './field-limits.ts';
 
 /** GitLab's Project validations (app/models/project.rb); a topic (Projects::Topic name) is 255 too. */
@@ -70,32 +69,59 @@ const FLAGS = [
   'lfs_enabled',
 ] as const;
 
+export type FeatureAccessLevel = 'disabled' | 'private' | 'enabled';
+
+/** The settings a create or edit request may carry besides name, path and namespace (GitLab's names). */
+export interface ProjectAttributesInput {
+  description?: string;
+  visibility?: Visibility;
+  ci_config_path?: string;
+  issues_enabled?: boolean;
+  issues_access_level?: FeatureAccessLevel;
+  merge_requests_enabled?: boolean;
+  merge_requests_access_level?: FeatureAccessLevel;
+  wiki_enabled?: boolean;
+  wiki_access_level?: FeatureAccessLevel;
+  jobs_enabled?: boolean;
+  builds_access_level?: FeatureAccessLevel;
+  snippets_enabled?: boolean;
+  snippets_access_level?: FeatureAccessLevel;
+  container_registry_enabled?: boolean;
+  resolve_outdated_diff_discussions?: boolean;
+  shared_runners_enabled?: boolean;
+  public_jobs?: boolean;
+  public_builds?: boolean;
+  request_access_enabled?: boolean;
+  only_allow_merge_if_pipeline_succeeds?: boolean;
+  only_allow_merge_if_all_discussions_are_resolved?: boolean;
+  printing_merge_requests_link_enabled?: boolean;
+  lfs_enabled?: boolean;
+  tag_list?: string[];
+  topics?: string[];
+}
+
 /**
- * The settings a create or edit request may carry besides name, path and namespace; only
- * those present are returned. Feature flags come as booleans or as GitLab's
- * `*_access_level` (disabled, private, enabled).
+ * The changes a create or edit request asks for; only those present are returned. Feature
+ * flags come as booleans or as GitLab's `*_access_level` (disabled, private, enabled).
  */
-export function parseProjectAttributes(params: Params): ProjectChanges & { visibility?: Visibility } {
+export function projectChanges(input: ProjectAttributesInput): ProjectChanges & { visibility?: Visibility } {
   const changes: ProjectChanges = {};
-  const description = params.string('description');
-  const ciConfigPath = params.string('ci_config_path');
+  const { description, ci_config_path: ciConfigPath } = input;
   checkLengths(PROJECT_LIMITS, { description, ci_config_path: ciConfigPath });
   if (description !== undefined) changes.description = description;
-  const visibility = params.oneOf('visibility', VISIBILITIES);
-  if (visibility !== undefined) changes.visibility = visibility;
+  if (input.visibility !== undefined) changes.visibility = input.visibility;
   for (const [flag, level] of FEATURES) {
-    const enabled = params.bool(flag);
-    const access = params.oneOf(level, ['disabled', 'private', 'enabled'] as const);
+    const enabled = input[flag];
+    const access = input[level];
     if (access !== undefined) changes[flag] = access !== 'disabled';
     else if (enabled !== undefined) changes[flag] = enabled;
   }
   for (const flag of FLAGS) {
-    const value = params.bool(flag);
+    const value = input[flag];
     if (value !== undefined) changes[flag] = value;
   }
-  const publicBuilds = params.bool('public_builds');
-  if (publicBuilds !== undefined && changes.public_jobs === undefined) changes.public_jobs = publicBuilds;
-  const tags = params.stringArray('tag_list') ?? params.stringArray('topics');
+  if (input.public_builds !== undefined && changes.public_jobs === undefined) changes.public_jobs = input.public_builds;
+  const tags = input.tag_list ?? input.topics;
   if (tags !== undefined) {
     changes.tag_list = [...new Set(tags.map((tag) => tag.trim()).filter((tag) => tag !== ''))];
     for (const topic of changes.tag_list) checkLengths(PROJECT_LIMITS, { topics: topic });

@@ -1,8 +1,8 @@
 import { GantryError, invalidParam } from '../../shared/errors.ts';
-import type { AccessLevel, ProjectRecord, UserRecord } from '../../storage/types.ts';
-import type { ProjectGroupLinkRecord } from '../../storage/types-projects.ts';
-import type { CoordinatorContext } from '../context.ts';
-import { DEVELOPER, GUEST, MAINTAINER, REPORTER } from './permissions.ts';
+import type { AccessLevel, NamespacesStore, ProjectRecord, UserRecord } from '../../storage/types.ts';
+import type { ProjectGroupLinkRecord, ProjectGroupLinksStore } from '../../storage/types-projects.ts';
+import type { Lookup } from './lookup.ts';
+import { DEVELOPER, GUEST, MAINTAINER, REPORTER, type Permissions } from './permissions.ts';
 
 /** A share grants at most maintainer, as in GitLab (owner is not a share level). */
 const SHARE_LEVELS: readonly number[] = [GUEST, REPORTER, DEVELOPER, MAINTAINER];
@@ -13,23 +13,29 @@ export interface ShareInput {
   expiresAt?: string;
 }
 
-export type ProjectGroupLinkJson = Omit<ProjectGroupLinkRecord, 'created_at'>;
+export interface ProjectSharesDeps {
+  projectGroupLinks: Pick<ProjectGroupLinksStore, 'add' | 'remove'>;
+  namespaces: Pick<NamespacesStore, 'ancestors'>;
+  lookup: Pick<Lookup, 'findGroup'>;
+  permissions: Pick<Permissions, 'canReadGroup'>;
+}
 
 /**
  * Sharing a project with a group (`POST/DELETE /projects/:id/share`): the group's members
  * then reach the project at the lower of their group level and the share's level. The caller
- * administers the project (checked by the route) and must be able to read the group.
+ * administers the project (checked by the caller) and must be able to read the group.
  */
 export class ProjectSharesService {
-  constructor(private readonly context: CoordinatorContext) {}
+  constructor(private readonly deps: ProjectSharesDeps) {}
 
-  async share(project: ProjectRecord, actor: UserRecord, input: ShareInput): Promise<ProjectGroupLinkJson> {
+  async share(project: ProjectRecord, actor: UserRecord, input: ShareInput): Promise<ProjectGroupLinkRecord> {
+    const { lookup, permissions, namespaces, projectGroupLinks } = this.deps;
     if (!SHARE_LEVELS.includes(input.groupAccess)) throw invalidParam('group_access', 'does not have a valid value');
-    const group = await this.context.lookup.findGroup(input.groupId);
-    if (!group || !(await this.context.permissions.canReadGroup(group, actor))) throw new GantryError('GANTRY_E_GROUP_NOT_FOUND');
-    const enclosing = [project.namespace_id, ...(await this.context.stores.namespaces.ancestors(project.namespace_id)).map((namespace) => namespace.id)];
+    const group = await lookup.findGroup(input.groupId);
+    if (!group || !(await permissions.canReadGroup(group, actor))) throw new GantryError('GANTRY_E_GROUP_NOT_FOUND');
+    const enclosing = [project.namespace_id, ...(await namespaces.ancestors(project.namespace_id)).map((namespace) => namespace.id)];
     if (enclosing.includes(group.id)) throw new GantryError('GANTRY_E_PROJECT_SHARED_WITH_OWN_GROUP', 'Project cannot be shared with the group it is in or one of its ancestors.');
-    const link = await this.context.stores.projectGroupLinks.add({
+    const link = await projectGroupLinks.add({
       project_id: project.id,
       group_id: group.id,
       group_access: input.groupAccess as AccessLevel,
@@ -37,10 +43,10 @@ export class ProjectSharesService {
       created_at: new Date().toISOString(),
     });
     if (!link) throw new GantryError('GANTRY_E_ALREADY_EXISTS', 'Group already shared with this group', { resource: 'Project share' });
-    return { id: link.id, project_id: link.project_id, group_id: link.group_id, group_access: link.group_access, expires_at: link.expires_at };
+    return link;
   }
 
   async unshare(project: ProjectRecord, groupId: number): Promise<void> {
-    if (!(await this.context.stores.projectGroupLinks.remove(project.id, groupId))) throw new GantryError('GANTRY_E_GROUP_LINK_NOT_FOUND');
+    if (!(await this.deps.projectGroupLinks.remove(project.id, groupId))) throw new GantryError('GANTRY_E_GROUP_LINK_NOT_FOUND');
   }
 }

@@ -1,9 +1,9 @@
-import type { AccessLevel, ProjectOrderColumn, ProjectRecord, UserRecord, Visibility } from '../../storage/types.ts';
-import type { ProjectListFilter } from '../../storage/types-projects.ts';
-import type { CoordinatorContext } from '../context.ts';
-import type { Actor } from './permissions.ts';
-import { ProjectPresenter } from './project-presenter.ts';
-import { actorProjectAccess, projectVisibilityScope, type ActorProjectAccess } from './project-scope.ts';
+import type { AccessLevel, CustomAttributesStore, NamespacesStore, ProjectOrderColumn, ProjectRecord, UserRecord, Visibility } from '../../storage/types.ts';
+import type { ProjectListFilter, ProjectQueriesStore } from '../../storage/types-projects.ts';
+import type { Lookup } from './lookup.ts';
+import { GUEST, type Actor, type ActorProjectAccess, type Permissions } from './permissions.ts';
+import { actorProjectAccess, type ProjectScopeDeps } from './project-scope.ts';
+import type { ProjectView, ProjectViews } from './project-views.ts';
 
 export interface ProjectListQuery {
   archived?: boolean;
@@ -30,20 +30,31 @@ export interface ProjectListQuery {
 
 type Page = { offset: number; limit: number };
 
+export interface ProjectListingDeps extends ProjectScopeDeps {
+  namespaces: ProjectScopeDeps['namespaces'] & Pick<NamespacesStore, 'findUserNamespace'>;
+  projectQueries: ProjectScopeDeps['projectQueries'] & Pick<ProjectQueriesStore, 'list'>;
+  customAttributes: Pick<CustomAttributesStore, 'subjectIdsMatching'>;
+  lookup: Pick<Lookup, 'user'>;
+  permissions: Pick<Permissions, 'projectListingScope' | 'projectMembershipScope' | 'readsCustomAttributes'>;
+  views: Pick<ProjectViews, 'many'>;
+}
+
 /** `GET /projects` and `GET /users/:user_id/projects`: every filter and the order in SQL. */
 export class ProjectListing {
-  private readonly presenter: ProjectPresenter;
+  constructor(private readonly deps: ProjectListingDeps) {}
 
-  constructor(private readonly context: CoordinatorContext) {
-    this.presenter = new ProjectPresenter(context);
+  /** `GET /users/:user_id/projects`: the projects in the user's personal namespace (id or username). */
+  async listForUser(userRef: string, actor: Actor, query: ProjectListQuery, page: Page): Promise<{ items: ProjectView[]; total: number }> {
+    return this.list(actor, query, page, await this.deps.lookup.user(userRef));
   }
 
-  async list(actor: Actor, query: ProjectListQuery, page: Page, owner?: UserRecord): Promise<{ items: unknown[]; total: number }> {
-    const { stores } = this.context;
+  async list(actor: Actor, query: ProjectListQuery, page: Page, owner?: UserRecord): Promise<{ items: ProjectView[]; total: number }> {
+    const { deps } = this;
+    const { permissions } = deps;
     if ((query.owned || query.membership || query.starred || query.minAccessLevel !== undefined) && !actor) return { items: [], total: 0 };
-    const access = await actorProjectAccess(this.context, actor);
+    const access = await actorProjectAccess(deps, actor);
     const filter: ProjectListFilter = {
-      scope: projectVisibilityScope(actor, access),
+      scope: permissions.projectListingScope(actor, access),
       archived: query.archived,
       visibility: query.visibility,
       search: query.search,
@@ -59,34 +70,27 @@ export class ProjectListing {
       sort: query.sort,
     };
     if (owner) {
-      const namespace = await stores.namespaces.findUserNamespace(owner.id);
+      const namespace = await deps.namespaces.findUserNamespace(owner.id);
       filter.namespaceIds = namespace ? [namespace.id] : [];
     }
     if (query.owned && actor) {
-      const namespace = await stores.namespaces.findUserNamespace(actor.id);
+      const namespace = await deps.namespaces.findUserNamespace(actor.id);
       filter.namespaceIds = intersect(filter.namespaceIds, namespace ? [namespace.id] : []);
     }
     if (query.membership || query.minAccessLevel !== undefined) {
-      filter.scope = membershipScope(access, query.minAccessLevel ?? 10);
+      filter.scope = permissions.projectMembershipScope(access, query.minAccessLevel ?? GUEST);
     }
-    if (query.customAttributes && Object.keys(query.customAttributes).length > 0 && actor?.is_admin) {
-      filter.onlyIds = await stores.customAttributes.subjectIdsMatching('project', query.customAttributes);
+    if (query.customAttributes && Object.keys(query.customAttributes).length > 0 && permissions.readsCustomAttributes(actor)) {
+      filter.onlyIds = await deps.customAttributes.subjectIdsMatching('project', query.customAttributes);
     }
-    const { items, total } = await stores.projectQueries.list(filter, page);
+    const { items, total } = await deps.projectQueries.list(filter, page);
     return { items: await this.present(items, actor, query, access), total };
   }
 
-  private present(items: ProjectRecord[], actor: Actor, query: ProjectListQuery, access: ActorProjectAccess): Promise<unknown[]> {
+  private present(items: ProjectRecord[], actor: Actor, query: ProjectListQuery, access: ActorProjectAccess): Promise<ProjectView[]> {
     const statistics = query.statistics && actor !== null;
-    return this.presenter.many(items, actor, { simple: query.simple, statistics, withCustomAttributes: query.withCustomAttributes, access });
+    return this.deps.views.many(items, actor, { simple: query.simple, statistics, withCustomAttributes: query.withCustomAttributes, access });
   }
-}
-
-/** Projects reachable through the caller's own memberships at `minLevel` or above (administrators too). */
-function membershipScope(access: ActorProjectAccess, minLevel: AccessLevel): ProjectListFilter['scope'] {
-  const namespaceIds = [...access.namespaceLevels].flatMap(([id, level]) => (level >= minLevel ? [id] : []));
-  const projectIds = [...access.projectMembers.values()].flatMap((member) => (member.access_level >= minLevel ? [member.source_id] : []));
-  return { visibilities: [], namespaceIds, projectIds: minLevel <= 10 ? [...projectIds, ...access.sharedProjectIds] : projectIds };
 }
 
 function intersect(current: number[] | undefined, next: number[]): number[] {

@@ -1,12 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { accessDenied, GantryError, validationFailed } from '../../shared/errors.ts';
 import { isUniqueViolation } from '../../storage/sql/database.ts';
-import type { StagedRepository } from '../../storage/git/types.ts';
-import type { NamespaceRecord, NewProject, ProjectChanges, ProjectRecord, UserRecord, Visibility } from '../../storage/types.ts';
-import type { CoordinatorContext } from '../context.ts';
-import type { Params } from '../http/params.ts';
-import { DEVELOPER } from './permissions.ts';
-import { nameAndPathErrors, parseProjectAttributes, pathFromName } from './project-attributes.ts';
+import type { RepositoryManager, StagedRepository } from '../../storage/git/types.ts';
+import type { CustomAttributesStore, MembersStore, NamespaceRecord, NamespacesStore, NewProject, ProjectChanges, ProjectRecord, ProjectsStore, UserRecord, Visibility } from '../../storage/types.ts';
+import type { ProjectQueriesStore } from '../../storage/types-projects.ts';
+import type { CoordinatorEvents } from './events.ts';
+import type { Lookup } from './lookup.ts';
+import type { Permissions } from './permissions.ts';
+import { nameAndPathErrors, projectChanges, pathFromName, type ProjectAttributesInput } from './project-attributes.ts';
+import type { SettingsService } from './settings.ts';
 import { forkVisibility, projectVisibilityRefusals, restrictedVisibilityRefusal } from './visibility-rules.ts';
 
 export interface ProjectCreateRequest {
@@ -16,14 +18,42 @@ export interface ProjectCreateRequest {
   namespace?: string;
   initializeWithReadme: boolean;
   defaultBranch?: string;
-  params: Params;
+  attributes: ProjectAttributesInput;
+}
+
+export interface ProjectUpdateRequest {
+  name?: string;
+  path?: string;
+  defaultBranch?: string;
+  attributes: ProjectAttributesInput;
+}
+
+export interface ProjectForkRequest {
+  /** Namespace id or full path; the caller's own namespace when absent. */
+  namespace?: string;
+  name?: string;
+  path?: string;
+  visibility?: Visibility;
+}
+
+export interface ProjectsServiceDeps {
+  projects: Pick<ProjectsStore, 'create' | 'update' | 'delete' | 'findById' | 'findByNamespaceAndPath'>;
+  projectQueries: Pick<ProjectQueriesStore, 'findByNamespaceAndName' | 'countInNamespace'>;
+  namespaces: Pick<NamespacesStore, 'findById' | 'findUserNamespace'>;
+  members: Pick<MembersStore, 'removeAllForSource'>;
+  customAttributes: Pick<CustomAttributesStore, 'deleteAllFor'>;
+  repositories: Pick<RepositoryManager, 'stage' | 'stageFork' | 'exists' | 'open' | 'remove'>;
+  events: Pick<CoordinatorEvents, 'publishProjectDeleted'>;
+  settings: Pick<SettingsService, 'values' | 'isVisibilityRestricted'>;
+  lookup: Pick<Lookup, 'findNamespace'>;
+  permissions: Pick<Permissions, 'canForkProject' | 'projectCreationIn' | 'hasProjectLimit' | 'usesRestrictedVisibilities'>;
 }
 
 const RUNNERS_TOKEN_PREFIX = 'GR1348941';
 
 /** Creating, editing, forking and deleting projects with their repositories. */
 export class ProjectsService {
-  constructor(private readonly context: CoordinatorContext) {}
+  constructor(private readonly deps: ProjectsServiceDeps) {}
 
   async create(actor: UserRecord, owner: UserRecord, request: ProjectCreateRequest): Promise<ProjectRecord> {
     const namespace = request.namespace === undefined ? await this.personalNamespace(owner) : await this.targetNamespace(request.namespace, actor);
@@ -31,8 +61,8 @@ export class ProjectsService {
     const path = request.path ?? pathFromName(name);
     const errors = nameAndPathErrors(name, path);
     if (Object.keys(errors).length > 0) throw validationFailed(errors);
-    const attributes = parseProjectAttributes(request.params);
-    const visibility = attributes.visibility ?? (await this.context.settings.values()).default_project_visibility;
+    const attributes = projectChanges(request.attributes);
+    const visibility = attributes.visibility ?? (await this.deps.settings.values()).default_project_visibility;
     await this.checkVisibility(actor, visibility, namespace);
     await this.checkLimit(owner, namespace);
     await this.checkNameAndPathFree(namespace.id, name, path);
@@ -40,7 +70,7 @@ export class ProjectsService {
     // The repository is built first under a temporary name; the row is inserted marked
     // pending_delete (invisible, and removed by start-up reconciliation after a crash), the
     // repository renamed into place, then the mark cleared: a crash leaves nothing or a whole project.
-    const staged = await this.context.repositories.stage({
+    const staged = await this.deps.repositories.stage({
       initializeWithReadme: request.initializeWithReadme,
       defaultBranch: request.defaultBranch ?? 'main',
       projectName: name,
@@ -68,8 +98,8 @@ export class ProjectsService {
     return this.publish(project, staged);
   }
 
-  async fork(source: ProjectRecord, actor: UserRecord, request: { namespace?: string; name?: string; path?: string; visibility?: Visibility }): Promise<ProjectRecord> {
-    if (!(await this.context.permissions.canReadRepository(source, actor))) throw accessDenied();
+  async fork(source: ProjectRecord, actor: UserRecord, request: ProjectForkRequest): Promise<ProjectRecord> {
+    if (!(await this.deps.permissions.canForkProject(source, actor))) throw accessDenied();
     const namespace = request.namespace === undefined ? await this.personalNamespace(actor) : await this.targetNamespace(request.namespace, actor);
     const name = request.name ?? source.name;
     const path = request.path ?? source.path;
@@ -80,9 +110,9 @@ export class ProjectsService {
     const now = new Date().toISOString();
     const { id: _sourceId, ...copied } = source;
     const author = { name: actor.name, email: actor.email };
-    const staged = (await this.context.repositories.exists(source.id))
-      ? await this.context.repositories.stageFork(source.id)
-      : await this.context.repositories.stage({ initializeWithReadme: false, defaultBranch: 'main', projectName: name, author });
+    const staged = (await this.deps.repositories.exists(source.id))
+      ? await this.deps.repositories.stageFork(source.id)
+      : await this.deps.repositories.stage({ initializeWithReadme: false, defaultBranch: 'main', projectName: name, author });
     let fork: ProjectRecord;
     try {
       await this.checkNameAndPathFree(namespace.id, name, path);
@@ -103,23 +133,22 @@ export class ProjectsService {
     try {
       await staged.publish(project.id);
     } catch (error) {
-      await this.context.stores.projects.delete(project.id);
+      await this.deps.projects.delete(project.id);
       throw error;
     }
-    return (await this.context.stores.projects.update(project.id, { pending_delete: false })) ?? { ...project, pending_delete: false };
+    return (await this.deps.projects.update(project.id, { pending_delete: false })) ?? { ...project, pending_delete: false };
   }
 
   /** `PUT /projects/:id`: name, path, default branch, visibility and the other attributes. */
-  async update(project: ProjectRecord, actor: UserRecord, params: Params): Promise<ProjectRecord> {
-    const name = params.nonEmptyString('name');
-    const path = params.nonEmptyString('path');
+  async update(project: ProjectRecord, actor: UserRecord, request: ProjectUpdateRequest): Promise<ProjectRecord> {
+    const { name, path, defaultBranch } = request;
     const errors = nameAndPathErrors(name, path);
     if (Object.keys(errors).length > 0) throw validationFailed(errors);
-    const changes: ProjectChanges = parseProjectAttributes(params);
-    const namespace = await this.context.stores.namespaces.findById(project.namespace_id);
+    const changes: ProjectChanges = projectChanges(request.attributes);
+    const namespace = await this.deps.namespaces.findById(project.namespace_id);
     if (!namespace) throw new GantryError('GANTRY_E_PROJECT_NOT_FOUND');
     if (changes.visibility !== undefined && changes.visibility !== project.visibility) {
-      const forkSource = project.forked_from_id === null ? null : await this.context.stores.projects.findById(project.forked_from_id);
+      const forkSource = project.forked_from_id === null ? null : await this.deps.projects.findById(project.forked_from_id);
       await this.checkVisibility(actor, changes.visibility, namespace, forkSource);
     }
     if (name !== undefined || path !== undefined) {
@@ -127,9 +156,8 @@ export class ProjectsService {
       if (name !== undefined) changes.name = name;
       if (path !== undefined) changes.path = path;
     }
-    const defaultBranch = params.nonEmptyString('default_branch');
     if (defaultBranch !== undefined && defaultBranch !== project.default_branch) {
-      const repository = this.context.repositories.open(project.id);
+      const repository = this.deps.repositories.open(project.id);
       if (!(await repository.isEmpty()) && !(await repository.branch(defaultBranch))) {
         throw new GantryError('GANTRY_E_BRANCH_NOT_FOUND', `Could not change HEAD: branch '${defaultBranch}' does not exist`);
       }
@@ -138,7 +166,7 @@ export class ProjectsService {
     }
     changes.updated_at = new Date().toISOString();
     try {
-      return (await this.context.stores.projects.update(project.id, changes)) ?? project;
+      return (await this.deps.projects.update(project.id, changes)) ?? project;
     } catch (error) {
       // A concurrent rename took the path between the check above and this update.
       if (isUniqueViolation(error)) throw pathTaken({ path: ['has already been taken'] });
@@ -146,33 +174,37 @@ export class ProjectsService {
     }
   }
 
+  async setArchived(project: ProjectRecord, archived: boolean): Promise<ProjectRecord> {
+    return (await this.deps.projects.update(project.id, { archived, updated_at: new Date().toISOString() })) ?? project;
+  }
+
   /** Deletes the project, its memberships, attributes and repository, then tells listeners. */
   async remove(project: ProjectRecord): Promise<void> {
-    const { stores, repositories, events } = this.context;
+    const { projects, repositories, members, customAttributes, events } = this.deps;
     // Marked first and the row deleted last: after a crash at any point the row is still
     // there, marked, and start-up reconciliation finishes the deletion.
-    await stores.projects.update(project.id, { pending_delete: true });
+    await projects.update(project.id, { pending_delete: true });
     await repositories.remove(project.id);
-    await stores.members.removeAllForSource('project', project.id);
-    await stores.customAttributes.deleteAllFor('project', project.id);
-    await stores.projects.delete(project.id);
+    await members.removeAllForSource('project', project.id);
+    await customAttributes.deleteAllFor('project', project.id);
+    await projects.delete(project.id);
     events.publishProjectDeleted({ project_id: project.id });
   }
 
   /** Sets default_branch and last activity after a push, so `default_branch` follows the repository. */
   async recordPush(projectId: number): Promise<void> {
-    const project = await this.context.stores.projects.findById(projectId);
+    const project = await this.deps.projects.findById(projectId);
     if (!project) return;
     const changes: ProjectChanges = { last_activity_at: new Date().toISOString() };
-    const current = await this.context.repositories.open(projectId).defaultBranch();
+    const current = await this.deps.repositories.open(projectId).defaultBranch();
     if (current !== project.default_branch) changes.default_branch = current;
-    await this.context.stores.projects.update(projectId, changes);
+    await this.deps.projects.update(projectId, changes);
   }
 
   /** Inserts the row; a concurrent creation of the same path gets the same refusal as a pre-checked clash. */
   private async insertProject(record: NewProject): Promise<ProjectRecord> {
     try {
-      return await this.context.stores.projects.create(record);
+      return await this.deps.projects.create(record);
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
       await this.checkNameAndPathFree(record.namespace_id, record.name, record.path);
@@ -181,50 +213,45 @@ export class ProjectsService {
   }
 
   async checkNameAndPathFree(namespaceId: number, name: string, path: string, exceptId?: number): Promise<void> {
-    const { stores } = this.context;
+    const { projects, projectQueries } = this.deps;
     const errors: Record<string, string[]> = {};
-    const byName = await stores.projectQueries.findByNamespaceAndName(namespaceId, name);
+    const byName = await projectQueries.findByNamespaceAndName(namespaceId, name);
     if (byName && byName.id !== exceptId) errors.name = ['has already been taken'];
-    const byPath = await stores.projects.findByNamespaceAndPath(namespaceId, path);
+    const byPath = await projects.findByNamespaceAndPath(namespaceId, path);
     if (byPath && byPath.id !== exceptId) errors.path = ['has already been taken'];
     if (Object.keys(errors).length > 0) throw pathTaken(errors);
   }
 
   /** GANTRY_E_VALIDATION_FAILED on `visibility_level` when the level is restricted or more open than the namespace or fork source. */
   async checkVisibility(actor: UserRecord, visibility: Visibility, namespace: NamespaceRecord, forkSource?: ProjectRecord | null): Promise<void> {
-    const restricted = await restrictedVisibilityRefusal(this.context.settings, actor, visibility);
+    const restricted = await restrictedVisibilityRefusal(this.deps, actor, visibility);
     if (restricted) throw validationFailed({ visibility_level: [restricted] });
     const refusals = projectVisibilityRefusals(visibility, { namespace, forkSource });
     if (refusals.length > 0) throw validationFailed({ visibility_level: refusals });
   }
 
   private async checkLimit(owner: UserRecord, namespace: NamespaceRecord): Promise<void> {
-    if (namespace.kind !== 'user' || owner.is_admin) return;
+    if (namespace.kind !== 'user' || !this.deps.permissions.hasProjectLimit(owner)) return;
     if (owner.projects_limit === 0) {
       throw validationFailed({ limit_reached: ['Personal project creation is not allowed. Please contact your administrator with questions'] });
     }
-    if ((await this.context.stores.projectQueries.countInNamespace(namespace.id)) >= owner.projects_limit) {
+    if ((await this.deps.projectQueries.countInNamespace(namespace.id)) >= owner.projects_limit) {
       throw validationFailed({ limit_reached: [`Your project limit is ${owner.projects_limit} projects! Please contact your administrator to increase it`] });
     }
   }
 
   private async personalNamespace(user: UserRecord): Promise<NamespaceRecord> {
-    const namespace = await this.context.stores.namespaces.findUserNamespace(user.id);
+    const namespace = await this.deps.namespaces.findUserNamespace(user.id);
     if (!namespace) throw new GantryError('GANTRY_E_NAMESPACE_NOT_FOUND');
     return namespace;
   }
 
-  /** A namespace the actor may create projects in: their own, or a group where they are Developer or more. */
+  /** A namespace the actor may create projects in (the permission module's rule). */
   private async targetNamespace(reference: string, actor: UserRecord): Promise<NamespaceRecord> {
-    const { lookup, permissions } = this.context;
-    const namespace = await lookup.findNamespace(reference);
-    if (!namespace) throw new GantryError('GANTRY_E_NAMESPACE_NOT_FOUND');
-    if (namespace.kind === 'user') {
-      if (namespace.owner_id === actor.id || actor.is_admin) return namespace;
-      throw new GantryError('GANTRY_E_NAMESPACE_NOT_FOUND');
-    }
-    if (!(await permissions.canReadGroup(namespace, actor))) throw new GantryError('GANTRY_E_NAMESPACE_NOT_FOUND');
-    if (!(await permissions.groupLevelAtLeast(namespace, actor, DEVELOPER))) throw accessDenied();
+    const namespace = await this.deps.lookup.findNamespace(reference);
+    const right = namespace ? await this.deps.permissions.projectCreationIn(namespace, actor) : 'hidden';
+    if (!namespace || right === 'hidden') throw new GantryError('GANTRY_E_NAMESPACE_NOT_FOUND');
+    if (right === 'denied') throw accessDenied();
     return namespace;
   }
 }

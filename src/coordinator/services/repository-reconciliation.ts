@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { RepositoryState } from '../../storage/git/types.ts';
 import type { ProjectRepositoryState } from '../../storage/types.ts';
 import type { CoordinatorContext } from '../context.ts';
-import { ProjectsService } from './projects.ts';
+import { buildProjectsService } from '../wiring.ts';
 
 export interface ReconciliationReport {
   projects: number;
@@ -46,7 +46,7 @@ export async function reconcileRepositories(context: CoordinatorContext): Promis
   const onDisk = new Map(inventory.repositories.map((state) => [state.projectId, state]));
   const rowIds = new Set(rows.map((row) => row.id));
 
-  const projects = new ProjectsService(context);
+  const projects = buildProjectsService(context);
   for (const row of rows.filter((candidate) => candidate.pending_delete)) {
     const record = await stores.projects.findById(row.id);
     if (record) await projects.remove(record);

@@ -1,5 +1,5 @@
 import type { NamespaceRecord, ProjectRecord, UserRecord, Visibility } from '../../storage/types.ts';
-import { moreOpenThan } from './permissions.ts';
+import { moreOpenThan, type Permissions } from './permissions.ts';
 
 /**
  * The visibility rules, in one place (GitLab's model validations, with their messages):
@@ -84,10 +84,10 @@ export function visibilityAfterMove(project: ProjectRecord, namespace: Namespace
 
 /** Levels listed in `restricted_visibility_levels` are for administrators only. */
 export async function restrictedVisibilityRefusal(
-  settings: { isVisibilityRestricted(visibility: Visibility): Promise<boolean> },
+  rules: { settings: { isVisibilityRestricted(visibility: Visibility): Promise<boolean> }; permissions: Pick<Permissions, 'usesRestrictedVisibilities'> },
   actor: UserRecord,
   visibility: Visibility,
 ): Promise<string | undefined> {
-  if (actor.is_admin || !(await settings.isVisibilityRestricted(visibility))) return undefined;
+  if (rules.permissions.usesRestrictedVisibilities(actor) || !(await rules.settings.isVisibilityRestricted(visibility))) return undefined;
   return `${visibility} has been restricted by your GitLab administrator`;
 }

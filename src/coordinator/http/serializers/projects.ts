@@ -1,0 +1,130 @@
+import type { CustomAttributeRecord } from '../../../storage/types.ts';
+import type { ProjectGroupLinkRecord } from '../../../storage/types-projects.ts';
+import type { ProjectStatistics, ProjectSummaryView, ProjectView } from '../../services/project-views.ts';
+import { serializeNamespace } from './namespaces.ts';
+
+type Json = Record<string, unknown>;
+
+const featureLevel = (enabled: boolean): string => (enabled ? 'enabled' : 'disabled');
+
+/** GitLab's Project entity (or BasicProjectDetails with `simple=true`) for one project view. */
+export function serializeProject(view: ProjectView, externalUrl: string): Json {
+  const json = view.detail === 'simple' ? serializeProjectSummary(view, externalUrl) : serializeProjectDetails(view, externalUrl);
+  if (view.statistics) json.statistics = serializeStatistics(view.statistics);
+  if (view.customAttributes) json.custom_attributes = view.customAttributes.map(serializeCustomAttribute);
+  return json;
+}
+
+export function serializeCustomAttribute(attribute: CustomAttributeRecord): CustomAttributeRecord {
+  return { key: attribute.key, value: attribute.value };
+}
+
+/** `POST /projects/:id/share`: the link without its creation time. */
+export function serializeProjectGroupLink(link: ProjectGroupLinkRecord): Omit<ProjectGroupLinkRecord, 'created_at'> {
+  return { id: link.id, project_id: link.project_id, group_id: link.group_id, group_access: link.group_access, expires_at: link.expires_at };
+}
+
+function urls(view: ProjectSummaryView, externalUrl: string): Json {
+  const { project, namespace } = view;
+  const fullPath = `${namespace.full_path}/${project.path}`;
+  return {
+    ssh_url_to_repo: `git@${new URL(externalUrl).hostname}:${fullPath}.git`,
+    http_url_to_repo: `${externalUrl}/${fullPath}.git`,
+    web_url: `${externalUrl}/${fullPath}`,
+    readme_url: project.default_branch === null ? null : `${externalUrl}/${fullPath}/-/blob/${project.default_branch}/README.md`,
+  };
+}
+
+function serializeProjectSummary(view: ProjectSummaryView, externalUrl: string): Json {
+  const { project, namespace } = view;
+  return {
+    id: project.id,
+    description: project.description,
+    name: project.name,
+    name_with_namespace: `${namespace.full_name} / ${project.name}`,
+    path: project.path,
+    path_with_namespace: `${namespace.full_path}/${project.path}`,
+    created_at: project.created_at,
+    default_branch: project.default_branch,
+    tag_list: project.tag_list,
+    ...urls(view, externalUrl),
+    avatar_url: project.avatar_url,
+    forks_count: view.forks,
+    star_count: view.stars,
+    last_activity_at: project.last_activity_at,
+    namespace: serializeNamespace(namespace, externalUrl),
+  };
+}
+
+function serializeProjectDetails(view: ProjectView, externalUrl: string): Json {
+  const { project, owner } = view;
+  const self = `${externalUrl}/api/v4/projects/${project.id}`;
+  const json: Json = {
+    ...serializeProjectSummary(view, externalUrl),
+    _links: {
+      self,
+      issues: `${self}/issues`,
+      merge_requests: `${self}/merge_requests`,
+      repo_branches: `${self}/repository/branches`,
+      labels: `${self}/labels`,
+      events: `${self}/events`,
+      members: `${self}/members`,
+    },
+    empty_repo: project.default_branch === null,
+    archived: project.archived,
+    visibility: project.visibility,
+    ...(owner ? { owner: { id: owner.id, name: owner.name, username: owner.username, state: owner.state, avatar_url: owner.avatar_url, web_url: `${externalUrl}/${owner.username}`, created_at: owner.created_at } } : {}),
+    resolve_outdated_diff_discussions: project.resolve_outdated_diff_discussions,
+    container_registry_enabled: project.container_registry_enabled,
+    issues_enabled: project.issues_enabled,
+    merge_requests_enabled: project.merge_requests_enabled,
+    wiki_enabled: project.wiki_enabled,
+    jobs_enabled: project.jobs_enabled,
+    snippets_enabled: project.snippets_enabled,
+    issues_access_level: featureLevel(project.issues_enabled),
+    repository_access_level: 'enabled',
+    merge_requests_access_level: featureLevel(project.merge_requests_enabled),
+    wiki_access_level: featureLevel(project.wiki_enabled),
+    builds_access_level: featureLevel(project.jobs_enabled),
+    snippets_access_level: featureLevel(project.snippets_enabled),
+    shared_runners_enabled: project.shared_runners_enabled,
+    lfs_enabled: project.lfs_enabled,
+    creator_id: project.creator_id,
+    ...(view.forkedFrom ? { forked_from_project: serializeProjectSummary(view.forkedFrom, externalUrl) } : {}),
+    import_status: project.import_status,
+    import_error: project.import_error,
+    open_issues_count: 0,
+    ci_default_git_depth: 50,
+    public_jobs: project.public_jobs,
+    build_timeout: 3600,
+    ci_config_path: project.ci_config_path,
+    shared_with_groups: view.sharedWithGroups.map(({ group, access }) => ({ group_id: group.id, group_name: group.name, group_full_path: group.full_path, group_access_level: access })),
+    only_allow_merge_if_pipeline_succeeds: project.only_allow_merge_if_pipeline_succeeds,
+    request_access_enabled: project.request_access_enabled,
+    only_allow_merge_if_all_discussions_are_resolved: project.only_allow_merge_if_all_discussions_are_resolved,
+    printing_merge_requests_link_enabled: project.printing_merge_requests_link_enabled,
+    merge_method: 'merge',
+  };
+  if (view.callerAccess) {
+    const { project: member, groupLevel } = view.callerAccess;
+    json.permissions = {
+      project_access: member ? { access_level: member.access_level, notification_level: member.notification_level } : null,
+      group_access: groupLevel === undefined ? null : { access_level: groupLevel, notification_level: 3 },
+    };
+  }
+  if (view.showsRunnersToken) json.runners_token = project.runners_token;
+  return json;
+}
+
+function serializeStatistics(statistics: ProjectStatistics): Json {
+  return {
+    commit_count: statistics.commitCount,
+    storage_size: statistics.repositorySize,
+    repository_size: statistics.repositorySize,
+    wiki_size: 0,
+    lfs_objects_size: 0,
+    job_artifacts_size: 0,
+    packages_size: 0,
+    snippets_size: 0,
+  };
+}

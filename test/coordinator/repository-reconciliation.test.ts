@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { createCoordinator, type Coordinator } from '../../src/coordinator/app.ts';
-import { reconcileRepositories } from '../../src/coordinator/services/repository-reconciliation.ts';
+import { reconcileRepositories } from '../../src/coordinator/repository-reconciliation.ts';
 import { createLogger } from '../../src/shared/logger.ts';
 import { git } from '../storage/git/fixture.ts';
 import { testDatabase } from '../helpers/database.ts';

@@ -1,5 +1,5 @@
 import { accessDenied, GantryError, validationFailed } from '../../shared/errors.ts';
-import { isUniqueViolation } from '../../storage/sql/database.ts';
+import { isUniqueViolation } from '../../storage/errors.ts';
 import type {
   CustomAttributesStore,
   MembersStore,

@@ -1,5 +1,5 @@
 import { accessDenied, GantryError, validationFailed } from '../../shared/errors.ts';
-import { isUniqueViolation } from '../../storage/sql/database.ts';
+import { isUniqueViolation } from '../../storage/errors.ts';
 import type { AccessLevel, MemberListFilter, MemberQueriesStore, MemberRecord, MembersStore, MemberSourceType, NamespacesStore, UserRecord, UsersStore } from '../../storage/types.ts';
 import type { Lookup } from './lookup.ts';
 import { inheritedMembers } from './members-inherited.ts';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { accessDenied, GantryError, validationFailed } from '../../shared/errors.ts';
-import { isUniqueViolation } from '../../storage/sql/database.ts';
+import { isUniqueViolation } from '../../storage/errors.ts';
 import type { RepositoryManager, StagedRepository } from '../../storage/git/types.ts';
 import type { CustomAttributesStore, MembersStore, NamespaceRecord, NamespacesStore, NewProject, ProjectChanges, ProjectRecord, ProjectsStore, UserRecord, Visibility } from '../../storage/types.ts';
 import type { ProjectQueriesStore } from '../../storage/types-projects.ts';

@@ -1,5 +1,5 @@
 import { GantryError, validationFailed } from '../../shared/errors.ts';
-import { isUniqueViolation } from '../../storage/sql/database.ts';
+import { isUniqueViolation } from '../../storage/errors.ts';
 import type { UserRecord } from '../../storage/types.ts';
 import type { GpgKeyRecord, GpgKeysStore, SshKeyRecord, SshKeysStore } from '../../storage/types-users.ts';
 import { looksLikeGpgPublicKey, parseGpgPublicKey } from './keys/gpg-key.ts';

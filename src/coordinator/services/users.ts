@@ -1,5 +1,5 @@
 import { accessDenied, GantryError, validationFailed } from '../../shared/errors.ts';
-import { isUniqueViolation } from '../../storage/sql/database.ts';
+import { isUniqueViolation } from '../../storage/errors.ts';
 import type { CustomAttributesStore, NamespacesStore, UserChanges, UserListFilter, UserRecord, UsersStore } from '../../storage/types.ts';
 import { hashPassword, type AccountsService } from './accounts.ts';
 import type { Lookup } from './lookup.ts';

@@ -155,12 +155,7 @@ export function isRetryableConflict(error: unknown): boolean {
   return code === '40P01' || code === '40001' || code === 'SQLITE_BUSY' || code === 'SQLITE_BUSY_SNAPSHOT';
 }
 
-/** True when `error` is a unique-constraint violation on either backend. */
-export function isUniqueViolation(error: unknown): boolean {
-  if (typeof error !== 'object' || error === null) return false;
-  const code = (error as { code?: unknown }).code;
-  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === '23505';
-}
+export { isUniqueViolation } from '../errors.ts';
 
 /** `count(*)` as a number on both backends. */
 export const countAll = () => sql<number>`count(*)`;

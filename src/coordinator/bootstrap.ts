@@ -1,4 +1,4 @@
-import type { CoordinatorContext } from '../context.ts';
+import type { CoordinatorContext } from './context.ts';
 
 /**
  * On first start (no users yet) creates the administrator `root` (id 1) with a personal token.

@@ -1,8 +1,8 @@
 import { performance } from 'node:perf_hooks';
-import type { RepositoryState } from '../../storage/git/types.ts';
-import type { ProjectRepositoryState } from '../../storage/types.ts';
-import type { CoordinatorContext } from '../context.ts';
-import { buildProjectsService } from '../wiring.ts';
+import type { RepositoryState } from '../storage/git/types.ts';
+import type { ProjectRepositoryState } from '../storage/types.ts';
+import type { CoordinatorContext } from './context.ts';
+import { buildProjectsService } from './wiring.ts';
 
 export interface ReconciliationReport {
   projects: number;

@@ -1,5 +1,6 @@
 import type { CoordinatorContext } from './context.ts';
 import { NamespacesService } from './services/namespaces.ts';
+import { buildRepositoryServices } from './wiring-repository.ts';
 
 /**
  * The services of the API, each built with the narrow stores and collaborators it needs
@@ -8,7 +9,7 @@ import { NamespacesService } from './services/namespaces.ts';
 export function buildServices(context: CoordinatorContext) {
   const { stores, lookup, permissions } = context;
   const namespaces = new NamespacesService({ namespaces: stores.namespaces, groupQueries: stores.groupQueries, members: stores.members, lookup, permissions });
-  return { namespaces };
+  return { namespaces, ...buildRepositoryServices(context) };
 }
 
 export type CoordinatorServices = ReturnType<typeof buildServices>;

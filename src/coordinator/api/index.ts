@@ -29,6 +29,9 @@ export async function registerApi(api: FastifyInstance, context: CoordinatorCont
   const edge: EdgeConfig = { externalUrl: context.config.externalUrl };
   // Areas in the typed pattern: typebox route schemas, services with narrow dependencies.
   for (const plugin of [namespacesRoutes]) await api.register(plugin(services, edge));
-  const plugins = [versionRoutes, settingsRoutes, customAttributesRoutes, groupsRoutes, membersRoutes, projectsRoutes, repositoryCommitsRoutes, repositoryFilesRoutes, repositoryBrowsingRoutes, usersRoutes, usersKeysRoutes, usersGpgKeysRoutes, accessTokensRoutes, membershipsRoutes, branchesRoutes, protectedBranchesRoutes, protectedTagsRoutes, tagsRoutes, releasesRoutes, releaseLinksRoutes, deployKeysRoutes];
+  // The repository area (code, refs, releases, deploy keys).
+  const repositoryPlugins = [repositoryCommitsRoutes, repositoryFilesRoutes, repositoryBrowsingRoutes, branchesRoutes, protectedBranchesRoutes, protectedTagsRoutes, tagsRoutes, releasesRoutes, releaseLinksRoutes, deployKeysRoutes];
+  for (const plugin of repositoryPlugins) await api.register(plugin(services, edge));
+  const plugins = [versionRoutes, settingsRoutes, customAttributesRoutes, groupsRoutes, membersRoutes, projectsRoutes, usersRoutes, usersKeysRoutes, usersGpgKeysRoutes, accessTokensRoutes, membershipsRoutes];
   for (const plugin of plugins) await api.register(plugin(context));
 }

@@ -136,8 +136,8 @@ async function openCoordinator(options: CoordinatorOptions, logger: Logger): Pro
     events: new CoordinatorEvents((error) => logger.error({ err: error }, 'event listener failed')),
     jobTokens: options.jobTokenVerifier ?? noJobTokens,
     readCache: new ReadCache(options.cacheReads === false ? () => null : database.changeStamp),
-    protectedBranches: new ProtectedBranchesService(stores.protectedBranches, settings, permissions),
-    protectedTags: new ProtectedTagsService(stores.protectedTags, permissions),
+    protectedBranches: new ProtectedBranchesService({ store: stores.protectedBranches, settings, permissions }),
+    protectedTags: new ProtectedTagsService({ store: stores.protectedTags, permissions }),
   };
   const projects = buildProjectsService(context);
   await reconcileRepositories(context);
@@ -145,7 +145,7 @@ async function openCoordinator(options: CoordinatorOptions, logger: Logger): Pro
     await projects.recordPush(push.project_id);
     context.repositories.scheduleHousekeeping(push.project_id);
   });
-  cleanUpRepositoryProtection(context);
+  cleanUpRepositoryProtection({ events: context.events, branchRules: context.protectedBranches, releases: stores.releases, deployKeys: stores.deployKeys });
   const createdRootToken = await bootstrapRoot(context, options.rootToken);
   const expirySweeper = new ExpirySweeper(stores.members, stores.projectGroupLinks, stores.groupGroupLinks, logger);
   await expirySweeper.sweep();
@@ -198,6 +198,7 @@ async function mountCoordinator(instance: FastifyInstance, core: CoordinatorCore
   instance.addContentTypeParser('text/plain', { parseAs: 'string' }, (_request, body, done) => done(null, body));
   await instance.register(rateLimit, { global: false });
   const throttles = new RequestThrottles(instance, () => context.settings.values());
+  const services = buildServices(context);
 
   instance.decorateRequest('actor', null);
   instance.decorateRequest('credentialUser', null);
@@ -228,7 +229,7 @@ async function mountCoordinator(instance: FastifyInstance, core: CoordinatorCore
         requireSignInForWrites(request);
       });
       api.addHook('onSend', closeOnUnreadBodies);
-      await registerApi(api, context, buildServices(context));
+      await registerApi(api, services, { externalUrl: context.config.externalUrl });
     },
     { prefix: '/api/v4' },
   );
@@ -236,6 +237,6 @@ async function mountCoordinator(instance: FastifyInstance, core: CoordinatorCore
     personalTokens: authenticator,
     branchRules: context.protectedBranches,
     tagRules: context.protectedTags,
-    webDownloads: new WebDownloads(context, authenticator, throttles),
+    webDownloads: new WebDownloads(services, authenticator, throttles),
   });
 }

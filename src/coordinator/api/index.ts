@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import type { CoordinatorContext } from '../context.ts';
 import type { CoordinatorServices, EdgeConfig } from '../wiring.ts';
 import { versionRoutes } from './version.ts';
 import { settingsRoutes } from './settings.ts';
@@ -27,11 +26,10 @@ import { usersKeysRoutes } from './users-keys.ts';
 import { usersGpgKeysRoutes } from './users-gpg-keys.ts';
 
 /** Mounts every resource area under /api/v4. One plugin per area; each stays thin. */
-export async function registerApi(api: FastifyInstance, context: CoordinatorContext, services: CoordinatorServices): Promise<void> {
-  const edge: EdgeConfig = { externalUrl: context.config.externalUrl };
-  // Areas in the typed pattern: typebox route schemas, services with narrow dependencies.
+export async function registerApi(api: FastifyInstance, services: CoordinatorServices, edge: EdgeConfig): Promise<void> {
+  // Every area in the typed pattern: typebox route schemas, services with narrow dependencies.
   const typed = [namespacesRoutes, projectsRoutes, projectActionsRoutes, customAttributesRoutes, groupsRoutes, groupChangesRoutes, membersRoutes, membershipsRoutes, usersRoutes, usersKeysRoutes, usersGpgKeysRoutes, accessTokensRoutes, settingsRoutes, versionRoutes];
-  for (const plugin of typed) await api.register(plugin(services, edge));
-  const plugins = [repositoryCommitsRoutes, repositoryFilesRoutes, repositoryBrowsingRoutes, branchesRoutes, protectedBranchesRoutes, protectedTagsRoutes, tagsRoutes, releasesRoutes, releaseLinksRoutes, deployKeysRoutes];
-  for (const plugin of plugins) await api.register(plugin(context));
+  // The repository area (code, refs, releases, deploy keys).
+  const repository = [repositoryCommitsRoutes, repositoryFilesRoutes, repositoryBrowsingRoutes, branchesRoutes, protectedBranchesRoutes, protectedTagsRoutes, tagsRoutes, releasesRoutes, releaseLinksRoutes, deployKeysRoutes];
+  for (const plugin of [...typed, ...repository]) await api.register(plugin(services, edge));
 }

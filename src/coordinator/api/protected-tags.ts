@@ -1,53 +1,45 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
-import { GantryError } from '../../shared/errors.ts';
-import type { CoordinatorContext } from '../context.ts';
+import { Type } from 'typebox';
 import { requireActor } from '../http/auth.ts';
-import { pageRequest, setPaginationHeaders, slicePage } from '../http/pagination.ts';
-import { paramsOf } from '../http/request-params.ts';
+import { Param } from '../http/gitlab-params.ts';
+import { pageOf, setPaginationHeaders } from '../http/pagination.ts';
 import { serializeProtectedTag } from '../http/serializers/protected-branches.ts';
-import { BranchesService } from '../services/branches.ts';
-import { ensureLevel } from '../services/protected-branches.ts';
+import type { CoordinatorServices, EdgeConfig } from '../wiring.ts';
+import { PageQuery, protectionLevel, RulePath } from './protected-branches.ts';
+import { ProjectPath } from './repository-params.ts';
 
-interface ProjectPath {
-  id: string;
-}
+const CreateBody = Type.Object({
+  name: Param.string({ minLength: 1, description: 'Tag name or wildcard (`*`)' }),
+  create_access_level: Type.Optional(Param.integer({ description: 'Who may create matching tags: 0 (no one), 30 (Developers and Maintainers) or 40 (Maintainers, the default)' })),
+});
 
-interface RulePath extends ProjectPath {
-  name: string;
-}
+const tags = ['protected tags'];
 
 /** `/projects/:id/protected_tags[...]`: Maintainer+ on every call, like protected branches. */
-export function protectedTagsRoutes(context: CoordinatorContext): FastifyPluginAsync {
-  const branches = new BranchesService(context);
-  const rules = context.protectedTags;
-  const { externalUrl } = context.config;
-  return async (api) => {
+export function protectedTagsRoutes({ protectedRefs }: CoordinatorServices, edge: EdgeConfig): FastifyPluginAsync {
+  return async (app) => {
+    const api = app.withTypeProvider<TypeBoxTypeProvider>();
     const base = '/projects/:id/protected_tags';
 
-    api.get<{ Params: ProjectPath }>(base, async (request, reply) => {
-      const page = pageRequest(paramsOf(request));
-      const target = await branches.forMaintainer(request.params.id, requireActor(request));
-      const all = await rules.list(target.project);
-      setPaginationHeaders(request, reply, externalUrl, page, { total: all.length });
-      return slicePage(all, page).map(serializeProtectedTag);
+    api.get(base, { schema: { summary: 'List protected tag rules', tags, params: ProjectPath, querystring: PageQuery } }, async (request, reply) => {
+      const page = pageOf(request.query);
+      const { items, total } = await protectedRefs.listTagRules(request.params.id, requireActor(request), { offset: page.offset, limit: page.perPage });
+      setPaginationHeaders(request, reply, edge.externalUrl, page, { total });
+      return items.map(serializeProtectedTag);
     });
 
-    api.get<{ Params: RulePath }>(`${base}/:name`, async (request) => {
-      const target = await branches.forMaintainer(request.params.id, requireActor(request));
-      return serializeProtectedTag(await rules.find(target.project, request.params.name));
+    api.get(`${base}/:name`, { schema: { summary: 'Get a protected tag rule', tags, params: RulePath } }, async (request) => {
+      return serializeProtectedTag(await protectedRefs.tagRule(request.params.id, requireActor(request), request.params.name));
     });
 
-    api.post<{ Params: ProjectPath }>(base, async (request, reply) => {
-      const params = paramsOf(request);
-      const name = params.requiredString('name');
-      const level = ensureLevel(params.int('create_access_level') ?? 40, 'create_access_level');
-      const target = await branches.forMaintainer(request.params.id, requireActor(request));
-      return reply.code(201).send(serializeProtectedTag(await rules.create(target.project, name, level)));
+    api.post(base, { schema: { summary: 'Protect tags', tags, params: ProjectPath, body: CreateBody } }, async (request, reply) => {
+      const level = protectionLevel(request.body.create_access_level, 'create_access_level');
+      return reply.code(201).send(serializeProtectedTag(await protectedRefs.protectTag(request.params.id, requireActor(request), request.body.name, level)));
     });
 
-    api.delete<{ Params: RulePath }>(`${base}/:name`, async (request, reply) => {
-      const target = await branches.forMaintainer(request.params.id, requireActor(request));
-      if (!(await rules.remove(target.project, request.params.name))) throw new GantryError('GANTRY_E_PROTECTED_TAG_NOT_FOUND');
+    api.delete(`${base}/:name`, { schema: { summary: 'Remove a protected tag rule', tags, params: RulePath } }, async (request, reply) => {
+      await protectedRefs.unprotectTag(request.params.id, requireActor(request), request.params.name);
       return reply.code(204).send();
     });
   };

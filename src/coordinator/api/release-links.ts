@@ -1,94 +1,90 @@
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { invalidParam } from '../../shared/errors.ts';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyPluginAsync } from 'fastify';
+import { Type, type Static } from 'typebox';
+import { atLeastOneOf } from '../../shared/errors.ts';
 import { RELEASE_LINK_TYPES } from '../../storage/types-repository.ts';
-import type { CoordinatorContext } from '../context.ts';
 import { requireActor } from '../http/auth.ts';
 import { ERROR_ANSWERS } from '../http/error-responses.ts';
-import { pageRequest, setPaginationHeaders, slicePage } from '../http/pagination.ts';
-import { Params } from '../http/params.ts';
-import type { ParamMap, ParamValue } from '../http/querystring.ts';
-import { paramsOf } from '../http/request-params.ts';
+import { Param } from '../http/gitlab-params.ts';
+import { PAGINATION, pageOf, setPaginationHeaders } from '../http/pagination.ts';
 import { serializeReleaseLink } from '../http/serializers/releases.ts';
-import { ReleaseLinksService, type LinkResult, type ReleaseLinkInput } from '../services/release-links.ts';
-import { requireAtLeastOne } from './at-least-one.ts';
+import type { LinkResult, ReleaseLinkInput } from '../services/release-links.ts';
+import type { CoordinatorServices, EdgeConfig } from '../wiring.ts';
+import { PROJECT_ID, readListItem } from './repository-params.ts';
 
-interface ReleasePath {
-  id: string;
-  tag_name: string;
+const RELEASE = { ...PROJECT_ID, tag_name: Param.string({ description: 'Tag of the release (URL-encoded)' }) };
+const ReleasePath = Type.Object(RELEASE);
+const LinkPath = Type.Object({ ...RELEASE, link_id: Param.integer({ minimum: 1, description: 'Link id' }) });
+
+/** The fields of one asset link (also the items of a new release's `assets[links]`). */
+export const LinkFields = Type.Object({
+  name: Type.Optional(Param.string({ description: 'Name of the link (unique in the release)' })),
+  url: Type.Optional(Param.string({ description: 'URL of the asset (http, https or ftp; unique in the release)' })),
+  filepath: Type.Optional(Param.string({ description: 'Path of the direct asset URL, such as /binaries/linux-amd64 (empty: none)' })),
+  link_type: Type.Optional(Param.oneOf(RELEASE_LINK_TYPES, { description: 'Kind of asset (default other)' })),
+});
+
+/** The link fields as the service takes them: an empty filepath clears it. */
+export function linkInput(fields: Static<typeof LinkFields>): ReleaseLinkInput {
+  const { filepath } = fields;
+  return { name: fields.name, url: fields.url, filepath: filepath === undefined ? undefined : filepath === '' ? null : filepath, linkType: fields.link_type };
 }
 
-interface LinkPath extends ReleasePath {
-  link_id: string;
-}
+/**
+ * `assets[links][]` of a new release (JSON or bracketed form fields), items as they came;
+ * each is read by LinkFields and its problems named `assets[links][i][field]`.
+ */
+export const ASSETS = Type.Object(
+  { links: Type.Optional(Type.Array(Type.Unknown(), { description: 'Asset links: {name, url, filepath, link_type}' })) },
+  { description: 'Assets of the release' },
+);
 
-/** The fields of one link; `name` spells how errors name them (`url`, or `assets[links][0][url]`). */
-function linkInput(params: Params, name: (field: string) => string = (field) => field): ReleaseLinkInput {
-  const filepath = params.string(name('filepath'));
-  return {
-    name: params.string(name('name')),
-    url: params.string(name('url')),
-    filepath: filepath === undefined ? undefined : filepath === '' ? null : filepath,
-    linkType: params.oneOf(name('link_type'), RELEASE_LINK_TYPES),
-  };
-}
-
-const isMap = (value: ParamValue | undefined): value is ParamMap => typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/** `assets[links][]` of a new release (JSON or bracketed form fields). */
-export function parseAssetLinks(params: Params): ReleaseLinkInput[] {
-  const assets = params.raw('assets');
-  if (assets === undefined || assets === null) return [];
-  if (!isMap(assets)) throw invalidParam('assets', 'is invalid');
-  const links = assets.links;
-  if (links === undefined || links === null) return [];
-  if (!Array.isArray(links)) throw invalidParam('assets[links]', 'is invalid');
-  return links.map((item, index) => {
-    const prefix = `assets[links][${index}]`;
-    if (!isMap(item)) throw invalidParam(prefix, 'is invalid');
-    const fields = Object.create(null) as ParamMap;
-    for (const [key, value] of Object.entries(item)) fields[`${prefix}[${key}]`] = value;
-    return linkInput(new Params(fields), (field) => `${prefix}[${field}]`);
-  });
+export function parseAssetLinks(assets: Static<typeof ASSETS> | undefined): ReleaseLinkInput[] {
+  return (assets?.links ?? []).map((item, index) => linkInput(readListItem(LinkFields, item, `assets[links][${index}]`)));
 }
 
 /** A missing release answers like a missing link here: `404 Not found`. */
-const linkOptions = { config: { errorAnswers: { GANTRY_E_RELEASE_NOT_FOUND: ERROR_ANSWERS.GANTRY_E_RELEASE_LINK_NOT_FOUND } } };
+const config = { errorAnswers: { GANTRY_E_RELEASE_NOT_FOUND: ERROR_ANSWERS.GANTRY_E_RELEASE_LINK_NOT_FOUND } };
+
+const PageQuery = Type.Object(PAGINATION);
+const tags = ['release links'];
 
 /** `/projects/:id/releases/:tag_name/assets/links[/:link_id]`. */
-export function releaseLinksRoutes(context: CoordinatorContext): FastifyPluginAsync {
-  const links = new ReleaseLinksService(context);
-  const { externalUrl } = context.config;
-  const present = (request: FastifyRequest<{ Params: ReleasePath }>, { target, link }: LinkResult) =>
-    serializeReleaseLink(link, request.params.tag_name, { externalUrl, projectFullPath: target.fullPath });
-  const linkId = (request: FastifyRequest) => paramsOf(request).requiredInt('link_id', { min: 1 });
-  return async (api) => {
+export function releaseLinksRoutes({ releaseLinks: links }: CoordinatorServices, edge: EdgeConfig): FastifyPluginAsync {
+  const present = (tagName: string, { target, link }: LinkResult) => serializeReleaseLink(link, tagName, { externalUrl: edge.externalUrl, projectFullPath: target.fullPath });
+  return async (app) => {
+    const api = app.withTypeProvider<TypeBoxTypeProvider>();
     const base = '/projects/:id/releases/:tag_name/assets/links';
 
-    api.get<{ Params: ReleasePath }>(base, linkOptions, async (request, reply) => {
-      const page = pageRequest(paramsOf(request));
-      const { target, links: all } = await links.list(request.params.id, request.actor, request.params.tag_name);
-      setPaginationHeaders(request, reply, externalUrl, page, { total: all.length });
-      return slicePage(all, page).map((link) => present(request, { target, link }));
+    api.get(base, { schema: { summary: 'List the asset links of a release', tags, params: ReleasePath, querystring: PageQuery }, config }, async (request, reply) => {
+      const page = pageOf(request.query);
+      const { tag_name: tagName } = request.params;
+      const { target, items, total } = await links.list(request.params.id, request.actor, tagName, { offset: page.offset, limit: page.perPage });
+      setPaginationHeaders(request, reply, edge.externalUrl, page, { total });
+      return items.map((link) => present(tagName, { target, link }));
     });
 
-    api.get<{ Params: LinkPath }>(`${base}/:link_id`, linkOptions, async (request) => {
-      return present(request, await links.get(request.params.id, request.actor, request.params.tag_name, linkId(request)));
+    api.get(`${base}/:link_id`, { schema: { summary: 'Get an asset link', tags, params: LinkPath }, config }, async (request) => {
+      const { id, tag_name: tagName, link_id: linkId } = request.params;
+      return present(tagName, await links.get(id, request.actor, tagName, linkId));
     });
 
-    api.post<{ Params: ReleasePath }>(base, linkOptions, async (request, reply) => {
-      const created = await links.create(request.params.id, requireActor(request), request.params.tag_name, linkInput(paramsOf(request)));
-      return reply.code(201).send(present(request, created));
+    api.post(base, { schema: { summary: 'Add an asset link to a release', tags, params: ReleasePath, body: LinkFields }, config }, async (request, reply) => {
+      const { id, tag_name: tagName } = request.params;
+      return reply.code(201).send(present(tagName, await links.create(id, requireActor(request), tagName, linkInput(request.body))));
     });
 
-    api.put<{ Params: LinkPath }>(`${base}/:link_id`, linkOptions, async (request) => {
+    api.put(`${base}/:link_id`, { schema: { summary: 'Update an asset link', tags, params: LinkPath, body: LinkFields }, config }, async (request) => {
       const actor = requireActor(request);
-      const params = paramsOf(request);
-      requireAtLeastOne(params, ['name', 'url']);
-      return present(request, await links.update(request.params.id, actor, request.params.tag_name, linkId(request), linkInput(params)));
+      // Grape's at_least_one_of: given counts, whatever the value.
+      if (request.body.name === undefined && request.body.url === undefined) throw atLeastOneOf(['name', 'url']);
+      const { id, tag_name: tagName, link_id: linkId } = request.params;
+      return present(tagName, await links.update(id, actor, tagName, linkId, linkInput(request.body)));
     });
 
-    api.delete<{ Params: LinkPath }>(`${base}/:link_id`, linkOptions, async (request) => {
-      return present(request, await links.remove(request.params.id, requireActor(request), request.params.tag_name, linkId(request)));
+    api.delete(`${base}/:link_id`, { schema: { summary: 'Delete an asset link', tags, params: LinkPath }, config }, async (request) => {
+      const { id, tag_name: tagName, link_id: linkId } = request.params;
+      return present(tagName, await links.remove(id, requireActor(request), tagName, linkId));
     });
   };
 }

@@ -1,76 +1,76 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
-import type { CoordinatorContext } from '../context.ts';
+import { Type, type Static } from 'typebox';
 import { requireActor } from '../http/auth.ts';
 import { messageAnswers } from '../http/error-responses.ts';
-import { pageRequest, setPaginationHeaders, slicePage } from '../http/pagination.ts';
-import type { Params } from '../http/params.ts';
-import { paramsOf } from '../http/request-params.ts';
+import { Param } from '../http/gitlab-params.ts';
+import { PAGINATION, pageOf, setPaginationHeaders } from '../http/pagination.ts';
 import { serializeReleaseDetail } from '../http/serializers/releases.ts';
-import type { ReadableRepository } from '../services/repository/access.ts';
-import { ReleasesService, type ReleaseInput } from '../services/releases.ts';
-import { parseAssetLinks } from './release-links.ts';
+import type { ReleaseInput, ReleaseResult } from '../services/releases.ts';
+import type { CoordinatorServices, EdgeConfig } from '../wiring.ts';
+import { ASSETS, parseAssetLinks } from './release-links.ts';
+import { PROJECT_ID, ProjectPath } from './repository-params.ts';
 
-interface ProjectPath {
-  id: string;
-}
+const ReleasePath = Type.Object({ ...PROJECT_ID, tag_name: Param.string({ description: 'Tag of the release (URL-encoded)' }) });
+const ListQuery = Type.Object({
+  order_by: Type.Optional(Param.oneOf(['released_at', 'created_at'], { description: 'Order by (default released_at)' })),
+  sort: Type.Optional(Param.oneOf(['asc', 'desc'], { description: 'Sort direction (default desc)' })),
+  ...PAGINATION,
+});
+const RELEASE_FIELDS = {
+  name: Type.Optional(Param.string({ description: 'Title of the release (default: the tag name)' })),
+  description: Type.Optional(Param.string({ description: 'Release notes' })),
+  released_at: Type.Optional(Param.dateTime({ description: 'When the release is or was ready (default: now)' })),
+  milestones: Type.Optional(Param.strings({ description: 'Titles of milestones the release is for' })),
+};
+const CreateBody = Type.Object({
+  tag_name: Param.string({ minLength: 1, description: 'Tag of the release (created from ref when it does not exist)' }),
+  ref: Type.Optional(Param.string({ description: 'Branch or commit to create the tag from' })),
+  ...RELEASE_FIELDS,
+  assets: Type.Optional(ASSETS),
+});
+const UpdateBody = Type.Object(RELEASE_FIELDS);
 
-interface ReleasePath extends ProjectPath {
-  tag_name: string;
-}
+const tags = ['releases'];
 
 /** `/projects/:id/releases[/:tag_name]`: the Releases API. */
-export function releasesRoutes(context: CoordinatorContext): FastifyPluginAsync {
-  const releases = new ReleasesService(context);
-  const { externalUrl } = context.config;
-  const urls = (target: ReadableRepository) => ({ externalUrl, projectFullPath: target.fullPath });
-  return async (api) => {
+export function releasesRoutes({ releases }: CoordinatorServices, edge: EdgeConfig): FastifyPluginAsync {
+  const present = ({ target, view }: ReleaseResult) => serializeReleaseDetail(view, { externalUrl: edge.externalUrl, projectFullPath: target.fullPath });
+  return async (app) => {
+    const api = app.withTypeProvider<TypeBoxTypeProvider>();
     const base = '/projects/:id/releases';
 
-    api.get<{ Params: ProjectPath }>(base, async (request, reply) => {
-      const params = paramsOf(request);
-      const page = pageRequest(params);
-      const query = {
-        orderBy: params.oneOf('order_by', ['released_at', 'created_at'] as const) ?? 'released_at',
-        sort: params.oneOf('sort', ['asc', 'desc'] as const) ?? 'desc',
-      };
-      const target = await releases.readable(request.params.id, request.actor);
-      const views = await releases.list(target, query);
-      setPaginationHeaders(request, reply, externalUrl, page, { total: views.length });
-      return slicePage(views, page).map((view) => serializeReleaseDetail(view, urls(target)));
+    api.get(base, { schema: { summary: 'List releases', tags, params: ProjectPath, querystring: ListQuery } }, async (request, reply) => {
+      const page = pageOf(request.query);
+      const query = { orderBy: request.query.order_by ?? 'released_at', sort: request.query.sort ?? 'desc' };
+      const { target, items, total } = await releases.list(request.params.id, request.actor, query, { offset: page.offset, limit: page.perPage });
+      setPaginationHeaders(request, reply, edge.externalUrl, page, { total });
+      return items.map((view) => present({ target, view }));
     });
 
-    api.get<{ Params: ReleasePath }>(`${base}/:tag_name`, async (request) => {
-      const target = await releases.readable(request.params.id, request.actor);
-      return serializeReleaseDetail(await releases.find(target, request.params.tag_name), urls(target));
+    api.get(`${base}/:tag_name`, { schema: { summary: 'Get a release', tags, params: ReleasePath } }, async (request) => {
+      return present(await releases.get(request.params.id, request.actor, request.params.tag_name));
     });
 
-    api.post<{ Params: ProjectPath }>(base, async (request, reply) => {
+    api.post(base, { schema: { summary: 'Create a release', tags, params: ProjectPath, body: CreateBody } }, async (request, reply) => {
       const actor = requireActor(request);
-      const params = paramsOf(request);
-      const tagName = params.requiredString('tag_name');
-      const ref = params.string('ref') || undefined;
-      const { target, view } = await releases.create(request.params.id, actor, tagName, ref, { ...releaseInput(params), links: parseAssetLinks(params) });
-      return reply.code(201).send(serializeReleaseDetail(view, urls(target)));
+      const { body } = request;
+      const input = { ...releaseInput(body), links: parseAssetLinks(body.assets) };
+      return reply.code(201).send(present(await releases.create(request.params.id, actor, body.tag_name, body.ref || undefined, input)));
     });
 
-    api.put<{ Params: ReleasePath }>(`${base}/:tag_name`, { config: { errorAnswers: messageAnswers(400, ['GANTRY_E_AT_LEAST_ONE_PARAM_REQUIRED']) } }, async (request) => {
+    const updateConfig = { errorAnswers: messageAnswers(400, ['GANTRY_E_AT_LEAST_ONE_PARAM_REQUIRED']) };
+    api.put(`${base}/:tag_name`, { schema: { summary: 'Update a release', tags, params: ReleasePath, body: UpdateBody }, config: updateConfig }, async (request) => {
       const actor = requireActor(request);
-      const { target, view } = await releases.update(request.params.id, actor, request.params.tag_name, releaseInput(paramsOf(request)));
-      return serializeReleaseDetail(view, urls(target));
+      return present(await releases.update(request.params.id, actor, request.params.tag_name, releaseInput(request.body)));
     });
 
-    api.delete<{ Params: ReleasePath }>(`${base}/:tag_name`, async (request) => {
-      const { target, view } = await releases.remove(request.params.id, requireActor(request), request.params.tag_name);
-      return serializeReleaseDetail(view, urls(target));
+    api.delete(`${base}/:tag_name`, { schema: { summary: 'Delete a release (its tag stays)', tags, params: ReleasePath } }, async (request) => {
+      return present(await releases.remove(request.params.id, requireActor(request), request.params.tag_name));
     });
   };
 }
 
-function releaseInput(params: Params): ReleaseInput {
-  return {
-    name: params.string('name'),
-    description: params.string('description'),
-    releasedAt: params.dateTime('released_at'),
-    milestones: params.stringArray('milestones'),
-  };
+function releaseInput(body: Static<typeof UpdateBody>): ReleaseInput {
+  return { name: body.name, description: body.description, releasedAt: body.released_at, milestones: body.milestones };
 }

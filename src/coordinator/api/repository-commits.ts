@@ -1,129 +1,140 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
+import { Type } from 'typebox';
 import { missingParam } from '../../shared/errors.ts';
-import type { CoordinatorContext } from '../context.ts';
+import type { CommitCommentLineType } from '../../storage/types-commit-comments.ts';
 import { abortOnDisconnect } from '../http/abort.ts';
 import { requireActor } from '../http/auth.ts';
-import { pageRequest, setPaginationHeaders, slicePage } from '../http/pagination.ts';
-import { paramsOf } from '../http/request-params.ts';
-import { serializeCommit, serializeCommitComment, serializeCommitDetail, serializeCommitWithStats, serializeDiff } from '../http/serializers/commits.ts';
-import { CommitCommentsService } from '../services/repository/commit-comments.ts';
-import { CommitsService } from '../services/repository/commits.ts';
-import { COMMIT_WRITE_ANSWERS, parseCommitActions } from './repository-params.ts';
+import { Param } from '../http/gitlab-params.ts';
+import { PAGINATION, pageOf, setPaginationHeaders } from '../http/pagination.ts';
+import { serializeCommit, serializeCommitComment, serializeCommitDetail, serializeCommitWithStats, serializeDiff, type CommitUrlBase } from '../http/serializers/commits.ts';
+import type { ReadableRepository } from '../services/repository/access.ts';
+import type { CommentInput } from '../services/repository/commit-comments.ts';
+import type { CoordinatorServices, EdgeConfig } from '../wiring.ts';
+import { COMMIT_ACTIONS, COMMIT_WRITE_ANSWERS, parseCommitActions, PROJECT_ID, ProjectPath } from './repository-params.ts';
 import { repositoryClient } from './repository-client.ts';
 
-interface ProjectPath {
-  id: string;
-}
+const CommitPath = Type.Object({ ...PROJECT_ID, sha: Param.string({ description: 'Commit id, branch or tag' }) });
 
-interface CommitPath extends ProjectPath {
-  sha: string;
-}
+const ListQuery = Type.Object({
+  ref_name: Type.Optional(Param.string({ description: 'Branch, tag or commit to start from (default branch when absent)' })),
+  since: Type.Optional(Param.dateTime({ description: 'Only commits after this time' })),
+  until: Type.Optional(Param.dateTime({ description: 'Only commits before this time' })),
+  path: Type.Optional(Param.string({ description: 'Only commits touching this path' })),
+  all: Type.Optional(Param.boolean({ description: 'Every commit of the repository' })),
+  with_stats: Type.Optional(Param.boolean({ description: 'Each commit with its stats' })),
+  ...PAGINATION,
+});
+
+const CreateBody = Type.Object({
+  branch: Param.string({ minLength: 1, description: 'Branch to commit to (created from start_branch when new)' }),
+  commit_message: Param.string({ minLength: 1, description: 'Commit message' }),
+  actions: COMMIT_ACTIONS,
+  start_branch: Type.Optional(Param.string({ description: 'Branch to start a new branch from' })),
+  author_name: Type.Optional(Param.string({ description: 'Author name (default: the caller)' })),
+  author_email: Type.Optional(Param.string({ description: 'Author email (default: the caller)' })),
+  stats: Type.Optional(Param.boolean({ description: 'Include the commit stats (default true)' })),
+});
+
+const StatsQuery = Type.Object({ stats: Type.Optional(Param.boolean({ description: 'Include the commit stats (default true)' })) });
+const BranchBody = Type.Object({ branch: Param.string({ minLength: 1, description: 'Target branch' }) });
+const PageQuery = Type.Object(PAGINATION);
+const REF_TYPES = ['branch', 'tag', 'all'] as const;
+const RefsQuery = Type.Object({ type: Type.Optional(Param.oneOf(REF_TYPES, { description: 'Which refs (default all)' })), ...PAGINATION });
+const LINE_TYPES = ['new', 'old'] as const;
+
+const CommentBody = Type.Object({
+  note: Param.string({ minLength: 1, description: 'Comment text' }),
+  path: Type.Optional(Param.string({ description: 'File the comment is about' })),
+  line: Type.Optional(Param.integer({ description: 'Line the comment is about (with path)' })),
+  line_type: Type.Optional(Param.oneOf(LINE_TYPES, { description: 'Side of the diff the line is on (with path)' })),
+});
+
+const tags = ['commits'];
 
 /** `/projects/:id/repository/commits[...]`: history, single commit, diff, create, cherry-pick, revert, comments. */
-export function repositoryCommitsRoutes(context: CoordinatorContext): FastifyPluginAsync {
-  const commits = new CommitsService(context);
-  const comments = new CommitCommentsService(context, commits);
-  const { externalUrl } = context.config;
-  return async (api) => {
+export function repositoryCommitsRoutes({ commits, commitComments }: CoordinatorServices, edge: EdgeConfig): FastifyPluginAsync {
+  const { externalUrl } = edge;
+  const urls = (target: ReadableRepository): CommitUrlBase => ({ externalUrl, projectFullPath: target.fullPath });
+  return async (app) => {
+    const api = app.withTypeProvider<TypeBoxTypeProvider>();
     const base = '/projects/:id/repository/commits';
 
-    api.get<{ Params: ProjectPath }>(base, async (request, reply) => {
-      const params = paramsOf(request);
-      const page = pageRequest(params);
-      const query = {
-        refName: params.string('ref_name') || undefined,
-        since: params.dateTime('since'),
-        until: params.dateTime('until'),
-        path: params.string('path') || undefined,
-        all: params.bool('all') ?? false,
-      };
-      const withStats = params.bool('with_stats') ?? false;
-      const target = await commits.readable(request.params.id, request.actor);
-      const { items, total } = await commits.list(target, query, { offset: page.offset, limit: page.perPage });
+    api.get(base, { schema: { summary: 'List repository commits', tags, params: ProjectPath, querystring: ListQuery } }, async (request, reply) => {
+      const { query } = request;
+      const page = pageOf(query);
+      const history = { refName: query.ref_name || undefined, since: query.since, until: query.until, path: query.path || undefined, all: query.all ?? false };
+      const withStats = query.with_stats ?? false;
+      const { target, items, total } = await commits.list(request.params.id, request.actor, history, { offset: page.offset, limit: page.perPage }, withStats);
       setPaginationHeaders(request, reply, externalUrl, page, { total });
-      const urls = commits.urls(target);
-      if (!withStats) return items.map((commit) => serializeCommit(commit, urls));
-      const stats = await commits.statsFor(target, items);
-      return items.map((commit, index) => serializeCommitWithStats(commit, stats[index], urls));
+      return items.map(({ commit, stats }) => (stats ? serializeCommitWithStats(commit, stats, urls(target)) : serializeCommit(commit, urls(target))));
     });
 
-    api.post<{ Params: ProjectPath }>(base, { config: { errorAnswers: COMMIT_WRITE_ANSWERS } }, async (request, reply) => {
+    api.post(base, { schema: { summary: 'Create a commit with file actions', tags, params: ProjectPath, body: CreateBody }, config: { errorAnswers: COMMIT_WRITE_ANSWERS } }, async (request, reply) => {
       const actor = requireActor(request);
-      const params = paramsOf(request);
+      const { body } = request;
       const write = {
-        branch: params.requiredString('branch'),
-        message: params.requiredString('commit_message'),
-        actions: parseCommitActions(params),
-        startBranch: params.string('start_branch') || undefined,
-        authorName: params.string('author_name') || undefined,
-        authorEmail: params.string('author_email') || undefined,
+        branch: body.branch,
+        message: body.commit_message,
+        actions: parseCommitActions(body.actions),
+        startBranch: body.start_branch || undefined,
+        authorName: body.author_name || undefined,
+        authorEmail: body.author_email || undefined,
         signal: abortOnDisconnect(reply),
       };
-      const withStats = params.bool('stats') ?? true;
-      const { target, commit } = await commits.create(request.params.id, actor, write);
-      const detail = await commits.detail(target, commit, withStats);
-      return reply.code(201).send(serializeCommitDetail(commit, detail, commits.urls(target)));
+      const { target, commit, detail } = await commits.create(request.params.id, actor, write, body.stats ?? true);
+      return reply.code(201).send(serializeCommitDetail(commit, detail, urls(target)));
     });
 
-    api.get<{ Params: CommitPath }>(`${base}/:sha`, async (request) => {
-      const withStats = paramsOf(request).bool('stats') ?? true;
-      const target = await commits.readable(request.params.id, request.actor);
-      const commit = await commits.find(target, request.params.sha);
-      return serializeCommitDetail(commit, await commits.detail(target, commit, withStats), commits.urls(target));
+    api.get(`${base}/:sha`, { schema: { summary: 'Get a commit', tags, params: CommitPath, querystring: StatsQuery } }, async (request) => {
+      const { target, commit, detail } = await commits.get(request.params.id, request.actor, request.params.sha, request.query.stats ?? true);
+      return serializeCommitDetail(commit, detail, urls(target));
     });
 
     for (const mode of ['cherry_pick', 'revert'] as const) {
-      api.post<{ Params: CommitPath }>(`${base}/:sha/${mode}`, async (request, reply) => {
+      const summary = mode === 'cherry_pick' ? 'Cherry-pick a commit onto a branch' : 'Revert a commit on a branch';
+      api.post(`${base}/:sha/${mode}`, { schema: { summary, tags, params: CommitPath, body: BranchBody } }, async (request, reply) => {
         const actor = requireActor(request);
-        const branch = paramsOf(request).requiredString('branch');
-        const { target, commit } = await commits.replay(mode, request.params.id, actor, request.params.sha, branch);
-        return reply.code(201).send(serializeCommit(commit, commits.urls(target)));
+        const { target, commit } = await commits.replay(mode, request.params.id, actor, request.params.sha, request.body.branch);
+        return reply.code(201).send(serializeCommit(commit, urls(target)));
       });
     }
 
-    api.get<{ Params: CommitPath }>(`${base}/:sha/diff`, async (request, reply) => {
-      const page = pageRequest(paramsOf(request));
-      const target = await commits.readable(request.params.id, request.actor, repositoryClient(request, reply));
-      const diffs = await commits.diff(target, request.params.sha);
-      setPaginationHeaders(request, reply, externalUrl, page, { total: diffs.length });
-      return slicePage(diffs, page).map(serializeDiff);
+    api.get(`${base}/:sha/diff`, { schema: { summary: 'Get the diff of a commit', tags, params: CommitPath, querystring: PageQuery } }, async (request, reply) => {
+      const page = pageOf(request.query);
+      const { items, total } = await commits.diff(request.params.id, request.actor, request.params.sha, { offset: page.offset, limit: page.perPage }, repositoryClient(request, reply));
+      setPaginationHeaders(request, reply, externalUrl, page, { total });
+      return items.map(serializeDiff);
     });
 
-    api.get<{ Params: CommitPath }>(`${base}/:sha/refs`, async (request, reply) => {
-      const params = paramsOf(request);
-      const page = pageRequest(params);
-      const type = params.oneOf('type', REF_TYPES) ?? 'all';
-      const target = await commits.readable(request.params.id, request.actor);
-      const refs = await commits.refs(target, request.params.sha, type);
-      setPaginationHeaders(request, reply, externalUrl, page, { total: refs.length });
-      return slicePage(refs, page);
+    api.get(`${base}/:sha/refs`, { schema: { summary: 'List the branches and tags containing a commit', tags, params: CommitPath, querystring: RefsQuery } }, async (request, reply) => {
+      const page = pageOf(request.query);
+      const { items, total } = await commits.refs(request.params.id, request.actor, request.params.sha, request.query.type ?? 'all', { offset: page.offset, limit: page.perPage });
+      setPaginationHeaders(request, reply, externalUrl, page, { total });
+      return items;
     });
 
-    api.get<{ Params: CommitPath }>(`${base}/:sha/comments`, async (request, reply) => {
-      const page = pageRequest(paramsOf(request));
-      const target = await commits.readable(request.params.id, request.actor);
-      const { items, total } = await comments.list(target, request.params.sha, { offset: page.offset, limit: page.perPage });
+    api.get(`${base}/:sha/comments`, { schema: { summary: 'List the comments on a commit', tags, params: CommitPath, querystring: PageQuery } }, async (request, reply) => {
+      const page = pageOf(request.query);
+      const { items, total } = await commitComments.list(request.params.id, request.actor, request.params.sha, { offset: page.offset, limit: page.perPage });
       setPaginationHeaders(request, reply, externalUrl, page, { total });
       return items.map(({ comment, author }) => serializeCommitComment(comment, author, externalUrl));
     });
 
-    api.post<{ Params: CommitPath }>(`${base}/:sha/comments`, async (request, reply) => {
+    api.post(`${base}/:sha/comments`, { schema: { summary: 'Comment on a commit', tags, params: CommitPath, body: CommentBody } }, async (request, reply) => {
       const actor = requireActor(request);
-      const params = paramsOf(request);
-      const note = params.requiredString('note');
-      const path = params.string('path') || undefined;
-      const position = path === undefined ? undefined : { path, line: params.requiredInt('line'), lineType: requiredLineType(params.oneOf('line_type', LINE_TYPES)) };
-      const target = await commits.readable(request.params.id, actor, repositoryClient(request, reply));
-      const comment = await comments.create(target, actor, request.params.sha, { note, position });
-      return reply.code(201).send(serializeCommitComment(comment, actor, externalUrl));
+      const input: CommentInput = { note: request.body.note, position: commentPosition(request.body) };
+      const { comment, author } = await commitComments.create(request.params.id, actor, request.params.sha, input, repositoryClient(request, reply));
+      return reply.code(201).send(serializeCommitComment(comment, author, externalUrl));
     });
   };
 }
 
-const REF_TYPES = ['branch', 'tag', 'all'] as const;
-const LINE_TYPES = ['new', 'old'] as const;
-
-function requiredLineType(value: (typeof LINE_TYPES)[number] | undefined): (typeof LINE_TYPES)[number] {
-  if (value === undefined) throw missingParam('line_type');
-  return value;
+/** GitLab's `given :path do requires :line, :line_type`: a path needs both. */
+function commentPosition(body: { path?: string; line?: number; line_type?: CommitCommentLineType }): CommentInput['position'] {
+  const path = body.path || undefined;
+  if (path === undefined) return undefined;
+  if (body.line === undefined) throw missingParam('line');
+  if (body.line_type === undefined) throw missingParam('line_type');
+  return { path, line: body.line, lineType: body.line_type };
 }

@@ -1,44 +1,75 @@
 import { Readable } from 'node:stream';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import { Type } from 'typebox';
 import { invalidParam } from '../../shared/errors.ts';
-import type { CoordinatorContext } from '../context.ts';
+import type { GitBlameLine, GitCommit } from '../../storage/git/types.ts';
 import { requireActor } from '../http/auth.ts';
 import { messageAnswers } from '../http/error-responses.ts';
 import { contentDisposition, headerText, looksBinary, withFirstChunk } from '../http/blob-response.ts';
-import type { Params } from '../http/params.ts';
-import { paramsOf } from '../http/request-params.ts';
+import { Param } from '../http/gitlab-params.ts';
 import { serializeCommit } from '../http/serializers/commits.ts';
-import { FilesService, type FileWriteInput, type RepositoryFileJson } from '../services/repository/files.ts';
-import type { GitBlameLine, GitCommit } from '../../storage/git/types.ts';
+import { serializeFileWrite, serializeRepositoryFile, type RepositoryFileJson } from '../http/serializers/repository.ts';
+import type { FileWriteInput } from '../services/repository/files.ts';
+import type { CoordinatorServices, EdgeConfig } from '../wiring.ts';
 import { repositoryClient } from './repository-client.ts';
-import { COMMIT_WRITE_ANSWERS, decodeContent } from './repository-params.ts';
+import { COMMIT_WRITE_ANSWERS, decodeContent, ENCODINGS, PROJECT_ID, type ContentEncoding } from './repository-params.ts';
 
-interface FilePath {
-  id: string;
-  file_path: string;
+const FilePath = Type.Object({ ...PROJECT_ID, file_path: Param.string({ description: 'URL-encoded path of the file (%2F for slashes)' }) });
+
+const REF = { ref: Param.string({ minLength: 1, description: 'Branch, tag or commit' }) };
+const RefQuery = Type.Object(REF);
+const BlameQuery = Type.Object({ ...REF, range: Type.Optional(Param.hash({ description: 'range[start] and range[end]: lines, 1-based, inclusive' })) });
+
+const WRITE_FIELDS = {
+  branch: Param.string({ minLength: 1, description: 'Branch to commit to (created from start_branch when new)' }),
+  commit_message: Param.string({ minLength: 1, description: 'Commit message' }),
+  start_branch: Type.Optional(Param.string({ description: 'Branch to start a new branch from' })),
+  author_name: Type.Optional(Param.string({ description: 'Author name (default: the caller)' })),
+  author_email: Type.Optional(Param.string({ description: 'Author email (default: the caller)' })),
+};
+const CONTENT_FIELDS = {
+  content: Param.string({ description: 'File content' }),
+  encoding: Type.Optional(Param.oneOf(ENCODINGS, { description: 'Encoding of content (default text)' })),
+  execute_filemode: Type.Optional(Param.boolean({ description: 'Whether the file is executable' })),
+};
+const LAST_COMMIT = { last_commit_id: Type.Optional(Param.string({ description: 'The last commit the client knows of the file' })) };
+const CreateBody = Type.Object({ ...WRITE_FIELDS, ...CONTENT_FIELDS });
+const UpdateBody = Type.Object({ ...WRITE_FIELDS, ...CONTENT_FIELDS, ...LAST_COMMIT });
+const DeleteQuery = Type.Object({ ...WRITE_FIELDS, ...LAST_COMMIT });
+
+interface WriteFields {
+  branch: string;
+  commit_message: string;
+  start_branch?: string;
+  author_name?: string;
+  author_email?: string;
+  content?: string;
+  encoding?: ContentEncoding;
+  execute_filemode?: boolean;
+  last_commit_id?: string;
 }
 
+const tags = ['repository files'];
+
 /** `/projects/:id/repository/files/:file_path[/raw|/blame]` (`:file_path` URL-encoded, `%2F` for slashes). */
-export function repositoryFilesRoutes(context: CoordinatorContext): FastifyPluginAsync {
-  const files = new FilesService(context);
-  return async (api) => {
+export function repositoryFilesRoutes({ files }: CoordinatorServices, edge: EdgeConfig): FastifyPluginAsync {
+  return async (app) => {
+    const api = app.withTypeProvider<TypeBoxTypeProvider>();
     const base = '/projects/:id/repository/files/:file_path';
     // The files API also answers a protected branch as 400 with the message (spec 01).
-    const writes = { config: { errorAnswers: { ...COMMIT_WRITE_ANSWERS, ...messageAnswers(400, ['GANTRY_E_BRANCH_PROTECTED']) } } };
+    const config = { errorAnswers: { ...COMMIT_WRITE_ANSWERS, ...messageAnswers(400, ['GANTRY_E_BRANCH_PROTECTED']) } };
 
     // HEAD is answered by the same handler without the body: the X-Gitlab-* headers carry the metadata.
-    api.get<{ Params: FilePath }>(base, async (request, reply) => {
-      const target = await files.access.forRead(request.params.id, request.actor);
-      const ref = paramsOf(request).requiredString('ref');
-      const file = await files.get(target, request.params.file_path, ref);
+    api.get(base, { schema: { summary: 'Get a file (base64) and its metadata', tags, params: FilePath, querystring: RefQuery } }, async (request, reply) => {
+      const file = serializeRepositoryFile(await files.get(request.params.id, request.actor, request.params.file_path, request.query.ref));
       setFileHeaders(reply, file);
       return file;
     });
 
-    api.get<{ Params: FilePath }>(`${base}/raw`, async (request, reply) => {
-      const target = await files.access.forRead(request.params.id, request.actor);
-      const ref = paramsOf(request).requiredString('ref');
-      const { blob, stream } = await files.raw(target, request.params.file_path, ref);
+    // Streamed: the bytes go out as git reads them.
+    api.get(`${base}/raw`, { schema: { summary: 'Get the raw content of a file', tags, params: FilePath, querystring: RefQuery } }, async (request, reply) => {
+      const { blob, stream } = await files.raw(request.params.id, request.actor, request.params.file_path, request.query.ref);
       const { head, body } = await withFirstChunk(stream);
       const binary = looksBinary(head);
       const fileName = blob.path.slice(blob.path.lastIndexOf('/') + 1);
@@ -49,50 +80,43 @@ export function repositoryFilesRoutes(context: CoordinatorContext): FastifyPlugi
     });
 
     // Streamed: the JSON is written as git blame's output arrives, so a large file costs no memory.
-    api.get<{ Params: FilePath }>(`${base}/blame`, async (request, reply) => {
-      const params = paramsOf(request);
-      const ref = params.requiredString('ref');
-      const range = lineRange(params);
-      const target = await files.access.forRead(request.params.id, request.actor, repositoryClient(request, reply));
-      const lines = await files.blame(target, request.params.file_path, ref, range);
-      const urls = { externalUrl: context.config.externalUrl, projectFullPath: target.fullPath };
+    api.get(`${base}/blame`, { schema: { summary: 'Blame a file: each range of lines with its last commit', tags, params: FilePath, querystring: BlameQuery } }, async (request, reply) => {
+      const input = { filePath: request.params.file_path, ref: request.query.ref, range: lineRange(request.query.range) };
+      const { target, lines } = await files.blame(request.params.id, request.actor, input, repositoryClient(request, reply));
+      const urls = { externalUrl: edge.externalUrl, projectFullPath: target.fullPath };
       const { body } = await withFirstChunk(Readable.from(blameJson(lines, (commit) => serializeCommit(commit, urls))));
       return reply.type('application/json').send(body);
     });
 
-    api.post<{ Params: FilePath }>(base, writes, async (request, reply) => {
+    api.post(base, { schema: { summary: 'Create a file in a commit', tags, params: FilePath, body: CreateBody }, config }, async (request, reply) => {
       const actor = requireActor(request);
-      const input = writeInput(paramsOf(request), 'create');
-      return reply.code(201).send(await files.create(request.params.id, actor, request.params.file_path, input));
+      const result = await files.create(request.params.id, actor, request.params.file_path, writeInput(request.body));
+      return reply.code(201).send(serializeFileWrite(result));
     });
 
-    api.put<{ Params: FilePath }>(base, writes, async (request) => {
+    api.put(base, { schema: { summary: 'Update a file in a commit', tags, params: FilePath, body: UpdateBody }, config }, async (request) => {
       const actor = requireActor(request);
-      const input = writeInput(paramsOf(request), 'update');
-      return files.update(request.params.id, actor, request.params.file_path, input);
+      return serializeFileWrite(await files.update(request.params.id, actor, request.params.file_path, writeInput(request.body)));
     });
 
-    api.delete<{ Params: FilePath }>(base, writes, async (request, reply) => {
+    api.delete(base, { schema: { summary: 'Delete a file in a commit', tags, params: FilePath, querystring: DeleteQuery }, config }, async (request, reply) => {
       const actor = requireActor(request);
-      const input = writeInput(paramsOf(request), 'delete');
-      await files.delete(request.params.id, actor, request.params.file_path, input);
+      await files.delete(request.params.id, actor, request.params.file_path, writeInput(request.query));
       return reply.code(204).send();
     });
   };
 }
 
-function writeInput(params: Params, kind: 'create' | 'update' | 'delete'): FileWriteInput {
-  const branch = params.requiredString('branch');
-  const content = kind === 'delete' ? undefined : decodeContent(params, 'content', 'encoding', true);
+function writeInput(fields: WriteFields): FileWriteInput {
   return {
-    branch,
-    commitMessage: params.requiredString('commit_message'),
-    content,
-    startBranch: params.string('start_branch') || undefined,
-    authorName: params.string('author_name') || undefined,
-    authorEmail: params.string('author_email') || undefined,
-    executeFilemode: params.bool('execute_filemode'),
-    lastCommitId: kind === 'create' ? undefined : params.string('last_commit_id') || undefined,
+    branch: fields.branch,
+    commitMessage: fields.commit_message,
+    content: fields.content === undefined ? undefined : decodeContent(fields.content, fields.encoding),
+    startBranch: fields.start_branch || undefined,
+    authorName: fields.author_name || undefined,
+    authorEmail: fields.author_email || undefined,
+    executeFilemode: fields.execute_filemode,
+    lastCommitId: fields.last_commit_id || undefined,
   };
 }
 
@@ -109,8 +133,7 @@ function setFileHeaders(reply: FastifyReply, file: RepositoryFileJson): void {
 }
 
 /** `range[start]` and `range[end]` (1-based, inclusive), both or neither. */
-function lineRange(params: Params): { start: number; end: number } | undefined {
-  const range = params.hash('range');
+function lineRange(range: Record<string, string> | undefined): { start: number; end: number } | undefined {
   if (range === undefined) return undefined;
   const start = Number(range.start);
   const end = Number(range.end);

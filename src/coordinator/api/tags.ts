@@ -1,80 +1,78 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
-import type { CoordinatorContext } from '../context.ts';
+import { Type } from 'typebox';
 import { requireActor } from '../http/auth.ts';
 import { messageAnswers } from '../http/error-responses.ts';
-import { pageRequest, setPaginationHeaders, slicePage } from '../http/pagination.ts';
-import { paramsOf } from '../http/request-params.ts';
+import { Param } from '../http/gitlab-params.ts';
+import { PAGINATION, pageOf, setPaginationHeaders } from '../http/pagination.ts';
 import { serializeRelease, serializeTag } from '../http/serializers/tags.ts';
 import type { ReadableRepository } from '../services/repository/access.ts';
-import { TagsService } from '../services/tags.ts';
+import type { CoordinatorServices, EdgeConfig } from '../wiring.ts';
+import { PROJECT_ID, ProjectPath } from './repository-params.ts';
 
-interface ProjectPath {
-  id: string;
-}
-
-interface TagPath extends ProjectPath {
-  tag_name: string;
-}
+const TagPath = Type.Object({ ...PROJECT_ID, tag_name: Param.string({ description: 'Tag name (URL-encoded)' }) });
+const ListQuery = Type.Object({
+  order_by: Type.Optional(Param.oneOf(['name', 'updated'], { description: 'Order by name or by commit date (default updated)' })),
+  sort: Type.Optional(Param.oneOf(['asc', 'desc'], { description: 'Sort direction (default desc)' })),
+  search: Type.Optional(Param.string({ description: 'Part of the name; ^ anchors the start, $ the end' })),
+  ...PAGINATION,
+});
+const CreateBody = Type.Object({
+  tag_name: Param.string({ minLength: 1, description: 'Name of the new tag' }),
+  ref: Param.string({ minLength: 1, description: 'Branch, tag or commit to tag' }),
+  message: Type.Optional(Param.string({ description: 'Message of an annotated tag' })),
+  release_description: Type.Optional(Param.string({ description: 'Release notes (deprecated)' })),
+});
+const ReleaseBody = Type.Object({ description: Param.string({ minLength: 1, description: 'Release notes' }) });
 
 /** The legacy tag release routes say what is missing in words: `{"message":"Tag does not exist"}`. */
-const releaseOptions = { config: { errorAnswers: messageAnswers(404, ['GANTRY_E_TAG_NOT_FOUND', 'GANTRY_E_RELEASE_NOT_FOUND']) } };
+const releaseConfig = { errorAnswers: messageAnswers(404, ['GANTRY_E_TAG_NOT_FOUND', 'GANTRY_E_RELEASE_NOT_FOUND']) };
+const createConfig = { errorAnswers: messageAnswers(405, ['GANTRY_E_REF_NAME_INVALID', 'GANTRY_E_REF_NOT_FOUND', 'GANTRY_E_TAG_PROTECTED']) };
+
+const tags = ['tags'];
 
 /** `/projects/:id/repository/tags[...]` and `.../tags/:tag_name/release`. */
-export function tagsRoutes(context: CoordinatorContext): FastifyPluginAsync {
-  const tags = new TagsService(context);
-  const { externalUrl } = context.config;
-  const urls = (target: ReadableRepository) => ({ externalUrl, projectFullPath: target.fullPath });
-  return async (api) => {
+export function tagsRoutes({ tags: service }: CoordinatorServices, edge: EdgeConfig): FastifyPluginAsync {
+  const urls = (target: ReadableRepository) => ({ externalUrl: edge.externalUrl, projectFullPath: target.fullPath });
+  return async (app) => {
+    const api = app.withTypeProvider<TypeBoxTypeProvider>();
     const base = '/projects/:id/repository/tags';
 
-    api.get<{ Params: ProjectPath }>(base, async (request, reply) => {
-      const params = paramsOf(request);
-      const page = pageRequest(params);
-      const query = {
-        orderBy: params.oneOf('order_by', ['name', 'updated'] as const) ?? 'updated',
-        sort: params.oneOf('sort', ['asc', 'desc'] as const) ?? 'desc',
-        search: params.string('search') || undefined,
-      };
-      const target = await tags.readable(request.params.id, request.actor);
-      const views = await tags.list(target, query);
-      setPaginationHeaders(request, reply, externalUrl, page, { total: views.length });
-      return slicePage(views, page).map((view) => serializeTag(view, urls(target)));
+    api.get(base, { schema: { summary: 'List repository tags', tags, params: ProjectPath, querystring: ListQuery } }, async (request, reply) => {
+      const page = pageOf(request.query);
+      const query = { orderBy: request.query.order_by ?? 'updated', sort: request.query.sort ?? 'desc', search: request.query.search || undefined };
+      const { target, items, total } = await service.list(request.params.id, request.actor, query, { offset: page.offset, limit: page.perPage });
+      setPaginationHeaders(request, reply, edge.externalUrl, page, { total });
+      return items.map((view) => serializeTag(view, urls(target)));
     });
 
-    api.get<{ Params: TagPath }>(`${base}/:tag_name`, async (request) => {
-      const target = await tags.readable(request.params.id, request.actor);
-      return serializeTag(await tags.find(target, request.params.tag_name), urls(target));
+    api.get(`${base}/:tag_name`, { schema: { summary: 'Get a tag', tags, params: TagPath } }, async (request) => {
+      const { target, view } = await service.get(request.params.id, request.actor, request.params.tag_name);
+      return serializeTag(view, urls(target));
     });
 
-    api.post<{ Params: ProjectPath }>(base, { config: { errorAnswers: messageAnswers(405, ['GANTRY_E_REF_NAME_INVALID', 'GANTRY_E_REF_NOT_FOUND', 'GANTRY_E_TAG_PROTECTED']) } }, async (request, reply) => {
+    api.post(base, { schema: { summary: 'Create a tag', tags, params: ProjectPath, body: CreateBody }, config: createConfig }, async (request, reply) => {
       const actor = requireActor(request);
-      const params = paramsOf(request);
-      const input = {
-        name: params.requiredString('tag_name'),
-        ref: params.requiredString('ref'),
-        message: params.string('message') || undefined,
-        releaseDescription: params.string('release_description') || undefined,
-      };
-      const { target, view } = await tags.create(request.params.id, actor, input);
+      const { body } = request;
+      const input = { name: body.tag_name, ref: body.ref, message: body.message || undefined, releaseDescription: body.release_description || undefined };
+      const { target, view } = await service.create(request.params.id, actor, input);
       return reply.code(201).send(serializeTag(view, urls(target)));
     });
 
-    api.delete<{ Params: TagPath }>(`${base}/:tag_name`, async (request, reply) => {
-      await tags.delete(request.params.id, requireActor(request), request.params.tag_name);
+    api.delete(`${base}/:tag_name`, { schema: { summary: 'Delete a tag', tags, params: TagPath } }, async (request, reply) => {
+      await service.delete(request.params.id, requireActor(request), request.params.tag_name);
       return reply.code(204).send();
     });
 
-    api.post<{ Params: TagPath }>(`${base}/:tag_name/release`, releaseOptions, async (request, reply) => {
+    api.post(`${base}/:tag_name/release`, { schema: { summary: 'Add release notes to a tag (deprecated)', tags, params: TagPath, body: ReleaseBody }, config: releaseConfig }, async (request, reply) => {
       const actor = requireActor(request);
-      const description = paramsOf(request).requiredString('description');
-      const release = await tags.createRelease(request.params.id, actor, request.params.tag_name, description);
+      const release = await service.createRelease(request.params.id, actor, request.params.tag_name, request.body.description);
       return reply.code(201).send(serializeRelease(release));
     });
 
-    api.put<{ Params: TagPath }>(`${base}/:tag_name/release`, releaseOptions, async (request) => {
+    api.put(`${base}/:tag_name/release`, { schema: { summary: 'Update the release notes of a tag (deprecated)', tags, params: TagPath, body: ReleaseBody }, config: releaseConfig }, async (request) => {
       const actor = requireActor(request);
-      const description = paramsOf(request).requiredString('description');
-      return serializeRelease(await tags.updateRelease(request.params.id, actor, request.params.tag_name, description));
+      return serializeRelease(await service.updateRelease(request.params.id, actor, request.params.tag_name, request.body.description));
     });
   };
 }

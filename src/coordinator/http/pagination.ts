@@ -3,7 +3,6 @@ import { Type } from 'typebox';
 import { Param } from './gitlab-params.ts';
 import { coordinatorUrl } from './mount-path.ts';
 import { invalidParam } from '../../shared/errors.ts';
-import type { Params } from './params.ts';
 
 export const DEFAULT_PER_PAGE = 20;
 export const MAX_PER_PAGE = 100;
@@ -33,14 +32,12 @@ export const PAGINATION = {
   per_page: Type.Optional(Param.string({ description: `Items per page, 1 to ${MAX_PER_PAGE} (integer; default ${DEFAULT_PER_PAGE})` })),
 };
 
-/** The page asked for by a route's validated `page`/`per_page` (see PAGINATION). */
+/**
+ * The page asked for by a route's validated `page`/`per_page` (see PAGINATION): `page` from 1
+ * (values below 1 read as 1), `per_page` default 20, at most 100; non-numbers are 400.
+ */
 export function pageOf(query: { page?: string; per_page?: string }): PageRequest {
   return toPage(readDigits('page', query.page), readDigits('per_page', query.per_page));
-}
-
-/** `page` from 1 (values below 1 read as 1), `per_page` default 20, at most 100; non-numbers are 400. */
-export function pageRequest(params: Params): PageRequest {
-  return toPage(readDigits('page', params.string('page')), readDigits('per_page', params.string('per_page')));
 }
 
 function toPage(requestedPage: bigint | undefined, requestedPerPage: bigint | undefined): PageRequest {

@@ -1,9 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { GantryError } from '../../shared/errors.ts';
 import type { GitArchiveFormat } from '../../storage/git/types.ts';
-import type { CoordinatorContext } from '../context.ts';
-import { RepositoryAccess } from '../services/repository/access.ts';
-import { archiveFormat, BrowsingService } from '../services/repository/browsing.ts';
+import { archiveFormat, type BrowsingService } from '../services/repository/browsing.ts';
+import type { ReleaseLinksService } from '../services/release-links.ts';
 import type { Authenticator } from './auth.ts';
 import { contentDisposition, withFirstChunk } from './blob-response.ts';
 import type { RequestThrottles } from './throttle.ts';
@@ -48,17 +46,17 @@ export function classifyWebDownload(urlPath: string): WebDownload | null {
  * redirects `/<project>/-/releases/<tag>/downloads/<filepath>` to the asset link's URL. The
  * caller signs in as on the API (token header or `private_token`); public projects need none.
  */
-export class WebDownloads {
-  private readonly access: RepositoryAccess;
-  private readonly browsing = new BrowsingService();
+export interface DownloadServices {
+  browsing: Pick<BrowsingService, 'archive'>;
+  releaseLinks: Pick<ReleaseLinksService, 'downloadUrl'>;
+}
 
+export class WebDownloads {
   constructor(
-    private readonly context: CoordinatorContext,
+    private readonly services: DownloadServices,
     private readonly authenticator: Authenticator,
     private readonly throttles?: RequestThrottles,
-  ) {
-    this.access = new RepositoryAccess(context);
-  }
+  ) {}
 
   async serve(download: WebDownload, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const failure = await this.authenticator.authenticate(request).then(
@@ -67,17 +65,12 @@ export class WebDownloads {
     );
     if (this.throttles && (await this.throttles.refuse(request, reply, 'web'))) return reply;
     if (failure !== undefined) throw failure;
-    const target = await this.access.forRead(download.projectPath, request.actor);
     if (download.kind === 'archive') {
-      const archive = await this.browsing.archive(target, download.ref, download.format);
+      const archive = await this.services.browsing.archive(download.projectPath, request.actor, download.ref, download.format);
       const { body } = await withFirstChunk(archive.stream);
       reply.header('Content-Disposition', contentDisposition('attachment', archive.fileName));
       return reply.type(ARCHIVE_CONTENT_TYPE[download.format]).send(body);
     }
-    const release = await this.context.stores.releases.find(target.project.id, download.tagName);
-    const links = release ? ((await this.context.stores.releaseLinks.listForReleases([release.id])).get(release.id) ?? []) : [];
-    const link = links.find((candidate) => candidate.filepath === download.filepath);
-    if (!link) throw new GantryError('GANTRY_E_RELEASE_LINK_NOT_FOUND');
-    return reply.redirect(link.url, 302);
+    return reply.redirect(await this.services.releaseLinks.downloadUrl(download.projectPath, request.actor, download.tagName, download.filepath), 302);
   }
 }

@@ -1,42 +1,56 @@
 import { accessDenied, atLeastOneOf, GantryError, validationFailed } from '../../shared/errors.ts';
-import { isUniqueViolation } from '../../storage/sql/database.ts';
-import type { DeployKeyRecord, ProjectDeployKeyRecord } from '../../storage/types-repository.ts';
-import type { ProjectRecord, UserRecord } from '../../storage/types.ts';
-import type { CoordinatorContext } from '../context.ts';
+import { isUniqueViolation } from '../../storage/errors.ts';
+import type { DeployKeyRecord, DeployKeysStore, ProjectDeployKeyRecord, ReleasesStore } from '../../storage/types-repository.ts';
+import type { SshKeysStore } from '../../storage/types-users.ts';
+import type { ProjectRecord, ProjectsStore, UserRecord } from '../../storage/types.ts';
+import type { CoordinatorEvents } from './events.ts';
 import { checkLengths } from './field-limits.ts';
 import { parseSshPublicKey, SSH_KEY_LIMITS, sshKeyRestrictionError } from './keys/ssh-key.ts';
-import { GUEST, MAINTAINER } from './permissions.ts';
+import type { Permissions } from './permissions.ts';
+import type { ProtectedBranchesService } from './protected-branches.ts';
+import type { RepositoryAccess } from './repository/access.ts';
+import type { Page, Paged } from './repository/pages.ts';
+import type { SettingsService } from './settings.ts';
 
-export interface Page {
-  offset: number;
-  limit: number;
+export interface NewDeployKey {
+  title: string;
+  key: string;
+  canPush: boolean;
+}
+
+export interface DeployKeyChanges {
+  title?: string;
+  canPush?: boolean;
+}
+
+export interface DeployKeysServiceDeps {
+  access: Pick<RepositoryAccess, 'forSettings'>;
+  permissions: Pick<Permissions, 'canListAllDeployKeys' | 'canReuseDeployKey'>;
+  deployKeys: Omit<DeployKeysStore, 'unlinkProject' | 'deleteUnused'>;
+  sshKeys: Pick<SshKeysStore, 'findByFingerprint'>;
+  projects: Pick<ProjectsStore, 'findById'>;
+  settings: Pick<SettingsService, 'values'>;
 }
 
 /** Deploy keys: SSH keys granting one or more projects' repositories read (or push) access. */
 export class DeployKeysService {
-  constructor(private readonly context: CoordinatorContext) {}
+  constructor(private readonly deps: DeployKeysServiceDeps) {}
 
-  /** `:id` for deploy-key routes: 404 when invisible, 403 below Maintainer. */
-  async project(projectRef: string, actor: UserRecord): Promise<ProjectRecord> {
-    const project = await this.context.lookup.readableProject(projectRef, actor);
-    if (!(await this.context.permissions.projectLevelAtLeast(project, actor, MAINTAINER))) throw accessDenied();
-    return project;
-  }
-
-  async listAll(page: Page): Promise<{ items: DeployKeyRecord[]; total: number }> {
-    const { deployKeys } = this.context.stores;
+  /** Every deploy key of the instance: administrators only. */
+  async listAll(actor: UserRecord, page: Page): Promise<Paged<DeployKeyRecord>> {
+    if (!this.deps.permissions.canListAllDeployKeys(actor)) throw accessDenied();
+    const { deployKeys } = this.deps;
     return { items: await deployKeys.listAll(page), total: await deployKeys.countAll() };
   }
 
-  async list(project: ProjectRecord, page: Page): Promise<{ items: ProjectDeployKeyRecord[]; total: number }> {
-    const { deployKeys } = this.context.stores;
+  async list(projectRef: string, actor: UserRecord, page: Page): Promise<Paged<ProjectDeployKeyRecord>> {
+    const project = await this.project(projectRef, actor);
+    const { deployKeys } = this.deps;
     return { items: await deployKeys.listForProject(project.id, page), total: await deployKeys.countForProject(project.id) };
   }
 
-  async find(project: ProjectRecord, keyId: number): Promise<ProjectDeployKeyRecord> {
-    const key = await this.context.stores.deployKeys.findForProject(project.id, keyId);
-    if (!key) throw new GantryError('GANTRY_E_DEPLOY_KEY_NOT_FOUND');
-    return key;
+  async get(projectRef: string, actor: UserRecord, keyId: number): Promise<ProjectDeployKeyRecord> {
+    return this.find(await this.project(projectRef, actor), keyId);
   }
 
   /**
@@ -44,7 +58,8 @@ export class DeployKeysService {
    * uses joins this one only when the caller can access such a project; else the fingerprint
    * is taken.
    */
-  async add(project: ProjectRecord, actor: UserRecord, input: { title: string; key: string; canPush: boolean }): Promise<ProjectDeployKeyRecord> {
+  async add(projectRef: string, actor: UserRecord, input: NewDeployKey): Promise<ProjectDeployKeyRecord> {
+    const project = await this.project(projectRef, actor);
     try {
       return await this.addOnce(project, actor, input);
     } catch (error) {
@@ -54,8 +69,8 @@ export class DeployKeysService {
     }
   }
 
-  private async addOnce(project: ProjectRecord, actor: UserRecord, input: { title: string; key: string; canPush: boolean }): Promise<ProjectDeployKeyRecord> {
-    const { deployKeys } = this.context.stores;
+  private async addOnce(project: ProjectRecord, actor: UserRecord, input: NewDeployKey): Promise<ProjectDeployKeyRecord> {
+    const { deployKeys } = this.deps;
     checkLengths(SSH_KEY_LIMITS, { title: input.title, key: input.key });
     const parsed = parseSshPublicKey(input.key);
     if (!parsed) throw validationFailed({ key: ['is invalid'], fingerprint: ['cannot be generated'] });
@@ -69,9 +84,9 @@ export class DeployKeysService {
       }
     }
     const errors: Record<string, string[]> = {};
-    const restriction = sshKeyRestrictionError(parsed, await this.context.settings.values());
+    const restriction = sshKeyRestrictionError(parsed, await this.deps.settings.values());
     if (restriction) errors.key = [restriction];
-    if (existing || (await this.context.stores.sshKeys.findByFingerprint(parsed.fingerprint))) errors.fingerprint = ['has already been taken'];
+    if (existing || (await this.deps.sshKeys.findByFingerprint(parsed.fingerprint))) errors.fingerprint = ['has already been taken'];
     if (Object.keys(errors).length > 0) throw validationFailed(errors);
     const now = new Date().toISOString();
     const created = await deployKeys.create({ title: input.title, key: parsed.normalized, fingerprint: parsed.fingerprint, created_at: now });
@@ -79,7 +94,8 @@ export class DeployKeysService {
     return this.find(project, created.id);
   }
 
-  async update(project: ProjectRecord, keyId: number, changes: { title?: string; canPush?: boolean }): Promise<ProjectDeployKeyRecord> {
+  async update(projectRef: string, actor: UserRecord, keyId: number, changes: DeployKeyChanges): Promise<ProjectDeployKeyRecord> {
+    const project = await this.project(projectRef, actor);
     if (changes.title === undefined && changes.canPush === undefined) {
       throw atLeastOneOf(['title', 'can_push']);
     }
@@ -87,21 +103,23 @@ export class DeployKeysService {
     if (changes.title !== undefined) {
       if (changes.title.trim() === '') throw validationFailed({ title: ["can't be blank"] });
       checkLengths(SSH_KEY_LIMITS, { title: changes.title });
-      await this.context.stores.deployKeys.updateTitle(keyId, changes.title);
+      await this.deps.deployKeys.updateTitle(keyId, changes.title);
     }
-    if (changes.canPush !== undefined) await this.context.stores.deployKeys.setCanPush(keyId, project.id, changes.canPush);
+    if (changes.canPush !== undefined) await this.deps.deployKeys.setCanPush(keyId, project.id, changes.canPush);
     return this.find(project, keyId);
   }
 
   /** Unlinks the key; the key itself goes when no other project uses it. */
-  async remove(project: ProjectRecord, keyId: number): Promise<void> {
+  async remove(projectRef: string, actor: UserRecord, keyId: number): Promise<void> {
+    const project = await this.project(projectRef, actor);
     await this.find(project, keyId);
     await this.unlink(project.id, keyId);
   }
 
   /** 404 unless the key exists and the caller can access a project using it (admins: any key). */
-  async enable(project: ProjectRecord, actor: UserRecord, keyId: number): Promise<ProjectDeployKeyRecord> {
-    const { deployKeys } = this.context.stores;
+  async enable(projectRef: string, actor: UserRecord, keyId: number): Promise<ProjectDeployKeyRecord> {
+    const project = await this.project(projectRef, actor);
+    const { deployKeys } = this.deps;
     const linked = await deployKeys.findForProject(project.id, keyId);
     if (linked) return linked;
     if (!(await deployKeys.findById(keyId)) || !(await this.canUse(keyId, actor))) throw new GantryError('GANTRY_E_DEPLOY_KEY_NOT_FOUND');
@@ -109,37 +127,50 @@ export class DeployKeysService {
     return this.find(project, keyId);
   }
 
-  /**
-   * A deleted project: its links go, and keys no other project uses. The links may already be
-   * gone (foreign-key cascade when the project row was deleted), so unused keys are swept.
-   */
-  async forgetProject(projectId: number): Promise<void> {
-    await this.context.stores.deployKeys.unlinkProject(projectId);
-    await this.context.stores.deployKeys.deleteUnused();
-  }
-
   private async unlink(projectId: number, keyId: number): Promise<void> {
-    const { deployKeys } = this.context.stores;
+    const { deployKeys } = this.deps;
     await deployKeys.unlink(keyId, projectId);
     if ((await deployKeys.projectIds(keyId)).length === 0) await deployKeys.delete(keyId);
   }
 
   private async canUse(keyId: number, actor: UserRecord): Promise<boolean> {
-    if (actor.is_admin) return true;
-    for (const projectId of await this.context.stores.deployKeys.projectIds(keyId)) {
-      const other = await this.context.stores.projects.findById(projectId);
-      if (other && (await this.context.permissions.projectLevelAtLeast(other, actor, GUEST))) return true;
+    const projects: ProjectRecord[] = [];
+    for (const projectId of await this.deps.deployKeys.projectIds(keyId)) {
+      const project = await this.deps.projects.findById(projectId);
+      if (project) projects.push(project);
     }
-    return false;
+    return this.deps.permissions.canReuseDeployKey(projects, actor);
+  }
+
+  /** `:id` for deploy-key routes: 404 when invisible, 403 below Maintainer. */
+  private async project(projectRef: string, actor: UserRecord): Promise<ProjectRecord> {
+    return (await this.deps.access.forSettings(projectRef, actor)).project;
+  }
+
+  private async find(project: ProjectRecord, keyId: number): Promise<ProjectDeployKeyRecord> {
+    const key = await this.deps.deployKeys.findForProject(project.id, keyId);
+    if (!key) throw new GantryError('GANTRY_E_DEPLOY_KEY_NOT_FOUND');
+    return key;
   }
 }
 
-/** Drops what hangs off a deleted project: protected branches, releases, deploy key links (and keys only it used). */
-export function cleanUpRepositoryProtection(context: CoordinatorContext): void {
-  const deployKeys = new DeployKeysService(context);
-  context.events.onProjectDeleted(async ({ project_id: projectId }) => {
-    await context.protectedBranches.removeAll(projectId);
-    await context.stores.releases.deleteForProject(projectId);
-    await deployKeys.forgetProject(projectId);
+export interface RepositoryCleanUpDeps {
+  events: Pick<CoordinatorEvents, 'onProjectDeleted'>;
+  branchRules: Pick<ProtectedBranchesService, 'removeAll'>;
+  releases: Pick<ReleasesStore, 'deleteForProject'>;
+  deployKeys: Pick<DeployKeysStore, 'unlinkProject' | 'deleteUnused'>;
+}
+
+/**
+ * Drops what hangs off a deleted project: protected branches, releases, deploy key links and
+ * keys no other project uses. The links may already be gone (foreign-key cascade when the
+ * project row was deleted), so unused keys are swept.
+ */
+export function cleanUpRepositoryProtection(deps: RepositoryCleanUpDeps): void {
+  deps.events.onProjectDeleted(async ({ project_id: projectId }) => {
+    await deps.branchRules.removeAll(projectId);
+    await deps.releases.deleteForProject(projectId);
+    await deps.deployKeys.unlinkProject(projectId);
+    await deps.deployKeys.deleteUnused();
   });
 }

@@ -12,6 +12,7 @@ import type { Db } from '../../storage/sql/database.ts';
 import type { GroupGroupLinksStore } from '../../storage/types-projects.ts';
 import type { MemberRecord } from '../../storage/types.ts';
 import type { ProjectVisibilityScope } from '../../storage/types-projects.ts';
+import type { ProtectionLevel } from '../../storage/types-repository.ts';
 
 export const GUEST: AccessLevel = 10;
 export const REPORTER: AccessLevel = 20;
@@ -143,6 +144,58 @@ export class Permissions {
     if (project.archived) return false;
     return this.projectLevelAtLeast(project, actor, DEVELOPER);
   }
+
+  // repository area -------------------------------------------------------------------------
+  // Who may do what to a project's code and its settings: protection levels of protected
+  // branches and tags, Maintainer-only settings, releases, deploy keys.
+
+  /**
+   * Whether the actor may write a ref guarded at `level` (undefined: the ref is unprotected,
+   * so write access decides; 0: no one; 30: Developers and up; 40: Maintainers and up).
+   * Administrators always may.
+   */
+  async canWriteAtProtectionLevel(project: ProjectRecord, actor: Actor, level: ProtectionLevel | undefined): Promise<boolean> {
+    if (actor?.is_admin) return true;
+    if (!(await this.canWriteRepository(project, actor))) return false;
+    if (level === undefined) return true;
+    if (level === 0) return false;
+    return this.projectLevelAtLeast(project, actor, level === 30 ? DEVELOPER : MAINTAINER);
+  }
+
+  /** The level a protected tag needs to be deleted: Maintainers. */
+  protectedTagDeletionLevel(): ProtectionLevel {
+    return 40;
+  }
+
+  /** The deprecated `branches/:branch/protect` flags: Developers when allowed, else Maintainers. */
+  protectionLevelAllowingDevelopers(developersAllowed: boolean): ProtectionLevel {
+    return developersAllowed ? 30 : 40;
+  }
+
+  /** Maintainers manage a repository's settings: protected branches and tags, deploy keys. */
+  async canManageRepositorySettings(project: ProjectRecord, actor: Actor): Promise<boolean> {
+    return this.projectLevelAtLeast(project, actor, MAINTAINER);
+  }
+
+  /** Maintainers delete releases (their tags stay). */
+  async canDeleteRelease(project: ProjectRecord, actor: Actor): Promise<boolean> {
+    return this.projectLevelAtLeast(project, actor, MAINTAINER);
+  }
+
+  /** The instance-wide list of deploy keys is for administrators. */
+  canListAllDeployKeys(actor: UserRecord): boolean {
+    return actor.is_admin;
+  }
+
+  /** A deploy key other projects use may join another one when the caller can access one of them (administrators: any). */
+  async canReuseDeployKey(projectsUsingKey: readonly ProjectRecord[], actor: UserRecord): Promise<boolean> {
+    if (actor.is_admin) return true;
+    for (const project of projectsUsingKey) {
+      if (await this.projectLevelAtLeast(project, actor, GUEST)) return true;
+    }
+    return false;
+  }
+  // end of repository area ------------------------------------------------------------------
 
   /**
    * Highest level of the actor in the namespace through membership of it or an ancestor, or
@@ -322,6 +375,7 @@ export class Permissions {
     for (const row of projectNamespaces) await addWithAncestors(row.namespace_id);
     return [...ids];
   }
+
 
   private async sharedGroupLevel(projectId: number, actor: UserRecord): Promise<AccessLevel | null> {
     const links = await this.db

@@ -1,9 +1,15 @@
-import { GantryError, invalidParam } from '../../shared/errors.ts';
+import { GantryError } from '../../shared/errors.ts';
 import type { ProtectedBranchRecord, ProtectedBranchesStore, ProtectionLevel } from '../../storage/types-repository.ts';
 import type { ProjectRecord, UserRecord } from '../../storage/types.ts';
 import { checkLengths, type FieldLimits } from './field-limits.ts';
-import { DEVELOPER, type Actor, type Permissions } from './permissions.ts';
+import type { Actor, Permissions } from './permissions.ts';
 import type { SettingsService } from './settings.ts';
+
+export interface ProtectedBranchesServiceDeps {
+  store: ProtectedBranchesStore;
+  settings: Pick<SettingsService, 'values'>;
+  permissions: Pick<Permissions, 'canWriteAtProtectionLevel'>;
+}
 
 export interface BranchProtection {
   /** The rule that matched: a branch name, a wildcard, or the default branch's name. */
@@ -51,11 +57,11 @@ export function isProtectionLevel(value: number): value is ProtectionLevel {
  * per action applies (GitLab grants access if any matching rule does).
  */
 export class ProtectedBranchesService {
-  constructor(
-    private readonly store: ProtectedBranchesStore,
-    private readonly settings: SettingsService,
-    private readonly permissions: Permissions,
-  ) {}
+  private readonly store: ProtectedBranchesStore;
+
+  constructor(private readonly deps: ProtectedBranchesServiceDeps) {
+    this.store = deps.store;
+  }
 
   async protectionFor(project: ProjectRecord, branch: string): Promise<BranchProtection | null> {
     const rules = await this.store.listForProject(project.id);
@@ -75,7 +81,7 @@ export class ProtectedBranchesService {
       );
     }
     if (project.default_branch !== null && project.default_branch === branch) {
-      const setting = (await this.settings.values()).default_branch_protection;
+      const setting = (await this.deps.settings.values()).default_branch_protection;
       const levels = DEFAULT_BRANCH_LEVELS[setting] ?? null;
       if (levels) return { pattern: branch, push_access_level: levels[0], merge_access_level: levels[1], allow_force_push: false, fromDefaultBranchSetting: true };
     }
@@ -140,20 +146,6 @@ export class ProtectedBranchesService {
   }
 
   private allowed(project: ProjectRecord, actor: Actor, level: ProtectionLevel | undefined): Promise<boolean> {
-    return mayActAtLevel(this.permissions, project, actor, level);
+    return this.deps.permissions.canWriteAtProtectionLevel(project, actor, level);
   }
-}
-
-/** Whether the actor may write to the repository at a protection level (undefined: unprotected); administrators always. */
-export async function mayActAtLevel(permissions: Permissions, project: ProjectRecord, actor: Actor, level: ProtectionLevel | undefined): Promise<boolean> {
-  if (actor?.is_admin) return true;
-  if (!(await permissions.canWriteRepository(project, actor))) return false;
-  if (level === undefined) return true;
-  if (level === 0) return false;
-  return permissions.projectLevelAtLeast(project, actor, level === 30 ? DEVELOPER : level);
-}
-
-export function ensureLevel(value: number, field: string): ProtectionLevel {
-  if (!isProtectionLevel(value)) throw invalidParam(field, 'does not have a valid value');
-  return value;
 }

@@ -4,7 +4,12 @@ import type { ProtectedTagRecord, ProtectedTagsStore, ProtectionLevel } from '..
 import type { ProjectRecord } from '../../storage/types.ts';
 import { checkLengths, type FieldLimits } from './field-limits.ts';
 import type { Actor, Permissions } from './permissions.ts';
-import { mayActAtLevel, morePermissive, wildcardMatches } from './protected-branches.ts';
+import { morePermissive, wildcardMatches } from './protected-branches.ts';
+
+export interface ProtectedTagsServiceDeps {
+  store: ProtectedTagsStore;
+  permissions: Pick<Permissions, 'canWriteAtProtectionLevel' | 'protectedTagDeletionLevel'>;
+}
 
 /** The same words for the API and for git pushes (the pre-receive hook prints them). */
 export const PROTECTED_TAG_MESSAGES = {
@@ -22,10 +27,11 @@ export const PROTECTED_TAG_LIMITS = { name: 255 } as const satisfies FieldLimits
  * and only maintainers delete one.
  */
 export class ProtectedTagsService {
-  constructor(
-    private readonly store: ProtectedTagsStore,
-    private readonly permissions: Permissions,
-  ) {}
+  private readonly store: ProtectedTagsStore;
+
+  constructor(private readonly deps: ProtectedTagsServiceDeps) {
+    this.store = deps.store;
+  }
 
   /** The create level of the rules matching `tag`, or null when it is not protected. */
   async protectionFor(project: ProjectRecord, tag: string): Promise<ProtectionLevel | null> {
@@ -35,13 +41,14 @@ export class ProtectedTagsService {
   }
 
   async canCreate(project: ProjectRecord, actor: Actor, tag: string): Promise<boolean> {
-    return mayActAtLevel(this.permissions, project, actor, (await this.protectionFor(project, tag)) ?? undefined);
+    return this.deps.permissions.canWriteAtProtectionLevel(project, actor, (await this.protectionFor(project, tag)) ?? undefined);
   }
 
   /** Deleting a protected tag takes a maintainer; an unprotected one, write access. */
   async canDelete(project: ProjectRecord, actor: Actor, tag: string): Promise<boolean> {
     const protectedTag = (await this.protectionFor(project, tag)) !== null;
-    return mayActAtLevel(this.permissions, project, actor, protectedTag ? 40 : undefined);
+    const { permissions } = this.deps;
+    return permissions.canWriteAtProtectionLevel(project, actor, protectedTag ? permissions.protectedTagDeletionLevel() : undefined);
   }
 
   list(project: ProjectRecord): Promise<ProtectedTagRecord[]> {

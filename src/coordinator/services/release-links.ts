@@ -1,11 +1,17 @@
 import { GantryError, missingParam, validationFailed } from '../../shared/errors.ts';
-import { isUniqueViolation } from '../../storage/sql/database.ts';
-import type { ReleaseLinkChanges, ReleaseLinkRecord, ReleaseLinkType, ReleaseRecord } from '../../storage/types-repository.ts';
+import { isUniqueViolation } from '../../storage/errors.ts';
+import type { ReleaseLinkChanges, ReleaseLinkRecord, ReleaseLinksStore, ReleaseLinkType, ReleaseRecord, ReleasesStore } from '../../storage/types-repository.ts';
 import type { UserRecord } from '../../storage/types.ts';
-import type { CoordinatorContext } from '../context.ts';
 import { lengthErrors, type FieldLimits } from './field-limits.ts';
 import type { Actor } from './permissions.ts';
-import { RepositoryAccess, type ReadableRepository } from './repository/access.ts';
+import type { ReadableRepository, RepositoryAccess } from './repository/access.ts';
+import { pageOfList, type Page, type Paged } from './repository/pages.ts';
+
+export interface ReleaseLinksServiceDeps {
+  access: Pick<RepositoryAccess, 'forRead' | 'forWrite'>;
+  releases: Pick<ReleasesStore, 'find'>;
+  releaseLinks: Pick<ReleaseLinksStore, 'listForReleases' | 'find' | 'create' | 'update' | 'delete'>;
+}
 
 export interface ReleaseLinkInput {
   name?: string;
@@ -31,24 +37,33 @@ export interface LinkResult {
  * project's code access, changes need Developer. Names and URLs are unique per release.
  */
 export class ReleaseLinksService {
-  private readonly access: RepositoryAccess;
+  constructor(private readonly deps: ReleaseLinksServiceDeps) {}
 
-  constructor(private readonly context: CoordinatorContext) {
-    this.access = new RepositoryAccess(context);
+  async list(projectRef: string, actor: Actor, tagName: string, page: Page): Promise<{ target: ReadableRepository } & Paged<ReleaseLinkRecord>> {
+    const { target, release } = await this.release(await this.deps.access.forRead(projectRef, actor), tagName);
+    return { target, ...pageOfList((await this.deps.releaseLinks.listForReleases([release.id])).get(release.id) ?? [], page) };
   }
 
-  async list(projectRef: string, actor: Actor, tagName: string): Promise<{ target: ReadableRepository; links: ReleaseLinkRecord[] }> {
-    const { target, release } = await this.release(await this.access.forRead(projectRef, actor), tagName);
-    return { target, links: (await this.context.stores.releaseLinks.listForReleases([release.id])).get(release.id) ?? [] };
+  /**
+   * Where `/<project>/-/releases/<tag>/downloads<filepath>` leads: the URL of the release's
+   * link with that filepath; GANTRY_E_RELEASE_LINK_NOT_FOUND when there is none.
+   */
+  async downloadUrl(projectRef: string, actor: Actor, tagName: string, filepath: string): Promise<string> {
+    const target = await this.deps.access.forRead(projectRef, actor);
+    const release = await this.deps.releases.find(target.project.id, tagName);
+    const links = release ? ((await this.deps.releaseLinks.listForReleases([release.id])).get(release.id) ?? []) : [];
+    const link = links.find((candidate) => candidate.filepath === filepath);
+    if (!link) throw new GantryError('GANTRY_E_RELEASE_LINK_NOT_FOUND');
+    return link.url;
   }
 
   async get(projectRef: string, actor: Actor, tagName: string, linkId: number): Promise<LinkResult> {
-    const { target, release } = await this.release(await this.access.forRead(projectRef, actor), tagName);
+    const { target, release } = await this.release(await this.deps.access.forRead(projectRef, actor), tagName);
     return { target, link: await this.link(release, linkId) };
   }
 
   async create(projectRef: string, actor: UserRecord, tagName: string, input: ReleaseLinkInput): Promise<LinkResult> {
-    const { target, release } = await this.release(await this.access.forWrite(projectRef, actor), tagName);
+    const { target, release } = await this.release(await this.deps.access.forWrite(projectRef, actor), tagName);
     return { target, link: await this.add(release, input) };
   }
 
@@ -56,11 +71,11 @@ export class ReleaseLinksService {
   async add(release: ReleaseRecord, input: ReleaseLinkInput): Promise<ReleaseLinkRecord> {
     const link = completeLink(input);
     await this.validate(release, link, null);
-    return this.saving(release, link, null, () => this.context.stores.releaseLinks.create({ release_id: release.id, ...link, created_at: new Date().toISOString() }));
+    return this.saving(release, link, null, () => this.deps.releaseLinks.create({ release_id: release.id, ...link, created_at: new Date().toISOString() }));
   }
 
   async update(projectRef: string, actor: UserRecord, tagName: string, linkId: number, input: ReleaseLinkInput): Promise<LinkResult> {
-    const { target, release } = await this.release(await this.access.forWrite(projectRef, actor), tagName);
+    const { target, release } = await this.release(await this.deps.access.forWrite(projectRef, actor), tagName);
     const current = await this.link(release, linkId);
     const changes: ReleaseLinkChanges = {};
     if (input.name !== undefined) changes.name = input.name;
@@ -70,31 +85,31 @@ export class ReleaseLinksService {
     if (Object.keys(changes).length === 0) return { target, link: current };
     const merged = { ...current, ...changes };
     await this.validate(release, merged, current.id);
-    return { target, link: await this.saving(release, merged, current.id, () => this.context.stores.releaseLinks.update(current.id, changes)) };
+    return { target, link: await this.saving(release, merged, current.id, () => this.deps.releaseLinks.update(current.id, changes)) };
   }
 
   /** Answers the deleted link, as GitLab does. */
   async remove(projectRef: string, actor: UserRecord, tagName: string, linkId: number): Promise<LinkResult> {
-    const { target, release } = await this.release(await this.access.forWrite(projectRef, actor), tagName);
+    const { target, release } = await this.release(await this.deps.access.forWrite(projectRef, actor), tagName);
     const link = await this.link(release, linkId);
-    await this.context.stores.releaseLinks.delete(link.id);
+    await this.deps.releaseLinks.delete(link.id);
     return { target, link };
   }
 
   private async release(target: ReadableRepository, tagName: string): Promise<{ target: ReadableRepository; release: ReleaseRecord }> {
-    const release = await this.context.stores.releases.find(target.project.id, tagName);
+    const release = await this.deps.releases.find(target.project.id, tagName);
     if (!release) throw new GantryError('GANTRY_E_RELEASE_NOT_FOUND');
     return { target, release };
   }
 
   private async link(release: ReleaseRecord, linkId: number): Promise<ReleaseLinkRecord> {
-    const link = await this.context.stores.releaseLinks.find(release.id, linkId);
+    const link = await this.deps.releaseLinks.find(release.id, linkId);
     if (!link) throw new GantryError('GANTRY_E_RELEASE_LINK_NOT_FOUND');
     return link;
   }
 
   private async validate(release: ReleaseRecord, link: LinkFields, selfId: number | null): Promise<void> {
-    const others = ((await this.context.stores.releaseLinks.listForReleases([release.id])).get(release.id) ?? []).filter((other) => other.id !== selfId);
+    const others = ((await this.deps.releaseLinks.listForReleases([release.id])).get(release.id) ?? []).filter((other) => other.id !== selfId);
     refuseInvalidLink(link, others);
   }
 

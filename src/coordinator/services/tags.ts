@@ -1,17 +1,37 @@
 import { GantryError } from '../../shared/errors.ts';
 import type { GitTag } from '../../storage/git/types.ts';
-import type { ReleaseRecord } from '../../storage/types-repository.ts';
+import type { ReleaseRecord, ReleasesStore } from '../../storage/types-repository.ts';
 import type { UserRecord } from '../../storage/types.ts';
-import type { CoordinatorContext } from '../context.ts';
 import { isValidBranchName, matchesSearch, ZERO_SHA } from './branches.ts';
+import type { CoordinatorEvents } from './events.ts';
 import { checkLengths, MAX_TEXT_SIZE, type FieldLimits } from './field-limits.ts';
 import type { Actor } from './permissions.ts';
-import { RepositoryAccess, type ReadableRepository } from './repository/access.ts';
-import { PROTECTED_TAG_MESSAGES } from './protected-tags.ts';
+import type { ReadableRepository, RepositoryAccess } from './repository/access.ts';
+import { pageOfList, type Page, type Paged } from './repository/pages.ts';
+import { PROTECTED_TAG_MESSAGES, type ProtectedTagsService } from './protected-tags.ts';
 
 export interface TagView {
   tag: GitTag;
   release: ReleaseRecord | null;
+}
+
+export interface TagResult {
+  target: ReadableRepository;
+  view: TagView;
+}
+
+export interface NewTag {
+  name: string;
+  ref: string;
+  message?: string;
+  releaseDescription?: string;
+}
+
+export interface TagsServiceDeps {
+  access: Pick<RepositoryAccess, 'forRead' | 'forWrite'>;
+  releases: Pick<ReleasesStore, 'listForProject' | 'find' | 'create' | 'update' | 'delete'>;
+  tagRules: Pick<ProtectedTagsService, 'canCreate' | 'canDelete'>;
+  events: Pick<CoordinatorEvents, 'publishPush'>;
 }
 
 export interface TagListQuery {
@@ -33,17 +53,19 @@ export function releaseExists(): GantryError {
 
 /** `/projects/:id/repository/tags[...]` and their releases (notes stored with the tag). */
 export class TagsService {
-  private readonly access: RepositoryAccess;
+  constructor(private readonly deps: TagsServiceDeps) {}
 
-  constructor(private readonly context: CoordinatorContext) {
-    this.access = new RepositoryAccess(context);
+  async list(projectRef: string, actor: Actor, query: TagListQuery, page: Page): Promise<{ target: ReadableRepository } & Paged<TagView>> {
+    const target = await this.deps.access.forRead(projectRef, actor);
+    return { target, ...pageOfList(await this.sorted(target, query), page) };
   }
 
-  readable(projectRef: string, actor: Actor): Promise<ReadableRepository> {
-    return this.access.forRead(projectRef, actor);
+  async get(projectRef: string, actor: Actor, name: string): Promise<TagResult> {
+    const target = await this.deps.access.forRead(projectRef, actor);
+    return { target, view: await this.find(target, name) };
   }
 
-  async list(target: ReadableRepository, query: TagListQuery): Promise<TagView[]> {
+  private async sorted(target: ReadableRepository, query: TagListQuery): Promise<TagView[]> {
     if (!target.repository) return [];
     const tags = (await target.repository.tags()).filter((tag) => matchesSearch(tag.name, query.search));
     const key = (tag: GitTag): string => (query.orderBy === 'name' ? tag.name : tag.commit.committer.date);
@@ -51,67 +73,67 @@ export class TagsService {
       const order = key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
       return query.sort === 'asc' ? order : -order;
     });
-    const releases = new Map((await this.context.stores.releases.listForProject(target.project.id)).map((release) => [release.tag_name, release]));
+    const releases = new Map((await this.deps.releases.listForProject(target.project.id)).map((release) => [release.tag_name, release]));
     return tags.map((tag) => ({ tag, release: releases.get(tag.name) ?? null }));
   }
 
-  async find(target: ReadableRepository, name: string): Promise<TagView> {
+  private async find(target: ReadableRepository, name: string): Promise<TagView> {
     const tag = target.repository ? await target.repository.tag(name) : null;
     if (!tag) throw new GantryError('GANTRY_E_TAG_NOT_FOUND');
-    return { tag, release: await this.context.stores.releases.find(target.project.id, name) };
+    return { tag, release: await this.deps.releases.find(target.project.id, name) };
   }
 
   /** Failures carry GitLab's explanation (the route answers them as spec 01 says). */
-  async create(projectRef: string, actor: UserRecord, input: { name: string; ref: string; message?: string; releaseDescription?: string }): Promise<{ target: ReadableRepository; view: TagView }> {
-    const target = await this.access.forWrite(projectRef, actor);
+  async create(projectRef: string, actor: UserRecord, input: NewTag): Promise<TagResult> {
+    const target = await this.deps.access.forWrite(projectRef, actor);
     checkLengths(TAG_LIMITS, { message: input.message, release_description: input.releaseDescription });
     if (!isValidBranchName(input.name)) throw new GantryError('GANTRY_E_REF_NAME_INVALID', 'Tag name invalid');
-    if (!(await this.context.protectedTags.canCreate(target.project, actor, input.name))) throw new GantryError('GANTRY_E_TAG_PROTECTED', PROTECTED_TAG_MESSAGES.create, { reason: PROTECTED_TAG_MESSAGES.create });
+    if (!(await this.deps.tagRules.canCreate(target.project, actor, input.name))) throw new GantryError('GANTRY_E_TAG_PROTECTED', PROTECTED_TAG_MESSAGES.create, { reason: PROTECTED_TAG_MESSAGES.create });
     const repository = target.repository;
     const sha = repository ? await repository.resolveCommit(input.ref) : null;
     if (!repository || !sha) throw new GantryError('GANTRY_E_REF_NOT_FOUND', `Target ${input.ref} is invalid`);
     const tagger = { name: actor.name, email: actor.email };
     if (!(await repository.createTag(input.name, sha, input.message ?? null, tagger))) throw new GantryError('GANTRY_E_TAG_EXISTS', `Tag ${input.name} already exists`);
     if (input.releaseDescription) {
-      await this.context.stores.releases.delete(target.project.id, input.name);
+      await this.deps.releases.delete(target.project.id, input.name);
       await this.saveRelease(target, actor, input.name, input.releaseDescription);
     }
-    this.context.events.publishPush({ project_id: target.project.id, ref: `refs/tags/${input.name}`, before: ZERO_SHA, after: sha, user_id: actor.id });
+    this.deps.events.publishPush({ project_id: target.project.id, ref: `refs/tags/${input.name}`, before: ZERO_SHA, after: sha, user_id: actor.id });
     return { target, view: await this.find(target, input.name) };
   }
 
   async delete(projectRef: string, actor: UserRecord, name: string): Promise<void> {
-    const target = await this.access.forWrite(projectRef, actor);
+    const target = await this.deps.access.forWrite(projectRef, actor);
     const { tag } = await this.find(target, name);
-    if (!(await this.context.protectedTags.canDelete(target.project, actor, name))) throw new GantryError('GANTRY_E_TAG_PROTECTED', PROTECTED_TAG_MESSAGES.delete, { reason: PROTECTED_TAG_MESSAGES.delete });
+    if (!(await this.deps.tagRules.canDelete(target.project, actor, name))) throw new GantryError('GANTRY_E_TAG_PROTECTED', PROTECTED_TAG_MESSAGES.delete, { reason: PROTECTED_TAG_MESSAGES.delete });
     if (!target.repository || !(await target.repository.deleteTag(name))) throw new GantryError('GANTRY_E_TAG_NOT_FOUND');
-    await this.context.stores.releases.delete(target.project.id, name);
-    this.context.events.publishPush({ project_id: target.project.id, ref: `refs/tags/${name}`, before: tag.target, after: ZERO_SHA, user_id: actor.id });
+    await this.deps.releases.delete(target.project.id, name);
+    this.deps.events.publishPush({ project_id: target.project.id, ref: `refs/tags/${name}`, before: tag.target, after: ZERO_SHA, user_id: actor.id });
   }
 
   async createRelease(projectRef: string, actor: UserRecord, name: string, description: string): Promise<ReleaseRecord> {
-    const target = await this.access.forWrite(projectRef, actor);
+    const target = await this.deps.access.forWrite(projectRef, actor);
     const tag = target.repository ? await target.repository.tag(name) : null;
     if (!tag) throw new GantryError('GANTRY_E_TAG_NOT_FOUND', 'Tag does not exist');
-    if (await this.context.stores.releases.find(target.project.id, name)) throw releaseExists();
+    if (await this.deps.releases.find(target.project.id, name)) throw releaseExists();
     return this.saveRelease(target, actor, name, description);
   }
 
   async updateRelease(projectRef: string, actor: UserRecord, name: string, description: string): Promise<ReleaseRecord> {
-    const target = await this.access.forWrite(projectRef, actor);
+    const target = await this.deps.access.forWrite(projectRef, actor);
     const tag = target.repository ? await target.repository.tag(name) : null;
     if (!tag) throw new GantryError('GANTRY_E_TAG_NOT_FOUND', 'Tag does not exist');
-    const release = await this.context.stores.releases.find(target.project.id, name);
+    const release = await this.deps.releases.find(target.project.id, name);
     if (!release) throw new GantryError('GANTRY_E_RELEASE_NOT_FOUND', 'Release does not exist');
     checkLengths(TAG_LIMITS, { description });
-    return this.context.stores.releases.update(release.id, { description, updated_at: new Date().toISOString() });
+    return this.deps.releases.update(release.id, { description, updated_at: new Date().toISOString() });
   }
 
   private async saveRelease(target: ReadableRepository, actor: UserRecord, name: string, description: string): Promise<ReleaseRecord> {
     if (description.trim() === '') throw new GantryError('GANTRY_E_RELEASE_DESCRIPTION_BLANK', 'Description is invalid');
     checkLengths(TAG_LIMITS, { description });
     const now = new Date().toISOString();
-    return this.context.stores.releases.create({
+    return this.deps.releases.create({
       project_id: target.project.id, tag_name: name, description, name: null, released_at: now, author_id: actor.id, created_at: now, updated_at: now,
     });
   }

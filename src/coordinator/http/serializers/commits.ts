@@ -1,6 +1,7 @@
 import type { GitCommit, GitCommitStats, GitFileDiff } from '../../../storage/git/types.ts';
 import type { CommitCommentRecord } from '../../../storage/types-commit-comments.ts';
 import type { UserRecord } from '../../../storage/types.ts';
+import type { CommitDetail, LastPipeline } from '../../services/repository/commits.ts';
 import { serializeUserBasic, type UserBasicJson } from './user-basic.ts';
 
 /** Where a commit's web page is: `<external>/<full path>/-/commit/<sha>`. */
@@ -26,12 +27,7 @@ export interface CommitJson {
 }
 
 /** The pipeline summary a commit detail shows; null until pipelines exist for the commit. */
-export interface LastPipelineJson {
-  id: number;
-  ref: string;
-  sha: string;
-  status: string;
-}
+export type LastPipelineJson = LastPipeline;
 
 export interface CommitDetailJson extends CommitJson {
   stats?: GitCommitStats;
@@ -64,7 +60,7 @@ export function serializeCommitWithStats(commit: GitCommit, stats: GitCommitStat
 
 export function serializeCommitDetail(
   commit: GitCommit,
-  detail: { projectId: number; stats: GitCommitStats | null; lastPipeline: LastPipelineJson | null },
+  detail: CommitDetail,
   base: CommitUrlBase,
 ): CommitDetailJson {
   return {

@@ -1,14 +1,24 @@
 import type { Readable } from 'node:stream';
 import { GantryError } from '../../../shared/errors.ts';
-import type { GitArchiveFormat, GitCommit, GitContributor, GitFileDiff, GitTreeEntry } from '../../../storage/git/types.ts';
-import type { ReadableRepository } from './access.ts';
+import type { GitArchiveFormat, GitClient, GitCommit, GitContributor, GitFileDiff, GitTreeEntry } from '../../../storage/git/types.ts';
+import type { Actor } from '../permissions.ts';
+import type { ReadableRepository, RepositoryAccess } from './access.ts';
+import { pageOfList, type Page, type Paged } from './pages.ts';
 import { isInsideRepository, refuseTraversal } from './paths.ts';
 
-export interface BlobJson {
-  size: number;
-  encoding: 'base64';
-  content: string;
+export interface Blob {
   sha: string;
+  content: Buffer;
+}
+
+export interface TreeQuery {
+  ref?: string;
+  path: string;
+  recursive: boolean;
+}
+
+export interface BrowsingServiceDeps {
+  access: Pick<RepositoryAccess, 'forRead'>;
 }
 
 export interface Archive {
@@ -50,8 +60,15 @@ const TYPE_RANK: Record<GitTreeEntry['type'], number> = { tree: 0, blob: 1, comm
 
 /** Read-only views of a repository: tree, blobs, archives, compare, contributors. */
 export class BrowsingService {
+  constructor(private readonly deps: BrowsingServiceDeps) {}
+
   /** GitLab's sorted entries: directories, then files, then submodules; git's name order within each. */
-  async tree(target: ReadableRepository, ref: string | undefined, treePath: string, recursive: boolean): Promise<GitTreeEntry[]> {
+  async tree(projectRef: string, actor: Actor, query: TreeQuery, page: Page, client?: GitClient): Promise<Paged<GitTreeEntry>> {
+    const target = await this.deps.access.forRead(projectRef, actor, client);
+    return pageOfList(await this.sortedTree(target, query.ref, query.path, query.recursive), page);
+  }
+
+  private async sortedTree(target: ReadableRepository, ref: string | undefined, treePath: string, recursive: boolean): Promise<GitTreeEntry[]> {
     refuseTraversal('path', treePath);
     const repository = target.repository;
     const revision = ref ?? (repository ? await repository.defaultBranch() : null);
@@ -65,21 +82,24 @@ export class BrowsingService {
       .map(({ entry }) => entry);
   }
 
-  async blob(target: ReadableRepository, sha: string): Promise<BlobJson> {
+  async blob(projectRef: string, actor: Actor, sha: string): Promise<Blob> {
+    const target = await this.deps.access.forRead(projectRef, actor);
     const content = OBJECT_ID.test(sha) && target.repository ? await target.repository.readBlob(sha) : null;
     if (!content) throw new GantryError('GANTRY_E_BLOB_NOT_FOUND');
-    return { size: content.length, encoding: 'base64', content: content.toString('base64'), sha };
+    return { sha, content };
   }
 
-  async rawBlob(target: ReadableRepository, sha: string): Promise<{ size: number; stream: Readable }> {
-    const repository = target.repository;
+  /** The blob's bytes, streamed. */
+  async rawBlob(projectRef: string, actor: Actor, sha: string): Promise<{ size: number; stream: Readable }> {
+    const repository = (await this.deps.access.forRead(projectRef, actor)).repository;
     const size = OBJECT_ID.test(sha) && repository ? await repository.blobSize(sha) : null;
     if (!repository || size === null) throw new GantryError('GANTRY_E_BLOB_NOT_FOUND');
     return { size, stream: repository.streamBlob(sha, size) };
   }
 
   /** `<project path>-<ref with / as ->-<sha>.<ext>` as GitLab names archives; GANTRY_E_FILE_NOT_FOUND for unknown refs. */
-  async archive(target: ReadableRepository, sha: string | undefined, format: GitArchiveFormat): Promise<Archive> {
+  async archive(projectRef: string, actor: Actor, sha: string | undefined, format: GitArchiveFormat, client?: GitClient): Promise<Archive> {
+    const target = await this.deps.access.forRead(projectRef, actor, client);
     const repository = target.repository;
     const ref = sha ?? (repository ? await repository.defaultBranch() : null);
     const commitId = repository && ref ? await repository.resolveCommit(ref) : null;
@@ -89,16 +109,19 @@ export class BrowsingService {
   }
 
   /** Commits oldest first (GitLab's order); GANTRY_E_REF_NOT_FOUND when either side is unknown. */
-  async compare(target: ReadableRepository, from: string, to: string, straight: boolean): Promise<Comparison> {
+  async compare(projectRef: string, actor: Actor, query: { from: string; to: string; straight: boolean }, client?: GitClient): Promise<{ target: ReadableRepository; comparison: Comparison }> {
+    const target = await this.deps.access.forRead(projectRef, actor, client);
+    const { from, to, straight } = query;
     const repository = target.repository;
     const [fromId, toId] = repository ? await Promise.all([repository.resolveCommit(from), repository.resolveCommit(to)]) : [null, null];
     if (!repository || !fromId || !toId) throw new GantryError('GANTRY_E_REF_NOT_FOUND');
     const result = await repository.compare(fromId, toId, straight);
-    return { commits: [...result.commits].reverse(), diffs: result.diffs, sameRef: from === to };
+    return { target, comparison: { commits: [...result.commits].reverse(), diffs: result.diffs, sameRef: from === to } };
   }
 
   /** `GET /merge_base`: refused for fewer than two refs or unknown ones, GANTRY_E_MERGE_BASE_NOT_FOUND for unrelated histories. */
-  async mergeBase(target: ReadableRepository, refs: readonly string[]): Promise<GitCommit> {
+  async mergeBase(projectRef: string, actor: Actor, refs: readonly string[]): Promise<{ target: ReadableRepository; commit: GitCommit }> {
+    const target = await this.deps.access.forRead(projectRef, actor);
     if (refs.length < 2) throw new GantryError('GANTRY_E_TOO_FEW_REFS', 'Provide at least 2 refs');
     const repository = target.repository;
     const ids = repository ? await Promise.all(refs.map((ref) => repository.resolveCommit(ref))) : refs.map(() => null);
@@ -108,17 +131,18 @@ export class BrowsingService {
     const base = repository && first ? await repository.mergeBase(first, ...others) : null;
     const commit = base && repository ? await repository.commit(base) : null;
     if (!commit) throw new GantryError('GANTRY_E_MERGE_BASE_NOT_FOUND');
-    return commit;
+    return { target, commit };
   }
 
   /** Without order_by, the repository's own order (most recent contribution first); sort applies with order_by only. */
-  async contributors(target: ReadableRepository, orderBy: ContributorOrder | undefined, sort: 'asc' | 'desc'): Promise<GitContributor[]> {
-    const repository = target.repository;
-    if (!repository || (await repository.isEmpty())) return [];
+  async contributors(projectRef: string, actor: Actor, order: { orderBy?: ContributorOrder; sort: 'asc' | 'desc' }, page: Page, client?: GitClient): Promise<Paged<GitContributor>> {
+    const repository = (await this.deps.access.forRead(projectRef, actor, client)).repository;
+    if (!repository || (await repository.isEmpty())) return { items: [], total: 0 };
     const contributors = await repository.contributors();
-    if (!orderBy) return contributors;
+    const { orderBy, sort } = order;
+    if (!orderBy) return pageOfList(contributors, page);
     const direction = sort === 'desc' ? -1 : 1;
-    return [...contributors].sort((a, b) => direction * compareBy(a, b, orderBy));
+    return pageOfList([...contributors].sort((a, b) => direction * compareBy(a, b, orderBy)), page);
   }
 }
 

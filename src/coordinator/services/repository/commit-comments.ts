@@ -1,9 +1,11 @@
-import type { CommitCommentLineType, CommitCommentRecord } from '../../../storage/types-commit-comments.ts';
-import type { UserRecord } from '../../../storage/types.ts';
-import type { CoordinatorContext } from '../../context.ts';
+import type { GitClient } from '../../../storage/git/types.ts';
+import type { CommitCommentLineType, CommitCommentRecord, CommitCommentsStore } from '../../../storage/types-commit-comments.ts';
+import type { UserRecord, UsersStore } from '../../../storage/types.ts';
 import { checkLengths, MAX_TEXT_SIZE, type FieldLimits } from '../field-limits.ts';
+import type { Actor } from '../permissions.ts';
 import type { ReadableRepository } from './access.ts';
-import type { CommitsService, Page } from './commits.ts';
+import type { CommitsService } from './commits.ts';
+import type { Page, Paged } from './pages.ts';
 import { findCommentLine } from './diff-lines.ts';
 
 /** GitLab's Note validation: 1,000,000 characters. */
@@ -15,24 +17,39 @@ export interface CommentInput {
   position?: { path: string; line: number; lineType: CommitCommentLineType };
 }
 
+export interface CommitCommentView {
+  comment: CommitCommentRecord;
+  author: UserRecord | undefined;
+}
+
+export interface CommitCommentsServiceDeps {
+  commits: Pick<CommitsService, 'readable' | 'find'>;
+  commitComments: Pick<CommitCommentsStore, 'list' | 'count' | 'create'>;
+  users: Pick<UsersStore, 'findByIds'>;
+}
+
 /** Comments on commits. A position that names no line of the commit's diff leaves the comment on the commit itself. */
 export class CommitCommentsService {
-  constructor(
-    private readonly context: CoordinatorContext,
-    private readonly commits: CommitsService,
-  ) {}
+  constructor(private readonly deps: CommitCommentsServiceDeps) {}
 
-  async list(target: ReadableRepository, sha: string, page: Page): Promise<{ items: Array<{ comment: CommitCommentRecord; author: UserRecord | undefined }>; total: number }> {
-    const commit = await this.commits.find(target, sha);
-    const store = this.context.stores.commitComments;
+  async list(projectRef: string, actor: Actor, sha: string, page: Page): Promise<Paged<CommitCommentView>> {
+    const target = await this.deps.commits.readable(projectRef, actor);
+    const commit = await this.deps.commits.find(target, sha);
+    const store = this.deps.commitComments;
     const [comments, total] = await Promise.all([store.list(target.project.id, commit.id, page), store.count(target.project.id, commit.id)]);
     const authors = await this.authors(comments);
     return { items: comments.map((comment) => ({ comment, author: authors.get(comment.author_id) })), total };
   }
 
-  async create(target: ReadableRepository, actor: UserRecord, sha: string, input: CommentInput): Promise<CommitCommentRecord> {
+  /** `client` is what reading the commit's diff queues under. */
+  async create(projectRef: string, actor: UserRecord, sha: string, input: CommentInput, client?: GitClient): Promise<CommitCommentView> {
+    const target = await this.deps.commits.readable(projectRef, actor, client);
+    return { comment: await this.comment(target, actor, sha, input), author: actor };
+  }
+
+  private async comment(target: ReadableRepository, actor: UserRecord, sha: string, input: CommentInput): Promise<CommitCommentRecord> {
     checkLengths(COMMIT_COMMENT_LIMITS, { note: input.note });
-    const commit = await this.commits.find(target, sha);
+    const commit = await this.deps.commits.find(target, sha);
     let attached: { path: string; line: number; lineType: CommitCommentLineType } | null = null;
     if (input.position && target.repository) {
       const { path, line, lineType } = input.position;
@@ -40,7 +57,7 @@ export class CommitCommentsService {
       const shownLine = fileDiff ? findCommentLine(fileDiff.diff, line, lineType) : null;
       if (shownLine !== null) attached = { path, line: shownLine, lineType };
     }
-    return this.context.stores.commitComments.create({
+    return this.deps.commitComments.create({
       project_id: target.project.id,
       commit_id: commit.id,
       author_id: actor.id,
@@ -53,7 +70,7 @@ export class CommitCommentsService {
   }
 
   private async authors(comments: readonly CommitCommentRecord[]): Promise<Map<number, UserRecord>> {
-    const users = await this.context.stores.users.findByIds([...new Set(comments.map((comment) => comment.author_id))]);
+    const users = await this.deps.users.findByIds([...new Set(comments.map((comment) => comment.author_id))]);
     return new Map(users.map((user) => [user.id, user]));
   }
 }

@@ -1,12 +1,11 @@
 import { GantryError } from '../../../shared/errors.ts';
 import type { GitClient, GitCommit, GitCommitStats, GitFileDiff, GitLogQuery, GitRepository } from '../../../storage/git/types.ts';
-import type { CoordinatorContext } from '../../context.ts';
-import type { CommitUrlBase, LastPipelineJson } from '../../http/serializers/commits.ts';
 import type { UserRecord } from '../../../storage/types.ts';
 import type { Actor } from '../permissions.ts';
-import { RepositoryAccess, type ReadableRepository } from './access.ts';
+import type { ReadableRepository, RepositoryAccess } from './access.ts';
+import { pageOfList, type Page, type Paged } from './pages.ts';
 import { isInsideRepository, refuseTraversal } from './paths.ts';
-import { RepositoryWriter, type CommitWrite } from './writes.ts';
+import type { CommitWrite, RepositoryWriter } from './writes.ts';
 
 export interface CommitListQuery {
   refName?: string;
@@ -16,37 +15,82 @@ export interface CommitListQuery {
   all: boolean;
 }
 
-export interface Page {
-  offset: number;
-  limit: number;
+
+export type CommitRefType = 'branch' | 'tag' | 'all';
+
+export interface CommitRef {
+  type: 'branch' | 'tag';
+  name: string;
+}
+
+export interface CommitWithStats {
+  commit: GitCommit;
+  stats: GitCommitStats | null;
+}
+
+export interface CommitWithDetail {
+  target: ReadableRepository;
+  commit: GitCommit;
+  detail: CommitDetail;
+}
+
+/** The pipeline summary a commit detail shows. */
+export interface LastPipeline {
+  id: number;
+  ref: string;
+  sha: string;
+  status: string;
+}
+
+/** What a single commit's answer shows besides the commit. */
+export interface CommitDetail {
+  projectId: number;
+  stats: GitCommitStats | null;
+  lastPipeline: LastPipeline | null;
 }
 
 /**
  * The pipeline shown as a commit's last_pipeline (and its status). Null until the pipelines
- * area supplies a lookup through CommitsService's constructor.
+ * area supplies a lookup through CommitsService's dependencies.
  */
-export type LastPipelineLookup = (projectId: number, sha: string) => Promise<LastPipelineJson | null>;
+export type LastPipelineLookup = (projectId: number, sha: string) => Promise<LastPipeline | null>;
 
 export const noPipelines: LastPipelineLookup = async () => null;
 
+export interface CommitsServiceDeps {
+  access: Pick<RepositoryAccess, 'forRead' | 'forWrite'>;
+  writer: Pick<RepositoryWriter, 'commit' | 'assertCanPush' | 'afterBranchWrite'>;
+  lastPipeline?: LastPipelineLookup;
+}
+
 /** `/projects/:id/repository/commits...`: history, single commits, diffs, commit creation, cherry-pick and revert. */
 export class CommitsService {
-  readonly access: RepositoryAccess;
-  private readonly writer: RepositoryWriter;
+  private readonly access: CommitsServiceDeps['access'];
+  private readonly writer: CommitsServiceDeps['writer'];
+  private readonly lastPipeline: LastPipelineLookup;
 
-  constructor(
-    private readonly context: CoordinatorContext,
-    private readonly lastPipeline: LastPipelineLookup = noPipelines,
-  ) {
-    this.access = new RepositoryAccess(context);
-    this.writer = new RepositoryWriter(context, this.access);
+  constructor(deps: CommitsServiceDeps) {
+    this.access = deps.access;
+    this.writer = deps.writer;
+    this.lastPipeline = deps.lastPipeline ?? noPipelines;
   }
 
-  urls(target: ReadableRepository): CommitUrlBase {
-    return { externalUrl: this.context.config.externalUrl, projectFullPath: target.fullPath };
+  /** One page of history, each commit with its stats when `withStats`. */
+  async list(projectRef: string, actor: Actor, query: CommitListQuery, page: Page, withStats: boolean): Promise<{ target: ReadableRepository; items: CommitWithStats[]; total: number }> {
+    const target = await this.access.forRead(projectRef, actor);
+    const { items, total } = await this.history(target, query, page);
+    const stats = withStats ? await this.statsFor(target, items) : items.map(() => null);
+    return { target, items: items.map((commit, index) => ({ commit, stats: stats[index] ?? null })), total };
   }
 
-  async list(target: ReadableRepository, query: CommitListQuery, page: Page): Promise<{ items: GitCommit[]; total: number }> {
+  /** A commit by SHA, branch or tag, with its stats when `withStats` and its last pipeline. */
+  async get(projectRef: string, actor: Actor, sha: string, withStats: boolean): Promise<CommitWithDetail> {
+    const target = await this.access.forRead(projectRef, actor);
+    const commit = await this.find(target, sha);
+    return { target, commit, detail: await this.detail(target, commit, withStats) };
+  }
+
+  private async history(target: ReadableRepository, query: CommitListQuery, page: Page): Promise<{ items: GitCommit[]; total: number }> {
     refuseTraversal('path', query.path);
     const repository = target.repository;
     if (!repository || (query.all && (await repository.isEmpty()))) return { items: [], total: 0 };
@@ -61,7 +105,7 @@ export class CommitsService {
     return { items, total };
   }
 
-  async statsFor(target: ReadableRepository, commits: readonly GitCommit[]): Promise<GitCommitStats[]> {
+  private async statsFor(target: ReadableRepository, commits: readonly GitCommit[]): Promise<GitCommitStats[]> {
     const repository = this.requireRepository(target);
     return Promise.all(commits.map((commit) => repository.commitStats(commit.id)));
   }
@@ -73,27 +117,30 @@ export class CommitsService {
     return commit;
   }
 
-  async detail(target: ReadableRepository, commit: GitCommit, withStats: boolean) {
+  private async detail(target: ReadableRepository, commit: GitCommit, withStats: boolean): Promise<CommitDetail> {
     const stats = withStats ? await this.requireRepository(target).commitStats(commit.id) : null;
     return { projectId: target.project.id, stats, lastPipeline: await this.lastPipeline(target.project.id, commit.id) };
   }
 
   /** Branches and/or tags containing the commit (`/commits/:sha/refs`). */
-  async refs(target: ReadableRepository, sha: string, type: 'branch' | 'tag' | 'all'): Promise<Array<{ type: 'branch' | 'tag'; name: string }>> {
+  async refs(projectRef: string, actor: Actor, sha: string, type: CommitRefType, page: Page): Promise<Paged<CommitRef>> {
+    const target = await this.access.forRead(projectRef, actor);
     const commit = await this.find(target, sha);
     const refs = await this.requireRepository(target).refsContaining(commit.id);
-    return type === 'all' ? refs : refs.filter((ref) => ref.type === type);
+    return pageOfList(type === 'all' ? refs : refs.filter((ref) => ref.type === type), page);
   }
 
-  async diff(target: ReadableRepository, sha: string): Promise<GitFileDiff[]> {
+  /** `client` is what the diff's git work queues under. */
+  async diff(projectRef: string, actor: Actor, sha: string, page: Page, client?: GitClient): Promise<Paged<GitFileDiff>> {
+    const target = await this.access.forRead(projectRef, actor, client);
     const commit = await this.find(target, sha);
-    return this.requireRepository(target).commitDiff(commit.id);
+    return pageOfList(await this.requireRepository(target).commitDiff(commit.id), page);
   }
 
-  async create(projectRef: string, actor: UserRecord, write: CommitWrite): Promise<{ target: ReadableRepository; commit: GitCommit }> {
+  async create(projectRef: string, actor: UserRecord, write: CommitWrite, withStats: boolean): Promise<CommitWithDetail> {
     const target = await this.access.forWrite(projectRef, actor);
     const { commit } = await this.writer.commit(target, write);
-    return { target, commit };
+    return { target, commit, detail: await this.detail(target, commit, withStats) };
   }
 
   /** `cherry_pick` (the commit's changes) or `revert` (their inverse) onto `branch`. */
@@ -110,8 +157,8 @@ export class CommitsService {
     return { target, commit };
   }
 
-  /** `client` is what heavy git work (diffs) queues under. */
-  async readable(projectRef: string, actor: Actor, client?: GitClient): Promise<ReadableRepository> {
+  /** The project's repository when the caller may read it; `client` is what heavy git work queues under. */
+  readable(projectRef: string, actor: Actor, client?: GitClient): Promise<ReadableRepository> {
     return this.access.forRead(projectRef, actor, client);
   }
 

@@ -1,25 +1,24 @@
-import { createHash } from 'node:crypto';
-import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { GantryError } from '../../../shared/errors.ts';
-import type { GitBlameLine, GitBlobInfo, GitFileAction } from '../../../storage/git/types.ts';
+import type { GitBlameLine, GitBlobInfo, GitClient, GitFileAction } from '../../../storage/git/types.ts';
 import type { UserRecord } from '../../../storage/types.ts';
-import type { CoordinatorContext } from '../../context.ts';
-import { RepositoryAccess, type ReadableRepository } from './access.ts';
+import type { Actor } from '../permissions.ts';
+import type { ReadableRepository, RepositoryAccess } from './access.ts';
 import { isInsideRepository, refuseTraversal } from './paths.ts';
-import { RepositoryWriter } from './writes.ts';
+import type { RepositoryWriter } from './writes.ts';
 
-export interface RepositoryFileJson {
-  file_name: string;
-  file_path: string;
-  size: number;
-  encoding: 'base64';
-  content_sha256: string;
+/** One file at a ref: its blob, content, and the commits it was read at and last changed in. */
+export interface RepositoryFile {
+  blob: GitBlobInfo;
   ref: string;
-  blob_id: string;
-  commit_id: string;
-  last_commit_id: string;
-  content: string;
+  commitId: string;
+  lastCommitId: string;
+  content: Buffer;
+}
+
+export interface FilesServiceDeps {
+  access: Pick<RepositoryAccess, 'forRead' | 'forWrite'>;
+  writer: Pick<RepositoryWriter, 'commit'>;
 }
 
 export interface FileWriteInput {
@@ -34,11 +33,17 @@ export interface FileWriteInput {
   lastCommitId?: string;
 }
 
-/** What create, update and delete answer (file_name kept for older clients: it is the full path). */
+/** The file a write touched and the branch it landed on. */
 export interface FileWriteResult {
-  file_name: string;
-  file_path: string;
+  filePath: string;
   branch: string;
+}
+
+export interface BlameInput {
+  filePath: string;
+  ref: string;
+  /** 1-based, inclusive. */
+  range?: { start: number; end: number };
 }
 
 export interface RawBlob {
@@ -48,34 +53,19 @@ export interface RawBlob {
 
 /** `/projects/:id/repository/files/:file_path`: one file at a ref, raw content, and single-file commits. */
 export class FilesService {
-  readonly access: RepositoryAccess;
-  private readonly writer: RepositoryWriter;
+  constructor(private readonly deps: FilesServiceDeps) {}
 
-  constructor(context: CoordinatorContext) {
-    this.access = new RepositoryAccess(context);
-    this.writer = new RepositoryWriter(context, this.access);
-  }
-
-  async get(target: ReadableRepository, filePath: string, ref: string): Promise<RepositoryFileJson> {
+  async get(projectRef: string, actor: Actor, filePath: string, ref: string): Promise<RepositoryFile> {
+    const target = await this.deps.access.forRead(projectRef, actor);
     const { repository, commitId, blob } = await this.locate(target, filePath, ref);
     const [content, lastCommit] = await Promise.all([repository.readBlob(blob.id), repository.lastCommitFor(commitId, blob.path)]);
     if (!content) throw new GantryError('GANTRY_E_FILE_NOT_FOUND');
-    return {
-      file_name: path.posix.basename(blob.path),
-      file_path: blob.path,
-      size: blob.size,
-      encoding: 'base64',
-      content_sha256: createHash('sha256').update(content).digest('hex'),
-      ref,
-      blob_id: blob.id,
-      commit_id: commitId,
-      last_commit_id: lastCommit?.id ?? commitId,
-      content: content.toString('base64'),
-    };
+    return { blob, ref, commitId, lastCommitId: lastCommit?.id ?? commitId, content };
   }
 
   /** The blob at a path, streamed. */
-  async raw(target: ReadableRepository, filePath: string, ref: string): Promise<RawBlob> {
+  async raw(projectRef: string, actor: Actor, filePath: string, ref: string): Promise<RawBlob> {
+    const target = await this.deps.access.forRead(projectRef, actor);
     const { repository, blob } = await this.locate(target, filePath, ref);
     return { blob, stream: repository.streamBlob(blob.id, blob.size) };
   }
@@ -84,14 +74,16 @@ export class FilesService {
    * The file's lines (within `range`, 1-based inclusive) with the commit that last changed
    * each, streamed; 404 Commit Not Found for an unknown ref, File Not Found for a missing file.
    */
-  async blame(target: ReadableRepository, filePath: string, ref: string, range?: { start: number; end: number }): Promise<AsyncIterable<GitBlameLine[]>> {
+  async blame(projectRef: string, actor: Actor, input: BlameInput, client?: GitClient): Promise<{ target: ReadableRepository; lines: AsyncIterable<GitBlameLine[]> }> {
+    const { filePath, ref, range } = input;
+    const target = await this.deps.access.forRead(projectRef, actor, client);
     refuseTraversal('file_path', filePath);
     const repository = target.repository;
     const commitId = repository ? await repository.resolveCommit(ref) : null;
     if (!repository || !commitId) throw new GantryError('GANTRY_E_COMMIT_NOT_FOUND');
     const lines = isInsideRepository(filePath) ? await repository.blame(commitId, filePath, range) : null;
     if (!lines) throw new GantryError('GANTRY_E_FILE_NOT_FOUND');
-    return lines;
+    return { target, lines };
   }
 
   async create(projectRef: string, actor: UserRecord, filePath: string, input: FileWriteInput): Promise<FileWriteResult> {
@@ -115,8 +107,8 @@ export class FilesService {
   }
 
   private async write(projectRef: string, actor: UserRecord, filePath: string, input: FileWriteInput, action: GitFileAction): Promise<FileWriteResult> {
-    const target = await this.access.forWrite(projectRef, actor);
-    await this.writer.commit(target, {
+    const target = await this.deps.access.forWrite(projectRef, actor);
+    await this.deps.writer.commit(target, {
       branch: input.branch,
       startBranch: input.startBranch,
       message: input.commitMessage,
@@ -124,7 +116,7 @@ export class FilesService {
       authorEmail: input.authorEmail,
       actions: [action],
     });
-    return { file_name: filePath, file_path: filePath, branch: input.branch };
+    return { filePath, branch: input.branch };
   }
 
   /** GANTRY_E_COMMIT_NOT_FOUND for an unknown ref (or an empty repository), GANTRY_E_FILE_NOT_FOUND for a missing path. */

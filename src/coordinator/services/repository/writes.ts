@@ -1,8 +1,10 @@
 import { GantryError } from '../../../shared/errors.ts';
 import type { GitCommit, GitFileAction, GitRepository } from '../../../storage/git/types.ts';
 import { isValidRefName } from '../../../storage/git/validate.ts';
-import type { CoordinatorContext } from '../../context.ts';
+import type { ProjectsStore } from '../../../storage/types.ts';
+import type { CoordinatorEvents } from '../events.ts';
 import { checkLengths, MAX_TEXT_SIZE, type FieldLimits } from '../field-limits.ts';
+import type { ProtectedBranchesService } from '../protected-branches.ts';
 import type { RepositoryAccess, WritableRepository } from './access.ts';
 
 export const ZERO_SHA = '0'.repeat(40);
@@ -13,6 +15,13 @@ export const PUSH_DENIED = 'You are not allowed to push into this branch';
  * largest text limit (1,000,000 characters); author name and email fill 255 like a user's.
  */
 export const COMMIT_LIMITS = { commit_message: MAX_TEXT_SIZE, author_name: 255, author_email: 255 } as const satisfies FieldLimits;
+
+export interface RepositoryWriterDeps {
+  access: Pick<RepositoryAccess, 'ensureRepository'>;
+  branchRules: Pick<ProtectedBranchesService, 'canPush'>;
+  projects: Pick<ProjectsStore, 'update'>;
+  events: Pick<CoordinatorEvents, 'publishPush'>;
+}
 
 export interface CommitWrite {
   branch: string;
@@ -30,21 +39,18 @@ export interface CommitWrite {
  * existing target branch, empty repository), then announces the push.
  */
 export class RepositoryWriter {
-  constructor(
-    private readonly context: CoordinatorContext,
-    private readonly access: RepositoryAccess,
-  ) {}
+  constructor(private readonly deps: RepositoryWriterDeps) {}
 
   /** GANTRY_E_BRANCH_PROTECTED unless the actor may push to `branch`. */
   async assertCanPush(target: WritableRepository, branch: string): Promise<void> {
-    if (await this.access.canPushToBranch(target.project, target.actor, branch)) return;
+    if (await this.deps.branchRules.canPush(target.project, target.actor, branch)) return;
     throw new GantryError('GANTRY_E_BRANCH_PROTECTED', PUSH_DENIED, { reason: PUSH_DENIED });
   }
 
   async commit(target: WritableRepository, write: CommitWrite): Promise<{ commit: GitCommit; repository: GitRepository }> {
     checkLengths(COMMIT_LIMITS, { commit_message: write.message, author_name: write.authorName, author_email: write.authorEmail });
     await this.assertCanPush(target, write.branch);
-    const repository = await this.access.ensureRepository(target, write.branch);
+    const repository = await this.deps.access.ensureRepository(target, write.branch);
     const empty = await repository.isEmpty();
     const startBranch = write.startBranch ?? write.branch;
     const existing = await repository.branch(write.branch);
@@ -74,8 +80,8 @@ export class RepositoryWriter {
   async afterBranchWrite(target: WritableRepository, repository: GitRepository, branch: string, before: string, after: string): Promise<void> {
     if ((await repository.defaultBranch()) === null) await repository.setDefaultBranch(branch);
     if (target.project.default_branch === null) {
-      await this.context.stores.projects.update(target.project.id, { default_branch: (await repository.defaultBranch()) ?? branch });
+      await this.deps.projects.update(target.project.id, { default_branch: (await repository.defaultBranch()) ?? branch });
     }
-    this.context.events.publishPush({ project_id: target.project.id, ref: `refs/heads/${branch}`, before, after, user_id: target.actor.id });
+    this.deps.events.publishPush({ project_id: target.project.id, ref: `refs/heads/${branch}`, before, after, user_id: target.actor.id });
   }
 }

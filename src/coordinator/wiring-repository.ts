@@ -1,0 +1,38 @@
+import type { CoordinatorContext } from './context.ts';
+import { BranchesService } from './services/branches.ts';
+import { DeployKeysService } from './services/deploy-keys.ts';
+import { ProtectedRefsService } from './services/protected-refs.ts';
+import { ReleaseLinksService } from './services/release-links.ts';
+import { ReleasesService } from './services/releases.ts';
+import { RepositoryAccess } from './services/repository/access.ts';
+import { BrowsingService } from './services/repository/browsing.ts';
+import { CommitCommentsService } from './services/repository/commit-comments.ts';
+import { CommitsService } from './services/repository/commits.ts';
+import { FilesService } from './services/repository/files.ts';
+import { RepositoryWriter } from './services/repository/writes.ts';
+import { TagsService } from './services/tags.ts';
+
+/** The repository area's services (code, refs, releases, deploy keys), each with its narrow dependencies. */
+export function buildRepositoryServices(context: CoordinatorContext) {
+  const { stores, lookup, permissions, repositories, events, protectedBranches: branchRules, protectedTags: tagRules } = context;
+  const access = new RepositoryAccess({ lookup, permissions, namespaces: stores.namespaces, repositories });
+  // Commits through the API ask the context's rules at each write: whoever replaces them
+  // there (a test standing in for protected-branch rules) is heard by commits and files alike.
+  const pushRules = { canPush: (...args: Parameters<typeof branchRules.canPush>) => context.protectedBranches.canPush(...args) };
+  const writer = new RepositoryWriter({ access, branchRules: pushRules, projects: stores.projects, events });
+  const commits = new CommitsService({ access, writer });
+  const tags = new TagsService({ access, releases: stores.releases, tagRules, events });
+  const releaseLinks = new ReleaseLinksService({ access, releases: stores.releases, releaseLinks: stores.releaseLinks });
+  return {
+    browsing: new BrowsingService({ access }),
+    commits,
+    commitComments: new CommitCommentsService({ commits, commitComments: stores.commitComments, users: stores.users }),
+    files: new FilesService({ access, writer }),
+    branches: new BranchesService({ access, permissions, branchRules, events }),
+    protectedRefs: new ProtectedRefsService({ access, branchRules, tagRules }),
+    tags,
+    releases: new ReleasesService({ access, permissions, releases: stores.releases, releaseLinks: stores.releaseLinks, users: stores.users, tags, links: releaseLinks }),
+    releaseLinks,
+    deployKeys: new DeployKeysService({ access, permissions, deployKeys: stores.deployKeys, sshKeys: stores.sshKeys, projects: stores.projects, settings: context.settings }),
+  };
+}

@@ -2,7 +2,7 @@ import type { AccessLevel, NamespaceRecord, ProjectRecord, UserRecord } from '..
 import { serializeNamespace } from '../http/serializers/namespaces.ts';
 import type { CoordinatorContext } from '../context.ts';
 import { MAINTAINER, type Actor } from './permissions.ts';
-import { actorProjectAccess, type ActorProjectAccess } from './project-scope.ts';
+import { actorAccessTo, type ActorProjectAccess } from './project-scope.ts';
 
 export interface PresentOptions {
   /** Only the simple subset (`simple=true`). */
@@ -75,7 +75,7 @@ export class ProjectPresenter {
       options.simple ? [] : stores.users.findByIds(ownerIds),
       stores.projectQueries.starAndForkCounts(ids),
       options.simple ? new Map() : stores.projectQueries.groupShares(ids),
-      options.access ?? (options.simple ? actorProjectAccess(this.context, null) : actorProjectAccess(this.context, actor)),
+      options.access ?? actorAccessTo(this.context, options.simple ? null : actor, projects),
     ]);
     const shareGroupIds = [...shares.values()].flat().map((share) => share.group_id);
     const shareGroups = await stores.namespaces.findByIds(shareGroupIds);

@@ -135,7 +135,7 @@ async function openCoordinator(options: CoordinatorOptions, logger: Logger): Pro
     repositories: createRepositoryManager({ ...options.git, root: path.join(dataDir, 'repositories'), logger }),
     events: new CoordinatorEvents((error) => logger.error({ err: error }, 'event listener failed')),
     jobTokens: options.jobTokenVerifier ?? noJobTokens,
-    readCache: new ReadCache(options.cacheReads === false ? () => null : database.changeStamp),
+    readCache: new ReadCache(options.cacheReads === false ? () => null : database.changeStamp, undefined, database, database.externalStamp),
     protectedBranches: new ProtectedBranchesService(stores.protectedBranches, settings, permissions),
     protectedTags: new ProtectedTagsService(stores.protectedTags, permissions),
   };

@@ -6,7 +6,8 @@ import { requireActor, requireAdmin } from '../http/auth.ts';
 import { pageRequest, setPaginationHeaders } from '../http/pagination.ts';
 import type { Params } from '../http/params.ts';
 import { paramsOf } from '../http/request-params.ts';
-import { ProjectPresenter } from '../services/project-presenter.ts';
+import { ProjectPresenter, projectViewDependencies } from '../services/project-presenter.ts';
+import type { ReadDependencies } from '../services/read-cache.ts';
 import { ProjectsService, type ProjectCreateRequest } from '../services/projects.ts';
 import { ProjectListing, type ProjectListQuery } from '../services/projects-listing.ts';
 import { registerProjectActionRoutes } from './projects-actions.ts';
@@ -41,15 +42,16 @@ export function projectsRoutes(context: CoordinatorContext): FastifyPluginAsync 
       const params = paramsOf(request);
       const { actor } = request;
       const withCustomAttributes = params.bool('with_custom_attributes') ?? false;
-      const render = async (statistics: boolean): Promise<string> => {
+      const render = async (statistics: boolean, depend?: (dependencies: ReadDependencies) => void): Promise<string> => {
         const project = await context.lookup.readableProject(request.params.id, actor);
+        depend?.(projectViewDependencies(project));
         const showStatistics = statistics && (await context.permissions.projectLevelAtLeast(project, actor, 20));
         return JSON.stringify(await presenter.one(project, actor, { statistics: showStatistics, withCustomAttributes }));
       };
       // Statistics read the repository, which the database's change stamp does not cover.
       const body = params.bool('statistics')
         ? await render(true)
-        : await context.readCache.get(`project\0${actor?.id ?? 0}\0${request.params.id}\0${withCustomAttributes}`, () => render(false));
+        : await context.readCache.get(`project\0${actor?.id ?? 0}\0${request.params.id}\0${withCustomAttributes}`, (depend) => render(false, depend));
       return reply.type('application/json').send(body);
     });
 

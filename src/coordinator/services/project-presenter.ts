@@ -1,6 +1,7 @@
 import type { AccessLevel, NamespaceRecord, ProjectRecord, UserRecord } from '../../storage/types.ts';
 import { serializeNamespace } from '../http/serializers/namespaces.ts';
 import type { CoordinatorContext } from '../context.ts';
+import type { ReadDependencies } from './read-cache.ts';
 import { MAINTAINER, type Actor } from './permissions.ts';
 import { actorAccessTo, type ActorProjectAccess } from './project-scope.ts';
 
@@ -27,6 +28,18 @@ interface PageData {
   /** Fork sources the caller can read (others are left out of `forked_from_project`). */
   parents: Map<number, ProjectRecord>;
   access: ActorProjectAccess;
+}
+
+/**
+ * The tables a project's JSON (and its read rule) reads besides its own row and its fork
+ * parent's: test/coordinator/read-cache-dependencies.test.ts checks this list against the
+ * statements such a request runs.
+ */
+const PROJECT_VIEW_TABLES = ['namespaces', 'members', 'group_group_links', 'project_group_links', 'stars', 'users', 'custom_attributes'] as const;
+
+/** What a project's JSON depends on: the read cache keeps it until one of these changes. */
+export function projectViewDependencies(project: ProjectRecord): ReadDependencies {
+  return { rows: { projects: [project.id, project.forked_from_id] }, tables: PROJECT_VIEW_TABLES };
 }
 
 const featureLevel = (enabled: boolean): string => (enabled ? 'enabled' : 'disabled');

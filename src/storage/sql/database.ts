@@ -15,6 +15,7 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import { classifyWrite, type ChangeListener } from './changes.ts';
+import { registerDirectReader } from './prepared.ts';
 import type { DatabaseSchema } from './schema.ts';
 
 export type Db = Kysely<DatabaseSchema>;
@@ -35,11 +36,13 @@ export interface OpenedDatabase {
    * connections show in `changeStamp` only.
    */
   onChange(listener: ChangeListener): void;
+  /** The part of `changeStamp` that only commits by other connections move (null on PostgreSQL). */
+  externalStamp(): string | null;
   close(): Promise<void>;
 }
 
-/** Told the SQL text of every statement run (diagnostics and benches count them); costs nothing when absent. */
-export type StatementObserver = (sql: string) => void;
+/** Told every statement run, with its parameters (diagnostics, tests and benches count them); costs nothing when absent. */
+export type StatementObserver = (sql: string, parameters: readonly unknown[]) => void;
 
 /**
  * Opens the database named by `url`: `postgres://...` selects PostgreSQL, anything else is a
@@ -51,7 +54,7 @@ export function openDatabase(url: string, onIdleError: (error: Error) => void = 
 }
 
 function observing(observe: StatementObserver | undefined): { log?: (event: LogEvent) => void } {
-  return observe ? { log: (event) => observe(event.query.sql) } : {};
+  return observe ? { log: (event) => observe(event.query.sql, event.query.parameters) } : {};
 }
 
 function openSqlite(file: string, observe?: StatementObserver): OpenedDatabase {
@@ -62,12 +65,24 @@ function openSqlite(file: string, observe?: StatementObserver): OpenedDatabase {
   sqlite.pragma('busy_timeout = 5000');
   const writes: WriteCounter = { count: 0, listeners: [] };
   const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
-  const db = new Kysely<DatabaseSchema>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite, writes) }), ...observing(observe) });
+  const statements = withStatementCache(sqlite, writes);
+  const db = new Kysely<DatabaseSchema>({ dialect: new ImmediateSqliteDialect({ database: statements }), ...observing(observe) });
+  registerDirectReader(db, {
+    read(text, parameters) {
+      // Inside a transaction the connection is another request's: queue behind it through kysely.
+      if (sqlite.inTransaction) return undefined;
+      const statement = statements.prepare(text);
+      if (!statement.reader || !('readonly' in statement) || !statement.readonly) return undefined;
+      observe?.(text, parameters);
+      return statement.all(parameters);
+    },
+  });
   return {
     db,
     dialect: 'sqlite',
     changeStamp: () => `${writes.count}:${String(dataVersion.get())}`,
     onChange: (listener) => writes.listeners.push(listener),
+    externalStamp: () => String(dataVersion.get()),
     close: () => db.destroy(),
   };
 }
@@ -155,7 +170,7 @@ function openPostgres(url: string, onIdleError: (error: Error) => void, observe?
   // Without a listener, pg rethrows such an error and the whole process stops.
   pool.on('error', onIdleError);
   const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }), ...observing(observe) });
-  return { db, dialect: 'postgres', changeStamp: () => null, onChange: () => {}, close: () => db.destroy() };
+  return { db, dialect: 'postgres', changeStamp: () => null, onChange: () => {}, externalStamp: () => null, close: () => db.destroy() };
 }
 
 /** The backend behind a handle (or a transaction on it). */

@@ -146,8 +146,10 @@ export class ProjectPresenter {
     const owner = namespace.kind === 'user' && namespace.owner_id !== null ? data.owners.get(namespace.owner_id) : undefined;
     const parent = project.forked_from_id === null ? undefined : data.parents.get(project.forked_from_id);
     const parentNamespace = parent && data.namespaces.get(parent.namespace_id);
-    const json: Json = {
-      ...this.simple(project, namespace, data),
+    // Filled in steps, not as one literal after `...this.simple()`: V8 builds an object literal that
+    // starts with a spread and goes on with dozens of keys about a hundred times slower.
+    const json: Json = this.simple(project, namespace, data);
+    Object.assign(json, {
       _links: {
         self,
         issues: `${self}/issues`,
@@ -160,7 +162,9 @@ export class ProjectPresenter {
       empty_repo: project.default_branch === null,
       archived: project.archived,
       visibility: project.visibility,
-      ...(owner ? { owner: { id: owner.id, name: owner.name, username: owner.username, state: owner.state, avatar_url: owner.avatar_url, web_url: `${externalUrl}/${owner.username}`, created_at: owner.created_at } } : {}),
+    });
+    if (owner) json.owner = { id: owner.id, name: owner.name, username: owner.username, state: owner.state, avatar_url: owner.avatar_url, web_url: `${externalUrl}/${owner.username}`, created_at: owner.created_at };
+    Object.assign(json, {
       resolve_outdated_diff_discussions: project.resolve_outdated_diff_discussions,
       container_registry_enabled: project.container_registry_enabled,
       issues_enabled: project.issues_enabled,
@@ -177,7 +181,9 @@ export class ProjectPresenter {
       shared_runners_enabled: project.shared_runners_enabled,
       lfs_enabled: project.lfs_enabled,
       creator_id: project.creator_id,
-      ...(parent && parentNamespace ? { forked_from_project: this.simple(parent, parentNamespace, data) } : {}),
+    });
+    if (parent && parentNamespace) json.forked_from_project = this.simple(parent, parentNamespace, data);
+    Object.assign(json, {
       import_status: project.import_status,
       import_error: project.import_error,
       open_issues_count: 0,
@@ -195,7 +201,7 @@ export class ProjectPresenter {
       only_allow_merge_if_all_discussions_are_resolved: project.only_allow_merge_if_all_discussions_are_resolved,
       printing_merge_requests_link_enabled: project.printing_merge_requests_link_enabled,
       merge_method: 'merge',
-    };
+    });
     if (actor) json.permissions = this.permissionsJson(project, data.access);
     if (this.mayReadRunnersToken(project, actor, data.access)) json.runners_token = project.runners_token;
     return json;

@@ -7,7 +7,7 @@
  */
 const [url, rate, token, workerCount] = process.argv.slice(2);
 if (!url || !token) throw new Error('usage: writer.ts <url> <rate> <token> [workers]');
-const workers = Number(workerCount ?? 8);
+const workers = Number(workerCount ?? 32);
 const interval = (1000 / Number(rate ?? 200)) * workers;
 let done = 0;
 let failed = 0;

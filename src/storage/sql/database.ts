@@ -15,7 +15,6 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import { classifyWrite, type ChangeListener } from './changes.ts';
-import { registerDirectReader } from './prepared.ts';
 import type { DatabaseSchema } from './schema.ts';
 
 export type Db = Kysely<DatabaseSchema>;
@@ -39,6 +38,22 @@ export interface OpenedDatabase {
   /** The part of `changeStamp` that only commits by other connections move (null on PostgreSQL). */
   externalStamp(): string | null;
   close(): Promise<void>;
+}
+
+/**
+ * Runs a read-only statement at once on the connection behind a handle, or answers undefined
+ * when it cannot (a transaction holds the connection, or the statement writes): then the
+ * query queues through kysely like any other (storage/sql/prepared.ts).
+ */
+export interface DirectReader {
+  read(sql: string, parameters: readonly unknown[]): unknown[] | undefined;
+}
+
+const directReaders = new WeakMap<Db, DirectReader>();
+
+/** The synchronous reader of a SQLite handle (not of its transactions), if any. */
+export function directReaderOf(db: Db): DirectReader | undefined {
+  return directReaders.get(db);
 }
 
 /** Told every statement run, with its parameters (diagnostics, tests and benches count them); costs nothing when absent. */
@@ -67,7 +82,7 @@ function openSqlite(file: string, observe?: StatementObserver): OpenedDatabase {
   const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
   const statements = withStatementCache(sqlite, writes);
   const db = new Kysely<DatabaseSchema>({ dialect: new ImmediateSqliteDialect({ database: statements }), ...observing(observe) });
-  registerDirectReader(db, {
+  directReaders.set(db, {
     read(text, parameters) {
       // Inside a transaction the connection is another request's: queue behind it through kysely.
       if (sqlite.inTransaction) return undefined;

@@ -1,21 +1,5 @@
 import type { CompiledQuery } from 'kysely';
-import type { Db } from './database.ts';
-
-/**
- * Runs a read-only statement at once on the connection behind a handle, or answers undefined
- * when it cannot (a transaction holds the connection, or the statement writes): then the
- * query queues through kysely like any other.
- */
-export interface DirectReader {
-  read(sql: string, parameters: readonly unknown[]): unknown[] | undefined;
-}
-
-const directReaders = new WeakMap<Db, DirectReader>();
-
-/** Lets prepared queries on `db` read synchronously (SQLite, see database.ts). */
-export function registerDirectReader(db: Db, reader: DirectReader): void {
-  directReaders.set(db, reader);
-}
+import { directReaderOf, type Db } from './database.ts';
 
 const placeholder = (index: number): string => `\u0000gantry-parameter-${index}\u0000`;
 
@@ -38,7 +22,7 @@ export function preparedQuery<Row>(db: Db, arity: number, build: (...placeholder
     }
     return { query, positions };
   };
-  const direct = directReaders.get(db);
+  const direct = directReaderOf(db);
   return async (...args) => {
     compiled ??= compile();
     const parameters = [...compiled.query.parameters];

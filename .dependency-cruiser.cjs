@@ -23,6 +23,13 @@ module.exports = {
       from: { path: '^src/', pathNot: '^src/storage/' },
       to: { path: '(^|/)node_modules/(kysely|better-sqlite3|pg|pg-cursor|pg-pool)/' },
     },
+    {
+      name: 'services-not-sql',
+      comment: 'Services see stores through the interfaces of src/storage/types*.ts, never the SQL implementation.',
+      severity: 'error',
+      from: { path: '^src/coordinator/services/' },
+      to: { path: '^src/storage/sql/' },
+    },
     { name: 'only-git-module-spawns-git', severity: 'error', from: { path: '^src/', pathNot: '^src/(storage/git|executors|runner|exec|cli)/' }, to: { path: '^(execa|child_process|node:child_process)$', dependencyTypes: ['core', 'npm'] } },
     { name: 'no-circular', severity: 'error', from: {}, to: { circular: true } },
   ],

@@ -116,10 +116,10 @@ async function openCoordinator(options: CoordinatorOptions, logger: Logger): Pro
   if (!/^postgres(ql)?:\/\//.test(databaseUrl) && databaseUrl !== ':memory:') mkdirSync(path.dirname(databaseUrl), { recursive: true });
   mkdirSync(dataDir, { recursive: true });
 
-  const database = openDatabase(databaseUrl, (error) => logger.warn({ err: error }, 'an idle database connection was lost'));
+  const database = openDatabase(databaseUrl, (error) => logger.warn({ err: error }, 'an idle database connection was lost'), options.onStatement);
   await migrateToLatest(database.db, database.dialect);
   const stores = createSqlStores(database.db);
-  const permissions = new Permissions(database.db, stores.namespaces, stores.members, stores.groupGroupLinks);
+  const permissions = new Permissions(stores.accessFacts, stores.namespaces, stores.groupGroupLinks);
   const settings = new SettingsService(stores.settings);
   const accounts = new AccountsService(stores.users, stores.namespaces, stores.tokens);
   const context: CoordinatorContext = {
@@ -135,7 +135,7 @@ async function openCoordinator(options: CoordinatorOptions, logger: Logger): Pro
     repositories: createRepositoryManager({ ...options.git, root: path.join(dataDir, 'repositories'), logger }),
     events: new CoordinatorEvents((error) => logger.error({ err: error }, 'event listener failed')),
     jobTokens: options.jobTokenVerifier ?? noJobTokens,
-    readCache: new ReadCache(options.cacheReads === false ? () => null : database.changeStamp),
+    readCache: new ReadCache(options.cacheReads === false ? () => null : database.changeStamp, undefined, database, database.externalStamp),
     protectedBranches: new ProtectedBranchesService({ store: stores.protectedBranches, settings, permissions }),
     protectedTags: new ProtectedTagsService({ store: stores.protectedTags, permissions }),
   };
@@ -227,7 +227,10 @@ async function mountCoordinator(instance: FastifyInstance, core: CoordinatorCore
       api.addHook('preValidation', async (request) => {
         await authenticator.authenticateFromBody(request);
         requireSignInForWrites(request);
+        // A read resolves each project, namespace chain and membership once (services/request-memo.ts).
+        if (request.actor && (request.method === 'GET' || request.method === 'HEAD')) request.actor = context.permissions.memos.open(request.actor);
       });
+      api.addHook('onResponse', async (request) => context.permissions.memos.close(request.actor));
       api.addHook('onSend', closeOnUnreadBodies);
       await registerApi(api, services, { externalUrl: context.config.externalUrl });
     },

@@ -1,5 +1,6 @@
 import type { Logger } from '../shared/logger.ts';
 import type { RepositoryManagerOptions } from '../storage/git/index.ts';
+import type { StatementObserver } from '../storage/sql/database.ts';
 import type { JobTokenVerifier } from './services/git-http/job-tokens.ts';
 
 /** How to run a coordinator, standalone (`createCoordinator`) or mounted in a host (`gantryPlugin`). */
@@ -26,6 +27,8 @@ export interface CoordinatorOptions {
   jobTokenVerifier?: JobTokenVerifier;
   /** Keep answers of frequent reads until the database changes (SQLite only). Default true. */
   cacheReads?: boolean;
+  /** Told the SQL text of every statement the coordinator runs (benches count them). */
+  onStatement?: StatementObserver;
   /** Heavy git work: queue slots and bounds, the blame size limit (README: Git storage). */
   git?: Pick<RepositoryManagerOptions, 'work' | 'blameMaxBytes'>;
 }

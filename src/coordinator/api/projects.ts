@@ -8,6 +8,8 @@ import { pageOf, setPaginationHeaders } from '../http/pagination.ts';
 import { serializeProject } from '../http/serializers/projects.ts';
 import type { ProjectListQuery } from '../services/projects-listing.ts';
 import type { ProjectCreateRequest } from '../services/projects.ts';
+import { projectViewDependencies } from '../services/project-views.ts';
+import type { ReadDependencies } from '../services/read-cache.ts';
 import type { CoordinatorServices, EdgeConfig } from '../wiring.ts';
 import { ProjectCreateBody, ProjectGetQuery, ProjectId, ProjectListQuery as ListQuery, UserProjectsPath } from './projects-schemas.ts';
 
@@ -37,7 +39,11 @@ export function projectsRoutes(services: CoordinatorServices, edge: EdgeConfig):
     api.get('/projects/:id', { schema: { summary: 'Get a project', tags, params: ProjectId, querystring: ProjectGetQuery } }, async (request, reply) => {
       const { actor } = request;
       const read = { ref: request.params.id, statistics: request.query.statistics ?? false, withCustomAttributes: request.query.with_custom_attributes ?? false };
-      const render = async (): Promise<string> => JSON.stringify(serializeProject(await projectActions.get(read, actor), edge.externalUrl));
+      const render = async (depend?: (dependencies: ReadDependencies) => void): Promise<string> => {
+        const view = await projectActions.get(read, actor);
+        depend?.(projectViewDependencies(view.project));
+        return JSON.stringify(serializeProject(view, edge.externalUrl));
+      };
       // Statistics read the repository, which the database's change stamp does not cover.
       const body = read.statistics ? await render() : await readCache.get(`project\0${actor?.id ?? 0}\0${read.ref}\0${read.withCustomAttributes}`, render);
       return reply.type('application/json').send(body);

@@ -89,7 +89,12 @@ export class Authenticator {
       const user = record === undefined ? undefined : await this.users.findById(record.user_id);
       return record && user && user.state === 'active' ? { user, token: record } : null;
     };
-    return this.cache ? this.cache.get(`token\0${token}`, lookUp) : lookUp();
+    return this.cache
+      ? this.cache.get(`token\0${token}`, async (depend) => {
+          depend({ tables: ['personal_tokens', 'users'] });
+          return lookUp();
+        })
+      : lookUp();
   }
 
   /** A credential that works today (not revoked, not expired), else null; for git over HTTP. */

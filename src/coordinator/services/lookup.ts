@@ -1,6 +1,7 @@
 import { GantryError } from '../../shared/errors.ts';
 import type { NamespaceRecord, NamespacesStore, ProjectRecord, ProjectsStore, UserRecord, UsersStore } from '../../storage/types.ts';
 import type { Actor, Permissions } from './permissions.ts';
+import { remember } from './request-memo.ts';
 
 /**
  * Resolves `:id` path parameters (an integer id or a URL-decoded full path) and applies the
@@ -26,7 +27,8 @@ export class Lookup {
 
   /** A project the actor can read, else 404 Project Not Found. */
   async readableProject(idOrPath: string | number, actor: Actor): Promise<ProjectRecord> {
-    const project = await this.findProject(idOrPath);
+    const memo = this.permissions.memos.of(actor)?.projects;
+    const project = await remember(memo, String(idOrPath), () => this.findProject(idOrPath));
     if (!project || project.pending_delete || !(await this.permissions.canReadProject(project, actor))) {
       throw new GantryError('GANTRY_E_PROJECT_NOT_FOUND');
     }

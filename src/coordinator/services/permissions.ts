@@ -1,18 +1,18 @@
 import type {
   AccessLevel,
   GroupVisibilityScope,
-  MembersStore,
+  MemberRecord,
   NamespaceRecord,
   NamespacesStore,
   ProjectRecord,
   UserRecord,
   Visibility,
 } from '../../storage/types.ts';
-import type { Db } from '../../storage/sql/database.ts';
+import type { AccessFactsStore } from '../../storage/types-access.ts';
 import type { GroupGroupLinksStore } from '../../storage/types-projects.ts';
-import type { MemberRecord } from '../../storage/types.ts';
 import type { ProjectVisibilityScope } from '../../storage/types-projects.ts';
 import type { ProtectionLevel } from '../../storage/types-repository.ts';
+import { remember, RequestMemos, type RequestMemo } from './request-memo.ts';
 
 export const GUEST: AccessLevel = 10;
 export const REPORTER: AccessLevel = 20;
@@ -65,6 +65,8 @@ export interface ProjectAccess {
   groupAccess: AccessLevel | null;
   /** The effective level (membership, group share, ownership); administrators count as owners. */
   effective: AccessLevel | null;
+  /** The caller's direct membership record of the project, or null. */
+  projectMember: MemberRecord | null;
 }
 
 /**
@@ -73,10 +75,11 @@ export interface ProjectAccess {
  */
 export class Permissions {
   constructor(
-    private readonly db: Db,
+    private readonly facts: AccessFactsStore,
     private readonly namespaces: NamespacesStore,
-    private readonly members: MembersStore,
     private readonly groupLinks: GroupGroupLinksStore,
+    /** Per-request memos: within one read request each fact is looked up once. */
+    readonly memos: RequestMemos = new RequestMemos(),
   ) {}
 
   /** Whether a visibility level is readable by the actor without any membership. */
@@ -87,14 +90,17 @@ export class Permissions {
   }
 
   async projectAccess(project: ProjectRecord, actor: Actor): Promise<ProjectAccess> {
-    if (!actor) return { projectAccess: null, groupAccess: null, effective: null };
-    const direct = await this.members.find('project', project.id, actor.id);
-    const groupAccess = await this.namespaceMembershipLevel(project.namespace_id, actor);
-    const shared = await this.sharedGroupLevel(project.id, actor);
-    const levels = [direct?.access_level, groupAccess, shared].filter((level): level is AccessLevel => level != null);
-    let effective: AccessLevel | null = levels.length ? (Math.max(...levels) as AccessLevel) : null;
-    if (actor.is_admin) effective = OWNER;
-    return { projectAccess: direct?.access_level ?? null, groupAccess, effective };
+    if (!actor) return { projectAccess: null, groupAccess: null, effective: null, projectMember: null };
+    const memo = this.memos.of(actor);
+    return remember(memo?.levels as Map<string, Promise<ProjectAccess>> | undefined, `project:${project.id}:${project.namespace_id}`, async () => {
+      const direct = (await this.membershipsOf(actor)).find((member) => member.source_type === 'project' && member.source_id === project.id);
+      const groupAccess = await this.namespaceMembershipLevel(project.namespace_id, actor);
+      const shared = await this.sharedGroupLevel(project.id, actor);
+      const levels = [direct?.access_level, groupAccess, shared].filter((level): level is AccessLevel => level != null);
+      let effective: AccessLevel | null = levels.length ? (Math.max(...levels) as AccessLevel) : null;
+      if (actor.is_admin) effective = OWNER;
+      return { projectAccess: direct?.access_level ?? null, groupAccess, effective, projectMember: direct ?? null };
+    });
   }
 
   async canReadProject(project: ProjectRecord, actor: Actor): Promise<boolean> {
@@ -204,21 +210,25 @@ export class Permissions {
    */
   async namespaceMembershipLevel(namespaceId: number, actor: Actor): Promise<AccessLevel | null> {
     if (!actor) return null;
-    const namespace = await this.namespaces.findById(namespaceId);
-    if (!namespace) return null;
-    if (namespace.kind === 'user') return namespace.owner_id === actor.id ? OWNER : null;
-    const chain = await this.selfAndAncestors(namespace.id);
-    return higher(await this.highestMembership(actor, chain), await this.levelThroughGroupShares(actor, chain));
+    const memo = this.memos.of(actor);
+    return remember(memo?.levels as Map<string, Promise<AccessLevel | null>> | undefined, `namespace:${namespaceId}`, async () => {
+      const [namespace] = await this.chainOf(namespaceId, memo);
+      if (!namespace) return null;
+      if (namespace.kind === 'user') return namespace.owner_id === actor.id ? OWNER : null;
+      const chain = await this.selfAndAncestors(namespace.id, memo);
+      return higher(await this.highestMembership(actor, chain), await this.levelThroughGroupShares(actor, chain, memo));
+    });
   }
 
   /** Membership of the group or an ancestor only: what a share of (or with) the group passes on. Shares do not chain. */
   private async directGroupLevel(groupId: number, actor: UserRecord): Promise<AccessLevel | null> {
-    return this.highestMembership(actor, await this.selfAndAncestors(groupId));
+    return this.highestMembership(actor, await this.selfAndAncestors(groupId, this.memos.of(actor)));
   }
 
-  private async levelThroughGroupShares(actor: UserRecord, chain: readonly number[]): Promise<AccessLevel | null> {
+  private async levelThroughGroupShares(actor: UserRecord, chain: readonly number[], memo: RequestMemo | undefined): Promise<AccessLevel | null> {
     let best: AccessLevel | null = null;
-    for (const link of await this.groupLinks.listForSharedGroups(chain)) {
+    const links = await remember(memo?.groupShares, chain.join(','), () => this.groupLinks.listForSharedGroups(chain));
+    for (const link of links) {
       const invited = await this.directGroupLevel(link.shared_with_group_id, actor);
       if (invited !== null) best = higher(best, Math.min(invited, link.group_access) as AccessLevel);
     }
@@ -226,13 +236,31 @@ export class Permissions {
   }
 
   private async highestMembership(actor: UserRecord, namespaceIds: readonly number[]): Promise<AccessLevel | null> {
-    const memberships = await this.members.listForUser(actor.id, 'namespace', namespaceIds);
+    const memberships = await this.groupMemberships(actor, namespaceIds);
     if (memberships.length === 0) return null;
     return Math.max(...memberships.map((member) => member.access_level)) as AccessLevel;
   }
 
-  private async selfAndAncestors(namespaceId: number): Promise<number[]> {
-    return [namespaceId, ...(await this.namespaces.ancestors(namespaceId)).map((ancestor) => ancestor.id)];
+  /** The actor's memberships of the given groups. */
+  private async groupMemberships(actor: UserRecord, namespaceIds: readonly number[]): Promise<MemberRecord[]> {
+    const wanted = new Set(namespaceIds);
+    return (await this.membershipsOf(actor)).filter((member) => member.source_type === 'namespace' && wanted.has(member.source_id));
+  }
+
+  private membershipsOf(actor: UserRecord): Promise<MemberRecord[]> {
+    const memo = this.memos.of(actor);
+    if (!memo) return this.facts.membershipsOf(actor.id);
+    memo.memberships ??= this.facts.membershipsOf(actor.id);
+    return memo.memberships;
+  }
+
+  private chainOf(namespaceId: number, memo: RequestMemo | undefined): Promise<NamespaceRecord[]> {
+    return remember(memo?.chains, namespaceId, () => this.facts.namespaceChain(namespaceId));
+  }
+
+  /** The namespace's id and its ancestors' (the id alone when it does not exist, as before). */
+  private async selfAndAncestors(namespaceId: number, memo: RequestMemo | undefined): Promise<number[]> {
+    return [namespaceId, ...(await this.chainOf(namespaceId, memo)).slice(1).map((ancestor) => ancestor.id)];
   }
 
   async groupAccess(group: NamespaceRecord, actor: Actor): Promise<AccessLevel | null> {
@@ -257,14 +285,11 @@ export class Permissions {
   /** Members of a subgroup or of a project inside the group can see the group itself. */
   private async hasMembershipBelow(group: NamespaceRecord, actor: UserRecord): Promise<boolean> {
     const descendants = await this.namespaces.descendantIds(group.id);
-    if ((await this.members.listForUser(actor.id, 'namespace', descendants)).length > 0) return true;
-    const projectRows = await this.db
-      .selectFrom('projects')
-      .select('id')
-      .where('namespace_id', 'in', [group.id, ...descendants])
-      .execute();
-    const memberships = await this.members.listForUser(actor.id, 'project', projectRows.map((row) => row.id));
-    return memberships.length > 0;
+    if ((await this.groupMemberships(actor, descendants)).length > 0) return true;
+    const projectMemberships = (await this.membershipsOf(actor)).filter((member) => member.source_type === 'project');
+    if (projectMemberships.length === 0) return false;
+    const inside = new Set(await this.facts.projectIdsIn([group.id, ...descendants]));
+    return projectMemberships.some((member) => inside.has(member.source_id));
   }
 
   /**
@@ -346,12 +371,13 @@ export class Permissions {
   /** Member groups with their ancestors and descendants, and the groups holding member projects with their ancestors. */
   private async groupIdsThroughMembership(actor: UserRecord): Promise<number[]> {
     const ids = new Set<number>();
+    const memo = this.memos.of(actor);
     const addWithAncestors = async (id: number) => {
       ids.add(id);
-      for (const ancestor of await this.namespaces.ancestors(id)) ids.add(ancestor.id);
+      for (const ancestor of (await this.chainOf(id, memo)).slice(1)) ids.add(ancestor.id);
     };
     const reached = new Set<number>();
-    for (const membership of await this.members.listForUser(actor.id, 'namespace')) {
+    for (const membership of (await this.membershipsOf(actor)).filter((member) => member.source_type === 'namespace')) {
       await addWithAncestors(membership.source_id);
       reached.add(membership.source_id);
       for (const id of await this.namespaces.descendantIds(membership.source_id)) {
@@ -364,25 +390,13 @@ export class Permissions {
       ids.add(link.shared_group_id);
       for (const id of await this.namespaces.descendantIds(link.shared_group_id)) ids.add(id);
     }
-    const projectNamespaces = await this.db
-      .selectFrom('projects')
-      .innerJoin('members', 'members.source_id', 'projects.id')
-      .select('projects.namespace_id')
-      .distinct()
-      .where('members.source_type', '=', 'project')
-      .where('members.user_id', '=', actor.id)
-      .execute();
-    for (const row of projectNamespaces) await addWithAncestors(row.namespace_id);
+    for (const namespaceId of await this.facts.namespacesOfMemberProjects(actor.id)) await addWithAncestors(namespaceId);
     return [...ids];
   }
 
 
   private async sharedGroupLevel(projectId: number, actor: UserRecord): Promise<AccessLevel | null> {
-    const links = await this.db
-      .selectFrom('project_group_links')
-      .select(['group_id', 'group_access'])
-      .where('project_id', '=', projectId)
-      .execute();
+    const links = await remember(this.memos.of(actor)?.projectShares, projectId, () => this.facts.projectShares(projectId));
     let best: AccessLevel | null = null;
     for (const link of links) {
       const level = await this.directGroupLevel(link.group_id, actor);

@@ -1,3 +1,4 @@
+import type { ReadDependencies } from './read-cache.ts';
 import { GantryError } from '../../shared/errors.ts';
 import type { RepositoryManager } from '../../storage/git/types.ts';
 import type { AccessLevel, CustomAttributeRecord, CustomAttributesStore, MemberRecord, NamespaceRecord, NamespacesStore, ProjectRecord, ProjectsStore, UserRecord, UsersStore } from '../../storage/types.ts';
@@ -165,4 +166,11 @@ export class ProjectViews {
     const commitCount = (await repository.isEmpty()) ? 0 : await repository.countCommits({});
     return { commitCount, repositorySize };
   }
+}
+
+const PROJECT_VIEW_TABLES = ['namespaces', 'members', 'group_group_links', 'project_group_links', 'stars', 'users', 'custom_attributes'] as const;
+
+/** What a project's JSON depends on: the read cache keeps it until one of these changes. */
+export function projectViewDependencies(project: ProjectRecord): ReadDependencies {
+  return { rows: { projects: [project.id, project.forked_from_id] }, tables: PROJECT_VIEW_TABLES };
 }

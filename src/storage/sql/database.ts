@@ -9,10 +9,12 @@ import {
   sql,
   type DatabaseConnection,
   type Driver,
+  type LogEvent,
   type SqliteDatabase,
   type SqliteDialectConfig,
 } from 'kysely';
 import pg from 'pg';
+import { classifyWrite, type ChangeListener } from './changes.ts';
 import type { DatabaseSchema } from './schema.ts';
 
 export type Db = Kysely<DatabaseSchema>;
@@ -27,31 +29,75 @@ export interface OpenedDatabase {
    * (PostgreSQL, where other coordinators may write). Read caches key on it.
    */
   changeStamp(): string | null;
+  /**
+   * Tells `listener` what each write through this handle changed, before it runs (SQLite;
+   * PostgreSQL, where other coordinators write too, reports nothing). Writes by other
+   * connections show in `changeStamp` only.
+   */
+  onChange(listener: ChangeListener): void;
+  /** The part of `changeStamp` that only commits by other connections move (null on PostgreSQL). */
+  externalStamp(): string | null;
   close(): Promise<void>;
 }
+
+/**
+ * Runs a read-only statement at once on the connection behind a handle, or answers undefined
+ * when it cannot (a transaction holds the connection, or the statement writes): then the
+ * query queues through kysely like any other (storage/sql/prepared.ts).
+ */
+export interface DirectReader {
+  read(sql: string, parameters: readonly unknown[]): unknown[] | undefined;
+}
+
+const directReaders = new WeakMap<Db, DirectReader>();
+
+/** The synchronous reader of a SQLite handle (not of its transactions), if any. */
+export function directReaderOf(db: Db): DirectReader | undefined {
+  return directReaders.get(db);
+}
+
+/** Told every statement run, with its parameters (diagnostics, tests and benches count them); costs nothing when absent. */
+export type StatementObserver = (sql: string, parameters: readonly unknown[]) => void;
 
 /**
  * Opens the database named by `url`: `postgres://...` selects PostgreSQL, anything else is a
  * SQLite file path (or `:memory:`).
  */
-export function openDatabase(url: string, onIdleError: (error: Error) => void = () => {}): OpenedDatabase {
-  if (/^postgres(ql)?:\/\//.test(url)) return openPostgres(url, onIdleError);
-  return openSqlite(url);
+export function openDatabase(url: string, onIdleError: (error: Error) => void = () => {}, observe?: StatementObserver): OpenedDatabase {
+  if (/^postgres(ql)?:\/\//.test(url)) return openPostgres(url, onIdleError, observe);
+  return openSqlite(url, observe);
 }
 
-function openSqlite(file: string): OpenedDatabase {
+function observing(observe: StatementObserver | undefined): { log?: (event: LogEvent) => void } {
+  return observe ? { log: (event) => observe(event.query.sql, event.query.parameters) } : {};
+}
+
+function openSqlite(file: string, observe?: StatementObserver): OpenedDatabase {
   const sqlite = new BetterSqlite3(file);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const writes = { count: 0 };
+  const writes: WriteCounter = { count: 0, listeners: [] };
   const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
-  const db = new Kysely<DatabaseSchema>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite, writes) }) });
+  const statements = withStatementCache(sqlite, writes);
+  const db = new Kysely<DatabaseSchema>({ dialect: new ImmediateSqliteDialect({ database: statements }), ...observing(observe) });
+  directReaders.set(db, {
+    read(text, parameters) {
+      // Inside a transaction the connection is another request's: queue behind it through kysely.
+      if (sqlite.inTransaction) return undefined;
+      const statement = statements.prepare(text);
+      if (!statement.reader || !('readonly' in statement) || !statement.readonly) return undefined;
+      observe?.(text, parameters);
+      return statement.all(parameters);
+    },
+  });
   return {
     db,
     dialect: 'sqlite',
     changeStamp: () => `${writes.count}:${String(dataVersion.get())}`,
+    onChange: (listener) => writes.listeners.push(listener),
+    externalStamp: () => String(dataVersion.get()),
     close: () => db.destroy(),
   };
 }
@@ -84,50 +130,62 @@ class ImmediateSqliteDriver extends SqliteDriver {
  * synchronously, so a statement is never in use twice at once; SQLite re-prepares it
  * itself after a schema change).
  */
-function withStatementCache(database: BetterSqlite3.Database, writes: { count: number }, capacity = 1000): SqliteDatabase {
-  const statements = new Map<string, BetterSqlite3.Statement>();
+interface WriteCounter {
+  count: number;
+  listeners: ChangeListener[];
+}
+
+type Change = ReturnType<typeof classifyWrite>;
+
+function withStatementCache(database: BetterSqlite3.Database, writes: WriteCounter, capacity = 1000): SqliteDatabase {
+  const statements = new Map<string, { statement: BetterSqlite3.Statement; change: Change }>();
   return {
     close: () => database.close(),
     prepare(text: string) {
-      let statement = statements.get(text);
-      if (!statement) {
-        statement = database.prepare(text);
-        statements.set(text, statement);
+      let prepared = statements.get(text);
+      if (!prepared) {
+        const statement = database.prepare(text);
+        prepared = { statement, change: statement.readonly ? null : classifyWrite(text) };
+        statements.set(text, prepared);
         if (statements.size > capacity) statements.delete(statements.keys().next().value as string);
       }
-      return statement.readonly ? statement : countingWrites(statement, writes);
+      return prepared.statement.readonly ? prepared.statement : countingWrites(prepared.statement, prepared.change, writes);
     },
   };
 }
 
-/** A writing statement that counts each execution before it runs (so no reader can miss it). */
-function countingWrites(statement: BetterSqlite3.Statement, writes: { count: number }): SqliteDatabase extends { prepare(sql: string): infer S } ? S : never {
+/** A writing statement that counts (and reports) each execution before it runs, so no reader can miss it. */
+function countingWrites(statement: BetterSqlite3.Statement, change: Change, writes: WriteCounter): SqliteDatabase extends { prepare(sql: string): infer S } ? S : never {
+  const counted = (parameters: ReadonlyArray<unknown>) => {
+    writes.count += 1;
+    if (change) for (const listener of writes.listeners) listener(change(parameters));
+  };
   return {
     reader: statement.reader,
     all: (parameters: ReadonlyArray<unknown>) => {
-      writes.count += 1;
+      counted(parameters);
       return statement.all(parameters);
     },
     run: (parameters: ReadonlyArray<unknown>) => {
-      writes.count += 1;
+      counted(parameters);
       return statement.run(parameters);
     },
     iterate: (parameters: ReadonlyArray<unknown>) => {
-      writes.count += 1;
+      counted(parameters);
       return statement.iterate(parameters) as IterableIterator<unknown>;
     },
   };
 }
 
 /** `onIdleError`: an idle pooled connection was lost (server restart, database dropped); the pool replaces it. */
-function openPostgres(url: string, onIdleError: (error: Error) => void): OpenedDatabase {
+function openPostgres(url: string, onIdleError: (error: Error) => void, observe?: StatementObserver): OpenedDatabase {
   // Keep int8 (count(*), bigserial) as JS numbers: ids stay far below 2^53.
   pg.types.setTypeParser(20, (value: string) => Number.parseInt(value, 10));
   const pool = new pg.Pool({ connectionString: url, max: 10 });
   // Without a listener, pg rethrows such an error and the whole process stops.
   pool.on('error', onIdleError);
-  const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: 'postgres', changeStamp: () => null, close: () => db.destroy() };
+  const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }), ...observing(observe) });
+  return { db, dialect: 'postgres', changeStamp: () => null, onChange: () => {}, externalStamp: () => null, close: () => db.destroy() };
 }
 
 /** The backend behind a handle (or a transaction on it). */

@@ -1,6 +1,7 @@
 import type { AccessLevel } from '../../types.ts';
 import type { GroupGroupLinkRecord, GroupGroupLinksStore } from '../../types-projects.ts';
 import type { Db } from '../database.ts';
+import { preparedQuery } from '../prepared.ts';
 import type { GroupGroupLinksTable } from '../schema.ts';
 
 type LinkRow = Omit<GroupGroupLinksTable, 'id'> & { id: number };
@@ -8,7 +9,12 @@ type LinkRow = Omit<GroupGroupLinksTable, 'id'> & { id: number };
 const toLink = (row: LinkRow): GroupGroupLinkRecord => ({ ...row, group_access: row.group_access as AccessLevel });
 
 export class SqlGroupGroupLinksStore implements GroupGroupLinksStore {
-  constructor(private readonly db: Db) {}
+  /** Links of one shared group (every read of a project in a top-level group asks), prepared once. */
+  private readonly ofSharedGroup;
+
+  constructor(private readonly db: Db) {
+    this.ofSharedGroup = preparedQuery<LinkRow>(db, 1, (id) => db.selectFrom('group_group_links').selectAll().where('shared_group_id', '=', id as never).orderBy('id').compile());
+  }
 
   async add(link: Omit<GroupGroupLinkRecord, 'id'>): Promise<GroupGroupLinkRecord | undefined> {
     const row = await this.db
@@ -30,8 +36,9 @@ export class SqlGroupGroupLinksStore implements GroupGroupLinksStore {
   }
 
   async listForSharedGroups(groupIds: readonly number[]): Promise<GroupGroupLinkRecord[]> {
-    if (groupIds.length === 0) return [];
-    const rows = await this.db.selectFrom('group_group_links').selectAll().where('shared_group_id', 'in', [...new Set(groupIds)]).orderBy('id').execute();
+    const ids = [...new Set(groupIds)];
+    if (ids.length === 0) return [];
+    const rows = ids.length === 1 ? await this.ofSharedGroup(ids[0]) : await this.db.selectFrom('group_group_links').selectAll().where('shared_group_id', 'in', ids).orderBy('id').execute();
     return rows.map(toLink);
   }
 

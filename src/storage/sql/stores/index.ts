@@ -1,4 +1,5 @@
 import type { Db } from '../database.ts';
+import { SqlAccessFactsStore } from './access-facts.ts';
 import { SqlSchedulesStore } from './ci-schedules.ts';
 import { createCiStores, SqlCiTransactions } from './ci-transactions.ts';
 import { SqlTriggersStore } from './ci-triggers.ts';
@@ -37,6 +38,7 @@ export function createSqlStores(db: Db) {
     projectGroupLinks: new SqlProjectGroupLinksStore(db),
     groupGroupLinks: new SqlGroupGroupLinksStore(db),
     members: new SqlMembersStore(db),
+    accessFacts: new SqlAccessFactsStore(db),
     groupQueries: new SqlGroupQueriesStore(db),
     memberQueries: new SqlMemberQueriesStore(db),
     customAttributes: new SqlCustomAttributesStore(db),

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../database.ts';
+import { preparedQuery } from '../prepared.ts';
 import type { NamespaceChanges, NamespaceListFilter, NamespaceRecord, NamespacesStore, NewNamespace } from '../../types.ts';
 import { countAll } from '../database.ts';
 import { containsInsensitive } from './like.ts';
@@ -9,7 +10,11 @@ const NAMESPACE_COLUMNS: ColumnKinds<NamespaceRecord> = { booleans: ['lfs_enable
 export const toNamespace = (row: object) => rowToRecord<NamespaceRecord>(row, NAMESPACE_COLUMNS);
 
 export class SqlNamespacesStore implements NamespacesStore {
-  constructor(private readonly db: Db) {}
+  private readonly byId;
+
+  constructor(private readonly db: Db) {
+    this.byId = preparedQuery<object>(db, 1, (id) => db.selectFrom('namespaces').selectAll().where('id', '=', id as never).compile());
+  }
 
   async create(namespace: NewNamespace): Promise<NamespaceRecord> {
     const row = recordToRow<NewNamespace>(namespace, { booleans: ['lfs_enabled', 'request_access_enabled'] });
@@ -18,13 +23,14 @@ export class SqlNamespacesStore implements NamespacesStore {
   }
 
   async findById(id: number): Promise<NamespaceRecord | undefined> {
-    const row = await this.db.selectFrom('namespaces').selectAll().where('id', '=', id).executeTakeFirst();
+    const [row] = await this.byId(id);
     return row && toNamespace(row);
   }
 
   async findByIds(ids: readonly number[]): Promise<NamespaceRecord[]> {
-    if (ids.length === 0) return [];
-    const rows = await this.db.selectFrom('namespaces').selectAll().where('id', 'in', [...new Set(ids)]).execute();
+    const unique = [...new Set(ids)];
+    if (unique.length === 0) return [];
+    const rows = unique.length === 1 ? await this.byId(unique[0]) : await this.db.selectFrom('namespaces').selectAll().where('id', 'in', unique).execute();
     return rows.map(toNamespace);
   }
 

@@ -2,13 +2,35 @@ import { sql } from 'kysely';
 import { countAll, type Db } from '../database.ts';
 import type { AccessLevel, ProjectRecord } from '../../types.ts';
 import type { ProjectListFilter, ProjectQueriesStore } from '../../types-projects.ts';
+import { preparedQuery } from '../prepared.ts';
 import { containsInsensitive } from './like.ts';
 import { toProject } from './projects.ts';
 
 const unique = (ids: readonly number[]): number[] => [...new Set(ids)];
 
 export class SqlProjectQueriesStore implements ProjectQueriesStore {
-  constructor(private readonly db: Db) {}
+  /** The same figures for one project (a project's own page), prepared once. */
+  private readonly one;
+
+  constructor(private readonly db: Db) {
+    this.one = {
+      stars: preparedQuery<{ project_id: number; count: number }>(db, 1, (id) => this.starsQuery([id as never]).compile()),
+      forks: preparedQuery<{ forked_from_id: number | null; count: number }>(db, 1, (id) => this.forksQuery([id as never]).compile()),
+      shares: preparedQuery<{ project_id: number; group_id: number; group_access: number }>(db, 1, (id) => this.sharesQuery([id as never]).compile()),
+    };
+  }
+
+  private starsQuery(ids: number[]) {
+    return this.db.selectFrom('stars').select(['project_id', countAll().as('count')]).where('project_id', 'in', ids).groupBy('project_id');
+  }
+
+  private forksQuery(ids: number[]) {
+    return this.db.selectFrom('projects').select(['forked_from_id', countAll().as('count')]).where('forked_from_id', 'in', ids).where('pending_delete', '=', 0).groupBy('forked_from_id');
+  }
+
+  private sharesQuery(ids: number[]) {
+    return this.db.selectFrom('project_group_links').select(['project_id', 'group_id', 'group_access']).where('project_id', 'in', ids).orderBy('id');
+  }
 
   async list(filter: ProjectListFilter, page: { offset: number; limit: number }): Promise<{ items: ProjectRecord[]; total: number }> {
     if (filter.onlyIds !== undefined && filter.onlyIds.length === 0) return { items: [], total: 0 };
@@ -22,7 +44,11 @@ export class SqlProjectQueriesStore implements ProjectQueriesStore {
         if (scope.visibilities.length > 0) alternatives.push(eb('visibility', 'in', scope.visibilities));
         if (scope.namespaceIds.length > 0) alternatives.push(eb('namespace_id', 'in', unique(scope.namespaceIds)));
         if (scope.projectIds.length > 0) alternatives.push(eb('id', 'in', unique(scope.projectIds)));
-        return eb.or(alternatives);
+        if (alternatives.length === 1) return alternatives[0]!;
+        // Kept out of the planner's index choice: an OR of indexed terms makes SQLite fetch every
+        // matching row through both indexes and sort them (34 ms over 10,000 projects), where
+        // walking the order's index and stopping at the page takes well under one.
+        return eb(eb.case().when(eb.or(alternatives)).then(1).else(0).end(), '=', 1);
       });
     }
     if (filter.onlyIds !== undefined) query = query.where('id', 'in', unique(filter.onlyIds));
@@ -62,19 +88,8 @@ export class SqlProjectQueriesStore implements ProjectQueriesStore {
   async starAndForkCounts(projectIds: readonly number[]): Promise<Map<number, { stars: number; forks: number }>> {
     const ids = unique(projectIds);
     if (ids.length === 0) return new Map();
-    const stars = await this.db
-      .selectFrom('stars')
-      .select(['project_id', countAll().as('count')])
-      .where('project_id', 'in', ids)
-      .groupBy('project_id')
-      .execute();
-    const forks = await this.db
-      .selectFrom('projects')
-      .select(['forked_from_id', countAll().as('count')])
-      .where('forked_from_id', 'in', ids)
-      .where('pending_delete', '=', 0)
-      .groupBy('forked_from_id')
-      .execute();
+    const stars = ids.length === 1 ? await this.one.stars(ids[0]) : await this.starsQuery(ids).execute();
+    const forks = ids.length === 1 ? await this.one.forks(ids[0]) : await this.forksQuery(ids).execute();
     const counts = new Map(ids.map((id) => [id, { stars: 0, forks: 0 }]));
     for (const row of stars) counts.get(row.project_id)!.stars = Number(row.count);
     for (const row of forks) counts.get(Number(row.forked_from_id))!.forks = Number(row.count);
@@ -84,12 +99,8 @@ export class SqlProjectQueriesStore implements ProjectQueriesStore {
   async groupShares(projectIds: readonly number[]): Promise<Map<number, Array<{ group_id: number; group_access: AccessLevel }>>> {
     const shares = new Map<number, Array<{ group_id: number; group_access: AccessLevel }>>();
     if (projectIds.length === 0) return shares;
-    const rows = await this.db
-      .selectFrom('project_group_links')
-      .select(['project_id', 'group_id', 'group_access'])
-      .where('project_id', 'in', unique(projectIds))
-      .orderBy('id')
-      .execute();
+    const ids = unique(projectIds);
+    const rows = ids.length === 1 ? await this.one.shares(ids[0]) : await this.sharesQuery(ids).execute();
     for (const row of rows) {
       const list = shares.get(row.project_id) ?? [];
       list.push({ group_id: row.group_id, group_access: row.group_access as AccessLevel });

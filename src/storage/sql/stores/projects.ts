@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../database.ts';
+import { preparedQuery } from '../prepared.ts';
 import type { NewProject, ProjectChanges, ProjectRecord, ProjectRepositoryState, ProjectsStore } from '../../types.ts';
 import { recordToRow, rowToRecord, type ColumnKinds } from './row-mapping.ts';
 
@@ -18,7 +19,11 @@ export const toProject = (row: object) => rowToRecord<ProjectRecord>(row, PROJEC
 const toRow = <T>(record: Partial<T>) => recordToRow<T>(record, PROJECT_COLUMNS as unknown as ColumnKinds<T>);
 
 export class SqlProjectsStore implements ProjectsStore {
-  constructor(protected readonly db: Db) {}
+  private readonly byId;
+
+  constructor(protected readonly db: Db) {
+    this.byId = preparedQuery<object>(db, 1, (id) => db.selectFrom('projects').selectAll().where('id', '=', id as never).compile());
+  }
 
   async create(project: NewProject): Promise<ProjectRecord> {
     const inserted = await this.db
@@ -30,7 +35,7 @@ export class SqlProjectsStore implements ProjectsStore {
   }
 
   async findById(id: number): Promise<ProjectRecord | undefined> {
-    const row = await this.db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
+    const [row] = await this.byId(id);
     return row && toProject(row);
   }
 

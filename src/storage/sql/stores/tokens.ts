@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '../database.ts';
+import { preparedQuery } from '../prepared.ts';
 import type { PersonalTokensTable } from '../schema.ts';
 import { TOKEN_SCOPES, type NewToken, type TokenRecord, type TokenScope, type TokensStore } from '../../types-tokens.ts';
 
@@ -25,7 +26,12 @@ function toToken(row: TokenRow): TokenRecord {
 const COLUMNS = ['id', 'user_id', 'name', 'scopes', 'expires_at', 'revoked', 'impersonation', 'created_at'] as const;
 
 export class SqlTokensStore implements TokensStore {
-  constructor(private readonly db: Db) {}
+  /** Every authenticated request asks this. */
+  private readonly byDigest;
+
+  constructor(private readonly db: Db) {
+    this.byDigest = preparedQuery<TokenRow>(db, 1, (digest) => db.selectFrom('personal_tokens').select(COLUMNS).where('token_digest', '=', digest).compile());
+  }
 
   async create(userId: number, token: string, details: NewToken): Promise<TokenRecord> {
     const row = await this.db
@@ -46,7 +52,7 @@ export class SqlTokensStore implements TokensStore {
   }
 
   async findByToken(token: string): Promise<TokenRecord | undefined> {
-    const row = await this.db.selectFrom('personal_tokens').select(COLUMNS).where('token_digest', '=', digestToken(token)).executeTakeFirst();
+    const [row] = await this.byDigest(digestToken(token));
     return row && toToken(row);
   }
 

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../database.ts';
 import { countAll } from '../database.ts';
+import { preparedQuery } from '../prepared.ts';
 import type { NewUser, UserChanges, UserListFilter, UserRecord, UsersStore } from '../../types.ts';
 import { recordToRow, rowToRecord, type ColumnKinds } from './row-mapping.ts';
 
@@ -18,7 +19,11 @@ const SELECTED = [
 const toUser = (row: object) => rowToRecord<UserRecord>(row, USER_COLUMNS);
 
 export class SqlUsersStore implements UsersStore {
-  constructor(private readonly db: Db) {}
+  private readonly byId;
+
+  constructor(private readonly db: Db) {
+    this.byId = preparedQuery<object>(db, 1, (id) => db.selectFrom('users').select(SELECTED).where('id', '=', id as never).compile());
+  }
 
   async create(user: NewUser): Promise<UserRecord> {
     const row = recordToRow<NewUser>(user, { booleans: USER_COLUMNS.booleans as Array<keyof NewUser> });
@@ -31,7 +36,7 @@ export class SqlUsersStore implements UsersStore {
   }
 
   async findById(id: number): Promise<UserRecord | undefined> {
-    const row = await this.db.selectFrom('users').select(SELECTED).where('id', '=', id).executeTakeFirst();
+    const [row] = await this.byId(id);
     return row && toUser(row);
   }
 

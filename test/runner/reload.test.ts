@@ -73,7 +73,8 @@ describe('config reload (file change and SIGHUP)', () => {
       return { exitCode: 0 };
     });
     const first = gitlab.enqueue(payload());
-    await until(() => first.state === 'running', 10_000, 'a job on entry a');
+    await until(() => running.daemon.status().runners[0].running === 1, 10_000, 'a job on entry a');
+    assert.equal(first.state, 'running');
     assert.equal(running.daemon.hasCapacity(), false, 'concurrent = 1 is used up');
 
     await replaceFile(`concurrent = 4\nlog_level = "debug"\n${entry('b', 'reloadtok-b', '  limit = 3\n')}`);

@@ -118,10 +118,14 @@ export async function main(argv: string[]): Promise<number> {
     .command(
       'run',
       'Run the configured runners until SIGQUIT (graceful) or SIGTERM/SIGINT',
-      (command) => command.option('config', config).option('working-directory', { type: 'string', alias: 'd', describe: 'Where builds/ and cache/ go by default' }),
+      (command) =>
+        command
+          .option('config', config)
+          .option('working-directory', { type: 'string', alias: 'd', describe: 'Where builds/ and cache/ go by default' })
+          .option('listen-address', { type: 'string', describe: 'Serve /metrics and /health on host:port (overrides listen_address)' }),
       async (args) => {
         const { runRun } = await import('./commands/runner-run.ts');
-        exitCode = await runRun({ config: args.config, workingDirectory: args['working-directory'] }, commandIo());
+        exitCode = await runRun({ config: args.config, workingDirectory: args['working-directory'], listenAddress: args['listen-address'] }, commandIo());
       },
     )
     .command(
@@ -140,7 +144,8 @@ export async function main(argv: string[]): Promise<number> {
           .option('docker-image', { type: 'string' })
           .option('docker-pull-policy', { type: 'string', array: true })
           .option('max-builds', { type: 'number', describe: 'Exit after this many jobs' })
-          .option('working-directory', { type: 'string', alias: 'd' }),
+          .option('working-directory', { type: 'string', alias: 'd' })
+          .option('listen-address', { type: 'string', describe: 'Serve /metrics and /health on host:port' }),
       async (args) => {
         const { runSingle } = await import('./commands/runner-run.ts');
         exitCode = await runSingle(
@@ -157,6 +162,7 @@ export async function main(argv: string[]): Promise<number> {
             dockerPullPolicy: args['docker-pull-policy'],
             maxBuilds: args['max-builds'],
             workingDirectory: args['working-directory'],
+            listenAddress: args['listen-address'],
           },
           commandIo(),
         );

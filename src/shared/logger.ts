@@ -9,6 +9,8 @@ export interface LoggerSettings {
   pretty?: boolean;
   /** Where JSON lines go instead of stdout (not with pretty output). */
   destination?: DestinationStream;
+  /** Called with the numeric level of every line written, children's included (the runner counts warnings and errors). */
+  onLine?: (level: number) => void;
 }
 
 /** Credential headers, masked whole wherever a logged object carries them. */
@@ -36,6 +38,16 @@ export function createLogger(settings: LoggerSettings = {}): Logger {
     // parameters (decoded names) and credential headers quoted in messages, errors and git output.
     hooks: { streamWrite: maskSecretsInText },
   };
+  const { onLine } = settings;
+  if (onLine) {
+    options.hooks = {
+      ...options.hooks,
+      logMethod(args, method, level) {
+        onLine(level);
+        method.apply(this, args);
+      },
+    };
+  }
   const pretty = settings.pretty ?? (settings.destination === undefined && process.stdout.isTTY === true);
   if (pretty) {
     return pino({ ...options, transport: { target: 'pino-pretty', options: { colorize: true } } });

@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parseRunnerConfig } from '../../src/runner/config/config.ts';
 import { FakeGitLab } from '../runner/fake-gitlab.ts';
+import { sample, until } from '../runner/observe.ts';
 import { payload } from '../runner/support.ts';
+import type { Readable } from 'node:stream';
 
 const BIN = path.resolve(import.meta.dirname, '../../bin/runner');
 
@@ -26,6 +28,16 @@ function runner(args: string[], options: { cwd: string; env?: Record<string, str
     if (child.pid) options.onStart?.(child.pid);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/** A long-running `runner` whose output can be watched while it runs. */
+function daemon(args: string[], cwd: string): { child: ChildProcessByStdio<null, Readable, Readable>; output: () => string; exited: Promise<number | null> } {
+  const child = spawn(BIN, args, { cwd, env: { ...process.env, GANTRY_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  return { child, output: () => output, exited };
 }
 
 describe('runner commands (the installed command)', () => {
@@ -129,5 +141,57 @@ describe('runner commands (the installed command)', () => {
       },
     });
     assert.equal(result.code, 0, result.stderr);
+  });
+
+  it('run --listen-address serves /metrics and /health, reloads on SIGHUP, and on SIGTERM fails the running job (runner_system_failure) and closes the port', async () => {
+    gitlab.runnerTokens.add('metrics-token');
+    const runDir = await mkdtemp(path.join(os.tmpdir(), 'gantry-runner-cli-'));
+    const file = path.join(runDir, 'config.toml');
+    const runnerEntry = `[[runners]]\n  name = "m"\n  url = "${gitlab.url}"\n  token = "metrics-token"\n  executor = "shell"\n`;
+    await writeFile(file, `concurrent = 1\ncheck_interval = 1\nshutdown_timeout = 10\nlog_format = "json"\n${runnerEntry}`);
+    const running = daemon(['run', '--listen-address', '127.0.0.1:0'], runDir);
+    try {
+      await until(() => /serving \/metrics and \/health on 127\.0\.0\.1:\d+/.test(running.output()), 20_000, 'the metrics server');
+      const base = `http://${/on (127\.0\.0\.1:\d+)/.exec(running.output())?.[1]}`;
+      const health = await fetch(`${base}/health`);
+      assert.equal(health.status, 200);
+      assert.equal(((await health.json()) as { status: string }).status, 'ok');
+
+      const quick = gitlab.enqueue(payload({ steps: [{ name: 'script', script: ['echo quick'], timeout: 60, when: 'on_success', allow_failure: false }] }));
+      await until(() => quick.state === 'success', 20_000, 'the first job');
+      const afterJob = await (await fetch(`${base}/metrics`)).text();
+      assert.equal(sample(afterJob, 'gitlab_runner_jobs_finished_total', { runner: 'metrics-', state: 'success' }), 1);
+      assert.equal(sample(afterJob, 'gitlab_runner_concurrent'), 1);
+
+      await writeFile(file, `concurrent = 2\ncheck_interval = 1\nshutdown_timeout = 10\nlog_format = "json"\n${runnerEntry}`);
+      running.child.kill('SIGHUP');
+      await until(async () => sample(await (await fetch(`${base}/metrics`)).text(), 'gitlab_runner_concurrent') === 2, 20_000, 'the reload');
+      assert.match(running.output(), /"msg":"configuration reloaded"/);
+
+      const slow = gitlab.enqueue(payload({ steps: [{ name: 'script', script: ['echo started', 'sleep 30'], timeout: 120, when: 'on_success', allow_failure: false }] }));
+      await until(() => slow.trace.includes('started'), 20_000, 'the slow job to start');
+      running.child.kill('SIGTERM');
+      // 0: the job reported within shutdown_timeout (the runner exits 1 when it gives up waiting).
+      assert.equal(await running.exited, 0, running.output());
+      assert.equal(slow.state, 'failed');
+      assert.equal(slow.failureReason, 'runner_system_failure');
+      assert.match(slow.trace.toString(), /ERROR: Job failed \(system failure\): aborted: terminated/);
+      await assert.rejects(fetch(`${base}/health`), 'the port is closed');
+    } finally {
+      running.child.kill('SIGKILL');
+    }
+  });
+
+  it('run refuses a bad --listen-address and a bad listen_address with one line', async () => {
+    const runDir = await mkdtemp(path.join(os.tmpdir(), 'gantry-runner-cli-'));
+    const entry = `[[runners]]\n  name = "r"\n  url = "${gitlab.url}"\n  token = "run-token"\n  executor = "shell"\n`;
+    await writeFile(path.join(runDir, 'config.toml'), `concurrent = 1\n${entry}`);
+    const flag = await runner(['run', '--listen-address', 'localhost'], { cwd: runDir });
+    assert.equal(flag.code, 1);
+    assert.equal(flag.stderr, 'runner: --listen-address "localhost" must be host:port (for example 127.0.0.1:9252 or :9252)\n');
+    await writeFile(path.join(runDir, 'config.toml'), `concurrent = 1\nlisten_address = "127.0.0.1:99999"\n${entry}`);
+    const key = await runner(['run'], { cwd: runDir });
+    assert.equal(key.code, 1);
+    assert.match(key.stderr, /^runner: .*config\.toml:2:1: listen_address "127\.0\.0\.1:99999" must be host:port \(for example 127\.0\.0\.1:9252 or :9252\)\n$/);
   });
 });

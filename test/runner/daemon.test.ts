@@ -7,7 +7,9 @@ import { FakeExecutor, type FakeHandler } from '../../src/executors/fake/fake-ex
 import { parseRunnerConfig } from '../../src/runner/config/config.ts';
 import { RunnerDaemon } from '../../src/runner/daemon/daemon.ts';
 import { silentLogger } from '../../src/shared/logger.ts';
+import type { Logger } from '../../src/shared/logger.ts';
 import { FakeGitLab } from './fake-gitlab.ts';
+import { capturingLogger } from './observe.ts';
 import { payload } from './support.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -33,7 +35,7 @@ describe('runner daemon', () => {
     await gitlab.stop();
   });
 
-  const daemonWith = (toml: string, handler: FakeHandler, extra: { maxBuilds?: number } = {}) => {
+  const daemonWith = (toml: string, handler: FakeHandler, extra: { maxBuilds?: number; logger?: Logger } = {}) => {
     const { config } = parseRunnerConfig(toml);
     const executor = new FakeExecutor({ handler });
     const daemon = new RunnerDaemon({
@@ -42,7 +44,7 @@ describe('runner daemon', () => {
       workingDirectory,
       executorFor: () => executor,
       traceUpdateInterval: 0.05,
-      timings: { checkIntervalMs: 30, maxBackoffMs: 50, unhealthyPauseMs: 60_000 },
+      timings: { checkIntervalMs: 30, minBackoffMs: 40, maxBackoffMs: 160, unhealthyPauseMs: 60_000 },
       ...extra,
     });
     return { daemon, executor };
@@ -145,5 +147,70 @@ describe('runner daemon', () => {
     await daemon.start();
     await daemon.finished();
     assert.deepEqual(jobs.map((job) => job.state), ['success', 'pending']);
+  });
+
+  it('backs off on 5xx and 429 answers, doubling up to the cap, and takes jobs again once the coordinator answers', async () => {
+    const { logger, lines } = capturingLogger();
+    let failures = 0;
+    gitlab.intercept = (request) => {
+      if (request.path !== '/api/v4/jobs/request' || failures >= 5) return undefined;
+      failures++;
+      return failures === 3 ? { status: 429, body: 'slow down' } : { status: 503, body: 'maintenance' };
+    };
+    const { daemon } = daemonWith(entry(), quick, { logger });
+    const job = gitlab.enqueue(payload());
+    await daemon.start();
+    await until(() => job.state === 'success');
+    await daemon.stop();
+    const retries = lines.filter((line) => line.msg.startsWith('checking for jobs failed')).map((line) => [line.status, line.retryInMs]);
+    assert.deepEqual(retries, [
+      [503, 40],
+      [503, 80],
+      [429, 160],
+      [503, 160],
+      [503, 160],
+    ]);
+  });
+
+  it('backs off on network errors (the coordinator is down) without counting them as 403s', async () => {
+    const { logger, lines } = capturingLogger();
+    await gitlab.stop();
+    const { daemon } = daemonWith(entry(), quick, { logger });
+    await daemon.start();
+    await until(() => lines.filter((line) => line.msg === 'checking for jobs failed').length >= 4);
+    await daemon.stop();
+    const failed = lines.filter((line) => line.msg === 'checking for jobs failed');
+    assert.deepEqual(failed.slice(0, 4).map((line) => line.retryInMs), [40, 80, 160, 160]);
+    assert.match(String(failed[0].err), /ECONNREFUSED/);
+    assert.equal(daemon.status().runners[0].healthy, true, 'network errors never disable an entry');
+    await gitlab.start();
+  });
+
+  it('a 403 run is broken by any other answer: 403, 403, 503, 403 does not disable the entry', async () => {
+    const answers = [403, 403, 503, 403];
+    gitlab.intercept = (request) => {
+      if (request.path !== '/api/v4/jobs/request') return undefined;
+      const status = answers.shift();
+      return status ? { status, headers: { 'content-type': 'application/json' }, body: '{"message":"no"}' } : undefined;
+    };
+    const { daemon } = daemonWith(entry(), quick);
+    const job = gitlab.enqueue(payload());
+    await daemon.start();
+    await until(() => job.state === 'success');
+    await daemon.stop();
+    assert.equal(daemon.status().runners[0].healthy, true);
+  });
+
+  it('logs each job through a child logger carrying job id, project and runner', async () => {
+    const { logger, lines } = capturingLogger();
+    const { daemon } = daemonWith(entry(), quick, { logger });
+    const job = gitlab.enqueue(payload({ job_info: { name: 'build', stage: 'test', project_id: 42, project_name: 'p' } }));
+    await daemon.start();
+    await until(() => job.state === 'success');
+    await daemon.stop();
+    const started = lines.find((line) => line.msg === 'job started');
+    const finished = lines.find((line) => line.msg === 'job finished');
+    assert.deepEqual([started?.job, started?.project, started?.runner, started?.name, started?.jobName], [job.payload.id, 42, 'runnerto', 'd', 'build']);
+    assert.deepEqual([finished?.job, finished?.project, finished?.runner, finished?.state], [job.payload.id, 42, 'runnerto', 'success']);
   });
 });

@@ -20,6 +20,11 @@ export function configPath(args: { config?: string }, io: CommandIo): string {
 export class CommandError extends Error {}
 
 export async function loadConfig(file: string, io: CommandIo): Promise<RunnerConfig> {
+  return (await readConfig(file, io)).config;
+}
+
+/** The parsed config and the text it came from (warnings go to stderr). */
+export async function readConfig(file: string, io: CommandIo): Promise<{ config: RunnerConfig; text: string }> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -29,7 +34,7 @@ export async function loadConfig(file: string, io: CommandIo): Promise<RunnerCon
   }
   const { config, warnings } = parseRunnerConfig(text, file);
   for (const warning of warnings) io.stderr(`WARNING: ${warning}\n`);
-  return config;
+  return { config, text };
 }
 
 /** A token as it may be shown: its first 8 characters. */

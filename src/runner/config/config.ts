@@ -5,6 +5,7 @@
 import { parse, TomlError } from 'smol-toml';
 import type { PullPolicy } from '../../executors/docker/settings.ts';
 import { isExecutorName } from '../../executors/registry.ts';
+import { LISTEN_ADDRESS_HINT, parseListenAddress } from './listen-address.ts';
 import { locateKey, locateTable } from './locate.ts';
 import { CACHE_IGNORED, CACHE_KEYS, DOCKER_IGNORED, DOCKER_KEYS, GLOBAL_IGNORED, GLOBAL_KEYS, RUNNER_IGNORED, RUNNER_KEYS, type KeySpec } from './schema.ts';
 
@@ -167,8 +168,18 @@ export function parseRunnerConfig(text: string, file = 'config.toml'): { config:
   }
   const config: RunnerConfig = { concurrent: DEFAULTS.concurrent, checkInterval: DEFAULTS.checkInterval, logLevel: DEFAULTS.logLevel, logFormat: DEFAULTS.logFormat, shutdownTimeout: DEFAULTS.shutdownTimeout, ...(global as Partial<RunnerConfig>), runners };
   if (config.concurrent < 1) errors.push({ message: 'concurrent must be at least 1', ...locateKey(text, [], undefined, 'concurrent') });
+  if (config.listenAddress !== undefined && config.listenAddress !== '' && !parseListenAddress(config.listenAddress)) {
+    errors.push({ message: `listen_address "${config.listenAddress}" ${LISTEN_ADDRESS_HINT}`, ...locateKey(text, [], undefined, 'listen_address') });
+  }
   if (errors.length > 0) throw new ConfigError(file, errors);
   return { config, warnings: warnings.map((warning) => formatDiagnostic(file, warning)) };
+}
+
+/** pino's name for a `log_level` (gitlab-runner's logrus names `warning` and `panic` included). */
+export function pinoLevel(logLevel: string): string {
+  if (logLevel === 'warning') return 'warn';
+  if (logLevel === 'panic') return 'fatal';
+  return logLevel;
 }
 
 /** The converted value, or `!message` for a type error. */

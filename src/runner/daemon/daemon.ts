@@ -4,12 +4,15 @@
  * and has fewer than `request_concurrency` requests in flight. Three 403s in a row disable an
  * entry for an hour; network errors, 429 and 5xx back off. stop() stops asking and lets the
  * jobs finish (SIGQUIT); abort() fails the running jobs with runner_system_failure (SIGTERM).
+ * applyConfig() takes a reloaded config.toml without dropping a running job.
  */
 import PQueue from 'p-queue';
 import type { Logger } from '../../shared/logger.ts';
 import type { Executor } from '../../executors/types.ts';
 import type { RunnerConfig, RunnerEntry } from '../config/config.ts';
-import { RunnerWorker, type DaemonControl } from './worker.ts';
+import { shortToken } from '../job/identity.ts';
+import type { DaemonObserver, DaemonStatus } from './metrics.ts';
+import { RunnerWorker, type DaemonControl, type WorkerTimings } from './worker.ts';
 
 export interface DaemonOptions {
   config: RunnerConfig;
@@ -21,8 +24,19 @@ export interface DaemonOptions {
   maxBuilds?: number;
   /** Seconds between trace updates (default 1). */
   traceUpdateInterval?: number;
+  /** Told about jobs and coordinator requests (the metrics). */
+  observer?: DaemonObserver;
   /** Test hooks: shorter waits. */
-  timings?: { unhealthyPauseMs?: number; maxBackoffMs?: number; checkIntervalMs?: number };
+  timings?: WorkerTimings & { checkIntervalMs?: number };
+}
+
+/** What a reload changed, for its log line. */
+export interface ConfigChanges {
+  added: string[];
+  removed: string[];
+  changed: string[];
+  /** Entries whose new settings could not be used (they keep the old ones). */
+  rejected: string[];
 }
 
 export interface SlotPool {
@@ -45,29 +59,39 @@ function slotPool(): SlotPool {
   };
 }
 
+/** An entry is the same runner across reloads while its URL and token are. */
+const entryKey = (entry: RunnerEntry): string => `${entry.url}\n${entry.token}`;
+const describe = (entry: RunnerEntry): string => `${entry.name || '(unnamed)'} ${shortToken(entry.token)}`;
+
 export class RunnerDaemon implements DaemonControl {
   readonly jobs: PQueue;
-  readonly workers: RunnerWorker[];
+  workers: RunnerWorker[];
+  private config: RunnerConfig;
+  private readonly retiring = new Set<Promise<void>>();
   private readonly shutdown = new AbortController();
   private readonly stopping = new AbortController();
   private buildsStarted = 0;
+  private started = false;
   private readonly concurrentSlots = slotPool();
 
   constructor(private readonly options: DaemonOptions) {
+    this.config = options.config;
     this.jobs = new PQueue({ concurrency: options.config.concurrent });
-    this.workers = options.config.runners.map(
-      (entry) =>
-        new RunnerWorker({
-          entry,
-          daemon: this,
-          logger: options.logger.child({ runner: entry.token.slice(0, 8), name: entry.name }),
-          workingDirectory: options.workingDirectory,
-          executor: options.executorFor?.(entry),
-          checkIntervalMs: options.timings?.checkIntervalMs ?? (options.config.checkInterval > 0 ? options.config.checkInterval : 3) * 1000,
-          traceUpdateInterval: options.traceUpdateInterval,
-          timings: options.timings,
-        }),
-    );
+    this.workers = options.config.runners.map((entry) => this.createWorker(entry));
+  }
+
+  private createWorker(entry: RunnerEntry): RunnerWorker {
+    const { options } = this;
+    return new RunnerWorker({
+      entry,
+      daemon: this,
+      logger: options.logger,
+      workingDirectory: options.workingDirectory,
+      executorFor: options.executorFor,
+      traceUpdateInterval: options.traceUpdateInterval,
+      timings: options.timings,
+      observer: options.observer,
+    });
   }
 
   get shutdownSignal(): AbortSignal {
@@ -78,9 +102,17 @@ export class RunnerDaemon implements DaemonControl {
     return this.stopping.signal;
   }
 
+  get currentConfig(): RunnerConfig {
+    return this.config;
+  }
+
+  get checkIntervalMs(): number {
+    return this.options.timings?.checkIntervalMs ?? (this.config.checkInterval > 0 ? this.config.checkInterval : 3) * 1000;
+  }
+
   /** A job slot is free (the process-wide `concurrent`). */
   hasCapacity(): boolean {
-    return this.jobs.pending + this.jobs.size < this.options.config.concurrent && !this.buildLimitReached();
+    return this.jobs.pending + this.jobs.size < this.config.concurrent && !this.buildLimitReached();
   }
 
   buildLimitReached(): boolean {
@@ -101,24 +133,80 @@ export class RunnerDaemon implements DaemonControl {
     });
   }
 
+  status(): DaemonStatus {
+    const now = Date.now();
+    return { concurrent: this.config.concurrent, accepting: !this.stopping.signal.aborted, runners: this.workers.map((worker) => worker.status(now)) };
+  }
+
   async start(): Promise<void> {
+    this.started = true;
     await Promise.all(this.workers.map((worker) => worker.sweep()));
     for (const worker of this.workers) worker.start();
+  }
+
+  /**
+   * A reloaded config: `concurrent`, `check_interval` and `shutdown_timeout` apply at once;
+   * new entries start polling, removed ones stop asking and finish their jobs, changed ones
+   * use their new settings from their next job on. Running jobs are never interrupted.
+   */
+  applyConfig(next: RunnerConfig): ConfigChanges {
+    const changes: ConfigChanges = { added: [], removed: [], changed: [], rejected: [] };
+    const available = new Map<string, RunnerWorker[]>();
+    for (const worker of this.workers) {
+      const key = entryKey(worker.entry);
+      available.set(key, [...(available.get(key) ?? []), worker]);
+    }
+    const kept: RunnerWorker[] = [];
+    const added: RunnerWorker[] = [];
+    for (const entry of next.runners) {
+      const existing = available.get(entryKey(entry))?.shift();
+      if (!existing) {
+        try {
+          added.push(this.createWorker(entry));
+          changes.added.push(describe(entry));
+        } catch (error) {
+          this.options.logger.error(`runner ${describe(entry)} cannot start: ${error instanceof Error ? error.message : String(error)}`);
+          changes.rejected.push(describe(entry));
+        }
+        continue;
+      }
+      kept.push(existing);
+      if (JSON.stringify(existing.entry) === JSON.stringify(entry)) continue;
+      try {
+        existing.reconfigure(entry);
+        changes.changed.push(describe(entry));
+      } catch (error) {
+        existing.logger.error(`new settings of runner ${describe(entry)} cannot be used, keeping the previous ones: ${error instanceof Error ? error.message : String(error)}`);
+        changes.rejected.push(describe(entry));
+      }
+    }
+    const removed = [...available.values()].flat();
+    this.config = next;
+    this.jobs.concurrency = next.concurrent;
+    this.workers = [...kept, ...added];
+    for (const worker of removed) {
+      changes.removed.push(describe(worker.entry));
+      const retiring: Promise<void> = worker.retire().finally(() => this.retiring.delete(retiring));
+      this.retiring.add(retiring);
+    }
+    if (this.started && !this.stopping.signal.aborted) {
+      for (const worker of added) void worker.sweep().then(() => worker.start());
+    }
+    return changes;
   }
 
   /** SIGQUIT: no new jobs; resolves when the running ones finished. */
   async stop(): Promise<void> {
     this.stopping.abort('stop');
-    await Promise.all(this.workers.map((worker) => worker.stopped()));
-    await this.jobs.onIdle();
+    await this.settled();
     await this.close();
   }
 
   /** SIGTERM/SIGINT: running jobs fail (runner_system_failure); waits up to `timeoutMs` for them to report. */
-  async abort(reason: string, timeoutMs = this.options.config.shutdownTimeout * 1000): Promise<boolean> {
+  async abort(reason: string, timeoutMs = this.config.shutdownTimeout * 1000): Promise<boolean> {
     this.stopping.abort(reason);
     this.shutdown.abort(reason);
-    const idle = Promise.all([...this.workers.map((worker) => worker.stopped()), this.jobs.onIdle()]).then(() => true);
+    const idle = this.settled().then(() => true);
     const timer = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), timeoutMs).unref());
     const finished = await Promise.race([idle, timer]);
     if (finished) await this.close();
@@ -127,12 +215,17 @@ export class RunnerDaemon implements DaemonControl {
 
   /** Resolves once every worker stopped and every job finished (run-single with --max-builds). */
   async finished(): Promise<void> {
-    await Promise.all(this.workers.map((worker) => worker.stopped()));
-    await this.jobs.onIdle();
+    await this.settled();
     await this.close();
   }
 
+  private async settled(): Promise<void> {
+    await Promise.all(this.workers.map((worker) => worker.stopped()));
+    await this.jobs.onIdle();
+    while (this.retiring.size > 0) await Promise.all(this.retiring);
+  }
+
   private async close(): Promise<void> {
-    await Promise.all(this.workers.map((worker) => worker.transport.close()));
+    await Promise.all(this.workers.map((worker) => worker.close()));
   }
 }

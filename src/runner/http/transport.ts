@@ -20,6 +20,8 @@ export interface TransportOptions {
   backoffMaxMs?: number;
   /** Upper bound of one 429 wait (tests). */
   rateLimitMaxWaitMs?: number;
+  /** Told about every answer (its status) and every request that got none (-1), for metrics. Requests the caller aborted are not reported. */
+  onResponse?: (method: string, path: string, status: number) => void;
 }
 
 export interface HttpResponse {
@@ -136,8 +138,11 @@ export class Transport {
   ): Promise<Dispatcher.ResponseData> {
     const signal = init.signal ? AbortSignal.any([init.signal, AbortSignal.timeout(60 * 60_000)]) : AbortSignal.timeout(60 * 60_000);
     try {
-      return await request(this.url(path, init.query), { method: method as Dispatcher.HttpMethod, headers: init.headers, body: init.body, dispatcher: this.dispatcher, signal });
+      const response = await request(this.url(path, init.query), { method: method as Dispatcher.HttpMethod, headers: init.headers, body: init.body, dispatcher: this.dispatcher, signal });
+      this.options.onResponse?.(method, path, response.statusCode);
+      return response;
     } catch (error) {
+      if (!init.signal?.aborted) this.options.onResponse?.(method, path, -1);
       throw new TransportError(`${method} ${this.url(path, init.query)}: ${describeNetworkError(error)}`, { cause: error });
     }
   }

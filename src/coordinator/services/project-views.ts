@@ -52,7 +52,7 @@ export interface ProjectViewsDeps extends ProjectScopeDeps {
   projectQueries: ProjectScopeDeps['projectQueries'] & Pick<ProjectQueriesStore, 'starAndForkCounts' | 'groupShares'>;
   customAttributes: Pick<CustomAttributesStore, 'list'>;
   repositories: Pick<RepositoryManager, 'exists' | 'open'>;
-  permissions: Pick<Permissions, 'readableProjectIds' | 'readableGroupIds' | 'seesRunnersToken' | 'readsCustomAttributes'>;
+  permissions: Pick<Permissions, 'projectAccess' | 'readableProjectIds' | 'readableGroupIds' | 'seesRunnersToken' | 'readsCustomAttributes'>;
 }
 
 /** What one page of projects needs from the database, fetched once per page. */
@@ -70,6 +70,9 @@ interface PageData {
  * Project views for a whole page at once: one query per related table (namespaces, owners,
  * stars, forks, group shares, fork parents), never one per project.
  */
+/** Up to this many projects, their access is worked out per project rather than from all of the caller's memberships. */
+const FEW_PROJECTS = 3;
+
 export class ProjectViews {
   constructor(private readonly deps: ProjectViewsDeps) {}
 
@@ -96,6 +99,22 @@ export class ProjectViews {
     return views;
   }
 
+  /**
+   * The caller's access to these projects: for a few, the permission module's per-project
+   * answer (a read request has usually worked it out already for its read rule, see
+   * request-memo.ts); for a page, all of the caller's memberships at once.
+   */
+  private async accessFor(projects: readonly ProjectRecord[], actor: Actor): Promise<ActorProjectAccess> {
+    if (!actor || projects.length > FEW_PROJECTS) return actorProjectAccess(this.deps, actor);
+    const access: ActorProjectAccess = { namespaceLevels: new Map(), projectMembers: new Map(), sharedProjectIds: [] };
+    for (const project of projects) {
+      const found = await this.deps.permissions.projectAccess(project, actor);
+      if (found.projectMember) access.projectMembers.set(project.id, found.projectMember);
+      if (found.groupAccess !== null) access.namespaceLevels.set(project.namespace_id, found.groupAccess);
+    }
+    return access;
+  }
+
   private async load(projects: readonly ProjectRecord[], actor: Actor, options: ViewOptions): Promise<PageData> {
     const { deps } = this;
     const ids = projects.map((project) => project.id);
@@ -108,7 +127,7 @@ export class ProjectViews {
       options.simple ? [] : deps.users.findByIds(ownerIds),
       deps.projectQueries.starAndForkCounts(ids),
       options.simple ? new Map<number, Array<{ group_id: number; group_access: AccessLevel }>>() : deps.projectQueries.groupShares(ids),
-      options.access ?? actorProjectAccess(deps, options.simple ? null : actor),
+      options.access ?? this.accessFor(projects, options.simple ? null : actor),
     ]);
     const shareGroups = await deps.namespaces.findByIds([...shares.values()].flat().map((share) => share.group_id));
     for (const group of shareGroups) namespaces.set(group.id, group);

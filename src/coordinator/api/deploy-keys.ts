@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { GantryError } from '../../shared/errors.ts';
+import { parseRecordId } from '../../shared/record-ids.ts';
 import type { CoordinatorContext } from '../context.ts';
 import { requireActor, requireAdmin } from '../http/auth.ts';
 import { pageRequest, setPaginationHeaders } from '../http/pagination.ts';
@@ -15,10 +16,11 @@ interface KeyPath extends ProjectPath {
   key_id: string;
 }
 
-/** A positive integer key id, else 404 like an unknown key. */
+/** A key id, else 404 like an unknown key. */
 function keyId(raw: string): number {
-  if (!/^\d+$/.test(raw)) throw new GantryError('GANTRY_E_DEPLOY_KEY_NOT_FOUND');
-  return Number(raw);
+  const id = parseRecordId(raw);
+  if (id === undefined || id === null) throw new GantryError('GANTRY_E_DEPLOY_KEY_NOT_FOUND');
+  return id;
 }
 
 /** `/deploy_keys` (admin) and `/projects/:id/deploy_keys[...]` (Maintainer+). */

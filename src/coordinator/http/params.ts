@@ -1,4 +1,5 @@
 import { invalidParam, missingParam } from '../../shared/errors.ts';
+import { MAX_INT32, MIN_INT32 } from '../../shared/record-ids.ts';
 import type { ParamMap, ParamValue } from './querystring.ts';
 
 /**
@@ -48,11 +49,12 @@ export class Params {
     return value;
   }
 
+  /** An integer of the database's 32-bit columns (anything larger is invalid), within `bounds`. */
   int(name: string, bounds: { min?: number; max?: number } = {}): number | undefined {
     const value = this.values[name];
     if (value === undefined || value === null || value === '') return undefined;
     const parsed = typeof value === 'number' ? value : typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : NaN;
-    if (!Number.isSafeInteger(parsed)) throw invalidParam(name, 'is invalid');
+    if (!isInt32(parsed)) throw invalidParam(name, 'is invalid');
     if (bounds.min !== undefined && parsed < bounds.min) throw invalidParam(name, 'does not have a valid value');
     if (bounds.max !== undefined && parsed > bounds.max) throw invalidParam(name, 'does not have a valid value');
     return parsed;
@@ -111,8 +113,9 @@ export class Params {
     const items = this.stringArray(name);
     if (items === undefined) return undefined;
     return items.map((item) => {
-      if (!/^-?\d+$/.test(item)) throw invalidParam(name, 'is invalid');
-      return Number(item);
+      const parsed = /^-?\d+$/.test(item) ? Number(item) : NaN;
+      if (!isInt32(parsed)) throw invalidParam(name, 'is invalid');
+      return parsed;
     });
   }
 
@@ -147,4 +150,8 @@ export class Params {
     if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(value))) throw invalidParam(name, 'is invalid');
     return value;
   }
+}
+
+function isInt32(value: number): boolean {
+  return Number.isInteger(value) && value >= MIN_INT32 && value <= MAX_INT32;
 }

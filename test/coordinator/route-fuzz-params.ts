@@ -1,0 +1,147 @@
+import { Params } from '../../src/coordinator/http/params.ts';
+import type { ParamValue } from '../../src/coordinator/http/querystring.ts';
+import type { Route } from './route-walk.ts';
+import { ed25519Key, type WalkWorld } from './route-walk-world.ts';
+
+/**
+ * Which parameters a route's code reads, learnt by watching it: every typed accessor of
+ * `Params` notes the name it is asked for (behaviour unchanged). Garbage sent under these
+ * names reaches the code that reads them, rather than being ignored as unknown.
+ */
+export class ParamReads {
+  private current: Set<string> | null = null;
+  private readonly restore: Array<() => void> = [];
+
+  constructor() {
+    const methods = ['has', 'raw', 'string', 'requiredString', 'nonEmptyString', 'int', 'requiredInt', 'safeInt', 'number', 'bool', 'oneOf', 'stringArray', 'intArray', 'hash', 'dateTime', 'date'] as const;
+    const prototype = Params.prototype as unknown as Record<string, (this: Params, name: string, ...rest: unknown[]) => unknown>;
+    const note = (name: string) => this.current?.add(name);
+    for (const method of methods) {
+      const original = prototype[method];
+      prototype[method] = function (this: Params, name: string, ...rest: unknown[]) {
+        note(name);
+        return original.call(this, name, ...rest);
+      };
+      this.restore.push(() => {
+        prototype[method] = original;
+      });
+    }
+  }
+
+  /** The names read while `work` runs, top-level ones only (`actions[0][x]` is read through `actions`). */
+  async during<T>(work: () => Promise<T>): Promise<{ result: T; names: string[] }> {
+    this.current = new Set();
+    try {
+      const result = await work();
+      return { result, names: [...this.current].filter((name) => !name.includes('[')) };
+    } finally {
+      this.current = null;
+    }
+  }
+
+  uninstall(): void {
+    for (const undo of this.restore.splice(0)) undo();
+  }
+}
+
+let fresh = 0;
+
+/**
+ * A value that satisfies a required parameter, so a request gets past it to the next one:
+ * new names where a record is created, real refs where one is named.
+ */
+export function plausibleValue(name: string, route: Route, world: WalkWorld): ParamValue | undefined {
+  fresh += 1;
+  const unique = `fuzz${fresh}`;
+  switch (name) {
+    case 'name':
+    case 'path':
+    case 'title':
+    case 'username':
+      return unique;
+    case 'email':
+      return `${unique}@example.com`;
+    case 'password':
+      return 'fuzz-password-1';
+    case 'tag_name':
+      return `v-${unique}`;
+    case 'branch':
+      return route.method === 'POST' && route.url.endsWith('/repository/branches') ? unique : 'main';
+    case 'ref':
+    case 'to':
+      return 'main';
+    case 'from':
+      return world.firstSha;
+    case 'refs':
+      return ['main', world.branch];
+    case 'commit_message':
+    case 'note':
+    case 'description':
+    case 'message':
+    case 'value':
+    case 'content':
+      return 'fuzz';
+    case 'actions':
+      return [{ action: 'create', file_path: `${unique}.txt`, content: 'fuzz' }];
+    case 'user_id':
+      return world.userId;
+    case 'group_id':
+      return world.spareGroupId;
+    case 'namespace':
+    case 'namespace_id':
+      return world.sharedGroupId;
+    case 'access_level':
+    case 'group_access':
+      return 30;
+    case 'key':
+      if (!route.url.includes('/gpg_keys')) return ed25519Key(`${unique}@test`);
+      return route.url.startsWith('/api/v4/user/') ? world.spareGpgKeys[0] : world.spareGpgKeys[1];
+    case 'url':
+      return `https://example.com/${unique}`;
+    case 'scopes':
+      return ['api'];
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Parameters a well-formed request needs that no "is missing" answer names (an `at_least_one_of`
+ * of many, "params is empty", "Ref is not specified"), or that must name other records than
+ * the plausible ones (a cherry-pick onto the branch that lacks the commit).
+ */
+export function goodParams(route: Route, world: WalkWorld): Record<string, ParamValue> {
+  const good: Record<string, Record<string, ParamValue>> = {
+    'PUT /api/v4/application/settings': { after_sign_up_text: 'fuzz' },
+    'PUT /api/v4/projects/:id': { description: 'fuzz' },
+    'PUT /api/v4/projects/:id/releases/:tag_name': { description: 'fuzz' },
+    'POST /api/v4/projects/:id/releases': { ref: 'main' },
+    'POST /api/v4/projects/:id/repository/commits/:sha/cherry_pick': { branch: world.branch },
+    'GET /api/v4/projects/:id/repository/merge_base': { refs: ['main', world.branch] },
+  };
+  return { ...good[`${route.method} ${route.url}`] };
+}
+
+/** Path parameters a well-formed request needs other than the world's records (a file to create). */
+export function goodPathParams(route: Route): Record<string, string> {
+  return route.method === 'POST' && route.url.endsWith('/repository/files/:file_path') ? { file_path: 'fuzz-created.txt' } : {};
+}
+
+/** The parameters a 400 names missing (`x is missing`, `a, b are missing, at least one ...`). */
+export function missingNames(body: unknown): string[] {
+  const error = (body as { error?: unknown } | undefined)?.error;
+  if (typeof error !== 'string') return [];
+  const atLeastOne = /^(.+) are missing, at least one parameter must be provided$/.exec(error);
+  if (atLeastOne) return atLeastOne[1].split(', ');
+  return [...error.matchAll(/(?:^|, )([a-z_]+) is missing/g)].map((match) => match[1]);
+}
+
+/** `name[]=a&name[]=b` and `name=a` for a query string. */
+export function encodeQuery(params: Record<string, ParamValue>): string {
+  const parts: string[] = [];
+  for (const [name, value] of Object.entries(params)) {
+    if (Array.isArray(value)) for (const item of value) parts.push(`${name}[]=${encodeURIComponent(String(item))}`);
+    else parts.push(`${name}=${encodeURIComponent(String(value))}`);
+  }
+  return parts.join('&');
+}

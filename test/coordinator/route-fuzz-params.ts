@@ -13,7 +13,7 @@ export class ParamReads {
   private readonly restore: Array<() => void> = [];
 
   constructor() {
-    const methods = ['has', 'raw', 'string', 'requiredString', 'nonEmptyString', 'int', 'requiredInt', 'safeInt', 'number', 'bool', 'oneOf', 'stringArray', 'intArray', 'hash', 'dateTime', 'date'] as const;
+    const methods = ['has', 'raw', 'string', 'requiredString', 'nonEmptyString', 'int', 'requiredInt', 'number', 'bool', 'oneOf', 'stringArray', 'intArray', 'hash', 'dateTime', 'date'] as const;
     const prototype = Params.prototype as unknown as Record<string, (this: Params, name: string, ...rest: unknown[]) => unknown>;
     const note = (name: string) => this.current?.add(name);
     for (const method of methods) {
@@ -42,6 +42,28 @@ export class ParamReads {
   uninstall(): void {
     for (const undo of this.restore.splice(0)) undo();
   }
+}
+
+interface OpenApiOperation {
+  parameters?: Array<{ in: string; name: string }>;
+  requestBody?: { content?: Record<string, { schema?: { properties?: Record<string, unknown> } }> };
+}
+
+/**
+ * The query and body parameters each route declares in its schema (routes of the typed edge
+ * read their parameters by schema, not through `Params`), from the API's OpenAPI document:
+ * `GET /api/v4/groups/:id` → its parameter names.
+ */
+export function declaredParams(document: { paths?: Record<string, Record<string, OpenApiOperation>> }): Map<string, string[]> {
+  const declared = new Map<string, string[]>();
+  for (const [path, operations] of Object.entries(document.paths ?? {})) {
+    for (const [method, operation] of Object.entries(operations)) {
+      const names = (operation.parameters ?? []).filter((parameter) => parameter.in !== 'path').map((parameter) => parameter.name);
+      for (const content of Object.values(operation.requestBody?.content ?? {})) names.push(...Object.keys(content.schema?.properties ?? {}));
+      declared.set(`${method.toUpperCase()} ${path.replace(/\{([a-z_]+)\}/g, ':$1')}`, [...new Set(names)]);
+    }
+  }
+  return declared;
 }
 
 let fresh = 0;

@@ -4,7 +4,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import type { ParamValue } from '../../src/coordinator/http/querystring.ts';
 import { ROOT_TOKEN, startTestCoordinator, type TestCoordinator } from '../helpers/coordinator.ts';
 import { JSON_VALUES, MALFORMED_BODIES, NAMED_BODIES, PATH_VALUES, QUERY_VALUES, type BodyShape } from './route-fuzz-inputs.ts';
-import { encodeQuery, goodParams, goodPathParams, missingNames, ParamReads, plausibleValue } from './route-fuzz-params.ts';
+import { declaredParams, encodeQuery, goodParams, goodPathParams, missingNames, ParamReads, plausibleValue } from './route-fuzz-params.ts';
 import { apiRoutes, makeWalkWorld, pathParameters, samplePath, type Route, type WalkWorld } from './route-walk.ts';
 
 /**
@@ -13,6 +13,8 @@ import { apiRoutes, makeWalkWorld, pathParameters, samplePath, type Route, type 
  * body, never a 5xx), as an administrator, a normal user (a developer of the project) and
  * anonymously. Each route gets every malformation class at least once, spread over the
  * parameter names its code reads, with the other parameters naming real records.
+ * FUZZ_DEBUG=1 prints each route's walk and each failure as it happens; FUZZ_DEBUG=requests
+ * prints every request with its time and status.
  */
 
 interface Caller {
@@ -113,6 +115,7 @@ describe('malformed input on every route', () => {
     gantry = await startTestCoordinator();
     world = await makeWalkWorld(gantry);
     reads = new ParamReads();
+    const declared = declaredParams((await gantry.api('GET', '/openapi.json')).json);
     const admin: Caller = { name: 'administrator', token: ROOT_TOKEN };
     const others: Caller[] = [
       { name: 'normal user', token: world.normal.token },
@@ -121,12 +124,14 @@ describe('malformed input on every route', () => {
 
     const send = async (route: Route, probe: Probe, caller: Caller): Promise<{ response: LightMyRequestResponse; names: string[] }> => {
       requests += 1;
+      const sentAt = Date.now();
       const url = `/api/v4${probe.path}${probe.query === '' ? '' : `?${probe.query}`}`;
       const headers: Record<string, string> = caller.token === null ? {} : { 'private-token': caller.token };
       if (probe.body) headers['content-type'] = probe.body.contentType;
       const { result: response, names } = await reads.during(() =>
         gantry.coordinator.app.inject({ method: route.method as 'GET', url, headers, payload: probe.body?.payload }),
       );
+      if (process.env.FUZZ_DEBUG === 'requests') console.log(`${Date.now() - sentAt}ms ${response.statusCode} ${route.method} ${url.slice(0, 150)} [${probe.kind}] ${caller.name}`);
       const problem = response.statusCode >= 500 ? 'server error' : response.statusCode >= 400 && response.statusCode !== 429 && !isGitlabError(response) ? 'not a GitLab error body' : undefined;
       if (problem) {
         if (process.env.FUZZ_DEBUG) console.log(`FAIL ${problem} ${route.method} ${route.url} [${probe.kind}] ${caller.name} ${response.statusCode}`);
@@ -147,12 +152,14 @@ describe('malformed input on every route', () => {
     let rotation = 0;
     let windowStart = 0;
     let walked = 0;
-    for (const route of walkOrder(apiRoutes(gantry))) {
+    // FUZZ_ROUTES=<regex> walks only the matching routes (for debugging: the coverage checks then fail).
+    const only = process.env.FUZZ_ROUTES === undefined ? undefined : new RegExp(process.env.FUZZ_ROUTES);
+    for (const route of walkOrder(apiRoutes(gantry)).filter((candidate) => !only || only.test(keyOf(candidate)))) {
       const started = Date.now();
       const sentBefore = requests;
       const isRead = route.method === 'GET';
       const good = goodParams(route, world);
-      const names = new Set<string>(['sudo']);
+      const names = new Set<string>(['sudo', ...(declared.get(keyOf(route)) ?? [])]);
       const outcome: RouteOutcome = { route, good: 0, realPathStatuses: [], names: [] };
       const realPath = samplePath(route.url, world, goodPathParams(route));
       const goodProbe = (kind: string): Probe =>

@@ -21,6 +21,7 @@ import { assignRouteBodyLimit, closeOnUnreadBodies, DEFAULT_BODY_LIMITS, guardAn
 import { handleJsonAsGitlabDoes } from './http/json-content-type.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { registerGitHttp } from './http/git-http.ts';
+import { nullByteInBody, nullByteInPathOrQuery } from './http/null-bytes.ts';
 import { collectMultipartBodies } from './http/multipart.ts';
 import { parseGitlabQuery } from './http/querystring.ts';
 import { gitlabValidatorCompiler, mergeParameterSources } from './http/route-schemas.ts';
@@ -212,15 +213,21 @@ async function mountCoordinator(instance: FastifyInstance, core: CoordinatorCore
       // The caller is known before any body byte is read: a bad token answers 401 at once,
       // and throttles count the request whatever becomes of it.
       api.addHook('onRequest', async (request, reply) => {
-        const failure = await authenticator.authenticateBeforeBody(request).then(
-          () => undefined,
-          (error: unknown) => error,
-        );
+        const failure =
+          nullByteInPathOrQuery(request) ??
+          (await authenticator.authenticateBeforeBody(request).then(
+            () => undefined,
+            (error: unknown) => error,
+          ));
         if (!isRunnerProtocolRequest(request.method, coordinatorUrl(request)) && (await throttles.refuse(request, reply, 'api'))) return reply;
         if (failure !== undefined) throw failure;
         return undefined;
       });
       api.addHook('preParsing', guardAnonymousBodies(limits));
+      api.addHook('preValidation', async (request) => {
+        const failure = nullByteInBody(request);
+        if (failure) throw failure;
+      });
       // Sign-in completes before parameters are validated, as GitLab's `authenticate!` runs
       // before grape's validations (an anonymous write answers 401, not a parameter error),
       // and a route schema keeps only its declared parameters: `private_token` and `sudo` are not among them.

@@ -1,24 +1,15 @@
 import type { TestCoordinator } from '../helpers/coordinator.ts';
-import { makeGroup, makeProjectWithRepository, makeUser } from './groups-fixtures.ts';
+import type { WalkWorld } from './route-walk-world.ts';
 
-/** Records every route answers something for: a public group and project with a repository, a user, a tag. */
-export interface WalkWorld {
-  groupId: number;
-  projectId: number;
-  userId: number;
+export { makeWalkWorld, type WalkWorld } from './route-walk-world.ts';
+
+export interface Route {
+  method: string;
+  url: string;
 }
 
 /** An id that names nothing: writes walked with it change nothing. */
 export const UNKNOWN_ID = '999999';
-
-export async function makeWalkWorld(gantry: TestCoordinator): Promise<WalkWorld> {
-  const group = await makeGroup(gantry, 'walk', { visibility: 'public' });
-  const project = await makeProjectWithRepository(gantry, group.id, 'walked', { visibility: 'public', withReadme: true });
-  const user = await makeUser(gantry, 'walker');
-  const tag = await gantry.api('POST', `/projects/${project.id}/repository/tags`, { body: { tag_name: 'v1.0', ref: 'main' } });
-  if (tag.status !== 201) throw new Error(`tag: ${tag.status} ${tag.text}`);
-  return { groupId: group.id, projectId: project.id, userId: user.id };
-}
 
 const NAMED_VALUES: Record<string, string> = {
   sha: 'main',
@@ -29,25 +20,63 @@ const NAMED_VALUES: Record<string, string> = {
   format: 'zip',
 };
 
+/** The record of `world` a path parameter of `path` (a route pattern without /api/v4) names. */
+function worldValue(path: string, name: string, world: WalkWorld): string | number | undefined {
+  const area = path.split('/')[1];
+  switch (name) {
+    case 'id':
+      return { projects: world.projectId, groups: world.groupId, namespaces: world.groupId, users: world.userId, personal_access_tokens: world.personalTokenId }[area];
+    case 'user_id':
+      return path.includes('/members/') ? world.memberId : world.userId;
+    case 'group_id':
+      return world.sharedGroupId;
+    case 'project_id':
+      return world.projectId;
+    case 'key':
+      return world.attributeKey;
+    case 'sha':
+      return path.includes('/blobs/') ? world.blobSha : world.headSha;
+    case 'key_id':
+      if (path.startsWith('/user/keys')) return world.rootKeyId;
+      if (path.startsWith('/user/gpg_keys')) return path.endsWith('/revoke') ? world.rootRevokedGpgKeyId : world.rootGpgKeyId;
+      if (path.startsWith('/users/:id/keys')) return world.userKeyId;
+      if (path.startsWith('/users/:id/gpg_keys')) return path.endsWith('/revoke') ? world.userRevokedGpgKeyId : world.userGpgKeyId;
+      return world.deployKeyId;
+    case 'token_id':
+      return world.impersonationTokenId;
+    case 'branch':
+      return world.branch;
+    case 'name':
+      return path.includes('/protected_tags/') ? world.protectedTag : world.protectedBranch;
+    case 'tag_name':
+      return path.includes('/releases/') ? world.releaseTag : world.tag;
+    case 'link_id':
+      return world.linkId;
+    default:
+      return undefined;
+  }
+}
+
+/** The path parameters of a route pattern, in order (`/projects/:id/members/:user_id` → id, user_id). */
+export function pathParameters(url: string): string[] {
+  return [...url.matchAll(/:([a-z_]+)/g)].map((match) => match[1]);
+}
+
 /**
  * A concrete path for a route pattern under /api/v4 (the prefix removed). With a world, ids
  * name its records (so reads find something); without one, every id is UNKNOWN_ID.
+ * `override` replaces chosen parameters with raw (already encoded) text.
  */
-export function samplePath(url: string, world?: WalkWorld): string {
+export function samplePath(url: string, world?: WalkWorld, override: Record<string, string> = {}): string {
   const path = url.replace(/^\/api\/v4/, '');
-  const area = path.split('/')[1];
-  const ids: Record<string, string> = world
-    ? {
-        id: area === 'projects' ? String(world.projectId) : area === 'groups' || area === 'namespaces' ? String(world.groupId) : area === 'users' ? String(world.userId) : UNKNOWN_ID,
-        project_id: String(world.projectId),
-        group_id: String(world.groupId),
-        user_id: String(world.userId),
-      }
-    : {};
-  return path.replace(/:([a-z_]+)/g, (_match, name: string) => ids[name] ?? NAMED_VALUES[name] ?? UNKNOWN_ID);
+  return path.replace(/:([a-z_]+)/g, (_match, name: string) => {
+    if (override[name] !== undefined) return override[name];
+    const value = world ? worldValue(path, name, world) : undefined;
+    return encodeURIComponent(String(value ?? NAMED_VALUES[name] ?? UNKNOWN_ID));
+  });
 }
 
 /** The API routes of a coordinator (HEAD and the git/web catch-alls left out). */
-export function apiRoutes(gantry: TestCoordinator): Array<{ method: string; url: string }> {
+export function apiRoutes(gantry: TestCoordinator): Route[] {
   return gantry.coordinator.routes.filter((route) => route.url.startsWith('/api/v4/') && route.method !== 'HEAD');
 }

@@ -5,6 +5,7 @@ import { GantryError } from '../../shared/errors.ts';
 import { requireActor } from '../http/auth.ts';
 import { Param } from '../http/gitlab-params.ts';
 import { PAGINATION, pageOf, setPaginationHeaders } from '../http/pagination.ts';
+import { parseRecordId } from '../../shared/record-ids.ts';
 import { serializeDeployKey, serializeProjectDeployKey } from '../http/serializers/deploy-keys.ts';
 import type { CoordinatorServices, EdgeConfig } from '../wiring.ts';
 import { PROJECT_ID, ProjectPath } from './repository-params.ts';
@@ -22,10 +23,11 @@ const UpdateBody = Type.Object({
   can_push: Type.Optional(Param.boolean({ description: 'Whether the key may push' })),
 });
 
-/** A positive integer key id, else 404 like an unknown key. */
+/** A key id, else 404 like an unknown key. */
 function keyId(raw: string): number {
-  if (!/^\d+$/.test(raw)) throw new GantryError('GANTRY_E_DEPLOY_KEY_NOT_FOUND');
-  return Number(raw);
+  const id = parseRecordId(raw);
+  if (id === undefined || id === null) throw new GantryError('GANTRY_E_DEPLOY_KEY_NOT_FOUND');
+  return id;
 }
 
 const tags = ['deploy keys'];

@@ -19,7 +19,7 @@ function settingParam(definition: SettingDefinition): TSchema {
     case 'boolean':
       return Param.boolean(options);
     case 'integer':
-      return Param.integer(options);
+      return Param.wideInteger(options);
     case 'decimal':
       return Param.number(options);
     case 'string':

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { coordinatorUrl } from './mount-path.ts';
 import { accessDenied, GantryError, insufficientScope } from '../../shared/errors.ts';
+import { parseRecordId } from '../../shared/record-ids.ts';
 import type { ReadCache } from '../services/read-cache.ts';
 import { tokenProblem } from '../services/token-validity.ts';
 import type { UserRecord, UsersStore } from '../../storage/types.ts';
@@ -161,7 +162,8 @@ export class Authenticator {
   private async applySudo(request: FastifyRequest, credential: TokenCredential, sudo: string): Promise<void> {
     if (!credential.user.is_admin) throw accessDenied('Must be admin to use sudo');
     if (!credential.token.scopes.includes('sudo')) throw insufficientScope(['sudo']);
-    const target = /^\d+$/.test(sudo) ? await this.users.findById(Number(sudo)) : await this.users.findByUsername(sudo);
+    const id = parseRecordId(sudo);
+    const target = id === undefined ? await this.users.findByUsername(sudo) : id === null ? undefined : await this.users.findById(id);
     if (!target || target.is_ghost) throw new GantryError('GANTRY_E_USER_NOT_FOUND', `no user with ID or username '${sudo}'`, { resource: `User with ID or username '${sudo}'` });
     request.actor = target;
   }

@@ -1,4 +1,5 @@
 import { Type, type TEnumValue, type TSchema } from 'typebox';
+import { MAX_INT32, MIN_INT32 } from '../../shared/record-ids.ts';
 import type { ParamMap, ParamValue } from './querystring.ts';
 
 /**
@@ -10,12 +11,15 @@ import type { ParamMap, ParamValue } from './querystring.ts';
  */
 export const Param = {
   string: (options: { description?: string; minLength?: number } = {}) => Type.String(options),
-  integer: (options: { description?: string; minimum?: number; maximum?: number } = {}) => Type.Integer(options),
+  /** An integer of the database's 32-bit columns (ids, levels, limits): a larger one is invalid, never sent to SQL. */
+  integer: (options: { description?: string; minimum?: number; maximum?: number } = {}) => Type.Integer({ format: 'int32', ...options }),
+  /** Any integer JavaScript holds exactly, for values kept outside integer columns (settings are a JSON document). */
+  wideInteger: (options: { description?: string; minimum?: number; maximum?: number } = {}) => Type.Integer({ format: 'int64', ...options }),
   number: (options: { description?: string } = {}) => Type.Number(options),
   boolean: (options: { description?: string } = {}) => Type.Boolean(options),
   oneOf: <const Values extends TEnumValue[]>(values: readonly [...Values], options: { description?: string } = {}) => Type.Enum(values, options),
   strings: (options: { description?: string } = {}) => Type.Array(Type.String(), options),
-  integers: (options: { description?: string } = {}) => Type.Array(Type.Integer(), options),
+  integers: (options: { description?: string } = {}) => Type.Array(Type.Integer({ format: 'int32' }), options),
   hash: (options: { description?: string } = {}) => Type.Record(Type.String(), Type.String(), options),
   /** `YYYY-MM-DD`. */
   date: (options: { description?: string } = {}) => Type.String({ ...options, format: 'date' }),
@@ -139,6 +143,7 @@ function readInteger(schema: JsonSchema, raw: ParamValue, name: string, problems
   if (raw === '') return undefined;
   const parsed = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\s*-?\d+\s*$/.test(raw) ? Number(raw) : NaN;
   if (!Number.isSafeInteger(parsed)) return problems.add(name, 'is invalid');
+  if (schema.format === 'int32' && (parsed < MIN_INT32 || parsed > MAX_INT32)) return problems.add(name, 'is invalid');
   if (schema.minimum !== undefined && parsed < schema.minimum) return problems.add(name, 'does not have a valid value');
   if (schema.maximum !== undefined && parsed > schema.maximum) return problems.add(name, 'does not have a valid value');
   return parsed;

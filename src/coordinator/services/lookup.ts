@@ -1,4 +1,5 @@
 import { GantryError } from '../../shared/errors.ts';
+import { parseRecordId } from '../../shared/record-ids.ts';
 import type { NamespaceRecord, NamespacesStore, ProjectRecord, ProjectsStore, UserRecord, UsersStore } from '../../storage/types.ts';
 import type { Actor, Permissions } from './permissions.ts';
 import { remember } from './request-memo.ts';
@@ -17,7 +18,8 @@ export class Lookup {
 
   async findProject(idOrPath: string | number): Promise<ProjectRecord | undefined> {
     const ref = String(idOrPath);
-    if (/^\d+$/.test(ref)) return this.projects.findById(Number(ref));
+    const id = parseRecordId(ref);
+    if (id !== undefined) return id === null ? undefined : this.projects.findById(id);
     const slash = ref.lastIndexOf('/');
     if (slash <= 0) return undefined;
     const namespace = await this.namespaces.findByFullPath(ref.slice(0, slash));
@@ -38,7 +40,9 @@ export class Lookup {
   /** A namespace of either kind by id or full path (no read rule applied). */
   async findNamespace(idOrPath: string | number): Promise<NamespaceRecord | undefined> {
     const ref = String(idOrPath);
-    return /^\d+$/.test(ref) ? this.namespaces.findById(Number(ref)) : this.namespaces.findByFullPath(ref);
+    const id = parseRecordId(ref);
+    if (id !== undefined) return id === null ? undefined : this.namespaces.findById(id);
+    return this.namespaces.findByFullPath(ref);
   }
 
   async findGroup(idOrPath: string | number): Promise<NamespaceRecord | undefined> {
@@ -56,7 +60,8 @@ export class Lookup {
   /** A user by id or username, else 404 User Not Found. */
   async user(idOrUsername: string | number): Promise<UserRecord> {
     const ref = String(idOrUsername);
-    const user = /^\d+$/.test(ref) ? await this.users.findById(Number(ref)) : await this.users.findByUsername(ref);
+    const id = parseRecordId(ref);
+    const user = id === undefined ? await this.users.findByUsername(ref) : id === null ? undefined : await this.users.findById(id);
     if (!user || user.is_ghost) throw new GantryError('GANTRY_E_USER_NOT_FOUND');
     return user;
   }

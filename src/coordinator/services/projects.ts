@@ -106,6 +106,7 @@ export class ProjectsService {
     const errors = nameAndPathErrors(name, path);
     if (Object.keys(errors).length > 0) throw validationFailed(errors);
     await this.checkLimit(actor, namespace);
+    await this.checkNameAndPathFree(namespace.id, name, path);
     const visibility = forkVisibility(source, namespace, request.visibility);
     const now = new Date().toISOString();
     const { id: _sourceId, ...copied } = source;
@@ -115,7 +116,6 @@ export class ProjectsService {
       : await this.deps.repositories.stage({ initializeWithReadme: false, defaultBranch: 'main', projectName: name, author });
     let fork: ProjectRecord;
     try {
-      await this.checkNameAndPathFree(namespace.id, name, path);
       fork = await this.insertProject({
         ...copied, namespace_id: namespace.id, creator_id: actor.id, name, path, visibility, archived: false,
         default_branch: staged.defaultBranch, forked_from_id: source.id, runners_token: newRunnersToken(), pending_delete: true,

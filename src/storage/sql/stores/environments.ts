@@ -34,7 +34,7 @@ export class SqlEnvironmentsStore implements EnvironmentsStore {
   async list(projectId: number, filter: { name?: string; search?: string; states?: readonly EnvironmentState[] }, page: Page): Promise<{ items: EnvironmentRecord[]; total: number }> {
     let query = this.db.selectFrom('environments').where('project_id', '=', projectId);
     if (filter.name !== undefined) query = query.where('name', '=', filter.name);
-    if (filter.search !== undefined) query = query.where(containsInsensitive('name', filter.search));
+    if (filter.search !== undefined) query = query.where(containsInsensitive(this.db, 'name', filter.search));
     if (filter.states !== undefined) {
       if (filter.states.length === 0) return { items: [], total: 0 };
       query = query.where('state', 'in', [...filter.states]);

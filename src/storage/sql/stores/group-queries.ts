@@ -33,7 +33,7 @@ export class SqlGroupQueriesStore implements GroupQueriesStore {
     if (filter.skipIds !== undefined && filter.skipIds.length > 0) query = query.where('id', 'not in', [...new Set(filter.skipIds)]);
     if (filter.search) {
       const search = filter.search;
-      query = query.where((eb) => eb.or([containsInsensitive('name', search), containsInsensitive('path', search)]));
+      query = query.where((eb) => eb.or([containsInsensitive(this.db, 'name', search), containsInsensitive(this.db, 'path', search)]));
     }
 
     const counted = await query.select(countAll().as('total')).executeTakeFirstOrThrow();
@@ -59,7 +59,7 @@ export class SqlGroupQueriesStore implements GroupQueriesStore {
     if (filter.visibility !== undefined) query = query.where('visibility', '=', filter.visibility);
     if (filter.search) {
       const search = filter.search;
-      query = query.where((eb) => eb.or([containsInsensitive('name', search), containsInsensitive('path', search)]));
+      query = query.where((eb) => eb.or([containsInsensitive(this.db, 'name', search), containsInsensitive(this.db, 'path', search)]));
     }
     if (filter.starredBy !== undefined) {
       const starred = this.db.selectFrom('stars').select('project_id').where('user_id', '=', filter.starredBy);

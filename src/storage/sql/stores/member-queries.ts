@@ -20,7 +20,7 @@ export class SqlMemberQueriesStore implements MemberQueriesStore {
     if (filter.userIds !== undefined) query = query.where('members.user_id', 'in', [...new Set(filter.userIds)]);
     if (filter.query) {
       const term = filter.query;
-      query = query.where((eb) => eb.or([containsInsensitive('users.name', term), containsInsensitive('users.username', term)]));
+      query = query.where((eb) => eb.or([containsInsensitive(this.db, 'users.name', term), containsInsensitive(this.db, 'users.username', term)]));
     }
     const counted = await query.select(countAll().as('total')).executeTakeFirstOrThrow();
     const rows = await query.selectAll('members').orderBy('members.id').offset(page.offset).limit(page.limit).execute();

@@ -92,7 +92,7 @@ export class SqlNamespacesStore implements NamespacesStore {
     if (filter.onlyIds !== undefined) query = query.where('id', 'in', [...new Set(filter.onlyIds)]);
     if (filter.search) {
       const search = filter.search;
-      query = query.where((eb) => eb.or([containsInsensitive('name', search), containsInsensitive('path', search)]));
+      query = query.where((eb) => eb.or([containsInsensitive(this.db, 'name', search), containsInsensitive(this.db, 'path', search)]));
     }
     const counted = await query.select(countAll().as('total')).executeTakeFirstOrThrow();
     const rows = await query.selectAll().orderBy('id', 'asc').offset(page.offset).limit(page.limit).execute();

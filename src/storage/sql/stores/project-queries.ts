@@ -63,11 +63,11 @@ export class SqlProjectQueriesStore implements ProjectQueriesStore {
     if (filter.idBefore !== undefined) query = query.where('id', '<', filter.idBefore);
     if (filter.search) {
       const search = filter.search;
-      const namespaceMatches = this.db.selectFrom('namespaces').select('id').where(containsInsensitive('full_path', search));
+      const namespaceMatches = this.db.selectFrom('namespaces').select('id').where(containsInsensitive(this.db, 'full_path', search));
       query = query.where((eb) =>
         eb.or([
-          containsInsensitive('name', search),
-          containsInsensitive('path', search),
+          containsInsensitive(this.db, 'name', search),
+          containsInsensitive(this.db, 'path', search),
           ...(filter.searchNamespaces ? [eb('namespace_id', 'in', namespaceMatches)] : []),
         ]),
       );

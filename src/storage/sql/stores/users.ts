@@ -3,6 +3,7 @@ import type { Db } from '../database.ts';
 import { countAll } from '../database.ts';
 import { preparedQuery } from '../prepared.ts';
 import type { NewUser, UserChanges, UserListFilter, UserRecord, UsersStore } from '../../types.ts';
+import { containsInsensitive } from './like.ts';
 import { recordToRow, rowToRecord, type ColumnKinds } from './row-mapping.ts';
 
 const USER_COLUMNS: ColumnKinds<UserRecord> = {
@@ -92,14 +93,8 @@ export class SqlUsersStore implements UsersStore {
     if (filter.createdAfter !== undefined) query = query.where('created_at', '>', filter.createdAfter);
     if (filter.ids !== undefined) query = query.where('id', 'in', filter.ids.length ? filter.ids : [-1]);
     if (filter.search !== undefined && filter.search !== '') {
-      const pattern = `%${filter.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      query = query.where((eb) =>
-        eb.or([
-          eb(sql`lower(username)`, 'like', sql`${pattern} escape '\\'`),
-          eb(sql`lower(email)`, 'like', sql`${pattern} escape '\\'`),
-          eb(sql`lower(name)`, 'like', sql`${pattern} escape '\\'`),
-        ]),
-      );
+      const search = filter.search;
+      query = query.where((eb) => eb.or(['username', 'email', 'name'].map((column) => containsInsensitive(this.db, column, search))));
     }
     const totalRow = await query.select(countAll().as('total')).executeTakeFirstOrThrow();
     const direction = filter.sort ?? 'desc';

@@ -1,0 +1,154 @@
+import { execFileSync } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { TestCoordinator } from '../helpers/coordinator.ts';
+import { addMember, makeGroup, makeProjectWithRepository, makeUser, type TestUser } from './groups-fixtures.ts';
+
+/**
+ * Records for every path parameter of the API to name, so a walk of the route table reaches
+ * handlers rather than 404s: a public group with a subgroup-free project holding a repository
+ * (commits, a branch, tags, a release with a link, protection rules, a deploy key, a commit
+ * comment), a second group both are shared with, custom attributes on all three, and users
+ * with keys and tokens.
+ */
+export interface WalkWorld {
+  groupId: number;
+  /** The group the project and `groupId` are shared with. */
+  sharedGroupId: number;
+  /** A group nothing is shared with yet. */
+  spareGroupId: number;
+  projectId: number;
+  /** The target of /users/:id routes: SSH and GPG keys, an impersonation token, a custom attribute. */
+  userId: number;
+  /** A member (reporter) of the group and the project, named by the members routes. */
+  memberId: number;
+  /** A developer of the project and the group, for requests "as a normal user". */
+  normal: TestUser;
+  /** The head of `main`, its first commit, and the README's blob. */
+  headSha: string;
+  firstSha: string;
+  blobSha: string;
+  /** Commits on `main`. */
+  commits: number;
+  branch: string;
+  tag: string;
+  releaseTag: string;
+  linkId: number;
+  protectedBranch: string;
+  protectedTag: string;
+  deployKeyId: number;
+  attributeKey: string;
+  rootKeyId: number;
+  rootGpgKeyId: number;
+  userKeyId: number;
+  userGpgKeyId: number;
+  /** GPG keys for the revoke routes (revoking removes a key). */
+  rootRevokedGpgKeyId: number;
+  userRevokedGpgKeyId: number;
+  impersonationTokenId: number;
+  /** A personal access token of the member (nobody signs in with it). */
+  personalTokenId: number;
+  /** Armored GPG public keys nobody has added, for `/user/gpg_keys` and `/users/:id/gpg_keys`. */
+  spareGpgKeys: [string, string];
+}
+
+let worldCounter = 0;
+
+/** An OpenSSH ed25519 public key line. */
+export function ed25519Key(comment = 'walk@test'): string {
+  const { publicKey } = generateKeyPairSync('ed25519');
+  const raw = Buffer.from(String(publicKey.export({ format: 'jwk' }).x), 'base64url');
+  const field = (bytes: Buffer) => Buffer.concat([Buffer.from([0, 0, 0, bytes.length]), bytes]);
+  return `ssh-ed25519 ${Buffer.concat([field(Buffer.from('ssh-ed25519')), field(raw)]).toString('base64')} ${comment}`;
+}
+
+/** Fresh armored GPG public keys, made by gpg in a throw-away home. */
+export function gpgKeys(count: number): string[] {
+  const home = mkdtempSync(path.join(tmpdir(), 'gantry-walk-gpg-'));
+  try {
+    const env = { ...process.env, GNUPGHOME: home };
+    return Array.from({ length: count }, (_, index) => {
+      const email = `walk${index}@example.com`;
+      execFileSync('gpg', ['--batch', '--passphrase', '', '--quick-gen-key', `Walk ${index} <${email}>`, 'ed25519', 'default', 'never'], { env, stdio: 'ignore' });
+      return execFileSync('gpg', ['--armor', '--export', email], { env, encoding: 'utf8' });
+    });
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+export async function makeWalkWorld(gantry: TestCoordinator): Promise<WalkWorld> {
+  worldCounter += 1;
+  const suffix = worldCounter === 1 ? '' : `-${worldCounter}`;
+  const call = async (method: 'POST' | 'PUT', url: string, body: unknown, status = 201): Promise<Record<string, unknown>> => {
+    const response = await gantry.api(method, url, { body });
+    if (response.status !== status) throw new Error(`seeding ${method} ${url}: ${response.status} ${response.text}`);
+    return response.json;
+  };
+  const idOf = async (method: 'POST' | 'PUT', url: string, body: unknown): Promise<number> => Number((await call(method, url, body)).id);
+
+  const group = await makeGroup(gantry, `walk${suffix}`, { visibility: 'public' });
+  const shared = await makeGroup(gantry, `walk-shared${suffix}`, { visibility: 'public' });
+  const spare = await makeGroup(gantry, `walk-spare${suffix}`, { visibility: 'public' });
+  const project = await makeProjectWithRepository(gantry, group.id, 'walked', { visibility: 'public', withReadme: true });
+  const target = await makeUser(gantry, `walker${suffix.replace('-', '')}`);
+  const member = await makeUser(gantry, `walk-member${suffix}`);
+  const normal = await makeUser(gantry, `walk-normal${suffix}`);
+  await addMember(gantry, { type: 'namespace', id: group.id }, member.id, 20);
+  await addMember(gantry, { type: 'project', id: project.id }, member.id, 20);
+  await addMember(gantry, { type: 'namespace', id: group.id }, normal.id, 30);
+  await addMember(gantry, { type: 'project', id: project.id }, normal.id, 30);
+
+  const projectUrl = `/projects/${project.id}`;
+  for (let index = 1; index <= 3; index += 1) {
+    await call('POST', `${projectUrl}/repository/commits`, { branch: 'main', commit_message: `change ${index}`, actions: [{ action: 'create', file_path: `dir/file-${index}.txt`, content: `${index}\n` }] });
+  }
+  const history = await gantry.api('GET', `${projectUrl}/repository/commits?per_page=100`);
+  const shas = history.list.map((commit) => String(commit.id));
+  const readme = await gantry.api('GET', `${projectUrl}/repository/files/README.md?ref=main`);
+  await call('POST', `${projectUrl}/repository/branches`, { branch: 'feature', ref: shas[1] });
+  await call('POST', `${projectUrl}/repository/tags`, { tag_name: 'v1.0', ref: 'main', message: 'annotated' });
+  await call('POST', `${projectUrl}/repository/tags`, { tag_name: 'v2.0', ref: 'main' });
+  const release = await call('POST', `${projectUrl}/releases`, { tag_name: 'v1.0', name: 'One', assets: { links: [{ name: 'bin', url: 'https://example.com/bin' }] } });
+  await call('POST', `${projectUrl}/protected_branches`, { name: 'stable' });
+  await call('POST', `${projectUrl}/protected_tags`, { name: 'v*' });
+  await call('POST', `${projectUrl}/repository/commits/${shas[0]}/comments`, { note: 'walked' });
+  await call('POST', `${projectUrl}/share`, { group_id: shared.id, group_access: 30 });
+  await call('POST', `/groups/${group.id}/share`, { group_id: shared.id, group_access: 30 });
+  for (const subject of [`/users/${target.id}`, `/groups/${group.id}`, projectUrl]) {
+    await call('PUT', `${subject}/custom_attributes/color`, { value: 'blue' }, 200);
+  }
+  const [rootGpg, userGpg, rootRevoked, userRevoked, ...spareGpgKeys] = gpgKeys(6);
+  return {
+    groupId: group.id,
+    sharedGroupId: shared.id,
+    spareGroupId: spare.id,
+    projectId: project.id,
+    userId: target.id,
+    memberId: member.id,
+    normal,
+    headSha: shas[0],
+    firstSha: shas[shas.length - 1],
+    blobSha: String(readme.json.blob_id),
+    commits: shas.length,
+    branch: 'feature',
+    tag: 'v2.0',
+    releaseTag: 'v1.0',
+    linkId: Number((release.assets as { links: Array<{ id: number }> }).links[0]?.id),
+    protectedBranch: 'stable',
+    protectedTag: 'v*',
+    deployKeyId: await idOf('POST', `${projectUrl}/deploy_keys`, { title: 'walk', key: ed25519Key() }),
+    attributeKey: 'color',
+    rootKeyId: await idOf('POST', '/user/keys', { title: 'root', key: ed25519Key('root@test') }),
+    rootGpgKeyId: await idOf('POST', '/user/gpg_keys', { key: rootGpg }),
+    userKeyId: await idOf('POST', `/users/${target.id}/keys`, { title: 'walker', key: ed25519Key('walker@test') }),
+    userGpgKeyId: await idOf('POST', `/users/${target.id}/gpg_keys`, { key: userGpg }),
+    rootRevokedGpgKeyId: await idOf('POST', '/user/gpg_keys', { key: rootRevoked }),
+    userRevokedGpgKeyId: await idOf('POST', `/users/${target.id}/gpg_keys`, { key: userRevoked }),
+    impersonationTokenId: await idOf('POST', `/users/${target.id}/impersonation_tokens`, { name: 'walk', scopes: ['api'] }),
+    personalTokenId: await idOf('POST', `/users/${member.id}/personal_access_tokens`, { name: 'walk', scopes: ['api'] }),
+    spareGpgKeys: [spareGpgKeys[0], spareGpgKeys[1]],
+  };
+}

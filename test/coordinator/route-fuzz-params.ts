@@ -8,9 +8,9 @@ interface OpenApiOperation {
 }
 
 /**
- * The query and body parameters each route declares in its schema (routes of the typed edge
- * read their parameters by schema: every route does), from the API's OpenAPI document:
- * `GET /api/v4/groups/:id` → its parameter names.
+ * The query and body parameters each route declares in its schema, from the API's OpenAPI
+ * document (`GET /api/v4/groups/:id` → its parameter names): a route reads only these (the
+ * schema drops the others), so garbage sent under them reaches the code behind it.
  */
 export function declaredParams(document: { paths?: Record<string, Record<string, OpenApiOperation>> }): Map<string, string[]> {
   const declared = new Map<string, string[]>();

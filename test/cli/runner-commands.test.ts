@@ -159,6 +159,8 @@ describe('runner commands (the installed command)', () => {
 
       const quick = gitlab.enqueue(payload({ steps: [{ name: 'script', script: ['echo quick'], timeout: 60, when: 'on_success', allow_failure: false }] }));
       await until(() => quick.state === 'success', 20_000, 'the first job');
+      // The coordinator sees the final update before the runner counts the job: wait for the count.
+      await until(async () => sample(await (await fetch(`${base}/metrics`)).text(), 'gitlab_runner_jobs_finished_total', { runner: 'metrics-', state: 'success' }) !== undefined, 20_000, 'the finished-job count');
       const afterJob = await (await fetch(`${base}/metrics`)).text();
       assert.equal(sample(afterJob, 'gitlab_runner_jobs_finished_total', { runner: 'metrics-', state: 'success' }), 1);
       assert.equal(sample(afterJob, 'gitlab_runner_concurrent'), 1);

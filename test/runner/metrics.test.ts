@@ -69,7 +69,11 @@ describe('runner metrics and health on listen_address', () => {
     const failing = gitlab.enqueue(payload());
     const blocked = gitlab.enqueue(payload());
     await until(() => succeeding.state === 'success' && failing.state === 'failed', 10_000, 'two finished jobs');
-    await until(async () => sample(await scrape(), 'gitlab_runner_jobs', { runner: 'metricst', state: 'running' }) === 1, 10_000, 'one running job in the gauge');
+    // The coordinator sees a final state before the runner counts that job: wait for the counts.
+    await until(async () => {
+      const page = await scrape();
+      return sample(page, 'gitlab_runner_jobs', { runner: 'metricst', state: 'running' }) === 1 && sample(page, 'gitlab_runner_job_duration_seconds_count', { runner: 'metricst' }) === 2;
+    }, 10_000, 'two counted jobs and one running job in the gauge');
 
     const during = await scrape();
     assert.equal(sample(during, 'gitlab_runner_jobs_total', { runner: 'metricst', runner_name: 'metered' }), 3);

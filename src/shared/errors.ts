@@ -53,6 +53,7 @@ export const ERROR_CATALOGUE = {
   GANTRY_E_RELEASE_LINK_NOT_FOUND: 'No asset link of that id or file path in the release.',
   GANTRY_E_MILESTONE_NOT_FOUND: 'A milestone named for a release does not exist.',
   GANTRY_E_JOB_NOT_FOUND: 'The pipeline has no job of that id.',
+  GANTRY_E_PIPELINE_NOT_FOUND: 'No such pipeline in the project.',
 
   // Resources that already exist
   GANTRY_E_ALREADY_EXISTS: 'What the request creates, or a unique value it sets, already exists (the resource is named).',

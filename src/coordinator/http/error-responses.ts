@@ -117,6 +117,7 @@ export const ERROR_ANSWERS: { readonly [C in ErrorCode]: ErrorAnswer } = {
   GANTRY_E_RELEASE_LINK_NOT_FOUND: statusLine(404, 'Not found'),
   GANTRY_E_MILESTONE_NOT_FOUND: messageAnswer(400),
   GANTRY_E_JOB_NOT_FOUND: notFound('Job'),
+  GANTRY_E_PIPELINE_NOT_FOUND: notFound('Pipeline'),
 
   GANTRY_E_ALREADY_EXISTS: messageAnswer(409),
   GANTRY_E_PROJECT_PATH_TAKEN: fieldsAnswer(400),

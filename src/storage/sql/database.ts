@@ -203,17 +203,7 @@ export async function inTransaction<T>(db: Db, work: (trx: Db) => Promise<T>): P
   return db.transaction().execute(work);
 }
 
-/**
- * True when the database gave up on a transaction that may succeed when run again:
- * PostgreSQL deadlocks and serialization failures, SQLite's busy timeout.
- */
-export function isRetryableConflict(error: unknown): boolean {
-  if (typeof error !== 'object' || error === null) return false;
-  const code = (error as { code?: unknown }).code;
-  return code === '40P01' || code === '40001' || code === 'SQLITE_BUSY' || code === 'SQLITE_BUSY_SNAPSHOT';
-}
-
-export { isUniqueViolation } from '../errors.ts';
+export { isRetryableConflict, isUniqueViolation } from '../errors.ts';
 
 /** `count(*)` as a number on both backends. */
 export const countAll = () => sql<number>`count(*)`;

@@ -18,6 +18,7 @@ import { ProjectTransfer } from './services/project-transfer.ts';
 import { ProjectViews } from './services/project-views.ts';
 import { ProjectListing } from './services/projects-listing.ts';
 import { ProjectsService } from './services/projects.ts';
+import { buildCiServices } from './wiring-ci.ts';
 import { buildRepositoryServices } from './wiring-repository.ts';
 
 /**
@@ -28,7 +29,7 @@ export function buildServices(context: CoordinatorContext) {
   const { stores, lookup, permissions } = context;
   const namespaces = new NamespacesService({ namespaces: stores.namespaces, groupQueries: stores.groupQueries, members: stores.members, lookup, permissions });
   const projectsArea = buildProjectsArea(context, namespaces);
-  return { namespaces, ...projectsArea, ...groupsAndUsersServices(context, projectsArea.transfer), ...buildRepositoryServices(context), readCache: context.readCache };
+  return { namespaces, ...projectsArea, ...groupsAndUsersServices(context, projectsArea.transfer), ...buildRepositoryServices(context), ...buildCiServices(context), readCache: context.readCache };
 }
 
 /** Groups, members, users, keys, tokens and settings. */

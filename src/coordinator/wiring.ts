@@ -123,7 +123,7 @@ function buildProjectsArea(context: CoordinatorContext, namespaces: NamespacesSe
     projectViews: views,
     projectListing: new ProjectListing({ ...scopeStores(context), customAttributes: stores.customAttributes, lookup, permissions, views }),
     projectActions: new ProjectActions({ lookup, permissions, projects, projectQueries: stores.projectQueries, namespaces, views, transfer, shares }),
-    customAttributes: new CustomAttributesService({ store: stores.customAttributes, lookup }),
+    customAttributes: new CustomAttributesService({ store: stores.customAttributes, lookup, permissions }),
   };
 }
 

@@ -2,7 +2,6 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import type { CustomAttributeSubject } from '../../storage/types.ts';
-import { requireAdmin } from '../http/auth.ts';
 import { Param } from '../http/gitlab-params.ts';
 import { PAGINATION, pageOf, setPaginationHeaders, slicePage } from '../http/pagination.ts';
 import { serializeCustomAttribute } from '../http/serializers/projects.ts';
@@ -29,26 +28,22 @@ export function customAttributesRoutes({ customAttributes: attributes }: Coordin
       const AttributePath = Type.Object({ id: Param.string({ description: idDescription }), key: Param.string({ description: 'Attribute key' }) });
 
       api.get(base, { schema: { summary: `List the custom attributes of a ${subject} (administrators)`, tags, params: SubjectPath, querystring: ListQuery } }, async (request, reply) => {
-        requireAdmin(request);
         const page = pageOf(request.query);
-        const all = await attributes.list(subject, request.params.id);
+        const all = await attributes.list(request.actor, subject, request.params.id);
         setPaginationHeaders(request, reply, edge.externalUrl, page, { total: all.length });
         return slicePage(all, page).map(serializeCustomAttribute);
       });
 
       api.get(`${base}/:key`, { schema: { summary: `Get a custom attribute of a ${subject} (administrators)`, tags, params: AttributePath } }, async (request) => {
-        requireAdmin(request);
-        return serializeCustomAttribute(await attributes.get(subject, request.params.id, request.params.key));
+        return serializeCustomAttribute(await attributes.get(request.actor, subject, request.params.id, request.params.key));
       });
 
       api.put(`${base}/:key`, { schema: { summary: `Set a custom attribute of a ${subject} (administrators)`, tags, params: AttributePath, body: SetBody } }, async (request) => {
-        requireAdmin(request);
-        return serializeCustomAttribute(await attributes.set(subject, request.params.id, request.params.key, request.body.value));
+        return serializeCustomAttribute(await attributes.set(request.actor, subject, request.params.id, request.params.key, request.body.value));
       });
 
       api.delete(`${base}/:key`, { schema: { summary: `Delete a custom attribute of a ${subject} (administrators)`, tags, params: AttributePath } }, async (request, reply) => {
-        requireAdmin(request);
-        await attributes.delete(subject, request.params.id, request.params.key);
+        await attributes.delete(request.actor, subject, request.params.id, request.params.key);
         return reply.code(204).send();
       });
     }

@@ -3,7 +3,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { Static } from 'typebox';
 import { atLeastOneOf, invalidParam } from '../../shared/errors.ts';
 import type { AccessLevel } from '../../storage/types.ts';
-import { requireActor, requireAdmin } from '../http/auth.ts';
+import { requireActor } from '../http/auth.ts';
 import { pageOf, setPaginationHeaders } from '../http/pagination.ts';
 import { serializeProject } from '../http/serializers/projects.ts';
 import type { ProjectListQuery } from '../services/projects-listing.ts';
@@ -57,9 +57,8 @@ export function projectsRoutes(services: CoordinatorServices, edge: EdgeConfig):
     });
 
     api.post('/projects/user/:user_id', { schema: { summary: 'Create a project for a user (administrators)', tags, params: UserProjectsPath, body: ProjectCreateBody } }, async (request, reply) => {
-      const admin = requireAdmin(request);
       const input = { ...createRequest(request.body), namespace: request.body.namespace_id };
-      const project = await projectActions.create(admin, input, request.params.user_id);
+      const project = await projectActions.create(requireActor(request), input, request.params.user_id);
       reply.code(201);
       return serializeProject(project, edge.externalUrl);
     });

@@ -174,10 +174,3 @@ export function requireActor(request: FastifyRequest): UserRecord {
   if (!request.actor) throw new GantryError('GANTRY_E_AUTHENTICATION_REQUIRED');
   return request.actor;
 }
-
-/** The actor when an administrator, else GANTRY_E_AUTHENTICATION_REQUIRED (anonymous) or GANTRY_E_ACCESS_DENIED. */
-export function requireAdmin(request: FastifyRequest): UserRecord {
-  const actor = requireActor(request);
-  if (!actor.is_admin) throw accessDenied();
-  return actor;
-}

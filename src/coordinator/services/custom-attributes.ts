@@ -1,7 +1,8 @@
-import { GantryError, invalidParam, validationFailed } from '../../shared/errors.ts';
-import type { CustomAttributeRecord, CustomAttributesStore, CustomAttributeSubject } from '../../storage/types.ts';
+import { accessDenied, GantryError, invalidParam, validationFailed } from '../../shared/errors.ts';
+import type { CustomAttributeRecord, CustomAttributesStore, CustomAttributeSubject, UserRecord } from '../../storage/types.ts';
 import { checkLengths, type FieldLimits } from './field-limits.ts';
 import type { Lookup } from './lookup.ts';
+import type { Permissions } from './permissions.ts';
 
 /** GitLab keeps keys and values in 255-character columns. */
 export const CUSTOM_ATTRIBUTE_LIMITS = { key: 255, value: 255 } as const satisfies FieldLimits;
@@ -9,12 +10,10 @@ export const CUSTOM_ATTRIBUTE_LIMITS = { key: 255, value: 255 } as const satisfi
 export interface CustomAttributesDeps {
   store: CustomAttributesStore;
   lookup: Pick<Lookup, 'user' | 'findGroup' | 'findProject'>;
+  permissions: Pick<Permissions, 'isAdministrator'>;
 }
 
-/**
- * Key/value attributes an administrator attaches to users, groups and projects. Access
- * control (administrators only) is the route's job; this resolves the subject and stores.
- */
+/** Key/value attributes an administrator attaches to users, groups and projects (administrators only). */
 export class CustomAttributesService {
   constructor(private readonly deps: CustomAttributesDeps) {}
 
@@ -36,26 +35,35 @@ export class CustomAttributesService {
     }
   }
 
-  async list(subject: CustomAttributeSubject, ref: string): Promise<CustomAttributeRecord[]> {
+  async list(actor: UserRecord | null, subject: CustomAttributeSubject, ref: string): Promise<CustomAttributeRecord[]> {
+    this.requireAdministrator(actor);
     return this.deps.store.list(subject, await this.subjectId(subject, ref));
   }
 
-  async get(subject: CustomAttributeSubject, ref: string, key: string): Promise<CustomAttributeRecord> {
+  async get(actor: UserRecord | null, subject: CustomAttributeSubject, ref: string, key: string): Promise<CustomAttributeRecord> {
+    this.requireAdministrator(actor);
     const found = await this.deps.store.get(subject, await this.subjectId(subject, ref), key);
     if (!found) throw new GantryError('GANTRY_E_CUSTOM_ATTRIBUTE_NOT_FOUND');
     return found;
   }
 
   /** Creates or updates one attribute. */
-  async set(subject: CustomAttributeSubject, ref: string, key: string, value: string): Promise<CustomAttributeRecord> {
+  async set(actor: UserRecord | null, subject: CustomAttributeSubject, ref: string, key: string, value: string): Promise<CustomAttributeRecord> {
+    this.requireAdministrator(actor);
     checkText('key', key);
     checkText('value', value);
     return this.deps.store.set(subject, await this.subjectId(subject, ref), key, value);
   }
 
-  async delete(subject: CustomAttributeSubject, ref: string, key: string): Promise<void> {
+  async delete(actor: UserRecord | null, subject: CustomAttributeSubject, ref: string, key: string): Promise<void> {
+    this.requireAdministrator(actor);
     const deleted = await this.deps.store.delete(subject, await this.subjectId(subject, ref), key);
     if (!deleted) throw new GantryError('GANTRY_E_CUSTOM_ATTRIBUTE_NOT_FOUND');
+  }
+
+  private requireAdministrator(actor: UserRecord | null): void {
+    if (!actor) throw new GantryError('GANTRY_E_AUTHENTICATION_REQUIRED');
+    if (!this.deps.permissions.isAdministrator(actor)) throw accessDenied();
   }
 }
 

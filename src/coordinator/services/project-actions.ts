@@ -11,7 +11,7 @@ import type { ProjectCreateRequest, ProjectForkRequest, ProjectsService, Project
 
 export interface ProjectActionsDeps {
   lookup: Pick<Lookup, 'readableProject' | 'user'>;
-  permissions: Pick<Permissions, 'canEditProject' | 'canAdministerProject' | 'canReadProjectStatistics'>;
+  permissions: Pick<Permissions, 'canEditProject' | 'canAdministerProject' | 'canReadProjectStatistics' | 'isAdministrator'>;
   projects: Pick<ProjectsService, 'create' | 'update' | 'fork' | 'remove' | 'setArchived'>;
   projectQueries: Pick<ProjectQueriesStore, 'star' | 'unstar'>;
   namespaces: Pick<NamespacesService, 'readable'>;
@@ -42,7 +42,9 @@ export class ProjectActions {
   }
 
   /** `POST /projects` (the caller's own) and `POST /projects/user/:user_id` (an administrator's, for `ownerRef`). */
+  /** With `ownerRef`, an administrator creates the project for that user. */
   async create(actor: UserRecord, request: ProjectCreateRequest, ownerRef?: string): Promise<ProjectView> {
+    if (ownerRef !== undefined && !this.deps.permissions.isAdministrator(actor)) throw accessDenied();
     const owner = ownerRef === undefined ? actor : await this.deps.lookup.user(ownerRef);
     return this.deps.views.one(await this.deps.projects.create(actor, owner, request), actor);
   }

@@ -3,32 +3,14 @@
  * warnings, never fatal. Defaults are gitlab-runner's (see config.example.toml).
  */
 import { parse, TomlError } from 'smol-toml';
-import type { PullPolicy } from '../../executors/docker/settings.ts';
+import type { DockerSettings, PullPolicy } from '../../executors/docker/settings.ts';
 import { isExecutorName } from '../../executors/registry.ts';
 import { LISTEN_ADDRESS_HINT, parseListenAddress } from './listen-address.ts';
 import { locateKey, locateTable } from './locate.ts';
 import { CACHE_IGNORED, CACHE_KEYS, DOCKER_IGNORED, DOCKER_KEYS, GLOBAL_IGNORED, GLOBAL_KEYS, RUNNER_IGNORED, RUNNER_KEYS, type KeySpec } from './schema.ts';
 
-export interface DockerConfig {
-  host?: string;
-  tlsVerify?: boolean;
-  tlsCertPath?: string;
-  image?: string;
-  privileged?: boolean;
-  capAdd?: string[];
-  capDrop?: string[];
-  volumes?: string[];
-  pullPolicy?: PullPolicy[];
-  allowedImages?: string[];
-  allowedServices?: string[];
-  networkMode?: string;
-  waitForServicesTimeout?: number;
-  memory?: string;
-  cpus?: string;
-  dns?: string[];
-  extraHosts?: string[];
-  helperImage?: string;
-}
+/** `[runners.docker]`: exactly what the docker executor takes. */
+export type DockerConfig = DockerSettings;
 
 export interface RunnerEntry {
   name: string;

@@ -3,7 +3,7 @@
  * warnings, never fatal. Defaults are gitlab-runner's (see config.example.toml).
  */
 import { parse, TomlError } from 'smol-toml';
-import type { DockerSettings, PullPolicy } from '../../executors/docker/settings.ts';
+import type { DockerSettings } from '../../executors/docker/settings.ts';
 import { isExecutorName } from '../../executors/registry.ts';
 import { LISTEN_ADDRESS_HINT, parseListenAddress } from './listen-address.ts';
 import { locateKey, locateTable } from './locate.ts';

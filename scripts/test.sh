@@ -6,4 +6,5 @@ cd "$(dirname "$0")/.."
 bash scripts/ensure-deps.sh
 bash scripts/build.sh   # the CLI tests start bin/*, which run the compiled dist/
 mapfile -t files < <(bash scripts/list-tests.sh "$@")
-exec node --import tsx --test --test-concurrency=2 --test-reporter=spec "${files[@]}"
+# A test that hangs (say, on a Docker engine that died) fails after 10 minutes instead of holding CI.
+exec node --import tsx --test --test-concurrency=2 --test-timeout=600000 --test-reporter=spec "${files[@]}"

@@ -88,6 +88,13 @@ export const ERROR_CATALOGUE = {
   GANTRY_E_JOB_NOT_PLAYABLE: 'The job is not a manual or delayed action that can be played now.',
   GANTRY_E_JOB_TRANSITION_INVALID: 'The job state machine has no such transition from the current status.',
 
+  // CI settings: variables, triggers, pipeline schedules, environments
+  GANTRY_E_VARIABLE_NOT_FOUND: 'No CI variable of that key (and environment scope) for the project, group or pipeline schedule.',
+  GANTRY_E_VARIABLE_AMBIGUOUS: 'Several variables share the key in different environment scopes and the request names none.',
+  GANTRY_E_TRIGGER_NOT_FOUND: 'The project has no pipeline trigger of that id.',
+  GANTRY_E_PIPELINE_SCHEDULE_NOT_FOUND: 'The project has no pipeline schedule of that id, or the caller may not read its schedules.',
+  GANTRY_E_ENVIRONMENT_NOT_FOUND: 'The project has no environment of that id.',
+
   // Git
   GANTRY_E_REPOSITORY_CONTENT_REFUSED: 'The repository holds content git refuses to serve (a .git or .. entry, a corrupt tree).',
   GANTRY_E_BLAME_TOO_LARGE: 'The file is over the blame size limit.',

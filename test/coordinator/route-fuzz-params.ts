@@ -73,7 +73,10 @@ export function plausibleValue(name: string, route: Route, world: WalkWorld): Pa
     case 'access_level':
     case 'group_access':
       return 30;
+    case 'cron':
+      return '0 1 * * *';
     case 'key':
+      if (route.url.includes('/variables')) return unique;
       if (!route.url.includes('/gpg_keys')) return ed25519Key(`${unique}@test`);
       return route.url.startsWith('/api/v4/user/') ? world.spareGpgKeys[0] : world.spareGpgKeys[1];
     case 'url':

@@ -52,6 +52,10 @@ export interface WalkWorld {
   personalTokenId: number;
   /** Armored GPG public keys nobody has added, for `/user/gpg_keys` and `/users/:id/gpg_keys`. */
   spareGpgKeys: [string, string];
+  /** CI settings of the project (its variables, the group's and the schedule's are named `attributeKey`). */
+  triggerId: number;
+  scheduleId: number;
+  environmentId: number;
 }
 
 let worldCounter = 0;
@@ -120,6 +124,11 @@ export async function makeWalkWorld(gantry: TestCoordinator): Promise<WalkWorld>
   for (const subject of [`/users/${target.id}`, `/groups/${group.id}`, projectUrl]) {
     await call('PUT', `${subject}/custom_attributes/color`, { value: 'blue' }, 200);
   }
+  // CI settings: variables named like the custom attribute (the `:key` every route is walked with).
+  await call('POST', `${projectUrl}/variables`, { key: 'color', value: 'blue' });
+  await call('POST', `/groups/${group.id}/variables`, { key: 'color', value: 'blue' });
+  const scheduleId = await idOf('POST', `${projectUrl}/pipeline_schedules`, { description: 'walk', ref: 'main', cron: '0 1 * * *' });
+  await call('POST', `${projectUrl}/pipeline_schedules/${scheduleId}/variables`, { key: 'color', value: 'blue' });
   const [rootGpg, userGpg, rootRevoked, userRevoked, ...spareGpgKeys] = gpgKeys(6);
   return {
     groupId: group.id,
@@ -150,5 +159,8 @@ export async function makeWalkWorld(gantry: TestCoordinator): Promise<WalkWorld>
     impersonationTokenId: await idOf('POST', `/users/${target.id}/impersonation_tokens`, { name: 'walk', scopes: ['api'] }),
     personalTokenId: await idOf('POST', `/users/${member.id}/personal_access_tokens`, { name: 'walk', scopes: ['api'] }),
     spareGpgKeys: [spareGpgKeys[0], spareGpgKeys[1]],
+    triggerId: await idOf('POST', `${projectUrl}/triggers`, { description: 'walk' }),
+    scheduleId,
+    environmentId: await idOf('POST', `${projectUrl}/environments`, { name: 'walk', external_url: 'https://walk.example.com' }),
   };
 }

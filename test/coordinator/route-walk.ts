@@ -52,6 +52,12 @@ function worldValue(path: string, name: string, world: WalkWorld): string | numb
       return path.includes('/releases/') ? world.releaseTag : world.tag;
     case 'link_id':
       return world.linkId;
+    case 'trigger_id':
+      return world.triggerId;
+    case 'pipeline_schedule_id':
+      return world.scheduleId;
+    case 'environment_id':
+      return world.environmentId;
     default:
       return undefined;
   }

@@ -151,6 +151,12 @@ export const ERROR_ANSWERS: { readonly [C in ErrorCode]: ErrorAnswer } = {
   GANTRY_E_JOB_NOT_PLAYABLE: prefixed(400, 'Bad request'),
   GANTRY_E_JOB_TRANSITION_INVALID: messageAnswer(400),
 
+  GANTRY_E_VARIABLE_NOT_FOUND: notFound('Variable'),
+  GANTRY_E_VARIABLE_AMBIGUOUS: messageAnswer(409),
+  GANTRY_E_TRIGGER_NOT_FOUND: notFound('Trigger'),
+  GANTRY_E_PIPELINE_SCHEDULE_NOT_FOUND: notFound('Pipeline Schedule'),
+  GANTRY_E_ENVIRONMENT_NOT_FOUND: notFound('Environment'),
+
   GANTRY_E_REPOSITORY_CONTENT_REFUSED: prefixed(422, 'Unprocessable Entity'),
   GANTRY_E_BLAME_TOO_LARGE: prefixed(422, 'Unprocessable Entity'),
   GANTRY_E_GIT_BUSY: statusLine(503, 'Service Unavailable'),

@@ -83,9 +83,11 @@ function readObject(schema: JsonSchema, source: ParamMap, prefix: string, proble
       out[key] = null;
       continue;
     }
+    const before = problems.list.length;
     const read = raw === undefined || raw === null ? undefined : readValue(property, raw, name, problems);
     if (read === undefined) {
-      const alreadyReported = raw !== undefined && raw !== null && raw !== '' && problems.list.some((problem) => problem.name === name);
+      // A blank required string already reported `is missing` (minLength): say it once.
+      const alreadyReported = problems.list.length > before;
       if (required.has(key) && !alreadyReported) problems.add(name, 'is missing');
       continue;
     }

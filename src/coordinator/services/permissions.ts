@@ -407,6 +407,53 @@ export class Permissions {
     return best;
   }
 
+  // ---- CI settings area (variables, triggers, pipeline schedules, environments) ------------
+  // GitLab 10.x's rules: Maintainers administer builds (variables, triggers); Reporters read
+  // schedules and environments; Developers create schedules and manage environments; a
+  // schedule is changed by its owner (still a Developer) or a Maintainer.
+
+  /** Project CI variables and pipeline triggers (`admin_build`): Maintainer and up. */
+  async canManageProjectCiSettings(project: ProjectRecord, actor: Actor): Promise<boolean> {
+    return this.projectLevelAtLeast(project, actor, MAINTAINER);
+  }
+
+  /** Group CI variables: Maintainers and Owners of the group (or an ancestor). */
+  async canManageGroupCiVariables(group: NamespaceRecord, actor: Actor): Promise<boolean> {
+    return this.groupLevelAtLeast(group, actor, MAINTAINER);
+  }
+
+  /** A trigger's full token shows to its owner; a trigger nobody owns (legacy) shows it to whoever manages triggers. */
+  seesTriggerToken(trigger: { owner_id: number | null }, actor: UserRecord): boolean {
+    return trigger.owner_id === null || trigger.owner_id === actor.id;
+  }
+
+  /** Listing and reading pipeline schedules: Reporter and up. */
+  async canReadPipelineSchedules(project: ProjectRecord, actor: Actor): Promise<boolean> {
+    return this.projectLevelAtLeast(project, actor, REPORTER);
+  }
+
+  /** Creating a pipeline schedule (the creator owns it): Developer and up. */
+  async canCreatePipelineSchedule(project: ProjectRecord, actor: Actor): Promise<boolean> {
+    return this.projectLevelAtLeast(project, actor, DEVELOPER);
+  }
+
+  /** Editing, deleting, taking over a schedule and its variables: Maintainers, or its owner while a Developer. */
+  async canChangePipelineSchedule(project: ProjectRecord, schedule: { owner_id: number | null }, actor: Actor): Promise<boolean> {
+    if (await this.projectLevelAtLeast(project, actor, MAINTAINER)) return true;
+    return actor !== null && schedule.owner_id === actor.id && (await this.projectLevelAtLeast(project, actor, DEVELOPER));
+  }
+
+  /** Listing and reading environments: Reporter and up. */
+  async canReadEnvironments(project: ProjectRecord, actor: Actor): Promise<boolean> {
+    return this.projectLevelAtLeast(project, actor, REPORTER);
+  }
+
+  /** Creating, updating, stopping and deleting environments: Developer and up (`update_environment`, `create_deployment`). */
+  async canManageEnvironments(project: ProjectRecord, actor: Actor): Promise<boolean> {
+    return this.projectLevelAtLeast(project, actor, DEVELOPER);
+  }
+  // end of CI settings area ------------------------------------------------------------------
+
   // ---- projects area (api/projects*.ts, services/project*.ts) -------------------------------
 
   /** Editing a project's settings, archiving it and sharing it with groups: Maintainer and up. */

@@ -1,0 +1,17 @@
+import type { CoordinatorContext } from './context.ts';
+import { TriggersService } from './services/ci-triggers.ts';
+import { GroupVariablesService, ProjectVariablesService } from './services/ci-variables.ts';
+import { EnvironmentsService } from './services/environments.ts';
+import { PipelineSchedulesService } from './services/pipeline-schedules.ts';
+
+/** The CI settings area's services (variables, triggers, pipeline schedules, environments), each with its narrow dependencies. */
+export function buildCiSettingsServices(context: CoordinatorContext) {
+  const { stores, lookup, permissions } = context;
+  return {
+    projectVariables: new ProjectVariablesService({ variables: stores.projectVariables, lookup, permissions }),
+    groupVariables: new GroupVariablesService({ variables: stores.groupVariables, lookup, permissions }),
+    triggers: new TriggersService({ triggers: stores.triggers, users: stores.users, lookup, permissions }),
+    pipelineSchedules: new PipelineSchedulesService({ schedules: stores.schedules, users: stores.users, lookup, permissions }),
+    environments: new EnvironmentsService({ environments: stores.environments, deployments: stores.deployments, users: stores.users, lookup, permissions }),
+  };
+}

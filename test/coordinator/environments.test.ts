@@ -1,0 +1,135 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { environmentSlug } from '../../src/ci/slug.ts';
+import { startCiSettingsFixture, type CiSettingsFixture } from './ci-settings-fixtures.ts';
+
+describe('environments API', () => {
+  let fx: CiSettingsFixture;
+  let environmentId: number;
+  const url = (suffix = '') => `/projects/${fx.project.id}/environments${suffix}`;
+
+  before(async () => {
+    fx = await startCiSettingsFixture();
+  });
+  after(() => fx.close());
+
+  it('lets a Developer create an environment (201) with its slug, state and no deployment yet', async () => {
+    const created = await fx.gantry.api('POST', url(), { body: { name: 'review/feature-1', external_url: 'https://review.example.com/x' }, token: fx.developer.token });
+    assert.equal(created.status, 201, created.text);
+    environmentId = Number(created.json.id);
+    const { created_at: createdAt, updated_at: updatedAt, ...rest } = created.json;
+    assert.deepEqual(rest, {
+      id: environmentId,
+      name: 'review/feature-1',
+      slug: environmentSlug('review/feature-1'),
+      external_url: 'https://review.example.com/x',
+      state: 'available',
+      last_deployment: null,
+    });
+    assert.match(String(rest.slug), /^review-feature-1-[0-9a-f]{6}$/);
+    assert.match(String(createdAt), /^\d{4}-\d\d-\d\dT/);
+    assert.equal(updatedAt, createdAt);
+    const plain = await fx.gantry.api('POST', url(), { form: { name: 'production' } });
+    assert.deepEqual([plain.status, plain.json.slug, plain.json.external_url], [201, 'production', null]);
+  });
+
+  it('refuses bad names, duplicates, bad URLs and a given slug with 400', async () => {
+    const missing = await fx.gantry.api('POST', url(), { body: {} });
+    assert.deepEqual([missing.status, missing.json], [400, { error: 'name is missing' }]);
+    for (const name of ['bad|name', 'emoji 🚀', 'semi;colon', 'new\nline']) {
+      const refused = await fx.gantry.api('POST', url(), { body: { name } });
+      assert.deepEqual([refused.status, refused.json], [400, { message: { name: ["can contain only letters, digits, '-', '_', '/', '$', '{', '}', '.' and spaces"] } }], name);
+    }
+    const long = await fx.gantry.api('POST', url(), { body: { name: 'n'.repeat(256) } });
+    assert.deepEqual(long.json, { message: { name: ['is too long (maximum is 255 characters)'] } });
+    const duplicate = await fx.gantry.api('POST', url(), { body: { name: 'production' } });
+    assert.deepEqual([duplicate.status, duplicate.json], [400, { message: { name: ['has already been taken'] } }]);
+    for (const externalUrl of ['ftp://example.com', 'not a url', 'javascript:alert(1)', 'http://']) {
+      const refused = await fx.gantry.api('POST', url(), { body: { name: 'staging', external_url: externalUrl } });
+      assert.deepEqual([refused.status, refused.json], [400, { message: { external_url: ['must be a valid URL'] } }], externalUrl);
+    }
+    const slug = await fx.gantry.api('POST', url(), { body: { name: 'staging', slug: 'mine' } });
+    assert.deepEqual([slug.status, slug.json], [400, { error: 'slug is automatically generated and cannot be changed' }]);
+    assert.equal((await fx.gantry.api('GET', url('?name=staging'))).list.length, 0);
+  });
+
+  it('lists (paginated, by name, search or state) and gets one', async () => {
+    const list = await fx.gantry.api('GET', url(), { token: fx.reporter.token });
+    assert.deepEqual([list.status, list.headers['x-total'], list.list.map((environment) => environment.name)], [200, '2', ['review/feature-1', 'production']]);
+    assert.deepEqual((await fx.gantry.api('GET', url('?name=production'))).list.map((environment) => environment.name), ['production']);
+    assert.deepEqual((await fx.gantry.api('GET', url('?search=feature'))).list.map((environment) => environment.name), ['review/feature-1']);
+    assert.deepEqual((await fx.gantry.api('GET', url('?per_page=1&page=2'))).list.map((environment) => environment.name), ['production']);
+    assert.deepEqual((await fx.gantry.api('GET', url('?states=stopped'))).list, []);
+    assert.deepEqual((await fx.gantry.api('GET', url('?states=gone'))).json, { error: 'states does not have a valid value' });
+    const one = await fx.gantry.api('GET', url(`/${environmentId}`), { token: fx.reporter.token });
+    assert.deepEqual([one.status, one.json.name, one.json.last_deployment], [200, 'review/feature-1', null]);
+  });
+
+  it('shows the newest successful deployment as last_deployment', async () => {
+    const { deployments } = fx.gantry.coordinator.context.stores;
+    const at = (minute: number) => `2024-05-01T10:${String(minute).padStart(2, '0')}:00.000Z`;
+    const deploy = (status: 'success' | 'failed', sha: string, minute: number) =>
+      deployments.create({
+        project_id: fx.project.id, environment_id: environmentId, job_id: null, ref: 'main', tag: false, sha, user_id: fx.developer.id,
+        status, on_stop: null, created_at: at(minute), updated_at: at(minute), finished_at: at(minute),
+      });
+    const first = await deploy('success', 'a'.repeat(40), 1);
+    await deploy('success', 'b'.repeat(40), 2);
+    await deploy('failed', 'c'.repeat(40), 3);
+    const one = await fx.gantry.api('GET', url(`/${environmentId}`));
+    const last = one.json.last_deployment as Record<string, unknown>;
+    assert.deepEqual([last.iid, last.sha, last.status, last.ref], [first.iid + 1, 'b'.repeat(40), 'success', 'main']);
+    assert.equal((last.user as Record<string, unknown>).username, 'ci-developer');
+    const listed = (await fx.gantry.api('GET', url())).list;
+    assert.equal((listed[0]!.last_deployment as Record<string, unknown>).sha, 'b'.repeat(40));
+    assert.equal(listed[1]!.last_deployment, null);
+  });
+
+  it('updates name and external_url (the slug stays); null clears the URL', async () => {
+    const slug = environmentSlug('review/feature-1');
+    const renamed = await fx.gantry.api('PUT', url(`/${environmentId}`), { body: { name: 'review/feature-2', external_url: 'http://review2.example.com' }, token: fx.developer.token });
+    assert.deepEqual([renamed.status, renamed.json.name, renamed.json.slug, renamed.json.external_url], [200, 'review/feature-2', slug, 'http://review2.example.com']);
+    const cleared = await fx.gantry.api('PUT', url(`/${environmentId}`), { body: { external_url: null } });
+    assert.deepEqual([cleared.status, cleared.json.name, cleared.json.external_url], [200, 'review/feature-2', null]);
+    const taken = await fx.gantry.api('PUT', url(`/${environmentId}`), { body: { name: 'production' } });
+    assert.deepEqual([taken.status, taken.json], [400, { message: { name: ['has already been taken'] } }]);
+    const bad = await fx.gantry.api('PUT', url(`/${environmentId}`), { body: { name: 'bad|name', external_url: 'gopher://x' } });
+    assert.equal(bad.status, 400);
+    assert.deepEqual(Object.keys(bad.json.message as Record<string, unknown>).sort(), ['external_url', 'name']);
+    const slugChange = await fx.gantry.api('PUT', url(`/${environmentId}`), { body: { slug: 'other' } });
+    assert.deepEqual([slugChange.status, slugChange.json], [400, { error: 'slug is automatically generated and cannot be changed' }]);
+    const same = await fx.gantry.api('PUT', url(`/${environmentId}`), { body: { name: 'review/feature-2' } });
+    assert.equal(same.status, 200);
+  });
+
+  it('stops an environment (200, state stopped), and unknown or malformed ids answer 404 and 400', async () => {
+    const stopped = await fx.gantry.api('POST', url(`/${environmentId}/stop`), { token: fx.developer.token });
+    assert.deepEqual([stopped.status, stopped.json.state, stopped.json.name], [200, 'stopped', 'review/feature-2']);
+    assert.deepEqual((await fx.gantry.api('GET', url('?states=stopped'))).list.map((environment) => environment.id), [environmentId]);
+    assert.equal((await fx.gantry.api('POST', url(`/${environmentId}/stop`))).json.state, 'stopped');
+    for (const [method, path] of [['GET', ''], ['PUT', ''], ['DELETE', ''], ['POST', '/stop']] as const) {
+      const missing = await fx.gantry.api(method, url(`/999999${path}`), method === 'PUT' ? { body: { name: 'x' } } : {});
+      assert.deepEqual([missing.status, missing.json], [404, { message: '404 Environment Not Found' }], `${method} ${path}`);
+    }
+    assert.deepEqual((await fx.gantry.api('GET', url('/abc'))).json, { error: 'environment_id is invalid' });
+  });
+
+  it('follows the access rules: Reporters read, Developers write, guests are refused, strangers get 404', async () => {
+    assert.equal((await fx.gantry.api('GET', url(), { token: fx.guest.token })).status, 403);
+    assert.equal((await fx.gantry.api('GET', url(`/${environmentId}`), { token: fx.guest.token })).status, 403);
+    for (const user of [fx.guest, fx.reporter]) {
+      assert.equal((await fx.gantry.api('POST', url(), { body: { name: 'qa' }, token: user.token })).status, 403, user.username);
+      assert.equal((await fx.gantry.api('PUT', url(`/${environmentId}`), { body: { name: 'qa' }, token: user.token })).status, 403, user.username);
+      assert.equal((await fx.gantry.api('POST', url(`/${environmentId}/stop`), { token: user.token })).status, 403, user.username);
+      assert.equal((await fx.gantry.api('DELETE', url(`/${environmentId}`), { token: user.token })).status, 403, user.username);
+    }
+    assert.deepEqual((await fx.gantry.api('GET', url(), { token: fx.stranger.token })).json, { message: '404 Project Not Found' });
+    assert.equal((await fx.gantry.api('GET', url(), { token: null })).status, 401);
+  });
+
+  it('deletes an environment (204), then it is 404', async () => {
+    assert.equal((await fx.gantry.api('DELETE', url(`/${environmentId}`), { token: fx.developer.token })).status, 204);
+    assert.equal((await fx.gantry.api('GET', url(`/${environmentId}`))).status, 404);
+    assert.equal((await fx.gantry.api('DELETE', url(`/${environmentId}`))).status, 404);
+  });
+});

@@ -1,17 +1,20 @@
 import type { CoordinatorContext } from './context.ts';
 import { TriggersService } from './services/ci-triggers.ts';
 import { GroupVariablesService, ProjectVariablesService } from './services/ci-variables.ts';
+import { EnvironmentStopAction } from './services/environment-stop.ts';
 import { EnvironmentsService } from './services/environments.ts';
+import type { PipelineProcessing } from './services/pipelines/processing.ts';
 import { PipelineSchedulesService } from './services/pipeline-schedules.ts';
 
 /** The CI settings area's services (variables, triggers, pipeline schedules, environments), each with its narrow dependencies. */
-export function buildCiSettingsServices(context: CoordinatorContext) {
+export function buildCiSettingsServices(context: CoordinatorContext, processing: PipelineProcessing) {
   const { stores, lookup, permissions } = context;
+  const stopAction = new EnvironmentStopAction({ deployments: stores.deployments, jobs: stores.jobs, processing });
   return {
     projectVariables: new ProjectVariablesService({ variables: stores.projectVariables, lookup, permissions }),
     groupVariables: new GroupVariablesService({ variables: stores.groupVariables, lookup, permissions }),
     triggers: new TriggersService({ triggers: stores.triggers, users: stores.users, lookup, permissions }),
     pipelineSchedules: new PipelineSchedulesService({ schedules: stores.schedules, users: stores.users, lookup, permissions }),
-    environments: new EnvironmentsService({ environments: stores.environments, deployments: stores.deployments, users: stores.users, lookup, permissions }),
+    environments: new EnvironmentsService({ environments: stores.environments, deployments: stores.deployments, users: stores.users, lookup, permissions, stopAction }),
   };
 }

@@ -30,13 +30,14 @@ export function buildServices(context: CoordinatorContext) {
   const { stores, lookup, permissions } = context;
   const namespaces = new NamespacesService({ namespaces: stores.namespaces, groupQueries: stores.groupQueries, members: stores.members, lookup, permissions });
   const projectsArea = buildProjectsArea(context, namespaces);
+  const ci = buildCiServices(context);
   return {
     namespaces,
     ...projectsArea,
     ...groupsAndUsersServices(context, projectsArea.transfer),
     ...buildRepositoryServices(context),
-    ...buildCiServices(context),
-    ...buildCiSettingsServices(context),
+    ...ci,
+    ...buildCiSettingsServices(context, ci.pipelineProcessing),
     readCache: context.readCache,
   };
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { environmentSlug } from '../../src/ci/slug.ts';
+import { moveJob, seedPipeline } from '../helpers/ci-pipelines.ts';
 import { startCiSettingsFixture, type CiSettingsFixture } from './ci-settings-fixtures.ts';
 
 describe('environments API', () => {
@@ -125,6 +126,35 @@ describe('environments API', () => {
     }
     assert.deepEqual((await fx.gantry.api('GET', url(), { token: fx.stranger.token })).json, { message: '404 Project Not Found' });
     assert.equal((await fx.gantry.api('GET', url(), { token: null })).status, 401);
+  });
+
+  it('plays the on_stop job of the newest successful deployment when stopping, as the stopping user', async () => {
+    const created = await fx.gantry.api('POST', url(), { body: { name: 'review/stoppable' }, token: fx.developer.token });
+    const environment = Number(created.json.id);
+    const { pipeline, jobs } = await seedPipeline(fx.gantry.coordinator, {
+      projectId: fx.project.id,
+      jobs: [
+        { name: 'deploy_review', stage: 'deploy', environment: 'review/stoppable' },
+        { name: 'stop_review', stage: 'deploy', when: 'manual', environment: 'review/stoppable' },
+      ],
+    });
+    await moveJob(fx.gantry.coordinator, jobs.deploy_review!, 'running');
+    await moveJob(fx.gantry.coordinator, jobs.deploy_review!, 'success');
+    const now = new Date().toISOString();
+    await fx.gantry.coordinator.context.stores.deployments.create({
+      project_id: fx.project.id, environment_id: environment, job_id: jobs.deploy_review!.id, ref: 'main', tag: false, sha: pipeline.sha, user_id: fx.developer.id,
+      status: 'success', on_stop: 'stop_review', created_at: now, updated_at: now, finished_at: now,
+    });
+    const { jobs: jobStore } = fx.gantry.coordinator.context.stores;
+    assert.equal((await jobStore.findById(jobs.stop_review!.id))?.status, 'manual');
+
+    const stopped = await fx.gantry.api('POST', url(`/${environment}/stop`), { token: fx.developer.token });
+    assert.deepEqual([stopped.status, stopped.json.state], [200, 'stopped']);
+    const stopJob = await jobStore.findById(jobs.stop_review!.id);
+    assert.deepEqual([stopJob?.status, stopJob?.user_id], ['pending', fx.developer.id]);
+    // Stopping again finds no job waiting to be played and changes nothing more.
+    assert.equal((await fx.gantry.api('POST', url(`/${environment}/stop`), { token: fx.developer.token })).status, 200);
+    assert.equal((await jobStore.findById(jobs.stop_review!.id))?.status, 'pending');
   });
 
   it('deletes an environment (204), then it is 404', async () => {

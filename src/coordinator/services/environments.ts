@@ -4,6 +4,7 @@ import { isUniqueViolation } from '../../storage/errors.ts';
 import type { DeploymentRecord, DeploymentsStore, EnvironmentRecord, EnvironmentsStore, EnvironmentState } from '../../storage/types-environments.ts';
 import type { ProjectRecord, UserRecord, UsersStore } from '../../storage/types.ts';
 import type { FieldErrors } from './ci-variable-rules.ts';
+import type { EnvironmentStopAction } from './environment-stop.ts';
 import { exceedsLength, tooLongMessage } from './field-limits.ts';
 import type { Lookup } from './lookup.ts';
 import type { Permissions } from './permissions.ts';
@@ -33,6 +34,7 @@ export interface EnvironmentsServiceDeps {
   users: Pick<UsersStore, 'findByIds'>;
   lookup: Pick<Lookup, 'readableProject'>;
   permissions: Pick<Permissions, 'canReadEnvironments' | 'canManageEnvironments'>;
+  stopAction: Pick<EnvironmentStopAction, 'play'>;
 }
 
 const NAME_MAX = 255;
@@ -95,10 +97,12 @@ export class EnvironmentsService {
     if (!(await this.deps.environments.delete(environment.id))) throw new GantryError('GANTRY_E_ENVIRONMENT_NOT_FOUND');
   }
 
-  /** Marks the environment stopped (an environment already stopped stays so). */
+  /** Marks the environment stopped (an environment already stopped stays so) and plays its `on_stop` job. */
   async stop(projectRef: string, actor: UserRecord, environmentId: number): Promise<EnvironmentView> {
     const environment = await this.find(await this.project(projectRef, actor, 'manage'), environmentId);
-    return this.view(await this.save(environment, { state: 'stopped' }));
+    const stopped = await this.save(environment, { state: 'stopped' });
+    await this.deps.stopAction.play(stopped, actor);
+    return this.view(stopped);
   }
 
   private async save(environment: EnvironmentRecord, changes: { name?: string; external_url?: string | null; state?: EnvironmentState }): Promise<EnvironmentRecord> {

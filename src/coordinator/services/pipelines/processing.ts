@@ -79,6 +79,8 @@ export class PipelineProcessing {
     const result = handleEvent({ status: pipeline.status, jobs: before }, event, { now: nowMs });
     const applied = await stores.jobs.applyChanges(pipelineId, result.changes, { now, userId: actor.userId });
     const realId = (id: number): number => applied.createdIds.get(id) ?? id;
+    // A played action runs as the user who played it (retries' new jobs already are theirs).
+    if (event.type === 'play-job' && result.resultJob && actor.userId != null) await stores.jobs.update(realId(result.resultJob.id), { user_id: actor.userId });
 
     await stores.stages.updateStatuses(pipelineId, result.stages.map((stage) => ({ name: stage.name, status: stage.status })));
     const updated = (await stores.pipelines.update(pipelineId, pipelineChanges(pipeline, result, now))) ?? pipeline;

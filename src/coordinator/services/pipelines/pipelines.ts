@@ -120,7 +120,7 @@ export class PipelinesService {
     if (!(await this.deps.permissions.canReadJobs(project, actor))) return { target, items: [], total: 0 };
     const statuses = query.scope?.filter((status): status is JobStatus => JOB_STATUSES.has(status));
     const { items, total } = await this.deps.jobs.list(
-      { pipelineId: pipeline.id, types: ['build'], statuses, includeRetried: query.includeRetried, sort: 'asc' },
+      { pipelineId: pipeline.id, types: ['build'], statuses, includeRetried: query.includeRetried, sort: 'desc' },
       page,
     );
     return { target, items: await this.deps.views.jobs(target, pipeline, items), total };
@@ -133,7 +133,7 @@ export class PipelinesService {
     const pipeline = await this.pipelineOf(project, pipelineId);
     const target = await this.deps.views.project(project);
     const statuses = query.scope?.filter((status): status is JobStatus => JOB_STATUSES.has(status));
-    const { items, total } = await this.deps.jobs.list({ pipelineId: pipeline.id, types: ['bridge'], statuses, sort: 'asc' }, page);
+    const { items, total } = await this.deps.jobs.list({ pipelineId: pipeline.id, types: ['bridge'], statuses, sort: 'desc' }, page);
     return { target, items: await this.deps.views.bridges(target, pipeline, items), total };
   }
 

@@ -3,6 +3,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { moveJob, seedPipeline } from '../helpers/ci-pipelines.ts';
 import type { TestCoordinator } from '../helpers/coordinator.ts';
 import { addMember, makeGroup, makeProjectWithRepository, makeUser, type TestUser } from './groups-fixtures.ts';
 
@@ -52,6 +53,8 @@ export interface WalkWorld {
   personalTokenId: number;
   /** Armored GPG public keys nobody has added, for `/user/gpg_keys` and `/users/:id/gpg_keys`. */
   spareGpgKeys: [string, string];
+  /** A pipeline of the project on `main` with a failed job (so retry has work) and a bridge. */
+  pipelineId: number;
 }
 
 let worldCounter = 0;
@@ -121,6 +124,11 @@ export async function makeWalkWorld(gantry: TestCoordinator): Promise<WalkWorld>
     await call('PUT', `${subject}/custom_attributes/color`, { value: 'blue' }, 200);
   }
   const [rootGpg, userGpg, rootRevoked, userRevoked, ...spareGpgKeys] = gpgKeys(6);
+  const pipeline = await seedPipeline(gantry.coordinator, {
+    projectId: project.id, sha: shas[0], userId: 1, jobs: [{ name: 'build', stage: 'build' }, { name: 'downstream', stage: 'build', type: 'bridge' }],
+  });
+  await moveJob(gantry.coordinator, pipeline.jobs.build, 'running');
+  await moveJob(gantry.coordinator, pipeline.jobs.build, 'failed', 'script_failure');
   return {
     groupId: group.id,
     sharedGroupId: shared.id,
@@ -150,5 +158,6 @@ export async function makeWalkWorld(gantry: TestCoordinator): Promise<WalkWorld>
     impersonationTokenId: await idOf('POST', `/users/${target.id}/impersonation_tokens`, { name: 'walk', scopes: ['api'] }),
     personalTokenId: await idOf('POST', `/users/${member.id}/personal_access_tokens`, { name: 'walk', scopes: ['api'] }),
     spareGpgKeys: [spareGpgKeys[0], spareGpgKeys[1]],
+    pipelineId: pipeline.pipeline.id,
   };
 }

@@ -52,6 +52,8 @@ function worldValue(path: string, name: string, world: WalkWorld): string | numb
       return path.includes('/releases/') ? world.releaseTag : world.tag;
     case 'link_id':
       return world.linkId;
+    case 'pipeline_id':
+      return world.pipelineId;
     default:
       return undefined;
   }

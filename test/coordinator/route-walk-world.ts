@@ -3,6 +3,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { moveJob, seedPipeline } from '../helpers/ci-pipelines.ts';
 import type { TestCoordinator } from '../helpers/coordinator.ts';
 import { addMember, makeGroup, makeProjectWithRepository, makeUser, type TestUser } from './groups-fixtures.ts';
 
@@ -56,6 +57,8 @@ export interface WalkWorld {
   triggerId: number;
   scheduleId: number;
   environmentId: number;
+  /** A pipeline of the project on `main` with a failed job (so retry has work) and a bridge. */
+  pipelineId: number;
 }
 
 let worldCounter = 0;
@@ -130,6 +133,11 @@ export async function makeWalkWorld(gantry: TestCoordinator): Promise<WalkWorld>
   const scheduleId = await idOf('POST', `${projectUrl}/pipeline_schedules`, { description: 'walk', ref: 'main', cron: '0 1 * * *' });
   await call('POST', `${projectUrl}/pipeline_schedules/${scheduleId}/variables`, { key: 'color', value: 'blue' });
   const [rootGpg, userGpg, rootRevoked, userRevoked, ...spareGpgKeys] = gpgKeys(6);
+  const pipeline = await seedPipeline(gantry.coordinator, {
+    projectId: project.id, sha: shas[0], userId: 1, jobs: [{ name: 'build', stage: 'build' }, { name: 'downstream', stage: 'build', type: 'bridge' }],
+  });
+  await moveJob(gantry.coordinator, pipeline.jobs.build, 'running');
+  await moveJob(gantry.coordinator, pipeline.jobs.build, 'failed', 'script_failure');
   return {
     groupId: group.id,
     sharedGroupId: shared.id,
@@ -162,5 +170,6 @@ export async function makeWalkWorld(gantry: TestCoordinator): Promise<WalkWorld>
     triggerId: await idOf('POST', `${projectUrl}/triggers`, { description: 'walk' }),
     scheduleId,
     environmentId: await idOf('POST', `${projectUrl}/environments`, { name: 'walk', external_url: 'https://walk.example.com' }),
+    pipelineId: pipeline.pipeline.id,
   };
 }

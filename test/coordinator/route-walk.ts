@@ -58,6 +58,8 @@ function worldValue(path: string, name: string, world: WalkWorld): string | numb
       return world.scheduleId;
     case 'environment_id':
       return world.environmentId;
+    case 'pipeline_id':
+      return world.pipelineId;
     default:
       return undefined;
   }

@@ -28,6 +28,7 @@ import { ciVariablesRoutes } from './ci-variables.ts';
 import { ciTriggersRoutes } from './ci-triggers.ts';
 import { pipelineSchedulesRoutes } from './pipeline-schedules.ts';
 import { environmentsRoutes } from './environments.ts';
+import { pipelinesRoutes } from './pipelines.ts';
 
 /** Mounts every resource area under /api/v4. One plugin per area; each stays thin. */
 export async function registerApi(api: FastifyInstance, services: CoordinatorServices, edge: EdgeConfig): Promise<void> {
@@ -35,7 +36,13 @@ export async function registerApi(api: FastifyInstance, services: CoordinatorSer
   const typed = [namespacesRoutes, projectsRoutes, projectActionsRoutes, customAttributesRoutes, groupsRoutes, groupChangesRoutes, membersRoutes, membershipsRoutes, usersRoutes, usersKeysRoutes, usersGpgKeysRoutes, accessTokensRoutes, settingsRoutes, versionRoutes];
   // The repository area (code, refs, releases, deploy keys).
   const repository = [repositoryCommitsRoutes, repositoryFilesRoutes, repositoryBrowsingRoutes, branchesRoutes, protectedBranchesRoutes, protectedTagsRoutes, tagsRoutes, releasesRoutes, releaseLinksRoutes, deployKeysRoutes];
-  // CI settings: variables, triggers, pipeline schedules, environments.
-  const ciSettings = [ciVariablesRoutes, ciTriggersRoutes, pipelineSchedulesRoutes, environmentsRoutes];
-  for (const plugin of [...typed, ...repository, ...ciSettings]) await api.register(plugin(services, edge));
+  // The CI area: pipelines, jobs, statuses; settings (variables, triggers, pipeline schedules, environments).
+  const ci = [
+    pipelinesRoutes,
+    ciVariablesRoutes,
+    ciTriggersRoutes,
+    pipelineSchedulesRoutes,
+    environmentsRoutes,
+  ];
+  for (const plugin of [...typed, ...repository, ...ci]) await api.register(plugin(services, edge));
 }

@@ -203,6 +203,55 @@ export class Permissions {
   }
   // end of repository area ------------------------------------------------------------------
 
+  // pipelines area (api/pipelines.ts, services/pipelines/*) ----------------------------------
+  // GitLab's ProjectPolicy and Ci::PipelinePolicy: read_pipeline, read_build, update_pipeline,
+  // cancel_pipeline, destroy_pipeline and read_pipeline_variable.
+
+  /**
+   * `read_pipeline`: Reporters and up; whoever may read a public (or, signed in and not
+   * external, an internal) project without membership; Guests only with public pipelines.
+   */
+  async canReadPipelines(project: ProjectRecord, actor: Actor): Promise<boolean> {
+    if (actor?.is_admin) return true;
+    if (this.visibilityAllows(project.visibility, actor)) return true;
+    if (await this.projectLevelAtLeast(project, actor, REPORTER)) return true;
+    return project.public_jobs && (await this.projectLevelAtLeast(project, actor, GUEST));
+  }
+
+  /**
+   * `read_build` (jobs of pipelines, bridges, traces): Reporters and up; with public pipelines
+   * (`public_jobs`) whoever reads the project. Nobody while the project's CI is disabled.
+   */
+  async canReadJobs(project: ProjectRecord, actor: Actor): Promise<boolean> {
+    if (!project.jobs_enabled) return false;
+    if (actor?.is_admin) return true;
+    if (await this.projectLevelAtLeast(project, actor, REPORTER)) return true;
+    return project.public_jobs && (await this.canReadProject(project, actor));
+  }
+
+  /**
+   * `update_pipeline` / `cancel_pipeline` (retry, cancel): Developers and up of an active
+   * project, when they may also update the pipeline's ref (`refWritable`: push or merge to a
+   * protected branch, create a protected tag; the protected-ref rules decide it).
+   */
+  async canUpdatePipeline(project: ProjectRecord, actor: Actor, refWritable: boolean): Promise<boolean> {
+    if (project.archived || !project.jobs_enabled) return false;
+    if (!(await this.projectLevelAtLeast(project, actor, DEVELOPER))) return false;
+    return refWritable;
+  }
+
+  /** `destroy_pipeline`: Owners (administrators too). */
+  async canDeletePipeline(project: ProjectRecord, actor: Actor): Promise<boolean> {
+    return this.projectLevelAtLeast(project, actor, OWNER);
+  }
+
+  /** `read_pipeline_variable`: Maintainers, or the Developer who ran the pipeline. */
+  async canReadPipelineVariables(project: ProjectRecord, actor: Actor, pipeline: { user_id: number | null }): Promise<boolean> {
+    if (await this.projectLevelAtLeast(project, actor, MAINTAINER)) return true;
+    return actor !== null && pipeline.user_id === actor.id && (await this.projectLevelAtLeast(project, actor, DEVELOPER));
+  }
+  // end of pipelines area --------------------------------------------------------------------
+
   /**
    * Highest level of the actor in the namespace through membership of it or an ancestor, or
    * through a group one of those is shared with (capped at the share's level); the owner of a

@@ -64,8 +64,8 @@ describe('job engine (docker executor)', { skip: skipDocker }, () => {
       }
     }, 50);
     let cancelledAt = 0;
-    const { outcome, left } = await runDocker(job, session);
-    clearInterval(waitForStart);
+    // Cleared whatever happens: a live interval keeps the file from ever finishing.
+    const { outcome, left } = await runDocker(job, session).finally(() => clearInterval(waitForStart));
     assert.ok(cancelledAt > 0);
     assert.ok(session.finishedAt - cancelledAt < 2000, `reported ${session.finishedAt - cancelledAt} ms after the cancel`);
     assert.deepEqual(outcome, { state: 'failed', failureReason: 'job_canceled' });

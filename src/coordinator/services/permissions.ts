@@ -395,8 +395,30 @@ export class Permissions {
   }
 
 
+  /**
+   * The groups a project is shared with, as the read rules saw them: within a read request
+   * they are read once for both the access decision and the answer.
+   */
+  projectShares(projectId: number, actor: Actor): Promise<Array<{ group_id: number; group_access: AccessLevel }>> {
+    return remember(this.memos.of(actor)?.projectShares, projectId, () => this.facts.projectShares(projectId));
+  }
+
+  /** Namespaces by id, taking those the request's read rules already resolved from its memo. */
+  async namespacesByIds(ids: readonly number[], actor: Actor): Promise<NamespaceRecord[]> {
+    const memo = this.memos.of(actor);
+    const known: NamespaceRecord[] = [];
+    const missing: number[] = [];
+    for (const id of new Set(ids)) {
+      const chain = memo?.chains.get(id);
+      const namespace = chain && (await chain)[0];
+      if (namespace) known.push(namespace);
+      else missing.push(id);
+    }
+    return missing.length === 0 ? known : [...known, ...(await this.namespaces.findByIds(missing))];
+  }
+
   private async sharedGroupLevel(projectId: number, actor: UserRecord): Promise<AccessLevel | null> {
-    const links = await remember(this.memos.of(actor)?.projectShares, projectId, () => this.facts.projectShares(projectId));
+    const links = await this.projectShares(projectId, actor);
     let best: AccessLevel | null = null;
     for (const link of links) {
       const level = await this.directGroupLevel(link.group_id, actor);

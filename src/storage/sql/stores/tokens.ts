@@ -72,8 +72,11 @@ export class SqlTokensStore implements TokensStore {
   async findWithOwner(token: string): Promise<{ token: TokenRecord; owner: UserRecord } | undefined> {
     const [row] = await this.withOwnerByDigest(digestToken(token));
     if (!row) return undefined;
-    const tokenRow = Object.fromEntries(COLUMNS.map((column) => [column, row[`token_${column}`]])) as TokenRow;
-    return { token: toToken(tokenRow), owner: toUser(Object.fromEntries(USER_SELECTED.map((column) => [column, row[column]]))) };
+    const tokenRow: Record<string, unknown> = {};
+    for (const column of COLUMNS) tokenRow[column] = row[`token_${column}`];
+    const userRow: Record<string, unknown> = {};
+    for (const column of USER_SELECTED) userRow[column] = row[column];
+    return { token: toToken(tokenRow as TokenRow), owner: toUser(userRow) };
   }
 
   async findById(id: number): Promise<TokenRecord | undefined> {

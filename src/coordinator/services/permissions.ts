@@ -82,6 +82,19 @@ export class Permissions {
     readonly memos: RequestMemos = new RequestMemos(),
   ) {}
 
+  /**
+   * Runs `read` (the answer to a write, once the write is done) with a request memo of its
+   * own, so that the answer resolves each fact once as a read request does.
+   */
+  async readAfterWrite<T>(actor: UserRecord, read: (reader: UserRecord) => Promise<T>): Promise<T> {
+    const reader = this.memos.open(actor);
+    try {
+      return await read(reader);
+    } finally {
+      this.memos.close(reader);
+    }
+  }
+
   /** Whether a visibility level is readable by the actor without any membership. */
   visibilityAllows(visibility: Visibility, actor: Actor): boolean {
     if (visibility === 'public') return true;

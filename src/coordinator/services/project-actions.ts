@@ -11,7 +11,7 @@ import type { ProjectCreateRequest, ProjectForkRequest, ProjectsService, Project
 
 export interface ProjectActionsDeps {
   lookup: Pick<Lookup, 'readableProject' | 'user'>;
-  permissions: Pick<Permissions, 'canEditProject' | 'canAdministerProject' | 'canReadProjectStatistics'>;
+  permissions: Pick<Permissions, 'canEditProject' | 'canAdministerProject' | 'canReadProjectStatistics' | 'readAfterWrite'>;
   projects: Pick<ProjectsService, 'create' | 'update' | 'fork' | 'remove' | 'setArchived'>;
   projectQueries: Pick<ProjectQueriesStore, 'star' | 'unstar'>;
   namespaces: Pick<NamespacesService, 'readable'>;
@@ -44,12 +44,12 @@ export class ProjectActions {
   /** `POST /projects` (the caller's own) and `POST /projects/user/:user_id` (an administrator's, for `ownerRef`). */
   async create(actor: UserRecord, request: ProjectCreateRequest, ownerRef?: string): Promise<ProjectView> {
     const owner = ownerRef === undefined ? actor : await this.deps.lookup.user(ownerRef);
-    return this.deps.views.one(await this.deps.projects.create(actor, owner, request), actor);
+    return this.answer(await this.deps.projects.create(actor, owner, request), actor);
   }
 
   async update(ref: string, actor: UserRecord, request: ProjectUpdateRequest): Promise<ProjectView> {
     const project = await this.editable(ref, actor);
-    return this.deps.views.one(await this.deps.projects.update(project, actor, request), actor);
+    return this.answer(await this.deps.projects.update(project, actor, request), actor);
   }
 
   async remove(ref: string, actor: UserRecord): Promise<void> {
@@ -58,7 +58,7 @@ export class ProjectActions {
 
   async fork(ref: string, actor: UserRecord, request: ProjectForkRequest): Promise<ProjectView> {
     const source = await this.deps.lookup.readableProject(ref, actor);
-    return this.deps.views.one(await this.deps.projects.fork(source, actor, request), actor);
+    return this.answer(await this.deps.projects.fork(source, actor, request), actor);
   }
 
   /** Stars or unstars the project; null when it already was (or was not) starred. */
@@ -66,19 +66,19 @@ export class ProjectActions {
     const project = await this.deps.lookup.readableProject(ref, actor);
     const { projectQueries } = this.deps;
     const changed = starred ? await projectQueries.star(actor.id, project.id, new Date().toISOString()) : await projectQueries.unstar(actor.id, project.id);
-    return changed ? this.deps.views.one(project, actor) : null;
+    return changed ? this.answer(project, actor) : null;
   }
 
   async setArchived(ref: string, actor: UserRecord, archived: boolean): Promise<ProjectView> {
     const project = await this.editable(ref, actor);
-    return this.deps.views.one(await this.deps.projects.setArchived(project, archived), actor);
+    return this.answer(await this.deps.projects.setArchived(project, archived), actor);
   }
 
   /** `PUT /projects/:id/transfer`: by the project's owner, into a namespace they can read (id or full path). */
   async transfer(ref: string, actor: UserRecord, namespaceRef: string): Promise<ProjectView> {
     const project = await this.administered(ref, actor);
     const namespace = await this.deps.namespaces.readable(namespaceRef, actor);
-    return this.deps.views.one(await this.deps.transfer.transferByUser(project, actor, namespace), actor);
+    return this.answer(await this.deps.transfer.transferByUser(project, actor, namespace), actor);
   }
 
   async share(ref: string, actor: UserRecord, input: ShareInput): Promise<ProjectGroupLinkRecord> {
@@ -87,6 +87,11 @@ export class ProjectActions {
 
   async unshare(ref: string, actor: UserRecord, groupId: number): Promise<void> {
     await this.deps.shares.unshare(await this.editable(ref, actor), groupId);
+  }
+
+  /** The project as the caller sees it once a write is done (one memo for the whole answer). */
+  private answer(project: ProjectRecord, actor: UserRecord): Promise<ProjectView> {
+    return this.deps.permissions.readAfterWrite(actor, (reader) => this.deps.views.one(project, reader));
   }
 
   /** The project, readable by the caller and editable by them (Maintainer and up). */

@@ -123,13 +123,15 @@ export class ProjectViews {
     const namespaceIds = [...projects, ...parents].map((project) => project.namespace_id);
     // A project's own answer reuses what its read rule resolved (request-memo.ts); a page reads all at once.
     const few = projects.length <= FEW_PROJECTS && actor !== null;
+    // Worked out first for a few projects: it resolves their namespace chains, which then answer the namespaces.
+    const knownAccess = few ? (options.access ?? (await this.accessFor(projects, options.simple ? null : actor))) : options.access;
     const namespaces = new Map((await (few ? deps.permissions.namespacesByIds(namespaceIds, actor) : deps.namespaces.findByIds(namespaceIds))).map((namespace) => [namespace.id, namespace]));
     const ownerIds = [...namespaces.values()].flatMap((namespace) => (namespace.kind === 'user' && namespace.owner_id !== null ? [namespace.owner_id] : []));
     const [owners, counts, shares, access] = await Promise.all([
       options.simple ? [] : deps.users.findByIds(ownerIds),
       deps.projectQueries.starAndForkCounts(ids),
       options.simple ? new Map<number, Array<{ group_id: number; group_access: AccessLevel }>>() : few ? this.sharesOneByOne(ids, actor) : deps.projectQueries.groupShares(ids),
-      options.access ?? this.accessFor(projects, options.simple ? null : actor),
+      knownAccess ?? this.accessFor(projects, options.simple ? null : actor),
     ]);
     const shareGroupIds = [...shares.values()].flat().map((share) => share.group_id);
     const shareGroups = await (few ? deps.permissions.namespacesByIds(shareGroupIds, actor) : deps.namespaces.findByIds(shareGroupIds));

@@ -27,6 +27,9 @@ function toToken(row: TokenRow): TokenRecord {
 
 const COLUMNS = ['id', 'user_id', 'name', 'scopes', 'expires_at', 'revoked', 'impersonation', 'created_at'] as const;
 
+/** The token's columns as the sign-in join names them. */
+const TOKEN_ALIASES = COLUMNS.map((column) => [column, `token_${column}`] as const);
+
 export class SqlTokensStore implements TokensStore {
   /** Every authenticated request asks this. */
   private readonly byDigest;
@@ -73,7 +76,7 @@ export class SqlTokensStore implements TokensStore {
     const [row] = await this.withOwnerByDigest(digestToken(token));
     if (!row) return undefined;
     const tokenRow: Record<string, unknown> = {};
-    for (const column of COLUMNS) tokenRow[column] = row[`token_${column}`];
+    for (const [column, alias] of TOKEN_ALIASES) tokenRow[column] = row[alias];
     const userRow: Record<string, unknown> = {};
     for (const column of USER_SELECTED) userRow[column] = row[column];
     return { token: toToken(tokenRow as TokenRow), owner: toUser(userRow) };

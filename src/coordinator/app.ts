@@ -136,7 +136,7 @@ async function openCoordinator(options: CoordinatorOptions, logger: Logger): Pro
     repositories: createRepositoryManager({ ...options.git, root: path.join(dataDir, 'repositories'), logger }),
     events: new CoordinatorEvents((error) => logger.error({ err: error }, 'event listener failed')),
     jobTokens: options.jobTokenVerifier ?? noJobTokens,
-    readCache: new ReadCache(options.cacheReads === false ? () => null : database.changeStamp, undefined, database, database.externalStamp),
+    readCache: options.cacheReads === false ? new ReadCache(() => null) : new ReadCache(database.changeStamp, undefined, database, database.externalStamp),
     protectedBranches: new ProtectedBranchesService({ store: stores.protectedBranches, settings, permissions }),
     protectedTags: new ProtectedTagsService({ store: stores.protectedTags, permissions }),
   };

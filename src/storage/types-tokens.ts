@@ -1,4 +1,5 @@
 /** Personal and impersonation access tokens. */
+import type { UserRecord } from './types.ts';
 
 export const TOKEN_SCOPES = ['api', 'read_user', 'read_api', 'read_repository', 'write_repository', 'read_registry', 'write_registry', 'sudo'] as const;
 export type TokenScope = (typeof TOKEN_SCOPES)[number];
@@ -27,6 +28,8 @@ export interface TokensStore {
   /** Stores only the digest of `token`; every scope unless `scopes` narrows them. */
   create(userId: number, token: string, details: NewToken): Promise<TokenRecord>;
   findByToken(token: string): Promise<TokenRecord | undefined>;
+  /** The token and its owner in one read (every authenticated request asks this). */
+  findWithOwner(token: string): Promise<{ token: TokenRecord; owner: UserRecord } | undefined>;
   findById(id: number): Promise<TokenRecord | undefined>;
   /** Oldest first; `userId` and `impersonation` narrow the list. */
   list(filter: { userId?: number; impersonation?: boolean }): Promise<TokenRecord[]>;

@@ -86,9 +86,8 @@ export class Authenticator {
   /** The token and its active owner, or null (unknown token, blocked user); revoked and expired tokens included. */
   async credentialForToken(token: string): Promise<TokenCredential | null> {
     const lookUp = async (): Promise<TokenCredential | null> => {
-      const record = await this.tokens.findByToken(token);
-      const user = record === undefined ? undefined : await this.users.findById(record.user_id);
-      return record && user && user.state === 'active' ? { user, token: record } : null;
+      const found = await this.tokens.findWithOwner(token);
+      return found && found.owner.state === 'active' ? { user: found.owner, token: found.token } : null;
     };
     return this.cache
       ? this.cache.get(`token\0${token}`, async (depend) => {

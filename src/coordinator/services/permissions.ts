@@ -82,6 +82,19 @@ export class Permissions {
     readonly memos: RequestMemos = new RequestMemos(),
   ) {}
 
+  /**
+   * Runs `read` (the answer to a write, once the write is done) with a request memo of its
+   * own, so that the answer resolves each fact once as a read request does.
+   */
+  async readAfterWrite<T>(actor: UserRecord, read: (reader: UserRecord) => Promise<T>): Promise<T> {
+    const reader = this.memos.open(actor);
+    try {
+      return await read(reader);
+    } finally {
+      this.memos.close(reader);
+    }
+  }
+
   /** Whether a visibility level is readable by the actor without any membership. */
   visibilityAllows(visibility: Visibility, actor: Actor): boolean {
     if (visibility === 'public') return true;
@@ -444,8 +457,30 @@ export class Permissions {
   }
 
 
+  /**
+   * The groups a project is shared with, as the read rules saw them: within a read request
+   * they are read once for both the access decision and the answer.
+   */
+  projectShares(projectId: number, actor: Actor): Promise<Array<{ group_id: number; group_access: AccessLevel }>> {
+    return remember(this.memos.of(actor)?.projectShares, projectId, () => this.facts.projectShares(projectId));
+  }
+
+  /** Namespaces by id, taking those the request's read rules already resolved from its memo. */
+  async namespacesByIds(ids: readonly number[], actor: Actor): Promise<NamespaceRecord[]> {
+    const memo = this.memos.of(actor);
+    const known: NamespaceRecord[] = [];
+    const missing: number[] = [];
+    for (const id of new Set(ids)) {
+      const chain = memo?.chains.get(id);
+      const namespace = chain && (await chain)[0];
+      if (namespace) known.push(namespace);
+      else missing.push(id);
+    }
+    return missing.length === 0 ? known : [...known, ...(await this.namespaces.findByIds(missing))];
+  }
+
   private async sharedGroupLevel(projectId: number, actor: UserRecord): Promise<AccessLevel | null> {
-    const links = await remember(this.memos.of(actor)?.projectShares, projectId, () => this.facts.projectShares(projectId));
+    const links = await this.projectShares(projectId, actor);
     let best: AccessLevel | null = null;
     for (const link of links) {
       const level = await this.directGroupLevel(link.group_id, actor);

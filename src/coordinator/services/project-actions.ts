@@ -11,7 +11,7 @@ import type { ProjectCreateRequest, ProjectForkRequest, ProjectsService, Project
 
 export interface ProjectActionsDeps {
   lookup: Pick<Lookup, 'readableProject' | 'user'>;
-  permissions: Pick<Permissions, 'canEditProject' | 'canAdministerProject' | 'canReadProjectStatistics' | 'isAdministrator'>;
+  permissions: Pick<Permissions, 'canEditProject' | 'canAdministerProject' | 'canReadProjectStatistics' | 'isAdministrator' | 'readAfterWrite'>;
   projects: Pick<ProjectsService, 'create' | 'update' | 'fork' | 'remove' | 'setArchived'>;
   projectQueries: Pick<ProjectQueriesStore, 'star' | 'unstar'>;
   namespaces: Pick<NamespacesService, 'readable'>;
@@ -42,16 +42,15 @@ export class ProjectActions {
   }
 
   /** `POST /projects` (the caller's own) and `POST /projects/user/:user_id` (an administrator's, for `ownerRef`). */
-  /** With `ownerRef`, an administrator creates the project for that user. */
   async create(actor: UserRecord, request: ProjectCreateRequest, ownerRef?: string): Promise<ProjectView> {
     if (ownerRef !== undefined && !this.deps.permissions.isAdministrator(actor)) throw accessDenied();
     const owner = ownerRef === undefined ? actor : await this.deps.lookup.user(ownerRef);
-    return this.deps.views.one(await this.deps.projects.create(actor, owner, request), actor);
+    return this.answer(await this.deps.projects.create(actor, owner, request), actor);
   }
 
   async update(ref: string, actor: UserRecord, request: ProjectUpdateRequest): Promise<ProjectView> {
     const project = await this.editable(ref, actor);
-    return this.deps.views.one(await this.deps.projects.update(project, actor, request), actor);
+    return this.answer(await this.deps.projects.update(project, actor, request), actor);
   }
 
   async remove(ref: string, actor: UserRecord): Promise<void> {
@@ -60,7 +59,7 @@ export class ProjectActions {
 
   async fork(ref: string, actor: UserRecord, request: ProjectForkRequest): Promise<ProjectView> {
     const source = await this.deps.lookup.readableProject(ref, actor);
-    return this.deps.views.one(await this.deps.projects.fork(source, actor, request), actor);
+    return this.answer(await this.deps.projects.fork(source, actor, request), actor);
   }
 
   /** Stars or unstars the project; null when it already was (or was not) starred. */
@@ -68,19 +67,19 @@ export class ProjectActions {
     const project = await this.deps.lookup.readableProject(ref, actor);
     const { projectQueries } = this.deps;
     const changed = starred ? await projectQueries.star(actor.id, project.id, new Date().toISOString()) : await projectQueries.unstar(actor.id, project.id);
-    return changed ? this.deps.views.one(project, actor) : null;
+    return changed ? this.answer(project, actor) : null;
   }
 
   async setArchived(ref: string, actor: UserRecord, archived: boolean): Promise<ProjectView> {
     const project = await this.editable(ref, actor);
-    return this.deps.views.one(await this.deps.projects.setArchived(project, archived), actor);
+    return this.answer(await this.deps.projects.setArchived(project, archived), actor);
   }
 
   /** `PUT /projects/:id/transfer`: by the project's owner, into a namespace they can read (id or full path). */
   async transfer(ref: string, actor: UserRecord, namespaceRef: string): Promise<ProjectView> {
     const project = await this.administered(ref, actor);
     const namespace = await this.deps.namespaces.readable(namespaceRef, actor);
-    return this.deps.views.one(await this.deps.transfer.transferByUser(project, actor, namespace), actor);
+    return this.answer(await this.deps.transfer.transferByUser(project, actor, namespace), actor);
   }
 
   async share(ref: string, actor: UserRecord, input: ShareInput): Promise<ProjectGroupLinkRecord> {
@@ -89,6 +88,11 @@ export class ProjectActions {
 
   async unshare(ref: string, actor: UserRecord, groupId: number): Promise<void> {
     await this.deps.shares.unshare(await this.editable(ref, actor), groupId);
+  }
+
+  /** The project as the caller sees it once a write is done (one memo for the whole answer). */
+  private answer(project: ProjectRecord, actor: UserRecord): Promise<ProjectView> {
+    return this.deps.permissions.readAfterWrite(actor, (reader) => this.deps.views.one(project, reader));
   }
 
   /** The project, readable by the caller and editable by them (Maintainer and up). */

@@ -52,7 +52,7 @@ export interface ProjectViewsDeps extends ProjectScopeDeps {
   projectQueries: ProjectScopeDeps['projectQueries'] & Pick<ProjectQueriesStore, 'starAndForkCounts' | 'groupShares'>;
   customAttributes: Pick<CustomAttributesStore, 'list'>;
   repositories: Pick<RepositoryManager, 'exists' | 'open'>;
-  permissions: Pick<Permissions, 'projectAccess' | 'readableProjectIds' | 'readableGroupIds' | 'seesRunnersToken' | 'readsCustomAttributes'>;
+  permissions: Pick<Permissions, 'projectAccess' | 'readableProjectIds' | 'readableGroupIds' | 'seesRunnersToken' | 'readsCustomAttributes' | 'projectShares' | 'namespacesByIds'>;
 }
 
 /** What one page of projects needs from the database, fetched once per page. */
@@ -121,15 +121,20 @@ export class ProjectViews {
     const parentIds = projects.flatMap((project) => (project.forked_from_id === null ? [] : [project.forked_from_id]));
     const parents = options.simple ? [] : await this.readableOnly(await deps.projects.findByIds(parentIds), actor);
     const namespaceIds = [...projects, ...parents].map((project) => project.namespace_id);
-    const namespaces = new Map((await deps.namespaces.findByIds(namespaceIds)).map((namespace) => [namespace.id, namespace]));
+    // A project's own answer reuses what its read rule resolved (request-memo.ts); a page reads all at once.
+    const few = projects.length <= FEW_PROJECTS && actor !== null;
+    // Worked out first for a few projects: it resolves their namespace chains, which then answer the namespaces.
+    const knownAccess = few ? (options.access ?? (await this.accessFor(projects, options.simple ? null : actor))) : options.access;
+    const namespaces = new Map((await (few ? deps.permissions.namespacesByIds(namespaceIds, actor) : deps.namespaces.findByIds(namespaceIds))).map((namespace) => [namespace.id, namespace]));
     const ownerIds = [...namespaces.values()].flatMap((namespace) => (namespace.kind === 'user' && namespace.owner_id !== null ? [namespace.owner_id] : []));
     const [owners, counts, shares, access] = await Promise.all([
       options.simple ? [] : deps.users.findByIds(ownerIds),
       deps.projectQueries.starAndForkCounts(ids),
-      options.simple ? new Map<number, Array<{ group_id: number; group_access: AccessLevel }>>() : deps.projectQueries.groupShares(ids),
-      options.access ?? this.accessFor(projects, options.simple ? null : actor),
+      options.simple ? new Map<number, Array<{ group_id: number; group_access: AccessLevel }>>() : few ? this.sharesOneByOne(ids, actor) : deps.projectQueries.groupShares(ids),
+      knownAccess ?? this.accessFor(projects, options.simple ? null : actor),
     ]);
-    const shareGroups = await deps.namespaces.findByIds([...shares.values()].flat().map((share) => share.group_id));
+    const shareGroupIds = [...shares.values()].flat().map((share) => share.group_id);
+    const shareGroups = await (few ? deps.permissions.namespacesByIds(shareGroupIds, actor) : deps.namespaces.findByIds(shareGroupIds));
     for (const group of shareGroups) namespaces.set(group.id, group);
     return {
       namespaces,
@@ -140,6 +145,15 @@ export class ProjectViews {
       parents: new Map(parents.map((parent) => [parent.id, parent])),
       access,
     };
+  }
+
+  private async sharesOneByOne(ids: readonly number[], actor: Actor): Promise<Map<number, Array<{ group_id: number; group_access: AccessLevel }>>> {
+    const shares = new Map<number, Array<{ group_id: number; group_access: AccessLevel }>>();
+    for (const id of new Set(ids)) {
+      const links = await this.deps.permissions.projectShares(id, actor);
+      if (links.length > 0) shares.set(id, links);
+    }
+    return shares;
   }
 
   private async readableOnly(projects: ProjectRecord[], actor: Actor): Promise<ProjectRecord[]> {

@@ -50,9 +50,11 @@ export class ReadCache {
 
   /** The cached value computed by `compute`, or computes (and keeps) it. */
   async get<T>(key: string, compute: (depend: (dependencies: ReadDependencies) => void) => Promise<T>): Promise<T> {
-    const stamp = this.changeStamp();
-    if (stamp === null) return compute(() => {});
-    const external = this.tracking ? this.externalStamp() : stamp;
+    // With a feed every write through this handle is counted in `sequence`, so the external
+    // stamp alone (one cheap read of the database) completes the change stamp.
+    const external = this.tracking ? this.externalStamp() : this.changeStamp();
+    if (external === null) return compute(() => {});
+    const stamp = this.tracking ? `${this.sequence}:${external}` : external;
     const entry = this.entries.get(key);
     if (entry) {
       if (entry.dependencies ? entry.stamp === external && this.unchangedSince(entry.at, entry.dependencies) : entry.stamp === stamp) return entry.value as T;
@@ -63,8 +65,8 @@ export class ReadCache {
       dependencies = merge(dependencies, declared);
     });
     if (dependencies && this.tracking) {
-      if (this.externalStamp() === external && this.unchangedSince(at, dependencies)) this.keep(key, { stamp: external ?? '', value, at, dependencies });
-    } else if (this.changeStamp() === stamp) {
+      if (this.externalStamp() === external && this.unchangedSince(at, dependencies)) this.keep(key, { stamp: external, value, at, dependencies });
+    } else if ((this.tracking ? `${this.sequence}:${this.externalStamp()}` : this.changeStamp()) === stamp) {
       this.keep(key, { stamp, value });
     }
     return value;

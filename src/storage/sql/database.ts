@@ -82,12 +82,19 @@ function openSqlite(file: string, observe?: StatementObserver): OpenedDatabase {
   const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
   const statements = withStatementCache(sqlite, writes);
   const db = new Kysely<DatabaseSchema>({ dialect: new ImmediateSqliteDialect({ database: statements }), ...observing(observe) });
+  // Per SQL text: the prepared statement when it only reads, else null (it queues through kysely).
+  const readers = new Map<string, BetterSqlite3.Statement | null>();
   directReaders.set(db, {
     read(text, parameters) {
       // Inside a transaction the connection is another request's: queue behind it through kysely.
       if (sqlite.inTransaction) return undefined;
-      const statement = statements.prepare(text);
-      if (!statement.reader || !('readonly' in statement) || !statement.readonly) return undefined;
+      let statement = readers.get(text);
+      if (statement === undefined) {
+        const prepared = statements.prepare(text);
+        statement = prepared.reader && 'readonly' in prepared && prepared.readonly ? (prepared as BetterSqlite3.Statement) : null;
+        readers.set(text, statement);
+      }
+      if (statement === null) return undefined;
       observe?.(text, parameters);
       return statement.all(parameters);
     },

@@ -24,30 +24,35 @@ export function serializeProjectGroupLink(link: ProjectGroupLinkRecord): Omit<Pr
   return { id: link.id, project_id: link.project_id, group_id: link.group_id, group_access: link.group_access, expires_at: link.expires_at };
 }
 
-function urls(view: ProjectSummaryView, externalUrl: string): Json {
-  const { project, namespace } = view;
-  const fullPath = `${namespace.full_path}/${project.path}`;
-  return {
-    ssh_url_to_repo: `git@${new URL(externalUrl).hostname}:${fullPath}.git`,
-    http_url_to_repo: `${externalUrl}/${fullPath}.git`,
-    web_url: `${externalUrl}/${fullPath}`,
-    readme_url: project.default_branch === null ? null : `${externalUrl}/${fullPath}/-/blob/${project.default_branch}/README.md`,
-  };
+const hostnames = new Map<string, string>();
+
+/** The host name of the external URL, parsed once per URL (every project answer names it). */
+function hostnameOf(externalUrl: string): string {
+  let hostname = hostnames.get(externalUrl);
+  if (hostname === undefined) {
+    hostname = new URL(externalUrl).hostname;
+    hostnames.set(externalUrl, hostname);
+  }
+  return hostname;
 }
 
 function serializeProjectSummary(view: ProjectSummaryView, externalUrl: string): Json {
   const { project, namespace } = view;
+  const fullPath = `${namespace.full_path}/${project.path}`;
   return {
     id: project.id,
     description: project.description,
     name: project.name,
     name_with_namespace: `${namespace.full_name} / ${project.name}`,
     path: project.path,
-    path_with_namespace: `${namespace.full_path}/${project.path}`,
+    path_with_namespace: fullPath,
     created_at: project.created_at,
     default_branch: project.default_branch,
     tag_list: project.tag_list,
-    ...urls(view, externalUrl),
+    ssh_url_to_repo: `git@${hostnameOf(externalUrl)}:${fullPath}.git`,
+    http_url_to_repo: `${externalUrl}/${fullPath}.git`,
+    web_url: `${externalUrl}/${fullPath}`,
+    readme_url: project.default_branch === null ? null : `${externalUrl}/${fullPath}/-/blob/${project.default_branch}/README.md`,
     avatar_url: project.avatar_url,
     forks_count: view.forks,
     star_count: view.stars,
@@ -56,55 +61,54 @@ function serializeProjectSummary(view: ProjectSummaryView, externalUrl: string):
   };
 }
 
+/** Built by assignment in GitLab's field order (no spreads: one object, no copies). */
 function serializeProjectDetails(view: ProjectView, externalUrl: string): Json {
   const { project, owner } = view;
   const self = `${externalUrl}/api/v4/projects/${project.id}`;
-  const json: Json = {
-    ...serializeProjectSummary(view, externalUrl),
-    _links: {
-      self,
-      issues: `${self}/issues`,
-      merge_requests: `${self}/merge_requests`,
-      repo_branches: `${self}/repository/branches`,
-      labels: `${self}/labels`,
-      events: `${self}/events`,
-      members: `${self}/members`,
-    },
-    empty_repo: project.default_branch === null,
-    archived: project.archived,
-    visibility: project.visibility,
-    ...(owner ? { owner: { id: owner.id, name: owner.name, username: owner.username, state: owner.state, avatar_url: owner.avatar_url, web_url: `${externalUrl}/${owner.username}`, created_at: owner.created_at } } : {}),
-    resolve_outdated_diff_discussions: project.resolve_outdated_diff_discussions,
-    container_registry_enabled: project.container_registry_enabled,
-    issues_enabled: project.issues_enabled,
-    merge_requests_enabled: project.merge_requests_enabled,
-    wiki_enabled: project.wiki_enabled,
-    jobs_enabled: project.jobs_enabled,
-    snippets_enabled: project.snippets_enabled,
-    issues_access_level: featureLevel(project.issues_enabled),
-    repository_access_level: 'enabled',
-    merge_requests_access_level: featureLevel(project.merge_requests_enabled),
-    wiki_access_level: featureLevel(project.wiki_enabled),
-    builds_access_level: featureLevel(project.jobs_enabled),
-    snippets_access_level: featureLevel(project.snippets_enabled),
-    shared_runners_enabled: project.shared_runners_enabled,
-    lfs_enabled: project.lfs_enabled,
-    creator_id: project.creator_id,
-    ...(view.forkedFrom ? { forked_from_project: serializeProjectSummary(view.forkedFrom, externalUrl) } : {}),
-    import_status: project.import_status,
-    import_error: project.import_error,
-    open_issues_count: 0,
-    ci_default_git_depth: 50,
-    public_jobs: project.public_jobs,
-    build_timeout: 3600,
-    ci_config_path: project.ci_config_path,
-    shared_with_groups: view.sharedWithGroups.map(({ group, access }) => ({ group_id: group.id, group_name: group.name, group_full_path: group.full_path, group_access_level: access })),
-    only_allow_merge_if_pipeline_succeeds: project.only_allow_merge_if_pipeline_succeeds,
-    request_access_enabled: project.request_access_enabled,
-    only_allow_merge_if_all_discussions_are_resolved: project.only_allow_merge_if_all_discussions_are_resolved,
-    printing_merge_requests_link_enabled: project.printing_merge_requests_link_enabled,
-    merge_method: 'merge',
+  const json = serializeProjectSummary(view, externalUrl);
+  json._links = {
+    self,
+    issues: `${self}/issues`,
+    merge_requests: `${self}/merge_requests`,
+    repo_branches: `${self}/repository/branches`,
+    labels: `${self}/labels`,
+    events: `${self}/events`,
+    members: `${self}/members`,
   };
+  json.empty_repo = project.default_branch === null;
+  json.archived = project.archived;
+  json.visibility = project.visibility;
+  if (owner) json.owner = { id: owner.id, name: owner.name, username: owner.username, state: owner.state, avatar_url: owner.avatar_url, web_url: `${externalUrl}/${owner.username}`, created_at: owner.created_at };
+  json.resolve_outdated_diff_discussions = project.resolve_outdated_diff_discussions;
+  json.container_registry_enabled = project.container_registry_enabled;
+  json.issues_enabled = project.issues_enabled;
+  json.merge_requests_enabled = project.merge_requests_enabled;
+  json.wiki_enabled = project.wiki_enabled;
+  json.jobs_enabled = project.jobs_enabled;
+  json.snippets_enabled = project.snippets_enabled;
+  json.issues_access_level = featureLevel(project.issues_enabled);
+  json.repository_access_level = 'enabled';
+  json.merge_requests_access_level = featureLevel(project.merge_requests_enabled);
+  json.wiki_access_level = featureLevel(project.wiki_enabled);
+  json.builds_access_level = featureLevel(project.jobs_enabled);
+  json.snippets_access_level = featureLevel(project.snippets_enabled);
+  json.shared_runners_enabled = project.shared_runners_enabled;
+  json.lfs_enabled = project.lfs_enabled;
+  json.creator_id = project.creator_id;
+  if (view.forkedFrom) json.forked_from_project = serializeProjectSummary(view.forkedFrom, externalUrl);
+  json.import_status = project.import_status;
+  json.import_error = project.import_error;
+  json.open_issues_count = 0;
+  json.ci_default_git_depth = 50;
+  json.public_jobs = project.public_jobs;
+  json.build_timeout = 3600;
+  json.ci_config_path = project.ci_config_path;
+  json.shared_with_groups = view.sharedWithGroups.map(({ group, access }) => ({ group_id: group.id, group_name: group.name, group_full_path: group.full_path, group_access_level: access }));
+  json.only_allow_merge_if_pipeline_succeeds = project.only_allow_merge_if_pipeline_succeeds;
+  json.request_access_enabled = project.request_access_enabled;
+  json.only_allow_merge_if_all_discussions_are_resolved = project.only_allow_merge_if_all_discussions_are_resolved;
+  json.printing_merge_requests_link_enabled = project.printing_merge_requests_link_enabled;
+  json.merge_method = 'merge';
   if (view.callerAccess) {
     const { project: member, groupLevel } = view.callerAccess;
     json.permissions = {

@@ -14,8 +14,11 @@ export class SqlProjectQueriesStore implements ProjectQueriesStore {
 
   constructor(private readonly db: Db) {
     this.one = {
-      stars: preparedQuery<{ project_id: number; count: number }>(db, 1, (id) => this.starsQuery([id as never]).compile()),
-      forks: preparedQuery<{ forked_from_id: number | null; count: number }>(db, 1, (id) => this.forksQuery([id as never]).compile()),
+      counts: preparedQuery<{ stars: number; forks: number }>(db, 2, (starred, forked) =>
+        sql<{ stars: number; forks: number }>`select
+            (select count(*) from stars where project_id = ${starred}) as stars,
+            (select count(*) from projects where forked_from_id = ${forked} and pending_delete = ${sql.lit(0)}) as forks`.compile(db),
+      ),
       shares: preparedQuery<{ project_id: number; group_id: number; group_access: number }>(db, 1, (id) => this.sharesQuery([id as never]).compile()),
     };
   }
@@ -88,8 +91,12 @@ export class SqlProjectQueriesStore implements ProjectQueriesStore {
   async starAndForkCounts(projectIds: readonly number[]): Promise<Map<number, { stars: number; forks: number }>> {
     const ids = unique(projectIds);
     if (ids.length === 0) return new Map();
-    const stars = ids.length === 1 ? await this.one.stars(ids[0]) : await this.starsQuery(ids).execute();
-    const forks = ids.length === 1 ? await this.one.forks(ids[0]) : await this.forksQuery(ids).execute();
+    if (ids.length === 1) {
+      const [row] = await this.one.counts(ids[0], ids[0]);
+      return new Map([[ids[0]!, { stars: Number(row?.stars ?? 0), forks: Number(row?.forks ?? 0) }]]);
+    }
+    const stars = await this.starsQuery(ids).execute();
+    const forks = await this.forksQuery(ids).execute();
     const counts = new Map(ids.map((id) => [id, { stars: 0, forks: 0 }]));
     for (const row of stars) counts.get(row.project_id)!.stars = Number(row.count);
     for (const row of forks) counts.get(Number(row.forked_from_id))!.forks = Number(row.count);

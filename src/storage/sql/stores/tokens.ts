@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import type { Db } from '../database.ts';
 import { preparedQuery } from '../prepared.ts';
 import type { PersonalTokensTable } from '../schema.ts';
+import type { UserRecord } from '../../types.ts';
+import { toUser, USER_SELECTED } from './users.ts';
 import { TOKEN_SCOPES, type NewToken, type TokenRecord, type TokenScope, type TokensStore } from '../../types-tokens.ts';
 
 export function digestToken(token: string): string {
@@ -25,12 +27,26 @@ function toToken(row: TokenRow): TokenRecord {
 
 const COLUMNS = ['id', 'user_id', 'name', 'scopes', 'expires_at', 'revoked', 'impersonation', 'created_at'] as const;
 
+/** The token's columns as the sign-in join names them. */
+const TOKEN_ALIASES = COLUMNS.map((column) => [column, `token_${column}`] as const);
+
 export class SqlTokensStore implements TokensStore {
   /** Every authenticated request asks this. */
   private readonly byDigest;
+  private readonly withOwnerByDigest;
 
   constructor(private readonly db: Db) {
     this.byDigest = preparedQuery<TokenRow>(db, 1, (digest) => db.selectFrom('personal_tokens').select(COLUMNS).where('token_digest', '=', digest).compile());
+    // The owner's columns under their own names, the token's under `token_*`.
+    this.withOwnerByDigest = preparedQuery<Record<string, unknown>>(db, 1, (digest) =>
+      db
+        .selectFrom('personal_tokens')
+        .innerJoin('users', 'users.id', 'personal_tokens.user_id')
+        .select(USER_SELECTED.map((column) => `users.${column}` as const))
+        .select(COLUMNS.map((column) => `personal_tokens.${column} as token_${column}` as const))
+        .where('personal_tokens.token_digest', '=', digest)
+        .compile() as never,
+    );
   }
 
   async create(userId: number, token: string, details: NewToken): Promise<TokenRecord> {
@@ -54,6 +70,16 @@ export class SqlTokensStore implements TokensStore {
   async findByToken(token: string): Promise<TokenRecord | undefined> {
     const [row] = await this.byDigest(digestToken(token));
     return row && toToken(row);
+  }
+
+  async findWithOwner(token: string): Promise<{ token: TokenRecord; owner: UserRecord } | undefined> {
+    const [row] = await this.withOwnerByDigest(digestToken(token));
+    if (!row) return undefined;
+    const tokenRow: Record<string, unknown> = {};
+    for (const [column, alias] of TOKEN_ALIASES) tokenRow[column] = row[alias];
+    const userRow: Record<string, unknown> = {};
+    for (const column of USER_SELECTED) userRow[column] = row[column];
+    return { token: toToken(tokenRow as TokenRow), owner: toUser(userRow) };
   }
 
   async findById(id: number): Promise<TokenRecord | undefined> {

@@ -10,14 +10,17 @@ const USER_COLUMNS: ColumnKinds<UserRecord> = {
   booleans: ['is_admin', 'is_ghost', 'can_create_group', 'external', 'two_factor_enabled'],
 };
 
-const SELECTED = [
+/** The columns of a user record (the password digest stays in the database). */
+export const USER_SELECTED = [
   'id', 'username', 'name', 'email', 'state', 'is_admin', 'is_ghost', 'bio', 'location', 'messenger_id',
   'network_profile', 'microblog_account', 'website_url', 'organization', 'projects_limit', 'can_create_group',
   'external', 'extern_uid', 'provider', 'avatar_url', 'theme_id', 'color_scheme_id', 'two_factor_enabled',
   'password_expires_at', 'created_at', 'confirmed_at', 'last_sign_in_at', 'current_sign_in_at', 'last_activity_on',
 ] as const;
 
-const toUser = (row: object) => rowToRecord<UserRecord>(row, USER_COLUMNS);
+const SELECTED = USER_SELECTED;
+
+export const toUser = (row: object) => rowToRecord<UserRecord>(row, USER_COLUMNS);
 
 export class SqlUsersStore implements UsersStore {
   private readonly byId;

@@ -20,6 +20,7 @@ import { ProjectListing } from './services/projects-listing.ts';
 import { ProjectsService } from './services/projects.ts';
 import { buildCiServices } from './wiring-ci.ts';
 import { buildRepositoryServices } from './wiring-repository.ts';
+import { buildRunnersServices } from './wiring-runners.ts';
 
 /**
  * The services of the API, each built with the narrow stores and collaborators it needs
@@ -29,7 +30,7 @@ export function buildServices(context: CoordinatorContext) {
   const { stores, lookup, permissions } = context;
   const namespaces = new NamespacesService({ namespaces: stores.namespaces, groupQueries: stores.groupQueries, members: stores.members, lookup, permissions });
   const projectsArea = buildProjectsArea(context, namespaces);
-  return { namespaces, ...projectsArea, ...groupsAndUsersServices(context, projectsArea.transfer), ...buildRepositoryServices(context), ...buildCiServices(context), readCache: context.readCache };
+  return { namespaces, ...projectsArea, ...groupsAndUsersServices(context, projectsArea.transfer), ...buildRepositoryServices(context), ...buildCiServices(context), ...buildRunnersServices(context), readCache: context.readCache };
 }
 
 /** Groups, members, users, keys, tokens and settings. */

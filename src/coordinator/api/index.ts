@@ -24,6 +24,9 @@ import { deployKeysRoutes } from './deploy-keys.ts';
 import { usersRoutes } from './users.ts';
 import { usersKeysRoutes } from './users-keys.ts';
 import { usersGpgKeysRoutes } from './users-gpg-keys.ts';
+import { runnerProtocolRoutes } from './runners-protocol.ts';
+import { runnersRoutes } from './runners.ts';
+import { projectRunnersRoutes } from './project-runners.ts';
 
 /** Mounts every resource area under /api/v4. One plugin per area; each stays thin. */
 export async function registerApi(api: FastifyInstance, services: CoordinatorServices, edge: EdgeConfig): Promise<void> {
@@ -31,5 +34,7 @@ export async function registerApi(api: FastifyInstance, services: CoordinatorSer
   const typed = [namespacesRoutes, projectsRoutes, projectActionsRoutes, customAttributesRoutes, groupsRoutes, groupChangesRoutes, membersRoutes, membershipsRoutes, usersRoutes, usersKeysRoutes, usersGpgKeysRoutes, accessTokensRoutes, settingsRoutes, versionRoutes];
   // The repository area (code, refs, releases, deploy keys).
   const repository = [repositoryCommitsRoutes, repositoryFilesRoutes, repositoryBrowsingRoutes, branchesRoutes, protectedBranchesRoutes, protectedTagsRoutes, tagsRoutes, releasesRoutes, releaseLinksRoutes, deployKeysRoutes];
-  for (const plugin of [...typed, ...repository]) await api.register(plugin(services, edge));
+  // Runners: registration (runner side), the runners API, project runners and registration tokens.
+  const runners = [runnerProtocolRoutes, runnersRoutes, projectRunnersRoutes];
+  for (const plugin of [...typed, ...repository, ...runners]) await api.register(plugin(services, edge));
 }

@@ -29,8 +29,6 @@ const PENDING: ReadonlyArray<{ prefix: string; area: string }> = [
   { prefix: '/projects/:id/variables', area: 'CI: variables' },
   { prefix: '/groups/:id/variables', area: 'CI: variables' },
   { prefix: '/projects/:id/environments', area: 'environments' },
-  { prefix: '/runners', area: 'runners: admin API and registration protocol' },
-  { prefix: '/projects/:id/runners', area: 'runners: project runners' },
   { prefix: '/jobs', area: 'runners: job request, update, trace and artifacts protocol' },
   { prefix: '/issues', area: 'issues' },
   { prefix: '/groups/:id/issues', area: 'issues' },

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestCoordinator } from '../helpers/coordinator.ts';
-import { addMember, makeGroup, makeProjectWithRepository, makeUser, type TestUser } from './groups-fixtures.ts';
+import { addMember, makeGroup, makeProject, makeProjectWithRepository, makeUser, type TestUser } from './groups-fixtures.ts';
 
 /**
  * Records for every path parameter of the API to name, so a walk of the route table reaches
@@ -52,6 +52,17 @@ export interface WalkWorld {
   personalTokenId: number;
   /** Armored GPG public keys nobody has added, for `/user/gpg_keys` and `/users/:id/gpg_keys`. */
   spareGpgKeys: [string, string];
+  /** A runner of the project (`/runners/:id`). */
+  runnerId: number;
+  /** A runner of another project, for enabling in and disabling from the project (`runner_id`). */
+  spareRunnerId: number;
+  /**
+   * The project's registration token for `POST /runners` (walked before the routes resetting
+   * it: the runner protocol's routes are registered first) and a shared runner's token for
+   * `POST /runners/verify` and `DELETE /runners`.
+   */
+  registrationToken: string;
+  runnerToken: string;
 }
 
 let worldCounter = 0;
@@ -121,6 +132,9 @@ export async function makeWalkWorld(gantry: TestCoordinator): Promise<WalkWorld>
     await call('PUT', `${subject}/custom_attributes/color`, { value: 'blue' }, 200);
   }
   const [rootGpg, userGpg, rootRevoked, userRevoked, ...spareGpgKeys] = gpgKeys(6);
+  const register = async (token: string) => call('POST', '/runners', { token, run_untagged: true, locked: false });
+  const spareProject = await makeProject(gantry, group.id, `walked-spare${suffix}`, { visibility: 'public' });
+  const instanceToken = String((await gantry.api('GET', '/application/settings')).json.runners_registration_token);
   return {
     groupId: group.id,
     sharedGroupId: shared.id,
@@ -150,5 +164,9 @@ export async function makeWalkWorld(gantry: TestCoordinator): Promise<WalkWorld>
     impersonationTokenId: await idOf('POST', `/users/${target.id}/impersonation_tokens`, { name: 'walk', scopes: ['api'] }),
     personalTokenId: await idOf('POST', `/users/${member.id}/personal_access_tokens`, { name: 'walk', scopes: ['api'] }),
     spareGpgKeys: [spareGpgKeys[0], spareGpgKeys[1]],
+    runnerId: Number((await register(project.runners_token)).id),
+    spareRunnerId: Number((await register(spareProject.runners_token)).id),
+    registrationToken: project.runners_token,
+    runnerToken: String((await register(instanceToken)).token),
   };
 }

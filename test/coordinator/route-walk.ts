@@ -25,7 +25,7 @@ function worldValue(path: string, name: string, world: WalkWorld): string | numb
   const area = path.split('/')[1];
   switch (name) {
     case 'id':
-      return { projects: world.projectId, groups: world.groupId, namespaces: world.groupId, users: world.userId, personal_access_tokens: world.personalTokenId }[area];
+      return { projects: world.projectId, groups: world.groupId, namespaces: world.groupId, users: world.userId, personal_access_tokens: world.personalTokenId, runners: world.runnerId }[area];
     case 'user_id':
       return path.includes('/members/') ? world.memberId : world.userId;
     case 'group_id':
@@ -52,6 +52,8 @@ function worldValue(path: string, name: string, world: WalkWorld): string | numb
       return path.includes('/releases/') ? world.releaseTag : world.tag;
     case 'link_id':
       return world.linkId;
+    case 'runner_id':
+      return world.spareRunnerId;
     default:
       return undefined;
   }

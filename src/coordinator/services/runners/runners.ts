@@ -116,10 +116,12 @@ export class RunnersService {
     return runner;
   }
 
+  /** Its projects in the order they were enabled, and its groups. */
   async ownersOf(runner: RunnerRecord): Promise<RunnerOwners> {
-    const projects = await this.withNamespaces(await this.deps.projects.findByIds(await this.deps.runners.projectIds(runner.id)));
-    const groups = await this.deps.namespaces.findByIds(await this.deps.runners.namespaceIds(runner.id));
-    return { projects, groups };
+    const projectIds = await this.deps.runners.projectIds(runner.id);
+    const projects = inOrder(projectIds, await this.deps.projects.findByIds(projectIds));
+    const groupIds = await this.deps.runners.namespaceIds(runner.id);
+    return { projects: await this.withNamespaces(projects), groups: inOrder(groupIds, await this.deps.namespaces.findByIds(groupIds)) };
   }
 
   /** 403 "No access granted" unless the caller owns the runner. */
@@ -149,6 +151,12 @@ export class RunnersService {
       return namespace ? [{ project, namespace }] : [];
     });
   }
+}
+
+/** `records` in the order of `ids` (stores answer `findByIds` in no promised order). */
+function inOrder<T extends { id: number }>(ids: readonly number[], records: readonly T[]): T[] {
+  const byId = new Map(records.map((record) => [record.id, record]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
 export function viewOf(runner: RunnerRecord, now: number): RunnerView {

@@ -30,7 +30,7 @@ import { requireSignInForWrites } from './http/sign-in-rule.ts';
 import { RequestThrottles } from './http/throttle.ts';
 import { WebDownloads } from './http/web-downloads.ts';
 import { AccountsService } from './services/accounts.ts';
-import { bootstrapRoot } from './bootstrap.ts';
+import { bootstrapRegistrationToken, bootstrapRoot } from './bootstrap.ts';
 import { cleanUpRepositoryProtection } from './services/deploy-keys.ts';
 import { CoordinatorEvents } from './services/events.ts';
 import { ExpirySweeper } from './services/expiry-sweeper.ts';
@@ -148,6 +148,7 @@ async function openCoordinator(options: CoordinatorOptions, logger: Logger): Pro
   });
   cleanUpRepositoryProtection({ events: context.events, branchRules: context.protectedBranches, releases: stores.releases, deployKeys: stores.deployKeys });
   const createdRootToken = await bootstrapRoot(context, options.rootToken);
+  await bootstrapRegistrationToken(context);
   const expirySweeper = new ExpirySweeper(stores.members, stores.projectGroupLinks, stores.groupGroupLinks, logger);
   await expirySweeper.sweep();
   expirySweeper.start();

@@ -1,4 +1,5 @@
 import type { CoordinatorContext } from './context.ts';
+import { InstanceRegistrationToken } from './services/runners/tokens.ts';
 
 /**
  * On first start (no users yet) creates the administrator `root` (id 1) with a personal token.
@@ -16,4 +17,9 @@ export async function bootstrapRoot(context: CoordinatorContext, rootToken: stri
     can_create_group: true,
   });
   return context.accounts.issueToken(root.id, 'root bootstrap token', rootToken);
+}
+
+/** Generates the instance's runner registration token on first start; later starts keep it. */
+export async function bootstrapRegistrationToken(context: CoordinatorContext): Promise<void> {
+  await new InstanceRegistrationToken({ store: context.stores.settings, settings: context.settings }).current();
 }

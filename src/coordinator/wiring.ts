@@ -21,6 +21,7 @@ import { ProjectsService } from './services/projects.ts';
 import { buildCiServices } from './wiring-ci.ts';
 import { buildRepositoryServices } from './wiring-repository.ts';
 import { buildCiSettingsServices } from './wiring-ci-settings.ts';
+import { buildRunnersServices } from './wiring-runners.ts';
 
 /**
  * The services of the API, each built with the narrow stores and collaborators it needs
@@ -38,6 +39,7 @@ export function buildServices(context: CoordinatorContext) {
     ...buildRepositoryServices(context),
     ...ci,
     ...buildCiSettingsServices(context, ci.pipelineProcessing),
+    ...buildRunnersServices(context),
     readCache: context.readCache,
   };
 }

@@ -54,6 +54,7 @@ export const ERROR_CATALOGUE = {
   GANTRY_E_MILESTONE_NOT_FOUND: 'A milestone named for a release does not exist.',
   GANTRY_E_JOB_NOT_FOUND: 'The pipeline has no job of that id.',
   GANTRY_E_PIPELINE_NOT_FOUND: 'No such pipeline in the project.',
+  GANTRY_E_RUNNER_NOT_FOUND: 'No such runner (or it is not enabled for the project).',
 
   // Resources that already exist
   GANTRY_E_ALREADY_EXISTS: 'What the request creates, or a unique value it sets, already exists (the resource is named).',
@@ -94,6 +95,9 @@ export const ERROR_CATALOGUE = {
   GANTRY_E_TRIGGER_NOT_FOUND: 'The project has no pipeline trigger of that id.',
   GANTRY_E_PIPELINE_SCHEDULE_NOT_FOUND: 'The project has no pipeline schedule of that id, or the caller may not read its schedules.',
   GANTRY_E_ENVIRONMENT_NOT_FOUND: 'The project has no environment of that id.',
+  // Runners
+  GANTRY_E_RUNNER_TOKEN_INVALID: 'A runner-protocol token (a registration token or a runner token) matches nothing.',
+  GANTRY_E_RUNNER_ASSIGNMENT_REFUSED: 'The runner cannot be enabled in or disabled for the project (shared, a group runner, locked, or its only project); the reason is given.',
 
   // Git
   GANTRY_E_REPOSITORY_CONTENT_REFUSED: 'The repository holds content git refuses to serve (a .git or .. entry, a corrupt tree).',

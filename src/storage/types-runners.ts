@@ -52,12 +52,18 @@ export interface RunnerListFilter {
   contactedAfter?: string;
   /** Not contacted since this time, or never. */
   notContactedAfter?: string;
+  /** Contacted, last at or before this time. */
+  lastContactedNotAfter?: string;
+  /** Never contacted. */
+  neverContacted?: boolean;
   /** Runners carrying every one of these tags. */
   tagList?: readonly string[];
   /** Runners enabled in any of these projects (project runners). */
   projectIds?: readonly number[];
   /** Runners of any of these groups (group runners). */
   namespaceIds?: readonly number[];
+  /** With projectIds or namespaceIds: instance (shared) runners as well. */
+  orInstanceType?: boolean;
   /** Any of these runners. */
   ids?: readonly number[];
 }
@@ -83,4 +89,14 @@ export interface RunnersStore {
   /** Enables a project runner in a project; false when it already was. */
   assignProject(runnerId: number, projectId: number, now: string): Promise<boolean>;
   unassignProject(runnerId: number, projectId: number): Promise<boolean>;
+}
+
+/** Registration tokens of projects and groups, looked up by their value (`POST /runners`). */
+export interface RegistrationTokensStore {
+  projectIdByRunnersToken(token: string): Promise<number | undefined>;
+  groupIdByRunnersToken(token: string): Promise<number | undefined>;
+  /** The group's token; `fresh` becomes it when the group had none (first come wins when two race). */
+  groupRunnersToken(namespaceId: number, fresh: string, now: string): Promise<string>;
+  /** Replaces the group's token (the old one stops registering runners). */
+  setGroupRunnersToken(namespaceId: number, token: string, now: string): Promise<void>;
 }

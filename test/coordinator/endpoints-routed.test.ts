@@ -24,8 +24,6 @@ const PENDING: ReadonlyArray<{ prefix: string; area: string }> = [
   { prefix: '/projects/:id/jobs', area: 'CI: jobs and artifacts' },
   { prefix: '/projects/:id/statuses', area: 'CI: commit statuses' },
   { prefix: '/projects/:id/trigger', area: 'CI: pipeline triggers' },
-  { prefix: '/runners', area: 'runners: admin API and registration protocol' },
-  { prefix: '/projects/:id/runners', area: 'runners: project runners' },
   { prefix: '/jobs', area: 'runners: job request, update, trace and artifacts protocol' },
   { prefix: '/issues', area: 'issues' },
   { prefix: '/groups/:id/issues', area: 'issues' },

@@ -83,6 +83,11 @@ export function plausibleValue(name: string, route: Route, world: WalkWorld): Pa
       return `https://example.com/${unique}`;
     case 'scopes':
       return ['api'];
+    case 'token':
+      // A registration token to register with; a runner's own token to verify or unregister.
+      return route.url === '/api/v4/runners' && route.method === 'POST' ? world.registrationToken : world.runnerToken;
+    case 'runner_id':
+      return world.spareRunnerId;
     default:
       return undefined;
   }

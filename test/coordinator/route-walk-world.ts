@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { moveJob, seedPipeline } from '../helpers/ci-pipelines.ts';
 import type { TestCoordinator } from '../helpers/coordinator.ts';
-import { addMember, makeGroup, makeProjectWithRepository, makeUser, type TestUser } from './groups-fixtures.ts';
+import { addMember, makeGroup, makeProject, makeProjectWithRepository, makeUser, type TestUser } from './groups-fixtures.ts';
 
 /**
  * Records for every path parameter of the API to name, so a walk of the route table reaches
@@ -59,6 +59,17 @@ export interface WalkWorld {
   environmentId: number;
   /** A pipeline of the project on `main` with a failed job (so retry has work) and a bridge. */
   pipelineId: number;
+  /** A runner of the project (`/runners/:id`). */
+  runnerId: number;
+  /** A runner of another project, for enabling in and disabling from the project (`runner_id`). */
+  spareRunnerId: number;
+  /**
+   * The project's registration token for `POST /runners` (walked before the routes resetting
+   * it: the runner protocol's routes are registered first) and a shared runner's token for
+   * `POST /runners/verify` and `DELETE /runners`.
+   */
+  registrationToken: string;
+  runnerToken: string;
 }
 
 let worldCounter = 0;
@@ -138,6 +149,9 @@ export async function makeWalkWorld(gantry: TestCoordinator): Promise<WalkWorld>
   });
   await moveJob(gantry.coordinator, pipeline.jobs.build, 'running');
   await moveJob(gantry.coordinator, pipeline.jobs.build, 'failed', 'script_failure');
+  const register = async (token: string) => call('POST', '/runners', { token, run_untagged: true, locked: false });
+  const spareProject = await makeProject(gantry, group.id, `walked-spare${suffix}`, { visibility: 'public' });
+  const instanceToken = String((await gantry.api('GET', '/application/settings')).json.runners_registration_token);
   return {
     groupId: group.id,
     sharedGroupId: shared.id,
@@ -171,5 +185,9 @@ export async function makeWalkWorld(gantry: TestCoordinator): Promise<WalkWorld>
     scheduleId,
     environmentId: await idOf('POST', `${projectUrl}/environments`, { name: 'walk', external_url: 'https://walk.example.com' }),
     pipelineId: pipeline.pipeline.id,
+    runnerId: Number((await register(project.runners_token)).id),
+    spareRunnerId: Number((await register(spareProject.runners_token)).id),
+    registrationToken: project.runners_token,
+    runnerToken: String((await register(instanceToken)).token),
   };
 }

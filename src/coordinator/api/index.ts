@@ -29,6 +29,9 @@ import { ciTriggersRoutes } from './ci-triggers.ts';
 import { pipelineSchedulesRoutes } from './pipeline-schedules.ts';
 import { environmentsRoutes } from './environments.ts';
 import { pipelinesRoutes } from './pipelines.ts';
+import { runnerProtocolRoutes } from './runners-protocol.ts';
+import { runnersRoutes } from './runners.ts';
+import { projectRunnersRoutes } from './project-runners.ts';
 
 /** Mounts every resource area under /api/v4. One plugin per area; each stays thin. */
 export async function registerApi(api: FastifyInstance, services: CoordinatorServices, edge: EdgeConfig): Promise<void> {
@@ -44,5 +47,7 @@ export async function registerApi(api: FastifyInstance, services: CoordinatorSer
     pipelineSchedulesRoutes,
     environmentsRoutes,
   ];
-  for (const plugin of [...typed, ...repository, ...ci]) await api.register(plugin(services, edge));
+  // Runners: registration (runner side), the runners API, project runners and registration tokens.
+  const runners = [runnerProtocolRoutes, runnersRoutes, projectRunnersRoutes];
+  for (const plugin of [...typed, ...repository, ...ci, ...runners]) await api.register(plugin(services, edge));
 }

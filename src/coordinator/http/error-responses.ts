@@ -118,6 +118,7 @@ export const ERROR_ANSWERS: { readonly [C in ErrorCode]: ErrorAnswer } = {
   GANTRY_E_MILESTONE_NOT_FOUND: messageAnswer(400),
   GANTRY_E_JOB_NOT_FOUND: notFound('Job'),
   GANTRY_E_PIPELINE_NOT_FOUND: notFound('Pipeline'),
+  GANTRY_E_RUNNER_NOT_FOUND: notFound('Runner'),
 
   GANTRY_E_ALREADY_EXISTS: messageAnswer(409),
   GANTRY_E_PROJECT_PATH_TAKEN: fieldsAnswer(400),
@@ -156,6 +157,8 @@ export const ERROR_ANSWERS: { readonly [C in ErrorCode]: ErrorAnswer } = {
   GANTRY_E_TRIGGER_NOT_FOUND: notFound('Trigger'),
   GANTRY_E_PIPELINE_SCHEDULE_NOT_FOUND: notFound('Pipeline Schedule'),
   GANTRY_E_ENVIRONMENT_NOT_FOUND: notFound('Environment'),
+  GANTRY_E_RUNNER_TOKEN_INVALID: statusLine(403, 'Forbidden'),
+  GANTRY_E_RUNNER_ASSIGNMENT_REFUSED: FORBIDDEN,
 
   GANTRY_E_REPOSITORY_CONTENT_REFUSED: prefixed(422, 'Unprocessable Entity'),
   GANTRY_E_BLAME_TOO_LARGE: prefixed(422, 'Unprocessable Entity'),

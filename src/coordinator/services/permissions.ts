@@ -618,4 +618,50 @@ export class Permissions {
     return { visibilities: [], namespaceIds, projectIds: minLevel <= GUEST ? [...projectIds, ...access.sharedProjectIds] : projectIds };
   }
 
+  // ---- runners area (api/runners*.ts, services/runners/*) -----------------------------------
+  // GitLab's "owned runners": project runners of the projects one maintains, group runners of
+  // the groups one owns; administrators own them all. Shared runners show to anyone signed in.
+
+  /** Administrators see every runner (`/runners/all`) and keep the instance registration token. */
+  administersAllRunners(actor: Actor): boolean {
+    return actor?.is_admin === true;
+  }
+
+  /** Where the caller's own runners are: projects at Maintainer and up, groups they own. */
+  runnerOwnershipScope(access: ActorProjectAccess): { projectNamespaceIds: number[]; projectIds: number[]; groupIds: number[] } {
+    const levelAtLeast = (level: AccessLevel) => [...access.namespaceLevels].flatMap(([id, held]) => (held >= level ? [id] : []));
+    const projectIds = [...access.projectMembers.values()].flatMap((member) => (member.access_level >= MAINTAINER ? [member.source_id] : []));
+    return { projectNamespaceIds: levelAtLeast(MAINTAINER), projectIds, groupIds: levelAtLeast(OWNER) };
+  }
+
+  /** Seeing, changing, removing and enabling elsewhere a runner of these projects or groups. */
+  async ownsRunner(owners: { projects: readonly ProjectRecord[]; groups: readonly NamespaceRecord[] }, actor: Actor): Promise<boolean> {
+    if (!actor) return false;
+    if (actor.is_admin) return true;
+    for (const project of owners.projects) if (await this.projectLevelAtLeast(project, actor, MAINTAINER)) return true;
+    for (const group of owners.groups) if (await this.groupLevelAtLeast(group, actor, OWNER)) return true;
+    return false;
+  }
+
+  /** A runner's details list, of its projects, those the caller is a member of (all of them for administrators). */
+  async seesRunnerProject(project: ProjectRecord, actor: Actor): Promise<boolean> {
+    return this.projectLevelAtLeast(project, actor, GUEST);
+  }
+
+  /** A shared runner's details show to anyone signed in. */
+  seesSharedRunner(actor: Actor): boolean {
+    return actor !== null;
+  }
+
+  /** A project's runners (list, enable, disable, its registration token): Maintainer and up. */
+  async canManageProjectRunners(project: ProjectRecord, actor: Actor): Promise<boolean> {
+    return this.projectLevelAtLeast(project, actor, MAINTAINER);
+  }
+
+  /** A group's registration token: its owners. */
+  async canManageGroupRunners(group: NamespaceRecord, actor: Actor): Promise<boolean> {
+    return this.groupLevelAtLeast(group, actor, OWNER);
+  }
+
+  // ---- end of runners area ------------------------------------------------------------------
 }

@@ -17,6 +17,7 @@ import { ciPipelines } from './migrations/014-ci-pipelines.ts';
 import { ciSettings } from './migrations/015-ci-settings.ts';
 import { environments } from './migrations/016-environments.ts';
 import { tasks } from './migrations/017-tasks.ts';
+import { groupRunnersTokens } from './migrations/018-group-runners-tokens.ts';
 
 /** Ordered migrations; names never change once released. */
 const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
@@ -36,6 +37,7 @@ const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
   ['015-ci-settings', ciSettings],
   ['016-environments', environments],
   ['017-tasks', tasks],
+  ['018-group-runners-tokens', groupRunnersTokens],
 ];
 
 class InlineMigrationProvider implements MigrationProvider {

@@ -39,6 +39,13 @@ export interface CiRunnerNamespacesTable {
   namespace_id: number;
 }
 
+/** A group's runner registration token (one row per group that was given one). */
+export interface NamespaceRunnersTokensTable {
+  namespace_id: number;
+  runners_token: string;
+  created_at: string;
+}
+
 interface VariableColumns {
   id: Generated<number>;
   key: string;

@@ -2,7 +2,7 @@ import type { Generated } from 'kysely';
 import type { CiArtifactEntriesTable, CiJobArtifactsTable, CiJobsTable, CiPipelinesTable, CiPipelineVariablesTable, CiStagesTable, CiTraceChunksTable, InternalIdsTable } from './schema-ci.ts';
 import type {
   CiGroupVariablesTable, CiPipelineSchedulesTable, CiPipelineScheduleVariablesTable, CiRunnerNamespacesTable, CiRunnerProjectsTable,
-  CiRunnersTable, CiTriggersTable, CiVariablesTable, DeploymentsTable, EnvironmentsTable, TasksTable,
+  CiRunnersTable, CiTriggersTable, CiVariablesTable, DeploymentsTable, EnvironmentsTable, NamespaceRunnersTokensTable, TasksTable,
 } from './schema-ci-settings.ts';
 import type { CommitCommentsTable } from './schema-commit-comments.ts';
 import type { DeployKeysProjectsTable, DeployKeysTable, ProtectedBranchesTable, ProtectedTagsTable, ReleaseLinksTable, ReleasesTable } from './schema-repository-protection.ts';
@@ -213,6 +213,7 @@ export interface DatabaseSchema {
   ci_runners: CiRunnersTable;
   ci_runner_projects: CiRunnerProjectsTable;
   ci_runner_namespaces: CiRunnerNamespacesTable;
+  namespace_runners_tokens: NamespaceRunnersTokensTable;
   internal_ids: InternalIdsTable;
   ci_pipelines: CiPipelinesTable;
   ci_pipeline_variables: CiPipelineVariablesTable;

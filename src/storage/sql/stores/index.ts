@@ -21,6 +21,7 @@ import { SqlProtectedTagsStore } from './protected-tags.ts';
 import { SqlReleaseLinksStore } from './release-links.ts';
 import { SqlReleasesStore } from './releases.ts';
 import { SqlRunnersStore } from './runners.ts';
+import { SqlRegistrationTokensStore } from './runner-registration-tokens.ts';
 import { SqlSettingsStore } from './settings.ts';
 import { SqlTokensStore } from './tokens.ts';
 import { SqlTraceStore } from './trace-chunks.ts';
@@ -55,6 +56,7 @@ export function createSqlStores(db: Db) {
     ...createCiStores(db),
     ciTransactions: new SqlCiTransactions(db),
     runners: new SqlRunnersStore(db),
+    registrationTokens: new SqlRegistrationTokensStore(db),
     projectVariables: new SqlProjectVariablesStore(db),
     groupVariables: new SqlGroupVariablesStore(db),
     triggers: new SqlTriggersStore(db),

@@ -71,7 +71,10 @@ export class SqlRunnersStore implements RunnersStore {
 
   async list(filter: RunnerListFilter, page: Page): Promise<{ items: RunnerRecord[]; total: number }> {
     let query = this.db.selectFrom('ci_runners');
-    const empty = [filter.types, filter.projectIds, filter.namespaceIds, filter.ids].some((list) => list !== undefined && list.length === 0);
+    // Owner lists combine with "or": only when every one given is empty can nothing match.
+    const ownerLists = [filter.projectIds, filter.namespaceIds].filter((list) => list !== undefined);
+    const noOwners = !filter.orInstanceType && ownerLists.length > 0 && ownerLists.every((list) => list.length === 0);
+    const empty = noOwners || [filter.types, filter.ids].some((list) => list !== undefined && list.length === 0);
     if (empty) return { items: [], total: 0 };
     if (filter.types !== undefined) query = query.where('runner_type', 'in', [...filter.types]);
     if (filter.active !== undefined) query = query.where('active', '=', filter.active ? 1 : 0);
@@ -80,14 +83,17 @@ export class SqlRunnersStore implements RunnersStore {
       const before = filter.notContactedAfter;
       query = query.where((eb) => eb.or([eb('contacted_at', 'is', null), eb('contacted_at', '<=', before)]));
     }
+    if (filter.lastContactedNotAfter !== undefined) query = query.where('contacted_at', '<=', filter.lastContactedNotAfter);
+    if (filter.neverContacted === true) query = query.where('contacted_at', 'is', null);
     if (filter.ids !== undefined) query = query.where('id', 'in', [...new Set(filter.ids)]);
     // Runners of the given projects or groups (either, when both are given).
     if (filter.projectIds !== undefined || filter.namespaceIds !== undefined) {
       const { projectIds, namespaceIds } = filter;
       query = query.where((eb) =>
         eb.or([
-          ...(projectIds ? [eb('id', 'in', eb.selectFrom('ci_runner_projects').select('runner_id').where('project_id', 'in', [...projectIds]))] : []),
-          ...(namespaceIds ? [eb('id', 'in', eb.selectFrom('ci_runner_namespaces').select('runner_id').where('namespace_id', 'in', [...namespaceIds]))] : []),
+          ...(projectIds?.length ? [eb('id', 'in', eb.selectFrom('ci_runner_projects').select('runner_id').where('project_id', 'in', [...projectIds]))] : []),
+          ...(namespaceIds?.length ? [eb('id', 'in', eb.selectFrom('ci_runner_namespaces').select('runner_id').where('namespace_id', 'in', [...namespaceIds]))] : []),
+          ...(filter.orInstanceType ? [eb('runner_type', '=', 'instance_type')] : []),
         ]),
       );
     }

@@ -1,0 +1,68 @@
+import type { NamespaceRecord } from '../../../storage/types.ts';
+import type { ProjectWithNamespace, RunnerDetailView, RunnerView } from '../../services/runners/views.ts';
+import { groupWebUrl } from './groups.ts';
+
+/** GitLab's `Entities::Runner` (lists), with `paused` as later GitLab versions add it. */
+export function serializeRunner({ runner, online, status }: RunnerView) {
+  return {
+    id: runner.id,
+    description: runner.description,
+    ip_address: runner.ip_address,
+    active: runner.active,
+    paused: !runner.active,
+    is_shared: runner.runner_type === 'instance_type',
+    runner_type: runner.runner_type,
+    name: runner.name,
+    online,
+    status,
+  };
+}
+
+/**
+ * GitLab's `Entities::RunnerDetails`. Its `token` is not shown: runner tokens are kept as
+ * digests only, so nobody (administrators included) can read one back.
+ */
+export function serializeRunnerDetail(view: RunnerDetailView, externalUrl: string) {
+  const { runner } = view;
+  return {
+    ...serializeRunner(view),
+    tag_list: runner.tag_list,
+    run_untagged: runner.run_untagged,
+    locked: runner.locked,
+    maximum_timeout: runner.maximum_timeout,
+    access_level: runner.access_level,
+    version: runner.version,
+    revision: runner.revision,
+    platform: runner.platform,
+    architecture: runner.architecture,
+    contacted_at: runner.contacted_at,
+    projects: view.projects.map(serializeRunnerProject),
+    groups: view.groups.map((group) => serializeRunnerGroup(group, externalUrl)),
+  };
+}
+
+/** A project as runner answers name it (spec 02: id, name, name_with_namespace, path, path_with_namespace). */
+export function serializeRunnerProject({ project, namespace }: ProjectWithNamespace) {
+  return {
+    id: project.id,
+    description: project.description,
+    name: project.name,
+    name_with_namespace: `${namespace.full_name} / ${project.name}`,
+    path: project.path,
+    path_with_namespace: `${namespace.full_path}/${project.path}`,
+  };
+}
+
+function serializeRunnerGroup(group: NamespaceRecord, externalUrl: string) {
+  return { id: group.id, web_url: groupWebUrl(group, externalUrl), name: group.name };
+}
+
+/** `POST /runners` (201): GitLab 13's `RunnerRegistrationDetails`, exactly `{id, token}`. */
+export function serializeRunnerRegistration(id: number, token: string) {
+  return { id, token };
+}
+
+/** Answers of the registration-token resets (GitLab 14's shape: the token and its expiry, none here). */
+export function serializeRegistrationToken(token: string) {
+  return { token, token_expires_at: null };
+}

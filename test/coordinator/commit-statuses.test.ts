@@ -13,7 +13,7 @@ describe('commit statuses', () => {
   after(() => fixture.close());
 
   const api = (...args: Parameters<JobsFixture['gantry']['api']>) => fixture.gantry.api(...args);
-  const post = (project: CiProject, body: Record<string, unknown>, token?: string, sha = project.head) => api('POST', `/projects/${project.id}/statuses/${sha}`, { body, token });
+  const post = (project: CiProject, body: Record<string, unknown>, token?: string | null, sha = project.head) => api('POST', `/projects/${project.id}/statuses/${sha}`, { body, token });
 
   it('creates an external pipeline for a sha without one and moves the status through the state rules', async () => {
     const project = await fixture.ciProject('statuses-external');

@@ -8,7 +8,7 @@ import type { Lookup } from '../lookup.ts';
 import type { Actor, Permissions } from '../permissions.ts';
 import type { ProtectedBranchesService } from '../protected-branches.ts';
 import type { ProtectedTagsService } from '../protected-tags.ts';
-import { availableArchive } from './job-artifacts.ts';
+import { availableArchive } from './artifact-rules.ts';
 import type { CiProject, JobView, JobViews } from './job-views.ts';
 import type { PipelineProcessing } from './processing.ts';
 

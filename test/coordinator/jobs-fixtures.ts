@@ -1,8 +1,6 @@
-import { Readable } from 'node:stream';
-import yazl from 'yazl';
-import { ciBlobStores } from '../../src/coordinator/wiring-ci.ts';
 import type { JobRecord } from '../../src/storage/types-ci-jobs.ts';
 import type { ProjectRecord, Visibility } from '../../src/storage/types.ts';
+import { appendTrace, storeArtifacts } from '../helpers/ci-blobs.ts';
 import { seedPipeline, type SeedJob, type SeededPipeline } from '../helpers/ci-pipelines.ts';
 import { addMember, makeUser, type TestUser } from './groups-fixtures.ts';
 import { startRepositoryFixture, type RepositoryFixture } from './repository-fixtures.ts';
@@ -26,8 +24,6 @@ export async function startJobsFixture(): Promise<JobsFixture> {
   const { gantry } = fixture;
   counter += 1;
   const maintainer = await makeUser(gantry, `maint${counter}`);
-  const blobs = ciBlobStores(gantry.coordinator.context);
-  const { stores } = gantry.coordinator.context;
   return {
     ...fixture,
     maintainer,
@@ -40,24 +36,11 @@ export async function startJobsFixture(): Promise<JobsFixture> {
     pipeline(project, jobs, options = {}) {
       return seedPipeline(gantry.coordinator, { projectId: project.id, sha: project.head, ref: options.ref ?? 'main', tag: options.tag, userId: options.userId ?? null, jobs });
     },
-    async artifacts(job, files, options = {}) {
-      const zip = new yazl.ZipFile();
-      for (const [name, content] of Object.entries(files)) zip.addBuffer(Buffer.from(content), name);
-      zip.end();
-      const stored = await blobs.artifactFiles.write({ projectId: job.project_id, jobId: job.id, fileName: 'artifacts.zip' }, Readable.from(zip.outputStream), { maxBytes: 10_000_000 });
-      const members = await blobs.artifactFiles.listZipMembers(stored.path);
-      const expireAt = options.expireAt === undefined ? null : options.expireAt;
-      await stores.jobArtifacts.save(
-        { job_id: job.id, project_id: job.project_id, file_type: 'archive', file_format: 'zip', file_name: 'artifacts.zip', size: stored.size, sha256: stored.sha256, path: stored.path, expire_at: expireAt, created_at: new Date().toISOString() },
-        members.filter((member) => member.kind !== 'unsafe').map((member) => ({
-          path: member.path, kind: member.kind === 'directory' ? 'directory' : 'file', size: member.size, compressed_size: member.compressedSize, crc32: member.crc32, mode: member.mode, modified_at: member.modifiedAt,
-        })),
-      );
-      await stores.jobs.update(job.id, { artifacts_expire_at: expireAt });
+    artifacts(job, files, options = {}) {
+      return storeArtifacts(gantry.coordinator, job, files, options.expireAt ?? null);
     },
-    async trace(job, text) {
-      const offset = await blobs.traces.size(job.id);
-      await blobs.traces.append(job.id, offset, Buffer.from(text));
+    trace(job, text) {
+      return appendTrace(gantry.coordinator, job, text);
     },
   };
 }

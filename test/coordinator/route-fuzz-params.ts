@@ -80,6 +80,11 @@ export function plausibleValue(name: string, route: Route, world: WalkWorld): Pa
       return `https://example.com/${unique}`;
     case 'scopes':
       return ['api'];
+    case 'job':
+      return world.jobName;
+    case 'state':
+      // A finished status is never reopened: each request adds one.
+      return route.url.includes('/statuses/') ? 'success' : undefined;
     default:
       return undefined;
   }

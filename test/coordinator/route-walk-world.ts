@@ -3,6 +3,8 @@ import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { appendTrace, storeArtifacts } from '../helpers/ci-blobs.ts';
+import { moveJob, seedPipeline } from '../helpers/ci-pipelines.ts';
 import type { TestCoordinator } from '../helpers/coordinator.ts';
 import { addMember, makeGroup, makeProjectWithRepository, makeUser, type TestUser } from './groups-fixtures.ts';
 
@@ -52,6 +54,14 @@ export interface WalkWorld {
   personalTokenId: number;
   /** Armored GPG public keys nobody has added, for `/user/gpg_keys` and `/users/:id/gpg_keys`. */
   spareGpgKeys: [string, string];
+  /** A finished build on main with a trace and artifacts holding `artifactPath` (named `jobName`). */
+  jobId: number;
+  jobName: string;
+  artifactPath: string;
+  /** A manual job waiting to be played. */
+  manualJobId: number;
+  /** A finished build with a trace, for erase (which removes it). */
+  erasableJobId: number;
 }
 
 let worldCounter = 0;
@@ -121,6 +131,7 @@ export async function makeWalkWorld(gantry: TestCoordinator): Promise<WalkWorld>
     await call('PUT', `${subject}/custom_attributes/color`, { value: 'blue' }, 200);
   }
   const [rootGpg, userGpg, rootRevoked, userRevoked, ...spareGpgKeys] = gpgKeys(6);
+  const ci = await seedCiRecords(gantry, project.id, shas[0]);
   return {
     groupId: group.id,
     sharedGroupId: shared.id,
@@ -150,5 +161,21 @@ export async function makeWalkWorld(gantry: TestCoordinator): Promise<WalkWorld>
     impersonationTokenId: await idOf('POST', `/users/${target.id}/impersonation_tokens`, { name: 'walk', scopes: ['api'] }),
     personalTokenId: await idOf('POST', `/users/${member.id}/personal_access_tokens`, { name: 'walk', scopes: ['api'] }),
     spareGpgKeys: [spareGpgKeys[0], spareGpgKeys[1]],
+    ...ci,
   };
+}
+
+/** A successful pipeline on `sha` (main): a build with trace and artifacts, another to erase, an optional manual job. */
+async function seedCiRecords(gantry: TestCoordinator, projectId: number, sha: string) {
+  const { coordinator } = gantry;
+  const { jobs } = await seedPipeline(coordinator, {
+    projectId, sha, ref: 'main', jobs: [{ name: 'package', stage: 'build' }, { name: 'scratch', stage: 'build' }, { name: 'ship', stage: 'build', when: 'manual', allowFailure: true }],
+  });
+  for (const job of [jobs.package!, jobs.scratch!]) {
+    await moveJob(coordinator, job, 'running');
+    await moveJob(coordinator, job, 'success');
+    await appendTrace(coordinator, job, 'walked\n');
+  }
+  await storeArtifacts(coordinator, jobs.package!, { 'dist/out.txt': 'out\n' });
+  return { jobId: jobs.package!.id, jobName: 'package', artifactPath: 'dist/out.txt', manualJobId: jobs.ship!.id, erasableJobId: jobs.scratch!.id };
 }

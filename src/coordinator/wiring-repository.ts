@@ -1,6 +1,7 @@
 import type { CoordinatorContext } from './context.ts';
 import { BranchesService } from './services/branches.ts';
 import { DeployKeysService } from './services/deploy-keys.ts';
+import { lastPipelineLookup } from './services/pipelines/last-pipeline.ts';
 import { ProtectedRefsService } from './services/protected-refs.ts';
 import { ReleaseLinksService } from './services/release-links.ts';
 import { ReleasesService } from './services/releases.ts';
@@ -20,7 +21,7 @@ export function buildRepositoryServices(context: CoordinatorContext) {
   // there (a test standing in for protected-branch rules) is heard by commits and files alike.
   const pushRules = { canPush: (...args: Parameters<typeof branchRules.canPush>) => context.protectedBranches.canPush(...args) };
   const writer = new RepositoryWriter({ access, branchRules: pushRules, projects: stores.projects, events });
-  const commits = new CommitsService({ access, writer });
+  const commits = new CommitsService({ access, writer, lastPipeline: lastPipelineLookup({ pipelines: stores.pipelines, permissions }) });
   const tags = new TagsService({ access, releases: stores.releases, tagRules, events });
   const releaseLinks = new ReleaseLinksService({ access, releases: stores.releases, releaseLinks: stores.releaseLinks });
   return {

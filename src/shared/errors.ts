@@ -55,6 +55,7 @@ export const ERROR_CATALOGUE = {
   GANTRY_E_JOB_NOT_FOUND: 'The pipeline has no job of that id.',
   GANTRY_E_PIPELINE_NOT_FOUND: 'No such pipeline in the project.',
   GANTRY_E_RUNNER_NOT_FOUND: 'No such runner (or it is not enabled for the project).',
+  GANTRY_E_ARTIFACT_NOT_FOUND: 'The job has no (unexpired) artifacts archive, or the archive has no such file.',
 
   // Resources that already exist
   GANTRY_E_ALREADY_EXISTS: 'What the request creates, or a unique value it sets, already exists (the resource is named).',
@@ -88,6 +89,8 @@ export const ERROR_CATALOGUE = {
   GANTRY_E_JOB_NOT_RETRYABLE: 'The job cannot be retried in its current state.',
   GANTRY_E_JOB_NOT_PLAYABLE: 'The job is not a manual or delayed action that can be played now.',
   GANTRY_E_JOB_TRANSITION_INVALID: 'The job state machine has no such transition from the current status.',
+  GANTRY_E_JOB_NOT_ERASABLE: 'The job is not finished, or has neither a trace nor artifacts to erase.',
+  GANTRY_E_ARTIFACT_PATH_INVALID: 'A path inside an artifacts archive that is empty, absolute, has a NUL byte or climbs out with `..`.',
 
   // CI settings: variables, triggers, pipeline schedules, environments
   GANTRY_E_VARIABLE_NOT_FOUND: 'No CI variable of that key (and environment scope) for the project, group or pipeline schedule.',

@@ -17,8 +17,8 @@ interface OpenApiOperation {
 
 type OpenApiDocument = { openapi: string; paths: Record<string, Record<string, OpenApiOperation>> };
 
-/** `/api/v4/projects/:id/repository/files/:file_path` as OpenAPI writes it: `/api/v4/projects/{id}/...`. */
-const openApiPath = (url: string): string => url.replace(/:([A-Za-z_]+)/g, '{$1}');
+/** `/api/v4/projects/:id/repository/files/:file_path` as OpenAPI writes it: `/api/v4/projects/{id}/...` (a trailing wildcard `*`: `{*}`). */
+const openApiPath = (url: string): string => url.replace(/:([A-Za-z_]+)/g, '{$1}').replace(/\*$/, '{*}');
 const pathNames = (url: string): string[] => [...url.matchAll(/:([A-Za-z_]+)/g)].map((match) => match[1]!);
 /** The API's own document, served but not described by itself. */
 const UNDESCRIBED = new Set(['GET /api/v4/openapi.json']);

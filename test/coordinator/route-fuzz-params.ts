@@ -88,6 +88,11 @@ export function plausibleValue(name: string, route: Route, world: WalkWorld): Pa
       return route.url === '/api/v4/runners' && route.method === 'POST' ? world.registrationToken : world.runnerToken;
     case 'runner_id':
       return world.spareRunnerId;
+    case 'job':
+      return world.jobName;
+    case 'state':
+      // A finished status is never reopened: each request adds one.
+      return route.url.includes('/statuses/') ? 'success' : undefined;
     default:
       return undefined;
   }

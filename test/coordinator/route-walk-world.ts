@@ -3,6 +3,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { appendTrace, storeArtifacts } from '../helpers/ci-blobs.ts';
 import { moveJob, seedPipeline } from '../helpers/ci-pipelines.ts';
 import type { TestCoordinator } from '../helpers/coordinator.ts';
 import { addMember, makeGroup, makeProject, makeProjectWithRepository, makeUser, type TestUser } from './groups-fixtures.ts';
@@ -70,6 +71,14 @@ export interface WalkWorld {
    */
   registrationToken: string;
   runnerToken: string;
+  /** A finished build on main with a trace and artifacts holding `artifactPath` (named `jobName`). */
+  jobId: number;
+  jobName: string;
+  artifactPath: string;
+  /** A manual job waiting to be played. */
+  manualJobId: number;
+  /** A finished build with a trace, for erase (which removes it). */
+  erasableJobId: number;
 }
 
 let worldCounter = 0;
@@ -152,6 +161,7 @@ export async function makeWalkWorld(gantry: TestCoordinator): Promise<WalkWorld>
   const register = async (token: string) => call('POST', '/runners', { token, run_untagged: true, locked: false });
   const spareProject = await makeProject(gantry, group.id, `walked-spare${suffix}`, { visibility: 'public' });
   const instanceToken = String((await gantry.api('GET', '/application/settings')).json.runners_registration_token);
+  const ci = await seedCiRecords(gantry, project.id, shas[0]);
   return {
     groupId: group.id,
     sharedGroupId: shared.id,
@@ -189,5 +199,21 @@ export async function makeWalkWorld(gantry: TestCoordinator): Promise<WalkWorld>
     spareRunnerId: Number((await register(spareProject.runners_token)).id),
     registrationToken: project.runners_token,
     runnerToken: String((await register(instanceToken)).token),
+    ...ci,
   };
+}
+
+/** A successful pipeline on `sha` (main): a build with trace and artifacts, another to erase, an optional manual job. */
+async function seedCiRecords(gantry: TestCoordinator, projectId: number, sha: string) {
+  const { coordinator } = gantry;
+  const { jobs } = await seedPipeline(coordinator, {
+    projectId, sha, ref: 'main', jobs: [{ name: 'package', stage: 'build' }, { name: 'scratch', stage: 'build' }, { name: 'ship', stage: 'build', when: 'manual', allowFailure: true }],
+  });
+  for (const job of [jobs.package!, jobs.scratch!]) {
+    await moveJob(coordinator, job, 'running');
+    await moveJob(coordinator, job, 'success');
+    await appendTrace(coordinator, job, 'walked\n');
+  }
+  await storeArtifacts(coordinator, jobs.package!, { 'dist/out.txt': 'out\n' });
+  return { jobId: jobs.package!.id, jobName: 'package', artifactPath: 'dist/out.txt', manualJobId: jobs.ship!.id, erasableJobId: jobs.scratch!.id };
 }

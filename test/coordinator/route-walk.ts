@@ -62,6 +62,11 @@ function worldValue(path: string, name: string, world: WalkWorld): string | numb
       return world.pipelineId;
     case 'runner_id':
       return world.spareRunnerId;
+    case 'job_id':
+      if (path.endsWith('/play')) return world.manualJobId;
+      return path.endsWith('/erase') ? world.erasableJobId : world.jobId;
+    case 'ref_name':
+      return 'main';
     default:
       return undefined;
   }
@@ -79,11 +84,13 @@ export function pathParameters(url: string): string[] {
  */
 export function samplePath(url: string, world?: WalkWorld, override: Record<string, string> = {}): string {
   const path = url.replace(/^\/api\/v4/, '');
-  return path.replace(/:([a-z_]+)/g, (_match, name: string) => {
+  const named = path.replace(/:([a-z_]+)/g, (_match, name: string) => {
     if (override[name] !== undefined) return override[name];
     const value = world ? worldValue(path, name, world) : undefined;
     return encodeURIComponent(String(value ?? NAMED_VALUES[name] ?? UNKNOWN_ID));
   });
+  // A trailing wildcard (`artifacts/*`) is a path inside the world's artifacts.
+  return url.endsWith('/*') ? named.replace(/\*$/, override['*'] ?? world?.artifactPath ?? 'path/to/file.txt') : named;
 }
 
 /** The API routes of a coordinator (HEAD and the git/web catch-alls left out). */

@@ -32,6 +32,8 @@ import { pipelinesRoutes } from './pipelines.ts';
 import { runnerProtocolRoutes } from './runners-protocol.ts';
 import { runnersRoutes } from './runners.ts';
 import { projectRunnersRoutes } from './project-runners.ts';
+import { jobsRoutes } from './jobs.ts';
+import { commitStatusesRoutes } from './commit-statuses.ts';
 
 /** Mounts every resource area under /api/v4. One plugin per area; each stays thin. */
 export async function registerApi(api: FastifyInstance, services: CoordinatorServices, edge: EdgeConfig): Promise<void> {
@@ -42,6 +44,8 @@ export async function registerApi(api: FastifyInstance, services: CoordinatorSer
   // The CI area: pipelines, jobs, statuses; settings (variables, triggers, pipeline schedules, environments).
   const ci = [
     pipelinesRoutes,
+    jobsRoutes,
+    commitStatusesRoutes,
     ciVariablesRoutes,
     ciTriggersRoutes,
     pipelineSchedulesRoutes,

@@ -119,6 +119,7 @@ export const ERROR_ANSWERS: { readonly [C in ErrorCode]: ErrorAnswer } = {
   GANTRY_E_JOB_NOT_FOUND: notFound('Job'),
   GANTRY_E_PIPELINE_NOT_FOUND: notFound('Pipeline'),
   GANTRY_E_RUNNER_NOT_FOUND: notFound('Runner'),
+  GANTRY_E_ARTIFACT_NOT_FOUND: statusLine(404, 'Not Found'),
 
   GANTRY_E_ALREADY_EXISTS: messageAnswer(409),
   GANTRY_E_PROJECT_PATH_TAKEN: fieldsAnswer(400),
@@ -151,6 +152,8 @@ export const ERROR_ANSWERS: { readonly [C in ErrorCode]: ErrorAnswer } = {
   GANTRY_E_JOB_NOT_RETRYABLE: FORBIDDEN,
   GANTRY_E_JOB_NOT_PLAYABLE: prefixed(400, 'Bad request'),
   GANTRY_E_JOB_TRANSITION_INVALID: messageAnswer(400),
+  GANTRY_E_JOB_NOT_ERASABLE: FORBIDDEN,
+  GANTRY_E_ARTIFACT_PATH_INVALID: statusLine(400, 'Bad request'),
 
   GANTRY_E_VARIABLE_NOT_FOUND: notFound('Variable'),
   GANTRY_E_VARIABLE_AMBIGUOUS: messageAnswer(409),

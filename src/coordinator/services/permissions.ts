@@ -664,4 +664,37 @@ export class Permissions {
   }
 
   // ---- end of runners area ------------------------------------------------------------------
+  // ---- CI jobs and commit statuses area (api/jobs.ts, api/commit-statuses.ts, services/pipelines/) ----
+
+  // canReadJobs (read_build) is in the pipelines area.
+
+  /**
+   * Canceling, retrying and playing a job (`update_build`): Developers and up, and on a
+   * protected ref only those who may push or merge there (`refWritable`, from the
+   * protected-branch or protected-tag rules). Archived projects run nothing.
+   */
+  async canUpdateJob(project: ProjectRecord, actor: Actor, refWritable: boolean): Promise<boolean> {
+    if (project.archived || !project.jobs_enabled) return false;
+    if (!(await this.projectLevelAtLeast(project, actor, DEVELOPER))) return false;
+    return actor?.is_admin === true || refWritable;
+  }
+
+  /**
+   * Erasing a job (`erase_build`): Maintainers and up; or the user who triggered the job, when
+   * they may update it and its ref is not protected.
+   */
+  async canEraseJob(project: ProjectRecord, actor: Actor, job: { user_id: number | null }, ref: { protected: boolean; writable: boolean }): Promise<boolean> {
+    if (!actor || project.archived) return false;
+    if (await this.projectLevelAtLeast(project, actor, MAINTAINER)) return true;
+    const ownJob = job.user_id !== null && job.user_id === actor.id;
+    return ownJob && !ref.protected && (await this.canUpdateJob(project, actor, ref.writable));
+  }
+
+  /** Creating and updating external commit statuses (`create_commit_status`): Developers and up. */
+  async canCreateCommitStatus(project: ProjectRecord, actor: Actor): Promise<boolean> {
+    if (project.archived) return false;
+    return this.projectLevelAtLeast(project, actor, DEVELOPER);
+  }
+  // end of CI jobs and commit statuses area -------------------------------------------------
+
 }

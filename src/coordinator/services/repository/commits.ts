@@ -1,6 +1,6 @@
 import { GantryError } from '../../../shared/errors.ts';
 import type { GitClient, GitCommit, GitCommitStats, GitFileDiff, GitLogQuery, GitRepository } from '../../../storage/git/types.ts';
-import type { UserRecord } from '../../../storage/types.ts';
+import type { ProjectRecord, UserRecord } from '../../../storage/types.ts';
 import type { Actor } from '../permissions.ts';
 import type { ReadableRepository, RepositoryAccess } from './access.ts';
 import { pageOfList, type Page, type Paged } from './pages.ts';
@@ -50,10 +50,10 @@ export interface CommitDetail {
 }
 
 /**
- * The pipeline shown as a commit's last_pipeline (and its status). Null until the pipelines
- * area supplies a lookup through CommitsService's dependencies.
+ * The pipeline shown as a commit's last_pipeline (and its status), as the caller may see it;
+ * the CI area supplies it (services/pipelines/last-pipeline.ts), null without one.
  */
-export type LastPipelineLookup = (projectId: number, sha: string) => Promise<LastPipeline | null>;
+export type LastPipelineLookup = (project: ProjectRecord, sha: string, actor: Actor) => Promise<LastPipeline | null>;
 
 export const noPipelines: LastPipelineLookup = async () => null;
 
@@ -87,7 +87,7 @@ export class CommitsService {
   async get(projectRef: string, actor: Actor, sha: string, withStats: boolean): Promise<CommitWithDetail> {
     const target = await this.access.forRead(projectRef, actor);
     const commit = await this.find(target, sha);
-    return { target, commit, detail: await this.detail(target, commit, withStats) };
+    return { target, commit, detail: await this.detail(target, commit, withStats, actor) };
   }
 
   private async history(target: ReadableRepository, query: CommitListQuery, page: Page): Promise<{ items: GitCommit[]; total: number }> {
@@ -117,9 +117,9 @@ export class CommitsService {
     return commit;
   }
 
-  private async detail(target: ReadableRepository, commit: GitCommit, withStats: boolean): Promise<CommitDetail> {
+  private async detail(target: ReadableRepository, commit: GitCommit, withStats: boolean, actor: Actor): Promise<CommitDetail> {
     const stats = withStats ? await this.requireRepository(target).commitStats(commit.id) : null;
-    return { projectId: target.project.id, stats, lastPipeline: await this.lastPipeline(target.project.id, commit.id) };
+    return { projectId: target.project.id, stats, lastPipeline: await this.lastPipeline(target.project, commit.id, actor) };
   }
 
   /** Branches and/or tags containing the commit (`/commits/:sha/refs`). */
@@ -140,7 +140,7 @@ export class CommitsService {
   async create(projectRef: string, actor: UserRecord, write: CommitWrite, withStats: boolean): Promise<CommitWithDetail> {
     const target = await this.access.forWrite(projectRef, actor);
     const { commit } = await this.writer.commit(target, write);
-    return { target, commit, detail: await this.detail(target, commit, withStats) };
+    return { target, commit, detail: await this.detail(target, commit, withStats, actor) };
   }
 
   /** `cherry_pick` (the commit's changes) or `revert` (their inverse) onto `branch`. */

@@ -1,0 +1,127 @@
+import type { JobArtifactRecord, JobRecord } from '../../../storage/types-ci-jobs.ts';
+import type { RunnerRecord } from '../../../storage/types-runners.ts';
+import type { JobView } from '../../services/pipelines/job-views.ts';
+import { serializeCommit, type CommitJson } from './commits.ts';
+import { serializePipelineBasic, type PipelineBasicJson } from './pipelines.ts';
+import { serializeUserPublic, type UserPublicJson } from './users.ts';
+
+/** A runner that has not contacted the coordinator for this long is offline (GitLab's ONLINE_CONTACT_TIMEOUT). */
+const ONLINE_CONTACT_TIMEOUT_MS = 2 * 60 * 60 * 1000;
+
+export interface JobArtifactJson {
+  file_type: string;
+  size: number;
+  filename: string;
+  file_format: string;
+}
+
+export interface RunnerBasicJson {
+  id: number;
+  description: string;
+  ip_address: string | null;
+  active: boolean;
+  paused: boolean;
+  is_shared: boolean;
+  runner_type: string;
+  name: string | null;
+  online: boolean;
+  status: string;
+}
+
+export interface JobJson {
+  id: number;
+  status: string;
+  stage: string;
+  name: string;
+  ref: string;
+  tag: boolean;
+  coverage: number | null;
+  allow_failure: boolean;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  erased_at: string | null;
+  /** Seconds, running time so far while the job runs. */
+  duration: number | null;
+  queued_duration: number | null;
+  user: UserPublicJson | null;
+  commit: CommitJson | null;
+  pipeline: PipelineBasicJson | null;
+  /** Only for failed jobs, as GitLab shows it. */
+  failure_reason?: string;
+  web_url: string;
+  project: { ci_job_token_scope_enabled: boolean };
+  artifacts_file: { filename: string; size: number } | null;
+  artifacts: JobArtifactJson[];
+  runner: RunnerBasicJson | null;
+  artifacts_expire_at: string | null;
+  archived: boolean;
+  tag_list: string[];
+}
+
+/** GitLab's Job entity; `now` (epoch ms) measures the durations of unfinished jobs. */
+export function serializeJob(view: JobView, externalUrl: string, now: number = Date.now()): JobJson {
+  const { job, target } = view;
+  const projectBase = { externalUrl, projectFullPath: target.fullPath };
+  const archive = view.artifacts.find((artifact) => artifact.file_type === 'archive');
+  return {
+    id: job.id,
+    status: job.status,
+    stage: job.stage,
+    name: job.name,
+    ref: job.ref,
+    tag: job.tag,
+    coverage: job.coverage,
+    allow_failure: job.allow_failure,
+    created_at: job.created_at,
+    started_at: job.started_at,
+    finished_at: job.finished_at,
+    erased_at: job.erased_at,
+    duration: secondsBetween(job.started_at, job.finished_at, now),
+    queued_duration: secondsBetween(job.queued_at, job.started_at, now),
+    user: view.user ? serializeUserPublic(view.user, externalUrl) : null,
+    commit: view.commit ? serializeCommit(view.commit, projectBase) : null,
+    pipeline: view.pipeline ? serializePipelineBasic(view.pipeline, projectBase) : null,
+    ...(job.status === 'failed' ? { failure_reason: job.failure_reason ?? 'unknown_failure' } : {}),
+    web_url: jobWebUrl(job, externalUrl, target.fullPath),
+    project: { ci_job_token_scope_enabled: false },
+    artifacts_file: archive ? { filename: archive.file_name, size: archive.size } : null,
+    artifacts: view.artifacts.map(serializeJobArtifact),
+    runner: view.runner ? serializeRunnerBasic(view.runner, now) : null,
+    artifacts_expire_at: job.artifacts_expire_at,
+    archived: target.project.archived,
+    tag_list: job.tag_list,
+  };
+}
+
+export function jobWebUrl(job: Pick<JobRecord, 'id'>, externalUrl: string, projectFullPath: string): string {
+  return `${externalUrl}/${projectFullPath}/-/jobs/${job.id}`;
+}
+
+function serializeJobArtifact(artifact: JobArtifactRecord): JobArtifactJson {
+  return { file_type: artifact.file_type, size: artifact.size, filename: artifact.file_name, file_format: artifact.file_format };
+}
+
+function serializeRunnerBasic(runner: RunnerRecord, now: number): RunnerBasicJson {
+  const online = runner.contacted_at !== null && now - Date.parse(runner.contacted_at) < ONLINE_CONTACT_TIMEOUT_MS;
+  const status = !runner.active ? 'paused' : runner.contacted_at === null ? 'never_contacted' : online ? 'online' : 'offline';
+  return {
+    id: runner.id,
+    description: runner.description,
+    ip_address: runner.ip_address,
+    active: runner.active,
+    paused: !runner.active,
+    is_shared: runner.runner_type === 'instance_type',
+    runner_type: runner.runner_type,
+    name: runner.name,
+    online,
+    status,
+  };
+}
+
+/** Seconds from `start` to `end` (or to now while `end` is unset); null before `start`. */
+function secondsBetween(start: string | null, end: string | null, now: number): number | null {
+  if (start === null) return null;
+  const finish = end === null ? now : Date.parse(end);
+  return Math.max(0, (finish - Date.parse(start)) / 1000);
+}

@@ -55,6 +55,7 @@ export const ERROR_CATALOGUE = {
   GANTRY_E_JOB_NOT_FOUND: 'The pipeline has no job of that id.',
   GANTRY_E_PIPELINE_NOT_FOUND: 'No such pipeline in the project.',
   GANTRY_E_RUNNER_NOT_FOUND: 'No such runner (or it is not enabled for the project).',
+  GANTRY_E_TRACE_NOT_FOUND: 'The job has no trace (yet, or any more).',
   GANTRY_E_ARTIFACT_NOT_FOUND: 'The job has no (unexpired) artifacts archive, or the archive has no such file.',
 
   // Resources that already exist

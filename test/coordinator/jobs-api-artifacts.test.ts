@@ -40,11 +40,11 @@ describe('jobs API: traces, artifacts, erase and keep', () => {
     return jobs[name]!;
   }
 
-  it('serves the raw trace as text/plain, and an empty one before any is written', async () => {
+  it('serves the raw trace as text/plain, and 404 before any is written (spec 02)', async () => {
     const job = await finishedJob('traced');
-    const empty = await fixture.raw(`/projects/${project.id}/jobs/${job.id}/trace`);
-    assert.equal(empty.statusCode, 200);
-    assert.equal(empty.bytes.length, 0);
+    const missing = await fixture.raw(`/projects/${project.id}/jobs/${job.id}/trace`);
+    assert.equal(missing.statusCode, 404);
+    assert.deepEqual(JSON.parse(missing.bytes.toString()), { message: '404 Not Found' });
     await fixture.trace(job, 'line one\n');
     await fixture.trace(job, '\u001b[32mline two\u001b[0m\n');
     const trace = await fixture.raw(`/projects/${project.id}/jobs/${job.id}/trace`);
@@ -141,7 +141,7 @@ describe('jobs API: traces, artifacts, erase and keep', () => {
     assert.deepEqual(erased.json.artifacts, []);
     assert.equal(erased.json.artifacts_file, null);
     assert.equal(erased.json.download_url, null);
-    assert.equal((await fixture.raw(`/projects/${project.id}/jobs/${job.id}/trace`)).bytes.length, 0);
+    assert.equal((await fixture.raw(`/projects/${project.id}/jobs/${job.id}/trace`)).statusCode, 404, 'the trace is gone');
     assert.equal((await fixture.raw(`/projects/${project.id}/jobs/${job.id}/artifacts`)).statusCode, 404);
     assert.equal((await api('POST', `/projects/${project.id}/jobs/${job.id}/erase`)).status, 403, 'nothing left to erase');
   });

@@ -17,6 +17,7 @@ describe('jobs API permissions', () => {
     const project = await fixture.ciProject('perm-roles', { visibility: 'private' });
     const { jobs } = await fixture.pipeline(project, [{ name: 'a', stage: 'build' }, { name: 'm', stage: 'build', when: 'manual' }]);
     assert.equal((await api('GET', `/projects/${project.id}/jobs`, { token: fixture.reporter.token })).status, 200);
+    await fixture.trace(jobs.a!, 'log\n');
     assert.equal((await api('GET', `/projects/${project.id}/jobs/${jobs.a!.id}/trace`, { token: fixture.reporter.token })).status, 200);
     for (const token of [fixture.guest.token, fixture.reporter.token]) {
       for (const [action, job] of [['cancel', jobs.a!], ['play', jobs.m!], ['retry', jobs.a!]] as const) {

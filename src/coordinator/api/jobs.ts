@@ -71,7 +71,7 @@ export function jobsRoutes({ jobs, jobArtifacts }: CoordinatorServices, edge: Ed
       const trace = await jobArtifacts.trace(request.params.id, request.actor, request.params.job_id);
       reply.header('Content-Disposition', `infile; filename="${trace.jobId}.log"`);
       reply.header('Content-Length', String(trace.size));
-      return reply.type('text/plain; charset=utf-8').send(trace.stream ?? '');
+      return reply.type('text/plain; charset=utf-8').send(trace.stream);
     });
 
     api.get(`${base}/:job_id/artifacts`, { schema: { summary: "Download a job's artifacts archive", tags, params: JobPath } }, async (request, reply) => {

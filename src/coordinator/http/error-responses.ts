@@ -120,6 +120,7 @@ export const ERROR_ANSWERS: { readonly [C in ErrorCode]: ErrorAnswer } = {
   GANTRY_E_PIPELINE_NOT_FOUND: notFound('Pipeline'),
   GANTRY_E_RUNNER_NOT_FOUND: notFound('Runner'),
   GANTRY_E_ARTIFACT_NOT_FOUND: statusLine(404, 'Not Found'),
+  GANTRY_E_TRACE_NOT_FOUND: statusLine(404, 'Not Found'),
 
   GANTRY_E_ALREADY_EXISTS: messageAnswer(409),
   GANTRY_E_PROJECT_PATH_TAKEN: fieldsAnswer(400),

@@ -75,7 +75,9 @@ export class CommitStatusesService {
     const project = await this.deps.lookup.readableProject(projectRef, actor);
     if (!(await this.deps.permissions.canReadJobs(project, actor))) throw accessDenied();
     const target = await this.deps.views.target(project);
-    const all = await this.deps.jobs.statusesForSha(project.id, sha, query);
+    // Spec 02: without `ref`, the default branch's statuses.
+    const ref = query.ref ?? project.default_branch ?? undefined;
+    const all = await this.deps.jobs.statusesForSha(project.id, sha, { ...query, ...(ref === undefined ? {} : { ref }) });
     const items = all.slice(page.offset, page.offset + page.limit);
     return { items: await this.withAuthors(target, items), total: all.length };
   }

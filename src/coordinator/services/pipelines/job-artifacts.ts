@@ -31,12 +31,14 @@ export class JobArtifactsService {
     this.clock = deps.clock ?? Date.now;
   }
 
-  /** The raw trace; empty when the job has none yet. */
-  async trace(projectRef: string, actor: Actor, jobId: number): Promise<{ stream: Readable | undefined; size: number; jobId: number }> {
+  /** The raw trace; 404 (spec 02) while the job has none. */
+  async trace(projectRef: string, actor: Actor, jobId: number): Promise<{ stream: Readable; size: number; jobId: number }> {
     const target = await this.deps.jobs.readable(projectRef, actor);
     const job = await this.deps.jobs.build(target.project, jobId);
     const size = await this.deps.traces.size(job.id);
-    return { stream: size > 0 ? await this.deps.traces.read(job.id) : undefined, size, jobId: job.id };
+    const stream = size > 0 ? await this.deps.traces.read(job.id) : undefined;
+    if (!stream) throw new GantryError('GANTRY_E_TRACE_NOT_FOUND');
+    return { stream, size, jobId: job.id };
   }
 
   /** The job's artifacts archive; 404 when there is none (or it expired, or was erased). */

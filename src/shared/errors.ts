@@ -87,6 +87,13 @@ export const ERROR_CATALOGUE = {
   GANTRY_E_JOB_NOT_RETRYABLE: 'The job cannot be retried in its current state.',
   GANTRY_E_JOB_NOT_PLAYABLE: 'The job is not a manual or delayed action that can be played now.',
   GANTRY_E_JOB_TRANSITION_INVALID: 'The job state machine has no such transition from the current status.',
+  GANTRY_E_PIPELINES_DISABLED: 'CI/CD (jobs) is disabled for the project: no pipeline may be created.',
+  GANTRY_E_PIPELINE_REF_FORBIDDEN: 'The caller may not run pipelines for that protected branch or tag.',
+  GANTRY_E_CI_CONFIG_MISSING: 'The project has no CI configuration file at that commit.',
+  GANTRY_E_CI_CONFIG_INVALID: 'The CI configuration has errors (each one listed); the pipeline is not created.',
+  GANTRY_E_PIPELINE_FILTERED: 'The pipeline would have no jobs (workflow rules, or no job matches the ref).',
+  GANTRY_E_TRIGGER_TOKEN_INVALID: 'No pipeline trigger of the project has that token.',
+  GANTRY_E_PIPELINE_SCHEDULE_NOT_FOUND: 'No such pipeline schedule in the project.',
 
   // Git
   GANTRY_E_REPOSITORY_CONTENT_REFUSED: 'The repository holds content git refuses to serve (a .git or .. entry, a corrupt tree).',

@@ -20,11 +20,9 @@ const fixtureInventory = path.resolve(repoRoot, 'test/fixtures/spec/endpoints.ts
  */
 const PENDING: ReadonlyArray<{ prefix: string; area: string }> = [
   { prefix: '/projects/:id/repository/commits/:sha/statuses', area: 'CI: commit statuses' },
-  { prefix: '/projects/:id/pipeline', area: 'CI: pipelines' },
   { prefix: '/projects/:id/pipelines', area: 'CI: pipelines' },
   { prefix: '/projects/:id/jobs', area: 'CI: jobs and artifacts' },
   { prefix: '/projects/:id/statuses', area: 'CI: commit statuses' },
-  { prefix: '/projects/:id/trigger', area: 'CI: pipeline triggers' },
   { prefix: '/projects/:id/triggers', area: 'CI: pipeline triggers' },
   { prefix: '/projects/:id/variables', area: 'CI: variables' },
   { prefix: '/groups/:id/variables', area: 'CI: variables' },

@@ -24,6 +24,7 @@ import { deployKeysRoutes } from './deploy-keys.ts';
 import { usersRoutes } from './users.ts';
 import { usersKeysRoutes } from './users-keys.ts';
 import { usersGpgKeysRoutes } from './users-gpg-keys.ts';
+import { pipelineCreationRoutes } from './pipelines-create.ts';
 
 /** Mounts every resource area under /api/v4. One plugin per area; each stays thin. */
 export async function registerApi(api: FastifyInstance, services: CoordinatorServices, edge: EdgeConfig): Promise<void> {
@@ -31,5 +32,7 @@ export async function registerApi(api: FastifyInstance, services: CoordinatorSer
   const typed = [namespacesRoutes, projectsRoutes, projectActionsRoutes, customAttributesRoutes, groupsRoutes, groupChangesRoutes, membersRoutes, membershipsRoutes, usersRoutes, usersKeysRoutes, usersGpgKeysRoutes, accessTokensRoutes, settingsRoutes, versionRoutes];
   // The repository area (code, refs, releases, deploy keys).
   const repository = [repositoryCommitsRoutes, repositoryFilesRoutes, repositoryBrowsingRoutes, branchesRoutes, protectedBranchesRoutes, protectedTagsRoutes, tagsRoutes, releasesRoutes, releaseLinksRoutes, deployKeysRoutes];
-  for (const plugin of [...typed, ...repository]) await api.register(plugin(services, edge));
+  // The CI area (pipelines, jobs, variables, triggers, schedules, lint).
+  const ci = [pipelineCreationRoutes];
+  for (const plugin of [...typed, ...repository, ...ci]) await api.register(plugin(services, edge));
 }

@@ -85,7 +85,7 @@ function readObject(schema: JsonSchema, source: ParamMap, prefix: string, proble
     }
     const read = raw === undefined || raw === null ? undefined : readValue(property, raw, name, problems);
     if (read === undefined) {
-      const alreadyReported = raw !== undefined && raw !== null && raw !== '' && problems.list.some((problem) => problem.name === name);
+      const alreadyReported = raw !== undefined && raw !== null && problems.list.some((problem) => problem.name === name);
       if (required.has(key) && !alreadyReported) problems.add(name, 'is missing');
       continue;
     }

@@ -12,6 +12,11 @@ export interface CiRuntimeOptions {
   taskPollIntervalMs?: number;
   /** How often due pipeline schedules are looked for (default 10 s). */
   scheduleIntervalMs?: number;
+  /**
+   * Run queued tasks and schedules in this process (default true). False leaves them to other
+   * coordinators on the same database; pushes still record their tasks.
+   */
+  runTasks?: boolean;
 }
 
 /** The CI area's services (pipelines, jobs, statuses, settings), each with its narrow dependencies. */
@@ -52,6 +57,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
   const ciRuntime = {
     start(): void {
       context.events.onPushRecorded((push) => pushPipelines.record(push));
+      if (options.runTasks === false) return;
       taskWorker.start();
       schedulePipelines.start(options.scheduleIntervalMs ?? 10_000);
     },

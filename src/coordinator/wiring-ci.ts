@@ -2,6 +2,7 @@ import type { CoordinatorContext } from './context.ts';
 import { PipelineCreation } from './services/pipelines/creation.ts';
 import { PipelineProcessing, SCHEDULED_TIME_TASK, scheduledTimeHandler } from './services/pipelines/processing.ts';
 import { PUSH_PIPELINE_TASK, PushPipelines } from './services/pipelines/push.ts';
+import { CiLint } from './services/pipelines/lint.ts';
 import { PipelineRuns } from './services/pipelines/runs.ts';
 import { SCHEDULE_PIPELINE_TASK, SchedulePipelines } from './services/pipelines/schedules.ts';
 import { TaskQueue, TaskWorker } from './services/task-queue.ts';
@@ -42,6 +43,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
   const schedulePipelines = new SchedulePipelines({
     schedules: stores.schedules, queue: taskQueue, creation: pipelineCreation, projects: stores.projects, users: stores.users, lookup, permissions, logger,
   });
+  const ciLint = new CiLint({ creation: pipelineCreation, lookup, permissions });
   const taskWorker = new TaskWorker(stores.tasks, {
     handlers: {
       [PUSH_PIPELINE_TASK]: pushPipelines.handler(),
@@ -66,7 +68,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
       await taskWorker.stop(5_000);
     },
   };
-  return { pipelineProcessing, pipelineCreation, pipelineRuns, pushPipelines, schedulePipelines, taskQueue, taskWorker, ciRuntime };
+  return { pipelineProcessing, pipelineCreation, pipelineRuns, ciLint, pushPipelines, schedulePipelines, taskQueue, taskWorker, ciRuntime };
 }
 
 export type CiServices = ReturnType<typeof buildCiServices>;

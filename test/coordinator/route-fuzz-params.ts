@@ -80,6 +80,8 @@ export function plausibleValue(name: string, route: Route, world: WalkWorld): Pa
       return `https://example.com/${unique}`;
     case 'scopes':
       return ['api'];
+    case 'token':
+      return route.url.endsWith('/trigger/pipeline') ? world.triggerToken : undefined;
     default:
       return undefined;
   }

@@ -33,6 +33,9 @@ export interface WalkWorld {
   /** Commits on `main`. */
   commits: number;
   branch: string;
+  /** A pipeline trigger token of the project, and a pipeline schedule. */
+  triggerToken: string;
+  scheduleId: number;
   tag: string;
   releaseTag: string;
   linkId: number;
@@ -102,6 +105,8 @@ export async function makeWalkWorld(gantry: TestCoordinator): Promise<WalkWorld>
   await addMember(gantry, { type: 'project', id: project.id }, normal.id, 30);
 
   const projectUrl = `/projects/${project.id}`;
+  // The CI file comes first: the head commit is reverted and cherry-picked by the walk.
+  await call('POST', `${projectUrl}/repository/commits`, { branch: 'main', commit_message: 'CI', actions: [{ action: 'create', file_path: '.gitlab-ci.yml', content: 'walk:\n  script: echo walk\n' }] });
   for (let index = 1; index <= 3; index += 1) {
     await call('POST', `${projectUrl}/repository/commits`, { branch: 'main', commit_message: `change ${index}`, actions: [{ action: 'create', file_path: `dir/file-${index}.txt`, content: `${index}\n` }] });
   }
@@ -120,6 +125,13 @@ export async function makeWalkWorld(gantry: TestCoordinator): Promise<WalkWorld>
   for (const subject of [`/users/${target.id}`, `/groups/${group.id}`, projectUrl]) {
     await call('PUT', `${subject}/custom_attributes/color`, { value: 'blue' }, 200);
   }
+  const { stores } = gantry.coordinator.context;
+  const createdAt = new Date().toISOString();
+  const triggerToken = `walk-trigger-token${suffix}`;
+  await stores.triggers.create({ project_id: project.id, token: triggerToken, description: 'walk', owner_id: 1, created_at: createdAt });
+  const schedule = await stores.schedules.create({
+    project_id: project.id, description: 'walk', ref: 'main', cron: '0 3 * * *', cron_timezone: 'UTC', next_run_at: null, active: true, owner_id: 1, created_at: createdAt, updated_at: createdAt,
+  });
   const [rootGpg, userGpg, rootRevoked, userRevoked, ...spareGpgKeys] = gpgKeys(6);
   return {
     groupId: group.id,
@@ -134,6 +146,8 @@ export async function makeWalkWorld(gantry: TestCoordinator): Promise<WalkWorld>
     blobSha: String(readme.json.blob_id),
     commits: shas.length,
     branch: 'feature',
+    triggerToken,
+    scheduleId: schedule.id,
     tag: 'v2.0',
     releaseTag: 'v1.0',
     linkId: Number((release.assets as { links: Array<{ id: number }> }).links[0]?.id),

@@ -52,6 +52,10 @@ function worldValue(path: string, name: string, world: WalkWorld): string | numb
       return path.includes('/releases/') ? world.releaseTag : world.tag;
     case 'link_id':
       return world.linkId;
+    case 'ref':
+      return 'main';
+    case 'pipeline_schedule_id':
+      return world.scheduleId;
     default:
       return undefined;
   }

@@ -25,6 +25,7 @@ import { usersRoutes } from './users.ts';
 import { usersKeysRoutes } from './users-keys.ts';
 import { usersGpgKeysRoutes } from './users-gpg-keys.ts';
 import { pipelineCreationRoutes } from './pipelines-create.ts';
+import { ciLintRoutes } from './ci-lint.ts';
 
 /** Mounts every resource area under /api/v4. One plugin per area; each stays thin. */
 export async function registerApi(api: FastifyInstance, services: CoordinatorServices, edge: EdgeConfig): Promise<void> {
@@ -33,6 +34,6 @@ export async function registerApi(api: FastifyInstance, services: CoordinatorSer
   // The repository area (code, refs, releases, deploy keys).
   const repository = [repositoryCommitsRoutes, repositoryFilesRoutes, repositoryBrowsingRoutes, branchesRoutes, protectedBranchesRoutes, protectedTagsRoutes, tagsRoutes, releasesRoutes, releaseLinksRoutes, deployKeysRoutes];
   // The CI area (pipelines, jobs, variables, triggers, schedules, lint).
-  const ci = [pipelineCreationRoutes];
+  const ci = [pipelineCreationRoutes, ciLintRoutes];
   for (const plugin of [...typed, ...repository, ...ci]) await api.register(plugin(services, edge));
 }

@@ -85,6 +85,12 @@ export class PipelineCreation {
   }
 
   async create(input: PipelineCreationInput): Promise<PipelineRecord> {
+    const { target, context, result } = await this.prepare(input);
+    return this.save(input, target, context, result);
+  }
+
+  /** Everything creation checks and compiles, saving nothing (lint's dry run). */
+  async prepare(input: PipelineCreationInput): Promise<{ target: ResolvedRef; context: CompileContext; result: CompileResult }> {
     const { project, user } = input;
     if (!project.jobs_enabled) throw new GantryError('GANTRY_E_PIPELINES_DISABLED', 'Pipeline is disabled');
     if (user && !(await this.deps.permissions.canCreatePipeline(project, user))) throw refused('Insufficient permissions to create a new pipeline');
@@ -95,8 +101,7 @@ export class PipelineCreation {
     const text = await readTextAt(target.repository, target.sha, configPath);
     if (text === null) throw new GantryError('GANTRY_E_CI_CONFIG_MISSING', `Missing ${configPath} file`, { fields: { base: [`Missing ${configPath} file`] } });
     const context = await this.compileContext(input, target, configPath);
-    const result = await compilePipeline(text, context);
-    return this.save(input, target, context, result);
+    return { target, context, result: await compilePipeline(text, context) };
   }
 
   /** The ref (branch first, then tag) and its commit; GitLab's "Reference not found" / "Commit not found". */

@@ -41,6 +41,11 @@ export async function compilePipeline(text: string, context: CompileContext): Pr
 
   const config = await loadConfiguration(text, configPath, context, limits, sink, locator);
   if (!config) return invalid(sink);
+  const merged = (result: CompileResult): CompileResult => (result.status === 'invalid' ? result : { ...result, mergedConfig: config });
+  return merged(await compileMerged(config, context, limits, sink));
+}
+
+async function compileMerged(config: PlainObject, context: CompileContext, limits: CompileLimits, sink: DiagnosticSink): Promise<CompileResult> {
   const root = readRoot(config, sink, limits.maxExpressionTokens);
   const conditions = new ConditionContext(context, limits.maxExpressionTokens);
   const pipelineInputs = inputsFromContext(context);

@@ -288,4 +288,6 @@ export interface CompileResult {
   reason: string | null;
   /** Variables set by the matching workflow rule, applied to every job. */
   workflowVariables: YamlVariable[];
+  /** The configuration after includes, `extends` and `!reference` (lint's `merged_yaml`); absent when invalid. */
+  mergedConfig?: Record<string, unknown>;
 }

@@ -15,6 +15,7 @@ import { registerApi } from './api/index.ts';
 import { coordinatorUrl, recordMountPrefix } from './http/mount-path.ts';
 import type { CoordinatorOptions } from './options.ts';
 import { buildProjectsService, buildServices } from './wiring.ts';
+import { buildCiServices, type CiServices } from './wiring-ci.ts';
 import type { CoordinatorContext } from './context.ts';
 import { Authenticator } from './http/auth.ts';
 import { assignRouteBodyLimit, closeOnUnreadBodies, DEFAULT_BODY_LIMITS, guardAnonymousBodies, type BodyLimits } from './http/body-limits.ts';
@@ -67,6 +68,8 @@ interface CoordinatorCore {
   createdRootToken: string | undefined;
   limits: BodyLimits;
   authenticator: Authenticator;
+  /** The CI services, whose background work (task worker, schedules) runs from open to close. */
+  ci: CiServices;
   close(): Promise<void>;
 }
 
@@ -152,6 +155,8 @@ async function openCoordinator(options: CoordinatorOptions, logger: Logger): Pro
   const expirySweeper = new ExpirySweeper(stores.members, stores.projectGroupLinks, stores.groupGroupLinks, logger);
   await expirySweeper.sweep();
   expirySweeper.start();
+  const ci = buildCiServices(context, options.ci);
+  ci.ciRuntime.start();
 
   return {
     context,
@@ -163,8 +168,10 @@ async function openCoordinator(options: CoordinatorOptions, logger: Logger): Pro
       upload: options.uploadBodyLimit ?? DEFAULT_BODY_LIMITS.upload,
     },
     authenticator: new Authenticator(stores.users, stores.tokens, context.readCache),
+    ci,
     async close() {
       expirySweeper.stop();
+      await ci.ciRuntime.stop();
       await context.repositories.close();
       await database.close();
     },
@@ -200,7 +207,7 @@ async function mountCoordinator(instance: FastifyInstance, core: CoordinatorCore
   instance.addContentTypeParser('text/plain', { parseAs: 'string' }, (_request, body, done) => done(null, body));
   await instance.register(rateLimit, { global: false });
   const throttles = new RequestThrottles(instance, () => context.settings.values());
-  const services = buildServices(context);
+  const services = buildServices(context, core.ci);
 
   instance.decorateRequest('actor', null);
   instance.decorateRequest('credentialUser', null);

@@ -2,6 +2,7 @@ import type { Logger } from '../shared/logger.ts';
 import type { RepositoryManagerOptions } from '../storage/git/index.ts';
 import type { StatementObserver } from '../storage/sql/database.ts';
 import type { JobTokenVerifier } from './services/git-http/job-tokens.ts';
+import type { CiRuntimeOptions } from './wiring-ci.ts';
 
 /** How to run a coordinator, standalone (`createCoordinator`) or mounted in a host (`gantryPlugin`). */
 export interface CoordinatorOptions {
@@ -31,4 +32,6 @@ export interface CoordinatorOptions {
   onStatement?: StatementObserver;
   /** Heavy git work: queue slots and bounds, the blame size limit (README: Git storage). */
   git?: Pick<RepositoryManagerOptions, 'work' | 'blameMaxBytes'>;
+  /** CI background work: the task worker's poll interval, how often schedules are looked for. */
+  ci?: CiRuntimeOptions;
 }

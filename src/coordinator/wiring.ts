@@ -18,7 +18,7 @@ import { ProjectTransfer } from './services/project-transfer.ts';
 import { ProjectViews } from './services/project-views.ts';
 import { ProjectListing } from './services/projects-listing.ts';
 import { ProjectsService } from './services/projects.ts';
-import { buildCiServices } from './wiring-ci.ts';
+import { buildCiServices, type CiServices } from './wiring-ci.ts';
 import { buildRepositoryServices } from './wiring-repository.ts';
 import { buildCiSettingsServices } from './wiring-ci-settings.ts';
 import { buildRunnersServices } from './wiring-runners.ts';
@@ -27,11 +27,10 @@ import { buildRunnersServices } from './wiring-runners.ts';
  * The services of the API, each built with the narrow stores and collaborators it needs
  * (the second half of app.ts's wiring; nothing else builds services).
  */
-export function buildServices(context: CoordinatorContext) {
+export function buildServices(context: CoordinatorContext, ci: CiServices = buildCiServices(context)) {
   const { stores, lookup, permissions } = context;
   const namespaces = new NamespacesService({ namespaces: stores.namespaces, groupQueries: stores.groupQueries, members: stores.members, lookup, permissions });
   const projectsArea = buildProjectsArea(context, namespaces);
-  const ci = buildCiServices(context);
   return {
     namespaces,
     ...projectsArea,

@@ -102,6 +102,12 @@ export const ERROR_CATALOGUE = {
   // Runners
   GANTRY_E_RUNNER_TOKEN_INVALID: 'A runner-protocol token (a registration token or a runner token) matches nothing.',
   GANTRY_E_RUNNER_ASSIGNMENT_REFUSED: 'The runner cannot be enabled in or disabled for the project (shared, a group runner, locked, or its only project); the reason is given.',
+  GANTRY_E_PIPELINES_DISABLED: 'CI/CD (jobs) is disabled for the project: no pipeline may be created.',
+  GANTRY_E_PIPELINE_REF_FORBIDDEN: 'The caller may not run pipelines for that protected branch or tag.',
+  GANTRY_E_CI_CONFIG_MISSING: 'The project has no CI configuration file at that commit.',
+  GANTRY_E_CI_CONFIG_INVALID: 'The CI configuration has errors (each one listed); the pipeline is not created.',
+  GANTRY_E_PIPELINE_FILTERED: 'The pipeline would have no jobs (workflow rules, or no job matches the ref).',
+  GANTRY_E_TRIGGER_TOKEN_INVALID: 'No pipeline trigger of the project has that token.',
 
   // Git
   GANTRY_E_REPOSITORY_CONTENT_REFUSED: 'The repository holds content git refuses to serve (a .git or .. entry, a corrupt tree).',

@@ -19,8 +19,6 @@ const fixtureInventory = path.resolve(repoRoot, 'test/fixtures/spec/endpoints.ts
  * area lands, its test here fails until its entry is removed, so this list only shrinks.
  */
 const PENDING: ReadonlyArray<{ prefix: string; area: string }> = [
-  { prefix: '/projects/:id/pipeline', area: 'CI: pipelines' },
-  { prefix: '/projects/:id/trigger', area: 'CI: pipeline triggers' },
   { prefix: '/jobs', area: 'runners: job request, update, trace and artifacts protocol' },
   { prefix: '/issues', area: 'issues' },
   { prefix: '/groups/:id/issues', area: 'issues' },

@@ -93,6 +93,7 @@ export function plausibleValue(name: string, route: Route, world: WalkWorld): Pa
     case 'state':
       // A finished status is never reopened: each request adds one.
       return route.url.includes('/statuses/') ? 'success' : undefined;
+      return route.url.endsWith('/trigger/pipeline') ? world.triggerToken : undefined;
     default:
       return undefined;
   }

@@ -56,7 +56,8 @@ const LAST_DELETES = ['/api/v4/personal_access_tokens/:id', '/api/v4/projects/:i
  */
 const RENAMING: Record<string, readonly string[]> = {
   'PUT /api/v4/groups/:id': ['name', 'path'],
-  'PUT /api/v4/projects/:id': ['name', 'path'],
+  // ci_config_path and jobs_enabled too: the pipeline routes walked later read them.
+  'PUT /api/v4/projects/:id': ['name', 'path', 'ci_config_path', 'jobs_enabled'],
   'PUT /api/v4/users/:id': ['username', 'name', 'email'],
 };
 
@@ -138,7 +139,8 @@ describe('malformed input on every route', () => {
 
     const snapshot = async (path: string, fields: readonly string[]): Promise<Record<string, ParamValue>> => {
       const { json } = await gantry.api('GET', path);
-      return Object.fromEntries(fields.map((field) => [field, json[field] as ParamValue]));
+      // A null text field (ci_config_path) is restored as '' (its empty value): PUT reads null as absent.
+      return Object.fromEntries(fields.map((field) => [field, (json[field] ?? '') as ParamValue]));
     };
     const restore = async (path: string, identity: Record<string, ParamValue>): Promise<void> => {
       const response = await gantry.api('PUT', path, { body: identity });

@@ -35,6 +35,8 @@ export interface WalkWorld {
   /** Commits on `main`. */
   commits: number;
   branch: string;
+  /** A pipeline trigger token of the project. */
+  triggerToken: string;
   tag: string;
   releaseTag: string;
   linkId: number;
@@ -129,6 +131,8 @@ export async function makeWalkWorld(gantry: TestCoordinator): Promise<WalkWorld>
   await addMember(gantry, { type: 'project', id: project.id }, normal.id, 30);
 
   const projectUrl = `/projects/${project.id}`;
+  // The CI file comes first: the head commit is reverted and cherry-picked by the walk.
+  await call('POST', `${projectUrl}/repository/commits`, { branch: 'main', commit_message: 'CI', actions: [{ action: 'create', file_path: '.gitlab-ci.yml', content: 'walk:\n  script: echo walk\n' }] });
   for (let index = 1; index <= 3; index += 1) {
     await call('POST', `${projectUrl}/repository/commits`, { branch: 'main', commit_message: `change ${index}`, actions: [{ action: 'create', file_path: `dir/file-${index}.txt`, content: `${index}\n` }] });
   }
@@ -152,6 +156,10 @@ export async function makeWalkWorld(gantry: TestCoordinator): Promise<WalkWorld>
   await call('POST', `/groups/${group.id}/variables`, { key: 'color', value: 'blue' });
   const scheduleId = await idOf('POST', `${projectUrl}/pipeline_schedules`, { description: 'walk', ref: 'main', cron: '0 1 * * *' });
   await call('POST', `${projectUrl}/pipeline_schedules/${scheduleId}/variables`, { key: 'color', value: 'blue' });
+  const { stores } = gantry.coordinator.context;
+  const createdAt = new Date().toISOString();
+  const triggerToken = `walk-trigger-token${suffix}`;
+  await stores.triggers.create({ project_id: project.id, token: triggerToken, description: 'walk', owner_id: 1, created_at: createdAt });
   const [rootGpg, userGpg, rootRevoked, userRevoked, ...spareGpgKeys] = gpgKeys(6);
   const pipeline = await seedPipeline(gantry.coordinator, {
     projectId: project.id, sha: shas[0], userId: 1, jobs: [{ name: 'build', stage: 'build' }, { name: 'downstream', stage: 'build', type: 'bridge' }],
@@ -175,6 +183,7 @@ export async function makeWalkWorld(gantry: TestCoordinator): Promise<WalkWorld>
     blobSha: String(readme.json.blob_id),
     commits: shas.length,
     branch: 'feature',
+    triggerToken,
     tag: 'v2.0',
     releaseTag: 'v1.0',
     linkId: Number((release.assets as { links: Array<{ id: number }> }).links[0]?.id),

@@ -67,6 +67,8 @@ function worldValue(path: string, name: string, world: WalkWorld): string | numb
       return path.endsWith('/erase') ? world.erasableJobId : world.jobId;
     case 'ref_name':
       return 'main';
+    case 'ref':
+      return 'main';
     default:
       return undefined;
   }

@@ -34,6 +34,8 @@ import { runnersRoutes } from './runners.ts';
 import { projectRunnersRoutes } from './project-runners.ts';
 import { jobsRoutes } from './jobs.ts';
 import { commitStatusesRoutes } from './commit-statuses.ts';
+import { pipelineCreationRoutes } from './pipelines-create.ts';
+import { ciLintRoutes } from './ci-lint.ts';
 
 /** Mounts every resource area under /api/v4. One plugin per area; each stays thin. */
 export async function registerApi(api: FastifyInstance, services: CoordinatorServices, edge: EdgeConfig): Promise<void> {
@@ -43,6 +45,8 @@ export async function registerApi(api: FastifyInstance, services: CoordinatorSer
   const repository = [repositoryCommitsRoutes, repositoryFilesRoutes, repositoryBrowsingRoutes, branchesRoutes, protectedBranchesRoutes, protectedTagsRoutes, tagsRoutes, releasesRoutes, releaseLinksRoutes, deployKeysRoutes];
   // The CI area: pipelines, jobs, statuses; settings (variables, triggers, pipeline schedules, environments).
   const ci = [
+    pipelineCreationRoutes,
+    ciLintRoutes,
     pipelinesRoutes,
     jobsRoutes,
     commitStatusesRoutes,

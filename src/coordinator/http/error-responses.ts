@@ -163,6 +163,12 @@ export const ERROR_ANSWERS: { readonly [C in ErrorCode]: ErrorAnswer } = {
   GANTRY_E_ENVIRONMENT_NOT_FOUND: notFound('Environment'),
   GANTRY_E_RUNNER_TOKEN_INVALID: statusLine(403, 'Forbidden'),
   GANTRY_E_RUNNER_ASSIGNMENT_REFUSED: FORBIDDEN,
+  GANTRY_E_PIPELINES_DISABLED: FORBIDDEN,
+  GANTRY_E_PIPELINE_REF_FORBIDDEN: fieldsAnswer(400),
+  GANTRY_E_CI_CONFIG_MISSING: fieldsAnswer(400),
+  GANTRY_E_CI_CONFIG_INVALID: fieldsAnswer(400),
+  GANTRY_E_PIPELINE_FILTERED: fieldsAnswer(400),
+  GANTRY_E_TRIGGER_TOKEN_INVALID: statusLine(404, 'Not Found'),
 
   GANTRY_E_REPOSITORY_CONTENT_REFUSED: prefixed(422, 'Unprocessable Entity'),
   GANTRY_E_BLAME_TOO_LARGE: prefixed(422, 'Unprocessable Entity'),

@@ -79,7 +79,7 @@ export class BranchesService {
     if (await repository.branch(name)) throw new GantryError('GANTRY_E_BRANCH_EXISTS', 'Branch already exists');
     if (!(await this.deps.branchRules.canPush(target.project, actor, name))) throw new GantryError('GANTRY_E_BRANCH_PROTECTED');
     if (!(await repository.createBranch(name, sha))) throw new GantryError('GANTRY_E_BRANCH_EXISTS', 'Branch already exists');
-    this.deps.events.publishPush({ project_id: target.project.id, ref: `refs/heads/${name}`, before: ZERO_SHA, after: sha, user_id: actor.id });
+    await this.deps.events.publishPush({ project_id: target.project.id, ref: `refs/heads/${name}`, before: ZERO_SHA, after: sha, user_id: actor.id });
     return { target, view: await this.find(target, actor, name) };
   }
 
@@ -128,7 +128,7 @@ export class BranchesService {
 
   private async removeBranch(target: ReadableRepository, actor: UserRecord, branch: GitBranch): Promise<void> {
     if (!target.repository || !(await target.repository.deleteBranch(branch.name))) return;
-    this.deps.events.publishPush({ project_id: target.project.id, ref: `refs/heads/${branch.name}`, before: branch.commit.id, after: ZERO_SHA, user_id: actor.id });
+    await this.deps.events.publishPush({ project_id: target.project.id, ref: `refs/heads/${branch.name}`, before: branch.commit.id, after: ZERO_SHA, user_id: actor.id });
   }
 
   private async mergedSet(target: ReadableRepository): Promise<Set<string>> {

@@ -29,6 +29,7 @@ interface EventMap {
  */
 export class CoordinatorEvents {
   private readonly emitter = new EventEmitter<EventMap>();
+  private readonly recorders: Array<(event: PushEvent) => Promise<void>> = [];
 
   onPush(listener: (event: PushEvent) => void | Promise<void>): () => void {
     const wrapped = (event: PushEvent): void => void Promise.resolve(listener(event)).catch((error: unknown) => this.onListenerError(error));
@@ -36,7 +37,27 @@ export class CoordinatorEvents {
     return () => this.emitter.off('push', wrapped);
   }
 
-  publishPush(event: PushEvent): void {
+  /**
+   * A listener the publisher waits for before it acknowledges the push to its client (a
+   * durable record of work the push must cause, such as its pipeline's creation task).
+   */
+  onPushRecorded(listener: (event: PushEvent) => Promise<void>): () => void {
+    this.recorders.push(listener);
+    return () => {
+      const index = this.recorders.indexOf(listener);
+      if (index >= 0) this.recorders.splice(index, 1);
+    };
+  }
+
+  /** Runs the recording listeners (awaited, before the client hears back), then tells the others. */
+  async publishPush(event: PushEvent): Promise<void> {
+    for (const record of [...this.recorders]) {
+      try {
+        await record(event);
+      } catch (error) {
+        this.onListenerError(error);
+      }
+    }
     this.emitter.emit('push', event);
   }
 

@@ -237,4 +237,20 @@ export class Permissions extends PermissionsBase {
     return this.projectLevelAtLeast(project, actor, DEVELOPER);
   }
   // end of CI jobs and commit statuses area -------------------------------------------------
+
+  // ---- pipeline creation area (services/pipelines/creation*.ts, api/pipelines-create.ts) ----
+
+  /** Running a pipeline (API, trigger owner, schedule owner, pusher): Developer and up, with jobs enabled. */
+  async canCreatePipeline(project: ProjectRecord, actor: Actor): Promise<boolean> {
+    if (!project.jobs_enabled || project.archived || project.pending_delete) return false;
+    if (actor && (actor.state === 'blocked' || actor.is_ghost)) return false;
+    return this.projectLevelAtLeast(project, actor, DEVELOPER);
+  }
+
+  /** Linting a project's CI file: whoever may read its code (a dry run also needs canCreatePipeline). */
+  async canLintProjectConfig(project: ProjectRecord, actor: Actor): Promise<boolean> {
+    return this.canReadRepository(project, actor);
+  }
+
+  // end of pipeline creation area ------------------------------------------------------------
 }

@@ -98,7 +98,7 @@ export class TagsService {
       await this.deps.releases.delete(target.project.id, input.name);
       await this.saveRelease(target, actor, input.name, input.releaseDescription);
     }
-    this.deps.events.publishPush({ project_id: target.project.id, ref: `refs/tags/${input.name}`, before: ZERO_SHA, after: sha, user_id: actor.id });
+    await this.deps.events.publishPush({ project_id: target.project.id, ref: `refs/tags/${input.name}`, before: ZERO_SHA, after: sha, user_id: actor.id });
     return { target, view: await this.find(target, input.name) };
   }
 
@@ -108,7 +108,7 @@ export class TagsService {
     if (!(await this.deps.tagRules.canDelete(target.project, actor, name))) throw new GantryError('GANTRY_E_TAG_PROTECTED', PROTECTED_TAG_MESSAGES.delete, { reason: PROTECTED_TAG_MESSAGES.delete });
     if (!target.repository || !(await target.repository.deleteTag(name))) throw new GantryError('GANTRY_E_TAG_NOT_FOUND');
     await this.deps.releases.delete(target.project.id, name);
-    this.deps.events.publishPush({ project_id: target.project.id, ref: `refs/tags/${name}`, before: tag.target, after: ZERO_SHA, user_id: actor.id });
+    await this.deps.events.publishPush({ project_id: target.project.id, ref: `refs/tags/${name}`, before: tag.target, after: ZERO_SHA, user_id: actor.id });
   }
 
   async createRelease(projectRef: string, actor: UserRecord, name: string, description: string): Promise<ReleaseRecord> {

@@ -97,6 +97,17 @@ export class History {
     return runHeavy(this.access, 'diff', (signal) => this.diff(commit.parent_ids[0] ?? EMPTY_TREE, commit.id, signal));
   }
 
+  /**
+   * Paths whose content differs between two commits, old and new names of renames alike
+   * (`git diff --name-only`); null when either side is not a commit.
+   */
+  async changedPaths(from: string, to: string): Promise<string[] | null> {
+    const [fromId, toId] = await Promise.all([this.reader.resolveCommit(from), this.reader.resolveCommit(to)]);
+    if (!fromId || !toId) return null;
+    const { stdout } = await runGit(this.access.gitDir, ['diff', '--name-only', '-z', '--no-renames', '--no-ext-diff', '--no-textconv', fromId, toId], { lowPriority: true });
+    return stdout.toString('utf8').split('\0').filter(Boolean);
+  }
+
   /** Heavy: the walk and the diff run in one work slot. */
   async compare(from: string, to: string, straight: boolean): Promise<{ commits: GitCommit[]; diffs: GitFileDiff[]; mergeBase: string | null }> {
     const [fromId, toId] = await Promise.all([this.reader.resolveCommit(from), this.reader.resolveCommit(to)]);

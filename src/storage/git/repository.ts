@@ -138,6 +138,10 @@ export class BareRepository implements GitRepository {
     return this.history.compare(from, to, straight);
   }
 
+  changedPaths(from: string, to: string): Promise<string[] | null> {
+    return this.history.changedPaths(from, to);
+  }
+
   isAncestor(ancestor: string, descendant: string): Promise<boolean> {
     return this.history.isAncestor(ancestor, descendant);
   }

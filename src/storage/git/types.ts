@@ -162,6 +162,8 @@ export interface GitRepository {
   commitDiff(id: string): Promise<GitFileDiff[]>;
   /** Commits reachable from `to` and not from `from`, newest first, plus the tree diff from..to. */
   compare(from: string, to: string, straight: boolean): Promise<{ commits: GitCommit[]; diffs: GitFileDiff[]; mergeBase: string | null }>;
+  /** Paths that differ between two revisions (`only:changes`, `rules:changes`); null when either resolves to no commit. */
+  changedPaths(from: string, to: string): Promise<string[] | null>;
   isAncestor(ancestor: string, descendant: string): Promise<boolean>;
   /** The best common ancestor of resolved commit ids (`git merge-base`), or null when none. */
   mergeBase(first: string, ...others: string[]): Promise<string | null>;

@@ -174,7 +174,7 @@ export class GitHttpService {
     if (updates.length === 0) return;
     await this.deps.projects.update(project.id, { last_activity_at: new Date().toISOString() });
     for (const update of updates) {
-      this.deps.events.publishPush({ project_id: project.id, ref: update.ref, before: update.before, after: update.after, user_id: userId });
+      await this.deps.events.publishPush({ project_id: project.id, ref: update.ref, before: update.before, after: update.after, user_id: userId });
     }
   }
 }

@@ -82,6 +82,6 @@ export class RepositoryWriter {
     if (target.project.default_branch === null) {
       await this.deps.projects.update(target.project.id, { default_branch: (await repository.defaultBranch()) ?? branch });
     }
-    this.deps.events.publishPush({ project_id: target.project.id, ref: `refs/heads/${branch}`, before, after, user_id: target.actor.id });
+    await this.deps.events.publishPush({ project_id: target.project.id, ref: `refs/heads/${branch}`, before, after, user_id: target.actor.id });
   }
 }

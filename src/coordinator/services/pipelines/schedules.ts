@@ -1,0 +1,130 @@
+import { Cron } from 'croner';
+import { accessDenied, GantryError, type ErrorCode } from '../../../shared/errors.ts';
+import type { Logger } from '../../../shared/logger.ts';
+import type { SchedulesStore } from '../../../storage/types-ci-settings.ts';
+import type { NewTask } from '../../../storage/types-tasks.ts';
+import type { ProjectsStore, UserRecord, UsersStore } from '../../../storage/types.ts';
+import type { Lookup } from '../lookup.ts';
+import type { Permissions } from '../permissions.ts';
+import type { TaskHandler } from '../task-queue.ts';
+import type { PipelineCreation } from './creation.ts';
+import { completing } from './push.ts';
+
+/** Task kind of one scheduled run (payload: SchedulePipelineTask). */
+export const SCHEDULE_PIPELINE_TASK = 'pipeline.create-for-schedule';
+
+export interface SchedulePipelineTask {
+  projectId: number;
+  scheduleId: number;
+}
+
+/** The next time `cron` fires after `after`, read in `timeZone` (IANA); null for a pattern or zone croner refuses. */
+export function nextCronRun(cron: string, timeZone: string, after: Date): Date | null {
+  try {
+    return new Cron(cron, { timezone: timeZone || 'UTC', paused: true }).nextRun(after);
+  } catch {
+    return null;
+  }
+}
+
+const NO_PIPELINE: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'GANTRY_E_PIPELINES_DISABLED',
+  'GANTRY_E_PIPELINE_REF_FORBIDDEN',
+  'GANTRY_E_CI_CONFIG_MISSING',
+  'GANTRY_E_PIPELINE_FILTERED',
+  'GANTRY_E_REF_NOT_FOUND',
+  'GANTRY_E_COMMIT_NOT_FOUND',
+]);
+
+export interface SchedulePipelinesDeps {
+  schedules: Pick<SchedulesStore, 'listDue' | 'advance' | 'findInProject' | 'listVariables' | 'update'>;
+  queue: { enqueue(task: NewTask): Promise<unknown> };
+  creation: Pick<PipelineCreation, 'create'>;
+  projects: Pick<ProjectsStore, 'findById'>;
+  users: Pick<UsersStore, 'findById'>;
+  lookup: Pick<Lookup, 'readableProject'>;
+  permissions: Pick<Permissions, 'canCreatePipeline'>;
+  logger: Logger;
+  /** Epoch milliseconds. */
+  clock?: () => number;
+}
+
+/**
+ * Pipeline schedules: `tick` moves each due schedule's next_run_at on (a compare-and-swap, so
+ * one coordinator of several wins) and leaves a durable task for the winner; the task creates
+ * the pipeline (source `schedule`, the schedule's variables, its owner as user) and completes
+ * in the same transaction.
+ */
+export class SchedulePipelines {
+  private timer: NodeJS.Timeout | undefined;
+  private ticking: Promise<void> | undefined;
+  private readonly clock: () => number;
+
+  constructor(private readonly deps: SchedulePipelinesDeps) {
+    this.clock = deps.clock ?? Date.now;
+  }
+
+  async tick(limit = 100): Promise<number> {
+    const now = new Date(this.clock());
+    let started = 0;
+    for (const schedule of await this.deps.schedules.listDue(now.toISOString(), limit)) {
+      if (schedule.next_run_at === null) continue;
+      const next = nextCronRun(schedule.cron, schedule.cron_timezone, now);
+      if (!(await this.deps.schedules.advance(schedule.id, schedule.next_run_at, next?.toISOString() ?? null, now.toISOString()))) continue;
+      await this.enqueue(schedule.project_id, schedule.id, `${SCHEDULE_PIPELINE_TASK}:${schedule.id}:${schedule.next_run_at}`);
+      started++;
+    }
+    return started;
+  }
+
+  /** `POST /projects/:id/pipeline_schedules/:id/play`: a run now, for who may run pipelines in the project. */
+  async play(projectRef: string, actor: UserRecord, scheduleId: number): Promise<void> {
+    const project = await this.deps.lookup.readableProject(projectRef, actor);
+    const schedule = await this.deps.schedules.findInProject(project.id, scheduleId);
+    if (!schedule) throw new GantryError('GANTRY_E_PIPELINE_SCHEDULE_NOT_FOUND');
+    if (!(await this.deps.permissions.canCreatePipeline(project, actor))) throw accessDenied();
+    await this.enqueue(project.id, schedule.id, `${SCHEDULE_PIPELINE_TASK}:${schedule.id}:play`);
+  }
+
+  handler(): TaskHandler {
+    return async (task) => {
+      const { projectId, scheduleId } = task.payload as SchedulePipelineTask;
+      const project = await this.deps.projects.findById(projectId);
+      const schedule = project && !project.pending_delete ? await this.deps.schedules.findInProject(projectId, scheduleId) : undefined;
+      if (!project || !schedule) return;
+      const owner = schedule.owner_id === null ? null : ((await this.deps.users.findById(schedule.owner_id)) ?? null);
+      const variables = await this.deps.schedules.listVariables(schedule.id);
+      try {
+        const pipeline = await this.deps.creation.create({
+          project, ref: schedule.ref, source: 'schedule', user: owner, variables, scheduleId: schedule.id, saveOnErrors: true, ignoreSkipCi: true, inTransaction: completing(task),
+        });
+        await this.deps.schedules.update(schedule.id, { last_pipeline_id: pipeline.id, updated_at: new Date(this.clock()).toISOString() });
+      } catch (error) {
+        if (!(error instanceof GantryError) || !NO_PIPELINE.has(error.code)) throw error;
+        this.deps.logger.info({ project: projectId, schedule: scheduleId, code: error.code, reason: error.message }, 'scheduled run creates no pipeline');
+      }
+    };
+  }
+
+  /** Ticks every `intervalMs` until stopped. */
+  start(intervalMs: number): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => {
+      this.ticking ??= this.tick()
+        .then(() => undefined, (error: unknown) => this.deps.logger.warn({ err: error }, 'pipeline schedule tick failed'))
+        .finally(() => (this.ticking = undefined));
+    }, intervalMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.ticking;
+  }
+
+  private async enqueue(projectId: number, scheduleId: number, dedupeKey: string): Promise<void> {
+    const payload: SchedulePipelineTask = { projectId, scheduleId };
+    await this.deps.queue.enqueue({ kind: SCHEDULE_PIPELINE_TASK, payload, dedupeKey });
+  }
+}

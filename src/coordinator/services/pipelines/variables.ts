@@ -1,0 +1,44 @@
+import type { ContextVariable, VariableSource } from '../../../ci/model.ts';
+import type { CiVariableRecord, CiVariablesStore } from '../../../storage/types-ci-settings.ts';
+import type { PipelineVariableRecord } from '../../../storage/types-ci.ts';
+import type { NamespacesStore, ProjectRecord } from '../../../storage/types.ts';
+
+export interface PipelineVariableSources {
+  projectVariables: Pick<CiVariablesStore, 'list'>;
+  groupVariables: Pick<CiVariablesStore, 'listForOwners'>;
+  namespaces: Pick<NamespacesStore, 'findById' | 'ancestors'>;
+}
+
+/**
+ * The user-defined variables of a pipeline, in reference §7.2's precedence (later wins, the
+ * compiler orders by source): group variables from the top group down to the project's own
+ * (the closest group wins), project variables, then the variables the run was given
+ * (trigger, API run, schedule). Protected ones stay on protected refs only. Environment-scoped
+ * project variables wait for the job's environment (the job payload applies them).
+ */
+export async function pipelineContextVariables(
+  sources: PipelineVariableSources,
+  project: ProjectRecord,
+  given: readonly PipelineVariableRecord[],
+  givenSource: Extract<VariableSource, 'trigger' | 'pipeline' | 'schedule'>,
+  refProtected: boolean,
+): Promise<ContextVariable[]> {
+  const groupIds = await namespaceChainTopDown(sources, project.namespace_id);
+  const byGroup = groupIds.length > 0 ? await sources.groupVariables.listForOwners(groupIds) : new Map<number, CiVariableRecord[]>();
+  const group = groupIds.flatMap((id) => byGroup.get(id) ?? []).map((variable) => fromStored(variable, 'group'));
+  const own = (await sources.projectVariables.list(project.id)).filter((variable) => variable.environment_scope === '*').map((variable) => fromStored(variable, 'project'));
+  const run = given.map((variable): ContextVariable => ({ key: variable.key, value: variable.value, file: variable.variable_type === 'file', source: givenSource }));
+  return [...group, ...own, ...run].filter((variable) => refProtected || !variable.protected);
+}
+
+/** Group ids of the project's namespace chain, top-level group first; none for a personal namespace. */
+async function namespaceChainTopDown(sources: PipelineVariableSources, namespaceId: number): Promise<number[]> {
+  const namespace = await sources.namespaces.findById(namespaceId);
+  if (!namespace || namespace.kind !== 'group') return [];
+  const ancestors = await sources.namespaces.ancestors(namespaceId);
+  return [...ancestors.reverse().map((ancestor) => ancestor.id), namespace.id];
+}
+
+function fromStored(variable: CiVariableRecord, source: VariableSource): ContextVariable {
+  return { key: variable.key, value: variable.value, protected: variable.protected, masked: variable.masked, file: variable.variable_type === 'file', source };
+}

@@ -82,8 +82,8 @@ describe('pipelines API: jobs, bridges, variables', () => {
     const build0 = (await stores.jobs.findById(ids.build))!;
     const pipeline = (await stores.pipelines.findById(seeded.pipeline.id))!;
     assert.deepEqual(Object.keys(build).sort(), [
-      'allow_failure', 'artifacts', 'artifacts_expire_at', 'artifacts_file', 'commit', 'coverage', 'created_at', 'duration', 'erased_at', 'finished_at',
-      'id', 'name', 'pipeline', 'queued_duration', 'ref', 'runner', 'stage', 'started_at', 'status', 'tag', 'tag_list', 'user', 'web_url',
+      'allow_failure', 'archived', 'artifacts', 'artifacts_expire_at', 'artifacts_file', 'commit', 'coverage', 'created_at', 'duration', 'erased_at', 'finished_at',
+      'id', 'name', 'pipeline', 'project', 'queued_duration', 'ref', 'runner', 'stage', 'started_at', 'status', 'tag', 'tag_list', 'user', 'web_url',
     ]);
     assert.equal(build.status, 'success');
     assert.equal(build.stage, 'build');
@@ -119,7 +119,7 @@ describe('pipelines API: jobs, bridges, variables', () => {
     assert.equal(failed.allow_failure, true);
     assert.equal(failed.runner, null);
     assert.deepEqual(failed.artifacts, []);
-    assert.ok(!('artifacts_file' in failed));
+    assert.equal(failed.artifacts_file, null, 'no archive: null, as the jobs API shows it');
     const manual = list.find((job) => job.id === ids.deploy)!;
     assert.ok(!('failure_reason' in manual), 'only failed jobs carry failure_reason');
     assert.equal(manual.started_at, null);

@@ -5,7 +5,8 @@ import { requireActor } from '../http/auth.ts';
 import type { ErrorAnswerOverrides } from '../http/error-responses.ts';
 import { Param } from '../http/gitlab-params.ts';
 import { PAGINATION, pageOf, setPaginationHeaders, type PageRequest } from '../http/pagination.ts';
-import { serializeBridge, serializePipelineJob } from '../http/serializers/pipeline-jobs.ts';
+import { serializeJob } from '../http/serializers/jobs.ts';
+import { serializeBridge } from '../http/serializers/bridges.ts';
 import { serializePipeline, serializePipelineBasic } from '../http/serializers/pipelines.ts';
 import type { PipelineResult } from '../services/pipelines/pipelines.ts';
 import type { CoordinatorServices, EdgeConfig } from '../wiring.ts';
@@ -102,8 +103,7 @@ export function pipelinesRoutes({ pipelines }: CoordinatorServices, edge: EdgeCo
       const query = { scope: request.query.scope, includeRetried: request.query.include_retried ?? false };
       const { target, items, total } = await pipelines.jobs(request.params.id, request.actor, request.params.pipeline_id, query, slice(page));
       setPaginationHeaders(request, reply, edge.externalUrl, page, { total });
-      const urlBase = { externalUrl: edge.externalUrl, projectFullPath: target.fullPath };
-      return items.map((view) => serializePipelineJob(view, urlBase));
+      return items.map((view) => serializeJob({ ...view, target }, edge.externalUrl));
     });
 
     api.get(`${one}/bridges`, { schema: { summary: "List a pipeline's bridge jobs and their downstream pipelines", tags, params: PipelinePath, querystring: BridgesQuery }, config }, async (request, reply) => {

@@ -28,7 +28,8 @@ export interface RunnerBasicJson {
   status: string;
 }
 
-export interface JobJson {
+/** GitLab's JobBasic: what a job shows wherever it is listed (bridges add their downstream pipeline). */
+export interface JobBasicJson {
   id: number;
   status: string;
   stage: string;
@@ -50,6 +51,9 @@ export interface JobJson {
   /** Only for failed jobs, as GitLab shows it. */
   failure_reason?: string;
   web_url: string;
+}
+
+export interface JobJson extends JobBasicJson {
   project: { ci_job_token_scope_enabled: boolean };
   artifacts_file: { filename: string; size: number } | null;
   artifacts: JobArtifactJson[];
@@ -59,11 +63,27 @@ export interface JobJson {
   tag_list: string[];
 }
 
+/** What JobBasic needs: the job, its user, commit and pipeline. */
+export type JobBasicView = Pick<JobView, 'job' | 'user' | 'commit' | 'pipeline'>;
+
 /** GitLab's Job entity; `now` (epoch ms) measures the durations of unfinished jobs. */
 export function serializeJob(view: JobView, externalUrl: string, now: number = Date.now()): JobJson {
   const { job, target } = view;
-  const projectBase = { externalUrl, projectFullPath: target.fullPath };
   const archive = view.artifacts.find((artifact) => artifact.file_type === 'archive');
+  return {
+    ...serializeJobBasic(view, { externalUrl, projectFullPath: target.fullPath }, now),
+    project: { ci_job_token_scope_enabled: false },
+    artifacts_file: archive ? { filename: archive.file_name, size: archive.size } : null,
+    artifacts: view.artifacts.map(serializeJobArtifact),
+    runner: view.runner ? serializeRunnerBasic(view.runner, now) : null,
+    artifacts_expire_at: job.artifacts_expire_at,
+    archived: target.project.archived,
+    tag_list: job.tag_list,
+  };
+}
+
+export function serializeJobBasic(view: JobBasicView, base: { externalUrl: string; projectFullPath: string }, now: number = Date.now()): JobBasicJson {
+  const { job } = view;
   return {
     id: job.id,
     status: job.status,
@@ -79,18 +99,11 @@ export function serializeJob(view: JobView, externalUrl: string, now: number = D
     erased_at: job.erased_at,
     duration: secondsBetween(job.started_at, job.finished_at, now),
     queued_duration: secondsBetween(job.queued_at, job.started_at, now),
-    user: view.user ? serializeUserPublic(view.user, externalUrl) : null,
-    commit: view.commit ? serializeCommit(view.commit, projectBase) : null,
-    pipeline: view.pipeline ? serializePipelineBasic(view.pipeline, projectBase) : null,
+    user: view.user ? serializeUserPublic(view.user, base.externalUrl) : null,
+    commit: view.commit ? serializeCommit(view.commit, base) : null,
+    pipeline: view.pipeline ? serializePipelineBasic(view.pipeline, base) : null,
     ...(job.status === 'failed' ? { failure_reason: job.failure_reason ?? 'unknown_failure' } : {}),
-    web_url: jobWebUrl(job, externalUrl, target.fullPath),
-    project: { ci_job_token_scope_enabled: false },
-    artifacts_file: archive ? { filename: archive.file_name, size: archive.size } : null,
-    artifacts: view.artifacts.map(serializeJobArtifact),
-    runner: view.runner ? serializeRunnerBasic(view.runner, now) : null,
-    artifacts_expire_at: job.artifacts_expire_at,
-    archived: target.project.archived,
-    tag_list: job.tag_list,
+    web_url: jobWebUrl(job, base.externalUrl, base.projectFullPath),
   };
 }
 

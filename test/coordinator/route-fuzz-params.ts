@@ -84,7 +84,8 @@ export function plausibleValue(name: string, route: Route, world: WalkWorld): Pa
     case 'scopes':
       return ['api'];
     case 'token':
-      // A registration token to register with; a runner's own token to verify or unregister.
+      // A trigger token to run a pipeline with; a registration token to register with; a runner's own token to verify or unregister.
+      if (route.url.endsWith('/trigger/pipeline')) return world.triggerToken;
       return route.url === '/api/v4/runners' && route.method === 'POST' ? world.registrationToken : world.runnerToken;
     case 'runner_id':
       return world.spareRunnerId;
@@ -93,7 +94,6 @@ export function plausibleValue(name: string, route: Route, world: WalkWorld): Pa
     case 'state':
       // A finished status is never reopened: each request adds one.
       return route.url.includes('/statuses/') ? 'success' : undefined;
-      return route.url.endsWith('/trigger/pipeline') ? world.triggerToken : undefined;
     default:
       return undefined;
   }

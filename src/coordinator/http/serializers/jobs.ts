@@ -1,12 +1,10 @@
 import type { JobArtifactRecord, JobRecord } from '../../../storage/types-ci-jobs.ts';
-import type { RunnerRecord } from '../../../storage/types-runners.ts';
 import type { JobView } from '../../services/pipelines/job-views.ts';
+import { viewOf } from '../../services/runners/runners.ts';
 import { serializeCommit, type CommitJson } from './commits.ts';
 import { serializePipelineBasic, type PipelineBasicJson } from './pipelines.ts';
+import { serializeRunner } from './runners.ts';
 import { serializeUserPublic, type UserPublicJson } from './users.ts';
-
-/** A runner that has not contacted the coordinator for this long is offline (GitLab's ONLINE_CONTACT_TIMEOUT). */
-const ONLINE_CONTACT_TIMEOUT_MS = 2 * 60 * 60 * 1000;
 
 export interface JobArtifactJson {
   file_type: string;
@@ -15,18 +13,8 @@ export interface JobArtifactJson {
   file_format: string;
 }
 
-export interface RunnerBasicJson {
-  id: number;
-  description: string;
-  ip_address: string | null;
-  active: boolean;
-  paused: boolean;
-  is_shared: boolean;
-  runner_type: string;
-  name: string | null;
-  online: boolean;
-  status: string;
-}
+/** A job's runner: GitLab's Runner entity, with its status as the runners API tells it. */
+export type RunnerBasicJson = ReturnType<typeof serializeRunner>;
 
 /** GitLab's JobBasic: what a job shows wherever it is listed (bridges add their downstream pipeline). */
 export interface JobBasicJson {
@@ -75,7 +63,7 @@ export function serializeJob(view: JobView, externalUrl: string, now: number = D
     project: { ci_job_token_scope_enabled: false },
     artifacts_file: archive ? { filename: archive.file_name, size: archive.size } : null,
     artifacts: view.artifacts.map(serializeJobArtifact),
-    runner: view.runner ? serializeRunnerBasic(view.runner, now) : null,
+    runner: view.runner ? serializeRunner(viewOf(view.runner, now)) : null,
     artifacts_expire_at: job.artifacts_expire_at,
     archived: target.project.archived,
     tag_list: job.tag_list,
@@ -115,22 +103,6 @@ function serializeJobArtifact(artifact: JobArtifactRecord): JobArtifactJson {
   return { file_type: artifact.file_type, size: artifact.size, filename: artifact.file_name, file_format: artifact.file_format };
 }
 
-function serializeRunnerBasic(runner: RunnerRecord, now: number): RunnerBasicJson {
-  const online = runner.contacted_at !== null && now - Date.parse(runner.contacted_at) < ONLINE_CONTACT_TIMEOUT_MS;
-  const status = !runner.active ? 'paused' : runner.contacted_at === null ? 'never_contacted' : online ? 'online' : 'offline';
-  return {
-    id: runner.id,
-    description: runner.description,
-    ip_address: runner.ip_address,
-    active: runner.active,
-    paused: !runner.active,
-    is_shared: runner.runner_type === 'instance_type',
-    runner_type: runner.runner_type,
-    name: runner.name,
-    online,
-    status,
-  };
-}
 
 /** Seconds from `start` to `end` (or to now while `end` is unset); null before `start`. */
 function secondsBetween(start: string | null, end: string | null, now: number): number | null {

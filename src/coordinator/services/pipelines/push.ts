@@ -1,11 +1,11 @@
 import { ZERO_SHA } from '../../../ci/pipeline-variables.ts';
-import { GantryError, type ErrorCode } from '../../../shared/errors.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import type { RepositoryManager } from '../../../storage/git/types.ts';
 import type { NewTask, TaskRecord } from '../../../storage/types-tasks.ts';
 import type { ProjectsStore, UsersStore } from '../../../storage/types.ts';
 import type { PushEvent } from '../events.ts';
 import type { TaskHandler } from '../task-queue.ts';
+import { isNoPipelineRefusal } from './no-pipeline.ts';
 import type { PipelineCreation, PipelineCreationInput } from './creation.ts';
 
 /** Task kind of a push's pipeline (payload: PushPipelineTask). */
@@ -19,16 +19,6 @@ export interface PushPipelineTask {
   after: string;
   userId: number | null;
 }
-
-/** Refusals that mean "this push gets no pipeline" (no CI file, CI off, workflow rules, ref gone): not failures of the task. */
-const NO_PIPELINE: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
-  'GANTRY_E_PIPELINES_DISABLED',
-  'GANTRY_E_PIPELINE_REF_FORBIDDEN',
-  'GANTRY_E_CI_CONFIG_MISSING',
-  'GANTRY_E_PIPELINE_FILTERED',
-  'GANTRY_E_REF_NOT_FOUND',
-  'GANTRY_E_COMMIT_NOT_FOUND',
-]);
 
 export interface PushPipelinesDeps {
   queue: { enqueue(task: NewTask): Promise<unknown> };
@@ -73,7 +63,7 @@ export class PushPipelines {
       try {
         await this.deps.creation.create(input);
       } catch (error) {
-        if (!(error instanceof GantryError) || !NO_PIPELINE.has(error.code)) throw error;
+        if (!isNoPipelineRefusal(error)) throw error;
         this.deps.logger.info({ project: push.projectId, ref: push.ref, sha: push.after, code: error.code, reason: error.message }, 'push creates no pipeline');
       }
     };

@@ -1,5 +1,5 @@
 import { Cron } from 'croner';
-import { accessDenied, GantryError, type ErrorCode } from '../../../shared/errors.ts';
+import { accessDenied, GantryError } from '../../../shared/errors.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import type { SchedulesStore } from '../../../storage/types-ci-settings.ts';
 import type { NewTask } from '../../../storage/types-tasks.ts';
@@ -7,6 +7,7 @@ import type { ProjectsStore, UserRecord, UsersStore } from '../../../storage/typ
 import type { Lookup } from '../lookup.ts';
 import type { Permissions } from '../permissions.ts';
 import type { TaskHandler } from '../task-queue.ts';
+import { isNoPipelineRefusal } from './no-pipeline.ts';
 import type { PipelineCreation } from './creation.ts';
 import { completing } from './push.ts';
 
@@ -26,15 +27,6 @@ export function nextCronRun(cron: string, timeZone: string, after: Date): Date |
     return null;
   }
 }
-
-const NO_PIPELINE: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
-  'GANTRY_E_PIPELINES_DISABLED',
-  'GANTRY_E_PIPELINE_REF_FORBIDDEN',
-  'GANTRY_E_CI_CONFIG_MISSING',
-  'GANTRY_E_PIPELINE_FILTERED',
-  'GANTRY_E_REF_NOT_FOUND',
-  'GANTRY_E_COMMIT_NOT_FOUND',
-]);
 
 export interface SchedulePipelinesDeps {
   schedules: Pick<SchedulesStore, 'listDue' | 'advance' | 'findInProject' | 'listVariables' | 'update'>;
@@ -100,7 +92,7 @@ export class SchedulePipelines {
         });
         await this.deps.schedules.update(schedule.id, { last_pipeline_id: pipeline.id, updated_at: new Date(this.clock()).toISOString() });
       } catch (error) {
-        if (!(error instanceof GantryError) || !NO_PIPELINE.has(error.code)) throw error;
+        if (!isNoPipelineRefusal(error)) throw error;
         this.deps.logger.info({ project: projectId, schedule: scheduleId, code: error.code, reason: error.message }, 'scheduled run creates no pipeline');
       }
     };

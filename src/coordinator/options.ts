@@ -24,7 +24,7 @@ export interface CoordinatorOptions {
   anonymousBodyLimit?: number;
   /** Largest file of a multipart upload (streamed to disk). Default 1 GiB. */
   uploadBodyLimit?: number;
-  /** Checks CI job tokens for git over HTTP (`gitlab-ci-token`); by default none is valid. */
+  /** Checks CI job tokens for git over HTTP (`gitlab-ci-token`); by default those of running jobs (their own project only). */
   jobTokenVerifier?: JobTokenVerifier;
   /** Keep answers of frequent reads until the database changes (SQLite only). Default true. */
   cacheReads?: boolean;

@@ -16,6 +16,7 @@ import { CiLint } from './services/pipelines/lint.ts';
 import { PipelineRuns } from './services/pipelines/runs.ts';
 import { SCHEDULE_PIPELINE_TASK, SchedulePipelines } from './services/pipelines/schedules.ts';
 import { TaskQueue, TaskWorker } from './services/task-queue.ts';
+import { buildRunnerJobServices, type RunnerJobOptions } from './wiring-runner-jobs.ts';
 
 /** How the CI background work runs (tests shorten the intervals). */
 export interface CiRuntimeOptions {
@@ -28,6 +29,8 @@ export interface CiRuntimeOptions {
    * coordinators on the same database; pushes still record their tasks.
    */
   runTasks?: boolean;
+  /** Runner job updates and traces: the per-job trace limit, update intervals, stuck and timeout sweeps. */
+  runnerJobs?: RunnerJobOptions;
 }
 
 /** Where job traces and artifact files live. */
@@ -106,7 +109,8 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
   const jobs = new JobsService({
     lookup, permissions, jobs: stores.jobs, jobArtifacts: stores.jobArtifacts, processing: pipelineProcessing, views: jobViews, refRules, ...blobs,
   });
-  const jobArtifacts = new JobArtifactsService({ jobs, jobsStore: stores.jobs, jobArtifacts: stores.jobArtifacts, ...blobs });
+  const runnerJobs = buildRunnerJobServices(context, { processing: pipelineProcessing, traces: blobs.traces }, options.runnerJobs);
+  const jobArtifacts = new JobArtifactsService({ jobs, jobsStore: stores.jobs, jobArtifacts: stores.jobArtifacts, ...blobs, traceWatch: runnerJobs.traceWatch });
   const commitStatuses = new CommitStatusesService({
     lookup, permissions, jobs: stores.jobs, users: stores.users, repositories, views: jobViews, refRules, transactions: stores.ciTransactions, processing: pipelineProcessing,
   });
@@ -128,15 +132,17 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
       if (options.runTasks === false) return;
       taskWorker.start();
       schedulePipelines.start(options.scheduleIntervalMs ?? 10_000);
+      runnerJobs.staleJobs.start();
     },
     async stop(): Promise<void> {
+      await runnerJobs.staleJobs.stop();
       await schedulePipelines.stop();
       await taskWorker.stop(5_000);
     },
   };
   return {
     pipelineProcessing, pipelineCreation, pipelineRuns, ciLint, pushPipelines, schedulePipelines, taskQueue, taskWorker, ciRuntime,
-    ciBlobs: blobs, pipelines, jobs, jobArtifacts, commitStatuses,
+    ciBlobs: blobs, pipelines, jobs, jobArtifacts, commitStatuses, ...runnerJobs,
   };
 }
 

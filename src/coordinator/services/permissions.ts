@@ -236,6 +236,13 @@ export class Permissions extends PermissionsBase {
     if (project.archived) return false;
     return this.projectLevelAtLeast(project, actor, DEVELOPER);
   }
+  /**
+   * Whom a CI job token reads a repository as: the job's user on the job's own project; on
+   * any other project nobody (anonymous), so only public code is readable with it.
+   */
+  jobTokenReader(project: ProjectRecord, job: { projectId: number }, user: UserRecord | null): UserRecord | null {
+    return project.id === job.projectId ? user : null;
+  }
   // end of CI jobs and commit statuses area -------------------------------------------------
 
   // ---- pipeline creation area (services/pipelines/creation*.ts, api/pipelines-create.ts) ----

@@ -80,7 +80,7 @@ export class GitAccess {
    */
   async authorizeRead(project: ProjectRecord | undefined, identity: GitIdentity): Promise<ProjectRecord> {
     const visible = await this.visibleProject(project, identity);
-    if (!(await this.permissions.canReadRepository(visible, identity.user))) {
+    if (!(await this.permissions.canReadRepository(visible, this.readerOf(visible, identity)))) {
       throw new GantryError('GANTRY_E_ACCESS_DENIED', REFUSALS.download);
     }
     return visible;
@@ -100,8 +100,13 @@ export class GitAccess {
     throw new GantryError('GANTRY_E_ACCESS_DENIED', REFUSALS.upload);
   }
 
+  /** A job token reads as its user only on its own project. */
+  private readerOf(project: ProjectRecord, identity: GitIdentity): UserRecord | null {
+    return identity.job ? this.permissions.jobTokenReader(project, identity.job, identity.user) : identity.user;
+  }
+
   private async visibleProject(project: ProjectRecord | undefined, identity: GitIdentity): Promise<ProjectRecord> {
-    if (project && !project.pending_delete && (await this.permissions.canReadProject(project, identity.user))) return project;
+    if (project && !project.pending_delete && (await this.permissions.canReadProject(project, this.readerOf(project, identity)))) return project;
     throw identity.user ? new GantryError('GANTRY_E_PROJECT_NOT_FOUND', REFUSALS.notFound) : signInNeeded();
   }
 }

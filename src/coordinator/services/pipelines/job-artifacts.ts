@@ -20,6 +20,8 @@ export interface JobArtifactsServiceDeps {
   jobArtifacts: Pick<JobArtifactsStore, 'find' | 'findEntry'>;
   traces: Pick<TraceStore, 'read' | 'size'>;
   artifactFiles: Pick<ArtifactStore, 'read' | 'openZipMember'>;
+  /** Told when someone reads a running job's log (the runner is then asked for updates more often). */
+  traceWatch?: { watched(jobId: number): void };
   clock?: () => number;
 }
 
@@ -35,8 +37,10 @@ export class JobArtifactsService {
   async trace(projectRef: string, actor: Actor, jobId: number): Promise<{ stream: Readable; size: number; jobId: number }> {
     const target = await this.deps.jobs.readable(projectRef, actor);
     const job = await this.deps.jobs.build(target.project, jobId);
+    if (job.status === 'running') this.deps.traceWatch?.watched(job.id);
     const size = await this.deps.traces.size(job.id);
-    const stream = size > 0 ? await this.deps.traces.read(job.id) : undefined;
+    // Up to the size measured: a running job's trace grows meanwhile, and Content-Length says `size`.
+    const stream = size > 0 ? await this.deps.traces.read(job.id, { start: 0, end: size }) : undefined;
     if (!stream) throw new GantryError('GANTRY_E_TRACE_NOT_FOUND');
     return { stream, size, jobId: job.id };
   }

@@ -1,0 +1,30 @@
+import type { TraceStore } from '../storage/types-blobs.ts';
+import type { CoordinatorContext } from './context.ts';
+import type { PipelineProcessing } from './services/pipelines/processing.ts';
+import { JobOutcomes } from './services/runners/job-outcomes.ts';
+import { JobTraces, TRACE_DEFAULTS, TraceWatch, type TraceLimits } from './services/runners/job-traces.ts';
+import { JobUpdates } from './services/runners/job-updates.ts';
+import { StaleJobs, type StaleJobLimits } from './services/runners/stale-jobs.ts';
+
+/** Runner-side job handling: trace limits and update intervals, stuck and timeout sweeps. */
+export interface RunnerJobOptions {
+  traces?: TraceLimits;
+  stale?: StaleJobLimits;
+}
+
+/** Job updates, incremental traces and stale-job sweeps (reference/runner-protocol.md §4–§5). */
+export function buildRunnerJobServices(
+  context: Pick<CoordinatorContext, 'stores' | 'logger'>,
+  deps: { processing: PipelineProcessing; traces: TraceStore },
+  options: RunnerJobOptions = {},
+) {
+  const { stores, logger } = context;
+  const jobOutcomes = new JobOutcomes({ processing: deps.processing, jobs: stores.jobs });
+  const traceWatch = new TraceWatch();
+  const jobTraces = new JobTraces({ jobs: stores.jobs, traces: deps.traces, outcomes: jobOutcomes, watch: traceWatch, limits: options.traces });
+  const jobUpdates = new JobUpdates({
+    jobs: stores.jobs, traces: deps.traces, outcomes: jobOutcomes, logger, traceMaxBytes: options.traces?.maxBytes ?? TRACE_DEFAULTS.maxBytes,
+  });
+  const staleJobs = new StaleJobs({ jobs: stores.jobs, runners: stores.runners, outcomes: jobOutcomes, logger, limits: options.stale });
+  return { jobOutcomes, traceWatch, jobTraces, jobUpdates, staleJobs };
+}

@@ -1,0 +1,97 @@
+/**
+ * Stuck and timed-out jobs (the coordinator's periodic sweep, through pipeline processing),
+ * and the per-job trace size limit, with small configured values.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { JobRecord } from '../../src/storage/types-ci-jobs.ts';
+import { startRunnerJobsFixture, type RunnerJobsFixture } from '../helpers/runner-jobs.ts';
+
+const MINUTE = 60_000;
+
+async function waitForStatus(fixture: RunnerJobsFixture, jobId: number, status: string): Promise<JobRecord> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const job = await fixture.job(jobId);
+    if (job.status === status || Date.now() > deadline) return job;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('stuck and timeout sweeps', () => {
+  let fixture: RunnerJobsFixture;
+  before(async () => {
+    fixture = await startRunnerJobsFixture({ ci: { runnerJobs: { stale: { runningStuckMs: 2 * MINUTE, pendingStuckMs: 2 * MINUTE, timeoutGraceMs: 0, intervalMs: 100 } } } });
+  });
+  after(async () => {
+    await fixture.close();
+  });
+  const ago = (ms: number): string => new Date(Date.now() - ms).toISOString();
+
+  it('fails a running job past its timeout (capped by the runner) with job_execution_timeout; one within it keeps running', async () => {
+    const capped = await fixture.project('timeout-capped');
+    const cappedPipeline = await fixture.pipeline(capped, [{ name: 'build', stage: 'build' }, { name: 'test', stage: 'test' }]);
+    const { job } = await fixture.claim(capped, { maximumTimeout: 600 });
+    const uncapped = await fixture.project('timeout-uncapped');
+    await fixture.pipeline(uncapped, [{ name: 'build', stage: 'build' }]);
+    const { job: within } = await fixture.claim(uncapped);
+    const { stores } = fixture.gantry.coordinator.context;
+    // Both started 11 minutes ago and still report: the runner allows 10, the project 60.
+    await stores.jobs.update(job.id, { started_at: ago(11 * MINUTE), updated_at: new Date().toISOString() });
+    await stores.jobs.update(within.id, { started_at: ago(11 * MINUTE), updated_at: new Date().toISOString() });
+    const failed = await waitForStatus(fixture, job.id, 'failed');
+    assert.equal(failed.status, 'failed');
+    assert.equal(failed.failure_reason, 'job_execution_timeout');
+    assert.equal((await stores.pipelines.findById(cappedPipeline.pipeline.id))?.status, 'failed');
+    assert.equal((await fixture.job(within.id)).status, 'running');
+  });
+
+  it('fails a running job that stopped reporting with stuck_or_timeout_failure', async () => {
+    const project = await fixture.project('stuck-running');
+    await fixture.pipeline(project, [{ name: 'build', stage: 'build' }]);
+    const { job } = await fixture.claim(project);
+    const fresh = await fixture.project('fresh-running');
+    await fixture.pipeline(fresh, [{ name: 'build', stage: 'build' }]);
+    const { job: reporting } = await fixture.claim(fresh);
+    await fixture.gantry.coordinator.context.stores.jobs.update(job.id, { updated_at: ago(3 * MINUTE) });
+    const failed = await waitForStatus(fixture, job.id, 'failed');
+    assert.equal(failed.failure_reason, 'stuck_or_timeout_failure');
+    assert.equal((await fixture.job(reporting.id)).status, 'running');
+  });
+
+  it('fails a pending job no runner took with stuck_or_timeout_failure', async () => {
+    const project = await fixture.project('stuck-pending');
+    const seeded = await fixture.pipeline(project, [{ name: 'build', stage: 'build' }]);
+    const other = await fixture.project('fresh-pending');
+    const waiting = await fixture.pipeline(other, [{ name: 'build', stage: 'build' }]);
+    await fixture.gantry.coordinator.context.stores.jobs.update(seeded.jobs.build!.id, { updated_at: ago(3 * MINUTE) });
+    const failed = await waitForStatus(fixture, seeded.jobs.build!.id, 'failed');
+    assert.equal(failed.failure_reason, 'stuck_or_timeout_failure');
+    assert.equal((await fixture.job(waiting.jobs.build!.id)).status, 'pending');
+  });
+});
+
+describe('trace size limit', () => {
+  let fixture: RunnerJobsFixture;
+  before(async () => {
+    fixture = await startRunnerJobsFixture({ ci: { runnerJobs: { traces: { maxBytes: 100 } } } });
+  });
+  after(async () => {
+    await fixture.close();
+  });
+
+  it('a patch past the limit fails the job with trace_size_exceeded and answers 403 with Job-Status: failed', async () => {
+    const project = await fixture.project('trace-limit');
+    await fixture.pipeline(project, [{ name: 'build', stage: 'build' }]);
+    const { job, token } = await fixture.claim(project);
+    const patch = (range: string, body: Buffer) =>
+      fetch(`${fixture.apiUrl}/jobs/${job.id}/trace`, { method: 'PATCH', headers: { 'content-type': 'text/plain', 'job-token': token, 'content-range': range }, body });
+    assert.equal((await patch('0-89', Buffer.alloc(90, 0x61))).status, 202);
+    const over = await patch('90-110', Buffer.alloc(21, 0x62));
+    assert.equal(over.status, 403);
+    assert.equal(over.headers.get('job-status'), 'failed');
+    const failed = await fixture.job(job.id);
+    assert.equal(failed.status, 'failed');
+    assert.equal(failed.failure_reason, 'trace_size_exceeded');
+  });
+});

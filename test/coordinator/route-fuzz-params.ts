@@ -86,6 +86,7 @@ export function plausibleValue(name: string, route: Route, world: WalkWorld): Pa
     case 'token':
       // A trigger token to run a pipeline with; a registration token to register with; a runner's own token to verify or unregister.
       if (route.url.endsWith('/trigger/pipeline')) return world.triggerToken;
+      if (route.url.startsWith('/api/v4/jobs/')) return world.runningJobToken;
       return route.url === '/api/v4/runners' && route.method === 'POST' ? world.registrationToken : world.runnerToken;
     case 'runner_id':
       return world.spareRunnerId;
@@ -93,6 +94,7 @@ export function plausibleValue(name: string, route: Route, world: WalkWorld): Pa
       return world.jobName;
     case 'state':
       // A finished status is never reopened: each request adds one.
+      if (route.url === '/api/v4/jobs/:id') return 'running'; // a runner's keep-alive: the job stays running
       return route.url.includes('/statuses/') ? 'success' : undefined;
     default:
       return undefined;
@@ -138,4 +140,10 @@ export function encodeQuery(params: Record<string, ParamValue>): string {
     else parts.push(`${name}=${encodeURIComponent(String(value))}`);
   }
   return parts.join('&');
+}
+
+/** Headers a runner sends that the walk cannot express as parameters (the trace PATCH's job token and offset). */
+export function protocolHeaders(route: Route, world: WalkWorld): Record<string, string> {
+  if (route.method === 'PATCH' && route.url === '/api/v4/jobs/:id/trace') return { 'job-token': world.runningJobToken, 'content-range': '0-0' };
+  return {};
 }

@@ -4,7 +4,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import type { ParamValue } from '../../src/coordinator/http/querystring.ts';
 import { ROOT_TOKEN, startTestCoordinator, type TestCoordinator } from '../helpers/coordinator.ts';
 import { JSON_VALUES, MALFORMED_BODIES, NAMED_BODIES, PATH_VALUES, QUERY_VALUES, type BodyShape } from './route-fuzz-inputs.ts';
-import { declaredParams, encodeQuery, goodParams, goodPathParams, missingNames, plausibleValue } from './route-fuzz-params.ts';
+import { declaredParams, encodeQuery, goodParams, goodPathParams, missingNames, plausibleValue, protocolHeaders } from './route-fuzz-params.ts';
 import { apiRoutes, makeWalkWorld, pathParameters, samplePath, type Route, type WalkWorld } from './route-walk.ts';
 
 /**
@@ -127,6 +127,7 @@ describe('malformed input on every route', () => {
       const url = `/api/v4${probe.path}${probe.query === '' ? '' : `?${probe.query}`}`;
       const headers: Record<string, string> = caller.token === null ? {} : { 'private-token': caller.token };
       if (probe.body) headers['content-type'] = probe.body.contentType;
+      Object.assign(headers, protocolHeaders(route, world));
       const response = await gantry.coordinator.app.inject({ method: route.method as 'GET', url, headers, payload: probe.body?.payload });
       if (process.env.FUZZ_DEBUG === 'requests') console.log(`${Date.now() - sentAt}ms ${response.statusCode} ${route.method} ${url.slice(0, 150)} [${probe.kind}] ${caller.name}`);
       const problem = response.statusCode >= 500 ? 'server error' : response.statusCode >= 400 && response.statusCode !== 429 && !isGitlabError(response) ? 'not a GitLab error body' : undefined;

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { appendTrace, storeArtifacts } from '../helpers/ci-blobs.ts';
 import { moveJob, seedPipeline } from '../helpers/ci-pipelines.ts';
+import { jobTokenDigest, newJobToken } from '../../src/coordinator/services/runners/job-tokens.ts';
 import type { TestCoordinator } from '../helpers/coordinator.ts';
 import { addMember, makeGroup, makeProject, makeProjectWithRepository, makeUser, type TestUser } from './groups-fixtures.ts';
 
@@ -81,6 +82,9 @@ export interface WalkWorld {
   manualJobId: number;
   /** A finished build with a trace, for erase (which removes it). */
   erasableJobId: number;
+  /** A build a runner took (`/jobs/:id` of the runner protocol) and its job token. */
+  runningJobId: number;
+  runningJobToken: string;
 }
 
 let worldCounter = 0;
@@ -224,5 +228,14 @@ async function seedCiRecords(gantry: TestCoordinator, projectId: number, sha: st
     await appendTrace(coordinator, job, 'walked\n');
   }
   await storeArtifacts(coordinator, jobs.package!, { 'dist/out.txt': 'out\n' });
-  return { jobId: jobs.package!.id, jobName: 'package', artifactPath: 'dist/out.txt', manualJobId: jobs.ship!.id, erasableJobId: jobs.scratch!.id };
+  // A build a runner of its own took: the runner protocol's job routes update it.
+  const running = await seedPipeline(coordinator, { projectId, sha, ref: 'main', jobs: [{ name: 'runner-walk', stage: 'build', tags: ['walk-only'] }] });
+  const runner = await coordinator.context.stores.runners.create({ runner_type: 'instance_type', created_at: new Date().toISOString(), run_untagged: false, tag_list: ['walk-only'] }, `walk-runner-${Date.now()}`);
+  const runningJobToken = newJobToken();
+  const claimed = await coordinator.context.stores.ciTransactions.run((ci) => ci.jobQueue.claim(runner, { now: new Date().toISOString(), tokenDigest: jobTokenDigest(runningJobToken) }));
+  if (claimed?.id !== running.jobs['runner-walk']!.id) throw new Error('the walk runner did not take its job');
+  return {
+    jobId: jobs.package!.id, jobName: 'package', artifactPath: 'dist/out.txt', manualJobId: jobs.ship!.id, erasableJobId: jobs.scratch!.id,
+    runningJobId: claimed.id, runningJobToken,
+  };
 }

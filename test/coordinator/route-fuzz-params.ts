@@ -114,6 +114,8 @@ export function goodParams(route: Route, world: WalkWorld): Record<string, Param
     'POST /api/v4/projects/:id/releases': { ref: 'main' },
     'POST /api/v4/projects/:id/repository/commits/:sha/cherry_pick': { branch: world.branch },
     'GET /api/v4/projects/:id/repository/merge_base': { refs: ['main', world.branch] },
+    // A runner's keep-alive: the job stays running for the requests after it.
+    'PUT /api/v4/jobs/:id': { token: world.runningJobToken, state: 'running' },
   };
   return { ...good[`${route.method} ${route.url}`] };
 }

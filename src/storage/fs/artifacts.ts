@@ -40,6 +40,7 @@ export class FileArtifactStore implements ArtifactStore {
       await rename(temporary, target);
     } catch (error) {
       await rm(temporary, { force: true });
+      await removeEmptyDirectories(this.dataDir, relative);
       throw error;
     }
     await syncDirectory(directory);
@@ -63,14 +64,7 @@ export class FileArtifactStore implements ArtifactStore {
   async remove(path: string): Promise<void> {
     const file = this.resolve(path);
     await rm(file, { force: true });
-    // Drop the job's and the project's directories once empty.
-    for (const directory of [posix.dirname(path), posix.dirname(posix.dirname(path))]) {
-      try {
-        await rmdir(join(this.dataDir, directory));
-      } catch {
-        return;
-      }
-    }
+    await removeEmptyDirectories(this.dataDir, path);
   }
 
   listZipMembers(path: string): Promise<ZipMember[]> {
@@ -85,6 +79,17 @@ export class FileArtifactStore implements ArtifactStore {
   private resolve(path: string): string {
     if (!STORED_PATH.test(path)) throw new Error(`not an artifact path: ${JSON.stringify(path)}`);
     return join(this.dataDir, path);
+  }
+}
+
+/** Drops the job's and the project's directories of `path` once empty (a failed write leaves none behind). */
+async function removeEmptyDirectories(dataDir: string, path: string): Promise<void> {
+  for (const directory of [posix.dirname(path), posix.dirname(posix.dirname(path))]) {
+    try {
+      await rmdir(join(dataDir, directory));
+    } catch {
+      return;
+    }
   }
 }
 

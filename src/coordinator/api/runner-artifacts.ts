@@ -41,6 +41,9 @@ type Part =
 
 const tags = ['runner protocol'];
 
+/** Bytes of the file part the parser buffers ahead of the disk (busboy's default, 16 KiB, stalls the socket at every write). */
+const PART_BUFFER = 1024 * 1024;
+
 /** GitLab reads the job token from the `JOB-TOKEN` header or the `token` parameter. */
 function jobToken(request: FastifyRequest, query: { token?: string }): string | undefined {
   const header = request.headers['job-token'];
@@ -75,7 +78,7 @@ export function runnerArtifactsRoutes({ artifactUploads, dependencyArtifacts }: 
         const target = await withJobStatus(reply, () => artifactUploads.authorize(request.params.id, jobToken(request, request.query)));
         if (!request.isMultipart()) throw missingParam('file');
         // The artifact store enforces the size limit (413); busboy's own limit must not cut the file short first.
-        const parts = request.parts({ limits: { fileSize: target.maxBytes + 1 } }) as AsyncIterableIterator<Part>;
+        const parts = request.parts({ limits: { fileSize: target.maxBytes + 1 }, fileHwm: PART_BUFFER, highWaterMark: PART_BUFFER }) as AsyncIterableIterator<Part>;
         const { fields, file } = await untilFile(request, parts);
         if (!file) throw missingParam('file');
         const { artifact_type, artifact_format, expire_in } = request.query;

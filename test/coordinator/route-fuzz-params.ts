@@ -86,6 +86,7 @@ export function plausibleValue(name: string, route: Route, world: WalkWorld): Pa
     case 'token':
       // A trigger token to run a pipeline with; a registration token to register with; a runner's own token to verify or unregister.
       if (route.url.endsWith('/trigger/pipeline')) return world.triggerToken;
+      if (route.url.startsWith('/api/v4/jobs/')) return world.runningJobToken;
       return route.url === '/api/v4/runners' && route.method === 'POST' ? world.registrationToken : world.runnerToken;
     case 'runner_id':
       return world.spareRunnerId;
@@ -112,6 +113,8 @@ export function goodParams(route: Route, world: WalkWorld): Record<string, Param
     'POST /api/v4/projects/:id/releases': { ref: 'main' },
     'POST /api/v4/projects/:id/repository/commits/:sha/cherry_pick': { branch: world.branch },
     'GET /api/v4/projects/:id/repository/merge_base': { refs: ['main', world.branch] },
+    // A job's token: the runner protocol's artifact download answers 403 without one, never "is missing".
+    'GET /api/v4/jobs/:id/artifacts': { token: world.runningJobToken },
   };
   return { ...good[`${route.method} ${route.url}`] };
 }

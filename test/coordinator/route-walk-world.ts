@@ -6,6 +6,7 @@ import path from 'node:path';
 import { appendTrace, storeArtifacts } from '../helpers/ci-blobs.ts';
 import { moveJob, seedPipeline } from '../helpers/ci-pipelines.ts';
 import type { TestCoordinator } from '../helpers/coordinator.ts';
+import { runningJobToken } from '../helpers/runner-artifacts.ts';
 import { addMember, makeGroup, makeProject, makeProjectWithRepository, makeUser, type TestUser } from './groups-fixtures.ts';
 
 /**
@@ -81,6 +82,9 @@ export interface WalkWorld {
   manualJobId: number;
   /** A finished build with a trace, for erase (which removes it). */
   erasableJobId: number;
+  /** A running build with artifacts and its job token, for the runner protocol's `/jobs/:id/...` routes. */
+  runningJobId: number;
+  runningJobToken: string;
 }
 
 let worldCounter = 0;
@@ -224,5 +228,12 @@ async function seedCiRecords(gantry: TestCoordinator, projectId: number, sha: st
     await appendTrace(coordinator, job, 'walked\n');
   }
   await storeArtifacts(coordinator, jobs.package!, { 'dist/out.txt': 'out\n' });
-  return { jobId: jobs.package!.id, jobName: 'package', artifactPath: 'dist/out.txt', manualJobId: jobs.ship!.id, erasableJobId: jobs.scratch!.id };
+  // Its own pipeline, so the one above stays finished.
+  const running = (await seedPipeline(coordinator, { projectId, sha, ref: 'main', jobs: [{ name: 'upload', stage: 'build' }] })).jobs.upload!;
+  const token = await runningJobToken(coordinator, running);
+  await storeArtifacts(coordinator, running, { 'dist/up.txt': 'up\n' });
+  return {
+    jobId: jobs.package!.id, jobName: 'package', artifactPath: 'dist/out.txt', manualJobId: jobs.ship!.id, erasableJobId: jobs.scratch!.id,
+    runningJobId: running.id, runningJobToken: token,
+  };
 }

@@ -25,7 +25,7 @@ function worldValue(path: string, name: string, world: WalkWorld): string | numb
   const area = path.split('/')[1];
   switch (name) {
     case 'id':
-      return { projects: world.projectId, groups: world.groupId, namespaces: world.groupId, users: world.userId, personal_access_tokens: world.personalTokenId, runners: world.runnerId }[area];
+      return { projects: world.projectId, groups: world.groupId, namespaces: world.groupId, users: world.userId, personal_access_tokens: world.personalTokenId, runners: world.runnerId, jobs: world.runningJobId }[area];
     case 'user_id':
       return path.includes('/members/') ? world.memberId : world.userId;
     case 'group_id':

@@ -131,6 +131,13 @@ describe('runner protocol: dependency downloads, expiry, keep and erase of artif
     const { stores } = fixture.gantry.coordinator.context;
     assert.deepEqual(await stores.jobArtifacts.listForJobs([done.job.id]), []);
     assert.equal((await fixture.raw(`/projects/${project.id}/jobs/${done.job.id}/trace`)).statusCode, 404);
+    // A job with only a report (no archive, no trace) is erasable too.
+    const reportOnly = await runningJob('report-only');
+    await upload(reportOnly.job, reportOnly.token, '?artifact_format=gzip&artifact_type=junit', gzipSync('<x/>'), 'junit.xml.gz');
+    await moveJob(fixture.gantry.coordinator, reportOnly.job, 'success');
+    assert.equal((await fixture.gantry.api('POST', `/projects/${project.id}/jobs/${reportOnly.job.id}/erase`)).status, 201);
+    assert.deepEqual(filesOf(reportOnly.job), []);
+
     const afterErase = await download(done.job, done.token);
     assert.equal(afterErase.status, 403);
     assert.deepEqual(JSON.parse(afterErase.text), { message: '403 Forbidden - Job has been erased!' });

@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
+import { connect } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import type { JobRecord } from '../../src/storage/types-ci-jobs.ts';
 import { moveJob } from '../helpers/ci-pipelines.ts';
-import { runnerRequest, runningJobToken, uploadBody, zipBytes } from '../helpers/runner-artifacts.ts';
+import { BOUNDARY, runnerRequest, runningJobToken, uploadBody, zipBytes } from '../helpers/runner-artifacts.ts';
 import { startJobsFixture, type JobsFixture } from './jobs-fixtures.ts';
 
 type CiProject = Awaited<ReturnType<JobsFixture['ciProject']>>;
@@ -167,6 +169,26 @@ describe('runner protocol: artifact uploads (POST /jobs/:id/artifacts)', () => {
     await moveJob(fixture.gantry.coordinator, other.job, 'success');
     assert.equal((await upload(other.job, other.token, '', 'a.zip', zip)).headers['job-status'], 'success');
     assert.equal(await fixture.gantry.coordinator.context.stores.jobArtifacts.find(job.id, 'archive'), undefined);
+  });
+
+  it('keeps nothing of an upload whose runner goes away halfway, and takes the next one', async () => {
+    const { job, token } = await runningJob('dropped');
+    const { port } = new URL(base);
+    const socket = connect(Number(port), '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    const head = `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="a.zip"\r\n\r\n`;
+    socket.write(`POST /api/v4/jobs/${job.id}/artifacts HTTP/1.1\r\nHost: x\r\nJob-Token: ${token}\r\nContent-Type: multipart/form-data; boundary=${BOUNDARY}\r\nTransfer-Encoding: chunked\r\n\r\n`);
+    const chunk = (bytes: Buffer) => socket.write(Buffer.concat([Buffer.from(`${bytes.length.toString(16)}\r\n`), bytes, Buffer.from('\r\n')]));
+    chunk(Buffer.from(head));
+    for (let index = 0; index < 4; index++) chunk(Buffer.alloc(MiB, index));
+    await sleep(200);
+    socket.destroy();
+    await sleep(300);
+    assert.deepEqual(filesUnder(jobDirectory(job)), [], 'no partial file');
+    assert.equal(await fixture.gantry.coordinator.context.stores.jobArtifacts.find(job.id, 'archive'), undefined);
+    const retried = await upload(job, token, '', 'a.zip', await zipBytes({ 'a.txt': 'a' }));
+    assert.equal(retried.status, 201);
+    assert.equal(filesUnder(jobDirectory(job)).length, 1);
   });
 
   it('answers 400 for a missing file part and for parameters GitLab refuses', async () => {

@@ -17,6 +17,10 @@ import { PipelineRuns } from './services/pipelines/runs.ts';
 import { SCHEDULE_PIPELINE_TASK, SchedulePipelines } from './services/pipelines/schedules.ts';
 import { TaskQueue, TaskWorker } from './services/task-queue.ts';
 import { buildRunnerJobServices, type RunnerJobOptions } from './wiring-runner-jobs.ts';
+import { DependencyArtifacts } from './services/runners/artifact-downloads.ts';
+import { ARTIFACT_EXPIRY_TASK, ArtifactExpiry } from './services/runners/artifact-expiry.ts';
+import { ArtifactUploads } from './services/runners/artifact-uploads.ts';
+import { JobTokenAccess } from './services/runners/job-token-access.ts';
 
 /** How the CI background work runs (tests shorten the intervals). */
 export interface CiRuntimeOptions {
@@ -31,6 +35,8 @@ export interface CiRuntimeOptions {
   runTasks?: boolean;
   /** Runner job updates and traces: the per-job trace limit, update intervals, stuck and timeout sweeps. */
   runnerJobs?: RunnerJobOptions;
+  /** How often a sweep of expired artifacts is queued (default 7 minutes, GitLab's ExpireBuildArtifactsWorker). */
+  artifactExpiryIntervalMs?: number;
 }
 
 /** Where job traces and artifact files live. */
@@ -111,6 +117,12 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
   });
   const runnerJobs = buildRunnerJobServices(context, { processing: pipelineProcessing, traces: blobs.traces }, options.runnerJobs);
   const jobArtifacts = new JobArtifactsService({ jobs, jobsStore: stores.jobs, jobArtifacts: stores.jobArtifacts, ...blobs, traceWatch: runnerJobs.traceWatch });
+  const jobTokenAccess = new JobTokenAccess({ jobs: stores.jobs });
+  const artifactUploads = new ArtifactUploads({
+    tokens: jobTokenAccess, settings: context.settings, jobs: stores.jobs, jobArtifacts: stores.jobArtifacts, artifactFiles: blobs.artifactFiles, logger,
+  });
+  const dependencyArtifacts = new DependencyArtifacts({ tokens: jobTokenAccess, jobArtifacts: stores.jobArtifacts, artifactFiles: blobs.artifactFiles });
+  const artifactExpiry = new ArtifactExpiry({ jobArtifacts: stores.jobArtifacts, artifactFiles: blobs.artifactFiles, queue: taskQueue, logger });
   const commitStatuses = new CommitStatusesService({
     lookup, permissions, jobs: stores.jobs, users: stores.users, repositories, views: jobViews, refRules, transactions: stores.ciTransactions, processing: pipelineProcessing,
   });
@@ -119,6 +131,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
       [PUSH_PIPELINE_TASK]: pushPipelines.handler(),
       [SCHEDULE_PIPELINE_TASK]: schedulePipelines.handler(),
       [SCHEDULED_TIME_TASK]: scheduledTimeHandler(pipelineProcessing),
+      [ARTIFACT_EXPIRY_TASK]: artifactExpiry.handler(),
     },
     logger,
     pollIntervalMs: options.taskPollIntervalMs,
@@ -133,8 +146,10 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
       taskWorker.start();
       schedulePipelines.start(options.scheduleIntervalMs ?? 10_000);
       runnerJobs.staleJobs.start();
+      artifactExpiry.start(options.artifactExpiryIntervalMs ?? 7 * 60_000);
     },
     async stop(): Promise<void> {
+      artifactExpiry.stop();
       await runnerJobs.staleJobs.stop();
       await schedulePipelines.stop();
       await taskWorker.stop(5_000);
@@ -143,6 +158,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
   return {
     pipelineProcessing, pipelineCreation, pipelineRuns, ciLint, pushPipelines, schedulePipelines, taskQueue, taskWorker, ciRuntime,
     ciBlobs: blobs, pipelines, jobs, jobArtifacts, commitStatuses, ...runnerJobs,
+    jobTokenAccess, artifactUploads, dependencyArtifacts, artifactExpiry,
   };
 }
 

@@ -19,8 +19,8 @@ export interface JobsFixture extends RepositoryFixture {
 
 let counter = 0;
 
-export async function startJobsFixture(): Promise<JobsFixture> {
-  const fixture = await startRepositoryFixture();
+export async function startJobsFixture(options: Parameters<typeof startRepositoryFixture>[0] = {}): Promise<JobsFixture> {
+  const fixture = await startRepositoryFixture(options);
   const { gantry } = fixture;
   counter += 1;
   const maintainer = await makeUser(gantry, `maint${counter}`);

@@ -23,8 +23,8 @@ export interface RepositoryFixture {
 
 let counter = 0;
 
-export async function startRepositoryFixture(): Promise<RepositoryFixture> {
-  const gantry = await startTestCoordinator();
+export async function startRepositoryFixture(options: Parameters<typeof startTestCoordinator>[0] = {}): Promise<RepositoryFixture> {
+  const gantry = await startTestCoordinator(options);
   const { context } = gantry.coordinator;
   // The default branch is unprotected here so developers may write to main; protection tests turn it back on.
   await context.settings.update({ default_branch_protection: 0 });

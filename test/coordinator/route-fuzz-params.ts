@@ -116,6 +116,8 @@ export function goodParams(route: Route, world: WalkWorld): Record<string, Param
     'GET /api/v4/projects/:id/repository/merge_base': { refs: ['main', world.branch] },
     // A runner's keep-alive: the job stays running for the requests after it.
     'PUT /api/v4/jobs/:id': { token: world.runningJobToken, state: 'running' },
+    // A job's token: the runner protocol's artifact download answers 403 without one, never "is missing".
+    'GET /api/v4/jobs/:id/artifacts': { token: world.runningJobToken },
   };
   return { ...good[`${route.method} ${route.url}`] };
 }

@@ -104,6 +104,13 @@ function without(params: Record<string, ParamValue>, name: string): Record<strin
 
 const joinQuery = (...parts: string[]) => parts.filter((part) => part !== '').join('&');
 
+/**
+ * Writes whose well-formed request is a multipart upload with a job token in a header, which
+ * the walk's JSON and form probes never make: their own tests upload for real (they still get
+ * every malformed probe here).
+ */
+const MULTIPART_UPLOADS = new Set(['POST /api/v4/jobs/:id/artifacts']); // test/coordinator/runner-artifacts.test.ts
+
 describe('malformed input on every route', () => {
   let gantry: TestCoordinator;
   let world: WalkWorld;
@@ -253,6 +260,7 @@ describe('malformed input on every route', () => {
 
   it('reaches each handler with real records: reads answer 2xx, writes act at least once', () => {
     const unreached = outcomes
+      .filter(({ route }) => !MULTIPART_UPLOADS.has(keyOf(route)))
       .filter(({ route, good, realPathStatuses }) => (route.method === 'GET' ? good >= 300 : !realPathStatuses.some((status) => status >= 200 && status < 300)))
       .map(({ route, good }) => `${keyOf(route)}: ${good}`);
     assert.deepEqual(unreached, []);

@@ -82,7 +82,7 @@ export interface WalkWorld {
   manualJobId: number;
   /** A finished build with a trace, for erase (which removes it). */
   erasableJobId: number;
-  /** A build a runner took (`/jobs/:id` of the runner protocol) and its job token. */
+  /** A build a runner took (`/jobs/:id` of the runner protocol) with artifacts, and its job token. */
   runningJobId: number;
   runningJobToken: string;
 }
@@ -234,6 +234,7 @@ async function seedCiRecords(gantry: TestCoordinator, projectId: number, sha: st
   const runningJobToken = newJobToken();
   const claimed = await coordinator.context.stores.ciTransactions.run((ci) => ci.jobQueue.claim(runner, { now: new Date().toISOString(), tokenDigest: jobTokenDigest(runningJobToken) }));
   if (claimed?.id !== running.jobs['runner-walk']!.id) throw new Error('the walk runner did not take its job');
+  await storeArtifacts(coordinator, claimed, { 'dist/up.txt': 'up\n' });
   return {
     jobId: jobs.package!.id, jobName: 'package', artifactPath: 'dist/out.txt', manualJobId: jobs.ship!.id, erasableJobId: jobs.scratch!.id,
     runningJobId: claimed.id, runningJobToken,

@@ -90,7 +90,7 @@ export function jobsRoutes({ jobs, jobArtifacts }: CoordinatorServices, edge: Ed
 }
 
 /** Streams a file as an attachment; its bytes are never held whole. */
-function sendDownload(reply: FastifyReply, download: JobDownload): FastifyReply {
+export function sendDownload(reply: FastifyReply, download: JobDownload): FastifyReply {
   reply.header('Content-Disposition', contentDisposition('attachment', download.fileName));
   reply.header('Content-Length', String(download.size));
   reply.header('Content-Transfer-Encoding', 'binary');

@@ -20,6 +20,10 @@ declare module 'fastify' {
     /** Their temporary files, removed once the request is answered or aborted. */
     uploadedFiles: string[];
   }
+  interface FastifyContextConfig {
+    /** The handler reads the multipart body itself, part by part, as streams (artifact uploads): nothing is collected for it. */
+    streamsMultipart?: boolean;
+  }
 }
 
 /**
@@ -38,7 +42,7 @@ export function collectMultipartBodies(app: FastifyInstance, uploadDirectory: st
     request.uploadedFiles = [];
   });
   app.addHook('preValidation', async (request) => {
-    if (!request.isMultipart()) return;
+    if (!request.isMultipart() || request.routeOptions.config.streamsMultipart === true) return;
     try {
       request.body = await collectParts(request, request.parts() as AsyncIterable<MultipartPart>, uploadDirectory);
     } catch (error) {

@@ -8,6 +8,12 @@ import { ArtifactTooLargeError, type ArtifactLocation, type ArtifactStore, type 
 import { isMissingFile, syncDirectory } from './durable.ts';
 import { listZipMembers, openZipMember } from './zip-members.ts';
 
+/**
+ * Bytes buffered ahead of the disk: while one write is in flight, what arrives meanwhile is
+ * written with the next `writev` (a socket delivers 64 KiB at a time; one write each is slow).
+ */
+const WRITE_BATCH = 1024 * 1024;
+
 /** What a stored path may look like: `artifacts/<project>/<job>/<file>` (no hidden file: temporary files are). */
 const STORED_PATH = /^artifacts\/[1-9]\d*\/[1-9]\d*\/[^/\\\0.][^/\\\0]*$/;
 
@@ -27,6 +33,7 @@ export class FileArtifactStore implements ArtifactStore {
     const hash = createHash('sha256');
     let size = 0;
     const meter = new Transform({
+      highWaterMark: WRITE_BATCH,
       transform(chunk: Buffer, _encoding, done) {
         size += chunk.length;
         // Stop reading at once: the source is destroyed, nothing past the limit is written.
@@ -36,10 +43,11 @@ export class FileArtifactStore implements ArtifactStore {
       },
     });
     try {
-      await pipeline(source, meter, createWriteStream(temporary, { flags: 'wx', flush: true }));
+      await pipeline(source, meter, createWriteStream(temporary, { flags: 'wx', flush: true, highWaterMark: WRITE_BATCH }));
       await rename(temporary, target);
     } catch (error) {
       await rm(temporary, { force: true });
+      await removeEmptyDirectories(this.dataDir, relative);
       throw error;
     }
     await syncDirectory(directory);
@@ -63,14 +71,7 @@ export class FileArtifactStore implements ArtifactStore {
   async remove(path: string): Promise<void> {
     const file = this.resolve(path);
     await rm(file, { force: true });
-    // Drop the job's and the project's directories once empty.
-    for (const directory of [posix.dirname(path), posix.dirname(posix.dirname(path))]) {
-      try {
-        await rmdir(join(this.dataDir, directory));
-      } catch {
-        return;
-      }
-    }
+    await removeEmptyDirectories(this.dataDir, path);
   }
 
   listZipMembers(path: string): Promise<ZipMember[]> {
@@ -85,6 +86,17 @@ export class FileArtifactStore implements ArtifactStore {
   private resolve(path: string): string {
     if (!STORED_PATH.test(path)) throw new Error(`not an artifact path: ${JSON.stringify(path)}`);
     return join(this.dataDir, path);
+  }
+}
+
+/** Drops the job's and the project's directories of `path` once empty (a failed write leaves none behind). */
+async function removeEmptyDirectories(dataDir: string, path: string): Promise<void> {
+  for (const directory of [posix.dirname(path), posix.dirname(posix.dirname(path))]) {
+    try {
+      await rmdir(join(dataDir, directory));
+    } catch {
+      return;
+    }
   }
 }
 

@@ -27,7 +27,7 @@ export interface JobsServiceDeps {
   lookup: Pick<Lookup, 'readableProject'>;
   permissions: Pick<Permissions, 'canReadJobs' | 'canUpdateJob' | 'canEraseJob'>;
   jobs: Pick<CiJobsStore, 'list' | 'findInProject' | 'findById' | 'update'>;
-  jobArtifacts: Pick<JobArtifactsStore, 'find' | 'deleteForJob' | 'clearExpiry'>;
+  jobArtifacts: Pick<JobArtifactsStore, 'find' | 'listForJobs' | 'deleteForJob' | 'clearExpiry'>;
   processing: Pick<PipelineProcessing, 'apply'>;
   views: JobViews;
   refRules: RefRules;
@@ -101,7 +101,8 @@ export class JobsService {
       this.deps.permissions.canEraseJob(project, actor, found, await this.refAccess(project, actor, found)),
     );
     const { jobArtifacts, traces, artifactFiles, jobs } = this.deps;
-    const hasArtifacts = (await jobArtifacts.find(job.id, 'archive')) !== undefined || (await jobArtifacts.find(job.id, 'trace')) !== undefined;
+    // Any artifact counts (reports too: a job may upload a junit report and no archive).
+    const hasArtifacts = (await jobArtifacts.listForJobs([job.id])).length > 0;
     if (!isCompletedStatus(job.status) || (!hasArtifacts && (await traces.size(job.id)) === 0)) {
       throw new GantryError('GANTRY_E_JOB_NOT_ERASABLE', 'Job is not erasable!', { reason: 'Job is not erasable!' });
     }

@@ -63,7 +63,8 @@ export async function startDownstreamFixture(options: { runTasks?: boolean } = {
     },
     async commit(projectId, branch, files) {
       const exists = (await gantry.api('GET', `/projects/${projectId}/repository/branches/${encodeURIComponent(branch)}`)).status === 200;
-      const tree = exists ? (await gantry.api('GET', `/projects/${projectId}/repository/tree?ref=${encodeURIComponent(branch)}&recursive=true&per_page=100`)).list : [];
+      const base = exists ? branch : 'main';
+      const tree = (await gantry.api('GET', `/projects/${projectId}/repository/tree?ref=${encodeURIComponent(base)}&recursive=true&per_page=100`)).list;
       const present = new Set(tree.map((entry) => entry.path));
       const actions = Object.entries(files).map(([filePath, content]) => ({ action: present.has(filePath) ? 'update' : 'create', file_path: filePath, content }));
       const body = { branch, commit_message: `ci for ${branch}`, actions, ...(exists ? {} : { start_branch: 'main' }) };

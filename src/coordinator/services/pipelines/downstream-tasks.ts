@@ -48,8 +48,12 @@ export async function recordDownstreamWork(
 ): Promise<number> {
   let recorded = 0;
   if (enqueuedJobIds.length > 0) {
-    const bridges = (await stores.jobs.findByIds(enqueuedJobIds)).filter((job) => job.type === 'bridge' && job.definition?.trigger);
-    for (const bridge of bridges) {
+    // The pipeline's pending bridges (usually none), not every job the event enqueued.
+    const enqueued = new Set(enqueuedJobIds);
+    const { items } = await stores.jobs.list({ pipelineId: pipeline.id, types: ['bridge'], statuses: ['pending'] }, { offset: 0, limit: 1000 });
+    for (const bridge of items) {
+      // A bridge without `trigger:` (none the compiler makes) waits, as in GitLab.
+      if (!enqueued.has(bridge.id) || !bridge.definition?.trigger) continue;
       const payload: DownstreamPipelineTask = { pipelineId: pipeline.id, bridgeId: bridge.id };
       await stores.tasks.enqueue({ kind: DOWNSTREAM_PIPELINE_TASK, payload, maxAttempts: DOWNSTREAM_MAX_ATTEMPTS, dedupeKey: `${DOWNSTREAM_PIPELINE_TASK}:${bridge.id}` }, now);
       recorded++;

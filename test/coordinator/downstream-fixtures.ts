@@ -18,6 +18,7 @@ export interface DownstreamFixture {
   project(path: string, visibility?: 'public' | 'private'): Promise<{ id: number; path: string }>;
   /** Commits the files on `branch` (made from main when new) as root: a push. Answers the sha. */
   commit(projectId: number, branch: string, files: Record<string, string>): Promise<string>;
+  /** The push pipeline of the sha on the ref (children share both). */
   pushPipeline(projectId: number, sha: string, ref: string): Promise<PipelineRecord>;
   jobs(pipelineId: number): Promise<Record<string, JobRecord>>;
   pipeline(id: number): Promise<PipelineRecord>;
@@ -72,7 +73,12 @@ export async function startDownstreamFixture(options: { runTasks?: boolean } = {
       assert.equal(answer.status, 201, answer.text);
       return answer.json.id as string;
     },
-    pushPipeline: (projectId, sha, ref) => waitFor(() => stores.pipelines.latestFor(projectId, sha, ref), `the push pipeline of ${ref}`, stores.tasks),
+    // Not `latestFor`: a child pipeline at the same sha and ref may already be newer.
+    pushPipeline: (projectId, sha, ref) => waitFor(
+      async () => (await stores.pipelines.list({ projectId, sha, ref, source: 'push' }, { offset: 0, limit: 1 })).items[0],
+      `the push pipeline of ${ref}`,
+      stores.tasks,
+    ),
     jobs,
     async pipeline(id) {
       const found = await stores.pipelines.findById(id);

@@ -116,9 +116,16 @@ no-branch:
   trigger:
     project: ${lib.path}
     branch: nope
+protected-branch:
+  trigger:
+    project: ${lib.path}
+    branch: guarded
 allowed:
   trigger: ${lib.path}
 `;
+    await fixture.commit(lib.id, 'guarded', { GUARDED: 'yes\n' });
+    const guarded = await fixture.gantry.api('POST', `/projects/${lib.id}/protected_branches`, { body: { name: 'guarded', push_access_level: 40, merge_access_level: 40 } });
+    assert.equal(guarded.status, 201, guarded.text);
     await fixture.commit(app.id, 'refusals', { '.gitlab-ci.yml': config });
     const upstreamId = await runAs(app.id, 'refusals', developer.token);
     const expected: Record<string, string> = {
@@ -127,6 +134,7 @@ allowed:
       'reporter-only': 'insufficient_bridge_permissions',
       itself: 'invalid_bridge_trigger',
       'no-branch': 'downstream_pipeline_creation_failed',
+      'protected-branch': 'insufficient_bridge_permissions',
     };
     for (const [name, reason] of Object.entries(expected)) {
       const bridge = await fixture.jobWhen(upstreamId, name, (job) => job.status === 'failed', 'failed');
@@ -141,6 +149,22 @@ allowed:
       listed.list.map((bridge) => [bridge.name, bridge.failure_reason, bridge.downstream_pipeline]).sort(),
       Object.entries(expected).map(([name, reason]) => [name, reason, null]).sort(),
     );
+  });
+
+  it('a retried bridge creates its downstream pipeline once the cause is gone', async () => {
+    await fixture.commit(app.id, 'retry', { '.gitlab-ci.yml': `${API_ONLY}\nlater:\n  trigger: ${fixture.groupPath}/later\n` });
+    const upstreamId = await runAs(app.id, 'retry', developer.token);
+    const failed = await fixture.jobWhen(upstreamId, 'later', (job) => job.status === 'failed', 'failed');
+    assert.equal(failed.failure_reason, 'downstream_bridge_project_not_found');
+    const later = await fixture.project('later');
+    await fixture.commit(later.id, 'main', { '.gitlab-ci.yml': LIB_CI });
+    await addMember(fixture.gantry, { type: 'project', id: later.id }, developer.id, 30);
+    const retried = await fixture.gantry.api('POST', `/projects/${app.id}/pipelines/${upstreamId}/retry`, { token: developer.token });
+    assert.equal(retried.status, 201, retried.text);
+    const bridge = await fixture.jobWhen(upstreamId, 'later', (job) => job.id !== failed.id && job.status === 'success', 'the new bridge succeeds');
+    const downstream = await fixture.downstreamOf(bridge);
+    assert.equal(downstream.project_id, later.id);
+    assert.deepEqual(await fixture.gantry.coordinator.context.stores.pipelines.listBySourceJobs([failed.id]), [], 'the old bridge keeps no pipeline');
   });
 });
 

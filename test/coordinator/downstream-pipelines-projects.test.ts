@@ -101,7 +101,7 @@ deploy-lib:
     assert.equal(downstream.status, 'pending');
   });
 
-  it("fails bridges with GitLab's reasons: project missing or invisible, no permission, own project, branch missing", async () => {
+  it("fails bridges with GitLab's reasons: project missing or invisible, no permission, protected branch, own project, branch missing", async () => {
     const group = fixture.groupPath;
     const config = `${API_ONLY}
 missing:

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { buildCiServices } from '../../src/coordinator/wiring-ci.ts';
 import type { TestUser } from './groups-fixtures.ts';
 import { addMember, makeUser } from './groups-fixtures.ts';
-import { startDownstreamFixture, type DownstreamFixture } from './downstream-fixtures.ts';
+import { startDownstreamFixture, waitFor, type DownstreamFixture } from './downstream-fixtures.ts';
 
 const LIB_CI = `
 lib-test:
@@ -165,6 +165,29 @@ allowed:
     const downstream = await fixture.downstreamOf(bridge);
     assert.equal(downstream.project_id, later.id);
     assert.deepEqual(await fixture.gantry.coordinator.context.stores.pipelines.listBySourceJobs([failed.id]), [], 'the old bridge keeps no pipeline');
+  });
+
+  it('two projects triggering each other stop with pipeline_loop_detected when one configuration comes round a third time', async () => {
+    const ping = await fixture.project('ping');
+    const pong = await fixture.project('pong');
+    const { stores } = fixture.gantry.coordinator.context;
+    const pingSha = await fixture.commit(ping.id, 'main', { '.gitlab-ci.yml': `to-pong:\n  trigger: ${pong.path}\n` });
+    // pong has no CI file yet: ping's own push stops there (one chain only, from pong's push).
+    const pingPush = await fixture.pushPipeline(ping.id, pingSha, 'main');
+    const first = await fixture.jobWhen(pingPush.id, 'to-pong', (job) => job.status === 'failed', 'pong has no CI file');
+    assert.equal(first.failure_reason, 'downstream_pipeline_creation_failed');
+    await fixture.commit(pong.id, 'main', { '.gitlab-ci.yml': `to-ping:\n  trigger: ${ping.path}\n` });
+    const looped = await waitFor(async () => {
+      const { items } = await stores.jobs.list({ projectId: pong.id, types: ['bridge'], statuses: ['failed'] }, { offset: 0, limit: 10 });
+      return items.find((job) => job.failure_reason === 'pipeline_loop_detected');
+    }, 'the loop to be cut', stores.tasks);
+    const sources = async (projectId: number): Promise<string[]> =>
+      (await stores.pipelines.list({ projectId, sort: 'asc' }, { offset: 0, limit: 20 })).items.map((pipeline) => pipeline.source);
+    // pong (push) → ping → pong → ping → pong: its bridge would start pong's configuration a fourth time.
+    assert.deepEqual(await sources(pong.id), ['push', 'pipeline', 'pipeline']);
+    assert.deepEqual(await sources(ping.id), ['push', 'pipeline', 'pipeline']);
+    const pongPipelines = (await stores.pipelines.list({ projectId: pong.id, sort: 'asc' }, { offset: 0, limit: 20 })).items;
+    assert.equal(looped.pipeline_id, pongPipelines[2].id);
   });
 });
 

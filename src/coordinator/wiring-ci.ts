@@ -10,6 +10,9 @@ import { PipelineRemoval } from './services/pipelines/pipeline-removal.ts';
 import { PipelineViews } from './services/pipelines/pipeline-views.ts';
 import { PipelinesService } from './services/pipelines/pipelines.ts';
 import { PipelineCreation } from './services/pipelines/creation.ts';
+import { DownstreamPipelines } from './services/pipelines/downstream.ts';
+import { BRIDGE_STATUS_TASK, CANCEL_CHILDREN_TASK, DOWNSTREAM_PIPELINE_TASK } from './services/pipelines/downstream-tasks.ts';
+import { DownstreamTargets } from './services/pipelines/downstream-target.ts';
 import { PipelineProcessing, SCHEDULED_TIME_TASK, scheduledTimeHandler } from './services/pipelines/processing.ts';
 import { PUSH_PIPELINE_TASK, PushPipelines } from './services/pipelines/push.ts';
 import { CiLint } from './services/pipelines/lint.ts';
@@ -60,7 +63,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
   const { stores, lookup, permissions, repositories, logger } = context;
   let wakeWorker: () => void = () => {};
   const taskQueue = new TaskQueue(stores.tasks, () => wakeWorker());
-  const pipelineProcessing = new PipelineProcessing({ transactions: stores.ciTransactions });
+  const pipelineProcessing = new PipelineProcessing({ transactions: stores.ciTransactions, wakeTasks: () => wakeWorker() });
   const pipelineCreation = new PipelineCreation({
     repositories,
     lookup,
@@ -77,6 +80,16 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
   const pushPipelines = new PushPipelines({ queue: taskQueue, creation: pipelineCreation, projects: stores.projects, users: stores.users, repositories, logger });
   const schedulePipelines = new SchedulePipelines({
     schedules: stores.schedules, queue: taskQueue, creation: pipelineCreation, projects: stores.projects, users: stores.users, lookup, permissions, logger,
+  });
+  const downstreamPipelines = new DownstreamPipelines({
+    creation: pipelineCreation,
+    processing: pipelineProcessing,
+    targets: new DownstreamTargets({ lookup, permissions, namespaces: stores.namespaces, pipelines: stores.pipelines, pipelineVariables: stores.pipelineVariables, repositories }),
+    projects: stores.projects,
+    users: stores.users,
+    pipelines: stores.pipelines,
+    jobs: stores.jobs,
+    logger,
   });
   const ciLint = new CiLint({ creation: pipelineCreation, lookup, permissions });
   const blobs = ciBlobStores(context);
@@ -132,6 +145,9 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
       [SCHEDULE_PIPELINE_TASK]: schedulePipelines.handler(),
       [SCHEDULED_TIME_TASK]: scheduledTimeHandler(pipelineProcessing),
       [ARTIFACT_EXPIRY_TASK]: artifactExpiry.handler(),
+      [DOWNSTREAM_PIPELINE_TASK]: downstreamPipelines.createHandler(),
+      [BRIDGE_STATUS_TASK]: downstreamPipelines.statusHandler(),
+      [CANCEL_CHILDREN_TASK]: downstreamPipelines.cancelChildrenHandler(),
     },
     logger,
     pollIntervalMs: options.taskPollIntervalMs,
@@ -156,7 +172,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
     },
   };
   return {
-    pipelineProcessing, pipelineCreation, pipelineRuns, ciLint, pushPipelines, schedulePipelines, taskQueue, taskWorker, ciRuntime,
+    pipelineProcessing, pipelineCreation, pipelineRuns, downstreamPipelines, ciLint, pushPipelines, schedulePipelines, taskQueue, taskWorker, ciRuntime,
     ciBlobs: blobs, pipelines, jobs, jobArtifacts, commitStatuses, ...runnerJobs,
     jobTokenAccess, artifactUploads, dependencyArtifacts, artifactExpiry,
   };

@@ -23,6 +23,18 @@ export const FAILURE_REASONS: readonly FailureReason[] = [
   'trace_size_exceeded',
   'builds_disabled',
   'environment_creation_failure',
+  'insufficient_bridge_permissions',
+  'downstream_bridge_project_not_found',
+  'invalid_bridge_trigger',
+  'upstream_bridge_project_not_found',
+  'insufficient_upstream_permissions',
+  'bridge_pipeline_is_child_pipeline',
+  'downstream_pipeline_creation_failed',
+  'secrets_provider_not_found',
+  'reached_max_descendant_pipelines_depth',
+  'ip_restriction_failure',
+  'reached_max_pipeline_hierarchy_size',
+  'reached_downstream_pipeline_trigger_rate_limit',
 ];
 
 const KNOWN_REASONS: ReadonlySet<string> = new Set(FAILURE_REASONS);

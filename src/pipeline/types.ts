@@ -20,7 +20,7 @@ export type PipelineStatus = JobStatus;
 
 export type JobWhen = 'on_success' | 'on_failure' | 'always' | 'manual' | 'delayed';
 
-/** `CommitStatus#failure_reason` values (§3.3, modern enum without bridge reasons). */
+/** `CommitStatus#failure_reason` values (§3.3, the modern enum with the bridge reasons 1001–1012 of downstream pipelines). */
 export type FailureReason =
   | 'unknown_failure'
   | 'script_failure'
@@ -43,7 +43,23 @@ export type FailureReason =
   | 'no_matching_runner'
   | 'trace_size_exceeded'
   | 'builds_disabled'
-  | 'environment_creation_failure';
+  | 'environment_creation_failure'
+  | BridgeFailureReason;
+
+/** Why a bridge job failed to create its downstream pipeline (`Enums::Ci::CommitStatus`, 1001–1012). */
+export type BridgeFailureReason =
+  | 'insufficient_bridge_permissions'
+  | 'downstream_bridge_project_not_found'
+  | 'invalid_bridge_trigger'
+  | 'upstream_bridge_project_not_found'
+  | 'insufficient_upstream_permissions'
+  | 'bridge_pipeline_is_child_pipeline'
+  | 'downstream_pipeline_creation_failed'
+  | 'secrets_provider_not_found'
+  | 'reached_max_descendant_pipelines_depth'
+  | 'ip_restriction_failure'
+  | 'reached_max_pipeline_hierarchy_size'
+  | 'reached_downstream_pipeline_trigger_rate_limit';
 
 /** `retry:when` values: `always` or a failure reason (§6). */
 export type RetryWhen = 'always' | FailureReason;

@@ -36,7 +36,10 @@ export interface PipelineCreationInput {
   changedPaths?: string[] | null;
   triggerId?: number;
   scheduleId?: number;
+  /** A downstream pipeline's upstream pipeline and bridge job (`parent_pipeline_id`, `source_job_id`). */
   parent?: { pipelineId: number; jobId: number };
+  /** The configuration itself instead of the CI file at the ref (a child pipeline's `trigger:include` document). */
+  configContent?: string;
   /**
    * GitLab's `save_on_errors`: a configuration error saves a failed pipeline with its
    * `yaml_errors` and `[ci skip]` a skipped one (pushes, triggers, schedules); without it
@@ -44,8 +47,11 @@ export interface PipelineCreationInput {
    */
   saveOnErrors: boolean;
   ignoreSkipCi?: boolean;
-  /** Runs inside the creating transaction (a task completes itself there: a rerun does not create twice). */
-  inTransaction?: (stores: CiStores) => Promise<void>;
+  /**
+   * Runs inside the creating transaction with the saved pipeline (a task completes itself
+   * there: a rerun does not create twice; a bridge takes its status there).
+   */
+  inTransaction?: (stores: CiStores, pipeline: PipelineRecord) => Promise<void>;
 }
 
 export interface PipelineCreationDeps extends GitReaderDeps, PipelineVariableSources {
@@ -98,7 +104,7 @@ export class PipelineCreation {
     if (!(await this.mayRunOn(project, user, target))) throw refused(`Insufficient permissions for protected ref '${target.ref}'`);
 
     const configPath = project.ci_config_path || DEFAULT_CI_CONFIG_PATH;
-    const text = await readTextAt(target.repository, target.sha, configPath);
+    const text = input.configContent ?? (await readTextAt(target.repository, target.sha, configPath));
     if (text === null) throw new GantryError('GANTRY_E_CI_CONFIG_MISSING', `Missing ${configPath} file`, { fields: { base: [`Missing ${configPath} file`] } });
     const context = await this.compileContext(input, target, configPath);
     return { target, context, result: await compilePipeline(text, context) };
@@ -212,8 +218,9 @@ export class PipelineCreation {
         await stores.jobs.insertMany(jobRecords(pipeline, stages, compiled.result.jobs, [...predefined, ...compiled.result.workflowVariables]));
         processed = await this.deps.processing.applyIn(stores, pipeline.id, { type: 'process' }, { userId: pipeline.user_id });
       }
-      await input.inTransaction?.(stores);
-      return { pipeline: processed?.pipeline ?? pipeline, processed };
+      const saved = processed?.pipeline ?? pipeline;
+      await input.inTransaction?.(stores, saved);
+      return { pipeline: saved, processed };
     });
     if (outcome.processed) this.deps.processing.notify(outcome.processed);
     return outcome.pipeline;

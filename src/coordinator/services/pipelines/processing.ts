@@ -5,6 +5,7 @@ import { StaleJobError } from '../../../storage/types-ci-jobs.ts';
 import type { PipelineChanges, PipelineRecord } from '../../../storage/types-ci.ts';
 import type { CiStores, CiTransactions } from '../../../storage/types-ci-transactions.ts';
 import type { TaskHandler } from '../task-queue.ts';
+import { recordDownstreamWork } from './downstream-tasks.ts';
 
 /** Task kind of a delayed job's timer (payload: ScheduledTimeTask). */
 export const SCHEDULED_TIME_TASK = 'job.scheduled-time';
@@ -25,6 +26,8 @@ export interface ProcessedEvent {
   enqueuedJobIds: number[];
   /** Ids of jobs this event created (retries). */
   createdJobIds: number[];
+  /** Downstream-pipeline tasks the event recorded (bridges to run, depend statuses, children to cancel). */
+  downstreamTasks?: number;
 }
 
 export interface PipelineProcessingDeps {
@@ -33,6 +36,8 @@ export interface PipelineProcessingDeps {
   clock?: () => number;
   /** Called once per committed event, in commit order (queue wake-ups, downstream bridges). */
   afterCommit?: (processed: ProcessedEvent) => void;
+  /** Wakes the task worker after a commit that recorded downstream-pipeline tasks. */
+  wakeTasks?: () => void;
 }
 
 const MAX_ATTEMPTS = 8;
@@ -56,7 +61,7 @@ export class PipelineProcessing {
     for (let attempt = 1; ; attempt++) {
       try {
         const processed = await this.deps.transactions.run((stores) => this.applyIn(stores, pipelineId, event, actor));
-        this.deps.afterCommit?.(processed);
+        this.notify(processed);
         return processed;
       } catch (error) {
         const retry = error instanceof StaleJobError || isRetryableConflict(error);
@@ -93,18 +98,21 @@ export class PipelineProcessing {
       const status = change.kind === 'create' ? change.job.status : change.patch.status;
       if (status === 'pending') enqueuedJobIds.push(realId(change.kind === 'create' ? change.job.id : change.jobId));
     }
+    const downstreamTasks = await recordDownstreamWork(stores, event, updated, result.pipelineStatusChanged, enqueuedJobIds, now);
     return {
       pipeline: updated,
       result: { ...result, jobs: result.jobs.map((job) => withRealId(job, realId)), ...(result.resultJob ? { resultJob: withRealId(result.resultJob, realId) } : {}) },
       ...(result.resultJob ? { resultJobId: realId(result.resultJob.id) } : {}),
       enqueuedJobIds,
       createdJobIds,
+      downstreamTasks,
     };
   }
 
   /** For callers of `applyIn`: report a committed outcome to the listeners. */
   notify(processed: ProcessedEvent): void {
     this.deps.afterCommit?.(processed);
+    if ((processed.downstreamTasks ?? 0) > 0) this.deps.wakeTasks?.();
   }
 
   /** A delayed job that became `scheduled` gets a durable timer task at its time. */

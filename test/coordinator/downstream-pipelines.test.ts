@@ -1,0 +1,180 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startDownstreamFixture, type DownstreamFixture } from './downstream-fixtures.ts';
+
+const CHILD = `
+child-test:
+  script: make test
+from-parent:
+  script: echo parent
+  rules:
+    - if: $CI_PIPELINE_SOURCE == "parent_pipeline" && $GREETING =~ /^hello-/
+from-push:
+  script: echo push
+  rules:
+    - if: $CI_PIPELINE_SOURCE == "push"
+`;
+
+function parentConfig(strategy: 'depend' | null): string {
+  return `
+stages: [build, child, after]
+variables:
+  GLOBAL_VALUE: shared
+build:
+  stage: build
+  script: make
+trigger-child:
+  stage: child
+  variables:
+    GREETING: hello-$CI_COMMIT_REF_NAME
+  trigger:
+    include: ci/child.yml${strategy ? `\n    strategy: ${strategy}` : ''}
+after:
+  stage: after
+  script: echo done
+`;
+}
+
+describe('child pipelines (trigger:include)', () => {
+  let fixture: DownstreamFixture;
+  let project: { id: number; path: string };
+
+  before(async () => {
+    fixture = await startDownstreamFixture();
+    project = await fixture.project('app');
+  });
+  after(() => fixture.close());
+
+  it('a push creates the parent; its bridge, once pending, creates the child with the included jobs, source parent_pipeline', async () => {
+    const sha = await fixture.commit(project.id, 'plain', { '.gitlab-ci.yml': parentConfig(null), 'ci/child.yml': CHILD });
+    const parent = await fixture.pushPipeline(project.id, sha, 'plain');
+    let jobs = await fixture.jobs(parent.id);
+    assert.equal(jobs['trigger-child'].type, 'bridge');
+    assert.equal(jobs['trigger-child'].status, 'created', 'the bridge waits for its stage');
+    assert.deepEqual(await fixture.gantry.coordinator.context.stores.pipelines.listBySourceJobs([jobs['trigger-child'].id]), []);
+
+    await fixture.finish(jobs.build, 'success');
+    const bridge = await fixture.jobWhen(parent.id, 'trigger-child', (job) => job.status === 'success', 'succeeds once the child exists');
+    const child = await fixture.downstreamOf(bridge);
+    assert.equal(child.project_id, project.id);
+    assert.equal(child.source, 'parent_pipeline');
+    assert.equal(child.sha, sha);
+    assert.equal(child.ref, 'plain');
+    assert.equal(child.parent_pipeline_id, parent.id);
+    assert.equal(child.source_job_id, bridge.id);
+    assert.equal(child.user_id, parent.user_id);
+    const childJobs = await fixture.jobs(child.id);
+    assert.deepEqual(Object.keys(childJobs).sort(), ['child-test', 'from-parent'], 'CI_PIPELINE_SOURCE=parent_pipeline and the bridge variable reach the child');
+    assert.equal(childJobs['child-test'].status, 'pending');
+
+    const variables = await fixture.gantry.coordinator.context.stores.pipelineVariables.list(child.id);
+    assert.deepEqual(
+      variables.map((variable) => [variable.key, variable.value]).sort(),
+      [['GLOBAL_VALUE', 'shared'], ['GREETING', 'hello-plain']],
+      'the bridge YAML variables (global and job, expanded) become the child pipeline variables',
+    );
+    jobs = await fixture.jobs(parent.id);
+    assert.equal(jobs.after.status, 'pending', 'a bridge without strategy: depend does not wait for the child');
+  });
+
+  it('lists the bridge with its downstream_pipeline', async () => {
+    const sha = await fixture.commit(project.id, 'listed', { '.gitlab-ci.yml': parentConfig(null), 'ci/child.yml': CHILD });
+    const parent = await fixture.pushPipeline(project.id, sha, 'listed');
+    await fixture.finish((await fixture.jobs(parent.id)).build, 'success');
+    const bridge = await fixture.jobWhen(parent.id, 'trigger-child', (job) => job.status === 'success', 'success');
+    const child = await fixture.downstreamOf(bridge);
+    const answer = await fixture.gantry.api('GET', `/projects/${project.id}/pipelines/${parent.id}/bridges`);
+    assert.equal(answer.status, 200, answer.text);
+    assert.equal(answer.list.length, 1);
+    const [listed] = answer.list;
+    assert.equal(listed.name, 'trigger-child');
+    assert.equal(listed.status, 'success');
+    const downstream = listed.downstream_pipeline as Record<string, unknown>;
+    assert.equal(downstream.id, child.id);
+    assert.equal(downstream.project_id, project.id);
+    assert.equal(downstream.source, 'parent_pipeline');
+    assert.equal(downstream.status, 'pending');
+    assert.equal(downstream.web_url, `http://gantry.test/${project.path}/-/pipelines/${child.id}`);
+    const single = await fixture.gantry.api('GET', `/projects/${project.id}/pipelines/${child.id}`);
+    assert.equal(single.json.source, 'parent_pipeline');
+  });
+
+  it('strategy: depend keeps the bridge running and mirrors the child: success lets the parent go on', async () => {
+    const sha = await fixture.commit(project.id, 'depend-ok', { '.gitlab-ci.yml': parentConfig('depend'), 'ci/child.yml': CHILD });
+    const parent = await fixture.pushPipeline(project.id, sha, 'depend-ok');
+    await fixture.finish((await fixture.jobs(parent.id)).build, 'success');
+    const bridge = await fixture.jobWhen(parent.id, 'trigger-child', (job) => job.status === 'running', 'running while the child runs');
+    const child = await fixture.downstreamOf(bridge);
+    assert.equal((await fixture.jobs(parent.id)).after.status, 'created');
+    assert.equal((await fixture.pipeline(parent.id)).status, 'running');
+
+    const childJobs = await fixture.jobs(child.id);
+    await fixture.finish(childJobs['child-test'], 'success');
+    assert.equal((await fixture.jobs(parent.id))['trigger-child'].status, 'running', 'one child job left: still running');
+    await fixture.finish(childJobs['from-parent'], 'success');
+    await fixture.jobWhen(parent.id, 'trigger-child', (job) => job.status === 'success', 'success with the child');
+    await fixture.jobWhen(parent.id, 'after', (job) => job.status === 'pending', 'the next stage runs');
+  });
+
+  it('strategy: depend fails the bridge, and the parent, when the child fails', async () => {
+    const sha = await fixture.commit(project.id, 'depend-bad', { '.gitlab-ci.yml': parentConfig('depend'), 'ci/child.yml': CHILD });
+    const parent = await fixture.pushPipeline(project.id, sha, 'depend-bad');
+    await fixture.finish((await fixture.jobs(parent.id)).build, 'success');
+    const bridge = await fixture.jobWhen(parent.id, 'trigger-child', (job) => job.status === 'running', 'running');
+    const child = await fixture.downstreamOf(bridge);
+    const childJobs = await fixture.jobs(child.id);
+    await fixture.finish(childJobs['child-test'], 'failed');
+    await fixture.finish(childJobs['from-parent'], 'success');
+    assert.equal((await fixture.pipeline(child.id)).status, 'failed');
+    const failed = await fixture.jobWhen(parent.id, 'trigger-child', (job) => job.status === 'failed', 'failed with the child');
+    assert.equal(failed.failure_reason, 'unknown_failure');
+    await fixture.pipelineWhen(parent.id, (pipeline) => pipeline.status === 'failed', 'failed');
+    assert.equal((await fixture.jobs(parent.id)).after.status, 'skipped');
+  });
+
+  it('canceling the parent cancels its running child pipeline', async () => {
+    const sha = await fixture.commit(project.id, 'cancel', { '.gitlab-ci.yml': parentConfig('depend'), 'ci/child.yml': CHILD });
+    const parent = await fixture.pushPipeline(project.id, sha, 'cancel');
+    await fixture.finish((await fixture.jobs(parent.id)).build, 'success');
+    const bridge = await fixture.jobWhen(parent.id, 'trigger-child', (job) => job.status === 'running', 'running');
+    const child = await fixture.downstreamOf(bridge);
+    const canceled = await fixture.gantry.api('POST', `/projects/${project.id}/pipelines/${parent.id}/cancel`);
+    assert.equal(canceled.status, 200, canceled.text);
+    assert.equal((await fixture.jobs(parent.id))['trigger-child'].status, 'canceled');
+    await fixture.pipelineWhen(child.id, (pipeline) => pipeline.status === 'canceled', 'canceled with its parent');
+    assert.deepEqual(Object.values(await fixture.jobs(child.id)).map((job) => job.status), ['canceled', 'canceled']);
+  });
+
+  it('a child configuration error saves the failed child and fails the bridge with downstream_pipeline_creation_failed', async () => {
+    const config = `
+trigger-child:
+  trigger:
+    include: ci/missing.yml
+`;
+    const sha = await fixture.commit(project.id, 'broken', { '.gitlab-ci.yml': config });
+    const parent = await fixture.pushPipeline(project.id, sha, 'broken');
+    const bridge = await fixture.jobWhen(parent.id, 'trigger-child', (job) => job.status === 'failed', 'failed');
+    assert.equal(bridge.failure_reason, 'downstream_pipeline_creation_failed');
+    const child = await fixture.downstreamOf(bridge);
+    assert.equal(child.status, 'failed');
+    assert.equal(child.failure_reason, 'config_error');
+    assert.match(child.yaml_errors ?? '', /ci\/missing\.yml/);
+    await fixture.pipelineWhen(parent.id, (pipeline) => pipeline.status === 'failed', 'failed');
+  });
+
+  it('children nest two levels deep; a third level fails with reached_max_descendant_pipelines_depth', async () => {
+    const nest = `
+nest:
+  trigger:
+    include: ci/nest.yml
+`;
+    const sha = await fixture.commit(project.id, 'nested', { '.gitlab-ci.yml': nest, 'ci/nest.yml': nest });
+    const parent = await fixture.pushPipeline(project.id, sha, 'nested');
+    const first = await fixture.downstreamOf(await fixture.jobWhen(parent.id, 'nest', (job) => job.status === 'success', 'first child'));
+    const second = await fixture.downstreamOf(await fixture.jobWhen(first.id, 'nest', (job) => job.status === 'success', 'grandchild'));
+    assert.equal(second.parent_pipeline_id, first.id);
+    const refused = await fixture.jobWhen(second.id, 'nest', (job) => job.status === 'failed', 'too deep');
+    assert.equal(refused.failure_reason, 'reached_max_descendant_pipelines_depth');
+    assert.deepEqual(await fixture.gantry.coordinator.context.stores.pipelines.listBySourceJobs([refused.id]), []);
+  });
+});

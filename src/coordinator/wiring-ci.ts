@@ -16,6 +16,7 @@ import { CiLint } from './services/pipelines/lint.ts';
 import { PipelineRuns } from './services/pipelines/runs.ts';
 import { SCHEDULE_PIPELINE_TASK, SchedulePipelines } from './services/pipelines/schedules.ts';
 import { TaskQueue, TaskWorker } from './services/task-queue.ts';
+import { JobQueueWakeups } from './services/runners/queue-wakeups.ts';
 
 /** How the CI background work runs (tests shorten the intervals). */
 export interface CiRuntimeOptions {
@@ -51,7 +52,14 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
   const { stores, lookup, permissions, repositories, logger } = context;
   let wakeWorker: () => void = () => {};
   const taskQueue = new TaskQueue(stores.tasks, () => wakeWorker());
-  const pipelineProcessing = new PipelineProcessing({ transactions: stores.ciTransactions });
+  // Runners' long polls wake when processing (creation, retry, play, timers, ...) enqueues jobs.
+  const jobQueueWakeups = new JobQueueWakeups(context.jobQueueSignal);
+  const pipelineProcessing = new PipelineProcessing({
+    transactions: stores.ciTransactions,
+    afterCommit: (processed) => {
+      if (processed.enqueuedJobIds.length > 0) jobQueueWakeups.jobsEnqueued();
+    },
+  });
   const pipelineCreation = new PipelineCreation({
     repositories,
     lookup,
@@ -136,7 +144,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
   };
   return {
     pipelineProcessing, pipelineCreation, pipelineRuns, ciLint, pushPipelines, schedulePipelines, taskQueue, taskWorker, ciRuntime,
-    ciBlobs: blobs, pipelines, jobs, jobArtifacts, commitStatuses,
+    ciBlobs: blobs, pipelines, jobs, jobArtifacts, commitStatuses, jobQueueWakeups,
   };
 }
 

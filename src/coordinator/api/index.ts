@@ -30,6 +30,7 @@ import { pipelineSchedulesRoutes } from './pipeline-schedules.ts';
 import { environmentsRoutes } from './environments.ts';
 import { pipelinesRoutes } from './pipelines.ts';
 import { runnerProtocolRoutes } from './runners-protocol.ts';
+import { runnerJobsRoutes } from './runner-jobs.ts';
 import { runnersRoutes } from './runners.ts';
 import { projectRunnersRoutes } from './project-runners.ts';
 import { jobsRoutes } from './jobs.ts';
@@ -56,6 +57,6 @@ export async function registerApi(api: FastifyInstance, services: CoordinatorSer
     environmentsRoutes,
   ];
   // Runners: registration (runner side), the runners API, project runners and registration tokens.
-  const runners = [runnerProtocolRoutes, runnersRoutes, projectRunnersRoutes];
+  const runners = [runnerProtocolRoutes, runnerJobsRoutes, runnersRoutes, projectRunnersRoutes];
   for (const plugin of [...typed, ...repository, ...ci, ...runners]) await api.register(plugin(services, edge));
 }

@@ -14,6 +14,7 @@ export function buildRunnersServices(context: CoordinatorContext, ci: Pick<CiSer
   const runnerRegistration = new RunnerRegistration({ runners: stores.runners, registrationTokens: stores.registrationTokens, instanceToken: instanceRegistrationToken });
   const jobRequests = new JobRequests({
     runners: stores.runners,
+    queue: stores.jobQueue,
     transactions: stores.ciTransactions,
     processing: ci.pipelineProcessing,
     wakeups: ci.jobQueueWakeups,

@@ -1,7 +1,7 @@
 import type { JobPayload } from '../../../protocol/job-payload.ts';
 import { GantryError } from '../../../shared/errors.ts';
 import { isRetryableConflict } from '../../../storage/errors.ts';
-import { StaleJobError, type JobRecord } from '../../../storage/types-ci-jobs.ts';
+import { StaleJobError, type JobQueueStore, type JobRecord } from '../../../storage/types-ci-jobs.ts';
 import type { CiStores, CiTransactions } from '../../../storage/types-ci-transactions.ts';
 import type { RunnerInfo, RunnerRecord, RunnersStore } from '../../../storage/types-runners.ts';
 import type { PipelineProcessing, ProcessedEvent } from '../pipelines/processing.ts';
@@ -37,6 +37,8 @@ export type JobRequestOutcome = { kind: 'job'; payload: JobPayload } | { kind: '
 
 export interface JobRequestsDeps {
   runners: Pick<RunnersStore, 'findByToken' | 'heartbeat'>;
+  /** Outside transactions: the lock-free look before a claim. */
+  queue: Pick<JobQueueStore, 'hasCandidate'>;
   transactions: CiTransactions;
   processing: Pick<PipelineProcessing, 'applyIn' | 'apply' | 'notify'>;
   payloads: Pick<JobPayloads, 'build'>;
@@ -69,6 +71,7 @@ interface ClaimAttempt {
 export class JobRequests {
   private readonly clock: () => number;
   private readonly longPollMs: number;
+  private wokenClaims: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly deps: JobRequestsDeps) {
     this.clock = deps.clock ?? Date.now;
@@ -90,7 +93,7 @@ export class JobRequests {
     for (;;) {
       if (abort?.aborted) return { kind: 'none', lastUpdate: wakeups.current() };
       seen = wakeups.current();
-      const outcome = await this.claim(runner, input.features ?? {});
+      const outcome = await this.claim(runner, input.features ?? {}, polling);
       if (outcome || !polling) return outcome ?? { kind: 'none', lastUpdate: seen };
       // Woken, but nothing for this runner: wait out the rest of the poll instead of a round trip.
       const waited = await wakeups.wait(seen, deadline - this.clock(), abort);
@@ -115,14 +118,30 @@ export class JobRequests {
     return runner;
   }
 
+  /**
+   * Woken polls look and claim one at a time: a tick wakes every poll at once, and run
+   * together their claims would queue ahead of the winner's payload reads. One at a time, the
+   * first takes the job and the others' looks find nothing, cheaply, without a transaction.
+   */
+  private oneAtATime<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.wokenClaims.then(work);
+    this.wokenClaims = result.catch(() => undefined);
+    return result;
+  }
+
   /** A job for the runner (undefined: none), trying again past refused jobs and database conflicts. */
-  private async claim(runner: RunnerRecord, features: RunnerFeatures): Promise<JobRequestOutcome | undefined> {
+  private async claim(runner: RunnerRecord, features: RunnerFeatures, woken: boolean): Promise<JobRequestOutcome | undefined> {
     let conflicts = 0;
     for (let drops = 0; drops < MAX_DROPS_PER_REQUEST; ) {
-      const token = newJobToken();
-      let attempt: ClaimAttempt;
+      const step = async (): Promise<ClaimAttempt | undefined> => {
+        if (!(await this.deps.queue.hasCandidate(runner))) return undefined;
+        const token = newJobToken();
+        return this.deps.transactions.run((stores) => this.claimIn(stores, runner, features, token));
+      };
+      let attempt: ClaimAttempt | undefined;
       try {
-        attempt = await this.deps.transactions.run((stores) => this.claimIn(stores, runner, features, token));
+        attempt = await (woken ? this.oneAtATime(step) : step());
+        if (!attempt) return undefined;
       } catch (error) {
         if (!(error instanceof StaleJobError || isRetryableConflict(error))) throw error;
         if (++conflicts >= MAX_CONFLICTS) return { kind: 'conflict' };

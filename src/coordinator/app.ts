@@ -36,7 +36,7 @@ import { bootstrapRegistrationToken, bootstrapRoot } from './bootstrap.ts';
 import { cleanUpRepositoryProtection } from './services/deploy-keys.ts';
 import { CoordinatorEvents } from './services/events.ts';
 import { ExpirySweeper } from './services/expiry-sweeper.ts';
-import { noJobTokens } from './services/git-http/job-tokens.ts';
+import { RunningJobTokens } from './services/runners/running-job-tokens.ts';
 import { Lookup } from './services/lookup.ts';
 import { Permissions } from './services/permissions.ts';
 import { ReadCache } from './services/read-cache.ts';
@@ -140,7 +140,7 @@ async function openCoordinator(options: CoordinatorOptions, logger: Logger): Pro
     lookup: new Lookup(stores.projects, stores.namespaces, stores.users, permissions),
     repositories: createRepositoryManager({ ...options.git, root: path.join(dataDir, 'repositories'), logger }),
     events: new CoordinatorEvents((error) => logger.error({ err: error }, 'event listener failed')),
-    jobTokens: options.jobTokenVerifier ?? noJobTokens,
+    jobTokens: options.jobTokenVerifier ?? new RunningJobTokens(stores.jobs),
     readCache: options.cacheReads === false ? new ReadCache(() => null) : new ReadCache(database.changeStamp, undefined, database, database.externalStamp),
     protectedBranches: new ProtectedBranchesService({ store: stores.protectedBranches, settings, permissions }),
     protectedTags: new ProtectedTagsService({ store: stores.protectedTags, permissions }),

@@ -1,9 +1,13 @@
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { jobTokenDigest } from '../../src/coordinator/services/runners/job-tokens.ts';
 import { storeArtifacts } from '../helpers/ci-blobs.ts';
 import { moveJob } from '../helpers/ci-pipelines.ts';
 import { startRunnerJobsFixture, type RunnerJobsFixture } from './runner-job-fixtures.ts';
+
+const run = promisify(execFile);
 
 /**
  * `POST /api/v4/jobs/request` as gitlab-runner v13.12 sends it (reference/runner-protocol.md
@@ -157,5 +161,28 @@ describe('POST /jobs/request', () => {
     assert.equal((dependency?.artifacts_file as Record<string, unknown>).filename, 'artifacts.zip');
     assert.ok(((dependency?.artifacts_file as Record<string, unknown>).size as number) > 0);
   });
+  it("lets the job token clone its own private project while the job runs, and no other project, and not afterwards", async () => {
+    const project = await fixture.ciProject('private-clone', 'job:\n  script: [make]\n', { visibility: 'private' });
+    const other = await fixture.ciProject('other-private', 'job:\n  script: [make]\n', { visibility: 'private' });
+    const runner = await fixture.register(project.runners_token);
+    await fixture.runPipeline(project.id);
+    const answer = await fixture.requestJob(runner.token);
+    assert.equal(answer.status, 201);
+    const token = answer.json.token as string;
+    const group = await fixture.gantry.api('GET', `/groups/${fixture.groupId}`);
+    const url = (path: string) => `${fixture.baseUrl.replace('http://', `http://gitlab-ci-token:${token}@`)}/${String(group.json.full_path)}/${path}.git`;
+    const lsRemote = (path: string) =>
+      run('git', ['ls-remote', url(path)], { env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' } }).then(
+        ({ stdout }) => ({ ok: true, stdout }),
+        () => ({ ok: false, stdout: '' }),
+      );
+    const own = await lsRemote('private-clone');
+    assert.equal(own.ok, true);
+    assert.match(own.stdout, new RegExp(`^${project.headSha}\\trefs/heads/main$`, 'm'));
+    assert.equal((await lsRemote('other-private')).ok, false, 'another project');
+    const job = await fixture.gantry.coordinator.context.stores.jobs.findById(answer.json.id as number);
+    assert.ok(job && other);
+    await moveJob(fixture.gantry.coordinator, job, 'success');
+    assert.equal((await lsRemote('private-clone')).ok, false, 'the job finished');
+  });
 });
-

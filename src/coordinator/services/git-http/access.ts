@@ -80,7 +80,9 @@ export class GitAccess {
    */
   async authorizeRead(project: ProjectRecord | undefined, identity: GitIdentity): Promise<ProjectRecord> {
     const visible = await this.visibleProject(project, identity);
-    if (!(await this.permissions.canReadRepository(visible, identity.user))) {
+    // A job token clones its own job's project only.
+    const otherProject = identity.job !== null && identity.job.projectId !== visible.id;
+    if (otherProject || !(await this.permissions.canReadRepository(visible, identity.user))) {
       throw new GantryError('GANTRY_E_ACCESS_DENIED', REFUSALS.download);
     }
     return visible;

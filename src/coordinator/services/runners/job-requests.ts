@@ -93,7 +93,8 @@ export class JobRequests {
     for (;;) {
       if (abort?.aborted) return { kind: 'none', lastUpdate: wakeups.current() };
       seen = wakeups.current();
-      const outcome = await this.claim(runner, input.features ?? {}, polling);
+      const claim = () => this.claim(runner, input.features ?? {});
+      const outcome = await (polling ? this.oneAtATime(claim) : claim());
       if (outcome || !polling) return outcome ?? { kind: 'none', lastUpdate: seen };
       // Woken, but nothing for this runner: wait out the rest of the poll instead of a round trip.
       const waited = await wakeups.wait(seen, deadline - this.clock(), abort);
@@ -119,9 +120,10 @@ export class JobRequests {
   }
 
   /**
-   * Woken polls look and claim one at a time: a tick wakes every poll at once, and run
-   * together their claims would queue ahead of the winner's payload reads. One at a time, the
-   * first takes the job and the others' looks find nothing, cheaply, without a transaction.
+   * Woken polls look, claim and build their payload one at a time: a tick wakes every poll at
+   * once, and run together their claims would queue ahead of the winner's payload reads. One
+   * at a time, the first takes the job and answers; the others' looks then find nothing,
+   * cheaply, without a transaction.
    */
   private oneAtATime<T>(work: () => Promise<T>): Promise<T> {
     const result = this.wokenClaims.then(work);
@@ -130,7 +132,7 @@ export class JobRequests {
   }
 
   /** A job for the runner (undefined: none), trying again past refused jobs and database conflicts. */
-  private async claim(runner: RunnerRecord, features: RunnerFeatures, woken: boolean): Promise<JobRequestOutcome | undefined> {
+  private async claim(runner: RunnerRecord, features: RunnerFeatures): Promise<JobRequestOutcome | undefined> {
     let conflicts = 0;
     for (let drops = 0; drops < MAX_DROPS_PER_REQUEST; ) {
       const step = async (): Promise<ClaimAttempt | undefined> => {
@@ -140,7 +142,7 @@ export class JobRequests {
       };
       let attempt: ClaimAttempt | undefined;
       try {
-        attempt = await (woken ? this.oneAtATime(step) : step());
+        attempt = await step();
         if (!attempt) return undefined;
       } catch (error) {
         if (!(error instanceof StaleJobError || isRetryableConflict(error))) throw error;

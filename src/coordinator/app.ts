@@ -11,6 +11,7 @@ import { createRepositoryManager } from '../storage/git/index.ts';
 import { openDatabase } from '../storage/sql/database.ts';
 import { migrateToLatest } from '../storage/sql/migrate.ts';
 import { createSqlStores } from '../storage/sql/stores/index.ts';
+import { openJobQueueSignal } from '../storage/sql/queue-signal.ts';
 import { registerApi } from './api/index.ts';
 import { coordinatorUrl, recordMountPrefix } from './http/mount-path.ts';
 import type { CoordinatorOptions } from './options.ts';
@@ -70,6 +71,7 @@ interface CoordinatorCore {
   authenticator: Authenticator;
   /** The CI services, whose background work (task worker, schedules) runs from open to close. */
   ci: CiServices;
+  jobRequestLongPollSeconds: number | undefined;
   close(): Promise<void>;
 }
 
@@ -142,6 +144,7 @@ async function openCoordinator(options: CoordinatorOptions, logger: Logger): Pro
     readCache: options.cacheReads === false ? new ReadCache(() => null) : new ReadCache(database.changeStamp, undefined, database, database.externalStamp),
     protectedBranches: new ProtectedBranchesService({ store: stores.protectedBranches, settings, permissions }),
     protectedTags: new ProtectedTagsService({ store: stores.protectedTags, permissions }),
+    jobQueueSignal: openJobQueueSignal(databaseUrl, (error) => logger.warn({ err: error }, 'the job queue signal connection failed')),
   };
   const projects = buildProjectsService(context);
   await reconcileRepositories(context);
@@ -169,9 +172,11 @@ async function openCoordinator(options: CoordinatorOptions, logger: Logger): Pro
     },
     authenticator: new Authenticator(stores.users, stores.tokens, context.readCache),
     ci,
+    jobRequestLongPollSeconds: options.jobRequestLongPollSeconds,
     async close() {
       expirySweeper.stop();
       await ci.ciRuntime.stop();
+      await context.jobQueueSignal.close();
       await context.repositories.close();
       await database.close();
     },
@@ -207,7 +212,7 @@ async function mountCoordinator(instance: FastifyInstance, core: CoordinatorCore
   instance.addContentTypeParser('text/plain', { parseAs: 'string' }, (_request, body, done) => done(null, body));
   await instance.register(rateLimit, { global: false });
   const throttles = new RequestThrottles(instance, () => context.settings.values());
-  const services = buildServices(context, core.ci);
+  const services = buildServices(context, core.ci, { jobRequestLongPollSeconds: core.jobRequestLongPollSeconds });
 
   instance.decorateRequest('actor', null);
   instance.decorateRequest('credentialUser', null);

@@ -2,6 +2,7 @@ import type { Logger } from '../shared/logger.ts';
 import type { RepositoryManager } from '../storage/git/types.ts';
 import type { Db, DialectName } from '../storage/sql/database.ts';
 import type { SqlStores } from '../storage/sql/stores/index.ts';
+import type { JobQueueSignal } from '../storage/types-queue-signal.ts';
 import type { AccountsService } from './services/accounts.ts';
 import type { CoordinatorEvents } from './services/events.ts';
 import type { JobTokenVerifier } from './services/git-http/job-tokens.ts';
@@ -42,4 +43,6 @@ export interface CoordinatorContext {
   protectedBranches: ProtectedBranchesService;
   /** Protected-tag rules: who may create matching tags; protected tags never move. */
   protectedTags: ProtectedTagsService;
+  /** "Jobs became pending" between coordinators on one database (PostgreSQL LISTEN/NOTIFY). */
+  jobQueueSignal: JobQueueSignal;
 }

@@ -34,4 +34,6 @@ export interface CoordinatorOptions {
   git?: Pick<RepositoryManagerOptions, 'work' | 'blameMaxBytes'>;
   /** CI background work: the task worker's poll interval, how often schedules are looked for. */
   ci?: CiRuntimeOptions;
+  /** `POST /jobs/request`: how long an idle request is held, in seconds (default 50; 0: no long polling; at most 540). */
+  jobRequestLongPollSeconds?: number;
 }

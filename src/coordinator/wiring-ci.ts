@@ -24,6 +24,7 @@ import { DependencyArtifacts } from './services/runners/artifact-downloads.ts';
 import { ARTIFACT_EXPIRY_TASK, ArtifactExpiry } from './services/runners/artifact-expiry.ts';
 import { ArtifactUploads } from './services/runners/artifact-uploads.ts';
 import { JobTokenAccess } from './services/runners/job-token-access.ts';
+import { JobQueueWakeups } from './services/runners/queue-wakeups.ts';
 
 /** How the CI background work runs (tests shorten the intervals). */
 export interface CiRuntimeOptions {
@@ -63,7 +64,15 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
   const { stores, lookup, permissions, repositories, logger } = context;
   let wakeWorker: () => void = () => {};
   const taskQueue = new TaskQueue(stores.tasks, () => wakeWorker());
-  const pipelineProcessing = new PipelineProcessing({ transactions: stores.ciTransactions, wakeTasks: () => wakeWorker() });
+  // Runners' long polls wake when processing (creation, retry, play, timers, ...) enqueues jobs.
+  const jobQueueWakeups = new JobQueueWakeups(context.jobQueueSignal);
+  const pipelineProcessing = new PipelineProcessing({
+    transactions: stores.ciTransactions,
+    wakeTasks: () => wakeWorker(),
+    afterCommit: (processed) => {
+      if (processed.enqueuedJobIds.length > 0) jobQueueWakeups.jobsEnqueued();
+    },
+  });
   const pipelineCreation = new PipelineCreation({
     repositories,
     lookup,
@@ -173,7 +182,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
   };
   return {
     pipelineProcessing, pipelineCreation, pipelineRuns, downstreamPipelines, ciLint, pushPipelines, schedulePipelines, taskQueue, taskWorker, ciRuntime,
-    ciBlobs: blobs, pipelines, jobs, jobArtifacts, commitStatuses, ...runnerJobs,
+    ciBlobs: blobs, pipelines, jobs, jobArtifacts, commitStatuses, ...runnerJobs, jobQueueWakeups,
     jobTokenAccess, artifactUploads, dependencyArtifacts, artifactExpiry,
   };
 }

@@ -1,14 +1,37 @@
 import type { CoordinatorContext } from './context.ts';
+import { JobPayloads } from './services/runners/job-payloads.ts';
+import { DEFAULT_LONG_POLL_MS, JobRequests } from './services/runners/job-requests.ts';
 import { ProjectRunnersService } from './services/runners/project-runners.ts';
 import { RunnerRegistration } from './services/runners/registration.ts';
 import { RunnersService } from './services/runners/runners.ts';
 import { InstanceRegistrationToken } from './services/runners/tokens.ts';
+import type { CiServices } from './wiring-ci.ts';
 
-/** The runners area: registration (runner side), the runners API and registration tokens. */
-export function buildRunnersServices(context: CoordinatorContext) {
+/** The runners area: registration (runner side), job requests, the runners API and registration tokens. */
+export function buildRunnersServices(context: CoordinatorContext, ci: Pick<CiServices, 'pipelineProcessing' | 'jobQueueWakeups'>, longPollSeconds?: number) {
   const { stores, lookup, permissions, settings } = context;
   const instanceRegistrationToken = new InstanceRegistrationToken({ store: stores.settings, settings });
   const runnerRegistration = new RunnerRegistration({ runners: stores.runners, registrationTokens: stores.registrationTokens, instanceToken: instanceRegistrationToken });
+  const jobRequests = new JobRequests({
+    runners: stores.runners,
+    queue: stores.jobQueue,
+    transactions: stores.ciTransactions,
+    processing: ci.pipelineProcessing,
+    wakeups: ci.jobQueueWakeups,
+    longPollMs: longPollSeconds === undefined ? DEFAULT_LONG_POLL_MS : longPollSeconds * 1000,
+    payloads: new JobPayloads({
+      projects: stores.projects,
+      pipelines: stores.pipelines,
+      pipelineVariables: stores.pipelineVariables,
+      users: stores.users,
+      jobArtifacts: stores.jobArtifacts,
+      repositories: context.repositories,
+      namespaces: stores.namespaces,
+      projectVariables: stores.projectVariables,
+      groupVariables: stores.groupVariables,
+      externalUrl: context.config.externalUrl,
+    }),
+  });
   const runners = new RunnersService({
     runners: stores.runners,
     projects: stores.projects,
@@ -29,5 +52,5 @@ export function buildRunnersServices(context: CoordinatorContext) {
     lookup,
     permissions,
   });
-  return { instanceRegistrationToken, runnerRegistration, runners, projectRunners };
+  return { instanceRegistrationToken, runnerRegistration, jobRequests, runners, projectRunners };
 }

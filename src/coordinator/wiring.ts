@@ -27,7 +27,7 @@ import { buildRunnersServices } from './wiring-runners.ts';
  * The services of the API, each built with the narrow stores and collaborators it needs
  * (the second half of app.ts's wiring; nothing else builds services).
  */
-export function buildServices(context: CoordinatorContext, ci: CiServices = buildCiServices(context)) {
+export function buildServices(context: CoordinatorContext, ci: CiServices = buildCiServices(context), edge: { jobRequestLongPollSeconds?: number } = {}) {
   const { stores, lookup, permissions } = context;
   const namespaces = new NamespacesService({ namespaces: stores.namespaces, groupQueries: stores.groupQueries, members: stores.members, lookup, permissions });
   const projectsArea = buildProjectsArea(context, namespaces);
@@ -38,7 +38,7 @@ export function buildServices(context: CoordinatorContext, ci: CiServices = buil
     ...buildRepositoryServices(context),
     ...ci,
     ...buildCiSettingsServices(context, ci.pipelineProcessing),
-    ...buildRunnersServices(context),
+    ...buildRunnersServices(context, ci, edge.jobRequestLongPollSeconds),
     readCache: context.readCache,
   };
 }

@@ -164,6 +164,12 @@ export interface JobQueueStore {
    * Paused runners, archived projects and missing dependencies are the caller's to check.
    */
   claim(runner: Pick<RunnerRecord, 'id' | 'runner_type' | 'tag_list' | 'run_untagged' | 'access_level'>, context: ClaimContext): Promise<JobRecord | undefined>;
+  /**
+   * Whether `claim` would find a job now, read without locks or writes: idle runners ask far
+   * more often than jobs arrive, and this spares them the write transaction. A job queued
+   * just after it answers false is the caller's to notice (the queue value moved).
+   */
+  hasCandidate(runner: Pick<RunnerRecord, 'id' | 'runner_type' | 'tag_list' | 'run_untagged' | 'access_level'>): Promise<boolean>;
 }
 
 export type ArtifactFileType = 'archive' | 'metadata' | 'trace' | 'junit' | 'dotenv' | 'cobertura' | (string & {});

@@ -32,6 +32,7 @@ import { pipelinesRoutes } from './pipelines.ts';
 import { runnerProtocolRoutes } from './runners-protocol.ts';
 import { runnerJobUpdatesRoutes } from './runner-job-updates.ts';
 import { runnerArtifactsRoutes } from './runner-artifacts.ts';
+import { runnerJobsRoutes } from './runner-jobs.ts';
 import { runnersRoutes } from './runners.ts';
 import { projectRunnersRoutes } from './project-runners.ts';
 import { jobsRoutes } from './jobs.ts';
@@ -58,6 +59,6 @@ export async function registerApi(api: FastifyInstance, services: CoordinatorSer
     environmentsRoutes,
   ];
   // Runners: registration (runner side), the runners API, project runners and registration tokens.
-  const runners = [runnerProtocolRoutes, runnerJobUpdatesRoutes, runnerArtifactsRoutes, runnersRoutes, projectRunnersRoutes];
+  const runners = [runnerProtocolRoutes, runnerJobsRoutes, runnerJobUpdatesRoutes, runnerArtifactsRoutes, runnersRoutes, projectRunnersRoutes];
   for (const plugin of [...typed, ...repository, ...ci, ...runners]) await api.register(plugin(services, edge));
 }

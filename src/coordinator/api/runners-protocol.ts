@@ -7,7 +7,7 @@ import type { RunnerReport } from '../services/runners/registration.ts';
 import type { CoordinatorServices, EdgeConfig } from '../wiring.ts';
 
 /** `info` of the runner's bodies (reference/runner-protocol.md §2.2, §3.1); features are read and not kept. */
-const RunnerInfoParam = Type.Object({
+export const RunnerInfoParam = Type.Object({
   name: Type.Optional(Param.string({ description: 'Program name (gitlab-runner)' })),
   version: Type.Optional(Param.string()),
   revision: Type.Optional(Param.string()),
@@ -40,7 +40,7 @@ const RunnerTokenBody = Type.Object({
 const tags = ['runner protocol'];
 
 /** What the request tells about the runner: its `info` and its address. */
-function reportOf(info: { name?: string; version?: string; revision?: string; platform?: string; architecture?: string; executor?: string } | undefined, ip: string): RunnerReport {
+export function reportOf(info: { name?: string; version?: string; revision?: string; platform?: string; architecture?: string; executor?: string } | undefined, ip: string): RunnerReport {
   const { name, version, revision, platform, architecture, executor } = info ?? {};
   return { info: { name, version, revision, platform, architecture, executor }, ipAddress: ip };
 }

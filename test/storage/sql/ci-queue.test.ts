@@ -85,6 +85,18 @@ describe('CI job queue', () => {
     assert.deepEqual(await drain(gpu), [untagged.id, dockerGpu.id]);
   });
 
+  it('tells, without claiming, whether a claim would find a job (hasCandidate)', async () => {
+    const taggedOnly = await runner({ runner_type: 'instance_type', tag_list: ['gpu'], run_untagged: false });
+    const any = await runner({ runner_type: 'instance_type' });
+    assert.equal(await stores.jobQueue.hasCandidate(any), false, 'empty queue');
+    const [job] = await pending(projectA, 1);
+    assert.equal(await stores.jobQueue.hasCandidate(taggedOnly), false, 'an untagged job for a runner that takes only tagged ones');
+    assert.equal(await stores.jobQueue.hasCandidate(any), true);
+    assert.equal((await stores.jobs.findById(job.id))?.status, 'pending', 'looking claims nothing');
+    assert.equal((await claim(any))?.id, job.id);
+    assert.equal(await stores.jobQueue.hasCandidate(any), false);
+  });
+
   it('gives protected-only runners jobs of protected refs only', async () => {
     const [unprotected] = await pending(projectA, 1);
     const [guarded] = await pending(projectA, 1, { protected: true });

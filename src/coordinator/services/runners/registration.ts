@@ -79,7 +79,7 @@ export class RunnerRegistration {
 }
 
 /** The runner's report as record fields: what it said about itself (blank values left out) and its address. */
-function reported(report: RunnerReport): RunnerInfo {
+export function reported(report: RunnerReport): RunnerInfo {
   const fields: RunnerInfo = { ip_address: report.ipAddress };
   for (const key of ['name', 'version', 'revision', 'platform', 'architecture', 'executor'] as const) {
     const value = report.info?.[key];

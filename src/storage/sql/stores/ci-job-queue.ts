@@ -1,8 +1,10 @@
-import { sql, type RawBuilder } from 'kysely';
-import { dialectOf, type Db, type DialectName } from '../database.ts';
+import { sql, type CompiledQuery, type RawBuilder } from 'kysely';
+import { dialectOf, directReaderOf, type Db, type DialectName } from '../database.ts';
 import type { ClaimContext, JobQueueStore, JobRecord } from '../../types-ci-jobs.ts';
 import type { RunnerRecord } from '../../types-runners.ts';
 import { JOB_SELECT, normalizeTags, toJob } from './ci-job-rows.ts';
+
+const PEEK_CACHE_SIZE = 1_000;
 
 type QueueRunner = Pick<RunnerRecord, 'id' | 'runner_type' | 'tag_list' | 'run_untagged' | 'access_level'>;
 
@@ -24,6 +26,8 @@ type QueueRunner = Pick<RunnerRecord, 'id' | 'runner_type' | 'tag_list' | 'run_u
  *    (GitLab's fair usage), then oldest — to `running`, if it is still pending.
  */
 export class SqlJobQueueStore implements JobQueueStore {
+  private readonly peeks = new Map<string, CompiledQuery<Record<string, unknown>>>();
+
   constructor(private readonly db: Db) {}
 
   async claim(runner: QueueRunner, context: ClaimContext): Promise<JobRecord | undefined> {
@@ -31,10 +35,45 @@ export class SqlJobQueueStore implements JobQueueStore {
     const row = result.rows[0];
     return row && toJob(row);
   }
+
+  async hasCandidate(runner: QueueRunner): Promise<boolean> {
+    // Compiled once per runner shape: idle runners ask every few seconds, compiling costs more than the read.
+    const key = `${runner.id}:${runner.runner_type}:${runner.access_level}:${String(runner.run_untagged)}:${runner.tag_list.join(',')}`;
+    let query = this.peeks.get(key);
+    if (!query) {
+      query = peekStatement(runner, dialectOf(this.db)).compile(this.db);
+      if (this.peeks.size >= PEEK_CACHE_SIZE) this.peeks.delete(this.peeks.keys().next().value as string);
+      this.peeks.set(key, query);
+    }
+    // On SQLite outside a transaction this read runs at once, without kysely's connection queue.
+    const rows = directReaderOf(this.db)?.read(query.sql, query.parameters) ?? (await this.db.executeQuery(query)).rows;
+    return rows.length > 0;
+  }
 }
 
 /** The claim as one statement (exported for EXPLAIN in bench/queue-claim.ts). */
 export function claimStatement(runner: QueueRunner, context: ClaimContext, dialect: DialectName): RawBuilder<Record<string, unknown>> {
+  return sql<Record<string, unknown>>`
+    ${candidatesQuery(runner, dialect, true)}
+    UPDATE ci_jobs
+    SET status = 'running', runner_id = ${runner.id}, runner_type = ${runner.runner_type}, token_digest = ${context.tokenDigest},
+        started_at = ${context.now}, updated_at = ${context.now}, lock_version = lock_version + 1
+    WHERE id = (SELECT c.job_id FROM candidates c WHERE c.job_id IS NOT NULL ORDER BY c.running, c.job_id LIMIT 1)
+      AND status = 'pending'
+    RETURNING ${sql.join(JOB_SELECT.map((column) => sql.ref(column)))}
+  `;
+}
+
+/** Whether a claim would find a job now: the same candidates, read without locks or writes. */
+export function peekStatement(runner: QueueRunner, dialect: DialectName): RawBuilder<Record<string, unknown>> {
+  return sql<Record<string, unknown>>`
+    ${candidatesQuery(runner, dialect, false)}
+    SELECT 1 AS found FROM candidates c WHERE c.job_id IS NOT NULL LIMIT 1
+  `;
+}
+
+/** The `WITH` part both statements share: `candidates(project_id, job_id, running)`. */
+function candidatesQuery(runner: QueueRunner, dialect: DialectName, locking: boolean): RawBuilder<unknown> {
   const shared = runner.runner_type === 'instance_type';
   const groupsCte =
     runner.runner_type === 'group_type'
@@ -42,11 +81,11 @@ export function claimStatement(runner: QueueRunner, context: ClaimContext, diale
           SELECT namespace_id FROM ci_runner_namespaces WHERE runner_id = ${runner.id}
           UNION SELECT n.id FROM namespaces n JOIN runner_groups g ON n.parent_id = g.id)`
       : sql``;
-  const lock = dialect === 'postgres' ? sql`FOR UPDATE SKIP LOCKED` : sql``;
+  const lock = locking && dialect === 'postgres' ? sql`FOR UPDATE SKIP LOCKED` : sql``;
   const running = shared
     ? sql`(SELECT count(*) FROM ci_jobs r WHERE r.status = 'running' AND r.runner_type = 'instance_type' AND r.project_id = p.id)`
     : sql`0`;
-  return sql<Record<string, unknown>>`
+  return sql`
     WITH RECURSIVE pending_projects(project_id) AS (
       SELECT (SELECT project_id FROM ci_jobs WHERE status = 'pending' AND type = 'build' ORDER BY project_id LIMIT 1)
       UNION ALL
@@ -62,14 +101,7 @@ export function claimStatement(runner: QueueRunner, context: ClaimContext, diale
         ${running} AS running
       FROM pending_projects pp JOIN projects p ON p.id = pp.project_id
       WHERE p.jobs_enabled = 1 AND p.pending_delete = 0 ${runnerScope(runner)}
-    )
-    UPDATE ci_jobs
-    SET status = 'running', runner_id = ${runner.id}, runner_type = ${runner.runner_type}, token_digest = ${context.tokenDigest},
-        started_at = ${context.now}, updated_at = ${context.now}, lock_version = lock_version + 1
-    WHERE id = (SELECT c.job_id FROM candidates c WHERE c.job_id IS NOT NULL ORDER BY c.running, c.job_id LIMIT 1)
-      AND status = 'pending'
-    RETURNING ${sql.join(JOB_SELECT.map((column) => sql.ref(column)))}
-  `;
+    )`;
 }
 
 /** Which projects the runner serves (`p` is the project). */

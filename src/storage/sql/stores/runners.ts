@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { countAll, dialectOf, inTransaction, type Db } from '../database.ts';
 import type { Page } from '../../types-ci.ts';
 import type { NewRunner, RunnerChanges, RunnerInfo, RunnerListFilter, RunnerRecord, RunnersStore } from '../../types-runners.ts';
+import { preparedQuery } from '../prepared.ts';
 import { normalizeTags } from './ci-job-rows.ts';
 import { recordToRow, rowToRecord, type ColumnKinds } from './row-mapping.ts';
 import { digestToken } from './tokens.ts';
@@ -25,7 +26,12 @@ function toRow<T>(record: Partial<T>): Record<string, unknown> {
 const tokenPrefix = (token: string) => token.slice(0, 8);
 
 export class SqlRunnersStore implements RunnersStore {
-  constructor(private readonly db: Db) {}
+  /** The job request's hot read (runners ask every few seconds): compiled once. */
+  private readonly byTokenDigest: (digest: string) => Promise<object[]>;
+
+  constructor(private readonly db: Db) {
+    this.byTokenDigest = preparedQuery<object>(db, 1, (digest) => db.selectFrom('ci_runners').select(SELECT).where('token_digest', '=', digest as never).compile());
+  }
 
   async create(runner: NewRunner, token: string, owners: { projectIds?: readonly number[]; namespaceId?: number } = {}): Promise<RunnerRecord> {
     const row = toRow<NewRunner>({
@@ -65,8 +71,8 @@ export class SqlRunnersStore implements RunnersStore {
   }
 
   async findByToken(token: string): Promise<RunnerRecord | undefined> {
-    const row = await this.db.selectFrom('ci_runners').select(SELECT).where('token_digest', '=', digestToken(token)).executeTakeFirst();
-    return row && toRunner(row);
+    const [row] = await this.byTokenDigest(digestToken(token));
+    return row && toRunner(row as Parameters<typeof toRunner>[0]);
   }
 
   async list(filter: RunnerListFilter, page: Page): Promise<{ items: RunnerRecord[]; total: number }> {

@@ -43,7 +43,32 @@ export async function main(argv: string[]): Promise<void> {
         );
       },
     )
-    .demandCommand(1, 'Name a command: serve')
+    .command(
+      'start',
+      'The coordinator plus a runner registered to it, in one process (what `npm start` runs)',
+      (y) =>
+        y
+          .option('port', { type: 'number', describe: 'TCP port (GANTRY_PORT; default 8080; 0 picks a free one)' })
+          .option('host', { type: 'string', describe: 'Address to bind (GANTRY_HOST; default 0.0.0.0)' })
+          .option('data-dir', { type: 'string', describe: 'Data directory (GANTRY_DATA_DIR; default ./data)' })
+          .option('external-url', { type: 'string', describe: 'URL clients use to reach us (GANTRY_EXTERNAL_URL)' }),
+      async (args) => {
+        const port = args.port ?? (env.GANTRY_PORT ? Number(env.GANTRY_PORT) : 8080);
+        if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port: ${port}`);
+        const { startLocal } = await import('./commands/start-local.ts');
+        await startLocal(
+          {
+            port,
+            host: args.host ?? env.GANTRY_HOST ?? '0.0.0.0',
+            dataDir: args['data-dir'] ?? env.GANTRY_DATA_DIR ?? './data',
+            externalUrl: args['external-url'] || env.GANTRY_EXTERNAL_URL || undefined,
+            rootToken: env.GANTRY_ROOT_TOKEN || undefined,
+          },
+          (line) => process.stdout.write(`${line}\n`),
+        );
+      },
+    )
+    .demandCommand(1, 'Name a command: serve or start')
     .strict()
     .fail(false)
     .version(GANTRY_VERSION)

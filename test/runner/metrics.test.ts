@@ -81,6 +81,9 @@ describe('runner metrics and health on listen_address', () => {
     assert.equal(sample(during, 'gitlab_runner_jobs_finished_total', { runner: 'metricst', state: 'failed', failure_reason: 'script_failure' }), 1);
     assert.equal(sample(during, 'gitlab_runner_failed_jobs_total', { runner: 'metricst', failure_reason: 'script_failure' }), 1);
     assert.equal(sample(during, 'gitlab_runner_job_duration_seconds_count', { runner: 'metricst' }), 2);
+    for (const stage of ['prepare_executor', 'get_sources', 'step_script']) {
+      assert.ok((sample(during, 'gitlab_runner_job_stage_duration_seconds_count', { runner: 'metricst', stage }) ?? 0) >= 2, `stage ${stage} timed`);
+    }
     assert.equal(sample(during, 'gitlab_runner_api_request_statuses_total', { runner: 'metricst', endpoint: 'request_job', status: '201' }), 3);
     assert.ok((sample(during, 'gitlab_runner_api_request_statuses_total', { endpoint: 'update_job', status: '200' }) ?? 0) >= 2, 'final updates counted');
     assert.ok((sample(during, 'gitlab_runner_api_request_statuses_total', { endpoint: 'patch_trace', status: '202' }) ?? 0) >= 2, 'trace patches counted');

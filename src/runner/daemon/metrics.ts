@@ -40,12 +40,15 @@ export interface DaemonObserver {
   jobFinished(labels: JobLabels, outcome: { state: 'success' | 'failed'; failureReason?: string }, seconds: number): void;
   /** `status` -1: no answer (network error, timeout). */
   apiRequest(labels: JobLabels, endpoint: string, status: number): void;
+  /** One stage of a job (prepare_executor, get_sources, step_script, ...) took `seconds`. */
+  jobStage?(labels: JobLabels, stage: string, seconds: number): void;
 }
 
 /** pino's numeric levels → logrus' names, which gitlab_runner_errors_total uses. */
 const ERROR_LEVELS: Record<number, string> = { 40: 'warning', 50: 'error', 60: 'fatal' };
 
 const JOB_DURATION_BUCKETS = [30, 60, 300, 600, 1800, 3600, 7200, 10800, 18000, 36000];
+const STAGE_DURATION_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800];
 
 export class RunnerMetrics implements DaemonObserver {
   readonly registry = new Registry();
@@ -54,6 +57,7 @@ export class RunnerMetrics implements DaemonObserver {
   private readonly jobsFinished: Counter<'runner' | 'runner_name' | 'state' | 'failure_reason'>;
   private readonly failedJobs: Counter<'runner' | 'runner_name' | 'failure_reason'>;
   private readonly jobDuration: Histogram<'runner' | 'runner_name'>;
+  private readonly stageDuration: Histogram<'runner' | 'runner_name' | 'stage'>;
   private readonly apiRequests: Counter<'runner' | 'runner_name' | 'endpoint' | 'status'>;
   private readonly errors: Counter<'level'>;
 
@@ -126,6 +130,13 @@ export class RunnerMetrics implements DaemonObserver {
     });
     this.failedJobs = new Counter({ name: 'gitlab_runner_failed_jobs_total', help: 'Jobs failed, by failure reason.', labelNames: ['runner', 'runner_name', 'failure_reason'], registers });
     this.jobDuration = new Histogram({ name: 'gitlab_runner_job_duration_seconds', help: 'How long jobs ran.', labelNames: ['runner', 'runner_name'], buckets: JOB_DURATION_BUCKETS, registers });
+    this.stageDuration = new Histogram({
+      name: 'gitlab_runner_job_stage_duration_seconds',
+      help: 'How long each stage of a job took (prepare_executor, get_sources, step_script, ...).',
+      labelNames: ['runner', 'runner_name', 'stage'],
+      buckets: STAGE_DURATION_BUCKETS,
+      registers,
+    });
     this.apiRequests = new Counter({
       name: 'gitlab_runner_api_request_statuses_total',
       help: 'Requests to the coordinator by endpoint and answer status (-1: no answer).',
@@ -166,6 +177,10 @@ export class RunnerMetrics implements DaemonObserver {
     this.jobsFinished.inc({ ...base, state: outcome.state, failure_reason: failureReason });
     if (outcome.state === 'failed') this.failedJobs.inc({ ...base, failure_reason: failureReason });
     this.jobDuration.observe(base, seconds);
+  }
+
+  jobStage(labels: JobLabels, stage: string, seconds: number): void {
+    this.stageDuration.observe({ runner: labels.runner, runner_name: labels.name, stage }, seconds);
   }
 
   apiRequest(labels: JobLabels, endpoint: string, status: number): void {

@@ -315,6 +315,7 @@ export class RunnerWorker {
             concurrentId,
             concurrentProjectId: projectSlot,
             signal: daemon.shutdownSignal,
+            onStage: (stage, seconds) => observer?.jobStage?.(labels, stage, seconds),
           });
           const durationMs = Date.now() - started;
           observer?.jobFinished(labels, outcome, durationMs / 1000);

@@ -32,6 +32,8 @@ export interface RunJobOptions {
   /** Runner shutdown: aborting fails the job with runner_system_failure. */
   signal?: AbortSignal;
   now?: () => Date;
+  /** Told how long each stage (trace section) took. */
+  onStage?: (stage: string, seconds: number) => void;
 }
 
 type StopReason = 'canceled' | 'timeout' | 'aborted';
@@ -47,6 +49,7 @@ export async function runJob(options: RunJobOptions): Promise<JobOutcome> {
     limitBytes: settings.outputLimit,
     sections: payload.features?.trace_sections === true,
     now: options.now,
+    onSection: options.onStage,
   });
   const timeoutSeconds = payload.runner_info.timeout > 0 ? payload.runner_info.timeout : DEFAULT_TIMEOUT_SECONDS;
   const controller = new AbortController();

@@ -24,6 +24,8 @@ export interface TraceOptions {
   /** Print section_start/section_end markers (the payload's features.trace_sections). */
   sections: boolean;
   now?: () => Date;
+  /** Told how long each section took (the runner's per-stage metric). */
+  onSection?: (name: string, seconds: number) => void;
 }
 
 export class JobTrace {
@@ -31,6 +33,7 @@ export class JobTrace {
   private written = 0;
   private limitReached = false;
   private readonly now: () => Date;
+  private readonly sectionStarts = new Map<string, number>();
 
   constructor(private readonly options: TraceOptions) {
     this.masker = new StreamMasker(options.maskedValues);
@@ -82,6 +85,7 @@ export class JobTrace {
   }
 
   sectionStart(name: string, title: string): void {
+    this.sectionStarts.set(name, performance.now());
     this.flush();
     if (this.options.sections) this.write(`section_start:${this.timestamp()}:${name}\r${ANSI.clear}`);
     this.println(`${ANSI.boldCyan}${title}${ANSI.reset}`);
@@ -90,6 +94,11 @@ export class JobTrace {
   sectionEnd(name: string): void {
     this.flush();
     if (this.options.sections) this.write(`section_end:${this.timestamp()}:${name}\r${ANSI.clear}`);
+    const started = this.sectionStarts.get(name);
+    if (started !== undefined) {
+      this.sectionStarts.delete(name);
+      this.options.onSection?.(name, (performance.now() - started) / 1000);
+    }
   }
 
   private runnerLine(prefix: string, text: string): void {

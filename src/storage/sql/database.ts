@@ -15,6 +15,7 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import { classifyWrite, type ChangeListener } from './changes.ts';
+import { rowsAsObjects } from './raw-rows.ts';
 import { endAllReadBatches, ReadBatch } from './read-batch.ts';
 import type { DatabaseSchema } from './schema.ts';
 
@@ -94,21 +95,22 @@ function openSqlite(file: string, observe?: StatementObserver): OpenedDatabase {
     return String(dataVersion.get());
   };
   const db = new Kysely<DatabaseSchema>({ dialect: new ImmediateSqliteDialect({ database: statements }), ...observing(observe) });
-  // Per SQL text: the prepared statement when it only reads, else null (it queues through kysely).
-  const readers = new Map<string, BetterSqlite3.Statement | null>();
+  // Per SQL text: how to run it when it only reads, else null (it queues through kysely).
+  const readers = new Map<string, ((parameters: readonly unknown[]) => unknown[]) | null>();
   directReaders.set(db, {
     read(text, parameters) {
       // Inside a transaction the connection is another request's: queue behind it through kysely.
       if (!batch.enter()) return undefined;
-      let statement = readers.get(text);
-      if (statement === undefined) {
-        const prepared = statements.prepare(text);
-        statement = prepared.reader && 'readonly' in prepared && prepared.readonly ? (prepared as BetterSqlite3.Statement) : null;
-        readers.set(text, statement);
+      let reader = readers.get(text);
+      if (reader === undefined) {
+        // A statement of its own (kysely's, cached by SQL text, must keep returning objects).
+        const statement = sqlite.prepare(text);
+        reader = statement.reader && statement.readonly ? rowsAsObjects(statement) : null;
+        readers.set(text, reader);
       }
-      if (statement === null) return undefined;
+      if (reader === null) return undefined;
       observe?.(text, parameters);
-      return statement.all(parameters);
+      return reader(parameters);
     },
   });
   return {

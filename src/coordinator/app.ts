@@ -69,6 +69,8 @@ interface CoordinatorCore {
   createdRootToken: string | undefined;
   limits: BodyLimits;
   authenticator: Authenticator;
+  /** Called as each request arrives: its reads see every commit made before it (OpenedDatabase.freshReads). */
+  freshReads: () => void;
   /** The CI services, whose background work (task worker, schedules) runs from open to close. */
   ci: CiServices;
   jobRequestLongPollSeconds: number | undefined;
@@ -171,6 +173,7 @@ async function openCoordinator(options: CoordinatorOptions, logger: Logger): Pro
       upload: options.uploadBodyLimit ?? DEFAULT_BODY_LIMITS.upload,
     },
     authenticator: new Authenticator(stores.users, stores.tokens, context.readCache),
+    freshReads: database.freshReads,
     ci,
     jobRequestLongPollSeconds: options.jobRequestLongPollSeconds,
     async close() {
@@ -191,6 +194,10 @@ async function openCoordinator(options: CoordinatorOptions, logger: Logger): Pro
 async function mountCoordinator(instance: FastifyInstance, core: CoordinatorCore, mount: { routes: MountedRoute[]; parseQuery: boolean }): Promise<void> {
   const { context, limits, authenticator } = core;
   instance.addHook('onClose', () => core.close());
+  instance.addHook('onRequest', (_request, _reply, done) => {
+    core.freshReads();
+    done();
+  });
   instance.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) mount.routes.push({ method, url: route.url });
   });

@@ -15,6 +15,8 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import { classifyWrite, type ChangeListener } from './changes.ts';
+import { rowsAsObjects } from './raw-rows.ts';
+import { endAllReadBatches, ReadBatch } from './read-batch.ts';
 import type { DatabaseSchema } from './schema.ts';
 
 export type Db = Kysely<DatabaseSchema>;
@@ -37,6 +39,12 @@ export interface OpenedDatabase {
   onChange(listener: ChangeListener): void;
   /** The part of `changeStamp` that only commits by other connections move (null on PostgreSQL). */
   externalStamp(): string | null;
+  /**
+   * Reads from now on see every commit made so far, by any connection: ends the read
+   * transaction that reads close together share on SQLite (storage/sql/read-batch.ts).
+   * Each request calls it as it arrives.
+   */
+  freshReads(): void;
   close(): Promise<void>;
 }
 
@@ -80,32 +88,42 @@ function openSqlite(file: string, observe?: StatementObserver): OpenedDatabase {
   sqlite.pragma('busy_timeout = 5000');
   const writes: WriteCounter = { count: 0, listeners: [] };
   const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
+  const batch = new ReadBatch(sqlite);
   const statements = withStatementCache(sqlite, writes);
+  const readDataVersion = () => {
+    batch.enter();
+    return String(dataVersion.get());
+  };
   const db = new Kysely<DatabaseSchema>({ dialect: new ImmediateSqliteDialect({ database: statements }), ...observing(observe) });
-  // Per SQL text: the prepared statement when it only reads, else null (it queues through kysely).
-  const readers = new Map<string, BetterSqlite3.Statement | null>();
+  // Per SQL text: how to run it when it only reads, else null (it queues through kysely).
+  const readers = new Map<string, ((parameters: readonly unknown[]) => unknown[]) | null>();
   directReaders.set(db, {
     read(text, parameters) {
       // Inside a transaction the connection is another request's: queue behind it through kysely.
-      if (sqlite.inTransaction) return undefined;
-      let statement = readers.get(text);
-      if (statement === undefined) {
-        const prepared = statements.prepare(text);
-        statement = prepared.reader && 'readonly' in prepared && prepared.readonly ? (prepared as BetterSqlite3.Statement) : null;
-        readers.set(text, statement);
+      if (!batch.enter()) return undefined;
+      let reader = readers.get(text);
+      if (reader === undefined) {
+        // A statement of its own (kysely's, cached by SQL text, must keep returning objects).
+        const statement = sqlite.prepare(text);
+        reader = statement.reader && statement.readonly ? rowsAsObjects(statement) : null;
+        readers.set(text, reader);
       }
-      if (statement === null) return undefined;
+      if (reader === null) return undefined;
       observe?.(text, parameters);
-      return statement.all(parameters);
+      return reader(parameters);
     },
   });
   return {
     db,
     dialect: 'sqlite',
-    changeStamp: () => `${writes.count}:${String(dataVersion.get())}`,
+    changeStamp: () => `${writes.count}:${readDataVersion()}`,
     onChange: (listener) => writes.listeners.push(listener),
-    externalStamp: () => String(dataVersion.get()),
-    close: () => db.destroy(),
+    externalStamp: readDataVersion,
+    freshReads: () => batch.end(),
+    close: () => {
+      batch.end();
+      return db.destroy();
+    },
   };
 }
 
@@ -145,17 +163,19 @@ interface WriteCounter {
 type Change = ReturnType<typeof classifyWrite>;
 
 function withStatementCache(database: BetterSqlite3.Database, writes: WriteCounter, capacity = 1000): SqliteDatabase {
-  const statements = new Map<string, { statement: BetterSqlite3.Statement; change: Change }>();
+  const statements = new Map<string, { statement: BetterSqlite3.Statement; change: Change; plainRead: boolean }>();
   return {
     close: () => database.close(),
     prepare(text: string) {
       let prepared = statements.get(text);
       if (!prepared) {
         const statement = database.prepare(text);
-        prepared = { statement, change: statement.readonly ? null : classifyWrite(text) };
+        prepared = { statement, change: statement.readonly ? null : classifyWrite(text), plainRead: statement.readonly && statement.reader };
         statements.set(text, prepared);
         if (statements.size > capacity) statements.delete(statements.keys().next().value as string);
       }
+      // Kysely runs what it prepares at once: a write, `begin` or `commit` ends the shared reads first.
+      if (!prepared.plainRead) endAllReadBatches();
       return prepared.statement.readonly ? prepared.statement : countingWrites(prepared.statement, prepared.change, writes);
     },
   };
@@ -192,7 +212,7 @@ function openPostgres(url: string, onIdleError: (error: Error) => void, observe?
   // Without a listener, pg rethrows such an error and the whole process stops.
   pool.on('error', onIdleError);
   const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }), ...observing(observe) });
-  return { db, dialect: 'postgres', changeStamp: () => null, onChange: () => {}, externalStamp: () => null, close: () => db.destroy() };
+  return { db, dialect: 'postgres', changeStamp: () => null, onChange: () => {}, externalStamp: () => null, freshReads: () => {}, close: () => db.destroy() };
 }
 
 /** The backend behind a handle (or a transaction on it). */

@@ -18,6 +18,7 @@ import { ciSettings } from './migrations/015-ci-settings.ts';
 import { environments } from './migrations/016-environments.ts';
 import { tasks } from './migrations/017-tasks.ts';
 import { groupRunnersTokens } from './migrations/018-group-runners-tokens.ts';
+import { projectForksIndex } from './migrations/019-project-forks-index.ts';
 
 /** Ordered migrations; names never change once released. */
 const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
@@ -38,6 +39,7 @@ const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
   ['016-environments', environments],
   ['017-tasks', tasks],
   ['018-group-runners-tokens', groupRunnersTokens],
+  ['019-project-forks-index', projectForksIndex],
 ];
 
 class InlineMigrationProvider implements MigrationProvider {

@@ -1,0 +1,55 @@
+import type BetterSqlite3 from 'better-sqlite3';
+
+/**
+ * Direct reads on a SQLite connection that run close together share one read transaction.
+ * Outside a transaction each statement takes and drops WAL's read lock on its own (two
+ * `fcntl` calls, a few microseconds each), which cost more than most of our indexed reads;
+ * one request's reads (sign-in, the project, its namespace chain, memberships, counts) now
+ * take it once.
+ *
+ * A batch never outlives the callback that opened it: it ends once that callback's
+ * `process.nextTick` and promise queues are drained, before the event loop reads any more
+ * input. Whatever made a request or event arrive (another process's commit included)
+ * happened before the callback started, so before the batch's snapshot: no batch serves
+ * anything staler than the moment its first read ran. It also ends before anything else
+ * runs on its connection (writes, `begin`, statements through kysely that are not plain
+ * reads) and before any write through any connection of this process, so a write is
+ * seen by the next read whichever connection makes it.
+ */
+export class ReadBatch {
+  private open = false;
+  private readonly begin: BetterSqlite3.Statement;
+  private readonly commit: BetterSqlite3.Statement;
+  private readonly endAfterQueues = () => queueMicrotask(() => process.nextTick(() => this.end()));
+
+  constructor(private readonly sqlite: BetterSqlite3.Database) {
+    this.begin = sqlite.prepare('begin');
+    this.commit = sqlite.prepare('commit');
+  }
+
+  /** Joins (or opens) the batch; false when a transaction of someone else's holds the connection. */
+  enter(): boolean {
+    if (this.open) return true;
+    if (this.sqlite.inTransaction) return false;
+    this.begin.run();
+    this.open = true;
+    openBatches.add(this);
+    process.nextTick(this.endAfterQueues);
+    return true;
+  }
+
+  /** Ends the batch, if open: the next read sees every commit made until now. */
+  end(): void {
+    if (!this.open) return;
+    this.open = false;
+    openBatches.delete(this);
+    if (this.sqlite.open && this.sqlite.inTransaction) this.commit.run();
+  }
+}
+
+const openBatches = new Set<ReadBatch>();
+
+/** Before a write through any connection of this process: every batch ends, so no read misses it. */
+export function endAllReadBatches(): void {
+  for (const batch of openBatches) batch.end();
+}

@@ -86,6 +86,7 @@ export function plausibleValue(name: string, route: Route, world: WalkWorld): Pa
     case 'token':
       // A trigger token to run a pipeline with; a registration token to register with; a runner's own token to verify or unregister.
       if (route.url.endsWith('/trigger/pipeline')) return world.triggerToken;
+      if (route.url === '/api/v4/jobs/request') return world.runnerToken;
       if (route.url.startsWith('/api/v4/jobs/')) return world.runningJobToken;
       return route.url === '/api/v4/runners' && route.method === 'POST' ? world.registrationToken : world.runnerToken;
     case 'runner_id':

@@ -12,8 +12,15 @@
  *      409 answers;
  *  (c2) pickup p50/p99 for a small project's runner while another project has 10,000
  *      pending jobs.
- * Parts (d) trace ingest and (e) artifact upload belong to the job-update and artifacts work.
- * Run: node --import tsx bench/queue.ts [seconds]
+ *  (d) trace ingest from 100 concurrent jobs sending 64 KiB patches, MB/s (bench/trace-ingest.ts);
+ *  (e) a 1 GiB artifact upload: coordinator RSS growth and speed next to copying the same file
+ *      on the same disk (bench/artifact-upload.ts).
+ * (d) and (e) run as child processes once (a)–(c2) are done and their coordinator is closed;
+ * their JSON lines are nested as `trace_ingest` and `artifact_upload`, their headline figures
+ * copied as d_… and e_….
+ * Run: node --import tsx bench/queue.ts [seconds] [--seconds 5] [--trace-jobs 100]
+ *      [--trace-patches 16] [--trace-patch-kib 64] [--artifact-mib 1024]
+ *      [--quick]  (1 s load, 10 jobs × 4 patches of trace, a 16 MiB artifact: checks the script)
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -21,7 +28,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { promisify } from 'node:util';
+import { parseArgs, promisify } from 'node:util';
 import Fastify from 'fastify';
 import { Agent, fetch as undiciFetch } from 'undici';
 import type { BuildJobDefinition } from '../src/ci/model.ts';
@@ -31,7 +38,28 @@ import { silentLogger } from '../src/shared/logger.ts';
 import type { JobWhen } from '../src/pipeline/types.ts';
 import type { ProjectRecord } from '../src/storage/types.ts';
 
-const SECONDS = Number(process.argv[2] ?? 5);
+const { values: flags, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    seconds: { type: 'string' },
+    'trace-jobs': { type: 'string' },
+    'trace-patches': { type: 'string' },
+    'trace-patch-kib': { type: 'string' },
+    'artifact-mib': { type: 'string' },
+    quick: { type: 'boolean', default: false },
+  },
+});
+const quick = flags.quick === true;
+const SECONDS = Number(flags.seconds ?? positionals[0] ?? (quick ? 1 : 5));
+const TRACE_ARGS = [
+  '--jobs', flags['trace-jobs'] ?? (quick ? '10' : '100'),
+  '--patches', flags['trace-patches'] ?? (quick ? '4' : '16'),
+  '--patch-kib', flags['trace-patch-kib'] ?? '64',
+];
+const ARTIFACT_MIB = flags['artifact-mib'] ?? (quick ? '16' : '1024');
+for (const value of [SECONDS, ...TRACE_ARGS.filter((_, index) => index % 2 === 1).map(Number), Number(ARTIFACT_MIB)]) {
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`bench/queue: sizes and seconds must be positive numbers (got ${value})`);
+}
 const ROOT_TOKEN = 'bench-root-token-0123456789';
 const SUPPORT = path.join(import.meta.dirname, 'support');
 const run = promisify(execFile);
@@ -158,7 +186,7 @@ async function pickups(base: string, coordinator: Coordinator, projectId: number
 async function main(): Promise<void> {
   const work = await mkdtemp(path.join(tmpdir(), 'gantry-bench-queue-'));
   const coordinator = await createCoordinator({ dataDir: work, rootToken: ROOT_TOKEN, logger: silentLogger(), ci: { runTasks: false } });
-  const figures: Record<string, number | string> = { database: 'sqlite', machine: 'shared 2-core machine, other work running' };
+  const figures: Record<string, unknown> = { database: 'sqlite', machine: 'shared 2-core machine, other work running' };
   try {
     await coordinator.app.listen({ port: 0, host: '127.0.0.1' });
     const base = `http://127.0.0.1:${(coordinator.app.server.address() as AddressInfo).port}`;
@@ -226,7 +254,33 @@ async function main(): Promise<void> {
     await agent.close();
     await rm(work, { recursive: true, force: true });
   }
+
+  // (d) and (e): their own scripts, one after the other, on a machine this process no longer loads.
+  const traceIngest = await childJson('trace-ingest.ts', TRACE_ARGS);
+  figures.d_trace_jobs = traceIngest.jobs;
+  figures.d_trace_patch_kib = traceIngest.patch_kib;
+  figures.d_trace_ingest_mb_s = traceIngest.ingest_mb_s;
+  figures.d_baseline_fs_append_datasync_mb_s = traceIngest.baseline_fs_append_datasync_mb_s;
+  const artifactUpload = await childJson('artifact-upload.ts', [ARTIFACT_MIB]);
+  figures.e_artifact_mib = artifactUpload.size_mib;
+  figures.e_rss_growth_mb = artifactUpload.coordinator_rss_growth_mb;
+  figures.e_upload_mib_s = artifactUpload.upload_mib_s;
+  figures.e_copy_mib_s = artifactUpload.copy_mib_s;
+  figures.e_speed_ratio = artifactUpload.speed_ratio;
+  figures.trace_ingest = traceIngest;
+  figures.artifact_upload = artifactUpload;
   console.log(JSON.stringify(figures));
+}
+
+/** Runs bench/<script> and answers the JSON line it prints (its last line of output). */
+async function childJson(script: string, args: string[]): Promise<Record<string, unknown>> {
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, script), ...args], { maxBuffer: 16 * 1024 * 1024 });
+  const line = stdout.trim().split('\n').at(-1) ?? '';
+  try {
+    return JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    throw new Error(`bench/${script} printed no JSON line:\n${stdout}`);
+  }
 }
 
 async function loadJson(url: string, body: string): Promise<{ rps: number; p99_ms: number }> {

@@ -20,6 +20,11 @@ export type EnvironmentChanges = Partial<Pick<EnvironmentRecord, 'name' | 'slug'
 export interface EnvironmentsStore {
   /** Throws a unique violation when the project has the name or slug already. */
   create(environment: NewEnvironment): Promise<EnvironmentRecord>;
+  /**
+   * The project's environment of that name, inserted when missing (a concurrent insert of the
+   * same name wins quietly); undefined when another name already holds the slug.
+   */
+  findOrCreate(environment: NewEnvironment): Promise<EnvironmentRecord | undefined>;
   findInProject(projectId: number, id: number): Promise<EnvironmentRecord | undefined>;
   findByName(projectId: number, name: string): Promise<EnvironmentRecord | undefined>;
   /** By id; `name` exact, `search` a substring of the name, `states` any of them. */
@@ -57,6 +62,8 @@ export interface DeploymentsStore {
   findById(id: number): Promise<DeploymentRecord | undefined>;
   findByJob(jobId: number): Promise<DeploymentRecord | undefined>;
   update(id: number, changes: Partial<Pick<DeploymentRecord, 'status' | 'updated_at' | 'finished_at'>>): Promise<DeploymentRecord | undefined>;
+  /** The deployments of the pipeline's jobs (retried ones included), oldest first. */
+  listForPipeline(pipelineId: number): Promise<DeploymentRecord[]>;
   /** Newest first. */
   listForEnvironment(environmentId: number, page: Page): Promise<{ items: DeploymentRecord[]; total: number }>;
   /** The newest successful deployment of each environment (`last_deployment`). */

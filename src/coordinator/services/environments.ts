@@ -4,8 +4,8 @@ import { isUniqueViolation } from '../../storage/errors.ts';
 import type { DeploymentRecord, DeploymentsStore, EnvironmentRecord, EnvironmentsStore, EnvironmentState } from '../../storage/types-environments.ts';
 import type { ProjectRecord, UserRecord, UsersStore } from '../../storage/types.ts';
 import type { FieldErrors } from './ci-variable-rules.ts';
+import { environmentNameErrors, externalUrlErrors } from './environment-rules.ts';
 import type { EnvironmentStopAction } from './environment-stop.ts';
-import { exceedsLength, tooLongMessage } from './field-limits.ts';
 import type { Lookup } from './lookup.ts';
 import type { Permissions } from './permissions.ts';
 import type { Page, Paged } from './repository/pages.ts';
@@ -36,12 +36,6 @@ export interface EnvironmentsServiceDeps {
   permissions: Pick<Permissions, 'canReadEnvironments' | 'canManageEnvironments'>;
   stopAction: Pick<EnvironmentStopAction, 'play'>;
 }
-
-const NAME_MAX = 255;
-const EXTERNAL_URL_MAX = 255;
-/** Gitlab::Regex.environment_name_regex. */
-const NAME_FORMAT = /^[a-zA-Z0-9_\\/${}. -]+$/;
-const NAME_FORMAT_MESSAGE = "can contain only letters, digits, '-', '_', '/', '$', '{', '}', '.' and spaces";
 
 /**
  * `/projects/:id/environments`: Reporters read; Developers create, update, stop and delete
@@ -115,7 +109,7 @@ export class EnvironmentsService {
   private async check(project: ProjectRecord, input: EnvironmentInput, selfId?: number): Promise<FieldErrors> {
     const errors: FieldErrors = {};
     if (input.name !== undefined) {
-      const reasons = nameErrors(input.name);
+      const reasons = environmentNameErrors(input.name);
       if (reasons.length === 0) {
         const holder = await this.deps.environments.findByName(project.id, input.name);
         if (holder && holder.id !== selfId) reasons.push('has already been taken');
@@ -167,18 +161,4 @@ export class EnvironmentsService {
       };
     });
   }
-}
-
-function nameErrors(name: string): string[] {
-  if (name.trim() === '') return ["can't be blank"];
-  if (exceedsLength(name, NAME_MAX)) return [tooLongMessage(NAME_MAX)];
-  return NAME_FORMAT.test(name) ? [] : [NAME_FORMAT_MESSAGE];
-}
-
-/** An http(s) URL of at most 255 characters ("must be a valid URL" otherwise, as GitLab says). */
-function externalUrlErrors(url: string): string[] {
-  if (exceedsLength(url, EXTERNAL_URL_MAX)) return [tooLongMessage(EXTERNAL_URL_MAX)];
-  if (/\s/.test(url) || !URL.canParse(url)) return ['must be a valid URL'];
-  const parsed = new URL(url);
-  return (parsed.protocol === 'http:' || parsed.protocol === 'https:') && parsed.hostname !== '' ? [] : ['must be a valid URL'];
 }

@@ -12,7 +12,8 @@ import type { ProtectedBranchesService } from '../protected-branches.ts';
 import type { ProtectedTagsService } from '../protected-tags.ts';
 import type { PipelineProcessing } from './processing.ts';
 import { GitRepositoryReader, readTextAt, type GitReaderDeps } from './git-reader.ts';
-import { jobRecords } from './job-records.ts';
+import { recordDeployments } from './deployments.ts';
+import { environmentUrl, jobRecords } from './job-records.ts';
 import { pipelineContextVariables, type PipelineVariableSources } from './variables.ts';
 
 export const DEFAULT_CI_CONFIG_PATH = '.gitlab-ci.yml';
@@ -214,8 +215,9 @@ export class PipelineCreation {
       let processed: Awaited<ReturnType<PipelineProcessing['applyIn']>> | null = null;
       if (compiled) {
         const stages = await stores.stages.insertMany(pipeline.id, compiled.result.stages.map((stage) => ({ name: stage.name, position: stage.index, status: 'created' as const })));
-        const predefined = predefinedPipelineVariables(inputsFromContext(compiled.context));
-        await stores.jobs.insertMany(jobRecords(pipeline, stages, compiled.result.jobs, [...predefined, ...compiled.result.workflowVariables]));
+        const pipelineVariables = [...predefinedPipelineVariables(inputsFromContext(compiled.context)), ...compiled.result.workflowVariables];
+        const jobs = await stores.jobs.insertMany(jobRecords(pipeline, stages, compiled.result.jobs, pipelineVariables));
+        await recordDeployments(stores, jobs, pipeline.created_at, (job) => environmentUrl(job, pipelineVariables));
         processed = await this.deps.processing.applyIn(stores, pipeline.id, { type: 'process' }, { userId: pipeline.user_id });
       }
       const saved = processed?.pipeline ?? pipeline;

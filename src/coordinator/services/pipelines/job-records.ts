@@ -1,8 +1,9 @@
 import { isBridge } from '../../../ci/bridges.ts';
 import { parseDuration } from '../../../ci/durations.ts';
+import { environmentSlug } from '../../../ci/slug.ts';
 import type { JobDefinition, YamlVariable } from '../../../ci/model.ts';
 import type { RetryPolicy, RetryWhen } from '../../../pipeline/types.ts';
-import type { NewJob } from '../../../storage/types-ci-jobs.ts';
+import type { JobRecord, NewJob } from '../../../storage/types-ci-jobs.ts';
 import type { PipelineRecord, StageRecord } from '../../../storage/types-ci.ts';
 
 /**
@@ -39,6 +40,18 @@ export function jobRecords(pipeline: PipelineRecord, stages: readonly StageRecor
       created_at: pipeline.created_at,
     };
   });
+}
+
+/**
+ * The job's `environment:url` expanded as its environment name was, plus the environment's
+ * own variables (`CI_ENVIRONMENT_NAME`, `CI_ENVIRONMENT_SLUG`); null without one.
+ */
+export function environmentUrl(job: Pick<JobRecord, 'environment' | 'definition'>, pipelineVariables: readonly YamlVariable[]): string | null {
+  const { definition } = job;
+  const url = definition?.environment?.url;
+  if (!definition || !url || job.environment === null) return null;
+  const own = [{ key: 'CI_ENVIRONMENT_NAME', value: job.environment }, { key: 'CI_ENVIRONMENT_SLUG', value: environmentSlug(job.environment) }];
+  return expandVariables(url, [...pipelineVariables, ...definition.variables, ...own]);
 }
 
 function retryPolicy(job: JobDefinition): RetryPolicy | null {

@@ -5,6 +5,7 @@ import { StaleJobError } from '../../../storage/types-ci-jobs.ts';
 import type { PipelineChanges, PipelineRecord } from '../../../storage/types-ci.ts';
 import type { CiStores, CiTransactions } from '../../../storage/types-ci-transactions.ts';
 import type { TaskHandler } from '../task-queue.ts';
+import { followJobMoves } from './deployments.ts';
 import { recordDownstreamWork } from './downstream-tasks.ts';
 
 /** Task kind of a delayed job's timer (payload: ScheduledTimeTask). */
@@ -46,7 +47,8 @@ const MAX_ATTEMPTS = 8;
  * Applies events to persisted pipelines: reads the pipeline and its jobs under the
  * pipeline's lock, runs the pure state rules (src/pipeline) and writes their changes, the
  * pipeline's and stages' statuses and any delayed-job timer in the same transaction as the
- * event, so no state is lost between them. Cost: one read of the pipeline's jobs and writes
+ * event, so no state is lost between them; deployments follow their jobs in it too
+ * (deployments.ts). Cost: one read of the pipeline's jobs and of its deployments, and writes
  * proportional to what changed.
  */
 export class PipelineProcessing {
@@ -93,15 +95,20 @@ export class PipelineProcessing {
 
     const enqueuedJobIds: number[] = [];
     const createdJobIds: number[] = [];
+    const succeededJobIds: number[] = [];
     for (const change of result.changes) {
       if (change.kind === 'create') createdJobIds.push(realId(change.job.id));
       const status = change.kind === 'create' ? change.job.status : change.patch.status;
-      if (status === 'pending') enqueuedJobIds.push(realId(change.kind === 'create' ? change.job.id : change.jobId));
+      const jobId = realId(change.kind === 'create' ? change.job.id : change.jobId);
+      if (status === 'pending') enqueuedJobIds.push(jobId);
+      if (status === 'success') succeededJobIds.push(jobId);
     }
+    const jobs = result.jobs.map((job) => withRealId(job, realId));
+    await followJobMoves(stores, pipelineId, { jobs, createdJobIds, succeededJobIds }, now);
     const downstreamTasks = await recordDownstreamWork(stores, event, updated, result.pipelineStatusChanged, enqueuedJobIds, now);
     return {
       pipeline: updated,
-      result: { ...result, jobs: result.jobs.map((job) => withRealId(job, realId)), ...(result.resultJob ? { resultJob: withRealId(result.resultJob, realId) } : {}) },
+      result: { ...result, jobs, ...(result.resultJob ? { resultJob: withRealId(result.resultJob, realId) } : {}) },
       ...(result.resultJob ? { resultJobId: realId(result.resultJob.id) } : {}),
       enqueuedJobIds,
       createdJobIds,

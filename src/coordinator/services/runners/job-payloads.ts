@@ -51,7 +51,7 @@ export class JobPayloads {
     const namespace = await this.deps.namespaces.findById(project.namespace_id);
     const projectPath = namespace ? `${namespace.full_path}/${project.path}` : project.path;
     const [variables, user, commit, dependencies] = await Promise.all([
-      this.variables(project, pipeline),
+      this.variables(project, pipeline, job.environment),
       pipeline.user_id === null ? undefined : this.deps.users.findById(pipeline.user_id),
       this.commit(project.id, pipeline.sha),
       this.dependencies(claimed.dependencies, token),
@@ -91,10 +91,11 @@ export class JobPayloads {
     return { kind: 'payload', payload };
   }
 
-  private variables(project: ProjectRecord, pipeline: PipelineRecord) {
+  /** Read when the job is handed out: project variables scoped to the job's environment apply here. */
+  private variables(project: ProjectRecord, pipeline: PipelineRecord, environment: string | null) {
     return this.deps.pipelineVariables
       .list(pipeline.id)
-      .then((given) => pipelineContextVariables(this.deps, project, given, givenSource(pipeline.source), pipeline.protected));
+      .then((given) => pipelineContextVariables(this.deps, project, given, givenSource(pipeline.source), pipeline.protected, environment));
   }
 
   private async commit(projectId: number, sha: string) {

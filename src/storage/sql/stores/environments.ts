@@ -21,6 +21,11 @@ export class SqlEnvironmentsStore implements EnvironmentsStore {
     return toEnvironment(await this.db.insertInto('environments').values(environment).returningAll().executeTakeFirstOrThrow());
   }
 
+  async findOrCreate(environment: NewEnvironment): Promise<EnvironmentRecord | undefined> {
+    await this.db.insertInto('environments').values(environment).onConflict((conflict) => conflict.doNothing()).execute();
+    return this.findByName(environment.project_id, environment.name);
+  }
+
   async findInProject(projectId: number, id: number): Promise<EnvironmentRecord | undefined> {
     const row = await this.db.selectFrom('environments').selectAll().where('id', '=', id).where('project_id', '=', projectId).executeTakeFirst();
     return row && toEnvironment(row);
@@ -90,6 +95,17 @@ export class SqlDeploymentsStore implements DeploymentsStore {
     if (Object.keys(set).length === 0) return this.findById(id);
     const row = await this.db.updateTable('deployments').set(set).where('id', '=', id).returningAll().executeTakeFirst();
     return row && toDeployment(row);
+  }
+
+  async listForPipeline(pipelineId: number): Promise<DeploymentRecord[]> {
+    const rows = await this.db
+      .selectFrom('deployments')
+      .innerJoin('ci_jobs', 'ci_jobs.id', 'deployments.job_id')
+      .selectAll('deployments')
+      .where('ci_jobs.pipeline_id', '=', pipelineId)
+      .orderBy('deployments.id')
+      .execute();
+    return rows.map(toDeployment);
   }
 
   async listForEnvironment(environmentId: number, page: Page): Promise<{ items: DeploymentRecord[]; total: number }> {

@@ -14,7 +14,7 @@
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -55,12 +55,34 @@ async function pipelineRun(coordinator: Coordinator, projectId: number): Promise
   if (created.status !== 201) throw new Error(`pipeline answered ${created.status}: ${JSON.stringify(created.json)}`);
   for (;;) {
     const { json } = await api(coordinator, 'GET', `/projects/${projectId}/pipelines/${String(created.json.id)}`);
-    if (json.status === 'success') return performance.now() - started;
-    if (['failed', 'canceled', 'skipped'].includes(String(json.status))) throw new Error(`pipeline ${String(created.json.id)} ${String(json.status)}`);
+    if (json.status === 'success') {
+      const elapsed = performance.now() - started;
+      const jobs = (await api(coordinator, 'GET', `/projects/${projectId}/pipelines/${String(created.json.id)}/jobs`)).json;
+      for (const job of jobs) {
+        phases.queued.push(Number(job.queued_duration) * 1000);
+        phases.running.push(Number(job.duration) * 1000);
+      }
+      return elapsed;
+    }
+    if (['failed', 'canceled', 'skipped'].includes(String(json.status))) {
+      const jobs = (await api(coordinator, 'GET', `/projects/${projectId}/pipelines/${String(created.json.id)}/jobs`)).json;
+      const job = jobs[0];
+      const trace = job ? (await coordinator.app.inject({ url: `/api/v4/projects/${projectId}/jobs/${String(job.id)}/trace`, headers: { 'private-token': TOKEN } })).body : '';
+      throw new Error(`pipeline ${String(created.json.id)} ${String(json.status)} (${String(job?.failure_reason)}): ${trace.slice(-1500)}`);
+    }
     if (performance.now() - started > 60_000) throw new Error(`pipeline ${String(created.json.id)} still ${String(json.status)}`);
     await sleep(2);
   }
 }
+
+/** Where a measured run's time went, per job: waiting for a runner, then running (claim to final state). */
+const phases = { queued: [] as number[], running: [] as number[] };
+const takePhases = (): Record<string, number> => {
+  const taken = { queued_ms_p50: round(percentile(phases.queued, 0.5)), running_ms_p50: round(percentile(phases.running, 0.5)) };
+  phases.queued = [];
+  phases.running = [];
+  return taken;
+};
 
 async function registerRunner(coordinator: Coordinator, registrationToken: string, tags: string[]): Promise<string> {
   const response = await coordinator.app.inject({ method: 'POST', url: '/api/v4/runners', payload: { token: registrationToken, description: `bench-${tags.join('-') || 'shell'}`, tag_list: tags.join(','), run_untagged: tags.length === 0 } });
@@ -68,23 +90,46 @@ async function registerRunner(coordinator: Coordinator, registrationToken: strin
   return (JSON.parse(response.body) as { token: string }).token;
 }
 
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port: free } = server.address() as AddressInfo;
+      server.close(() => resolve(free));
+    });
+  });
+}
+
 function rssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? NaN) / 1024;
 }
 
-async function stageMeans(metricsUrl: string, runner: string): Promise<Record<string, number>> {
+type StageTotals = Map<string, { sum: number; count: number }>;
+
+/** The runner's per-stage histogram totals for one runner entry. */
+async function stageTotals(metricsUrl: string, runner: string): Promise<StageTotals> {
   const text = await (await fetch(metricsUrl)).text();
-  const sums = new Map<string, number>();
-  const counts = new Map<string, number>();
+  const totals: StageTotals = new Map();
   for (const match of text.matchAll(/^gitlab_runner_job_stage_duration_seconds_(sum|count)\{([^}]*)\} (\S+)$/gm)) {
     const labels = match[2]!;
     if (!labels.includes(`runner_name="${runner}"`)) continue;
     const stage = /stage="([^"]+)"/.exec(labels)?.[1] ?? '?';
-    (match[1] === 'sum' ? sums : counts).set(stage, Number(match[3]));
+    const entry = totals.get(stage) ?? { sum: 0, count: 0 };
+    if (match[1] === 'sum') entry.sum = Number(match[3]);
+    else entry.count = Number(match[3]);
+    totals.set(stage, entry);
   }
+  return totals;
+}
+
+/** Mean milliseconds per stage between two snapshots (the measured runs only). */
+function stageMeans(before: StageTotals, after: StageTotals): Record<string, number> {
   const means: Record<string, number> = {};
-  for (const [stage, sum] of sums) means[stage] = round((sum / (counts.get(stage) || 1)) * 1000);
+  for (const [stage, { sum, count }] of after) {
+    const earlier = before.get(stage) ?? { sum: 0, count: 0 };
+    if (count > earlier.count) means[stage] = round(((sum - earlier.sum) / (count - earlier.count)) * 1000);
+  }
   return means;
 }
 
@@ -114,13 +159,14 @@ async function bareDockerMs(): Promise<number> {
 
 const work = mkdtempSync(path.join(tmpdir(), 'gantry-bench-runner-'));
 let runner: ChildProcess | undefined;
-const coordinator = await createCoordinator({ dataDir: path.join(work, 'data'), rootToken: TOKEN, logger: silentLogger() });
+const port = await freePort();
+const url = `http://127.0.0.1:${port}`;
+// The external URL is the jobs' clone URL: it must be where the coordinator listens.
+const coordinator = await createCoordinator({ dataDir: path.join(work, 'data'), rootToken: TOKEN, externalUrl: url, logger: silentLogger() });
 try {
   execFileSync('bash', [path.join(ROOT, 'scripts/build.sh')], { stdio: 'ignore' });
   const docker = !values['no-docker'];
-  await coordinator.app.listen({ port: 0, host: '127.0.0.1' });
-  const { port } = coordinator.app.server.address() as AddressInfo;
-  const url = `http://127.0.0.1:${port}`;
+  await coordinator.app.listen({ port, host: '127.0.0.1' });
   const settings = await api(coordinator, 'GET', '/application/settings');
   const registrationToken = String(settings.json.runners_registration_token);
 
@@ -151,10 +197,18 @@ try {
   await sleep(5_000);
   const idleRss = rssMb(runnerPid);
 
+  takePhases();
+  const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
+  const shellBefore = await stageTotals(metricsUrl, 'shell');
   const shellMs: number[] = [];
   for (let run = 0; run < runs; run++) shellMs.push(await pipelineRun(coordinator, shellProject));
+  const shellPhases = takePhases();
+  const shellStages = stageMeans(shellBefore, await stageTotals(metricsUrl, 'shell'));
+  const dockerBefore = await stageTotals(metricsUrl, 'docker');
   const dockerMs: number[] = [];
   if (dockerProject !== null) for (let run = 0; run < runs; run++) dockerMs.push(await pipelineRun(coordinator, dockerProject));
+  const dockerPhases = takePhases();
+  const dockerStages = stageMeans(dockerBefore, await stageTotals(metricsUrl, 'docker'));
 
   let peakRss = rssMb(runnerPid);
   const parallel = pipelineRun(coordinator, parallelProject);
@@ -172,13 +226,15 @@ try {
     shell_ms_p50: round(percentile(shellMs, 0.5)),
     shell_ms_p90: round(percentile(shellMs, 0.9)),
     bare_bash_true_ms_p50: bareShellMs(),
-    shell_stage_ms: await stageMeans(`http://127.0.0.1:${metricsPort}/metrics`, 'shell'),
+    shell_job: shellPhases,
+    shell_stage_ms: shellStages,
     ...(dockerProject !== null
       ? {
           docker_ms_p50: round(percentile(dockerMs, 0.5)),
           docker_ms_p90: round(percentile(dockerMs, 0.9)),
           bare_container_true_ms_p50: await bareDockerMs(),
-          docker_stage_ms: await stageMeans(`http://127.0.0.1:${metricsPort}/metrics`, 'docker'),
+          docker_job: dockerPhases,
+          docker_stage_ms: dockerStages,
         }
       : {}),
     runner_idle_rss_mb: round(idleRss),

@@ -16,6 +16,7 @@ import { DownstreamTargets } from './services/pipelines/downstream-target.ts';
 import { PipelineProcessing, SCHEDULED_TIME_TASK, scheduledTimeHandler } from './services/pipelines/processing.ts';
 import { PUSH_PIPELINE_TASK, PushPipelines } from './services/pipelines/push.ts';
 import { CiLint } from './services/pipelines/lint.ts';
+import { ParentArtifacts } from './services/pipelines/parent-artifacts.ts';
 import { PipelineRuns } from './services/pipelines/runs.ts';
 import { SCHEDULE_PIPELINE_TASK, SchedulePipelines } from './services/pipelines/schedules.ts';
 import { TaskQueue, TaskWorker } from './services/task-queue.ts';
@@ -73,6 +74,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
       if (processed.enqueuedJobIds.length > 0) jobQueueWakeups.jobsEnqueued();
     },
   });
+  const blobs = ciBlobStores(context);
   const pipelineCreation = new PipelineCreation({
     repositories,
     lookup,
@@ -84,6 +86,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
     tagRules: context.protectedTags,
     transactions: stores.ciTransactions,
     processing: pipelineProcessing,
+    parentArtifacts: new ParentArtifacts({ jobs: stores.jobs, jobArtifacts: stores.jobArtifacts, artifactFiles: blobs.artifactFiles }),
   });
   const pipelineRuns = new PipelineRuns({ creation: pipelineCreation, lookup, permissions, triggers: stores.triggers, users: stores.users, namespaces: stores.namespaces });
   const pushPipelines = new PushPipelines({ queue: taskQueue, creation: pipelineCreation, projects: stores.projects, users: stores.users, repositories, logger });
@@ -101,7 +104,6 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
     logger,
   });
   const ciLint = new CiLint({ creation: pipelineCreation, lookup, permissions });
-  const blobs = ciBlobStores(context);
   const refRules = { branches: context.protectedBranches, tags: context.protectedTags };
   const pipelineViews = new PipelineViews({
     users: stores.users,

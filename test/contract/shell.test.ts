@@ -123,4 +123,47 @@ describe('runner ⇄ coordinator contract (shell)', () => {
     assert.equal(again.status, 'success');
     assert.match(await contract.trace(projectId, Number(again.jobs[0]!.id)), /CACHE-HIT/);
   });
+  it('runs a child pipeline whose CI file an earlier job generated (include:artifact)', async () => {
+    const { projectId, pipelineId } = await contract.project('generated-child', {
+      '.gitlab-ci.yml': ci([
+        'stages: [generate, trigger]',
+        'generate:',
+        '  stage: generate',
+        '  script:',
+        "    - printf 'child-job:\\n  script:\\n    - echo child-from-artifact\\n' > child.yml",
+        '  artifacts:',
+        '    paths: [child.yml]',
+        'run-child:',
+        '  stage: trigger',
+        '  trigger:',
+        '    include:',
+        '      - artifact: child.yml',
+        '        job: generate',
+        '    strategy: depend',
+        'broken-child:',
+        '  stage: trigger',
+        '  allow_failure: true',
+        '  trigger:',
+        '    include:',
+        '      - artifact: missing.yml',
+        '        job: generate',
+      ]),
+    });
+    const { status } = await contract.finished(projectId, pipelineId);
+    assert.equal(status, 'success');
+    const bridges = (await contract.test.api('GET', `/projects/${projectId}/pipelines/${pipelineId}/bridges`)).list;
+    const byName = new Map(bridges.map((bridge) => [String(bridge.name), bridge]));
+    assert.equal(byName.get('run-child')?.status, 'success');
+    assert.equal(byName.get('broken-child')?.status, 'failed');
+    const child = byName.get('run-child')?.downstream_pipeline as { id: number } | null;
+    assert.ok(child, 'the bridge shows its child pipeline');
+    const childRun = await contract.finished(projectId, child.id);
+    assert.equal(childRun.status, 'success');
+    assert.deepEqual(childRun.jobs.map((job) => job.name), ['child-job']);
+    assert.match(await contract.trace(projectId, Number(childRun.jobs[0]!.id)), /child-from-artifact/);
+    const brokenChild = byName.get('broken-child')?.downstream_pipeline as { id: number } | null;
+    assert.ok(brokenChild);
+    const broken = (await contract.test.api('GET', `/projects/${projectId}/pipelines/${brokenChild.id}`)).json;
+    assert.match(String(broken.yaml_errors), /Path `missing.yml` does not exist inside the `generate` artifacts archive!/);
+  });
 });

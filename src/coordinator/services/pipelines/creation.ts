@@ -1,6 +1,6 @@
 import { compilePipeline } from '../../../ci/compile.ts';
 import type { CompileLimits } from '../../../ci/limits.ts';
-import type { CompileContext, CompileResult, VariableSource } from '../../../ci/model.ts';
+import type { CompileContext, CompileResult, RepositoryReader, VariableSource } from '../../../ci/model.ts';
 import { inputsFromContext, predefinedPipelineVariables, ZERO_SHA } from '../../../ci/pipeline-variables.ts';
 import { GantryError } from '../../../shared/errors.ts';
 import type { GitCommit, GitRepository, RepositoryManager } from '../../../storage/git/types.ts';
@@ -12,6 +12,7 @@ import type { ProtectedBranchesService } from '../protected-branches.ts';
 import type { ProtectedTagsService } from '../protected-tags.ts';
 import type { PipelineProcessing } from './processing.ts';
 import { GitRepositoryReader, readTextAt, type GitReaderDeps } from './git-reader.ts';
+import type { ParentArtifacts } from './parent-artifacts.ts';
 import { recordDeployments } from './deployments.ts';
 import { environmentUrl, jobRecords } from './job-records.ts';
 import { pipelineContextVariables, type PipelineVariableSources } from './variables.ts';
@@ -63,6 +64,8 @@ export interface PipelineCreationDeps extends GitReaderDeps, PipelineVariableSou
   transactions: CiTransactions;
   processing: Pick<PipelineProcessing, 'applyIn' | 'notify'>;
   limits?: Partial<CompileLimits>;
+  /** Files of the parent pipeline's artifacts, for a child pipeline's `include:artifact`. */
+  parentArtifacts?: Pick<ParentArtifacts, 'read'>;
   /** Epoch milliseconds. */
   clock?: () => number;
 }
@@ -162,10 +165,24 @@ export class PipelineCreation {
       source: input.source,
       variables: await pipelineContextVariables(this.deps, project, given, VARIABLE_SOURCE[input.source] ?? 'pipeline', target.protected),
       changedPaths: input.changedPaths ?? null,
-      files: new GitRepositoryReader(this.deps, target.repository, target.sha, input.user),
+      files: this.filesFor(input, new GitRepositoryReader(this.deps, target.repository, target.sha, input.user)),
       configPath,
       ignoreSkipCi: input.ignoreSkipCi ?? false,
       limits: this.deps.limits,
+    };
+  }
+
+  /** A child pipeline also reads its parent's artifacts (`include:artifact`); other pipelines cannot. */
+  private filesFor(input: PipelineCreationInput, files: GitRepositoryReader): RepositoryReader {
+    const parent = input.parent;
+    const artifacts = this.deps.parentArtifacts;
+    if (input.source !== 'parent_pipeline' || !parent || !artifacts) return files;
+    return {
+      readFile: (path) => files.readFile(path),
+      listFiles: () => files.listFiles(),
+      readProjectFile: (projectPath, ref, path) => files.readProjectFile(projectPath, ref, path),
+      lastCommitFor: (paths) => files.lastCommitFor(paths),
+      readArtifactFile: (job, path) => artifacts.read(parent.pipelineId, job, path),
     };
   }
 

@@ -25,7 +25,7 @@
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import os, { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs, promisify } from 'node:util';
@@ -186,7 +186,7 @@ async function pickups(base: string, coordinator: Coordinator, projectId: number
 async function main(): Promise<void> {
   const work = await mkdtemp(path.join(tmpdir(), 'gantry-bench-queue-'));
   const coordinator = await createCoordinator({ dataDir: work, rootToken: ROOT_TOKEN, logger: silentLogger(), ci: { runTasks: false } });
-  const figures: Record<string, unknown> = { database: 'sqlite', machine: 'shared 2-core machine, other work running' };
+  const figures: Record<string, unknown> = { database: 'sqlite', load_average_1m: Math.round(os.loadavg()[0]! * 100) / 100 };
   try {
     await coordinator.app.listen({ port: 0, host: '127.0.0.1' });
     const base = `http://127.0.0.1:${(coordinator.app.server.address() as AddressInfo).port}`;

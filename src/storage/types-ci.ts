@@ -98,7 +98,11 @@ export interface PipelinesStore {
   update(id: number, changes: PipelineChanges): Promise<PipelineRecord | undefined>;
   delete(id: number): Promise<boolean>;
   list(filter: PipelineListFilter, page: Page): Promise<{ items: PipelineRecord[]; total: number }>;
-  /** The newest pipeline for the sha (and the ref when given): commit status and `last_pipeline`. */
+  /**
+   * The newest pipeline for the sha (and the ref when given): commit status and `last_pipeline`.
+   * Child pipelines (source `parent_pipeline`) are left out, as GitLab's `ci_pipelines` leave
+   * them out: a commit's pipeline is its parent's.
+   */
   latestFor(projectId: number, sha: string, ref?: string): Promise<PipelineRecord | undefined>;
   /** The newest successful pipeline of a ref. */
   latestSuccessfulForRef(projectId: number, ref: string): Promise<PipelineRecord | undefined>;

@@ -97,6 +97,12 @@ describe('child pipelines (trigger:include)', () => {
     assert.equal(downstream.web_url, `http://gantry.test/${project.path}/-/pipelines/${child.id}`);
     const single = await fixture.gantry.api('GET', `/projects/${project.id}/pipelines/${child.id}`);
     assert.equal(single.json.source, 'parent_pipeline');
+    // The commit's pipeline is the parent, though the child is newer on the same sha and ref.
+    const commit = await fixture.gantry.api('GET', `/projects/${project.id}/repository/commits/${sha}`);
+    assert.equal((commit.json.last_pipeline as Record<string, unknown>).id, parent.id);
+    const status = await fixture.gantry.api('POST', `/projects/${project.id}/statuses/${sha}`, { body: { state: 'running', name: 'external', ref: 'listed' } });
+    assert.equal(status.status, 201, status.text);
+    assert.equal(status.json.pipeline_id, parent.id);
   });
 
   it('strategy: depend keeps the bridge running and mirrors the child: success lets the parent go on', async () => {

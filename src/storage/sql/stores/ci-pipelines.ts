@@ -114,7 +114,12 @@ export class SqlPipelinesStore implements PipelinesStore {
   }
 
   async latestFor(projectId: number, sha: string, ref?: string): Promise<PipelineRecord | undefined> {
-    let query = this.db.selectFrom('ci_pipelines').selectAll().where('project_id', '=', projectId).where('sha', '=', sha);
+    let query = this.db
+      .selectFrom('ci_pipelines')
+      .selectAll()
+      .where('project_id', '=', projectId)
+      .where('sha', '=', sha)
+      .where('source', '<>', 'parent_pipeline');
     if (ref !== undefined) query = query.where('ref', '=', ref);
     const row = await query.orderBy('id', 'desc').limit(1).executeTakeFirst();
     return row && toPipeline(row);

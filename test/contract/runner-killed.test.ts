@@ -55,7 +55,9 @@ describe('runner ⇄ coordinator contract: a runner killed mid-job', () => {
     const url = `http://127.0.0.1:${port}`;
     test = await startTestCoordinator({
       externalUrl: url,
-      extra: { logger: silentLogger(), ci: { runnerJobs: { stale: { runningStuckMs: 3_000, intervalMs: 500 } } } },
+      // Traces every second (the line the test waits for); a job without updates for 8 s is stuck
+      // (patches touch a running job at most every 5 s).
+      extra: { logger: silentLogger(), ci: { runnerJobs: { traces: { intervalSeconds: 1, watchedIntervalSeconds: 1 }, stale: { runningStuckMs: 8_000, intervalMs: 500 } } } },
     });
     await test.coordinator.app.listen({ port, host: '127.0.0.1' });
     const api = test.api;

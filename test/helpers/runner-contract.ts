@@ -41,7 +41,12 @@ const FINAL = new Set(['success', 'failed', 'canceled', 'skipped', 'manual']);
 export async function startContract(options: ContractOptions): Promise<Contract> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const test = await startTestCoordinator({ externalUrl: url, extra: { logger: silentLogger(), ...options.coordinator } });
+  // The runner sends its trace as often as the coordinator's X-GitLab-Trace-Update-Interval says
+  // (30 s while nobody reads the log): tests that wait for a line ask for every second.
+  const test = await startTestCoordinator({
+    externalUrl: url,
+    extra: { logger: silentLogger(), ci: { runnerJobs: { traces: { intervalSeconds: 1, watchedIntervalSeconds: 1 } } }, ...options.coordinator },
+  });
   await test.coordinator.app.listen({ port, host: '127.0.0.1' });
   const settings = await test.api('GET', '/application/settings');
   const registered = await test.api('POST', '/runners', {

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -15,10 +15,12 @@ import { freePort } from '../helpers/serve-process.ts';
 
 const RUNNER_BIN = path.resolve(import.meta.dirname, '../../bin/runner');
 
-function runSingle(url: string, token: string, workDir: string): ChildProcess {
+/** The runner's log goes to `logFile`, so a failure can show what the runner saw. */
+function runSingle(url: string, token: string, workDir: string, logFile: string): ChildProcess {
+  const log = openSync(logFile, 'a');
   return spawn(RUNNER_BIN, ['run-single', '--url', url, '--token', token, '--executor', 'shell', '--working-directory', workDir], {
-    env: { ...process.env, GANTRY_LOG_LEVEL: 'warn' },
-    stdio: 'ignore',
+    env: { ...process.env, GANTRY_LOG_LEVEL: 'info' },
+    stdio: ['ignore', log, log],
     detached: true,
   });
 }
@@ -30,12 +32,13 @@ async function kill(child: ChildProcess, signal: NodeJS.Signals): Promise<void> 
   await exited;
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+/** Polls `probe` until it answers; on timeout the error carries `explain()` (the state a reader needs). */
+async function until<T>(what: string, probe: () => Promise<T | undefined>, explain: () => Promise<string>, timeoutMs = 60_000): Promise<T> {
   const started = Date.now();
   for (;;) {
     const value = await probe();
     if (value !== undefined) return value;
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}\n${await explain()}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -71,30 +74,43 @@ describe('runner ⇄ coordinator contract: a runner killed mid-job', () => {
     const ci = 'work:\n  script:\n    - echo started\n    - test "$CI_PIPELINE_IID" != 1 || sleep 60\n    - echo finished\n';
     await api('POST', `/projects/${projectId}/repository/commits`, { body: { branch: 'main', commit_message: 'CI', actions: [{ action: 'create', file_path: '.gitlab-ci.yml', content: ci }] } });
 
-    runners.push(runSingle(url, token, workDir));
+    const runnerLog = path.join(workDir, 'runner.log');
+    const explain = async (): Promise<string> => {
+      const pipelines = (await api('GET', `/projects/${projectId}/pipelines`)).list.map((pipeline) => `#${String(pipeline.id)} ${String(pipeline.status)}`);
+      const jobs = (await api('GET', `/projects/${projectId}/jobs`)).list;
+      const lines = [`pipelines: ${pipelines.join(', ') || 'none'}`];
+      for (const job of jobs) {
+        const trace = (await api('GET', `/projects/${projectId}/jobs/${String(job.id)}/trace`)).text;
+        lines.push(`job ${String(job.id)}: ${String(job.status)} ${String(job.failure_reason ?? '')}; trace ends: ${JSON.stringify(trace.slice(-600))}`);
+      }
+      lines.push(`runner log ends: ${readFileSync(runnerLog, 'utf8').slice(-3000)}`);
+      return lines.join('\n');
+    };
+
+    runners.push(runSingle(url, token, workDir, runnerLog));
     const orphan = await until('the first job to run', async () => {
       const jobs = (await api('GET', `/projects/${projectId}/jobs`)).list;
       const job = jobs.find((candidate) => candidate.status === 'running');
       if (!job) return undefined;
       const trace = (await api('GET', `/projects/${projectId}/jobs/${String(job.id)}/trace`)).text;
       return trace.includes('started') ? Number(job.id) : undefined;
-    });
+    }, explain);
     await kill(runners[0]!, 'SIGKILL');
 
     const failed = await until('the orphaned job to fail', async () => {
       const job = (await api('GET', `/projects/${projectId}/jobs/${orphan}`)).json;
       return job.status === 'running' ? undefined : job;
-    });
+    }, explain);
     assert.equal(failed.status, 'failed');
     assert.equal(failed.failure_reason, 'stuck_or_timeout_failure');
 
-    runners.push(runSingle(url, token, workDir));
+    runners.push(runSingle(url, token, workDir, runnerLog));
     const second = await api('POST', `/projects/${projectId}/pipeline`, { body: { ref: 'main' } });
     assert.equal(second.status, 201);
     const status = await until('the second pipeline to finish', async () => {
       const pipeline = (await api('GET', `/projects/${projectId}/pipelines/${String(second.json.id)}`)).json;
       return ['success', 'failed', 'canceled'].includes(String(pipeline.status)) ? String(pipeline.status) : undefined;
-    });
+    }, explain);
     assert.equal(status, 'success');
   });
 });

@@ -12,6 +12,8 @@ export interface CoordinatorFileConfig {
   content_body_limit?: number;
   anonymous_body_limit?: number;
   upload_body_limit?: number;
+  /** Seconds an idle `POST /jobs/request` is held (CoordinatorOptions jobRequestLongPollSeconds). */
+  job_request_long_poll_seconds?: number;
 }
 
 const KEYS: Record<keyof CoordinatorFileConfig, 'number' | 'string'> = {
@@ -24,6 +26,7 @@ const KEYS: Record<keyof CoordinatorFileConfig, 'number' | 'string'> = {
   content_body_limit: 'number',
   anonymous_body_limit: 'number',
   upload_body_limit: 'number',
+  job_request_long_poll_seconds: 'number',
 };
 
 /** Reads the `[coordinator]` table of a TOML file; unknown keys and wrong types are errors. */

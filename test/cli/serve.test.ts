@@ -110,4 +110,47 @@ describe('coordinator serve', () => {
     assert.match(stderr, /coordinator\.body_limit must be a whole number of bytes above 0/);
     rmSync(otherDir, { recursive: true, force: true });
   });
+  it('holds idle job requests as long as the config file says', async () => {
+    const port = await freePort();
+    const otherDir = mkdtempSync(path.join(tmpdir(), 'gantry-serve-longpoll-'));
+    const config = path.join(otherDir, 'config.toml');
+    writeFileSync(config, `[coordinator]\nport = ${port}\ndata_dir = "${otherDir}"\njob_request_long_poll_seconds = 1\n`);
+    const child = spawn(BIN, ['serve', '--config', config], { env: { ...process.env, GANTRY_ROOT_TOKEN: 'poll-token', GANTRY_LOG_LEVEL: 'warn' }, stdio: 'ignore' });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const base = `http://127.0.0.1:${port}/api/v4`;
+    const json = { 'content-type': 'application/json' };
+    try {
+      let settings: Response | undefined;
+      for (let attempt = 0; attempt < 600 && settings === undefined; attempt++) {
+        settings = await fetch(`${base}/application/settings`, { headers: { 'PRIVATE-TOKEN': 'poll-token' } }).catch(() => undefined);
+        if (settings === undefined) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      const registrationToken = String(((await settings!.json()) as { runners_registration_token: string }).runners_registration_token);
+      const registered = await fetch(`${base}/runners`, { method: 'POST', headers: json, body: JSON.stringify({ token: registrationToken }) });
+      const token = String(((await registered.json()) as { token: string }).token);
+      const first = await fetch(`${base}/jobs/request`, { method: 'POST', headers: json, body: JSON.stringify({ token }) });
+      assert.equal(first.status, 204);
+      const lastUpdate = first.headers.get('x-gitlab-last-update');
+      assert.ok(lastUpdate);
+      const started = Date.now();
+      const held = await fetch(`${base}/jobs/request`, { method: 'POST', headers: json, body: JSON.stringify({ token, last_update: lastUpdate }) });
+      const waited = Date.now() - started;
+      assert.equal(held.status, 204);
+      // Held for the configured second, not the default 50.
+      assert.ok(waited >= 900 && waited < 10_000, `held ${waited} ms`);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    assert.equal(await exited, 0);
+    rmSync(otherDir, { recursive: true, force: true });
+  });
+
+  it('refuses a long poll beyond 540 seconds with one clear line', async () => {
+    const child = spawn(BIN, ['serve', '--job-request-long-poll', '600'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', (exit) => resolve(exit)));
+    assert.equal(code, 1);
+    assert.equal(stderr, 'coordinator: invalid job request long poll: 600 (whole seconds from 0 to 540)\n');
+  });
 });

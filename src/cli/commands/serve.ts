@@ -1,25 +1,16 @@
 import { createCoordinator } from '../../coordinator/app.ts';
 import { createLogger } from '../../shared/logger.ts';
-
-export interface ServeOptions {
-  port: number;
-  host: string;
-  dataDir: string;
-  databaseUrl?: string;
-  externalUrl?: string;
-  rootToken?: string;
-  /** Request body limits in bytes; see CoordinatorOptions. */
-  bodyLimits?: { bodyLimit?: number; contentBodyLimit?: number; anonymousBodyLimit?: number; uploadBodyLimit?: number };
-}
+import type { CoordinatorSettings } from './settings.ts';
 
 /** Starts the coordinator and resolves once it has shut down after SIGTERM or SIGINT. */
-export async function serve(options: ServeOptions, stdout: (line: string) => void): Promise<void> {
+export async function serve(options: CoordinatorSettings, stdout: (line: string) => void): Promise<void> {
   const logger = createLogger();
   const coordinator = await createCoordinator({
     dataDir: options.dataDir,
     databaseUrl: options.databaseUrl,
     externalUrl: options.externalUrl ?? `http://localhost:${options.port}`,
     rootToken: options.rootToken,
+    jobRequestLongPollSeconds: options.jobRequestLongPollSeconds,
     ...options.bodyLimits,
     logger,
   });

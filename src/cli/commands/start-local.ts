@@ -20,26 +20,27 @@ import { registerRunner, verifyRunner } from '../../runner/http/runner-api.ts';
 import { Transport } from '../../runner/http/transport.ts';
 import { runnerInfo, userAgent } from '../../runner/version.ts';
 import { createLogger, type Logger } from '../../shared/logger.ts';
+import type { CoordinatorSettings } from './settings.ts';
 
-export interface StartLocalOptions {
-  port: number;
-  host: string;
-  dataDir: string;
-  externalUrl?: string;
-  /** root's token when this start creates root (GANTRY_ROOT_TOKEN); random otherwise. */
-  rootToken?: string;
-}
 
 export const LOCAL_RUNNER_NAME = 'gantry-local';
 
 /** Starts both halves and resolves once they have shut down after SIGTERM or SIGINT. */
-export async function startLocal(options: StartLocalOptions, stdout: (line: string) => void): Promise<void> {
+export async function startLocal(options: CoordinatorSettings, stdout: (line: string) => void): Promise<void> {
   const logger = createLogger();
   const dataDir = path.resolve(options.dataDir);
   // The external URL goes into every job's clone URL, so port 0 is settled before the coordinator exists.
   const port = options.port === 0 ? await freePort(options.host) : options.port;
   const url = options.externalUrl ?? `http://localhost:${port}`;
-  const coordinator = await createCoordinator({ dataDir, externalUrl: url, rootToken: options.rootToken, logger });
+  const coordinator = await createCoordinator({
+    dataDir,
+    databaseUrl: options.databaseUrl,
+    externalUrl: url,
+    rootToken: options.rootToken,
+    jobRequestLongPollSeconds: options.jobRequestLongPollSeconds,
+    ...options.bodyLimits,
+    logger,
+  });
   let runner: RunnerService | undefined;
   try {
     const rootToken = await rememberRootToken(dataDir, coordinator.createdRootToken);

@@ -69,4 +69,19 @@ describe('POST /jobs/request across coordinators', { skip: !postgres && 'needs P
     const { items } = await a.gantry.coordinator.context.stores.jobs.list({ pipelineId }, { offset: 0, limit: 100 });
     assert.deepEqual(new Set(items.map((job) => job.status)), new Set(['running']));
   });
+
+  it("shows an administrator's settings change made through A on B within seconds", async () => {
+    const before = (await b.gantry.api('GET', '/application/settings')).json.max_artifacts_size;
+    assert.notEqual(before, 321);
+    const changed = await a.gantry.api('PUT', '/application/settings', { body: { max_artifacts_size: 321 } });
+    assert.equal(changed.status, 200);
+    const started = Date.now();
+    let seen: unknown;
+    while (Date.now() - started < 15_000) {
+      seen = (await b.gantry.api('GET', '/application/settings')).json.max_artifacts_size;
+      if (seen === 321) break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    assert.equal(seen, 321, 'coordinator B kept an old copy of the settings');
+  });
 });

@@ -34,19 +34,32 @@ export interface SettingsSnapshot {
   updated_at: string;
 }
 
+/** How long a read may answer from memory: another coordinator's change shows within it (GitLab caches a minute). */
+const SETTINGS_MAX_AGE_MS = 5_000;
+
 export class SettingsService {
-  private cached: SettingsSnapshot | undefined;
+  private cached: { snapshot: SettingsSnapshot; loadedAt: number } | undefined;
+  private readonly maxAgeMs: number;
+  private readonly clock: () => number;
 
-  constructor(private readonly store: SettingsStore) {}
+  constructor(
+    private readonly store: SettingsStore,
+    options: { maxAgeMs?: number; clock?: () => number } = {},
+  ) {
+    this.maxAgeMs = options.maxAgeMs ?? SETTINGS_MAX_AGE_MS;
+    this.clock = options.clock ?? Date.now;
+  }
 
-  /** Current settings; cached in memory, refreshed on every write through this service. */
+  /** Current settings; kept in memory for a few seconds and refreshed on every write through this service. */
   async current(): Promise<SettingsSnapshot> {
-    if (this.cached) return this.cached;
+    const now = this.clock();
+    if (this.cached && now - this.cached.loadedAt < this.maxAgeMs) return this.cached.snapshot;
     let row = await this.store.load();
-    if (!row) row = await this.store.save({}, new Date().toISOString());
+    if (!row) row = await this.store.save({}, new Date(now).toISOString());
     const values = { ...defaultSettingValues(), ...row.settings } as ApplicationSettings;
-    this.cached = { values, created_at: row.created_at, updated_at: row.updated_at };
-    return this.cached;
+    const snapshot = { values, created_at: row.created_at, updated_at: row.updated_at };
+    this.cached = { snapshot, loadedAt: now };
+    return snapshot;
   }
 
   async values(): Promise<ApplicationSettings> {

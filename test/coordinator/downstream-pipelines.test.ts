@@ -193,6 +193,33 @@ describe('child pipelines (trigger:include)', () => {
     await fixture.jobWhen(parent.id, 'after', (job) => job.status === 'pending', 'the next stage runs');
   });
 
+  it('strategy: depend through two levels: a retried grandchild job reopens both bridges and both upstream pipelines', async () => {
+    const level = (include: string) => `
+down:
+  trigger:
+    include: ${include}
+    strategy: depend
+`;
+    const sha = await fixture.commit(project.id, 'depend-nested', { '.gitlab-ci.yml': level('ci/middle.yml'), 'ci/middle.yml': level('ci/leaf.yml'), 'ci/leaf.yml': 'leaf:\n  script: make\n' });
+    const top = await fixture.pushPipeline(project.id, sha, 'depend-nested');
+    const middle = await fixture.downstreamOf(await fixture.jobWhen(top.id, 'down', (job) => job.status === 'running', 'top bridge running'));
+    const leaf = await fixture.downstreamOf(await fixture.jobWhen(middle.id, 'down', (job) => job.status === 'running', 'middle bridge running'));
+    const leafJob = (await fixture.jobs(leaf.id)).leaf;
+    await fixture.finish(leafJob, 'failed');
+    await fixture.pipelineWhen(top.id, (pipeline) => pipeline.status === 'failed', 'the top pipeline fails with the leaf');
+    assert.equal((await fixture.pipeline(middle.id)).status, 'failed');
+
+    const retried = await fixture.gantry.api('POST', `/projects/${project.id}/jobs/${leafJob.id}/retry`);
+    assert.equal(retried.status, 201, retried.text);
+    await fixture.pipelineWhen(top.id, (pipeline) => pipeline.status === 'running', 'the top pipeline runs again');
+    assert.equal((await fixture.pipeline(middle.id)).status, 'running');
+    assert.equal((await fixture.jobs(top.id)).down.status, 'running');
+
+    await fixture.finish((await fixture.jobs(leaf.id)).leaf, 'success');
+    await fixture.pipelineWhen(top.id, (pipeline) => pipeline.status === 'success', 'the top pipeline succeeds with the leaf');
+    assert.equal((await fixture.pipeline(middle.id)).status, 'success');
+  });
+
   it('strategy: depend fails the bridge with unknown_failure when the child is skipped', async () => {
     const skippedChild = `
 only-on-failure:

@@ -85,6 +85,14 @@ function applyEvent(workingSet: WorkingSet, event: PipelineEvent, now: number): 
     case 'retry-pipeline':
       retryPipelineJobs(workingSet);
       return null;
+    case 'downstream-status': {
+      const index = workingSet.indexOf(event.jobId);
+      const job = workingSet.job(index);
+      if (job.retried || job.status === event.status) return index;
+      // Ci::Bridge#inherit_status_from_downstream: `failed!` carries no reason.
+      workingSet.inherit(index, event.status, event.status === 'failed' ? 'unknown_failure' : null);
+      return index;
+    }
   }
 }
 

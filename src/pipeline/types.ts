@@ -132,7 +132,16 @@ export type PipelineEvent =
   /** A timer fired for a delayed job; enqueues it only if it is scheduled and due at `now`. */
   | { readonly type: 'scheduled-time-reached'; readonly jobId: JobId }
   | { readonly type: 'cancel-pipeline' }
-  | { readonly type: 'retry-pipeline' };
+  | { readonly type: 'retry-pipeline' }
+  /**
+   * A `strategy: depend` bridge takes its downstream pipeline's status: `running` while the
+   * downstream runs (again, after a retry there), then its final status. As `Ci::Bridge`'s
+   * inherit events, it moves from any status; a retried bridge is left alone.
+   */
+  | { readonly type: 'downstream-status'; readonly jobId: JobId; readonly status: DownstreamBridgeStatus };
+
+/** The statuses a `strategy: depend` bridge takes from its downstream pipeline. */
+export type DownstreamBridgeStatus = 'running' | 'success' | 'failed' | 'canceled';
 
 export interface EventContext {
   /** Epoch milliseconds; the rules never read the clock. */

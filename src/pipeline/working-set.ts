@@ -79,6 +79,17 @@ export class WorkingSet {
     if (isStoppedStatus(job.status) && isAliveStatus(to)) this.revived.push(index);
   }
 
+  /**
+   * A bridge taking its downstream pipeline's status: any status to `to`, outside the job
+   * state machine (`Ci::Bridge`'s events transition from all), with the failure reason set
+   * or cleared. Leaving a stopped status for an alive one revives the job.
+   */
+  inherit(index: number, to: JobStatus, failureReason: FailureReason | null): void {
+    const job = this.current[index];
+    this.current[index] = { ...job, status: to, failureReason };
+    if (isStoppedStatus(job.status) && isAliveStatus(to)) this.revived.push(index);
+  }
+
   markRetried(index: number): void {
     this.current[index] = { ...this.current[index], retried: true };
   }

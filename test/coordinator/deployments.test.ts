@@ -210,14 +210,49 @@ describe('deployments of jobs with environment:', () => {
     assert.deepEqual(all, [1, 2, 3, 4, 5, 6], 'iids count per project');
   });
 
-  it('records nothing for a name that expands to nothing and leaves the job to run', async () => {
+  it('fails a job whose environment name expands to nothing or to refused characters with environment_creation_failure, also when retried', async () => {
     const project = await ciProject('bad-name', `
-deploy:
+stages: [deploy, after]
+variables:
+  TARGET: "a:b"
+blank:
+  stage: deploy
   script: ./deploy
   environment: { name: $NOPE }
+colon:
+  stage: deploy
+  script: ./deploy
+  environment: review/$TARGET
+fine:
+  stage: deploy
+  script: ./deploy
+  environment: review/$CI_COMMIT_REF_NAME
+later:
+  stage: after
+  script: echo later
 `);
     const pipelineId = await fixture.runPipeline(project.id);
-    assert.deepEqual(await deploymentsOf(pipelineId), []);
-    assert.equal((await jobsOf(pipelineId)).deploy!.status, 'pending');
+    const jobs = await jobsOf(pipelineId);
+    for (const name of ['blank', 'colon']) {
+      const shown = await fixture.gantry.api('GET', `/projects/${project.id}/jobs/${jobs[name]!.id}`);
+      assert.equal(shown.status, 200, shown.text);
+      assert.deepEqual([name, shown.json.status, shown.json.failure_reason], [name, 'failed', 'environment_creation_failure']);
+    }
+    assert.equal(jobs.fine!.status, 'pending');
+    assert.deepEqual((await deploymentsOf(pipelineId)).map((item) => item.job_id), [jobs.fine!.id], 'refused names record no deployment');
+    const environments = await fixture.gantry.api('GET', `/projects/${project.id}/environments`);
+    assert.deepEqual(environments.list.map((item) => item.name), ['review/main']);
+
+    const retried = await fixture.gantry.api('POST', `/projects/${project.id}/jobs/${jobs.colon!.id}/retry`);
+    assert.equal(retried.status, 201, retried.text);
+    assert.notEqual(retried.json.id, jobs.colon!.id);
+    assert.deepEqual([retried.json.status, retried.json.failure_reason], ['failed', 'environment_creation_failure'], 'the new job fails the same way, it does not wait for a runner');
+    assert.equal((await jobsOf(pipelineId)).colon!.id, retried.json.id);
+
+    const fine = await claim('fine');
+    assert.equal(await runnerUpdate(fine.id, fine.token, 'success'), 200);
+    const done = await fixture.gantry.api('GET', `/projects/${project.id}/pipelines/${pipelineId}`);
+    assert.equal(done.json.status, 'failed');
+    assert.equal((await jobsOf(pipelineId)).later!.status, 'skipped');
   });
 });

@@ -138,6 +138,103 @@ describe('child pipelines (trigger:include)', () => {
     assert.equal((await fixture.jobs(parent.id)).after.status, 'skipped');
   });
 
+  it('strategy: depend follows the child after it finished: a retried child job runs the bridge again, success moves the parent on', async () => {
+    const sha = await fixture.commit(project.id, 'depend-retry', { '.gitlab-ci.yml': parentConfig('depend'), 'ci/child.yml': CHILD });
+    const parent = await fixture.pushPipeline(project.id, sha, 'depend-retry');
+    await fixture.finish((await fixture.jobs(parent.id)).build, 'success');
+    const bridge = await fixture.jobWhen(parent.id, 'trigger-child', (job) => job.status === 'running', 'running');
+    const child = await fixture.downstreamOf(bridge);
+    const childJobs = await fixture.jobs(child.id);
+    await fixture.finish(childJobs['child-test'], 'failed');
+    await fixture.finish(childJobs['from-parent'], 'success');
+    await fixture.jobWhen(parent.id, 'trigger-child', (job) => job.status === 'failed', 'failed with the child');
+    await fixture.pipelineWhen(parent.id, (pipeline) => pipeline.status === 'failed', 'failed');
+    assert.equal((await fixture.jobs(parent.id)).after.status, 'skipped');
+
+    const retried = await fixture.gantry.api('POST', `/projects/${project.id}/jobs/${childJobs['child-test'].id}/retry`);
+    assert.equal(retried.status, 201, retried.text);
+    const again = await fixture.jobWhen(parent.id, 'trigger-child', (job) => job.status === 'running', 'running again with the retried child');
+    assert.equal(again.id, bridge.id, 'the same bridge, not a new one');
+    assert.equal(again.failure_reason, null);
+    assert.equal(again.finished_at, null);
+    const reopened = await fixture.gantry.api('GET', `/projects/${project.id}/pipelines/${parent.id}`);
+    assert.equal(reopened.json.status, 'running', 'the parent leaves failed');
+    assert.equal(reopened.json.finished_at, null);
+    assert.equal((await fixture.jobs(parent.id)).after.status, 'created', 'the skipped next stage waits again');
+
+    await fixture.finish((await fixture.jobs(child.id))['child-test'], 'success');
+    const succeeded = await fixture.jobWhen(parent.id, 'trigger-child', (job) => job.status === 'success', 'success with the child');
+    assert.equal(succeeded.failure_reason, null);
+    await fixture.jobWhen(parent.id, 'after', (job) => job.status === 'pending', 'the next stage runs');
+    const bridges = await fixture.gantry.api('GET', `/projects/${project.id}/pipelines/${parent.id}/bridges`);
+    assert.deepEqual(bridges.list.map((bridge) => [bridge.id, bridge.status]), [[again.id, 'success']]);
+    assert.equal((await fixture.gantry.api('GET', `/projects/${project.id}/pipelines/${parent.id}`)).json.status, 'running');
+  });
+
+  it('strategy: depend: a canceled child cancels the bridge (no failure reason); retrying the child pipeline brings both back', async () => {
+    const sha = await fixture.commit(project.id, 'depend-cancel', { '.gitlab-ci.yml': parentConfig('depend'), 'ci/child.yml': CHILD });
+    const parent = await fixture.pushPipeline(project.id, sha, 'depend-cancel');
+    await fixture.finish((await fixture.jobs(parent.id)).build, 'success');
+    const child = await fixture.downstreamOf(await fixture.jobWhen(parent.id, 'trigger-child', (job) => job.status === 'running', 'running'));
+    const canceled = await fixture.gantry.api('POST', `/projects/${project.id}/pipelines/${child.id}/cancel`);
+    assert.equal(canceled.status, 200, canceled.text);
+    const bridge = await fixture.jobWhen(parent.id, 'trigger-child', (job) => job.status === 'canceled', 'canceled with the child');
+    assert.equal(bridge.failure_reason, null);
+    const listed = await fixture.gantry.api('GET', `/projects/${project.id}/pipelines/${parent.id}/bridges`);
+    assert.deepEqual(listed.list.map((item) => [item.id, item.status, item.failure_reason ?? null]), [[bridge.id, 'canceled', null]]);
+    await fixture.pipelineWhen(parent.id, (pipeline) => pipeline.status === 'canceled', 'canceled');
+
+    const retried = await fixture.gantry.api('POST', `/projects/${project.id}/pipelines/${child.id}/retry`);
+    assert.equal(retried.status, 201, retried.text);
+    await fixture.jobWhen(parent.id, 'trigger-child', (job) => job.status === 'running', 'running with the retried child');
+    await fixture.pipelineWhen(parent.id, (pipeline) => pipeline.status === 'running', 'running again');
+    for (const job of Object.values(await fixture.jobs(child.id))) await fixture.finish(job, 'success');
+    await fixture.jobWhen(parent.id, 'trigger-child', (job) => job.status === 'success', 'success with the child');
+    await fixture.jobWhen(parent.id, 'after', (job) => job.status === 'pending', 'the next stage runs');
+  });
+
+  it('strategy: depend through two levels: a retried grandchild job reopens both bridges and both upstream pipelines', async () => {
+    const level = (include: string) => `
+down:
+  trigger:
+    include: ${include}
+    strategy: depend
+`;
+    const sha = await fixture.commit(project.id, 'depend-nested', { '.gitlab-ci.yml': level('ci/middle.yml'), 'ci/middle.yml': level('ci/leaf.yml'), 'ci/leaf.yml': 'leaf:\n  script: make\n' });
+    const top = await fixture.pushPipeline(project.id, sha, 'depend-nested');
+    const middle = await fixture.downstreamOf(await fixture.jobWhen(top.id, 'down', (job) => job.status === 'running', 'top bridge running'));
+    const leaf = await fixture.downstreamOf(await fixture.jobWhen(middle.id, 'down', (job) => job.status === 'running', 'middle bridge running'));
+    const leafJob = (await fixture.jobs(leaf.id)).leaf;
+    await fixture.finish(leafJob, 'failed');
+    await fixture.pipelineWhen(top.id, (pipeline) => pipeline.status === 'failed', 'the top pipeline fails with the leaf');
+    assert.equal((await fixture.pipeline(middle.id)).status, 'failed');
+
+    const retried = await fixture.gantry.api('POST', `/projects/${project.id}/jobs/${leafJob.id}/retry`);
+    assert.equal(retried.status, 201, retried.text);
+    await fixture.pipelineWhen(top.id, (pipeline) => pipeline.status === 'running', 'the top pipeline runs again');
+    assert.equal((await fixture.pipeline(middle.id)).status, 'running');
+    assert.equal((await fixture.jobs(top.id)).down.status, 'running');
+
+    await fixture.finish((await fixture.jobs(leaf.id)).leaf, 'success');
+    await fixture.pipelineWhen(top.id, (pipeline) => pipeline.status === 'success', 'the top pipeline succeeds with the leaf');
+    assert.equal((await fixture.pipeline(middle.id)).status, 'success');
+  });
+
+  it('strategy: depend fails the bridge with unknown_failure when the child is skipped', async () => {
+    const skippedChild = `
+only-on-failure:
+  script: echo
+  when: on_failure
+`;
+    const sha = await fixture.commit(project.id, 'depend-skip', { '.gitlab-ci.yml': parentConfig('depend'), 'ci/child.yml': skippedChild });
+    const parent = await fixture.pushPipeline(project.id, sha, 'depend-skip');
+    await fixture.finish((await fixture.jobs(parent.id)).build, 'success');
+    const bridge = await fixture.jobWhen(parent.id, 'trigger-child', (job) => job.status === 'failed', 'failed with the skipped child');
+    assert.equal(bridge.failure_reason, 'unknown_failure');
+    assert.equal((await fixture.downstreamOf(bridge)).status, 'skipped');
+    await fixture.pipelineWhen(parent.id, (pipeline) => pipeline.status === 'failed', 'failed');
+  });
+
   it('canceling the parent cancels its running child pipeline', async () => {
     const sha = await fixture.commit(project.id, 'cancel', { '.gitlab-ci.yml': parentConfig('depend'), 'ci/child.yml': CHILD });
     const parent = await fixture.pushPipeline(project.id, sha, 'cancel');

@@ -13,7 +13,7 @@ import type { ProtectedTagsService } from '../protected-tags.ts';
 import type { PipelineProcessing } from './processing.ts';
 import { GitRepositoryReader, readTextAt, type GitReaderDeps } from './git-reader.ts';
 import type { ParentArtifacts } from './parent-artifacts.ts';
-import { recordDeployments } from './deployments.ts';
+import { failRefusedEnvironments, recordDeployments } from './deployments.ts';
 import { environmentUrl, jobRecords } from './job-records.ts';
 import { pipelineContextVariables, type PipelineVariableSources } from './variables.ts';
 
@@ -233,7 +233,7 @@ export class PipelineCreation {
       if (compiled) {
         const stages = await stores.stages.insertMany(pipeline.id, compiled.result.stages.map((stage) => ({ name: stage.name, position: stage.index, status: 'created' as const })));
         const pipelineVariables = [...predefinedPipelineVariables(inputsFromContext(compiled.context)), ...compiled.result.workflowVariables];
-        const jobs = await stores.jobs.insertMany(jobRecords(pipeline, stages, compiled.result.jobs, pipelineVariables));
+        const jobs = await stores.jobs.insertMany(failRefusedEnvironments(jobRecords(pipeline, stages, compiled.result.jobs, pipelineVariables)));
         await recordDeployments(stores, jobs, pipeline.created_at, (job) => environmentUrl(job, pipelineVariables));
         processed = await this.deps.processing.applyIn(stores, pipeline.id, { type: 'process' }, { userId: pipeline.user_id });
       }

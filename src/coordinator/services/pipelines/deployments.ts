@@ -2,13 +2,14 @@
  * Environments and deployments of jobs with `environment:` (reference §10, GitLab ≥ 11.5): a
  * build job that starts an environment gets the environment (found or created) and a
  * `created` deployment when the job is created; the deployment's status then follows the
- * job's; a successful stop job stops its environment. Runs inside the transaction that
+ * job's; a successful stop job stops its environment. A job whose expanded environment name
+ * is refused fails with `environment_creation_failure`. Runs inside the transaction that
  * creates or moves the jobs, through the CI stores only.
  */
 import { environmentSlug } from '../../../ci/slug.ts';
-import type { JobStatus, PipelineJob } from '../../../pipeline/types.ts';
+import type { FailureReason, JobStatus, PipelineJob } from '../../../pipeline/types.ts';
 import type { CiStores } from '../../../storage/types-ci-transactions.ts';
-import type { JobRecord } from '../../../storage/types-ci-jobs.ts';
+import type { JobRecord, NewJob } from '../../../storage/types-ci-jobs.ts';
 import type { DeploymentRecord, DeploymentStatus } from '../../../storage/types-environments.ts';
 import { environmentNameErrors, externalUrlErrors } from '../environment-rules.ts';
 
@@ -21,6 +22,22 @@ export function environmentActionOf(job: Pick<JobRecord, 'type' | 'environment' 
   if (job.type !== 'build' || job.environment === null) return null;
   return job.definition?.environment?.action ?? 'start';
 }
+
+/**
+ * GitLab's `Environments::CreateForJobService`: a job with `environment:` whose name, once
+ * expanded, GitLab would refuse (blank, too long, other characters) gets no environment and
+ * is failed with `environment_creation_failure` instead of running.
+ */
+export function isEnvironmentRefused(job: { type: JobRecord['type']; environment?: string | null }): boolean {
+  return job.type === 'build' && job.environment != null && environmentNameErrors(job.environment).length > 0;
+}
+
+/** New jobs of a pipeline being created: those whose environment is refused are saved `failed`, as GitLab's creation chain saves them. */
+export function failRefusedEnvironments(jobs: readonly NewJob[]): NewJob[] {
+  return jobs.map((job) => (isEnvironmentRefused(job) ? { ...job, status: 'failed', failure_reason: ENVIRONMENT_CREATION_FAILURE } : job));
+}
+
+export const ENVIRONMENT_CREATION_FAILURE = 'environment_creation_failure' satisfies FailureReason;
 
 /**
  * GitLab's `Deployment#sync_status_with`: a manual job's deployment is `blocked`; statuses a
@@ -47,7 +64,8 @@ const FINISHED: readonly DeploymentStatus[] = ['success', 'failed', 'canceled'];
 /**
  * New jobs (pipeline creation, retries): each one that starts an environment gets the
  * environment, created when missing with `urlOf`'s expanded URL, and a deployment in the
- * status its job has. An environment name or URL GitLab would refuse records nothing.
+ * status its job has. An environment name GitLab would refuse records nothing (its job
+ * fails, `isEnvironmentRefused`); a URL it would refuse is left out.
  */
 export async function recordDeployments(
   stores: DeploymentStores,

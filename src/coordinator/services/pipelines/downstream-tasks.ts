@@ -2,7 +2,8 @@
  * The durable tasks of downstream pipelines, recorded by processing in the transaction of the
  * event that calls for them, so a crash right after the commit loses none:
  * - a bridge job turned `pending` → create its downstream pipeline;
- * - a downstream pipeline finished → a `strategy: depend` bridge takes its status;
+ * - a downstream pipeline finished, or runs again after it had finished (a retry) → a
+ *   `strategy: depend` bridge takes its status;
  * - a pipeline was canceled → its child pipelines are canceled too (GitLab cascades to
  *   children, not to multi-project pipelines).
  */
@@ -42,7 +43,7 @@ export async function recordDownstreamWork(
   stores: CiStores,
   event: PipelineEvent,
   pipeline: PipelineRecord,
-  statusChanged: boolean,
+  previousStatus: PipelineRecord['status'],
   enqueuedJobIds: readonly number[],
   now: string,
 ): Promise<number> {
@@ -59,7 +60,8 @@ export async function recordDownstreamWork(
       recorded++;
     }
   }
-  if (statusChanged && pipeline.source_job_id !== null && isCompletedStatus(pipeline.status)) {
+  const finishedOrReopened = isCompletedStatus(pipeline.status) || isCompletedStatus(previousStatus);
+  if (pipeline.status !== previousStatus && pipeline.source_job_id !== null && finishedOrReopened) {
     const payload: BridgeStatusTask = { pipelineId: pipeline.id };
     await stores.tasks.enqueue({ kind: BRIDGE_STATUS_TASK, payload, maxAttempts: 10, dedupeKey: `${BRIDGE_STATUS_TASK}:${pipeline.id}` }, now);
     recorded++;

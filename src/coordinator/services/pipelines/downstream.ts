@@ -2,11 +2,12 @@
  * Downstream pipelines of bridge jobs (`trigger:`), run by the durable tasks of
  * downstream-tasks.ts: child pipelines of the same project (source `parent_pipeline`) and
  * multi-project pipelines (source `pipeline`), the bridge's status (success once the
- * downstream exists; with `strategy: depend`, running and then the downstream's final status),
+ * downstream exists; with `strategy: depend`, running and then the downstream's final status,
+ * again each time the downstream runs anew),
  * and the cascade of a canceled pipeline to its children.
  */
 import type { BridgeJobDefinition } from '../../../ci/model.ts';
-import { isCompletedStatus, type PipelineEvent, type ReportedJobStatus } from '../../../pipeline/index.ts';
+import { isCompletedStatus, type DownstreamBridgeStatus, type PipelineEvent, type PipelineStatus } from '../../../pipeline/index.ts';
 import type { BridgeFailureReason, FailureReason } from '../../../pipeline/types.ts';
 import { isGantryError } from '../../../shared/errors.ts';
 import type { Logger } from '../../../shared/logger.ts';
@@ -67,17 +68,25 @@ export class DownstreamPipelines {
     };
   }
 
-  /** `pipeline.bridge-status`: a `strategy: depend` bridge takes its finished downstream pipeline's status. */
+  /**
+   * `pipeline.bridge-status`: a `strategy: depend` bridge takes its downstream pipeline's
+   * current status, each time that pipeline finishes or runs again (a retry there): running,
+   * then success, failed (also for a skipped downstream) or canceled, from whatever status the
+   * bridge had, as `Ci::Bridge#inherit_status_from_downstream` and `reset_source_bridge!` do.
+   * The upstream pipeline is processed in the same event, so it follows (and leaves `failed`).
+   */
   statusHandler(): TaskHandler {
     return async (task) => {
       const { pipelineId } = task.payload as BridgeStatusTask;
       const downstream = await this.deps.pipelines.findById(pipelineId);
-      if (!downstream || downstream.source_job_id === null || !isCompletedStatus(downstream.status)) return;
+      if (!downstream || downstream.source_job_id === null) return;
       const bridge = await this.deps.jobs.findById(downstream.source_job_id);
-      if (!bridge || !isBridgeWithTrigger(bridge) || bridge.definition.trigger.strategy !== 'depend') return;
-      if (bridge.status !== 'pending' && bridge.status !== 'running') return;
-      const status: ReportedJobStatus = downstream.status === 'success' ? 'success' : downstream.status === 'canceled' ? 'canceled' : 'failed';
-      await this.applyIfStillPossible(bridge.pipeline_id, { type: 'job-status', jobId: bridge.id, status, failureReason: null });
+      if (!bridge || bridge.retried || !isBridgeWithTrigger(bridge) || bridge.definition.trigger.strategy !== 'depend') return;
+      // A bridge still waiting for its downstream pipeline to be saved is settled by its creation.
+      if (bridge.status === 'created' || bridge.status === 'pending') return;
+      const status = bridgeStatusFor(downstream.status);
+      if (status === bridge.status) return;
+      await this.applyIfStillPossible(bridge.pipeline_id, { type: 'downstream-status', jobId: bridge.id, status });
     };
   }
 
@@ -144,6 +153,13 @@ export class DownstreamPipelines {
       throw error;
     }
   }
+}
+
+/** `inherit_dependent_status_from_downstream!`: skipped counts as failed; a downstream not finished keeps the bridge running. */
+function bridgeStatusFor(downstream: PipelineStatus): DownstreamBridgeStatus {
+  if (!isCompletedStatus(downstream)) return 'running';
+  if (downstream === 'success' || downstream === 'canceled') return downstream;
+  return 'failed';
 }
 
 function isBridgeWithTrigger(job: JobRecord): job is Bridge {

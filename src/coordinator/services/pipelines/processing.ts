@@ -5,7 +5,7 @@ import { StaleJobError } from '../../../storage/types-ci-jobs.ts';
 import type { PipelineChanges, PipelineRecord } from '../../../storage/types-ci.ts';
 import type { CiStores, CiTransactions } from '../../../storage/types-ci-transactions.ts';
 import type { TaskHandler } from '../task-queue.ts';
-import { followJobMoves } from './deployments.ts';
+import { ENVIRONMENT_CREATION_FAILURE, followJobMoves, isEnvironmentRefused } from './deployments.ts';
 import { recordDownstreamWork } from './downstream-tasks.ts';
 
 /** Task kind of a delayed job's timer (payload: ScheduledTimeTask). */
@@ -78,6 +78,25 @@ export class PipelineProcessing {
    * in the transaction that inserts it). The caller reports the outcome (`notify`) after commit.
    */
   async applyIn(stores: CiStores, pipelineId: number, event: PipelineEvent, actor: { userId?: number | null } = {}): Promise<ProcessedEvent> {
+    let processed = await this.applyOnce(stores, pipelineId, event, actor);
+    if (processed.createdJobIds.length === 0) return processed;
+    // A retry's new job whose environment GitLab would refuse fails at once instead of running.
+    for (const job of await stores.jobs.findByIds(processed.createdJobIds)) {
+      if (!isEnvironmentRefused(job)) continue;
+      const refusal: PipelineEvent = { type: 'job-status', jobId: job.id, status: 'failed', failureReason: ENVIRONMENT_CREATION_FAILURE };
+      const followUp = await this.applyOnce(stores, pipelineId, refusal, actor);
+      processed = {
+        ...processed,
+        pipeline: followUp.pipeline,
+        result: { ...followUp.result, ...(processed.result.resultJob ? { resultJob: followUp.result.jobs.find((item) => item.id === processed.resultJobId) ?? processed.result.resultJob } : {}) },
+        enqueuedJobIds: [...processed.enqueuedJobIds, ...followUp.enqueuedJobIds],
+        downstreamTasks: (processed.downstreamTasks ?? 0) + (followUp.downstreamTasks ?? 0),
+      };
+    }
+    return processed;
+  }
+
+  private async applyOnce(stores: CiStores, pipelineId: number, event: PipelineEvent, actor: { userId?: number | null }): Promise<ProcessedEvent> {
     const pipeline = await stores.pipelines.lockForProcessing(pipelineId);
     if (!pipeline) throw new GantryError('GANTRY_E_PIPELINE_NOT_FOUND');
     const nowMs = this.clock();
@@ -105,7 +124,7 @@ export class PipelineProcessing {
     }
     const jobs = result.jobs.map((job) => withRealId(job, realId));
     await followJobMoves(stores, pipelineId, { jobs, createdJobIds, succeededJobIds }, now);
-    const downstreamTasks = await recordDownstreamWork(stores, event, updated, result.pipelineStatusChanged, enqueuedJobIds, now);
+    const downstreamTasks = await recordDownstreamWork(stores, event, updated, pipeline.status, enqueuedJobIds, now);
     return {
       pipeline: updated,
       result: { ...result, jobs, ...(result.resultJob ? { resultJob: withRealId(result.resultJob, realId) } : {}) },

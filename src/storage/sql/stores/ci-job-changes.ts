@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { isAliveStatus, isCompletedStatus } from '../../../pipeline/statuses.ts';
 import { timestampFieldFor, type JobTimestampField } from '../../../pipeline/transitions.ts';
 import type { JobChange, JobCreation, JobStatus, JobUpdate } from '../../../pipeline/types.ts';
 import { inTransaction, type Db } from '../database.ts';
@@ -89,6 +90,8 @@ async function updateGroup(trx: Db, pipelineId: number, group: readonly JobUpdat
     set.status = patch.status;
     const stamp = timestampFieldFor(patch.status);
     if (stamp !== null) set[TIMESTAMP_COLUMNS[stamp]] = now;
+    // A finished bridge running again with its retried downstream pipeline is no longer finished.
+    if (isCompletedStatus(previousStatus) && isAliveStatus(patch.status)) set.finished_at = null;
   }
   if (patch.retried !== undefined) set.retried = patch.retried ? 1 : 0;
   if (patch.failureReason !== undefined) set.failure_reason = patch.failureReason;

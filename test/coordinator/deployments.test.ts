@@ -223,6 +223,10 @@ colon:
   stage: deploy
   script: ./deploy
   environment: review/$TARGET
+slash:
+  stage: deploy
+  script: ./deploy
+  environment: review/$NOPE
 fine:
   stage: deploy
   script: ./deploy
@@ -233,7 +237,7 @@ later:
 `);
     const pipelineId = await fixture.runPipeline(project.id);
     const jobs = await jobsOf(pipelineId);
-    for (const name of ['blank', 'colon']) {
+    for (const name of ['blank', 'colon', 'slash']) {
       const shown = await fixture.gantry.api('GET', `/projects/${project.id}/jobs/${jobs[name]!.id}`);
       assert.equal(shown.status, 200, shown.text);
       assert.deepEqual([name, shown.json.status, shown.json.failure_reason], [name, 'failed', 'environment_creation_failure']);

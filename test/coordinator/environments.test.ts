@@ -37,9 +37,10 @@ describe('environments API', () => {
   it('refuses bad names, duplicates, bad URLs and a given slug with 400', async () => {
     const missing = await fx.gantry.api('POST', url(), { body: {} });
     assert.deepEqual([missing.status, missing.json], [400, { error: 'name is missing' }]);
-    for (const name of ['bad|name', 'emoji 🚀', 'semi;colon', 'new\nline']) {
+    for (const name of ['bad|name', 'emoji 🚀', 'semi;colon', 'new\nline', 'review/', '/review', '/']) {
       const refused = await fx.gantry.api('POST', url(), { body: { name } });
-      assert.deepEqual([refused.status, refused.json], [400, { message: { name: ["can contain only letters, digits, '-', '_', '/', '$', '{', '}', '.' and spaces"] } }], name);
+      const message = "can contain only letters, digits, '-', '_', '/', '$', '{', '}', '.', and spaces, but it cannot start or end with '/'";
+      assert.deepEqual([refused.status, refused.json], [400, { message: { name: [message] } }], name);
     }
     const long = await fx.gantry.api('POST', url(), { body: { name: 'n'.repeat(256) } });
     assert.deepEqual(long.json, { message: { name: ['is too long (maximum is 255 characters)'] } });

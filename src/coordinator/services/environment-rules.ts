@@ -2,9 +2,9 @@ import { exceedsLength, tooLongMessage } from './field-limits.ts';
 
 const NAME_MAX = 255;
 const EXTERNAL_URL_MAX = 255;
-/** Gitlab::Regex.environment_name_regex. */
-const NAME_FORMAT = /^[a-zA-Z0-9_\\/${}. -]+$/;
-const NAME_FORMAT_MESSAGE = "can contain only letters, digits, '-', '_', '/', '$', '{', '}', '.' and spaces";
+/** Gitlab::Regex.environment_name_regex: the allowed characters, but no `/` first or last (reference §10). */
+const NAME_FORMAT = /^[a-zA-Z0-9_${}. -]([a-zA-Z0-9_\\/${}. -]*[a-zA-Z0-9_${}. -])?$/;
+const NAME_FORMAT_MESSAGE = "can contain only letters, digits, '-', '_', '/', '$', '{', '}', '.', and spaces, but it cannot start or end with '/'";
 
 /** GitLab's Environment name validations: the reasons a name is refused (none when valid). */
 export function environmentNameErrors(name: string): string[] {

@@ -141,5 +141,6 @@ describe('runner protocol: dependency downloads, expiry, keep and erase of artif
     const afterErase = await download(done.job, done.token);
     assert.equal(afterErase.status, 403);
     assert.deepEqual(JSON.parse(afterErase.text), { message: '403 Forbidden - Job has been erased!' });
+    assert.equal(afterErase.headers['job-status'], undefined, "GitLab's forbidden! (not job_forbidden!) sends no Job-Status");
   });
 });

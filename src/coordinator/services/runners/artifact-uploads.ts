@@ -50,7 +50,7 @@ export interface ArtifactUploadsDeps {
   tokens: Pick<JobTokenAccess, 'runningJob'>;
   settings: { values(): Promise<{ max_artifacts_size: number; default_artifacts_expire_in: string }> };
   jobs: Pick<CiJobsStore, 'update'>;
-  jobArtifacts: Pick<JobArtifactsStore, 'save'>;
+  jobArtifacts: Pick<JobArtifactsStore, 'find' | 'save'>;
   artifactFiles: Pick<ArtifactStore, 'write' | 'remove' | 'listZipMembers'>;
   logger: Logger;
   clock?: () => number;
@@ -93,9 +93,10 @@ export class ArtifactUploads {
   }
 
   /**
-   * Streams `body` to the artifact store and records it, replacing an earlier upload of the
-   * same type (a runner retrying after a lost answer succeeds again). Past the limit: 413 and
-   * nothing kept.
+   * Streams `body` to the artifact store and records it. A job keeps its first upload of a
+   * type, as GitLab 13.x's Ci::JobArtifacts::CreateService does: the same bytes again (a runner
+   * retrying after a lost answer) succeed without change, other bytes are refused (400).
+   * Past the limit: 413. Nothing of a refused upload is kept.
    */
   async store(target: UploadTarget, options: UploadOptions, file: { fileName: string; body: Readable }): Promise<JobArtifactRecord> {
     const { job, maxBytes } = target;
@@ -109,6 +110,12 @@ export class ArtifactUploads {
       throw error;
     }
     try {
+      const existing = await this.deps.jobArtifacts.find(job.id, fileType);
+      if (existing) {
+        if (existing.sha256 !== stored.sha256) throw new GantryError('GANTRY_E_ALREADY_EXISTS', 'another artifact of the same type already exists');
+        await this.deps.artifactFiles.remove(stored.path);
+        return existing;
+      }
       const entries = fileFormat === 'zip' ? await this.zipEntries(stored.path, job.id) : [];
       const now = this.clock();
       const expireAt = await this.expireAt(options.expiresInSeconds, now);

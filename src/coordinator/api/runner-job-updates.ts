@@ -71,8 +71,7 @@ export function runnerJobUpdatesRoutes({ jobUpdates, jobTraces }: CoordinatorSer
         case 'not-running':
           return notRunning(reply, outcome.status);
         case 'invalid-state':
-          // UpdateBuildStateService's Result(status: 400), answered like the others: the code as the body.
-          return reply.code(400).type('text/plain').send('400');
+          return reply.code(400).send({ message: '400 Bad request - state is invalid' });
         case 'accepted':
           return reply.code(202).header('X-GitLab-Trace-Update-Interval', String(outcome.intervalSeconds)).type('text/plain').send('202');
         case 'trace-short':

@@ -251,5 +251,9 @@ describe('runner protocol: artifact uploads (POST /jobs/:id/artifacts)', () => {
     const never = await upload(job, token, '?expire_in=never', 'a.zip', zip);
     assert.equal(never.status, 201);
     assert.equal((await fixture.gantry.coordinator.context.stores.jobArtifacts.find(job.id, 'archive'))?.expire_at, null);
+    // A zero duration is no expiry either (ChronicDuration.parse('0') is nil in GitLab), not an artifact gone at once.
+    const zero = await upload(job, token, '?artifact_format=gzip&artifact_type=junit&expire_in=0', 'junit.xml.gz', gzipSync('<x/>'));
+    assert.equal(zero.status, 201);
+    assert.equal((await fixture.gantry.coordinator.context.stores.jobArtifacts.find(job.id, 'junit'))?.expire_at, null);
   });
 });

@@ -156,14 +156,16 @@ export class ArtifactUploads {
     let after = seconds;
     if (after === undefined) {
       // The instance default; `0` (or `never`) there means no expiry, as GitLab documents it.
-      const fallback = expiryOf((await this.deps.settings.values()).default_artifacts_expire_in, false);
-      after = fallback === 0 ? null : (fallback ?? null);
+      after = expiryOf((await this.deps.settings.values()).default_artifacts_expire_in, false) ?? null;
     }
     return after === null ? null : new Date(now + after * 1000).toISOString();
   }
 }
 
-/** `never` → null, a duration → seconds, absent → undefined; unreadable → 400 (or null when not `strict`). */
+/**
+ * `never` → null, a duration → seconds, absent → undefined; unreadable → 400 (or null when not
+ * `strict`). A zero duration never expires: GitLab's ChronicDuration.parse answers nil for it.
+ */
 function expiryOf(value: string | undefined, strict = true): number | null | undefined {
   if (value === undefined || value === '') return undefined;
   if (value.trim().toLowerCase() === 'never') return null;
@@ -172,7 +174,7 @@ function expiryOf(value: string | undefined, strict = true): number | null | und
     if (strict) throw invalidParam('expire_in');
     return null;
   }
-  return seconds;
+  return seconds === 0 ? null : seconds;
 }
 
 /** The name the runner gave the file, without any directory part or control characters; undefined when nothing is left. */

@@ -103,9 +103,12 @@ describe('runner protocol: dependency downloads, expiry, keep and erase of artif
     assert.equal(keep.json.artifacts_expire_at, null);
 
     const { stores } = fixture.gantry.coordinator.context;
-    await eventually(async () => filesOf(short.job).length === 0 && (await stores.jobArtifacts.find(short.job.id, 'junit')) === undefined, 'the expired files and records are gone');
+    // The job's directory goes after its last file (the store removes it once empty): wait for both.
+    await eventually(
+      async () => !existsSync(jobDirectory(short.job)) && (await stores.jobArtifacts.find(short.job.id, 'junit')) === undefined,
+      'the expired files, their directory and the records are gone',
+    );
     assert.equal(await stores.jobArtifacts.find(short.job.id, 'archive'), undefined);
-    assert.equal(existsSync(jobDirectory(short.job)), false);
     assert.equal((await fixture.raw(`/projects/${project.id}/jobs/${short.job.id}/artifacts`)).statusCode, 404);
 
     await sleep(2_300); // past the kept job's original expiry, several sweeps later
@@ -141,5 +144,6 @@ describe('runner protocol: dependency downloads, expiry, keep and erase of artif
     const afterErase = await download(done.job, done.token);
     assert.equal(afterErase.status, 403);
     assert.deepEqual(JSON.parse(afterErase.text), { message: '403 Forbidden - Job has been erased!' });
+    assert.equal(afterErase.headers['job-status'], undefined, "GitLab's forbidden! (not job_forbidden!) sends no Job-Status");
   });
 });

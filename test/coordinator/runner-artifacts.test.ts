@@ -123,9 +123,29 @@ describe('runner protocol: artifact uploads (POST /jobs/:id/artifacts)', () => {
     assert.ok(stored && Date.parse(stored.expire_at ?? '') > Date.now() + 6 * 86_400_000);
     assert.equal(filesUnder(jobDirectory(job)).length, 3);
 
-    // A second upload of a type replaces the first (a runner retrying after a lost answer), file included.
-    assert.equal((await upload(job, token, '?artifact_format=gzip&artifact_type=junit', 'junit.xml.gz', gzipSync('<testsuites></testsuites>'))).status, 201);
-    assert.equal(filesUnder(jobDirectory(job)).length, 3);
+  });
+
+  it('keeps the first upload of a type: the same bytes again answer 201, other bytes 400, and nothing changes', async () => {
+    const { job, token } = await runningJob('again');
+    const { stores } = fixture.gantry.coordinator.context;
+    const junit = gzipSync('<testsuites/>');
+    assert.equal((await upload(job, token, '?artifact_format=gzip&artifact_type=junit&expire_in=7d', 'junit.xml.gz', junit)).status, 201);
+    const first = await stores.jobArtifacts.find(job.id, 'junit');
+    assert.ok(first);
+    // A runner retrying after a lost answer sends the same bytes (GitLab: sha256_matches_existing_artifact?).
+    const retried = await upload(job, token, '?artifact_format=gzip&artifact_type=junit&expire_in=1d', 'renamed.xml.gz', junit);
+    assert.equal(retried.status, 201, retried.text);
+    assert.equal(retried.text, '201');
+    assert.deepEqual(await stores.jobArtifacts.find(job.id, 'junit'), first);
+    assert.equal(filesUnder(jobDirectory(job)).length, 1);
+
+    const other = await upload(job, token, '?artifact_format=gzip&artifact_type=junit', 'junit.xml.gz', gzipSync('<testsuites></testsuites>'));
+    assert.equal(other.status, 400);
+    assert.deepEqual(JSON.parse(other.text), { message: 'another artifact of the same type already exists' });
+    assert.deepEqual(await stores.jobArtifacts.find(job.id, 'junit'), first);
+    assert.equal(filesUnder(jobDirectory(job)).length, 1, 'the refused file is not kept');
+    // Another type is still taken.
+    assert.equal((await upload(job, token, '', 'artifacts.zip', await zipBytes({ 'a.txt': 'a' }))).status, 201);
   });
 
   it('answers 413 past max_artifacts_size and keeps nothing on disk or in the database', async () => {
@@ -169,6 +189,22 @@ describe('runner protocol: artifact uploads (POST /jobs/:id/artifacts)', () => {
     await moveJob(fixture.gantry.coordinator, other.job, 'success');
     assert.equal((await upload(other.job, other.token, '', 'a.zip', zip)).headers['job-status'], 'success');
     assert.equal(await fixture.gantry.coordinator.context.stores.jobArtifacts.find(job.id, 'archive'), undefined);
+
+    // GitLab's `forbidden!('Job has been erased!')` comes before the running check, and carries no Job-Status.
+    await fixture.gantry.coordinator.context.stores.jobs.update(other.job.id, { erased_at: new Date().toISOString() });
+    const erased = await upload(other.job, other.token, '', 'a.zip', zip);
+    assert.equal(erased.status, 403);
+    assert.deepEqual(JSON.parse(erased.text), { message: '403 Forbidden - Job has been erased!' });
+    assert.equal(erased.headers['job-status'], undefined);
+  });
+
+  it("reads the job token from the token parameter before the JOB-TOKEN header, as GitLab's `params[:token] || env['HTTP_JOB_TOKEN']`", async () => {
+    const { job, token } = await runningJob('token-order');
+    const zip = await zipBytes({ 'a.txt': 'a' });
+    const paramWrong = await upload(job, token, '?token=not-a-token', 'a.zip', zip);
+    assert.equal(paramWrong.status, 403);
+    const paramRight = await upload(job, 'not-a-token', `?token=${encodeURIComponent(token)}`, 'a.zip', zip);
+    assert.equal(paramRight.status, 201, paramRight.text);
   });
 
   it('keeps nothing of an upload whose runner goes away halfway, and takes the next one', async () => {
@@ -215,5 +251,9 @@ describe('runner protocol: artifact uploads (POST /jobs/:id/artifacts)', () => {
     const never = await upload(job, token, '?expire_in=never', 'a.zip', zip);
     assert.equal(never.status, 201);
     assert.equal((await fixture.gantry.coordinator.context.stores.jobArtifacts.find(job.id, 'archive'))?.expire_at, null);
+    // A zero duration is no expiry either (ChronicDuration.parse('0') is nil in GitLab), not an artifact gone at once.
+    const zero = await upload(job, token, '?artifact_format=gzip&artifact_type=junit&expire_in=0', 'junit.xml.gz', gzipSync('<x/>'));
+    assert.equal(zero.status, 201);
+    assert.equal((await fixture.gantry.coordinator.context.stores.jobArtifacts.find(job.id, 'junit'))?.expire_at, null);
   });
 });

@@ -103,6 +103,13 @@ describe('PATCH /jobs/:id/trace', () => {
       method: 'PATCH', headers: { 'content-type': 'text/plain', 'content-range': '0-1' }, body: 'ab',
     });
     assert.equal(byQuery.status, 202);
+    // GitLab reads `params[:token] || env['HTTP_JOB_TOKEN']`: a query token wins over the header.
+    const queryFirst = (query: string, header: string) =>
+      fetch(`${fixture.apiUrl}/jobs/${jobId}/trace?token=${encodeURIComponent(query)}`, {
+        method: 'PATCH', headers: { 'content-type': 'text/plain', 'content-range': '2-3', 'job-token': header }, body: 'cd',
+      });
+    assert.equal((await queryFirst('not-a-token', token)).status, 403);
+    assert.equal((await queryFirst(token, 'not-a-token')).status, 202);
     assert.equal((await fixture.job(jobId)).status, 'running');
   });
 
@@ -147,14 +154,33 @@ describe('PUT /jobs/:id', () => {
     assert.ok(Date.parse(job.updated_at) > Date.parse(old) + 1000);
   });
 
-  it('answers 403 for a bad token and an unknown job, 400 for a state it does not know', async () => {
+  it('answers 403 for a bad token and an unknown job, 400 for a missing token and a state it does not know', async () => {
     const { jobId, token } = await runningJob('put-refusals');
-    assert.equal((await putJob(jobId, { token: 'nope', state: 'success' })).status, 403);
-    assert.equal((await putJob(jobId, { state: 'success' })).status, 403);
+    const wrong = await putJob(jobId, { token: 'nope', state: 'success' });
+    assert.equal(wrong.status, 403);
+    assert.deepEqual(await wrong.json(), { message: '403 Forbidden' });
+    assert.equal(wrong.headers.get('job-status'), null);
+    assert.equal((await putJob(jobId, { token: '', state: 'success' })).status, 403, 'an empty token is given, and wrong');
     assert.equal((await putJob(999_998, { token, state: 'success' })).status, 403);
+    // grape's `requires :token` answers before the job is looked at, known or not.
+    for (const id of [jobId, 999_998]) {
+      const missing = await putJob(id, { state: 'success' });
+      assert.equal(missing.status, 400);
+      assert.deepEqual(await missing.json(), { error: 'token is missing' });
+    }
     assert.equal((await putJob(jobId, { token, state: 'exploded' })).status, 400);
     assert.equal((await putJob(jobId, { token })).status, 400);
     assert.equal((await fixture.job(jobId)).status, 'running');
+  });
+
+  it("an erased job's token is refused with GitLab's reason and no Job-Status, on PUT and PATCH", async () => {
+    const { jobId, token } = await runningJob('put-erased');
+    await fixture.gantry.coordinator.context.stores.jobs.update(jobId, { erased_at: new Date().toISOString() });
+    for (const response of [await putJob(jobId, { token, state: 'success' }), await patchTrace(jobId, token, '0-1', Buffer.from('hi'))]) {
+      assert.equal(response.status, 403);
+      assert.deepEqual(await response.json(), { message: '403 Forbidden - Job has been erased!' });
+      assert.equal(response.headers.get('job-status'), null);
+    }
   });
 
   it('a success moves the pipeline on; a second update gets 403 with Job-Status: success', async () => {
@@ -172,6 +198,7 @@ describe('PUT /jobs/:id', () => {
     const again = await putJob(jobId, { token, state: 'success' });
     assert.equal(again.status, 403);
     assert.equal(again.headers.get('job-status'), 'success');
+    assert.deepEqual(await again.json(), { message: '403 Forbidden - Job is not running' });
     const late = await patchTrace(jobId, token, `${trace.length}-0`, Buffer.from('x'));
     assert.equal(late.status, 403);
     assert.equal(late.headers.get('job-status'), 'success');

@@ -30,6 +30,8 @@ const DownloadQuery = Type.Object({
 const errorAnswers: ErrorAnswerOverrides = {
   GANTRY_E_JOB_NOT_FOUND: { status: 404, body: () => ({ message: '404 Not Found' }) },
   GANTRY_E_VALIDATION_FAILED: messageAnswer(400),
+  // Ci::JobArtifacts::CreateService: `error('another artifact of the same type already exists', :bad_request)`.
+  GANTRY_E_ALREADY_EXISTS: messageAnswer(400),
 };
 
 /** Form fields that may stand in for the query parameters when they come before the file. */
@@ -44,11 +46,11 @@ const tags = ['runner protocol'];
 /** Bytes of the file part the parser buffers ahead of the disk (busboy's default, 16 KiB, stalls the socket at every write). */
 const PART_BUFFER = 1024 * 1024;
 
-/** GitLab reads the job token from the `JOB-TOKEN` header or the `token` parameter. */
+/** GitLab reads the job token as `params[:token] || env['HTTP_JOB_TOKEN']`: the parameter first, then the `JOB-TOKEN` header. */
 function jobToken(request: FastifyRequest, query: { token?: string }): string | undefined {
+  if (query.token !== undefined) return query.token;
   const header = request.headers['job-token'];
-  if (typeof header === 'string' && header !== '') return header;
-  return query.token;
+  return typeof header === 'string' ? header : undefined;
 }
 
 /** Runs `action`; a refusal because the job stopped running carries the job's status in `Job-Status`, as GitLab's `job_forbidden!`. */

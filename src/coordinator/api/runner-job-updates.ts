@@ -11,7 +11,8 @@ export const TRACE_PATCH_BODY_LIMIT = 4 * 1024 * 1024;
 const JobIdPath = Type.Object({ id: Param.integer({ minimum: 1, description: 'Job id' }) });
 
 const UpdateJobBody = Type.Object({
-  token: Type.Optional(Param.string({ description: 'The job token' })),
+  // Required, as grape's `requires :token`: without it the answer is 400 `token is missing`, not 403.
+  token: Param.string({ description: 'The job token' }),
   state: Type.Optional(Param.string({ description: 'running (keep-alive), success or failed' })),
   failure_reason: Type.Optional(Param.string({ description: 'Why the job failed; unknown reasons become unknown_failure' })),
   exit_code: Type.Optional(Param.integer({ description: "The script's exit code" })),
@@ -30,10 +31,14 @@ const TraceQuery = Type.Object({ token: Type.Optional(Param.string({ description
 
 const tags = ['runner protocol'];
 
-/** `403 Forbidden`, with the job's status when the token was right but the job no longer runs (how a cancel reaches the runner). */
-function forbidden(reply: FastifyReply, status?: JobStatus): FastifyReply {
-  if (status === undefined) return reply.code(403).send({ message: '403 Forbidden' });
-  return reply.code(403).header('Job-Status', status).send({ message: '403 Forbidden  - Job is not running' });
+/** GitLab's `forbidden!(reason)`: `403 Forbidden`, with the reason when there is one. */
+function forbidden(reply: FastifyReply, reason?: string): FastifyReply {
+  return reply.code(403).send({ message: reason === undefined ? '403 Forbidden' : `403 Forbidden - ${reason}` });
+}
+
+/** `job_forbidden!`: the token was right but the job no longer runs; its status goes in `Job-Status` (how a cancel reaches the runner). */
+function notRunning(reply: FastifyReply, status: JobStatus): FastifyReply {
+  return forbidden(reply.header('Job-Status', status), 'Job is not running');
 }
 
 /**
@@ -62,9 +67,9 @@ export function runnerJobUpdatesRoutes({ jobUpdates, jobTraces }: CoordinatorSer
       });
       switch (outcome.kind) {
         case 'forbidden':
-          return forbidden(reply);
+          return forbidden(reply, outcome.reason);
         case 'not-running':
-          return forbidden(reply, outcome.status);
+          return notRunning(reply, outcome.status);
         case 'invalid-state':
           return reply.code(400).send({ message: '400 Bad request - state is invalid' });
         case 'accepted':
@@ -80,8 +85,9 @@ export function runnerJobUpdatesRoutes({ jobUpdates, jobTraces }: CoordinatorSer
       '/jobs/:id/trace',
       { bodyLimit: TRACE_PATCH_BODY_LIMIT, schema: { summary: "Append to a job's trace (runner)", tags, params: JobIdPath, querystring: TraceQuery } },
       async (request, reply) => {
+        // GitLab reads `params[:token] || env['HTTP_JOB_TOKEN']`: the parameter first.
         const header = request.headers['job-token'];
-        const token = (typeof header === 'string' ? header : undefined) ?? request.query.token;
+        const token = request.query.token ?? (typeof header === 'string' ? header : undefined);
         const range = request.headers['content-range'];
         const bytes = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
         // Authentication comes first, as in GitLab: a canceled job answers 403 whatever the range.
@@ -89,9 +95,9 @@ export function runnerJobUpdatesRoutes({ jobUpdates, jobTraces }: CoordinatorSer
         const outcome = await jobTraces.patch(request.params.id, token, start === undefined ? Number.NaN : Number(start), bytes);
         switch (outcome.kind) {
           case 'forbidden':
-            return forbidden(reply);
+            return forbidden(reply, outcome.reason);
           case 'not-running':
-            return forbidden(reply, outcome.status);
+            return notRunning(reply, outcome.status);
           case 'bad-range':
             return reply.code(400).send({ message: range === undefined ? '400 Missing header Content-Range' : '400 Bad request - Content-Range is invalid' });
           case 'range-mismatch':

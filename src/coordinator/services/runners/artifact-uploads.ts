@@ -50,7 +50,7 @@ export interface ArtifactUploadsDeps {
   tokens: Pick<JobTokenAccess, 'runningJob'>;
   settings: { values(): Promise<{ max_artifacts_size: number; default_artifacts_expire_in: string }> };
   jobs: Pick<CiJobsStore, 'update'>;
-  jobArtifacts: Pick<JobArtifactsStore, 'save'>;
+  jobArtifacts: Pick<JobArtifactsStore, 'find' | 'save'>;
   artifactFiles: Pick<ArtifactStore, 'write' | 'remove' | 'listZipMembers'>;
   logger: Logger;
   clock?: () => number;
@@ -93,9 +93,10 @@ export class ArtifactUploads {
   }
 
   /**
-   * Streams `body` to the artifact store and records it, replacing an earlier upload of the
-   * same type (a runner retrying after a lost answer succeeds again). Past the limit: 413 and
-   * nothing kept.
+   * Streams `body` to the artifact store and records it. A job keeps its first upload of a
+   * type, as GitLab 13.x's Ci::JobArtifacts::CreateService does: the same bytes again (a runner
+   * retrying after a lost answer) succeed without change, other bytes are refused (400).
+   * Past the limit: 413. Nothing of a refused upload is kept.
    */
   async store(target: UploadTarget, options: UploadOptions, file: { fileName: string; body: Readable }): Promise<JobArtifactRecord> {
     const { job, maxBytes } = target;
@@ -109,6 +110,12 @@ export class ArtifactUploads {
       throw error;
     }
     try {
+      const existing = await this.deps.jobArtifacts.find(job.id, fileType);
+      if (existing) {
+        if (existing.sha256 !== stored.sha256) throw new GantryError('GANTRY_E_ALREADY_EXISTS', 'another artifact of the same type already exists');
+        await this.deps.artifactFiles.remove(stored.path);
+        return existing;
+      }
       const entries = fileFormat === 'zip' ? await this.zipEntries(stored.path, job.id) : [];
       const now = this.clock();
       const expireAt = await this.expireAt(options.expiresInSeconds, now);
@@ -149,14 +156,16 @@ export class ArtifactUploads {
     let after = seconds;
     if (after === undefined) {
       // The instance default; `0` (or `never`) there means no expiry, as GitLab documents it.
-      const fallback = expiryOf((await this.deps.settings.values()).default_artifacts_expire_in, false);
-      after = fallback === 0 ? null : (fallback ?? null);
+      after = expiryOf((await this.deps.settings.values()).default_artifacts_expire_in, false) ?? null;
     }
     return after === null ? null : new Date(now + after * 1000).toISOString();
   }
 }
 
-/** `never` → null, a duration → seconds, absent → undefined; unreadable → 400 (or null when not `strict`). */
+/**
+ * `never` → null, a duration → seconds, absent → undefined; unreadable → 400 (or null when not
+ * `strict`). A zero duration never expires: GitLab's ChronicDuration.parse answers nil for it.
+ */
 function expiryOf(value: string | undefined, strict = true): number | null | undefined {
   if (value === undefined || value === '') return undefined;
   if (value.trim().toLowerCase() === 'never') return null;
@@ -165,7 +174,7 @@ function expiryOf(value: string | undefined, strict = true): number | null | und
     if (strict) throw invalidParam('expire_in');
     return null;
   }
-  return seconds;
+  return seconds === 0 ? null : seconds;
 }
 
 /** The name the runner gave the file, without any directory part or control characters; undefined when nothing is left. */

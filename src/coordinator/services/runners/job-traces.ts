@@ -1,8 +1,8 @@
 import type { JobStatus } from '../../../pipeline/types.ts';
 import type { CiJobsStore, JobRecord } from '../../../storage/types-ci-jobs.ts';
 import type { TraceStore } from '../../../storage/types-blobs.ts';
-import { authenticateJob } from './job-auth.ts';
 import type { JobOutcomes } from './job-outcomes.ts';
+import { JobTokenAccess, type JobAuthentication } from './job-token-access.ts';
 
 /** Defaults of the trace side of the runner protocol. */
 export const TRACE_DEFAULTS = {
@@ -24,15 +24,14 @@ export interface TraceLimits {
 
 /** What a trace PATCH comes to (reference/runner-protocol.md §5.2). */
 export type TracePatchOutcome =
-  | { kind: 'forbidden' }
-  | { kind: 'not-running'; status: JobStatus }
+  | Exclude<JobAuthentication, { kind: 'ok' }>
   /** No (or no readable) `Content-Range` start. */
   | { kind: 'bad-range' }
   | { kind: 'range-mismatch'; size: number }
   | { kind: 'appended'; size: number; status: JobStatus; intervalSeconds: number };
 
 export interface JobTracesDeps {
-  jobs: Pick<CiJobsStore, 'findByTokenDigest' | 'update'>;
+  jobs: Pick<CiJobsStore, 'findById' | 'findByTokenDigest' | 'update'>;
   traces: Pick<TraceStore, 'append' | 'size'>;
   outcomes: Pick<JobOutcomes, 'fail'>;
   watch: TraceWatch;
@@ -52,9 +51,11 @@ const TOUCH_EVERY_MS = 5_000;
  */
 export class JobTraces {
   private readonly clock: () => number;
+  private readonly tokens: JobTokenAccess;
 
   constructor(private readonly deps: JobTracesDeps) {
     this.clock = deps.clock ?? Date.now;
+    this.tokens = new JobTokenAccess({ jobs: deps.jobs });
   }
 
   get maxBytes(): number {
@@ -63,7 +64,7 @@ export class JobTraces {
 
   /** `start`: the offset of `bytes` (NaN when the request had no readable Content-Range). */
   async patch(jobId: number, token: string | undefined, start: number, bytes: Uint8Array): Promise<TracePatchOutcome> {
-    const auth = await authenticateJob(this.deps.jobs, jobId, token);
+    const auth = await this.tokens.updatableJob(jobId, token);
     if (auth.kind !== 'ok') return auth;
     const job = auth.job;
     if (!Number.isSafeInteger(start) || start < 0) return { kind: 'bad-range' };

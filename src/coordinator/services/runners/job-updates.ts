@@ -1,9 +1,8 @@
-import type { JobStatus } from '../../../pipeline/types.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import type { CiJobsStore, JobRecord } from '../../../storage/types-ci-jobs.ts';
 import type { TraceStore } from '../../../storage/types-blobs.ts';
-import { authenticateJob } from './job-auth.ts';
 import type { JobOutcomes } from './job-outcomes.ts';
+import { JobTokenAccess, type JobAuthentication } from './job-token-access.ts';
 
 /** The body of `PUT /jobs/:id` (reference/runner-protocol.md §4.1), v10 `trace` included. */
 export interface JobUpdateInput {
@@ -20,8 +19,7 @@ export interface JobUpdateInput {
 
 /** What a job update comes to (§4.2). */
 export type JobUpdateOutcome =
-  | { kind: 'forbidden' }
-  | { kind: 'not-running'; status: JobStatus }
+  | Exclude<JobAuthentication, { kind: 'ok' }>
   | { kind: 'invalid-state' }
   | { kind: 'updated' }
   /** 202: the declared trace has not all arrived; the runner flushes it and updates again. */
@@ -30,7 +28,7 @@ export type JobUpdateOutcome =
   | { kind: 'trace-short' };
 
 export interface JobUpdatesDeps {
-  jobs: Pick<CiJobsStore, 'findByTokenDigest' | 'update'>;
+  jobs: Pick<CiJobsStore, 'findById' | 'findByTokenDigest' | 'update'>;
   traces: Pick<TraceStore, 'append' | 'size' | 'checksum'>;
   outcomes: Pick<JobOutcomes, 'finish'>;
   logger: Logger;
@@ -53,15 +51,17 @@ const MAX_TRACE_RESENDS = 3;
  */
 export class JobUpdates {
   private readonly clock: () => number;
+  private readonly tokens: JobTokenAccess;
   /** Final updates waiting for their trace, by job id. */
   private readonly waiting = new Map<number, { since: number; resends: number; accepted: boolean }>();
 
   constructor(private readonly deps: JobUpdatesDeps) {
     this.clock = deps.clock ?? Date.now;
+    this.tokens = new JobTokenAccess({ jobs: deps.jobs });
   }
 
   async update(jobId: number, input: JobUpdateInput): Promise<JobUpdateOutcome> {
-    const auth = await authenticateJob(this.deps.jobs, jobId, input.token);
+    const auth = await this.tokens.updatableJob(jobId, input.token);
     if (auth.kind !== 'ok') {
       if (auth.kind === 'not-running') this.waiting.delete(jobId);
       return auth;

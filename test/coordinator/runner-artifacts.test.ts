@@ -167,7 +167,7 @@ describe('runner protocol: artifact uploads (POST /jobs/:id/artifacts)', () => {
     }
   });
 
-  it('answers 403 for a wrong token or a job that is no longer running (with Job-Status), 404 for no such job', async () => {
+  it('answers 403 for a wrong token, no such job, or a job that is no longer running (with Job-Status)', async () => {
     const { job, token } = await runningJob('guarded');
     const zip = await zipBytes({ 'a.txt': 'a' });
     const wrong = await upload(job, 'not-a-token', '', 'a.zip', zip);
@@ -178,7 +178,7 @@ describe('runner protocol: artifact uploads (POST /jobs/:id/artifacts)', () => {
     const other = await runningJob('other');
     assert.equal((await upload(job, other.token, '', 'a.zip', zip)).status, 403, "another job's token");
 
-    assert.equal((await upload({ ...job, id: job.id + 100_000 }, token, '', 'a.zip', zip)).status, 404);
+    assert.equal((await upload({ ...job, id: job.id + 100_000 }, token, '', 'a.zip', zip)).status, 403);
 
     await fixture.gantry.api('POST', `/projects/${project.id}/jobs/${job.id}/cancel`);
     const canceled = await upload(job, token, '', 'a.zip', zip);

@@ -25,10 +25,10 @@ const ERASED = 'Job has been erased!';
 
 /**
  * The job-token rules of the runner protocol (reference/runner-protocol.md §7.1), in one place:
- * a job token is looked up by its digest (tokens themselves are never stored).
- * - `updatableJob`: the job's own token while it runs, as an answer (PUT /jobs/:id and trace
- *   PATCH: an unknown job is 403 there, as in GitLab 13.11+).
- * - `runningJob`: the same check for artifact uploads, thrown: 404 for no such build first.
+ * a job token is looked up by its digest (tokens themselves are never stored). An unknown job
+ * is refused like a wrong token, 403, on every runner route (GitLab 13.11+, reference §4.2).
+ * - `updatableJob`: the job's own token while it runs, as an answer (PUT /jobs/:id and trace PATCH).
+ * - `runningJob`: the same check for artifact uploads, thrown.
  * - `downloadableJob`: the dependency's own token, even after it finished (GitLab 13.x,
  *   `authenticate_job!(require_running: false)`, reference §6.2), or the token of a running job
  *   of the same project (what a coordinator that keeps only digests hands out as the
@@ -46,9 +46,8 @@ export class JobTokenAccess {
     return { kind: 'ok', job };
   }
 
-  /** Job `jobId` when `token` is its own and it is running: 404 for no such build, 403 otherwise. */
+  /** Job `jobId` when `token` is its own and it is running; 403 otherwise. */
   async runningJob(jobId: number, token: string | undefined): Promise<JobRecord> {
-    await this.build(jobId);
     const answer = await this.updatableJob(jobId, token);
     switch (answer.kind) {
       case 'ok':
@@ -60,21 +59,16 @@ export class JobTokenAccess {
     }
   }
 
-  /** Job `jobId` when `token` may download its artifacts (see the class comment): 404 for no such build, 403 otherwise. */
+  /** Job `jobId` when `token` may download its artifacts (see the class comment); 403 otherwise. */
   async downloadableJob(jobId: number, token: string | undefined): Promise<JobRecord> {
-    const job = await this.build(jobId);
     const owner = await this.tokenJob(token);
     if (!owner) throw forbidden();
+    const job = owner.id === jobId ? owner : await this.deps.jobs.findById(jobId);
+    if (!job || job.type !== 'build') throw forbidden();
     const ownToken = owner.id === job.id;
     const runningSibling = owner.status === 'running' && owner.project_id === job.project_id;
     if (!ownToken && !runningSibling) throw forbidden();
     if (job.erased_at !== null) throw forbidden(ERASED);
-    return job;
-  }
-
-  private async build(jobId: number): Promise<JobRecord> {
-    const job = await this.deps.jobs.findById(jobId);
-    if (!job || job.type !== 'build') throw new GantryError('GANTRY_E_JOB_NOT_FOUND');
     return job;
   }
 

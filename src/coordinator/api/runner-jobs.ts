@@ -34,10 +34,9 @@ export function runnerJobsRoutes({ jobRequests }: CoordinatorServices, _edge: Ed
 
     api.post('/jobs/request', { schema: { summary: 'Request a job (runner)', tags, body: JobRequestBody } }, async (request, reply) => {
       const { body } = request;
-      // Only a request that echoes a queue value can be held (long polling): the others need no signal.
       const outcome = await jobRequests.request(
         { token: body.token, lastUpdate: body.last_update, features: body.info?.features, ...reportOf(body.info, request.ip) },
-        body.last_update === undefined ? undefined : abortOnDisconnect(reply),
+        abortOnDisconnect(reply),
       );
       switch (outcome.kind) {
         case 'job':

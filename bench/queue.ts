@@ -21,6 +21,7 @@
  * Run: node --import tsx bench/queue.ts [seconds] [--seconds 5] [--trace-jobs 100]
  *      [--trace-patches 16] [--trace-patch-kib 64] [--artifact-mib 1024]
  *      [--quick]  (1 s load, 10 jobs × 4 patches of trace, a 16 MiB artifact: checks the script)
+ *      [--only a,b,c,c2,d,e]  (just those parts, still one JSON line)
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -47,8 +48,14 @@ const { values: flags, positionals } = parseArgs({
     'trace-patch-kib': { type: 'string' },
     'artifact-mib': { type: 'string' },
     quick: { type: 'boolean', default: false },
+    only: { type: 'string' },
   },
 });
+/** `--only a,c2`: just those parts (a, b, c, c2, d, e), still one JSON line; every part by default. */
+const PARTS = ['a', 'b', 'c', 'c2', 'd', 'e'];
+const ONLY = flags.only === undefined ? null : new Set(flags.only.split(',').map((part) => part.trim()));
+for (const part of ONLY ?? []) if (!PARTS.includes(part)) throw new Error(`bench/queue: --only takes ${PARTS.join(', ')} (got ${part})`);
+const wants = (part: string): boolean => ONLY === null || ONLY.has(part);
 const quick = flags.quick === true;
 const SECONDS = Number(flags.seconds ?? positionals[0] ?? (quick ? 1 : 5));
 const TRACE_ARGS = [
@@ -183,72 +190,86 @@ async function pickups(base: string, coordinator: Coordinator, projectId: number
   return { p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), max: percentile(latencies, 1) };
 }
 
+type Figures = Record<string, unknown>;
+
+/** (a) idle requests next to a bare route. */
+async function idleRequests(coordinator: Coordinator, base: string, figures: Figures): Promise<void> {
+  const idle = await project(coordinator, 'idle');
+  const idleToken = await register(base, idle.runners_token);
+  const body = JSON.stringify({ info: INFO, token: idleToken });
+  const bare = Fastify();
+  bare.post('/bare', async (_request, reply) => reply.code(204).header('X-GitLab-Last-Update', 'lu-1').send());
+  await bare.listen({ port: 0, host: '127.0.0.1' });
+  figures.a_bare_rps = (await loadJson(`http://127.0.0.1:${(bare.server.address() as AddressInfo).port}/bare`, body)).rps;
+  await bare.close();
+  const idleLoad = await loadJson(`${base}/api/v4/jobs/request`, body);
+  figures.a_idle_request_rps = idleLoad.rps;
+  figures.a_idle_vs_bare = Math.round((idleLoad.rps / (figures.a_bare_rps as number)) * 100) / 100;
+  figures.a_idle_p99_ms = idleLoad.p99_ms;
+}
+
+/** (b) 100 long-polling runners, one manual job played at a time. */
+async function longPollPickups(coordinator: Coordinator, base: string, figures: Figures): Promise<void> {
+  const busy = await project(coordinator, 'pickup');
+  const manual = await pipeline(coordinator, busy, 200, 'manual');
+  const pollers = await Promise.all(Array.from({ length: 100 }, () => register(base, busy.runners_token)));
+  const b = await pickups(base, coordinator, busy.id, manual, pollers);
+  figures.b_pollers = 100;
+  figures.b_pickups = manual.length;
+  figures.b_pickup_p50_ms = b.p50;
+  figures.b_pickup_p99_ms = b.p99;
+  figures.b_pickup_max_ms = b.max;
+}
+
+/** (c) 1,000 jobs drained by 20 pollers. */
+async function drainQueue(coordinator: Coordinator, base: string, figures: Figures): Promise<void> {
+  const drain = await project(coordinator, 'drain');
+  for (let index = 0; index < 100; index += 1) await pipeline(coordinator, drain, 10, 'on_success');
+  const drainers = await Promise.all(Array.from({ length: 20 }, () => register(base, drain.runners_token)));
+  const taken: number[] = [];
+  let conflicts = 0;
+  const started = performance.now();
+  await Promise.all(
+    drainers.map(async (token) => {
+      for (;;) {
+        const answer = await requestJob(base, token);
+        if (answer.status === 201 && answer.jobId !== null) taken.push(answer.jobId);
+        else if (answer.status === 409) conflicts += 1;
+        else return;
+      }
+    }),
+  );
+  figures.c_jobs = taken.length;
+  figures.c_drain_seconds = Math.round((performance.now() - started) / 10) / 100;
+  figures.c_jobs_per_second = Math.round(taken.length / ((performance.now() - started) / 1000));
+  figures.c_duplicates = taken.length - new Set(taken).size;
+  figures.c_409s = conflicts;
+}
+
+/** (c2) a small project's pickups while another project has 10,000 pending jobs. */
+async function crowdedPickups(coordinator: Coordinator, base: string, figures: Figures): Promise<void> {
+  const crowded = await project(coordinator, 'crowded');
+  for (let index = 0; index < 10; index += 1) await pipeline(coordinator, crowded, 1_000, 'on_success', false);
+  const small = await project(coordinator, 'small');
+  const smallJobs = await pipeline(coordinator, small, 100, 'manual');
+  const smallRunners = await Promise.all(Array.from({ length: 5 }, () => register(base, small.runners_token)));
+  const c2 = await pickups(base, coordinator, small.id, smallJobs, smallRunners);
+  figures.c2_other_project_pending = 10_000;
+  figures.c2_pickup_p50_ms = c2.p50;
+  figures.c2_pickup_p99_ms = c2.p99;
+}
+
 async function main(): Promise<void> {
   const work = await mkdtemp(path.join(tmpdir(), 'gantry-bench-queue-'));
   const coordinator = await createCoordinator({ dataDir: work, rootToken: ROOT_TOKEN, logger: silentLogger(), ci: { runTasks: false } });
-  const figures: Record<string, unknown> = { database: 'sqlite', load_average_1m: Math.round(os.loadavg()[0]! * 100) / 100 };
+  const figures: Figures = { database: 'sqlite', load_average_1m: Math.round(os.loadavg()[0]! * 100) / 100 };
   try {
     await coordinator.app.listen({ port: 0, host: '127.0.0.1' });
     const base = `http://127.0.0.1:${(coordinator.app.server.address() as AddressInfo).port}`;
-
-    // (a) idle requests next to a bare route.
-    const idle = await project(coordinator, 'idle');
-    const idleToken = await register(base, idle.runners_token);
-    const body = JSON.stringify({ info: INFO, token: idleToken });
-    const bare = Fastify();
-    bare.post('/bare', async (_request, reply) => reply.code(204).header('X-GitLab-Last-Update', 'lu-1').send());
-    await bare.listen({ port: 0, host: '127.0.0.1' });
-    figures.a_bare_rps = (await loadJson(`http://127.0.0.1:${(bare.server.address() as AddressInfo).port}/bare`, body)).rps;
-    await bare.close();
-    const idleLoad = await loadJson(`${base}/api/v4/jobs/request`, body);
-    figures.a_idle_request_rps = idleLoad.rps;
-    figures.a_idle_vs_bare = Math.round((idleLoad.rps / (figures.a_bare_rps as number)) * 100) / 100;
-    figures.a_idle_p99_ms = idleLoad.p99_ms;
-
-    // (b) 100 long-polling runners, one manual job played at a time.
-    const busy = await project(coordinator, 'pickup');
-    const manual = await pipeline(coordinator, busy, 200, 'manual');
-    const pollers = await Promise.all(Array.from({ length: 100 }, () => register(base, busy.runners_token)));
-    const b = await pickups(base, coordinator, busy.id, manual, pollers);
-    figures.b_pollers = 100;
-    figures.b_pickups = manual.length;
-    figures.b_pickup_p50_ms = b.p50;
-    figures.b_pickup_p99_ms = b.p99;
-    figures.b_pickup_max_ms = b.max;
-
-    // (c) 1,000 jobs drained by 20 pollers.
-    const drain = await project(coordinator, 'drain');
-    for (let index = 0; index < 100; index += 1) await pipeline(coordinator, drain, 10, 'on_success');
-    const drainers = await Promise.all(Array.from({ length: 20 }, () => register(base, drain.runners_token)));
-    const taken: number[] = [];
-    let conflicts = 0;
-    const started = performance.now();
-    await Promise.all(
-      drainers.map(async (token) => {
-        for (;;) {
-          const answer = await requestJob(base, token);
-          if (answer.status === 201 && answer.jobId !== null) taken.push(answer.jobId);
-          else if (answer.status === 409) conflicts += 1;
-          else return;
-        }
-      }),
-    );
-    figures.c_jobs = taken.length;
-    figures.c_drain_seconds = Math.round((performance.now() - started) / 10) / 100;
-    figures.c_jobs_per_second = Math.round(taken.length / ((performance.now() - started) / 1000));
-    figures.c_duplicates = taken.length - new Set(taken).size;
-    figures.c_409s = conflicts;
-
-    // (c2) a small project's pickups while another project has 10,000 pending jobs.
-    const crowded = await project(coordinator, 'crowded');
-    for (let index = 0; index < 10; index += 1) await pipeline(coordinator, crowded, 1_000, 'on_success', false);
-    const small = await project(coordinator, 'small');
-    const smallJobs = await pipeline(coordinator, small, 100, 'manual');
-    const smallRunners = await Promise.all(Array.from({ length: 5 }, () => register(base, small.runners_token)));
-    const c2 = await pickups(base, coordinator, small.id, smallJobs, smallRunners);
-    figures.c2_other_project_pending = 10_000;
-    figures.c2_pickup_p50_ms = c2.p50;
-    figures.c2_pickup_p99_ms = c2.p99;
+    if (wants('a')) await idleRequests(coordinator, base, figures);
+    if (wants('b')) await longPollPickups(coordinator, base, figures);
+    if (wants('c')) await drainQueue(coordinator, base, figures);
+    if (wants('c2')) await crowdedPickups(coordinator, base, figures);
   } finally {
     await coordinator.close();
     await agent.close();
@@ -256,19 +277,23 @@ async function main(): Promise<void> {
   }
 
   // (d) and (e): their own scripts, one after the other, on a machine this process no longer loads.
-  const traceIngest = await childJson('trace-ingest.ts', TRACE_ARGS);
-  figures.d_trace_jobs = traceIngest.jobs;
-  figures.d_trace_patch_kib = traceIngest.patch_kib;
-  figures.d_trace_ingest_mb_s = traceIngest.ingest_mb_s;
-  figures.d_baseline_fs_append_datasync_mb_s = traceIngest.baseline_fs_append_datasync_mb_s;
-  const artifactUpload = await childJson('artifact-upload.ts', [ARTIFACT_MIB]);
-  figures.e_artifact_mib = artifactUpload.size_mib;
-  figures.e_rss_growth_mb = artifactUpload.coordinator_rss_growth_mb;
-  figures.e_upload_mib_s = artifactUpload.upload_mib_s;
-  figures.e_copy_mib_s = artifactUpload.copy_mib_s;
-  figures.e_speed_ratio = artifactUpload.speed_ratio;
-  figures.trace_ingest = traceIngest;
-  figures.artifact_upload = artifactUpload;
+  if (wants('d')) {
+    const traceIngest = await childJson('trace-ingest.ts', TRACE_ARGS);
+    figures.d_trace_jobs = traceIngest.jobs;
+    figures.d_trace_patch_kib = traceIngest.patch_kib;
+    figures.d_trace_ingest_mb_s = traceIngest.ingest_mb_s;
+    figures.d_baseline_fs_append_datasync_mb_s = traceIngest.baseline_fs_append_datasync_mb_s;
+    figures.trace_ingest = traceIngest;
+  }
+  if (wants('e')) {
+    const artifactUpload = await childJson('artifact-upload.ts', [ARTIFACT_MIB]);
+    figures.e_artifact_mib = artifactUpload.size_mib;
+    figures.e_rss_growth_mb = artifactUpload.coordinator_rss_growth_mb;
+    figures.e_upload_mib_s = artifactUpload.upload_mib_s;
+    figures.e_copy_mib_s = artifactUpload.copy_mib_s;
+    figures.e_speed_ratio = artifactUpload.speed_ratio;
+    figures.artifact_upload = artifactUpload;
+  }
   console.log(JSON.stringify(figures));
 }
 

@@ -4,7 +4,7 @@ import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import { silentLogger, type Logger } from '../shared/logger.ts';
 import { GANTRY_VERSION } from '../shared/version.ts';
 import { createRepositoryManager } from '../storage/git/index.ts';
@@ -227,37 +227,61 @@ async function mountCoordinator(instance: FastifyInstance, core: CoordinatorCore
   await instance.register(
     async (api) => {
       api.setValidatorCompiler(gitlabValidatorCompiler);
-      mergeParameterSources(api);
       api.get('/openapi.json', { schema: { hide: true } }, async () => instance.swagger());
       api.addHook('onRoute', assignRouteBodyLimit(limits));
+      // Every API request passes these hooks: callback style, with a promise only when there is
+      // something to wait for (a token to look up, a throttle to count).
       // The caller is known before any body byte is read: a bad token answers 401 at once,
       // and throttles count the request whatever becomes of it.
-      api.addHook('onRequest', async (request, reply) => {
-        const failure =
-          nullByteInPathOrQuery(request) ??
-          (await authenticator.authenticateBeforeBody(request).then(
-            () => undefined,
-            (error: unknown) => error,
-          ));
-        if (!isRunnerProtocolRequest(request.method, coordinatorUrl(request)) && (await throttles.refuse(request, reply, 'api'))) return reply;
-        if (failure !== undefined) throw failure;
-        return undefined;
+      api.addHook('onRequest', (request, reply, done) => {
+        const nullByte = nullByteInPathOrQuery(request);
+        const signingIn = nullByte ? undefined : authenticator.authenticateBeforeBody(request);
+        const throttled = !isRunnerProtocolRequest(request.method, coordinatorUrl(request));
+        if (signingIn === undefined && !throttled) {
+          done(nullByte as FastifyError | undefined);
+          return;
+        }
+        const answer = async (): Promise<boolean> => {
+          const failure = nullByte ?? (await signingIn?.then(() => undefined, (error: unknown) => error));
+          if (throttled && (await throttles.refuse(request, reply, 'api'))) return true;
+          if (failure !== undefined) throw failure;
+          return false;
+        };
+        answer().then((answered) => {
+          if (!answered) done();
+        }, (error: unknown) => done(error as FastifyError));
       });
       api.addHook('preParsing', guardAnonymousBodies(limits));
-      api.addHook('preValidation', async (request) => {
-        const failure = nullByteInBody(request);
-        if (failure) throw failure;
-      });
       // Sign-in completes before parameters are validated, as GitLab's `authenticate!` runs
       // before grape's validations (an anonymous write answers 401, not a parameter error),
       // and a route schema keeps only its declared parameters: `private_token` and `sudo` are not among them.
-      api.addHook('preValidation', async (request) => {
-        await authenticator.authenticateFromBody(request);
-        requireSignInForWrites(request);
-        // A read resolves each project, namespace chain and membership once (services/request-memo.ts).
-        if (request.actor && (request.method === 'GET' || request.method === 'HEAD')) request.actor = context.permissions.memos.open(request.actor);
+      api.addHook('preValidation', (request, _reply, done) => {
+        mergeParameterSources(request);
+        const nullByte = nullByteInBody(request);
+        if (nullByte) {
+          done(nullByte as FastifyError);
+          return;
+        }
+        const signedIn = () => {
+          requireSignInForWrites(request);
+          // A read resolves each project, namespace chain and membership once (services/request-memo.ts).
+          if (request.actor && (request.method === 'GET' || request.method === 'HEAD')) request.actor = context.permissions.memos.open(request.actor);
+        };
+        let signingIn: Promise<void> | undefined;
+        try {
+          signingIn = authenticator.authenticateFromBody(request);
+          if (signingIn === undefined) signedIn();
+        } catch (error) {
+          done(error as FastifyError);
+          return;
+        }
+        if (signingIn === undefined) done();
+        else signingIn.then(signedIn).then(() => done(), (error: unknown) => done(error as FastifyError));
       });
-      api.addHook('onResponse', async (request) => context.permissions.memos.close(request.actor));
+      api.addHook('onResponse', (request, _reply, done) => {
+        context.permissions.memos.close(request.actor);
+        done();
+      });
       api.addHook('onSend', closeOnUnreadBodies);
       await registerApi(api, services, { externalUrl: context.config.externalUrl });
     },

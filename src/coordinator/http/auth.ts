@@ -106,12 +106,18 @@ export class Authenticator {
   /**
    * Signs the request in from its headers and query string, before any body byte is read:
    * refused for a bad, revoked or expired token, missing scopes, or a refused sudo. Without a token there the request stays anonymous until {@link authenticateFromBody}.
+   * Answers undefined, synchronously, when there is nothing to look up (no token): most
+   * runner-protocol requests, whose hooks then need no promise.
    */
-  async authenticateBeforeBody(request: FastifyRequest): Promise<void> {
+  authenticateBeforeBody(request: FastifyRequest): Promise<void> | undefined {
     request.actor = null;
     request.credentialUser = null;
     const token = tokenBeforeBody(request);
-    if (token === undefined) return;
+    if (token === undefined) return undefined;
+    return this.signInBeforeBody(request, token);
+  }
+
+  private async signInBeforeBody(request: FastifyRequest, token: string): Promise<void> {
     const credential = await this.signIn(request, token);
     const sudo = sudoBeforeBody(request);
     if (sudo !== undefined) await this.applySudo(request, credential, sudo);
@@ -119,24 +125,32 @@ export class Authenticator {
 
   /**
    * Completes sign-in from the body: its `private_token` when the headers and query had none,
-   * its `sudo` when they had none (the header and query win).
+   * its `sudo` when they had none (the header and query win). Undefined, synchronously, when
+   * the body adds nothing.
    */
-  async authenticateFromBody(request: FastifyRequest): Promise<void> {
+  authenticateFromBody(request: FastifyRequest): Promise<void> | undefined {
     const earlySudo = sudoBeforeBody(request);
     if (request.credentialUser === null) {
       const token = tokenInBody(request);
-      if (token === undefined) return;
-      const credential = await this.signIn(request, token);
-      const sudo = earlySudo ?? sudoIn(request.body);
-      if (sudo !== undefined) await this.applySudo(request, credential, sudo);
-      return;
+      if (token === undefined) return undefined;
+      return this.signInFromBody(request, token, earlySudo);
     }
     const bodySudo = earlySudo === undefined ? sudoIn(request.body) : undefined;
     const token = tokenBeforeBody(request);
-    if (bodySudo === undefined || token === undefined) return;
+    if (bodySudo === undefined || token === undefined) return undefined;
+    return this.sudoFromBody(request, token, bodySudo);
+  }
+
+  private async signInFromBody(request: FastifyRequest, token: string, earlySudo: string | undefined): Promise<void> {
+    const credential = await this.signIn(request, token);
+    const sudo = earlySudo ?? sudoIn(request.body);
+    if (sudo !== undefined) await this.applySudo(request, credential, sudo);
+  }
+
+  private async sudoFromBody(request: FastifyRequest, token: string, sudo: string): Promise<void> {
     const credential = await this.credentialForToken(token);
     if (!credential) throw new GantryError('GANTRY_E_CREDENTIALS_INVALID');
-    await this.applySudo(request, credential, bodySudo);
+    await this.applySudo(request, credential, sudo);
   }
 
   /** Both steps at once, for requests whose body is already read (or absent). */

@@ -11,8 +11,9 @@ declare module 'fastify' {
 export function recordMountPrefix(instance: FastifyInstance): void {
   const prefix = instance.prefix.replace(/\/+$/, '');
   instance.decorateRequest('coordinatorPrefix', '');
-  instance.addHook('onRequest', async (request) => {
+  instance.addHook('onRequest', (request, _reply, done) => {
     request.coordinatorPrefix = prefix;
+    done();
   });
 }
 

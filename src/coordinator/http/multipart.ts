@@ -4,7 +4,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { GantryError, isGantryError } from '../../shared/errors.ts';
 import { assignParam, type ParamMap } from './querystring.ts';
 import type { UploadedFile } from './uploaded-file.ts';
@@ -37,25 +37,38 @@ export function collectMultipartBodies(app: FastifyInstance, uploadDirectory: st
   // Reference-type decorations start as null and are set per request (fastify's rule).
   app.decorateRequest('uploads', null as unknown as Record<string, UploadedFile>);
   app.decorateRequest('uploadedFiles', null as unknown as string[]);
-  app.addHook('onRequest', async (request) => {
+  // Callback hooks: every request passes them, and most have no multipart body (no promise for those).
+  app.addHook('onRequest', (request, _reply, done) => {
     request.uploads = Object.create(null) as Record<string, UploadedFile>;
     request.uploadedFiles = [];
+    done();
   });
-  app.addHook('preValidation', async (request) => {
-    if (!request.isMultipart() || request.routeOptions.config.streamsMultipart === true) return;
-    try {
-      request.body = await collectParts(request, request.parts() as AsyncIterable<MultipartPart>, uploadDirectory);
-    } catch (error) {
-      if (isGantryError(error) || hasClientStatus(error)) throw error;
-      throw new GantryError('GANTRY_E_MULTIPART_MALFORMED', `multipart body is malformed (${error instanceof Error ? error.message : String(error)})`);
+  app.addHook('preValidation', (request, _reply, done) => {
+    if (!request.isMultipart() || request.routeOptions.config.streamsMultipart === true) {
+      done();
+      return;
     }
+    collectParts(request, request.parts() as AsyncIterable<MultipartPart>, uploadDirectory).then(
+      (body) => {
+        request.body = body;
+        done();
+      },
+      (error: unknown) => {
+        if (isGantryError(error) || hasClientStatus(error)) done(error as FastifyError);
+        else done(new GantryError('GANTRY_E_MULTIPART_MALFORMED', `multipart body is malformed (${error instanceof Error ? error.message : String(error)})`) as FastifyError);
+      },
+    );
   });
-  const removeUploads = async (request: FastifyRequest): Promise<void> => {
+  const removeUploads = (request: FastifyRequest, done: (error?: FastifyError) => void): void => {
     const files = request.uploadedFiles ?? [];
+    if (files.length === 0) {
+      done();
+      return;
+    }
     request.uploadedFiles = [];
-    await Promise.all(files.map((file) => rm(file, { force: true })));
+    void Promise.all(files.map((file) => rm(file, { force: true }))).then(() => done(), (error: unknown) => done(error as FastifyError));
   };
-  app.addHook('onResponse', removeUploads);
+  app.addHook('onResponse', (request, _reply, done) => removeUploads(request, done));
   app.addHook('onRequestAbort', removeUploads);
 }
 

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifySchemaCompiler } from 'fastify';
+import type { FastifyRequest, FastifySchemaCompiler } from 'fastify';
 import type { TSchema } from 'typebox';
 import { invalidParams, type GantryError } from '../../shared/errors.ts';
 import { coerceParams, type ParamProblem } from './gitlab-params.ts';
@@ -20,17 +20,16 @@ export function parametersRefused(problems: readonly ParamProblem[]): GantryErro
 /**
  * GitLab takes any parameter from the query string or the body, whatever the method. A route
  * declares its parameters once — as `querystring` (reads) or `body` (writes) — and this hook
- * merges the other source in before validation (the body wins, as in grape).
+ * merges the other source in before validation (the body wins, as in grape): called first
+ * thing in the API's preValidation hook.
  */
-export function mergeParameterSources(instance: FastifyInstance): void {
-  instance.addHook('preValidation', async (request) => {
-    const schema = request.routeOptions.schema;
-    if (!schema) return;
-    const query = asMap(request.query);
-    const body = asMap(request.body);
-    if (schema.body !== undefined) request.body = { ...query, ...body };
-    else if (schema.querystring !== undefined && body) request.query = { ...query, ...body };
-  });
+export function mergeParameterSources(request: FastifyRequest): void {
+  const schema = request.routeOptions.schema;
+  if (!schema) return;
+  const query = asMap(request.query);
+  const body = asMap(request.body);
+  if (schema.body !== undefined) request.body = { ...query, ...body };
+  else if (schema.querystring !== undefined && body) request.query = { ...query, ...body };
 }
 
 function asMap(value: unknown): ParamMap | undefined {

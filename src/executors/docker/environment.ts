@@ -53,6 +53,7 @@ export class DockerEnvironment implements Environment {
   readonly info: EnvironmentInfo;
   private stageCount = 0;
   private cleaned = false;
+  private readonly removals = new Set<Promise<void>>();
 
   constructor(private readonly parts: DockerEnvironmentParts) {
     this.info = parts.info;
@@ -90,9 +91,18 @@ export class DockerEnvironment implements Environment {
     this.parts.created.containers.push(container.id);
     let attached: Readable | undefined;
     try {
-      for (const network of stage.extraNetworks) await docker.getNetwork(network).connect({ Container: container.id });
-      await container.putArchive(singleFileTar(scriptPath.slice(1), Buffer.from(`exec 2>&1\n${request.script}`), 0o755), { path: '/' });
-      attached = (await container.attach({ stream: true, stdout: true, stderr: true })) as unknown as Readable;
+      const attaching = container.attach({ stream: true, stdout: true, stderr: true }) as Promise<unknown> as Promise<Readable>;
+      const settled = await Promise.allSettled([
+        attaching,
+        container.putArchive(singleFileTar(scriptPath.slice(1), Buffer.from(`exec 2>&1\n${request.script}`), 0o755), { path: '/' }),
+        (async () => {
+          for (const network of stage.extraNetworks) await docker.getNetwork(network).connect({ Container: container.id });
+        })(),
+      ]);
+      if (settled[0].status === 'fulfilled') attached = settled[0].value;
+      const failed = settled.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+      if (failed) throw failed.reason;
+      if (!attached) throw new ExecutorError('docker: the attach answered no stream');
       const output = attached;
       const sink = new Writable({
         write(chunk: Buffer, _encoding, callback) {
@@ -127,8 +137,13 @@ export class DockerEnvironment implements Environment {
     } finally {
       // A hijacked attach connection left open would keep the process alive.
       attached?.destroy();
-      await container.remove({ force: true }).catch(() => undefined);
-      this.parts.created.containers = this.parts.created.containers.filter((id) => id !== container.id);
+      // The removal is not the stage's business: cleanup waits for it.
+      this.removals.add(
+        container
+          .remove({ force: true })
+          .then(() => void (this.parts.created.containers = this.parts.created.containers.filter((id) => id !== container.id)))
+          .catch(() => undefined),
+      );
     }
   }
 
@@ -159,6 +174,7 @@ export class DockerEnvironment implements Environment {
   async cleanup(): Promise<void> {
     if (this.cleaned) return;
     this.cleaned = true;
+    await Promise.all(this.removals);
     await removeJobResources(this.parts.docker, this.parts.jobId, this.parts.created);
   }
 }

@@ -5,7 +5,7 @@
  * docker executor then receives the checkout through copyIn, so a remote daemon needs no git.
  * The git commands run in one sh process (a spawn from node costs more than git itself).
  */
-import { execa } from 'execa';
+import { spawn } from 'node:child_process';
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { runShellScript } from '../../executors/shell/process.ts';
@@ -95,7 +95,9 @@ function sourcesScript(request: SourcesRequest, existed: boolean, empty: boolean
     `  ${must('git', 'remote', 'set-url', 'origin', request.remoteUrl)}`,
     'fi',
   ];
-  const fetch = ['git', '-c', `http.userAgent=${request.userAgent}`, 'fetch', 'origin', ...info.refspecs];
+  // A repository made just now needs no housekeeping: no background maintenance process after the fetch.
+  const housekeeping = existed ? [] : ['-c', 'maintenance.auto=false', '-c', 'gc.auto=0'];
+  const fetch = ['git', '-c', `http.userAgent=${request.userAgent}`, ...housekeeping, 'fetch', 'origin', ...info.refspecs];
   if (info.depth > 0) fetch.push('--depth', String(info.depth));
   fetch.push(...words(request.fetchFlags));
   lines.push(must(...fetch));
@@ -156,7 +158,13 @@ export async function getSources(request: SourcesRequest): Promise<void> {
 /** Files git tracks in `directory` (for `untracked`), or an empty set when it is no repository. */
 export async function trackedFiles(directory: string): Promise<Set<string>> {
   if (!(await exists(path.join(directory, '.git')))) return new Set();
-  const result = await execa('git', ['ls-files', '-z'], { cwd: directory, reject: false, stdin: 'ignore' });
-  if (result.exitCode !== 0) return new Set();
-  return new Set(result.stdout.split('\0').filter(Boolean));
+  const child = spawn('git', ['ls-files', '-z'], { cwd: directory, stdio: ['ignore', 'pipe', 'ignore'] });
+  const chunks: Buffer[] = [];
+  child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const code = await new Promise<number | null>((resolve) => {
+    child.once('error', () => resolve(null));
+    child.once('close', resolve);
+  });
+  if (code !== 0) return new Set();
+  return new Set(Buffer.concat(chunks).toString('utf8').split('\0').filter(Boolean));
 }

@@ -1,7 +1,7 @@
 /**
  * The docker executor (reference §8.5): the job image per pull_policy, a per-job network
  * with the services under their aliases (the default bridge for a job without services), a build volume at /builds, files moved with
- * putArchive/getArchive, one container per script stage, everything labelled and removed
+ * putArchive/getArchive, one container per script stage (the script on its stdin), everything labelled and removed
  * at cleanup (and by the sweep after a crash).
  */
 import { createHash, randomBytes } from 'node:crypto';

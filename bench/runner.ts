@@ -75,6 +75,18 @@ async function pipelineRun(coordinator: Coordinator, projectId: number): Promise
   }
 }
 
+/** Waits until no pipeline of these projects is still pending or running. */
+async function pipelinesFinished(coordinator: Coordinator, projectIds: number[]): Promise<void> {
+  const started = performance.now();
+  for (;;) {
+    const lists = await Promise.all(projectIds.map((id) => api(coordinator, 'GET', `/projects/${id}/pipelines`)));
+    const busy = lists.flatMap((list) => list.json).filter((pipeline) => !['success', 'failed', 'canceled', 'skipped', 'manual'].includes(String(pipeline.status)));
+    if (busy.length === 0) return;
+    if (performance.now() - started > 120_000) throw new Error(`warm-up pipelines still ${busy.map((pipeline) => String(pipeline.status)).join(', ')}`);
+    await sleep(100);
+  }
+}
+
 /** Where a measured run's time went, per job: waiting for a runner, then running (claim to final state). */
 const phases = { queued: [] as number[], running: [] as number[] };
 const takePhases = (): Record<string, number> => {
@@ -193,8 +205,11 @@ try {
   const shellProject = await projectWith(coordinator, 'shell-bench', 'trivial:\n  script: ["true"]\n');
   const dockerProject = docker ? await projectWith(coordinator, 'docker-bench', `trivial:\n  image: ${BUSYBOX}\n  tags: [docker]\n  script: ["true"]\n`) : null;
   const parallelProject = await projectWith(coordinator, 'parallel-bench', ['a', 'b', 'c', 'd'].map((name) => `sleep_${name}:\n  script: ["sleep 3"]\n`).join(''));
-  // The commits' own pipelines warm everything up (clones, the image); wait for them to finish.
+  // The commits' own pipelines warm everything up (clones, the image); wait for them to finish
+  // (the 4 parallel `sleep 3` jobs included), so that the idle figure is taken while idle.
   await sleep(5_000);
+  await pipelinesFinished(coordinator, [shellProject, dockerProject, parallelProject].filter((id): id is number => id !== null));
+  await sleep(1_000);
   const idleRss = rssMb(runnerPid);
 
   takePhases();

@@ -87,6 +87,25 @@ describe('docker executor', { skip: skipDocker }, () => {
     assert.ok(lines.some((line) => line.includes('service-log-line')), lines.join('\n'));
   });
 
+  it('runs a job without services on the default bridge (no network of its own), the script on the shell\'s stdin', async () => {
+    const docker = await dockerReady();
+    const executor = new DockerExecutor({ pullPolicy: ['if-not-present'] }, docker);
+    const request = prepareRequest(target(executor));
+    const environment = await executor.prepare(request);
+    try {
+      const filters = JSON.stringify({ label: [`${LABEL_MANAGED}=true`, `${LABEL_JOB}=${request.jobId}`] });
+      assert.deepEqual(await docker.listNetworks({ filters }), []);
+      const { exitCode, output } = await runCollect(environment, 'echo from stdin\ncat /proc/1/cmdline | tr "\\0" " "; echo', 'sh');
+      assert.equal(exitCode, 0);
+      assert.ok(output.startsWith('from stdin\n'), output);
+      // The shell was given no script file: it read the script from its stdin.
+      assert.ok(!output.includes('.gantry') && !output.includes('.sh '), output);
+    } finally {
+      await environment.cleanup();
+    }
+    assert.deepEqual(await leftovers(docker, request.jobId), []);
+  });
+
   it('fails clearly for an image that cannot be had, per pull policy, and leaves nothing behind', async () => {
     const docker = await dockerReady();
     for (const policies of [['never'], ['if-not-present'], ['always']] as const) {

@@ -1,7 +1,7 @@
 /**
  * The docker executor (reference §8.5): the job image per pull_policy, a per-job network
- * with the services under their aliases, a build volume at /builds, files moved with
- * putArchive/getArchive, one container per script stage, everything labelled and removed
+ * with the services under their aliases (the default bridge for a job without services), a build volume at /builds, files moved with
+ * putArchive/getArchive, one container per script stage (the script on its stdin), everything labelled and removed
  * at cleanup (and by the sweep after a crash).
  */
 import { createHash, randomBytes } from 'node:crypto';
@@ -62,9 +62,19 @@ export class DockerExecutor implements Executor {
 
     try {
       const buildVolume = `${namePrefix}-builds`;
-      await docker.createVolume({ Name: buildVolume, Labels: labels('build-volume') });
-      created.volumes.push(buildVolume);
-      const binds = [`${buildVolume}:/builds`, ...(await this.configVolumes(request))];
+      const mode = settings.networkMode?.trim() || undefined;
+      // gitlab-runner's default is the default bridge (services as legacy links); a network of
+      // the job's own is made only when services want to be reached by alias.
+      const ownNetwork = (request.services.length > 0 && mode === undefined) || (mode !== undefined && !(SPECIAL_NETWORK_MODES.has(mode) || mode.startsWith('container:')));
+      const network: string | null = ownNetwork ? `${namePrefix}-network` : mode === undefined || mode === 'default' ? 'bridge' : mode;
+      const extraNetworks: string[] = ownNetwork && mode ? [mode] : [];
+      // Independent daemon calls go out together; every one that succeeded is recorded for cleanup.
+      const [configBinds] = await settledAll([
+        this.configVolumes(request),
+        docker.createVolume({ Name: buildVolume, Labels: labels('build-volume') }).then(() => void created.volumes.push(buildVolume)),
+        ownNetwork && network ? docker.createNetwork({ Name: network, CheckDuplicate: true, Labels: labels('network') }).then((made) => void created.networks.push(made.id)) : undefined,
+      ] as const);
+      const binds = [`${buildVolume}:/builds`, ...configBinds];
       const hostConfig: Docker.HostConfig = {
         Privileged: settings.privileged ?? false,
         ...(settings.capAdd?.length ? { CapAdd: settings.capAdd } : {}),
@@ -74,18 +84,6 @@ export class DockerExecutor implements Executor {
         ...(settings.dns?.length ? { Dns: settings.dns } : {}),
         ...(settings.extraHosts?.length ? { ExtraHosts: settings.extraHosts } : {}),
       };
-
-      const mode = settings.networkMode?.trim() || undefined;
-      let network: string | null;
-      const extraNetworks: string[] = [];
-      if (mode === undefined || !(SPECIAL_NETWORK_MODES.has(mode) || mode.startsWith('container:'))) {
-        network = `${namePrefix}-network`;
-        const created_ = await docker.createNetwork({ Name: network, CheckDuplicate: true, Labels: labels('network') });
-        created.networks.push(created_.id);
-        if (mode) extraNetworks.push(mode);
-      } else {
-        network = mode === 'default' ? 'bridge' : mode;
-      }
       abortable();
 
       const started: StartedService[] = [];
@@ -190,6 +188,14 @@ export class DockerExecutor implements Executor {
       request.log(`Service container logs:\n${logs.trimEnd()}`);
     }
   }
+}
+
+/** Like Promise.all, but settles every promise first, so nothing is still being created when cleanup runs. */
+async function settledAll<T extends readonly unknown[]>(promises: T): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
+  const results = await Promise.allSettled(promises);
+  const failed = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+  if (failed) throw failed.reason;
+  return results.map((result) => (result as PromiseFulfilledResult<unknown>).value) as { -readonly [K in keyof T]: Awaited<T[K]> };
 }
 
 function checkAllowed(image: string, globs: readonly string[], what: 'images' | 'services'): void {

@@ -1,14 +1,15 @@
 /**
  * One job's docker environment: a build volume at /builds, a never-started "holder"
  * container through which files move (putArchive/getArchive, so a remote daemon works),
- * one fresh container per script stage, the services, and the per-job network.
+ * one fresh container per script stage (its script piped to stdin, as gitlab-runner does),
+ * the services, and the per-job network.
  */
 import type Docker from 'dockerode';
 import path from 'node:path';
-import { PassThrough, Writable, type Readable } from 'node:stream';
+import { PassThrough, Writable, type Duplex, type Readable } from 'node:stream';
 import tar from 'tar-stream';
 import { safeRelativeName, symlinkStaysInside } from '../../shared/safe-path.ts';
-import { pump, singleFileTar, stripFirstComponent, UnsafeArchiveEntryError } from '../tar.ts';
+import { pump, stripFirstComponent, UnsafeArchiveEntryError } from '../tar.ts';
 import { ExecutorError, type Environment, type EnvironmentInfo, type RunRequest, type RunResult, type ScriptShell } from '../types.ts';
 import { ignoreMissing, LABEL_JOB, LABEL_MANAGED, LABEL_OWNER, ownerId, resourceLabels } from './labels.ts';
 
@@ -53,6 +54,7 @@ export class DockerEnvironment implements Environment {
   readonly info: EnvironmentInfo;
   private stageCount = 0;
   private cleaned = false;
+  private readonly removals = new Set<Promise<void>>();
 
   constructor(private readonly parts: DockerEnvironmentParts) {
     this.info = parts.info;
@@ -72,27 +74,38 @@ export class DockerEnvironment implements Environment {
     const { docker, stage } = this.parts;
     if (request.signal.aborted) return { exitCode: 137 };
     const name = `${this.parts.namePrefix}-${request.stage.replace(/[^a-zA-Z0-9_.-]/g, '-')}-${++this.stageCount}`;
-    const scriptPath = `/.gantry/${request.stage}.sh`;
     const container = await docker.createContainer({
       name,
       Image: image,
       ...(entrypoint ? { Entrypoint: entrypoint } : {}),
-      Cmd: ['sh', '-c', detectShellScript(request.shell), 'sh', scriptPath],
+      // The script comes on stdin, as gitlab-runner sends it: no file (and no archive upload) per stage.
+      Cmd: ['sh', '-c', detectShellScript(request.shell)],
       Hostname: stage.hostname,
       WorkingDir: this.info.projectDir,
       Labels: resourceLabels(request.kind === 'user' ? 'build' : 'probe', this.parts.jobId, this.parts.shortToken),
+      AttachStdin: true,
       AttachStdout: true,
       AttachStderr: true,
+      OpenStdin: true,
+      StdinOnce: true,
       Tty: false,
       HostConfig: { ...stage.hostConfig, Binds: stage.binds, ...(stage.network ? { NetworkMode: stage.network } : {}) },
       ...(stage.network ? { NetworkingConfig: { EndpointsConfig: { [stage.network]: {} } } } : {}),
     });
     this.parts.created.containers.push(container.id);
-    let attached: Readable | undefined;
+    let attached: Duplex | undefined;
     try {
-      for (const network of stage.extraNetworks) await docker.getNetwork(network).connect({ Container: container.id });
-      await container.putArchive(singleFileTar(scriptPath.slice(1), Buffer.from(`exec 2>&1\n${request.script}`), 0o755), { path: '/' });
-      attached = (await container.attach({ stream: true, stdout: true, stderr: true })) as unknown as Readable;
+      const attaching = container.attach({ stream: true, hijack: true, stdin: true, stdout: true, stderr: true }) as Promise<unknown> as Promise<Duplex>;
+      const settled = await Promise.allSettled([
+        attaching,
+        (async () => {
+          for (const network of stage.extraNetworks) await docker.getNetwork(network).connect({ Container: container.id });
+        })(),
+      ]);
+      if (settled[0].status === 'fulfilled') attached = settled[0].value;
+      const failed = settled.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+      if (failed) throw failed.reason;
+      if (!attached) throw new ExecutorError('docker: the attach answered no stream');
       const output = attached;
       const sink = new Writable({
         write(chunk: Buffer, _encoding, callback) {
@@ -113,6 +126,8 @@ export class DockerEnvironment implements Environment {
       try {
         if (request.signal.aborted) return { exitCode: 137 };
         await container.start();
+        // End of stdin ends the script (StdinOnce closes the container's stdin with it).
+        output.end(`exec 2>&1\n${request.script}`);
         // An abort that came while the container was starting found nothing to kill yet.
         if (request.signal.aborted) kill();
         const result = (await container.wait()) as { StatusCode: number };
@@ -127,8 +142,13 @@ export class DockerEnvironment implements Environment {
     } finally {
       // A hijacked attach connection left open would keep the process alive.
       attached?.destroy();
-      await container.remove({ force: true }).catch(() => undefined);
-      this.parts.created.containers = this.parts.created.containers.filter((id) => id !== container.id);
+      // The removal is not the stage's business: cleanup waits for it.
+      this.removals.add(
+        container
+          .remove({ force: true })
+          .then(() => void (this.parts.created.containers = this.parts.created.containers.filter((id) => id !== container.id)))
+          .catch(() => undefined),
+      );
     }
   }
 
@@ -159,6 +179,7 @@ export class DockerEnvironment implements Environment {
   async cleanup(): Promise<void> {
     if (this.cleaned) return;
     this.cleaned = true;
+    await Promise.all(this.removals);
     await removeJobResources(this.parts.docker, this.parts.jobId, this.parts.created);
   }
 }

@@ -5,9 +5,7 @@
  */
 import path from 'node:path';
 import type { Artifact, Dependency } from '../../protocol/job-payload.ts';
-import { collect } from './archive/collect.ts';
-import { zipAsTar } from './archive/read-zip.ts';
-import { stagedEntries, writeGzipMembers, writeRaw, writeZip } from './archive/write.ts';
+import { archive as loadArchiveCode } from './archive/lazy.ts';
 import type { JobContext } from './context.ts';
 import { DependencyDownloadError, type FailureReason } from './session.ts';
 
@@ -21,6 +19,7 @@ export interface StageFailure {
 }
 
 export async function downloadArtifacts(context: JobContext): Promise<StageFailure | null> {
+  const archiveCode = await loadArchiveCode();
   const { trace } = context;
   for (const dependency of dependenciesWithArtifacts(context)) {
     trace.notice(`Downloading artifacts for ${dependency.name} (${dependency.id})...`);
@@ -35,7 +34,7 @@ export async function downloadArtifacts(context: JobContext): Promise<StageFailu
       return { message: `downloading artifacts of ${dependency.name} (${dependency.id}): ${message}`, reason: missing ? 'missing_dependency_failure' : 'runner_system_failure' };
     }
     try {
-      await context.environment.copyIn(await zipAsTar(file), context.environment.info.projectDir);
+      await context.environment.copyIn(await archiveCode.zipAsTar(file), context.environment.info.projectDir);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       trace.error(`Extracting artifacts of ${dependency.name} (${dependency.id}): ${message}`);
@@ -56,28 +55,29 @@ const EXTENSIONS: Record<string, string> = { zip: '.zip', gzip: '.gz', raw: '' }
 
 /** Uploads every artifact whose `when` fits; returns the first failure (the job then fails). */
 export async function uploadArtifacts(context: JobContext, succeeded: boolean): Promise<string | null> {
+  const archiveCode = await loadArchiveCode();
   const { trace } = context;
   let failure: string | null = null;
   for (const [index, artifact] of artifactsToUpload(context, succeeded).entries()) {
     trace.notice('Uploading artifacts...');
     const format = artifact.artifact_format || 'zip';
     const type = artifact.artifact_type || 'archive';
-    const { staging, select } = await collect(context, { paths: artifact.paths, exclude: artifact.exclude, untracked: artifact.untracked }, `artifact-${index}`);
+    const { staging, select } = await archiveCode.collect(context, { paths: artifact.paths, exclude: artifact.exclude, untracked: artifact.untracked }, `artifact-${index}`);
     for (const [pattern, count] of select.counts) {
       if (count > 0) trace.write(`${pattern}: found ${count} matching files and directories\x1b[0;m\n`);
       else trace.warning(`${pattern}: no matching files`);
     }
     if (artifact.untracked) trace.write(`untracked: found ${select.untrackedCount} files\x1b[0;m\n`);
-    const entries = await stagedEntries(staging);
+    const entries = await archiveCode.stagedEntries(staging);
     if (!entries.some((entry) => entry.type !== 'directory')) {
       trace.error('No files to upload');
       continue;
     }
     const archive = path.join(context.workDir, `artifact-${index}${EXTENSIONS[format] ?? ''}`);
     try {
-      if (format === 'gzip') await writeGzipMembers(entries, archive);
-      else if (format === 'raw') await writeRaw(entries, archive);
-      else await writeZip(entries, archive);
+      if (format === 'gzip') await archiveCode.writeGzipMembers(entries, archive);
+      else if (format === 'raw') await archiveCode.writeRaw(entries, archive);
+      else await archiveCode.writeZip(entries, archive);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       trace.error(`Uploading artifacts as "${type}" to coordinator... ${message}`);

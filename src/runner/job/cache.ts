@@ -6,9 +6,7 @@
 import { mkdir, rename, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { ArtifactWhen, Cache } from '../../protocol/job-payload.ts';
-import { collect } from './archive/collect.ts';
-import { zipAsTar } from './archive/read-zip.ts';
-import { stagedEntries, writeZip } from './archive/write.ts';
+import { archive as loadArchiveCode } from './archive/lazy.ts';
 import type { JobContext } from './context.ts';
 import { expandValue, variableValue } from './variables.ts';
 
@@ -28,6 +26,7 @@ function cacheFile(context: JobContext, key: string): string {
 }
 
 export async function restoreCache(context: JobContext): Promise<void> {
+  const archiveCode = await loadArchiveCode();
   const { trace } = context;
   for (const entry of cacheEntries(context)) {
     const key = cacheKey(context, entry);
@@ -51,7 +50,7 @@ export async function restoreCache(context: JobContext): Promise<void> {
         continue;
       }
       try {
-        await context.environment.copyIn(await zipAsTar(file), context.environment.info.projectDir);
+        await context.environment.copyIn(await archiveCode.zipAsTar(file), context.environment.info.projectDir);
         trace.notice('Successfully extracted cache');
         restored = true;
         break;
@@ -74,6 +73,7 @@ export function cachesToArchive(context: JobContext, succeeded: boolean): Cache[
 
 /** Returns an error message when a cache could not be written (the job then fails). */
 export async function archiveCache(context: JobContext, succeeded: boolean): Promise<string | null> {
+  const archiveCode = await loadArchiveCode();
   const { trace } = context;
   for (const entry of cachesToArchive(context, succeeded)) {
     const key = cacheKey(context, entry);
@@ -87,13 +87,13 @@ export async function archiveCache(context: JobContext, succeeded: boolean): Pro
     }
     trace.notice(`Creating cache ${key}...`);
     try {
-      const { staging, select } = await collect(context, { paths: entry.paths, untracked: entry.untracked }, 'cache');
+      const { staging, select } = await archiveCode.collect(context, { paths: entry.paths, untracked: entry.untracked }, 'cache');
       for (const [pattern, count] of select.counts) trace.write(`${pattern}: found ${count} matching files and directories\n`);
       if (entry.untracked) trace.write(`untracked: found ${select.untrackedCount} files\n`);
       const file = cacheFile(context, key);
       await mkdir(path.dirname(file), { recursive: true });
       const partial = `${file}.${process.pid}.${Date.now()}.tmp`;
-      await writeZip(await stagedEntries(staging), partial);
+      await archiveCode.writeZip(await archiveCode.stagedEntries(staging), partial);
       await rename(partial, file);
       trace.notice('Created cache');
     } catch (error) {

@@ -3,12 +3,15 @@
  * clone|fetch|none, git_info.depth, refspecs, GIT_CHECKOUT, GIT_CLEAN_FLAGS,
  * GIT_FETCH_EXTRA_FLAGS, GIT_SUBMODULE_STRATEGY, the job-token URL (or clone_url). The
  * docker executor then receives the checkout through copyIn, so a remote daemon needs no git.
+ * The git commands run in one sh process (a spawn from node costs more than git itself).
  */
-import { execa } from 'execa';
-import { mkdir, rm, stat } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { runShellScript } from '../../executors/shell/process.ts';
 import type { GitInfo } from '../../protocol/job-payload.ts';
-import type { JobTrace } from './trace.ts';
+import { quote } from './script.ts';
+import { ANSI, type JobTrace } from './trace.ts';
 
 export type GitStrategy = 'clone' | 'fetch' | 'none';
 export type SubmoduleStrategy = 'none' | 'normal' | 'recursive';
@@ -66,32 +69,63 @@ export function remoteUrl(repoUrl: string, cloneUrl: string | undefined, project
   return url.toString();
 }
 
-async function git(request: SourcesRequest, args: string[], options: { cwd?: string; quietFailure?: boolean } = {}): Promise<number> {
-  const child = execa('git', args, {
-    cwd: options.cwd ?? request.directory,
-    reject: false,
-    buffer: false,
-    stdin: 'ignore',
-    env: { GIT_TERMINAL_PROMPT: '0', GIT_LFS_SKIP_SMUDGE: '1' },
-    cancelSignal: request.signal,
-    forceKillAfterDelay: 1000,
-  });
-  if (!options.quietFailure) {
-    child.stdout?.on('data', (chunk: Buffer) => request.trace.write(chunk));
-    child.stderr?.on('data', (chunk: Buffer) => request.trace.write(chunk));
-  }
-  const result = await child;
-  if (result.isCanceled) throw new SourcesError('canceled', 1);
-  if (result.exitCode === undefined) throw new SourcesError(`git ${args[0]}: ${result.shortMessage}`, 1);
-  return result.exitCode;
-}
-
-async function must(request: SourcesRequest, args: string[], cwd?: string): Promise<void> {
-  const code = await git(request, args, { cwd });
-  if (code !== 0) throw new SourcesError(`exit status ${code}`, code);
-}
-
 const exists = (file: string): Promise<boolean> => stat(file).then(() => true, () => false);
+
+/** A POSIX sh command line of `words`. */
+const command = (...words: string[]): string => words.map((word) => quote(word, 'sh')).join(' ');
+/** Runs `words`; a failure ends the script with git's exit status. */
+const must = (...words: string[]): string => `${command(...words)} || exit $?`;
+const say = (text: string): string => `printf '%s\\n' ${quote(text, 'sh')}`;
+const notice = (text: string): string => say(`${ANSI.boldGreen}${text}${ANSI.reset}`);
+
+/**
+ * The git commands of get_sources as one sh script, as gitlab-runner's generated script
+ * runs them: one shell on this machine instead of a process spawned from node per step.
+ */
+function sourcesScript(request: SourcesRequest, existed: boolean, empty: boolean): string {
+  const { git: info } = request;
+  const lines = [
+    must('git', 'init', '-q', request.directory),
+    say(`${existed ? 'Reinitialized existing' : 'Initialized empty'} Git repository in ${request.displayDirectory}/.git/`),
+    must('cd', request.directory),
+    must('git', 'config', 'fetch.recurseSubmodules', 'false'),
+    `if ${command('git', 'remote', 'add', 'origin', request.remoteUrl)} >/dev/null 2>&1; then`,
+    `  ${notice('Created fresh repository.')}`,
+    'else',
+    `  ${must('git', 'remote', 'set-url', 'origin', request.remoteUrl)}`,
+    'fi',
+  ];
+  // A repository made just now needs no housekeeping: no background maintenance process after the fetch.
+  const housekeeping = existed ? [] : ['-c', 'maintenance.auto=false', '-c', 'gc.auto=0'];
+  const fetch = ['git', '-c', `http.userAgent=${request.userAgent}`, ...housekeeping, 'fetch', 'origin', ...info.refspecs];
+  if (info.depth > 0) fetch.push('--depth', String(info.depth));
+  fetch.push(...words(request.fetchFlags));
+  lines.push(must(...fetch));
+
+  if (request.checkout) {
+    lines.push(notice(`Checking out ${info.sha.slice(0, 8)} as ${info.ref}...`), must('git', 'checkout', '-f', '-q', info.sha));
+    // A directory that was empty holds nothing but the checkout: nothing to clean.
+    if (request.cleanFlags.trim() !== 'none' && !empty) lines.push(must('git', 'clean', ...words(request.cleanFlags)));
+  } else {
+    lines.push(notice('Skipping Git checkout'));
+  }
+
+  if (request.submodules === 'none') {
+    lines.push(notice('Skipping Git submodules setup'));
+  } else {
+    const recursive = request.submodules === 'recursive' ? ['--recursive'] : [];
+    lines.push(
+      notice(request.submodules === 'recursive' ? 'Updating/initializing submodules recursively...' : 'Updating/initializing submodules...'),
+      must('git', 'submodule', 'sync', ...recursive),
+      must('git', 'submodule', 'update', '--init', ...recursive),
+      must('git', 'submodule', 'foreach', ...recursive, 'git clean -ffxd'),
+    );
+  }
+  lines.push('exit 0');
+  return `${lines.join('\n')}\n`;
+}
+
+const words = (flags: string): string[] => flags.split(/\s+/).filter(Boolean);
 
 export async function getSources(request: SourcesRequest): Promise<void> {
   const { trace, git: info } = request;
@@ -106,43 +140,31 @@ export async function getSources(request: SourcesRequest): Promise<void> {
     await rm(path.join(request.directory, '.git', lock), { force: true });
   }
   const existed = await exists(path.join(request.directory, '.git'));
+  const empty = (await readdir(request.directory).catch(() => [])).length === 0;
   await mkdir(request.directory, { recursive: true });
-  await must(request, ['init', '-q', request.directory]);
-  trace.write(`${existed ? 'Reinitialized existing' : 'Initialized empty'} Git repository in ${request.displayDirectory}/.git/\n`);
-  await must(request, ['config', 'fetch.recurseSubmodules', 'false']);
-  if ((await git(request, ['remote', 'add', 'origin', request.remoteUrl], { quietFailure: true })) === 0) {
-    trace.notice('Created fresh repository.');
-  } else {
-    await must(request, ['remote', 'set-url', 'origin', request.remoteUrl]);
+  let exitCode: number;
+  try {
+    ({ exitCode } = await runShellScript(
+      { stage: 'get_sources', kind: 'helper', shell: 'sh', script: sourcesScript(request, existed, empty), onOutput: (chunk) => trace.write(chunk), signal: request.signal },
+      { cwd: request.directory, env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_LFS_SKIP_SMUDGE: '1' } },
+    ));
+  } catch (error) {
+    throw new SourcesError(`git: ${error instanceof Error ? error.message : String(error)}`, 1);
   }
-  const fetch = ['-c', `http.userAgent=${request.userAgent}`, 'fetch', 'origin', ...info.refspecs];
-  if (info.depth > 0) fetch.push('--depth', String(info.depth));
-  fetch.push(...request.fetchFlags.split(/\s+/).filter(Boolean));
-  await must(request, fetch);
-
-  if (request.checkout) {
-    trace.notice(`Checking out ${info.sha.slice(0, 8)} as ${info.ref}...`);
-    await must(request, ['checkout', '-f', '-q', info.sha]);
-    if (request.cleanFlags.trim() !== 'none') await must(request, ['clean', ...request.cleanFlags.split(/\s+/).filter(Boolean)]);
-  } else {
-    trace.notice('Skipping Git checkout');
-  }
-
-  if (request.submodules === 'none') {
-    trace.notice('Skipping Git submodules setup');
-    return;
-  }
-  const recursive = request.submodules === 'recursive' ? ['--recursive'] : [];
-  trace.notice(request.submodules === 'recursive' ? 'Updating/initializing submodules recursively...' : 'Updating/initializing submodules...');
-  await must(request, ['submodule', 'sync', ...recursive]);
-  await must(request, ['submodule', 'update', '--init', ...recursive]);
-  await must(request, ['submodule', 'foreach', ...recursive, 'git clean -ffxd']);
+  if (request.signal.aborted) throw new SourcesError('canceled', 1);
+  if (exitCode !== 0) throw new SourcesError(`exit status ${exitCode}`, exitCode);
 }
 
 /** Files git tracks in `directory` (for `untracked`), or an empty set when it is no repository. */
 export async function trackedFiles(directory: string): Promise<Set<string>> {
   if (!(await exists(path.join(directory, '.git')))) return new Set();
-  const result = await execa('git', ['ls-files', '-z'], { cwd: directory, reject: false, stdin: 'ignore' });
-  if (result.exitCode !== 0) return new Set();
-  return new Set(result.stdout.split('\0').filter(Boolean));
+  const child = spawn('git', ['ls-files', '-z'], { cwd: directory, stdio: ['ignore', 'pipe', 'ignore'] });
+  const chunks: Buffer[] = [];
+  child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const code = await new Promise<number | null>((resolve) => {
+    child.once('error', () => resolve(null));
+    child.once('close', resolve);
+  });
+  if (code !== 0) return new Set();
+  return new Set(Buffer.concat(chunks).toString('utf8').split('\0').filter(Boolean));
 }

@@ -1,6 +1,7 @@
 import { createInterface } from 'node:readline/promises';
-import { parseArgs } from 'node:util';
 import v8 from 'node:v8';
+import yargs from 'yargs';
+import { hideBin } from 'yargs/helpers';
 import { userAgent } from '../runner/version.ts';
 import type { CommandIo } from './commands/runner-config.ts';
 
@@ -24,38 +25,8 @@ function commandIo(): CommandIo {
   return io;
 }
 
-/**
- * `runner run` with plain options, parsed without yargs: a long-running runner does not keep
- * the parser in memory (about 5 MB). Anything else (help, a typo) goes through yargs.
- */
-function plainRun(argv: string[]): { config?: string; workingDirectory?: string; listenAddress?: string } | null {
-  if (argv[0] !== 'run') return null;
-  try {
-    const { values, positionals } = parseArgs({
-      args: argv.slice(1),
-      options: { config: { type: 'string' }, 'working-directory': { type: 'string', short: 'd' }, 'listen-address': { type: 'string' } },
-      strict: true,
-      allowPositionals: false,
-    });
-    if (positionals.length > 0) return null;
-    return { config: values.config, workingDirectory: values['working-directory'], listenAddress: values['listen-address'] };
-  } catch {
-    return null;
-  }
-}
-
 /** `runner` command line. Only cli/ calls process.exit. */
 export async function main(argv: string[]): Promise<number> {
-  const run = plainRun(argv);
-  if (run) {
-    // An idle runner mostly waits on long polls: a small young generation (V8's default grows
-    // to 16 MB per semi-space) keeps its RSS low at the cost of more, cheaper scavenges.
-    v8.setFlagsFromString('--max-semi-space-size=1');
-    v8.setFlagsFromString('--semi-space-growth-factor=1');
-    const { runRun } = await import('./commands/runner-run.ts');
-    return runRun(run, commandIo());
-  }
-  const { default: yargs } = await import('yargs');
   let exitCode = 0;
   const config = { type: 'string', describe: 'config.toml (default: GANTRY_RUNNER_CONFIG or ./config.toml)' } as const;
   await yargs(argv)
@@ -154,6 +125,10 @@ export async function main(argv: string[]): Promise<number> {
           .option('working-directory', { type: 'string', alias: 'd', describe: 'Where builds/ and cache/ go by default' })
           .option('listen-address', { type: 'string', describe: 'Serve /metrics and /health on host:port (overrides listen_address)' }),
       async (args) => {
+        // An idle runner mostly waits on long polls: a small young generation (V8's default grows
+        // to 16 MB per semi-space) keeps its RSS low at the cost of more, cheaper scavenges.
+        v8.setFlagsFromString('--max-semi-space-size=1');
+        v8.setFlagsFromString('--semi-space-growth-factor=1');
         const { runRun } = await import('./commands/runner-run.ts');
         exitCode = await runRun({ config: args.config, workingDirectory: args['working-directory'], listenAddress: args['listen-address'] }, commandIo());
       },
@@ -230,7 +205,7 @@ function describeError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-main(process.argv.slice(2)).then(
+main(hideBin(process.argv)).then(
   (code) => process.exit(code),
   (error: unknown) => {
     process.stderr.write(`runner: ${describeError(error)}\n`);

@@ -2,9 +2,8 @@
  * One script in a fresh shell (`bash --noprofile --norc` or `sh`, never a login shell: on
  * these machines a login shell takes seconds), in a process group of its own so that
  * aborting kills the whole tree: SIGTERM to the group, SIGKILL a second later.
- * node:child_process directly (not execa): the runner stays small while it idles.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execa } from 'execa';
 import { ExecutorError, type RunRequest, type RunResult } from '../types.ts';
 
 const KILL_GRACE_MS = 1000;
@@ -19,46 +18,31 @@ export function shellCommand(shell: RunRequest['shell']): [string, string[]] {
   return shell === 'bash' ? ['bash', ['--noprofile', '--norc']] : ['sh', []];
 }
 
-/** Process groups of running scripts: none outlives the runner process. */
-const liveGroups = new Set<number>();
-let exitHookInstalled = false;
-function track(pid: number): void {
-  liveGroups.add(pid);
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.once('exit', () => {
-    for (const group of liveGroups) signalGroup(group, 'SIGKILL');
-  });
-}
-
-type Ended = { code: number | null; signal: NodeJS.Signals | null } | { error: Error };
-
-function ended(child: ChildProcess): Promise<Ended> {
-  return new Promise((resolve) => {
-    child.once('error', (error) => resolve({ error }));
-    child.once('close', (code, signal) => resolve({ code, signal }));
-  });
-}
-
 export async function runShellScript(request: RunRequest, options: ShellProcessOptions): Promise<RunResult> {
   const [file, args] = shellCommand(request.shell);
   if (request.signal.aborted) return { exitCode: 137 };
   // stderr joins stdout inside the shell, so the trace keeps the order the script wrote in.
   const input = `exec 2>&1\n${request.script}`;
-  let child: ChildProcess;
+  let child;
   try {
-    child = spawn(file, args, { cwd: options.cwd, env: options.env ?? process.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+    child = execa(file, args, {
+      cwd: options.cwd,
+      env: options.env,
+      extendEnv: options.env === undefined,
+      input,
+      detached: true,
+      buffer: false,
+      reject: false,
+      stdout: 'pipe',
+      stderr: 'pipe',
+      cleanup: true,
+    });
   } catch (error) {
     throw new ExecutorError(`cannot start ${file}: ${error instanceof Error ? error.message : String(error)}`, 'system', { cause: error });
   }
-  const end = ended(child);
   const pid = child.pid;
-  if (pid !== undefined) track(pid);
   child.stdout?.on('data', (chunk: Buffer) => request.onOutput(chunk));
   child.stderr?.on('data', (chunk: Buffer) => request.onOutput(chunk));
-  // A shell that exits before reading all of its script closes the pipe: not an error of ours.
-  child.stdin?.on('error', () => undefined);
-  child.stdin?.end(input);
 
   let killTimer: NodeJS.Timeout | undefined;
   const onAbort = (): void => {
@@ -69,16 +53,17 @@ export async function runShellScript(request: RunRequest, options: ShellProcessO
   // A background process still holding the output pipe must not keep the stage open.
   child.once('exit', () => signalGroup(pid, 'SIGKILL'));
   try {
-    const result = await end;
-    if ('error' in result) throw new ExecutorError(`cannot run ${file}: ${result.error.message}`, 'system', { cause: result.error });
-    if (result.code !== null) return { exitCode: result.code };
+    const result = await child;
+    if (result.failed && result.exitCode === undefined && result.signal === undefined) {
+      throw new ExecutorError(`cannot run ${file}: ${result.shortMessage ?? result.message}`, 'system');
+    }
+    if (result.exitCode !== undefined) return { exitCode: result.exitCode };
     return { exitCode: 128 + (SIGNAL_NUMBERS[result.signal ?? ''] ?? 1) };
   } finally {
     request.signal.removeEventListener('abort', onAbort);
     if (killTimer) clearTimeout(killTimer);
     // Nothing the script left running in its group outlives the stage.
     signalGroup(pid, 'SIGKILL');
-    if (pid !== undefined) liveGroups.delete(pid);
   }
 }
 

@@ -5,7 +5,7 @@
  * docker executor then receives the checkout through copyIn, so a remote daemon needs no git.
  * The git commands run in one sh process (a spawn from node costs more than git itself).
  */
-import { spawn } from 'node:child_process';
+import { execa } from 'execa';
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { runShellScript } from '../../executors/shell/process.ts';
@@ -158,13 +158,7 @@ export async function getSources(request: SourcesRequest): Promise<void> {
 /** Files git tracks in `directory` (for `untracked`), or an empty set when it is no repository. */
 export async function trackedFiles(directory: string): Promise<Set<string>> {
   if (!(await exists(path.join(directory, '.git')))) return new Set();
-  const child = spawn('git', ['ls-files', '-z'], { cwd: directory, stdio: ['ignore', 'pipe', 'ignore'] });
-  const chunks: Buffer[] = [];
-  child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
-  const code = await new Promise<number | null>((resolve) => {
-    child.once('error', () => resolve(null));
-    child.once('close', resolve);
-  });
-  if (code !== 0) return new Set();
-  return new Set(Buffer.concat(chunks).toString('utf8').split('\0').filter(Boolean));
+  const result = await execa('git', ['ls-files', '-z'], { cwd: directory, reject: false, stdin: 'ignore', encoding: 'utf8' });
+  if (result.exitCode !== 0) return new Set();
+  return new Set(result.stdout.split('\0').filter(Boolean));
 }

@@ -1,5 +1,6 @@
 import type { RunnerJobView } from '../../services/runners/views.ts';
 import { jobFields, jobWebUrl, secondsBetween } from './jobs.ts';
+import { serializeProjectNames } from './projects.ts';
 import { serializeUserBasic } from './user-basic.ts';
 
 /**
@@ -17,16 +18,6 @@ export function serializeRunnerJob({ job, project, pipeline, user }: RunnerJobVi
     commit: { id: job.sha, short_id: job.sha.slice(0, 8) },
     pipeline: pipeline ? { id: pipeline.id, project_id: pipeline.project_id, ref: pipeline.ref, sha: pipeline.sha, status: pipeline.status } : null,
     web_url: projectPath === undefined ? null : jobWebUrl(job, externalUrl, projectPath),
-    project: project
-      ? {
-          id: project.project.id,
-          description: project.project.description,
-          name: project.project.name,
-          name_with_namespace: `${project.namespace.full_name} / ${project.project.name}`,
-          path: project.project.path,
-          path_with_namespace: projectPath,
-          created_at: project.project.created_at,
-        }
-      : null,
+    project: project ? { ...serializeProjectNames(project), created_at: project.project.created_at } : null,
   };
 }

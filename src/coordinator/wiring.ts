@@ -128,7 +128,7 @@ function buildProjectsArea(context: CoordinatorContext, namespaces: NamespacesSe
   const views = buildProjectViews(context);
   const projects = buildProjectsService(context);
   const transfer = new ProjectTransfer({ projects: stores.projects, projectQueries: stores.projectQueries, permissions });
-  const shares = new ProjectSharesService({ projectGroupLinks: stores.projectGroupLinks, namespaces: stores.namespaces, lookup, permissions });
+  const shares = new ProjectSharesService({ projectGroupLinks: stores.projectGroupLinks, namespaces: stores.namespaces, lookup });
   return {
     transfer,
     projectViews: views,

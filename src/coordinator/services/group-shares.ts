@@ -4,17 +4,12 @@ import type { GroupGroupLinksStore } from '../../storage/types-projects.ts';
 import type { GroupDetails, GroupsService } from './groups.ts';
 import type { Lookup } from './lookup.ts';
 import { GUEST, OWNER, type Permissions } from './permissions.ts';
-
-export interface GroupShareInput {
-  groupId: number;
-  groupAccess: number;
-  expiresAt?: string;
-}
+import type { ShareInput } from './project-shares.ts';
 
 export interface GroupSharesServiceDeps {
   groupLinks: Pick<GroupGroupLinksStore, 'add' | 'remove'>;
-  lookup: Pick<Lookup, 'findGroup'>;
-  permissions: Pick<Permissions, 'canShareGroup' | 'canReadGroup'>;
+  lookup: Pick<Lookup, 'readableGroup'>;
+  permissions: Pick<Permissions, 'canShareGroup'>;
   groups: Pick<GroupsService, 'readable' | 'details'>;
 }
 
@@ -27,13 +22,12 @@ export class GroupSharesService {
   constructor(private readonly deps: GroupSharesServiceDeps) {}
 
   /** Shares the readable group `ref` with another group; answers the shared group's details. */
-  async share(ref: string, actor: UserRecord, input: GroupShareInput): Promise<GroupDetails> {
+  async share(ref: string, actor: UserRecord, input: ShareInput): Promise<GroupDetails> {
     const { permissions, lookup, groupLinks, groups } = this.deps;
     const group = await groups.readable(ref, actor);
     if (!(await permissions.canShareGroup(group, actor))) throw accessDenied();
     if (input.groupAccess < GUEST || input.groupAccess > OWNER || input.groupAccess % 10 !== 0) throw invalidParam('group_access', 'does not have a valid value');
-    const invited = await lookup.findGroup(input.groupId);
-    if (!invited || !(await permissions.canReadGroup(invited, actor))) throw new GantryError('GANTRY_E_GROUP_NOT_FOUND');
+    const invited = await lookup.readableGroup(input.groupId, actor);
     if (invited.id === group.id) throw new GantryError('GANTRY_E_GROUP_SHARED_WITH_ITSELF', 'A group cannot be shared with itself');
     const link = await groupLinks.add({
       shared_group_id: group.id,

@@ -2,11 +2,12 @@ import { GantryError, invalidParam } from '../../shared/errors.ts';
 import type { AccessLevel, NamespacesStore, ProjectRecord, UserRecord } from '../../storage/types.ts';
 import type { ProjectGroupLinkRecord, ProjectGroupLinksStore } from '../../storage/types-projects.ts';
 import type { Lookup } from './lookup.ts';
-import { DEVELOPER, GUEST, MAINTAINER, REPORTER, type Permissions } from './permissions.ts';
+import { DEVELOPER, GUEST, MAINTAINER, REPORTER } from './permissions.ts';
 
 /** A share grants at most maintainer, as in GitLab (owner is not a share level). */
 const SHARE_LEVELS: readonly number[] = [GUEST, REPORTER, DEVELOPER, MAINTAINER];
 
+/** Sharing a project or a group with a group: the group, the level it gets, until when. */
 export interface ShareInput {
   groupId: number;
   groupAccess: number;
@@ -16,8 +17,7 @@ export interface ShareInput {
 export interface ProjectSharesDeps {
   projectGroupLinks: Pick<ProjectGroupLinksStore, 'add' | 'remove'>;
   namespaces: Pick<NamespacesStore, 'ancestors'>;
-  lookup: Pick<Lookup, 'findGroup'>;
-  permissions: Pick<Permissions, 'canReadGroup'>;
+  lookup: Pick<Lookup, 'readableGroup'>;
 }
 
 /**
@@ -29,10 +29,9 @@ export class ProjectSharesService {
   constructor(private readonly deps: ProjectSharesDeps) {}
 
   async share(project: ProjectRecord, actor: UserRecord, input: ShareInput): Promise<ProjectGroupLinkRecord> {
-    const { lookup, permissions, namespaces, projectGroupLinks } = this.deps;
+    const { lookup, namespaces, projectGroupLinks } = this.deps;
     if (!SHARE_LEVELS.includes(input.groupAccess)) throw invalidParam('group_access', 'does not have a valid value');
-    const group = await lookup.findGroup(input.groupId);
-    if (!group || !(await permissions.canReadGroup(group, actor))) throw new GantryError('GANTRY_E_GROUP_NOT_FOUND');
+    const group = await lookup.readableGroup(input.groupId, actor);
     const enclosing = [project.namespace_id, ...(await namespaces.ancestors(project.namespace_id)).map((namespace) => namespace.id)];
     if (enclosing.includes(group.id)) throw new GantryError('GANTRY_E_PROJECT_SHARED_WITH_OWN_GROUP', 'Project cannot be shared with the group it is in or one of its ancestors.');
     const link = await projectGroupLinks.add({

@@ -70,8 +70,10 @@ export function serializeJob(view: JobView, externalUrl: string, now: number = D
   };
 }
 
-export function serializeJobBasic(view: JobBasicView, base: { externalUrl: string; projectFullPath: string }, now: number = Date.now()): JobBasicJson {
-  const { job } = view;
+/** The job's own fields that every job answer (JobBasic, the runners API's JobBasicWithProject) starts with. */
+export type JobFieldsJson = Pick<JobBasicJson, 'id' | 'status' | 'stage' | 'name' | 'ref' | 'tag' | 'coverage' | 'allow_failure' | 'created_at' | 'started_at' | 'finished_at'>;
+
+export function jobFields(job: JobRecord): JobFieldsJson {
   return {
     id: job.id,
     status: job.status,
@@ -84,6 +86,13 @@ export function serializeJobBasic(view: JobBasicView, base: { externalUrl: strin
     created_at: job.created_at,
     started_at: job.started_at,
     finished_at: job.finished_at,
+  };
+}
+
+export function serializeJobBasic(view: JobBasicView, base: { externalUrl: string; projectFullPath: string }, now: number = Date.now()): JobBasicJson {
+  const { job } = view;
+  return {
+    ...jobFields(job),
     erased_at: job.erased_at,
     duration: secondsBetween(job.started_at, job.finished_at, now),
     queued_duration: secondsBetween(job.queued_at, job.started_at, now),
@@ -103,9 +112,8 @@ function serializeJobArtifact(artifact: JobArtifactRecord): JobArtifactJson {
   return { file_type: artifact.file_type, size: artifact.size, filename: artifact.file_name, file_format: artifact.file_format };
 }
 
-
 /** Seconds from `start` to `end` (or to now while `end` is unset); null before `start`. */
-function secondsBetween(start: string | null, end: string | null, now: number): number | null {
+export function secondsBetween(start: string | null, end: string | null, now: number): number | null {
   if (start === null) return null;
   const finish = end === null ? now : Date.parse(end);
   return Math.max(0, (finish - Date.parse(start)) / 1000);

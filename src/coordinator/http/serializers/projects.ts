@@ -1,4 +1,4 @@
-import type { CustomAttributeRecord } from '../../../storage/types.ts';
+import type { CustomAttributeRecord, NamespaceRecord, ProjectRecord } from '../../../storage/types.ts';
 import type { ProjectGroupLinkRecord } from '../../../storage/types-projects.ts';
 import type { ProjectStatistics, ProjectSummaryView, ProjectView } from '../../services/project-views.ts';
 import { serializeNamespace } from './namespaces.ts';
@@ -36,16 +36,23 @@ function hostnameOf(externalUrl: string): string {
   return hostname;
 }
 
-function serializeProjectSummary(view: ProjectSummaryView, externalUrl: string): Json {
-  const { project, namespace } = view;
-  const fullPath = `${namespace.full_path}/${project.path}`;
+/** A project's id and names, as every answer that embeds a project starts (GitLab's ProjectIdentity but `created_at`). */
+export function serializeProjectNames({ project, namespace }: { project: ProjectRecord; namespace: NamespaceRecord }) {
   return {
     id: project.id,
     description: project.description,
     name: project.name,
     name_with_namespace: `${namespace.full_name} / ${project.name}`,
     path: project.path,
-    path_with_namespace: fullPath,
+    path_with_namespace: `${namespace.full_path}/${project.path}`,
+  };
+}
+
+function serializeProjectSummary(view: ProjectSummaryView, externalUrl: string): Json {
+  const { project, namespace } = view;
+  const fullPath = `${namespace.full_path}/${project.path}`;
+  return {
+    ...serializeProjectNames(view),
     created_at: project.created_at,
     default_branch: project.default_branch,
     tag_list: project.tag_list,

@@ -1,6 +1,7 @@
 import type { NamespaceRecord } from '../../../storage/types.ts';
-import type { ProjectWithNamespace, RunnerDetailView, RunnerView } from '../../services/runners/views.ts';
+import type { RunnerDetailView, RunnerView } from '../../services/runners/views.ts';
 import { groupWebUrl } from './groups.ts';
+import { serializeProjectNames } from './projects.ts';
 
 /** GitLab's `Entities::Runner` (lists), with `paused` as later GitLab versions add it. */
 export function serializeRunner({ runner, online, status }: RunnerView) {
@@ -36,20 +37,9 @@ export function serializeRunnerDetail(view: RunnerDetailView, externalUrl: strin
     platform: runner.platform,
     architecture: runner.architecture,
     contacted_at: runner.contacted_at,
-    projects: view.projects.map(serializeRunnerProject),
+    // Spec 02: a runner's projects show their id and names only.
+    projects: view.projects.map(serializeProjectNames),
     groups: view.groups.map((group) => serializeRunnerGroup(group, externalUrl)),
-  };
-}
-
-/** A project as runner answers name it (spec 02: id, name, name_with_namespace, path, path_with_namespace). */
-export function serializeRunnerProject({ project, namespace }: ProjectWithNamespace) {
-  return {
-    id: project.id,
-    description: project.description,
-    name: project.name,
-    name_with_namespace: `${namespace.full_name} / ${project.name}`,
-    path: project.path,
-    path_with_namespace: `${namespace.full_path}/${project.path}`,
   };
 }
 

@@ -11,6 +11,12 @@ export interface CiProject {
   fullPath: string;
 }
 
+/** The project with its full path (a project whose namespace is gone shows its path alone). */
+export async function ciProject(namespaces: Pick<NamespacesStore, 'findById'>, project: ProjectRecord): Promise<CiProject> {
+  const namespace = await namespaces.findById(project.namespace_id);
+  return { project, fullPath: namespace ? `${namespace.full_path}/${project.path}` : project.path };
+}
+
 /** One job with everything its API answer shows. */
 export interface JobView {
   job: JobRecord;
@@ -37,9 +43,8 @@ export interface JobViewsDeps {
 export class JobViews {
   constructor(private readonly deps: JobViewsDeps) {}
 
-  async target(project: ProjectRecord): Promise<CiProject> {
-    const namespace = await this.deps.namespaces.findById(project.namespace_id);
-    return { project, fullPath: namespace ? `${namespace.full_path}/${project.path}` : project.path };
+  target(project: ProjectRecord): Promise<CiProject> {
+    return ciProject(this.deps.namespaces, project);
   }
 
   async one(target: CiProject, job: JobRecord): Promise<JobView> {

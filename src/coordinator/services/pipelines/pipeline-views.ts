@@ -1,14 +1,9 @@
 import type { GitCommit, RepositoryManager } from '../../../storage/git/types.ts';
-import type { JobArtifactRecord, JobArtifactsStore, JobRecord } from '../../../storage/types-ci-jobs.ts';
+import type { JobArtifactsStore, JobRecord } from '../../../storage/types-ci-jobs.ts';
 import type { PipelineRecord, PipelinesStore } from '../../../storage/types-ci.ts';
-import type { RunnerRecord, RunnersStore } from '../../../storage/types-runners.ts';
+import type { RunnersStore } from '../../../storage/types-runners.ts';
 import type { NamespacesStore, ProjectRecord, ProjectsStore, UserRecord, UsersStore } from '../../../storage/types.ts';
-
-/** A project with its full path (`group/sub/project`), for web_url and details_path. */
-export interface PipelineProject {
-  project: ProjectRecord;
-  fullPath: string;
-}
+import { ciProject, type CiProject, type JobView as ProjectJobView } from './job-views.ts';
 
 /** A pipeline with the user who ran it. */
 export interface PipelineView {
@@ -16,16 +11,8 @@ export interface PipelineView {
   user: UserRecord | null;
 }
 
-/** A job with what its GitLab answer embeds. */
-export interface JobView {
-  job: JobRecord;
-  user: UserRecord | null;
-  /** null when the repository no longer has the commit. */
-  commit: GitCommit | null;
-  pipeline: PipelineRecord;
-  runner: RunnerRecord | null;
-  artifacts: JobArtifactRecord[];
-}
+/** A job of one pipeline with what its GitLab answer embeds: the jobs API's view but for the project, which the caller holds. */
+export type JobView = Omit<ProjectJobView, 'target' | 'pipeline'> & { pipeline: PipelineRecord };
 
 /** A bridge job and the pipeline it created (possibly in another project). */
 export interface BridgeView extends JobView {
@@ -46,9 +33,8 @@ export interface PipelineViewsDeps {
 export class PipelineViews {
   constructor(private readonly deps: PipelineViewsDeps) {}
 
-  async project(project: ProjectRecord): Promise<PipelineProject> {
-    const namespace = await this.deps.namespaces.findById(project.namespace_id);
-    return { project, fullPath: namespace ? `${namespace.full_path}/${project.path}` : project.path };
+  project(project: ProjectRecord): Promise<CiProject> {
+    return ciProject(this.deps.namespaces, project);
   }
 
   async pipelines(pipelines: readonly PipelineRecord[]): Promise<PipelineView[]> {
@@ -56,7 +42,7 @@ export class PipelineViews {
     return pipelines.map((pipeline) => ({ pipeline, user: userOf(users, pipeline.user_id) }));
   }
 
-  async jobs(target: PipelineProject, pipeline: PipelineRecord, jobs: readonly JobRecord[]): Promise<JobView[]> {
+  async jobs(target: CiProject, pipeline: PipelineRecord, jobs: readonly JobRecord[]): Promise<JobView[]> {
     const jobIds = jobs.map((job) => job.id);
     const [users, runners, artifacts, commits] = await Promise.all([
       this.usersById(jobs.map((job) => job.user_id)),
@@ -76,7 +62,7 @@ export class PipelineViews {
     }));
   }
 
-  async bridges(target: PipelineProject, pipeline: PipelineRecord, bridges: readonly JobRecord[]): Promise<BridgeView[]> {
+  async bridges(target: CiProject, pipeline: PipelineRecord, bridges: readonly JobRecord[]): Promise<BridgeView[]> {
     const views = await this.jobs(target, pipeline, bridges);
     const downstream = await this.deps.pipelines.listBySourceJobs(bridges.map((bridge) => bridge.id));
     const paths = await this.fullPaths(downstream.map((child) => child.project_id));

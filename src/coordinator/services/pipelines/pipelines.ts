@@ -8,7 +8,8 @@ import type { ProtectedBranchesService } from '../protected-branches.ts';
 import type { ProtectedTagsService } from '../protected-tags.ts';
 import type { Page, Paged } from '../repository/pages.ts';
 import type { PipelineRemoval } from './pipeline-removal.ts';
-import type { BridgeView, JobView, PipelineProject, PipelineView, PipelineViews } from './pipeline-views.ts';
+import type { CiProject } from './job-views.ts';
+import type { BridgeView, JobView, PipelineView, PipelineViews } from './pipeline-views.ts';
 import type { PipelineProcessing } from './processing.ts';
 
 /** The list filters of `GET /projects/:id/pipelines`, as GitLab names their values. */
@@ -49,7 +50,7 @@ export interface PipelinesServiceDeps {
 
 /** A pipeline answer: the pipeline with its user, and its project for URLs. */
 export interface PipelineResult {
-  target: PipelineProject;
+  target: CiProject;
   view: PipelineView;
 }
 
@@ -60,7 +61,7 @@ export class PipelinesService {
   constructor(private readonly deps: PipelinesServiceDeps) {}
 
   /** GitLab asks for `read_pipeline` and `read_build` on the project to list its pipelines. */
-  async list(projectRef: string, actor: Actor, query: PipelineListQuery, page: Page): Promise<{ target: PipelineProject } & Paged<PipelineRecord>> {
+  async list(projectRef: string, actor: Actor, query: PipelineListQuery, page: Page): Promise<{ target: CiProject } & Paged<PipelineRecord>> {
     const project = await this.readable(projectRef, actor);
     const permissions = this.deps.permissions;
     if (!(await permissions.canReadPipelines(project, actor)) || !(await permissions.canReadJobs(project, actor))) throw accessDenied();
@@ -111,7 +112,7 @@ export class PipelinesService {
   }
 
   /** The pipeline's builds; empty for callers who may read the pipeline but not its jobs (GitLab's JobsFinder). */
-  async jobs(projectRef: string, actor: Actor, pipelineId: number, query: PipelineJobsQuery, page: Page): Promise<{ target: PipelineProject } & Paged<JobView>> {
+  async jobs(projectRef: string, actor: Actor, pipelineId: number, query: PipelineJobsQuery, page: Page): Promise<{ target: CiProject } & Paged<JobView>> {
     // GitLab checks read_pipeline on the project before it looks the pipeline up here.
     const project = await this.readable(projectRef, actor);
     if (!(await this.deps.permissions.canReadPipelines(project, actor))) throw accessDenied();
@@ -127,7 +128,7 @@ export class PipelinesService {
   }
 
   /** The pipeline's bridge jobs with the pipelines they created; `read_build` on the project (403 otherwise). */
-  async bridges(projectRef: string, actor: Actor, pipelineId: number, query: { scope?: readonly string[] }, page: Page): Promise<{ target: PipelineProject } & Paged<BridgeView>> {
+  async bridges(projectRef: string, actor: Actor, pipelineId: number, query: { scope?: readonly string[] }, page: Page): Promise<{ target: CiProject } & Paged<BridgeView>> {
     const project = await this.readable(projectRef, actor);
     if (!(await this.deps.permissions.canReadJobs(project, actor))) throw accessDenied();
     const pipeline = await this.pipelineOf(project, pipelineId);

@@ -127,6 +127,42 @@ describe('git over HTTP: clone, fetch, push and access', () => {
     assert.match(result.stderr, /> command=ls-refs/);
   });
 
+  it('answers a repository\'s protocol v2 advertisement from memory after the first, while ls-refs still sees new refs', async () => {
+    const { spawner } = fixture.gantry.coordinator.context.repositories;
+    const spawn = spawner.spawn.bind(spawner);
+    const backends: string[] = [];
+    spawner.spawn = (request) => {
+      if (request.args.includes('http-backend')) backends.push(request.env?.PATH_INFO ?? '');
+      return spawn(request);
+    };
+    try {
+      const advertise = (version: string) => fetch(`${fixture.baseUrl}/team/sub/open.git/info/refs?service=git-upload-pack`, { headers: { 'Git-Protocol': version } });
+      const first = await advertise('version=2');
+      const firstBody = await first.text();
+      const afterFirst = backends.length;
+      const second = await advertise('version=2');
+      const secondBody = await second.text();
+      assert.deepEqual([first.status, second.status], [200, 200]);
+      assert.equal(second.headers.get('content-type'), 'application/x-git-upload-pack-advertisement');
+      assert.equal(second.headers.get('cache-control'), first.headers.get('cache-control'));
+      assert.match(secondBody, /version 2\n/);
+      assert.equal(secondBody, firstBody);
+      assert.equal(backends.length, afterFirst, 'the second advertisement ran git http-backend again');
+      // Protocol v0 lists refs in its advertisement: always from git.
+      const before = backends.length;
+      assert.match(await (await advertise('')).text(), /refs\/heads\/main/);
+      assert.equal(backends.length, before + 1);
+
+      const cwd = path.join(fixture.workDir, 'open-advertised');
+      assert.equal((await fixture.git(['clone', fixture.url('team/sub/open', as(developer)), cwd])).code, 0);
+      assert.equal((await fixture.git(['push', 'origin', 'HEAD:refs/heads/advertised'], { cwd })).code, 0);
+      const listed = await fixture.git(['-c', 'protocol.version=2', 'ls-remote', fixture.url('team/sub/open')]);
+      assert.match(listed.stdout, /\trefs\/heads\/advertised\n/);
+    } finally {
+      spawner.spawn = spawn;
+    }
+  });
+
   it('fetches with protocol v2 into an existing clone', async () => {
     const clone = await fixture.git(['-c', 'protocol.version=2', 'clone', fixture.url('team/sub/open'), 'open-v2']);
     assert.equal(clone.code, 0, clone.stderr);

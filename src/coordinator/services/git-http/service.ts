@@ -10,6 +10,7 @@ import type { ProjectRecord, ProjectsStore } from '../../../storage/types.ts';
 import type { CoordinatorEvents } from '../events.ts';
 import type { Lookup } from '../lookup.ts';
 import { REFUSALS, signInNeeded, type GitAccess, type GitIdentity } from './access.ts';
+import { speaksV2, UploadPackAdvertisements } from './advertisements.ts';
 import type { GitPath } from './paths.ts';
 import { computePushPolicy, type BranchPushRules, type TagPushRules } from './push-policy.ts';
 import { MalformedPushError, readReceiveCommands } from './receive-commands.ts';
@@ -53,6 +54,8 @@ const PASSED_HEADERS = new Set(['content-type', 'cache-control', 'expires', 'pra
 
 /** Serves clone, fetch and push through `git http-backend` after our own access checks. */
 export class GitHttpService {
+  private readonly advertisements = new UploadPackAdvertisements();
+
   constructor(private readonly deps: GitHttpDependencies) {}
 
   async handle(request: GitHttpRequest): Promise<GitHttpResponse> {
@@ -70,6 +73,9 @@ export class GitHttpService {
     const repositoryPath = this.deps.repositories.open(project.id).path;
 
     if (pushing && target.pathInfo === '/git-receive-pack') return this.receivePack(request, project, identity, repositoryPath);
+    const advertising = !pushing && request.method === 'GET' && target.pathInfo === '/info/refs' && speaksV2(request.gitProtocol);
+    const remembered = advertising ? this.advertisements.answer(repositoryPath) : undefined;
+    if (remembered) return remembered;
     // Fetches and clones (the upload-pack POSTs) are heavy: they wait for a slot, fairly per requester.
     const slot = target.pathInfo === '/git-upload-pack' ? await this.heavySlot(request, identity) : null;
     try {
@@ -80,6 +86,7 @@ export class GitHttpService {
         config: { 'uploadpack.allowFilter': 'true' },
         heavy: slot !== null,
       }, this.deps.repositories.spawner);
+      if (advertising) return await this.advertisements.remember(repositoryPath, response, passedHeaders(response));
       const relayed = this.relay(response, async () => undefined, request.signal);
       relayed.body.once('close', () => slot?.release());
       return relayed;
@@ -141,8 +148,7 @@ export class GitHttpService {
    * then). The backend is stopped when the body is dropped or the client hangs up.
    */
   private relay(response: HttpBackendResponse, afterExit: () => Promise<void>, signal: AbortSignal | undefined): GitHttpResponse {
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(response.headers)) if (PASSED_HEADERS.has(name)) headers[name] = value;
+    const headers = passedHeaders(response);
     const out = new PassThrough();
     let ended = false;
     const onAbort = (): void => {
@@ -177,4 +183,11 @@ export class GitHttpService {
       await this.deps.events.publishPush({ project_id: project.id, ref: update.ref, before: update.before, after: update.after, user_id: userId });
     }
   }
+}
+
+/** The backend's headers a client gets. */
+function passedHeaders(response: HttpBackendResponse): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(response.headers)) if (PASSED_HEADERS.has(name)) headers[name] = value;
+  return headers;
 }

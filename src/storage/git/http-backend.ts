@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { PassThrough, type Readable } from 'node:stream';
+import { createGunzip } from 'node:zlib';
 import { gitInvocation } from './run.ts';
 import { spawnHere, type ProcessSpawner } from './spawner.ts';
 
@@ -50,14 +51,26 @@ export interface HttpBackendResponse {
 const MAX_HEADER_BYTES = 64 * 1024;
 const MAX_STDERR_BYTES = 64 * 1024;
 
+/** What `git http-backend` answers an upload-pack POST before upload-pack's own output. */
+const UPLOAD_PACK_RESULT_HEADERS: Readonly<Record<string, string>> = {
+  expires: 'Fri, 01 Jan 1980 00:00:00 GMT',
+  pragma: 'no-cache',
+  'cache-control': 'no-cache, max-age=0, must-revalidate',
+  'content-type': 'application/x-git-upload-pack-result',
+};
+
 /**
  * Runs `git http-backend` for one request: body streamed in, CGI headers parsed, body
  * streamed out. With a spawner, the backend is started off this process's event loop.
+ * An upload-pack POST (every clone and fetch, two or three per fetch) runs
+ * `git upload-pack --stateless-rpc` directly, as http-backend itself would after writing its
+ * fixed headers: one process start less (about 20 ms here), the gzip body inflated by us.
  */
 export async function runHttpBackend(request: HttpBackendRequest, spawner?: ProcessSpawner): Promise<HttpBackendResponse> {
   const heavy = request.heavy ?? false;
-  const [file, args] = gitInvocation(['http-backend'], heavy);
-  const spawnRequest = { file, args, env: backendEnvironment(request), detached: heavy };
+  const direct = request.method === 'POST' && request.pathInfo === '/git-upload-pack';
+  const [file, args] = gitInvocation(direct ? ['upload-pack', '--stateless-rpc', request.repositoryPath] : ['http-backend'], heavy);
+  const spawnRequest = { file, args, env: direct ? uploadPackEnvironment(request) : backendEnvironment(request), detached: heavy };
   const child = await (spawner ? spawner.spawn(spawnRequest) : spawnHere(spawnRequest));
 
   let stderr = '';
@@ -73,15 +86,23 @@ export async function runHttpBackend(request: HttpBackendRequest, spawner?: Proc
   child.stdout.on('error', () => undefined);
   child.stderr.on('error', () => undefined);
   if (request.bodyHead && request.bodyHead.length > 0) child.stdin.write(request.bodyHead);
-  if (request.body) {
-    request.body.on('error', () => child.stdin.destroy());
-    request.body.pipe(child.stdin);
+  const gzipped = direct && request.contentEncoding?.toLowerCase() === 'gzip';
+  const body = request.body && gzipped ? request.body.pipe(createGunzip()) : request.body;
+  if (body) {
+    request.body?.on('error', () => child.stdin.destroy());
+    body.on('error', () => child.stdin.destroy());
+    body.pipe(child.stdin);
   } else {
     child.stdin.end();
   }
 
   // A heavy backend has a process group of its own: upload-pack and pack-objects stop with it.
   const kill = (): void => child.kill('SIGTERM');
+  if (direct) {
+    const out = new PassThrough();
+    child.stdout.pipe(out);
+    return { status: 200, headers: { ...UPLOAD_PACK_RESULT_HEADERS }, body: out, finished, kill };
+  }
   return readCgiHeaders(child.stdout, finished).then(
     (head) => ({ ...head, finished, kill }),
     (error: unknown) => {
@@ -121,6 +142,13 @@ function backendEnvironment(request: HttpBackendRequest): NodeJS.ProcessEnv {
     environment[`GIT_CONFIG_VALUE_${index}`] = value;
   });
   return { ...environment, ...request.environment };
+}
+
+/** upload-pack's environment: the sealed configuration, the protocol version and our settings. */
+function uploadPackEnvironment(request: HttpBackendRequest): NodeJS.ProcessEnv {
+  const cgi = backendEnvironment(request);
+  const kept = Object.entries(cgi).filter(([name]) => name === 'PATH' || name.startsWith('GIT_CONFIG') || name === 'GIT_PROTOCOL');
+  return { ...Object.fromEntries(kept), ...request.environment };
 }
 
 /** Reads the CGI header block off stdout and hands over the rest as a stream. */

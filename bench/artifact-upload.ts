@@ -86,9 +86,12 @@ try {
     createInterface({ input: child.stdout! }).once('line', resolve);
     child.once('exit', (code) => reject(new Error(`the coordinator exited (${code}) before listening`)));
   });
-  const { base, jobId, token } = JSON.parse(line) as { base: string; jobId: number; token: string };
+  // One job per upload: a job keeps its first archive (a second, different one answers 400).
+  const { base, jobs } = JSON.parse(line) as { base: string; jobs: Array<{ jobId: number; token: string }> };
+  const [warmJob, ...roundJobs] = jobs;
+  if (!warmJob || roundJobs.length < ROUNDS) throw new Error(`the coordinator seeded ${jobs.length} jobs, ${ROUNDS + 1} are needed`);
 
-  const warm = await upload(base, jobId, token, warmup);
+  const warm = await upload(base, warmJob.jobId, warmJob.token, warmup);
   if (warm.status !== 201) throw new Error(`warm-up upload answered ${warm.status}`);
   await new Promise((resolve) => setTimeout(resolve, 500));
   const rssBefore = await rssOf(child.pid!);
@@ -102,7 +105,7 @@ try {
   try {
     for (let round = 0; round < ROUNDS; round++) {
       copies.push(await copyFlushed(source, path.join(work, 'copy.zip')));
-      const result = await upload(base, jobId, token, source);
+      const result = await upload(base, roundJobs[round]!.jobId, roundJobs[round]!.token, source);
       if (result.status !== 201) throw new Error(`upload answered ${result.status}`);
       uploads.push(result.seconds);
     }

@@ -122,34 +122,30 @@ describe('child pipelines (trigger:include)', () => {
     await fixture.jobWhen(parent.id, 'after', (job) => job.status === 'pending', 'the next stage runs');
   });
 
-  it('strategy: depend fails the bridge, and the parent, when the child fails', async () => {
-    const sha = await fixture.commit(project.id, 'depend-bad', { '.gitlab-ci.yml': parentConfig('depend'), 'ci/child.yml': CHILD });
-    const parent = await fixture.pushPipeline(project.id, sha, 'depend-bad');
+  /** A depend parent on branch `ref` whose child failed: the bridge and the parent failed, the next stage skipped. */
+  async function parentOfFailedChild(ref: string) {
+    const sha = await fixture.commit(project.id, ref, { '.gitlab-ci.yml': parentConfig('depend'), 'ci/child.yml': CHILD });
+    const parent = await fixture.pushPipeline(project.id, sha, ref);
     await fixture.finish((await fixture.jobs(parent.id)).build, 'success');
     const bridge = await fixture.jobWhen(parent.id, 'trigger-child', (job) => job.status === 'running', 'running');
     const child = await fixture.downstreamOf(bridge);
     const childJobs = await fixture.jobs(child.id);
     await fixture.finish(childJobs['child-test'], 'failed');
     await fixture.finish(childJobs['from-parent'], 'success');
-    assert.equal((await fixture.pipeline(child.id)).status, 'failed');
     const failed = await fixture.jobWhen(parent.id, 'trigger-child', (job) => job.status === 'failed', 'failed with the child');
-    assert.equal(failed.failure_reason, 'unknown_failure');
     await fixture.pipelineWhen(parent.id, (pipeline) => pipeline.status === 'failed', 'failed');
     assert.equal((await fixture.jobs(parent.id)).after.status, 'skipped');
+    return { parent, bridge, failed, child, childJobs };
+  }
+
+  it('strategy: depend fails the bridge, and the parent, when the child fails', async () => {
+    const { failed, child } = await parentOfFailedChild('depend-bad');
+    assert.equal((await fixture.pipeline(child.id)).status, 'failed');
+    assert.equal(failed.failure_reason, 'unknown_failure');
   });
 
   it('strategy: depend follows the child after it finished: a retried child job runs the bridge again, success moves the parent on', async () => {
-    const sha = await fixture.commit(project.id, 'depend-retry', { '.gitlab-ci.yml': parentConfig('depend'), 'ci/child.yml': CHILD });
-    const parent = await fixture.pushPipeline(project.id, sha, 'depend-retry');
-    await fixture.finish((await fixture.jobs(parent.id)).build, 'success');
-    const bridge = await fixture.jobWhen(parent.id, 'trigger-child', (job) => job.status === 'running', 'running');
-    const child = await fixture.downstreamOf(bridge);
-    const childJobs = await fixture.jobs(child.id);
-    await fixture.finish(childJobs['child-test'], 'failed');
-    await fixture.finish(childJobs['from-parent'], 'success');
-    await fixture.jobWhen(parent.id, 'trigger-child', (job) => job.status === 'failed', 'failed with the child');
-    await fixture.pipelineWhen(parent.id, (pipeline) => pipeline.status === 'failed', 'failed');
-    assert.equal((await fixture.jobs(parent.id)).after.status, 'skipped');
+    const { parent, bridge, child, childJobs } = await parentOfFailedChild('depend-retry');
 
     const retried = await fixture.gantry.api('POST', `/projects/${project.id}/jobs/${childJobs['child-test'].id}/retry`);
     assert.equal(retried.status, 201, retried.text);

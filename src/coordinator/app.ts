@@ -1,4 +1,5 @@
 import { mkdirSync, rmSync } from 'node:fs';
+import { Socket } from 'node:net';
 import path from 'node:path';
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
@@ -69,8 +70,8 @@ interface CoordinatorCore {
   createdRootToken: string | undefined;
   limits: BodyLimits;
   authenticator: Authenticator;
-  /** Called as each request arrives: its reads see every commit made before it (OpenedDatabase.freshReads). */
-  freshReads: () => void;
+  /** Called as each request arrives (OpenedDatabase.requestArrived). */
+  requestArrived: (fromSocket: boolean) => void;
   /** The CI services, whose background work (task worker, schedules) runs from open to close. */
   ci: CiServices;
   jobRequestLongPollSeconds: number | undefined;
@@ -173,7 +174,7 @@ async function openCoordinator(options: CoordinatorOptions, logger: Logger): Pro
       upload: options.uploadBodyLimit ?? DEFAULT_BODY_LIMITS.upload,
     },
     authenticator: new Authenticator(stores.users, stores.tokens, context.readCache),
-    freshReads: database.freshReads,
+    requestArrived: database.requestArrived,
     ci,
     jobRequestLongPollSeconds: options.jobRequestLongPollSeconds,
     async close() {
@@ -194,8 +195,8 @@ async function openCoordinator(options: CoordinatorOptions, logger: Logger): Pro
 async function mountCoordinator(instance: FastifyInstance, core: CoordinatorCore, mount: { routes: MountedRoute[]; parseQuery: boolean }): Promise<void> {
   const { context, limits, authenticator } = core;
   instance.addHook('onClose', () => core.close());
-  instance.addHook('onRequest', (_request, _reply, done) => {
-    core.freshReads();
+  instance.addHook('onRequest', (request, _reply, done) => {
+    core.requestArrived(request.raw.socket instanceof Socket);
     done();
   });
   instance.addHook('onRoute', (route) => {

@@ -16,7 +16,7 @@ import {
 import pg from 'pg';
 import { classifyWrite, type ChangeListener } from './changes.ts';
 import { rowsAsObjects } from './raw-rows.ts';
-import { endAllReadBatches, ReadBatch } from './read-batch.ts';
+import { endAllReadBatches, ReadBatch, readsForRequest } from './read-batch.ts';
 import type { DatabaseSchema } from './schema.ts';
 
 export type Db = Kysely<DatabaseSchema>;
@@ -40,11 +40,11 @@ export interface OpenedDatabase {
   /** The part of `changeStamp` that only commits by other connections move (null on PostgreSQL). */
   externalStamp(): string | null;
   /**
-   * Reads from now on see every commit made so far, by any connection: ends the read
-   * transaction that reads close together share on SQLite (storage/sql/read-batch.ts).
-   * Each request calls it as it arrives.
+   * Called as each request arrives: its reads see every commit made before it, by any
+   * connection. On SQLite the requests read from sockets in one poll phase of the event loop
+   * share one read transaction (storage/sql/read-batch.ts).
    */
-  freshReads(): void;
+  requestArrived(fromSocket: boolean): void;
   close(): Promise<void>;
 }
 
@@ -119,7 +119,7 @@ function openSqlite(file: string, observe?: StatementObserver): OpenedDatabase {
     changeStamp: () => `${writes.count}:${readDataVersion()}`,
     onChange: (listener) => writes.listeners.push(listener),
     externalStamp: readDataVersion,
-    freshReads: () => batch.end(),
+    requestArrived: readsForRequest,
     close: () => {
       batch.end();
       return db.destroy();
@@ -212,7 +212,7 @@ function openPostgres(url: string, onIdleError: (error: Error) => void, observe?
   // Without a listener, pg rethrows such an error and the whole process stops.
   pool.on('error', onIdleError);
   const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }), ...observing(observe) });
-  return { db, dialect: 'postgres', changeStamp: () => null, onChange: () => {}, externalStamp: () => null, freshReads: () => {}, close: () => db.destroy() };
+  return { db, dialect: 'postgres', changeStamp: () => null, onChange: () => {}, externalStamp: () => null, requestArrived: () => {}, close: () => db.destroy() };
 }
 
 /** The backend behind a handle (or a transaction on it). */

@@ -67,13 +67,35 @@ describe('SQLite reads sharing a transaction', () => {
     assert.equal(await valueOf(1), 'again');
   });
 
-  it('freshReads (called as each request arrives) ends the shared transaction at once', async () => {
+  it('the first request of a poll ends a batch opened before it', async () => {
     setValue('unchanged');
     await nextCallback();
     assert.equal(await valueOf(1), 'unchanged');
     setValue('before the request');
-    opened.freshReads();
+    opened.requestArrived(true);
     assert.equal(await valueOf(1), 'before the request');
+  });
+
+  it('requests of one poll share a snapshot until its check phase; the next requests see what was committed meanwhile', async () => {
+    setValue('first');
+    await nextCallback();
+    opened.requestArrived(true);
+    assert.equal(await valueOf(1), 'first');
+    setValue('second');
+    opened.requestArrived(true);
+    await Promise.resolve();
+    assert.equal(await valueOf(1), 'first', 'a request of the same poll joins the open batch');
+    await nextCallback();
+    opened.requestArrived(true);
+    assert.equal(await valueOf(1), 'second');
+    setValue('injected');
+    opened.requestArrived(false);
+    assert.equal(await valueOf(1), 'injected', 'a request not read from a socket (injected) shares nothing');
+    await nextCallback();
+    assert.equal(await valueOf(1), 'injected', 'outside requests, reads go back to per-callback batches');
+    setValue('third');
+    await nextCallback();
+    assert.equal(await valueOf(1), 'third');
   });
 
   it('a write through another handle of this process is seen by the next read, in the same callback', async () => {

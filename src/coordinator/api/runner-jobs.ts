@@ -36,7 +36,7 @@ export function runnerJobsRoutes({ jobRequests }: CoordinatorServices, _edge: Ed
       const { body } = request;
       const outcome = await jobRequests.request(
         { token: body.token, lastUpdate: body.last_update, features: body.info?.features, ...reportOf(body.info, request.ip) },
-        abortOnDisconnect(reply),
+        () => abortOnDisconnect(reply),
       );
       switch (outcome.kind) {
         case 'job':

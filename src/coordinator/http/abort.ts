@@ -7,8 +7,11 @@ import { GantryError } from '../../shared/errors.ts';
  */
 export function abortOnDisconnect(reply: FastifyReply): AbortSignal {
   const controller = new AbortController();
-  reply.raw.once('close', () => {
+  const gone = () => {
     if (!reply.raw.writableFinished) controller.abort(new GantryError('GANTRY_E_CLIENT_GONE'));
-  });
+  };
+  // Asked for after the client already hung up, the signal starts aborted.
+  if (reply.raw.socket?.destroyed === true) gone();
+  else reply.raw.once('close', gone);
   return controller.signal;
 }

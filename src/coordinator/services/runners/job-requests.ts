@@ -78,7 +78,8 @@ export class JobRequests {
     this.longPollMs = Math.min(Math.max(0, deps.longPollMs ?? DEFAULT_LONG_POLL_MS), MAX_LONG_POLL_MS);
   }
 
-  async request(input: JobRequestInput, abort?: AbortSignal): Promise<JobRequestOutcome> {
+  /** `whenGone` gives a signal aborted when the runner hangs up; asked for only by a request that waits. */
+  async request(input: JobRequestInput, whenGone?: () => AbortSignal): Promise<JobRequestOutcome> {
     const runner = await this.authenticate(input);
     const { wakeups } = this.deps;
     if (!runner.active) return { kind: 'none', lastUpdate: wakeups.current() };
@@ -86,6 +87,7 @@ export class JobRequests {
     // Only a runner that has seen the current value waits; a stale or absent one is answered at once.
     const polling = this.longPollMs > 0 && input.lastUpdate !== undefined && input.lastUpdate === wakeups.current();
     let seen = wakeups.current();
+    const abort = polling ? whenGone?.() : undefined;
     if (polling) {
       const outcome = await wakeups.wait(seen, deadline - this.clock(), abort);
       if (outcome !== 'changed') return { kind: 'none', lastUpdate: wakeups.current() };

@@ -167,7 +167,8 @@ export class ProjectViews {
   }
 
   private simple(project: ProjectRecord, namespace: NamespaceRecord, data: PageData): ProjectView {
-    return { ...this.summary(project, namespace, data), detail: 'simple', sharedWithGroups: [], callerAccess: null, showsRunnersToken: false };
+    const counts = data.counts.get(project.id);
+    return { project, namespace, stars: counts?.stars ?? 0, forks: counts?.forks ?? 0, detail: 'simple', sharedWithGroups: [], callerAccess: null, showsRunnersToken: false };
   }
 
   private full(project: ProjectRecord, namespace: NamespaceRecord, data: PageData, actor: Actor): ProjectView {
@@ -180,8 +181,13 @@ export class ProjectViews {
     });
     const member = data.access.projectMembers.get(project.id);
     const groupLevel = data.access.namespaceLevels.get(project.namespace_id);
+    // Spelled out, not spread from summary(): spreading made every answer measurably slower to build.
+    const counts = data.counts.get(project.id);
     return {
-      ...this.summary(project, namespace, data),
+      project,
+      namespace,
+      stars: counts?.stars ?? 0,
+      forks: counts?.forks ?? 0,
       detail: 'full',
       owner,
       forkedFrom: parent && parentNamespace ? this.summary(parent, parentNamespace, data) : undefined,

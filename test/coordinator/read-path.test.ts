@@ -100,8 +100,12 @@ describe('cached reads are dropped by what changed, and only by that', () => {
     return statements - before;
   };
 
-  it('keeps an answer through writes to other projects', { skip: onPostgres && 'PostgreSQL keeps no read cache' }, async () => {
+  it('keeps an answer through writes to other projects (on PostgreSQL, where other coordinators write, every read asks the database)', async () => {
     await read();
+    if (onPostgres) {
+      assert.ok((await statementsOfRead()) > 0, 'PostgreSQL keeps no read cache');
+      return;
+    }
     assert.equal(await statementsOfRead(), 0, 'a second read is served from the cache');
     for (let index = 0; index < 3; index += 1) {
       assert.equal((await gantry.api('PUT', `/projects/${otherProjectId}`, { body: { description: `write ${index}` } })).status, 200);

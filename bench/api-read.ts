@@ -23,6 +23,7 @@ import { promisify } from 'node:util';
 import Fastify from 'fastify';
 import { createCoordinator } from '../src/coordinator/app.ts';
 import { silentLogger } from '../src/shared/logger.ts';
+import { median, ratioTo } from './support/coordinator.ts';
 
 const SECONDS = Number(process.argv[2] ?? 5);
 /** Bare, uncached and cached loads alternate this many times; the figures are medians (this machine's speed drifts between loads). */
@@ -110,11 +111,11 @@ async function main(): Promise<void> {
     figures.rounds = ROUNDS;
     figures.bare_rps = median(rounds.map((round) => round.bare));
     figures.project_uncached_rps = median(rounds.map((round) => round.uncached));
-    figures.project_uncached_vs_bare = median(rounds.map((round) => ratio(round.uncached, round.bare)));
-    figures.project_uncached_vs_bare_by_round = rounds.map((round) => ratio(round.uncached, round.bare)).join(' ');
+    figures.project_uncached_vs_bare = median(rounds.map((round) => ratioTo(round.bare, round.uncached)));
+    figures.project_uncached_vs_bare_by_round = rounds.map((round) => ratioTo(round.bare, round.uncached)).join(' ');
     figures.project_cached_under_writes_rps = median(rounds.map((round) => round.cached));
-    figures.project_cached_under_writes_vs_bare = median(rounds.map((round) => ratio(round.cached, round.bare)));
-    figures.project_cached_under_writes_vs_bare_by_round = rounds.map((round) => ratio(round.cached, round.bare)).join(' ');
+    figures.project_cached_under_writes_vs_bare = median(rounds.map((round) => ratioTo(round.bare, round.cached)));
+    figures.project_cached_under_writes_vs_bare_by_round = rounds.map((round) => ratioTo(round.bare, round.cached)).join(' ');
     figures.unrelated_writes_per_second = median(rounds.map((round) => round.writes));
 
     const member = await seedProjects(coordinator.context, setup.namespace);
@@ -133,10 +134,6 @@ async function main(): Promise<void> {
     await rm(work, { recursive: true, force: true });
   }
   console.log(JSON.stringify(figures));
-}
-
-function ratio(value: number, base: number | string): number {
-  return Math.round((value / Number(base)) * 100) / 100;
 }
 
 /** A private group with a private project, a developer of the group, and another project to write to. */
@@ -160,12 +157,6 @@ async function uncachedCoordinator(work: string): Promise<{ origin: string; clos
   const uncached = await createCoordinator({ dataDir: work, rootToken: ROOT_TOKEN, logger: silentLogger(), cacheReads: false });
   await uncached.app.listen({ port: 0, host: '127.0.0.1' });
   return { origin: `http://127.0.0.1:${(uncached.app.server.address() as AddressInfo).port}`, close: () => uncached.close() };
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : Math.round(((sorted[middle - 1]! + sorted[middle]!) / 2) * 100) / 100;
 }
 
 /** The SQL statements one uncached request runs (after a first request warmed everything up). */

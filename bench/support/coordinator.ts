@@ -86,3 +86,16 @@ export function percentile(sorted: readonly number[], fraction: number): number 
   const value = sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * fraction) - 1)]!;
   return Math.round(value * 100) / 100;
 }
+
+/** The middle value (the mean of the two middle ones for an even count), to two decimals. */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  const value = sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+  return Math.round(value * 100) / 100;
+}
+
+/** `value / base` to two decimals. */
+export function ratioTo(base: number, value: number): number {
+  return Math.round((value / base) * 100) / 100;
+}

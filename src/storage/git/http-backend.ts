@@ -112,11 +112,26 @@ export async function runHttpBackend(request: HttpBackendRequest, spawner?: Proc
   );
 }
 
-function backendEnvironment(request: HttpBackendRequest): NodeJS.ProcessEnv {
+/** What both `git http-backend` and `git upload-pack` get: a sealed git configuration, the client's protocol, the request's config and environment. */
+function gitEnvironment(request: HttpBackendRequest): NodeJS.ProcessEnv {
   const environment: NodeJS.ProcessEnv = {
     PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
     GIT_CONFIG_NOSYSTEM: '1',
     GIT_CONFIG_GLOBAL: '/dev/null',
+  };
+  if (request.gitProtocol) environment.GIT_PROTOCOL = request.gitProtocol;
+  const config = Object.entries(request.config ?? {});
+  environment.GIT_CONFIG_COUNT = String(config.length);
+  config.forEach(([key, value], index) => {
+    environment[`GIT_CONFIG_KEY_${index}`] = key;
+    environment[`GIT_CONFIG_VALUE_${index}`] = value;
+  });
+  return environment;
+}
+
+function backendEnvironment(request: HttpBackendRequest): NodeJS.ProcessEnv {
+  const environment: NodeJS.ProcessEnv = {
+    ...gitEnvironment(request),
     GIT_HTTP_EXPORT_ALL: '1',
     GIT_PROJECT_ROOT: path.dirname(request.repositoryPath),
     PATH_INFO: `/${path.basename(request.repositoryPath)}${request.pathInfo}`,
@@ -129,26 +144,17 @@ function backendEnvironment(request: HttpBackendRequest): NodeJS.ProcessEnv {
   if (request.contentType) environment.CONTENT_TYPE = request.contentType;
   if (request.contentLength) environment.CONTENT_LENGTH = request.contentLength;
   if (request.contentEncoding) environment.HTTP_CONTENT_ENCODING = request.contentEncoding;
-  if (request.gitProtocol) environment.GIT_PROTOCOL = request.gitProtocol;
   if (request.remoteUser) {
     environment.REMOTE_USER = request.remoteUser.username;
     environment.GIT_COMMITTER_NAME = request.remoteUser.name;
     environment.GIT_COMMITTER_EMAIL = request.remoteUser.email;
   }
-  const config = Object.entries(request.config ?? {});
-  environment.GIT_CONFIG_COUNT = String(config.length);
-  config.forEach(([key, value], index) => {
-    environment[`GIT_CONFIG_KEY_${index}`] = key;
-    environment[`GIT_CONFIG_VALUE_${index}`] = value;
-  });
   return { ...environment, ...request.environment };
 }
 
-/** upload-pack's environment: the sealed configuration, the protocol version and our settings. */
+/** `git upload-pack --stateless-rpc` run directly: no CGI variables, which it does not read. */
 function uploadPackEnvironment(request: HttpBackendRequest): NodeJS.ProcessEnv {
-  const cgi = backendEnvironment(request);
-  const kept = Object.entries(cgi).filter(([name]) => name === 'PATH' || name.startsWith('GIT_CONFIG') || name === 'GIT_PROTOCOL');
-  return { ...Object.fromEntries(kept), ...request.environment };
+  return { ...gitEnvironment(request), ...request.environment };
 }
 
 /** Reads the CGI header block off stdout and hands over the rest as a stream. */

@@ -10,7 +10,9 @@
  *  3. `GET /api/v4/projects?per_page=100` over 10,000 projects: p50 and p95 for the
  *     administrator and for a member of a few groups (target: p50 under 30 ms).
  * The three loads alternate over BENCH_ROUNDS rounds (default 3), each round's ratios taken
- * against that round's bare figure; the line shows the medians and each round's ratios.
+ * against that round's bare figure; the line shows the medians and each round's ratios, and
+ * the server process's CPU time per request of each load (for the cached one, the writes'
+ * CPU spread over the reads).
  * Run: node --import tsx bench/api-read.ts [seconds]
  */
 import { execFile, spawn } from 'node:child_process';
@@ -36,12 +38,19 @@ const SUPPORT = path.join(import.meta.dirname, 'support');
 const run = promisify(execFile);
 
 /** Requests per second (and latency) of `url` under load from another process. */
-async function load(url: string, headers: Record<string, string>): Promise<{ rps: number; p99_ms: number }> {
+/**
+ * Requests per second (and latency) of `url` under load from another process, and this
+ * process's CPU time per request meanwhile (the servers run here; the figure the load
+ * generator's speed does not cap).
+ */
+async function load(url: string, headers: Record<string, string>): Promise<{ rps: number; p99_ms: number; cpuMicros: number }> {
   const args = ['--import', 'tsx', path.join(SUPPORT, 'load.ts'), url, String(SECONDS), String(CONNECTIONS), ...Object.entries(headers).map(([key, value]) => `${key}=${value}`)];
+  const before = process.cpuUsage();
   const { stdout } = await run(process.execPath, args);
+  const cpu = process.cpuUsage(before);
   const result = JSON.parse(stdout) as { rps: number; p99_ms: number; non2xx: number; errors: number };
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
-  return result;
+  return { ...result, cpuMicros: Math.round((cpu.user + cpu.system) / (result.rps * SECONDS)) };
 }
 
 /** Runs `measure` while another process writes `WRITES_PER_SECOND` times a second to `url`. */
@@ -96,13 +105,16 @@ async function main(): Promise<void> {
     const route = `/api/v4/projects/${setup.projectId}`;
     figures.project_uncached_statements = await statementsOfOneRequest(work, route, asDeveloper);
     const uncached = await uncachedCoordinator(work);
-    const rounds: Array<{ bare: number; uncached: number; cached: number; writes: number }> = [];
+    const rounds: Array<{ bare: number; uncached: number; cached: number; writes: number; bareCpu: number; uncachedCpu: number; cachedCpu: number }> = [];
     try {
       for (let round = 0; round < ROUNDS; round += 1) {
-        const bareRps = (await load(bareUrl, {})).rps;
-        const uncachedRps = (await load(`${uncached.origin}${route}`, asDeveloper)).rps;
+        const bareLoad = await load(bareUrl, {});
+        const uncachedLoad = await load(`${uncached.origin}${route}`, asDeveloper);
         const cached = await whileWriting(`${base}/projects/${setup.otherProjectId}`, ROOT_TOKEN, () => load(`${base}/projects/${setup.projectId}`, asDeveloper));
-        rounds.push({ bare: bareRps, uncached: uncachedRps, cached: cached.result.rps, writes: cached.writesPerSecond });
+        rounds.push({
+          bare: bareLoad.rps, uncached: uncachedLoad.rps, cached: cached.result.rps, writes: cached.writesPerSecond,
+          bareCpu: bareLoad.cpuMicros, uncachedCpu: uncachedLoad.cpuMicros, cachedCpu: cached.result.cpuMicros,
+        });
       }
     } finally {
       await uncached.close();
@@ -117,6 +129,9 @@ async function main(): Promise<void> {
     figures.project_cached_under_writes_vs_bare = median(rounds.map((round) => ratioTo(round.bare, round.cached)));
     figures.project_cached_under_writes_vs_bare_by_round = rounds.map((round) => ratioTo(round.bare, round.cached)).join(' ');
     figures.unrelated_writes_per_second = median(rounds.map((round) => round.writes));
+    figures.server_cpu_us_per_request_bare = median(rounds.map((round) => round.bareCpu));
+    figures.server_cpu_us_per_request_uncached = median(rounds.map((round) => round.uncachedCpu));
+    figures.server_cpu_us_per_read_cached_writes_included = median(rounds.map((round) => round.cachedCpu));
 
     const member = await seedProjects(coordinator.context, setup.namespace);
     figures.projects = PROJECTS;

@@ -95,7 +95,7 @@ async function claims(database: OpenedDatabase, stores: SqlStores, runner: Runne
   const times: number[] = [];
   for (let run = 0; run < RUNS + WARMUP; run++) {
     const started = performance.now();
-    const job = await stores.jobQueue.claim(runner, { now: NOW, tokenDigest: randomBytes(32).toString('hex') });
+    const job = (await stores.jobQueue.claim(runner, { now: NOW, tokenDigest: randomBytes(32).toString('hex') }))?.job;
     const elapsed = performance.now() - started;
     if (job?.project_id !== expectProject) throw new Error(`runner ${runner.id} took ${job ? `job ${job.id} of project ${job.project_id}` : 'nothing'}`);
     await database.db.updateTable('ci_jobs').set({ status: 'pending', runner_id: null, runner_type: null, token_digest: null, started_at: null }).where('id', '=', job.id).execute();

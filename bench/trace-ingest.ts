@@ -61,7 +61,7 @@ try {
   const claimed: Array<{ id: number; token: string }> = [];
   for (let index = 0; index < jobCount; index++) {
     const token = newJobToken();
-    const job = await stores.ciTransactions.run((ci) => ci.jobQueue.claim(runner, { now: new Date().toISOString(), tokenDigest: jobTokenDigest(token) }));
+    const job = (await stores.ciTransactions.run((ci) => ci.jobQueue.claim(runner, { now: new Date().toISOString(), tokenDigest: jobTokenDigest(token) })))?.job;
     if (!job) throw new Error('fewer jobs claimed than created');
     claimed.push({ id: job.id, token });
   }

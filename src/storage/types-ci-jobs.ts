@@ -151,6 +151,12 @@ export interface ClaimContext {
   tokenDigest: string;
 }
 
+/** A job the queue moved to `running`, with what the claimer checks of its project. */
+export interface ClaimedQueueJob {
+  job: JobRecord;
+  projectArchived: boolean;
+}
+
 export interface JobQueueStore {
   /**
    * Atomically moves one pending build the runner may take to `running` (runner, token,
@@ -161,9 +167,10 @@ export interface JobQueueStore {
    * ref_protected runners. Instance runners take from the project with the fewest jobs
    * running on instance runners first, then the oldest job; others take the oldest job.
    * Concurrent claims never take the same job (`FOR UPDATE SKIP LOCKED` on PostgreSQL).
-   * Paused runners, archived projects and missing dependencies are the caller's to check.
+   * Paused runners, archived projects and missing dependencies are the caller's to check
+   * (the answer says whether the job's project is archived, read in the same statement).
    */
-  claim(runner: Pick<RunnerRecord, 'id' | 'runner_type' | 'tag_list' | 'run_untagged' | 'access_level'>, context: ClaimContext): Promise<JobRecord | undefined>;
+  claim(runner: Pick<RunnerRecord, 'id' | 'runner_type' | 'tag_list' | 'run_untagged' | 'access_level'>, context: ClaimContext): Promise<ClaimedQueueJob | undefined>;
   /**
    * Whether `claim` would find a job now, read without locks or writes: idle runners ask far
    * more often than jobs arrive, and this spares them the write transaction. A job queued

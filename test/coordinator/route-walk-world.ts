@@ -232,7 +232,7 @@ async function seedCiRecords(gantry: TestCoordinator, projectId: number, sha: st
   const running = await seedPipeline(coordinator, { projectId, sha, ref: 'main', jobs: [{ name: 'runner-walk', stage: 'build', tags: ['walk-only'] }] });
   const runner = await coordinator.context.stores.runners.create({ runner_type: 'instance_type', created_at: new Date().toISOString(), run_untagged: false, tag_list: ['walk-only'] }, `walk-runner-${Date.now()}`);
   const runningJobToken = newJobToken();
-  const claimed = await coordinator.context.stores.ciTransactions.run((ci) => ci.jobQueue.claim(runner, { now: new Date().toISOString(), tokenDigest: jobTokenDigest(runningJobToken) }));
+  const claimed = (await coordinator.context.stores.ciTransactions.run((ci) => ci.jobQueue.claim(runner, { now: new Date().toISOString(), tokenDigest: jobTokenDigest(runningJobToken) })))?.job;
   if (claimed?.id !== running.jobs['runner-walk']!.id) throw new Error('the walk runner did not take its job');
   await storeArtifacts(coordinator, claimed, { 'dist/up.txt': 'up\n' });
   return {

@@ -31,7 +31,7 @@ describe('job tokens over git HTTP', () => {
     const seeded = await seedPipeline(gantry.coordinator, { projectId: project.id, userId: user.id, jobs: [{ name: 'build', stage: 'build' }] });
     const runner = await stores.runners.create({ runner_type: 'project_type', created_at: new Date().toISOString(), run_untagged: true }, 'git-runner-token', { projectIds: [project.id] });
     const token = newJobToken();
-    const job = await stores.ciTransactions.run((ci) => ci.jobQueue.claim(runner, { now: new Date().toISOString(), tokenDigest: jobTokenDigest(token) }));
+    const job = (await stores.ciTransactions.run((ci) => ci.jobQueue.claim(runner, { now: new Date().toISOString(), tokenDigest: jobTokenDigest(token) })))?.job;
     assert.equal(job?.id, seeded.jobs.build!.id);
     const credentials = { user: 'gitlab-ci-token', secret: token };
 

@@ -53,7 +53,7 @@ export async function startRunnerJobsFixture(extra: Partial<CoordinatorOptions> 
         )
       : runner;
     const token = newJobToken();
-    const job = await context.stores.ciTransactions.run((stores) => stores.jobQueue.claim(who, { now: new Date().toISOString(), tokenDigest: jobTokenDigest(token) }));
+    const job = (await context.stores.ciTransactions.run((stores) => stores.jobQueue.claim(who, { now: new Date().toISOString(), tokenDigest: jobTokenDigest(token) })))?.job;
     if (!job) throw new Error('no pending job to claim');
     return { job, token, runner: who };
   };

@@ -44,7 +44,7 @@ describe('CI job queue', () => {
     return stores.jobs.insertMany(Array.from({ length: count }, (_, index) => buildJob(pipeline, `job ${index}`, { status: 'pending', ...overrides })));
   }
 
-  const claim = (claimer: RunnerRecord, store = stores) => store.jobQueue.claim(claimer, { now: NOW, tokenDigest: `digest-${++tokens}` });
+  const claim = async (claimer: RunnerRecord, store = stores) => (await store.jobQueue.claim(claimer, { now: NOW, tokenDigest: `digest-${++tokens}` }))?.job;
 
   async function drain(claimer: RunnerRecord): Promise<number[]> {
     const ids: number[] = [];
@@ -55,7 +55,7 @@ describe('CI job queue', () => {
   it('hands a pending build to an instance runner and marks it running', async () => {
     const shared = await runner({ runner_type: 'instance_type' });
     const [job] = await pending(projectA, 1);
-    const claimed = await stores.jobQueue.claim(shared, { now: '2026-11-22T10:00:00.000Z', tokenDigest: 'a'.repeat(64) });
+    const claimed = (await stores.jobQueue.claim(shared, { now: '2026-11-22T10:00:00.000Z', tokenDigest: 'a'.repeat(64) }))?.job;
     assert.equal(claimed?.id, job.id);
     assert.deepEqual(
       [claimed?.status, claimed?.runner_id, claimed?.runner_type, claimed?.started_at, claimed?.lock_version],
@@ -63,6 +63,19 @@ describe('CI job queue', () => {
     );
     assert.equal((await stores.jobs.findByTokenDigest('a'.repeat(64)))?.id, job.id);
     assert.equal(await claim(shared), undefined, 'nothing else is pending');
+  });
+
+  it("says, with the job it claims, whether the job's project is archived", async () => {
+    const shared = await runner({ runner_type: 'instance_type' });
+    const archived = await createProject(stores, group, 'archived', { archived: true });
+    const [live] = await pending(projectA, 1);
+    const [frozen] = await pending(archived, 1);
+    const first = await stores.jobQueue.claim(shared, { now: NOW, tokenDigest: `digest-${++tokens}` });
+    const second = await stores.jobQueue.claim(shared, { now: NOW, tokenDigest: `digest-${++tokens}` });
+    assert.deepEqual(
+      [first, second].map((claimed) => claimed && { id: claimed.job.id, archived: claimed.projectArchived }).sort((a, b) => (a?.id ?? 0) - (b?.id ?? 0)),
+      [{ id: live!.id, archived: false }, { id: frozen!.id, archived: true }],
+    );
   });
 
   it('never hands out created jobs, bridges, external statuses, or jobs of projects without CI or shared runners', async () => {

@@ -33,9 +33,6 @@ export interface ClaimedJob {
   dependencies: readonly JobRecord[];
 }
 
-/** The payload, or why the job cannot go to a runner after all. */
-export type BuiltPayload = { kind: 'payload'; payload: JobPayload } | { kind: 'refused'; reason: 'archived_failure' };
-
 /**
  * The 201 body of `POST /jobs/request` (reference §3.4) for a job just claimed: the project,
  * pipeline, user and variables it needs read once each, then `toJobPayload`.
@@ -43,11 +40,10 @@ export type BuiltPayload = { kind: 'payload'; payload: JobPayload } | { kind: 'r
 export class JobPayloads {
   constructor(private readonly deps: JobPayloadsDeps) {}
 
-  async build(claimed: ClaimedJob, runner: Pick<RunnerRecord, 'maximum_timeout'>): Promise<BuiltPayload> {
+  async build(claimed: ClaimedJob, runner: Pick<RunnerRecord, 'maximum_timeout'>): Promise<JobPayload> {
     const { job, definition, token } = claimed;
     const [project, pipeline] = await Promise.all([this.deps.projects.findById(job.project_id), this.deps.pipelines.findById(job.pipeline_id)]);
     if (!project || !pipeline) throw new Error(`job ${job.id}: its project or pipeline is gone`);
-    if (project.archived) return { kind: 'refused', reason: 'archived_failure' };
     const namespace = await this.deps.namespaces.findById(project.namespace_id);
     const projectPath = namespace ? `${namespace.full_path}/${project.path}` : project.path;
     const [variables, user, commit, dependencies] = await Promise.all([
@@ -88,7 +84,7 @@ export class JobPayloads {
     );
     // The persistent ref refs/pipelines/<id> is not kept in the repository: fetching it would fail the checkout.
     payload.git_info.refspecs = payload.git_info.refspecs.filter((refspec) => !refspec.startsWith('+refs/pipelines/'));
-    return { kind: 'payload', payload };
+    return payload;
   }
 
   /** Read when the job is handed out: project variables scoped to the job's environment apply here. */

@@ -64,9 +64,8 @@ interface ClaimAttempt {
  * stages and the pipeline in the same transaction, so no crash leaves a running job in a
  * pending pipeline. Jobs a runner may not run after all (a definition that is not a build,
  * a feature the runner lacks, dependencies whose artifacts expired) fail in that same
- * transaction. An archived project is seen after commit (the transaction binds only CI
- * stores) and its job fails in a second one; a crash between leaves a running job no runner
- * works on, which the stuck-job rule fails later.
+ * transaction, and so does the job of an archived project (the claim statement reads the
+ * project's flag).
  */
 export class JobRequests {
   private readonly clock: () => number;
@@ -158,18 +157,16 @@ export class JobRequests {
       }
       const { claimed } = attempt;
       if (!claimed) return undefined;
-      const built = await this.deps.payloads.build(claimed, runner);
-      if (built.kind === 'payload') return { kind: 'job', payload: built.payload };
-      await this.fail(claimed.job, built.reason);
-      drops += 1;
+      return { kind: 'job', payload: await this.deps.payloads.build(claimed, runner) };
     }
     return undefined;
   }
 
   private async claimIn(stores: CiStores, runner: RunnerRecord, features: RunnerFeatures, token: string): Promise<ClaimAttempt> {
     const now = new Date(this.clock()).toISOString();
-    const job = await stores.jobQueue.claim(runner, { now, tokenDigest: jobTokenDigest(token) });
-    if (!job) return { claimed: undefined, refusal: null, processed: undefined };
+    const taken = await stores.jobQueue.claim(runner, { now, tokenDigest: jobTokenDigest(token) });
+    if (!taken) return { claimed: undefined, refusal: null, processed: undefined };
+    const { job } = taken;
     const definition = buildDefinitionOf(job);
     let refusal: ClaimRefusal | null = null;
     let dependencies: JobRecord[] = [];
@@ -179,15 +176,12 @@ export class JobRequests {
       dependencies = dependencyJobsOf(job, definition, await pipelineBuilds(stores.jobs, job.pipeline_id));
       if (!dependencies.every((dependency) => isValidDependency(dependency, now))) refusal = 'missing_dependency_failure';
     }
+    if (refusal === null && taken.projectArchived) refusal = 'archived_failure';
     const processed = await this.deps.processing.applyIn(
       stores,
       job.pipeline_id,
       refusal ? { type: 'job-status', jobId: job.id, status: 'failed', failureReason: refusal } : { type: 'process' },
     );
     return { claimed: definition && { job, definition, token, dependencies }, refusal, processed };
-  }
-
-  private async fail(job: JobRecord, reason: ClaimRefusal): Promise<void> {
-    await this.deps.processing.apply(job.pipeline_id, { type: 'job-status', jobId: job.id, status: 'failed', failureReason: reason });
   }
 }

@@ -1,6 +1,6 @@
 import { sql, type CompiledQuery, type RawBuilder } from 'kysely';
 import { dialectOf, directReaderOf, type Db, type DialectName } from '../database.ts';
-import type { ClaimContext, JobQueueStore, JobRecord } from '../../types-ci-jobs.ts';
+import type { ClaimContext, ClaimedQueueJob, JobQueueStore } from '../../types-ci-jobs.ts';
 import type { RunnerRecord } from '../../types-runners.ts';
 import { JOB_SELECT, normalizeTags, toJob } from './ci-job-rows.ts';
 
@@ -30,10 +30,12 @@ export class SqlJobQueueStore implements JobQueueStore {
 
   constructor(private readonly db: Db) {}
 
-  async claim(runner: QueueRunner, context: ClaimContext): Promise<JobRecord | undefined> {
+  async claim(runner: QueueRunner, context: ClaimContext): Promise<ClaimedQueueJob | undefined> {
     const result = await claimStatement(runner, context, dialectOf(this.db)).execute(this.db);
     const row = result.rows[0];
-    return row && toJob(row);
+    if (!row) return undefined;
+    const { project_archived: archived, ...jobRow } = row;
+    return { job: toJob(jobRow), projectArchived: Number(archived) === 1 };
   }
 
   async hasCandidate(runner: QueueRunner): Promise<boolean> {
@@ -60,7 +62,8 @@ export function claimStatement(runner: QueueRunner, context: ClaimContext, diale
         started_at = ${context.now}, updated_at = ${context.now}, lock_version = lock_version + 1
     WHERE id = (SELECT c.job_id FROM candidates c WHERE c.job_id IS NOT NULL ORDER BY c.running, c.job_id LIMIT 1)
       AND status = 'pending'
-    RETURNING ${sql.join(JOB_SELECT.map((column) => sql.ref(column)))}
+    RETURNING ${sql.join(JOB_SELECT.map((column) => sql.ref(column)))},
+      (SELECT p.archived FROM projects p WHERE p.id = ci_jobs.project_id) AS project_archived
   `;
 }
 

@@ -77,7 +77,10 @@ export class DockerEnvironment implements Environment {
     const prestarted = this.prestarted;
     if (prestarted && request.kind === 'user' && prestarted.shell === request.shell && !request.signal.aborted) {
       this.prestarted = null;
-      return this.drive(prestarted.started, request);
+      return this.drive(
+        prestarted.started.catch(() => this.startContainer(stage.image, stage.entrypoint, request.kind, request.shell, request.stage)),
+        request,
+      );
     }
     return this.runWith(stage.image, stage.entrypoint, request);
   }

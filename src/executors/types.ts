@@ -83,6 +83,8 @@ export interface Environment {
   readonly info: EnvironmentInfo;
   /** Runs one script to its end. Rejects only for a system failure, never for a non-zero exit. */
   run(request: RunRequest): Promise<RunResult>;
+  /** A hint that a user script in `shell` comes soon: an environment may get ready for it meanwhile (docker starts its container). */
+  prestart?(shell: ScriptShell): void;
   /** Unpacks a tar stream into `directory` (inside the environment), creating it when missing. */
   copyIn(tar: Readable, directory: string): Promise<void>;
   /** A tar stream of `directory` (inside the environment), entries relative to it; null when absent. */

@@ -3,8 +3,10 @@ import { execa } from 'execa';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import { describe, it } from 'node:test';
 import type Docker from 'dockerode';
+import tar from 'tar-stream';
 import { DockerExecutor } from '../../src/executors/docker/docker-executor.ts';
 import { LABEL_JOB, LABEL_MANAGED, ownerId, resourceLabels } from '../../src/executors/docker/labels.ts';
 import { ExecutorError } from '../../src/executors/types.ts';
@@ -20,6 +22,16 @@ async function leftovers(docker: Docker, jobId: number): Promise<string[]> {
 }
 
 const target = (executor: DockerExecutor) => ({ executor, shell: 'sh' as const, realShell: true, image: BUSYBOX });
+
+/** A tar archive of one file. */
+async function tarWith(name: string, content: string): Promise<Buffer> {
+  const pack = tar.pack();
+  pack.entry({ name, mode: 0o644 }, content);
+  pack.finalize();
+  const chunks: Buffer[] = [];
+  for await (const chunk of pack as unknown as AsyncIterable<Buffer>) chunks.push(chunk);
+  return Buffer.concat(chunks);
+}
 
 /** A pid that certainly ran on this machine and is gone now. */
 async function deadPid(): Promise<number> {
@@ -195,6 +207,31 @@ describe('docker executor', { skip: skipDocker }, () => {
       await outside.remove({ force: true });
       await docker.getNetwork(network.id).remove();
     }
+  });
+
+  it('starts the first user script\'s container ahead: it runs before the script comes, receives the files copied in meanwhile, and runs the script', async () => {
+    const docker = await dockerReady();
+    const executor = new DockerExecutor({ pullPolicy: ['if-not-present'] }, docker);
+    const request = prepareRequest(target(executor));
+    const environment = await executor.prepare(request);
+    const running = async () => docker.listContainers({ filters: JSON.stringify({ label: [`${LABEL_MANAGED}=true`, `${LABEL_JOB}=${request.jobId}`], status: ['running'] }) });
+    try {
+      environment.prestart?.('sh');
+      let ahead: Docker.ContainerInfo[] = [];
+      for (let tries = 0; tries < 200 && ahead.length === 0; tries++) {
+        ahead = await running();
+        if (ahead.length === 0) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      assert.equal(ahead.length, 1, 'a container runs before any script');
+      await environment.copyIn(Readable.from(await tarWith('README', 'hello\n')), environment.info.projectDir);
+      const result = runCollect(environment, 'cat README; sleep 2', 'sh');
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      assert.deepEqual((await running()).map((container) => container.Id), [ahead[0]!.Id], 'the script runs in it, no other container');
+      assert.deepEqual(await result, { exitCode: 0, output: 'hello\n' });
+    } finally {
+      await environment.cleanup();
+    }
+    assert.deepEqual(await leftovers(docker, request.jobId), []);
   });
 
   it('removes what a dead runner process left (found by label), and only that', async () => {

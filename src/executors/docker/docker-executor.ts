@@ -12,14 +12,15 @@ import { DockerEnvironment, describe, removeJobResources, type DockerEnvironment
 import { resourceLabels, sweepOrphans } from './labels.ts';
 import { ensureImage, isAllowed } from './pull.ts';
 import { probeScript, serviceAddress, serviceLogs, startService, waitForTcp, type StartedService } from './services.ts';
-import { createDockerClient, parseCpus, parseMemory, type DockerSettings } from './settings.ts';
+import { createDockerClient, dockerOptions, parseCpus, parseMemory, type DockerSettings } from './settings.ts';
 
 const SPECIAL_NETWORK_MODES = new Set(['host', 'none', 'bridge', 'default']);
 
 export class DockerExecutor implements Executor {
   readonly name = 'docker' as const;
   readonly features: ExecutorFeatures = { variables: true, image: true, services: true, shared: false, session: false, terminal: false };
-  readonly docker: Docker;
+  private engine: Promise<Docker> | null;
+  private readonly options: Docker.DockerOptions | undefined;
   /** The daemon runs on this machine (unix socket): its container addresses are reachable from here. */
   private readonly local: boolean;
 
@@ -29,7 +30,8 @@ export class DockerExecutor implements Executor {
     /** Probe service ports from this machine (default: when the daemon is local) or from a container on the job network. */
     options: { probeFromHost?: boolean } = {},
   ) {
-    this.docker = docker ?? createDockerClient(settings);
+    this.engine = docker ? Promise.resolve(docker) : null;
+    this.options = docker ? undefined : dockerOptions(settings);
     const host = settings.host ?? process.env.DOCKER_HOST ?? '';
     this.local = options.probeFromHost ?? (host === '' || host.startsWith('unix://'));
     // Fail at configuration time, not in the middle of a job.
@@ -37,12 +39,18 @@ export class DockerExecutor implements Executor {
     parseCpus(settings.cpus);
   }
 
-  sweep(): Promise<number> {
-    return sweepOrphans(this.docker);
+  /** The engine client, made on first use. */
+  client(): Promise<Docker> {
+    return (this.engine ??= createDockerClient(this.options));
+  }
+
+  async sweep(): Promise<number> {
+    return sweepOrphans(await this.client());
   }
 
   async prepare(request: PrepareRequest): Promise<Environment> {
-    const { settings, docker } = this;
+    const { settings } = this;
+    const docker = await this.client();
     const log = request.log;
     const imageName = request.image?.name || settings.image;
     if (!imageName) throw new ExecutorError('the job names no image and [runners.docker] image is not set', 'image');
@@ -142,6 +150,7 @@ export class DockerExecutor implements Executor {
   }
 
   private async configVolumes(request: PrepareRequest): Promise<string[]> {
+    const docker = await this.client();
     const binds: string[] = [];
     for (const volume of this.settings.volumes ?? []) {
       if (volume.includes(':')) {
@@ -150,14 +159,15 @@ export class DockerExecutor implements Executor {
       }
       const hash = createHash('md5').update(volume).digest('hex');
       const name = `runner-${request.shortToken}-project-${request.projectId}-concurrent-${request.concurrentId}-cache-${hash}`;
-      const exists = await this.docker.getVolume(name).inspect().then(() => true, () => false);
-      if (!exists) await this.docker.createVolume({ Name: name, Labels: resourceLabels('cache-volume', null, request.shortToken) });
+      const exists = await docker.getVolume(name).inspect().then(() => true, () => false);
+      if (!exists) await docker.createVolume({ Name: name, Labels: resourceLabels('cache-volume', null, request.shortToken) });
       binds.push(`${name}:${volume}`);
     }
     return binds;
   }
 
   private async waitForServices(environment: DockerEnvironment, started: StartedService[], probeImage: string, request: PrepareRequest): Promise<void> {
+    const docker = await this.client();
     const timeout = this.settings.waitForServicesTimeout ?? 30;
     const waited = started.filter((service) => service.port !== null);
     if (timeout <= 0 || waited.length === 0) return;
@@ -166,7 +176,7 @@ export class DockerExecutor implements Executor {
       const port = service.port ?? 0;
       const chunks: Buffer[] = [];
       let answered: boolean;
-      const address = this.local ? await serviceAddress(this.docker, service.containerId, environment.network).catch(() => null) : null;
+      const address = this.local ? await serviceAddress(docker, service.containerId, environment.network).catch(() => null) : null;
       if (address) {
         answered = await waitForTcp(address, port, timeout, request.signal);
       } else {
@@ -182,7 +192,7 @@ export class DockerExecutor implements Executor {
         answered = result.exitCode === 0;
       }
       if (answered) continue;
-      const logs = await serviceLogs(this.docker, service.containerId);
+      const logs = await serviceLogs(docker, service.containerId);
       request.log(`*** WARNING: Service ${service.name} probably didn't start properly.`, 'warning');
       request.log(`Health check error: port ${port} did not answer within ${timeout} s ${Buffer.concat(chunks).toString('utf8').trim()}`.trim());
       request.log(`Service container logs:\n${logs.trimEnd()}`);

@@ -37,6 +37,12 @@ export interface DockerEnvironmentParts {
   created: { containers: string[]; networks: string[]; volumes: string[] };
 }
 
+interface StartedContainer {
+  container: Docker.Container;
+  /** The hijacked attach connection: stdin in, multiplexed stdout and stderr out. */
+  output: Duplex;
+}
+
 /** Starts bash when the image has it, else sh (gitlab-runner's BashDetectShellScript). */
 export function detectShellScript(shell: ScriptShell): string {
   const candidates = [
@@ -55,6 +61,7 @@ export class DockerEnvironment implements Environment {
   private stageCount = 0;
   private cleaned = false;
   private readonly removals = new Set<Promise<void>>();
+  private prestarted: { shell: ScriptShell; started: Promise<StartedContainer> } | null = null;
 
   constructor(private readonly parts: DockerEnvironmentParts) {
     this.info = parts.info;
@@ -66,23 +73,51 @@ export class DockerEnvironment implements Environment {
   }
 
   run(request: RunRequest): Promise<RunResult> {
-    return this.runWith(this.parts.stage.image, this.parts.stage.entrypoint, request);
+    const { stage } = this.parts;
+    const prestarted = this.prestarted;
+    if (prestarted && request.kind === 'user' && prestarted.shell === request.shell && !request.signal.aborted) {
+      this.prestarted = null;
+      return this.drive(
+        prestarted.started.catch(() => this.startContainer(stage.image, stage.entrypoint, request.kind, request.shell, request.stage)),
+        request,
+      );
+    }
+    return this.runWith(stage.image, stage.entrypoint, request);
+  }
+
+  /**
+   * Starts the container of the next user script now (the script follows on its stdin when
+   * `run` is called), so its start overlaps get_sources. Nothing runs in it before then: its
+   * shell waits on stdin, and the build volume it shares receives the sources meanwhile.
+   */
+  prestart(shell: ScriptShell): void {
+    if (this.prestarted || this.cleaned) return;
+    const { image, entrypoint } = this.parts.stage;
+    const started = this.startContainer(image, entrypoint, 'user', shell, 'build');
+    // A failed prestart is not the job's failure: `run` then starts a container of its own.
+    started.catch(() => undefined);
+    this.prestarted = { shell, started };
   }
 
   /** Runs a script in a fresh container of `image` that shares the job's volumes and networks. */
   async runWith(image: string, entrypoint: string[] | undefined, request: RunRequest): Promise<RunResult> {
-    const { docker, stage } = this.parts;
     if (request.signal.aborted) return { exitCode: 137 };
-    const name = `${this.parts.namePrefix}-${request.stage.replace(/[^a-zA-Z0-9_.-]/g, '-')}-${++this.stageCount}`;
+    return this.drive(this.startContainer(image, entrypoint, request.kind, request.shell, request.stage), request);
+  }
+
+  /** Creates, attaches and starts a stage container whose shell reads its script from stdin. */
+  private async startContainer(image: string, entrypoint: string[] | undefined, kind: RunRequest['kind'], shell: ScriptShell, stageName: string): Promise<StartedContainer> {
+    const { docker, stage } = this.parts;
+    const name = `${this.parts.namePrefix}-${stageName.replace(/[^a-zA-Z0-9_.-]/g, '-')}-${++this.stageCount}`;
     const container = await docker.createContainer({
       name,
       Image: image,
       ...(entrypoint ? { Entrypoint: entrypoint } : {}),
       // The script comes on stdin, as gitlab-runner sends it: no file (and no archive upload) per stage.
-      Cmd: ['sh', '-c', detectShellScript(request.shell)],
+      Cmd: ['sh', '-c', detectShellScript(shell)],
       Hostname: stage.hostname,
       WorkingDir: this.info.projectDir,
-      Labels: resourceLabels(request.kind === 'user' ? 'build' : 'probe', this.parts.jobId, this.parts.shortToken),
+      Labels: resourceLabels(kind === 'user' ? 'build' : 'probe', this.parts.jobId, this.parts.shortToken),
       AttachStdin: true,
       AttachStdout: true,
       AttachStderr: true,
@@ -106,7 +141,19 @@ export class DockerEnvironment implements Environment {
       const failed = settled.find((result): result is PromiseRejectedResult => result.status === 'rejected');
       if (failed) throw failed.reason;
       if (!attached) throw new ExecutorError('docker: the attach answered no stream');
-      const output = attached;
+      await container.start();
+      return { container, output: attached };
+    } catch (error) {
+      this.release(container, attached);
+      if (error instanceof ExecutorError) throw error;
+      throw new ExecutorError(`docker: ${describe(error)}`, 'system', { cause: error });
+    }
+  }
+
+  /** Feeds the script to a started container and waits for it, its output demultiplexed to the request. */
+  private async drive(starting: Promise<StartedContainer>, request: RunRequest): Promise<RunResult> {
+    const { container, output } = await starting;
+    try {
       const sink = new Writable({
         write(chunk: Buffer, _encoding, callback) {
           request.onOutput(chunk);
@@ -118,18 +165,18 @@ export class DockerEnvironment implements Environment {
         output.on('close', resolve);
         output.on('error', () => resolve());
       });
-      docker.modem.demuxStream(output, sink, sink);
+      this.parts.docker.modem.demuxStream(output, sink, sink);
       const kill = (): void => {
         container.kill({ signal: 'SIGKILL' }).catch(() => undefined);
       };
       request.signal.addEventListener('abort', kill, { once: true });
       try {
-        if (request.signal.aborted) return { exitCode: 137 };
-        await container.start();
+        if (request.signal.aborted) {
+          kill();
+          return { exitCode: 137 };
+        }
         // End of stdin ends the script (StdinOnce closes the container's stdin with it).
         output.end(`exec 2>&1\n${request.script}`);
-        // An abort that came while the container was starting found nothing to kill yet.
-        if (request.signal.aborted) kill();
         const result = (await container.wait()) as { StatusCode: number };
         await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, 2000))]);
         return { exitCode: result.StatusCode };
@@ -140,16 +187,19 @@ export class DockerEnvironment implements Environment {
       if (error instanceof ExecutorError) throw error;
       throw new ExecutorError(`docker: ${describe(error)}`, 'system', { cause: error });
     } finally {
-      // A hijacked attach connection left open would keep the process alive.
-      attached?.destroy();
-      // The removal is not the stage's business: cleanup waits for it.
-      this.removals.add(
-        container
-          .remove({ force: true })
-          .then(() => void (this.parts.created.containers = this.parts.created.containers.filter((id) => id !== container.id)))
-          .catch(() => undefined),
-      );
+      this.release(container, output);
     }
+  }
+
+  /** Closes the attach connection (left open, it would keep the process alive) and removes the container in the background; cleanup waits for it. */
+  private release(container: Docker.Container, attached: Duplex | undefined): void {
+    attached?.destroy();
+    this.removals.add(
+      container
+        .remove({ force: true })
+        .then(() => void (this.parts.created.containers = this.parts.created.containers.filter((id) => id !== container.id)))
+        .catch(() => undefined),
+    );
   }
 
   async copyIn(source: Readable, directory: string): Promise<void> {
@@ -179,6 +229,9 @@ export class DockerEnvironment implements Environment {
   async cleanup(): Promise<void> {
     if (this.cleaned) return;
     this.cleaned = true;
+    const prestarted = this.prestarted;
+    this.prestarted = null;
+    if (prestarted) await prestarted.started.then(({ container, output }) => this.release(container, output)).catch(() => undefined);
     await Promise.all(this.removals);
     await removeJobResources(this.parts.docker, this.parts.jobId, this.parts.created);
   }

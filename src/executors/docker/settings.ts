@@ -1,5 +1,5 @@
 /** `[runners.docker]` as the docker executor uses it (the runner's config module fills it). */
-import Docker from 'dockerode';
+import type Docker from 'dockerode';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -34,10 +34,11 @@ export interface DockerSettings {
   helperImage?: string;
 }
 
-export function createDockerClient(settings: DockerSettings): Docker {
+/** The client's options (TLS files read now, so a missing one fails at configuration time); undefined: dockerode's defaults. */
+export function dockerOptions(settings: DockerSettings): Docker.DockerOptions | undefined {
   const host = settings.host ?? process.env.DOCKER_HOST;
-  if (!host) return new Docker();
-  if (host.startsWith('unix://')) return new Docker({ socketPath: host.slice('unix://'.length) });
+  if (!host) return undefined;
+  if (host.startsWith('unix://')) return { socketPath: host.slice('unix://'.length) };
   const url = new URL(host.replace(/^tcp:/, settings.tlsVerify || settings.tlsCertPath ? 'https:' : 'http:'));
   const options: Docker.DockerOptions = { host: url.hostname, port: Number(url.port || (url.protocol === 'https:' ? 2376 : 2375)), protocol: url.protocol === 'https:' ? 'https' : 'http' };
   if (settings.tlsCertPath) {
@@ -45,7 +46,13 @@ export function createDockerClient(settings: DockerSettings): Docker {
     options.cert = readFileSync(path.join(settings.tlsCertPath, 'cert.pem'));
     options.key = readFileSync(path.join(settings.tlsCertPath, 'key.pem'));
   }
-  return new Docker(options);
+  return options;
+}
+
+/** dockerode is loaded here, on first use: it brings ssh2 and gRPC, which a runner that runs no docker job should not hold. */
+export async function createDockerClient(options: Docker.DockerOptions | undefined): Promise<Docker> {
+  const { default: Dockerode } = await import('dockerode');
+  return new Dockerode(options);
 }
 
 /** `512m` → bytes; undefined when empty. Throws on a value docker would not understand. */

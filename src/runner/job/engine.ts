@@ -162,6 +162,8 @@ async function runStages(context: JobContext, options: RunJobOptions, stopped: (
     const stop = stopped();
     if (stop) throw stop;
   };
+  // The first user script's container starts while the sources are fetched and copied in.
+  environment.prestart?.(settings.shell);
   await section(trace, 'prepare_script', 'Preparing environment', async () => trace.write(`Running on ${environment.info.runningOn}...\n`));
   checkStop();
   await section(trace, 'get_sources', 'Getting source from Git repository', () => prepareSources(context, options.runner));

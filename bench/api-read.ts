@@ -9,7 +9,8 @@
  *  2. The SQL statements one such request runs, uncached.
  *  3. `GET /api/v4/projects?per_page=100` over 10,000 projects: p50 and p95 for the
  *     administrator and for a member of a few groups (target: p50 under 30 ms).
- * The three loads alternate over BENCH_ROUNDS rounds (default 3), each round's ratios taken
+ * After a 2-second warm-up load of each (not counted), the three loads alternate over
+ * BENCH_ROUNDS rounds (default 3), each round's ratios taken
  * against that round's bare figure; the line shows the medians and each round's ratios, and
  * the server process's CPU time per request of each load (for the cached one, the writes'
  * CPU spread over the reads).
@@ -43,14 +44,14 @@ const run = promisify(execFile);
  * process's CPU time per request meanwhile (the servers run here; the figure the load
  * generator's speed does not cap).
  */
-async function load(url: string, headers: Record<string, string>): Promise<{ rps: number; p99_ms: number; cpuMicros: number }> {
-  const args = ['--import', 'tsx', path.join(SUPPORT, 'load.ts'), url, String(SECONDS), String(CONNECTIONS), ...Object.entries(headers).map(([key, value]) => `${key}=${value}`)];
+async function load(url: string, headers: Record<string, string>, seconds = SECONDS): Promise<{ rps: number; p99_ms: number; cpuMicros: number }> {
+  const args = ['--import', 'tsx', path.join(SUPPORT, 'load.ts'), url, String(seconds), String(CONNECTIONS), ...Object.entries(headers).map(([key, value]) => `${key}=${value}`)];
   const before = process.cpuUsage();
   const { stdout } = await run(process.execPath, args);
   const cpu = process.cpuUsage(before);
   const result = JSON.parse(stdout) as { rps: number; p99_ms: number; non2xx: number; errors: number };
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
-  return { ...result, cpuMicros: Math.round((cpu.user + cpu.system) / (result.rps * SECONDS)) };
+  return { ...result, cpuMicros: Math.round((cpu.user + cpu.system) / (result.rps * seconds)) };
 }
 
 /** Runs `measure` while another process writes `WRITES_PER_SECOND` times a second to `url`. */
@@ -107,6 +108,8 @@ async function main(): Promise<void> {
     const uncached = await uncachedCoordinator(work);
     const rounds: Array<{ bare: number; uncached: number; cached: number; writes: number; bareCpu: number; uncachedCpu: number; cachedCpu: number }> = [];
     try {
+      // Warm-up, not counted: the first load of a fresh process runs before its code is optimised.
+      for (const url of [bareUrl, `${uncached.origin}${route}`, `${base}/projects/${setup.projectId}`]) await load(url, url === bareUrl ? {} : asDeveloper, 2);
       for (let round = 0; round < ROUNDS; round += 1) {
         const bareLoad = await load(bareUrl, {});
         const uncachedLoad = await load(`${uncached.origin}${route}`, asDeveloper);

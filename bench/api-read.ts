@@ -38,7 +38,6 @@ const ROOT_TOKEN = 'bench-root-token-0123456789';
 const SUPPORT = path.join(import.meta.dirname, 'support');
 const run = promisify(execFile);
 
-/** Requests per second (and latency) of `url` under load from another process. */
 /**
  * Requests per second (and latency) of `url` under load from another process, and this
  * process's CPU time per request meanwhile (the servers run here; the figure the load

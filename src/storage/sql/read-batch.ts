@@ -7,9 +7,9 @@ import type BetterSqlite3 from 'better-sqlite3';
  * one request's reads (sign-in, the project, its namespace chain, memberships, counts) now
  * take it once.
  *
- * A batch never outlives the callback that opened it: it ends once that callback's
- * `process.nextTick` and promise queues are drained, before the event loop reads any more
- * input. Whatever made a request or event arrive (another process's commit included)
+ * Outside requests (below), a batch never outlives the callback that opened it: it ends once
+ * that callback's `process.nextTick` and promise queues are drained, before the event loop
+ * reads any more input. Whatever made a request or event arrive (another process's commit included)
  * happened before the callback started, so before the batch's snapshot: no batch serves
  * anything staler than the moment its first read ran. It also ends before anything else
  * runs on its connection (writes, `begin`, statements through kysely that are not plain

@@ -2,6 +2,7 @@
 import type Docker from 'dockerode';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { keepOut, type UnreachableModule } from '../../shared/unreachable-modules.ts';
 
 export type PullPolicy = 'always' | 'if-not-present' | 'never';
 
@@ -39,6 +40,7 @@ export function dockerOptions(settings: DockerSettings): Docker.DockerOptions | 
   const host = settings.host ?? process.env.DOCKER_HOST;
   if (!host) return undefined;
   if (host.startsWith('unix://')) return { socketPath: host.slice('unix://'.length) };
+  if (!/^(tcp|https?):\/\//.test(host)) throw new Error(`docker host "${host}" is not supported (use unix:// or tcp://)`);
   const url = new URL(host.replace(/^tcp:/, settings.tlsVerify || settings.tlsCertPath ? 'https:' : 'http:'));
   const options: Docker.DockerOptions = { host: url.hostname, port: Number(url.port || (url.protocol === 'https:' ? 2376 : 2375)), protocol: url.protocol === 'https:' ? 'https' : 'http' };
   if (settings.tlsCertPath) {
@@ -49,8 +51,20 @@ export function dockerOptions(settings: DockerSettings): Docker.DockerOptions | 
   return options;
 }
 
-/** dockerode is loaded here, on first use: it brings ssh2 and gRPC, which a runner that runs no docker job should not hold. */
+/**
+ * What dockerode requires as it loads and this executor never reaches: docker-modem's ssh
+ * agent (ssh2 and its native cpu-features, for `ssh://` hosts, which `dockerOptions` refuses)
+ * and dockerode's BuildKit session (gRPC and protobufjs, for `buildImage`, never called).
+ * Together about 130 modules and a 16 MB WebAssembly heap.
+ */
+export const DOCKERODE_UNREACHABLE: readonly UnreachableModule[] = [
+  { via: ['dockerode', 'docker-modem'], file: 'ssh.js', why: 'ssh:// docker hosts are not supported (use unix:// or tcp://)' },
+  { via: ['dockerode'], file: 'session.js', why: 'BuildKit sessions are not supported by the docker executor' },
+];
+
+/** dockerode is loaded here, on first use, so that a runner that runs no docker job never holds it. */
 export async function createDockerClient(options: Docker.DockerOptions | undefined): Promise<Docker> {
+  keepOut(DOCKERODE_UNREACHABLE);
   const { default: Dockerode } = await import('dockerode');
   return new Dockerode(options);
 }

@@ -10,7 +10,7 @@ import { pipeline } from 'node:stream/promises';
 import type { Dependency } from '../../protocol/job-payload.ts';
 import { DependencyDownloadError, type ArtifactUpload, type ArtifactUploadResult, type FailureReason } from '../job/session.ts';
 import type { RunnerInfoBody } from '../version.ts';
-import { header, type HttpResponse, type Transport } from './transport.ts';
+import { discard, header, type HttpResponse, type Transport } from './transport.ts';
 
 /** What an answer to PUT or PATCH means for the job (gitlab-runner's result kinds). */
 export type RemoteResult = 'succeeded' | 'accepted' | 'trace-validation-failed' | 'range-mismatch' | 'abort' | 'cancel-requested' | 'not-found' | 'failed';
@@ -132,7 +132,7 @@ export async function uploadArtifact(transport: Transport, jobId: number, token:
         body: multipartBody(upload.file, upload.fileName, boundary),
         query: { artifact_format: upload.artifactFormat, artifact_type: upload.artifactType, expire_in: upload.expireIn ?? undefined },
       });
-      await response.body.dump();
+      await discard(response.body);
       await transport.afterStatus('POST', `jobs/${jobId}/artifacts`, response.statusCode);
       last = { ok: response.statusCode === 201, status: response.statusCode, statusText: `${response.statusCode} ${STATUS_TEXT[response.statusCode] ?? ''}`.trim() };
     } catch (error) {
@@ -162,7 +162,7 @@ export async function downloadArtifacts(transport: Transport, dependency: Depend
         await transport.afterStatus('GET', `jobs/${dependency.id}/artifacts`, 200);
         return;
       }
-      await response.body.dump();
+      await discard(response.body);
       await transport.afterStatus('GET', `jobs/${dependency.id}/artifacts`, response.statusCode);
       lastError = `${response.statusCode} ${STATUS_TEXT[response.statusCode] ?? ''}`.trim();
       if (response.statusCode === 403 || response.statusCode === 404) throw new DependencyDownloadError(lastError, true);

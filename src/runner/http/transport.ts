@@ -1,13 +1,17 @@
 /**
- * The one HTTP client of the runner (undici). Reference §1: the base URL (`<url>` minus a
- * trailing `/` or `/ci`, plus `/api/v4/`), the User-Agent on requests with a body, JSON
- * bodies and the Content-Type check of decoded answers, `X-GitLab-Last-Update` kept from
- * every JSON answer, the exponential back-off after any 4xx/5xx (keyed by method and URI),
- * 429 with `RateLimit-ResetTime`, and the dial/header/request timeouts.
+ * The one HTTP client of the runner (node:http / node:https; see exchange.ts and redirects.ts).
+ * Reference §1: the base URL (`<url>` minus a trailing `/` or `/ci`, plus `/api/v4/`), the
+ * User-Agent on requests with a body, JSON bodies and the Content-Type check of decoded
+ * answers, `X-GitLab-Last-Update` kept from every JSON answer, the exponential back-off after
+ * any 4xx/5xx (keyed by method and URI), 429 with `RateLimit-ResetTime`, and the
+ * dial/header/request timeouts.
  */
 import { readFileSync } from 'node:fs';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import { finished } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
-import { Agent, interceptors, request, type Dispatcher } from 'undici';
+import { exchange, keepAliveAgents, type Agents, type RequestBody } from './exchange.ts';
+import { followRedirects } from './redirects.ts';
 
 export interface TransportOptions {
   url: string;
@@ -20,6 +24,10 @@ export interface TransportOptions {
   backoffMaxMs?: number;
   /** Upper bound of one 429 wait (tests). */
   rateLimitMaxWaitMs?: number;
+  /** Connect timeout (30 s). */
+  connectTimeoutMs?: number;
+  /** How long to wait for the answer's headers or its next body chunk (10 min, undici's headersTimeout/bodyTimeout). */
+  idleTimeoutMs?: number;
   /** Told about every answer (its status) and every request that got none (-1), for metrics. Requests the caller aborted are not reported. */
   onResponse?: (method: string, path: string, status: number) => void;
 }
@@ -30,6 +38,15 @@ export interface HttpResponse {
   /** The body text (small answers only; downloads use `stream`). */
   text: string;
 }
+
+/** An answer whose body the caller consumes (`readText`, `discard`, or a stream pipeline). */
+export interface RawResponse {
+  statusCode: number;
+  headers: IncomingHttpHeaders;
+  body: IncomingMessage;
+}
+
+type RequestInit = { headers: Record<string, string>; body?: RequestBody; query?: Record<string, string | undefined>; signal?: AbortSignal };
 
 export class TransportError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -61,29 +78,37 @@ export function isJson(response: { headers: HttpResponse['headers'] }): boolean 
   return (header(response, 'content-type') ?? '').split(';')[0].trim().toLowerCase() === 'application/json';
 }
 
+export async function readText(body: Readable): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of body) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Reads a body to its end without keeping it (so its keep-alive socket is reused); never throws. */
+export async function discard(body: Readable): Promise<void> {
+  if (body.readableEnded || body.destroyed) return;
+  body.resume();
+  await finished(body).catch(() => undefined);
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class Transport {
   readonly base: string;
   /** The last `X-GitLab-Last-Update` any JSON answer carried. */
   lastUpdate: string | undefined;
-  private readonly dispatcher: Dispatcher;
+  private readonly agents: Agents;
   private readonly backoffs = new Map<string, number>();
+  private closed = false;
 
   constructor(private readonly options: TransportOptions) {
     this.base = apiBase(options.url);
     const read = (file?: string) => (file ? readFileSync(file) : undefined);
-    let agent: Agent;
     try {
-      agent = new Agent({
-        connect: { timeout: 30_000, ca: read(options.tlsCaFile), cert: read(options.tlsCertFile), key: read(options.tlsKeyFile) },
-        headersTimeout: 10 * 60_000,
-        bodyTimeout: 10 * 60_000,
-      });
+      this.agents = keepAliveAgents({ ca: read(options.tlsCaFile), cert: read(options.tlsCertFile), key: read(options.tlsKeyFile) });
     } catch (error) {
       throw new TransportError(`cannot set up TLS: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
-    this.dispatcher = agent.compose(interceptors.redirect({ maxRedirections: 5 }));
   }
 
   get userAgent(): string {
@@ -107,14 +132,10 @@ export class Transport {
   }
 
   /** Any request whose answer is small; retries 429 with RateLimit-ResetTime (at most 5 times). */
-  async send(
-    method: string,
-    path: string,
-    init: { headers: Record<string, string>; body?: string | Buffer | Readable; query?: Record<string, string | undefined>; signal?: AbortSignal },
-  ): Promise<HttpResponse> {
+  async send(method: string, path: string, init: RequestInit): Promise<HttpResponse> {
     for (let attempt = 0; ; attempt++) {
       const { statusCode, headers, body } = await this.raw(method, path, init);
-      const text = await body.text().catch(() => '');
+      const text = await readText(body).catch(() => '');
       const response: HttpResponse = { status: statusCode, headers, text };
       if (statusCode === 429 && attempt < 5 && typeof init.body !== 'object') {
         const reset = header(response, 'ratelimit-resettime');
@@ -130,20 +151,20 @@ export class Transport {
     }
   }
 
-  /** The undici response itself, for streaming downloads (the caller consumes the body). */
-  async raw(
-    method: string,
-    path: string,
-    init: { headers: Record<string, string>; body?: string | Buffer | Readable; query?: Record<string, string | undefined>; signal?: AbortSignal },
-  ): Promise<Dispatcher.ResponseData> {
+  /** The answer with its body unread, for streaming downloads (the caller consumes the body). Redirects are followed unless the request body is a stream. */
+  async raw(method: string, path: string, init: RequestInit): Promise<RawResponse> {
     const signal = init.signal ? AbortSignal.any([init.signal, AbortSignal.timeout(60 * 60_000)]) : AbortSignal.timeout(60 * 60_000);
+    const url = this.url(path, init.query);
+    const options = { agents: this.agents, signal, connectTimeoutMs: this.options.connectTimeoutMs ?? 30_000, idleTimeoutMs: this.options.idleTimeoutMs ?? 10 * 60_000 };
     try {
-      const response = await request(this.url(path, init.query), { method: method as Dispatcher.HttpMethod, headers: init.headers, body: init.body, dispatcher: this.dispatcher, signal });
-      this.options.onResponse?.(method, path, response.statusCode);
-      return response;
+      if (this.closed) throw new Error('the transport is closed');
+      const response = await followRedirects({ url: new URL(url), method, headers: init.headers, body: init.body }, (hop) => exchange(hop, options));
+      const statusCode = response.statusCode ?? 0;
+      this.options.onResponse?.(method, path, statusCode);
+      return { statusCode, headers: response.headers, body: response };
     } catch (error) {
       if (!init.signal?.aborted) this.options.onResponse?.(method, path, -1);
-      throw new TransportError(`${method} ${this.url(path, init.query)}: ${describeNetworkError(error)}`, { cause: error });
+      throw new TransportError(`${method} ${url}: ${describeNetworkError(error)}`, { cause: error });
     }
   }
 
@@ -164,13 +185,16 @@ export class Transport {
   }
 
   async close(): Promise<void> {
-    await this.dispatcher.close().catch(() => undefined);
+    this.closed = true;
+    this.agents.http.destroy();
+    this.agents.https.destroy();
   }
 }
 
 export function describeNetworkError(error: unknown): string {
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  const code = (error as { code?: string }).code ?? cause?.code;
+  const cause = (error as { cause?: { code?: unknown } }).cause;
+  const own = (error as { code?: unknown }).code;
+  const code = typeof own === 'string' ? own : typeof cause?.code === 'string' ? cause.code : undefined;
   const message = error instanceof Error ? error.message : String(error);
   return code && !message.includes(code) ? `${message} (${code})` : message;
 }

@@ -4,15 +4,15 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { createDockerClient, DOCKERODE_UNREACHABLE, dockerOptions } from '../../src/executors/docker/settings.ts';
-import { unreachableModulePath } from '../../src/shared/unreachable-modules.ts';
+import { createDockerClient, DOCKERODE_DEFERRED, dockerOptions } from '../../src/executors/docker/settings.ts';
+import { deferredModulePath } from '../../src/shared/deferred-modules.ts';
 
 const loadedPackages = (): string[] => Object.keys(createRequire(import.meta.url).cache).map((file) => /node_modules\/((?:@[^/]+\/)?[^/]+)\/(?!.*node_modules)/.exec(file)?.[1] ?? '');
 
 test('the docker client loads dockerode without ssh2, cpu-features or gRPC', async () => {
   assert.ok(!loadedPackages().includes('dockerode'), 'dockerode must not be loaded before the first client');
-  for (const module of DOCKERODE_UNREACHABLE) {
-    const file = unreachableModulePath(module);
+  for (const module of DOCKERODE_DEFERRED) {
+    const file = deferredModulePath(module);
     assert.ok(file !== undefined && existsSync(file), `${module.file} exists in this release`);
   }
   const client = await createDockerClient({ socketPath: '/nonexistent/docker.sock' });

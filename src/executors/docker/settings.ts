@@ -2,7 +2,7 @@
 import type Docker from 'dockerode';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { keepOut, type UnreachableModule } from '../../shared/unreachable-modules.ts';
+import { deferLoading, type DeferredModule } from '../../shared/deferred-modules.ts';
 
 export type PullPolicy = 'always' | 'if-not-present' | 'never';
 
@@ -52,19 +52,19 @@ export function dockerOptions(settings: DockerSettings): Docker.DockerOptions | 
 }
 
 /**
- * What dockerode requires as it loads and this executor never reaches: docker-modem's ssh
+ * What dockerode requires as it loads and this executor does not reach: docker-modem's ssh
  * agent (ssh2 and its native cpu-features, for `ssh://` hosts, which `dockerOptions` refuses)
  * and dockerode's BuildKit session (gRPC and protobufjs, for `buildImage`, never called).
  * Together about 130 modules and a 16 MB WebAssembly heap.
  */
-export const DOCKERODE_UNREACHABLE: readonly UnreachableModule[] = [
-  { via: ['dockerode', 'docker-modem'], file: 'ssh.js', why: 'ssh:// docker hosts are not supported (use unix:// or tcp://)' },
-  { via: ['dockerode'], file: 'session.js', why: 'BuildKit sessions are not supported by the docker executor' },
+export const DOCKERODE_DEFERRED: readonly DeferredModule[] = [
+  { via: ['dockerode', 'docker-modem'], file: 'ssh.js', why: 'ssh:// docker hosts only' },
+  { via: ['dockerode'], file: 'session.js', why: 'BuildKit sessions of buildImage only' },
 ];
 
 /** dockerode is loaded here, on first use, so that a runner that runs no docker job never holds it. */
 export async function createDockerClient(options: Docker.DockerOptions | undefined): Promise<Docker> {
-  keepOut(DOCKERODE_UNREACHABLE);
+  deferLoading(DOCKERODE_DEFERRED);
   const { default: Dockerode } = await import('dockerode');
   return new Dockerode(options);
 }

@@ -2,8 +2,8 @@
  * Imported for its effect, before prom-client: prom-client's process CPU metric requires
  * OpenTelemetry's API (about 50 modules) for exemplars, which the runner never enables.
  */
-import { keepOut, type UnreachableModule } from '../../shared/unreachable-modules.ts';
+import { deferLoading, type DeferredModule } from '../../shared/deferred-modules.ts';
 
-export const PROM_CLIENT_UNREACHABLE: readonly UnreachableModule[] = [{ via: ['prom-client', '@opentelemetry/api'], why: 'prom-client exemplars are not enabled' }];
+export const PROM_CLIENT_DEFERRED: readonly DeferredModule[] = [{ via: ['prom-client', '@opentelemetry/api'], why: 'exemplars only' }];
 
-keepOut(PROM_CLIENT_UNREACHABLE);
+deferLoading(PROM_CLIENT_DEFERRED);

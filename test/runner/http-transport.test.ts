@@ -68,6 +68,12 @@ describe('runner HTTP transport (node:http) against plain local servers', () => 
           response.write('first chunk;');
         },
         '/api/v4/no-answer': () => undefined,
+        '/api/v4/limited-once': (_request, response) => {
+          const limited = seen.filter((request) => request.url === '/api/v4/limited-once').length === 1;
+          if (limited) response.writeHead(429, { 'ratelimit-resettime': new Date(Date.now() + 50).toUTCString() }).end('Retry later');
+          else response.writeHead(202).end();
+        },
+        '/api/v4/limited': (_request, response) => response.writeHead(429, { 'ratelimit-resettime': new Date(Date.now() + 50).toUTCString() }).end('Retry later'),
         '/api/v4/digest': (request, response) => {
           const body = seen.at(-1)?.body ?? Buffer.alloc(0);
           response.writeHead(200).end(`${body.length} ${createHash('sha256').update(body).digest('hex')} ${String(request.headers['transfer-encoding'])}`);
@@ -119,6 +125,20 @@ describe('runner HTTP transport (node:http) against plain local servers', () => 
     const streamed = await transport.raw('POST', 'temporary', { headers: {}, body: Readable.from([Buffer.from('abc')]) });
     assert.equal(streamed.statusCode, 307);
     assert.equal(await readText(streamed.body), 'moved');
+  });
+
+  it('re-sends a Buffer body after a 429 with RateLimit-ResetTime, a streamed one never', async () => {
+    const before = seen.length;
+    const answered = await transport.send('PATCH', 'limited-once', { headers: { 'content-type': 'text/plain' }, body: Buffer.from('trace bytes') });
+    assert.equal(answered.status, 202);
+    assert.deepEqual(
+      seen.slice(before).map((request) => request.body.toString()),
+      ['trace bytes', 'trace bytes'],
+    );
+    const streamedBefore = seen.length;
+    const streamed = await transport.send('PATCH', 'limited', { headers: { 'content-type': 'text/plain' }, body: Readable.from([Buffer.from('once')]) });
+    assert.equal(streamed.status, 429);
+    assert.equal(seen.length - streamedBefore, 1, 'a stream cannot be sent twice');
   });
 
   it('streams a request body whole, chunked; a failing body stream aborts the request', async () => {

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { finished } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
-import { exchange, keepAliveAgents, type Agents, type RequestBody } from './exchange.ts';
+import { exchange, isStream, keepAliveAgents, type Agents, type RequestBody } from './exchange.ts';
 import { followRedirects } from './redirects.ts';
 
 export interface TransportOptions {
@@ -137,7 +137,7 @@ export class Transport {
       const { statusCode, headers, body } = await this.raw(method, path, init);
       const text = await readText(body).catch(() => '');
       const response: HttpResponse = { status: statusCode, headers, text };
-      if (statusCode === 429 && attempt < 5 && typeof init.body !== 'object') {
+      if (statusCode === 429 && attempt < 5 && !isStream(init.body)) {
         const reset = header(response, 'ratelimit-resettime');
         if (reset !== undefined) {
           const at = Date.parse(reset);

@@ -15,8 +15,6 @@ export interface DeferredModule {
   via: readonly string[];
   /** A file next to the last package's main file; that main file itself when absent. */
   file?: string;
-  /** Why the dependency rarely or never needs it (documentation). */
-  why: string;
 }
 
 const requireHere = createRequire(import.meta.url);

@@ -58,8 +58,8 @@ export function dockerOptions(settings: DockerSettings): Docker.DockerOptions | 
  * Together about 130 modules and a 16 MB WebAssembly heap.
  */
 export const DOCKERODE_DEFERRED: readonly DeferredModule[] = [
-  { via: ['dockerode', 'docker-modem'], file: 'ssh.js', why: 'ssh:// docker hosts only' },
-  { via: ['dockerode'], file: 'session.js', why: 'BuildKit sessions of buildImage only' },
+  { via: ['dockerode', 'docker-modem'], file: 'ssh.js' },
+  { via: ['dockerode'], file: 'session.js' },
 ];
 
 /** dockerode is loaded here, on first use, so that a runner that runs no docker job never holds it. */

@@ -82,6 +82,10 @@ describe('SQL stores', () => {
     assert.deepEqual(found, created);
     assert.deepEqual([found?.user_id, found?.scopes, found?.expires_at, found?.revoked, found?.impersonation], [user.id, ['read_api'], '2099-12-31', false, false]);
     assert.equal(await stores.tokens.findByToken('secret-tokeN'), undefined);
+    // Sign-in reads the token and its owner in one join: each comes out whole, neither with the other's columns.
+    const signIn = await stores.tokens.findWithOwner('secret-token');
+    assert.deepEqual(signIn, { token: created, owner: user });
+    assert.equal(await stores.tokens.findWithOwner('secret-tokeN'), undefined);
     const everything = await stores.tokens.create(user.id, 'other-token', { name: 'all', impersonation: true });
     assert.ok(everything.scopes.includes('api') && everything.scopes.includes('sudo'));
     assert.deepEqual((await stores.tokens.list({ userId: user.id, impersonation: true })).map((token) => token.name), ['all']);

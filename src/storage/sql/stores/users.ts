@@ -4,7 +4,7 @@ import { countAll } from '../database.ts';
 import { preparedQuery } from '../prepared.ts';
 import type { NewUser, UserChanges, UserListFilter, UserRecord, UsersStore } from '../../types.ts';
 import { containsInsensitive } from './like.ts';
-import { recordToRow, rowToRecord, type ColumnKinds } from './row-mapping.ts';
+import { pickColumns, recordToRow, rowToRecord, type ColumnKinds } from './row-mapping.ts';
 
 const USER_COLUMNS: ColumnKinds<UserRecord> = {
   booleans: ['is_admin', 'is_ghost', 'can_create_group', 'external', 'two_factor_enabled'],
@@ -21,6 +21,11 @@ export const USER_SELECTED = [
 const SELECTED = USER_SELECTED;
 
 export const toUser = (row: object) => rowToRecord<UserRecord>(row, USER_COLUMNS);
+
+const pickUserColumns = pickColumns(USER_SELECTED);
+
+/** The user of a row that holds other columns too (a join naming the user's columns as they are). */
+export const userOfJoined = (row: object): UserRecord => toUser(pickUserColumns(row));
 
 export class SqlUsersStore implements UsersStore {
   private readonly byId;

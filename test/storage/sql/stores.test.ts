@@ -74,6 +74,16 @@ describe('SQL stores', () => {
     assert.equal((await stores.users.list({ search: '%' }, { offset: 0, limit: 10 })).total, 0);
   });
 
+  it('finds users by ids: one (twice over), several, and none of an unknown id', async () => {
+    const bob = await stores.users.findByUsername('bob');
+    const carol = await stores.users.findByUsername('carol');
+    assert.ok(bob && carol);
+    assert.deepEqual(await stores.users.findByIds([bob.id, bob.id]), [bob]);
+    assert.deepEqual((await stores.users.findByIds([carol.id, bob.id, 999_999])).sort((a, b) => a.id - b.id), [bob, carol].sort((a, b) => a.id - b.id));
+    assert.deepEqual(await stores.users.findByIds([999_999]), []);
+    assert.deepEqual(await stores.users.findByIds([]), []);
+  });
+
   it('verifies tokens by digest only and keeps their scopes, expiry and revocation', async () => {
     const user = await stores.users.findByUsername('bob');
     assert.ok(user);

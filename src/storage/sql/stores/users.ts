@@ -51,7 +51,10 @@ export class SqlUsersStore implements UsersStore {
 
   async findByIds(ids: readonly number[]): Promise<UserRecord[]> {
     if (ids.length === 0) return [];
-    const rows = await this.db.selectFrom('users').select(SELECTED).where('id', 'in', [...new Set(ids)]).execute();
+    const distinct = [...new Set(ids)];
+    // One id (a project's owner) is the common case: the prepared statement skips building the query.
+    if (distinct.length === 1) return (await this.byId(distinct[0])).map(toUser);
+    const rows = await this.db.selectFrom('users').select(SELECTED).where('id', 'in', distinct).execute();
     return rows.map(toUser);
   }
 

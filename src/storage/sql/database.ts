@@ -12,10 +12,11 @@ import {
   type LogEvent,
   type SqliteDatabase,
   type SqliteDialectConfig,
+  type SqliteStatement,
 } from 'kysely';
 import pg from 'pg';
 import { classifyWrite, type ChangeListener } from './changes.ts';
-import { rowsAsObjects } from './raw-rows.ts';
+import { kyselyStatement, rowsAsObjects } from './raw-rows.ts';
 import { endAllReadBatches, ReadBatch, readsForRequest } from './read-batch.ts';
 import type { DatabaseSchema } from './schema.ts';
 
@@ -103,7 +104,7 @@ function openSqlite(file: string, observe?: StatementObserver): OpenedDatabase {
       if (!batch.enter()) return undefined;
       let reader = readers.get(text);
       if (reader === undefined) {
-        // A statement of its own (kysely's, cached by SQL text, must keep returning objects).
+        // A statement of its own, apart from kysely's cache (which ends the shared reads for anything but a plain read).
         const statement = sqlite.prepare(text);
         reader = statement.reader && statement.readonly ? rowsAsObjects(statement) : null;
         readers.set(text, reader);
@@ -163,26 +164,26 @@ interface WriteCounter {
 type Change = ReturnType<typeof classifyWrite>;
 
 function withStatementCache(database: BetterSqlite3.Database, writes: WriteCounter, capacity = 1000): SqliteDatabase {
-  const statements = new Map<string, { statement: BetterSqlite3.Statement; change: Change; plainRead: boolean }>();
+  const statements = new Map<string, { statement: SqliteStatement; readonly: boolean; change: Change; plainRead: boolean }>();
   return {
     close: () => database.close(),
     prepare(text: string) {
       let prepared = statements.get(text);
       if (!prepared) {
         const statement = database.prepare(text);
-        prepared = { statement, change: statement.readonly ? null : classifyWrite(text), plainRead: statement.readonly && statement.reader };
+        prepared = { statement: kyselyStatement(statement), readonly: statement.readonly, change: statement.readonly ? null : classifyWrite(text), plainRead: statement.readonly && statement.reader };
         statements.set(text, prepared);
         if (statements.size > capacity) statements.delete(statements.keys().next().value as string);
       }
       // Kysely runs what it prepares at once: a write, `begin` or `commit` ends the shared reads first.
       if (!prepared.plainRead) endAllReadBatches();
-      return prepared.statement.readonly ? prepared.statement : countingWrites(prepared.statement, prepared.change, writes);
+      return prepared.readonly ? prepared.statement : countingWrites(prepared.statement, prepared.change, writes);
     },
   };
 }
 
 /** A writing statement that counts (and reports) each execution before it runs, so no reader can miss it. */
-function countingWrites(statement: BetterSqlite3.Statement, change: Change, writes: WriteCounter): SqliteDatabase extends { prepare(sql: string): infer S } ? S : never {
+function countingWrites(statement: SqliteStatement, change: Change, writes: WriteCounter): SqliteStatement {
   const counted = (parameters: ReadonlyArray<unknown>) => {
     writes.count += 1;
     if (change) for (const listener of writes.listeners) listener(change(parameters));

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
-import { rowsAsObjects } from '../../../src/storage/sql/raw-rows.ts';
+import { kyselyStatement, rowsAsObjects } from '../../../src/storage/sql/raw-rows.ts';
 
 describe('rows built from raw arrays', () => {
   const database = new BetterSqlite3(':memory:');
@@ -32,5 +32,19 @@ describe('rows built from raw arrays', () => {
   it('leaves a column named __proto__ to better-sqlite3', () => {
     const [row] = rowsAsObjects(database.prepare('select 1 as "__proto__"'))([]) as Array<Record<string, unknown>>;
     assert.equal(Object.getPrototypeOf(row), Object.prototype);
+  });
+
+  it('gives kysely the rows better-sqlite3 gives, from all and iterate, and runs writes with or without returning', () => {
+    const sql = 'select * from items order by id';
+    const expected = database.prepare(sql).all();
+    const statement = kyselyStatement(database.prepare(sql));
+    assert.equal(statement.reader, true);
+    assert.deepStrictEqual(statement.all([]), expected);
+    assert.deepStrictEqual([...statement.iterate([])], expected);
+    const inserted = kyselyStatement(database.prepare("insert into items (id, name) values (?, ?) returning id, name"));
+    assert.deepStrictEqual(inserted.all([10, 'ten']), [{ id: 10, name: 'ten' }]);
+    const plainWrite = kyselyStatement(database.prepare('delete from items where id = ?'));
+    assert.equal(plainWrite.reader, false);
+    assert.equal(plainWrite.run([10]).changes, 1);
   });
 });

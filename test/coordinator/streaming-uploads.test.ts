@@ -46,7 +46,8 @@ describe('multipart uploads stream to disk', () => {
     await app.register(multipart, { limits: { fileSize: limit } });
     collectMultipartBodies(app, uploadDirectory);
     app.post('/upload', async (request) => {
-      const file = request.uploads.file!;
+      const file = request.uploads?.file;
+      assert.ok(file, 'the upload is collected');
       const hash = createHash('sha256');
       for await (const chunk of createReadStream(file.path)) hash.update(chunk as Buffer);
       seen = { note: (request.body as Record<string, unknown>).note, filename: file.filename, size: file.size, sha256: hash.digest('hex'), existedDuringRequest: existsSync(file.path), path: file.path };

@@ -7,14 +7,12 @@ declare module 'fastify' {
   }
 }
 
-/** Records the mount prefix on every request of this (encapsulated) instance. */
+/**
+ * Records the mount prefix on every request of this (encapsulated) instance: the value of
+ * the instance's own request decorator, so no hook runs per request.
+ */
 export function recordMountPrefix(instance: FastifyInstance): void {
-  const prefix = instance.prefix.replace(/\/+$/, '');
-  instance.decorateRequest('coordinatorPrefix', '');
-  instance.addHook('onRequest', (request, _reply, done) => {
-    request.coordinatorPrefix = prefix;
-    done();
-  });
+  instance.decorateRequest('coordinatorPrefix', instance.prefix.replace(/\/+$/, ''));
 }
 
 /**

@@ -15,10 +15,10 @@ type MultipartPart =
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** Files of this request's multipart body by field name (parameters stay in `body`). */
-    uploads: Record<string, UploadedFile>;
-    /** Their temporary files, removed once the request is answered or aborted. */
-    uploadedFiles: string[];
+    /** Files of this request's multipart body by field name (parameters stay in `body`); null without files. */
+    uploads: Record<string, UploadedFile> | null;
+    /** Their temporary files, removed once the request is answered or aborted; null without files. */
+    uploadedFiles: string[] | null;
   }
   interface FastifyContextConfig {
     /** The handler reads the multipart body itself, part by part, as streams (artifact uploads): nothing is collected for it. */
@@ -34,15 +34,10 @@ declare module 'fastify' {
  * written at the limit).
  */
 export function collectMultipartBodies(app: FastifyInstance, uploadDirectory: string): void {
-  // Reference-type decorations start as null and are set per request (fastify's rule).
-  app.decorateRequest('uploads', null as unknown as Record<string, UploadedFile>);
-  app.decorateRequest('uploadedFiles', null as unknown as string[]);
+  // Reference-type decorations start as null and are set, per request, by the first file (fastify's rule).
+  app.decorateRequest('uploads', null);
+  app.decorateRequest('uploadedFiles', null);
   // Callback hooks: every request passes them, and most have no multipart body (no promise for those).
-  app.addHook('onRequest', (request, _reply, done) => {
-    request.uploads = Object.create(null) as Record<string, UploadedFile>;
-    request.uploadedFiles = [];
-    done();
-  });
   app.addHook('preValidation', (request, _reply, done) => {
     if (!request.isMultipart() || request.routeOptions.config.streamsMultipart === true) {
       done();
@@ -65,7 +60,7 @@ export function collectMultipartBodies(app: FastifyInstance, uploadDirectory: st
       done();
       return;
     }
-    request.uploadedFiles = [];
+    request.uploadedFiles = null;
     void Promise.all(files.map((file) => rm(file, { force: true }))).then(() => done(), (error: unknown) => done(error as FastifyError));
   };
   app.addHook('onResponse', (request, _reply, done) => removeUploads(request, done));
@@ -76,7 +71,8 @@ async function collectParts(request: FastifyRequest, parts: AsyncIterable<Multip
   const out: ParamMap = Object.create(null) as ParamMap;
   for await (const part of parts) {
     if (part.type === 'file') {
-      request.uploads[part.fieldname] = await writeUpload(request, part, uploadDirectory);
+      const upload = await writeUpload(request, part, uploadDirectory);
+      (request.uploads ??= Object.create(null) as Record<string, UploadedFile>)[part.fieldname] = upload;
     } else {
       assignParam(out, part.fieldname, typeof part.value === 'string' ? part.value : String(part.value));
     }
@@ -87,7 +83,7 @@ async function collectParts(request: FastifyRequest, parts: AsyncIterable<Multip
 async function writeUpload(request: FastifyRequest, part: Extract<MultipartPart, { type: 'file' }>, uploadDirectory: string): Promise<UploadedFile> {
   await mkdir(uploadDirectory, { recursive: true });
   const target = path.join(uploadDirectory, `upload-${randomBytes(12).toString('hex')}`);
-  request.uploadedFiles.push(target);
+  (request.uploadedFiles ??= []).push(target);
   let size = 0;
   part.file.on('data', (chunk: Buffer) => {
     size += chunk.length;

@@ -219,7 +219,7 @@ async function mountCoordinator(instance: FastifyInstance, core: CoordinatorCore
   collectMultipartBodies(instance, uploadDirectory);
   instance.addContentTypeParser('text/plain', { parseAs: 'string' }, (_request, body, done) => done(null, body));
   await instance.register(rateLimit, { global: false });
-  const throttles = new RequestThrottles(instance, () => context.settings.values());
+  const throttles = new RequestThrottles(instance, () => context.settings.values(), () => context.settings.peek());
   const services = buildServices(context, core.ci, { jobRequestLongPollSeconds: core.jobRequestLongPollSeconds });
 
   instance.decorateRequest('actor', null);
@@ -238,13 +238,15 @@ async function mountCoordinator(instance: FastifyInstance, core: CoordinatorCore
         const nullByte = nullByteInPathOrQuery(request);
         const signingIn = nullByte ? undefined : authenticator.authenticateBeforeBody(request);
         const throttled = !isRunnerProtocolRequest(request.method, coordinatorUrl(request));
-        if (signingIn === undefined && !throttled) {
+        // Signed in (or anonymous) at once, a throttle that is off answers at once too: no promise.
+        const refusing = signingIn === undefined && throttled ? throttles.refuseIfEnabled(request, reply, 'api') : false;
+        if (signingIn === undefined && refusing === false) {
           done(nullByte as FastifyError | undefined);
           return;
         }
         const answer = async (): Promise<boolean> => {
           const failure = nullByte ?? (await signingIn?.then(() => undefined, (error: unknown) => error));
-          if (throttled && (await throttles.refuse(request, reply, 'api'))) return true;
+          if (throttled && (await (refusing || throttles.refuseIfEnabled(request, reply, 'api')))) return true;
           if (failure !== undefined) throw failure;
           return false;
         };

@@ -42,6 +42,19 @@ describe('ReadCache', () => {
     assert.equal(computed, 2);
   });
 
+  it('peeks at a kept value without computing, while it is valid', async () => {
+    let stamp = 'a';
+    const cache = new ReadCache(() => stamp);
+    assert.equal(cache.peek('key'), undefined);
+    await cache.get('key', async () => 'value');
+    assert.deepEqual(cache.peek('key'), { value: 'value' });
+    await cache.get('nothing', async () => null);
+    assert.deepEqual(cache.peek('nothing'), { value: null }, 'a kept null is a value, not a miss');
+    stamp = 'b';
+    assert.equal(cache.peek('key'), undefined);
+    assert.equal(new ReadCache(() => null).peek('key'), undefined);
+  });
+
   it('drops the oldest entry beyond its capacity', async () => {
     let computed = 0;
     const cache = new ReadCache(() => 'same', 2);

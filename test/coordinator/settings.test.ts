@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import { SettingsService } from '../../src/coordinator/services/settings.ts';
 import { defaultSettingValues, SETTING_DEFINITIONS, SETTINGS_SCHEMA } from '../../src/coordinator/services/settings/schema.ts';
 import { validateSettings } from '../../src/coordinator/services/settings/validate.ts';
+import { openDatabase } from '../../src/storage/sql/database.ts';
+import { migrateToLatest } from '../../src/storage/sql/migrate.ts';
+import { createSqlStores } from '../../src/storage/sql/stores/index.ts';
 import { startTestCoordinator, type TestCoordinator } from '../helpers/coordinator.ts';
 
 /** A non-administrator made through the accounts service, so this file does not depend on POST /users. */
@@ -27,6 +31,23 @@ describe('application settings schema table', () => {
       }
     }
     assert.doesNotThrow(() => validateSettings({ changes: {}, stored: {}, merged: defaultSettingValues() }));
+  });
+});
+
+describe('settings in memory', () => {
+  it('are at hand without a promise only while fresh', async () => {
+    const opened = openDatabase(':memory:');
+    await migrateToLatest(opened.db, opened.dialect);
+    let now = 1_000;
+    const settings = new SettingsService(createSqlStores(opened.db).settings, { maxAgeMs: 5_000, clock: () => now });
+    assert.equal(settings.peek(), undefined);
+    const values = await settings.values();
+    assert.equal(settings.peek(), values);
+    now += 4_999;
+    assert.equal(settings.peek(), values);
+    now += 1;
+    assert.equal(settings.peek(), undefined);
+    await opened.close();
   });
 });
 

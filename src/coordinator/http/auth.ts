@@ -60,6 +60,9 @@ export interface TokenCredential {
   token: TokenRecord;
 }
 
+/** The read cache's key of a token's credential. */
+const credentialKey = (token: string): string => `token\0${token}`;
+
 const USER_ROUTES = /^\/api\/v4\/users?(?:[/?]|$)/;
 
 /**
@@ -90,7 +93,7 @@ export class Authenticator {
       return found && found.owner.state === 'active' ? { user: found.owner, token: found.token } : null;
     };
     return this.cache
-      ? this.cache.get(`token\0${token}`, async (depend) => {
+      ? this.cache.get(credentialKey(token), async (depend) => {
           depend({ tables: ['personal_tokens', 'users'] });
           return lookUp();
         })
@@ -114,7 +117,15 @@ export class Authenticator {
     request.credentialUser = null;
     const token = tokenBeforeBody(request);
     if (token === undefined) return undefined;
-    return this.signInBeforeBody(request, token);
+    // A credential the cache still holds signs in at once, without a promise (sudo may need a lookup).
+    const kept = sudoBeforeBody(request) === undefined ? this.cache?.peek<TokenCredential | null>(credentialKey(token)) : undefined;
+    if (!kept) return this.signInBeforeBody(request, token);
+    try {
+      this.admit(request, kept.value);
+      return undefined;
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
   }
 
   private async signInBeforeBody(request: FastifyRequest, token: string): Promise<void> {
@@ -160,7 +171,11 @@ export class Authenticator {
   }
 
   private async signIn(request: FastifyRequest, token: string): Promise<TokenCredential> {
-    const credential = await this.credentialForToken(token);
+    return this.admit(request, await this.credentialForToken(token));
+  }
+
+  /** Signs the request in with the credential its token names (null: none), or refuses it. */
+  private admit(request: FastifyRequest, credential: TokenCredential | null): TokenCredential {
     if (!credential) throw new GantryError('GANTRY_E_CREDENTIALS_INVALID');
     // The owner is known from here on, even when the token turns out unusable: throttles count it.
     request.credentialUser = credential.user;

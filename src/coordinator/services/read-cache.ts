@@ -55,10 +55,8 @@ export class ReadCache {
     const external = this.tracking ? this.externalStamp() : this.changeStamp();
     if (external === null) return compute(() => {});
     const stamp = this.tracking ? `${this.sequence}:${external}` : external;
-    const entry = this.entries.get(key);
-    if (entry) {
-      if (entry.dependencies ? entry.stamp === external && this.unchangedSince(entry.at, entry.dependencies) : entry.stamp === stamp) return entry.value as T;
-    }
+    const kept = this.validEntry(key, external, stamp);
+    if (kept) return kept.value as T;
     const at = this.sequence;
     let dependencies: ReadDependencies | undefined;
     const value = await compute((declared) => {
@@ -70,6 +68,20 @@ export class ReadCache {
       this.keep(key, { stamp, value });
     }
     return value;
+  }
+
+  /** The kept answer for `key` if it is still valid, without computing anything (a caller that can answer at once, without a promise). */
+  peek<T>(key: string): { value: T } | undefined {
+    const external = this.tracking ? this.externalStamp() : this.changeStamp();
+    if (external === null) return undefined;
+    const kept = this.validEntry(key, external, this.tracking ? `${this.sequence}:${external}` : external);
+    return kept && { value: kept.value as T };
+  }
+
+  private validEntry(key: string, external: string, stamp: string): Entry | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    return (entry.dependencies ? entry.stamp === external && this.unchangedSince(entry.at, entry.dependencies) : entry.stamp === stamp) ? entry : undefined;
   }
 
   private keep(key: string, entry: Entry): void {

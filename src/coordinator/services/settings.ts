@@ -62,6 +62,11 @@ export class SettingsService {
     return snapshot;
   }
 
+  /** The settings in memory while they are fresh, else undefined (a caller that can answer at once). */
+  peek(): ApplicationSettings | undefined {
+    return this.cached && this.clock() - this.cached.loadedAt < this.maxAgeMs ? this.cached.snapshot.values : undefined;
+  }
+
   async values(): Promise<ApplicationSettings> {
     return (await this.current()).values;
   }

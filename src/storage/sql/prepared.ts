@@ -33,3 +33,35 @@ export function preparedQuery<Row>(db: Db, arity: number, build: (...placeholder
     return result.rows;
   };
 }
+
+/** The tables whose rows are updated by id and answered whole (`returning *`). */
+type UpdatedById = 'projects' | 'namespaces';
+
+/**
+ * `update <table> set … where id = ? returning *`, built and compiled by kysely once per set
+ * of columns rather than on every edit. The most recently used `capacity` sets are kept (an
+ * API edit may name any subset of a project's attributes).
+ */
+export function preparedUpdateById(db: Db, table: UpdatedById, capacity = 64): (id: number, row: Readonly<Record<string, unknown>>) => Promise<object[]> {
+  const byColumns = new Map<string, (...args: unknown[]) => Promise<object[]>>();
+  return (id, row) => {
+    const columns = Object.keys(row);
+    const key = columns.join('\0');
+    let update = byColumns.get(key);
+    if (update) {
+      byColumns.delete(key);
+    } else {
+      update = preparedQuery<object>(db, columns.length + 1, (...placeholders) =>
+        db
+          .updateTable(table)
+          .set(Object.fromEntries(columns.map((column, index) => [column, placeholders[index]])) as never)
+          .where('id', '=', placeholders[columns.length] as never)
+          .returningAll()
+          .compile(),
+      );
+      if (byColumns.size >= capacity) byColumns.delete(byColumns.keys().next().value as string);
+    }
+    byColumns.set(key, update);
+    return update(...columns.map((column) => row[column]), id);
+  };
+}

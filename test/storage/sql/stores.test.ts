@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { isUniqueViolation, openDatabase, type OpenedDatabase } from '../../../src/storage/sql/database.ts';
 import { migrateToLatest } from '../../../src/storage/sql/migrate.ts';
+import { preparedUpdateById } from '../../../src/storage/sql/prepared.ts';
 import { createSqlStores, type SqlStores } from '../../../src/storage/sql/stores/index.ts';
 import type { NewNamespace, NewUser } from '../../../src/storage/types.ts';
 import { testDatabase } from '../../helpers/database.ts';
@@ -101,6 +102,22 @@ describe('SQL stores', () => {
     assert.deepEqual((await stores.tokens.list({ userId: user.id, impersonation: true })).map((token) => token.name), ['all']);
     await stores.tokens.revoke(created.id);
     assert.equal((await stores.tokens.findById(created.id))?.revoked, true);
+  });
+
+  it('updates rows by id through statements kept per set of columns, the oldest set dropped past the capacity', async () => {
+    const group = await stores.namespaces.create(newGroup('edits', null));
+    const update = preparedUpdateById(opened.db, 'namespaces', 1);
+    const [renamed] = (await update(group.id, { name: 'First', description: 'one' })) as Array<{ name: string; description: string }>;
+    assert.deepEqual([renamed?.name, renamed?.description], ['First', 'one']);
+    // The same columns again (the kept statement), other columns (replacing it), then the first set anew.
+    await update(group.id, { name: 'Second', description: 'two' });
+    await update(group.id, { visibility: 'internal' });
+    const [last] = (await update(group.id, { name: 'Third', description: '' })) as Array<{ name: string; description: string; visibility: string }>;
+    assert.deepEqual([last?.name, last?.description, last?.visibility], ['Third', '', 'internal']);
+    assert.deepEqual(await update(999_999, { name: 'Nobody' }), []);
+    const reread = await stores.namespaces.findById(group.id);
+    assert.deepEqual([reread?.name, reread?.description, reread?.visibility], ['Third', '', 'internal']);
+    assert.equal((await stores.namespaces.update(group.id, { lfs_enabled: false }))?.lfs_enabled, false);
   });
 
   it('keeps namespace full paths consistent through renames and walks the tree', async () => {

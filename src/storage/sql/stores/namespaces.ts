@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../database.ts';
-import { preparedQuery } from '../prepared.ts';
+import { preparedQuery, preparedUpdateById } from '../prepared.ts';
 import type { NamespaceChanges, NamespaceListFilter, NamespaceRecord, NamespacesStore, NewNamespace } from '../../types.ts';
 import { countAll } from '../database.ts';
 import { containsInsensitive } from './like.ts';
@@ -11,9 +11,11 @@ export const toNamespace = (row: object) => rowToRecord<NamespaceRecord>(row, NA
 
 export class SqlNamespacesStore implements NamespacesStore {
   private readonly byId;
+  private readonly updateById;
 
   constructor(private readonly db: Db) {
     this.byId = preparedQuery<object>(db, 1, (id) => db.selectFrom('namespaces').selectAll().where('id', '=', id as never).compile());
+    this.updateById = preparedUpdateById(db, 'namespaces');
   }
 
   async create(namespace: NewNamespace): Promise<NamespaceRecord> {
@@ -102,7 +104,7 @@ export class SqlNamespacesStore implements NamespacesStore {
   async update(id: number, changes: NamespaceChanges): Promise<NamespaceRecord | undefined> {
     const row = recordToRow<NamespaceChanges>(changes, { booleans: ['lfs_enabled', 'request_access_enabled'] });
     if (Object.keys(row).length === 0) return this.findById(id);
-    const updated = await this.db.updateTable('namespaces').set(row as never).where('id', '=', id).returningAll().executeTakeFirst();
+    const [updated] = await this.updateById(id, row);
     return updated && toNamespace(updated);
   }
 

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../database.ts';
-import { preparedQuery } from '../prepared.ts';
+import { preparedQuery, preparedUpdateById } from '../prepared.ts';
 import type { NewProject, ProjectChanges, ProjectRecord, ProjectRepositoryState, ProjectsStore } from '../../types.ts';
 import { recordToRow, rowToRecord, type ColumnKinds } from './row-mapping.ts';
 
@@ -20,9 +20,11 @@ const toRow = <T>(record: Partial<T>) => recordToRow<T>(record, PROJECT_COLUMNS 
 
 export class SqlProjectsStore implements ProjectsStore {
   private readonly byId;
+  private readonly updateById;
 
   constructor(protected readonly db: Db) {
     this.byId = preparedQuery<object>(db, 1, (id) => db.selectFrom('projects').selectAll().where('id', '=', id as never).compile());
+    this.updateById = preparedUpdateById(db, 'projects');
   }
 
   async create(project: NewProject): Promise<ProjectRecord> {
@@ -64,7 +66,7 @@ export class SqlProjectsStore implements ProjectsStore {
   async update(id: number, changes: ProjectChanges): Promise<ProjectRecord | undefined> {
     const row = toRow<ProjectChanges>(changes);
     if (Object.keys(row).length === 0) return this.findById(id);
-    const updated = await this.db.updateTable('projects').set(row as never).where('id', '=', id).returningAll().executeTakeFirst();
+    const [updated] = await this.updateById(id, row);
     return updated && toProject(updated);
   }
 

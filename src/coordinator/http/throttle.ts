@@ -52,13 +52,6 @@ export class RequestThrottles {
    * it answers 429 as GitLab does (plain text, `Retry-After` and `RateLimit-*` headers) and
    * returns true; the caller then stops handling the request.
    */
-  /** As {@link refuse}, but false at once, without a promise, when the settings at hand turn the request's throttle off (GitLab's default). */
-  refuseIfEnabled(request: FastifyRequest, reply: FastifyReply, area: ThrottledArea): Promise<boolean> | false {
-    const values = this.settingsAtHand();
-    if (values !== undefined && values[`${throttleFor(request, area)}_enabled`] !== true) return false;
-    return this.refuse(request, reply, area);
-  }
-
   async refuse(request: FastifyRequest, reply: FastifyReply, area: ThrottledArea): Promise<boolean> {
     const name = throttleFor(request, area);
     const values = await this.settings();
@@ -81,6 +74,13 @@ export class RequestThrottles {
       })
       .send(THROTTLED_BODY);
     return true;
+  }
+
+  /** As {@link refuse}, but false at once, without a promise, when the settings at hand turn the request's throttle off (GitLab's default). */
+  refuseIfEnabled(request: FastifyRequest, reply: FastifyReply, area: ThrottledArea): Promise<boolean> | false {
+    const values = this.settingsAtHand();
+    if (values !== undefined && values[`${throttleFor(request, area)}_enabled`] !== true) return false;
+    return this.refuse(request, reply, area);
   }
 
   private async rule(name: ThrottleName): Promise<Rule> {

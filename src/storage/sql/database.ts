@@ -91,9 +91,13 @@ function openSqlite(file: string, observe?: StatementObserver): OpenedDatabase {
   const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
   const batch = new ReadBatch(sqlite);
   const statements = withStatementCache(sqlite, writes);
+  // One snapshot cannot see another connection's commit: a read transaction reads the version once
+  // (a cached answer and its caller's sign-in each ask for it).
+  let version = { generation: -1, value: '' };
   const readDataVersion = () => {
-    batch.enter();
-    return String(dataVersion.get());
+    if (!batch.enter()) return String(dataVersion.get());
+    if (version.generation !== batch.generation) version = { generation: batch.generation, value: String(dataVersion.get()) };
+    return version.value;
   };
   const db = new Kysely<DatabaseSchema>({ dialect: new ImmediateSqliteDialect({ database: statements }), ...observing(observe) });
   // Per SQL text: how to run it when it only reads, else null (it queues through kysely).

@@ -25,6 +25,8 @@ import type BetterSqlite3 from 'better-sqlite3';
  */
 export class ReadBatch {
   private open = false;
+  /** Counts the transactions this batch opened: equal values, one snapshot. */
+  generation = 0;
   private readonly begin: BetterSqlite3.Statement;
   private readonly commit: BetterSqlite3.Statement;
   private readonly endAfterQueues = () => queueMicrotask(() => process.nextTick(() => this.end()));
@@ -40,6 +42,7 @@ export class ReadBatch {
     if (this.sqlite.inTransaction) return false;
     this.begin.run();
     this.open = true;
+    this.generation += 1;
     openBatches.add(this);
     if (!sharingWithRequests) process.nextTick(this.endAfterQueues);
     return true;

@@ -56,12 +56,12 @@ await coordinator.close();
     assert.match(runner.stdout, /lint/);
   });
 
-  it("runs the README's embedding examples as written, with plain node", async () => {
-    const readme = readFileSync(path.join(REPOSITORY_ROOT, 'README.md'), 'utf8');
-    const section = readme.slice(readme.indexOf('### Embedding'), readme.indexOf('\n## ', readme.indexOf('### Embedding')));
-    const examples = [...section.matchAll(/```js\n([\s\S]*?)```/g)].map((match) => match[1]!);
+  it('runs the embedding examples of docs/embedding.md and the README as written, with plain node', async () => {
+    const jsBlocks = (file: string) => [...readFileSync(path.join(REPOSITORY_ROOT, file), 'utf8').matchAll(/```js\n([\s\S]*?)```/g)].map((match) => match[1]!);
+    const examples = jsBlocks('docs/embedding.md');
     assert.equal(examples.length, 2, 'the standalone and the plugin example');
     const [standalone, plugin] = examples as [string, string];
+    assert.deepEqual(jsBlocks('README.md'), [plugin], "the README's tour embeds with the plugin example");
 
     const alone = await runExample(project, 'standalone.mjs', standalone, async (port) => {
       const response = await fetch(`http://127.0.0.1:${port}/api/v4/version`);

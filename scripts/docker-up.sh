@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Brings up a Docker engine on this machine without systemd, and builds the local job images
 # the runner's docker tests use (no registry is reachable here).
-#   - installs Debian's docker.io (plus busybox-static and mmdebstrap) when missing;
+#   - installs Debian's docker.io (plus busybox-static and mmdebstrap) when missing
+#     (scripts/debian-packages.sh: one line and exit 1 when it cannot);
 #   - starts dockerd in the background (a stale pid file or socket is removed first) and
 #     polls `docker info` until it answers;
 #   - gantry/busybox:latest: busybox-static unpacked into a rootfs and `docker import`ed (2 MB);
@@ -21,18 +22,9 @@ docker_cli=/usr/bin/docker
 log() { echo "docker-up: $*" >&2; }
 
 install_missing() {
-  local want=()
-  command -v dockerd >/dev/null || [ -x /usr/sbin/dockerd ] || want+=(docker.io)
-  [ -x "$docker_cli" ] || want+=(docker.io)
-  dpkg -s busybox-static >/dev/null 2>&1 || want+=(busybox-static)
-  command -v mmdebstrap >/dev/null || [ "${GANTRY_DOCKER_SKIP_DEBIAN:-}" = 1 ] || want+=(mmdebstrap)
-  if [ ${#want[@]} -gt 0 ]; then
-    mapfile -t want < <(printf '%s\n' "${want[@]}" | sort -u)
-    log "installing Debian packages: ${want[*]}"
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq
-    apt-get install -y -qq --no-install-recommends "${want[@]}" >/dev/null
-  fi
+  local want=(docker.io busybox-static)
+  [ "${GANTRY_DOCKER_SKIP_DEBIAN:-}" = 1 ] || want+=(mmdebstrap)
+  bash "$(dirname "$0")/debian-packages.sh" docker-up "${want[@]}"
 }
 
 engine_answers() { timeout 10 "$docker_cli" info >/dev/null 2>&1; }
@@ -51,6 +43,10 @@ start_engine() {
       log "removing stale $pid_file"
       rm -f "$pid_file"
     fi
+  fi
+  if [ "$(id -u)" != 0 ]; then
+    log "no Docker engine answers at $socket, and starting one needs root: run scripts/docker-up.sh as root (or start dockerd and add this user to the docker group)"
+    exit 1
   fi
   if [ ! -f "$pid_file" ]; then
     [ -S "$socket" ] && { log "removing stale $socket"; rm -f "$socket"; }

@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# The test command (README): installs what is missing, then runs every test with node:test.
-# Usage: npm test [-- DIR...]   (GANTRY_TEST_DATABASE_URL=postgres://... runs storage/API tests on PostgreSQL)
+# The test command (README): sets up what the tests need (scripts/test-setup.sh), then runs
+# every test on SQLite and the storage and API tests again on a throw-away PostgreSQL.
+# Usage: npm test               everything
+#        npm test -- PATH...    only the test files under these paths, on SQLite
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/ensure-deps.sh
+bash scripts/test-setup.sh
 bash scripts/build.sh   # the CLI tests start bin/*, which run the compiled dist/
-mapfile -t files < <(bash scripts/list-tests.sh "$@")
-# A test that hangs (say, on a Docker engine that died) fails after 10 minutes instead of holding CI.
-exec node --import tsx --test --test-concurrency=2 --test-timeout=600000 --test-reporter=spec "${files[@]}"
+if [ $# -gt 0 ]; then exec bash scripts/run-tests.sh "$@"; fi
+echo "== tests (SQLite)"
+bash scripts/run-tests.sh test
+echo "== storage and API tests (PostgreSQL)"
+bash scripts/with-postgres.sh bash scripts/run-tests.sh test/coordinator test/storage/sql

@@ -3,7 +3,7 @@
 # Usage: with-postgres.sh COMMAND [ARGS...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/ensure-deps.sh postgres
+bash scripts/debian-packages.sh with-postgres.sh postgresql
 bindir=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
 cluster=$(mktemp -d /tmp/gantry-pg.XXXXXX)
 port=$(( 40000 + RANDOM % 20000 ))

@@ -42,10 +42,11 @@ describe('coordinator serve', () => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'gantry-serve-'));
   after(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  it('prints root token on the first start only, and shuts down cleanly on SIGTERM', async () => {
+  it('never prints a root token the operator chose, and shuts down cleanly on SIGTERM', async () => {
     const port = await freePort();
     const first = await serveOnce(['--port', String(port), '--data-dir', dataDir], { GANTRY_ROOT_TOKEN: 'first-token' }, port, 'first-token');
-    assert.match(first.stdout, /first-token/);
+    assert.doesNotMatch(first.stdout, /first-token/);
+    assert.match(first.stdout, /Created administrator "root" with the personal token given in GANTRY_ROOT_TOKEN/);
     assert.equal(first.code, 0);
     assert.equal((first.version as { revision?: string }).revision !== undefined, true);
 
@@ -53,6 +54,36 @@ describe('coordinator serve', () => {
     assert.doesNotMatch(second.stdout, /token/i);
     assert.equal(second.code, 0);
     assert.ok(second.version, 'the original token still works after a restart');
+  });
+
+  it('prints the root token it made, once, and that token works', async () => {
+    const port = await freePort();
+    const madeDir = mkdtempSync(path.join(tmpdir(), 'gantry-serve-made-'));
+    try {
+      const environment = { ...process.env };
+      delete environment.GANTRY_ROOT_TOKEN;
+      const child = spawn(BIN, ['serve', '--port', String(port), '--data-dir', madeDir], { env: { ...environment, GANTRY_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'inherit'] });
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      let stdout = '';
+      const token = await new Promise<string>((resolve, reject) => {
+        child.stdout.on('data', (chunk: Buffer) => {
+          stdout += chunk.toString();
+          const made = /Personal token \(shown once\): (\S+)/.exec(stdout)?.[1];
+          if (made) resolve(made);
+        });
+        child.on('exit', () => reject(new Error(`serve exited before printing a token: ${stdout}`)));
+      });
+      let status = 0;
+      for (let attempt = 0; attempt < 100 && status !== 200; attempt++) {
+        status = await fetch(`http://127.0.0.1:${port}/api/v4/user`, { headers: { 'PRIVATE-TOKEN': token } }).then((response) => response.status, () => 0);
+        if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      assert.equal(status, 200, 'the printed token signs root in');
+      child.kill('SIGTERM');
+      assert.equal(await exited, 0);
+    } finally {
+      rmSync(madeDir, { recursive: true, force: true });
+    }
   });
 
   it('reads port and data dir from a config file and the environment', async () => {

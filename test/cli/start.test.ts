@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcessByStdio } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { connect } from 'node:net';
+import { networkInterfaces, tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { after, describe, it } from 'node:test';
@@ -17,7 +18,7 @@ interface Started {
 
 /** Starts `coordinator start` on a free port and waits for its banner. */
 async function start(dataDir: string): Promise<Started> {
-  const child = spawn(BIN, ['start', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], {
+  const child = spawn(BIN, ['start', '--port', '0', '--data-dir', dataDir], {
     env: { ...process.env, GANTRY_LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -49,6 +50,18 @@ async function api<T>(started: Started, route: string): Promise<T> {
   return (await response.json()) as T;
 }
 
+/** Whether a TCP connection to host:port is accepted. */
+function accepts(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
 describe('coordinator start (npm start)', () => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'gantry-start-'));
   const workDir = mkdtempSync(path.join(tmpdir(), 'gantry-start-work-'));
@@ -59,6 +72,11 @@ describe('coordinator start (npm start)', () => {
 
   it('registers one local runner, keeps it across restarts and prints the same token again', async () => {
     const first = await start(dataDir);
+    const port = Number(new URL(first.url).port);
+    const outside = Object.values(networkInterfaces()).flat().find((address) => address?.family === 'IPv4' && !address.internal)?.address;
+    assert.ok(outside, 'this machine has a non-loopback IPv4 address to probe');
+    assert.equal(await accepts('127.0.0.1', port), true);
+    assert.equal(await accepts(outside, port), false, `without --host, start listens on loopback only (not ${outside})`);
     const runners = await api<Array<{ id: number; description: string; runner_type: string }>>(first, '/runners/all');
     assert.deepEqual(runners.map((runner) => [runner.description, runner.runner_type]), [['gantry-local', 'instance_type']]);
     assert.equal(statSync(path.join(dataDir, 'root-token')).mode & 0o777, 0o600);

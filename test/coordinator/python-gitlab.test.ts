@@ -7,7 +7,7 @@ import { startTestCoordinator, type TestCoordinator } from '../helpers/coordinat
 
 /**
  * A second stock client, python-gitlab (Debian's python3-gitlab, installed by
- * scripts/ensure-deps.sh), driven by test/fixtures/python-gitlab/drive.py against a listening
+ * scripts/test-setup.sh), driven by test/fixtures/python-gitlab/drive.py against a listening
  * coordinator. It reads answers strictly (it compares Content-Type verbatim and sends JSON
  * content types on bodiless DELETEs), so it catches what a lenient client would not.
  */

@@ -15,7 +15,12 @@ export async function serve(options: CoordinatorSettings, stdout: (line: string)
     logger,
   });
   if (coordinator.createdRootToken !== undefined) {
-    stdout(`Created administrator "root". Personal token (shown once): ${coordinator.createdRootToken}`);
+    // A token the operator chose stays out of the service log; only one Gantry made is shown.
+    stdout(
+      options.rootToken === undefined
+        ? `Created administrator "root". Personal token (shown once): ${coordinator.createdRootToken}`
+        : 'Created administrator "root" with the personal token given in GANTRY_ROOT_TOKEN.',
+    );
   }
   await coordinator.app.listen({ port: options.port, host: options.host });
 

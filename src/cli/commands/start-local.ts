@@ -43,7 +43,7 @@ export async function startLocal(options: CoordinatorSettings, stdout: (line: st
   });
   let runner: RunnerService | undefined;
   try {
-    const rootToken = await rememberRootToken(dataDir, coordinator.createdRootToken);
+    const rootToken = options.rootToken === undefined ? await rememberRootToken(dataDir, coordinator.createdRootToken) : FROM_ENVIRONMENT;
     await coordinator.app.listen({ port, host: options.host });
     runner = await startRunner(coordinator, dataDir, `http://127.0.0.1:${port}`, logger);
     for (const line of banner(url, rootToken, dataDir)) stdout(line);
@@ -57,6 +57,10 @@ export async function startLocal(options: CoordinatorSettings, stdout: (line: st
   await runner.close();
   await coordinator.close();
 }
+
+/** The operator chose root's token: it is theirs, so it is neither printed nor written to the data directory. */
+const FROM_ENVIRONMENT = { fromEnvironment: 'GANTRY_ROOT_TOKEN' } as const;
+type RootTokenSource = string | null | typeof FROM_ENVIRONMENT;
 
 /** root's token: saved when this start created root, else read back from the data directory. */
 async function rememberRootToken(dataDir: string, created: string | undefined): Promise<string | null> {
@@ -121,15 +125,17 @@ function imageAware(entry: RunnerEntry, runnerDir: string): ImageAwareExecutor {
 }
 
 /** What a newcomer needs: where it runs, the token, and a recipe that works as printed. */
-export function banner(url: string, rootToken: string | null, dataDir: string): string[] {
-  const token = rootToken ?? '<root token>';
+export function banner(url: string, rootToken: RootTokenSource, dataDir: string): string[] {
+  const token = rootToken === FROM_ENVIRONMENT ? '$GANTRY_ROOT_TOKEN' : (rootToken ?? '<root token>');
   const host = new URL(url);
   const pushUrl = `${host.protocol}//root:${token}@${host.host}${host.pathname.replace(/\/$/, '')}/root/demo.git`;
   return [
     `Gantry is running at ${url} (data in ${dataDir}), with a local runner.`,
-    rootToken === null
-      ? `root's token was shown when ${dataDir} was created (it is not kept there).`
-      : `Administrator: root, personal token ${rootToken} (also in ${path.join(dataDir, 'root-token')}).`,
+    rootToken === FROM_ENVIRONMENT
+      ? 'Administrator: root; its personal token is the GANTRY_ROOT_TOKEN it was created with (not printed).'
+      : rootToken === null
+        ? `root's token was shown when ${dataDir} was created (it is not kept there).`
+        : `Administrator: root, personal token ${rootToken} (also in ${path.join(dataDir, 'root-token')}).`,
     '',
     'Push a repository and watch its pipeline run:',
     `  curl -s -H "PRIVATE-TOKEN: ${token}" -d name=demo ${url}/api/v4/projects >/dev/null`,

@@ -108,7 +108,10 @@ function header(request: FastifyRequest, name: string): string | undefined {
 /** The API's status for the code, and the message as a line of text. */
 function refuse(reply: FastifyReply, refusal: GantryError): FastifyReply {
   const status = errorStatus(refusal);
-  reply.log.info({ code: refusal.code, status }, refusal.message);
+  // git always asks without credentials first and sends them after the 401: that challenge is routine.
+  const challenge = status === 401 && reply.request.headers.authorization === undefined;
+  if (challenge) reply.log.debug({ code: refusal.code, status }, refusal.message);
+  else reply.log.info({ code: refusal.code, status }, refusal.message);
   if (status === 401) void reply.header('www-authenticate', 'Basic realm="Gantry"');
   return reply.code(status).type('text/plain; charset=utf-8').send(`${refusal.message}\n`);
 }

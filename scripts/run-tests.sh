@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Runs the test files under the given paths (default: test) with node:test, two files at a time.
+# GANTRY_TEST_DATABASE_URL=postgres://... runs the storage and API tests on PostgreSQL.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mapfile -t files < <(bash scripts/list-tests.sh "$@")
+# A test that hangs (say, on a Docker engine that died) fails after 10 minutes instead of holding CI.
+exec node --import tsx --test --test-concurrency=2 --test-timeout=600000 --test-reporter=spec "${files[@]}"

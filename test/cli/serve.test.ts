@@ -86,6 +86,41 @@ describe('coordinator serve', () => {
     }
   });
 
+  it('with --port 0 picks a free port first, so clone URLs carry the port it listens on', async () => {
+    const portDir = mkdtempSync(path.join(tmpdir(), 'gantry-serve-port0-'));
+    try {
+      const child = spawn(BIN, ['serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', portDir], {
+        env: { ...process.env, GANTRY_ROOT_TOKEN: 'port0-token', GANTRY_LOG_LEVEL: 'warn' },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      let stdout = '';
+      const port = await new Promise<number>((resolve, reject) => {
+        child.stdout.on('data', (chunk: Buffer) => {
+          stdout += chunk.toString();
+          const listening = /Listening on 127\.0\.0\.1:(\d+); external URL http:\/\/localhost:(\d+)/.exec(stdout);
+          if (listening) {
+            assert.equal(listening[1], listening[2]);
+            resolve(Number(listening[1]));
+          }
+        });
+        child.on('exit', () => reject(new Error(`serve exited early: ${stdout}`)));
+      });
+      assert.notEqual(port, 0);
+      const response = await fetch(`http://127.0.0.1:${port}/api/v4/projects`, {
+        method: 'POST',
+        headers: { 'PRIVATE-TOKEN': 'port0-token', 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'demo' }),
+      });
+      assert.equal(response.status, 201);
+      assert.equal(((await response.json()) as { http_url_to_repo: string }).http_url_to_repo, `http://localhost:${port}/root/demo.git`);
+      child.kill('SIGTERM');
+      assert.equal(await exited, 0);
+    } finally {
+      rmSync(portDir, { recursive: true, force: true });
+    }
+  });
+
   it('reads port and data dir from a config file and the environment', async () => {
     const port = await freePort();
     const otherDir = mkdtempSync(path.join(tmpdir(), 'gantry-serve-config-'));

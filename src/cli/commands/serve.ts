@@ -1,14 +1,17 @@
 import { createCoordinator } from '../../coordinator/app.ts';
 import { createLogger } from '../../shared/logger.ts';
+import { freePort } from './free-port.ts';
 import type { CoordinatorSettings } from './settings.ts';
 
 /** Starts the coordinator and resolves once it has shut down after SIGTERM or SIGINT. */
 export async function serve(options: CoordinatorSettings, stdout: (line: string) => void): Promise<void> {
   const logger = createLogger();
+  const port = options.port === 0 ? await freePort(options.host) : options.port;
+  const externalUrl = options.externalUrl ?? `http://localhost:${port}`;
   const coordinator = await createCoordinator({
     dataDir: options.dataDir,
     databaseUrl: options.databaseUrl,
-    externalUrl: options.externalUrl ?? `http://localhost:${options.port}`,
+    externalUrl,
     rootToken: options.rootToken,
     jobRequestLongPollSeconds: options.jobRequestLongPollSeconds,
     ...options.bodyLimits,
@@ -22,7 +25,8 @@ export async function serve(options: CoordinatorSettings, stdout: (line: string)
         : 'Created administrator "root" with the personal token given in GANTRY_ROOT_TOKEN.',
     );
   }
-  await coordinator.app.listen({ port: options.port, host: options.host });
+  await coordinator.app.listen({ port, host: options.host });
+  stdout(`Listening on ${options.host}:${port}; external URL ${externalUrl}`);
 
   await new Promise<void>((resolve) => {
     const stop = (signal: NodeJS.Signals) => {

@@ -6,7 +6,6 @@
  * print it.
  */
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createCoordinator, type Coordinator } from '../../coordinator/app.ts';
 import { INSTANCE_TOKEN_SETTING } from '../../coordinator/services/runners/tokens.ts';
@@ -20,6 +19,7 @@ import { registerRunner, verifyRunner } from '../../runner/http/runner-api.ts';
 import { Transport } from '../../runner/http/transport.ts';
 import { runnerInfo, userAgent } from '../../runner/version.ts';
 import { createLogger, type Logger } from '../../shared/logger.ts';
+import { freePort } from './free-port.ts';
 import type { CoordinatorSettings } from './settings.ts';
 
 
@@ -142,17 +142,6 @@ export function banner(url: string, rootToken: RootTokenSource, dataDir: string)
     `  mkdir demo && cd demo && git init -q && printf 'hello:\\n  script: echo hello from gantry\\n' > .gitlab-ci.yml && git add . && git -c user.name=you -c user.email=you@example.com commit -qm ci && git push -q ${pushUrl} HEAD:main`,
     `  sleep 3; curl -s -H "PRIVATE-TOKEN: ${token}" ${url}/api/v4/projects/root%2Fdemo/pipelines`,
   ];
-}
-
-function freePort(host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, host, () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function untilSignal(logger: Logger): Promise<void> {

@@ -5,4 +5,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mapfile -t files < <(bash scripts/list-tests.sh "$@")
 # A test that hangs (say, on a Docker engine that died) fails after 10 minutes instead of holding CI.
-exec node --import tsx --test --test-concurrency=2 --test-timeout=600000 --test-reporter=spec "${files[@]}"
+exec node --import tsx --test --test-concurrency=2 --test-timeout=600000 \
+  --test-reporter=spec --test-reporter-destination=stdout \
+  --test-reporter=./scripts/slowest-files.mjs --test-reporter-destination=stdout "${files[@]}"

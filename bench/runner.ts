@@ -125,6 +125,13 @@ function rssMb(pid: number): number {
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? NaN) / 1024;
 }
 
+/** The V8 heap (total, used) and external memory the runner reports in its own metrics, in MB. */
+async function runnerHeapMb(metricsUrl: string): Promise<Record<string, number>> {
+  const text = await (await fetch(metricsUrl)).text();
+  const value = (name: string): number => round(Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN) / 1024 / 1024);
+  return { heap_total: value('nodejs_heap_size_total_bytes'), heap_used: value('nodejs_heap_size_used_bytes'), external: value('nodejs_external_memory_bytes') };
+}
+
 type StageTotals = Map<string, { sum: number; count: number }>;
 
 /** The runner's per-stage histogram totals for one runner entry. */
@@ -234,9 +241,10 @@ try {
   await pipelinesFinished(coordinator, [shellProject, dockerProject, parallelProject]);
   await sleep(1_000);
   const idleRss = rssMb(runnerPid);
+  const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
+  const idleHeap = await runnerHeapMb(metricsUrl);
 
   takePhases();
-  const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
   const shellBefore = await stageTotals(metricsUrl, 'shell');
   const shellMs: number[] = [];
   for (let run = 0; run < runs; run++) shellMs.push(await pipelineRun(coordinator, shellProject));
@@ -272,6 +280,7 @@ try {
     docker_job: dockerPhases,
     docker_stage_ms: dockerStages,
     runner_idle_rss_mb: round(idleRss),
+    runner_idle_memory_mb: idleHeap,
     bare_node_idle_rss_mb: round(await bareNodeRssMb()),
     runner_rss_4_jobs_peak_mb: round(peakRss),
     targets: TARGETS,

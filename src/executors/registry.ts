@@ -1,5 +1,5 @@
 /** Builds an executor by name (the names config.toml's `executor` key accepts). */
-import { DockerExecutor } from './docker/docker-executor.ts';
+import { DeferredDockerExecutor } from './docker/deferred.ts';
 import type { DockerSettings } from './docker/settings.ts';
 import { FakeExecutor, type FakeExecutorOptions } from './fake/fake-executor.ts';
 import { ShellExecutor } from './shell/shell-executor.ts';
@@ -23,7 +23,7 @@ export function createExecutor(name: string, settings: ExecutorSettings): Execut
     case 'shell':
       return new ShellExecutor({ buildsDir: settings.buildsDir });
     case 'docker':
-      return new DockerExecutor(settings.docker);
+      return new DeferredDockerExecutor(settings.docker);
     case 'fake':
       return new FakeExecutor(settings.fake);
     default:

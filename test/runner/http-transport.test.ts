@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { createServer as createHttpServer, type IncomingMessage, type RequestListener, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -29,7 +29,7 @@ async function bodyOf(request: IncomingMessage): Promise<Buffer> {
 
 type Seen = { method: string; url: string; headers: IncomingMessage['headers']; body: Buffer };
 
-describe('runner HTTP transport (node:http) against plain local servers', () => {
+describe('runner HTTP transport against plain local servers', () => {
   // /api/v4/hop/N answers 302 to hop N-1; hop 0 answers 200.
   const seen: Seen[] = [];
   let connections = 0;
@@ -91,8 +91,15 @@ describe('runner HTTP transport (node:http) against plain local servers', () => 
 
   it('keeps connections alive between requests', async () => {
     const before = connections;
-    for (let index = 0; index < 3; index++) assert.equal((await transport.send('GET', 'ping', { headers: {} })).status, 200);
+    for (let index = 0; index < 3; index++) {
+      assert.equal((await transport.send('GET', 'ping', { headers: {} })).status, 200);
+      // undici hands a socket back to the pool one event-loop turn after its answer ended.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
     assert.equal(connections - before, 1);
+    const backToBack = connections;
+    for (let index = 0; index < 10; index++) assert.equal((await transport.send('GET', 'ping', { headers: {} })).status, 200);
+    assert.ok(connections - backToBack <= 1, `${connections - backToBack} new connections for 10 requests in a row`);
   });
 
   it('follows up to 5 redirects and refuses a 6th', async () => {
@@ -141,7 +148,7 @@ describe('runner HTTP transport (node:http) against plain local servers', () => 
     assert.equal(seen.length - streamedBefore, 1, 'a stream cannot be sent twice');
   });
 
-  it('streams a request body whole, chunked; a failing body stream aborts the request', async () => {
+  it('streams a request body whole, chunked; sends a string or Buffer with its Content-Length; a failing body stream aborts the request', async () => {
     const chunks = Array.from({ length: 40 }, (_, index) => Buffer.alloc(50_000, index));
     const source = Readable.from(
       (async function* () {
@@ -154,6 +161,11 @@ describe('runner HTTP transport (node:http) against plain local servers', () => 
     const response = await transport.send('PUT', 'digest', { headers: {}, body: source });
     const whole = Buffer.concat(chunks);
     assert.equal(response.text, `${whole.length} ${createHash('sha256').update(whole).digest('hex')} chunked`);
+    for (const body of [Buffer.from('sized body'), 'sized text ü']) {
+      const sized = await transport.send('PUT', 'digest', { headers: {}, body });
+      assert.equal(sized.text, `${Buffer.byteLength(body)} ${createHash('sha256').update(body).digest('hex')} undefined`);
+      assert.equal(seen.at(-1)?.headers['content-length'], String(Buffer.byteLength(body)));
+    }
     const failing = Readable.from(
       (async function* () {
         yield Buffer.from('part');
@@ -195,5 +207,19 @@ describe('runner HTTP transport over TLS', () => {
     await assert.rejects(plain.send('GET', 'x', { headers: {} }), (error: unknown) => error instanceof TransportError && /self.signed/i.test(error.message));
     await plain.close();
     assert.throws(() => new Transport({ url, userAgent: 'test', tlsCaFile: path.join(dir, 'missing.pem') }), /cannot set up TLS: .*ENOENT/);
+  });
+
+  // undici's own default would be 10 s: the test's bound tells them apart.
+  it('gives up on a TLS handshake that never completes after the connect timeout', { timeout: 5_000 }, async () => {
+    const silent = createNetServer((socket) => socket.resume().on('error', () => undefined));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const silentUrl = `https://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+    const transport = new Transport({ url: silentUrl, userAgent: 'test', tlsCaFile: path.join(dir, 'cert.pem'), connectTimeoutMs: 200 });
+    try {
+      await assert.rejects(transport.send('GET', 'x', { headers: {} }), (error: unknown) => error instanceof TransportError && /connect timeout \(0\.2 s\).*ETIMEDOUT/.test(error.message));
+    } finally {
+      await transport.close();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 });

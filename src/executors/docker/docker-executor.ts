@@ -6,21 +6,21 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import os from 'node:os';
-import type Docker from 'dockerode';
+import Docker from 'dockerode';
 import { ExecutorError, type Environment, type Executor, type ExecutorFeatures, type PrepareRequest } from '../types.ts';
 import { DockerEnvironment, describe, removeJobResources, type DockerEnvironmentParts } from './environment.ts';
 import { resourceLabels, sweepOrphans } from './labels.ts';
 import { ensureImage, isAllowed } from './pull.ts';
 import { probeScript, serviceAddress, serviceLogs, startService, waitForTcp, type StartedService } from './services.ts';
-import { createDockerClient, dockerOptions, parseCpus, parseMemory, type DockerSettings } from './settings.ts';
+import { checkedDockerOptions, DOCKER_FEATURES, parseCpus, parseMemory, type DockerSettings } from './settings.ts';
 
 const SPECIAL_NETWORK_MODES = new Set(['host', 'none', 'bridge', 'default']);
 
 export class DockerExecutor implements Executor {
   readonly name = 'docker' as const;
-  readonly features: ExecutorFeatures = { variables: true, image: true, services: true, shared: false, session: false, terminal: false };
-  private engine: Promise<Docker> | null;
-  private readonly options: Docker.DockerOptions | undefined;
+  readonly features: ExecutorFeatures = { ...DOCKER_FEATURES };
+  /** The engine client (it connects on its first call). */
+  readonly engine: Docker;
   /** The daemon runs on this machine (unix socket): its container addresses are reachable from here. */
   private readonly local: boolean;
 
@@ -30,27 +30,19 @@ export class DockerExecutor implements Executor {
     /** Probe service ports from this machine (default: when the daemon is local) or from a container on the job network. */
     options: { probeFromHost?: boolean } = {},
   ) {
-    this.engine = docker ? Promise.resolve(docker) : null;
-    this.options = docker ? undefined : dockerOptions(settings);
+    const clientOptions = checkedDockerOptions(settings);
+    this.engine = docker ?? new Docker(clientOptions);
     const host = settings.host ?? process.env.DOCKER_HOST ?? '';
     this.local = options.probeFromHost ?? (host === '' || host.startsWith('unix://'));
-    // Fail at configuration time, not in the middle of a job.
-    parseMemory(settings.memory);
-    parseCpus(settings.cpus);
-  }
-
-  /** The engine client, made on first use. */
-  client(): Promise<Docker> {
-    return (this.engine ??= createDockerClient(this.options));
   }
 
   async sweep(): Promise<number> {
-    return sweepOrphans(await this.client());
+    return sweepOrphans(this.engine);
   }
 
   async prepare(request: PrepareRequest): Promise<Environment> {
     const { settings } = this;
-    const docker = await this.client();
+    const docker = this.engine;
     const log = request.log;
     const imageName = request.image?.name || settings.image;
     if (!imageName) throw new ExecutorError('the job names no image and [runners.docker] image is not set', 'image');
@@ -150,7 +142,7 @@ export class DockerExecutor implements Executor {
   }
 
   private async configVolumes(request: PrepareRequest): Promise<string[]> {
-    const docker = await this.client();
+    const docker = this.engine;
     const binds: string[] = [];
     for (const volume of this.settings.volumes ?? []) {
       if (volume.includes(':')) {
@@ -167,7 +159,7 @@ export class DockerExecutor implements Executor {
   }
 
   private async waitForServices(environment: DockerEnvironment, started: StartedService[], probeImage: string, request: PrepareRequest): Promise<void> {
-    const docker = await this.client();
+    const docker = this.engine;
     const timeout = this.settings.waitForServicesTimeout ?? 30;
     const waited = started.filter((service) => service.port !== null);
     if (timeout <= 0 || waited.length === 0) return;

@@ -2,7 +2,7 @@
 import type Docker from 'dockerode';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { deferLoading, type DeferredModule } from '../../shared/deferred-modules.ts';
+import type { ExecutorFeatures } from '../types.ts';
 
 export type PullPolicy = 'always' | 'if-not-present' | 'never';
 
@@ -51,22 +51,14 @@ export function dockerOptions(settings: DockerSettings): Docker.DockerOptions | 
   return options;
 }
 
-/**
- * What dockerode requires as it loads and this executor does not reach: docker-modem's ssh
- * agent (ssh2 and its native cpu-features, for `ssh://` hosts, which `dockerOptions` refuses)
- * and dockerode's BuildKit session (gRPC and protobufjs, for `buildImage`, never called).
- * Together about 130 modules and a 16 MB WebAssembly heap.
- */
-export const DOCKERODE_DEFERRED: readonly DeferredModule[] = [
-  { via: ['dockerode', 'docker-modem'], file: 'ssh.js' },
-  { via: ['dockerode'], file: 'session.js' },
-];
+export const DOCKER_FEATURES: Readonly<ExecutorFeatures> = { variables: true, image: true, services: true, shared: false, session: false, terminal: false };
 
-/** dockerode is loaded here, on first use, so that a runner that runs no docker job never holds it. */
-export async function createDockerClient(options: Docker.DockerOptions | undefined): Promise<Docker> {
-  deferLoading(DOCKERODE_DEFERRED);
-  const { default: Dockerode } = await import('dockerode');
-  return new Dockerode(options);
+/** Checks what can be checked at configuration time (so a bad value fails there, not in the middle of a job); answers the client's options. */
+export function checkedDockerOptions(settings: DockerSettings): Docker.DockerOptions | undefined {
+  const options = dockerOptions(settings);
+  parseMemory(settings.memory);
+  parseCpus(settings.cpus);
+  return options;
 }
 
 /** `512m` → bytes; undefined when empty. Throws on a value docker would not understand. */

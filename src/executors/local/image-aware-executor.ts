@@ -46,10 +46,7 @@ export class ImageAwareExecutor implements Executor {
     if (this.probed && now - this.probed.at < PROBE_TTL_MS) return this.probed.up;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), PROBE_TIMEOUT_MS)));
-    const ping = this.docker
-      .client()
-      .then((docker) => docker.ping())
-      .then(
+    const ping = this.docker.engine.ping().then(
       () => true,
       () => false,
     );

@@ -5,7 +5,6 @@
  * as in gitlab-runner. Gauges are read from the daemon at scrape time, so a config reload
  * shows at once and removed entries disappear.
  */
-import './prom-client-lean.ts';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { PRODUCT_NAME, REVISION, VERSION } from '../version.ts';
 

@@ -1,13 +1,14 @@
 /**
- * One request and its answer on node:http / node:https, for the runner's Transport: keep-alive
- * agents, the connect timeout, the inactivity timeout (waiting for headers, between body
- * chunks), the caller's AbortSignal, and request bodies (a string or Buffer with its
- * Content-Length, a Readable streamed chunked).
+ * One request and its answer on undici, for the runner's Transport: a pooled keep-alive
+ * Agent (free sockets closed a second before the server's `Keep-Alive: timeout`, 4 s without
+ * one), the connect timeout (TCP and TLS handshake), the inactivity timeout (waiting for the
+ * headers, between body chunks), TLS CA and client certificates, and request bodies (a string
+ * or Buffer with its Content-Length, a Readable streamed chunked). Redirects are followed by
+ * redirects.ts, not by undici's interceptor, which keeps GitLab's JOB-TOKEN and PRIVATE-TOKEN
+ * headers on a redirect to another origin.
  */
-import http, { type IncomingMessage } from 'node:http';
-import https from 'node:https';
-import type { Socket } from 'node:net';
-import { pipeline, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
+import { Agent, request, type Dispatcher } from 'undici';
 
 export type RequestBody = string | Buffer | Readable;
 
@@ -18,16 +19,15 @@ export interface Hop {
   body?: RequestBody;
 }
 
-export interface Agents {
-  http: http.Agent;
-  https: https.Agent;
-}
+/** An answer whose body its receiver consumes (read, piped, or dumped). */
+export type Answer = Dispatcher.ResponseData;
 
-export interface ExchangeOptions {
-  agents: Agents;
-  signal: AbortSignal;
+export interface AgentOptions {
   connectTimeoutMs: number;
   idleTimeoutMs: number;
+  ca?: Buffer;
+  cert?: Buffer;
+  key?: Buffer;
 }
 
 /** A timeout of ours; `code` makes describeNetworkError name it. */
@@ -37,72 +37,51 @@ export class HttpTimeoutError extends Error {
 
 export const isStream = (body: RequestBody | undefined): body is Readable => typeof body === 'object' && !Buffer.isBuffer(body);
 
-/** Without a `Keep-Alive: timeout=N` hint, a free socket is closed after 4 s (undici's default). */
-const FREE_SOCKET_MS = 4_000;
-const keepAliveHints = new WeakMap<Socket, number>();
-
-/**
- * Keep-alive agents whose free sockets close a second before the server's announced
- * `Keep-Alive: timeout` (node's agent only honours the hint when it has a timeout of its own,
- * and that timeout would also apply while connecting).
- */
-export function keepAliveAgents(tls: https.AgentOptions): Agents {
-  const agents: Agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true, ...tls }) };
-  for (const agent of [agents.http, agents.https]) {
-    agent.on('free', (socket: Socket) => {
-      if (!Object.values(agent.freeSockets).some((sockets) => sockets?.includes(socket))) return;
-      const hint = keepAliveHints.get(socket);
-      socket.setTimeout(hint === undefined ? FREE_SOCKET_MS : Math.max(500, hint - 1_000));
-    });
-  }
-  return agents;
-}
-
 const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
 
-export function exchange(hop: Hop, options: ExchangeOptions): Promise<IncomingMessage> {
-  return new Promise((resolve, reject) => {
-    const secure = hop.url.protocol === 'https:';
-    const headers = { ...hop.headers };
-    if (hop.body !== undefined && !isStream(hop.body)) headers['content-length'] = String(Buffer.byteLength(hop.body));
-    const request = (secure ? https : http).request(hop.url, { method: hop.method, headers, agent: secure ? options.agents.https : options.agents.http });
-    let response: IncomingMessage | undefined;
-    const fail = (error: Error) => {
-      if (response && !response.complete) response.destroy(error);
-      request.destroy(error);
-      reject(error);
-    };
-    const onAbort = () => fail(options.signal.reason instanceof Error ? options.signal.reason : new Error(`aborted: ${String(options.signal.reason)}`));
-    options.signal.addEventListener('abort', onAbort, { once: true });
-    request.once('close', () => options.signal.removeEventListener('abort', onAbort));
-    request.on('error', fail);
-
-    // A reused keep-alive socket is connected already and skips this.
-    request.once('socket', (socket: Socket) => {
-      if (!socket.connecting) return;
-      const timer = setTimeout(() => fail(new HttpTimeoutError(`connect timeout (${seconds(options.connectTimeoutMs)})`)), options.connectTimeoutMs);
-      const clear = () => clearTimeout(timer);
-      socket.once(secure ? 'secureConnect' : 'connect', clear);
-      socket.once('close', clear);
-    });
-    // The socket's own idle timer (armed once connected): no byte either way while waiting for the headers or the next body chunk.
-    request.setTimeout(options.idleTimeoutMs, () => fail(new HttpTimeoutError(`no data for ${seconds(options.idleTimeoutMs)} (inactivity timeout)`)));
-
-    request.once('response', (answer) => {
-      response = answer;
-      const hint = /^\s*timeout=(\d+)/i.exec(String(answer.headers['keep-alive'] ?? ''))?.[1];
-      if (hint !== undefined) keepAliveHints.set(answer.socket, Number(hint) * 1_000);
-      resolve(answer);
-    });
-
-    if (options.signal.aborted) {
-      onAbort();
-    } else if (isStream(hop.body)) {
-      // The body's own error, before pipeline() aborts the request with a bare "socket hang up".
-      hop.body.once('error', fail);
-      pipeline(hop.body, request, () => undefined);
-    } else {
-      request.end(hop.body);
+/** undici's timeout errors in the runner's words, for the request and for its body stream alike. */
+function timeoutMessages(options: AgentOptions): Dispatcher.DispatcherComposeInterceptor {
+  const reworded = (error: Error): Error => {
+    switch ((error as { code?: unknown }).code) {
+      case 'UND_ERR_CONNECT_TIMEOUT':
+        return new HttpTimeoutError(`connect timeout (${seconds(options.connectTimeoutMs)})`, { cause: error });
+      case 'UND_ERR_HEADERS_TIMEOUT':
+      case 'UND_ERR_BODY_TIMEOUT':
+        return new HttpTimeoutError(`no data for ${seconds(options.idleTimeoutMs)} (inactivity timeout)`, { cause: error });
+      default:
+        return error;
     }
+  };
+  return (dispatch) => (dispatchOptions, handler) =>
+    dispatch(dispatchOptions, {
+      onRequestStart: (controller, context) => handler.onRequestStart?.(controller, context),
+      onRequestUpgrade: (controller, statusCode, headers, socket) => handler.onRequestUpgrade?.(controller, statusCode, headers, socket),
+      onResponseStart: (controller, statusCode, headers, statusMessage) => handler.onResponseStart?.(controller, statusCode, headers, statusMessage),
+      onResponseData: (controller, chunk) => handler.onResponseData?.(controller, chunk),
+      onResponseEnd: (controller, trailers) => handler.onResponseEnd?.(controller, trailers),
+      onResponseError: (controller, error) => handler.onResponseError?.(controller, reworded(error)),
+    });
+}
+
+export interface Pool {
+  /** What requests go through. */
+  dispatcher: Dispatcher;
+  /** Closes every connection, aborting requests in flight. */
+  destroy(): Promise<void>;
+}
+
+/** The runner's connection pool to its coordinator (and wherever redirects lead). */
+export function connectionPool(options: AgentOptions): Pool {
+  const agent = new Agent({
+    connect: { timeout: options.connectTimeoutMs, ca: options.ca, cert: options.cert, key: options.key },
+    headersTimeout: options.idleTimeoutMs,
+    bodyTimeout: options.idleTimeoutMs,
+    // undici's default keeps a free socket until 2 s before the server's announced timeout.
+    keepAliveTimeoutThreshold: 1_000,
   });
+  return { dispatcher: agent.compose(timeoutMessages(options)), destroy: () => agent.destroy() };
+}
+
+export function exchange(hop: Hop, dispatcher: Dispatcher, signal: AbortSignal): Promise<Answer> {
+  return request(hop.url, { method: hop.method as Dispatcher.HttpMethod, headers: hop.headers, body: hop.body, dispatcher, signal });
 }

@@ -4,8 +4,7 @@
  * stay behind on another origin. A request with a streamed body cannot be sent twice: its 3xx
  * answer is returned as is.
  */
-import type { IncomingMessage } from 'node:http';
-import { isStream, type Hop } from './exchange.ts';
+import { isStream, type Answer, type Hop } from './exchange.ts';
 
 export const MAX_REDIRECTS = 5;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
@@ -16,9 +15,9 @@ const without = (headers: Record<string, string>, names: Set<string>): Record<st
   Object.fromEntries(Object.entries(headers).filter(([name]) => !names.has(name.toLowerCase())));
 
 /** The request a redirect answer leads to, or undefined when the answer is the final one. */
-export function nextHop(hop: Hop, response: IncomingMessage): Hop | undefined {
-  const status = response.statusCode ?? 0;
-  const location = response.headers.location;
+export function nextHop(hop: Hop, response: Pick<Answer, 'statusCode' | 'headers'>): Hop | undefined {
+  const status = response.statusCode;
+  const location = [response.headers.location].flat()[0];
   if (!REDIRECT_STATUSES.has(status) || location === undefined || isStream(hop.body)) return undefined;
   const url = new URL(location, hop.url);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`redirected to an unsupported URL "${url.toString()}"`);
@@ -29,7 +28,7 @@ export function nextHop(hop: Hop, response: IncomingMessage): Hop | undefined {
 }
 
 /** Sends `first` and follows its redirects; the redirect answers' bodies are discarded. */
-export async function followRedirects(first: Hop, send: (hop: Hop) => Promise<IncomingMessage>): Promise<IncomingMessage> {
+export async function followRedirects(first: Hop, send: (hop: Hop) => Promise<Answer>): Promise<Answer> {
   let hop = first;
   for (let redirects = 0; ; redirects++) {
     const response = await send(hop);
@@ -37,11 +36,11 @@ export async function followRedirects(first: Hop, send: (hop: Hop) => Promise<In
     try {
       next = nextHop(hop, response);
     } catch (error) {
-      response.resume();
+      response.body.destroy();
       throw error;
     }
     if (next === undefined) return response;
-    response.resume();
+    await response.body.dump().catch(() => undefined);
     if (redirects === MAX_REDIRECTS) throw new Error(`more than ${MAX_REDIRECTS} redirects (the last to ${next.url.toString()})`);
     hop = next;
   }

@@ -1,5 +1,5 @@
 /**
- * The one HTTP client of the runner (node:http / node:https; see exchange.ts and redirects.ts).
+ * The one HTTP client of the runner (undici; see exchange.ts and redirects.ts).
  * Reference §1: the base URL (`<url>` minus a trailing `/` or `/ci`, plus `/api/v4/`), the
  * User-Agent on requests with a body, JSON bodies and the Content-Type check of decoded
  * answers, `X-GitLab-Last-Update` kept from every JSON answer, the exponential back-off after
@@ -7,10 +7,9 @@
  * dial/header/request timeouts.
  */
 import { readFileSync } from 'node:fs';
-import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { finished } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
-import { exchange, isStream, keepAliveAgents, type Agents, type RequestBody } from './exchange.ts';
+import { connectionPool, exchange, isStream, type Pool, type RequestBody } from './exchange.ts';
 import { followRedirects } from './redirects.ts';
 
 export interface TransportOptions {
@@ -42,8 +41,8 @@ export interface HttpResponse {
 /** An answer whose body the caller consumes (`readText`, `discard`, or a stream pipeline). */
 export interface RawResponse {
   statusCode: number;
-  headers: IncomingHttpHeaders;
-  body: IncomingMessage;
+  headers: HttpResponse['headers'];
+  body: Readable;
 }
 
 type RequestInit = { headers: Record<string, string>; body?: RequestBody; query?: Record<string, string | undefined>; signal?: AbortSignal };
@@ -97,7 +96,7 @@ export class Transport {
   readonly base: string;
   /** The last `X-GitLab-Last-Update` any JSON answer carried. */
   lastUpdate: string | undefined;
-  private readonly agents: Agents;
+  private readonly pool: Pool;
   private readonly backoffs = new Map<string, number>();
   private closed = false;
 
@@ -105,7 +104,13 @@ export class Transport {
     this.base = apiBase(options.url);
     const read = (file?: string) => (file ? readFileSync(file) : undefined);
     try {
-      this.agents = keepAliveAgents({ ca: read(options.tlsCaFile), cert: read(options.tlsCertFile), key: read(options.tlsKeyFile) });
+      this.pool = connectionPool({
+        connectTimeoutMs: options.connectTimeoutMs ?? 30_000,
+        idleTimeoutMs: options.idleTimeoutMs ?? 10 * 60_000,
+        ca: read(options.tlsCaFile),
+        cert: read(options.tlsCertFile),
+        key: read(options.tlsKeyFile),
+      });
     } catch (error) {
       throw new TransportError(`cannot set up TLS: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
@@ -155,13 +160,11 @@ export class Transport {
   async raw(method: string, path: string, init: RequestInit): Promise<RawResponse> {
     const signal = init.signal ? AbortSignal.any([init.signal, AbortSignal.timeout(60 * 60_000)]) : AbortSignal.timeout(60 * 60_000);
     const url = this.url(path, init.query);
-    const options = { agents: this.agents, signal, connectTimeoutMs: this.options.connectTimeoutMs ?? 30_000, idleTimeoutMs: this.options.idleTimeoutMs ?? 10 * 60_000 };
     try {
       if (this.closed) throw new Error('the transport is closed');
-      const response = await followRedirects({ url: new URL(url), method, headers: init.headers, body: init.body }, (hop) => exchange(hop, options));
-      const statusCode = response.statusCode ?? 0;
+      const { statusCode, headers, body } = await followRedirects({ url: new URL(url), method, headers: init.headers, body: init.body }, (hop) => exchange(hop, this.pool.dispatcher, signal));
       this.options.onResponse?.(method, path, statusCode);
-      return { statusCode, headers: response.headers, body: response };
+      return { statusCode, headers, body };
     } catch (error) {
       if (!init.signal?.aborted) this.options.onResponse?.(method, path, -1);
       throw new TransportError(`${method} ${url}: ${describeNetworkError(error)}`, { cause: error });
@@ -186,8 +189,7 @@ export class Transport {
 
   async close(): Promise<void> {
     this.closed = true;
-    this.agents.http.destroy();
-    this.agents.https.destroy();
+    await this.pool.destroy().catch(() => undefined);
   }
 }
 

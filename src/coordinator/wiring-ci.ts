@@ -150,7 +150,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
   const dependencyArtifacts = new DependencyArtifacts({ tokens: jobTokenAccess, jobArtifacts: stores.jobArtifacts, artifactFiles: blobs.artifactFiles });
   const artifactExpiry = new ArtifactExpiry({ jobArtifacts: stores.jobArtifacts, artifactFiles: blobs.artifactFiles, queue: taskQueue, logger });
   const commitStatuses = new CommitStatusesService({
-    lookup, permissions, jobs: stores.jobs, users: stores.users, repositories, views: jobViews, refRules, transactions: stores.ciTransactions, processing: pipelineProcessing,
+    lookup, permissions, jobs: stores.jobs, pipelines: stores.pipelines, refs: refWrites, users: stores.users, repositories, views: jobViews, refRules, transactions: stores.ciTransactions, processing: pipelineProcessing,
   });
   const taskWorker = new TaskWorker(stores.tasks, {
     handlers: {

@@ -272,6 +272,16 @@ export class Permissions extends PermissionsBase {
     if (project.archived) return false;
     return this.projectLevelAtLeast(project, actor, DEVELOPER);
   }
+
+  /**
+   * A status into a pipeline (`update_pipeline` of it, as GitLab's CreateCommitStatusService
+   * asks): who may create statuses and update the pipeline's ref (`refWritable`: push or merge
+   * to a protected branch, create a protected tag), since a failed status fails the pipeline.
+   * Not tied to `jobs_enabled`: external CI reports statuses while the project's own is off.
+   */
+  async canSetCommitStatus(project: ProjectRecord, actor: Actor, refWritable: boolean): Promise<boolean> {
+    return refWritable && (await this.canCreateCommitStatus(project, actor));
+  }
   /**
    * Whom a CI job token reads a repository as: the job's user on the job's own project; on
    * any other project nobody (anonymous), so only public code is readable with it.

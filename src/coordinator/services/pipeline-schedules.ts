@@ -8,6 +8,7 @@ import { keyErrors, keyTaken, valueErrors, type FieldErrors } from './ci-variabl
 import { exceedsLength, tooLongMessage } from './field-limits.ts';
 import type { Lookup } from './lookup.ts';
 import type { Permissions } from './permissions.ts';
+import { checkScheduleVariableCount } from './pipelines/pipeline-variable-limits.ts';
 import type { RefWriteAccess } from './ref-write-access.ts';
 import type { Page, Paged } from './repository/pages.ts';
 
@@ -137,6 +138,7 @@ export class PipelineSchedulesService {
     const existing = await this.deps.schedules.listVariables(schedule.id);
     if (Object.keys(errors).length === 0 && existing.some((variable) => variable.key === input.key)) Object.assign(errors, keyTaken(input.key));
     if (Object.keys(errors).length > 0) throw validationFailed(errors);
+    checkScheduleVariableCount(existing.length + 1);
     const variable = { key: input.key, value: input.value, variable_type: input.variableType ?? 'env_var' } as const;
     try {
       return await this.deps.schedules.createVariable(schedule.id, variable, this.now().toISOString());

@@ -5,16 +5,18 @@ import { EnvironmentStopAction } from './services/environment-stop.ts';
 import { EnvironmentsService } from './services/environments.ts';
 import type { PipelineProcessing } from './services/pipelines/processing.ts';
 import { PipelineSchedulesService } from './services/pipeline-schedules.ts';
+import { RefWriteAccess } from './services/ref-write-access.ts';
 
 /** The CI settings area's services (variables, triggers, pipeline schedules, environments), each with its narrow dependencies. */
 export function buildCiSettingsServices(context: CoordinatorContext, processing: PipelineProcessing) {
   const { stores, lookup, permissions } = context;
   const stopAction = new EnvironmentStopAction({ deployments: stores.deployments, jobs: stores.jobs, processing });
+  const refs = new RefWriteAccess({ branchRules: context.protectedBranches, tagRules: context.protectedTags, repositories: context.repositories });
   return {
     projectVariables: new ProjectVariablesService({ variables: stores.projectVariables, lookup, permissions }),
     groupVariables: new GroupVariablesService({ variables: stores.groupVariables, lookup, permissions }),
     triggers: new TriggersService({ triggers: stores.triggers, users: stores.users, lookup, permissions }),
-    pipelineSchedules: new PipelineSchedulesService({ schedules: stores.schedules, users: stores.users, lookup, permissions }),
+    pipelineSchedules: new PipelineSchedulesService({ schedules: stores.schedules, users: stores.users, lookup, permissions, refs }),
     environments: new EnvironmentsService({ environments: stores.environments, deployments: stores.deployments, users: stores.users, lookup, permissions, stopAction }),
   };
 }

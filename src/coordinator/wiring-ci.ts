@@ -19,6 +19,7 @@ import { CiLint } from './services/pipelines/lint.ts';
 import { ParentArtifacts } from './services/pipelines/parent-artifacts.ts';
 import { PipelineRuns } from './services/pipelines/runs.ts';
 import { SCHEDULE_PIPELINE_TASK, SchedulePipelines } from './services/pipelines/schedules.ts';
+import { RefWriteAccess } from './services/ref-write-access.ts';
 import { TaskQueue, TaskWorker } from './services/task-queue.ts';
 import { buildRunnerJobServices, type RunnerJobOptions } from './wiring-runner-jobs.ts';
 import { DependencyArtifacts } from './services/runners/artifact-downloads.ts';
@@ -90,8 +91,9 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
   });
   const pipelineRuns = new PipelineRuns({ creation: pipelineCreation, lookup, permissions, triggers: stores.triggers, users: stores.users, namespaces: stores.namespaces });
   const pushPipelines = new PushPipelines({ queue: taskQueue, creation: pipelineCreation, projects: stores.projects, users: stores.users, repositories, logger });
+  const refWrites = new RefWriteAccess({ branchRules: context.protectedBranches, tagRules: context.protectedTags, repositories });
   const schedulePipelines = new SchedulePipelines({
-    schedules: stores.schedules, queue: taskQueue, creation: pipelineCreation, projects: stores.projects, users: stores.users, lookup, permissions, logger,
+    schedules: stores.schedules, queue: taskQueue, creation: pipelineCreation, projects: stores.projects, users: stores.users, lookup, permissions, refs: refWrites, logger,
   });
   const downstreamPipelines = new DownstreamPipelines({
     creation: pipelineCreation,
@@ -148,7 +150,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
   const dependencyArtifacts = new DependencyArtifacts({ tokens: jobTokenAccess, jobArtifacts: stores.jobArtifacts, artifactFiles: blobs.artifactFiles });
   const artifactExpiry = new ArtifactExpiry({ jobArtifacts: stores.jobArtifacts, artifactFiles: blobs.artifactFiles, queue: taskQueue, logger });
   const commitStatuses = new CommitStatusesService({
-    lookup, permissions, jobs: stores.jobs, users: stores.users, repositories, views: jobViews, refRules, transactions: stores.ciTransactions, processing: pipelineProcessing,
+    lookup, permissions, jobs: stores.jobs, pipelines: stores.pipelines, refs: refWrites, users: stores.users, repositories, views: jobViews, refRules, transactions: stores.ciTransactions, processing: pipelineProcessing,
   });
   const taskWorker = new TaskWorker(stores.tasks, {
     handlers: {

@@ -75,7 +75,9 @@ export function pipelineSchedulesRoutes({ pipelineSchedules: schedules }: Coordi
 
     api.post(`${one}/take_ownership`, { schema: { summary: 'Become the owner of a pipeline schedule', tags, params: SchedulePath } }, async (request, reply) => {
       const { id, pipeline_schedule_id: scheduleId } = request.params;
-      return reply.code(201).send(serializePipelineScheduleDetails(await schedules.takeOwnership(id, requireActor(request), scheduleId), edge.externalUrl));
+      const { view, alreadyOwned } = await schedules.takeOwnership(id, requireActor(request), scheduleId);
+      // GitLab: 200 when the caller owned it already, 201 when ownership moved.
+      return reply.code(alreadyOwned ? 200 : 201).send(serializePipelineScheduleDetails(view, edge.externalUrl));
     });
 
     api.delete(one, { schema: { summary: 'Delete a pipeline schedule', tags, params: SchedulePath } }, async (request, reply) => {

@@ -1,9 +1,12 @@
 import { GantryError } from '../../shared/errors.ts';
+import { PUSH_MESSAGES } from '../../storage/git/hooks.ts';
+import { REF_MESSAGES } from '../../storage/git/refs.ts';
 import type { GitBranch } from '../../storage/git/types.ts';
 import type { UserRecord } from '../../storage/types.ts';
 import type { CoordinatorEvents } from './events.ts';
 import type { Actor, Permissions } from './permissions.ts';
 import type { BranchProtection, ProtectedBranchesService } from './protected-branches.ts';
+import { branchNameProblem } from './ref-name-rules.ts';
 import type { ReadableRepository, RepositoryAccess } from './repository/access.ts';
 import type { Page, Paged } from './repository/pages.ts';
 
@@ -31,13 +34,11 @@ export interface BranchesServiceDeps {
   events: Pick<CoordinatorEvents, 'publishPush'>;
 }
 
-/** git check-ref-format rules for a branch name, plus GitLab's refusal of names that look like SHAs or HEAD. */
-export function isValidBranchName(name: string): boolean {
-  if (name === '' || name === 'HEAD' || name === '@' || name.startsWith('-') || name.startsWith('/') || name.endsWith('/')) return false;
-  if (name.endsWith('.') || name.endsWith('.lock') || name.includes('..') || name.includes('//') || name.includes('@{')) return false;
-  if (/[\x00-\x20\x7f~^:?*[\\]/.test(name)) return false;
-  if (name.split('/').some((part) => part.startsWith('.') || part.endsWith('.lock'))) return false;
-  return !/^[0-9a-f]{40}$/.test(name);
+/** GitLab's refusal of a new branch's name (ref-name-rules.ts): `Branch name is invalid`, or a name that reads as a commit id. */
+export function checkNewBranchName(name: string): void {
+  const problem = branchNameProblem(name);
+  if (problem === 'sha-like') throw new GantryError('GANTRY_E_REF_NAME_INVALID', PUSH_MESSAGES.shaBranchName);
+  if (problem) throw new GantryError('GANTRY_E_REF_NAME_INVALID', REF_MESSAGES.invalidBranchName);
 }
 
 /** `/projects/:id/repository/branches` and merged_branches. */
@@ -72,7 +73,7 @@ export class BranchesService {
 
   async create(projectRef: string, actor: UserRecord, name: string, ref: string): Promise<BranchResult> {
     const target = await this.deps.access.forWrite(projectRef, actor);
-    if (!isValidBranchName(name)) throw new GantryError('GANTRY_E_REF_NAME_INVALID', 'Branch name is invalid');
+    checkNewBranchName(name);
     const repository = target.repository;
     const sha = repository ? await repository.resolveCommit(ref) : null;
     if (!repository || !sha) throw new GantryError('GANTRY_E_REF_NOT_FOUND', 'Invalid reference name');

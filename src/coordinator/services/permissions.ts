@@ -112,9 +112,12 @@ export class Permissions extends PermissionsBase {
   // end of pipelines area --------------------------------------------------------------------
 
   // ---- CI settings area (variables, triggers, pipeline schedules, environments) ------------
-  // GitLab 10.x's rules: Maintainers administer builds (variables, triggers); Reporters read
-  // schedules and environments; Developers create schedules and manage environments; a
-  // schedule is changed by its owner (still a Developer) or a Maintainer.
+  // Maintainers administer builds (variables, triggers); Reporters read schedules and
+  // environments; Developers create schedules and manage environments. Pipeline schedules
+  // follow current GitLab's Ci::PipelineSchedulePolicy: a schedule runs as its owner, so only
+  // the owner edits it (a Maintainer takes it over first), and nobody plays, creates or edits
+  // one for a ref they may not update (`refWritable`: push or merge to a protected branch,
+  // create a protected tag).
 
   /** Project CI variables and pipeline triggers (`admin_build`): Maintainer and up. */
   async canManageProjectCiSettings(project: ProjectRecord, actor: Actor): Promise<boolean> {
@@ -141,9 +144,42 @@ export class Permissions extends PermissionsBase {
     return this.projectLevelAtLeast(project, actor, DEVELOPER);
   }
 
-  /** Editing, deleting, taking over a schedule and its variables: Maintainers, or its owner while a Developer. */
-  async canChangePipelineSchedule(project: ProjectRecord, schedule: { owner_id: number | null }, actor: Actor): Promise<boolean> {
+  /** `create_pipeline_schedule` for the schedule's ref: who may create schedules and update that ref. */
+  async canCreatePipelineScheduleFor(project: ProjectRecord, actor: Actor, refWritable: boolean): Promise<boolean> {
+    return refWritable && (await this.canCreatePipelineSchedule(project, actor));
+  }
+
+  /**
+   * `admin_pipeline_schedule` (delete, take over, delete a variable): Maintainers, or the
+   * owner while a Developer. Taking over needs no right on the ref: a scheduled run checks
+   * its owner's rights on the ref when it creates the pipeline.
+   */
+  async canAdminPipelineSchedule(project: ProjectRecord, schedule: { owner_id: number | null }, actor: Actor): Promise<boolean> {
     if (await this.projectLevelAtLeast(project, actor, MAINTAINER)) return true;
+    return this.ownsPipelineSchedule(project, schedule, actor);
+  }
+
+  /** `read_pipeline_schedule_variables`: the values are for those who administer the schedule. */
+  async canReadPipelineScheduleVariables(project: ProjectRecord, schedule: { owner_id: number | null }, actor: Actor): Promise<boolean> {
+    return this.canAdminPipelineSchedule(project, schedule, actor);
+  }
+
+  /**
+   * `update_pipeline_schedule` (edit, create and change variables): administrators, or the
+   * owner while a Developer; and only while they may update the schedule's ref, before and
+   * after the edit.
+   */
+  async canEditPipelineSchedule(project: ProjectRecord, schedule: { owner_id: number | null }, actor: Actor, refWritable: boolean): Promise<boolean> {
+    if (!refWritable) return false;
+    return actor?.is_admin === true || this.ownsPipelineSchedule(project, schedule, actor);
+  }
+
+  /** `play_pipeline_schedule`: who may run pipelines in the project and update the schedule's ref; the run is theirs. */
+  async canPlayPipelineSchedule(project: ProjectRecord, actor: Actor, refWritable: boolean): Promise<boolean> {
+    return refWritable && (await this.canCreatePipeline(project, actor));
+  }
+
+  private async ownsPipelineSchedule(project: ProjectRecord, schedule: { owner_id: number | null }, actor: Actor): Promise<boolean> {
     return actor !== null && schedule.owner_id === actor.id && (await this.projectLevelAtLeast(project, actor, DEVELOPER));
   }
 
@@ -235,6 +271,16 @@ export class Permissions extends PermissionsBase {
   async canCreateCommitStatus(project: ProjectRecord, actor: Actor): Promise<boolean> {
     if (project.archived) return false;
     return this.projectLevelAtLeast(project, actor, DEVELOPER);
+  }
+
+  /**
+   * A status into a pipeline (`update_pipeline` of it, as GitLab's CreateCommitStatusService
+   * asks): who may create statuses and update the pipeline's ref (`refWritable`: push or merge
+   * to a protected branch, create a protected tag), since a failed status fails the pipeline.
+   * Not tied to `jobs_enabled`: external CI reports statuses while the project's own is off.
+   */
+  async canSetCommitStatus(project: ProjectRecord, actor: Actor, refWritable: boolean): Promise<boolean> {
+    return refWritable && (await this.canCreateCommitStatus(project, actor));
   }
   /**
    * Whom a CI job token reads a repository as: the job's user on the job's own project; on

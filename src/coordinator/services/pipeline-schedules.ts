@@ -8,6 +8,8 @@ import { keyErrors, keyTaken, valueErrors, type FieldErrors } from './ci-variabl
 import { exceedsLength, tooLongMessage } from './field-limits.ts';
 import type { Lookup } from './lookup.ts';
 import type { Permissions } from './permissions.ts';
+import { checkScheduleVariableCount } from './pipelines/pipeline-variable-limits.ts';
+import type { RefWriteAccess } from './ref-write-access.ts';
 import type { Page, Paged } from './repository/pages.ts';
 
 export interface NewScheduleInput {
@@ -26,18 +28,29 @@ export interface ScheduleVariableInput {
   variableType?: CiVariableType;
 }
 
-/** A schedule with its owner and, for single answers, its variables. */
+/** A schedule with its owner and, for single answers to those who may read them, its variables. */
 export interface ScheduleView {
   schedule: ScheduleRecord;
   owner: UserRecord | null;
   variables?: ScheduleVariableRecord[];
 }
 
+/** `take_ownership`'s answer: the schedule, and whether the caller owned it already (GitLab answers 200 then, else 201). */
+export interface OwnershipTaken {
+  view: ScheduleView;
+  alreadyOwned: boolean;
+}
+
 export interface PipelineSchedulesServiceDeps {
   schedules: Omit<SchedulesStore, 'listDue' | 'advance'>;
   users: Pick<UsersStore, 'findByIds'>;
   lookup: Pick<Lookup, 'readableProject'>;
-  permissions: Pick<Permissions, 'canReadPipelineSchedules' | 'canCreatePipelineSchedule' | 'canChangePipelineSchedule'>;
+  permissions: Pick<
+    Permissions,
+    'canReadPipelineSchedules' | 'canCreatePipelineSchedule' | 'canCreatePipelineScheduleFor' | 'canAdminPipelineSchedule' | 'canEditPipelineSchedule' | 'canReadPipelineScheduleVariables'
+  >;
+  /** Whether the caller may update a schedule's ref (protected branches and tags). */
+  refs: Pick<RefWriteAccess, 'scheduleRefWritable'>;
   /** The clock next_run_at is computed from (tests pass a fixed one). */
   now?: () => Date;
 }
@@ -46,7 +59,8 @@ const LIMITS = { description: 255, ref: 1024, cron: 255, cron_timezone: 255 } as
 
 /**
  * `/projects/:id/pipeline_schedules`: Reporters read, Developers create (and own what they
- * create), owners and Maintainers change. `next_run_at` is the next cron time in the
+ * create) for refs they may update, the owner edits, owners and Maintainers delete and take
+ * over (the permission module's schedule rules). `next_run_at` is the next cron time in the
  * schedule's time zone; running due schedules is the pipeline creator's business.
  */
 export class PipelineSchedulesService {
@@ -61,14 +75,16 @@ export class PipelineSchedulesService {
   }
 
   async get(projectRef: string, actor: UserRecord, scheduleId: number): Promise<ScheduleView> {
-    const { schedule } = await this.readable(projectRef, actor, scheduleId);
-    return this.view(schedule);
+    const { project, schedule } = await this.readable(projectRef, actor, scheduleId);
+    return this.view(project, schedule, actor);
   }
 
   async create(projectRef: string, actor: UserRecord, input: NewScheduleInput): Promise<ScheduleView> {
     const project = await this.deps.lookup.readableProject(projectRef, actor);
-    if (!(await this.deps.permissions.canCreatePipelineSchedule(project, actor))) throw accessDenied();
+    const { permissions, refs } = this.deps;
+    if (!(await permissions.canCreatePipelineSchedule(project, actor))) throw accessDenied();
     const fields = { description: input.description, ref: input.ref, cron: input.cron, cron_timezone: input.cronTimezone ?? 'UTC' };
+    if (!(await permissions.canCreatePipelineScheduleFor(project, actor, await refs.scheduleRefWritable(project, actor, fields.ref)))) throw notAuthorizedToSave('create');
     checkSchedule(fields);
     const now = this.now();
     const schedule = await this.deps.schedules.create({
@@ -80,20 +96,22 @@ export class PipelineSchedulesService {
       created_at: now.toISOString(),
       updated_at: now.toISOString(),
     });
-    return this.view(schedule);
+    return this.view(project, schedule, actor);
   }
 
   async update(projectRef: string, actor: UserRecord, scheduleId: number, changes: ScheduleInputChanges): Promise<ScheduleView> {
-    const { schedule } = await this.changeable(projectRef, actor, scheduleId);
+    const { project, schedule } = await this.editable(projectRef, actor, scheduleId);
     const fields = {
       description: changes.description ?? schedule.description,
       ref: changes.ref ?? schedule.ref,
       cron: changes.cron ?? schedule.cron,
       cron_timezone: changes.cronTimezone ?? schedule.cron_timezone,
     };
+    // As GitLab's UpdateService: the rule is asked again with the new ref, so nobody moves a schedule onto a ref they may not update.
+    if (fields.ref !== schedule.ref && !(await this.mayEdit(project, schedule, actor, fields.ref))) throw notAuthorizedToSave('update');
     checkSchedule(fields);
     const now = this.now();
-    return this.save(schedule, {
+    return this.save(project, schedule, actor, {
       ...fields,
       active: changes.active ?? schedule.active,
       next_run_at: nextRunAt(fields.cron, fields.cron_timezone, now)?.toISOString() ?? null,
@@ -102,23 +120,25 @@ export class PipelineSchedulesService {
   }
 
   /** The caller becomes the owner (pipelines of the schedule then run as them). */
-  async takeOwnership(projectRef: string, actor: UserRecord, scheduleId: number): Promise<ScheduleView> {
-    const { schedule } = await this.changeable(projectRef, actor, scheduleId);
-    return this.save(schedule, { owner_id: actor.id, updated_at: this.now().toISOString() });
+  async takeOwnership(projectRef: string, actor: UserRecord, scheduleId: number): Promise<OwnershipTaken> {
+    const { project, schedule } = await this.administrable(projectRef, actor, scheduleId);
+    if (schedule.owner_id === actor.id) return { view: await this.view(project, schedule, actor), alreadyOwned: true };
+    return { view: await this.save(project, schedule, actor, { owner_id: actor.id, updated_at: this.now().toISOString() }), alreadyOwned: false };
   }
 
   async remove(projectRef: string, actor: UserRecord, scheduleId: number): Promise<void> {
-    const { schedule } = await this.changeable(projectRef, actor, scheduleId);
+    const { schedule } = await this.administrable(projectRef, actor, scheduleId);
     if (!(await this.deps.schedules.delete(schedule.id))) throw new GantryError('GANTRY_E_PIPELINE_SCHEDULE_NOT_FOUND');
   }
 
   async createVariable(projectRef: string, actor: UserRecord, scheduleId: number, input: ScheduleVariableInput): Promise<ScheduleVariableRecord> {
-    const { schedule } = await this.changeable(projectRef, actor, scheduleId);
+    const { schedule } = await this.editable(projectRef, actor, scheduleId);
     const errors: FieldErrors = keyErrors(input.key);
     valueErrors(input.value, false, errors);
     const existing = await this.deps.schedules.listVariables(schedule.id);
     if (Object.keys(errors).length === 0 && existing.some((variable) => variable.key === input.key)) Object.assign(errors, keyTaken(input.key));
     if (Object.keys(errors).length > 0) throw validationFailed(errors);
+    checkScheduleVariableCount(existing.length + 1);
     const variable = { key: input.key, value: input.value, variable_type: input.variableType ?? 'env_var' } as const;
     try {
       return await this.deps.schedules.createVariable(schedule.id, variable, this.now().toISOString());
@@ -129,7 +149,7 @@ export class PipelineSchedulesService {
   }
 
   async updateVariable(projectRef: string, actor: UserRecord, scheduleId: number, key: string, changes: { value?: string; variableType?: CiVariableType }): Promise<ScheduleVariableRecord> {
-    const { schedule } = await this.changeable(projectRef, actor, scheduleId);
+    const { schedule } = await this.editable(projectRef, actor, scheduleId);
     await this.variable(schedule, key);
     if (changes.value !== undefined) {
       const errors = valueErrors(changes.value, false);
@@ -142,7 +162,7 @@ export class PipelineSchedulesService {
 
   /** Deletes the variable and answers it as it was. */
   async removeVariable(projectRef: string, actor: UserRecord, scheduleId: number, key: string): Promise<ScheduleVariableRecord> {
-    const { schedule } = await this.changeable(projectRef, actor, scheduleId);
+    const { schedule } = await this.administrable(projectRef, actor, scheduleId);
     const variable = await this.variable(schedule, key);
     if (!(await this.deps.schedules.deleteVariable(schedule.id, key))) throw variableNotFound();
     return variable;
@@ -152,10 +172,10 @@ export class PipelineSchedulesService {
     return this.deps.now?.() ?? new Date();
   }
 
-  private async save(schedule: ScheduleRecord, changes: ScheduleChanges): Promise<ScheduleView> {
+  private async save(project: ProjectRecord, schedule: ScheduleRecord, actor: UserRecord, changes: ScheduleChanges): Promise<ScheduleView> {
     const updated = await this.deps.schedules.update(schedule.id, changes);
     if (!updated) throw new GantryError('GANTRY_E_PIPELINE_SCHEDULE_NOT_FOUND');
-    return this.view(updated);
+    return this.view(project, updated, actor);
   }
 
   /** A schedule the caller may read; one they may not is 404 like a missing one (as GitLab). */
@@ -166,10 +186,22 @@ export class PipelineSchedulesService {
     return { project, schedule };
   }
 
-  private async changeable(projectRef: string, actor: UserRecord, scheduleId: number): Promise<{ project: ProjectRecord; schedule: ScheduleRecord }> {
+  /** `admin_pipeline_schedule`: delete, take over, delete a variable. */
+  private async administrable(projectRef: string, actor: UserRecord, scheduleId: number): Promise<{ project: ProjectRecord; schedule: ScheduleRecord }> {
     const found = await this.readable(projectRef, actor, scheduleId);
-    if (!(await this.deps.permissions.canChangePipelineSchedule(found.project, found.schedule, actor))) throw accessDenied();
+    if (!(await this.deps.permissions.canAdminPipelineSchedule(found.project, found.schedule, actor))) throw accessDenied();
     return found;
+  }
+
+  /** `update_pipeline_schedule` on the schedule's current ref: edit, create and change variables. */
+  private async editable(projectRef: string, actor: UserRecord, scheduleId: number): Promise<{ project: ProjectRecord; schedule: ScheduleRecord }> {
+    const found = await this.readable(projectRef, actor, scheduleId);
+    if (!(await this.mayEdit(found.project, found.schedule, actor, found.schedule.ref))) throw accessDenied();
+    return found;
+  }
+
+  private async mayEdit(project: ProjectRecord, schedule: ScheduleRecord, actor: UserRecord, ref: string): Promise<boolean> {
+    return this.deps.permissions.canEditPipelineSchedule(project, schedule, actor, await this.deps.refs.scheduleRefWritable(project, actor, ref));
   }
 
   private async variable(schedule: ScheduleRecord, key: string): Promise<ScheduleVariableRecord> {
@@ -178,8 +210,10 @@ export class PipelineSchedulesService {
     return variable;
   }
 
-  private async view(schedule: ScheduleRecord): Promise<ScheduleView> {
-    const [view] = await this.views([schedule], true);
+  /** One schedule; its variables only for who may read their values. */
+  private async view(project: ProjectRecord, schedule: ScheduleRecord, actor: UserRecord): Promise<ScheduleView> {
+    const withVariables = await this.deps.permissions.canReadPipelineScheduleVariables(project, schedule, actor);
+    const [view] = await this.views([schedule], withVariables);
     return view!;
   }
 
@@ -194,6 +228,11 @@ export class PipelineSchedulesService {
       })),
     );
   }
+}
+
+/** GitLab's refusal of a schedule saved for a ref the caller may not update: 400 `{"message":{"base":[...]}}`. */
+function notAuthorizedToSave(action: 'create' | 'update'): GantryError {
+  return validationFailed({ base: [`The current user is not authorized to ${action} the pipeline schedule`] });
 }
 
 function variableNotFound(): GantryError {

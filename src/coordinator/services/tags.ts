@@ -1,14 +1,17 @@
 import { GantryError } from '../../shared/errors.ts';
+import { PUSH_MESSAGES } from '../../storage/git/hooks.ts';
+import { REF_MESSAGES } from '../../storage/git/refs.ts';
 import type { GitTag } from '../../storage/git/types.ts';
 import type { ReleaseRecord, ReleasesStore } from '../../storage/types-repository.ts';
 import type { UserRecord } from '../../storage/types.ts';
-import { isValidBranchName, matchesSearch, ZERO_SHA } from './branches.ts';
+import { matchesSearch, ZERO_SHA } from './branches.ts';
 import type { CoordinatorEvents } from './events.ts';
 import { checkLengths, MAX_TEXT_SIZE, type FieldLimits } from './field-limits.ts';
 import type { Actor } from './permissions.ts';
 import type { ReadableRepository, RepositoryAccess } from './repository/access.ts';
 import { pageOfList, type Page, type Paged } from './repository/pages.ts';
 import { PROTECTED_TAG_MESSAGES, type ProtectedTagsService } from './protected-tags.ts';
+import { tagNameProblem, type RefNameProblem } from './ref-name-rules.ts';
 
 export interface TagView {
   tag: GitTag;
@@ -51,6 +54,13 @@ export function releaseExists(): GantryError {
   return new GantryError('GANTRY_E_ALREADY_EXISTS', 'Release already exists', { resource: 'Release' });
 }
 
+/** GitLab's words for a refused tag name: its validator's, then its push checks' (which the API's tag creation runs too). */
+const TAG_NAME_MESSAGES: Record<RefNameProblem, string> = {
+  invalid: REF_MESSAGES.invalidTagName,
+  prohibited: PUSH_MESSAGES.prohibitedTagName,
+  'sha-like': PUSH_MESSAGES.shaTagName,
+};
+
 /** `/projects/:id/repository/tags[...]` and their releases (notes stored with the tag). */
 export class TagsService {
   constructor(private readonly deps: TagsServiceDeps) {}
@@ -87,7 +97,8 @@ export class TagsService {
   async create(projectRef: string, actor: UserRecord, input: NewTag): Promise<TagResult> {
     const target = await this.deps.access.forWrite(projectRef, actor);
     checkLengths(TAG_LIMITS, { message: input.message, release_description: input.releaseDescription });
-    if (!isValidBranchName(input.name)) throw new GantryError('GANTRY_E_REF_NAME_INVALID', 'Tag name invalid');
+    const nameProblem = tagNameProblem(input.name);
+    if (nameProblem) throw new GantryError('GANTRY_E_REF_NAME_INVALID', TAG_NAME_MESSAGES[nameProblem]);
     if (!(await this.deps.tagRules.canCreate(target.project, actor, input.name))) throw new GantryError('GANTRY_E_TAG_PROTECTED', PROTECTED_TAG_MESSAGES.create, { reason: PROTECTED_TAG_MESSAGES.create });
     const repository = target.repository;
     const sha = repository ? await repository.resolveCommit(input.ref) : null;

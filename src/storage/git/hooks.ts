@@ -6,9 +6,21 @@ import { RECEIVE_FSCK_CONFIG } from './config.ts';
 
 /**
  * What the pushing user may do to one ref named in the push: branch states (the hook checks
- * deletion and force pushes of `allowed` ones) and refusals of protected-tag changes.
+ * deletion and force pushes of `allowed` ones), refusals of protected-tag changes, and
+ * refusals of names no branch or tag may have (for anything but a deletion).
  */
-export type RefPolicy = 'unprotected' | 'allowed' | 'allowed-force' | 'denied' | 'tag-create' | 'tag-update' | 'tag-delete';
+export type RefPolicy =
+  | 'unprotected'
+  | 'allowed'
+  | 'allowed-force'
+  | 'denied'
+  | 'tag-create'
+  | 'tag-update'
+  | 'tag-delete'
+  | 'branch-name-invalid'
+  | 'branch-name-sha'
+  | 'tag-name-invalid'
+  | 'tag-name-sha';
 
 /** One ref update as git reports it to post-receive. */
 export interface RefUpdate {
@@ -25,6 +37,10 @@ export const PUSH_MESSAGES = {
   protectedTagCreate: 'You are not allowed to create this tag as it is protected.',
   protectedTagUpdate: 'Protected tags cannot be updated.',
   protectedTagDelete: 'You are not allowed to delete protected tags from this project. Only a project maintainer or owner can delete a protected tag.',
+  invalidBranchName: 'You cannot create a branch with an invalid name.',
+  shaBranchName: 'You cannot create a branch with a SHA-1 or SHA-256 branch name.',
+  prohibitedTagName: 'You cannot create a tag with a prohibited pattern.',
+  shaTagName: 'You cannot create a tag with a SHA-1 or SHA-256 tag name.',
 } as const;
 
 /** Policies longer than this travel in a file (one environment string is limited to 128 KiB). */
@@ -58,6 +74,10 @@ while read -r old new ref; do
     tag-create) echo "${PUSH_MESSAGES.protectedTagCreate}" >&2; refused=1; continue ;;
     tag-update) echo "${PUSH_MESSAGES.protectedTagUpdate}" >&2; refused=1; continue ;;
     tag-delete) echo "${PUSH_MESSAGES.protectedTagDelete}" >&2; refused=1; continue ;;
+    branch-name-invalid) echo "${PUSH_MESSAGES.invalidBranchName}" >&2; refused=1; continue ;;
+    branch-name-sha) echo "${PUSH_MESSAGES.shaBranchName}" >&2; refused=1; continue ;;
+    tag-name-invalid) echo "${PUSH_MESSAGES.prohibitedTagName}" >&2; refused=1; continue ;;
+    tag-name-sha) echo "${PUSH_MESSAGES.shaTagName}" >&2; refused=1; continue ;;
   esac
   case "$new" in *[!0]*) deleting=0 ;; *) deleting=1 ;; esac
   case "$old" in *[!0]*) creating=0 ;; *) creating=1 ;; esac

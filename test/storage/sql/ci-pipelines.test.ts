@@ -93,6 +93,16 @@ describe('CI pipelines storage', () => {
     assert.equal(await stores.pipelines.findInProject(project.id, older.id), undefined);
   });
 
+  it('stores 20,000 pipeline variables in one call (more bound values than SQLite or PostgreSQL take in one statement)', async () => {
+    const { stores } = database;
+    const pipeline = await createPipeline(stores, project);
+    const variables = Array.from({ length: 20_000 }, (_, index) => ({ key: `VAR_${index}`, value: `value ${index}`, variable_type: 'env_var' as const }));
+    await stores.pipelineVariables.add(pipeline.id, variables);
+    const stored = await stores.pipelineVariables.list(pipeline.id);
+    assert.equal(stored.length, 20_000);
+    assert.deepEqual([stored[0], stored[19_999]], [variables[0], variables[19_999]]);
+  });
+
   it('keeps pipeline variables and stages', async () => {
     const { stores } = database;
     const pipeline = await createPipeline(stores, project);

@@ -81,12 +81,13 @@ export function serializePipelineSchedule(view: ScheduleView, externalUrl: strin
 
 /**
  * The single-schedule answer: plus `last_pipeline` (null until schedules run pipelines; the
- * pipeline helper fills it from `last_pipeline_id`) and its variables.
+ * pipeline helper fills it from `last_pipeline_id`) and its variables, when the service gave
+ * them (GitLab leaves the key out for callers who may not read their values).
  */
 export function serializePipelineScheduleDetails(view: ScheduleView, externalUrl: string) {
   return {
     ...serializePipelineSchedule(view, externalUrl),
     last_pipeline: null,
-    variables: (view.variables ?? []).map(serializeScheduleVariable),
+    ...(view.variables === undefined ? {} : { variables: view.variables.map(serializeScheduleVariable) }),
   };
 }

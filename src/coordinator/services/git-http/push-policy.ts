@@ -1,5 +1,6 @@
 import type { RefPolicy } from '../../../storage/git/hooks.ts';
 import type { ProjectRecord, UserRecord } from '../../../storage/types.ts';
+import { branchNameProblem, tagNameProblem, type RefNameProblem } from '../ref-name-rules.ts';
 import type { RefCommand } from './receive-commands.ts';
 
 /** The part of the protected-branches service a push needs (ProtectedBranchesService fits). */
@@ -22,9 +23,10 @@ const TAG_PREFIX = 'refs/tags/';
 const isZero = (id: string): boolean => /^0+$/.test(id);
 
 /**
- * The policy the pre-receive hook applies: for each ref the push names, whether it is a
- * protected branch and whether this user may push to it, or which protected-tag change is
- * refused (creating without the level, moving, deleting without Maintainer). Other refs are
+ * The policy the pre-receive hook applies: for each ref the push names, a branch or tag name
+ * GitLab refuses (anything but a deletion; ref-name-rules.ts), whether it is a protected
+ * branch and whether this user may push to it, or which protected-tag change is refused
+ * (creating without the level, moving, deleting without Maintainer). Other refs are
  * unprotected; so are tags when no tag rules are given.
  */
 export async function computePushPolicy(
@@ -38,7 +40,10 @@ export async function computePushPolicy(
   for (const command of commands) {
     const { ref } = command;
     if (policy.has(ref)) continue;
-    if (ref.startsWith(BRANCH_PREFIX)) {
+    const refusedName = isZero(command.after) ? null : nameRefusal(ref);
+    if (refusedName) {
+      policy.set(ref, refusedName);
+    } else if (ref.startsWith(BRANCH_PREFIX)) {
       const branch = ref.slice(BRANCH_PREFIX.length);
       const protection = await rules.protectionFor(project, branch);
       if (protection === null || protection === undefined) policy.set(ref, 'unprotected');
@@ -51,6 +56,24 @@ export async function computePushPolicy(
     }
   }
   return policy;
+}
+
+const NAME_REFUSALS: { branch: Record<RefNameProblem, RefPolicy>; tag: Record<RefNameProblem, RefPolicy> } = {
+  branch: { invalid: 'branch-name-invalid', prohibited: 'branch-name-invalid', 'sha-like': 'branch-name-sha' },
+  tag: { invalid: 'tag-name-invalid', prohibited: 'tag-name-invalid', 'sha-like': 'tag-name-sha' },
+};
+
+/** The refusal of a branch or tag name GitLab's push checks refuse, or null. */
+function nameRefusal(ref: string): RefPolicy | null {
+  if (ref.startsWith(BRANCH_PREFIX)) {
+    const problem = branchNameProblem(ref.slice(BRANCH_PREFIX.length));
+    return problem && NAME_REFUSALS.branch[problem];
+  }
+  if (ref.startsWith(TAG_PREFIX)) {
+    const problem = tagNameProblem(ref.slice(TAG_PREFIX.length));
+    return problem && NAME_REFUSALS.tag[problem];
+  }
+  return null;
 }
 
 async function tagPolicy(rules: TagPushRules, project: ProjectRecord, user: UserRecord, command: RefCommand, tag: string): Promise<RefPolicy> {

@@ -1,13 +1,15 @@
 import type { ReportedJobStatus } from '../../../pipeline/index.ts';
-import { accessDenied, GantryError } from '../../../shared/errors.ts';
+import { accessDenied, GantryError, validationFailed } from '../../../shared/errors.ts';
 import { isRetryableConflict } from '../../../storage/errors.ts';
 import type { GitRepository, RepositoryManager } from '../../../storage/git/types.ts';
 import type { ProjectRecord, UserRecord, UsersStore } from '../../../storage/types.ts';
 import { StaleJobError, type CiJobsStore, type JobChanges, type JobRecord } from '../../../storage/types-ci-jobs.ts';
-import type { PipelineRecord } from '../../../storage/types-ci.ts';
+import type { PipelineRecord, PipelinesStore } from '../../../storage/types-ci.ts';
 import type { CiStores, CiTransactions } from '../../../storage/types-ci-transactions.ts';
 import type { Lookup } from '../lookup.ts';
 import type { Actor, Permissions } from '../permissions.ts';
+import type { RefWriteAccess } from '../ref-write-access.ts';
+import { commitStatusFieldErrors, normalizedTargetUrl } from './commit-status-fields.ts';
 import type { CiProject, JobViews } from './job-views.ts';
 import type { RefRules } from './jobs.ts';
 import type { PipelineProcessing, ProcessedEvent } from './processing.ts';
@@ -47,8 +49,11 @@ export interface StatusInput {
 
 export interface CommitStatusesServiceDeps {
   lookup: Pick<Lookup, 'readableProject'>;
-  permissions: Pick<Permissions, 'canReadJobs' | 'canCreateCommitStatus'>;
+  permissions: Pick<Permissions, 'canReadJobs' | 'canCreateCommitStatus' | 'canSetCommitStatus'>;
   jobs: Pick<CiJobsStore, 'statusesForSha' | 'findById'>;
+  pipelines: Pick<PipelinesStore, 'findInProject' | 'latestFor'>;
+  /** Whether the caller may update the ref of the pipeline a status goes into. */
+  refs: Pick<RefWriteAccess, 'writable'>;
   users: Pick<UsersStore, 'findByIds'>;
   repositories: Pick<RepositoryManager, 'exists' | 'open'>;
   views: Pick<JobViews, 'target'>;
@@ -82,15 +87,27 @@ export class CommitStatusesService {
     return { items: await this.withAuthors(target, items), total: all.length };
   }
 
-  /** Adds a status, or moves the open one of that name and ref; 400 when the state rules forbid the move. */
-  async create(projectRef: string, actor: UserRecord, sha: string, input: StatusInput): Promise<CommitStatusView> {
+  /**
+   * Adds a status, or moves the open one of that name and ref; 400 when the state rules forbid
+   * the move or a field breaks GitLab's rules, 403 unless the caller may update the ref of the
+   * pipeline the status goes into (GitLab's `update_pipeline`: a failed status fails it).
+   */
+  async create(projectRef: string, actor: UserRecord, sha: string, given: StatusInput): Promise<CommitStatusView> {
     const project = await this.deps.lookup.readableProject(projectRef, actor);
-    if (!(await this.deps.permissions.canCreateCommitStatus(project, actor))) throw accessDenied();
+    const { permissions } = this.deps;
+    if (!(await permissions.canCreateCommitStatus(project, actor))) throw accessDenied();
+    const fieldErrors = commitStatusFieldErrors(given);
+    if (Object.keys(fieldErrors).length > 0) throw validationFailed(fieldErrors);
+    const input = given.targetUrl === undefined ? given : { ...given, targetUrl: normalizedTargetUrl(given.targetUrl) };
     const repository = await this.repositoryOf(project);
     const commit = repository ? await repository.commit(sha) : null;
     if (!repository || !commit) throw new GantryError('GANTRY_E_COMMIT_NOT_FOUND');
-    const ref = await this.refFor(repository, commit.id, input);
-    const tag = (await repository.branch(ref)) === null && (await repository.tag(ref)) !== null;
+    const chosen = input.pipelineId === undefined ? undefined : await this.chosenPipeline(project, commit.id, input.pipelineId, input.ref);
+    const ref = chosen?.ref ?? (await this.refFor(repository, commit.id, input));
+    const tag = chosen?.tag ?? ((await repository.branch(ref)) === null && (await repository.tag(ref)) !== null);
+    const into = chosen ?? (await this.deps.pipelines.latestFor(project.id, commit.id, ref));
+    const refWritable = await this.deps.refs.writable(project, actor, into ? { name: into.ref, tag: into.tag } : { name: ref, tag });
+    if (!(await permissions.canSetCommitStatus(project, actor, refWritable))) throw accessDenied();
     const isProtected = tag ? (await this.deps.refRules.tags.protectionFor(project, ref)) !== null : await this.deps.refRules.branches.isProtected(project, ref);
     const context = { project, actor, sha: commit.id, ref, tag, isProtected };
 
@@ -157,7 +174,14 @@ export class CommitStatusesService {
     });
   }
 
-  /** `ref`; else the ref of the chosen pipeline; else the first branch holding the commit; else 404 "References for commit Not Found". */
+  /** `pipeline_id`'s pipeline: of this project and sha, and of `ref` when one is given (GitLab's first_matching_pipeline). */
+  private async chosenPipeline(project: ProjectRecord, sha: string, pipelineId: number, ref: string | undefined): Promise<PipelineRecord> {
+    const chosen = await this.deps.pipelines.findInProject(project.id, pipelineId);
+    if (!chosen || chosen.sha !== sha || (ref !== undefined && chosen.ref !== ref)) throw new GantryError('GANTRY_E_PIPELINE_NOT_FOUND');
+    return chosen;
+  }
+
+  /** `ref`; else the first branch holding the commit; else 404 "References for commit Not Found". */
   private async refFor(repository: GitRepository, sha: string, input: StatusInput): Promise<string> {
     if (input.ref) return input.ref;
     const refs = await repository.refsContaining(sha);

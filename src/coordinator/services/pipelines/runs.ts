@@ -5,6 +5,7 @@ import type { UserRecord, UsersStore } from '../../../storage/types.ts';
 import type { Lookup } from '../lookup.ts';
 import type { Permissions } from '../permissions.ts';
 import type { PipelineCreation } from './creation.ts';
+import { checkPipelineVariableCount } from './pipeline-variable-limits.ts';
 
 /** A pipeline with what its detailed JSON shows besides its row. */
 export interface PipelineView {
@@ -47,6 +48,7 @@ export class PipelineRuns {
   async runFromApi(projectRef: string, actor: UserRecord, run: ApiPipelineRun): Promise<PipelineView> {
     const project = await this.deps.lookup.readableProject(projectRef, actor);
     if (!(await this.deps.permissions.canCreatePipeline(project, actor))) throw accessDenied();
+    checkPipelineVariableCount(run.variables.length);
     const variables = checkedVariables(run.variables.map((variable) => ({ key: variable.key, value: variable.value, variable_type: variable.variableType })));
     const pipeline = await this.deps.creation.create({ project, ref: run.ref, source: 'api', user: actor, variables, saveOnErrors: false, ignoreSkipCi: true });
     return this.view(pipeline);
@@ -59,6 +61,7 @@ export class PipelineRuns {
     if (!project || project.pending_delete || !trigger || trigger.project_id !== project.id) {
       throw new GantryError('GANTRY_E_TRIGGER_TOKEN_INVALID');
     }
+    checkPipelineVariableCount(Object.keys(run.variables).length);
     const variables = checkedVariables(Object.entries(run.variables).map(([key, value]) => ({ key, value, variable_type: 'env_var' as const })));
     const owner = trigger.owner_id === null ? null : ((await this.deps.users.findById(trigger.owner_id)) ?? null);
     const now = new Date((this.deps.clock ?? Date.now)()).toISOString();

@@ -6,6 +6,7 @@ import type { NewTask } from '../../../storage/types-tasks.ts';
 import type { ProjectsStore, UserRecord, UsersStore } from '../../../storage/types.ts';
 import type { Lookup } from '../lookup.ts';
 import type { Permissions } from '../permissions.ts';
+import type { RefWriteAccess } from '../ref-write-access.ts';
 import type { TaskHandler } from '../task-queue.ts';
 import { isNoPipelineRefusal } from './no-pipeline.ts';
 import type { PipelineCreation } from './creation.ts';
@@ -17,6 +18,8 @@ export const SCHEDULE_PIPELINE_TASK = 'pipeline.create-for-schedule';
 export interface SchedulePipelineTask {
   projectId: number;
   scheduleId: number;
+  /** Who played the schedule: the run is theirs. Absent for due runs, which are the owner's. */
+  playerId?: number;
 }
 
 /** The next time `cron` fires after `after`, read in `timeZone` (IANA); null for a pattern or zone croner refuses. */
@@ -35,7 +38,8 @@ export interface SchedulePipelinesDeps {
   projects: Pick<ProjectsStore, 'findById'>;
   users: Pick<UsersStore, 'findById'>;
   lookup: Pick<Lookup, 'readableProject'>;
-  permissions: Pick<Permissions, 'canCreatePipeline'>;
+  permissions: Pick<Permissions, 'canPlayPipelineSchedule'>;
+  refs: Pick<RefWriteAccess, 'scheduleRefWritable'>;
   logger: Logger;
   /** Epoch milliseconds. */
   clock?: () => number;
@@ -44,8 +48,9 @@ export interface SchedulePipelinesDeps {
 /**
  * Pipeline schedules: `tick` moves each due schedule's next_run_at on (a compare-and-swap, so
  * one coordinator of several wins) and leaves a durable task for the winner; the task creates
- * the pipeline (source `schedule`, the schedule's variables, its owner as user) and completes
- * in the same transaction.
+ * the pipeline (source `schedule`, the schedule's variables, its owner as user; a played one
+ * as its player, like GitLab's RunPipelineScheduleWorker) and completes in the same
+ * transaction.
  */
 export class SchedulePipelines {
   private timer: NodeJS.Timeout | undefined;
@@ -69,26 +74,33 @@ export class SchedulePipelines {
     return started;
   }
 
-  /** `POST /projects/:id/pipeline_schedules/:id/play`: a run now, for who may run pipelines in the project. */
+  /**
+   * `POST /projects/:id/pipeline_schedules/:id/play`: a run now, as the player, for who may run
+   * pipelines in the project and update the schedule's ref (`play_pipeline_schedule`).
+   */
   async play(projectRef: string, actor: UserRecord, scheduleId: number): Promise<void> {
     const project = await this.deps.lookup.readableProject(projectRef, actor);
     const schedule = await this.deps.schedules.findInProject(project.id, scheduleId);
     if (!schedule) throw new GantryError('GANTRY_E_PIPELINE_SCHEDULE_NOT_FOUND');
-    if (!(await this.deps.permissions.canCreatePipeline(project, actor))) throw accessDenied();
-    await this.enqueue(project.id, schedule.id, `${SCHEDULE_PIPELINE_TASK}:${schedule.id}:play`);
+    const refWritable = await this.deps.refs.scheduleRefWritable(project, actor, schedule.ref);
+    if (!(await this.deps.permissions.canPlayPipelineSchedule(project, actor, refWritable))) throw accessDenied();
+    await this.enqueue(project.id, schedule.id, `${SCHEDULE_PIPELINE_TASK}:${schedule.id}:play:${actor.id}`, actor.id);
   }
 
   handler(): TaskHandler {
     return async (task) => {
-      const { projectId, scheduleId } = task.payload as SchedulePipelineTask;
+      const { projectId, scheduleId, playerId } = task.payload as SchedulePipelineTask;
       const project = await this.deps.projects.findById(projectId);
       const schedule = project && !project.pending_delete ? await this.deps.schedules.findInProject(projectId, scheduleId) : undefined;
       if (!project || !schedule) return;
-      const owner = schedule.owner_id === null ? null : ((await this.deps.users.findById(schedule.owner_id)) ?? null);
+      const runAs = playerId ?? schedule.owner_id;
+      // Creation checks the run's user again (Developer, protected ref); a played run whose player is gone gets no pipeline.
+      const user = runAs === null ? null : ((await this.deps.users.findById(runAs)) ?? null);
+      if (playerId !== undefined && !user) return;
       const variables = await this.deps.schedules.listVariables(schedule.id);
       try {
         const pipeline = await this.deps.creation.create({
-          project, ref: schedule.ref, source: 'schedule', user: owner, variables, scheduleId: schedule.id, saveOnErrors: true, ignoreSkipCi: true, inTransaction: completing(task),
+          project, ref: schedule.ref, source: 'schedule', user, variables, scheduleId: schedule.id, saveOnErrors: true, ignoreSkipCi: true, inTransaction: completing(task),
         });
         await this.deps.schedules.update(schedule.id, { last_pipeline_id: pipeline.id, updated_at: new Date(this.clock()).toISOString() });
       } catch (error) {
@@ -115,8 +127,8 @@ export class SchedulePipelines {
     await this.ticking;
   }
 
-  private async enqueue(projectId: number, scheduleId: number, dedupeKey: string): Promise<void> {
-    const payload: SchedulePipelineTask = { projectId, scheduleId };
+  private async enqueue(projectId: number, scheduleId: number, dedupeKey: string, playerId?: number): Promise<void> {
+    const payload: SchedulePipelineTask = playerId === undefined ? { projectId, scheduleId } : { projectId, scheduleId, playerId };
     await this.deps.queue.enqueue({ kind: SCHEDULE_PIPELINE_TASK, payload, dedupeKey });
   }
 }

@@ -1,10 +1,12 @@
 import { GantryError } from '../../../shared/errors.ts';
+import { PUSH_MESSAGES } from '../../../storage/git/hooks.ts';
+import { REF_MESSAGES } from '../../../storage/git/refs.ts';
 import type { GitCommit, GitFileAction, GitRepository } from '../../../storage/git/types.ts';
-import { isValidRefName } from '../../../storage/git/validate.ts';
 import type { ProjectsStore } from '../../../storage/types.ts';
 import type { CoordinatorEvents } from '../events.ts';
 import { checkLengths, MAX_TEXT_SIZE, type FieldLimits } from '../field-limits.ts';
 import type { ProtectedBranchesService } from '../protected-branches.ts';
+import { branchNameProblem } from '../ref-name-rules.ts';
 import type { RepositoryAccess, WritableRepository } from './access.ts';
 
 export const ZERO_SHA = '0'.repeat(40);
@@ -60,8 +62,10 @@ export class RepositoryWriter {
         throw new GantryError('GANTRY_E_BRANCH_EXISTS', `A branch called '${write.branch}' already exists. Switch to that branch in order to make changes`);
       }
     }
-    if (!existing && !isValidRefName(write.branch)) {
-      throw new GantryError('GANTRY_E_REF_NAME_INVALID', `Something went wrong when we tried to create '${write.branch}' for you: Branch name is invalid`);
+    const nameProblem = existing ? null : branchNameProblem(write.branch);
+    if (nameProblem) {
+      const reason = nameProblem === 'sha-like' ? PUSH_MESSAGES.shaBranchName : REF_MESSAGES.invalidBranchName;
+      throw new GantryError('GANTRY_E_REF_NAME_INVALID', `Something went wrong when we tried to create '${write.branch}' for you: ${reason}`);
     }
     const { actor } = target;
     const commit = await repository.commitFiles({

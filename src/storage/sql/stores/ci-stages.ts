@@ -37,19 +37,27 @@ export class SqlStagesStore implements StagesStore {
   }
 }
 
+/**
+ * Rows per insert statement: 4 bound values each keeps a statement far below SQLite's 32,766
+ * and PostgreSQL's 65,535 parameters, whatever the number of variables.
+ */
+const VARIABLE_INSERT_BATCH = 500;
+
 export class SqlPipelineVariablesStore implements PipelineVariablesStore {
   constructor(private readonly db: Db) {}
 
+  /** Stores the variables (the last of a key wins), in batches; callers run it in their transaction. */
   async add(pipelineId: number, variables: readonly PipelineVariableRecord[]): Promise<void> {
-    const byKey = new Map(variables.map((variable) => [variable.key, variable]));
-    if (byKey.size === 0) return;
-    await this.db
-      .insertInto('ci_pipeline_variables')
-      .values([...byKey.values()].map((variable) => ({ pipeline_id: pipelineId, ...variable })))
-      .onConflict((conflict) =>
-        conflict.columns(['pipeline_id', 'key']).doUpdateSet((eb) => ({ value: eb.ref('excluded.value'), variable_type: eb.ref('excluded.variable_type') })),
-      )
-      .execute();
+    const rows = [...new Map(variables.map((variable) => [variable.key, variable])).values()];
+    for (let start = 0; start < rows.length; start += VARIABLE_INSERT_BATCH) {
+      await this.db
+        .insertInto('ci_pipeline_variables')
+        .values(rows.slice(start, start + VARIABLE_INSERT_BATCH).map((variable) => ({ pipeline_id: pipelineId, ...variable })))
+        .onConflict((conflict) =>
+          conflict.columns(['pipeline_id', 'key']).doUpdateSet((eb) => ({ value: eb.ref('excluded.value'), variable_type: eb.ref('excluded.variable_type') })),
+        )
+        .execute();
+    }
   }
 
   async list(pipelineId: number): Promise<PipelineVariableRecord[]> {

@@ -16,7 +16,7 @@ export function buildCiSettingsServices(context: CoordinatorContext, processing:
     projectVariables: new ProjectVariablesService({ variables: stores.projectVariables, lookup, permissions }),
     groupVariables: new GroupVariablesService({ variables: stores.groupVariables, lookup, permissions }),
     triggers: new TriggersService({ triggers: stores.triggers, users: stores.users, lookup, permissions }),
-    pipelineSchedules: new PipelineSchedulesService({ schedules: stores.schedules, users: stores.users, lookup, permissions, refs }),
+    pipelineSchedules: new PipelineSchedulesService({ schedules: stores.schedules, users: stores.users, pipelines: stores.pipelines, namespaces: stores.namespaces, lookup, permissions, refs }),
     environments: new EnvironmentsService({ environments: stores.environments, deployments: stores.deployments, users: stores.users, lookup, permissions, stopAction }),
   };
 }

@@ -98,6 +98,10 @@ describe('CI lint and pipeline schedules', () => {
     assert.equal(await count(), 1, 'ran once');
     for (let attempt = 0; attempt < 100 && (await schedules.findInProject(projectId, schedule.id))?.last_pipeline_id !== pipeline.id; attempt++) await new Promise((resolve) => setTimeout(resolve, 50));
     assert.equal((await schedules.findInProject(projectId, schedule.id))?.last_pipeline_id, pipeline.id);
+    const shown = await gantry.api('GET', `/projects/${projectId}/pipeline_schedules/${schedule.id}`);
+    const lastPipeline = shown.json.last_pipeline as Record<string, unknown>;
+    assert.deepEqual([lastPipeline.id, lastPipeline.ref, lastPipeline.sha, lastPipeline.source], [pipeline.id, 'main', pipeline.sha, 'schedule']);
+    assert.match(String(lastPipeline.web_url), new RegExp(`/-/pipelines/${pipeline.id}$`));
 
     const play = await gantry.api('POST', `/projects/${projectId}/pipeline_schedules/${schedule.id}/play`);
     assert.equal(play.status, 201, play.text);

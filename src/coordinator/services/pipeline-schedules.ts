@@ -1,13 +1,14 @@
 import { accessDenied, GantryError, validationFailed } from '../../shared/errors.ts';
 import { isValidCron, isValidTimeZone, nextRunAt } from '../../shared/cron-schedule.ts';
 import { isUniqueViolation } from '../../storage/errors.ts';
-import type { CiVariableType } from '../../storage/types-ci.ts';
+import type { CiVariableType, PipelineRecord, PipelinesStore } from '../../storage/types-ci.ts';
 import type { ScheduleChanges, ScheduleRecord, SchedulesStore, ScheduleVariableRecord } from '../../storage/types-ci-settings.ts';
-import type { ProjectRecord, UserRecord, UsersStore } from '../../storage/types.ts';
+import type { NamespacesStore, ProjectRecord, UserRecord, UsersStore } from '../../storage/types.ts';
 import { keyErrors, keyTaken, valueErrors, type FieldErrors } from './ci-variable-rules.ts';
 import { exceedsLength, tooLongMessage } from './field-limits.ts';
 import type { Lookup } from './lookup.ts';
 import type { Permissions } from './permissions.ts';
+import { ciProject } from './pipelines/job-views.ts';
 import { checkScheduleVariableCount } from './pipelines/pipeline-variable-limits.ts';
 import type { RefWriteAccess } from './ref-write-access.ts';
 import type { Page, Paged } from './repository/pages.ts';
@@ -33,6 +34,8 @@ export interface ScheduleView {
   schedule: ScheduleRecord;
   owner: UserRecord | null;
   variables?: ScheduleVariableRecord[];
+  /** The single answer's newest pipeline of the schedule (absent in lists); null before its first run or once that pipeline is gone. */
+  lastPipeline?: { pipeline: PipelineRecord; projectFullPath: string } | null;
 }
 
 /** `take_ownership`'s answer: the schedule, and whether the caller owned it already (GitLab answers 200 then, else 201). */
@@ -44,6 +47,8 @@ export interface OwnershipTaken {
 export interface PipelineSchedulesServiceDeps {
   schedules: Omit<SchedulesStore, 'listDue' | 'advance'>;
   users: Pick<UsersStore, 'findByIds'>;
+  pipelines: Pick<PipelinesStore, 'findById'>;
+  namespaces: Pick<NamespacesStore, 'findById'>;
   lookup: Pick<Lookup, 'readableProject'>;
   permissions: Pick<
     Permissions,
@@ -214,7 +219,9 @@ export class PipelineSchedulesService {
   private async view(project: ProjectRecord, schedule: ScheduleRecord, actor: UserRecord): Promise<ScheduleView> {
     const withVariables = await this.deps.permissions.canReadPipelineScheduleVariables(project, schedule, actor);
     const [view] = await this.views([schedule], withVariables);
-    return view!;
+    const pipeline = schedule.last_pipeline_id === null ? undefined : await this.deps.pipelines.findById(schedule.last_pipeline_id);
+    const lastPipeline = pipeline ? { pipeline, projectFullPath: (await ciProject(this.deps.namespaces, project)).fullPath } : null;
+    return { ...view!, lastPipeline };
   }
 
   private async views(schedules: readonly ScheduleRecord[], withVariables: boolean): Promise<ScheduleView[]> {

@@ -1,6 +1,7 @@
 import type { CiVariableRecord, ScheduleVariableRecord } from '../../../storage/types-ci-settings.ts';
 import type { ScheduleView } from '../../services/pipeline-schedules.ts';
 import type { TriggerView } from '../../services/ci-triggers.ts';
+import { serializePipelineBasic } from './pipelines.ts';
 import { serializeUserBasic, type UserBasicJson } from './user-basic.ts';
 
 export interface GroupVariableJson {
@@ -80,14 +81,15 @@ export function serializePipelineSchedule(view: ScheduleView, externalUrl: strin
 }
 
 /**
- * The single-schedule answer: plus `last_pipeline` (null until schedules run pipelines; the
- * pipeline helper fills it from `last_pipeline_id`) and its variables, when the service gave
- * them (GitLab leaves the key out for callers who may not read their values).
+ * The single-schedule answer: plus `last_pipeline` (GitLab's PipelineBasic of its newest run,
+ * null before the first) and its variables, when the service gave them (GitLab leaves the key
+ * out for callers who may not read their values).
  */
 export function serializePipelineScheduleDetails(view: ScheduleView, externalUrl: string) {
+  const last = view.lastPipeline;
   return {
     ...serializePipelineSchedule(view, externalUrl),
-    last_pipeline: null,
+    last_pipeline: last ? serializePipelineBasic(last.pipeline, { externalUrl, projectFullPath: last.projectFullPath }) : null,
     ...(view.variables === undefined ? {} : { variables: view.variables.map(serializeScheduleVariable) }),
   };
 }

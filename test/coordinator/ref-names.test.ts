@@ -33,7 +33,7 @@ describe('branch and tag names', () => {
 
   it('refuses branch names GitLab refuses on POST /repository/branches (400), and keeps accepting the others', async () => {
     const branches = `/projects/${project.id}/repository/branches`;
-    for (const name of ['refs/heads/main', 'refs/remotes/origin/main', 'HEAD', '-rf', 'a..b', 'x.lock', 'trailing/']) {
+    for (const name of ['refs/heads/main', 'refs/remotes/origin/main', 'heads/main', 'remotes/origin/main', 'HEAD', '-rf', 'a..b', 'x.lock', 'trailing/']) {
       const refused = await api('POST', branches, { body: { branch: name, ref: 'main' }, token: developer.token });
       assert.deepEqual([refused.status, refused.json], [400, { message: 'Branch name is invalid' }], name);
     }
@@ -41,8 +41,7 @@ describe('branch and tag names', () => {
       const refused = await api('POST', branches, { body: { branch: name, ref: 'main' }, token: developer.token });
       assert.deepEqual([refused.status, refused.json], [400, { message: 'You cannot create a branch with a SHA-1 or SHA-256 branch name.' }], name);
     }
-    // GitLab's validator takes these (only refs/heads/ and refs/remotes/ are refused prefixes).
-    for (const name of ['heads/main', 'feature/x', `fix-${SHA_NAME}`]) {
+    for (const name of ['tags/v1', 'feature/heads/x', 'feature/x', `fix-${SHA_NAME}`]) {
       assert.equal((await api('POST', branches, { body: { branch: name, ref: 'main' }, token: developer.token })).status, 201, name);
     }
     const listed = (await api('GET', `${branches}?per_page=100`, { token: developer.token })).list.map((branch) => branch.name);
@@ -72,6 +71,7 @@ describe('branch and tag names', () => {
   it('refuses pushing such branches and tags (GitLab\'s messages), but lets an existing one be deleted', async () => {
     const refusals: Array<[string, string]> = [
       ['HEAD:refs/heads/refs/heads/main', 'You cannot create a branch with an invalid name.'],
+      ['HEAD:refs/heads/heads/main', 'You cannot create a branch with an invalid name.'],
       ['HEAD:refs/heads/HEAD', 'You cannot create a branch with an invalid name.'],
       [`HEAD:refs/heads/${SHA_NAME}`, 'You cannot create a branch with a SHA-1 or SHA-256 branch name.'],
       ['HEAD:refs/tags/refs/tags/v2', 'You cannot create a tag with a prohibited pattern.'],

@@ -11,8 +11,13 @@
  */
 export type RefNameProblem = 'invalid' | 'prohibited' | 'sha-like';
 
-/** Prefixes GitLab refuses in a short name: the name would read as another ref (`refs/heads/main` is not a branch `main`). */
-const EXPANDED_PREFIXES = ['refs/heads/', 'refs/remotes/'] as const;
+/**
+ * Prefixes refused in a short name because git would read the name as another ref:
+ * `refs/heads/main` is not a branch `main`, and `heads/main` resolves to `refs/heads/main`
+ * before `refs/heads/heads/main` (git's rev-parse order), so such a branch is shadowed. GitLab's
+ * validator refuses the first two only; `heads/` and `remotes/` are refused here too.
+ */
+const EXPANDED_PREFIXES = ['refs/heads/', 'refs/remotes/', 'heads/', 'remotes/'] as const;
 /** A full SHA-1 (or the start of a SHA-256) at the start of the name: it would read as a commit id. */
 const STARTS_WITH_SHA = /^[0-9a-fA-F]{40}/;
 /** Control characters, DEL, space and git's special characters. */
@@ -20,7 +25,7 @@ const FORBIDDEN_CHARACTERS = /[\u0000-\u001f\u007f ~^:?*[\\]/;
 
 /**
  * `Gitlab::GitRefValidator.validate`: not empty, not `HEAD` (nor `@`), not starting with `-`,
- * `refs/heads/` or `refs/remotes/`, and valid as `refs/heads/<name>` by git check-ref-format
+ * `refs/heads/`, `refs/remotes/`, `heads/` or `remotes/`, and valid as `refs/heads/<name>` by git check-ref-format
  * (no `..`, `//`, `@{`, special characters, component starting with `.` or ending in `.lock`,
  * nor a name ending in `/` or `.`).
  */

@@ -48,7 +48,12 @@ describe('protected tags', () => {
     const refused = await api('POST', tags(), { token: developer.token, body: { tag_name: 'v1.0', ref: 'main' } });
     assert.deepEqual([refused.status, refused.body], [405, { message: 'You are not allowed to create this tag as it is protected.' }]);
     assert.equal((await api('POST', tags(), { token: developer.token, body: { tag_name: 'nightly', ref: 'main' } })).status, 201);
-    assert.equal((await api('POST', tags(), { token: maintainer.token, body: { tag_name: 'v1.0', ref: 'main' } })).status, 201);
+    const created = await api('POST', tags(), { token: maintainer.token, body: { tag_name: 'v1.0', ref: 'main' } });
+    assert.deepEqual([created.status, created.json.protected], [201, true]);
+    assert.equal((await api('GET', `${tags()}/v1.0`, { token: developer.token })).json.protected, true);
+    assert.equal((await api('GET', `${tags()}/nightly`, { token: developer.token })).json.protected, false);
+    const listed = (await api('GET', tags(), { token: developer.token })).list.map((tag) => [tag.name, tag.protected]);
+    assert.deepEqual(listed.sort(), [['nightly', false], ['v1.0', true]]);
     const deletion = await api('DELETE', `${tags()}/v1.0`, { token: developer.token });
     assert.equal(deletion.status, 403);
     assert.match(String((deletion.body as { message: string }).message), /Only a project maintainer or owner can delete a protected tag/);

@@ -40,6 +40,12 @@ export class ProtectedTagsService {
     return matching.map((rule) => rule.create_access_level).reduce(morePermissive);
   }
 
+  /** Whether a tag name is protected, for many names: the project's rules are read once. */
+  async protectedTest(project: ProjectRecord): Promise<(tag: string) => boolean> {
+    const rules = await this.store.listForProject(project.id);
+    return (tag) => rules.some((rule) => wildcardMatches(rule.name, tag));
+  }
+
   async canCreate(project: ProjectRecord, actor: Actor, tag: string): Promise<boolean> {
     return this.deps.permissions.canWriteAtProtectionLevel(project, actor, (await this.protectionFor(project, tag)) ?? undefined);
   }

@@ -16,6 +16,8 @@ import { tagNameProblem, type RefNameProblem } from './ref-name-rules.ts';
 export interface TagView {
   tag: GitTag;
   release: ReleaseRecord | null;
+  /** A protected-tag rule (a name or wildcard) matches it. */
+  protected: boolean;
 }
 
 export interface TagResult {
@@ -33,7 +35,7 @@ export interface NewTag {
 export interface TagsServiceDeps {
   access: Pick<RepositoryAccess, 'forRead' | 'forWrite'>;
   releases: Pick<ReleasesStore, 'listForProject' | 'find' | 'create' | 'update' | 'delete'>;
-  tagRules: Pick<ProtectedTagsService, 'canCreate' | 'canDelete'>;
+  tagRules: Pick<ProtectedTagsService, 'canCreate' | 'canDelete' | 'protectedTest'>;
   events: Pick<CoordinatorEvents, 'publishPush'>;
 }
 
@@ -84,13 +86,15 @@ export class TagsService {
       return query.sort === 'asc' ? order : -order;
     });
     const releases = new Map((await this.deps.releases.listForProject(target.project.id)).map((release) => [release.tag_name, release]));
-    return tags.map((tag) => ({ tag, release: releases.get(tag.name) ?? null }));
+    const isProtected = await this.deps.tagRules.protectedTest(target.project);
+    return tags.map((tag) => ({ tag, release: releases.get(tag.name) ?? null, protected: isProtected(tag.name) }));
   }
 
   private async find(target: ReadableRepository, name: string): Promise<TagView> {
     const tag = target.repository ? await target.repository.tag(name) : null;
     if (!tag) throw new GantryError('GANTRY_E_TAG_NOT_FOUND');
-    return { tag, release: await this.deps.releases.find(target.project.id, name) };
+    const isProtected = await this.deps.tagRules.protectedTest(target.project);
+    return { tag, release: await this.deps.releases.find(target.project.id, name), protected: isProtected(name) };
   }
 
   /** Failures carry GitLab's explanation (the route answers them as spec 01 says). */

@@ -27,6 +27,6 @@ export function serializeTag(view: TagView, base: CommitUrlBase): TagJson {
     target: view.tag.target,
     commit: serializeCommit(view.tag.commit, base),
     release: view.release ? serializeRelease(view.release) : null,
-    protected: false,
+    protected: view.protected,
   };
 }

@@ -35,7 +35,7 @@ import Fastify from 'fastify';
 import { Agent, fetch as undiciFetch } from 'undici';
 import type { BuildJobDefinition } from '../src/ci/model.ts';
 import { createCoordinator, type Coordinator } from '../src/coordinator/app.ts';
-import { PipelineProcessing } from '../src/coordinator/services/pipelines/processing.ts';
+import { PipelineProcessing } from '../src/coordinator/services/ci/pipelines/processing.ts';
 import { silentLogger } from '../src/shared/logger.ts';
 import type { JobWhen } from '../src/pipeline/types.ts';
 import type { ProjectRecord } from '../src/storage/types.ts';

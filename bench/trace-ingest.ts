@@ -14,7 +14,7 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { Agent, request } from 'undici';
 import { createCoordinator } from '../src/coordinator/app.ts';
-import { jobTokenDigest, newJobToken } from '../src/coordinator/services/runners/job-tokens.ts';
+import { jobTokenDigest, newJobToken } from '../src/coordinator/services/ci/runners/job-tokens.ts';
 import { silentLogger } from '../src/shared/logger.ts';
 import { percentile } from './support/coordinator.ts';
 

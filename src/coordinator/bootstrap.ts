@@ -1,5 +1,5 @@
 import type { CoordinatorContext } from './context.ts';
-import { InstanceRegistrationToken } from './services/runners/tokens.ts';
+import { InstanceRegistrationToken } from './services/ci/runners/tokens.ts';
 
 /**
  * On first start (no users yet) creates the administrator `root` (id 1) with a personal token.

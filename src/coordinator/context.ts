@@ -3,15 +3,15 @@ import type { RepositoryManager } from '../storage/git/types.ts';
 import type { Db, DialectName } from '../storage/sql/database.ts';
 import type { SqlStores } from '../storage/sql/stores/index.ts';
 import type { JobQueueSignal } from '../storage/types-queue-signal.ts';
-import type { AccountsService } from './services/accounts.ts';
+import type { AccountsService } from './services/accounts/accounts.ts';
 import type { CoordinatorEvents } from './services/events.ts';
-import type { JobTokenVerifier } from './services/git-http/job-tokens.ts';
-import type { Lookup } from './services/lookup.ts';
-import type { Permissions } from './services/permissions.ts';
-import type { ReadCache } from './services/read-cache.ts';
-import type { ProtectedBranchesService } from './services/protected-branches.ts';
-import type { ProtectedTagsService } from './services/protected-tags.ts';
-import type { SettingsService } from './services/settings.ts';
+import type { JobTokenVerifier } from './services/repository/git-http/job-tokens.ts';
+import type { Lookup } from './services/access/lookup.ts';
+import type { Permissions } from './services/access/permissions.ts';
+import type { ReadCache } from './services/access/read-cache.ts';
+import type { ProtectedBranchesService } from './services/repository/protected-branches.ts';
+import type { ProtectedTagsService } from './services/repository/protected-tags.ts';
+import type { SettingsService } from './services/instance/settings.ts';
 
 export interface CoordinatorConfig {
   /** Base URL users and runners reach us at, without a trailing slash. */

@@ -1,7 +1,7 @@
 import type { Logger } from '../shared/logger.ts';
 import type { RepositoryManagerOptions } from '../storage/git/index.ts';
 import type { StatementObserver } from '../storage/sql/database.ts';
-import type { JobTokenVerifier } from './services/git-http/job-tokens.ts';
+import type { JobTokenVerifier } from './services/repository/git-http/job-tokens.ts';
 import type { CiRuntimeOptions } from './wiring-ci.ts';
 
 /** How to run a coordinator, standalone (`createCoordinator`) or mounted in a host (`gantryPlugin`). */

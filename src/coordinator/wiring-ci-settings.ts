@@ -1,11 +1,11 @@
 import type { CoordinatorContext } from './context.ts';
-import { TriggersService } from './services/ci-triggers.ts';
-import { GroupVariablesService, ProjectVariablesService } from './services/ci-variables.ts';
-import { EnvironmentStopAction } from './services/environment-stop.ts';
-import { EnvironmentsService } from './services/environments.ts';
-import type { PipelineProcessing } from './services/pipelines/processing.ts';
-import { PipelineSchedulesService } from './services/pipeline-schedules.ts';
-import { RefWriteAccess } from './services/ref-write-access.ts';
+import { TriggersService } from './services/ci/triggers.ts';
+import { GroupVariablesService, ProjectVariablesService } from './services/ci/variables.ts';
+import { EnvironmentStopAction } from './services/ci/environment-stop.ts';
+import { EnvironmentsService } from './services/ci/environments.ts';
+import type { PipelineProcessing } from './services/ci/pipelines/processing.ts';
+import { PipelineSchedulesService } from './services/ci/pipeline-schedules.ts';
+import { RefWriteAccess } from './services/repository/ref-write-access.ts';
 
 /** The CI settings area's services (variables, triggers, pipeline schedules, environments), each with its narrow dependencies. */
 export function buildCiSettingsServices(context: CoordinatorContext, processing: PipelineProcessing) {

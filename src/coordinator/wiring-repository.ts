@@ -1,17 +1,17 @@
 import type { CoordinatorContext } from './context.ts';
-import { BranchesService } from './services/branches.ts';
-import { DeployKeysService } from './services/deploy-keys.ts';
-import { lastPipelineLookup } from './services/pipelines/last-pipeline.ts';
-import { ProtectedRefsService } from './services/protected-refs.ts';
-import { ReleaseLinksService } from './services/release-links.ts';
-import { ReleasesService } from './services/releases.ts';
+import { BranchesService } from './services/repository/branches.ts';
+import { DeployKeysService } from './services/accounts/deploy-keys.ts';
+import { lastPipelineLookup } from './services/ci/pipelines/last-pipeline.ts';
+import { ProtectedRefsService } from './services/repository/protected-refs.ts';
+import { ReleaseLinksService } from './services/repository/release-links.ts';
+import { ReleasesService } from './services/repository/releases.ts';
 import { RepositoryAccess } from './services/repository/access.ts';
 import { BrowsingService } from './services/repository/browsing.ts';
 import { CommitCommentsService } from './services/repository/commit-comments.ts';
 import { CommitsService } from './services/repository/commits.ts';
 import { FilesService } from './services/repository/files.ts';
 import { RepositoryWriter } from './services/repository/writes.ts';
-import { TagsService } from './services/tags.ts';
+import { TagsService } from './services/repository/tags.ts';
 
 /** The repository area's services (code, refs, releases, deploy keys), each with its narrow dependencies. */
 export function buildRepositoryServices(context: CoordinatorContext) {

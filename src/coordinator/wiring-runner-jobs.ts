@@ -1,10 +1,10 @@
 import type { TraceStore } from '../storage/types-blobs.ts';
 import type { CoordinatorContext } from './context.ts';
-import type { PipelineProcessing } from './services/pipelines/processing.ts';
-import { JobOutcomes } from './services/runners/job-outcomes.ts';
-import { JobTraces, TRACE_DEFAULTS, TraceWatch, type TraceLimits } from './services/runners/job-traces.ts';
-import { JobUpdates } from './services/runners/job-updates.ts';
-import { StaleJobs, type StaleJobLimits } from './services/runners/stale-jobs.ts';
+import type { PipelineProcessing } from './services/ci/pipelines/processing.ts';
+import { JobOutcomes } from './services/ci/runners/job-outcomes.ts';
+import { JobTraces, TRACE_DEFAULTS, TraceWatch, type TraceLimits } from './services/ci/runners/job-traces.ts';
+import { JobUpdates } from './services/ci/runners/job-updates.ts';
+import { StaleJobs, type StaleJobLimits } from './services/ci/runners/stale-jobs.ts';
 
 /** Runner-side job handling: trace limits and update intervals, stuck and timeout sweeps. */
 export interface RunnerJobOptions {

@@ -1,10 +1,10 @@
 import type { CoordinatorContext } from './context.ts';
-import { JobPayloads } from './services/runners/job-payloads.ts';
-import { DEFAULT_LONG_POLL_MS, JobRequests } from './services/runners/job-requests.ts';
-import { ProjectRunnersService } from './services/runners/project-runners.ts';
-import { RunnerRegistration } from './services/runners/registration.ts';
-import { RunnersService } from './services/runners/runners.ts';
-import { InstanceRegistrationToken } from './services/runners/tokens.ts';
+import { JobPayloads } from './services/ci/runners/job-payloads.ts';
+import { DEFAULT_LONG_POLL_MS, JobRequests } from './services/ci/runners/job-requests.ts';
+import { ProjectRunnersService } from './services/ci/runners/project-runners.ts';
+import { RunnerRegistration } from './services/ci/runners/registration.ts';
+import { RunnersService } from './services/ci/runners/runners.ts';
+import { InstanceRegistrationToken } from './services/ci/runners/tokens.ts';
 import type { CiServices } from './wiring-ci.ts';
 
 /** The runners area: registration (runner side), job requests, the runners API and registration tokens. */

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { PROJECT_UPDATE_PARAMETERS } from '../../src/coordinator/services/project-attributes.ts';
-import { SETTINGS_SCHEMA } from '../../src/coordinator/services/settings/schema.ts';
+import { PROJECT_UPDATE_PARAMETERS } from '../../src/coordinator/services/namespaces/project-attributes.ts';
+import { SETTINGS_SCHEMA } from '../../src/coordinator/services/instance/settings/schema.ts';
 import { startTestCoordinator, type TestCoordinator } from '../helpers/coordinator.ts';
 import { addMember, makeGroup, makeProjectWithRepository, makeUser, type TestUser } from './groups-fixtures.ts';
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createCoordinator } from '../../src/coordinator/app.ts';
-import { ExpirySweeper } from '../../src/coordinator/services/expiry-sweeper.ts';
+import { ExpirySweeper } from '../../src/coordinator/services/namespaces/expiry-sweeper.ts';
 import { silentLogger } from '../../src/shared/logger.ts';
 import { startTestCoordinator, type TestCoordinator } from '../helpers/coordinator.ts';
 import { addMember, makeGroup, makeProject, makeUser } from './groups-fixtures.ts';

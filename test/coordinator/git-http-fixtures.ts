@@ -8,7 +8,7 @@ import type { CoordinatorOptions } from '../../src/coordinator/app.ts';
 import { Authenticator } from '../../src/coordinator/http/auth.ts';
 import { installErrorHandling } from '../../src/coordinator/http/errors.ts';
 import { registerGitHttp } from '../../src/coordinator/http/git-http.ts';
-import type { BranchPushRules } from '../../src/coordinator/services/git-http/push-policy.ts';
+import type { BranchPushRules } from '../../src/coordinator/services/repository/git-http/push-policy.ts';
 import type { PushEvent } from '../../src/coordinator/services/events.ts';
 import type { ProjectRecord, Visibility } from '../../src/storage/types.ts';
 import { startTestCoordinator, type TestCoordinator } from '../helpers/coordinator.ts';

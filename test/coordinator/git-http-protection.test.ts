@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import type { BranchPushRules } from '../../src/coordinator/services/git-http/push-policy.ts';
+import type { BranchPushRules } from '../../src/coordinator/services/repository/git-http/push-policy.ts';
 import type { ProjectRecord } from '../../src/storage/types.ts';
 import { startGitHttpFixture, type GitHttpFixture } from './git-http-fixtures.ts';
 import { addMember, makeGroup, makeUser, type TestUser } from './groups-fixtures.ts';

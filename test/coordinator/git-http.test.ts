@@ -4,7 +4,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
-import type { JobTokenVerifier } from '../../src/coordinator/services/git-http/job-tokens.ts';
+import type { JobTokenVerifier } from '../../src/coordinator/services/repository/git-http/job-tokens.ts';
 import type { ProjectRecord } from '../../src/storage/types.ts';
 import { startGitHttpFixture, type GitHttpFixture } from './git-http-fixtures.ts';
 import { addMember, makeGroup, makeUser, type TestUser } from './groups-fixtures.ts';

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { parseGpgPublicKey } from '../../src/coordinator/services/keys/gpg-key.ts';
+import { parseGpgPublicKey } from '../../src/coordinator/services/accounts/keys/gpg-key.ts';
 import { startTestCoordinator, type TestCoordinator } from '../helpers/coordinator.ts';
 
 const gnupgHome = mkdtempSync(join(tmpdir(), 'gantry-gpg-'));

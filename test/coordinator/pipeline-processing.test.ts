@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { PipelineProcessing, SCHEDULED_TIME_TASK, scheduledTimeHandler } from '../../src/coordinator/services/pipelines/processing.ts';
+import { PipelineProcessing, SCHEDULED_TIME_TASK, scheduledTimeHandler } from '../../src/coordinator/services/ci/pipelines/processing.ts';
 import type { PipelineRecord } from '../../src/storage/types-ci.ts';
 import type { ProjectRecord } from '../../src/storage/types.ts';
 import { buildJob, createGroup, createPipeline, createProject, openCiTestDatabase, type CiTestDatabase } from '../storage/sql/ci-fixtures.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { MAX_PIPELINE_VARIABLES } from '../../src/coordinator/services/pipelines/pipeline-variable-limits.ts';
+import { MAX_PIPELINE_VARIABLES } from '../../src/coordinator/services/ci/pipelines/pipeline-variable-limits.ts';
 import { startTestCoordinator, type TestCoordinator } from '../helpers/coordinator.ts';
 
 const CI = 'build:\n  script: make\n';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { nextCronRun } from '../../src/coordinator/services/pipelines/schedules.ts';
+import { nextCronRun } from '../../src/coordinator/services/ci/pipelines/schedules.ts';
 import type { PipelineRecord } from '../../src/storage/types-ci.ts';
 import { startTestCoordinator, type TestCoordinator } from '../helpers/coordinator.ts';
 

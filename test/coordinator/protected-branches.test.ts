@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { wildcardMatches } from '../../src/coordinator/services/protected-branches.ts';
+import { wildcardMatches } from '../../src/coordinator/services/repository/protected-branches.ts';
 import type { ProjectRecord, UserRecord } from '../../src/storage/types.ts';
 import { addMember, makeUser, type TestUser } from './groups-fixtures.ts';
 import { enc, startRepositoryFixture, type RepositoryFixture } from './repository-fixtures.ts';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
 import { sql } from 'kysely';
-import { ReadCache } from '../../src/coordinator/services/read-cache.ts';
+import { ReadCache } from '../../src/coordinator/services/access/read-cache.ts';
 import { startTestCoordinator, type TestCoordinator } from '../helpers/coordinator.ts';
 import { addMember, makeUser, type TestUser } from './groups-fixtures.ts';
 

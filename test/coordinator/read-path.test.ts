@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { TableChange } from '../../src/storage/sql/changes.ts';
-import { ReadCache } from '../../src/coordinator/services/read-cache.ts';
-import { projectViewDependencies } from '../../src/coordinator/services/project-views.ts';
+import { ReadCache } from '../../src/coordinator/services/access/read-cache.ts';
+import { projectViewDependencies } from '../../src/coordinator/services/namespaces/project-views.ts';
 import { startTestCoordinator, type TestCoordinator } from '../helpers/coordinator.ts';
 import { addMember, makeGroup, makeUser, type TestUser } from './groups-fixtures.ts';
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { appendTrace, storeArtifacts } from '../helpers/ci-blobs.ts';
 import { moveJob, seedPipeline } from '../helpers/ci-pipelines.ts';
-import { jobTokenDigest, newJobToken } from '../../src/coordinator/services/runners/job-tokens.ts';
+import { jobTokenDigest, newJobToken } from '../../src/coordinator/services/ci/runners/job-tokens.ts';
 import type { TestCoordinator } from '../helpers/coordinator.ts';
 import { addMember, makeGroup, makeProject, makeProjectWithRepository, makeUser, type TestUser } from './groups-fixtures.ts';
 

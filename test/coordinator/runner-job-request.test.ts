@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
-import { jobTokenDigest } from '../../src/coordinator/services/runners/job-tokens.ts';
+import { jobTokenDigest } from '../../src/coordinator/services/ci/runners/job-tokens.ts';
 import { storeArtifacts } from '../helpers/ci-blobs.ts';
 import { moveJob } from '../helpers/ci-pipelines.ts';
 import { startRunnerJobsFixture, type RunnerJobsFixture } from './runner-job-fixtures.ts';

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { jobTokenDigest, newJobToken } from '../../src/coordinator/services/runners/job-tokens.ts';
+import { jobTokenDigest, newJobToken } from '../../src/coordinator/services/ci/runners/job-tokens.ts';
 import { seedPipeline, moveJob } from '../helpers/ci-pipelines.ts';
 import { startGitHttpFixture, type GitHttpFixture } from './git-http-fixtures.ts';
 import { addMember, makeUser } from './groups-fixtures.ts';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { SettingsService } from '../../src/coordinator/services/settings.ts';
-import { defaultSettingValues, SETTING_DEFINITIONS, SETTINGS_SCHEMA } from '../../src/coordinator/services/settings/schema.ts';
-import { validateSettings } from '../../src/coordinator/services/settings/validate.ts';
+import { SettingsService } from '../../src/coordinator/services/instance/settings.ts';
+import { defaultSettingValues, SETTING_DEFINITIONS, SETTINGS_SCHEMA } from '../../src/coordinator/services/instance/settings/schema.ts';
+import { validateSettings } from '../../src/coordinator/services/instance/settings/validate.ts';
 import { openDatabase } from '../../src/storage/sql/database.ts';
 import { migrateToLatest } from '../../src/storage/sql/migrate.ts';
 import { createSqlStores } from '../../src/storage/sql/stores/index.ts';

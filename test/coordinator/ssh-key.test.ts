@@ -9,7 +9,7 @@ import {
   sshKeyRestrictionError,
   type ParsedSshKey,
   type SshKeyRestrictions,
-} from '../../src/coordinator/services/keys/ssh-key.ts';
+} from '../../src/coordinator/services/accounts/keys/ssh-key.ts';
 
 const workDir = mkdtempSync(join(tmpdir(), 'gantry-ssh-key-'));
 after(() => rmSync(workDir, { recursive: true, force: true }));

@@ -4,7 +4,7 @@
  * job status as a runner would. Both go through the real stores and the real processing service.
  */
 import type { Coordinator } from '../../src/coordinator/app.ts';
-import { PipelineProcessing, type ProcessedEvent } from '../../src/coordinator/services/pipelines/processing.ts';
+import { PipelineProcessing, type ProcessedEvent } from '../../src/coordinator/services/ci/pipelines/processing.ts';
 import type { JobNeed, JobWhen, ReportedJobStatus } from '../../src/pipeline/types.ts';
 import type { JobRecord, JobType } from '../../src/storage/types-ci-jobs.ts';
 import type { PipelineRecord } from '../../src/storage/types-ci.ts';

@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 import { request } from 'undici';
 import yazl from 'yazl';
 import type { Coordinator } from '../../src/coordinator/app.ts';
-import { jobTokenDigest, newJobToken } from '../../src/coordinator/services/runners/job-tokens.ts';
+import { jobTokenDigest, newJobToken } from '../../src/coordinator/services/ci/runners/job-tokens.ts';
 import type { JobRecord } from '../../src/storage/types-ci-jobs.ts';
 import { moveJob } from './ci-pipelines.ts';
 

@@ -5,7 +5,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import type { CoordinatorOptions } from '../../src/coordinator/app.ts';
-import { jobTokenDigest, newJobToken } from '../../src/coordinator/services/runners/job-tokens.ts';
+import { jobTokenDigest, newJobToken } from '../../src/coordinator/services/ci/runners/job-tokens.ts';
 import type { JobRecord } from '../../src/storage/types-ci-jobs.ts';
 import type { ProjectRecord, Visibility } from '../../src/storage/types.ts';
 import type { RunnerRecord } from '../../src/storage/types-runners.ts';

@@ -8,7 +8,7 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createCoordinator, type Coordinator } from '../../coordinator/app.ts';
-import { INSTANCE_TOKEN_SETTING } from '../../coordinator/services/runners/tokens.ts';
+import { INSTANCE_TOKEN_SETTING } from '../../coordinator/services/ci/runners/tokens.ts';
 import { DockerExecutor } from '../../executors/docker/docker-executor.ts';
 import { ImageAwareExecutor } from '../../executors/local/image-aware-executor.ts';
 import { appendRunner, readIfExists } from '../../runner/config/write.ts';

@@ -2,8 +2,8 @@ import type { FastifyRequest } from 'fastify';
 import { coordinatorUrl } from './mount-path.ts';
 import { accessDenied, GantryError, insufficientScope } from '../../shared/errors.ts';
 import { parseRecordId } from '../../shared/record-ids.ts';
-import type { ReadCache } from '../services/read-cache.ts';
-import { tokenProblem } from '../services/token-validity.ts';
+import type { ReadCache } from '../services/access/read-cache.ts';
+import { tokenProblem } from '../services/accounts/token-validity.ts';
 import type { UserRecord, UsersStore } from '../../storage/types.ts';
 import type { TokenRecord, TokenScope, TokensStore } from '../../storage/types-tokens.ts';
 

@@ -1,6 +1,6 @@
 import { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ApplicationSettings } from '../services/settings.ts';
+import type { ApplicationSettings } from '../services/instance/settings.ts';
 
 /** The user and IP rate limits of the application settings (GitLab's Rack::Attack throttles). */
 export type ThrottleName = 'throttle_authenticated_api' | 'throttle_authenticated_web' | 'throttle_unauthenticated';

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { GitArchiveFormat } from '../../storage/git/types.ts';
 import { archiveFormat, type BrowsingService } from '../services/repository/browsing.ts';
-import type { ReleaseLinksService } from '../services/release-links.ts';
+import type { ReleaseLinksService } from '../services/repository/release-links.ts';
 import type { Authenticator } from './auth.ts';
 import { contentDisposition, withFirstChunk } from './blob-response.ts';
 import type { RequestThrottles } from './throttle.ts';

@@ -4,7 +4,7 @@ import type { GitRepository } from '../../../src/storage/git/index.ts';
 import { PATH_MESSAGES } from '../../../src/storage/git/validate.ts';
 import { COMMIT_MESSAGES } from '../../../src/storage/git/write.ts';
 import { ANN, BOB, git, gitFixture, type GitFixture } from './fixture.ts';
-import { COMMIT_WRITE_ANSWERS } from '../../../src/coordinator/api/repository-params.ts';
+import { COMMIT_WRITE_ANSWERS } from '../../../src/coordinator/api/repository/params.ts';
 import { answeredWith } from '../../helpers/api-answer.ts';
 
 const text = (value: string): Buffer => Buffer.from(value);

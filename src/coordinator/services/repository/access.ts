@@ -1,8 +1,8 @@
 import { accessDenied } from '../../../shared/errors.ts';
 import type { GitClient, GitRepository, RepositoryManager } from '../../../storage/git/types.ts';
 import type { NamespacesStore, ProjectRecord, UserRecord } from '../../../storage/types.ts';
-import type { Lookup } from '../lookup.ts';
-import type { Actor, Permissions } from '../permissions.ts';
+import type { Lookup } from '../access/lookup.ts';
+import type { Actor, Permissions } from '../access/permissions.ts';
 
 /** A project the caller may read, its repository (null while none exists) and its path for URLs. */
 export interface ReadableRepository {

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { GantryError } from '../../../shared/errors.ts';
 import type { GitArchiveFormat, GitClient, GitCommit, GitContributor, GitFileDiff, GitTreeEntry } from '../../../storage/git/types.ts';
-import type { Actor } from '../permissions.ts';
+import type { Actor } from '../access/permissions.ts';
 import type { ReadableRepository, RepositoryAccess } from './access.ts';
 import { pageOfList, type Page, type Paged } from './pages.ts';
 import { isInsideRepository, refuseTraversal } from './paths.ts';

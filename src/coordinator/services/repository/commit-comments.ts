@@ -2,7 +2,7 @@ import type { GitClient } from '../../../storage/git/types.ts';
 import type { CommitCommentLineType, CommitCommentRecord, CommitCommentsStore } from '../../../storage/types-commit-comments.ts';
 import type { UserRecord, UsersStore } from '../../../storage/types.ts';
 import { checkLengths, MAX_TEXT_SIZE, type FieldLimits } from '../field-limits.ts';
-import type { Actor } from '../permissions.ts';
+import type { Actor } from '../access/permissions.ts';
 import type { ReadableRepository } from './access.ts';
 import type { CommitsService } from './commits.ts';
 import type { Page, Paged } from './pages.ts';

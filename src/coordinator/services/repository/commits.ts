@@ -1,7 +1,7 @@
 import { GantryError } from '../../../shared/errors.ts';
 import type { GitClient, GitCommit, GitCommitStats, GitFileDiff, GitLogQuery, GitRepository } from '../../../storage/git/types.ts';
 import type { ProjectRecord, UserRecord } from '../../../storage/types.ts';
-import type { Actor } from '../permissions.ts';
+import type { Actor } from '../access/permissions.ts';
 import type { ReadableRepository, RepositoryAccess } from './access.ts';
 import { pageOfList, type Page, type Paged } from './pages.ts';
 import { isInsideRepository, refuseTraversal } from './paths.ts';

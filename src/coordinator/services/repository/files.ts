@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import { GantryError } from '../../../shared/errors.ts';
 import type { GitBlameLine, GitBlobInfo, GitClient, GitFileAction } from '../../../storage/git/types.ts';
 import type { UserRecord } from '../../../storage/types.ts';
-import type { Actor } from '../permissions.ts';
+import type { Actor } from '../access/permissions.ts';
 import type { ReadableRepository, RepositoryAccess } from './access.ts';
 import { isInsideRepository, refuseTraversal } from './paths.ts';
 import type { RepositoryWriter } from './writes.ts';

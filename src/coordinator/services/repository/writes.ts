@@ -5,8 +5,8 @@ import type { GitCommit, GitFileAction, GitRepository } from '../../../storage/g
 import type { ProjectsStore } from '../../../storage/types.ts';
 import type { CoordinatorEvents } from '../events.ts';
 import { checkLengths, MAX_TEXT_SIZE, type FieldLimits } from '../field-limits.ts';
-import type { ProtectedBranchesService } from '../protected-branches.ts';
-import { branchNameProblem } from '../ref-name-rules.ts';
+import type { ProtectedBranchesService } from './protected-branches.ts';
+import { branchNameProblem } from './ref-name-rules.ts';
 import type { RepositoryAccess, WritableRepository } from './access.ts';
 
 export const ZERO_SHA = '0'.repeat(40);

@@ -1,0 +1,98 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import { Type } from 'typebox';
+import type { JobStatus } from '../../../pipeline/index.ts';
+import { contentDisposition } from '../../http/blob-response.ts';
+import { Param } from '../../http/gitlab-params.ts';
+import { PAGINATION, pageOf, setPaginationHeaders } from '../../http/pagination.ts';
+import { serializeJob } from '../../http/serializers/ci/jobs.ts';
+import type { JobDownload } from '../../services/ci/pipelines/job-artifacts.ts';
+import type { CoordinatorServices, EdgeConfig } from '../../wiring.ts';
+import { PROJECT_ID, ProjectPath } from '../repository/params.ts';
+
+/** `scope` values: every job status (CommitStatus::AVAILABLE_STATUSES of Gantry's set). */
+const SCOPES = ['created', 'pending', 'running', 'failed', 'success', 'canceled', 'skipped', 'manual', 'scheduled'] as const satisfies readonly JobStatus[];
+
+const JOB_ID = { job_id: Param.integer({ minimum: 1, description: 'Job id' }) };
+const JobPath = Type.Object({ ...PROJECT_ID, ...JOB_ID });
+const ArtifactPath = Type.Object({ ...PROJECT_ID, ...JOB_ID, '*': Param.string({ description: 'Path of a file inside the artifacts archive' }) });
+const RefPath = Type.Object({ ...PROJECT_ID, ref_name: Param.string({ description: 'Branch or tag name (URL-encoded)' }) });
+
+const ListQuery = Type.Object({
+  scope: Type.Optional(Type.Array(Param.oneOf(SCOPES), { description: 'Only jobs in these statuses (a string or an array)' })),
+  ...PAGINATION,
+});
+const RefDownloadQuery = Type.Object({ job: Param.string({ minLength: 1, description: 'Name of the job' }) });
+
+const tags = ['jobs'];
+
+/** `/projects/:id/jobs[...]`: list, show, cancel, retry, play, erase, keep artifacts, trace and artifacts downloads. */
+export function jobsRoutes({ jobs, jobArtifacts }: CoordinatorServices, edge: EdgeConfig): FastifyPluginAsync {
+  const { externalUrl } = edge;
+  return async (app) => {
+    const api = app.withTypeProvider<TypeBoxTypeProvider>();
+    const base = '/projects/:id/jobs';
+
+    api.get(base, { schema: { summary: "List a project's jobs", tags, params: ProjectPath, querystring: ListQuery } }, async (request, reply) => {
+      const page = pageOf(request.query);
+      const { items, total } = await jobs.list(request.params.id, request.actor, request.query.scope, { offset: page.offset, limit: page.perPage });
+      setPaginationHeaders(request, reply, externalUrl, page, { total });
+      return items.map((view) => serializeJob(view, externalUrl));
+    });
+
+    api.get(`${base}/:job_id`, { schema: { summary: 'Get a job', tags, params: JobPath } }, async (request) => {
+      return serializeJob(await jobs.get(request.params.id, request.actor, request.params.job_id), externalUrl);
+    });
+
+    // GitLab answers cancel, retry and erase with 201, play and keep with 200.
+    api.post(`${base}/:job_id/cancel`, { schema: { summary: 'Cancel a job', tags, params: JobPath } }, async (request, reply) => {
+      return reply.code(201).send(serializeJob(await jobs.cancel(request.params.id, request.actor, request.params.job_id), externalUrl));
+    });
+
+    api.post(`${base}/:job_id/retry`, { schema: { summary: 'Retry a job (answers the new job)', tags, params: JobPath } }, async (request, reply) => {
+      return reply.code(201).send(serializeJob(await jobs.retry(request.params.id, request.actor, request.params.job_id), externalUrl));
+    });
+
+    api.post(`${base}/:job_id/play`, { schema: { summary: 'Run a manual or scheduled job', tags, params: JobPath } }, async (request) => {
+      return serializeJob(await jobs.play(request.params.id, request.actor, request.params.job_id), externalUrl);
+    });
+
+    api.post(`${base}/:job_id/erase`, { schema: { summary: "Erase a job's trace and artifacts", tags, params: JobPath } }, async (request, reply) => {
+      const view = await jobs.erase(request.params.id, request.actor, request.params.job_id);
+      return reply.code(201).send({ ...serializeJob(view, externalUrl), download_url: null });
+    });
+
+    api.post(`${base}/:job_id/artifacts/keep`, { schema: { summary: "Keep a job's artifacts from expiring", tags, params: JobPath } }, async (request) => {
+      const view = await jobs.keepArtifacts(request.params.id, request.actor, request.params.job_id);
+      return { ...serializeJob(view, externalUrl), download_url: null };
+    });
+
+    api.get(`${base}/:job_id/trace`, { schema: { summary: "Get a job's trace (log)", tags, params: JobPath } }, async (request, reply) => {
+      const trace = await jobArtifacts.trace(request.params.id, request.actor, request.params.job_id);
+      reply.header('Content-Disposition', `infile; filename="${trace.jobId}.log"`);
+      reply.header('Content-Length', String(trace.size));
+      return reply.type('text/plain; charset=utf-8').send(trace.stream);
+    });
+
+    api.get(`${base}/:job_id/artifacts`, { schema: { summary: "Download a job's artifacts archive", tags, params: JobPath } }, async (request, reply) => {
+      return sendDownload(reply, await jobArtifacts.archive(request.params.id, request.actor, request.params.job_id));
+    });
+
+    api.get(`${base}/:job_id/artifacts/*`, { schema: { summary: "Download one file of a job's artifacts archive", tags, params: ArtifactPath } }, async (request, reply) => {
+      const { id, job_id: jobId, '*': path } = request.params;
+      return sendDownload(reply, await jobArtifacts.archiveFile(id, request.actor, jobId, path));
+    });
+
+    api.get(`${base}/artifacts/:ref_name/download`, { schema: { summary: 'Download the artifacts of the latest successful job of a ref', tags, params: RefPath, querystring: RefDownloadQuery } }, async (request, reply) => {
+      return sendDownload(reply, await jobArtifacts.archiveOfRef(request.params.id, request.actor, request.params.ref_name, request.query.job));
+    });
+  };
+}
+
+/** Streams a file as an attachment; its bytes are never held whole. */
+export function sendDownload(reply: FastifyReply, download: JobDownload): FastifyReply {
+  reply.header('Content-Disposition', contentDisposition('attachment', download.fileName));
+  reply.header('Content-Length', String(download.size));
+  reply.header('Content-Transfer-Encoding', 'binary');
+  return reply.type('application/octet-stream').send(download.stream);
+}

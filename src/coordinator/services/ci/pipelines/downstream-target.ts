@@ -1,0 +1,143 @@
+/**
+ * Where a bridge's downstream pipeline goes and what it receives, with GitLab's preconditions
+ * (`Ci::CreateDownstreamPipelineService#ensure_preconditions!`): the project must exist and be
+ * visible to the bridge's user, a multi-project trigger may not name its own project, child
+ * pipelines nest at most two levels, the user must be allowed to run pipelines there, and a
+ * chain of multi-project pipelines may not loop.
+ */
+import { childPipelineConfig } from '../../../../ci/bridges.ts';
+import type { BridgeJobDefinition, YamlVariable } from '../../../../ci/model.ts';
+import { predefinedPipelineVariables } from '../../../../ci/pipeline-variables.ts';
+import type { BridgeFailureReason, FailureReason } from '../../../../pipeline/types.ts';
+import type { RepositoryManager } from '../../../../storage/git/types.ts';
+import type { JobRecord } from '../../../../storage/types-ci-jobs.ts';
+import type { PipelineRecord, PipelinesStore, PipelineVariableRecord, PipelineVariablesStore } from '../../../../storage/types-ci.ts';
+import type { NamespacesStore, ProjectRecord, UserRecord } from '../../../../storage/types.ts';
+import type { Lookup } from '../../access/lookup.ts';
+import type { Permissions } from '../../access/permissions.ts';
+import { DEFAULT_CI_CONFIG_PATH, type PipelineSource } from './creation.ts';
+import { expandVariables } from './job-records.ts';
+
+/** GitLab's `MAX_NESTED_CHILDREN`: a child pipeline may have a child, that one may not. */
+export const MAX_NESTED_CHILDREN = 2;
+/** GitLab's loop check: the same configuration at most twice in one chain of multi-project pipelines. */
+const MAX_SAME_CONFIG_IN_CHAIN = 2;
+/** A bound on walking upstream (GitLab's pipeline hierarchy size limit). */
+const MAX_HIERARCHY = 1000;
+
+/** What the downstream pipeline is created from. */
+export interface DownstreamPlan {
+  project: ProjectRecord;
+  /** Full ref (`refs/heads/…`, `refs/tags/…`) or a bare branch name. */
+  ref: string;
+  /** Child pipelines run at the parent's sha; multi-project ones at the branch's tip. */
+  sha?: string;
+  source: Extract<PipelineSource, 'pipeline' | 'parent_pipeline'>;
+  configContent?: string;
+  variables: PipelineVariableRecord[];
+}
+
+export type DownstreamDecision = { kind: 'create'; plan: DownstreamPlan } | { kind: 'fail'; reason: BridgeFailureReason | Extract<FailureReason, 'pipeline_loop_detected'> };
+
+export interface DownstreamTargetDeps {
+  lookup: Pick<Lookup, 'findProject'>;
+  permissions: Pick<Permissions, 'canReadProject' | 'canCreatePipeline'>;
+  namespaces: Pick<NamespacesStore, 'findById'>;
+  pipelines: Pick<PipelinesStore, 'findById'>;
+  pipelineVariables: Pick<PipelineVariablesStore, 'list'>;
+  repositories: Pick<RepositoryManager, 'exists' | 'open'>;
+}
+
+export class DownstreamTargets {
+  constructor(private readonly deps: DownstreamTargetDeps) {}
+
+  async decide(bridge: JobRecord & { definition: BridgeJobDefinition }, upstream: PipelineRecord, upstreamProject: ProjectRecord, user: UserRecord | null): Promise<DownstreamDecision> {
+    const trigger = bridge.definition.trigger;
+    const upstreamVariables = await this.deps.pipelineVariables.list(upstream.id);
+    const scope = await this.expansionScope(bridge, upstream, upstreamProject, upstreamVariables);
+    const expand = (text: string): string => expandVariables(text, scope);
+    const variables: PipelineVariableRecord[] = [
+      ...(trigger.forward.yamlVariables ? bridge.definition.variables.map((variable) => ({ key: variable.key, value: expand(variable.value), variable_type: 'env_var' as const })) : []),
+      ...(trigger.forward.pipelineVariables ? upstreamVariables : []),
+    ];
+
+    if (trigger.kind === 'child') {
+      if ((await this.childDepth(upstream)) > MAX_NESTED_CHILDREN) return { kind: 'fail', reason: 'reached_max_descendant_pipelines_depth' };
+      const ref = `${upstream.tag ? 'refs/tags/' : 'refs/heads/'}${upstream.ref}`;
+      const plan: DownstreamPlan = { project: upstreamProject, ref, sha: upstream.sha, source: 'parent_pipeline', configContent: childPipelineConfig(trigger), variables };
+      return { kind: 'create', plan };
+    }
+
+    const path = expand(trigger.project).trim();
+    // Only full paths name a downstream project (GitLab's `find_by_full_path`), never an id.
+    const project = path.includes('/') ? await this.deps.lookup.findProject(path) : undefined;
+    if (!project || project.pending_delete || !(await this.deps.permissions.canReadProject(project, user))) return { kind: 'fail', reason: 'downstream_bridge_project_not_found' };
+    if (project.id === upstream.project_id) return { kind: 'fail', reason: 'invalid_bridge_trigger' };
+    if (!user || !(await this.deps.permissions.canCreatePipeline(project, user))) return { kind: 'fail', reason: 'insufficient_bridge_permissions' };
+    const branch = trigger.branch === null ? await this.defaultBranch(project) : expand(trigger.branch).trim();
+    if (!branch) return { kind: 'fail', reason: 'downstream_pipeline_creation_failed' };
+    if (await this.loops(upstream)) return { kind: 'fail', reason: 'pipeline_loop_detected' };
+    return { kind: 'create', plan: { project, ref: branch, source: 'pipeline', variables } };
+  }
+
+  private async defaultBranch(project: ProjectRecord): Promise<string | null> {
+    if (project.default_branch) return project.default_branch;
+    if (!(await this.deps.repositories.exists(project.id))) return null;
+    return this.deps.repositories.open(project.id).defaultBranch();
+  }
+
+  /** The bridge's view for `$VARIABLE` expansion: predefined, the pipeline's variables, its YAML variables. */
+  private async expansionScope(bridge: JobRecord & { definition: BridgeJobDefinition }, upstream: PipelineRecord, project: ProjectRecord, pipelineVariables: readonly PipelineVariableRecord[]): Promise<YamlVariable[]> {
+    const namespace = await this.deps.namespaces.findById(project.namespace_id);
+    const predefined = predefinedPipelineVariables({
+      projectId: project.id,
+      projectPath: namespace ? `${namespace.full_path}/${project.path}` : project.path,
+      defaultBranch: project.default_branch ?? undefined,
+      ref: upstream.ref,
+      refType: upstream.tag ? 'tag' : 'branch',
+      refProtected: upstream.protected,
+      sha: upstream.sha,
+      beforeSha: upstream.before_sha,
+      source: upstream.source,
+      configPath: upstream.config_path ?? DEFAULT_CI_CONFIG_PATH,
+    });
+    const ids = [
+      { key: 'CI_PIPELINE_ID', value: String(upstream.id) },
+      { key: 'CI_PIPELINE_IID', value: String(upstream.iid) },
+      { key: 'CI_JOB_ID', value: String(bridge.id) },
+      { key: 'CI_JOB_NAME', value: bridge.name },
+      { key: 'CI_JOB_STAGE', value: bridge.stage },
+    ];
+    return [...predefined, ...ids, ...bridge.definition.variables, ...pipelineVariables];
+  }
+
+  /** How many pipelines of one parent/child tree lead to `pipeline`, itself included. */
+  private async childDepth(pipeline: PipelineRecord): Promise<number> {
+    let depth = 1;
+    let current: PipelineRecord | undefined = pipeline;
+    while (current && current.source === 'parent_pipeline' && current.parent_pipeline_id !== null && depth <= MAX_HIERARCHY) {
+      current = await this.deps.pipelines.findById(current.parent_pipeline_id);
+      if (current) depth++;
+    }
+    return depth;
+  }
+
+  /**
+   * GitLab's `has_cyclic_dependency?`: among the upstream chain's multi-project pipelines
+   * (children left out), one configuration (project, commit, CI file) occurs more than twice.
+   */
+  private async loops(upstream: PipelineRecord): Promise<boolean> {
+    const seen = new Map<string, number>();
+    let current: PipelineRecord | undefined = upstream;
+    for (let walked = 0; current && walked < MAX_HIERARCHY; walked++) {
+      if (current.source !== 'parent_pipeline') {
+        const key = `${current.project_id}:${current.sha}:${current.config_path ?? ''}`;
+        const count = (seen.get(key) ?? 0) + 1;
+        if (count > MAX_SAME_CONFIG_IN_CHAIN) return true;
+        seen.set(key, count);
+      }
+      current = current.parent_pipeline_id === null ? undefined : await this.deps.pipelines.findById(current.parent_pipeline_id);
+    }
+    return false;
+  }
+}

@@ -1,0 +1,86 @@
+import { posix } from 'node:path';
+import type { Readable } from 'node:stream';
+import { GantryError } from '../../../../shared/errors.ts';
+import type { ArtifactStore, TraceStore } from '../../../../storage/types-blobs.ts';
+import type { CiJobsStore, JobArtifactRecord, JobArtifactsStore, JobRecord } from '../../../../storage/types-ci-jobs.ts';
+import type { Actor } from '../../access/permissions.ts';
+import { availableArchive, isValidArtifactPath } from './artifact-rules.ts';
+import type { JobsService } from './jobs.ts';
+
+/** Bytes to send and how to name them. */
+export interface JobDownload {
+  stream: Readable;
+  size: number;
+  fileName: string;
+}
+
+export interface JobArtifactsServiceDeps {
+  jobs: Pick<JobsService, 'readable' | 'build'>;
+  jobsStore: Pick<CiJobsStore, 'latestSuccessfulByRefAndName'>;
+  jobArtifacts: Pick<JobArtifactsStore, 'find' | 'findEntry'>;
+  traces: Pick<TraceStore, 'read' | 'size'>;
+  artifactFiles: Pick<ArtifactStore, 'read' | 'openZipMember'>;
+  /** Told when someone reads a running job's log (the runner is then asked for updates more often). */
+  traceWatch?: { watched(jobId: number): void };
+  clock?: () => number;
+}
+
+/** Traces and artifacts of jobs, streamed from their stores; never read whole into memory. */
+export class JobArtifactsService {
+  private readonly clock: () => number;
+
+  constructor(private readonly deps: JobArtifactsServiceDeps) {
+    this.clock = deps.clock ?? Date.now;
+  }
+
+  /** The raw trace; 404 (spec 02) while the job has none. */
+  async trace(projectRef: string, actor: Actor, jobId: number): Promise<{ stream: Readable; size: number; jobId: number }> {
+    const target = await this.deps.jobs.readable(projectRef, actor);
+    const job = await this.deps.jobs.build(target.project, jobId);
+    if (job.status === 'running') this.deps.traceWatch?.watched(job.id);
+    const size = await this.deps.traces.size(job.id);
+    // Up to the size measured: a running job's trace grows meanwhile, and Content-Length says `size`.
+    const stream = size > 0 ? await this.deps.traces.read(job.id, { start: 0, end: size }) : undefined;
+    if (!stream) throw new GantryError('GANTRY_E_TRACE_NOT_FOUND');
+    return { stream, size, jobId: job.id };
+  }
+
+  /** The job's artifacts archive; 404 when there is none (or it expired, or was erased). */
+  async archive(projectRef: string, actor: Actor, jobId: number): Promise<JobDownload> {
+    const target = await this.deps.jobs.readable(projectRef, actor);
+    return this.send(await this.archiveOf(await this.deps.jobs.build(target.project, jobId)));
+  }
+
+  /** The archive of the newest successful job named `jobName` on `ref` (a branch or tag). */
+  async archiveOfRef(projectRef: string, actor: Actor, ref: string, jobName: string): Promise<JobDownload> {
+    const target = await this.deps.jobs.readable(projectRef, actor);
+    const job = await this.deps.jobsStore.latestSuccessfulByRefAndName(target.project.id, ref, jobName);
+    if (!job) throw new GantryError('GANTRY_E_JOB_NOT_FOUND');
+    return this.send(await this.archiveOf(job));
+  }
+
+  /** One file of the archive, found through the recorded members and inflated as it streams. */
+  async archiveFile(projectRef: string, actor: Actor, jobId: number, path: string): Promise<JobDownload> {
+    const target = await this.deps.jobs.readable(projectRef, actor);
+    const archive = await this.archiveOf(await this.deps.jobs.build(target.project, jobId));
+    if (!isValidArtifactPath(path)) throw new GantryError('GANTRY_E_ARTIFACT_PATH_INVALID');
+    const entry = await this.deps.jobArtifacts.findEntry(archive.id, path);
+    if (!entry || entry.kind !== 'file') throw new GantryError('GANTRY_E_ARTIFACT_NOT_FOUND');
+    const member = await this.deps.artifactFiles.openZipMember(archive.path, path);
+    if (!member) throw new GantryError('GANTRY_E_ARTIFACT_NOT_FOUND');
+    return { ...member, fileName: posix.basename(path) };
+  }
+
+  private async archiveOf(job: JobRecord): Promise<JobArtifactRecord> {
+    const now = new Date(this.clock()).toISOString();
+    const archive = availableArchive(job, await this.deps.jobArtifacts.find(job.id, 'archive'), now);
+    if (!archive) throw new GantryError('GANTRY_E_ARTIFACT_NOT_FOUND');
+    return archive;
+  }
+
+  private async send(archive: JobArtifactRecord): Promise<JobDownload> {
+    const file = await this.deps.artifactFiles.read(archive.path);
+    if (!file) throw new GantryError('GANTRY_E_ARTIFACT_NOT_FOUND');
+    return { ...file, fileName: archive.file_name };
+  }
+}

@@ -1,0 +1,66 @@
+import { isBridge } from '../../../../ci/bridges.ts';
+import { parseDuration } from '../../../../ci/durations.ts';
+import { environmentSlug } from '../../../../ci/slug.ts';
+import type { JobDefinition, YamlVariable } from '../../../../ci/model.ts';
+import type { RetryPolicy, RetryWhen } from '../../../../pipeline/types.ts';
+import type { JobRecord, NewJob } from '../../../../storage/types-ci-jobs.ts';
+import type { PipelineRecord, StageRecord } from '../../../../storage/types-ci.ts';
+
+/**
+ * The stored rows of a compiled pipeline's jobs, all `created`: processing inputs (when,
+ * allow_failure, needs, retry, start_in) in the state rules' shape, the definition for the
+ * job payload, bridges as `bridge`.
+ */
+export function jobRecords(pipeline: PipelineRecord, stages: readonly StageRecord[], jobs: readonly JobDefinition[], pipelineVariables: readonly YamlVariable[]): NewJob[] {
+  const stageOf = new Map(stages.map((stage) => [stage.name, stage]));
+  return jobs.map((job): NewJob => {
+    const stage = stageOf.get(job.stage);
+    return {
+      pipeline_id: pipeline.id,
+      project_id: pipeline.project_id,
+      stage_id: stage?.id ?? null,
+      stage: job.stage,
+      stage_idx: stage?.position ?? job.stageIndex,
+      name: job.name,
+      type: isBridge(job) ? 'bridge' : 'build',
+      status: 'created',
+      when: job.when,
+      allow_failure: job.allowFailure,
+      user_id: pipeline.user_id,
+      tag_list: [...new Set(job.tags)].sort(),
+      protected: pipeline.protected,
+      ref: pipeline.ref,
+      sha: pipeline.sha,
+      tag: pipeline.tag,
+      definition: job,
+      needs: job.needs === null ? null : job.needs.map((need) => ({ name: need.job, optional: need.optional, artifacts: need.artifacts })),
+      retry: retryPolicy(job),
+      start_in_seconds: job.when === 'delayed' && job.startIn !== null ? parseDuration(job.startIn) : null,
+      environment: job.environment ? expandVariables(job.environment.name, [...pipelineVariables, ...job.variables]) : null,
+      created_at: pipeline.created_at,
+    };
+  });
+}
+
+/**
+ * The job's `environment:url` expanded as its environment name was, plus the environment's
+ * own variables (`CI_ENVIRONMENT_NAME`, `CI_ENVIRONMENT_SLUG`); null without one.
+ */
+export function environmentUrl(job: Pick<JobRecord, 'environment' | 'definition'>, pipelineVariables: readonly YamlVariable[]): string | null {
+  const { definition } = job;
+  const url = definition?.environment?.url;
+  if (!definition || !url || job.environment === null) return null;
+  const own = [{ key: 'CI_ENVIRONMENT_NAME', value: job.environment }, { key: 'CI_ENVIRONMENT_SLUG', value: environmentSlug(job.environment) }];
+  return expandVariables(url, [...pipelineVariables, ...definition.variables, ...own]);
+}
+
+function retryPolicy(job: JobDefinition): RetryPolicy | null {
+  if (job.retry.max <= 0) return null;
+  return { max: job.retry.max, when: job.retry.when as RetryWhen[] };
+}
+
+/** `$NAME` and `${NAME}` from the list (later entries win); unknown names expand to nothing, as GitLab does. */
+export function expandVariables(text: string, variables: readonly YamlVariable[]): string {
+  const values = new Map(variables.map((variable) => [variable.key, variable.value]));
+  return text.replace(/\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))/g, (_match, braced: string | undefined, bare: string | undefined) => values.get(braced ?? bare ?? '') ?? '');
+}

@@ -1,0 +1,163 @@
+import { isCompletedStatus, type JobStatus, type PipelineEvent } from '../../../../pipeline/index.ts';
+import { accessDenied, GantryError } from '../../../../shared/errors.ts';
+import type { ProjectRecord } from '../../../../storage/types.ts';
+import type { ArtifactStore, TraceStore } from '../../../../storage/types-blobs.ts';
+import type { CiJobsStore, JobArtifactsStore, JobRecord } from '../../../../storage/types-ci-jobs.ts';
+import type { Page } from '../../../../storage/types-ci.ts';
+import type { Lookup } from '../../access/lookup.ts';
+import type { Actor, Permissions } from '../../access/permissions.ts';
+import type { ProtectedBranchesService } from '../../repository/protected-branches.ts';
+import type { ProtectedTagsService } from '../../repository/protected-tags.ts';
+import { availableArchive } from './artifact-rules.ts';
+import type { CiProject, JobView, JobViews } from './job-views.ts';
+import type { PipelineProcessing } from './processing.ts';
+
+/** Who may write a job's ref: whether it is protected, and whether the caller may push or merge there. */
+export interface RefAccess {
+  protected: boolean;
+  writable: boolean;
+}
+
+export interface RefRules {
+  branches: Pick<ProtectedBranchesService, 'isProtected' | 'canPush' | 'canMerge'>;
+  tags: Pick<ProtectedTagsService, 'protectionFor' | 'canCreate'>;
+}
+
+export interface JobsServiceDeps {
+  lookup: Pick<Lookup, 'readableProject'>;
+  permissions: Pick<Permissions, 'canReadJobs' | 'canUpdateJob' | 'canEraseJob'>;
+  jobs: Pick<CiJobsStore, 'list' | 'findInProject' | 'findById' | 'update'>;
+  jobArtifacts: Pick<JobArtifactsStore, 'find' | 'listForJobs' | 'deleteForJob' | 'clearExpiry'>;
+  processing: Pick<PipelineProcessing, 'apply'>;
+  views: JobViews;
+  refRules: RefRules;
+  traces: Pick<TraceStore, 'size' | 'remove'>;
+  artifactFiles: Pick<ArtifactStore, 'remove'>;
+  /** Epoch milliseconds. */
+  clock?: () => number;
+}
+
+/**
+ * `/projects/:id/jobs[...]`: the project's builds (bridges and external statuses are not
+ * jobs here, as in GitLab), their actions through the pipeline's state rules, erase and keep.
+ * Order of checks: project (404), reading jobs (403), the job (404), the action's right (403),
+ * then the job's state.
+ */
+export class JobsService {
+  private readonly clock: () => number;
+
+  constructor(private readonly deps: JobsServiceDeps) {
+    this.clock = deps.clock ?? Date.now;
+  }
+
+  /** The project when the caller may read its jobs: 404 when it cannot see the project, 403 when jobs are hidden from it. */
+  async readable(projectRef: string, actor: Actor): Promise<CiProject> {
+    const project = await this.deps.lookup.readableProject(projectRef, actor);
+    if (!(await this.deps.permissions.canReadJobs(project, actor))) throw accessDenied();
+    return this.deps.views.target(project);
+  }
+
+  /** Newest first, retried jobs included; `statuses` narrows to those (the `scope` parameter). */
+  async list(projectRef: string, actor: Actor, statuses: readonly JobStatus[] | undefined, page: Page): Promise<{ items: JobView[]; total: number }> {
+    const target = await this.readable(projectRef, actor);
+    const filter = { projectId: target.project.id, types: ['build'] as const, includeRetried: true, sort: 'desc' as const, ...(statuses?.length ? { statuses } : {}) };
+    const { items, total } = await this.deps.jobs.list(filter, page);
+    return { items: await this.deps.views.many(target, items), total };
+  }
+
+  async get(projectRef: string, actor: Actor, jobId: number): Promise<JobView> {
+    const target = await this.readable(projectRef, actor);
+    return this.deps.views.one(target, await this.build(target.project, jobId));
+  }
+
+  /** A build of the project, else 404 Job Not Found. */
+  async build(project: ProjectRecord, jobId: number): Promise<JobRecord> {
+    const job = await this.deps.jobs.findInProject(project.id, jobId);
+    if (!job || job.type !== 'build') throw new GantryError('GANTRY_E_JOB_NOT_FOUND');
+    return job;
+  }
+
+  cancel(projectRef: string, actor: Actor, jobId: number): Promise<JobView> {
+    return this.act(projectRef, actor, jobId, (job) => ({ type: 'cancel-job', jobId: job.id }));
+  }
+
+  /** The new job (pending); 403 "Job is not retryable" unless the job finished. */
+  retry(projectRef: string, actor: Actor, jobId: number): Promise<JobView> {
+    return this.act(projectRef, actor, jobId, (job) => ({ type: 'retry-job', jobId: job.id }));
+  }
+
+  /** Enqueues a manual or scheduled action (a finished one is retried); 400 "Unplayable Job" otherwise. */
+  play(projectRef: string, actor: Actor, jobId: number): Promise<JobView> {
+    return this.act(projectRef, actor, jobId, (job) => ({ type: 'play-job', jobId: job.id }));
+  }
+
+  /**
+   * Removes the trace and the artifacts of a finished job and records when. The records go
+   * first, in the database; then the files (a crash between leaves unreferenced files, never
+   * a record pointing at nothing).
+   */
+  async erase(projectRef: string, actor: Actor, jobId: number): Promise<JobView> {
+    const { target, job } = await this.forAction(projectRef, actor, jobId, async (project, found) =>
+      this.deps.permissions.canEraseJob(project, actor, found, await this.refAccess(project, actor, found)),
+    );
+    const { jobArtifacts, traces, artifactFiles, jobs } = this.deps;
+    // Any artifact counts (reports too: a job may upload a junit report and no archive).
+    const hasArtifacts = (await jobArtifacts.listForJobs([job.id])).length > 0;
+    if (!isCompletedStatus(job.status) || (!hasArtifacts && (await traces.size(job.id)) === 0)) {
+      throw new GantryError('GANTRY_E_JOB_NOT_ERASABLE', 'Job is not erasable!', { reason: 'Job is not erasable!' });
+    }
+    const now = new Date(this.clock()).toISOString();
+    const paths = await jobArtifacts.deleteForJob(job.id);
+    await jobs.update(job.id, { erased_at: now, artifacts_expire_at: null, trace_size: null, trace_checksum: null, updated_at: now });
+    for (const path of paths) await artifactFiles.remove(path);
+    await traces.remove(job.id);
+    return this.deps.views.one(target, (await jobs.findById(job.id)) ?? job);
+  }
+
+  /** `artifacts/keep`: the archive no longer expires; 404 when the job has no (unexpired) archive. */
+  async keepArtifacts(projectRef: string, actor: Actor, jobId: number): Promise<JobView> {
+    const { target, job } = await this.forAction(projectRef, actor, jobId, (project, found) => this.mayUpdate(project, actor, found));
+    const { jobArtifacts, jobs } = this.deps;
+    const now = new Date(this.clock()).toISOString();
+    if (!availableArchive(job, await jobArtifacts.find(job.id, 'archive'), now)) throw new GantryError('GANTRY_E_ARTIFACT_NOT_FOUND');
+    await jobArtifacts.clearExpiry(job.id);
+    await jobs.update(job.id, { artifacts_expire_at: null, updated_at: now });
+    return this.deps.views.one(target, (await jobs.findById(job.id)) ?? job);
+  }
+
+  /** Whether a protected ref guards the job, and whether the caller may push or merge there (create, for tags). */
+  async refAccess(project: ProjectRecord, actor: Actor, job: Pick<JobRecord, 'ref' | 'tag'>): Promise<RefAccess> {
+    const { branches, tags } = this.deps.refRules;
+    if (job.tag) {
+      if ((await tags.protectionFor(project, job.ref)) === null) return { protected: false, writable: true };
+      return { protected: true, writable: await tags.canCreate(project, actor, job.ref) };
+    }
+    if (!(await branches.isProtected(project, job.ref))) return { protected: false, writable: true };
+    const writable = (await branches.canPush(project, actor, job.ref)) || (await branches.canMerge(project, actor, job.ref));
+    return { protected: true, writable };
+  }
+
+  private async mayUpdate(project: ProjectRecord, actor: Actor, job: JobRecord): Promise<boolean> {
+    return this.deps.permissions.canUpdateJob(project, actor, (await this.refAccess(project, actor, job)).writable);
+  }
+
+  /** Runs one state-rule event for the job and answers the job it names (a retry's new job). */
+  private async act(projectRef: string, actor: Actor, jobId: number, event: (job: JobRecord) => PipelineEvent): Promise<JobView> {
+    const { target, job } = await this.forAction(projectRef, actor, jobId, (project, found) => this.mayUpdate(project, actor, found));
+    const processed = await this.deps.processing.apply(job.pipeline_id, event(job), { userId: actor?.id ?? null });
+    const shown = (await this.deps.jobs.findById(processed.resultJobId ?? job.id)) ?? job;
+    return this.deps.views.one(target, shown);
+  }
+
+  private async forAction(
+    projectRef: string,
+    actor: Actor,
+    jobId: number,
+    allowed: (project: ProjectRecord, job: JobRecord) => Promise<boolean>,
+  ): Promise<{ target: CiProject; job: JobRecord }> {
+    const target = await this.readable(projectRef, actor);
+    const job = await this.build(target.project, jobId);
+    if (!(await allowed(target.project, job))) throw accessDenied();
+    return { target, job };
+  }
+}

@@ -1,0 +1,90 @@
+import { accessDenied, GantryError } from '../../../../shared/errors.ts';
+import type { TriggersStore } from '../../../../storage/types-ci-settings.ts';
+import type { CiVariableType, PipelineRecord, PipelineVariableRecord } from '../../../../storage/types-ci.ts';
+import type { UserRecord, UsersStore } from '../../../../storage/types.ts';
+import type { Lookup } from '../../access/lookup.ts';
+import type { Permissions } from '../../access/permissions.ts';
+import type { PipelineCreation } from './creation.ts';
+import { checkPipelineVariableCount } from './pipeline-variable-limits.ts';
+
+/** A pipeline with what its detailed JSON shows besides its row. */
+export interface PipelineView {
+  pipeline: PipelineRecord;
+  user: UserRecord | null;
+  /** `group/project`, for web_url. */
+  projectPath: string;
+}
+
+export interface ApiPipelineRun {
+  ref: string;
+  variables: ReadonlyArray<{ key: string; value: string; variableType: CiVariableType }>;
+}
+
+export interface TriggeredPipelineRun {
+  projectRef: string;
+  token: string;
+  ref: string;
+  variables: Readonly<Record<string, string>>;
+}
+
+export interface PipelineRunsDeps {
+  creation: Pick<PipelineCreation, 'create'>;
+  lookup: Pick<Lookup, 'readableProject' | 'findProject'>;
+  permissions: Pick<Permissions, 'canCreatePipeline'>;
+  triggers: Pick<TriggersStore, 'findByToken' | 'update'>;
+  users: Pick<UsersStore, 'findById'>;
+  namespaces: { findById(id: number): Promise<{ full_path: string } | undefined> };
+  clock?: () => number;
+}
+
+const KEY_PATTERN = /^[A-Za-z0-9_]+$/;
+const KEY_MESSAGE = "can contain only letters, digits and '_'.";
+
+/** Pipelines run by hand: `POST /projects/:id/pipeline` and pipeline trigger tokens. */
+export class PipelineRuns {
+  constructor(private readonly deps: PipelineRunsDeps) {}
+
+  /** Developers and up; errors are refused with GitLab's messages and nothing is saved. */
+  async runFromApi(projectRef: string, actor: UserRecord, run: ApiPipelineRun): Promise<PipelineView> {
+    const project = await this.deps.lookup.readableProject(projectRef, actor);
+    if (!(await this.deps.permissions.canCreatePipeline(project, actor))) throw accessDenied();
+    checkPipelineVariableCount(run.variables.length);
+    const variables = checkedVariables(run.variables.map((variable) => ({ key: variable.key, value: variable.value, variable_type: variable.variableType })));
+    const pipeline = await this.deps.creation.create({ project, ref: run.ref, source: 'api', user: actor, variables, saveOnErrors: false, ignoreSkipCi: true });
+    return this.view(pipeline);
+  }
+
+  /** The trigger token is the credential; the pipeline runs as the trigger's owner. */
+  async runFromTrigger(run: TriggeredPipelineRun): Promise<PipelineView> {
+    const project = await this.deps.lookup.findProject(run.projectRef);
+    const trigger = project ? await this.deps.triggers.findByToken(run.token) : undefined;
+    if (!project || project.pending_delete || !trigger || trigger.project_id !== project.id) {
+      throw new GantryError('GANTRY_E_TRIGGER_TOKEN_INVALID');
+    }
+    checkPipelineVariableCount(Object.keys(run.variables).length);
+    const variables = checkedVariables(Object.entries(run.variables).map(([key, value]) => ({ key, value, variable_type: 'env_var' as const })));
+    const owner = trigger.owner_id === null ? null : ((await this.deps.users.findById(trigger.owner_id)) ?? null);
+    const now = new Date((this.deps.clock ?? Date.now)()).toISOString();
+    await this.deps.triggers.update(trigger.id, { last_used: now });
+    const pipeline = await this.deps.creation.create({ project, ref: run.ref, source: 'trigger', user: owner, variables, triggerId: trigger.id, saveOnErrors: true, ignoreSkipCi: true });
+    return this.view(pipeline);
+  }
+
+  async view(pipeline: PipelineRecord): Promise<PipelineView> {
+    const user = pipeline.user_id === null ? null : ((await this.deps.users.findById(pipeline.user_id)) ?? null);
+    const project = await this.deps.lookup.findProject(pipeline.project_id);
+    const namespace = project ? await this.deps.namespaces.findById(project.namespace_id) : undefined;
+    return { pipeline, user, projectPath: namespace && project ? `${namespace.full_path}/${project.path}` : String(pipeline.project_id) };
+  }
+}
+
+/** Keys of letters, digits and `_`, at most 255 characters (GitLab's Ci::PipelineVariable rules). */
+function checkedVariables(variables: PipelineVariableRecord[]): PipelineVariableRecord[] {
+  const problems: string[] = [];
+  for (const variable of variables) {
+    if (!KEY_PATTERN.test(variable.key)) problems.push(`key ${KEY_MESSAGE}`);
+    else if (variable.key.length > 255) problems.push('key is too long (maximum is 255 characters)');
+  }
+  if (problems.length > 0) throw new GantryError('GANTRY_E_VALIDATION_FAILED', `variables ${problems.join(', ')}`, { fields: { variables: [...new Set(problems)] } });
+  return variables;
+}

@@ -1,0 +1,38 @@
+import type { JobStatus } from '../../../../pipeline/types.ts';
+import { GantryError } from '../../../../shared/errors.ts';
+import type { CiJobsStore, JobRecord } from '../../../../storage/types-ci-jobs.ts';
+import type { PipelineProcessing } from '../pipelines/processing.ts';
+
+/** Refusals of processing that mean "the job moved on meanwhile" (canceled, deleted). */
+const MOVED_ON: ReadonlySet<string> = new Set(['GANTRY_E_JOB_TRANSITION_INVALID', 'GANTRY_E_JOB_NOT_FOUND', 'GANTRY_E_PIPELINE_NOT_FOUND']);
+
+/**
+ * A runner job's final state, always through pipeline processing so the pipeline moves on
+ * (next stages, retries, the pipeline's status). Used by the runner's final update, the
+ * trace size limit and the stuck/timeout sweeps.
+ */
+export class JobOutcomes {
+  constructor(private readonly deps: { processing: Pick<PipelineProcessing, 'apply'>; jobs: Pick<CiJobsStore, 'findById'> }) {}
+
+  /**
+   * Moves the job to `status`; when it already moved on (a cancel won the race), leaves it.
+   * Answers whether this call moved it and the job's status afterwards.
+   */
+  async finish(job: Pick<JobRecord, 'id' | 'pipeline_id'>, status: 'success' | 'failed', failureReason: string | null = null): Promise<{ moved: boolean; status: JobStatus }> {
+    try {
+      await this.deps.processing.apply(job.pipeline_id, { type: 'job-status', jobId: job.id, status, failureReason });
+    } catch (error) {
+      if (!(error instanceof GantryError && MOVED_ON.has(error.code))) throw error;
+      const current = await this.deps.jobs.findById(job.id);
+      return { moved: false, status: current?.status ?? 'canceled' };
+    }
+    const current = await this.deps.jobs.findById(job.id);
+    // An automatic retry leaves this job failed (a new job takes its place).
+    return { moved: true, status: current?.status ?? status };
+  }
+
+  /** Fails the job for `reason`; answers its status afterwards. */
+  async fail(job: Pick<JobRecord, 'id' | 'pipeline_id'>, reason: string): Promise<JobStatus> {
+    return (await this.finish(job, 'failed', reason)).status;
+  }
+}

@@ -1,0 +1,135 @@
+import type { BuildJobDefinition } from '../../../../ci/model.ts';
+import { toJobPayload } from '../../../../ci/to-payload.ts';
+import type { Dependency, JobPayload } from '../../../../protocol/job-payload.ts';
+import { GANTRY_VERSION, GITLAB_COMPATIBLE_VERSION } from '../../../../shared/version.ts';
+import type { RepositoryManager } from '../../../../storage/git/types.ts';
+import type { JobArtifactsStore, JobRecord } from '../../../../storage/types-ci-jobs.ts';
+import type { PipelineRecord, PipelinesStore, PipelineVariablesStore } from '../../../../storage/types-ci.ts';
+import type { RunnerRecord } from '../../../../storage/types-runners.ts';
+import type { ProjectRecord, ProjectsStore, UsersStore } from '../../../../storage/types.ts';
+import { availableArchive } from '../pipelines/artifact-rules.ts';
+import { pipelineContextVariables, type PipelineVariableSources } from '../pipelines/variables.ts';
+
+/** GitLab's default project build timeout (1 hour); the runner's maximum_timeout caps it. */
+export const DEFAULT_JOB_TIMEOUT = 3600;
+
+export interface JobPayloadsDeps extends PipelineVariableSources {
+  projects: Pick<ProjectsStore, 'findById'>;
+  pipelines: Pick<PipelinesStore, 'findById'>;
+  pipelineVariables: Pick<PipelineVariablesStore, 'list'>;
+  users: Pick<UsersStore, 'findById'>;
+  jobArtifacts: Pick<JobArtifactsStore, 'listForJobs'>;
+  repositories: Pick<RepositoryManager, 'exists' | 'open'>;
+  /** Base URL runners reach the coordinator at (clone URLs, CI_SERVER_URL). */
+  externalUrl: string;
+}
+
+export interface ClaimedJob {
+  job: JobRecord;
+  definition: BuildJobDefinition;
+  /** The job token the runner receives (only its digest is stored). */
+  token: string;
+  /** The jobs whose artifacts it downloads. */
+  dependencies: readonly JobRecord[];
+}
+
+/**
+ * The 201 body of `POST /jobs/request` (reference §3.4) for a job just claimed: the project,
+ * pipeline, user and variables it needs read once each, then `toJobPayload`.
+ */
+export class JobPayloads {
+  constructor(private readonly deps: JobPayloadsDeps) {}
+
+  async build(claimed: ClaimedJob, runner: Pick<RunnerRecord, 'maximum_timeout'>): Promise<JobPayload> {
+    const { job, definition, token } = claimed;
+    const [project, pipeline] = await Promise.all([this.deps.projects.findById(job.project_id), this.deps.pipelines.findById(job.pipeline_id)]);
+    if (!project || !pipeline) throw new Error(`job ${job.id}: its project or pipeline is gone`);
+    const namespace = await this.deps.namespaces.findById(project.namespace_id);
+    const projectPath = namespace ? `${namespace.full_path}/${project.path}` : project.path;
+    const [variables, user, commit, dependencies] = await Promise.all([
+      this.variables(project, pipeline, job.environment),
+      pipeline.user_id === null ? undefined : this.deps.users.findById(pipeline.user_id),
+      this.commit(project.id, pipeline.sha),
+      this.dependencies(claimed.dependencies, token),
+    ]);
+    const timeout = cappedTimeout(definition.timeout ?? DEFAULT_JOB_TIMEOUT, runner.maximum_timeout);
+    const payload = toJobPayload(
+      { ...definition, timeout },
+      { jobId: job.id, pipelineId: pipeline.id, pipelineIid: pipeline.iid, projectId: project.id },
+      { jobToken: token, dependencies },
+      {
+        repoUrl: cloneUrl(this.deps.externalUrl, projectPath, token),
+        projectPath,
+        ref: pipeline.ref,
+        refType: pipeline.tag ? 'tag' : 'branch',
+        sha: pipeline.sha,
+        beforeSha: pipeline.before_sha,
+        refProtected: job.protected,
+        commitMessage: commit?.message,
+        commitTimestamp: commit?.committer.date,
+        commitAuthor: commit ? `${commit.author.name} <${commit.author.email}>` : undefined,
+      },
+      { url: this.deps.externalUrl, version: `${GITLAB_COMPATIBLE_VERSION}-gantry`, revision: GANTRY_VERSION, defaultTimeout: DEFAULT_JOB_TIMEOUT },
+      {
+        source: pipeline.source,
+        projectTitle: project.name,
+        projectVisibility: project.visibility,
+        defaultBranch: project.default_branch ?? undefined,
+        configPath: pipeline.config_path ?? undefined,
+        createdAt: pipeline.created_at,
+        jobStartedAt: job.started_at ?? undefined,
+        user: user && { id: user.id, email: user.email, login: user.username, name: user.name },
+        variables,
+      },
+    );
+    // The persistent ref refs/pipelines/<id> is not kept in the repository: fetching it would fail the checkout.
+    payload.git_info.refspecs = payload.git_info.refspecs.filter((refspec) => !refspec.startsWith('+refs/pipelines/'));
+    return payload;
+  }
+
+  /** Read when the job is handed out: project variables scoped to the job's environment apply here. */
+  private variables(project: ProjectRecord, pipeline: PipelineRecord, environment: string | null) {
+    return this.deps.pipelineVariables
+      .list(pipeline.id)
+      .then((given) => pipelineContextVariables(this.deps, project, given, givenSource(pipeline.source), pipeline.protected, environment));
+  }
+
+  private async commit(projectId: number, sha: string) {
+    if (!(await this.deps.repositories.exists(projectId))) return null;
+    return this.deps.repositories.open(projectId).commit(sha);
+  }
+
+  /**
+   * Each dependency with the running job's own token: only token digests are stored, so a
+   * dependency's token cannot be given out again (later GitLab versions do the same), and the
+   * artifacts download accepts the token of a job that depends on the artifacts' job.
+   */
+  private async dependencies(jobs: readonly JobRecord[], token: string): Promise<Dependency[]> {
+    if (jobs.length === 0) return [];
+    const archives = new Map(
+      (await this.deps.jobArtifacts.listForJobs(jobs.map((job) => job.id))).filter((artifact) => artifact.file_type === 'archive').map((artifact) => [artifact.job_id, artifact]),
+    );
+    const now = new Date().toISOString();
+    return jobs.map((job) => {
+      const archive = availableArchive(job, archives.get(job.id), now);
+      return { id: job.id, name: job.name, token, ...(archive ? { artifacts_file: { filename: archive.file_name, size: archive.size } } : {}) };
+    });
+  }
+}
+
+/** GitLab: the job's timeout (or the project's), never above the runner's maximum_timeout. */
+export function cappedTimeout(timeout: number, maximum: number | null): number {
+  return maximum !== null && maximum > 0 ? Math.min(timeout, maximum) : timeout;
+}
+
+/** `https://gitlab-ci-token:<token>@host[:port][/prefix]/group/project.git` */
+export function cloneUrl(externalUrl: string, projectPath: string, token: string): string {
+  const url = new URL(`${externalUrl.replace(/\/+$/, '')}/${projectPath}.git`);
+  url.username = 'gitlab-ci-token';
+  url.password = token;
+  return url.toString();
+}
+
+function givenSource(source: string): 'trigger' | 'schedule' | 'pipeline' {
+  return source === 'trigger' || source === 'schedule' ? source : 'pipeline';
+}

@@ -1,0 +1,131 @@
+import type { Logger } from '../../../../shared/logger.ts';
+import type { CiJobsStore, JobRecord } from '../../../../storage/types-ci-jobs.ts';
+import type { RunnerRecord, RunnersStore } from '../../../../storage/types-runners.ts';
+import type { JobOutcomes } from './job-outcomes.ts';
+
+/** When jobs count as stuck or timed out, and how often to look. */
+export interface StaleJobLimits {
+  /** A running job with no update (trace patch, keep-alive) for this long fails (default 1 h, GitLab's). */
+  runningStuckMs?: number;
+  /** A pending job no runner took for this long fails (default 24 h, GitLab's). */
+  pendingStuckMs?: number;
+  /**
+   * A running job this long past its timeout fails with `job_execution_timeout` (default
+   * 5 min: the runner enforces the timeout itself and may take that long to report it).
+   */
+  timeoutGraceMs?: number;
+  /** How often the sweep runs (default 60 s). */
+  intervalMs?: number;
+}
+
+export const STALE_JOB_DEFAULTS = {
+  runningStuckMs: 60 * 60 * 1000,
+  pendingStuckMs: 24 * 60 * 60 * 1000,
+  timeoutGraceMs: 5 * 60 * 1000,
+  intervalMs: 60 * 1000,
+} as const;
+
+/** The project's build timeout (projects have no setting yet: GitLab's default, shown as `build_timeout`). */
+export const PROJECT_BUILD_TIMEOUT_SECONDS = 3600;
+
+/** Jobs failed per category and sweep; the rest wait for the next sweep. */
+const BATCH = 200;
+
+export interface StaleJobsDeps {
+  jobs: Pick<CiJobsStore, 'listStale' | 'list'>;
+  runners: Pick<RunnersStore, 'findByIds'>;
+  outcomes: Pick<JobOutcomes, 'fail'>;
+  logger: Logger;
+  limits?: StaleJobLimits;
+  /** Epoch milliseconds. */
+  clock?: () => number;
+}
+
+/** A job's timeout in seconds: its own (`timeout:`) or the project's, capped by the runner's maximum_timeout. */
+export function jobTimeoutSeconds(job: Pick<JobRecord, 'definition'>, runner: Pick<RunnerRecord, 'maximum_timeout'> | undefined): number {
+  const own = job.definition?.timeout ?? PROJECT_BUILD_TIMEOUT_SECONDS;
+  const cap = runner?.maximum_timeout;
+  return cap !== null && cap !== undefined && cap > 0 ? Math.min(own, cap) : own;
+}
+
+/**
+ * GitLab's StuckCiJobsWorker for our queue: fails running jobs past their timeout
+ * (`job_execution_timeout`), running jobs that stopped reporting and pending jobs no runner
+ * took (`stuck_or_timeout_failure`), each through pipeline processing. Every coordinator
+ * may sweep: a job another one failed first is simply left (processing refuses the move).
+ */
+export class StaleJobs {
+  private readonly clock: () => number;
+  private readonly limits: Required<StaleJobLimits>;
+  private timer: NodeJS.Timeout | undefined;
+  private ticking: Promise<void> | undefined;
+
+  constructor(private readonly deps: StaleJobsDeps) {
+    this.clock = deps.clock ?? Date.now;
+    this.limits = { ...STALE_JOB_DEFAULTS, ...definedOnly(deps.limits ?? {}) };
+  }
+
+  /** One sweep; answers how many jobs it failed per reason. */
+  async sweep(): Promise<{ timedOut: number; stuckRunning: number; stuckPending: number }> {
+    const now = this.clock();
+    const timedOut = await this.failAll(await this.pastTimeout(now), 'job_execution_timeout');
+    const stuckRunning = await this.failAll(await this.deps.jobs.listStale('running', iso(now - this.limits.runningStuckMs), BATCH), 'stuck_or_timeout_failure');
+    const stuckPending = await this.failAll(await this.deps.jobs.listStale('pending', iso(now - this.limits.pendingStuckMs), BATCH), 'stuck_or_timeout_failure');
+    return { timedOut, stuckRunning, stuckPending };
+  }
+
+  start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => {
+      this.ticking ??= this.sweep()
+        .then((swept) => {
+          if (swept.timedOut + swept.stuckRunning + swept.stuckPending > 0) this.deps.logger.info(swept, 'failed stuck and timed-out jobs');
+        }, (error: unknown) => this.deps.logger.warn({ err: error }, 'stuck job sweep failed'))
+        .finally(() => (this.ticking = undefined));
+    }, this.limits.intervalMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.ticking;
+  }
+
+  /** Running builds whose start plus timeout plus grace lies before `now`. */
+  private async pastTimeout(now: number): Promise<JobRecord[]> {
+    const due: JobRecord[] = [];
+    for (let offset = 0; due.length < BATCH; offset += BATCH) {
+      const { items } = await this.deps.jobs.list({ statuses: ['running'], types: ['build'], sort: 'asc' }, { offset, limit: BATCH });
+      const runners = new Map((await this.deps.runners.findByIds(items.flatMap((job) => (job.runner_id === null ? [] : [job.runner_id])))).map((runner) => [runner.id, runner]));
+      for (const job of items) {
+        if (job.started_at === null) continue;
+        const runner = job.runner_id === null ? undefined : runners.get(job.runner_id);
+        const deadline = Date.parse(job.started_at) + jobTimeoutSeconds(job, runner) * 1000 + this.limits.timeoutGraceMs;
+        if (deadline < now) due.push(job);
+      }
+      if (items.length < BATCH) break;
+    }
+    return due;
+  }
+
+  private async failAll(jobs: readonly JobRecord[], reason: string): Promise<number> {
+    let failed = 0;
+    for (const job of jobs) {
+      try {
+        if ((await this.deps.outcomes.fail(job, reason)) === 'failed') failed += 1;
+      } catch (error) {
+        this.deps.logger.warn({ err: error, job: job.id, reason }, 'could not fail a stale job');
+      }
+    }
+    return failed;
+  }
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined)) as Partial<T>;
+}

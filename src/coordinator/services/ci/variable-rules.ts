@@ -1,0 +1,49 @@
+/**
+ * GitLab's model rules for CI variables (HasVariable, Maskable, HasEnvironmentScope), shared by
+ * project, group and pipeline schedule variables. Each check returns `{field: [reasons]}`.
+ */
+import { exceedsLength, tooLongMessage } from '../field-limits.ts';
+
+export const VARIABLE_KEY_MAX = 255;
+/** GitLab documents 10,000 characters as the most a variable's value holds. */
+export const VARIABLE_VALUE_MAX = 10_000;
+export const ENVIRONMENT_SCOPE_MAX = 255;
+
+const KEY_FORMAT = /^[a-zA-Z0-9_]+$/;
+/** Maskable::REGEX: one line, at least 8 characters of the Base64 alphabet plus `@ : . ~`. */
+const MASKABLE_VALUE = /^[a-zA-Z0-9_+=/@:.~-]{8,}$/;
+const ENVIRONMENT_SCOPE_FORMAT = /^[a-zA-Z0-9_/${}. \-*]+$/;
+
+export type FieldErrors = Record<string, string[]>;
+
+function add(errors: FieldErrors, field: string, reason: string): void {
+  (errors[field] ??= []).push(reason);
+}
+
+export function keyErrors(key: string, errors: FieldErrors = {}): FieldErrors {
+  if (key === '') add(errors, 'key', "can't be blank");
+  else if (exceedsLength(key, VARIABLE_KEY_MAX)) add(errors, 'key', tooLongMessage(VARIABLE_KEY_MAX));
+  if (key !== '' && !KEY_FORMAT.test(key)) add(errors, 'key', "can contain only letters, digits and '_'.");
+  return errors;
+}
+
+/** The value's length, and when the variable is masked GitLab's masking rule ("is invalid"). */
+export function valueErrors(value: string, masked: boolean, errors: FieldErrors = {}): FieldErrors {
+  if (exceedsLength(value, VARIABLE_VALUE_MAX)) add(errors, 'value', tooLongMessage(VARIABLE_VALUE_MAX));
+  else if (masked && !MASKABLE_VALUE.test(value)) add(errors, 'value', 'is invalid');
+  return errors;
+}
+
+export function environmentScopeErrors(scope: string, errors: FieldErrors = {}): FieldErrors {
+  if (scope === '') add(errors, 'environment_scope', "can't be blank");
+  else if (exceedsLength(scope, ENVIRONMENT_SCOPE_MAX)) add(errors, 'environment_scope', tooLongMessage(ENVIRONMENT_SCOPE_MAX));
+  else if (!ENVIRONMENT_SCOPE_FORMAT.test(scope)) {
+    add(errors, 'environment_scope', "can contain only letters, digits, '-', '_', '/', '$', '{', '}', '.', '*' and spaces");
+  }
+  return errors;
+}
+
+/** The uniqueness message of CI variables. */
+export function keyTaken(key: string): FieldErrors {
+  return { key: [`(${key}) has already been taken`] };
+}

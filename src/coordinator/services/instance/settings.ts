@@ -1,0 +1,98 @@
+import type { SettingsStore, Visibility } from '../../../storage/types.ts';
+import { parseSettingChanges, type SettingValue } from './settings/parse.ts';
+import { defaultSettingValues, type SchemaSettings } from './settings/schema.ts';
+import { validateSettings } from './settings/validate.ts';
+
+/**
+ * Instance-wide application settings. The stored document holds only what an administrator
+ * changed; reads merge it over the defaults of the schema table (settings/schema.ts).
+ */
+export type ApplicationSettings = Omit<
+  SchemaSettings,
+  | 'default_project_visibility'
+  | 'default_group_visibility'
+  | 'default_snippet_visibility'
+  | 'restricted_visibility_levels'
+  | 'default_branch_protection'
+  | 'enabled_git_access_protocol'
+> & {
+  default_project_visibility: Visibility;
+  default_group_visibility: Visibility;
+  default_snippet_visibility: Visibility;
+  restricted_visibility_levels: Visibility[] | null;
+  default_branch_protection: 0 | 1 | 2;
+  /** null allows both. */
+  enabled_git_access_protocol: 'ssh' | 'http' | null;
+  [key: string]: unknown;
+};
+
+export const DEFAULT_SETTINGS: ApplicationSettings = defaultSettingValues() as ApplicationSettings;
+
+export interface SettingsSnapshot {
+  values: ApplicationSettings;
+  created_at: string;
+  updated_at: string;
+}
+
+/** How long a read may answer from memory: another coordinator's change shows within it (GitLab caches a minute). */
+const SETTINGS_MAX_AGE_MS = 5_000;
+
+export class SettingsService {
+  private cached: { snapshot: SettingsSnapshot; loadedAt: number } | undefined;
+  private readonly maxAgeMs: number;
+  private readonly clock: () => number;
+
+  constructor(
+    private readonly store: SettingsStore,
+    options: { maxAgeMs?: number; clock?: () => number } = {},
+  ) {
+    this.maxAgeMs = options.maxAgeMs ?? SETTINGS_MAX_AGE_MS;
+    this.clock = options.clock ?? Date.now;
+  }
+
+  /** Current settings; kept in memory for a few seconds and refreshed on every write through this service. */
+  async current(): Promise<SettingsSnapshot> {
+    const now = this.clock();
+    if (this.cached && now - this.cached.loadedAt < this.maxAgeMs) return this.cached.snapshot;
+    let row = await this.store.load();
+    if (!row) row = await this.store.save({}, new Date(now).toISOString());
+    const values = { ...defaultSettingValues(), ...row.settings } as ApplicationSettings;
+    const snapshot = { values, created_at: row.created_at, updated_at: row.updated_at };
+    this.cached = { snapshot, loadedAt: now };
+    return snapshot;
+  }
+
+  /** The settings in memory while they are fresh, else undefined (a caller that can answer at once). */
+  peek(): ApplicationSettings | undefined {
+    return this.cached && this.clock() - this.cached.loadedAt < this.maxAgeMs ? this.cached.snapshot.values : undefined;
+  }
+
+  async values(): Promise<ApplicationSettings> {
+    return (await this.current()).values;
+  }
+
+  /** Stores the given changes over the current document. Validation happens before this call. */
+  async update(changes: Record<string, unknown>): Promise<SettingsSnapshot> {
+    const stored = (await this.store.load())?.settings ?? {};
+    await this.store.save({ ...stored, ...changes }, new Date().toISOString());
+    this.cached = undefined;
+    return this.current();
+  }
+
+  /**
+   * Applies a `PUT /application/settings` request: typed per parameter, validated on the
+   * merged result (400 on any problem, nothing stored), then saved.
+   */
+  async change(values: Readonly<Record<string, SettingValue | undefined>>): Promise<SettingsSnapshot> {
+    const changes = parseSettingChanges(values);
+    const stored = (await this.store.load())?.settings ?? {};
+    validateSettings({ changes, stored, merged: { ...defaultSettingValues(), ...stored, ...changes } });
+    return this.update(changes);
+  }
+
+  /** Whether a non-administrator may use this visibility level. */
+  async isVisibilityRestricted(visibility: Visibility): Promise<boolean> {
+    const restricted = (await this.values()).restricted_visibility_levels;
+    return restricted !== null && restricted.includes(visibility);
+  }
+}

@@ -1,0 +1,185 @@
+import type {
+  AccessLevel,
+  CustomAttributesStore,
+  GroupProjectFilter,
+  GroupQueriesStore,
+  NamespaceRecord,
+  NamespacesStore,
+  ProjectOrderColumn,
+  ProjectRecord,
+  Visibility,
+} from '../../../storage/types.ts';
+import type { GroupGroupLinksStore } from '../../../storage/types-projects.ts';
+import type { GroupStatistics, GroupStatisticsSource } from './group-statistics.ts';
+import type { Lookup } from '../access/lookup.ts';
+import { OWNER, type Actor, type Permissions } from '../access/permissions.ts';
+
+export interface GroupListQuery {
+  skipGroups?: number[];
+  allAvailable?: boolean;
+  search?: string;
+  orderBy: 'name' | 'path';
+  sort: 'asc' | 'desc';
+  statistics: boolean;
+  owned: boolean;
+  customAttributes?: Record<string, string>;
+}
+
+export interface GroupProjectsQuery {
+  archived?: boolean;
+  visibility?: Visibility;
+  orderBy: ProjectOrderColumn;
+  sort: 'asc' | 'desc';
+  search?: string;
+  owned: boolean;
+  starred: boolean;
+}
+
+export interface Page {
+  offset: number;
+  limit: number;
+}
+
+/** A group in a listing; its storage figures when an administrator asked for them. */
+export interface GroupListItem {
+  group: NamespaceRecord;
+  statistics?: GroupStatistics;
+}
+
+/** A group this group is shared with, as its details list it. */
+export interface GroupShareView {
+  group: NamespaceRecord;
+  groupAccess: AccessLevel;
+  expiresAt: string | null;
+}
+
+/** Group details: the group, the projects it holds and those shared with it (readable ones), its shares. */
+export interface GroupDetails {
+  group: NamespaceRecord;
+  projects: ProjectRecord[];
+  sharedProjects: ProjectRecord[];
+  sharedWithGroups: GroupShareView[];
+}
+
+export interface GroupsServiceDeps {
+  groupQueries: Pick<GroupQueriesStore, 'listGroups' | 'listGroupProjects' | 'groupIdsWithMemberLevel'>;
+  customAttributes: Pick<CustomAttributesStore, 'subjectIdsMatching'>;
+  groupLinks: Pick<GroupGroupLinksStore, 'listForSharedGroups'>;
+  namespaces: Pick<NamespacesStore, 'findByIds'>;
+  lookup: Pick<Lookup, 'readableGroup'>;
+  permissions: Pick<Permissions, 'groupVisibilityScope' | 'isAdministrator' | 'canReadProject' | 'ownsNamespace' | 'readableGroupIds'>;
+  statistics: GroupStatisticsSource;
+}
+
+/** Reading groups: listings, subgroups, details and the projects of a group. */
+export class GroupsService {
+  constructor(private readonly deps: GroupsServiceDeps) {}
+
+  /** `GET /groups`. */
+  list(actor: Actor, query: GroupListQuery, page: Page): Promise<{ items: GroupListItem[]; total: number }> {
+    return this.listUnder(undefined, actor, query, page);
+  }
+
+  /** `GET /groups/:id/subgroups`: the readable group's direct subgroups the caller may see. */
+  async subgroups(ref: string, actor: Actor, query: GroupListQuery, page: Page): Promise<{ items: GroupListItem[]; total: number }> {
+    return this.listUnder(await this.readable(ref, actor), actor, query, page);
+  }
+
+  /** A group the caller can read (id or full path), else 404 Group Not Found. */
+  readable(ref: string | number, actor: Actor): Promise<NamespaceRecord> {
+    return this.deps.lookup.readableGroup(ref, actor);
+  }
+
+  /** `GET /groups/:id`. */
+  async get(ref: string, actor: Actor): Promise<GroupDetails> {
+    return this.details(await this.readable(ref, actor), actor);
+  }
+
+  /** Group details: the group with the projects it holds and those shared with it that the caller can read. */
+  async details(group: NamespaceRecord, actor: Actor): Promise<GroupDetails> {
+    const order = { orderBy: 'created_at', sort: 'desc' } as const;
+    return {
+      group,
+      projects: await this.readableProjects(actor, { groupId: group.id, include: 'owned', ...order }),
+      sharedProjects: await this.readableProjects(actor, { groupId: group.id, include: 'shared', ...order }),
+      sharedWithGroups: await this.sharedWith(group, actor),
+    };
+  }
+
+  /** `GET /groups/:id/projects`: projects in the group or shared with it, visible to the caller. */
+  async projects(ref: string, actor: Actor, query: GroupProjectsQuery, page: Page): Promise<{ items: ProjectRecord[]; total: number }> {
+    const group = await this.readable(ref, actor);
+    if ((query.starred || query.owned) && !actor) return { items: [], total: 0 };
+    let projects = await this.readableProjects(actor, {
+      groupId: group.id,
+      include: 'both',
+      archived: query.archived,
+      visibility: query.visibility,
+      search: query.search,
+      starredBy: query.starred && actor ? actor.id : undefined,
+      orderBy: query.orderBy,
+      sort: query.sort,
+    });
+    if (query.owned) projects = await this.ownedBy(projects, actor);
+    return { items: projects.slice(page.offset, page.offset + page.limit), total: projects.length };
+  }
+
+  private async listUnder(parent: NamespaceRecord | undefined, actor: Actor, query: GroupListQuery, page: Page): Promise<{ items: GroupListItem[]; total: number }> {
+    const { permissions, groupQueries, customAttributes } = this.deps;
+    let onlyIds: number[] | undefined;
+    let scope = await permissions.groupVisibilityScope(actor, { includeVisible: query.allAvailable !== false });
+    if (query.owned) {
+      // Owned groups are shown whatever their visibility: their owner can read them.
+      onlyIds = actor ? await groupQueries.groupIdsWithMemberLevel(actor.id, OWNER) : [];
+      scope = null;
+    }
+    const administrator = permissions.isAdministrator(actor);
+    if (query.customAttributes && administrator) {
+      const matching = await customAttributes.subjectIdsMatching('group', query.customAttributes);
+      onlyIds = onlyIds === undefined ? matching : onlyIds.filter((id) => matching.includes(id));
+    }
+    const filter = { scope, parentId: parent?.id, onlyIds, skipIds: query.skipGroups, search: query.search, orderBy: query.orderBy, sort: query.sort };
+    const { items, total } = await groupQueries.listGroups(filter, page);
+    if (!(query.statistics && administrator)) return { items: items.map((group) => ({ group })), total };
+    const sizes = await this.deps.statistics.forGroups(items.map((group) => group.id));
+    return { items: items.map((group) => ({ group, statistics: sizes.get(group.id) })), total };
+  }
+
+  /** The `shared_with_groups` of a group's details: the invited groups the caller can read. */
+  private async sharedWith(group: NamespaceRecord, actor: Actor): Promise<GroupShareView[]> {
+    const { groupLinks, namespaces, permissions } = this.deps;
+    const links = await groupLinks.listForSharedGroups([group.id]);
+    const invitedGroups = await namespaces.findByIds(links.map((link) => link.shared_with_group_id));
+    const readable = await permissions.readableGroupIds(invitedGroups, actor);
+    const groups = new Map(invitedGroups.map((invited) => [invited.id, invited]));
+    return links.flatMap((link) => {
+      const invited = groups.get(link.shared_with_group_id);
+      if (!invited || !readable.has(invited.id)) return [];
+      return [{ group: invited, groupAccess: link.group_access, expiresAt: link.expires_at }];
+    });
+  }
+
+  private async readableProjects(actor: Actor, filter: GroupProjectFilter): Promise<ProjectRecord[]> {
+    const candidates = await this.deps.groupQueries.listGroupProjects(filter);
+    const readable: ProjectRecord[] = [];
+    for (const project of candidates) {
+      if (await this.deps.permissions.canReadProject(project, actor)) readable.push(project);
+    }
+    return readable;
+  }
+
+  /** Projects whose namespace the caller owns (personal namespace, or owner of the group or an ancestor). */
+  private async ownedBy(projects: ProjectRecord[], actor: Actor): Promise<ProjectRecord[]> {
+    const owned = new Map<number, boolean>();
+    const out: ProjectRecord[] = [];
+    for (const project of projects) {
+      let owns = owned.get(project.namespace_id);
+      if (owns === undefined) {
+        owns = await this.deps.permissions.ownsNamespace(project.namespace_id, actor);
+        owned.set(project.namespace_id, owns);
+      }
+      if (owns) out.push(project);
+    }
+    return out;
+  }
+}

@@ -25,15 +25,14 @@ async function serveOnce(args: string[], env: Record<string, string>, port: numb
   let stdout = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  let version: unknown;
-  for (let attempt = 0; attempt < 100 && version === undefined; attempt++) {
-    try {
-      const response = await fetch(`http://127.0.0.1:${port}/api/v4/version`, { headers: { 'PRIVATE-TOKEN': token } });
-      version = await response.json();
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+  // serve prints where it listens once it does; a loaded machine may take a while to get there.
+  const deadline = Date.now() + 60_000;
+  while (!stdout.includes('Listening on ')) {
+    assert.ok(Date.now() < deadline, `coordinator serve did not listen within 60 s; stdout: ${stdout}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
+  const response = await fetch(`http://127.0.0.1:${port}/api/v4/version`, { headers: { 'PRIVATE-TOKEN': token } });
+  const version: unknown = await response.json();
   child.kill('SIGTERM');
   return { stdout, version, code: await exited };
 }
@@ -73,11 +72,12 @@ describe('coordinator serve', () => {
         });
         child.on('exit', () => reject(new Error(`serve exited before printing a token: ${stdout}`)));
       });
-      let status = 0;
-      for (let attempt = 0; attempt < 100 && status !== 200; attempt++) {
-        status = await fetch(`http://127.0.0.1:${port}/api/v4/user`, { headers: { 'PRIVATE-TOKEN': token } }).then((response) => response.status, () => 0);
-        if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
+      const deadline = Date.now() + 60_000;
+      while (!stdout.includes('Listening on ')) {
+        assert.ok(Date.now() < deadline, `coordinator serve did not listen within 60 s; stdout: ${stdout}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
       }
+      const { status } = await fetch(`http://127.0.0.1:${port}/api/v4/user`, { headers: { 'PRIVATE-TOKEN': token } });
       assert.equal(status, 200, 'the printed token signs root in');
       child.kill('SIGTERM');
       assert.equal(await exited, 0);

@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
+import { silentLogger } from '../../../src/shared/logger.ts';
+import { openDiff } from '../../../src/storage/git/diff.ts';
+import { DIFF_LIMITS, type DiffLimits } from '../../../src/storage/git/diff-limits.ts';
+import { DiffLimiter } from '../../../src/storage/git/diff-limiter.ts';
 import { PatchScanner, RawSectionReader, type RawDiffEntry, type ScannedPatch } from '../../../src/storage/git/diff-output.ts';
+import type { RepositoryAccess } from '../../../src/storage/git/reader.ts';
+import { GitWorkQueue } from '../../../src/storage/git/work-queue.ts';
+import { ANN, git, gitFixture, importCommits, type GitFixture } from './fixture.ts';
 
 const ZERO = '0'.repeat(7);
 const LONG = `+${'long line '.repeat(4000)}\n`;
@@ -100,3 +107,85 @@ describe('git diff output readers', () => {
   });
 });
 
+describe('GitLab diff limits per file', () => {
+  const entry: RawDiffEntry = { oldMode: '100644', newMode: '100644', status: 'M', oldPath: 'f', newPath: 'f' };
+  const patch = (lines: number, bytesPerLine = 2): ScannedPatch => {
+    const body = Buffer.from(`@@ -1 +1,${lines} @@\n${'+\n'.padEnd(bytesPerLine, 'x').repeat(lines)}`);
+    return { body, patchBytes: body.length, contentLines: lines, contentBytes: lines * bytesPerLine };
+  };
+  const limits: DiffLimits = { ...DIFF_LIMITS, maxFiles: 4, maxLines: 100, maxBytes: 1000, safeMaxFiles: 2, safeMaxLines: 10, safeMaxBytes: 100, maxPatchBytes: 300, collapseBytes: 30 };
+  const flags = (file: ReturnType<DiffLimiter['admit']>) => (file === null ? 'overflow' : file.too_large ? 'too_large' : file.collapsed ? 'collapsed' : 'shown');
+
+  it('expanded: cut only at the patch limit, stop at the totals', () => {
+    const limiter = new DiffLimiter(limits, { expanded: true, files: 9 });
+    assert.deepEqual([patch(40), patch(200), patch(40), patch(20)].map((one) => flags(limiter.admit(entry, one))), ['shown', 'too_large', 'shown', 'overflow']);
+    const lines = new DiffLimiter(limits, { expanded: true, files: 9 });
+    assert.deepEqual([patch(60), patch(40)].map((one) => flags(lines.admit(entry, one))), ['shown', 'overflow']);
+  });
+
+  it('not expanded: collapse past the safe totals and over the collapse size, unless the diff has one file', () => {
+    const limiter = new DiffLimiter(limits, { expanded: false, files: 9 });
+    assert.deepEqual([patch(3), patch(12), patch(3, 12), patch(1)].map((one) => flags(limiter.admit(entry, one))), ['shown', 'collapsed', 'collapsed', 'collapsed']);
+    const alone = new DiffLimiter(limits, { expanded: false, files: 1 });
+    const file = alone.admit(entry, patch(5, 8));
+    assert.deepEqual([flags(file), file?.diff.length], ['shown', 54]);
+    assert.equal(flags(new DiffLimiter(limits, { expanded: false, files: 2 }).admit(entry, patch(5, 8))), 'collapsed');
+    const many = new DiffLimiter({ ...limits, safeMaxFiles: 9 }, { expanded: false, files: 9 });
+    assert.deepEqual([patch(1), patch(1), patch(1), patch(1), patch(1)].map((one) => flags(many.admit(entry, one))), ['shown', 'shown', 'shown', 'shown', 'overflow']);
+  });
+});
+
+describe('a diff read from git under limits', () => {
+  let fixture: GitFixture;
+  let gitDir: string;
+  let work: GitWorkQueue;
+  let access: RepositoryAccess;
+  let from: string;
+  let to: string;
+
+  before(async () => {
+    fixture = await gitFixture();
+    await fixture.manager.create(1, { initializeWithReadme: false, defaultBranch: 'main', projectName: 'Limits', author: ANN });
+    gitDir = fixture.manager.open(1).path;
+    const files = (content: (index: number) => string) => Object.fromEntries(Array.from({ length: 4 }, (_, index) => [`f${index}.txt`, content(index)]));
+    await importCommits(gitDir, 'main', [
+      { message: 'Small\n', time: 1_700_000_000, files: files((index) => `${index}\n`) },
+      { message: 'Large\n', time: 1_700_000_100, files: files((index) => `${index}\n${'+'.repeat(99)}\n`.repeat(1000)) },
+    ]);
+    [from, to] = (await git(gitDir, ['rev-parse', 'main~1', 'main'])).trim().split('\n') as [string, string];
+    work = new GitWorkQueue({ slots: 1 });
+    access = { gitDir, work, logger: silentLogger(), pool: null as unknown as RepositoryAccess['pool'] };
+  });
+
+  after(async () => fixture.cleanup());
+
+  const read = async (limits: DiffLimits) => {
+    const diffs = await openDiff(access, from, to, { expanded: true, slot: await work.acquire({ key: 'test' }), limits });
+    const files: string[] = [];
+    for await (const file of diffs) files.push(`${file.new_path}${file.too_large ? ' too large' : ''}`);
+    return { files, overflow: diffs.overflow };
+  };
+
+  it('stops reading git past the byte ceiling, as an overflow, and frees its slot', async () => {
+    // Each file's patch is about 100 KB; every one is read through, none is kept.
+    const tight = { ...DIFF_LIMITS, maxPatchBytes: 1000, maxScannedBytes: 250_000 };
+    assert.deepEqual(await read(tight), { files: ['f0.txt too large', 'f1.txt too large'], overflow: true });
+    await waitForIdle(work);
+    assert.deepEqual(await read({ ...tight, maxScannedBytes: DIFF_LIMITS.maxScannedBytes }), { files: ['f0.txt too large', 'f1.txt too large', 'f2.txt too large', 'f3.txt too large'], overflow: false });
+  });
+
+  it('frees its slot when closed unread', async () => {
+    const diffs = await openDiff(access, from, to, { expanded: true, slot: await work.acquire({ key: 'test' }) });
+    assert.equal(work.running, 1);
+    diffs.close();
+    await waitForIdle(work);
+  });
+});
+
+/** Waits (bounded) for every slot to be released: git has gone. */
+async function waitForIdle(work: GitWorkQueue): Promise<void> {
+  for (let attempt = 0; work.running > 0; attempt += 1) {
+    if (attempt > 200) throw new Error(`a slot is still held after 10 s (${work.running} running)`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -1,4 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Readable } from 'node:stream';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import { missingParam } from '../../../shared/errors.ts';
@@ -6,6 +7,7 @@ import type { CommitCommentLineType } from '../../../storage/types-commit-commen
 import { abortOnDisconnect } from '../../http/abort.ts';
 import { requireActor } from '../../http/auth.ts';
 import { Param } from '../../http/gitlab-params.ts';
+import { jsonArray } from '../../http/json-stream.ts';
 import { PAGINATION, pageOf, setPaginationHeaders } from '../../http/pagination.ts';
 import { serializeCommit, serializeCommitComment, serializeCommitDetail, serializeCommitWithStats, serializeDiff, type CommitUrlBase } from '../../http/serializers/repository/commits.ts';
 import type { ReadableRepository } from '../../services/repository/access.ts';
@@ -104,7 +106,7 @@ export function repositoryCommitsRoutes({ commits, commitComments }: Coordinator
       const page = pageOf(request.query);
       const { items, total } = await commits.diff(request.params.id, request.actor, request.params.sha, { offset: page.offset, limit: page.perPage }, repositoryClient(request, reply));
       setPaginationHeaders(request, reply, externalUrl, page, { total });
-      return items.map(serializeDiff);
+      return reply.type('application/json').send(Readable.from(jsonArray(items, serializeDiff), { objectMode: false }));
     });
 
     api.get(`${base}/:sha/refs`, { schema: { summary: 'List the branches and tags containing a commit', tags, params: CommitPath, querystring: RefsQuery } }, async (request, reply) => {

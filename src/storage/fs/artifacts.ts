@@ -4,7 +4,7 @@ import { mkdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { ArtifactTooLargeError, type ArtifactLocation, type ArtifactStore, type ByteRange, type StoredArtifactFile, type ZipMember } from '../types-blobs.ts';
+import { ArtifactTooLargeError, type ArtifactLocation, type ArtifactStore, type ByteRange, type StoredArtifactFile, type ZipIndexLimits, type ZipMember, type ZipMemberLocation } from '../types-blobs.ts';
 import { isMissingFile, syncDirectory } from './durable.ts';
 import { listZipMembers, openZipMember } from './zip-members.ts';
 
@@ -74,12 +74,12 @@ export class FileArtifactStore implements ArtifactStore {
     await removeEmptyDirectories(this.dataDir, path);
   }
 
-  listZipMembers(path: string): Promise<ZipMember[]> {
-    return listZipMembers(this.resolve(path));
+  listZipMembers(path: string, options: { limits: ZipIndexLimits; signal?: AbortSignal }): Promise<ZipMember[]> {
+    return listZipMembers(this.resolve(path), options);
   }
 
-  openZipMember(path: string, memberPath: string): Promise<{ stream: Readable; size: number } | undefined> {
-    return openZipMember(this.resolve(path), memberPath);
+  openZipMember(path: string, location: ZipMemberLocation, options?: { signal?: AbortSignal }): Promise<{ stream: Readable; size: number }> {
+    return openZipMember(this.resolve(path), location, options);
   }
 
   /** Only paths this store hands out resolve; anything else is a programming error. */

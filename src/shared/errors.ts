@@ -15,6 +15,7 @@ export const ERROR_CATALOGUE = {
   GANTRY_E_MEDIA_TYPE_UNSUPPORTED: 'The body is of a content type the route does not read.',
   GANTRY_E_ROUTE_NOT_FOUND: 'No route answers this method and path.',
   GANTRY_E_CLIENT_GONE: 'The client went away before its answer was ready; the work was stopped.',
+  GANTRY_E_SHUTTING_DOWN: 'The coordinator is closing: work still running for the request was stopped.',
 
   // Who is asking
   GANTRY_E_AUTHENTICATION_REQUIRED: 'The request needs a signed-in caller and has no credential.',

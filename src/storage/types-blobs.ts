@@ -103,9 +103,9 @@ export interface ArtifactStore {
    * Streams `source` into the file for `location` (through a temporary file, renamed when
    * complete and flushed, so a reader never sees a partial file), counting bytes and
    * computing the SHA-256 on the way. Past `maxBytes` it stops reading, removes what it
-   * wrote and throws ArtifactTooLargeError.
+   * wrote and throws ArtifactTooLargeError; when `signal` aborts, the same with its reason.
    */
-  write(location: ArtifactLocation, source: Readable, options: { maxBytes: number }): Promise<StoredArtifactFile>;
+  write(location: ArtifactLocation, source: Readable, options: { maxBytes: number; signal?: AbortSignal }): Promise<StoredArtifactFile>;
   /** The file's bytes (of `range`); undefined when it does not exist. */
   read(path: string, range?: ByteRange): Promise<{ stream: Readable; size: number } | undefined>;
   /** Removes the file and its job directory when empty; a missing file is fine. */

@@ -3,7 +3,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import { missingParam } from '../../shared/errors.ts';
 import type { CommitCommentLineType } from '../../storage/types-commit-comments.ts';
-import { abortOnDisconnect } from '../http/abort.ts';
+import { requestSignal } from '../http/request-lifetimes.ts';
 import { requireActor } from '../http/auth.ts';
 import { Param } from '../http/gitlab-params.ts';
 import { PAGINATION, pageOf, setPaginationHeaders } from '../http/pagination.ts';
@@ -80,7 +80,7 @@ export function repositoryCommitsRoutes({ commits, commitComments }: Coordinator
         startBranch: body.start_branch || undefined,
         authorName: body.author_name || undefined,
         authorEmail: body.author_email || undefined,
-        signal: abortOnDisconnect(reply),
+        signal: requestSignal(reply),
       };
       const { target, commit, detail } = await commits.create(request.params.id, actor, write, body.stats ?? true);
       return reply.code(201).send(serializeCommitDetail(commit, detail, urls(target)));

@@ -74,6 +74,7 @@ export const ERROR_ANSWERS: { readonly [C in ErrorCode]: ErrorAnswer } = {
   GANTRY_E_MEDIA_TYPE_UNSUPPORTED: statusLine(415, 'Unsupported Media Type'),
   GANTRY_E_ROUTE_NOT_FOUND: { status: 404, body: () => ({ error: '404 Not Found' }) },
   GANTRY_E_CLIENT_GONE: statusLine(499, 'Client Closed Request'),
+  GANTRY_E_SHUTTING_DOWN: statusLine(503, 'Service Unavailable'),
 
   GANTRY_E_AUTHENTICATION_REQUIRED: statusLine(401, 'Unauthorized'),
   GANTRY_E_CREDENTIALS_INVALID: statusLine(401, 'Unauthorized'),

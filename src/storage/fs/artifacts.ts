@@ -24,7 +24,7 @@ const STORED_PATH = /^artifacts\/[1-9]\d*\/[1-9]\d*\/[^/\\\0.][^/\\\0]*$/;
 export class FileArtifactStore implements ArtifactStore {
   constructor(private readonly dataDir: string) {}
 
-  async write(location: ArtifactLocation, source: Readable, options: { maxBytes: number }): Promise<StoredArtifactFile> {
+  async write(location: ArtifactLocation, source: Readable, options: { maxBytes: number; signal?: AbortSignal }): Promise<StoredArtifactFile> {
     const relative = storedPath(location);
     const target = join(this.dataDir, relative);
     const directory = join(this.dataDir, posix.dirname(relative));
@@ -43,12 +43,12 @@ export class FileArtifactStore implements ArtifactStore {
       },
     });
     try {
-      await pipeline(source, meter, createWriteStream(temporary, { flags: 'wx', flush: true, highWaterMark: WRITE_BATCH }));
+      await pipeline(source, meter, createWriteStream(temporary, { flags: 'wx', flush: true, highWaterMark: WRITE_BATCH }), { signal: options.signal });
       await rename(temporary, target);
     } catch (error) {
       await rm(temporary, { force: true });
       await removeEmptyDirectories(this.dataDir, relative);
-      throw error;
+      throw options.signal?.aborted ? (options.signal.reason as unknown) : error;
     }
     await syncDirectory(directory);
     return { path: relative, size, sha256: hash.digest('hex') };

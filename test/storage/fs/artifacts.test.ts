@@ -183,6 +183,33 @@ describe('Artifact files', () => {
     await assert.rejects(store.listZipMembers(path, { limits: roomy, signal: stopped.signal }), /client gone/);
   });
 
+  it('stops a walk of the central directory when its signal aborts midway, and gives the event loop turns meanwhile', async () => {
+    const path = 'artifacts/9/9/artifacts.zip';
+    await mkdir(join(dataDir, 'artifacts/9/9'), { recursive: true });
+    await zipWith(join(dataDir, path), (zip) => {
+      for (let index = 0; index < 5000; index += 1) zip.addBuffer(Buffer.from('x'), `d/${index}.txt`);
+    });
+    // Turns of the event loop, counted by an immediate that schedules itself again.
+    let turns = 0;
+    let counting = true;
+    const count = () => {
+      turns += 1;
+      if (counting) setImmediate(count);
+    };
+    setImmediate(count);
+    try {
+      assert.equal((await store.listZipMembers(path, { limits: DEFAULT_ZIP_INDEX_LIMITS })).length, 5000);
+    } finally {
+      counting = false;
+    }
+    // 10,000 reads answered from the window: a turn every 64 of them.
+    assert.ok(turns > 100, `the event loop turned ${turns} times during the walk`);
+    const leaving = new AbortController();
+    const walking = store.listZipMembers(path, { limits: DEFAULT_ZIP_INDEX_LIMITS, signal: leaving.signal });
+    setImmediate(() => leaving.abort(new Error('client gone')));
+    await assert.rejects(walking, /client gone/);
+  });
+
   it('destroys a member stream when its signal aborts', async () => {
     const path = 'artifacts/9/8/artifacts.zip';
     await mkdir(join(dataDir, 'artifacts/9/8'), { recursive: true });

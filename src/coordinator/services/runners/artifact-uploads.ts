@@ -98,7 +98,8 @@ export class ArtifactUploads {
    * Streams `body` to the artifact store and records it. A job keeps its first upload of a
    * type, as GitLab 13.x's Ci::JobArtifacts::CreateService does: the same bytes again (a runner
    * retrying after a lost answer) succeed without change, other bytes are refused (400).
-   * Past the limit: 413. Nothing of a refused upload is kept.
+   * Past the limit: 413. Nothing of a refused upload is kept, nor of one whose `signal`
+   * aborted (the runner went away, the coordinator is closing) while it was written or indexed.
    */
   async store(target: UploadTarget, options: UploadOptions, file: { fileName: string; body: Readable }, signal?: AbortSignal): Promise<JobArtifactRecord> {
     const { job, maxBytes } = target;
@@ -106,7 +107,7 @@ export class ArtifactUploads {
     const location = { projectId: job.project_id, jobId: job.id, fileName: `${fileType}-${randomBytes(6).toString('hex')}${EXTENSIONS[fileFormat]}` };
     let stored;
     try {
-      stored = await this.deps.artifactFiles.write(location, file.body, { maxBytes });
+      stored = await this.deps.artifactFiles.write(location, file.body, { maxBytes, signal });
     } catch (error) {
       if (error instanceof ArtifactTooLargeError) throw new GantryError('GANTRY_E_BODY_TOO_LARGE', `the artifact is over max_artifacts_size (${maxBytes + 1} bytes)`);
       throw error;

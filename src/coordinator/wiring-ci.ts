@@ -63,6 +63,13 @@ export function ciBlobStores(context: Pick<CoordinatorContext, 'dialect' | 'stor
   return { traces, artifactFiles: new FileArtifactStore(context.config.dataDir) };
 }
 
+function archiveLimits(given: Partial<ZipIndexLimits> = {}): ZipIndexLimits {
+  return {
+    maxMembers: given.maxMembers ?? DEFAULT_ZIP_INDEX_LIMITS.maxMembers,
+    maxDirectoryBytes: given.maxDirectoryBytes ?? DEFAULT_ZIP_INDEX_LIMITS.maxDirectoryBytes,
+  };
+}
+
 /** The CI area's services (pipelines, jobs, statuses, settings), each with its narrow dependencies. */
 export function buildCiServices(context: CoordinatorContext, options: CiRuntimeOptions = {}) {
   const { stores, lookup, permissions, repositories, logger } = context;
@@ -79,7 +86,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
   });
   const blobs = ciBlobStores(context);
   const archiveMembers = new ArchiveMembers({
-    jobArtifacts: stores.jobArtifacts, artifactFiles: blobs.artifactFiles, limits: { ...DEFAULT_ZIP_INDEX_LIMITS, ...options.archiveMemberLimits }, logger,
+    jobArtifacts: stores.jobArtifacts, artifactFiles: blobs.artifactFiles, limits: archiveLimits(options.archiveMemberLimits), logger,
   });
   const pipelineCreation = new PipelineCreation({
     repositories,

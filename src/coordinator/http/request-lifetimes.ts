@@ -5,7 +5,7 @@ import { GantryError } from '../../shared/errors.ts';
 declare module 'fastify' {
   interface FastifyReply {
     /** The coordinator's RequestLifetimes (see requestSignal). */
-    readonly lifetimes: RequestLifetimes;
+    readonly gantryLifetimes: RequestLifetimes;
   }
 }
 
@@ -90,7 +90,7 @@ function shuttingDown(): GantryError {
  * complete, or when the coordinator closes. Pass it down to storage (git, archives, uploads).
  */
 export function requestSignal(reply: FastifyReply): AbortSignal {
-  return reply.lifetimes.signalOf(reply);
+  return reply.gantryLifetimes.signalOf(reply);
 }
 
 /**
@@ -100,7 +100,7 @@ export function requestSignal(reply: FastifyReply): AbortSignal {
  */
 export function installRequestLifetimes(instance: FastifyInstance, graceMs: number): RequestLifetimes {
   const lifetimes = new RequestLifetimes();
-  instance.decorateReply('lifetimes', { getter: () => lifetimes });
+  instance.decorateReply('gantryLifetimes', { getter: () => lifetimes });
   instance.addHook('onSend', (_request, reply, payload, done) => {
     if (isStream(payload)) lifetimes.track(reply.raw);
     done(null, payload);

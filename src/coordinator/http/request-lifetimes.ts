@@ -42,6 +42,8 @@ export class RequestLifetimes {
     const known = this.tracked.get(response);
     if (known) return known;
     const entry: Tracked = { controller: new AbortController(), response };
+    // Answered already (and its close event may be past): nothing left to stop.
+    if (response.writableFinished) return entry;
     if (this.closing) {
       entry.controller.abort(shuttingDown());
     } else if (response.socket?.destroyed === true) {

@@ -18,7 +18,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import { comparisonJson } from '../src/coordinator/http/serializers/repository.ts';
+import { comparisonJson } from '../src/coordinator/http/serializers/repository/repository.ts';
 import { silentLogger } from '../src/shared/logger.ts';
 import { createRepositoryManager } from '../src/storage/git/index.ts';
 import { GIT_ENV, startBenchCoordinator } from './support/coordinator.ts';

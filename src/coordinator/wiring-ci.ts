@@ -1,3 +1,4 @@
+import { CompileSandbox, type CompileSandboxOptions } from '../ci-sandbox/index.ts';
 import { FileArtifactStore } from '../storage/fs/artifacts.ts';
 import { FileTraceStore } from '../storage/fs/traces.ts';
 import type { ArtifactStore, TraceStore } from '../storage/types-blobs.ts';
@@ -42,6 +43,11 @@ export interface CiRuntimeOptions {
   runnerJobs?: RunnerJobOptions;
   /** How often a sweep of expired artifacts is queued (default 7 minutes, GitLab's ExpireBuildArtifactsWorker). */
   artifactExpiryIntervalMs?: number;
+  /**
+   * Where CI files compile (pipeline creation, lint): worker threads, their number, and the
+   * limits of each compile, among them the compute-time deadline and the heap ceiling.
+   */
+  compile?: CompileSandboxOptions;
 }
 
 /** Where job traces and artifact files live. */
@@ -75,7 +81,10 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
     },
   });
   const blobs = ciBlobStores(context);
+  const compileSandbox = new CompileSandbox(options.compile);
   const pipelineCreation = new PipelineCreation({
+    compile: compileSandbox.compile,
+    limits: options.compile?.limits,
     repositories,
     lookup,
     permissions,
@@ -180,6 +189,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
       await runnerJobs.staleJobs.stop();
       await schedulePipelines.stop();
       await taskWorker.stop(5_000);
+      await compileSandbox.close();
     },
   };
   return {

@@ -1,3 +1,4 @@
+import { CompileSandbox, type CompileSandboxOptions } from '../ci-sandbox/index.ts';
 import { FileArtifactStore } from '../storage/fs/artifacts.ts';
 import { FileTraceStore } from '../storage/fs/traces.ts';
 import { DEFAULT_ZIP_INDEX_LIMITS, type ArtifactStore, type TraceStore, type ZipIndexLimits } from '../storage/types-blobs.ts';
@@ -46,6 +47,11 @@ export interface CiRuntimeOptions {
   artifactExpiryIntervalMs?: number;
   /** Members and central directory bytes an artifacts archive may have (default 200,000 and 64 MiB); larger uploads are refused (413). */
   archiveMemberLimits?: Partial<ZipIndexLimits>;
+  /**
+   * Where CI files compile (pipeline creation, lint): worker threads, their number, and the
+   * limits of each compile, among them the compute-time deadline and the heap ceiling.
+   */
+  compile?: CompileSandboxOptions;
 }
 
 /** Where job traces and artifact files live. */
@@ -89,7 +95,10 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
   const archiveMembers = new ArchiveMembers({
     jobArtifacts: stores.jobArtifacts, artifactFiles: blobs.artifactFiles, limits: archiveLimits(options.archiveMemberLimits), logger,
   });
+  const compileSandbox = new CompileSandbox(options.compile);
   const pipelineCreation = new PipelineCreation({
+    compile: compileSandbox.compile,
+    limits: options.compile?.limits,
     repositories,
     lookup,
     permissions,
@@ -195,6 +204,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
       await runnerJobs.staleJobs.stop();
       await schedulePipelines.stop();
       await taskWorker.stop(5_000);
+      await compileSandbox.close();
     },
   };
   return {

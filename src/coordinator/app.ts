@@ -13,11 +13,15 @@ import { openDatabase } from '../storage/sql/database.ts';
 import { migrateToLatest } from '../storage/sql/migrate.ts';
 import { createSqlStores } from '../storage/sql/stores/index.ts';
 import { openJobQueueSignal } from '../storage/sql/queue-signal.ts';
+import { SqlMonitoringStore } from '../storage/sql/stores/monitoring.ts';
 import { registerApi } from './api/index.ts';
 import { coordinatorUrl, recordMountPrefix } from './http/mount-path.ts';
 import type { CoordinatorOptions } from './options.ts';
 import { buildProjectsService, buildServices } from './wiring.ts';
 import { buildCiServices, type CiServices } from './wiring-ci.ts';
+import { buildMonitoring, type Monitoring } from './wiring-monitoring.ts';
+import { DEFAULT_MONITORING_IP_WHITELIST, MonitoringAllowList } from './http/monitoring/allow-list.ts';
+import { registerMonitoringRoutes } from './http/monitoring/routes.ts';
 import type { CoordinatorContext } from './context.ts';
 import { Authenticator } from './http/auth.ts';
 import { assignRouteBodyLimit, closeOnUnreadBodies, DEFAULT_BODY_LIMITS, guardAnonymousBodies, type BodyLimits } from './http/body-limits.ts';
@@ -75,6 +79,8 @@ interface CoordinatorCore {
   /** The CI services, whose background work (task worker, schedules) runs from open to close. */
   ci: CiServices;
   jobRequestLongPollSeconds: number | undefined;
+  /** Health checks, metrics and the allow-list of their endpoints. */
+  monitoring: Monitoring;
   close(): Promise<void>;
 }
 
@@ -120,6 +126,7 @@ export const gantryPlugin: FastifyPluginAsync<GantryPluginOptions> = async (inst
 };
 
 async function openCoordinator(options: CoordinatorOptions, logger: Logger): Promise<CoordinatorCore> {
+  const monitoringAllowList = MonitoringAllowList.parse(options.monitoringIpWhitelist ?? DEFAULT_MONITORING_IP_WHITELIST);
   const dataDir = path.resolve(options.dataDir ?? './data');
   const databaseUrl = options.databaseUrl ?? path.join(dataDir, 'gantry.sqlite3');
   if (!/^postgres(ql)?:\/\//.test(databaseUrl) && databaseUrl !== ':memory:') mkdirSync(path.dirname(databaseUrl), { recursive: true });
@@ -161,7 +168,9 @@ async function openCoordinator(options: CoordinatorOptions, logger: Logger): Pro
   const expirySweeper = new ExpirySweeper(stores.members, stores.projectGroupLinks, stores.groupGroupLinks, logger);
   await expirySweeper.sweep();
   expirySweeper.start();
-  const ci = buildCiServices(context, options.ci);
+  const monitoring = buildMonitoring(context, new SqlMonitoringStore(database.db), monitoringAllowList);
+  const ci = buildCiServices(context, options.ci, monitoring.countBlobs);
+  monitoring.attachCi(ci);
   ci.ciRuntime.start();
 
   return {
@@ -177,6 +186,7 @@ async function openCoordinator(options: CoordinatorOptions, logger: Logger): Pro
     requestArrived: database.requestArrived,
     ci,
     jobRequestLongPollSeconds: options.jobRequestLongPollSeconds,
+    monitoring,
     async close() {
       expirySweeper.stop();
       await ci.ciRuntime.stop();
@@ -197,6 +207,10 @@ async function mountCoordinator(instance: FastifyInstance, core: CoordinatorCore
   instance.addHook('onClose', () => core.close());
   instance.addHook('onRequest', (request, _reply, done) => {
     core.requestArrived(request.raw.socket instanceof Socket);
+    done();
+  });
+  instance.addHook('onResponse', (request, reply, done) => {
+    core.monitoring.metrics.recordResponse(request, reply);
     done();
   });
   instance.addHook('onRoute', (route) => {
@@ -290,6 +304,7 @@ async function mountCoordinator(instance: FastifyInstance, core: CoordinatorCore
     },
     { prefix: '/api/v4' },
   );
+  registerMonitoringRoutes(instance, core.monitoring.routes);
   await registerGitHttp(instance, context, {
     personalTokens: authenticator,
     branchRules: context.protectedBranches,

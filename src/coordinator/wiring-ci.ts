@@ -61,8 +61,11 @@ export function ciBlobStores(context: Pick<CoordinatorContext, 'dialect' | 'stor
   return { traces, artifactFiles: new FileArtifactStore(context.config.dataDir) };
 }
 
-/** The CI area's services (pipelines, jobs, statuses, settings), each with its narrow dependencies. */
-export function buildCiServices(context: CoordinatorContext, options: CiRuntimeOptions = {}) {
+/**
+ * The CI area's services (pipelines, jobs, statuses, settings), each with its narrow dependencies.
+ * `decorateBlobs` wraps the trace and artifact stores (the metrics count their bytes).
+ */
+export function buildCiServices(context: CoordinatorContext, options: CiRuntimeOptions = {}, decorateBlobs: (blobs: CiBlobStores) => CiBlobStores = (blobs) => blobs) {
   const { stores, lookup, permissions, repositories, logger } = context;
   let wakeWorker: () => void = () => {};
   const taskQueue = new TaskQueue(stores.tasks, () => wakeWorker());
@@ -75,7 +78,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
       if (processed.enqueuedJobIds.length > 0) jobQueueWakeups.jobsEnqueued();
     },
   });
-  const blobs = ciBlobStores(context);
+  const blobs = decorateBlobs(ciBlobStores(context));
   const pipelineCreation = new PipelineCreation({
     repositories,
     lookup,

@@ -14,9 +14,11 @@ export interface CoordinatorFileConfig {
   upload_body_limit?: number;
   /** Seconds an idle `POST /jobs/request` is held (CoordinatorOptions jobRequestLongPollSeconds). */
   job_request_long_poll_seconds?: number;
+  /** Who may read the monitoring endpoints (CoordinatorOptions monitoringIpWhitelist). */
+  monitoring_ip_whitelist?: string[];
 }
 
-const KEYS: Record<keyof CoordinatorFileConfig, 'number' | 'string'> = {
+const KEYS: Record<keyof CoordinatorFileConfig, 'number' | 'string' | 'string array'> = {
   port: 'number',
   host: 'string',
   data_dir: 'string',
@@ -27,6 +29,7 @@ const KEYS: Record<keyof CoordinatorFileConfig, 'number' | 'string'> = {
   anonymous_body_limit: 'number',
   upload_body_limit: 'number',
   job_request_long_poll_seconds: 'number',
+  monitoring_ip_whitelist: 'string array',
 };
 
 /** Reads the `[coordinator]` table of a TOML file; unknown keys and wrong types are errors. */
@@ -38,7 +41,8 @@ export function readCoordinatorConfig(file: string): CoordinatorFileConfig {
   for (const [key, value] of Object.entries(table)) {
     const expected = KEYS[key as keyof CoordinatorFileConfig];
     if (!expected) throw new Error(`${file}: unknown key coordinator.${key}`);
-    if (typeof value !== expected && !(expected === 'number' && typeof value === 'bigint')) {
+    const fits = expected === 'string array' ? Array.isArray(value) && value.every((item) => typeof item === 'string') : typeof value === expected || (expected === 'number' && typeof value === 'bigint');
+    if (!fits) {
       throw new Error(`${file}: coordinator.${key} must be a ${expected}`);
     }
     out[key] = typeof value === 'bigint' ? Number(value) : value;

@@ -55,7 +55,7 @@ export class HealthChecks {
     let run = this.inFlight.get(check.name);
     if (!run) {
       const controller = new AbortController();
-      const done = check.run(controller.signal).catch((error: unknown) => [{ success: false, message: `${check.humanName} check failed: ${describe(error)}` }]);
+      const done = check.run(controller.signal).catch((error: unknown) => [{ success: false, message: `${check.humanName} check failed: ${errorSummary(error)}` }]);
       const started = { done, controller };
       run = started;
       this.inFlight.set(check.name, started);
@@ -76,7 +76,7 @@ export class HealthChecks {
 }
 
 /** An error's code and message for a check's answer (the first line, at most 200 characters). */
-export function describe(error: unknown): string {
+export function errorSummary(error: unknown): string {
   const code = typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string' ? (error as { code: string }).code : undefined;
   const message = (error instanceof Error ? error.message : String(error)).split('\n')[0]!.slice(0, 200);
   return code !== undefined && !message.includes(code) ? `${code}: ${message}` : message;

@@ -1,7 +1,7 @@
 import type { DirectoryProbe } from '../../../storage/fs/directory-probe.ts';
 import type { GitHealth } from '../../../storage/git/health.ts';
 import type { MonitoringStore } from '../../../storage/types-monitoring.ts';
-import { describe, type CheckResult, type HealthCheck } from './health-checks.ts';
+import { errorSummary, type CheckResult, type HealthCheck } from './health-checks.ts';
 
 /** GitLab's DbCheck waits 10 seconds for `SELECT 1`. */
 const DATABASE_TIMEOUT_MS = 10_000;
@@ -42,7 +42,7 @@ export function dataDirectoryCheck(dataDir: string, probe: (directory: string) =
     timeoutMs: DATA_DIRECTORY_TIMEOUT_MS,
     async run() {
       const outcome = await probe(dataDir);
-      return outcome.ok ? ok : [{ success: false, message: `${DIRECTORY_FAILURES[outcome.step]} (${describe(outcome.error)})` }];
+      return outcome.ok ? ok : [{ success: false, message: `${DIRECTORY_FAILURES[outcome.step]} (${errorSummary(outcome.error)})` }];
     },
   };
 }
@@ -57,7 +57,7 @@ export function gitCheck(repositoriesRoot: string, check: (root: string, signal:
       const outcome = await check(repositoriesRoot, signal);
       if (outcome.ok) return ok;
       const what = outcome.step === 'repositories' ? 'cannot stat repositories directory' : 'git does not run';
-      return [{ success: false, message: `${what} (${describe(outcome.error)})` }];
+      return [{ success: false, message: `${what} (${errorSummary(outcome.error)})` }];
     },
   };
 }

@@ -9,7 +9,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GantryError } from '../../../shared/errors.ts';
 import type { CheckResult, HealthChecks, ProbeReport } from '../../services/monitoring/health-checks.ts';
 import type { MonitoringAllowList } from './allow-list.ts';
-import type { CoordinatorMetrics } from './metrics.ts';
+import { PROMETHEUS_CONTENT_TYPE, type CoordinatorMetrics } from './metrics.ts';
 
 export interface MonitoringRoutes {
   allowList: MonitoringAllowList;
@@ -42,7 +42,7 @@ export function registerMonitoringRoutes(instance: FastifyInstance, routes: Moni
 
   instance.get('/-/metrics', { schema: { hide: true }, onRequest: refuseOutsiders }, async (_request, reply) => {
     const text = (await routes.metricsEnabled()) ? await routes.metrics.render() : METRICS_DISABLED;
-    return reply.type(routes.metrics.contentType).send(text);
+    return reply.type(PROMETHEUS_CONTENT_TYPE).send(text);
   });
 }
 

@@ -19,9 +19,11 @@ export interface CoordinatorFileConfig {
   artifact_archive_max_directory_bytes?: number;
   /** What closing gives requests in flight, in milliseconds (CoordinatorOptions shutdownGraceMs). */
   shutdown_grace_ms?: number;
+  /** Who may read the monitoring endpoints (CoordinatorOptions monitoringIpWhitelist). */
+  monitoring_ip_whitelist?: string[];
 }
 
-const KEYS: Record<keyof CoordinatorFileConfig, 'number' | 'string'> = {
+const KEYS: Record<keyof CoordinatorFileConfig, 'number' | 'string' | 'string array'> = {
   port: 'number',
   host: 'string',
   data_dir: 'string',
@@ -35,6 +37,7 @@ const KEYS: Record<keyof CoordinatorFileConfig, 'number' | 'string'> = {
   artifact_archive_max_members: 'number',
   artifact_archive_max_directory_bytes: 'number',
   shutdown_grace_ms: 'number',
+  monitoring_ip_whitelist: 'string array',
 };
 
 /** Keys that must be whole numbers above 0. */
@@ -49,7 +52,8 @@ export function readCoordinatorConfig(file: string): CoordinatorFileConfig {
   for (const [key, value] of Object.entries(table)) {
     const expected = KEYS[key as keyof CoordinatorFileConfig];
     if (!expected) throw new Error(`${file}: unknown key coordinator.${key}`);
-    if (typeof value !== expected && !(expected === 'number' && typeof value === 'bigint')) {
+    const fits = expected === 'string array' ? Array.isArray(value) && value.every((item) => typeof item === 'string') : typeof value === expected || (expected === 'number' && typeof value === 'bigint');
+    if (!fits) {
       throw new Error(`${file}: coordinator.${key} must be a ${expected}`);
     }
     out[key] = typeof value === 'bigint' ? Number(value) : value;

@@ -42,4 +42,9 @@ export interface CoordinatorOptions {
    * Default 5,000 ms.
    */
   shutdownGraceMs?: number;
+  /**
+   * Addresses and CIDR ranges that may read /-/health, /-/readiness, /-/liveness and /-/metrics
+   * (GitLab's `monitoring.ip_whitelist`). Default: loopback, `127.0.0.0/8` and `::1/128`.
+   */
+  monitoringIpWhitelist?: readonly string[];
 }

@@ -77,8 +77,11 @@ function archiveLimits(given: Partial<ZipIndexLimits> = {}): ZipIndexLimits {
   };
 }
 
-/** The CI area's services (pipelines, jobs, statuses, settings), each with its narrow dependencies. */
-export function buildCiServices(context: CoordinatorContext, options: CiRuntimeOptions = {}) {
+/**
+ * The CI area's services (pipelines, jobs, statuses, settings), each with its narrow dependencies.
+ * `decorateBlobs` wraps the trace and artifact stores (the metrics count their bytes).
+ */
+export function buildCiServices(context: CoordinatorContext, options: CiRuntimeOptions = {}, decorateBlobs: (blobs: CiBlobStores) => CiBlobStores = (blobs) => blobs) {
   const { stores, lookup, permissions, repositories, logger } = context;
   let wakeWorker: () => void = () => {};
   const taskQueue = new TaskQueue(stores.tasks, () => wakeWorker());
@@ -91,7 +94,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
       if (processed.enqueuedJobIds.length > 0) jobQueueWakeups.jobsEnqueued();
     },
   });
-  const blobs = ciBlobStores(context);
+  const blobs = decorateBlobs(ciBlobStores(context));
   const archiveMembers = new ArchiveMembers({
     jobArtifacts: stores.jobArtifacts, artifactFiles: blobs.artifactFiles, limits: archiveLimits(options.archiveMemberLimits), logger,
   });

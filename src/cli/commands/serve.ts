@@ -14,6 +14,7 @@ export async function serve(options: CoordinatorSettings, stdout: (line: string)
     externalUrl,
     rootToken: options.rootToken,
     jobRequestLongPollSeconds: options.jobRequestLongPollSeconds,
+    monitoringIpWhitelist: options.monitoringIpWhitelist,
     ...options.bodyLimits,
     ci: { archiveMemberLimits: options.archiveMemberLimits },
     shutdownGraceMs: options.shutdownGraceMs,

@@ -38,6 +38,7 @@ export async function startLocal(options: CoordinatorSettings, stdout: (line: st
     externalUrl: url,
     rootToken: options.rootToken,
     jobRequestLongPollSeconds: options.jobRequestLongPollSeconds,
+    monitoringIpWhitelist: options.monitoringIpWhitelist,
     ...options.bodyLimits,
     ci: { archiveMemberLimits: options.archiveMemberLimits },
     shutdownGraceMs: options.shutdownGraceMs,

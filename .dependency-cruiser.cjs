@@ -70,6 +70,8 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
+    // The tests' compiled copies (scripts/build-tests.sh) sit beside the sources.
+    exclude: { path: '^(src|test)/.*\\.js$' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: { extensions: ['.ts', '.js'] },

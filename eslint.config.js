@@ -1,7 +1,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', 'data/**', 'test/fixtures/**'] },
+  { ignores: ['node_modules/**', 'dist/**', 'data/**', 'test/fixtures/**', 'src/**/*.js', 'test/**/*.js'] },
   ...tseslint.configs.recommended,
   {
     rules: {

@@ -1,7 +1,12 @@
 // A node:test reporter that prints, when the run ends, the ten test files that took longest
-// (the sum of their top-level tests and suites, hooks included). Used beside the spec reporter
-// by scripts/run-tests.sh.
+// (the sum of their top-level tests and suites, hooks included) and the sum over all files
+// (next to the run's wall time it shows how much the files overlapped). With
+// GANTRY_TEST_TIMES=FILE it also appends every file's time to FILE, one JSON line per file.
+// Used beside the spec reporter by scripts/run-tests.sh.
+import { appendFileSync } from 'node:fs';
+
 export default async function* slowestFiles(source) {
+  const started = Date.now();
   const byFile = new Map();
   for await (const event of source) {
     if ((event.type === 'test:pass' || event.type === 'test:fail') && event.data.nesting === 0 && event.data.file) {
@@ -10,10 +15,15 @@ export default async function* slowestFiles(source) {
   }
   if (byFile.size === 0) return;
   const cwd = process.cwd();
-  const slowest = [...byFile].sort((a, b) => b[1] - a[1]).slice(0, 10);
-  yield `\nslowest of ${byFile.size} test files:\n`;
-  for (const [file, ms] of slowest) {
-    const name = file.startsWith(`${cwd}/`) ? file.slice(cwd.length + 1) : file;
-    yield `${(ms / 1000).toFixed(1).padStart(8)} s  ${name}\n`;
+  // Files run compiled (scripts/build-tests.sh): named by their sources.
+  const relative = (file) => (file.startsWith(`${cwd}/`) ? file.slice(cwd.length + 1) : file).replace(/\.js$/, '.ts');
+  const sorted = [...byFile].sort((a, b) => b[1] - a[1]);
+  const total = sorted.reduce((sum, [, ms]) => sum + ms, 0);
+  yield `\nslowest of ${byFile.size} test files (all files ${(total / 1000).toFixed(0)} s, run ${((Date.now() - started) / 1000).toFixed(0)} s):\n`;
+  for (const [file, ms] of sorted.slice(0, 10)) yield `${(ms / 1000).toFixed(1).padStart(8)} s  ${relative(file)}\n`;
+  const timesFile = process.env.GANTRY_TEST_TIMES;
+  if (timesFile) {
+    const database = process.env.GANTRY_TEST_DATABASE_URL ? 'postgresql' : 'sqlite';
+    appendFileSync(timesFile, sorted.map(([file, ms]) => `${JSON.stringify({ file: relative(file), database, ms: Math.round(ms) })}\n`).join(''));
   }
 }

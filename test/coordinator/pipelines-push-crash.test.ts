@@ -8,6 +8,7 @@ import { openDatabase } from '../../src/storage/sql/database.ts';
 import { createSqlStores } from '../../src/storage/sql/stores/index.ts';
 import type { PipelineRecord } from '../../src/storage/types-ci.ts';
 import { freePort } from '../helpers/serve-process.ts';
+import { scriptArgs } from '../helpers/script-args.ts';
 
 const TOKEN = 'push-crash-root-token-0123456789';
 const CHILD = path.resolve(import.meta.dirname, '../helpers/coordinator-child.ts');
@@ -19,7 +20,7 @@ interface Child {
 }
 
 async function startChild(dataDir: string, port: number, runTasks: boolean): Promise<Child> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CHILD, dataDir, String(port), TOKEN], {
+  const child = spawn(process.execPath, [...scriptArgs(CHILD), dataDir, String(port), TOKEN], {
     env: { ...process.env, GANTRY_TEST_RUN_TASKS: runTasks ? '1' : '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { flagsOf, headingAnchors, isExternal, markdownLinks, resolveLink, shownCommands, subcommandsOf, type ShownCommand } from './markdown-checks.ts';
+import { scriptArgs } from '../helpers/script-args.ts';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -34,7 +35,7 @@ function readIfFile(file: string): string | null {
 
 /** `--help` of the CLIs, run from the sources (as `bin/*` runs them once built). */
 async function help(bin: 'coordinator' | 'runner', subcommand: string | null): Promise<string> {
-  const args = ['--import', 'tsx', path.join(ROOT, 'src/cli', `${bin}.ts`), ...(subcommand ? [subcommand] : []), '--help'];
+  const args = [...scriptArgs(path.join(ROOT, 'src/cli', `${bin}.ts`)), ...(subcommand ? [subcommand] : []), '--help'];
   const { stdout } = await run(process.execPath, args, { cwd: ROOT, env: { ...process.env, GANTRY_LOG_LEVEL: 'warn' } });
   return stdout;
 }

@@ -9,6 +9,7 @@ import { openDatabase } from '../../../src/storage/sql/database.ts';
 import { migrateToLatest } from '../../../src/storage/sql/migrate.ts';
 import { createSqlStores } from '../../../src/storage/sql/stores/index.ts';
 import { createGroup, createPipeline, createProject } from './ci-fixtures.ts';
+import { scriptArgs } from '../../helpers/script-args.ts';
 
 const run = promisify(execFile);
 const ROUNDS = 60;
@@ -33,7 +34,7 @@ describe('SQLite transactions across processes', () => {
     const writer = join(import.meta.dirname, 'sqlite-writer.ts');
     const startAt = String(Date.now() + 3000);
     const children = await Promise.all(
-      [1, 2].map(() => run(process.execPath, ['--import', 'tsx', writer, file, String(ROUNDS), String(pipeline.id), startAt], { cwd: process.cwd() })),
+      [1, 2].map(() => run(process.execPath, [...scriptArgs(writer), file, String(ROUNDS), String(pipeline.id), startAt], { cwd: process.cwd() })),
     );
     const results = children.map((child) => JSON.parse(child.stdout.trim().split('\n').at(-1) ?? '{}') as { done: number; errorCount: number; errors: string[] });
     assert.deepEqual(results.map((result) => result.errors), [[], []]);

@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
+import { withinOrKill } from '../helpers/bounded.ts';
 
 const BIN = path.resolve(import.meta.dirname, '../../bin/coordinator');
 
@@ -18,6 +19,9 @@ async function freePort(): Promise<number> {
     });
   });
 }
+
+/** A coordinator that has not exited this long after SIGTERM (or after refusing its options) never will. */
+const EXIT_BOUND_MS = 60_000;
 
 /** Starts `coordinator serve`, waits until it answers, stops it with SIGTERM; returns stdout and the exit code. */
 async function serveOnce(args: string[], env: Record<string, string>, port: number, token: string) {
@@ -35,7 +39,7 @@ async function serveOnce(args: string[], env: Record<string, string>, port: numb
     }
   }
   child.kill('SIGTERM');
-  return { stdout, version, code: await exited };
+  return { stdout, version, code: await withinOrKill(child, exited, EXIT_BOUND_MS, 'coordinator serve exiting after SIGTERM') };
 }
 
 describe('coordinator serve', () => {
@@ -65,14 +69,14 @@ describe('coordinator serve', () => {
       const child = spawn(BIN, ['serve', '--port', String(port), '--data-dir', madeDir], { env: { ...environment, GANTRY_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'inherit'] });
       const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
       let stdout = '';
-      const token = await new Promise<string>((resolve, reject) => {
+      const token = await withinOrKill(child, new Promise<string>((resolve, reject) => {
         child.stdout.on('data', (chunk: Buffer) => {
           stdout += chunk.toString();
           const made = /Personal token \(shown once\): (\S+)/.exec(stdout)?.[1];
           if (made) resolve(made);
         });
         child.on('exit', () => reject(new Error(`serve exited before printing a token: ${stdout}`)));
-      });
+      }), EXIT_BOUND_MS, 'coordinator serve printing the token it made');
       let status = 0;
       for (let attempt = 0; attempt < 100 && status !== 200; attempt++) {
         status = await fetch(`http://127.0.0.1:${port}/api/v4/user`, { headers: { 'PRIVATE-TOKEN': token } }).then((response) => response.status, () => 0);
@@ -80,7 +84,7 @@ describe('coordinator serve', () => {
       }
       assert.equal(status, 200, 'the printed token signs root in');
       child.kill('SIGTERM');
-      assert.equal(await exited, 0);
+      assert.equal(await withinOrKill(child, exited, EXIT_BOUND_MS, 'coordinator serve exiting after SIGTERM'), 0);
     } finally {
       rmSync(madeDir, { recursive: true, force: true });
     }
@@ -95,7 +99,7 @@ describe('coordinator serve', () => {
       });
       const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
       let stdout = '';
-      const port = await new Promise<number>((resolve, reject) => {
+      const port = await withinOrKill(child, new Promise<number>((resolve, reject) => {
         child.stdout.on('data', (chunk: Buffer) => {
           stdout += chunk.toString();
           const listening = /Listening on 127\.0\.0\.1:(\d+); external URL http:\/\/localhost:(\d+)/.exec(stdout);
@@ -105,7 +109,7 @@ describe('coordinator serve', () => {
           }
         });
         child.on('exit', () => reject(new Error(`serve exited early: ${stdout}`)));
-      });
+      }), EXIT_BOUND_MS, 'coordinator serve printing the port it listens on');
       assert.notEqual(port, 0);
       const response = await fetch(`http://127.0.0.1:${port}/api/v4/projects`, {
         method: 'POST',
@@ -115,7 +119,7 @@ describe('coordinator serve', () => {
       assert.equal(response.status, 201);
       assert.equal(((await response.json()) as { http_url_to_repo: string }).http_url_to_repo, `http://localhost:${port}/root/demo.git`);
       child.kill('SIGTERM');
-      assert.equal(await exited, 0);
+      assert.equal(await withinOrKill(child, exited, EXIT_BOUND_MS, 'coordinator serve exiting after SIGTERM'), 0);
     } finally {
       rmSync(portDir, { recursive: true, force: true });
     }
@@ -160,7 +164,7 @@ describe('coordinator serve', () => {
     } finally {
       child.kill('SIGTERM');
     }
-    assert.equal(await exited, 0);
+    assert.equal(await withinOrKill(child, exited, EXIT_BOUND_MS, 'coordinator serve exiting after SIGTERM'), 0);
     rmSync(otherDir, { recursive: true, force: true });
   });
 
@@ -171,7 +175,7 @@ describe('coordinator serve', () => {
     const child = spawn(BIN, ['serve', '--config', config], { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const code = await new Promise<number | null>((resolve) => child.on('exit', (exit) => resolve(exit)));
+    const code = await withinOrKill(child, new Promise<number | null>((resolve) => child.on('exit', (exit) => resolve(exit))), EXIT_BOUND_MS, 'coordinator serve refusing its options');
     assert.equal(code, 1);
     assert.match(stderr, /coordinator\.body_limit must be a whole number of bytes above 0/);
     rmSync(otherDir, { recursive: true, force: true });
@@ -207,7 +211,7 @@ describe('coordinator serve', () => {
     } finally {
       child.kill('SIGTERM');
     }
-    assert.equal(await exited, 0);
+    assert.equal(await withinOrKill(child, exited, EXIT_BOUND_MS, 'coordinator serve exiting after SIGTERM'), 0);
     rmSync(otherDir, { recursive: true, force: true });
   });
 
@@ -215,7 +219,7 @@ describe('coordinator serve', () => {
     const child = spawn(BIN, ['serve', '--job-request-long-poll', '600'], { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const code = await new Promise<number | null>((resolve) => child.on('exit', (exit) => resolve(exit)));
+    const code = await withinOrKill(child, new Promise<number | null>((resolve) => child.on('exit', (exit) => resolve(exit))), EXIT_BOUND_MS, 'coordinator serve refusing its options');
     assert.equal(code, 1);
     assert.equal(stderr, 'coordinator: invalid job request long poll: 600 (whole seconds from 0 to 540)\n');
   });

@@ -5,17 +5,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { JobRecord } from '../../src/storage/types-ci-jobs.ts';
+import { waitUntil } from '../helpers/bounded.ts';
 import { startRunnerJobsFixture, type RunnerJobsFixture } from '../helpers/runner-jobs.ts';
 
 const MINUTE = 60_000;
 
 async function waitForStatus(fixture: RunnerJobsFixture, jobId: number, status: string): Promise<JobRecord> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const job = await fixture.job(jobId);
-    if (job.status === status || Date.now() > deadline) return job;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  let job = await fixture.job(jobId);
+  await waitUntil(async () => (job = await fixture.job(jobId)).status === status, `job ${jobId} to become ${status}`, { timeoutMs: 10_000, intervalMs: 50, explain: () => `still ${job.status}` });
+  return job;
 }
 
 describe('stuck and timeout sweeps', () => {

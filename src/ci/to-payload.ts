@@ -5,9 +5,9 @@
 import type { Artifact, Cache, JobPayload, JobVariable, Step } from '../protocol/job-payload.ts';
 import type { ArtifactsDefinition, BuildJobDefinition } from './model.ts';
 import type { PayloadGitInfo, PayloadIds, PayloadPipelineInfo, PayloadServerInfo, PayloadTokens } from './payload-types.ts';
-import { applicableUserVariables } from './pipeline-variables.ts';
 import { predefinedJobVariables, publicVariable, userIdentityVariables } from './predefined-job-variables.ts';
 import { environmentSlug } from './slug.ts';
+import { applicableUserVariables } from './user-variables.ts';
 
 export type { PayloadGitInfo, PayloadIds, PayloadPipelineInfo, PayloadServerInfo, PayloadTokens };
 
@@ -107,15 +107,18 @@ function jobVariables(
   const predefined = predefinedJobVariables(job, ids, tokens, git, server, pipeline);
   const yaml = job.variables.map((variable) => publicVariable(variable.key, variable.value));
   const environment: JobVariable[] = [];
+  let environmentName: string | null = null;
   if (job.environment) {
     const name = expander([...predefined, ...yaml])(job.environment.name);
+    environmentName = name;
     environment.push(
       publicVariable('CI_ENVIRONMENT_NAME', name),
       publicVariable('CI_ENVIRONMENT_SLUG', environmentSlug(name)),
       publicVariable('CI_ENVIRONMENT_ACTION', job.environment.action),
     );
   }
-  const user = applicableUserVariables(pipeline.variables ?? [], git.refProtected ?? false).map((variable): JobVariable => ({
+  const scopedTo = pipeline.environmentName !== undefined ? pipeline.environmentName : environmentName;
+  const user = applicableUserVariables(pipeline.variables ?? [], git.refProtected ?? false, scopedTo).map((variable): JobVariable => ({
     key: variable.key,
     value: variable.value,
     public: false,

@@ -47,7 +47,7 @@ export class JobPayloads {
     const namespace = await this.deps.namespaces.findById(project.namespace_id);
     const projectPath = namespace ? `${namespace.full_path}/${project.path}` : project.path;
     const [variables, user, commit, dependencies] = await Promise.all([
-      this.variables(project, pipeline, job.environment),
+      this.variables(project, pipeline),
       pipeline.user_id === null ? undefined : this.deps.users.findById(pipeline.user_id),
       this.commit(project.id, pipeline.sha),
       this.dependencies(claimed.dependencies, token),
@@ -80,6 +80,7 @@ export class JobPayloads {
         jobStartedAt: job.started_at ?? undefined,
         user: user && { id: user.id, email: user.email, login: user.username, name: user.name },
         variables,
+        environmentName: job.environment,
       },
     );
     // The persistent ref refs/pipelines/<id> is not kept in the repository: fetching it would fail the checkout.
@@ -87,11 +88,9 @@ export class JobPayloads {
     return payload;
   }
 
-  /** Read when the job is handed out: project variables scoped to the job's environment apply here. */
-  private variables(project: ProjectRecord, pipeline: PipelineRecord, environment: string | null) {
-    return this.deps.pipelineVariables
-      .list(pipeline.id)
-      .then((given) => pipelineContextVariables(this.deps, project, given, givenSource(pipeline.source), pipeline.protected, environment));
+  /** Read when the job is handed out (the payload keeps those of the job's ref and environment). */
+  private variables(project: ProjectRecord, pipeline: PipelineRecord) {
+    return this.deps.pipelineVariables.list(pipeline.id).then((given) => pipelineContextVariables(this.deps, project, given, givenSource(pipeline.source)));
   }
 
   private async commit(projectId: number, sha: string) {

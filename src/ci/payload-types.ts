@@ -41,7 +41,7 @@ export interface PayloadServerInfo {
   revision: string;
   /** Container registry host, when one is enabled. */
   registry?: string;
-  /** Job timeout in seconds when the job sets none (default 3600). */
+  /** Job timeout in seconds when the job sets none (default: DEFAULT_JOB_TIMEOUT_SECONDS, job-timeout.ts). */
   defaultTimeout?: number;
   /** Project setting: default git strategy is fetch. */
   allowGitFetch?: boolean;

@@ -7,11 +7,11 @@ import type { ArtifactsDefinition, BuildJobDefinition } from './model.ts';
 import type { PayloadGitInfo, PayloadIds, PayloadPipelineInfo, PayloadServerInfo, PayloadTokens } from './payload-types.ts';
 import { predefinedJobVariables, publicVariable, userIdentityVariables } from './predefined-job-variables.ts';
 import { environmentSlug } from './slug.ts';
+import { DEFAULT_JOB_TIMEOUT_SECONDS } from './job-timeout.ts';
 import { applicableUserVariables } from './user-variables.ts';
 
 export type { PayloadGitInfo, PayloadIds, PayloadPipelineInfo, PayloadServerInfo, PayloadTokens };
 
-const DEFAULT_TIMEOUT = 3600;
 const DEFAULT_DEPTH = 50;
 
 /** File name and format of report artifacts (GitLab `Ci::JobArtifact` DEFAULT_FILE_NAMES / formats). */
@@ -55,7 +55,7 @@ export function toJobPayload(
   }
   const variables = jobVariables(job, ids, tokens, gitInfo, serverInfo, pipeline);
   const expand = expander(variables);
-  const timeout = job.timeout ?? serverInfo.defaultTimeout ?? DEFAULT_TIMEOUT;
+  const timeout = job.timeout ?? serverInfo.defaultTimeout ?? DEFAULT_JOB_TIMEOUT_SECONDS;
   const depthVariable = job.variables.find((variable) => variable.key === 'GIT_DEPTH');
   const depth = depthVariable && /^\d+$/.test(depthVariable.value) ? Number(depthVariable.value) : (gitInfo.depth ?? DEFAULT_DEPTH);
 

@@ -44,6 +44,21 @@ describe('stuck and timeout sweeps', () => {
     assert.equal((await fixture.job(within.id)).status, 'running');
   });
 
+  it("fails a job without timeout: once past the project's build_timeout (GitLab's default), not before", async () => {
+    const project = await fixture.project('timeout-default');
+    const buildTimeout = Number((await fixture.gantry.api('GET', `/projects/${project.id}`)).json.build_timeout);
+    assert.equal(buildTimeout, 3600);
+    await fixture.pipeline(project, [{ name: 'over', stage: 'build' }, { name: 'under', stage: 'build' }]);
+    const { job: over } = await fixture.claim(project);
+    const { job: under } = await fixture.claim(project);
+    const { stores } = fixture.gantry.coordinator.context;
+    const now = new Date().toISOString();
+    await stores.jobs.update(over.id, { started_at: new Date(Date.now() - buildTimeout * 1000 - MINUTE).toISOString(), updated_at: now });
+    await stores.jobs.update(under.id, { started_at: new Date(Date.now() - buildTimeout * 1000 + MINUTE).toISOString(), updated_at: now });
+    assert.equal((await waitForStatus(fixture, over.id, 'failed')).failure_reason, 'job_execution_timeout');
+    assert.equal((await fixture.job(under.id)).status, 'running');
+  });
+
   it('fails a running job that stopped reporting with stuck_or_timeout_failure', async () => {
     const project = await fixture.project('stuck-running');
     await fixture.pipeline(project, [{ name: 'build', stage: 'build' }]);

@@ -100,6 +100,10 @@ describe('trace size limit', () => {
     const patch = (range: string, body: Buffer) =>
       fetch(`${fixture.apiUrl}/jobs/${job.id}/trace`, { method: 'PATCH', headers: { 'content-type': 'text/plain', 'job-token': token, 'content-range': range }, body });
     assert.equal((await patch('0-89', Buffer.alloc(90, 0x61))).status, 202);
+    // Past the limit but not at the end of the trace: the runner resends from the stored size first.
+    const misplaced = await patch('80-110', Buffer.alloc(31, 0x62));
+    assert.deepEqual([misplaced.status, misplaced.headers.get('range')], [416, '0-90']);
+    assert.equal((await fixture.job(job.id)).status, 'running', 'a misplaced patch fails nothing');
     const over = await patch('90-110', Buffer.alloc(21, 0x62));
     assert.equal(over.status, 403);
     assert.equal(over.headers.get('job-status'), 'failed');

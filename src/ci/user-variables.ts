@@ -4,6 +4,7 @@
  * of environment scopes. The coordinator hands every stored variable in; nothing filters
  * before or after.
  */
+import { wildcardMatches } from '../shared/glob.ts';
 import type { ContextVariable, VariableSource } from './model.ts';
 
 /** The protected-variable rule: a protected variable reaches pipelines and jobs of protected refs only. */
@@ -58,32 +59,4 @@ function scopeRank(scope: string, environment: string | null): number | undefine
   if (scope === environment) return Number.MAX_SAFE_INTEGER;
   if (!scope.includes('*')) return undefined;
   return wildcardMatches(scope, environment) ? 1 + scope.replaceAll('*', '').length : undefined;
-}
-
-/**
- * Whether `text` matches `pattern`, where `*` stands for any characters: the greedy
- * two-pointer match, at most length(pattern) × length(text) steps (a RegExp of `.*` runs
- * can take exponentially many on a hostile scope).
- */
-function wildcardMatches(pattern: string, text: string): boolean {
-  let p = 0;
-  let t = 0;
-  let star = -1;
-  let resume = 0;
-  while (t < text.length) {
-    if (p < pattern.length && pattern[p] !== '*' && pattern[p] === text[t]) {
-      p++;
-      t++;
-    } else if (p < pattern.length && pattern[p] === '*') {
-      star = p++;
-      resume = t;
-    } else if (star >= 0) {
-      p = star + 1;
-      t = ++resume;
-    } else {
-      return false;
-    }
-  }
-  while (pattern[p] === '*') p++;
-  return p === pattern.length;
 }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { compilePipeline } from '../../../src/ci/compile.ts';
 import { CiLint } from '../../../src/coordinator/services/ci/pipelines/lint.ts';
 import type { PipelineCreation } from '../../../src/coordinator/services/ci/pipelines/creation.ts';
 import { GantryError } from '../../../src/shared/errors.ts';
@@ -15,7 +16,7 @@ describe('CI lint of a project: failures while resolving the ref', () => {
   const actor = { id: 1, is_admin: true } as UserRecord;
   const lintWith = (resolve: PipelineCreation['resolve']) =>
     new CiLint({
-      creation: { resolve, prepare: () => Promise.reject(new Error('not a dry run')) },
+      creation: { resolve, compile: compilePipeline, prepare: () => Promise.reject(new Error('not a dry run')) },
       lookup: { readableProject: async () => project },
       permissions: { canLintProjectConfig: async () => true, canCreatePipeline: async () => true },
     });

@@ -16,13 +16,9 @@ import { checkReferences, checkStages } from './logical-checks.ts';
 import type { CompileContext, CompileResult, JobDefinition, YamlVariable } from './model.ts';
 import { expandParallel, type ExpandedJob } from './parallel.ts';
 import { mergeVariables } from './entries/variables.ts';
-import {
-  applicableUserVariables,
-  inputsFromContext,
-  predefinedPipelineVariables,
-  variableLookup,
-} from './pipeline-variables.ts';
+import { inputsFromContext, predefinedPipelineVariables, variableLookup } from './pipeline-variables.ts';
 import { resolveReferences } from './reference.ts';
+import { applicableUserVariables } from './user-variables.ts';
 import type { PlainObject } from './values.ts';
 import { INVALID_FORMAT_MESSAGE, loadYaml, TOO_BIG_MESSAGE } from './yaml-loader.ts';
 

@@ -26,6 +26,11 @@ export interface ContextVariable {
   raw?: boolean;
   /** Defaults to `project`. */
   source?: VariableSource;
+  /**
+   * Only for jobs of matching environments (project variables): `*`, an environment name, or
+   * a pattern with `*`. Absent: every job.
+   */
+  environmentScope?: string;
 }
 
 /** The answer of a reader asked for a file of another project (include:project). */

@@ -41,7 +41,7 @@ export interface PayloadServerInfo {
   revision: string;
   /** Container registry host, when one is enabled. */
   registry?: string;
-  /** Job timeout in seconds when the job sets none (default 3600). */
+  /** Job timeout in seconds when the job sets none (default: DEFAULT_JOB_TIMEOUT_SECONDS, job-timeout.ts). */
   defaultTimeout?: number;
   /** Project setting: default git strategy is fetch. */
   allowGitFetch?: boolean;
@@ -56,6 +56,11 @@ export interface PayloadPipelineInfo {
   createdAt?: string;
   jobStartedAt?: string;
   user?: { id: number; email: string; login: string; name: string };
-  /** Instance, group, project and pipeline variables; protected ones are dropped on unprotected refs. */
+  /**
+   * Instance, group, project and pipeline variables, all of them: protected ones reach only
+   * protected refs, scoped ones only jobs of their environment (user-variables.ts decides).
+   */
   variables?: ContextVariable[];
+  /** The job's environment name as its pipeline expanded it, for variable scopes; default: the name expanded here. */
+  environmentName?: string | null;
 }

@@ -1,9 +1,9 @@
 /**
- * Variables known when the pipeline is created: predefined pipeline-level ones and the
- * user's (protected ones only on protected refs). `rules:if`, `only:variables` and the
- * job payload all read them.
+ * Variables known when the pipeline is created: predefined pipeline-level ones (the user's
+ * are chosen by user-variables.ts). `rules:if`, `only:variables` and the job payload all
+ * read them.
  */
-import type { CompileContext, ContextVariable, VariableSource, YamlVariable } from './model.ts';
+import type { CompileContext, YamlVariable } from './model.ts';
 import { refSlug } from './slug.ts';
 
 export const ZERO_SHA = '0000000000000000000000000000000000000000';
@@ -83,20 +83,6 @@ export function predefinedPipelineVariables(inputs: PipelineVariableInputs): Yam
     ['CI_COMMIT_REF_PROTECTED', String(inputs.refProtected)],
   ];
   return list.flatMap(([key, value]) => (value === undefined ? [] : [{ key, value }]));
-}
-
-const SOURCE_ORDER: VariableSource[] = ['instance', 'group', 'project', 'trigger', 'pipeline', 'schedule'];
-
-/** User variables in precedence order (later wins), protected ones dropped on unprotected refs. */
-export function applicableUserVariables(variables: readonly ContextVariable[], refProtected: boolean): ContextVariable[] {
-  return variables
-    .filter((variable) => refProtected || !variable.protected)
-    .map((variable, position) => ({ variable, position }))
-    .sort((a, b) => {
-      const order = SOURCE_ORDER.indexOf(a.variable.source ?? 'project') - SOURCE_ORDER.indexOf(b.variable.source ?? 'project');
-      return order !== 0 ? order : a.position - b.position;
-    })
-    .map(({ variable }) => variable);
 }
 
 /** A lookup over several lists; later lists win. */

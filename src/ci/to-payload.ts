@@ -5,13 +5,13 @@
 import type { Artifact, Cache, JobPayload, JobVariable, Step } from '../protocol/job-payload.ts';
 import type { ArtifactsDefinition, BuildJobDefinition } from './model.ts';
 import type { PayloadGitInfo, PayloadIds, PayloadPipelineInfo, PayloadServerInfo, PayloadTokens } from './payload-types.ts';
-import { applicableUserVariables } from './pipeline-variables.ts';
 import { predefinedJobVariables, publicVariable, userIdentityVariables } from './predefined-job-variables.ts';
 import { environmentSlug } from './slug.ts';
+import { DEFAULT_JOB_TIMEOUT_SECONDS } from './job-timeout.ts';
+import { applicableUserVariables } from './user-variables.ts';
 
 export type { PayloadGitInfo, PayloadIds, PayloadPipelineInfo, PayloadServerInfo, PayloadTokens };
 
-const DEFAULT_TIMEOUT = 3600;
 const DEFAULT_DEPTH = 50;
 
 /** File name and format of report artifacts (GitLab `Ci::JobArtifact` DEFAULT_FILE_NAMES / formats). */
@@ -55,7 +55,7 @@ export function toJobPayload(
   }
   const variables = jobVariables(job, ids, tokens, gitInfo, serverInfo, pipeline);
   const expand = expander(variables);
-  const timeout = job.timeout ?? serverInfo.defaultTimeout ?? DEFAULT_TIMEOUT;
+  const timeout = job.timeout ?? serverInfo.defaultTimeout ?? DEFAULT_JOB_TIMEOUT_SECONDS;
   const depthVariable = job.variables.find((variable) => variable.key === 'GIT_DEPTH');
   const depth = depthVariable && /^\d+$/.test(depthVariable.value) ? Number(depthVariable.value) : (gitInfo.depth ?? DEFAULT_DEPTH);
 
@@ -107,15 +107,18 @@ function jobVariables(
   const predefined = predefinedJobVariables(job, ids, tokens, git, server, pipeline);
   const yaml = job.variables.map((variable) => publicVariable(variable.key, variable.value));
   const environment: JobVariable[] = [];
+  let environmentName: string | null = null;
   if (job.environment) {
     const name = expander([...predefined, ...yaml])(job.environment.name);
+    environmentName = name;
     environment.push(
       publicVariable('CI_ENVIRONMENT_NAME', name),
       publicVariable('CI_ENVIRONMENT_SLUG', environmentSlug(name)),
       publicVariable('CI_ENVIRONMENT_ACTION', job.environment.action),
     );
   }
-  const user = applicableUserVariables(pipeline.variables ?? [], git.refProtected ?? false).map((variable): JobVariable => ({
+  const scopedTo = pipeline.environmentName !== undefined ? pipeline.environmentName : environmentName;
+  const user = applicableUserVariables(pipeline.variables ?? [], git.refProtected ?? false, scopedTo).map((variable): JobVariable => ({
     key: variable.key,
     value: variable.value,
     public: false,

@@ -9,6 +9,8 @@ export interface ReconciliationReport {
   repositories: number;
   /** One line per repair, as logged. */
   repairs: string[];
+  /** Projects whose repository had files that could not be read: left as they were, and logged as errors. */
+  unreadable: number[];
   durationMs: number;
 }
 
@@ -30,6 +32,9 @@ export interface ReconciliationReport {
  * - HEAD naming a branch that does not exist, while branches exist, is pointed at the
  *   project's default branch or else the first branch;
  * - default_branch in the database is set to HEAD's branch when they differ and it exists.
+ *
+ * A repository with a file that exists but cannot be read (a read error, not a missing file)
+ * is left alone: what was read of it is no ground to rewrite its config or move its HEAD.
  */
 export async function reconcileRepositories(context: CoordinatorContext): Promise<ReconciliationReport> {
   const { stores, repositories, logger } = context;
@@ -64,14 +69,25 @@ export async function reconcileRepositories(context: CoordinatorContext): Promis
   }
 
   const canonicalConfig = await repositories.canonicalConfig();
+  const unreadable: number[] = [];
   for (const row of rows.filter((candidate) => !candidate.pending_delete)) {
     const state = onDisk.get(row.id);
-    if (state) await repairRepository(context, row, state, canonicalConfig, repaired);
-    else await recreateRepository(context, row, repaired);
+    for (const leftover of state?.removedLeftovers ?? []) repaired({ project_id: row.id, path: leftover }, 'reconciliation: removed a stale git lock or quarantine');
+    if (state && state.unreadable.length > 0) {
+      unreadable.push(row.id);
+      logger.error({ project_id: row.id, unreadable: state.unreadable }, 'reconciliation skipped a repository it could not read; nothing of it was changed');
+    } else if (state) {
+      await repairRepository(context, row, state, canonicalConfig, repaired);
+    } else {
+      await recreateRepository(context, row, repaired);
+    }
   }
 
-  const report = { projects: rows.length, repositories: inventory.repositories.length, repairs, durationMs: Math.round(performance.now() - started) };
-  logger.info({ projects: report.projects, repositories: report.repositories, repairs: repairs.length, duration_ms: report.durationMs }, 'repositories reconciled');
+  const report = { projects: rows.length, repositories: inventory.repositories.length, repairs, unreadable, durationMs: Math.round(performance.now() - started) };
+  logger.info(
+    { projects: report.projects, repositories: report.repositories, repairs: repairs.length, unreadable: unreadable.length, duration_ms: report.durationMs },
+    'repositories reconciled',
+  );
   return report;
 }
 
@@ -90,7 +106,6 @@ async function recreateRepository(context: CoordinatorContext, row: ProjectRepos
 
 async function repairRepository(context: CoordinatorContext, row: ProjectRepositoryState, state: RepositoryState, canonicalConfig: string, repaired: Repaired): Promise<void> {
   const { repositories, stores } = context;
-  for (const leftover of state.removedLeftovers) repaired({ project_id: row.id, path: leftover }, 'reconciliation: removed a stale git lock or quarantine');
   if (state.config !== canonicalConfig) {
     await repositories.writeCanonicalConfig(row.id);
     repaired({ project_id: row.id }, 'reconciliation: rewrote a repository config that differed from the canonical one');

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parseRunnerConfig } from '../../src/runner/config/config.ts';
+import { withinOrKill } from '../helpers/bounded.ts';
 import { FakeGitLab } from '../runner/fake-gitlab.ts';
 import { sample, until } from '../runner/observe.ts';
 import { payload } from '../runner/support.ts';
@@ -18,16 +19,16 @@ interface Run {
   stderr: string;
 }
 
+/** Runs the command to its end; one still running after two minutes (a stop signal ignored, a wait that never ends) fails. */
 function runner(args: string[], options: { cwd: string; env?: Record<string, string>; onStart?: (pid: number) => void } ): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = spawn(BIN, args, { cwd: options.cwd, env: { ...process.env, GANTRY_LOG_LEVEL: 'warn', ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    if (child.pid) options.onStart?.(child.pid);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  const child = spawn(BIN, args, { cwd: options.cwd, env: { ...process.env, GANTRY_LOG_LEVEL: 'warn', ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  if (child.pid) options.onStart?.(child.pid);
+  const closed = new Promise<Run>((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+  return withinOrKill(child, closed, 120_000, `runner ${args.join(' ')} ending`);
 }
 
 /** A long-running `runner` whose output can be watched while it runs. */
@@ -129,17 +130,18 @@ describe('runner commands (the installed command)', () => {
     const runDir = await mkdtemp(path.join(os.tmpdir(), 'gantry-runner-cli-'));
     await writeFile(path.join(runDir, 'config.toml'), `concurrent = 1\ncheck_interval = 1\n[[runners]]\n  name = "r"\n  url = "${gitlab.url}"\n  token = "run-token"\n  executor = "shell"\n`);
     const before = gitlab.requestsTo('POST', /jobs\/request/).length;
+    let poll: NodeJS.Timeout | undefined;
     const result = await runner(['run'], {
       cwd: runDir,
       onStart: (pid) => {
-        const poll = setInterval(() => {
+        poll = setInterval(() => {
           if (gitlab.requestsTo('POST', /jobs\/request/).length > before) {
             clearInterval(poll);
             process.kill(pid, 'SIGQUIT');
           }
         }, 50);
       },
-    });
+    }).finally(() => clearInterval(poll)); // a runner that never asked must not leave the interval keeping the file alive
     assert.equal(result.code, 0, result.stderr);
   });
 
@@ -174,7 +176,7 @@ describe('runner commands (the installed command)', () => {
       await until(() => slow.trace.includes('started'), 20_000, 'the slow job to start');
       running.child.kill('SIGTERM');
       // 0: the job reported within shutdown_timeout (the runner exits 1 when it gives up waiting).
-      assert.equal(await running.exited, 0, running.output());
+      assert.equal(await withinOrKill(running.child, running.exited, 60_000, 'runner run exiting after SIGTERM'), 0, running.output());
       assert.equal(slow.state, 'failed');
       assert.equal(slow.failureReason, 'runner_system_failure');
       assert.match(slow.trace.toString(), /ERROR: Job failed \(system failure\): aborted: terminated/);

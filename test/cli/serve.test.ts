@@ -6,6 +6,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
+import { withinOrKill } from '../helpers/bounded.ts';
 import { gitProcessesIn, startDownload, waitFor, within } from '../helpers/stalled-requests.ts';
 
 const BIN = path.resolve(import.meta.dirname, '../../bin/coordinator');
@@ -20,6 +21,9 @@ async function freePort(): Promise<number> {
     });
   });
 }
+
+/** A coordinator that has not exited this long after SIGTERM (or after refusing its options) never will. */
+const EXIT_BOUND_MS = 60_000;
 
 /** Starts `coordinator serve`, waits until it answers, stops it with SIGTERM; returns stdout and the exit code. */
 async function serveOnce(args: string[], env: Record<string, string>, port: number, token: string) {
@@ -36,7 +40,7 @@ async function serveOnce(args: string[], env: Record<string, string>, port: numb
   const response = await fetch(`http://127.0.0.1:${port}/api/v4/version`, { headers: { 'PRIVATE-TOKEN': token } });
   const version: unknown = await response.json();
   child.kill('SIGTERM');
-  return { stdout, version, code: await exited };
+  return { stdout, version, code: await withinOrKill(child, exited, EXIT_BOUND_MS, 'coordinator serve exiting after SIGTERM') };
 }
 
 describe('coordinator serve', () => {
@@ -66,14 +70,14 @@ describe('coordinator serve', () => {
       const child = spawn(BIN, ['serve', '--port', String(port), '--data-dir', madeDir], { env: { ...environment, GANTRY_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'inherit'] });
       const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
       let stdout = '';
-      const token = await new Promise<string>((resolve, reject) => {
+      const token = await withinOrKill(child, new Promise<string>((resolve, reject) => {
         child.stdout.on('data', (chunk: Buffer) => {
           stdout += chunk.toString();
           const made = /Personal token \(shown once\): (\S+)/.exec(stdout)?.[1];
           if (made) resolve(made);
         });
         child.on('exit', () => reject(new Error(`serve exited before printing a token: ${stdout}`)));
-      });
+      }), EXIT_BOUND_MS, 'coordinator serve printing the token it made');
       const deadline = Date.now() + 60_000;
       while (!stdout.includes('Listening on ')) {
         assert.ok(Date.now() < deadline, `coordinator serve did not listen within 60 s; stdout: ${stdout}`);
@@ -82,7 +86,7 @@ describe('coordinator serve', () => {
       const { status } = await fetch(`http://127.0.0.1:${port}/api/v4/user`, { headers: { 'PRIVATE-TOKEN': token } });
       assert.equal(status, 200, 'the printed token signs root in');
       child.kill('SIGTERM');
-      assert.equal(await exited, 0);
+      assert.equal(await withinOrKill(child, exited, EXIT_BOUND_MS, 'coordinator serve exiting after SIGTERM'), 0);
     } finally {
       rmSync(madeDir, { recursive: true, force: true });
     }
@@ -97,7 +101,7 @@ describe('coordinator serve', () => {
       });
       const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
       let stdout = '';
-      const port = await new Promise<number>((resolve, reject) => {
+      const port = await withinOrKill(child, new Promise<number>((resolve, reject) => {
         child.stdout.on('data', (chunk: Buffer) => {
           stdout += chunk.toString();
           const listening = /Listening on 127\.0\.0\.1:(\d+); external URL http:\/\/localhost:(\d+)/.exec(stdout);
@@ -107,7 +111,7 @@ describe('coordinator serve', () => {
           }
         });
         child.on('exit', () => reject(new Error(`serve exited early: ${stdout}`)));
-      });
+      }), EXIT_BOUND_MS, 'coordinator serve printing the port it listens on');
       assert.notEqual(port, 0);
       const response = await fetch(`http://127.0.0.1:${port}/api/v4/projects`, {
         method: 'POST',
@@ -117,7 +121,7 @@ describe('coordinator serve', () => {
       assert.equal(response.status, 201);
       assert.equal(((await response.json()) as { http_url_to_repo: string }).http_url_to_repo, `http://localhost:${port}/root/demo.git`);
       child.kill('SIGTERM');
-      assert.equal(await exited, 0);
+      assert.equal(await withinOrKill(child, exited, EXIT_BOUND_MS, 'coordinator serve exiting after SIGTERM'), 0);
     } finally {
       rmSync(portDir, { recursive: true, force: true });
     }
@@ -162,7 +166,7 @@ describe('coordinator serve', () => {
     } finally {
       child.kill('SIGTERM');
     }
-    assert.equal(await exited, 0);
+    assert.equal(await withinOrKill(child, exited, EXIT_BOUND_MS, 'coordinator serve exiting after SIGTERM'), 0);
     rmSync(otherDir, { recursive: true, force: true });
   });
 
@@ -173,7 +177,7 @@ describe('coordinator serve', () => {
     const child = spawn(BIN, ['serve', '--config', config], { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const code = await new Promise<number | null>((resolve) => child.on('exit', (exit) => resolve(exit)));
+    const code = await withinOrKill(child, new Promise<number | null>((resolve) => child.on('exit', (exit) => resolve(exit))), EXIT_BOUND_MS, 'coordinator serve refusing its options');
     assert.equal(code, 1);
     assert.match(stderr, /coordinator\.body_limit must be a whole number of bytes above 0/);
     rmSync(otherDir, { recursive: true, force: true });
@@ -209,7 +213,7 @@ describe('coordinator serve', () => {
     } finally {
       child.kill('SIGTERM');
     }
-    assert.equal(await exited, 0);
+    assert.equal(await withinOrKill(child, exited, EXIT_BOUND_MS, 'coordinator serve exiting after SIGTERM'), 0);
     rmSync(otherDir, { recursive: true, force: true });
   });
 
@@ -217,7 +221,7 @@ describe('coordinator serve', () => {
     const child = spawn(BIN, ['serve', '--job-request-long-poll', '600'], { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const code = await new Promise<number | null>((resolve) => child.on('exit', (exit) => resolve(exit)));
+    const code = await withinOrKill(child, new Promise<number | null>((resolve) => child.on('exit', (exit) => resolve(exit))), EXIT_BOUND_MS, 'coordinator serve refusing its options');
     assert.equal(code, 1);
     assert.equal(stderr, 'coordinator: invalid job request long poll: 600 (whole seconds from 0 to 540)\n');
   });

@@ -6,8 +6,11 @@ import { networkInterfaces, tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { after, describe, it } from 'node:test';
+import { withinOrKill } from '../helpers/bounded.ts';
 
 const BIN = path.resolve(import.meta.dirname, '../../bin/coordinator');
+/** Generous: a loaded machine starts slowly; a coordinator still silent after this never speaks. */
+const BOUND_MS = 120_000;
 
 interface Started {
   child: ChildProcessByStdio<null, Readable, Readable>;
@@ -25,13 +28,14 @@ async function start(dataDir: string): Promise<Started> {
   let stdout = '';
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const banner = await new Promise<string>((resolve, reject) => {
+  const printed = new Promise<string>((resolve, reject) => {
     child.stdout.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
       if (/watch its pipeline run:\n(.*\n){3}/.test(stdout)) resolve(stdout);
     });
     child.on('exit', (code) => reject(new Error(`coordinator start exited with ${code}: ${stderr}`)));
   });
+  const banner = await withinOrKill(child, printed, BOUND_MS, 'coordinator start printing its banner');
   const url = /Gantry is running at (\S+) /.exec(banner)?.[1];
   const token = /personal token (\S+) /.exec(banner)?.[1];
   assert.ok(url && token, banner);
@@ -41,7 +45,7 @@ async function start(dataDir: string): Promise<Started> {
 async function stop(started: Started): Promise<number | null> {
   const exited = new Promise<number | null>((resolve) => started.child.on('exit', (code) => resolve(code)));
   started.child.kill('SIGTERM');
-  return exited;
+  return withinOrKill(started.child, exited, BOUND_MS, 'coordinator start exiting after SIGTERM');
 }
 
 async function api<T>(started: Started, route: string): Promise<T> {

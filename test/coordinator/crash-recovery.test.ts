@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync }
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
+import { waitUntil } from '../helpers/bounded.ts';
 import { freePort, startServe, type ServeProcess } from '../helpers/serve-process.ts';
 
 const TOKEN = 'crash-test-root-token-0123456789';
@@ -107,7 +108,7 @@ describe('crash recovery: SIGKILL during concurrent project creation and commits
       const known = ledger.commits.length;
       const running = Array.from({ length: WORKERS }, (_, index) => worker(server!, ledger, `r${round}w${index}`).catch(() => undefined));
       // Kill at a random moment once the round has made some progress.
-      while (ledger.commits.length === known) await new Promise((resolve) => setTimeout(resolve, 20));
+      await waitUntil(() => ledger.commits.length > known, `a first acknowledged commit in round ${round}`, { timeoutMs: 120_000 });
       const delay = Math.floor(Math.random() * 1000);
       await new Promise((resolve) => setTimeout(resolve, delay));
       await server.kill();

@@ -44,6 +44,16 @@ describe('group listings', () => {
       assert.equal((await gantry.api('GET', '/groups')).list.length, 6);
     });
 
+    it('answers an external user 404 for an internal group by id or path, as the listing hides it; members of it read it', async () => {
+      assert.equal((await gantry.api('GET', `/groups/${ids.int}`, { token: outsider.token })).status, 200);
+      assert.equal((await gantry.api('GET', `/groups/${ids.int}`, { token: external.token })).status, 404);
+      assert.equal((await gantry.api('GET', '/groups/b-internal', { token: external.token })).status, 404);
+      assert.equal((await gantry.api('GET', `/groups/${ids.pub}`, { token: external.token })).status, 200);
+      const invited = await makeUser(gantry, 'external-member', { external: true });
+      await addMember(gantry, { type: 'namespace', id: ids.int }, invited.id, 10);
+      assert.equal((await gantry.api('GET', `/groups/${ids.int}`, { token: invited.token })).status, 200);
+    });
+
     it('shows a private group, with its ancestors, to members of a project inside it', async () => {
       const top = await makeGroup(gantry, 'e-top', { visibility: 'private' });
       const inner = await makeGroup(gantry, 'e-inner', { visibility: 'private', parentId: top.id });

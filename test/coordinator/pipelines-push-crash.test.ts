@@ -7,6 +7,7 @@ import { after, describe, it } from 'node:test';
 import { openDatabase } from '../../src/storage/sql/database.ts';
 import { createSqlStores } from '../../src/storage/sql/stores/index.ts';
 import type { PipelineRecord } from '../../src/storage/types-ci.ts';
+import { within, withinOrKill } from '../helpers/bounded.ts';
 import { freePort } from '../helpers/serve-process.ts';
 import { scriptArgs } from '../helpers/script-args.ts';
 
@@ -27,7 +28,7 @@ async function startChild(dataDir: string, port: number, runTasks: boolean): Pro
   });
   let output = '';
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-  await new Promise<void>((resolve, reject) => {
+  const listening = new Promise<void>((resolve, reject) => {
     child.stdout?.on('data', (chunk: Buffer) => {
       output += chunk.toString();
       if (output.includes('listening')) resolve();
@@ -35,12 +36,13 @@ async function startChild(dataDir: string, port: number, runTasks: boolean): Pro
     child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.on('exit', () => reject(new Error(`the coordinator exited:\n${output}`)));
   });
+  await withinOrKill(child, listening, 120_000, 'the coordinator saying it listens', { group: true });
   return { process: child, exited };
 }
 
 async function killHard(child: Child): Promise<void> {
   if (child.process.pid !== undefined && child.process.exitCode === null && child.process.signalCode === null) process.kill(-child.process.pid, 'SIGKILL');
-  await child.exited;
+  await within(child.exited, 60_000, 'the coordinator exiting after SIGKILL');
 }
 
 function git(args: string[], cwd: string): Promise<string> {

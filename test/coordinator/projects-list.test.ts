@@ -45,6 +45,13 @@ describe('projects API: listings and their filters', () => {
     assert.equal((await listIds('')).length, 5, 'administrators see everything');
   });
 
+  it('answers an external user 404 for an internal project by id or path, as the listing hides it', async () => {
+    assert.equal((await gantry.api('GET', `/projects/${ids.int}`, { token: outsider.token })).status, 200);
+    assert.equal((await gantry.api('GET', `/projects/${ids.int}`, { token: external.token })).status, 404);
+    assert.equal((await gantry.api('GET', `/projects/${encodeURIComponent('corp/beta-internal')}`, { token: external.token })).status, 404);
+    assert.equal((await gantry.api('GET', `/projects/${ids.pub}`, { token: external.token })).status, 200);
+  });
+
   it('filters by membership, min_access_level, visibility, archived and search', async () => {
     assert.deepEqual(await listIds('?membership=true', member.token), [ids.team, ids.priv]);
     assert.deepEqual(await listIds('?min_access_level=40', member.token), [ids.team]);

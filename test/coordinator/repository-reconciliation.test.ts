@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -11,7 +11,7 @@ import { git } from '../storage/git/fixture.ts';
 import { testDatabase } from '../helpers/database.ts';
 
 const TOKEN = 'reconcile-root-token-0123456789';
-const NAMES = ['half-config', 'unborn-head', 'lost-repo', 'interrupted', 'default-null', 'untouched'] as const;
+const NAMES = ['half-config', 'unborn-head', 'lost-repo', 'interrupted', 'default-null', 'untouched', 'unreadable-refs', 'unreadable-config'] as const;
 type Name = (typeof NAMES)[number];
 
 describe('start-up reconciliation of repositories and projects', () => {
@@ -64,6 +64,15 @@ describe('start-up reconciliation of repositories and projects', () => {
     mkdirSync(path.join(repositories, '.tmp', 'new-0123.git', 'objects'), { recursive: true });
     mkdirSync(path.join(repositories, '.tmp', 'index-abcd'), { recursive: true });
     mkdirSync(path.join(repositories, `${ids.get('untouched')! + 100}.git.deleting-1700000000000`), { recursive: true });
+    // Read errors, not missing files: main lives in packed-refs, which cannot be read (a
+    // directory); another branch is loose. And a config that cannot be read.
+    await git(repo('unreadable-refs'), ['pack-refs', '--all']);
+    await git(repo('unreadable-refs'), ['update-ref', 'refs/heads/other', 'refs/heads/main']);
+    const packedRefs = path.join(repo('unreadable-refs'), 'packed-refs');
+    rmSync(packedRefs);
+    mkdirSync(packedRefs);
+    rmSync(path.join(repo('unreadable-config'), 'config'));
+    mkdirSync(path.join(repo('unreadable-config'), 'config'));
 
     logLines.length = 0;
     coordinator = await start();
@@ -126,6 +135,21 @@ describe('start-up reconciliation of repositories and projects', () => {
     assert.equal(repairs.filter((line) => typeof line.path === 'string' && line.project_id === undefined).length, 3, 'two .tmp entries and one .deleting directory');
     const summary = logLines.find((line) => line.msg === 'repositories reconciled');
     assert.equal(summary?.repairs, repairs.length);
+  });
+
+  it('changes nothing of a repository with a file it cannot read, and says so', async () => {
+    assert.equal(readFileSync(path.join(repo('unreadable-refs'), 'HEAD'), 'utf8'), 'ref: refs/heads/main\n', 'HEAD still names main');
+    assert.equal((await api('GET', `/projects/${ids.get('unreadable-refs')}`)).json.default_branch, 'main');
+    assert.ok(statSync(path.join(repo('unreadable-config'), 'config')).isDirectory(), 'the config was not replaced');
+    const skipped = logLines.filter((line) => line.msg === 'reconciliation skipped a repository it could not read; nothing of it was changed');
+    assert.deepEqual(
+      skipped.map((line) => [line.level, line.project_id, line.unreadable]),
+      [
+        [50, ids.get('unreadable-refs'), ['packed-refs: EISDIR']],
+        [50, ids.get('unreadable-config'), ['config: EISDIR']],
+      ],
+    );
+    assert.equal(logLines.find((line) => line.msg === 'repositories reconciled')?.unreadable, 2);
   });
 
   it('finds nothing to do the next time', async () => {

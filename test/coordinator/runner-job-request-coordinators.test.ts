@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { turnBudget } from '../helpers/bounded.ts';
 import { startTestCoordinator } from '../helpers/coordinator.ts';
 import { testDatabase } from '../helpers/database.ts';
 import { startRunnerJobsFixture, type RunnerJobsFixture } from './runner-job-fixtures.ts';
@@ -10,6 +11,8 @@ import { startRunnerJobsFixture, type RunnerJobsFixture } from './runner-job-fix
  * job twice nor leave one behind (FOR UPDATE SKIP LOCKED).
  */
 const postgres = process.env.GANTRY_TEST_DATABASE_URL !== undefined;
+/** Far more requests than 40 jobs among 20 runners take, conflicts included: a job handed out again and again fails the test. */
+const REQUESTS_PER_RUNNER = 200;
 
 describe('POST /jobs/request across coordinators', { skip: !postgres && 'needs PostgreSQL: bash scripts/with-postgres.sh' }, () => {
   let a: RunnerJobsFixture;
@@ -55,7 +58,9 @@ describe('POST /jobs/request across coordinators', { skip: !postgres && 'needs P
     await Promise.all(
       runners.map(async (runner, index) => {
         const coordinator = index % 2 === 0 ? a : b;
+        const budget = turnBudget(REQUESTS_PER_RUNNER, () => `runner ${index} asking for jobs (taken so far: ${taken.join(', ')})`);
         for (;;) {
+          budget.next();
           const answer = await coordinator.requestJob(runner.token);
           if (answer.status === 409) conflicts += 1;
           else if (answer.status === 201) taken.push(answer.json.id as number);

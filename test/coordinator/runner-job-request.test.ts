@@ -139,6 +139,23 @@ describe('POST /jobs/request', () => {
     assert.equal(none.status, 204, 'the job went to one runner only');
   });
 
+  it("gives a job without timeout the project's build_timeout, capped by the runner's maximum_timeout", async () => {
+    const project = await fixture.ciProject('default-timeout', 'unit:\n  script: [make]\n');
+    const buildTimeout = (await fixture.gantry.api('GET', `/projects/${project.id}`)).json.build_timeout;
+    assert.equal(buildTimeout, 3600);
+    const uncapped = await fixture.register(project.runners_token);
+    await fixture.runPipeline(project.id);
+    const first = await fixture.requestJob(uncapped.token);
+    assert.equal(first.status, 201, first.text);
+    assert.deepEqual(first.json.runner_info, { timeout: buildTimeout, runner_session_url: null });
+    assert.ok((first.json.steps as Array<{ timeout: number }>).every((step) => step.timeout === buildTimeout));
+    const capped = await fixture.register(project.runners_token, { maximum_timeout: 1800 });
+    await fixture.runPipeline(project.id);
+    const second = await fixture.requestJob(capped.token);
+    assert.equal(second.status, 201, second.text);
+    assert.deepEqual(second.json.runner_info, { timeout: 1800, runner_session_url: null });
+  });
+
   it('lists dependencies with their artifacts file and the job token', async () => {
     const project = await fixture.ciProject('deps', CI);
     const runner = await fixture.register(project.runners_token);

@@ -5,17 +5,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { JobRecord } from '../../src/storage/types-ci-jobs.ts';
+import { waitUntil } from '../helpers/bounded.ts';
 import { startRunnerJobsFixture, type RunnerJobsFixture } from '../helpers/runner-jobs.ts';
 
 const MINUTE = 60_000;
 
 async function waitForStatus(fixture: RunnerJobsFixture, jobId: number, status: string): Promise<JobRecord> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const job = await fixture.job(jobId);
-    if (job.status === status || Date.now() > deadline) return job;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  let job = await fixture.job(jobId);
+  await waitUntil(async () => (job = await fixture.job(jobId)).status === status, `job ${jobId} to become ${status}`, { timeoutMs: 10_000, intervalMs: 50, explain: () => `still ${job.status}` });
+  return job;
 }
 
 describe('stuck and timeout sweeps', () => {
@@ -44,6 +42,21 @@ describe('stuck and timeout sweeps', () => {
     assert.equal(failed.failure_reason, 'job_execution_timeout');
     assert.equal((await stores.pipelines.findById(cappedPipeline.pipeline.id))?.status, 'failed');
     assert.equal((await fixture.job(within.id)).status, 'running');
+  });
+
+  it("fails a job without timeout: once past the project's build_timeout (GitLab's default), not before", async () => {
+    const project = await fixture.project('timeout-default');
+    const buildTimeout = Number((await fixture.gantry.api('GET', `/projects/${project.id}`)).json.build_timeout);
+    assert.equal(buildTimeout, 3600);
+    await fixture.pipeline(project, [{ name: 'over', stage: 'build' }, { name: 'under', stage: 'build' }]);
+    const { job: over } = await fixture.claim(project);
+    const { job: under } = await fixture.claim(project);
+    const { stores } = fixture.gantry.coordinator.context;
+    const now = new Date().toISOString();
+    await stores.jobs.update(over.id, { started_at: new Date(Date.now() - buildTimeout * 1000 - MINUTE).toISOString(), updated_at: now });
+    await stores.jobs.update(under.id, { started_at: new Date(Date.now() - buildTimeout * 1000 + MINUTE).toISOString(), updated_at: now });
+    assert.equal((await waitForStatus(fixture, over.id, 'failed')).failure_reason, 'job_execution_timeout');
+    assert.equal((await fixture.job(under.id)).status, 'running');
   });
 
   it('fails a running job that stopped reporting with stuck_or_timeout_failure', async () => {
@@ -87,6 +100,10 @@ describe('trace size limit', () => {
     const patch = (range: string, body: Buffer) =>
       fetch(`${fixture.apiUrl}/jobs/${job.id}/trace`, { method: 'PATCH', headers: { 'content-type': 'text/plain', 'job-token': token, 'content-range': range }, body });
     assert.equal((await patch('0-89', Buffer.alloc(90, 0x61))).status, 202);
+    // Past the limit but not at the end of the trace: the runner resends from the stored size first.
+    const misplaced = await patch('80-110', Buffer.alloc(31, 0x62));
+    assert.deepEqual([misplaced.status, misplaced.headers.get('range')], [416, '0-90']);
+    assert.equal((await fixture.job(job.id)).status, 'running', 'a misplaced patch fails nothing');
     const over = await patch('90-110', Buffer.alloc(21, 0x62));
     assert.equal(over.status, 403);
     assert.equal(over.headers.get('job-status'), 'failed');

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import CRC32 from 'crc-32';
+import { turnBudget } from '../helpers/bounded.ts';
 import { testDatabase } from '../helpers/database.ts';
 import { freePort, startServe, type ServeProcess } from '../helpers/serve-process.ts';
 
@@ -172,8 +173,11 @@ async function scenario(env: Record<string, string>): Promise<string> {
     const afterRestart = new Promise<void>((resolve) => (releaseAfterRestart = resolve));
     const taken: number[] = [];
     const records: RunnerRecord[] = [];
-    const runners = Array.from({ length: JOBS }, async () => {
+    const runners = Array.from({ length: JOBS }, async (_, index) => {
+      // 50 ms apart: two minutes of asking before the poller gives up.
+      const budget = turnBudget(2_400, () => `poller ${index} waiting for a job (taken so far: ${taken.join(', ')})`);
       for (;;) {
+        budget.next();
         const answer = await requestJob(world, runnerToken);
         if (answer.status === 204 || answer.status === 409) {
           await sleep(50);

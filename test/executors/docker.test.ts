@@ -49,7 +49,7 @@ describe('docker executor', { skip: skipDocker }, () => {
         shell,
         realShell: true,
         image,
-        assertNothingLeft: async (jobId) => assert.deepEqual(await leftovers(docker, jobId), []),
+        assertNothingLeft: async ({ jobId }) => assert.deepEqual(await leftovers(docker, jobId), []),
       };
     });
   }

@@ -9,7 +9,7 @@ executorConformance('fake', { realShell: false }, async () => {
     executor,
     shell: 'sh',
     realShell: false,
-    assertNothingLeft: async (jobId) => assert.ok(!executor.live.has(jobId)),
+    assertNothingLeft: async ({ jobId }) => assert.ok(!executor.live.has(jobId), `job ${jobId} is still live in the fake executor`),
   };
 });
 

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import path from 'node:path';
+import { within, withinOrKill } from './bounded.ts';
 
 const BIN = path.resolve(import.meta.dirname, '../../bin/coordinator');
 
@@ -52,11 +53,11 @@ export async function startServe(options: { dataDir: string; port: number; token
     output: () => output,
     async kill() {
       if (child.pid !== undefined && child.exitCode === null) process.kill(-child.pid, 'SIGKILL');
-      await exited;
+      await within(exited, 60_000, 'the coordinator exiting after SIGKILL');
     },
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');
-      await exited;
+      await withinOrKill(child, exited, 60_000, 'the coordinator exiting after SIGTERM', { group: true });
     },
   };
 }

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import { withinOrKill } from '../helpers/bounded.ts';
 import { packGantry, REPOSITORY_ROOT, scratchProjectWith, type PackedPackage } from './scratch-project.ts';
 
 const run = promisify(execFile);
@@ -133,6 +134,6 @@ async function runExample<T>(project: string, file: string, code: string, probe:
     throw new Error(`${file} never answered: ${output}`);
   } finally {
     child.kill('SIGTERM');
-    await exited;
+    await withinOrKill(child, exited, 60_000, `${file} exiting after SIGTERM`);
   }
 }

@@ -13,3 +13,13 @@ export async function syncDirectory(directory: string): Promise<void> {
 export function isMissingFile(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'ENOENT';
 }
+
+/** `reading`'s value, or `missing` when the file is not there; any other failure (EACCES, EISDIR, EIO) stays one. */
+export async function unlessMissing<T>(reading: Promise<T>, missing: T): Promise<T> {
+  try {
+    return await reading;
+  } catch (error) {
+    if (isMissingFile(error)) return missing;
+    throw error;
+  }
+}

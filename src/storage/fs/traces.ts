@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { isMissingFile, syncDirectory } from './durable.ts';
 import { continueCrc32, formatTraceChecksum } from '../trace-checksum.ts';
+import { appendRefusal } from '../trace-offsets.ts';
 import type { ByteRange, TraceAppendResult, TraceStore } from '../types-blobs.ts';
 
 /**
@@ -23,7 +24,8 @@ export class FileTraceStore implements TraceStore {
   append(jobId: number, offset: number, bytes: Uint8Array): Promise<TraceAppendResult> {
     return this.serialised(jobId, async () => {
       const size = await this.size(jobId);
-      if (offset !== size) return { conflict: size };
+      const refused = appendRefusal(offset, size);
+      if (refused) return refused;
       if (bytes.length === 0) return { size };
       this.directoryReady ??= mkdir(this.directory, { recursive: true });
       await this.directoryReady;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 /**
@@ -65,8 +65,4 @@ export async function writeConfigFile(gitDir: string, text: string): Promise<voi
     await rm(temporary, { force: true });
     throw error;
   }
-}
-
-export async function readConfigFile(gitDir: string): Promise<string | null> {
-  return readFile(path.join(gitDir, 'config'), 'utf8').catch(() => null);
 }

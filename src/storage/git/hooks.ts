@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { unlessMissing } from '../fs/durable.ts';
 import { RECEIVE_FSCK_CONFIG } from './config.ts';
 
 /**
@@ -115,7 +116,7 @@ export async function ensurePushHooks(hooksDir: string): Promise<void> {
   await mkdir(hooksDir, { recursive: true });
   for (const [name, script] of HOOKS) {
     const target = path.join(hooksDir, name);
-    const current = await readFile(target, 'utf8').catch(() => null);
+    const current = await unlessMissing<string | null>(readFile(target, 'utf8'), null);
     if (current === script) continue;
     // Write then rename: a concurrent push never runs a half-written hook.
     const temporary = `${target}.${randomUUID()}.tmp`;
@@ -156,7 +157,8 @@ export async function preparePushHooks(hooksDir: string, policy: ReadonlyMap<str
     environment,
     config: { ...RECEIVE_FSCK_CONFIG, 'core.hooksPath': hooksDir },
     async acceptedUpdates() {
-      const text = await readFile(logFile, 'utf8').catch(() => '');
+      // No log: the hook accepted nothing. A log that cannot be read is an error, not "nothing accepted".
+      const text = await unlessMissing(readFile(logFile, 'utf8'), '');
       await Promise.all([rm(logFile, { force: true }), rm(policyFile, { force: true })]);
       return parseRefUpdates(text);
     },

@@ -1,5 +1,6 @@
 import { readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { isMissingFile } from '../fs/durable.ts';
 import type { RepositoryState } from './types.ts';
 
 /** Directory names of repositories: `<project id>.git`. */
@@ -14,15 +15,26 @@ export function projectIdOfDirectory(name: string): number | null {
  * Reads one repository for start-up reconciliation: HEAD, branches (loose refs and
  * packed-refs), config; and removes what a git process killed mid-write leaves behind: lock
  * files (which would refuse every later update of that ref) and receive-pack quarantines. Only
- * safe while no git process works on the repository.
+ * safe while no git process works on the repository. A file that is not there counts as
+ * empty; one that cannot be read is named in `unreadable` (what was read of it is no ground
+ * for a repair).
  */
 export async function inspectRepository(projectId: number, gitDir: string): Promise<RepositoryState> {
+  const unreadable: string[] = [];
+  const orWhenMissing = async <T>(name: string, reading: Promise<T>, missing: T): Promise<T> => {
+    try {
+      return await reading;
+    } catch (error) {
+      if (!isMissingFile(error)) unreadable.push(`${name}: ${errorCode(error)}`);
+      return missing;
+    }
+  };
   const [headText, config, packed, loose, objects] = await Promise.all([
-    readFile(path.join(gitDir, 'HEAD'), 'utf8').catch(() => ''),
-    readFile(path.join(gitDir, 'config'), 'utf8').catch(() => null),
-    readFile(path.join(gitDir, 'packed-refs'), 'utf8').catch(() => ''),
-    readdir(path.join(gitDir, 'refs'), { recursive: true, withFileTypes: true }).catch(() => []),
-    readdir(path.join(gitDir, 'objects')).catch(() => [] as string[]),
+    orWhenMissing('HEAD', readFile(path.join(gitDir, 'HEAD'), 'utf8'), ''),
+    orWhenMissing<string | null>('config', readFile(path.join(gitDir, 'config'), 'utf8'), null),
+    orWhenMissing('packed-refs', readFile(path.join(gitDir, 'packed-refs'), 'utf8'), ''),
+    orWhenMissing('refs', readdir(path.join(gitDir, 'refs'), { recursive: true, withFileTypes: true }), []),
+    orWhenMissing('objects', readdir(path.join(gitDir, 'objects')), [] as string[]),
   ]);
   const branches = new Set<string>();
   for (const line of packed.split('\n')) {
@@ -43,12 +55,7 @@ export async function inspectRepository(projectId: number, gitDir: string): Prom
     }
   }
   for (const name of ['HEAD.lock', 'config.lock', 'packed-refs.lock']) {
-    const file = path.join(gitDir, name);
-    const existed = await rm(file).then(
-      () => true,
-      () => false,
-    );
-    if (existed) removedLeftovers.push(name);
+    if (await orWhenMissing(name, rm(path.join(gitDir, name)).then(() => true), false)) removedLeftovers.push(name);
   }
   for (const name of objects) {
     if (!name.startsWith('tmp_objdir-')) continue;
@@ -56,5 +63,10 @@ export async function inspectRepository(projectId: number, gitDir: string): Prom
     removedLeftovers.push(`objects/${name}`);
   }
   const head = /^ref: refs\/heads\/(\S+)\s*$/.exec(headText)?.[1] ?? null;
-  return { projectId, gitDir, head, branches: [...branches].sort(), config, removedLeftovers };
+  return { projectId, gitDir, head, branches: [...branches].sort(), config, removedLeftovers, unreadable };
+}
+
+function errorCode(error: unknown): string {
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  return typeof code === 'string' ? code : String(error);
 }

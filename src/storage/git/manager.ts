@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { access, mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../../shared/logger.ts';
+import { unlessMissing } from '../fs/durable.ts';
 import { CatFilePool, type CatFilePoolOptions } from './cat-file.ts';
 import { canonicalConfig, writeConfigFile } from './config.ts';
 import { HistoryCache } from './history-cache.ts';
@@ -120,10 +121,7 @@ export class GitRepositoryManager implements RepositoryManager {
   }
 
   async exists(projectId: number): Promise<boolean> {
-    return access(path.join(this.repositoryPath(projectId), 'HEAD')).then(
-      () => true,
-      () => false,
-    );
+    return unlessMissing(access(path.join(this.repositoryPath(projectId), 'HEAD')).then(() => true), false);
   }
 
   open(projectId: number, client?: GitClient): GitRepository {
@@ -159,7 +157,7 @@ export class GitRepositoryManager implements RepositoryManager {
       if (id !== null) {
         ids.push(id);
       } else if (name === TEMPORARY || name.includes('.deleting-')) {
-        const entries = name === TEMPORARY ? await readdir(path.join(root, name)).catch(() => []) : [name];
+        const entries = name === TEMPORARY ? await unlessMissing(readdir(path.join(root, name)), []) : [name];
         await rm(path.join(root, name), { recursive: true, force: true });
         removed.push(...entries.map((entry) => (name === TEMPORARY ? `${TEMPORARY}/${entry}` : entry)));
       }

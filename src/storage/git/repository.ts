@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { GantryError } from '../../shared/errors.ts';
+import { unlessMissing } from '../fs/durable.ts';
 import { archiveStream } from './archive.ts';
 import { blameLines } from './blame.ts';
 import { isDangerousEntryName, refuseDangerousPaths } from './content.ts';
@@ -67,7 +68,7 @@ export class BareRepository implements GitRepository {
   }
 
   async defaultBranch(): Promise<string | null> {
-    const head = await readFile(path.join(this.path, 'HEAD'), 'utf8').catch(() => '');
+    const head = await unlessMissing(readFile(path.join(this.path, 'HEAD'), 'utf8'), '');
     const match = /^ref: refs\/heads\/(.+)$/m.exec(head);
     if (!match) return null;
     const branch = match[1]!.trim();

@@ -242,6 +242,8 @@ export interface RepositoryState {
   config: string | null;
   /** Lock and quarantine files a killed git process left (relative paths), already removed. */
   removedLeftovers: string[];
+  /** Files that exist but could not be read (`packed-refs: EISDIR`): the fields above may be incomplete. */
+  unreadable: string[];
 }
 
 /** Bare repositories under `<dataDir>/repositories/<projectId>.git`, keyed by project id. */

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import type { Readable } from 'node:stream';
 import { after, describe, it } from 'node:test';
 import { ProcessSpawner } from '../../../src/storage/git/spawner.ts';
+import { within } from '../../helpers/bounded.ts';
 
 async function readAll(stream: Readable): Promise<string> {
   const chunks: Buffer[] = [];
@@ -49,13 +50,13 @@ describe('process spawner (forks from a helper process)', () => {
   it('kills a process, and a detached one with its whole group', async () => {
     const single = await spawner.spawn({ file: 'sleep', args: ['300'], env });
     single.kill();
-    assert.deepEqual(await single.exited, { code: null, signal: 'SIGTERM' });
+    assert.deepEqual(await within(single.exited, 30_000, 'sleep 300 exiting after kill()'), { code: null, signal: 'SIGTERM' });
 
     const group = await spawner.spawn({ file: 'sh', args: ['-c', 'sleep 300 & echo $!; wait'], env, detached: true });
     const grandchild = Number((await new Promise<Buffer>((resolve) => group.stdout.once('data', resolve))).toString().trim());
     assert.ok(existsSync(`/proc/${grandchild}`));
     group.kill();
-    await group.exited;
+    await within(group.exited, 30_000, 'the detached group exiting after kill()');
     for (let attempt = 0; attempt < 100 && existsSync(`/proc/${grandchild}`); attempt += 1) await new Promise((resolve) => setTimeout(resolve, 20));
     assert.equal(existsSync(`/proc/${grandchild}`), false, 'the process group outlived the kill');
   });

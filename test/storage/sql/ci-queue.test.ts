@@ -6,9 +6,12 @@ import type { JobRecord, NewJob } from '../../../src/storage/types-ci-jobs.ts';
 import type { PipelineRecord } from '../../../src/storage/types-ci.ts';
 import type { NewRunner, RunnerRecord } from '../../../src/storage/types-runners.ts';
 import type { NamespaceRecord, ProjectRecord } from '../../../src/storage/types.ts';
+import { turnBudget } from '../../helpers/bounded.ts';
 import { buildJob, createGroup, createPipeline, createProject, NOW, openCiTestDatabase, type CiTestDatabase } from './ci-fixtures.ts';
 
 let tokens = 0;
+/** More claims than any test here has pending jobs. */
+const DRAIN_TURNS = 50;
 
 describe('CI job queue', () => {
   let database: CiTestDatabase & { url: string };
@@ -46,9 +49,15 @@ describe('CI job queue', () => {
 
   const claim = async (claimer: RunnerRecord, store = stores) => (await store.jobQueue.claim(claimer, { now: NOW, tokenDigest: `digest-${++tokens}` }))?.job;
 
+  /** Claims until none is left: a job handed out twice fails here rather than looping for ever. */
   async function drain(claimer: RunnerRecord): Promise<number[]> {
     const ids: number[] = [];
-    for (let job = await claim(claimer); job; job = await claim(claimer)) ids.push(job.id);
+    const budget = turnBudget(DRAIN_TURNS, () => `draining the queue for runner ${claimer.id} (claimed ${ids.join(', ')})`);
+    for (let job = await claim(claimer); job; job = await claim(claimer)) {
+      assert.ok(!ids.includes(job.id), `job ${job.id} handed out twice to runner ${claimer.id}`);
+      ids.push(job.id);
+      budget.next();
+    }
     return ids;
   }
 

@@ -1,6 +1,6 @@
 import type { AccessLevel, NamespaceRecord, ProjectRecord, UserRecord } from '../../../storage/types.ts';
 import type { ProtectionLevel } from '../../../storage/types-repository.ts';
-import { DEVELOPER, GUEST, MAINTAINER, OWNER, PermissionsBase, REPORTER, type Actor, type ActorProjectAccess } from './permissions-base.ts';
+import { DEVELOPER, GUEST, MAINTAINER, OWNER, PermissionsBase, readableWithoutMembership, REPORTER, type Actor, type ActorProjectAccess } from './permissions-base.ts';
 
 export * from './permissions-base.ts';
 
@@ -72,7 +72,7 @@ export class Permissions extends PermissionsBase {
    */
   async canReadPipelines(project: ProjectRecord, actor: Actor): Promise<boolean> {
     if (actor?.is_admin) return true;
-    if (this.visibilityAllows(project.visibility, actor)) return true;
+    if (readableWithoutMembership(project.visibility, actor)) return true;
     if (await this.projectLevelAtLeast(project, actor, REPORTER)) return true;
     return project.public_jobs && (await this.projectLevelAtLeast(project, actor, GUEST));
   }

@@ -1,5 +1,6 @@
 import type { NamespaceRecord, ProjectRecord, UserRecord, Visibility } from '../../../storage/types.ts';
-import { moreOpenThan, type Permissions } from './permissions.ts';
+import { moreOpenThan } from './levels.ts';
+import type { Permissions } from './permissions.ts';
 
 /**
  * The visibility rules, in one place (GitLab's model validations, with their messages):

@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import { isUniqueViolation, type Db } from '../database.ts';
 import { continueCrc32, formatTraceChecksum } from '../../trace-checksum.ts';
+import { appendRefusal } from '../../trace-offsets.ts';
 import type { ByteRange, TraceAppendResult, TraceStore } from '../../types-blobs.ts';
 
 /** Chunks fetched per query while streaming a trace. */
@@ -18,9 +19,9 @@ export class SqlTraceStore implements TraceStore {
 
   async append(jobId: number, offset: number, bytes: Uint8Array): Promise<TraceAppendResult> {
     const last = await this.lastChunk(jobId);
-    const size = last ? last.end : 0;
-    if (offset !== size) return { conflict: size };
-    if (bytes.length === 0) return { size };
+    const refused = appendRefusal(offset, last ? last.end : 0);
+    if (refused) return refused;
+    if (bytes.length === 0) return { size: offset };
     const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     try {
       await this.db

@@ -1,3 +1,4 @@
+import { DEFAULT_JOB_TIMEOUT_SECONDS } from '../../../../ci/job-timeout.ts';
 import type { CustomAttributeRecord, NamespaceRecord, ProjectRecord } from '../../../../storage/types.ts';
 import type { ProjectGroupLinkRecord } from '../../../../storage/types-projects.ts';
 import type { ProjectStatistics, ProjectSummaryView, ProjectView } from '../../../services/namespaces/project-views.ts';
@@ -108,7 +109,7 @@ function serializeProjectDetails(view: ProjectView, externalUrl: string): Json {
   json.open_issues_count = 0;
   json.ci_default_git_depth = 50;
   json.public_jobs = project.public_jobs;
-  json.build_timeout = 3600;
+  json.build_timeout = DEFAULT_JOB_TIMEOUT_SECONDS;
   json.ci_config_path = project.ci_config_path;
   json.shared_with_groups = view.sharedWithGroups.map(({ group, access }) => ({ group_id: group.id, group_name: group.name, group_full_path: group.full_path, group_access_level: access }));
   json.only_allow_merge_if_pipeline_succeeds = project.only_allow_merge_if_pipeline_succeeds;

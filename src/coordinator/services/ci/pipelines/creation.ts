@@ -168,7 +168,7 @@ export class PipelineCreation {
       beforeSha: input.beforeSha ?? ZERO_SHA,
       commitMessage: target.commit.message,
       source: input.source,
-      variables: await pipelineContextVariables(this.deps, project, given, VARIABLE_SOURCE[input.source] ?? 'pipeline', target.protected),
+      variables: await pipelineContextVariables(this.deps, project, given, VARIABLE_SOURCE[input.source] ?? 'pipeline'),
       changedPaths: input.changedPaths ?? null,
       files: this.filesFor(input, new GitRepositoryReader(this.deps, target.repository, target.sha, input.user)),
       configPath,

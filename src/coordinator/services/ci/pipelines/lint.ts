@@ -59,7 +59,7 @@ export class CiLint {
     try {
       const content = input.content ?? (await this.fileAt(project, ref));
       if (!input.dryRun) {
-        const target = await this.deps.creation.resolve(project, ref).catch(() => null);
+        const target = await this.deps.creation.resolve(project, ref).catch(unlessRefMissing);
         const result = await this.deps.creation.compile(content, {
           project: { id: project.id, path: project.path, defaultBranch: project.default_branch ?? undefined },
           ref, refType: target?.refType ?? 'branch', sha: target?.sha ?? '0'.repeat(40), source: 'push', ignoreSkipCi: true,
@@ -96,6 +96,12 @@ function outcome(result: CompileResult, withJobs: boolean): LintOutcome {
     mergedYaml: valid && result.mergedConfig ? stringify(result.mergedConfig) : null,
     ...(withJobs ? { jobs: result.jobs } : {}),
   };
+}
+
+/** A ref or commit that does not exist: the content is linted without a repository. Any other failure stays one. */
+function unlessRefMissing(error: unknown): null {
+  if (error instanceof GantryError && (error.code === 'GANTRY_E_REF_NOT_FOUND' || error.code === 'GANTRY_E_COMMIT_NOT_FOUND')) return null;
+  throw error;
 }
 
 function refusal(message: string): LintOutcome {

@@ -1,4 +1,5 @@
 import type { BuildJobDefinition } from '../../../../ci/model.ts';
+import { effectiveJobTimeout } from '../../../../ci/job-timeout.ts';
 import { toJobPayload } from '../../../../ci/to-payload.ts';
 import type { Dependency, JobPayload } from '../../../../protocol/job-payload.ts';
 import { GANTRY_VERSION, GITLAB_COMPATIBLE_VERSION } from '../../../../shared/version.ts';
@@ -9,9 +10,6 @@ import type { RunnerRecord } from '../../../../storage/types-runners.ts';
 import type { ProjectRecord, ProjectsStore, UsersStore } from '../../../../storage/types.ts';
 import { availableArchive } from '../pipelines/artifact-rules.ts';
 import { pipelineContextVariables, type PipelineVariableSources } from '../pipelines/variables.ts';
-
-/** GitLab's default project build timeout (1 hour); the runner's maximum_timeout caps it. */
-export const DEFAULT_JOB_TIMEOUT = 3600;
 
 export interface JobPayloadsDeps extends PipelineVariableSources {
   projects: Pick<ProjectsStore, 'findById'>;
@@ -47,12 +45,12 @@ export class JobPayloads {
     const namespace = await this.deps.namespaces.findById(project.namespace_id);
     const projectPath = namespace ? `${namespace.full_path}/${project.path}` : project.path;
     const [variables, user, commit, dependencies] = await Promise.all([
-      this.variables(project, pipeline, job.environment),
+      this.variables(project, pipeline),
       pipeline.user_id === null ? undefined : this.deps.users.findById(pipeline.user_id),
       this.commit(project.id, pipeline.sha),
       this.dependencies(claimed.dependencies, token),
     ]);
-    const timeout = cappedTimeout(definition.timeout ?? DEFAULT_JOB_TIMEOUT, runner.maximum_timeout);
+    const timeout = effectiveJobTimeout(definition.timeout, runner.maximum_timeout);
     const payload = toJobPayload(
       { ...definition, timeout },
       { jobId: job.id, pipelineId: pipeline.id, pipelineIid: pipeline.iid, projectId: project.id },
@@ -69,7 +67,7 @@ export class JobPayloads {
         commitTimestamp: commit?.committer.date,
         commitAuthor: commit ? `${commit.author.name} <${commit.author.email}>` : undefined,
       },
-      { url: this.deps.externalUrl, version: `${GITLAB_COMPATIBLE_VERSION}-gantry`, revision: GANTRY_VERSION, defaultTimeout: DEFAULT_JOB_TIMEOUT },
+      { url: this.deps.externalUrl, version: `${GITLAB_COMPATIBLE_VERSION}-gantry`, revision: GANTRY_VERSION },
       {
         source: pipeline.source,
         projectTitle: project.name,
@@ -80,6 +78,7 @@ export class JobPayloads {
         jobStartedAt: job.started_at ?? undefined,
         user: user && { id: user.id, email: user.email, login: user.username, name: user.name },
         variables,
+        environmentName: job.environment,
       },
     );
     // The persistent ref refs/pipelines/<id> is not kept in the repository: fetching it would fail the checkout.
@@ -87,11 +86,9 @@ export class JobPayloads {
     return payload;
   }
 
-  /** Read when the job is handed out: project variables scoped to the job's environment apply here. */
-  private variables(project: ProjectRecord, pipeline: PipelineRecord, environment: string | null) {
-    return this.deps.pipelineVariables
-      .list(pipeline.id)
-      .then((given) => pipelineContextVariables(this.deps, project, given, givenSource(pipeline.source), pipeline.protected, environment));
+  /** Read when the job is handed out (the payload keeps those of the job's ref and environment). */
+  private variables(project: ProjectRecord, pipeline: PipelineRecord) {
+    return this.deps.pipelineVariables.list(pipeline.id).then((given) => pipelineContextVariables(this.deps, project, given, givenSource(pipeline.source)));
   }
 
   private async commit(projectId: number, sha: string) {
@@ -118,10 +115,6 @@ export class JobPayloads {
 }
 
 /** GitLab: the job's timeout (or the project's), never above the runner's maximum_timeout. */
-export function cappedTimeout(timeout: number, maximum: number | null): number {
-  return maximum !== null && maximum > 0 ? Math.min(timeout, maximum) : timeout;
-}
-
 /** `https://gitlab-ci-token:<token>@host[:port][/prefix]/group/project.git` */
 export function cloneUrl(externalUrl: string, projectPath: string, token: string): string {
   const url = new URL(`${externalUrl.replace(/\/+$/, '')}/${projectPath}.git`);

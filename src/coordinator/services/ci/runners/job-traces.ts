@@ -1,5 +1,6 @@
 import type { JobStatus } from '../../../../pipeline/types.ts';
 import type { CiJobsStore, JobRecord } from '../../../../storage/types-ci-jobs.ts';
+import { appendRefusal } from '../../../../storage/trace-offsets.ts';
 import type { TraceStore } from '../../../../storage/types-blobs.ts';
 import type { JobOutcomes } from './job-outcomes.ts';
 import { JobTokenAccess, type JobAuthentication } from './job-token-access.ts';
@@ -69,8 +70,9 @@ export class JobTraces {
     const job = auth.job;
     if (!Number.isSafeInteger(start) || start < 0) return { kind: 'bad-range' };
     if (start + bytes.length > this.maxBytes) {
-      const size = await this.deps.traces.size(job.id);
-      if (start !== size) return { kind: 'range-mismatch', size };
+      // Past the limit only at the end of the trace: elsewhere the runner resends first.
+      const refused = appendRefusal(start, await this.deps.traces.size(job.id));
+      if (refused) return { kind: 'range-mismatch', size: refused.conflict };
       const status = await this.deps.outcomes.fail(job, 'trace_size_exceeded');
       return { kind: 'not-running', status };
     }

@@ -1,6 +1,7 @@
+import { effectiveJobTimeout } from '../../../../ci/job-timeout.ts';
 import type { Logger } from '../../../../shared/logger.ts';
 import type { CiJobsStore, JobRecord } from '../../../../storage/types-ci-jobs.ts';
-import type { RunnerRecord, RunnersStore } from '../../../../storage/types-runners.ts';
+import type { RunnersStore } from '../../../../storage/types-runners.ts';
 import type { JobOutcomes } from './job-outcomes.ts';
 
 /** When jobs count as stuck or timed out, and how often to look. */
@@ -25,9 +26,6 @@ export const STALE_JOB_DEFAULTS = {
   intervalMs: 60 * 1000,
 } as const;
 
-/** The project's build timeout (projects have no setting yet: GitLab's default, shown as `build_timeout`). */
-export const PROJECT_BUILD_TIMEOUT_SECONDS = 3600;
-
 /** Jobs failed per category and sweep; the rest wait for the next sweep. */
 const BATCH = 200;
 
@@ -39,13 +37,6 @@ export interface StaleJobsDeps {
   limits?: StaleJobLimits;
   /** Epoch milliseconds. */
   clock?: () => number;
-}
-
-/** A job's timeout in seconds: its own (`timeout:`) or the project's, capped by the runner's maximum_timeout. */
-export function jobTimeoutSeconds(job: Pick<JobRecord, 'definition'>, runner: Pick<RunnerRecord, 'maximum_timeout'> | undefined): number {
-  const own = job.definition?.timeout ?? PROJECT_BUILD_TIMEOUT_SECONDS;
-  const cap = runner?.maximum_timeout;
-  return cap !== null && cap !== undefined && cap > 0 ? Math.min(own, cap) : own;
 }
 
 /**
@@ -101,7 +92,7 @@ export class StaleJobs {
       for (const job of items) {
         if (job.started_at === null) continue;
         const runner = job.runner_id === null ? undefined : runners.get(job.runner_id);
-        const deadline = Date.parse(job.started_at) + jobTimeoutSeconds(job, runner) * 1000 + this.limits.timeoutGraceMs;
+        const deadline = Date.parse(job.started_at) + effectiveJobTimeout(job.definition?.timeout, runner?.maximum_timeout) * 1000 + this.limits.timeoutGraceMs;
         if (deadline < now) due.push(job);
       }
       if (items.length < BATCH) break;

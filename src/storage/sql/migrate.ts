@@ -19,6 +19,7 @@ import { environments } from './migrations/016-environments.ts';
 import { tasks } from './migrations/017-tasks.ts';
 import { groupRunnersTokens } from './migrations/018-group-runners-tokens.ts';
 import { projectForksIndex } from './migrations/019-project-forks-index.ts';
+import { artifactMemberLocations } from './migrations/020-artifact-member-locations.ts';
 
 /** Ordered migrations; names never change once released. */
 const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
@@ -40,6 +41,7 @@ const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
   ['017-tasks', tasks],
   ['018-group-runners-tokens', groupRunnersTokens],
   ['019-project-forks-index', projectForksIndex],
+  ['020-artifact-member-locations', artifactMemberLocations],
 ];
 
 class InlineMigrationProvider implements MigrationProvider {

@@ -138,7 +138,7 @@ async function openCoordinator(options: CoordinatorOptions, logger: Logger): Pro
 
   const database = openDatabase(databaseUrl, (error) => logger.warn({ err: error }, 'an idle database connection was lost'), options.onStatement);
   await migrateToLatest(database.db, database.dialect);
-  const stores = createSqlStores(database.db);
+  const stores = createSqlStores(database.db, database.writes);
   const permissions = new Permissions(stores.accessFacts, stores.namespaces, stores.groupGroupLinks);
   const settings = new SettingsService(stores.settings);
   const accounts = new AccountsService(stores.users, stores.namespaces, stores.tokens);
@@ -155,7 +155,7 @@ async function openCoordinator(options: CoordinatorOptions, logger: Logger): Pro
     repositories: createRepositoryManager({ ...options.git, root: path.join(dataDir, 'repositories'), logger }),
     events: new CoordinatorEvents((error) => logger.error({ err: error }, 'event listener failed')),
     jobTokens: options.jobTokenVerifier ?? new RunningJobTokens(stores.jobs),
-    readCache: options.cacheReads === false ? new ReadCache(() => null) : new ReadCache(database.changeStamp, undefined, database, database.externalStamp),
+    readCache: options.cacheReads === false ? new ReadCache(() => null) : new ReadCache(database.externalStamp, database.writes),
     protectedBranches: new ProtectedBranchesService({ store: stores.protectedBranches, settings, permissions }),
     protectedTags: new ProtectedTagsService({ store: stores.protectedTags, permissions }),
     jobQueueSignal: openJobQueueSignal(databaseUrl, (error) => logger.warn({ err: error }, 'the job queue signal connection failed')),

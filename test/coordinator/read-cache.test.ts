@@ -5,16 +5,22 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
 import { sql } from 'kysely';
-import { ReadCache } from '../../src/coordinator/services/access/read-cache.ts';
+import { ReadCache, type ReadDependencies } from '../../src/coordinator/services/access/read-cache.ts';
 import { startTestCoordinator, type TestCoordinator } from '../helpers/coordinator.ts';
 import { addMember, makeUser, type TestUser } from './groups-fixtures.ts';
 
 describe('ReadCache', () => {
-  it('serves a kept value only while the stamp is unchanged', async () => {
+  const onProjects = (depend: (dependencies: ReadDependencies) => void) => depend({ tables: ['projects'] });
+
+  it('serves a kept value only while the external stamp is unchanged', async () => {
     let stamp = 'a';
     let computed = 0;
     const cache = new ReadCache(() => stamp);
-    const read = () => cache.get('key', async () => `value ${++computed}`);
+    const read = () =>
+      cache.get('key', async (depend) => {
+        onProjects(depend);
+        return `value ${++computed}`;
+      });
     assert.equal(await read(), 'value 1');
     assert.equal(await read(), 'value 1');
     stamp = 'b';
@@ -22,11 +28,19 @@ describe('ReadCache', () => {
     assert.equal(await read(), 'value 2');
   });
 
+  it('keeps no value that declared no dependencies (no write could drop it)', async () => {
+    let computed = 0;
+    const cache = new ReadCache(() => 'same');
+    await cache.get('key', async () => ++computed);
+    assert.equal(await cache.get('key', async () => ++computed), 2);
+  });
+
   it('does not keep a value when the stamp moved while it was computed', async () => {
     let stamp = 1;
     let computed = 0;
     const cache = new ReadCache(() => String(stamp));
-    const first = await cache.get('key', async () => {
+    const first = await cache.get('key', async (depend) => {
+      onProjects(depend);
       stamp += 1;
       return ++computed;
     });
@@ -37,8 +51,13 @@ describe('ReadCache', () => {
   it('keeps nothing without a stamp', async () => {
     let computed = 0;
     const cache = new ReadCache(() => null);
-    await cache.get('key', async () => ++computed);
-    await cache.get('key', async () => ++computed);
+    const read = () =>
+      cache.get('key', async (depend) => {
+        onProjects(depend);
+        return ++computed;
+      });
+    await read();
+    await read();
     assert.equal(computed, 2);
   });
 
@@ -46,9 +65,15 @@ describe('ReadCache', () => {
     let stamp = 'a';
     const cache = new ReadCache(() => stamp);
     assert.equal(cache.peek('key'), undefined);
-    await cache.get('key', async () => 'value');
+    await cache.get('key', async (depend) => {
+      onProjects(depend);
+      return 'value';
+    });
     assert.deepEqual(cache.peek('key'), { value: 'value' });
-    await cache.get('nothing', async () => null);
+    await cache.get('nothing', async (depend) => {
+      onProjects(depend);
+      return null;
+    });
     assert.deepEqual(cache.peek('nothing'), { value: null }, 'a kept null is a value, not a miss');
     stamp = 'b';
     assert.equal(cache.peek('key'), undefined);
@@ -57,10 +82,15 @@ describe('ReadCache', () => {
 
   it('drops the oldest entry beyond its capacity', async () => {
     let computed = 0;
-    const cache = new ReadCache(() => 'same', 2);
-    for (const key of ['a', 'b', 'c']) await cache.get(key, async () => ++computed);
-    assert.equal(await cache.get('b', async () => ++computed), 2);
-    assert.equal(await cache.get('a', async () => ++computed), 4);
+    const cache = new ReadCache(() => 'same', undefined, 2);
+    const read = (key: string) =>
+      cache.get(key, async (depend) => {
+        onProjects(depend);
+        return ++computed;
+      });
+    for (const key of ['a', 'b', 'c']) await read(key);
+    assert.equal(await read('b'), 2);
+    assert.equal(await read('a'), 4);
   });
 });
 

@@ -12,13 +12,11 @@ import {
   type LogEvent,
   type SqliteDatabase,
   type SqliteDialectConfig,
-  type SqliteStatement,
 } from 'kysely';
 import pg from 'pg';
-import { classifyWrite, type ChangeListener } from './changes.ts';
-import { kyselyStatement, rowsAsObjects } from './raw-rows.ts';
 import { endAllReadBatches, ReadBatch, readsForRequest } from './read-batch.ts';
 import type { DatabaseSchema } from './schema.ts';
+import { TableWrites } from './table-writes.ts';
 
 export type Db = Kysely<DatabaseSchema>;
 export type DialectName = 'sqlite' | 'postgres';
@@ -26,19 +24,13 @@ export type DialectName = 'sqlite' | 'postgres';
 export interface OpenedDatabase {
   db: Db;
   dialect: DialectName;
+  /** What the stores built over this handle report of their writes (give it to createSqlStores). */
+  writes: TableWrites;
   /**
-   * A value that changes whenever the database may have changed (a write through this
-   * handle, or a commit by another connection); null when it cannot be known cheaply
-   * (PostgreSQL, where other coordinators may write). Read caches key on it.
+   * A value that changes whenever another connection commits (SQLite's `data_version`); null
+   * when that cannot be known cheaply (PostgreSQL, where other coordinators may write at any
+   * time): then nothing may be cached.
    */
-  changeStamp(): string | null;
-  /**
-   * Tells `listener` what each write through this handle changed, before it runs (SQLite;
-   * PostgreSQL, where other coordinators write too, reports nothing). Writes by other
-   * connections show in `changeStamp` only.
-   */
-  onChange(listener: ChangeListener): void;
-  /** The part of `changeStamp` that only commits by other connections move (null on PostgreSQL). */
   externalStamp(): string | null;
   /**
    * Called as each request arrives: its reads see every commit made before it, by any
@@ -87,10 +79,9 @@ function openSqlite(file: string, observe?: StatementObserver): OpenedDatabase {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const writes: WriteCounter = { count: 0, listeners: [] };
   const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
   const batch = new ReadBatch(sqlite);
-  const statements = withStatementCache(sqlite, writes);
+  const statements = new StatementCache(sqlite);
   // One snapshot cannot see another connection's commit: a read transaction reads the version once
   // (a cached answer and its caller's sign-in each ask for it).
   let version = { generation: -1, value: '' };
@@ -99,30 +90,30 @@ function openSqlite(file: string, observe?: StatementObserver): OpenedDatabase {
     if (version.generation !== batch.generation) version = { generation: batch.generation, value: String(dataVersion.get()) };
     return version.value;
   };
-  const db = new Kysely<DatabaseSchema>({ dialect: new ImmediateSqliteDialect({ database: statements }), ...observing(observe) });
-  // Per SQL text: how to run it when it only reads, else null (it queues through kysely).
-  const readers = new Map<string, ((parameters: readonly unknown[]) => unknown[]) | null>();
+  const kyselyDatabase: SqliteDatabase = {
+    close: () => sqlite.close(),
+    prepare(text) {
+      const statement = statements.get(text);
+      // Kysely runs what it prepares at once: a write, `begin` or `commit` ends the shared reads first.
+      if (!isPlainRead(statement)) endAllReadBatches();
+      return statement;
+    },
+  };
+  const db = new Kysely<DatabaseSchema>({ dialect: new ImmediateSqliteDialect({ database: kyselyDatabase }), ...observing(observe) });
   directReaders.set(db, {
     read(text, parameters) {
       // Inside a transaction the connection is another request's: queue behind it through kysely.
       if (!batch.enter()) return undefined;
-      let reader = readers.get(text);
-      if (reader === undefined) {
-        // A statement of its own, apart from kysely's cache (which ends the shared reads for anything but a plain read).
-        const statement = sqlite.prepare(text);
-        reader = statement.reader && statement.readonly ? rowsAsObjects(statement) : null;
-        readers.set(text, reader);
-      }
-      if (reader === null) return undefined;
+      const statement = statements.get(text);
+      if (!isPlainRead(statement)) return undefined;
       observe?.(text, parameters);
-      return reader(parameters);
+      return statement.all(parameters);
     },
   });
   return {
     db,
     dialect: 'sqlite',
-    changeStamp: () => `${writes.count}:${readDataVersion()}`,
-    onChange: (listener) => writes.listeners.push(listener),
+    writes: new TableWrites(),
     externalStamp: readDataVersion,
     requestArrived: readsForRequest,
     close: () => {
@@ -130,6 +121,34 @@ function openSqlite(file: string, observe?: StatementObserver): OpenedDatabase {
       return db.destroy();
     },
   };
+}
+
+const isPlainRead = (statement: BetterSqlite3.Statement): boolean => statement.reader && statement.readonly;
+
+/**
+ * The connection's prepared statements, one per SQL text, for kysely and the direct reads
+ * alike: kysely prepares every query anew, and preparing costs more than running our small
+ * queries. better-sqlite3 runs synchronously, so a statement is never in use twice at once;
+ * SQLite prepares a statement again itself after a schema change, and better-sqlite3 then
+ * names the row's keys after the new columns.
+ */
+class StatementCache {
+  private readonly statements = new Map<string, BetterSqlite3.Statement>();
+
+  constructor(
+    private readonly sqlite: BetterSqlite3.Database,
+    private readonly capacity = 1000,
+  ) {}
+
+  get(text: string): BetterSqlite3.Statement {
+    let statement = this.statements.get(text);
+    if (!statement) {
+      statement = this.sqlite.prepare(text);
+      this.statements.set(text, statement);
+      if (this.statements.size > this.capacity) this.statements.delete(this.statements.keys().next().value as string);
+    }
+    return statement;
+  }
 }
 
 /**
@@ -154,61 +173,6 @@ class ImmediateSqliteDriver extends SqliteDriver {
   }
 }
 
-/**
- * Kysely prepares every query anew, and preparing costs more than running our small
- * queries. The same SQL text reuses its prepared statement (better-sqlite3 runs
- * synchronously, so a statement is never in use twice at once; SQLite re-prepares it
- * itself after a schema change).
- */
-interface WriteCounter {
-  count: number;
-  listeners: ChangeListener[];
-}
-
-type Change = ReturnType<typeof classifyWrite>;
-
-function withStatementCache(database: BetterSqlite3.Database, writes: WriteCounter, capacity = 1000): SqliteDatabase {
-  const statements = new Map<string, { statement: SqliteStatement; readonly: boolean; change: Change; plainRead: boolean }>();
-  return {
-    close: () => database.close(),
-    prepare(text: string) {
-      let prepared = statements.get(text);
-      if (!prepared) {
-        const statement = database.prepare(text);
-        prepared = { statement: kyselyStatement(statement), readonly: statement.readonly, change: statement.readonly ? null : classifyWrite(text), plainRead: statement.readonly && statement.reader };
-        statements.set(text, prepared);
-        if (statements.size > capacity) statements.delete(statements.keys().next().value as string);
-      }
-      // Kysely runs what it prepares at once: a write, `begin` or `commit` ends the shared reads first.
-      if (!prepared.plainRead) endAllReadBatches();
-      return prepared.readonly ? prepared.statement : countingWrites(prepared.statement, prepared.change, writes);
-    },
-  };
-}
-
-/** A writing statement that counts (and reports) each execution before it runs, so no reader can miss it. */
-function countingWrites(statement: SqliteStatement, change: Change, writes: WriteCounter): SqliteStatement {
-  const counted = (parameters: ReadonlyArray<unknown>) => {
-    writes.count += 1;
-    if (change) for (const listener of writes.listeners) listener(change(parameters));
-  };
-  return {
-    reader: statement.reader,
-    all: (parameters: ReadonlyArray<unknown>) => {
-      counted(parameters);
-      return statement.all(parameters);
-    },
-    run: (parameters: ReadonlyArray<unknown>) => {
-      counted(parameters);
-      return statement.run(parameters);
-    },
-    iterate: (parameters: ReadonlyArray<unknown>) => {
-      counted(parameters);
-      return statement.iterate(parameters) as IterableIterator<unknown>;
-    },
-  };
-}
-
 /** `onIdleError`: an idle pooled connection was lost (server restart, database dropped); the pool replaces it. */
 function openPostgres(url: string, onIdleError: (error: Error) => void, observe?: StatementObserver): OpenedDatabase {
   // Keep int8 (count(*), bigserial) as JS numbers: ids stay far below 2^53.
@@ -217,7 +181,7 @@ function openPostgres(url: string, onIdleError: (error: Error) => void, observe?
   // Without a listener, pg rethrows such an error and the whole process stops.
   pool.on('error', onIdleError);
   const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }), ...observing(observe) });
-  return { db, dialect: 'postgres', changeStamp: () => null, onChange: () => {}, externalStamp: () => null, requestArrived: () => {}, close: () => db.destroy() };
+  return { db, dialect: 'postgres', writes: new TableWrites(), externalStamp: () => null, requestArrived: () => {}, close: () => db.destroy() };
 }
 
 /** The backend behind a handle (or a transaction on it). */

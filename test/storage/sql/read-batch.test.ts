@@ -27,7 +27,7 @@ describe('SQLite reads sharing a transaction', () => {
     opened = openDatabase(file);
     await sql`create table items (id integer primary key, value text not null)`.execute(opened.db);
     await sql`insert into items (id, value) values (1, 'first')`.execute(opened.db);
-    const read = preparedQuery<{ value: string }>(opened.db, 1, (id) => sql<{ value: string }>`select value from items where id = ${id}`.compile(opened.db));
+    const read = preparedQuery(opened.db, (id: number) => sql<{ value: string }>`select value from items where id = ${id}`.compile(opened.db));
     valueOf = async (id) => (await read(id))[0]?.value;
     outsider = new BetterSqlite3(file);
     outsider.pragma('busy_timeout = 5000');
@@ -132,13 +132,16 @@ describe('SQLite reads sharing a transaction', () => {
     assert.equal(await valueOf(1), 'own transaction');
   });
 
-  it('the change stamp moves when another connection commits, and not otherwise', async () => {
+  it('the external stamp moves when another connection commits, and not otherwise', async () => {
     await nextCallback();
-    const stamp = opened.changeStamp();
+    const stamp = opened.externalStamp();
     await nextCallback();
-    assert.equal(opened.changeStamp(), stamp);
+    assert.equal(opened.externalStamp(), stamp);
+    await sql`update items set value = ${'own write'} where id = 1`.execute(opened.db);
+    await nextCallback();
+    assert.equal(opened.externalStamp(), stamp, 'a write through this handle is the stores’ to report');
     setValue('stamped');
     await nextCallback();
-    assert.notEqual(opened.changeStamp(), stamp);
+    assert.notEqual(opened.externalStamp(), stamp);
   });
 });

@@ -44,7 +44,7 @@ export function projectsRoutes(services: CoordinatorServices, edge: EdgeConfig):
         depend?.(projectViewDependencies(view.project));
         return JSON.stringify(serializeProject(view, edge.externalUrl));
       };
-      // Statistics read the repository, which the database's change stamp does not cover.
+      // Statistics read the repository, whose changes no store reports to the read cache.
       const body = read.statistics ? await render() : await readCache.get(`project\0${actor?.id ?? 0}\0${read.ref}\0${read.withCustomAttributes}`, render);
       return reply.type('application/json').send(body);
     });

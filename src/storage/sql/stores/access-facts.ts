@@ -1,8 +1,9 @@
 import { sql } from 'kysely';
-import type { AccessLevel, MemberRecord, NamespaceRecord } from '../../types.ts';
+import type { AccessLevel, MemberRecord, MemberSourceType, NamespaceRecord } from '../../types.ts';
 import type { AccessFactsStore } from '../../types-access.ts';
 import type { Db } from '../database.ts';
 import { preparedQuery } from '../prepared.ts';
+import { toMember } from './members.ts';
 import { toNamespace } from './namespaces.ts';
 
 /** Namespaces nest far less deep than this; the bound only guards against a corrupt cycle. */
@@ -15,7 +16,7 @@ export class SqlAccessFactsStore implements AccessFactsStore {
   private readonly memberProjectNamespacesQuery;
 
   constructor(private readonly db: Db) {
-    this.chainQuery = preparedQuery<object>(db, 1, (id) =>
+    this.chainQuery = preparedQuery(db, (id: number) =>
       sql<object>`with recursive chain(id, depth) as (
           select id, 0 from namespaces where id = ${id}
           union all
@@ -24,18 +25,18 @@ export class SqlAccessFactsStore implements AccessFactsStore {
         )
         select namespaces.* from chain join namespaces on namespaces.id = chain.id order by chain.depth`.compile(db),
     );
-    this.membershipsQuery = preparedQuery<MemberRecord>(db, 1, (userId) => db.selectFrom('members').selectAll().where('user_id', '=', userId as never).orderBy('id').compile() as never);
-    this.sharesQuery = preparedQuery<{ group_id: number; group_access: number }>(db, 1, (projectId) =>
-      db.selectFrom('project_group_links').select(['group_id', 'group_access']).where('project_id', '=', projectId as never).orderBy('id').compile(),
+    this.membershipsQuery = preparedQuery(db, (userId: number) => db.selectFrom('members').selectAll().where('user_id', '=', userId).orderBy('id').compile());
+    this.sharesQuery = preparedQuery(db, (projectId: number) =>
+      db.selectFrom('project_group_links').select(['group_id', 'group_access']).where('project_id', '=', projectId).orderBy('id').compile(),
     );
-    this.memberProjectNamespacesQuery = preparedQuery<{ namespace_id: number }>(db, 2, (type, userId) =>
+    this.memberProjectNamespacesQuery = preparedQuery(db, (type: MemberSourceType, userId: number) =>
       db
         .selectFrom('projects')
         .innerJoin('members', 'members.source_id', 'projects.id')
         .select('projects.namespace_id')
         .distinct()
-        .where('members.source_type', '=', type as never)
-        .where('members.user_id', '=', userId as never)
+        .where('members.source_type', '=', type)
+        .where('members.user_id', '=', userId)
         .compile(),
     );
   }
@@ -45,7 +46,7 @@ export class SqlAccessFactsStore implements AccessFactsStore {
   }
 
   async membershipsOf(userId: number): Promise<MemberRecord[]> {
-    return this.membershipsQuery(userId);
+    return (await this.membershipsQuery(userId)).map(toMember);
   }
 
   async projectShares(projectId: number): Promise<Array<{ group_id: number; group_access: AccessLevel }>> {

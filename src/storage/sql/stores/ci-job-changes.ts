@@ -1,8 +1,9 @@
-import { sql } from 'kysely';
+import { sql, type Updateable } from 'kysely';
 import { isAliveStatus, isCompletedStatus } from '../../../pipeline/statuses.ts';
 import { timestampFieldFor, type JobTimestampField } from '../../../pipeline/transitions.ts';
 import type { JobChange, JobCreation, JobStatus, JobUpdate } from '../../../pipeline/types.ts';
 import { inTransaction, type Db } from '../database.ts';
+import type { CiJobsTable } from '../schema-ci.ts';
 import { StaleJobError, type AppliedJobChanges } from '../../types-ci-jobs.ts';
 
 const TIMESTAMP_COLUMNS: Record<JobTimestampField, 'queued_at' | 'started_at' | 'finished_at'> = {
@@ -54,7 +55,7 @@ async function insertClone(trx: Db, pipelineId: number, creation: JobCreation, c
   const stamp = timestampFieldFor(job.status);
   const stamped = (column: string) => (stamp !== null && TIMESTAMP_COLUMNS[stamp] === column ? context.now : null);
   // Parameters in a SELECT list have no type on PostgreSQL: cast the non-text ones.
-  const userId = context.userId === undefined ? sql.ref('user_id') : sql`cast(${context.userId} as integer)`;
+  const userId = context.userId === undefined ? sql<number | null>`user_id` : sql<number | null>`cast(${context.userId} as integer)`;
   const row = await trx
     .insertInto('ci_jobs')
     .columns([...COPIED_COLUMNS, 'status', 'retried', 'failure_reason', 'scheduled_at', 'user_id', 'created_at', 'updated_at', 'queued_at', 'started_at', 'finished_at'])
@@ -75,7 +76,7 @@ async function insertClone(trx: Db, pipelineId: number, creation: JobCreation, c
           sql<string | null>`${stamped('finished_at')}`.as('finished_at'),
         ])
         .where('id', '=', creation.cloneOf)
-        .where('pipeline_id', '=', pipelineId) as never,
+        .where('pipeline_id', '=', pipelineId),
     )
     .returning('id')
     .executeTakeFirst();
@@ -85,7 +86,7 @@ async function insertClone(trx: Db, pipelineId: number, creation: JobCreation, c
 
 async function updateGroup(trx: Db, pipelineId: number, group: readonly JobUpdate[], now: string): Promise<void> {
   const { patch, previousStatus } = group[0];
-  const set: Record<string, unknown> = { updated_at: now, lock_version: sql<number>`lock_version + 1` };
+  const set: Updateable<CiJobsTable> = { updated_at: now };
   if (patch.status !== undefined) {
     set.status = patch.status;
     const stamp = timestampFieldFor(patch.status);
@@ -99,7 +100,7 @@ async function updateGroup(trx: Db, pipelineId: number, group: readonly JobUpdat
   const ids = group.map((change) => change.jobId);
   const result = await trx
     .updateTable('ci_jobs')
-    .set(set as never)
+    .set({ ...set, lock_version: sql<number>`lock_version + 1` })
     .where('pipeline_id', '=', pipelineId)
     .where('id', 'in', ids)
     .where('status', '=', previousStatus)

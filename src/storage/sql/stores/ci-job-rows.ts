@@ -1,11 +1,11 @@
 import type { FailureReason, JobNeed, JobStatus, JobWhen, PipelineJob, RetryPolicy } from '../../../pipeline/types.ts';
 import type { JobRecord } from '../../types-ci-jobs.ts';
-import { recordToRow, rowToRecord, type ColumnKinds } from './row-mapping.ts';
+import { ColumnKinds } from './row-mapping.ts';
 
-export const JOB_COLUMNS: ColumnKinds<JobRecord> = {
-  booleans: ['allow_failure', 'retried', 'protected', 'tag'],
-  json: ['tag_list', 'definition', 'needs', 'retry'],
-};
+const JOB_KINDS = new ColumnKinds<JobRecord>({
+  allow_failure: 'boolean', retried: 'boolean', protected: 'boolean', tag: 'boolean',
+  tag_list: 'json', definition: 'json', needs: 'json', retry: 'json',
+});
 
 /** Every column but the token digest, which never leaves the store. */
 export const JOB_SELECT = [
@@ -22,14 +22,14 @@ export const PIPELINE_JOB_SELECT = [
 ] as const;
 
 export function toJob(row: object): JobRecord {
-  const job = rowToRecord<JobRecord>(row, JOB_COLUMNS);
+  const job = JOB_KINDS.toRecord(row);
   delete (job as { token_digest?: unknown }).token_digest;
   return job;
 }
 
-export function toJobRow<T>(record: Partial<T>): Record<string, unknown> {
-  const withTags = 'tag_list' in record ? { ...record, tag_list: normalizeTags((record as { tag_list: string[] }).tag_list) } : record;
-  return recordToRow<T>(withTags as Partial<T>, JOB_COLUMNS as unknown as ColumnKinds<T>);
+/** The columns of a job's fields, its tags normalised. */
+export function toJobColumns<P extends Partial<JobRecord>>(record: P) {
+  return JOB_KINDS.toColumns(record.tag_list === undefined ? record : { ...record, tag_list: normalizeTags(record.tag_list) });
 }
 
 /** Tags sorted and without duplicates, so equal lists are equal JSON text. */

@@ -4,12 +4,12 @@ import { countAll, type Db } from '../database.ts';
 import type { Page } from '../../types-ci.ts';
 import type { AppliedJobChanges, CiJobsStore, JobChanges, JobListFilter, JobRecord, NewJob, StatusesForShaFilter } from '../../types-ci-jobs.ts';
 import { applyJobChanges } from './ci-job-changes.ts';
-import { JOB_SELECT, PIPELINE_JOB_SELECT, toJob, toJobRow, toPipelineJob } from './ci-job-rows.ts';
+import { JOB_SELECT, PIPELINE_JOB_SELECT, toJob, toJobColumns, toPipelineJob } from './ci-job-rows.ts';
 
 /** Rows per INSERT: ~45 columns each stays under both backends' parameter limits. */
 const INSERT_BATCH = 200;
 
-const JOB_DEFAULTS: Omit<NewJob, 'pipeline_id' | 'project_id' | 'stage' | 'stage_idx' | 'name' | 'type' | 'status' | 'when' | 'allow_failure' | 'ref' | 'sha' | 'created_at'> = {
+const JOB_DEFAULTS: Required<Omit<NewJob, 'pipeline_id' | 'project_id' | 'stage' | 'stage_idx' | 'name' | 'type' | 'status' | 'when' | 'allow_failure' | 'ref' | 'sha' | 'created_at' | 'updated_at'>> = {
   stage_id: null, retried: false, failure_reason: null, exit_code: null, coverage: null, user_id: null, runner_id: null, runner_type: null,
   tag_list: [], protected: false, tag: false, definition: null, needs: null, retry: null, start_in_seconds: null, environment: null,
   target_url: null, description: null, queued_at: null, started_at: null, finished_at: null, scheduled_at: null, erased_at: null,
@@ -22,8 +22,8 @@ export class SqlCiJobsStore implements CiJobsStore {
   async insertMany(jobs: readonly NewJob[]): Promise<JobRecord[]> {
     const inserted: JobRecord[] = [];
     for (let start = 0; start < jobs.length; start += INSERT_BATCH) {
-      const rows = jobs.slice(start, start + INSERT_BATCH).map((job) => toJobRow<NewJob>({ ...JOB_DEFAULTS, updated_at: job.created_at, ...job }));
-      const returned = await this.db.insertInto('ci_jobs').values(rows as never).returning(JOB_SELECT).execute();
+      const rows = jobs.slice(start, start + INSERT_BATCH).map((job) => toJobColumns({ ...JOB_DEFAULTS, updated_at: job.created_at, ...job }));
+      const returned = await this.db.insertInto('ci_jobs').values(rows).returning(JOB_SELECT).execute();
       // Ids grow in VALUES order on both backends; RETURNING's own order is not promised.
       inserted.push(...returned.map(toJob).sort((a, b) => a.id - b.id));
     }
@@ -61,11 +61,11 @@ export class SqlCiJobsStore implements CiJobsStore {
   }
 
   async update(id: number, changes: JobChanges, expectedLockVersion?: number): Promise<boolean> {
-    const row = toJobRow<JobChanges>(changes);
+    const row = toJobColumns(changes);
     if (Object.keys(row).length === 0) return (await this.findById(id)) !== undefined;
     let query = this.db
       .updateTable('ci_jobs')
-      .set({ ...row, lock_version: sql<number>`lock_version + 1` } as never)
+      .set({ ...row, lock_version: sql<number>`lock_version + 1` })
       .where('id', '=', id);
     if (expectedLockVersion !== undefined) query = query.where('lock_version', '=', expectedLockVersion);
     const result = await query.executeTakeFirst();

@@ -2,20 +2,19 @@ import { sql } from 'kysely';
 import { countAll, dialectOf, inTransaction, type Db } from '../database.ts';
 import type { NewPipeline, Page, PipelineChanges, PipelineListFilter, PipelineRecord, PipelinesStore } from '../../types-ci.ts';
 import { nextInternalId } from './internal-ids.ts';
-import { recordToRow, rowToRecord, type ColumnKinds } from './row-mapping.ts';
+import { ColumnKinds } from './row-mapping.ts';
 
-const PIPELINE_COLUMNS: ColumnKinds<PipelineRecord> = { booleans: ['tag', 'protected', 'has_warnings'] };
+const PIPELINE_KINDS = new ColumnKinds<PipelineRecord>({ tag: 'boolean', protected: 'boolean', has_warnings: 'boolean' });
 const FINISHED = ['success', 'failed', 'canceled', 'skipped'];
 const ZERO_SHA = '0'.repeat(40);
 
-const toPipeline = (row: object) => rowToRecord<PipelineRecord>(row, PIPELINE_COLUMNS);
-const toRow = <T>(record: Partial<T>) => recordToRow<T>(record, PIPELINE_COLUMNS as unknown as ColumnKinds<T>);
+const toPipeline = (row: object) => PIPELINE_KINDS.toRecord(row);
 
 export class SqlPipelinesStore implements PipelinesStore {
   constructor(private readonly db: Db) {}
 
   async create(pipeline: NewPipeline): Promise<PipelineRecord> {
-    const row = toRow<NewPipeline>(
+    const row = PIPELINE_KINDS.toColumns(
       {
         tag: false, before_sha: ZERO_SHA, failure_reason: null, yaml_errors: null, user_id: null, protected: false, config_path: null,
         started_at: null, finished_at: null, committed_at: null, duration: null, coverage: null, has_warnings: false,
@@ -25,7 +24,7 @@ export class SqlPipelinesStore implements PipelinesStore {
     );
     return inTransaction(this.db, async (trx) => {
       const iid = await nextInternalId(trx, pipeline.project_id, 'ci_pipelines');
-      const inserted = await trx.insertInto('ci_pipelines').values({ ...row, iid } as never).returningAll().executeTakeFirstOrThrow();
+      const inserted = await trx.insertInto('ci_pipelines').values({ ...row, iid }).returningAll().executeTakeFirstOrThrow();
       return toPipeline(inserted);
     });
   }
@@ -53,11 +52,11 @@ export class SqlPipelinesStore implements PipelinesStore {
   }
 
   async update(id: number, changes: PipelineChanges): Promise<PipelineRecord | undefined> {
-    const row = toRow<PipelineChanges>(changes);
+    const row = PIPELINE_KINDS.toColumns(changes);
     if (Object.keys(row).length === 0) return this.findById(id);
     const updated = await this.db
       .updateTable('ci_pipelines')
-      .set({ ...row, lock_version: sql<number>`lock_version + 1` } as never)
+      .set({ ...row, lock_version: sql<number>`lock_version + 1` })
       .where('id', '=', id)
       .returningAll()
       .executeTakeFirst();

@@ -1,11 +1,10 @@
 import { countAll, type Db } from '../database.ts';
 import type { CiVariableType, Page } from '../../types-ci.ts';
 import type { NewSchedule, ScheduleChanges, ScheduleRecord, SchedulesStore, ScheduleVariableRecord } from '../../types-ci-settings.ts';
-import { recordToRow, rowToRecord, type ColumnKinds } from './row-mapping.ts';
+import { ColumnKinds } from './row-mapping.ts';
 
-const SCHEDULE_COLUMNS: ColumnKinds<ScheduleRecord> = { booleans: ['active'] };
-const toSchedule = (row: object) => rowToRecord<ScheduleRecord>(row, SCHEDULE_COLUMNS);
-const toRow = <T>(record: Partial<T>) => recordToRow<T>(record, SCHEDULE_COLUMNS as unknown as ColumnKinds<T>);
+const SCHEDULE_KINDS = new ColumnKinds<ScheduleRecord>({ active: 'boolean' });
+const toSchedule = (row: object) => SCHEDULE_KINDS.toRecord(row);
 const toVariable = (row: { key: string; value: string; variable_type: string }): ScheduleVariableRecord => ({
   key: row.key,
   value: row.value,
@@ -16,7 +15,7 @@ export class SqlSchedulesStore implements SchedulesStore {
   constructor(private readonly db: Db) {}
 
   async create(schedule: NewSchedule): Promise<ScheduleRecord> {
-    const row = await this.db.insertInto('ci_pipeline_schedules').values(toRow<NewSchedule>(schedule) as never).returningAll().executeTakeFirstOrThrow();
+    const row = await this.db.insertInto('ci_pipeline_schedules').values(SCHEDULE_KINDS.toColumns(schedule)).returningAll().executeTakeFirstOrThrow();
     return toSchedule(row);
   }
 
@@ -34,12 +33,12 @@ export class SqlSchedulesStore implements SchedulesStore {
   }
 
   async update(id: number, changes: ScheduleChanges): Promise<ScheduleRecord | undefined> {
-    const row = toRow<ScheduleChanges>(changes);
+    const row = SCHEDULE_KINDS.toColumns(changes);
     if (Object.keys(row).length === 0) {
       const current = await this.db.selectFrom('ci_pipeline_schedules').selectAll().where('id', '=', id).executeTakeFirst();
       return current && toSchedule(current);
     }
-    const updated = await this.db.updateTable('ci_pipeline_schedules').set(row as never).where('id', '=', id).returningAll().executeTakeFirst();
+    const updated = await this.db.updateTable('ci_pipeline_schedules').set(row).where('id', '=', id).returningAll().executeTakeFirst();
     return updated && toSchedule(updated);
   }
 

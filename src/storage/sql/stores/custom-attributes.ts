@@ -1,8 +1,12 @@
 import type { Db } from '../database.ts';
+import type { TableWrites } from '../table-writes.ts';
 import type { CustomAttributeRecord, CustomAttributeSubject, CustomAttributesStore } from '../../types.ts';
 
 export class SqlCustomAttributesStore implements CustomAttributesStore {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly writes: TableWrites,
+  ) {}
 
   async list(subject: CustomAttributeSubject, subjectId: number): Promise<CustomAttributeRecord[]> {
     return this.db
@@ -26,6 +30,7 @@ export class SqlCustomAttributesStore implements CustomAttributesStore {
 
   async set(subject: CustomAttributeSubject, subjectId: number, key: string, value: string): Promise<CustomAttributeRecord> {
     const now = new Date().toISOString();
+    this.writes.report({ table: 'custom_attributes' });
     await this.db
       .insertInto('custom_attributes')
       .values({ subject_type: subject, subject_id: subjectId, key, value, created_at: now, updated_at: now })
@@ -35,6 +40,7 @@ export class SqlCustomAttributesStore implements CustomAttributesStore {
   }
 
   async delete(subject: CustomAttributeSubject, subjectId: number, key: string): Promise<boolean> {
+    this.writes.report({ table: 'custom_attributes' });
     const result = await this.db
       .deleteFrom('custom_attributes')
       .where('subject_type', '=', subject)
@@ -45,6 +51,7 @@ export class SqlCustomAttributesStore implements CustomAttributesStore {
   }
 
   async deleteAllFor(subject: CustomAttributeSubject, subjectId: number): Promise<void> {
+    this.writes.report({ table: 'custom_attributes' });
     await this.db.deleteFrom('custom_attributes').where('subject_type', '=', subject).where('subject_id', '=', subjectId).execute();
   }
 

@@ -1,4 +1,5 @@
 import type { Db } from '../database.ts';
+import { TableWrites } from '../table-writes.ts';
 import { SqlAccessFactsStore } from './access-facts.ts';
 import { SqlSchedulesStore } from './ci-schedules.ts';
 import { createCiStores, SqlCiTransactions } from './ci-transactions.ts';
@@ -28,21 +29,24 @@ import { SqlTraceStore } from './trace-chunks.ts';
 import { SqlUserLifecycleStore } from './user-lifecycle.ts';
 import { SqlUsersStore } from './users.ts';
 
-/** Builds every SQL store over one database handle. */
-export function createSqlStores(db: Db) {
+/**
+ * Builds every SQL store over one database handle; the stores writing the tables read caches
+ * depend on report their writes to `writes` (OpenedDatabase.writes).
+ */
+export function createSqlStores(db: Db, writes: TableWrites = new TableWrites()) {
   return {
-    users: new SqlUsersStore(db),
-    tokens: new SqlTokensStore(db),
-    namespaces: new SqlNamespacesStore(db),
-    projects: new SqlProjectsStore(db),
-    projectQueries: new SqlProjectQueriesStore(db),
-    projectGroupLinks: new SqlProjectGroupLinksStore(db),
-    groupGroupLinks: new SqlGroupGroupLinksStore(db),
-    members: new SqlMembersStore(db),
+    users: new SqlUsersStore(db, writes),
+    tokens: new SqlTokensStore(db, writes),
+    namespaces: new SqlNamespacesStore(db, writes),
+    projects: new SqlProjectsStore(db, writes),
+    projectQueries: new SqlProjectQueriesStore(db, writes),
+    projectGroupLinks: new SqlProjectGroupLinksStore(db, writes),
+    groupGroupLinks: new SqlGroupGroupLinksStore(db, writes),
+    members: new SqlMembersStore(db, writes),
     accessFacts: new SqlAccessFactsStore(db),
     groupQueries: new SqlGroupQueriesStore(db),
     memberQueries: new SqlMemberQueriesStore(db),
-    customAttributes: new SqlCustomAttributesStore(db),
+    customAttributes: new SqlCustomAttributesStore(db, writes),
     settings: new SqlSettingsStore(db),
     commitComments: new SqlCommitCommentsStore(db),
     sshKeys: new SqlSshKeysStore(db),
@@ -52,7 +56,7 @@ export function createSqlStores(db: Db) {
     releases: new SqlReleasesStore(db),
     releaseLinks: new SqlReleaseLinksStore(db),
     deployKeys: new SqlDeployKeysStore(db),
-    userLifecycle: new SqlUserLifecycleStore(db),
+    userLifecycle: new SqlUserLifecycleStore(db, writes),
     ...createCiStores(db),
     ciTransactions: new SqlCiTransactions(db),
     runners: new SqlRunnersStore(db),

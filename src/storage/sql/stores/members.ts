@@ -1,12 +1,18 @@
 import type { Db } from '../database.ts';
+import type { TableWrites } from '../table-writes.ts';
 import type { AccessLevel, MemberRecord, MemberSourceType, MembersStore } from '../../types.ts';
 
-const toMember = (row: object) => row as MemberRecord;
+/** The database holds only the source types and access levels the store was given. */
+export const toMember = (row: object) => row as MemberRecord;
 
 export class SqlMembersStore implements MembersStore {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly writes: TableWrites,
+  ) {}
 
   async add(member: Omit<MemberRecord, 'id'>): Promise<MemberRecord> {
+    this.writes.report({ table: 'members' });
     return toMember(await this.db.insertInto('members').values(member).returningAll().executeTakeFirstOrThrow());
   }
 
@@ -40,6 +46,7 @@ export class SqlMembersStore implements MembersStore {
   }
 
   async update(id: number, changes: { access_level?: AccessLevel; expires_at?: string | null }): Promise<MemberRecord | undefined> {
+    this.writes.report({ table: 'members' });
     const row = await this.db
       .updateTable('members')
       .set({ ...changes, updated_at: new Date().toISOString() })
@@ -50,6 +57,7 @@ export class SqlMembersStore implements MembersStore {
   }
 
   async remove(sourceType: MemberSourceType, sourceId: number, userId: number): Promise<boolean> {
+    this.writes.report({ table: 'members' });
     const result = await this.db
       .deleteFrom('members')
       .where('source_type', '=', sourceType)
@@ -60,10 +68,12 @@ export class SqlMembersStore implements MembersStore {
   }
 
   async removeAllForSource(sourceType: MemberSourceType, sourceId: number): Promise<void> {
+    this.writes.report({ table: 'members' });
     await this.db.deleteFrom('members').where('source_type', '=', sourceType).where('source_id', '=', sourceId).execute();
   }
 
   async removeExpired(today: string): Promise<number> {
+    this.writes.report({ table: 'members' });
     const result = await this.db
       .deleteFrom('members')
       .where('expires_at', 'is not', null)

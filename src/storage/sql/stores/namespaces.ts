@@ -1,26 +1,28 @@
 import { sql } from 'kysely';
 import type { Db } from '../database.ts';
-import { preparedQuery, preparedUpdateById } from '../prepared.ts';
+import { preparedQuery } from '../prepared.ts';
+import { EVERYTHING, type TableWrites } from '../table-writes.ts';
 import type { NamespaceChanges, NamespaceListFilter, NamespaceRecord, NamespacesStore, NewNamespace } from '../../types.ts';
 import { countAll } from '../database.ts';
 import { containsInsensitive } from './like.ts';
-import { recordToRow, rowToRecord, type ColumnKinds } from './row-mapping.ts';
+import { ColumnKinds } from './row-mapping.ts';
 
-const NAMESPACE_COLUMNS: ColumnKinds<NamespaceRecord> = { booleans: ['lfs_enabled', 'request_access_enabled'] };
-export const toNamespace = (row: object) => rowToRecord<NamespaceRecord>(row, NAMESPACE_COLUMNS);
+const NAMESPACE_KINDS = new ColumnKinds<NamespaceRecord>({ lfs_enabled: 'boolean', request_access_enabled: 'boolean' });
+export const toNamespace = (row: object) => NAMESPACE_KINDS.toRecord(row);
 
 export class SqlNamespacesStore implements NamespacesStore {
   private readonly byId;
-  private readonly updateById;
 
-  constructor(private readonly db: Db) {
-    this.byId = preparedQuery<object>(db, 1, (id) => db.selectFrom('namespaces').selectAll().where('id', '=', id as never).compile());
-    this.updateById = preparedUpdateById(db, 'namespaces');
+  constructor(
+    private readonly db: Db,
+    private readonly writes: TableWrites,
+  ) {
+    this.byId = preparedQuery(db, (id: number) => db.selectFrom('namespaces').selectAll().where('id', '=', id).compile());
   }
 
   async create(namespace: NewNamespace): Promise<NamespaceRecord> {
-    const row = recordToRow<NewNamespace>(namespace, { booleans: ['lfs_enabled', 'request_access_enabled'] });
-    const inserted = await this.db.insertInto('namespaces').values(row as never).returningAll().executeTakeFirstOrThrow();
+    this.writes.report({ table: 'namespaces' });
+    const inserted = await this.db.insertInto('namespaces').values(NAMESPACE_KINDS.toColumns(namespace)).returningAll().executeTakeFirstOrThrow();
     return toNamespace(inserted);
   }
 
@@ -32,7 +34,7 @@ export class SqlNamespacesStore implements NamespacesStore {
   async findByIds(ids: readonly number[]): Promise<NamespaceRecord[]> {
     const unique = [...new Set(ids)];
     if (unique.length === 0) return [];
-    const rows = unique.length === 1 ? await this.byId(unique[0]) : await this.db.selectFrom('namespaces').selectAll().where('id', 'in', unique).execute();
+    const rows = unique.length === 1 ? await this.byId(unique[0]!) : await this.db.selectFrom('namespaces').selectAll().where('id', 'in', unique).execute();
     return rows.map(toNamespace);
   }
 
@@ -102,9 +104,11 @@ export class SqlNamespacesStore implements NamespacesStore {
   }
 
   async update(id: number, changes: NamespaceChanges): Promise<NamespaceRecord | undefined> {
-    const row = recordToRow<NamespaceChanges>(changes, { booleans: ['lfs_enabled', 'request_access_enabled'] });
+    const row = NAMESPACE_KINDS.toColumns(changes);
     if (Object.keys(row).length === 0) return this.findById(id);
-    const [updated] = await this.updateById(id, row);
+    // A subtree reads its members' `parent_id`.
+    this.writes.report('parent_id' in row ? { table: 'namespaces' } : { table: 'namespaces', rowId: id });
+    const updated = await this.db.updateTable('namespaces').set(row).where('id', '=', id).returningAll().executeTakeFirst();
     return updated && toNamespace(updated);
   }
 
@@ -114,11 +118,13 @@ export class SqlNamespacesStore implements NamespacesStore {
     const parent = namespace.parent_id == null ? undefined : await this.findById(namespace.parent_id);
     const fullPath = parent ? `${parent.full_path}/${namespace.path}` : namespace.path;
     const fullName = parent ? `${parent.full_name} / ${namespace.name}` : namespace.name;
+    this.writes.report({ table: 'namespaces', rowId: id });
     await this.db.updateTable('namespaces').set({ full_path: fullPath, full_name: fullName }).where('id', '=', id).execute();
     for (const child of await this.children(id)) await this.refreshPaths(child.id);
   }
 
   async delete(id: number): Promise<boolean> {
+    this.writes.report(EVERYTHING);
     const result = await this.db.deleteFrom('namespaces').where('id', '=', id).executeTakeFirst();
     return Number(result.numDeletedRows) > 0;
   }

@@ -1,6 +1,7 @@
 import type { AccessLevel } from '../../types.ts';
 import type { ProjectGroupLinkRecord, ProjectGroupLinksStore } from '../../types-projects.ts';
 import type { Db } from '../database.ts';
+import type { TableWrites } from '../table-writes.ts';
 
 const toLink = (row: Omit<ProjectGroupLinkRecord, 'group_access'> & { group_access: number }): ProjectGroupLinkRecord => ({
   ...row,
@@ -8,7 +9,10 @@ const toLink = (row: Omit<ProjectGroupLinkRecord, 'group_access'> & { group_acce
 });
 
 export class SqlProjectGroupLinksStore implements ProjectGroupLinksStore {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly writes: TableWrites,
+  ) {}
 
   async find(projectId: number, groupId: number): Promise<ProjectGroupLinkRecord | undefined> {
     const row = await this.db
@@ -21,6 +25,7 @@ export class SqlProjectGroupLinksStore implements ProjectGroupLinksStore {
   }
 
   async add(link: Omit<ProjectGroupLinkRecord, 'id'>): Promise<ProjectGroupLinkRecord | undefined> {
+    this.writes.report({ table: 'project_group_links' });
     const row = await this.db
       .insertInto('project_group_links')
       .values(link)
@@ -31,11 +36,13 @@ export class SqlProjectGroupLinksStore implements ProjectGroupLinksStore {
   }
 
   async removeExpired(today: string): Promise<number> {
+    this.writes.report({ table: 'project_group_links' });
     const result = await this.db.deleteFrom('project_group_links').where('expires_at', 'is not', null).where('expires_at', '<=', today).executeTakeFirst();
     return Number(result.numDeletedRows);
   }
 
   async remove(projectId: number, groupId: number): Promise<boolean> {
+    this.writes.report({ table: 'project_group_links' });
     const result = await this.db
       .deleteFrom('project_group_links')
       .where('project_id', '=', projectId)

@@ -3,6 +3,7 @@ import { countAll, type Db } from '../database.ts';
 import type { AccessLevel, ProjectRecord } from '../../types.ts';
 import type { ProjectListFilter, ProjectQueriesStore } from '../../types-projects.ts';
 import { preparedQuery } from '../prepared.ts';
+import type { TableWrites } from '../table-writes.ts';
 import { containsInsensitive } from './like.ts';
 import { toProject } from './projects.ts';
 
@@ -12,14 +13,17 @@ export class SqlProjectQueriesStore implements ProjectQueriesStore {
   /** The same figures for one project (a project's own page), prepared once. */
   private readonly one;
 
-  constructor(private readonly db: Db) {
+  constructor(
+    private readonly db: Db,
+    private readonly writes: TableWrites,
+  ) {
     this.one = {
-      counts: preparedQuery<{ stars: number; forks: number }>(db, 2, (starred, forked) =>
+      counts: preparedQuery(db, (starred: number, forked: number) =>
         sql<{ stars: number; forks: number }>`select
             (select count(*) from stars where project_id = ${starred}) as stars,
             (select count(*) from projects where forked_from_id = ${forked} and pending_delete = ${sql.lit(0)}) as forks`.compile(db),
       ),
-      shares: preparedQuery<{ project_id: number; group_id: number; group_access: number }>(db, 1, (id) => this.sharesQuery([id as never]).compile()),
+      shares: preparedQuery(db, (id: number) => this.sharesQuery([id]).compile()),
     };
   }
 
@@ -128,6 +132,7 @@ export class SqlProjectQueriesStore implements ProjectQueriesStore {
   }
 
   async star(userId: number, projectId: number, now: string): Promise<boolean> {
+    this.writes.report({ table: 'stars' });
     const result = await this.db
       .insertInto('stars')
       .values({ user_id: userId, project_id: projectId, created_at: now })
@@ -137,6 +142,7 @@ export class SqlProjectQueriesStore implements ProjectQueriesStore {
   }
 
   async unstar(userId: number, projectId: number): Promise<boolean> {
+    this.writes.report({ table: 'stars' });
     const result = await this.db.deleteFrom('stars').where('user_id', '=', userId).where('project_id', '=', projectId).executeTakeFirst();
     return Number(result.numDeletedRows) > 0;
   }

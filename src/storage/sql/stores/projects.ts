@@ -1,36 +1,42 @@
 import { sql } from 'kysely';
 import type { Db } from '../database.ts';
-import { preparedQuery, preparedUpdateById } from '../prepared.ts';
+import { preparedQuery } from '../prepared.ts';
+import { EVERYTHING, type TableWrites } from '../table-writes.ts';
 import type { NewProject, ProjectChanges, ProjectRecord, ProjectRepositoryState, ProjectsStore } from '../../types.ts';
-import { recordToRow, rowToRecord, type ColumnKinds } from './row-mapping.ts';
+import { ColumnKinds } from './row-mapping.ts';
 
-export const PROJECT_COLUMNS: ColumnKinds<ProjectRecord> = {
-  booleans: [
-    'archived', 'issues_enabled', 'merge_requests_enabled', 'wiki_enabled', 'jobs_enabled', 'snippets_enabled',
-    'container_registry_enabled', 'resolve_outdated_diff_discussions', 'shared_runners_enabled', 'public_jobs',
-    'request_access_enabled', 'only_allow_merge_if_pipeline_succeeds',
-    'only_allow_merge_if_all_discussions_are_resolved', 'printing_merge_requests_link_enabled', 'lfs_enabled',
-    'pending_delete',
-  ],
-  json: ['tag_list'],
-};
+const PROJECT_KINDS = new ColumnKinds<ProjectRecord>({
+  archived: 'boolean', issues_enabled: 'boolean', merge_requests_enabled: 'boolean', wiki_enabled: 'boolean', jobs_enabled: 'boolean',
+  snippets_enabled: 'boolean', container_registry_enabled: 'boolean', resolve_outdated_diff_discussions: 'boolean',
+  shared_runners_enabled: 'boolean', public_jobs: 'boolean', request_access_enabled: 'boolean', only_allow_merge_if_pipeline_succeeds: 'boolean',
+  only_allow_merge_if_all_discussions_are_resolved: 'boolean', printing_merge_requests_link_enabled: 'boolean', lfs_enabled: 'boolean',
+  pending_delete: 'boolean', tag_list: 'json',
+});
 
-export const toProject = (row: object) => rowToRecord<ProjectRecord>(row, PROJECT_COLUMNS);
-const toRow = <T>(record: Partial<T>) => recordToRow<T>(record, PROJECT_COLUMNS as unknown as ColumnKinds<T>);
+export const toProject = (row: object) => PROJECT_KINDS.toRecord(row);
+
+/**
+ * Columns that reads of other projects depend on (a fork count reads its forks'
+ * `forked_from_id` and `pending_delete`, which projects a group holds reads `namespace_id`):
+ * an update setting one of them changes the table as a whole for the read cache.
+ */
+const READ_BY_OTHER_ROWS = ['forked_from_id', 'pending_delete', 'namespace_id'] as const;
 
 export class SqlProjectsStore implements ProjectsStore {
   private readonly byId;
-  private readonly updateById;
 
-  constructor(protected readonly db: Db) {
-    this.byId = preparedQuery<object>(db, 1, (id) => db.selectFrom('projects').selectAll().where('id', '=', id as never).compile());
-    this.updateById = preparedUpdateById(db, 'projects');
+  constructor(
+    protected readonly db: Db,
+    private readonly writes: TableWrites,
+  ) {
+    this.byId = preparedQuery(db, (id: number) => db.selectFrom('projects').selectAll().where('id', '=', id).compile());
   }
 
   async create(project: NewProject): Promise<ProjectRecord> {
+    this.writes.report({ table: 'projects' });
     const inserted = await this.db
       .insertInto('projects')
-      .values(toRow<NewProject>(project) as never)
+      .values(PROJECT_KINDS.toColumns(project))
       .returningAll()
       .executeTakeFirstOrThrow();
     return toProject(inserted);
@@ -64,9 +70,10 @@ export class SqlProjectsStore implements ProjectsStore {
   }
 
   async update(id: number, changes: ProjectChanges): Promise<ProjectRecord | undefined> {
-    const row = toRow<ProjectChanges>(changes);
+    const row = PROJECT_KINDS.toColumns(changes);
     if (Object.keys(row).length === 0) return this.findById(id);
-    const [updated] = await this.updateById(id, row);
+    this.writes.report(READ_BY_OTHER_ROWS.some((column) => column in row) ? { table: 'projects' } : { table: 'projects', rowId: id });
+    const updated = await this.db.updateTable('projects').set(row).where('id', '=', id).returningAll().executeTakeFirst();
     return updated && toProject(updated);
   }
 
@@ -76,6 +83,7 @@ export class SqlProjectsStore implements ProjectsStore {
   }
 
   async delete(id: number): Promise<boolean> {
+    this.writes.report(EVERYTHING);
     const result = await this.db.deleteFrom('projects').where('id', '=', id).executeTakeFirst();
     return Number(result.numDeletedRows) > 0;
   }

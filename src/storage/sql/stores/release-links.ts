@@ -1,7 +1,6 @@
 import { RELEASE_LINK_TYPES, type ReleaseLinkChanges, type ReleaseLinkRecord, type ReleaseLinksStore, type ReleaseLinkType } from '../../types-repository.ts';
 import type { Db } from '../database.ts';
 import type { ReleaseLinksTable } from '../schema-repository-protection.ts';
-import { recordToRow } from './row-mapping.ts';
 
 type ReleaseLinkRow = Omit<ReleaseLinksTable, 'id'> & { id: number };
 
@@ -36,7 +35,7 @@ export class SqlReleaseLinksStore implements ReleaseLinksStore {
 
   /** With nothing to change, answers the current row (an UPDATE with an empty SET is an SQL error). */
   async update(id: number, changes: ReleaseLinkChanges): Promise<ReleaseLinkRecord> {
-    const row = recordToRow<ReleaseLinkChanges>(changes, { booleans: [] });
+    const row = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) as ReleaseLinkChanges;
     if (Object.keys(row).length === 0) return toRecord(await this.db.selectFrom('release_links').selectAll().where('id', '=', id).executeTakeFirstOrThrow());
     return toRecord(await this.db.updateTable('release_links').set(row).where('id', '=', id).returningAll().executeTakeFirstOrThrow());
   }

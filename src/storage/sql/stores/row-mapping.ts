@@ -1,67 +1,63 @@
 /**
- * Converts between portable rows (booleans as 0/1, lists as JSON text) and domain records.
+ * Converts between portable rows (booleans as 0/1, lists and maps as JSON text) and domain
+ * records.
  */
-export interface ColumnKinds<R> {
-  booleans: ReadonlyArray<keyof R>;
-  json?: ReadonlyArray<keyof R>;
-}
 
-type Converter = (row: Record<string, unknown>) => void;
+/** The fields of R holding booleans (stored as 0/1). */
+type BooleanKeys<R> = { [K in keyof R]-?: [NonNullable<R[K]>] extends [boolean] ? K : never }[keyof R];
+/** The fields of R holding lists or maps (stored as JSON text). */
+type JsonKeys<R> = { [K in keyof R]-?: [NonNullable<R[K]>] extends [object] ? K : never }[keyof R];
 
-/** One converter per kinds object (each store passes a constant one), each with inline caches of its own. */
-const converters = new WeakMap<ColumnKinds<unknown>, Converter>();
+/** Every boolean and JSON field of R, named once each: a field added to R and not listed here fails to compile. */
+export type ColumnKindsOf<R> = { readonly [K in BooleanKeys<R>]: 'boolean' } & { readonly [K in JsonKeys<R>]: 'json' };
 
-function compileConverter(kinds: ColumnKinds<unknown>): Converter {
-  // Column names come from the stores' own constants, each quoted by JSON.stringify.
-  const steps = [
-    ...kinds.booleans.map((key) => {
-      const name = JSON.stringify(key);
-      return `if (${name} in row) row[${name}] = row[${name}] === 1 || row[${name}] === true;`;
-    }),
-    ...(kinds.json ?? []).map((key) => {
-      const name = JSON.stringify(key);
-      return `if (typeof row[${name}] === 'string') row[${name}] = JSON.parse(row[${name}]);`;
-    }),
-  ];
-  return new Function('row', steps.join('\n')) as Converter;
-}
+/** The column values of (part of) a record of R: booleans as 0/1, lists and maps as JSON text, the rest as they are. */
+export type ColumnsOf<R, P extends Partial<R>> = { [K in keyof P]: K extends BooleanKeys<R> ? number : K extends JsonKeys<R> ? string : P[K] };
 
 /**
- * The record a row holds, converted in place: every query returns fresh row objects, and a
- * copy of a wide row (projects, users: 30+ columns) cost more than the conversion itself on
- * the read path.
+ * How the records R of one table are stored. The values `toColumns` answers are typed as
+ * columns, so kysely checks each insert and update against the table.
  */
-export function rowToRecord<R>(row: object, kinds: ColumnKinds<R>): R {
-  let convert = converters.get(kinds as ColumnKinds<unknown>);
-  if (!convert) {
-    convert = compileConverter(kinds as ColumnKinds<unknown>);
-    converters.set(kinds as ColumnKinds<unknown>, convert);
+export class ColumnKinds<R> {
+  private readonly booleans: readonly string[];
+  private readonly json: readonly string[];
+
+  constructor(kinds: ColumnKindsOf<R>) {
+    const entries = Object.entries(kinds);
+    this.booleans = entries.filter(([, kind]) => kind === 'boolean').map(([name]) => name);
+    this.json = entries.filter(([, kind]) => kind === 'json').map(([name]) => name);
   }
-  convert(row as Record<string, unknown>);
-  return row as R;
+
+  /**
+   * The record a row holds, converted in place: every query returns fresh row objects, and a
+   * copy of a wide row (projects, users: 30+ columns) costs more than the conversion. The
+   * database holds what `toColumns` wrote, so the row's values are the record's.
+   */
+  toRecord(row: object): R {
+    const values = row as Record<string, unknown>;
+    for (const name of this.booleans) if (name in values) values[name] = values[name] === 1 || values[name] === true;
+    for (const name of this.json) {
+      const value = values[name];
+      if (typeof value === 'string') values[name] = JSON.parse(value);
+    }
+    return row as R;
+  }
+
+  /** The columns of the fields present in `record` (undefined ones are left out). */
+  toColumns<P extends Partial<R>>(record: P): ColumnsOf<R, P> {
+    const out: Record<string, unknown> = {};
+    for (const [name, value] of Object.entries(record)) {
+      if (value !== undefined) out[name] = value;
+    }
+    for (const name of this.booleans) if (typeof out[name] === 'boolean') out[name] = out[name] ? 1 : 0;
+    for (const name of this.json) if (name in out) out[name] = JSON.stringify(out[name]);
+    return out as ColumnsOf<R, P>;
+  }
 }
 
-/** A function copying `columns` (and nothing else) of a row into a fresh object: one literal, compiled once. */
-export function pickColumns(columns: readonly string[]): (row: object) => Record<string, unknown> {
-  // Column names come from the stores' own constants, each quoted by JSON.stringify.
-  const literal = columns.map((column) => `${JSON.stringify(column)}: row[${JSON.stringify(column)}]`).join(', ');
-  return new Function('row', `return { ${literal} };`) as (row: object) => Record<string, unknown>;
-}
-
-/** Converts the record fields present in `record` into column values. */
-export function recordToRow<R>(record: Partial<R>, kinds: ColumnKinds<R>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(record)) {
-    if (value === undefined) continue;
-    out[name] = value;
-  }
-  for (const key of kinds.booleans) {
-    const name = key as string;
-    if (typeof out[name] === 'boolean') out[name] = out[name] ? 1 : 0;
-  }
-  for (const key of kinds.json ?? []) {
-    const name = key as string;
-    if (name in out) out[name] = JSON.stringify(out[name]);
-  }
-  return out;
+/** The listed columns of a row (a join's row holding other columns too), in their order. */
+export function pickColumns<C extends string>(row: Readonly<Record<C, unknown>>, columns: readonly C[]): Record<C, unknown> {
+  const picked = {} as Record<C, unknown>;
+  for (const column of columns) picked[column] = row[column];
+  return picked;
 }

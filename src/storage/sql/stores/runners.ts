@@ -4,22 +4,21 @@ import type { Page } from '../../types-ci.ts';
 import type { NewRunner, RunnerChanges, RunnerInfo, RunnerListFilter, RunnerRecord, RunnersStore } from '../../types-runners.ts';
 import { preparedQuery } from '../prepared.ts';
 import { normalizeTags } from './ci-job-rows.ts';
-import { recordToRow, rowToRecord, type ColumnKinds } from './row-mapping.ts';
+import { ColumnKinds } from './row-mapping.ts';
 import { digestToken } from './tokens.ts';
 
-const RUNNER_COLUMNS: ColumnKinds<RunnerRecord> = { booleans: ['active', 'locked', 'run_untagged'], json: ['tag_list'] };
+const RUNNER_KINDS = new ColumnKinds<RunnerRecord>({ active: 'boolean', locked: 'boolean', run_untagged: 'boolean', tag_list: 'json' });
 
 const SELECT = [
   'id', 'runner_type', 'token_prefix', 'description', 'active', 'locked', 'run_untagged', 'tag_list', 'access_level', 'maximum_timeout',
   'name', 'version', 'revision', 'platform', 'architecture', 'executor', 'ip_address', 'contacted_at', 'created_at', 'updated_at',
 ] as const;
 
-const toRunner = (row: object) => rowToRecord<RunnerRecord>(row, RUNNER_COLUMNS);
+const toRunner = (row: object) => RUNNER_KINDS.toRecord(row);
 
-function toRow<T>(record: Partial<T>): Record<string, unknown> {
-  const tags = (record as { tag_list?: string[] }).tag_list;
-  const normalized = tags === undefined ? record : { ...record, tag_list: normalizeTags(tags) };
-  return recordToRow<T>(normalized as Partial<T>, RUNNER_COLUMNS as unknown as ColumnKinds<T>);
+/** The columns of a runner's fields, its tags normalised. */
+function toColumns<P extends Partial<RunnerRecord>>(record: P) {
+  return RUNNER_KINDS.toColumns(record.tag_list === undefined ? record : { ...record, tag_list: normalizeTags(record.tag_list) });
 }
 
 /** GitLab's short token: the first 8 characters name the runner without revealing the token. */
@@ -30,11 +29,11 @@ export class SqlRunnersStore implements RunnersStore {
   private readonly byTokenDigest: (digest: string) => Promise<object[]>;
 
   constructor(private readonly db: Db) {
-    this.byTokenDigest = preparedQuery<object>(db, 1, (digest) => db.selectFrom('ci_runners').select(SELECT).where('token_digest', '=', digest as never).compile());
+    this.byTokenDigest = preparedQuery(db, (digest: string) => db.selectFrom('ci_runners').select(SELECT).where('token_digest', '=', digest).compile());
   }
 
   async create(runner: NewRunner, token: string, owners: { projectIds?: readonly number[]; namespaceId?: number } = {}): Promise<RunnerRecord> {
-    const row = toRow<NewRunner>({
+    const row = toColumns({
       description: '', active: true, locked: false, run_untagged: true, tag_list: [], access_level: 'not_protected', maximum_timeout: null,
       name: null, version: null, revision: null, platform: null, architecture: null, executor: null, ip_address: null, contacted_at: null,
       updated_at: runner.created_at, ...runner,
@@ -42,7 +41,7 @@ export class SqlRunnersStore implements RunnersStore {
     return inTransaction(this.db, async (trx) => {
       const inserted = await trx
         .insertInto('ci_runners')
-        .values({ ...row, token_digest: digestToken(token), token_prefix: tokenPrefix(token) } as never)
+        .values({ ...row, token_digest: digestToken(token), token_prefix: tokenPrefix(token) })
         .returning(SELECT)
         .executeTakeFirstOrThrow();
       const projectIds = [...new Set(owners.projectIds ?? [])];
@@ -116,9 +115,9 @@ export class SqlRunnersStore implements RunnersStore {
   }
 
   async update(id: number, changes: RunnerChanges): Promise<RunnerRecord | undefined> {
-    const row = toRow<RunnerChanges>(changes);
+    const row = toColumns(changes);
     if (Object.keys(row).length === 0) return this.findById(id);
-    const updated = await this.db.updateTable('ci_runners').set(row as never).where('id', '=', id).returning(SELECT).executeTakeFirst();
+    const updated = await this.db.updateTable('ci_runners').set(row).where('id', '=', id).returning(SELECT).executeTakeFirst();
     return updated && toRunner(updated);
   }
 

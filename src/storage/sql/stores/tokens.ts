@@ -1,5 +1,6 @@
 import * as crypto from 'node:crypto';
 import type { Db } from '../database.ts';
+import type { TableWrites } from '../table-writes.ts';
 import { preparedQuery } from '../prepared.ts';
 import type { PersonalTokensTable } from '../schema.ts';
 import type { UserRecord } from '../../types.ts';
@@ -49,21 +50,25 @@ export class SqlTokensStore implements TokensStore {
   private readonly byDigest;
   private readonly withOwnerByDigest;
 
-  constructor(private readonly db: Db) {
-    this.byDigest = preparedQuery<TokenRow>(db, 1, (digest) => db.selectFrom('personal_tokens').select(COLUMNS).where('token_digest', '=', digest).compile());
+  constructor(
+    private readonly db: Db,
+    private readonly writes: TableWrites,
+  ) {
+    this.byDigest = preparedQuery(db, (digest: string) => db.selectFrom('personal_tokens').select(COLUMNS).where('token_digest', '=', digest).compile());
     // The owner's columns under their own names, the token's under `token_*`.
-    this.withOwnerByDigest = preparedQuery<Record<string, unknown>>(db, 1, (digest) =>
+    this.withOwnerByDigest = preparedQuery(db, (digest: string) =>
       db
         .selectFrom('personal_tokens')
         .innerJoin('users', 'users.id', 'personal_tokens.user_id')
         .select(USER_SELECTED.map((column) => `users.${column}` as const))
         .select(COLUMNS.map((column) => `personal_tokens.${column} as token_${column}` as const))
         .where('personal_tokens.token_digest', '=', digest)
-        .compile() as never,
+        .compile(),
     );
   }
 
   async create(userId: number, token: string, details: NewToken): Promise<TokenRecord> {
+    this.writes.report({ table: 'personal_tokens' });
     const row = await this.db
       .insertInto('personal_tokens')
       .values({
@@ -105,10 +110,12 @@ export class SqlTokensStore implements TokensStore {
   }
 
   async revoke(id: number): Promise<void> {
+    this.writes.report({ table: 'personal_tokens' });
     await this.db.updateTable('personal_tokens').set({ revoked: 1 }).where('id', '=', id).execute();
   }
 
   async deleteForUser(userId: number): Promise<void> {
+    this.writes.report({ table: 'personal_tokens' });
     await this.db.deleteFrom('personal_tokens').where('user_id', '=', userId).execute();
   }
 }

@@ -1,10 +1,14 @@
 import type { Db } from '../database.ts';
+import type { TableWrites } from '../table-writes.ts';
 import type { UserLifecycleStore } from '../../types-users.ts';
 
 const OWNER = 50;
 
 export class SqlUserLifecycleStore implements UserLifecycleStore {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly writes: TableWrites,
+  ) {}
 
   async personalProjectIds(userId: number): Promise<number[]> {
     const rows = await this.db
@@ -18,8 +22,10 @@ export class SqlUserLifecycleStore implements UserLifecycleStore {
   }
 
   async reassignContributions(fromUserId: number, toUserId: number): Promise<void> {
+    this.writes.report({ table: 'projects' });
     await this.db.updateTable('projects').set({ creator_id: toUserId }).where('creator_id', '=', fromUserId).execute();
     await this.db.updateTable('commit_comments').set({ author_id: toUserId }).where('author_id', '=', fromUserId).execute();
+    this.writes.report({ table: 'members' });
     await this.db.updateTable('members').set({ created_by_id: toUserId }).where('created_by_id', '=', fromUserId).execute();
   }
 

@@ -2,13 +2,14 @@ import { sql } from 'kysely';
 import type { Db } from '../database.ts';
 import { countAll } from '../database.ts';
 import { preparedQuery } from '../prepared.ts';
+import { EVERYTHING, type TableWrites } from '../table-writes.ts';
 import type { NewUser, UserChanges, UserListFilter, UserRecord, UsersStore } from '../../types.ts';
 import { containsInsensitive } from './like.ts';
-import { pickColumns, recordToRow, rowToRecord, type ColumnKinds } from './row-mapping.ts';
+import { ColumnKinds, pickColumns } from './row-mapping.ts';
 
-const USER_COLUMNS: ColumnKinds<UserRecord> = {
-  booleans: ['is_admin', 'is_ghost', 'can_create_group', 'external', 'two_factor_enabled'],
-};
+const USER_KINDS = new ColumnKinds<UserRecord>({
+  is_admin: 'boolean', is_ghost: 'boolean', can_create_group: 'boolean', external: 'boolean', two_factor_enabled: 'boolean',
+});
 
 /** The columns of a user record (the password digest stays in the database). */
 export const USER_SELECTED = [
@@ -20,25 +21,26 @@ export const USER_SELECTED = [
 
 const SELECTED = USER_SELECTED;
 
-export const toUser = (row: object) => rowToRecord<UserRecord>(row, USER_COLUMNS);
-
-const pickUserColumns = pickColumns(USER_SELECTED);
+export const toUser = (row: object) => USER_KINDS.toRecord(row);
 
 /** The user of a row that holds other columns too (a join naming the user's columns as they are). */
-export const userOfJoined = (row: object): UserRecord => toUser(pickUserColumns(row));
+export const userOfJoined = (row: Readonly<Record<(typeof USER_SELECTED)[number], unknown>>): UserRecord => toUser(pickColumns(row, USER_SELECTED));
 
 export class SqlUsersStore implements UsersStore {
   private readonly byId;
 
-  constructor(private readonly db: Db) {
-    this.byId = preparedQuery<object>(db, 1, (id) => db.selectFrom('users').select(SELECTED).where('id', '=', id as never).compile());
+  constructor(
+    private readonly db: Db,
+    private readonly writes: TableWrites,
+  ) {
+    this.byId = preparedQuery(db, (id: number) => db.selectFrom('users').select(SELECTED).where('id', '=', id).compile());
   }
 
   async create(user: NewUser): Promise<UserRecord> {
-    const row = recordToRow<NewUser>(user, { booleans: USER_COLUMNS.booleans as Array<keyof NewUser> });
+    this.writes.report({ table: 'users' });
     const inserted = await this.db
       .insertInto('users')
-      .values({ ...row, updated_at: user.created_at } as never)
+      .values({ ...USER_KINDS.toColumns(user), updated_at: user.created_at })
       .returning(SELECTED)
       .executeTakeFirstOrThrow();
     return toUser(inserted);
@@ -53,7 +55,7 @@ export class SqlUsersStore implements UsersStore {
     if (ids.length === 0) return [];
     const distinct = [...new Set(ids)];
     // One id (a project's owner) is the common case: the prepared statement skips building the query.
-    if (distinct.length === 1) return (await this.byId(distinct[0])).map(toUser);
+    if (distinct.length === 1) return (await this.byId(distinct[0]!)).map(toUser);
     const rows = await this.db.selectFrom('users').select(SELECTED).where('id', 'in', distinct).execute();
     return rows.map(toUser);
   }
@@ -117,11 +119,12 @@ export class SqlUsersStore implements UsersStore {
   }
 
   async update(id: number, changes: UserChanges): Promise<UserRecord | undefined> {
-    const row = recordToRow<UserChanges>(changes, { booleans: USER_COLUMNS.booleans as Array<keyof UserChanges> });
+    const row = USER_KINDS.toColumns(changes);
     if (Object.keys(row).length === 0) return this.findById(id);
+    this.writes.report({ table: 'users', rowId: id });
     const updated = await this.db
       .updateTable('users')
-      .set({ ...row, updated_at: new Date().toISOString() } as never)
+      .set({ ...row, updated_at: new Date().toISOString() })
       .where('id', '=', id)
       .returning(SELECTED)
       .executeTakeFirst();
@@ -129,6 +132,7 @@ export class SqlUsersStore implements UsersStore {
   }
 
   async delete(id: number): Promise<boolean> {
+    this.writes.report(EVERYTHING);
     const result = await this.db.deleteFrom('users').where('id', '=', id).executeTakeFirst();
     return Number(result.numDeletedRows) > 0;
   }

@@ -46,8 +46,16 @@ function resolveSettings(args: CommonArgs, env: NodeJS.ProcessEnv, defaultHost: 
     externalUrl: args['external-url'] || env.GANTRY_EXTERNAL_URL || file.external_url || undefined,
     rootToken: env.GANTRY_ROOT_TOKEN || undefined,
     jobRequestLongPollSeconds: longPoll,
+    monitoringIpWhitelist: env.GANTRY_MONITORING_IP_WHITELIST !== undefined ? listOf(env.GANTRY_MONITORING_IP_WHITELIST) : file.monitoring_ip_whitelist,
     bodyLimits: { bodyLimit: file.body_limit, contentBodyLimit: file.content_body_limit, anonymousBodyLimit: file.anonymous_body_limit, uploadBodyLimit: file.upload_body_limit },
+    archiveMemberLimits: { maxMembers: file.artifact_archive_max_members, maxDirectoryBytes: file.artifact_archive_max_directory_bytes },
+    shutdownGraceMs: file.shutdown_grace_ms,
   };
+}
+
+/** `a, b,c` → ['a', 'b', 'c'] (an empty variable is an empty list). */
+function listOf(value: string): string[] {
+  return value.split(',').map((item) => item.trim()).filter((item) => item !== '');
 }
 
 const printLine = (line: string) => process.stdout.write(`${line}\n`);

@@ -12,11 +12,15 @@ import { GANTRY_VERSION } from '../shared/version.ts';
 import { openDatabase } from '../storage/sql/database.ts';
 import { openDatabaseNotifications } from '../storage/sql/notifications.ts';
 import { claimSqliteDatabase } from '../storage/sql/process-locks.ts';
+import { SqlMonitoringStore } from '../storage/sql/stores/monitoring.ts';
 import { registerApi } from './api/index.ts';
 import { coordinatorUrl, recordMountPrefix } from './http/mount-path.ts';
 import type { CoordinatorOptions } from './options.ts';
 import { buildProjectsService, buildServices } from './wiring.ts';
 import { buildCiServices, type CiServices } from './wiring-ci.ts';
+import { buildMonitoring, type Monitoring } from './wiring-monitoring.ts';
+import { DEFAULT_MONITORING_IP_WHITELIST, MonitoringAllowList } from './http/monitoring/allow-list.ts';
+import { registerMonitoringRoutes } from './http/monitoring/routes.ts';
 import type { CoordinatorContext } from './context.ts';
 import { Authenticator } from './http/auth.ts';
 import { assignRouteBodyLimit, closeOnUnreadBodies, DEFAULT_BODY_LIMITS, guardAnonymousBodies, type BodyLimits } from './http/body-limits.ts';
@@ -29,6 +33,7 @@ import { parseGitlabQuery } from './http/querystring.ts';
 import { gitlabValidatorCompiler, mergeParameterSources } from './http/route-schemas.ts';
 import { isRunnerProtocolRequest } from './http/runner-routes.ts';
 import { requireSignInForWrites } from './http/sign-in-rule.ts';
+import { closeWithin, installRequestLifetimes } from './http/request-lifetimes.ts';
 import { RequestThrottles, sharedThrottleCounters } from './http/throttle.ts';
 import { WebDownloads } from './http/web-downloads.ts';
 import { cleanUpRepositoryProtection } from './services/accounts/deploy-keys.ts';
@@ -38,6 +43,8 @@ import { startUnderLock } from './startup.ts';
 import { InstanceUpkeep } from './instance-upkeep.ts';
 
 export type { CoordinatorOptions };
+
+const DEFAULT_SHUTDOWN_GRACE_MS = 5_000;
 
 export interface Coordinator {
   app: FastifyInstance;
@@ -66,6 +73,9 @@ interface CoordinatorCore {
   /** The CI services, whose background work (task worker, schedules) runs from open to close. */
   ci: CiServices;
   jobRequestLongPollSeconds: number | undefined;
+  shutdownGraceMs: number;
+  /** Health checks, metrics and the allow-list of their endpoints. */
+  monitoring: Monitoring;
   close(): Promise<void>;
 }
 
@@ -85,7 +95,7 @@ export async function createCoordinator(options: CoordinatorOptions = {}): Promi
     await core.close();
     throw error;
   }
-  return { app, routes, context: core.context, createdRootToken: core.createdRootToken, close: () => app.close() };
+  return { app, routes, context: core.context, createdRootToken: core.createdRootToken, close: () => closeWithin(app, core.shutdownGraceMs) };
 }
 
 export interface GantryPluginOptions extends CoordinatorOptions {
@@ -111,6 +121,7 @@ export const gantryPlugin: FastifyPluginAsync<GantryPluginOptions> = async (inst
 };
 
 async function openCoordinator(options: CoordinatorOptions, logger: Logger): Promise<CoordinatorCore> {
+  const monitoringAllowList = MonitoringAllowList.parse(options.monitoringIpWhitelist ?? DEFAULT_MONITORING_IP_WHITELIST);
   const dataDir = path.resolve(options.dataDir ?? './data');
   const databaseUrl = options.databaseUrl ?? path.join(dataDir, 'gantry.sqlite3');
   if (!/^postgres(ql)?:\/\//.test(databaseUrl) && databaseUrl !== ':memory:') mkdirSync(path.dirname(databaseUrl), { recursive: true });
@@ -139,7 +150,9 @@ async function openCoordinator(options: CoordinatorOptions, logger: Logger): Pro
   const expirySweeper = new ExpirySweeper(stores.members, stores.projectGroupLinks, stores.groupGroupLinks, logger);
   await expirySweeper.sweep();
   expirySweeper.start();
-  const ci = buildCiServices(context, options.ci);
+  const monitoring = buildMonitoring(context, new SqlMonitoringStore(database.db), monitoringAllowList);
+  const ci = buildCiServices(context, options.ci, monitoring.countBlobs);
+  monitoring.attachCi(ci);
   ci.ciRuntime.start();
 
   return {
@@ -155,6 +168,8 @@ async function openCoordinator(options: CoordinatorOptions, logger: Logger): Pro
     requestArrived: database.requestArrived,
     ci,
     jobRequestLongPollSeconds: options.jobRequestLongPollSeconds,
+    shutdownGraceMs: options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS,
+    monitoring,
     async close() {
       expirySweeper.stop();
       await upkeep.stop();
@@ -178,8 +193,13 @@ async function openCoordinator(options: CoordinatorOptions, logger: Logger): Pro
 async function mountCoordinator(instance: FastifyInstance, core: CoordinatorCore, mount: { routes: MountedRoute[]; parseQuery: boolean }): Promise<void> {
   const { context, limits, authenticator } = core;
   instance.addHook('onClose', () => core.close());
+  installRequestLifetimes(instance, core.shutdownGraceMs);
   instance.addHook('onRequest', (request, _reply, done) => {
     core.requestArrived(request.raw.socket instanceof Socket);
+    done();
+  });
+  instance.addHook('onResponse', (request, reply, done) => {
+    core.monitoring.metrics.recordResponse(request, reply);
     done();
   });
   instance.addHook('onRoute', (route) => {
@@ -273,6 +293,7 @@ async function mountCoordinator(instance: FastifyInstance, core: CoordinatorCore
     },
     { prefix: '/api/v4' },
   );
+  registerMonitoringRoutes(instance, core.monitoring.routes);
   await registerGitHttp(instance, context, {
     personalTokens: authenticator,
     branchRules: context.protectedBranches,

@@ -41,4 +41,15 @@ export interface CoordinatorOptions {
   instances?: InstanceTiming & { upkeepIntervalMs?: number };
   /** How long application settings may be answered from memory (default 1 s; other coordinators' changes are announced at once on PostgreSQL). */
   settingsMaxAgeMs?: number;
+  /**
+   * Closing stops long work at once (archive walks, git, uploads, streamed answers) and gives
+   * the other requests in flight this long to answer before their connections are closed.
+   * Default 5,000 ms.
+   */
+  shutdownGraceMs?: number;
+  /**
+   * Addresses and CIDR ranges that may read /-/health, /-/readiness, /-/liveness and /-/metrics
+   * (GitLab's `monitoring.ip_whitelist`). Default: loopback, `127.0.0.0/8` and `::1/128`.
+   */
+  monitoringIpWhitelist?: readonly string[];
 }

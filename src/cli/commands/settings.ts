@@ -9,6 +9,11 @@ export interface CoordinatorSettings {
   /** root's token when this start creates root (GANTRY_ROOT_TOKEN); random otherwise. */
   rootToken?: string;
   jobRequestLongPollSeconds?: number;
+  /** Who may read /-/health, /-/readiness, /-/liveness and /-/metrics (default: loopback). */
+  monitoringIpWhitelist?: string[];
   /** Request body limits in bytes; see CoordinatorOptions. */
   bodyLimits?: { bodyLimit?: number; contentBodyLimit?: number; anonymousBodyLimit?: number; uploadBodyLimit?: number };
+  /** Bounds of artifacts archives; see CoordinatorOptions ci.archiveMemberLimits. */
+  archiveMemberLimits?: { maxMembers?: number; maxDirectoryBytes?: number };
+  shutdownGraceMs?: number;
 }

@@ -19,7 +19,8 @@ import { environments } from './migrations/016-environments.ts';
 import { tasks } from './migrations/017-tasks.ts';
 import { groupRunnersTokens } from './migrations/018-group-runners-tokens.ts';
 import { projectForksIndex } from './migrations/019-project-forks-index.ts';
-import { coordinatorInstances } from './migrations/020-coordinator-instances.ts';
+import { artifactMemberLocations } from './migrations/020-artifact-member-locations.ts';
+import { coordinatorInstances } from './migrations/022-coordinator-instances.ts';
 
 /** Ordered migrations; names never change once released. */
 const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
@@ -41,7 +42,8 @@ const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
   ['017-tasks', tasks],
   ['018-group-runners-tokens', groupRunnersTokens],
   ['019-project-forks-index', projectForksIndex],
-  ['020-coordinator-instances', coordinatorInstances],
+  ['020-artifact-member-locations', artifactMemberLocations],
+  ['022-coordinator-instances', coordinatorInstances],
 ];
 
 class InlineMigrationProvider implements MigrationProvider {

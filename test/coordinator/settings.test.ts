@@ -50,6 +50,19 @@ describe('settings in memory', () => {
     await opened.close();
   });
 
+  it('answer the last copy read while the database cannot be read, and fail without one', async () => {
+    const opened = openDatabase(':memory:');
+    await migrateToLatest(opened.db, opened.dialect);
+    let now = 1_000;
+    const settings = new SettingsService(createSqlStores(opened.db).settings, { maxAgeMs: 1_000, clock: () => now });
+    await settings.update({ max_artifacts_size: 7 });
+    await opened.db.destroy();
+    now += 60_000;
+    assert.equal((await settings.values()).max_artifacts_size, 7, 'the last copy, long after it aged');
+    const unread = new SettingsService(createSqlStores(opened.db).settings);
+    await assert.rejects(unread.values(), 'no copy to fall back on');
+  });
+
   it('are forgotten when any coordinator announces a change, and after a gap in listening', async () => {
     const opened = openDatabase(':memory:');
     await migrateToLatest(opened.db, opened.dialect);

@@ -65,14 +65,19 @@ export class CoordinatorInstance {
     this.timer.unref();
   }
 
-  /** Stops the heartbeat and removes the row: from now on this process counts as gone. */
+  /** Stops the heartbeat and removes the row (best effort): from now on this process counts as gone. */
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     await this.beating;
     if (!this.registered) return;
     this.registered = false;
-    await this.deps.store.remove(this.id);
+    try {
+      await this.deps.store.remove(this.id);
+    } catch (error) {
+      // The database is gone: the row stays, and the other coordinators take it for dead once its heartbeat ages.
+      this.deps.logger.warn({ err: error, instance_id: this.id }, 'could not remove the coordinator instance row at stop');
+    }
   }
 
   health(): InstanceHealth {

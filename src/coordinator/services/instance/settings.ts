@@ -1,5 +1,5 @@
 import type { ChangeSignal } from '../../../storage/types-notifications.ts';
-import type { SettingsStore, Visibility } from '../../../storage/types.ts';
+import type { SettingsRow, SettingsStore, Visibility } from '../../../storage/types.ts';
 import { parseSettingChanges, type SettingValue } from './settings/parse.ts';
 import { defaultSettingValues, type SchemaSettings } from './settings/schema.ts';
 import { validateSettings } from './settings/validate.ts';
@@ -51,6 +51,8 @@ export interface SettingsServiceOptions {
 
 export class SettingsService {
   private cached: { snapshot: SettingsSnapshot; loadedAt: number } | undefined;
+  /** The last copy read, answered while the database cannot be read. */
+  private lastKnown: SettingsSnapshot | undefined;
   /** Moves on every invalidation: a load that began before one is not kept. */
   private generation = 0;
   private readonly maxAgeMs: number;
@@ -72,10 +74,18 @@ export class SettingsService {
     const now = this.clock();
     if (this.cached && now - this.cached.loadedAt < this.maxAgeMs) return this.cached.snapshot;
     const generation = this.generation;
-    let row = await this.store.load();
-    if (!row) row = await this.store.save({}, new Date(now).toISOString());
+    let row: SettingsRow | undefined;
+    try {
+      row = (await this.store.load()) ?? (await this.store.save({}, new Date(now).toISOString()));
+    } catch (error) {
+      // The database is unreachable: whatever else needs it fails on its own, but what only
+      // needs the settings (the metrics endpoint, say) goes on with the last copy read.
+      if (this.lastKnown) return this.lastKnown;
+      throw error;
+    }
     const values = { ...defaultSettingValues(), ...row.settings } as ApplicationSettings;
     const snapshot = { values, created_at: row.created_at, updated_at: row.updated_at };
+    this.lastKnown = snapshot;
     if (generation === this.generation) this.cached = { snapshot, loadedAt: now };
     return snapshot;
   }

@@ -59,7 +59,7 @@ async function main(): Promise<void> {
       resolve_outdated_diff_discussions: false, shared_runners_enabled: true, public_jobs: true, request_access_enabled: false,
       only_allow_merge_if_pipeline_succeeds: false, only_allow_merge_if_all_discussions_are_resolved: false, printing_merge_requests_link_enabled: true,
       lfs_enabled: true, tag_list: ['a', 'b'], forked_from_id: null, runners_token: randomBytes(10).toString('hex'), import_status: 'none', import_error: null,
-      avatar_url: null, ci_config_path: null, pending_delete: false, created_at: NOW, updated_at: NOW, last_activity_at: NOW,
+      avatar_url: null, ci_config_path: null, pending_delete: false, pending_instance_id: null, created_at: NOW, updated_at: NOW, last_activity_at: NOW,
     });
     const { db } = database;
     const id = project.id;

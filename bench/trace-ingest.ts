@@ -47,7 +47,7 @@ try {
     resolve_outdated_diff_discussions: false, shared_runners_enabled: true, public_jobs: true, request_access_enabled: false,
     only_allow_merge_if_pipeline_succeeds: false, only_allow_merge_if_all_discussions_are_resolved: false, printing_merge_requests_link_enabled: true,
     lfs_enabled: true, tag_list: [], forked_from_id: null, runners_token: `bench-${Date.now()}`, import_status: 'none', import_error: null, avatar_url: null,
-    ci_config_path: null, pending_delete: false, created_at: now, updated_at: now, last_activity_at: now,
+    ci_config_path: null, pending_delete: false, pending_instance_id: null, created_at: now, updated_at: now, last_activity_at: now,
   });
   const pipeline = await stores.pipelines.create({ project_id: project.id, ref: 'main', sha: 'b'.repeat(40), tag: false, source: 'push', status: 'pending', user_id: 1, created_at: now });
   const [stage] = await stores.stages.insertMany(pipeline.id, [{ name: 'build', position: 0, status: 'pending' }]);

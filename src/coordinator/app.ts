@@ -1,4 +1,5 @@
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { Socket } from 'node:net';
 import path from 'node:path';
 import formbody from '@fastify/formbody';
@@ -8,11 +9,9 @@ import swagger from '@fastify/swagger';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import { silentLogger, type Logger } from '../shared/logger.ts';
 import { GANTRY_VERSION } from '../shared/version.ts';
-import { createRepositoryManager } from '../storage/git/index.ts';
 import { openDatabase } from '../storage/sql/database.ts';
-import { migrateToLatest } from '../storage/sql/migrate.ts';
-import { createSqlStores } from '../storage/sql/stores/index.ts';
-import { openJobQueueSignal } from '../storage/sql/queue-signal.ts';
+import { openDatabaseNotifications } from '../storage/sql/notifications.ts';
+import { claimSqliteDatabase } from '../storage/sql/process-locks.ts';
 import { SqlMonitoringStore } from '../storage/sql/stores/monitoring.ts';
 import { registerApi } from './api/index.ts';
 import { coordinatorUrl, recordMountPrefix } from './http/mount-path.ts';
@@ -35,21 +34,13 @@ import { gitlabValidatorCompiler, mergeParameterSources } from './http/route-sch
 import { isRunnerProtocolRequest } from './http/runner-routes.ts';
 import { requireSignInForWrites } from './http/sign-in-rule.ts';
 import { closeWithin, installRequestLifetimes } from './http/request-lifetimes.ts';
-import { RequestThrottles } from './http/throttle.ts';
+import { RequestThrottles, sharedThrottleCounters } from './http/throttle.ts';
 import { WebDownloads } from './http/web-downloads.ts';
-import { AccountsService } from './services/accounts/accounts.ts';
-import { bootstrapRegistrationToken, bootstrapRoot } from './bootstrap.ts';
 import { cleanUpRepositoryProtection } from './services/accounts/deploy-keys.ts';
-import { CoordinatorEvents } from './services/events.ts';
 import { ExpirySweeper } from './services/namespaces/expiry-sweeper.ts';
-import { RunningJobTokens } from './services/ci/runners/job-token-verifier.ts';
-import { Lookup } from './services/access/lookup.ts';
-import { Permissions } from './services/access/permissions.ts';
-import { ReadCache } from './services/access/read-cache.ts';
-import { reconcileRepositories } from './repository-reconciliation.ts';
-import { ProtectedBranchesService } from './services/repository/protected-branches.ts';
-import { ProtectedTagsService } from './services/repository/protected-tags.ts';
-import { SettingsService } from './services/instance/settings.ts';
+import { uploadsDirectory } from './repository-reconciliation.ts';
+import { startUnderLock } from './startup.ts';
+import { InstanceUpkeep } from './instance-upkeep.ts';
 
 export type { CoordinatorOptions };
 
@@ -136,39 +127,26 @@ async function openCoordinator(options: CoordinatorOptions, logger: Logger): Pro
   if (!/^postgres(ql)?:\/\//.test(databaseUrl) && databaseUrl !== ':memory:') mkdirSync(path.dirname(databaseUrl), { recursive: true });
   mkdirSync(dataDir, { recursive: true });
 
+  const claim = claimSqliteDatabase(databaseUrl);
   const database = openDatabase(databaseUrl, (error) => logger.warn({ err: error }, 'an idle database connection was lost'), options.onStatement);
-  await migrateToLatest(database.db, database.dialect);
-  const stores = createSqlStores(database.db, database.writes);
-  const permissions = new Permissions(stores.accessFacts, stores.namespaces, stores.groupGroupLinks);
-  const settings = new SettingsService(stores.settings);
-  const accounts = new AccountsService(stores.users, stores.namespaces, stores.tokens);
-  const context: CoordinatorContext = {
-    config: { externalUrl: (options.externalUrl ?? 'http://localhost:8080').replace(/\/+$/, ''), dataDir },
-    logger,
-    db: database.db,
-    dialect: database.dialect,
-    stores,
-    permissions,
-    settings,
-    accounts,
-    lookup: new Lookup(stores.projects, stores.namespaces, stores.users, permissions),
-    repositories: createRepositoryManager({ ...options.git, root: path.join(dataDir, 'repositories'), logger }),
-    events: new CoordinatorEvents((error) => logger.error({ err: error }, 'event listener failed')),
-    jobTokens: options.jobTokenVerifier ?? new RunningJobTokens(stores.jobs),
-    readCache: options.cacheReads === false ? new ReadCache(() => null) : new ReadCache(database.externalStamp, database.writes),
-    protectedBranches: new ProtectedBranchesService({ store: stores.protectedBranches, settings, permissions }),
-    protectedTags: new ProtectedTagsService({ store: stores.protectedTags, permissions }),
-    jobQueueSignal: openJobQueueSignal(databaseUrl, (error) => logger.warn({ err: error }, 'the job queue signal connection failed')),
-  };
+  const notifications = openDatabaseNotifications(databaseUrl, (error) => logger.warn({ err: error }, 'the database notification connection failed'));
+  const started = await startUnderLock(options, logger, { dataDir, databaseUrl, database, notifications }).catch(async (error: unknown) => {
+    await notifications.close();
+    await database.close();
+    await claim.release();
+    throw error;
+  });
+  const { context, createdRootToken } = started;
+  const { stores } = context;
   const projects = buildProjectsService(context);
-  await reconcileRepositories(context);
   context.events.onPush(async (push) => {
     await projects.recordPush(push.project_id);
     context.repositories.scheduleHousekeeping(push.project_id);
   });
   cleanUpRepositoryProtection({ events: context.events, branchRules: context.protectedBranches, releases: stores.releases, deployKeys: stores.deployKeys });
-  const createdRootToken = await bootstrapRoot(context, options.rootToken);
-  await bootstrapRegistrationToken(context);
+  context.instance.start();
+  const upkeep = new InstanceUpkeep(context, options.instances?.upkeepIntervalMs);
+  if (database.dialect === 'postgres') upkeep.start();
   const expirySweeper = new ExpirySweeper(stores.members, stores.projectGroupLinks, stores.groupGroupLinks, logger);
   await expirySweeper.sweep();
   expirySweeper.start();
@@ -194,10 +172,15 @@ async function openCoordinator(options: CoordinatorOptions, logger: Logger): Pro
     monitoring,
     async close() {
       expirySweeper.stop();
+      await upkeep.stop();
       await ci.ciRuntime.stop();
+      await context.instance.stop();
+      await notifications.close();
       await context.jobQueueSignal.close();
       await context.repositories.close();
+      await rm(uploadsDirectory(context.config.dataDir, context.instance.id), { recursive: true, force: true });
       await database.close();
+      await claim.release();
     },
   };
 }
@@ -234,11 +217,11 @@ async function mountCoordinator(instance: FastifyInstance, core: CoordinatorCore
   handleJsonAsGitlabDoes(instance);
   await instance.register(formbody, { parser: (body: string) => parseGitlabQuery(body) });
   await instance.register(multipart, { limits: { fileSize: limits.upload, fieldSize: limits.api, fields: 1000, files: 10 } });
-  const uploadDirectory = path.join(context.config.dataDir, 'tmp', 'uploads');
-  rmSync(uploadDirectory, { recursive: true, force: true }); // uploads a crash cut short
-  collectMultipartBodies(instance, uploadDirectory);
+  // Each coordinator streams uploads into a directory of its own; what a dead one left is removed by reconciliation.
+  collectMultipartBodies(instance, uploadsDirectory(context.config.dataDir, context.instance.id));
   instance.addContentTypeParser('text/plain', { parseAs: 'string' }, (_request, body, done) => done(null, body));
-  await instance.register(rateLimit, { global: false });
+  // Several coordinators count against one limit: the counters live in the database.
+  await instance.register(rateLimit, { global: false, ...(context.dialect === 'postgres' ? { store: sharedThrottleCounters(context.stores.throttleCounters) } : {}) });
   const throttles = new RequestThrottles(instance, () => context.settings.values(), () => context.settings.peek());
   const services = buildServices(context, core.ci, { jobRequestLongPollSeconds: core.jobRequestLongPollSeconds });
 

@@ -12,6 +12,7 @@ import type { ReadCache } from './services/access/read-cache.ts';
 import type { ProtectedBranchesService } from './services/repository/protected-branches.ts';
 import type { ProtectedTagsService } from './services/repository/protected-tags.ts';
 import type { SettingsService } from './services/instance/settings.ts';
+import type { CoordinatorInstance } from './services/instance/instances.ts';
 
 export interface CoordinatorConfig {
   /** Base URL users and runners reach us at, without a trailing slash. */
@@ -45,4 +46,9 @@ export interface CoordinatorContext {
   protectedTags: ProtectedTagsService;
   /** "Jobs became pending" between coordinators on one database (PostgreSQL LISTEN/NOTIFY). */
   jobQueueSignal: JobQueueSignal;
+  /**
+   * This process among the coordinators of the database: its instance id, heartbeat and
+   * `health()` (for a readiness check).
+   */
+  instance: CoordinatorInstance;
 }

@@ -2,6 +2,7 @@ import type { Logger } from '../shared/logger.ts';
 import type { RepositoryManagerOptions } from '../storage/git/index.ts';
 import type { StatementObserver } from '../storage/sql/database.ts';
 import type { JobTokenVerifier } from './services/repository/git-http/job-tokens.ts';
+import type { InstanceTiming } from './services/instance/instances.ts';
 import type { CiRuntimeOptions } from './wiring-ci.ts';
 
 /** How to run a coordinator, standalone (`createCoordinator`) or mounted in a host (`gantryPlugin`). */
@@ -36,6 +37,10 @@ export interface CoordinatorOptions {
   ci?: CiRuntimeOptions;
   /** `POST /jobs/request`: how long an idle request is held, in seconds (default 50; 0: no long polling; at most 540). */
   jobRequestLongPollSeconds?: number;
+  /** Several coordinators: how often this one's heartbeat is written, and when a silent one counts as dead (default 5 s and 30 s). */
+  instances?: InstanceTiming & { upkeepIntervalMs?: number };
+  /** How long application settings may be answered from memory (default 1 s; other coordinators' changes are announced at once on PostgreSQL). */
+  settingsMaxAgeMs?: number;
   /**
    * Closing stops long work at once (archive walks, git, uploads, streamed answers) and gives
    * the other requests in flight this long to answer before their connections are closed.

@@ -189,6 +189,8 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
     },
     logger,
     pollIntervalMs: options.taskPollIntervalMs,
+    // Leases carry the instance id: a dead coordinator's are ended as soon as it is found dead.
+    owner: context.instance.id,
   });
   wakeWorker = () => taskWorker.wake();
 

@@ -152,6 +152,7 @@ export function buildProjectsService(context: CoordinatorContext): ProjectsServi
     settings,
     lookup,
     permissions,
+    instanceId: context.instance.id,
   });
 }
 

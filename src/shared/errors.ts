@@ -122,6 +122,10 @@ export const ERROR_CATALOGUE = {
   GANTRY_E_PUSH_MALFORMED: 'A push request whose ref commands cannot be read.',
   GANTRY_E_GIT_FAILED: 'A git command failed for a reason nobody planned for (the command is in the log).',
 
+  // Starting a coordinator
+  GANTRY_E_DATA_DIR_FOREIGN: "The data directory is not the one of this database (its marker names another installation, or it has none): the coordinator does not start.",
+  GANTRY_E_DATABASE_IN_USE: 'Another coordinator process serves from this SQLite database file, which takes one: the coordinator does not start.',
+
   GANTRY_E_INTERNAL: 'An unexpected failure (a bug); the log has the stack.',
 } as const satisfies Record<`GANTRY_E_${string}`, string>;
 

@@ -155,7 +155,10 @@ export interface ProjectRecord {
   import_error: string | null;
   avatar_url: string | null;
   ci_config_path: string | null;
+  /** Invisible while a creation or deletion is in progress (or was cut short). */
   pending_delete: boolean;
+  /** The coordinator instance doing that creation or deletion: start-up repair finishes it only once that instance is gone. */
+  pending_instance_id: string | null;
   created_at: string;
   updated_at: string;
   last_activity_at: string;
@@ -218,6 +221,11 @@ export interface SettingsRow {
 export interface SettingsStore {
   load(): Promise<SettingsRow | undefined>;
   save(settings: Record<string, unknown>, now: string): Promise<SettingsRow>;
+  /**
+   * Writes `changes` over the stored document in one transaction, the row locked: two
+   * coordinators changing different settings at once both keep their change.
+   */
+  merge(changes: Record<string, unknown>, now: string): Promise<SettingsRow>;
 }
 
 export interface ProjectsStore {
@@ -237,6 +245,7 @@ export interface ProjectRepositoryState {
   name: string;
   default_branch: string | null;
   pending_delete: boolean;
+  pending_instance_id: string | null;
 }
 
 /** Which groups a listing may show: `null` for every group (administrators). */

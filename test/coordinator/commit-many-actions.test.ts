@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { watch } from 'node:fs';
+import { mkdirSync, watch } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -89,7 +89,9 @@ describe('commits with many actions', () => {
     await app.listen({ port: 0, host: '127.0.0.1' });
     const { port } = app.server.address() as AddressInfo;
     const tipBefore = await fx.gantry.api('GET', `/projects/${project.id}/repository/branches/main`);
-    const temporary = path.join(fx.gantry.dataDir, 'repositories', '.tmp');
+    // This coordinator's own temporary directory (each instance has one under .tmp).
+    const temporary = path.join(fx.gantry.dataDir, 'repositories', '.tmp', fx.gantry.coordinator.context.instance.id);
+    mkdirSync(temporary, { recursive: true });
     const filler = 'x'.repeat(4_000);
     const body = JSON.stringify({ branch: 'main', commit_message: 'Never', actions: manyCreates(ACTIONS, (index) => `${index} ${filler}`).map((action, index) => ({ ...action, file_path: `gone/${index}.txt` })) });
 

@@ -62,7 +62,7 @@ export async function makeProject(
     public_jobs: true, request_access_enabled: false, only_allow_merge_if_pipeline_succeeds: false,
     only_allow_merge_if_all_discussions_are_resolved: false, printing_merge_requests_link_enabled: true, lfs_enabled: true,
     tag_list: [], forked_from_id: null, runners_token: `runners-token-${path}-${runnerTokenCounter}`, import_status: 'none',
-    import_error: null, avatar_url: null, ci_config_path: null, pending_delete: false, created_at: now, updated_at: now,
+    import_error: null, avatar_url: null, ci_config_path: null, pending_delete: false, pending_instance_id: null, created_at: now, updated_at: now,
     last_activity_at: now,
   });
 }

@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { turnBudget } from '../helpers/bounded.ts';
 import { startTestCoordinator } from '../helpers/coordinator.ts';
@@ -18,10 +21,13 @@ describe('POST /jobs/request across coordinators', { skip: !postgres && 'needs P
   let a: RunnerJobsFixture;
   let b: RunnerJobsFixture;
   let shared: Awaited<ReturnType<typeof testDatabase>>;
+  let dataDir: string;
 
   before(async () => {
     shared = await testDatabase();
-    const extra = { databaseUrl: shared.url, ci: { runTasks: false }, jobRequestLongPollSeconds: 30 };
+    // One database, one data directory: the topology several coordinators need.
+    dataDir = mkdtempSync(path.join(tmpdir(), 'gantry-coordinators-'));
+    const extra = { databaseUrl: shared.url, dataDir, ci: { runTasks: false }, jobRequestLongPollSeconds: 30 };
     a = await startRunnerJobsFixture({ gantry: await startTestCoordinator({ extra }) });
     b = await startRunnerJobsFixture({ gantry: await startTestCoordinator({ extra }) });
   });
@@ -29,6 +35,7 @@ describe('POST /jobs/request across coordinators', { skip: !postgres && 'needs P
     await b?.close();
     await a?.close();
     await shared?.drop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('wakes a long poll held by coordinator B when a job becomes pending through coordinator A', async () => {

@@ -49,6 +49,46 @@ describe('settings in memory', () => {
     assert.equal(settings.peek(), undefined);
     await opened.close();
   });
+
+  it('answer the last copy read while the database cannot be read, and fail without one', async () => {
+    const opened = openDatabase(':memory:');
+    await migrateToLatest(opened.db, opened.dialect);
+    let now = 1_000;
+    const settings = new SettingsService(createSqlStores(opened.db).settings, { maxAgeMs: 1_000, clock: () => now });
+    await settings.update({ max_artifacts_size: 7 });
+    await opened.db.destroy();
+    now += 60_000;
+    assert.equal((await settings.values()).max_artifacts_size, 7, 'the last copy, long after it aged');
+    const unread = new SettingsService(createSqlStores(opened.db).settings);
+    await assert.rejects(unread.values(), 'no copy to fall back on');
+  });
+
+  it('are forgotten when any coordinator announces a change, and after a gap in listening', async () => {
+    const opened = openDatabase(':memory:');
+    await migrateToLatest(opened.db, opened.dialect);
+    const listeners: Array<(event: 'changed' | 'gap') => void> = [];
+    let announcements = 0;
+    const changes = { announce: () => void (announcements += 1), subscribe: (listener: (event: 'changed' | 'gap') => void) => void listeners.push(listener) };
+    const hear = (event: 'changed' | 'gap') => listeners.forEach((listener) => listener(event));
+    const settings = new SettingsService(createSqlStores(opened.db).settings, { maxAgeMs: 600_000, changes });
+    await settings.values();
+    assert.notEqual(settings.peek(), undefined);
+    hear('changed');
+    assert.equal(settings.peek(), undefined, 'another coordinator changed them');
+    await settings.values();
+    hear('gap');
+    assert.equal(settings.peek(), undefined, 'changes may have been missed while not listening');
+    await settings.update({ max_artifacts_size: 5 });
+    assert.equal(announcements, 1, 'its own change is announced');
+    assert.equal(settings.peek()?.max_artifacts_size, 5);
+    // A copy read before an announcement arrived is not kept.
+    hear('changed');
+    const loading = settings.values();
+    hear('changed');
+    await loading;
+    assert.equal(settings.peek(), undefined);
+    await opened.close();
+  });
 });
 
 describe('application settings', () => {

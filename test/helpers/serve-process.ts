@@ -27,8 +27,8 @@ export interface ServeProcess {
   stop(): Promise<void>;
 }
 
-export async function startServe(options: { dataDir: string; port: number; token: string; env?: Record<string, string> }): Promise<ServeProcess> {
-  const child: ChildProcess = spawn(BIN, ['serve', '--port', String(options.port), '--host', '127.0.0.1', '--data-dir', options.dataDir], {
+export async function startServe(options: { dataDir: string; port: number; token: string; env?: Record<string, string>; args?: string[] }): Promise<ServeProcess> {
+  const child: ChildProcess = spawn(BIN, ['serve', '--port', String(options.port), '--host', '127.0.0.1', '--data-dir', options.dataDir, ...(options.args ?? [])], {
     env: { ...process.env, GANTRY_ROOT_TOKEN: options.token, GANTRY_LOG_LEVEL: 'info', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,

@@ -183,6 +183,10 @@ export const ERROR_ANSWERS: { readonly [C in ErrorCode]: ErrorAnswer } = {
   GANTRY_E_PUSH_MALFORMED: prefixed(400, 'Bad request'),
   GANTRY_E_GIT_FAILED: INTERNAL,
 
+  // Raised before the coordinator serves anything; answered like any internal failure should one ever travel further.
+  GANTRY_E_DATA_DIR_FOREIGN: INTERNAL,
+  GANTRY_E_DATABASE_IN_USE: INTERNAL,
+
   GANTRY_E_INTERNAL: INTERNAL,
 };
 

@@ -1,5 +1,6 @@
-import { normalizeIP } from '@fastify/rate-limit';
+import { normalizeIP, type FastifyRateLimitStore, type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ThrottleCountersStore } from '../../storage/types-instances.ts';
 import type { ApplicationSettings } from '../services/instance/settings.ts';
 
 /** The user and IP rate limits of the application settings (GitLab's Rack::Attack throttles). */
@@ -22,8 +23,9 @@ interface Rule {
  * Enforces the throttle settings with @fastify/rate-limit's fixed windows: signed-in callers
  * are counted by the user their credential belongs to (before sudo), anonymous ones by IP
  * address (IPv6 by /64). Limits and periods are read from the settings on every request, so
- * a change applies at once. Counters live in this process's memory: each coordinator counts
- * on its own (see the README).
+ * a change applies at once. Counters live where the rate-limit plugin was told to keep them:
+ * this process's memory with one coordinator, the database (sharedThrottleCounters) when
+ * several share it.
  */
 export class RequestThrottles {
   private readonly limiters: Record<ThrottleName, Limiter>;
@@ -36,7 +38,7 @@ export class RequestThrottles {
   ) {
     const limiter = (name: ThrottleName): Limiter =>
       app.createRateLimit({
-        keyGenerator: (request) => throttleKey(request),
+        keyGenerator: (request) => `${name}:${throttleKey(request)}`,
         max: async () => (await this.rule(name)).limit,
         timeWindow: async () => (await this.rule(name)).periodSeconds * 1000,
       });
@@ -96,4 +98,24 @@ function throttleFor(request: FastifyRequest, area: ThrottledArea): ThrottleName
 
 function throttleKey(request: FastifyRequest): string {
   return request.credentialUser === null ? `ip:${normalizeIP(request.ip)}` : `user:${request.credentialUser.id}`;
+}
+
+/**
+ * @fastify/rate-limit's store over counters every coordinator of the database shares: one
+ * upsert per counted request, so a caller gets the limit once across all coordinators, not
+ * once per coordinator.
+ */
+export function sharedThrottleCounters(counters: ThrottleCountersStore): FastifyRateLimitStoreCtor {
+  return class SharedThrottleCounters implements FastifyRateLimitStore {
+    incr(key: string, callback: (error: Error | null, result?: { current: number; ttl: number }) => void, timeWindow: number): void {
+      counters.hit(key, timeWindow).then(
+        ({ hits, remainingMs }) => callback(null, { current: hits, ttl: remainingMs }),
+        (error: unknown) => callback(error instanceof Error ? error : new Error(String(error))),
+      );
+    }
+
+    child(): FastifyRateLimitStore {
+      return new SharedThrottleCounters();
+    }
+  };
 }

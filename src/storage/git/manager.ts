@@ -10,6 +10,7 @@ import { Housekeeping, type HousekeepingOptions } from './housekeeping.ts';
 import { inspectRepository, projectIdOfDirectory } from './inventory.ts';
 import { BareRepository } from './repository.ts';
 import { runGit } from './run.ts';
+import { removeStaleLocks } from './stale-locks.ts';
 import type { GitClient, GitRepository, RepositoryCreateOptions, RepositoryManager, RepositoryState, StagedRepository } from './types.ts';
 import { isValidRefName } from './validate.ts';
 import { ProcessSpawner } from './spawner.ts';
@@ -27,11 +28,18 @@ export interface RepositoryManagerOptions {
   work?: GitWorkQueueOptions;
   /** Files larger than this are not blamed (GANTRY_E_BLAME_TOO_LARGE). Default 10 MiB. */
   blameMaxBytes?: number;
+  /**
+   * The coordinator process owning this manager's temporary files (`<root>/.tmp/<instanceId>`).
+   * Default: a random id, so two managers on one root never share temporary files.
+   */
+  instanceId?: string;
 }
 
 /**
- * Everything temporary lives in `<root>/.tmp`: repositories being built (renamed into place
- * when whole) and the throw-away indexes of commits. Nothing in it survives a restart.
+ * Everything temporary lives in `<root>/.tmp/<instance id>`: repositories being built
+ * (renamed into place when whole), repositories being deleted, and the throw-away indexes of
+ * commits. Several coordinators share the root, each in a directory of its own: what a dead
+ * one left is removed by whoever notices it is gone (coordinator/repository-reconciliation.ts).
  */
 const TEMPORARY = '.tmp';
 
@@ -42,8 +50,11 @@ export class GitRepositoryManager implements RepositoryManager {
   private readonly housekeeping: Housekeeping;
   private readonly history = new HistoryCache();
   private configText: Promise<string> | undefined;
+  readonly instanceId: string;
 
   constructor(private readonly options: RepositoryManagerOptions) {
+    this.instanceId = options.instanceId ?? randomUUID();
+    if (!/^[\w-]+$/.test(this.instanceId)) throw new Error(`invalid instance id ${this.instanceId}`);
     this.pool = new CatFilePool({ ...options.catFile, logger: options.logger });
     this.work = new GitWorkQueue(options.work);
     this.housekeeping = new Housekeeping({ ...options.housekeeping, logger: options.logger });
@@ -55,9 +66,29 @@ export class GitRepositoryManager implements RepositoryManager {
     return path.join(this.options.root, `${projectId}.git`);
   }
 
-  /** The directory for temporary files (`<root>/.tmp`). */
+  /** The directory for this instance's temporary files (`<root>/.tmp/<instance id>`). */
   get temporaryDirectory(): string {
-    return path.join(this.options.root, TEMPORARY);
+    return path.join(this.options.root, TEMPORARY, this.instanceId);
+  }
+
+  async temporaryOwners(): Promise<string[]> {
+    return readdir(path.join(this.options.root, TEMPORARY)).catch((error: unknown) => {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw error;
+    });
+  }
+
+  async removeTemporaryFilesOf(owner: string): Promise<void> {
+    if (owner === this.instanceId || owner.includes('/') || owner === '..' || owner === '.') throw new Error(`refusing to remove the temporary files of ${owner}`);
+    await rm(path.join(this.options.root, TEMPORARY, owner), { recursive: true, force: true });
+  }
+
+  async removeStaleLocks(before: number): Promise<Array<{ projectId: number; path: string }>> {
+    const removed: Array<{ projectId: number; path: string }> = [];
+    for (const id of await this.repositoryIds()) {
+      for (const lock of await removeStaleLocks(this.repositoryPath(id), before)) removed.push({ projectId: id, path: lock });
+    }
+    return removed;
   }
 
   /** Creates the repository unless it exists (a concurrent creation may win: that is fine). */
@@ -136,16 +167,19 @@ export class GitRepositoryManager implements RepositoryManager {
     return this.housekeeping.run(this.repositoryPath(projectId), options);
   }
 
+  /** Also removes this instance's temporary directory: nothing in it outlives the process. */
   async close(): Promise<void> {
     await this.housekeeping.close();
     this.pool.close();
     this.spawner.close();
+    await rm(this.temporaryDirectory, { recursive: true, force: true });
   }
 
   /**
-   * Start-up only (no git process may be working in the root): removes `.tmp` and older
-   * leftovers (`*.deleting-*`, `.tmp-*`), then reads every repository. Returns what it removed
-   * and what it found.
+   * Start-up only, while no other coordinator works in the root (no git process may be
+   * working there): removes older versions' leftovers (`*.deleting-*`), then reads every
+   * repository. Returns what it removed and what it found. The `.tmp` directories are the
+   * caller's to remove (temporaryOwners, removeTemporaryFilesOf).
    */
   async inventory(): Promise<{ removed: string[]; repositories: RepositoryState[] }> {
     const root = this.options.root;
@@ -156,10 +190,9 @@ export class GitRepositoryManager implements RepositoryManager {
       const id = projectIdOfDirectory(name);
       if (id !== null) {
         ids.push(id);
-      } else if (name === TEMPORARY || name.includes('.deleting-')) {
-        const entries = name === TEMPORARY ? await unlessMissing(readdir(path.join(root, name)), []) : [name];
+      } else if (name.includes('.deleting-')) {
         await rm(path.join(root, name), { recursive: true, force: true });
-        removed.push(...entries.map((entry) => (name === TEMPORARY ? `${TEMPORARY}/${entry}` : entry)));
+        removed.push(name);
       }
     }
     const repositories: RepositoryState[] = [];
@@ -168,6 +201,14 @@ export class GitRepositoryManager implements RepositoryManager {
       repositories.push(...(await Promise.all(batch.map((id) => inspectRepository(id, this.repositoryPath(id))))));
     }
     return { removed, repositories: repositories.sort((a, b) => a.projectId - b.projectId) };
+  }
+
+  private async repositoryIds(): Promise<number[]> {
+    const names = await readdir(this.options.root).catch((error: unknown) => {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw error;
+    });
+    return names.map(projectIdOfDirectory).filter((id): id is number => id !== null);
   }
 
   /** The config file every repository has (see config.ts); compared and written whole. */

@@ -258,10 +258,19 @@ export interface RepositoryManager {
   /** Copies the repository of `sourceId` (fork). */
   fork(sourceId: number, targetId: number): Promise<void>;
   /**
-   * Start-up only, before any git work: removes temporary and half-deleted leftovers, and
-   * reads every repository (stale lock files are removed on the way).
+   * Start-up only, before any git work and while no other coordinator works in the root:
+   * removes older versions' half-deleted leftovers, and reads every repository (stale lock
+   * files and quarantines are removed on the way).
    */
   inventory(): Promise<{ removed: string[]; repositories: RepositoryState[] }>;
+  /** The coordinator instance whose temporary files this manager writes (`<root>/.tmp/<instanceId>`). */
+  readonly instanceId: string;
+  /** Names under `<root>/.tmp`: instance ids, and older versions' leftovers. */
+  temporaryOwners(): Promise<string[]>;
+  /** Removes `<root>/.tmp/<owner>` (never this manager's own). */
+  removeTemporaryFilesOf(owner: string): Promise<void>;
+  /** Removes every repository's lock files last modified before `before` (ms since the epoch): a killed git process's. */
+  removeStaleLocks(before: number): Promise<Array<{ projectId: number; path: string }>>;
   /** The config file every repository has, compared and written whole. */
   canonicalConfig(): Promise<string>;
   /** Replaces a repository's config file with the canonical one, atomically. */

@@ -110,6 +110,8 @@ export interface ProjectsTable {
   avatar_url: string | null;
   ci_config_path: string | null;
   pending_delete: number;
+  /** The coordinator instance whose creation or deletion set pending_delete (null: none, or an older version). */
+  pending_instance_id: string | null;
   created_at: string;
   updated_at: string;
   last_activity_at: string;
@@ -190,6 +192,27 @@ export interface ApplicationSettingsTable {
   updated_at: string;
 }
 
+export interface GantryInstallationTable {
+  id: number;
+  installation_id: string;
+  created_at: string;
+}
+
+export interface CoordinatorInstancesTable {
+  id: string;
+  hostname: string;
+  pid: number;
+  version: string;
+  started_at: string;
+  heartbeat_at_ms: number;
+}
+
+export interface ThrottleCountersTable {
+  key: string;
+  hits: number;
+  window_ends_at_ms: number;
+}
+
 export interface DatabaseSchema {
   users: UsersTable;
   personal_tokens: PersonalTokensTable;
@@ -230,4 +253,7 @@ export interface DatabaseSchema {
   environments: EnvironmentsTable;
   deployments: DeploymentsTable;
   tasks: TasksTable;
+  gantry_installation: GantryInstallationTable;
+  coordinator_instances: CoordinatorInstancesTable;
+  throttle_counters: ThrottleCountersTable;
 }

@@ -1,4 +1,5 @@
-import type { SettingsStore, Visibility } from '../../../storage/types.ts';
+import type { ChangeSignal } from '../../../storage/types-notifications.ts';
+import type { SettingsRow, SettingsStore, Visibility } from '../../../storage/types.ts';
 import { parseSettingChanges, type SettingValue } from './settings/parse.ts';
 import { defaultSettingValues, type SchemaSettings } from './settings/schema.ts';
 import { validateSettings } from './settings/validate.ts';
@@ -34,31 +35,58 @@ export interface SettingsSnapshot {
   updated_at: string;
 }
 
-/** How long a read may answer from memory: another coordinator's change shows within it (GitLab caches a minute). */
-const SETTINGS_MAX_AGE_MS = 5_000;
+/**
+ * How long a read may answer from memory. Another coordinator's change is announced at once
+ * (`changes`); this age is the backstop for an announcement lost while the listening
+ * connection was down, and keeps every change visible everywhere within 2 s.
+ */
+const SETTINGS_MAX_AGE_MS = 1_000;
+
+export interface SettingsServiceOptions {
+  maxAgeMs?: number;
+  clock?: () => number;
+  /** Announces this coordinator's changes to the others, and theirs to this one (PostgreSQL LISTEN/NOTIFY). */
+  changes?: ChangeSignal;
+}
 
 export class SettingsService {
   private cached: { snapshot: SettingsSnapshot; loadedAt: number } | undefined;
+  /** The last copy read, answered while the database cannot be read. */
+  private lastKnown: SettingsSnapshot | undefined;
+  /** Moves on every invalidation: a load that began before one is not kept. */
+  private generation = 0;
   private readonly maxAgeMs: number;
   private readonly clock: () => number;
+  private readonly changes: ChangeSignal | undefined;
 
   constructor(
     private readonly store: SettingsStore,
-    options: { maxAgeMs?: number; clock?: () => number } = {},
+    options: SettingsServiceOptions = {},
   ) {
     this.maxAgeMs = options.maxAgeMs ?? SETTINGS_MAX_AGE_MS;
     this.clock = options.clock ?? Date.now;
+    this.changes = options.changes;
+    this.changes?.subscribe(() => this.forget());
   }
 
-  /** Current settings; kept in memory for a few seconds and refreshed on every write through this service. */
+  /** Current settings; kept in memory for up to a second, forgotten on every change announced by any coordinator. */
   async current(): Promise<SettingsSnapshot> {
     const now = this.clock();
     if (this.cached && now - this.cached.loadedAt < this.maxAgeMs) return this.cached.snapshot;
-    let row = await this.store.load();
-    if (!row) row = await this.store.save({}, new Date(now).toISOString());
+    const generation = this.generation;
+    let row: SettingsRow | undefined;
+    try {
+      row = (await this.store.load()) ?? (await this.store.save({}, new Date(now).toISOString()));
+    } catch (error) {
+      // The database is unreachable: whatever else needs it fails on its own, but what only
+      // needs the settings (the metrics endpoint, say) goes on with the last copy read.
+      if (this.lastKnown) return this.lastKnown;
+      throw error;
+    }
     const values = { ...defaultSettingValues(), ...row.settings } as ApplicationSettings;
     const snapshot = { values, created_at: row.created_at, updated_at: row.updated_at };
-    this.cached = { snapshot, loadedAt: now };
+    this.lastKnown = snapshot;
+    if (generation === this.generation) this.cached = { snapshot, loadedAt: now };
     return snapshot;
   }
 
@@ -73,10 +101,15 @@ export class SettingsService {
 
   /** Stores the given changes over the current document. Validation happens before this call. */
   async update(changes: Record<string, unknown>): Promise<SettingsSnapshot> {
-    const stored = (await this.store.load())?.settings ?? {};
-    await this.store.save({ ...stored, ...changes }, new Date().toISOString());
-    this.cached = undefined;
+    await this.store.merge(changes, new Date().toISOString());
+    this.forget();
+    this.changes?.announce();
     return this.current();
+  }
+
+  private forget(): void {
+    this.generation += 1;
+    this.cached = undefined;
   }
 
   /**

@@ -47,6 +47,8 @@ export interface ProjectsServiceDeps {
   settings: Pick<SettingsService, 'values' | 'isVisibilityRestricted'>;
   lookup: Pick<Lookup, 'findNamespace'>;
   permissions: Pick<Permissions, 'canForkProject' | 'projectCreationIn' | 'hasProjectLimit' | 'usesRestrictedVisibilities'>;
+  /** This coordinator process (services/instance/instances.ts): the owner of the pending_delete marks it sets. */
+  instanceId: string;
 }
 
 const RUNNERS_TOKEN_PREFIX = 'GR1348941';
@@ -68,8 +70,9 @@ export class ProjectsService {
     await this.checkNameAndPathFree(namespace.id, name, path);
 
     // The repository is built first under a temporary name; the row is inserted marked
-    // pending_delete (invisible, and removed by start-up reconciliation after a crash), the
-    // repository renamed into place, then the mark cleared: a crash leaves nothing or a whole project.
+    // pending_delete by this instance (invisible, and removed by reconciliation once this
+    // instance is gone), the repository renamed into place, then the mark cleared: a crash
+    // leaves nothing or a whole project.
     const staged = await this.deps.repositories.stage({
       initializeWithReadme: request.initializeWithReadme,
       defaultBranch: request.defaultBranch ?? 'main',
@@ -90,6 +93,7 @@ export class ProjectsService {
         created_at: now, updated_at: now, last_activity_at: now,
         ...attributes,
         pending_delete: true,
+        pending_instance_id: this.deps.instanceId,
       });
     } catch (error) {
       await staged.discard();
@@ -119,7 +123,7 @@ export class ProjectsService {
       fork = await this.insertProject({
         ...copied, namespace_id: namespace.id, creator_id: actor.id, name, path, visibility, archived: false,
         default_branch: staged.defaultBranch, forked_from_id: source.id, runners_token: newRunnersToken(), pending_delete: true,
-        created_at: now, updated_at: now, last_activity_at: now,
+        pending_instance_id: this.deps.instanceId, created_at: now, updated_at: now, last_activity_at: now,
       });
     } catch (error) {
       await staged.discard();
@@ -136,7 +140,8 @@ export class ProjectsService {
       await this.deps.projects.delete(project.id);
       throw error;
     }
-    return (await this.deps.projects.update(project.id, { pending_delete: false })) ?? { ...project, pending_delete: false };
+    const visible = { pending_delete: false, pending_instance_id: null };
+    return (await this.deps.projects.update(project.id, visible)) ?? { ...project, ...visible };
   }
 
   /** `PUT /projects/:id`: name, path, default branch, visibility and the other attributes. */
@@ -182,8 +187,8 @@ export class ProjectsService {
   async remove(project: ProjectRecord): Promise<void> {
     const { projects, repositories, members, customAttributes, events } = this.deps;
     // Marked first and the row deleted last: after a crash at any point the row is still
-    // there, marked, and start-up reconciliation finishes the deletion.
-    await projects.update(project.id, { pending_delete: true });
+    // there, marked, and reconciliation finishes the deletion once this instance is gone.
+    await projects.update(project.id, { pending_delete: true, pending_instance_id: this.deps.instanceId });
     await repositories.remove(project.id);
     await members.removeAllForSource('project', project.id);
     await customAttributes.deleteAllFor('project', project.id);

@@ -9,6 +9,7 @@ import { SqlCommitCommentsStore } from './commit-comments.ts';
 import { SqlCustomAttributesStore } from './custom-attributes.ts';
 import { SqlDeployKeysStore } from './deploy-keys.ts';
 import { SqlGpgKeysStore, SqlSshKeysStore } from './keys.ts';
+import { SqlInstallationStore, SqlInstancesStore, SqlThrottleCountersStore } from './instances.ts';
 import { SqlGroupGroupLinksStore } from './group-group-links.ts';
 import { SqlGroupQueriesStore } from './group-queries.ts';
 import { SqlMemberQueriesStore } from './member-queries.ts';
@@ -67,6 +68,9 @@ export function createSqlStores(db: Db, writes: TableWrites = new TableWrites())
     schedules: new SqlSchedulesStore(db),
     /** Traces in the database (several coordinators); FileTraceStore is the one-coordinator choice. */
     traceChunks: new SqlTraceStore(db),
+    instances: new SqlInstancesStore(db),
+    installation: new SqlInstallationStore(db),
+    throttleCounters: new SqlThrottleCountersStore(db),
   };
 }
 

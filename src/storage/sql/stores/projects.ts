@@ -78,8 +78,10 @@ export class SqlProjectsStore implements ProjectsStore {
   }
 
   async repositoryStates(): Promise<ProjectRepositoryState[]> {
-    const rows = await this.db.selectFrom('projects').select(['id', 'name', 'default_branch', 'pending_delete']).orderBy('id').execute();
-    return rows.map((row) => ({ id: Number(row.id), name: row.name, default_branch: row.default_branch, pending_delete: Boolean(row.pending_delete) }));
+    const rows = await this.db.selectFrom('projects').select(['id', 'name', 'default_branch', 'pending_delete', 'pending_instance_id']).orderBy('id').execute();
+    return rows.map((row) => ({
+      id: Number(row.id), name: row.name, default_branch: row.default_branch, pending_delete: Boolean(row.pending_delete), pending_instance_id: row.pending_instance_id,
+    }));
   }
 
   async delete(id: number): Promise<boolean> {

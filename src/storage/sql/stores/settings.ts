@@ -1,4 +1,4 @@
-import type { Db } from '../database.ts';
+import { dialectOf, inTransaction, type Db } from '../database.ts';
 import type { SettingsRow, SettingsStore } from '../../types.ts';
 
 /** Application settings live in one row (id 1) as a JSON document. */
@@ -21,5 +21,20 @@ export class SqlSettingsStore implements SettingsStore {
     const saved = await this.load();
     if (!saved) throw new Error('application settings vanished after save');
     return saved;
+  }
+
+  async merge(changes: Record<string, unknown>, now: string): Promise<SettingsRow> {
+    return inTransaction(this.db, async (trx) => {
+      await trx.insertInto('application_settings').values({ id: 1, settings: '{}', created_at: now, updated_at: now }).onConflict((oc) => oc.column('id').doNothing()).execute();
+      // SQLite transactions begin IMMEDIATE (one writer at a time); PostgreSQL locks the row.
+      let read = trx.selectFrom('application_settings').select('settings').where('id', '=', 1);
+      if (dialectOf(trx) === 'postgres') read = read.forUpdate();
+      const row = await read.executeTakeFirstOrThrow();
+      const text = JSON.stringify({ ...(JSON.parse(row.settings) as Record<string, unknown>), ...changes });
+      await trx.updateTable('application_settings').set({ settings: text, updated_at: now }).where('id', '=', 1).execute();
+      const saved = await new SqlSettingsStore(trx).load();
+      if (!saved) throw new Error('application settings vanished after save');
+      return saved;
+    });
   }
 }

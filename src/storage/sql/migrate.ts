@@ -19,6 +19,7 @@ import { environments } from './migrations/016-environments.ts';
 import { tasks } from './migrations/017-tasks.ts';
 import { groupRunnersTokens } from './migrations/018-group-runners-tokens.ts';
 import { projectForksIndex } from './migrations/019-project-forks-index.ts';
+import { runnerManagers } from './migrations/020-runner-managers.ts';
 
 /** Ordered migrations; names never change once released. */
 const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
@@ -40,6 +41,7 @@ const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
   ['017-tasks', tasks],
   ['018-group-runners-tokens', groupRunnersTokens],
   ['019-project-forks-index', projectForksIndex],
+  ['020-runner-managers', runnerManagers],
 ];
 
 class InlineMigrationProvider implements MigrationProvider {

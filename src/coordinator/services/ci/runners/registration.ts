@@ -94,7 +94,8 @@ export class RunnerRegistration {
    * from now; the old token stops working at once (GitLab's `ResetAuthenticationTokenService`).
    */
   async resetAuthenticationToken(token: string, report: ManagerReport): Promise<RunnerTokenView> {
-    const runner = await this.authenticate(token, report);
+    // As GitLab's `authenticate_runner!(ensure_runner_manager: false)`: the request carries no system id, so no manager is made.
+    const runner = await this.authenticate(token, report, { manager: false });
     return this.rotate(runner);
   }
 

@@ -3,6 +3,20 @@ module.exports = {
   forbidden: [
     { name: 'protocol-is-a-leaf', severity: 'error', from: { path: '^src/protocol/' }, to: { path: '^src/', pathNot: '^src/protocol/' } },
     { name: 'ci-is-pure', severity: 'error', from: { path: '^src/ci/' }, to: { path: '^src/', pathNot: '^src/(ci|protocol|shared)/' } },
+    {
+      name: 'ci-sandbox-hosts-the-compiler',
+      comment: 'src/ci-sandbox runs src/ci in worker threads: it imports the compiler, protocol and shared, nothing of the coordinator or runner.',
+      severity: 'error',
+      from: { path: '^src/ci-sandbox/' },
+      to: { path: '^src/', pathNot: '^src/(ci|ci-sandbox|protocol|shared)/' },
+    },
+    {
+      name: 'services-get-the-compiler-injected',
+      comment: 'Services are handed a PipelineCompiler; only composition roots (wiring, cli, exec) start the sandbox.',
+      severity: 'error',
+      from: { path: '^src/coordinator/services/' },
+      to: { path: '^src/ci-sandbox/' },
+    },
     { name: 'pipeline-is-pure', severity: 'error', from: { path: '^src/pipeline/' }, to: { path: '^src/', pathNot: '^src/(pipeline|protocol|shared)/' } },
     { name: 'pure-modules-do-no-io', severity: 'error', from: { path: '^src/(ci|pipeline|protocol)/' }, to: { path: '^(fs|node:fs|child_process|node:child_process|net|node:net|http|node:http|execa)$|fs/promises', dependencyTypes: ['core', 'npm'] } },
     { name: 'executors-stand-alone', severity: 'error', from: { path: '^src/executors/' }, to: { path: '^src/', pathNot: '^src/(executors|shared|protocol)/' } },

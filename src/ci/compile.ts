@@ -32,6 +32,9 @@ export const NO_JOBS_LEGACY = 'No stages / jobs for this pipeline.';
 export const NO_JOBS_RULES =
   'Pipeline will not run for the selected trigger. The rules configuration prevented any jobs from being added to the pipeline.';
 
+/** What compiles a CI file: `compilePipeline` itself, or the sandbox that runs it in a worker. */
+export type PipelineCompiler = (text: string, context: CompileContext) => Promise<CompileResult>;
+
 /** Compiles a CI file for one pipeline. Never throws for bad configuration: see `errors`. */
 export async function compilePipeline(text: string, context: CompileContext): Promise<CompileResult> {
   const limits = resolveLimits(context.limits);
@@ -223,6 +226,13 @@ function warnAboutRulesWhen(jobs: JobConfig[], root: RootConfig, sink: Diagnosti
       [job.name, 'rules'],
     );
   }
+}
+
+/** A compile that failed as a whole (the sandbox's limits): one configuration error. */
+export function failedCompile(message: string): CompileResult {
+  const sink = new DiagnosticSink(new SourceLocator());
+  sink.error(message, []);
+  return invalid(sink);
 }
 
 function invalid(sink: DiagnosticSink, declaredStages: string[] = []): CompileResult {

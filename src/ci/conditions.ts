@@ -3,9 +3,9 @@
  * changed paths and existing files. One instance per compile (it caches the file list).
  */
 import { expressionIsTrue } from './expression/index.ts';
-import { buildRegExp } from './expression/regexp.ts';
-import { anyGlobMatches, globToRegExp } from './glob.ts';
+import { fabricateRegexp } from './expression/regexp.ts';
 import type { CompileContext, RefType } from './model.ts';
+import { anyChangeMatches, FileIndex, isExactGlob } from './path-clauses.ts';
 
 const SOURCE_PLURALS: Record<string, string> = {
   push: 'pushes',
@@ -19,7 +19,7 @@ const SOURCE_PLURALS: Record<string, string> = {
 };
 
 export class ConditionContext {
-  private fileList: Promise<string[]> | null = null;
+  private fileIndex: Promise<FileIndex> | null = null;
 
   constructor(
     private readonly context: CompileContext,
@@ -46,9 +46,8 @@ export class ConditionContext {
     if (refPart === 'tags' && context.refType === 'tag') return true;
     if (refPart === 'branches' && context.refType === 'branch' && context.source !== 'merge_request_event') return true;
     if (refPart === context.source || refPart === SOURCE_PLURALS[context.source]) return true;
-    const regex = /^\/(.+)\/([ismU]*)$/.exec(refPart);
-    if (regex) return buildRegExp(regex[1] ?? '', regex[2] ?? '').test(context.ref);
-    return refPart === context.ref;
+    const regexp = fabricateRegexp(refPart);
+    return regexp ? regexp.test(context.ref) : refPart === context.ref;
   }
 
   expressionTrue(expression: string, lookup: (name: string) => string | undefined): boolean {
@@ -60,21 +59,17 @@ export class ConditionContext {
     const { changedPaths, source, refType } = this.context;
     if (changedPaths === null || changedPaths === undefined) return true;
     if (refType === 'tag' || (source !== 'push' && source !== 'merge_request_event')) return true;
-    return anyGlobMatches(globs, changedPaths);
+    return anyChangeMatches(globs, changedPaths);
   }
 
   async existsMatch(globs: readonly string[]): Promise<boolean> {
     const reader = this.context.files;
     if (reader.listFiles) {
-      this.fileList ??= reader.listFiles();
-      const files = await this.fileList;
-      return globs.some((glob) => {
-        const regexp = globToRegExp(glob.replace(/^\.?\//, ''));
-        return files.some((file) => regexp.test(file));
-      });
+      this.fileIndex ??= reader.listFiles().then((files) => new FileIndex(files));
+      return (await this.fileIndex).anyExists(globs);
     }
     for (const glob of globs) {
-      if (/[*?[{]/.test(glob)) continue;
+      if (!isExactGlob(glob)) continue;
       if ((await reader.readFile(glob.replace(/^\.?\//, ''))) !== null) return true;
     }
     return false;

@@ -1,6 +1,10 @@
 /**
  * Durations as GitLab reads them (ChronicDuration): `3 mins 4 sec`, `2h20min`, `1 week`,
  * `6 mos 1 day`, `47 yrs 6 mos and 4d`, a bare number of seconds, `hh:mm:ss`.
+ *
+ * Bounded: past MAX_DURATION_SECONDS a duration is unreadable (GitLab stores `now + duration`
+ * in a timestamp column, which past its range fails), and so is text longer than any
+ * duration needs, so that a hostile value costs nothing to reject.
  */
 const UNIT_SECONDS: [RegExp, number][] = [
   [/^(s|secs?|seconds?)$/, 1],
@@ -12,10 +16,19 @@ const UNIT_SECONDS: [RegExp, number][] = [
   [/^(y|yrs?|years?)$/, 31_557_600],
 ];
 
-/** Seconds, or null when the text is not a duration. */
+/** 1,000 years: `now + duration` stays a four-digit-year date, which every store and client reads. */
+export const MAX_DURATION_SECONDS = 1000 * 31_557_600;
+const MAX_DURATION_TEXT = 256;
+
+/** Seconds, or null when the value is not a duration or is longer than MAX_DURATION_SECONDS. */
 export function parseDuration(value: unknown): number | null {
+  const seconds = unboundedSeconds(value);
+  return seconds !== null && seconds <= MAX_DURATION_SECONDS ? seconds : null;
+}
+
+function unboundedSeconds(value: unknown): number | null {
   if (typeof value === 'number') return Number.isFinite(value) && value >= 0 ? value : null;
-  if (typeof value !== 'string') return null;
+  if (typeof value !== 'string' || value.length > MAX_DURATION_TEXT) return null;
   const text = value.trim().toLowerCase();
   if (text === '') return null;
   if (/^\d+(\.\d+)?$/.test(text)) return Number(text);

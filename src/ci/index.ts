@@ -1,5 +1,5 @@
 /** The CI compiler: pure, no I/O except through the reader in the context. */
-export { compilePipeline, NO_JOBS_LEGACY, NO_JOBS_RULES, WORKFLOW_FILTERED } from './compile.ts';
+export { compilePipeline, failedCompile, NO_JOBS_LEGACY, NO_JOBS_RULES, WORKFLOW_FILTERED, type PipelineCompiler } from './compile.ts';
 export type { Diagnostic, Severity } from './diagnostics.ts';
 export { DEFAULT_LIMITS, type CompileLimits } from './limits.ts';
 export type * from './model.ts';

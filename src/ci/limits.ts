@@ -18,6 +18,14 @@ export interface CompileLimits {
   maxReferenceDepth: number;
   /** Maximum tokens in one expression (GitLab: 100). */
   maxExpressionTokens: number;
+  /**
+   * Compute time one compile may take, in milliseconds: the time its worker thread is busy,
+   * waits for repository reads not counted. Enforced where compiles run in the sandbox
+   * (src/ci-sandbox); past it the compile fails with a configuration error.
+   */
+  maxCompileCpuMs: number;
+  /** Heap ceiling of a compile worker thread, in MiB (enforced by the sandbox as the CPU time). */
+  maxCompileMemoryMb: number;
 }
 
 export const DEFAULT_LIMITS: CompileLimits = {
@@ -30,6 +38,8 @@ export const DEFAULT_LIMITS: CompileLimits = {
   maxExtendsDepth: 10,
   maxReferenceDepth: 10,
   maxExpressionTokens: 100,
+  maxCompileCpuMs: 10_000,
+  maxCompileMemoryMb: 256,
 };
 
 export function resolveLimits(overrides: Partial<CompileLimits> | undefined): CompileLimits {

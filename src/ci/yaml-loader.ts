@@ -17,6 +17,7 @@ import {
 import { pathKey, type FilePositions } from './diagnostics.ts';
 import type { CompileLimits } from './limits.ts';
 import { isPlainObject, YamlReference, type PlainObject } from './values.ts';
+import { prescanYaml } from './yaml-prescan.ts';
 
 export const TOO_BIG_MESSAGE = 'The parsed YAML is too big';
 export const INVALID_FORMAT_MESSAGE = 'Invalid configuration format';
@@ -43,6 +44,11 @@ export function loadYaml(text: string, file: string, limits: CompileLimits): Loa
     return { ok: false, failure: 'too-big', line: null, detail: `file is larger than ${limits.maxFileBytes} bytes` };
   }
   if (text.trim() === '') return { ok: false, failure: 'empty', line: null, detail: 'empty file' };
+  // Refused before any node is built: building an over-deep document is what costs memory.
+  const problem = prescanYaml(text, limits);
+  if (problem) {
+    return { ok: false, failure: 'too-big', line: null, detail: problem === 'too-deep' ? 'document is nested too deeply' : 'too many aliases' };
+  }
 
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, {

@@ -14,6 +14,11 @@ export interface CoordinatorFileConfig {
   upload_body_limit?: number;
   /** Seconds an idle `POST /jobs/request` is held (CoordinatorOptions jobRequestLongPollSeconds). */
   job_request_long_poll_seconds?: number;
+  /** Members and central directory bytes an artifacts archive may have (CoordinatorOptions ci.archiveMemberLimits). */
+  artifact_archive_max_members?: number;
+  artifact_archive_max_directory_bytes?: number;
+  /** What closing gives requests in flight, in milliseconds (CoordinatorOptions shutdownGraceMs). */
+  shutdown_grace_ms?: number;
 }
 
 const KEYS: Record<keyof CoordinatorFileConfig, 'number' | 'string'> = {
@@ -27,7 +32,13 @@ const KEYS: Record<keyof CoordinatorFileConfig, 'number' | 'string'> = {
   anonymous_body_limit: 'number',
   upload_body_limit: 'number',
   job_request_long_poll_seconds: 'number',
+  artifact_archive_max_members: 'number',
+  artifact_archive_max_directory_bytes: 'number',
+  shutdown_grace_ms: 'number',
 };
+
+/** Keys that must be whole numbers above 0. */
+const POSITIVE = /_limit$|^artifact_archive_max_|^shutdown_grace_ms$/;
 
 /** Reads the `[coordinator]` table of a TOML file; unknown keys and wrong types are errors. */
 export function readCoordinatorConfig(file: string): CoordinatorFileConfig {
@@ -42,8 +53,8 @@ export function readCoordinatorConfig(file: string): CoordinatorFileConfig {
       throw new Error(`${file}: coordinator.${key} must be a ${expected}`);
     }
     out[key] = typeof value === 'bigint' ? Number(value) : value;
-    if (key.endsWith('_limit') && !(Number.isSafeInteger(out[key]) && (out[key] as number) > 0)) {
-      throw new Error(`${file}: coordinator.${key} must be a whole number of bytes above 0`);
+    if (POSITIVE.test(key) && !(Number.isSafeInteger(out[key]) && (out[key] as number) > 0)) {
+      throw new Error(`${file}: coordinator.${key} must be a whole number${key.endsWith('_limit') || key.endsWith('_bytes') ? ' of bytes' : ''} above 0`);
     }
   }
   return out as CoordinatorFileConfig;

@@ -47,6 +47,8 @@ function resolveSettings(args: CommonArgs, env: NodeJS.ProcessEnv, defaultHost: 
     rootToken: env.GANTRY_ROOT_TOKEN || undefined,
     jobRequestLongPollSeconds: longPoll,
     bodyLimits: { bodyLimit: file.body_limit, contentBodyLimit: file.content_body_limit, anonymousBodyLimit: file.anonymous_body_limit, uploadBodyLimit: file.upload_body_limit },
+    archiveMemberLimits: { maxMembers: file.artifact_archive_max_members, maxDirectoryBytes: file.artifact_archive_max_directory_bytes },
+    shutdownGraceMs: file.shutdown_grace_ms,
   };
 }
 

@@ -30,6 +30,7 @@ import { parseGitlabQuery } from './http/querystring.ts';
 import { gitlabValidatorCompiler, mergeParameterSources } from './http/route-schemas.ts';
 import { isRunnerProtocolRequest } from './http/runner-routes.ts';
 import { requireSignInForWrites } from './http/sign-in-rule.ts';
+import { closeWithin, installRequestLifetimes } from './http/request-lifetimes.ts';
 import { RequestThrottles } from './http/throttle.ts';
 import { WebDownloads } from './http/web-downloads.ts';
 import { AccountsService } from './services/accounts/accounts.ts';
@@ -47,6 +48,8 @@ import { ProtectedTagsService } from './services/repository/protected-tags.ts';
 import { SettingsService } from './services/instance/settings.ts';
 
 export type { CoordinatorOptions };
+
+const DEFAULT_SHUTDOWN_GRACE_MS = 5_000;
 
 export interface Coordinator {
   app: FastifyInstance;
@@ -75,6 +78,7 @@ interface CoordinatorCore {
   /** The CI services, whose background work (task worker, schedules) runs from open to close. */
   ci: CiServices;
   jobRequestLongPollSeconds: number | undefined;
+  shutdownGraceMs: number;
   close(): Promise<void>;
 }
 
@@ -94,7 +98,7 @@ export async function createCoordinator(options: CoordinatorOptions = {}): Promi
     await core.close();
     throw error;
   }
-  return { app, routes, context: core.context, createdRootToken: core.createdRootToken, close: () => app.close() };
+  return { app, routes, context: core.context, createdRootToken: core.createdRootToken, close: () => closeWithin(app, core.shutdownGraceMs) };
 }
 
 export interface GantryPluginOptions extends CoordinatorOptions {
@@ -177,6 +181,7 @@ async function openCoordinator(options: CoordinatorOptions, logger: Logger): Pro
     requestArrived: database.requestArrived,
     ci,
     jobRequestLongPollSeconds: options.jobRequestLongPollSeconds,
+    shutdownGraceMs: options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS,
     async close() {
       expirySweeper.stop();
       await ci.ciRuntime.stop();
@@ -195,6 +200,7 @@ async function openCoordinator(options: CoordinatorOptions, logger: Logger): Pro
 async function mountCoordinator(instance: FastifyInstance, core: CoordinatorCore, mount: { routes: MountedRoute[]; parseQuery: boolean }): Promise<void> {
   const { context, limits, authenticator } = core;
   instance.addHook('onClose', () => core.close());
+  installRequestLifetimes(instance, core.shutdownGraceMs);
   instance.addHook('onRequest', (request, _reply, done) => {
     core.requestArrived(request.raw.socket instanceof Socket);
     done();

@@ -36,4 +36,10 @@ export interface CoordinatorOptions {
   ci?: CiRuntimeOptions;
   /** `POST /jobs/request`: how long an idle request is held, in seconds (default 50; 0: no long polling; at most 540). */
   jobRequestLongPollSeconds?: number;
+  /**
+   * Closing stops long work at once (archive walks, git, uploads, streamed answers) and gives
+   * the other requests in flight this long to answer before their connections are closed.
+   * Default 5,000 ms.
+   */
+  shutdownGraceMs?: number;
 }

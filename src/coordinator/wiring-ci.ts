@@ -1,7 +1,9 @@
+import { CompileSandbox, type CompileSandboxOptions } from '../ci-sandbox/index.ts';
 import { FileArtifactStore } from '../storage/fs/artifacts.ts';
 import { FileTraceStore } from '../storage/fs/traces.ts';
-import type { ArtifactStore, TraceStore } from '../storage/types-blobs.ts';
+import { DEFAULT_ZIP_INDEX_LIMITS, type ArtifactStore, type TraceStore, type ZipIndexLimits } from '../storage/types-blobs.ts';
 import type { CoordinatorContext } from './context.ts';
+import { ArchiveMembers } from './services/ci/pipelines/archive-members.ts';
 import { CommitStatusesService } from './services/ci/pipelines/commit-statuses.ts';
 import { JobArtifactsService } from './services/ci/pipelines/job-artifacts.ts';
 import { JobViews } from './services/ci/pipelines/job-views.ts';
@@ -29,7 +31,7 @@ import { ArtifactUploads } from './services/ci/runners/artifact-uploads.ts';
 import { JobTokenAccess } from './services/ci/runners/job-token-access.ts';
 import { JobQueueWakeups } from './services/ci/runners/queue-wakeups.ts';
 
-/** How the CI background work runs (tests shorten the intervals). */
+/** How the CI background work runs (tests shorten the intervals), and the bounds of artifacts archives. */
 export interface CiRuntimeOptions {
   /** Task worker poll interval when idle (default 1 s; in-process enqueues wake it at once). */
   taskPollIntervalMs?: number;
@@ -44,6 +46,13 @@ export interface CiRuntimeOptions {
   runnerJobs?: RunnerJobOptions;
   /** How often a sweep of expired artifacts is queued (default 7 minutes, GitLab's ExpireBuildArtifactsWorker). */
   artifactExpiryIntervalMs?: number;
+  /** Members and central directory bytes an artifacts archive may have (default 200,000 and 64 MiB); larger uploads are refused (413). */
+  archiveMemberLimits?: Partial<ZipIndexLimits>;
+  /**
+   * Where CI files compile (pipeline creation, lint): worker threads, their number, and the
+   * limits of each compile, among them the compute-time deadline and the heap ceiling.
+   */
+  compile?: CompileSandboxOptions;
 }
 
 /** Where job traces and artifact files live. */
@@ -60,6 +69,13 @@ export interface CiBlobStores {
 export function ciBlobStores(context: Pick<CoordinatorContext, 'dialect' | 'stores' | 'config'>): CiBlobStores {
   const traces = context.dialect === 'postgres' ? context.stores.traceChunks : new FileTraceStore(context.config.dataDir);
   return { traces, artifactFiles: new FileArtifactStore(context.config.dataDir) };
+}
+
+function archiveLimits(given: Partial<ZipIndexLimits> = {}): ZipIndexLimits {
+  return {
+    maxMembers: given.maxMembers ?? DEFAULT_ZIP_INDEX_LIMITS.maxMembers,
+    maxDirectoryBytes: given.maxDirectoryBytes ?? DEFAULT_ZIP_INDEX_LIMITS.maxDirectoryBytes,
+  };
 }
 
 /** The CI area's services (pipelines, jobs, statuses, settings), each with its narrow dependencies. */
@@ -81,7 +97,13 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
     },
   });
   const blobs = ciBlobStores(context);
+  const archiveMembers = new ArchiveMembers({
+    jobArtifacts: stores.jobArtifacts, artifactFiles: blobs.artifactFiles, limits: archiveLimits(options.archiveMemberLimits), logger,
+  });
+  const compileSandbox = new CompileSandbox(options.compile);
   const pipelineCreation = new PipelineCreation({
+    compile: compileSandbox.compile,
+    limits: options.compile?.limits,
     repositories,
     lookup,
     permissions,
@@ -92,7 +114,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
     tagRules: context.protectedTags,
     transactions: stores.ciTransactions,
     processing: pipelineProcessing,
-    parentArtifacts: new ParentArtifacts({ jobs: stores.jobs, jobArtifacts: stores.jobArtifacts, artifactFiles: blobs.artifactFiles }),
+    parentArtifacts: new ParentArtifacts({ jobs: stores.jobs, jobArtifacts: stores.jobArtifacts, members: archiveMembers }),
   });
   const pipelineRuns = new PipelineRuns({ creation: pipelineCreation, lookup, permissions, triggers: stores.triggers, users: stores.users, namespaces: stores.namespaces });
   const pushPipelines = new PushPipelines({ queue: taskQueue, creation: pipelineCreation, projects: stores.projects, users: stores.users, repositories, logger });
@@ -147,10 +169,10 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
     lookup, permissions, jobs: stores.jobs, jobArtifacts: stores.jobArtifacts, processing: pipelineProcessing, views: jobViews, refRules, ...blobs,
   });
   const runnerJobs = buildRunnerJobServices(context, { processing: pipelineProcessing, traces: blobs.traces, jobStatusWatch }, options.runnerJobs);
-  const jobArtifacts = new JobArtifactsService({ jobs, jobsStore: stores.jobs, jobArtifacts: stores.jobArtifacts, ...blobs, traceWatch: runnerJobs.traceWatch });
+  const jobArtifacts = new JobArtifactsService({ jobs, jobsStore: stores.jobs, jobArtifacts: stores.jobArtifacts, ...blobs, members: archiveMembers, traceWatch: runnerJobs.traceWatch });
   const jobTokenAccess = new JobTokenAccess({ jobs: stores.jobs });
   const artifactUploads = new ArtifactUploads({
-    tokens: jobTokenAccess, settings: context.settings, jobs: stores.jobs, jobArtifacts: stores.jobArtifacts, artifactFiles: blobs.artifactFiles, logger,
+    tokens: jobTokenAccess, settings: context.settings, jobs: stores.jobs, jobArtifacts: stores.jobArtifacts, artifactFiles: blobs.artifactFiles, members: archiveMembers, logger,
   });
   const dependencyArtifacts = new DependencyArtifacts({ tokens: jobTokenAccess, jobArtifacts: stores.jobArtifacts, artifactFiles: blobs.artifactFiles });
   const artifactExpiry = new ArtifactExpiry({ jobArtifacts: stores.jobArtifacts, artifactFiles: blobs.artifactFiles, queue: taskQueue, logger });
@@ -187,6 +209,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
       await runnerJobs.staleJobs.stop();
       await schedulePipelines.stop();
       await taskWorker.stop(5_000);
+      await compileSandbox.close();
     },
   };
   return {

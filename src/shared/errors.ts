@@ -15,6 +15,7 @@ export const ERROR_CATALOGUE = {
   GANTRY_E_MEDIA_TYPE_UNSUPPORTED: 'The body is of a content type the route does not read.',
   GANTRY_E_ROUTE_NOT_FOUND: 'No route answers this method and path.',
   GANTRY_E_CLIENT_GONE: 'The client went away before its answer was ready; the work was stopped.',
+  GANTRY_E_SHUTTING_DOWN: 'The coordinator is closing: work still running for the request was stopped.',
 
   // Who is asking
   GANTRY_E_AUTHENTICATION_REQUIRED: 'The request needs a signed-in caller and has no credential.',
@@ -92,6 +93,7 @@ export const ERROR_CATALOGUE = {
   GANTRY_E_JOB_TRANSITION_INVALID: 'The job state machine has no such transition from the current status.',
   GANTRY_E_JOB_NOT_ERASABLE: 'The job is not finished, or has neither a trace nor artifacts to erase.',
   GANTRY_E_ARTIFACT_PATH_INVALID: 'A path inside an artifacts archive that is empty, absolute, has a NUL byte or climbs out with `..`.',
+  GANTRY_E_ARTIFACT_ARCHIVE_TOO_LARGE: 'An uploaded zip archive has more members, or a larger central directory, than an artifacts archive may have.',
 
   // CI settings: variables, triggers, pipeline schedules, environments
   GANTRY_E_VARIABLE_NOT_FOUND: 'No CI variable of that key (and environment scope) for the project, group or pipeline schedule.',

@@ -213,6 +213,13 @@ export interface ArtifactEntryRecord {
   crc32: number;
   mode: number;
   modified_at: string | null;
+  /**
+   * Offset of the member's local header in the archive; null for members recorded before
+   * locations were kept (the archive is then indexed again).
+   */
+  header_offset: number | null;
+  /** 0 stored, 8 deflated; null with `header_offset`. */
+  compression: number | null;
 }
 
 export interface JobArtifactsStore {
@@ -221,6 +228,8 @@ export interface JobArtifactsStore {
   find(jobId: number, fileType: ArtifactFileType): Promise<JobArtifactRecord | undefined>;
   listForJobs(jobIds: readonly number[]): Promise<JobArtifactRecord[]>;
   findEntry(artifactId: number, path: string): Promise<ArtifactEntryRecord | undefined>;
+  /** Replaces every member record of the artifact with `entries` (one transaction). */
+  replaceEntries(artifactId: number, entries: readonly ArtifactEntryRecord[]): Promise<void>;
   /** Members whose path starts with `prefix` (all when empty), by path. */
   listEntries(artifactId: number, prefix: string, page: Page): Promise<ArtifactEntryRecord[]>;
   /** Removes the records of a job's artifacts (all types unless given); answers the paths to delete. */

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ExpressionError, expressionIsTrue, parseExpression } from '../../src/ci/expression/index.ts';
+import { boundedCall } from '../helpers/bounded-call.ts';
+
+const EXPRESSION_MODULE = new URL('../../src/ci/expression/index.ts', import.meta.url);
 
 const variables: Record<string, string> = { BRANCH: 'main', EMPTY: '', BLANK: '  ', PATTERN: '/^ma/', TAG: 'v1.2.3' };
 const lookup = (name: string): string | undefined => variables[name];
@@ -63,6 +66,40 @@ describe('expression language', () => {
       assert.throws(() => parseExpression(bad), ExpressionError, bad);
     }
     assert.throws(() => parseExpression('$A # comment'), /Unknown lexeme found!/);
+  });
+
+  test('regular expressions are RE2: no backreferences, look-around or possessive repeats', () => {
+    for (const bad of ['$A =~ /(a)\\1/', '$A =~ /(?=a)/', '$A =~ /(?<=a)b/', '$A !~ /(?!a)/', '$A =~ /a++/', '$A =~ /\\Z/']) {
+      assert.throws(() => parseExpression(bad), ExpressionError, bad);
+    }
+    assert.doesNotThrow(() => parseExpression('$A =~ /(?P<name>a)\\pL\\d{1,3}[[:alpha:]]/'));
+  });
+
+  test('RE2 semantics: ^ and $ anchor the text unless m, \\A and \\z always, s and U flags', () => {
+    const lookup = (name: string): string | undefined => ({ M: 'first\nsecond', U: 'aaa' })[name];
+    assert.equal(expressionIsTrue('$M =~ /^second$/', lookup), false);
+    assert.equal(expressionIsTrue('$M =~ /^second$/m', lookup), true);
+    assert.equal(expressionIsTrue('$M =~ /\\Asecond/m', lookup), false);
+    assert.equal(expressionIsTrue('$M =~ /first\\z/m', lookup), false);
+    assert.equal(expressionIsTrue('$M =~ /first.second/', lookup), false);
+    assert.equal(expressionIsTrue('$M =~ /first.second/s', lookup), true);
+    assert.equal(expressionIsTrue('$U =~ /^a+?$/U', lookup), true);
+  });
+
+  test('GitLab: nothing on the right of !~ is true; a string that is no regexp is searched for the left text', () => {
+    const lookup = (name: string): string | undefined => ({ A: 'abc', B: 'xxabcxx', BAD: '/(a)\\1/' })[name];
+    assert.equal(expressionIsTrue('$A !~ $MISSING', lookup), true);
+    assert.equal(expressionIsTrue('$A =~ $MISSING', lookup), false);
+    assert.equal(expressionIsTrue('$A =~ $B', lookup), true);
+    assert.equal(expressionIsTrue('$B =~ $A', lookup), false);
+    assert.equal(expressionIsTrue('"(a)" =~ $BAD', lookup), true, 'an invalid regexp in a variable is a plain string');
+  });
+
+  test('a catastrophic pattern on a 40-character value returns (linear time)', async () => {
+    const value = `${'a'.repeat(40)}!`;
+    assert.equal(await boundedCall(EXPRESSION_MODULE, 'expressionIsTrue', [`"${value}" =~ /^(a+)+$/`, null], 10_000), false);
+    assert.equal(await boundedCall(EXPRESSION_MODULE, 'expressionIsTrue', [`"${value}" =~ /^(a|aa)+$/`, null], 10_000), false);
+    assert.equal(await boundedCall(EXPRESSION_MODULE, 'expressionIsTrue', [`"${value}" =~ /^(a+)+!$/`, null], 10_000), true);
   });
 
   test('too many tokens', () => {

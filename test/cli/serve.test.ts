@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
+import { gitProcessesIn, startDownload, waitFor, within } from '../helpers/stalled-requests.ts';
 
 const BIN = path.resolve(import.meta.dirname, '../../bin/coordinator');
 
@@ -25,15 +27,14 @@ async function serveOnce(args: string[], env: Record<string, string>, port: numb
   let stdout = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  let version: unknown;
-  for (let attempt = 0; attempt < 100 && version === undefined; attempt++) {
-    try {
-      const response = await fetch(`http://127.0.0.1:${port}/api/v4/version`, { headers: { 'PRIVATE-TOKEN': token } });
-      version = await response.json();
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+  // serve prints where it listens once it does; a loaded machine may take a while to get there.
+  const deadline = Date.now() + 60_000;
+  while (!stdout.includes('Listening on ')) {
+    assert.ok(Date.now() < deadline, `coordinator serve did not listen within 60 s; stdout: ${stdout}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
+  const response = await fetch(`http://127.0.0.1:${port}/api/v4/version`, { headers: { 'PRIVATE-TOKEN': token } });
+  const version: unknown = await response.json();
   child.kill('SIGTERM');
   return { stdout, version, code: await exited };
 }
@@ -73,11 +74,12 @@ describe('coordinator serve', () => {
         });
         child.on('exit', () => reject(new Error(`serve exited before printing a token: ${stdout}`)));
       });
-      let status = 0;
-      for (let attempt = 0; attempt < 100 && status !== 200; attempt++) {
-        status = await fetch(`http://127.0.0.1:${port}/api/v4/user`, { headers: { 'PRIVATE-TOKEN': token } }).then((response) => response.status, () => 0);
-        if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
+      const deadline = Date.now() + 60_000;
+      while (!stdout.includes('Listening on ')) {
+        assert.ok(Date.now() < deadline, `coordinator serve did not listen within 60 s; stdout: ${stdout}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
       }
+      const { status } = await fetch(`http://127.0.0.1:${port}/api/v4/user`, { headers: { 'PRIVATE-TOKEN': token } });
       assert.equal(status, 200, 'the printed token signs root in');
       child.kill('SIGTERM');
       assert.equal(await exited, 0);
@@ -218,5 +220,57 @@ describe('coordinator serve', () => {
     const code = await new Promise<number | null>((resolve) => child.on('exit', (exit) => resolve(exit)));
     assert.equal(code, 1);
     assert.equal(stderr, 'coordinator: invalid job request long poll: 600 (whole seconds from 0 to 540)\n');
+  });
+
+  it('exits on SIGTERM within its bound while a client stalls a repository archive, and git stops with it', async () => {
+    const port = await freePort();
+    const otherDir = mkdtempSync(path.join(tmpdir(), 'gantry-serve-stall-'));
+    const config = path.join(otherDir, 'config.toml');
+    writeFileSync(config, `[coordinator]\nport = ${port}\ndata_dir = "${otherDir}"\nshutdown_grace_ms = 1000\n`);
+    const child = spawn(BIN, ['serve', '--config', config], { env: { ...process.env, GANTRY_ROOT_TOKEN: 'stall-token', GANTRY_LOG_LEVEL: 'warn' }, stdio: 'ignore' });
+    // The exit code: 0 once closed, null when a signal ended the process before.
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const base = `http://127.0.0.1:${port}/api/v4`;
+    const headers = { 'PRIVATE-TOKEN': 'stall-token', 'content-type': 'application/json' };
+    try {
+      let created: Response | undefined;
+      for (let attempt = 0; attempt < 600 && created === undefined; attempt++) {
+        created = await fetch(`${base}/projects`, { method: 'POST', headers, body: JSON.stringify({ name: 'stalled', initialize_with_readme: true }) }).catch(() => undefined);
+        if (created === undefined) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      const project = (await created!.json()) as { id: number };
+      // 16 MB that do not compress: their archive cannot all sit in socket buffers.
+      const content = randomBytes(16 * 1024 * 1024).toString('base64');
+      const commit = await fetch(`${base}/projects/${project.id}/repository/commits`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ branch: 'main', commit_message: 'noise', actions: [{ action: 'create', file_path: 'noise.bin', content, encoding: 'base64' }] }),
+      });
+      assert.equal(commit.status, 201, await commit.text());
+      const gitDir = path.join(otherDir, 'repositories', `${project.id}.git`);
+      const stalled = await startDownload(`${base}/projects/${project.id}/repository/archive.tar?sha=main`, { headers });
+      assert.equal(stalled.status, 200);
+      await waitFor(() => gitProcessesIn(gitDir).some((process) => process.includes('archive')), 'git archive to run');
+      child.kill('SIGTERM');
+      assert.equal(await within(exited, 20_000, 'the coordinator exiting after SIGTERM'), 0);
+      await waitFor(() => !gitProcessesIn(gitDir).some((process) => process.includes('archive')), 'git archive to stop');
+      await within(stalled.drain(), 20_000, 'the stalled connection closing');
+    } finally {
+      child.kill('SIGKILL');
+      rmSync(otherDir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses archive limits and a shutdown grace that are not positive whole numbers', async () => {
+    const otherDir = mkdtempSync(path.join(tmpdir(), 'gantry-serve-badarchive-'));
+    const config = path.join(otherDir, 'config.toml');
+    writeFileSync(config, `[coordinator]\ndata_dir = "${otherDir}"\nartifact_archive_max_members = 0\n`);
+    const child = spawn(BIN, ['serve', '--config', config], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', (exit) => resolve(exit)));
+    assert.equal(code, 1);
+    assert.match(stderr, /coordinator\.artifact_archive_max_members must be a whole number above 0/);
+    rmSync(otherDir, { recursive: true, force: true });
   });
 });

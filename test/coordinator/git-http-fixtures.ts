@@ -8,6 +8,7 @@ import type { CoordinatorOptions } from '../../src/coordinator/app.ts';
 import { Authenticator } from '../../src/coordinator/http/auth.ts';
 import { installErrorHandling } from '../../src/coordinator/http/errors.ts';
 import { registerGitHttp } from '../../src/coordinator/http/git-http.ts';
+import { installRequestLifetimes } from '../../src/coordinator/http/request-lifetimes.ts';
 import type { BranchPushRules } from '../../src/coordinator/services/repository/git-http/push-policy.ts';
 import type { PushEvent } from '../../src/coordinator/services/events.ts';
 import type { ProjectRecord, Visibility } from '../../src/storage/types.ts';
@@ -53,6 +54,7 @@ export async function startGitHttpFixture(options: GitHttpFixtureOptions = {}): 
   if (options.branchRules) {
     server = Fastify();
     installErrorHandling(server);
+    installRequestLifetimes(server, 1000);
     await registerGitHttp(server, context, {
       personalTokens: new Authenticator(context.stores.users, context.stores.tokens),
       branchRules: options.branchRules,

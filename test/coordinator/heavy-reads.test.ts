@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ROOT_TOKEN, startTestCoordinator, type TestCoordinator } from '../helpers/coordinator.ts';
+import { gitProcessesIn, startDownload, waitFor } from '../helpers/stalled-requests.ts';
 import { makeGroup, makeProjectWithRepository } from './groups-fixtures.ts';
 
 const LINES = 800_000;
@@ -16,52 +17,6 @@ const line = (index: number): string => `line ${String(index).padStart(7, '0')} 
 const BLAME_LIMIT = 48 * 1024 * 1024;
 /** The old blame held the porcelain output, its lines and the JSON at once: 700 MB for this file. */
 const MEMORY_ALLOWANCE = 96 * 1024 * 1024;
-
-/** Processes working in `gitDir` (by command line or working directory), as "pid command". */
-function gitProcessesIn(gitDir: string): string[] {
-  const found: string[] = [];
-  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
-    try {
-      const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
-      const cwd = readlinkSync(`/proc/${pid}/cwd`);
-      if (command.includes(gitDir) || cwd === gitDir) found.push(`${pid} ${command}`);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return found;
-}
-
-interface Download {
-  status: number;
-  /** The first bytes of the body; the rest stays unread (the server is held up by backpressure). */
-  head: Buffer;
-  /** Hangs up (destroys the connection), as a client that went away does. */
-  hangUp(): void;
-}
-
-/** A request whose answer is read no further than its first chunk (node:http: a hang-up closes the connection). */
-function startDownload(url: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Download> {
-  return new Promise((resolve, reject) => {
-    const request = http.request(url, { method: options.method ?? 'GET', headers: options.headers }, (response) => {
-      response.once('data', (chunk: Buffer) => {
-        response.pause();
-        resolve({ status: response.statusCode ?? 0, head: chunk, hangUp: () => request.destroy() });
-      });
-      response.once('end', () => reject(new Error('the answer ended at once')));
-    });
-    request.on('error', (error) => reject(error));
-    request.end(options.body);
-  });
-}
-
-async function waitFor(condition: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe('heavy repository reads', () => {
   let gantry: TestCoordinator;

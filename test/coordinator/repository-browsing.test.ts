@@ -174,7 +174,7 @@ describe('repository browsing API', () => {
 
     it('answers an empty comparison for the same ref', async () => {
       const response = await fx.gantry.api('GET', `${repo(project, 'compare')}?from=main&to=main`);
-      assert.deepEqual(response.json, { commit: null, commits: [], diffs: [], compare_timeout: false, compare_same_ref: true });
+      assert.deepEqual(response.json, { commit: null, commits: [], diffs: [], compare_timeout: false, overflow: false, compare_same_ref: true });
     });
 
     it('validates from/to', async () => {

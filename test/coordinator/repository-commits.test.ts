@@ -281,7 +281,7 @@ describe('repository commits API', () => {
       assert.equal(response.status, 200);
       const edited = response.list.find((entry) => entry.new_path === 'docs/read me.md');
       assert.ok(edited);
-      assert.deepEqual(Object.keys(edited).sort(), ['a_mode', 'b_mode', 'deleted_file', 'diff', 'new_file', 'new_path', 'old_path', 'renamed_file']);
+      assert.deepEqual(Object.keys(edited).sort(), ['a_mode', 'b_mode', 'collapsed', 'deleted_file', 'diff', 'new_file', 'new_path', 'old_path', 'renamed_file', 'too_large']);
       assert.match(String(edited.diff), /-line two\n\+line 2\n\+line three/);
       assert.equal(edited.new_file, false);
       const moved = response.list.find((entry) => entry.new_path === 'bin/moved.bin');

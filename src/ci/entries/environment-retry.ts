@@ -2,6 +2,7 @@
 import type { EnvironmentDefinition, RetryDefinition, YamlVariable } from '../model.ts';
 import type { ParallelConfig } from '../job-config.ts';
 import { isPlainObject, isStringArray, scalarToString } from '../values.ts';
+import { isValidRegexp } from '../expression/regexp.ts';
 import type { EntryChecker } from './checker.ts';
 
 const ENVIRONMENT_ACTIONS = ['start', 'stop', 'prepare', 'verify', 'access'] as const;
@@ -147,18 +148,11 @@ function expandMatrix(entries: unknown[], checker: EntryChecker): YamlVariable[]
   return combinations;
 }
 
-/** `coverage: '/Coverage: \d+%/'` → the regex source, or undefined when invalid. */
+/** `coverage: '/Coverage: \d+%/'` → the regex source (RE2 syntax), or undefined when invalid. */
 export function readCoverage(value: unknown, checker: EntryChecker): string | null | undefined {
   if (value === undefined || value === null) return null;
   const match = typeof value === 'string' ? /^\/(.*)\/$/s.exec(value) : null;
-  if (match) {
-    try {
-      new RegExp(match[1] ?? '');
-      return match[1] ?? '';
-    } catch {
-      // reported below
-    }
-  }
-  checker.configError('must be a regular expression');
+  if (match && isValidRegexp(match[0])) return match[1] ?? '';
+  checker.configError('must be a regular expression with re2 syntax');
   return undefined;
 }

@@ -1,6 +1,6 @@
 /** `only`/`except`, `rules` (and `workflow:rules`), `needs`. */
 import { ExpressionError, parseExpression } from '../expression/index.ts';
-import { buildRegExp } from '../expression/regexp.ts';
+import { isValidRegexp } from '../expression/regexp.ts';
 import type { PolicyConfig, RuleConfig, RuleWhen } from '../job-config.ts';
 import type { JobNeed } from '../model.ts';
 import { isPlainObject, isStringArray, scalarToString } from '../values.ts';
@@ -60,22 +60,16 @@ export function readPolicy(value: unknown, checker: EntryChecker, maxTokens: num
 function checkRefs(refs: unknown[], checker: EntryChecker): refs is string[] {
   for (const ref of refs) {
     if (typeof ref !== 'string' || !validRefPattern(ref)) {
-      checker.configError('should be an array of strings or regular expressions');
+      checker.configError('should be an array of strings or regular expressions using re2 syntax');
       return false;
     }
   }
   return true;
 }
 
+/** A `/regex/flags` entry must be one RE2 accepts; any other string is a literal ref or keyword. */
 function validRefPattern(ref: string): boolean {
-  const match = /^\/(.+)\/([ismU]*)$/.exec(ref);
-  if (!match) return true;
-  try {
-    buildRegExp(match[1] ?? '', match[2] ?? '');
-    return true;
-  } catch {
-    return false;
-  }
+  return !/^\/.*\/[ismU]*$/s.test(ref) || isValidRegexp(ref);
 }
 
 export function validExpression(text: string, maxTokens: number): boolean {

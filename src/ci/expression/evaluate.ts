@@ -4,9 +4,9 @@
  * true when the result is "present" (not nil, not false, not a blank string).
  */
 import { parseExpression, type ExpressionNode } from './parser.ts';
-import { buildRegExp } from './regexp.ts';
+import { fabricateRegexp, UntrustedRegexp } from './regexp.ts';
 
-type Value = string | null | boolean | RegExp;
+type Value = string | null | boolean | UntrustedRegexp;
 
 export type VariableLookup = (name: string) => string | undefined;
 
@@ -28,7 +28,7 @@ function evaluateNode(node: ExpressionNode, lookup: VariableLookup): Value {
     case 'null':
       return null;
     case 'pattern':
-      return buildRegExp(node.source, node.flags);
+      return UntrustedRegexp.compile(node.source, node.flags);
     case 'logical': {
       const left = evaluateNode(node.left, lookup);
       if (node.operator === '&&') return isRubyTruthy(left) ? evaluateNode(node.right, lookup) : left;
@@ -42,31 +42,29 @@ function evaluateNode(node: ExpressionNode, lookup: VariableLookup): Value {
 function compare(operator: '==' | '!=' | '=~' | '!~', left: Value, right: Value): boolean {
   if (operator === '==') return valuesEqual(left, right);
   if (operator === '!=') return !valuesEqual(left, right);
-  const pattern = right instanceof RegExp ? right : typeof right === 'string' ? patternFromString(right) : null;
-  if (!pattern) return false;
+  // GitLab: nothing on the right never matches; `!~` is then true.
+  if (right === null || right === false) return operator === '!~';
   const text = typeof left === 'string' ? left : left === null || left === false ? '' : String(left);
-  const matches = pattern.test(text);
+  const matches = matchesRight(right, text);
   return operator === '=~' ? matches : !matches;
 }
 
+/**
+ * A variable holding `/regex/flags` is a regexp on the right of `=~`. Any other string is
+ * searched for the left text, as GitLab's `String#scan` does with it.
+ */
+function matchesRight(right: string | true | UntrustedRegexp, text: string): boolean {
+  if (right instanceof UntrustedRegexp) return right.test(text);
+  const value = String(right);
+  return fabricateRegexp(value)?.test(text) ?? value.includes(text);
+}
+
 function valuesEqual(left: Value, right: Value): boolean {
-  if (left instanceof RegExp || right instanceof RegExp) {
-    return left instanceof RegExp && right instanceof RegExp && left.source === right.source && left.flags === right.flags;
+  if (left instanceof UntrustedRegexp || right instanceof UntrustedRegexp) {
+    return left instanceof UntrustedRegexp && right instanceof UntrustedRegexp && left.equals(right);
   }
   return left === right;
 }
-
-/** A variable holding `/regex/flags` can be used on the right of `=~`. */
-function patternFromString(text: string): RegExp | null {
-  const match = /^\/(.*)\/([ismU]*)$/s.exec(text);
-  if (!match) return null;
-  try {
-    return buildRegExp(match[1] ?? '', match[2] ?? '');
-  } catch {
-    return null;
-  }
-}
-
 
 function isRubyTruthy(value: Value): boolean {
   return value !== null && value !== false;

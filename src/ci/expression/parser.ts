@@ -2,7 +2,7 @@
  * Parser of the expression language. Precedence, loosest first: `||`, `&&`, then the
  * comparison operators `== != =~ !~`; parentheses group.
  */
-import { buildRegExp } from './regexp.ts';
+import { RegexpSyntaxError, UntrustedRegexp } from './regexp.ts';
 import { ExpressionError, tokenize, type Token } from './lexer.ts';
 
 export type ExpressionNode =
@@ -73,9 +73,10 @@ class Parser {
         return { kind: 'null' };
       case 'pattern':
         try {
-          buildRegExp(token.source, token.flags);
-        } catch {
-          throw new ExpressionError(INVALID_SYNTAX);
+          UntrustedRegexp.compile(token.source, token.flags);
+        } catch (error) {
+          if (error instanceof RegexpSyntaxError) throw new ExpressionError(INVALID_SYNTAX);
+          throw error;
         }
         return { kind: 'pattern', source: token.source, flags: token.flags };
       case 'paren': {

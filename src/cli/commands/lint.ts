@@ -5,7 +5,8 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { compilePipeline, formatLintText, lintReport } from '../../ci/index.ts';
+import { CompileSandbox } from '../../ci-sandbox/index.ts';
+import { formatLintText, lintReport } from '../../ci/index.ts';
 import type { CompileContext, ContextVariable, RepositoryReader } from '../../ci/index.ts';
 
 export interface LintArgs {
@@ -51,7 +52,9 @@ export async function runLint(argv: LintArgs, io: LintIo): Promise<number> {
     files: diskReader(root),
     configPath: path.relative(root, filePath) || path.basename(filePath),
   };
-  const result = await compilePipeline(text, context);
+  // The same sandbox as the coordinator's: a hostile file cannot hang or exhaust the CLI.
+  const sandbox = new CompileSandbox({ workers: 1 });
+  const result = await sandbox.compile(text, context).finally(() => sandbox.close());
   const report = lintReport(result);
   io.stdout(argv.json ? `${JSON.stringify(report, null, 2)}\n` : formatLintText(report));
   return report.valid ? 0 : 1;

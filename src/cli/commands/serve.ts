@@ -15,6 +15,8 @@ export async function serve(options: CoordinatorSettings, stdout: (line: string)
     rootToken: options.rootToken,
     jobRequestLongPollSeconds: options.jobRequestLongPollSeconds,
     ...options.bodyLimits,
+    ci: { archiveMemberLimits: options.archiveMemberLimits },
+    shutdownGraceMs: options.shutdownGraceMs,
     logger,
   });
   if (coordinator.createdRootToken !== undefined) {
@@ -29,14 +31,21 @@ export async function serve(options: CoordinatorSettings, stdout: (line: string)
   stdout(`Listening on ${options.host}:${port}; external URL ${externalUrl}`);
 
   await new Promise<void>((resolve) => {
+    let stopping = false;
     const stop = (signal: NodeJS.Signals) => {
+      // Still listening while closing: with no listener left, execa's exit handler would
+      // raise the signal again and end the process before it has closed.
+      if (stopping) return;
+      stopping = true;
       logger.info({ signal }, 'shutting down');
-      process.off('SIGTERM', stop);
-      process.off('SIGINT', stop);
-      void coordinator.close().then(resolve, (error: unknown) => {
-        logger.error({ err: error }, 'error during shutdown');
-        resolve();
-      });
+      void coordinator
+        .close()
+        .catch((error: unknown) => logger.error({ err: error }, 'error during shutdown'))
+        .finally(() => {
+          process.off('SIGTERM', stop);
+          process.off('SIGINT', stop);
+          resolve();
+        });
     };
     process.on('SIGTERM', stop);
     process.on('SIGINT', stop);

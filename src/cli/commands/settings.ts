@@ -11,4 +11,7 @@ export interface CoordinatorSettings {
   jobRequestLongPollSeconds?: number;
   /** Request body limits in bytes; see CoordinatorOptions. */
   bodyLimits?: { bodyLimit?: number; contentBodyLimit?: number; anonymousBodyLimit?: number; uploadBodyLimit?: number };
+  /** Bounds of artifacts archives; see CoordinatorOptions ci.archiveMemberLimits. */
+  archiveMemberLimits?: { maxMembers?: number; maxDirectoryBytes?: number };
+  shutdownGraceMs?: number;
 }

@@ -40,6 +40,8 @@ export async function startLocal(options: CoordinatorSettings, stdout: (line: st
     rootToken: options.rootToken,
     jobRequestLongPollSeconds: options.jobRequestLongPollSeconds,
     ...options.bodyLimits,
+    ci: { archiveMemberLimits: options.archiveMemberLimits },
+    shutdownGraceMs: options.shutdownGraceMs,
     logger,
   });
   let runner: RunnerService | undefined;
@@ -152,8 +154,13 @@ function untilSignal(logger: Logger): Promise<void> {
       logger.info({ signal }, 'shutting down');
       process.off('SIGTERM', stop);
       process.off('SIGINT', stop);
+      // Still listening while closing: with no listener left, execa's exit handler would
+      // raise the signal again and end the process before it has closed.
+      process.on('SIGTERM', closing);
+      process.on('SIGINT', closing);
       resolve();
     };
+    const closing = () => logger.info('already shutting down');
     process.on('SIGTERM', stop);
     process.on('SIGINT', stop);
   });

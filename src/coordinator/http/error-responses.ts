@@ -74,6 +74,7 @@ export const ERROR_ANSWERS: { readonly [C in ErrorCode]: ErrorAnswer } = {
   GANTRY_E_MEDIA_TYPE_UNSUPPORTED: statusLine(415, 'Unsupported Media Type'),
   GANTRY_E_ROUTE_NOT_FOUND: { status: 404, body: () => ({ error: '404 Not Found' }) },
   GANTRY_E_CLIENT_GONE: statusLine(499, 'Client Closed Request'),
+  GANTRY_E_SHUTTING_DOWN: statusLine(503, 'Service Unavailable'),
 
   GANTRY_E_AUTHENTICATION_REQUIRED: statusLine(401, 'Unauthorized'),
   GANTRY_E_CREDENTIALS_INVALID: statusLine(401, 'Unauthorized'),
@@ -155,6 +156,8 @@ export const ERROR_ANSWERS: { readonly [C in ErrorCode]: ErrorAnswer } = {
   GANTRY_E_JOB_TRANSITION_INVALID: messageAnswer(400),
   GANTRY_E_JOB_NOT_ERASABLE: FORBIDDEN,
   GANTRY_E_ARTIFACT_PATH_INVALID: statusLine(400, 'Bad request'),
+  // Workhorse refuses an archive whose metadata it cannot build within its limits with 413.
+  GANTRY_E_ARTIFACT_ARCHIVE_TOO_LARGE: prefixed(413, 'Request Entity Too Large'),
 
   GANTRY_E_VARIABLE_NOT_FOUND: notFound('Variable'),
   GANTRY_E_VARIABLE_AMBIGUOUS: messageAnswer(409),

@@ -8,6 +8,7 @@ import type { BranchPushRules, TagPushRules } from '../services/repository/git-h
 import { GitHttpService } from '../services/repository/git-http/service.ts';
 import { coordinatorUrl } from './mount-path.ts';
 import { errorStatus } from './error-responses.ts';
+import { requestSignal } from './request-lifetimes.ts';
 import { classifyWebDownload, type WebDownloads } from './web-downloads.ts';
 
 export interface GitHttpOptions {
@@ -73,11 +74,8 @@ async function serve(service: GitHttpService, request: FastifyRequest, reply: Fa
   if (target.kind === 'redirect') return reply.redirect(request.coordinatorPrefix + target.location, 301);
   if (target.kind === 'unsupported') return refuse(reply, new GantryError('GANTRY_E_ROUTE_NOT_FOUND', 'Not Found'));
 
-  // The client hanging up before its answer was written stops queued or running git work.
-  const hangUp = new AbortController();
-  reply.raw.once('close', () => {
-    if (!reply.raw.writableFinished) hangUp.abort();
-  });
+  // The client hanging up before its answer was written, or the coordinator closing, stops queued or running git work.
+  const signal = requestSignal(reply);
   try {
     const response = await service.handle({
       method: request.method,
@@ -90,7 +88,7 @@ async function serve(service: GitHttpService, request: FastifyRequest, reply: Fa
       gitProtocol: header(request, 'git-protocol'),
       remoteAddr: request.ip,
       body: request.method === 'POST' ? request.raw : null,
-      signal: hangUp.signal,
+      signal,
     });
     return reply.code(response.status).headers(response.headers).send(response.body);
   } catch (error) {

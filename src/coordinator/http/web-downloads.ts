@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { GitArchiveFormat } from '../../storage/git/types.ts';
+import { repositoryClient } from '../api/repository/client.ts';
 import { archiveFormat, type BrowsingService } from '../services/repository/browsing.ts';
 import type { ReleaseLinksService } from '../services/repository/release-links.ts';
 import type { Authenticator } from './auth.ts';
@@ -66,7 +67,7 @@ export class WebDownloads {
     if (this.throttles && (await this.throttles.refuse(request, reply, 'web'))) return reply;
     if (failure !== undefined) throw failure;
     if (download.kind === 'archive') {
-      const archive = await this.services.browsing.archive(download.projectPath, request.actor, download.ref, download.format);
+      const archive = await this.services.browsing.archive(download.projectPath, request.actor, download.ref, download.format, repositoryClient(request, reply));
       const { body } = await withFirstChunk(archive.stream);
       reply.header('Content-Disposition', contentDisposition('attachment', archive.fileName));
       return reply.type(ARCHIVE_CONTENT_TYPE[download.format]).send(body);

@@ -4,7 +4,7 @@ import { mkdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { ArtifactTooLargeError, type ArtifactLocation, type ArtifactStore, type ByteRange, type StoredArtifactFile, type ZipMember } from '../types-blobs.ts';
+import { ArtifactTooLargeError, type ArtifactLocation, type ArtifactStore, type ByteRange, type StoredArtifactFile, type ZipIndexLimits, type ZipMember, type ZipMemberLocation } from '../types-blobs.ts';
 import { isMissingFile, syncDirectory } from './durable.ts';
 import { listZipMembers, openZipMember } from './zip-members.ts';
 
@@ -24,7 +24,7 @@ const STORED_PATH = /^artifacts\/[1-9]\d*\/[1-9]\d*\/[^/\\\0.][^/\\\0]*$/;
 export class FileArtifactStore implements ArtifactStore {
   constructor(private readonly dataDir: string) {}
 
-  async write(location: ArtifactLocation, source: Readable, options: { maxBytes: number }): Promise<StoredArtifactFile> {
+  async write(location: ArtifactLocation, source: Readable, options: { maxBytes: number; signal?: AbortSignal }): Promise<StoredArtifactFile> {
     const relative = storedPath(location);
     const target = join(this.dataDir, relative);
     const directory = join(this.dataDir, posix.dirname(relative));
@@ -43,12 +43,12 @@ export class FileArtifactStore implements ArtifactStore {
       },
     });
     try {
-      await pipeline(source, meter, createWriteStream(temporary, { flags: 'wx', flush: true, highWaterMark: WRITE_BATCH }));
+      await pipeline(source, meter, createWriteStream(temporary, { flags: 'wx', flush: true, highWaterMark: WRITE_BATCH }), { signal: options.signal });
       await rename(temporary, target);
     } catch (error) {
       await rm(temporary, { force: true });
       await removeEmptyDirectories(this.dataDir, relative);
-      throw error;
+      throw options.signal?.aborted ? (options.signal.reason as unknown) : error;
     }
     await syncDirectory(directory);
     return { path: relative, size, sha256: hash.digest('hex') };
@@ -74,12 +74,12 @@ export class FileArtifactStore implements ArtifactStore {
     await removeEmptyDirectories(this.dataDir, path);
   }
 
-  listZipMembers(path: string): Promise<ZipMember[]> {
-    return listZipMembers(this.resolve(path));
+  listZipMembers(path: string, options: { limits: ZipIndexLimits; signal?: AbortSignal }): Promise<ZipMember[]> {
+    return listZipMembers(this.resolve(path), options);
   }
 
-  openZipMember(path: string, memberPath: string): Promise<{ stream: Readable; size: number } | undefined> {
-    return openZipMember(this.resolve(path), memberPath);
+  openZipMember(path: string, location: ZipMemberLocation, options?: { signal?: AbortSignal }): Promise<{ stream: Readable; size: number }> {
+    return openZipMember(this.resolve(path), location, options);
   }
 
   /** Only paths this store hands out resolve; anything else is a programming error. */

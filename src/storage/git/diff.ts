@@ -1,77 +1,200 @@
-import type { GitCommitStats, GitFileDiff } from './types.ts';
+import type { Readable } from 'node:stream';
+import { refuseDangerousPaths } from './content.ts';
+import { DIFF_LIMITS, type DiffLimits } from './diff-limits.ts';
+import { DiffLimiter } from './diff-limiter.ts';
+import { PatchScanner, RawSectionReader, type RawDiffEntry, type ScannedPatch } from './diff-output.ts';
+import { reportContentError } from './heavy.ts';
+import type { RepositoryAccess } from './reader.ts';
+import { GitCommandError, streamGit } from './run.ts';
+import type { GitCommitStats, GitDiffOptions, GitDiffStream, GitFileDiff } from './types.ts';
+import type { WorkSlot } from './work-queue.ts';
 
 /** Arguments of a diff GitLab-style: renames detected, no colour, no external tools. */
 export const DIFF_OPTIONS = ['--no-color', '--no-ext-diff', '--no-textconv', '-M', '--full-index'] as const;
 
-interface RawEntry {
-  oldMode: string;
-  newMode: string;
-  status: string;
-  oldPath: string;
-  newPath: string;
+export interface OpenDiffOptions extends GitDiffOptions {
+  /** The work slot git runs in: released when git has gone (or opening failed). */
+  slot: WorkSlot;
+  limits?: Readonly<DiffLimits>;
+}
+
+/** A diff of no files (a commit that does not exist). */
+export function emptyDiff(): GitDiffStream {
+  return {
+    overflow: false,
+    close: () => undefined,
+    async *[Symbol.asyncIterator]() {
+      // No files.
+    },
+  };
 }
 
 /**
- * Parses `git diff --raw -p -z`: NUL-separated raw records, then the patches in the same
- * order. Each patch starts with a `diff --git` line (a content line never does: content
- * lines start with ' ', '+' or '-').
+ * Starts `git diff --raw -p -z from to` and reads its raw section (every file's modes and
+ * paths, each path checked: one no checkout may create is a GitContentError) before
+ * answering; the patches are read as the answer is iterated. The client's signal kills git.
  */
-export function parseRawPatch(output: Buffer): GitFileDiff[] {
-  const text = output.toString('utf8');
-  const entries: RawEntry[] = [];
-  let offset = 0;
-  while (offset < text.length && text[offset] === ':') {
-    const metaEnd = text.indexOf('\0', offset);
-    const [oldMode = '', newMode = '', , , status = ''] = text.slice(offset + 1, metaEnd).split(' ');
-    const firstEnd = text.indexOf('\0', metaEnd + 1);
-    const firstPath = text.slice(metaEnd + 1, firstEnd);
-    offset = firstEnd + 1;
-    let secondPath = firstPath;
-    if (status.startsWith('R') || status.startsWith('C')) {
-      const secondEnd = text.indexOf('\0', offset);
-      secondPath = text.slice(offset, secondEnd);
-      offset = secondEnd + 1;
+export async function openDiff(access: RepositoryAccess, from: string, to: string, options: OpenDiffOptions): Promise<GitDiffStream> {
+  const limits = options.limits ?? DIFF_LIMITS;
+  const source = streamGit(access.gitDir, ['diff', '--raw', '-p', '-z', ...DIFF_OPTIONS, from, to], { lowPriority: true, signal: access.client?.signal });
+  source.once('close', () => options.slot.release());
+  const chunks = source[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  const listing: FileListing = { entries: [], count: 0 };
+  const raw = new RawSectionReader((entry) => {
+    refuseDangerousPaths([entry.oldPath, entry.newPath]);
+    listing.count += 1;
+    // A file past the count limit is never shown: the diff overflows before it.
+    if (listing.entries.length <= limits.maxFiles) listing.entries.push(entry);
+  });
+  let scanned = 0;
+  try {
+    for (;;) {
+      const step = await chunks.next();
+      if (step.done) return new LimitedDiff(access, source, chunks, listing, { leftover: EMPTY, scanned, limits, expanded: options.expanded });
+      scanned += step.value.length;
+      const patchStart = raw.push(step.value);
+      if (patchStart !== null) return new LimitedDiff(access, source, chunks, listing, { leftover: step.value.subarray(patchStart), scanned, limits, expanded: options.expanded });
+      if (scanned > limits.maxScannedBytes) return new LimitedDiff(access, source, chunks, listing, { leftover: EMPTY, scanned, limits, expanded: options.expanded, overflowed: true });
     }
-    entries.push({ oldMode, newMode, status: status.charAt(0), oldPath: firstPath, newPath: secondPath });
+  } catch (error) {
+    source.destroy();
+    options.slot.release();
+    throw error;
   }
-  const patchText = text.slice(offset).replace(/^\0/, '');
-  const patches = splitPatches(patchText);
-  return entries.map((entry, index) => ({
-    old_path: entry.oldPath,
-    new_path: entry.newPath,
-    a_mode: entry.status === 'A' ? '0' : entry.oldMode,
-    b_mode: entry.status === 'D' ? '0' : entry.newMode,
-    new_file: entry.status === 'A',
-    renamed_file: entry.status === 'R',
-    deleted_file: entry.status === 'D',
-    diff: patchBody(patches[index] ?? ''),
-  }));
 }
 
-function splitPatches(text: string): string[] {
-  if (!text.startsWith('diff --git ')) return [];
-  const parts = text.split('\ndiff --git ');
-  // Splitting took each patch's last newline; give it back.
-  return parts.map((part, index) => `${index === 0 ? '' : 'diff --git '}${part}${index < parts.length - 1 ? '\n' : ''}`);
+interface FileListing {
+  /** The first files (one past the count limit at most). */
+  entries: RawDiffEntry[];
+  /** Files in all. */
+  count: number;
 }
 
-/** Drops the header lines: GitLab's diff starts at the first hunk or the "Binary files" line. */
-function patchBody(patch: string): string {
-  const lines = patch.split('\n');
-  const start = lines.findIndex((line) => line.startsWith('@@') || line.startsWith('Binary files') || line.startsWith('GIT binary patch'));
-  if (start < 0) return '';
-  return lines.slice(start).join('\n');
+interface ReadState {
+  /** Patch bytes that came with the end of the raw section. */
+  leftover: Buffer;
+  /** Bytes of git output read so far. */
+  scanned: number;
+  limits: Readonly<DiffLimits>;
+  expanded: boolean;
+  /** Stopped already (the raw section alone passed the read ceiling). */
+  overflowed?: boolean;
 }
 
-/** Sums `git diff --numstat -z` (binary files count as 0). */
-export function parseNumstat(output: Buffer): GitCommitStats {
+const EMPTY = Buffer.alloc(0);
+const NO_PATCH: ScannedPatch = { body: EMPTY, patchBytes: 0, contentLines: 0, contentBytes: 0 };
+
+/** The patches of an opened diff, under the limits, read as they are iterated. */
+class LimitedDiff implements GitDiffStream {
+  private overflowed: boolean;
+  private started = false;
+
+  constructor(
+    private readonly access: RepositoryAccess,
+    private readonly source: Readable,
+    private readonly chunks: AsyncIterator<Buffer>,
+    private readonly listing: FileListing,
+    private readonly state: ReadState,
+  ) {
+    this.overflowed = state.overflowed === true;
+  }
+
+  get overflow(): boolean {
+    return this.overflowed;
+  }
+
+  close(): void {
+    this.source.destroy();
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<GitFileDiff> {
+    if (this.started) throw new Error('a diff stream is read once');
+    this.started = true;
+    return this.files();
+  }
+
+  private async *files(): AsyncGenerator<GitFileDiff> {
+    const { limits, expanded } = this.state;
+    const limiter = new DiffLimiter(limits, { expanded, files: this.listing.count });
+    const scanner = new PatchScanner(limits.maxPatchBytes);
+    let next = 0;
+    /** The file as answered; null when the diff stops before it. */
+    const admit = (patch: ScannedPatch): GitFileDiff | null => {
+      const entry = this.listing.entries[next];
+      if (entry === undefined) throw new GitCommandError(['diff'], 0, 'git printed more patches than files');
+      next += 1;
+      const file = limiter.admit(entry, patch);
+      if (file === null) this.overflowed = true;
+      return file;
+    };
+    /** Whether the next file is certain to pass the count limit. */
+    const countReached = (): boolean => limiter.full && this.listing.count > limits.maxFiles;
+    try {
+      if (this.overflowed) return;
+      let chunk: Buffer | null = this.state.leftover;
+      while (chunk !== null) {
+        for (const patch of scanner.push(chunk)) {
+          const file = admit(patch);
+          if (file === null) return;
+          yield file;
+          if (countReached()) {
+            this.overflowed = true;
+            return;
+          }
+        }
+        if (this.state.scanned > limits.maxScannedBytes) {
+          this.overflowed = true;
+          return;
+        }
+        const step = await this.chunks.next();
+        chunk = step.done ? null : step.value;
+        if (chunk) this.state.scanned += chunk.length;
+      }
+      const last = scanner.finish();
+      // Files git printed no patch for (none are expected) are answered without one.
+      const unprinted = Math.min(this.listing.count, this.listing.entries.length) - next - last.length;
+      for (let missing = 0; missing < unprinted; missing += 1) last.push(NO_PATCH);
+      for (const patch of last) {
+        const file = admit(patch);
+        if (file === null) return;
+        yield file;
+        if (countReached()) {
+          this.overflowed = true;
+          return;
+        }
+      }
+    } catch (error) {
+      reportContentError(this.access, 'diff', error);
+      throw error;
+    } finally {
+      this.close();
+    }
+  }
+}
+
+/** Sums `git diff --numstat -z` as git writes it (binary files count as 0). */
+export async function sumNumstat(source: Readable): Promise<GitCommitStats> {
   let additions = 0;
   let deletions = 0;
-  for (const record of output.toString('utf8').split('\0')) {
+  const count = (record: string): void => {
     const match = /^(\d+|-)\t(\d+|-)\t/.exec(record);
-    if (!match) continue;
+    if (!match) return;
     additions += match[1] === '-' ? 0 : Number(match[1]);
     deletions += match[2] === '-' ? 0 : Number(match[2]);
+  };
+  // Only a record's start matters: the counts, never more than a few dozen bytes.
+  const KEPT = 64;
+  let record = '';
+  for await (const chunk of source as AsyncIterable<Buffer>) {
+    let start = 0;
+    for (let end = chunk.indexOf(0, start); end >= 0; end = chunk.indexOf(0, start)) {
+      if (record.length < KEPT) record += chunk.toString('latin1', start, Math.min(end, start + KEPT));
+      count(record);
+      record = '';
+      start = end + 1;
+    }
+    if (record.length < KEPT) record += chunk.toString('latin1', start, Math.min(chunk.length, start + KEPT));
   }
+  if (record !== '') count(record);
   return { additions, deletions, total: additions + deletions };
 }

@@ -33,12 +33,6 @@ export async function reportingContentErrors<T>(access: RepositoryAccess, operat
   }
 }
 
-/** Runs buffered heavy work in a slot; `work` gets the client's signal to pass to git. */
-export async function runHeavy<T>(access: RepositoryAccess, operation: string, work: (signal: AbortSignal | undefined) => Promise<T>): Promise<T> {
-  const client = clientOf(access);
-  return reportingContentErrors(access, operation, () => access.work.run(client, () => work(client.signal)));
-}
-
 /**
  * A stream that starts once a slot is granted. Destroying it (or the client's signal
  * aborting) leaves the queue or stops the source; the slot is released when it closes.

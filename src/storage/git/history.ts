@@ -1,11 +1,11 @@
 import { GantryError, invalidParam } from '../../shared/errors.ts';
-import { refuseDangerousPaths } from './content.ts';
-import { reportingContentErrors, runHeavy } from './heavy.ts';
+import { streamLines } from './blame.ts';
+import { DIFF_OPTIONS, emptyDiff, openDiff, sumNumstat } from './diff.ts';
+import { clientOf, heavyIteration, reportingContentErrors } from './heavy.ts';
 import { HistoryCache } from './history-cache.ts';
-import { DIFF_OPTIONS, parseNumstat, parseRawPatch } from './diff.ts';
 import type { ObjectReader, RepositoryAccess } from './reader.ts';
-import { EMPTY_TREE, gitText, runGit } from './run.ts';
-import type { GitCommit, GitCommitStats, GitContributor, GitFileDiff, GitLogQuery } from './types.ts';
+import { EMPTY_TREE, gitText, runGit, streamGit } from './run.ts';
+import type { GitCommit, GitCommitStats, GitComparison, GitContributor, GitDiffOptions, GitDiffStream, GitLogQuery } from './types.ts';
 import { isValidLookupPath, normalizeLookupPath } from './validate.ts';
 
 /** How far (in commits) a count may be derived from the last one instead of counted whole. */
@@ -82,19 +82,19 @@ export class History {
     return commit ?? null;
   }
 
+  /** Added and deleted lines of a commit, summed as git writes them (no limits: GitLab counts every file). */
   async commitStats(id: string): Promise<GitCommitStats> {
     const commit = await this.reader.commit(id);
     if (!commit) return { additions: 0, deletions: 0, total: 0 };
     const args = ['diff', '--numstat', '-z', ...DIFF_OPTIONS, commit.parent_ids[0] ?? EMPTY_TREE, commit.id];
-    const { stdout } = await reportingContentErrors(this.access, 'stats', () => runGit(this.access.gitDir, args));
-    return parseNumstat(stdout);
+    return reportingContentErrors(this.access, 'stats', () => sumNumstat(streamGit(this.access.gitDir, args)));
   }
 
-  /** Heavy: runs in a work slot. */
-  async commitDiff(id: string): Promise<GitFileDiff[]> {
+  /** Heavy: git runs in a work slot until the diff has been read or closed. Expanded unless told otherwise. */
+  async commitDiff(id: string, options: GitDiffOptions = { expanded: true }): Promise<GitDiffStream> {
     const commit = await this.reader.commit(id);
-    if (!commit) return [];
-    return runHeavy(this.access, 'diff', (signal) => this.diff(commit.parent_ids[0] ?? EMPTY_TREE, commit.id, signal));
+    if (!commit) return emptyDiff();
+    return this.openDiff(commit.parent_ids[0] ?? EMPTY_TREE, commit.id, options.expanded);
   }
 
   /**
@@ -108,25 +108,32 @@ export class History {
     return stdout.toString('utf8').split('\0').filter(Boolean);
   }
 
-  /** Heavy: the walk and the diff run in one work slot. */
-  async compare(from: string, to: string, straight: boolean): Promise<{ commits: GitCommit[]; diffs: GitFileDiff[]; mergeBase: string | null }> {
+  /** Heavy: the walk and then the diff (until it has been read or closed) hold one work slot. */
+  async compare(from: string, to: string, straight: boolean): Promise<GitComparison> {
     const [fromId, toId] = await Promise.all([this.reader.resolveCommit(from), this.reader.resolveCommit(to)]);
     if (!fromId || !toId) throw new GantryError('GANTRY_E_REF_NOT_FOUND');
-    return runHeavy(this.access, 'compare', async (signal) => {
+    const client = clientOf(this.access);
+    const slot = await this.access.work.acquire(client);
+    try {
       const mergeBase = await this.mergeBase(fromId, toId);
-      const walk = await gitText(this.access.gitDir, ['rev-list', toId, `^${fromId}`], { lowPriority: true, signal });
-      const ids = walk.split('\n').filter(Boolean);
-      const [commits, diffs] = await Promise.all([this.reader.commitList(ids), this.diff(straight ? fromId : (mergeBase ?? fromId), toId, signal)]);
+      const walk = await gitText(this.access.gitDir, ['rev-list', toId, `^${fromId}`], { lowPriority: true, signal: client.signal });
+      const commits = await this.reader.commitList(walk.split('\n').filter(Boolean));
+      const diffs = await reportingContentErrors(this.access, 'compare', () =>
+        openDiff(this.access, straight ? fromId : (mergeBase ?? fromId), toId, { expanded: false, slot }),
+      );
       return { commits, diffs, mergeBase };
-    });
+    } catch (error) {
+      slot.release();
+      throw error;
+    }
   }
 
-  /** The tree diff between two commits; a path no checkout may create (`.git`, `..`) is a GitContentError. */
-  private async diff(from: string, to: string, signal: AbortSignal | undefined): Promise<GitFileDiff[]> {
-    const { stdout } = await runGit(this.access.gitDir, ['diff', '--raw', '-p', '-z', ...DIFF_OPTIONS, from, to], { lowPriority: true, signal });
-    const diffs = parseRawPatch(stdout);
-    refuseDangerousPaths(diffs.flatMap((diff) => [diff.old_path, diff.new_path]));
-    return diffs;
+  /** The tree diff between two commits in a work slot of its own. */
+  private async openDiff(from: string, to: string, expanded: boolean): Promise<GitDiffStream> {
+    return reportingContentErrors(this.access, 'diff', async () => {
+      const slot = await this.access.work.acquire(clientOf(this.access));
+      return openDiff(this.access, from, to, { expanded, slot });
+    });
   }
 
   /** The best common ancestor of `first` and (a merge of) `others`; all are resolved object ids. */
@@ -158,27 +165,34 @@ export class History {
       .map((ref) => (ref.startsWith('refs/heads/') ? { type: 'branch' as const, name: ref.slice(11) } : { type: 'tag' as const, name: ref.slice(10) }));
   }
 
-  /** Authors by commit count (like `shortlog -sne`) with their added and deleted lines. Heavy: a whole-history walk with diffs. */
+  /**
+   * Authors by commit count (like `shortlog -sne`) with their added and deleted lines, summed
+   * as git writes its log (memory grows with the authors, not the history). Heavy: a
+   * whole-history walk with diffs, in a work slot.
+   */
   async contributors(ref?: string): Promise<GitContributor[]> {
     const id = await this.reader.resolveCommit(ref ?? 'HEAD');
     if (!id) return [];
     const args = ['log', '--no-renames', '--numstat', '--format=%x1e%aN%x1f%aE', id];
-    const output = await runHeavy(this.access, 'contributors', (signal) => gitText(this.access.gitDir, args, { lowPriority: true, signal }));
+    const signal = clientOf(this.access).signal;
+    const batches = heavyIteration(this.access, 'contributors', () => streamLines(streamGit(this.access.gitDir, args, { lowPriority: true, signal })));
     const byAuthor = new Map<string, GitContributor>();
-    for (const record of output.split('\x1e')) {
-      if (!record) continue;
-      const [identity = '', ...lines] = record.split('\n');
-      const [name = '', email = ''] = identity.split('\x1f');
-      const key = `${name}\x1f${email.toLowerCase()}`;
-      const contributor = byAuthor.get(key) ?? { name, email, commits: 0, additions: 0, deletions: 0 };
-      contributor.commits += 1;
+    let current: GitContributor | null = null;
+    for await (const lines of batches) {
       for (const line of lines) {
+        if (line.startsWith('\x1e')) {
+          const [name = '', email = ''] = line.slice(1).split('\x1f');
+          const key = `${name}\x1f${email.toLowerCase()}`;
+          current = byAuthor.get(key) ?? { name, email, commits: 0, additions: 0, deletions: 0 };
+          current.commits += 1;
+          byAuthor.set(key, current);
+          continue;
+        }
         const match = /^(\d+)\t(\d+)\t/.exec(line);
-        if (!match) continue;
-        contributor.additions += Number(match[1]);
-        contributor.deletions += Number(match[2]);
+        if (!match || current === null) continue;
+        current.additions += Number(match[1]);
+        current.deletions += Number(match[2]);
       }
-      byAuthor.set(key, contributor);
     }
     return [...byAuthor.values()].sort((a, b) => b.commits - a.commits || a.name.localeCompare(b.name));
   }

@@ -18,8 +18,10 @@ import type {
   GitCommit,
   GitCommitRequest,
   GitCommitStats,
+  GitComparison,
   GitContributor,
-  GitFileDiff,
+  GitDiffOptions,
+  GitDiffStream,
   GitLogQuery,
   GitRepository,
   GitTag,
@@ -130,11 +132,11 @@ export class BareRepository implements GitRepository {
     return this.history.commitStats(id);
   }
 
-  commitDiff(id: string): Promise<GitFileDiff[]> {
-    return this.history.commitDiff(id);
+  commitDiff(id: string, options?: GitDiffOptions): Promise<GitDiffStream> {
+    return this.history.commitDiff(id, options);
   }
 
-  compare(from: string, to: string, straight: boolean): Promise<{ commits: GitCommit[]; diffs: GitFileDiff[]; mergeBase: string | null }> {
+  compare(from: string, to: string, straight: boolean): Promise<GitComparison> {
     return this.history.compare(from, to, straight);
   }
 

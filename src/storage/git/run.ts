@@ -111,13 +111,24 @@ export async function gitText(gitDir: string | null, args: readonly string[], op
   return (await runGit(gitDir, args, options)).stdout.toString('utf8');
 }
 
+export interface GitStreamOptions {
+  lowPriority?: boolean;
+  /** Kills git when the requester has gone; the stream then fails with ClientGoneError. */
+  signal?: AbortSignal;
+}
+
 /**
  * Streams a git command's stdout. The stream ends only once git exited 0; any failure
  * destroys it with an error, so a truncated archive never looks complete. Destroying the
  * stream (the client went away) kills git.
  */
-export function streamGit(gitDir: string, args: readonly string[], options: { lowPriority?: boolean } = {}): Readable {
+export function streamGit(gitDir: string, args: readonly string[], options: GitStreamOptions = {}): Readable {
   const output = new PassThrough();
+  const { signal } = options;
+  if (signal?.aborted) {
+    output.destroy(new ClientGoneError());
+    return output;
+  }
   const [file, fileArgs] = gitInvocation([`--git-dir=${gitDir}`, ...args], options.lowPriority);
   const subprocess = execa(file, fileArgs, {
     stdin: 'ignore',
@@ -135,7 +146,12 @@ export function streamGit(gitDir: string, args: readonly string[], options: { lo
     },
     (error: unknown) => output.destroy(error instanceof Error ? error : new Error(String(error))),
   );
+  const onAbort = (): void => {
+    output.destroy(new ClientGoneError());
+  };
+  signal?.addEventListener('abort', onAbort, { once: true });
   output.on('close', () => {
+    signal?.removeEventListener('abort', onAbort);
     if (subprocess.exitCode === null) subprocess.kill();
   });
   return output;

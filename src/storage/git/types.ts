@@ -1,6 +1,9 @@
 import type { Readable } from 'node:stream';
 import type { ProcessSpawner } from './spawner.ts';
+import type { GitDiffOptions, GitDiffStream } from './types-diff.ts';
 import type { GitClient, GitWorkQueue } from './work-queue.ts';
+
+export type * from './types-diff.ts';
 
 export type { GitClient } from './work-queue.ts';
 
@@ -69,16 +72,10 @@ export interface GitBlobInfo {
   path: string;
 }
 
-export interface GitFileDiff {
-  old_path: string;
-  new_path: string;
-  a_mode: string;
-  b_mode: string;
-  new_file: boolean;
-  renamed_file: boolean;
-  deleted_file: boolean;
-  /** Unified diff text without the `diff --git` header lines (GitLab's shape). */
-  diff: string;
+export interface GitComparison {
+  commits: GitCommit[];
+  diffs: GitDiffStream;
+  mergeBase: string | null;
 }
 
 export interface GitCommitStats {
@@ -158,10 +155,17 @@ export interface GitRepository {
   log(query: GitLogQuery): Promise<GitCommit[]>;
   countCommits(query: Omit<GitLogQuery, 'offset' | 'limit'>): Promise<number>;
   commitStats(id: string): Promise<GitCommitStats>;
-  /** Diff of a commit against its first parent (or the empty tree). */
-  commitDiff(id: string): Promise<GitFileDiff[]>;
-  /** Commits reachable from `to` and not from `from`, newest first, plus the tree diff from..to. */
-  compare(from: string, to: string, straight: boolean): Promise<{ commits: GitCommit[]; diffs: GitFileDiff[]; mergeBase: string | null }>;
+  /**
+   * Diff of a commit against its first parent (or the empty tree), expanded unless told
+   * otherwise. Resolves once git listed the files (a path no checkout may create is a
+   * GitContentError then); the caller must iterate or close the stream. Heavy: holds a work slot.
+   */
+  commitDiff(id: string, options?: GitDiffOptions): Promise<GitDiffStream>;
+  /**
+   * Commits reachable from `to` and not from `from`, newest first, plus the tree diff from..to
+   * (from the merge base unless `straight`), not expanded. The caller must iterate or close `diffs`.
+   */
+  compare(from: string, to: string, straight: boolean): Promise<GitComparison>;
   /** Paths that differ between two revisions (`only:changes`, `rules:changes`); null when either resolves to no commit. */
   changedPaths(from: string, to: string): Promise<string[] | null>;
   isAncestor(ancestor: string, descendant: string): Promise<boolean>;

@@ -19,7 +19,8 @@ import { environments } from './migrations/016-environments.ts';
 import { tasks } from './migrations/017-tasks.ts';
 import { groupRunnersTokens } from './migrations/018-group-runners-tokens.ts';
 import { projectForksIndex } from './migrations/019-project-forks-index.ts';
-import { runnerManagers } from './migrations/020-runner-managers.ts';
+import { artifactMemberLocations } from './migrations/020-artifact-member-locations.ts';
+import { runnerManagers } from './migrations/021-runner-managers.ts';
 
 /** Ordered migrations; names never change once released. */
 const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
@@ -41,7 +42,8 @@ const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
   ['017-tasks', tasks],
   ['018-group-runners-tokens', groupRunnersTokens],
   ['019-project-forks-index', projectForksIndex],
-  ['020-runner-managers', runnerManagers],
+  ['020-artifact-member-locations', artifactMemberLocations],
+  ['021-runner-managers', runnerManagers],
 ];
 
 class InlineMigrationProvider implements MigrationProvider {

@@ -132,6 +132,9 @@ export interface CiArtifactEntriesTable {
   crc32: number;
   mode: number;
   modified_at: string | null;
+  /** Null in rows recorded before member locations were kept (020). */
+  header_offset: number | null;
+  compression: number | null;
 }
 
 /** Trace bytes in the database (several coordinators): one row per appended patch. */

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -9,7 +10,7 @@ import { pipeline } from 'node:stream/promises';
 import { after, before, describe, it } from 'node:test';
 import yazl from 'yazl';
 import { FileArtifactStore } from '../../../src/storage/fs/artifacts.ts';
-import { ArtifactTooLargeError } from '../../../src/storage/types-blobs.ts';
+import { ArtifactTooLargeError, DEFAULT_ZIP_INDEX_LIMITS, ZipIndexLimitError } from '../../../src/storage/types-blobs.ts';
 
 async function collect(stream: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -91,7 +92,7 @@ describe('Artifact files', () => {
     }
   });
 
-  it('lists zip members and streams one safe member; absolute, .. and symlink members are never served', async () => {
+  it('lists zip members with their locations and streams one member from its location; absolute, .. and symlink members are unsafe', async () => {
     const file = join(dataDir, 'artifacts/9/1/artifacts.zip');
     await mkdir(join(dataDir, 'artifacts/9/1'), { recursive: true });
     const bigMember = randomBytes(2_000_000);
@@ -99,7 +100,7 @@ describe('Artifact files', () => {
       file,
       (zip) => {
         zip.addEmptyDirectory('out/');
-        zip.addBuffer(Buffer.from('hello\n'), 'out/hello.txt', { mode: 0o100644 });
+        zip.addBuffer(Buffer.from('hello\n'), 'out/hello.txt', { mode: 0o100644, compress: false });
         zip.addBuffer(bigMember, 'out/big.bin');
         zip.addBuffer(Buffer.from('/etc/passwd'), 'out/link', { mode: 0o120777 });
         zip.addBuffer(Buffer.from('owned'), 'xx/evil.txt');
@@ -107,22 +108,122 @@ describe('Artifact files', () => {
       },
       [['xx/evil.txt', '../evil.txt'], ['Xabs.txt', '/abs.txt']],
     );
-    const members = await store.listZipMembers('artifacts/9/1/artifacts.zip');
+    const members = await store.listZipMembers('artifacts/9/1/artifacts.zip', { limits: DEFAULT_ZIP_INDEX_LIMITS });
     assert.deepEqual(
       members.map((member) => [member.path, member.kind]),
       [['out/', 'directory'], ['out/hello.txt', 'file'], ['out/big.bin', 'file'], ['out/link', 'unsafe'], ['../evil.txt', 'unsafe'], ['/abs.txt', 'unsafe']],
     );
-    const hello = members[1];
-    assert.deepEqual([hello.size, hello.mode & 0o777], [6, 0o644]);
+    const [, hello, big] = members;
+    assert.deepEqual([hello.size, hello.mode & 0o777, hello.compression, big.compression], [6, 0o644, 0, 8]);
+    assert.ok(big.headerOffset > hello.headerOffset, 'each member has its own local header offset');
 
-    const opened = await store.openZipMember('artifacts/9/1/artifacts.zip', 'out/hello.txt');
-    assert.equal(opened?.size, 6);
-    assert.equal((await collect(opened!.stream)).toString(), 'hello\n');
-    const big = await store.openZipMember('artifacts/9/1/artifacts.zip', 'out/big.bin');
-    assert.deepEqual(await collect(big!.stream), bigMember);
-    for (const refused of ['../evil.txt', '/abs.txt', 'out/link', 'out/', 'out/missing', 'out/../out/hello.txt']) {
-      assert.equal(await store.openZipMember('artifacts/9/1/artifacts.zip', refused), undefined, refused);
+    const opened = await store.openZipMember('artifacts/9/1/artifacts.zip', hello);
+    assert.equal(opened.size, 6);
+    assert.equal((await collect(opened.stream)).toString(), 'hello\n');
+    assert.deepEqual(await collect((await store.openZipMember('artifacts/9/1/artifacts.zip', big)).stream), bigMember);
+  });
+
+  it('opens a member from its location without reading the central directory', async () => {
+    const path = 'artifacts/9/5/artifacts.zip';
+    await mkdir(join(dataDir, 'artifacts/9/5'), { recursive: true });
+    await zipWith(join(dataDir, path), (zip) => {
+      for (let index = 0; index < 50; index += 1) zip.addBuffer(Buffer.from(`member ${index}`), `m/${index}.txt`);
+    });
+    const members = await store.listZipMembers(path, { limits: DEFAULT_ZIP_INDEX_LIMITS });
+    const last = members.at(-1)!;
+    // Central directory records destroyed (the end record that points at them kept): a walk would fail at the first.
+    const bytes = await readFile(join(dataDir, path));
+    const directoryStart = bytes.indexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02]));
+    const directoryEnd = bytes.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+    bytes.fill(0xee, directoryStart, directoryEnd);
+    await writeFile(join(dataDir, path), bytes);
+    await assert.rejects(store.listZipMembers(path, { limits: DEFAULT_ZIP_INDEX_LIMITS }), /central directory/);
+    assert.equal((await collect((await store.openZipMember(path, last)).stream)).toString(), 'member 49');
+  });
+
+  it('marks every member of a repeated name unsafe, the first included', async () => {
+    const path = 'artifacts/9/6/artifacts.zip';
+    await mkdir(join(dataDir, 'artifacts/9/6'), { recursive: true });
+    await zipWith(
+      join(dataDir, path),
+      (zip) => {
+        zip.addBuffer(Buffer.from('first'), 'dup.txt');
+        zip.addBuffer(Buffer.from('other'), 'ok.txt');
+        zip.addBuffer(Buffer.from('second'), 'DUP.txt');
+        zip.addEmptyDirectory('d/');
+        zip.addEmptyDirectory('D/');
+      },
+      [['DUP.txt', 'dup.txt'], ['D/', 'd/']],
+    );
+    const members = await store.listZipMembers(path, { limits: DEFAULT_ZIP_INDEX_LIMITS });
+    assert.deepEqual(members.map((member) => [member.path, member.kind]), [['dup.txt', 'unsafe'], ['ok.txt', 'file'], ['dup.txt', 'unsafe'], ['d/', 'unsafe'], ['d/', 'unsafe']]);
+  });
+
+  it('refuses a central directory over the member count or byte limits, and stops when its signal aborts', async () => {
+    const path = 'artifacts/9/7/artifacts.zip';
+    await mkdir(join(dataDir, 'artifacts/9/7'), { recursive: true });
+    await zipWith(join(dataDir, path), (zip) => {
+      for (let index = 0; index < 20; index += 1) zip.addBuffer(Buffer.from('x'), `dir/file-${String(index).padStart(2, '0')}.txt`);
+    });
+    const bytes = await readFile(join(dataDir, path));
+    // The end of central directory record gives the directory's size (bytes 12-15).
+    const directoryBytes = bytes.readUInt32LE(bytes.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06])) + 12);
+    const roomy = { maxMembers: 20, maxDirectoryBytes: directoryBytes };
+    assert.equal((await store.listZipMembers(path, { limits: roomy })).length, 20, 'exactly at both limits');
+    await assert.rejects(store.listZipMembers(path, { limits: { ...roomy, maxMembers: 19 } }), (error: unknown) => {
+      assert.ok(error instanceof ZipIndexLimitError);
+      assert.equal(error.code, 'GANTRY_E_ARTIFACT_ARCHIVE_TOO_LARGE');
+      assert.match(error.message, /more than 19 members/);
+      return true;
+    });
+    await assert.rejects(store.listZipMembers(path, { limits: { ...roomy, maxDirectoryBytes: roomy.maxDirectoryBytes - 1 } }), new RegExp(`more than ${directoryBytes - 1} bytes of central directory`));
+
+    const stopped = new AbortController();
+    stopped.abort(new Error('client gone'));
+    await assert.rejects(store.listZipMembers(path, { limits: roomy, signal: stopped.signal }), /client gone/);
+  });
+
+  it('stops a walk of the central directory when its signal aborts midway, and gives the event loop turns meanwhile', async () => {
+    const path = 'artifacts/9/9/artifacts.zip';
+    await mkdir(join(dataDir, 'artifacts/9/9'), { recursive: true });
+    await zipWith(join(dataDir, path), (zip) => {
+      for (let index = 0; index < 5000; index += 1) zip.addBuffer(Buffer.from('x'), `d/${index}.txt`);
+    });
+    // Turns of the event loop, counted by an immediate that schedules itself again.
+    let turns = 0;
+    let counting = true;
+    const count = () => {
+      turns += 1;
+      if (counting) setImmediate(count);
+    };
+    setImmediate(count);
+    try {
+      assert.equal((await store.listZipMembers(path, { limits: DEFAULT_ZIP_INDEX_LIMITS })).length, 5000);
+    } finally {
+      counting = false;
     }
+    // 10,000 reads answered from the window: a turn every 64 of them.
+    assert.ok(turns > 100, `the event loop turned ${turns} times during the walk`);
+    const leaving = new AbortController();
+    const walking = store.listZipMembers(path, { limits: DEFAULT_ZIP_INDEX_LIMITS, signal: leaving.signal });
+    setImmediate(() => leaving.abort(new Error('client gone')));
+    await assert.rejects(walking, /client gone/);
+  });
+
+  it('destroys a member stream when its signal aborts', async () => {
+    const path = 'artifacts/9/8/artifacts.zip';
+    await mkdir(join(dataDir, 'artifacts/9/8'), { recursive: true });
+    await zipWith(join(dataDir, path), (zip) => zip.addBuffer(randomBytes(8 * 1024 * 1024), 'big.bin'));
+    const [member] = await store.listZipMembers(path, { limits: DEFAULT_ZIP_INDEX_LIMITS });
+    const leaving = new AbortController();
+    const { stream } = await store.openZipMember(path, member, { signal: leaving.signal });
+    const [first] = (await once(stream, 'data')) as [Buffer];
+    assert.ok(first.length > 0);
+    stream.pause();
+    const failure = new Promise<unknown>((resolve) => stream.once('error', resolve));
+    leaving.abort(new Error('client gone'));
+    assert.equal(((await failure) as Error).name, 'AbortError');
+    assert.equal(stream.destroyed, true);
   });
 
   it('writes a 200 MB stream with flat memory', async () => {
@@ -152,7 +253,7 @@ describe('Artifact files', () => {
     zip.addBuffer(Buffer.from('report'), 'junit.xml');
     zip.end();
     const stored = await store.write({ projectId: 9, jobId: 2, fileName: 'artifacts.zip' }, zip.outputStream as unknown as Readable, { maxBytes: 1_000_000 });
-    const member = await store.openZipMember(stored.path, 'junit.xml');
-    assert.equal((await collect(member!.stream)).toString(), 'report');
+    const [member] = await store.listZipMembers(stored.path, { limits: DEFAULT_ZIP_INDEX_LIMITS });
+    assert.equal((await collect((await store.openZipMember(stored.path, member)).stream)).toString(), 'report');
   });
 });

@@ -110,23 +110,29 @@ describe('CI settings storage: variables, triggers, schedules, environments, dep
     assert.equal(await deployments.findById(first.id), undefined, 'deployments go with their environment');
   });
 
-  it('keeps one artifact per job and type with its zip members, and finds expired ones', async () => {
+  it('keeps one artifact per job and type with its zip members and their locations, and finds expired ones', async () => {
     const { jobArtifacts, jobs } = database.stores;
     const pipeline = await createPipeline(database.stores, project);
     const [job] = await jobs.insertMany([buildJob(pipeline, 'build')]);
     const archive = { job_id: job.id, project_id: project.id, file_type: 'archive', file_format: 'zip' as const, file_name: 'artifacts.zip', size: 3_000_000_000, sha256: 'c'.repeat(64), path: `artifacts/${project.id}/${job.id}/artifacts.zip`, expire_at: '2026-11-23T00:00:00.000Z', created_at: NOW };
     const entries = [
-      { path: 'out/', kind: 'directory' as const, size: 0, compressed_size: 0, crc32: 0, mode: 0o40755, modified_at: null },
-      { path: 'out/a.txt', kind: 'file' as const, size: 5, compressed_size: 7, crc32: 0xffffffff, mode: 0o100644, modified_at: NOW },
-      { path: 'out/B.txt', kind: 'file' as const, size: 6, compressed_size: 8, crc32: 1, mode: 0o100644, modified_at: NOW },
-      { path: 'OUT/c.txt', kind: 'file' as const, size: 1, compressed_size: 1, crc32: 2, mode: 0o100644, modified_at: NOW },
+      { path: 'out/', kind: 'directory' as const, size: 0, compressed_size: 0, crc32: 0, mode: 0o40755, modified_at: null, header_offset: null, compression: null },
+      { path: 'out/a.txt', kind: 'file' as const, size: 5, compressed_size: 7, crc32: 0xffffffff, mode: 0o100644, modified_at: NOW, header_offset: 5_000_000_000, compression: 8 },
+      { path: 'out/B.txt', kind: 'file' as const, size: 6, compressed_size: 8, crc32: 1, mode: 0o100644, modified_at: NOW, header_offset: 0, compression: 0 },
+      { path: 'OUT/c.txt', kind: 'file' as const, size: 1, compressed_size: 1, crc32: 2, mode: 0o100644, modified_at: NOW, header_offset: 100, compression: 8 },
     ];
     const saved = await jobArtifacts.save(archive, entries);
     assert.equal(saved.artifact.size, 3_000_000_000, 'sizes past 2 GiB');
     assert.equal(saved.replacedPath, null);
-    assert.deepEqual(await jobArtifacts.findEntry(saved.artifact.id, 'out/a.txt'), entries[1]);
+    assert.deepEqual(await jobArtifacts.findEntry(saved.artifact.id, 'out/a.txt'), entries[1], 'offsets past 4 GiB');
+    assert.deepEqual(await jobArtifacts.findEntry(saved.artifact.id, 'out/'), entries[0], 'no location recorded');
     assert.deepEqual((await jobArtifacts.listEntries(saved.artifact.id, 'out/', { offset: 0, limit: 10 })).map((e) => e.path), ['out/', 'out/B.txt', 'out/a.txt'], 'case-sensitive prefix, byte order');
     assert.equal((await jobArtifacts.listEntries(saved.artifact.id, '', { offset: 0, limit: 10 })).length, 4);
+    const reindexed = entries.slice(0, 3).map((entry, index) => ({ ...entry, header_offset: 1000 + index, compression: 0 }));
+    await jobArtifacts.replaceEntries(saved.artifact.id, [...reindexed, ...reindexed.map((entry) => ({ ...entry, path: `again/${entry.path}` }))]);
+    assert.deepEqual(await jobArtifacts.findEntry(saved.artifact.id, 'out/'), reindexed[0]);
+    assert.equal(await jobArtifacts.findEntry(saved.artifact.id, 'OUT/c.txt'), undefined, 'a member left out of the new records is gone');
+    assert.equal((await jobArtifacts.listEntries(saved.artifact.id, '', { offset: 0, limit: 10 })).length, 6);
 
     const replaced = await jobArtifacts.save({ ...archive, path: `${archive.path}.2`, size: 10 });
     assert.equal(replaced.replacedPath, archive.path);

@@ -5,6 +5,7 @@ import type { JobStatus } from '../../../pipeline/index.ts';
 import { contentDisposition } from '../../http/blob-response.ts';
 import { Param } from '../../http/gitlab-params.ts';
 import { PAGINATION, pageOf, setPaginationHeaders } from '../../http/pagination.ts';
+import { requestSignal } from '../../http/request-lifetimes.ts';
 import { serializeJob } from '../../http/serializers/ci/jobs.ts';
 import type { JobDownload } from '../../services/ci/pipelines/job-artifacts.ts';
 import type { CoordinatorServices, EdgeConfig } from '../../wiring.ts';
@@ -84,7 +85,7 @@ export function jobsRoutes({ jobs, jobArtifacts }: CoordinatorServices, edge: Ed
 
     api.get(`${base}/:job_id/artifacts/*`, { schema: { summary: "Download one file of a job's artifacts archive", tags, params: ArtifactPath } }, async (request, reply) => {
       const { id, job_id: jobId, '*': path } = request.params;
-      return sendDownload(reply, await jobArtifacts.archiveFile(id, request.actor, jobId, path));
+      return sendDownload(reply, await jobArtifacts.archiveFile(id, request.actor, jobId, path, requestSignal(reply)));
     });
 
     api.get(`${base}/artifacts/:ref_name/download`, { schema: { summary: 'Download the artifacts of the latest successful job of a ref', tags, params: RefPath, querystring: RefDownloadQuery } }, async (request, reply) => {

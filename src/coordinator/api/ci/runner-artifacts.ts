@@ -5,6 +5,7 @@ import { Type } from 'typebox';
 import { GantryError, isGantryError, missingParam } from '../../../shared/errors.ts';
 import { messageAnswer, type ErrorAnswerOverrides } from '../../http/error-responses.ts';
 import { Param } from '../../http/gitlab-params.ts';
+import { requestSignal } from '../../http/request-lifetimes.ts';
 import { ARTIFACT_FORMATS, ARTIFACT_TYPES, type UploadParameters } from '../../services/ci/runners/artifact-uploads.ts';
 import { JobNotRunningError } from '../../services/ci/runners/job-token-access.ts';
 import type { CoordinatorServices, EdgeConfig } from '../../wiring.ts';
@@ -85,7 +86,7 @@ export function runnerArtifactsRoutes({ artifactUploads, dependencyArtifacts }: 
         if (!file) throw missingParam('file');
         const { artifact_type, artifact_format, expire_in } = request.query;
         const options = artifactUploads.options({ ...fields, ...defined({ artifact_type, artifact_format, expire_in }) });
-        await readingBody(request, () => artifactUploads.store(target, options, { fileName: file.filename, body: file.file }));
+        await readingBody(request, () => artifactUploads.store(target, options, { fileName: file.filename, body: file.file }, requestSignal(reply)));
         // Anything after the file is not read into the artifact; drain it so the answer can go out.
         await readingBody(request, async () => {
           for await (const part of parts) if (part.type === 'file') part.file.resume();

@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-import { abortOnDisconnect } from '../../http/abort.ts';
+import { requestSignal } from '../../http/request-lifetimes.ts';
 import { Param } from '../../http/gitlab-params.ts';
 import type { JobStatus } from '../../../pipeline/types.ts';
 import type { CoordinatorServices, EdgeConfig } from '../../wiring.ts';
@@ -78,7 +78,7 @@ export function runnerJobUpdatesRoutes({ jobUpdates, jobTraces, jobStatusWatch }
     api.put('/jobs/:id', { schema: { summary: "Update a job's state (runner)", tags, params: JobIdPath, body: UpdateJobBody } }, async (request, reply) => {
       const body = request.body;
       const watchSeconds = watchSecondsOf(request.headers[WATCH_HEADER]);
-      const watch = watchSeconds === undefined ? undefined : { seconds: watchSeconds, whenGone: () => abortOnDisconnect(reply) };
+      const watch = watchSeconds === undefined ? undefined : { seconds: watchSeconds, whenGone: () => requestSignal(reply) };
       const outcome = await jobUpdates.update(request.params.id, {
         token: body.token,
         state: body.state,

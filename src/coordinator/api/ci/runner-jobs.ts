@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
-import { abortOnDisconnect } from '../../http/abort.ts';
+import { requestSignal } from '../../http/request-lifetimes.ts';
 import { Param } from '../../http/gitlab-params.ts';
 import type { CoordinatorServices, EdgeConfig } from '../../wiring.ts';
 import { reportOf, RunnerInfoParam } from './runners-protocol.ts';
@@ -37,7 +37,7 @@ export function runnerJobsRoutes({ jobRequests }: CoordinatorServices, _edge: Ed
       const { body } = request;
       const outcome = await jobRequests.request(
         { token: body.token, lastUpdate: body.last_update, ...reportOf(body.info, request.ip, body.system_id) },
-        () => abortOnDisconnect(reply),
+        () => requestSignal(reply),
       );
       switch (outcome.kind) {
         case 'job':

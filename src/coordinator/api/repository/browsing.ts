@@ -1,4 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Readable } from 'node:stream';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { invalidParam } from '../../../shared/errors.ts';
@@ -7,7 +8,7 @@ import { messageAnswers } from '../../http/error-responses.ts';
 import { Param } from '../../http/gitlab-params.ts';
 import { PAGINATION, pageOf, setPaginationHeaders } from '../../http/pagination.ts';
 import { serializeCommit } from '../../http/serializers/repository/commits.ts';
-import { serializeBlob, serializeComparison, serializeContributor, serializeTreeEntry } from '../../http/serializers/repository/repository.ts';
+import { comparisonJson, serializeBlob, serializeContributor, serializeTreeEntry } from '../../http/serializers/repository/repository.ts';
 import { ARCHIVE_CONTENT_TYPE } from '../../http/web-downloads.ts';
 import { archiveFormat } from '../../services/repository/browsing.ts';
 import type { CoordinatorServices, EdgeConfig } from '../../wiring.ts';
@@ -92,7 +93,9 @@ export function repositoryBrowsingRoutes({ browsing }: CoordinatorServices, edge
     api.get(`${base}/compare`, { schema: { summary: 'Compare branches, tags or commits', tags, params: ProjectPath, querystring: CompareQuery } }, async (request, reply) => {
       const { from, to, straight } = request.query;
       const { target, comparison } = await browsing.compare(request.params.id, request.actor, { from, to, straight: straight ?? false }, repositoryClient(request, reply));
-      return serializeComparison(comparison, { externalUrl, projectFullPath: target.fullPath });
+      // Streamed: the diff is read from git as the answer is written, under GitLab's diff limits.
+      const body = Readable.from(comparisonJson(comparison, { externalUrl, projectFullPath: target.fullPath }), { objectMode: false });
+      return reply.type('application/json').send(body);
     });
 
     const mergeBaseOptions = { schema: { summary: 'Get the common ancestor of refs', tags, params: ProjectPath, querystring: MergeBaseQuery }, config: { errorAnswers: messageAnswers(400, ['GANTRY_E_REF_NOT_FOUND']) } };

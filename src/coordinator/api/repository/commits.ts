@@ -1,12 +1,14 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Readable } from 'node:stream';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import { missingParam } from '../../../shared/errors.ts';
 import type { CommitCommentLineType } from '../../../storage/types-commit-comments.ts';
-import { abortOnDisconnect } from '../../http/abort.ts';
 import { requireActor } from '../../http/auth.ts';
 import { Param } from '../../http/gitlab-params.ts';
+import { jsonArray } from '../../http/json-stream.ts';
 import { PAGINATION, pageOf, setPaginationHeaders } from '../../http/pagination.ts';
+import { requestSignal } from '../../http/request-lifetimes.ts';
 import { serializeCommit, serializeCommitComment, serializeCommitDetail, serializeCommitWithStats, serializeDiff, type CommitUrlBase } from '../../http/serializers/repository/commits.ts';
 import type { ReadableRepository } from '../../services/repository/access.ts';
 import type { CommentInput } from '../../services/repository/commit-comments.ts';
@@ -80,7 +82,7 @@ export function repositoryCommitsRoutes({ commits, commitComments }: Coordinator
         startBranch: body.start_branch || undefined,
         authorName: body.author_name || undefined,
         authorEmail: body.author_email || undefined,
-        signal: abortOnDisconnect(reply),
+        signal: requestSignal(reply),
       };
       const { target, commit, detail } = await commits.create(request.params.id, actor, write, body.stats ?? true);
       return reply.code(201).send(serializeCommitDetail(commit, detail, urls(target)));
@@ -104,7 +106,7 @@ export function repositoryCommitsRoutes({ commits, commitComments }: Coordinator
       const page = pageOf(request.query);
       const { items, total } = await commits.diff(request.params.id, request.actor, request.params.sha, { offset: page.offset, limit: page.perPage }, repositoryClient(request, reply));
       setPaginationHeaders(request, reply, externalUrl, page, { total });
-      return items.map(serializeDiff);
+      return reply.type('application/json').send(Readable.from(jsonArray(items, serializeDiff), { objectMode: false }));
     });
 
     api.get(`${base}/:sha/refs`, { schema: { summary: 'List the branches and tags containing a commit', tags, params: CommitPath, querystring: RefsQuery } }, async (request, reply) => {

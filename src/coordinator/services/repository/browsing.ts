@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { GantryError } from '../../../shared/errors.ts';
-import type { GitArchiveFormat, GitClient, GitCommit, GitContributor, GitFileDiff, GitTreeEntry } from '../../../storage/git/types.ts';
+import type { GitArchiveFormat, GitClient, GitCommit, GitContributor, GitDiffStream, GitTreeEntry } from '../../../storage/git/types.ts';
 import type { Actor } from '../access/permissions.ts';
 import type { ReadableRepository, RepositoryAccess } from './access.ts';
 import { pageOfList, type Page, type Paged } from './pages.ts';
@@ -29,7 +29,8 @@ export interface Archive {
 
 export interface Comparison {
   commits: GitCommit[];
-  diffs: GitFileDiff[];
+  /** Read as the answer is written; whoever takes the comparison must read or close it. */
+  diffs: GitDiffStream;
   sameRef: boolean;
 }
 
@@ -108,7 +109,10 @@ export class BrowsingService {
     return { fileName: `${prefix}.${format}`, format, stream: repository.archive(commitId, format, prefix) };
   }
 
-  /** Commits oldest first (GitLab's order); GANTRY_E_REF_NOT_FOUND when either side is unknown. */
+  /**
+   * Commits oldest first (GitLab's order) and the diff under GitLab's limits for comparisons
+   * (not expanded), to be read as the answer is written; GANTRY_E_REF_NOT_FOUND when either side is unknown.
+   */
   async compare(projectRef: string, actor: Actor, query: { from: string; to: string; straight: boolean }, client?: GitClient): Promise<{ target: ReadableRepository; comparison: Comparison }> {
     const target = await this.deps.access.forRead(projectRef, actor, client);
     const { from, to, straight } = query;

@@ -1,4 +1,4 @@
-import type { GitClient } from '../../../storage/git/types.ts';
+import type { GitClient, GitDiffStream, GitFileDiff } from '../../../storage/git/types.ts';
 import type { CommitCommentLineType, CommitCommentRecord, CommitCommentsStore } from '../../../storage/types-commit-comments.ts';
 import type { UserRecord, UsersStore } from '../../../storage/types.ts';
 import { checkLengths, MAX_TEXT_SIZE, type FieldLimits } from '../field-limits.ts';
@@ -53,7 +53,7 @@ export class CommitCommentsService {
     let attached: { path: string; line: number; lineType: CommitCommentLineType } | null = null;
     if (input.position && target.repository) {
       const { path, line, lineType } = input.position;
-      const fileDiff = (await target.repository.commitDiff(commit.id)).find((diff) => diff.new_path === path);
+      const fileDiff = await findFileDiff(await target.repository.commitDiff(commit.id, { expanded: true }), path);
       const shownLine = fileDiff ? findCommentLine(fileDiff.diff, line, lineType) : null;
       if (shownLine !== null) attached = { path, line: shownLine, lineType };
     }
@@ -72,5 +72,17 @@ export class CommitCommentsService {
   private async authors(comments: readonly CommitCommentRecord[]): Promise<Map<number, UserRecord>> {
     const users = await this.deps.users.findByIds([...new Set(comments.map((comment) => comment.author_id))]);
     return new Map(users.map((user) => [user.id, user]));
+  }
+}
+
+/** The file's entry in a diff; reading stops (and git with it) once it is found. */
+async function findFileDiff(diffs: GitDiffStream, path: string): Promise<GitFileDiff | null> {
+  try {
+    for await (const diff of diffs) {
+      if (diff.new_path === path) return diff;
+    }
+    return null;
+  } finally {
+    diffs.close();
   }
 }

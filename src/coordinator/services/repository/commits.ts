@@ -3,7 +3,7 @@ import type { GitClient, GitCommit, GitCommitStats, GitFileDiff, GitLogQuery, Gi
 import type { ProjectRecord, UserRecord } from '../../../storage/types.ts';
 import type { Actor } from '../access/permissions.ts';
 import type { ReadableRepository, RepositoryAccess } from './access.ts';
-import { pageOfList, type Page, type Paged } from './pages.ts';
+import { pageOfList, pageOfStream, type Page, type Paged } from './pages.ts';
 import { isInsideRepository, refuseTraversal } from './paths.ts';
 import type { CommitWrite, RepositoryWriter } from './writes.ts';
 
@@ -130,11 +130,14 @@ export class CommitsService {
     return pageOfList(type === 'all' ? refs : refs.filter((ref) => ref.type === type), page);
   }
 
-  /** `client` is what the diff's git work queues under. */
+  /**
+   * One page of the commit's diff under GitLab's diff limits (expanded: only files over the
+   * patch limit are cut; the list ends at the totals). `client` is what the diff's git work queues under.
+   */
   async diff(projectRef: string, actor: Actor, sha: string, page: Page, client?: GitClient): Promise<Paged<GitFileDiff>> {
     const target = await this.access.forRead(projectRef, actor, client);
     const commit = await this.find(target, sha);
-    return pageOfList(await this.requireRepository(target).commitDiff(commit.id), page);
+    return pageOfStream(await this.requireRepository(target).commitDiff(commit.id, { expanded: true }), page);
   }
 
   async create(projectRef: string, actor: UserRecord, write: CommitWrite, withStats: boolean): Promise<CommitWithDetail> {

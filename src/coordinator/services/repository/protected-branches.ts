@@ -1,4 +1,5 @@
 import { GantryError } from '../../../shared/errors.ts';
+import { wildcardMatches } from '../../../shared/glob.ts';
 import type { ProtectedBranchRecord, ProtectedBranchesStore, ProtectionLevel } from '../../../storage/types-repository.ts';
 import type { ProjectRecord, UserRecord } from '../../../storage/types.ts';
 import { checkLengths, type FieldLimits } from '../field-limits.ts';
@@ -33,12 +34,8 @@ const DEFAULT_BRANCH_LEVELS: Record<number, [ProtectionLevel, ProtectionLevel] |
   3: [40, 30],
 };
 
-/** `*` matches any run of characters, '/' included; everything else is literal. */
-export function wildcardMatches(pattern: string, branch: string): boolean {
-  if (!pattern.includes('*')) return pattern === branch;
-  const source = pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*');
-  return new RegExp(`^${source}$`, 's').test(branch);
-}
+/** A rule's name matches with `*` as any run of characters, '/' included (protected tags too). */
+export { wildcardMatches };
 
 /** Lower is more permissive, except 0 (no one) which is the least. */
 export function morePermissive(a: ProtectionLevel, b: ProtectionLevel): ProtectionLevel {

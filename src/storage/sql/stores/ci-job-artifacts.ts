@@ -5,21 +5,33 @@ import type {
   ArtifactEntryRecord, ArtifactFileFormat, ArtifactFileType, JobArtifactRecord, JobArtifactsStore, NewJobArtifact,
 } from '../../types-ci-jobs.ts';
 
-/** Entry rows per INSERT (8 columns each). */
+/** Entry rows per INSERT (10 columns each). */
 const ENTRY_BATCH = 500;
+
+const ENTRY_COLUMNS = ['path', 'kind', 'size', 'compressed_size', 'crc32', 'mode', 'modified_at', 'header_offset', 'compression'] as const;
+
+type EntryRow = { path: string; kind: string; size: number; compressed_size: number; crc32: number; mode: number; modified_at: string | null; header_offset: number | null; compression: number | null };
 
 function toArtifact(row: Omit<JobArtifactRecord, 'file_format'> & { file_format: string }): JobArtifactRecord {
   return { ...row, file_format: row.file_format as ArtifactFileFormat, size: Number(row.size) };
 }
 
-function toEntry(row: { path: string; kind: string; size: number; compressed_size: number; crc32: number; mode: number; modified_at: string | null }): ArtifactEntryRecord {
+function toEntry(row: EntryRow): ArtifactEntryRecord {
   return {
     ...row,
     kind: row.kind as ArtifactEntryRecord['kind'],
     size: Number(row.size),
     compressed_size: Number(row.compressed_size),
     crc32: Number(row.crc32),
+    header_offset: row.header_offset === null ? null : Number(row.header_offset),
   };
+}
+
+async function insertEntries(db: Db, artifactId: number, entries: readonly ArtifactEntryRecord[]): Promise<void> {
+  for (let start = 0; start < entries.length; start += ENTRY_BATCH) {
+    const batch = entries.slice(start, start + ENTRY_BATCH).map((entry) => ({ artifact_id: artifactId, ...entry }));
+    await db.insertInto('ci_artifact_entries').values(batch).execute();
+  }
 }
 
 export class SqlJobArtifactsStore implements JobArtifactsStore {
@@ -34,10 +46,7 @@ export class SqlJobArtifactsStore implements JobArtifactsStore {
         .returning('path')
         .executeTakeFirst();
       const row = await trx.insertInto('ci_job_artifacts').values(artifact).returningAll().executeTakeFirstOrThrow();
-      for (let start = 0; start < entries.length; start += ENTRY_BATCH) {
-        const batch = entries.slice(start, start + ENTRY_BATCH).map((entry) => ({ artifact_id: row.id, ...entry }));
-        await trx.insertInto('ci_artifact_entries').values(batch).execute();
-      }
+      await insertEntries(trx, row.id, entries);
       const replacedPath = replaced && replaced.path !== row.path ? replaced.path : null;
       return { artifact: toArtifact(row), replacedPath };
     });
@@ -57,17 +66,24 @@ export class SqlJobArtifactsStore implements JobArtifactsStore {
   async findEntry(artifactId: number, path: string): Promise<ArtifactEntryRecord | undefined> {
     const row = await this.db
       .selectFrom('ci_artifact_entries')
-      .select(['path', 'kind', 'size', 'compressed_size', 'crc32', 'mode', 'modified_at'])
+      .select(ENTRY_COLUMNS)
       .where('artifact_id', '=', artifactId)
       .where('path', '=', path)
       .executeTakeFirst();
     return row && toEntry(row);
   }
 
+  async replaceEntries(artifactId: number, entries: readonly ArtifactEntryRecord[]): Promise<void> {
+    await inTransaction(this.db, async (trx) => {
+      await trx.deleteFrom('ci_artifact_entries').where('artifact_id', '=', artifactId).execute();
+      await insertEntries(trx, artifactId, entries);
+    });
+  }
+
   async listEntries(artifactId: number, prefix: string, page: Page): Promise<ArtifactEntryRecord[]> {
     let query = this.db
       .selectFrom('ci_artifact_entries')
-      .select(['path', 'kind', 'size', 'compressed_size', 'crc32', 'mode', 'modified_at'])
+      .select(ENTRY_COLUMNS)
       .where('artifact_id', '=', artifactId);
     // Case-sensitive prefix and byte order on both backends (LIKE ignores case on SQLite; PostgreSQL sorts by locale).
     if (prefix !== '') query = query.where(sql<boolean>`substr(path, 1, ${[...prefix].length}) = ${prefix}`);

@@ -74,6 +74,8 @@ export function serializeCommitDetail(
 
 export interface DiffJson {
   diff: string;
+  collapsed: boolean;
+  too_large: boolean;
   new_path: string;
   old_path: string;
   a_mode: string | null;
@@ -83,9 +85,12 @@ export interface DiffJson {
   deleted_file: boolean;
 }
 
+/** GitLab's Entities::Diff: `diff` is empty when the file was collapsed or too large. */
 export function serializeDiff(diff: GitFileDiff): DiffJson {
   return {
     diff: diff.diff,
+    collapsed: diff.collapsed,
+    too_large: diff.too_large,
     new_path: diff.new_path,
     old_path: diff.old_path,
     a_mode: diff.a_mode,

@@ -3,7 +3,8 @@ import path from 'node:path';
 import type { GitContributor, GitTreeEntry } from '../../../../storage/git/types.ts';
 import type { Blob, Comparison } from '../../../services/repository/browsing.ts';
 import type { FileWriteResult, RepositoryFile } from '../../../services/repository/files.ts';
-import { serializeCommit, serializeDiff, type CommitJson, type CommitUrlBase, type DiffJson } from './commits.ts';
+import { jsonArray } from '../../json-stream.ts';
+import { serializeCommit, serializeDiff, type CommitUrlBase } from './commits.ts';
 
 export interface RepositoryFileJson {
   file_name: string;
@@ -50,15 +51,20 @@ export function serializeContributor({ name, email, commits, additions, deletion
   return { name, email, commits, additions, deletions };
 }
 
-export interface ComparisonJson {
-  commit: CommitJson | null;
-  commits: CommitJson[];
-  diffs: DiffJson[];
-  compare_timeout: boolean;
-  compare_same_ref: boolean;
-}
-
-export function serializeComparison(comparison: Comparison, base: CommitUrlBase): ComparisonJson {
+/**
+ * GitLab's compare answer (`commit`, `commits`, `diffs`, `compare_timeout`,
+ * `compare_same_ref`), written as the diff is read so that a large diff is never held whole.
+ * GitLab reports a diff that stopped at its totals in `compare_timeout`; `overflow` says the
+ * same under GitLab's own name for it. The diff is closed however the writing ends.
+ */
+export async function* comparisonJson(comparison: Comparison, base: CommitUrlBase): AsyncGenerator<string> {
   const commits = comparison.commits.map((commit) => serializeCommit(commit, base));
-  return { commit: commits.at(-1) ?? null, commits, diffs: comparison.diffs.map(serializeDiff), compare_timeout: false, compare_same_ref: comparison.sameRef };
+  const { diffs } = comparison;
+  try {
+    yield `{"commit":${JSON.stringify(commits.at(-1) ?? null)},"commits":${JSON.stringify(commits)},"diffs":`;
+    yield* jsonArray(diffs, serializeDiff);
+  } finally {
+    diffs.close();
+  }
+  yield `,"compare_timeout":${String(diffs.overflow)},"overflow":${String(diffs.overflow)},"compare_same_ref":${String(comparison.sameRef)}}`;
 }

@@ -1,4 +1,4 @@
-import { compilePipeline } from '../../../../ci/compile.ts';
+import { compilePipeline, type PipelineCompiler } from '../../../../ci/compile.ts';
 import type { CompileLimits } from '../../../../ci/limits.ts';
 import type { CompileContext, CompileResult, RepositoryReader, VariableSource } from '../../../../ci/model.ts';
 import { inputsFromContext, predefinedPipelineVariables, ZERO_SHA } from '../../../../ci/pipeline-variables.ts';
@@ -64,6 +64,8 @@ export interface PipelineCreationDeps extends GitReaderDeps, PipelineVariableSou
   transactions: CiTransactions;
   processing: Pick<PipelineProcessing, 'applyIn' | 'notify'>;
   limits?: Partial<CompileLimits>;
+  /** Runs the compiler (the coordinator's sandbox: a deadline and a heap ceiling); default in this thread. */
+  compile?: PipelineCompiler;
   /** Files of the parent pipeline's artifacts, for a child pipeline's `include:artifact`. */
   parentArtifacts?: Pick<ParentArtifacts, 'read'>;
   /** Epoch milliseconds. */
@@ -89,9 +91,12 @@ const VARIABLE_SOURCE: Partial<Record<PipelineSource, Extract<VariableSource, 't
  */
 export class PipelineCreation {
   private readonly clock: () => number;
+  /** The compiler lint uses too, so that a lint and a pipeline see the same limits. */
+  readonly compile: PipelineCompiler;
 
   constructor(private readonly deps: PipelineCreationDeps) {
     this.clock = deps.clock ?? Date.now;
+    this.compile = deps.compile ?? compilePipeline;
   }
 
   async create(input: PipelineCreationInput): Promise<PipelineRecord> {
@@ -111,7 +116,7 @@ export class PipelineCreation {
     const text = input.configContent ?? (await readTextAt(target.repository, target.sha, configPath));
     if (text === null) throw new GantryError('GANTRY_E_CI_CONFIG_MISSING', `Missing ${configPath} file`, { fields: { base: [`Missing ${configPath} file`] } });
     const context = await this.compileContext(input, target, configPath);
-    return { target, context, result: await compilePipeline(text, context) };
+    return { target, context, result: await this.compile(text, context) };
   }
 
   /** The ref (branch first, then tag) and its commit; GitLab's "Reference not found" / "Commit not found". */

@@ -4,6 +4,7 @@ import { GantryError } from '../../../../shared/errors.ts';
 import type { ArtifactStore, TraceStore } from '../../../../storage/types-blobs.ts';
 import type { CiJobsStore, JobArtifactRecord, JobArtifactsStore, JobRecord } from '../../../../storage/types-ci-jobs.ts';
 import type { Actor } from '../../access/permissions.ts';
+import type { ArchiveMembers } from './archive-members.ts';
 import { availableArchive, isValidArtifactPath } from './artifact-rules.ts';
 import type { JobsService } from './jobs.ts';
 
@@ -17,9 +18,10 @@ export interface JobDownload {
 export interface JobArtifactsServiceDeps {
   jobs: Pick<JobsService, 'readable' | 'build'>;
   jobsStore: Pick<CiJobsStore, 'latestSuccessfulByRefAndName'>;
-  jobArtifacts: Pick<JobArtifactsStore, 'find' | 'findEntry'>;
+  jobArtifacts: Pick<JobArtifactsStore, 'find'>;
   traces: Pick<TraceStore, 'read' | 'size'>;
-  artifactFiles: Pick<ArtifactStore, 'read' | 'openZipMember'>;
+  artifactFiles: Pick<ArtifactStore, 'read'>;
+  members: Pick<ArchiveMembers, 'find' | 'open'>;
   /** Told when someone reads a running job's log (the runner is then asked for updates more often). */
   traceWatch?: { watched(jobId: number): void };
   clock?: () => number;
@@ -59,15 +61,14 @@ export class JobArtifactsService {
     return this.send(await this.archiveOf(job));
   }
 
-  /** One file of the archive, found through the recorded members and inflated as it streams. */
-  async archiveFile(projectRef: string, actor: Actor, jobId: number, path: string): Promise<JobDownload> {
+  /** One file of the archive, found through the member index and inflated as it streams. */
+  async archiveFile(projectRef: string, actor: Actor, jobId: number, path: string, signal?: AbortSignal): Promise<JobDownload> {
     const target = await this.deps.jobs.readable(projectRef, actor);
     const archive = await this.archiveOf(await this.deps.jobs.build(target.project, jobId));
     if (!isValidArtifactPath(path)) throw new GantryError('GANTRY_E_ARTIFACT_PATH_INVALID');
-    const entry = await this.deps.jobArtifacts.findEntry(archive.id, path);
+    const entry = await this.deps.members.find(archive, path, signal);
     if (!entry || entry.kind !== 'file') throw new GantryError('GANTRY_E_ARTIFACT_NOT_FOUND');
-    const member = await this.deps.artifactFiles.openZipMember(archive.path, path);
-    if (!member) throw new GantryError('GANTRY_E_ARTIFACT_NOT_FOUND');
+    const member = await this.deps.members.open(archive, entry, signal);
     return { ...member, fileName: posix.basename(path) };
   }
 

@@ -1,5 +1,4 @@
 import { stringify } from 'yaml';
-import { compilePipeline } from '../../../../ci/compile.ts';
 import type { CompileResult, JobDefinition } from '../../../../ci/model.ts';
 import { accessDenied, GantryError } from '../../../../shared/errors.ts';
 import type { UserRecord } from '../../../../storage/types.ts';
@@ -29,7 +28,7 @@ export interface ProjectLintInput {
 }
 
 export interface CiLintDeps {
-  creation: Pick<PipelineCreation, 'prepare' | 'resolve'>;
+  creation: Pick<PipelineCreation, 'prepare' | 'resolve' | 'compile'>;
   lookup: Pick<Lookup, 'readableProject'>;
   permissions: Pick<Permissions, 'canLintProjectConfig' | 'canCreatePipeline'>;
 }
@@ -40,7 +39,7 @@ export class CiLint {
 
   /** A configuration on its own: no repository, so local includes are not found. */
   async lintContent(content: string): Promise<LintOutcome> {
-    const result = await compilePipeline(content, {
+    const result = await this.deps.creation.compile(content, {
       project: { id: 0, path: 'lint/project' },
       ref: 'main',
       refType: 'branch',
@@ -61,7 +60,7 @@ export class CiLint {
       const content = input.content ?? (await this.fileAt(project, ref));
       if (!input.dryRun) {
         const target = await this.deps.creation.resolve(project, ref).catch(() => null);
-        const result = await compilePipeline(content, {
+        const result = await this.deps.creation.compile(content, {
           project: { id: project.id, path: project.path, defaultBranch: project.default_branch ?? undefined },
           ref, refType: target?.refType ?? 'branch', sha: target?.sha ?? '0'.repeat(40), source: 'push', ignoreSkipCi: true,
           files: target ? { readFile: (path) => readTextAt(target.repository, target.sha, path) } : { readFile: async () => null },
@@ -70,7 +69,7 @@ export class CiLint {
         return outcome(result, input.includeJobs);
       }
       const prepared = await this.deps.creation.prepare({ project, ref, source: 'push', user: actor, saveOnErrors: false, ignoreSkipCi: true });
-      const result = input.content === undefined ? prepared.result : await compilePipeline(input.content, prepared.context);
+      const result = input.content === undefined ? prepared.result : await this.deps.creation.compile(input.content, prepared.context);
       const report = outcome(result, true);
       return result.status === 'filtered' && result.reason ? { ...report, valid: false, errors: [result.reason] } : report;
     } catch (error) {

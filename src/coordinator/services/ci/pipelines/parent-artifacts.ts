@@ -1,6 +1,6 @@
 import type { ArtifactFileResult } from '../../../../ci/model.ts';
-import type { ArtifactStore } from '../../../../storage/types-blobs.ts';
 import type { CiJobsStore, JobArtifactsStore } from '../../../../storage/types-ci-jobs.ts';
+import type { ArchiveMembers } from './archive-members.ts';
 
 /** Configuration files are small; a bigger member is not read (the compiler refuses far less). */
 const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
@@ -8,7 +8,7 @@ const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
 export interface ParentArtifactsDeps {
   jobs: Pick<CiJobsStore, 'list'>;
   jobArtifacts: Pick<JobArtifactsStore, 'find' | 'findEntry'>;
-  artifactFiles: Pick<ArtifactStore, 'openZipMember'>;
+  members: Pick<ArchiveMembers, 'find' | 'open'>;
 }
 
 /**
@@ -26,12 +26,11 @@ export class ParentArtifacts {
     const archive = job && (await this.deps.jobArtifacts.find(job.id, 'archive'));
     if (!archive || (archive.expire_at !== null && Date.parse(archive.expire_at) <= Date.now())) return { status: 'job-not-found' };
     const member = path.replace(/^\.?\/+/, '');
-    const entry = await this.deps.jobArtifacts.findEntry(archive.id, member);
+    const entry = await this.deps.members.find(archive, member);
     if (!entry) return (await this.deps.jobArtifacts.findEntry(archive.id, `${member}/`)) ? { status: 'not-a-file' } : { status: 'file-not-found' };
     if (entry.kind === 'directory') return { status: 'not-a-file' };
     if (entry.size > MAX_CONFIG_BYTES) return { status: 'file-not-found' };
-    const opened = await this.deps.artifactFiles.openZipMember(archive.path, member);
-    if (!opened) return { status: 'file-not-found' };
+    const opened = await this.deps.members.open(archive, entry);
     const chunks: Buffer[] = [];
     let size = 0;
     for await (const chunk of opened.stream) {

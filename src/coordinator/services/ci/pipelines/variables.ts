@@ -1,4 +1,5 @@
 import type { ContextVariable, VariableSource } from '../../../../ci/model.ts';
+import { wildcardMatches } from '../../../../shared/glob.ts';
 import type { CiVariableRecord, CiVariablesStore } from '../../../../storage/types-ci-settings.ts';
 import type { PipelineVariableRecord } from '../../../../storage/types-ci.ts';
 import type { NamespacesStore, ProjectRecord } from '../../../../storage/types.ts';
@@ -58,12 +59,7 @@ function scopeRank(scope: string, environment: string | null): number | undefine
   if (environment === null) return undefined;
   if (scope === environment) return Number.MAX_SAFE_INTEGER;
   if (!scope.includes('*')) return undefined;
-  const pattern = new RegExp(`^${scope.split('*').map(escapeRegExp).join('.*')}$`, 's');
-  return pattern.test(environment) ? 1 + scope.replaceAll('*', '').length : undefined;
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return wildcardMatches(scope, environment) ? 1 + scope.replaceAll('*', '').length : undefined;
 }
 
 /** Group ids of the project's namespace chain, top-level group first; none for a personal namespace. */

@@ -3,10 +3,11 @@ import type { Readable } from 'node:stream';
 import { parseDuration } from '../../../../ci/durations.ts';
 import { GantryError, invalidParam } from '../../../../shared/errors.ts';
 import type { Logger } from '../../../../shared/logger.ts';
-import { ArtifactTooLargeError, type ArtifactStore, type ZipMember } from '../../../../storage/types-blobs.ts';
+import { ArtifactTooLargeError, ZipIndexLimitError, type ArtifactStore } from '../../../../storage/types-blobs.ts';
 import type {
   ArtifactEntryRecord, ArtifactFileFormat, CiJobsStore, JobArtifactRecord, JobArtifactsStore, JobRecord,
 } from '../../../../storage/types-ci-jobs.ts';
+import type { ArchiveMembers } from '../pipelines/archive-members.ts';
 import type { JobTokenAccess } from './job-token-access.ts';
 
 /** GitLab 13.x `Ci::JobArtifact::TYPE_AND_FORMAT_PAIRS`: every uploadable type and the one format it takes. */
@@ -51,7 +52,8 @@ export interface ArtifactUploadsDeps {
   settings: { values(): Promise<{ max_artifacts_size: number; default_artifacts_expire_in: string }> };
   jobs: Pick<CiJobsStore, 'update'>;
   jobArtifacts: Pick<JobArtifactsStore, 'find' | 'save'>;
-  artifactFiles: Pick<ArtifactStore, 'write' | 'remove' | 'listZipMembers'>;
+  artifactFiles: Pick<ArtifactStore, 'write' | 'remove'>;
+  members: Pick<ArchiveMembers, 'index'>;
   logger: Logger;
   clock?: () => number;
 }
@@ -96,15 +98,16 @@ export class ArtifactUploads {
    * Streams `body` to the artifact store and records it. A job keeps its first upload of a
    * type, as GitLab 13.x's Ci::JobArtifacts::CreateService does: the same bytes again (a runner
    * retrying after a lost answer) succeed without change, other bytes are refused (400).
-   * Past the limit: 413. Nothing of a refused upload is kept.
+   * Past the limit: 413. Nothing of a refused upload is kept, nor of one whose `signal`
+   * aborted (the runner went away, the coordinator is closing) while it was written or indexed.
    */
-  async store(target: UploadTarget, options: UploadOptions, file: { fileName: string; body: Readable }): Promise<JobArtifactRecord> {
+  async store(target: UploadTarget, options: UploadOptions, file: { fileName: string; body: Readable }, signal?: AbortSignal): Promise<JobArtifactRecord> {
     const { job, maxBytes } = target;
     const { fileType, fileFormat } = options;
     const location = { projectId: job.project_id, jobId: job.id, fileName: `${fileType}-${randomBytes(6).toString('hex')}${EXTENSIONS[fileFormat]}` };
     let stored;
     try {
-      stored = await this.deps.artifactFiles.write(location, file.body, { maxBytes });
+      stored = await this.deps.artifactFiles.write(location, file.body, { maxBytes, signal });
     } catch (error) {
       if (error instanceof ArtifactTooLargeError) throw new GantryError('GANTRY_E_BODY_TOO_LARGE', `the artifact is over max_artifacts_size (${maxBytes + 1} bytes)`);
       throw error;
@@ -116,7 +119,7 @@ export class ArtifactUploads {
         await this.deps.artifactFiles.remove(stored.path);
         return existing;
       }
-      const entries = fileFormat === 'zip' ? await this.zipEntries(stored.path, job.id) : [];
+      const entries = fileFormat === 'zip' ? await this.zipEntries(stored.path, job.id, signal) : [];
       const now = this.clock();
       const expireAt = await this.expireAt(options.expiresInSeconds, now);
       const fileName = uploadedName(file.fileName) ?? defaultName(fileType, fileFormat);
@@ -133,23 +136,20 @@ export class ArtifactUploads {
     }
   }
 
-  /** Members to serve: files and directories; absolute, `..`, symlink and other unsafe members are left out. Not a zip: none. */
-  private async zipEntries(path: string, jobId: number): Promise<ArtifactEntryRecord[]> {
-    let members: ZipMember[];
+  /**
+   * Members to serve: files and directories with their locations; absolute, `..`, symlink,
+   * repeated and other unsafe members are left out. Not a zip: none. Over the member limits:
+   * refused (413), as Workhorse refuses an archive it cannot build metadata for.
+   */
+  private async zipEntries(path: string, jobId: number, signal: AbortSignal | undefined): Promise<ArtifactEntryRecord[]> {
     try {
-      members = await this.deps.artifactFiles.listZipMembers(path);
+      return await this.deps.members.index(path, jobId, signal);
     } catch (error) {
+      if (error instanceof ZipIndexLimitError || signal?.aborted) throw error;
       // GitLab (Workhorse) keeps such an upload without metadata: downloadable whole, not browsable.
       this.deps.logger.info({ job: jobId, err: error }, 'artifacts archive is not a readable zip; kept without a member list');
       return [];
     }
-    const unsafe = members.filter((member) => member.kind === 'unsafe').length;
-    if (unsafe > 0) this.deps.logger.info({ job: jobId, unsafe }, 'artifacts archive has unsafe members; they are never served');
-    return members.flatMap((member) =>
-      member.kind === 'unsafe'
-        ? []
-        : [{ path: member.path, kind: member.kind, size: member.size, compressed_size: member.compressedSize, crc32: member.crc32, mode: member.mode, modified_at: member.modifiedAt }],
-    );
   }
 
   private async expireAt(seconds: number | null | undefined, now: number): Promise<string | null> {

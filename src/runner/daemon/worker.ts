@@ -34,6 +34,8 @@ export interface DaemonControl {
 
 export interface WorkerTimings {
   unhealthyPauseMs?: number;
+  /** Wait for a job's clean-up before the next job request, as before issue 25 (bench/next-job's baseline). */
+  cleanupBeforeNextJob?: boolean;
   minBackoffMs?: number;
   maxBackoffMs?: number;
 }
@@ -330,7 +332,7 @@ export class RunnerWorker {
             signal: daemon.shutdownSignal,
             onStage: (stage, seconds) => observer?.jobStage?.(labels, stage, seconds),
             // The slot (and the next job request) does not wait for containers to be removed.
-            onCleanup: (cleanup) => {
+            onCleanup: this.options.timings?.cleanupBeforeNextJob ? undefined : (cleanup) => {
               const tracked: Promise<void> = cleanup
                 .catch((error: unknown) => logger.warn({ err: error }, 'job clean-up failed'))
                 .finally(() => this.cleanups.delete(tracked));

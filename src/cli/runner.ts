@@ -42,13 +42,14 @@ export async function main(argv: string[]): Promise<number> {
           .option('non-interactive', { type: 'boolean', alias: 'n', describe: 'Never prompt; missing values are errors' })
           .option('url', { type: 'string', describe: 'Coordinator URL (CI_SERVER_URL)' })
           .option('registration-token', { type: 'string', alias: 'r', describe: 'Registration token (REGISTRATION_TOKEN)' })
-          .option('token', { type: 'string', alias: 't', describe: 'An existing runner token: verify it instead of registering (CI_SERVER_TOKEN)' })
+          .option('token', { type: 'string', alias: 't', describe: 'A runner authentication token (glrt-…) or an existing runner token: verify it instead of registering (CI_SERVER_TOKEN)' })
           .option('name', { type: 'string', describe: 'Runner name (RUNNER_NAME)' })
           .option('description', { type: 'string', describe: 'Same as --name' })
           .option('tag-list', { type: 'string', describe: 'Comma-separated tags (RUNNER_TAG_LIST)' })
           .option('run-untagged', { type: 'boolean', describe: 'Also take untagged jobs (REGISTER_RUN_UNTAGGED; forced without tags)' })
           .option('locked', { type: 'boolean', describe: 'Lock to the current project (REGISTER_LOCKED; default true)' })
           .option('paused', { type: 'boolean', describe: 'Register paused (REGISTER_PAUSED)' })
+          .option('maintenance-note', { type: 'string', describe: 'Notes for administrators (REGISTER_MAINTENANCE_NOTE)' })
           .option('access-level', { type: 'string', describe: 'not_protected or ref_protected (REGISTER_ACCESS_LEVEL)' })
           .option('maximum-timeout', { type: 'number', describe: 'Maximum job timeout in seconds (REGISTER_MAXIMUM_TIMEOUT)' })
           .option('executor', { type: 'string', describe: 'shell or docker (RUNNER_EXECUTOR)' })
@@ -71,6 +72,7 @@ export async function main(argv: string[]): Promise<number> {
             runUntagged: args['run-untagged'],
             locked: args.locked,
             paused: args.paused,
+            maintenanceNote: args['maintenance-note'],
             accessLevel: args['access-level'],
             maximumTimeout: args['maximum-timeout'],
             executor: args.executor,

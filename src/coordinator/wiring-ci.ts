@@ -15,7 +15,7 @@ import { PipelineCreation } from './services/ci/pipelines/creation.ts';
 import { DownstreamPipelines } from './services/ci/pipelines/downstream.ts';
 import { BRIDGE_STATUS_TASK, CANCEL_CHILDREN_TASK, DOWNSTREAM_PIPELINE_TASK } from './services/ci/pipelines/downstream-tasks.ts';
 import { DownstreamTargets } from './services/ci/pipelines/downstream-target.ts';
-import { PipelineProcessing, SCHEDULED_TIME_TASK, scheduledTimeHandler } from './services/ci/pipelines/processing.ts';
+import { PipelineProcessing, SCHEDULED_TIME_TASK, scheduledTimeHandler, type ProcessedEvent } from './services/ci/pipelines/processing.ts';
 import { PUSH_PIPELINE_TASK, PushPipelines } from './services/ci/pipelines/push.ts';
 import { CiLint } from './services/ci/pipelines/lint.ts';
 import { ParentArtifacts } from './services/ci/pipelines/parent-artifacts.ts';
@@ -24,6 +24,7 @@ import { SCHEDULE_PIPELINE_TASK, SchedulePipelines } from './services/ci/pipelin
 import { RefWriteAccess } from './services/repository/ref-write-access.ts';
 import { TaskQueue, TaskWorker } from './services/task-queue.ts';
 import { buildRunnerJobServices, type RunnerJobOptions } from './wiring-runner-jobs.ts';
+import { JobStatusWatch } from './services/ci/runners/job-watch.ts';
 import { DependencyArtifacts } from './services/ci/runners/artifact-downloads.ts';
 import { ARTIFACT_EXPIRY_TASK, ArtifactExpiry } from './services/ci/runners/artifact-expiry.ts';
 import { ArtifactUploads } from './services/ci/runners/artifact-uploads.ts';
@@ -87,11 +88,15 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
   const taskQueue = new TaskQueue(stores.tasks, () => wakeWorker());
   // Runners' long polls wake when processing (creation, retry, play, timers, ...) enqueues jobs.
   const jobQueueWakeups = new JobQueueWakeups(context.jobQueueSignal);
+  // Held runner keep-alives learn of status changes (cancels) at commit; on PostgreSQL, where
+  // another coordinator may commit them, they also read the job twice a second.
+  const jobStatusWatch = new JobStatusWatch({ jobs: stores.jobs }, { pollMs: context.dialect === 'postgres' ? 500 : 0 });
   const pipelineProcessing = new PipelineProcessing({
     transactions: stores.ciTransactions,
     wakeTasks: () => wakeWorker(),
     afterCommit: (processed) => {
       if (processed.enqueuedJobIds.length > 0) jobQueueWakeups.jobsEnqueued();
+      jobStatusWatch.changed(statusChangedJobIds(processed));
     },
   });
   const blobs = decorateBlobs(ciBlobStores(context));
@@ -166,7 +171,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
   const jobs = new JobsService({
     lookup, permissions, jobs: stores.jobs, jobArtifacts: stores.jobArtifacts, processing: pipelineProcessing, views: jobViews, refRules, ...blobs,
   });
-  const runnerJobs = buildRunnerJobServices(context, { processing: pipelineProcessing, traces: blobs.traces }, options.runnerJobs);
+  const runnerJobs = buildRunnerJobServices(context, { processing: pipelineProcessing, traces: blobs.traces, jobStatusWatch }, options.runnerJobs);
   const jobArtifacts = new JobArtifactsService({ jobs, jobsStore: stores.jobs, jobArtifacts: stores.jobArtifacts, ...blobs, members: archiveMembers, traceWatch: runnerJobs.traceWatch });
   const jobTokenAccess = new JobTokenAccess({ jobs: stores.jobs });
   const artifactUploads = new ArtifactUploads({
@@ -220,3 +225,8 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
 }
 
 export type CiServices = ReturnType<typeof buildCiServices>;
+
+/** Jobs whose status an event changed (updates carry real ids). */
+function statusChangedJobIds(processed: ProcessedEvent): number[] {
+  return processed.result.changes.flatMap((change) => (change.kind === 'update' && change.patch.status !== undefined ? [change.jobId] : []));
+}

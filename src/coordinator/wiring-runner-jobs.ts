@@ -4,6 +4,7 @@ import type { PipelineProcessing } from './services/ci/pipelines/processing.ts';
 import { JobOutcomes } from './services/ci/runners/job-outcomes.ts';
 import { JobTraces, TRACE_DEFAULTS, TraceWatch, type TraceLimits } from './services/ci/runners/job-traces.ts';
 import { JobUpdates } from './services/ci/runners/job-updates.ts';
+import { JobStatusWatch } from './services/ci/runners/job-watch.ts';
 import { StaleJobs, type StaleJobLimits } from './services/ci/runners/stale-jobs.ts';
 
 /** Runner-side job handling: trace limits and update intervals, stuck and timeout sweeps. */
@@ -15,16 +16,17 @@ export interface RunnerJobOptions {
 /** Job updates, incremental traces and stale-job sweeps (reference/runner-protocol.md §4–§5). */
 export function buildRunnerJobServices(
   context: Pick<CoordinatorContext, 'stores' | 'logger'>,
-  deps: { processing: PipelineProcessing; traces: TraceStore },
+  deps: { processing: PipelineProcessing; traces: TraceStore; jobStatusWatch: JobStatusWatch },
   options: RunnerJobOptions = {},
 ) {
   const { stores, logger } = context;
+  const { jobStatusWatch } = deps;
   const jobOutcomes = new JobOutcomes({ processing: deps.processing, jobs: stores.jobs });
   const traceWatch = new TraceWatch();
   const jobTraces = new JobTraces({ jobs: stores.jobs, traces: deps.traces, outcomes: jobOutcomes, watch: traceWatch, limits: options.traces });
   const jobUpdates = new JobUpdates({
-    jobs: stores.jobs, traces: deps.traces, outcomes: jobOutcomes, logger, traceMaxBytes: options.traces?.maxBytes ?? TRACE_DEFAULTS.maxBytes,
+    jobs: stores.jobs, traces: deps.traces, outcomes: jobOutcomes, watch: jobStatusWatch, logger, traceMaxBytes: options.traces?.maxBytes ?? TRACE_DEFAULTS.maxBytes,
   });
   const staleJobs = new StaleJobs({ jobs: stores.jobs, runners: stores.runners, outcomes: jobOutcomes, logger, limits: options.stale });
-  return { jobOutcomes, traceWatch, jobTraces, jobUpdates, staleJobs };
+  return { jobOutcomes, traceWatch, jobTraces, jobUpdates, staleJobs, jobStatusWatch };
 }

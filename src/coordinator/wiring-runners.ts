@@ -1,19 +1,30 @@
 import type { CoordinatorContext } from './context.ts';
 import { JobPayloads } from './services/ci/runners/job-payloads.ts';
 import { DEFAULT_LONG_POLL_MS, JobRequests } from './services/ci/runners/job-requests.ts';
+import { RunnerManagerHeartbeats } from './services/ci/runners/manager-heartbeats.ts';
 import { ProjectRunnersService } from './services/ci/runners/project-runners.ts';
 import { RunnerRegistration } from './services/ci/runners/registration.ts';
 import { RunnersService } from './services/ci/runners/runners.ts';
 import { InstanceRegistrationToken } from './services/ci/runners/tokens.ts';
+import { UserRunners } from './services/ci/runners/user-runners.ts';
 import type { CiServices } from './wiring-ci.ts';
 
 /** The runners area: registration (runner side), job requests, the runners API and registration tokens. */
 export function buildRunnersServices(context: CoordinatorContext, ci: Pick<CiServices, 'pipelineProcessing' | 'jobQueueWakeups'>, longPollSeconds?: number) {
   const { stores, lookup, permissions, settings } = context;
   const instanceRegistrationToken = new InstanceRegistrationToken({ store: stores.settings, settings });
-  const runnerRegistration = new RunnerRegistration({ runners: stores.runners, registrationTokens: stores.registrationTokens, instanceToken: instanceRegistrationToken });
+  const heartbeats = new RunnerManagerHeartbeats({ managers: stores.runnerManagers });
+  const runnerRegistration = new RunnerRegistration({
+    runners: stores.runners,
+    managers: stores.runnerManagers,
+    heartbeats,
+    registrationTokens: stores.registrationTokens,
+    instanceToken: instanceRegistrationToken,
+    settings,
+  });
   const jobRequests = new JobRequests({
     runners: stores.runners,
+    heartbeats,
     queue: stores.jobQueue,
     transactions: stores.ciTransactions,
     processing: ci.pipelineProcessing,
@@ -34,6 +45,8 @@ export function buildRunnersServices(context: CoordinatorContext, ci: Pick<CiSer
   });
   const runners = new RunnersService({
     runners: stores.runners,
+    managers: stores.runnerManagers,
+    tokens: runnerRegistration,
     projects: stores.projects,
     namespaces: stores.namespaces,
     users: stores.users,
@@ -52,5 +65,6 @@ export function buildRunnersServices(context: CoordinatorContext, ci: Pick<CiSer
     lookup,
     permissions,
   });
-  return { instanceRegistrationToken, runnerRegistration, jobRequests, runners, projectRunners };
+  const userRunners = new UserRunners({ runners: stores.runners, projects: stores.projects, namespaces: stores.namespaces, permissions, settings });
+  return { instanceRegistrationToken, runnerRegistration, jobRequests, runners, projectRunners, userRunners };
 }

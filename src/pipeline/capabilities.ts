@@ -7,10 +7,10 @@ export function isJobCancelable(job: PipelineJob): boolean {
   return !job.retried && isCancelableStatus(job.status);
 }
 
-/** `retryable?` (§3.2): a latest build that finished as success, failed or canceled. */
+/** `retryable?` (§3.2): a latest build that finished as success, failed or canceled, or is canceling. */
 export function isJobRetryable(job: PipelineJob): boolean {
   if (job.external || job.retried) return false;
-  return job.status === 'success' || job.status === 'failed' || job.status === 'canceled';
+  return job.status === 'success' || job.status === 'failed' || job.status === 'canceled' || job.status === 'canceling';
 }
 
 /** A manual or delayed job ("action", §3.2). */

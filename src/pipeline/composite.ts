@@ -18,11 +18,13 @@ const MANUAL = 1 << 7;
 const SCHEDULED = 1 << 8;
 const SUCCESS_WITH_WARNINGS = 1 << 9;
 const IGNORED = 1 << 10;
+const CANCELING = 1 << 11;
 
 const STATUS_BIT: Readonly<Record<JobStatus, number>> = {
   created: CREATED,
   pending: PENDING,
   running: RUNNING,
+  canceling: CANCELING,
   success: SUCCESS,
   failed: FAILED,
   canceled: CANCELED,
@@ -54,7 +56,7 @@ function only(mask: number, allowed: number): boolean {
   return (mask & ~allowed) === 0;
 }
 
-/** Rules 1–16 of §5.1, first match wins; null when no job contributed (rule 1). */
+/** Rules 1–16 of §5.1 (10 and 13 name statuses Gantry does not have), first match wins; null when no job contributed (rule 1). */
 export function statusFromSymbolMask(mask: number, dag: boolean): JobStatus | null {
   if (mask === 0) return null;
   if (dag && (mask & (SKIPPED | IGNORED)) !== 0) return 'skipped';
@@ -67,6 +69,7 @@ export function statusFromSymbolMask(mask: number, dag: boolean): JobStatus | nu
   if ((mask & MANUAL) !== 0) return 'manual';
   if ((mask & SCHEDULED) !== 0) return 'scheduled';
   if ((mask & CREATED) !== 0) return 'running';
+  if ((mask & CANCELING) !== 0) return 'canceling';
   return 'failed';
 }
 

@@ -44,7 +44,9 @@ function applyEvent(workingSet: WorkingSet, event: PipelineEvent, now: number): 
       return applyReportedStatus(workingSet, workingSet.indexOf(event.jobId), event.status, event.failureReason);
     case 'cancel-job': {
       const index = workingSet.indexOf(event.jobId);
-      if (isJobCancelable(workingSet.job(index))) workingSet.transition(index, 'canceled');
+      const job = workingSet.job(index);
+      if (event.force === true && job.status === 'canceling' && !job.retried) workingSet.transition(index, 'canceled');
+      else cancelJobAt(workingSet, index);
       return index;
     }
     case 'retry-job': {
@@ -78,9 +80,7 @@ function applyEvent(workingSet: WorkingSet, event: PipelineEvent, now: number): 
       return index;
     }
     case 'cancel-pipeline':
-      for (const index of workingSet.latestIndices()) {
-        if (isJobCancelable(workingSet.job(index))) workingSet.transition(index, 'canceled');
-      }
+      for (const index of workingSet.latestIndices()) cancelJobAt(workingSet, index);
       return null;
     case 'retry-pipeline':
       retryPipelineJobs(workingSet);
@@ -96,6 +96,16 @@ function applyEvent(workingSet: WorkingSet, event: PipelineEvent, now: number): 
   }
 }
 
+/**
+ * GitLab's `cancel` event: a running job whose runner cancels gracefully goes to `canceling`
+ * (its runner is told, runs after_script, then reports); any other cancelable job to `canceled`.
+ */
+function cancelJobAt(workingSet: WorkingSet, index: number): void {
+  const job = workingSet.job(index);
+  if (!isJobCancelable(job)) return;
+  workingSet.transition(index, job.status === 'running' && job.cancelGracefully === true ? 'canceling' : 'canceled');
+}
+
 function applyReportedStatus(
   workingSet: WorkingSet,
   index: number,
@@ -103,6 +113,11 @@ function applyReportedStatus(
   rawFailureReason: string | null | undefined,
 ): number {
   const job = workingSet.job(index);
+  if (job.status === 'canceling' && (status === 'success' || status === 'failed')) {
+    // `drop` and `success` of a canceling job: the runner finished its after_script.
+    workingSet.transition(index, 'canceled');
+    return index;
+  }
   if (status === 'running' && job.external && job.status === 'created') {
     // An external status reported as running is enqueued first, then run (§9 step 6).
     workingSet.transition(index, 'pending');

@@ -5,6 +5,7 @@ export const JOB_STATUSES: readonly JobStatus[] = [
   'created',
   'pending',
   'running',
+  'canceling',
   'success',
   'failed',
   'canceled',
@@ -48,7 +49,10 @@ export function isStoppedStatus(status: JobStatus): boolean {
   return COMPLETED.has(status) || BLOCKED.has(status);
 }
 
-/** ALIVE + scheduled: what a job or pipeline cancel touches (§3.1, §6). */
+/**
+ * ALIVE + scheduled: what a job or pipeline cancel touches (§3.1, §6). `canceling` is none
+ * of ACTIVE, ALIVE, COMPLETED or CANCELABLE, as in GitLab: it waits for its runner.
+ */
 export function isCancelableStatus(status: JobStatus): boolean {
   return CANCELABLE.has(status);
 }

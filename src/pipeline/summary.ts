@@ -4,14 +4,14 @@ import type { JobStatus, PipelineJob, PipelineStatus, StageSummary } from './typ
 /**
  * The pipeline state machine's answer to a new composite (§5.4, `set_status`): `created`
  * (and no jobs at all) change nothing; `enqueue` leads to `pending`, except from a finished
- * or running pipeline, which becomes `running` (so a retried pipeline shows `running` while
+ * (or canceling) or running pipeline, which becomes `running` (so a retried pipeline shows `running` while
  * its jobs are only pending); every other composite is taken as it is.
  */
 export function nextPipelineStatus(current: PipelineStatus, composite: JobStatus | null): PipelineStatus {
   if (composite === null || composite === 'created') return current;
   if (composite === 'pending') {
     const finishedOrRunning =
-      current === 'success' || current === 'failed' || current === 'canceled' || current === 'running';
+      current === 'success' || current === 'failed' || current === 'canceled' || current === 'canceling' || current === 'running';
     return finishedOrRunning ? 'running' : 'pending';
   }
   return composite;

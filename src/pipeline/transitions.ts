@@ -13,7 +13,8 @@ export type JobEventName =
   | 'success'
   | 'drop'
   | 'skip'
-  | 'cancel';
+  | 'cancel'
+  | 'finish_cancel';
 
 interface TransitionRule {
   readonly event: JobEventName;
@@ -38,6 +39,10 @@ export const JOB_TRANSITIONS: readonly TransitionRule[] = [
     from: ['created', 'pending', 'running', 'manual', 'scheduled'],
     to: 'canceled',
   },
+  // `cancel` of a running job whose runner cancels gracefully (`supports_canceling?`).
+  { event: 'cancel', from: ['running'], to: 'canceling' },
+  // The runner's final `success` or `drop` (and a forced cancel) of a canceling job end it canceled.
+  { event: 'finish_cancel', from: ['canceling'], to: 'canceled' },
 ];
 
 const ALLOWED_SOURCES = new Map<JobStatus, ReadonlySet<JobStatus>>();
@@ -56,6 +61,7 @@ export function canTransition(from: JobStatus, to: JobStatus): boolean {
 export function transitionEventName(from: JobStatus, to: JobStatus): JobEventName {
   if (to === 'pending' && from === 'scheduled') return 'enqueue_scheduled';
   if (to === 'manual' && from === 'scheduled') return 'unschedule';
+  if (to === 'canceled' && from === 'canceling') return 'finish_cancel';
   const rule = JOB_TRANSITIONS.find((candidate) => candidate.to === to);
   if (!rule) throw new Error(`no event leads to ${to}`);
   return rule.event;

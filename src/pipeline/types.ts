@@ -3,11 +3,15 @@
  * The coordinator maps its rows onto these; `runner exec` builds them in memory.
  */
 
-/** Job statuses (§3.1, the 10.x set plus `scheduled`). */
+/**
+ * Job statuses (§3.1): the 10.x set, `scheduled`, and `canceling` (16.x: a canceled job whose
+ * runner runs its after_script before it reports; only runners announcing `cancel_gracefully`).
+ */
 export type JobStatus =
   | 'created'
   | 'pending'
   | 'running'
+  | 'canceling'
   | 'success'
   | 'failed'
   | 'canceled'
@@ -105,6 +109,11 @@ export interface PipelineJob {
    * processing, never retried.
    */
   readonly external?: boolean;
+  /**
+   * The runner that took the job announced `cancel_gracefully` (GitLab's
+   * `runtime_runner_features`): a cancel moves it to `canceling`, not `canceled`.
+   */
+  readonly cancelGracefully?: boolean;
 }
 
 export interface PipelineState {
@@ -125,7 +134,11 @@ export type PipelineEvent =
       readonly status: ReportedJobStatus;
       readonly failureReason?: string | null;
     }
-  | { readonly type: 'cancel-job'; readonly jobId: JobId }
+  /**
+   * `force` (GitLab 17's `force_cancel`): a `canceling` job whose runner never reports
+   * becomes `canceled` at once.
+   */
+  | { readonly type: 'cancel-job'; readonly jobId: JobId; readonly force?: boolean }
   | { readonly type: 'retry-job'; readonly jobId: JobId }
   | { readonly type: 'play-job'; readonly jobId: JobId }
   | { readonly type: 'unschedule-job'; readonly jobId: JobId }

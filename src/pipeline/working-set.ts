@@ -96,7 +96,8 @@ export class WorkingSet {
 
   /** Adds a retry's copy of the job at `sourceIndex`; returns the new job's index. */
   addClone(sourceIndex: number, status: JobStatus): number {
-    const source = this.current[sourceIndex];
+    // A new job has no runner yet, so nothing about how its runner cancels.
+    const { cancelGracefully: _runnerFeature, ...source } = this.current[sourceIndex];
     const id = this.allocateId();
     const clone: PipelineJob = {
       ...source,

@@ -41,6 +41,8 @@ export interface RunnerFeatures {
   trace_size: boolean;
   vault_secrets: boolean;
   cancelable: boolean;
+  /** Runs after_script when the coordinator answers `Job-Status: canceling` (gitlab-runner 16.x). */
+  cancel_gracefully: boolean;
   return_exit_code: boolean;
 }
 
@@ -83,6 +85,7 @@ export function runnerInfo(executor?: { name: ExecutorName; features: ExecutorFe
     trace_size: true,
     vault_secrets: false,
     cancelable: true,
+    cancel_gracefully: engine,
     return_exit_code: engine,
   };
   return {

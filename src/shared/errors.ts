@@ -105,6 +105,8 @@ export const ERROR_CATALOGUE = {
   GANTRY_E_RUNNER_TOKEN_INVALID: 'A runner-protocol token (a registration token or a runner token) matches nothing.',
   GANTRY_E_JOB_TOKEN_INVALID: 'A job token (JOB-TOKEN) matches no job, or not one that may do this (its own job for uploads; a running job of the same project for downloads).',
   GANTRY_E_JOB_NOT_RUNNING: 'The job is no longer running (finished, canceled or erased): its token may not send it anything more.',
+  GANTRY_E_RUNNER_SCOPE_INVALID: 'A runner created by a user names no group or project, or one that does not exist (`Missing/invalid group`).',
+  GANTRY_E_RUNNER_MANAGER_NOT_FOUND: 'The runner has no manager of that system id.',
   GANTRY_E_RUNNER_ASSIGNMENT_REFUSED: 'The runner cannot be enabled in or disabled for the project (shared, a group runner, locked, or its only project); the reason is given.',
   GANTRY_E_PIPELINES_DISABLED: 'CI/CD (jobs) is disabled for the project: no pipeline may be created.',
   GANTRY_E_PIPELINE_REF_FORBIDDEN: 'The caller may not run pipelines for that protected branch or tag.',

@@ -59,13 +59,15 @@ export interface JobRecord {
   trace_size: number | null;
   trace_checksum: string | null;
   lock_version: number;
+  /** The runner manager that took the job announced `cancel_gracefully`: a cancel makes it `canceling`. */
+  cancel_gracefully: boolean;
 }
 
 type JobDefaults =
   | 'stage_id' | 'retried' | 'failure_reason' | 'exit_code' | 'coverage' | 'user_id' | 'runner_id' | 'runner_type' | 'tag_list'
   | 'protected' | 'tag' | 'definition' | 'needs' | 'retry' | 'start_in_seconds' | 'environment' | 'target_url' | 'description'
   | 'queued_at' | 'started_at' | 'finished_at' | 'scheduled_at' | 'erased_at' | 'updated_at' | 'artifacts_expire_at'
-  | 'trace_size' | 'trace_checksum';
+  | 'trace_size' | 'trace_checksum' | 'cancel_gracefully';
 
 export type NewJob = Omit<JobRecord, 'id' | 'lock_version' | JobDefaults> & Partial<Pick<JobRecord, JobDefaults>>;
 
@@ -149,6 +151,8 @@ export interface ClaimContext {
   now: string;
   /** SHA-256 digest of the token the runner receives with the job. */
   tokenDigest: string;
+  /** The claiming runner manager announced `cancel_gracefully`. */
+  cancelGracefully?: boolean;
 }
 
 /** A job the queue moved to `running`, with what the claimer checks of its project. */

@@ -32,15 +32,24 @@ export interface RunnerRecord {
   contacted_at: string | null;
   created_at: string;
   updated_at: string;
+  /** Free-form notes of its administrators (GitLab: at most 1024 characters). */
+  maintenance_note: string;
+  /** When the runner's authentication token stops working; null: never. */
+  token_expires_at: string | null;
+  /** How it came to be: a registration token (`POST /runners`) or a user (`POST /user/runners`, `glrt-` tokens). */
+  registration_type: RunnerRegistrationType;
 }
+
+export type RunnerRegistrationType = 'registration_token' | 'authenticated_user';
 
 type RunnerDefaults =
   | 'description' | 'active' | 'locked' | 'run_untagged' | 'tag_list' | 'access_level' | 'maximum_timeout' | 'name' | 'version'
-  | 'revision' | 'platform' | 'architecture' | 'executor' | 'ip_address' | 'contacted_at' | 'updated_at';
+  | 'revision' | 'platform' | 'architecture' | 'executor' | 'ip_address' | 'contacted_at' | 'updated_at' | 'maintenance_note'
+  | 'token_expires_at' | 'registration_type';
 
 export type NewRunner = Omit<RunnerRecord, 'id' | 'token_prefix' | RunnerDefaults> & Partial<Pick<RunnerRecord, RunnerDefaults>>;
 
-export type RunnerChanges = Partial<Omit<RunnerRecord, 'id' | 'runner_type' | 'token_prefix' | 'created_at'>>;
+export type RunnerChanges = Partial<Omit<RunnerRecord, 'id' | 'runner_type' | 'token_prefix' | 'created_at' | 'registration_type'>>;
 
 /** What a runner reports about itself on every request. */
 export type RunnerInfo = Partial<Pick<RunnerRecord, 'name' | 'version' | 'revision' | 'platform' | 'architecture' | 'executor' | 'ip_address'>>;
@@ -79,8 +88,8 @@ export interface RunnersStore {
   update(id: number, changes: RunnerChanges): Promise<RunnerRecord | undefined>;
   /** Sets contacted_at and what the runner reported, in one statement. */
   heartbeat(id: number, info: RunnerInfo, now: string): Promise<void>;
-  /** New token, same runner (the old token stops working). */
-  resetToken(id: number, token: string, now: string): Promise<RunnerRecord | undefined>;
+  /** New token, same runner (the old token stops working), with its expiry (null: none). */
+  resetToken(id: number, token: string, now: string, expiresAt: string | null): Promise<RunnerRecord | undefined>;
   delete(id: number): Promise<boolean>;
   /** Project ids a project runner is enabled in, oldest assignment first. */
   projectIds(runnerId: number): Promise<number[]>;
@@ -99,4 +108,37 @@ export interface RegistrationTokensStore {
   groupRunnersToken(namespaceId: number, fresh: string, now: string): Promise<string>;
   /** Replaces the group's token (the old one stops registering runners). */
   setGroupRunnersToken(namespaceId: number, token: string, now: string): Promise<void>;
+}
+
+/**
+ * A runner manager: one host (its `system_id`) working with a runner's token, as GitLab's
+ * `Ci::RunnerManager`. Runners older than 16 send no system id and share the `<legacy>` one.
+ */
+export interface RunnerManagerRecord {
+  id: number;
+  runner_id: number;
+  system_id: string;
+  name: string | null;
+  version: string | null;
+  revision: string | null;
+  platform: string | null;
+  architecture: string | null;
+  executor: string | null;
+  ip_address: string | null;
+  /** The features the host announced in its last request that carried them. */
+  features: Record<string, boolean>;
+  created_at: string;
+  contacted_at: string | null;
+}
+
+/** What a host reports on a request; absent fields leave the stored ones. */
+export type RunnerManagerReport = Partial<Pick<RunnerManagerRecord, 'name' | 'version' | 'revision' | 'platform' | 'architecture' | 'executor' | 'ip_address' | 'features'>>;
+
+export interface RunnerManagersStore {
+  /** Creates the (runner, system id) row or updates it with the report and the contact time; answers it. */
+  record(runnerId: number, systemId: string, report: RunnerManagerReport, contactedAt: string): Promise<RunnerManagerRecord>;
+  find(runnerId: number, systemId: string): Promise<RunnerManagerRecord | undefined>;
+  /** The runner's managers, most recently contacted first. */
+  listByRunner(runnerId: number): Promise<RunnerManagerRecord[]>;
+  delete(runnerId: number, systemId: string): Promise<boolean>;
 }

@@ -182,7 +182,7 @@ describe('three coordinators behind nginx, one killed and one joining', { skip: 
       const token = ((await registered.json()) as Json).token as string;
       const entry: RunnerEntry = {
         name: `fleet-${index}`, url: proxy.url, token, executor: 'shell', limit: 0, requestConcurrency: 1, outputLimit: DEFAULTS.outputLimit,
-        environment: [`GANTRY_TEST_LEDGER=${ledger}`], shell: 'bash', debugTraceDisabled: false, docker: { pullPolicy: ['if-not-present'] }, cache: { type: '', shared: false },
+        environment: [`GANTRY_TEST_LEDGER=${ledger}`], shell: 'bash', debugTraceDisabled: false, docker: { pullPolicy: ['if-not-present'] }, cache: { type: '', shared: false }, featureFlags: {},
       };
       const runner = new RunnerService({
         config: { concurrent: 3, checkInterval: 1, logLevel: 'warn', logFormat: 'runner', shutdownTimeout: 10, runners: [entry] },

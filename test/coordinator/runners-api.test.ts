@@ -187,7 +187,7 @@ describe('runners API', () => {
       assert.deepEqual((await put({ active: 'maybe' })).json, { error: 'active is invalid' });
       const none = await put({});
       assert.equal(none.status, 400);
-      assert.match(String(none.json.error), /^description, active, tag_list, run_untagged, locked, access_level, maximum_timeout are missing/);
+      assert.match(String(none.json.error), /^description, active, paused, tag_list, run_untagged, locked, access_level, maximum_timeout, maintenance_note are missing/);
       assert.deepEqual((await gantry.api('GET', `/runners/${runners.lib}`)).json.tag_list, ['go', 'rust'], 'nothing was stored');
     });
 

@@ -61,11 +61,13 @@ describe('runner registration protocol', () => {
     assert.equal(ignored.json.runners_registration_token, token, 'the token is not a setting PUT changes');
   });
 
-  it('registers a shared runner with the instance token: 201 {id, token} as application/json', async () => {
+  it('registers a shared runner with the instance token: 201 {id, token, token_expires_at} as application/json', async () => {
     const response = await runner('POST', '/runners', registerBody(await instanceToken()));
     assert.equal(response.status, 201);
     assert.equal(response.headers['content-type'], 'application/json');
-    assert.deepEqual(Object.keys(response.json), ['id', 'token']);
+    // GitLab 16's RunnerRegistrationDetails; runner 13.12 reads only `token`.
+    assert.deepEqual(Object.keys(response.json), ['id', 'token', 'token_expires_at']);
+    assert.equal(response.json.token_expires_at, null);
     assert.equal(typeof response.json.id, 'number');
     assert.match(String(response.json.token), /^[\w-]{20}$/);
 
@@ -150,12 +152,12 @@ describe('runner registration protocol', () => {
     assert.deepEqual([details.active, details.paused, details.access_level, details.maximum_timeout], [false, true, 'ref_protected', 3600]);
   });
 
-  it('verifies a runner token (200, and the runner is heard from) and refuses unknown ones (403)', async () => {
+  it('verifies a runner token (200 {id, token, token_expires_at}, and the runner is heard from) and refuses unknown ones (403)', async () => {
     const registered = await runner('POST', '/runners', registerBody(projectToken));
     const token = String(registered.json.token);
     const verified = await runner('POST', '/runners/verify', { token });
     assert.equal(verified.status, 200);
-    assert.equal(verified.text, '200');
+    assert.deepEqual(verified.json, { id: registered.json.id, token, token_expires_at: null });
     const details = (await gantry.api('GET', `/runners/${String(registered.json.id)}`)).json;
     assert.equal(details.status, 'online');
     assert.equal(details.online, true);

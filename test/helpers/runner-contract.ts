@@ -69,6 +69,7 @@ export async function startContract(options: ContractOptions): Promise<Contract>
     debugTraceDisabled: false,
     docker: { pullPolicy: ['if-not-present'] },
     cache: { type: '', shared: false },
+    featureFlags: {},
     ...options.entry,
   };
   const config: RunnerConfig = { concurrent: 2, checkInterval: 1, logLevel: 'warn', logFormat: 'runner', shutdownTimeout: 10, runners: [entry] };

@@ -26,7 +26,7 @@ export interface RunnerJobsFixture {
    * Claims the oldest pending job a runner may take (the shared runner, or with `project` a
    * runner of that project alone); its token as the runner would receive it.
    */
-  claim(project?: ProjectRecord, options?: { maximumTimeout?: number }): Promise<{ job: JobRecord; token: string; runner: RunnerRecord }>;
+  claim(project?: ProjectRecord, options?: { maximumTimeout?: number; cancelGracefully?: boolean }): Promise<{ job: JobRecord; token: string; runner: RunnerRecord }>;
   job(id: number): Promise<JobRecord>;
   close(): Promise<void>;
 }
@@ -53,7 +53,7 @@ export async function startRunnerJobsFixture(extra: Partial<CoordinatorOptions> 
         )
       : runner;
     const token = newJobToken();
-    const job = (await context.stores.ciTransactions.run((stores) => stores.jobQueue.claim(who, { now: new Date().toISOString(), tokenDigest: jobTokenDigest(token) })))?.job;
+    const job = (await context.stores.ciTransactions.run((stores) => stores.jobQueue.claim(who, { now: new Date().toISOString(), tokenDigest: jobTokenDigest(token), cancelGracefully: options.cancelGracefully })))?.job;
     if (!job) throw new Error('no pending job to claim');
     return { job, token, runner: who };
   };

@@ -39,6 +39,8 @@ export interface JobSpec {
   readonly retry?: number | RetryPolicy;
   readonly startInSeconds?: number;
   readonly external?: boolean;
+  /** The runner that takes the job announces `cancel_gracefully`. */
+  readonly cancelGracefully?: boolean;
 }
 
 export function pipelineOf(stages: readonly string[], specs: readonly JobSpec[]): PipelineState {
@@ -59,6 +61,7 @@ export function pipelineOf(stages: readonly string[], specs: readonly JobSpec[])
       retried: false,
       ...(spec.startInSeconds === undefined ? {} : { startInSeconds: spec.startInSeconds }),
       ...(spec.external ? { external: true } : {}),
+      ...(spec.cancelGracefully ? { cancelGracefully: true } : {}),
     };
   });
   return { status: 'created', jobs };
@@ -90,6 +93,7 @@ export const fail = (name: string, failureReason = 'script_failure'): ScenarioEv
 export const report = (name: string, status: 'pending' | 'running' | 'success' | 'failed' | 'canceled' | 'skipped'): ScenarioEvent =>
   onJob(`report ${status}`, name, (jobId) => ({ type: 'job-status', jobId, status }));
 export const cancel = (name: string): ScenarioEvent => onJob('cancel', name, (jobId) => ({ type: 'cancel-job', jobId }));
+export const forceCancel = (name: string): ScenarioEvent => onJob('force cancel', name, (jobId) => ({ type: 'cancel-job', jobId, force: true }));
 export const retry = (name: string): ScenarioEvent => onJob('retry', name, (jobId) => ({ type: 'retry-job', jobId }));
 export const play = (name: string): ScenarioEvent => onJob('play', name, (jobId) => ({ type: 'play-job', jobId }));
 export const unschedule = (name: string): ScenarioEvent =>

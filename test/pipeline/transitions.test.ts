@@ -24,7 +24,8 @@ import {
 const LEGAL: Record<JobStatus, JobStatus[]> = {
   created: ['pending', 'manual', 'scheduled', 'success', 'failed', 'skipped', 'canceled'],
   pending: ['running', 'success', 'failed', 'skipped', 'canceled'],
-  running: ['success', 'failed', 'canceled'],
+  running: ['success', 'failed', 'canceled', 'canceling'],
+  canceling: ['canceled'],
   success: [],
   failed: [],
   canceled: [],
@@ -87,7 +88,7 @@ describe('processing decisions (§4.1 table)', () => {
         const expected = allowed.includes(prior) ? runs : 'skip';
         assert.equal(decideForCreatedJob({ when, needs: dag ? [] : null }, prior), expected, `prior ${prior}`);
       }
-      for (const prior of ['created', 'pending', 'running', 'manual', 'scheduled'] as const) {
+      for (const prior of ['created', 'pending', 'running', 'canceling', 'manual', 'scheduled'] as const) {
         assert.equal(decideForCreatedJob({ when, needs: dag ? [] : null }, prior), 'wait', `prior ${prior}`);
       }
     });
@@ -100,9 +101,9 @@ describe('capabilities', () => {
     assert.deepEqual(cancelable, ['created', 'pending', 'running', 'scheduled']);
   });
 
-  it('retryable: a latest build that succeeded, failed or was canceled', () => {
+  it('retryable: a latest build that succeeded, failed, was canceled or is canceling', () => {
     const retryable = JOB_STATUSES.filter((status) => isJobRetryable(job(status)));
-    assert.deepEqual(retryable, ['success', 'failed', 'canceled']);
+    assert.deepEqual(retryable, ['canceling', 'success', 'failed', 'canceled']);
     assert.equal(isJobRetryable(job('failed', 'on_success', { retried: true })), false);
     assert.equal(isJobRetryable(job('failed', 'on_success', { external: true })), false);
   });
@@ -110,7 +111,7 @@ describe('capabilities', () => {
   it('playable: a manual or delayed job that is manual, scheduled or retryable', () => {
     assert.deepEqual(
       JOB_STATUSES.filter((status) => isJobPlayable(job(status, 'manual'))),
-      ['success', 'failed', 'canceled', 'manual', 'scheduled'],
+      ['canceling', 'success', 'failed', 'canceled', 'manual', 'scheduled'],
     );
     assert.equal(isJobPlayable(job('scheduled', 'delayed')), true);
     assert.equal(isJobPlayable(job('failed', 'on_success')), false);

@@ -27,8 +27,8 @@ export interface FakeJob {
 }
 
 type Answer = { status: number; headers?: Record<string, string>; body?: string | Buffer };
-/** Return an answer to take over a request, or undefined to let the default logic answer. */
-export type Interceptor = (request: RecordedRequest) => Answer | undefined;
+/** Return an answer (or one to come: a held request) to take over a request, or undefined to let the default logic answer. */
+export type Interceptor = (request: RecordedRequest) => Answer | Promise<Answer> | undefined;
 
 export class FakeGitLab {
   readonly requests: RecordedRequest[] = [];
@@ -80,9 +80,10 @@ export class FakeGitLab {
     const url = new URL(request.url ?? '/', 'http://x');
     const recorded: RecordedRequest = { method: request.method ?? '', url: request.url ?? '', path: url.pathname, query: url.searchParams, headers: request.headers, body };
     this.requests.push(recorded);
-    const answer = this.intercept?.(recorded) ?? this.route(recorded);
-    response.writeHead(answer.status, answer.headers ?? {});
-    response.end(answer.body ?? '');
+    void Promise.resolve(this.intercept?.(recorded) ?? this.route(recorded)).then((answer) => {
+      response.writeHead(answer.status, answer.headers ?? {});
+      response.end(answer.body ?? '');
+    });
   }
 
   private json(status: number, value: unknown, headers: Record<string, string> = {}): Answer {

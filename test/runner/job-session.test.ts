@@ -147,4 +147,56 @@ describe('HTTP job session (trace PATCH, final PUT)', () => {
     assert.equal(job.trace.toString(), 'trace');
     assert.equal(job.state, 'success');
   });
+
+  it('Job-Status: canceling asks for a graceful cancel, not an abort', async () => {
+    const job = running();
+    const s = session(job);
+    gitlab.intercept = (request) =>
+      request.method === 'PATCH' && request.path.endsWith(`/jobs/${job.payload.id}/trace`) ? { status: 202, headers: { 'job-status': 'canceling', range: '0-8' } } : undefined;
+    try {
+      s.appendTrace(Buffer.from('working\n'));
+      const deadline = Date.now() + 5_000;
+      while (!s.cancelRequested.aborted) {
+        assert.ok(Date.now() < deadline, 'Job-Status: canceling was not taken as a cancel request');
+        await sleep(20);
+      }
+      assert.equal(s.canceled.aborted, false, 'a graceful cancel lets after_script run');
+    } finally {
+      gitlab.intercept = null;
+    }
+    await s.finish({ state: 'failed', failureReason: 'job_canceled' });
+  });
+
+  it('learns of a cancel from a held keep-alive without waiting for a trace update (Gantry), and stops watching a coordinator that does not hold', async () => {
+    const job = running();
+    const held: Array<() => void> = [];
+    gitlab.intercept = (request) => {
+      if (request.method !== 'PUT' || !request.path.endsWith(`/jobs/${job.payload.id}`) || request.headers['x-gantry-job-watch'] !== '50') return undefined;
+      return new Promise((resolve) => held.push(() => resolve({ status: 403, headers: { 'job-status': 'canceled', 'x-gantry-job-watch': '50' } })));
+    };
+    // Trace updates every 60 s: only the held keep-alive can bring the cancel in time.
+    const s = session(job, { updateInterval: 60, watchSeconds: 50 });
+    try {
+      const deadline = Date.now() + 5_000;
+      while (held.length === 0) {
+        assert.ok(Date.now() < deadline, 'no keep-alive was held');
+        await sleep(10);
+      }
+      for (const release of held) release();
+      while (!s.canceled.aborted) {
+        assert.ok(Date.now() < deadline, 'the held keep-alive did not stop the job');
+        await sleep(10);
+      }
+    } finally {
+      gitlab.intercept = null;
+    }
+    await s.finish({ state: 'failed', failureReason: 'job_canceled' });
+
+    const plain = running();
+    const t = session(plain, { updateInterval: 60, watchSeconds: 50 });
+    await sleep(300);
+    const watched = gitlab.requestsTo('PUT', new RegExp(`/jobs/${plain.payload.id}$`)).filter((request) => request.headers['x-gantry-job-watch'] === '50');
+    assert.equal(watched.length, 1, 'GitLab answers without holding: asked once, then the trace updates carry on alone');
+    await t.finish({ state: 'success' });
+  });
 });

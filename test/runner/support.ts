@@ -15,7 +15,9 @@ export class RecordingSession implements JobSession {
   finishedAt = 0;
   uploadStatus = 201;
   private readonly controller = new AbortController();
+  private readonly graceful = new AbortController();
   readonly canceled = this.controller.signal;
+  readonly cancelRequested = this.graceful.signal;
 
   constructor(
     private readonly dependencyFiles: Record<number, string | 404 | 403> = {},
@@ -32,6 +34,11 @@ export class RecordingSession implements JobSession {
 
   cancel(): void {
     this.controller.abort();
+  }
+
+  /** `Job-Status: canceling`: a graceful cancel. */
+  requestCancel(): void {
+    this.graceful.abort();
   }
 
   async uploadArtifact(upload: ArtifactUpload): Promise<ArtifactUploadResult> {

@@ -1,10 +1,13 @@
 /**
  * `runner register`: non-interactive from flags and gitlab-runner's environment variables,
  * asking on a terminal for what is missing; appends a `[[runners]]` entry to config.toml.
- * With `--token` (an existing or UI-created runner token) it only verifies the token.
+ * With `--token` (a runner authentication token, `glrt-…`, from `POST /user/runners` or
+ * GitLab's UI, or an existing runner's token) it only verifies the token, reporting this
+ * host's system id so the coordinator records it as one of the runner's managers.
  */
 import os from 'node:os';
 import { isExecutorName } from '../../executors/registry.ts';
+import { loadSystemId } from '../../runner/config/system-id.ts';
 import { appendRunner } from '../../runner/config/write.ts';
 import { registerRunner, verifyRunner } from '../../runner/http/runner-api.ts';
 import { Transport, TransportError } from '../../runner/http/transport.ts';
@@ -23,6 +26,7 @@ export interface RegisterArgs {
   runUntagged?: boolean;
   locked?: boolean;
   paused?: boolean;
+  maintenanceNote?: string;
   accessLevel?: string;
   maximumTimeout?: number;
   executor?: string;
@@ -69,10 +73,13 @@ export async function runRegister(args: RegisterArgs, io: CommandIo): Promise<nu
   try {
     let token: string;
     let expiresAt: string | null = null;
+    let id: number | undefined;
     if (existingToken) {
-      const verified = await verifyRunner(transport, existingToken);
+      const verified = await verifyRunner(transport, existingToken, await loadSystemId(file));
       if (verified.kind === 'removed') throw new CommandError('the runner token is not valid (403 from the coordinator)');
       token = existingToken;
+      id = verified.id;
+      expiresAt = verified.tokenExpiresAt ?? null;
     } else {
       const result = await registerRunner(transport, {
         registrationToken: registrationToken ?? '',
@@ -83,17 +90,21 @@ export async function runRegister(args: RegisterArgs, io: CommandIo): Promise<nu
         accessLevel: accessLevel as 'not_protected' | 'ref_protected' | undefined,
         maximumTimeout: args.maximumTimeout ?? (env.REGISTER_MAXIMUM_TIMEOUT ? Number(env.REGISTER_MAXIMUM_TIMEOUT) : undefined),
         active: !(args.paused ?? bool(env.REGISTER_PAUSED) ?? false),
+        maintenanceNote: args.maintenanceNote ?? env.REGISTER_MAINTENANCE_NOTE,
         info: runnerInfo(),
       });
       if (result.kind === 'forbidden') throw new CommandError('registration failed: 403 forbidden (check the registration token)');
       if (result.kind === 'failed') throw new CommandError(`registration failed: ${result.status === -1 ? '' : `${result.status} `}${result.message}`);
       token = result.token;
       expiresAt = result.tokenExpiresAt;
+      id = result.id ?? undefined;
     }
     await appendRunner(file, {
       name: name || os.hostname(),
       url,
+      id,
       token,
+      tokenObtainedAt: new Date().toISOString(),
       tokenExpiresAt: expiresAt,
       executor,
       shell,

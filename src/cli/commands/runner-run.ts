@@ -9,6 +9,7 @@ import path from 'node:path';
 import { DEFAULTS, pinoLevel, type RunnerConfig, type RunnerEntry } from '../../runner/config/config.ts';
 import { LISTEN_ADDRESS_HINT, parseListenAddress } from '../../runner/config/listen-address.ts';
 import { RunnerMetrics } from '../../runner/daemon/metrics.ts';
+import { loadSystemId } from '../../runner/config/system-id.ts';
 import { RunnerService } from '../../runner/daemon/service.ts';
 import { createLogger, type Logger } from '../../shared/logger.ts';
 import { isExecutorName } from '../../executors/registry.ts';
@@ -105,7 +106,8 @@ export async function runRun(args: RunArgs, io: CommandIo): Promise<number> {
   const workingDirectory = path.resolve(io.cwd, args.workingDirectory ?? '.');
   const metrics = new RunnerMetrics();
   const logger = loggerFor(config, metrics);
-  const service = new RunnerService({ config, configFile: file, configText: text, listenAddress: args.listenAddress, metrics, logger, workingDirectory });
+  const systemId = await loadSystemId(file);
+  const service = new RunnerService({ config, configFile: file, configText: text, listenAddress: args.listenAddress, metrics, logger, workingDirectory, systemId });
   return serve(service, logger, false);
 }
 
@@ -135,6 +137,7 @@ export async function runSingle(args: RunSingleArgs, io: CommandIo): Promise<num
     debugTraceDisabled: false,
     docker: { image: args.dockerImage ?? env.DOCKER_IMAGE, pullPolicy: args.dockerPullPolicy as RunnerEntry['docker']['pullPolicy'] },
     cache: { type: '', shared: false },
+    featureFlags: {},
   };
   checkListenAddress(args.listenAddress);
   const config: RunnerConfig = {
@@ -149,6 +152,6 @@ export async function runSingle(args: RunSingleArgs, io: CommandIo): Promise<num
   const metrics = new RunnerMetrics();
   const logger = loggerFor(config, metrics);
   const workingDirectory = path.resolve(io.cwd, args.workingDirectory ?? '.');
-  const service = new RunnerService({ config, metrics, logger, workingDirectory, maxBuilds: args.maxBuilds });
+  const service = new RunnerService({ config, metrics, logger, workingDirectory, maxBuilds: args.maxBuilds, systemId: await loadSystemId() });
   return serve(service, logger, args.maxBuilds !== undefined);
 }

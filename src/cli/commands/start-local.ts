@@ -14,6 +14,7 @@ import { ImageAwareExecutor } from '../../executors/local/image-aware-executor.t
 import { appendRunner, readIfExists } from '../../runner/config/write.ts';
 import { parseRunnerConfig, type RunnerEntry } from '../../runner/config/config.ts';
 import { executorOf } from '../../runner/daemon/settings.ts';
+import { loadSystemId } from '../../runner/config/system-id.ts';
 import { RunnerService } from '../../runner/daemon/service.ts';
 import { registerRunner, verifyRunner } from '../../runner/http/runner-api.ts';
 import { Transport } from '../../runner/http/transport.ts';
@@ -116,6 +117,7 @@ async function startRunner(coordinator: Coordinator, dataDir: string, url: strin
     logger: logger.child({ component: 'runner' }),
     workingDirectory: runnerDir,
     executorFor: (entry: RunnerEntry) => imageAware(entry, runnerDir),
+    systemId: await loadSystemId(file),
   });
   await service.start();
   return service;

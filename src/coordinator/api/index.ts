@@ -34,6 +34,7 @@ import { runnerJobUpdatesRoutes } from './ci/runner-job-updates.ts';
 import { runnerArtifactsRoutes } from './ci/runner-artifacts.ts';
 import { runnerJobsRoutes } from './ci/runner-jobs.ts';
 import { runnersRoutes } from './ci/runners.ts';
+import { userRunnersRoutes } from './ci/user-runners.ts';
 import { projectRunnersRoutes } from './ci/project-runners.ts';
 import { jobsRoutes } from './ci/jobs.ts';
 import { commitStatusesRoutes } from './ci/commit-statuses.ts';
@@ -59,6 +60,6 @@ export async function registerApi(api: FastifyInstance, services: CoordinatorSer
     environmentsRoutes,
   ];
   // Runners: registration (runner side), the runners API, project runners and registration tokens.
-  const runners = [runnerProtocolRoutes, runnerJobsRoutes, runnerJobUpdatesRoutes, runnerArtifactsRoutes, runnersRoutes, projectRunnersRoutes];
+  const runners = [runnerProtocolRoutes, runnerJobsRoutes, runnerJobUpdatesRoutes, runnerArtifactsRoutes, runnersRoutes, projectRunnersRoutes, userRunnersRoutes];
   for (const plugin of [...typed, ...repository, ...ci, ...runners]) await api.register(plugin(services, edge));
 }

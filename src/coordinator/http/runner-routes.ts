@@ -9,6 +9,7 @@
  */
 const RUNNER_PROTOCOL: ReadonlyArray<{ methods: readonly string[]; path: RegExp }> = [
   { methods: ['POST', 'DELETE'], path: /^\/api\/v4\/runners$/ },
+  { methods: ['DELETE'], path: /^\/api\/v4\/runners\/managers$/ },
   { methods: ['POST'], path: /^\/api\/v4\/runners\/(?:verify|reset_authentication_token)$/ },
   { methods: ['POST'], path: /^\/api\/v4\/jobs\/request$/ },
   { methods: ['PUT'], path: /^\/api\/v4\/jobs\/\d+$/ },

@@ -35,6 +35,12 @@ export interface RunnerEntry {
   debugTraceDisabled: boolean;
   docker: DockerConfig;
   cache: { type: string; path?: string; shared: boolean };
+  /** `[runners.feature_flags]`: `FF_*` names and whether they are on (job variables override them). */
+  featureFlags: Record<string, boolean>;
+  /** The runner's id, and when its token was obtained and expires, as `register` wrote them. */
+  id?: number;
+  tokenObtainedAt?: string;
+  tokenExpiresAt?: string;
 }
 
 export interface RunnerConfig {
@@ -122,7 +128,13 @@ export function parseRunnerConfig(text: string, file = 'config.toml'): { config:
       errors.push({ message: `${path} must be a table` });
       continue;
     }
-    const runner = read(entry, RUNNER_KEYS, RUNNER_IGNORED, ['docker', 'cache'], { path, tables: ['runners'], index });
+    const runner = read(entry, RUNNER_KEYS, RUNNER_IGNORED, ['docker', 'cache', 'feature_flags'], { path, tables: ['runners'], index });
+    const featureFlags: Record<string, boolean> = {};
+    if (entry.feature_flags !== undefined && !isTable(entry.feature_flags)) errors.push({ message: `${path}.feature_flags must be a table`, ...locateKey(text, ['runners'], index, 'feature_flags') });
+    for (const [name, value] of Object.entries(isTable(entry.feature_flags) ? entry.feature_flags : {})) {
+      if (typeof value === 'boolean') featureFlags[name] = value;
+      else errors.push({ message: `${path}.feature_flags.${name} must be true or false`, ...locateKey(text, ['runners', 'feature_flags'], index, name) });
+    }
     const docker = isTable(entry.docker) ? read(entry.docker, DOCKER_KEYS, DOCKER_IGNORED, [], { path: `${path}.docker`, tables: ['runners', 'docker'], index }) : {};
     const cache = isTable(entry.cache) ? read(entry.cache, CACHE_KEYS, CACHE_IGNORED, [], { path: `${path}.cache`, tables: ['runners', 'cache'], index }) : {};
     const position = locateTable(text, 'runners', index);
@@ -146,6 +158,7 @@ export function parseRunnerConfig(text: string, file = 'config.toml'): { config:
       executor: (runner.executor as string | undefined) ?? '',
       docker: docker as DockerConfig,
       cache: { type: (cache.type as string | undefined) ?? '', path: cache.path as string | undefined, shared: (cache.shared as boolean | undefined) ?? false },
+      featureFlags,
     });
   }
   const config: RunnerConfig = { concurrent: DEFAULTS.concurrent, checkInterval: DEFAULTS.checkInterval, logLevel: DEFAULTS.logLevel, logFormat: DEFAULTS.logFormat, shutdownTimeout: DEFAULTS.shutdownTimeout, ...(global as Partial<RunnerConfig>), runners };
@@ -172,6 +185,10 @@ function convert(value: unknown, spec: KeySpec, label: string): unknown {
   if (type === 'integer') {
     if (typeof value === 'bigint') return Number(value);
     return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : `!${label} must be a whole number (0 or more)`;
+  }
+  if (type === 'datetime') {
+    if (value instanceof Date) return value.toISOString();
+    return typeof value === 'string' ? value : `!${label} must be a date and time`;
   }
   if (type === 'strings') return Array.isArray(value) && value.every((item) => typeof item === 'string') ? value : `!${label} must be an array of strings`;
   if (type === 'pull_policy') {

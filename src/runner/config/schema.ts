@@ -4,7 +4,7 @@
  * accepted with a warning, as are unknown keys.
  */
 
-export type KeyType = 'string' | 'integer' | 'boolean' | 'strings' | 'pull_policy' | { oneOf: readonly string[] };
+export type KeyType = 'string' | 'integer' | 'boolean' | 'strings' | 'pull_policy' | 'datetime' | { oneOf: readonly string[] };
 
 export interface KeySpec {
   type: KeyType;
@@ -45,8 +45,12 @@ export const RUNNER_KEYS: Record<string, KeySpec> = {
   post_build_script: key('string', 'postBuildScript'),
   clone_url: key('string', 'cloneUrl'),
   debug_trace_disabled: key('boolean', 'debugTraceDisabled'),
+  // What `register` learned of the token (gitlab-runner writes them too); kept, not acted on.
+  id: key('integer', 'id'),
+  token_obtained_at: key('datetime', 'tokenObtainedAt'),
+  token_expires_at: key('datetime', 'tokenExpiresAt'),
 };
-export const RUNNER_IGNORED = ['id', 'token_obtained_at', 'token_expires_at', 'custom_build_dir', 'feature_flags', 'referees', 'unhealthy_requests_limit', 'unhealthy_interval', 'custom', 'machine', 'kubernetes', 'ssh', 'parallels', 'virtualbox', 'autoscaler'];
+export const RUNNER_IGNORED = ['custom_build_dir', 'referees', 'unhealthy_requests_limit', 'unhealthy_interval', 'custom', 'machine', 'kubernetes', 'ssh', 'parallels', 'virtualbox', 'autoscaler'];
 
 export const DOCKER_KEYS: Record<string, KeySpec> = {
   host: key('string', 'host'),

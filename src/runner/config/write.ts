@@ -9,7 +9,10 @@ import { parse, stringify } from 'smol-toml';
 export interface NewRunnerEntry {
   name: string;
   url: string;
+  /** The runner's id on the coordinator, when it says (GitLab 16+, Gantry). */
+  id?: number;
   token: string;
+  tokenObtainedAt?: string;
   tokenExpiresAt?: string | null;
   executor: string;
   shell?: string;
@@ -35,8 +38,12 @@ async function writeAtomically(file: string, text: string): Promise<void> {
 
 export async function appendRunner(file: string, entry: NewRunnerEntry): Promise<void> {
   const existing = await readIfExists(file);
-  const table: Record<string, unknown> = { name: entry.name, url: entry.url, token: entry.token, executor: entry.executor };
+  const table: Record<string, unknown> = { name: entry.name, url: entry.url };
+  if (entry.id !== undefined) table.id = entry.id;
+  table.token = entry.token;
+  if (entry.tokenObtainedAt) table.token_obtained_at = entry.tokenObtainedAt;
   if (entry.tokenExpiresAt) table.token_expires_at = entry.tokenExpiresAt;
+  table.executor = entry.executor;
   if (entry.shell) table.shell = entry.shell;
   if (entry.limit) table.limit = entry.limit;
   if (entry.docker && entry.executor === 'docker') {

@@ -24,6 +24,8 @@ export interface DaemonOptions {
   maxBuilds?: number;
   /** Seconds between trace updates (default 1). */
   traceUpdateInterval?: number;
+  /** This host's system id, sent with job requests (each host is a runner manager). */
+  systemId?: string;
   /** Told about jobs and coordinator requests (the metrics). */
   observer?: DaemonObserver;
   /** Test hooks: shorter waits. */
@@ -89,6 +91,7 @@ export class RunnerDaemon implements DaemonControl {
       workingDirectory: options.workingDirectory,
       executorFor: options.executorFor,
       traceUpdateInterval: options.traceUpdateInterval,
+      systemId: options.systemId,
       timings: options.timings,
       observer: options.observer,
     });
@@ -222,6 +225,7 @@ export class RunnerDaemon implements DaemonControl {
   private async settled(): Promise<void> {
     await Promise.all(this.workers.map((worker) => worker.stopped()));
     await this.jobs.onIdle();
+    await Promise.all(this.workers.map((worker) => worker.cleaned()));
     while (this.retiring.size > 0) await Promise.all(this.retiring);
   }
 

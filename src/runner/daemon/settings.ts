@@ -26,6 +26,7 @@ export function jobSettingsOf(entry: RunnerEntry, workingDirectory: string): Job
     afterScriptTimeout: 300,
     prepareAttempts: 3,
     prepareRetryDelayMs: 3000,
+    featureFlags: entry.featureFlags,
   };
 }
 

@@ -19,6 +19,8 @@ import type { DaemonObserver, JobLabels, RunnerStatus } from './metrics.ts';
 import { executorOf, identityOf, jobSettingsOf } from './settings.ts';
 
 const UNHEALTHY_AFTER = 3;
+/** How long a Gantry coordinator may hold a job's watched keep-alive (a cancel ends it at once). */
+const JOB_WATCH_SECONDS = 50;
 
 /** What a worker needs of the daemon. */
 export interface DaemonControl {
@@ -32,6 +34,8 @@ export interface DaemonControl {
 
 export interface WorkerTimings {
   unhealthyPauseMs?: number;
+  /** Wait for a job's clean-up before the next job request, as before issue 25 (bench/next-job's baseline). */
+  cleanupBeforeNextJob?: boolean;
   minBackoffMs?: number;
   maxBackoffMs?: number;
 }
@@ -45,6 +49,8 @@ export interface WorkerOptions {
   /** Executors by entry (tests give fakes); default: from the entry's `executor`. */
   executorFor?: (entry: RunnerEntry) => Executor;
   traceUpdateInterval?: number;
+  /** This host's system id, sent with job requests. */
+  systemId?: string;
   timings?: WorkerTimings;
   observer?: DaemonObserver;
 }
@@ -68,6 +74,8 @@ export class RunnerWorker {
   private readonly signal: AbortSignal;
   private readonly loops = new Map<number, Promise<void>>();
   private readonly jobs = new Set<Promise<void>>();
+  /** Executor clean-ups still running after their job reported (the slot is free meanwhile). */
+  private readonly cleanups = new Set<Promise<void>>();
   private readonly previousTransports: Transport[] = [];
   private readonly projectSlots = new Map<number, Set<number>>();
   private readonly sleepers = new Set<() => void>();
@@ -161,6 +169,12 @@ export class RunnerWorker {
 
   private async idle(): Promise<void> {
     while (this.jobs.size > 0) await Promise.all(this.jobs);
+    await this.cleaned();
+  }
+
+  /** Resolves once every job's clean-up (containers, work directories) is done. */
+  async cleaned(): Promise<void> {
+    while (this.cleanups.size > 0) await Promise.all(this.cleanups);
   }
 
   async close(): Promise<void> {
@@ -221,7 +235,7 @@ export class RunnerWorker {
       let result;
       this.requesting++;
       try {
-        result = await requestJob(this.transport, entry.token, this.info, this.signal);
+        result = await requestJob(this.transport, entry.token, this.info, this.signal, this.options.systemId);
       } catch (error) {
         if (this.signal.aborted) break;
         // No answer is not a 403: it ends a run of 403s (reference §7.3).
@@ -303,6 +317,7 @@ export class RunnerWorker {
           jobToken: payload.token,
           info,
           updateInterval: this.options.traceUpdateInterval,
+          watchSeconds: JOB_WATCH_SECONDS,
           onLog: (message) => logger.debug(message),
         });
         try {
@@ -316,6 +331,13 @@ export class RunnerWorker {
             concurrentProjectId: projectSlot,
             signal: daemon.shutdownSignal,
             onStage: (stage, seconds) => observer?.jobStage?.(labels, stage, seconds),
+            // The slot (and the next job request) does not wait for containers to be removed.
+            onCleanup: this.options.timings?.cleanupBeforeNextJob ? undefined : (cleanup) => {
+              const tracked: Promise<void> = cleanup
+                .catch((error: unknown) => logger.warn({ err: error }, 'job clean-up failed'))
+                .finally(() => this.cleanups.delete(tracked));
+              this.cleanups.add(tracked);
+            },
           });
           const durationMs = Date.now() - started;
           observer?.jobFinished(labels, outcome, durationMs / 1000);

@@ -22,7 +22,12 @@ export interface RemoteAnswer {
   updateInterval?: number;
   /** From a 202's or a 416's `Range: 0-N`. */
   remoteSize?: number;
+  /** A Gantry coordinator held this keep-alive until the job's status changed (`X-Gantry-Job-Watch`). */
+  watched?: boolean;
 }
+
+/** Gantry's held keep-alive: the coordinator answers once the job's status changes, or after these seconds. */
+export const JOB_WATCH_HEADER = 'x-gantry-job-watch';
 
 export interface UpdateJobBody {
   info: RunnerInfoBody;
@@ -52,9 +57,11 @@ function remoteState(response: HttpResponse): RemoteResult | null {
   return null;
 }
 
-export async function updateJob(transport: Transport, jobId: number, body: UpdateJobBody): Promise<RemoteAnswer> {
-  const response = await transport.json('PUT', `jobs/${jobId}`, body);
-  const base = { status: response.status, ...common(response) };
+/** `watchSeconds`: ask a Gantry coordinator to hold this keep-alive (GitLab ignores it and answers at once). */
+export async function updateJob(transport: Transport, jobId: number, body: UpdateJobBody, options: { watchSeconds?: number; signal?: AbortSignal } = {}): Promise<RemoteAnswer> {
+  const headers = options.watchSeconds === undefined ? undefined : { [JOB_WATCH_HEADER]: String(options.watchSeconds) };
+  const response = await transport.json('PUT', `jobs/${jobId}`, body, { headers, signal: options.signal });
+  const base = { status: response.status, ...common(response), ...(header(response, JOB_WATCH_HEADER) === undefined ? {} : { watched: true }) };
   const remote = remoteState(response);
   if (remote) return { result: remote, ...base };
   switch (response.status) {

@@ -3,7 +3,11 @@
  * output limit) and sent with PATCH + Content-Range every update interval while output
  * flows (1 s unless the coordinator's X-GitLab-Trace-Update-Interval says otherwise), at most
  * 1 MiB a request; 416 rewinds or skips to the coordinator's size; a keep-alive
- * `PUT state=running` during silence; a 403 or Job-Status canceled/failed cancels the job.
+ * `PUT state=running` during silence; a 403 or Job-Status canceled/failed aborts the job,
+ * `Job-Status: canceling` asks for a graceful cancel (after_script still runs).
+ * Against a Gantry coordinator, one more keep-alive is held open (`X-Gantry-Job-Watch`) and
+ * answered the moment the job's status changes, so a cancel arrives at once instead of at the
+ * next update; a coordinator that answers it without holding (GitLab) is not asked again.
  * finish() flushes every byte, then PUTs the final state with `crc32:` checksum and size,
  * again after 202 (later) and 412 (whole trace resent), until the coordinator takes it.
  */
@@ -27,6 +31,8 @@ export interface HttpJobSessionOptions {
   finishDeadlineMs?: number;
   /** Retry delay of artifact uploads and downloads (tests shorten it). */
   transferRetryDelayMs?: number;
+  /** Seconds a Gantry coordinator may hold the watched keep-alive (absent or 0: do not watch). */
+  watchSeconds?: number;
   onLog?: (message: string) => void;
 }
 
@@ -61,7 +67,11 @@ class ByteLog {
 export class HttpJobSession implements JobSession {
   private readonly log = new ByteLog();
   private readonly controller = new AbortController();
+  private readonly graceful = new AbortController();
+  /** Ends the watched keep-alive when the job finishes. */
+  private readonly watching = new AbortController();
   readonly canceled: AbortSignal = this.controller.signal;
+  readonly cancelRequested: AbortSignal = this.graceful.signal;
   private sent = 0;
   private interval: number;
   private lastSent = Date.now();
@@ -71,9 +81,35 @@ export class HttpJobSession implements JobSession {
   /** The coordinator said the job is gone (404 while flushing): stop sending trace. */
   private traceGone = false;
 
+  private watch: Promise<void> = Promise.resolve();
+
   constructor(private readonly options: HttpJobSessionOptions) {
     this.interval = options.updateInterval ?? 1;
     this.schedule();
+    if ((options.watchSeconds ?? 0) > 0) this.watch = this.watchJob(options.watchSeconds ?? 0);
+  }
+
+  /**
+   * Held keep-alives, one after the other, while the job runs and the coordinator holds them;
+   * each answer is applied (a cancel stops the job). Ends at the first answer not held (or an
+   * error: the trace updates still bring a cancel, later).
+   */
+  private async watchJob(seconds: number): Promise<void> {
+    const signal = this.watching.signal;
+    while (!signal.aborted && !this.controller.signal.aborted) {
+      const started = Date.now();
+      let answer: RemoteAnswer;
+      try {
+        answer = this.apply(await updateJob(this.options.transport, this.options.jobId, this.updateBody({ state: 'running' }), { watchSeconds: seconds, signal }));
+      } catch (error) {
+        if (!signal.aborted) this.options.onLog?.(`job watch failed: ${error instanceof Error ? error.message : String(error)}`);
+        return;
+      }
+      // After `canceling`, go on watching: a forced cancel then ends the job at once too.
+      if (answer.watched !== true || answer.result === 'abort') return;
+      // A coordinator that answers held keep-alives at once without news is not asked in a tight loop.
+      if (answer.result === 'succeeded' && Date.now() - started < 1000) await sleep(1000);
+    }
   }
 
   appendTrace(bytes: Buffer): void {
@@ -130,9 +166,13 @@ export class HttpJobSession implements JobSession {
 
   private apply(answer: RemoteAnswer): RemoteAnswer {
     if (answer.updateInterval !== undefined) this.interval = answer.updateInterval;
-    if (answer.result === 'abort' || answer.result === 'cancel-requested') {
-      if (!this.controller.signal.aborted) this.options.onLog?.(`the coordinator stopped the job (${answer.status})`);
+    if (answer.result === 'abort' && !this.controller.signal.aborted) {
+      this.options.onLog?.(`the coordinator stopped the job (${answer.status})`);
       this.controller.abort();
+    }
+    if (answer.result === 'cancel-requested' && !this.graceful.signal.aborted) {
+      this.options.onLog?.('the coordinator asked to cancel the job (Job-Status: canceling)');
+      this.graceful.abort();
     }
     return answer;
   }
@@ -166,7 +206,8 @@ export class HttpJobSession implements JobSession {
   async finish(outcome: JobOutcome): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
-    await this.ticking;
+    this.watching.abort();
+    await Promise.all([this.ticking, this.watch]);
     const deadline = Date.now() + (this.options.finishDeadlineMs ?? 60 * 60_000);
     while (Date.now() < deadline) {
       await this.flush(deadline);

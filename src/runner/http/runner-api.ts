@@ -15,7 +15,9 @@ export interface RegisterParameters {
   locked: boolean;
   accessLevel?: 'not_protected' | 'ref_protected';
   maximumTimeout?: number;
+  /** false registers the runner paused. Sent as `active`, which every GitLab since 10.7 takes (16+ also `paused`, but refuses both at once). */
   active: boolean;
+  maintenanceNote?: string;
   info: RunnerInfoBody;
 }
 
@@ -27,6 +29,7 @@ export type RegisterResult =
 export async function registerRunner(transport: Transport, parameters: RegisterParameters): Promise<RegisterResult> {
   const body: Record<string, unknown> = { token: parameters.registrationToken };
   if (parameters.description) body.description = parameters.description;
+  if (parameters.maintenanceNote) body.maintenance_note = parameters.maintenanceNote;
   if (parameters.tagList && parameters.tagList.length > 0) body.tag_list = parameters.tagList.join(',');
   body.run_untagged = parameters.runUntagged;
   body.locked = parameters.locked;
@@ -52,12 +55,34 @@ export async function registerRunner(transport: Transport, parameters: RegisterP
   }
 }
 
-/** 200 → alive, 403 → removed; anything else → unknown (gitlab-runner treats it as alive). */
-export async function verifyRunner(transport: Transport, token: string): Promise<{ kind: 'alive' | 'removed' | 'unknown'; status: number }> {
-  const response = await transport.json('POST', 'runners/verify', { token });
-  if (response.status === 200) return { kind: 'alive', status: 200 };
+export interface VerifyResult {
+  kind: 'alive' | 'removed' | 'unknown';
+  status: number;
+  /** What GitLab 15.10+ (and Gantry) answer: the runner's id and its token's expiry (older ones answer a bare `200`). */
+  id?: number;
+  tokenExpiresAt?: string | null;
+}
+
+/**
+ * 200 → alive, 403 → removed; anything else → unknown (gitlab-runner treats it as alive).
+ * With `systemId` the coordinator records this host as one of the runner's managers.
+ */
+export async function verifyRunner(transport: Transport, token: string, systemId?: string): Promise<VerifyResult> {
+  const body: Record<string, unknown> = { token };
+  if (systemId) body.system_id = systemId;
+  const response = await transport.json('POST', 'runners/verify', body, { expectBody: true });
   if (response.status === 403) return { kind: 'removed', status: 403 };
-  return { kind: 'unknown', status: response.status };
+  if (response.status !== 200) return { kind: 'unknown', status: response.status };
+  const result: VerifyResult = { kind: 'alive', status: 200 };
+  if (!isJson(response)) return result;
+  try {
+    const parsed = JSON.parse(response.text) as { id?: unknown; token_expires_at?: unknown };
+    if (typeof parsed.id === 'number') result.id = parsed.id;
+    if (typeof parsed.token_expires_at === 'string' || parsed.token_expires_at === null) result.tokenExpiresAt = parsed.token_expires_at;
+  } catch {
+    // the legacy answer `200`: alive, nothing more to learn
+  }
+  return result;
 }
 
 /** DELETE /runners with the token in a JSON body; only 204 is success. */
@@ -75,8 +100,9 @@ export type JobRequestResult =
   /** A job was handed out but its payload cannot be used: it must be failed on the coordinator. */
   | { kind: 'invalid'; id: number; token: string; message: string };
 
-export async function requestJob(transport: Transport, token: string, info: RunnerInfoBody, signal?: AbortSignal): Promise<JobRequestResult> {
+export async function requestJob(transport: Transport, token: string, info: RunnerInfoBody, signal?: AbortSignal, systemId?: string): Promise<JobRequestResult> {
   const body: Record<string, unknown> = { info, token };
+  if (systemId) body.system_id = systemId;
   if (transport.lastUpdate !== undefined) body.last_update = transport.lastUpdate;
   const response = await transport.json('POST', 'jobs/request', body, { expectBody: true, signal });
   if (response.status === 204) return { kind: 'none' };

@@ -127,8 +127,8 @@ export class Transport {
   }
 
   /** A JSON request; `expectBody` adds `Accept: application/json`. */
-  async json(method: 'POST' | 'PUT' | 'DELETE', path: string, body: unknown, options: { expectBody?: boolean; signal?: AbortSignal } = {}): Promise<HttpResponse> {
-    const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': this.options.userAgent };
+  async json(method: 'POST' | 'PUT' | 'DELETE', path: string, body: unknown, options: { expectBody?: boolean; signal?: AbortSignal; headers?: Record<string, string> } = {}): Promise<HttpResponse> {
+    const headers: Record<string, string> = { ...options.headers, 'content-type': 'application/json', 'user-agent': this.options.userAgent };
     if (options.expectBody) headers.accept = 'application/json';
     const response = await this.send(method, path, { headers, body: JSON.stringify(body), signal: options.signal });
     const lastUpdate = header(response, 'x-gitlab-last-update');

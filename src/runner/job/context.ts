@@ -24,6 +24,8 @@ export interface JobSettings {
   /** Attempts of prepare_executor for system failures (gitlab-runner: 3, 3 s apart). */
   prepareAttempts: number;
   prepareRetryDelayMs: number;
+  /** `[runners.feature_flags]` (FF_TIMESTAMPS, ...); job variables override them. */
+  featureFlags?: Readonly<Record<string, boolean>>;
 }
 
 export interface JobContext {

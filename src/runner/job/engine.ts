@@ -1,8 +1,9 @@
 /**
  * The one job engine: runs a job payload through the stages of reference §8.1 on any
  * executor, writes the trace GitLab users expect, and reports the outcome through the
- * JobSession. Cancel, timeout and runner shutdown all abort one signal; what stopped the
- * job decides the failure reason.
+ * JobSession. Cancel, timeout and runner shutdown all abort the stages' signal; what stopped
+ * the job decides the failure reason. A graceful cancel (`Job-Status: canceling`) stops the
+ * job's script, then still runs after_script (CI_JOB_STATUS=canceled), as gitlab-runner 16+.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -34,9 +35,20 @@ export interface RunJobOptions {
   now?: () => Date;
   /** Told how long each stage (trace section) took. */
   onStage?: (stage: string, seconds: number) => void;
+  /**
+   * Takes the executor's clean-up instead of awaiting it: the job reports first, and the
+   * runner may take its next job while containers are removed.
+   */
+  onCleanup?: (cleanup: Promise<void>) => void;
 }
 
-type StopReason = 'canceled' | 'timeout' | 'aborted';
+type StopReason = 'canceled' | 'cancel-requested' | 'timeout' | 'aborted';
+
+/** What stopped the job so far, and the signal only a hard stop aborts (after_script's during a graceful cancel). */
+interface Stops {
+  reason(): StopReason | null;
+  readonly hard: AbortSignal;
+}
 
 const DEFAULT_TIMEOUT_SECONDS = 7200;
 
@@ -50,22 +62,30 @@ export async function runJob(options: RunJobOptions): Promise<JobOutcome> {
     sections: payload.features?.trace_sections === true,
     now: options.now,
     onSection: options.onStage,
+    timestamps: isFeatureFlagOn('FF_TIMESTAMPS', payload.variables, settings),
   });
   const timeoutSeconds = payload.runner_info.timeout > 0 ? payload.runner_info.timeout : DEFAULT_TIMEOUT_SECONDS;
   const controller = new AbortController();
+  const hard = new AbortController();
   let stopReason: StopReason | null = null;
   const stop = (reason: StopReason): void => {
-    if (stopReason) return;
+    if (reason !== 'cancel-requested') hard.abort(reason);
+    // A hard stop during a graceful cancel's after_script wins (its reason is reported).
+    if (stopReason && !(stopReason === 'cancel-requested' && reason !== 'cancel-requested')) return;
     stopReason = reason;
     controller.abort(reason);
   };
   const onCancel = (): void => stop('canceled');
+  const onCancelRequest = (): void => stop('cancel-requested');
   const onShutdown = (): void => stop('aborted');
   session.canceled.addEventListener('abort', onCancel);
+  session.cancelRequested?.addEventListener('abort', onCancelRequest);
   options.signal?.addEventListener('abort', onShutdown);
   if (session.canceled.aborted) stop('canceled');
+  if (session.cancelRequested?.aborted) stop('cancel-requested');
   if (options.signal?.aborted) stop('aborted');
   const timer = setTimeout(() => stop('timeout'), timeoutSeconds * 1000);
+  const stops: Stops = { reason: () => stopReason, hard: hard.signal };
 
   trace.println(`Running with ${runner.productName} ${runner.version} (${runner.revision})`);
   trace.println(`  on ${runner.name} ${runner.shortToken}`);
@@ -74,7 +94,7 @@ export async function runJob(options: RunJobOptions): Promise<JobOutcome> {
   const workDir = await mkdtemp(path.join(os.tmpdir(), `gantry-job-${payload.id}-`));
   let outcome: JobOutcome;
   const stopped = (): JobFailure | null => {
-    if (stopReason === 'canceled') return new JobFailure('canceled', 'job_canceled');
+    if (stopReason === 'canceled' || stopReason === 'cancel-requested') return new JobFailure('canceled', 'job_canceled');
     if (stopReason === 'timeout') return new JobFailure(`execution took longer than ${goDuration(timeoutSeconds)} seconds`, 'job_execution_timeout');
     if (stopReason === 'aborted') return new JobFailure(`aborted: ${String(options.signal?.reason ?? 'shutdown')}`, 'runner_system_failure');
     return null;
@@ -94,7 +114,7 @@ export async function runJob(options: RunJobOptions): Promise<JobOutcome> {
       signal: controller.signal,
     };
     trace.setMaskedValues(maskedValues(context.variables));
-    outcome = await runStages(context, options, stopped);
+    outcome = await runStages(context, options, stopped, stops);
   } catch (error) {
     const failure = stopped() ?? (error instanceof JobFailure ? error : new JobFailure(error instanceof Error ? error.message : String(error), 'runner_system_failure'));
     outcome = { state: 'failed', failureReason: failure.reason, ...(failure.exitCode ? { exitCode: failure.exitCode } : {}) };
@@ -102,15 +122,35 @@ export async function runJob(options: RunJobOptions): Promise<JobOutcome> {
   } finally {
     clearTimeout(timer);
     session.canceled.removeEventListener('abort', onCancel);
+    session.cancelRequested?.removeEventListener('abort', onCancelRequest);
     options.signal?.removeEventListener('abort', onShutdown);
   }
-  trace.flush();
-  const cleanup = async (): Promise<void> => {
+  trace.close();
+  const cleanup = (async (): Promise<void> => {
     await environment?.cleanup().catch(() => undefined);
     await rm(workDir, { recursive: true, force: true }).catch(() => undefined);
-  };
-  await Promise.all([session.finish(outcome), cleanup()]);
+  })();
+  if (options.onCleanup) {
+    options.onCleanup(cleanup);
+    await session.finish(outcome);
+  } else {
+    await Promise.all([session.finish(outcome), cleanup]);
+  }
   return outcome;
+}
+
+/**
+ * gitlab-runner's `IsFeatureFlagOn`: the job's variables (and the runner's `environment`)
+ * first, as Go's ParseBool reads them, then the runner's `[runners.feature_flags]`.
+ */
+export function isFeatureFlagOn(name: string, variables: readonly { key: string; value: string }[], settings: Pick<JobSettings, 'environment' | 'featureFlags'>): boolean {
+  const fromEnvironment = [...settings.environment].reverse().find((entry) => entry.startsWith(`${name}=`))?.slice(name.length + 1);
+  const value = [...variables].reverse().find((variable) => variable.key === name)?.value ?? fromEnvironment;
+  if (value !== undefined) {
+    if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(value)) return true;
+    if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(value)) return false;
+  }
+  return settings.featureFlags?.[name] === true;
 }
 
 async function section<T>(trace: JobTrace, name: string, title: string, body: () => Promise<T>): Promise<T> {
@@ -156,7 +196,7 @@ async function prepareStage(options: RunJobOptions, trace: JobTrace, signal: Abo
   });
 }
 
-async function runStages(context: JobContext, options: RunJobOptions, stopped: () => JobFailure | null): Promise<JobOutcome> {
+async function runStages(context: JobContext, options: RunJobOptions, stopped: () => JobFailure | null, stops: Stops): Promise<JobOutcome> {
   const { trace, environment, payload, settings } = context;
   const checkStop = (): void => {
     const stop = stopped();
@@ -177,23 +217,30 @@ async function runStages(context: JobContext, options: RunJobOptions, stopped: (
   checkStop();
 
   let scriptFailure: JobFailure | null = null;
-  for (const step of payload.steps.filter((candidate) => candidate.name !== 'after_script')) {
-    const name = `step_${step.name}`;
-    const exitCode = await section(trace, name, `Executing "${name}" stage of the job script`, () =>
-      runScript(context, name, userStageScript(scriptContext(context), step.script, { preBuild: settings.preBuildScript, postBuild: settings.postBuildScript }), context.signal),
-    );
-    checkStop();
-    if (exitCode !== 0) {
-      scriptFailure = new JobFailure(`exit status ${exitCode}`, 'script_failure', exitCode);
-      break;
+  const after = payload.steps.find((step) => step.name === 'after_script');
+  const runAfter = async (status: 'success' | 'failed' | 'canceled', signal: AbortSignal): Promise<void> => {
+    if (after && after.script.length > 0) await section(trace, 'after_script', 'Running after_script', () => runAfterScript(context, options, after.script, status, signal));
+  };
+  try {
+    for (const step of payload.steps.filter((candidate) => candidate.name !== 'after_script')) {
+      const name = `step_${step.name}`;
+      const exitCode = await section(trace, name, `Executing "${name}" stage of the job script`, () =>
+        runScript(context, name, userStageScript(scriptContext(context), step.script, { preBuild: settings.preBuildScript, postBuild: settings.postBuildScript }), context.signal),
+      );
+      checkStop();
+      if (exitCode !== 0) {
+        scriptFailure = new JobFailure(`exit status ${exitCode}`, 'script_failure', exitCode);
+        break;
+      }
     }
+  } catch (error) {
+    // A graceful cancel stopped the script: after_script runs all the same, then the job ends canceled.
+    if (stops.reason() === 'cancel-requested') await runAfter('canceled', stops.hard);
+    throw error;
   }
   const succeeded = scriptFailure === null;
-  const after = payload.steps.find((step) => step.name === 'after_script');
-  if (after && after.script.length > 0) {
-    await section(trace, 'after_script', 'Running after_script', () => runAfterScript(context, options, after.script, succeeded));
-    checkStop();
-  }
+  await runAfter(succeeded ? 'success' : 'failed', context.signal);
+  checkStop();
   let jobFailure = scriptFailure;
   if (cachesToArchive(context, succeeded).length > 0) {
     const error = await section(trace, succeeded ? 'archive_cache' : 'archive_cache_on_failure', `Saving cache for ${succeeded ? 'successful' : 'failed'} job`, () => archiveCache(context, succeeded));
@@ -215,27 +262,29 @@ async function runStages(context: JobContext, options: RunJobOptions, stopped: (
   return { state: 'success' };
 }
 
-async function runAfterScript(context: JobContext, options: RunJobOptions, commands: string[], succeeded: boolean): Promise<void> {
+/** after_script with CI_JOB_STATUS `status`; `stopSignal` stops it (the stages' signal, or only a hard stop during a graceful cancel). */
+async function runAfterScript(context: JobContext, options: RunJobOptions, commands: string[], status: 'success' | 'failed' | 'canceled', stopSignal: AbortSignal): Promise<void> {
   const { trace, settings } = context;
-  const variables = jobVariables(options, context.environment, succeeded ? 'success' : 'failed');
+  const variables = jobVariables(options, context.environment, status);
   const controller = new AbortController();
   const onStop = (): void => controller.abort();
-  context.signal.addEventListener('abort', onStop);
+  if (stopSignal.aborted) return;
+  stopSignal.addEventListener('abort', onStop);
   const timer = setTimeout(() => controller.abort(), settings.afterScriptTimeout * 1000);
   try {
     const exitCode = await runScript(context, 'after_script', afterScript(scriptContext(context, variables), commands), controller.signal);
-    if (controller.signal.aborted && !context.signal.aborted) {
+    if (controller.signal.aborted && !stopSignal.aborted) {
       trace.warning(`after_script failed, but job will continue unaffected: execution took longer than ${goDuration(settings.afterScriptTimeout)} seconds`);
     } else if (exitCode !== 0) {
       trace.warning(`after_script failed, but job will continue unaffected: exit status ${exitCode}`);
     }
   } finally {
     clearTimeout(timer);
-    context.signal.removeEventListener('abort', onStop);
+    stopSignal.removeEventListener('abort', onStop);
   }
 }
 
-function jobVariables(options: RunJobOptions, environment: Environment, jobStatus: 'running' | 'success' | 'failed'): BuildVariable[] {
+function jobVariables(options: RunJobOptions, environment: Environment, jobStatus: 'running' | 'success' | 'failed' | 'canceled'): BuildVariable[] {
   const { runner, settings } = options;
   return buildVariables(options.payload.variables, {
     image: environment.info.image,

@@ -52,6 +52,11 @@ export interface JobSession {
   appendTrace(bytes: Buffer): void;
   /** Aborted when the coordinator cancels the job (a 403 or Job-Status canceled/failed). */
   readonly canceled: AbortSignal;
+  /**
+   * Aborted when the coordinator asks for a graceful cancel (`Job-Status: canceling`): the
+   * running stage stops, after_script runs, then the job reports as canceled.
+   */
+  readonly cancelRequested?: AbortSignal;
   uploadArtifact(upload: ArtifactUpload): Promise<ArtifactUploadResult>;
   /** Saves the dependency's artifacts archive (a zip) to `destination`. */
   downloadArtifacts(dependency: Dependency, destination: string): Promise<void>;

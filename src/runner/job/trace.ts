@@ -2,9 +2,12 @@
  * The job log as GitLab shows it (reference §7.5, §8.2): runner lines with gitlab-runner's
  * ANSI prefixes, section markers, masking of masked values before anything leaves the
  * process, and the output limit with GitLab's exact message. Bytes go to a sink (the
- * JobSession) in order.
+ * JobSession) in order. With `timestamps` (FF_TIMESTAMPS) every line gets gitlab-runner
+ * 18.7's prefix: the runner's own lines on stream 0, the job's output on stream 1.
  */
+import { RUNNER_STREAM, WORK_STREAM } from '../../shared/log-lines.ts';
 import { StreamMasker } from './masker.ts';
+import { LineTimestamper } from './timestamps.ts';
 
 export const ANSI = {
   reset: '\x1b[0;m',
@@ -26,6 +29,8 @@ export interface TraceOptions {
   now?: () => Date;
   /** Told how long each section took (the runner's per-stage metric). */
   onSection?: (name: string, seconds: number) => void;
+  /** Prefix every line with its time and stream (FF_TIMESTAMPS). */
+  timestamps?: boolean;
 }
 
 export class JobTrace {
@@ -34,16 +39,20 @@ export class JobTrace {
   private limitReached = false;
   private readonly now: () => Date;
   private readonly sectionStarts = new Map<string, number>();
+  private readonly work: LineTimestamper | null;
+  private readonly runner: LineTimestamper | null;
 
   constructor(private readonly options: TraceOptions) {
     this.masker = new StreamMasker(options.maskedValues);
     this.now = options.now ?? (() => new Date());
+    this.work = options.timestamps ? new LineTimestamper(WORK_STREAM) : null;
+    this.runner = options.timestamps ? new LineTimestamper(RUNNER_STREAM) : null;
   }
 
   /** Bytes the job produced (script output): masked, then limited. */
   write(chunk: Buffer | string): void {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    this.emit(this.masker.write(bytes));
+    this.out(this.masker.write(bytes), this.work);
   }
 
   /** Masks these values from now on (the full variable list is known once the environment is). */
@@ -52,9 +61,16 @@ export class JobTrace {
     this.masker = new StreamMasker(values);
   }
 
-  /** Releases bytes the masker held back (end of a stage). */
+  /** Releases bytes the masker held back (end of a stage); ends a partial line of timestamped output. */
   flush(): void {
-    this.emit(this.masker.flush());
+    this.out(this.masker.flush(), this.work);
+    if (this.work) this.emit(this.work.close());
+  }
+
+  /** The end of the log: everything held is written. */
+  close(): void {
+    this.flush();
+    if (this.runner) this.emit(this.runner.close());
   }
 
   get bytesWritten(): number {
@@ -87,13 +103,13 @@ export class JobTrace {
   sectionStart(name: string, title: string): void {
     this.sectionStarts.set(name, performance.now());
     this.flush();
-    if (this.options.sections) this.write(`section_start:${this.timestamp()}:${name}\r${ANSI.clear}`);
+    if (this.options.sections) this.runnerBytes(`section_start:${this.timestamp()}:${name}\r${ANSI.clear}`);
     this.println(`${ANSI.boldCyan}${title}${ANSI.reset}`);
   }
 
   sectionEnd(name: string): void {
     this.flush();
-    if (this.options.sections) this.write(`section_end:${this.timestamp()}:${name}\r${ANSI.clear}`);
+    if (this.options.sections) this.runnerBytes(`section_end:${this.timestamp()}:${name}\r${ANSI.clear}`);
     const started = this.sectionStarts.get(name);
     if (started !== undefined) {
       this.sectionStarts.delete(name);
@@ -103,8 +119,21 @@ export class JobTrace {
 
   private runnerLine(prefix: string, text: string): void {
     this.flush();
-    this.write(`${prefix}${text}\n${ANSI.reset}`);
-    this.flush();
+    // gitlab-runner 13 ends the line, then resets; 18 (whose format timestamps are) resets first.
+    this.runnerBytes(this.runner ? `${prefix}${text}${ANSI.reset}\n` : `${prefix}${text}\n${ANSI.reset}`);
+  }
+
+  /** The runner's own bytes (lines, section markers): masked, on the runner's stream. */
+  private runnerBytes(text: string): void {
+    const masked = this.masker.write(Buffer.from(text));
+    const held = this.masker.flush();
+    this.out(held.length === 0 ? masked : Buffer.concat([masked, held]), this.runner);
+  }
+
+  /** Timestamped when asked for, then limited. */
+  private out(bytes: Buffer, stream: LineTimestamper | null): void {
+    if (bytes.length === 0) return;
+    this.emit(stream ? stream.write(bytes) : bytes);
   }
 
   private timestamp(): number {

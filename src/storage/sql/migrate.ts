@@ -20,6 +20,7 @@ import { tasks } from './migrations/017-tasks.ts';
 import { groupRunnersTokens } from './migrations/018-group-runners-tokens.ts';
 import { projectForksIndex } from './migrations/019-project-forks-index.ts';
 import { artifactMemberLocations } from './migrations/020-artifact-member-locations.ts';
+import { runnerManagers } from './migrations/021-runner-managers.ts';
 import { coordinatorInstances } from './migrations/022-coordinator-instances.ts';
 
 /** Ordered migrations; names never change once released. */
@@ -43,6 +44,7 @@ const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
   ['018-group-runners-tokens', groupRunnersTokens],
   ['019-project-forks-index', projectForksIndex],
   ['020-artifact-member-locations', artifactMemberLocations],
+  ['021-runner-managers', runnerManagers],
   ['022-coordinator-instances', coordinatorInstances],
 ];
 

@@ -24,6 +24,27 @@ export interface CiRunnersTable {
   contacted_at: string | null;
   created_at: string;
   updated_at: string;
+  maintenance_note: Generated<string>;
+  token_expires_at: string | null;
+  registration_type: Generated<string>;
+}
+
+/** Migration 020: one row per (runner, system_id). */
+export interface CiRunnerManagersTable {
+  id: Generated<number>;
+  runner_id: number;
+  system_id: string;
+  name: string | null;
+  version: string | null;
+  revision: string | null;
+  platform: string | null;
+  architecture: string | null;
+  executor: string | null;
+  ip_address: string | null;
+  /** JSON object of the features the host announced. */
+  features: Generated<string>;
+  created_at: string;
+  contacted_at: string | null;
 }
 
 export interface CiRunnerProjectsTable {

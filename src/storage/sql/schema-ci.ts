@@ -105,6 +105,8 @@ export interface CiJobsTable {
   trace_size: number | null;
   trace_checksum: string | null;
   lock_version: Generated<number>;
+  /** Migration 020: the runner manager that took the job announced `cancel_gracefully` (0/1). */
+  cancel_gracefully: Generated<number>;
 }
 
 export interface CiJobArtifactsTable {

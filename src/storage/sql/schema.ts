@@ -1,7 +1,7 @@
 import type { Generated } from 'kysely';
 import type { CiArtifactEntriesTable, CiJobArtifactsTable, CiJobsTable, CiPipelinesTable, CiPipelineVariablesTable, CiStagesTable, CiTraceChunksTable, InternalIdsTable } from './schema-ci.ts';
 import type {
-  CiGroupVariablesTable, CiPipelineSchedulesTable, CiPipelineScheduleVariablesTable, CiRunnerNamespacesTable, CiRunnerProjectsTable,
+  CiGroupVariablesTable, CiPipelineSchedulesTable, CiPipelineScheduleVariablesTable, CiRunnerManagersTable, CiRunnerNamespacesTable, CiRunnerProjectsTable,
   CiRunnersTable, CiTriggersTable, CiVariablesTable, DeploymentsTable, EnvironmentsTable, NamespaceRunnersTokensTable, TasksTable,
 } from './schema-ci-settings.ts';
 import type { CommitCommentsTable } from './schema-commit-comments.ts';
@@ -236,6 +236,7 @@ export interface DatabaseSchema {
   ci_runners: CiRunnersTable;
   ci_runner_projects: CiRunnerProjectsTable;
   ci_runner_namespaces: CiRunnerNamespacesTable;
+  ci_runner_managers: CiRunnerManagersTable;
   namespace_runners_tokens: NamespaceRunnersTokensTable;
   internal_ids: InternalIdsTable;
   ci_pipelines: CiPipelinesTable;

@@ -19,7 +19,11 @@ describe('Runners storage', () => {
   it('keeps only a digest and the short prefix of the token, and finds runners by token', async () => {
     const { runners } = database.stores;
     const runner = await runners.create({ runner_type: 'instance_type', description: 'shared', tag_list: ['linux', 'docker', 'linux'], created_at: NOW }, 'glrt-secret-token-1');
-    assert.equal(runner.token_prefix, 'glrt-sec');
+    // GitLab's short sha of a `glrt-` token: the 9 characters after the prefix.
+    assert.equal(runner.token_prefix, 'secret-to');
+    assert.equal(runner.token_expires_at, null);
+    assert.equal(runner.maintenance_note, '');
+    assert.equal(runner.registration_type, 'registration_token');
     assert.deepEqual(runner.tag_list, ['docker', 'linux']);
     assert.deepEqual([runner.active, runner.run_untagged, runner.locked, runner.access_level], [true, true, false, 'not_protected']);
     assert.equal((await runners.findByToken('glrt-secret-token-1'))?.id, runner.id);
@@ -28,8 +32,9 @@ describe('Runners storage', () => {
     assert.match(stored.token_digest, /^[0-9a-f]{64}$/);
     assert.equal(stored.token_digest.includes('secret'), false);
 
-    const reset = await runners.resetToken(runner.id, 'glrt-another-token', NOW);
-    assert.equal(reset?.token_prefix, 'glrt-ano');
+    const reset = await runners.resetToken(runner.id, 'glrt-another-token', NOW, '2030-01-01T00:00:00.000Z');
+    assert.equal(reset?.token_prefix, 'another-t');
+    assert.equal(reset?.token_expires_at, '2030-01-01T00:00:00.000Z');
     assert.equal(await runners.findByToken('glrt-secret-token-1'), undefined, 'the old token stops working');
     assert.equal((await runners.findByToken('glrt-another-token'))?.id, runner.id);
   });
@@ -77,5 +82,27 @@ describe('Runners storage', () => {
     assert.equal(await runners.delete(runner.id), true);
     assert.equal((await jobs.findById(job.id))?.runner_id, null);
     assert.deepEqual(await runners.projectIds(runner.id), []);
+  });
+
+  it('keeps one manager per (runner, system id), updated in place, gone with its runner', async () => {
+    const { runners, runnerManagers } = database.stores;
+    const runner = await runners.create({ runner_type: 'instance_type', created_at: NOW }, 'glrt-managed-runner-token');
+    const first = await runnerManagers.record(runner.id, 's_0123456789ab', { version: '18.11.0', platform: 'linux', ip_address: '10.0.0.1', features: { cancel_gracefully: true } }, NOW);
+    assert.deepEqual(
+      [first.system_id, first.version, first.platform, first.ip_address, first.features, first.created_at, first.contacted_at],
+      ['s_0123456789ab', '18.11.0', 'linux', '10.0.0.1', { cancel_gracefully: true }, NOW, NOW],
+    );
+    const later = '2026-11-22T09:30:00.000Z';
+    const again = await runnerManagers.record(runner.id, 's_0123456789ab', { version: '18.11.1', ip_address: '10.0.0.2' }, later);
+    assert.equal(again.id, first.id, 'the same host is the same manager');
+    assert.deepEqual([again.version, again.platform, again.ip_address, again.features, again.created_at, again.contacted_at], ['18.11.1', 'linux', '10.0.0.2', { cancel_gracefully: true }, NOW, later]);
+    const legacy = await runnerManagers.record(runner.id, '<legacy>', { version: '13.12.0' }, NOW);
+    assert.notEqual(legacy.id, first.id);
+    assert.deepEqual((await runnerManagers.listByRunner(runner.id)).map((manager) => manager.system_id), ['s_0123456789ab', '<legacy>'], 'most recently in touch first');
+    assert.equal(await runnerManagers.delete(runner.id, '<legacy>'), true);
+    assert.equal(await runnerManagers.delete(runner.id, '<legacy>'), false);
+    assert.equal(await runners.delete(runner.id), true);
+    assert.deepEqual(await runnerManagers.listByRunner(runner.id), []);
+    assert.equal(await runnerManagers.find(runner.id, 's_0123456789ab'), undefined);
   });
 });

@@ -12,7 +12,7 @@ import type { CoordinatorServices, EdgeConfig } from '../../wiring.ts';
 import { PROJECT_ID, ProjectPath } from '../repository/params.ts';
 
 /** `scope` values: every job status (CommitStatus::AVAILABLE_STATUSES of Gantry's set). */
-const SCOPES = ['created', 'pending', 'running', 'failed', 'success', 'canceled', 'skipped', 'manual', 'scheduled'] as const satisfies readonly JobStatus[];
+const SCOPES = ['created', 'pending', 'running', 'canceling', 'failed', 'success', 'canceled', 'skipped', 'manual', 'scheduled'] as const satisfies readonly JobStatus[];
 
 const JOB_ID = { job_id: Param.integer({ minimum: 1, description: 'Job id' }) };
 const JobPath = Type.Object({ ...PROJECT_ID, ...JOB_ID });
@@ -24,6 +24,10 @@ const ListQuery = Type.Object({
   ...PAGINATION,
 });
 const RefDownloadQuery = Type.Object({ job: Param.string({ minLength: 1, description: 'Name of the job' }) });
+
+const CancelQuery = Type.Object({
+  force: Type.Optional(Param.boolean({ description: 'End a canceling job at once, without waiting for its runner (GitLab 17)' })),
+});
 
 const tags = ['jobs'];
 
@@ -46,8 +50,8 @@ export function jobsRoutes({ jobs, jobArtifacts }: CoordinatorServices, edge: Ed
     });
 
     // GitLab answers cancel, retry and erase with 201, play and keep with 200.
-    api.post(`${base}/:job_id/cancel`, { schema: { summary: 'Cancel a job', tags, params: JobPath } }, async (request, reply) => {
-      return reply.code(201).send(serializeJob(await jobs.cancel(request.params.id, request.actor, request.params.job_id), externalUrl));
+    api.post(`${base}/:job_id/cancel`, { schema: { summary: 'Cancel a job', tags, params: JobPath, querystring: CancelQuery } }, async (request, reply) => {
+      return reply.code(201).send(serializeJob(await jobs.cancel(request.params.id, request.actor, request.params.job_id, request.query.force === true), externalUrl));
     });
 
     api.post(`${base}/:job_id/retry`, { schema: { summary: 'Retry a job (answers the new job)', tags, params: JobPath } }, async (request, reply) => {

@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { Type } from 'typebox';
+import { requestSignal } from '../../http/request-lifetimes.ts';
 import { Param } from '../../http/gitlab-params.ts';
 import type { JobStatus } from '../../../pipeline/types.ts';
 import type { CoordinatorServices, EdgeConfig } from '../../wiring.ts';
@@ -27,7 +28,25 @@ const UpdateJobBody = Type.Object({
   info: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'What the runner reports about itself' })),
 });
 
-const TraceQuery = Type.Object({ token: Type.Optional(Param.string({ description: 'The job token (instead of the JOB-TOKEN header)' })) });
+const TraceQuery = Type.Object({
+  token: Type.Optional(Param.string({ description: 'The job token (instead of the JOB-TOKEN header)' })),
+  debug_trace: Type.Optional(Param.boolean({ description: 'Whether the runner runs the job with CI_DEBUG_TRACE (gitlab-runner 15+ sends it; not used)' })),
+});
+
+/**
+ * Gantry's runner asks for its keep-alive `PUT state=running` to be held up to this many
+ * seconds, until the job's status changes (a cancel reaches it at once, not at its next trace
+ * update); the answer names the seconds granted. GitLab ignores the header and answers at
+ * once, so the runner watches only where the answer carries it.
+ */
+export const WATCH_HEADER = 'x-gantry-job-watch';
+
+function watchSecondsOf(value: string | string[] | undefined): number | undefined {
+  const text = Array.isArray(value) ? value[0] : value;
+  if (text === undefined || !/^\d{1,4}$/.test(text.trim())) return undefined;
+  const seconds = Number(text);
+  return seconds > 0 ? seconds : undefined;
+}
 
 const tags = ['runner protocol'];
 
@@ -47,8 +66,10 @@ function notRunning(reply: FastifyReply, status: JobStatus): FastifyReply {
  * (trace bytes at an offset, with the `JOB-TOKEN` header). Answers are exactly the ones a
  * gitlab-runner v13 acts on: 200/202/412/403 + Job-Status for updates, 202/416/403 for traces.
  */
-export function runnerJobUpdatesRoutes({ jobUpdates, jobTraces }: CoordinatorServices, _edge: EdgeConfig): FastifyPluginAsync {
+export function runnerJobUpdatesRoutes({ jobUpdates, jobTraces, jobStatusWatch }: CoordinatorServices, _edge: EdgeConfig): FastifyPluginAsync {
   return async (app) => {
+    // Held keep-alives end when the coordinator closes, before it waits for requests in flight.
+    app.addHook('preClose', async () => jobStatusWatch.close());
     // Trace bytes are kept as sent (ANSI escapes, \r, any encoding): read them as bytes, bounded.
     app.removeContentTypeParser('text/plain');
     app.addContentTypeParser(['text/plain', 'application/octet-stream'], { parseAs: 'buffer', bodyLimit: TRACE_PATCH_BODY_LIMIT }, (_request, body, done) => done(null, body));
@@ -56,6 +77,8 @@ export function runnerJobUpdatesRoutes({ jobUpdates, jobTraces }: CoordinatorSer
 
     api.put('/jobs/:id', { schema: { summary: "Update a job's state (runner)", tags, params: JobIdPath, body: UpdateJobBody } }, async (request, reply) => {
       const body = request.body;
+      const watchSeconds = watchSecondsOf(request.headers[WATCH_HEADER]);
+      const watch = watchSeconds === undefined ? undefined : { seconds: watchSeconds, whenGone: () => requestSignal(reply) };
       const outcome = await jobUpdates.update(request.params.id, {
         token: body.token,
         state: body.state,
@@ -64,7 +87,7 @@ export function runnerJobUpdatesRoutes({ jobUpdates, jobTraces }: CoordinatorSer
         checksum: body.checksum,
         output: body.output,
         trace: body.trace,
-      });
+      }, watch);
       switch (outcome.kind) {
         case 'forbidden':
           return forbidden(reply, outcome.reason);
@@ -73,11 +96,13 @@ export function runnerJobUpdatesRoutes({ jobUpdates, jobTraces }: CoordinatorSer
         case 'invalid-state':
           return reply.code(400).send({ message: '400 Bad request - state is invalid' });
         case 'accepted':
-          return reply.code(202).header('X-GitLab-Trace-Update-Interval', String(outcome.intervalSeconds)).type('text/plain').send('202');
+          return reply.code(202).header('Job-Status', outcome.status).header('X-GitLab-Trace-Update-Interval', String(outcome.intervalSeconds)).type('text/plain').send('202');
         case 'trace-short':
           return reply.code(412).type('text/plain').send('412');
         case 'updated':
-          return reply.code(200).type('text/plain').send('200');
+          // GitLab 16+ names the job's status on every answer: `canceling` asks the runner to cancel gracefully.
+          if (outcome.watchedSeconds !== undefined) reply.header(WATCH_HEADER, String(outcome.watchedSeconds));
+          return reply.code(200).header('Job-Status', outcome.status).type('text/plain').send('200');
       }
     });
 

@@ -8,6 +8,7 @@ import { reportOf, RunnerInfoParam } from './runners-protocol.ts';
 
 const JobRequestBody = Type.Object({
   token: Param.string({ description: "The runner's authentication token" }),
+  system_id: Type.Optional(Param.string({ description: "The host's system id (gitlab-runner 16 and later)" })),
   info: Type.Optional(RunnerInfoParam),
   last_update: Type.Optional(Param.string({ description: 'The X-GitLab-Last-Update value of the previous answer' })),
   session: Type.Optional(
@@ -35,7 +36,7 @@ export function runnerJobsRoutes({ jobRequests }: CoordinatorServices, _edge: Ed
     api.post('/jobs/request', { schema: { summary: 'Request a job (runner)', tags, body: JobRequestBody } }, async (request, reply) => {
       const { body } = request;
       const outcome = await jobRequests.request(
-        { token: body.token, lastUpdate: body.last_update, features: body.info?.features, ...reportOf(body.info, request.ip) },
+        { token: body.token, lastUpdate: body.last_update, ...reportOf(body.info, request.ip, body.system_id) },
         () => requestSignal(reply),
       );
       switch (outcome.kind) {

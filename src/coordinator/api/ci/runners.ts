@@ -6,7 +6,7 @@ import { requireActor } from '../../http/auth.ts';
 import { Param } from '../../http/gitlab-params.ts';
 import { PAGINATION, pageOf, setPaginationHeaders } from '../../http/pagination.ts';
 import { serializeRunnerJob } from '../../http/serializers/ci/runner-jobs.ts';
-import { serializeRegistrationToken, serializeRunner, serializeRunnerDetail } from '../../http/serializers/ci/runners.ts';
+import { serializeRegistrationToken, serializeResetToken, serializeRunner, serializeRunnerDetail, serializeRunnerManager } from '../../http/serializers/ci/runners.ts';
 import type { RunnerSettingsInput } from '../../services/ci/runners/rules.ts';
 import type { RunnerFilter } from '../../services/ci/runners/views.ts';
 import type { CoordinatorServices, EdgeConfig } from '../../wiring.ts';
@@ -35,10 +35,12 @@ const AllListQuery = Type.Object({
 
 const RunnerPath = Type.Object({ id: Param.integer({ description: 'Runner id' }) });
 
-const UPDATE_NAMES = ['description', 'active', 'tag_list', 'run_untagged', 'locked', 'access_level', 'maximum_timeout'] as const;
+const UPDATE_NAMES = ['description', 'active', 'paused', 'tag_list', 'run_untagged', 'locked', 'access_level', 'maximum_timeout', 'maintenance_note'] as const;
 const UpdateBody = Type.Object({
   description: Type.Optional(Param.string({ description: 'Description of the runner' })),
-  active: Type.Optional(Param.boolean({ description: 'false pauses the runner' })),
+  active: Type.Optional(Param.boolean({ description: 'false pauses the runner (deprecated: paused)' })),
+  paused: Type.Optional(Param.boolean({ description: 'true pauses the runner (wins over active)' })),
+  maintenance_note: Type.Optional(Param.string({ description: 'Free-form notes for administrators (1024 characters)' })),
   tag_list: Type.Optional(Param.strings({ description: 'The complete list of tags the runner ends up with' })),
   run_untagged: Type.Optional(Param.boolean({ description: 'Take jobs without tags' })),
   locked: Type.Optional(Param.boolean({ description: 'Keep a project runner out of other projects' })),
@@ -89,6 +91,8 @@ export function runnersRoutes({ runners, projectRunners }: CoordinatorServices, 
       const input: RunnerSettingsInput = {
         description: body.description,
         active: body.active,
+        paused: body.paused,
+        maintenanceNote: body.maintenance_note,
         tagList: body.tag_list,
         runUntagged: body.run_untagged,
         locked: body.locked,
@@ -102,6 +106,16 @@ export function runnersRoutes({ runners, projectRunners }: CoordinatorServices, 
       await runners.remove(requireActor(request), request.params.id);
       return reply.code(204).send();
     });
+
+    api.get('/runners/:id/managers', { schema: { summary: "List a runner's managers (the hosts using its token)", tags, params: RunnerPath } }, async (request) => {
+      return (await runners.managers(requireActor(request), request.params.id)).map(serializeRunnerManager);
+    });
+
+    api.post(
+      '/runners/:id/reset_authentication_token',
+      { schema: { summary: "Replace a runner's authentication token (administrators and its owners)", tags, params: RunnerPath } },
+      async (request, reply) => reply.code(201).send(serializeResetToken(await runners.resetAuthenticationToken(requireActor(request), request.params.id))),
+    );
 
     api.get('/runners/:id/jobs', { schema: { summary: 'List the jobs a runner took', tags, params: RunnerPath, querystring: JobsQuery } }, async (request, reply) => {
       const page = pageOf(request.query);

@@ -59,7 +59,8 @@ export function claimStatement(runner: QueueRunner, context: ClaimContext, diale
     ${candidatesQuery(runner, dialect, true)}
     UPDATE ci_jobs
     SET status = 'running', runner_id = ${runner.id}, runner_type = ${runner.runner_type}, token_digest = ${context.tokenDigest},
-        started_at = ${context.now}, updated_at = ${context.now}, lock_version = lock_version + 1
+        started_at = ${context.now}, updated_at = ${context.now}, lock_version = lock_version + 1,
+        cancel_gracefully = ${context.cancelGracefully === true ? 1 : 0}
     WHERE id = (SELECT c.job_id FROM candidates c WHERE c.job_id IS NOT NULL ORDER BY c.running, c.job_id LIMIT 1)
       AND status = 'pending'
     RETURNING ${sql.join(JOB_SELECT.map((column) => sql.ref(column)))},

@@ -3,7 +3,7 @@ import type { JobRecord } from '../../types-ci-jobs.ts';
 import { ColumnKinds } from './row-mapping.ts';
 
 const JOB_KINDS = new ColumnKinds<JobRecord>({
-  allow_failure: 'boolean', retried: 'boolean', protected: 'boolean', tag: 'boolean',
+  allow_failure: 'boolean', retried: 'boolean', protected: 'boolean', tag: 'boolean', cancel_gracefully: 'boolean',
   tag_list: 'json', definition: 'json', needs: 'json', retry: 'json',
 });
 
@@ -13,12 +13,13 @@ export const JOB_SELECT = [
   'failure_reason', 'exit_code', 'coverage', 'user_id', 'runner_id', 'runner_type', 'tag_list', 'protected', 'ref', 'sha', 'tag',
   'definition', 'needs', 'retry', 'start_in_seconds', 'environment', 'target_url', 'description', 'created_at', 'queued_at', 'started_at',
   'finished_at', 'scheduled_at', 'erased_at', 'updated_at', 'artifacts_expire_at', 'trace_size', 'trace_checksum', 'lock_version',
+  'cancel_gracefully',
 ] as const;
 
 /** The columns loadPipelineJobs reads: small, no definition. */
 export const PIPELINE_JOB_SELECT = [
   'id', 'name', 'stage', 'stage_idx', 'status', 'when', 'allow_failure', 'needs', 'retry', 'retried', 'start_in_seconds', 'scheduled_at',
-  'failure_reason', 'type',
+  'failure_reason', 'type', 'cancel_gracefully',
 ] as const;
 
 export function toJob(row: object): JobRecord {
@@ -52,6 +53,7 @@ interface PipelineJobRow {
   scheduled_at: string | null;
   failure_reason: string | null;
   type: string;
+  cancel_gracefully: number;
 }
 
 export function toPipelineJob(row: PipelineJobRow): PipelineJob {
@@ -70,5 +72,6 @@ export function toPipelineJob(row: PipelineJobRow): PipelineJob {
     scheduledAt: row.scheduled_at === null ? null : Date.parse(row.scheduled_at),
     failureReason: row.failure_reason as FailureReason | null,
     ...(row.type === 'generic' ? { external: true } : {}),
+    ...(row.cancel_gracefully === 1 ? { cancelGracefully: true } : {}),
   };
 }

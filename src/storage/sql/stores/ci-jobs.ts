@@ -10,7 +10,7 @@ import { JOB_SELECT, PIPELINE_JOB_SELECT, toJob, toJobColumns, toPipelineJob } f
 const INSERT_BATCH = 200;
 
 const JOB_DEFAULTS: Required<Omit<NewJob, 'pipeline_id' | 'project_id' | 'stage' | 'stage_idx' | 'name' | 'type' | 'status' | 'when' | 'allow_failure' | 'ref' | 'sha' | 'created_at' | 'updated_at'>> = {
-  stage_id: null, retried: false, failure_reason: null, exit_code: null, coverage: null, user_id: null, runner_id: null, runner_type: null,
+  stage_id: null, retried: false, failure_reason: null, exit_code: null, coverage: null, user_id: null, runner_id: null, runner_type: null, cancel_gracefully: false,
   tag_list: [], protected: false, tag: false, definition: null, needs: null, retry: null, start_in_seconds: null, environment: null,
   target_url: null, description: null, queued_at: null, started_at: null, finished_at: null, scheduled_at: null, erased_at: null,
   artifacts_expire_at: null, trace_size: null, trace_checksum: null,

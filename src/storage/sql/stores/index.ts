@@ -22,6 +22,7 @@ import { SqlProtectedBranchesStore } from './protected-branches.ts';
 import { SqlProtectedTagsStore } from './protected-tags.ts';
 import { SqlReleaseLinksStore } from './release-links.ts';
 import { SqlReleasesStore } from './releases.ts';
+import { SqlRunnerManagersStore } from './runner-managers.ts';
 import { SqlRunnersStore } from './runners.ts';
 import { SqlRegistrationTokensStore } from './runner-registration-tokens.ts';
 import { SqlSettingsStore } from './settings.ts';
@@ -61,6 +62,7 @@ export function createSqlStores(db: Db, writes: TableWrites = new TableWrites())
     ...createCiStores(db),
     ciTransactions: new SqlCiTransactions(db),
     runners: new SqlRunnersStore(db),
+    runnerManagers: new SqlRunnerManagersStore(db),
     registrationTokens: new SqlRegistrationTokensStore(db),
     projectVariables: new SqlProjectVariablesStore(db),
     groupVariables: new SqlGroupVariablesStore(db),

@@ -12,6 +12,7 @@ const RUNNER_KINDS = new ColumnKinds<RunnerRecord>({ active: 'boolean', locked: 
 const SELECT = [
   'id', 'runner_type', 'token_prefix', 'description', 'active', 'locked', 'run_untagged', 'tag_list', 'access_level', 'maximum_timeout',
   'name', 'version', 'revision', 'platform', 'architecture', 'executor', 'ip_address', 'contacted_at', 'created_at', 'updated_at',
+  'maintenance_note', 'token_expires_at', 'registration_type',
 ] as const;
 
 const toRunner = (row: object) => RUNNER_KINDS.toRecord(row);
@@ -21,8 +22,11 @@ function toColumns<P extends Partial<RunnerRecord>>(record: P) {
   return RUNNER_KINDS.toColumns(record.tag_list === undefined ? record : { ...record, tag_list: normalizeTags(record.tag_list) });
 }
 
-/** GitLab's short token: the first 8 characters name the runner without revealing the token. */
-const tokenPrefix = (token: string) => token.slice(0, 8);
+/**
+ * GitLab's short token, which names the runner without revealing the token: the first 8
+ * characters, or for a `glrt-` authentication token the 9 after its prefix (`short_sha`).
+ */
+const tokenPrefix = (token: string) => (token.startsWith('glrt-') ? token.slice(5, 14) : token.slice(0, 8));
 
 export class SqlRunnersStore implements RunnersStore {
   /** The job request's hot read (runners ask every few seconds): compiled once. */
@@ -36,7 +40,7 @@ export class SqlRunnersStore implements RunnersStore {
     const row = toColumns({
       description: '', active: true, locked: false, run_untagged: true, tag_list: [], access_level: 'not_protected', maximum_timeout: null,
       name: null, version: null, revision: null, platform: null, architecture: null, executor: null, ip_address: null, contacted_at: null,
-      updated_at: runner.created_at, ...runner,
+      maintenance_note: '', token_expires_at: null, registration_type: 'registration_token', updated_at: runner.created_at, ...runner,
     });
     return inTransaction(this.db, async (trx) => {
       const inserted = await trx
@@ -126,10 +130,10 @@ export class SqlRunnersStore implements RunnersStore {
     await this.db.updateTable('ci_runners').set({ ...reported, contacted_at: now }).where('id', '=', id).execute();
   }
 
-  async resetToken(id: number, token: string, now: string): Promise<RunnerRecord | undefined> {
+  async resetToken(id: number, token: string, now: string, expiresAt: string | null): Promise<RunnerRecord | undefined> {
     const updated = await this.db
       .updateTable('ci_runners')
-      .set({ token_digest: digestToken(token), token_prefix: tokenPrefix(token), updated_at: now })
+      .set({ token_digest: digestToken(token), token_prefix: tokenPrefix(token), token_expires_at: expiresAt, updated_at: now })
       .where('id', '=', id)
       .returning(SELECT)
       .executeTakeFirst();

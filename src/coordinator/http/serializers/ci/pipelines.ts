@@ -118,6 +118,8 @@ const CORE_STATUS: Record<PipelineStatus, StatusLook> = {
   success: look('success', 'passed', 'passed'),
   failed: look('failed', 'failed', 'failed'),
   canceled: look('canceled', 'canceled', 'canceled'),
+  // Gitlab::Ci::Status::Canceling shows the canceled icon under its own group.
+  canceling: { ...look('canceled', 'canceling', 'canceling'), group: 'canceling' },
   skipped: look('skipped', 'skipped', 'skipped'),
   // The pipeline factory's extended statuses: Pipeline::Blocked and Pipeline::Delayed.
   manual: look('manual', 'blocked', 'waiting for manual action'),

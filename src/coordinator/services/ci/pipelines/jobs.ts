@@ -77,8 +77,9 @@ export class JobsService {
     return job;
   }
 
-  cancel(projectRef: string, actor: Actor, jobId: number): Promise<JobView> {
-    return this.act(projectRef, actor, jobId, (job) => ({ type: 'cancel-job', jobId: job.id }));
+  /** `force` ends a `canceling` job at once (GitLab 17's force cancel, for a runner that never reports). */
+  cancel(projectRef: string, actor: Actor, jobId: number, force = false): Promise<JobView> {
+    return this.act(projectRef, actor, jobId, (job) => ({ type: 'cancel-job', jobId: job.id, ...(force ? { force: true } : {}) }));
   }
 
   /** The new job (pending); 403 "Job is not retryable" unless the job finished. */

@@ -11,10 +11,10 @@ import {
 import type { ClaimedJob, JobPayloads } from './job-payloads.ts';
 import { jobTokenDigest, newJobToken } from './job-tokens.ts';
 import type { JobQueueWakeups } from './queue-wakeups.ts';
-import { reported, type RunnerReport } from './registration.ts';
+import { CONTACT_WRITE_INTERVAL_MS, type ManagerReport, type RunnerManagerHeartbeats } from './manager-heartbeats.ts';
+import { reported } from './registration.ts';
+import { isTokenExpired } from './token-expiry.ts';
 
-/** contacted_at is written at most this often (what the runner reports is written whenever it changes). */
-export const CONTACT_WRITE_INTERVAL_MS = 60_000;
 /** Default long poll of an idle job request (GitLab's documented Workhorse setting). */
 export const DEFAULT_LONG_POLL_MS = 50_000;
 /** The runner gives up on response headers after 10 minutes (reference §1): stay well below. */
@@ -24,7 +24,7 @@ const MAX_DROPS_PER_REQUEST = 25;
 /** Database conflicts (deadlock, busy) retried before answering 409. */
 const MAX_CONFLICTS = 3;
 
-export interface JobRequestInput extends RunnerReport {
+export interface JobRequestInput extends ManagerReport {
   /** The runner's authentication token. */
   token: string;
   /** The `X-GitLab-Last-Update` value the runner last received. */
@@ -37,6 +37,7 @@ export type JobRequestOutcome = { kind: 'job'; payload: JobPayload } | { kind: '
 
 export interface JobRequestsDeps {
   runners: Pick<RunnersStore, 'findByToken' | 'heartbeat'>;
+  heartbeats: Pick<RunnerManagerHeartbeats, 'heartbeat'>;
   /** Outside transactions: the lock-free look before a claim. */
   queue: Pick<JobQueueStore, 'hasCandidate'>;
   transactions: CiTransactions;
@@ -108,12 +109,16 @@ export class JobRequests {
     this.deps.wakeups.close();
   }
 
-  /** GitLab's `authenticate_runner!`: 403 for an unknown token; the heartbeat written when something changed or a minute passed. */
+  /**
+   * GitLab's `authenticate_runner!`: 403 for an unknown or expired token; the runner's and its
+   * host's heartbeat written when something changed or a minute passed.
+   */
   private async authenticate(input: JobRequestInput): Promise<RunnerRecord> {
     const runner = input.token === '' ? undefined : await this.deps.runners.findByToken(input.token);
-    if (!runner) throw new GantryError('GANTRY_E_RUNNER_TOKEN_INVALID');
-    const fields = reported(input);
     const nowMs = this.clock();
+    if (!runner || isTokenExpired(runner, nowMs)) throw new GantryError('GANTRY_E_RUNNER_TOKEN_INVALID');
+    await this.deps.heartbeats.heartbeat(runner.id, input);
+    const fields = reported(input);
     const contactDue = runner.contacted_at === null || nowMs - Date.parse(runner.contacted_at) >= CONTACT_WRITE_INTERVAL_MS;
     const changed = (Object.keys(fields) as (keyof RunnerInfo)[]).some((key) => fields[key] !== runner[key]);
     if (contactDue || changed) await this.deps.runners.heartbeat(runner.id, fields, new Date(nowMs).toISOString());
@@ -164,7 +169,7 @@ export class JobRequests {
 
   private async claimIn(stores: CiStores, runner: RunnerRecord, features: RunnerFeatures, token: string): Promise<ClaimAttempt> {
     const now = new Date(this.clock()).toISOString();
-    const taken = await stores.jobQueue.claim(runner, { now, tokenDigest: jobTokenDigest(token) });
+    const taken = await stores.jobQueue.claim(runner, { now, tokenDigest: jobTokenDigest(token), cancelGracefully: features.cancel_gracefully === true });
     if (!taken) return { claimed: undefined, refusal: null, processed: undefined };
     const { job } = taken;
     const definition = buildDefinitionOf(job);

@@ -37,12 +37,13 @@ const ERASED = 'Job has been erased!';
 export class JobTokenAccess {
   constructor(private readonly deps: { jobs: Pick<CiJobsStore, 'findById' | 'findByTokenDigest'> }) {}
 
-  /** Job `jobId` when `token` is its own and it is running; otherwise why not. */
+  /** Job `jobId` when `token` is its own and it is running (or canceling); otherwise why not. */
   async updatableJob(jobId: number, token: string | undefined): Promise<JobAuthentication> {
     const job = await this.tokenJob(token);
     if (!job || job.id !== jobId || job.type !== 'build') return { kind: 'forbidden' };
     if (job.erased_at !== null) return { kind: 'forbidden', reason: ERASED };
-    if (job.status !== 'running') return { kind: 'not-running', status: job.status };
+    // GitLab's `processing_on_runner?`: a canceling job's runner still sends its after_script's trace and its final state.
+    if (job.status !== 'running' && job.status !== 'canceling') return { kind: 'not-running', status: job.status };
     return { kind: 'ok', job };
   }
 

@@ -9,8 +9,13 @@ import { JobTokenAccess, type JobAuthentication } from './job-token-access.ts';
 export const TRACE_DEFAULTS = {
   /** GitLab's default `ci_jobs_trace_size_limit` (100 MB). */
   maxBytes: 100 * 1024 * 1024,
-  /** `X-GitLab-Trace-Update-Interval` while nobody reads the log (GitLab 13.x: 30 s). */
-  intervalSeconds: 30,
+  /**
+   * `X-GitLab-Trace-Update-Interval` while a job runs and nobody reads its log. GitLab answers
+   * 30 s (60 s later), so a stock gitlab-runner learns of a cancel up to that late; 3 s (its
+   * own default, and GitLab's while the log is watched) bounds that at 3 s for a job that
+   * writes, at the cost of at most one PATCH every 3 s per writing job (bench/cancel.ts).
+   */
+  intervalSeconds: 3,
   /** ... and while someone does (GitLab: 3 s, for 10 s after each read). */
   watchedIntervalSeconds: 3,
   watchTtlMs: 10_000,

@@ -1,8 +1,10 @@
+import type { JobStatus } from '../../../../pipeline/types.ts';
 import type { Logger } from '../../../../shared/logger.ts';
 import type { CiJobsStore, JobRecord } from '../../../../storage/types-ci-jobs.ts';
 import type { TraceStore } from '../../../../storage/types-blobs.ts';
 import type { JobOutcomes } from './job-outcomes.ts';
 import { JobTokenAccess, type JobAuthentication } from './job-token-access.ts';
+import type { JobStatusWatch } from './job-watch.ts';
 
 /** The body of `PUT /jobs/:id` (reference/runner-protocol.md §4.1), v10 `trace` included. */
 export interface JobUpdateInput {
@@ -21,9 +23,10 @@ export interface JobUpdateInput {
 export type JobUpdateOutcome =
   | Exclude<JobAuthentication, { kind: 'ok' }>
   | { kind: 'invalid-state' }
-  | { kind: 'updated' }
+  /** 200 with `Job-Status: <status>`; `watchedSeconds` when the keep-alive was held (X-Gantry-Job-Watch). */
+  | { kind: 'updated'; status: JobStatus; watchedSeconds?: number }
   /** 202: the declared trace has not all arrived; the runner flushes it and updates again. */
-  | { kind: 'accepted'; intervalSeconds: number }
+  | { kind: 'accepted'; intervalSeconds: number; status: JobStatus }
   /** 412: still short after waiting; the runner resends its trace from offset 0. */
   | { kind: 'trace-short' };
 
@@ -31,6 +34,8 @@ export interface JobUpdatesDeps {
   jobs: Pick<CiJobsStore, 'findById' | 'findByTokenDigest' | 'update'>;
   traces: Pick<TraceStore, 'append' | 'size' | 'checksum'>;
   outcomes: Pick<JobOutcomes, 'finish'>;
+  /** Holds watched keep-alives until the job's status changes. */
+  watch?: Pick<JobStatusWatch, 'waitWhile'>;
   logger: Logger;
   /** Largest trace kept per job (the v10 `trace` parameter is cut there). */
   traceMaxBytes: number;
@@ -40,6 +45,15 @@ export interface JobUpdatesDeps {
 
 /** Full resends asked for (412) before a final state short of its declared trace is taken anyway. */
 const MAX_TRACE_RESENDS = 3;
+
+/** The longest a watched keep-alive is held (the runner's response-header timeout is far longer). */
+export const MAX_WATCH_SECONDS = 60;
+
+/** How a keep-alive may be held: for up to `seconds`, until the runner hangs up (`whenGone`). */
+export interface WatchRequest {
+  seconds: number;
+  whenGone?: () => AbortSignal;
+}
 
 /**
  * `PUT /jobs/:id`: keep-alives (`running`) and final states. A final state waits for the
@@ -60,7 +74,7 @@ export class JobUpdates {
     this.tokens = new JobTokenAccess({ jobs: deps.jobs });
   }
 
-  async update(jobId: number, input: JobUpdateInput): Promise<JobUpdateOutcome> {
+  async update(jobId: number, input: JobUpdateInput, watch?: WatchRequest): Promise<JobUpdateOutcome> {
     const auth = await this.tokens.updatableJob(jobId, input.token);
     if (auth.kind !== 'ok') {
       if (auth.kind === 'not-running') this.waiting.delete(jobId);
@@ -71,7 +85,7 @@ export class JobUpdates {
     switch (input.state) {
       case 'running':
         await this.deps.jobs.update(job.id, { updated_at: new Date(now).toISOString() });
-        return { kind: 'updated' };
+        return watch && this.deps.watch ? this.held(job, input, watch) : { kind: 'updated', status: job.status };
       case 'success':
       case 'failed':
         return this.finish(job, input.state, input, now);
@@ -89,7 +103,7 @@ export class JobUpdates {
       this.waiting.set(job.id, waiting);
       if (!waiting.accepted) {
         waiting.accepted = true;
-        return { kind: 'accepted', intervalSeconds: backoffSeconds(now - waiting.since) };
+        return { kind: 'accepted', intervalSeconds: backoffSeconds(now - waiting.since), status: job.status };
       }
       if (waiting.resends < MAX_TRACE_RESENDS) {
         waiting.resends += 1;
@@ -111,7 +125,20 @@ export class JobUpdates {
       ...(input.exitCode !== undefined ? { exit_code: input.exitCode } : {}),
     });
     const result = await this.deps.outcomes.finish(job, state, state === 'failed' ? (input.failureReason ?? null) : null);
-    return result.moved ? { kind: 'updated' } : { kind: 'not-running', status: result.status };
+    return result.moved ? { kind: 'updated', status: result.status } : { kind: 'not-running', status: result.status };
+  }
+
+  /**
+   * A watched keep-alive (Gantry's runner): answered when the job's status changes — a
+   * cancel reaches the runner at once, as 200 `Job-Status: canceling` or 403 `Job-Status:
+   * canceled` — or after `watch.seconds` as an ordinary keep-alive.
+   */
+  private async held(job: JobRecord, input: JobUpdateInput, watch: WatchRequest): Promise<JobUpdateOutcome> {
+    const seconds = Math.min(MAX_WATCH_SECONDS, Math.max(1, Math.floor(watch.seconds)));
+    await this.deps.watch?.waitWhile(job.id, job.status, seconds * 1000, watch.whenGone?.());
+    const auth = await this.tokens.updatableJob(job.id, input.token);
+    if (auth.kind !== 'ok') return auth;
+    return { kind: 'updated', status: auth.job.status, watchedSeconds: seconds };
   }
 
   /** v10's full trace: the part past what PATCH already stored is appended (cut at the limit). */

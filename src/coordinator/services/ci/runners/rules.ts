@@ -14,9 +14,15 @@ export interface RunnerSettingsInput {
   runUntagged?: boolean;
   locked?: boolean;
   active?: boolean;
+  /** GitLab 14.8's spelling of `active: false`; when both are given, `paused` decides. */
+  paused?: boolean;
   accessLevel?: RunnerAccessLevel;
   maximumTimeout?: number;
+  maintenanceNote?: string;
 }
+
+/** GitLab's limit of a runner's `maintenance_note`. */
+export const MAINTENANCE_NOTE_MAX = 1024;
 
 /** Trimmed, blank ones dropped, without duplicates, sorted (as the store keeps them). */
 export function normalizedTags(tags: readonly string[]): string[] {
@@ -31,14 +37,17 @@ export function runnerChangesOf(input: RunnerSettingsInput): Partial<RunnerRecor
   if (input.runUntagged !== undefined) changes.run_untagged = input.runUntagged;
   if (input.locked !== undefined) changes.locked = input.locked;
   if (input.active !== undefined) changes.active = input.active;
+  if (input.paused !== undefined) changes.active = !input.paused;
+  if (input.maintenanceNote !== undefined) changes.maintenance_note = input.maintenanceNote;
   if (input.accessLevel !== undefined) changes.access_level = input.accessLevel;
   if (input.maximumTimeout !== undefined) changes.maximum_timeout = input.maximumTimeout;
   return changes;
 }
 
 /** GitLab's model validations of a runner, on the values it would end up with (400 with field messages). */
-export function checkRunner(runner: Pick<RunnerRecord, 'tag_list' | 'run_untagged' | 'maximum_timeout'>): void {
+export function checkRunner(runner: Pick<RunnerRecord, 'tag_list' | 'run_untagged' | 'maximum_timeout'> & Partial<Pick<RunnerRecord, 'maintenance_note'>>): void {
   const problems: Record<string, string[]> = {};
+  if ((runner.maintenance_note ?? '').length > MAINTENANCE_NOTE_MAX) problems.maintenance_note = [`is too long (maximum is ${MAINTENANCE_NOTE_MAX} characters)`];
   if (!runner.run_untagged && runner.tag_list.length === 0) problems.tags_list = ['can not be empty when runner is not allowed to pick untagged jobs'];
   if (runner.maximum_timeout !== null && runner.maximum_timeout < MINIMUM_RUNNER_TIMEOUT) problems.maximum_timeout = ['needs to be at least 10 minutes'];
   if (Object.keys(problems).length > 0) throw validationFailed(problems);

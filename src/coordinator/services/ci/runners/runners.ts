@@ -2,15 +2,19 @@ import { accessDenied, GantryError } from '../../../../shared/errors.ts';
 import type { NamespaceRecord, NamespacesStore, ProjectRecord, ProjectsStore, UserRecord, UsersStore } from '../../../../storage/types.ts';
 import type { CiJobsStore } from '../../../../storage/types-ci-jobs.ts';
 import type { Page, PipelinesStore } from '../../../../storage/types-ci.ts';
-import type { RunnerListFilter, RunnerRecord, RunnersStore } from '../../../../storage/types-runners.ts';
+import type { RunnerListFilter, RunnerManagersStore, RunnerRecord, RunnersStore } from '../../../../storage/types-runners.ts';
 import type { Permissions } from '../../access/permissions.ts';
 import { actorProjectAccess, type ProjectScopeDeps } from '../../namespaces/project-scope.ts';
 import { storeFilterOf } from './filters.ts';
+import { runnerManagerStatus } from './manager-heartbeats.ts';
+import type { RunnerRegistration, RunnerTokenView } from './registration.ts';
 import { checkRunner, isOnline, runnerChangesOf, runnerStatus, type RunnerSettingsInput } from './rules.ts';
-import type { ProjectWithNamespace, RunnerDetailView, RunnerFilter, RunnerJobsFilter, RunnerJobView, RunnerView } from './views.ts';
+import type { ProjectWithNamespace, RunnerDetailView, RunnerFilter, RunnerJobsFilter, RunnerJobView, RunnerManagerView, RunnerView } from './views.ts';
 
 export interface RunnersServiceDeps {
   runners: Pick<RunnersStore, 'findById' | 'list' | 'update' | 'delete' | 'projectIds' | 'namespaceIds'>;
+  managers: Pick<RunnerManagersStore, 'listByRunner'>;
+  tokens: Pick<RunnerRegistration, 'rotate'>;
   projects: Pick<ProjectsStore, 'findByIds' | 'listByNamespaces'>;
   namespaces: Pick<NamespacesStore, 'findByIds'>;
   users: Pick<UsersStore, 'findByIds'>;
@@ -86,6 +90,21 @@ export class RunnersService {
       await this.requireOwner(owners, actor);
     }
     await this.deps.runners.delete(runner.id);
+  }
+
+  /** `GET /runners/:id/managers`: the hosts using the runner's token, most recently in touch first (whoever may see the runner). */
+  async managers(actor: UserRecord, id: number): Promise<RunnerManagerView[]> {
+    const runner = await this.find(id);
+    if (!(runner.runner_type === 'instance_type' && this.deps.permissions.seesSharedRunner(actor))) await this.requireOwner(await this.ownersOf(runner), actor);
+    const now = Date.now();
+    return (await this.deps.managers.listByRunner(runner.id)).map((manager) => ({ manager, status: runnerManagerStatus(manager, now) }));
+  }
+
+  /** `POST /runners/:id/reset_authentication_token`: a new token for a runner the caller may change. */
+  async resetAuthenticationToken(actor: UserRecord, id: number): Promise<RunnerTokenView> {
+    const runner = await this.find(id);
+    await this.requireManager(runner, await this.ownersOf(runner), actor);
+    return this.deps.tokens.rotate(runner);
   }
 
   /** `GET /runners/:id/jobs`: the jobs the runner took, newest first. */

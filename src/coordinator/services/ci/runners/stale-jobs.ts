@@ -11,6 +11,11 @@ export interface StaleJobLimits {
   /** A pending job no runner took for this long fails (default 24 h, GitLab's). */
   pendingStuckMs?: number;
   /**
+   * A canceling job whose runner sent nothing for this long ends canceled (default 10 min:
+   * the runner's after_script may take 5, then it reports).
+   */
+  cancelingStuckMs?: number;
+  /**
    * A running job this long past its timeout fails with `job_execution_timeout` (default
    * 5 min: the runner enforces the timeout itself and may take that long to report it).
    */
@@ -22,6 +27,7 @@ export interface StaleJobLimits {
 export const STALE_JOB_DEFAULTS = {
   runningStuckMs: 60 * 60 * 1000,
   pendingStuckMs: 24 * 60 * 60 * 1000,
+  cancelingStuckMs: 10 * 60 * 1000,
   timeoutGraceMs: 5 * 60 * 1000,
   intervalMs: 60 * 1000,
 } as const;
@@ -57,12 +63,14 @@ export class StaleJobs {
   }
 
   /** One sweep; answers how many jobs it failed per reason. */
-  async sweep(): Promise<{ timedOut: number; stuckRunning: number; stuckPending: number }> {
+  async sweep(): Promise<{ timedOut: number; stuckRunning: number; stuckPending: number; stuckCanceling: number }> {
     const now = this.clock();
     const timedOut = await this.failAll(await this.pastTimeout(now), 'job_execution_timeout');
     const stuckRunning = await this.failAll(await this.deps.jobs.listStale('running', iso(now - this.limits.runningStuckMs), BATCH), 'stuck_or_timeout_failure');
     const stuckPending = await this.failAll(await this.deps.jobs.listStale('pending', iso(now - this.limits.pendingStuckMs), BATCH), 'stuck_or_timeout_failure');
-    return { timedOut, stuckRunning, stuckPending };
+    // A canceling job "dropped" ends canceled (GitLab's `drop` from canceling).
+    const stuckCanceling = await this.failAll(await this.deps.jobs.listStale('canceling', iso(now - this.limits.cancelingStuckMs), BATCH), 'stuck_or_timeout_failure', 'canceled');
+    return { timedOut, stuckRunning, stuckPending, stuckCanceling };
   }
 
   start(): void {
@@ -70,7 +78,7 @@ export class StaleJobs {
     this.timer = setInterval(() => {
       this.ticking ??= this.sweep()
         .then((swept) => {
-          if (swept.timedOut + swept.stuckRunning + swept.stuckPending > 0) this.deps.logger.info(swept, 'failed stuck and timed-out jobs');
+          if (swept.timedOut + swept.stuckRunning + swept.stuckPending + swept.stuckCanceling > 0) this.deps.logger.info(swept, 'failed stuck and timed-out jobs');
         }, (error: unknown) => this.deps.logger.warn({ err: error }, 'stuck job sweep failed'))
         .finally(() => (this.ticking = undefined));
     }, this.limits.intervalMs);
@@ -100,11 +108,12 @@ export class StaleJobs {
     return due;
   }
 
-  private async failAll(jobs: readonly JobRecord[], reason: string): Promise<number> {
+  /** Fails each job for `reason`; answers how many ended in `counted`. */
+  private async failAll(jobs: readonly JobRecord[], reason: string, counted: 'failed' | 'canceled' = 'failed'): Promise<number> {
     let failed = 0;
     for (const job of jobs) {
       try {
-        if ((await this.deps.outcomes.fail(job, reason)) === 'failed') failed += 1;
+        if ((await this.deps.outcomes.fail(job, reason)) === counted) failed += 1;
       } catch (error) {
         this.deps.logger.warn({ err: error, job: job.id, reason }, 'could not fail a stale job');
       }

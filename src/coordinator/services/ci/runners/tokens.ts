@@ -10,9 +10,17 @@ export function newRegistrationToken(): string {
   return `${REGISTRATION_TOKEN_PREFIX}${randomBytes(15).toString('base64url')}`;
 }
 
-/** A new runner authentication token: 20 URL-safe characters, the first 8 of which name the runner. */
+/** A new runner token of a runner registered with a registration token: 20 URL-safe characters, the first 8 of which name the runner. */
 export function newRunnerToken(): string {
   return randomBytes(15).toString('base64url');
+}
+
+/** GitLab's `CREATED_RUNNER_TOKEN_PREFIX`: runners created by a user (`POST /user/runners`) get `glrt-` tokens. */
+export const AUTHENTICATION_TOKEN_PREFIX = 'glrt-';
+
+/** A new runner authentication token of a runner created by a user: `glrt-` and 20 URL-safe characters. */
+export function newAuthenticationToken(): string {
+  return `${AUTHENTICATION_TOKEN_PREFIX}${randomBytes(15).toString('base64url')}`;
 }
 
 /** Compares secrets in constant time (for equal lengths). */

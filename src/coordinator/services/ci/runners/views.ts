@@ -1,9 +1,10 @@
 import type { NamespaceRecord, ProjectRecord } from '../../../../storage/types.ts';
-import type { RunnerRecord, RunnerType } from '../../../../storage/types-runners.ts';
+import type { RunnerManagerRecord, RunnerRecord, RunnerType } from '../../../../storage/types-runners.ts';
 import type { JobRecord } from '../../../../storage/types-ci-jobs.ts';
 import type { JobStatus } from '../../../../storage/types-ci.ts';
 import type { PipelineRecord } from '../../../../storage/types-ci.ts';
 import type { UserRecord } from '../../../../storage/types.ts';
+import type { RunnerManagerStatus } from './manager-heartbeats.ts';
 import type { RunnerStatus } from './rules.ts';
 
 /** A runner as lists show it, with its status at the time of the request. */
@@ -45,4 +46,10 @@ export interface RunnerFilter {
 
 export interface RunnerJobsFilter {
   status?: JobStatus;
+}
+
+/** One host of `GET /runners/:id/managers`, with its status at the time of the request. */
+export interface RunnerManagerView {
+  manager: RunnerManagerRecord;
+  status: RunnerManagerStatus;
 }

@@ -125,6 +125,10 @@ export const SETTINGS_SCHEMA = [
   { name: 'repository_storages', kind: 'string_array', default: REPOSITORY_STORAGES, values: REPOSITORY_STORAGES, nonEmpty: true },
   { name: 'require_two_factor_authentication', kind: 'boolean', default: false },
   { name: 'restricted_visibility_levels', kind: 'string_array', default: null, values: VISIBILITIES },
+  // Lifetime (seconds, at least 2 hours) of runner authentication tokens; null: they never expire.
+  { name: 'runner_token_expiration_interval', kind: 'integer', default: null, min: 7200 },
+  { name: 'group_runner_token_expiration_interval', kind: 'integer', default: null, min: 7200 },
+  { name: 'project_runner_token_expiration_interval', kind: 'integer', default: null, min: 7200 },
   { name: 'send_user_confirmation_email', kind: 'boolean', default: false },
   { name: 'errortrack_dsn', kind: 'string', default: null, requiredWhen: 'errortrack_enabled' },
   { name: 'errortrack_enabled', kind: 'boolean', default: false },

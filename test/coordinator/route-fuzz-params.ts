@@ -91,6 +91,10 @@ export function plausibleValue(name: string, route: Route, world: WalkWorld): Pa
       return route.url === '/api/v4/runners' && route.method === 'POST' ? world.registrationToken : world.runnerToken;
     case 'runner_id':
       return world.spareRunnerId;
+    case 'runner_type':
+      return 'instance_type';
+    case 'system_id':
+      return world.runnerSystemId;
     case 'job':
       return world.jobName;
     case 'state':

@@ -38,6 +38,8 @@ interface RouteOutcome {
   names: string[];
 }
 
+const RUNNER_TOKEN_RESET = 'POST /api/v4/runners/reset_authentication_token';
+
 /** Writes that change what later routes see run last, in this order (each undone by the next). */
 const DISRUPTIVE = [
   'POST /api/v4/projects/:id/archive',
@@ -46,6 +48,8 @@ const DISRUPTIVE = [
   'POST /api/v4/users/:id/unblock',
   'PUT /api/v4/projects/:id/transfer',
   'POST /api/v4/groups/:id/projects/:project_id',
+  // Replaces the runner token the runner protocol's routes use: a new one is fetched after it.
+  RUNNER_TOKEN_RESET,
 ];
 /** Deletions of containers go after the deletions of what they contain. */
 const LAST_DELETES = ['/api/v4/personal_access_tokens/:id', '/api/v4/projects/:id', '/api/v4/groups/:id', '/api/v4/users/:id'];
@@ -243,6 +247,11 @@ describe('malformed input on every route', () => {
 
       if (route.method === 'DELETE') await discover();
       if (identity) await restore(realPath, identity);
+      if (keyOf(route) === RUNNER_TOKEN_RESET) {
+        const reset = await gantry.api('POST', `/runners/${world.sharedRunnerId}/reset_authentication_token`);
+        if (reset.status !== 201) throw new Error(`renewing the runner token: ${reset.status} ${reset.text}`);
+        world.runnerToken = String(reset.json.token);
+      }
       outcome.names = [...names];
       outcomes.push(outcome);
       walked += 1;

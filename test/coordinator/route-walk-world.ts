@@ -74,6 +74,9 @@ export interface WalkWorld {
    */
   registrationToken: string;
   runnerToken: string;
+  /** The shared runner whose token `runnerToken` is, and the system id of its one manager. */
+  sharedRunnerId: number;
+  runnerSystemId: string;
   /** A finished build on main with a trace and artifacts holding `artifactPath` (named `jobName`). */
   jobId: number;
   jobName: string;
@@ -173,6 +176,12 @@ export async function makeWalkWorld(gantry: TestCoordinator): Promise<WalkWorld>
   const register = async (token: string) => call('POST', '/runners', { token, run_untagged: true, locked: false });
   const spareProject = await makeProject(gantry, group.id, `walked-spare${suffix}`, { visibility: 'public' });
   const instanceToken = String((await gantry.api('GET', '/application/settings')).json.runners_registration_token);
+  const sharedRunner = async (registrationToken: string) => {
+    const registered = await register(registrationToken);
+    const runnerSystemId = 's_walk0000001';
+    await call('POST', '/runners/verify', { token: registered.token, system_id: runnerSystemId }, 200);
+    return { runnerToken: String(registered.token), sharedRunnerId: Number(registered.id), runnerSystemId };
+  };
   const ci = await seedCiRecords(gantry, project.id, shas[0]);
   return {
     groupId: group.id,
@@ -211,7 +220,7 @@ export async function makeWalkWorld(gantry: TestCoordinator): Promise<WalkWorld>
     runnerId: Number((await register(project.runners_token)).id),
     spareRunnerId: Number((await register(spareProject.runners_token)).id),
     registrationToken: project.runners_token,
-    runnerToken: String((await register(instanceToken)).token),
+    ...(await sharedRunner(instanceToken)),
     ...ci,
   };
 }

@@ -1,7 +1,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', 'data/**', 'test/fixtures/**', 'src/**/*.js', 'test/**/*.js'] },
+  { ignores: ['node_modules/**', 'dist/**', 'data/**', 'test/fixtures/**', 'src/**/*.js', 'test/**/*.js', 'bench/**/*.js'] },
   ...tseslint.configs.recommended,
   {
     rules: {

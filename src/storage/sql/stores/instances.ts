@@ -97,14 +97,17 @@ export class SqlThrottleCountersStore implements ThrottleCountersStore {
 
   async hit(key: string, windowMs: number): Promise<{ hits: number; remainingMs: number }> {
     // One statement: a window that ended starts again at 1, an open one counts up. The row
-    // lock of the upsert orders concurrent hits from every coordinator.
+    // lock of the upsert orders concurrent hits from every coordinator. A period shortened
+    // meanwhile ends an open window at most `windowMs` from now (the in-memory store, which
+    // measures from the window's start, does the same for one coordinator).
     const now = databaseNowMs(this.db);
     const { rows } = await sql<{ hits: number; remaining_ms: number }>`
       INSERT INTO throttle_counters AS counter (key, hits, window_ends_at_ms)
       VALUES (${key}, 1, ${now} + ${windowMs})
       ON CONFLICT (key) DO UPDATE SET
         hits = CASE WHEN counter.window_ends_at_ms <= ${now} THEN 1 ELSE counter.hits + 1 END,
-        window_ends_at_ms = CASE WHEN counter.window_ends_at_ms <= ${now} THEN excluded.window_ends_at_ms ELSE counter.window_ends_at_ms END
+        window_ends_at_ms = CASE WHEN counter.window_ends_at_ms <= ${now} THEN excluded.window_ends_at_ms
+          ELSE LEAST(counter.window_ends_at_ms, excluded.window_ends_at_ms) END
       RETURNING hits, window_ends_at_ms - ${now} AS remaining_ms`.execute(this.db);
     const row = rows[0];
     if (!row) throw new Error(`throttle counter ${key} answered no row`);

@@ -95,7 +95,8 @@ async function timings(url: string, headers: Record<string, string>, runs = 50):
 
 async function main(): Promise<void> {
   const work = await mkdtemp(path.join(tmpdir(), 'gantry-bench-api-'));
-  const coordinator = await createCoordinator({ dataDir: work, rootToken: ROOT_TOKEN, logger: silentLogger() });
+  // SQLite serves one coordinator process per database: the uncached coordinator gets a database of its own.
+  const coordinator = await createCoordinator({ dataDir: path.join(work, 'cached'), rootToken: ROOT_TOKEN, logger: silentLogger() });
   const figures: Record<string, number | string> = {};
   try {
     await coordinator.app.listen({ port: 0, host: '127.0.0.1' });
@@ -109,24 +110,29 @@ async function main(): Promise<void> {
     await bare.listen({ port: 0, host: '127.0.0.1' });
     const bareUrl = `http://127.0.0.1:${(bare.server.address() as AddressInfo).port}/bare`;
     const asDeveloper = { 'private-token': setup.token };
-    const route = `/api/v4/projects/${setup.projectId}`;
-    figures.project_uncached_statements = await statementsOfOneRequest(work, route, asDeveloper);
-    const uncached = await uncachedCoordinator(work);
+    const cachedUrl = `${base}/projects/${setup.projectId}`;
+    const uncachedWork = path.join(work, 'uncached');
+    const uncachedSetup = await statementsOfOneRequest(uncachedWork);
+    figures.project_uncached_statements = uncachedSetup.statements;
+    const uncachedRoute = `/api/v4/projects/${uncachedSetup.projectId}`;
+    const asUncachedDeveloper = { 'private-token': uncachedSetup.token };
+    const uncached = await uncachedCoordinator(uncachedWork);
     const rounds: Array<{ bare: number; uncached: number; cached: number; writes: number; bareCpu: number; uncachedCpu: number; cachedCpu: number }> = [];
     try {
       // Warm-up, not counted: the first load of a fresh process runs before its code is optimised.
-      for (const url of [bareUrl, `${uncached.origin}${route}`]) await load(url, url === bareUrl ? {} : asDeveloper, 2);
+      await load(bareUrl, {}, 2);
+      await load(`${uncached.origin}${uncachedRoute}`, asUncachedDeveloper, 2);
       // The cached load warms up under the writes: at 200 a second V8 takes about ten seconds
       // to optimise the write path (measured: 102 us of server CPU per read in the first 4 s of
       // writes, 78-86 us from the tenth second on), and a server runs far longer than that.
-      const warmup = await whileWriting(`${base}/projects/${setup.otherProjectId}`, ROOT_TOKEN, () => load(`${base}/projects/${setup.projectId}`, asDeveloper, WRITE_WARMUP_SECONDS));
+      const warmup = await whileWriting(`${base}/projects/${setup.otherProjectId}`, ROOT_TOKEN, () => load(cachedUrl, asDeveloper, WRITE_WARMUP_SECONDS));
       figures.writes_warmup_s = WRITE_WARMUP_SECONDS;
       figures.project_cached_under_writes_warmup_rps = warmup.result.rps;
       figures.server_cpu_us_per_read_cached_writes_included_warmup = warmup.result.cpuMicros;
       for (let round = 0; round < ROUNDS; round += 1) {
         const bareLoad = await load(bareUrl, {});
-        const uncachedLoad = await load(`${uncached.origin}${route}`, asDeveloper);
-        const cached = await whileWriting(`${base}/projects/${setup.otherProjectId}`, ROOT_TOKEN, () => load(`${base}/projects/${setup.projectId}`, asDeveloper));
+        const uncachedLoad = await load(`${uncached.origin}${uncachedRoute}`, asUncachedDeveloper);
+        const cached = await whileWriting(`${base}/projects/${setup.otherProjectId}`, ROOT_TOKEN, () => load(cachedUrl, asDeveloper));
         rounds.push({
           bare: bareLoad.rps, uncached: uncachedLoad.rps, cached: cached.result.rps, writes: cached.writesPerSecond,
           bareCpu: bareLoad.cpuMicros, uncachedCpu: uncachedLoad.cpuMicros, cachedCpu: cached.result.cpuMicros,
@@ -148,6 +154,8 @@ async function main(): Promise<void> {
     figures.server_cpu_us_per_request_bare = median(rounds.map((round) => round.bareCpu));
     figures.server_cpu_us_per_request_uncached = median(rounds.map((round) => round.uncachedCpu));
     figures.server_cpu_us_per_read_cached_writes_included = median(rounds.map((round) => round.cachedCpu));
+    // Each round's bare/uncached/cached CPU: the bare route's moves with the machine's load, so it says how far the others did.
+    figures.server_cpu_us_by_round = rounds.map((round) => `${round.bareCpu}/${round.uncachedCpu}/${round.cachedCpu}`).join(' ');
 
     const member = await seedProjects(coordinator.context, setup.namespace);
     figures.projects = PROJECTS;
@@ -184,28 +192,35 @@ async function developerOfPrivateProject(base: string) {
   return { token, projectId: project.id, otherProjectId: other.id, namespace: other.namespace as { id: number } };
 }
 
-/** A second coordinator over the same database with its read cache off. */
-async function uncachedCoordinator(work: string): Promise<{ origin: string; close: () => Promise<void> }> {
-  const uncached = await createCoordinator({ dataDir: work, rootToken: ROOT_TOKEN, logger: silentLogger(), cacheReads: false });
+/** A coordinator with its read cache off, over a database of its own (set up by statementsOfOneRequest). */
+async function uncachedCoordinator(dataDir: string): Promise<{ origin: string; close: () => Promise<void> }> {
+  const uncached = await createCoordinator({ dataDir, rootToken: ROOT_TOKEN, logger: silentLogger(), cacheReads: false });
   await uncached.app.listen({ port: 0, host: '127.0.0.1' });
   return { origin: `http://127.0.0.1:${(uncached.app.server.address() as AddressInfo).port}`, close: () => uncached.close() };
 }
 
-/** The SQL statements one uncached request runs (after a first request warmed everything up). */
-async function statementsOfOneRequest(work: string, route: string, headers: Record<string, string>): Promise<number> {
+/**
+ * Sets up the developer and project of developerOfPrivateProject in `dataDir`, and counts the
+ * SQL statements one uncached request for the project runs (after a first request warmed
+ * everything up). The counting coordinator closes before the measured one opens.
+ */
+async function statementsOfOneRequest(dataDir: string): Promise<{ statements: number; token: string; projectId: number }> {
   let statements: number | undefined;
-  const counting = await createCoordinator({ dataDir: work, rootToken: ROOT_TOKEN, logger: silentLogger(), cacheReads: false, onStatement: () => {
+  const counting = await createCoordinator({ dataDir, rootToken: ROOT_TOKEN, logger: silentLogger(), cacheReads: false, onStatement: () => {
     if (statements !== undefined) statements += 1;
   } });
   try {
+    await counting.app.listen({ port: 0, host: '127.0.0.1' });
+    const setup = await developerOfPrivateProject(`http://127.0.0.1:${(counting.app.server.address() as AddressInfo).port}/api/v4`);
+    const route = `/api/v4/projects/${setup.projectId}`;
     const ask = async () => {
-      const response = await counting.app.inject({ method: 'GET', url: route, headers });
+      const response = await counting.app.inject({ method: 'GET', url: route, headers: { 'private-token': setup.token } });
       if (response.statusCode !== 200) throw new Error(`${route}: ${response.statusCode}`);
     };
     await ask();
     statements = 0;
     await ask();
-    return statements;
+    return { statements, token: setup.token, projectId: setup.projectId };
   } finally {
     await counting.close();
   }

@@ -172,7 +172,6 @@ async function openCoordinator(options: CoordinatorOptions, logger: Logger): Pro
       await ci.ciRuntime.stop();
       await context.instance.stop();
       await notifications.close();
-      await context.jobQueueSignal.close();
       await context.repositories.close();
       await rm(uploadsDirectory(context.config.dataDir, context.instance.id), { recursive: true, force: true });
       await database.close();

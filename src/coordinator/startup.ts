@@ -4,7 +4,7 @@ import { createRepositoryManager } from '../storage/git/index.ts';
 import type { OpenedDatabase } from '../storage/sql/database.ts';
 import { migrateToLatest } from '../storage/sql/migrate.ts';
 import { acquireStartupLock } from '../storage/sql/process-locks.ts';
-import { openJobQueueSignal } from '../storage/sql/queue-signal.ts';
+import { jobQueueSignal } from '../storage/sql/queue-signal.ts';
 import { createSqlStores } from '../storage/sql/stores/index.ts';
 import type { DatabaseNotifications } from '../storage/types-notifications.ts';
 import { bootstrapRegistrationToken, bootstrapRoot, claimDataDirectory, describeDatabase } from './bootstrap.ts';
@@ -57,7 +57,7 @@ export async function startUnderLock(
       readCache: options.cacheReads === false ? new ReadCache(() => null) : new ReadCache(database.externalStamp, database.writes),
       protectedBranches: new ProtectedBranchesService({ store: stores.protectedBranches, settings, permissions }),
       protectedTags: new ProtectedTagsService({ store: stores.protectedTags, permissions }),
-      jobQueueSignal: openJobQueueSignal(databaseUrl, (error) => logger.warn({ err: error }, 'the job queue signal connection failed')),
+      jobQueueSignal: jobQueueSignal(notifications),
       instance,
     };
     try {
@@ -68,7 +68,6 @@ export async function startUnderLock(
       return { context, createdRootToken };
     } catch (error) {
       await instance.stop().catch(() => {});
-      await context.jobQueueSignal.close();
       await context.repositories.close();
       throw error;
     }

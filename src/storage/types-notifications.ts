@@ -1,16 +1,20 @@
 /**
  * "Something changed" between coordinators sharing one database, for what each keeps in
- * memory (the application settings). On PostgreSQL it travels over LISTEN/NOTIFY; with one
- * coordinator (SQLite) nothing leaves the process.
+ * memory (the application settings, the job queue's value). On PostgreSQL it travels over
+ * LISTEN/NOTIFY; with one coordinator (SQLite) nothing leaves the process.
  */
 export interface ChangeSignal {
-  /** Tells the other coordinators (best effort: a lost announcement is made up for by their poll). */
-  announce(): void;
   /**
-   * `listener` hears every announcement, this coordinator's own included; `gap` after the
-   * listening connection was lost and reopened (announcements may have been missed meanwhile).
+   * Tells the other coordinators, with a short `payload` (best effort: whoever relies on it
+   * makes up for a lost announcement, by a poll or a timeout).
    */
-  subscribe(listener: (event: 'changed' | 'gap') => void): void;
+  announce(payload?: string): void;
+  /**
+   * `listener` hears every announcement, this coordinator's own included, with its payload
+   * (empty when none was given); `gap` (no payload) after the listening connection was lost and reopened
+   * (announcements may have been missed meanwhile).
+   */
+  subscribe(listener: (event: 'changed' | 'gap', payload?: string) => void): void;
 }
 
 /** The change signals of one database, over one listening connection. */

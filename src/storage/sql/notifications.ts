@@ -1,12 +1,17 @@
 import pg from 'pg';
 import type { ChangeSignal, DatabaseNotifications } from '../types-notifications.ts';
 
+/** The listening connections' `application_name`: operators (and tests) find them in `pg_stat_activity`. */
+export const NOTIFICATIONS_APPLICATION_NAME = 'gantry-notifications';
 const RECONNECT_MIN_MS = 200;
 const RECONNECT_MAX_MS = 5_000;
 
 type Listener = Parameters<ChangeSignal['subscribe']>[0];
 
-/** LISTEN/NOTIFY on PostgreSQL; nothing beyond the process otherwise. */
+/**
+ * LISTEN/NOTIFY on PostgreSQL, every channel over one connection per coordinator; nothing
+ * beyond the process otherwise. The settings and the job queue (queue-signal.ts) are channels.
+ */
 export function openDatabaseNotifications(databaseUrl: string, onError: (error: Error) => void = () => {}): DatabaseNotifications {
   return /^postgres(ql)?:\/\//.test(databaseUrl) ? new PostgresNotifications(databaseUrl, onError) : new LocalNotifications();
 }
@@ -27,7 +32,7 @@ class LocalNotifications implements DatabaseNotifications {
 /**
  * A dedicated connection (a pooled one would be handed to other queries) that LISTENs on every
  * channel asked for and sends the NOTIFYs. A lost connection is reopened with back-off; the
- * listeners then hear `gap`.
+ * listeners of every channel then hear `gap`, since announcements sent meanwhile are lost.
  */
 class PostgresNotifications implements DatabaseNotifications {
   private client: pg.Client | null = null;
@@ -49,9 +54,9 @@ class PostgresNotifications implements DatabaseNotifications {
       if (client) client.query(`LISTEN ${channel}`).catch((error: unknown) => this.onError(error as Error));
     }
     return {
-      announce: () => {
+      announce: (payload = '') => {
         const client = this.client;
-        if (client) client.query('SELECT pg_notify($1, $2)', [channel, '']).catch((error: unknown) => this.onError(error as Error));
+        if (client) client.query('SELECT pg_notify($1, $2)', [channel, payload]).catch((error: unknown) => this.onError(error as Error));
       },
       subscribe: (listener) => {
         this.listeners.get(channel)?.push(listener);
@@ -73,8 +78,8 @@ class PostgresNotifications implements DatabaseNotifications {
   }
 
   private async connect(reconnecting: boolean): Promise<void> {
-    const client = new pg.Client({ connectionString: this.url });
-    client.on('notification', (message) => this.emit(message.channel, 'changed'));
+    const client = new pg.Client({ connectionString: this.url, application_name: NOTIFICATIONS_APPLICATION_NAME });
+    client.on('notification', (message) => this.emit(message.channel, 'changed', message.payload ?? ''));
     client.on('error', (error) => {
       this.onError(error);
       this.lost(client);
@@ -103,7 +108,7 @@ class PostgresNotifications implements DatabaseNotifications {
     for (const channel of this.listeners.keys()) {
       if (!listened.has(channel)) client.query(`LISTEN ${channel}`).catch((error: unknown) => this.onError(error as Error));
     }
-    if (reconnecting) for (const channel of this.listeners.keys()) this.emit(channel, 'gap');
+    if (reconnecting) for (const channel of this.listeners.keys()) this.emit(channel, 'gap', '');
   }
 
   private lost(client: pg.Client): void {
@@ -121,7 +126,7 @@ class PostgresNotifications implements DatabaseNotifications {
     this.delayMs = Math.min(this.delayMs * 2, RECONNECT_MAX_MS);
   }
 
-  private emit(channel: string, event: 'changed' | 'gap'): void {
-    for (const listener of this.listeners.get(channel) ?? []) listener(event);
+  private emit(channel: string, event: 'changed' | 'gap', payload: string): void {
+    for (const listener of this.listeners.get(channel) ?? []) listener(event, payload);
   }
 }

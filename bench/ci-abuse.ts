@@ -15,6 +15,7 @@ import { performance } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { parseArgs } from 'node:util';
+import { ciFileWithRule, FREEZING_RULES, freezingValue, longFileName, WARM_UP_RULE } from '../test/helpers/freezing-ci.ts';
 import { type BenchCoordinator, percentile, ROOT_TOKEN, startBenchCoordinator } from './support/coordinator.ts';
 
 const { values } = parseArgs({
@@ -96,15 +97,14 @@ async function frozenPipeline(gantry: BenchCoordinator, name: string, files: Rec
 }
 
 async function freeze(gantry: BenchCoordinator) {
-  const ci = (clause: string) => `frozen:\n  script: echo frozen\n  rules:\n    - ${clause}\nalways:\n  script: echo always\n`;
   // Warm: the first requests of a new process, the compile workers started.
-  await expectStatus(api(gantry, 'POST', '/ci/lint', { content: ci(`if: '$S =~ /x/'`) }), 200, 'POST /ci/lint');
+  await expectStatus(api(gantry, 'POST', '/ci/lint', { content: ciFileWithRule(WARM_UP_RULE) }), 200, 'POST /ci/lint');
   await sampleLatency(gantry).stop();
   const idleSampler = sampleLatency(gantry);
   await new Promise((resolve) => setTimeout(resolve, 2000));
   const idle = await idleSampler.stop();
-  const regex = await frozenPipeline(gantry, 'regex-freeze', { '.gitlab-ci.yml': ci(`if: '$S =~ /^(a+)+$/'`) }, { S: `${'a'.repeat(valueLength)}!` });
-  const glob = await frozenPipeline(gantry, 'glob-freeze', { '.gitlab-ci.yml': ci(`exists: ['*a*a*a*a*a*a*a*a*b']`), ['a'.repeat(nameLength)]: 'long name' }, {});
+  const regex = await frozenPipeline(gantry, 'regex-freeze', { '.gitlab-ci.yml': ciFileWithRule(FREEZING_RULES.regex) }, { S: freezingValue(valueLength) });
+  const glob = await frozenPipeline(gantry, 'glob-freeze', { '.gitlab-ci.yml': ciFileWithRule(FREEZING_RULES.glob), [longFileName(nameLength)]: 'long name' }, {});
   return {
     value_length: valueLength + 1,
     name_length: nameLength,

@@ -14,30 +14,10 @@
  *    it; the final `PUT state=failed failure_reason=job_canceled` with the trace's checksum.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import CRC32 from 'crc-32';
+import { INFO_18, traceChecksum as crc, USER_AGENT_18 as USER_AGENT } from '../../test/helpers/gitlab-runner-18.ts';
 
-const USER_AGENT = 'gitlab-runner 18.11.0 (18-11-stable; go1.24.6; linux/amd64)';
 const DEFAULT_UPDATE_INTERVAL_MS = 3_000;
 const FORCE_SEND_INTERVAL_MS = 30_000;
-
-export const INFO_18 = {
-  name: 'gitlab-runner',
-  version: '18.11.0',
-  revision: '3b6f2a9c',
-  platform: 'linux',
-  architecture: 'amd64',
-  executor: 'shell',
-  shell: 'bash',
-  features: {
-    variables: true, image: false, services: false, artifacts: true, cache: true, fallback_cache_keys: true, shared: true,
-    upload_multiple_artifacts: true, upload_raw_artifacts: true, session: true, terminal: true, refspecs: true, masking: true, proxy: false,
-    raw_variables: true, artifacts_exclude: true, multi_build_steps: true, trace_reset: true, trace_checksum: true, trace_size: true,
-    vault_secrets: true, cancelable: true, return_exit_code: true, service_variables: false, service_multiple_aliases: false,
-    image_executor_opts: false, service_executor_opts: false, cancel_gracefully: true, native_steps_integration: false,
-    two_phase_job_commit: true, job_inputs: true,
-  },
-  config: { gpus: '' },
-};
 
 export interface ReplayedJob {
   jobId: number;
@@ -155,8 +135,4 @@ export class StockRunnerReplay {
     })();
     return { jobId, script, exited, done };
   }
-}
-
-function crc(bytes: Uint8Array): string {
-  return `crc32:${(CRC32.buf(bytes) >>> 0).toString(16).padStart(8, '0')}`;
 }

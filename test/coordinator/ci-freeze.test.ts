@@ -12,13 +12,12 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { after, before, describe, it } from 'node:test';
+import { ciFileWithRule as ciFile, FREEZING_RULES, freezingValue, HARMLESS_RULES, longFileName, WARM_UP_RULE } from '../helpers/freezing-ci.ts';
 import { ROOT_TOKEN, startTestCoordinator, type TestCoordinator } from '../helpers/coordinator.ts';
 
-const VALUE = `${'a'.repeat(40)}!`;
-const LONG_NAME = 'a'.repeat(250);
+const VALUE = freezingValue();
+const LONG_NAME = longFileName();
 const ANSWER_BUDGET_MS = 100;
-
-const ciFile = (clause: string): string => `frozen:\n  script: echo frozen\n  rules:\n    - ${clause}\nalways:\n  script: echo always\n`;
 
 describe('hostile CI files do not freeze the coordinator', () => {
   let gantry: TestCoordinator;
@@ -106,12 +105,12 @@ describe('hostile CI files do not freeze the coordinator', () => {
 
   it('answers other requests while the freezing files compile, and creates both pipelines', async () => {
     // Warm: the compile workers started (under tsx that is seconds of the machine's CPU).
-    const lint = await call('POST', '/ci/lint', { content: ciFile(`if: '$S =~ /x/'`) });
+    const lint = await call('POST', '/ci/lint', { content: ciFile(WARM_UP_RULE) });
     assert.equal((lint.json as { status: string }).status, 'valid', JSON.stringify(lint.json));
     await measureAnswers().stop();
 
-    const harmless = await runBoth('harmless', `if: '$S =~ /^a+$/'`, `exists: ['*.md']`);
-    const hostile = await runBoth('freeze', `if: '$S =~ /^(a+)+$/'`, `exists: ['*a*a*a*a*a*a*a*a*b']`);
+    const harmless = await runBoth('harmless', HARMLESS_RULES.regex, HARMLESS_RULES.glob);
+    const hostile = await runBoth('freeze', FREEZING_RULES.regex, FREEZING_RULES.glob);
 
     const created = { status: 'pending', jobs: ['always'], yamlErrors: null };
     assert.deepEqual(hostile.pipelines, [created, created]);

@@ -10,34 +10,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import CRC32 from 'crc-32';
 import { renderedLines } from '../../src/shared/log-lines.ts';
+import { INFO_18, traceChecksum as crc, USER_AGENT_18 as USER_AGENT } from '../helpers/gitlab-runner-18.ts';
 import { startRunnerJobsFixture, type RunnerJobsFixture } from './runner-job-fixtures.ts';
 
-const USER_AGENT = 'gitlab-runner 18.11.0 (18-11-stable; go1.24.6; linux/amd64)';
 const SYSTEM_ID = 's_5f3c0a9d21be';
-
-/** `common.Info` of 18.x for the shell executor (bash): every feature is sent, set or not. */
-const INFO_18 = {
-  name: 'gitlab-runner',
-  version: '18.11.0',
-  revision: '3b6f2a9c',
-  platform: 'linux',
-  architecture: 'amd64',
-  executor: 'shell',
-  shell: 'bash',
-  features: {
-    variables: true, image: false, services: false, artifacts: true, cache: true, fallback_cache_keys: true, shared: true,
-    upload_multiple_artifacts: true, upload_raw_artifacts: true, session: true, terminal: true, refspecs: true, masking: true, proxy: false,
-    raw_variables: true, artifacts_exclude: true, multi_build_steps: true, trace_reset: true, trace_checksum: true, trace_size: true,
-    vault_secrets: true, cancelable: true, return_exit_code: true, service_variables: false, service_multiple_aliases: false,
-    image_executor_opts: false, service_executor_opts: false, cancel_gracefully: true, native_steps_integration: false,
-    two_phase_job_commit: true, job_inputs: true,
-  },
-  config: { gpus: '' },
-};
-
-const crc = (bytes: Uint8Array): string => `crc32:${(CRC32.buf(bytes) >>> 0).toString(16).padStart(8, '0')}`;
 
 describe('gitlab-runner 18.x requests', () => {
   let fixture: RunnerJobsFixture;

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import { errorSummary } from '../../../shared/errors.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import { GANTRY_VERSION } from '../../../shared/version.ts';
 import type { InstanceRecord, InstancesStore } from '../../../storage/types-instances.ts';
@@ -18,6 +19,8 @@ export interface InstanceHealth {
   registered: boolean;
   /** When the last heartbeat was written (ISO 8601), null before the first one. */
   last_heartbeat_at: string | null;
+  /** Why the last attempt to write the heartbeat failed; null when it succeeded. */
+  last_heartbeat_error: string | null;
   /** The last heartbeat is recent enough that no other coordinator takes this one for dead. */
   healthy: boolean;
 }
@@ -40,6 +43,7 @@ export class CoordinatorInstance {
   private beating: Promise<void> = Promise.resolve();
   private registered = false;
   private lastHeartbeatAt: number | null = null;
+  private lastHeartbeatError: string | null = null;
 
   constructor(
     private readonly deps: { store: InstancesStore; logger: Logger; singleProcess: boolean; clock?: () => number },
@@ -59,8 +63,14 @@ export class CoordinatorInstance {
 
   start(): void {
     if (this.timer) return;
+    let inFlight = false;
     this.timer = setInterval(() => {
-      this.beating = this.beat();
+      // One heartbeat at a time: two that both found the row gone would register it twice.
+      if (inFlight) return;
+      inFlight = true;
+      this.beating = this.beat().finally(() => {
+        inFlight = false;
+      });
     }, this.heartbeatIntervalMs);
     this.timer.unref();
   }
@@ -86,6 +96,7 @@ export class CoordinatorInstance {
       id: this.id,
       registered: this.registered,
       last_heartbeat_at: last === null ? null : new Date(last).toISOString(),
+      last_heartbeat_error: this.lastHeartbeatError,
       healthy: this.registered && last !== null && this.now() - last < this.staleAfterMs,
     };
   }
@@ -104,14 +115,19 @@ export class CoordinatorInstance {
   private async beat(): Promise<void> {
     try {
       if (await this.deps.store.heartbeat(this.id)) {
+        this.registered = true;
         this.lastHeartbeatAt = this.now();
+        this.lastHeartbeatError = null;
         return;
       }
       // Another coordinator took this one for dead (a heartbeat missed for too long) and may
-      // have removed its temporary files: say so, and count as alive again.
+      // have removed its temporary files: say so, and count as alive again once recorded anew.
+      this.registered = false;
       this.deps.logger.error({ instance_id: this.id }, 'this coordinator was taken for dead by another (its heartbeat stopped too long); registering again');
       await this.register();
+      this.lastHeartbeatError = null;
     } catch (error) {
+      this.lastHeartbeatError = errorSummary(error);
       this.deps.logger.warn({ err: error, instance_id: this.id }, 'could not write the coordinator heartbeat');
     }
   }

@@ -4,7 +4,11 @@
  * the time after which other coordinators take it for dead. Runs on SQLite and PostgreSQL.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { createCoordinator } from '../../src/coordinator/app.ts';
 import { CoordinatorInstance } from '../../src/coordinator/services/instance/instances.ts';
 import { instanceCheck } from '../../src/coordinator/services/monitoring/service-checks.ts';
 import { createLogger } from '../../src/shared/logger.ts';
@@ -79,5 +83,23 @@ describe('instanceCheck over a recorded instance', () => {
     assert.deepEqual(await check.run(signal), [{ success: false, message: `coordinator instance ${instance.id}: no heartbeat written since 2026-01-02T03:04:05.000Z` }]);
     await instance.stop();
     assert.equal((await gantry.coordinator.context.stores.instances.list()).some((row) => row.id === instance.id), false);
+  });
+});
+
+describe('instance timings given to createCoordinator', () => {
+  it('refuses intervals a timer cannot wait and a stale-after shorter than two heartbeats, naming the option', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'gantry-instance-timing-'));
+    try {
+      const refused = [
+        [{ upkeepIntervalMs: 0 }, 'instances.upkeepIntervalMs must be a whole number of milliseconds from 1 to 2147483647 (got 0)'],
+        [{ heartbeatIntervalMs: 2 ** 31 }, 'instances.heartbeatIntervalMs must be a whole number of milliseconds from 1 to 2147483647 (got 2147483648)'],
+        [{ heartbeatIntervalMs: 1_000, staleAfterMs: 1_500 }, 'instances.staleAfterMs (1500) must span at least two heartbeats (instances.heartbeatIntervalMs 1000)'],
+      ] as const;
+      for (const [instances, message] of refused) {
+        await assert.rejects(createCoordinator({ dataDir, databaseUrl: ':memory:', instances }), { message });
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

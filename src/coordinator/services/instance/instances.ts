@@ -10,6 +10,8 @@ export interface InstanceTiming {
   heartbeatIntervalMs?: number;
   /** A coordinator whose heartbeat is older than this is dead: others clean up after it (default 30 s). */
   staleAfterMs?: number;
+  /** How often to look for dead coordinators (default half of staleAfterMs; PostgreSQL only). */
+  upkeepIntervalMs?: number;
 }
 
 /** What a readiness check wants to know about this process's place among the coordinators. */
@@ -25,8 +27,15 @@ export interface InstanceHealth {
   healthy: boolean;
 }
 
-const DEFAULT_HEARTBEAT_MS = 5_000;
-const DEFAULT_STALE_AFTER_MS = 30_000;
+/** The defaults of InstanceTiming. */
+export const INSTANCE_TIMING_DEFAULTS = { heartbeatIntervalMs: 5_000, staleAfterMs: 30_000 } as const;
+/** The longest interval a Node timer keeps (a longer one fires after 1 ms). */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Throws naming `name` unless `value` is a whole number of milliseconds a timer can wait. */
+export function checkTimerMs(name: string, value: number): void {
+  if (!(Number.isSafeInteger(value) && value >= 1 && value <= MAX_TIMER_MS)) throw new Error(`${name} must be a whole number of milliseconds from 1 to ${MAX_TIMER_MS} (got ${value})`);
+}
 
 /**
  * This coordinator process among the others on the database: an instance id (a random UUID
@@ -39,6 +48,7 @@ export class CoordinatorInstance {
   readonly id = randomUUID();
   readonly heartbeatIntervalMs: number;
   readonly staleAfterMs: number;
+  readonly upkeepIntervalMs: number;
   private timer: NodeJS.Timeout | null = null;
   private beating: Promise<void> = Promise.resolve();
   private registered = false;
@@ -49,9 +59,15 @@ export class CoordinatorInstance {
     private readonly deps: { store: InstancesStore; logger: Logger; singleProcess: boolean; clock?: () => number },
     timing: InstanceTiming = {},
   ) {
-    this.heartbeatIntervalMs = timing.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_MS;
-    this.staleAfterMs = timing.staleAfterMs ?? DEFAULT_STALE_AFTER_MS;
-    if (this.staleAfterMs < 2 * this.heartbeatIntervalMs) throw new Error('staleAfterMs must span at least two heartbeats');
+    this.heartbeatIntervalMs = timing.heartbeatIntervalMs ?? INSTANCE_TIMING_DEFAULTS.heartbeatIntervalMs;
+    this.staleAfterMs = timing.staleAfterMs ?? INSTANCE_TIMING_DEFAULTS.staleAfterMs;
+    this.upkeepIntervalMs = timing.upkeepIntervalMs ?? Math.floor(this.staleAfterMs / 2);
+    checkTimerMs('instances.heartbeatIntervalMs', this.heartbeatIntervalMs);
+    checkTimerMs('instances.staleAfterMs', this.staleAfterMs);
+    checkTimerMs('instances.upkeepIntervalMs', this.upkeepIntervalMs);
+    if (this.staleAfterMs < 2 * this.heartbeatIntervalMs) {
+      throw new Error(`instances.staleAfterMs (${this.staleAfterMs}) must span at least two heartbeats (instances.heartbeatIntervalMs ${this.heartbeatIntervalMs})`);
+    }
   }
 
   /** Records this process; its heartbeat starts with `start`. */

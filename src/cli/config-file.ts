@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'smol-toml';
+import { INSTANCE_TIMING_DEFAULTS, MAX_TIMER_MS } from '../coordinator/services/instance/instances.ts';
 
 export interface CoordinatorFileConfig {
   port?: number;
@@ -21,6 +22,10 @@ export interface CoordinatorFileConfig {
   shutdown_grace_ms?: number;
   /** Who may read the monitoring endpoints (CoordinatorOptions monitoringIpWhitelist). */
   monitoring_ip_whitelist?: string[];
+  /** Several coordinators, in milliseconds (CoordinatorOptions instances). */
+  instance_heartbeat_interval_ms?: number;
+  instance_stale_after_ms?: number;
+  instance_upkeep_interval_ms?: number;
 }
 
 const KEYS: Record<keyof CoordinatorFileConfig, 'number' | 'string' | 'string array'> = {
@@ -38,10 +43,15 @@ const KEYS: Record<keyof CoordinatorFileConfig, 'number' | 'string' | 'string ar
   artifact_archive_max_directory_bytes: 'number',
   shutdown_grace_ms: 'number',
   monitoring_ip_whitelist: 'string array',
+  instance_heartbeat_interval_ms: 'number',
+  instance_stale_after_ms: 'number',
+  instance_upkeep_interval_ms: 'number',
 };
 
 /** Keys that must be whole numbers above 0. */
 const POSITIVE = /_limit$|^artifact_archive_max_|^shutdown_grace_ms$/;
+/** Intervals a timer waits: whole milliseconds from 1 to MAX_TIMER_MS. */
+const TIMER = /^instance_.*_ms$/;
 
 /** Reads the `[coordinator]` table of a TOML file; unknown keys and wrong types are errors. */
 export function readCoordinatorConfig(file: string): CoordinatorFileConfig {
@@ -60,6 +70,15 @@ export function readCoordinatorConfig(file: string): CoordinatorFileConfig {
     if (POSITIVE.test(key) && !(Number.isSafeInteger(out[key]) && (out[key] as number) > 0)) {
       throw new Error(`${file}: coordinator.${key} must be a whole number${key.endsWith('_limit') || key.endsWith('_bytes') ? ' of bytes' : ''} above 0`);
     }
+    if (TIMER.test(key) && !(Number.isSafeInteger(out[key]) && (out[key] as number) >= 1 && (out[key] as number) <= MAX_TIMER_MS)) {
+      throw new Error(`${file}: coordinator.${key} must be a whole number of milliseconds from 1 to ${MAX_TIMER_MS}`);
+    }
   }
-  return out as CoordinatorFileConfig;
+  const config = out as CoordinatorFileConfig;
+  const heartbeat = config.instance_heartbeat_interval_ms ?? INSTANCE_TIMING_DEFAULTS.heartbeatIntervalMs;
+  const staleAfter = config.instance_stale_after_ms ?? INSTANCE_TIMING_DEFAULTS.staleAfterMs;
+  if (staleAfter < 2 * heartbeat) {
+    throw new Error(`${file}: coordinator.instance_stale_after_ms (${staleAfter}) must be at least twice coordinator.instance_heartbeat_interval_ms (${heartbeat})`);
+  }
+  return config;
 }

@@ -1,8 +1,11 @@
 import yargs, { type Argv } from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { GANTRY_VERSION } from '../shared/version.ts';
-import type { CoordinatorSettings } from './commands/settings.ts';
-import { readCoordinatorConfig, type CoordinatorFileConfig } from './config-file.ts';
+import { resolveSettings } from './coordinator-settings.ts';
+
+/** `serve` is a server and listens on every interface; `start`, the local all-in-one, on loopback only. */
+const SERVE_HOST = '0.0.0.0';
+const START_HOST = '127.0.0.1';
 
 /** The options `serve` and `start` share; flags win over GANTRY_* variables, which win over the config file. */
 function withCommonOptions<T>(y: Argv<T>, defaultHost: string) {
@@ -14,48 +17,6 @@ function withCommonOptions<T>(y: Argv<T>, defaultHost: string) {
     .option('database-url', { type: 'string', describe: 'postgres://... (GANTRY_DATABASE_URL; default SQLite in the data dir)' })
     .option('external-url', { type: 'string', describe: 'URL clients use to reach us (GANTRY_EXTERNAL_URL)' })
     .option('job-request-long-poll', { type: 'number', describe: 'Seconds an idle POST /jobs/request is held (default 50; 0: none; at most 540)' });
-}
-
-interface CommonArgs {
-  config?: string;
-  port?: number;
-  host?: string;
-  'data-dir'?: string;
-  'database-url'?: string;
-  'external-url'?: string;
-  'job-request-long-poll'?: number;
-}
-
-/** `serve` is a server and listens on every interface; `start`, the local all-in-one, on loopback only. */
-const SERVE_HOST = '0.0.0.0';
-const START_HOST = '127.0.0.1';
-
-function resolveSettings(args: CommonArgs, env: NodeJS.ProcessEnv, defaultHost: string): CoordinatorSettings {
-  const file: CoordinatorFileConfig = args.config ? readCoordinatorConfig(args.config) : {};
-  const port = args.port ?? (env.GANTRY_PORT ? Number(env.GANTRY_PORT) : undefined) ?? file.port ?? 8080;
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port: ${port}`);
-  const longPoll = args['job-request-long-poll'] ?? file.job_request_long_poll_seconds;
-  if (longPoll !== undefined && !(Number.isInteger(longPoll) && longPoll >= 0 && longPoll <= 540)) {
-    throw new Error(`invalid job request long poll: ${longPoll} (whole seconds from 0 to 540)`);
-  }
-  return {
-    port,
-    host: args.host ?? env.GANTRY_HOST ?? file.host ?? defaultHost,
-    dataDir: args['data-dir'] ?? env.GANTRY_DATA_DIR ?? file.data_dir ?? './data',
-    databaseUrl: args['database-url'] || env.GANTRY_DATABASE_URL || file.database_url || undefined,
-    externalUrl: args['external-url'] || env.GANTRY_EXTERNAL_URL || file.external_url || undefined,
-    rootToken: env.GANTRY_ROOT_TOKEN || undefined,
-    jobRequestLongPollSeconds: longPoll,
-    monitoringIpWhitelist: env.GANTRY_MONITORING_IP_WHITELIST !== undefined ? listOf(env.GANTRY_MONITORING_IP_WHITELIST) : file.monitoring_ip_whitelist,
-    bodyLimits: { bodyLimit: file.body_limit, contentBodyLimit: file.content_body_limit, anonymousBodyLimit: file.anonymous_body_limit, uploadBodyLimit: file.upload_body_limit },
-    archiveMemberLimits: { maxMembers: file.artifact_archive_max_members, maxDirectoryBytes: file.artifact_archive_max_directory_bytes },
-    shutdownGraceMs: file.shutdown_grace_ms,
-  };
-}
-
-/** `a, b,c` → ['a', 'b', 'c'] (an empty variable is an empty list). */
-function listOf(value: string): string[] {
-  return value.split(',').map((item) => item.trim()).filter((item) => item !== '');
 }
 
 const printLine = (line: string) => process.stdout.write(`${line}\n`);

@@ -14,8 +14,8 @@ export class InstanceUpkeep {
 
   constructor(
     private readonly context: CoordinatorContext,
-    /** Default: half the time after which a coordinator counts as dead. */
-    private readonly intervalMs = context.instance.staleAfterMs / 2,
+    /** Default: the instance's (half the time after which a coordinator counts as dead, unless set). */
+    private readonly intervalMs = context.instance.upkeepIntervalMs,
   ) {}
 
   start(): void {

@@ -37,8 +37,12 @@ export interface CoordinatorOptions {
   ci?: CiRuntimeOptions;
   /** `POST /jobs/request`: how long an idle request is held, in seconds (default 50; 0: no long polling; at most 540). */
   jobRequestLongPollSeconds?: number;
-  /** Several coordinators: how often this one's heartbeat is written, and when a silent one counts as dead (default 5 s and 30 s). */
-  instances?: InstanceTiming & { upkeepIntervalMs?: number };
+  /**
+   * Several coordinators: how often this one's heartbeat is written, when a silent one counts
+   * as dead, and how often dead ones are looked for (default 5 s, 30 s and half of that; whole
+   * milliseconds, stale-after at least two heartbeats). `coordinator serve`: the `instance_*_ms` keys.
+   */
+  instances?: InstanceTiming;
   /** How long application settings may be answered from memory (default 1 s; other coordinators' changes are announced at once on PostgreSQL). */
   settingsMaxAgeMs?: number;
   /**

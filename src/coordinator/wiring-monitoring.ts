@@ -9,7 +9,7 @@ import type { MonitoringRoutes } from './http/monitoring/routes.ts';
 import { CountingArtifactStore, CountingTraceStore } from './services/monitoring/blob-counters.ts';
 import { HealthChecks } from './services/monitoring/health-checks.ts';
 import { MonitoringReader } from './services/monitoring/readings.ts';
-import { dataDirectoryCheck, databaseCheck, gitCheck } from './services/monitoring/service-checks.ts';
+import { dataDirectoryCheck, databaseCheck, gitCheck, instanceCheck } from './services/monitoring/service-checks.ts';
 import type { CiBlobStores, CiServices } from './wiring-ci.ts';
 
 export interface Monitoring {
@@ -22,15 +22,15 @@ export interface Monitoring {
 }
 
 /**
- * Health checks and metrics. Readiness has no instance check yet (GitLab's master check has no
- * counterpart in one process); `?all=1` adds the database, the data directory and git.
+ * Health checks and metrics. Readiness checks this coordinator's heartbeat (where GitLab checks
+ * its Puma master); `?all=1` adds the database, the data directory and git.
  */
 export function buildMonitoring(context: CoordinatorContext, store: MonitoringStore, allowList: MonitoringAllowList): Monitoring {
   let jobRequestWaiters: () => number = () => 0;
   const reader = new MonitoringReader({ store, tasks: context.stores.tasks, jobRequestWaiters: () => jobRequestWaiters() });
   const metrics = new CoordinatorMetrics(reader, context.logger);
   const health = new HealthChecks({
-    instance: [],
+    instance: [instanceCheck(context.instance)],
     services: [
       databaseCheck(store),
       dataDirectoryCheck(context.config.dataDir, probeDirectory),

@@ -208,3 +208,10 @@ export function accessDenied(reason?: string): GantryError {
 export function insufficientScope(scopes: readonly string[]): GantryError {
   return new GantryError('GANTRY_E_TOKEN_SCOPE_INSUFFICIENT', `the token needs one of the scopes: ${scopes.join(' ')}`, { scopes });
 }
+
+/** An error's code and message for a health check's answer (the first line, at most 200 characters). */
+export function errorSummary(error: unknown): string {
+  const code = typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string' ? (error as { code: string }).code : undefined;
+  const message = (error instanceof Error ? error.message : String(error)).split('\n')[0]!.slice(0, 200);
+  return code !== undefined && !message.includes(code) ? `${code}: ${message}` : message;
+}

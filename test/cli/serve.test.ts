@@ -182,6 +182,19 @@ describe('coordinator serve', () => {
     assert.match(stderr, /coordinator\.body_limit must be a whole number of bytes above 0/);
     rmSync(otherDir, { recursive: true, force: true });
   });
+  it('refuses instance timings whose stale-after spans fewer than two heartbeats, with one line', async () => {
+    const otherDir = mkdtempSync(path.join(tmpdir(), 'gantry-serve-badtiming-'));
+    const config = path.join(otherDir, 'config.toml');
+    writeFileSync(config, `[coordinator]\ndata_dir = "${otherDir}"\ninstance_heartbeat_interval_ms = 1000\ninstance_stale_after_ms = 1500\n`);
+    const child = spawn(BIN, ['serve', '--config', config], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await withinOrKill(child, new Promise<number | null>((resolve) => child.on('exit', (exit) => resolve(exit))), EXIT_BOUND_MS, 'coordinator serve refusing its options');
+    assert.equal(code, 1);
+    assert.equal(stderr, `coordinator: ${config}: coordinator.instance_stale_after_ms (1500) must be at least twice coordinator.instance_heartbeat_interval_ms (1000)\n`);
+    rmSync(otherDir, { recursive: true, force: true });
+  });
+
   it('holds idle job requests as long as the config file says', async () => {
     const port = await freePort();
     const otherDir = mkdtempSync(path.join(tmpdir(), 'gantry-serve-longpoll-'));

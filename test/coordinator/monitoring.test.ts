@@ -36,12 +36,13 @@ describe('monitoring endpoints from loopback', () => {
     assert.equal(head.statusCode, 200);
   });
 
-  it('/-/liveness answers {"status":"ok"}; /-/readiness the instance checks, of which there are none yet', async () => {
+  it('/-/liveness answers {"status":"ok"}; /-/readiness the instance check (this coordinator\'s heartbeat)', async () => {
+    const expected: Record<string, unknown> = { '/-/liveness': { status: 'ok' }, '/-/readiness': { status: 'ok', instance_check: [{ status: 'ok' }] } };
     for (const url of ['/-/liveness', '/-/readiness']) {
       const probe = await get(gantry, url);
       assert.equal(probe.status, 200, url);
       assert.match(String(probe.headers['content-type']), /^application\/json/);
-      assert.deepEqual(JSON.parse(probe.body), { status: 'ok' }, url);
+      assert.deepEqual(JSON.parse(probe.body), expected[url], url);
     }
   });
 
@@ -49,7 +50,7 @@ describe('monitoring endpoints from loopback', () => {
     for (const url of ['/-/readiness?all=1', '/-/readiness?all=0', '/-/readiness?all=']) {
       const probe = await get(gantry, url);
       assert.equal(probe.status, 200, url);
-      assert.deepEqual(JSON.parse(probe.body), { status: 'ok', db_check: [{ status: 'ok' }], data_directory_check: [{ status: 'ok' }], git_check: [{ status: 'ok' }] }, url);
+      assert.deepEqual(JSON.parse(probe.body), { status: 'ok', instance_check: [{ status: 'ok' }], db_check: [{ status: 'ok' }], data_directory_check: [{ status: 'ok' }], git_check: [{ status: 'ok' }] }, url);
       assert.equal(probe.headers['x-gitlab-custom-error'], undefined);
     }
   });
@@ -164,12 +165,12 @@ describe('readiness when a dependency fails', () => {
       const [git] = failed.body.git_check as Array<{ status: string; message: string }>;
       assert.equal(git!.status, 'failed');
       assert.match(git!.message, /^cannot stat repositories directory \(ENOENT: /);
-      assert.deepEqual(JSON.parse((await get(gantry, '/-/readiness')).body), { status: 'ok' }, 'without all, only instance checks run');
+      assert.deepEqual(JSON.parse((await get(gantry, '/-/readiness')).body), { status: 'ok', instance_check: [{ status: 'ok' }] }, 'without all, only the instance check runs');
       assert.equal((await get(gantry, '/-/liveness')).status, 200);
     } finally {
       renameSync(away, gantry.dataDir);
     }
-    assert.deepEqual(await readiness(), { status: 200, customError: undefined, body: { status: 'ok', db_check: [{ status: 'ok' }], data_directory_check: [{ status: 'ok' }], git_check: [{ status: 'ok' }] } });
+    assert.deepEqual(await readiness(), { status: 200, customError: undefined, body: { status: 'ok', instance_check: [{ status: 'ok' }], db_check: [{ status: 'ok' }], data_directory_check: [{ status: 'ok' }], git_check: [{ status: 'ok' }] } });
   });
 
   it('the data directory a file: cannot stat it either', async () => {
@@ -186,7 +187,7 @@ describe('readiness when a dependency fails', () => {
     }
   });
 
-  it('the database closed: db_check failed (503) while liveness and plain readiness still answer ok', async () => {
+  it('the database closed: db_check failed (503) while liveness and plain readiness still answer ok (until the heartbeat is stale)', async () => {
     await gantry.coordinator.context.db.destroy();
     const failed = await readiness();
     assert.equal(failed.status, 503);

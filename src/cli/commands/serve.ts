@@ -18,6 +18,7 @@ export async function serve(options: CoordinatorSettings, stdout: (line: string)
     ...options.bodyLimits,
     ci: { archiveMemberLimits: options.archiveMemberLimits },
     shutdownGraceMs: options.shutdownGraceMs,
+    instances: options.instances,
     logger,
   });
   if (coordinator.createdRootToken !== undefined) {

@@ -16,4 +16,6 @@ export interface CoordinatorSettings {
   /** Bounds of artifacts archives; see CoordinatorOptions ci.archiveMemberLimits. */
   archiveMemberLimits?: { maxMembers?: number; maxDirectoryBytes?: number };
   shutdownGraceMs?: number;
+  /** Several coordinators: heartbeat, stale-after and upkeep intervals; see CoordinatorOptions instances. */
+  instances?: { heartbeatIntervalMs?: number; staleAfterMs?: number; upkeepIntervalMs?: number };
 }

@@ -43,6 +43,7 @@ export async function startLocal(options: CoordinatorSettings, stdout: (line: st
     ...options.bodyLimits,
     ci: { archiveMemberLimits: options.archiveMemberLimits },
     shutdownGraceMs: options.shutdownGraceMs,
+    instances: options.instances,
     logger,
   });
   let runner: RunnerService | undefined;

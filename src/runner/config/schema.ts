@@ -45,7 +45,7 @@ export const RUNNER_KEYS: Record<string, KeySpec> = {
   post_build_script: key('string', 'postBuildScript'),
   clone_url: key('string', 'cloneUrl'),
   debug_trace_disabled: key('boolean', 'debugTraceDisabled'),
-  // What `register` learned of the token (gitlab-runner writes them too); kept, not acted on.
+  // What `register` learned of the token (gitlab-runner writes them too); an expiring token is rotated (daemon/token-rotation.ts).
   id: key('integer', 'id'),
   token_obtained_at: key('datetime', 'tokenObtainedAt'),
   token_expires_at: key('datetime', 'tokenExpiresAt'),

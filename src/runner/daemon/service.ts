@@ -10,9 +10,11 @@ import type { Logger } from '../../shared/logger.ts';
 import { ConfigError, formatDiagnostic, parseRunnerConfig, pinoLevel, type RunnerConfig } from '../config/config.ts';
 import { formatListenAddress, parseListenAddress } from '../config/listen-address.ts';
 import { ConfigWatch } from '../config/watch.ts';
+import { replaceRunnerToken, type TokenUpdate } from '../config/write.ts';
 import { RunnerDaemon, type DaemonOptions } from './daemon.ts';
 import { RunnerMetrics } from './metrics.ts';
 import { StatusServer } from './status-server.ts';
+import { TokenRotation, type TokenRotationOptions } from './token-rotation.ts';
 
 export interface RunnerServiceOptions extends Omit<DaemonOptions, 'observer'> {
   /** Default: a fresh registry with process metrics. */
@@ -26,6 +28,8 @@ export interface RunnerServiceOptions extends Omit<DaemonOptions, 'observer'> {
   /** Watch configFile for changes (default true when there is one). */
   watchConfig?: boolean;
   watchTimings?: { debounceMs?: number; pollMs?: number };
+  /** Token rotation's clock and back-off (tests). */
+  tokenRotation?: Pick<TokenRotationOptions, 'clock' | 'retryMs'>;
 }
 
 export type ReloadResult = 'applied' | 'unchanged' | 'failed';
@@ -38,6 +42,7 @@ export class RunnerService {
   private watch: ConfigWatch | null = null;
   private lastText: string | undefined;
   private reloading: Promise<unknown> = Promise.resolve();
+  private rotation: TokenRotation | null = null;
 
   constructor(private readonly options: RunnerServiceOptions) {
     this.metrics = options.metrics ?? new RunnerMetrics();
@@ -64,7 +69,10 @@ export class RunnerService {
     return this.server?.address ? formatListenAddress(this.server.address) : null;
   }
 
-  /** Listens on listen_address (rejecting with one line when it cannot), then starts polling and watching. */
+  /**
+   * Listens on listen_address (rejecting with one line when it cannot), then starts polling,
+   * watching and, with a config file to save new tokens in, rotating expiring tokens.
+   */
   async start(): Promise<void> {
     const address = this.daemon.currentConfig.listenAddress;
     if (address) {
@@ -73,6 +81,15 @@ export class RunnerService {
     }
     await this.daemon.start();
     const { configFile } = this.options;
+    if (configFile) {
+      this.rotation = new TokenRotation({
+        ...this.options.tokenRotation,
+        logger: this.logger,
+        workers: () => this.daemon.workers,
+        persist: (previous, next) => this.saveToken(configFile, previous, next),
+      });
+      this.rotation.schedule();
+    }
     if (configFile && this.options.watchConfig !== false) {
       this.watch = new ConfigWatch({
         file: configFile,
@@ -81,6 +98,17 @@ export class RunnerService {
         onWatchError: (error) => this.logger.warn(`cannot watch ${configFile} for changes (${error.message}); checking it every few seconds instead`),
       });
     }
+  }
+
+  /** Writes a rotated token, in turn with reloads; the reload its own write causes finds nothing new. */
+  private saveToken(file: string, previous: { url: string; token: string }, next: TokenUpdate): Promise<void> {
+    const saved = this.reloading.then(async () => {
+      const text = await replaceRunnerToken(file, previous, next);
+      if (text === null) throw new Error(`${file} has no [[runners]] entry with the previous token any more`);
+      this.lastText = text;
+    });
+    this.reloading = saved.catch(() => undefined);
+    return saved;
   }
 
   private async listen(value: string): Promise<StatusServer> {
@@ -132,6 +160,7 @@ export class RunnerService {
     this.logger.level = pinoLevel(config.logLevel);
     if (config.logFormat !== previous.logFormat) this.logger.warn(`log_format changes take effect when the runner restarts (still ${previous.logFormat})`);
     const changes = this.daemon.applyConfig(config);
+    this.rotation?.schedule();
     await this.applyListenAddress(config.listenAddress || undefined);
     this.logger.info(
       { trigger, concurrent: config.concurrent, checkInterval: config.checkInterval, logLevel: config.logLevel, added: changes.added, removed: changes.removed, changed: changes.changed },
@@ -182,13 +211,16 @@ export class RunnerService {
     await this.close();
   }
 
+  /** Stops watching the file and starting token resets (a reset in flight finishes; close() waits for it). */
   private stopWatching(): void {
     this.watch?.close();
     this.watch = null;
+    void this.rotation?.stop();
   }
 
   async close(): Promise<void> {
     this.stopWatching();
+    await this.rotation?.stop();
     await this.reloading;
     await this.server?.close();
     this.server = null;

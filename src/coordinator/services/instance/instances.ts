@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import { errorSummary } from '../../../shared/errors.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import { GANTRY_VERSION } from '../../../shared/version.ts';
 import type { InstanceRecord, InstancesStore } from '../../../storage/types-instances.ts';
@@ -9,6 +10,8 @@ export interface InstanceTiming {
   heartbeatIntervalMs?: number;
   /** A coordinator whose heartbeat is older than this is dead: others clean up after it (default 30 s). */
   staleAfterMs?: number;
+  /** How often to look for dead coordinators (default half of staleAfterMs; PostgreSQL only). */
+  upkeepIntervalMs?: number;
 }
 
 /** What a readiness check wants to know about this process's place among the coordinators. */
@@ -18,12 +21,21 @@ export interface InstanceHealth {
   registered: boolean;
   /** When the last heartbeat was written (ISO 8601), null before the first one. */
   last_heartbeat_at: string | null;
+  /** Why the last attempt to write the heartbeat failed; null when it succeeded. */
+  last_heartbeat_error: string | null;
   /** The last heartbeat is recent enough that no other coordinator takes this one for dead. */
   healthy: boolean;
 }
 
-const DEFAULT_HEARTBEAT_MS = 5_000;
-const DEFAULT_STALE_AFTER_MS = 30_000;
+/** The defaults of InstanceTiming. */
+export const INSTANCE_TIMING_DEFAULTS = { heartbeatIntervalMs: 5_000, staleAfterMs: 30_000 } as const;
+/** The longest interval a Node timer keeps (a longer one fires after 1 ms). */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Throws naming `name` unless `value` is a whole number of milliseconds a timer can wait. */
+export function checkTimerMs(name: string, value: number): void {
+  if (!(Number.isSafeInteger(value) && value >= 1 && value <= MAX_TIMER_MS)) throw new Error(`${name} must be a whole number of milliseconds from 1 to ${MAX_TIMER_MS} (got ${value})`);
+}
 
 /**
  * This coordinator process among the others on the database: an instance id (a random UUID
@@ -36,18 +48,26 @@ export class CoordinatorInstance {
   readonly id = randomUUID();
   readonly heartbeatIntervalMs: number;
   readonly staleAfterMs: number;
+  readonly upkeepIntervalMs: number;
   private timer: NodeJS.Timeout | null = null;
   private beating: Promise<void> = Promise.resolve();
   private registered = false;
   private lastHeartbeatAt: number | null = null;
+  private lastHeartbeatError: string | null = null;
 
   constructor(
     private readonly deps: { store: InstancesStore; logger: Logger; singleProcess: boolean; clock?: () => number },
     timing: InstanceTiming = {},
   ) {
-    this.heartbeatIntervalMs = timing.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_MS;
-    this.staleAfterMs = timing.staleAfterMs ?? DEFAULT_STALE_AFTER_MS;
-    if (this.staleAfterMs < 2 * this.heartbeatIntervalMs) throw new Error('staleAfterMs must span at least two heartbeats');
+    this.heartbeatIntervalMs = timing.heartbeatIntervalMs ?? INSTANCE_TIMING_DEFAULTS.heartbeatIntervalMs;
+    this.staleAfterMs = timing.staleAfterMs ?? INSTANCE_TIMING_DEFAULTS.staleAfterMs;
+    this.upkeepIntervalMs = timing.upkeepIntervalMs ?? Math.floor(this.staleAfterMs / 2);
+    checkTimerMs('instances.heartbeatIntervalMs', this.heartbeatIntervalMs);
+    checkTimerMs('instances.staleAfterMs', this.staleAfterMs);
+    checkTimerMs('instances.upkeepIntervalMs', this.upkeepIntervalMs);
+    if (this.staleAfterMs < 2 * this.heartbeatIntervalMs) {
+      throw new Error(`instances.staleAfterMs (${this.staleAfterMs}) must span at least two heartbeats (instances.heartbeatIntervalMs ${this.heartbeatIntervalMs})`);
+    }
   }
 
   /** Records this process; its heartbeat starts with `start`. */
@@ -59,8 +79,14 @@ export class CoordinatorInstance {
 
   start(): void {
     if (this.timer) return;
+    let inFlight = false;
     this.timer = setInterval(() => {
-      this.beating = this.beat();
+      // One heartbeat at a time: two that both found the row gone would register it twice.
+      if (inFlight) return;
+      inFlight = true;
+      this.beating = this.beat().finally(() => {
+        inFlight = false;
+      });
     }, this.heartbeatIntervalMs);
     this.timer.unref();
   }
@@ -86,6 +112,7 @@ export class CoordinatorInstance {
       id: this.id,
       registered: this.registered,
       last_heartbeat_at: last === null ? null : new Date(last).toISOString(),
+      last_heartbeat_error: this.lastHeartbeatError,
       healthy: this.registered && last !== null && this.now() - last < this.staleAfterMs,
     };
   }
@@ -104,14 +131,19 @@ export class CoordinatorInstance {
   private async beat(): Promise<void> {
     try {
       if (await this.deps.store.heartbeat(this.id)) {
+        this.registered = true;
         this.lastHeartbeatAt = this.now();
+        this.lastHeartbeatError = null;
         return;
       }
       // Another coordinator took this one for dead (a heartbeat missed for too long) and may
-      // have removed its temporary files: say so, and count as alive again.
+      // have removed its temporary files: say so, and count as alive again once recorded anew.
+      this.registered = false;
       this.deps.logger.error({ instance_id: this.id }, 'this coordinator was taken for dead by another (its heartbeat stopped too long); registering again');
       await this.register();
+      this.lastHeartbeatError = null;
     } catch (error) {
+      this.lastHeartbeatError = errorSummary(error);
       this.deps.logger.warn({ err: error, instance_id: this.id }, 'could not write the coordinator heartbeat');
     }
   }

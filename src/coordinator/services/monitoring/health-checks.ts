@@ -11,6 +11,7 @@
  * flight every probe shares it instead of starting another. A hung network file system or
  * database thus holds at most one operation of each kind, however often probes arrive.
  */
+import { errorSummary } from '../../../shared/errors.ts';
 
 export interface CheckResult {
   success: boolean;
@@ -73,11 +74,4 @@ export class HealthChecks {
     run.controller.abort(new Error(`${check.humanName} check timed out`));
     return [{ success: false, message: `${check.humanName} check timed out` }];
   }
-}
-
-/** An error's code and message for a check's answer (the first line, at most 200 characters). */
-export function errorSummary(error: unknown): string {
-  const code = typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string' ? (error as { code: string }).code : undefined;
-  const message = (error instanceof Error ? error.message : String(error)).split('\n')[0]!.slice(0, 200);
-  return code !== undefined && !message.includes(code) ? `${code}: ${message}` : message;
 }

@@ -1,13 +1,17 @@
 import type { DirectoryProbe } from '../../../storage/fs/directory-probe.ts';
 import type { GitHealth } from '../../../storage/git/health.ts';
 import type { MonitoringStore } from '../../../storage/types-monitoring.ts';
-import { errorSummary, type CheckResult, type HealthCheck } from './health-checks.ts';
+import type { InstanceHealth } from '../instance/instances.ts';
+import { errorSummary } from '../../../shared/errors.ts';
+import type { CheckResult, HealthCheck } from './health-checks.ts';
 
 /** GitLab's DbCheck waits 10 seconds for `SELECT 1`. */
 const DATABASE_TIMEOUT_MS = 10_000;
 /** A file system that takes longer than this to write and read 128 bytes is not serving. */
 const DATA_DIRECTORY_TIMEOUT_MS = 5_000;
 const GIT_TIMEOUT_MS = 5_000;
+/** The instance check reads this process's memory only. */
+const INSTANCE_TIMEOUT_MS = 1_000;
 
 const ok: CheckResult[] = [{ success: true }];
 
@@ -58,6 +62,28 @@ export function gitCheck(repositoriesRoot: string, check: (root: string, signal:
       if (outcome.ok) return ok;
       const what = outcome.step === 'repositories' ? 'cannot stat repositories directory' : 'git does not run';
       return [{ success: false, message: `${what} (${errorSummary(outcome.error)})` }];
+    },
+  };
+}
+
+/**
+ * `instance_check`: this coordinator's row is recorded and its heartbeat recent enough that no
+ * other coordinator takes it for dead (and cleans up its temporary files). It reads what the
+ * heartbeat last did and touches nothing, so a slow shared database does not fail every
+ * coordinator's readiness at once; a heartbeat that cannot be written fails it once the
+ * heartbeat is stale.
+ */
+export function instanceCheck(instance: { health(): InstanceHealth }): HealthCheck {
+  return {
+    name: 'instance_check',
+    humanName: 'Instance',
+    timeoutMs: INSTANCE_TIMEOUT_MS,
+    async run() {
+      const health = instance.health();
+      if (health.healthy) return ok;
+      const because = health.last_heartbeat_error === null ? '' : ` (${health.last_heartbeat_error})`;
+      if (!health.registered) return [{ success: false, message: `coordinator instance ${health.id} is not recorded in the database${because}` }];
+      return [{ success: false, message: `coordinator instance ${health.id}: no heartbeat written since ${health.last_heartbeat_at ?? 'its start'}${because}` }];
     },
   };
 }

@@ -145,6 +145,12 @@ export interface CiJobsStore {
   findOpenGenericStatus(pipelineId: number, name: string, ref: string): Promise<JobRecord | undefined>;
   /** Jobs in `status` not updated since `before` (stuck and timeout sweeps), oldest first. */
   listStale(status: JobStatus, before: string, limit: number): Promise<JobRecord[]>;
+  /**
+   * Running builds claimed before `claimedBefore` whose runner has sent nothing about them
+   * since (`updated_at` still equals `started_at`, both written by the claim): hand-outs whose
+   * answer may never have reached the runner. Oldest first.
+   */
+  listUnacknowledged(claimedBefore: string, limit: number): Promise<JobRecord[]>;
 }
 
 export interface ClaimContext {

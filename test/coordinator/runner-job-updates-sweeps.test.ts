@@ -84,6 +84,62 @@ describe('stuck and timeout sweeps', () => {
   });
 });
 
+describe('lost hand-outs', () => {
+  let fixture: RunnerJobsFixture;
+  before(async () => {
+    fixture = await startRunnerJobsFixture({ ci: { runnerJobs: { stale: { handOutIntervalMs: 100 } } } });
+  });
+  after(async () => {
+    await fixture.close();
+  });
+  const ago = (ms: number): string => new Date(Date.now() - ms).toISOString();
+
+  it('fails a job its runner never reported for two minutes with scheduler_failure and queues it again; a patch or an update acknowledges a hand-out at once', async () => {
+    const project = await fixture.project('lost-hand-out');
+    const seeded = await fixture.pipeline(project, [{ name: 'lost', stage: 'build' }, { name: 'patched', stage: 'build' }, { name: 'updated', stage: 'build' }]);
+    const { stores } = fixture.gantry.coordinator.context;
+    const lost = await fixture.claim(project);
+    const patched = await fixture.claim(project);
+    const updated = await fixture.claim(project);
+    assert.deepEqual([lost.job.name, patched.job.name, updated.job.name], ['lost', 'patched', 'updated']);
+
+    // Each runner's first word about its job, within a second of the claim, is written at once.
+    const patch = await fetch(`${fixture.apiUrl}/jobs/${patched.job.id}/trace`, {
+      method: 'PATCH', headers: { 'content-type': 'text/plain', 'job-token': patched.token, 'content-range': '0-4' }, body: 'hello',
+    });
+    assert.equal(patch.status, 202);
+    const keepAlive = await fetch(`${fixture.apiUrl}/jobs/${updated.job.id}`, {
+      method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: updated.token, state: 'running' }),
+    });
+    assert.equal(keepAlive.status, 200);
+    for (const { job } of [patched, updated]) {
+      const current = await fixture.job(job.id);
+      assert.notEqual(current.updated_at, current.started_at, `job ${current.name}: acknowledged`);
+      // Claimed three minutes ago, last heard of two and a half minutes ago: acknowledged, so not lost.
+      await stores.jobs.update(job.id, { started_at: ago(3 * MINUTE), updated_at: ago(2.5 * MINUTE) });
+    }
+    // Claimed three minutes ago and never heard of since.
+    const claimedAt = ago(3 * MINUTE);
+    await stores.jobs.update(lost.job.id, { started_at: claimedAt, updated_at: claimedAt });
+
+    const failed = await waitForStatus(fixture, lost.job.id, 'failed');
+    assert.equal(failed.failure_reason, 'scheduler_failure');
+    const jobs = await stores.jobs.list({ pipelineId: seeded.pipeline.id, includeRetried: true }, { offset: 0, limit: 100 });
+    const again = jobs.items.filter((job) => job.name === 'lost' && job.id !== lost.job.id);
+    assert.equal(again.length, 1, 'the lost job is queued again');
+    assert.equal(again[0]!.status, 'pending');
+    assert.equal((await fixture.job(lost.job.id)).retried, true);
+    assert.equal((await fixture.job(patched.job.id)).status, 'running');
+    assert.equal((await fixture.job(updated.job.id)).status, 'running');
+    assert.equal((await stores.pipelines.findById(seeded.pipeline.id))?.status, 'running');
+    // Had its runner got the job after all, its first report would stop it.
+    const late = await fetch(`${fixture.apiUrl}/jobs/${lost.job.id}/trace`, {
+      method: 'PATCH', headers: { 'content-type': 'text/plain', 'job-token': lost.token, 'content-range': '0-4' }, body: 'hello',
+    });
+    assert.equal(late.status, 403);
+  });
+});
+
 describe('trace size limit', () => {
   let fixture: RunnerJobsFixture;
   before(async () => {

@@ -100,6 +100,22 @@ describe('runner daemon', () => {
     assert.equal(most, 2);
   });
 
+  it('a job request in flight holds a concurrent slot: no job is handed out to wait for one', async () => {
+    const { daemon } = daemonWith(entry('  request_concurrency = 2\n').replace('concurrent = 2', 'concurrent = 1'), async ({ request }) => {
+      if (request.stage === 'step_script') await sleep(300);
+      return { exitCode: 0 };
+    });
+    const jobs = [gitlab.enqueue(payload()), gitlab.enqueue(payload()), gitlab.enqueue(payload())];
+    let mostHandedOut = 0;
+    await daemon.start();
+    await until(() => {
+      mostHandedOut = Math.max(mostHandedOut, jobs.filter((job) => job.state === 'running').length);
+      return jobs.every((job) => job.state === 'success');
+    });
+    await daemon.stop();
+    assert.equal(mostHandedOut, 1, 'jobs handed out and not finished at once, with concurrent = 1');
+  });
+
   it('stop() (SIGQUIT) stops asking for jobs but lets the running one finish', async () => {
     const { daemon } = daemonWith(entry(), async ({ request }) => {
       if (request.stage === 'step_script') await sleep(400);

@@ -218,6 +218,24 @@ describe('job engine (shell executor)', () => {
     assert.ok(!trace.includes('step_script'));
   });
 
+  it('runs get_sources GET_SOURCES_ATTEMPTS times before failing, and fails a job whose GET_SOURCES_ATTEMPTS is out of 1–10', async () => {
+    const git = { repo_url: 'file:///no/such/repo.git', ref: 'main', sha: 'a'.repeat(40), before_sha: '0'.repeat(40), ref_type: 'branch' as const, refspecs: [], depth: 0 };
+    const fetches = (trace: string) => trace.split('does not appear to be a git repository').length - 1;
+    const three = await run(payload({ git_info: git, variables: [variable('GIT_STRATEGY', 'clone'), variable('GET_SOURCES_ATTEMPTS', '3')] }));
+    assert.equal(three.outcome.failureReason, 'script_failure');
+    assert.equal(three.outcome.exitCode, 128);
+    assert.equal(fetches(three.trace), 3, three.trace);
+    assert.ok(three.trace.includes('attempt 2 of 3 (GET_SOURCES_ATTEMPTS)') && three.trace.includes('attempt 3 of 3 (GET_SOURCES_ATTEMPTS)'));
+    const unset = await run(payload({ git_info: git, variables: [variable('GIT_STRATEGY', 'clone'), variable('GET_SOURCES_ATTEMPTS', 'many')] }));
+    assert.equal(fetches(unset.trace), 1, 'not a number: one attempt, as gitlab-runner');
+    for (const value of ['0', '11']) {
+      const refused = await run(payload({ git_info: git, variables: [variable('GIT_STRATEGY', 'clone'), variable('GET_SOURCES_ATTEMPTS', value)] }));
+      assert.equal(refused.outcome.failureReason, 'runner_system_failure', value);
+      assert.ok(refused.trace.includes('number of attempts out of the range [1, 10] for stage: get_sources'), refused.trace);
+      assert.equal(fetches(refused.trace), 0);
+    }
+  });
+
   it('uploads artifacts (paths, exclude, untracked, when), reports as gzip, and nothing for a when that does not apply', async () => {
     const repo = await gitRepository({ 'tracked.txt': 't\n' });
     const git = { repo_url: repo.url, ref: 'main', sha: repo.sha, before_sha: '0'.repeat(40), ref_type: 'branch' as const, refspecs: [], depth: 0 };

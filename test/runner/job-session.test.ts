@@ -199,4 +199,33 @@ describe('HTTP job session (trace PATCH, final PUT)', () => {
     assert.equal(watched.length, 1, 'GitLab answers without holding: asked once, then the trace updates carry on alone');
     await t.finish({ state: 'success' });
   });
+
+  it('watches again after a held keep-alive got no answer or a 502 (a coordinator killed behind a load balancer)', async () => {
+    const job = running();
+    const held: Array<() => void> = [];
+    let watches = 0;
+    gitlab.intercept = (request) => {
+      if (request.method !== 'PUT' || !request.path.endsWith(`/jobs/${job.payload.id}`) || request.headers['x-gantry-job-watch'] !== '50') return undefined;
+      watches += 1;
+      if (watches === 1) return Promise.resolve({ status: 502, headers: { 'content-type': 'text/html' }, body: '<html>502 Bad Gateway</html>' });
+      return new Promise((resolve) => held.push(() => resolve({ status: 403, headers: { 'job-status': 'canceled', 'x-gantry-job-watch': '50' } })));
+    };
+    const s = session(job, { updateInterval: 60, watchSeconds: 50 });
+    try {
+      const deadline = Date.now() + 10_000;
+      while (held.length === 0) {
+        assert.ok(Date.now() < deadline, `no keep-alive held after the 502 (${watches} watches)`);
+        await sleep(10);
+      }
+      for (const release of held) release();
+      while (!s.canceled.aborted) {
+        assert.ok(Date.now() < deadline, 'the held keep-alive did not stop the job');
+        await sleep(10);
+      }
+    } finally {
+      gitlab.intercept = null;
+    }
+    assert.equal(watches, 2);
+    await s.finish({ state: 'failed', failureReason: 'job_canceled' });
+  });
 });

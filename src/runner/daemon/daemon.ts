@@ -113,9 +113,15 @@ export class RunnerDaemon implements DaemonControl {
     return this.options.timings?.checkIntervalMs ?? (this.config.checkInterval > 0 ? this.config.checkInterval : 3) * 1000;
   }
 
-  /** A job slot is free (the process-wide `concurrent`). */
+  /**
+   * A job slot is free (the process-wide `concurrent`), counting the job requests in flight as
+   * gitlab-runner does: a job handed out then starts at once and reports to the coordinator
+   * within seconds, instead of waiting silently for a slot (the coordinator fails a hand-out
+   * its runner does not report, see docs/runner.md).
+   */
   hasCapacity(): boolean {
-    return this.jobs.pending + this.jobs.size < this.config.concurrent && !this.buildLimitReached();
+    const requesting = this.workers.reduce((sum, worker) => sum + worker.requesting, 0);
+    return this.jobs.pending + this.jobs.size + requesting < this.config.concurrent && !this.buildLimitReached();
   }
 
   buildLimitReached(): boolean {

@@ -37,6 +37,9 @@ export interface HttpJobSessionOptions {
 }
 
 const PATCH_LIMIT = 1024 * 1024;
+/** Back-off of a held keep-alive that got no answer (1 s doubling to 30 s). */
+const WATCH_RETRY_MIN_MS = 1000;
+const WATCH_RETRY_MAX_MS = 30_000;
 
 /** An append-only byte log with random reads. */
 class ByteLog {
@@ -91,24 +94,33 @@ export class HttpJobSession implements JobSession {
 
   /**
    * Held keep-alives, one after the other, while the job runs and the coordinator holds them;
-   * each answer is applied (a cancel stops the job). Ends at the first answer not held (or an
-   * error: the trace updates still bring a cancel, later).
+   * each answer is applied (a cancel stops the job). Ends at the first answer not held. No
+   * answer, or a 5xx (the coordinator killed or restarting, a load balancer without a
+   * backend), is no such answer: the watch starts again after a back-off, while the trace
+   * updates carry on.
    */
   private async watchJob(seconds: number): Promise<void> {
     const signal = this.watching.signal;
+    let retryMs = 0;
     while (!signal.aborted && !this.controller.signal.aborted) {
       const started = Date.now();
-      let answer: RemoteAnswer;
+      let answer: RemoteAnswer | undefined;
       try {
         answer = this.apply(await updateJob(this.options.transport, this.options.jobId, this.updateBody({ state: 'running' }), { watchSeconds: seconds, signal }));
       } catch (error) {
-        if (!signal.aborted) this.options.onLog?.(`job watch failed: ${error instanceof Error ? error.message : String(error)}`);
-        return;
+        if (signal.aborted) return;
+        this.options.onLog?.(`job watch failed: ${error instanceof Error ? error.message : String(error)}`);
       }
+      if (answer === undefined || (answer.watched !== true && answer.result === 'failed')) {
+        retryMs = Math.min(WATCH_RETRY_MAX_MS, retryMs === 0 ? WATCH_RETRY_MIN_MS : retryMs * 2);
+        await sleep(retryMs, signal);
+        continue;
+      }
+      retryMs = 0;
       // After `canceling`, go on watching: a forced cancel then ends the job at once too.
       if (answer.watched !== true || answer.result === 'abort') return;
       // A coordinator that answers held keep-alives at once without news is not asked in a tight loop.
-      if (answer.result === 'succeeded' && Date.now() - started < 1000) await sleep(1000);
+      if (answer.result === 'succeeded' && Date.now() - started < 1000) await sleep(1000, signal);
     }
   }
 
@@ -231,4 +243,15 @@ export class HttpJobSession implements JobSession {
   }
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Resolves after `ms`, or at once when `signal` aborts. */
+const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
+  new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });

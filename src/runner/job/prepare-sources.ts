@@ -32,6 +32,33 @@ export async function prepareSources(context: JobContext, runner: RunnerIdentity
     await environment.copyIn(emptyTar(), environment.info.projectDir);
     return;
   }
+  const attempts = getSourcesAttempts(variableValue(variables, 'GET_SOURCES_ATTEMPTS'));
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await fetchSources(context, runner, strategy);
+      break;
+    } catch (error) {
+      if (!(error instanceof SourcesError) || attempt >= attempts || context.signal.aborted) {
+        throw error instanceof SourcesError ? new JobFailure(error.message, 'script_failure', error.exitCode) : error;
+      }
+      context.trace.warning(`Getting the sources failed (${error.message}): attempt ${attempt + 1} of ${attempts} (GET_SOURCES_ATTEMPTS)`);
+    }
+  }
+  if (copies) await environment.copyIn(packDirectory(context.sourcesDir), environment.info.projectDir);
+}
+
+/**
+ * gitlab-runner's `GET_SOURCES_ATTEMPTS`: how many times the stage runs before the job fails
+ * (1 when unset or not a number; a number outside 1–10 fails the job).
+ */
+export function getSourcesAttempts(value: string | undefined): number {
+  const attempts = /^\s*-?\d+\s*$/.test(value ?? '') ? Number(value) : 1;
+  if (attempts < 1 || attempts > 10) throw new JobFailure('number of attempts out of the range [1, 10] for stage: get_sources', 'runner_system_failure');
+  return attempts;
+}
+
+async function fetchSources(context: JobContext, runner: RunnerIdentity, strategy: ReturnType<typeof gitStrategy>): Promise<void> {
+  const { payload, settings, environment, variables } = context;
   try {
     await getSources({
       git: payload.git_info,
@@ -47,11 +74,7 @@ export async function prepareSources(context: JobContext, runner: RunnerIdentity
       trace: context.trace,
       signal: context.signal,
     });
-  } catch (error) {
-    if (error instanceof SourcesError) throw new JobFailure(error.message, 'script_failure', error.exitCode);
-    throw error;
   } finally {
     context.trace.flush();
   }
-  if (copies) await environment.copyIn(packDirectory(context.sourcesDir), environment.info.projectDir);
 }

@@ -208,4 +208,20 @@ describe('CI jobs storage', () => {
     await stores.pipelines.delete(pipeline.id);
     assert.deepEqual(await stores.jobs.findByIds([stale.id, fresh.id]), []);
   });
+
+  it('lists running builds claimed before a time and not updated since their claim', async () => {
+    const { stores } = database;
+    const pipeline = await createPipeline(stores, project);
+    const claimed = '2020-01-01T00:00:00.000Z';
+    const [lost, reported, recent, pending] = await stores.jobs.insertMany([
+      buildJob(pipeline, 'lost', { status: 'running', started_at: claimed, updated_at: claimed }),
+      buildJob(pipeline, 'reported', { status: 'running', started_at: claimed, updated_at: '2020-01-01T00:00:03.000Z' }),
+      buildJob(pipeline, 'recent', { status: 'running', started_at: '2030-01-01T00:00:00.000Z', updated_at: '2030-01-01T00:00:00.000Z' }),
+      buildJob(pipeline, 'pending', { status: 'pending', started_at: claimed, updated_at: claimed }),
+    ]);
+    const found = (await stores.jobs.listUnacknowledged('2026-01-01T00:00:00.000Z', 10)).map((job) => job.id);
+    assert.ok(found.includes(lost.id));
+    for (const other of [reported, recent, pending]) assert.ok(!found.includes(other.id), `job ${other.name}`);
+    await stores.pipelines.delete(pipeline.id);
+  });
 });

@@ -162,4 +162,20 @@ export class SqlCiJobsStore implements CiJobsStore {
       .execute();
     return rows.map(toJob);
   }
+
+  async listUnacknowledged(claimedBefore: string, limit: number): Promise<JobRecord[]> {
+    const rows = await this.db
+      .selectFrom('ci_jobs')
+      .select(JOB_SELECT)
+      // The running partial index by updated_at serves this: an unacknowledged job's updated_at is its claim time.
+      .where(sql<boolean>`status = 'running'`)
+      .where('type', '=', 'build')
+      .where('updated_at', '<', claimedBefore)
+      .where(sql<boolean>`updated_at = started_at`)
+      .orderBy('updated_at')
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+    return rows.map(toJob);
+  }
 }

@@ -46,7 +46,7 @@ export interface JobTracesDeps {
   clock?: () => number;
 }
 
-/** A running job's updated_at is refreshed at most this often by patches (the stuck sweep reads it). */
+/** A running job's updated_at is refreshed at most this often by patches (the stuck sweeps read it). */
 const TOUCH_EVERY_MS = 5_000;
 
 /**
@@ -97,7 +97,9 @@ export class JobTraces {
 
   private async touch(job: JobRecord): Promise<void> {
     const now = this.clock();
-    if (now - Date.parse(job.updated_at) < TOUCH_EVERY_MS) return;
+    // The first patch after the claim is always written: it acknowledges the hand-out (stale-jobs.ts).
+    const acknowledged = job.updated_at !== job.started_at;
+    if (acknowledged && now - Date.parse(job.updated_at) < TOUCH_EVERY_MS) return;
     await this.deps.jobs.update(job.id, { updated_at: new Date(now).toISOString() });
   }
 }

@@ -20,8 +20,16 @@ export interface StaleJobLimits {
    * 5 min: the runner enforces the timeout itself and may take that long to report it).
    */
   timeoutGraceMs?: number;
+  /**
+   * A job handed out whose runner sent nothing about it (no trace, no update) for this long
+   * fails with `scheduler_failure`, which is retried automatically (default 2 min: GitLab's
+   * wait for a runner's acknowledgement of a job, `RUNNER_ACK_QUEUE_EXPIRY_TIME`).
+   */
+  handOutAckMs?: number;
   /** How often the sweep runs (default 60 s). */
   intervalMs?: number;
+  /** How often unacknowledged hand-outs are looked for (default 15 s). */
+  handOutIntervalMs?: number;
 }
 
 export const STALE_JOB_DEFAULTS = {
@@ -29,14 +37,16 @@ export const STALE_JOB_DEFAULTS = {
   pendingStuckMs: 24 * 60 * 60 * 1000,
   cancelingStuckMs: 10 * 60 * 1000,
   timeoutGraceMs: 5 * 60 * 1000,
+  handOutAckMs: 2 * 60 * 1000,
   intervalMs: 60 * 1000,
+  handOutIntervalMs: 15 * 1000,
 } as const;
 
 /** Jobs failed per category and sweep; the rest wait for the next sweep. */
 const BATCH = 200;
 
 export interface StaleJobsDeps {
-  jobs: Pick<CiJobsStore, 'listStale' | 'list'>;
+  jobs: Pick<CiJobsStore, 'listStale' | 'list' | 'listUnacknowledged'>;
   runners: Pick<RunnersStore, 'findByIds'>;
   outcomes: Pick<JobOutcomes, 'fail'>;
   logger: Logger;
@@ -50,12 +60,21 @@ export interface StaleJobsDeps {
  * (`job_execution_timeout`), running jobs that stopped reporting and pending jobs no runner
  * took (`stuck_or_timeout_failure`), each through pipeline processing. Every coordinator
  * may sweep: a job another one failed first is simply left (processing refuses the move).
+ *
+ * Besides, lost hand-outs: a job request's claim commits before its answer is written, so a
+ * coordinator killed in between (or an answer lost on the way) leaves a running job no runner
+ * has. Every runner reports a job it took within seconds (a trace patch or an update), so a
+ * job not heard of since its claim for `handOutAckMs` fails with `scheduler_failure` — what
+ * GitLab drops a job with when its hand-out fails after the claim — and GitLab's automatic
+ * retry of that reason (twice) queues it again.
  */
 export class StaleJobs {
   private readonly clock: () => number;
   private readonly limits: Required<StaleJobLimits>;
   private timer: NodeJS.Timeout | undefined;
+  private handOutTimer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
+  private handOutTicking: Promise<void> | undefined;
 
   constructor(private readonly deps: StaleJobsDeps) {
     this.clock = deps.clock ?? Date.now;
@@ -73,6 +92,12 @@ export class StaleJobs {
     return { timedOut, stuckRunning, stuckPending, stuckCanceling };
   }
 
+  /** Fails the hand-outs no runner acknowledged in time; answers how many. */
+  async sweepHandOuts(): Promise<number> {
+    const lost = await this.deps.jobs.listUnacknowledged(iso(this.clock() - this.limits.handOutAckMs), BATCH);
+    return this.failAll(lost, 'scheduler_failure');
+  }
+
   start(): void {
     if (this.timer) return;
     this.timer = setInterval(() => {
@@ -83,12 +108,22 @@ export class StaleJobs {
         .finally(() => (this.ticking = undefined));
     }, this.limits.intervalMs);
     this.timer.unref();
+    this.handOutTimer = setInterval(() => {
+      this.handOutTicking ??= this.sweepHandOuts()
+        .then((failed) => {
+          if (failed > 0) this.deps.logger.warn({ failed }, 'failed jobs whose hand-out no runner acknowledged (scheduler_failure, retried)');
+        }, (error: unknown) => this.deps.logger.warn({ err: error }, 'lost hand-out sweep failed'))
+        .finally(() => (this.handOutTicking = undefined));
+    }, this.limits.handOutIntervalMs);
+    this.handOutTimer.unref();
   }
 
   async stop(): Promise<void> {
     clearInterval(this.timer);
+    clearInterval(this.handOutTimer);
     this.timer = undefined;
-    await this.ticking;
+    this.handOutTimer = undefined;
+    await Promise.all([this.ticking, this.handOutTicking]);
   }
 
   /** Running builds whose start plus timeout plus grace lies before `now`. */

@@ -48,6 +48,11 @@ const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
   ['022-coordinator-instances', coordinatorInstances],
 ];
 
+/** The names of every migration, in order: a schema's identity (the tests' PostgreSQL template is keyed on it). */
+export function migrationNames(): string[] {
+  return MIGRATIONS.map(([name]) => name);
+}
+
 class InlineMigrationProvider implements MigrationProvider {
   constructor(private readonly dialect: DialectName) {}
 

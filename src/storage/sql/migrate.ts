@@ -1,4 +1,4 @@
-import { Migrator, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, type Migration, type MigrationProvider } from '#deps/kysely';
 import type { Db, DialectName } from './database.ts';
 import type { DialectMigration } from './migrations/helpers.ts';
 import { accountsAndProjects } from './migrations/001-accounts-and-projects.ts';

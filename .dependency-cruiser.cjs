@@ -18,7 +18,7 @@ module.exports = {
       to: { path: '^src/ci-sandbox/' },
     },
     { name: 'pipeline-is-pure', severity: 'error', from: { path: '^src/pipeline/' }, to: { path: '^src/', pathNot: '^src/(pipeline|protocol|shared)/' } },
-    { name: 'pure-modules-do-no-io', severity: 'error', from: { path: '^src/(ci|pipeline|protocol)/' }, to: { path: '^(fs|node:fs|child_process|node:child_process|net|node:net|http|node:http|execa)$|fs/promises', dependencyTypes: ['core', 'npm'] } },
+    { name: 'pure-modules-do-no-io', severity: 'error', from: { path: '^src/(ci|pipeline|protocol)/' }, to: { path: '^(fs|node:fs|child_process|node:child_process|net|node:net|http|node:http)$|fs/promises|^deps/execa\\.js$' } },
     { name: 'executors-stand-alone', severity: 'error', from: { path: '^src/executors/' }, to: { path: '^src/', pathNot: '^src/(executors|shared|protocol)/' } },
     { name: 'runner-not-coordinator', severity: 'error', from: { path: '^src/runner/' }, to: { path: '^src/(coordinator|storage)/' } },
     { name: 'coordinator-not-runner', severity: 'error', from: { path: '^src/coordinator/' }, to: { path: '^src/(runner|executors)/' } },
@@ -35,7 +35,7 @@ module.exports = {
       comment: 'SQL is written in src/storage/ alone: no query builder or driver elsewhere.',
       severity: 'error',
       from: { path: '^src/', pathNot: '^src/storage/' },
-      to: { path: '(^|/)node_modules/(kysely|better-sqlite3|pg|pg-cursor|pg-pool)/' },
+      to: { path: '(^|/)node_modules/(kysely|better-sqlite3|pg|pg-cursor|pg-pool)/|^deps/kysely\\.js$' },
     },
     {
       name: 'services-not-sql',
@@ -65,11 +65,11 @@ module.exports = {
       from: { path: '^src/coordinator/services/access/' },
       to: { path: '^src/coordinator/services/(accounts|namespaces|repository|ci|instance)/' },
     },
-    { name: 'only-git-module-spawns-git', severity: 'error', from: { path: '^src/', pathNot: '^src/(storage/git|executors|runner|exec|cli)/' }, to: { path: '^(execa|child_process|node:child_process)$', dependencyTypes: ['core', 'npm'] } },
+    { name: 'only-git-module-spawns-git', severity: 'error', from: { path: '^src/', pathNot: '^src/(storage/git|executors|runner|exec|cli)/' }, to: { path: '^(child_process|node:child_process)$|^deps/execa\\.js$' } },
     { name: 'no-circular', severity: 'error', from: {}, to: { circular: true } },
   ],
   options: {
-    doNotFollow: { path: 'node_modules' },
+    doNotFollow: { path: ['node_modules', '^deps/'] },
     // The tests' compiled copies (scripts/build-tests.sh) sit beside the sources.
     exclude: { path: '^(src|test)/.*\\.js$' },
     tsPreCompilationDeps: true,

@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { execa } from 'execa';
+import { execa } from '#deps/execa';
 import { comparisonJson } from '../src/coordinator/http/serializers/repository/repository.ts';
 import { silentLogger } from '../src/shared/logger.ts';
 import { createRepositoryManager } from '../src/storage/git/index.ts';

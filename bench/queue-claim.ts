@@ -18,7 +18,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { CompiledQuery, sql } from 'kysely';
+import { CompiledQuery, sql } from '#deps/kysely';
 import pg from 'pg';
 import { openDatabase, type OpenedDatabase } from '../src/storage/sql/database.ts';
 import { migrateToLatest } from '../src/storage/sql/migrate.ts';

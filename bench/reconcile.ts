@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Writable } from 'node:stream';
-import { execa } from 'execa';
+import { execa } from '#deps/execa';
 import { createCoordinator } from '../src/coordinator/app.ts';
 import { createLogger } from '../src/shared/logger.ts';
 

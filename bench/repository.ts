@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { execa } from 'execa';
+import { execa } from '#deps/execa';
 import { createCoordinator, type Coordinator } from '../src/coordinator/app.ts';
 import { silentLogger } from '../src/shared/logger.ts';
 import { createRepositoryManager } from '../src/storage/git/index.ts';

@@ -6,6 +6,8 @@
 # .ts file (coordinator children, workers) still load it with tsx.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The one-file bundles of typebox, kysely and execa the sources import as #deps/* (fast when fresh).
+node scripts/bundle-deps.mjs
 stamp=node_modules/.cache/gantry-build-tests.stamp
 if [ "${1:-}" != --force ] && [ -f "$stamp" ] \
   && [ -z "$(find src test bench tsconfig.json tsconfig.test.json package.json -newer "$stamp" -not -name '*.js' -print -quit)" ]; then

@@ -3,6 +3,8 @@
 # Usage: build.sh [--force]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The one-file bundles of typebox, kysely and execa the sources import as #deps/* (fast when fresh).
+node scripts/bundle-deps.mjs
 stamp=dist/.build-stamp
 if [ "${1:-}" != --force ] && [ -f "$stamp" ] \
   && [ -z "$(find src tsconfig.json tsconfig.build.json package.json -newer "$stamp" -print -quit)" ]; then

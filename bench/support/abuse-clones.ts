@@ -12,7 +12,7 @@ import { mkdir } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
-import { execa } from 'execa';
+import { execa } from '#deps/execa';
 import { type BenchCoordinator, GIT_ENV, percentile, ROOT_TOKEN } from './coordinator.ts';
 
 export const GET_P99_TARGET_MS = 100;

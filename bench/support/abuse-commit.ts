@@ -8,7 +8,7 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { execa } from 'execa';
+import { execa } from '#deps/execa';
 import { BULK_GIT_ENVIRONMENT } from '../../src/storage/git/blob-batch.ts';
 import { type BenchCoordinator, GIT_ENV, ROOT_TOKEN, timed } from './coordinator.ts';
 

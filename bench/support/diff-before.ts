@@ -4,7 +4,7 @@
  * every diff answered whole and the JSON built as one string (what fastify did with the
  * route's return value).
  */
-import { execa } from 'execa';
+import { execa } from '#deps/execa';
 
 interface OldFileDiff {
   old_path: string;

@@ -1,5 +1,5 @@
 /** Runtime schema of the job payload, for a runner that wants to check what it received. */
-import { Type, type Static } from 'typebox';
+import { Type, type Static } from '#deps/typebox';
 
 const JobVariableSchema = Type.Object({
   key: Type.String(),

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { compilePipeline, isBridge, toJobPayload, type BuildJobDefinition, type CompileContext } from '../../src/ci/index.ts';
 import { JobPayloadSchema } from '../../src/protocol/index.ts';
-import { Value } from 'typebox/value';
+import { Value } from '#deps/typebox-value';
 
 const context: CompileContext = {
   project: { id: 7, path: 'group/app', defaultBranch: 'main' },

@@ -41,7 +41,8 @@ async function api(coordinator: Coordinator, method: 'GET' | 'POST' | 'PUT' | 'D
 
 /** A database and a data directory for several coordinators, and every coordinator started on them. */
 async function cluster() {
-  const database = await testDatabase();
+  // Empty, not the migrated template: several coordinators migrating one database at once is under test.
+  const database = await testDatabase({ fresh: true });
   const dataDir = mkdtempSync(path.join(tmpdir(), 'gantry-coordinators-'));
   const running = new Set<Coordinator>();
   return {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Type } from 'typebox';
+import { Type } from '#deps/typebox';
 import { coerceParams, Param } from '../../src/coordinator/http/gitlab-params.ts';
 
 const schema = Type.Object({

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { execa } from 'execa';
+import { execa } from '#deps/execa';
 import { startContract, type Contract } from '../helpers/runner-contract.ts';
 
 /**

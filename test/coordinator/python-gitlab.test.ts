@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { execa } from 'execa';
+import { execa } from '#deps/execa';
 import { startTestCoordinator, type TestCoordinator } from '../helpers/coordinator.ts';
 
 /**

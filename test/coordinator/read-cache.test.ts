@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
-import { sql } from 'kysely';
+import { sql } from '#deps/kysely';
 import { ReadCache, type ReadDependencies } from '../../src/coordinator/services/access/read-cache.ts';
 import { startTestCoordinator, type TestCoordinator } from '../helpers/coordinator.ts';
 import { addMember, makeUser, type TestUser } from './groups-fixtures.ts';

@@ -10,7 +10,7 @@ import { executorConformance, prepareRequest, runCollect } from './conformance.t
 
 /** The command lines of the processes running now. */
 async function processCommandLines(): Promise<string[]> {
-  const { execa } = await import('execa');
+  const { execa } = await import('#deps/execa');
   return (await execa('ps', ['-eo', 'args'])).stdout.split('\n').map((line) => line.trim());
 }
 
@@ -77,7 +77,7 @@ it('shell executor: an abort kills the whole process group, grandchildren includ
 
 /** Kills, by pid, what a failed run left behind, so that a failure does not hold the test file open. */
 async function killByCommandLine(marker: string): Promise<void> {
-  const { execa } = await import('execa');
+  const { execa } = await import('#deps/execa');
   for (const line of (await execa('ps', ['-eo', 'pid=,args='])).stdout.split('\n')) {
     const [pid, ...args] = line.trim().split(/\s+/);
     if (args.join(' ') === marker || args.join(' ').startsWith(`${marker} `)) {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import CRC32 from 'crc-32';
-import { execa } from 'execa';
+import { execa } from '#deps/execa';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';

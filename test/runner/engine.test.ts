@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { execa } from 'execa';
+import { execa } from '#deps/execa';
 import { mkdtemp, readFile, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';

@@ -1,5 +1,5 @@
 /** Test support for the job engine: a recording JobSession, payloads, local git repositories. */
-import { execa } from 'execa';
+import { execa } from '#deps/execa';
 import { copyFile, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { execa } from 'execa';
+import { execa } from '#deps/execa';
 import { describe, it } from 'node:test';
 import { StreamMasker } from '../../src/runner/job/masker.ts';
 import { quote } from '../../src/runner/job/script.ts';

@@ -1,4 +1,4 @@
-import { Type, type TEnumValue, type TSchema } from 'typebox';
+import { Type, type TEnumValue, type TSchema } from '#deps/typebox';
 import { MAX_INT32, MIN_INT32 } from '../../shared/record-ids.ts';
 import type { ParamMap, ParamValue } from './querystring.ts';
 

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
+import { Type } from '#deps/typebox';
 import { Param } from './gitlab-params.ts';
 import { coordinatorUrl } from './mount-path.ts';
 import { invalidParam } from '../../shared/errors.ts';

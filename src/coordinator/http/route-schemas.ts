@@ -1,5 +1,5 @@
 import type { FastifyRequest, FastifySchemaCompiler } from 'fastify';
-import type { TSchema } from 'typebox';
+import type { TSchema } from '#deps/typebox';
 import { invalidParams, type GantryError } from '../../shared/errors.ts';
 import { coerceParams, type ParamProblem } from './gitlab-params.ts';
 import type { ParamMap } from './querystring.ts';

@@ -3,7 +3,7 @@
  * these machines a login shell takes seconds), in a process group of its own so that
  * aborting kills the whole tree: SIGTERM to the group, SIGKILL a second later.
  */
-import { execa } from 'execa';
+import { execa } from '#deps/execa';
 import { ExecutorError, type RunRequest, type RunResult } from '../types.ts';
 
 const KILL_GRACE_MS = 1000;

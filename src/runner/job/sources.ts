@@ -5,7 +5,7 @@
  * docker executor then receives the checkout through copyIn, so a remote daemon needs no git.
  * The git commands run in one sh process (a spawn from node costs more than git itself).
  */
-import { execa } from 'execa';
+import { execa } from '#deps/execa';
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { runShellScript } from '../../executors/shell/process.ts';

@@ -1,5 +1,5 @@
 import { pipeline, PassThrough, Transform, type Readable } from 'node:stream';
-import { execa } from 'execa';
+import { execa } from '#deps/execa';
 import { invalidParam } from '../../shared/errors.ts';
 import { heavyStream } from './heavy.ts';
 import type { RepositoryAccess } from './reader.ts';

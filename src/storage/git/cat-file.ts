@@ -1,4 +1,4 @@
-import { execa, type ResultPromise } from 'execa';
+import { execa, type ResultPromise } from '#deps/execa';
 import type { Logger } from '../../shared/logger.ts';
 import { GitCommandError, gitEnvironment } from './run.ts';
 

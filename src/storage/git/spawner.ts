@@ -264,3 +264,15 @@ export class ProcessSpawner {
     return helper;
   }
 }
+
+let shared: ProcessSpawner | undefined;
+
+/**
+ * The process's own spawner for short git commands, started on first use and never closed:
+ * its helper holds the event loop only while a process it started runs, and exits with this one.
+ */
+export function sharedSpawner(): ProcessSpawner {
+  shared ??= new ProcessSpawner();
+  return shared;
+}
+

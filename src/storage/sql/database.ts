@@ -12,7 +12,7 @@ import {
   type LogEvent,
   type SqliteDatabase,
   type SqliteDialectConfig,
-} from 'kysely';
+} from '#deps/kysely';
 import pg from 'pg';
 import type { DatabaseSchema } from './schema.ts';
 import { TableWrites } from './table-writes.ts';

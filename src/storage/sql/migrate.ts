@@ -1,4 +1,4 @@
-import { Migrator, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, type Migration, type MigrationProvider } from '#deps/kysely';
 import type { Db, DialectName } from './database.ts';
 import type { DialectMigration } from './migrations/helpers.ts';
 import { accountsAndProjects } from './migrations/001-accounts-and-projects.ts';
@@ -47,6 +47,11 @@ const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
   ['021-runner-managers', runnerManagers],
   ['022-coordinator-instances', coordinatorInstances],
 ];
+
+/** The names of every migration, in order: a schema's identity (the tests' PostgreSQL template is keyed on it). */
+export function migrationNames(): string[] {
+  return MIGRATIONS.map(([name]) => name);
+}
 
 class InlineMigrationProvider implements MigrationProvider {
   constructor(private readonly dialect: DialectName) {}

@@ -1,4 +1,4 @@
-import type { CompiledQuery } from 'kysely';
+import type { CompiledQuery } from '#deps/kysely';
 import { directReaderOf, type Db } from './database.ts';
 
 const placeholder = (index: number): string => `\u0000gantry-parameter-${index}\u0000`;

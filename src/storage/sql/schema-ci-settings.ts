@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely';
+import type { Generated } from '#deps/kysely';
 
 /** Tables of migrations 013 (runners), 015 (CI settings), 016 (environments), 017 (tasks); part of DatabaseSchema. */
 export interface CiRunnersTable {

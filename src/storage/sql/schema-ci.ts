@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely';
+import type { Generated } from '#deps/kysely';
 
 /**
  * Tables of migration 014 (pipelines, stages, jobs, artifacts, trace chunks); part of

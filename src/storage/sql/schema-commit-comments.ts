@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely';
+import type { Generated } from '#deps/kysely';
 
 /** Table of migration 004; part of DatabaseSchema (schema.ts). */
 export interface CommitCommentsTable {

@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely';
+import type { Generated } from '#deps/kysely';
 
 /** Tables of migration 005; part of DatabaseSchema (schema.ts). */
 export interface ProtectedBranchesTable {

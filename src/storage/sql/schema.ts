@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely';
+import type { Generated } from '#deps/kysely';
 import type { CiArtifactEntriesTable, CiJobArtifactsTable, CiJobsTable, CiPipelinesTable, CiPipelineVariablesTable, CiStagesTable, CiTraceChunksTable, InternalIdsTable } from './schema-ci.ts';
 import type {
   CiGroupVariablesTable, CiPipelineSchedulesTable, CiPipelineScheduleVariablesTable, CiRunnerManagersTable, CiRunnerNamespacesTable, CiRunnerProjectsTable,

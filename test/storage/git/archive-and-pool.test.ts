@@ -4,7 +4,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { after, before, describe, it } from 'node:test';
-import { execa } from 'execa';
+import { execa } from '#deps/execa';
 import { CatFilePool } from '../../../src/storage/git/cat-file.ts';
 import type { GitArchiveFormat, GitRepository } from '../../../src/storage/git/index.ts';
 import { ANN, git, gitFixture, type GitFixture } from './fixture.ts';

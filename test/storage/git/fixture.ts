@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { execa } from 'execa';
+import { execa } from '#deps/execa';
 import { silentLogger } from '../../../src/shared/logger.ts';
 import { createRepositoryManager, type GitRepositoryManager } from '../../../src/storage/git/index.ts';
 

@@ -10,7 +10,8 @@ const run = promisify(execFile);
 describe('the SQL storage without code generation from strings', () => {
   let database: { url: string; drop(): Promise<void> };
   before(async () => {
-    database = await testDatabase();
+    // Empty, so the child really migrates under the flag.
+    database = await testDatabase({ fresh: true });
   });
   after(() => database.drop());
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
-import { sql } from 'kysely';
+import { sql } from '#deps/kysely';
 import { openDatabase, type OpenedDatabase } from '../../../src/storage/sql/database.ts';
 import { preparedQuery } from '../../../src/storage/sql/prepared.ts';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { sql } from 'kysely';
+import { sql } from '#deps/kysely';
 import { openDatabase, type OpenedDatabase } from '../../../src/storage/sql/database.ts';
 
 /** The SQLite handle's one statement cache: statements are prepared once per SQL text, and rows follow the schema. */

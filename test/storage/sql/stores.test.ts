@@ -32,7 +32,8 @@ describe('SQL stores', () => {
   let stores: SqlStores;
 
   before(async () => {
-    database = await testDatabase();
+    // Empty, so every migration runs here on each database.
+    database = await testDatabase({ fresh: true });
     opened = openDatabase(database.url);
     await migrateToLatest(opened.db, opened.dialect);
     stores = createSqlStores(opened.db);

@@ -1,6 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
-import { Type, type Static } from 'typebox';
+import { Type, type Static } from '#deps/typebox';
 import { invalidParam, missingParam } from '../../../shared/errors.ts';
 import { TOKEN_SCOPES } from '../../../storage/types-tokens.ts';
 import { requireActor } from '../../http/auth.ts';

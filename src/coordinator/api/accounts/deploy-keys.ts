@@ -1,6 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
-import { Type } from 'typebox';
+import { Type } from '#deps/typebox';
 import { GantryError } from '../../../shared/errors.ts';
 import { requireActor } from '../../http/auth.ts';
 import { Param } from '../../http/gitlab-params.ts';

@@ -1,6 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
+import { Type } from '#deps/typebox';
 import { requireActor } from '../../http/auth.ts';
 import { Param } from '../../http/gitlab-params.ts';
 import { pageOf, setPaginationHeaders } from '../../http/pagination.ts';

@@ -1,4 +1,4 @@
-import { Type, type Static } from 'typebox';
+import { Type, type Static } from '#deps/typebox';
 import { Param } from '../../http/gitlab-params.ts';
 import type { UserAttributes } from '../../services/accounts/users-input.ts';
 

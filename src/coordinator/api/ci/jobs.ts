@@ -1,6 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
-import { Type } from 'typebox';
+import { Type } from '#deps/typebox';
 import type { JobStatus } from '../../../pipeline/index.ts';
 import { contentDisposition } from '../../http/blob-response.ts';
 import { Param } from '../../http/gitlab-params.ts';

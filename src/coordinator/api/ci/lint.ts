@@ -1,6 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
-import { Type } from 'typebox';
+import { Type } from '#deps/typebox';
 import type { JobDefinition } from '../../../ci/model.ts';
 import type { LintOutcome } from '../../services/ci/pipelines/lint.ts';
 import { requireActor } from '../../http/auth.ts';

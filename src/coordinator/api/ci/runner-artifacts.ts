@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
+import { Type } from '#deps/typebox';
 import { GantryError, isGantryError, missingParam } from '../../../shared/errors.ts';
 import { messageAnswer, type ErrorAnswerOverrides } from '../../http/error-responses.ts';
 import { Param } from '../../http/gitlab-params.ts';

@@ -1,6 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
-import { Type } from 'typebox';
+import { Type } from '#deps/typebox';
 import { requestSignal } from '../../http/request-lifetimes.ts';
 import { Param } from '../../http/gitlab-params.ts';
 import type { JobStatus } from '../../../pipeline/types.ts';

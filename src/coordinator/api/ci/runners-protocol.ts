@@ -1,6 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
-import { Type } from 'typebox';
+import { Type } from '#deps/typebox';
 import { Param } from '../../http/gitlab-params.ts';
 import { serializeResetToken, serializeRunnerRegistration } from '../../http/serializers/ci/runners.ts';
 import type { ManagerReport } from '../../services/ci/runners/manager-heartbeats.ts';

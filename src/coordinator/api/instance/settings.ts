@@ -1,6 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
-import { Type, type TSchema } from 'typebox';
+import { Type, type TSchema } from '#deps/typebox';
 import { requireActor } from '../../http/auth.ts';
 import { Param } from '../../http/gitlab-params.ts';
 import { serializeSettings } from '../../http/serializers/instance/settings.ts';

@@ -1,6 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
-import { Type, type Static } from 'typebox';
+import { Type, type Static } from '#deps/typebox';
 import { VISIBILITIES } from '../../../storage/types.ts';
 import { Param } from '../../http/gitlab-params.ts';
 import { PAGINATION, pageOf, setPaginationHeaders } from '../../http/pagination.ts';

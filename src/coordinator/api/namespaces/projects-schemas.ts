@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { Type } from '#deps/typebox';
 import { VISIBILITIES } from '../../../storage/types.ts';
 import { Param } from '../../http/gitlab-params.ts';
 import { PAGINATION } from '../../http/pagination.ts';

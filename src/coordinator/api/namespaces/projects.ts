@@ -1,6 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
-import type { Static } from 'typebox';
+import type { Static } from '#deps/typebox';
 import { atLeastOneOf, invalidParam } from '../../../shared/errors.ts';
 import type { AccessLevel } from '../../../storage/types.ts';
 import { requireActor } from '../../http/auth.ts';

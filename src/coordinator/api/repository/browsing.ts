@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
+import { Type } from '#deps/typebox';
 import { invalidParam } from '../../../shared/errors.ts';
 import { contentDisposition, looksBinary, withFirstChunk } from '../../http/blob-response.ts';
 import { messageAnswers } from '../../http/error-responses.ts';

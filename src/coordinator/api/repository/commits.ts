@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsync } from 'fastify';
-import { Type } from 'typebox';
+import { Type } from '#deps/typebox';
 import { missingParam } from '../../../shared/errors.ts';
 import type { CommitCommentLineType } from '../../../storage/types-commit-comments.ts';
 import { requireActor } from '../../http/auth.ts';

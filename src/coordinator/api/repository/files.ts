@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
-import { Type } from 'typebox';
+import { Type } from '#deps/typebox';
 import { invalidParam } from '../../../shared/errors.ts';
 import type { GitBlameLine, GitCommit } from '../../../storage/git/types.ts';
 import { requireActor } from '../../http/auth.ts';

@@ -1,4 +1,4 @@
-import { Type, type Static, type TSchema } from 'typebox';
+import { Type, type Static, type TSchema } from '#deps/typebox';
 import { invalidParam, invalidParams, missingParam } from '../../../shared/errors.ts';
 import type { GitFileAction } from '../../../storage/git/types.ts';
 import { messageAnswers } from '../../http/error-responses.ts';

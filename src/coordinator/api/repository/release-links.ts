@@ -1,6 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
-import { Type, type Static } from 'typebox';
+import { Type, type Static } from '#deps/typebox';
 import { atLeastOneOf } from '../../../shared/errors.ts';
 import { RELEASE_LINK_TYPES } from '../../../storage/types-repository.ts';
 import { requireActor } from '../../http/auth.ts';

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql } from '#deps/kysely';
 import { withId, type DialectMigration } from './helpers.ts';
 
 /** Users, tokens, namespaces (user and group), projects, members, keys, settings. */

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql } from '#deps/kysely';
 import type { DialectMigration } from './helpers.ts';
 
 /** Users get an update time (for `GET /users?order_by=updated_at`); existing users start at their creation. */

@@ -1,4 +1,4 @@
-import { sql, type CreateTableBuilder, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
+import { sql, type CreateTableBuilder, type Kysely, type RawBuilder, type SqlBool } from '#deps/kysely';
 import type { DialectName } from '../database.ts';
 
 /** Kysely's Migration takes `Kysely<any>`; our migrations see this narrower alias. */

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql } from '#deps/kysely';
 import type { AccessLevel, MemberRecord, MemberSourceType, NamespaceRecord } from '../../types.ts';
 import type { AccessFactsStore } from '../../types-access.ts';
 import type { Db } from '../database.ts';

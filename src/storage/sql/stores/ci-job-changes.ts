@@ -1,4 +1,4 @@
-import { sql, type Updateable } from 'kysely';
+import { sql, type Updateable } from '#deps/kysely';
 import { isAliveStatus, isCompletedStatus } from '../../../pipeline/statuses.ts';
 import { timestampFieldFor, type JobTimestampField } from '../../../pipeline/transitions.ts';
 import type { JobChange, JobCreation, JobStatus, JobUpdate } from '../../../pipeline/types.ts';

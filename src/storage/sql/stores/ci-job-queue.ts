@@ -1,4 +1,4 @@
-import { sql, type CompiledQuery, type RawBuilder } from 'kysely';
+import { sql, type CompiledQuery, type RawBuilder } from '#deps/kysely';
 import { dialectOf, directReaderOf, type Db, type DialectName } from '../database.ts';
 import type { ClaimContext, ClaimedQueueJob, JobQueueStore } from '../../types-ci-jobs.ts';
 import type { RunnerRecord } from '../../types-runners.ts';

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql } from '#deps/kysely';
 import type { JobChange, JobStatus, PipelineJob } from '../../../pipeline/types.ts';
 import { countAll, type Db } from '../database.ts';
 import type { Page } from '../../types-ci.ts';

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql } from '#deps/kysely';
 import { countAll, dialectOf, inTransaction, type Db } from '../database.ts';
 import type { NewPipeline, Page, PipelineChanges, PipelineListFilter, PipelineRecord, PipelinesStore } from '../../types-ci.ts';
 import { nextInternalId } from './internal-ids.ts';

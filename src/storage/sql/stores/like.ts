@@ -1,4 +1,4 @@
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type RawBuilder } from '#deps/kysely';
 import { dialectOf, type Db } from '../database.ts';
 
 /**

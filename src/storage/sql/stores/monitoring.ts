@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql } from '#deps/kysely';
 import { toBoolean, type Db } from '../database.ts';
 import type { CiJobCounts, MonitoringStore, RunnerContactCount } from '../../types-monitoring.ts';
 

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql } from '#deps/kysely';
 import type { Db } from '../database.ts';
 import { preparedQuery } from '../prepared.ts';
 import { EVERYTHING, type TableWrites } from '../table-writes.ts';

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql } from '#deps/kysely';
 import { countAll, type Db } from '../database.ts';
 import type { AccessLevel, ProjectRecord } from '../../types.ts';
 import type { ProjectListFilter, ProjectQueriesStore } from '../../types-projects.ts';

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql } from '#deps/kysely';
 import { countAll, dialectOf, inTransaction, type Db } from '../database.ts';
 import type { Page } from '../../types-ci.ts';
 import type { NewRunner, RunnerChanges, RunnerInfo, RunnerListFilter, RunnerRecord, RunnersStore } from '../../types-runners.ts';

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql } from '#deps/kysely';
 import { dialectOf, inTransaction, isUniqueViolation, type Db } from '../database.ts';
 import type { NewTask, TaskClaim, TaskKindCounts, TaskRecord, TasksStore, TaskStatus } from '../../types-tasks.ts';
 

@@ -65,6 +65,8 @@ export interface JobResult {
   failureReason: string | null;
   /** The pipeline's id (child pipelines' jobs have their own). */
   pipelineId: number;
+  /** Where its artifacts were unpacked, if it has any. */
+  artifacts?: string | null;
 }
 
 export interface ExecResult {
@@ -85,5 +87,6 @@ export function formatSummary(result: ExecResult): string {
   const header = ['JOB', 'STAGE', 'STATUS', 'DURATION', 'FAILURE'];
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
   const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd();
-  return `${[line(header), ...rows.map(line), '', `pipeline ${result.status}`].join('\n')}\n`;
+  const artifacts = result.jobs.flatMap((job) => (job.artifacts ? [`artifacts of ${job.name}: ${job.artifacts}`] : []));
+  return `${[line(header), ...rows.map(line), ...(artifacts.length > 0 ? ['', ...artifacts] : []), '', `pipeline ${result.status}`].join('\n')}\n`;
 }

@@ -19,6 +19,7 @@ export type { ExecIo };
 import { chooseJobs, configWithOnly } from './selection.ts';
 import { pushProject, startLocalCoordinator, startRunner, type ExecRunnerSettings, type LocalCoordinator } from './session.ts';
 import { requestPayload } from './payload.ts';
+import { copyArtifacts, prepareLocalState } from './local-state.ts';
 
 export interface ExecRequest {
   cwd: string;
@@ -78,18 +79,19 @@ export async function runExec(request: ExecRequest, io: ExecIo): Promise<number>
       return 0;
     }
     if (request.mode === 'payload') return await printPayload(local, input, result, request, io);
-    return await runPipeline(local, project, input, result, request, io);
+    return await runPipeline(local, root, project, input, result, request, io);
   } finally {
     await local.close();
   }
 }
 
-async function runPipeline(local: LocalCoordinator, project: ProjectRecord, input: PipelineCreationInput, result: CompileResult, request: ExecRequest, io: ExecIo): Promise<number> {
+async function runPipeline(local: LocalCoordinator, root: string, project: ProjectRecord, input: PipelineCreationInput, result: CompileResult, request: ExecRequest, io: ExecIo): Promise<number> {
   const keep = chooseJobs(result, { names: request.jobs, withNeeds: request.needs, stage: request.stage });
   for (const name of request.manual) {
     if (!result.jobs.some((job) => job.name === name || job.baseName === name)) chooseJobs(result, { names: [name], withNeeds: false });
   }
-  const runner = await startRunner(local, request.runner);
+  const state = await prepareLocalState(root);
+  const runner = await startRunner(local, { ...request.runner, cacheDir: state.cacheDir });
   try {
     const pipeline = await local.ci.pipelineCreation
       .create(keep === null ? input : { ...input, configContent: stringify(configWithOnly(result.mergedConfig ?? {}, result, keep)) })
@@ -97,6 +99,8 @@ async function runPipeline(local: LocalCoordinator, project: ProjectRecord, inpu
     // Named jobs run even when manual: naming them is asking for them.
     const play = new Set([...request.manual, ...request.jobs]);
     const outcome: ExecResult = await followPipeline(local, project, pipeline, { play, io, json: request.json, colour: request.colour, signal: request.signal });
+    const copied = await copyArtifacts(local, outcome.jobs, state.artifactsDir);
+    for (const job of outcome.jobs) job.artifacts = copied.get(job.id) ?? null;
     io.stdout(request.json ? `${JSON.stringify(outcome, null, 2)}\n` : `\n${formatSummary(outcome)}`);
     return outcome.exitCode;
   } finally {

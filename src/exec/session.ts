@@ -33,6 +33,8 @@ export interface ExecRunnerSettings {
   /** Default image of docker jobs without `image:`. */
   dockerImage?: string;
   concurrency: number;
+  /** The runner's cache_dir (kept across runs). */
+  cacheDir?: string;
 }
 
 export interface LocalCoordinator {
@@ -109,6 +111,7 @@ export async function startRunner(local: LocalCoordinator, settings: ExecRunnerS
     name: 'gantry-exec', url: local.url, token: registered.token, executor: settings.executor,
     limit: settings.concurrency, request_concurrency: settings.concurrency,
   };
+  if (settings.cacheDir !== undefined) entry.cache_dir = settings.cacheDir;
   if (settings.executor === 'docker') entry.docker = { image: settings.dockerImage ?? 'gantry/debian-git:bookworm', pull_policy: ['if-not-present'] };
   const text = stringify({ concurrent: settings.concurrency, check_interval: 1, runners: [entry] });
   const { config } = parseRunnerConfig(text, 'runner exec');

@@ -1,6 +1,6 @@
 /** `runner exec` running real pipelines of real working trees on the shell executor. */
 import assert from 'node:assert/strict';
-import { rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { exec, git, statuses, workingTree, writeFiles, type JsonResult } from './exec-helpers.ts';
@@ -52,6 +52,7 @@ describe('runner exec runs the pipeline of the working tree', () => {
     assert.match(result.stderr, /^check +\| seen:edited:brand new$/m);
     assert.match(result.stderr, /^check +\| vars:from-yaml:given:push:main$/m);
 
+    assert.equal(readFileSync(path.join(dir, '.gantry/artifacts/build/out/input-copy.txt'), 'utf8'), 'edited\n');
     assert.equal(git(dir, 'status', '--porcelain'), statusBefore);
     assert.equal(git(dir, 'for-each-ref'), refsBefore);
   });

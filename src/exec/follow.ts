@@ -41,14 +41,16 @@ export async function followPipeline(local: LocalCoordinator, project: ProjectRe
       const done = final || !['pending', 'running', 'canceling'].includes(job.status);
       if (size <= from && !(done && printed.has(job.id))) continue;
       const bytes = size > from ? await readRange(traces, job.id, from, size) : Buffer.alloc(0);
-      printed.set(job.id, size);
+      // Never backwards: a finished job's trace can read short for a moment while it is archived.
+      printed.set(job.id, Math.max(from, size));
       printer.add(job.id, job.name, bytes, done);
     }
   };
 
   for (;;) {
     options.signal?.throwIfAborted();
-    const jobs = (await stores.jobs.list({ projectId: project.id, sort: 'asc' }, PAGE)).items;
+    // Retried jobs too: an attempt that failed and was retried has its log to finish.
+    const jobs = (await stores.jobs.list({ projectId: project.id, sort: 'asc', includeRetried: true }, PAGE)).items;
     for (const job of jobs) {
       if (job.status === 'manual' && !played.has(job.id) && (options.play.has(job.name) || options.play.has(job.definition?.baseName ?? job.name))) {
         played.add(job.id);
@@ -60,14 +62,14 @@ export async function followPipeline(local: LocalCoordinator, project: ProjectRe
     if (pipelines.every((each) => !ACTIVE.has(each.status)) && !jobs.some((job) => job.status === 'manual' && !played.has(job.id) && options.play.has(job.name))) break;
     await sleep(POLL_MS, undefined, { signal: options.signal });
   }
-  const jobs = (await stores.jobs.list({ projectId: project.id, sort: 'asc' }, PAGE)).items;
+  const jobs = (await stores.jobs.list({ projectId: project.id, sort: 'asc', includeRetried: true }, PAGE)).items;
   await printTraces(jobs, true);
   const final = (await stores.pipelines.findById(pipeline.id)) ?? pipeline;
   return {
     status: final.status,
     exitCode: final.status === 'success' || final.status === 'manual' ? 0 : 1,
     pipelineId: final.id,
-    jobs: jobs.map(jobResult),
+    jobs: jobs.filter((job) => !job.retried).map(jobResult),
   };
 }
 
@@ -88,6 +90,8 @@ function jobResult(job: JobRecord): JobResult {
     status: job.status,
     allowFailure: job.allow_failure,
     duration,
+    startedAt: job.started_at,
+    finishedAt: job.finished_at,
     failureReason: job.failure_reason,
     pipelineId: job.pipeline_id,
   };

@@ -38,7 +38,7 @@ export class LogPrinter {
   }
 
   private prefix(jobId: number, name: string): string {
-    const label = name.length > this.width ? `${name.slice(0, this.width - 1)}…` : name.padEnd(this.width);
+    const label = name.padEnd(this.width);
     if (!this.colour) return `${label} | `;
     return `\x1b[${COLOURS[jobId % COLOURS.length]}m${label}\x1b[0m | `;
   }
@@ -62,6 +62,8 @@ export interface JobResult {
   allowFailure: boolean;
   /** Seconds; null when it never ran. */
   duration: number | null;
+  startedAt: string | null;
+  finishedAt: string | null;
   failureReason: string | null;
   /** The pipeline's id (child pipelines' jobs have their own). */
   pipelineId: number;

@@ -16,7 +16,7 @@ export function workingTree(files: Record<string, string>): string {
   git(dir, 'init', '-q', '-b', 'main');
   writeFiles(dir, files);
   git(dir, 'add', '-A');
-  git(dir, 'commit', '-qm', 'first commit');
+  git(dir, 'commit', '--allow-empty', '-qm', 'first commit');
   return dir;
 }
 

@@ -3,6 +3,7 @@
  * prints each job's new trace bytes, plays the manual jobs asked for (through the jobs
  * service, as the API's play does), then reports every job's outcome.
  */
+import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PipelineStatus } from '../pipeline/types.ts';
 import type { JobRecord } from '../storage/types-ci-jobs.ts';
@@ -65,7 +66,9 @@ export async function followPipeline(local: LocalCoordinator, project: ProjectRe
   const jobs = (await stores.jobs.list({ projectId: project.id, sort: 'asc', includeRetried: true }, PAGE)).items;
   await printTraces(jobs, true);
   const final = (await stores.pipelines.findById(pipeline.id)) ?? pipeline;
+  const starts = jobs.flatMap((job) => (job.started_at ? [Date.parse(job.started_at)] : []));
   return {
+    startupMs: starts.length > 0 ? Math.round(Math.min(...starts) - performance.timeOrigin) : null,
     status: final.status,
     exitCode: final.status === 'success' || final.status === 'manual' ? 0 : 1,
     pipelineId: final.id,

@@ -75,6 +75,8 @@ export interface ExecResult {
   status: string;
   exitCode: number;
   pipelineId: number;
+  /** From the process's start to the first job's start (null when no job ran). */
+  startupMs: number | null;
   jobs: JobResult[];
 }
 

@@ -194,6 +194,45 @@ export async function main(argv: string[]): Promise<number> {
         });
       },
     )
+    .command(
+      'exec [jobs..]',
+      'Run the pipeline of the working tree (uncommitted and untracked files included) on an in-process coordinator and runner',
+      (command) =>
+        command
+          .positional('jobs', { type: 'string', array: true, describe: 'Jobs to run (default: the whole pipeline)' })
+          .option('file', { type: 'string', describe: 'CI file (default .gitlab-ci.yml at the top of the tree)' })
+          .option('needs', { type: 'boolean', describe: 'Also run what the named jobs need or take artifacts from' })
+          .option('stage', { type: 'string', describe: 'Run the jobs of this stage' })
+          .option('manual', { type: 'string', array: true, describe: 'Play this manual job when it is reached (repeatable)' })
+          .option('list', { type: 'boolean', describe: 'Print the jobs (stage, when, needs, allow_failure, rules outcome) and stop' })
+          .option('preview', { type: 'boolean', describe: 'Print the merged configuration and stop' })
+          .option('payload', { type: 'string', describe: 'Print the payload a runner receives for this job and stop' })
+          .option('json', { type: 'boolean', describe: 'Machine-readable output on stdout (job logs go to stderr)' })
+          .option('committed', { type: 'boolean', describe: 'Run HEAD as committed, without the working tree\'s changes' })
+          .option('ref', { type: 'string', describe: 'Branch the pipeline runs for (default: the current branch)' })
+          .option('tag', { type: 'string', describe: 'Run the pipeline as for this tag' })
+          .option('source', { type: 'string', describe: 'CI_PIPELINE_SOURCE (default push)' })
+          .option('variable', { type: 'string', array: true, describe: 'KEY=VALUE, repeatable' })
+          .option('executor', { type: 'string', describe: 'shell (default) or docker' })
+          .option('docker-image', { type: 'string', describe: 'Image of docker jobs without image:' })
+          .option('concurrency', { type: 'number', describe: 'Jobs at once (default: the number of cores)' }),
+      async (args) => {
+        const { runExecCommand } = await import('./commands/exec.ts');
+        exitCode = await runExecCommand(
+          {
+            jobs: args.jobs, file: args.file, needs: args.needs, stage: args.stage, manual: args.manual, list: args.list, preview: args.preview,
+            payload: args.payload, json: args.json, committed: args.committed, ref: args.ref, tag: args.tag, source: args.source,
+            variable: args.variable, executor: args.executor, dockerImage: args['docker-image'], concurrency: args.concurrency,
+          },
+          {
+            stdout: (text) => process.stdout.write(text),
+            stderr: (text) => process.stderr.write(text),
+            cwd: process.cwd(),
+            colour: process.stdout.isTTY === true && !process.env.NO_COLOR,
+          },
+        );
+      },
+    )
     .demandCommand(1, 'Name a command')
     .strict()
     .fail(false)

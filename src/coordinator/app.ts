@@ -92,7 +92,22 @@ export async function createCoordinator(options: CoordinatorOptions = {}): Promi
     await core.close();
     throw error;
   }
-  return { app, routes, context: core.context, createdRootToken: core.createdRootToken, close: () => closeWithin(app, core.shutdownGraceMs) };
+  const coordinator: Coordinator = { app, routes, context: core.context, createdRootToken: core.createdRootToken, close: () => closeWithin(app, core.shutdownGraceMs) };
+  ciServicesByCoordinator.set(coordinator, core.ci);
+  return coordinator;
+}
+
+const ciServicesByCoordinator = new WeakMap<Coordinator, CiServices>();
+
+/**
+ * The CI services of a coordinator made by createCoordinator, for `runner exec` (in the same
+ * process): pipeline creation with a source and configuration of its own. Not part of the
+ * package's entry.
+ */
+export function ciServicesOf(coordinator: Coordinator): CiServices {
+  const services = ciServicesByCoordinator.get(coordinator);
+  if (!services) throw new Error('not a coordinator made by createCoordinator');
+  return services;
 }
 
 export interface GantryPluginOptions extends CoordinatorOptions {

@@ -20,7 +20,8 @@ describe('one read request resolves its project, namespaces and access once', ()
   let statements: string[] | undefined;
 
   before(async () => {
-    gantry = await startTestCoordinator({ extra: { cacheReads: false, onStatement: (sql, parameters) => statements?.push(`${sql} ${JSON.stringify(parameters)}`) } });
+    // Settings kept for the whole test: a copy ageing out mid-request (1 s by default) adds a read on a slow machine.
+    gantry = await startTestCoordinator({ extra: { cacheReads: false, settingsMaxAgeMs: 3_600_000, onStatement: (sql, parameters) => statements?.push(`${sql} ${JSON.stringify(parameters)}`) } });
     dev = await makeUser(gantry, 'dev');
     const group = await makeGroup(gantry, 'acme');
     const subgroup = await makeGroup(gantry, 'tools', { parentId: group.id });

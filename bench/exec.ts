@@ -1,0 +1,148 @@
+/**
+ * `runner exec` against gitlab-ci-local, side by side in one run, printed as one JSON line:
+ *  a. a 10-job, 3-stage shell pipeline passing artifacts: our wall time against
+ *     gitlab-ci-local's with `--shell-isolation` (every job in its own copy, as ours) and in
+ *     its default mode (targets: at most 0.5× the first, no slower than the second);
+ *  b. 4 jobs (build → test through needs with an artifact, a second test, deploy) (target:
+ *     under 1 s);
+ *  c. 2 docker jobs on a local image (gitlab-ci-local with `--pull-policy never` and that image
+ *     as its `--helper-image`) (target: at most 0.5× gitlab-ci-local).
+ * Median wall time of `--runs` runs each (default 10), and our start-up cost (the process's
+ * start to the first job's start, `startupMs` of `--json`) apart.
+ * Needs `bash scripts/build.sh` (bin/runner runs dist/), and gitlab-ci-local 4.73.0 (npm; it
+ * needs Debian's rsync) at GITLAB_CI_LOCAL or on PATH; without it its figures are null.
+ * Run: npx tsx bench/exec.ts [--runs N] [--only a,b,c] [--image gantry/debian-git:bookworm]
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+
+const { values } = parseArgs({ options: { runs: { type: 'string', default: '10' }, only: { type: 'string', default: 'a,b,c' }, image: { type: 'string', default: 'gantry/debian-git:bookworm' } } });
+const runs = Number(values.runs);
+if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs must be a positive integer, got ${values.runs}`);
+const only = new Set(values.only.split(','));
+const RUNNER = path.resolve(import.meta.dirname, '../bin/runner');
+const glci = process.env.GITLAB_CI_LOCAL ?? (spawnSync('which', ['gitlab-ci-local'], { encoding: 'utf8' }).stdout.trim() || null);
+
+function tenJobs(): string {
+  const lines = ['stages: [build, test, deploy]'];
+  for (let i = 1; i <= 4; i += 1) lines.push(`build-${i}:`, '  stage: build', `  script: mkdir -p out && echo ${i} > out/part-${i}.txt`, '  artifacts:', '    paths: [out/]');
+  for (let i = 1; i <= 4; i += 1) lines.push(`test-${i}:`, '  stage: test', `  script: cat out/part-${i}.txt`);
+  for (let i = 1; i <= 2; i += 1) lines.push(`deploy-${i}:`, '  stage: deploy', '  script: ls out');
+  return `${lines.join('\n')}\n`;
+}
+
+const FOUR_JOBS = `stages: [build, test, deploy]
+build:
+  stage: build
+  script: mkdir -p out && echo built > out/app.txt
+  artifacts:
+    paths: [out/]
+test:
+  stage: test
+  needs: [build]
+  script: cat out/app.txt
+lint:
+  stage: test
+  script: echo lint
+deploy:
+  stage: deploy
+  script: echo deploy
+`;
+
+const dockerJobs = (image: string): string => `first:
+  image: ${image}
+  script: echo one > one.txt
+  artifacts:
+    paths: [one.txt]
+second:
+  stage: deploy
+  image: ${image}
+  script: cat one.txt
+`;
+
+function repository(ci: string): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'gantry-bench-exec-'));
+  execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: dir });
+  writeFileSync(path.join(dir, '.gitlab-ci.yml'), ci);
+  mkdirSync(path.join(dir, 'src'));
+  writeFileSync(path.join(dir, 'src/app.txt'), 'app\n');
+  execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@example.com', 'commit', '-q', '--allow-empty', '-m', 'bench'], { cwd: dir });
+  execFileSync('git', ['add', '-A'], { cwd: dir });
+  execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@example.com', 'commit', '-q', '-m', 'ci'], { cwd: dir });
+  return dir;
+}
+
+/** Wall time of one command in `cwd`; throws when it fails (a figure of a failed run means nothing). */
+function timed(command: string, args: string[], cwd: string): { ms: number; stdout: string } {
+  const start = performance.now();
+  const result = spawnSync(command, args, { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const ms = performance.now() - start;
+  if (result.status !== 0) throw new Error(`${path.basename(command)} ${args.join(' ')} failed (${result.status}): ${result.stderr.slice(-2000)}`);
+  return { ms, stdout: result.stdout };
+}
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return Math.round(sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2);
+};
+
+interface Side {
+  ours_ms: number;
+  ours_startup_ms: number;
+  [other: string]: number | null;
+}
+
+function ours(dir: string, extra: string[] = []): Side {
+  const walls: number[] = [];
+  const startups: number[] = [];
+  for (let run = 0; run < runs; run += 1) {
+    const { ms, stdout } = timed(RUNNER, ['exec', '--json', ...extra], dir);
+    walls.push(ms);
+    startups.push((JSON.parse(stdout) as { startupMs: number }).startupMs);
+  }
+  return { ours_ms: median(walls), ours_startup_ms: median(startups) };
+}
+
+function theirs(dir: string, args: string[]): number | null {
+  if (!glci) return null;
+  const walls: number[] = [];
+  for (let run = 0; run < runs; run += 1) walls.push(timed(glci, args, dir).ms);
+  rmSync(path.join(dir, '.gitlab-ci-local'), { recursive: true, force: true });
+  return median(walls);
+}
+
+const ratio = (mine: number, other: number | null): number | null => (other === null ? null : Math.round((mine / other) * 100) / 100);
+const figures: Record<string, unknown> = { bench: 'exec', runs, gitlab_ci_local: glci, load_before: loadavg()[0] };
+const dirs: string[] = [];
+try {
+  if (only.has('a')) {
+    const dir = repository(tenJobs());
+    dirs.push(dir);
+    const side = ours(dir);
+    const isolated = theirs(dir, ['--shell-isolation']);
+    const plain = theirs(dir, []);
+    figures.a_ten_jobs = { ...side, glci_isolated_ms: isolated, glci_default_ms: plain, ratio_to_isolated: ratio(side.ours_ms, isolated), target_met: isolated === null || plain === null ? null : side.ours_ms <= isolated * 0.5 && side.ours_ms <= plain };
+  }
+  if (only.has('b')) {
+    const dir = repository(FOUR_JOBS);
+    dirs.push(dir);
+    const side = ours(dir);
+    figures.b_four_jobs = { ...side, glci_default_ms: theirs(dir, []), glci_isolated_ms: theirs(dir, ['--shell-isolation']), target_met: side.ours_ms < 1000 };
+  }
+  if (only.has('c')) {
+    const dir = repository(dockerJobs(values.image));
+    dirs.push(dir);
+    const side = ours(dir, ['--executor', 'docker']);
+    const other = theirs(dir, ['--pull-policy', 'never', '--helper-image', values.image]);
+    figures.c_docker = { ...side, glci_ms: other, ratio: ratio(side.ours_ms, other), target_met: other === null ? null : side.ours_ms <= other * 0.5 };
+  }
+} finally {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+}
+figures.load_after = loadavg()[0];
+process.stdout.write(`${JSON.stringify(figures)}\n`);

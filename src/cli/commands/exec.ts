@@ -1,0 +1,89 @@
+/**
+ * `runner exec [JOB...]`: flags to an ExecRequest, Ctrl-C to a clean stop, errors to one line.
+ * The work is src/exec/'s.
+ */
+import { availableParallelism } from 'node:os';
+import type { PipelineSource } from '../../coordinator/services/ci/pipelines/creation.ts';
+import { ExecError } from '../../exec/errors.ts';
+import { runExec, type ExecIo, type ExecRequest } from '../../exec/run.ts';
+
+export interface ExecArgs {
+  jobs?: string[];
+  file?: string;
+  needs?: boolean;
+  stage?: string;
+  manual?: string[];
+  list?: boolean;
+  preview?: boolean;
+  payload?: string;
+  json?: boolean;
+  committed?: boolean;
+  ref?: string;
+  tag?: string;
+  source?: string;
+  variable?: string[];
+  executor?: string;
+  dockerImage?: string;
+  concurrency?: number;
+}
+
+const SOURCES: readonly PipelineSource[] = ['push', 'web', 'api', 'trigger', 'schedule', 'pipeline', 'external'];
+
+export async function runExecCommand(args: ExecArgs, io: ExecIo & { cwd: string; colour: boolean }): Promise<number> {
+  let request: ExecRequest;
+  try {
+    request = toRequest(args, io);
+  } catch (error) {
+    io.stderr(`runner exec: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 2;
+  }
+  const interrupt = new AbortController();
+  const stop = () => interrupt.abort(new ExecError('interrupted'));
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  try {
+    return await runExec({ ...request, signal: interrupt.signal }, io);
+  } catch (error) {
+    io.stderr(`runner exec: ${error instanceof Error ? error.message : String(error)}\n`);
+    return interrupt.signal.aborted ? 130 : 1;
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+  }
+}
+
+function toRequest(args: ExecArgs, io: { cwd: string; colour: boolean }): ExecRequest {
+  const modes = [args.list && 'list', args.preview && 'preview', args.payload !== undefined && 'payload'].filter((mode) => typeof mode === 'string');
+  if (modes.length > 1) throw new Error('--list, --preview and --payload exclude each other');
+  if (args.ref !== undefined && args.tag !== undefined) throw new Error('--ref and --tag exclude each other');
+  const source = args.source ?? 'push';
+  if (!(SOURCES as readonly string[]).includes(source)) throw new Error(`--source must be one of ${SOURCES.join(', ')}`);
+  const executor = args.executor ?? 'shell';
+  if (executor !== 'shell' && executor !== 'docker') throw new Error('--executor must be shell or docker');
+  const concurrency = args.concurrency ?? availableParallelism();
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) throw new Error('--concurrency must be a whole number from 1 to 64');
+  const mode = (modes[0] ?? 'run') as ExecRequest['mode'];
+  return {
+    cwd: io.cwd,
+    file: args.file,
+    jobs: mode === 'payload' ? [args.payload as string] : (args.jobs ?? []),
+    needs: args.needs ?? false,
+    stage: args.stage,
+    manual: args.manual ?? [],
+    mode,
+    json: args.json ?? false,
+    committed: args.committed ?? false,
+    ref: args.ref,
+    tag: args.tag,
+    source: source as PipelineSource,
+    variables: (args.variable ?? []).map(parseVariable),
+    runner: { executor, dockerImage: args.dockerImage, concurrency },
+    colour: io.colour,
+  };
+}
+
+function parseVariable(pair: string): { key: string; value: string } {
+  const at = pair.indexOf('=');
+  if (at <= 0) throw new Error(`--variable expects KEY=VALUE, got "${pair}"`);
+  return { key: pair.slice(0, at), value: pair.slice(at + 1) };
+}

@@ -1,0 +1,101 @@
+/**
+ * Follows a pipeline of the local coordinator until it and its child pipelines are done:
+ * prints each job's new trace bytes, plays the manual jobs asked for (through the jobs
+ * service, as the API's play does), then reports every job's outcome.
+ */
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { PipelineStatus } from '../pipeline/types.ts';
+import type { JobRecord } from '../storage/types-ci-jobs.ts';
+import type { PipelineRecord } from '../storage/types-ci.ts';
+import type { ProjectRecord } from '../storage/types.ts';
+import { LogPrinter, type ExecIo, type ExecResult, type JobResult } from './output.ts';
+import type { LocalCoordinator } from './session.ts';
+
+const POLL_MS = 100;
+const PAGE = { offset: 0, limit: 10_000 };
+const ACTIVE: ReadonlySet<PipelineStatus> = new Set(['created', 'pending', 'running', 'canceling', 'scheduled']);
+
+export interface FollowOptions {
+  /** Names (or base names) of manual jobs to play. */
+  play: ReadonlySet<string>;
+  io: ExecIo;
+  /** Logs go to stderr with --json, so that stdout is the result alone. */
+  json: boolean;
+  colour: boolean;
+  signal?: AbortSignal;
+}
+
+export async function followPipeline(local: LocalCoordinator, project: ProjectRecord, pipeline: PipelineRecord, options: FollowOptions): Promise<ExecResult> {
+  const { stores } = local.coordinator.context;
+  const traces = local.ci.ciBlobs.traces;
+  const printed = new Map<number, number>();
+  const played = new Set<number>();
+  let printer: LogPrinter | undefined;
+  const write = options.json ? options.io.stderr : options.io.stdout;
+
+  const printTraces = async (jobs: readonly JobRecord[], final: boolean): Promise<void> => {
+    printer ??= new LogPrinter(write, options.colour, jobs.map((job) => job.name));
+    for (const job of jobs) {
+      const from = printed.get(job.id) ?? 0;
+      const size = await traces.size(job.id);
+      const done = final || !['pending', 'running', 'canceling'].includes(job.status);
+      if (size <= from && !(done && printed.has(job.id))) continue;
+      const bytes = size > from ? await readRange(traces, job.id, from, size) : Buffer.alloc(0);
+      // Never backwards: a finished job's trace can read short for a moment while it is archived.
+      printed.set(job.id, Math.max(from, size));
+      printer.add(job.id, job.name, bytes, done);
+    }
+  };
+
+  for (;;) {
+    options.signal?.throwIfAborted();
+    // Retried jobs too: an attempt that failed and was retried has its log to finish.
+    const jobs = (await stores.jobs.list({ projectId: project.id, sort: 'asc', includeRetried: true }, PAGE)).items;
+    for (const job of jobs) {
+      if (job.status === 'manual' && !played.has(job.id) && (options.play.has(job.name) || options.play.has(job.definition?.baseName ?? job.name))) {
+        played.add(job.id);
+        await local.ci.jobs.play(String(project.id), local.root, job.id);
+      }
+    }
+    await printTraces(jobs, false);
+    const pipelines = (await stores.pipelines.list({ projectId: project.id }, PAGE)).items;
+    if (pipelines.every((each) => !ACTIVE.has(each.status)) && !jobs.some((job) => job.status === 'manual' && !played.has(job.id) && options.play.has(job.name))) break;
+    await sleep(POLL_MS, undefined, { signal: options.signal });
+  }
+  const jobs = (await stores.jobs.list({ projectId: project.id, sort: 'asc', includeRetried: true }, PAGE)).items;
+  await printTraces(jobs, true);
+  const final = (await stores.pipelines.findById(pipeline.id)) ?? pipeline;
+  const starts = jobs.flatMap((job) => (job.started_at ? [Date.parse(job.started_at)] : []));
+  return {
+    startupMs: starts.length > 0 ? Math.round(Math.min(...starts) - performance.timeOrigin) : null,
+    status: final.status,
+    exitCode: final.status === 'success' || final.status === 'manual' ? 0 : 1,
+    pipelineId: final.id,
+    jobs: jobs.filter((job) => !job.retried).map(jobResult),
+  };
+}
+
+async function readRange(traces: LocalCoordinator['ci']['ciBlobs']['traces'], jobId: number, start: number, end: number): Promise<Buffer> {
+  const stream = await traces.read(jobId, { start, end });
+  if (!stream) return Buffer.alloc(0);
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array));
+  return Buffer.concat(chunks);
+}
+
+function jobResult(job: JobRecord): JobResult {
+  const duration = job.started_at && job.finished_at ? (Date.parse(job.finished_at) - Date.parse(job.started_at)) / 1000 : null;
+  return {
+    id: job.id,
+    name: job.name,
+    stage: job.stage,
+    status: job.status,
+    allowFailure: job.allow_failure,
+    duration,
+    startedAt: job.started_at,
+    finishedAt: job.finished_at,
+    failureReason: job.failure_reason,
+    pipelineId: job.pipeline_id,
+  };
+}

@@ -1,0 +1,132 @@
+/**
+ * The user's working tree, read through git: where it is, what HEAD says, and a snapshot of
+ * its files as a commit. The one place of `runner exec` that runs git in the user's tree.
+ * Nothing here writes the user's index or refs: the snapshot is staged in a temporary index
+ * file (GIT_INDEX_FILE) and its commit is referenced by no ref (git gc removes it in time).
+ */
+import { copyFile, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { execa } from '#deps/execa';
+import { ExecError } from './errors.ts';
+
+export interface HeadInfo {
+  /** null on a repository without commits. */
+  sha: string | null;
+  /** The current branch; null when HEAD is detached. */
+  branch: string | null;
+  /** origin's default branch when known, else the current branch, else `main`. */
+  defaultBranch: string;
+  message: string;
+  author: Identity;
+  committer: Identity;
+}
+
+interface Identity {
+  name: string;
+  email: string;
+  /** Git's raw date (`<epoch> <zone>`). */
+  date: string;
+}
+
+const FALLBACK_IDENTITY: Identity = { name: 'Gantry exec', email: 'exec@gantry.invalid', date: '' };
+
+async function git(cwd: string, args: string[], env: Record<string, string> = {}, input?: string): Promise<string> {
+  const result = await execa('git', args, { cwd, env: { ...env, GIT_TERMINAL_PROMPT: '0' }, input, reject: false, stripFinalNewline: false });
+  if (result.exitCode !== 0) {
+    const detail = String(result.stderr).trim().split('\n').pop() ?? '';
+    throw new ExecError(`git ${args[0]} failed in ${cwd}: ${detail}`);
+  }
+  return String(result.stdout);
+}
+
+async function gitOrNull(cwd: string, args: string[]): Promise<string | null> {
+  const result = await execa('git', args, { cwd, reject: false });
+  return result.exitCode === 0 ? String(result.stdout).trim() : null;
+}
+
+/** The top of the working tree containing `cwd`; a clear error outside one. */
+export async function workingTreeRoot(cwd: string): Promise<string> {
+  const root = await gitOrNull(cwd, ['rev-parse', '--show-toplevel']);
+  if (root === null || root === '') throw new ExecError(`not a git repository (or a bare one): ${cwd}`);
+  return root;
+}
+
+export async function readHead(root: string): Promise<HeadInfo> {
+  const sha = await gitOrNull(root, ['rev-parse', '--verify', '-q', 'HEAD^{commit}']);
+  const branch = await gitOrNull(root, ['symbolic-ref', '--short', '-q', 'HEAD']);
+  const originHead = await gitOrNull(root, ['symbolic-ref', '--short', '-q', 'refs/remotes/origin/HEAD']);
+  const defaultBranch = originHead?.replace(/^origin\//, '') || branch || 'main';
+  if (sha === null) return { sha, branch, defaultBranch, message: 'Working tree snapshot\n', author: FALLBACK_IDENTITY, committer: FALLBACK_IDENTITY };
+  // One NUL-separated record: author, committer, then the raw message.
+  const record = await git(root, ['log', '-1', '--format=%an%x00%ae%x00%ad%x00%cn%x00%ce%x00%cd%x00%B', '--date=raw', sha]);
+  const [an = '', ae = '', ad = '', cn = '', ce = '', cd = '', ...message] = record.split('\0');
+  return {
+    sha,
+    branch,
+    defaultBranch,
+    message: message.join('\0').replace(/\n+$/, '\n'),
+    author: { name: an, email: ae, date: ad },
+    committer: { name: cn, email: ce, date: cd },
+  };
+}
+
+/**
+ * A parentless commit of the working tree (tracked changes, untracked files not ignored, with
+ * `committed` HEAD's tree alone) carrying HEAD's message, author and committer: what the jobs
+ * see. Parentless, so that pushing it sends one tree, not the history.
+ */
+export async function snapshotCommit(root: string, head: HeadInfo, committed: boolean): Promise<string> {
+  let tree: string;
+  if (committed) {
+    if (head.sha === null) throw new ExecError('--committed: the repository has no commit yet');
+    tree = (await git(root, ['rev-parse', `${head.sha}^{tree}`])).trim();
+  } else {
+    tree = await stagedTree(root);
+  }
+  return (await git(root, ['commit-tree', tree], identityEnvironment(head), head.message)).trim();
+}
+
+/** `git add -A` into a copy of the user's index (its stat cache spares hashing unchanged files). */
+async function stagedTree(root: string): Promise<string> {
+  const scratch = await mkdtemp(path.join(tmpdir(), 'gantry-exec-index-'));
+  const index = path.join(scratch, 'index');
+  try {
+    const userIndex = path.resolve(root, (await git(root, ['rev-parse', '--git-path', 'index'])).trim());
+    await copyFile(userIndex, index).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT') throw error;
+    });
+    const env = { GIT_INDEX_FILE: index };
+    await git(root, ['add', '-A', '--', '.'], env);
+    return (await git(root, ['write-tree'], env)).trim();
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+function identityEnvironment(head: HeadInfo): Record<string, string> {
+  const env: Record<string, string> = {
+    GIT_AUTHOR_NAME: head.author.name || FALLBACK_IDENTITY.name,
+    GIT_AUTHOR_EMAIL: head.author.email || FALLBACK_IDENTITY.email,
+    GIT_COMMITTER_NAME: head.committer.name || FALLBACK_IDENTITY.name,
+    GIT_COMMITTER_EMAIL: head.committer.email || FALLBACK_IDENTITY.email,
+  };
+  if (head.author.date) env.GIT_AUTHOR_DATE = head.author.date;
+  if (head.committer.date) env.GIT_COMMITTER_DATE = head.committer.date;
+  return env;
+}
+
+/**
+ * Pushes `sha` over git HTTP to `ref` of `remote`. The credential travels in an extra header
+ * given through the environment, never on the command line (where errors would show it).
+ */
+export async function pushCommit(root: string, sha: string, remote: string, ref: string, credential: { user: string; password: string }): Promise<void> {
+  const basic = Buffer.from(`${credential.user}:${credential.password}`).toString('base64');
+  await git(root, ['push', '--quiet', '--no-verify', remote, `${sha}:${ref}`], {
+    GIT_CONFIG_COUNT: '2',
+    GIT_CONFIG_KEY_0: 'http.extraHeader',
+    GIT_CONFIG_VALUE_0: `Authorization: Basic ${basic}`,
+    GIT_CONFIG_KEY_1: 'credential.helper',
+    GIT_CONFIG_VALUE_1: '',
+  });
+}

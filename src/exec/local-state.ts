@@ -1,0 +1,44 @@
+/**
+ * What `runner exec` keeps in the working tree, under `.gantry/` (which ignores itself, so it
+ * never reaches a snapshot or a commit): the runner's cache across runs (`.gantry/cache/`) and
+ * each finished job's artifacts (`.gantry/artifacts/<job>/`, replaced on every run of the job).
+ */
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { zipAsTar } from '../runner/job/archive/read-zip.ts';
+import { extractInto } from '../executors/tar.ts';
+import type { LocalCoordinator } from './session.ts';
+
+export interface LocalState {
+  cacheDir: string;
+  artifactsDir: string;
+}
+
+export async function prepareLocalState(root: string): Promise<LocalState> {
+  const base = path.join(root, '.gantry');
+  await mkdir(base, { recursive: true });
+  await writeFile(path.join(base, '.gitignore'), '# Written by runner exec: nothing here belongs in git.\n*\n', { flag: 'wx' }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EEXIST') throw error;
+  });
+  return { cacheDir: path.join(base, 'cache'), artifactsDir: path.join(base, 'artifacts') };
+}
+
+/** A job name as one directory name: path separators become `_`. */
+export function jobDirectoryName(name: string): string {
+  const flat = name.replace(/[/\\]/g, '_');
+  return flat === '.' || flat === '..' ? `_${flat}` : flat;
+}
+
+/** Unpacks each job's `archive` artifact into `<artifactsDir>/<job>/`; answers where, by job id. */
+export async function copyArtifacts(local: LocalCoordinator, jobs: ReadonlyArray<{ id: number; name: string }>, artifactsDir: string): Promise<Map<number, string>> {
+  const copied = new Map<number, string>();
+  for (const job of jobs) {
+    const archive = await local.coordinator.context.stores.jobArtifacts.find(job.id, 'archive');
+    if (!archive || archive.file_format !== 'zip') continue;
+    const destination = path.join(artifactsDir, jobDirectoryName(job.name));
+    await rm(destination, { recursive: true, force: true });
+    await extractInto(await zipAsTar(path.join(local.dataDir, archive.path)), destination);
+    copied.set(job.id, destination);
+  }
+  return copied;
+}

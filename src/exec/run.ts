@@ -1,0 +1,133 @@
+/**
+ * `runner exec`: the working tree's snapshot pushed to an in-process coordinator, its pipeline
+ * created by the coordinator's creation service and run by the runner's engine, the logs
+ * followed from the coordinator's trace store. See docs/exec.md.
+ */
+import path from 'node:path';
+import { stringify } from 'yaml';
+import { formatDiagnostic, formatLintText, lintReport } from '../ci/lint-format.ts';
+import type { CompileResult } from '../ci/model.ts';
+import type { PipelineCreationInput, PipelineSource } from '../coordinator/services/ci/pipelines/creation.ts';
+import { isGantryError } from '../shared/errors.ts';
+import type { ProjectRecord } from '../storage/types.ts';
+import { ExecError } from './errors.ts';
+import { readHead, snapshotCommit, workingTreeRoot } from './git.ts';
+import { followPipeline } from './follow.ts';
+import { formatSummary, type ExecIo, type ExecResult } from './output.ts';
+
+export type { ExecIo };
+import { chooseJobs, configWithOnly } from './selection.ts';
+import { pushProject, startLocalCoordinator, startRunner, type ExecRunnerSettings, type LocalCoordinator } from './session.ts';
+import { requestPayload } from './payload.ts';
+import { copyArtifacts, prepareLocalState } from './local-state.ts';
+
+export interface ExecRequest {
+  cwd: string;
+  /** The CI file, relative to cwd (default: `.gitlab-ci.yml` at the top of the tree). */
+  file?: string;
+  jobs: readonly string[];
+  needs: boolean;
+  stage?: string;
+  /** Manual jobs to play when they are reached. */
+  manual: readonly string[];
+  mode: 'run' | 'list' | 'preview' | 'payload';
+  json: boolean;
+  committed: boolean;
+  ref?: string;
+  tag?: string;
+  source: PipelineSource;
+  variables: ReadonlyArray<{ key: string; value: string }>;
+  runner: ExecRunnerSettings;
+  /** Colour the job-name prefixes. */
+  colour: boolean;
+  signal?: AbortSignal;
+}
+
+/** Runs the request; answers the exit status (0: the pipeline succeeded, or the listing was printed). */
+export async function runExec(request: ExecRequest, io: ExecIo): Promise<number> {
+  const root = await workingTreeRoot(request.cwd);
+  const head = await readHead(root);
+  const sha = await snapshotCommit(root, head, request.committed);
+  const ref = request.tag !== undefined ? { name: request.tag, kind: 'tag' as const } : { name: request.ref ?? head.branch ?? head.defaultBranch, kind: 'branch' as const };
+  const local = await startLocalCoordinator();
+  try {
+    let project = await pushProject(local, { root, sha, name: path.basename(root), defaultBranch: head.defaultBranch, ref });
+    if (request.file !== undefined) {
+      const configPath = path.relative(root, path.resolve(request.cwd, request.file)).split(path.sep).join('/');
+      if (configPath.startsWith('..')) throw new ExecError(`--file ${request.file} is outside the working tree ${root}`);
+      project = (await local.coordinator.context.stores.projects.update(project.id, { ci_config_path: configPath })) ?? project;
+    }
+    const input: PipelineCreationInput = {
+      project,
+      ref: `${ref.kind === 'tag' ? 'refs/tags/' : 'refs/heads/'}${ref.name}`,
+      sha,
+      source: request.source,
+      user: local.root,
+      variables: request.variables.map((variable) => ({ key: variable.key, value: variable.value, variable_type: 'env_var' })),
+      saveOnErrors: false,
+      ignoreSkipCi: true,
+    };
+    const { result } = await local.ci.pipelineCreation.prepare(input).catch(explained);
+    if (request.mode === 'list') {
+      const report = lintReport(result);
+      io.stdout(request.json ? `${JSON.stringify(report, null, 2)}\n` : formatLintText(report));
+      return report.valid ? 0 : 1;
+    }
+    checkCompiled(result);
+    if (request.mode === 'preview') {
+      io.stdout(stringify(result.mergedConfig ?? {}));
+      return 0;
+    }
+    if (request.mode === 'payload') return await printPayload(local, input, result, request, io);
+    return await runPipeline(local, root, project, input, result, request, io);
+  } finally {
+    await local.close();
+  }
+}
+
+async function runPipeline(local: LocalCoordinator, root: string, project: ProjectRecord, input: PipelineCreationInput, result: CompileResult, request: ExecRequest, io: ExecIo): Promise<number> {
+  const keep = chooseJobs(result, { names: request.jobs, withNeeds: request.needs, stage: request.stage });
+  for (const name of request.manual) {
+    if (!result.jobs.some((job) => job.name === name || job.baseName === name)) chooseJobs(result, { names: [name], withNeeds: false });
+  }
+  const state = await prepareLocalState(root);
+  const runner = await startRunner(local, { ...request.runner, cacheDir: state.cacheDir });
+  try {
+    const pipeline = await local.ci.pipelineCreation
+      .create(keep === null ? input : { ...input, configContent: stringify(configWithOnly(result.mergedConfig ?? {}, result, keep)) })
+      .catch(explained);
+    // Named jobs run even when manual: naming them is asking for them.
+    const play = new Set([...request.manual, ...request.jobs]);
+    const outcome: ExecResult = await followPipeline(local, project, pipeline, { play, io, json: request.json, colour: request.colour, signal: request.signal });
+    const copied = await copyArtifacts(local, outcome.jobs, state.artifactsDir);
+    for (const job of outcome.jobs) job.artifacts = copied.get(job.id) ?? null;
+    io.stdout(request.json ? `${JSON.stringify(outcome, null, 2)}\n` : `\n${formatSummary(outcome)}`);
+    return outcome.exitCode;
+  } finally {
+    await runner.abort('runner exec is done', 10_000);
+  }
+}
+
+async function printPayload(local: LocalCoordinator, input: PipelineCreationInput, result: CompileResult, request: ExecRequest, io: ExecIo): Promise<number> {
+  const [name] = request.jobs;
+  if (name === undefined) throw new ExecError('--payload needs a job name');
+  const keep = chooseJobs(result, { names: [name], withNeeds: false });
+  const configContent = stringify(configWithOnly(result.mergedConfig ?? {}, result, keep ?? new Set()));
+  const pipeline = await local.ci.pipelineCreation.create({ ...input, configContent }).catch(explained);
+  io.stdout(`${JSON.stringify(await requestPayload(local, pipeline.id, name), null, 2)}\n`);
+  return 0;
+}
+
+function checkCompiled(result: CompileResult): void {
+  if (result.status === 'invalid') throw new ExecError(`the CI configuration is invalid:\n${result.errors.map(formatDiagnostic).join('\n')}`);
+  if (result.status === 'filtered' || result.status === 'skipped') throw new ExecError(`no pipeline: ${result.reason ?? result.status}`);
+}
+
+/** The coordinator's refusals (missing CI file, bad ref, invalid configuration) as one clear error. */
+function explained(error: unknown): never {
+  if (isGantryError(error)) {
+    const base = error.details.fields?.base;
+    throw new ExecError(base && base.length > 0 ? base.join('\n') : error.message);
+  }
+  throw error;
+}

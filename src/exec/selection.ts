@@ -1,0 +1,84 @@
+/**
+ * Which jobs `runner exec` runs. The whole pipeline needs nothing of this; for named jobs, a
+ * stage or `--needs`, the merged configuration (includes, `extends` and `!reference` already
+ * resolved by the compiler) loses the other jobs, and the kept jobs' `needs` and
+ * `dependencies` lose what is gone. The pipeline is then created from that document through
+ * the same creation service and compiler, as a child pipeline's `trigger:include` is.
+ */
+import type { CompileResult, JobDefinition } from '../ci/model.ts';
+import { ExecError } from './errors.ts';
+
+export interface JobChoice {
+  /** Job names (after `parallel` expansion, or the base name for all of its instances). */
+  names: readonly string[];
+  /** Also run, transitively, what the named jobs need or take artifacts from. */
+  withNeeds: boolean;
+  stage?: string;
+}
+
+/** Base names of the jobs to keep; null when the choice is the whole pipeline. */
+export function chooseJobs(result: CompileResult, choice: JobChoice): Set<string> | null {
+  if (choice.names.length === 0 && choice.stage === undefined) return null;
+  const jobs = result.jobs;
+  const chosen = new Set<JobDefinition>();
+  for (const name of choice.names) {
+    const matching = jobs.filter((job) => job.name === name || job.baseName === name);
+    if (matching.length === 0) throw unknownJob(name, result);
+    for (const job of matching) chosen.add(job);
+  }
+  if (choice.stage !== undefined) {
+    const inStage = jobs.filter((job) => job.stage === choice.stage);
+    if (inStage.length === 0) throw new ExecError(`no job of the pipeline is in stage "${choice.stage}"; its stages: ${result.stages.map((stage) => stage.name).join(', ')}`);
+    for (const job of inStage) chosen.add(job);
+  }
+  if (choice.withNeeds) {
+    const byName = new Map(jobs.map((job) => [job.name, job]));
+    const pending = [...chosen];
+    for (let job = pending.pop(); job !== undefined; job = pending.pop()) {
+      const upstream = [...(job.needs ?? []).map((need) => need.job), ...(job.dependencies ?? [])];
+      for (const name of upstream) {
+        const found = byName.get(name) ?? jobs.find((candidate) => candidate.baseName === name);
+        if (found && !chosen.has(found)) {
+          chosen.add(found);
+          pending.push(found);
+        }
+      }
+    }
+  }
+  return new Set([...chosen].map((job) => job.baseName));
+}
+
+function unknownJob(name: string, result: CompileResult): ExecError {
+  const excluded = result.excludedJobs.find((job) => job.name === name || job.baseName === name);
+  if (excluded) return new ExecError(`job "${name}" is not in this pipeline: its rules/only/except leave it out (try --ref, --tag or --source)`);
+  const valid = [...new Set(result.jobs.map((job) => job.name))];
+  return new ExecError(`unknown job "${name}"; the pipeline's jobs: ${valid.join(', ')}`);
+}
+
+type Mapping = Record<string, unknown>;
+const isMapping = (value: unknown): value is Mapping => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The merged configuration with only the `keep` jobs (and everything that is not a job). */
+export function configWithOnly(merged: Mapping, result: CompileResult, keep: ReadonlySet<string>): Mapping {
+  const jobNames = new Set([...result.jobs, ...result.excludedJobs].map((job) => job.baseName));
+  const out: Mapping = {};
+  for (const [key, value] of Object.entries(merged)) {
+    if (!jobNames.has(key)) out[key] = value;
+    else if (keep.has(key)) out[key] = isMapping(value) ? withoutMissingUpstream(value, keep) : value;
+  }
+  return out;
+}
+
+function withoutMissingUpstream(job: Mapping, keep: ReadonlySet<string>): Mapping {
+  const out: Mapping = { ...job };
+  if (Array.isArray(job.needs)) {
+    out.needs = job.needs.filter((need) => {
+      if (typeof need === 'string') return keep.has(need);
+      // Needs of another pipeline or project are not jobs of this one: they stay.
+      if (isMapping(need) && typeof need.job === 'string' && need.pipeline === undefined && need.project === undefined) return keep.has(need.job);
+      return true;
+    });
+  }
+  if (Array.isArray(job.dependencies)) out.dependencies = job.dependencies.filter((name) => typeof name === 'string' && keep.has(name));
+  return out;
+}

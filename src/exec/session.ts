@@ -1,0 +1,121 @@
+/**
+ * The two halves `runner exec` runs in its own process, as `coordinator serve` and `runner run`
+ * would: a coordinator on SQLite in a temporary data directory, listening on loopback only
+ * with a random root token, and a runner registered to it over loopback HTTP. The snapshot is
+ * pushed to a project of that coordinator over git HTTP.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { stringify } from 'smol-toml';
+import { freePort } from '../cli/commands/free-port.ts';
+import { ciServicesOf, createCoordinator, type Coordinator } from '../coordinator/app.ts';
+import type { CiServices } from '../coordinator/wiring-ci.ts';
+import { INSTANCE_TOKEN_SETTING } from '../coordinator/services/ci/runners/tokens.ts';
+import { parseRunnerConfig } from '../runner/config/config.ts';
+import { newSystemId } from '../runner/config/system-id.ts';
+import { RunnerDaemon } from '../runner/daemon/daemon.ts';
+import { registerRunner } from '../runner/http/runner-api.ts';
+import { Transport } from '../runner/http/transport.ts';
+import { runnerInfo, userAgent } from '../runner/version.ts';
+import { silentLogger } from '../shared/logger.ts';
+import type { ProjectRecord, UserRecord } from '../storage/types.ts';
+import { ExecError } from './errors.ts';
+import { pushCommit } from './git.ts';
+
+/** The ref the snapshot is pushed to: neither a branch nor a tag, so the push creates no pipeline. */
+const SNAPSHOT_REF = 'refs/gantry/snapshot';
+const HOST = '127.0.0.1';
+
+export interface ExecRunnerSettings {
+  executor: 'shell' | 'docker';
+  /** Default image of docker jobs without `image:`. */
+  dockerImage?: string;
+  concurrency: number;
+  /** The runner's cache_dir (kept across runs). */
+  cacheDir?: string;
+}
+
+export interface LocalCoordinator {
+  coordinator: Coordinator;
+  ci: CiServices;
+  url: string;
+  root: UserRecord;
+  rootToken: string;
+  dataDir: string;
+  close(): Promise<void>;
+}
+
+/** A coordinator of its own in a fresh temporary directory; `close` stops it and removes the directory. */
+export async function startLocalCoordinator(): Promise<LocalCoordinator> {
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'gantry-exec-'));
+  const rootToken = `glpat-${randomBytes(20).toString('hex')}`;
+  const port = await freePort(HOST);
+  const url = `http://${HOST}:${port}`;
+  let coordinator: Coordinator | undefined;
+  try {
+    coordinator = await createCoordinator({ dataDir, externalUrl: url, rootToken, logger: silentLogger(), shutdownGraceMs: 1_000 });
+    await coordinator.app.listen({ port, host: HOST });
+    const root = await coordinator.context.stores.users.findByUsername('root');
+    if (!root) throw new Error('the local coordinator has no root user');
+    const started = coordinator;
+    return {
+      coordinator, ci: ciServicesOf(coordinator), url, root, rootToken, dataDir,
+      async close() {
+        await started.close();
+        await rm(dataDir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    await coordinator?.close();
+    await rm(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** A project holding `sha` on `branches` (the first is HEAD) or on a tag, pushed over git HTTP. */
+export async function pushProject(
+  local: LocalCoordinator,
+  source: { root: string; sha: string; name: string; defaultBranch: string; ref: { name: string; kind: 'branch' | 'tag' } },
+): Promise<ProjectRecord> {
+  const answer = await fetch(`${local.url}/api/v4/projects`, {
+    method: 'POST',
+    headers: { 'PRIVATE-TOKEN': local.rootToken, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: source.name, path: 'project', default_branch: source.defaultBranch }),
+  });
+  if (!answer.ok) throw new Error(`the local coordinator refused the project: ${answer.status} ${await answer.text()}`);
+  const { id } = (await answer.json()) as { id: number };
+  await pushCommit(source.root, source.sha, `${local.url}/root/project.git`, SNAPSHOT_REF, { user: 'root', password: local.rootToken });
+  const repository = local.coordinator.context.repositories.open(id);
+  // The refs are set in the repository directly: a branch pushed over HTTP would start a push pipeline.
+  await repository.createBranch(source.defaultBranch, source.sha);
+  if (source.ref.kind === 'tag') await repository.createTag(source.ref.name, source.sha, null, { name: local.root.name, email: local.root.email });
+  else if (source.ref.name !== source.defaultBranch) await repository.createBranch(source.ref.name, source.sha);
+  const project = await local.coordinator.context.stores.projects.findById(id);
+  if (!project) throw new Error('the local project is gone');
+  return project;
+}
+
+/** A runner registered with the instance token and polling; `stop` ends it (no job is running then). */
+export async function startRunner(local: LocalCoordinator, settings: ExecRunnerSettings): Promise<RunnerDaemon> {
+  const registrationToken = (await local.coordinator.context.stores.settings.load())?.settings[INSTANCE_TOKEN_SETTING];
+  if (typeof registrationToken !== 'string') throw new Error('the local coordinator has no runner registration token');
+  const transport = new Transport({ url: local.url, userAgent: userAgent() });
+  const registered = await registerRunner(transport, {
+    registrationToken, description: 'gantry-exec', tagList: [], runUntagged: true, locked: false, active: true, info: runnerInfo(),
+  }).finally(() => transport.close());
+  if (registered.kind !== 'registered') throw new ExecError('the local runner could not register');
+  const workingDirectory = path.join(local.dataDir, 'runner');
+  const entry: Record<string, unknown> = {
+    name: 'gantry-exec', url: local.url, token: registered.token, executor: settings.executor,
+    limit: settings.concurrency, request_concurrency: settings.concurrency,
+  };
+  if (settings.cacheDir !== undefined) entry.cache_dir = settings.cacheDir;
+  if (settings.executor === 'docker') entry.docker = { image: settings.dockerImage ?? 'gantry/debian-git:bookworm', pull_policy: ['if-not-present'] };
+  const text = stringify({ concurrent: settings.concurrency, check_interval: 1, runners: [entry] });
+  const { config } = parseRunnerConfig(text, 'runner exec');
+  const daemon = new RunnerDaemon({ config, logger: silentLogger(), workingDirectory, traceUpdateInterval: 0.2, systemId: await newSystemId() });
+  await daemon.start();
+  return daemon;
+}

@@ -1,0 +1,62 @@
+/**
+ * The fixture repositories of test/fixtures/exec/: each directory is a small project (its CI
+ * file and the files it needs) with `expected.json`: the exec flags (`args`), the exit status,
+ * the pipeline status, each job's status, failure reasons, lines of the log (regular
+ * expressions, `^`/`$` per line), stderr, and job pairs where the first must start before the
+ * second finishes. Each runs as a fresh git repository with everything committed.
+ */
+import assert from 'node:assert/strict';
+import { cpSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import type { ExecArgs } from '../../src/cli/commands/exec.ts';
+import { exec, git, statuses, workingTree, type JsonResult } from './exec-helpers.ts';
+
+interface Expected {
+  args?: ExecArgs;
+  exitCode: number;
+  status?: string;
+  jobs?: Record<string, string>;
+  failureReasons?: Record<string, string>;
+  log?: string[];
+  stderr?: string;
+  startedBeforeFinished?: [string, string];
+}
+
+interface FullResult extends JsonResult {
+  jobs: Array<JsonResult['jobs'][number] & { startedAt: string | null; finishedAt: string | null }>;
+}
+
+const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/exec');
+
+describe('runner exec on the fixture repositories', { concurrency: 2 }, () => {
+  for (const name of readdirSync(FIXTURES).sort()) {
+    it(name, async () => {
+      const expected = JSON.parse(readFileSync(path.join(FIXTURES, name, 'expected.json'), 'utf8')) as Expected;
+      const dir = workingTree({});
+      try {
+        cpSync(path.join(FIXTURES, name), dir, { recursive: true, filter: (source) => path.basename(source) !== 'expected.json' });
+        git(dir, 'add', '-A');
+        git(dir, 'commit', '-qm', `fixture ${name}`);
+        const result = await exec(dir, { ...expected.args, json: true });
+        const context = `stdout:\n${result.stdout}\nstderr:\n${result.stderr}`;
+        assert.equal(result.code, expected.exitCode, context);
+        for (const pattern of expected.log ?? []) assert.match(result.stderr, new RegExp(pattern, 'm'), context);
+        if (expected.stderr !== undefined) assert.match(result.stderr, new RegExp(expected.stderr), context);
+        if (expected.jobs === undefined) return;
+        const outcome = JSON.parse(result.stdout) as FullResult;
+        assert.deepEqual(statuses(outcome), expected.jobs, context);
+        if (expected.status !== undefined) assert.equal(outcome.status, expected.status);
+        for (const [job, reason] of Object.entries(expected.failureReasons ?? {})) {
+          assert.equal(outcome.jobs.find((each) => each.name === job)?.failureReason, reason, context);
+        }
+        if (expected.startedBeforeFinished) {
+          const [early, late] = expected.startedBeforeFinished.map((job) => outcome.jobs.find((each) => each.name === job));
+          assert.ok(early?.startedAt && late?.finishedAt && early.startedAt < late.finishedAt, `${early?.name} started before ${late?.name} finished\n${context}`);
+        }
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  }
+});

@@ -1,0 +1,90 @@
+/** `runner exec --list`, `--preview`, `--payload`, and the ref, source and file choices. */
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { after, describe, it } from 'node:test';
+import { parse } from 'yaml';
+import { exec, statuses, workingTree, type JsonResult } from './exec-helpers.ts';
+
+const MAIN = `
+include:
+  - local: ci/templates.yml
+build:
+  stage: build
+  extends: .base
+  script: echo "build for $CI_COMMIT_REF_NAME"
+release:
+  stage: deploy
+  needs: [build]
+  script: echo "release $CI_COMMIT_TAG"
+  rules:
+    - if: $CI_COMMIT_TAG
+nightly:
+  stage: test
+  script: echo "nightly from $CI_PIPELINE_SOURCE"
+  rules:
+    - if: $CI_PIPELINE_SOURCE == "schedule"
+`;
+
+const TEMPLATES = `
+.base:
+  image: alpine
+  variables:
+    FROM_TEMPLATE: "yes"
+`;
+
+describe('runner exec inspects the pipeline without running it', () => {
+  const dir = workingTree({ '.gitlab-ci.yml': MAIN, 'ci/templates.yml': TEMPLATES, 'other.yml': 'solo:\n  script: echo "solo on $CI_COMMIT_REF_NAME"\n' });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('--list shows each job with its rules outcome for the ref, the tag and the source', async () => {
+    const onBranch = await exec(dir, { list: true, json: true });
+    assert.equal(onBranch.code, 0, onBranch.stderr);
+    const whenOf = (stdout: string) => Object.fromEntries((JSON.parse(stdout) as { jobs: Array<{ name: string; when: string }> }).jobs.map((job) => [job.name, job.when]));
+    assert.deepEqual(whenOf(onBranch.stdout), { build: 'on_success', nightly: 'never', release: 'never' });
+
+    const onTag = await exec(dir, { list: true, json: true, tag: 'v1.2' });
+    assert.deepEqual(whenOf(onTag.stdout), { build: 'on_success', nightly: 'never', release: 'on_success' });
+
+    const scheduled = await exec(dir, { list: true, source: 'schedule' });
+    assert.match(scheduled.stdout, /^nightly +test +on_success/m);
+    assert.match(scheduled.stdout, /^release +deploy +never +no +build +rules: no match$/m);
+  });
+
+  it('--preview prints the merged configuration: includes and extends resolved', async () => {
+    const result = await exec(dir, { preview: true });
+    assert.equal(result.code, 0, result.stderr);
+    const merged = parse(result.stdout) as Record<string, { image?: string; variables?: Record<string, string>; extends?: unknown }>;
+    assert.equal(merged.build?.image, 'alpine');
+    assert.equal(merged.build?.variables?.FROM_TEMPLATE, 'yes');
+    assert.equal(merged.include, undefined);
+  });
+
+  it('--payload prints what a runner receives for the job', async () => {
+    const result = await exec(dir, { payload: 'release', tag: 'v1.2', variable: ['EXTRA=1'] });
+    assert.equal(result.code, 0, result.stderr);
+    const payload = JSON.parse(result.stdout) as {
+      job_info: { name: string; stage: string };
+      git_info: { ref: string; ref_type: string };
+      steps: Array<{ name: string; script: string[] }>;
+      variables: Array<{ key: string; value: string }>;
+    };
+    assert.equal(payload.job_info.name, 'release');
+    assert.deepEqual([payload.git_info.ref, payload.git_info.ref_type], ['v1.2', 'tag']);
+    assert.deepEqual(payload.steps.find((step) => step.name === 'script')?.script, ['echo "release $CI_COMMIT_TAG"']);
+    const variable = (key: string) => payload.variables.find((each) => each.key === key)?.value;
+    assert.equal(variable('EXTRA'), '1');
+    assert.equal(variable('CI_COMMIT_TAG'), 'v1.2');
+    assert.equal(variable('CI_PIPELINE_SOURCE'), 'push');
+  });
+
+  it('runs a pipeline for --source and --ref, and from --file', async () => {
+    const scheduled = await exec(dir, { stage: 'test', source: 'schedule', json: true });
+    assert.equal(scheduled.code, 0, scheduled.stderr);
+    assert.deepEqual(statuses(JSON.parse(scheduled.stdout) as JsonResult), { nightly: 'success' });
+    assert.match(scheduled.stderr, /^nightly +\| nightly from schedule$/m);
+
+    const other = await exec(dir, { file: 'other.yml', ref: 'feature/x' });
+    assert.equal(other.code, 0, other.stderr);
+    assert.match(other.stdout, /^solo +\| solo on feature\/x$/m);
+  });
+});

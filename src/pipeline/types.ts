@@ -1,6 +1,6 @@
 /**
- * Plain-data shapes for the pipeline state rules (reference/ci-config-and-states.md §3–§6).
- * The coordinator maps its rows onto these; `runner exec` builds them in memory.
+ * Plain-data shapes for the pipeline state rules. The coordinator maps its rows onto these
+ * (`runner exec` runs that same coordinator in-process).
  */
 
 /**

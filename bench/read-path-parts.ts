@@ -5,9 +5,8 @@
  *    baseline — and through `preparedQuery` (compiled once, run on the connection directly);
  *  - building and compiling that query alone (what `preparedQuery` skips);
  *  - `prepare` of its SQL text (what the statement cache skips) against running the prepared
- *    statement, in autocommit and inside one open read transaction (what sharing one read
- *    transaction between reads would save: the WAL read lock taken once; measured nothing, and
- *    that mechanism was removed);
+ *    statement, in autocommit and inside one open read transaction (what `read-batch.ts`
+ *    saves: the WAL read lock taken once);
  *  - converting the row into a record (`ColumnKinds.toRecord`, 17 boolean and JSON columns).
  * Run: node --import tsx bench/read-path-parts.ts
  */

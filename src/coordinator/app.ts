@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
+import { Socket } from 'node:net';
 import path from 'node:path';
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
@@ -67,6 +68,8 @@ interface CoordinatorCore {
   createdRootToken: string | undefined;
   limits: BodyLimits;
   authenticator: Authenticator;
+  /** Called as each request arrives (OpenedDatabase.requestArrived). */
+  requestArrived: (fromSocket: boolean) => void;
   /** The CI services, whose background work (task worker, schedules) runs from open to close. */
   ci: CiServices;
   jobRequestLongPollSeconds: number | undefined;
@@ -177,6 +180,7 @@ async function openCoordinator(options: CoordinatorOptions, logger: Logger): Pro
       upload: options.uploadBodyLimit ?? DEFAULT_BODY_LIMITS.upload,
     },
     authenticator: new Authenticator(stores.users, stores.tokens, context.readCache),
+    requestArrived: database.requestArrived,
     ci,
     jobRequestLongPollSeconds: options.jobRequestLongPollSeconds,
     shutdownGraceMs: options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS,
@@ -204,6 +208,10 @@ async function mountCoordinator(instance: FastifyInstance, core: CoordinatorCore
   const { context, limits, authenticator } = core;
   instance.addHook('onClose', () => core.close());
   installRequestLifetimes(instance, core.shutdownGraceMs);
+  instance.addHook('onRequest', (request, _reply, done) => {
+    core.requestArrived(request.raw.socket instanceof Socket);
+    done();
+  });
   instance.addHook('onResponse', (request, reply, done) => {
     core.monitoring.metrics.recordResponse(request, reply);
     done();

@@ -14,6 +14,7 @@ import {
   type SqliteDialectConfig,
 } from '#deps/kysely';
 import pg from 'pg';
+import { endAllReadBatches, ReadBatch, readsForRequest } from './read-batch.ts';
 import type { DatabaseSchema } from './schema.ts';
 import { TableWrites } from './table-writes.ts';
 
@@ -31,6 +32,12 @@ export interface OpenedDatabase {
    * time): then nothing may be cached.
    */
   externalStamp(): string | null;
+  /**
+   * Called as each request arrives: its reads see every commit made before it, by any
+   * connection. On SQLite the requests read from sockets in one poll phase of the event loop
+   * share one read transaction (storage/sql/read-batch.ts).
+   */
+  requestArrived(fromSocket: boolean): void;
   close(): Promise<void>;
 }
 
@@ -72,15 +79,31 @@ function openSqlite(file: string, observe?: StatementObserver): OpenedDatabase {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  // Outside a transaction each statement reads the latest commit, so each read of the version does too.
   const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
+  const batch = new ReadBatch(sqlite);
   const statements = new StatementCache(sqlite);
-  const kyselyDatabase: SqliteDatabase = { close: () => sqlite.close(), prepare: (text) => statements.get(text) };
+  // One snapshot cannot see another connection's commit: a read transaction reads the version once
+  // (a cached answer and its caller's sign-in each ask for it).
+  let version = { generation: -1, value: '' };
+  const readDataVersion = () => {
+    if (!batch.enter()) return String(dataVersion.get());
+    if (version.generation !== batch.generation) version = { generation: batch.generation, value: String(dataVersion.get()) };
+    return version.value;
+  };
+  const kyselyDatabase: SqliteDatabase = {
+    close: () => sqlite.close(),
+    prepare(text) {
+      const statement = statements.get(text);
+      // Kysely runs what it prepares at once: a write, `begin` or `commit` ends the shared reads first.
+      if (!isPlainRead(statement)) endAllReadBatches();
+      return statement;
+    },
+  };
   const db = new Kysely<DatabaseSchema>({ dialect: new ImmediateSqliteDialect({ database: kyselyDatabase }), ...observing(observe) });
   directReaders.set(db, {
     read(text, parameters) {
       // Inside a transaction the connection is another request's: queue behind it through kysely.
-      if (sqlite.inTransaction) return undefined;
+      if (!batch.enter()) return undefined;
       const statement = statements.get(text);
       if (!isPlainRead(statement)) return undefined;
       observe?.(text, parameters);
@@ -91,8 +114,12 @@ function openSqlite(file: string, observe?: StatementObserver): OpenedDatabase {
     db,
     dialect: 'sqlite',
     writes: new TableWrites(),
-    externalStamp: () => String(dataVersion.get()),
-    close: () => db.destroy(),
+    externalStamp: readDataVersion,
+    requestArrived: readsForRequest,
+    close: () => {
+      batch.end();
+      return db.destroy();
+    },
   };
 }
 
@@ -154,7 +181,7 @@ function openPostgres(url: string, onIdleError: (error: Error) => void, observe?
   // Without a listener, pg rethrows such an error and the whole process stops.
   pool.on('error', onIdleError);
   const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }), ...observing(observe) });
-  return { db, dialect: 'postgres', writes: new TableWrites(), externalStamp: () => null, close: () => db.destroy() };
+  return { db, dialect: 'postgres', writes: new TableWrites(), externalStamp: () => null, requestArrived: () => {}, close: () => db.destroy() };
 }
 
 /** The backend behind a handle (or a transaction on it). */

@@ -134,10 +134,26 @@ async function feedInput(stdin: SpawnedProcess['stdin'], input: GitRunOptions['i
     stdin.end(input);
     return;
   }
+  // git may stop reading early (a refused patch): the run then ends with git's exit status, and
+  // the rest of the input is dropped. A failing source is the caller's error, never a truncated
+  // input git could take for a whole one.
   stdin.on('error', () => undefined);
   await new Promise<void>((resolve, reject) => {
-    input.once('error', reject);
-    input.once('end', resolve);
+    const gitStoppedReading = (): void => {
+      input.unpipe(stdin);
+      input.destroy();
+      resolve();
+    };
+    stdin.once('close', gitStoppedReading);
+    input.once('error', (error) => {
+      stdin.off('close', gitStoppedReading);
+      stdin.destroy();
+      reject(error);
+    });
+    input.once('end', () => {
+      stdin.off('close', gitStoppedReading);
+      resolve();
+    });
     input.pipe(stdin);
   });
 }

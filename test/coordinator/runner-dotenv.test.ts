@@ -157,6 +157,10 @@ describe('dotenv reports', () => {
     assert.equal(accepted.status, 201, `20 variables are allowed: ${accepted.text}`);
     const stored = await fixture.gantry.coordinator.context.stores.jobArtifacts.dotenvVariablesForJobs([build!.id]);
     assert.deepEqual(stored.map((variable) => variable.key), Array.from({ length: 20 }, (_, index) => `KEY_${index}`));
+
+    // The variables belong to the report's artifact: when it goes (erased, expired), they go.
+    await fixture.gantry.coordinator.context.stores.jobArtifacts.deleteForJob(build!.id, ['dotenv']);
+    assert.deepEqual(await fixture.gantry.coordinator.context.stores.jobArtifacts.dotenvVariablesForJobs([build!.id]), []);
   });
 });
 

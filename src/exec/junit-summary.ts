@@ -109,6 +109,8 @@ export async function readJunitReport(file: string): Promise<Counts> {
 
 class JunitFormatError extends Error {}
 
+// Linear: the quoted and unquoted parts begin with different characters, so nothing backtracks.
+const TAG = /<[^<>"'[\]]*(?:(?:"[^"]*"|'[^']*')[^<>"'[\]]*)*>/y;
 const ATTRIBUTE = /([^\s=/>]+)\s*=\s*(?:"([^"]*)"|'([^']*)')/g;
 const ENTITY = /&(lt|gt|amp|quot|apos|#\d{1,7}|#x[0-9a-fA-F]{1,6});/g;
 const NAMED: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
@@ -154,6 +156,10 @@ export class JunitScanner {
     if (head.startsWith('<!--')) return rest('<!--', '-->');
     if (head.startsWith('<![CDATA[')) return rest('<![CDATA[', ']]>');
     if (head.startsWith('<?')) return rest('<?', '?>');
+    // The common case at the regular expression engine's speed: a whole tag, quotes and all.
+    TAG.lastIndex = open;
+    const tag = TAG.exec(this.buffer);
+    if (tag) return open + tag[0].length;
     let quote: string | undefined;
     let bracket = 0;
     for (let index = open + 1; index < this.buffer.length; index++) {

@@ -142,6 +142,7 @@ describe('dotenv reports', () => {
       ['an empty line', gzipSync('A=1\n\nB=2\n'), 'Invalid Format'],
       ['a comment', gzipSync('# settings\nA=1\n'), 'Invalid Format'],
       ['5,120 bytes of gzip', gzipSync(randomBytes(6000).toString('base64')).subarray(0, 5120), 'Dotenv Artifact Too Big. Maximum Allowable Size: 5120'],
+      ['2 MiB, refused without being stored whole', randomBytes(2 * 1024 * 1024), 'Dotenv Artifact Too Big. Maximum Allowable Size: 5120'],
       ['a gzip bomb', gzipSync(`A=${'x'.repeat(2 * 1024 * 1024)}`), 'Dotenv Artifact Too Big. Maximum Allowable Size Unpacked: 65536'],
       ['bytes that are not gzip', Buffer.from('A=1\n'), 'Unable to read gzip stream'],
     ];

@@ -8,7 +8,7 @@ import type {
   ArtifactEntryRecord, ArtifactFileFormat, CiJobsStore, JobArtifactRecord, JobArtifactsStore, JobRecord,
 } from '../../../../storage/types-ci-jobs.ts';
 import type { ArchiveMembers } from '../pipelines/archive-members.ts';
-import { readDotenvReport } from './dotenv-reports.ts';
+import { DOTENV_LIMITS, dotenvTooBig, readDotenvReport } from './dotenv-reports.ts';
 import type { JobTokenAccess } from './job-token-access.ts';
 
 /** GitLab 13.x `Ci::JobArtifact::TYPE_AND_FORMAT_PAIRS`: every uploadable type and the one format it takes. */
@@ -108,10 +108,13 @@ export class ArtifactUploads {
     const { job, maxBytes } = target;
     const { fileType, fileFormat } = options;
     const location = { projectId: job.project_id, jobId: job.id, fileName: `${fileType}-${randomBytes(6).toString('hex')}${EXTENSIONS[fileFormat]}` };
+    // A dotenv report is refused from its 5,120th byte on: no need to store the rest first.
+    const dotenvLimit = fileType === 'dotenv' && DOTENV_LIMITS.size - 1 < maxBytes;
     let stored;
     try {
-      stored = await this.deps.artifactFiles.write(location, file.body, { maxBytes, signal });
+      stored = await this.deps.artifactFiles.write(location, file.body, { maxBytes: dotenvLimit ? DOTENV_LIMITS.size - 1 : maxBytes, signal });
     } catch (error) {
+      if (error instanceof ArtifactTooLargeError && dotenvLimit) throw dotenvTooBig();
       if (error instanceof ArtifactTooLargeError) throw new GantryError('GANTRY_E_BODY_TOO_LARGE', `the artifact is over max_artifacts_size (${maxBytes + 1} bytes)`);
       throw error;
     }

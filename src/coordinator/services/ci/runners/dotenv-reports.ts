@@ -35,7 +35,7 @@ const RUBY_STRIP = /^[\t\n\v\f\r \0]+|[\t\n\v\f\r \0]+$/g;
 
 /** The report's variables, or a GantryError (GANTRY_E_ARTIFACT_REPORT_INVALID) saying why GitLab would refuse it. */
 export async function readDotenvReport(files: Pick<ArtifactStore, 'read'>, path: string, size: number): Promise<DotenvVariable[]> {
-  if (size >= DOTENV_LIMITS.size) throw invalidReport(`Dotenv Artifact Too Big. Maximum Allowable Size: ${DOTENV_LIMITS.size}`);
+  if (size >= DOTENV_LIMITS.size) throw dotenvTooBig();
   const file = await files.read(path);
   if (!file) throw new Error(`dotenv report ${path} is missing from the artifact store`);
   return parseDotenv(await unpacked(file.stream));
@@ -96,6 +96,11 @@ async function unpacked(stream: NodeJS.ReadableStream): Promise<string> {
     throw invalidReport('Unable to read gzip stream');
   }
   return new TextDecoder('utf-8').decode(Buffer.concat(chunks));
+}
+
+/** GitLab's answer to a report of DOTENV_LIMITS.size bytes or more. */
+export function dotenvTooBig(): GantryError {
+  return invalidReport(`Dotenv Artifact Too Big. Maximum Allowable Size: ${DOTENV_LIMITS.size}`);
 }
 
 function invalidReport(message: string): GantryError {

@@ -2,23 +2,22 @@
  * `runner exec`'s JUnit summary: each finished job's `artifacts:reports:junit` (the gzip the
  * runner uploaded, one member per file) read as GitLab's JUnit parser reads it — every
  * `<testcase>`, failed with a `<failure>`, errored with an `<error>`, skipped with a
- * `<skipped>` child, in that order of precedence — and summarised per job. The XML is
- * scanned as it streams, within a budget: at most JUNIT_LIMITS.unpacked bytes unpacked, no
- * tag longer than JUNIT_LIMITS.construct, no nesting deeper than JUNIT_LIMITS.depth; no
- * DTD is read and no entity expanded but XML's five and numeric character references.
+ * `<skipped>` child, in that order of precedence — and summarised per job. The XML is parsed
+ * as it streams by saxes, within a budget: at most JUNIT_LIMITS.unpacked bytes unpacked and
+ * no nesting deeper than JUNIT_LIMITS.depth; no DTD is read and no entity expanded but XML's
+ * five and numeric character references.
  */
 import { createReadStream } from 'node:fs';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { createGunzip } from 'node:zlib';
+import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import type { ExecResult } from './output.ts';
 import type { LocalCoordinator } from './session.ts';
 
 export const JUNIT_LIMITS = {
   /** Bytes of XML read per job; the rest is left out (the summary says `truncated`). */
   unpacked: 32 * 1024 * 1024,
-  /** Characters of one tag, comment, CDATA section or declaration. */
-  construct: 1024 * 1024,
   depth: 256,
   /** Failed (and errored) test names kept per job. */
   failedNames: 10,
@@ -86,6 +85,7 @@ export async function readJunitReport(file: string): Promise<Counts> {
   const gunzip = createGunzip();
   const source = createReadStream(file);
   let read = 0;
+  let unzipping = true;
   try {
     for await (const chunk of source.pipe(gunzip) as AsyncIterable<Buffer>) {
       const room = JUNIT_LIMITS.unpacked - read;
@@ -93,13 +93,14 @@ export async function readJunitReport(file: string): Promise<Counts> {
       scanner.feed(decoder.write(room < chunk.length ? chunk.subarray(0, room) : chunk));
       if (read > JUNIT_LIMITS.unpacked) {
         scanner.counts.truncated = true;
-        gunzip.destroy();
         break;
       }
     }
+    unzipping = false;
     scanner.feed(decoder.end());
+    if (!scanner.counts.truncated) scanner.end();
   } catch (error) {
-    scanner.counts.error = error instanceof JunitFormatError ? error.message : 'not a gzip file';
+    scanner.counts.error = error instanceof JunitFormatError ? error.message : unzipping ? 'not a gzip file' : String(error);
   } finally {
     source.destroy();
     gunzip.destroy();
@@ -109,96 +110,81 @@ export async function readJunitReport(file: string): Promise<Counts> {
 
 class JunitFormatError extends Error {}
 
-// Linear: the quoted and unquoted parts begin with different characters, so nothing backtracks.
-const TAG = /<[^<>"'[\]]*(?:(?:"[^"]*"|'[^']*')[^<>"'[\]]*)*>/y;
-const ATTRIBUTE = /([^\s=/>]+)\s*=\s*(?:"([^"]*)"|'([^']*)')/g;
-const ENTITY = /&(lt|gt|amp|quot|apos|#\d{1,7}|#x[0-9a-fA-F]{1,6});/g;
-const NAMED: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
+/** Thrown from the parser's error handler when a second document begins after the root element closed at `position`. */
+class DocumentEnd {
+  constructor(readonly position: number) {}
+}
 
-/** A streaming scanner of the JUnit subset: elements and attributes; text, comments, CDATA and declarations skipped. */
+/**
+ * The test cases of a stream of JUnit XML documents, one after another: the runner uploads one
+ * gzip member per file and gunzip joins them, so a document ends where its root element closes
+ * and a new parser takes the rest.
+ */
 export class JunitScanner {
   readonly counts: Counts = { total: 0, failed: 0, errored: 0, skipped: 0, failedTests: [], truncated: false };
-  private buffer = '';
-  private readonly stack: string[] = [];
+  private parser = this.newParser();
+  /** Characters the current parser was given before the chunk it is reading. */
+  private given = 0;
+  private depth = 0;
+  /** Where the current document's root element closed, if it has. */
+  private rootClosedAt: number | undefined;
   private testCase: { name: string; classname: string; status: 'success' | 'failed' | 'error' | 'skipped'; depth: number } | undefined;
 
   feed(text: string): void {
-    this.buffer += text;
-    let position = 0;
-    for (;;) {
-      const open = this.buffer.indexOf('<', position);
-      if (open < 0) {
-        position = this.buffer.length;
-        break;
+    let rest = text;
+    while (rest.length > 0) {
+      // Before a document, only whitespace may separate it from the previous one.
+      if (this.given === 0) rest = rest.replace(/^\s+/, '');
+      if (rest.length === 0) return;
+      try {
+        this.parser.write(rest);
+        this.given += rest.length;
+        return;
+      } catch (thrown) {
+        if (!(thrown instanceof DocumentEnd)) throw thrown;
+        rest = rest.slice(thrown.position - this.given);
+        this.parser = this.newParser();
+        this.given = 0;
+        this.rootClosedAt = undefined;
       }
-      const end = this.constructEnd(open);
-      if (end < 0) {
-        position = open;
-        if (this.buffer.length - open > JUNIT_LIMITS.construct) throw new JunitFormatError(`a tag or comment longer than ${JUNIT_LIMITS.construct} characters`);
-        break;
-      }
-      const construct = this.buffer.slice(open, end);
-      if (/^<[A-Za-z_/]/.test(construct)) this.element(construct);
-      position = end;
     }
-    this.buffer = this.buffer.slice(position);
   }
 
-  /** Where the construct starting at `open` ends (after its last character); -1 when it has not arrived whole. */
-  private constructEnd(open: number): number {
-    const rest = (marker: string, closing: string) => {
-      const at = this.buffer.indexOf(closing, open + marker.length);
-      return at < 0 ? -1 : at + closing.length;
-    };
-    const head = this.buffer.slice(open, open + 9);
-    // A marker cut at the chunk's end: wait for the rest before deciding what it is.
-    if (head.length < 9 && ['<!--', '<![CDATA['].some((marker) => marker.length > head.length && marker.startsWith(head))) return -1;
-    if (head.startsWith('<!--')) return rest('<!--', '-->');
-    if (head.startsWith('<![CDATA[')) return rest('<![CDATA[', ']]>');
-    if (head.startsWith('<?')) return rest('<?', '?>');
-    // The common case at the regular expression engine's speed: a whole tag, quotes and all.
-    TAG.lastIndex = open;
-    const tag = TAG.exec(this.buffer);
-    if (tag) return open + tag[0].length;
-    let quote: string | undefined;
-    let bracket = 0;
-    for (let index = open + 1; index < this.buffer.length; index++) {
-      const char = this.buffer[index];
-      if (quote !== undefined) {
-        if (char === quote) quote = undefined;
-      } else if (char === '"' || char === "'") quote = char;
-      // A DOCTYPE's internal subset: its declarations hold `>`, the subset ends with `]`.
-      else if (char === '[') bracket++;
-      else if (char === ']') bracket = Math.max(0, bracket - 1);
-      else if (char === '>' && bracket === 0) return index + 1;
-    }
-    return -1;
+  /** The stream ended: a document left open is an error. */
+  end(): void {
+    if (this.given > 0) this.parser.close();
   }
 
-  private element(tag: string): void {
-    if (tag.startsWith('</')) {
-      const name = localName(tag.slice(2, -1).trim());
-      if (this.stack.at(-1) !== name) throw new JunitFormatError(`unexpected </${name}>`);
-      this.stack.pop();
-      if (this.testCase && this.stack.length === this.testCase.depth) this.finishTestCase();
-      return;
-    }
-    const selfClosing = tag.endsWith('/>');
-    const body = tag.slice(1, selfClosing ? -2 : -1);
-    const name = localName(/^[^\s/>]+/.exec(body)?.[0] ?? '');
+  private newParser(): SaxesParser {
+    const parser = new SaxesParser();
+    parser.on('error', (error) => {
+      // An entity a DTD would declare is left as written, as nothing of a DTD is read.
+      if (/undefined entity/.test(error.message)) return;
+      // Past the root's end, any complaint (a second declaration, a second root) is the next document.
+      if (this.rootClosedAt !== undefined && parser.position > this.rootClosedAt) throw new DocumentEnd(this.rootClosedAt);
+      throw new JunitFormatError(error.message);
+    });
+    parser.on('opentag', (tag) => this.open(tag));
+    parser.on('closetag', (tag) => this.close(tag, parser.position));
+    return parser;
+  }
+
+  private open(tag: SaxesTagPlain): void {
+    const name = localName(tag.name);
     if (name === 'testcase' && !this.testCase) {
-      const attributes = attributesOf(body);
-      this.testCase = { name: attributes.get('name') ?? '', classname: attributes.get('classname') ?? '', status: 'success', depth: this.stack.length };
-    } else if (this.testCase && this.stack.length === this.testCase.depth + 1) {
+      this.testCase = { name: tag.attributes.name ?? '', classname: tag.attributes.classname ?? '', status: 'success', depth: this.depth };
+    } else if (this.testCase && this.depth === this.testCase.depth + 1) {
       // Direct children only, as GitLab looks at the testcase's own keys.
       this.testCase.status = strongerStatus(this.testCase.status, name);
     }
-    if (selfClosing) {
-      if (this.testCase && this.stack.length === this.testCase.depth) this.finishTestCase();
-      return;
-    }
-    if (this.stack.length >= JUNIT_LIMITS.depth) throw new JunitFormatError(`elements nested deeper than ${JUNIT_LIMITS.depth}`);
-    this.stack.push(name);
+    if (this.depth >= JUNIT_LIMITS.depth) throw new JunitFormatError(`elements nested deeper than ${JUNIT_LIMITS.depth}`);
+    this.depth++;
+  }
+
+  private close(tag: SaxesTagPlain, position: number): void {
+    this.depth--;
+    if (this.testCase && this.depth === this.testCase.depth && localName(tag.name) === 'testcase') this.finishTestCase();
+    if (this.depth === 0) this.rootClosedAt = position;
   }
 
   private finishTestCase(): void {
@@ -224,18 +210,4 @@ function strongerStatus(current: 'success' | 'failed' | 'error' | 'skipped', chi
 function localName(name: string): string {
   const colon = name.indexOf(':');
   return colon < 0 ? name : name.slice(colon + 1);
-}
-
-function attributesOf(body: string): Map<string, string> {
-  const attributes = new Map<string, string>();
-  for (const match of body.matchAll(ATTRIBUTE)) attributes.set(match[1]!, decodeEntities(match[2] ?? match[3] ?? ''));
-  return attributes;
-}
-
-function decodeEntities(value: string): string {
-  return value.replace(ENTITY, (whole, entity: string) => {
-    if (!entity.startsWith('#')) return NAMED[entity] ?? whole;
-    const code = entity[1] === 'x' ? parseInt(entity.slice(2), 16) : parseInt(entity.slice(1), 10);
-    return code <= 0x10ffff ? String.fromCodePoint(code) : whole;
-  });
 }

@@ -55,16 +55,16 @@ describe('JUnit summary (runner exec)', () => {
   it('stops at its limits with what it read, and says why', async () => {
     const deep = `<a>${'<b>'.repeat(JUNIT_LIMITS.depth + 1)}`;
     assert.match((await readJunitReport(reportFile('deep.gz', gzipSync(deep)))).error ?? '', /nested deeper than 256/);
-    const endless = `<testsuite><testcase name="x"/><testcase name="${'y'.repeat(JUNIT_LIMITS.construct + 10)}`;
+    const endless = `<testsuite><testcase name="x"/><testcase name="${'y'.repeat(1024 * 1024)}`;
     const cut = await readJunitReport(reportFile('endless.gz', gzipSync(endless)));
     assert.equal(cut.total, 1);
-    assert.match(cut.error ?? '', /longer than/);
+    assert.match(cut.error ?? '', /unclosed|unexpected end/);
     const many = `<testsuite>${'<testcase name="t"/>'.repeat(Math.ceil(JUNIT_LIMITS.unpacked / 20) + 100)}</testsuite>`;
     const truncated = await readJunitReport(reportFile('many.gz', gzipSync(many)));
     assert.equal(truncated.truncated, true);
     assert.ok(truncated.total > 0 && truncated.total < Math.ceil(JUNIT_LIMITS.unpacked / 20) + 100, String(truncated.total));
     assert.equal((await readJunitReport(reportFile('plain.xml', Buffer.from(SUITE)))).error, 'not a gzip file');
-    assert.equal((await readJunitReport(reportFile('broken.gz', gzipSync('<testsuite></testcase>')))).error, 'unexpected </testcase>');
+    assert.match((await readJunitReport(reportFile('broken.gz', gzipSync('<testsuite></testcase>')))).error ?? '', /unexpected close tag/);
   });
 
   it('prints one line per job and the first failed tests, capped', () => {

@@ -10,7 +10,8 @@ import type { Diagnostic } from './diagnostics.ts';
 export type { RefType };
 
 /** Where a user-defined variable comes from; decides its precedence (reference §7.2). */
-export type VariableSource = 'instance' | 'group' | 'project' | 'trigger' | 'pipeline' | 'schedule';
+/** `dotenv`: a dependency's dotenv report (job payloads only; rules never see them). */
+export type VariableSource = 'dotenv' | 'instance' | 'group' | 'project' | 'trigger' | 'pipeline' | 'schedule';
 
 /** A CI/CD variable defined outside the YAML (project, group, pipeline run, ...). */
 export interface ContextVariable {

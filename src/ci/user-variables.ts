@@ -12,7 +12,9 @@ export function reachesRef(variable: Pick<ContextVariable, 'protected'>, refProt
   return refProtected || variable.protected !== true;
 }
 
-const SOURCE_ORDER: VariableSource[] = ['instance', 'group', 'project', 'trigger', 'pipeline', 'schedule'];
+// GitLab's Ci::Variables::Builder: dependencies' dotenv variables above the YAML's and the
+// user's (GITLAB_USER_*), below instance, group, project and the run's.
+const SOURCE_ORDER: VariableSource[] = ['dotenv', 'instance', 'group', 'project', 'trigger', 'pipeline', 'schedule'];
 
 /**
  * The user variables of a pipeline (`environment` null: only unscoped ones and those scoped

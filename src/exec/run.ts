@@ -20,6 +20,7 @@ import { chooseJobs, configWithOnly } from './selection.ts';
 import { pushProject, startLocalCoordinator, startRunner, type ExecRunnerSettings, type LocalCoordinator } from './session.ts';
 import { requestPayload } from './payload.ts';
 import { copyArtifacts, prepareLocalState } from './local-state.ts';
+import { summariseJunitReports } from './junit-summary.ts';
 
 export interface ExecRequest {
   cwd: string;
@@ -101,6 +102,7 @@ async function runPipeline(local: LocalCoordinator, root: string, project: Proje
     const outcome: ExecResult = await followPipeline(local, project, pipeline, { play, io, json: request.json, colour: request.colour, signal: request.signal });
     const copied = await copyArtifacts(local, outcome.jobs, state.artifactsDir);
     for (const job of outcome.jobs) job.artifacts = copied.get(job.id) ?? null;
+    await summariseJunitReports(local, outcome, request.json ? io.stderr : io.stdout);
     io.stdout(request.json ? `${JSON.stringify(outcome, null, 2)}\n` : `\n${formatSummary(outcome)}`);
     return outcome.exitCode;
   } finally {

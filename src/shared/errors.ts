@@ -94,6 +94,7 @@ export const ERROR_CATALOGUE = {
   GANTRY_E_JOB_NOT_ERASABLE: 'The job is not finished, or has neither a trace nor artifacts to erase.',
   GANTRY_E_ARTIFACT_PATH_INVALID: 'A path inside an artifacts archive that is empty, absolute, has a NUL byte or climbs out with `..`.',
   GANTRY_E_ARTIFACT_ARCHIVE_TOO_LARGE: 'An uploaded zip archive has more members, or a larger central directory, than an artifacts archive may have.',
+  GANTRY_E_ARTIFACT_REPORT_INVALID: 'An uploaded dotenv report is over its limits or not made of KEY=VALUE lines (GitLab refuses it the same way).',
 
   // CI settings: variables, triggers, pipeline schedules, environments
   GANTRY_E_VARIABLE_NOT_FOUND: 'No CI variable of that key (and environment scope) for the project, group or pipeline schedule.',

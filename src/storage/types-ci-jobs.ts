@@ -228,9 +228,25 @@ export interface ArtifactEntryRecord {
   compression: number | null;
 }
 
+/** A variable of a job's dotenv report, in the report's order. */
+export interface DotenvVariableRecord {
+  job_id: number;
+  key: string;
+  value: string;
+}
+
 export interface JobArtifactsStore {
-  /** Replaces the job's artifact of that file type; answers the replaced record's path to delete, if any. */
-  save(artifact: NewJobArtifact, entries?: readonly ArtifactEntryRecord[]): Promise<{ artifact: JobArtifactRecord; replacedPath: string | null }>;
+  /**
+   * Replaces the job's artifact of that file type; answers the replaced record's path to
+   * delete, if any. `variables` (a dotenv report's) are saved with it, in one transaction.
+   */
+  save(
+    artifact: NewJobArtifact,
+    entries?: readonly ArtifactEntryRecord[],
+    variables?: ReadonlyArray<{ key: string; value: string }>,
+  ): Promise<{ artifact: JobArtifactRecord; replacedPath: string | null }>;
+  /** The dotenv variables of these jobs (one query), by job id then report order. */
+  dotenvVariablesForJobs(jobIds: readonly number[]): Promise<DotenvVariableRecord[]>;
   find(jobId: number, fileType: ArtifactFileType): Promise<JobArtifactRecord | undefined>;
   listForJobs(jobIds: readonly number[]): Promise<JobArtifactRecord[]>;
   findEntry(artifactId: number, path: string): Promise<ArtifactEntryRecord | undefined>;

@@ -158,6 +158,7 @@ export const ERROR_ANSWERS: { readonly [C in ErrorCode]: ErrorAnswer } = {
   GANTRY_E_ARTIFACT_PATH_INVALID: statusLine(400, 'Bad request'),
   // Workhorse refuses an archive whose metadata it cannot build within its limits with 413.
   GANTRY_E_ARTIFACT_ARCHIVE_TOO_LARGE: prefixed(413, 'Request Entity Too Large'),
+  GANTRY_E_ARTIFACT_REPORT_INVALID: messageAnswer(400),
 
   GANTRY_E_VARIABLE_NOT_FOUND: notFound('Variable'),
   GANTRY_E_VARIABLE_AMBIGUOUS: messageAnswer(409),

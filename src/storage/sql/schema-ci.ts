@@ -123,6 +123,15 @@ export interface CiJobArtifactsTable {
   created_at: string;
 }
 
+/** A variable of a job's dotenv report (migration 023). */
+export interface CiJobVariablesTable {
+  artifact_id: number;
+  job_id: number;
+  position: number;
+  key: string;
+  value: string;
+}
+
 export interface CiArtifactEntriesTable {
   artifact_id: number;
   path: string;

@@ -1,5 +1,5 @@
 import type { Generated } from '#deps/kysely';
-import type { CiArtifactEntriesTable, CiJobArtifactsTable, CiJobsTable, CiPipelinesTable, CiPipelineVariablesTable, CiStagesTable, CiTraceChunksTable, InternalIdsTable } from './schema-ci.ts';
+import type { CiArtifactEntriesTable, CiJobArtifactsTable, CiJobsTable, CiJobVariablesTable, CiPipelinesTable, CiPipelineVariablesTable, CiStagesTable, CiTraceChunksTable, InternalIdsTable } from './schema-ci.ts';
 import type {
   CiGroupVariablesTable, CiPipelineSchedulesTable, CiPipelineScheduleVariablesTable, CiRunnerManagersTable, CiRunnerNamespacesTable, CiRunnerProjectsTable,
   CiRunnersTable, CiTriggersTable, CiVariablesTable, DeploymentsTable, EnvironmentsTable, NamespaceRunnersTokensTable, TasksTable,
@@ -245,6 +245,7 @@ export interface DatabaseSchema {
   ci_jobs: CiJobsTable;
   ci_job_artifacts: CiJobArtifactsTable;
   ci_artifact_entries: CiArtifactEntriesTable;
+  ci_job_variables: CiJobVariablesTable;
   ci_trace_chunks: CiTraceChunksTable;
   ci_variables: CiVariablesTable;
   ci_group_variables: CiGroupVariablesTable;

@@ -2,7 +2,7 @@ import { sql } from '#deps/kysely';
 import { dialectOf, inTransaction, type Db } from '../database.ts';
 import type { Page } from '../../types-ci.ts';
 import type {
-  ArtifactEntryRecord, ArtifactFileFormat, ArtifactFileType, JobArtifactRecord, JobArtifactsStore, NewJobArtifact,
+  ArtifactEntryRecord, ArtifactFileFormat, ArtifactFileType, DotenvVariableRecord, JobArtifactRecord, JobArtifactsStore, NewJobArtifact,
 } from '../../types-ci-jobs.ts';
 
 /** Entry rows per INSERT (10 columns each). */
@@ -37,7 +37,11 @@ async function insertEntries(db: Db, artifactId: number, entries: readonly Artif
 export class SqlJobArtifactsStore implements JobArtifactsStore {
   constructor(private readonly db: Db) {}
 
-  async save(artifact: NewJobArtifact, entries: readonly ArtifactEntryRecord[] = []): Promise<{ artifact: JobArtifactRecord; replacedPath: string | null }> {
+  async save(
+    artifact: NewJobArtifact,
+    entries: readonly ArtifactEntryRecord[] = [],
+    variables: ReadonlyArray<{ key: string; value: string }> = [],
+  ): Promise<{ artifact: JobArtifactRecord; replacedPath: string | null }> {
     return inTransaction(this.db, async (trx) => {
       const replaced = await trx
         .deleteFrom('ci_job_artifacts')
@@ -47,6 +51,10 @@ export class SqlJobArtifactsStore implements JobArtifactsStore {
         .executeTakeFirst();
       const row = await trx.insertInto('ci_job_artifacts').values(artifact).returningAll().executeTakeFirstOrThrow();
       await insertEntries(trx, row.id, entries);
+      if (variables.length > 0) {
+        const rows = variables.map((variable, position) => ({ artifact_id: row.id, job_id: row.job_id, position, key: variable.key, value: variable.value }));
+        await trx.insertInto('ci_job_variables').values(rows).execute();
+      }
       const replacedPath = replaced && replaced.path !== row.path ? replaced.path : null;
       return { artifact: toArtifact(row), replacedPath };
     });
@@ -61,6 +69,17 @@ export class SqlJobArtifactsStore implements JobArtifactsStore {
     if (jobIds.length === 0) return [];
     const rows = await this.db.selectFrom('ci_job_artifacts').selectAll().where('job_id', 'in', [...new Set(jobIds)]).orderBy('job_id').orderBy('id').execute();
     return rows.map(toArtifact);
+  }
+
+  async dotenvVariablesForJobs(jobIds: readonly number[]): Promise<DotenvVariableRecord[]> {
+    if (jobIds.length === 0) return [];
+    return this.db
+      .selectFrom('ci_job_variables')
+      .select(['job_id', 'key', 'value'])
+      .where('job_id', 'in', [...new Set(jobIds)])
+      .orderBy('job_id')
+      .orderBy('position')
+      .execute();
   }
 
   async findEntry(artifactId: number, path: string): Promise<ArtifactEntryRecord | undefined> {

@@ -8,6 +8,7 @@ import type {
   ArtifactEntryRecord, ArtifactFileFormat, CiJobsStore, JobArtifactRecord, JobArtifactsStore, JobRecord,
 } from '../../../../storage/types-ci-jobs.ts';
 import type { ArchiveMembers } from '../pipelines/archive-members.ts';
+import { DOTENV_LIMITS, dotenvTooBig, readDotenvReport } from './dotenv-reports.ts';
 import type { JobTokenAccess } from './job-token-access.ts';
 
 /** GitLab 13.x `Ci::JobArtifact::TYPE_AND_FORMAT_PAIRS`: every uploadable type and the one format it takes. */
@@ -52,7 +53,7 @@ export interface ArtifactUploadsDeps {
   settings: { values(): Promise<{ max_artifacts_size: number; default_artifacts_expire_in: string }> };
   jobs: Pick<CiJobsStore, 'update'>;
   jobArtifacts: Pick<JobArtifactsStore, 'find' | 'save'>;
-  artifactFiles: Pick<ArtifactStore, 'write' | 'remove'>;
+  artifactFiles: Pick<ArtifactStore, 'write' | 'read' | 'remove'>;
   members: Pick<ArchiveMembers, 'index'>;
   logger: Logger;
   clock?: () => number;
@@ -98,17 +99,22 @@ export class ArtifactUploads {
    * Streams `body` to the artifact store and records it. A job keeps its first upload of a
    * type, as GitLab 13.x's Ci::JobArtifacts::CreateService does: the same bytes again (a runner
    * retrying after a lost answer) succeed without change, other bytes are refused (400).
-   * Past the limit: 413. Nothing of a refused upload is kept, nor of one whose `signal`
-   * aborted (the runner went away, the coordinator is closing) while it was written or indexed.
+   * Past the limit: 413. A dotenv report is read into variables kept with it, or refused
+   * (400) when GitLab would refuse it (dotenv-reports.ts). Nothing of a refused upload is
+   * kept, nor of one whose `signal` aborted (the runner went away, the coordinator is closing)
+   * while it was written or indexed.
    */
   async store(target: UploadTarget, options: UploadOptions, file: { fileName: string; body: Readable }, signal?: AbortSignal): Promise<JobArtifactRecord> {
     const { job, maxBytes } = target;
     const { fileType, fileFormat } = options;
     const location = { projectId: job.project_id, jobId: job.id, fileName: `${fileType}-${randomBytes(6).toString('hex')}${EXTENSIONS[fileFormat]}` };
+    // A dotenv report is refused from its 5,120th byte on: no need to store the rest first.
+    const dotenvLimit = fileType === 'dotenv' && DOTENV_LIMITS.size - 1 < maxBytes;
     let stored;
     try {
-      stored = await this.deps.artifactFiles.write(location, file.body, { maxBytes, signal });
+      stored = await this.deps.artifactFiles.write(location, file.body, { maxBytes: dotenvLimit ? DOTENV_LIMITS.size - 1 : maxBytes, signal });
     } catch (error) {
+      if (error instanceof ArtifactTooLargeError && dotenvLimit) throw dotenvTooBig();
       if (error instanceof ArtifactTooLargeError) throw new GantryError('GANTRY_E_BODY_TOO_LARGE', `the artifact is over max_artifacts_size (${maxBytes + 1} bytes)`);
       throw error;
     }
@@ -120,12 +126,14 @@ export class ArtifactUploads {
         return existing;
       }
       const entries = fileFormat === 'zip' ? await this.zipEntries(stored.path, job.id, signal) : [];
+      const variables = fileType === 'dotenv' ? await readDotenvReport(this.deps.artifactFiles, stored.path, stored.size) : [];
       const now = this.clock();
       const expireAt = await this.expireAt(options.expiresInSeconds, now);
       const fileName = uploadedName(file.fileName) ?? defaultName(fileType, fileFormat);
       const { artifact, replacedPath } = await this.deps.jobArtifacts.save(
         { job_id: job.id, project_id: job.project_id, file_type: fileType, file_format: fileFormat, file_name: fileName, size: stored.size, sha256: stored.sha256, path: stored.path, expire_at: expireAt, created_at: new Date(now).toISOString() },
         entries,
+        variables,
       );
       if (fileType === 'archive') await this.deps.jobs.update(job.id, { artifacts_expire_at: expireAt, updated_at: new Date(now).toISOString() });
       if (replacedPath !== null) await this.deps.artifactFiles.remove(replacedPath);

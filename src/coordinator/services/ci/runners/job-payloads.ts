@@ -1,4 +1,4 @@
-import type { BuildJobDefinition } from '../../../../ci/model.ts';
+import type { BuildJobDefinition, ContextVariable } from '../../../../ci/model.ts';
 import { effectiveJobTimeout } from '../../../../ci/job-timeout.ts';
 import { toJobPayload } from '../../../../ci/to-payload.ts';
 import type { Dependency, JobPayload } from '../../../../protocol/job-payload.ts';
@@ -16,7 +16,7 @@ export interface JobPayloadsDeps extends PipelineVariableSources {
   pipelines: Pick<PipelinesStore, 'findById'>;
   pipelineVariables: Pick<PipelineVariablesStore, 'list'>;
   users: Pick<UsersStore, 'findById'>;
-  jobArtifacts: Pick<JobArtifactsStore, 'listForJobs'>;
+  jobArtifacts: Pick<JobArtifactsStore, 'listForJobs' | 'dotenvVariablesForJobs'>;
   repositories: Pick<RepositoryManager, 'exists' | 'open'>;
   /** Base URL runners reach the coordinator at (clone URLs, CI_SERVER_URL). */
   externalUrl: string;
@@ -44,8 +44,9 @@ export class JobPayloads {
     if (!project || !pipeline) throw new Error(`job ${job.id}: its project or pipeline is gone`);
     const namespace = await this.deps.namespaces.findById(project.namespace_id);
     const projectPath = namespace ? `${namespace.full_path}/${project.path}` : project.path;
-    const [variables, user, commit, dependencies] = await Promise.all([
+    const [variables, dotenv, user, commit, dependencies] = await Promise.all([
       this.variables(project, pipeline),
+      this.dotenvVariables(claimed.dependencies),
       pipeline.user_id === null ? undefined : this.deps.users.findById(pipeline.user_id),
       this.commit(project.id, pipeline.sha),
       this.dependencies(claimed.dependencies, token),
@@ -77,7 +78,7 @@ export class JobPayloads {
         createdAt: pipeline.created_at,
         jobStartedAt: job.started_at ?? undefined,
         user: user && { id: user.id, email: user.email, login: user.username, name: user.name },
-        variables,
+        variables: [...dotenv, ...variables],
         environmentName: job.environment,
       },
     );
@@ -89,6 +90,22 @@ export class JobPayloads {
   /** Read when the job is handed out (the payload keeps those of the job's ref and environment). */
   private variables(project: ProjectRecord, pipeline: PipelineRecord) {
     return this.deps.pipelineVariables.list(pipeline.id).then((given) => pipelineContextVariables(this.deps, project, given, givenSource(pipeline.source)));
+  }
+
+  /**
+   * The dotenv report variables of the jobs whose artifacts the job takes (its `dependencies`,
+   * or its `needs` with `artifacts: true`), oldest job first, as GitLab reads them (by id,
+   * unordered SQL): of one key, the newer job's wins.
+   */
+  private async dotenvVariables(jobs: readonly JobRecord[]): Promise<ContextVariable[]> {
+    if (jobs.length === 0) return [];
+    const byJob = new Map<number, ContextVariable[]>();
+    for (const variable of await this.deps.jobArtifacts.dotenvVariablesForJobs(jobs.map((job) => job.id))) {
+      const list = byJob.get(variable.job_id) ?? [];
+      list.push({ key: variable.key, value: variable.value, source: 'dotenv' });
+      byJob.set(variable.job_id, list);
+    }
+    return [...jobs].sort((a, b) => a.id - b.id).flatMap((job) => byJob.get(job.id) ?? []);
   }
 
   private async commit(projectId: number, sha: string) {

@@ -184,6 +184,7 @@ export async function main(argv: string[]): Promise<number> {
           .option('ref', { type: 'string', describe: 'Branch to evaluate rules for (default main)' })
           .option('tag', { type: 'string', describe: 'Evaluate rules as for this tag' })
           .option('variable', { type: 'string', array: true, describe: 'KEY=VALUE, repeatable' })
+          .option('env-file', { type: 'string', array: true, describe: 'A dotenv file of pipeline variables, repeatable (--variable wins)' })
           .option('json', { type: 'boolean', default: false, describe: 'Machine-readable output' }),
       async (args) => {
         const { runLint } = await import('./commands/lint.ts');
@@ -213,6 +214,7 @@ export async function main(argv: string[]): Promise<number> {
           .option('tag', { type: 'string', describe: 'Run the pipeline as for this tag' })
           .option('source', { type: 'string', describe: 'CI_PIPELINE_SOURCE (default push)' })
           .option('variable', { type: 'string', array: true, describe: 'KEY=VALUE, repeatable' })
+          .option('env-file', { type: 'string', array: true, describe: 'A dotenv file of pipeline variables, repeatable (--variable wins)' })
           .option('executor', { type: 'string', describe: 'shell (default) or docker' })
           .option('docker-image', { type: 'string', describe: 'Image of docker jobs without image:' })
           .option('concurrency', { type: 'number', describe: 'Jobs at once (default: the number of cores)' }),
@@ -222,7 +224,7 @@ export async function main(argv: string[]): Promise<number> {
           {
             jobs: args.jobs, file: args.file, needs: args.needs, stage: args.stage, manual: args.manual, list: args.list, preview: args.preview,
             payload: args.payload, json: args.json, committed: args.committed, ref: args.ref, tag: args.tag, source: args.source,
-            variable: args.variable, executor: args.executor, dockerImage: args['docker-image'], concurrency: args.concurrency,
+            variable: args.variable, envFile: args['env-file'], executor: args.executor, dockerImage: args['docker-image'], concurrency: args.concurrency,
           },
           {
             stdout: (text) => process.stdout.write(text),

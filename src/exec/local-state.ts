@@ -3,7 +3,7 @@
  * never reaches a snapshot or a commit): the runner's cache across runs (`.gantry/cache/`) and
  * each finished job's artifacts (`.gantry/artifacts/<job>/`, replaced on every run of the job).
  */
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { zipAsTar } from '../runner/job/archive/read-zip.ts';
 import { extractInto } from '../executors/tar.ts';
@@ -17,10 +17,21 @@ export interface LocalState {
 export async function prepareLocalState(root: string): Promise<LocalState> {
   const base = path.join(root, '.gantry');
   await mkdir(base, { recursive: true });
+  await writeIgnoreFile(base);
+  return { cacheDir: path.join(base, 'cache'), artifactsDir: path.join(base, 'artifacts') };
+}
+
+/** Gives an existing `.gantry/` (one the user made for variables.yml) its `.gitignore`. */
+export async function ignoreLocalState(root: string): Promise<void> {
+  const base = path.join(root, '.gantry');
+  const exists = await stat(base).then((found) => found.isDirectory(), () => false);
+  if (exists) await writeIgnoreFile(base);
+}
+
+async function writeIgnoreFile(base: string): Promise<void> {
   await writeFile(path.join(base, '.gitignore'), '# Written by runner exec: nothing here belongs in git.\n*\n', { flag: 'wx' }).catch((error: NodeJS.ErrnoException) => {
     if (error.code !== 'EEXIST') throw error;
   });
-  return { cacheDir: path.join(base, 'cache'), artifactsDir: path.join(base, 'artifacts') };
 }
 
 /** A job name as one directory name: path separators become `_`. */

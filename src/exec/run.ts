@@ -19,7 +19,9 @@ export type { ExecIo };
 import { chooseJobs, configWithOnly } from './selection.ts';
 import { pushProject, startLocalCoordinator, startRunner, type ExecRunnerSettings, type LocalCoordinator } from './session.ts';
 import { requestPayload } from './payload.ts';
-import { copyArtifacts, prepareLocalState } from './local-state.ts';
+import { copyArtifacts, ignoreLocalState, prepareLocalState } from './local-state.ts';
+import { mergedByKey, readEnvFiles, readVariablesFile } from './local-variables.ts';
+import { configureLocalProject } from './local-project.ts';
 
 export interface ExecRequest {
   cwd: string;
@@ -36,7 +38,10 @@ export interface ExecRequest {
   ref?: string;
   tag?: string;
   source: PipelineSource;
+  /** `--variable`s: pipeline variables, over those of the env files. */
   variables: ReadonlyArray<{ key: string; value: string }>;
+  /** `--env-file`s, relative to cwd: pipeline variables too, later files over earlier ones. */
+  envFiles: readonly string[];
   runner: ExecRunnerSettings;
   /** Colour the job-name prefixes. */
   colour: boolean;
@@ -47,11 +52,16 @@ export interface ExecRequest {
 export async function runExec(request: ExecRequest, io: ExecIo): Promise<number> {
   const root = await workingTreeRoot(request.cwd);
   const head = await readHead(root);
+  // Before the snapshot: a `.gantry/` the user made (variables.yml) must not reach it.
+  await ignoreLocalState(root);
+  const localVariables = await readVariablesFile(root);
+  const pipelineVariables = mergedByKey(await readEnvFiles(request.envFiles, request.cwd), request.variables);
   const sha = await snapshotCommit(root, head, request.committed);
   const ref = request.tag !== undefined ? { name: request.tag, kind: 'tag' as const } : { name: request.ref ?? head.branch ?? head.defaultBranch, kind: 'branch' as const };
   const local = await startLocalCoordinator();
   try {
     let project = await pushProject(local, { root, sha, name: path.basename(root), defaultBranch: head.defaultBranch, ref });
+    project = await configureLocalProject(local, project, head.defaultBranch, localVariables);
     if (request.file !== undefined) {
       const configPath = path.relative(root, path.resolve(request.cwd, request.file)).split(path.sep).join('/');
       if (configPath.startsWith('..')) throw new ExecError(`--file ${request.file} is outside the working tree ${root}`);
@@ -63,7 +73,7 @@ export async function runExec(request: ExecRequest, io: ExecIo): Promise<number>
       sha,
       source: request.source,
       user: local.root,
-      variables: request.variables.map((variable) => ({ key: variable.key, value: variable.value, variable_type: 'env_var' })),
+      variables: pipelineVariables.map((variable) => ({ key: variable.key, value: variable.value, variable_type: 'env_var' })),
       saveOnErrors: false,
       ignoreSkipCi: true,
     };

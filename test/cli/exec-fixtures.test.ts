@@ -3,10 +3,11 @@
  * file and the files it needs) with `expected.json`: the exec flags (`args`), the exit status,
  * the pipeline status, each job's status, failure reasons, lines of the log (regular
  * expressions, `^`/`$` per line), stderr, and job pairs where the first must start before the
- * second finishes. Each runs as a fresh git repository with everything committed.
+ * second finishes. Each runs as a fresh git repository with everything committed but `.gantry/`,
+ * which is copied in afterwards, as a user's local variables file is.
  */
 import assert from 'node:assert/strict';
-import { cpSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import type { ExecArgs } from '../../src/cli/commands/exec.ts';
@@ -35,9 +36,12 @@ describe('runner exec on the fixture repositories', { concurrency: 2 }, () => {
       const expected = JSON.parse(readFileSync(path.join(FIXTURES, name, 'expected.json'), 'utf8')) as Expected;
       const dir = workingTree({});
       try {
-        cpSync(path.join(FIXTURES, name), dir, { recursive: true, filter: (source) => path.basename(source) !== 'expected.json' });
+        const source = path.join(FIXTURES, name);
+        // `.gantry/` (local variables) is the user's, never committed: it arrives after the commit.
+        cpSync(source, dir, { recursive: true, filter: (file) => !['expected.json', '.gantry'].includes(path.basename(file)) });
         git(dir, 'add', '-A');
         git(dir, 'commit', '-qm', `fixture ${name}`);
+        if (existsSync(path.join(source, '.gantry'))) cpSync(path.join(source, '.gantry'), path.join(dir, '.gantry'), { recursive: true });
         const result = await exec(dir, { ...expected.args, json: true });
         const context = `stdout:\n${result.stdout}\nstderr:\n${result.stderr}`;
         assert.equal(result.code, expected.exitCode, context);

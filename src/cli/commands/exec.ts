@@ -22,6 +22,7 @@ export interface ExecArgs {
   tag?: string;
   source?: string;
   variable?: string[];
+  envFile?: string[];
   executor?: string;
   dockerImage?: string;
   concurrency?: number;
@@ -77,6 +78,7 @@ function toRequest(args: ExecArgs, io: { cwd: string; colour: boolean }): ExecRe
     tag: args.tag,
     source: source as PipelineSource,
     variables: (args.variable ?? []).map(parseVariable),
+    envFiles: args.envFile ?? [],
     runner: { executor, dockerImage: args.dockerImage, concurrency },
     colour: io.colour,
   };

@@ -217,7 +217,9 @@ export async function main(argv: string[]): Promise<number> {
           .option('env-file', { type: 'string', array: true, describe: 'A dotenv file of pipeline variables, repeatable (--variable wins)' })
           .option('executor', { type: 'string', describe: 'shell (default) or docker' })
           .option('docker-image', { type: 'string', describe: 'Image of docker jobs without image:' })
-          .option('concurrency', { type: 'number', describe: 'Jobs at once (default: the number of cores)' }),
+          .option('concurrency', { type: 'number', describe: 'Jobs at once (default: the number of cores)' })
+          .option('verbose', { type: 'boolean', describe: 'Print the runner\'s sections whole (sources, cache, artifacts), not only their header line' })
+          .option('shell-on-failure', { type: 'boolean', describe: 'When a job fails, open a shell in its build directory with its variables before cleanup (shell executor)' }),
       async (args) => {
         const { runExecCommand } = await import('./commands/exec.ts');
         exitCode = await runExecCommand(
@@ -225,12 +227,14 @@ export async function main(argv: string[]): Promise<number> {
             jobs: args.jobs, file: args.file, needs: args.needs, stage: args.stage, manual: args.manual, list: args.list, preview: args.preview,
             payload: args.payload, json: args.json, committed: args.committed, ref: args.ref, tag: args.tag, source: args.source,
             variable: args.variable, envFile: args['env-file'], executor: args.executor, dockerImage: args['docker-image'], concurrency: args.concurrency,
+            verbose: args.verbose, shellOnFailure: args['shell-on-failure'],
           },
           {
             stdout: (text) => process.stdout.write(text),
             stderr: (text) => process.stderr.write(text),
             cwd: process.cwd(),
             colour: process.stdout.isTTY === true && !process.env.NO_COLOR,
+            tty: process.stdout.isTTY === true,
           },
         );
       },

@@ -19,7 +19,9 @@ export type { ExecIo };
 import { chooseJobs, configWithOnly } from './selection.ts';
 import { pushProject, startLocalCoordinator, startRunner, type ExecRunnerSettings, type LocalCoordinator } from './session.ts';
 import { requestPayload } from './payload.ts';
-import { copyArtifacts, ignoreLocalState, prepareLocalState } from './local-state.ts';
+import { copyArtifacts, ignoreLocalState, prepareLocalState, writeJobLogs } from './local-state.ts';
+import { withProgress } from './progress.ts';
+import { failureShellHook, type ShellTerminal } from './failure-shell.ts';
 import { mergedByKey, readEnvFiles, readVariablesFile } from './local-variables.ts';
 import { configureLocalProject } from './local-project.ts';
 
@@ -45,6 +47,12 @@ export interface ExecRequest {
   runner: ExecRunnerSettings;
   /** Colour the job-name prefixes. */
   colour: boolean;
+  /** Print the runner's sections (get_sources, caches, artifacts...) whole, not just their header line. */
+  verbose: boolean;
+  /** Keep a progress line under the logs (stdout is a terminal and not --json). */
+  progress: boolean;
+  /** Open a shell in a failed job's environment before it is cleaned up (shell executor). */
+  shellOnFailure?: ShellTerminal;
   signal?: AbortSignal;
 }
 
@@ -101,16 +109,21 @@ async function runPipeline(local: LocalCoordinator, root: string, project: Proje
     if (!result.jobs.some((job) => job.name === name || job.baseName === name)) chooseJobs(result, { names: [name], withNeeds: false });
   }
   const state = await prepareLocalState(root);
-  const runner = await startRunner(local, { ...request.runner, cacheDir: state.cacheDir });
+  const beforeFailedCleanup = request.shellOnFailure ? failureShellHook(request.shellOnFailure, io.stderr) : undefined;
+  const runner = await startRunner(local, { ...request.runner, cacheDir: state.cacheDir, beforeFailedCleanup });
   try {
     const pipeline = await local.ci.pipelineCreation
       .create(keep === null ? input : { ...input, configContent: stringify(configWithOnly(result.mergedConfig ?? {}, result, keep)) })
       .catch(explained);
     // Named jobs run even when manual: naming them is asking for them.
     const play = new Set([...request.manual, ...request.jobs]);
-    const outcome: ExecResult = await followPipeline(local, project, pipeline, { play, io, json: request.json, colour: request.colour, signal: request.signal });
+    const statuses = async () => (await local.coordinator.context.stores.jobs.list({ projectId: project.id }, { offset: 0, limit: 10_000 })).items.map((job) => job.status);
+    const outcome: ExecResult = await withProgress(request.progress, io.stdout, statuses, (stdout) =>
+      followPipeline(local, project, pipeline, { play, io: { ...io, stdout }, json: request.json, colour: request.colour, verbose: request.verbose, signal: request.signal }),
+    );
     const copied = await copyArtifacts(local, outcome.jobs, state.artifactsDir);
-    for (const job of outcome.jobs) job.artifacts = copied.get(job.id) ?? null;
+    const logs = await writeJobLogs(local, outcome.jobs, state.logsDir);
+    for (const job of outcome.jobs) Object.assign(job, { artifacts: copied.get(job.id) ?? null, log: logs.get(job.id) ?? null });
     io.stdout(request.json ? `${JSON.stringify(outcome, null, 2)}\n` : `\n${formatSummary(outcome)}`);
     return outcome.exitCode;
   } finally {

@@ -219,7 +219,8 @@ export async function main(argv: string[]): Promise<number> {
           .option('docker-image', { type: 'string', describe: 'Image of docker jobs without image:' })
           .option('concurrency', { type: 'number', describe: 'Jobs at once (default: the number of cores)' })
           .option('verbose', { type: 'boolean', describe: 'Print the runner\'s sections whole (sources, cache, artifacts), not only their header line' })
-          .option('shell-on-failure', { type: 'boolean', describe: 'When a job fails, open a shell in its build directory with its variables before cleanup (shell executor)' }),
+          .option('shell-on-failure', { type: 'boolean', describe: 'When a job fails, open a shell in its build directory with its variables before cleanup (shell executor)' })
+          .option('artifacts-dir', { type: 'string', describe: 'Where each job\'s artifacts are unpacked, <dir>/<job>/ (default .gantry/artifacts)' }),
       async (args) => {
         const { runExecCommand } = await import('./commands/exec.ts');
         exitCode = await runExecCommand(
@@ -227,7 +228,7 @@ export async function main(argv: string[]): Promise<number> {
             jobs: args.jobs, file: args.file, needs: args.needs, stage: args.stage, manual: args.manual, list: args.list, preview: args.preview,
             payload: args.payload, json: args.json, committed: args.committed, ref: args.ref, tag: args.tag, source: args.source,
             variable: args.variable, envFile: args['env-file'], executor: args.executor, dockerImage: args['docker-image'], concurrency: args.concurrency,
-            verbose: args.verbose, shellOnFailure: args['shell-on-failure'],
+            verbose: args.verbose, shellOnFailure: args['shell-on-failure'], artifactsDir: args['artifacts-dir'],
           },
           {
             stdout: (text) => process.stdout.write(text),

@@ -22,6 +22,7 @@ import { requestPayload } from './payload.ts';
 import { copyArtifacts, ignoreLocalState, prepareLocalState, writeJobLogs } from './local-state.ts';
 import { withProgress } from './progress.ts';
 import { failureShellHook, type ShellTerminal } from './failure-shell.ts';
+import { checkDocker } from './docker-check.ts';
 import { mergedByKey, readEnvFiles, readVariablesFile } from './local-variables.ts';
 import { configureLocalProject } from './local-project.ts';
 
@@ -51,6 +52,8 @@ export interface ExecRequest {
   verbose: boolean;
   /** Keep a progress line under the logs (stdout is a terminal and not --json). */
   progress: boolean;
+  /** Where each job's artifacts are unpacked (`<dir>/<job>/`); default `.gantry/artifacts`. */
+  artifactsDir?: string;
   /** Open a shell in a failed job's environment before it is cleaned up (shell executor). */
   shellOnFailure?: ShellTerminal;
   signal?: AbortSignal;
@@ -108,6 +111,11 @@ async function runPipeline(local: LocalCoordinator, root: string, project: Proje
   for (const name of request.manual) {
     if (!result.jobs.some((job) => job.name === name || job.baseName === name)) chooseJobs(result, { names: [name], withNeeds: false });
   }
+  if (request.runner.executor === 'docker') {
+    const chosen = keep === null ? result.jobs : result.jobs.filter((job) => keep.has(job.baseName));
+    // The runner's default image for jobs without one (session.ts).
+    await checkDocker(chosen, request.runner.dockerImage ?? 'gantry/debian-git:bookworm');
+  }
   const state = await prepareLocalState(root);
   const beforeFailedCleanup = request.shellOnFailure ? failureShellHook(request.shellOnFailure, io.stderr) : undefined;
   const runner = await startRunner(local, { ...request.runner, cacheDir: state.cacheDir, beforeFailedCleanup });
@@ -121,7 +129,7 @@ async function runPipeline(local: LocalCoordinator, root: string, project: Proje
     const outcome: ExecResult = await withProgress(request.progress, io.stdout, statuses, (stdout) =>
       followPipeline(local, project, pipeline, { play, io: { ...io, stdout }, json: request.json, colour: request.colour, verbose: request.verbose, signal: request.signal }),
     );
-    const copied = await copyArtifacts(local, outcome.jobs, state.artifactsDir);
+    const copied = await copyArtifacts(local, outcome.jobs, request.artifactsDir ?? state.artifactsDir);
     const logs = await writeJobLogs(local, outcome.jobs, state.logsDir);
     for (const job of outcome.jobs) Object.assign(job, { artifacts: copied.get(job.id) ?? null, log: logs.get(job.id) ?? null });
     io.stdout(request.json ? `${JSON.stringify(outcome, null, 2)}\n` : `\n${formatSummary(outcome)}`);

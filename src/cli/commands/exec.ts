@@ -3,6 +3,7 @@
  * The work is src/exec/'s.
  */
 import { availableParallelism } from 'node:os';
+import path from 'node:path';
 import type { PipelineSource } from '../../coordinator/services/ci/pipelines/creation.ts';
 import { ExecError } from '../../exec/errors.ts';
 import { failureShellIsOpen, type ShellTerminal } from '../../exec/failure-shell.ts';
@@ -26,6 +27,7 @@ export interface ExecArgs {
   envFile?: string[];
   verbose?: boolean;
   shellOnFailure?: boolean;
+  artifactsDir?: string;
   executor?: string;
   dockerImage?: string;
   concurrency?: number;
@@ -102,6 +104,7 @@ function toRequest(args: ExecArgs, io: ExecCommandIo): ExecRequest {
     verbose: args.verbose ?? false,
     progress: io.tty === true && !(args.json ?? false),
     shellOnFailure: args.shellOnFailure ? (io.shellTerminal ?? 'inherit') : undefined,
+    artifactsDir: args.artifactsDir === undefined ? undefined : path.resolve(io.cwd, args.artifactsDir),
   };
 }
 

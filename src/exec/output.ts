@@ -108,6 +108,8 @@ export interface JobResult {
   artifacts?: string | null;
   /** The file holding its whole trace. */
   log?: string | null;
+  /** With --reuse: it took the artifacts and status of its last successful run instead of running. */
+  reused?: boolean;
 }
 
 export interface ExecResult {
@@ -123,7 +125,7 @@ export function formatSummary(result: ExecResult): string {
   const rows = result.jobs.map((job) => [
     job.name,
     job.stage,
-    job.status === 'failed' && job.allowFailure ? 'failed (allowed)' : job.status,
+    job.reused ? 'reused' : job.status === 'failed' && job.allowFailure ? 'failed (allowed)' : job.status,
     job.duration === null ? '-' : `${job.duration.toFixed(1)} s`,
     job.failureReason ?? '',
   ]);

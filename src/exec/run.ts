@@ -23,6 +23,7 @@ import { copyArtifacts, ignoreLocalState, prepareLocalState, writeJobLogs } from
 import { withProgress } from './progress.ts';
 import { failureShellHook, type ShellTerminal } from './failure-shell.ts';
 import { checkDocker } from './docker-check.ts';
+import { planReuse, recordReuse, snapshotTree, withReusedJobs, type ReuseContext } from './reuse.ts';
 import { mergedByKey, readEnvFiles, readVariablesFile } from './local-variables.ts';
 import { configureLocalProject } from './local-project.ts';
 
@@ -56,6 +57,8 @@ export interface ExecRequest {
   artifactsDir?: string;
   /** Open a shell in a failed job's environment before it is cleaned up (shell executor). */
   shellOnFailure?: ShellTerminal;
+  /** Reuse the artifacts and status of jobs whose inputs are unchanged since their last success. */
+  reuse: boolean;
   signal?: AbortSignal;
 }
 
@@ -100,13 +103,21 @@ export async function runExec(request: ExecRequest, io: ExecIo): Promise<number>
       return 0;
     }
     if (request.mode === 'payload') return await printPayload(local, input, result, request, io);
-    return await runPipeline(local, root, project, input, result, request, io);
+    const reuse: ReuseContext | null = request.reuse
+      ? {
+          ref, source: request.source, executor: request.runner.executor, dockerImage: request.runner.dockerImage ?? null,
+          pipelineVariables, localVariables, tree: await snapshotTree(root, sha),
+        }
+      : null;
+    return await runPipeline(local, root, project, input, result, request, io, reuse);
   } finally {
     await local.close();
   }
 }
 
-async function runPipeline(local: LocalCoordinator, root: string, project: ProjectRecord, input: PipelineCreationInput, result: CompileResult, request: ExecRequest, io: ExecIo): Promise<number> {
+async function runPipeline(
+  local: LocalCoordinator, root: string, project: ProjectRecord, input: PipelineCreationInput, result: CompileResult, request: ExecRequest, io: ExecIo, reuse: ReuseContext | null,
+): Promise<number> {
   const keep = chooseJobs(result, { names: request.jobs, withNeeds: request.needs, stage: request.stage });
   for (const name of request.manual) {
     if (!result.jobs.some((job) => job.name === name || job.baseName === name)) chooseJobs(result, { names: [name], withNeeds: false });
@@ -117,12 +128,13 @@ async function runPipeline(local: LocalCoordinator, root: string, project: Proje
     await checkDocker(chosen, request.runner.dockerImage ?? 'gantry/debian-git:bookworm');
   }
   const state = await prepareLocalState(root);
+  const plan = reuse ? await planReuse(root, result, (job) => keep === null || keep.has(job.baseName), reuse) : null;
+  const chosen = keep === null ? null : configWithOnly(result.mergedConfig ?? {}, result, keep);
+  const config = plan && plan.reused.size > 0 ? withReusedJobs(chosen ?? result.mergedConfig ?? {}, plan) : chosen;
   const beforeFailedCleanup = request.shellOnFailure ? failureShellHook(request.shellOnFailure, io.stderr) : undefined;
   const runner = await startRunner(local, { ...request.runner, cacheDir: state.cacheDir, beforeFailedCleanup });
   try {
-    const pipeline = await local.ci.pipelineCreation
-      .create(keep === null ? input : { ...input, configContent: stringify(configWithOnly(result.mergedConfig ?? {}, result, keep)) })
-      .catch(explained);
+    const pipeline = await local.ci.pipelineCreation.create(config === null ? input : { ...input, configContent: stringify(config) }).catch(explained);
     // Named jobs run even when manual: naming them is asking for them.
     const play = new Set([...request.manual, ...request.jobs]);
     const statuses = async () => (await local.coordinator.context.stores.jobs.list({ projectId: project.id }, { offset: 0, limit: 10_000 })).items.map((job) => job.status);
@@ -131,7 +143,11 @@ async function runPipeline(local: LocalCoordinator, root: string, project: Proje
     );
     const copied = await copyArtifacts(local, outcome.jobs, request.artifactsDir ?? state.artifactsDir);
     const logs = await writeJobLogs(local, outcome.jobs, state.logsDir);
-    for (const job of outcome.jobs) Object.assign(job, { artifacts: copied.get(job.id) ?? null, log: logs.get(job.id) ?? null });
+    for (const job of outcome.jobs) {
+      const reused = plan?.reused.has(job.name) === true && job.pipelineId === pipeline.id;
+      Object.assign(job, { artifacts: copied.get(job.id) ?? null, log: logs.get(job.id) ?? null, ...(plan ? { reused } : {}) });
+    }
+    if (reuse && plan) await recordReuse(root, result, reuse, plan, pipeline.id, outcome.jobs);
     io.stdout(request.json ? `${JSON.stringify(outcome, null, 2)}\n` : `\n${formatSummary(outcome)}`);
     return outcome.exitCode;
   } finally {

@@ -1,10 +1,12 @@
 /**
  * The progress line `runner exec` keeps at the bottom of a terminal while jobs run: how many
  * are running, pending and done. Log lines are written above it (the line is cleared, the
- * text written, the line drawn again); it is never drawn on a pipe or with `--json`.
+ * text written, the line drawn again); it is never drawn on a pipe or with `--json`, nor while
+ * a `--shell-on-failure` shell has the terminal.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { JobStatus } from '../pipeline/types.ts';
+import { failureShellIsOpen } from './failure-shell.ts';
 
 const CLEAR_LINE = '\r\x1b[2K';
 const DONE: ReadonlySet<string> = new Set(['success', 'failed', 'canceled', 'skipped']);
@@ -50,7 +52,9 @@ export function progressText(statuses: readonly string[]): string {
 export async function keepProgress(line: ProgressLine, statuses: () => Promise<readonly string[]>, signal: AbortSignal, intervalMs = 250): Promise<void> {
   try {
     while (!signal.aborted) {
-      line.show(await statuses());
+      // A failure shell has the terminal: no line is drawn under it.
+      if (failureShellIsOpen()) line.clear();
+      else line.show(await statuses());
       await sleep(intervalMs, undefined, { signal });
     }
   } catch (error) {

@@ -184,6 +184,7 @@ export async function main(argv: string[]): Promise<number> {
           .option('ref', { type: 'string', describe: 'Branch to evaluate rules for (default main)' })
           .option('tag', { type: 'string', describe: 'Evaluate rules as for this tag' })
           .option('variable', { type: 'string', array: true, describe: 'KEY=VALUE, repeatable' })
+          .option('env-file', { type: 'string', array: true, describe: 'A dotenv file of pipeline variables, repeatable (--variable wins)' })
           .option('json', { type: 'boolean', default: false, describe: 'Machine-readable output' }),
       async (args) => {
         const { runLint } = await import('./commands/lint.ts');
@@ -213,22 +214,29 @@ export async function main(argv: string[]): Promise<number> {
           .option('tag', { type: 'string', describe: 'Run the pipeline as for this tag' })
           .option('source', { type: 'string', describe: 'CI_PIPELINE_SOURCE (default push)' })
           .option('variable', { type: 'string', array: true, describe: 'KEY=VALUE, repeatable' })
+          .option('env-file', { type: 'string', array: true, describe: 'A dotenv file of pipeline variables, repeatable (--variable wins)' })
           .option('executor', { type: 'string', describe: 'shell (default) or docker' })
           .option('docker-image', { type: 'string', describe: 'Image of docker jobs without image:' })
-          .option('concurrency', { type: 'number', describe: 'Jobs at once (default: the number of cores)' }),
+          .option('concurrency', { type: 'number', describe: 'Jobs at once (default: the number of cores)' })
+          .option('verbose', { type: 'boolean', describe: 'Print the runner\'s sections whole (sources, cache, artifacts), not only their header line' })
+          .option('shell-on-failure', { type: 'boolean', describe: 'When a job fails, open a shell in its build directory with its variables before cleanup (shell executor)' })
+          .option('artifacts-dir', { type: 'string', describe: 'Where each job\'s artifacts are unpacked, <dir>/<job>/ (default .gantry/artifacts)' })
+          .option('reuse', { type: 'boolean', describe: 'Reuse the artifacts and status of jobs whose definition, variables and input files are unchanged since their last success' }),
       async (args) => {
         const { runExecCommand } = await import('./commands/exec.ts');
         exitCode = await runExecCommand(
           {
             jobs: args.jobs, file: args.file, needs: args.needs, stage: args.stage, manual: args.manual, list: args.list, preview: args.preview,
             payload: args.payload, json: args.json, committed: args.committed, ref: args.ref, tag: args.tag, source: args.source,
-            variable: args.variable, executor: args.executor, dockerImage: args['docker-image'], concurrency: args.concurrency,
+            variable: args.variable, envFile: args['env-file'], executor: args.executor, dockerImage: args['docker-image'], concurrency: args.concurrency,
+            verbose: args.verbose, shellOnFailure: args['shell-on-failure'], artifactsDir: args['artifacts-dir'], reuse: args.reuse,
           },
           {
             stdout: (text) => process.stdout.write(text),
             stderr: (text) => process.stderr.write(text),
             cwd: process.cwd(),
             colour: process.stdout.isTTY === true && !process.env.NO_COLOR,
+            tty: process.stdout.isTTY === true,
           },
         );
       },

@@ -23,6 +23,8 @@ export interface FollowOptions {
   /** Logs go to stderr with --json, so that stdout is the result alone. */
   json: boolean;
   colour: boolean;
+  /** Print the runner's sections whole instead of their header line. */
+  verbose?: boolean;
   signal?: AbortSignal;
 }
 
@@ -35,7 +37,7 @@ export async function followPipeline(local: LocalCoordinator, project: ProjectRe
   const write = options.json ? options.io.stderr : options.io.stdout;
 
   const printTraces = async (jobs: readonly JobRecord[], final: boolean): Promise<void> => {
-    printer ??= new LogPrinter(write, options.colour, jobs.map((job) => job.name));
+    printer ??= new LogPrinter(write, options.colour, jobs.map((job) => job.name), options.verbose);
     for (const job of jobs) {
       const from = printed.get(job.id) ?? 0;
       const size = await traces.size(job.id);

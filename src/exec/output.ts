@@ -1,40 +1,82 @@
-/** What `runner exec` prints: job logs with a name prefix as they arrive, then a summary. */
+/**
+ * What `runner exec` prints: job logs with a name prefix as they arrive (the runner's own
+ * sections collapsed to their header line unless verbose), then a summary.
+ */
 import { StringDecoder } from 'node:string_decoder';
 import { splitTimestampedLine } from '../shared/log-lines.ts';
 
 // Section markers (`section_start:<time>:<name>[options]\r\e[0K`) are for web renderers.
-const SECTION_MARKER = /section_(?:start|end):\d+:[A-Za-z0-9_.-]+(?:\[[^\]]*\])?\r?\x1b\[0K/g;
+const SECTION_MARKER = /section_(start|end):\d+:([A-Za-z0-9_.-]+)(?:\[[^\]]*\])?\r?\x1b\[0K/g;
 const ANSI_ESCAPE = /\x1b\[[0-9;]*[A-Za-z]/g;
 const COLOURS = [36, 33, 35, 32, 34, 96, 93, 95, 92, 94];
 
+/** The job's own output stays open: its script stages and after_script. */
+const isCollapsed = (section: string): boolean => !/^(?:step_|after_script$)/.test(section);
+
+interface JobLogState {
+  decoder: StringDecoder;
+  partial: string;
+  /** The collapsed section whose lines are being left out. */
+  hidden: string | null;
+}
+
 /** Turns each job's trace bytes into prefixed lines; a partial last line waits for its end. */
 export class LogPrinter {
-  private readonly decoders = new Map<number, { decoder: StringDecoder; partial: string }>();
+  private readonly states = new Map<number, JobLogState>();
   private readonly width: number;
 
   constructor(
     private readonly write: (text: string) => void,
     private readonly colour: boolean,
     jobNames: readonly string[],
+    private readonly verbose = false,
   ) {
     this.width = Math.min(24, Math.max(8, ...jobNames.map((name) => name.length)));
   }
 
   /** New bytes of a job's trace; `final` flushes a last line without its newline. */
   add(jobId: number, name: string, bytes: Buffer, final: boolean): void {
-    let state = this.decoders.get(jobId);
+    let state = this.states.get(jobId);
     if (!state) {
-      state = { decoder: new StringDecoder('utf8'), partial: '' };
-      this.decoders.set(jobId, state);
+      state = { decoder: new StringDecoder('utf8'), partial: '', hidden: null };
+      this.states.set(jobId, state);
     }
     const text = state.partial + state.decoder.write(bytes) + (final ? state.decoder.end() : '');
     const lines = text.split('\n');
     state.partial = final ? '' : (lines.pop() ?? '');
     if (final && lines.at(-1) === '') lines.pop();
     for (const line of lines) {
-      const text = readable(line);
-      this.write(`${this.prefix(jobId, name)}${this.colour ? `${text}\x1b[0m` : text.replace(ANSI_ESCAPE, '')}\n`);
+      const shown = this.visible(state, line);
+      if (shown === null) continue;
+      this.write(`${this.prefix(jobId, name)}${this.colour ? `${shown}\x1b[0m` : shown.replace(ANSI_ESCAPE, '')}\n`);
     }
+  }
+
+  /** The line without timestamp and section markers; null when all of it is inside a collapsed section. */
+  private visible(state: JobLogState, line: string): string | null {
+    const text = (splitTimestampedLine(`${line}\n`)?.text.replace(/\n$/, '') ?? line).replace(/\r$/, '');
+    let shown = '';
+    let anyShown = false;
+    let at = 0;
+    // The text after a collapsed section's start marker, on its line, is its header: shown.
+    let header = false;
+    const keep = (piece: string) => {
+      if (state.hidden !== null && !header) return;
+      shown += piece;
+      anyShown = true;
+    };
+    for (const marker of text.matchAll(SECTION_MARKER)) {
+      keep(text.slice(at, marker.index));
+      at = marker.index + marker[0].length;
+      const [, kind, section = ''] = marker;
+      if (kind === 'end' && section === state.hidden) state.hidden = null;
+      if (kind === 'start' && state.hidden === null && !this.verbose && isCollapsed(section)) {
+        state.hidden = section;
+        header = true;
+      }
+    }
+    keep(text.slice(at));
+    return anyShown ? shown : null;
   }
 
   private prefix(jobId: number, name: string): string {
@@ -42,11 +84,6 @@ export class LogPrinter {
     if (!this.colour) return `${label} | `;
     return `\x1b[${COLOURS[jobId % COLOURS.length]}m${label}\x1b[0m | `;
   }
-}
-
-function readable(line: string): string {
-  const text = splitTimestampedLine(`${line}\n`)?.text.replace(/\n$/, '') ?? line;
-  return text.replace(SECTION_MARKER, '').replace(/\r$/, '');
 }
 
 export interface ExecIo {
@@ -69,6 +106,10 @@ export interface JobResult {
   pipelineId: number;
   /** Where its artifacts were unpacked, if it has any. */
   artifacts?: string | null;
+  /** The file holding its whole trace. */
+  log?: string | null;
+  /** With --reuse: it took the artifacts and status of its last successful run instead of running. */
+  reused?: boolean;
 }
 
 export interface ExecResult {
@@ -84,13 +125,16 @@ export function formatSummary(result: ExecResult): string {
   const rows = result.jobs.map((job) => [
     job.name,
     job.stage,
-    job.status === 'failed' && job.allowFailure ? 'failed (allowed)' : job.status,
+    job.reused ? 'reused' : job.status === 'failed' && job.allowFailure ? 'failed (allowed)' : job.status,
     job.duration === null ? '-' : `${job.duration.toFixed(1)} s`,
     job.failureReason ?? '',
   ]);
   const header = ['JOB', 'STAGE', 'STATUS', 'DURATION', 'FAILURE'];
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
   const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd();
-  const artifacts = result.jobs.flatMap((job) => (job.artifacts ? [`artifacts of ${job.name}: ${job.artifacts}`] : []));
-  return `${[line(header), ...rows.map(line), ...(artifacts.length > 0 ? ['', ...artifacts] : []), '', `pipeline ${result.status}`].join('\n')}\n`;
+  const files = result.jobs.flatMap((job) => [
+    ...(job.log ? [`log of ${job.name}: ${job.log}`] : []),
+    ...(job.artifacts ? [`artifacts of ${job.name}: ${job.artifacts}`] : []),
+  ]);
+  return `${[line(header), ...rows.map(line), ...(files.length > 0 ? ['', ...files] : []), '', `pipeline ${result.status}`].join('\n')}\n`;
 }

@@ -19,8 +19,14 @@ export type { ExecIo };
 import { chooseJobs, configWithOnly } from './selection.ts';
 import { pushProject, startLocalCoordinator, startRunner, type ExecRunnerSettings, type LocalCoordinator } from './session.ts';
 import { requestPayload } from './payload.ts';
-import { copyArtifacts, prepareLocalState } from './local-state.ts';
 import { summariseJunitReports } from './junit-summary.ts';
+import { copyArtifacts, ignoreLocalState, prepareLocalState, writeJobLogs } from './local-state.ts';
+import { withProgress } from './progress.ts';
+import { failureShellHook, type ShellTerminal } from './failure-shell.ts';
+import { checkDocker } from './docker-check.ts';
+import { planReuse, recordReuse, snapshotTree, withReusedJobs, type ReuseContext } from './reuse.ts';
+import { mergedByKey, readEnvFiles, readVariablesFile } from './local-variables.ts';
+import { configureLocalProject } from './local-project.ts';
 
 export interface ExecRequest {
   cwd: string;
@@ -37,10 +43,23 @@ export interface ExecRequest {
   ref?: string;
   tag?: string;
   source: PipelineSource;
+  /** `--variable`s: pipeline variables, over those of the env files. */
   variables: ReadonlyArray<{ key: string; value: string }>;
+  /** `--env-file`s, relative to cwd: pipeline variables too, later files over earlier ones. */
+  envFiles: readonly string[];
   runner: ExecRunnerSettings;
   /** Colour the job-name prefixes. */
   colour: boolean;
+  /** Print the runner's sections (get_sources, caches, artifacts...) whole, not just their header line. */
+  verbose: boolean;
+  /** Keep a progress line under the logs (stdout is a terminal and not --json). */
+  progress: boolean;
+  /** Where each job's artifacts are unpacked (`<dir>/<job>/`); default `.gantry/artifacts`. */
+  artifactsDir?: string;
+  /** Open a shell in a failed job's environment before it is cleaned up (shell executor). */
+  shellOnFailure?: ShellTerminal;
+  /** Reuse the artifacts and status of jobs whose inputs are unchanged since their last success. */
+  reuse: boolean;
   signal?: AbortSignal;
 }
 
@@ -48,11 +67,16 @@ export interface ExecRequest {
 export async function runExec(request: ExecRequest, io: ExecIo): Promise<number> {
   const root = await workingTreeRoot(request.cwd);
   const head = await readHead(root);
+  // Before the snapshot: a `.gantry/` the user made (variables.yml) must not reach it.
+  await ignoreLocalState(root);
+  const localVariables = await readVariablesFile(root);
+  const pipelineVariables = mergedByKey(await readEnvFiles(request.envFiles, request.cwd), request.variables);
   const sha = await snapshotCommit(root, head, request.committed);
   const ref = request.tag !== undefined ? { name: request.tag, kind: 'tag' as const } : { name: request.ref ?? head.branch ?? head.defaultBranch, kind: 'branch' as const };
   const local = await startLocalCoordinator();
   try {
     let project = await pushProject(local, { root, sha, name: path.basename(root), defaultBranch: head.defaultBranch, ref });
+    project = await configureLocalProject(local, project, head.defaultBranch, localVariables);
     if (request.file !== undefined) {
       const configPath = path.relative(root, path.resolve(request.cwd, request.file)).split(path.sep).join('/');
       if (configPath.startsWith('..')) throw new ExecError(`--file ${request.file} is outside the working tree ${root}`);
@@ -64,7 +88,7 @@ export async function runExec(request: ExecRequest, io: ExecIo): Promise<number>
       sha,
       source: request.source,
       user: local.root,
-      variables: request.variables.map((variable) => ({ key: variable.key, value: variable.value, variable_type: 'env_var' })),
+      variables: pipelineVariables.map((variable) => ({ key: variable.key, value: variable.value, variable_type: 'env_var' })),
       saveOnErrors: false,
       ignoreSkipCi: true,
     };
@@ -80,28 +104,51 @@ export async function runExec(request: ExecRequest, io: ExecIo): Promise<number>
       return 0;
     }
     if (request.mode === 'payload') return await printPayload(local, input, result, request, io);
-    return await runPipeline(local, root, project, input, result, request, io);
+    const reuse: ReuseContext | null = request.reuse
+      ? {
+          ref, source: request.source, executor: request.runner.executor, dockerImage: request.runner.dockerImage ?? null,
+          pipelineVariables, localVariables, tree: await snapshotTree(root, sha),
+        }
+      : null;
+    return await runPipeline(local, root, project, input, result, request, io, reuse);
   } finally {
     await local.close();
   }
 }
 
-async function runPipeline(local: LocalCoordinator, root: string, project: ProjectRecord, input: PipelineCreationInput, result: CompileResult, request: ExecRequest, io: ExecIo): Promise<number> {
+async function runPipeline(
+  local: LocalCoordinator, root: string, project: ProjectRecord, input: PipelineCreationInput, result: CompileResult, request: ExecRequest, io: ExecIo, reuse: ReuseContext | null,
+): Promise<number> {
   const keep = chooseJobs(result, { names: request.jobs, withNeeds: request.needs, stage: request.stage });
   for (const name of request.manual) {
     if (!result.jobs.some((job) => job.name === name || job.baseName === name)) chooseJobs(result, { names: [name], withNeeds: false });
   }
+  if (request.runner.executor === 'docker') {
+    const chosen = keep === null ? result.jobs : result.jobs.filter((job) => keep.has(job.baseName));
+    // The runner's default image for jobs without one (session.ts).
+    await checkDocker(chosen, request.runner.dockerImage ?? 'gantry/debian-git:bookworm');
+  }
   const state = await prepareLocalState(root);
-  const runner = await startRunner(local, { ...request.runner, cacheDir: state.cacheDir });
+  const plan = reuse ? await planReuse(root, result, (job) => keep === null || keep.has(job.baseName), reuse) : null;
+  const chosen = keep === null ? null : configWithOnly(result.mergedConfig ?? {}, result, keep);
+  const config = plan && plan.reused.size > 0 ? withReusedJobs(chosen ?? result.mergedConfig ?? {}, plan) : chosen;
+  const beforeFailedCleanup = request.shellOnFailure ? failureShellHook(request.shellOnFailure, io.stderr) : undefined;
+  const runner = await startRunner(local, { ...request.runner, cacheDir: state.cacheDir, beforeFailedCleanup });
   try {
-    const pipeline = await local.ci.pipelineCreation
-      .create(keep === null ? input : { ...input, configContent: stringify(configWithOnly(result.mergedConfig ?? {}, result, keep)) })
-      .catch(explained);
+    const pipeline = await local.ci.pipelineCreation.create(config === null ? input : { ...input, configContent: stringify(config) }).catch(explained);
     // Named jobs run even when manual: naming them is asking for them.
     const play = new Set([...request.manual, ...request.jobs]);
-    const outcome: ExecResult = await followPipeline(local, project, pipeline, { play, io, json: request.json, colour: request.colour, signal: request.signal });
-    const copied = await copyArtifacts(local, outcome.jobs, state.artifactsDir);
-    for (const job of outcome.jobs) job.artifacts = copied.get(job.id) ?? null;
+    const statuses = async () => (await local.coordinator.context.stores.jobs.list({ projectId: project.id }, { offset: 0, limit: 10_000 })).items.map((job) => job.status);
+    const outcome: ExecResult = await withProgress(request.progress, io.stdout, statuses, (stdout) =>
+      followPipeline(local, project, pipeline, { play, io: { ...io, stdout }, json: request.json, colour: request.colour, verbose: request.verbose, signal: request.signal }),
+    );
+    const copied = await copyArtifacts(local, outcome.jobs, request.artifactsDir ?? state.artifactsDir);
+    const logs = await writeJobLogs(local, outcome.jobs, state.logsDir);
+    for (const job of outcome.jobs) {
+      const reused = plan?.reused.has(job.name) === true && job.pipelineId === pipeline.id;
+      Object.assign(job, { artifacts: copied.get(job.id) ?? null, log: logs.get(job.id) ?? null, ...(plan ? { reused } : {}) });
+    }
+    if (reuse && plan) await recordReuse(root, result, reuse, plan, pipeline.id, outcome.jobs);
     await summariseJunitReports(local, outcome, request.json ? io.stderr : io.stdout);
     io.stdout(request.json ? `${JSON.stringify(outcome, null, 2)}\n` : `\n${formatSummary(outcome)}`);
     return outcome.exitCode;

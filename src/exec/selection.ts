@@ -60,25 +60,29 @@ const isMapping = (value: unknown): value is Mapping => typeof value === 'object
 
 /** The merged configuration with only the `keep` jobs (and everything that is not a job). */
 export function configWithOnly(merged: Mapping, result: CompileResult, keep: ReadonlySet<string>): Mapping {
-  const jobNames = new Set([...result.jobs, ...result.excludedJobs].map((job) => job.baseName));
+  const all = [...result.jobs, ...result.excludedJobs];
+  const jobNames = new Set(all.map((job) => job.baseName));
+  // `needs` and `dependencies` may name a `parallel` job's instance (`build: [linux]`): kept with its base job.
+  const baseOf = new Map(all.map((job) => [job.name, job.baseName]));
+  const kept = (name: string): boolean => keep.has(baseOf.get(name) ?? name);
   const out: Mapping = {};
   for (const [key, value] of Object.entries(merged)) {
     if (!jobNames.has(key)) out[key] = value;
-    else if (keep.has(key)) out[key] = isMapping(value) ? withoutMissingUpstream(value, keep) : value;
+    else if (keep.has(key)) out[key] = isMapping(value) ? withoutMissingUpstream(value, kept) : value;
   }
   return out;
 }
 
-function withoutMissingUpstream(job: Mapping, keep: ReadonlySet<string>): Mapping {
+function withoutMissingUpstream(job: Mapping, kept: (name: string) => boolean): Mapping {
   const out: Mapping = { ...job };
   if (Array.isArray(job.needs)) {
     out.needs = job.needs.filter((need) => {
-      if (typeof need === 'string') return keep.has(need);
+      if (typeof need === 'string') return kept(need);
       // Needs of another pipeline or project are not jobs of this one: they stay.
-      if (isMapping(need) && typeof need.job === 'string' && need.pipeline === undefined && need.project === undefined) return keep.has(need.job);
+      if (isMapping(need) && typeof need.job === 'string' && need.pipeline === undefined && need.project === undefined) return kept(need.job);
       return true;
     });
   }
-  if (Array.isArray(job.dependencies)) out.dependencies = job.dependencies.filter((name) => typeof name === 'string' && keep.has(name));
+  if (Array.isArray(job.dependencies)) out.dependencies = job.dependencies.filter((name) => typeof name === 'string' && kept(name));
   return out;
 }

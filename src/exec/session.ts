@@ -16,6 +16,7 @@ import { INSTANCE_TOKEN_SETTING } from '../coordinator/services/ci/runners/token
 import { parseRunnerConfig } from '../runner/config/config.ts';
 import { newSystemId } from '../runner/config/system-id.ts';
 import { RunnerDaemon } from '../runner/daemon/daemon.ts';
+import type { BeforeFailedCleanup } from '../runner/job/engine.ts';
 import { registerRunner } from '../runner/http/runner-api.ts';
 import { Transport } from '../runner/http/transport.ts';
 import { runnerInfo, userAgent } from '../runner/version.ts';
@@ -35,6 +36,8 @@ export interface ExecRunnerSettings {
   concurrency: number;
   /** The runner's cache_dir (kept across runs). */
   cacheDir?: string;
+  /** Called when a job fails, before its environment is cleaned up (--shell-on-failure). */
+  beforeFailedCleanup?: BeforeFailedCleanup;
 }
 
 export interface LocalCoordinator {
@@ -115,7 +118,7 @@ export async function startRunner(local: LocalCoordinator, settings: ExecRunnerS
   if (settings.executor === 'docker') entry.docker = { image: settings.dockerImage ?? 'gantry/debian-git:bookworm', pull_policy: ['if-not-present'] };
   const text = stringify({ concurrent: settings.concurrency, check_interval: 1, runners: [entry] });
   const { config } = parseRunnerConfig(text, 'runner exec');
-  const daemon = new RunnerDaemon({ config, logger: silentLogger(), workingDirectory, traceUpdateInterval: 0.2, systemId: await newSystemId() });
+  const daemon = new RunnerDaemon({ config, logger: silentLogger(), workingDirectory, traceUpdateInterval: 0.2, systemId: await newSystemId(), beforeFailedCleanup: settings.beforeFailedCleanup });
   await daemon.start();
   return daemon;
 }

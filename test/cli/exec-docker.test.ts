@@ -1,4 +1,4 @@
-/** `runner exec --executor docker`: a job in its image sees the working tree's uncommitted file. */
+/** `runner exec --executor docker`: a job in its image sees the working tree's uncommitted file; clear errors when the engine or an image is missing. */
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { after, describe, it } from 'node:test';
@@ -17,5 +17,26 @@ describe('runner exec with the docker executor', { skip: skipDocker }, () => {
     const result = await exec(dir, { executor: 'docker' });
     assert.equal(result.code, 0, `${result.stdout}\n${result.stderr}`);
     assert.match(result.stdout, /^inside +\| container sees uncommitted$/m);
+  });
+
+  it('says in one line that an image is not there', async () => {
+    writeFiles(dir, { '.gitlab-ci.yml': 'ghost:\n  image: gantry/no-such-image:never\n  script: [echo never]\n' });
+    const result = await exec(dir, { executor: 'docker' });
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /^runner exec: image gantry\/no-such-image:never \(job "ghost"\) is not there: it is not on the Docker engine and pulling it failed \(.+\)\n$/);
+    assert.equal(result.stdout, '', 'no job ran');
+  });
+
+  it('says in one line that no engine answers', async () => {
+    const before = process.env.DOCKER_HOST;
+    process.env.DOCKER_HOST = `unix://${dir}/no-engine.sock`;
+    try {
+      const result = await exec(dir, { executor: 'docker' });
+      assert.equal(result.code, 1);
+      assert.match(result.stderr, /^runner exec: --executor docker: no Docker engine answers at unix:\/\/\S+\/no-engine\.sock \(.+\)\n$/);
+    } finally {
+      if (before === undefined) delete process.env.DOCKER_HOST;
+      else process.env.DOCKER_HOST = before;
+    }
   });
 });

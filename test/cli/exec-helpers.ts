@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { runExecCommand, type ExecArgs } from '../../src/cli/commands/exec.ts';
+import { runExecCommand, type ExecArgs, type ExecCommandIo } from '../../src/cli/commands/exec.ts';
 import { within } from '../helpers/bounded.ts';
 
 export function git(cwd: string, ...args: string[]): string {
@@ -33,12 +33,12 @@ export interface ExecOutcome {
   stderr: string;
 }
 
-/** `runner exec` with `args` in `cwd`; a pipeline gets two minutes on a busy machine. */
-export async function exec(cwd: string, args: ExecArgs): Promise<ExecOutcome> {
+/** `runner exec` with `args` in `cwd` (stdout a terminal when `tty`); a pipeline gets two minutes on a busy machine. */
+export async function exec(cwd: string, args: ExecArgs, terminal: Pick<ExecCommandIo, 'tty' | 'shellTerminal'> = {}): Promise<ExecOutcome> {
   let stdout = '';
   let stderr = '';
   const code = await within(
-    runExecCommand({ concurrency: 2, ...args }, { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += text), cwd, colour: false }),
+    runExecCommand({ concurrency: 2, ...args }, { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += text), cwd, colour: false, ...terminal }),
     120_000,
     `runner exec ${JSON.stringify(args)}`,
   );

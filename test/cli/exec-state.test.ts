@@ -1,6 +1,7 @@
-/** What `runner exec` keeps across runs in `.gantry/`: the cache, and nothing that reaches git. */
+/** What `runner exec` keeps across runs in `.gantry/`: the cache, and nothing that reaches git; artifacts elsewhere on demand. */
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { exec, git, workingTree } from './exec-helpers.ts';
 
@@ -27,5 +28,19 @@ describe('runner exec keeps its cache across runs', () => {
     assert.equal(second.code, 0, second.stderr);
     assert.match(second.stdout, /^count +\| runs: *2$/m);
     assert.equal(git(dir, 'status', '--porcelain'), '');
+  });
+});
+
+describe('runner exec --artifacts-dir', () => {
+  const dir = workingTree({ '.gitlab-ci.yml': 'make:\n  script:\n    - mkdir -p out && echo made > out/file.txt\n  artifacts:\n    paths: [out/]\n', '.gitignore': 'elsewhere/\n' });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('unpacks the artifacts under the directory given, relative to the current directory', async () => {
+    const result = await exec(dir, { artifactsDir: 'elsewhere' });
+    assert.equal(result.code, 0, result.stderr);
+    const unpacked = path.join(dir, 'elsewhere', 'make');
+    assert.equal(readFileSync(path.join(unpacked, 'out/file.txt'), 'utf8'), 'made\n');
+    assert.ok(result.stdout.includes(`artifacts of make: ${unpacked}\n`), result.stdout);
+    assert.ok(!existsSync(path.join(dir, '.gantry/artifacts')));
   });
 });

@@ -3,8 +3,10 @@
  * The work is src/exec/'s.
  */
 import { availableParallelism } from 'node:os';
+import path from 'node:path';
 import type { PipelineSource } from '../../coordinator/services/ci/pipelines/creation.ts';
 import { ExecError } from '../../exec/errors.ts';
+import { failureShellIsOpen, type ShellTerminal } from '../../exec/failure-shell.ts';
 import { runExec, type ExecIo, type ExecRequest } from '../../exec/run.ts';
 
 export interface ExecArgs {
@@ -22,6 +24,11 @@ export interface ExecArgs {
   tag?: string;
   source?: string;
   variable?: string[];
+  envFile?: string[];
+  verbose?: boolean;
+  shellOnFailure?: boolean;
+  artifactsDir?: string;
+  reuse?: boolean;
   executor?: string;
   dockerImage?: string;
   concurrency?: number;
@@ -29,7 +36,17 @@ export interface ExecArgs {
 
 const SOURCES: readonly PipelineSource[] = ['push', 'web', 'api', 'trigger', 'schedule', 'pipeline', 'external'];
 
-export async function runExecCommand(args: ExecArgs, io: ExecIo & { cwd: string; colour: boolean }): Promise<number> {
+/** Where runExecCommand writes, and what it knows of its terminal. */
+export interface ExecCommandIo extends ExecIo {
+  cwd: string;
+  colour: boolean;
+  /** stdout is a terminal: a progress line is kept there while jobs run. */
+  tty?: boolean;
+  /** Where --shell-on-failure's shell talks (default: this process's terminal). */
+  shellTerminal?: ShellTerminal;
+}
+
+export async function runExecCommand(args: ExecArgs, io: ExecCommandIo): Promise<number> {
   let request: ExecRequest;
   try {
     request = toRequest(args, io);
@@ -38,9 +55,13 @@ export async function runExecCommand(args: ExecArgs, io: ExecIo & { cwd: string;
     return 2;
   }
   const interrupt = new AbortController();
-  const stop = () => interrupt.abort(new ExecError('interrupted'));
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  // Ctrl-C in a failure shell is the shell's.
+  const stop = (signal: NodeJS.Signals) => {
+    if (signal === 'SIGINT' && failureShellIsOpen()) return;
+    interrupt.abort(new ExecError('interrupted'));
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
   try {
     return await runExec({ ...request, signal: interrupt.signal }, io);
   } catch (error) {
@@ -52,7 +73,7 @@ export async function runExecCommand(args: ExecArgs, io: ExecIo & { cwd: string;
   }
 }
 
-function toRequest(args: ExecArgs, io: { cwd: string; colour: boolean }): ExecRequest {
+function toRequest(args: ExecArgs, io: ExecCommandIo): ExecRequest {
   const modes = [args.list && 'list', args.preview && 'preview', args.payload !== undefined && 'payload'].filter((mode) => typeof mode === 'string');
   if (modes.length > 1) throw new Error('--list, --preview and --payload exclude each other');
   if (args.ref !== undefined && args.tag !== undefined) throw new Error('--ref and --tag exclude each other');
@@ -60,6 +81,8 @@ function toRequest(args: ExecArgs, io: { cwd: string; colour: boolean }): ExecRe
   if (!(SOURCES as readonly string[]).includes(source)) throw new Error(`--source must be one of ${SOURCES.join(', ')}`);
   const executor = args.executor ?? 'shell';
   if (executor !== 'shell' && executor !== 'docker') throw new Error('--executor must be shell or docker');
+  if (args.reuse && executor !== 'shell') throw new Error('--reuse works with --executor shell only (not yet docker)');
+  if (args.shellOnFailure && executor !== 'shell') throw new Error('--shell-on-failure works with --executor shell only (not yet docker)');
   const concurrency = args.concurrency ?? availableParallelism();
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) throw new Error('--concurrency must be a whole number from 1 to 64');
   const mode = (modes[0] ?? 'run') as ExecRequest['mode'];
@@ -77,8 +100,14 @@ function toRequest(args: ExecArgs, io: { cwd: string; colour: boolean }): ExecRe
     tag: args.tag,
     source: source as PipelineSource,
     variables: (args.variable ?? []).map(parseVariable),
+    envFiles: args.envFile ?? [],
     runner: { executor, dockerImage: args.dockerImage, concurrency },
     colour: io.colour,
+    verbose: args.verbose ?? false,
+    progress: io.tty === true && !(args.json ?? false),
+    shellOnFailure: args.shellOnFailure ? (io.shellTerminal ?? 'inherit') : undefined,
+    reuse: args.reuse ?? false,
+    artifactsDir: args.artifactsDir === undefined ? undefined : path.resolve(io.cwd, args.artifactsDir),
   };
 }
 

@@ -12,6 +12,7 @@ import type { Executor } from '../../executors/types.ts';
 import type { RunnerConfig, RunnerEntry } from '../config/config.ts';
 import { shortToken } from '../job/identity.ts';
 import type { DaemonObserver, DaemonStatus } from './metrics.ts';
+import type { BeforeFailedCleanup } from '../job/engine.ts';
 import { RunnerWorker, type DaemonControl, type WorkerTimings } from './worker.ts';
 
 export interface DaemonOptions {
@@ -30,6 +31,8 @@ export interface DaemonOptions {
   observer?: DaemonObserver;
   /** Test hooks: shorter waits. */
   timings?: WorkerTimings & { checkIntervalMs?: number };
+  /** Given to every job (runner exec's --shell-on-failure). */
+  beforeFailedCleanup?: BeforeFailedCleanup;
 }
 
 /** What a reload changed, for its log line. */
@@ -94,6 +97,7 @@ export class RunnerDaemon implements DaemonControl {
       systemId: options.systemId,
       timings: options.timings,
       observer: options.observer,
+      beforeFailedCleanup: options.beforeFailedCleanup,
     });
   }
 

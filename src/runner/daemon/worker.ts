@@ -12,7 +12,7 @@ import { endpointOf } from '../http/endpoints.ts';
 import { HttpJobSession } from '../http/job-session.ts';
 import { requestJob } from '../http/runner-api.ts';
 import { Transport } from '../http/transport.ts';
-import { runJob } from '../job/engine.ts';
+import { runJob, type BeforeFailedCleanup } from '../job/engine.ts';
 import { shortToken } from '../job/identity.ts';
 import { runnerInfo, userAgent, type RunnerInfoBody } from '../version.ts';
 import type { DaemonObserver, JobLabels, RunnerStatus } from './metrics.ts';
@@ -53,6 +53,7 @@ export interface WorkerOptions {
   systemId?: string;
   timings?: WorkerTimings;
   observer?: DaemonObserver;
+  beforeFailedCleanup?: BeforeFailedCleanup;
 }
 
 /** The settings that decide which executor an entry gets. */
@@ -331,6 +332,7 @@ export class RunnerWorker {
             concurrentProjectId: projectSlot,
             signal: daemon.shutdownSignal,
             onStage: (stage, seconds) => observer?.jobStage?.(labels, stage, seconds),
+            beforeFailedCleanup: this.options.beforeFailedCleanup,
             // The slot (and the next job request) does not wait for containers to be removed.
             onCleanup: this.options.timings?.cleanupBeforeNextJob ? undefined : (cleanup) => {
               const tracked: Promise<void> = cleanup

@@ -40,7 +40,19 @@ export interface RunJobOptions {
    * runner may take its next job while containers are removed.
    */
   onCleanup?: (cleanup: Promise<void>) => void;
+  /** Called when the job failed, before its environment is cleaned up (and before it is reported): the clean-up waits for it. */
+  beforeFailedCleanup?: BeforeFailedCleanup;
 }
+
+/** A failed job whose environment still exists: its build directory, its variables. */
+export interface FailedJob {
+  payload: JobPayload;
+  environment: Environment;
+  variables: readonly BuildVariable[];
+  failureReason: JobOutcome['failureReason'];
+}
+
+export type BeforeFailedCleanup = (failed: FailedJob) => Promise<void>;
 
 type StopReason = 'canceled' | 'cancel-requested' | 'timeout' | 'aborted';
 
@@ -91,6 +103,7 @@ export async function runJob(options: RunJobOptions): Promise<JobOutcome> {
   trace.println(`  on ${runner.name} ${runner.shortToken}`);
 
   let environment: Environment | null = null;
+  let variables: BuildVariable[] = [];
   const workDir = await mkdtemp(path.join(os.tmpdir(), `gantry-job-${payload.id}-`));
   let outcome: JobOutcome;
   const stopped = (): JobFailure | null => {
@@ -113,6 +126,7 @@ export async function runJob(options: RunJobOptions): Promise<JobOutcome> {
       workDir,
       signal: controller.signal,
     };
+    variables = context.variables;
     trace.setMaskedValues(maskedValues(context.variables));
     outcome = await runStages(context, options, stopped, stops);
   } catch (error) {
@@ -126,6 +140,9 @@ export async function runJob(options: RunJobOptions): Promise<JobOutcome> {
     options.signal?.removeEventListener('abort', onShutdown);
   }
   trace.close();
+  if (outcome.state === 'failed' && environment && options.beforeFailedCleanup) {
+    await options.beforeFailedCleanup({ payload, environment, variables, failureReason: outcome.failureReason }).catch(() => undefined);
+  }
   const cleanup = (async (): Promise<void> => {
     await environment?.cleanup().catch(() => undefined);
     await rm(workDir, { recursive: true, force: true }).catch(() => undefined);

@@ -1,0 +1,64 @@
+/**
+ * Before a docker pipeline: the engine answers, and every image the chosen jobs name (theirs,
+ * their services', the default image) is there — present, or pulled now as the runner would
+ * (`if-not-present`). Each failure is one line naming what is wrong, instead of jobs failing
+ * one by one with the reason deep in their logs.
+ */
+import Docker from 'dockerode';
+import type { JobDefinition } from '../ci/model.ts';
+import { ExecError } from './errors.ts';
+
+const PING_TIMEOUT_MS = 5_000;
+
+export async function checkDocker(jobs: readonly JobDefinition[], defaultImage: string): Promise<void> {
+  const docker = new Docker();
+  await answers(docker);
+  const wanted = new Map<string, string>();
+  for (const job of jobs) {
+    const images = [job.image?.name ?? defaultImage, ...job.services.map((service) => service.name)];
+    // An image named through a variable is only known once the job runs.
+    for (const image of images) if (!image.includes('$') && !wanted.has(image)) wanted.set(image, job.name);
+  }
+  for (const [image, job] of wanted) await ensureImage(docker, image, job);
+}
+
+async function answers(docker: Docker): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer in ${PING_TIMEOUT_MS / 1000} s`)), PING_TIMEOUT_MS);
+  });
+  try {
+    await Promise.race([docker.ping(), timeout]);
+  } catch (error) {
+    const where = process.env.DOCKER_HOST ?? 'unix:///var/run/docker.sock';
+    throw new ExecError(`--executor docker: no Docker engine answers at ${where} (${reason(error)})`);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function ensureImage(docker: Docker, image: string, job: string): Promise<void> {
+  const present = await docker.getImage(image).inspect().then(() => true, (error: { statusCode?: number }) => {
+    if (error.statusCode === 404) return false;
+    throw new ExecError(`--executor docker: cannot inspect image ${image}: ${reason(error)}`);
+  });
+  if (present) return;
+  try {
+    const stream = await docker.pull(image);
+    await new Promise<void>((resolve, reject) => {
+      docker.modem.followProgress(stream, (error: Error | null, events: Array<{ error?: string }>) => {
+        const failed = events?.find((event) => event.error);
+        if (error) reject(error);
+        else if (failed) reject(new Error(failed.error));
+        else resolve();
+      });
+    });
+  } catch (error) {
+    throw new ExecError(`image ${image} (job "${job}") is not there: it is not on the Docker engine and pulling it failed (${reason(error)})`);
+  }
+}
+
+function reason(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.split('\n')[0]!.replace(/^\(HTTP code \d+\) [a-z ]+ - /, '');
+}

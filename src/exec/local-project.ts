@@ -1,0 +1,50 @@
+/**
+ * The local project's CI settings, set as a maintainer sets them on a server: the variables of
+ * `.gantry/variables.yml` created through `POST /projects/:id/variables` (so the server's own
+ * validations apply, a masked value that cannot be masked included), and every tag protected
+ * like the default branch (protected by the instance's default), so that protected variables
+ * reach the jobs of those refs only.
+ */
+import type { ProjectRecord } from '../storage/types.ts';
+import { ExecError } from './errors.ts';
+import { VARIABLES_FILE, type LocalVariable } from './local-variables.ts';
+import type { LocalCoordinator } from './session.ts';
+
+const MAINTAINER = 40;
+
+/** Answers the project with its default branch set (the snapshot's push left it unset: no branch existed then). */
+export async function configureLocalProject(local: LocalCoordinator, pushed: ProjectRecord, defaultBranch: string, variables: readonly LocalVariable[]): Promise<ProjectRecord> {
+  const { stores, protectedTags } = local.coordinator.context;
+  const project = pushed.default_branch === defaultBranch ? pushed : ((await stores.projects.update(pushed.id, { default_branch: defaultBranch })) ?? pushed);
+  await protectedTags.create(project, '*', MAINTAINER);
+  for (const variable of variables) {
+    const answer = await fetch(`${local.url}/api/v4/projects/${project.id}/variables`, {
+      method: 'POST',
+      headers: { 'PRIVATE-TOKEN': local.rootToken, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        key: variable.key,
+        value: variable.value,
+        variable_type: variable.file ? 'file' : 'env_var',
+        masked: variable.masked,
+        protected: variable.protected,
+        environment_scope: variable.environmentScope,
+      }),
+    });
+    if (!answer.ok) throw new ExecError(`${VARIABLES_FILE}: ${variable.key}: ${refusal(await answer.text())}`);
+  }
+  return project;
+}
+
+/** The API's `{"message": {"value": ["..."]}}` as one line. */
+function refusal(body: string): string {
+  try {
+    const { message } = JSON.parse(body) as { message?: unknown };
+    if (typeof message === 'string') return message;
+    if (typeof message === 'object' && message !== null) {
+      return Object.entries(message as Record<string, unknown>).map(([field, reasons]) => `${field} ${Array.isArray(reasons) ? reasons.join(', ') : String(reasons)}`).join('; ');
+    }
+  } catch {
+    // not JSON: the text as it is
+  }
+  return body.slice(0, 200);
+}

@@ -1,0 +1,99 @@
+/** What `runner exec` prints: collapsed sections, --verbose, the progress line, the job logs kept in .gantry/logs/. */
+import assert from 'node:assert/strict';
+import { readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { LogPrinter } from '../../src/exec/output.ts';
+import { ProgressLine, progressText } from '../../src/exec/progress.ts';
+import { exec, workingTree } from './exec-helpers.ts';
+
+const PIPELINE = `
+job:
+  script:
+    - echo "from the script"
+  after_script:
+    - echo "from after_script"
+`;
+
+describe('runner exec output', () => {
+  const dir = workingTree({ '.gitlab-ci.yml': PIPELINE });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('collapses the runner sections to their header, keeps the whole trace in .gantry/logs/, and shows it all with --verbose', async () => {
+    const quiet = await exec(dir, {});
+    assert.equal(quiet.code, 0, quiet.stderr);
+    assert.match(quiet.stdout, /^job +\| Getting source from Git repository$/m);
+    assert.doesNotMatch(quiet.stdout, /Created fresh repository/);
+    assert.match(quiet.stdout, /^job +\| from the script$/m);
+    assert.match(quiet.stdout, /^job +\| from after_script$/m);
+    const logFile = path.join(dir, '.gantry/logs/job.log');
+    assert.match(quiet.stdout, new RegExp(`^log of job: ${logFile.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
+    const log = readFileSync(logFile, 'utf8');
+    assert.match(log, /Created fresh repository/);
+    assert.match(log, /section_start:\d+:get_sources/);
+
+    const verbose = await exec(dir, { verbose: true });
+    assert.equal(verbose.code, 0, verbose.stderr);
+    assert.match(verbose.stdout, /^job +\| Created fresh repository\.$/m);
+    assert.doesNotMatch(quiet.stdout + verbose.stdout, /\x1b\[2K/, 'no progress line off a terminal');
+  });
+
+  it('keeps a progress line under the logs on a terminal, and clears it before the summary', async () => {
+    const result = await exec(dir, {}, { tty: true });
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /\r\x1b\[2K\[jobs: \d running, \d pending, \d done\]/);
+    const summary = result.stdout.lastIndexOf('JOB');
+    assert.ok(summary > result.stdout.lastIndexOf('\x1b[2K'), 'the summary comes after the last progress line');
+    assert.doesNotMatch(result.stdout.slice(summary), /\[jobs:/);
+
+    const json = await exec(dir, { json: true }, { tty: true });
+    assert.doesNotMatch(json.stdout + json.stderr, /\[jobs:/);
+  });
+});
+
+describe('the log printer and the progress line', () => {
+  it('prints a collapsed section as its header and the script sections whole', () => {
+    let out = '';
+    const printer = new LogPrinter((text) => void (out += text), false, ['job']);
+    const trace = [
+      'section_start:1:get_sources\r\x1b[0K\x1b[36;1mGetting source\x1b[0;m',
+      'Fetching changes...',
+      'section_end:2:get_sources\r\x1b[0Ksection_start:2:step_script\r\x1b[0KExecuting "step_script"',
+      '$ make',
+      'section_start:3:mine[collapsed=true]\r\x1b[0KMy section',
+      'hidden inside mine',
+      'section_end:4:mine\r\x1b[0Kafter mine',
+      'section_end:5:step_script\r\x1b[0Ksection_start:5:upload_artifacts_on_success\r\x1b[0KUploading',
+      'Uploading artifacts...',
+      'section_end:6:upload_artifacts_on_success\r\x1b[0KJob succeeded',
+      '',
+    ].join('\n');
+    printer.add(7, 'job', Buffer.from(trace), true);
+    assert.deepEqual(out.split('\n'), [
+      'job      | Getting source',
+      'job      | Executing "step_script"',
+      'job      | $ make',
+      'job      | My section',
+      'job      | after mine',
+      'job      | Uploading',
+      'job      | Job succeeded',
+      '',
+    ]);
+    let verbose = '';
+    new LogPrinter((text) => void (verbose += text), false, ['job'], true).add(7, 'job', Buffer.from(trace), true);
+    assert.match(verbose, /^job +\| Fetching changes\.\.\.$/m);
+    assert.match(verbose, /^job +\| hidden inside mine$/m);
+  });
+
+  it('counts jobs and redraws itself under written lines', () => {
+    assert.equal(progressText(['running', 'pending', 'created', 'success', 'failed', 'manual']), '[jobs: 1 running, 2 pending, 2 done (1 failed), 1 manual]');
+    let out = '';
+    const line = new ProgressLine((text) => void (out += text));
+    line.write('before\n');
+    line.show(['running']);
+    line.show(['running']);
+    line.write('a log line\n');
+    line.clear();
+    assert.equal(out, 'before\n\r\x1b[2K[jobs: 1 running, 0 pending, 0 done]\r\x1b[2Ka log line\n[jobs: 1 running, 0 pending, 0 done]\r\x1b[2K');
+  });
+});

@@ -17,7 +17,7 @@ import { formatSummary, type ExecIo, type ExecResult } from './output.ts';
 
 export type { ExecIo };
 import { chooseJobs, configWithOnly } from './selection.ts';
-import { pushProject, startLocalCoordinator, startRunner, type ExecRunnerSettings, type LocalCoordinator } from './session.ts';
+import { pushProject, startedTogether, startLocalCoordinator, startRunner, type ExecRunnerSettings, type LocalCoordinator } from './session.ts';
 import { requestPayload } from './payload.ts';
 import { copyArtifacts, prepareLocalState } from './local-state.ts';
 
@@ -47,9 +47,8 @@ export interface ExecRequest {
 export async function runExec(request: ExecRequest, io: ExecIo): Promise<number> {
   const root = await workingTreeRoot(request.cwd);
   const head = await readHead(root);
-  const sha = await snapshotCommit(root, head, request.committed);
   const ref = request.tag !== undefined ? { name: request.tag, kind: 'tag' as const } : { name: request.ref ?? head.branch ?? head.defaultBranch, kind: 'branch' as const };
-  const local = await startLocalCoordinator();
+  const [sha, local] = await startedTogether(snapshotCommit(root, head, request.committed), startLocalCoordinator());
   try {
     let project = await pushProject(local, { root, sha, name: path.basename(root), defaultBranch: head.defaultBranch, ref });
     if (request.file !== undefined) {
@@ -91,11 +90,12 @@ async function runPipeline(local: LocalCoordinator, root: string, project: Proje
     if (!result.jobs.some((job) => job.name === name || job.baseName === name)) chooseJobs(result, { names: [name], withNeeds: false });
   }
   const state = await prepareLocalState(root);
+  const pipeline = await local.ci.pipelineCreation
+    .create(keep === null ? input : { ...input, configContent: stringify(configWithOnly(result.mergedConfig ?? {}, result, keep)) })
+    .catch(explained);
+  // Started once the jobs are queued: its first request takes one at once instead of finding none and waiting check_interval.
   const runner = await startRunner(local, { ...request.runner, cacheDir: state.cacheDir });
   try {
-    const pipeline = await local.ci.pipelineCreation
-      .create(keep === null ? input : { ...input, configContent: stringify(configWithOnly(result.mergedConfig ?? {}, result, keep)) })
-      .catch(explained);
     // Named jobs run even when manual: naming them is asking for them.
     const play = new Set([...request.manual, ...request.jobs]);
     const outcome: ExecResult = await followPipeline(local, project, pipeline, { play, io, json: request.json, colour: request.colour, signal: request.signal });

@@ -2,7 +2,7 @@
  * The two halves `runner exec` runs in its own process, as `coordinator serve` and `runner run`
  * would: a coordinator on SQLite in a temporary data directory, listening on loopback only
  * with a random root token, and a runner registered to it over loopback HTTP. The snapshot is
- * pushed to a project of that coordinator over git HTTP.
+ * pushed into the bare repository of a project of that coordinator by its path.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -20,6 +20,7 @@ import { registerRunner } from '../runner/http/runner-api.ts';
 import { Transport } from '../runner/http/transport.ts';
 import { runnerInfo, userAgent } from '../runner/version.ts';
 import { silentLogger } from '../shared/logger.ts';
+import { GitRepositoryManager } from '../storage/git/index.ts';
 import type { ProjectRecord, UserRecord } from '../storage/types.ts';
 import { ExecError } from './errors.ts';
 import { pushCommit } from './git.ts';
@@ -55,7 +56,8 @@ export async function startLocalCoordinator(): Promise<LocalCoordinator> {
   const url = `http://${HOST}:${port}`;
   let coordinator: Coordinator | undefined;
   try {
-    coordinator = await createCoordinator({ dataDir, externalUrl: url, rootToken, logger: silentLogger(), shutdownGraceMs: 1_000 });
+    // In memory: the database lives as long as the process, and nothing is written to disk for it.
+    coordinator = await createCoordinator({ dataDir, databaseUrl: ':memory:', externalUrl: url, rootToken, logger: silentLogger(), shutdownGraceMs: 1_000 });
     await coordinator.app.listen({ port, host: HOST });
     const root = await coordinator.context.stores.users.findByUsername('root');
     if (!root) throw new Error('the local coordinator has no root user');
@@ -74,7 +76,12 @@ export async function startLocalCoordinator(): Promise<LocalCoordinator> {
   }
 }
 
-/** A project holding `sha` on `branches` (the first is HEAD) or on a tag, pushed over git HTTP. */
+/**
+ * A project holding `sha` on its default branch and on the ref asked for (a branch or a tag).
+ * The commit is pushed into the project's bare repository by its path: git HTTP would add a
+ * request, two http-backend processes and the coordinator's push hooks for nothing, since the
+ * snapshot ref starts no pipeline anyway.
+ */
 export async function pushProject(
   local: LocalCoordinator,
   source: { root: string; sha: string; name: string; defaultBranch: string; ref: { name: string; kind: 'branch' | 'tag' } },
@@ -86,9 +93,11 @@ export async function pushProject(
   });
   if (!answer.ok) throw new Error(`the local coordinator refused the project: ${answer.status} ${await answer.text()}`);
   const { id } = (await answer.json()) as { id: number };
-  await pushCommit(source.root, source.sha, `${local.url}/root/project.git`, SNAPSHOT_REF, { user: 'root', password: local.rootToken });
-  const repository = local.coordinator.context.repositories.open(id);
-  // The refs are set in the repository directly: a branch pushed over HTTP would start a push pipeline.
+  const { repositories } = local.coordinator.context;
+  if (!(repositories instanceof GitRepositoryManager)) throw new Error('the local coordinator keeps its repositories elsewhere than on disk');
+  await pushCommit(source.root, source.sha, repositories.repositoryPath(id), SNAPSHOT_REF);
+  const repository = repositories.open(id);
+  // The refs are set in the repository directly: a branch pushed would be a push, and start a push pipeline.
   await repository.createBranch(source.defaultBranch, source.sha);
   if (source.ref.kind === 'tag') await repository.createTag(source.ref.name, source.sha, null, { name: local.root.name, email: local.root.email });
   else if (source.ref.name !== source.defaultBranch) await repository.createBranch(source.ref.name, source.sha);
@@ -118,4 +127,15 @@ export async function startRunner(local: LocalCoordinator, settings: ExecRunnerS
   const daemon = new RunnerDaemon({ config, logger: silentLogger(), workingDirectory, traceUpdateInterval: 0.2, systemId: await newSystemId() });
   await daemon.start();
   return daemon;
+}
+
+/**
+ * The snapshot and the coordinator's start run together (git works in its own processes while
+ * the coordinator starts); when one fails, what the other started is closed.
+ */
+export async function startedTogether<T>(snapshot: Promise<T>, coordinator: Promise<LocalCoordinator>): Promise<[T, LocalCoordinator]> {
+  const [taken, started] = await Promise.allSettled([snapshot, coordinator]);
+  if (taken.status === 'fulfilled' && started.status === 'fulfilled') return [taken.value, started.value];
+  if (started.status === 'fulfilled') await started.value.close();
+  throw taken.status === 'rejected' ? taken.reason : (started as PromiseRejectedResult).reason;
 }

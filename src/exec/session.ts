@@ -10,17 +10,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { stringify } from 'smol-toml';
 import { freePort } from '../cli/commands/free-port.ts';
-import { ciServicesOf, createCoordinator, type Coordinator } from '../coordinator/app.ts';
+import type { Coordinator } from '../coordinator/app.ts';
 import type { CiServices } from '../coordinator/wiring-ci.ts';
-import { INSTANCE_TOKEN_SETTING } from '../coordinator/services/ci/runners/tokens.ts';
-import { parseRunnerConfig } from '../runner/config/config.ts';
-import { newSystemId } from '../runner/config/system-id.ts';
-import { RunnerDaemon } from '../runner/daemon/daemon.ts';
-import { registerRunner } from '../runner/http/runner-api.ts';
-import { Transport } from '../runner/http/transport.ts';
-import { runnerInfo, userAgent } from '../runner/version.ts';
+import type { RunnerDaemon } from '../runner/daemon/daemon.ts';
 import { silentLogger } from '../shared/logger.ts';
-import { GitRepositoryManager } from '../storage/git/index.ts';
 import type { ProjectRecord, UserRecord } from '../storage/types.ts';
 import { ExecError } from './errors.ts';
 import { pushCommit } from './git.ts';
@@ -28,6 +21,14 @@ import { pushCommit } from './git.ts';
 /** The ref the snapshot is pushed to: neither a branch nor a tag, so the push creates no pipeline. */
 const SNAPSHOT_REF = 'refs/gantry/snapshot';
 const HOST = '127.0.0.1';
+
+/**
+ * The coordinator's and the runner's modules start loading when this module is evaluated, in
+ * the background: the working tree's snapshot (git, in processes of its own) is taken while
+ * they load instead of after. Whoever needs them awaits this (and sees its failure).
+ */
+const stack = import('./stack.ts');
+stack.catch(() => undefined);
 
 export interface ExecRunnerSettings {
   executor: 'shell' | 'docker';
@@ -51,6 +52,7 @@ export interface LocalCoordinator {
 /** A coordinator of its own in a fresh temporary directory; `close` stops it and removes the directory. */
 export async function startLocalCoordinator(): Promise<LocalCoordinator> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'gantry-exec-'));
+  const { createCoordinator, ciServicesOf } = await stack;
   const rootToken = `glpat-${randomBytes(20).toString('hex')}`;
   const port = await freePort(HOST);
   const url = `http://${HOST}:${port}`;
@@ -58,12 +60,15 @@ export async function startLocalCoordinator(): Promise<LocalCoordinator> {
   try {
     // In memory: the database lives as long as the process, and nothing is written to disk for it.
     coordinator = await createCoordinator({ dataDir, databaseUrl: ':memory:', externalUrl: url, rootToken, logger: silentLogger(), shutdownGraceMs: 1_000 });
+    const ci = ciServicesOf(coordinator);
+    // The first compile follows the push: its worker starts meanwhile.
+    void ci.warmCompiler();
     await coordinator.app.listen({ port, host: HOST });
     const root = await coordinator.context.stores.users.findByUsername('root');
     if (!root) throw new Error('the local coordinator has no root user');
     const started = coordinator;
     return {
-      coordinator, ci: ciServicesOf(coordinator), url, root, rootToken, dataDir,
+      coordinator, ci, url, root, rootToken, dataDir,
       async close() {
         await started.close();
         await rm(dataDir, { recursive: true, force: true });
@@ -93,6 +98,7 @@ export async function pushProject(
   });
   if (!answer.ok) throw new Error(`the local coordinator refused the project: ${answer.status} ${await answer.text()}`);
   const { id } = (await answer.json()) as { id: number };
+  const { GitRepositoryManager } = await stack;
   const { repositories } = local.coordinator.context;
   if (!(repositories instanceof GitRepositoryManager)) throw new Error('the local coordinator keeps its repositories elsewhere than on disk');
   await pushCommit(source.root, source.sha, repositories.repositoryPath(id), SNAPSHOT_REF);
@@ -108,6 +114,7 @@ export async function pushProject(
 
 /** A runner registered with the instance token and polling; `stop` ends it (no job is running then). */
 export async function startRunner(local: LocalCoordinator, settings: ExecRunnerSettings): Promise<RunnerDaemon> {
+  const { INSTANCE_TOKEN_SETTING, Transport, registerRunner, runnerInfo, userAgent, parseRunnerConfig, RunnerDaemon, newSystemId } = await stack;
   const registrationToken = (await local.coordinator.context.stores.settings.load())?.settings[INSTANCE_TOKEN_SETTING];
   if (typeof registrationToken !== 'string') throw new Error('the local coordinator has no runner registration token');
   const transport = new Transport({ url: local.url, userAgent: userAgent() });

@@ -17,7 +17,7 @@ import { formatSummary, type ExecIo, type ExecResult } from './output.ts';
 
 export type { ExecIo };
 import { chooseJobs, configWithOnly } from './selection.ts';
-import { pushProject, startedTogether, startLocalCoordinator, startRunner, type ExecRunnerSettings, type LocalCoordinator } from './session.ts';
+import { prepareRunner, pushProject, startedTogether, startLocalCoordinator, type ExecRunnerSettings, type LocalCoordinator } from './session.ts';
 import { requestPayload } from './payload.ts';
 import { copyArtifacts, prepareLocalState } from './local-state.ts';
 
@@ -90,11 +90,16 @@ async function runPipeline(local: LocalCoordinator, root: string, project: Proje
     if (!result.jobs.some((job) => job.name === name || job.baseName === name)) chooseJobs(result, { names: [name], withNeeds: false });
   }
   const state = await prepareLocalState(root);
+  // Registered while the pipeline is created, started once its jobs are queued (session.ts).
+  const prepared = prepareRunner(local, { ...request.runner, cacheDir: state.cacheDir });
+  prepared.catch(() => undefined); // its failure is seen where it is awaited
   const pipeline = await local.ci.pipelineCreation
     .create(keep === null ? input : { ...input, configContent: stringify(configWithOnly(result.mergedConfig ?? {}, result, keep)) })
-    .catch(explained);
-  // Started once the jobs are queued: its first request takes one at once instead of finding none and waiting check_interval.
-  const runner = await startRunner(local, { ...request.runner, cacheDir: state.cacheDir });
+    .catch(async (error: unknown) => {
+      await prepared.then((runner) => runner.discard(), () => undefined);
+      return explained(error);
+    });
+  const runner = await (await prepared).start();
   try {
     // Named jobs run even when manual: naming them is asking for them.
     const play = new Set([...request.manual, ...request.jobs]);

@@ -112,8 +112,34 @@ export async function pushProject(
   return project;
 }
 
-/** A runner registered with the instance token and polling; `stop` ends it (no job is running then). */
-export async function startRunner(local: LocalCoordinator, settings: ExecRunnerSettings): Promise<RunnerDaemon> {
+/** A runner registered and configured, not yet asking for jobs. */
+export interface PreparedRunner {
+  /** Starts polling; the daemon's `abort` ends it. */
+  start(): Promise<RunnerDaemon>;
+  /** Forgets it without starting it (the pipeline could not be created). */
+  discard(): Promise<void>;
+}
+
+/**
+ * A runner registered with the instance token and configured, to be started once the jobs
+ * are queued: its first request then takes one at once (an earlier one finds none and waits
+ * check_interval), and the registration is done while the pipeline is created.
+ */
+export async function prepareRunner(local: LocalCoordinator, settings: ExecRunnerSettings): Promise<PreparedRunner> {
+  const daemon = await startRunner(local, settings, { start: false });
+  return {
+    start: async () => {
+      await daemon.start();
+      return daemon;
+    },
+    discard: async () => {
+      await daemon.abort('runner exec created no pipeline', 10_000);
+    },
+  };
+}
+
+/** A runner registered with the instance token and polling (unless `start` is false); `abort` ends it. */
+export async function startRunner(local: LocalCoordinator, settings: ExecRunnerSettings, options: { start: boolean } = { start: true }): Promise<RunnerDaemon> {
   const { INSTANCE_TOKEN_SETTING, Transport, registerRunner, runnerInfo, userAgent, parseRunnerConfig, RunnerDaemon, newSystemId } = await stack;
   const registrationToken = (await local.coordinator.context.stores.settings.load())?.settings[INSTANCE_TOKEN_SETTING];
   if (typeof registrationToken !== 'string') throw new Error('the local coordinator has no runner registration token');
@@ -132,7 +158,7 @@ export async function startRunner(local: LocalCoordinator, settings: ExecRunnerS
   const text = stringify({ concurrent: settings.concurrency, check_interval: 1, runners: [entry] });
   const { config } = parseRunnerConfig(text, 'runner exec');
   const daemon = new RunnerDaemon({ config, logger: silentLogger(), workingDirectory, traceUpdateInterval: 0.2, systemId: await newSystemId() });
-  await daemon.start();
+  if (options.start) await daemon.start();
   return daemon;
 }
 

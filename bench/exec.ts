@@ -7,14 +7,16 @@
  *     under 1 s);
  *  c. 2 docker jobs on a local image (gitlab-ci-local with `--pull-policy never` and that image
  *     as its `--helper-image`) (target: at most 0.5× gitlab-ci-local).
- * Median wall time of `--runs` runs each (default 10), and our start-up cost (the process's
- * start to the first job's start, `startupMs` of `--json`) apart.
+ * Median wall time of `--runs` runs each (default 10), the median CPU time of each side (user
+ * and system, every process it started included: the machine may be shared, and CPU time
+ * says what wall time under load cannot), and our start-up cost (the process's start to the
+ * first job's start, `startupMs` of `--json`) apart.
  * Needs `bash scripts/build.sh` (bin/runner runs dist/), and gitlab-ci-local 4.73.0 (npm; it
  * needs Debian's rsync) at GITLAB_CI_LOCAL or on PATH; without it its figures are null.
  * Run: npx tsx bench/exec.ts [--runs N] [--only a,b,c] [--image gantry/debian-git:bookworm]
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -76,13 +78,26 @@ function repository(ci: string): string {
   return dir;
 }
 
-/** Wall time of one command in `cwd`; throws when it fails (a figure of a failed run means nothing). */
-function timed(command: string, args: string[], cwd: string): { ms: number; stdout: string } {
+/**
+ * CPU time (user + system, ms) of the children this process has waited for, whatever they
+ * started and waited for in turn (Linux: `cutime` and `cstime` of /proc/self/stat).
+ */
+function childrenCpuMs(): number {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // After the command name: state is field 3, cutime 16 and cstime 17 (in clock ticks).
+  return ((Number(fields[13]) + Number(fields[14])) * 1000) / CLOCK_TICKS;
+}
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+
+/** Wall and CPU time of one command in `cwd`; throws when it fails (a figure of a failed run means nothing). */
+function timed(command: string, args: string[], cwd: string): { ms: number; cpuMs: number; stdout: string } {
+  const cpuBefore = childrenCpuMs();
   const start = performance.now();
   const result = spawnSync(command, args, { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   const ms = performance.now() - start;
   if (result.status !== 0) throw new Error(`${path.basename(command)} ${args.join(' ')} failed (${result.status}): ${result.stderr.slice(-2000)}`);
-  return { ms, stdout: result.stdout };
+  return { ms, cpuMs: childrenCpuMs() - cpuBefore, stdout: result.stdout };
 }
 
 const median = (values: number[]): number => {
@@ -93,30 +108,49 @@ const median = (values: number[]): number => {
 
 interface Side {
   ours_ms: number;
+  ours_cpu_ms: number;
   ours_startup_ms: number;
-  [other: string]: number | null;
+  [other: string]: number | boolean | null;
 }
 
+/** Our medians: wall time, CPU time (with every process it started) and start-up. */
 function ours(dir: string, extra: string[] = []): Side {
   const walls: number[] = [];
+  const cpus: number[] = [];
   const startups: number[] = [];
   for (let run = 0; run < runs; run += 1) {
-    const { ms, stdout } = timed(RUNNER, ['exec', '--json', ...extra], dir);
+    const { ms, cpuMs, stdout } = timed(RUNNER, ['exec', '--json', ...extra], dir);
     walls.push(ms);
+    cpus.push(cpuMs);
     startups.push((JSON.parse(stdout) as { startupMs: number }).startupMs);
   }
-  return { ours_ms: median(walls), ours_startup_ms: median(startups) };
+  return { ours_ms: median(walls), ours_cpu_ms: median(cpus), ours_startup_ms: median(startups) };
 }
 
-function theirs(dir: string, args: string[]): number | null {
+/** gitlab-ci-local's failures, by part: its figures are then null. */
+const theirFailures: string[] = [];
+
+/** gitlab-ci-local's medians (wall, CPU); null without it, or when it failed (said in `glci_failures`). */
+function theirs(dir: string, args: string[]): { ms: number; cpuMs: number } | null {
   if (!glci) return null;
   const walls: number[] = [];
-  for (let run = 0; run < runs; run += 1) walls.push(timed(glci, args, dir).ms);
-  rmSync(path.join(dir, '.gitlab-ci-local'), { recursive: true, force: true });
-  return median(walls);
+  const cpus: number[] = [];
+  try {
+    for (let run = 0; run < runs; run += 1) {
+      const { ms, cpuMs } = timed(glci, args, dir);
+      walls.push(ms);
+      cpus.push(cpuMs);
+    }
+  } catch (error) {
+    theirFailures.push(`${args.join(' ') || '(default)'}: ${(error instanceof Error ? error.message : String(error)).split('\n').find((line) => /FAIL|rror/.test(line)) ?? 'failed'}`);
+    return null;
+  } finally {
+    rmSync(path.join(dir, '.gitlab-ci-local'), { recursive: true, force: true });
+  }
+  return { ms: median(walls), cpuMs: median(cpus) };
 }
 
-const ratio = (mine: number, other: number | null): number | null => (other === null ? null : Math.round((mine / other) * 100) / 100);
+const ratio = (mine: number, other: { ms: number } | null): number | null => (other === null ? null : Math.round((mine / other.ms) * 100) / 100);
 const figures: Record<string, unknown> = { bench: 'exec', runs, gitlab_ci_local: glci, load_before: loadavg()[0] };
 const dirs: string[] = [];
 try {
@@ -126,23 +160,37 @@ try {
     const side = ours(dir);
     const isolated = theirs(dir, ['--shell-isolation']);
     const plain = theirs(dir, []);
-    figures.a_ten_jobs = { ...side, glci_isolated_ms: isolated, glci_default_ms: plain, ratio_to_isolated: ratio(side.ours_ms, isolated), target_met: isolated === null || plain === null ? null : side.ours_ms <= isolated * 0.5 && side.ours_ms <= plain };
+    figures.a_ten_jobs = {
+      ...side,
+      glci_isolated_ms: isolated?.ms ?? null, glci_isolated_cpu_ms: isolated?.cpuMs ?? null,
+      glci_default_ms: plain?.ms ?? null, glci_default_cpu_ms: plain?.cpuMs ?? null,
+      ratio_to_isolated: ratio(side.ours_ms, isolated), ratio_to_default: ratio(side.ours_ms, plain),
+      target_met: isolated === null || plain === null ? null : side.ours_ms <= isolated.ms * 0.5 && side.ours_ms <= plain.ms,
+    };
   }
   if (only.has('b')) {
     const dir = repository(FOUR_JOBS);
     dirs.push(dir);
     const side = ours(dir);
-    figures.b_four_jobs = { ...side, glci_default_ms: theirs(dir, []), glci_isolated_ms: theirs(dir, ['--shell-isolation']), target_met: side.ours_ms < 1000 };
+    const plain = theirs(dir, []);
+    const isolated = theirs(dir, ['--shell-isolation']);
+    figures.b_four_jobs = {
+      ...side,
+      glci_default_ms: plain?.ms ?? null, glci_default_cpu_ms: plain?.cpuMs ?? null,
+      glci_isolated_ms: isolated?.ms ?? null, glci_isolated_cpu_ms: isolated?.cpuMs ?? null,
+      target_met: side.ours_ms < 1000,
+    };
   }
   if (only.has('c')) {
     const dir = repository(dockerJobs(values.image));
     dirs.push(dir);
     const side = ours(dir, ['--executor', 'docker']);
     const other = theirs(dir, ['--pull-policy', 'never', '--helper-image', values.image]);
-    figures.c_docker = { ...side, glci_ms: other, ratio: ratio(side.ours_ms, other), target_met: other === null ? null : side.ours_ms <= other * 0.5 };
+    figures.c_docker = { ...side, glci_ms: other?.ms ?? null, glci_cpu_ms: other?.cpuMs ?? null, ratio: ratio(side.ours_ms, other), target_met: other === null ? null : side.ours_ms <= other.ms * 0.5 };
   }
 } finally {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 }
+if (theirFailures.length > 0) figures.glci_failures = theirFailures;
 figures.load_after = loadavg()[0];
 process.stdout.write(`${JSON.stringify(figures)}\n`);

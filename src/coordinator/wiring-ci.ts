@@ -217,7 +217,19 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
       await compileSandbox.close();
     },
   };
+  /**
+   * Starts a compile worker ahead of the first compile (by compiling an empty document with the
+   * limits pipeline creation uses, so that the worker is the one reused): for a caller that knows
+   * a compile follows and has other work to do meanwhile (`runner exec`). Never throws.
+   */
+  const warmCompiler = async (): Promise<void> => {
+    const nothing = { readFile: async () => null };
+    await compileSandbox
+      .compile('', { project: { id: 0, path: 'warm-up' }, ref: 'main', refType: 'branch', sha: '0'.repeat(40), source: 'push', files: nothing, limits: options.compile?.limits })
+      .catch(() => undefined);
+  };
   return {
+    warmCompiler,
     pipelineProcessing, pipelineCreation, pipelineRuns, downstreamPipelines, ciLint, pushPipelines, schedulePipelines, taskQueue, taskWorker, ciRuntime,
     ciBlobs: blobs, pipelines, jobs, jobArtifacts, commitStatuses, ...runnerJobs, jobQueueWakeups,
     jobTokenAccess, artifactUploads, dependencyArtifacts, artifactExpiry,

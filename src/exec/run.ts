@@ -17,7 +17,7 @@ import { formatSummary, type ExecIo, type ExecResult } from './output.ts';
 
 export type { ExecIo };
 import { chooseJobs, configWithOnly } from './selection.ts';
-import { pushProject, startLocalCoordinator, startRunner, type ExecRunnerSettings, type LocalCoordinator } from './session.ts';
+import { prepareRunner, pushProject, startedTogether, startLocalCoordinator, type ExecRunnerSettings, type LocalCoordinator } from './session.ts';
 import { requestPayload } from './payload.ts';
 import { summariseJunitReports } from './junit-summary.ts';
 import { copyArtifacts, ignoreLocalState, prepareLocalState, writeJobLogs } from './local-state.ts';
@@ -71,9 +71,8 @@ export async function runExec(request: ExecRequest, io: ExecIo): Promise<number>
   await ignoreLocalState(root);
   const localVariables = await readVariablesFile(root);
   const pipelineVariables = mergedByKey(await readEnvFiles(request.envFiles, request.cwd), request.variables);
-  const sha = await snapshotCommit(root, head, request.committed);
   const ref = request.tag !== undefined ? { name: request.tag, kind: 'tag' as const } : { name: request.ref ?? head.branch ?? head.defaultBranch, kind: 'branch' as const };
-  const local = await startLocalCoordinator();
+  const [sha, local] = await startedTogether(snapshotCommit(root, head, request.committed), startLocalCoordinator());
   try {
     let project = await pushProject(local, { root, sha, name: path.basename(root), defaultBranch: head.defaultBranch, ref });
     project = await configureLocalProject(local, project, head.defaultBranch, localVariables);
@@ -133,9 +132,17 @@ async function runPipeline(
   const chosen = keep === null ? null : configWithOnly(result.mergedConfig ?? {}, result, keep);
   const config = plan && plan.reused.size > 0 ? withReusedJobs(chosen ?? result.mergedConfig ?? {}, plan) : chosen;
   const beforeFailedCleanup = request.shellOnFailure ? failureShellHook(request.shellOnFailure, io.stderr) : undefined;
-  const runner = await startRunner(local, { ...request.runner, cacheDir: state.cacheDir, beforeFailedCleanup });
+  // Registered while the pipeline is created, started once its jobs are queued (session.ts).
+  const prepared = prepareRunner(local, { ...request.runner, cacheDir: state.cacheDir, beforeFailedCleanup });
+  prepared.catch(() => undefined); // its failure is seen where it is awaited
+  const pipeline = await local.ci.pipelineCreation
+    .create(config === null ? input : { ...input, configContent: stringify(config) })
+    .catch(async (error: unknown) => {
+      await prepared.then((runner) => runner.discard(), () => undefined);
+      return explained(error);
+    });
+  const runner = await (await prepared).start();
   try {
-    const pipeline = await local.ci.pipelineCreation.create(config === null ? input : { ...input, configContent: stringify(config) }).catch(explained);
     // Named jobs run even when manual: naming them is asking for them.
     const play = new Set([...request.manual, ...request.jobs]);
     const statuses = async () => (await local.coordinator.context.stores.jobs.list({ projectId: project.id }, { offset: 0, limit: 10_000 })).items.map((job) => job.status);

@@ -2,7 +2,7 @@
  * The two halves `runner exec` runs in its own process, as `coordinator serve` and `runner run`
  * would: a coordinator on SQLite in a temporary data directory, listening on loopback only
  * with a random root token, and a runner registered to it over loopback HTTP. The snapshot is
- * pushed to a project of that coordinator over git HTTP.
+ * pushed into the bare repository of a project of that coordinator by its path.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -10,16 +10,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { stringify } from 'smol-toml';
 import { freePort } from '../cli/commands/free-port.ts';
-import { ciServicesOf, createCoordinator, type Coordinator } from '../coordinator/app.ts';
+import type { Coordinator } from '../coordinator/app.ts';
 import type { CiServices } from '../coordinator/wiring-ci.ts';
-import { INSTANCE_TOKEN_SETTING } from '../coordinator/services/ci/runners/tokens.ts';
-import { parseRunnerConfig } from '../runner/config/config.ts';
-import { newSystemId } from '../runner/config/system-id.ts';
-import { RunnerDaemon } from '../runner/daemon/daemon.ts';
+import type { RunnerDaemon } from '../runner/daemon/daemon.ts';
 import type { BeforeFailedCleanup } from '../runner/job/engine.ts';
-import { registerRunner } from '../runner/http/runner-api.ts';
-import { Transport } from '../runner/http/transport.ts';
-import { runnerInfo, userAgent } from '../runner/version.ts';
 import { silentLogger } from '../shared/logger.ts';
 import type { ProjectRecord, UserRecord } from '../storage/types.ts';
 import { ExecError } from './errors.ts';
@@ -28,6 +22,14 @@ import { pushCommit } from './git.ts';
 /** The ref the snapshot is pushed to: neither a branch nor a tag, so the push creates no pipeline. */
 const SNAPSHOT_REF = 'refs/gantry/snapshot';
 const HOST = '127.0.0.1';
+
+/**
+ * The coordinator's and the runner's modules start loading when this module is evaluated, in
+ * the background: the working tree's snapshot (git, in processes of its own) is taken while
+ * they load instead of after. Whoever needs them awaits this (and sees its failure).
+ */
+const stack = import('./stack.ts');
+stack.catch(() => undefined);
 
 export interface ExecRunnerSettings {
   executor: 'shell' | 'docker';
@@ -53,18 +55,23 @@ export interface LocalCoordinator {
 /** A coordinator of its own in a fresh temporary directory; `close` stops it and removes the directory. */
 export async function startLocalCoordinator(): Promise<LocalCoordinator> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'gantry-exec-'));
+  const { createCoordinator, ciServicesOf } = await stack;
   const rootToken = `glpat-${randomBytes(20).toString('hex')}`;
   const port = await freePort(HOST);
   const url = `http://${HOST}:${port}`;
   let coordinator: Coordinator | undefined;
   try {
-    coordinator = await createCoordinator({ dataDir, externalUrl: url, rootToken, logger: silentLogger(), shutdownGraceMs: 1_000 });
+    // In memory: the database lives as long as the process, and nothing is written to disk for it.
+    coordinator = await createCoordinator({ dataDir, databaseUrl: ':memory:', externalUrl: url, rootToken, logger: silentLogger(), shutdownGraceMs: 1_000 });
+    const ci = ciServicesOf(coordinator);
+    // The first compile follows the push: its worker starts meanwhile.
+    void ci.warmCompiler();
     await coordinator.app.listen({ port, host: HOST });
     const root = await coordinator.context.stores.users.findByUsername('root');
     if (!root) throw new Error('the local coordinator has no root user');
     const started = coordinator;
     return {
-      coordinator, ci: ciServicesOf(coordinator), url, root, rootToken, dataDir,
+      coordinator, ci, url, root, rootToken, dataDir,
       async close() {
         await started.close();
         await rm(dataDir, { recursive: true, force: true });
@@ -77,7 +84,12 @@ export async function startLocalCoordinator(): Promise<LocalCoordinator> {
   }
 }
 
-/** A project holding `sha` on `branches` (the first is HEAD) or on a tag, pushed over git HTTP. */
+/**
+ * A project holding `sha` on its default branch and on the ref asked for (a branch or a tag).
+ * The commit is pushed into the project's bare repository by its path: git HTTP would add a
+ * request, two http-backend processes and the coordinator's push hooks for nothing, since the
+ * snapshot ref starts no pipeline anyway.
+ */
 export async function pushProject(
   local: LocalCoordinator,
   source: { root: string; sha: string; name: string; defaultBranch: string; ref: { name: string; kind: 'branch' | 'tag' } },
@@ -89,9 +101,12 @@ export async function pushProject(
   });
   if (!answer.ok) throw new Error(`the local coordinator refused the project: ${answer.status} ${await answer.text()}`);
   const { id } = (await answer.json()) as { id: number };
-  await pushCommit(source.root, source.sha, `${local.url}/root/project.git`, SNAPSHOT_REF, { user: 'root', password: local.rootToken });
-  const repository = local.coordinator.context.repositories.open(id);
-  // The refs are set in the repository directly: a branch pushed over HTTP would start a push pipeline.
+  const { GitRepositoryManager } = await stack;
+  const { repositories } = local.coordinator.context;
+  if (!(repositories instanceof GitRepositoryManager)) throw new Error('the local coordinator keeps its repositories elsewhere than on disk');
+  await pushCommit(source.root, source.sha, repositories.repositoryPath(id), SNAPSHOT_REF);
+  const repository = repositories.open(id);
+  // The refs are set in the repository directly: a branch pushed would be a push, and start a push pipeline.
   await repository.createBranch(source.defaultBranch, source.sha);
   if (source.ref.kind === 'tag') await repository.createTag(source.ref.name, source.sha, null, { name: local.root.name, email: local.root.email });
   else if (source.ref.name !== source.defaultBranch) await repository.createBranch(source.ref.name, source.sha);
@@ -100,8 +115,35 @@ export async function pushProject(
   return project;
 }
 
-/** A runner registered with the instance token and polling; `stop` ends it (no job is running then). */
-export async function startRunner(local: LocalCoordinator, settings: ExecRunnerSettings): Promise<RunnerDaemon> {
+/** A runner registered and configured, not yet asking for jobs. */
+export interface PreparedRunner {
+  /** Starts polling; the daemon's `abort` ends it. */
+  start(): Promise<RunnerDaemon>;
+  /** Forgets it without starting it (the pipeline could not be created). */
+  discard(): Promise<void>;
+}
+
+/**
+ * A runner registered with the instance token and configured, to be started once the jobs
+ * are queued: its first request then takes one at once (an earlier one finds none and waits
+ * check_interval), and the registration is done while the pipeline is created.
+ */
+export async function prepareRunner(local: LocalCoordinator, settings: ExecRunnerSettings): Promise<PreparedRunner> {
+  const daemon = await startRunner(local, settings, { start: false });
+  return {
+    start: async () => {
+      await daemon.start();
+      return daemon;
+    },
+    discard: async () => {
+      await daemon.abort('runner exec created no pipeline', 10_000);
+    },
+  };
+}
+
+/** A runner registered with the instance token and polling (unless `start` is false); `abort` ends it. */
+export async function startRunner(local: LocalCoordinator, settings: ExecRunnerSettings, options: { start: boolean } = { start: true }): Promise<RunnerDaemon> {
+  const { INSTANCE_TOKEN_SETTING, Transport, registerRunner, runnerInfo, userAgent, parseRunnerConfig, RunnerDaemon, newSystemId } = await stack;
   const registrationToken = (await local.coordinator.context.stores.settings.load())?.settings[INSTANCE_TOKEN_SETTING];
   if (typeof registrationToken !== 'string') throw new Error('the local coordinator has no runner registration token');
   const transport = new Transport({ url: local.url, userAgent: userAgent() });
@@ -119,6 +161,17 @@ export async function startRunner(local: LocalCoordinator, settings: ExecRunnerS
   const text = stringify({ concurrent: settings.concurrency, check_interval: 1, runners: [entry] });
   const { config } = parseRunnerConfig(text, 'runner exec');
   const daemon = new RunnerDaemon({ config, logger: silentLogger(), workingDirectory, traceUpdateInterval: 0.2, systemId: await newSystemId(), beforeFailedCleanup: settings.beforeFailedCleanup });
-  await daemon.start();
+  if (options.start) await daemon.start();
   return daemon;
+}
+
+/**
+ * The snapshot and the coordinator's start run together (git works in its own processes while
+ * the coordinator starts); when one fails, what the other started is closed.
+ */
+export async function startedTogether<T>(snapshot: Promise<T>, coordinator: Promise<LocalCoordinator>): Promise<[T, LocalCoordinator]> {
+  const [taken, started] = await Promise.allSettled([snapshot, coordinator]);
+  if (taken.status === 'fulfilled' && started.status === 'fulfilled') return [taken.value, started.value];
+  if (started.status === 'fulfilled') await started.value.close();
+  throw taken.status === 'rejected' ? taken.reason : (started as PromiseRejectedResult).reason;
 }

@@ -87,7 +87,9 @@ export function planJobs(files, { batchSize, batchDir, fileTimeoutMs }) {
       (file, at) =>
         `await describe(${JSON.stringify(names[at])}, { timeout: ${fileTimeoutMs} }, async () => { await import(${JSON.stringify(pathToFileURL(path.resolve(file)).href)}); });`,
     );
-    writeFileSync(entry, [`// ${names.join(' ')}`, "import { describe } from 'node:test';", ...lines, ''].join('\n'));
+    // Work a timed-out file left running would keep the process alive: it ends 2 minutes after its last file.
+    const guard = `setTimeout(() => { console.error('still running 2 minutes after its last file ended: ending the process'); process.exit(1); }, 120_000).unref();`;
+    writeFileSync(entry, [`// ${names.join(' ')}`, "import { describe } from 'node:test';", ...lines, guard, ''].join('\n'));
     return entry;
   });
 }

@@ -51,9 +51,9 @@ export function opensTestDatabase(file) {
   return false;
 }
 
-/** Files measured to take 25 s or more: they run alone and first, so no long file ends the run. Order only. */
-function slowFiles() {
-  const list = path.resolve('scripts/slow-tests.txt');
+/** Files that run alone and first (scripts/alone-tests.txt: the slow ones, and a few whose outcome depends on the process's speed). */
+function listedAlone() {
+  const list = path.resolve('scripts/alone-tests.txt');
   if (!existsSync(list)) return [];
   return readFileSync(list, 'utf8')
     .split('\n')
@@ -63,14 +63,14 @@ function slowFiles() {
 }
 
 /**
- * The processes node:test runs two at a time, in this order: the slow files alone, then the
+ * The processes node:test runs two at a time, in this order: the listed files alone, then the
  * other files that must be alone, then batches of `batchSize` files. Each is a module written
  * into `batchDir` that imports its files one after the other, each inside a suite named by the
  * file, which fails after `fileTimeoutMs`; the modules are numbered because node:test starts
  * its files in the order of their paths.
  */
 export function planJobs(files, { batchSize, batchDir, fileTimeoutMs }) {
-  const slow = slowFiles();
+  const slow = listedAlone();
   const rank = (file) => {
     const index = slow.indexOf(sourceOf(file));
     return index < 0 ? slow.length : index;

@@ -2,15 +2,20 @@
 // (the sum of their top-level tests and suites, hooks included) and the sum over all files
 // (next to the run's wall time it shows how much the files overlapped). With
 // GANTRY_TEST_TIMES=FILE it also appends every file's time to FILE, one JSON line per file.
-// Used beside the spec reporter by scripts/run-tests.sh.
+// Used beside the spec reporter by scripts/run-tests.sh; a file run in a batch
+// (scripts/test-batches.mjs) is the batch's top-level suite named after it.
 import { appendFileSync } from 'node:fs';
+import path from 'node:path';
 
 export default async function* slowestFiles(source) {
   const started = Date.now();
   const byFile = new Map();
+  const batchDir = process.env.GANTRY_TEST_BATCH_DIR;
+  const fileOf = ({ file, name }) => (batchDir && file.startsWith(`${batchDir}${path.sep}`) ? path.resolve(name) : file);
   for await (const event of source) {
     if ((event.type === 'test:pass' || event.type === 'test:fail') && event.data.nesting === 0 && event.data.file) {
-      byFile.set(event.data.file, (byFile.get(event.data.file) ?? 0) + (event.data.details?.duration_ms ?? 0));
+      const file = fileOf(event.data);
+      byFile.set(file, (byFile.get(file) ?? 0) + (event.data.details?.duration_ms ?? 0));
     }
   }
   if (byFile.size === 0) return;

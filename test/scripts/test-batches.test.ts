@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+
+const root = path.resolve(import.meta.dirname, '../..');
+
+/** A test file as scripts/test-batches.mjs expects it: a compiled .js beside its .ts source. */
+function writeTestFile(dir: string, name: string, body: string): string {
+  const text = `import { after, test } from 'node:test';\nimport { appendFileSync } from 'node:fs';\n${body}\n`;
+  writeFileSync(path.join(dir, `${name}.test.ts`), text);
+  writeFileSync(path.join(dir, `${name}.test.js`), text);
+  return path.join(dir, `${name}.test.js`);
+}
+
+describe('scripts/test-batches.mjs', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'gantry-batches-test-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const pids = path.join(dir, 'pids');
+  const record = (name: string) => `test('${name} records its process', () => { appendFileSync(${JSON.stringify(pids)}, '${name} ' + process.pid + '\\n'); });`;
+  const files = [
+    writeTestFile(dir, 'first', `${record('first')}\nlet closed = false;\nafter(() => { closed = true; });\ntest('first fails', () => { throw new Error('first broke'); });`),
+    writeTestFile(dir, 'second', record('second')),
+    writeTestFile(dir, 'alone', `${record('alone')}\nprocess.env.GANTRY_BATCH_PROBE = '1';`),
+  ];
+  // Without NODE_TEST_CONTEXT, which would make the inner runner report to this one.
+  const { NODE_TEST_CONTEXT: _context, ...env } = process.env;
+  const run = spawnSync(process.execPath, ['scripts/test-batches.mjs', ...files], {
+    cwd: root,
+    encoding: 'utf8',
+    timeout: 120_000,
+    env: { ...env, GANTRY_TEST_BATCH: '8', GANTRY_TEST_DATABASE_URL: '' },
+  });
+  const output = `${run.stdout}${run.stderr}`;
+  const processOf = new Map(
+    readFileSync(pids, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => line.split(' ') as [string, string]),
+  );
+
+  it('runs batchable files in one process and a file that sets the environment in its own', () => {
+    assert.equal(processOf.get('first'), processOf.get('second'), output);
+    assert.notEqual(processOf.get('alone'), processOf.get('first'), output);
+  });
+
+  it('fails the run when one file fails, naming the file and the failing test', () => {
+    assert.equal(run.status, 1, output);
+    const relative = path.relative(root, path.join(dir, 'first.test.ts'));
+    assert.match(output, new RegExp(`✖ ${relative.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    assert.match(output, /first broke/);
+  });
+
+  it('reports each file of a batch on its own among the slowest files', () => {
+    const report = output.slice(output.indexOf('slowest of'));
+    assert.match(report, /^slowest of 3 test files/);
+    for (const name of ['first', 'second', 'alone']) assert.match(report, new RegExp(`${name}\\.test\\.ts`));
+  });
+});

@@ -2,9 +2,10 @@
 // each (deps/*.js, gitignored): typebox (~370 files), kysely (~260) and execa (~110) cost a
 // process about 0.6 s of CPU to load file by file, and about 0.1 s bundled. Sources import
 // them as `#deps/<name>` (package.json "imports"); deps/<name>.d.ts re-exports the package's
-// own types. Skipped when the bundles are newer than package-lock.json and this script.
+// own types. Skipped when the bundles are newer than package-lock.json and this script and
+// every chunk they import is there.
 // Usage: node scripts/bundle-deps.mjs [--force]
-import { existsSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -17,9 +18,14 @@ const PURE_ESM = { kysely: 'kysely', typebox: 'typebox', 'typebox-value': 'typeb
 const WITH_REQUIRE = { execa: 'execa' };
 const outputs = [...Object.keys(PURE_ESM), ...Object.keys(WITH_REQUIRE)].map((name) => path.join(out, `${name}.js`));
 
+/** Fresh bundles whose shared chunks are all there (a copied deps/ may lack chunks/). */
 function upToDate() {
   const newest = Math.max(...['package-lock.json', 'scripts/bundle-deps.mjs'].map((file) => statSync(path.join(root, file)).mtimeMs));
-  return outputs.every((file) => existsSync(file) && statSync(file).mtimeMs >= newest);
+  return outputs.every((file) => existsSync(file) && statSync(file).mtimeMs >= newest && chunksOf(file).every((chunk) => existsSync(chunk)));
+}
+
+function chunksOf(file) {
+  return [...readFileSync(file, 'utf8').matchAll(/from\s*["'](\.\/chunks\/[^"']+)["']/g)].map((match) => path.join(out, match[1]));
 }
 
 /** Entry points that re-export a package, without files of their own. */

@@ -22,6 +22,7 @@ import { projectForksIndex } from './migrations/019-project-forks-index.ts';
 import { artifactMemberLocations } from './migrations/020-artifact-member-locations.ts';
 import { runnerManagers } from './migrations/021-runner-managers.ts';
 import { coordinatorInstances } from './migrations/022-coordinator-instances.ts';
+import { planning } from './migrations/024-planning.ts';
 
 /** Ordered migrations; names never change once released. */
 const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
@@ -46,6 +47,7 @@ const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
   ['020-artifact-member-locations', artifactMemberLocations],
   ['021-runner-managers', runnerManagers],
   ['022-coordinator-instances', coordinatorInstances],
+  ['024-planning', planning],
 ];
 
 /** The names of every migration, in order: a schema's identity (the tests' PostgreSQL template is keyed on it). */

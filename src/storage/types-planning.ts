@@ -1,9 +1,6 @@
 /** Labels, milestones and issues: the planning records and their stores. */
 import type { Page } from './types-ci.ts';
 
-/** Where a label or milestone belongs: one project, or one group (seen by its subgroups' projects). */
-export type PlanningOwner = { projectId: number } | { groupId: number };
-
 export interface LabelRecord {
   id: number;
   project_id: number | null;
@@ -25,7 +22,7 @@ export interface LabelsStore {
   create(label: NewLabel): Promise<LabelRecord>;
   findById(id: number): Promise<LabelRecord | undefined>;
   /** The labels of these projects and groups, by title then id; `search` a substring of the title. */
-  list(owners: { projectIds: readonly number[]; groupIds: readonly number[] }, search?: string): Promise<LabelRecord[]>;
+  list(owners: { projectIds: readonly number[]; groupIds: readonly number[] }, search: string | undefined, page: Page): Promise<{ items: LabelRecord[]; total: number }>;
   /** The labels of these owners named by any of `titles` (exact titles). */
   findByTitles(owners: { projectIds: readonly number[]; groupIds: readonly number[] }, titles: readonly string[]): Promise<LabelRecord[]>;
   /**

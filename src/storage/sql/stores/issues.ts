@@ -178,6 +178,8 @@ export class SqlIssuesStore implements IssuesStore {
       .select(['il.label_id', 'i.state', countAll().as('count')])
       .where('il.label_id', 'in', unique(labelIds))
       .where('i.project_id', 'in', unique(projectIds))
+      .where('p.pending_delete', '=', 0)
+      .where('p.issues_enabled', '=', 1)
       .groupBy(['il.label_id', 'i.state']);
     if (confidentialAccess) query = query.where((eb) => this.confidentialVisible(eb, confidentialAccess));
     for (const row of await query.execute()) {

@@ -1,4 +1,5 @@
-import { inTransaction, type Db } from '../database.ts';
+import { countAll, inTransaction, type Db } from '../database.ts';
+import type { Page } from '../../types-ci.ts';
 import type { LabelChanges, LabelRecord, LabelsStore, NewLabel } from '../../types-planning.ts';
 import { containsInsensitive } from './like.ts';
 
@@ -15,11 +16,13 @@ export class SqlLabelsStore implements LabelsStore {
     return this.db.selectFrom('labels').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
-  async list(owners: Owners, search?: string): Promise<LabelRecord[]> {
+  async list(owners: Owners, search: string | undefined, page: Page): Promise<{ items: LabelRecord[]; total: number }> {
     let query = this.owned(owners);
-    if (!query) return [];
+    if (!query) return { items: [], total: 0 };
     if (search) query = query.where(containsInsensitive(this.db, 'title', search));
-    return query.selectAll().orderBy('title').orderBy('id').execute();
+    const counted = await query.select(countAll().as('total')).executeTakeFirstOrThrow();
+    const items = await query.selectAll().orderBy('title').orderBy('id').offset(page.offset).limit(page.limit).execute();
+    return { items, total: Number(counted.total) };
   }
 
   async findByTitles(owners: Owners, titles: readonly string[]): Promise<LabelRecord[]> {

@@ -1,0 +1,56 @@
+/** The planning records a walk of the route table names: labels (each route deleting by name gets its own). */
+export interface WalkPlanning {
+  labelId: number;
+  groupLabelId: number;
+  /** Labels the delete-by-name routes remove. */
+  spareLabel: string;
+  spareGroupLabel: string;
+  /** Labels the delete-by-id routes remove (renames walked on the others never reach them). */
+  doomedLabelId: number;
+  doomedGroupLabelId: number;
+}
+
+type Call = (method: 'POST' | 'PUT', url: string, body: unknown, status?: number) => Promise<Record<string, unknown>>;
+
+export async function seedPlanning(call: Call, projectUrl: string, groupId: number): Promise<WalkPlanning> {
+  const groupUrl = `/groups/${groupId}`;
+  const idOf = async (url: string, body: unknown) => Number((await call('POST', url, body)).id);
+  await call('POST', `${projectUrl}/labels`, { name: 'walk-spare', color: 'red' });
+  await call('POST', `${groupUrl}/labels`, { name: 'walk-group-spare', color: 'red' });
+  return {
+    labelId: await idOf(`${projectUrl}/labels`, { name: 'walk', color: '#00ff00' }),
+    groupLabelId: await idOf(`${groupUrl}/labels`, { name: 'walk-group', color: 'blue' }),
+    spareLabel: 'walk-spare',
+    spareGroupLabel: 'walk-group-spare',
+    doomedLabelId: await idOf(`${projectUrl}/labels`, { name: 'walk-doomed', color: 'red' }),
+    doomedGroupLabelId: await idOf(`${groupUrl}/labels`, { name: 'walk-group-doomed', color: 'red' }),
+  };
+}
+
+/** The planning record a path parameter names, if it is one of them. */
+export function planningValue(path: string, name: string, planning: WalkPlanning): number | undefined {
+  if (name === 'label_id') return path.startsWith('/groups/') ? planning.groupLabelId : planning.labelId;
+  return undefined;
+}
+
+/** Parameters the planning routes' well-formed requests need (the label a by-name route changes or deletes). */
+export function planningParams(world: { planning: WalkPlanning }): Record<string, Record<string, string>> {
+  const { planning } = world;
+  return {
+    'PUT /api/v4/projects/:id/labels': { name: 'walk', color: 'red' },
+    'PUT /api/v4/groups/:id/labels': { name: 'walk-group', color: 'red' },
+    'PUT /api/v4/projects/:id/labels/:label_id': { color: 'red' },
+    'PUT /api/v4/groups/:id/labels/:label_id': { color: 'red' },
+    'DELETE /api/v4/projects/:id/labels': { name: planning.spareLabel },
+    'DELETE /api/v4/groups/:id/labels': { name: planning.spareGroupLabel },
+  };
+}
+
+/** Path parameters of planning routes whose well-formed request must name a record of its own. */
+export function planningPathParams(route: { method: string; url: string }, world: { planning: WalkPlanning }): Record<string, string> {
+  const { planning } = world;
+  if (route.method !== 'DELETE') return {};
+  if (route.url === '/api/v4/projects/:id/labels/:label_id') return { label_id: String(planning.doomedLabelId) };
+  if (route.url === '/api/v4/groups/:id/labels/:label_id') return { label_id: String(planning.doomedGroupLabelId) };
+  return {};
+}

@@ -104,6 +104,7 @@ export const ERROR_CATALOGUE = {
 
   // Planning: issues, labels, milestones
   GANTRY_E_LABEL_NOT_FOUND: 'The project or group has no label of that id or name.',
+  GANTRY_E_MILESTONE_RECORD_NOT_FOUND: 'The project or group has no milestone of that id.',
   // Runners
   GANTRY_E_RUNNER_TOKEN_INVALID: 'A runner-protocol token (a registration token or a runner token) matches nothing.',
   GANTRY_E_JOB_TOKEN_INVALID: 'A job token (JOB-TOKEN) matches no job, or not one that may do this (its own job for uploads; a running job of the same project for downloads).',

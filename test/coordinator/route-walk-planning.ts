@@ -1,4 +1,4 @@
-/** The planning records a walk of the route table names: labels (each route deleting by name gets its own). */
+/** The planning records a walk of the route table names: labels and milestones (each route deleting gets its own). */
 export interface WalkPlanning {
   labelId: number;
   groupLabelId: number;
@@ -8,6 +8,10 @@ export interface WalkPlanning {
   /** Labels the delete-by-id routes remove (renames walked on the others never reach them). */
   doomedLabelId: number;
   doomedGroupLabelId: number;
+  milestoneId: number;
+  groupMilestoneId: number;
+  doomedMilestoneId: number;
+  doomedGroupMilestoneId: number;
 }
 
 type Call = (method: 'POST' | 'PUT', url: string, body: unknown, status?: number) => Promise<Record<string, unknown>>;
@@ -24,12 +28,17 @@ export async function seedPlanning(call: Call, projectUrl: string, groupId: numb
     spareGroupLabel: 'walk-group-spare',
     doomedLabelId: await idOf(`${projectUrl}/labels`, { name: 'walk-doomed', color: 'red' }),
     doomedGroupLabelId: await idOf(`${groupUrl}/labels`, { name: 'walk-group-doomed', color: 'red' }),
+    milestoneId: await idOf(`${projectUrl}/milestones`, { title: 'walk' }),
+    groupMilestoneId: await idOf(`${groupUrl}/milestones`, { title: 'walk-group' }),
+    doomedMilestoneId: await idOf(`${projectUrl}/milestones`, { title: 'walk-doomed' }),
+    doomedGroupMilestoneId: await idOf(`${groupUrl}/milestones`, { title: 'walk-group-doomed' }),
   };
 }
 
 /** The planning record a path parameter names, if it is one of them. */
 export function planningValue(path: string, name: string, planning: WalkPlanning): number | undefined {
   if (name === 'label_id') return path.startsWith('/groups/') ? planning.groupLabelId : planning.labelId;
+  if (name === 'milestone_id') return path.startsWith('/groups/') ? planning.groupMilestoneId : planning.milestoneId;
   return undefined;
 }
 
@@ -52,5 +61,7 @@ export function planningPathParams(route: { method: string; url: string }, world
   if (route.method !== 'DELETE') return {};
   if (route.url === '/api/v4/projects/:id/labels/:label_id') return { label_id: String(planning.doomedLabelId) };
   if (route.url === '/api/v4/groups/:id/labels/:label_id') return { label_id: String(planning.doomedGroupLabelId) };
+  if (route.url === '/api/v4/projects/:id/milestones/:milestone_id') return { milestone_id: String(planning.doomedMilestoneId) };
+  if (route.url === '/api/v4/groups/:id/milestones/:milestone_id') return { milestone_id: String(planning.doomedGroupMilestoneId) };
   return {};
 }

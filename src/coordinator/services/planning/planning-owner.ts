@@ -10,10 +10,10 @@ export interface OwnerRef {
   ref: string;
 }
 
-/** A resolved owner and the groups above it, whose labels and milestones it sees too. */
+/** A resolved owner, its full path (for web URLs) and the groups above it, whose labels and milestones it sees too. */
 export type PlanningOwner =
-  | { kind: 'project'; project: ProjectRecord; ancestorGroupIds: number[] }
-  | { kind: 'group'; group: NamespaceRecord; ancestorGroupIds: number[] };
+  | { kind: 'project'; project: ProjectRecord; fullPath: string; ancestorGroupIds: number[] }
+  | { kind: 'group'; group: NamespaceRecord; fullPath: string; ancestorGroupIds: number[] };
 
 export interface OwnerResolverDeps {
   lookup: Pick<Lookup, 'readableProject' | 'readableGroup'>;
@@ -33,12 +33,12 @@ export class PlanningOwners {
       if (!allowed) throw accessDenied();
       const namespace = await namespaces.findById(project.namespace_id);
       const ancestorGroupIds = namespace?.kind === 'group' ? [namespace.id, ...(await namespaces.ancestors(namespace.id)).map((group) => group.id)] : [];
-      return { kind: 'project', project, ancestorGroupIds };
+      return { kind: 'project', project, fullPath: `${namespace?.full_path ?? ''}/${project.path}`, ancestorGroupIds };
     }
     const group = await lookup.readableGroup(owner.ref, actor);
     const allowed = need === 'read' ? await rules.canReadGroupPlanning(group, actor) : await rules.canAdminGroupPlanning(group, actor);
     if (!allowed) throw accessDenied();
-    return { kind: 'group', group, ancestorGroupIds: (await namespaces.ancestors(group.id)).map((ancestor) => ancestor.id) };
+    return { kind: 'group', group, fullPath: group.full_path, ancestorGroupIds: (await namespaces.ancestors(group.id)).map((ancestor) => ancestor.id) };
   }
 }
 

@@ -103,6 +103,7 @@ export const ERROR_CATALOGUE = {
   GANTRY_E_ENVIRONMENT_NOT_FOUND: 'The project has no environment of that id.',
 
   // Planning: issues, labels, milestones
+  GANTRY_E_ISSUE_NOT_FOUND: 'The project has no issue of that iid, or the caller may not see it (confidential).',
   GANTRY_E_LABEL_NOT_FOUND: 'The project or group has no label of that id or name.',
   GANTRY_E_MILESTONE_RECORD_NOT_FOUND: 'The project or group has no milestone of that id.',
   // Runners

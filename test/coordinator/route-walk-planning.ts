@@ -12,6 +12,8 @@ export interface WalkPlanning {
   groupMilestoneId: number;
   doomedMilestoneId: number;
   doomedGroupMilestoneId: number;
+  issueIid: number;
+  doomedIssueIid: number;
 }
 
 type Call = (method: 'POST' | 'PUT', url: string, body: unknown, status?: number) => Promise<Record<string, unknown>>;
@@ -32,12 +34,15 @@ export async function seedPlanning(call: Call, projectUrl: string, groupId: numb
     groupMilestoneId: await idOf(`${groupUrl}/milestones`, { title: 'walk-group' }),
     doomedMilestoneId: await idOf(`${projectUrl}/milestones`, { title: 'walk-doomed' }),
     doomedGroupMilestoneId: await idOf(`${groupUrl}/milestones`, { title: 'walk-group-doomed' }),
+    issueIid: Number((await call('POST', `${projectUrl}/issues`, { title: 'walk', labels: 'walk' })).iid),
+    doomedIssueIid: Number((await call('POST', `${projectUrl}/issues`, { title: 'walk-doomed' })).iid),
   };
 }
 
 /** The planning record a path parameter names, if it is one of them. */
 export function planningValue(path: string, name: string, planning: WalkPlanning): number | undefined {
   if (name === 'label_id') return path.startsWith('/groups/') ? planning.groupLabelId : planning.labelId;
+  if (name === 'issue_iid') return planning.issueIid;
   if (name === 'milestone_id') return path.startsWith('/groups/') ? planning.groupMilestoneId : planning.milestoneId;
   return undefined;
 }
@@ -47,6 +52,7 @@ export function planningParams(world: { planning: WalkPlanning }): Record<string
   const { planning } = world;
   return {
     'PUT /api/v4/projects/:id/labels': { name: 'walk', color: 'red' },
+    'PUT /api/v4/projects/:id/issues/:issue_iid': { title: 'walked' },
     'PUT /api/v4/groups/:id/labels': { name: 'walk-group', color: 'red' },
     'PUT /api/v4/projects/:id/labels/:label_id': { color: 'red' },
     'PUT /api/v4/groups/:id/labels/:label_id': { color: 'red' },
@@ -61,6 +67,7 @@ export function planningPathParams(route: { method: string; url: string }, world
   if (route.method !== 'DELETE') return {};
   if (route.url === '/api/v4/projects/:id/labels/:label_id') return { label_id: String(planning.doomedLabelId) };
   if (route.url === '/api/v4/groups/:id/labels/:label_id') return { label_id: String(planning.doomedGroupLabelId) };
+  if (route.url === '/api/v4/projects/:id/issues/:issue_iid') return { issue_iid: String(planning.doomedIssueIid) };
   if (route.url === '/api/v4/projects/:id/milestones/:milestone_id') return { milestone_id: String(planning.doomedMilestoneId) };
   if (route.url === '/api/v4/groups/:id/milestones/:milestone_id') return { milestone_id: String(planning.doomedGroupMilestoneId) };
   return {};

@@ -9,7 +9,10 @@ import { ColumnKinds } from './row-mapping.ts';
 
 const issueColumns = new ColumnKinds<IssueRecord>({ confidential: 'boolean', discussion_locked: 'boolean' });
 const toIssue = (row: object): IssueRecord => {
+  // Never set stays null (GitLab answers null, not false), which the boolean conversion would lose.
+  const neverLocked = (row as { discussion_locked: number | null }).discussion_locked === null;
   const issue = issueColumns.toRecord(row);
+  if (neverLocked) issue.discussion_locked = null;
   issue.state = issue.state as IssueState;
   return issue;
 };

@@ -22,6 +22,7 @@ import { buildCiServices, type CiServices } from './wiring-ci.ts';
 import { buildRepositoryServices } from './wiring-repository.ts';
 import { buildCiSettingsServices } from './wiring-ci-settings.ts';
 import { buildRunnersServices } from './wiring-runners.ts';
+import { buildPlanningServices } from './wiring-planning.ts';
 
 /**
  * The services of the API, each built with the narrow stores and collaborators it needs
@@ -39,6 +40,7 @@ export function buildServices(context: CoordinatorContext, ci: CiServices = buil
     ...ci,
     ...buildCiSettingsServices(context, ci.pipelineProcessing),
     ...buildRunnersServices(context, ci, edge.jobRequestLongPollSeconds),
+    ...buildPlanningServices(context),
     readCache: context.readCache,
   };
 }

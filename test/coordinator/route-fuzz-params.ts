@@ -1,6 +1,7 @@
 import type { ParamValue } from '../../src/coordinator/http/querystring.ts';
 import type { Route } from './route-walk.ts';
 import { ed25519Key, type WalkWorld } from './route-walk-world.ts';
+import { planningParams, planningPathParams } from './route-walk-planning.ts';
 
 interface OpenApiOperation {
   parameters?: Array<{ in: string; name: string }>;
@@ -79,6 +80,8 @@ export function plausibleValue(name: string, route: Route, world: WalkWorld): Pa
       if (route.url.includes('/variables')) return unique;
       if (!route.url.includes('/gpg_keys')) return ed25519Key(`${unique}@test`);
       return route.url.startsWith('/api/v4/user/') ? world.spareGpgKeys[0] : world.spareGpgKeys[1];
+    case 'color':
+      return 'red';
     case 'url':
       return `https://example.com/${unique}`;
     case 'scopes':
@@ -123,13 +126,15 @@ export function goodParams(route: Route, world: WalkWorld): Record<string, Param
     'PUT /api/v4/jobs/:id': { token: world.runningJobToken, state: 'running' },
     // A job's token: the runner protocol's artifact download answers 403 without one, never "is missing".
     'GET /api/v4/jobs/:id/artifacts': { token: world.runningJobToken },
+    ...planningParams(world),
   };
   return { ...good[`${route.method} ${route.url}`] };
 }
 
-/** Path parameters a well-formed request needs other than the world's records (a file to create). */
-export function goodPathParams(route: Route): Record<string, string> {
-  return route.method === 'POST' && route.url.endsWith('/repository/files/:file_path') ? { file_path: 'fuzz-created.txt' } : {};
+/** Path parameters a well-formed request needs other than the world's records (a file to create, a label of its own to delete). */
+export function goodPathParams(route: Route, world: WalkWorld): Record<string, string> {
+  if (route.method === 'POST' && route.url.endsWith('/repository/files/:file_path')) return { file_path: 'fuzz-created.txt' };
+  return planningPathParams(route, world);
 }
 
 /** The parameters a 400 names missing (`x is missing`, `a, b are missing, at least one ...`). */

@@ -171,7 +171,7 @@ describe('malformed input on every route', () => {
       const good = goodParams(route, world);
       const names = new Set<string>(['sudo', ...(declared.get(keyOf(route)) ?? [])]);
       const outcome: RouteOutcome = { route, good: 0, realPathStatuses: [], names: [] };
-      const realPath = samplePath(route.url, world, goodPathParams(route));
+      const realPath = samplePath(route.url, world, goodPathParams(route, world));
       const goodProbe = (kind: string): Probe =>
         isRead ? { kind, path: realPath, query: encodeQuery(good) } : { kind, path: realPath, query: '', body: { kind: 'JSON', contentType: 'application/json', payload: jsonObject(good) } };
 
@@ -213,7 +213,7 @@ describe('malformed input on every route', () => {
         for (const [index, value] of PATH_VALUES.entries()) {
           if (!own && (index - windowStart + PATH_VALUES.length) % PATH_VALUES.length >= CONTAINER_WINDOW) continue;
           const made = goodProbe(`path :${parameter} ${value.kind}`);
-          await probe({ ...made, path: samplePath(route.url, world, { ...goodPathParams(route), [parameter]: value.text }) }, (index + parameterIndex) % 4 === 0);
+          await probe({ ...made, path: samplePath(route.url, world, { ...goodPathParams(route, world), [parameter]: value.text }) }, (index + parameterIndex) % 4 === 0);
         }
       }
       windowStart = (windowStart + CONTAINER_WINDOW) % PATH_VALUES.length;

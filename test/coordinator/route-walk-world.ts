@@ -8,6 +8,7 @@ import { moveJob, seedPipeline } from '../helpers/ci-pipelines.ts';
 import { jobTokenDigest, newJobToken } from '../../src/coordinator/services/ci/runners/job-tokens.ts';
 import type { TestCoordinator } from '../helpers/coordinator.ts';
 import { addMember, makeGroup, makeProject, makeProjectWithRepository, makeUser, type TestUser } from './groups-fixtures.ts';
+import { seedPlanning, type WalkPlanning } from './route-walk-planning.ts';
 
 /**
  * Records for every path parameter of the API to name, so a walk of the route table reaches
@@ -88,6 +89,8 @@ export interface WalkWorld {
   /** A build a runner took (`/jobs/:id` of the runner protocol) with artifacts, and its job token. */
   runningJobId: number;
   runningJobToken: string;
+  /** Labels, milestones and issues. */
+  planning: WalkPlanning;
 }
 
 let worldCounter = 0;
@@ -222,6 +225,7 @@ export async function makeWalkWorld(gantry: TestCoordinator): Promise<WalkWorld>
     registrationToken: project.runners_token,
     ...(await sharedRunner(instanceToken)),
     ...ci,
+    planning: await seedPlanning(call, projectUrl, group.id),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { TestCoordinator } from '../helpers/coordinator.ts';
 import type { WalkWorld } from './route-walk-world.ts';
+import { planningValue } from './route-walk-planning.ts';
 
 export { makeWalkWorld, type WalkWorld } from './route-walk-world.ts';
 
@@ -70,7 +71,7 @@ function worldValue(path: string, name: string, world: WalkWorld): string | numb
     case 'ref':
       return 'main';
     default:
-      return undefined;
+      return planningValue(path, name, world.planning);
   }
 }
 

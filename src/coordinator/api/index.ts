@@ -40,6 +40,9 @@ import { jobsRoutes } from './ci/jobs.ts';
 import { commitStatusesRoutes } from './ci/commit-statuses.ts';
 import { pipelineCreationRoutes } from './ci/pipelines-create.ts';
 import { ciLintRoutes } from './ci/lint.ts';
+import { labelsRoutes } from './planning/labels.ts';
+import { milestonesRoutes } from './planning/milestones.ts';
+import { issuesRoutes } from './planning/issues.ts';
 
 /** Mounts every resource area under /api/v4. One plugin per area; each stays thin. */
 export async function registerApi(api: FastifyInstance, services: CoordinatorServices, edge: EdgeConfig): Promise<void> {
@@ -61,5 +64,7 @@ export async function registerApi(api: FastifyInstance, services: CoordinatorSer
   ];
   // Runners: registration (runner side), the runners API, project runners and registration tokens.
   const runners = [runnerProtocolRoutes, runnerJobsRoutes, runnerJobUpdatesRoutes, runnerArtifactsRoutes, runnersRoutes, projectRunnersRoutes, userRunnersRoutes];
-  for (const plugin of [...typed, ...repository, ...ci, ...runners]) await api.register(plugin(services, edge));
+  // Planning: labels, milestones and issues.
+  const planning = [labelsRoutes, milestonesRoutes, issuesRoutes];
+  for (const plugin of [...typed, ...repository, ...ci, ...runners, ...planning]) await api.register(plugin(services, edge));
 }

@@ -23,6 +23,7 @@ import { artifactMemberLocations } from './migrations/020-artifact-member-locati
 import { runnerManagers } from './migrations/021-runner-managers.ts';
 import { coordinatorInstances } from './migrations/022-coordinator-instances.ts';
 import { dotenvVariables } from './migrations/023-dotenv-variables.ts';
+import { planning } from './migrations/024-planning.ts';
 
 /** Ordered migrations; names never change once released. */
 const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
@@ -48,6 +49,7 @@ const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
   ['021-runner-managers', runnerManagers],
   ['022-coordinator-instances', coordinatorInstances],
   ['023-dotenv-variables', dotenvVariables],
+  ['024-planning', planning],
 ];
 
 /** The names of every migration, in order: a schema's identity (the tests' PostgreSQL template is keyed on it). */

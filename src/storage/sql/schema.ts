@@ -5,6 +5,7 @@ import type {
   CiRunnersTable, CiTriggersTable, CiVariablesTable, DeploymentsTable, EnvironmentsTable, NamespaceRunnersTokensTable, TasksTable,
 } from './schema-ci-settings.ts';
 import type { CommitCommentsTable } from './schema-commit-comments.ts';
+import type { GroupInternalIdsTable, IssueAssigneesTable, IssueLabelsTable, IssuesTable, LabelsTable, MilestonesTable } from './schema-planning.ts';
 import type { DeployKeysProjectsTable, DeployKeysTable, ProtectedBranchesTable, ProtectedTagsTable, ReleaseLinksTable, ReleasesTable } from './schema-repository-protection.ts';
 
 /**
@@ -258,4 +259,10 @@ export interface DatabaseSchema {
   gantry_installation: GantryInstallationTable;
   coordinator_instances: CoordinatorInstancesTable;
   throttle_counters: ThrottleCountersTable;
+  group_internal_ids: GroupInternalIdsTable;
+  labels: LabelsTable;
+  milestones: MilestonesTable;
+  issues: IssuesTable;
+  issue_labels: IssueLabelsTable;
+  issue_assignees: IssueAssigneesTable;
 }

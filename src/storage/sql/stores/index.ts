@@ -9,6 +9,9 @@ import { SqlCommitCommentsStore } from './commit-comments.ts';
 import { SqlCustomAttributesStore } from './custom-attributes.ts';
 import { SqlDeployKeysStore } from './deploy-keys.ts';
 import { SqlGpgKeysStore, SqlSshKeysStore } from './keys.ts';
+import { SqlIssuesStore } from './issues.ts';
+import { SqlLabelsStore } from './labels.ts';
+import { SqlMilestonesStore } from './milestones.ts';
 import { SqlInstallationStore, SqlInstancesStore, SqlThrottleCountersStore } from './instances.ts';
 import { SqlGroupGroupLinksStore } from './group-group-links.ts';
 import { SqlGroupQueriesStore } from './group-queries.ts';
@@ -73,6 +76,9 @@ export function createSqlStores(db: Db, writes: TableWrites = new TableWrites())
     instances: new SqlInstancesStore(db),
     installation: new SqlInstallationStore(db),
     throttleCounters: new SqlThrottleCountersStore(db),
+    labels: new SqlLabelsStore(db),
+    milestones: new SqlMilestonesStore(db),
+    issues: new SqlIssuesStore(db),
   };
 }
 

@@ -1,0 +1,175 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyPluginAsync } from 'fastify';
+import { Type, type Static } from '#deps/typebox';
+import { invalidParam } from '../../../shared/errors.ts';
+import { requireActor } from '../../http/auth.ts';
+import { Param } from '../../http/gitlab-params.ts';
+import { PAGINATION, pageOf, setPaginationHeaders } from '../../http/pagination.ts';
+import { serializeIssue } from '../../http/serializers/planning/issues.ts';
+import type { IssueQuery } from '../../services/planning/issues.ts';
+import type { CoordinatorServices, EdgeConfig } from '../../wiring.ts';
+import { requireAtLeastOneOf } from '../at-least-one.ts';
+
+const tags = ['issues'];
+const PROJECT = { id: Param.string({ description: 'Project id or URL-encoded full path' }) };
+const ProjectPath = Type.Object(PROJECT);
+const GroupPath = Type.Object({ id: Param.string({ description: 'Group id or URL-encoded full path' }) });
+const IssuePath = Type.Object({ ...PROJECT, issue_iid: Param.integer({ description: 'The issue iid' }) });
+
+const ListQuery = Type.Object({
+  state: Type.Optional(Param.oneOf(['opened', 'closed', 'all'], { description: 'opened, closed or all (default)' })),
+  labels: Type.Optional(Param.string({ description: 'Comma-separated names, all required; None or Any' })),
+  milestone: Type.Optional(Param.string({ description: 'A milestone title; None or Any' })),
+  scope: Type.Optional(Param.oneOf(['created_by_me', 'created-by-me', 'assigned_to_me', 'assigned-to-me', 'all'], { description: 'Whose issues' })),
+  author_id: Type.Optional(Param.integer({ description: 'Only issues this user opened' })),
+  assignee_id: Type.Optional(Param.string({ description: 'A user id; None or Any' })),
+  my_reaction_emoji: Type.Optional(Param.string({ description: 'None matches every issue; award emoji do not exist yet, so any other value matches none' })),
+  iids: Type.Optional(Param.integers({ description: 'Only these iids' })),
+  order_by: Type.Optional(Param.oneOf(['created_at', 'updated_at'], { description: 'created_at (default) or updated_at' })),
+  sort: Type.Optional(Param.oneOf(['asc', 'desc'], { description: 'desc (default) or asc' })),
+  search: Type.Optional(Param.string({ description: 'In title and description' })),
+  created_after: Type.Optional(Param.dateTime({ description: 'Created at or after' })),
+  created_before: Type.Optional(Param.dateTime({ description: 'Created at or before' })),
+  updated_after: Type.Optional(Param.dateTime({ description: 'Updated at or after' })),
+  updated_before: Type.Optional(Param.dateTime({ description: 'Updated at or before' })),
+  confidential: Type.Optional(Param.boolean({ description: 'Only confidential (or only public) issues' })),
+  ...PAGINATION,
+});
+
+const FIELDS = {
+  description: Type.Optional(Param.string({ description: 'Markdown; `- [ ]` items count as tasks' })),
+  confidential: Type.Optional(Param.boolean({ description: 'Visible to Reporters and up, the author and assignees only' })),
+  assignee_ids: Type.Optional(Param.integers({ description: 'The assignee (the first id; Reporters and up)' })),
+  assignee_id: Type.Optional(Param.integer({ description: 'The assignee (deprecated form; Reporters and up)' })),
+  milestone_id: Type.Optional(Param.nullable(Param.integer({ description: "The project's or its groups' milestone (Reporters and up); 0 or null removes it" }))),
+  labels: Type.Optional(Param.strings({ description: 'Comma-separated label names; unknown ones are created (Reporters and up)' })),
+  due_date: Type.Optional(Param.nullable(Param.date({ description: 'YYYY-MM-DD (Reporters and up)' }))),
+  discussion_locked: Type.Optional(Param.boolean({ description: 'Lock the discussion (Reporters and up)' })),
+};
+const CreateBody = Type.Object({
+  title: Param.string({ minLength: 1, description: 'The title' }),
+  ...FIELDS,
+  created_at: Type.Optional(Param.dateTime({ description: 'Administrators and project Owners only' })),
+});
+const UPDATES = ['title', 'description', 'state_event', 'labels', 'add_labels', 'remove_labels', 'assignee_ids', 'assignee_id', 'milestone_id', 'due_date', 'confidential', 'discussion_locked'] as const;
+const UpdateBody = Type.Object({
+  title: Type.Optional(Param.string({ description: 'The title' })),
+  ...FIELDS,
+  state_event: Type.Optional(Param.oneOf(['close', 'reopen'], { description: 'Close or reopen the issue' })),
+  add_labels: Type.Optional(Param.strings({ description: 'Labels to add (Reporters and up)' })),
+  remove_labels: Type.Optional(Param.strings({ description: 'Labels to remove (Reporters and up)' })),
+});
+const PageQuery = Type.Object(PAGINATION);
+
+/** `None`, `Any` or a value, as GitLab's issue filters read them. */
+function anyOrNone(value: string | undefined): 'none' | 'any' | undefined {
+  const lowered = value?.toLowerCase();
+  if (lowered === 'none' || lowered === 'no+label' || lowered === 'no label' || lowered === 'no milestone') return 'none';
+  return lowered === 'any' ? 'any' : undefined;
+}
+
+function issueQuery(query: Static<typeof ListQuery>): IssueQuery {
+  const labels = query.labels === undefined || query.labels === '' ? undefined : (anyOrNone(query.labels) ?? query.labels.split(',').map((name) => name.trim()).filter((name) => name !== ''));
+  const milestone = query.milestone === undefined || query.milestone === '' ? undefined : (anyOrNone(query.milestone) ?? query.milestone);
+  let assigneeId: IssueQuery['assigneeId'];
+  if (query.assignee_id !== undefined && query.assignee_id !== '') {
+    assigneeId = anyOrNone(query.assignee_id) ?? (/^\d{1,9}$/.test(query.assignee_id) ? Number(query.assignee_id) : undefined);
+    if (assigneeId === undefined) throw invalidParam('assignee_id');
+  }
+  const scope = query.scope?.replace(/-/g, '_') as IssueQuery['scope'];
+  return {
+    state: query.state === 'all' ? undefined : query.state,
+    labels,
+    milestone,
+    scope,
+    authorId: query.author_id,
+    assigneeId,
+    iids: query.iids,
+    orderBy: query.order_by ?? 'created_at',
+    sort: query.sort ?? 'desc',
+    search: query.search || undefined,
+    createdAfter: query.created_after,
+    createdBefore: query.created_before,
+    updatedAfter: query.updated_after,
+    updatedBefore: query.updated_before,
+    confidential: query.confidential,
+    noneMatch: query.my_reaction_emoji !== undefined && query.my_reaction_emoji !== '' && query.my_reaction_emoji.toLowerCase() !== 'none',
+  };
+}
+
+function assignees(body: { assignee_ids?: number[]; assignee_id?: number }): number[] | undefined {
+  return body.assignee_ids ?? (body.assignee_id === undefined ? undefined : [body.assignee_id]);
+}
+
+/** Issues: `/issues`, `/groups/:id/issues`, `/projects/:id/issues[/:issue_iid]`, and the issues of milestones. Every call needs a signed-in caller. */
+export function issuesRoutes({ issues }: CoordinatorServices, edge: EdgeConfig): FastifyPluginAsync {
+  return async (app) => {
+    const api = app.withTypeProvider<TypeBoxTypeProvider>();
+    const answer = (items: Parameters<typeof serializeIssue>[0][]) => items.map((view) => serializeIssue(view, edge.externalUrl));
+
+    api.get('/issues', { schema: { summary: "List the issues the caller may see (by default those they opened)", tags, querystring: ListQuery } }, async (request, reply) => {
+      const actor = requireActor(request);
+      const page = pageOf(request.query);
+      const { items, total } = await issues.listAll(actor, issueQuery(request.query), { offset: page.offset, limit: page.perPage });
+      setPaginationHeaders(request, reply, edge.externalUrl, page, { total });
+      return answer(items);
+    });
+
+    api.get('/groups/:id/issues', { schema: { summary: "List the issues of a group's projects", tags, params: GroupPath, querystring: ListQuery } }, async (request, reply) => {
+      const actor = requireActor(request);
+      const page = pageOf(request.query);
+      const { items, total } = await issues.listGroup(request.params.id, actor, issueQuery(request.query), { offset: page.offset, limit: page.perPage });
+      setPaginationHeaders(request, reply, edge.externalUrl, page, { total });
+      return answer(items);
+    });
+
+    api.get('/projects/:id/issues', { schema: { summary: "List a project's issues", tags, params: ProjectPath, querystring: ListQuery } }, async (request, reply) => {
+      const actor = requireActor(request);
+      const page = pageOf(request.query);
+      const { items, total } = await issues.listProject(request.params.id, actor, issueQuery(request.query), { offset: page.offset, limit: page.perPage });
+      setPaginationHeaders(request, reply, edge.externalUrl, page, { total });
+      return answer(items);
+    });
+
+    for (const kind of ['project', 'group'] as const) {
+      const path = kind === 'project' ? '/projects/:id/milestones/:milestone_id/issues' : '/groups/:id/milestones/:milestone_id/issues';
+      const params = Type.Object({ id: Param.string({ description: `${kind === 'project' ? 'Project' : 'Group'} id or URL-encoded full path` }), milestone_id: Param.integer({ description: 'The milestone id' }) });
+      api.get(path, { schema: { summary: "A milestone's issues", tags: ['milestones'], params, querystring: PageQuery } }, async (request, reply) => {
+        const actor = requireActor(request);
+        const page = pageOf(request.query);
+        const { items, total } = await issues.listMilestone({ kind, ref: request.params.id }, actor, request.params.milestone_id, { offset: page.offset, limit: page.perPage });
+        setPaginationHeaders(request, reply, edge.externalUrl, page, { total });
+        return answer(items);
+      });
+    }
+
+    api.get('/projects/:id/issues/:issue_iid', { schema: { summary: 'Get an issue', tags, params: IssuePath } }, async (request) => {
+      return serializeIssue(await issues.get(request.params.id, requireActor(request), request.params.issue_iid), edge.externalUrl, true);
+    });
+
+    api.post('/projects/:id/issues', { schema: { summary: 'Open an issue', tags, params: ProjectPath, body: CreateBody } }, async (request, reply) => {
+      const { body } = request;
+      const input = {
+        title: body.title, description: body.description, confidential: body.confidential, labels: body.labels, milestoneId: body.milestone_id,
+        assigneeIds: assignees(body), dueDate: body.due_date, createdAt: body.created_at, discussionLocked: body.discussion_locked,
+      };
+      const view = await issues.create(request.params.id, requireActor(request), input);
+      return reply.code(201).send(serializeIssue(view, edge.externalUrl, true));
+    });
+
+    api.put('/projects/:id/issues/:issue_iid', { schema: { summary: 'Edit, close or reopen an issue', tags, params: IssuePath, body: UpdateBody } }, async (request) => {
+      const { body } = request;
+      requireAtLeastOneOf(body, UPDATES);
+      const input = {
+        title: body.title, description: body.description, confidential: body.confidential, labels: body.labels, addLabels: body.add_labels, removeLabels: body.remove_labels,
+        milestoneId: body.milestone_id, assigneeIds: assignees(body), dueDate: body.due_date, discussionLocked: body.discussion_locked, stateEvent: body.state_event,
+      };
+      return serializeIssue(await issues.update(request.params.id, requireActor(request), request.params.issue_iid, input), edge.externalUrl, true);
+    });
+
+    api.delete('/projects/:id/issues/:issue_iid', { schema: { summary: 'Delete an issue (Owners)', tags, params: IssuePath } }, async (request, reply) => {
+      await issues.remove(request.params.id, requireActor(request), request.params.issue_iid);
+      return reply.code(204).send();
+    });
+  };
+}

@@ -1,0 +1,209 @@
+import { sql, type ExpressionBuilder } from '#deps/kysely';
+import { countAll, inTransaction, type Db } from '../database.ts';
+import type { DatabaseSchema } from '../schema.ts';
+import type { Page } from '../../types-ci.ts';
+import type { ConfidentialAccess, IssueChanges, IssueListFilter, IssueRecord, IssueRelations, IssuesStore, IssueState, LabelRecord, NewIssue } from '../../types-planning.ts';
+import { nextInternalId } from './internal-ids.ts';
+import { containsInsensitive } from './like.ts';
+import { ColumnKinds } from './row-mapping.ts';
+
+const issueColumns = new ColumnKinds<IssueRecord>({ confidential: 'boolean', discussion_locked: 'boolean' });
+const toIssue = (row: object): IssueRecord => {
+  // Never set stays null (GitLab answers null, not false), which the boolean conversion would lose.
+  const neverLocked = (row as { discussion_locked: number | null }).discussion_locked === null;
+  const issue = issueColumns.toRecord(row);
+  if (neverLocked) issue.discussion_locked = null;
+  issue.state = issue.state as IssueState;
+  return issue;
+};
+const unique = (ids: readonly number[]): number[] => [...new Set(ids)];
+
+type IssueScope = ExpressionBuilder<DatabaseSchema & { i: DatabaseSchema['issues']; p: DatabaseSchema['projects'] }, 'i' | 'p'>;
+
+export class SqlIssuesStore implements IssuesStore {
+  constructor(private readonly db: Db) {}
+
+  async create(issue: NewIssue, relations: IssueRelations): Promise<IssueRecord> {
+    return inTransaction(this.db, async (trx) => {
+      const iid = await nextInternalId(trx, issue.project_id, 'issues');
+      const row = await trx.insertInto('issues').values({ ...issueColumns.toColumns(issue), iid }).returningAll().executeTakeFirstOrThrow();
+      await this.setRelations(trx, row.id, relations);
+      return toIssue(row);
+    });
+  }
+
+  async findByIid(projectId: number, iid: number): Promise<IssueRecord | undefined> {
+    const row = await this.db.selectFrom('issues').selectAll().where('project_id', '=', projectId).where('iid', '=', iid).executeTakeFirst();
+    return row && toIssue(row);
+  }
+
+  async list(filter: IssueListFilter, page: Page): Promise<{ items: IssueRecord[]; total: number }> {
+    const query = this.filtered(filter);
+    if (!query) return { items: [], total: 0 };
+    const counted = await query.select(countAll().as('total')).executeTakeFirstOrThrow();
+    const rows = await query
+      .selectAll('i')
+      .orderBy(`i.${filter.orderBy}`, filter.sort)
+      .orderBy('i.id', filter.sort)
+      .offset(page.offset)
+      .limit(page.limit)
+      .execute();
+    return { items: rows.map(toIssue), total: Number(counted.total) };
+  }
+
+  /** The filter as one query over `issues i` joined with its project `p`; undefined when it can match nothing. */
+  private filtered(filter: IssueListFilter) {
+    const { projects } = filter;
+    if (projects.projectIds?.length === 0 || projects.namespaceIds?.length === 0 || filter.iids?.length === 0) return undefined;
+    let query = this.db
+      .selectFrom('issues as i')
+      .innerJoin('projects as p', 'p.id', 'i.project_id')
+      .where('p.pending_delete', '=', 0)
+      .where('p.issues_enabled', '=', 1);
+    if (projects.projectIds) query = query.where('i.project_id', 'in', unique(projects.projectIds));
+    if (projects.namespaceIds) query = query.where('p.namespace_id', 'in', unique(projects.namespaceIds));
+    const visible = projects.visibleScope;
+    if (visible) {
+      if (visible.visibilities.length + visible.namespaceIds.length + visible.projectIds.length === 0) return undefined;
+      query = query.where((eb) =>
+        eb.or([
+          ...(visible.visibilities.length ? [eb('p.visibility', 'in', [...visible.visibilities])] : []),
+          ...(visible.namespaceIds.length ? [eb('p.namespace_id', 'in', unique(visible.namespaceIds))] : []),
+          ...(visible.projectIds.length ? [eb('p.id', 'in', unique(visible.projectIds))] : []),
+        ]),
+      );
+    }
+    const access = filter.confidentialAccess;
+    if (access) query = query.where((eb) => this.confidentialVisible(eb, access));
+    if (filter.state) query = query.where('i.state', '=', filter.state);
+    if (filter.confidential !== undefined) query = query.where('i.confidential', '=', filter.confidential ? 1 : 0);
+    if (filter.authorId !== undefined) query = query.where('i.author_id', '=', filter.authorId);
+    if (filter.milestoneId !== undefined) query = query.where('i.milestone_id', '=', filter.milestoneId);
+    if (filter.iids) query = query.where('i.iid', 'in', unique(filter.iids));
+    if (filter.createdAfter) query = query.where('i.created_at', '>=', filter.createdAfter);
+    if (filter.createdBefore) query = query.where('i.created_at', '<=', filter.createdBefore);
+    if (filter.updatedAfter) query = query.where('i.updated_at', '>=', filter.updatedAfter);
+    if (filter.updatedBefore) query = query.where('i.updated_at', '<=', filter.updatedBefore);
+    if (filter.search) {
+      const search = filter.search;
+      query = query.where((eb) => eb.or([containsInsensitive(this.db, 'i.title', search), containsInsensitive(this.db, 'i.description', search)]));
+    }
+    const { milestone, labels, assigneeId } = filter;
+    if (milestone === 'none') query = query.where('i.milestone_id', 'is', null);
+    else if (milestone === 'any') query = query.where('i.milestone_id', 'is not', null);
+    else if (milestone !== undefined) query = query.where('i.milestone_id', 'in', this.db.selectFrom('milestones').select('id').where('title', '=', milestone));
+    const labelLinks = this.db.selectFrom('issue_labels').select('issue_id');
+    if (labels === 'none') query = query.where('i.id', 'not in', labelLinks);
+    else if (labels === 'any') query = query.where('i.id', 'in', labelLinks);
+    else if (labels !== undefined && labels.length > 0) {
+      const titles = [...new Set(labels)];
+      const carryingAll = this.db
+        .selectFrom('issue_labels as il')
+        .innerJoin('labels as l', 'l.id', 'il.label_id')
+        .select('il.issue_id')
+        .where('l.title', 'in', titles)
+        .groupBy('il.issue_id')
+        .having(sql<number>`count(distinct l.title)`, '=', titles.length);
+      query = query.where('i.id', 'in', carryingAll);
+    }
+    const assignments = this.db.selectFrom('issue_assignees').select('issue_id');
+    if (assigneeId === 'none') query = query.where('i.id', 'not in', assignments);
+    else if (assigneeId === 'any') query = query.where('i.id', 'in', assignments);
+    else if (assigneeId !== undefined) query = query.where('i.id', 'in', assignments.where('user_id', '=', assigneeId));
+    return query;
+  }
+
+  /** A confidential issue shows to its author, its assignees and Reporters and up of its project. */
+  private confidentialVisible(eb: IssueScope, access: ConfidentialAccess) {
+    const alternatives = [eb('i.confidential', '=', 0)];
+    if (access.userId !== null) {
+      alternatives.push(eb('i.author_id', '=', access.userId));
+      alternatives.push(eb('i.id', 'in', this.db.selectFrom('issue_assignees').select('issue_id').where('user_id', '=', access.userId)));
+    }
+    if (access.projectIds.length) alternatives.push(eb('i.project_id', 'in', unique(access.projectIds)));
+    if (access.namespaceIds.length) alternatives.push(eb('p.namespace_id', 'in', unique(access.namespaceIds)));
+    return eb.or(alternatives);
+  }
+
+  async labelsOf(issueIds: readonly number[]): Promise<Map<number, LabelRecord[]>> {
+    const byIssue = new Map<number, LabelRecord[]>();
+    if (issueIds.length === 0) return byIssue;
+    const rows = await this.db
+      .selectFrom('issue_labels as il')
+      .innerJoin('labels as l', 'l.id', 'il.label_id')
+      .selectAll('l')
+      .select('il.issue_id')
+      .where('il.issue_id', 'in', unique(issueIds))
+      .orderBy('l.title')
+      .orderBy('l.id')
+      .execute();
+    for (const { issue_id: issueId, ...label } of rows) {
+      const list = byIssue.get(issueId) ?? [];
+      list.push(label);
+      byIssue.set(issueId, list);
+    }
+    return byIssue;
+  }
+
+  async assigneesOf(issueIds: readonly number[]): Promise<Map<number, number[]>> {
+    const byIssue = new Map<number, number[]>();
+    if (issueIds.length === 0) return byIssue;
+    const rows = await this.db.selectFrom('issue_assignees').selectAll().where('issue_id', 'in', unique(issueIds)).orderBy('user_id').execute();
+    for (const row of rows) byIssue.set(row.issue_id, [...(byIssue.get(row.issue_id) ?? []), row.user_id]);
+    return byIssue;
+  }
+
+  async update(id: number, changes: IssueChanges, relations: IssueRelations): Promise<IssueRecord | undefined> {
+    return inTransaction(this.db, async (trx) => {
+      const set = issueColumns.toColumns(changes);
+      const row =
+        Object.keys(set).length === 0
+          ? await trx.selectFrom('issues').selectAll().where('id', '=', id).executeTakeFirst()
+          : await trx.updateTable('issues').set(set).where('id', '=', id).returningAll().executeTakeFirst();
+      if (!row) return undefined;
+      await this.setRelations(trx, id, relations);
+      return toIssue(row);
+    });
+  }
+
+  async delete(id: number): Promise<boolean> {
+    const result = await this.db.deleteFrom('issues').where('id', '=', id).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+
+  async countsByLabel(labelIds: readonly number[], projectIds: readonly number[], confidentialAccess: ConfidentialAccess | null): Promise<Map<number, { opened: number; closed: number }>> {
+    const counts = new Map<number, { opened: number; closed: number }>();
+    if (labelIds.length === 0 || projectIds.length === 0) return counts;
+    let query = this.db
+      .selectFrom('issue_labels as il')
+      .innerJoin('issues as i', 'i.id', 'il.issue_id')
+      .innerJoin('projects as p', 'p.id', 'i.project_id')
+      .select(['il.label_id', 'i.state', countAll().as('count')])
+      .where('il.label_id', 'in', unique(labelIds))
+      .where('i.project_id', 'in', unique(projectIds))
+      .where('p.pending_delete', '=', 0)
+      .where('p.issues_enabled', '=', 1)
+      .groupBy(['il.label_id', 'i.state']);
+    if (confidentialAccess) query = query.where((eb) => this.confidentialVisible(eb, confidentialAccess));
+    for (const row of await query.execute()) {
+      const entry = counts.get(row.label_id) ?? { opened: 0, closed: 0 };
+      if (row.state === 'opened') entry.opened = Number(row.count);
+      else entry.closed = Number(row.count);
+      counts.set(row.label_id, entry);
+    }
+    return counts;
+  }
+
+  private async setRelations(trx: Db, issueId: number, relations: IssueRelations): Promise<void> {
+    if (relations.labelIds) {
+      await trx.deleteFrom('issue_labels').where('issue_id', '=', issueId).execute();
+      const labelIds = unique(relations.labelIds);
+      if (labelIds.length) await trx.insertInto('issue_labels').values(labelIds.map((labelId) => ({ issue_id: issueId, label_id: labelId }))).execute();
+    }
+    if (relations.assigneeIds) {
+      await trx.deleteFrom('issue_assignees').where('issue_id', '=', issueId).execute();
+      const userIds = unique(relations.assigneeIds);
+      if (userIds.length) await trx.insertInto('issue_assignees').values(userIds.map((userId) => ({ issue_id: issueId, user_id: userId }))).execute();
+    }
+  }
+}

@@ -1,0 +1,141 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { within } from '../helpers/bounded.ts';
+import { startCiSettingsFixture, type CiSettingsFixture } from './ci-settings-fixtures.ts';
+import { makeProject } from './groups-fixtures.ts';
+
+describe('issues API', () => {
+  let fx: CiSettingsFixture;
+  let milestoneId: number;
+  const url = (suffix = '') => `/projects/${fx.project.id}/issues${suffix}`;
+  const iids = (list: Array<Record<string, unknown>>) => list.map((issue) => issue.iid);
+
+  before(async () => {
+    fx = await startCiSettingsFixture();
+    milestoneId = Number((await fx.gantry.api('POST', `/projects/${fx.project.id}/milestones`, { body: { title: 'v1' } })).json.id);
+    await fx.gantry.api('POST', `/projects/${fx.project.id}/labels`, { body: { name: 'bug', color: 'red' } });
+  });
+  after(() => fx.close());
+
+  it('opens an issue with labels (unknown ones created), a milestone and an assignee (201), GitLab-shaped', async () => {
+    const body = { title: 'Crash', description: '- [x] find\n- [ ] fix', labels: 'bug,new one', milestone_id: milestoneId, assignee_ids: [fx.developer.id], due_date: '2030-01-02' };
+    const created = await fx.gantry.api('POST', url(), { body, token: fx.reporter.token });
+    assert.equal(created.status, 201, created.text);
+    const issue = created.json;
+    assert.deepEqual(
+      [issue.iid, issue.state, issue.labels, (issue.milestone as Record<string, unknown>).title, (issue.author as Record<string, unknown>).username, issue.due_date],
+      [1, 'opened', ['bug', 'new one'], 'v1', fx.reporter.username, '2030-01-02'],
+    );
+    assert.deepEqual((issue.assignees as Array<Record<string, unknown>>).map((user) => user.id), [fx.developer.id]);
+    assert.equal((issue.assignee as Record<string, unknown>).id, fx.developer.id);
+    assert.deepEqual([issue.has_tasks, issue.task_completion_status], [true, { count: 2, completed_count: 1 }]);
+    assert.deepEqual(issue.time_stats, { time_estimate: 0, total_time_spent: 0, human_time_estimate: null, human_total_time_spent: null });
+    assert.deepEqual([issue.confidential, issue.discussion_locked, issue.subscribed, issue.upvotes, issue.user_notes_count], [false, null, false, 0, 0]);
+    assert.equal(issue.web_url, 'http://gantry.test/ci/app/-/issues/1');
+    assert.deepEqual(issue._links, {
+      self: `http://gantry.test/api/v4/projects/${fx.project.id}/issues/1`, notes: `http://gantry.test/api/v4/projects/${fx.project.id}/issues/1/notes`,
+      award_emoji: `http://gantry.test/api/v4/projects/${fx.project.id}/issues/1/award_emoji`, project: `http://gantry.test/api/v4/projects/${fx.project.id}`,
+    });
+    const made = await fx.gantry.api('GET', `/projects/${fx.project.id}/labels/${encodeURIComponent('new one')}`);
+    assert.deepEqual([made.status, made.json.color], [200, '#428BCA']);
+  });
+
+  it('ignores labels, milestones and assignees from Guests, and a milestone of another project', async () => {
+    const guest = await fx.gantry.api('POST', url(), { body: { title: 'Guest', labels: 'bug', milestone_id: milestoneId, assignee_ids: [fx.developer.id] }, token: fx.guest.token });
+    assert.deepEqual([guest.status, guest.json.labels, guest.json.milestone, guest.json.assignees], [201, [], null, []]);
+    const other = await makeProject(fx.gantry, fx.group.id, 'other');
+    const foreign = Number((await fx.gantry.api('POST', `/projects/${other.id}/milestones`, { body: { title: 'theirs' } })).json.id);
+    const ignored = await fx.gantry.api('POST', url(), { body: { title: 'Foreign', milestone_id: foreign } });
+    assert.deepEqual([ignored.status, ignored.json.milestone, ignored.json.iid], [201, null, 3]);
+  });
+
+  it('needs a signed-in caller everywhere, and refuses strangers, bad parameters and unknown iids', async () => {
+    for (const [method, path] of [['GET', '/issues'], ['GET', url()], ['GET', url('/1')], ['POST', url()], ['GET', `/groups/${fx.group.id}/issues`]] as const) {
+      const anonymous = await fx.gantry.api(method, path, { token: null, body: method === 'POST' ? { title: 'x' } : undefined });
+      assert.deepEqual([anonymous.status, anonymous.json], [401, { message: '401 Unauthorized' }], path);
+    }
+    assert.deepEqual((await fx.gantry.api('GET', url(), { token: fx.stranger.token })).json, { message: '404 Project Not Found' });
+    assert.deepEqual((await fx.gantry.api('GET', url('/99'))).json, { message: '404 Issue Not Found' });
+    assert.deepEqual((await fx.gantry.api('POST', url(), { body: {} })).json, { error: 'title is missing' });
+    assert.deepEqual((await fx.gantry.api('PUT', url('/1'), { body: { state_event: 'shut' } })).json, { error: 'state_event does not have a valid value' });
+    assert.deepEqual((await fx.gantry.api('GET', url('?assignee_id=someone'))).json, { error: 'assignee_id is invalid' });
+    assert.deepEqual((await fx.gantry.api('GET', url('?state=gone'))).json, { error: 'state does not have a valid value' });
+    const empty = await fx.gantry.api('PUT', url('/1'), { body: {} });
+    assert.equal(empty.status, 400);
+  });
+
+  it('filters project lists: state, labels (AND, None, Any), milestone, assignee, author, iids, search, order', async () => {
+    await fx.gantry.api('POST', url(), { body: { title: 'Feature', labels: 'new one', description: 'needle here' } });
+    const get = async (query: string) => iids((await fx.gantry.api('GET', url(query), { token: fx.reporter.token })).list);
+    assert.deepEqual(await get(''), [4, 3, 2, 1]);
+    assert.deepEqual(await get('?labels=bug,new%20one'), [1]);
+    assert.deepEqual(await get('?labels=new%20one'), [4, 1]);
+    assert.deepEqual(await get('?labels=None'), [3, 2]);
+    assert.deepEqual(await get('?labels=Any'), [4, 1]);
+    assert.deepEqual(await get('?milestone=v1'), [1]);
+    assert.deepEqual(await get('?milestone=None'), [4, 3, 2]);
+    assert.deepEqual(await get(`?assignee_id=${fx.developer.id}`), [1]);
+    assert.deepEqual(await get('?assignee_id=None'), [4, 3, 2]);
+    assert.deepEqual(await get(`?author_id=${fx.guest.id}`), [2]);
+    assert.deepEqual(await get('?iids[]=1&iids[]=4'), [4, 1]);
+    assert.deepEqual(await get('?search=NEEDLE'), [4]);
+    assert.deepEqual(await get('?sort=asc&per_page=2'), [1, 2]);
+    assert.deepEqual(await get('?created_after=2999-01-01T00:00:00Z'), []);
+    assert.deepEqual(await get('?my_reaction_emoji=thumbsup'), []);
+    assert.deepEqual(await get('?scope=created_by_me'), [1]);
+    const mine = await fx.gantry.api('GET', '/issues', { token: fx.guest.token });
+    assert.deepEqual(iids(mine.list), [2]);
+    const milestoneIssues = await fx.gantry.api('GET', `/projects/${fx.project.id}/milestones/${milestoneId}/issues`);
+    assert.deepEqual(iids(milestoneIssues.list), [1]);
+  });
+
+  it('shows a confidential issue only to Reporters and up, its author and its assignee, in every list and count', async () => {
+    const secret = await fx.gantry.api('POST', url(), { body: { title: 'Secret', confidential: true, labels: 'bug' }, token: fx.guest.token });
+    assert.equal(secret.status, 201);
+    const iid = Number(secret.json.iid);
+    await fx.gantry.api('PUT', url(`/${iid}`), { body: { assignee_ids: [fx.developer.id], labels: 'bug' } });
+    const other = await fx.gantry.createUser('planner-guest');
+    await fx.gantry.api('POST', `/projects/${fx.project.id}/members`, { body: { user_id: other.id, access_level: 10 } });
+    for (const [who, token, sees] of [['author', fx.guest.token, true], ['assignee', fx.developer.token, true], ['reporter', fx.reporter.token, true], ['other guest', other.token, false]] as const) {
+      const lists = [url(), `/groups/${fx.group.id}/issues`, '/issues?scope=all', url('?confidential=true'), url('?search=Secret')];
+      for (const path of lists) {
+        const listed = iids((await fx.gantry.api('GET', path, { token })).list).includes(iid);
+        assert.equal(listed, sees, `${who} ${path}`);
+      }
+      assert.equal((await fx.gantry.api('GET', url(`/${iid}`), { token })).status, sees ? 200 : 404, who);
+      const counts = (await fx.gantry.api('GET', `/projects/${fx.project.id}/labels?with_counts=true&search=bug`, { token })).list[0]!;
+      assert.equal(counts.open_issues_count, sees ? 2 : 1, who);
+    }
+  });
+
+  it('edits: state_event close and reopen, labels/add_labels/remove_labels, milestone and assignee removal, lock', async () => {
+    const closed = await fx.gantry.api('PUT', url('/1'), { body: { state_event: 'close', add_labels: 'extra', remove_labels: 'bug' }, token: fx.reporter.token });
+    assert.deepEqual([closed.status, closed.json.state, closed.json.labels, (closed.json.closed_by as Record<string, unknown>).id], [200, 'closed', ['extra', 'new one'], fx.reporter.id]);
+    assert.match(String(closed.json.closed_at), /^\d{4}-/);
+    assert.deepEqual(iids((await fx.gantry.api('GET', url('?state=closed'))).list), [1]);
+    const reopened = await fx.gantry.api('PUT', url('/1'), { body: { state_event: 'reopen', labels: 'bug', milestone_id: 0, assignee_ids: [], discussion_locked: true } });
+    assert.deepEqual([reopened.json.state, reopened.json.closed_at, reopened.json.closed_by, reopened.json.labels], ['opened', null, null, ['bug']]);
+    assert.deepEqual([reopened.json.milestone, reopened.json.assignees, reopened.json.discussion_locked], [null, [], true]);
+    const byAuthor = await fx.gantry.api('PUT', url('/2'), { body: { title: 'Guest, renamed', labels: 'bug' }, token: fx.guest.token });
+    assert.deepEqual([byAuthor.status, byAuthor.json.title, byAuthor.json.labels], [200, 'Guest, renamed', []]);
+    const notTheirs = await fx.gantry.api('PUT', url('/1'), { body: { title: 'mine now' }, token: fx.guest.token });
+    assert.equal(notTheirs.status, 403);
+  });
+
+  it('lets only Owners and administrators delete', async () => {
+    assert.equal((await fx.gantry.api('DELETE', url('/3'), { token: fx.maintainer.token })).status, 403);
+    assert.equal((await fx.gantry.api('DELETE', url('/3'))).status, 204);
+    assert.equal((await fx.gantry.api('GET', url('/3'))).status, 404);
+  });
+
+  it('numbers 20 concurrent creations through the API 1..20 in a fresh project', async () => {
+    const project = await makeProject(fx.gantry, fx.group.id, 'busy');
+    const created = await within(
+      Promise.all(Array.from({ length: 20 }, (_, n) => fx.gantry.api('POST', `/projects/${project.id}/issues`, { body: { title: `n${n}`, labels: 'same' } }))),
+      60_000,
+      '20 issue creations',
+    );
+    assert.deepEqual(created.map((response) => response.status), Array.from({ length: 20 }, () => 201));
+    assert.deepEqual(created.map((response) => Number(response.json.iid)).sort((a, b) => a - b), Array.from({ length: 20 }, (_, n) => n + 1));
+  });
+});

@@ -1,0 +1,74 @@
+/** The planning records a walk of the route table names: labels and milestones (each route deleting gets its own). */
+export interface WalkPlanning {
+  labelId: number;
+  groupLabelId: number;
+  /** Labels the delete-by-name routes remove. */
+  spareLabel: string;
+  spareGroupLabel: string;
+  /** Labels the delete-by-id routes remove (renames walked on the others never reach them). */
+  doomedLabelId: number;
+  doomedGroupLabelId: number;
+  milestoneId: number;
+  groupMilestoneId: number;
+  doomedMilestoneId: number;
+  doomedGroupMilestoneId: number;
+  issueIid: number;
+  doomedIssueIid: number;
+}
+
+type Call = (method: 'POST' | 'PUT', url: string, body: unknown, status?: number) => Promise<Record<string, unknown>>;
+
+export async function seedPlanning(call: Call, projectUrl: string, groupId: number): Promise<WalkPlanning> {
+  const groupUrl = `/groups/${groupId}`;
+  const idOf = async (url: string, body: unknown) => Number((await call('POST', url, body)).id);
+  await call('POST', `${projectUrl}/labels`, { name: 'walk-spare', color: 'red' });
+  await call('POST', `${groupUrl}/labels`, { name: 'walk-group-spare', color: 'red' });
+  return {
+    labelId: await idOf(`${projectUrl}/labels`, { name: 'walk', color: '#00ff00' }),
+    groupLabelId: await idOf(`${groupUrl}/labels`, { name: 'walk-group', color: 'blue' }),
+    spareLabel: 'walk-spare',
+    spareGroupLabel: 'walk-group-spare',
+    doomedLabelId: await idOf(`${projectUrl}/labels`, { name: 'walk-doomed', color: 'red' }),
+    doomedGroupLabelId: await idOf(`${groupUrl}/labels`, { name: 'walk-group-doomed', color: 'red' }),
+    milestoneId: await idOf(`${projectUrl}/milestones`, { title: 'walk' }),
+    groupMilestoneId: await idOf(`${groupUrl}/milestones`, { title: 'walk-group' }),
+    doomedMilestoneId: await idOf(`${projectUrl}/milestones`, { title: 'walk-doomed' }),
+    doomedGroupMilestoneId: await idOf(`${groupUrl}/milestones`, { title: 'walk-group-doomed' }),
+    issueIid: Number((await call('POST', `${projectUrl}/issues`, { title: 'walk', labels: 'walk' })).iid),
+    doomedIssueIid: Number((await call('POST', `${projectUrl}/issues`, { title: 'walk-doomed' })).iid),
+  };
+}
+
+/** The planning record a path parameter names, if it is one of them. */
+export function planningValue(path: string, name: string, planning: WalkPlanning): number | undefined {
+  if (name === 'label_id') return path.startsWith('/groups/') ? planning.groupLabelId : planning.labelId;
+  if (name === 'issue_iid') return planning.issueIid;
+  if (name === 'milestone_id') return path.startsWith('/groups/') ? planning.groupMilestoneId : planning.milestoneId;
+  return undefined;
+}
+
+/** Parameters the planning routes' well-formed requests need (the label a by-name route changes or deletes). */
+export function planningParams(world: { planning: WalkPlanning }): Record<string, Record<string, string>> {
+  const { planning } = world;
+  return {
+    'PUT /api/v4/projects/:id/labels': { name: 'walk', color: 'red' },
+    'PUT /api/v4/projects/:id/issues/:issue_iid': { title: 'walked' },
+    'PUT /api/v4/groups/:id/labels': { name: 'walk-group', color: 'red' },
+    'PUT /api/v4/projects/:id/labels/:label_id': { color: 'red' },
+    'PUT /api/v4/groups/:id/labels/:label_id': { color: 'red' },
+    'DELETE /api/v4/projects/:id/labels': { name: planning.spareLabel },
+    'DELETE /api/v4/groups/:id/labels': { name: planning.spareGroupLabel },
+  };
+}
+
+/** Path parameters of planning routes whose well-formed request must name a record of its own. */
+export function planningPathParams(route: { method: string; url: string }, world: { planning: WalkPlanning }): Record<string, string> {
+  const { planning } = world;
+  if (route.method !== 'DELETE') return {};
+  if (route.url === '/api/v4/projects/:id/labels/:label_id') return { label_id: String(planning.doomedLabelId) };
+  if (route.url === '/api/v4/groups/:id/labels/:label_id') return { label_id: String(planning.doomedGroupLabelId) };
+  if (route.url === '/api/v4/projects/:id/issues/:issue_iid') return { issue_iid: String(planning.doomedIssueIid) };
+  if (route.url === '/api/v4/projects/:id/milestones/:milestone_id') return { milestone_id: String(planning.doomedMilestoneId) };
+  if (route.url === '/api/v4/groups/:id/milestones/:milestone_id') return { milestone_id: String(planning.doomedGroupMilestoneId) };
+  return {};
+}

@@ -6,6 +6,8 @@ import { IssueFields } from './services/planning/issue-fields.ts';
 import { IssueViews } from './services/planning/issue-views.ts';
 import { IssuesService } from './services/planning/issues.ts';
 import { PlanningOwners } from './services/planning/planning-owner.ts';
+import type { IssueObserver } from './services/planning/issue-observers.ts';
+import { SystemNotes } from './services/planning/system-notes.ts';
 
 /** The planning area: labels, milestones and issues. */
 export function buildPlanningServices(context: CoordinatorContext) {
@@ -17,6 +19,8 @@ export function buildPlanningServices(context: CoordinatorContext) {
   const milestones = new MilestonesService({ milestones: stores.milestones, namespaces: stores.namespaces, owners });
   const fields = new IssueFields({ labels: stores.labels, milestones: stores.milestones, users: stores.users, namespaces: stores.namespaces, permissions });
   const views = new IssueViews({ issues: stores.issues, milestones: stores.milestones, users: stores.users, projects: stores.projects, namespaces: stores.namespaces });
-  const issues = new IssuesService({ ...scope, issues: stores.issues, lookup, permissions, planningPermissions, fields, views, milestones });
-  return { labels, milestones, issues };
+  const systemNotes = new SystemNotes({ notes: stores.notes });
+  const observers: IssueObserver[] = [];
+  const issues = new IssuesService({ ...scope, issues: stores.issues, lookup, permissions, planningPermissions, fields, views, milestones, observers });
+  return { labels, milestones, issues, systemNotes };
 }

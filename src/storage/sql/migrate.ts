@@ -24,6 +24,7 @@ import { runnerManagers } from './migrations/021-runner-managers.ts';
 import { coordinatorInstances } from './migrations/022-coordinator-instances.ts';
 import { dotenvVariables } from './migrations/023-dotenv-variables.ts';
 import { planning } from './migrations/024-planning.ts';
+import { planningActivity } from './migrations/025-planning-activity.ts';
 
 /** Ordered migrations; names never change once released. */
 const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
@@ -50,6 +51,7 @@ const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
   ['022-coordinator-instances', coordinatorInstances],
   ['023-dotenv-variables', dotenvVariables],
   ['024-planning', planning],
+  ['025-planning-activity', planningActivity],
 ];
 
 /** The names of every migration, in order: a schema's identity (the tests' PostgreSQL template is keyed on it). */

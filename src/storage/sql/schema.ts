@@ -6,6 +6,7 @@ import type {
 } from './schema-ci-settings.ts';
 import type { CommitCommentsTable } from './schema-commit-comments.ts';
 import type { GroupInternalIdsTable, IssueAssigneesTable, IssueLabelsTable, IssuesTable, LabelsTable, MilestonesTable } from './schema-planning.ts';
+import type { AwardEmojiTable, NotesTable, SubscriptionsTable, TimelogsTable, TodosTable } from './schema-planning-activity.ts';
 import type { DeployKeysProjectsTable, DeployKeysTable, ProtectedBranchesTable, ProtectedTagsTable, ReleaseLinksTable, ReleasesTable } from './schema-repository-protection.ts';
 
 /**
@@ -264,5 +265,10 @@ export interface DatabaseSchema {
   milestones: MilestonesTable;
   issues: IssuesTable;
   issue_labels: IssueLabelsTable;
+  notes: NotesTable;
+  award_emoji: AwardEmojiTable;
+  timelogs: TimelogsTable;
+  subscriptions: SubscriptionsTable;
+  todos: TodosTable;
   issue_assignees: IssueAssigneesTable;
 }

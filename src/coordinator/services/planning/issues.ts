@@ -7,6 +7,7 @@ import type { PlanningPermissions } from '../access/planning-permissions.ts';
 import { actorProjectAccess, type ProjectScopeDeps } from '../namespaces/project-scope.ts';
 import type { Page, Paged } from '../repository/pages.ts';
 import type { IssueFields } from './issue-fields.ts';
+import { announceIssueSaved, type IssueObserver } from './issue-observers.ts';
 import type { IssueView, IssueViews } from './issue-views.ts';
 import type { MilestonesService } from './milestones.ts';
 import type { OwnerRef } from './planning-owner.ts';
@@ -40,6 +41,8 @@ export interface IssuesServiceDeps extends ProjectScopeDeps {
   fields: IssueFields;
   views: IssueViews;
   milestones: Pick<MilestonesService, 'resolve'>;
+  /** Told of every issue created or updated (system notes, todos …), in order. */
+  observers: readonly IssueObserver[];
 }
 
 /**
@@ -124,7 +127,9 @@ export class IssuesService {
         assigneeIds: admin && input.assigneeIds ? await fields.assigneeIds(project, input.assigneeIds) : [],
       },
     );
-    return this.deps.views.one(issue);
+    const view = await this.deps.views.one(issue);
+    await announceIssueSaved(this.deps.observers, { project, actor, before: null, after: view, at: createdAt });
+    return view;
   }
 
   async update(projectRef: string, actor: UserRecord, iid: number, input: IssueUpdateInput): Promise<IssueView> {
@@ -146,9 +151,12 @@ export class IssuesService {
       if (input.assigneeIds !== undefined) relations.assigneeIds = await fields.assigneeIds(project, input.assigneeIds);
       relations.labelIds = await this.labelsAfter(project, issue, input);
     }
+    const before = this.deps.observers.length > 0 ? await this.deps.views.one(issue) : null;
     const updated = await this.deps.issues.update(issue.id, changes, relations);
     if (!updated) throw new GantryError('GANTRY_E_ISSUE_NOT_FOUND');
-    return this.deps.views.one(updated);
+    const after = await this.deps.views.one(updated);
+    if (before) await announceIssueSaved(this.deps.observers, { project, actor, before, after, at: now });
+    return after;
   }
 
   async remove(projectRef: string, actor: UserRecord, iid: number): Promise<void> {

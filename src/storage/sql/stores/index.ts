@@ -12,6 +12,7 @@ import { SqlGpgKeysStore, SqlSshKeysStore } from './keys.ts';
 import { SqlIssuesStore } from './issues.ts';
 import { SqlLabelsStore } from './labels.ts';
 import { SqlMilestonesStore } from './milestones.ts';
+import { SqlNotesStore } from './notes.ts';
 import { SqlInstallationStore, SqlInstancesStore, SqlThrottleCountersStore } from './instances.ts';
 import { SqlGroupGroupLinksStore } from './group-group-links.ts';
 import { SqlGroupQueriesStore } from './group-queries.ts';
@@ -79,6 +80,7 @@ export function createSqlStores(db: Db, writes: TableWrites = new TableWrites())
     labels: new SqlLabelsStore(db),
     milestones: new SqlMilestonesStore(db),
     issues: new SqlIssuesStore(db),
+    notes: new SqlNotesStore(db),
   };
 }
 

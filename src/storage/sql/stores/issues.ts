@@ -166,9 +166,20 @@ export class SqlIssuesStore implements IssuesStore {
     });
   }
 
+  /** Also deletes what names the issue by type and id: its notes (and their award emoji), award emoji, time logs, subscriptions and todos. */
   async delete(id: number): Promise<boolean> {
-    const result = await this.db.deleteFrom('issues').where('id', '=', id).executeTakeFirst();
-    return Number(result.numDeletedRows) > 0;
+    return this.db.transaction().execute(async (trx) => {
+      const noteIds = trx.selectFrom('notes').select('id').where('noteable_type', '=', 'Issue').where('noteable_id', '=', id);
+      await trx.deleteFrom('award_emoji').where('awardable_type', '=', 'Note').where('awardable_id', 'in', noteIds).execute();
+      await trx.deleteFrom('todos').where('note_id', 'in', noteIds).execute();
+      await trx.deleteFrom('notes').where('noteable_type', '=', 'Issue').where('noteable_id', '=', id).execute();
+      await trx.deleteFrom('award_emoji').where('awardable_type', '=', 'Issue').where('awardable_id', '=', id).execute();
+      await trx.deleteFrom('timelogs').where('issuable_type', '=', 'Issue').where('issuable_id', '=', id).execute();
+      await trx.deleteFrom('subscriptions').where('subscribable_type', '=', 'Issue').where('subscribable_id', '=', id).execute();
+      await trx.deleteFrom('todos').where('target_type', '=', 'Issue').where('target_id', '=', id).execute();
+      const result = await trx.deleteFrom('issues').where('id', '=', id).executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    });
   }
 
   async countsByLabel(labelIds: readonly number[], projectIds: readonly number[], confidentialAccess: ConfidentialAccess | null): Promise<Map<number, { opened: number; closed: number }>> {

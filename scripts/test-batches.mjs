@@ -6,22 +6,40 @@
 // GANTRY_TEST_BATCH=N puts N files in a batch (default 8; 1 runs every file alone).
 // With GANTRY_TEST_DATABASE_URL set, files that can never open a test database are left out:
 // they would run the very code they ran on SQLite.
-// Usage: node scripts/test-batches.mjs FILE.js...   (scripts/run-tests.sh)
+// `--postgres FILE.js...` after the files runs those files a second time on the PostgreSQL of
+// GANTRY_TEST_DATABASE_URL, in the same run: the first files then run on SQLite, and the
+// processes of both passes share the machine (npm test's whole run).
+// GANTRY_TEST_CONCURRENCY=N runs N processes at a time (default 2; 3 with --postgres, whose
+// processes wait on the database and on git often enough to leave two cores idle a third of
+// the time).
+// Usage: node scripts/test-batches.mjs FILE.js... [--postgres FILE.js...]   (scripts/run-tests.sh)
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { opensTestDatabase, planJobs } from './test-plan.mjs';
 
-let files = process.argv.slice(2);
-if (process.env.GANTRY_TEST_DATABASE_URL) {
-  const withoutDatabase = files.filter((file) => !opensTestDatabase(file));
+const args = process.argv.slice(2);
+const marker = args.indexOf('--postgres');
+let files = marker < 0 ? args : args.slice(0, marker);
+const databaseUrl = process.env.GANTRY_TEST_DATABASE_URL;
+if (marker >= 0 && !databaseUrl) {
+  console.error('--postgres needs GANTRY_TEST_DATABASE_URL (scripts/with-postgres.sh sets it)');
+  process.exit(2);
+}
+/** The files that may open a test database: on PostgreSQL, the others would run the very code they ran on SQLite. */
+const onPostgres = (candidates) => {
+  const withoutDatabase = candidates.filter((file) => !opensTestDatabase(file));
   if (withoutDatabase.length > 0) {
     console.log(`not run on PostgreSQL, as they open no test database: ${withoutDatabase.map((file) => path.relative(process.cwd(), file).replace(/\.js$/, '.ts')).join(', ')}`);
-    files = files.filter((file) => !withoutDatabase.includes(file));
   }
-}
-if (files.length === 0) process.exit(0);
+  return candidates.filter((file) => !withoutDatabase.includes(file));
+};
+let postgres;
+if (marker >= 0) postgres = { files: onPostgres(args.slice(marker + 1)), url: databaseUrl };
+else if (databaseUrl) files = onPostgres(files);
+if (postgres && postgres.files.length === 0) postgres = undefined;
+if (postgres === undefined && files.length === 0) process.exit(0);
 
 const requested = Number(process.env.GANTRY_TEST_BATCH ?? 8);
 const batchSize = Number.isInteger(requested) && requested > 0 ? requested : 8;
@@ -30,13 +48,17 @@ const batchDir = mkdtempSync(path.join(tmpdir(), 'gantry-test-batches-'));
 // CI. node:test gives --test-timeout to each process and to each test in it: a batch's process
 // gets one file's time per file it runs, each file's suite its own 10 minutes.
 const fileTimeoutMs = 600_000;
-const jobs = planJobs(files, { batchSize, batchDir, fileTimeoutMs });
+const jobs = planJobs(files, { batchSize, batchDir, fileTimeoutMs, postgres });
+const requestedConcurrency = Number(process.env.GANTRY_TEST_CONCURRENCY ?? (postgres ? 3 : 2));
+const concurrency = Number.isInteger(requestedConcurrency) && requestedConcurrency > 0 ? requestedConcurrency : 2;
+// The SQLite pass's processes must not see the database URL: only the PostgreSQL modules set it.
+const { GANTRY_TEST_DATABASE_URL: _url, ...sqliteEnv } = process.env;
 
 const run = spawnSync(
   process.execPath,
   [
     '--test',
-    '--test-concurrency=2',
+    `--test-concurrency=${concurrency}`,
     `--test-timeout=${fileTimeoutMs * batchSize}`,
     '--test-reporter=spec',
     '--test-reporter-destination=stdout',
@@ -44,7 +66,7 @@ const run = spawnSync(
     '--test-reporter-destination=stdout',
     ...jobs,
   ],
-  { stdio: 'inherit', env: { ...process.env, GANTRY_TEST_BATCH_DIR: batchDir } },
+  { stdio: 'inherit', env: { ...(postgres ? sqliteEnv : process.env), GANTRY_TEST_BATCH_DIR: batchDir } },
 );
 rmSync(batchDir, { recursive: true, force: true });
 process.exit(run.status ?? 1);

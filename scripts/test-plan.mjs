@@ -63,33 +63,50 @@ function listedAlone() {
 }
 
 /**
- * The processes node:test runs two at a time, in this order: the listed files alone, then the
- * other files that must be alone, then batches of `batchSize` files. Each is a module written
- * into `batchDir` that imports its files one after the other, each inside a suite named by the
- * file, which fails after `fileTimeoutMs`; the modules are numbered because node:test starts
- * its files in the order of their paths.
+ * The processes node:test runs, in this order: the listed files alone, then the other files
+ * that must be alone, then batches of `batchSize` files. Each is a module written into
+ * `batchDir` that imports its files one after the other, each inside a suite named by the file,
+ * which fails after `fileTimeoutMs`; the modules are numbered because node:test starts its
+ * files in the order of their paths. `postgres` adds a second pass over its files in the same
+ * run: its modules point GANTRY_TEST_DATABASE_URL at `postgres.url` before importing, and
+ * their suites are named `test/x.test.ts [PostgreSQL]`. The alone files of both passes start
+ * first, in the listed order (on PostgreSQL first, where they take longer), then the batches
+ * of the two passes alternate.
  */
-export function planJobs(files, { batchSize, batchDir, fileTimeoutMs }) {
+export function planJobs(files, { batchSize, batchDir, fileTimeoutMs, postgres }) {
   const slow = listedAlone();
   const rank = (file) => {
     const index = slow.indexOf(sourceOf(file));
     return index < 0 ? slow.length : index;
   };
-  const ordered = [...files].sort((a, b) => rank(a) - rank(b));
   const isAlone = (file) => batchSize <= 1 || rank(file) < slow.length || runsAlone(file);
-  const groups = ordered.filter(isAlone).map((file) => [file]);
-  const batchable = ordered.filter((file) => !isAlone(file));
-  for (let start = 0; start < batchable.length; start += batchSize) groups.push(batchable.slice(start, start + batchSize));
-  return groups.map((members, index) => {
+  const groupsOf = (passFiles, databaseUrl) => {
+    const ordered = [...passFiles].sort((a, b) => rank(a) - rank(b));
+    const alone = ordered.filter(isAlone).map((file) => ({ members: [file], databaseUrl }));
+    const batchable = ordered.filter((file) => !isAlone(file));
+    const batches = [];
+    for (let start = 0; start < batchable.length; start += batchSize) batches.push({ members: batchable.slice(start, start + batchSize), databaseUrl });
+    return { alone, batches };
+  };
+  const sqlite = groupsOf(files, undefined);
+  const other = postgres ? groupsOf(postgres.files, postgres.url) : { alone: [], batches: [] };
+  const alone = [...other.alone, ...sqlite.alone].sort((a, b) => rank(a.members[0]) - rank(b.members[0]));
+  const batches = [];
+  for (let index = 0; index < Math.max(sqlite.batches.length, other.batches.length); index += 1) {
+    batches.push(...[other.batches[index], sqlite.batches[index]].filter((batch) => batch !== undefined));
+  }
+  return [...alone, ...batches].map(({ members, databaseUrl }, index) => {
+    const suffix = databaseUrl === undefined ? '' : ' [PostgreSQL]';
     const names = members.map((file) => path.relative(process.cwd(), sourceOf(file)));
-    const entry = path.join(batchDir, `${String(index + 1).padStart(3, '0')}-${path.basename(names[0], '.test.ts')}.mjs`);
+    const entry = path.join(batchDir, `${String(index + 1).padStart(3, '0')}-${path.basename(names[0], '.test.ts')}${databaseUrl === undefined ? '' : '-pg'}.mjs`);
+    const setDatabase = databaseUrl === undefined ? [] : [`process.env.GANTRY_TEST_DATABASE_URL = ${JSON.stringify(databaseUrl)};`];
     const lines = members.map(
       (file, at) =>
-        `await describe(${JSON.stringify(names[at])}, { timeout: ${fileTimeoutMs} }, async () => { await import(${JSON.stringify(pathToFileURL(path.resolve(file)).href)}); });`,
+        `await describe(${JSON.stringify(names[at] + suffix)}, { timeout: ${fileTimeoutMs} }, async () => { await import(${JSON.stringify(pathToFileURL(path.resolve(file)).href)}); });`,
     );
     // Work a timed-out file left running would keep the process alive: it ends 2 minutes after its last file.
     const guard = `setTimeout(() => { console.error('still running 2 minutes after its last file ended: ending the process'); process.exit(1); }, 120_000).unref();`;
-    writeFileSync(entry, [`// ${names.join(' ')}`, "import { describe } from 'node:test';", ...lines, guard, ''].join('\n'));
+    writeFileSync(entry, [`// ${names.join(' ')}${suffix}`, "import { describe } from 'node:test';", ...setDatabase, ...lines, guard, ''].join('\n'));
     return entry;
   });
 }

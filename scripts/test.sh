@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The test command (README): sets up what the tests need (scripts/test-setup.sh), then runs
-# every test on SQLite and the storage and API tests again on a throw-away PostgreSQL.
+# every test on SQLite and the storage and API tests again on a throw-away PostgreSQL, in one
+# run whose processes share the machine (scripts/test-batches.mjs).
 # Usage: npm test               everything
 #        npm test -- PATH...    only the test files under these paths, on SQLite
 set -euo pipefail
@@ -8,7 +9,5 @@ cd "$(dirname "$0")/.."
 bash scripts/test-setup.sh
 bash scripts/build.sh   # the CLI tests start bin/*, which run the compiled dist/
 if [ $# -gt 0 ]; then exec bash scripts/run-tests.sh "$@"; fi
-echo "== tests (SQLite)"
-bash scripts/run-tests.sh test
-echo "== storage and API tests (PostgreSQL)"
-bash scripts/with-postgres.sh bash scripts/run-tests.sh test/coordinator test/storage/sql
+echo "== tests: all on SQLite, and the storage and API tests on PostgreSQL too, in one run"
+bash scripts/with-postgres.sh bash scripts/run-tests.sh --postgres test/coordinator test/storage/sql -- test

@@ -59,3 +59,42 @@ describe('scripts/test-batches.mjs', () => {
     for (const name of ['first', 'second', 'alone']) assert.match(report, new RegExp(`${name}\\.test\\.ts`));
   });
 });
+
+describe('scripts/test-batches.mjs --postgres', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'gantry-batches-pg-test-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const seen = path.join(dir, 'seen');
+  const databaseHelper = path.relative(dir, path.join(root, 'test/helpers/database.ts'));
+  const probe = (name: string) =>
+    `test('${name} records the database it was given', () => { appendFileSync(${JSON.stringify(seen)}, '${name} ' + (process.env.GANTRY_TEST_DATABASE_URL || 'sqlite') + '\\n'); });`;
+  // Named, not imported: enough for the plan to count the file as one that opens a test database.
+  const withDatabase = writeTestFile(dir, 'stored', `const helper = '${databaseHelper}';\nvoid helper;\n${probe('stored')}`);
+  const withoutDatabase = writeTestFile(dir, 'pure', probe('pure'));
+  const { NODE_TEST_CONTEXT: _context, ...env } = process.env;
+  const url = 'postgres://probe.invalid/postgres';
+  const run = spawnSync(process.execPath, ['scripts/test-batches.mjs', withDatabase, withoutDatabase, '--postgres', withDatabase, withoutDatabase], {
+    cwd: root,
+    encoding: 'utf8',
+    timeout: 120_000,
+    env: { ...env, GANTRY_TEST_DATABASE_URL: url },
+  });
+  const output = `${run.stdout}${run.stderr}`;
+  const lines = () => readFileSync(seen, 'utf8').trim().split('\n').sort();
+
+  it('runs every file on SQLite, without the database URL, and those that open a test database on PostgreSQL too', () => {
+    assert.equal(run.status, 0, output);
+    assert.deepEqual(lines(), ['pure sqlite', `stored ${url}`, 'stored sqlite'], output);
+  });
+
+  it('names the PostgreSQL runs apart, and the files it leaves out of that pass', () => {
+    assert.match(output, /stored\.test\.ts \[PostgreSQL\]/);
+    assert.match(output, /not run on PostgreSQL, as they open no test database: [^\n]*pure\.test\.ts/);
+    assert.match(output.slice(output.indexOf('slowest of')), /^slowest of 3 test files/);
+  });
+
+  it('refuses --postgres without a database URL', () => {
+    const refused = spawnSync(process.execPath, ['scripts/test-batches.mjs', withDatabase, '--postgres', withDatabase], { cwd: root, encoding: 'utf8', timeout: 60_000, env: { ...env, GANTRY_TEST_DATABASE_URL: '' } });
+    assert.equal(refused.status, 2);
+    assert.match(refused.stderr, /--postgres needs GANTRY_TEST_DATABASE_URL/);
+  });
+});

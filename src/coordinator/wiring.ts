@@ -23,6 +23,7 @@ import { buildRepositoryServices } from './wiring-repository.ts';
 import { buildCiSettingsServices } from './wiring-ci-settings.ts';
 import { buildRunnersServices } from './wiring-runners.ts';
 import { buildPlanningServices } from './wiring-planning.ts';
+import { JobQueueMetrics } from './services/monitoring/job-queue.ts';
 
 /**
  * The services of the API, each built with the narrow stores and collaborators it needs
@@ -41,6 +42,13 @@ export function buildServices(context: CoordinatorContext, ci: CiServices = buil
     ...buildCiSettingsServices(context, ci.pipelineProcessing),
     ...buildRunnersServices(context, ci, edge.jobRequestLongPollSeconds),
     ...buildPlanningServices(context),
+    jobQueueMetrics: new JobQueueMetrics({
+      tasks: stores.tasks,
+      instances: stores.instances,
+      permissions,
+      worker: { instanceId: context.instance.id, kinds: ci.taskWorker.kinds, concurrency: ci.taskWorker.concurrency, get started() { return ci.taskWorker.started; } },
+      staleAfterMs: context.instance.staleAfterMs,
+    }),
     readCache: context.readCache,
   };
 }

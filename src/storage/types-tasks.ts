@@ -56,16 +56,24 @@ export interface TaskKindCounts {
   oldest_ready_at: string | null;
 }
 
+/** Attempts that ended, per kind, since the installation began (Sidekiq's processed and failed). */
+export interface TaskKindTotals {
+  kind: string;
+  /** Attempts that ended: completed, or failed. */
+  processed: number;
+  failed: number;
+}
+
 export interface TasksStore {
   /** Inserts the task, unless a pending task has the same dedupe key: then answers that one with `deduplicated`. */
   enqueue(task: NewTask, now: string): Promise<{ task: TaskRecord; deduplicated: boolean }>;
   /** Atomically leases the due pending task with the earliest run_at (`FOR UPDATE SKIP LOCKED` on PostgreSQL). */
   claim(claim: TaskClaim): Promise<TaskRecord | undefined>;
-  /** Removes a finished task; false when the caller no longer holds its lease. */
+  /** Removes a finished task and counts the attempt processed; false when the caller no longer holds its lease. */
   complete(id: number, owner: string): Promise<boolean>;
   /**
    * Records a failure of a leased task: pending again at `retryAt`, or `dead` when `retryAt`
-   * is null. False when the caller no longer holds the lease.
+   * is null; the attempt counts processed and failed. False when the caller no longer holds the lease.
    */
   fail(id: number, owner: string, error: string, retryAt: string | null, now: string): Promise<boolean>;
   /** Keeps the lease of a long task. */
@@ -79,6 +87,10 @@ export interface TasksStore {
   /** The earliest run_at of a pending task, for a worker's sleep. */
   nextRunAt(kinds?: readonly string[]): Promise<string | undefined>;
   counts(now: string): Promise<TaskKindCounts[]>;
+  /** Every kind's totals (kinds never attempted are absent). */
+  totals(): Promise<TaskKindTotals[]>;
+  /** Running tasks per lease owner (a coordinator instance's id). */
+  runningByOwner(): Promise<Map<string, number>>;
   /** Dead tasks, newest first. */
   listDead(limit: number): Promise<TaskRecord[]>;
 }

@@ -30,7 +30,6 @@ const PENDING: ReadonlyArray<{ prefix: string; area: string; exact?: boolean }> 
   { prefix: '/projects/:id/merge_requests', area: 'merge requests' },
   { prefix: '/projects/:id/services', area: 'integrations' },
   { prefix: '/todos', area: 'todos' },
-  { prefix: '/jobqueue', area: 'background-job metrics' },
 ];
 
 /** Values for path parameters: ids that do not exist (so DELETE rows harm nothing), plausible names. */

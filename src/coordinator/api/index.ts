@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { CoordinatorServices, EdgeConfig } from '../wiring.ts';
 import { versionRoutes } from './instance/version.ts';
 import { settingsRoutes } from './instance/settings.ts';
+import { jobQueueRoutes } from './instance/job-queue.ts';
 import { customAttributesRoutes } from './accounts/custom-attributes.ts';
 import { accessTokensRoutes } from './accounts/access-tokens.ts';
 import { groupsRoutes } from './namespaces/groups.ts';
@@ -47,7 +48,7 @@ import { issuesRoutes } from './planning/issues.ts';
 /** Mounts every resource area under /api/v4. One plugin per area; each stays thin. */
 export async function registerApi(api: FastifyInstance, services: CoordinatorServices, edge: EdgeConfig): Promise<void> {
   // Every area in the typed pattern: typebox route schemas, services with narrow dependencies.
-  const typed = [namespacesRoutes, projectsRoutes, projectActionsRoutes, customAttributesRoutes, groupsRoutes, groupChangesRoutes, membersRoutes, membershipsRoutes, usersRoutes, usersKeysRoutes, usersGpgKeysRoutes, accessTokensRoutes, settingsRoutes, versionRoutes];
+  const typed = [namespacesRoutes, projectsRoutes, projectActionsRoutes, customAttributesRoutes, groupsRoutes, groupChangesRoutes, membersRoutes, membershipsRoutes, usersRoutes, usersKeysRoutes, usersGpgKeysRoutes, accessTokensRoutes, settingsRoutes, versionRoutes, jobQueueRoutes];
   // The repository area (code, refs, releases, deploy keys).
   const repository = [repositoryCommitsRoutes, repositoryFilesRoutes, repositoryBrowsingRoutes, branchesRoutes, protectedBranchesRoutes, protectedTagsRoutes, tagsRoutes, releasesRoutes, releaseLinksRoutes, deployKeysRoutes];
   // The CI area: pipelines, jobs, statuses; settings (variables, triggers, pipeline schedules, environments).

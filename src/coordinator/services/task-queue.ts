@@ -47,7 +47,8 @@ export function backoffDelay(attempt: number, backoff: { baseMs: number; maxMs: 
 export class TaskWorker {
   readonly owner: string;
   private readonly running = new Map<number, { done: Promise<void>; controller: AbortController }>();
-  private readonly concurrency: number;
+  /** Tasks run at once. */
+  readonly concurrency: number;
   private readonly pollIntervalMs: number;
   private readonly leaseMs: number;
   private readonly backoff: { baseMs: number; maxMs: number };
@@ -70,6 +71,16 @@ export class TaskWorker {
     this.backoff = options.backoff ?? { baseMs: 1000, maxMs: 60 * 60 * 1000 };
     this.releaseIntervalMs = options.releaseIntervalMs ?? 30_000;
     this.clock = options.clock ?? Date.now;
+  }
+
+  /** The task kinds this worker claims (its queues). */
+  get kinds(): string[] {
+    return Object.keys(this.options.handlers);
+  }
+
+  /** Started and not stopped. */
+  get started(): boolean {
+    return this.loop !== undefined && !this.stopping;
   }
 
   start(): void {

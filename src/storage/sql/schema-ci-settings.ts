@@ -167,3 +167,10 @@ export interface TasksTable {
   created_at: string;
   updated_at: string;
 }
+
+/** Attempts of the task queue per kind (migration 028); bigint on PostgreSQL, read with Number(). */
+export interface TaskCountersTable {
+  kind: string;
+  processed: number;
+  failed: number;
+}

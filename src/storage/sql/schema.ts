@@ -2,7 +2,7 @@ import type { Generated } from '#deps/kysely';
 import type { CiArtifactEntriesTable, CiJobArtifactsTable, CiJobsTable, CiJobVariablesTable, CiPipelinesTable, CiPipelineVariablesTable, CiStagesTable, CiTraceChunksTable, InternalIdsTable } from './schema-ci.ts';
 import type {
   CiGroupVariablesTable, CiPipelineSchedulesTable, CiPipelineScheduleVariablesTable, CiRunnerManagersTable, CiRunnerNamespacesTable, CiRunnerProjectsTable,
-  CiRunnersTable, CiTriggersTable, CiVariablesTable, DeploymentsTable, EnvironmentsTable, NamespaceRunnersTokensTable, TasksTable,
+  CiRunnersTable, CiTriggersTable, CiVariablesTable, DeploymentsTable, EnvironmentsTable, NamespaceRunnersTokensTable, TaskCountersTable, TasksTable,
 } from './schema-ci-settings.ts';
 import type { CommitCommentsTable } from './schema-commit-comments.ts';
 import type { GroupInternalIdsTable, IssueAssigneesTable, IssueLabelsTable, IssuesTable, LabelsTable, MilestonesTable } from './schema-planning.ts';
@@ -257,6 +257,7 @@ export interface DatabaseSchema {
   environments: EnvironmentsTable;
   deployments: DeploymentsTable;
   tasks: TasksTable;
+  task_counters: TaskCountersTable;
   gantry_installation: GantryInstallationTable;
   coordinator_instances: CoordinatorInstancesTable;
   throttle_counters: ThrottleCountersTable;

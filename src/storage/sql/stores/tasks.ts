@@ -1,6 +1,6 @@
 import { sql } from '#deps/kysely';
 import { dialectOf, inTransaction, isUniqueViolation, type Db } from '../database.ts';
-import type { NewTask, TaskClaim, TaskKindCounts, TaskRecord, TasksStore, TaskStatus } from '../../types-tasks.ts';
+import type { NewTask, TaskClaim, TaskKindCounts, TaskKindTotals, TaskRecord, TasksStore, TaskStatus } from '../../types-tasks.ts';
 
 const DEFAULT_MAX_ATTEMPTS = 5;
 /** Expired leases handled per call. */
@@ -68,24 +68,36 @@ export class SqlTasksStore implements TasksStore {
   }
 
   async complete(id: number, owner: string): Promise<boolean> {
-    const result = await this.db.deleteFrom('tasks').where('id', '=', id).where(sql<boolean>`status = 'running'`).where('locked_by', '=', owner).executeTakeFirst();
-    return Number(result.numDeletedRows) > 0;
+    return this.remove(id, owner, false);
   }
 
   async fail(id: number, owner: string, error: string, retryAt: string | null, now: string): Promise<boolean> {
-    const update = this.db
-      .updateTable('tasks')
-      .set({ status: retryAt === null ? 'dead' : 'pending', locked_by: null, locked_until: null, last_error: error, updated_at: now, ...(retryAt === null ? {} : { run_at: retryAt }) })
-      .where('id', '=', id)
-      .where(sql<boolean>`status = 'running'`)
-      .where('locked_by', '=', owner);
     try {
-      return Number((await update.executeTakeFirst()).numUpdatedRows) > 0;
+      return await inTransaction(this.db, async (trx) => {
+        const updated = await trx
+          .updateTable('tasks')
+          .set({ status: retryAt === null ? 'dead' : 'pending', locked_by: null, locked_until: null, last_error: error, updated_at: now, ...(retryAt === null ? {} : { run_at: retryAt }) })
+          .where('id', '=', id)
+          .where(sql<boolean>`status = 'running'`)
+          .where('locked_by', '=', owner)
+          .returning('kind')
+          .executeTakeFirst();
+        if (updated) await count(trx, updated.kind, true);
+        return updated !== undefined;
+      });
     } catch (caught) {
       // A pending twin (same dedupe key) was enqueued meanwhile: it does this work; drop this one.
       if (!isUniqueViolation(caught)) throw caught;
-      return this.complete(id, owner);
+      return this.remove(id, owner, true);
     }
+  }
+
+  private remove(id: number, owner: string, failed: boolean): Promise<boolean> {
+    return inTransaction(this.db, async (trx) => {
+      const removed = await trx.deleteFrom('tasks').where('id', '=', id).where(sql<boolean>`status = 'running'`).where('locked_by', '=', owner).returning('kind').executeTakeFirst();
+      if (removed) await count(trx, removed.kind, failed);
+      return removed !== undefined;
+    });
   }
 
   async extend(id: number, owner: string, lockedUntil: string): Promise<boolean> {
@@ -177,8 +189,34 @@ export class SqlTasksStore implements TasksStore {
     }));
   }
 
+  async totals(): Promise<TaskKindTotals[]> {
+    const rows = await this.db.selectFrom('task_counters').selectAll().orderBy('kind').execute();
+    return rows.map((row) => ({ kind: row.kind, processed: Number(row.processed), failed: Number(row.failed) }));
+  }
+
+  async runningByOwner(): Promise<Map<string, number>> {
+    const rows = await this.db
+      .selectFrom('tasks')
+      .select(['locked_by', (eb) => eb.fn.countAll<number>().as('running')])
+      .where(sql<boolean>`status = 'running'`)
+      .groupBy('locked_by')
+      .execute();
+    return new Map(rows.flatMap((row) => (row.locked_by === null ? [] : [[row.locked_by, Number(row.running)] as const])));
+  }
+
   async listDead(limit: number): Promise<TaskRecord[]> {
     const rows = await this.db.selectFrom('tasks').selectAll().where(sql<boolean>`status = 'dead'`).orderBy('updated_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
     return rows.map(toTask);
   }
+}
+
+/** One attempt of `kind` ended (and failed, or not). */
+async function count(trx: Db, kind: string, failed: boolean): Promise<void> {
+  await trx
+    .insertInto('task_counters')
+    .values({ kind, processed: 1, failed: failed ? 1 : 0 })
+    .onConflict((conflict) =>
+      conflict.column('kind').doUpdateSet({ processed: sql<number>`task_counters.processed + 1`, failed: sql<number>`task_counters.failed + excluded.failed` }),
+    )
+    .execute();
 }

@@ -42,7 +42,7 @@ describe('notes on issues', () => {
 
     const edited = await fx.gantry.api('PUT', notes(iid, `/${id}`), { body: { body: 'First, edited' }, token: fx.developer.token });
     assert.equal(edited.status, 200, edited.text);
-    assert.deepEqual([edited.json.body, edited.json.created_at, edited.json.updated_at !== created_at], ['First, edited', created_at, true]);
+    assert.deepEqual([edited.json.body, edited.json.created_at, String(edited.json.updated_at) >= String(created_at)], ['First, edited', created_at, true]);
     assert.equal((await fx.gantry.api('DELETE', notes(iid, `/${id}`), { token: fx.developer.token })).status, 204);
     assert.deepEqual((await fx.gantry.api('GET', notes(iid, `/${id}`))).json, { message: '404 Note Not Found' });
     assert.deepEqual((await fx.gantry.api('GET', notes(iid))).list, []);
@@ -161,7 +161,7 @@ describe('notes on issues', () => {
     assert.notEqual(ignored.created_at, '2020-01-02T03:04:05.000Z');
   });
 
-  it('takes notes on a locked discussion from members only', async () => {
+  it('takes notes on a locked discussion from members only, and none on an archived project', async () => {
     const group = await makeGroup(fx.gantry, 'open', { visibility: 'public' });
     const project = await makeProject(fx.gantry, group.id, 'town-square', { visibility: 'public' });
     const passerby = await makeUser(fx.gantry, 'passerby');
@@ -177,6 +177,14 @@ describe('notes on issues', () => {
     assert.deepEqual([outsider.status, outsider.json], [403, { message: '403 Forbidden' }]);
     assert.equal((await fx.gantry.api('GET', `${url}/${iid}/notes`, { token: passerby.token })).list.length, 1);
     await fx.gantry.api('PUT', `${url}/${iid}`, { body: { discussion_locked: false } });
-    assert.equal((await fx.gantry.api('POST', `${url}/${iid}/notes`, { body: { body: 'now me' }, token: passerby.token })).status, 201);
+    const mine = await fx.gantry.api('POST', `${url}/${iid}/notes`, { body: { body: 'now me' }, token: passerby.token });
+    assert.equal(mine.status, 201);
+
+    await fx.gantry.coordinator.context.stores.projects.update(project.id, { archived: true });
+    const archived = await fx.gantry.api('POST', `${url}/${iid}/notes`, { body: { body: 'still here?' }, token: member.token });
+    assert.deepEqual([archived.status, archived.json], [403, { message: '403 Forbidden' }]);
+    assert.equal((await fx.gantry.api('PUT', `${url}/${iid}/notes/${mine.json.id}`, { body: { body: 'edit' }, token: passerby.token })).status, 403);
+    const bodies = (await fx.gantry.api('GET', `${url}/${iid}/notes`, { token: passerby.token })).list.map((listed) => listed.body);
+    assert.deepEqual(bodies, ['now me', 'unlocked the discussion in this issue', 'me too']);
   });
 });

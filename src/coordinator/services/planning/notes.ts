@@ -84,7 +84,7 @@ export class NotesService {
       created_at: at,
       updated_at: at,
     });
-    if (this.deps.observers.length > 0) {
+    if (this.deps.observers.some((observer) => observer.noteWritten)) {
       await announceNoteWritten(this.deps.observers, { project, actor, issue: await this.deps.views.one(issue), note });
     }
     return { note, author: actor, noteableIid: issue.iid };

@@ -18,6 +18,24 @@ export interface NoteRecord {
 
 export type NewNote = Omit<NoteRecord, 'id'>;
 
+/** The notes of one noteable, as a list shows them. */
+export interface NoteListFilter {
+  noteableType: NoteableType;
+  noteableId: number;
+  /** Internal notes are left out unless true. */
+  includeInternal: boolean;
+  orderBy: 'created_at' | 'updated_at';
+  sort: 'asc' | 'desc';
+}
+
 export interface NotesStore {
   create(note: NewNote): Promise<NoteRecord>;
+  /** A page and the total, in two statements. */
+  list(filter: NoteListFilter, page: { offset: number; limit: number }): Promise<{ items: NoteRecord[]; total: number }>;
+  /** The note of that id on that noteable (undefined for a note of another one). */
+  findOn(noteableType: NoteableType, noteableId: number, noteId: number): Promise<NoteRecord | undefined>;
+  update(id: number, changes: { body: string; updated_at: string }): Promise<NoteRecord | undefined>;
+  delete(id: number): Promise<boolean>;
+  /** Per noteable of `ids`, how many notes people wrote that everyone who sees it may read (not system, not internal); one statement. */
+  userNoteCounts(noteableType: NoteableType, ids: readonly number[]): Promise<Map<number, number>>;
 }

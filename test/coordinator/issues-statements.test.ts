@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { startTestCoordinator, type TestCoordinator } from '../helpers/coordinator.ts';
 import { makeGroup, makeProject, makeUser } from './groups-fixtures.ts';
 
-/** An issue list runs the same number of SQL statements whatever its page size (views are batched). */
+/** An issue list, and an issue's notes, run the same number of SQL statements whatever the page size (views are batched). */
 describe('issue list statements', () => {
   let gantry: TestCoordinator;
   let counting = false;
@@ -21,17 +21,23 @@ describe('issue list statements', () => {
       const body = { title: `issue ${n}`, labels: `a,b,l${n}`, milestone_id: milestone.json.id, assignee_ids: [assignee.id] };
       assert.equal((await gantry.api('POST', `/projects/${projectId}/issues`, { body })).status, 201);
     }
+    // Notes by several authors on several issues: counts and authors are read once per page too.
+    for (let n = 1; n <= 30; n += 1) {
+      const token = n % 2 === 0 ? assignee.token : undefined;
+      assert.equal((await gantry.api('POST', `/projects/${projectId}/issues/${1 + (n % 3)}/notes`, { body: { body: `note ${n}` }, token })).status, 201);
+    }
+    for (let n = 0; n < 30; n += 1) await gantry.api('POST', `/projects/${projectId}/issues/1/notes`, { body: { body: `more ${n}` }, token: n % 2 === 0 ? assignee.token : undefined });
   });
   after(() => gantry.close());
 
   /** The fewest statements of three runs: the coordinator's own background work (heartbeats, settings) only ever adds some. */
-  const count = async (query: string) => {
+  const count = async (query: string, path = `/projects/${projectId}/issues`) => {
     const runs: number[] = [];
     let items = 0;
     for (let run = 0; run < 3; run += 1) {
       statements = 0;
       counting = true;
-      const response = await gantry.api('GET', `/projects/${projectId}/issues${query}`);
+      const response = await gantry.api('GET', `${path}${query}`);
       counting = false;
       assert.equal(response.status, 200);
       runs.push(statements);
@@ -46,5 +52,18 @@ describe('issue list statements', () => {
     assert.deepEqual([small.items, large.items], [2, 30]);
     assert.equal(large.statements, small.statements);
     assert.equal((await count('?per_page=30')).statements, small.statements);
+  });
+
+  it('counts user notes for the whole page at once', async () => {
+    const response = await gantry.api('GET', `/projects/${projectId}/issues?sort=asc&per_page=3`);
+    assert.deepEqual(response.list.map((issue) => issue.user_notes_count), [40, 10, 10]);
+  });
+
+  it('runs as many statements for 30 notes as for 2', async () => {
+    const notes = `/projects/${projectId}/issues/1/notes`;
+    const small = await count('?per_page=2', notes);
+    const large = await count('?per_page=30', notes);
+    assert.deepEqual([small.items, large.items], [2, 30]);
+    assert.equal(large.statements, small.statements);
   });
 });

@@ -1,4 +1,4 @@
-/** The planning records a walk of the route table names: labels and milestones (each route deleting gets its own). */
+/** The planning records a walk of the route table names: labels, milestones, issues and notes (each route deleting gets its own). */
 export interface WalkPlanning {
   labelId: number;
   groupLabelId: number;
@@ -14,6 +14,9 @@ export interface WalkPlanning {
   doomedGroupMilestoneId: number;
   issueIid: number;
   doomedIssueIid: number;
+  /** A note on `issueIid`, and one the delete route removes. */
+  noteId: number;
+  doomedNoteId: number;
 }
 
 type Call = (method: 'POST' | 'PUT', url: string, body: unknown, status?: number) => Promise<Record<string, unknown>>;
@@ -23,7 +26,7 @@ export async function seedPlanning(call: Call, projectUrl: string, groupId: numb
   const idOf = async (url: string, body: unknown) => Number((await call('POST', url, body)).id);
   await call('POST', `${projectUrl}/labels`, { name: 'walk-spare', color: 'red' });
   await call('POST', `${groupUrl}/labels`, { name: 'walk-group-spare', color: 'red' });
-  return {
+  const records = {
     labelId: await idOf(`${projectUrl}/labels`, { name: 'walk', color: '#00ff00' }),
     groupLabelId: await idOf(`${groupUrl}/labels`, { name: 'walk-group', color: 'blue' }),
     spareLabel: 'walk-spare',
@@ -37,12 +40,15 @@ export async function seedPlanning(call: Call, projectUrl: string, groupId: numb
     issueIid: Number((await call('POST', `${projectUrl}/issues`, { title: 'walk', labels: 'walk' })).iid),
     doomedIssueIid: Number((await call('POST', `${projectUrl}/issues`, { title: 'walk-doomed' })).iid),
   };
+  const notesUrl = `${projectUrl}/issues/${records.issueIid}/notes`;
+  return { ...records, noteId: await idOf(notesUrl, { body: 'walk' }), doomedNoteId: await idOf(notesUrl, { body: 'walk-doomed' }) };
 }
 
 /** The planning record a path parameter names, if it is one of them. */
 export function planningValue(path: string, name: string, planning: WalkPlanning): number | undefined {
   if (name === 'label_id') return path.startsWith('/groups/') ? planning.groupLabelId : planning.labelId;
   if (name === 'issue_iid') return planning.issueIid;
+  if (name === 'note_id') return planning.noteId;
   if (name === 'milestone_id') return path.startsWith('/groups/') ? planning.groupMilestoneId : planning.milestoneId;
   return undefined;
 }
@@ -68,6 +74,7 @@ export function planningPathParams(route: { method: string; url: string }, world
   if (route.url === '/api/v4/projects/:id/labels/:label_id') return { label_id: String(planning.doomedLabelId) };
   if (route.url === '/api/v4/groups/:id/labels/:label_id') return { label_id: String(planning.doomedGroupLabelId) };
   if (route.url === '/api/v4/projects/:id/issues/:issue_iid') return { issue_iid: String(planning.doomedIssueIid) };
+  if (route.url === '/api/v4/projects/:id/issues/:issue_iid/notes/:note_id') return { note_id: String(planning.doomedNoteId) };
   if (route.url === '/api/v4/projects/:id/milestones/:milestone_id') return { milestone_id: String(planning.doomedMilestoneId) };
   if (route.url === '/api/v4/groups/:id/milestones/:milestone_id') return { milestone_id: String(planning.doomedGroupMilestoneId) };
   return {};

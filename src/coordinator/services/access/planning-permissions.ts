@@ -1,6 +1,6 @@
 import type { NamespaceRecord, ProjectRecord } from '../../../storage/types.ts';
 import type { ConfidentialAccess } from '../../../storage/types-planning.ts';
-import { OWNER, REPORTER, type Actor, type ActorProjectAccess, type Permissions } from './permissions.ts';
+import { MAINTAINER, OWNER, REPORTER, type Actor, type ActorProjectAccess, type Permissions } from './permissions.ts';
 
 /**
  * Who may see and do what with issues, labels and milestones (GitLab's ProjectPolicy and
@@ -78,6 +78,42 @@ export class PlanningPermissions {
   async confidentialAccessIn(project: ProjectRecord, actor: Actor): Promise<ConfidentialAccess | null> {
     if (await this.seesConfidentialIssues(project, actor)) return null;
     return { userId: actor?.id ?? null, projectIds: [], namespaceIds: [] };
+  }
+
+  /** `read_internal_note`, `mark_note_as_internal`: Reporters and up (administrators too). */
+  async canReadInternalNotes(project: ProjectRecord, actor: Actor): Promise<boolean> {
+    return this.permissions.projectLevelAtLeast(project, actor, REPORTER);
+  }
+
+  /**
+   * `create_note` on an issue the caller sees: anyone signed in (not on an archived project);
+   * a locked discussion takes notes from the project's members only (direct or inherited;
+   * administrators count as members).
+   */
+  async canCreateNote(project: ProjectRecord, issue: { discussion_locked: boolean | null }, actor: Actor): Promise<boolean> {
+    if (!actor || project.archived) return false;
+    return !issue.discussion_locked || (await this.isProjectMember(project, actor));
+  }
+
+  /**
+   * `admin_note` (edit, delete): its author or Maintainers and up; never a system note, an
+   * internal note the caller may not read, a note of an archived project, or (from a
+   * non-member) a note of a locked discussion.
+   */
+  async canAdminNote(project: ProjectRecord, issue: { discussion_locked: boolean | null }, note: { author_id: number; system: boolean; internal: boolean }, actor: Actor): Promise<boolean> {
+    if (!actor || note.system || project.archived) return false;
+    if (note.internal && !(await this.canReadInternalNotes(project, actor))) return false;
+    if (issue.discussion_locked && !(await this.isProjectMember(project, actor))) return false;
+    return note.author_id === actor.id || this.permissions.projectLevelAtLeast(project, actor, MAINTAINER);
+  }
+
+  /** `set_note_created_at`: administrators and the project's Owners. */
+  async canBackdateNote(project: ProjectRecord, actor: Actor): Promise<boolean> {
+    return this.permissions.projectLevelAtLeast(project, actor, OWNER);
+  }
+
+  private async isProjectMember(project: ProjectRecord, actor: Actor): Promise<boolean> {
+    return (await this.permissions.projectAccess(project, actor)).effective !== null;
   }
 
   /** `read_label`, `read_milestone`: whoever reads the project or group. */

@@ -1,5 +1,6 @@
 import type { NamespacesStore, ProjectsStore, UserRecord, UsersStore } from '../../../storage/types.ts';
 import type { IssueRecord, IssuesStore, MilestoneRecord, MilestonesStore } from '../../../storage/types-planning.ts';
+import type { NotesStore } from '../../../storage/types-notes.ts';
 
 /** An issue with what its answer shows, gathered for a whole page at once. */
 export interface IssueView {
@@ -7,10 +8,14 @@ export interface IssueView {
   /** `namespace/project` of its project. */
   projectPath: string;
   labels: string[];
+  /** The same labels by id (system notes name them `~id`). */
+  labelIds: number[];
   milestone: { milestone: MilestoneRecord; ownerPath: string } | null;
   author: UserRecord | null;
   assignees: UserRecord[];
   closedBy: UserRecord | null;
+  /** Notes people wrote that everyone who sees the issue reads (not system, not internal). */
+  userNotesCount: number;
 }
 
 export interface IssueViewsDeps {
@@ -19,11 +24,12 @@ export interface IssueViewsDeps {
   users: Pick<UsersStore, 'findByIds'>;
   projects: Pick<ProjectsStore, 'findByIds'>;
   namespaces: Pick<NamespacesStore, 'findByIds'>;
+  notes: Pick<NotesStore, 'userNoteCounts'>;
 }
 
 /**
- * The views of a page of issues in six statements whatever its size: labels, assignees,
- * milestones, users, projects and namespaces, each read once for all of them.
+ * The views of a page of issues in seven statements whatever its size: labels, assignees,
+ * milestones, users, projects, namespaces and note counts, each read once for all of them.
  */
 export class IssueViews {
   constructor(private readonly deps: IssueViewsDeps) {}
@@ -41,6 +47,7 @@ export class IssueViews {
     const projects = new Map((await deps.projects.findByIds([...new Set(issues.map((issue) => issue.project_id))])).map((project) => [project.id, project]));
     const namespaceIds = [...[...projects.values()].map((project) => project.namespace_id), ...[...milestones.values()].flatMap((milestone) => (milestone.group_id === null ? [] : [milestone.group_id]))];
     const namespaces = new Map((await deps.namespaces.findByIds([...new Set(namespaceIds)])).map((namespace) => [namespace.id, namespace.full_path]));
+    const noteCounts = await deps.notes.userNoteCounts('Issue', ids);
     const projectPath = (projectId: number) => {
       const project = projects.get(projectId);
       return project ? `${namespaces.get(project.namespace_id) ?? ''}/${project.path}` : '';
@@ -51,10 +58,12 @@ export class IssueViews {
         issue,
         projectPath: projectPath(issue.project_id),
         labels: (labels.get(issue.id) ?? []).map((label) => label.title),
+        labelIds: (labels.get(issue.id) ?? []).map((label) => label.id),
         milestone: milestone ? { milestone, ownerPath: milestone.project_id !== null ? projectPath(milestone.project_id) : (namespaces.get(milestone.group_id ?? -1) ?? '') } : null,
         author: users.get(issue.author_id) ?? null,
         assignees: (assignees.get(issue.id) ?? []).flatMap((userId) => users.get(userId) ?? []),
         closedBy: issue.closed_by_id === null ? null : (users.get(issue.closed_by_id) ?? null),
+        userNotesCount: noteCounts.get(issue.id) ?? 0,
       };
     });
   }

@@ -35,8 +35,8 @@ export interface IssueJson {
 }
 
 /**
- * GitLab's Issue entity; `single` adds `subscribed` and `_links`. Notes, award emoji and
- * merge requests do not exist yet: their counts are 0.
+ * GitLab's Issue entity; `single` adds `subscribed` and `_links`. Award emoji and merge
+ * requests do not exist yet: their counts are 0.
  */
 export function serializeIssue(view: IssueView, externalUrl: string, single = false): IssueJson {
   const { issue } = view;
@@ -59,7 +59,7 @@ export function serializeIssue(view: IssueView, externalUrl: string, single = fa
     assignees,
     author: user(view.author),
     assignee: assignees[0] ?? null,
-    user_notes_count: 0,
+    user_notes_count: view.userNotesCount,
     merge_requests_count: 0,
     upvotes: 0,
     downvotes: 0,

@@ -1,4 +1,4 @@
-import { sql, type ExpressionBuilder } from '#deps/kysely';
+import type { ExpressionBuilder } from '#deps/kysely';
 import { countAll, inTransaction, type Db } from '../database.ts';
 import type { DatabaseSchema } from '../schema.ts';
 import type { Page } from '../../types-ci.ts';
@@ -96,15 +96,13 @@ export class SqlIssuesStore implements IssuesStore {
     if (labels === 'none') query = query.where('i.id', 'not in', labelLinks);
     else if (labels === 'any') query = query.where('i.id', 'in', labelLinks);
     else if (labels !== undefined && labels.length > 0) {
-      const titles = [...new Set(labels)];
-      const carryingAll = this.db
-        .selectFrom('issue_labels as il')
-        .innerJoin('labels as l', 'l.id', 'il.label_id')
-        .select('il.issue_id')
-        .where('l.title', 'in', titles)
-        .groupBy('il.issue_id')
-        .having(sql<number>`count(distinct l.title)`, '=', titles.length);
-      query = query.where('i.id', 'in', carryingAll);
+      // One probe of the issue's own labels per title: the work follows the project's issues,
+      // never every issue of the instance that carries a label of that title.
+      for (const title of new Set(labels)) {
+        query = query.where(({ exists, selectFrom }) =>
+          exists(selectFrom('issue_labels as il').innerJoin('labels as l', 'l.id', 'il.label_id').select('il.label_id').whereRef('il.issue_id', '=', 'i.id').where('l.title', '=', title)),
+        );
+      }
     }
     const assignments = this.db.selectFrom('issue_assignees').select('issue_id');
     if (assigneeId === 'none') query = query.where('i.id', 'not in', assignments);

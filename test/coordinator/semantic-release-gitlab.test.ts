@@ -108,4 +108,19 @@ describe('semantic-release GitLab plugin failure path', () => {
     const reopened = await openFailureIssues();
     assert.deepEqual(reopened.map((found) => [found.iid, found.title]), [[issue!.iid + 1, FAIL_TITLE]]);
   });
+
+  it('comments on the open failure issue on a second failure instead of opening another', async () => {
+    const [open] = await openFailureIssues();
+    await plugin.fail({}, context(developer.token, [new SemanticReleaseError('Still no npm token.', 'ENONPMTOKEN', 'Set `NPM_TOKEN`.')]));
+    const after = await openFailureIssues();
+    assert.deepEqual(after.map((found) => found.iid), [open!.iid], 'no second issue');
+    const notes = await gantry.api('GET', `/projects/${projectId}/issues/${open!.iid}/notes`);
+    assert.equal(notes.status, 200);
+    const comments = (notes.list as Array<{ body: string; system: boolean; author: { username: string } }>).filter((note) => !note.system);
+    assert.equal(comments.length, 1);
+    assert.equal(comments[0]!.author.username, developer.username);
+    assert.match(comments[0]!.body, /### Still no npm token\.\n\nSet `NPM_TOKEN`\./);
+    assert.equal((await gantry.api('GET', `/projects/${projectId}/issues/${open!.iid}`)).json.user_notes_count, 1);
+    assert.ok(logged.some((line) => line.startsWith('Commented on issue #')), logged.join('\n'));
+  });
 });

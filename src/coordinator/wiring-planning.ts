@@ -8,6 +8,9 @@ import { IssuesService } from './services/planning/issues.ts';
 import { PlanningOwners } from './services/planning/planning-owner.ts';
 import type { IssueObserver } from './services/planning/issue-observers.ts';
 import { SystemNotes } from './services/planning/system-notes.ts';
+import { AwardEmojiService } from './services/planning/award-emoji.ts';
+import { TimeTrackingService } from './services/planning/time-tracking.ts';
+import { VisibleIssues } from './services/planning/visible-issues.ts';
 
 /** The planning area: labels, milestones and issues. */
 export function buildPlanningServices(context: CoordinatorContext) {
@@ -18,9 +21,12 @@ export function buildPlanningServices(context: CoordinatorContext) {
   const labels = new LabelsService({ ...scope, labels: stores.labels, issues: stores.issues, projects: stores.projects, owners, planningPermissions, permissions });
   const milestones = new MilestonesService({ milestones: stores.milestones, namespaces: stores.namespaces, owners });
   const fields = new IssueFields({ labels: stores.labels, milestones: stores.milestones, users: stores.users, namespaces: stores.namespaces, permissions });
-  const views = new IssueViews({ issues: stores.issues, milestones: stores.milestones, users: stores.users, projects: stores.projects, namespaces: stores.namespaces });
+  const views = new IssueViews({ issues: stores.issues, milestones: stores.milestones, users: stores.users, projects: stores.projects, namespaces: stores.namespaces, awardEmoji: stores.awardEmoji });
   const systemNotes = new SystemNotes({ notes: stores.notes });
   const observers: IssueObserver[] = [];
   const issues = new IssuesService({ ...scope, issues: stores.issues, lookup, permissions, planningPermissions, fields, views, milestones, observers });
-  return { labels, milestones, issues, systemNotes };
+  const visibleIssues = new VisibleIssues({ lookup, issues: stores.issues, planningPermissions });
+  const awardEmoji = new AwardEmojiService({ awardEmoji: stores.awardEmoji, users: stores.users, visibleIssues, planningPermissions });
+  const timeTracking = new TimeTrackingService({ issues: stores.issues, timelogs: stores.timelogs, visibleIssues, planningPermissions, systemNotes });
+  return { labels, milestones, issues, systemNotes, awardEmoji, timeTracking };
 }

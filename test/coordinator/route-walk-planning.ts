@@ -1,4 +1,4 @@
-/** The planning records a walk of the route table names: labels and milestones (each route deleting gets its own). */
+/** The planning records a walk of the route table names: labels, milestones, issues and award emoji (each route deleting gets its own). */
 export interface WalkPlanning {
   labelId: number;
   groupLabelId: number;
@@ -14,16 +14,23 @@ export interface WalkPlanning {
   doomedGroupMilestoneId: number;
   issueIid: number;
   doomedIssueIid: number;
+  /** A user note of the walk issue, and award emoji on the issue and on the note (each deleting route its own). */
+  noteId: number;
+  awardId: number;
+  noteAwardId: number;
+  doomedAwardId: number;
+  doomedNoteAwardId: number;
 }
 
 type Call = (method: 'POST' | 'PUT', url: string, body: unknown, status?: number) => Promise<Record<string, unknown>>;
 
-export async function seedPlanning(call: Call, projectUrl: string, groupId: number): Promise<WalkPlanning> {
+/** `writeNote` writes a user note on an issue (by id) and answers its id. */
+export async function seedPlanning(call: Call, projectUrl: string, groupId: number, writeNote: (issueId: number) => Promise<number>): Promise<WalkPlanning> {
   const groupUrl = `/groups/${groupId}`;
   const idOf = async (url: string, body: unknown) => Number((await call('POST', url, body)).id);
   await call('POST', `${projectUrl}/labels`, { name: 'walk-spare', color: 'red' });
   await call('POST', `${groupUrl}/labels`, { name: 'walk-group-spare', color: 'red' });
-  return {
+  const records = {
     labelId: await idOf(`${projectUrl}/labels`, { name: 'walk', color: '#00ff00' }),
     groupLabelId: await idOf(`${groupUrl}/labels`, { name: 'walk-group', color: 'blue' }),
     spareLabel: 'walk-spare',
@@ -34,8 +41,21 @@ export async function seedPlanning(call: Call, projectUrl: string, groupId: numb
     groupMilestoneId: await idOf(`${groupUrl}/milestones`, { title: 'walk-group' }),
     doomedMilestoneId: await idOf(`${projectUrl}/milestones`, { title: 'walk-doomed' }),
     doomedGroupMilestoneId: await idOf(`${groupUrl}/milestones`, { title: 'walk-group-doomed' }),
-    issueIid: Number((await call('POST', `${projectUrl}/issues`, { title: 'walk', labels: 'walk' })).iid),
+  };
+  // After the labels: the issue's unknown label would be created with it.
+  const issue = await call('POST', `${projectUrl}/issues`, { title: 'walk', labels: 'walk' });
+  const awards = `${projectUrl}/issues/${String(issue.iid)}/award_emoji`;
+  const noteId = await writeNote(Number(issue.id));
+  const noteAwards = `${projectUrl}/issues/${String(issue.iid)}/notes/${noteId}/award_emoji`;
+  return {
+    ...records,
+    issueIid: Number(issue.iid),
     doomedIssueIid: Number((await call('POST', `${projectUrl}/issues`, { title: 'walk-doomed' })).iid),
+    noteId,
+    awardId: await idOf(awards, { name: 'tada' }),
+    noteAwardId: await idOf(noteAwards, { name: 'tada' }),
+    doomedAwardId: await idOf(awards, { name: 'rocket' }),
+    doomedNoteAwardId: await idOf(noteAwards, { name: 'rocket' }),
   };
 }
 
@@ -43,6 +63,8 @@ export async function seedPlanning(call: Call, projectUrl: string, groupId: numb
 export function planningValue(path: string, name: string, planning: WalkPlanning): number | undefined {
   if (name === 'label_id') return path.startsWith('/groups/') ? planning.groupLabelId : planning.labelId;
   if (name === 'issue_iid') return planning.issueIid;
+  if (name === 'note_id') return planning.noteId;
+  if (name === 'award_id') return path.includes('/notes/') ? planning.noteAwardId : planning.awardId;
   if (name === 'milestone_id') return path.startsWith('/groups/') ? planning.groupMilestoneId : planning.milestoneId;
   return undefined;
 }
@@ -58,6 +80,10 @@ export function planningParams(world: { planning: WalkPlanning }): Record<string
     'PUT /api/v4/groups/:id/labels/:label_id': { color: 'red' },
     'DELETE /api/v4/projects/:id/labels': { name: planning.spareLabel },
     'DELETE /api/v4/groups/:id/labels': { name: planning.spareGroupLabel },
+    'POST /api/v4/projects/:id/issues/:issue_iid/award_emoji': { name: 'thumbsup' },
+    'POST /api/v4/projects/:id/issues/:issue_iid/notes/:note_id/award_emoji': { name: 'thumbsup' },
+    'POST /api/v4/projects/:id/issues/:issue_iid/time_estimate': { duration: '1h' },
+    'POST /api/v4/projects/:id/issues/:issue_iid/add_spent_time': { duration: '1h', summary: 'walked' },
   };
 }
 
@@ -68,6 +94,8 @@ export function planningPathParams(route: { method: string; url: string }, world
   if (route.url === '/api/v4/projects/:id/labels/:label_id') return { label_id: String(planning.doomedLabelId) };
   if (route.url === '/api/v4/groups/:id/labels/:label_id') return { label_id: String(planning.doomedGroupLabelId) };
   if (route.url === '/api/v4/projects/:id/issues/:issue_iid') return { issue_iid: String(planning.doomedIssueIid) };
+  if (route.url === '/api/v4/projects/:id/issues/:issue_iid/award_emoji/:award_id') return { award_id: String(planning.doomedAwardId) };
+  if (route.url === '/api/v4/projects/:id/issues/:issue_iid/notes/:note_id/award_emoji/:award_id') return { award_id: String(planning.doomedNoteAwardId) };
   if (route.url === '/api/v4/projects/:id/milestones/:milestone_id') return { milestone_id: String(planning.doomedMilestoneId) };
   if (route.url === '/api/v4/groups/:id/milestones/:milestone_id') return { milestone_id: String(planning.doomedGroupMilestoneId) };
   return {};

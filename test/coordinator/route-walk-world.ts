@@ -225,8 +225,17 @@ export async function makeWalkWorld(gantry: TestCoordinator): Promise<WalkWorld>
     registrationToken: project.runners_token,
     ...(await sharedRunner(instanceToken)),
     ...ci,
-    planning: await seedPlanning(call, projectUrl, group.id),
+    planning: await seedPlanning(call, projectUrl, group.id, (issueId) => walkNote(gantry, project.id, issueId)),
   };
+}
+
+/** A user note on an issue, written through the store (the notes API is not walked from here). */
+async function walkNote(gantry: TestCoordinator, projectId: number, issueId: number): Promise<number> {
+  const now = new Date().toISOString();
+  const note = await gantry.coordinator.context.stores.notes.create({
+    project_id: projectId, noteable_type: 'Issue', noteable_id: issueId, author_id: 1, body: 'walk', system: false, internal: false, created_at: now, updated_at: now,
+  });
+  return note.id;
 }
 
 /** A successful pipeline on `sha` (main): a build with trace and artifacts, another to erase, an optional manual job. */

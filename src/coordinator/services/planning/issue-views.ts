@@ -1,4 +1,5 @@
 import type { NamespacesStore, ProjectsStore, UserRecord, UsersStore } from '../../../storage/types.ts';
+import type { AwardEmojiStore, IssueVotes } from '../../../storage/types-award-emoji.ts';
 import type { IssueRecord, IssuesStore, MilestoneRecord, MilestonesStore } from '../../../storage/types-planning.ts';
 
 /** An issue with what its answer shows, gathered for a whole page at once. */
@@ -11,6 +12,8 @@ export interface IssueView {
   author: UserRecord | null;
   assignees: UserRecord[];
   closedBy: UserRecord | null;
+  /** Thumbs up and thumbs down awarded. */
+  votes: IssueVotes;
 }
 
 export interface IssueViewsDeps {
@@ -19,11 +22,12 @@ export interface IssueViewsDeps {
   users: Pick<UsersStore, 'findByIds'>;
   projects: Pick<ProjectsStore, 'findByIds'>;
   namespaces: Pick<NamespacesStore, 'findByIds'>;
+  awardEmoji: Pick<AwardEmojiStore, 'votesOf'>;
 }
 
 /**
- * The views of a page of issues in six statements whatever its size: labels, assignees,
- * milestones, users, projects and namespaces, each read once for all of them.
+ * The views of a page of issues in seven statements whatever its size: labels, assignees,
+ * milestones, users, projects, namespaces and votes, each read once for all of them.
  */
 export class IssueViews {
   constructor(private readonly deps: IssueViewsDeps) {}
@@ -40,6 +44,7 @@ export class IssueViews {
     const users = new Map((await deps.users.findByIds([...new Set(userIds)])).map((user) => [user.id, user]));
     const projects = new Map((await deps.projects.findByIds([...new Set(issues.map((issue) => issue.project_id))])).map((project) => [project.id, project]));
     const namespaceIds = [...[...projects.values()].map((project) => project.namespace_id), ...[...milestones.values()].flatMap((milestone) => (milestone.group_id === null ? [] : [milestone.group_id]))];
+    const votes = await deps.awardEmoji.votesOf(ids);
     const namespaces = new Map((await deps.namespaces.findByIds([...new Set(namespaceIds)])).map((namespace) => [namespace.id, namespace.full_path]));
     const projectPath = (projectId: number) => {
       const project = projects.get(projectId);
@@ -55,6 +60,7 @@ export class IssueViews {
         author: users.get(issue.author_id) ?? null,
         assignees: (assignees.get(issue.id) ?? []).flatMap((userId) => users.get(userId) ?? []),
         closedBy: issue.closed_by_id === null ? null : (users.get(issue.closed_by_id) ?? null),
+        votes: votes.get(issue.id) ?? { upvotes: 0, downvotes: 0 },
       };
     });
   }

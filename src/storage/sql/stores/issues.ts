@@ -8,7 +8,7 @@ import { containsInsensitive } from './like.ts';
 import { ColumnKinds } from './row-mapping.ts';
 
 const issueColumns = new ColumnKinds<IssueRecord>({ confidential: 'boolean', discussion_locked: 'boolean' });
-const toIssue = (row: object): IssueRecord => {
+export const toIssue = (row: object): IssueRecord => {
   // Never set stays null (GitLab answers null, not false), which the boolean conversion would lose.
   const neverLocked = (row as { discussion_locked: number | null }).discussion_locked === null;
   const issue = issueColumns.toRecord(row);
@@ -105,6 +105,12 @@ export class SqlIssuesStore implements IssuesStore {
         .groupBy('il.issue_id')
         .having(sql<number>`count(distinct l.title)`, '=', titles.length);
       query = query.where('i.id', 'in', carryingAll);
+    }
+    if (filter.reactedBy) {
+      const { userId, emoji } = filter.reactedBy;
+      let awarded = this.db.selectFrom('award_emoji').select('awardable_id').where('awardable_type', '=', 'Issue').where('user_id', '=', userId);
+      if (emoji !== 'none' && emoji !== 'any') awarded = awarded.where('name', '=', emoji);
+      query = query.where('i.id', emoji === 'none' ? 'not in' : 'in', awarded);
     }
     const assignments = this.db.selectFrom('issue_assignees').select('issue_id');
     if (assigneeId === 'none') query = query.where('i.id', 'not in', assignments);

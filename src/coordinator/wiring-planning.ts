@@ -10,6 +10,9 @@ import type { IssueObserver } from './services/planning/issue-observers.ts';
 import { SystemNotes } from './services/planning/system-notes.ts';
 import { IssueSystemNotes } from './services/planning/issue-system-notes.ts';
 import { NotesService } from './services/planning/notes.ts';
+import { AwardEmojiService } from './services/planning/award-emoji.ts';
+import { TimeTrackingService } from './services/planning/time-tracking.ts';
+import { VisibleIssues } from './services/planning/visible-issues.ts';
 
 /** The planning area: labels, milestones and issues. */
 export function buildPlanningServices(context: CoordinatorContext) {
@@ -20,11 +23,14 @@ export function buildPlanningServices(context: CoordinatorContext) {
   const labels = new LabelsService({ ...scope, labels: stores.labels, issues: stores.issues, projects: stores.projects, owners, planningPermissions, permissions });
   const milestones = new MilestonesService({ milestones: stores.milestones, namespaces: stores.namespaces, owners });
   const fields = new IssueFields({ labels: stores.labels, milestones: stores.milestones, users: stores.users, namespaces: stores.namespaces, permissions });
-  const views = new IssueViews({ issues: stores.issues, milestones: stores.milestones, users: stores.users, projects: stores.projects, namespaces: stores.namespaces, notes: stores.notes });
+  const views = new IssueViews({ issues: stores.issues, milestones: stores.milestones, users: stores.users, projects: stores.projects, namespaces: stores.namespaces, notes: stores.notes, awardEmoji: stores.awardEmoji });
   const systemNotes = new SystemNotes({ notes: stores.notes });
   const observers: IssueObserver[] = [];
   observers.push(new IssueSystemNotes({ systemNotes }));
   const issues = new IssuesService({ ...scope, issues: stores.issues, lookup, permissions, planningPermissions, fields, views, milestones, observers });
   const notes = new NotesService({ notes: stores.notes, issues: stores.issues, users: stores.users, lookup, planningPermissions, views, observers });
-  return { labels, milestones, issues, systemNotes, notes };
+  const visibleIssues = new VisibleIssues({ lookup, issues: stores.issues, planningPermissions });
+  const awardEmoji = new AwardEmojiService({ awardEmoji: stores.awardEmoji, users: stores.users, visibleIssues, planningPermissions });
+  const timeTracking = new TimeTrackingService({ issues: stores.issues, timelogs: stores.timelogs, visibleIssues, planningPermissions, systemNotes });
+  return { labels, milestones, issues, systemNotes, notes, awardEmoji, timeTracking };
 }

@@ -139,6 +139,8 @@ export interface IssueListFilter {
   updatedAfter?: string;
   updatedBefore?: string;
   confidential?: boolean;
+  /** `my_reaction_emoji`: issues this user awarded that emoji, or any, or none. */
+  reactedBy?: { userId: number; emoji: string | AnyOrNone };
   orderBy: 'created_at' | 'updated_at';
   sort: 'asc' | 'desc';
 }

@@ -19,11 +19,6 @@ const fixtureInventory = path.resolve(repoRoot, 'test/fixtures/spec/endpoints.ts
  * area lands, its test here fails until its entry is removed, so this list only shrinks.
  */
 const PENDING: ReadonlyArray<{ prefix: string; area: string; exact?: boolean }> = [
-  { prefix: '/projects/:id/issues/:issue_iid/add_spent_time', area: 'time tracking', exact: true },
-  { prefix: '/projects/:id/issues/:issue_iid/reset_spent_time', area: 'time tracking', exact: true },
-  { prefix: '/projects/:id/issues/:issue_iid/reset_time_estimate', area: 'time tracking', exact: true },
-  { prefix: '/projects/:id/issues/:issue_iid/time_estimate', area: 'time tracking', exact: true },
-  { prefix: '/projects/:id/issues/:issue_iid/time_stats', area: 'time tracking', exact: true },
   { prefix: '/projects/:id/:subscribable_type', area: 'issues and merge requests: subscriptions' },
   { prefix: '/merge_requests', area: 'merge requests' },
   { prefix: '/projects/:id/merge_requests', area: 'merge requests' },

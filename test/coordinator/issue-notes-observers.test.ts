@@ -26,7 +26,7 @@ describe('notes announced to issue observers', () => {
         storedWhenAnnounced.push((await stores.notes.findOn('Issue', event.issue.issue.id, event.note.id)) !== undefined);
       },
     };
-    const views = new IssueViews({ issues: stores.issues, milestones: stores.milestones, users: stores.users, projects: stores.projects, namespaces: stores.namespaces, notes: stores.notes });
+    const views = new IssueViews({ issues: stores.issues, milestones: stores.milestones, users: stores.users, projects: stores.projects, namespaces: stores.namespaces, notes: stores.notes, awardEmoji: stores.awardEmoji });
     const notes = new NotesService({ notes: stores.notes, issues: stores.issues, users: stores.users, lookup, planningPermissions: new PlanningPermissions(permissions), views, observers: [{}, recorder] });
     const issue = await fx.gantry.api('POST', `/projects/${fx.project.id}/issues`, { body: { title: 'Observed', labels: 'watched' } });
     const actor = (await stores.users.findByIds([fx.developer.id]))[0]!;

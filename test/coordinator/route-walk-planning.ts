@@ -1,4 +1,4 @@
-/** The planning records a walk of the route table names: labels, milestones, issues and notes (each route deleting gets its own). */
+/** The planning records a walk of the route table names: labels, milestones, issues, notes and award emoji (each route deleting gets its own). */
 export interface WalkPlanning {
   labelId: number;
   groupLabelId: number;
@@ -14,9 +14,13 @@ export interface WalkPlanning {
   doomedGroupMilestoneId: number;
   issueIid: number;
   doomedIssueIid: number;
-  /** A note on `issueIid`, and one the delete route removes. */
+  /** A user note of the walk issue, one the delete route removes, and award emoji on the issue and on the note (each deleting route its own). */
   noteId: number;
   doomedNoteId: number;
+  awardId: number;
+  noteAwardId: number;
+  doomedAwardId: number;
+  doomedNoteAwardId: number;
 }
 
 type Call = (method: 'POST' | 'PUT', url: string, body: unknown, status?: number) => Promise<Record<string, unknown>>;
@@ -37,11 +41,24 @@ export async function seedPlanning(call: Call, projectUrl: string, groupId: numb
     groupMilestoneId: await idOf(`${groupUrl}/milestones`, { title: 'walk-group' }),
     doomedMilestoneId: await idOf(`${projectUrl}/milestones`, { title: 'walk-doomed' }),
     doomedGroupMilestoneId: await idOf(`${groupUrl}/milestones`, { title: 'walk-group-doomed' }),
-    issueIid: Number((await call('POST', `${projectUrl}/issues`, { title: 'walk', labels: 'walk' })).iid),
-    doomedIssueIid: Number((await call('POST', `${projectUrl}/issues`, { title: 'walk-doomed' })).iid),
   };
-  const notesUrl = `${projectUrl}/issues/${records.issueIid}/notes`;
-  return { ...records, noteId: await idOf(notesUrl, { body: 'walk' }), doomedNoteId: await idOf(notesUrl, { body: 'walk-doomed' }) };
+  // After the labels: the issue's unknown label would be created with it.
+  const issue = await call('POST', `${projectUrl}/issues`, { title: 'walk', labels: 'walk' });
+  const awards = `${projectUrl}/issues/${String(issue.iid)}/award_emoji`;
+  const notesUrl = `${projectUrl}/issues/${String(issue.iid)}/notes`;
+  const noteId = await idOf(notesUrl, { body: 'walk' });
+  const noteAwards = `${projectUrl}/issues/${String(issue.iid)}/notes/${noteId}/award_emoji`;
+  return {
+    ...records,
+    issueIid: Number(issue.iid),
+    doomedIssueIid: Number((await call('POST', `${projectUrl}/issues`, { title: 'walk-doomed' })).iid),
+    noteId,
+    doomedNoteId: await idOf(notesUrl, { body: 'walk-doomed' }),
+    awardId: await idOf(awards, { name: 'tada' }),
+    noteAwardId: await idOf(noteAwards, { name: 'tada' }),
+    doomedAwardId: await idOf(awards, { name: 'rocket' }),
+    doomedNoteAwardId: await idOf(noteAwards, { name: 'rocket' }),
+  };
 }
 
 /** The planning record a path parameter names, if it is one of them. */
@@ -49,6 +66,7 @@ export function planningValue(path: string, name: string, planning: WalkPlanning
   if (name === 'label_id') return path.startsWith('/groups/') ? planning.groupLabelId : planning.labelId;
   if (name === 'issue_iid') return planning.issueIid;
   if (name === 'note_id') return planning.noteId;
+  if (name === 'award_id') return path.includes('/notes/') ? planning.noteAwardId : planning.awardId;
   if (name === 'milestone_id') return path.startsWith('/groups/') ? planning.groupMilestoneId : planning.milestoneId;
   return undefined;
 }
@@ -64,6 +82,10 @@ export function planningParams(world: { planning: WalkPlanning }): Record<string
     'PUT /api/v4/groups/:id/labels/:label_id': { color: 'red' },
     'DELETE /api/v4/projects/:id/labels': { name: planning.spareLabel },
     'DELETE /api/v4/groups/:id/labels': { name: planning.spareGroupLabel },
+    'POST /api/v4/projects/:id/issues/:issue_iid/award_emoji': { name: 'thumbsup' },
+    'POST /api/v4/projects/:id/issues/:issue_iid/notes/:note_id/award_emoji': { name: 'thumbsup' },
+    'POST /api/v4/projects/:id/issues/:issue_iid/time_estimate': { duration: '1h' },
+    'POST /api/v4/projects/:id/issues/:issue_iid/add_spent_time': { duration: '1h', summary: 'walked' },
   };
 }
 
@@ -75,6 +97,8 @@ export function planningPathParams(route: { method: string; url: string }, world
   if (route.url === '/api/v4/groups/:id/labels/:label_id') return { label_id: String(planning.doomedGroupLabelId) };
   if (route.url === '/api/v4/projects/:id/issues/:issue_iid') return { issue_iid: String(planning.doomedIssueIid) };
   if (route.url === '/api/v4/projects/:id/issues/:issue_iid/notes/:note_id') return { note_id: String(planning.doomedNoteId) };
+  if (route.url === '/api/v4/projects/:id/issues/:issue_iid/award_emoji/:award_id') return { award_id: String(planning.doomedAwardId) };
+  if (route.url === '/api/v4/projects/:id/issues/:issue_iid/notes/:note_id/award_emoji/:award_id') return { award_id: String(planning.doomedNoteAwardId) };
   if (route.url === '/api/v4/projects/:id/milestones/:milestone_id') return { milestone_id: String(planning.doomedMilestoneId) };
   if (route.url === '/api/v4/groups/:id/milestones/:milestone_id') return { milestone_id: String(planning.doomedGroupMilestoneId) };
   return {};

@@ -8,6 +8,7 @@ import { PAGINATION, pageOf, setPaginationHeaders } from '../../http/pagination.
 import { serializeIssue } from '../../http/serializers/planning/issues.ts';
 import type { IssueQuery } from '../../services/planning/issues.ts';
 import type { CoordinatorServices, EdgeConfig } from '../../wiring.ts';
+import { emojiName } from '../../services/planning/award-emoji-names.ts';
 import { requireAtLeastOneOf } from '../at-least-one.ts';
 
 const tags = ['issues'];
@@ -23,7 +24,7 @@ const ListQuery = Type.Object({
   scope: Type.Optional(Param.oneOf(['created_by_me', 'created-by-me', 'assigned_to_me', 'assigned-to-me', 'all'], { description: 'Whose issues' })),
   author_id: Type.Optional(Param.integer({ description: 'Only issues this user opened' })),
   assignee_id: Type.Optional(Param.string({ description: 'A user id; None or Any' })),
-  my_reaction_emoji: Type.Optional(Param.string({ description: 'None matches every issue; award emoji do not exist yet, so any other value matches none' })),
+  my_reaction_emoji: Type.Optional(Param.string({ description: "Issues the caller awarded this emoji; None (none of theirs) or Any" })),
   iids: Type.Optional(Param.integers({ description: 'Only these iids' })),
   order_by: Type.Optional(Param.oneOf(['created_at', 'updated_at'], { description: 'created_at (default) or updated_at' })),
   sort: Type.Optional(Param.oneOf(['asc', 'desc'], { description: 'desc (default) or asc' })),
@@ -93,7 +94,7 @@ function issueQuery(query: Static<typeof ListQuery>): IssueQuery {
     updatedAfter: query.updated_after,
     updatedBefore: query.updated_before,
     confidential: query.confidential,
-    noneMatch: query.my_reaction_emoji !== undefined && query.my_reaction_emoji !== '' && query.my_reaction_emoji.toLowerCase() !== 'none',
+    myReactionEmoji: query.my_reaction_emoji === undefined || query.my_reaction_emoji === '' ? undefined : (anyOrNone(query.my_reaction_emoji) ?? emojiName(query.my_reaction_emoji) ?? query.my_reaction_emoji),
   };
 }
 

@@ -1,6 +1,6 @@
 import type { NamespaceRecord, ProjectRecord } from '../../../storage/types.ts';
 import type { ConfidentialAccess } from '../../../storage/types-planning.ts';
-import { MAINTAINER, OWNER, REPORTER, type Actor, type ActorProjectAccess, type Permissions } from './permissions.ts';
+import { GUEST, MAINTAINER, OWNER, REPORTER, type Actor, type ActorProjectAccess, type Permissions } from './permissions.ts';
 
 /**
  * Who may see and do what with issues, labels and milestones (GitLab's ProjectPolicy and
@@ -48,6 +48,15 @@ export class PlanningPermissions {
   async canUpdateIssue(project: ProjectRecord, issue: { author_id: number }, actor: Actor): Promise<boolean> {
     if (await this.canAdminIssues(project, actor)) return true;
     return actor !== null && issue.author_id === actor.id && (await this.canCreateIssue(project, actor));
+  }
+
+  /**
+   * `award_emoji` on an issue the caller sees (or one of its notes): anyone signed in, unless
+   * the project is archived, or the discussion is locked and they are not a member.
+   */
+  async canAwardEmoji(project: ProjectRecord, issue: { discussion_locked: boolean | null }, actor: Actor): Promise<boolean> {
+    if (!actor || project.archived) return false;
+    return !issue.discussion_locked || this.permissions.projectLevelAtLeast(project, actor, GUEST);
   }
 
   /** `destroy_issue`: Owners (administrators too). */

@@ -79,17 +79,5 @@ export function taskCompletion(description: string | null): { count: number; com
   return { count, completed_count: completed };
 }
 
-const UNITS: ReadonlyArray<[string, number]> = [['mo', 4 * 5 * 8 * 3600], ['w', 5 * 8 * 3600], ['d', 8 * 3600], ['h', 3600], ['m', 60], ['s', 1]];
-
-/** GitLab's human durations (`3h 30m`, `1w 2d`): 8-hour days, 5-day weeks, 4-week months; null for none. */
-export function humanDuration(seconds: number): string | null {
-  if (seconds <= 0) return null;
-  const parts: string[] = [];
-  let rest = seconds;
-  for (const [unit, size] of UNITS) {
-    const amount = Math.floor(rest / size);
-    if (amount > 0) parts.push(`${amount}${unit}`);
-    rest -= amount * size;
-  }
-  return parts.join(' ');
-}
+/** GitLab's human durations (`3h 30m`, `1w 2d`); the rules are in durations.ts. */
+export { humanDuration } from './durations.ts';

@@ -1,4 +1,5 @@
 import type { NamespacesStore, ProjectsStore, UserRecord, UsersStore } from '../../../storage/types.ts';
+import type { AwardEmojiStore, IssueVotes } from '../../../storage/types-award-emoji.ts';
 import type { IssueRecord, IssuesStore, MilestoneRecord, MilestonesStore } from '../../../storage/types-planning.ts';
 import type { NotesStore } from '../../../storage/types-notes.ts';
 
@@ -16,6 +17,8 @@ export interface IssueView {
   closedBy: UserRecord | null;
   /** Notes people wrote that everyone who sees the issue reads (not system, not internal). */
   userNotesCount: number;
+  /** Thumbs up and thumbs down awarded. */
+  votes: IssueVotes;
 }
 
 export interface IssueViewsDeps {
@@ -25,11 +28,12 @@ export interface IssueViewsDeps {
   projects: Pick<ProjectsStore, 'findByIds'>;
   namespaces: Pick<NamespacesStore, 'findByIds'>;
   notes: Pick<NotesStore, 'userNoteCounts'>;
+  awardEmoji: Pick<AwardEmojiStore, 'votesOf'>;
 }
 
 /**
- * The views of a page of issues in seven statements whatever its size: labels, assignees,
- * milestones, users, projects, namespaces and note counts, each read once for all of them.
+ * The views of a page of issues in eight statements whatever its size: labels, assignees,
+ * milestones, users, projects, namespaces, note counts and votes, each read once for all of them.
  */
 export class IssueViews {
   constructor(private readonly deps: IssueViewsDeps) {}
@@ -46,6 +50,7 @@ export class IssueViews {
     const users = new Map((await deps.users.findByIds([...new Set(userIds)])).map((user) => [user.id, user]));
     const projects = new Map((await deps.projects.findByIds([...new Set(issues.map((issue) => issue.project_id))])).map((project) => [project.id, project]));
     const namespaceIds = [...[...projects.values()].map((project) => project.namespace_id), ...[...milestones.values()].flatMap((milestone) => (milestone.group_id === null ? [] : [milestone.group_id]))];
+    const votes = await deps.awardEmoji.votesOf(ids);
     const namespaces = new Map((await deps.namespaces.findByIds([...new Set(namespaceIds)])).map((namespace) => [namespace.id, namespace.full_path]));
     const noteCounts = await deps.notes.userNoteCounts('Issue', ids);
     const projectPath = (projectId: number) => {
@@ -64,6 +69,7 @@ export class IssueViews {
         assignees: (assignees.get(issue.id) ?? []).flatMap((userId) => users.get(userId) ?? []),
         closedBy: issue.closed_by_id === null ? null : (users.get(issue.closed_by_id) ?? null),
         userNotesCount: noteCounts.get(issue.id) ?? 0,
+        votes: votes.get(issue.id) ?? { upvotes: 0, downvotes: 0 },
       };
     });
   }

@@ -13,7 +13,11 @@ import type { MilestonesService } from './milestones.ts';
 import type { OwnerRef } from './planning-owner.ts';
 
 /** The filters of the three issue lists, as the API reads them (everything but where). */
-export type IssueQuery = Omit<IssueListFilter, 'projects' | 'confidentialAccess'> & { scope?: 'created_by_me' | 'assigned_to_me' | 'all'; noneMatch?: boolean };
+export type IssueQuery = Omit<IssueListFilter, 'projects' | 'confidentialAccess' | 'reactedBy'> & {
+  scope?: 'created_by_me' | 'assigned_to_me' | 'all';
+  /** The caller's own awards: an emoji name, `any` or `none`. */
+  myReactionEmoji?: string;
+};
 
 export interface NewIssueInput {
   title: string;
@@ -84,10 +88,10 @@ export class IssuesService {
   }
 
   private async list(actor: UserRecord, query: IssueQuery, where: Pick<IssueListFilter, 'projects' | 'confidentialAccess'>, page: Page): Promise<Paged<IssueView>> {
-    if (query.noneMatch) return { items: [], total: 0 };
-    const { scope, noneMatch: _unused, ...filter } = query;
+    const { scope, myReactionEmoji, ...filter } = query;
     const mine = scope === 'created_by_me' ? { authorId: actor.id } : scope === 'assigned_to_me' ? { assigneeId: actor.id } : {};
-    const { items, total } = await this.deps.issues.list({ ...filter, ...where, ...mine }, page);
+    const reactedBy = myReactionEmoji === undefined ? {} : { reactedBy: { userId: actor.id, emoji: myReactionEmoji } };
+    const { items, total } = await this.deps.issues.list({ ...filter, ...where, ...mine, ...reactedBy }, page);
     return { items: await this.deps.views.many(items), total };
   }
 

@@ -8,7 +8,7 @@ import { containsInsensitive } from './like.ts';
 import { ColumnKinds } from './row-mapping.ts';
 
 const issueColumns = new ColumnKinds<IssueRecord>({ confidential: 'boolean', discussion_locked: 'boolean' });
-const toIssue = (row: object): IssueRecord => {
+export const toIssue = (row: object): IssueRecord => {
   // Never set stays null (GitLab answers null, not false), which the boolean conversion would lose.
   const neverLocked = (row as { discussion_locked: number | null }).discussion_locked === null;
   const issue = issueColumns.toRecord(row);
@@ -103,6 +103,12 @@ export class SqlIssuesStore implements IssuesStore {
           exists(selectFrom('issue_labels as il').innerJoin('labels as l', 'l.id', 'il.label_id').select('il.label_id').whereRef('il.issue_id', '=', 'i.id').where('l.title', '=', title)),
         );
       }
+    }
+    if (filter.reactedBy) {
+      const { userId, emoji } = filter.reactedBy;
+      let awarded = this.db.selectFrom('award_emoji').select('awardable_id').where('awardable_type', '=', 'Issue').where('user_id', '=', userId);
+      if (emoji !== 'none' && emoji !== 'any') awarded = awarded.where('name', '=', emoji);
+      query = query.where('i.id', emoji === 'none' ? 'not in' : 'in', awarded);
     }
     const assignments = this.db.selectFrom('issue_assignees').select('issue_id');
     if (assigneeId === 'none') query = query.where('i.id', 'not in', assignments);

@@ -35,8 +35,8 @@ export interface IssueJson {
 }
 
 /**
- * GitLab's Issue entity; `single` adds `subscribed` and `_links`. Award emoji and merge
- * requests do not exist yet: their counts are 0.
+ * GitLab's Issue entity; `single` adds `subscribed` and `_links`. Merge requests do not exist
+ * yet: their count is 0.
  */
 export function serializeIssue(view: IssueView, externalUrl: string, single = false): IssueJson {
   const { issue } = view;
@@ -61,8 +61,8 @@ export function serializeIssue(view: IssueView, externalUrl: string, single = fa
     assignee: assignees[0] ?? null,
     user_notes_count: view.userNotesCount,
     merge_requests_count: 0,
-    upvotes: 0,
-    downvotes: 0,
+    upvotes: view.votes.upvotes,
+    downvotes: view.votes.downvotes,
     due_date: issue.due_date,
     confidential: issue.confidential,
     discussion_locked: issue.discussion_locked,

@@ -1,0 +1,42 @@
+/** Award emoji on issues and their notes (later merge requests): one person's reaction. */
+import type { Page } from './types-ci.ts';
+import type { NoteRecord } from './types-notes.ts';
+
+export type AwardableType = 'Issue' | 'Note';
+
+export interface AwardableRef {
+  type: AwardableType;
+  id: number;
+}
+
+export interface AwardEmojiRecord {
+  id: number;
+  name: string;
+  user_id: number;
+  awardable_type: AwardableType;
+  awardable_id: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export type NewAwardEmoji = Omit<AwardEmojiRecord, 'id'>;
+
+/** Thumbs up and thumbs down of one issue. */
+export interface IssueVotes {
+  upvotes: number;
+  downvotes: number;
+}
+
+export interface AwardEmojiStore {
+  /** Oldest first. */
+  list(awardable: AwardableRef, page: Page): Promise<{ items: AwardEmojiRecord[]; total: number }>;
+  /** The award of that id, if it is on this awardable. */
+  find(awardable: AwardableRef, awardId: number): Promise<AwardEmojiRecord | undefined>;
+  /** Undefined when the user already awarded that name there. */
+  create(award: NewAwardEmoji): Promise<AwardEmojiRecord | undefined>;
+  delete(id: number): Promise<boolean>;
+  /** One statement: each issue's thumbs up and thumbs down (issues without any are absent). */
+  votesOf(issueIds: readonly number[]): Promise<Map<number, IssueVotes>>;
+  /** A note of this issue by id (for awarding it), whoever wrote it; undefined when it is another's. */
+  findIssueNote(issueId: number, noteId: number): Promise<NoteRecord | undefined>;
+}

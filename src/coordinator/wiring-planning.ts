@@ -8,6 +8,8 @@ import { IssuesService } from './services/planning/issues.ts';
 import { PlanningOwners } from './services/planning/planning-owner.ts';
 import type { IssueObserver } from './services/planning/issue-observers.ts';
 import { SystemNotes } from './services/planning/system-notes.ts';
+import { CommitReferences } from './services/planning/commit-references.ts';
+import type { NewTask } from '../storage/types-tasks.ts';
 
 /** The planning area: labels, milestones and issues. */
 export function buildPlanningServices(context: CoordinatorContext) {
@@ -23,4 +25,21 @@ export function buildPlanningServices(context: CoordinatorContext) {
   const observers: IssueObserver[] = [];
   const issues = new IssuesService({ ...scope, issues: stores.issues, lookup, permissions, planningPermissions, fields, views, milestones, observers });
   return { labels, milestones, issues, systemNotes };
+}
+
+/** Issue references in pushed commits; its task handler runs on the CI area's task worker. */
+export function buildCommitReferences(context: CoordinatorContext, queue: { enqueue(task: NewTask): Promise<unknown> }): CommitReferences {
+  const { stores, lookup, permissions, repositories } = context;
+  return new CommitReferences({
+    queue,
+    lookup,
+    projects: stores.projects,
+    users: stores.users,
+    namespaces: stores.namespaces,
+    repositories,
+    issues: stores.issues,
+    planningPermissions: new PlanningPermissions(permissions),
+    references: stores.commitReferences,
+    systemNotes: new SystemNotes({ notes: stores.notes }),
+  });
 }

@@ -9,6 +9,7 @@ import { PlanningOwners } from './services/planning/planning-owner.ts';
 import type { IssueObserver } from './services/planning/issue-observers.ts';
 import { SystemNotes } from './services/planning/system-notes.ts';
 import { CommitReferences } from './services/planning/commit-references.ts';
+import { IssueMove } from './services/planning/issue-move.ts';
 import type { NewTask } from '../storage/types-tasks.ts';
 
 /** The planning area: labels, milestones and issues. */
@@ -24,7 +25,10 @@ export function buildPlanningServices(context: CoordinatorContext) {
   const systemNotes = new SystemNotes({ notes: stores.notes });
   const observers: IssueObserver[] = [];
   const issues = new IssuesService({ ...scope, issues: stores.issues, lookup, permissions, planningPermissions, fields, views, milestones, observers });
-  return { labels, milestones, issues, systemNotes };
+  const issueMove = new IssueMove({
+    lookup, issues: stores.issues, labels: stores.labels, milestones: stores.milestones, namespaces: stores.namespaces, moves: stores.issueMoves, planningPermissions, fields, views, systemNotes,
+  });
+  return { labels, milestones, issues, systemNotes, issueMove };
 }
 
 /** Issue references in pushed commits; its task handler runs on the CI area's task worker. */

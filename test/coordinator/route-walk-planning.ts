@@ -14,6 +14,11 @@ export interface WalkPlanning {
   doomedGroupMilestoneId: number;
   issueIid: number;
   doomedIssueIid: number;
+  /** The issue the move route moves, once, to `moveTargetProjectId` (a project of the same group). */
+  movedIssueIid: number;
+  moveTargetProjectId: number;
+  /** The project label the promote route makes a group label. */
+  promotedLabelId: number;
 }
 
 type Call = (method: 'POST' | 'PUT', url: string, body: unknown, status?: number) => Promise<Record<string, unknown>>;
@@ -36,6 +41,9 @@ export async function seedPlanning(call: Call, projectUrl: string, groupId: numb
     doomedGroupMilestoneId: await idOf(`${groupUrl}/milestones`, { title: 'walk-group-doomed' }),
     issueIid: Number((await call('POST', `${projectUrl}/issues`, { title: 'walk', labels: 'walk' })).iid),
     doomedIssueIid: Number((await call('POST', `${projectUrl}/issues`, { title: 'walk-doomed' })).iid),
+    movedIssueIid: Number((await call('POST', `${projectUrl}/issues`, { title: 'walk-moved', labels: 'walk' })).iid),
+    moveTargetProjectId: await idOf('/projects', { name: 'walk-move-target', path: 'walk-move-target', namespace_id: groupId }),
+    promotedLabelId: await idOf(`${projectUrl}/labels`, { name: 'walk-promoted', color: 'red' }),
   };
 }
 
@@ -58,12 +66,15 @@ export function planningParams(world: { planning: WalkPlanning }): Record<string
     'PUT /api/v4/groups/:id/labels/:label_id': { color: 'red' },
     'DELETE /api/v4/projects/:id/labels': { name: planning.spareLabel },
     'DELETE /api/v4/groups/:id/labels': { name: planning.spareGroupLabel },
+    'POST /api/v4/projects/:id/issues/:issue_iid/move': { to_project_id: String(planning.moveTargetProjectId) },
   };
 }
 
 /** Path parameters of planning routes whose well-formed request must name a record of its own. */
 export function planningPathParams(route: { method: string; url: string }, world: { planning: WalkPlanning }): Record<string, string> {
   const { planning } = world;
+  if (route.url === '/api/v4/projects/:id/issues/:issue_iid/move') return { issue_iid: String(planning.movedIssueIid) };
+  if (route.url === '/api/v4/projects/:id/labels/:label_id/promote') return { label_id: String(planning.promotedLabelId) };
   if (route.method !== 'DELETE') return {};
   if (route.url === '/api/v4/projects/:id/labels/:label_id') return { label_id: String(planning.doomedLabelId) };
   if (route.url === '/api/v4/groups/:id/labels/:label_id') return { label_id: String(planning.doomedGroupLabelId) };

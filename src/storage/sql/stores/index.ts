@@ -14,6 +14,7 @@ import { SqlLabelsStore } from './labels.ts';
 import { SqlMilestonesStore } from './milestones.ts';
 import { SqlNotesStore } from './notes.ts';
 import { SqlCommitReferencesStore } from './commit-references.ts';
+import { SqlIssueMovesStore } from './issue-moves.ts';
 import { SqlInstallationStore, SqlInstancesStore, SqlThrottleCountersStore } from './instances.ts';
 import { SqlGroupGroupLinksStore } from './group-group-links.ts';
 import { SqlGroupQueriesStore } from './group-queries.ts';
@@ -83,6 +84,7 @@ export function createSqlStores(db: Db, writes: TableWrites = new TableWrites())
     issues: new SqlIssuesStore(db),
     notes: new SqlNotesStore(db),
     commitReferences: new SqlCommitReferencesStore(db),
+    issueMoves: new SqlIssueMovesStore(db),
   };
 }
 

@@ -10,6 +10,7 @@ import type { IssueObserver } from './services/planning/issue-observers.ts';
 import { SystemNotes } from './services/planning/system-notes.ts';
 import { CommitReferences } from './services/planning/commit-references.ts';
 import { IssueMove } from './services/planning/issue-move.ts';
+import { LabelPromote } from './services/planning/label-promote.ts';
 import type { NewTask } from '../storage/types-tasks.ts';
 
 /** The planning area: labels, milestones and issues. */
@@ -28,7 +29,8 @@ export function buildPlanningServices(context: CoordinatorContext) {
   const issueMove = new IssueMove({
     lookup, issues: stores.issues, labels: stores.labels, milestones: stores.milestones, namespaces: stores.namespaces, moves: stores.issueMoves, planningPermissions, fields, views, systemNotes,
   });
-  return { labels, milestones, issues, systemNotes, issueMove };
+  const labelPromote = new LabelPromote({ owners, labels: stores.labels, namespaces: stores.namespaces, promotions: stores.labelPromotions, permissions });
+  return { labels, milestones, issues, systemNotes, issueMove, labelPromote };
 }
 
 /** Issue references in pushed commits; its task handler runs on the CI area's task worker. */

@@ -108,6 +108,7 @@ export const ERROR_CATALOGUE = {
   GANTRY_E_LABEL_NOT_FOUND: 'The project or group has no label of that id or name.',
   GANTRY_E_MILESTONE_RECORD_NOT_FOUND: 'The project or group has no milestone of that id.',
   GANTRY_E_ISSUE_MOVE_REFUSED: 'The issue cannot move to that project (the reason is given).',
+  GANTRY_E_LABEL_PROMOTION_REFUSED: 'The label cannot become a group label (its project is in no group).',
   // Runners
   GANTRY_E_RUNNER_TOKEN_INVALID: 'A runner-protocol token (a registration token or a runner token) matches nothing.',
   GANTRY_E_JOB_TOKEN_INVALID: 'A job token (JOB-TOKEN) matches no job, or not one that may do this (its own job for uploads; a running job of the same project for downloads).',

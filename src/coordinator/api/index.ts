@@ -44,6 +44,7 @@ import { labelsRoutes } from './planning/labels.ts';
 import { milestonesRoutes } from './planning/milestones.ts';
 import { issuesRoutes } from './planning/issues.ts';
 import { issueMoveRoutes } from './planning/issue-move.ts';
+import { labelPromoteRoutes } from './planning/label-promote.ts';
 
 /** Mounts every resource area under /api/v4. One plugin per area; each stays thin. */
 export async function registerApi(api: FastifyInstance, services: CoordinatorServices, edge: EdgeConfig): Promise<void> {
@@ -66,6 +67,6 @@ export async function registerApi(api: FastifyInstance, services: CoordinatorSer
   // Runners: registration (runner side), the runners API, project runners and registration tokens.
   const runners = [runnerProtocolRoutes, runnerJobsRoutes, runnerJobUpdatesRoutes, runnerArtifactsRoutes, runnersRoutes, projectRunnersRoutes, userRunnersRoutes];
   // Planning: labels, milestones and issues.
-  const planning = [labelsRoutes, milestonesRoutes, issuesRoutes, issueMoveRoutes];
+  const planning = [labelsRoutes, milestonesRoutes, issuesRoutes, issueMoveRoutes, labelPromoteRoutes];
   for (const plugin of [...typed, ...repository, ...ci, ...runners, ...planning]) await api.register(plugin(services, edge));
 }

@@ -23,6 +23,8 @@ import { PipelineRuns } from './services/ci/pipelines/runs.ts';
 import { SCHEDULE_PIPELINE_TASK, SchedulePipelines } from './services/ci/pipelines/schedules.ts';
 import { RefWriteAccess } from './services/repository/ref-write-access.ts';
 import { TaskQueue, TaskWorker } from './services/task-queue.ts';
+import { COMMIT_REFERENCES_TASK } from './services/planning/commit-references.ts';
+import { buildCommitReferences } from './wiring-planning.ts';
 import { buildRunnerJobServices, type RunnerJobOptions } from './wiring-runner-jobs.ts';
 import { JobStatusWatch } from './services/ci/runners/job-watch.ts';
 import { DependencyArtifacts } from './services/ci/runners/artifact-downloads.ts';
@@ -121,6 +123,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
   });
   const pipelineRuns = new PipelineRuns({ creation: pipelineCreation, lookup, permissions, triggers: stores.triggers, users: stores.users, namespaces: stores.namespaces });
   const pushPipelines = new PushPipelines({ queue: taskQueue, creation: pipelineCreation, projects: stores.projects, users: stores.users, repositories, logger });
+  const commitReferences = buildCommitReferences(context, taskQueue);
   const refWrites = new RefWriteAccess({ branchRules: context.protectedBranches, tagRules: context.protectedTags, repositories });
   const schedulePipelines = new SchedulePipelines({
     schedules: stores.schedules, queue: taskQueue, creation: pipelineCreation, projects: stores.projects, users: stores.users, lookup, permissions, refs: refWrites, logger,
@@ -185,6 +188,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
   const taskWorker = new TaskWorker(stores.tasks, {
     handlers: {
       [PUSH_PIPELINE_TASK]: pushPipelines.handler(),
+      [COMMIT_REFERENCES_TASK]: commitReferences.handler(),
       [SCHEDULE_PIPELINE_TASK]: schedulePipelines.handler(),
       [SCHEDULED_TIME_TASK]: scheduledTimeHandler(pipelineProcessing),
       [ARTIFACT_EXPIRY_TASK]: artifactExpiry.handler(),
@@ -203,6 +207,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
   const ciRuntime = {
     start(): void {
       context.events.onPushRecorded((push) => pushPipelines.record(push));
+      context.events.onPushRecorded((push) => commitReferences.record(push));
       if (options.runTasks === false) return;
       taskWorker.start();
       schedulePipelines.start(options.scheduleIntervalMs ?? 10_000);
@@ -230,7 +235,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
   };
   return {
     warmCompiler,
-    pipelineProcessing, pipelineCreation, pipelineRuns, downstreamPipelines, ciLint, pushPipelines, schedulePipelines, taskQueue, taskWorker, ciRuntime,
+    pipelineProcessing, pipelineCreation, pipelineRuns, downstreamPipelines, ciLint, pushPipelines, commitReferences, schedulePipelines, taskQueue, taskWorker, ciRuntime,
     ciBlobs: blobs, pipelines, jobs, jobArtifacts, commitStatuses, ...runnerJobs, jobQueueWakeups,
     jobTokenAccess, artifactUploads, dependencyArtifacts, artifactExpiry,
   };

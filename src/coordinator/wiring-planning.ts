@@ -13,6 +13,10 @@ import { NotesService } from './services/planning/notes.ts';
 import { AwardEmojiService } from './services/planning/award-emoji.ts';
 import { TimeTrackingService } from './services/planning/time-tracking.ts';
 import { VisibleIssues } from './services/planning/visible-issues.ts';
+import { CommitReferences } from './services/planning/commit-references.ts';
+import { IssueMove } from './services/planning/issue-move.ts';
+import { LabelPromote } from './services/planning/label-promote.ts';
+import type { NewTask } from '../storage/types-tasks.ts';
 
 /** The planning area: labels, milestones and issues. */
 export function buildPlanningServices(context: CoordinatorContext) {
@@ -32,5 +36,26 @@ export function buildPlanningServices(context: CoordinatorContext) {
   const visibleIssues = new VisibleIssues({ lookup, issues: stores.issues, planningPermissions });
   const awardEmoji = new AwardEmojiService({ awardEmoji: stores.awardEmoji, users: stores.users, visibleIssues, planningPermissions });
   const timeTracking = new TimeTrackingService({ issues: stores.issues, timelogs: stores.timelogs, visibleIssues, planningPermissions, systemNotes });
-  return { labels, milestones, issues, systemNotes, notes, awardEmoji, timeTracking };
+  const issueMove = new IssueMove({
+    lookup, issues: stores.issues, labels: stores.labels, milestones: stores.milestones, namespaces: stores.namespaces, moves: stores.issueMoves, planningPermissions, fields, views, systemNotes,
+  });
+  const labelPromote = new LabelPromote({ owners, labels: stores.labels, namespaces: stores.namespaces, promotions: stores.labelPromotions, permissions });
+  return { labels, milestones, issues, systemNotes, notes, awardEmoji, timeTracking, issueMove, labelPromote };
+}
+
+/** Issue references in pushed commits; its task handler runs on the CI area's task worker. */
+export function buildCommitReferences(context: CoordinatorContext, queue: { enqueue(task: NewTask): Promise<unknown> }): CommitReferences {
+  const { stores, lookup, permissions, repositories } = context;
+  return new CommitReferences({
+    queue,
+    lookup,
+    projects: stores.projects,
+    users: stores.users,
+    namespaces: stores.namespaces,
+    repositories,
+    issues: stores.issues,
+    planningPermissions: new PlanningPermissions(permissions),
+    references: stores.commitReferences,
+    systemNotes: new SystemNotes({ notes: stores.notes }),
+  });
 }

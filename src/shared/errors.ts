@@ -111,6 +111,8 @@ export const ERROR_CATALOGUE = {
   GANTRY_E_AWARD_EMOJI_NOT_FOUND: 'The issue or note has no award emoji of that id.',
   GANTRY_E_AWARD_EMOJI_REFUSED: 'The emoji cannot be awarded (unknown name, already awarded, a system note, a locked discussion); GitLab answers 404 with the reason.',
   GANTRY_E_AWARD_EMOJI_NOT_OWNED: 'Only whoever awarded an emoji (or an administrator) may take it back.',
+  GANTRY_E_ISSUE_MOVE_REFUSED: 'The issue cannot move to that project (the reason is given).',
+  GANTRY_E_LABEL_PROMOTION_REFUSED: 'The label cannot become a group label (its project is in no group).',
   // Runners
   GANTRY_E_RUNNER_TOKEN_INVALID: 'A runner-protocol token (a registration token or a runner token) matches nothing.',
   GANTRY_E_JOB_TOKEN_INVALID: 'A job token (JOB-TOKEN) matches no job, or not one that may do this (its own job for uploads; a running job of the same project for downloads).',

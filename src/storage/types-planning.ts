@@ -94,10 +94,12 @@ export interface IssueRecord {
   closed_by_id: number | null;
   created_at: string;
   updated_at: string;
+  /** The issue this one was moved to; set only by a move (services/planning/issue-move.ts). */
+  moved_to_id: number | null;
 }
 
-export type NewIssue = Omit<IssueRecord, 'id' | 'iid'>;
-export type IssueChanges = Partial<Omit<IssueRecord, 'id' | 'iid' | 'project_id' | 'author_id' | 'created_at'>>;
+export type NewIssue = Omit<IssueRecord, 'id' | 'iid' | 'moved_to_id'>;
+export type IssueChanges = Partial<Omit<IssueRecord, 'id' | 'iid' | 'project_id' | 'author_id' | 'created_at' | 'moved_to_id'>>;
 
 /** Which projects a list covers. Every field given narrows it; `visibleScope` null means every project. */
 export interface IssueProjectScope {

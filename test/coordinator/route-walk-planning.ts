@@ -21,6 +21,11 @@ export interface WalkPlanning {
   noteAwardId: number;
   doomedAwardId: number;
   doomedNoteAwardId: number;
+  /** The issue the move route moves, once, to `moveTargetProjectId` (a project of the same group). */
+  movedIssueIid: number;
+  moveTargetProjectId: number;
+  /** The project label the promote route makes a group label. */
+  promotedLabelId: number;
 }
 
 type Call = (method: 'POST' | 'PUT', url: string, body: unknown, status?: number) => Promise<Record<string, unknown>>;
@@ -58,6 +63,9 @@ export async function seedPlanning(call: Call, projectUrl: string, groupId: numb
     noteAwardId: await idOf(noteAwards, { name: 'tada' }),
     doomedAwardId: await idOf(awards, { name: 'rocket' }),
     doomedNoteAwardId: await idOf(noteAwards, { name: 'rocket' }),
+    movedIssueIid: Number((await call('POST', `${projectUrl}/issues`, { title: 'walk-moved', labels: 'walk' })).iid),
+    moveTargetProjectId: await idOf('/projects', { name: 'walk-move-target', path: 'walk-move-target', namespace_id: groupId }),
+    promotedLabelId: await idOf(`${projectUrl}/labels`, { name: 'walk-promoted', color: 'red' }),
   };
 }
 
@@ -86,12 +94,15 @@ export function planningParams(world: { planning: WalkPlanning }): Record<string
     'POST /api/v4/projects/:id/issues/:issue_iid/notes/:note_id/award_emoji': { name: 'thumbsup' },
     'POST /api/v4/projects/:id/issues/:issue_iid/time_estimate': { duration: '1h' },
     'POST /api/v4/projects/:id/issues/:issue_iid/add_spent_time': { duration: '1h', summary: 'walked' },
+    'POST /api/v4/projects/:id/issues/:issue_iid/move': { to_project_id: String(planning.moveTargetProjectId) },
   };
 }
 
 /** Path parameters of planning routes whose well-formed request must name a record of its own. */
 export function planningPathParams(route: { method: string; url: string }, world: { planning: WalkPlanning }): Record<string, string> {
   const { planning } = world;
+  if (route.url === '/api/v4/projects/:id/issues/:issue_iid/move') return { issue_iid: String(planning.movedIssueIid) };
+  if (route.url === '/api/v4/projects/:id/labels/:label_id/promote') return { label_id: String(planning.promotedLabelId) };
   if (route.method !== 'DELETE') return {};
   if (route.url === '/api/v4/projects/:id/labels/:label_id') return { label_id: String(planning.doomedLabelId) };
   if (route.url === '/api/v4/groups/:id/labels/:label_id') return { label_id: String(planning.doomedGroupLabelId) };

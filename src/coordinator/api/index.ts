@@ -47,6 +47,8 @@ import { issuesRoutes } from './planning/issues.ts';
 import { notesRoutes } from './planning/notes.ts';
 import { awardEmojiRoutes } from './planning/award-emoji.ts';
 import { timeTrackingRoutes } from './planning/time-tracking.ts';
+import { issueMoveRoutes } from './planning/issue-move.ts';
+import { labelPromoteRoutes } from './planning/label-promote.ts';
 
 /** Mounts every resource area under /api/v4. One plugin per area; each stays thin. */
 export async function registerApi(api: FastifyInstance, services: CoordinatorServices, edge: EdgeConfig): Promise<void> {
@@ -68,7 +70,7 @@ export async function registerApi(api: FastifyInstance, services: CoordinatorSer
   ];
   // Runners: registration (runner side), the runners API, project runners and registration tokens.
   const runners = [runnerProtocolRoutes, runnerJobsRoutes, runnerJobUpdatesRoutes, runnerArtifactsRoutes, runnersRoutes, projectRunnersRoutes, userRunnersRoutes];
-  // Planning: labels, milestones, issues, their notes, award emoji and time tracking.
-  const planning = [labelsRoutes, milestonesRoutes, issuesRoutes, notesRoutes, awardEmojiRoutes, timeTrackingRoutes];
+  // Planning: labels, milestones, issues, their notes, award emoji and time tracking, moves and label promotion.
+  const planning = [labelsRoutes, milestonesRoutes, issuesRoutes, notesRoutes, awardEmojiRoutes, timeTrackingRoutes, issueMoveRoutes, labelPromoteRoutes];
   for (const plugin of [...typed, ...repository, ...ci, ...runners, ...planning]) await api.register(plugin(services, edge));
 }

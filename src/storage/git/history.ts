@@ -32,6 +32,15 @@ export class History {
     return this.reader.commitList(ids);
   }
 
+  async newCommits(tip: string, excluding: readonly string[], limit: number): Promise<GitCommit[]> {
+    const tipId = await this.reader.resolveCommit(tip);
+    if (!tipId || limit <= 0) return [];
+    const excludedIds = (await Promise.all(excluding.map((revision) => this.reader.resolveCommit(revision)))).filter((id): id is string => id !== null);
+    const args = ['rev-list', `--max-count=${Math.floor(limit)}`, tipId, ...excludedIds.map((id) => `^${id}`), '--'];
+    const ids = (await gitText(this.access.gitDir, args, { lowPriority: true })).split('\n').filter(Boolean);
+    return this.reader.commitList(ids);
+  }
+
   async countCommits(query: Omit<GitLogQuery, 'offset' | 'limit'>): Promise<number> {
     const start = query.all ? null : await this.reader.resolveCommit(query.ref ?? 'HEAD');
     if (!query.all && start === null) return 0;

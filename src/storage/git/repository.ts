@@ -125,6 +125,10 @@ export class BareRepository implements GitRepository {
     return this.history.log(query);
   }
 
+  newCommits(tip: string, excluding: readonly string[], limit: number): Promise<GitCommit[]> {
+    return this.history.newCommits(tip, excluding, limit);
+  }
+
   countCommits(query: Omit<GitLogQuery, 'offset' | 'limit'>): Promise<number> {
     return this.history.countCommits(query);
   }

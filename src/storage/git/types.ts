@@ -153,6 +153,11 @@ export interface GitRepository {
   commit(revision: string): Promise<GitCommit | null>;
   commits(ids: readonly string[]): Promise<Map<string, GitCommit>>;
   log(query: GitLogQuery): Promise<GitCommit[]>;
+  /**
+   * Commits reachable from `tip` and from none of `excluding` (revisions that do not resolve
+   * are left out), newest first, at most `limit`: the new commits of a push.
+   */
+  newCommits(tip: string, excluding: readonly string[], limit: number): Promise<GitCommit[]>;
   countCommits(query: Omit<GitLogQuery, 'offset' | 'limit'>): Promise<number>;
   commitStats(id: string): Promise<GitCommitStats>;
   /**

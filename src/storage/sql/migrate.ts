@@ -25,6 +25,7 @@ import { coordinatorInstances } from './migrations/022-coordinator-instances.ts'
 import { dotenvVariables } from './migrations/023-dotenv-variables.ts';
 import { planning } from './migrations/024-planning.ts';
 import { planningActivity } from './migrations/025-planning-activity.ts';
+import { issueMovedTo } from './migrations/026-issue-moved-to.ts';
 import { taskCounters } from './migrations/028-task-counters.ts';
 
 /** Ordered migrations; names never change once released. */
@@ -53,6 +54,7 @@ const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
   ['023-dotenv-variables', dotenvVariables],
   ['024-planning', planning],
   ['025-planning-activity', planningActivity],
+  ['026-issue-moved-to', issueMovedTo],
   ['028-task-counters', taskCounters],
 ];
 

@@ -56,6 +56,8 @@ export interface IssuesTable {
   closed_by_id: number | null;
   created_at: string;
   updated_at: string;
+  /** The issue this one was moved to (migration 026). */
+  moved_to_id: number | null;
 }
 
 export interface IssueLabelsTable {

@@ -15,6 +15,9 @@ import { SqlMilestonesStore } from './milestones.ts';
 import { SqlNotesStore } from './notes.ts';
 import { SqlAwardEmojiStore } from './award-emoji.ts';
 import { SqlTimelogsStore } from './timelogs.ts';
+import { SqlCommitReferencesStore } from './commit-references.ts';
+import { SqlIssueMovesStore } from './issue-moves.ts';
+import { SqlLabelPromotionsStore } from './label-promotions.ts';
 import { SqlInstallationStore, SqlInstancesStore, SqlThrottleCountersStore } from './instances.ts';
 import { SqlGroupGroupLinksStore } from './group-group-links.ts';
 import { SqlGroupQueriesStore } from './group-queries.ts';
@@ -85,6 +88,9 @@ export function createSqlStores(db: Db, writes: TableWrites = new TableWrites())
     notes: new SqlNotesStore(db),
     awardEmoji: new SqlAwardEmojiStore(db),
     timelogs: new SqlTimelogsStore(db),
+    commitReferences: new SqlCommitReferencesStore(db),
+    issueMoves: new SqlIssueMovesStore(db),
+    labelPromotions: new SqlLabelPromotionsStore(db),
   };
 }
 

@@ -30,6 +30,7 @@ export interface IssueJson {
   time_stats: { time_estimate: number; total_time_spent: number; human_time_estimate: string | null; human_total_time_spent: string | null };
   task_completion_status: { count: number; completed_count: number };
   has_tasks: boolean;
+  moved_to_id: number | null;
   subscribed?: boolean;
   _links?: { self: string; notes: string; award_emoji: string; project: string };
 }
@@ -75,6 +76,7 @@ export function serializeIssue(view: IssueView, externalUrl: string, single = fa
     },
     task_completion_status: tasks,
     has_tasks: tasks.count > 0,
+    moved_to_id: issue.moved_to_id,
   };
   if (!single) return json;
   const self = `${externalUrl}/api/v4/projects/${issue.project_id}/issues/${issue.iid}`;

@@ -1,0 +1,8 @@
+/** What turning commit messages into issue notes and closings needs of storage. */
+
+export interface CommitReferencesStore {
+  /** Whether the issue already carries a system note with exactly this body (a reference made once stays once). */
+  hasIssueSystemNote(issueId: number, body: string): Promise<boolean>;
+  /** Closes the issue if it is still open (compare-and-set); false when it was not. */
+  closeOpenIssue(issueId: number, closedById: number, at: string): Promise<boolean>;
+}

@@ -13,6 +13,8 @@ import { SqlIssuesStore } from './issues.ts';
 import { SqlLabelsStore } from './labels.ts';
 import { SqlMilestonesStore } from './milestones.ts';
 import { SqlNotesStore } from './notes.ts';
+import { SqlSubscriptionsStore } from './subscriptions.ts';
+import { SqlTodosStore } from './todos.ts';
 import { SqlInstallationStore, SqlInstancesStore, SqlThrottleCountersStore } from './instances.ts';
 import { SqlGroupGroupLinksStore } from './group-group-links.ts';
 import { SqlGroupQueriesStore } from './group-queries.ts';
@@ -81,6 +83,8 @@ export function createSqlStores(db: Db, writes: TableWrites = new TableWrites())
     milestones: new SqlMilestonesStore(db),
     issues: new SqlIssuesStore(db),
     notes: new SqlNotesStore(db),
+    subscriptions: new SqlSubscriptionsStore(db),
+    todos: new SqlTodosStore(db),
   };
 }
 

@@ -8,8 +8,11 @@ import { IssuesService } from './services/planning/issues.ts';
 import { PlanningOwners } from './services/planning/planning-owner.ts';
 import type { IssueObserver } from './services/planning/issue-observers.ts';
 import { SystemNotes } from './services/planning/system-notes.ts';
+import { SubscriptionsService } from './services/planning/subscriptions.ts';
+import { TodosObserver } from './services/planning/todos-observer.ts';
+import { TodosService } from './services/planning/todos.ts';
 
-/** The planning area: labels, milestones and issues. */
+/** The planning area: labels, milestones and issues, subscriptions and todos. */
 export function buildPlanningServices(context: CoordinatorContext) {
   const { stores, lookup, permissions } = context;
   const planningPermissions = new PlanningPermissions(permissions);
@@ -21,6 +24,9 @@ export function buildPlanningServices(context: CoordinatorContext) {
   const views = new IssueViews({ issues: stores.issues, milestones: stores.milestones, users: stores.users, projects: stores.projects, namespaces: stores.namespaces });
   const systemNotes = new SystemNotes({ notes: stores.notes });
   const observers: IssueObserver[] = [];
+  observers.push(new TodosObserver({ todos: stores.todos, users: stores.users, planningPermissions }));
   const issues = new IssuesService({ ...scope, issues: stores.issues, lookup, permissions, planningPermissions, fields, views, milestones, observers });
-  return { labels, milestones, issues, systemNotes };
+  const subscriptions = new SubscriptionsService({ subscriptions: stores.subscriptions, issues, labels, lookup });
+  const todos = new TodosService({ ...scope, todos: stores.todos, issues: stores.issues, views, users: stores.users, projects: stores.projects, permissions, planningPermissions });
+  return { labels, milestones, issues, systemNotes, subscriptions, todos };
 }

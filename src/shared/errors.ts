@@ -106,6 +106,8 @@ export const ERROR_CATALOGUE = {
   // Planning: issues, labels, milestones
   GANTRY_E_ISSUE_NOT_FOUND: 'The project has no issue of that iid, or the caller may not see it (confidential).',
   GANTRY_E_LABEL_NOT_FOUND: 'The project or group has no label of that id or name.',
+  GANTRY_E_TODO_NOT_FOUND: 'The caller has no todo of that id (another user\'s todo is not theirs to see).',
+  GANTRY_E_MERGE_REQUEST_NOT_FOUND: 'The project has no merge request of that iid (merge requests do not exist yet).',
   GANTRY_E_MILESTONE_RECORD_NOT_FOUND: 'The project or group has no milestone of that id.',
   // Runners
   GANTRY_E_RUNNER_TOKEN_INVALID: 'A runner-protocol token (a registration token or a runner token) matches nothing.',

@@ -25,11 +25,9 @@ const PENDING: ReadonlyArray<{ prefix: string; area: string; exact?: boolean }> 
   { prefix: '/projects/:id/issues/:issue_iid/reset_time_estimate', area: 'time tracking', exact: true },
   { prefix: '/projects/:id/issues/:issue_iid/time_estimate', area: 'time tracking', exact: true },
   { prefix: '/projects/:id/issues/:issue_iid/time_stats', area: 'time tracking', exact: true },
-  { prefix: '/projects/:id/:subscribable_type', area: 'issues and merge requests: subscriptions' },
   { prefix: '/merge_requests', area: 'merge requests' },
   { prefix: '/projects/:id/merge_requests', area: 'merge requests' },
   { prefix: '/projects/:id/services', area: 'integrations' },
-  { prefix: '/todos', area: 'todos' },
   { prefix: '/jobqueue', area: 'background-job metrics' },
 ];
 

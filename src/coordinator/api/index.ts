@@ -43,6 +43,8 @@ import { ciLintRoutes } from './ci/lint.ts';
 import { labelsRoutes } from './planning/labels.ts';
 import { milestonesRoutes } from './planning/milestones.ts';
 import { issuesRoutes } from './planning/issues.ts';
+import { subscriptionsRoutes } from './planning/subscriptions.ts';
+import { todosRoutes } from './planning/todos.ts';
 
 /** Mounts every resource area under /api/v4. One plugin per area; each stays thin. */
 export async function registerApi(api: FastifyInstance, services: CoordinatorServices, edge: EdgeConfig): Promise<void> {
@@ -65,6 +67,6 @@ export async function registerApi(api: FastifyInstance, services: CoordinatorSer
   // Runners: registration (runner side), the runners API, project runners and registration tokens.
   const runners = [runnerProtocolRoutes, runnerJobsRoutes, runnerJobUpdatesRoutes, runnerArtifactsRoutes, runnersRoutes, projectRunnersRoutes, userRunnersRoutes];
   // Planning: labels, milestones and issues.
-  const planning = [labelsRoutes, milestonesRoutes, issuesRoutes];
+  const planning = [labelsRoutes, milestonesRoutes, issuesRoutes, subscriptionsRoutes, todosRoutes];
   for (const plugin of [...typed, ...repository, ...ci, ...runners, ...planning]) await api.register(plugin(services, edge));
 }

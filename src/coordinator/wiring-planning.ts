@@ -17,8 +17,11 @@ import { CommitReferences } from './services/planning/commit-references.ts';
 import { IssueMove } from './services/planning/issue-move.ts';
 import { LabelPromote } from './services/planning/label-promote.ts';
 import type { NewTask } from '../storage/types-tasks.ts';
+import { SubscriptionsService } from './services/planning/subscriptions.ts';
+import { TodosObserver } from './services/planning/todos-observer.ts';
+import { TodosService } from './services/planning/todos.ts';
 
-/** The planning area: labels, milestones and issues. */
+/** The planning area: labels, milestones and issues, subscriptions and todos. */
 export function buildPlanningServices(context: CoordinatorContext) {
   const { stores, lookup, permissions } = context;
   const planningPermissions = new PlanningPermissions(permissions);
@@ -31,6 +34,7 @@ export function buildPlanningServices(context: CoordinatorContext) {
   const systemNotes = new SystemNotes({ notes: stores.notes });
   const observers: IssueObserver[] = [];
   observers.push(new IssueSystemNotes({ systemNotes }));
+  observers.push(new TodosObserver({ todos: stores.todos, users: stores.users, planningPermissions }));
   const issues = new IssuesService({ ...scope, issues: stores.issues, lookup, permissions, planningPermissions, fields, views, milestones, observers });
   const notes = new NotesService({ notes: stores.notes, issues: stores.issues, users: stores.users, lookup, planningPermissions, views, observers });
   const visibleIssues = new VisibleIssues({ lookup, issues: stores.issues, planningPermissions });
@@ -40,7 +44,9 @@ export function buildPlanningServices(context: CoordinatorContext) {
     lookup, issues: stores.issues, labels: stores.labels, milestones: stores.milestones, namespaces: stores.namespaces, moves: stores.issueMoves, planningPermissions, fields, views, systemNotes,
   });
   const labelPromote = new LabelPromote({ owners, labels: stores.labels, namespaces: stores.namespaces, promotions: stores.labelPromotions, permissions });
-  return { labels, milestones, issues, systemNotes, notes, awardEmoji, timeTracking, issueMove, labelPromote };
+  const subscriptions = new SubscriptionsService({ subscriptions: stores.subscriptions, issues, labels, lookup });
+  const todos = new TodosService({ ...scope, todos: stores.todos, issues: stores.issues, views, users: stores.users, projects: stores.projects, permissions, planningPermissions });
+  return { labels, milestones, issues, systemNotes, notes, awardEmoji, timeTracking, issueMove, labelPromote, subscriptions, todos };
 }
 
 /** Issue references in pushed commits; its task handler runs on the CI area's task worker. */

@@ -156,6 +156,8 @@ export interface IssuesStore {
   /** Inserts with the project's next issue iid (no gap, no duplicate under concurrency), with its labels and assignees. */
   create(issue: NewIssue, relations: IssueRelations): Promise<IssueRecord>;
   findByIid(projectId: number, iid: number): Promise<IssueRecord | undefined>;
+  /** One statement: the issues of these ids that exist (todos name their issue by id). */
+  findByIds(ids: readonly number[]): Promise<IssueRecord[]>;
   /** Two statements whatever the page size: the count and the page. */
   list(filter: IssueListFilter, page: Page): Promise<{ items: IssueRecord[]; total: number }>;
   /** One statement: each issue's labels, by title. */

@@ -30,7 +30,8 @@ describe('issues API', () => {
     assert.equal((issue.assignee as Record<string, unknown>).id, fx.developer.id);
     assert.deepEqual([issue.has_tasks, issue.task_completion_status], [true, { count: 2, completed_count: 1 }]);
     assert.deepEqual(issue.time_stats, { time_estimate: 0, total_time_spent: 0, human_time_estimate: null, human_total_time_spent: null });
-    assert.deepEqual([issue.confidential, issue.discussion_locked, issue.subscribed, issue.upvotes, issue.user_notes_count], [false, null, false, 0, 0]);
+    // The author takes part in the issue, so is subscribed to it (GitLab's participants rule).
+    assert.deepEqual([issue.confidential, issue.discussion_locked, issue.subscribed, issue.upvotes, issue.user_notes_count], [false, null, true, 0, 0]);
     assert.equal(issue.web_url, 'http://gantry.test/ci/app/-/issues/1');
     assert.deepEqual(issue._links, {
       self: `http://gantry.test/api/v4/projects/${fx.project.id}/issues/1`, notes: `http://gantry.test/api/v4/projects/${fx.project.id}/issues/1/notes`,

@@ -1,4 +1,4 @@
-/** The planning records a walk of the route table names: labels, milestones, issues, notes and award emoji (each route deleting gets its own). */
+/** The planning records a walk of the route table names: labels, milestones, issues, notes, award emoji and a todo (each route deleting gets its own). */
 export interface WalkPlanning {
   labelId: number;
   groupLabelId: number;
@@ -26,18 +26,45 @@ export interface WalkPlanning {
   moveTargetProjectId: number;
   /** The project label the promote route makes a group label. */
   promotedLabelId: number;
+  /** A todo of root's (another user assigned root to an issue), for `/todos/:id/mark_as_done`. */
+  todoId: number;
+  /** An issue root takes no part in (subscribing to it changes something; the walk issue root opened is subscribed already). */
+  strangerIssueIid: number;
 }
 
-type Call = (method: 'POST' | 'PUT', url: string, body: unknown, status?: number) => Promise<Record<string, unknown>>;
+/** Routes with no record to act on yet: merge requests do not exist, so their subscriptions are 404s. */
+export const PLANNING_ROUTES_WITHOUT_RECORDS: ReadonlySet<string> = new Set([
+  'POST /api/v4/projects/:id/merge_requests/:merge_request_iid/subscribe',
+  'POST /api/v4/projects/:id/merge_requests/:merge_request_iid/unsubscribe',
+]);
 
-export async function seedPlanning(call: Call, projectUrl: string, groupId: number): Promise<WalkPlanning> {
+type Call = (method: 'POST' | 'PUT', url: string, body: unknown, status?: number) => Promise<Record<string, unknown>>;
+/** A user of the walked coordinator, and a GET as root. */
+interface Walker {
+  createUser(username: string): Promise<{ id: number; token: string }>;
+  api(method: 'GET' | 'POST', path: string, options?: { token?: string; body?: unknown }): Promise<{ json: Record<string, unknown>; list: Array<Record<string, unknown>> }>;
+}
+
+/** What another user makes: a todo of root's (they assign root to an issue), and an issue root takes no part in. */
+async function seedOthers(call: Call, walker: Walker, projectUrl: string): Promise<{ todoId: number; strangerIssueIid: number }> {
+  const assigner = await walker.createUser(`walk-assigner-${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`);
+  await call('POST', `${projectUrl}/members`, { user_id: assigner.id, access_level: 20 });
+  await walker.api('POST', `${projectUrl}/issues`, { token: assigner.token, body: { title: 'walk-todo', assignee_ids: [1] } });
+  const stranger = await walker.api('POST', `${projectUrl}/issues`, { token: assigner.token, body: { title: 'walk-stranger' } });
+  return { todoId: Number((await walker.api('GET', '/todos')).list[0]?.id), strangerIssueIid: Number(stranger.json.iid) };
+}
+
+export async function seedPlanning(call: Call, projectUrl: string, groupId: number, walker: Walker): Promise<WalkPlanning> {
   const groupUrl = `/groups/${groupId}`;
   const idOf = async (url: string, body: unknown) => Number((await call('POST', url, body)).id);
   await call('POST', `${projectUrl}/labels`, { name: 'walk-spare', color: 'red' });
   await call('POST', `${groupUrl}/labels`, { name: 'walk-group-spare', color: 'red' });
+  const groupLabelId = await idOf(`${groupUrl}/labels`, { name: 'walk-group', color: 'blue' });
+  // Root follows the group label, so that the walked unsubscribe has something to undo.
+  await call('POST', `${projectUrl}/labels/${groupLabelId}/subscribe`, {});
   const records = {
     labelId: await idOf(`${projectUrl}/labels`, { name: 'walk', color: '#00ff00' }),
-    groupLabelId: await idOf(`${groupUrl}/labels`, { name: 'walk-group', color: 'blue' }),
+    groupLabelId,
     spareLabel: 'walk-spare',
     spareGroupLabel: 'walk-group-spare',
     doomedLabelId: await idOf(`${projectUrl}/labels`, { name: 'walk-doomed', color: 'red' }),
@@ -66,6 +93,7 @@ export async function seedPlanning(call: Call, projectUrl: string, groupId: numb
     movedIssueIid: Number((await call('POST', `${projectUrl}/issues`, { title: 'walk-moved', labels: 'walk' })).iid),
     moveTargetProjectId: await idOf('/projects', { name: 'walk-move-target', path: 'walk-move-target', namespace_id: groupId }),
     promotedLabelId: await idOf(`${projectUrl}/labels`, { name: 'walk-promoted', color: 'red' }),
+    ...(await seedOthers(call, walker, projectUrl)),
   };
 }
 
@@ -103,6 +131,8 @@ export function planningPathParams(route: { method: string; url: string }, world
   const { planning } = world;
   if (route.url === '/api/v4/projects/:id/issues/:issue_iid/move') return { issue_iid: String(planning.movedIssueIid) };
   if (route.url === '/api/v4/projects/:id/labels/:label_id/promote') return { label_id: String(planning.promotedLabelId) };
+  if (route.url === '/api/v4/projects/:id/issues/:issue_iid/subscribe') return { issue_iid: String(planning.strangerIssueIid) };
+  if (route.url === '/api/v4/projects/:id/labels/:label_id/unsubscribe') return { label_id: String(planning.groupLabelId) };
   if (route.method !== 'DELETE') return {};
   if (route.url === '/api/v4/projects/:id/labels/:label_id') return { label_id: String(planning.doomedLabelId) };
   if (route.url === '/api/v4/groups/:id/labels/:label_id') return { label_id: String(planning.doomedGroupLabelId) };

@@ -225,7 +225,7 @@ export async function makeWalkWorld(gantry: TestCoordinator): Promise<WalkWorld>
     registrationToken: project.runners_token,
     ...(await sharedRunner(instanceToken)),
     ...ci,
-    planning: await seedPlanning(call, projectUrl, group.id),
+    planning: await seedPlanning(call, projectUrl, group.id, gantry),
   };
 }
 

@@ -49,6 +49,8 @@ import { awardEmojiRoutes } from './planning/award-emoji.ts';
 import { timeTrackingRoutes } from './planning/time-tracking.ts';
 import { issueMoveRoutes } from './planning/issue-move.ts';
 import { labelPromoteRoutes } from './planning/label-promote.ts';
+import { subscriptionsRoutes } from './planning/subscriptions.ts';
+import { todosRoutes } from './planning/todos.ts';
 
 /** Mounts every resource area under /api/v4. One plugin per area; each stays thin. */
 export async function registerApi(api: FastifyInstance, services: CoordinatorServices, edge: EdgeConfig): Promise<void> {
@@ -70,7 +72,7 @@ export async function registerApi(api: FastifyInstance, services: CoordinatorSer
   ];
   // Runners: registration (runner side), the runners API, project runners and registration tokens.
   const runners = [runnerProtocolRoutes, runnerJobsRoutes, runnerJobUpdatesRoutes, runnerArtifactsRoutes, runnersRoutes, projectRunnersRoutes, userRunnersRoutes];
-  // Planning: labels, milestones, issues, their notes, award emoji and time tracking, moves and label promotion.
-  const planning = [labelsRoutes, milestonesRoutes, issuesRoutes, notesRoutes, awardEmojiRoutes, timeTrackingRoutes, issueMoveRoutes, labelPromoteRoutes];
+  // Planning: labels, milestones, issues, their notes, award emoji and time tracking, moves, label promotion, subscriptions and todos.
+  const planning = [labelsRoutes, milestonesRoutes, issuesRoutes, notesRoutes, awardEmojiRoutes, timeTrackingRoutes, issueMoveRoutes, labelPromoteRoutes, subscriptionsRoutes, todosRoutes];
   for (const plugin of [...typed, ...repository, ...ci, ...runners, ...planning]) await api.register(plugin(services, edge));
 }

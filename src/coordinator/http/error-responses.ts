@@ -167,6 +167,9 @@ export const ERROR_ANSWERS: { readonly [C in ErrorCode]: ErrorAnswer } = {
   GANTRY_E_ENVIRONMENT_NOT_FOUND: notFound('Environment'),
   GANTRY_E_LABEL_NOT_FOUND: notFound('Label'),
   GANTRY_E_ISSUE_NOT_FOUND: notFound('Issue'),
+  // GitLab finds a todo with `find`: ActiveRecord's not-found answer, not a named resource.
+  GANTRY_E_TODO_NOT_FOUND: statusLine(404, 'Not found'),
+  GANTRY_E_MERGE_REQUEST_NOT_FOUND: notFound('Merge Request'),
   GANTRY_E_MILESTONE_RECORD_NOT_FOUND: notFound('Milestone'),
   GANTRY_E_NOTE_NOT_FOUND: notFound('Note'),
   GANTRY_E_AWARD_EMOJI_NOT_FOUND: notFound('Award Emoji'),

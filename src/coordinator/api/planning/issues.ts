@@ -103,9 +103,11 @@ function assignees(body: { assignee_ids?: number[]; assignee_id?: number }): num
 }
 
 /** Issues: `/issues`, `/groups/:id/issues`, `/projects/:id/issues[/:issue_iid]`, and the issues of milestones. Every call needs a signed-in caller. */
-export function issuesRoutes({ issues }: CoordinatorServices, edge: EdgeConfig): FastifyPluginAsync {
+export function issuesRoutes({ issues, subscriptions }: CoordinatorServices, edge: EdgeConfig): FastifyPluginAsync {
   return async (app) => {
     const api = app.withTypeProvider<TypeBoxTypeProvider>();
+    const single = async (view: Parameters<typeof serializeIssue>[0], actor: Parameters<typeof subscriptions.issueSubscribed>[1]) =>
+      serializeIssue(view, edge.externalUrl, true, await subscriptions.issueSubscribed(view, actor));
     const answer = (items: Parameters<typeof serializeIssue>[0][]) => items.map((view) => serializeIssue(view, edge.externalUrl));
 
     api.get('/issues', { schema: { summary: "List the issues the caller may see (by default those they opened)", tags, querystring: ListQuery } }, async (request, reply) => {
@@ -145,7 +147,8 @@ export function issuesRoutes({ issues }: CoordinatorServices, edge: EdgeConfig):
     }
 
     api.get('/projects/:id/issues/:issue_iid', { schema: { summary: 'Get an issue', tags, params: IssuePath } }, async (request) => {
-      return serializeIssue(await issues.get(request.params.id, requireActor(request), request.params.issue_iid), edge.externalUrl, true);
+      const actor = requireActor(request);
+      return single(await issues.get(request.params.id, actor, request.params.issue_iid), actor);
     });
 
     api.post('/projects/:id/issues', { schema: { summary: 'Open an issue', tags, params: ProjectPath, body: CreateBody } }, async (request, reply) => {
@@ -154,8 +157,9 @@ export function issuesRoutes({ issues }: CoordinatorServices, edge: EdgeConfig):
         title: body.title, description: body.description, confidential: body.confidential, labels: body.labels, milestoneId: body.milestone_id,
         assigneeIds: assignees(body), dueDate: body.due_date, createdAt: body.created_at, discussionLocked: body.discussion_locked,
       };
-      const view = await issues.create(request.params.id, requireActor(request), input);
-      return reply.code(201).send(serializeIssue(view, edge.externalUrl, true));
+      const actor = requireActor(request);
+      const view = await issues.create(request.params.id, actor, input);
+      return reply.code(201).send(await single(view, actor));
     });
 
     api.put('/projects/:id/issues/:issue_iid', { schema: { summary: 'Edit, close or reopen an issue', tags, params: IssuePath, body: UpdateBody } }, async (request) => {
@@ -165,7 +169,8 @@ export function issuesRoutes({ issues }: CoordinatorServices, edge: EdgeConfig):
         title: body.title, description: body.description, confidential: body.confidential, labels: body.labels, addLabels: body.add_labels, removeLabels: body.remove_labels,
         milestoneId: body.milestone_id, assigneeIds: assignees(body), dueDate: body.due_date, discussionLocked: body.discussion_locked, stateEvent: body.state_event,
       };
-      return serializeIssue(await issues.update(request.params.id, requireActor(request), request.params.issue_iid, input), edge.externalUrl, true);
+      const actor = requireActor(request);
+      return single(await issues.update(request.params.id, actor, request.params.issue_iid, input), actor);
     });
 
     api.delete('/projects/:id/issues/:issue_iid', { schema: { summary: 'Delete an issue (Owners)', tags, params: IssuePath } }, async (request, reply) => {

@@ -5,7 +5,8 @@ import { requireActor } from '../../http/auth.ts';
 import { Param } from '../../http/gitlab-params.ts';
 import { PAGINATION, pageOf, setPaginationHeaders } from '../../http/pagination.ts';
 import { serializeLabel } from '../../http/serializers/planning/labels.ts';
-import type { LabelInput } from '../../services/planning/labels.ts';
+import type { Actor } from '../../services/access/permissions.ts';
+import type { LabelInput, LabelView } from '../../services/planning/labels.ts';
 import type { CoordinatorServices, EdgeConfig } from '../../wiring.ts';
 import { requireAtLeastOneOf } from '../at-least-one.ts';
 
@@ -45,7 +46,7 @@ function changes(body: { new_name?: string; color?: string; description?: string
  * `/projects/:id/labels` and `/groups/:id/labels`: list, get (by id or name), create, update
  * and delete (by `name` as GitLab 10 did, or by `:label_id`, an id or a name).
  */
-export function labelsRoutes({ labels }: CoordinatorServices, edge: EdgeConfig): FastifyPluginAsync {
+export function labelsRoutes({ labels, subscriptions }: CoordinatorServices, edge: EdgeConfig): FastifyPluginAsync {
   return async (app) => {
     const api = app.withTypeProvider<TypeBoxTypeProvider>();
     for (const kind of ['project', 'group'] as const) {
@@ -56,6 +57,7 @@ export function labelsRoutes({ labels }: CoordinatorServices, edge: EdgeConfig):
       const LabelPath = Type.Object({ ...idParam, label_id: Param.string({ description: 'The label id or name' }) });
       const forProject = kind === 'project';
       const owner = (id: string) => ({ kind, ref: id });
+      const answer = async (view: LabelView, actor: Actor) => serializeLabel(view, forProject, (await subscriptions.labelsSubscribed([view.label.id], actor)).has(view.label.id));
 
       api.get(base, { schema: { summary: `List a ${kind}'s labels`, tags, params: OwnerPath, querystring: ListQuery } }, async (request, reply) => {
         const { query } = request;
@@ -63,11 +65,12 @@ export function labelsRoutes({ labels }: CoordinatorServices, edge: EdgeConfig):
         const options = { search: query.search, withCounts: query.with_counts === true, includeAncestorGroups: query.include_ancestor_groups !== false };
         const { items, total } = await labels.list(owner(request.params.id), request.actor, options, { offset: page.offset, limit: page.perPage });
         setPaginationHeaders(request, reply, edge.externalUrl, page, { total });
-        return items.map((view) => serializeLabel(view, forProject));
+        const subscribed = await subscriptions.labelsSubscribed(items.map((view) => view.label.id), request.actor);
+        return items.map((view) => serializeLabel(view, forProject, subscribed.has(view.label.id)));
       });
 
       api.get(one, { schema: { summary: 'Get a label by id or name', tags, params: LabelPath } }, async (request) => {
-        return serializeLabel(await labels.get(owner(request.params.id), request.actor, { ref: request.params.label_id }), forProject);
+        return answer(await labels.get(owner(request.params.id), request.actor, { ref: request.params.label_id }), request.actor);
       });
 
       api.post(base, { schema: { summary: 'Create a label', tags, params: OwnerPath, body: CreateBody } }, async (request, reply) => {
@@ -78,12 +81,14 @@ export function labelsRoutes({ labels }: CoordinatorServices, edge: EdgeConfig):
 
       api.put(base, { schema: { summary: 'Update a label named by `name`', tags, params: OwnerPath, body: UpdateByNameBody } }, async (request) => {
         const input = changes(request.body);
-        return serializeLabel(await labels.update(owner(request.params.id), requireActor(request), { name: request.body.name }, input), forProject);
+        const actor = requireActor(request);
+        return answer(await labels.update(owner(request.params.id), actor, { name: request.body.name }, input), actor);
       });
 
       api.put(one, { schema: { summary: 'Update a label', tags, params: LabelPath, body: UpdateBody } }, async (request) => {
         const input = changes(request.body);
-        return serializeLabel(await labels.update(owner(request.params.id), requireActor(request), { ref: request.params.label_id }, input), forProject);
+        const actor = requireActor(request);
+        return answer(await labels.update(owner(request.params.id), actor, { ref: request.params.label_id }, input), actor);
       });
 
       api.delete(base, { schema: { summary: 'Delete a label named by `name`', tags, params: OwnerPath, querystring: DeleteByNameQuery } }, async (request, reply) => {

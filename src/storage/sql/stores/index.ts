@@ -18,6 +18,8 @@ import { SqlTimelogsStore } from './timelogs.ts';
 import { SqlCommitReferencesStore } from './commit-references.ts';
 import { SqlIssueMovesStore } from './issue-moves.ts';
 import { SqlLabelPromotionsStore } from './label-promotions.ts';
+import { SqlSubscriptionsStore } from './subscriptions.ts';
+import { SqlTodosStore } from './todos.ts';
 import { SqlInstallationStore, SqlInstancesStore, SqlThrottleCountersStore } from './instances.ts';
 import { SqlGroupGroupLinksStore } from './group-group-links.ts';
 import { SqlGroupQueriesStore } from './group-queries.ts';
@@ -91,6 +93,8 @@ export function createSqlStores(db: Db, writes: TableWrites = new TableWrites())
     commitReferences: new SqlCommitReferencesStore(db),
     issueMoves: new SqlIssueMovesStore(db),
     labelPromotions: new SqlLabelPromotionsStore(db),
+    subscriptions: new SqlSubscriptionsStore(db),
+    todos: new SqlTodosStore(db),
   };
 }
 

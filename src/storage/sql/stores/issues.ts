@@ -37,6 +37,12 @@ export class SqlIssuesStore implements IssuesStore {
     return row && toIssue(row);
   }
 
+  async findByIds(ids: readonly number[]): Promise<IssueRecord[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.db.selectFrom('issues').selectAll().where('id', 'in', unique(ids)).execute();
+    return rows.map(toIssue);
+  }
+
   async list(filter: IssueListFilter, page: Page): Promise<{ items: IssueRecord[]; total: number }> {
     const query = this.filtered(filter);
     if (!query) return { items: [], total: 0 };

@@ -36,10 +36,10 @@ export interface IssueJson {
 }
 
 /**
- * GitLab's Issue entity; `single` adds `subscribed` and `_links`. Merge requests do not exist
- * yet: their count is 0.
+ * GitLab's Issue entity; `single` adds `subscribed` (whether the caller is, which the route
+ * works out) and `_links`. Merge requests do not exist yet: their count is 0.
  */
-export function serializeIssue(view: IssueView, externalUrl: string, single = false): IssueJson {
+export function serializeIssue(view: IssueView, externalUrl: string, single = false, subscribed = false): IssueJson {
   const { issue } = view;
   const user = (record: IssueView['author']) => (record ? serializeUserBasic(record, externalUrl) : null);
   const assignees = view.assignees.map((assignee) => serializeUserBasic(assignee, externalUrl));
@@ -82,7 +82,7 @@ export function serializeIssue(view: IssueView, externalUrl: string, single = fa
   const self = `${externalUrl}/api/v4/projects/${issue.project_id}/issues/${issue.iid}`;
   return {
     ...json,
-    subscribed: false,
+    subscribed,
     _links: { self, notes: `${self}/notes`, award_emoji: `${self}/award_emoji`, project: `${externalUrl}/api/v4/projects/${issue.project_id}` },
   };
 }

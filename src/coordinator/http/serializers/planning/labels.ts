@@ -15,8 +15,8 @@ export interface LabelJson {
   is_project_label?: boolean;
 }
 
-/** GitLab's Label entity; `forProject` adds the project-only fields (priority, is_project_label). Counts only when asked for. */
-export function serializeLabel(view: LabelView, forProject: boolean): LabelJson {
+/** GitLab's Label entity; `forProject` adds the project-only fields (priority, is_project_label). Counts only when asked for; `subscribed` is the caller's. */
+export function serializeLabel(view: LabelView, forProject: boolean, subscribed = false): LabelJson {
   const { label, counts } = view;
   return {
     id: label.id,
@@ -25,8 +25,7 @@ export function serializeLabel(view: LabelView, forProject: boolean): LabelJson 
     text_color: labelTextColor(label.color),
     description: label.description,
     ...(counts ? { open_issues_count: counts.opened, closed_issues_count: counts.closed, open_merge_requests_count: 0 } : {}),
-    // Subscriptions do not exist yet.
-    subscribed: false,
+    subscribed,
     ...(forProject ? { priority: label.priority, is_project_label: label.project_id !== null } : {}),
   };
 }

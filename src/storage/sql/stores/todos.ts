@@ -1,0 +1,101 @@
+import type { ExpressionBuilder } from '#deps/kysely';
+import { countAll, type Db } from '../database.ts';
+import type { DatabaseSchema } from '../schema.ts';
+import type { TodosTable } from '../schema-planning-activity.ts';
+import type { Page } from '../../types-ci.ts';
+import type { ConfidentialAccess } from '../../types-planning.ts';
+import type { NewTodo, TodoAction, TodoListFilter, TodoRecord, TodosStore, TodoState } from '../../types-todos.ts';
+
+type TodoScope = ExpressionBuilder<DatabaseSchema & { t: DatabaseSchema['todos']; i: DatabaseSchema['issues']; p: DatabaseSchema['projects'] }, 't' | 'i' | 'p'>;
+const unique = (ids: readonly number[]): number[] => [...new Set(ids)];
+
+function toTodo(row: Omit<TodosTable, 'id'> & { id: number }): TodoRecord {
+  return { ...row, target_type: row.target_type as TodoRecord['target_type'], action: row.action as TodoAction, state: row.state as TodoState };
+}
+
+export class SqlTodosStore implements TodosStore {
+  constructor(private readonly db: Db) {}
+
+  async createPending(userIds: readonly number[], todo: Omit<NewTodo, 'user_id'>): Promise<TodoRecord[]> {
+    const wanted = unique(userIds);
+    if (wanted.length === 0) return [];
+    const holders = await this.db
+      .selectFrom('todos')
+      .select('user_id')
+      .where('user_id', 'in', wanted)
+      .where('target_type', '=', todo.target_type)
+      .where('target_id', '=', todo.target_id)
+      .where('state', '=', 'pending')
+      .execute();
+    const held = new Set(holders.map((row) => row.user_id));
+    const fresh = wanted.filter((userId) => !held.has(userId));
+    if (fresh.length === 0) return [];
+    const rows = await this.db
+      .insertInto('todos')
+      .values(fresh.map((userId) => ({ ...todo, user_id: userId, state: 'pending', updated_at: todo.created_at })))
+      .returningAll()
+      .execute();
+    return rows.map(toTodo);
+  }
+
+  /** Todos of issues only (merge requests do not exist yet), joined to the issue and its project so that what the caller may no longer see drops out in the query. */
+  async list(filter: TodoListFilter, page: Page): Promise<{ items: TodoRecord[]; total: number }> {
+    const { projects } = filter;
+    if (filter.targetType === 'MergeRequest' || projects.projectIds?.length === 0 || filter.namespaceIds?.length === 0) return { items: [], total: 0 };
+    let query = this.db
+      .selectFrom('todos as t')
+      .innerJoin('issues as i', 'i.id', 't.target_id')
+      .innerJoin('projects as p', 'p.id', 'i.project_id')
+      .where('t.user_id', '=', filter.userId)
+      .where('t.target_type', '=', 'Issue')
+      .where('p.pending_delete', '=', 0)
+      .where('p.issues_enabled', '=', 1);
+    const visible = projects.visibleScope;
+    if (visible) {
+      if (visible.visibilities.length + visible.namespaceIds.length + visible.projectIds.length === 0) return { items: [], total: 0 };
+      query = query.where((eb) =>
+        eb.or([
+          ...(visible.visibilities.length ? [eb('p.visibility', 'in', [...visible.visibilities])] : []),
+          ...(visible.namespaceIds.length ? [eb('p.namespace_id', 'in', unique(visible.namespaceIds))] : []),
+          ...(visible.projectIds.length ? [eb('p.id', 'in', unique(visible.projectIds))] : []),
+        ]),
+      );
+    }
+    const access = filter.confidentialAccess;
+    if (access) query = query.where((eb) => this.confidentialVisible(eb, access));
+    if (projects.projectIds) query = query.where('p.id', 'in', unique(projects.projectIds));
+    if (filter.namespaceIds) query = query.where('p.namespace_id', 'in', unique(filter.namespaceIds));
+    if (filter.projectId !== undefined) query = query.where('t.project_id', '=', filter.projectId);
+    if (filter.action) query = query.where('t.action', '=', filter.action);
+    if (filter.authorId !== undefined) query = query.where('t.author_id', '=', filter.authorId);
+    if (filter.state) query = query.where('t.state', '=', filter.state);
+    const counted = await query.select(countAll().as('total')).executeTakeFirstOrThrow();
+    const rows = await query.selectAll('t').orderBy('t.created_at', 'desc').orderBy('t.id', 'desc').offset(page.offset).limit(page.limit).execute();
+    return { items: rows.map(toTodo), total: Number(counted.total) };
+  }
+
+  async findOwn(userId: number, id: number): Promise<TodoRecord | undefined> {
+    const row = await this.db.selectFrom('todos').selectAll().where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+    return row && toTodo(row);
+  }
+
+  async markDone(userId: number, which: { id: number } | { targetType: string; targetId: number } | 'all', at: string): Promise<number> {
+    let query = this.db.updateTable('todos').set({ state: 'done', updated_at: at }).where('user_id', '=', userId).where('state', '=', 'pending');
+    if (which !== 'all' && 'id' in which) query = query.where('id', '=', which.id);
+    if (which !== 'all' && 'targetType' in which) query = query.where('target_type', '=', which.targetType).where('target_id', '=', which.targetId);
+    const result = await query.executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+
+  /** The same rule as the issue lists: public issues, the caller's own or assigned ones, and those where they are Reporter or above. */
+  private confidentialVisible(eb: TodoScope, access: ConfidentialAccess) {
+    const alternatives = [eb('i.confidential', '=', 0)];
+    if (access.userId !== null) {
+      alternatives.push(eb('i.author_id', '=', access.userId));
+      alternatives.push(eb('i.id', 'in', this.db.selectFrom('issue_assignees').select('issue_id').where('user_id', '=', access.userId)));
+    }
+    if (access.projectIds.length) alternatives.push(eb('i.project_id', 'in', unique(access.projectIds)));
+    if (access.namespaceIds.length) alternatives.push(eb('p.namespace_id', 'in', unique(access.namespaceIds)));
+    return eb.or(alternatives);
+  }
+}

@@ -23,6 +23,7 @@ import { buildRepositoryServices } from './wiring-repository.ts';
 import { buildCiSettingsServices } from './wiring-ci-settings.ts';
 import { buildRunnersServices } from './wiring-runners.ts';
 import { buildPlanningServices } from './wiring-planning.ts';
+import { buildIntegrationServices } from './wiring-integrations.ts';
 
 /**
  * The services of the API, each built with the narrow stores and collaborators it needs
@@ -41,6 +42,7 @@ export function buildServices(context: CoordinatorContext, ci: CiServices = buil
     ...buildCiSettingsServices(context, ci.pipelineProcessing),
     ...buildRunnersServices(context, ci, edge.jobRequestLongPollSeconds),
     ...buildPlanningServices(context),
+    ...buildIntegrationServices(context),
     readCache: context.readCache,
   };
 }

@@ -107,6 +107,8 @@ export const ERROR_CATALOGUE = {
   GANTRY_E_ISSUE_NOT_FOUND: 'The project has no issue of that iid, or the caller may not see it (confidential).',
   GANTRY_E_LABEL_NOT_FOUND: 'The project or group has no label of that id or name.',
   GANTRY_E_MILESTONE_RECORD_NOT_FOUND: 'The project or group has no milestone of that id.',
+  // Integrations
+  GANTRY_E_INTEGRATION_INACTIVE: 'The integration is deprecated and inactive: its calls are refused (cluster-deploy).',
   // Runners
   GANTRY_E_RUNNER_TOKEN_INVALID: 'A runner-protocol token (a registration token or a runner token) matches nothing.',
   GANTRY_E_JOB_TOKEN_INVALID: 'A job token (JOB-TOKEN) matches no job, or not one that may do this (its own job for uploads; a running job of the same project for downloads).',

@@ -28,7 +28,6 @@ const PENDING: ReadonlyArray<{ prefix: string; area: string; exact?: boolean }> 
   { prefix: '/projects/:id/:subscribable_type', area: 'issues and merge requests: subscriptions' },
   { prefix: '/merge_requests', area: 'merge requests' },
   { prefix: '/projects/:id/merge_requests', area: 'merge requests' },
-  { prefix: '/projects/:id/services', area: 'integrations' },
   { prefix: '/todos', area: 'todos' },
   { prefix: '/jobqueue', area: 'background-job metrics' },
 ];

@@ -43,6 +43,7 @@ import { ciLintRoutes } from './ci/lint.ts';
 import { labelsRoutes } from './planning/labels.ts';
 import { milestonesRoutes } from './planning/milestones.ts';
 import { issuesRoutes } from './planning/issues.ts';
+import { integrationsRoutes } from './integrations/integrations.ts';
 
 /** Mounts every resource area under /api/v4. One plugin per area; each stays thin. */
 export async function registerApi(api: FastifyInstance, services: CoordinatorServices, edge: EdgeConfig): Promise<void> {
@@ -66,5 +67,7 @@ export async function registerApi(api: FastifyInstance, services: CoordinatorSer
   const runners = [runnerProtocolRoutes, runnerJobsRoutes, runnerJobUpdatesRoutes, runnerArtifactsRoutes, runnersRoutes, projectRunnersRoutes, userRunnersRoutes];
   // Planning: labels, milestones and issues.
   const planning = [labelsRoutes, milestonesRoutes, issuesRoutes];
-  for (const plugin of [...typed, ...repository, ...ci, ...runners, ...planning]) await api.register(plugin(services, edge));
+  // Integrations (GitLab's services).
+  const integrations = [integrationsRoutes];
+  for (const plugin of [...typed, ...repository, ...ci, ...runners, ...planning, ...integrations]) await api.register(plugin(services, edge));
 }

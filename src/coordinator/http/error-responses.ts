@@ -168,6 +168,7 @@ export const ERROR_ANSWERS: { readonly [C in ErrorCode]: ErrorAnswer } = {
   GANTRY_E_LABEL_NOT_FOUND: notFound('Label'),
   GANTRY_E_ISSUE_NOT_FOUND: notFound('Issue'),
   GANTRY_E_MILESTONE_RECORD_NOT_FOUND: notFound('Milestone'),
+  GANTRY_E_INTEGRATION_INACTIVE: prefixed(400, 'Bad request'),
   GANTRY_E_RUNNER_TOKEN_INVALID: statusLine(403, 'Forbidden'),
   GANTRY_E_RUNNER_SCOPE_INVALID: prefixed(400, 'Bad request'),
   GANTRY_E_RUNNER_MANAGER_NOT_FOUND: notFound('Runner manager not found'),

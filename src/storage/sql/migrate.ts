@@ -25,6 +25,7 @@ import { coordinatorInstances } from './migrations/022-coordinator-instances.ts'
 import { dotenvVariables } from './migrations/023-dotenv-variables.ts';
 import { planning } from './migrations/024-planning.ts';
 import { planningActivity } from './migrations/025-planning-activity.ts';
+import { integrations } from './migrations/027-integrations.ts';
 
 /** Ordered migrations; names never change once released. */
 const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
@@ -52,6 +53,7 @@ const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
   ['023-dotenv-variables', dotenvVariables],
   ['024-planning', planning],
   ['025-planning-activity', planningActivity],
+  ['027-integrations', integrations],
 ];
 
 /** The names of every migration, in order: a schema's identity (the tests' PostgreSQL template is keyed on it). */

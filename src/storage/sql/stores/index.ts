@@ -13,6 +13,7 @@ import { SqlIssuesStore } from './issues.ts';
 import { SqlLabelsStore } from './labels.ts';
 import { SqlMilestonesStore } from './milestones.ts';
 import { SqlNotesStore } from './notes.ts';
+import { SqlIntegrationsStore } from './integrations.ts';
 import { SqlInstallationStore, SqlInstancesStore, SqlThrottleCountersStore } from './instances.ts';
 import { SqlGroupGroupLinksStore } from './group-group-links.ts';
 import { SqlGroupQueriesStore } from './group-queries.ts';
@@ -81,6 +82,7 @@ export function createSqlStores(db: Db, writes: TableWrites = new TableWrites())
     milestones: new SqlMilestonesStore(db),
     issues: new SqlIssuesStore(db),
     notes: new SqlNotesStore(db),
+    integrations: new SqlIntegrationsStore(db),
   };
 }
 

@@ -26,6 +26,12 @@ export interface CoordinatorFileConfig {
   instance_heartbeat_interval_ms?: number;
   instance_stale_after_ms?: number;
   instance_upkeep_interval_ms?: number;
+  /** Integration mail (CoordinatorOptions mail): the From address and an SMTP server (default: the maildir). */
+  mail_from?: string;
+  smtp_host?: string;
+  smtp_port?: number;
+  smtp_user?: string;
+  smtp_password?: string;
 }
 
 const KEYS: Record<keyof CoordinatorFileConfig, 'number' | 'string' | 'string array'> = {
@@ -46,6 +52,11 @@ const KEYS: Record<keyof CoordinatorFileConfig, 'number' | 'string' | 'string ar
   instance_heartbeat_interval_ms: 'number',
   instance_stale_after_ms: 'number',
   instance_upkeep_interval_ms: 'number',
+  mail_from: 'string',
+  smtp_host: 'string',
+  smtp_port: 'number',
+  smtp_user: 'string',
+  smtp_password: 'string',
 };
 
 /** Keys that must be whole numbers above 0. */

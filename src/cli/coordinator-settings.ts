@@ -4,6 +4,7 @@
  */
 import type { CoordinatorSettings } from './commands/settings.ts';
 import { readCoordinatorConfig, type CoordinatorFileConfig } from './config-file.ts';
+import type { MailOptions } from '../coordinator/services/integrations/mail-outbox.ts';
 
 export interface CommonArgs {
   config?: string;
@@ -36,7 +37,20 @@ export function resolveSettings(args: CommonArgs, env: NodeJS.ProcessEnv, defaul
     archiveMemberLimits: { maxMembers: file.artifact_archive_max_members, maxDirectoryBytes: file.artifact_archive_max_directory_bytes },
     shutdownGraceMs: file.shutdown_grace_ms,
     instances: { heartbeatIntervalMs: file.instance_heartbeat_interval_ms, staleAfterMs: file.instance_stale_after_ms, upkeepIntervalMs: file.instance_upkeep_interval_ms },
+    mail: mailSettings(env, file),
   };
+}
+
+/** Integration mail: GANTRY_MAIL_FROM and GANTRY_SMTP_* over the file's mail_from and smtp_* keys; SMTP only with a host. */
+function mailSettings(env: NodeJS.ProcessEnv, file: CoordinatorFileConfig): MailOptions {
+  const from = env.GANTRY_MAIL_FROM || file.mail_from || undefined;
+  const host = env.GANTRY_SMTP_HOST || file.smtp_host || undefined;
+  if (!host) return { from };
+  const port = env.GANTRY_SMTP_PORT ? Number(env.GANTRY_SMTP_PORT) : (file.smtp_port ?? 25);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`invalid SMTP port: ${port}`);
+  const user = env.GANTRY_SMTP_USER || file.smtp_user || undefined;
+  const password = env.GANTRY_SMTP_PASSWORD || file.smtp_password || undefined;
+  return { from, smtp: { host, port, user, password, secure: port === 465 } };
 }
 
 /** `a, b,c` → ['a', 'b', 'c'] (an empty variable is an empty list). */

@@ -166,7 +166,7 @@ async function openCoordinator(options: CoordinatorOptions, logger: Logger): Pro
   await expirySweeper.sweep();
   expirySweeper.start();
   const monitoring = buildMonitoring(context, new SqlMonitoringStore(database.db), monitoringAllowList);
-  const ci = buildCiServices(context, options.ci, monitoring.countBlobs);
+  const ci = buildCiServices(context, { ...options.ci, mail: options.mail ?? options.ci?.mail }, monitoring.countBlobs);
   monitoring.attachCi(ci);
   ci.ciRuntime.start();
 

@@ -4,6 +4,7 @@ import type { StatementObserver } from '../storage/sql/database.ts';
 import type { JobTokenVerifier } from './services/repository/git-http/job-tokens.ts';
 import type { InstanceTiming } from './services/instance/instances.ts';
 import type { CiRuntimeOptions } from './wiring-ci.ts';
+import type { MailOptions } from './services/integrations/mail-outbox.ts';
 
 /** How to run a coordinator, standalone (`createCoordinator`) or mounted in a host (`gantryPlugin`). */
 export interface CoordinatorOptions {
@@ -35,6 +36,11 @@ export interface CoordinatorOptions {
   git?: Pick<RepositoryManagerOptions, 'work' | 'blameMaxBytes'>;
   /** CI background work: the task worker's poll interval, how often schedules are looked for. */
   ci?: CiRuntimeOptions;
+  /**
+   * Mail of the emails-on-push and pipelines-email integrations: the From address, and an SMTP
+   * server to deliver through (default: a maildir under `<dataDir>/mail`).
+   */
+  mail?: MailOptions;
   /** `POST /jobs/request`: how long an idle request is held, in seconds (default 50; 0: no long polling; at most 540). */
   jobRequestLongPollSeconds?: number;
   /**

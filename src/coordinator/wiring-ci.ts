@@ -32,6 +32,8 @@ import { ARTIFACT_EXPIRY_TASK, ArtifactExpiry } from './services/ci/runners/arti
 import { ArtifactUploads } from './services/ci/runners/artifact-uploads.ts';
 import { JobTokenAccess } from './services/ci/runners/job-token-access.ts';
 import { JobQueueWakeups } from './services/ci/runners/queue-wakeups.ts';
+import type { MailOptions } from './services/integrations/mail-outbox.ts';
+import { buildIntegrationMail } from './wiring-integrations.ts';
 
 /** How the CI background work runs (tests shorten the intervals), and the bounds of artifacts archives. */
 export interface CiRuntimeOptions {
@@ -55,6 +57,8 @@ export interface CiRuntimeOptions {
    * limits of each compile, among them the compute-time deadline and the heap ceiling.
    */
   compile?: CompileSandboxOptions;
+  /** Mail of the emails-on-push and pipelines-email integrations (its tasks run on this worker). */
+  mail?: MailOptions;
 }
 
 /** Where job traces and artifact files live. */
@@ -93,12 +97,16 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
   // Held runner keep-alives learn of status changes (cancels) at commit; on PostgreSQL, where
   // another coordinator may commit them, they also read the job twice a second.
   const jobStatusWatch = new JobStatusWatch({ jobs: stores.jobs }, { pollMs: context.dialect === 'postgres' ? 500 : 0 });
+  const integrationMail = buildIntegrationMail(context, taskQueue, options.mail);
   const pipelineProcessing = new PipelineProcessing({
     transactions: stores.ciTransactions,
     wakeTasks: () => wakeWorker(),
     afterCommit: (processed) => {
       if (processed.enqueuedJobIds.length > 0) jobQueueWakeups.jobsEnqueued();
       jobStatusWatch.changed(statusChangedJobIds(processed));
+      if (processed.result.pipelineStatusChanged) {
+        integrationMail.recordPipelineFinished(processed.pipeline).catch((error: unknown) => logger.warn({ err: error, pipeline: processed.pipeline.id }, 'pipelines-email: recording the mail failed'));
+      }
     },
   });
   const blobs = decorateBlobs(ciBlobStores(context));
@@ -195,6 +203,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
       [DOWNSTREAM_PIPELINE_TASK]: downstreamPipelines.createHandler(),
       [BRIDGE_STATUS_TASK]: downstreamPipelines.statusHandler(),
       [CANCEL_CHILDREN_TASK]: downstreamPipelines.cancelChildrenHandler(),
+      ...integrationMail.handlers(),
     },
     logger,
     pollIntervalMs: options.taskPollIntervalMs,
@@ -208,6 +217,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
     start(): void {
       context.events.onPushRecorded((push) => pushPipelines.record(push));
       context.events.onPushRecorded((push) => commitReferences.record(push));
+      context.events.onPushRecorded((push) => integrationMail.recordPush(push));
       if (options.runTasks === false) return;
       taskWorker.start();
       schedulePipelines.start(options.scheduleIntervalMs ?? 10_000);

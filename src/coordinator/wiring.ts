@@ -24,6 +24,7 @@ import { buildCiSettingsServices } from './wiring-ci-settings.ts';
 import { buildRunnersServices } from './wiring-runners.ts';
 import { buildPlanningServices } from './wiring-planning.ts';
 import { JobQueueMetrics } from './services/monitoring/job-queue.ts';
+import { buildIntegrationServices } from './wiring-integrations.ts';
 
 /**
  * The services of the API, each built with the narrow stores and collaborators it needs
@@ -49,6 +50,7 @@ export function buildServices(context: CoordinatorContext, ci: CiServices = buil
       worker: { instanceId: context.instance.id, kinds: ci.taskWorker.kinds, concurrency: ci.taskWorker.concurrency, get started() { return ci.taskWorker.started; } },
       staleAfterMs: context.instance.staleAfterMs,
     }),
+    ...buildIntegrationServices(context),
     readCache: context.readCache,
   };
 }

@@ -115,6 +115,8 @@ export const ERROR_CATALOGUE = {
   GANTRY_E_AWARD_EMOJI_NOT_OWNED: 'Only whoever awarded an emoji (or an administrator) may take it back.',
   GANTRY_E_ISSUE_MOVE_REFUSED: 'The issue cannot move to that project (the reason is given).',
   GANTRY_E_LABEL_PROMOTION_REFUSED: 'The label cannot become a group label (its project is in no group).',
+  // Integrations
+  GANTRY_E_INTEGRATION_INACTIVE: 'The integration is deprecated and inactive: its calls are refused (cluster-deploy).',
   // Runners
   GANTRY_E_RUNNER_TOKEN_INVALID: 'A runner-protocol token (a registration token or a runner token) matches nothing.',
   GANTRY_E_JOB_TOKEN_INVALID: 'A job token (JOB-TOKEN) matches no job, or not one that may do this (its own job for uploads; a running job of the same project for downloads).',

@@ -6,8 +6,8 @@
  */
 export const MASK = '[MASKED]';
 
-/** Parameter names (decoded, lower-cased) that carry a credential: any token, password or secret. */
-const SECRET_NAME = /token|password|passwd|secret|credential/;
+/** Parameter names (decoded, lower-cased) that carry a credential: any token, password, secret or API key (integrations' `api_key`). */
+const SECRET_NAME = /token|password|passwd|secret|credential|api_?key/;
 
 /** Headers whose values are credentials, however they are spelt in a message. */
 const SECRET_HEADER = /\b(authorization|private-token|job-token|cookie|proxy-authorization)(["']?\s*[:=]\s*["']?)(?:(?:basic|bearer|token)\s+)?[^\s"',;]+/gi;

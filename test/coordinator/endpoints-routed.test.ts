@@ -21,7 +21,6 @@ const fixtureInventory = path.resolve(repoRoot, 'test/fixtures/spec/endpoints.ts
 const PENDING: ReadonlyArray<{ prefix: string; area: string; exact?: boolean }> = [
   { prefix: '/merge_requests', area: 'merge requests' },
   { prefix: '/projects/:id/merge_requests', area: 'merge requests' },
-  { prefix: '/projects/:id/services', area: 'integrations' },
 ];
 
 /** Values for path parameters: ids that do not exist (so DELETE rows harm nothing), plausible names. */

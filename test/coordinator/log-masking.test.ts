@@ -23,6 +23,9 @@ const SECRET_PARAMETERS = [
   'runners_token',
   'registration_token',
   'new_password',
+  // Integration settings (PUT /projects/:id/services/<slug> reads its parameters from the query too).
+  'api_key',
+  'api%5Fkey',
 ];
 
 describe('credentials in the log', () => {

@@ -126,6 +126,9 @@ export function goodParams(route: Route, world: WalkWorld): Record<string, Param
     'PUT /api/v4/jobs/:id': { token: world.runningJobToken, state: 'running' },
     // A job's token: the runner protocol's artifact download answers 403 without one, never "is missing".
     'GET /api/v4/jobs/:id/artifacts': { token: world.runningJobToken },
+    // The walk names emails-on-push (route-walk.ts): its one required setting.
+    'PUT /api/v4/projects/:id/services/:slug': { recipients: 'walk@example.com' },
+    'PUT /api/v4/projects/:id/integrations/:slug': { recipients: 'walk@example.com' },
     ...planningParams(world),
   };
   return { ...good[`${route.method} ${route.url}`] };

@@ -70,6 +70,8 @@ function worldValue(path: string, name: string, world: WalkWorld): string | numb
       return 'main';
     case 'ref':
       return 'main';
+    case 'slug':
+      return 'emails-on-push';
     default:
       return planningValue(path, name, world.planning);
   }

@@ -19,6 +19,7 @@ export async function serve(options: CoordinatorSettings, stdout: (line: string)
     ci: { archiveMemberLimits: options.archiveMemberLimits },
     shutdownGraceMs: options.shutdownGraceMs,
     instances: options.instances,
+    mail: options.mail,
     logger,
   });
   if (coordinator.createdRootToken !== undefined) {

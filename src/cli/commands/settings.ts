@@ -1,3 +1,4 @@
+import type { MailOptions } from '../../coordinator/services/integrations/mail-outbox.ts';
 /** What `coordinator serve` and `coordinator start` are started with (flags, GANTRY_* variables, the config file). */
 export interface CoordinatorSettings {
   port: number;
@@ -18,4 +19,6 @@ export interface CoordinatorSettings {
   shutdownGraceMs?: number;
   /** Several coordinators: heartbeat, stale-after and upkeep intervals; see CoordinatorOptions instances. */
   instances?: { heartbeatIntervalMs?: number; staleAfterMs?: number; upkeepIntervalMs?: number };
+  /** Integration mail: From address and SMTP server; see CoordinatorOptions mail. */
+  mail?: MailOptions;
 }

@@ -44,6 +44,7 @@ export async function startLocal(options: CoordinatorSettings, stdout: (line: st
     ci: { archiveMemberLimits: options.archiveMemberLimits },
     shutdownGraceMs: options.shutdownGraceMs,
     instances: options.instances,
+    mail: options.mail,
     logger,
   });
   let runner: RunnerService | undefined;

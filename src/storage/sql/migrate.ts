@@ -26,6 +26,7 @@ import { dotenvVariables } from './migrations/023-dotenv-variables.ts';
 import { planning } from './migrations/024-planning.ts';
 import { planningActivity } from './migrations/025-planning-activity.ts';
 import { issueMovedTo } from './migrations/026-issue-moved-to.ts';
+import { integrations } from './migrations/027-integrations.ts';
 import { taskCounters } from './migrations/028-task-counters.ts';
 
 /** Ordered migrations; names never change once released. */
@@ -55,6 +56,7 @@ const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
   ['024-planning', planning],
   ['025-planning-activity', planningActivity],
   ['026-issue-moved-to', issueMovedTo],
+  ['027-integrations', integrations],
   ['028-task-counters', taskCounters],
 ];
 

@@ -7,6 +7,7 @@ import type {
 import type { CommitCommentsTable } from './schema-commit-comments.ts';
 import type { GroupInternalIdsTable, IssueAssigneesTable, IssueLabelsTable, IssuesTable, LabelsTable, MilestonesTable } from './schema-planning.ts';
 import type { AwardEmojiTable, NotesTable, SubscriptionsTable, TimelogsTable, TodosTable } from './schema-planning-activity.ts';
+import type { IntegrationsTable } from './schema-integrations.ts';
 import type { DeployKeysProjectsTable, DeployKeysTable, ProtectedBranchesTable, ProtectedTagsTable, ReleaseLinksTable, ReleasesTable } from './schema-repository-protection.ts';
 
 /**
@@ -272,4 +273,5 @@ export interface DatabaseSchema {
   subscriptions: SubscriptionsTable;
   todos: TodosTable;
   issue_assignees: IssueAssigneesTable;
+  integrations: IntegrationsTable;
 }

@@ -20,6 +20,7 @@ import { SqlIssueMovesStore } from './issue-moves.ts';
 import { SqlLabelPromotionsStore } from './label-promotions.ts';
 import { SqlSubscriptionsStore } from './subscriptions.ts';
 import { SqlTodosStore } from './todos.ts';
+import { SqlIntegrationsStore } from './integrations.ts';
 import { SqlInstallationStore, SqlInstancesStore, SqlThrottleCountersStore } from './instances.ts';
 import { SqlGroupGroupLinksStore } from './group-group-links.ts';
 import { SqlGroupQueriesStore } from './group-queries.ts';
@@ -95,6 +96,7 @@ export function createSqlStores(db: Db, writes: TableWrites = new TableWrites())
     labelPromotions: new SqlLabelPromotionsStore(db),
     subscriptions: new SqlSubscriptionsStore(db),
     todos: new SqlTodosStore(db),
+    integrations: new SqlIntegrationsStore(db),
   };
 }
 

@@ -1,0 +1,47 @@
+import { INTEGRATION_EVENT_FLAGS, type IntegrationEvents, type IntegrationPropertyValue, type IntegrationRecord, type IntegrationsStore, type IntegrationWrite } from '../../types-integrations.ts';
+import type { Db } from '../database.ts';
+import type { IntegrationsTable } from '../schema-integrations.ts';
+
+type Row = Omit<IntegrationsTable, 'id'> & { id: number };
+
+function toRecord(row: Row): IntegrationRecord {
+  const events = Object.fromEntries(INTEGRATION_EVENT_FLAGS.map((flag) => [flag, row[flag] === 1])) as IntegrationEvents;
+  const parsed: unknown = JSON.parse(row.properties);
+  const properties = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as Record<string, IntegrationPropertyValue>;
+  return { id: row.id, project_id: row.project_id, slug: row.slug, active: row.active === 1, events, properties, created_at: row.created_at, updated_at: row.updated_at };
+}
+
+function columns(write: IntegrationWrite) {
+  const flags = Object.fromEntries(INTEGRATION_EVENT_FLAGS.map((flag) => [flag, write.events[flag] ? 1 : 0])) as Record<(typeof INTEGRATION_EVENT_FLAGS)[number], number>;
+  return { active: write.active ? 1 : 0, ...flags, properties: JSON.stringify(write.properties) };
+}
+
+export class SqlIntegrationsStore implements IntegrationsStore {
+  constructor(private readonly db: Db) {}
+
+  async find(projectId: number, slug: string): Promise<IntegrationRecord | undefined> {
+    const row = await this.db.selectFrom('integrations').selectAll().where('project_id', '=', projectId).where('slug', '=', slug).executeTakeFirst();
+    return row ? toRecord(row) : undefined;
+  }
+
+  async listActive(projectId: number): Promise<IntegrationRecord[]> {
+    const rows = await this.db.selectFrom('integrations').selectAll().where('project_id', '=', projectId).where('active', '=', 1).orderBy('slug').execute();
+    return rows.map(toRecord);
+  }
+
+  async save(projectId: number, slug: string, write: IntegrationWrite, now: string): Promise<IntegrationRecord> {
+    const values = columns(write);
+    const row = await this.db
+      .insertInto('integrations')
+      .values({ project_id: projectId, slug, ...values, created_at: now, updated_at: now })
+      .onConflict((conflict) => conflict.columns(['project_id', 'slug']).doUpdateSet({ ...values, updated_at: now }))
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return toRecord(row);
+  }
+
+  async remove(projectId: number, slug: string): Promise<boolean> {
+    const result = await this.db.deleteFrom('integrations').where('project_id', '=', projectId).where('slug', '=', slug).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+}

@@ -28,6 +28,7 @@ import { planningActivity } from './migrations/025-planning-activity.ts';
 import { issueMovedTo } from './migrations/026-issue-moved-to.ts';
 import { integrations } from './migrations/027-integrations.ts';
 import { taskCounters } from './migrations/028-task-counters.ts';
+import { issuesStateIndex } from './migrations/029-issues-state-index.ts';
 
 /** Ordered migrations; names never change once released. */
 const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
@@ -58,6 +59,7 @@ const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
   ['026-issue-moved-to', issueMovedTo],
   ['027-integrations', integrations],
   ['028-task-counters', taskCounters],
+  ['029-issues-state-index', issuesStateIndex],
 ];
 
 /** The names of every migration, in order: a schema's identity (the tests' PostgreSQL template is keyed on it). */

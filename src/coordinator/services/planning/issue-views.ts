@@ -42,17 +42,23 @@ export class IssueViews {
     if (issues.length === 0) return [];
     const { deps } = this;
     const ids = issues.map((issue) => issue.id);
-    const labels = await deps.issues.labelsOf(ids);
-    const assignees = await deps.issues.assigneesOf(ids);
     const milestoneIds = issues.flatMap((issue) => (issue.milestone_id === null ? [] : [issue.milestone_id]));
-    const milestones = new Map((milestoneIds.length ? await deps.milestones.findByIds(milestoneIds) : []).map((milestone) => [milestone.id, milestone]));
+    // Two waves of independent reads: on PostgreSQL each wave's statements travel side by side.
+    const [labels, assignees, milestoneList, projectList, votes, noteCounts] = await Promise.all([
+      deps.issues.labelsOf(ids),
+      deps.issues.assigneesOf(ids),
+      milestoneIds.length ? deps.milestones.findByIds(milestoneIds) : Promise.resolve([]),
+      deps.projects.findByIds([...new Set(issues.map((issue) => issue.project_id))]),
+      deps.awardEmoji.votesOf(ids),
+      deps.notes.userNoteCounts('Issue', ids),
+    ]);
+    const milestones = new Map(milestoneList.map((milestone) => [milestone.id, milestone]));
+    const projects = new Map(projectList.map((project) => [project.id, project]));
     const userIds = issues.flatMap((issue) => [issue.author_id, ...(issue.closed_by_id === null ? [] : [issue.closed_by_id]), ...(assignees.get(issue.id) ?? [])]);
-    const users = new Map((await deps.users.findByIds([...new Set(userIds)])).map((user) => [user.id, user]));
-    const projects = new Map((await deps.projects.findByIds([...new Set(issues.map((issue) => issue.project_id))])).map((project) => [project.id, project]));
-    const namespaceIds = [...[...projects.values()].map((project) => project.namespace_id), ...[...milestones.values()].flatMap((milestone) => (milestone.group_id === null ? [] : [milestone.group_id]))];
-    const votes = await deps.awardEmoji.votesOf(ids);
-    const namespaces = new Map((await deps.namespaces.findByIds([...new Set(namespaceIds)])).map((namespace) => [namespace.id, namespace.full_path]));
-    const noteCounts = await deps.notes.userNoteCounts('Issue', ids);
+    const namespaceIds = [...projectList.map((project) => project.namespace_id), ...milestoneList.flatMap((milestone) => (milestone.group_id === null ? [] : [milestone.group_id]))];
+    const [userList, namespaceList] = await Promise.all([deps.users.findByIds([...new Set(userIds)]), deps.namespaces.findByIds([...new Set(namespaceIds)])]);
+    const users = new Map(userList.map((user) => [user.id, user]));
+    const namespaces = new Map(namespaceList.map((namespace) => [namespace.id, namespace.full_path]));
     const projectPath = (projectId: number) => {
       const project = projects.get(projectId);
       return project ? `${namespaces.get(project.namespace_id) ?? ''}/${project.path}` : '';

@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { execa } from '#deps/execa';
 import { startTestCoordinator, type TestCoordinator } from '../helpers/coordinator.ts';
+import { drivePythonGitlab } from '../helpers/python-gitlab.ts';
 
 /**
  * python-gitlab (Debian's python3-gitlab, unmodified) drives what happens around an issue:
@@ -16,12 +14,7 @@ describe('issue activity through python-gitlab', () => {
 
   before(async () => {
     gantry = await startTestCoordinator();
-    await gantry.coordinator.app.listen({ port: 0, host: '127.0.0.1' });
-    const { port } = gantry.coordinator.app.server.address() as AddressInfo;
-    const script = path.join(import.meta.dirname, '../fixtures/python-gitlab/drive_activity.py');
-    const run = await execa('/usr/bin/python3', [script, `http://127.0.0.1:${port}`, gantry.rootToken], { reject: false });
-    assert.equal(run.exitCode, 0, run.stderr);
-    seen = JSON.parse(run.stdout) as Record<string, unknown>;
+    seen = await drivePythonGitlab(gantry, 'drive_activity.py');
   });
   after(() => gantry.close());
 

@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { execa } from '#deps/execa';
 import { startTestCoordinator, type TestCoordinator } from '../helpers/coordinator.ts';
+import { drivePythonGitlab } from '../helpers/python-gitlab.ts';
 
 /**
  * Issues, labels and milestones as python-gitlab (Debian's python3-gitlab 3.12) drives them,
@@ -16,12 +14,7 @@ describe('issues, labels and milestones through python-gitlab', () => {
 
   before(async () => {
     gantry = await startTestCoordinator();
-    await gantry.coordinator.app.listen({ port: 0, host: '127.0.0.1' });
-    const { port } = gantry.coordinator.app.server.address() as AddressInfo;
-    const script = path.join(import.meta.dirname, '../fixtures/python-gitlab/drive_issues.py');
-    const run = await execa('/usr/bin/python3', [script, `http://127.0.0.1:${port}`, gantry.rootToken], { reject: false, timeout: 120_000 });
-    assert.equal(run.exitCode, 0, run.stderr);
-    seen = JSON.parse(run.stdout) as Record<string, unknown>;
+    seen = await drivePythonGitlab(gantry, 'drive_issues.py');
   });
   after(() => gantry.close());
 

@@ -1,6 +1,5 @@
-import type { ExpressionBuilder } from '#deps/kysely';
+import { confidentialVisible, inVisibleProjects } from './issue-visibility.ts';
 import { countAll, inTransaction, type Db } from '../database.ts';
-import type { DatabaseSchema } from '../schema.ts';
 import type { Page } from '../../types-ci.ts';
 import type { ConfidentialAccess, IssueChanges, IssueListFilter, IssueRecord, IssueRelations, IssuesStore, IssueState, LabelRecord, NewIssue } from '../../types-planning.ts';
 import { nextInternalId } from './internal-ids.ts';
@@ -18,7 +17,6 @@ export const toIssue = (row: object): IssueRecord => {
 };
 const unique = (ids: readonly number[]): number[] => [...new Set(ids)];
 
-type IssueScope = ExpressionBuilder<DatabaseSchema & { i: DatabaseSchema['issues']; p: DatabaseSchema['projects'] }, 'i' | 'p'>;
 
 export class SqlIssuesStore implements IssuesStore {
   constructor(private readonly db: Db) {}
@@ -68,19 +66,13 @@ export class SqlIssuesStore implements IssuesStore {
       .where('p.issues_enabled', '=', 1);
     if (projects.projectIds) query = query.where('i.project_id', 'in', unique(projects.projectIds));
     if (projects.namespaceIds) query = query.where('p.namespace_id', 'in', unique(projects.namespaceIds));
-    const visible = projects.visibleScope;
-    if (visible) {
-      if (visible.visibilities.length + visible.namespaceIds.length + visible.projectIds.length === 0) return undefined;
-      query = query.where((eb) =>
-        eb.or([
-          ...(visible.visibilities.length ? [eb('p.visibility', 'in', [...visible.visibilities])] : []),
-          ...(visible.namespaceIds.length ? [eb('p.namespace_id', 'in', unique(visible.namespaceIds))] : []),
-          ...(visible.projectIds.length ? [eb('p.id', 'in', unique(visible.projectIds))] : []),
-        ]),
-      );
+    if (projects.visibleScope) {
+      const visible = inVisibleProjects(projects.visibleScope);
+      if (!visible) return undefined;
+      query = query.where(visible);
     }
     const access = filter.confidentialAccess;
-    if (access) query = query.where((eb) => this.confidentialVisible(eb, access));
+    if (access) query = query.where(confidentialVisible(access));
     if (filter.state) query = query.where('i.state', '=', filter.state);
     if (filter.confidential !== undefined) query = query.where('i.confidential', '=', filter.confidential ? 1 : 0);
     if (filter.authorId !== undefined) query = query.where('i.author_id', '=', filter.authorId);
@@ -123,17 +115,6 @@ export class SqlIssuesStore implements IssuesStore {
     return query;
   }
 
-  /** A confidential issue shows to its author, its assignees and Reporters and up of its project. */
-  private confidentialVisible(eb: IssueScope, access: ConfidentialAccess) {
-    const alternatives = [eb('i.confidential', '=', 0)];
-    if (access.userId !== null) {
-      alternatives.push(eb('i.author_id', '=', access.userId));
-      alternatives.push(eb('i.id', 'in', this.db.selectFrom('issue_assignees').select('issue_id').where('user_id', '=', access.userId)));
-    }
-    if (access.projectIds.length) alternatives.push(eb('i.project_id', 'in', unique(access.projectIds)));
-    if (access.namespaceIds.length) alternatives.push(eb('p.namespace_id', 'in', unique(access.namespaceIds)));
-    return eb.or(alternatives);
-  }
 
   async labelsOf(issueIds: readonly number[]): Promise<Map<number, LabelRecord[]>> {
     const byIssue = new Map<number, LabelRecord[]>();
@@ -205,7 +186,7 @@ export class SqlIssuesStore implements IssuesStore {
       .where('p.pending_delete', '=', 0)
       .where('p.issues_enabled', '=', 1)
       .groupBy(['il.label_id', 'i.state']);
-    if (confidentialAccess) query = query.where((eb) => this.confidentialVisible(eb, confidentialAccess));
+    if (confidentialAccess) query = query.where(confidentialVisible(confidentialAccess));
     for (const row of await query.execute()) {
       const entry = counts.get(row.label_id) ?? { opened: 0, closed: 0 };
       if (row.state === 'opened') entry.opened = Number(row.count);

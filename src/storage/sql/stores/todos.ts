@@ -1,12 +1,9 @@
-import type { ExpressionBuilder } from '#deps/kysely';
+import { confidentialVisible, inVisibleProjects } from './issue-visibility.ts';
 import { countAll, type Db } from '../database.ts';
-import type { DatabaseSchema } from '../schema.ts';
 import type { TodosTable } from '../schema-planning-activity.ts';
 import type { Page } from '../../types-ci.ts';
-import type { ConfidentialAccess } from '../../types-planning.ts';
 import type { NewTodo, TodoAction, TodoListFilter, TodoRecord, TodosStore, TodoState } from '../../types-todos.ts';
 
-type TodoScope = ExpressionBuilder<DatabaseSchema & { t: DatabaseSchema['todos']; i: DatabaseSchema['issues']; p: DatabaseSchema['projects'] }, 't' | 'i' | 'p'>;
 const unique = (ids: readonly number[]): number[] => [...new Set(ids)];
 
 function toTodo(row: Omit<TodosTable, 'id'> & { id: number }): TodoRecord {
@@ -50,19 +47,13 @@ export class SqlTodosStore implements TodosStore {
       .where('t.target_type', '=', 'Issue')
       .where('p.pending_delete', '=', 0)
       .where('p.issues_enabled', '=', 1);
-    const visible = projects.visibleScope;
-    if (visible) {
-      if (visible.visibilities.length + visible.namespaceIds.length + visible.projectIds.length === 0) return { items: [], total: 0 };
-      query = query.where((eb) =>
-        eb.or([
-          ...(visible.visibilities.length ? [eb('p.visibility', 'in', [...visible.visibilities])] : []),
-          ...(visible.namespaceIds.length ? [eb('p.namespace_id', 'in', unique(visible.namespaceIds))] : []),
-          ...(visible.projectIds.length ? [eb('p.id', 'in', unique(visible.projectIds))] : []),
-        ]),
-      );
+    if (projects.visibleScope) {
+      const visible = inVisibleProjects(projects.visibleScope);
+      if (!visible) return { items: [], total: 0 };
+      query = query.where(visible);
     }
     const access = filter.confidentialAccess;
-    if (access) query = query.where((eb) => this.confidentialVisible(eb, access));
+    if (access) query = query.where(confidentialVisible(access));
     if (projects.projectIds) query = query.where('p.id', 'in', unique(projects.projectIds));
     if (filter.namespaceIds) query = query.where('p.namespace_id', 'in', unique(filter.namespaceIds));
     if (filter.projectId !== undefined) query = query.where('t.project_id', '=', filter.projectId);
@@ -88,14 +79,4 @@ export class SqlTodosStore implements TodosStore {
   }
 
   /** The same rule as the issue lists: public issues, the caller's own or assigned ones, and those where they are Reporter or above. */
-  private confidentialVisible(eb: TodoScope, access: ConfidentialAccess) {
-    const alternatives = [eb('i.confidential', '=', 0)];
-    if (access.userId !== null) {
-      alternatives.push(eb('i.author_id', '=', access.userId));
-      alternatives.push(eb('i.id', 'in', this.db.selectFrom('issue_assignees').select('issue_id').where('user_id', '=', access.userId)));
-    }
-    if (access.projectIds.length) alternatives.push(eb('i.project_id', 'in', unique(access.projectIds)));
-    if (access.namespaceIds.length) alternatives.push(eb('p.namespace_id', 'in', unique(access.namespaceIds)));
-    return eb.or(alternatives);
-  }
 }

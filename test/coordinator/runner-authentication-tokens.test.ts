@@ -89,6 +89,10 @@ describe('runner authentication tokens and managers', () => {
     assert.equal(verified.headers['content-type'], 'application/json');
     assert.deepEqual(verified.json, { id, token, token_expires_at: null });
     assert.equal((await asRunner('POST', '/runners/verify', { token, system_id: 'r_ABCDEFGHijkl', info: { ...info, architecture: 'arm64' } })).status, 200);
+    // GitLab keeps at most 64 characters of a system id: a longer one is a bad request, never a stored manager.
+    const tooLong = await asRunner('POST', '/runners/verify', { token, system_id: `s_${'x'.repeat(63)}`, info });
+    assert.equal(tooLong.status, 400, tooLong.text);
+    assert.equal((await asRunner('POST', '/jobs/request', { token, system_id: `s_${'x'.repeat(63)}`, info })).status, 400);
 
     const managers = await gantry.api('GET', `/runners/${id}/managers`);
     assert.equal(managers.status, 200);

@@ -10,7 +10,7 @@ import type { ParamMap, ParamValue } from './querystring.ts';
  * a JSON array or a comma list, hashes as `name[key]=…`) and grape's messages.
  */
 export const Param = {
-  string: (options: { description?: string; minLength?: number } = {}) => Type.String(options),
+  string: (options: { description?: string; minLength?: number; maxLength?: number } = {}) => Type.String(options),
   /** An integer of the database's 32-bit columns (ids, levels, limits): a larger one is invalid, never sent to SQL. */
   integer: (options: { description?: string; minimum?: number; maximum?: number } = {}) => Type.Integer({ format: 'int32', ...options }),
   /** Any integer JavaScript holds exactly, for values kept outside integer columns (settings are a JSON document). */
@@ -49,6 +49,7 @@ interface JsonSchema {
   minimum?: number;
   maximum?: number;
   minLength?: number;
+  maxLength?: number;
   /** Only as Param.nullable makes it: the value's schema and `{type: 'null'}`. */
   anyOf?: JsonSchema[];
 }
@@ -138,6 +139,7 @@ function readString(schema: JsonSchema, raw: ParamValue, name: string, problems:
     return new Date(time).toISOString();
   }
   if (schema.minLength !== undefined && text.trim().length < schema.minLength) return problems.add(name, 'is missing');
+  if (schema.maxLength !== undefined && text.length > schema.maxLength) return problems.add(name, 'is invalid');
   return text;
 }
 

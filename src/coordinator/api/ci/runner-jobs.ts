@@ -8,7 +8,7 @@ import { reportOf, RunnerInfoParam } from './runners-protocol.ts';
 
 const JobRequestBody = Type.Object({
   token: Param.string({ description: "The runner's authentication token" }),
-  system_id: Type.Optional(Param.string({ description: "The host's system id (gitlab-runner 16 and later)" })),
+  system_id: Type.Optional(Param.string({ maxLength: 64, description: "The host's system id (gitlab-runner 16 and later; at most 64 characters)" })),
   info: Type.Optional(RunnerInfoParam),
   last_update: Type.Optional(Param.string({ description: 'The X-GitLab-Last-Update value of the previous answer' })),
   session: Type.Optional(

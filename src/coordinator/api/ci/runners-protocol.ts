@@ -40,7 +40,7 @@ const RunnerTokenBody = Type.Object({
   info: Type.Optional(RunnerInfoParam),
 });
 
-const SystemIdParam = Param.string({ description: "The host's system id (gitlab-runner 16 and later; `s_` or `r_` and 12 characters)" });
+const SystemIdParam = Param.string({ maxLength: 64, description: "The host's system id (gitlab-runner 16 and later; `s_` or `r_` and 12 characters; at most 64, as GitLab stores it)" });
 
 const VerifyBody = Type.Object({
   token: Param.string({ description: "The runner's authentication token" }),

@@ -35,13 +35,13 @@ export function buildPlanningServices(context: CoordinatorContext) {
   const observers: IssueObserver[] = [];
   observers.push(new IssueSystemNotes({ systemNotes }));
   observers.push(new TodosObserver({ todos: stores.todos, users: stores.users, planningPermissions }));
-  const issues = new IssuesService({ ...scope, issues: stores.issues, lookup, permissions, planningPermissions, fields, views, milestones, observers });
-  const notes = new NotesService({ notes: stores.notes, issues: stores.issues, users: stores.users, lookup, planningPermissions, views, observers });
   const visibleIssues = new VisibleIssues({ lookup, issues: stores.issues, planningPermissions });
+  const issues = new IssuesService({ ...scope, issues: stores.issues, lookup, permissions, planningPermissions, fields, views, milestones, observers, visibleIssues });
+  const notes = new NotesService({ notes: stores.notes, issues: stores.issues, users: stores.users, lookup, planningPermissions, views, observers, visibleIssues });
   const awardEmoji = new AwardEmojiService({ awardEmoji: stores.awardEmoji, users: stores.users, visibleIssues, planningPermissions });
   const timeTracking = new TimeTrackingService({ issues: stores.issues, timelogs: stores.timelogs, visibleIssues, planningPermissions, systemNotes });
   const issueMove = new IssueMove({
-    lookup, issues: stores.issues, labels: stores.labels, milestones: stores.milestones, namespaces: stores.namespaces, moves: stores.issueMoves, planningPermissions, fields, views, systemNotes,
+    lookup, issues: stores.issues, labels: stores.labels, milestones: stores.milestones, namespaces: stores.namespaces, moves: stores.issueMoves, planningPermissions, fields, views, systemNotes, visibleIssues,
   });
   const labelPromote = new LabelPromote({ owners, labels: stores.labels, namespaces: stores.namespaces, promotions: stores.labelPromotions, permissions });
   const subscriptions = new SubscriptionsService({ subscriptions: stores.subscriptions, issues, labels, lookup });

@@ -4,6 +4,7 @@ import { PlanningPermissions } from '../../src/coordinator/services/access/plann
 import type { IssueObserver, NoteWritten } from '../../src/coordinator/services/planning/issue-observers.ts';
 import { IssueViews } from '../../src/coordinator/services/planning/issue-views.ts';
 import { NotesService } from '../../src/coordinator/services/planning/notes.ts';
+import { VisibleIssues } from '../../src/coordinator/services/planning/visible-issues.ts';
 import { startCiSettingsFixture, type CiSettingsFixture } from './ci-settings-fixtures.ts';
 
 /** The notes service announces each note a person writes, after it is stored, to the issue observers (todos hang on it). */
@@ -27,7 +28,9 @@ describe('notes announced to issue observers', () => {
       },
     };
     const views = new IssueViews({ issues: stores.issues, milestones: stores.milestones, users: stores.users, projects: stores.projects, namespaces: stores.namespaces, notes: stores.notes, awardEmoji: stores.awardEmoji });
-    const notes = new NotesService({ notes: stores.notes, issues: stores.issues, users: stores.users, lookup, planningPermissions: new PlanningPermissions(permissions), views, observers: [{}, recorder] });
+    const planningPermissions = new PlanningPermissions(permissions);
+    const visibleIssues = new VisibleIssues({ lookup, issues: stores.issues, planningPermissions });
+    const notes = new NotesService({ notes: stores.notes, issues: stores.issues, users: stores.users, lookup, planningPermissions, views, observers: [{}, recorder], visibleIssues });
     const issue = await fx.gantry.api('POST', `/projects/${fx.project.id}/issues`, { body: { title: 'Observed', labels: 'watched' } });
     const actor = (await stores.users.findByIds([fx.developer.id]))[0]!;
     const view = await notes.create(String(fx.project.id), actor, Number(issue.json.iid), { body: 'cc @ci-reporter' });

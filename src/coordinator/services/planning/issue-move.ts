@@ -1,3 +1,4 @@
+import type { VisibleIssues } from './visible-issues.ts';
 import { GantryError } from '../../../shared/errors.ts';
 import type { IssueMovesStore } from '../../../storage/types-issue-moves.ts';
 import type { IssueRecord, IssuesStore, LabelsStore, MilestonesStore } from '../../../storage/types-planning.ts';
@@ -9,6 +10,7 @@ import type { IssueView, IssueViews } from './issue-views.ts';
 import type { SystemNotes } from './system-notes.ts';
 
 export interface IssueMoveDeps {
+  visibleIssues: Pick<VisibleIssues, 'inProject'>;
   lookup: Pick<Lookup, 'readableProject'>;
   issues: Pick<IssuesStore, 'findByIid' | 'labelsOf' | 'assigneesOf'>;
   labels: Pick<LabelsStore, 'findByTitles'>;
@@ -38,7 +40,7 @@ export class IssueMove {
     const source = await this.deps.lookup.readableProject(projectRef, actor);
     const rules = this.deps.planningPermissions;
     if (!(await rules.canReadIssues(source, actor))) throw new GantryError('GANTRY_E_ISSUE_NOT_FOUND');
-    const issue = await this.visibleIssue(source, actor, iid);
+    const issue = await this.deps.visibleIssues.inProject(source, actor, iid);
     const target = await this.deps.lookup.readableProject(toProjectId, actor);
     const mayMove = issue.moved_to_id === null && (await rules.canAdminIssues(source, actor)) && (await rules.canReadIssues(target, actor)) && (await rules.canAdminIssues(target, actor));
     if (!mayMove) throw refused('Cannot move issue due to insufficient permissions!');
@@ -64,13 +66,6 @@ export class IssueMove {
     return this.deps.views.one(created);
   }
 
-  private async visibleIssue(project: ProjectRecord, actor: UserRecord, iid: number): Promise<IssueRecord> {
-    const issue = await this.deps.issues.findByIid(project.id, iid);
-    if (!issue) throw new GantryError('GANTRY_E_ISSUE_NOT_FOUND');
-    const assignees = issue.confidential ? ((await this.deps.issues.assigneesOf([issue.id])).get(issue.id) ?? []) : [];
-    if (!(await this.deps.planningPermissions.canSeeIssue(project, issue, assignees, actor))) throw new GantryError('GANTRY_E_ISSUE_NOT_FOUND');
-    return issue;
-  }
 
   /** The target's labels (its own first, then its groups') of the titles the issue has; titles it lacks are dropped. */
   private async labelsIn(target: ProjectRecord, issue: IssueRecord): Promise<number[]> {

@@ -9,6 +9,7 @@ import type { Page, Paged } from '../repository/pages.ts';
 import type { IssueFields } from './issue-fields.ts';
 import { announceIssueSaved, type IssueObserver } from './issue-observers.ts';
 import type { IssueView, IssueViews } from './issue-views.ts';
+import type { VisibleIssues } from './visible-issues.ts';
 import type { MilestonesService } from './milestones.ts';
 import type { OwnerRef } from './planning-owner.ts';
 
@@ -45,6 +46,7 @@ export interface IssuesServiceDeps extends ProjectScopeDeps {
   fields: IssueFields;
   views: IssueViews;
   milestones: Pick<MilestonesService, 'resolve'>;
+  visibleIssues: Pick<VisibleIssues, 'inProject'>;
   /** Told of every issue created or updated (system notes, todos …), in order. */
   observers: readonly IssueObserver[];
 }
@@ -186,12 +188,7 @@ export class IssuesService {
     return project;
   }
 
-  /** The issue, if the caller may see it: a confidential one they may not is the same 404 as none. */
-  private async find(project: ProjectRecord, actor: Actor, iid: number): Promise<IssueRecord> {
-    const issue = await this.deps.issues.findByIid(project.id, iid);
-    if (!issue) throw new GantryError('GANTRY_E_ISSUE_NOT_FOUND');
-    const assignees = issue.confidential ? ((await this.deps.issues.assigneesOf([issue.id])).get(issue.id) ?? []) : [];
-    if (!(await this.deps.planningPermissions.canSeeIssue(project, issue, assignees, actor))) throw new GantryError('GANTRY_E_ISSUE_NOT_FOUND');
-    return issue;
+  private find(project: ProjectRecord, actor: Actor, iid: number): Promise<IssueRecord> {
+    return this.deps.visibleIssues.inProject(project, actor, iid);
   }
 }

@@ -1,3 +1,4 @@
+import type { VisibleIssues } from './visible-issues.ts';
 import { accessDenied, GantryError, invalidParam } from '../../../shared/errors.ts';
 import type { ProjectRecord, UserRecord, UsersStore } from '../../../storage/types.ts';
 import type { NoteRecord, NotesStore } from '../../../storage/types-notes.ts';
@@ -35,6 +36,7 @@ export interface NotesServiceDeps {
   users: Pick<UsersStore, 'findByIds'>;
   lookup: Pick<Lookup, 'readableProject'>;
   planningPermissions: PlanningPermissions;
+  visibleIssues: Pick<VisibleIssues, 'inProject'>;
   views: Pick<IssueViews, 'one'>;
   /** Told of every note a person writes (todos for mentions …), in order. */
   observers: readonly IssueObserver[];
@@ -110,13 +112,8 @@ export class NotesService {
   /** The issue if the caller may see it (the issues service's rule): otherwise the same 404 as none. */
   private async visibleIssue(projectRef: string, actor: UserRecord, iid: number): Promise<VisibleIssue> {
     const project = await this.deps.lookup.readableProject(projectRef, actor);
-    const rules = this.deps.planningPermissions;
-    if (!(await rules.canReadIssues(project, actor))) throw accessDenied();
-    const issue = await this.deps.issues.findByIid(project.id, iid);
-    if (!issue) throw new GantryError('GANTRY_E_ISSUE_NOT_FOUND');
-    const assignees = issue.confidential ? ((await this.deps.issues.assigneesOf([issue.id])).get(issue.id) ?? []) : [];
-    if (!(await rules.canSeeIssue(project, issue, assignees, actor))) throw new GantryError('GANTRY_E_ISSUE_NOT_FOUND');
-    return { project, issue };
+    if (!(await this.deps.planningPermissions.canReadIssues(project, actor))) throw accessDenied();
+    return { project, issue: await this.deps.visibleIssues.inProject(project, actor, iid) };
   }
 
   /** A note of this issue the caller may read: one of another issue, or internal to a Guest, is a 404. */

@@ -39,6 +39,8 @@ export interface PipelineRecord {
   source_job_id: number | null;
   schedule_id: number | null;
   trigger_id: number | null;
+  /** The merge request a `merge_request_event` pipeline ran for. */
+  merge_request_id: number | null;
   /** Bumped by every update. */
   lock_version: number;
 }
@@ -46,7 +48,7 @@ export interface PipelineRecord {
 type PipelineDefaults =
   | 'tag' | 'before_sha' | 'failure_reason' | 'yaml_errors' | 'user_id' | 'protected' | 'config_path' | 'started_at'
   | 'finished_at' | 'committed_at' | 'duration' | 'coverage' | 'has_warnings' | 'parent_pipeline_id' | 'source_job_id'
-  | 'schedule_id' | 'trigger_id' | 'updated_at';
+  | 'schedule_id' | 'trigger_id' | 'merge_request_id' | 'updated_at';
 
 /** What creating a pipeline needs; omitted fields take their empty value (`updated_at`: `created_at`). */
 export type NewPipeline = Omit<PipelineRecord, 'id' | 'iid' | 'lock_version' | PipelineDefaults> & Partial<Pick<PipelineRecord, PipelineDefaults>>;

@@ -29,6 +29,7 @@ import { issueMovedTo } from './migrations/026-issue-moved-to.ts';
 import { integrations } from './migrations/027-integrations.ts';
 import { taskCounters } from './migrations/028-task-counters.ts';
 import { issuesStateIndex } from './migrations/029-issues-state-index.ts';
+import { mergeRequests } from './migrations/030-merge-requests.ts';
 
 /** Ordered migrations; names never change once released. */
 const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
@@ -60,6 +61,7 @@ const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
   ['027-integrations', integrations],
   ['028-task-counters', taskCounters],
   ['029-issues-state-index', issuesStateIndex],
+  ['030-merge-requests', mergeRequests],
 ];
 
 /** The names of every migration, in order: a schema's identity (the tests' PostgreSQL template is keyed on it). */

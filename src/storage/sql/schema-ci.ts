@@ -39,6 +39,8 @@ export interface CiPipelinesTable {
   schedule_id: number | null;
   trigger_id: number | null;
   lock_version: Generated<number>;
+  /** The merge request this pipeline ran for (migration 030). */
+  merge_request_id: Generated<number | null>;
 }
 
 export interface CiPipelineVariablesTable {

@@ -6,6 +6,7 @@ import type {
 } from './schema-ci-settings.ts';
 import type { CommitCommentsTable } from './schema-commit-comments.ts';
 import type { GroupInternalIdsTable, IssueAssigneesTable, IssueLabelsTable, IssuesTable, LabelsTable, MilestonesTable } from './schema-planning.ts';
+import type { MergeRequestLabelsTable, MergeRequestsTable, MergeRequestUsersTable } from './schema-merge-requests.ts';
 import type { AwardEmojiTable, NotesTable, SubscriptionsTable, TimelogsTable, TodosTable } from './schema-planning-activity.ts';
 import type { IntegrationsTable } from './schema-integrations.ts';
 import type { DeployKeysProjectsTable, DeployKeysTable, ProtectedBranchesTable, ProtectedTagsTable, ReleaseLinksTable, ReleasesTable } from './schema-repository-protection.ts';
@@ -274,4 +275,8 @@ export interface DatabaseSchema {
   todos: TodosTable;
   issue_assignees: IssueAssigneesTable;
   integrations: IntegrationsTable;
+  merge_requests: MergeRequestsTable;
+  merge_request_labels: MergeRequestLabelsTable;
+  merge_request_assignees: MergeRequestUsersTable;
+  merge_request_reviewers: MergeRequestUsersTable;
 }

@@ -30,6 +30,7 @@ import type {
 } from './types.ts';
 import { isValidLookupPath, isValidRefName, normalizeLookupPath } from './validate.ts';
 import { CommitWriter } from './write.ts';
+import { mergeTree, type MergeTreeResult } from './merge-check.ts';
 
 /** Blobs up to this size are read through the shared cat-file process. */
 const SHARED_READ_LIMIT = 1024 * 1024;
@@ -155,6 +156,10 @@ export class BareRepository implements GitRepository {
 
   mergeBase(first: string, ...others: string[]): Promise<string | null> {
     return this.history.mergeBase(first, ...others);
+  }
+
+  mergeTree(ours: string, theirs: string, signal?: AbortSignal): Promise<MergeTreeResult> {
+    return mergeTree(this.access, ours, theirs, signal);
   }
 
   mergedBranches(target: string): Promise<string[]> {

@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { ProcessSpawner } from './spawner.ts';
 import type { GitDiffOptions, GitDiffStream } from './types-diff.ts';
+import type { MergeTreeResult } from './merge-check.ts';
 import type { GitClient, GitWorkQueue } from './work-queue.ts';
 
 export type * from './types-diff.ts';
@@ -176,6 +177,8 @@ export interface GitRepository {
   isAncestor(ancestor: string, descendant: string): Promise<boolean>;
   /** The best common ancestor of resolved commit ids (`git merge-base`), or null when none. */
   mergeBase(first: string, ...others: string[]): Promise<string | null>;
+  /** Merges `theirs` into `ours` in memory: the merged tree, or the paths in conflict. Writes objects only, no ref. */
+  mergeTree(ours: string, theirs: string, signal?: AbortSignal): Promise<MergeTreeResult>;
   /** Branch names whose tip is reachable from `target` (merged into it). */
   mergedBranches(target: string): Promise<string[]>;
   /** Branches and tags whose history contains the commit `id` (a full object id). */

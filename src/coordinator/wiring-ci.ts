@@ -170,6 +170,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
     branchRules: context.protectedBranches,
     tagRules: context.protectedTags,
     pipelines: stores.pipelines,
+    repositories,
     pipelineVariables: stores.pipelineVariables,
     jobs: stores.jobs,
     processing: pipelineProcessing,

@@ -54,6 +54,10 @@ describe('CI lint and pipeline schedules', () => {
     assert.equal(invalid.json.status, 'invalid');
     assert.match(String((invalid.json.errors as string[])[0]), /script/);
     assert.equal('merged_yaml' in invalid.json, false);
+    // python-gitlab's own example writes Ruby-symbol keys, which GitLab reads as plain names.
+    const symbols = await gantry.api('POST', '/ci/lint', { body: { content: '---\n:test_job:\n  :script: echo 1\n', include_merged_yaml: true } });
+    assert.deepEqual([symbols.json.status, symbols.json.errors], ['valid', []]);
+    assert.match(String(symbols.json.merged_yaml), /^test_job:\n\s+script: echo 1/m);
     assert.deepEqual((await gantry.api('POST', '/ci/lint', { body: {} })).json, { error: 'content is missing' });
     assert.equal((await gantry.api('POST', '/ci/lint', { token: null, body: { content: CI } })).status, 401);
   });

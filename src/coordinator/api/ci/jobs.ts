@@ -27,6 +27,8 @@ const ListQuery = Type.Object({
 });
 const RefDownloadQuery = Type.Object({ job: Param.string({ minLength: 1, description: 'Name of the job' }) });
 
+const CurrentJobQuery = Type.Object({ job_token: Type.Optional(Param.string({ description: 'The job token, when not in the JOB-TOKEN header' })) });
+
 const CancelQuery = Type.Object({
   force: Type.Optional(Param.boolean({ description: 'End a canceling job at once, without waiting for its runner (GitLab 17)' })),
 });
@@ -45,6 +47,12 @@ export function jobsRoutes({ jobs, jobArtifacts }: CoordinatorServices, edge: Ed
       const { items, total } = await jobs.list(request.params.id, request.actor, request.query.scope, { offset: page.offset, limit: page.perPage });
       setPaginationHeaders(request, reply, externalUrl, page, { total });
       return items.map((view) => serializeJob(view, externalUrl));
+    });
+
+    api.get('/job', { schema: { summary: "The running job of a job token (JOB-TOKEN header or job_token)", tags, querystring: CurrentJobQuery } }, async (request) => {
+      const header = request.headers['job-token'];
+      const token = request.query.job_token ?? (typeof header === 'string' ? header : undefined);
+      return serializeJob(await jobs.current(token), externalUrl);
     });
 
     api.get(`${base}/:job_id`, { schema: { summary: 'Get a job', tags, params: JobPath } }, async (request) => {

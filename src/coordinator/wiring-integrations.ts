@@ -3,6 +3,7 @@ import { IntegrationsService } from './services/integrations/integrations.ts';
 import { IntegrationMail } from './services/integrations/mail-tasks.ts';
 import { createOutbox, fromAddress, type MailOptions } from './services/integrations/mail-outbox.ts';
 import type { NewTask } from '../storage/types-tasks.ts';
+import { TaskCommentsSettings } from './services/integrations/task-comments.ts';
 
 /** The integrations area: project integration settings. */
 export function buildIntegrationServices(context: CoordinatorContext) {
@@ -29,4 +30,9 @@ export function buildIntegrationMail(context: CoordinatorContext, queue: { enque
     externalUrl: context.config.externalUrl,
     logger: context.logger,
   });
+}
+
+/** The task-comments integration's side of commit references (who comments on a push's issues). */
+export function buildTaskComments(context: CoordinatorContext): TaskCommentsSettings {
+  return new TaskCommentsSettings({ integrations: context.stores.integrations, tokens: context.stores.tokens, logger: context.logger });
 }

@@ -17,19 +17,22 @@ interface Received {
   body: string;
 }
 
-/** A receiver on loopback; `answer` picks each status in turn. */
-async function receiver(answer: (count: number) => number): Promise<{ server: Server; base: string; requests: Received[] }> {
+/** A receiver on loopback; `answer` picks each status in turn ('hold': the answer waits in `held`). */
+async function receiver(answer: (count: number) => number | 'hold'): Promise<{ server: Server; base: string; requests: Received[]; held: ServerResponse[] }> {
   const requests: Received[] = [];
+  const held: ServerResponse[] = [];
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       requests.push({ method: request.method ?? '', url: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks).toString('utf8') });
-      response.writeHead(answer(requests.length)).end();
+      const status = answer(requests.length);
+      if (status === 'hold') held.push(response);
+      else response.writeHead(status).end();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests };
+  return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests, held };
 }
 
 describe('outbound HTTP integrations deliver pushes through the task queue', () => {
@@ -144,6 +147,26 @@ describe('outbound HTTP integrations deliver pushes through the task queue', () 
       assert.equal(bamboo.requests.length, 1);
     } finally {
       bamboo.server.close();
+    }
+  });
+
+  it('sends to one receiver while another has not answered yet', async () => {
+    await fixture.gantry.api('DELETE', `/projects/${project.id}/services/bamboo`);
+    const slow = await receiver(() => 'hold');
+    const fast = await receiver(() => 200);
+    try {
+      await put('drone-ci', { drone_url: slow.base, token: 'slow-secret' });
+      await put('packagist', { username: 'pkg-user', token: 'pkg-secret', server: fast.base });
+      await git('commit', '--allow-empty', '-m', 'one slow, one fast');
+      await git('push', 'origin', 'HEAD:main');
+      await waitUntil(() => fast.requests.length === 1 && slow.requests.length === 1, 'both requests');
+      assert.equal(slow.held.length, 1, 'the slow receiver has still not answered');
+      assert.equal(slow.held[0]?.socket?.destroyed, false, 'and its request is still waiting, not given up');
+      for (const response of slow.held) response.writeHead(200).end();
+      await waitUntil(async () => (await deliveryTasks()).length === 0, 'both deliveries to complete');
+    } finally {
+      slow.server.close();
+      fast.server.close();
     }
   });
 });

@@ -33,7 +33,7 @@ import { ArtifactUploads } from './services/ci/runners/artifact-uploads.ts';
 import { JobTokenAccess } from './services/ci/runners/job-token-access.ts';
 import { JobQueueWakeups } from './services/ci/runners/queue-wakeups.ts';
 import type { MailOptions } from './services/integrations/mail-outbox.ts';
-import { buildIntegrationMail } from './wiring-integrations.ts';
+import { buildIntegrationMail, buildOutboundDeliveries } from './wiring-integrations.ts';
 
 /** How the CI background work runs (tests shorten the intervals), and the bounds of artifacts archives. */
 export interface CiRuntimeOptions {
@@ -98,6 +98,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
   // another coordinator may commit them, they also read the job twice a second.
   const jobStatusWatch = new JobStatusWatch({ jobs: stores.jobs }, { pollMs: context.dialect === 'postgres' ? 500 : 0 });
   const integrationMail = buildIntegrationMail(context, taskQueue, options.mail);
+  const outboundDeliveries = buildOutboundDeliveries(context, taskQueue);
   const pipelineProcessing = new PipelineProcessing({
     transactions: stores.ciTransactions,
     wakeTasks: () => wakeWorker(),
@@ -206,6 +207,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
       [BRIDGE_STATUS_TASK]: downstreamPipelines.statusHandler(),
       [CANCEL_CHILDREN_TASK]: downstreamPipelines.cancelChildrenHandler(),
       ...integrationMail.handlers(),
+      ...outboundDeliveries.handlers(),
     },
     logger,
     pollIntervalMs: options.taskPollIntervalMs,
@@ -220,6 +222,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
       context.events.onPushRecorded((push) => pushPipelines.record(push));
       context.events.onPushRecorded((push) => commitReferences.record(push));
       context.events.onPushRecorded((push) => integrationMail.recordPush(push));
+      context.events.onPushRecorded((push) => outboundDeliveries.recordPush(push));
       if (options.runTasks === false) return;
       taskWorker.start();
       schedulePipelines.start(options.scheduleIntervalMs ?? 10_000);

@@ -21,6 +21,7 @@ import { SubscriptionsService } from './services/planning/subscriptions.ts';
 import { TodosObserver } from './services/planning/todos-observer.ts';
 import { TodosService } from './services/planning/todos.ts';
 import { buildMergeRequestServices } from './wiring-merge-requests.ts';
+import { buildTaskComments } from './wiring-integrations.ts';
 
 /** The planning area: labels, milestones and issues, subscriptions and todos. */
 export function buildPlanningServices(context: CoordinatorContext) {
@@ -64,5 +65,7 @@ export function buildCommitReferences(context: CoordinatorContext, queue: { enqu
     planningPermissions: new PlanningPermissions(permissions),
     references: stores.commitReferences,
     systemNotes: new SystemNotes({ notes: stores.notes }),
+    taskComments: buildTaskComments(context),
+    comments: { notes: stores.notes, externalUrl: context.config.externalUrl },
   });
 }

@@ -1,11 +1,12 @@
 import { ZERO_SHA } from '../../../ci/pipeline-variables.ts';
 import type { GitCommit, RepositoryManager } from '../../../storage/git/types.ts';
+import type { NotesStore } from '../../../storage/types-notes.ts';
 import type { NewTask } from '../../../storage/types-tasks.ts';
 import type { NamespacesStore, ProjectRecord, ProjectsStore, UserRecord, UsersStore } from '../../../storage/types.ts';
 import type { PushEvent } from '../events.ts';
 import type { TaskHandler } from '../task-queue.ts';
 import { CommitReferenceTargets, type CommitReferenceTargetsDeps, type ReferencedIssue } from './commit-references-targets.ts';
-import { parseCommitReferences } from './reference-parser.ts';
+import { parseCommitReferences, type IssueReference } from './reference-parser.ts';
 
 /** Task kind of a branch push's issue references (payload: CommitReferencesTask). */
 export const COMMIT_REFERENCES_TASK = 'planning.commit-references';
@@ -27,6 +28,20 @@ export interface CommitReferencesDeps extends CommitReferenceTargetsDeps {
   users: Pick<UsersStore, 'findById' | 'findByEmail'>;
   namespaces: Pick<NamespacesStore, 'findById'>;
   repositories: Pick<RepositoryManager, 'exists' | 'open'>;
+  /** The task-comments integration: the user who comments on a push's issues, or null when it is off for the push's branch. */
+  taskComments?: { commenterFor(projectId: number, branch: string): Promise<UserRecord | null> };
+  /** Where task comments are written, and the instance's URL their commit links start with. */
+  comments?: { notes: Pick<NotesStore, 'create'>; externalUrl: string };
+}
+
+/** Characters of a commit message a task comment quotes (longer ones are cut with an ellipsis). */
+export const TASK_COMMENT_MAX_MESSAGE = 10_000;
+
+/** A push handled by the task-comments integration: who comments, and the comment's opening words. */
+interface TaskCommentMode {
+  commenter: UserRecord;
+  /** "<pusher> pushed to branch <branch> of <project>". */
+  opening: string;
 }
 
 /**
@@ -69,8 +84,16 @@ export class CommitReferences {
     const commits = await repository.newCommits(push.after, this.excluded(push, onDefaultBranch ? null : defaultBranch), PROCESS_COMMIT_LIMIT);
     if (commits.length === 0) return;
     const projectPath = await this.fullPath(project);
+    const taskComments = await this.taskCommentMode(project, projectPath, push.ref, pusher);
     // Oldest first, so the notes of one push read in the order its commits were made.
-    for (const commit of commits.reverse()) await this.processCommit(project, projectPath, commit, pusher, onDefaultBranch);
+    for (const commit of commits.reverse()) await this.processCommit(project, projectPath, commit, pusher, onDefaultBranch, taskComments);
+  }
+
+  private async taskCommentMode(project: ProjectRecord, projectPath: string, ref: string, pusher: UserRecord | null): Promise<TaskCommentMode | null> {
+    if (!this.deps.taskComments || !this.deps.comments) return null;
+    const branch = ref.slice('refs/heads/'.length);
+    const commenter = await this.deps.taskComments.commenterFor(project.id, branch);
+    return commenter ? { commenter, opening: `${pusher?.name ?? 'Someone'} pushed to branch ${branch} of ${projectPath}` } : null;
   }
 
   /** An update reads the commits since `before`; a new branch those not on the default branch; a new default branch its newest. */
@@ -79,20 +102,47 @@ export class CommitReferences {
     return defaultBranch === null ? [] : [`refs/heads/${defaultBranch}`];
   }
 
-  private async processCommit(project: ProjectRecord, projectPath: string, commit: GitCommit, pusher: UserRecord | null, onDefaultBranch: boolean): Promise<void> {
+  private async processCommit(
+    project: ProjectRecord, projectPath: string, commit: GitCommit, pusher: UserRecord | null, onDefaultBranch: boolean, taskComments: TaskCommentMode | null,
+  ): Promise<void> {
     const references = parseCommitReferences(commit.message);
     if (references.mentioned.length === 0) return;
+    const closingKeys = new Set(references.closing.map(referenceKey));
     const author = await this.commitAuthor(commit, pusher);
-    if (!author) return;
-    const closing = new Set(onDefaultBranch ? references.closing.map((reference) => `${reference.projectPath ?? ''}#${reference.iid}`) : []);
+    const closing = onDefaultBranch ? closingKeys : new Set<string>();
     for (const reference of references.mentioned) {
+      // An issue the task comment reaches gets it instead of "mentioned in commit" (one note per commit and issue).
+      if (taskComments && (await this.taskComment(taskComments, project, projectPath, commit, reference, closingKeys.has(referenceKey(reference))))) continue;
+      if (!author) continue;
       const target = await this.targets.resolve(project, projectPath, reference, author);
       if (!target) continue;
       const commitReference = referenceFrom(target, project, projectPath, commit.id);
-      const closes = closing.has(`${reference.projectPath ?? ''}#${reference.iid}`) && (await this.targets.mayClose(target, author));
+      const closes = closing.has(referenceKey(reference)) && (await this.targets.mayClose(target, author));
       if (closes) await this.closeVia(target, author, commitReference);
       else await this.noteOnce(target, author, `mentioned in commit ${commitReference}`);
     }
+  }
+
+  /**
+   * The task-comments integration's comment (a note by its api_key's user, once per body) on an
+   * issue that user may see; a closing reference closes it on any inspected branch when that
+   * user may update it. False when the user may not see the issue.
+   */
+  private async taskComment(mode: TaskCommentMode, project: ProjectRecord, projectPath: string, commit: GitCommit, reference: IssueReference, closes: boolean): Promise<boolean> {
+    const comments = this.deps.comments;
+    if (!comments) return false;
+    const target = await this.targets.resolve(project, projectPath, reference, mode.commenter);
+    if (!target) return false;
+    const message = commit.message.length > TASK_COMMENT_MAX_MESSAGE ? `${commit.message.slice(0, TASK_COMMENT_MAX_MESSAGE)}…` : commit.message;
+    const body = `${mode.opening} ( ${comments.externalUrl}/${projectPath}/-/commit/${commit.id} ): ${message.trimEnd()}`;
+    if (!(await this.deps.references.hasIssueComment(target.issue.id, mode.commenter.id, body))) {
+      const at = new Date().toISOString();
+      await comments.notes.create({
+        project_id: target.project.id, noteable_type: 'Issue', noteable_id: target.issue.id, author_id: mode.commenter.id, body, system: false, internal: false, created_at: at, updated_at: at,
+      });
+    }
+    if (closes && (await this.targets.mayClose(target, mode.commenter))) await this.closeVia(target, mode.commenter, referenceFrom(target, project, projectPath, commit.id));
+    return true;
   }
 
   /** The note first, then the close: a retry after either step finishes the other, and a closed issue stays untouched. */
@@ -128,6 +178,10 @@ export class CommitReferences {
     });
     return run;
   }
+}
+
+function referenceKey(reference: IssueReference): string {
+  return `${reference.projectPath ?? ''}#${reference.iid}`;
 }
 
 /**

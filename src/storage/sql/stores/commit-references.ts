@@ -17,6 +17,20 @@ export class SqlCommitReferencesStore implements CommitReferencesStore {
     return row !== undefined;
   }
 
+  async hasIssueComment(issueId: number, authorId: number, body: string): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('notes')
+      .select('id')
+      .where('noteable_type', '=', 'Issue')
+      .where('noteable_id', '=', issueId)
+      .where('system', '=', 0)
+      .where('author_id', '=', authorId)
+      .where('body', '=', body)
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
   async closeOpenIssue(issueId: number, closedById: number, at: string): Promise<boolean> {
     const result = await this.db
       .updateTable('issues')

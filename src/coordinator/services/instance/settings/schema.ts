@@ -57,6 +57,9 @@ export const SETTINGS_SCHEMA = [
   { name: 'admin_notification_email', kind: 'string', default: null, format: 'email' },
   { name: 'after_sign_out_path', kind: 'string', default: null, format: 'url' },
   { name: 'after_sign_up_text', kind: 'string', default: null },
+  // Whether integrations (and webhooks) may request local addresses: services/outbound/.
+  { name: 'allow_local_requests_from_web_hooks_and_services', kind: 'boolean', default: false },
+  { name: 'allow_local_requests_from_system_hooks', kind: 'boolean', default: true },
   { name: 'spamcheck_api_key', kind: 'string', default: null },
   { name: 'spamcheck_enabled', kind: 'boolean', default: false },
   { name: 'circuitbreaker_access_retries', kind: 'integer', default: 3, min: 0 },

@@ -1,0 +1,102 @@
+import type { Logger } from '../../../shared/logger.ts';
+import type { RepositoryManager } from '../../../storage/git/types.ts';
+import type { IntegrationRecord, IntegrationsStore } from '../../../storage/types-integrations.ts';
+import type { NewTask } from '../../../storage/types-tasks.ts';
+import type { NamespacesStore, ProjectsStore, UsersStore } from '../../../storage/types.ts';
+import type { PushEvent } from '../events.ts';
+import type { SettingsService } from '../instance/settings.ts';
+import { sendOutbound, type OutboundRequest, type OutboundResponse } from '../outbound/outbound-http.ts';
+import type { TaskHandler } from '../task-queue.ts';
+import { outboundIntegration, type PushNotice } from './outbound-integrations.ts';
+import { buildPushData } from './push-data.ts';
+
+/** Task kind of one integration's request about one push (payload: OutboundDeliveryTask). */
+export const DELIVER_TASK = 'integrations.deliver';
+/** Attempts of one delivery: the first and four retries, after the task queue's back-off (1, 2, 4, 8 s by default). */
+export const DELIVERY_MAX_ATTEMPTS = 5;
+
+/** No secret in here: the request is built from the integration's row when it is sent. */
+interface OutboundDeliveryTask {
+  slug: string;
+  push: PushEvent;
+}
+
+export interface OutboundDeliveriesDeps {
+  integrations: Pick<IntegrationsStore, 'find' | 'listActive'>;
+  projects: Pick<ProjectsStore, 'findById'>;
+  namespaces: Pick<NamespacesStore, 'findById'>;
+  users: Pick<UsersStore, 'findById'>;
+  repositories: Pick<RepositoryManager, 'exists' | 'open'>;
+  settings: Pick<SettingsService, 'values'>;
+  queue: { enqueue(task: NewTask): Promise<unknown> };
+  externalUrl: string;
+  logger: Logger;
+  /** One request's time limit (default 10 s). */
+  timeoutMs?: number;
+  /** The client (tests count calls through it); default sendOutbound. */
+  send?: (request: OutboundRequest) => Promise<OutboundResponse>;
+}
+
+/** Answers a retry may change: the receiver's own trouble, time-outs, rate limits. Other 4xx answers are final. */
+const RETRIED_STATUSES = new Set([408, 425, 429]);
+
+/**
+ * The outbound HTTP integrations (outbound-integrations.ts): a push records one durable task per
+ * active integration subscribed to it, before the push is acknowledged; each task sends its
+ * request on its own, so one slow or failing receiver never holds up another, and never a
+ * request of ours. A failed attempt (no answer, a time-out, a 5xx) is retried with the task
+ * queue's back-off.
+ */
+export class OutboundDeliveries {
+  constructor(private readonly deps: OutboundDeliveriesDeps) {}
+
+  /** For `events.onPushRecorded`. */
+  async recordPush(push: PushEvent): Promise<void> {
+    if (!/^refs\/(heads|tags)\//.test(push.ref)) return;
+    const tag = push.ref.startsWith('refs/tags/');
+    const active = await this.deps.integrations.listActive(push.project_id);
+    for (const integration of active) {
+      const outbound = outboundIntegration(integration.slug);
+      if (!outbound || (tag && !outbound.tags) || !subscribed(integration, tag)) continue;
+      const payload: OutboundDeliveryTask = { slug: integration.slug, push };
+      await this.deps.queue.enqueue({
+        kind: DELIVER_TASK, payload, maxAttempts: DELIVERY_MAX_ATTEMPTS, dedupeKey: `${DELIVER_TASK}:${integration.slug}:${push.project_id}:${push.ref}:${push.after}`,
+      });
+    }
+  }
+
+  handlers(): Record<string, TaskHandler> {
+    return { [DELIVER_TASK]: async (task) => this.deliver(task.payload as OutboundDeliveryTask) };
+  }
+
+  private async deliver(task: OutboundDeliveryTask): Promise<void> {
+    const { push } = task;
+    const outbound = outboundIntegration(task.slug);
+    const integration = await this.deps.integrations.find(push.project_id, task.slug);
+    const project = await this.deps.projects.findById(push.project_id);
+    // Switched off, removed or unsubscribed since the push: nothing to send.
+    if (!outbound || !integration?.active || !project || project.pending_delete) return;
+    if (!subscribed(integration, push.ref.startsWith('refs/tags/')) || !(await this.deps.repositories.exists(project.id))) return;
+    const namespace = await this.deps.namespaces.findById(project.namespace_id);
+    const namespacePath = namespace?.full_path ?? '';
+    const projectPath = namespace ? `${namespace.full_path}/${project.path}` : project.path;
+    const pusher = push.user_id === null ? null : ((await this.deps.users.findById(push.user_id)) ?? null);
+    const data = await buildPushData(this.deps.repositories.open(project.id), {
+      project, projectPath, namespaceName: namespace?.name ?? '', externalUrl: this.deps.externalUrl, ref: push.ref, before: push.before, after: push.after, pusher,
+    });
+    const notice: PushNotice = { kind: push.ref.startsWith('refs/tags/') ? 'tag_push' : 'push', data, namespacePath, projectPath: project.path };
+    const request = outbound.request(integration, notice);
+    if (!request) return;
+    const allowLocal = (await this.deps.settings.values()).allow_local_requests_from_web_hooks_and_services === true;
+    const send = this.deps.send ?? sendOutbound;
+    const response = await send({ ...request, allowLocal, timeoutMs: this.deps.timeoutMs });
+    if (response.status >= 200 && response.status < 300) return;
+    const host = new URL(request.url).host;
+    if (response.status >= 500 || RETRIED_STATUSES.has(response.status)) throw new Error(`${task.slug}: ${host} answered ${response.status}`);
+    this.deps.logger.warn({ project: project.id, integration: task.slug, host, status: response.status }, 'integration delivery refused by its receiver; not retried');
+  }
+}
+
+function subscribed(integration: IntegrationRecord, tag: boolean): boolean {
+  return tag ? integration.events.tag_push_events : integration.events.push_events;
+}

@@ -40,6 +40,9 @@ describe('merge request lists', () => {
     assert.deepEqual(await get(`?author_id=${fx.developer.id}`), [2]);
     assert.deepEqual(await get(`?author_username=${fx.maintainer.username}`), [3]);
     assert.deepEqual(await get('?author_username=nobody-at-all'), []);
+    assert.deepEqual(await get(`?assignee_username=${fx.developer.username}`), [1]);
+    assert.deepEqual(await get(`?reviewer_username=${fx.maintainer.username}`), [2]);
+    assert.deepEqual(await get(`?reviewer_username=${fx.developer.username}`), []);
     assert.deepEqual(await get(`?assignee_id=${fx.developer.id}`), [1]);
     assert.deepEqual(await get('?assignee_id=None'), [4, 3, 2]);
     assert.deepEqual(await get('?assignee_id=Any'), [1]);
@@ -90,6 +93,7 @@ describe('merge request lists', () => {
     assert.deepEqual(await bad('?wip=maybe'), { error: 'wip does not have a valid value' });
     assert.deepEqual(await bad('?order_by=iid'), { error: 'order_by does not have a valid value' });
     assert.deepEqual(await bad(`?author_id=1&author_username=root`), { error: 'author_id, author_username are mutually exclusive' });
+    assert.deepEqual(await bad(`?reviewer_id=1&reviewer_username=root`), { error: 'reviewer_id, reviewer_username are mutually exclusive' });
     assert.deepEqual((await fx.gantry.api('GET', project(), { token: fx.stranger.token })).json, { message: '404 Project Not Found' });
   });
 

@@ -22,7 +22,9 @@ export const ListQuery = Type.Object({
   author_id: Type.Optional(Param.integer({ description: 'Only requests this user opened' })),
   author_username: Type.Optional(Param.string({ description: 'Only requests this user opened (not with author_id)' })),
   assignee_id: Type.Optional(Param.string({ description: 'A user id; None or Any' })),
+  assignee_username: Type.Optional(Param.string({ description: 'Only requests assigned to this user (not with assignee_id)' })),
   reviewer_id: Type.Optional(Param.string({ description: 'A user id; None or Any' })),
+  reviewer_username: Type.Optional(Param.string({ description: 'Only requests this user reviews (not with reviewer_id)' })),
   my_reaction_emoji: Type.Optional(Param.string({ description: 'Requests the caller awarded this emoji; None or Any' })),
   source_branch: Type.Optional(Param.string({ description: 'Only requests from this branch' })),
   target_branch: Type.Optional(Param.string({ description: 'Only requests into this branch' })),
@@ -51,8 +53,8 @@ function userFilter(name: string, value: string | undefined): number | 'none' | 
 const blankless = (value: string | undefined) => (value === undefined || value === '' ? undefined : value);
 
 export function mergeRequestQuery(query: ListQueryParams): MergeRequestQuery {
-  if (query.author_id !== undefined && query.author_username !== undefined) {
-    throw invalidParams([{ name: 'author_id, author_username', problem: 'are mutually exclusive' }]);
+  for (const [id, username] of [['author_id', 'author_username'], ['assignee_id', 'assignee_username'], ['reviewer_id', 'reviewer_username']] as const) {
+    if (query[id] !== undefined && query[username] !== undefined) throw invalidParams([{ name: `${id}, ${username}`, problem: 'are mutually exclusive' }]);
   }
   const labels = blankless(query.labels);
   const milestone = blankless(query.milestone);
@@ -66,6 +68,8 @@ export function mergeRequestQuery(query: ListQueryParams): MergeRequestQuery {
     authorUsername: blankless(query.author_username),
     assigneeId: userFilter('assignee_id', query.assignee_id),
     reviewerId: userFilter('reviewer_id', query.reviewer_id),
+    assigneeUsername: blankless(query.assignee_username),
+    reviewerUsername: blankless(query.reviewer_username),
     iids: query.iids,
     sourceBranch: blankless(query.source_branch),
     targetBranch: blankless(query.target_branch),

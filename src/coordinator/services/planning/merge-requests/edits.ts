@@ -82,7 +82,7 @@ export class MergeRequestEdits {
     const admin = await rules.canAdminMergeRequests(target, actor);
     const now = new Date().toISOString();
     const milestoneId = admin && input.milestoneId !== undefined ? await this.deps.issueFields.milestoneId(target, input.milestoneId) : null;
-    const relations = admin ? await this.relations(target, input) : {};
+    const relations = admin ? { ...(await this.people(target, input)), labelIds: input.labels === undefined ? undefined : await this.deps.issueFields.labelIds(target, input.labels) } : {};
     const record = await this.guardPair(() =>
       this.deps.mergeRequests.create(
         {
@@ -135,7 +135,7 @@ export class MergeRequestEdits {
     if (admin) {
       if (input.discussionLocked !== undefined) changes.discussion_locked = input.discussionLocked;
       if (input.milestoneId !== undefined) changes.milestone_id = await this.deps.issueFields.milestoneId(project, input.milestoneId);
-      Object.assign(relations, await this.relations(project, input), { labelIds: await this.labelsAfter(project, record, input) });
+      Object.assign(relations, await this.people(project, input), { labelIds: await this.labelsAfter(project, record, input) });
     }
     const before = this.deps.observers.length > 0 ? snapshotOf(await this.deps.views.one(record)) : null;
     const updated = await this.guardPair(() => this.deps.mergeRequests.update(record.id, changes, relations));
@@ -155,11 +155,10 @@ export class MergeRequestEdits {
     }
   }
 
-  /** Assignees and reviewers given (undefined: unchanged), and labels replaced on create. */
-  private async relations(project: ProjectRecord, input: AdminFields): Promise<MergeRequestRelations> {
+  /** Assignees and reviewers given; undefined: unchanged. */
+  private async people(project: ProjectRecord, input: AdminFields): Promise<MergeRequestRelations> {
     const { fields } = this.deps;
     return {
-      ...(input.labels === undefined ? {} : { labelIds: await this.deps.issueFields.labelIds(project, input.labels) }),
       ...(input.assigneeIds === undefined ? {} : { assigneeIds: await fields.people(project, input.assigneeIds) }),
       ...(input.reviewerIds === undefined ? {} : { reviewerIds: await fields.people(project, input.reviewerIds) }),
     };

@@ -16,6 +16,8 @@ import type { VisibleMergeRequests } from './visible.ts';
 export type MergeRequestQuery = Omit<MergeRequestListFilter, 'projects' | 'reactedBy'> & {
   scope?: 'created_by_me' | 'assigned_to_me' | 'all';
   authorUsername?: string;
+  assigneeUsername?: string;
+  reviewerUsername?: string;
   /** The caller's own awards: an emoji name, `any` or `none`. */
   myReactionEmoji?: string;
 };
@@ -82,16 +84,19 @@ export class MergeRequestsService {
   }
 
   private async list(actor: Actor, query: MergeRequestQuery, projects: MergeRequestListFilter['projects'], page: Page): Promise<Paged<MergeRequestView>> {
-    const { scope, myReactionEmoji, authorUsername, ...filter } = query;
+    const { scope, myReactionEmoji, authorUsername, assigneeUsername, reviewerUsername, ...filter } = query;
     const mine = !actor || scope === undefined || scope === 'all' ? {} : scope === 'created_by_me' ? { authorId: actor.id } : { assigneeId: actor.id };
-    let authorId = filter.authorId;
-    if (authorUsername !== undefined) {
-      const author = await this.deps.users.findByUsername(authorUsername);
-      if (!author || (authorId !== undefined && authorId !== author.id)) return { items: [], total: 0 };
-      authorId = author.id;
+    // A username names one user; an unknown one matches no request.
+    const named = { authorId: authorUsername, assigneeId: assigneeUsername, reviewerId: reviewerUsername };
+    const byName: Partial<Record<keyof typeof named, number>> = {};
+    for (const [key, username] of Object.entries(named) as Array<[keyof typeof named, string | undefined]>) {
+      if (username === undefined) continue;
+      const user = await this.deps.users.findByUsername(username);
+      if (!user) return { items: [], total: 0 };
+      byName[key] = user.id;
     }
     const reactedBy = actor && myReactionEmoji !== undefined ? { reactedBy: { userId: actor.id, emoji: myReactionEmoji } } : {};
-    const { items, total } = await this.deps.mergeRequests.list({ ...filter, authorId, projects, ...mine, ...reactedBy }, page);
+    const { items, total } = await this.deps.mergeRequests.list({ ...filter, ...byName, projects, ...mine, ...reactedBy }, page);
     return { items: await this.deps.views.many(items), total };
   }
 

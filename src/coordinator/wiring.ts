@@ -23,6 +23,7 @@ import { buildRepositoryServices } from './wiring-repository.ts';
 import { buildCiSettingsServices } from './wiring-ci-settings.ts';
 import { buildRunnersServices } from './wiring-runners.ts';
 import { buildPlanningServices } from './wiring-planning.ts';
+import { buildMergeRequestDiffs } from './wiring-merge-request-git.ts';
 import { JobQueueMetrics } from './services/monitoring/job-queue.ts';
 import { buildIntegrationServices } from './wiring-integrations.ts';
 
@@ -43,6 +44,7 @@ export function buildServices(context: CoordinatorContext, ci: CiServices = buil
     ...buildCiSettingsServices(context, ci.pipelineProcessing),
     ...buildRunnersServices(context, ci, edge.jobRequestLongPollSeconds),
     ...buildPlanningServices(context),
+    ...buildMergeRequestDiffs(context),
     jobQueueMetrics: new JobQueueMetrics({
       tasks: stores.tasks,
       instances: stores.instances,

@@ -18,6 +18,10 @@ function diffRange(mergeRequest: MergeRequestRecord): { base: string; head: stri
   return head === null || base === null ? null : { base, head };
 }
 
+function capped(count: number): string {
+  return count > CHANGES_COUNT_CAP ? `${CHANGES_COUNT_CAP}+` : String(count);
+}
+
 /** `changes_count` of a request (for the request's views): the files of base..head as a string, "1000+" past the cap, null without a diff. */
 export class MergeRequestChangesCount {
   constructor(private readonly deps: { repositories: Pick<RepositoryManager, 'open' | 'exists'> }) {}
@@ -26,7 +30,7 @@ export class MergeRequestChangesCount {
     const range = diffRange(mergeRequest);
     if (range === null || !(await this.deps.repositories.exists(project.id))) return null;
     const count = await this.deps.repositories.open(project.id, client).countChangedFiles(range.base, range.head, CHANGES_COUNT_CAP);
-    return count > CHANGES_COUNT_CAP ? `${CHANGES_COUNT_CAP}+` : String(count);
+    return capped(count);
   }
 }
 
@@ -64,7 +68,12 @@ export class MergeRequestDiffs {
   /** `expanded`: GitLab's `access_raw_diffs` — only the hard limits cut files, not the collapsing ones. */
   async changes(projectRef: string, actor: Actor, iid: number, options: { expanded: boolean }, client?: GitClient): Promise<MergeRequestChangesAnswer> {
     const found = await this.find(projectRef, actor, iid);
-    // Counted first, in a slot of its own: the diff then holds a slot until it has been written.
+    const changes = await this.diffOf(found, options.expanded, client);
+    // git lists every file before the first patch: the count costs no second diff.
+    const listed = changes.fileCount;
+    if (listed !== undefined) return { ...found, changes, changesCount: diffRange(found.mergeRequest) === null ? null : capped(listed) };
+    // The listing passed the read ceiling: counted apart (the diff's slot is given back first).
+    changes.close();
     const changesCount = await this.counts.countFor(found.mergeRequest, found.project, client);
     return { ...found, changesCount, changes: await this.diffOf(found, options.expanded, client) };
   }

@@ -25,6 +25,8 @@ import { RefWriteAccess } from './services/repository/ref-write-access.ts';
 import { TaskQueue, TaskWorker } from './services/task-queue.ts';
 import { COMMIT_REFERENCES_TASK } from './services/planning/commit-references.ts';
 import { buildCommitReferences } from './wiring-planning.ts';
+import { buildMergeRequestGit } from './wiring-merge-request-git.ts';
+import { MERGE_STATUS_CHECK_TASK } from './services/planning/merge-requests/merge-status.ts';
 import { buildRunnerJobServices, type RunnerJobOptions } from './wiring-runner-jobs.ts';
 import { JobStatusWatch } from './services/ci/runners/job-watch.ts';
 import { DependencyArtifacts } from './services/ci/runners/artifact-downloads.ts';
@@ -133,6 +135,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
   const pipelineRuns = new PipelineRuns({ creation: pipelineCreation, lookup, permissions, triggers: stores.triggers, users: stores.users, namespaces: stores.namespaces });
   const pushPipelines = new PushPipelines({ queue: taskQueue, creation: pipelineCreation, projects: stores.projects, users: stores.users, repositories, logger });
   const commitReferences = buildCommitReferences(context, taskQueue);
+  const mergeRequestGit = buildMergeRequestGit(context, taskQueue);
   const refWrites = new RefWriteAccess({ branchRules: context.protectedBranches, tagRules: context.protectedTags, repositories });
   const schedulePipelines = new SchedulePipelines({
     schedules: stores.schedules, queue: taskQueue, creation: pipelineCreation, projects: stores.projects, users: stores.users, lookup, permissions, refs: refWrites, logger,
@@ -200,6 +203,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
     handlers: {
       [PUSH_PIPELINE_TASK]: pushPipelines.handler(),
       [COMMIT_REFERENCES_TASK]: commitReferences.handler(),
+      [MERGE_STATUS_CHECK_TASK]: mergeRequestGit.mergeStatusCheck.handler(),
       [SCHEDULE_PIPELINE_TASK]: schedulePipelines.handler(),
       [SCHEDULED_TIME_TASK]: scheduledTimeHandler(pipelineProcessing),
       [ARTIFACT_EXPIRY_TASK]: artifactExpiry.handler(),
@@ -221,6 +225,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
     start(): void {
       context.events.onPushRecorded((push) => pushPipelines.record(push));
       context.events.onPushRecorded((push) => commitReferences.record(push));
+      context.events.onPushRecorded((push) => mergeRequestGit.mergeRequestRefresher.recordPush(push));
       context.events.onPushRecorded((push) => integrationMail.recordPush(push));
       context.events.onPushRecorded((push) => outboundDeliveries.recordPush(push));
       if (options.runTasks === false) return;
@@ -251,6 +256,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
   return {
     warmCompiler,
     pipelineProcessing, pipelineCreation, pipelineRuns, downstreamPipelines, ciLint, pushPipelines, commitReferences, schedulePipelines, taskQueue, taskWorker, ciRuntime,
+    ...mergeRequestGit,
     ciBlobs: blobs, pipelines, jobs, jobArtifacts, commitStatuses, ...runnerJobs, jobQueueWakeups,
     jobTokenAccess, artifactUploads, dependencyArtifacts, artifactExpiry,
   };

@@ -1,6 +1,7 @@
 import type { CoordinatorContext } from './context.ts';
 import { MergeRequestPermissions } from './services/access/merge-request-permissions.ts';
 import type { IssueFields } from './services/planning/issue-fields.ts';
+import { MergeRequestChangesCount as ChangedFilesCount, MergeRequestDiffs } from './services/planning/merge-requests/changes.ts';
 import { MergeRequestEdits } from './services/planning/merge-requests/edits.ts';
 import { MergeRequestFields, type BranchTips } from './services/planning/merge-requests/fields.ts';
 import type { MergeRequestObserver } from './services/planning/merge-requests/observers.ts';
@@ -20,11 +21,10 @@ export interface MergeRequestPlanningParts {
  * (system notes, todos, ref refresh, pipelines) are pushed into `mergeRequestObservers` here;
  * the services announce to them in order.
  */
-export function buildMergeRequestServices(context: CoordinatorContext, planning: MergeRequestPlanningParts) {
+export function buildMergeRequestServices(context: CoordinatorContext, planning: MergeRequestPlanningParts, mergeRequestObservers: MergeRequestObserver[] = []) {
   const { stores, lookup, permissions, repositories } = context;
-  const mergeRequestObservers: MergeRequestObserver[] = [];
-  // Until the changes work counts a request's changed files, single answers show null.
-  const changesCount: MergeRequestChangesCount = { changesCount: async () => null };
+  const changedFiles = new ChangedFilesCount({ repositories });
+  const changesCount: MergeRequestChangesCount = { changesCount: (project, view) => changedFiles.countFor(view.record, project) };
   const branchTips: BranchTips = {
     async tipOf(projectId, branch) {
       if (!(await repositories.exists(projectId))) return null;
@@ -46,5 +46,6 @@ export function buildMergeRequestServices(context: CoordinatorContext, planning:
     mergeRequests: stores.mergeRequests, lookup, mergeRequestPermissions, issueFields: planning.issueFields, fields, views: mergeRequestViews,
     visible: visibleMergeRequests, observers: mergeRequestObservers,
   });
-  return { mergeRequests, mergeRequestEdits, mergeRequestViews, visibleMergeRequests, mergeRequestPermissions, mergeRequestObservers };
+  const mergeRequestDiffs = new MergeRequestDiffs({ visible: visibleMergeRequests, repositories, namespaces: stores.namespaces });
+  return { mergeRequests, mergeRequestEdits, mergeRequestViews, mergeRequestDiffs, visibleMergeRequests, mergeRequestPermissions, mergeRequestObservers };
 }

@@ -21,10 +21,11 @@ import { SubscriptionsService } from './services/planning/subscriptions.ts';
 import { TodosObserver } from './services/planning/todos-observer.ts';
 import { TodosService } from './services/planning/todos.ts';
 import { buildMergeRequestServices } from './wiring-merge-requests.ts';
+import type { MergeRequestObserver } from './services/planning/merge-requests/observers.ts';
 import { buildTaskComments } from './wiring-integrations.ts';
 
 /** The planning area: labels, milestones and issues, subscriptions and todos. */
-export function buildPlanningServices(context: CoordinatorContext) {
+export function buildPlanningServices(context: CoordinatorContext, mergeRequestObservers: MergeRequestObserver[] = []) {
   const { stores, lookup, permissions } = context;
   const planningPermissions = new PlanningPermissions(permissions);
   const owners = new PlanningOwners({ lookup, namespaces: stores.namespaces, planningPermissions });
@@ -48,7 +49,7 @@ export function buildPlanningServices(context: CoordinatorContext) {
   const labelPromote = new LabelPromote({ owners, labels: stores.labels, namespaces: stores.namespaces, promotions: stores.labelPromotions, permissions });
   const subscriptions = new SubscriptionsService({ subscriptions: stores.subscriptions, issues, labels, lookup });
   const todos = new TodosService({ ...scope, todos: stores.todos, issues: stores.issues, views, users: stores.users, projects: stores.projects, permissions, planningPermissions });
-  return { labels, milestones, issues, systemNotes, notes, awardEmoji, timeTracking, issueMove, labelPromote, subscriptions, todos, ...buildMergeRequestServices(context, { issueFields: fields, milestones }) };
+  return { labels, milestones, issues, systemNotes, notes, awardEmoji, timeTracking, issueMove, labelPromote, subscriptions, todos, ...buildMergeRequestServices(context, { issueFields: fields, milestones }, mergeRequestObservers) };
 }
 
 /** Issue references in pushed commits; its task handler runs on the CI area's task worker. */

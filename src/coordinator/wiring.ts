@@ -42,7 +42,7 @@ export function buildServices(context: CoordinatorContext, ci: CiServices = buil
     ...ci,
     ...buildCiSettingsServices(context, ci.pipelineProcessing),
     ...buildRunnersServices(context, ci, edge.jobRequestLongPollSeconds),
-    ...buildPlanningServices(context),
+    ...buildPlanningServices(context, ci.mergeRequestObserverList),
     jobQueueMetrics: new JobQueueMetrics({
       tasks: stores.tasks,
       instances: stores.instances,

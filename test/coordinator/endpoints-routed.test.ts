@@ -28,6 +28,12 @@ const PENDING: ReadonlyArray<{ prefix: string; area: string; exact?: boolean }> 
   { prefix: '/projects/:id/merge_requests/:merge_request_iid/pipelines', area: 'merge requests', exact: true },
 ];
 
+/** Rows under a pending prefix that are routed already (the rest of their area is not). */
+const ROUTED_WHILE_PENDING: ReadonlySet<string> = new Set([
+  'GET /projects/:id/merge_requests/:merge_request_iid/changes',
+  'GET /projects/:id/merge_requests/:merge_request_iid/commits',
+]);
+
 /** Values for path parameters: ids that do not exist (so DELETE rows harm nothing), plausible names. */
 const SAMPLE_VALUES: Record<string, string> = {
   key: 'sample_key',
@@ -102,7 +108,7 @@ describe('endpoint inventory', () => {
   });
 
   for (const row of rows) {
-    const area = pendingArea(row.path);
+    const area = ROUTED_WHILE_PENDING.has(`${row.method} ${row.path}`) ? undefined : pendingArea(row.path);
     if (area) {
       it(`${row.method} ${row.path} is still unrouted (pending: ${area})`, async () => {
         assert.equal(await isRouted(row), false, `${row.method} ${row.path} is routed now: remove its prefix from PENDING`);

@@ -40,6 +40,9 @@ export interface WalkPlanning {
 export const PLANNING_ROUTES_WITHOUT_RECORDS: ReadonlySet<string> = new Set([
   'POST /api/v4/projects/:id/merge_requests/:merge_request_iid/subscribe',
   'POST /api/v4/projects/:id/merge_requests/:merge_request_iid/unsubscribe',
+  'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/changes',
+  'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/diffs',
+  'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/commits',
 ]);
 
 type Call = (method: 'POST' | 'PUT', url: string, body: unknown, status?: number) => Promise<Record<string, unknown>>;

@@ -52,6 +52,7 @@ import { labelPromoteRoutes } from './planning/label-promote.ts';
 import { subscriptionsRoutes } from './planning/subscriptions.ts';
 import { todosRoutes } from './planning/todos.ts';
 import { mergeRequestsRoutes } from './planning/merge-requests.ts';
+import { mergeRequestDiffsRoutes } from './planning/merge-request-diffs.ts';
 import { integrationsRoutes } from './integrations/integrations.ts';
 
 /** Mounts every resource area under /api/v4. One plugin per area; each stays thin. */
@@ -76,7 +77,7 @@ export async function registerApi(api: FastifyInstance, services: CoordinatorSer
   const runners = [runnerProtocolRoutes, runnerJobsRoutes, runnerJobUpdatesRoutes, runnerArtifactsRoutes, runnersRoutes, projectRunnersRoutes, userRunnersRoutes];
   // Planning: labels, milestones, issues, their notes, award emoji and time tracking, moves, label promotion, subscriptions and todos.
   const planning = [labelsRoutes, milestonesRoutes, issuesRoutes, notesRoutes, awardEmojiRoutes, timeTrackingRoutes, issueMoveRoutes, labelPromoteRoutes, subscriptionsRoutes, todosRoutes];
-  planning.push(mergeRequestsRoutes);
+  planning.push(mergeRequestsRoutes, mergeRequestDiffsRoutes);
   // Integrations (GitLab's services).
   const integrations = [integrationsRoutes];
   for (const plugin of [...typed, ...repository, ...ci, ...runners, ...planning, ...integrations]) await api.register(plugin(services, edge));

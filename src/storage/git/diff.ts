@@ -54,7 +54,7 @@ export async function openDiff(access: RepositoryAccess, from: string, to: strin
       scanned += step.value.length;
       const patchStart = raw.push(step.value);
       if (patchStart !== null) return new LimitedDiff(access, source, chunks, listing, { leftover: step.value.subarray(patchStart), scanned, limits, expanded: options.expanded });
-      if (scanned > limits.maxScannedBytes) return new LimitedDiff(access, source, chunks, listing, { leftover: EMPTY, scanned, limits, expanded: options.expanded, overflowed: true });
+      if (scanned > limits.maxScannedBytes) return new LimitedDiff(access, source, chunks, listing, { leftover: EMPTY, scanned, limits, expanded: options.expanded, overflowed: true, rawComplete: false });
     }
   } catch (error) {
     source.destroy();
@@ -79,6 +79,8 @@ interface ReadState {
   expanded: boolean;
   /** Stopped already (the raw section alone passed the read ceiling). */
   overflowed?: boolean;
+  /** False when the raw section was not read to its end. */
+  rawComplete?: boolean;
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -101,6 +103,10 @@ class LimitedDiff implements GitDiffStream {
 
   get overflow(): boolean {
     return this.overflowed;
+  }
+
+  get fileCount(): number | undefined {
+    return this.state.rawComplete === false ? undefined : this.listing.count;
   }
 
   close(): void {

@@ -44,6 +44,12 @@ export const PUSH_MESSAGES = {
   shaTagName: 'You cannot create a tag with a SHA-1 or SHA-256 tag name.',
 } as const;
 
+/**
+ * Refs only Gantry writes: git refuses a push to them ("deny updating a hidden ref") before any
+ * hook runs, and does not advertise them to pushers. Fetching them stays open (GitLab's rule).
+ */
+const RECEIVE_HIDDEN_REFS: Readonly<Record<string, string>> = { 'receive.hideRefs': 'refs/merge-requests' };
+
 /** Policies longer than this travel in a file (one environment string is limited to 128 KiB). */
 const MAX_POLICY_IN_ENVIRONMENT = 32 * 1024;
 
@@ -155,7 +161,7 @@ export async function preparePushHooks(hooksDir: string, policy: ReadonlyMap<str
   }
   return {
     environment,
-    config: { ...RECEIVE_FSCK_CONFIG, 'core.hooksPath': hooksDir },
+    config: { ...RECEIVE_FSCK_CONFIG, ...RECEIVE_HIDDEN_REFS, 'core.hooksPath': hooksDir },
     async acceptedUpdates() {
       // No log: the hook accepted nothing. A log that cannot be read is an error, not "nothing accepted".
       const text = await unlessMissing(readFile(logFile, 'utf8'), '');

@@ -32,6 +32,7 @@ import type {
 import { isValidLookupPath, isValidRefName, normalizeLookupPath } from './validate.ts';
 import { CommitWriter } from './write.ts';
 import { mergeTree } from './merge-check.ts';
+import { countChangedFiles, diffBetween, fetchCommitFrom, setMergeRequestHead } from './merge-request-refs.ts';
 
 /** Blobs up to this size are read through the shared cat-file process. */
 const SHARED_READ_LIMIT = 1024 * 1024;
@@ -161,6 +162,22 @@ export class BareRepository implements GitRepository {
 
   mergeTree(ours: string, theirs: string, signal?: AbortSignal): Promise<MergeTreeResult> {
     return mergeTree(this.access, ours, theirs, signal);
+  }
+
+  fetchCommitFrom(sourceGitDir: string, id: string): Promise<boolean> {
+    return fetchCommitFrom(this.access, sourceGitDir, id);
+  }
+
+  setMergeRequestHead(iid: number, id: string): Promise<void> {
+    return setMergeRequestHead(this.access, iid, id);
+  }
+
+  diffBetween(from: string, to: string, options: GitDiffOptions): Promise<GitDiffStream> {
+    return diffBetween(this.access, from, to, options);
+  }
+
+  countChangedFiles(from: string, to: string, cap: number): Promise<number> {
+    return countChangedFiles(this.access, from, to, cap);
   }
 
   mergedBranches(target: string): Promise<string[]> {

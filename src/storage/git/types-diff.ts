@@ -33,6 +33,11 @@ export interface GitDiffOptions {
 export interface GitDiffStream extends AsyncIterable<GitFileDiff> {
   /** Whether the diff stopped at a total (files, lines, bytes): GitLab's `overflow`. Final once iteration ended. */
   readonly overflow: boolean;
+  /**
+   * Files in the whole diff, as git listed them before the first patch (past the limits too):
+   * what `changes_count` counts. Absent when git did not list them all (the read ceiling).
+   */
+  readonly fileCount?: number;
   /** Stops git and frees the work slot; harmless when already done. */
   close(): void;
 }

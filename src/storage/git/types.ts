@@ -78,6 +78,11 @@ export interface GitComparison {
   mergeBase: string | null;
 }
 
+/** The outcome of merging two commits without touching any ref or worktree (merge-check.ts). */
+export type MergeTreeResult =
+  | { clean: true; tree: string }
+  | { clean: false; conflictedPaths: string[]; reason: 'conflicts' | 'unrelated-histories' };
+
 export interface GitCommitStats {
   additions: number;
   deletions: number;
@@ -178,6 +183,14 @@ export interface GitRepository {
   mergeBase(first: string, ...others: string[]): Promise<string | null>;
   /** Merges `theirs` into `ours` in memory: the merged tree, or the paths in conflict. Writes objects only, no ref. */
   mergeTree(ours: string, theirs: string, signal?: AbortSignal): Promise<MergeTreeResult>;
+  /** Copies commit `id` from another repository (a fork's) unless it is here; no ref written. False when it could not (merge-request-refs.ts). */
+  fetchCommitFrom(sourceGitDir: string, id: string): Promise<boolean>;
+  /** Points `refs/merge-requests/<iid>/head` at commit `id`. */
+  setMergeRequestHead(iid: number, id: string): Promise<void>;
+  /** The tree diff of two commit ids under GitLab's limits, read as iterated (heavy: holds a work slot until read or closed). */
+  diffBetween(from: string, to: string, options: GitDiffOptions): Promise<GitDiffStream>;
+  /** Files that differ between two commit ids, counted no further than `cap + 1`. */
+  countChangedFiles(from: string, to: string, cap: number): Promise<number>;
   /** Branch names whose tip is reachable from `target` (merged into it). */
   mergedBranches(target: string): Promise<string[]>;
   /** Branches and tags whose history contains the commit `id` (a full object id). */
@@ -219,11 +232,6 @@ export interface GitRepository {
   createTag(name: string, target: string, message: string | null, tagger: { name: string; email: string }): Promise<boolean>;
   deleteTag(name: string): Promise<boolean>;
 }
-
-/** The outcome of merging two commits without touching any ref or worktree (merge-check.ts). */
-export type MergeTreeResult =
-  | { clean: true; tree: string }
-  | { clean: false; conflictedPaths: string[]; reason: 'conflicts' | 'unrelated-histories' };
 
 export interface RepositoryCreateOptions {
   /** Create a first commit with README.md on this branch. */

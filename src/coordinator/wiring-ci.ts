@@ -24,7 +24,8 @@ import { SCHEDULE_PIPELINE_TASK, SchedulePipelines } from './services/ci/pipelin
 import { RefWriteAccess } from './services/repository/ref-write-access.ts';
 import { TaskQueue, TaskWorker } from './services/task-queue.ts';
 import { COMMIT_REFERENCES_TASK } from './services/planning/commit-references.ts';
-import { buildCommitReferences } from './wiring-planning.ts';
+import { buildCommitReferences, buildMergeRequestMerging } from './wiring-planning.ts';
+import { AUTO_MERGE_TASK } from './services/planning/merge-requests/merge-when-pipeline-succeeds.ts';
 import { buildRunnerJobServices, type RunnerJobOptions } from './wiring-runner-jobs.ts';
 import { JobStatusWatch } from './services/ci/runners/job-watch.ts';
 import { DependencyArtifacts } from './services/ci/runners/artifact-downloads.ts';
@@ -98,6 +99,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
   // another coordinator may commit them, they also read the job twice a second.
   const jobStatusWatch = new JobStatusWatch({ jobs: stores.jobs }, { pollMs: context.dialect === 'postgres' ? 500 : 0 });
   const integrationMail = buildIntegrationMail(context, taskQueue, options.mail);
+  const mergeRequestMerging = buildMergeRequestMerging(context, taskQueue);
   const pipelineProcessing = new PipelineProcessing({
     transactions: stores.ciTransactions,
     wakeTasks: () => wakeWorker(),
@@ -106,6 +108,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
       jobStatusWatch.changed(statusChangedJobIds(processed));
       if (processed.result.pipelineStatusChanged) {
         integrationMail.recordPipelineFinished(processed.pipeline).catch((error: unknown) => logger.warn({ err: error, pipeline: processed.pipeline.id }, 'pipelines-email: recording the mail failed'));
+        mergeRequestMerging.autoMerge.recordPipelineFinished(processed.pipeline).catch((error: unknown) => logger.warn({ err: error, pipeline: processed.pipeline.id }, 'auto-merge: recording the task failed'));
       }
     },
   });
@@ -197,6 +200,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
     handlers: {
       [PUSH_PIPELINE_TASK]: pushPipelines.handler(),
       [COMMIT_REFERENCES_TASK]: commitReferences.handler(),
+      [AUTO_MERGE_TASK]: mergeRequestMerging.autoMerge.handler(),
       [SCHEDULE_PIPELINE_TASK]: schedulePipelines.handler(),
       [SCHEDULED_TIME_TASK]: scheduledTimeHandler(pipelineProcessing),
       [ARTIFACT_EXPIRY_TASK]: artifactExpiry.handler(),
@@ -247,7 +251,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
     warmCompiler,
     pipelineProcessing, pipelineCreation, pipelineRuns, downstreamPipelines, ciLint, pushPipelines, commitReferences, schedulePipelines, taskQueue, taskWorker, ciRuntime,
     ciBlobs: blobs, pipelines, jobs, jobArtifacts, commitStatuses, ...runnerJobs, jobQueueWakeups,
-    jobTokenAccess, artifactUploads, dependencyArtifacts, artifactExpiry,
+    jobTokenAccess, artifactUploads, dependencyArtifacts, artifactExpiry, ...mergeRequestMerging,
   };
 }
 

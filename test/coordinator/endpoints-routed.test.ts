@@ -54,7 +54,14 @@ function readInventory(file: string): InventoryRow[] {
   });
 }
 
-function pendingArea(rowPath: string): string | undefined {
+/** Rows under a pending prefix that are routed already (the merge routes landed before the rest of merge requests). */
+const ROUTED_AHEAD: ReadonlySet<string> = new Set([
+  'PUT /projects/:id/merge_requests/:merge_request_iid/merge',
+  'POST /projects/:id/merge_requests/:merge_request_iid/cancel_merge_when_pipeline_succeeds',
+]);
+
+function pendingArea(rowPath: string, method?: string): string | undefined {
+  if (method !== undefined && ROUTED_AHEAD.has(`${method} ${rowPath}`)) return undefined;
   return PENDING.find(({ prefix, exact }) => rowPath === prefix || (!exact && rowPath.startsWith(`${prefix}/`)))?.area;
 }
 
@@ -97,7 +104,7 @@ describe('endpoint inventory', () => {
   });
 
   for (const row of rows) {
-    const area = pendingArea(row.path);
+    const area = pendingArea(row.path, row.method);
     if (area) {
       it(`${row.method} ${row.path} is still unrouted (pending: ${area})`, async () => {
         assert.equal(await isRouted(row), false, `${row.method} ${row.path} is routed now: remove its prefix from PENDING`);

@@ -170,6 +170,10 @@ export const ERROR_ANSWERS: { readonly [C in ErrorCode]: ErrorAnswer } = {
   // GitLab finds a todo with `find`: ActiveRecord's not-found answer, not a named resource.
   GANTRY_E_TODO_NOT_FOUND: statusLine(404, 'Not found'),
   GANTRY_E_MERGE_REQUEST_NOT_FOUND: notFound('Merge Request'),
+  GANTRY_E_MERGE_NOT_PERMITTED: statusLine(401, 'Unauthorized'),
+  GANTRY_E_MERGE_REQUEST_NOT_MERGEABLE: statusLine(405, 'Method Not Allowed'),
+  GANTRY_E_MERGE_REQUEST_BRANCH_UNMERGEABLE: messageAnswer(406),
+  GANTRY_E_MERGE_REQUEST_SHA_MISMATCH: messageAnswer(409),
   GANTRY_E_MILESTONE_RECORD_NOT_FOUND: notFound('Milestone'),
   GANTRY_E_NOTE_NOT_FOUND: notFound('Note'),
   GANTRY_E_AWARD_EMOJI_NOT_FOUND: notFound('Award Emoji'),

@@ -24,6 +24,8 @@ import type {
   GitDiffOptions,
   GitDiffStream,
   GitLogQuery,
+  GitMergeOutcome,
+  GitMergeRequest,
   GitRepository,
   GitTag,
   GitTreeEntry,
@@ -31,6 +33,7 @@ import type {
 import { isValidLookupPath, isValidRefName, normalizeLookupPath } from './validate.ts';
 import { CommitWriter } from './write.ts';
 import { mergeTree, type MergeTreeResult } from './merge-check.ts';
+import { MergeWriter } from './merge-writer.ts';
 
 /** Blobs up to this size are read through the shared cat-file process. */
 const SHARED_READ_LIMIT = 1024 * 1024;
@@ -44,6 +47,7 @@ export class BareRepository implements GitRepository {
   private readonly history: History;
   private readonly refs: RefWriter;
   private readonly writer: CommitWriter;
+  private readonly merger: MergeWriter;
 
   /** `temporaryDirectory`: where commits build their throw-away index (inside the data directory). */
   constructor(
@@ -55,6 +59,7 @@ export class BareRepository implements GitRepository {
     this.history = new History(access, this.reader);
     this.refs = new RefWriter(access, this.reader);
     this.writer = new CommitWriter(access, this.reader, this.history, temporaryDirectory);
+    this.merger = new MergeWriter(access, this.reader);
   }
 
   async isEmpty(): Promise<boolean> {
@@ -160,6 +165,10 @@ export class BareRepository implements GitRepository {
 
   mergeTree(ours: string, theirs: string, signal?: AbortSignal): Promise<MergeTreeResult> {
     return mergeTree(this.access, ours, theirs, signal);
+  }
+
+  merge(request: GitMergeRequest): Promise<GitMergeOutcome> {
+    return this.merger.merge(request);
   }
 
   mergedBranches(target: string): Promise<string[]> {

@@ -22,7 +22,7 @@ const FINISHED = new Set(['success', 'failed', 'canceled', 'skipped']);
 export interface AutoMergeDeps {
   visible: Pick<VisibleMergeRequests, 'find'>;
   merges: Pick<MergeService, 'assertCanMerge' | 'check' | 'mergeChecked' | 'canMerge'>;
-  mergeRequests: Pick<MergeRequestsStore, 'openBySource' | 'updateIfUnchanged' | 'update'>;
+  mergeRequests: Pick<MergeRequestsStore, 'openBySource' | 'findByIds' | 'updateIfUnchanged' | 'update'>;
   pipelines: Pick<PipelinesStore, 'findById' | 'latestFor'>;
   projects: Pick<ProjectsStore, 'findById'>;
   users: Pick<UsersStore, 'findById'>;
@@ -75,9 +75,10 @@ export class AutoMerge {
     return canceled;
   }
 
-  /** After a pipeline's status changed: a finished one may have merges waiting for it. */
+  /** After a pipeline's status changed: a finished one with merges waiting for it leaves a task. */
   async recordPipelineFinished(pipeline: PipelineRecord): Promise<void> {
     if (!FINISHED.has(pipeline.status) || pipeline.tag) return;
+    if ((await this.waitingOn(pipeline)).length === 0) return;
     await this.deps.queue.enqueue({ kind: AUTO_MERGE_TASK, payload: { pipelineId: pipeline.id } satisfies AutoMergeTask, maxAttempts: 5, dedupeKey: `${AUTO_MERGE_TASK}:${pipeline.id}:${pipeline.status}` });
   }
 
@@ -89,8 +90,7 @@ export class AutoMerge {
   async process({ pipelineId }: AutoMergeTask): Promise<void> {
     const pipeline = await this.deps.pipelines.findById(pipelineId);
     if (!pipeline || !FINISHED.has(pipeline.status)) return;
-    const waiting = (await this.deps.mergeRequests.openBySource(pipeline.project_id, pipeline.ref)).filter((request) => request.merge_when_pipeline_succeeds);
-    for (const mergeRequest of waiting) {
+    for (const mergeRequest of await this.waitingOn(pipeline)) {
       const project = await this.deps.projects.findById(mergeRequest.project_id);
       if (!project) continue;
       const head = await headPipelineOf(this.deps.pipelines, mergeRequest, pipeline.sha);
@@ -99,6 +99,15 @@ export class AutoMerge {
       if (pipeline.status === 'success') await this.mergeWaiting(project, mergeRequest);
       else await this.abort(mergeRequest, 'the pipeline did not succeed');
     }
+  }
+
+  /** Open requests waiting to merge whose source this pipeline ran for: a branch pipeline, or a merge request pipeline. */
+  private async waitingOn(pipeline: PipelineRecord): Promise<MergeRequestRecord[]> {
+    const candidates =
+      pipeline.merge_request_id === null
+        ? await this.deps.mergeRequests.openBySource(pipeline.project_id, pipeline.ref)
+        : await this.deps.mergeRequests.findByIds([pipeline.merge_request_id]);
+    return candidates.filter((request) => request.state === 'opened' && request.merge_when_pipeline_succeeds);
   }
 
   private async mergeWaiting(project: ProjectRecord, mergeRequest: MergeRequestRecord): Promise<void> {

@@ -4,13 +4,13 @@
  * push record) next to the git CLI doing the same merge in a scratch clone
  * (`git merge --no-ff`), in the same run, interleaved. Both merges are real three-way merges:
  * the target moved (its README) since the source branched. Each round puts main back on the same
- * target commit first (outside the timing). Figures: wall time and CPU time (this process plus
- * the git processes it waited for, from /proc/self/stat), medians over the rounds, and the load
+ * target commit first (outside the timing). Figures: wall time and CPU time (this process and
+ * every process below it, git included, from /proc), medians over the rounds, and the load
  * average at the start. Prints one JSON line.
  * Run: node --import tsx bench/merge.ts [rounds]
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
@@ -30,13 +30,34 @@ interface Figure {
   cpuMs: number;
 }
 
-/** CPU milliseconds of this process and of its waited-for children so far. */
+/** utime, stime, cutime and cstime of a process, in clock ticks (fields 14 to 17 of /proc/<pid>/stat). */
+function ticksOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return [11, 12, 13, 14].reduce((sum, index) => sum + Number(fields[index] ?? 0), 0);
+}
+
+function childrenOf(pid: number): number[] {
+  return readdirSync(`/proc/${pid}/task`).flatMap((task) => {
+    const listed = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim();
+    return listed === '' ? [] : listed.split(' ').map(Number);
+  });
+}
+
+/**
+ * CPU milliseconds of this process and everything below it: exited children are in its
+ * cutime/cstime, live ones (the git spawner helper, whose git processes are its children) are
+ * read from /proc.
+ */
+function treeTicks(pid: number): number {
+  try {
+    return ticksOf(pid) + childrenOf(pid).reduce((sum, child) => sum + treeTicks(child), 0);
+  } catch {
+    return 0; // exited while being read
+  }
+}
+
 function cpuMs(): number {
-  const own = process.cpuUsage();
-  const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]?.split(' ') ?? [];
-  // After "pid (comm) ": state is field 3, so cutime (16) and cstime (17) are at 13 and 14.
-  const children = (Number(fields[13] ?? 0) + Number(fields[14] ?? 0)) * (1000 / TICKS_PER_SECOND);
-  return (own.user + own.system) / 1000 + children;
+  return treeTicks(process.pid) * (1000 / TICKS_PER_SECOND);
 }
 
 async function measure(work: () => Promise<unknown>): Promise<Figure> {

@@ -52,6 +52,7 @@ import { mergeRequestMergeRoutes } from './planning/merge-request-merge.ts';
 import { labelPromoteRoutes } from './planning/label-promote.ts';
 import { subscriptionsRoutes } from './planning/subscriptions.ts';
 import { todosRoutes } from './planning/todos.ts';
+import { mergeRequestsRoutes } from './planning/merge-requests.ts';
 import { integrationsRoutes } from './integrations/integrations.ts';
 
 /** Mounts every resource area under /api/v4. One plugin per area; each stays thin. */
@@ -75,7 +76,9 @@ export async function registerApi(api: FastifyInstance, services: CoordinatorSer
   // Runners: registration (runner side), the runners API, project runners and registration tokens.
   const runners = [runnerProtocolRoutes, runnerJobsRoutes, runnerJobUpdatesRoutes, runnerArtifactsRoutes, runnersRoutes, projectRunnersRoutes, userRunnersRoutes];
   // Planning: labels, milestones, issues, their notes, award emoji and time tracking, moves, label promotion, subscriptions and todos.
-  const planning = [labelsRoutes, milestonesRoutes, issuesRoutes, notesRoutes, awardEmojiRoutes, timeTrackingRoutes, issueMoveRoutes, labelPromoteRoutes, subscriptionsRoutes, todosRoutes, mergeRequestMergeRoutes];
+  const planning = [labelsRoutes, milestonesRoutes, issuesRoutes, notesRoutes, awardEmojiRoutes, timeTrackingRoutes, issueMoveRoutes, labelPromoteRoutes, subscriptionsRoutes, todosRoutes];
+  planning.push(mergeRequestsRoutes);
+  planning.push(mergeRequestMergeRoutes);
   // Integrations (GitLab's services).
   const integrations = [integrationsRoutes];
   for (const plugin of [...typed, ...repository, ...ci, ...runners, ...planning, ...integrations]) await api.register(plugin(services, edge));

@@ -3,8 +3,6 @@ import type { RepositoryAccess } from './reader.ts';
 import { gitFailure, runGit } from './run.ts';
 import type { MergeTreeResult } from './types.ts';
 
-// The type lives with the other git types (types.ts imports nothing back from here).
-export type { MergeTreeResult };
 
 /**
  * Merges `theirs` into `ours` in memory (`git merge-tree --write-tree`, git 2.38+): the tree a

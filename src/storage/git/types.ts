@@ -127,11 +127,6 @@ export interface GitCommitRequest {
   signal?: AbortSignal;
 }
 
-/** The outcome of merging two commits without touching any ref or worktree (`mergeTree`). */
-export type MergeTreeResult =
-  | { clean: true; tree: string }
-  | { clean: false; conflictedPaths: string[]; reason: 'conflicts' | 'unrelated-histories' };
-
 export interface GitIdentity {
   name: string;
   email: string;
@@ -259,6 +254,11 @@ export interface GitRepository {
   createTag(name: string, target: string, message: string | null, tagger: { name: string; email: string }): Promise<boolean>;
   deleteTag(name: string): Promise<boolean>;
 }
+
+/** The outcome of merging two commits without touching any ref or worktree (merge-check.ts). */
+export type MergeTreeResult =
+  | { clean: true; tree: string }
+  | { clean: false; conflictedPaths: string[]; reason: 'conflicts' | 'unrelated-histories' };
 
 export interface RepositoryCreateOptions {
   /** Create a first commit with README.md on this branch. */

@@ -1,17 +1,13 @@
 import { GantryError } from '../../../../shared/errors.ts';
-import type { MergeRequestCommitsStore } from '../../../../storage/types-merge-requests.ts';
-import type { NamespacesStore, UsersStore } from '../../../../storage/types.ts';
+import type { MergeRequestCommitsStore, MergeRequestRecord } from '../../../../storage/types-merge-requests.ts';
 import type { MergeRequestPermissions } from '../../access/merge-request-permissions.ts';
 import type { Actor } from '../../access/permissions.ts';
 import type { RepositoryAccess } from '../../repository/access.ts';
-import { mergeView, type MergeRequestMergeView } from './merge-view.ts';
 
 export interface MergeLookupsDeps {
   access: Pick<RepositoryAccess, 'forRead'>;
   mergeRequestPermissions: Pick<MergeRequestPermissions, 'canReadMergeRequests'>;
   commits: MergeRequestCommitsStore;
-  users: Pick<UsersStore, 'findByIds'>;
-  namespaces: Pick<NamespacesStore, 'findById'>;
 }
 
 /**
@@ -22,14 +18,11 @@ export interface MergeLookupsDeps {
 export class MergeLookups {
   constructor(private readonly deps: MergeLookupsDeps) {}
 
-  async forCommit(projectRef: string, actor: Actor, sha: string): Promise<MergeRequestMergeView[]> {
+  async forCommit(projectRef: string, actor: Actor, sha: string): Promise<MergeRequestRecord[]> {
     const { project, repository } = await this.deps.access.forRead(projectRef, actor);
     const commit = repository ? await repository.commit(sha) : null;
     if (!commit) throw new GantryError('GANTRY_E_COMMIT_NOT_FOUND');
     if (!(await this.deps.mergeRequestPermissions.canReadMergeRequests(project, actor))) return [];
-    const namespace = await this.deps.namespaces.findById(project.namespace_id);
-    const fullPath = namespace ? `${namespace.full_path}/${project.path}` : project.path;
-    const requests = await this.deps.commits.bySha(project.id, commit.id);
-    return Promise.all(requests.map((request) => mergeView(this.deps.users, request, fullPath)));
+    return this.deps.commits.bySha(project.id, commit.id);
   }
 }

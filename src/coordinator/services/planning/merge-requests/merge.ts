@@ -8,7 +8,6 @@ import type { ProtectedBranchesService } from '../../repository/protected-branch
 import { checkLengths, MAX_TEXT_SIZE } from '../../field-limits.ts';
 import { announceMergeRequestMerged, type MergeRequestObserver } from './observers.ts';
 import { assertMergeableState, branchCannotBeMerged, headPipelineOf, MERGE_MESSAGES, notMergeable, squashOnMerge } from './merge-rules.ts';
-import { mergeView, type MergeRequestMergeView } from './merge-view.ts';
 import type { VisibleMergeRequests } from './visible.ts';
 
 const ZERO_SHA = '0'.repeat(40);
@@ -24,7 +23,7 @@ export interface MergeServiceDeps {
   mergeRequests: Pick<MergeRequestsStore, 'findByIid' | 'updateIfUnchanged' | 'update'>;
   projects: Pick<ProjectsStore, 'findById'>;
   namespaces: Pick<NamespacesStore, 'findById'>;
-  users: Pick<UsersStore, 'findById' | 'findByIds'>;
+  users: Pick<UsersStore, 'findById'>;
   pipelines: Pick<PipelinesStore, 'findById' | 'latestFor'>;
   repositories: Pick<RepositoryManager, 'exists' | 'open'>;
   branchRules: Pick<ProtectedBranchesService, 'canPush' | 'canMerge' | 'isProtected'>;
@@ -48,17 +47,6 @@ interface Tips {
  */
 export class MergeService {
   constructor(private readonly deps: MergeServiceDeps) {}
-
-  /** The request with the users its answer names. */
-  async describe(project: ProjectRecord, mergeRequest: MergeRequestRecord): Promise<MergeRequestMergeView> {
-    return mergeView(this.deps.users, mergeRequest, await this.fullPath(project));
-  }
-
-  /** The view of a request by project reference (after a merge, a wait or a cancel). */
-  async describeIn(projectRef: string, actor: UserRecord, mergeRequest: MergeRequestRecord): Promise<MergeRequestMergeView> {
-    const { project } = await this.deps.visible.find(projectRef, actor, mergeRequest.iid);
-    return this.describe(project, mergeRequest);
-  }
 
   /** GitLab's `can_be_merged_by?`: push or merge access to the target branch. */
   async canMerge(project: ProjectRecord, actor: UserRecord, mergeRequest: MergeRequestRecord): Promise<boolean> {

@@ -24,9 +24,11 @@ import { SCHEDULE_PIPELINE_TASK, SchedulePipelines } from './services/ci/pipelin
 import { RefWriteAccess } from './services/repository/ref-write-access.ts';
 import { TaskQueue, TaskWorker } from './services/task-queue.ts';
 import { COMMIT_REFERENCES_TASK } from './services/planning/commit-references.ts';
-import { buildCommitReferences } from './wiring-planning.ts';
 import { buildMergeRequestGit } from './wiring-merge-request-git.ts';
+import type { MergeRequestObserver } from './services/planning/merge-requests/observers.ts';
 import { MERGE_STATUS_CHECK_TASK } from './services/planning/merge-requests/merge-status.ts';
+import { buildCommitReferences, buildMergeRequestMerging } from './wiring-planning.ts';
+import { AUTO_MERGE_TASK } from './services/planning/merge-requests/merge-when-pipeline-succeeds.ts';
 import { buildRunnerJobServices, type RunnerJobOptions } from './wiring-runner-jobs.ts';
 import { JobStatusWatch } from './services/ci/runners/job-watch.ts';
 import { DependencyArtifacts } from './services/ci/runners/artifact-downloads.ts';
@@ -101,6 +103,9 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
   const jobStatusWatch = new JobStatusWatch({ jobs: stores.jobs }, { pollMs: context.dialect === 'postgres' ? 500 : 0 });
   const integrationMail = buildIntegrationMail(context, taskQueue, options.mail);
   const outboundDeliveries = buildOutboundDeliveries(context, taskQueue);
+  // One list of merge request observers for the whole coordinator (saved, refreshed, merged).
+  const mergeRequestObservers: MergeRequestObserver[] = [];
+  const mergeRequestMerging = buildMergeRequestMerging(context, taskQueue, mergeRequestObservers);
   const pipelineProcessing = new PipelineProcessing({
     transactions: stores.ciTransactions,
     wakeTasks: () => wakeWorker(),
@@ -109,6 +114,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
       jobStatusWatch.changed(statusChangedJobIds(processed));
       if (processed.result.pipelineStatusChanged) {
         integrationMail.recordPipelineFinished(processed.pipeline).catch((error: unknown) => logger.warn({ err: error, pipeline: processed.pipeline.id }, 'pipelines-email: recording the mail failed'));
+        mergeRequestMerging.autoMerge.recordPipelineFinished(processed.pipeline).catch((error: unknown) => logger.warn({ err: error, pipeline: processed.pipeline.id }, 'auto-merge: recording the task failed'));
       }
     },
   });
@@ -135,7 +141,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
   const pipelineRuns = new PipelineRuns({ creation: pipelineCreation, lookup, permissions, triggers: stores.triggers, users: stores.users, namespaces: stores.namespaces });
   const pushPipelines = new PushPipelines({ queue: taskQueue, creation: pipelineCreation, projects: stores.projects, users: stores.users, repositories, logger });
   const commitReferences = buildCommitReferences(context, taskQueue);
-  const mergeRequestGit = buildMergeRequestGit(context, taskQueue);
+  const mergeRequestGit = buildMergeRequestGit(context, taskQueue, mergeRequestObservers);
   const refWrites = new RefWriteAccess({ branchRules: context.protectedBranches, tagRules: context.protectedTags, repositories });
   const schedulePipelines = new SchedulePipelines({
     schedules: stores.schedules, queue: taskQueue, creation: pipelineCreation, projects: stores.projects, users: stores.users, lookup, permissions, refs: refWrites, logger,
@@ -204,6 +210,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
       [PUSH_PIPELINE_TASK]: pushPipelines.handler(),
       [COMMIT_REFERENCES_TASK]: commitReferences.handler(),
       [MERGE_STATUS_CHECK_TASK]: mergeRequestGit.mergeStatusCheck.handler(),
+      [AUTO_MERGE_TASK]: mergeRequestMerging.autoMerge.handler(),
       [SCHEDULE_PIPELINE_TASK]: schedulePipelines.handler(),
       [SCHEDULED_TIME_TASK]: scheduledTimeHandler(pipelineProcessing),
       [ARTIFACT_EXPIRY_TASK]: artifactExpiry.handler(),
@@ -258,7 +265,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
     pipelineProcessing, pipelineCreation, pipelineRuns, downstreamPipelines, ciLint, pushPipelines, commitReferences, schedulePipelines, taskQueue, taskWorker, ciRuntime,
     ...mergeRequestGit,
     ciBlobs: blobs, pipelines, jobs, jobArtifacts, commitStatuses, ...runnerJobs, jobQueueWakeups,
-    jobTokenAccess, artifactUploads, dependencyArtifacts, artifactExpiry,
+    jobTokenAccess, artifactUploads, dependencyArtifacts, artifactExpiry, ...mergeRequestMerging,
   };
 }
 

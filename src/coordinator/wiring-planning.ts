@@ -23,6 +23,13 @@ import { TodosService } from './services/planning/todos.ts';
 import { buildMergeRequestServices } from './wiring-merge-requests.ts';
 import type { MergeRequestObserver } from './services/planning/merge-requests/observers.ts';
 import { buildTaskComments } from './wiring-integrations.ts';
+import { MergeRequestPermissions } from './services/access/merge-request-permissions.ts';
+import { RepositoryAccess } from './services/repository/access.ts';
+import { VisibleMergeRequests } from './services/planning/merge-requests/visible.ts';
+import { MergeService } from './services/planning/merge-requests/merge.ts';
+import { AutoMerge } from './services/planning/merge-requests/merge-when-pipeline-succeeds.ts';
+import { ClosesIssues } from './services/planning/merge-requests/closes-issues.ts';
+import { MergeLookups } from './services/planning/merge-requests/merge-lookups.ts';
 
 /** The planning area: labels, milestones and issues, subscriptions and todos. */
 export function buildPlanningServices(context: CoordinatorContext, mergeRequestObservers: MergeRequestObserver[] = []) {
@@ -69,4 +76,33 @@ export function buildCommitReferences(context: CoordinatorContext, queue: { enqu
     taskComments: buildTaskComments(context),
     comments: { notes: stores.notes, externalUrl: context.config.externalUrl },
   });
+}
+
+/**
+ * Merging merge requests: the merge service, merge when pipeline succeeds (its task handler runs
+ * on the CI area's task worker), closes_issues (also an observer of merges) and a commit's requests.
+ */
+export function buildMergeRequestMerging(context: CoordinatorContext, queue: { enqueue(task: NewTask): Promise<unknown> }, observers: MergeRequestObserver[] = []) {
+  const { stores, lookup, permissions, repositories } = context;
+  const mergeRequestPermissions = new MergeRequestPermissions(permissions);
+  const visible = new VisibleMergeRequests({ lookup, mergeRequests: stores.mergeRequests, mergeRequestPermissions });
+  const planningPermissions = new PlanningPermissions(permissions);
+  const systemNotes = new SystemNotes({ notes: stores.notes });
+  const views = new IssueViews({ issues: stores.issues, milestones: stores.milestones, users: stores.users, projects: stores.projects, namespaces: stores.namespaces, notes: stores.notes, awardEmoji: stores.awardEmoji });
+  const closesIssues = new ClosesIssues({
+    visible, repositories, namespaces: stores.namespaces, views, lookup, issues: stores.issues, planningPermissions, references: stores.commitReferences, systemNotes,
+  });
+  const mergeRequestMerge = new MergeService({
+    visible, mergeRequests: stores.mergeRequests, projects: stores.projects, namespaces: stores.namespaces, users: stores.users, pipelines: stores.pipelines,
+    repositories, branchRules: context.protectedBranches, events: context.events, observers,
+  });
+  const autoMerge = new AutoMerge({
+    visible, merges: mergeRequestMerge, mergeRequests: stores.mergeRequests, pipelines: stores.pipelines, projects: stores.projects, users: stores.users, systemNotes, queue,
+  });
+  const mergeLookups = new MergeLookups({
+    access: new RepositoryAccess({ lookup, permissions, namespaces: stores.namespaces, repositories }),
+    mergeRequestPermissions, commits: stores.mergeRequestCommits,
+  });
+  observers.push(closesIssues);
+  return { mergeRequestMerge, autoMerge, closesIssues, mergeLookups };
 }

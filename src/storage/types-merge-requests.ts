@@ -155,3 +155,9 @@ export interface MergeRequestsStore {
   delete(id: number): Promise<boolean>;
 }
 
+
+/** Which merge requests of a project a commit belongs to (`GET .../commits/:sha/merge_requests`). */
+export interface MergeRequestCommitsStore {
+  /** Requests into the project whose head, merge or squash commit is `sha` (a full id), oldest first, at most 100. */
+  bySha(projectId: number, sha: string): Promise<MergeRequestRecord[]>;
+}

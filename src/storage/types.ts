@@ -147,6 +147,11 @@ export interface ProjectRecord {
   only_allow_merge_if_pipeline_succeeds: boolean;
   only_allow_merge_if_all_discussions_are_resolved: boolean;
   printing_merge_requests_link_enabled: boolean;
+  /** How merge requests land on the target branch: a merge commit, a merge commit only when fast-forwardable, or a fast-forward. */
+  merge_method: MergeMethod;
+  squash_option: SquashOption;
+  /** The default of a merge's should_remove_source_branch. */
+  remove_source_branch_after_merge: boolean;
   lfs_enabled: boolean;
   tag_list: string[];
   forked_from_id: number | null;
@@ -164,7 +169,14 @@ export interface ProjectRecord {
   last_activity_at: string;
 }
 
-export type NewProject = Omit<ProjectRecord, 'id'>;
+export const MERGE_METHODS = ['merge', 'rebase_merge', 'ff'] as const;
+export type MergeMethod = (typeof MERGE_METHODS)[number];
+export const SQUASH_OPTIONS = ['never', 'always', 'default_on', 'default_off'] as const;
+export type SquashOption = (typeof SQUASH_OPTIONS)[number];
+type ProjectMergeSettings = 'merge_method' | 'squash_option' | 'remove_source_branch_after_merge';
+
+/** The merge settings take their defaults (merge, default_off, true) when not given. */
+export type NewProject = Omit<ProjectRecord, 'id' | ProjectMergeSettings> & Partial<Pick<ProjectRecord, ProjectMergeSettings>>;
 export type ProjectChanges = Partial<Omit<ProjectRecord, 'id' | 'created_at'>>;
 
 export type MemberSourceType = 'project' | 'namespace';

@@ -43,6 +43,9 @@ export const PLANNING_ROUTES_WITHOUT_RECORDS: ReadonlySet<string> = new Set([
   'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/changes',
   'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/diffs',
   'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/commits',
+  'PUT /api/v4/projects/:id/merge_requests/:merge_request_iid/merge',
+  'POST /api/v4/projects/:id/merge_requests/:merge_request_iid/cancel_merge_when_pipeline_succeeds',
+  'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/closes_issues',
 ]);
 
 type Call = (method: 'POST' | 'PUT', url: string, body: unknown, status?: number) => Promise<Record<string, unknown>>;

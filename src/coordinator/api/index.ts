@@ -48,6 +48,7 @@ import { notesRoutes } from './planning/notes.ts';
 import { awardEmojiRoutes } from './planning/award-emoji.ts';
 import { timeTrackingRoutes } from './planning/time-tracking.ts';
 import { issueMoveRoutes } from './planning/issue-move.ts';
+import { mergeRequestMergeRoutes } from './planning/merge-request-merge.ts';
 import { labelPromoteRoutes } from './planning/label-promote.ts';
 import { subscriptionsRoutes } from './planning/subscriptions.ts';
 import { todosRoutes } from './planning/todos.ts';
@@ -77,7 +78,7 @@ export async function registerApi(api: FastifyInstance, services: CoordinatorSer
   const runners = [runnerProtocolRoutes, runnerJobsRoutes, runnerJobUpdatesRoutes, runnerArtifactsRoutes, runnersRoutes, projectRunnersRoutes, userRunnersRoutes];
   // Planning: labels, milestones, issues, their notes, award emoji and time tracking, moves, label promotion, subscriptions and todos.
   const planning = [labelsRoutes, milestonesRoutes, issuesRoutes, notesRoutes, awardEmojiRoutes, timeTrackingRoutes, issueMoveRoutes, labelPromoteRoutes, subscriptionsRoutes, todosRoutes];
-  planning.push(mergeRequestsRoutes, mergeRequestDiffsRoutes);
+  planning.push(mergeRequestsRoutes, mergeRequestDiffsRoutes, mergeRequestMergeRoutes);
   // Integrations (GitLab's services).
   const integrations = [integrationsRoutes];
   for (const plugin of [...typed, ...repository, ...ci, ...runners, ...planning, ...integrations]) await api.register(plugin(services, edge));

@@ -173,6 +173,10 @@ export const ERROR_ANSWERS: { readonly [C in ErrorCode]: ErrorAnswer } = {
   // GitLab answers a merge request's branch errors as a list of messages.
   GANTRY_E_MERGE_REQUEST_EXISTS: { status: 409, body: (error) => ({ message: [error.message] }) },
   GANTRY_E_MERGE_REQUEST_BRANCHES_REFUSED: { status: 422, body: (error) => ({ message: [error.message] }) },
+  GANTRY_E_MERGE_NOT_PERMITTED: statusLine(401, 'Unauthorized'),
+  GANTRY_E_MERGE_REQUEST_NOT_MERGEABLE: statusLine(405, 'Method Not Allowed'),
+  GANTRY_E_MERGE_REQUEST_BRANCH_UNMERGEABLE: messageAnswer(406),
+  GANTRY_E_MERGE_REQUEST_SHA_MISMATCH: messageAnswer(409),
   GANTRY_E_MILESTONE_RECORD_NOT_FOUND: notFound('Milestone'),
   GANTRY_E_NOTE_NOT_FOUND: notFound('Note'),
   GANTRY_E_AWARD_EMOJI_NOT_FOUND: notFound('Award Emoji'),

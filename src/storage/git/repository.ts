@@ -24,6 +24,8 @@ import type {
   GitDiffOptions,
   GitDiffStream,
   GitLogQuery,
+  GitMergeOutcome,
+  GitMergeRequest,
   GitRepository,
   GitTag,
   GitTreeEntry,
@@ -33,6 +35,7 @@ import { isValidLookupPath, isValidRefName, normalizeLookupPath } from './valida
 import { CommitWriter } from './write.ts';
 import { mergeTree } from './merge-check.ts';
 import { countChangedFiles, diffBetween, fetchCommitFrom, setMergeRequestHead } from './merge-request-refs.ts';
+import { MergeWriter } from './merge-writer.ts';
 
 /** Blobs up to this size are read through the shared cat-file process. */
 const SHARED_READ_LIMIT = 1024 * 1024;
@@ -46,6 +49,7 @@ export class BareRepository implements GitRepository {
   private readonly history: History;
   private readonly refs: RefWriter;
   private readonly writer: CommitWriter;
+  private readonly merger: MergeWriter;
 
   /** `temporaryDirectory`: where commits build their throw-away index (inside the data directory). */
   constructor(
@@ -57,6 +61,7 @@ export class BareRepository implements GitRepository {
     this.history = new History(access, this.reader);
     this.refs = new RefWriter(access, this.reader);
     this.writer = new CommitWriter(access, this.reader, this.history, temporaryDirectory);
+    this.merger = new MergeWriter(access, this.reader);
   }
 
   async isEmpty(): Promise<boolean> {
@@ -178,6 +183,10 @@ export class BareRepository implements GitRepository {
 
   countChangedFiles(from: string, to: string, cap: number): Promise<number> {
     return countChangedFiles(this.access, from, to, cap);
+  }
+
+  merge(request: GitMergeRequest): Promise<GitMergeOutcome> {
+    return this.merger.merge(request);
   }
 
   mergedBranches(target: string): Promise<string[]> {

@@ -132,6 +132,39 @@ export interface GitCommitRequest {
   signal?: AbortSignal;
 }
 
+export interface GitIdentity {
+  name: string;
+  email: string;
+}
+
+/** How a merge request lands: a merge commit, a merge commit only when fast-forwardable (semi-linear), or a fast-forward. */
+export type GitMergeMethod = 'merge' | 'rebase_merge' | 'ff';
+
+export interface GitMergeRequest {
+  targetBranch: string;
+  /** The target tip the merge is computed on: the branch moves only while it still points here. */
+  targetSha: string;
+  /** The source tip to land; its objects must be in this repository. */
+  sourceSha: string;
+  method: GitMergeMethod;
+  /** The merge commit's message (merge and rebase_merge). */
+  mergeMessage: string;
+  /** One commit with the source's changes on the merge base, landed instead of the source. */
+  squash: { message: string; author: GitIdentity } | null;
+  committer: GitIdentity;
+  signal?: AbortSignal;
+}
+
+/**
+ * `merged`: the target branch points at `tip` (the merge commit, or the fast-forwarded source or
+ * squash commit). `target-moved`: the compare-and-swap lost, nothing changed; retry on the new tip.
+ */
+export type GitMergeOutcome =
+  | { kind: 'merged'; tip: string; squashCommitSha: string | null }
+  | { kind: 'conflicts'; conflictedPaths: string[] }
+  | { kind: 'not-fast-forward' }
+  | { kind: 'target-moved' };
+
 /**
  * Failures of writes a user can cause. The module throws GantryError (src/shared/errors.ts)
  * with a cause code and GitLab's message for: path traversal, a file that exists / does not
@@ -224,6 +257,8 @@ export interface GitRepository {
   cherryPick(id: string, branch: string, committer: { name: string; email: string }): Promise<GitCommit>;
   /** A commit on `branch` undoing commit `id` (`Revert "<title>"`), authored by `committer`. */
   revert(id: string, branch: string, committer: { name: string; email: string }): Promise<GitCommit>;
+  /** Lands a merge request's source on a branch (merge commit, fast-forward, squash); CAS on the branch tip. */
+  merge(request: GitMergeRequest): Promise<GitMergeOutcome>;
   /** Creates a branch; returns false if it already exists. */
   createBranch(name: string, target: string): Promise<boolean>;
   /** Deletes a branch; returns false when it did not exist. */

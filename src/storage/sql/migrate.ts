@@ -30,6 +30,7 @@ import { integrations } from './migrations/027-integrations.ts';
 import { taskCounters } from './migrations/028-task-counters.ts';
 import { issuesStateIndex } from './migrations/029-issues-state-index.ts';
 import { mergeRequests } from './migrations/030-merge-requests.ts';
+import { projectMergeSettings } from './migrations/031-project-merge-settings.ts';
 
 /** Ordered migrations; names never change once released. */
 const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
@@ -62,6 +63,7 @@ const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
   ['028-task-counters', taskCounters],
   ['029-issues-state-index', issuesStateIndex],
   ['030-merge-requests', mergeRequests],
+  ['031-project-merge-settings', projectMergeSettings],
 ];
 
 /** The names of every migration, in order: a schema's identity (the tests' PostgreSQL template is keyed on it). */

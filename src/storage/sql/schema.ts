@@ -105,6 +105,10 @@ export interface ProjectsTable {
   only_allow_merge_if_pipeline_succeeds: number;
   only_allow_merge_if_all_discussions_are_resolved: number;
   printing_merge_requests_link_enabled: number;
+  /** Migration 031. */
+  merge_method: Generated<string>;
+  squash_option: Generated<string>;
+  remove_source_branch_after_merge: Generated<number>;
   lfs_enabled: number;
   tag_list: string;
   forked_from_id: number | null;

@@ -1,5 +1,5 @@
 import { Type } from '#deps/typebox';
-import { VISIBILITIES } from '../../../storage/types.ts';
+import { MERGE_METHODS, SQUASH_OPTIONS, VISIBILITIES } from '../../../storage/types.ts';
 import { Param } from '../../http/gitlab-params.ts';
 import { PAGINATION } from '../../http/pagination.ts';
 
@@ -70,6 +70,9 @@ const PROJECT_ATTRIBUTES = {
   only_allow_merge_if_all_discussions_are_resolved: flag('Merge only when every discussion is resolved'),
   printing_merge_requests_link_enabled: flag('Print the merge request link when pushing'),
   lfs_enabled: flag('Enable Git LFS'),
+  merge_method: Type.Optional(Param.oneOf(MERGE_METHODS, { description: 'How merge requests are merged: merge, rebase_merge (only when fast-forwardable) or ff' })),
+  squash_option: Type.Optional(Param.oneOf(SQUASH_OPTIONS, { description: 'Squash commits when merging: never, always, default_on or default_off' })),
+  remove_source_branch_after_merge: flag('Delete the source branch on merge by default'),
   tag_list: Type.Optional(Param.strings({ description: 'Topics (deprecated: topics)' })),
   topics: Type.Optional(Param.strings({ description: 'Topics' })),
 };

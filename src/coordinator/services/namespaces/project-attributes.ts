@@ -1,5 +1,5 @@
 import { validationFailed } from '../../../shared/errors.ts';
-import type { ProjectChanges, Visibility } from '../../../storage/types.ts';
+import type { MergeMethod, ProjectChanges, SquashOption, Visibility } from '../../../storage/types.ts';
 import { checkLengths, exceedsLength, tooLongMessage, type FieldLimits } from '../field-limits.ts';
 
 /** GitLab's Project validations (app/models/project.rb); a topic (Projects::Topic name) is 255 too. */
@@ -42,9 +42,10 @@ export function nameAndPathErrors(name: string | undefined, path: string | undef
  */
 export const PROJECT_UPDATE_PARAMETERS: readonly string[] = [
   'builds_access_level', 'ci_config_path', 'container_registry_enabled', 'default_branch', 'description', 'issues_access_level',
-  'lfs_enabled', 'merge_requests_access_level', 'name', 'only_allow_merge_if_all_discussions_are_resolved',
+  'lfs_enabled', 'merge_method', 'merge_requests_access_level', 'name', 'only_allow_merge_if_all_discussions_are_resolved',
   'only_allow_merge_if_pipeline_succeeds', 'path', 'printing_merge_requests_link_enabled', 'public_builds', 'public_jobs',
-  'request_access_enabled', 'resolve_outdated_diff_discussions', 'shared_runners_enabled', 'snippets_access_level', 'tag_list',
+  'remove_source_branch_after_merge', 'request_access_enabled', 'resolve_outdated_diff_discussions', 'shared_runners_enabled',
+  'snippets_access_level', 'squash_option', 'tag_list',
   'topics', 'visibility', 'wiki_access_level', 'issues_enabled', 'jobs_enabled', 'merge_requests_enabled', 'wiki_enabled',
   'snippets_enabled',
 ];
@@ -67,6 +68,7 @@ const FLAGS = [
   'only_allow_merge_if_all_discussions_are_resolved',
   'printing_merge_requests_link_enabled',
   'lfs_enabled',
+  'remove_source_branch_after_merge',
 ] as const;
 
 export type FeatureAccessLevel = 'disabled' | 'private' | 'enabled';
@@ -96,6 +98,9 @@ export interface ProjectAttributesInput {
   only_allow_merge_if_all_discussions_are_resolved?: boolean;
   printing_merge_requests_link_enabled?: boolean;
   lfs_enabled?: boolean;
+  merge_method?: MergeMethod;
+  squash_option?: SquashOption;
+  remove_source_branch_after_merge?: boolean;
   tag_list?: string[];
   topics?: string[];
 }
@@ -120,6 +125,8 @@ export function projectChanges(input: ProjectAttributesInput): ProjectChanges & 
     const value = input[flag];
     if (value !== undefined) changes[flag] = value;
   }
+  if (input.merge_method !== undefined) changes.merge_method = input.merge_method;
+  if (input.squash_option !== undefined) changes.squash_option = input.squash_option;
   if (input.public_builds !== undefined && changes.public_jobs === undefined) changes.public_jobs = input.public_builds;
   const tags = input.tag_list ?? input.topics;
   if (tags !== undefined) {

@@ -4,6 +4,7 @@ import type { CommitReferencesStore } from '../../../storage/types-references.ts
 import type { ProjectRecord, UserRecord } from '../../../storage/types.ts';
 import type { Lookup } from '../access/lookup.ts';
 import type { PlanningPermissions } from '../access/planning-permissions.ts';
+import type { Actor } from '../access/permissions.ts';
 import type { IssueReference } from './reference-parser.ts';
 import type { SystemNotes } from './system-notes.ts';
 
@@ -25,7 +26,7 @@ export class CommitReferenceTargets {
   constructor(private readonly deps: CommitReferenceTargetsDeps) {}
 
   /** Null for a project or issue that does not exist or that `author` may not see (the two look the same). */
-  async resolve(commitProject: ProjectRecord, commitProjectPath: string, reference: IssueReference, author: UserRecord): Promise<ReferencedIssue | null> {
+  async resolve(commitProject: ProjectRecord, commitProjectPath: string, reference: IssueReference, author: Actor): Promise<ReferencedIssue | null> {
     const project = await this.project(commitProject, commitProjectPath, reference.projectPath, author);
     if (!project) return null;
     const issue = await this.deps.issues.findByIid(project.id, reference.iid);
@@ -39,7 +40,7 @@ export class CommitReferenceTargets {
   }
 
   /** `#1`: the commit's project; `p#1`: project `p` of the same namespace; `g/p#1`: that full path. */
-  private async project(commitProject: ProjectRecord, commitProjectPath: string, path: string | null, author: UserRecord): Promise<ProjectRecord | null> {
+  private async project(commitProject: ProjectRecord, commitProjectPath: string, path: string | null, author: Actor): Promise<ProjectRecord | null> {
     if (path === null) return commitProject;
     const fullPath = path.includes('/') ? path : `${commitProjectPath.slice(0, commitProjectPath.lastIndexOf('/') + 1)}${path}`;
     try {

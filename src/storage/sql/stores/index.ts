@@ -10,6 +10,7 @@ import { SqlCustomAttributesStore } from './custom-attributes.ts';
 import { SqlDeployKeysStore } from './deploy-keys.ts';
 import { SqlGpgKeysStore, SqlSshKeysStore } from './keys.ts';
 import { SqlIssuesStore } from './issues.ts';
+import { SqlMergeRequestCommitsStore } from './merge-request-commits.ts';
 import { SqlMergeRequestsStore } from './merge-requests.ts';
 import { SqlLabelsStore } from './labels.ts';
 import { SqlMilestonesStore } from './milestones.ts';
@@ -99,6 +100,7 @@ export function createSqlStores(db: Db, writes: TableWrites = new TableWrites())
     todos: new SqlTodosStore(db),
     integrations: new SqlIntegrationsStore(db),
     mergeRequests: new SqlMergeRequestsStore(db),
+    mergeRequestCommits: new SqlMergeRequestCommitsStore(db),
   };
 }
 

@@ -116,7 +116,9 @@ function serializeProjectDetails(view: ProjectView, externalUrl: string): Json {
   json.request_access_enabled = project.request_access_enabled;
   json.only_allow_merge_if_all_discussions_are_resolved = project.only_allow_merge_if_all_discussions_are_resolved;
   json.printing_merge_requests_link_enabled = project.printing_merge_requests_link_enabled;
-  json.merge_method = 'merge';
+  json.merge_method = project.merge_method;
+  json.squash_option = project.squash_option;
+  json.remove_source_branch_after_merge = project.remove_source_branch_after_merge;
   if (view.callerAccess) {
     const { project: member, groupLevel } = view.callerAccess;
     json.permissions = {

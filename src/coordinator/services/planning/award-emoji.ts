@@ -78,7 +78,7 @@ export class AwardEmojiService {
   private async resolve(target: AwardTarget, actor: Actor): Promise<{ project: ProjectRecord; issue: IssueRecord; awardable: AwardableRef; systemNote: boolean }> {
     const { project, issue } = await this.deps.visibleIssues.find(target.projectRef, actor, target.issueIid);
     if (target.noteId === undefined) return { project, issue, awardable: { type: 'Issue', id: issue.id }, systemNote: false };
-    const note = await this.deps.awardEmoji.findIssueNote(issue.id, target.noteId);
+    const note = await this.deps.awardEmoji.findNote('Issue', issue.id, target.noteId);
     // read_internal_note is the same level as read_confidential_issues: Reporters and up.
     if (!note || (note.internal && !(await this.deps.planningPermissions.seesConfidentialIssues(project, actor)))) throw new GantryError('GANTRY_E_NOTE_NOT_FOUND');
     return { project, issue, awardable: { type: 'Note', id: note.id }, systemNote: note.system };

@@ -1,4 +1,5 @@
 import type { CoordinatorContext } from './context.ts';
+import { MergeRequestPermissions } from './services/access/merge-request-permissions.ts';
 import { PlanningPermissions } from './services/access/planning-permissions.ts';
 import { LabelsService } from './services/planning/labels.ts';
 import { MilestonesService } from './services/planning/milestones.ts';
@@ -13,6 +14,8 @@ import { NotesService } from './services/planning/notes.ts';
 import { AwardEmojiService } from './services/planning/award-emoji.ts';
 import { TimeTrackingService } from './services/planning/time-tracking.ts';
 import { VisibleIssues } from './services/planning/visible-issues.ts';
+import { VisibleMergeRequests } from './services/planning/merge-requests/visible.ts';
+import { Noteables } from './services/planning/noteables.ts';
 import { CommitReferences } from './services/planning/commit-references.ts';
 import { IssueMove } from './services/planning/issue-move.ts';
 import { LabelPromote } from './services/planning/label-promote.ts';
@@ -37,7 +40,9 @@ export function buildPlanningServices(context: CoordinatorContext) {
   observers.push(new TodosObserver({ todos: stores.todos, users: stores.users, planningPermissions }));
   const visibleIssues = new VisibleIssues({ lookup, issues: stores.issues, planningPermissions });
   const issues = new IssuesService({ ...scope, issues: stores.issues, lookup, permissions, planningPermissions, fields, views, milestones, observers, visibleIssues });
-  const notes = new NotesService({ notes: stores.notes, issues: stores.issues, users: stores.users, lookup, planningPermissions, views, observers, visibleIssues });
+  const visibleMergeRequests = new VisibleMergeRequests({ lookup, mergeRequests: stores.mergeRequests, mergeRequestPermissions: new MergeRequestPermissions(permissions) });
+  const noteables = new Noteables({ lookup, planningPermissions, visibleIssues, visibleMergeRequests });
+  const notes = new NotesService({ notes: stores.notes, users: stores.users, planningPermissions, noteables, views, observers, mergeRequestObservers: [] });
   const awardEmoji = new AwardEmojiService({ awardEmoji: stores.awardEmoji, users: stores.users, visibleIssues, planningPermissions });
   const timeTracking = new TimeTrackingService({ issues: stores.issues, timelogs: stores.timelogs, visibleIssues, planningPermissions, systemNotes });
   const issueMove = new IssueMove({

@@ -16,6 +16,9 @@ import { TimeTrackingService } from './services/planning/time-tracking.ts';
 import { VisibleIssues } from './services/planning/visible-issues.ts';
 import { VisibleMergeRequests } from './services/planning/merge-requests/visible.ts';
 import { Noteables } from './services/planning/noteables.ts';
+import type { MergeRequestObserver } from './services/planning/merge-requests/observers.ts';
+import { MergeRequestSystemNotes } from './services/planning/merge-requests/system-notes.ts';
+import { MergeRequestTodos } from './services/planning/todos-merge-request-observer.ts';
 import { CommitReferences } from './services/planning/commit-references.ts';
 import { IssueMove } from './services/planning/issue-move.ts';
 import { LabelPromote } from './services/planning/label-promote.ts';
@@ -40,18 +43,23 @@ export function buildPlanningServices(context: CoordinatorContext) {
   observers.push(new TodosObserver({ todos: stores.todos, users: stores.users, planningPermissions }));
   const visibleIssues = new VisibleIssues({ lookup, issues: stores.issues, planningPermissions });
   const issues = new IssuesService({ ...scope, issues: stores.issues, lookup, permissions, planningPermissions, fields, views, milestones, observers, visibleIssues });
-  const visibleMergeRequests = new VisibleMergeRequests({ lookup, mergeRequests: stores.mergeRequests, mergeRequestPermissions: new MergeRequestPermissions(permissions) });
+  const mergeRequestPermissions = new MergeRequestPermissions(permissions);
+  const visibleMergeRequests = new VisibleMergeRequests({ lookup, mergeRequests: stores.mergeRequests, mergeRequestPermissions });
   const noteables = new Noteables({ lookup, planningPermissions, visibleIssues, visibleMergeRequests });
-  const notes = new NotesService({ notes: stores.notes, users: stores.users, planningPermissions, noteables, views, observers, mergeRequestObservers: [] });
-  const awardEmoji = new AwardEmojiService({ awardEmoji: stores.awardEmoji, users: stores.users, visibleIssues, planningPermissions });
-  const timeTracking = new TimeTrackingService({ issues: stores.issues, timelogs: stores.timelogs, visibleIssues, planningPermissions, systemNotes });
+  const mergeRequestTodos = new MergeRequestTodos({ todos: stores.todos, users: stores.users, mergeRequestPermissions });
+  const mergeRequestSystemNotes = new MergeRequestSystemNotes({ systemNotes, users: stores.users, milestones: stores.milestones });
+  /** For the merge request services to announce to (system notes, then todos), as the issues service does. */
+  const mergeRequestActivityObservers: MergeRequestObserver[] = [mergeRequestSystemNotes, mergeRequestTodos];
+  const notes = new NotesService({ notes: stores.notes, users: stores.users, planningPermissions, noteables, views, observers, mergeRequestObservers: [mergeRequestTodos] });
+  const awardEmoji = new AwardEmojiService({ awardEmoji: stores.awardEmoji, users: stores.users, noteables, planningPermissions });
+  const timeTracking = new TimeTrackingService({ issues: stores.issues, mergeRequests: stores.mergeRequests, timelogs: stores.timelogs, noteables, planningPermissions, mergeRequestPermissions, systemNotes });
   const issueMove = new IssueMove({
     lookup, issues: stores.issues, labels: stores.labels, milestones: stores.milestones, namespaces: stores.namespaces, moves: stores.issueMoves, planningPermissions, fields, views, systemNotes, visibleIssues,
   });
   const labelPromote = new LabelPromote({ owners, labels: stores.labels, namespaces: stores.namespaces, promotions: stores.labelPromotions, permissions });
-  const subscriptions = new SubscriptionsService({ subscriptions: stores.subscriptions, issues, labels, lookup });
-  const todos = new TodosService({ ...scope, todos: stores.todos, issues: stores.issues, views, users: stores.users, projects: stores.projects, permissions, planningPermissions });
-  return { labels, milestones, issues, systemNotes, notes, awardEmoji, timeTracking, issueMove, labelPromote, subscriptions, todos };
+  const subscriptions = new SubscriptionsService({ subscriptions: stores.subscriptions, issues, labels, visibleMergeRequests, mergeRequests: stores.mergeRequests, namespaces: stores.namespaces });
+  const todos = new TodosService({ ...scope, todos: stores.todos, issues: stores.issues, mergeRequests: stores.mergeRequests, visibleMergeRequests, views, users: stores.users, projects: stores.projects, permissions, planningPermissions });
+  return { labels, milestones, issues, systemNotes, notes, awardEmoji, timeTracking, issueMove, labelPromote, subscriptions, todos, mergeRequestSystemNotes, mergeRequestActivityObservers };
 }
 
 /** Issue references in pushed commits; its task handler runs on the CI area's task worker. */

@@ -1,5 +1,5 @@
 import type { ProjectRecord } from '../../../storage/types.ts';
-import type { Actor, Permissions } from './permissions.ts';
+import { DEVELOPER, type Actor, type Permissions } from './permissions.ts';
 
 /**
  * Who may see and do what with merge requests (GitLab's ProjectPolicy: read_merge_request,
@@ -13,5 +13,10 @@ export class MergeRequestPermissions {
   /** `read_merge_request`: whoever reads the project while its merge requests are enabled. */
   async canReadMergeRequests(project: ProjectRecord, actor: Actor): Promise<boolean> {
     return project.merge_requests_enabled && this.permissions.canReadProject(project, actor);
+  }
+
+  /** `admin_merge_request` (time tracking …): Developers and up, not on an archived project. */
+  async canAdminMergeRequests(project: ProjectRecord, actor: Actor): Promise<boolean> {
+    return !project.archived && this.permissions.projectLevelAtLeast(project, actor, DEVELOPER);
   }
 }

@@ -65,7 +65,7 @@ export function loadYaml(text: string, file: string, limits: CompileLimits): Loa
   }
 
   const positions: FilePositions = { file, lines: new Map() };
-  if (!recordPositions(doc.contents, [], positions, lineCounter, limits.maxYamlDepth)) {
+  if (!walkKeys(doc.contents, [], positions, lineCounter, limits.maxYamlDepth)) {
     return { ok: false, failure: 'too-big', line: null, detail: 'document is nested too deeply' };
   }
 
@@ -86,7 +86,21 @@ export function loadYaml(text: string, file: string, limits: CompileLimits): Loa
   return { ok: true, value, positions };
 }
 
-function recordPositions(
+/**
+ * Ruby's YAML reads a plain scalar starting with `:` as a symbol (`:script` is `script` once
+ * GitLab symbolizes the keys, `:"a b"` is `a b`); quoted scalars stay strings.
+ */
+function rubySymbolName(key: Scalar): string | undefined {
+  if (key.type !== Scalar.PLAIN || typeof key.value !== 'string' || key.value.length < 2 || !key.value.startsWith(':')) return undefined;
+  const quoted = /^:(["'])(.*)\1$/s.exec(key.value);
+  return quoted ? quoted[2] : key.value.slice(1);
+}
+
+/**
+ * Walks the document's maps before it becomes a value: records each key's line for
+ * diagnostics, and renames Ruby-symbol keys (`:test_job:`) to the names GitLab reads.
+ */
+function walkKeys(
   node: Node | null,
   path: (string | number)[],
   positions: FilePositions,
@@ -98,12 +112,14 @@ function recordPositions(
   if (isMap(node)) {
     for (const pair of node.items) {
       if (!isPair(pair) || !isScalar(pair.key)) continue;
+      const symbol = rubySymbolName(pair.key);
+      if (symbol !== undefined) pair.key.value = symbol;
       const key = String(pair.key.value);
       if (key === '<<') continue;
       const childPath = [...path, key];
       const offset = pair.key.range?.[0];
       if (offset !== undefined) positions.lines.set(pathKey(childPath), lineCounter.linePos(offset).line);
-      if (!recordPositions(pair.value as Node | null, childPath, positions, lineCounter, depthLeft - 1)) return false;
+      if (!walkKeys(pair.value as Node | null, childPath, positions, lineCounter, depthLeft - 1)) return false;
     }
   } else if (isSeq(node)) {
     node.items.forEach((item, index) => {
@@ -112,7 +128,7 @@ function recordPositions(
       if (offset !== undefined) positions.lines.set(pathKey(childPath), lineCounter.linePos(offset).line);
     });
     for (let index = 0; index < node.items.length; index++) {
-      if (!recordPositions(node.items[index] as Node | null, [...path, index], positions, lineCounter, depthLeft - 1)) {
+      if (!walkKeys(node.items[index] as Node | null, [...path, index], positions, lineCounter, depthLeft - 1)) {
         return false;
       }
     }

@@ -170,6 +170,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
     branchRules: context.protectedBranches,
     tagRules: context.protectedTags,
     pipelines: stores.pipelines,
+    repositories,
     pipelineVariables: stores.pipelineVariables,
     jobs: stores.jobs,
     processing: pipelineProcessing,
@@ -179,12 +180,13 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
   const jobViews = new JobViews({
     pipelines: stores.pipelines, users: stores.users, runners: stores.runners, jobArtifacts: stores.jobArtifacts, namespaces: stores.namespaces, repositories,
   });
+  const jobTokenAccess = new JobTokenAccess({ jobs: stores.jobs });
   const jobs = new JobsService({
     lookup, permissions, jobs: stores.jobs, jobArtifacts: stores.jobArtifacts, processing: pipelineProcessing, views: jobViews, refRules, ...blobs,
+    jobTokens: jobTokenAccess, projects: stores.projects,
   });
   const runnerJobs = buildRunnerJobServices(context, { processing: pipelineProcessing, traces: blobs.traces, jobStatusWatch }, options.runnerJobs);
   const jobArtifacts = new JobArtifactsService({ jobs, jobsStore: stores.jobs, jobArtifacts: stores.jobArtifacts, ...blobs, members: archiveMembers, traceWatch: runnerJobs.traceWatch });
-  const jobTokenAccess = new JobTokenAccess({ jobs: stores.jobs });
   const artifactUploads = new ArtifactUploads({
     tokens: jobTokenAccess, settings: context.settings, jobs: stores.jobs, jobArtifacts: stores.jobArtifacts, artifactFiles: blobs.artifactFiles, members: archiveMembers, logger,
   });

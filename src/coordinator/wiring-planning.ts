@@ -26,6 +26,7 @@ import type { NewTask } from '../storage/types-tasks.ts';
 import { SubscriptionsService } from './services/planning/subscriptions.ts';
 import { TodosObserver } from './services/planning/todos-observer.ts';
 import { TodosService } from './services/planning/todos.ts';
+import { buildMergeRequestServices } from './wiring-merge-requests.ts';
 
 /** The planning area: labels, milestones and issues, subscriptions and todos. */
 export function buildPlanningServices(context: CoordinatorContext) {
@@ -33,7 +34,7 @@ export function buildPlanningServices(context: CoordinatorContext) {
   const planningPermissions = new PlanningPermissions(permissions);
   const owners = new PlanningOwners({ lookup, namespaces: stores.namespaces, planningPermissions });
   const scope = { namespaces: stores.namespaces, members: stores.members, projectQueries: stores.projectQueries, groupGroupLinks: stores.groupGroupLinks };
-  const labels = new LabelsService({ ...scope, labels: stores.labels, issues: stores.issues, projects: stores.projects, owners, planningPermissions, permissions });
+  const labels = new LabelsService({ ...scope, labels: stores.labels, issues: stores.issues, mergeRequests: stores.mergeRequests, projects: stores.projects, owners, planningPermissions, permissions });
   const milestones = new MilestonesService({ milestones: stores.milestones, namespaces: stores.namespaces, owners });
   const fields = new IssueFields({ labels: stores.labels, milestones: stores.milestones, users: stores.users, namespaces: stores.namespaces, permissions });
   const views = new IssueViews({ issues: stores.issues, milestones: stores.milestones, users: stores.users, projects: stores.projects, namespaces: stores.namespaces, notes: stores.notes, awardEmoji: stores.awardEmoji });
@@ -59,7 +60,9 @@ export function buildPlanningServices(context: CoordinatorContext) {
   const labelPromote = new LabelPromote({ owners, labels: stores.labels, namespaces: stores.namespaces, promotions: stores.labelPromotions, permissions });
   const subscriptions = new SubscriptionsService({ subscriptions: stores.subscriptions, issues, labels, visibleMergeRequests, mergeRequests: stores.mergeRequests, namespaces: stores.namespaces });
   const todos = new TodosService({ ...scope, todos: stores.todos, issues: stores.issues, mergeRequests: stores.mergeRequests, visibleMergeRequests, views, users: stores.users, projects: stores.projects, permissions, planningPermissions });
-  return { labels, milestones, issues, systemNotes, notes, awardEmoji, timeTracking, issueMove, labelPromote, subscriptions, todos, mergeRequestSystemNotes, mergeRequestActivityObservers };
+  const mergeRequestArea = buildMergeRequestServices(context, { issueFields: fields, milestones });
+  mergeRequestArea.mergeRequestObservers.push(...mergeRequestActivityObservers);
+  return { labels, milestones, issues, systemNotes, notes, awardEmoji, timeTracking, issueMove, labelPromote, subscriptions, todos, mergeRequestSystemNotes, ...mergeRequestArea };
 }
 
 /** Issue references in pushed commits; its task handler runs on the CI area's task worker. */

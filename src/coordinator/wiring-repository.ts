@@ -29,7 +29,7 @@ export function buildRepositoryServices(context: CoordinatorContext) {
     commits,
     commitComments: new CommitCommentsService({ commits, commitComments: stores.commitComments, users: stores.users }),
     files: new FilesService({ access, writer }),
-    branches: new BranchesService({ access, permissions, branchRules, events }),
+    branches: new BranchesService({ access, permissions, branchRules, events, writer }),
     protectedRefs: new ProtectedRefsService({ access, branchRules, tagRules }),
     tags,
     releases: new ReleasesService({ access, permissions, releases: stores.releases, releaseLinks: stores.releaseLinks, users: stores.users, tags, links: releaseLinks }),

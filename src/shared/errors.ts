@@ -108,6 +108,8 @@ export const ERROR_CATALOGUE = {
   GANTRY_E_LABEL_NOT_FOUND: 'The project or group has no label of that id or name.',
   GANTRY_E_TODO_NOT_FOUND: 'The caller has no todo of that id (another user\'s todo is not theirs to see).',
   GANTRY_E_MERGE_REQUEST_NOT_FOUND: 'The project has no merge request of that iid, or the caller may not read its merge requests.',
+  GANTRY_E_MERGE_REQUEST_EXISTS: 'Another open merge request already joins the same source and target branches.',
+  GANTRY_E_MERGE_REQUEST_BRANCHES_REFUSED: 'Source and target are the same branch of the same project, or the target project is outside the source\'s fork network.',
   GANTRY_E_MILESTONE_RECORD_NOT_FOUND: 'The project or group has no milestone of that id.',
   GANTRY_E_NOTE_NOT_FOUND: 'The issue has no note of that id (it may be of another issue), or the caller may not read it (internal).',
   GANTRY_E_AWARD_EMOJI_NOT_FOUND: 'The issue or note has no award emoji of that id.',

@@ -72,6 +72,8 @@ export interface PipelineListFilter {
   /** Full name of the triggering user (`name` parameter). */
   userName?: string;
   source?: string;
+  /** Only the pipelines this pipeline schedule created. */
+  scheduleId?: number;
   updatedBefore?: string;
   updatedAfter?: string;
   orderBy?: PipelineOrder;

@@ -2,6 +2,7 @@
  * Merge requests (migration 030). Records use the API's field names with real booleans;
  * timestamps are ISO 8601 UTC text. The store is `MergeRequestsStore`.
  */
+import type { Page } from './types-ci.ts';
 import type { AnyOrNone, IssueProjectScope, LabelRecord } from './types-planning.ts';
 
 /** `locked` is GitLab's state while a merge is being written; the API shows it as is. */
@@ -89,7 +90,9 @@ export interface MergeRequestListFilter {
   assigneeId?: number | AnyOrNone;
   reviewerId?: number | AnyOrNone;
   iids?: readonly number[];
+  /** Substring of the title or the description (`searchIn` narrows it to one of them). */
   search?: string;
+  searchIn?: readonly ('title' | 'description')[];
   sourceBranch?: string;
   targetBranch?: string;
   createdAfter?: string;
@@ -101,6 +104,14 @@ export interface MergeRequestListFilter {
   reactedBy?: { userId: number; emoji: string | AnyOrNone };
   orderBy: 'created_at' | 'updated_at' | 'title';
   sort: 'asc' | 'desc';
+}
+
+/** Title prefixes that mark a draft (`work_in_progress`), compared case-insensitively after leading spaces. */
+export const DRAFT_TITLE_PREFIXES = ['draft:', '[draft]', '(draft)', 'wip:', '[wip]'] as const;
+
+export function isDraftTitle(title: string): boolean {
+  const lowered = title.replace(/^ +/, '').toLowerCase();
+  return DRAFT_TITLE_PREFIXES.some((prefix) => lowered.startsWith(prefix));
 }
 
 /** The same-pair rule of create: an open request from this source branch into this target branch. */
@@ -124,6 +135,10 @@ export interface MergeRequestsStore {
   create(request: NewMergeRequest, relations: MergeRequestRelations): Promise<MergeRequestRecord>;
   findByIid(projectId: number, iid: number): Promise<MergeRequestRecord | undefined>;
   findByIds(ids: readonly number[]): Promise<MergeRequestRecord[]>;
+  /** Two statements whatever the page size: the count and the page. `opened` also matches `locked` (a merge in progress). */
+  list(filter: MergeRequestListFilter, page: Page): Promise<{ items: MergeRequestRecord[]; total: number }>;
+  /** One statement: open requests per label (`open_merge_requests_count` of `with_counts`) among these projects'. */
+  openCountsByLabel(labelIds: readonly number[], projectIds: readonly number[]): Promise<Map<number, number>>;
   /** Open requests whose source is this branch of this project (a push to it refreshes them). */
   openBySource(sourceProjectId: number, sourceBranch: string): Promise<MergeRequestRecord[]>;
   /** Open requests into this branch of this project (a push to it rechecks their merge status). */
@@ -131,6 +146,8 @@ export interface MergeRequestsStore {
   labelsOf(ids: readonly number[]): Promise<Map<number, LabelRecord[]>>;
   assigneesOf(ids: readonly number[]): Promise<Map<number, number[]>>;
   reviewersOf(ids: readonly number[]): Promise<Map<number, number[]>>;
+  /** One statement: thumbs up and thumbs down awarded to each request. */
+  votesOf(ids: readonly number[]): Promise<Map<number, { upvotes: number; downvotes: number }>>;
   /** Replaces the relations given, in the same transaction; throws OpenMergeRequestExists when a reopen or retarget collides. */
   update(id: number, changes: MergeRequestChanges, relations: MergeRequestRelations): Promise<MergeRequestRecord | undefined>;
   /** Compare-and-set on lock_version: undefined when another write got there first. */

@@ -144,8 +144,26 @@ describe('branches API', () => {
     assert.equal(list.status, 200);
     assert.deepEqual(list.list, []);
     assert.equal((await fx.gantry.api('GET', `/projects/${empty.id}/repository/branches/main`)).status, 404);
-    const create = await fx.gantry.api('POST', `/projects/${empty.id}/repository/branches`, { body: { branch: 'x', ref: 'main' } });
-    assert.deepEqual([create.status, create.json], [400, { message: 'Invalid reference name' }]);
     assert.equal((await fx.gantry.api('GET', '/projects/999999/repository/branches')).status, 404);
+  });
+
+  it('creates a branch in an empty repository after committing an empty README.md to the default branch, as GitLab', async () => {
+    const empty = await fx.project('empty-first-branch');
+    const refused = await fx.gantry.api('POST', `/projects/${empty.id}/repository/branches`, { body: { branch: 'x', ref: 'main' }, token: fx.reporter.token });
+    assert.equal(refused.status, 403, 'a Reporter writes nothing');
+    assert.deepEqual((await fx.gantry.api('GET', `/projects/${empty.id}/repository/branches`)).list, []);
+    const create = await fx.gantry.api('POST', `/projects/${empty.id}/repository/branches`, { body: { branch: 'x', ref: 'main' } });
+    assert.equal(create.status, 201, create.text);
+    assert.equal(create.json.name, 'x');
+    const names = (await fx.gantry.api('GET', `/projects/${empty.id}/repository/branches`)).list.map((branch) => branch.name);
+    assert.deepEqual(names, ['main', 'x']);
+    const readme = await fx.gantry.api('GET', `/projects/${empty.id}/repository/files/README.md?ref=main`);
+    assert.deepEqual([readme.status, readme.json.content, readme.json.size], [200, '', 0]);
+    const commit = await fx.gantry.api('GET', `/projects/${empty.id}/repository/commits/main`);
+    assert.equal(commit.json.title, 'Add README.md');
+    assert.equal((create.json.commit as Record<string, unknown>).id, commit.json.id, 'the new branch starts at that commit');
+    assert.equal((await fx.gantry.api('GET', `/projects/${empty.id}`)).json.default_branch, 'main');
+    const again = await fx.gantry.api('POST', `/projects/${empty.id}/repository/branches`, { body: { branch: 'y', ref: 'nope' } });
+    assert.deepEqual([again.status, again.json], [400, { message: 'Invalid reference name' }], 'an unknown ref of a repository with commits');
   });
 });

@@ -11,7 +11,7 @@ const DETAILS: ErrorDetails = {
   scopes: ['api', 'read_api'],
 };
 
-/** GitLab's error bodies: `{"message": text or {field: [reasons]}}` or `{"error": text, ...}`. */
+/** GitLab's error bodies: `{"message": text, [texts] or {field: [reasons]}}` or `{"error": text, ...}`. */
 function assertGitlabShaped(body: unknown, where: string): void {
   assert.ok(typeof body === 'object' && body !== null && !Array.isArray(body), `${where}: ${JSON.stringify(body)}`);
   const record = body as Record<string, unknown>;
@@ -20,6 +20,8 @@ function assertGitlabShaped(body: unknown, where: string): void {
     const message = record.message;
     if (typeof message === 'string') {
       assert.ok(message.trim() !== '', `${where}: empty message`);
+    } else if (Array.isArray(message)) {
+      assert.ok(message.length > 0 && message.every((text) => typeof text === 'string' && text !== ''), `${where}: ${JSON.stringify(message)}`);
     } else {
       assert.ok(typeof message === 'object' && message !== null, where);
       for (const [field, reasons] of Object.entries(message)) {

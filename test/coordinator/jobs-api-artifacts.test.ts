@@ -84,6 +84,24 @@ describe('jobs API: traces, artifacts, erase and keep', () => {
     assert.deepEqual(missingJob.json, { error: 'job is missing' });
   });
 
+  it('serves one file of the newest successful job of a ref (raw), with the same path rules', async () => {
+    const older = await finishedJob('bundle');
+    await fixture.artifacts(older, { 'out/version.txt': 'old' });
+    const newer = await finishedJob('bundle');
+    await fixture.artifacts(newer, { 'out/version.txt': 'new', 'out/sub/deep.txt': 'deep' });
+    const raw = await fixture.raw(`/projects/${project.id}/jobs/artifacts/main/raw/out/version.txt?job=bundle`);
+    assert.equal(raw.statusCode, 200);
+    assert.equal(raw.bytes.toString(), 'new', 'the newest successful job');
+    assert.match(String(raw.headers['content-disposition']), /filename="version.txt"/);
+    assert.equal((await fixture.raw(`/projects/${project.id}/jobs/artifacts/main/raw/out/sub/deep.txt?job=bundle`)).bytes.toString(), 'deep');
+    for (const [path, status] of [['out/missing.txt', 404], ['out', 404], ['..%2F..%2Fsecret', 400]] as const) {
+      assert.equal((await fixture.raw(`/projects/${project.id}/jobs/artifacts/main/raw/${path}?job=bundle`)).statusCode, status, path);
+    }
+    assert.equal((await fixture.raw(`/projects/${project.id}/jobs/artifacts/main/raw/out/version.txt?job=nothing`)).statusCode, 404);
+    assert.equal((await fixture.raw(`/projects/${project.id}/jobs/artifacts/other-branch/raw/out/version.txt?job=bundle`)).statusCode, 404);
+    assert.deepEqual((await api('GET', `/projects/${project.id}/jobs/artifacts/main/raw/out/version.txt`)).json, { error: 'job is missing' });
+  });
+
   it('answers 400 for traversal, absolute or NUL paths and 404 for missing members or directories', async () => {
     const job = await finishedJob('paths');
     await fixture.artifacts(job, { 'a/b.txt': 'b' });

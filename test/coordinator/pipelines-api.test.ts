@@ -242,6 +242,23 @@ describe('pipelines API: list and get', () => {
     assert.deepEqual(noProject.json, { message: '404 Project Not Found' });
   });
 
+  it('answers the newest pipeline of a ref\'s current commit at /pipelines/latest', async () => {
+    const latest = await api(`/projects/${project.id}/pipelines/latest`);
+    assert.equal(latest.status, 200, latest.text);
+    const newestOfMain = idsWhere((p) => p.ref === 'main' && p.sha === project.headSha)[0];
+    assert.equal(latest.json.id, newestOfMain, 'the default branch without ref');
+    assert.equal(typeof latest.json.detailed_status, 'object', 'the single pipeline shape');
+    assert.equal((await api(`/projects/${project.id}/pipelines/latest?ref=main`)).json.id, newestOfMain);
+    // `feature` has no commit of its own in the repository: GitLab finds no pipeline, and answers 403.
+    assert.equal((await api(`/projects/${project.id}/pipelines/latest?ref=feature`)).status, 403);
+    assert.equal((await api(`/projects/${project.id}/pipelines/latest?ref=nope`)).status, 403);
+    assert.equal((await api(`/projects/${project.id}/pipelines/latest`, fixture.stranger.token)).json.id, newestOfMain, 'a public project\'s pipelines are public');
+    const hidden = await fixture.project('hidden-latest', { visibility: 'private' });
+    await fixture.seed(hidden, { ref: 'main', jobs: [{ name: 'build', stage: 'build' }] });
+    assert.equal((await api(`/projects/${hidden.id}/pipelines/latest`)).status, 200);
+    assert.equal((await api(`/projects/${hidden.id}/pipelines/latest`, fixture.stranger.token)).status, 404, 'a private project stays hidden');
+  });
+
   it('reads a project by its URL-encoded path', async () => {
     const answer = await api(`/projects/${encodeURIComponent('ci1/listed')}/pipelines/${seeded.mainPending.id}`);
     assert.equal(answer.status, 200);

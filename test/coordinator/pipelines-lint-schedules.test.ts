@@ -54,6 +54,10 @@ describe('CI lint and pipeline schedules', () => {
     assert.equal(invalid.json.status, 'invalid');
     assert.match(String((invalid.json.errors as string[])[0]), /script/);
     assert.equal('merged_yaml' in invalid.json, false);
+    // python-gitlab's own example writes Ruby-symbol keys, which GitLab reads as plain names.
+    const symbols = await gantry.api('POST', '/ci/lint', { body: { content: '---\n:test_job:\n  :script: echo 1\n', include_merged_yaml: true } });
+    assert.deepEqual([symbols.json.status, symbols.json.errors], ['valid', []]);
+    assert.match(String(symbols.json.merged_yaml), /^test_job:\n\s+script: echo 1/m);
     assert.deepEqual((await gantry.api('POST', '/ci/lint', { body: {} })).json, { error: 'content is missing' });
     assert.equal((await gantry.api('POST', '/ci/lint', { token: null, body: { content: CI } })).status, 401);
   });
@@ -105,8 +109,17 @@ describe('CI lint and pipeline schedules', () => {
 
     const play = await gantry.api('POST', `/projects/${projectId}/pipeline_schedules/${schedule.id}/play`);
     assert.equal(play.status, 201, play.text);
-    await waitForPipeline((item) => item.source === 'schedule' && item.id !== pipeline.id);
+    const played = await waitForPipeline((item) => item.source === 'schedule' && item.id !== pipeline.id);
     assert.equal(await count(), 2);
+    const created = await gantry.api('GET', `/projects/${projectId}/pipeline_schedules/${schedule.id}/pipelines`);
+    assert.equal(created.status, 200, created.text);
+    assert.deepEqual(created.list.map((item) => item.id), [played.id, pipeline.id], 'newest first');
+    assert.equal(created.headers['x-total'], '2');
+    assert.deepEqual(Object.keys(created.list[0]!).sort(), ['created_at', 'id', 'iid', 'project_id', 'ref', 'sha', 'source', 'status', 'updated_at', 'web_url']);
+    const ascending = await gantry.api('GET', `/projects/${projectId}/pipeline_schedules/${schedule.id}/pipelines?sort=asc&per_page=1`);
+    assert.deepEqual(ascending.list.map((item) => item.id), [pipeline.id]);
+    assert.equal((await gantry.api('GET', `/projects/${projectId}/pipeline_schedules/${schedule.id}/pipelines?sort=up`)).status, 400);
+    assert.deepEqual((await gantry.api('GET', `/projects/${projectId}/pipeline_schedules/999999/pipelines`)).json, { message: '404 Pipeline Schedule Not Found' });
     assert.deepEqual((await gantry.api('POST', `/projects/${projectId}/pipeline_schedules/999999/play`)).json, { message: '404 Pipeline Schedule Not Found' });
     assert.equal((await gantry.api('POST', `/projects/${projectId}/pipeline_schedules/${schedule.id}/play`, { token: reporter.token })).status, 403);
   });

@@ -382,7 +382,7 @@ describe('repository commits API', () => {
       const response = await fx.gantry.api('POST', `${commitsPath(project)}/${String(added.id)}/revert`, { body: { branch: 'main' }, token: fx.developer.token });
       assert.equal(response.status, 201, response.text);
       assert.equal(response.json.title, 'Revert "Add doomed"');
-      assert.equal(response.json.message, `Revert "Add doomed"\n\nThis reverts commit ${String(added.id)}\n`);
+      assert.equal(response.json.message, `Revert "Add doomed"\n\nThis reverts commit ${String(added.id)}`);
       assert.equal(response.json.author_name, `User ${fx.developer.username}`);
       assert.deepEqual(response.json.parent_ids, [added.id]);
       assert.equal((await fx.gantry.api('GET', `/projects/${project.id}/repository/files/doomed.txt?ref=main`)).status, 404);

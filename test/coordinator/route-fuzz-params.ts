@@ -162,5 +162,7 @@ export function encodeQuery(params: Record<string, ParamValue>): string {
 /** Headers a runner sends that the walk cannot express as parameters (the trace PATCH's job token and offset). */
 export function protocolHeaders(route: Route, world: WalkWorld): Record<string, string> {
   if (route.method === 'PATCH' && route.url === '/api/v4/jobs/:id/trace') return { 'job-token': world.runningJobToken, 'content-range': '0-0' };
+  // The job's own record: answered to its job token only.
+  if (route.method === 'GET' && route.url === '/api/v4/job') return { 'job-token': world.runningJobToken };
   return {};
 }

@@ -30,9 +30,13 @@ export interface WalkPlanning {
   todoId: number;
   /** An issue root takes no part in (subscribing to it changes something; the walk issue root opened is subscribed already). */
   strangerIssueIid: number;
+  /** A merge request the walk reads and edits, one the delete route removes, and a branch with none that the create route opens one from. */
+  mergeRequestIid: number;
+  doomedMergeRequestIid: number;
+  newMergeRequestBranch: string;
 }
 
-/** Routes with no record to act on yet: merge requests do not exist, so their subscriptions are 404s. */
+/** Routes with no record to act on yet: merge request subscriptions still answer 404 (their work is not done). */
 export const PLANNING_ROUTES_WITHOUT_RECORDS: ReadonlySet<string> = new Set([
   'POST /api/v4/projects/:id/merge_requests/:merge_request_iid/subscribe',
   'POST /api/v4/projects/:id/merge_requests/:merge_request_iid/unsubscribe',
@@ -43,6 +47,16 @@ type Call = (method: 'POST' | 'PUT', url: string, body: unknown, status?: number
 interface Walker {
   createUser(username: string): Promise<{ id: number; token: string }>;
   api(method: 'GET' | 'POST', path: string, options?: { token?: string; body?: unknown }): Promise<{ json: Record<string, unknown>; list: Array<Record<string, unknown>> }>;
+}
+
+/** Branches with a commit each, and merge requests from two of them into main. */
+async function seedMergeRequests(call: Call, projectUrl: string): Promise<Pick<WalkPlanning, 'mergeRequestIid' | 'doomedMergeRequestIid' | 'newMergeRequestBranch'>> {
+  const iids: number[] = [];
+  for (const branch of ['walk-mr', 'walk-mr-doomed', 'walk-mr-new']) {
+    await call('POST', `${projectUrl}/repository/commits`, { branch, start_branch: 'main', commit_message: branch, actions: [{ action: 'create', file_path: `${branch}.txt`, content: branch }] });
+    if (branch !== 'walk-mr-new') iids.push(Number((await call('POST', `${projectUrl}/merge_requests`, { source_branch: branch, target_branch: 'main', title: branch, labels: 'walk' })).iid));
+  }
+  return { mergeRequestIid: iids[0]!, doomedMergeRequestIid: iids[1]!, newMergeRequestBranch: 'walk-mr-new' };
 }
 
 /** What another user makes: a todo of root's (they assign root to an issue), and an issue root takes no part in. */
@@ -94,6 +108,7 @@ export async function seedPlanning(call: Call, projectUrl: string, groupId: numb
     moveTargetProjectId: await idOf('/projects', { name: 'walk-move-target', path: 'walk-move-target', namespace_id: groupId }),
     promotedLabelId: await idOf(`${projectUrl}/labels`, { name: 'walk-promoted', color: 'red' }),
     ...(await seedOthers(call, walker, projectUrl)),
+    ...(await seedMergeRequests(call, projectUrl)),
   };
 }
 
@@ -101,6 +116,7 @@ export async function seedPlanning(call: Call, projectUrl: string, groupId: numb
 export function planningValue(path: string, name: string, planning: WalkPlanning): number | undefined {
   if (name === 'label_id') return path.startsWith('/groups/') ? planning.groupLabelId : planning.labelId;
   if (name === 'issue_iid') return planning.issueIid;
+  if (name === 'merge_request_iid') return planning.mergeRequestIid;
   if (name === 'note_id') return planning.noteId;
   if (name === 'award_id') return path.includes('/notes/') ? planning.noteAwardId : planning.awardId;
   if (name === 'milestone_id') return path.startsWith('/groups/') ? planning.groupMilestoneId : planning.milestoneId;
@@ -113,6 +129,8 @@ export function planningParams(world: { planning: WalkPlanning }): Record<string
   return {
     'PUT /api/v4/projects/:id/labels': { name: 'walk', color: 'red' },
     'PUT /api/v4/projects/:id/issues/:issue_iid': { title: 'walked' },
+    'POST /api/v4/projects/:id/merge_requests': { source_branch: planning.newMergeRequestBranch, target_branch: 'main', title: 'walked' },
+    'PUT /api/v4/projects/:id/merge_requests/:merge_request_iid': { title: 'walked' },
     'PUT /api/v4/groups/:id/labels': { name: 'walk-group', color: 'red' },
     'PUT /api/v4/projects/:id/labels/:label_id': { color: 'red' },
     'PUT /api/v4/groups/:id/labels/:label_id': { color: 'red' },
@@ -122,6 +140,10 @@ export function planningParams(world: { planning: WalkPlanning }): Record<string
     'POST /api/v4/projects/:id/issues/:issue_iid/notes/:note_id/award_emoji': { name: 'thumbsup' },
     'POST /api/v4/projects/:id/issues/:issue_iid/time_estimate': { duration: '1h' },
     'POST /api/v4/projects/:id/issues/:issue_iid/add_spent_time': { duration: '1h', summary: 'walked' },
+    'POST /api/v4/projects/:id/merge_requests/:merge_request_iid/award_emoji': { name: 'thumbsup' },
+    'POST /api/v4/projects/:id/merge_requests/:merge_request_iid/notes/:note_id/award_emoji': { name: 'thumbsup' },
+    'POST /api/v4/projects/:id/merge_requests/:merge_request_iid/time_estimate': { duration: '1h' },
+    'POST /api/v4/projects/:id/merge_requests/:merge_request_iid/add_spent_time': { duration: '1h', summary: 'walked' },
     'POST /api/v4/projects/:id/issues/:issue_iid/move': { to_project_id: String(planning.moveTargetProjectId) },
   };
 }
@@ -137,6 +159,7 @@ export function planningPathParams(route: { method: string; url: string }, world
   if (route.url === '/api/v4/projects/:id/labels/:label_id') return { label_id: String(planning.doomedLabelId) };
   if (route.url === '/api/v4/groups/:id/labels/:label_id') return { label_id: String(planning.doomedGroupLabelId) };
   if (route.url === '/api/v4/projects/:id/issues/:issue_iid') return { issue_iid: String(planning.doomedIssueIid) };
+  if (route.url === '/api/v4/projects/:id/merge_requests/:merge_request_iid') return { merge_request_iid: String(planning.doomedMergeRequestIid) };
   if (route.url === '/api/v4/projects/:id/issues/:issue_iid/notes/:note_id') return { note_id: String(planning.doomedNoteId) };
   if (route.url === '/api/v4/projects/:id/issues/:issue_iid/award_emoji/:award_id') return { award_id: String(planning.doomedAwardId) };
   if (route.url === '/api/v4/projects/:id/issues/:issue_iid/notes/:note_id/award_emoji/:award_id') return { award_id: String(planning.doomedNoteAwardId) };

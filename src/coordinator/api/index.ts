@@ -51,6 +51,7 @@ import { issueMoveRoutes } from './planning/issue-move.ts';
 import { labelPromoteRoutes } from './planning/label-promote.ts';
 import { subscriptionsRoutes } from './planning/subscriptions.ts';
 import { todosRoutes } from './planning/todos.ts';
+import { mergeRequestsRoutes } from './planning/merge-requests.ts';
 import { integrationsRoutes } from './integrations/integrations.ts';
 
 /** Mounts every resource area under /api/v4. One plugin per area; each stays thin. */
@@ -75,6 +76,7 @@ export async function registerApi(api: FastifyInstance, services: CoordinatorSer
   const runners = [runnerProtocolRoutes, runnerJobsRoutes, runnerJobUpdatesRoutes, runnerArtifactsRoutes, runnersRoutes, projectRunnersRoutes, userRunnersRoutes];
   // Planning: labels, milestones, issues, their notes, award emoji and time tracking, moves, label promotion, subscriptions and todos.
   const planning = [labelsRoutes, milestonesRoutes, issuesRoutes, notesRoutes, awardEmojiRoutes, timeTrackingRoutes, issueMoveRoutes, labelPromoteRoutes, subscriptionsRoutes, todosRoutes];
+  planning.push(mergeRequestsRoutes);
   // Integrations (GitLab's services).
   const integrations = [integrationsRoutes];
   for (const plugin of [...typed, ...repository, ...ci, ...runners, ...planning, ...integrations]) await api.register(plugin(services, edge));

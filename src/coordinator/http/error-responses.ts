@@ -2,7 +2,7 @@ import { GantryError, type ErrorCode } from '../../shared/errors.ts';
 
 /** The JSON bodies GitLab answers errors with: `{"message": ...}` or `{"error": ...}`. */
 export type GitlabErrorBody =
-  | { message: string | Readonly<Record<string, readonly string[]>> }
+  | { message: string | readonly string[] | Readonly<Record<string, readonly string[]>> }
   | { error: string; error_description?: string; scope?: string };
 
 /** How the API answers one error code. */
@@ -170,6 +170,9 @@ export const ERROR_ANSWERS: { readonly [C in ErrorCode]: ErrorAnswer } = {
   // GitLab finds a todo with `find`: ActiveRecord's not-found answer, not a named resource.
   GANTRY_E_TODO_NOT_FOUND: statusLine(404, 'Not found'),
   GANTRY_E_MERGE_REQUEST_NOT_FOUND: notFound('Merge Request'),
+  // GitLab answers a merge request's branch errors as a list of messages.
+  GANTRY_E_MERGE_REQUEST_EXISTS: { status: 409, body: (error) => ({ message: [error.message] }) },
+  GANTRY_E_MERGE_REQUEST_BRANCHES_REFUSED: { status: 422, body: (error) => ({ message: [error.message] }) },
   GANTRY_E_MILESTONE_RECORD_NOT_FOUND: notFound('Milestone'),
   GANTRY_E_NOTE_NOT_FOUND: notFound('Note'),
   GANTRY_E_AWARD_EMOJI_NOT_FOUND: notFound('Award Emoji'),

@@ -1,11 +1,8 @@
 import { clientOf } from './heavy.ts';
 import type { RepositoryAccess } from './reader.ts';
 import { gitFailure, runGit } from './run.ts';
+import type { MergeTreeResult } from './types.ts';
 
-/** The outcome of merging two commits without touching any ref or worktree. */
-export type MergeTreeResult =
-  | { clean: true; tree: string }
-  | { clean: false; conflictedPaths: string[]; reason: 'conflicts' | 'unrelated-histories' };
 
 /**
  * Merges `theirs` into `ours` in memory (`git merge-tree --write-tree`, git 2.38+): the tree a

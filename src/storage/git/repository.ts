@@ -27,10 +27,11 @@ import type {
   GitRepository,
   GitTag,
   GitTreeEntry,
+  MergeTreeResult,
 } from './types.ts';
 import { isValidLookupPath, isValidRefName, normalizeLookupPath } from './validate.ts';
 import { CommitWriter } from './write.ts';
-import { mergeTree, type MergeTreeResult } from './merge-check.ts';
+import { mergeTree } from './merge-check.ts';
 
 /** Blobs up to this size are read through the shared cat-file process. */
 const SHARED_READ_LIMIT = 1024 * 1024;

@@ -1,7 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { ProcessSpawner } from './spawner.ts';
 import type { GitDiffOptions, GitDiffStream } from './types-diff.ts';
-import type { MergeTreeResult } from './merge-check.ts';
 import type { GitClient, GitWorkQueue } from './work-queue.ts';
 
 export type * from './types-diff.ts';
@@ -220,6 +219,11 @@ export interface GitRepository {
   createTag(name: string, target: string, message: string | null, tagger: { name: string; email: string }): Promise<boolean>;
   deleteTag(name: string): Promise<boolean>;
 }
+
+/** The outcome of merging two commits without touching any ref or worktree (merge-check.ts). */
+export type MergeTreeResult =
+  | { clean: true; tree: string }
+  | { clean: false; conflictedPaths: string[]; reason: 'conflicts' | 'unrelated-histories' };
 
 export interface RepositoryCreateOptions {
   /** Create a first commit with README.md on this branch. */

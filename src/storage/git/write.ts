@@ -113,8 +113,8 @@ export class CommitWriter {
       if (tree === tip.tree_id) throw failed();
       const commit =
         mode === 'pick'
-          ? await this.writeCommit(tree, [tip.id], `${source.message.trimEnd()}\n\n(cherry picked from commit ${source.id})\n`, source.author, committer, source.author.date)
-          : await this.writeCommit(tree, [tip.id], `Revert "${source.title.trim()}"\n\nThis reverts commit ${source.id}\n`, committer, committer, null);
+          ? await this.writeCommit(tree, [tip.id], `${source.message.trimEnd()}\n\n(cherry picked from commit ${source.id})`, source.author, committer, source.author.date)
+          : await this.writeCommit(tree, [tip.id], `Revert "${source.title.trim()}"\n\nThis reverts commit ${source.id}`, committer, committer, null);
       await this.publish(ref, branch, commit, tip.id);
       return this.readWritten(commit);
     });

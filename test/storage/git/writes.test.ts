@@ -185,7 +185,7 @@ describe('git storage writes', () => {
     assert.equal(picked.author.name, BOB.name);
     assert.equal(picked.author.date, fix.author.date);
     assert.equal(picked.committer.name, ANN.name);
-    assert.equal(picked.message, `Fix bug\n\nDetails.\n\n(cherry picked from commit ${fix.id})\n`);
+    assert.equal(picked.message, `Fix bug\n\nDetails.\n\n(cherry picked from commit ${fix.id})`);
     assert.equal(await repository.resolveCommit('stable'), picked.id);
     assert.equal(await git(repository.path, ['show', 'stable:fix.txt']), 'fixed');
     await rejectsWith(repository.cherryPick(fix.id, 'stable', ANN), COMMIT_MESSAGES.cherryPickFailed);

@@ -17,13 +17,17 @@ const SCOPES = ['created', 'pending', 'running', 'canceling', 'failed', 'success
 const JOB_ID = { job_id: Param.integer({ minimum: 1, description: 'Job id' }) };
 const JobPath = Type.Object({ ...PROJECT_ID, ...JOB_ID });
 const ArtifactPath = Type.Object({ ...PROJECT_ID, ...JOB_ID, '*': Param.string({ description: 'Path of a file inside the artifacts archive' }) });
-const RefPath = Type.Object({ ...PROJECT_ID, ref_name: Param.string({ description: 'Branch or tag name (URL-encoded)' }) });
+const REF_NAME = { ref_name: Param.string({ description: 'Branch or tag name (URL-encoded)' }) };
+const RefPath = Type.Object({ ...PROJECT_ID, ...REF_NAME });
+const RefArtifactPath = Type.Object({ ...PROJECT_ID, ...REF_NAME, '*': Param.string({ description: 'Path of a file inside the artifacts archive' }) });
 
 const ListQuery = Type.Object({
   scope: Type.Optional(Type.Array(Param.oneOf(SCOPES), { description: 'Only jobs in these statuses (a string or an array)' })),
   ...PAGINATION,
 });
 const RefDownloadQuery = Type.Object({ job: Param.string({ minLength: 1, description: 'Name of the job' }) });
+
+const CurrentJobQuery = Type.Object({ job_token: Type.Optional(Param.string({ description: 'The job token, when not in the JOB-TOKEN header' })) });
 
 const CancelQuery = Type.Object({
   force: Type.Optional(Param.boolean({ description: 'End a canceling job at once, without waiting for its runner (GitLab 17)' })),
@@ -43,6 +47,12 @@ export function jobsRoutes({ jobs, jobArtifacts }: CoordinatorServices, edge: Ed
       const { items, total } = await jobs.list(request.params.id, request.actor, request.query.scope, { offset: page.offset, limit: page.perPage });
       setPaginationHeaders(request, reply, externalUrl, page, { total });
       return items.map((view) => serializeJob(view, externalUrl));
+    });
+
+    api.get('/job', { schema: { summary: "The running job of a job token (JOB-TOKEN header or job_token)", tags, querystring: CurrentJobQuery } }, async (request) => {
+      const header = request.headers['job-token'];
+      const token = request.query.job_token ?? (typeof header === 'string' ? header : undefined);
+      return serializeJob(await jobs.current(token), externalUrl);
     });
 
     api.get(`${base}/:job_id`, { schema: { summary: 'Get a job', tags, params: JobPath } }, async (request) => {
@@ -86,6 +96,11 @@ export function jobsRoutes({ jobs, jobArtifacts }: CoordinatorServices, edge: Ed
     api.get(`${base}/:job_id/artifacts/*`, { schema: { summary: "Download one file of a job's artifacts archive", tags, params: ArtifactPath } }, async (request, reply) => {
       const { id, job_id: jobId, '*': path } = request.params;
       return sendDownload(reply, await jobArtifacts.archiveFile(id, request.actor, jobId, path, requestSignal(reply)));
+    });
+
+    api.get(`${base}/artifacts/:ref_name/raw/*`, { schema: { summary: "One file of the artifacts of the latest successful job of a ref", tags, params: RefArtifactPath, querystring: RefDownloadQuery } }, async (request, reply) => {
+      const { id, ref_name: ref, '*': path } = request.params;
+      return sendDownload(reply, await jobArtifacts.archiveFileOfRef(id, request.actor, ref, request.query.job, path, requestSignal(reply)));
     });
 
     api.get(`${base}/artifacts/:ref_name/download`, { schema: { summary: 'Download the artifacts of the latest successful job of a ref', tags, params: RefPath, querystring: RefDownloadQuery } }, async (request, reply) => {

@@ -4,6 +4,7 @@ import { Type } from '#deps/typebox';
 import { requireActor } from '../../http/auth.ts';
 import { Param } from '../../http/gitlab-params.ts';
 import { PAGINATION, pageOf, setPaginationHeaders } from '../../http/pagination.ts';
+import { serializePipelineBasic } from '../../http/serializers/ci/pipelines.ts';
 import { serializePipelineSchedule, serializePipelineScheduleDetails, serializeScheduleVariable } from '../../http/serializers/ci/settings.ts';
 import type { CoordinatorServices, EdgeConfig } from '../../wiring.ts';
 
@@ -14,6 +15,7 @@ const SchedulePath = Type.Object(SCHEDULE_ID);
 const VariablePath = Type.Object({ ...SCHEDULE_ID, key: Param.string({ description: 'The variable key' }) });
 
 const ListQuery = Type.Object({ scope: Type.Optional(Param.oneOf(['active', 'inactive'], { description: 'Only active or inactive schedules' })), ...PAGINATION });
+const PipelinesQuery = Type.Object({ sort: Type.Optional(Param.oneOf(['asc', 'desc'], { description: 'By id: desc (default) or asc' })), ...PAGINATION });
 const CreateBody = Type.Object({
   description: Param.string({ minLength: 1, description: 'What the schedule is for' }),
   ref: Param.string({ minLength: 1, description: 'The branch or tag the pipelines run for' }),
@@ -53,6 +55,14 @@ export function pipelineSchedulesRoutes({ pipelineSchedules: schedules }: Coordi
       const { items, total } = await schedules.list(request.params.id, requireActor(request), request.query.scope, { offset: page.offset, limit: page.perPage });
       setPaginationHeaders(request, reply, edge.externalUrl, page, { total });
       return items.map((view) => serializePipelineSchedule(view, edge.externalUrl));
+    });
+
+    api.get(`${one}/pipelines`, { schema: { summary: 'The pipelines a schedule created', tags, params: SchedulePath, querystring: PipelinesQuery } }, async (request, reply) => {
+      const page = pageOf(request.query);
+      const { id, pipeline_schedule_id: scheduleId } = request.params;
+      const found = await schedules.pipelines(id, requireActor(request), scheduleId, request.query.sort ?? 'desc', { offset: page.offset, limit: page.perPage });
+      setPaginationHeaders(request, reply, edge.externalUrl, page, { total: found.total });
+      return found.items.map((pipeline) => serializePipelineBasic(pipeline, { externalUrl: edge.externalUrl, projectFullPath: found.projectFullPath }));
     });
 
     api.get(one, { schema: { summary: 'Get a pipeline schedule with its variables', tags, params: SchedulePath } }, async (request) => {

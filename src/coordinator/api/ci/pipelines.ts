@@ -44,6 +44,8 @@ const JobsQuery = Type.Object({
 const BridgesQuery = Type.Object({ scope: SCOPE, ...PAGINATION });
 const PageQuery = Type.Object(PAGINATION);
 
+const LatestQuery = Type.Object({ ref: Type.Optional(Param.string({ description: 'A branch or tag; default: the default branch' })) });
+
 /** GitLab finds pipelines with ActiveRecord's `find`: a missing one is its generic `404 Not found`. */
 const PIPELINE_ANSWERS: ErrorAnswerOverrides = { GANTRY_E_PIPELINE_NOT_FOUND: { status: 404, body: () => ({ message: '404 Not found' }) } };
 const config = { errorAnswers: PIPELINE_ANSWERS };
@@ -79,6 +81,10 @@ export function pipelinesRoutes({ pipelines }: CoordinatorServices, edge: EdgeCo
       const { target, items, total } = await pipelines.list(request.params.id, request.actor, filters, slice(page));
       setPaginationHeaders(request, reply, edge.externalUrl, page, { total });
       return items.map((pipeline) => serializePipelineBasic(pipeline, { externalUrl: edge.externalUrl, projectFullPath: target.fullPath }));
+    });
+
+    api.get(`${base}/latest`, { schema: { summary: "The newest pipeline of a ref's current commit (default branch without ref)", tags, params: ProjectPath, querystring: LatestQuery } }, async (request) => {
+      return present(await pipelines.latest(request.params.id, request.actor, request.query.ref));
     });
 
     api.get(one, { schema: { summary: 'Get a pipeline', tags, params: PipelinePath }, config }, async (request) => {

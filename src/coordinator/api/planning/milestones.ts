@@ -22,7 +22,6 @@ const FIELDS = {
   due_date: Type.Optional(Param.nullable(Param.date({ description: 'YYYY-MM-DD' }))),
   start_date: Type.Optional(Param.nullable(Param.date({ description: 'YYYY-MM-DD' }))),
 };
-const PageQuery = Type.Object(PAGINATION);
 const CreateBody = Type.Object({ title: Param.string({ minLength: 1, description: 'The title, unique in the project or group' }), ...FIELDS });
 const UpdateBody = Type.Object({
   title: Type.Optional(Param.string({ description: 'The new title' })),
@@ -66,12 +65,6 @@ export function milestonesRoutes({ milestones }: CoordinatorServices, edge: Edge
         const input = { title: body.title, description: body.description, dueDate: body.due_date, startDate: body.start_date, stateEvent: body.state_event };
         const view = await milestones.update(owner(request.params.id), requireActor(request), request.params.milestone_id, input);
         return serializeMilestone(view, edge.externalUrl);
-      });
-
-      api.get(`${one}/merge_requests`, { schema: { summary: "A milestone's merge requests (none exist yet)", tags, params: MilestonePath, querystring: PageQuery } }, async (request, reply) => {
-        await milestones.resolve(owner(request.params.id), request.actor, request.params.milestone_id);
-        setPaginationHeaders(request, reply, edge.externalUrl, pageOf(request.query), { total: 0 });
-        return [];
       });
 
       api.delete(one, { schema: { summary: 'Delete a milestone (its issues keep none)', tags, params: MilestonePath } }, async (request, reply) => {

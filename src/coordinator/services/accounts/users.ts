@@ -191,10 +191,10 @@ export class UsersService {
     await this.deps.removal.remove(await this.administered(actor, ref), hardDelete);
   }
 
-  /** Blocks the user; false when already blocked. */
-  async block(actor: UserRecord, ref: string): Promise<boolean> {
+  /** Blocks the user; null (GitLab 13's answer) when already blocked. */
+  async block(actor: UserRecord, ref: string): Promise<true | null> {
     const user = await this.administered(actor, ref);
-    if (user.state === 'blocked') return false;
+    if (user.state === 'blocked') return null;
     await this.deps.users.update(user.id, { state: 'blocked' });
     return true;
   }

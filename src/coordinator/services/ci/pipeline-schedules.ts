@@ -47,12 +47,12 @@ export interface OwnershipTaken {
 export interface PipelineSchedulesServiceDeps {
   schedules: Omit<SchedulesStore, 'listDue' | 'advance'>;
   users: Pick<UsersStore, 'findByIds'>;
-  pipelines: Pick<PipelinesStore, 'findById'>;
+  pipelines: Pick<PipelinesStore, 'findById' | 'list'>;
   namespaces: Pick<NamespacesStore, 'findById'>;
   lookup: Pick<Lookup, 'readableProject'>;
   permissions: Pick<
     Permissions,
-    'canReadPipelineSchedules' | 'canCreatePipelineSchedule' | 'canCreatePipelineScheduleFor' | 'canAdminPipelineSchedule' | 'canEditPipelineSchedule' | 'canReadPipelineScheduleVariables'
+    'canReadPipelineSchedules' | 'canReadPipelines' | 'canCreatePipelineSchedule' | 'canCreatePipelineScheduleFor' | 'canAdminPipelineSchedule' | 'canEditPipelineSchedule' | 'canReadPipelineScheduleVariables'
   >;
   /** Whether the caller may update a schedule's ref (protected branches and tags). */
   refs: Pick<RefWriteAccess, 'scheduleRefWritable'>;
@@ -77,6 +77,14 @@ export class PipelineSchedulesService {
     const filter = scope === undefined ? {} : { active: scope === 'active' };
     const { items, total } = await this.deps.schedules.list(project.id, filter, page);
     return { items: await this.views(items, false), total };
+  }
+
+  /** The pipelines the schedule created (GitLab 15.3's `.../pipelines`), by id; GitLab also asks for read_pipeline. */
+  async pipelines(projectRef: string, actor: UserRecord, scheduleId: number, sort: 'asc' | 'desc', page: Page): Promise<Paged<PipelineRecord> & { projectFullPath: string }> {
+    const { project, schedule } = await this.readable(projectRef, actor, scheduleId);
+    if (!(await this.deps.permissions.canReadPipelines(project, actor))) throw accessDenied();
+    const { items, total } = await this.deps.pipelines.list({ projectId: project.id, scheduleId: schedule.id, orderBy: 'id', sort }, page);
+    return { items, total, projectFullPath: (await ciProject(this.deps.namespaces, project)).fullPath };
   }
 
   async get(projectRef: string, actor: UserRecord, scheduleId: number): Promise<ScheduleView> {

@@ -3,6 +3,7 @@ import { parseRecordId } from '../../../shared/record-ids.ts';
 import { isUniqueViolation } from '../../../storage/errors.ts';
 import type { ProjectsStore } from '../../../storage/types.ts';
 import type { IssuesStore, LabelChanges, LabelRecord, LabelsStore } from '../../../storage/types-planning.ts';
+import type { MergeRequestsStore } from '../../../storage/types-merge-requests.ts';
 import type { Actor, Permissions } from '../access/permissions.ts';
 import type { PlanningPermissions } from '../access/planning-permissions.ts';
 import type { NamespacesStore } from '../../../storage/types.ts';
@@ -13,8 +14,8 @@ import { ownOnly, withAncestors, type OwnerRef, type PlanningOwner, type Plannin
 
 export interface LabelView {
   label: LabelRecord;
-  /** Issue counts, when asked for (`with_counts`). */
-  counts?: { opened: number; closed: number };
+  /** Issue and open merge request counts, when asked for (`with_counts`). */
+  counts?: { opened: number; closed: number; openMergeRequests: number };
 }
 
 /** A label as a path names it (`:label_id`: an id, or a name) or as `name=` does (always a name). */
@@ -31,6 +32,7 @@ export interface LabelInput {
 export interface LabelsServiceDeps extends ProjectScopeDeps {
   labels: LabelsStore;
   issues: Pick<IssuesStore, 'countsByLabel'>;
+  mergeRequests: Pick<MergeRequestsStore, 'openCountsByLabel'>;
   projects: Pick<ProjectsStore, 'listByNamespaces'>;
   namespaces: ProjectScopeDeps['namespaces'] & Pick<NamespacesStore, 'descendantIds'>;
   owners: Pick<PlanningOwners, 'resolve'>;
@@ -53,8 +55,9 @@ export class LabelsService {
     const scope = query.includeAncestorGroups ? withAncestors(owner) : ownOnly(owner);
     const { items, total } = await this.deps.labels.list(scope, query.search || undefined, page);
     if (!query.withCounts) return { items: items.map((label) => ({ label })), total };
-    const counts = await this.counts(owner, actor, items);
-    return { items: items.map((label) => ({ label, counts: counts.get(label.id) ?? { opened: 0, closed: 0 } })), total };
+    const { issueCounts, mergeRequestCounts } = await this.counts(owner, actor, items);
+    const countsOf = (labelId: number) => ({ ...(issueCounts.get(labelId) ?? { opened: 0, closed: 0 }), openMergeRequests: mergeRequestCounts.get(labelId) ?? 0 });
+    return { items: items.map((label) => ({ label, counts: countsOf(label.id) })), total };
   }
 
   async get(ownerRef: OwnerRef, actor: Actor, labelRef: LabelRef): Promise<LabelView> {
@@ -146,14 +149,24 @@ export class LabelsService {
     return nearest;
   }
 
-  /** Opened and closed issues per label, among the issues of the project (or of the group's projects) the caller sees. */
-  private async counts(owner: PlanningOwner, actor: Actor, labels: readonly LabelRecord[]): Promise<Map<number, { opened: number; closed: number }>> {
+  /** Opened and closed issues, and open merge requests, per label, among those of the project (or of the group's projects) the caller sees. */
+  private async counts(owner: PlanningOwner, actor: Actor, labels: readonly LabelRecord[]) {
     const labelIds = labels.map((label) => label.id);
-    const { issues, planningPermissions: rules } = this.deps;
-    if (owner.kind === 'project') return issues.countsByLabel(labelIds, [owner.project.id], await rules.confidentialAccessIn(owner.project, actor));
+    const { issues, mergeRequests, planningPermissions: rules } = this.deps;
+    if (owner.kind === 'project') {
+      const [issueCounts, mergeRequestCounts] = await Promise.all([
+        issues.countsByLabel(labelIds, [owner.project.id], await rules.confidentialAccessIn(owner.project, actor)),
+        mergeRequests.openCountsByLabel(labelIds, [owner.project.id]),
+      ]);
+      return { issueCounts, mergeRequestCounts };
+    }
     const namespaceIds = [owner.group.id, ...(await this.deps.namespaces.descendantIds(owner.group.id))];
     const projects = await this.deps.projects.listByNamespaces(namespaceIds);
     const projectIds = [...(await this.deps.permissions.readableProjectIds(projects, actor))];
-    return issues.countsByLabel(labelIds, projectIds, rules.confidentialAccess(actor, await actorProjectAccess(this.deps, actor)));
+    const [issueCounts, mergeRequestCounts] = await Promise.all([
+      issues.countsByLabel(labelIds, projectIds, rules.confidentialAccess(actor, await actorProjectAccess(this.deps, actor))),
+      mergeRequests.openCountsByLabel(labelIds, projectIds),
+    ]);
+    return { issueCounts, mergeRequestCounts };
   }
 }

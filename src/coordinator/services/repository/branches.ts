@@ -7,7 +7,8 @@ import type { CoordinatorEvents } from '../events.ts';
 import type { Actor, Permissions } from '../access/permissions.ts';
 import type { BranchProtection, ProtectedBranchesService } from './protected-branches.ts';
 import { branchNameProblem } from './ref-name-rules.ts';
-import type { ReadableRepository, RepositoryAccess } from './access.ts';
+import type { ReadableRepository, RepositoryAccess, WritableRepository } from './access.ts';
+import type { RepositoryWriter } from './writes.ts';
 import type { Page, Paged } from './pages.ts';
 
 export const ZERO_SHA = '0000000000000000000000000000000000000000';
@@ -32,6 +33,8 @@ export interface BranchesServiceDeps {
   permissions: Pick<Permissions, 'canWriteRepository' | 'protectionLevelAllowingDevelopers'>;
   branchRules: Pick<ProtectedBranchesService, 'protectionFor' | 'isProtected' | 'canPush' | 'protect' | 'remove'>;
   events: Pick<CoordinatorEvents, 'publishPush'>;
+  /** Writes the README.md an empty repository gets before its first branch is created. */
+  writer: Pick<RepositoryWriter, 'commit'>;
 }
 
 /** GitLab's refusal of a new branch's name (ref-name-rules.ts): `Branch name is invalid`, or a name that reads as a commit id. */
@@ -74,7 +77,7 @@ export class BranchesService {
   async create(projectRef: string, actor: UserRecord, name: string, ref: string): Promise<BranchResult> {
     const target = await this.deps.access.forWrite(projectRef, actor);
     checkNewBranchName(name);
-    const repository = target.repository;
+    const repository = await this.withFirstCommit(target);
     const sha = repository ? await repository.resolveCommit(ref) : null;
     if (!repository || !sha) throw new GantryError('GANTRY_E_REF_NOT_FOUND', 'Invalid reference name');
     if (await repository.branch(name)) throw new GantryError('GANTRY_E_BRANCH_EXISTS', 'Branch already exists');
@@ -82,6 +85,17 @@ export class BranchesService {
     if (!(await repository.createBranch(name, sha))) throw new GantryError('GANTRY_E_BRANCH_EXISTS', 'Branch already exists');
     await this.deps.events.publishPush({ project_id: target.project.id, ref: `refs/heads/${name}`, before: ZERO_SHA, after: sha, user_id: actor.id });
     return { target, view: await this.find(target, actor, name) };
+  }
+
+  /**
+   * GitLab's Branches::CreateService on an empty repository: an empty README.md is committed to
+   * the default branch first (by the caller, who may then branch from it).
+   */
+  private async withFirstCommit(target: WritableRepository) {
+    if (target.repository && !(await target.repository.isEmpty())) return target.repository;
+    const branch = target.project.default_branch ?? 'main';
+    const { repository } = await this.deps.writer.commit(target, { branch, message: 'Add README.md', actions: [{ action: 'create', file_path: 'README.md', content: Buffer.alloc(0) }] });
+    return repository;
   }
 
   async delete(projectRef: string, actor: UserRecord, name: string): Promise<void> {

@@ -94,6 +94,7 @@ export class SqlPipelinesStore implements PipelinesStore {
     if (filter.ref !== undefined) query = query.where('ref', '=', filter.ref);
     if (filter.sha !== undefined) query = query.where('sha', '=', filter.sha);
     if (filter.source !== undefined) query = query.where('source', '=', filter.source);
+    if (filter.scheduleId !== undefined) query = query.where('schedule_id', '=', filter.scheduleId);
     if (filter.yamlErrors !== undefined) query = query.where('yaml_errors', filter.yamlErrors ? 'is not' : 'is', null);
     if (filter.username !== undefined) {
       const users = this.db.selectFrom('users').select('id').where(sql`lower(username)`, '=', filter.username.toLowerCase());

@@ -1,15 +1,21 @@
-import { inTransaction, type Db } from '../database.ts';
+import { sql, type RawBuilder, type SqlBool } from '#deps/kysely';
+import { countAll, inTransaction, type Db } from '../database.ts';
 import { isUniqueViolation } from '../../errors.ts';
+import type { Page } from '../../types-ci.ts';
 import type { LabelRecord } from '../../types-planning.ts';
 import {
+  DRAFT_TITLE_PREFIXES,
   OpenMergeRequestExists,
+  type MergeRequestListFilter,
   type MergeRequestChanges,
   type MergeRequestRecord,
   type MergeRequestRelations,
   type MergeRequestsStore,
   type NewMergeRequest,
 } from '../../types-merge-requests.ts';
+import { inVisibleProjects } from './issue-visibility.ts';
 import { nextInternalId } from './internal-ids.ts';
+import { containsInsensitive } from './like.ts';
 import { ColumnKinds } from './row-mapping.ts';
 
 const columns = new ColumnKinds<MergeRequestRecord>({
@@ -33,6 +39,12 @@ export const toMergeRequest = (row: object): MergeRequestRecord => {
   return request;
 };
 const unique = (ids: readonly number[]): number[] => [...new Set(ids)];
+
+/** A draft's title (types-merge-requests.ts: isDraftTitle), as SQL over `merge_requests m`. */
+function draftTitle(): RawBuilder<SqlBool> {
+  const title = sql`ltrim(lower(${sql.ref('m.title')}))`;
+  return sql<SqlBool>`(${sql.join(DRAFT_TITLE_PREFIXES.map((prefix) => sql`${title} like ${`${prefix}%`}`), sql` or `)})`;
+}
 
 const DEFAULTS = {
   discussion_locked: null, milestone_id: null, time_estimate: 0, total_time_spent: 0, merge_status: 'unchecked', merge_error: null,
@@ -68,6 +80,39 @@ export class SqlMergeRequestsStore implements MergeRequestsStore {
     if (ids.length === 0) return [];
     const rows = await this.db.selectFrom('merge_requests').selectAll().where('id', 'in', unique(ids)).execute();
     return rows.map(toMergeRequest);
+  }
+
+  async list(filter: MergeRequestListFilter, page: Page): Promise<{ items: MergeRequestRecord[]; total: number }> {
+    const query = this.filtered(filter);
+    if (!query) return { items: [], total: 0 };
+    const counted = await query.select(countAll().as('total')).executeTakeFirstOrThrow();
+    const rows = await query
+      .selectAll('m')
+      .orderBy(`m.${filter.orderBy}`, filter.sort)
+      .orderBy('m.id', filter.sort)
+      .offset(page.offset)
+      .limit(page.limit)
+      .execute();
+    return { items: rows.map(toMergeRequest), total: Number(counted.total) };
+  }
+
+  async openCountsByLabel(labelIds: readonly number[], projectIds: readonly number[]): Promise<Map<number, number>> {
+    const counts = new Map<number, number>();
+    if (labelIds.length === 0 || projectIds.length === 0) return counts;
+    const rows = await this.db
+      .selectFrom('merge_request_labels as ml')
+      .innerJoin('merge_requests as m', 'm.id', 'ml.merge_request_id')
+      .innerJoin('projects as p', 'p.id', 'm.project_id')
+      .select(['ml.label_id', countAll().as('count')])
+      .where('ml.label_id', 'in', unique(labelIds))
+      .where('m.project_id', 'in', unique(projectIds))
+      .where('m.state', 'in', ['opened', 'locked'])
+      .where('p.pending_delete', '=', 0)
+      .where('p.merge_requests_enabled', '=', 1)
+      .groupBy('ml.label_id')
+      .execute();
+    for (const row of rows) counts.set(row.label_id, Number(row.count));
+    return counts;
   }
 
   async openBySource(sourceProjectId: number, sourceBranch: string): Promise<MergeRequestRecord[]> {
@@ -122,6 +167,26 @@ export class SqlMergeRequestsStore implements MergeRequestsStore {
     return this.usersOf('merge_request_reviewers', ids);
   }
 
+  async votesOf(ids: readonly number[]): Promise<Map<number, { upvotes: number; downvotes: number }>> {
+    const votes = new Map<number, { upvotes: number; downvotes: number }>();
+    if (ids.length === 0) return votes;
+    const rows = await this.db
+      .selectFrom('award_emoji')
+      .select(['awardable_id', 'name', countAll().as('count')])
+      .where('awardable_type', '=', 'MergeRequest')
+      .where('awardable_id', 'in', unique(ids))
+      .where('name', 'in', ['thumbsup', 'thumbsdown'])
+      .groupBy(['awardable_id', 'name'])
+      .execute();
+    for (const row of rows) {
+      const entry = votes.get(row.awardable_id) ?? { upvotes: 0, downvotes: 0 };
+      if (row.name === 'thumbsup') entry.upvotes = Number(row.count);
+      else entry.downvotes = Number(row.count);
+      votes.set(row.awardable_id, entry);
+    }
+    return votes;
+  }
+
   async update(id: number, changes: MergeRequestChanges, relations: MergeRequestRelations): Promise<MergeRequestRecord | undefined> {
     return this.guardPair(() =>
       inTransaction(this.db, async (trx) => {
@@ -167,6 +232,69 @@ export class SqlMergeRequestsStore implements MergeRequestsStore {
       const result = await trx.deleteFrom('merge_requests').where('id', '=', id).executeTakeFirst();
       return Number(result.numDeletedRows) > 0;
     });
+  }
+
+  /** The filter as one query over `merge_requests m` joined with its project `p`; undefined when it can match nothing. */
+  private filtered(filter: MergeRequestListFilter) {
+    const { projects } = filter;
+    if (projects.projectIds?.length === 0 || projects.namespaceIds?.length === 0 || filter.iids?.length === 0) return undefined;
+    let query = this.db
+      .selectFrom('merge_requests as m')
+      .innerJoin('projects as p', 'p.id', 'm.project_id')
+      .where('p.pending_delete', '=', 0)
+      .where('p.merge_requests_enabled', '=', 1);
+    if (projects.projectIds) query = query.where('m.project_id', 'in', unique(projects.projectIds));
+    if (projects.namespaceIds) query = query.where('p.namespace_id', 'in', unique(projects.namespaceIds));
+    if (projects.visibleScope) {
+      const visible = inVisibleProjects(projects.visibleScope);
+      if (!visible) return undefined;
+      query = query.where(visible);
+    }
+    if (filter.state) query = query.where('m.state', 'in', filter.state === 'opened' ? ['opened', 'locked'] : [filter.state]);
+    if (filter.authorId !== undefined) query = query.where('m.author_id', '=', filter.authorId);
+    if (filter.milestoneId !== undefined) query = query.where('m.milestone_id', '=', filter.milestoneId);
+    if (filter.iids) query = query.where('m.iid', 'in', unique(filter.iids));
+    if (filter.sourceBranch !== undefined) query = query.where('m.source_branch', '=', filter.sourceBranch);
+    if (filter.targetBranch !== undefined) query = query.where('m.target_branch', '=', filter.targetBranch);
+    if (filter.createdAfter) query = query.where('m.created_at', '>=', filter.createdAfter);
+    if (filter.createdBefore) query = query.where('m.created_at', '<=', filter.createdBefore);
+    if (filter.updatedAfter) query = query.where('m.updated_at', '>=', filter.updatedAfter);
+    if (filter.updatedBefore) query = query.where('m.updated_at', '<=', filter.updatedBefore);
+    if (filter.draft !== undefined) query = query.where(filter.draft ? draftTitle() : sql<SqlBool>`not ${draftTitle()}`);
+    if (filter.search !== undefined) {
+      const search = filter.search;
+      const columns = filter.searchIn?.length ? filter.searchIn : (['title', 'description'] as const);
+      query = query.where((eb) => eb.or(columns.map((column) => containsInsensitive(this.db, `m.${column}`, search))));
+    }
+    const { milestone, labels } = filter;
+    if (milestone === 'none') query = query.where('m.milestone_id', 'is', null);
+    else if (milestone === 'any') query = query.where('m.milestone_id', 'is not', null);
+    else if (milestone !== undefined) query = query.where('m.milestone_id', 'in', this.db.selectFrom('milestones').select('id').where('title', '=', milestone));
+    const labelLinks = this.db.selectFrom('merge_request_labels').select('merge_request_id');
+    if (labels === 'none') query = query.where('m.id', 'not in', labelLinks);
+    else if (labels === 'any') query = query.where('m.id', 'in', labelLinks);
+    else if (labels !== undefined) {
+      // One probe of the request's own labels per title: the work follows the listed requests.
+      for (const title of new Set(labels)) {
+        query = query.where(({ exists, selectFrom }) =>
+          exists(selectFrom('merge_request_labels as ml').innerJoin('labels as l', 'l.id', 'ml.label_id').select('ml.label_id').whereRef('ml.merge_request_id', '=', 'm.id').where('l.title', '=', title)),
+        );
+      }
+    }
+    if (filter.reactedBy) {
+      const { userId, emoji } = filter.reactedBy;
+      let awarded = this.db.selectFrom('award_emoji').select('awardable_id').where('awardable_type', '=', 'MergeRequest').where('user_id', '=', userId);
+      if (emoji !== 'none' && emoji !== 'any') awarded = awarded.where('name', '=', emoji);
+      query = query.where('m.id', emoji === 'none' ? 'not in' : 'in', awarded);
+    }
+    for (const [table, wanted] of [['merge_request_assignees', filter.assigneeId], ['merge_request_reviewers', filter.reviewerId]] as const) {
+      if (wanted === undefined) continue;
+      const links = this.db.selectFrom(table).select('merge_request_id');
+      if (wanted === 'none') query = query.where('m.id', 'not in', links);
+      else if (wanted === 'any') query = query.where('m.id', 'in', links);
+      else query = query.where('m.id', 'in', links.where('user_id', '=', wanted));
+    }
+    return query;
   }
 
   private async usersOf(table: UserLink, ids: readonly number[]): Promise<Map<number, number[]>> {

@@ -24,7 +24,7 @@ export function serializeLabel(view: LabelView, forProject: boolean, subscribed 
     color: label.color,
     text_color: labelTextColor(label.color),
     description: label.description,
-    ...(counts ? { open_issues_count: counts.opened, closed_issues_count: counts.closed, open_merge_requests_count: 0 } : {}),
+    ...(counts ? { open_issues_count: counts.opened, closed_issues_count: counts.closed, open_merge_requests_count: counts.openMergeRequests } : {}),
     subscribed,
     ...(forProject ? { priority: label.priority, is_project_label: label.project_id !== null } : {}),
   };

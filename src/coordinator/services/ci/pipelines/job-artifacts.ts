@@ -55,16 +55,29 @@ export class JobArtifactsService {
 
   /** The archive of the newest successful job named `jobName` on `ref` (a branch or tag). */
   async archiveOfRef(projectRef: string, actor: Actor, ref: string, jobName: string): Promise<JobDownload> {
-    const target = await this.deps.jobs.readable(projectRef, actor);
-    const job = await this.deps.jobsStore.latestSuccessfulByRefAndName(target.project.id, ref, jobName);
-    if (!job) throw new GantryError('GANTRY_E_JOB_NOT_FOUND');
-    return this.send(await this.archiveOf(job));
+    return this.send(await this.archiveOf(await this.latestOfRef(projectRef, actor, ref, jobName)));
   }
 
   /** One file of the archive, found through the member index and inflated as it streams. */
   async archiveFile(projectRef: string, actor: Actor, jobId: number, path: string, signal?: AbortSignal): Promise<JobDownload> {
     const target = await this.deps.jobs.readable(projectRef, actor);
-    const archive = await this.archiveOf(await this.deps.jobs.build(target.project, jobId));
+    return this.memberOf(await this.deps.jobs.build(target.project, jobId), path, signal);
+  }
+
+  /** One file of the archive of the newest successful job named `jobName` on `ref`. */
+  async archiveFileOfRef(projectRef: string, actor: Actor, ref: string, jobName: string, path: string, signal?: AbortSignal): Promise<JobDownload> {
+    return this.memberOf(await this.latestOfRef(projectRef, actor, ref, jobName), path, signal);
+  }
+
+  private async latestOfRef(projectRef: string, actor: Actor, ref: string, jobName: string): Promise<JobRecord> {
+    const target = await this.deps.jobs.readable(projectRef, actor);
+    const job = await this.deps.jobsStore.latestSuccessfulByRefAndName(target.project.id, ref, jobName);
+    if (!job) throw new GantryError('GANTRY_E_JOB_NOT_FOUND');
+    return job;
+  }
+
+  private async memberOf(job: JobRecord, path: string, signal: AbortSignal | undefined): Promise<JobDownload> {
+    const archive = await this.archiveOf(job);
     if (!isValidArtifactPath(path)) throw new GantryError('GANTRY_E_ARTIFACT_PATH_INVALID');
     const entry = await this.deps.members.find(archive, path, signal);
     if (!entry || entry.kind !== 'file') throw new GantryError('GANTRY_E_ARTIFACT_NOT_FOUND');

@@ -1,6 +1,6 @@
 import { isCompletedStatus, type JobStatus, type PipelineEvent } from '../../../../pipeline/index.ts';
 import { accessDenied, GantryError } from '../../../../shared/errors.ts';
-import type { ProjectRecord } from '../../../../storage/types.ts';
+import type { ProjectRecord, ProjectsStore } from '../../../../storage/types.ts';
 import type { ArtifactStore, TraceStore } from '../../../../storage/types-blobs.ts';
 import type { CiJobsStore, JobArtifactsStore, JobRecord } from '../../../../storage/types-ci-jobs.ts';
 import type { Page } from '../../../../storage/types-ci.ts';
@@ -11,6 +11,7 @@ import type { ProtectedTagsService } from '../../repository/protected-tags.ts';
 import { availableArchive } from './artifact-rules.ts';
 import type { CiProject, JobView, JobViews } from './job-views.ts';
 import type { PipelineProcessing } from './processing.ts';
+import type { JobTokenAccess } from '../runners/job-token-access.ts';
 
 /** Who may write a job's ref: whether it is protected, and whether the caller may push or merge there. */
 export interface RefAccess {
@@ -33,6 +34,9 @@ export interface JobsServiceDeps {
   refRules: RefRules;
   traces: Pick<TraceStore, 'size' | 'remove'>;
   artifactFiles: Pick<ArtifactStore, 'remove'>;
+  /** `GET /job`: the running job a job token belongs to. */
+  jobTokens: Pick<JobTokenAccess, 'currentJob'>;
+  projects: Pick<ProjectsStore, 'findById'>;
   /** Epoch milliseconds. */
   clock?: () => number;
 }
@@ -68,6 +72,14 @@ export class JobsService {
   async get(projectRef: string, actor: Actor, jobId: number): Promise<JobView> {
     const target = await this.readable(projectRef, actor);
     return this.deps.views.one(target, await this.build(target.project, jobId));
+  }
+
+  /** `GET /job` (GitLab 13): the running job of a job token, as the jobs API shows it; 401 for any other token. */
+  async current(token: string | undefined): Promise<JobView> {
+    const job = await this.deps.jobTokens.currentJob(token);
+    const project = job && (await this.deps.projects.findById(job.project_id));
+    if (!job || !project) throw new GantryError('GANTRY_E_AUTHENTICATION_REQUIRED');
+    return this.deps.views.one(await this.deps.views.target(project), job);
   }
 
   /** A build of the project, else 404 Job Not Found. */

@@ -1,6 +1,7 @@
 import { accessDenied, GantryError } from '../../../../shared/errors.ts';
 import { PIPELINE_STATUSES, type PipelineListFilter, type PipelineOrder, type PipelineRecord, type PipelineScope, type PipelineStatus, type JobStatus, type PipelineVariableRecord, type PipelineVariablesStore, type PipelinesStore } from '../../../../storage/types-ci.ts';
 import type { CiJobsStore } from '../../../../storage/types-ci-jobs.ts';
+import type { RepositoryManager } from '../../../../storage/git/types.ts';
 import type { ProjectRecord } from '../../../../storage/types.ts';
 import type { Lookup } from '../../access/lookup.ts';
 import type { Actor, Permissions } from '../../access/permissions.ts';
@@ -40,7 +41,8 @@ export interface PipelinesServiceDeps {
   permissions: Pick<Permissions, 'canReadPipelines' | 'canReadJobs' | 'canUpdatePipeline' | 'canDeletePipeline' | 'canReadPipelineVariables'>;
   branchRules: Pick<ProtectedBranchesService, 'canPush' | 'canMerge'>;
   tagRules: Pick<ProtectedTagsService, 'canCreate'>;
-  pipelines: Pick<PipelinesStore, 'findInProject' | 'list'>;
+  pipelines: Pick<PipelinesStore, 'findInProject' | 'list' | 'latestFor'>;
+  repositories: Pick<RepositoryManager, 'exists' | 'open'>;
   pipelineVariables: Pick<PipelineVariablesStore, 'list'>;
   jobs: Pick<CiJobsStore, 'list'>;
   processing: Pick<PipelineProcessing, 'apply'>;
@@ -87,6 +89,22 @@ export class PipelinesService {
 
   async get(projectRef: string, actor: Actor, pipelineId: number): Promise<PipelineResult> {
     const { project, pipeline } = await this.find(projectRef, actor, pipelineId);
+    return this.result(project, pipeline);
+  }
+
+  /**
+   * `GET .../pipelines/latest`: the newest pipeline of the ref's current commit (the default
+   * branch without `ref`), as GitLab's Project#latest_pipeline. GitLab authorizes read_pipeline
+   * on what it found, so no such pipeline is its 403, not a 404.
+   */
+  async latest(projectRef: string, actor: Actor, ref: string | undefined): Promise<PipelineResult> {
+    const project = await this.readable(projectRef, actor);
+    if (!(await this.deps.permissions.canReadPipelines(project, actor))) throw accessDenied();
+    const repository = (await this.deps.repositories.exists(project.id)) ? this.deps.repositories.open(project.id) : null;
+    const name = ref || (await repository?.defaultBranch()) || null;
+    const sha = repository && name ? await repository.resolveCommit(name) : null;
+    const pipeline = name && sha ? await this.deps.pipelines.latestFor(project.id, sha, name) : undefined;
+    if (!pipeline) throw accessDenied();
     return this.result(project, pipeline);
   }
 

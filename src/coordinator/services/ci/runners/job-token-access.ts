@@ -73,6 +73,12 @@ export class JobTokenAccess {
     return job;
   }
 
+  /** The running job whose own token this is (GitLab's `current_authenticated_job`); undefined otherwise. */
+  async currentJob(token: string | undefined): Promise<JobRecord | undefined> {
+    const job = await this.tokenJob(token);
+    return job && job.type === 'build' && job.status === 'running' && job.erased_at === null ? job : undefined;
+  }
+
   private async tokenJob(token: string | undefined): Promise<JobRecord | undefined> {
     if (token === undefined || token === '') return undefined;
     return this.deps.jobs.findByTokenDigest(jobTokenDigest(token));

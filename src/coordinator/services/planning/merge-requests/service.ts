@@ -1,0 +1,143 @@
+import { accessDenied, GantryError } from '../../../../shared/errors.ts';
+import type { ProjectRecord, UserRecord, UsersStore } from '../../../../storage/types.ts';
+import type { MergeRequestListFilter, MergeRequestsStore } from '../../../../storage/types-merge-requests.ts';
+import type { SubscriptionsStore } from '../../../../storage/types-todos.ts';
+import type { Lookup } from '../../access/lookup.ts';
+import type { MergeRequestPermissions } from '../../access/merge-request-permissions.ts';
+import type { Actor, Permissions } from '../../access/permissions.ts';
+import { actorProjectAccess, type ProjectScopeDeps } from '../../namespaces/project-scope.ts';
+import type { Page, Paged } from '../../repository/pages.ts';
+import type { MilestonesService } from '../milestones.ts';
+import type { OwnerRef } from '../planning-owner.ts';
+import type { MergeRequestView, MergeRequestViews } from './views.ts';
+import type { VisibleMergeRequests } from './visible.ts';
+
+/** The filters of the merge request lists, as the API reads them (everything but where). */
+export type MergeRequestQuery = Omit<MergeRequestListFilter, 'projects' | 'reactedBy'> & {
+  scope?: 'created_by_me' | 'assigned_to_me' | 'all';
+  authorUsername?: string;
+  /** The caller's own awards: an emoji name, `any` or `none`. */
+  myReactionEmoji?: string;
+};
+
+/** The number of changed files of a request, as GitLab shows it (`"1000+"` past its cap); null until known. */
+export interface MergeRequestChangesCount {
+  changesCount(project: ProjectRecord, view: MergeRequestView): Promise<string | null>;
+}
+
+/** A single request's answer: the view, and what only the single answer shows. */
+export interface MergeRequestDetail {
+  view: MergeRequestView;
+  subscribed: boolean;
+  changesCount: string | null;
+  /** `user.can_merge`: whether the caller may push to the target branch (Developer and up here). */
+  canMerge: boolean;
+}
+
+export interface MergeRequestsServiceDeps extends ProjectScopeDeps {
+  mergeRequests: Pick<MergeRequestsStore, 'list' | 'delete'>;
+  users: Pick<UsersStore, 'findByUsername' | 'findByIds'>;
+  subscriptions: Pick<SubscriptionsStore, 'choices'>;
+  lookup: Pick<Lookup, 'readableProject' | 'readableGroup'>;
+  permissions: Pick<Permissions, 'projectListingScope'>;
+  mergeRequestPermissions: MergeRequestPermissions;
+  milestones: Pick<MilestonesService, 'resolve'>;
+  views: MergeRequestViews;
+  visible: Pick<VisibleMergeRequests, 'inProject'>;
+  changesCount: MergeRequestChangesCount;
+}
+
+/**
+ * Reading and deleting merge requests: whoever reads a project with merge requests enabled
+ * reads its requests; the global list needs a signed-in caller; Owners delete.
+ */
+export class MergeRequestsService {
+  constructor(private readonly deps: MergeRequestsServiceDeps) {}
+
+  /** `GET /merge_requests`: every project the caller reads; by default only the requests they opened. */
+  async listAll(actor: UserRecord, query: MergeRequestQuery, page: Page): Promise<Paged<MergeRequestView>> {
+    const access = await actorProjectAccess(this.deps, actor);
+    const projects = { visibleScope: this.deps.permissions.projectListingScope(actor, access) };
+    return this.list(actor, { ...query, scope: query.scope ?? 'created_by_me' }, projects, page);
+  }
+
+  async listGroup(groupRef: string, actor: Actor, query: MergeRequestQuery, page: Page): Promise<Paged<MergeRequestView>> {
+    const group = await this.deps.lookup.readableGroup(groupRef, actor);
+    const access = await actorProjectAccess(this.deps, actor);
+    const namespaceIds = [group.id, ...(await this.deps.namespaces.descendantIds(group.id))];
+    return this.list(actor, query, { namespaceIds, visibleScope: this.deps.permissions.projectListingScope(actor, access) }, page);
+  }
+
+  async listProject(projectRef: string, actor: Actor, query: MergeRequestQuery, page: Page): Promise<Paged<MergeRequestView>> {
+    const project = await this.readable(projectRef, actor);
+    return this.list(actor, query, { projectIds: [project.id], visibleScope: null }, page);
+  }
+
+  /** `GET .../milestones/:milestone_id/merge_requests`: the milestone's requests in the projects the caller reads. */
+  async listMilestone(ownerRef: OwnerRef, actor: Actor, milestoneId: number, page: Page): Promise<Paged<MergeRequestView>> {
+    const { owner, milestone } = await this.deps.milestones.resolve(ownerRef, actor, milestoneId);
+    const query: MergeRequestQuery = { milestoneId: milestone.id, orderBy: 'created_at', sort: 'desc' };
+    if (owner.kind === 'project') return this.listProject(String(owner.project.id), actor, query, page);
+    return this.listGroup(String(owner.group.id), actor, query, page);
+  }
+
+  private async list(actor: Actor, query: MergeRequestQuery, projects: MergeRequestListFilter['projects'], page: Page): Promise<Paged<MergeRequestView>> {
+    const { scope, myReactionEmoji, authorUsername, ...filter } = query;
+    const mine = !actor || scope === undefined || scope === 'all' ? {} : scope === 'created_by_me' ? { authorId: actor.id } : { assigneeId: actor.id };
+    let authorId = filter.authorId;
+    if (authorUsername !== undefined) {
+      const author = await this.deps.users.findByUsername(authorUsername);
+      if (!author || (authorId !== undefined && authorId !== author.id)) return { items: [], total: 0 };
+      authorId = author.id;
+    }
+    const reactedBy = actor && myReactionEmoji !== undefined ? { reactedBy: { userId: actor.id, emoji: myReactionEmoji } } : {};
+    const { items, total } = await this.deps.mergeRequests.list({ ...filter, authorId, projects, ...mine, ...reactedBy }, page);
+    return { items: await this.deps.views.many(items), total };
+  }
+
+  async get(projectRef: string, actor: Actor, iid: number): Promise<MergeRequestDetail> {
+    const project = await this.deps.lookup.readableProject(projectRef, actor);
+    const view = await this.deps.views.one(await this.deps.visible.inProject(project, actor, iid));
+    return this.detail(project, view, actor);
+  }
+
+  /** The single answer's extras for a view (also the answer of create and update). */
+  async detail(project: ProjectRecord, view: MergeRequestView, actor: Actor): Promise<MergeRequestDetail> {
+    const [subscribed, changesCount, canMerge] = await Promise.all([
+      this.subscribed(view, actor),
+      this.deps.changesCount.changesCount(project, view),
+      this.deps.mergeRequestPermissions.canAdminMergeRequests(project, actor),
+    ]);
+    return { view, subscribed, changesCount, canMerge };
+  }
+
+  /** `GET .../participants`: the author, assignees and reviewers, each once. */
+  async participants(projectRef: string, actor: Actor, iid: number): Promise<UserRecord[]> {
+    const project = await this.deps.lookup.readableProject(projectRef, actor);
+    const view = await this.deps.views.one(await this.deps.visible.inProject(project, actor, iid));
+    const people = new Map<number, UserRecord>();
+    for (const user of [view.author, ...view.assignees, ...view.reviewers]) if (user) people.set(user.id, user);
+    return [...people.values()];
+  }
+
+  async remove(projectRef: string, actor: UserRecord, iid: number): Promise<void> {
+    const project = await this.deps.lookup.readableProject(projectRef, actor);
+    const record = await this.deps.visible.inProject(project, actor, iid);
+    if (!(await this.deps.mergeRequestPermissions.canDeleteMergeRequest(project, actor))) throw accessDenied();
+    if (!(await this.deps.mergeRequests.delete(record.id))) throw new GantryError('GANTRY_E_MERGE_REQUEST_NOT_FOUND');
+  }
+
+  /** `subscribed`: the caller's choice, else whether they take part (author, assignee, reviewer). */
+  private async subscribed(view: MergeRequestView, actor: Actor): Promise<boolean> {
+    if (!actor) return false;
+    const choice = (await this.deps.subscriptions.choices(actor.id, 'MergeRequest', [view.record.id])).get(view.record.id);
+    if (choice !== undefined) return choice;
+    return [view.author, ...view.assignees, ...view.reviewers].some((user) => user?.id === actor.id);
+  }
+
+  private async readable(projectRef: string, actor: Actor): Promise<ProjectRecord> {
+    const project = await this.deps.lookup.readableProject(projectRef, actor);
+    if (!(await this.deps.mergeRequestPermissions.canReadMergeRequests(project, actor))) throw accessDenied();
+    return project;
+  }
+}

@@ -1,0 +1,106 @@
+import type { NamespacesStore, ProjectsStore, UserRecord, UsersStore } from '../../../../storage/types.ts';
+import type { MergeRequestRecord, MergeRequestsStore } from '../../../../storage/types-merge-requests.ts';
+import type { NotesStore } from '../../../../storage/types-notes.ts';
+import type { LabelRecord, MilestoneRecord, MilestonesStore } from '../../../../storage/types-planning.ts';
+import type { MergeRequestSnapshot } from './observers.ts';
+
+/** A merge request with what its answer shows, gathered for a whole page at once. */
+export interface MergeRequestView {
+  record: MergeRequestRecord;
+  /** `namespace/project` of the target project (project_id). */
+  projectPath: string;
+  /** `namespace/project` of the source project; null once that fork is gone. */
+  sourceProjectPath: string | null;
+  labels: LabelRecord[];
+  milestone: { milestone: MilestoneRecord; ownerPath: string } | null;
+  author: UserRecord | null;
+  assignees: UserRecord[];
+  reviewers: UserRecord[];
+  closedBy: UserRecord | null;
+  mergedBy: UserRecord | null;
+  /** Who merged, else who set merge when pipeline succeeds. */
+  mergeUser: UserRecord | null;
+  /** Notes people wrote that everyone who sees the request reads (not system, not internal). */
+  userNotesCount: number;
+  votes: { upvotes: number; downvotes: number };
+}
+
+export interface MergeRequestViewsDeps {
+  mergeRequests: Pick<MergeRequestsStore, 'labelsOf' | 'assigneesOf' | 'reviewersOf' | 'votesOf'>;
+  milestones: Pick<MilestonesStore, 'findByIds'>;
+  users: Pick<UsersStore, 'findByIds'>;
+  projects: Pick<ProjectsStore, 'findByIds'>;
+  namespaces: Pick<NamespacesStore, 'findByIds'>;
+  notes: Pick<NotesStore, 'userNoteCounts'>;
+}
+
+const present = <T>(value: T | null): T[] => (value === null ? [] : [value]);
+
+/**
+ * The views of a page of merge requests in nine statements whatever its size: labels,
+ * assignees, reviewers, milestones, projects, votes and note counts, then users and namespaces.
+ */
+export class MergeRequestViews {
+  constructor(private readonly deps: MergeRequestViewsDeps) {}
+
+  async many(records: readonly MergeRequestRecord[]): Promise<MergeRequestView[]> {
+    if (records.length === 0) return [];
+    const { deps } = this;
+    const ids = records.map((record) => record.id);
+    const milestoneIds = records.flatMap((record) => present(record.milestone_id));
+    const projectIds = records.flatMap((record) => [record.project_id, ...present(record.source_project_id)]);
+    // Two waves of independent reads: on PostgreSQL each wave's statements travel side by side.
+    const [labels, assignees, reviewers, milestoneList, projectList, votes, noteCounts] = await Promise.all([
+      deps.mergeRequests.labelsOf(ids),
+      deps.mergeRequests.assigneesOf(ids),
+      deps.mergeRequests.reviewersOf(ids),
+      milestoneIds.length ? deps.milestones.findByIds(milestoneIds) : Promise.resolve([]),
+      deps.projects.findByIds([...new Set(projectIds)]),
+      deps.mergeRequests.votesOf(ids),
+      deps.notes.userNoteCounts('MergeRequest', ids),
+    ]);
+    const milestones = new Map(milestoneList.map((milestone) => [milestone.id, milestone]));
+    const projects = new Map(projectList.map((project) => [project.id, project]));
+    const userIds = records.flatMap((record) => [
+      record.author_id, ...present(record.closed_by_id), ...present(record.merged_by_id), ...present(record.merge_user_id),
+      ...(assignees.get(record.id) ?? []), ...(reviewers.get(record.id) ?? []),
+    ]);
+    const namespaceIds = [...projectList.map((project) => project.namespace_id), ...milestoneList.flatMap((milestone) => present(milestone.group_id))];
+    const [userList, namespaceList] = await Promise.all([deps.users.findByIds([...new Set(userIds)]), deps.namespaces.findByIds([...new Set(namespaceIds)])]);
+    const users = new Map(userList.map((user) => [user.id, user]));
+    const namespaces = new Map(namespaceList.map((namespace) => [namespace.id, namespace.full_path]));
+    const projectPath = (projectId: number) => {
+      const project = projects.get(projectId);
+      return project ? `${namespaces.get(project.namespace_id) ?? ''}/${project.path}` : '';
+    };
+    const user = (id: number | null) => (id === null ? null : (users.get(id) ?? null));
+    return records.map((record) => {
+      const milestone = record.milestone_id === null ? undefined : milestones.get(record.milestone_id);
+      return {
+        record,
+        projectPath: projectPath(record.project_id),
+        sourceProjectPath: record.source_project_id === null || !projects.has(record.source_project_id) ? null : projectPath(record.source_project_id),
+        labels: labels.get(record.id) ?? [],
+        milestone: milestone ? { milestone, ownerPath: milestone.project_id !== null ? projectPath(milestone.project_id) : (namespaces.get(milestone.group_id ?? -1) ?? '') } : null,
+        author: user(record.author_id),
+        assignees: (assignees.get(record.id) ?? []).flatMap((id) => users.get(id) ?? []),
+        reviewers: (reviewers.get(record.id) ?? []).flatMap((id) => users.get(id) ?? []),
+        closedBy: user(record.closed_by_id),
+        mergedBy: user(record.merged_by_id),
+        mergeUser: user(record.merged_by_id ?? record.merge_user_id),
+        userNotesCount: noteCounts.get(record.id) ?? 0,
+        votes: votes.get(record.id) ?? { upvotes: 0, downvotes: 0 },
+      };
+    });
+  }
+
+  async one(record: MergeRequestRecord): Promise<MergeRequestView> {
+    const [view] = await this.many([record]);
+    return view!;
+  }
+}
+
+/** What observers are told of a request: its record and relations, as stored. */
+export function snapshotOf(view: MergeRequestView): MergeRequestSnapshot {
+  return { record: view.record, labels: view.labels, assigneeIds: view.assignees.map((user) => user.id), reviewerIds: view.reviewers.map((user) => user.id) };
+}

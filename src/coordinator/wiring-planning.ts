@@ -1,4 +1,5 @@
 import type { CoordinatorContext } from './context.ts';
+import { MergeRequestPermissions } from './services/access/merge-request-permissions.ts';
 import { PlanningPermissions } from './services/access/planning-permissions.ts';
 import { LabelsService } from './services/planning/labels.ts';
 import { MilestonesService } from './services/planning/milestones.ts';
@@ -13,6 +14,11 @@ import { NotesService } from './services/planning/notes.ts';
 import { AwardEmojiService } from './services/planning/award-emoji.ts';
 import { TimeTrackingService } from './services/planning/time-tracking.ts';
 import { VisibleIssues } from './services/planning/visible-issues.ts';
+import { VisibleMergeRequests } from './services/planning/merge-requests/visible.ts';
+import { Noteables } from './services/planning/noteables.ts';
+import type { MergeRequestObserver } from './services/planning/merge-requests/observers.ts';
+import { MergeRequestSystemNotes } from './services/planning/merge-requests/system-notes.ts';
+import { MergeRequestTodos } from './services/planning/todos-merge-request-observer.ts';
 import { CommitReferences } from './services/planning/commit-references.ts';
 import { IssueMove } from './services/planning/issue-move.ts';
 import { LabelPromote } from './services/planning/label-promote.ts';
@@ -21,11 +27,8 @@ import { SubscriptionsService } from './services/planning/subscriptions.ts';
 import { TodosObserver } from './services/planning/todos-observer.ts';
 import { TodosService } from './services/planning/todos.ts';
 import { buildMergeRequestServices } from './wiring-merge-requests.ts';
-import type { MergeRequestObserver } from './services/planning/merge-requests/observers.ts';
 import { buildTaskComments } from './wiring-integrations.ts';
-import { MergeRequestPermissions } from './services/access/merge-request-permissions.ts';
 import { RepositoryAccess } from './services/repository/access.ts';
-import { VisibleMergeRequests } from './services/planning/merge-requests/visible.ts';
 import { MergeService } from './services/planning/merge-requests/merge.ts';
 import { AutoMerge } from './services/planning/merge-requests/merge-when-pipeline-succeeds.ts';
 import { ClosesIssues } from './services/planning/merge-requests/closes-issues.ts';
@@ -47,16 +50,25 @@ export function buildPlanningServices(context: CoordinatorContext, mergeRequestO
   observers.push(new TodosObserver({ todos: stores.todos, users: stores.users, planningPermissions }));
   const visibleIssues = new VisibleIssues({ lookup, issues: stores.issues, planningPermissions });
   const issues = new IssuesService({ ...scope, issues: stores.issues, lookup, permissions, planningPermissions, fields, views, milestones, observers, visibleIssues });
-  const notes = new NotesService({ notes: stores.notes, issues: stores.issues, users: stores.users, lookup, planningPermissions, views, observers, visibleIssues });
-  const awardEmoji = new AwardEmojiService({ awardEmoji: stores.awardEmoji, users: stores.users, visibleIssues, planningPermissions });
-  const timeTracking = new TimeTrackingService({ issues: stores.issues, timelogs: stores.timelogs, visibleIssues, planningPermissions, systemNotes });
+  const mergeRequestPermissions = new MergeRequestPermissions(permissions);
+  const visibleMergeRequests = new VisibleMergeRequests({ lookup, mergeRequests: stores.mergeRequests, mergeRequestPermissions });
+  const noteables = new Noteables({ lookup, planningPermissions, visibleIssues, visibleMergeRequests });
+  const mergeRequestTodos = new MergeRequestTodos({ todos: stores.todos, users: stores.users, mergeRequestPermissions });
+  const mergeRequestSystemNotes = new MergeRequestSystemNotes({ systemNotes, users: stores.users, milestones: stores.milestones });
+  /** For the merge request services to announce to (system notes, then todos), as the issues service does. */
+  const mergeRequestActivityObservers: MergeRequestObserver[] = [mergeRequestSystemNotes, mergeRequestTodos];
+  const notes = new NotesService({ notes: stores.notes, users: stores.users, planningPermissions, noteables, views, observers, mergeRequestObservers: [mergeRequestTodos] });
+  const awardEmoji = new AwardEmojiService({ awardEmoji: stores.awardEmoji, users: stores.users, noteables, planningPermissions });
+  const timeTracking = new TimeTrackingService({ issues: stores.issues, mergeRequests: stores.mergeRequests, timelogs: stores.timelogs, noteables, planningPermissions, mergeRequestPermissions, systemNotes });
   const issueMove = new IssueMove({
     lookup, issues: stores.issues, labels: stores.labels, milestones: stores.milestones, namespaces: stores.namespaces, moves: stores.issueMoves, planningPermissions, fields, views, systemNotes, visibleIssues,
   });
   const labelPromote = new LabelPromote({ owners, labels: stores.labels, namespaces: stores.namespaces, promotions: stores.labelPromotions, permissions });
-  const subscriptions = new SubscriptionsService({ subscriptions: stores.subscriptions, issues, labels, lookup });
-  const todos = new TodosService({ ...scope, todos: stores.todos, issues: stores.issues, views, users: stores.users, projects: stores.projects, permissions, planningPermissions });
-  return { labels, milestones, issues, systemNotes, notes, awardEmoji, timeTracking, issueMove, labelPromote, subscriptions, todos, ...buildMergeRequestServices(context, { issueFields: fields, milestones }, mergeRequestObservers) };
+  const subscriptions = new SubscriptionsService({ subscriptions: stores.subscriptions, issues, labels, visibleMergeRequests, mergeRequests: stores.mergeRequests, namespaces: stores.namespaces });
+  const todos = new TodosService({ ...scope, todos: stores.todos, issues: stores.issues, mergeRequests: stores.mergeRequests, visibleMergeRequests, views, users: stores.users, projects: stores.projects, permissions, planningPermissions });
+  const mergeRequestArea = buildMergeRequestServices(context, { issueFields: fields, milestones }, mergeRequestObservers);
+  mergeRequestArea.mergeRequestObservers.push(...mergeRequestActivityObservers);
+  return { labels, milestones, issues, systemNotes, notes, awardEmoji, timeTracking, issueMove, labelPromote, subscriptions, todos, mergeRequestSystemNotes, ...mergeRequestArea };
 }
 
 /** Issue references in pushed commits; its task handler runs on the CI area's task worker. */

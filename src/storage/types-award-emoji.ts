@@ -1,8 +1,8 @@
-/** Award emoji on issues and their notes (later merge requests): one person's reaction. */
+/** Award emoji on issues, merge requests and their notes: one person's reaction. */
 import type { Page } from './types-ci.ts';
-import type { NoteRecord } from './types-notes.ts';
+import type { NoteableType, NoteRecord } from './types-notes.ts';
 
-export type AwardableType = 'Issue' | 'Note';
+export type AwardableType = 'Issue' | 'MergeRequest' | 'Note';
 
 export interface AwardableRef {
   type: AwardableType;
@@ -21,7 +21,7 @@ export interface AwardEmojiRecord {
 
 export type NewAwardEmoji = Omit<AwardEmojiRecord, 'id'>;
 
-/** Thumbs up and thumbs down of one issue. */
+/** Thumbs up and thumbs down of one issue or merge request. */
 export interface IssueVotes {
   upvotes: number;
   downvotes: number;
@@ -35,8 +35,8 @@ export interface AwardEmojiStore {
   /** Undefined when the user already awarded that name there. */
   create(award: NewAwardEmoji): Promise<AwardEmojiRecord | undefined>;
   delete(id: number): Promise<boolean>;
-  /** One statement: each issue's thumbs up and thumbs down (issues without any are absent). */
-  votesOf(issueIds: readonly number[]): Promise<Map<number, IssueVotes>>;
-  /** A note of this issue by id (for awarding it), whoever wrote it; undefined when it is another's. */
-  findIssueNote(issueId: number, noteId: number): Promise<NoteRecord | undefined>;
+  /** One statement: each issue's (or merge request's) thumbs up and thumbs down (those without any are absent). */
+  votesOf(ids: readonly number[], awardableType?: NoteableType): Promise<Map<number, IssueVotes>>;
+  /** A note of this issue or merge request by id (for awarding it), whoever wrote it; undefined when it is another's. */
+  findNote(noteableType: NoteableType, noteableId: number, noteId: number): Promise<NoteRecord | undefined>;
 }

@@ -1,9 +1,18 @@
-/** Time logged on issues (later merge requests), and the issue totals it keeps. */
+/** Time logged on issues and merge requests, and the totals it keeps. */
+import type { MergeRequestRecord } from './types-merge-requests.ts';
 import type { IssueRecord } from './types-planning.ts';
 
 export interface NewTimelog {
   project_id: number;
   issue_id: number;
+  user_id: number;
+  summary: string | null;
+  at: string;
+}
+
+export interface NewMergeRequestTimelog {
+  project_id: number;
+  merge_request_id: number;
   user_id: number;
   summary: string | null;
   at: string;
@@ -19,4 +28,6 @@ export interface TimelogsStore {
    * when the total would fall below zero or pass `maximum`; undefined when the issue is gone.
    */
   addSpent(log: NewTimelog, seconds: number | 'reset', maximum: number): Promise<{ issue: IssueRecord; logged: number } | SpentTimeRefusal | undefined>;
+  /** The same for a merge request (its lock_version moves too: the change is a write like any other). */
+  addSpentOnMergeRequest(log: NewMergeRequestTimelog, seconds: number | 'reset', maximum: number): Promise<{ mergeRequest: MergeRequestRecord; logged: number } | SpentTimeRefusal | undefined>;
 }

@@ -1,5 +1,6 @@
 /** Subscriptions and todos: who follows an issue or label, and what a user is asked to look at. */
 import type { Page } from './types-ci.ts';
+import type { NoteableType } from './types-notes.ts';
 import type { ConfidentialAccess, IssueProjectScope } from './types-planning.ts';
 
 export type SubscribableType = 'Issue' | 'Label' | 'MergeRequest';
@@ -9,11 +10,11 @@ export interface SubscriptionsStore {
   choices(userId: number, type: SubscribableType, ids: readonly number[]): Promise<Map<number, boolean>>;
   /** Records a choice (insert or replace); `projectId` is the project it was made in, null for a group label. */
   set(userId: number, type: SubscribableType, id: number, projectId: number | null, subscribed: boolean, at: string): Promise<void>;
-  /** Whether the user wrote a (non-system) note on the issue: commenters take part in it. */
-  hasNoted(userId: number, issueId: number): Promise<boolean>;
+  /** Whether the user wrote a (non-system) note on the issue (or merge request): commenters take part in it. */
+  hasNoted(userId: number, noteableId: number, noteableType?: NoteableType): Promise<boolean>;
 }
 
-export type TodoAction = 'assigned' | 'mentioned' | 'directly_addressed' | 'marked' | 'build_failed' | 'approval_required' | 'unmergeable';
+export type TodoAction = 'assigned' | 'review_requested' | 'mentioned' | 'directly_addressed' | 'marked' | 'build_failed' | 'approval_required' | 'unmergeable';
 export type TodoState = 'pending' | 'done';
 
 export interface TodoRecord {
@@ -37,7 +38,7 @@ export type NewTodo = Omit<TodoRecord, 'id' | 'state' | 'updated_at'>;
 /** What `GET /todos` filters on; the caller's todos only, and only those whose target they may still see. */
 export interface TodoListFilter {
   userId: number;
-  /** The projects whose issues the caller reads, as the issue lists scope them. */
+  /** The projects whose issues (and merge requests) the caller reads, as the issue lists scope them. */
   projects: IssueProjectScope;
   confidentialAccess: ConfidentialAccess | null;
   action?: TodoAction;

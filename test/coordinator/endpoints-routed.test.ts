@@ -22,7 +22,6 @@ const PENDING: ReadonlyArray<{ prefix: string; area: string; exact?: boolean }> 
   // Merge requests: the core and merge routes are built; these belong to the changes, pipelines and notes work.
   { prefix: '/projects/:id/merge_requests/:merge_request_iid/changes', area: 'merge requests', exact: true },
   { prefix: '/projects/:id/merge_requests/:merge_request_iid/commits', area: 'merge requests', exact: true },
-  { prefix: '/projects/:id/merge_requests/:merge_request_iid/notes', area: 'merge requests', exact: true },
   { prefix: '/projects/:id/merge_requests/:merge_request_iid/pipelines', area: 'merge requests', exact: true },
 ];
 

@@ -33,6 +33,8 @@ export interface WalkPlanning {
   /** A merge request the walk reads and edits, one the delete route removes, and a branch with none that the create route opens one from. */
   mergeRequestIid: number;
   doomedMergeRequestIid: number;
+  /** A note of the walked merge request, one to delete, and awards on the request and the note (a `tada` each, with one more to delete). */
+  mergeRequestActivity: { noteId: number; doomedNoteId: number; awardId: number; doomedAwardId: number; noteAwardId: number; doomedNoteAwardId: number };
   newMergeRequestBranch: string;
 }
 
@@ -56,13 +58,24 @@ interface Walker {
 }
 
 /** Branches with a commit each, and merge requests from two of them into main. */
-async function seedMergeRequests(call: Call, projectUrl: string): Promise<Pick<WalkPlanning, 'mergeRequestIid' | 'doomedMergeRequestIid' | 'newMergeRequestBranch'>> {
+async function seedMergeRequests(call: Call, projectUrl: string): Promise<Pick<WalkPlanning, 'mergeRequestIid' | 'doomedMergeRequestIid' | 'newMergeRequestBranch' | 'mergeRequestActivity'>> {
   const iids: number[] = [];
   for (const branch of ['walk-mr', 'walk-mr-doomed', 'walk-mr-new']) {
     await call('POST', `${projectUrl}/repository/commits`, { branch, start_branch: 'main', commit_message: branch, actions: [{ action: 'create', file_path: `${branch}.txt`, content: branch }] });
     if (branch !== 'walk-mr-new') iids.push(Number((await call('POST', `${projectUrl}/merge_requests`, { source_branch: branch, target_branch: 'main', title: branch, labels: 'walk' })).iid));
   }
-  return { mergeRequestIid: iids[0]!, doomedMergeRequestIid: iids[1]!, newMergeRequestBranch: 'walk-mr-new' };
+  const requestUrl = `${projectUrl}/merge_requests/${iids[0]}`;
+  const [noteId, doomedNoteId] = [Number((await call('POST', `${requestUrl}/notes`, { body: 'walk' })).id), Number((await call('POST', `${requestUrl}/notes`, { body: 'doomed' })).id)];
+  const award = async (url: string, name: string) => Number((await call('POST', `${url}/award_emoji`, { name })).id);
+  const mergeRequestActivity = {
+    noteId,
+    doomedNoteId,
+    awardId: await award(requestUrl, 'tada'),
+    doomedAwardId: await award(requestUrl, 'rocket'),
+    noteAwardId: await award(`${requestUrl}/notes/${noteId}`, 'tada'),
+    doomedNoteAwardId: await award(`${requestUrl}/notes/${noteId}`, 'rocket'),
+  };
+  return { mergeRequestIid: iids[0]!, doomedMergeRequestIid: iids[1]!, newMergeRequestBranch: 'walk-mr-new', mergeRequestActivity };
 }
 
 /** What another user makes: a todo of root's (they assign root to an issue), and an issue root takes no part in. */
@@ -123,8 +136,9 @@ export function planningValue(path: string, name: string, planning: WalkPlanning
   if (name === 'label_id') return path.startsWith('/groups/') ? planning.groupLabelId : planning.labelId;
   if (name === 'issue_iid') return planning.issueIid;
   if (name === 'merge_request_iid') return planning.mergeRequestIid;
-  if (name === 'note_id') return planning.noteId;
-  if (name === 'award_id') return path.includes('/notes/') ? planning.noteAwardId : planning.awardId;
+  const activity = path.includes('/merge_requests/') ? planning.mergeRequestActivity : planning;
+  if (name === 'note_id') return activity.noteId;
+  if (name === 'award_id') return path.includes('/notes/') ? activity.noteAwardId : activity.awardId;
   if (name === 'milestone_id') return path.startsWith('/groups/') ? planning.groupMilestoneId : planning.milestoneId;
   return undefined;
 }
@@ -146,6 +160,11 @@ export function planningParams(world: { planning: WalkPlanning }): Record<string
     'POST /api/v4/projects/:id/issues/:issue_iid/notes/:note_id/award_emoji': { name: 'thumbsup' },
     'POST /api/v4/projects/:id/issues/:issue_iid/time_estimate': { duration: '1h' },
     'POST /api/v4/projects/:id/issues/:issue_iid/add_spent_time': { duration: '1h', summary: 'walked' },
+    'POST /api/v4/projects/:id/merge_requests/:merge_request_iid/award_emoji': { name: 'thumbsup' },
+    'PUT /api/v4/projects/:id/merge_requests/:merge_request_iid/notes/:note_id': { body: 'walked' },
+    'POST /api/v4/projects/:id/merge_requests/:merge_request_iid/notes/:note_id/award_emoji': { name: 'thumbsup' },
+    'POST /api/v4/projects/:id/merge_requests/:merge_request_iid/time_estimate': { duration: '1h' },
+    'POST /api/v4/projects/:id/merge_requests/:merge_request_iid/add_spent_time': { duration: '1h', summary: 'walked' },
     'POST /api/v4/projects/:id/issues/:issue_iid/move': { to_project_id: String(planning.moveTargetProjectId) },
   };
 }
@@ -165,6 +184,10 @@ export function planningPathParams(route: { method: string; url: string }, world
   if (route.url === '/api/v4/projects/:id/issues/:issue_iid/notes/:note_id') return { note_id: String(planning.doomedNoteId) };
   if (route.url === '/api/v4/projects/:id/issues/:issue_iid/award_emoji/:award_id') return { award_id: String(planning.doomedAwardId) };
   if (route.url === '/api/v4/projects/:id/issues/:issue_iid/notes/:note_id/award_emoji/:award_id') return { award_id: String(planning.doomedNoteAwardId) };
+  const activity = planning.mergeRequestActivity;
+  if (route.url === '/api/v4/projects/:id/merge_requests/:merge_request_iid/notes/:note_id') return { note_id: String(activity.doomedNoteId) };
+  if (route.url === '/api/v4/projects/:id/merge_requests/:merge_request_iid/award_emoji/:award_id') return { award_id: String(activity.doomedAwardId) };
+  if (route.url === '/api/v4/projects/:id/merge_requests/:merge_request_iid/notes/:note_id/award_emoji/:award_id') return { award_id: String(activity.doomedNoteAwardId) };
   if (route.url === '/api/v4/projects/:id/milestones/:milestone_id') return { milestone_id: String(planning.doomedMilestoneId) };
   if (route.url === '/api/v4/groups/:id/milestones/:milestone_id') return { milestone_id: String(planning.doomedGroupMilestoneId) };
   return {};

@@ -5,6 +5,7 @@ import { requireActor } from '../../http/auth.ts';
 import { Param } from '../../http/gitlab-params.ts';
 import { serializeIssue } from '../../http/serializers/planning/issues.ts';
 import { serializeLabel } from '../../http/serializers/planning/labels.ts';
+import { serializeMergeRequestTarget } from '../../http/serializers/planning/merge-request-target.ts';
 import type { CoordinatorServices, EdgeConfig } from '../../wiring.ts';
 
 const tags = ['subscriptions'];
@@ -15,7 +16,7 @@ const LabelPath = Type.Object({ ...PROJECT, label_id: Param.string({ description
 
 /**
  * `POST /projects/:id/:subscribable_type/:subscribable_id/subscribe|unsubscribe`, one route per
- * type (issues by iid, labels by id or name, merge requests): 201 with the entity when the
+ * type (issues and merge requests by iid, labels by id or name): 201 with the entity when the
  * caller's subscription changes, 304 with no body when it does not.
  */
 export function subscriptionsRoutes({ subscriptions }: CoordinatorServices, edge: EdgeConfig): FastifyPluginAsync {
@@ -37,8 +38,11 @@ export function subscriptionsRoutes({ subscriptions }: CoordinatorServices, edge
         return reply.code(201).send(serializeLabel(change.subject, true, change.subscribed));
       });
 
-      api.post(`/projects/:id/merge_requests/:merge_request_iid/${action}`, { schema: { summary: `${verb} a merge request (none exist yet: 404)`, tags, params: MergeRequestPath } }, async (request) => {
-        return subscriptions.setOnMergeRequest(request.params.id, requireActor(request));
+      api.post(`/projects/:id/merge_requests/:merge_request_iid/${action}`, { schema: { summary: `${verb} a merge request`, tags, params: MergeRequestPath } }, async (request, reply) => {
+        const change = await subscriptions.setOnMergeRequest(request.params.id, requireActor(request), request.params.merge_request_iid, subscribe);
+        if (!change.changed) return reply.code(304).send();
+        const { mergeRequest, projectPath } = change.subject;
+        return reply.code(201).send(serializeMergeRequestTarget(mergeRequest, projectPath, edge.externalUrl, change.subscribed));
       });
     }
   };

@@ -8,7 +8,7 @@ import { serializeTodo } from '../../http/serializers/planning/todos.ts';
 import type { CoordinatorServices, EdgeConfig } from '../../wiring.ts';
 
 const tags = ['todos'];
-const ACTIONS = ['assigned', 'mentioned', 'build_failed', 'marked', 'approval_required', 'unmergeable', 'directly_addressed'] as const;
+const ACTIONS = ['assigned', 'review_requested', 'mentioned', 'build_failed', 'marked', 'approval_required', 'unmergeable', 'directly_addressed'] as const;
 const ListQuery = Type.Object({
   action: Type.Optional(Param.oneOf(ACTIONS, { description: 'Only todos of this action' })),
   author_id: Type.Optional(Param.integer({ description: 'Only todos this user caused' })),
@@ -19,8 +19,13 @@ const ListQuery = Type.Object({
   ...PAGINATION,
 });
 const TodoPath = Type.Object({ id: Param.integer({ description: 'The todo id' }) });
+const MergeRequestPath = Type.Object({ id: Param.string({ description: 'Project id or URL-encoded full path' }), merge_request_iid: Param.integer({ description: 'The merge request iid' }) });
 
-/** The caller's todos: `GET /todos`, `POST /todos/:id/mark_as_done` (201 with the todo), `POST /todos/mark_as_done` (204). */
+/**
+ * The caller's todos: `GET /todos`, `POST /todos/:id/mark_as_done` (201 with the todo),
+ * `POST /todos/mark_as_done` (204), and `POST /projects/:id/merge_requests/:merge_request_iid/todo`
+ * (201 with the new todo, 304 when the caller already has one pending there).
+ */
 export function todosRoutes({ todos }: CoordinatorServices, edge: EdgeConfig): FastifyPluginAsync {
   return async (app) => {
     const api = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -42,6 +47,12 @@ export function todosRoutes({ todos }: CoordinatorServices, edge: EdgeConfig): F
     api.post('/todos/mark_as_done', { schema: { summary: 'Mark all your todos done', tags } }, async (request, reply) => {
       await todos.markAllDone(requireActor(request));
       return reply.code(204).send();
+    });
+
+    api.post('/projects/:id/merge_requests/:merge_request_iid/todo', { schema: { summary: 'Add a todo for yourself on a merge request', tags, params: MergeRequestPath } }, async (request, reply) => {
+      const view = await todos.markMergeRequest(request.params.id, requireActor(request), request.params.merge_request_iid);
+      if (!view) return reply.code(304).send();
+      return reply.code(201).send(serializeTodo(view, edge.externalUrl));
     });
   };
 }

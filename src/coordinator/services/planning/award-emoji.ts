@@ -1,17 +1,16 @@
 import { GantryError } from '../../../shared/errors.ts';
 import type { ProjectRecord, UserRecord, UsersStore } from '../../../storage/types.ts';
 import type { AwardableRef, AwardEmojiRecord, AwardEmojiStore } from '../../../storage/types-award-emoji.ts';
-import type { IssueRecord } from '../../../storage/types-planning.ts';
 import type { Actor } from '../access/permissions.ts';
 import type { PlanningPermissions } from '../access/planning-permissions.ts';
 import type { Page, Paged } from '../repository/pages.ts';
 import { emojiName } from './award-emoji-names.ts';
-import type { VisibleIssues } from './visible-issues.ts';
+import type { Noteable, NoteableRef, Noteables } from './noteables.ts';
 
-/** An issue (`noteId` absent) or one of its notes, as the award emoji routes name them. */
+/** An issue or merge request (`noteId` absent) or one of its notes, as the award emoji routes name them. */
 export interface AwardTarget {
   projectRef: string;
-  issueIid: number;
+  noteable: NoteableRef;
   noteId?: number;
 }
 
@@ -23,15 +22,15 @@ export interface AwardView {
 export interface AwardEmojiServiceDeps {
   awardEmoji: AwardEmojiStore;
   users: Pick<UsersStore, 'findByIds'>;
-  visibleIssues: Pick<VisibleIssues, 'find'>;
-  planningPermissions: Pick<PlanningPermissions, 'canAwardEmoji' | 'seesConfidentialIssues'>;
+  noteables: Pick<Noteables, 'find'>;
+  planningPermissions: Pick<PlanningPermissions, 'canAwardEmoji' | 'seesConfidentialIssues' | 'canReadInternalNotes'>;
 }
 
 const refused = (reason: string) => new GantryError('GANTRY_E_AWARD_EMOJI_REFUSED', reason, { resource: `Award Emoji ${reason}` });
 
 /**
- * Award emoji on issues and their notes, as GitLab's AwardEmojis services: whoever sees the
- * issue (and the note: internal ones to Reporters and up) reads them and, signed in, awards
+ * Award emoji on issues, merge requests and their notes, as GitLab's AwardEmojis services:
+ * whoever sees the issue or request (and the note: internal ones to Reporters and up) reads them and, signed in, awards
  * them, once per name; only the awarder or an administrator takes one back.
  */
 export class AwardEmojiService {
@@ -50,8 +49,8 @@ export class AwardEmojiService {
   }
 
   async award(target: AwardTarget, actor: UserRecord, name: string): Promise<AwardView> {
-    const { project, issue, awardable, systemNote } = await this.resolve(target, actor);
-    if (!(await this.deps.planningPermissions.canAwardEmoji(project, issue, actor))) throw refused('User cannot award emoji to awardable');
+    const { project, record, awardable, systemNote } = await this.resolve(target, actor);
+    if (!(await this.deps.planningPermissions.canAwardEmoji(project, record, actor))) throw refused('User cannot award emoji to awardable');
     if (systemNote) throw refused('Awardable cannot be awarded emoji');
     const known = emojiName(name);
     if (known === undefined) throw refused('Name is not a valid emoji name');
@@ -74,14 +73,15 @@ export class AwardEmojiService {
     return award;
   }
 
-  /** The issue the caller sees and, when a note is named, that note of it (internal notes: Reporters and up). */
-  private async resolve(target: AwardTarget, actor: Actor): Promise<{ project: ProjectRecord; issue: IssueRecord; awardable: AwardableRef; systemNote: boolean }> {
-    const { project, issue } = await this.deps.visibleIssues.find(target.projectRef, actor, target.issueIid);
-    if (target.noteId === undefined) return { project, issue, awardable: { type: 'Issue', id: issue.id }, systemNote: false };
-    const note = await this.deps.awardEmoji.findIssueNote(issue.id, target.noteId);
+  /** The issue or request the caller sees and, when a note is named, that note of it (internal notes: Reporters and up). */
+  private async resolve(target: AwardTarget, actor: Actor): Promise<{ project: ProjectRecord; record: Noteable['record']; awardable: AwardableRef; systemNote: boolean }> {
+    const { type, project, record } = await this.deps.noteables.find(target.projectRef, actor, target.noteable);
+    if (target.noteId === undefined) return { project, record, awardable: { type, id: record.id }, systemNote: false };
+    const note = await this.deps.awardEmoji.findNote(type, record.id, target.noteId);
     // read_internal_note is the same level as read_confidential_issues: Reporters and up.
-    if (!note || (note.internal && !(await this.deps.planningPermissions.seesConfidentialIssues(project, actor)))) throw new GantryError('GANTRY_E_NOTE_NOT_FOUND');
-    return { project, issue, awardable: { type: 'Note', id: note.id }, systemNote: note.system };
+    const rules = this.deps.planningPermissions;
+    if (!note || (note.internal && !(await (type === 'Issue' ? rules.seesConfidentialIssues(project, actor) : rules.canReadInternalNotes(project, actor))))) throw new GantryError('GANTRY_E_NOTE_NOT_FOUND');
+    return { project, record, awardable: { type: 'Note', id: note.id }, systemNote: note.system };
   }
 
   private async views(awards: readonly AwardEmojiRecord[]): Promise<AwardView[]> {

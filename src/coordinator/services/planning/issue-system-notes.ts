@@ -77,7 +77,7 @@ export function milestoneReference(milestone: Pick<MilestoneRecord, 'iid' | 'tit
 }
 
 /** Rails' `to_sentence`: `a`, `a and b`, `a, b, and c`. */
-function sentence(words: readonly string[]): string {
+export function sentence(words: readonly string[]): string {
   if (words.length <= 2) return words.join(' and ');
   return `${words.slice(0, -1).join(', ')}, and ${words[words.length - 1]}`;
 }

@@ -1,13 +1,11 @@
-import type { VisibleIssues } from './visible-issues.ts';
 import { accessDenied, GantryError, invalidParam } from '../../../shared/errors.ts';
-import type { ProjectRecord, UserRecord, UsersStore } from '../../../storage/types.ts';
+import type { UserRecord, UsersStore } from '../../../storage/types.ts';
 import type { NoteRecord, NotesStore } from '../../../storage/types-notes.ts';
-import type { IssueRecord, IssuesStore } from '../../../storage/types-planning.ts';
-import type { Lookup } from '../access/lookup.ts';
 import type { PlanningPermissions } from '../access/planning-permissions.ts';
 import type { Page, Paged } from '../repository/pages.ts';
 import { announceNoteWritten, type IssueObserver } from './issue-observers.ts';
 import type { IssueViews } from './issue-views.ts';
+import type { MergeRequestNoteObserver, Noteable, NoteableRef, Noteables } from './noteables.ts';
 
 /** The longest note body GitLab stores. */
 export const NOTE_BODY_MAX_LENGTH = 1_000_000;
@@ -32,53 +30,49 @@ export interface NoteListQuery {
 
 export interface NotesServiceDeps {
   notes: NotesStore;
-  issues: Pick<IssuesStore, 'findByIid' | 'assigneesOf'>;
   users: Pick<UsersStore, 'findByIds'>;
-  lookup: Pick<Lookup, 'readableProject'>;
   planningPermissions: PlanningPermissions;
-  visibleIssues: Pick<VisibleIssues, 'inProject'>;
+  noteables: Pick<Noteables, 'forNotes'>;
   views: Pick<IssueViews, 'one'>;
-  /** Told of every note a person writes (todos for mentions …), in order. */
+  /** Told of every note a person writes on an issue (todos for mentions …), in order. */
   observers: readonly IssueObserver[];
-}
-
-interface VisibleIssue {
-  project: ProjectRecord;
-  issue: IssueRecord;
+  /** The same for notes on merge requests. */
+  mergeRequestObservers: readonly MergeRequestNoteObserver[];
 }
 
 /**
- * Notes on issues: whoever sees an issue reads its notes (internal ones from Reporters up)
- * and, signed in, writes them (members only while the discussion is locked); authors and
- * Maintainers edit and delete them; system notes are never edited or deleted.
+ * Notes on issues and merge requests: whoever sees one reads its notes (internal ones from
+ * Reporters up) and, signed in, writes them (members only while the discussion is locked);
+ * authors and Maintainers edit and delete them; system notes are never edited or deleted.
  */
 export class NotesService {
   constructor(private readonly deps: NotesServiceDeps) {}
 
-  async list(projectRef: string, actor: UserRecord, iid: number, query: NoteListQuery, page: Page): Promise<Paged<NoteView>> {
-    const { project, issue } = await this.visibleIssue(projectRef, actor, iid);
-    const includeInternal = await this.deps.planningPermissions.canReadInternalNotes(project, actor);
-    const { items, total } = await this.deps.notes.list({ noteableType: 'Issue', noteableId: issue.id, includeInternal, ...query }, page);
-    return { items: await this.views(items, issue), total };
+  async list(projectRef: string, actor: UserRecord, ref: NoteableRef, query: NoteListQuery, page: Page): Promise<Paged<NoteView>> {
+    const noteable = await this.deps.noteables.forNotes(projectRef, actor, ref);
+    const includeInternal = await this.deps.planningPermissions.canReadInternalNotes(noteable.project, actor);
+    const { items, total } = await this.deps.notes.list({ noteableType: noteable.type, noteableId: noteable.record.id, includeInternal, ...query }, page);
+    return { items: await this.views(items, noteable), total };
   }
 
-  async get(projectRef: string, actor: UserRecord, iid: number, noteId: number): Promise<NoteView> {
-    const { project, issue } = await this.visibleIssue(projectRef, actor, iid);
-    const note = await this.readableNote(project, issue, actor, noteId);
-    return this.view(note, issue);
+  async get(projectRef: string, actor: UserRecord, ref: NoteableRef, noteId: number): Promise<NoteView> {
+    const noteable = await this.deps.noteables.forNotes(projectRef, actor, ref);
+    const note = await this.readableNote(noteable, actor, noteId);
+    return this.view(note, noteable);
   }
 
-  async create(projectRef: string, actor: UserRecord, iid: number, input: NewNoteInput): Promise<NoteView> {
+  async create(projectRef: string, actor: UserRecord, ref: NoteableRef, input: NewNoteInput): Promise<NoteView> {
     this.checkBody(input.body);
-    const { project, issue } = await this.visibleIssue(projectRef, actor, iid);
+    const noteable = await this.deps.noteables.forNotes(projectRef, actor, ref);
+    const { project, record } = noteable;
     const rules = this.deps.planningPermissions;
-    if (!(await rules.canCreateNote(project, issue, actor))) throw accessDenied();
+    if (!(await rules.canCreateNote(project, record, actor))) throw accessDenied();
     if (input.internal && !(await rules.canReadInternalNotes(project, actor))) throw accessDenied();
     const at = input.createdAt !== undefined && (await rules.canBackdateNote(project, actor)) ? input.createdAt : new Date().toISOString();
     const note = await this.deps.notes.create({
       project_id: project.id,
-      noteable_type: 'Issue',
-      noteable_id: issue.id,
+      noteable_type: noteable.type,
+      noteable_id: record.id,
       author_id: actor.id,
       body: input.body,
       system: false,
@@ -86,41 +80,41 @@ export class NotesService {
       created_at: at,
       updated_at: at,
     });
-    if (this.deps.observers.some((observer) => observer.noteWritten)) {
-      await announceNoteWritten(this.deps.observers, { project, actor, issue: await this.deps.views.one(issue), note });
-    }
-    return { note, author: actor, noteableIid: issue.iid };
+    await this.announce(noteable, actor, note);
+    return { note, author: actor, noteableIid: record.iid };
   }
 
-  async update(projectRef: string, actor: UserRecord, iid: number, noteId: number, body: string): Promise<NoteView> {
+  async update(projectRef: string, actor: UserRecord, ref: NoteableRef, noteId: number, body: string): Promise<NoteView> {
     this.checkBody(body);
-    const { project, issue } = await this.visibleIssue(projectRef, actor, iid);
-    const note = await this.readableNote(project, issue, actor, noteId);
-    if (!(await this.deps.planningPermissions.canAdminNote(project, issue, note, actor))) throw accessDenied();
+    const noteable = await this.deps.noteables.forNotes(projectRef, actor, ref);
+    const note = await this.readableNote(noteable, actor, noteId);
+    if (!(await this.deps.planningPermissions.canAdminNote(noteable.project, noteable.record, note, actor))) throw accessDenied();
     const updated = await this.deps.notes.update(note.id, { body, updated_at: new Date().toISOString() });
     if (!updated) throw new GantryError('GANTRY_E_NOTE_NOT_FOUND');
-    return this.view(updated, issue);
+    return this.view(updated, noteable);
   }
 
-  async remove(projectRef: string, actor: UserRecord, iid: number, noteId: number): Promise<void> {
-    const { project, issue } = await this.visibleIssue(projectRef, actor, iid);
-    const note = await this.readableNote(project, issue, actor, noteId);
-    if (!(await this.deps.planningPermissions.canAdminNote(project, issue, note, actor))) throw accessDenied();
+  async remove(projectRef: string, actor: UserRecord, ref: NoteableRef, noteId: number): Promise<void> {
+    const noteable = await this.deps.noteables.forNotes(projectRef, actor, ref);
+    const note = await this.readableNote(noteable, actor, noteId);
+    if (!(await this.deps.planningPermissions.canAdminNote(noteable.project, noteable.record, note, actor))) throw accessDenied();
     if (!(await this.deps.notes.delete(note.id))) throw new GantryError('GANTRY_E_NOTE_NOT_FOUND');
   }
 
-  /** The issue if the caller may see it (the issues service's rule): otherwise the same 404 as none. */
-  private async visibleIssue(projectRef: string, actor: UserRecord, iid: number): Promise<VisibleIssue> {
-    const project = await this.deps.lookup.readableProject(projectRef, actor);
-    if (!(await this.deps.planningPermissions.canReadIssues(project, actor))) throw accessDenied();
-    return { project, issue: await this.deps.visibleIssues.inProject(project, actor, iid) };
+  private async announce(noteable: Noteable, actor: UserRecord, note: NoteRecord): Promise<void> {
+    const { project } = noteable;
+    if (noteable.type === 'MergeRequest') {
+      for (const observer of this.deps.mergeRequestObservers) await observer.mergeRequestNoteWritten?.({ project, actor, mergeRequest: noteable.record, note });
+    } else if (this.deps.observers.some((observer) => observer.noteWritten)) {
+      await announceNoteWritten(this.deps.observers, { project, actor, issue: await this.deps.views.one(noteable.record), note });
+    }
   }
 
-  /** A note of this issue the caller may read: one of another issue, or internal to a Guest, is a 404. */
-  private async readableNote(project: ProjectRecord, issue: IssueRecord, actor: UserRecord, noteId: number): Promise<NoteRecord> {
-    const note = await this.deps.notes.findOn('Issue', issue.id, noteId);
+  /** A note of this issue or merge request the caller may read: one of another, or internal to a Guest, is a 404. */
+  private async readableNote(noteable: Noteable, actor: UserRecord, noteId: number): Promise<NoteRecord> {
+    const note = await this.deps.notes.findOn(noteable.type, noteable.record.id, noteId);
     if (!note) throw new GantryError('GANTRY_E_NOTE_NOT_FOUND');
-    if (note.internal && !(await this.deps.planningPermissions.canReadInternalNotes(project, actor))) throw new GantryError('GANTRY_E_NOTE_NOT_FOUND');
+    if (note.internal && !(await this.deps.planningPermissions.canReadInternalNotes(noteable.project, actor))) throw new GantryError('GANTRY_E_NOTE_NOT_FOUND');
     return note;
   }
 
@@ -130,15 +124,15 @@ export class NotesService {
     if (body.length > NOTE_BODY_MAX_LENGTH && [...body].length > NOTE_BODY_MAX_LENGTH) throw invalidParam('body', `is too long (maximum is ${NOTE_BODY_MAX_LENGTH} characters)`);
   }
 
-  private async view(note: NoteRecord, issue: IssueRecord): Promise<NoteView> {
-    const [view] = await this.views([note], issue);
+  private async view(note: NoteRecord, noteable: Noteable): Promise<NoteView> {
+    const [view] = await this.views([note], noteable);
     return view!;
   }
 
   /** The authors of a page of notes in one statement. */
-  private async views(notes: readonly NoteRecord[], issue: IssueRecord): Promise<NoteView[]> {
+  private async views(notes: readonly NoteRecord[], noteable: Noteable): Promise<NoteView[]> {
     if (notes.length === 0) return [];
     const authors = new Map((await this.deps.users.findByIds([...new Set(notes.map((note) => note.author_id))])).map((user) => [user.id, user]));
-    return notes.map((note) => ({ note, author: authors.get(note.author_id) ?? null, noteableIid: issue.iid }));
+    return notes.map((note) => ({ note, author: authors.get(note.author_id) ?? null, noteableIid: noteable.record.iid }));
   }
 }

@@ -1,7 +1,7 @@
-import { GantryError } from '../../../shared/errors.ts';
-import type { UserRecord } from '../../../storage/types.ts';
+import type { NamespacesStore, ProjectRecord, UserRecord } from '../../../storage/types.ts';
+import type { MergeRequestRecord, MergeRequestsStore } from '../../../storage/types-merge-requests.ts';
 import type { SubscriptionsStore } from '../../../storage/types-todos.ts';
-import type { Lookup } from '../access/lookup.ts';
+import type { VisibleMergeRequests } from './merge-requests/visible.ts';
 import type { IssueView } from './issue-views.ts';
 import type { IssuesService } from './issues.ts';
 import type { LabelRef, LabelsService, LabelView } from './labels.ts';
@@ -10,7 +10,17 @@ export interface SubscriptionsServiceDeps {
   subscriptions: SubscriptionsStore;
   issues: Pick<IssuesService, 'get'>;
   labels: Pick<LabelsService, 'get'>;
-  lookup: Pick<Lookup, 'readableProject'>;
+  visibleMergeRequests: Pick<VisibleMergeRequests, 'find'>;
+  mergeRequests: Pick<MergeRequestsStore, 'assigneesOf' | 'reviewersOf'>;
+  namespaces: Pick<NamespacesStore, 'findByIds'>;
+}
+
+/** A merge request the caller sees, with its project (what a subscribe answers with). */
+export interface SubscribedMergeRequest {
+  project: ProjectRecord;
+  /** `group/project`, for the request's web_url. */
+  projectPath: string;
+  mergeRequest: MergeRequestRecord;
 }
 
 /** The answer of a subscribe or unsubscribe: `changed` false is GitLab's 304 Not Modified. */
@@ -21,10 +31,10 @@ export interface SubscriptionChange<T> {
 }
 
 /**
- * Subscriptions to issues and labels, by GitLab's rule (Subscribable): the caller's explicit
- * choice wins (an unsubscribe outranks everything); without one, an issue's participants (its
- * author, its assignees, whoever wrote a note on it) are subscribed, and nobody is to a label.
- * Whoever reads the issue or label may subscribe to it.
+ * Subscriptions to issues, merge requests and labels, by GitLab's rule (Subscribable): the
+ * caller's explicit choice wins (an unsubscribe outranks everything); without one, an issue's or
+ * request's participants (its author, its assignees, a request's reviewers, whoever wrote a note
+ * on it) are subscribed, and nobody is to a label. Whoever reads one may subscribe to it.
  */
 export class SubscriptionsService {
   constructor(private readonly deps: SubscriptionsServiceDeps) {}
@@ -46,10 +56,25 @@ export class SubscriptionsService {
     return { changed: true, subject: view, subscribed: subscribe };
   }
 
-  /** Merge requests do not exist yet: every iid of a readable project is unknown. */
-  async setOnMergeRequest(projectRef: string, actor: UserRecord): Promise<never> {
-    await this.deps.lookup.readableProject(projectRef, actor);
-    throw new GantryError('GANTRY_E_MERGE_REQUEST_NOT_FOUND');
+  async setOnMergeRequest(projectRef: string, actor: UserRecord, iid: number, subscribe: boolean): Promise<SubscriptionChange<SubscribedMergeRequest>> {
+    const { project, mergeRequest } = await this.deps.visibleMergeRequests.find(projectRef, actor, iid);
+    const [namespace] = await this.deps.namespaces.findByIds([project.namespace_id]);
+    const subject = { project, mergeRequest, projectPath: `${namespace?.full_path ?? ''}/${project.path}` };
+    const current = await this.mergeRequestSubscribed(subject.mergeRequest, actor);
+    if (current === subscribe) return { changed: false, subject, subscribed: current };
+    await this.deps.subscriptions.set(actor.id, 'MergeRequest', subject.mergeRequest.id, subject.mergeRequest.project_id, subscribe, new Date().toISOString());
+    return { changed: true, subject, subscribed: subscribe };
+  }
+
+  /** `subscribed` of a single merge request's answer: the caller's choice, else whether they take part in it. */
+  async mergeRequestSubscribed(mergeRequest: MergeRequestRecord, actor: UserRecord | null): Promise<boolean> {
+    if (!actor) return false;
+    const choice = (await this.deps.subscriptions.choices(actor.id, 'MergeRequest', [mergeRequest.id])).get(mergeRequest.id);
+    if (choice !== undefined) return choice;
+    if (mergeRequest.author_id === actor.id) return true;
+    const [assignees, reviewers] = await Promise.all([this.deps.mergeRequests.assigneesOf([mergeRequest.id]), this.deps.mergeRequests.reviewersOf([mergeRequest.id])]);
+    if ([...(assignees.get(mergeRequest.id) ?? []), ...(reviewers.get(mergeRequest.id) ?? [])].includes(actor.id)) return true;
+    return this.deps.subscriptions.hasNoted(actor.id, mergeRequest.id, 'MergeRequest');
   }
 
   /** `subscribed` of a single issue's answer: the caller's choice, else whether they take part in it. */

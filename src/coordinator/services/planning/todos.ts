@@ -2,11 +2,13 @@ import { GantryError } from '../../../shared/errors.ts';
 import type { NamespaceRecord, NamespacesStore, ProjectRecord, ProjectsStore, UserRecord, UsersStore } from '../../../storage/types.ts';
 import type { TodoAction, TodoRecord, TodosStore, TodoState } from '../../../storage/types-todos.ts';
 import type { IssuesStore } from '../../../storage/types-planning.ts';
+import type { MergeRequestRecord, MergeRequestsStore } from '../../../storage/types-merge-requests.ts';
 import type { Permissions } from '../access/permissions.ts';
 import type { PlanningPermissions } from '../access/planning-permissions.ts';
 import { actorProjectAccess, type ProjectScopeDeps } from '../namespaces/project-scope.ts';
 import type { Page, Paged } from '../repository/pages.ts';
 import type { IssueView, IssueViews } from './issue-views.ts';
+import type { VisibleMergeRequests } from './merge-requests/visible.ts';
 
 /** A todo with what its answer shows, gathered for a whole page at once. */
 export interface TodoView {
@@ -14,6 +16,8 @@ export interface TodoView {
   author: UserRecord | null;
   project: { project: ProjectRecord; namespace: NamespaceRecord } | null;
   target: IssueView | null;
+  /** The target of a merge request's todo, with its project's path (for web_url). */
+  mergeRequest: { record: MergeRequestRecord; projectPath: string } | null;
 }
 
 export interface TodoQuery {
@@ -28,6 +32,8 @@ export interface TodoQuery {
 export interface TodosServiceDeps extends ProjectScopeDeps {
   todos: TodosStore;
   issues: Pick<IssuesStore, 'findByIds'>;
+  mergeRequests: Pick<MergeRequestsStore, 'findByIds'>;
+  visibleMergeRequests: Pick<VisibleMergeRequests, 'find'>;
   views: Pick<IssueViews, 'many'>;
   users: Pick<UsersStore, 'findByIds'>;
   projects: Pick<ProjectsStore, 'findByIds'>;
@@ -38,8 +44,9 @@ export interface TodosServiceDeps extends ProjectScopeDeps {
 
 /**
  * The caller's todos (GitLab's TodosFinder): pending ones unless `state=done` asks, newest
- * first, and only those whose issue the caller may still see — the same scope as the issue
- * lists, applied in the list's query, so a page is never short and costs no statement per row.
+ * first, and only those whose issue or merge request the caller may still see — the same scope
+ * as the issue lists (merge requests: a project they read with merge requests enabled), applied
+ * in the list's query, so a page is never short and costs no statement per row.
  */
 export class TodosService {
   constructor(private readonly deps: TodosServiceDeps) {}
@@ -74,6 +81,28 @@ export class TodosService {
     return view!;
   }
 
+  /**
+   * `POST .../merge_requests/:merge_request_iid/todo`: a `marked` todo for the caller on a
+   * request they see; undefined (GitLab's 304) when they already hold a pending one there.
+   */
+  async markMergeRequest(projectRef: string, actor: UserRecord, iid: number): Promise<TodoView | undefined> {
+    const { project, mergeRequest } = await this.deps.visibleMergeRequests.find(projectRef, actor, iid);
+    const [todo] = await this.deps.todos.createPending([actor.id], {
+      author_id: actor.id,
+      project_id: project.id,
+      group_id: null,
+      target_type: 'MergeRequest',
+      target_id: mergeRequest.id,
+      action: 'marked',
+      note_id: null,
+      body: mergeRequest.title,
+      created_at: new Date().toISOString(),
+    });
+    if (!todo) return undefined;
+    const [view] = await this.views([todo]);
+    return view;
+  }
+
   async markAllDone(actor: UserRecord): Promise<void> {
     await this.deps.todos.markDone(actor.id, 'all', new Date().toISOString());
   }
@@ -84,6 +113,8 @@ export class TodosService {
     const { deps } = this;
     const issueIds = todos.flatMap((todo) => (todo.target_type === 'Issue' ? [todo.target_id] : []));
     const issueViews = new Map((await deps.views.many(await deps.issues.findByIds(issueIds))).map((view) => [view.issue.id, view]));
+    const mergeRequestIds = todos.flatMap((todo) => (todo.target_type === 'MergeRequest' ? [todo.target_id] : []));
+    const mergeRequests = new Map((mergeRequestIds.length ? await deps.mergeRequests.findByIds(mergeRequestIds) : []).map((record) => [record.id, record]));
     const users = new Map((await deps.users.findByIds([...new Set(todos.map((todo) => todo.author_id))])).map((user) => [user.id, user]));
     const projectIds = [...new Set(todos.flatMap((todo) => (todo.project_id === null ? [] : [todo.project_id])))];
     const projects = new Map((projectIds.length ? await deps.projects.findByIds(projectIds) : []).map((project) => [project.id, project]));
@@ -92,11 +123,15 @@ export class TodosService {
     return todos.map((todo) => {
       const project = todo.project_id === null ? undefined : projects.get(todo.project_id);
       const namespace = project && namespaces.get(project.namespace_id);
+      const mergeRequest = todo.target_type === 'MergeRequest' ? mergeRequests.get(todo.target_id) : undefined;
+      const mergeRequestProject = mergeRequest && (mergeRequest.project_id === project?.id ? project : projects.get(mergeRequest.project_id));
+      const mergeRequestNamespace = mergeRequestProject && namespaces.get(mergeRequestProject.namespace_id);
       return {
         todo,
         author: users.get(todo.author_id) ?? null,
         project: project && namespace ? { project, namespace } : null,
         target: todo.target_type === 'Issue' ? (issueViews.get(todo.target_id) ?? null) : null,
+        mergeRequest: mergeRequest && mergeRequestProject && mergeRequestNamespace ? { record: mergeRequest, projectPath: `${mergeRequestNamespace.full_path}/${mergeRequestProject.path}` } : null,
       };
     });
   }

@@ -41,14 +41,14 @@ export class SqlAwardEmojiStore implements AwardEmojiStore {
     return Number(result.numDeletedRows) > 0;
   }
 
-  async votesOf(issueIds: readonly number[]): Promise<Map<number, IssueVotes>> {
+  async votesOf(ids: readonly number[], awardableType: NoteableType = 'Issue'): Promise<Map<number, IssueVotes>> {
     const votes = new Map<number, IssueVotes>();
-    if (issueIds.length === 0) return votes;
+    if (ids.length === 0) return votes;
     const rows = await this.db
       .selectFrom('award_emoji')
       .select(['awardable_id', 'name', countAll().as('count')])
-      .where('awardable_type', '=', 'Issue')
-      .where('awardable_id', 'in', [...new Set(issueIds)])
+      .where('awardable_type', '=', awardableType)
+      .where('awardable_id', 'in', [...new Set(ids)])
       .where('name', 'in', ['thumbsup', 'thumbsdown'])
       .groupBy(['awardable_id', 'name'])
       .execute();
@@ -61,13 +61,13 @@ export class SqlAwardEmojiStore implements AwardEmojiStore {
     return votes;
   }
 
-  async findIssueNote(issueId: number, noteId: number): Promise<NoteRecord | undefined> {
+  async findNote(noteableType: NoteableType, noteableId: number, noteId: number): Promise<NoteRecord | undefined> {
     const row = await this.db
       .selectFrom('notes')
       .selectAll()
       .where('id', '=', noteId)
-      .where('noteable_type', '=', 'Issue')
-      .where('noteable_id', '=', issueId)
+      .where('noteable_type', '=', noteableType)
+      .where('noteable_id', '=', noteableId)
       .executeTakeFirst();
     return row && { ...row, noteable_type: row.noteable_type as NoteableType, system: row.system === 1, internal: row.internal === 1 };
   }

@@ -1,4 +1,5 @@
 import type { Db } from '../database.ts';
+import type { NoteableType } from '../../types-notes.ts';
 import type { SubscribableType, SubscriptionsStore } from '../../types-todos.ts';
 
 export class SqlSubscriptionsStore implements SubscriptionsStore {
@@ -26,12 +27,12 @@ export class SqlSubscriptionsStore implements SubscriptionsStore {
       .execute();
   }
 
-  async hasNoted(userId: number, issueId: number): Promise<boolean> {
+  async hasNoted(userId: number, noteableId: number, noteableType: NoteableType = 'Issue'): Promise<boolean> {
     const row = await this.db
       .selectFrom('notes')
       .select('id')
-      .where('noteable_type', '=', 'Issue')
-      .where('noteable_id', '=', issueId)
+      .where('noteable_type', '=', noteableType)
+      .where('noteable_id', '=', noteableId)
       .where('author_id', '=', userId)
       .where('system', '=', 0)
       .limit(1)

@@ -1,3 +1,4 @@
+import { sql, type SqlBool } from '#deps/kysely';
 import { confidentialVisible, inVisibleProjects } from './issue-visibility.ts';
 import { countAll, type Db } from '../database.ts';
 import type { TodosTable } from '../schema-planning-activity.ts';
@@ -35,25 +36,36 @@ export class SqlTodosStore implements TodosStore {
     return rows.map(toTodo);
   }
 
-  /** Todos of issues only (merge requests do not exist yet), joined to the issue and its project so that what the caller may no longer see drops out in the query. */
+  /**
+   * Todos of issues and merge requests, joined to their target and its project so that what
+   * the caller may no longer see drops out in the query: an issue by the issue lists' rule
+   * (issues enabled, a visible project, confidential ones to those who see them), a merge
+   * request whoever reads its project while merge requests are enabled there.
+   */
   async list(filter: TodoListFilter, page: Page): Promise<{ items: TodoRecord[]; total: number }> {
     const { projects } = filter;
-    if (filter.targetType === 'MergeRequest' || projects.projectIds?.length === 0 || filter.namespaceIds?.length === 0) return { items: [], total: 0 };
+    if (projects.projectIds?.length === 0 || filter.namespaceIds?.length === 0) return { items: [], total: 0 };
+    const wantsIssues = filter.targetType !== 'MergeRequest';
+    const wantsMergeRequests = filter.targetType !== 'Issue';
     let query = this.db
       .selectFrom('todos as t')
-      .innerJoin('issues as i', 'i.id', 't.target_id')
-      .innerJoin('projects as p', 'p.id', 'i.project_id')
+      .leftJoin('issues as i', (join) => join.onRef('i.id', '=', 't.target_id').on('t.target_type', '=', 'Issue'))
+      .leftJoin('merge_requests as m', (join) => join.onRef('m.id', '=', 't.target_id').on('t.target_type', '=', 'MergeRequest'))
+      .innerJoin('projects as p', (join) => join.on(sql<SqlBool>`${sql.ref('p.id')} = coalesce(${sql.ref('i.project_id')}, ${sql.ref('m.project_id')})`))
       .where('t.user_id', '=', filter.userId)
-      .where('t.target_type', '=', 'Issue')
-      .where('p.pending_delete', '=', 0)
-      .where('p.issues_enabled', '=', 1);
+      .where('p.pending_delete', '=', 0);
+    const access = filter.confidentialAccess;
+    query = query.where((eb) => {
+      const readable = [];
+      if (wantsIssues) readable.push(eb.and([eb('t.target_type', '=', 'Issue'), eb('i.id', 'is not', null), eb('p.issues_enabled', '=', 1), ...(access ? [confidentialVisible(access)] : [])]));
+      if (wantsMergeRequests) readable.push(eb.and([eb('t.target_type', '=', 'MergeRequest'), eb('m.id', 'is not', null), eb('p.merge_requests_enabled', '=', 1)]));
+      return eb.or(readable);
+    });
     if (projects.visibleScope) {
       const visible = inVisibleProjects(projects.visibleScope);
       if (!visible) return { items: [], total: 0 };
       query = query.where(visible);
     }
-    const access = filter.confidentialAccess;
-    if (access) query = query.where(confidentialVisible(access));
     if (projects.projectIds) query = query.where('p.id', 'in', unique(projects.projectIds));
     if (filter.namespaceIds) query = query.where('p.namespace_id', 'in', unique(filter.namespaceIds));
     if (filter.projectId !== undefined) query = query.where('t.project_id', '=', filter.projectId);
@@ -77,6 +89,4 @@ export class SqlTodosStore implements TodosStore {
     const result = await query.executeTakeFirst();
     return Number(result.numUpdatedRows);
   }
-
-  /** The same rule as the issue lists: public issues, the caller's own or assigned ones, and those where they are Reporter or above. */
 }

@@ -108,6 +108,7 @@ export const ERROR_CATALOGUE = {
   GANTRY_E_LABEL_NOT_FOUND: 'The project or group has no label of that id or name.',
   GANTRY_E_TODO_NOT_FOUND: 'The caller has no todo of that id (another user\'s todo is not theirs to see).',
   GANTRY_E_MERGE_REQUEST_NOT_FOUND: 'The project has no merge request of that iid, or the caller may not read its merge requests.',
+  GANTRY_E_MERGE_REQUEST_PIPELINE_REFUSED: 'No pipeline can be created for the merge request (it has no commits yet, or is closed or merged).',
   GANTRY_E_MILESTONE_RECORD_NOT_FOUND: 'The project or group has no milestone of that id.',
   GANTRY_E_NOTE_NOT_FOUND: 'The issue has no note of that id (it may be of another issue), or the caller may not read it (internal).',
   GANTRY_E_AWARD_EMOJI_NOT_FOUND: 'The issue or note has no award emoji of that id.',

@@ -50,6 +50,7 @@ import { timeTrackingRoutes } from './planning/time-tracking.ts';
 import { issueMoveRoutes } from './planning/issue-move.ts';
 import { labelPromoteRoutes } from './planning/label-promote.ts';
 import { subscriptionsRoutes } from './planning/subscriptions.ts';
+import { mergeRequestPipelinesRoutes } from './planning/merge-request-pipelines.ts';
 import { todosRoutes } from './planning/todos.ts';
 import { integrationsRoutes } from './integrations/integrations.ts';
 
@@ -74,7 +75,7 @@ export async function registerApi(api: FastifyInstance, services: CoordinatorSer
   // Runners: registration (runner side), the runners API, project runners and registration tokens.
   const runners = [runnerProtocolRoutes, runnerJobsRoutes, runnerJobUpdatesRoutes, runnerArtifactsRoutes, runnersRoutes, projectRunnersRoutes, userRunnersRoutes];
   // Planning: labels, milestones, issues, their notes, award emoji and time tracking, moves, label promotion, subscriptions and todos.
-  const planning = [labelsRoutes, milestonesRoutes, issuesRoutes, notesRoutes, awardEmojiRoutes, timeTrackingRoutes, issueMoveRoutes, labelPromoteRoutes, subscriptionsRoutes, todosRoutes];
+  const planning = [labelsRoutes, milestonesRoutes, issuesRoutes, notesRoutes, awardEmojiRoutes, timeTrackingRoutes, issueMoveRoutes, labelPromoteRoutes, subscriptionsRoutes, todosRoutes, mergeRequestPipelinesRoutes];
   // Integrations (GitLab's services).
   const integrations = [integrationsRoutes];
   for (const plugin of [...typed, ...repository, ...ci, ...runners, ...planning, ...integrations]) await api.register(plugin(services, edge));

@@ -170,6 +170,8 @@ export const ERROR_ANSWERS: { readonly [C in ErrorCode]: ErrorAnswer } = {
   // GitLab finds a todo with `find`: ActiveRecord's not-found answer, not a named resource.
   GANTRY_E_TODO_NOT_FOUND: statusLine(404, 'Not found'),
   GANTRY_E_MERGE_REQUEST_NOT_FOUND: notFound('Merge Request'),
+  // GitLab's `not_allowed!` when MergeRequests::CreatePipelineService refuses.
+  GANTRY_E_MERGE_REQUEST_PIPELINE_REFUSED: statusLine(405, 'Method Not Allowed'),
   GANTRY_E_MILESTONE_RECORD_NOT_FOUND: notFound('Milestone'),
   GANTRY_E_NOTE_NOT_FOUND: notFound('Note'),
   GANTRY_E_AWARD_EMOJI_NOT_FOUND: notFound('Award Emoji'),

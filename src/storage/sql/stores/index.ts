@@ -11,6 +11,7 @@ import { SqlDeployKeysStore } from './deploy-keys.ts';
 import { SqlGpgKeysStore, SqlSshKeysStore } from './keys.ts';
 import { SqlIssuesStore } from './issues.ts';
 import { SqlMergeRequestsStore } from './merge-requests.ts';
+import { SqlMergeRequestPipelinesStore } from './merge-request-pipelines.ts';
 import { SqlLabelsStore } from './labels.ts';
 import { SqlMilestonesStore } from './milestones.ts';
 import { SqlNotesStore } from './notes.ts';
@@ -99,6 +100,7 @@ export function createSqlStores(db: Db, writes: TableWrites = new TableWrites())
     todos: new SqlTodosStore(db),
     integrations: new SqlIntegrationsStore(db),
     mergeRequests: new SqlMergeRequestsStore(db),
+    mergeRequestPipelines: new SqlMergeRequestPipelinesStore(db),
   };
 }
 

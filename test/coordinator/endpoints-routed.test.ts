@@ -23,6 +23,9 @@ const PENDING: ReadonlyArray<{ prefix: string; area: string; exact?: boolean }> 
   { prefix: '/projects/:id/merge_requests', area: 'merge requests' },
 ];
 
+/** Rows under a pending prefix that landed ahead of their area (`METHOD path`). */
+const LANDED: ReadonlySet<string> = new Set(['GET /projects/:id/merge_requests/:merge_request_iid/pipelines']);
+
 /** Values for path parameters: ids that do not exist (so DELETE rows harm nothing), plausible names. */
 const SAMPLE_VALUES: Record<string, string> = {
   key: 'sample_key',
@@ -97,7 +100,7 @@ describe('endpoint inventory', () => {
   });
 
   for (const row of rows) {
-    const area = pendingArea(row.path);
+    const area = LANDED.has(`${row.method} ${row.path}`) ? undefined : pendingArea(row.path);
     if (area) {
       it(`${row.method} ${row.path} is still unrouted (pending: ${area})`, async () => {
         assert.equal(await isRouted(row), false, `${row.method} ${row.path} is routed now: remove its prefix from PENDING`);

@@ -8,9 +8,16 @@ import type { MergeRequestRecord } from '../../src/storage/types-merge-requests.
 import type { PipelineRecord } from '../../src/storage/types-ci.ts';
 import type { ProjectRecord, UserRecord } from '../../src/storage/types.ts';
 import { waitUntil } from '../helpers/bounded.ts';
+import { INFO_18, USER_AGENT_18 } from '../helpers/gitlab-runner-18.ts';
 import { ROOT_TOKEN } from '../helpers/coordinator.ts';
 import { startGitHttpFixture, type GitHttpFixture } from './git-http-fixtures.ts';
 import { makeGroup } from './groups-fixtures.ts';
+
+interface JobPayload {
+  job_info: { name: string };
+  git_info: { repo_url: string; ref: string; refspecs: string[]; sha: string; depth: number };
+  variables: Array<{ key: string; value: string }>;
+}
 
 const CI = `
 stages: [test]
@@ -37,6 +44,7 @@ describe('merge request pipelines', () => {
   let cwd: string;
   let gitDir: string;
   let mergeRequest: MergeRequestRecord;
+  let payload: JobPayload;
 
   const git = async (...args: string[]): Promise<string> => {
     const result = await fixture.git(args, { cwd });
@@ -126,9 +134,10 @@ describe('merge request pipelines', () => {
 
   it('the job payload: the request ref fetched, CI_MERGE_REQUEST_* variables, no CI_COMMIT_BRANCH', async () => {
     await stores().runners.create({ runner_type: 'instance_type', created_at: new Date().toISOString(), run_untagged: false, tag_list: ['mr'], description: 'mr runner' }, 'mr-runner-token-1');
-    const response = await fixture.gantry.api('POST', '/jobs/request', { token: null, body: { token: 'mr-runner-token-1', info: {} } });
+    // As gitlab-runner 18 asks (its user agent and features).
+    const response = await fixture.gantry.api('POST', '/jobs/request', { token: null, headers: { 'user-agent': USER_AGENT_18 }, body: { token: 'mr-runner-token-1', info: INFO_18, system_id: 's_0123456789ab' } });
     assert.equal(response.status, 201, response.text);
-    const payload = response.json as { job_info: { name: string }; git_info: { ref: string; refspecs: string[]; sha: string }; variables: Array<{ key: string; value: string }> };
+    payload = response.json as unknown as JobPayload;
     assert.equal(payload.job_info.name, 'mr-src');
     const value = (key: string) => payload.variables.find((variable) => variable.key === key)?.value;
     assert.equal(payload.git_info.ref, `refs/merge-requests/${mergeRequest.iid}/head`);
@@ -146,6 +155,26 @@ describe('merge request pipelines', () => {
     assert.equal(value('CI_MERGE_REQUEST_SOURCE_PROJECT_URL'), `${fixture.gantry.coordinator.context.config.externalUrl.replace(/\/+$/, '')}/mr-team/app`);
     assert.equal(value('CI_MERGE_REQUEST_DIFF_BASE_SHA'), mergeRequest.base_sha);
     assert.equal(value('CI_MERGE_REQUEST_EVENT_TYPE'), 'detached');
+  });
+
+  it('the runner git steps (init, fetch of the refspecs, checkout of the sha) get the request head from the target repository', async () => {
+    const checkout = path.join(fixture.workDir, 'build');
+    mkdirSync(checkout);
+    const origin = new URL(payload.git_info.repo_url);
+    const served = new URL(fixture.baseUrl);
+    origin.host = served.host;
+    const inBuild = async (...args: string[]) => {
+      const result = await fixture.git(args, { cwd: checkout });
+      assert.equal(result.code, 0, `git ${args.join(' ')}: ${result.stderr}`);
+      return result.stdout.trim();
+    };
+    await inBuild('init', '-q');
+    await inBuild('remote', 'add', 'origin', origin.toString());
+    await inBuild('fetch', '-q', 'origin', '--depth', String(payload.git_info.depth), ...payload.git_info.refspecs);
+    await inBuild('checkout', '-f', '-q', payload.git_info.sha);
+    assert.equal(await inBuild('rev-parse', 'HEAD'), payload.git_info.sha);
+    assert.equal(await inBuild('rev-parse', `refs/merge-requests/${mergeRequest.iid}/head`), payload.git_info.sha);
+    assert.equal(await inBuild('show', 'HEAD:src/a.c'), 'int a;');
   });
 
   it('GET .../pipelines lists the request pipeline and the branch pipeline at its commits, newest first', async () => {

@@ -46,6 +46,8 @@ export class ConditionContext {
     if (refPart === 'tags' && context.refType === 'tag') return true;
     if (refPart === 'branches' && context.refType === 'branch' && context.source !== 'merge_request_event') return true;
     if (refPart === context.source || refPart === SOURCE_PLURALS[context.source]) return true;
+    // GitLab matches patterns only in branch and tag pipelines; a merge request's is compared with its ref path.
+    if (context.mergeRequest) return refPart === context.mergeRequest.refPath;
     const regexp = fabricateRegexp(refPart);
     return regexp ? regexp.test(context.ref) : refPart === context.ref;
   }

@@ -6,8 +6,9 @@
 import type { RefType } from '../protocol/job-payload.ts';
 import type { CompileLimits } from './limits.ts';
 import type { Diagnostic } from './diagnostics.ts';
+import type { MergeRequestInfo } from './merge-request-variables.ts';
 
-export type { RefType };
+export type { RefType, MergeRequestInfo };
 
 /** Where a user-defined variable comes from; decides its precedence (reference §7.2). */
 /** `dotenv`: a dependency's dotenv report (job payloads only; rules never see them). */
@@ -99,6 +100,12 @@ export interface CompileContext {
   /** Do not honour `[ci skip]` in the commit message. */
   ignoreSkipCi?: boolean;
   limits?: Partial<CompileLimits>;
+  /**
+   * A merge request pipeline's request (source `merge_request_event`): `ref` is then its source
+   * branch (CI_COMMIT_REF_NAME), CI_COMMIT_BRANCH is not set and `only:refs` names compare with
+   * its ref path, as GitLab does.
+   */
+  mergeRequest?: MergeRequestInfo;
 }
 
 export type JobWhen = 'on_success' | 'on_failure' | 'always' | 'manual' | 'delayed';

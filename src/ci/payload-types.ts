@@ -1,6 +1,6 @@
 /** Inputs of `toJobPayload` beyond the job definition. */
 import type { Dependency } from '../protocol/job-payload.ts';
-import type { ContextVariable, RefType } from './model.ts';
+import type { ContextVariable, MergeRequestInfo, RefType } from './model.ts';
 
 export interface PayloadIds {
   jobId: number;
@@ -63,4 +63,9 @@ export interface PayloadPipelineInfo {
   variables?: ContextVariable[];
   /** The job's environment name as its pipeline expanded it, for variable scopes; default: the name expanded here. */
   environmentName?: string | null;
+  /**
+   * A merge request pipeline's request: CI_COMMIT_REF_NAME is its source branch, no
+   * CI_COMMIT_BRANCH, the CI_MERGE_REQUEST_* variables, and the runner fetches its ref path.
+   */
+  mergeRequest?: MergeRequestInfo;
 }

@@ -4,6 +4,7 @@
  * read them.
  */
 import type { CompileContext, YamlVariable } from './model.ts';
+import { mergeRequestVariables, type MergeRequestInfo } from './merge-request-variables.ts';
 import { refSlug } from './slug.ts';
 
 export const ZERO_SHA = '0000000000000000000000000000000000000000';
@@ -38,6 +39,7 @@ export interface PipelineVariableInputs {
   commitMessage?: string;
   source: string;
   configPath: string;
+  mergeRequest?: MergeRequestInfo;
 }
 
 export function inputsFromContext(context: CompileContext): PipelineVariableInputs {
@@ -53,6 +55,7 @@ export function inputsFromContext(context: CompileContext): PipelineVariableInpu
     commitMessage: context.commitMessage,
     source: context.source,
     configPath: context.configPath ?? '.gitlab-ci.yml',
+    mergeRequest: context.mergeRequest,
   };
 }
 
@@ -75,14 +78,15 @@ export function predefinedPipelineVariables(inputs: PipelineVariableInputs): Yam
     ['CI_COMMIT_BEFORE_SHA', inputs.beforeSha ?? ZERO_SHA],
     ['CI_COMMIT_REF_NAME', inputs.ref],
     ['CI_COMMIT_REF_SLUG', refSlug(inputs.ref)],
-    ['CI_COMMIT_BRANCH', inputs.refType === 'branch' ? inputs.ref : undefined],
+    ['CI_COMMIT_BRANCH', inputs.refType === 'branch' && !inputs.mergeRequest ? inputs.ref : undefined],
     ['CI_COMMIT_TAG', inputs.refType === 'tag' ? inputs.ref : undefined],
     ['CI_COMMIT_MESSAGE', message],
     ['CI_COMMIT_TITLE', commitTitle(message)],
     ['CI_COMMIT_DESCRIPTION', commitDescription(message)],
     ['CI_COMMIT_REF_PROTECTED', String(inputs.refProtected)],
   ];
-  return list.flatMap(([key, value]) => (value === undefined ? [] : [{ key, value }]));
+  const predefined = list.flatMap(([key, value]) => (value === undefined ? [] : [{ key, value }]));
+  return inputs.mergeRequest ? [...predefined, ...mergeRequestVariables(inputs.mergeRequest)] : predefined;
 }
 
 /** A lookup over several lists; later lists win. */

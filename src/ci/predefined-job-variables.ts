@@ -8,6 +8,7 @@ import {
   projectNamespace,
   ZERO_SHA,
 } from './pipeline-variables.ts';
+import { mergeRequestVariables } from './merge-request-variables.ts';
 import { refSlug } from './slug.ts';
 import type { PayloadGitInfo, PayloadIds, PayloadPipelineInfo, PayloadServerInfo, PayloadTokens } from './payload-types.ts';
 
@@ -32,6 +33,8 @@ export function predefinedJobVariables(
   const projectUrl = `${serverBase}/${git.projectPath}`;
   const [major = '0', minor = '0', patch = '0'] = server.version.split(/[.-]/);
   const message = git.commitMessage ?? '';
+  // A merge request pipeline's ref is refs/merge-requests/<iid>/head; GitLab names its source branch.
+  const refName = pipeline.mergeRequest?.sourceBranch ?? git.ref;
   const pub = (key: string, value: string | number | undefined | null): JobVariable[] =>
     value === undefined || value === null ? [] : [publicVariable(key, String(value))];
 
@@ -92,9 +95,9 @@ export function predefinedJobVariables(
     ...pub('CI_COMMIT_SHA', git.sha),
     ...pub('CI_COMMIT_SHORT_SHA', git.sha.slice(0, 8)),
     ...pub('CI_COMMIT_BEFORE_SHA', git.beforeSha ?? ZERO_SHA),
-    ...pub('CI_COMMIT_REF_NAME', git.ref),
-    ...pub('CI_COMMIT_REF_SLUG', refSlug(git.ref)),
-    ...pub(git.refType === 'tag' ? 'CI_COMMIT_TAG' : 'CI_COMMIT_BRANCH', git.ref),
+    ...pub('CI_COMMIT_REF_NAME', refName),
+    ...pub('CI_COMMIT_REF_SLUG', refSlug(refName)),
+    ...pub(git.refType === 'tag' ? 'CI_COMMIT_TAG' : 'CI_COMMIT_BRANCH', pipeline.mergeRequest ? undefined : git.ref),
     ...pub('CI_COMMIT_MESSAGE', message),
     ...pub('CI_COMMIT_TITLE', commitTitle(message)),
     ...pub('CI_COMMIT_DESCRIPTION', commitDescription(message)),
@@ -103,11 +106,12 @@ export function predefinedJobVariables(
     ...pub('CI_COMMIT_AUTHOR', git.commitAuthor),
     ...pub('CI_BUILD_REF', git.sha),
     ...pub('CI_BUILD_BEFORE_SHA', git.beforeSha ?? ZERO_SHA),
-    ...pub('CI_BUILD_REF_NAME', git.ref),
-    ...pub('CI_BUILD_REF_SLUG', refSlug(git.ref)),
+    ...pub('CI_BUILD_REF_NAME', refName),
+    ...pub('CI_BUILD_REF_SLUG', refSlug(refName)),
     ...pub('CI_BUILD_TAG', git.refType === 'tag' ? git.ref : undefined),
     ...pub('CI_PIPELINE_TRIGGERED', pipeline.source === 'trigger' ? 'true' : undefined),
     ...pub('CI_JOB_MANUAL', job.when === 'manual' || job.when === 'delayed' ? 'true' : undefined),
+    ...(pipeline.mergeRequest ? mergeRequestVariables(pipeline.mergeRequest).map((variable) => publicVariable(variable.key, variable.value)) : []),
   );
   return variables;
 }

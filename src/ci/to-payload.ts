@@ -70,7 +70,7 @@ export function toJobPayload(
       sha: gitInfo.sha,
       before_sha: gitInfo.beforeSha ?? '0000000000000000000000000000000000000000',
       ref_type: gitInfo.refType,
-      refspecs: gitInfo.refspecs ?? refspecs(ids.pipelineId, gitInfo, depth),
+      refspecs: gitInfo.refspecs ?? refspecs(ids.pipelineId, gitInfo, depth, pipeline.mergeRequest?.refPath),
       depth,
     },
     runner_info: { timeout, runner_session_url: null },
@@ -169,9 +169,12 @@ function artifacts(definition: ArtifactsDefinition, expand: (text: string) => st
   return list;
 }
 
-function refspecs(pipelineId: number, git: PayloadGitInfo, depth: number): string[] {
+/** A merge request pipeline fetches the request's ref path (kept in the target repository), as it is not a branch. */
+function refspecs(pipelineId: number, git: PayloadGitInfo, depth: number, mergeRequestRef?: string): string[] {
   const persistent = `+refs/pipelines/${pipelineId}:refs/pipelines/${pipelineId}`;
-  if (depth === 0) return [persistent, '+refs/heads/*:refs/remotes/origin/*', '+refs/tags/*:refs/tags/*'];
+  const requestRef = mergeRequestRef === undefined ? [] : [`+${mergeRequestRef}:${mergeRequestRef}`];
+  if (depth === 0) return [persistent, ...requestRef, '+refs/heads/*:refs/remotes/origin/*', '+refs/tags/*:refs/tags/*'];
+  if (requestRef.length > 0) return [persistent, ...requestRef];
   return [
     persistent,
     git.refType === 'tag' ? `+refs/tags/${git.ref}:refs/tags/${git.ref}` : `+refs/heads/${git.ref}:refs/remotes/origin/${git.ref}`,

@@ -38,6 +38,8 @@ import { JobTokenAccess } from './services/ci/runners/job-token-access.ts';
 import { JobQueueWakeups } from './services/ci/runners/queue-wakeups.ts';
 import type { MailOptions } from './services/integrations/mail-outbox.ts';
 import { buildIntegrationMail, buildOutboundDeliveries } from './wiring-integrations.ts';
+import { buildMergeRequestPipelines } from './wiring-merge-request-pipelines.ts';
+import { MERGE_REQUEST_PIPELINE_TASK } from './services/ci/pipelines/merge-request-pipelines.ts';
 
 /** How the CI background work runs (tests shorten the intervals), and the bounds of artifacts archives. */
 export interface CiRuntimeOptions {
@@ -139,7 +141,22 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
     parentArtifacts: new ParentArtifacts({ jobs: stores.jobs, jobArtifacts: stores.jobArtifacts, members: archiveMembers }),
   });
   const pipelineRuns = new PipelineRuns({ creation: pipelineCreation, lookup, permissions, triggers: stores.triggers, users: stores.users, namespaces: stores.namespaces });
-  const pushPipelines = new PushPipelines({ queue: taskQueue, creation: pipelineCreation, projects: stores.projects, users: stores.users, repositories, logger });
+  const pipelineViews = new PipelineViews({
+    users: stores.users,
+    namespaces: stores.namespaces,
+    projects: stores.projects,
+    pipelines: stores.pipelines,
+    runners: stores.runners,
+    artifacts: stores.jobArtifacts,
+    repositories,
+  });
+  const { mergeRequestPipelines, mergeRequestPipelinesView } = buildMergeRequestPipelines(context, { queue: taskQueue, creation: pipelineCreation, views: pipelineViews });
+  // A refresh that moved the source asks for a merge request pipeline.
+  mergeRequestObservers.push(mergeRequestPipelines);
+  const pushPipelines = new PushPipelines({
+    queue: taskQueue, creation: pipelineCreation, projects: stores.projects, users: stores.users, repositories, logger,
+    afterCreate: (pipeline) => mergeRequestPipelines.branchPipelineCreated(pipeline),
+  });
   const commitReferences = buildCommitReferences(context, taskQueue);
   const mergeRequestGit = buildMergeRequestGit(context, taskQueue, mergeRequestObservers);
   const refWrites = new RefWriteAccess({ branchRules: context.protectedBranches, tagRules: context.protectedTags, repositories });
@@ -158,15 +175,6 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
   });
   const ciLint = new CiLint({ creation: pipelineCreation, lookup, permissions });
   const refRules = { branches: context.protectedBranches, tags: context.protectedTags };
-  const pipelineViews = new PipelineViews({
-    users: stores.users,
-    namespaces: stores.namespaces,
-    projects: stores.projects,
-    pipelines: stores.pipelines,
-    runners: stores.runners,
-    artifacts: stores.jobArtifacts,
-    repositories,
-  });
   const pipelineRemoval = new PipelineRemoval({
     transactions: stores.ciTransactions,
     artifactFiles: blobs.artifactFiles,
@@ -208,6 +216,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
   const taskWorker = new TaskWorker(stores.tasks, {
     handlers: {
       [PUSH_PIPELINE_TASK]: pushPipelines.handler(),
+      [MERGE_REQUEST_PIPELINE_TASK]: mergeRequestPipelines.handler(),
       [COMMIT_REFERENCES_TASK]: commitReferences.handler(),
       [MERGE_STATUS_CHECK_TASK]: mergeRequestGit.mergeStatusCheck.handler(),
       [AUTO_MERGE_TASK]: mergeRequestMerging.autoMerge.handler(),
@@ -265,7 +274,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
     pipelineProcessing, pipelineCreation, pipelineRuns, downstreamPipelines, ciLint, pushPipelines, commitReferences, schedulePipelines, taskQueue, taskWorker, ciRuntime,
     ...mergeRequestGit,
     ciBlobs: blobs, pipelines, jobs, jobArtifacts, commitStatuses, ...runnerJobs, jobQueueWakeups,
-    jobTokenAccess, artifactUploads, dependencyArtifacts, artifactExpiry, ...mergeRequestMerging,
+    jobTokenAccess, artifactUploads, dependencyArtifacts, artifactExpiry, ...mergeRequestMerging, mergeRequestPipelines, mergeRequestPipelinesView,
   };
 }
 

@@ -10,7 +10,7 @@ import { UserRunners } from './services/ci/runners/user-runners.ts';
 import type { CiServices } from './wiring-ci.ts';
 
 /** The runners area: registration (runner side), job requests, the runners API and registration tokens. */
-export function buildRunnersServices(context: CoordinatorContext, ci: Pick<CiServices, 'pipelineProcessing' | 'jobQueueWakeups'>, longPollSeconds?: number) {
+export function buildRunnersServices(context: CoordinatorContext, ci: Pick<CiServices, 'pipelineProcessing' | 'jobQueueWakeups' | 'mergeRequestPipelines'>, longPollSeconds?: number) {
   const { stores, lookup, permissions, settings } = context;
   const instanceRegistrationToken = new InstanceRegistrationToken({ store: stores.settings, settings });
   const heartbeats = new RunnerManagerHeartbeats({ managers: stores.runnerManagers });
@@ -41,6 +41,7 @@ export function buildRunnersServices(context: CoordinatorContext, ci: Pick<CiSer
       projectVariables: stores.projectVariables,
       groupVariables: stores.groupVariables,
       externalUrl: context.config.externalUrl,
+      mergeRequestInfo: (pipeline) => ci.mergeRequestPipelines.infoForPipeline(pipeline),
     }),
   });
   const runners = new RunnersService({

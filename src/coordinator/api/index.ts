@@ -51,6 +51,7 @@ import { issueMoveRoutes } from './planning/issue-move.ts';
 import { mergeRequestMergeRoutes } from './planning/merge-request-merge.ts';
 import { labelPromoteRoutes } from './planning/label-promote.ts';
 import { subscriptionsRoutes } from './planning/subscriptions.ts';
+import { mergeRequestPipelinesRoutes } from './planning/merge-request-pipelines.ts';
 import { todosRoutes } from './planning/todos.ts';
 import { mergeRequestsRoutes } from './planning/merge-requests.ts';
 import { mergeRequestDiffsRoutes } from './planning/merge-request-diffs.ts';
@@ -78,7 +79,7 @@ export async function registerApi(api: FastifyInstance, services: CoordinatorSer
   const runners = [runnerProtocolRoutes, runnerJobsRoutes, runnerJobUpdatesRoutes, runnerArtifactsRoutes, runnersRoutes, projectRunnersRoutes, userRunnersRoutes];
   // Planning: labels, milestones, issues, their notes, award emoji and time tracking, moves, label promotion, subscriptions and todos.
   const planning = [labelsRoutes, milestonesRoutes, issuesRoutes, notesRoutes, awardEmojiRoutes, timeTrackingRoutes, issueMoveRoutes, labelPromoteRoutes, subscriptionsRoutes, todosRoutes];
-  planning.push(mergeRequestsRoutes, mergeRequestDiffsRoutes, mergeRequestMergeRoutes);
+  planning.push(mergeRequestsRoutes, mergeRequestDiffsRoutes, mergeRequestMergeRoutes, mergeRequestPipelinesRoutes);
   // Integrations (GitLab's services).
   const integrations = [integrationsRoutes];
   for (const plugin of [...typed, ...repository, ...ci, ...runners, ...planning, ...integrations]) await api.register(plugin(services, edge));

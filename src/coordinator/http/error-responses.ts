@@ -177,6 +177,8 @@ export const ERROR_ANSWERS: { readonly [C in ErrorCode]: ErrorAnswer } = {
   GANTRY_E_MERGE_REQUEST_NOT_MERGEABLE: statusLine(405, 'Method Not Allowed'),
   GANTRY_E_MERGE_REQUEST_BRANCH_UNMERGEABLE: messageAnswer(406),
   GANTRY_E_MERGE_REQUEST_SHA_MISMATCH: messageAnswer(409),
+  // GitLab's `not_allowed!` when MergeRequests::CreatePipelineService refuses.
+  GANTRY_E_MERGE_REQUEST_PIPELINE_REFUSED: statusLine(405, 'Method Not Allowed'),
   GANTRY_E_MILESTONE_RECORD_NOT_FOUND: notFound('Milestone'),
   GANTRY_E_NOTE_NOT_FOUND: notFound('Note'),
   GANTRY_E_AWARD_EMOJI_NOT_FOUND: notFound('Award Emoji'),

@@ -8,6 +8,9 @@ import { serializeMergeRequest, serializeMergeRequestSimple, serializeMergeReque
 import { serializeUserBasic } from '../../http/serializers/user-basic.ts';
 import type { Paged } from '../../services/repository/pages.ts';
 import type { MergeRequestView } from '../../services/planning/merge-requests/views.ts';
+import type { MergeRequestDetail } from '../../services/planning/merge-requests/service.ts';
+import type { Actor } from '../../services/access/permissions.ts';
+import { mergeRequestPipelineFields } from '../../http/serializers/ci/merge-request-pipelines.ts';
 import type { CoordinatorServices, EdgeConfig } from '../../wiring.ts';
 import { requireAtLeastOneOf } from '../at-least-one.ts';
 import { CreateBody, ListQuery, mergeRequestQuery, mergeRequestUpdateInput, newMergeRequestInput, UPDATES, UpdateBody } from './merge-requests-params.ts';
@@ -25,7 +28,12 @@ type PageParams = Parameters<typeof pageOf>[0];
  * `/projects/:id/merge_requests[/:merge_request_iid[/participants]]` and the merge requests of
  * milestones. Reads follow the project's visibility; writes need a signed-in caller.
  */
-export function mergeRequestsRoutes({ mergeRequests, mergeRequestEdits }: CoordinatorServices, edge: EdgeConfig): FastifyPluginAsync {
+export function mergeRequestsRoutes({ mergeRequests, mergeRequestEdits, mergeRequestPipelinesView }: CoordinatorServices, edge: EdgeConfig): FastifyPluginAsync {
+  /** The single answer, with its head pipeline (`head_pipeline`, `pipeline`) when the caller may read it. */
+  const single = async (detail: MergeRequestDetail, actor: Actor) => {
+    const heads = await mergeRequestPipelinesView.headPipelines([detail.view.record], actor);
+    return { ...serializeMergeRequestSingle(detail, edge.externalUrl), ...mergeRequestPipelineFields(heads.get(detail.view.record.id), edge.externalUrl) };
+  };
   return async (app) => {
     const api = app.withTypeProvider<TypeBoxTypeProvider>();
     const answerPage = (request: FastifyRequest, reply: FastifyReply, query: PageParams & { view?: 'simple' }, { items, total }: Paged<MergeRequestView>) => {
@@ -62,7 +70,7 @@ export function mergeRequestsRoutes({ mergeRequests, mergeRequestEdits }: Coordi
     }
 
     api.get('/projects/:id/merge_requests/:merge_request_iid', { schema: { summary: 'Get a merge request', tags, params: MergeRequestPath } }, async (request) => {
-      return serializeMergeRequestSingle(await mergeRequests.get(request.params.id, request.actor, request.params.merge_request_iid), edge.externalUrl);
+      return single(await mergeRequests.get(request.params.id, request.actor, request.params.merge_request_iid), request.actor);
     });
 
     api.get('/projects/:id/merge_requests/:merge_request_iid/participants', { schema: { summary: "A merge request's participants (author, assignees, reviewers)", tags, params: MergeRequestPath } }, async (request) => {
@@ -73,14 +81,14 @@ export function mergeRequestsRoutes({ mergeRequests, mergeRequestEdits }: Coordi
     api.post('/projects/:id/merge_requests', { schema: { summary: 'Open a merge request (from this project, into it or the project it was forked from)', tags, params: ProjectPath, body: CreateBody } }, async (request, reply) => {
       const actor = requireActor(request);
       const { project, view } = await mergeRequestEdits.create(request.params.id, actor, newMergeRequestInput(request.body));
-      return reply.code(201).send(serializeMergeRequestSingle(await mergeRequests.detail(project, view, actor), edge.externalUrl));
+      return reply.code(201).send(await single(await mergeRequests.detail(project, view, actor), actor));
     });
 
     api.put('/projects/:id/merge_requests/:merge_request_iid', { schema: { summary: 'Edit, retarget, close or reopen a merge request', tags, params: MergeRequestPath, body: UpdateBody } }, async (request) => {
       requireAtLeastOneOf(request.body, UPDATES);
       const actor = requireActor(request);
       const { project, view } = await mergeRequestEdits.update(request.params.id, actor, request.params.merge_request_iid, mergeRequestUpdateInput(request.body));
-      return serializeMergeRequestSingle(await mergeRequests.detail(project, view, actor), edge.externalUrl);
+      return single(await mergeRequests.detail(project, view, actor), actor);
     });
 
     api.delete('/projects/:id/merge_requests/:merge_request_iid', { schema: { summary: 'Delete a merge request (Owners)', tags, params: MergeRequestPath } }, async (request, reply) => {

@@ -8,7 +8,7 @@ const PIPELINE_KINDS = new ColumnKinds<PipelineRecord>({ tag: 'boolean', protect
 const FINISHED = ['success', 'failed', 'canceled', 'skipped'];
 const ZERO_SHA = '0'.repeat(40);
 
-const toPipeline = (row: object) => PIPELINE_KINDS.toRecord(row);
+export const toPipeline = (row: object) => PIPELINE_KINDS.toRecord(row);
 
 export class SqlPipelinesStore implements PipelinesStore {
   constructor(private readonly db: Db) {}

@@ -12,6 +12,7 @@ import { SqlGpgKeysStore, SqlSshKeysStore } from './keys.ts';
 import { SqlIssuesStore } from './issues.ts';
 import { SqlMergeRequestCommitsStore } from './merge-request-commits.ts';
 import { SqlMergeRequestsStore } from './merge-requests.ts';
+import { SqlMergeRequestPipelinesStore } from './merge-request-pipelines.ts';
 import { SqlLabelsStore } from './labels.ts';
 import { SqlMilestonesStore } from './milestones.ts';
 import { SqlNotesStore } from './notes.ts';
@@ -101,6 +102,7 @@ export function createSqlStores(db: Db, writes: TableWrites = new TableWrites())
     integrations: new SqlIntegrationsStore(db),
     mergeRequests: new SqlMergeRequestsStore(db),
     mergeRequestCommits: new SqlMergeRequestCommitsStore(db),
+    mergeRequestPipelines: new SqlMergeRequestPipelinesStore(db),
   };
 }
 

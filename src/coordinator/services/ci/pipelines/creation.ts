@@ -1,6 +1,6 @@
 import { compilePipeline, type PipelineCompiler } from '../../../../ci/compile.ts';
 import type { CompileLimits } from '../../../../ci/limits.ts';
-import type { CompileContext, CompileResult, RepositoryReader, VariableSource } from '../../../../ci/model.ts';
+import type { CompileContext, CompileResult, MergeRequestInfo, RepositoryReader, VariableSource } from '../../../../ci/model.ts';
 import { inputsFromContext, predefinedPipelineVariables, ZERO_SHA } from '../../../../ci/pipeline-variables.ts';
 import { GantryError } from '../../../../shared/errors.ts';
 import type { GitCommit, GitRepository, RepositoryManager } from '../../../../storage/git/types.ts';
@@ -20,7 +20,7 @@ import { pipelineContextVariables, type PipelineVariableSources } from './variab
 export const DEFAULT_CI_CONFIG_PATH = '.gitlab-ci.yml';
 
 /** Where a pipeline comes from (`source`). */
-export type PipelineSource = 'push' | 'web' | 'api' | 'trigger' | 'schedule' | 'pipeline' | 'parent_pipeline' | 'external';
+export type PipelineSource = 'push' | 'web' | 'api' | 'trigger' | 'schedule' | 'pipeline' | 'parent_pipeline' | 'external' | 'merge_request_event';
 
 export interface PipelineCreationInput {
   project: ProjectRecord;
@@ -54,6 +54,11 @@ export interface PipelineCreationInput {
    * there: a rerun does not create twice; a bridge takes its status there).
    */
   inTransaction?: (stores: CiStores, pipeline: PipelineRecord) => Promise<void>;
+  /**
+   * A merge request pipeline (source `merge_request_event`): `ref` is ignored, the pipeline's ref
+   * is the request's ref path in this (the target) project's repository, never protected.
+   */
+  mergeRequest?: MergeRequestInfo;
 }
 
 export interface PipelineCreationDeps extends GitReaderDeps, PipelineVariableSources {
@@ -109,7 +114,7 @@ export class PipelineCreation {
     const { project, user } = input;
     if (!project.jobs_enabled) throw new GantryError('GANTRY_E_PIPELINES_DISABLED', 'Pipeline is disabled');
     if (user && !(await this.deps.permissions.canCreatePipeline(project, user))) throw refused('Insufficient permissions to create a new pipeline');
-    const target = await this.resolve(project, input.ref, input.sha);
+    const target = input.mergeRequest ? await this.resolveMergeRequest(project, input.mergeRequest, input.sha) : await this.resolve(project, input.ref, input.sha);
     if (!(await this.mayRunOn(project, user, target))) throw refused(`Insufficient permissions for protected ref '${target.ref}'`);
 
     const configPath = project.ci_config_path || DEFAULT_CI_CONFIG_PATH;
@@ -141,6 +146,18 @@ export class PipelineCreation {
     return { ref: name, refType, sha: commit.id, commit, protected: isProtected, repository };
   }
 
+  /**
+   * GitLab's `protected_for?` is false for refs/merge-requests/…: a merge request pipeline never
+   * sees protected variables (a fork's code must not read them).
+   */
+  private async resolveMergeRequest(project: ProjectRecord, request: MergeRequestInfo, sha?: string): Promise<ResolvedRef> {
+    const repository = (await this.deps.repositories.exists(project.id)) ? this.deps.repositories.open(project.id) : null;
+    if (!repository) throw refNotFound();
+    const commit = await repository.commit(sha ?? request.refPath);
+    if (!commit) throw new GantryError('GANTRY_E_COMMIT_NOT_FOUND', 'Commit not found', { fields: { base: ['Commit not found'] } });
+    return { ref: request.refPath, refType: 'branch', sha: commit.id, commit, protected: false, repository };
+  }
+
   /** Protected refs: only who may push or merge to the branch, or create the tag (no user: unprotected refs only). */
   private async mayRunOn(project: ProjectRecord, user: UserRecord | null, target: ResolvedRef): Promise<boolean> {
     if (!target.protected) return true;
@@ -161,9 +178,10 @@ export class PipelineCreation {
         visibility: project.visibility,
         title: project.name,
       },
-      ref: target.ref,
+      ref: input.mergeRequest?.sourceBranch ?? target.ref,
       refType: target.refType,
       refProtected: target.protected,
+      mergeRequest: input.mergeRequest,
       sha: target.sha,
       beforeSha: input.beforeSha ?? ZERO_SHA,
       commitMessage: target.commit.message,
@@ -210,6 +228,7 @@ export class PipelineCreation {
       schedule_id: input.scheduleId ?? null,
       parent_pipeline_id: input.parent?.pipelineId ?? null,
       source_job_id: input.parent?.jobId ?? null,
+      merge_request_id: input.mergeRequest?.id ?? null,
     };
     switch (result.status) {
       case 'invalid': {

@@ -1,6 +1,7 @@
 import { ZERO_SHA } from '../../../../ci/pipeline-variables.ts';
 import type { Logger } from '../../../../shared/logger.ts';
 import type { RepositoryManager } from '../../../../storage/git/types.ts';
+import type { PipelineRecord } from '../../../../storage/types-ci.ts';
 import type { NewTask, TaskRecord } from '../../../../storage/types-tasks.ts';
 import type { ProjectsStore, UsersStore } from '../../../../storage/types.ts';
 import type { PushEvent } from '../../events.ts';
@@ -27,6 +28,8 @@ export interface PushPipelinesDeps {
   users: Pick<UsersStore, 'findById'>;
   repositories: Pick<RepositoryManager, 'exists' | 'open'>;
   logger: Logger;
+  /** After a pipeline is saved (outside its transaction): merge requests from the branch take it as head pipeline. */
+  afterCreate?: (pipeline: PipelineRecord) => Promise<void>;
 }
 
 /**
@@ -61,7 +64,8 @@ export class PushPipelines {
         inTransaction: completing(task),
       };
       try {
-        await this.deps.creation.create(input);
+        const pipeline = await this.deps.creation.create(input);
+        await this.deps.afterCreate?.(pipeline);
       } catch (error) {
         if (!isNoPipelineRefusal(error)) throw error;
         this.deps.logger.info({ project: push.projectId, ref: push.ref, sha: push.after, code: error.code, reason: error.message }, 'push creates no pipeline');

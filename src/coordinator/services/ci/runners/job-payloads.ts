@@ -1,4 +1,4 @@
-import type { BuildJobDefinition, ContextVariable } from '../../../../ci/model.ts';
+import type { BuildJobDefinition, ContextVariable, MergeRequestInfo } from '../../../../ci/model.ts';
 import { effectiveJobTimeout } from '../../../../ci/job-timeout.ts';
 import { toJobPayload } from '../../../../ci/to-payload.ts';
 import type { Dependency, JobPayload } from '../../../../protocol/job-payload.ts';
@@ -20,6 +20,8 @@ export interface JobPayloadsDeps extends PipelineVariableSources {
   repositories: Pick<RepositoryManager, 'exists' | 'open'>;
   /** Base URL runners reach the coordinator at (clone URLs, CI_SERVER_URL). */
   externalUrl: string;
+  /** A merge request pipeline's request (its CI_MERGE_REQUEST_* variables, its ref fetched); absent: none. */
+  mergeRequestInfo?: (pipeline: PipelineRecord) => Promise<MergeRequestInfo | undefined>;
 }
 
 export interface ClaimedJob {
@@ -44,12 +46,13 @@ export class JobPayloads {
     if (!project || !pipeline) throw new Error(`job ${job.id}: its project or pipeline is gone`);
     const namespace = await this.deps.namespaces.findById(project.namespace_id);
     const projectPath = namespace ? `${namespace.full_path}/${project.path}` : project.path;
-    const [variables, dotenv, user, commit, dependencies] = await Promise.all([
+    const [variables, dotenv, user, commit, dependencies, mergeRequest] = await Promise.all([
       this.variables(project, pipeline),
       this.dotenvVariables(claimed.dependencies),
       pipeline.user_id === null ? undefined : this.deps.users.findById(pipeline.user_id),
       this.commit(project.id, pipeline.sha),
       this.dependencies(claimed.dependencies, token),
+      this.deps.mergeRequestInfo?.(pipeline),
     ]);
     const timeout = effectiveJobTimeout(definition.timeout, runner.maximum_timeout);
     const payload = toJobPayload(
@@ -80,6 +83,7 @@ export class JobPayloads {
         user: user && { id: user.id, email: user.email, login: user.username, name: user.name },
         variables: [...dotenv, ...variables],
         environmentName: job.environment,
+        mergeRequest,
       },
     );
     // The persistent ref refs/pipelines/<id> is not kept in the repository: fetching it would fail the checkout.

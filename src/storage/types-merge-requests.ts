@@ -146,8 +146,6 @@ export interface MergeRequestsStore {
   labelsOf(ids: readonly number[]): Promise<Map<number, LabelRecord[]>>;
   assigneesOf(ids: readonly number[]): Promise<Map<number, number[]>>;
   reviewersOf(ids: readonly number[]): Promise<Map<number, number[]>>;
-  /** One statement: thumbs up and thumbs down awarded to each request. */
-  votesOf(ids: readonly number[]): Promise<Map<number, { upvotes: number; downvotes: number }>>;
   /** Replaces the relations given, in the same transaction; throws OpenMergeRequestExists when a reopen or retarget collides. */
   update(id: number, changes: MergeRequestChanges, relations: MergeRequestRelations): Promise<MergeRequestRecord | undefined>;
   /** Compare-and-set on lock_version: undefined when another write got there first. */

@@ -167,26 +167,6 @@ export class SqlMergeRequestsStore implements MergeRequestsStore {
     return this.usersOf('merge_request_reviewers', ids);
   }
 
-  async votesOf(ids: readonly number[]): Promise<Map<number, { upvotes: number; downvotes: number }>> {
-    const votes = new Map<number, { upvotes: number; downvotes: number }>();
-    if (ids.length === 0) return votes;
-    const rows = await this.db
-      .selectFrom('award_emoji')
-      .select(['awardable_id', 'name', countAll().as('count')])
-      .where('awardable_type', '=', 'MergeRequest')
-      .where('awardable_id', 'in', unique(ids))
-      .where('name', 'in', ['thumbsup', 'thumbsdown'])
-      .groupBy(['awardable_id', 'name'])
-      .execute();
-    for (const row of rows) {
-      const entry = votes.get(row.awardable_id) ?? { upvotes: 0, downvotes: 0 };
-      if (row.name === 'thumbsup') entry.upvotes = Number(row.count);
-      else entry.downvotes = Number(row.count);
-      votes.set(row.awardable_id, entry);
-    }
-    return votes;
-  }
-
   async update(id: number, changes: MergeRequestChanges, relations: MergeRequestRelations): Promise<MergeRequestRecord | undefined> {
     return this.guardPair(() =>
       inTransaction(this.db, async (trx) => {

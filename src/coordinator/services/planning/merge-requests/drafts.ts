@@ -1,18 +1,15 @@
-/**
- * GitLab's draft rule (MergeRequest::DRAFT_REGEX): a title starting with `Draft:`, `[Draft]` or
- * `(Draft)`, in any case, marks the request a draft. The merge request views and the system
- * notes read it the same way.
- */
-const DRAFT_PREFIX = /^\s*(\[draft\]|\(draft\)|draft:)\s*/i;
+import { DRAFT_TITLE_PREFIXES } from '../../../../storage/types-merge-requests.ts';
 
-export function isDraftTitle(title: string): boolean {
-  return DRAFT_PREFIX.test(title);
-}
+export { isDraftTitle } from '../../../../storage/types-merge-requests.ts';
 
 /** The title without its draft prefixes (GitLab's draftless_title), for comparing titles. */
 export function draftlessTitle(title: string): string {
-  let rest = title;
+  let rest = title.replace(/^ +/, '');
   // Each pass removes one prefix; a title holds at most its length of them.
-  while (DRAFT_PREFIX.test(rest)) rest = rest.replace(DRAFT_PREFIX, '');
-  return rest;
+  for (;;) {
+    const lowered = rest.toLowerCase();
+    const prefix = DRAFT_TITLE_PREFIXES.find((candidate) => lowered.startsWith(candidate));
+    if (!prefix) return rest;
+    rest = rest.slice(prefix.length).replace(/^ +/, '');
+  }
 }

@@ -1,5 +1,5 @@
 import { GantryError } from '../../../../shared/errors.ts';
-import type { MergeRequestChanges, MergeRequestRecord, MergeRequestsStore } from '../../../../storage/types-merge-requests.ts';
+import { isDraftTitle, type MergeRequestChanges, type MergeRequestRecord, type MergeRequestsStore } from '../../../../storage/types-merge-requests.ts';
 import type { PipelineRecord, PipelinesStore } from '../../../../storage/types-ci.ts';
 import type { ProjectRecord } from '../../../../storage/types.ts';
 
@@ -9,13 +9,6 @@ export const MERGE_MESSAGES = {
   branchCannotBeMerged: 'Branch cannot be merged',
   notAllowed: 'Method Not Allowed',
 } as const;
-
-/** A draft: a title starting with GitLab's draft prefixes (`Draft:`, `[Draft]`, `(Draft)`, `WIP:`, `[WIP]`). */
-const DRAFT_PREFIX = /^\s*(\[draft\]|\(draft\)|draft:|draft\s-|\[wip\]|wip:|wip\s-)/i;
-
-export function isDraftTitle(title: string): boolean {
-  return DRAFT_PREFIX.test(title);
-}
 
 export const notMergeable = (): GantryError => new GantryError('GANTRY_E_MERGE_REQUEST_NOT_MERGEABLE', MERGE_MESSAGES.notAllowed);
 export const branchCannotBeMerged = (): GantryError => new GantryError('GANTRY_E_MERGE_REQUEST_BRANCH_UNMERGEABLE', MERGE_MESSAGES.branchCannotBeMerged);

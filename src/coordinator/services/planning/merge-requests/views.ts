@@ -1,6 +1,7 @@
 import type { NamespacesStore, ProjectsStore, UserRecord, UsersStore } from '../../../../storage/types.ts';
 import type { MergeRequestRecord, MergeRequestsStore } from '../../../../storage/types-merge-requests.ts';
 import type { NotesStore } from '../../../../storage/types-notes.ts';
+import type { AwardEmojiStore } from '../../../../storage/types-award-emoji.ts';
 import type { LabelRecord, MilestoneRecord, MilestonesStore } from '../../../../storage/types-planning.ts';
 import type { MergeRequestSnapshot } from './observers.ts';
 
@@ -26,7 +27,8 @@ export interface MergeRequestView {
 }
 
 export interface MergeRequestViewsDeps {
-  mergeRequests: Pick<MergeRequestsStore, 'labelsOf' | 'assigneesOf' | 'reviewersOf' | 'votesOf'>;
+  mergeRequests: Pick<MergeRequestsStore, 'labelsOf' | 'assigneesOf' | 'reviewersOf'>;
+  awardEmoji: Pick<AwardEmojiStore, 'votesOf'>;
   milestones: Pick<MilestonesStore, 'findByIds'>;
   users: Pick<UsersStore, 'findByIds'>;
   projects: Pick<ProjectsStore, 'findByIds'>;
@@ -56,7 +58,7 @@ export class MergeRequestViews {
       deps.mergeRequests.reviewersOf(ids),
       milestoneIds.length ? deps.milestones.findByIds(milestoneIds) : Promise.resolve([]),
       deps.projects.findByIds([...new Set(projectIds)]),
-      deps.mergeRequests.votesOf(ids),
+      deps.awardEmoji.votesOf(ids, 'MergeRequest'),
       deps.notes.userNoteCounts('MergeRequest', ids),
     ]);
     const milestones = new Map(milestoneList.map((milestone) => [milestone.id, milestone]));

@@ -24,7 +24,8 @@ describe('merge requests through python-gitlab', () => {
   });
 
   it('shows and saves a request, and closes one', () => {
-    assert.deepEqual(seen.shown, ['Add feature', true, null, true, { count: 1, completed_count: 0 }]);
+    // The feature branch adds one file: changes_count is git's count, as a string.
+    assert.deepEqual(seen.shown, ['Add feature', true, '1', true, { count: 1, completed_count: 0 }]);
     assert.deepEqual(seen.saved, ['Add the feature', ['backend']]);
     assert.deepEqual(seen.closed, ['closed', 'root']);
   });

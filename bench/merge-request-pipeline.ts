@@ -4,9 +4,8 @@
  * p99; target: p50 under 200 ms after the push returns), next to plain pushes to a branch
  * without a request → the branch pipeline's first job pending, in the same run; and the
  * coordinator process's CPU time per push (user + system) for both.
- * Until mr-git's refresher is on main the bench does its part after each push (the request
- * ref by `git update-ref`, the diff refs, the `mergeRequestRefreshed` announcement): that time
- * is inside the figure.
+ * Everything after the push is the coordinator's own path: the push record, the merge
+ * request refresher (the request's ref, the diff refs), the pipeline task and its creation.
  * Run: npx tsx bench/merge-request-pipeline.ts [--pushes 30]
  */
 import { execFile } from 'node:child_process';
@@ -16,9 +15,8 @@ import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs, promisify } from 'node:util';
-import { ciServicesOf, createCoordinator, type Coordinator } from '../src/coordinator/app.ts';
+import { createCoordinator, type Coordinator } from '../src/coordinator/app.ts';
 import { silentLogger } from '../src/shared/logger.ts';
-import type { UserRecord } from '../src/storage/types.ts';
 import { GIT_ENV } from './support/coordinator.ts';
 
 const TOKEN = 'bench-root-token-0123456789';
@@ -61,20 +59,15 @@ try {
   const created = await api(coordinator, 'POST', '/projects', { name: 'app', initialize_with_readme: true });
   const projectId = created.id as number;
   await api(coordinator, 'POST', `/projects/${projectId}/repository/commits`, { branch: 'main', commit_message: 'CI', actions: [{ action: 'create', file_path: '.gitlab-ci.yml', content: CI }] });
-  const project = (await stores.projects.findById(projectId))!;
-  const root = (await stores.users.findById(1)) as UserRecord;
-  const gitDir = path.join(work, 'data', 'repositories', `${projectId}.git`);
   const cwd = path.join(work, 'clone');
   const git = async (...args: string[]): Promise<string> => (await run('git', args, { cwd, env: GIT_ENV, encoding: 'utf8' })).stdout.trim();
-  const bare = async (...args: string[]): Promise<string> => (await run('git', [`--git-dir=${gitDir}`, ...args], { encoding: 'utf8' })).stdout.trim();
   await run('git', ['clone', '-q', `http://root:${TOKEN}@127.0.0.1:${port}/${String(created.path_with_namespace)}.git`, cwd], { env: GIT_ENV });
   await git('checkout', '-q', '-b', 'feature');
   await git('push', '-q', 'origin', 'feature', 'HEAD:plain');
-  let request = await stores.mergeRequests.create(
+  const request = await stores.mergeRequests.create(
     { project_id: projectId, source_project_id: projectId, source_branch: 'feature', target_branch: 'main', author_id: 1, title: 'Bench', description: null, state: 'opened', created_at: new Date().toISOString() },
     {},
   );
-  const observer = ciServicesOf(coordinator).mergeRequestPipelines;
 
   async function firstPending(find: () => Promise<number | undefined>, since: number, what: string): Promise<number> {
     for (;;) {
@@ -106,12 +99,8 @@ try {
     plainMs.push(await firstPending(async () => (await stores.pipelines.latestFor(projectId, plain.sha, 'plain'))?.id, plain.pushed, `plain ${index}`));
     plainCpu.push(cpuMs(plain.cpu));
 
+    // The push alone: the refresher writes the request's ref and diff refs and asks for its pipeline.
     const moved = await push('feature', index);
-    // mr-git's refresher, until it lands: the request ref, the diff refs, the announcement.
-    await bare('update-ref', `refs/merge-requests/${request.iid}/head`, moved.sha);
-    const base = await bare('merge-base', 'refs/heads/main', moved.sha);
-    request = (await stores.mergeRequests.update(request.id, { head_sha: moved.sha, base_sha: base, start_sha: base }, {}))!;
-    await observer.mergeRequestRefreshed({ project, mergeRequest: request, sourceMoved: true, actor: root });
     requestMs.push(await firstPending(async () => (await stores.pipelines.latestFor(projectId, moved.sha, `refs/merge-requests/${request.iid}/head`))?.id, moved.pushed, `request ${index}`));
     requestCpu.push(cpuMs(moved.cpu));
   }

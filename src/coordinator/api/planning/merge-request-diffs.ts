@@ -26,10 +26,10 @@ const PagedQuery = Type.Object({ ...PAGINATION, unidiff: Type.Optional(Param.boo
 /** `GET /projects/:id/merge_requests/:merge_request_iid/{changes,diffs,commits}`: what git says about a request. */
 export function mergeRequestDiffsRoutes({ mergeRequestDiffs, mergeRequests, mergeRequestViews }: CoordinatorServices, edge: EdgeConfig): FastifyPluginAsync {
   const { externalUrl } = edge;
-  /** The request itself as the single answer shows it; `changes_count` is replaced by the diff's own. */
+  /** The request itself as the single answer shows it; `changes_count` comes from the diff itself (no second git run). */
   const jsonOf = async (found: MergeRequestInProject, actor: Actor): Promise<Record<string, unknown>> => {
     const view = await mergeRequestViews.one(found.mergeRequest);
-    return { ...serializeMergeRequestSingle(await mergeRequests.detail(found.project, view, actor), externalUrl) };
+    return { ...serializeMergeRequestSingle(await mergeRequests.detail(found.project, view, actor, false), externalUrl) };
   };
   return async (app) => {
     const api = app.withTypeProvider<TypeBoxTypeProvider>();

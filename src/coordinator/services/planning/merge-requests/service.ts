@@ -106,11 +106,14 @@ export class MergeRequestsService {
     return this.detail(project, view, actor);
   }
 
-  /** The single answer's extras for a view (also the answer of create and update). */
-  async detail(project: ProjectRecord, view: MergeRequestView, actor: Actor): Promise<MergeRequestDetail> {
+  /**
+   * The single answer's extras for a view (also the answer of create and update). `countChanges`
+   * false leaves `changes_count` null for an answer that counts the files from its own diff.
+   */
+  async detail(project: ProjectRecord, view: MergeRequestView, actor: Actor, countChanges = true): Promise<MergeRequestDetail> {
     const [subscribed, changesCount, canMerge] = await Promise.all([
       this.subscribed(view, actor),
-      this.deps.changesCount.changesCount(project, view),
+      countChanges ? this.deps.changesCount.changesCount(project, view) : null,
       this.deps.mergeRequestPermissions.canAdminMergeRequests(project, actor),
     ]);
     return { view, subscribed, changesCount, canMerge };

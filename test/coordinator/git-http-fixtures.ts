@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -19,6 +20,13 @@ export interface GitResult {
   code: number;
   stdout: string;
   stderr: string;
+}
+
+/** Runs the git client in `cwd` and asserts it succeeded (the failure names the command and git's stderr); its trimmed stdout. */
+export async function gitSucceeds(fixture: Pick<GitHttpFixture, 'git'>, cwd: string, args: string[]): Promise<string> {
+  const result = await fixture.git(args, { cwd });
+  assert.equal(result.code, 0, `git ${args.join(' ')}: ${result.stderr}`);
+  return result.stdout.trim();
 }
 
 /** A coordinator on a real port, a scratch HOME for the git client, and a push-event log. */

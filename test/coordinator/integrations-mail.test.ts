@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import type { ProjectRecord } from '../../src/storage/types.ts';
 import { waitUntil } from '../helpers/bounded.ts';
 import { ROOT_TOKEN, startTestCoordinator, type TestCoordinator } from '../helpers/coordinator.ts';
-import { startGitHttpFixture, type GitHttpFixture } from './git-http-fixtures.ts';
+import { gitSucceeds, startGitHttpFixture, type GitHttpFixture } from './git-http-fixtures.ts';
 import { makeGroup, makeProjectWithRepository } from './groups-fixtures.ts';
 
 function maildirMessages(dataDir: string): string[] {
@@ -31,11 +31,7 @@ describe('emails-on-push and pipelines-email deliver to the maildir', () => {
   let fixture: GitHttpFixture;
   let project: ProjectRecord;
   let cwd: string;
-  const git = async (...args: string[]): Promise<string> => {
-    const result = await fixture.git(args, { cwd });
-    assert.equal(result.code, 0, `git ${args.join(' ')}: ${result.stderr}`);
-    return result.stdout.trim();
-  };
+  const git = (...args: string[]): Promise<string> => gitSucceeds(fixture, cwd, args);
   const pushMails = () => maildirMessages(fixture.gantry.dataDir).filter((text) => /^X-Gitlab-Commit:/im.test(text));
   const pipelineMails = () => maildirMessages(fixture.gantry.dataDir).filter((text) => /^X-Gitlab-Pipeline-Id:/im.test(text));
 

@@ -7,7 +7,7 @@ import { DELIVER_TASK } from '../../src/coordinator/services/integrations/outbou
 import type { ProjectRecord } from '../../src/storage/types.ts';
 import { waitUntil } from '../helpers/bounded.ts';
 import { ROOT_TOKEN } from '../helpers/coordinator.ts';
-import { startGitHttpFixture, type GitHttpFixture } from './git-http-fixtures.ts';
+import { gitSucceeds, startGitHttpFixture, type GitHttpFixture } from './git-http-fixtures.ts';
 import { makeGroup } from './groups-fixtures.ts';
 
 interface Received {
@@ -39,11 +39,7 @@ describe('outbound HTTP integrations deliver pushes through the task queue', () 
   let fixture: GitHttpFixture;
   let project: ProjectRecord;
   let cwd: string;
-  const git = async (...args: string[]): Promise<string> => {
-    const result = await fixture.git(args, { cwd });
-    assert.equal(result.code, 0, `git ${args.join(' ')}: ${result.stderr}`);
-    return result.stdout.trim();
-  };
+  const git = (...args: string[]): Promise<string> => gitSucceeds(fixture, cwd, args);
   const deliveryTasks = () => fixture.gantry.coordinator.context.db.selectFrom('tasks').select(['payload', 'attempts', 'last_error', 'status']).where('kind', '=', DELIVER_TASK).execute();
   const put = async (segment: string, body: Record<string, unknown>) => {
     const saved = await fixture.gantry.api('PUT', `/projects/${project.id}/services/${segment}`, { body });

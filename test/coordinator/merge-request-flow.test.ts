@@ -6,7 +6,7 @@ import type { PipelineRecord } from '../../src/storage/types-ci.ts';
 import type { ProjectRecord } from '../../src/storage/types.ts';
 import { waitUntil } from '../helpers/bounded.ts';
 import { ROOT_TOKEN } from '../helpers/coordinator.ts';
-import { startGitHttpFixture, type GitHttpFixture } from './git-http-fixtures.ts';
+import { gitSucceeds, startGitHttpFixture, type GitHttpFixture } from './git-http-fixtures.ts';
 import { makeGroup } from './groups-fixtures.ts';
 
 const CI = `
@@ -27,11 +27,7 @@ describe('a merge request from opening to merge', () => {
   let project: ProjectRecord;
   let cwd: string;
 
-  const git = async (...args: string[]): Promise<string> => {
-    const result = await fixture.git(args, { cwd });
-    assert.equal(result.code, 0, `git ${args.join(' ')}: ${result.stderr}`);
-    return result.stdout.trim();
-  };
+  const git = (...args: string[]): Promise<string> => gitSucceeds(fixture, cwd, args);
   const requestPipelines = async (): Promise<PipelineRecord[]> =>
     (await fixture.gantry.coordinator.context.stores.pipelines.list({ projectId: project.id, ref: 'refs/merge-requests/1/head' }, { offset: 0, limit: 50 })).items;
   const commitAndPush = async (file: string, content: string): Promise<string> => {

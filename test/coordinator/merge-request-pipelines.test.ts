@@ -10,7 +10,7 @@ import type { ProjectRecord, UserRecord } from '../../src/storage/types.ts';
 import { waitUntil } from '../helpers/bounded.ts';
 import { INFO_18, USER_AGENT_18 } from '../helpers/gitlab-runner-18.ts';
 import { ROOT_TOKEN } from '../helpers/coordinator.ts';
-import { startGitHttpFixture, type GitHttpFixture } from './git-http-fixtures.ts';
+import { gitSucceeds, startGitHttpFixture, type GitHttpFixture } from './git-http-fixtures.ts';
 import { makeGroup } from './groups-fixtures.ts';
 
 interface JobPayload {
@@ -46,11 +46,7 @@ describe('merge request pipelines', () => {
   let mergeRequest: MergeRequestRecord;
   let payload: JobPayload;
 
-  const git = async (...args: string[]): Promise<string> => {
-    const result = await fixture.git(args, { cwd });
-    assert.equal(result.code, 0, `git ${args.join(' ')}: ${result.stderr}`);
-    return result.stdout.trim();
-  };
+  const git = (...args: string[]): Promise<string> => gitSucceeds(fixture, cwd, args);
   const stores = () => fixture.gantry.coordinator.context.stores;
   const services = () => ciServicesOf(fixture.gantry.coordinator);
 

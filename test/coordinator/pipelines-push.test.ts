@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import type { PipelineRecord } from '../../src/storage/types-ci.ts';
 import type { ProjectRecord } from '../../src/storage/types.ts';
 import { ROOT_TOKEN } from '../helpers/coordinator.ts';
-import { startGitHttpFixture, type GitHttpFixture } from './git-http-fixtures.ts';
+import { gitSucceeds, startGitHttpFixture, type GitHttpFixture } from './git-http-fixtures.ts';
 import { makeGroup } from './groups-fixtures.ts';
 
 const CI = `
@@ -30,11 +30,7 @@ describe('pipelines for pushes over git HTTP', () => {
   let project: ProjectRecord;
   let cwd: string;
 
-  const git = async (...args: string[]): Promise<string> => {
-    const result = await fixture.git(args, { cwd });
-    assert.equal(result.code, 0, `git ${args.join(' ')}: ${result.stderr}`);
-    return result.stdout.trim();
-  };
+  const git = (...args: string[]): Promise<string> => gitSucceeds(fixture, cwd, args);
 
   async function pipelineFor(sha: string, ref: string): Promise<PipelineRecord> {
     const { pipelines } = fixture.gantry.coordinator.context.stores;

@@ -24,6 +24,7 @@ import { SqlLabelPromotionsStore } from './label-promotions.ts';
 import { SqlSubscriptionsStore } from './subscriptions.ts';
 import { SqlTodosStore } from './todos.ts';
 import { SqlIntegrationsStore } from './integrations.ts';
+import { SqlWebSessionsStore } from './web-sessions.ts';
 import { SqlInstallationStore, SqlInstancesStore, SqlThrottleCountersStore } from './instances.ts';
 import { SqlGroupGroupLinksStore } from './group-group-links.ts';
 import { SqlGroupQueriesStore } from './group-queries.ts';
@@ -103,6 +104,7 @@ export function createSqlStores(db: Db, writes: TableWrites = new TableWrites())
     mergeRequests: new SqlMergeRequestsStore(db),
     mergeRequestCommits: new SqlMergeRequestCommitsStore(db),
     mergeRequestPipelines: new SqlMergeRequestPipelinesStore(db),
+    webSessions: new SqlWebSessionsStore(db),
   };
 }
 

@@ -7,7 +7,7 @@
 # Stops at the first thing it cannot do, with one line that says what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-packages=(git bzip2 openssh-client gnupg python3-gitlab postgresql docker.io busybox-static mmdebstrap ca-certificates nginx)
+packages=(git bzip2 openssh-client gnupg python3-gitlab postgresql docker.io busybox-static mmdebstrap ca-certificates nginx chromium)
 bash scripts/debian-packages.sh "npm test" "${packages[@]}"
 docker_log=$(mktemp)
 bash scripts/docker-up.sh >/dev/null 2>"$docker_log" &

@@ -40,6 +40,7 @@ import { cleanUpRepositoryProtection } from './services/accounts/deploy-keys.ts'
 import { ExpirySweeper } from './services/namespaces/expiry-sweeper.ts';
 import { uploadsDirectory } from './repository-reconciliation.ts';
 import { startUnderLock } from './startup.ts';
+import { registerWebPages } from './web/index.ts';
 import { InstanceUpkeep } from './instance-upkeep.ts';
 
 export type { CoordinatorOptions };
@@ -308,7 +309,9 @@ async function mountCoordinator(instance: FastifyInstance, core: CoordinatorCore
     { prefix: '/api/v4' },
   );
   registerMonitoringRoutes(instance, core.monitoring.routes);
+  const projectPages = registerWebPages(instance, { externalUrl: context.config.externalUrl, sessions: context.stores.webSessions, users: context.stores.users, throttles, services });
   await registerGitHttp(instance, context, {
+    projectPages,
     personalTokens: authenticator,
     branchRules: context.protectedBranches,
     tagRules: context.protectedTags,

@@ -17,6 +17,8 @@ export interface GitHttpOptions {
   tagRules?: TagPushRules;
   /** Release source archives and asset-link downloads under project paths (`/-/archive/...`). */
   webDownloads?: WebDownloads;
+  /** The web pages under project paths (badges, jobs, pipelines): null when no page lives at the path. */
+  projectPages?: { serve(urlPath: string, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> | null };
 }
 
 const GIT_BODY_TYPES = ['application/x-git-upload-pack-request', 'application/x-git-receive-pack-request'];
@@ -47,12 +49,12 @@ export async function registerGitHttp(app: FastifyInstance, context: Coordinator
       method: ['GET', 'POST'],
       url: '/*',
       schema: { hide: true },
-      handler: (request, reply) => serve(service, request, reply, options.webDownloads),
+      handler: (request, reply) => serve(service, request, reply, options),
     });
   });
 }
 
-async function serve(service: GitHttpService, request: FastifyRequest, reply: FastifyReply, webDownloads: WebDownloads | undefined): Promise<FastifyReply> {
+async function serve(service: GitHttpService, request: FastifyRequest, reply: FastifyReply, { webDownloads, projectPages }: GitHttpOptions): Promise<FastifyReply> {
   const url = coordinatorUrl(request);
   const queryAt = url.indexOf('?');
   const rawPath = queryAt >= 0 ? url.slice(0, queryAt) : url;
@@ -68,6 +70,8 @@ async function serve(service: GitHttpService, request: FastifyRequest, reply: Fa
   if (target === null) {
     const download = request.method === 'GET' ? classifyWebDownload(urlPath) : null;
     if (download && webDownloads) return webDownloads.serve(download, request, reply);
+    const page = projectPages?.serve(urlPath, request, reply);
+    if (page) return page;
     reply.callNotFound();
     return reply;
   }

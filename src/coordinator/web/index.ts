@@ -1,0 +1,40 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { UsersStore } from '../../storage/types.ts';
+import type { WebSessionsStore } from '../../storage/types-web-sessions.ts';
+import type { RequestThrottles } from '../http/throttle.ts';
+import type { ProjectListing } from '../services/namespaces/projects-listing.ts';
+import { registerExplore } from './explore.ts';
+import type { WebEdge } from './frame.ts';
+import { STYLESHEET_PATH } from './layout.ts';
+import { WebSessions } from './sessions.ts';
+import { registerSignIn } from './sign-in.ts';
+import { STYLESHEET } from './style.ts';
+
+export interface WebPagesDeps {
+  externalUrl: string;
+  sessions: WebSessionsStore;
+  users: Pick<UsersStore, 'findById' | 'findByUsername' | 'findByEmail'>;
+  throttles: RequestThrottles;
+  services: { projectListing: Pick<ProjectListing, 'list'> };
+}
+
+/** The pages under a project's path, which git over HTTP's catch-all hands on (see {@link registerWebPages}); none yet. */
+export interface ProjectPages {
+  /** Serves the page at `urlPath` (decoded, no query), or answers null when no page lives there. */
+  serve(urlPath: string, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> | null;
+}
+
+/**
+ * Mounts the web pages: the fixed paths as routes of their own, and returns the pages under
+ * a project's path (`/group/sub/project/...`, any depth), which only the git catch-all can
+ * reach without shadowing it.
+ */
+export function registerWebPages(app: FastifyInstance, deps: WebPagesDeps): ProjectPages {
+  const edge: WebEdge = { externalUrl: deps.externalUrl, sessions: new WebSessions({ sessions: deps.sessions, users: deps.users }) };
+  app.get(STYLESHEET_PATH, async (_request, reply) => reply.headers({ 'content-type': 'text/css; charset=utf-8', 'cache-control': 'public, max-age=3600' }).send(STYLESHEET));
+  registerSignIn(app, edge, deps.throttles);
+  registerExplore(app, edge, deps.services.projectListing);
+  return {
+    serve: () => null,
+  };
+}

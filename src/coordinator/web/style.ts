@@ -1,0 +1,26 @@
+/** The pages' one stylesheet, served at /-/gantry/style.css (CSP allows styles from the site only). */
+export const STYLESHEET = `
+:root { color-scheme: light; --fg: #1f1e24; --muted: #626168; --line: #dcdcde; --accent: #1f75cb; --bad: #c91c00; --good: #108548; --warn: #ab6100; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 14px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); background: #fff; }
+a { color: var(--accent); }
+a:focus-visible, button:focus-visible, input:focus-visible, summary:focus-visible { outline: 3px solid #428fdc; outline-offset: 2px; }
+header.top { display: flex; gap: 1rem; align-items: center; padding: .5rem 1rem; background: #2c2b33; color: #fff; }
+header.top a { color: #fff; text-decoration: none; }
+header.top .brand { font-weight: 600; margin-right: auto; }
+header.top form { margin: 0; }
+header.top button { background: transparent; color: #fff; border: 1px solid #888; border-radius: 4px; padding: .2rem .6rem; cursor: pointer; }
+main { max-width: 72rem; margin: 0 auto; padding: 1rem; }
+h1 { font-size: 1.5rem; margin: .5rem 0 1rem; }
+table { border-collapse: collapse; width: 100%; }
+th, td { text-align: left; padding: .4rem .5rem; border-bottom: 1px solid var(--line); }
+.muted { color: var(--muted); }
+.notice { padding: .6rem .8rem; border: 1px solid var(--line); border-left: 4px solid var(--bad); margin: 0 0 1rem; }
+form.sign-in { max-width: 22rem; display: grid; gap: .6rem; }
+form.sign-in input { font: inherit; padding: .4rem; border: 1px solid #89888d; border-radius: 4px; }
+form.sign-in button { font: inherit; padding: .45rem; border: 0; border-radius: 4px; background: var(--accent); color: #fff; cursor: pointer; }
+.status { font-weight: 600; }
+.status-success { color: var(--good); }
+.status-failed { color: var(--bad); }
+.status-running, .status-pending { color: var(--warn); }
+`;

@@ -2,7 +2,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { UsersStore } from '../../storage/types.ts';
 import type { WebSessionsStore } from '../../storage/types-web-sessions.ts';
 import type { RequestThrottles } from '../http/throttle.ts';
+import type { PipelinesService } from '../services/ci/pipelines/pipelines.ts';
 import type { ProjectListing } from '../services/namespaces/projects-listing.ts';
+import { BadgePages } from './badges.ts';
 import { registerExplore } from './explore.ts';
 import type { WebEdge } from './frame.ts';
 import { STYLESHEET_PATH } from './layout.ts';
@@ -15,14 +17,16 @@ export interface WebPagesDeps {
   sessions: WebSessionsStore;
   users: Pick<UsersStore, 'findById' | 'findByUsername' | 'findByEmail'>;
   throttles: RequestThrottles;
-  services: { projectListing: Pick<ProjectListing, 'list'> };
+  services: { projectListing: Pick<ProjectListing, 'list'>; pipelines: Pick<PipelinesService, 'list'> };
 }
 
-/** The pages under a project's path, which git over HTTP's catch-all hands on (see {@link registerWebPages}); none yet. */
+/** The pages under a project's path, which git over HTTP's catch-all hands on (see {@link registerWebPages}). */
 export interface ProjectPages {
   /** Serves the page at `urlPath` (decoded, no query), or answers null when no page lives there. */
   serve(urlPath: string, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> | null;
 }
+
+const BADGE_PATH = /^\/(.+?)\/badges\/(.+)\/(pipeline|coverage)\.svg$/;
 
 /**
  * Mounts the web pages: the fixed paths as routes of their own, and returns the pages under
@@ -34,7 +38,13 @@ export function registerWebPages(app: FastifyInstance, deps: WebPagesDeps): Proj
   app.get(STYLESHEET_PATH, async (_request, reply) => reply.headers({ 'content-type': 'text/css; charset=utf-8', 'cache-control': 'public, max-age=3600' }).send(STYLESHEET));
   registerSignIn(app, edge, deps.throttles);
   registerExplore(app, edge, deps.services.projectListing);
+  const badges = new BadgePages(edge, deps.services.pipelines);
   return {
-    serve: () => null,
+    serve(urlPath, request, reply) {
+      if (request.method !== 'GET') return null;
+      const badge = BADGE_PATH.exec(urlPath);
+      if (badge) return badges.serve(badge[3] as 'pipeline' | 'coverage', badge[1]!, badge[2]!, request, reply);
+      return null;
+    },
   };
 }

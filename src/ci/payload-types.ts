@@ -68,4 +68,12 @@ export interface PayloadPipelineInfo {
    * CI_COMMIT_BRANCH, the CI_MERGE_REQUEST_* variables, and the runner fetches its ref path.
    */
   mergeRequest?: MergeRequestInfo;
+  /** The runner that took the job: CI_RUNNER_ID, CI_RUNNER_DESCRIPTION and CI_RUNNER_TAGS. */
+  runner?: PayloadRunnerInfo;
+}
+
+export interface PayloadRunnerInfo {
+  id: number;
+  description: string;
+  tags: readonly string[];
 }

@@ -4,13 +4,13 @@
  */
 import type { Artifact, Cache, JobPayload, JobVariable, Step } from '../protocol/job-payload.ts';
 import type { ArtifactsDefinition, BuildJobDefinition } from './model.ts';
-import type { PayloadGitInfo, PayloadIds, PayloadPipelineInfo, PayloadServerInfo, PayloadTokens } from './payload-types.ts';
+import type { PayloadGitInfo, PayloadIds, PayloadPipelineInfo, PayloadRunnerInfo, PayloadServerInfo, PayloadTokens } from './payload-types.ts';
 import { predefinedJobVariables, publicVariable, userIdentityVariables } from './predefined-job-variables.ts';
 import { environmentSlug } from './slug.ts';
 import { DEFAULT_JOB_TIMEOUT_SECONDS } from './job-timeout.ts';
 import { applicableUserVariables } from './user-variables.ts';
 
-export type { PayloadGitInfo, PayloadIds, PayloadPipelineInfo, PayloadServerInfo, PayloadTokens };
+export type { PayloadGitInfo, PayloadIds, PayloadPipelineInfo, PayloadRunnerInfo, PayloadServerInfo, PayloadTokens };
 
 const DEFAULT_DEPTH = 50;
 
@@ -104,7 +104,7 @@ function jobVariables(
   server: PayloadServerInfo,
   pipeline: PayloadPipelineInfo,
 ): JobVariable[] {
-  const predefined = predefinedJobVariables(job, ids, tokens, git, server, pipeline);
+  const predefined = [...predefinedJobVariables(job, ids, tokens, git, server, pipeline), ...runnerVariables(pipeline.runner)];
   const yaml = job.variables.map((variable) => publicVariable(variable.key, variable.value));
   const environment: JobVariable[] = [];
   let environmentName: string | null = null;
@@ -129,6 +129,16 @@ function jobVariables(
   // The runner expands CI_ENVIRONMENT_URL itself, so it goes last and unexpanded.
   const environmentUrl = job.environment?.url ? [publicVariable('CI_ENVIRONMENT_URL', job.environment.url)] : [];
   return [...predefined, ...environment, ...yaml, ...userIdentityVariables(pipeline), ...user, ...environmentUrl];
+}
+
+/** GitLab 13.x: after the build's, project's and pipeline's own variables; the tags as its tag list prints them, `docker, linux`. */
+function runnerVariables(runner: PayloadRunnerInfo | undefined): JobVariable[] {
+  if (!runner) return [];
+  return [
+    publicVariable('CI_RUNNER_ID', String(runner.id)),
+    publicVariable('CI_RUNNER_DESCRIPTION', runner.description),
+    publicVariable('CI_RUNNER_TAGS', runner.tags.join(', ')),
+  ];
 }
 
 function steps(job: BuildJobDefinition, timeout: number): Step[] {

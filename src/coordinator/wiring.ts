@@ -10,6 +10,7 @@ import { MembershipsService } from './services/namespaces/memberships.ts';
 import { AccessTokensService } from './services/accounts/access-tokens.ts';
 import { ApplicationSettingsService } from './services/instance/settings-admin.ts';
 import { GpgKeysService, SshKeysService } from './services/accounts/users-keys.ts';
+import { KeyLookupService } from './services/accounts/key-lookup.ts';
 import { UserRemoval } from './services/accounts/users-removal.ts';
 import { UsersService } from './services/accounts/users.ts';
 import { ProjectActions } from './services/namespaces/project-actions.ts';
@@ -120,10 +121,11 @@ function groupsAndUsersServices(context: CoordinatorContext, transfer: ProjectTr
     removal,
   });
   const sshKeys = new SshKeysService({ sshKeys: stores.sshKeys, settings, users });
+  const keyLookup = new KeyLookupService({ sshKeys: stores.sshKeys, deployKeys: stores.deployKeys, users: stores.users, permissions });
   const gpgKeys = new GpgKeysService({ gpgKeys: stores.gpgKeys, users });
   const accessTokens = new AccessTokensService({ tokens: stores.tokens, lookup, permissions });
   const applicationSettings = new ApplicationSettingsService({ settings, permissions });
-  return { groups, groupChanges, groupShares, members, memberships, users, sshKeys, gpgKeys, accessTokens, applicationSettings };
+  return { groups, groupChanges, groupShares, members, memberships, users, sshKeys, keyLookup, gpgKeys, accessTokens, applicationSettings };
 }
 
 export type CoordinatorServices = ReturnType<typeof buildServices>;

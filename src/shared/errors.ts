@@ -70,6 +70,7 @@ export const ERROR_CATALOGUE = {
   GANTRY_E_REF_NAME_INVALID: 'A branch or tag name git does not accept (or one clashing with an existing ref path).',
   GANTRY_E_FILE_PATH_INVALID: 'A commit action names a path outside the repository, through .git, or otherwise unusable.',
   GANTRY_E_OBJECT_ID_INVALID: 'An object id that is not a full hexadecimal id.',
+  GANTRY_E_KEY_FINGERPRINT_INVALID: 'A key fingerprint that is neither MD5 colon hex nor `SHA256:` and 32 bytes of base64.',
   GANTRY_E_BRANCH_PROTECTED: 'A protected branch the caller may not push to or remove.',
   GANTRY_E_TAG_PROTECTED: 'A protected tag the caller may not create or delete.',
   GANTRY_E_DEFAULT_BRANCH_UNDELETABLE: "The project's default branch cannot be deleted.",

@@ -16,6 +16,8 @@ export interface ProjectListFilter {
   onlyIds?: number[];
   /** Only projects in these namespaces. */
   namespaceIds?: number[];
+  /** Only the (live) forks of this project. */
+  forkedFromId?: number;
   archived?: boolean;
   visibility?: Visibility;
   /** Case-insensitive substring of name or path (and of the namespace path when `searchNamespaces`). */

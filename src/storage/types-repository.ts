@@ -99,6 +99,17 @@ export interface DeployKeyRecord {
   title: string;
   key: string;
   fingerprint: string;
+  /** Unpadded base64 SHA-256, without `SHA256:` (GitLab's `fingerprint_sha256`). */
+  fingerprint_sha256: string | null;
+  created_at: string;
+}
+
+/** One project's use of a deploy key, as GitLab's `deploy_keys_projects` rows. */
+export interface DeployKeyProjectLink {
+  id: number;
+  deploy_key_id: number;
+  project_id: number;
+  can_push: boolean;
   created_at: string;
 }
 
@@ -116,9 +127,12 @@ export interface DeployKeysStore {
   countForProject(projectId: number): Promise<number>;
   findById(id: number): Promise<DeployKeyRecord | null>;
   findByFingerprint(fingerprint: string): Promise<DeployKeyRecord | null>;
+  findBySha256Fingerprint(fingerprint: string): Promise<DeployKeyRecord | null>;
   findForProject(projectId: number, keyId: number): Promise<ProjectDeployKeyRecord | null>;
   /** Projects that use the key. */
   projectIds(keyId: number): Promise<number[]>;
+  /** The key's links to projects, oldest first. */
+  projectLinks(keyId: number): Promise<DeployKeyProjectLink[]>;
   create(key: Omit<DeployKeyRecord, 'id'>): Promise<DeployKeyRecord>;
   updateTitle(id: number, title: string): Promise<void>;
   link(keyId: number, projectId: number, canPush: boolean, createdAt: string): Promise<void>;

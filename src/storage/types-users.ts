@@ -7,6 +7,8 @@ export interface SshKeyRecord {
   key: string;
   /** MD5 colon hex; unique over the whole instance. */
   fingerprint: string;
+  /** Unpadded base64 SHA-256, without `SHA256:` (GitLab's `fingerprint_sha256`). */
+  fingerprint_sha256: string | null;
   key_type: string;
   key_bits: number;
   created_at: string;
@@ -20,6 +22,7 @@ export interface SshKeysStore {
   create(key: NewSshKey): Promise<SshKeyRecord>;
   findById(id: number): Promise<SshKeyRecord | undefined>;
   findByFingerprint(fingerprint: string): Promise<SshKeyRecord | undefined>;
+  findBySha256Fingerprint(fingerprint: string): Promise<SshKeyRecord | undefined>;
   listForUser(userId: number, page: { offset: number; limit: number }): Promise<{ items: SshKeyRecord[]; total: number }>;
   delete(id: number): Promise<boolean>;
 }

@@ -51,7 +51,7 @@ async function firstJob(): Promise<BuildJobDefinition> {
   return job;
 }
 
-function payloadFor(job: BuildJobDefinition, refProtected: boolean) {
+function payloadFor(job: BuildJobDefinition, refProtected: boolean, runner?: { id: number; description: string; tags: string[] }) {
   return toJobPayload(
     job,
     { jobId: 42, pipelineId: 9, pipelineIid: 3, projectId: 7 },
@@ -76,6 +76,7 @@ function payloadFor(job: BuildJobDefinition, refProtected: boolean) {
         { key: 'SHARED', value: 'pipeline', source: 'pipeline' },
         { key: 'SHARED', value: 'group', source: 'group' },
       ],
+      runner,
     },
   );
 }
@@ -111,6 +112,21 @@ describe('toJobPayload', () => {
     assert.equal(payload.git_info.depth, 50);
     assert.deepEqual(payload.job_info, { name: 'rspec 1/2', stage: 'test', project_id: 7, project_name: 'app' });
     assert.deepEqual(payload.features, { trace_sections: true });
+  });
+
+  test('the runner that took the job: CI_RUNNER_ID, _DESCRIPTION and _TAGS as GitLab 13 prints them', async () => {
+    const { variables } = payloadFor(await firstJob(), false, { id: 5, description: 'build host', tags: ['docker', 'linux'] });
+    assert.equal(valueOf(variables, 'CI_RUNNER_ID'), '5');
+    assert.equal(valueOf(variables, 'CI_RUNNER_DESCRIPTION'), 'build host');
+    assert.equal(valueOf(variables, 'CI_RUNNER_TAGS'), 'docker, linux');
+    const runnerVariable = variables.find((variable) => variable.key === 'CI_RUNNER_ID');
+    assert.equal(runnerVariable?.public, true);
+    // A job variable of the same name is written later, so it wins, as in GitLab.
+    const keys = variables.map((variable) => variable.key);
+    assert.ok(keys.indexOf('CI_RUNNER_TAGS') < keys.indexOf('GLOBAL'), 'runner variables come before the CI file’s');
+    const untagged = payloadFor(await firstJob(), false, { id: 6, description: '', tags: [] }).variables;
+    assert.equal(valueOf(untagged, 'CI_RUNNER_TAGS'), '');
+    assert.equal(valueOf(payloadFor(await firstJob(), false).variables, 'CI_RUNNER_ID'), undefined);
   });
 
   test('predefined CI_* variables', async () => {

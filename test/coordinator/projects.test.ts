@@ -159,6 +159,22 @@ describe('projects API: create, read, edit, delete', () => {
     assert.equal((await gantry.api('POST', '/projects/alice%2Fhidden/fork', { token: bob.token })).status, 404);
   });
 
+  it('lists the forks a caller can see with GET /projects/:id/forks', async () => {
+    const hiddenFork = await gantry.api('POST', '/projects/acme%2Fwith-readme/fork', { token: alice.token, body: { visibility: 'private' } });
+    assert.equal(hiddenFork.status, 201, hiddenFork.text);
+    const paths = async (token?: string | null) => {
+      const answer = await gantry.api('GET', '/projects/acme%2Fwith-readme/forks?order_by=id&sort=asc', { token });
+      assert.equal(answer.status, 200, answer.text);
+      return answer.list.map((fork) => fork.path_with_namespace);
+    };
+    assert.deepEqual(await paths(alice.token), ['bob/with-readme', 'alice/with-readme']);
+    assert.deepEqual(await paths(null), ['bob/with-readme'], 'a private fork is not shown to anonymous callers');
+    const filtered = await gantry.api('GET', '/projects/acme%2Fwith-readme/forks?visibility=private', { token: alice.token });
+    assert.deepEqual([filtered.headers['x-total'], filtered.list.map((fork) => fork.path_with_namespace)], ['1', ['alice/with-readme']]);
+    assert.deepEqual((await gantry.api('GET', '/projects/bob%2Fwith-readme/forks', { token: bob.token })).list, [], 'a fork of a fork is listed under its own source only');
+    assert.equal((await gantry.api('GET', '/projects/alice%2Fhidden/forks', { token: bob.token })).status, 404);
+  });
+
   it('sets default_branch when the first push reaches an empty project', async () => {
     const project = (await create({ name: 'pushed-later' }, alice.token)).json as Json;
     const { context } = gantry.coordinator;

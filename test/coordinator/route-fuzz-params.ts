@@ -129,6 +129,7 @@ export function goodParams(route: Route, world: WalkWorld): Record<string, Param
     // The walk names emails-on-push (route-walk.ts): its one required setting.
     'PUT /api/v4/projects/:id/services/:slug': { recipients: 'walk@example.com' },
     'PUT /api/v4/projects/:id/integrations/:slug': { recipients: 'walk@example.com' },
+    'GET /api/v4/keys': { fingerprint: world.userKeyFingerprint },
     ...planningParams(world),
   };
   return { ...good[`${route.method} ${route.url}`] };

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { generateKeyPairSync } from 'node:crypto';
+import { createHash, generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -49,6 +49,8 @@ export interface WalkWorld {
   rootKeyId: number;
   rootGpgKeyId: number;
   userKeyId: number;
+  /** The MD5 fingerprint of that key, for `GET /keys?fingerprint=`. */
+  userKeyFingerprint: string;
   userGpgKeyId: number;
   /** GPG keys for the revoke routes (revoking removes a key). */
   rootRevokedGpgKeyId: number;
@@ -101,6 +103,12 @@ export function ed25519Key(comment = 'walk@test'): string {
   const raw = Buffer.from(String(publicKey.export({ format: 'jwk' }).x), 'base64url');
   const field = (bytes: Buffer) => Buffer.concat([Buffer.from([0, 0, 0, bytes.length]), bytes]);
   return `ssh-ed25519 ${Buffer.concat([field(Buffer.from('ssh-ed25519')), field(raw)]).toString('base64')} ${comment}`;
+}
+
+/** `ssh-keygen -l -E md5`'s colon hex of an OpenSSH public key line. */
+function md5Fingerprint(keyLine: string): string {
+  const blob = Buffer.from(keyLine.split(' ')[1] ?? '', 'base64');
+  return createHash('md5').update(blob).digest('hex').replace(/(..)(?!$)/g, '$1:');
 }
 
 /** Fresh armored GPG public keys, made by gpg in a throw-away home. */
@@ -186,6 +194,7 @@ export async function makeWalkWorld(gantry: TestCoordinator): Promise<WalkWorld>
     return { runnerToken: String(registered.token), sharedRunnerId: Number(registered.id), runnerSystemId };
   };
   const ci = await seedCiRecords(gantry, project.id, shas[0]);
+  const walkerKey = ed25519Key('walker@test');
   return {
     groupId: group.id,
     sharedGroupId: shared.id,
@@ -209,7 +218,8 @@ export async function makeWalkWorld(gantry: TestCoordinator): Promise<WalkWorld>
     attributeKey: 'color',
     rootKeyId: await idOf('POST', '/user/keys', { title: 'root', key: ed25519Key('root@test') }),
     rootGpgKeyId: await idOf('POST', '/user/gpg_keys', { key: rootGpg }),
-    userKeyId: await idOf('POST', `/users/${target.id}/keys`, { title: 'walker', key: ed25519Key('walker@test') }),
+    userKeyId: await idOf('POST', `/users/${target.id}/keys`, { title: 'walker', key: walkerKey }),
+    userKeyFingerprint: md5Fingerprint(walkerKey),
     userGpgKeyId: await idOf('POST', `/users/${target.id}/gpg_keys`, { key: userGpg }),
     rootRevokedGpgKeyId: await idOf('POST', '/user/gpg_keys', { key: rootRevoked }),
     userRevokedGpgKeyId: await idOf('POST', `/users/${target.id}/gpg_keys`, { key: userRevoked }),

@@ -26,7 +26,7 @@ function worldValue(path: string, name: string, world: WalkWorld): string | numb
   const area = path.split('/')[1];
   switch (name) {
     case 'id':
-      return { projects: world.projectId, groups: world.groupId, namespaces: world.groupId, users: world.userId, personal_access_tokens: world.personalTokenId, runners: world.runnerId, jobs: world.runningJobId, todos: world.planning.todoId }[area];
+      return { projects: world.projectId, groups: world.groupId, namespaces: world.groupId, users: world.userId, personal_access_tokens: world.personalTokenId, runners: world.runnerId, jobs: world.runningJobId, keys: world.userKeyId, todos: world.planning.todoId }[area];
     case 'user_id':
       return path.includes('/members/') ? world.memberId : world.userId;
     case 'group_id':

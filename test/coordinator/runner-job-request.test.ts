@@ -75,7 +75,7 @@ describe('POST /jobs/request', () => {
 
   it('hands out a job: 201 application/json with the §3.4 payload; job, stage and pipeline running', async () => {
     const project = await fixture.ciProject('payload', CI);
-    const runner = await fixture.register(project.runners_token, { maximum_timeout: 900 });
+    const runner = await fixture.register(project.runners_token, { maximum_timeout: 900, tag_list: 'linux,docker', description: 'payload host' });
     const pipelineId = await fixture.runPipeline(project.id);
     const response = await fixture.requestJob(runner.token);
     assert.equal(response.status, 201, response.text);
@@ -111,6 +111,9 @@ describe('POST /jobs/request', () => {
     assert.equal(variables.get('CI_COMMIT_MESSAGE')?.value, 'Add CI\n\nwith a body');
     assert.equal(variables.get('CI_PIPELINE_ID')?.value, String(pipelineId));
     assert.equal(variables.get('GLOBAL_VAR')?.value, 'global');
+    assert.equal(variables.get('CI_RUNNER_ID')?.value, String(runner.id));
+    assert.equal(variables.get('CI_RUNNER_DESCRIPTION')?.value, 'payload host');
+    assert.equal(variables.get('CI_RUNNER_TAGS')?.value, 'docker, linux', 'the runner record’s tags, sorted, as GitLab 13 prints its tag list');
     assert.deepEqual(payload.steps, [
       { name: 'script', script: ['echo before', 'echo build', 'make'], timeout: 900, when: 'on_success', allow_failure: false },
       { name: 'after_script', script: ['echo after'], timeout: 900, when: 'always', allow_failure: true },

@@ -24,6 +24,7 @@ import { releasesRoutes } from './repository/releases.ts';
 import { deployKeysRoutes } from './accounts/deploy-keys.ts';
 import { usersRoutes } from './accounts/users.ts';
 import { usersKeysRoutes } from './accounts/users-keys.ts';
+import { keysRoutes } from './accounts/keys.ts';
 import { usersGpgKeysRoutes } from './accounts/users-gpg-keys.ts';
 import { ciVariablesRoutes } from './ci/variables.ts';
 import { ciTriggersRoutes } from './ci/triggers.ts';
@@ -60,7 +61,7 @@ import { integrationsRoutes } from './integrations/integrations.ts';
 /** Mounts every resource area under /api/v4. One plugin per area; each stays thin. */
 export async function registerApi(api: FastifyInstance, services: CoordinatorServices, edge: EdgeConfig): Promise<void> {
   // Every area in the typed pattern: typebox route schemas, services with narrow dependencies.
-  const typed = [namespacesRoutes, projectsRoutes, projectActionsRoutes, customAttributesRoutes, groupsRoutes, groupChangesRoutes, membersRoutes, membershipsRoutes, usersRoutes, usersKeysRoutes, usersGpgKeysRoutes, accessTokensRoutes, settingsRoutes, versionRoutes, jobQueueRoutes];
+  const typed = [namespacesRoutes, projectsRoutes, projectActionsRoutes, customAttributesRoutes, groupsRoutes, groupChangesRoutes, membersRoutes, membershipsRoutes, usersRoutes, usersKeysRoutes, keysRoutes, usersGpgKeysRoutes, accessTokensRoutes, settingsRoutes, versionRoutes, jobQueueRoutes];
   // The repository area (code, refs, releases, deploy keys).
   const repository = [repositoryCommitsRoutes, repositoryFilesRoutes, repositoryBrowsingRoutes, branchesRoutes, protectedBranchesRoutes, protectedTagsRoutes, tagsRoutes, releasesRoutes, releaseLinksRoutes, deployKeysRoutes];
   // The CI area: pipelines, jobs, statuses; settings (variables, triggers, pipeline schedules, environments).

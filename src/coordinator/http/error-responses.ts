@@ -132,6 +132,7 @@ export const ERROR_ANSWERS: { readonly [C in ErrorCode]: ErrorAnswer } = {
   GANTRY_E_REF_NAME_INVALID: messageAnswer(400),
   GANTRY_E_FILE_PATH_INVALID: messageAnswer(400),
   GANTRY_E_OBJECT_ID_INVALID: messageAnswer(400),
+  GANTRY_E_KEY_FINGERPRINT_INVALID: { status: 400, body: () => ({ message: 'Failed to return the key' }) },
   GANTRY_E_BRANCH_PROTECTED: FORBIDDEN,
   GANTRY_E_TAG_PROTECTED: FORBIDDEN,
   GANTRY_E_DEFAULT_BRANCH_UNDELETABLE: messageAnswer(405),

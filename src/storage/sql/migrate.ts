@@ -32,6 +32,7 @@ import { issuesStateIndex } from './migrations/029-issues-state-index.ts';
 import { mergeRequests } from './migrations/030-merge-requests.ts';
 import { projectMergeSettings } from './migrations/031-project-merge-settings.ts';
 import { webSessions } from './migrations/034-web-sessions.ts';
+import { keySha256Fingerprints } from './migrations/036-key-sha256-fingerprints.ts';
 
 /** Ordered migrations; names never change once released. */
 const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
@@ -66,6 +67,7 @@ const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
   ['030-merge-requests', mergeRequests],
   ['031-project-merge-settings', projectMergeSettings],
   ['034-web-sessions', webSessions],
+  ['036-key-sha256-fingerprints', keySha256Fingerprints],
 ];
 
 /** The names of every migration, in order: a schema's identity (the tests' PostgreSQL template is keyed on it). */

@@ -49,6 +49,8 @@ export interface DeployKeysTable {
   title: string;
   key: string;
   fingerprint: string;
+  /** Migration 036: unpadded base64, without `SHA256:`. */
+  fingerprint_sha256: string | null;
   created_at: string;
 }
 

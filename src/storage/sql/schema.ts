@@ -169,6 +169,8 @@ export interface SshKeysTable {
   title: string;
   key: string;
   fingerprint: string;
+  /** Migration 036: unpadded base64, without `SHA256:`; null only for rows it could not read. */
+  fingerprint_sha256: string | null;
   key_type: string;
   key_bits: number;
   created_at: string;

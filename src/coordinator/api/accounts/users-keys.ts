@@ -20,7 +20,7 @@ const AddBody = Type.Object({
 
 const tags = ['users'];
 
-/** SSH keys of users (`/user/keys`, `/users/:id/keys`). */
+/** SSH keys of users (`/user/keys`, `/users/:id/keys`; one key of any user readable by the caller). */
 export function usersKeysRoutes({ sshKeys }: CoordinatorServices, edge: EdgeConfig): FastifyPluginAsync {
   return async (app) => {
     const api = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -52,6 +52,10 @@ export function usersKeysRoutes({ sshKeys }: CoordinatorServices, edge: EdgeConf
       const { items, total } = await sshKeys.list(owner, { offset: page.offset, limit: page.perPage });
       setPaginationHeaders(request, reply, edge.externalUrl, page, { total });
       return items.map(serializeSshKey);
+    });
+
+    api.get('/users/:id/keys/:key_id', { schema: { summary: "One of a user's SSH keys", tags, params: UserKeyId } }, async (request) => {
+      return serializeSshKey(await sshKeys.get({ kind: 'read', actor: request.actor, ref: request.params.id }, request.params.key_id));
     });
 
     api.post('/users/:id/keys', { schema: { summary: 'Add an SSH key for a user (administrators)', tags, params: UserId, body: AddBody } }, async (request, reply) => {

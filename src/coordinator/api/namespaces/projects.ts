@@ -28,6 +28,13 @@ export function projectsRoutes(services: CoordinatorServices, edge: EdgeConfig):
       return items.map((view) => serializeProject(view, edge.externalUrl));
     });
 
+    api.get('/projects/:id/forks', { schema: { summary: "List a project's forks", tags, params: ProjectId, querystring: ListQuery } }, async (request, reply) => {
+      const page = pageOf(request.query);
+      const { items, total } = await projectListing.listForks(request.params.id, request.actor, listQuery(request.query), { offset: page.offset, limit: page.perPage });
+      setPaginationHeaders(request, reply, edge.externalUrl, page, { total });
+      return items.map((view) => serializeProject(view, edge.externalUrl));
+    });
+
     api.get('/users/:user_id/projects', { schema: { summary: "List a user's personal projects", tags, params: UserProjectsPath, querystring: ListQuery } }, async (request, reply) => {
       const page = pageOf(request.query);
       const query = listQuery(request.query);

@@ -5,7 +5,7 @@ import type { SshKeysStore } from '../../../storage/types-users.ts';
 import type { ProjectRecord, ProjectsStore, UserRecord } from '../../../storage/types.ts';
 import type { CoordinatorEvents } from '../events.ts';
 import { checkLengths } from '../field-limits.ts';
-import { parseSshPublicKey, SSH_KEY_LIMITS, sshKeyRestrictionError } from './keys/ssh-key.ts';
+import { parseSshPublicKey, sha256Digest, SSH_KEY_LIMITS, sshKeyRestrictionError } from './keys/ssh-key.ts';
 import type { Permissions } from '../access/permissions.ts';
 import type { ProtectedBranchesService } from '../repository/protected-branches.ts';
 import type { RepositoryAccess } from '../repository/access.ts';
@@ -89,7 +89,7 @@ export class DeployKeysService {
     if (existing || (await this.deps.sshKeys.findByFingerprint(parsed.fingerprint))) errors.fingerprint = ['has already been taken'];
     if (Object.keys(errors).length > 0) throw validationFailed(errors);
     const now = new Date().toISOString();
-    const created = await deployKeys.create({ title: input.title, key: parsed.normalized, fingerprint: parsed.fingerprint, created_at: now });
+    const created = await deployKeys.create({ title: input.title, key: parsed.normalized, fingerprint: parsed.fingerprint, fingerprint_sha256: sha256Digest(parsed), created_at: now });
     await deployKeys.link(created.id, project.id, input.canPush, now);
     return this.find(project, created.id);
   }

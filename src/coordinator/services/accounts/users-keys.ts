@@ -4,7 +4,7 @@ import type { UserRecord } from '../../../storage/types.ts';
 import type { GpgKeyRecord, GpgKeysStore, SshKeyRecord, SshKeysStore } from '../../../storage/types-users.ts';
 import { looksLikeGpgPublicKey, parseGpgPublicKey } from './keys/gpg-key.ts';
 import { checkLengths } from '../field-limits.ts';
-import { parseSshPublicKey, SSH_KEY_LIMITS, sshKeyRestrictionError } from './keys/ssh-key.ts';
+import { parseSshPublicKey, sha256Digest, SSH_KEY_LIMITS, sshKeyRestrictionError } from './keys/ssh-key.ts';
 import type { Actor } from '../access/permissions.ts';
 import type { SettingsService } from '../instance/settings.ts';
 import type { UsersService } from './users.ts';
@@ -88,6 +88,7 @@ export class SshKeysService {
         title,
         key: parsed.normalized,
         fingerprint: parsed.fingerprint,
+        fingerprint_sha256: sha256Digest(parsed),
         key_type: parsed.algorithm,
         key_bits: parsed.bits,
         created_at: new Date().toISOString(),

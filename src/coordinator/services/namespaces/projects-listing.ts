@@ -34,12 +34,12 @@ export interface ProjectListingDeps extends ProjectScopeDeps {
   namespaces: ProjectScopeDeps['namespaces'] & Pick<NamespacesStore, 'findUserNamespace'>;
   projectQueries: ProjectScopeDeps['projectQueries'] & Pick<ProjectQueriesStore, 'list'>;
   customAttributes: Pick<CustomAttributesStore, 'subjectIdsMatching'>;
-  lookup: Pick<Lookup, 'user'>;
+  lookup: Pick<Lookup, 'user' | 'readableProject'>;
   permissions: Pick<Permissions, 'projectListingScope' | 'projectMembershipScope' | 'readsCustomAttributes'>;
   views: Pick<ProjectViews, 'many'>;
 }
 
-/** `GET /projects` and `GET /users/:user_id/projects`: every filter and the order in SQL. */
+/** `GET /projects`, `GET /users/:user_id/projects` and `GET /projects/:id/forks`: every filter and the order in SQL. */
 export class ProjectListing {
   constructor(private readonly deps: ProjectListingDeps) {}
 
@@ -48,7 +48,13 @@ export class ProjectListing {
     return this.list(actor, query, page, await this.deps.lookup.user(userRef));
   }
 
-  async list(actor: Actor, query: ProjectListQuery, page: Page, owner?: UserRecord): Promise<{ items: ProjectView[]; total: number }> {
+  /** `GET /projects/:id/forks`: the forks of a project the caller can read, those the caller can see, filtered like `GET /projects`. */
+  async listForks(projectRef: string, actor: Actor, query: ProjectListQuery, page: Page): Promise<{ items: ProjectView[]; total: number }> {
+    const project = await this.deps.lookup.readableProject(projectRef, actor);
+    return this.list(actor, query, page, undefined, project.id);
+  }
+
+  async list(actor: Actor, query: ProjectListQuery, page: Page, owner?: UserRecord, forkedFromId?: number): Promise<{ items: ProjectView[]; total: number }> {
     const { deps } = this;
     const { permissions } = deps;
     if ((query.owned || query.membership || query.starred || query.minAccessLevel !== undefined) && !actor) return { items: [], total: 0 };
@@ -68,6 +74,7 @@ export class ProjectListing {
       idBefore: query.idBefore,
       orderBy: query.orderBy,
       sort: query.sort,
+      forkedFromId,
     };
     if (owner) {
       const namespace = await deps.namespaces.findUserNamespace(owner.id);

@@ -1,7 +1,7 @@
-import type { DeployKeyRecord, DeployKeysStore, ProjectDeployKeyRecord } from '../../types-repository.ts';
+import type { DeployKeyProjectLink, DeployKeyRecord, DeployKeysStore, ProjectDeployKeyRecord } from '../../types-repository.ts';
 import type { Db } from '../database.ts';
 
-const KEY_COLUMNS = ['deploy_keys.id', 'deploy_keys.title', 'deploy_keys.key', 'deploy_keys.fingerprint', 'deploy_keys.created_at'] as const;
+const KEY_COLUMNS = ['deploy_keys.id', 'deploy_keys.title', 'deploy_keys.key', 'deploy_keys.fingerprint', 'deploy_keys.fingerprint_sha256', 'deploy_keys.created_at'] as const;
 
 export class SqlDeployKeysStore implements DeployKeysStore {
   constructor(private readonly db: Db) {}
@@ -37,6 +37,10 @@ export class SqlDeployKeysStore implements DeployKeysStore {
     return (await this.db.selectFrom('deploy_keys').select(KEY_COLUMNS).where('fingerprint', '=', fingerprint).executeTakeFirst()) ?? null;
   }
 
+  async findBySha256Fingerprint(fingerprint: string): Promise<DeployKeyRecord | null> {
+    return (await this.db.selectFrom('deploy_keys').select(KEY_COLUMNS).where('fingerprint_sha256', '=', fingerprint).executeTakeFirst()) ?? null;
+  }
+
   async findForProject(projectId: number, keyId: number): Promise<ProjectDeployKeyRecord | null> {
     const row = await this.projectKeys(projectId).where('deploy_keys.id', '=', keyId).executeTakeFirst();
     return row ? { ...row, can_push: row.can_push === 1 } : null;
@@ -45,6 +49,16 @@ export class SqlDeployKeysStore implements DeployKeysStore {
   async projectIds(keyId: number): Promise<number[]> {
     const rows = await this.db.selectFrom('deploy_keys_projects').select('project_id').where('deploy_key_id', '=', keyId).orderBy('id').execute();
     return rows.map((row) => row.project_id);
+  }
+
+  async projectLinks(keyId: number): Promise<DeployKeyProjectLink[]> {
+    const rows = await this.db
+      .selectFrom('deploy_keys_projects')
+      .select(['id', 'deploy_key_id', 'project_id', 'can_push', 'created_at'])
+      .where('deploy_key_id', '=', keyId)
+      .orderBy('id')
+      .execute();
+    return rows.map((row) => ({ ...row, can_push: Boolean(row.can_push) }));
   }
 
   async create(key: Omit<DeployKeyRecord, 'id'>): Promise<DeployKeyRecord> {

@@ -9,7 +9,7 @@ import type {
   SshKeysStore,
 } from '../../types-users.ts';
 
-const SSH_COLUMNS = ['id', 'user_id', 'title', 'key', 'fingerprint', 'key_type', 'key_bits', 'created_at', 'expires_at'] as const;
+const SSH_COLUMNS = ['id', 'user_id', 'title', 'key', 'fingerprint', 'fingerprint_sha256', 'key_type', 'key_bits', 'created_at', 'expires_at'] as const;
 const GPG_COLUMNS = ['id', 'user_id', 'key', 'fingerprint', 'primary_keyid', 'created_at'] as const;
 
 export class SqlSshKeysStore implements SshKeysStore {
@@ -25,6 +25,10 @@ export class SqlSshKeysStore implements SshKeysStore {
 
   async findByFingerprint(fingerprint: string): Promise<SshKeyRecord | undefined> {
     return this.db.selectFrom('ssh_keys').select(SSH_COLUMNS).where('fingerprint', '=', fingerprint).executeTakeFirst();
+  }
+
+  async findBySha256Fingerprint(fingerprint: string): Promise<SshKeyRecord | undefined> {
+    return this.db.selectFrom('ssh_keys').select(SSH_COLUMNS).where('fingerprint_sha256', '=', fingerprint).executeTakeFirst();
   }
 
   async listForUser(userId: number, page: { offset: number; limit: number }): Promise<{ items: SshKeyRecord[]; total: number }> {

@@ -60,6 +60,7 @@ export class SqlProjectQueriesStore implements ProjectQueriesStore {
     }
     if (filter.onlyIds !== undefined) query = query.where('id', 'in', unique(filter.onlyIds));
     if (filter.namespaceIds !== undefined) query = query.where('namespace_id', 'in', unique(filter.namespaceIds));
+    if (filter.forkedFromId !== undefined) query = query.where('forked_from_id', '=', filter.forkedFromId);
     if (filter.archived !== undefined) query = query.where('archived', '=', filter.archived ? 1 : 0);
     if (filter.visibility !== undefined) query = query.where('visibility', '=', filter.visibility);
     if (filter.issuesEnabled) query = query.where('issues_enabled', '=', 1);

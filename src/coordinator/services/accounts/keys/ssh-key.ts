@@ -120,6 +120,11 @@ function readKeyShape(type: string, reader: WireReader): KeyShape | null {
 
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
+/** The SHA-256 fingerprint as stored and looked up: unpadded base64, without `SHA256:`. */
+export function sha256Digest(key: Pick<ParsedSshKey, 'fingerprintSha256'>): string {
+  return key.fingerprintSha256.replace(/^SHA256:/, '');
+}
+
 /**
  * Parses an OpenSSH public key line ('type base64 [comment]'). Line breaks inside the text are
  * ignored, as GitLab does for pasted keys. Returns null unless the base64 blob decodes to a

@@ -40,7 +40,7 @@ export interface ClaimedJob {
 export class JobPayloads {
   constructor(private readonly deps: JobPayloadsDeps) {}
 
-  async build(claimed: ClaimedJob, runner: Pick<RunnerRecord, 'maximum_timeout'>): Promise<JobPayload> {
+  async build(claimed: ClaimedJob, runner: Pick<RunnerRecord, 'id' | 'description' | 'tag_list' | 'maximum_timeout'>): Promise<JobPayload> {
     const { job, definition, token } = claimed;
     const [project, pipeline] = await Promise.all([this.deps.projects.findById(job.project_id), this.deps.pipelines.findById(job.pipeline_id)]);
     if (!project || !pipeline) throw new Error(`job ${job.id}: its project or pipeline is gone`);
@@ -84,6 +84,7 @@ export class JobPayloads {
         variables: [...dotenv, ...variables],
         environmentName: job.environment,
         mergeRequest,
+        runner: { id: runner.id, description: runner.description, tags: runner.tag_list },
       },
     );
     // The persistent ref refs/pipelines/<id> is not kept in the repository: fetching it would fail the checkout.

@@ -11,9 +11,14 @@
  * and system, every process it started included: the machine may be shared, and CPU time
  * says what wall time under load cannot), and our start-up cost (the process's start to the
  * first job's start, `startupMs` of `--json`) apart.
+ * `startup_steps` splits the fixed cost by step, CPU time of each alone (median): Node's own
+ * start (`node -e ''`), the CLI (`bin/runner --version`), and `bin/runner exec` outside a git
+ * repository (the CLI, exec's code loaded, a one-line error); beside them a process starting
+ * the compiled coordinator on an empty in-memory database and closing it, with every API route
+ * and with `routes: 'local-run'` (exec's).
  * Needs `bash scripts/build.sh` (bin/runner runs dist/), and gitlab-ci-local 4.73.0 (npm; it
  * needs Debian's rsync) at GITLAB_CI_LOCAL or on PATH; without it its figures are null.
- * Run: npx tsx bench/exec.ts [--runs N] [--only a,b,c] [--image gantry/debian-git:bookworm]
+ * Run: npx tsx bench/exec.ts [--runs N] [--only a,b,c,s] [--image gantry/debian-git:bookworm]
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -22,7 +27,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '10' }, only: { type: 'string', default: 'a,b,c' }, image: { type: 'string', default: 'gantry/debian-git:bookworm' } } });
+const { values } = parseArgs({ options: { runs: { type: 'string', default: '10' }, only: { type: 'string', default: 'a,b,c,s' }, image: { type: 'string', default: 'gantry/debian-git:bookworm' } } });
 const runs = Number(values.runs);
 if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs must be a positive integer, got ${values.runs}`);
 const only = new Set(values.only.split(','));
@@ -154,6 +159,34 @@ const ratio = (mine: number, other: { ms: number } | null): number | null => (ot
 const figures: Record<string, unknown> = { bench: 'exec', runs, gitlab_ci_local: glci, load_before: loadavg()[0] };
 const dirs: string[] = [];
 try {
+  if (only.has('s')) {
+    const outside = mkdtempSync(path.join(tmpdir(), 'gantry-bench-exec-outside-'));
+    dirs.push(outside);
+    const cpuOf = (command: string, args: string[], fails = false): number => {
+      const cpus: number[] = [];
+      for (let run = 0; run < runs; run += 1) {
+        const cpuBefore = childrenCpuMs();
+        const result = spawnSync(command, args, { cwd: outside, encoding: 'utf8' });
+        if ((result.status !== 0) !== fails) throw new Error(`${command} ${args.join(' ')}: exit ${result.status}: ${result.stderr.slice(-500)}`);
+        cpus.push(childrenCpuMs() - cpuBefore);
+      }
+      return median(cpus);
+    };
+    // A process that loads the compiled coordinator, starts it on an empty in-memory database and closes it.
+    const coordinator = (routes: string): string[] => [
+      '--input-type=module', '-e',
+      `const { createCoordinator } = await import(${JSON.stringify(path.resolve(import.meta.dirname, '../dist/coordinator/app.js'))});
+       const c = await createCoordinator({ dataDir: ${JSON.stringify(path.join(outside, 'data'))}, databaseUrl: ':memory:', routes: '${routes}' });
+       await c.close();`,
+    ];
+    figures.startup_steps = {
+      node_cpu_ms: cpuOf(process.execPath, ['-e', '']),
+      cli_cpu_ms: cpuOf(RUNNER, ['--version']),
+      exec_load_cpu_ms: cpuOf(RUNNER, ['exec'], true),
+      coordinator_all_routes_cpu_ms: cpuOf(process.execPath, coordinator('all')),
+      coordinator_local_run_cpu_ms: cpuOf(process.execPath, coordinator('local-run')),
+    };
+  }
   if (only.has('a')) {
     const dir = repository(tenJobs());
     dirs.push(dir);

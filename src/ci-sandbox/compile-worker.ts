@@ -116,14 +116,15 @@ async function callReader(files: RepositoryReader, method: keyof RepositoryReade
 }
 
 /**
- * From the compiled package the worker is `worker.js` beside this file. Run from sources
+ * From the compiled package the worker is `worker.js` beside this file (named through its
+ * folder: `runner exec`'s bundle, dist/cli/exec-bundle.js, holds this code too). Run from sources
  * (tests, benches under tsx), the thread first registers tsx, which Node 20 does not pass
  * on to worker threads.
  */
 function startWorker(memoryMb: number): Worker {
   const options = { resourceLimits: { maxOldGenerationSizeMb: memoryMb } };
   const here = import.meta.url;
-  if (!here.endsWith('.ts')) return new Worker(new URL('./worker.js', here), options);
+  if (!here.endsWith('.ts')) return new Worker(new URL('../ci-sandbox/worker.js', here), options);
   const entry = JSON.stringify(new URL('./worker.ts', here).href);
   const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'));
   return new Worker(`import(${tsx}).then(({ register }) => { register(); return import(${entry}); })`, { ...options, eval: true });

@@ -13,9 +13,8 @@ import { openDatabase } from '../storage/sql/database.ts';
 import { openDatabaseNotifications } from '../storage/sql/notifications.ts';
 import { claimSqliteDatabase } from '../storage/sql/process-locks.ts';
 import { SqlMonitoringStore } from '../storage/sql/stores/monitoring.ts';
-import { registerApi } from './api/index.ts';
 import { coordinatorUrl, recordMountPrefix } from './http/mount-path.ts';
-import type { CoordinatorOptions } from './options.ts';
+import type { CoordinatorOptions, CoordinatorRoutes } from './options.ts';
 import { buildProjectsService, buildServices } from './wiring.ts';
 import { buildCiServices, type CiServices } from './wiring-ci.ts';
 import { buildMonitoring, type Monitoring } from './wiring-monitoring.ts';
@@ -90,7 +89,7 @@ export async function createCoordinator(options: CoordinatorOptions = {}): Promi
   });
   const routes: MountedRoute[] = [];
   try {
-    await app.register(async (instance) => mountCoordinator(instance, core, { routes, parseQuery: false }));
+    await app.register(async (instance) => mountCoordinator(instance, core, { routes, parseQuery: false, api: options.routes ?? 'all' }));
   } catch (error) {
     await app.close();
     await core.close();
@@ -129,7 +128,7 @@ export const gantryPlugin: FastifyPluginAsync<GantryPluginOptions> = async (inst
   const core = await openCoordinator(options, options.logger ?? (instance.log as Logger));
   if (core.createdRootToken !== undefined) options.onRootTokenCreated?.(core.createdRootToken);
   try {
-    await mountCoordinator(instance, core, { routes: [], parseQuery: true });
+    await mountCoordinator(instance, core, { routes: [], parseQuery: true, api: 'all' });
   } catch (error) {
     await core.close();
     throw error;
@@ -205,7 +204,7 @@ async function openCoordinator(options: CoordinatorOptions, logger: Logger): Pro
  * parsers, hooks and the error handler apply to these routes only. The core closes with
  * the instance.
  */
-async function mountCoordinator(instance: FastifyInstance, core: CoordinatorCore, mount: { routes: MountedRoute[]; parseQuery: boolean }): Promise<void> {
+async function mountCoordinator(instance: FastifyInstance, core: CoordinatorCore, mount: { routes: MountedRoute[]; parseQuery: boolean; api: CoordinatorRoutes }): Promise<void> {
   const { context, limits, authenticator } = core;
   instance.addHook('onClose', () => core.close());
   installRequestLifetimes(instance, core.shutdownGraceMs);
@@ -304,7 +303,10 @@ async function mountCoordinator(instance: FastifyInstance, core: CoordinatorCore
         done();
       });
       api.addHook('onSend', closeOnUnreadBodies);
-      await registerApi(api, services, { externalUrl: context.config.externalUrl });
+      const edge = { externalUrl: context.config.externalUrl };
+      // Imported when mounted: a `local-run` coordinator never loads the other areas' modules.
+      if (mount.api === 'local-run') await (await import('./api/local-run.ts')).registerLocalRunApi(api, services, edge);
+      else await (await import('./api/index.ts')).registerApi(api, services, edge);
     },
     { prefix: '/api/v4' },
   );

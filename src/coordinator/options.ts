@@ -62,4 +62,14 @@ export interface CoordinatorOptions {
    * (GitLab's `monitoring.ip_whitelist`). Default: loopback, `127.0.0.0/8` and `::1/128`.
    */
   monitoringIpWhitelist?: readonly string[];
+  /**
+   * The API mounted under /api/v4 by createCoordinator: `all` (default), or `local-run`, what
+   * an in-process runner and its caller need (`runner exec`): the runner protocol, job traces
+   * and artifacts, creating projects and their CI variables (api/local-run.ts). Git over HTTP
+   * and the monitoring endpoints are mounted either way; the modules of the other API areas
+   * are not loaded. `gantryPlugin` mounts everything.
+   */
+  routes?: CoordinatorRoutes;
 }
+
+export type CoordinatorRoutes = 'all' | 'local-run';

@@ -4,7 +4,7 @@
  * Nothing here writes the user's index or refs: the snapshot is staged in a temporary index
  * file (GIT_INDEX_FILE) and its commit is referenced by no ref (git gc removes it in time).
  */
-import { copyFile, mkdtemp, rm } from 'node:fs/promises';
+import { appendFile, copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { execa } from '#deps/execa';
@@ -74,7 +74,7 @@ export async function readHead(root: string): Promise<HeadInfo> {
 /**
  * A parentless commit of the working tree (tracked changes, untracked files not ignored, with
  * `committed` HEAD's tree alone) carrying HEAD's message, author and committer: what the jobs
- * see. Parentless, so that pushing it sends one tree, not the history.
+ * see. Parentless, so that a job's fetch of it receives one tree, not the history.
  */
 export async function snapshotCommit(root: string, head: HeadInfo, committed: boolean): Promise<string> {
   let tree: string;
@@ -117,9 +117,14 @@ function identityEnvironment(head: HeadInfo): Record<string, string> {
 }
 
 /**
- * Pushes `sha` to `ref` of the bare repository at `gitDir` (git's local transport: no hook of
- * the coordinator runs, and only what the repository lacks is sent).
+ * Lends the user's object database to the bare repository at `gitDir` (its
+ * `objects/info/alternates`): the snapshot's objects, which `git add` and `commit-tree` wrote
+ * there, are then the repository's without a copy or a push. Git never writes into an
+ * alternate: the user's repository is only read.
  */
-export async function pushCommit(root: string, sha: string, gitDir: string, ref: string): Promise<void> {
-  await git(root, ['push', '--quiet', '--no-verify', gitDir, `${sha}:${ref}`]);
+export async function lendObjects(root: string, gitDir: string): Promise<void> {
+  const objects = path.resolve(root, (await git(root, ['rev-parse', '--git-path', 'objects'])).trim());
+  const info = path.join(gitDir, 'objects', 'info');
+  await mkdir(info, { recursive: true });
+  await appendFile(path.join(info, 'alternates'), `${objects}\n`);
 }

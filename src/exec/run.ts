@@ -23,7 +23,6 @@ import { summariseJunitReports } from './junit-summary.ts';
 import { copyArtifacts, ignoreLocalState, prepareLocalState, writeJobLogs } from './local-state.ts';
 import { withProgress } from './progress.ts';
 import { failureShellHook, type ShellTerminal } from './failure-shell.ts';
-import { checkDocker } from './docker-check.ts';
 import { planReuse, recordReuse, snapshotTree, withReusedJobs, type ReuseContext } from './reuse.ts';
 import { mergedByKey, readEnvFiles, readVariablesFile } from './local-variables.ts';
 import { configureLocalProject } from './local-project.ts';
@@ -124,6 +123,8 @@ async function runPipeline(
   }
   if (request.runner.executor === 'docker') {
     const chosen = keep === null ? result.jobs : result.jobs.filter((job) => keep.has(job.baseName));
+    // Imported here: dockerode (with ssh2 and gRPC) costs a shell pipeline 0.4 s of CPU to load.
+    const { checkDocker } = await import('./docker-check.ts');
     // The runner's default image for jobs without one (session.ts).
     await checkDocker(chosen, request.runner.dockerImage ?? 'gantry/debian-git:bookworm');
   }

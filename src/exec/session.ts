@@ -1,8 +1,9 @@
 /**
  * The two halves `runner exec` runs in its own process, as `coordinator serve` and `runner run`
  * would: a coordinator on SQLite in a temporary data directory, listening on loopback only
- * with a random root token, and a runner registered to it over loopback HTTP. The snapshot is
- * pushed into the bare repository of a project of that coordinator by its path.
+ * with a random root token, and a runner registered to it over loopback HTTP. The snapshot's
+ * commit is made readable in the bare repository of a project of that coordinator by lending
+ * it the user's object database (git alternates).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -17,10 +18,8 @@ import type { BeforeFailedCleanup } from '../runner/job/engine.ts';
 import { silentLogger } from '../shared/logger.ts';
 import type { ProjectRecord, UserRecord } from '../storage/types.ts';
 import { ExecError } from './errors.ts';
-import { pushCommit } from './git.ts';
+import { lendObjects } from './git.ts';
 
-/** The ref the snapshot is pushed to: neither a branch nor a tag, so the push creates no pipeline. */
-const SNAPSHOT_REF = 'refs/gantry/snapshot';
 const HOST = '127.0.0.1';
 
 /**
@@ -62,7 +61,8 @@ export async function startLocalCoordinator(): Promise<LocalCoordinator> {
   let coordinator: Coordinator | undefined;
   try {
     // In memory: the database lives as long as the process, and nothing is written to disk for it.
-    coordinator = await createCoordinator({ dataDir, databaseUrl: ':memory:', externalUrl: url, rootToken, logger: silentLogger(), shutdownGraceMs: 1_000 });
+    // Only the API the runner and this module call (the runner protocol, projects, CI variables).
+    coordinator = await createCoordinator({ dataDir, databaseUrl: ':memory:', externalUrl: url, rootToken, logger: silentLogger(), shutdownGraceMs: 1_000, routes: 'local-run' });
     const ci = ciServicesOf(coordinator);
     // The first compile follows the push: its worker starts meanwhile.
     void ci.warmCompiler();
@@ -86,9 +86,10 @@ export async function startLocalCoordinator(): Promise<LocalCoordinator> {
 
 /**
  * A project holding `sha` on its default branch and on the ref asked for (a branch or a tag).
- * The commit is pushed into the project's bare repository by its path: git HTTP would add a
- * request, two http-backend processes and the coordinator's push hooks for nothing, since the
- * snapshot ref starts no pipeline anyway.
+ * The project's bare repository borrows the user's object database (git alternates) instead of
+ * receiving a push: a push by path costs four git processes and a copy of every object, over
+ * HTTP also the coordinator's push hooks. The jobs still fetch the snapshot from the project
+ * over git HTTP, as from a server.
  */
 export async function pushProject(
   local: LocalCoordinator,
@@ -104,9 +105,9 @@ export async function pushProject(
   const { GitRepositoryManager } = await stack;
   const { repositories } = local.coordinator.context;
   if (!(repositories instanceof GitRepositoryManager)) throw new Error('the local coordinator keeps its repositories elsewhere than on disk');
-  await pushCommit(source.root, source.sha, repositories.repositoryPath(id), SNAPSHOT_REF);
+  await lendObjects(source.root, repositories.repositoryPath(id));
   const repository = repositories.open(id);
-  // The refs are set in the repository directly: a branch pushed would be a push, and start a push pipeline.
+  // The refs are set in the repository directly: a branch pushed would start a push pipeline.
   await repository.createBranch(source.defaultBranch, source.sha);
   if (source.ref.kind === 'tag') await repository.createTag(source.ref.name, source.sha, null, { name: local.root.name, email: local.root.email });
   else if (source.ref.name !== source.defaultBranch) await repository.createBranch(source.ref.name, source.sha);

@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import BetterSqlite3 from 'better-sqlite3';
 import {
   CompiledQuery,
@@ -13,7 +14,6 @@ import {
   type SqliteDatabase,
   type SqliteDialectConfig,
 } from '#deps/kysely';
-import pg from 'pg';
 import { endAllReadBatches, ReadBatch, readsForRequest } from './read-batch.ts';
 import type { DatabaseSchema } from './schema.ts';
 import { TableWrites } from './table-writes.ts';
@@ -175,6 +175,8 @@ class ImmediateSqliteDriver extends SqliteDriver {
 
 /** `onIdleError`: an idle pooled connection was lost (server restart, database dropped); the pool replaces it. */
 function openPostgres(url: string, onIdleError: (error: Error) => void, observe?: StatementObserver): OpenedDatabase {
+  // Required here, not imported above: a process on SQLite never loads pg (0.1 s of CPU).
+  const pg = createRequire(import.meta.url)('pg') as typeof import('pg');
   // Keep int8 (count(*), bigserial) as JS numbers: ids stay far below 2^53.
   pg.types.setTypeParser(20, (value: string) => Number.parseInt(value, 10));
   const pool = new pg.Pool({ connectionString: url, max: 10 });

@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type pg from 'pg';
 import type { ChangeSignal, DatabaseNotifications } from '../types-notifications.ts';
 
 /** The listening connections' `application_name`: operators (and tests) find them in `pg_stat_activity`. */
@@ -78,7 +78,9 @@ class PostgresNotifications implements DatabaseNotifications {
   }
 
   private async connect(reconnecting: boolean): Promise<void> {
-    const client = new pg.Client({ connectionString: this.url, application_name: NOTIFICATIONS_APPLICATION_NAME });
+    // Imported here: a coordinator on SQLite never loads pg.
+    const { default: Pg } = await import('pg');
+    const client = new Pg.Client({ connectionString: this.url, application_name: NOTIFICATIONS_APPLICATION_NAME });
     client.on('notification', (message) => this.emit(message.channel, 'changed', message.payload ?? ''));
     client.on('error', (error) => {
       this.onError(error);

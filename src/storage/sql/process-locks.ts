@@ -1,5 +1,4 @@
 import BetterSqlite3 from 'better-sqlite3';
-import pg from 'pg';
 import { GantryError } from '../../shared/errors.ts';
 
 /** A lock this process holds until it releases it (or dies: the kernel or the database server lets go then). */
@@ -21,6 +20,8 @@ const isPostgres = (url: string) => /^postgres(ql)?:\/\//.test(url);
  */
 export async function acquireStartupLock(databaseUrl: string, onWait: () => void): Promise<HeldLock> {
   if (!isPostgres(databaseUrl)) return { release: async () => {} };
+  // Imported here: a coordinator on SQLite never loads pg.
+  const { default: pg } = await import('pg');
   const client = new pg.Client({ connectionString: databaseUrl });
   // A connection lost while holding the lock lets the next coordinator in; this one fails its start-up.
   client.on('error', () => {});

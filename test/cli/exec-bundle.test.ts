@@ -1,0 +1,61 @@
+/**
+ * `bin/runner exec` as users run it: from the compiled package, through the one-file bundle
+ * scripts/build.sh makes (scripts/bundle-exec.mjs). The other exec tests run the sources; this
+ * one checks that the bundle holds together: the compile worker starts from it (its path is
+ * resolved from the bundle's place), the snapshot reaches the jobs and an artifact passes.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { withinOrKill } from '../helpers/bounded.ts';
+import { workingTree, writeFiles, type JsonResult } from './exec-helpers.ts';
+
+const BIN = path.resolve(import.meta.dirname, '../../bin/runner');
+const BUNDLE = path.resolve(import.meta.dirname, '../../dist/cli/exec-bundle.js');
+
+function runExecBinary(cwd: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(BIN, ['exec', ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const closed = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+  return withinOrKill(child, closed, 120_000, `runner exec ${args.join(' ')}`);
+}
+
+describe('runner exec from the compiled package', () => {
+  const dirs: string[] = [];
+  after(() => {
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('is built as one bundle beside the compiled CLI', () => {
+    assert.ok(existsSync(BUNDLE), `${BUNDLE} is missing: scripts/build.sh makes it`);
+  });
+
+  it('runs a pipeline through the bundle: the uncommitted file reaches the jobs and the artifact the next stage', async () => {
+    const dir = workingTree({
+      '.gitlab-ci.yml': [
+        'build:',
+        '  stage: build',
+        '  script: mkdir -p out && cat input.txt > out/copy.txt',
+        '  artifacts:',
+        '    paths: [out/]',
+        'test:',
+        '  stage: test',
+        '  script: grep -q uncommitted out/copy.txt',
+        '',
+      ].join('\n'),
+      'input.txt': 'committed\n',
+    });
+    dirs.push(dir);
+    writeFiles(dir, { 'input.txt': 'uncommitted\n' });
+    const run = await runExecBinary(dir, ['--json', '--concurrency', '2']);
+    assert.equal(run.code, 0, run.stderr);
+    const result = JSON.parse(run.stdout) as JsonResult;
+    assert.deepEqual(result.jobs.map((job) => [job.name, job.status]), [['build', 'success'], ['test', 'success']]);
+    assert.equal(readFileSync(path.join(dir, '.gantry/artifacts/build/out/copy.txt'), 'utf8'), 'uncommitted\n');
+  });
+});

@@ -129,6 +129,7 @@ export function goodParams(route: Route, world: WalkWorld): Record<string, Param
     // The walk names emails-on-push (route-walk.ts): its one required setting.
     'PUT /api/v4/projects/:id/services/:slug': { recipients: 'walk@example.com' },
     'PUT /api/v4/projects/:id/integrations/:slug': { recipients: 'walk@example.com' },
+    'POST /api/v4/projects/:id/hooks': { url: 'https://hooks.example.com/fuzz' },
     ...planningParams(world),
   };
   return { ...good[`${route.method} ${route.url}`] };

@@ -9,6 +9,7 @@ import type { GroupInternalIdsTable, IssueAssigneesTable, IssueLabelsTable, Issu
 import type { MergeRequestLabelsTable, MergeRequestsTable, MergeRequestUsersTable } from './schema-merge-requests.ts';
 import type { AwardEmojiTable, NotesTable, SubscriptionsTable, TimelogsTable, TodosTable } from './schema-planning-activity.ts';
 import type { IntegrationsTable } from './schema-integrations.ts';
+import type { WebHookDeliveriesTable, WebHookLogsTable, WebHooksTable } from './schema-hooks.ts';
 import type { DeployKeysProjectsTable, DeployKeysTable, ProtectedBranchesTable, ProtectedTagsTable, ReleaseLinksTable, ReleasesTable } from './schema-repository-protection.ts';
 
 /**
@@ -283,4 +284,7 @@ export interface DatabaseSchema {
   merge_request_labels: MergeRequestLabelsTable;
   merge_request_assignees: MergeRequestUsersTable;
   merge_request_reviewers: MergeRequestUsersTable;
+  web_hooks: WebHooksTable;
+  web_hook_deliveries: WebHookDeliveriesTable;
+  web_hook_logs: WebHookLogsTable;
 }

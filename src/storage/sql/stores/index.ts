@@ -24,6 +24,8 @@ import { SqlLabelPromotionsStore } from './label-promotions.ts';
 import { SqlSubscriptionsStore } from './subscriptions.ts';
 import { SqlTodosStore } from './todos.ts';
 import { SqlIntegrationsStore } from './integrations.ts';
+import { SqlHookDeliveriesStore } from './hooks-deliveries.ts';
+import { SqlHooksStore } from './hooks.ts';
 import { SqlInstallationStore, SqlInstancesStore, SqlThrottleCountersStore } from './instances.ts';
 import { SqlGroupGroupLinksStore } from './group-group-links.ts';
 import { SqlGroupQueriesStore } from './group-queries.ts';
@@ -100,6 +102,8 @@ export function createSqlStores(db: Db, writes: TableWrites = new TableWrites())
     subscriptions: new SqlSubscriptionsStore(db),
     todos: new SqlTodosStore(db),
     integrations: new SqlIntegrationsStore(db),
+    hooks: new SqlHooksStore(db),
+    hookDeliveries: new SqlHookDeliveriesStore(db),
     mergeRequests: new SqlMergeRequestsStore(db),
     mergeRequestCommits: new SqlMergeRequestCommitsStore(db),
     mergeRequestPipelines: new SqlMergeRequestPipelinesStore(db),

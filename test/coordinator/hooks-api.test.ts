@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { branchSelected, validWildcardFilter, wildcardMatches } from '../../src/coordinator/services/hooks/branch-filter.ts';
+import { afterFailure, alertStatus, SUCCEEDED, type HookFailureState } from '../../src/coordinator/services/hooks/hook-state.ts';
 import { startCiSettingsFixture, type CiSettingsFixture } from './ci-settings-fixtures.ts';
 
 describe('project hooks API', () => {
@@ -121,5 +122,23 @@ describe('wildcard branch filters', () => {
     const filter = `${'*a'.repeat(2000)}b`;
     const branch = 'a'.repeat(4000);
     assert.equal(wildcardMatches(filter, branch), false);
+  });
+});
+
+describe('auto-disabling (GitLab\'s WebHooks::AutoDisabling)', () => {
+  it('disables for a minute at the 4th failure in a row, doubles each further time up to a day, and for good at the 40th', () => {
+    const now = Date.parse('2026-01-01T00:00:00.000Z');
+    let state: HookFailureState = SUCCEEDED;
+    const disabledFor: number[] = [];
+    for (let failure = 1; failure <= 40; failure += 1) {
+      state = afterFailure(state, now);
+      if (failure < 4) assert.equal(alertStatus(state, now), 'executable', `failure ${failure}`);
+      else if (failure < 40) disabledFor.push((Date.parse(state.disabled_until!) - now) / 60_000);
+    }
+    assert.deepEqual(disabledFor.slice(0, 12), [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 1440]);
+    assert.ok(disabledFor.slice(11).every((minutes) => minutes === 1440));
+    assert.equal(alertStatus(state, now), 'disabled');
+    assert.equal(state.recent_failures, 40);
+    assert.equal(alertStatus({ ...SUCCEEDED, recent_failures: 5, disabled_until: new Date(now - 1).toISOString() }, now), 'executable', 'a disable that ended');
   });
 });

@@ -40,6 +40,7 @@ import type { MailOptions } from './services/integrations/mail-outbox.ts';
 import { buildIntegrationMail, buildOutboundDeliveries } from './wiring-integrations.ts';
 import { buildMergeRequestPipelines } from './wiring-merge-request-pipelines.ts';
 import { MERGE_REQUEST_PIPELINE_TASK } from './services/ci/pipelines/merge-request-pipelines.ts';
+import { buildHookDeliveries, type HookDeliveryOptions } from './wiring-hooks.ts';
 
 /** How the CI background work runs (tests shorten the intervals), and the bounds of artifacts archives. */
 export interface CiRuntimeOptions {
@@ -65,6 +66,8 @@ export interface CiRuntimeOptions {
   compile?: CompileSandboxOptions;
   /** Mail of the emails-on-push and pipelines-email integrations (its tasks run on this worker). */
   mail?: MailOptions;
+  /** Webhook deliveries (their own task worker). */
+  hooks?: HookDeliveryOptions;
 }
 
 /** Where job traces and artifact files live. */
@@ -105,6 +108,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
   const jobStatusWatch = new JobStatusWatch({ jobs: stores.jobs }, { pollMs: context.dialect === 'postgres' ? 500 : 0 });
   const integrationMail = buildIntegrationMail(context, taskQueue, options.mail);
   const outboundDeliveries = buildOutboundDeliveries(context, taskQueue);
+  const { hookDeliveries, hookWorker } = buildHookDeliveries(context, { ...options.hooks, pollIntervalMs: options.taskPollIntervalMs });
   // One list of merge request observers for the whole coordinator (saved, refreshed, merged).
   const mergeRequestObservers: MergeRequestObserver[] = [];
   const mergeRequestMerging = buildMergeRequestMerging(context, taskQueue, mergeRequestObservers);
@@ -244,8 +248,10 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
       context.events.onPushRecorded((push) => mergeRequestGit.mergeRequestRefresher.recordPush(push));
       context.events.onPushRecorded((push) => integrationMail.recordPush(push));
       context.events.onPushRecorded((push) => outboundDeliveries.recordPush(push));
+      context.events.onPushRecorded((push) => hookDeliveries.recordPush(push));
       if (options.runTasks === false) return;
       taskWorker.start();
+      hookWorker.start();
       schedulePipelines.start(options.scheduleIntervalMs ?? 10_000);
       runnerJobs.staleJobs.start();
       artifactExpiry.start(options.artifactExpiryIntervalMs ?? 7 * 60_000);
@@ -255,6 +261,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
       await runnerJobs.staleJobs.stop();
       await schedulePipelines.stop();
       await taskWorker.stop(5_000);
+      await hookWorker.stop(5_000);
       await compileSandbox.close();
     },
   };
@@ -271,7 +278,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
   };
   return {
     warmCompiler,
-    pipelineProcessing, pipelineCreation, pipelineRuns, downstreamPipelines, ciLint, pushPipelines, commitReferences, schedulePipelines, taskQueue, taskWorker, ciRuntime,
+    pipelineProcessing, pipelineCreation, pipelineRuns, downstreamPipelines, ciLint, pushPipelines, commitReferences, schedulePipelines, taskQueue, taskWorker, ciRuntime, hookWorker,
     ...mergeRequestGit,
     ciBlobs: blobs, pipelines, jobs, jobArtifacts, commitStatuses, ...runnerJobs, jobQueueWakeups,
     jobTokenAccess, artifactUploads, dependencyArtifacts, artifactExpiry, ...mergeRequestMerging, mergeRequestPipelines, mergeRequestPipelinesView,

@@ -26,6 +26,7 @@ import { buildRunnersServices } from './wiring-runners.ts';
 import { buildPlanningServices } from './wiring-planning.ts';
 import { JobQueueMetrics } from './services/monitoring/job-queue.ts';
 import { buildIntegrationServices } from './wiring-integrations.ts';
+import { buildHookServices } from './wiring-hooks.ts';
 
 /**
  * The services of the API, each built with the narrow stores and collaborators it needs
@@ -52,6 +53,7 @@ export function buildServices(context: CoordinatorContext, ci: CiServices = buil
       staleAfterMs: context.instance.staleAfterMs,
     }),
     ...buildIntegrationServices(context),
+    ...buildHookServices(context),
     readCache: context.readCache,
   };
 }

@@ -130,6 +130,7 @@ export function goodParams(route: Route, world: WalkWorld): Record<string, Param
     'PUT /api/v4/projects/:id/services/:slug': { recipients: 'walk@example.com' },
     'PUT /api/v4/projects/:id/integrations/:slug': { recipients: 'walk@example.com' },
     'GET /api/v4/keys': { fingerprint: world.userKeyFingerprint },
+    'POST /api/v4/projects/:id/hooks': { url: 'https://hooks.example.com/fuzz' },
     ...planningParams(world),
   };
   return { ...good[`${route.method} ${route.url}`] };

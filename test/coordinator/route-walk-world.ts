@@ -62,6 +62,8 @@ export interface WalkWorld {
   spareGpgKeys: [string, string];
   /** CI settings of the project (its variables, the group's and the schedule's are named `attributeKey`). */
   triggerId: number;
+  /** A webhook of the project. */
+  hookId: number;
   scheduleId: number;
   environmentId: number;
   /** A pipeline of the project on `main` with a failed job (so retry has work) and a bridge. */
@@ -227,6 +229,7 @@ export async function makeWalkWorld(gantry: TestCoordinator): Promise<WalkWorld>
     personalTokenId: await idOf('POST', `/users/${member.id}/personal_access_tokens`, { name: 'walk', scopes: ['api'] }),
     spareGpgKeys: [spareGpgKeys[0], spareGpgKeys[1]],
     triggerId: await idOf('POST', `${projectUrl}/triggers`, { description: 'walk' }),
+    hookId: await idOf('POST', `${projectUrl}/hooks`, { url: 'https://hooks.example.com/walk' }),
     scheduleId,
     environmentId: await idOf('POST', `${projectUrl}/environments`, { name: 'walk', external_url: 'https://walk.example.com' }),
     pipelineId: pipeline.pipeline.id,

@@ -55,6 +55,8 @@ function worldValue(path: string, name: string, world: WalkWorld): string | numb
       return world.linkId;
     case 'trigger_id':
       return world.triggerId;
+    case 'hook_id':
+      return world.hookId;
     case 'pipeline_schedule_id':
       return world.scheduleId;
     case 'environment_id':

@@ -57,6 +57,7 @@ import { todosRoutes } from './planning/todos.ts';
 import { mergeRequestsRoutes } from './planning/merge-requests.ts';
 import { mergeRequestDiffsRoutes } from './planning/merge-request-diffs.ts';
 import { integrationsRoutes } from './integrations/integrations.ts';
+import { projectHooksRoutes } from './hooks.ts';
 
 /** Mounts every resource area under /api/v4. One plugin per area; each stays thin. */
 export async function registerApi(api: FastifyInstance, services: CoordinatorServices, edge: EdgeConfig): Promise<void> {
@@ -82,6 +83,6 @@ export async function registerApi(api: FastifyInstance, services: CoordinatorSer
   const planning = [labelsRoutes, milestonesRoutes, issuesRoutes, notesRoutes, awardEmojiRoutes, timeTrackingRoutes, issueMoveRoutes, labelPromoteRoutes, subscriptionsRoutes, todosRoutes];
   planning.push(mergeRequestsRoutes, mergeRequestDiffsRoutes, mergeRequestMergeRoutes, mergeRequestPipelinesRoutes);
   // Integrations (GitLab's services).
-  const integrations = [integrationsRoutes];
+  const integrations = [integrationsRoutes, projectHooksRoutes];
   for (const plugin of [...typed, ...repository, ...ci, ...runners, ...planning, ...integrations]) await api.register(plugin(services, edge));
 }

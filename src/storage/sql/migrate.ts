@@ -31,6 +31,7 @@ import { taskCounters } from './migrations/028-task-counters.ts';
 import { issuesStateIndex } from './migrations/029-issues-state-index.ts';
 import { mergeRequests } from './migrations/030-merge-requests.ts';
 import { projectMergeSettings } from './migrations/031-project-merge-settings.ts';
+import { webHooks } from './migrations/032-web-hooks.ts';
 import { webSessions } from './migrations/034-web-sessions.ts';
 import { keySha256Fingerprints } from './migrations/036-key-sha256-fingerprints.ts';
 
@@ -66,6 +67,7 @@ const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
   ['029-issues-state-index', issuesStateIndex],
   ['030-merge-requests', mergeRequests],
   ['031-project-merge-settings', projectMergeSettings],
+  ['032-web-hooks', webHooks],
   ['034-web-sessions', webSessions],
   ['036-key-sha256-fingerprints', keySha256Fingerprints],
 ];

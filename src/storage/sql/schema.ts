@@ -10,6 +10,7 @@ import type { MergeRequestLabelsTable, MergeRequestsTable, MergeRequestUsersTabl
 import type { AwardEmojiTable, NotesTable, SubscriptionsTable, TimelogsTable, TodosTable } from './schema-planning-activity.ts';
 import type { IntegrationsTable } from './schema-integrations.ts';
 import type { WebSessionsTable, WebSignInFailuresTable } from './schema-web-sessions.ts';
+import type { WebHookDeliveriesTable, WebHookLogsTable, WebHooksTable } from './schema-hooks.ts';
 import type { DeployKeysProjectsTable, DeployKeysTable, ProtectedBranchesTable, ProtectedTagsTable, ReleaseLinksTable, ReleasesTable } from './schema-repository-protection.ts';
 
 /**
@@ -288,4 +289,7 @@ export interface DatabaseSchema {
   merge_request_reviewers: MergeRequestUsersTable;
   web_sessions: WebSessionsTable;
   web_sign_in_failures: WebSignInFailuresTable;
+  web_hooks: WebHooksTable;
+  web_hook_deliveries: WebHookDeliveriesTable;
+  web_hook_logs: WebHookLogsTable;
 }

@@ -25,6 +25,8 @@ import { SqlSubscriptionsStore } from './subscriptions.ts';
 import { SqlTodosStore } from './todos.ts';
 import { SqlIntegrationsStore } from './integrations.ts';
 import { SqlWebSessionsStore } from './web-sessions.ts';
+import { SqlHookDeliveriesStore } from './hooks-deliveries.ts';
+import { SqlHooksStore } from './hooks.ts';
 import { SqlInstallationStore, SqlInstancesStore, SqlThrottleCountersStore } from './instances.ts';
 import { SqlGroupGroupLinksStore } from './group-group-links.ts';
 import { SqlGroupQueriesStore } from './group-queries.ts';
@@ -101,6 +103,8 @@ export function createSqlStores(db: Db, writes: TableWrites = new TableWrites())
     subscriptions: new SqlSubscriptionsStore(db),
     todos: new SqlTodosStore(db),
     integrations: new SqlIntegrationsStore(db),
+    hooks: new SqlHooksStore(db),
+    hookDeliveries: new SqlHookDeliveriesStore(db),
     mergeRequests: new SqlMergeRequestsStore(db),
     mergeRequestCommits: new SqlMergeRequestCommitsStore(db),
     mergeRequestPipelines: new SqlMergeRequestPipelinesStore(db),

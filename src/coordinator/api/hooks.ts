@@ -1,0 +1,78 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyPluginAsync } from 'fastify';
+import { Type, type TSchema } from '#deps/typebox';
+import { HOOK_EVENT_FLAGS } from '../../storage/types-hooks.ts';
+import { requireActor } from '../http/auth.ts';
+import { Param } from '../http/gitlab-params.ts';
+import { PAGINATION, pageOf, setPaginationHeaders } from '../http/pagination.ts';
+import { serializeHookLog, serializeProjectHook } from '../http/serializers/hooks.ts';
+import type { HookParams } from '../services/hooks/project-hooks.ts';
+import type { CoordinatorServices, EdgeConfig } from '../wiring.ts';
+
+const PROJECT_ID = { id: Param.string({ description: 'Project id or URL-encoded full path' }) };
+const ProjectPath = Type.Object(PROJECT_ID);
+const HookPath = Type.Object({ ...PROJECT_ID, hook_id: Param.integer({ description: 'The hook id' }) });
+const PageQuery = Type.Object(PAGINATION);
+const EventsQuery = Type.Object({ ...PAGINATION, status: Type.Optional(Param.oneOf(['successful', 'client_failure', 'server_failure'], { description: 'Only deliveries with this outcome' })) });
+
+function hookBody(urlRequired: boolean): TSchema {
+  const properties: Record<string, TSchema> = {
+    url: urlRequired ? Param.string({ description: 'Where events are sent' }) : Type.Optional(Param.string({ description: 'Where events are sent' })),
+    name: Type.Optional(Param.string({ maxLength: 255 })),
+    description: Type.Optional(Param.string({ maxLength: 2048 })),
+    token: Type.Optional(Param.string({ maxLength: 255, description: 'Sent as X-Gitlab-Token; never shown' })),
+    enable_ssl_verification: Type.Optional(Param.boolean()),
+    push_events_branch_filter: Type.Optional(Param.string({ description: 'Push events only for matching branches (wildcards)' })),
+    branch_filter_strategy: Type.Optional(Param.oneOf(['wildcard', 'regex', 'all_branches'])),
+  };
+  for (const flag of HOOK_EVENT_FLAGS) properties[flag] = Type.Optional(Param.boolean({ description: 'Event subscription' }));
+  return Type.Object(properties);
+}
+const CreateBody = hookBody(true);
+const UpdateBody = hookBody(false);
+
+const tags = ['project hooks'];
+
+/** `/projects/:id/hooks[/:hook_id[/events]]`: a project's webhooks, for Maintainers and Owners. */
+export function projectHooksRoutes({ projectHooks }: CoordinatorServices, edge: EdgeConfig): FastifyPluginAsync {
+  return async (app) => {
+    const api = app.withTypeProvider<TypeBoxTypeProvider>();
+    const base = '/projects/:id/hooks';
+
+    api.get(base, { schema: { summary: "List a project's webhooks", tags, params: ProjectPath, querystring: PageQuery } }, async (request, reply) => {
+      const page = pageOf(request.query);
+      const { hooks, total } = await projectHooks.list(request.params.id, requireActor(request), { offset: page.offset, limit: page.perPage });
+      setPaginationHeaders(request, reply, edge.externalUrl, page, { total });
+      return hooks.map((hook) => serializeProjectHook(hook));
+    });
+
+    api.get(`${base}/:hook_id`, { schema: { summary: 'Get a project webhook', tags, params: HookPath } }, async (request) => {
+      const { id, hook_id: hookId } = request.params;
+      return serializeProjectHook(await projectHooks.get(id, requireActor(request), hookId));
+    });
+
+    api.post(base, { schema: { summary: 'Add a project webhook', tags, params: ProjectPath, body: CreateBody } }, async (request, reply) => {
+      const hook = await projectHooks.create(request.params.id, requireActor(request), (request.body ?? {}) as HookParams);
+      return reply.code(201).send(serializeProjectHook(hook));
+    });
+
+    api.put(`${base}/:hook_id`, { schema: { summary: 'Edit a project webhook (re-enables a disabled one)', tags, params: HookPath, body: UpdateBody } }, async (request) => {
+      const { id, hook_id: hookId } = request.params;
+      return serializeProjectHook(await projectHooks.update(id, requireActor(request), hookId, (request.body ?? {}) as HookParams));
+    });
+
+    api.delete(`${base}/:hook_id`, { schema: { summary: 'Delete a project webhook', tags, params: HookPath } }, async (request, reply) => {
+      const { id, hook_id: hookId } = request.params;
+      await projectHooks.remove(id, requireActor(request), hookId);
+      return reply.code(204).send();
+    });
+
+    api.get(`${base}/:hook_id/events`, { schema: { summary: "List a webhook's last deliveries, newest first", tags, params: HookPath, querystring: EventsQuery } }, async (request, reply) => {
+      const { id, hook_id: hookId } = request.params;
+      const page = pageOf(request.query);
+      const { logs, total } = await projectHooks.events(id, requireActor(request), hookId, { status: request.query.status }, { offset: page.offset, limit: page.perPage });
+      setPaginationHeaders(request, reply, edge.externalUrl, page, { total });
+      return logs.map(serializeHookLog);
+    });
+  };
+}

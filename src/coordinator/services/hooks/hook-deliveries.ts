@@ -1,0 +1,180 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from '../../../shared/logger.ts';
+import type { HookDeliveriesStore, HookRecord, HooksStore } from '../../../storage/types-hooks.ts';
+import type { NewTask } from '../../../storage/types-tasks.ts';
+import type { PushEvent } from '../events.ts';
+import type { SettingsService } from '../instance/settings.ts';
+import type { OutboundRequest, OutboundResponse } from '../outbound/outbound-http.ts';
+import type { TaskHandler } from '../task-queue.ts';
+import { branchSelected } from './branch-filter.ts';
+import { sendHookRequest } from './hook-request.ts';
+import { TRIGGERS, type HookEvent, type HookPayloads } from './hook-payloads.ts';
+import { afterFailure, executable, SUCCEEDED } from './hook-state.ts';
+
+/** Task kind that sends one hook's queued deliveries, oldest first (payload: `{ hook_id }`). */
+export const HOOK_DELIVERY_TASK = 'hooks.deliver';
+/** Attempts of one delivery: the first and two retries (after no answer, a time-out, a 5xx or 429). */
+export const HOOK_DELIVERY_ATTEMPTS = 3;
+/** Logged deliveries kept per hook. */
+export const HOOK_LOGS_KEPT = 100;
+
+export interface HookDeliveriesDeps {
+  hooks: Pick<HooksStore, 'listSubscribed' | 'findById' | 'saveFailureState'>;
+  deliveries: HookDeliveriesStore;
+  payloads: HookPayloads;
+  settings: Pick<SettingsService, 'values'>;
+  queue: { enqueue(task: NewTask): Promise<unknown> };
+  instanceUrl: string;
+  logger: Logger;
+  /** One request's time limit (default 10 s, GitLab's webhook timeout). */
+  timeoutMs?: number;
+  /** The first retry waits this long, each further one twice as long (default 10 s). */
+  retryBaseMs?: number;
+  send?: (request: OutboundRequest) => Promise<OutboundResponse>;
+  clock?: () => number;
+}
+
+/**
+ * Webhook deliveries. An event queues one delivery row per subscribed, enabled hook (before a
+ * push is acknowledged, so none is lost) and one task per hook; the task sends that hook's
+ * deliveries in order under a lease on the hook, so a hook sees its events in the order they
+ * happened while other hooks' tasks run beside it. A failure counts on the hook (GitLab's
+ * auto-disabling rules, hook-state.ts) and is retried with back-off; a disabled hook's queue
+ * is dropped, as GitLab fires no disabled hook.
+ */
+export class HookDeliveries {
+  constructor(private readonly deps: HookDeliveriesDeps) {}
+
+  /** For `events.onPushRecorded`. */
+  async recordPush(push: PushEvent): Promise<void> {
+    const tag = push.ref.startsWith('refs/tags/');
+    if (!tag && !push.ref.startsWith('refs/heads/')) return;
+    const hooks = await this.deps.hooks.listSubscribed(push.project_id, tag ? 'tag_push_events' : 'push_events');
+    const now = this.now();
+    const branch = push.ref.slice('refs/heads/'.length);
+    const selected = hooks.filter((hook) => executable(hook, now) && (tag || branchSelected(hook.branch_filter_strategy, hook.push_events_branch_filter, branch)));
+    await this.queue(selected, tag ? TRIGGERS.tag_push.trigger : TRIGGERS.push.trigger, { kind: 'push', push });
+  }
+
+  handlers(): Record<string, TaskHandler> {
+    return { [HOOK_DELIVERY_TASK]: async (task) => this.drain((task.payload as { hook_id: number }).hook_id) };
+  }
+
+  private async queue(hooks: readonly HookRecord[], trigger: string, event: HookEvent): Promise<void> {
+    if (hooks.length === 0) return;
+    const uuid = randomUUID();
+    await this.deps.deliveries.enqueue(hooks.map((hook) => ({ hook_id: hook.id, trigger, event, uuid })), this.iso(this.now()));
+    for (const hook of hooks) await this.schedule(hook.id, this.now());
+  }
+
+  /**
+   * A task for the hook at `at`. The look after a busy lease has a key of its own: sharing the
+   * events' key would fold a new event's task into it, and delay that event until the lease ends.
+   */
+  private async schedule(hookId: number, at: number, purpose: 'send' | 'lease check' = 'send'): Promise<void> {
+    const key = purpose === 'send' ? `${HOOK_DELIVERY_TASK}:${hookId}` : `${HOOK_DELIVERY_TASK}:${hookId}:lease`;
+    await this.deps.queue.enqueue({ kind: HOOK_DELIVERY_TASK, payload: { hook_id: hookId }, runAt: this.iso(at), maxAttempts: 5, dedupeKey: key });
+  }
+
+  /** Sends the hook's due deliveries in order, while this call holds the hook's lease. */
+  private async drain(hookId: number): Promise<void> {
+    const owner = randomUUID();
+    for (;;) {
+      if (!(await this.lease(hookId, owner))) {
+        // Another sender holds the hook: it sends what is queued. Look again when its lease ends, in case it died.
+        const end = await this.deps.deliveries.leaseEnd(hookId);
+        if (end !== null) {
+          await this.schedule(hookId, Date.parse(end) + 1, 'lease check');
+          return;
+        }
+        // No lease to wait for: the holder just gave it up (take it), or the hook is gone (with its deliveries).
+        if (!(await this.deps.hooks.findById(hookId))) return;
+        continue;
+      }
+      try {
+        await this.sendQueued(hookId, owner);
+      } finally {
+        await this.deps.deliveries.release(hookId, owner);
+      }
+      // A delivery queued while the lease was being given up found it held: send it now.
+      const next = await this.deps.deliveries.next(hookId);
+      if (!next || Date.parse(next.next_attempt_at) > this.now()) return;
+    }
+  }
+
+  private async sendQueued(hookId: number, owner: string): Promise<void> {
+    for (;;) {
+      const hook = await this.deps.hooks.findById(hookId);
+      if (!hook) return;
+      if (!executable(hook, this.now())) {
+        const dropped = await this.deps.deliveries.dropAll(hookId);
+        if (dropped > 0) this.deps.logger.info({ hook: hookId, dropped }, 'webhook disabled: its queued deliveries were dropped');
+        return;
+      }
+      const delivery = await this.deps.deliveries.next(hookId);
+      if (!delivery) return;
+      const due = Date.parse(delivery.next_attempt_at);
+      if (due > this.now()) {
+        await this.schedule(hookId, due);
+        return;
+      }
+      await this.lease(hookId, owner);
+      const event = delivery.event as HookEvent;
+      const payload = await this.deps.payloads.build(event);
+      if (!payload) {
+        await this.deps.deliveries.remove(delivery.id);
+        continue;
+      }
+      const attempt = await sendHookRequest({
+        hook,
+        trigger: delivery.trigger,
+        eventHeader: headerOf(delivery.trigger),
+        eventUuid: delivery.uuid,
+        payload,
+        instanceUrl: this.deps.instanceUrl,
+        allowLocal: (await this.deps.settings.values()).allow_local_requests_from_web_hooks_and_services === true,
+        timeoutMs: this.timeoutMs(),
+        send: this.deps.send,
+        clock: this.deps.clock,
+      });
+      await this.deps.deliveries.log({ ...attempt.log, created_at: this.iso(this.now()) }, HOOK_LOGS_KEPT);
+      if (attempt.ok) {
+        await this.deps.deliveries.remove(delivery.id);
+        if (hook.recent_failures > 0 || hook.disabled_until !== null) await this.deps.hooks.saveFailureState(hookId, SUCCEEDED);
+        continue;
+      }
+      const state = afterFailure(hook, this.now());
+      await this.deps.hooks.saveFailureState(hookId, state);
+      const attempts = delivery.attempts + 1;
+      if (attempt.retryable && attempts < HOOK_DELIVERY_ATTEMPTS && executable(state, this.now())) {
+        const retryAt = this.now() + (this.deps.retryBaseMs ?? 10_000) * 2 ** (attempts - 1);
+        await this.deps.deliveries.postpone(delivery.id, attempts, this.iso(retryAt));
+        await this.schedule(hookId, retryAt);
+        return;
+      }
+      await this.deps.deliveries.remove(delivery.id);
+    }
+  }
+
+  /** The lease outlasts one request by a margin; it is taken again before each request. */
+  private lease(hookId: number, owner: string): Promise<boolean> {
+    const now = this.now();
+    return this.deps.deliveries.lease(hookId, owner, this.iso(now), this.iso(now + this.timeoutMs() + 5_000));
+  }
+
+  private timeoutMs(): number {
+    return this.deps.timeoutMs ?? 10_000;
+  }
+
+  private now(): number {
+    return (this.deps.clock ?? Date.now)();
+  }
+
+  private iso(at: number): string {
+    return new Date(at).toISOString();
+  }
+}
+
+function headerOf(trigger: string): string {
+  return Object.values(TRIGGERS).find((entry) => entry.trigger === trigger)?.header ?? 'Push Hook';
+}

@@ -1,0 +1,54 @@
+import type { CoordinatorContext } from './context.ts';
+import { HookDeliveries } from './services/hooks/hook-deliveries.ts';
+import { HookPayloads } from './services/hooks/hook-payloads.ts';
+import { ProjectHooksService } from './services/hooks/project-hooks.ts';
+import { TaskQueue, TaskWorker } from './services/task-queue.ts';
+
+/** The webhooks area: project hooks' settings and logs. */
+export function buildHookServices(context: CoordinatorContext) {
+  const { stores, lookup, permissions, settings } = context;
+  return {
+    projectHooks: new ProjectHooksService({ hooks: stores.hooks, deliveries: stores.hookDeliveries, lookup, permissions, settings }),
+  };
+}
+
+/** How webhook deliveries run (tests shorten the waits). */
+export interface HookDeliveryOptions {
+  /** Hooks sent to at once by this process (default 8): a slow receiver holds one of them. */
+  concurrency?: number;
+  /** One request's time limit (default 10 s). */
+  timeoutMs?: number;
+  /** The first retry's wait (default 10 s), doubled for the next. */
+  retryBaseMs?: number;
+}
+
+/**
+ * Webhook deliveries on a task worker of their own: its slots are not the CI worker's, so
+ * slow receivers never hold up pipelines, and the CI work never holds up deliveries.
+ */
+export function buildHookDeliveries(context: CoordinatorContext, options: HookDeliveryOptions & { pollIntervalMs?: number } = {}) {
+  const { stores } = context;
+  let wakeWorker: () => void = () => {};
+  const queue = new TaskQueue(stores.tasks, () => wakeWorker());
+  const payloads = new HookPayloads({ projects: stores.projects, namespaces: stores.namespaces, users: stores.users, repositories: context.repositories, externalUrl: context.config.externalUrl });
+  const deliveries = new HookDeliveries({
+    hooks: stores.hooks,
+    deliveries: stores.hookDeliveries,
+    payloads,
+    settings: context.settings,
+    queue,
+    instanceUrl: context.config.externalUrl,
+    logger: context.logger,
+    timeoutMs: options.timeoutMs,
+    retryBaseMs: options.retryBaseMs,
+  });
+  const worker = new TaskWorker(stores.tasks, {
+    handlers: deliveries.handlers(),
+    logger: context.logger,
+    concurrency: options.concurrency ?? 8,
+    pollIntervalMs: options.pollIntervalMs,
+    owner: context.instance.id,
+  });
+  wakeWorker = () => worker.wake();
+  return { hookDeliveries: deliveries, hookWorker: worker };
+}

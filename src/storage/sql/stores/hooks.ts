@@ -1,0 +1,95 @@
+import { HOOK_EVENT_FLAGS, type BranchFilterStrategy, type HookEventFlag, type HookEvents, type HookRecord, type HookSettings, type HooksStore } from '../../types-hooks.ts';
+import type { Db } from '../database.ts';
+import type { WebHooksTable } from '../schema-hooks.ts';
+
+type Row = Omit<WebHooksTable, 'id'> & { id: number };
+
+function toRecord(row: Row): HookRecord {
+  const events = Object.fromEntries(HOOK_EVENT_FLAGS.map((flag) => [flag, row[flag] === 1])) as HookEvents;
+  return {
+    id: row.id,
+    project_id: row.project_id,
+    url: row.url,
+    name: row.name,
+    description: row.description,
+    token: row.token,
+    enable_ssl_verification: row.enable_ssl_verification === 1,
+    push_events_branch_filter: row.push_events_branch_filter,
+    branch_filter_strategy: row.branch_filter_strategy as BranchFilterStrategy,
+    events,
+    recent_failures: row.recent_failures,
+    backoff_count: row.backoff_count,
+    disabled_until: row.disabled_until,
+    permanently_disabled: row.permanently_disabled === 1,
+    created_at: row.created_at,
+  };
+}
+
+function settingsColumns(settings: HookSettings) {
+  const flags = Object.fromEntries(HOOK_EVENT_FLAGS.map((flag) => [flag, settings.events[flag] ? 1 : 0])) as Record<HookEventFlag, number>;
+  return {
+    url: settings.url,
+    name: settings.name,
+    description: settings.description,
+    token: settings.token,
+    enable_ssl_verification: settings.enable_ssl_verification ? 1 : 0,
+    push_events_branch_filter: settings.push_events_branch_filter,
+    branch_filter_strategy: settings.branch_filter_strategy,
+    ...flags,
+  };
+}
+
+/** An edit re-enables a hook: GitLab clears its failures when its settings are saved. */
+const ENABLED = { recent_failures: 0, backoff_count: 0, disabled_until: null, permanently_disabled: 0 } as const;
+
+export class SqlHooksStore implements HooksStore {
+  constructor(private readonly db: Db) {}
+
+  async create(projectId: number, settings: HookSettings, now: string): Promise<HookRecord> {
+    const row = await this.db
+      .insertInto('web_hooks')
+      .values({ project_id: projectId, ...settingsColumns(settings), ...ENABLED, delivery_owner: null, delivery_lease_until: null, created_at: now })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return toRecord(row);
+  }
+
+  async find(projectId: number, hookId: number): Promise<HookRecord | undefined> {
+    const row = await this.db.selectFrom('web_hooks').selectAll().where('project_id', '=', projectId).where('id', '=', hookId).executeTakeFirst();
+    return row ? toRecord(row) : undefined;
+  }
+
+  async findById(hookId: number): Promise<HookRecord | undefined> {
+    const row = await this.db.selectFrom('web_hooks').selectAll().where('id', '=', hookId).executeTakeFirst();
+    return row ? toRecord(row) : undefined;
+  }
+
+  async list(projectId: number, page: { limit: number; offset: number }): Promise<{ hooks: HookRecord[]; total: number }> {
+    const rows = await this.db.selectFrom('web_hooks').selectAll().where('project_id', '=', projectId).orderBy('id').limit(page.limit).offset(page.offset).execute();
+    const count = await this.db.selectFrom('web_hooks').select((eb) => eb.fn.countAll<number>().as('total')).where('project_id', '=', projectId).executeTakeFirstOrThrow();
+    return { hooks: rows.map(toRecord), total: Number(count.total) };
+  }
+
+  async listSubscribed(projectId: number, flag: HookEventFlag): Promise<HookRecord[]> {
+    const rows = await this.db.selectFrom('web_hooks').selectAll().where('project_id', '=', projectId).where(flag, '=', 1).orderBy('id').execute();
+    return rows.map(toRecord);
+  }
+
+  async update(hookId: number, settings: HookSettings): Promise<HookRecord | undefined> {
+    const row = await this.db.updateTable('web_hooks').set({ ...settingsColumns(settings), ...ENABLED }).where('id', '=', hookId).returningAll().executeTakeFirst();
+    return row ? toRecord(row) : undefined;
+  }
+
+  async remove(projectId: number, hookId: number): Promise<boolean> {
+    const result = await this.db.deleteFrom('web_hooks').where('project_id', '=', projectId).where('id', '=', hookId).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+
+  async saveFailureState(hookId: number, state: Pick<HookRecord, 'recent_failures' | 'backoff_count' | 'disabled_until' | 'permanently_disabled'>): Promise<void> {
+    await this.db
+      .updateTable('web_hooks')
+      .set({ recent_failures: state.recent_failures, backoff_count: state.backoff_count, disabled_until: state.disabled_until, permanently_disabled: state.permanently_disabled ? 1 : 0 })
+      .where('id', '=', hookId)
+      .execute();
+  }
+}

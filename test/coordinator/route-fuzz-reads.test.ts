@@ -1,0 +1,11 @@
+import { describeRouteFuzz } from './route-fuzz-walk.ts';
+
+// The GET routes of the route table (the other part: route-fuzz-writes.test.ts).
+describeRouteFuzz({
+  title: 'malformed input on every read route',
+  includes: (route) => route.method === 'GET',
+  minRoutes: 120,
+  minRequests: 6_000,
+  namesRead: ['page', 'per_page', 'ref', 'search', 'visibility', 'custom_attributes'],
+  minNames: 80,
+});

@@ -1,4 +1,8 @@
+import path from 'node:path';
+import { FsUploadBlobs } from '../storage/fs/uploads.ts';
 import type { CoordinatorContext } from './context.ts';
+import { AvatarsService } from './services/accounts/avatars.ts';
+import { ProjectUploadsService } from './services/accounts/project-uploads.ts';
 import { CustomAttributesService } from './services/accounts/custom-attributes.ts';
 import { NamespacesService } from './services/namespaces/namespaces.ts';
 import { RepositoryGroupStatistics } from './services/namespaces/group-statistics.ts';
@@ -51,6 +55,7 @@ export function buildServices(context: CoordinatorContext, ci: CiServices = buil
       staleAfterMs: context.instance.staleAfterMs,
     }),
     ...buildIntegrationServices(context),
+    ...uploadServices(context),
     readCache: context.readCache,
   };
 }
@@ -124,6 +129,16 @@ function groupsAndUsersServices(context: CoordinatorContext, transfer: ProjectTr
   const accessTokens = new AccessTokensService({ tokens: stores.tokens, lookup, permissions });
   const applicationSettings = new ApplicationSettingsService({ settings, permissions });
   return { groups, groupChanges, groupShares, members, memberships, users, sshKeys, gpgKeys, accessTokens, applicationSettings };
+}
+
+/** Avatars and project uploads, kept under `<data dir>/uploads`. */
+function uploadServices(context: CoordinatorContext) {
+  const { stores, lookup, settings } = context;
+  const blobs = new FsUploadBlobs(path.join(context.config.dataDir, 'uploads'));
+  return {
+    avatars: new AvatarsService({ blobs, users: stores.users, projects: stores.projects, namespaces: stores.namespaces, lookup }),
+    projectUploads: new ProjectUploadsService({ blobs, lookup, settings }),
+  };
 }
 
 export type CoordinatorServices = ReturnType<typeof buildServices>;

@@ -56,6 +56,7 @@ import { todosRoutes } from './planning/todos.ts';
 import { mergeRequestsRoutes } from './planning/merge-requests.ts';
 import { mergeRequestDiffsRoutes } from './planning/merge-request-diffs.ts';
 import { integrationsRoutes } from './integrations/integrations.ts';
+import { uploadsRoutes } from './accounts/uploads.ts';
 
 /** Mounts every resource area under /api/v4. One plugin per area; each stays thin. */
 export async function registerApi(api: FastifyInstance, services: CoordinatorServices, edge: EdgeConfig): Promise<void> {
@@ -82,5 +83,7 @@ export async function registerApi(api: FastifyInstance, services: CoordinatorSer
   planning.push(mergeRequestsRoutes, mergeRequestDiffsRoutes, mergeRequestMergeRoutes, mergeRequestPipelinesRoutes);
   // Integrations (GitLab's services).
   const integrations = [integrationsRoutes];
+  // Uploads and the accounts additions of issue 29.
+  integrations.push(uploadsRoutes);
   for (const plugin of [...typed, ...repository, ...ci, ...runners, ...planning, ...integrations]) await api.register(plugin(services, edge));
 }

@@ -213,7 +213,8 @@ export class UsersService {
     if (!this.deps.permissions.canListUsers(actor, restricted)) throw new GantryError('GANTRY_E_AUTHENTICATION_REQUIRED');
   }
 
-  private requireAdministrator(actor: UserRecord): void {
+  /** 403 unless the actor administers the instance. */
+  requireAdministrator(actor: UserRecord): void {
     if (!this.deps.permissions.isAdministrator(actor)) throw accessDenied();
   }
 

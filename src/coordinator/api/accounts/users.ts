@@ -37,7 +37,7 @@ const DeleteQuery = Type.Object({ hard_delete: Type.Optional(Param.boolean({ des
 
 const tags = ['users'];
 
-/** `/users`, `/users/:id[/block|/unblock]` and `/user`. */
+/** `/users`, `/users/:id[/block|/unblock|/ban|/unban]` and `/user`. */
 export function usersRoutes({ users, avatars }: CoordinatorServices, edge: EdgeConfig): FastifyPluginAsync {
   const { externalUrl } = edge;
   return async (app) => {
@@ -107,6 +107,14 @@ export function usersRoutes({ users, avatars }: CoordinatorServices, edge: EdgeC
 
     api.post('/users/:id/unblock', { schema: { summary: 'Unblock a user (administrators)', tags, params: UserId } }, async (request, reply) => {
       return reply.code(201).send(await users.unblock(requireActor(request), request.params.id));
+    });
+
+    api.post('/users/:id/ban', { schema: { summary: 'Ban a user (administrators): a banned user cannot sign in', tags, params: UserId } }, async (request, reply) => {
+      return reply.code(201).send(await users.ban(requireActor(request), request.params.id));
+    });
+
+    api.post('/users/:id/unban', { schema: { summary: 'Unban a user (administrators)', tags, params: UserId } }, async (request, reply) => {
+      return reply.code(201).send(await users.unban(requireActor(request), request.params.id));
     });
 
     api.get('/user', { schema: { summary: 'The signed-in user', tags } }, async (request) => serializeUserAdmin(requireActor(request), externalUrl));

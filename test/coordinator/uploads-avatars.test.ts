@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestCoordinator, type TestCoordinator } from '../helpers/coordinator.ts';
 import { makeUser, type TestUser } from './groups-fixtures.ts';
+import { drivePythonGitlab } from '../helpers/python-gitlab.ts';
 import { download, GIF, PNG, sendMultipart } from './uploads-fixtures.ts';
 
 const TOO_BIG = { message: { avatar: ['is too big (should be at most 200 KB)'] } };
@@ -104,5 +105,25 @@ describe('avatars of users, projects and groups', () => {
     assert.equal((await gantry.api('GET', `/groups/${id}`, { token: null })).json.avatar_url, edited.json.avatar_url);
     const hidden = await sendMultipart(gantry, 'POST', '/groups', { fields: { name: 'Hidden', path: 'hidden', visibility: 'private' }, files: [{ field: 'avatar', name: 'g.png', content: PNG }] });
     assert.equal((await download(gantry, hidden.json.avatar_url as string)).status, 404);
+  });
+});
+
+describe('avatars and uploads through python-gitlab', () => {
+  let gantry: TestCoordinator;
+  before(async () => {
+    gantry = await startTestCoordinator();
+  });
+  after(() => gantry.close());
+
+  it('uploads avatars of a user, a project and a group and reads the same bytes back; uploads a file to a project', async () => {
+    const seen = await drivePythonGitlab(gantry, 'drive_uploads.py');
+    assert.deepEqual(seen, {
+      user_avatar: [true, 'image/png'],
+      user_avatar_saved: true,
+      project_avatar: [true, 'image/png'],
+      group_avatar: true,
+      upload: ['notes.txt', true],
+      upload_bytes: 'some notes',
+    });
   });
 });

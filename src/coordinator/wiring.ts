@@ -16,6 +16,7 @@ import { ApplicationSettingsService } from './services/instance/settings-admin.t
 import { GpgKeysService, SshKeysService } from './services/accounts/users-keys.ts';
 import { UserRemoval } from './services/accounts/users-removal.ts';
 import { UsersService } from './services/accounts/users.ts';
+import { UserStatusService } from './services/accounts/user-status.ts';
 import { ProjectActions } from './services/namespaces/project-actions.ts';
 import { ProjectSharesService } from './services/namespaces/project-shares.ts';
 import { ProjectTransfer } from './services/namespaces/project-transfer.ts';
@@ -128,7 +129,8 @@ function groupsAndUsersServices(context: CoordinatorContext, transfer: ProjectTr
   const gpgKeys = new GpgKeysService({ gpgKeys: stores.gpgKeys, users });
   const accessTokens = new AccessTokensService({ tokens: stores.tokens, lookup, permissions });
   const applicationSettings = new ApplicationSettingsService({ settings, permissions });
-  return { groups, groupChanges, groupShares, members, memberships, users, sshKeys, gpgKeys, accessTokens, applicationSettings };
+  const userStatus = new UserStatusService({ statuses: stores.userStatuses, users });
+  return { groups, groupChanges, groupShares, members, memberships, users, userStatus, sshKeys, gpgKeys, accessTokens, applicationSettings };
 }
 
 /** Avatars and project uploads, kept under `<data dir>/uploads`. */

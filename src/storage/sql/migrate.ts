@@ -31,6 +31,7 @@ import { taskCounters } from './migrations/028-task-counters.ts';
 import { issuesStateIndex } from './migrations/029-issues-state-index.ts';
 import { mergeRequests } from './migrations/030-merge-requests.ts';
 import { projectMergeSettings } from './migrations/031-project-merge-settings.ts';
+import { userStatuses } from './migrations/035-user-statuses.ts';
 
 /** Ordered migrations; names never change once released. */
 const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
@@ -64,6 +65,7 @@ const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
   ['029-issues-state-index', issuesStateIndex],
   ['030-merge-requests', mergeRequests],
   ['031-project-merge-settings', projectMergeSettings],
+  ['035-user-statuses', userStatuses],
 ];
 
 /** The names of every migration, in order: a schema's identity (the tests' PostgreSQL template is keyed on it). */

@@ -232,7 +232,7 @@ async function mountCoordinator(instance: FastifyInstance, core: CoordinatorCore
   await instance.register(formbody, { parser: (body: string) => parseGitlabQuery(body) });
   await instance.register(multipart, { limits: { fileSize: limits.upload, fieldSize: limits.api, fields: 1000, files: 10 } });
   // Each coordinator streams uploads into a directory of its own; what a dead one left is removed by reconciliation.
-  collectMultipartBodies(instance, uploadsDirectory(context.config.dataDir, context.instance.id));
+  collectMultipartBodies(instance, uploadsDirectory(context.config.dataDir, context.instance.id), limits.upload);
   instance.addContentTypeParser('text/plain', { parseAs: 'string' }, (_request, body, done) => done(null, body));
   // Several coordinators count against one limit: the counters live in the database.
   await instance.register(rateLimit, { global: false, ...(context.dialect === 'postgres' ? { store: sharedThrottleCounters(context.stores.throttleCounters) } : {}) });

@@ -1,4 +1,8 @@
+import path from 'node:path';
+import { FsUploadBlobs } from '../storage/fs/uploads.ts';
 import type { CoordinatorContext } from './context.ts';
+import { AvatarsService } from './services/accounts/avatars.ts';
+import { ProjectUploadsService } from './services/accounts/project-uploads.ts';
 import { CustomAttributesService } from './services/accounts/custom-attributes.ts';
 import { NamespacesService } from './services/namespaces/namespaces.ts';
 import { RepositoryGroupStatistics } from './services/namespaces/group-statistics.ts';
@@ -13,6 +17,7 @@ import { GpgKeysService, SshKeysService } from './services/accounts/users-keys.t
 import { KeyLookupService } from './services/accounts/key-lookup.ts';
 import { UserRemoval } from './services/accounts/users-removal.ts';
 import { UsersService } from './services/accounts/users.ts';
+import { UserStatusService } from './services/accounts/user-status.ts';
 import { ProjectActions } from './services/namespaces/project-actions.ts';
 import { ProjectSharesService } from './services/namespaces/project-shares.ts';
 import { ProjectTransfer } from './services/namespaces/project-transfer.ts';
@@ -54,6 +59,7 @@ export function buildServices(context: CoordinatorContext, ci: CiServices = buil
     }),
     ...buildIntegrationServices(context),
     ...buildHookServices(context),
+    ...uploadServices(context),
     readCache: context.readCache,
   };
 }
@@ -127,7 +133,18 @@ function groupsAndUsersServices(context: CoordinatorContext, transfer: ProjectTr
   const gpgKeys = new GpgKeysService({ gpgKeys: stores.gpgKeys, users });
   const accessTokens = new AccessTokensService({ tokens: stores.tokens, lookup, permissions });
   const applicationSettings = new ApplicationSettingsService({ settings, permissions });
-  return { groups, groupChanges, groupShares, members, memberships, users, sshKeys, keyLookup, gpgKeys, accessTokens, applicationSettings };
+  const userStatus = new UserStatusService({ statuses: stores.userStatuses, users });
+  return { groups, groupChanges, groupShares, members, memberships, users, userStatus, sshKeys, keyLookup, gpgKeys, accessTokens, applicationSettings };
+}
+
+/** Avatars and project uploads, kept under `<data dir>/uploads`. */
+function uploadServices(context: CoordinatorContext) {
+  const { stores, lookup, settings } = context;
+  const blobs = new FsUploadBlobs(path.join(context.config.dataDir, 'uploads'));
+  return {
+    avatars: new AvatarsService({ blobs, users: stores.users, projects: stores.projects, namespaces: stores.namespaces, lookup }),
+    projectUploads: new ProjectUploadsService({ blobs, lookup, settings }),
+  };
 }
 
 export type CoordinatorServices = ReturnType<typeof buildServices>;

@@ -154,6 +154,8 @@ export const ERROR_CATALOGUE = {
   GANTRY_E_DATA_DIR_FOREIGN: "The data directory is not the one of this database (its marker names another installation, or it has none): the coordinator does not start.",
   GANTRY_E_DATABASE_IN_USE: 'Another coordinator process serves from this SQLite database file, which takes one: the coordinator does not start.',
 
+  GANTRY_E_USER_STATE_REFUSED: "The user's state does not allow this change (banning a blocked user, unbanning an active one).",
+
   GANTRY_E_INTERNAL: 'An unexpected failure (a bug); the log has the stack.',
 } as const satisfies Record<`GANTRY_E_${string}`, string>;
 

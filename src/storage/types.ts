@@ -14,7 +14,8 @@ export interface UserRecord {
   username: string;
   name: string;
   email: string;
-  state: 'active' | 'blocked';
+  /** `banned`: blocked by an administrator's ban (GitLab's state); neither blocked nor banned users sign in. */
+  state: 'active' | 'blocked' | 'banned';
   is_admin: boolean;
   is_ghost: boolean;
   bio: string;

@@ -175,14 +175,15 @@ describe('request bodies', () => {
       const multipart = (fileSize: number) => {
         const boundary = 'gantry-boundary';
         const payload = Buffer.concat([
-          Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="name"\r\n\r\nupload-${fileSize}\r\n`),
-          Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="avatar"; filename="a.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`),
+          Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="title"\r\n\r\nupload-${fileSize}\r\n`),
+          Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="attachment"; filename="a.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`),
           Buffer.alloc(fileSize, 1),
           Buffer.from(`\r\n--${boundary}--\r\n`),
         ]);
         return gantry.coordinator.app.inject({
           method: 'POST',
-          url: '/api/v4/projects',
+          // A route without a bound of its own (avatars on /projects have GitLab's 200 KB).
+          url: `/api/v4/projects/${projectId}/issues`,
           headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'private-token': ROOT_TOKEN },
           payload,
         });

@@ -58,6 +58,8 @@ import { mergeRequestsRoutes } from './planning/merge-requests.ts';
 import { mergeRequestDiffsRoutes } from './planning/merge-request-diffs.ts';
 import { integrationsRoutes } from './integrations/integrations.ts';
 import { projectHooksRoutes } from './hooks.ts';
+import { uploadsRoutes } from './accounts/uploads.ts';
+import { userStatusRoutes } from './accounts/user-status.ts';
 
 /** Mounts every resource area under /api/v4. One plugin per area; each stays thin. */
 export async function registerApi(api: FastifyInstance, services: CoordinatorServices, edge: EdgeConfig): Promise<void> {
@@ -84,5 +86,7 @@ export async function registerApi(api: FastifyInstance, services: CoordinatorSer
   planning.push(mergeRequestsRoutes, mergeRequestDiffsRoutes, mergeRequestMergeRoutes, mergeRequestPipelinesRoutes);
   // Integrations (GitLab's services).
   const integrations = [integrationsRoutes, projectHooksRoutes];
+  // Uploads and the accounts additions of issue 29.
+  integrations.push(uploadsRoutes, userStatusRoutes);
   for (const plugin of [...typed, ...repository, ...ci, ...runners, ...planning, ...integrations]) await api.register(plugin(services, edge));
 }

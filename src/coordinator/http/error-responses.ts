@@ -194,6 +194,7 @@ export const ERROR_ANSWERS: { readonly [C in ErrorCode]: ErrorAnswer } = {
   GANTRY_E_RUNNER_SCOPE_INVALID: prefixed(400, 'Bad request'),
   GANTRY_E_RUNNER_MANAGER_NOT_FOUND: notFound('Runner manager not found'),
   GANTRY_E_RUNNER_ASSIGNMENT_REFUSED: FORBIDDEN,
+  GANTRY_E_USER_STATE_REFUSED: messageAnswer(403),
   GANTRY_E_JOB_TOKEN_INVALID: statusLine(403, 'Forbidden'),
   GANTRY_E_JOB_NOT_RUNNING: FORBIDDEN,
   GANTRY_E_PIPELINES_DISABLED: FORBIDDEN,

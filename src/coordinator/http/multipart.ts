@@ -23,6 +23,12 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The handler reads the multipart body itself, part by part, as streams (artifact uploads): nothing is collected for it. */
     streamsMultipart?: boolean;
+    /**
+     * A lower bound for this route's files than the upload limit (avatars, attachments): a file
+     * past it stops being written at the bound and arrives marked `overLimit`, for the handler
+     * to answer with GitLab's message.
+     */
+    fileSizeLimit?: number | ((request: FastifyRequest) => Promise<number>);
   }
 }
 
@@ -33,7 +39,7 @@ declare module 'fastify' {
  * limits stay GANTRY_E_BODY_TOO_LARGE (a file past the upload limit stops being read and
  * written at the limit).
  */
-export function collectMultipartBodies(app: FastifyInstance, uploadDirectory: string): void {
+export function collectMultipartBodies(app: FastifyInstance, uploadDirectory: string, uploadLimit = Number.POSITIVE_INFINITY): void {
   // Reference-type decorations start as null and are set, per request, by the first file (fastify's rule).
   app.decorateRequest('uploads', null);
   app.decorateRequest('uploadedFiles', null);
@@ -43,7 +49,7 @@ export function collectMultipartBodies(app: FastifyInstance, uploadDirectory: st
       done();
       return;
     }
-    collectParts(request, request.parts() as AsyncIterable<MultipartPart>, uploadDirectory).then(
+    collectRequestParts(request, uploadDirectory, uploadLimit).then(
       (body) => {
         request.body = body;
         done();
@@ -67,11 +73,21 @@ export function collectMultipartBodies(app: FastifyInstance, uploadDirectory: st
   app.addHook('onRequestAbort', removeUploads);
 }
 
-async function collectParts(request: FastifyRequest, parts: AsyncIterable<MultipartPart>, uploadDirectory: string): Promise<ParamMap> {
+async function collectRequestParts(request: FastifyRequest, uploadDirectory: string, uploadLimit: number): Promise<ParamMap> {
+  const bound = request.routeOptions.config.fileSizeLimit;
+  if (bound === undefined) return collectParts(request, request.parts() as AsyncIterable<MultipartPart>, uploadDirectory);
+  // A route's bound only ever lowers the upload limit.
+  const fileSize = Math.min(typeof bound === 'number' ? bound : await bound(request), uploadLimit);
+  // One byte past the bound tells a file of exactly the bound from a longer one.
+  const parts = request.parts({ limits: { fileSize: fileSize + 1 }, throwFileSizeLimit: false } as Parameters<FastifyRequest['parts']>[0]);
+  return collectParts(request, parts as AsyncIterable<MultipartPart>, uploadDirectory, fileSize);
+}
+
+async function collectParts(request: FastifyRequest, parts: AsyncIterable<MultipartPart>, uploadDirectory: string, bound?: number): Promise<ParamMap> {
   const out: ParamMap = Object.create(null) as ParamMap;
   for await (const part of parts) {
     if (part.type === 'file') {
-      const upload = await writeUpload(request, part, uploadDirectory);
+      const upload = await writeUpload(request, part, uploadDirectory, bound);
       (request.uploads ??= Object.create(null) as Record<string, UploadedFile>)[part.fieldname] = upload;
     } else {
       assignParam(out, part.fieldname, typeof part.value === 'string' ? part.value : String(part.value));
@@ -80,7 +96,7 @@ async function collectParts(request: FastifyRequest, parts: AsyncIterable<Multip
   return out;
 }
 
-async function writeUpload(request: FastifyRequest, part: Extract<MultipartPart, { type: 'file' }>, uploadDirectory: string): Promise<UploadedFile> {
+async function writeUpload(request: FastifyRequest, part: Extract<MultipartPart, { type: 'file' }>, uploadDirectory: string, bound: number | undefined): Promise<UploadedFile> {
   await mkdir(uploadDirectory, { recursive: true });
   const target = path.join(uploadDirectory, `upload-${randomBytes(12).toString('hex')}`);
   (request.uploadedFiles ??= []).push(target);
@@ -89,8 +105,9 @@ async function writeUpload(request: FastifyRequest, part: Extract<MultipartPart,
     size += chunk.length;
   });
   await pipeline(part.file, createWriteStream(target, { flags: 'wx', mode: 0o600 }));
-  if (part.file.truncated) throw new GantryError('GANTRY_E_BODY_TOO_LARGE', `the file ${part.filename} is over the upload limit`);
-  return { kind: 'uploaded-file', filename: part.filename, mimetype: part.mimetype, path: target, size };
+  const overLimit = part.file.truncated === true || (bound !== undefined && size > bound);
+  if (overLimit && bound === undefined) throw new GantryError('GANTRY_E_BODY_TOO_LARGE', `the file ${part.filename} is over the upload limit`);
+  return { kind: 'uploaded-file', filename: part.filename, mimetype: part.mimetype, path: target, size, ...(overLimit ? { overLimit } : {}) };
 }
 
 function hasClientStatus(error: unknown): boolean {

@@ -10,6 +10,8 @@ export interface UploadedFile {
   readonly mimetype: string;
   readonly path: string;
   readonly size: number;
+  /** Past the route's `fileSizeLimit`: only its first bytes were written. */
+  readonly overLimit?: true;
 }
 
 export function isUploadedFile(value: unknown): value is UploadedFile {

@@ -9,6 +9,7 @@ import { PAGINATION, pageOf, setPaginationHeaders } from '../../http/pagination.
 import { serializeUserBasic } from '../../http/serializers/user-basic.ts';
 import { serializeUserAdmin, serializeUserPublic } from '../../http/serializers/accounts/users.ts';
 import type { CoordinatorServices, EdgeConfig } from '../../wiring.ts';
+import { AVATAR_UPLOAD, checkedAvatar } from './avatar-upload.ts';
 import { CreateUserBody, UpdateUserBody, userAttributes } from './users-params.ts';
 
 export const UserId = Type.Object({ id: Param.string({ description: 'User id' }) });
@@ -36,8 +37,8 @@ const DeleteQuery = Type.Object({ hard_delete: Type.Optional(Param.boolean({ des
 
 const tags = ['users'];
 
-/** `/users`, `/users/:id[/block|/unblock]` and `/user`. */
-export function usersRoutes({ users }: CoordinatorServices, edge: EdgeConfig): FastifyPluginAsync {
+/** `/users`, `/users/:id[/block|/unblock|/ban|/unban]` and `/user`. */
+export function usersRoutes({ users, avatars }: CoordinatorServices, edge: EdgeConfig): FastifyPluginAsync {
   const { externalUrl } = edge;
   return async (app) => {
     const api = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -72,20 +73,27 @@ export function usersRoutes({ users }: CoordinatorServices, edge: EdgeConfig): F
       return full ? serializeUserAdmin(user, externalUrl) : serializeUserPublic(user, externalUrl);
     });
 
-    api.post('/users', { schema: { summary: 'Create a user (administrators)', tags, body: CreateUserBody } }, async (request, reply) => {
+    const createSchema = { summary: 'Create a user (administrators); a multipart `avatar` sets the avatar', tags, body: CreateUserBody };
+    api.post('/users', { schema: createSchema, config: AVATAR_UPLOAD }, async (request, reply) => {
       const actor = requireActor(request);
       const { body } = request;
       const resetPassword = body.reset_password === true;
       // Grape's at_least_one_of: a password, or a reset instead.
       if (body.password === undefined && !resetPassword) throw atLeastOneOf(['password', 'reset_password']);
+      users.requireAdministrator(actor);
+      const avatar = await checkedAvatar(request, avatars);
       const input = { attributes: userAttributes(body), resetPassword, skipConfirmation: body.skip_confirmation, confirm: body.confirm };
-      return reply.code(201).send(serializeUserAdmin(await users.create(actor, input), externalUrl));
+      const created = await users.create(actor, input);
+      return reply.code(201).send(serializeUserAdmin(avatar ? await avatars.attachToUser(created, avatar) : created, externalUrl));
     });
 
-    const updateSchema = { summary: 'Change a user (administrators)', tags, params: UserId, body: UpdateUserBody };
-    api.put('/users/:id', { schema: updateSchema, config: { errorAnswers: messageAnswers(404, ['GANTRY_E_ALREADY_EXISTS']) } }, async (request) => {
-      const user = await users.update(requireActor(request), request.params.id, userAttributes(request.body));
-      return serializeUserAdmin(user, externalUrl);
+    const updateSchema = { summary: 'Change a user (administrators); a multipart `avatar` replaces the avatar', tags, params: UserId, body: UpdateUserBody };
+    api.put('/users/:id', { schema: updateSchema, config: { ...AVATAR_UPLOAD, errorAnswers: messageAnswers(404, ['GANTRY_E_ALREADY_EXISTS']) } }, async (request) => {
+      const actor = requireActor(request);
+      await users.administered(actor, request.params.id);
+      const avatar = await checkedAvatar(request, avatars);
+      const user = await users.update(actor, request.params.id, userAttributes(request.body));
+      return serializeUserAdmin(avatar ? await avatars.attachToUser(user, avatar) : user, externalUrl);
     });
 
     api.delete('/users/:id', { schema: { summary: 'Remove a user (administrators)', tags, params: UserId, querystring: DeleteQuery } }, async (request, reply) => {
@@ -99,6 +107,14 @@ export function usersRoutes({ users }: CoordinatorServices, edge: EdgeConfig): F
 
     api.post('/users/:id/unblock', { schema: { summary: 'Unblock a user (administrators)', tags, params: UserId } }, async (request, reply) => {
       return reply.code(201).send(await users.unblock(requireActor(request), request.params.id));
+    });
+
+    api.post('/users/:id/ban', { schema: { summary: 'Ban a user (administrators): a banned user cannot sign in', tags, params: UserId } }, async (request, reply) => {
+      return reply.code(201).send(await users.ban(requireActor(request), request.params.id));
+    });
+
+    api.post('/users/:id/unban', { schema: { summary: 'Unban a user (administrators)', tags, params: UserId } }, async (request, reply) => {
+      return reply.code(201).send(await users.unban(requireActor(request), request.params.id));
     });
 
     api.get('/user', { schema: { summary: 'The signed-in user', tags } }, async (request) => serializeUserAdmin(requireActor(request), externalUrl));

@@ -10,6 +10,7 @@ import type { GroupAttributes } from '../../services/namespaces/groups-changes.t
 import type { CoordinatorServices, EdgeConfig } from '../../wiring.ts';
 import { GroupId } from './groups.ts';
 import { groupDetailsRenderer } from './groups-details.ts';
+import { AVATAR_UPLOAD, checkedAvatar, withGroupAvatar } from '../accounts/avatar-upload.ts';
 
 /** Moving a project into a group states its refusal as a field error: `{"message":{"new_namespace":[...]}}`. */
 const transferRefusedAsField: ErrorAnswer = {
@@ -50,20 +51,22 @@ const tags = ['groups'];
 
 /** POST /groups, PUT and DELETE /groups/:id, POST/DELETE /groups/:id/share, POST /groups/:id/projects/:project_id. */
 export function groupChangesRoutes(services: CoordinatorServices, edge: EdgeConfig): FastifyPluginAsync {
-  const { groupChanges, groupShares } = services;
+  const { groupChanges, groupShares, avatars } = services;
   const renderDetails = groupDetailsRenderer(services, edge);
   return async (app) => {
     const api = app.withTypeProvider<TypeBoxTypeProvider>();
 
-    api.post('/groups', { schema: { summary: 'Create a group', tags, body: CreateBody } }, async (request, reply) => {
+    api.post('/groups', { schema: { summary: 'Create a group', tags, body: CreateBody }, config: AVATAR_UPLOAD }, async (request, reply) => {
       const { name, path, parent_id, ...attributes } = request.body;
-      const group = await groupChanges.create(requireActor(request), { ...groupAttributes(attributes), name, path, parent_id });
+      const avatar = await checkedAvatar(request, avatars);
+      const { group } = await withGroupAvatar({ group: await groupChanges.create(requireActor(request), { ...groupAttributes(attributes), name, path, parent_id }) }, avatar, avatars);
       return reply.code(201).send(serializeGroup(group, edge.externalUrl));
     });
 
-    api.put('/groups/:id', { schema: { summary: 'Update a group', tags, params: GroupId, body: UpdateBody } }, async (request) => {
+    api.put('/groups/:id', { schema: { summary: 'Update a group', tags, params: GroupId, body: UpdateBody }, config: AVATAR_UPLOAD }, async (request) => {
       const actor = requireActor(request);
-      return renderDetails(await groupChanges.update(request.params.id, actor, groupAttributes(request.body)), actor);
+      const avatar = await checkedAvatar(request, avatars);
+      return renderDetails(await withGroupAvatar(await groupChanges.update(request.params.id, actor, groupAttributes(request.body)), avatar, avatars), actor);
     });
 
     api.delete('/groups/:id', { schema: { summary: 'Remove a group with its subgroups and projects', tags, params: GroupId } }, async (request, reply) => {

@@ -6,23 +6,26 @@ import { serializeProject, serializeProjectGroupLink } from '../../http/serializ
 import { PROJECT_UPDATE_PARAMETERS } from '../../services/namespaces/project-attributes.ts';
 import type { CoordinatorServices, EdgeConfig } from '../../wiring.ts';
 import { requireAtLeastOneOf } from '../at-least-one.ts';
+import { AVATAR_UPLOAD, checkedAvatar, withProjectAvatar } from '../accounts/avatar-upload.ts';
 import { notBlank } from './projects.ts';
 import { ProjectForkBody, ProjectId, ProjectShareBody, ProjectTransferBody, ProjectUpdateBody, ShareLinkPath } from './projects-schemas.ts';
 
 const tags = ['projects'];
 
 /** Edit, delete, fork, star/unstar, archive/unarchive, transfer and sharing with groups of one project. */
-export function projectActionsRoutes({ projectActions }: CoordinatorServices, edge: EdgeConfig): FastifyPluginAsync {
+export function projectActionsRoutes({ projectActions, avatars }: CoordinatorServices, edge: EdgeConfig): FastifyPluginAsync {
   return async (app) => {
     const api = app.withTypeProvider<TypeBoxTypeProvider>();
 
     const updateSchema = { summary: 'Edit a project (Maintainer)', tags, params: ProjectId, body: ProjectUpdateBody };
-    api.put('/projects/:id', { schema: updateSchema, config: { errorAnswers: messageAnswers(400, ['GANTRY_E_BRANCH_NOT_FOUND']) } }, async (request) => {
+    api.put('/projects/:id', { schema: updateSchema, config: { ...AVATAR_UPLOAD, errorAnswers: messageAnswers(400, ['GANTRY_E_BRANCH_NOT_FOUND']) } }, async (request) => {
       const actor = requireActor(request);
-      requireAtLeastOneOf(request.body, PROJECT_UPDATE_PARAMETERS);
+      // A multipart `avatar` alone is a change too (it is among GitLab's at_least_one_of).
+      if (request.uploads?.avatar === undefined) requireAtLeastOneOf(request.body, PROJECT_UPDATE_PARAMETERS);
       const { name, path, default_branch, ...attributes } = request.body;
       const update = { name: notBlank('name', name), path: notBlank('path', path), defaultBranch: notBlank('default_branch', default_branch), attributes };
-      return serializeProject(await projectActions.update(request.params.id, actor, update), edge.externalUrl);
+      const avatar = await checkedAvatar(request, avatars);
+      return serializeProject(await withProjectAvatar(await projectActions.update(request.params.id, actor, update), avatar, avatars), edge.externalUrl);
     });
 
     api.delete('/projects/:id', { schema: { summary: 'Delete a project (Owner)', tags, params: ProjectId } }, async (request, reply) => {

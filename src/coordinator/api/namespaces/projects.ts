@@ -11,13 +11,14 @@ import type { ProjectCreateRequest } from '../../services/namespaces/projects.ts
 import { projectViewDependencies } from '../../services/namespaces/project-views.ts';
 import type { ReadDependencies } from '../../services/access/read-cache.ts';
 import type { CoordinatorServices, EdgeConfig } from '../../wiring.ts';
+import { AVATAR_UPLOAD, checkedAvatar, withProjectAvatar } from '../accounts/avatar-upload.ts';
 import { ProjectCreateBody, ProjectGetQuery, ProjectId, ProjectListQuery as ListQuery, UserProjectsPath } from './projects-schemas.ts';
 
 const tags = ['projects'];
 
 /** `/projects`: listing, details and creation; edits and actions in projects-actions.ts (registered alongside). */
 export function projectsRoutes(services: CoordinatorServices, edge: EdgeConfig): FastifyPluginAsync {
-  const { projectListing, projectActions, readCache } = services;
+  const { projectListing, projectActions, readCache, avatars } = services;
   return async (app) => {
     const api = app.withTypeProvider<TypeBoxTypeProvider>();
 
@@ -56,16 +57,19 @@ export function projectsRoutes(services: CoordinatorServices, edge: EdgeConfig):
       return reply.type('application/json').send(body);
     });
 
-    api.post('/projects', { schema: { summary: 'Create a project', tags, body: ProjectCreateBody } }, async (request, reply) => {
+    api.post('/projects', { schema: { summary: 'Create a project', tags, body: ProjectCreateBody }, config: AVATAR_UPLOAD }, async (request, reply) => {
       const actor = requireActor(request);
-      const project = await projectActions.create(actor, createRequest(request.body));
+      const avatar = await checkedAvatar(request, avatars);
+      const project = await withProjectAvatar(await projectActions.create(actor, createRequest(request.body)), avatar, avatars);
       reply.code(201);
       return serializeProject(project, edge.externalUrl);
     });
 
-    api.post('/projects/user/:user_id', { schema: { summary: 'Create a project for a user (administrators)', tags, params: UserProjectsPath, body: ProjectCreateBody } }, async (request, reply) => {
+    const forUserSchema = { summary: 'Create a project for a user (administrators)', tags, params: UserProjectsPath, body: ProjectCreateBody };
+    api.post('/projects/user/:user_id', { schema: forUserSchema, config: AVATAR_UPLOAD }, async (request, reply) => {
       const input = { ...createRequest(request.body), namespace: request.body.namespace_id };
-      const project = await projectActions.create(requireActor(request), input, request.params.user_id);
+      const avatar = await checkedAvatar(request, avatars);
+      const project = await withProjectAvatar(await projectActions.create(requireActor(request), input, request.params.user_id), avatar, avatars);
       reply.code(201);
       return serializeProject(project, edge.externalUrl);
     });

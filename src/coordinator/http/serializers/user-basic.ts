@@ -1,4 +1,5 @@
 import type { UserRecord } from '../../../storage/types.ts';
+import { avatarUrl } from './avatar-url.ts';
 
 /** The short user object embedded in other resources (members, authors, owners). */
 export interface UserBasicJson {
@@ -20,7 +21,7 @@ export function serializeUserBasic(user: UserRecord, externalUrl: string): UserB
     name: user.name,
     username: user.username,
     state: user.state,
-    avatar_url: user.avatar_url,
+    avatar_url: avatarUrl(user.avatar_url, externalUrl),
     web_url: userWebUrl(user, externalUrl),
   };
 }

@@ -296,7 +296,7 @@ export class Permissions extends PermissionsBase {
   /** Running a pipeline (API, trigger owner, schedule owner, pusher): Developer and up, with jobs enabled. */
   async canCreatePipeline(project: ProjectRecord, actor: Actor): Promise<boolean> {
     if (!project.jobs_enabled || project.archived || project.pending_delete) return false;
-    if (actor && (actor.state === 'blocked' || actor.is_ghost)) return false;
+    if (actor && (actor.state !== 'active' || actor.is_ghost)) return false;
     return this.projectLevelAtLeast(project, actor, DEVELOPER);
   }
 

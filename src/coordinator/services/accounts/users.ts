@@ -207,13 +207,30 @@ export class UsersService {
     return true;
   }
 
+  /** `POST /users/:id/ban`: only an active user can be banned (403 "You cannot ban blocked users."). */
+  async ban(actor: UserRecord, ref: string): Promise<true> {
+    const user = await this.administered(actor, ref);
+    if (user.state !== 'active') throw new GantryError('GANTRY_E_USER_STATE_REFUSED', `You cannot ban ${user.state} users.`);
+    await this.deps.users.update(user.id, { state: 'banned' });
+    return true;
+  }
+
+  /** `POST /users/:id/unban`: only a banned user can be unbanned. */
+  async unban(actor: UserRecord, ref: string): Promise<true> {
+    const user = await this.administered(actor, ref);
+    if (user.state !== 'banned') throw new GantryError('GANTRY_E_USER_STATE_REFUSED', `You cannot unban ${user.state} users.`);
+    await this.deps.users.update(user.id, { state: 'active' });
+    return true;
+  }
+
   /** Anonymous callers may read users unless the public visibility level is restricted. */
   private async ensureReadable(actor: Actor): Promise<void> {
     const restricted = actor === null && (await this.deps.settings.isVisibilityRestricted('public'));
     if (!this.deps.permissions.canListUsers(actor, restricted)) throw new GantryError('GANTRY_E_AUTHENTICATION_REQUIRED');
   }
 
-  private requireAdministrator(actor: UserRecord): void {
+  /** 403 unless the actor administers the instance. */
+  requireAdministrator(actor: UserRecord): void {
     if (!this.deps.permissions.isAdministrator(actor)) throw accessDenied();
   }
 

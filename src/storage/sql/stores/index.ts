@@ -7,6 +7,7 @@ import { SqlTriggersStore } from './ci-triggers.ts';
 import { SqlGroupVariablesStore, SqlProjectVariablesStore } from './ci-variables.ts';
 import { SqlCommitCommentsStore } from './commit-comments.ts';
 import { SqlCustomAttributesStore } from './custom-attributes.ts';
+import { SqlUserStatusStore } from './user-status.ts';
 import { SqlDeployKeysStore } from './deploy-keys.ts';
 import { SqlGpgKeysStore, SqlSshKeysStore } from './keys.ts';
 import { SqlIssuesStore } from './issues.ts';
@@ -67,6 +68,7 @@ export function createSqlStores(db: Db, writes: TableWrites = new TableWrites())
     groupQueries: new SqlGroupQueriesStore(db),
     memberQueries: new SqlMemberQueriesStore(db),
     customAttributes: new SqlCustomAttributesStore(db, writes),
+    userStatuses: new SqlUserStatusStore(db),
     settings: new SqlSettingsStore(db),
     commitComments: new SqlCommitCommentsStore(db),
     sshKeys: new SqlSshKeysStore(db),

@@ -1,6 +1,7 @@
 import type { AccessLevel, NamespaceRecord, Visibility } from '../../../../storage/types.ts';
 import type { GroupStatistics } from '../../../services/namespaces/group-statistics.ts';
 import type { GroupDetails, GroupListItem, GroupShareView } from '../../../services/namespaces/groups.ts';
+import { avatarUrl } from '../avatar-url.ts';
 
 export type GroupStatisticsJson = GroupStatistics;
 
@@ -43,7 +44,7 @@ export function serializeGroup(group: NamespaceRecord, externalUrl: string, stat
     description: group.description,
     visibility: group.visibility,
     lfs_enabled: group.lfs_enabled,
-    avatar_url: group.avatar_url,
+    avatar_url: avatarUrl(group.avatar_url, externalUrl),
     web_url: groupWebUrl(group, externalUrl),
     request_access_enabled: group.request_access_enabled,
     full_name: group.full_name,

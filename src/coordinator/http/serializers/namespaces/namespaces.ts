@@ -1,4 +1,5 @@
 import type { NamespaceRecord } from '../../../../storage/types.ts';
+import { avatarUrl } from '../avatar-url.ts';
 
 /** The Namespace object: a group or a user's personal namespace. */
 export interface NamespaceJson {
@@ -27,7 +28,7 @@ export function serializeNamespace(namespace: NamespaceRecord, externalUrl: stri
     kind: namespace.kind,
     full_path: namespace.full_path,
     parent_id: namespace.parent_id,
-    avatar_url: namespace.avatar_url,
+    avatar_url: avatarUrl(namespace.avatar_url, externalUrl),
     web_url: `${externalUrl}/${namespace.kind === 'group' ? 'groups/' : ''}${namespace.full_path}`,
   };
   if (membersCount !== undefined) json.members_count_with_descendants = membersCount;

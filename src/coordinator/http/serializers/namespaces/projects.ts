@@ -3,6 +3,7 @@ import type { CustomAttributeRecord, NamespaceRecord, ProjectRecord } from '../.
 import type { ProjectGroupLinkRecord } from '../../../../storage/types-projects.ts';
 import type { ProjectStatistics, ProjectSummaryView, ProjectView } from '../../../services/namespaces/project-views.ts';
 import { serializeNamespace } from './namespaces.ts';
+import { avatarUrl } from '../avatar-url.ts';
 
 type Json = Record<string, unknown>;
 
@@ -61,7 +62,7 @@ function serializeProjectSummary(view: ProjectSummaryView, externalUrl: string):
   json.http_url_to_repo = `${externalUrl}/${fullPath}.git`;
   json.web_url = `${externalUrl}/${fullPath}`;
   json.readme_url = project.default_branch === null ? null : `${externalUrl}/${fullPath}/-/blob/${project.default_branch}/README.md`;
-  json.avatar_url = project.avatar_url;
+  json.avatar_url = avatarUrl(project.avatar_url, externalUrl);
   json.forks_count = view.forks;
   json.star_count = view.stars;
   json.last_activity_at = project.last_activity_at;
@@ -86,7 +87,7 @@ function serializeProjectDetails(view: ProjectView, externalUrl: string): Json {
   json.empty_repo = project.default_branch === null;
   json.archived = project.archived;
   json.visibility = project.visibility;
-  if (owner) json.owner = { id: owner.id, name: owner.name, username: owner.username, state: owner.state, avatar_url: owner.avatar_url, web_url: `${externalUrl}/${owner.username}`, created_at: owner.created_at };
+  if (owner) json.owner = { id: owner.id, name: owner.name, username: owner.username, state: owner.state, avatar_url: avatarUrl(owner.avatar_url, externalUrl), web_url: `${externalUrl}/${owner.username}`, created_at: owner.created_at };
   json.resolve_outdated_diff_discussions = project.resolve_outdated_diff_discussions;
   json.container_registry_enabled = project.container_registry_enabled;
   json.issues_enabled = project.issues_enabled;

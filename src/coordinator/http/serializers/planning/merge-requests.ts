@@ -165,8 +165,9 @@ export function serializeMergeRequestSingle(detail: MergeRequestDetail, external
 /** GitLab 15.6's detailed_merge_status, from what is stored: state, draft title and the last merge check. */
 function detailedMergeStatus(record: MergeRequestRecord, draft: boolean): string {
   if (record.state !== 'opened') return 'not_open';
-  if (record.merge_status === 'unchecked') return 'unchecked';
-  if (record.merge_status === 'checking' || record.merge_status === 'cannot_be_merged_recheck') return 'checking';
+  // A recheck not yet begun is as unchecked as any (GitLab shows `checking` once the check runs).
+  if (record.merge_status === 'unchecked' || record.merge_status === 'cannot_be_merged_recheck') return 'unchecked';
+  if (record.merge_status === 'checking') return 'checking';
   if (draft) return 'draft_status';
   return record.merge_status === 'cannot_be_merged' ? 'broken_status' : 'mergeable';
 }

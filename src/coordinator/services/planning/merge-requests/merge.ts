@@ -86,7 +86,8 @@ export class MergeService {
    * request another merge locked, or that was closed or made a draft meanwhile, answers 405.
    */
   private async takeLock(mergeRequest: MergeRequestRecord, squash: boolean): Promise<MergeRequestRecord> {
-    const locked = await updateWhile(this.deps.mergeRequests, mergeRequest, openAndReady, { state: 'locked', squash });
+    // updated_at dates the lock: a lock older than STALE_MERGE_LOCK_MS is released (stale-merge-locks.ts).
+    const locked = await updateWhile(this.deps.mergeRequests, mergeRequest, openAndReady, { state: 'locked', squash, updated_at: new Date().toISOString() });
     if (!locked) throw notMergeable();
     return locked;
   }

@@ -19,6 +19,8 @@ export interface MergeRequestRefresherDeps {
 }
 
 const BRANCH_PREFIX = 'refs/heads/';
+/** The commits of one push a refresh reads for the `added N commits` note. */
+export const ADDED_COMMITS_LISTED = 100;
 
 /**
  * Reads a request's branches again (GitLab's MergeRequests::RefreshService and reload_diff):
@@ -48,7 +50,10 @@ export class MergeRequestRefresher implements MergeRequestObserver {
     const refreshed = (await this.deps.mergeRequests.update(mergeRequest.id, changes, {})) ?? mergeRequest;
     await this.deps.mergeStatus.schedule(refreshed);
     const sourceMoved = options.announceSourceMoved === true || head !== mergeRequest.head_sha;
-    await announceMergeRequestRefreshed(this.deps.observers, { project, mergeRequest: refreshed, sourceMoved, actor });
+    const previous = mergeRequest.head_sha;
+    // A new or reopened request has no previous version to add to (GitLab notes none then).
+    const addedCommits = options.announceSourceMoved !== true && head !== null && previous !== null && head !== previous ? await repository.newCommits(head, [previous], ADDED_COMMITS_LISTED) : [];
+    await announceMergeRequestRefreshed(this.deps.observers, { project, mergeRequest: refreshed, sourceMoved, actor, addedCommits });
     return refreshed;
   }
 

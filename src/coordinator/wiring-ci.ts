@@ -33,6 +33,7 @@ import { buildRunnerJobServices, type RunnerJobOptions } from './wiring-runner-j
 import { JobStatusWatch } from './services/ci/runners/job-watch.ts';
 import { DependencyArtifacts } from './services/ci/runners/artifact-downloads.ts';
 import { ARTIFACT_EXPIRY_TASK, ArtifactExpiry } from './services/ci/runners/artifact-expiry.ts';
+import { STALE_MERGE_LOCKS_TASK } from './services/planning/merge-requests/stale-merge-locks.ts';
 import { ArtifactUploads } from './services/ci/runners/artifact-uploads.ts';
 import { JobTokenAccess } from './services/ci/runners/job-token-access.ts';
 import { JobQueueWakeups } from './services/ci/runners/queue-wakeups.ts';
@@ -224,6 +225,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
       [COMMIT_REFERENCES_TASK]: commitReferences.handler(),
       [MERGE_STATUS_CHECK_TASK]: mergeRequestGit.mergeStatusCheck.handler(),
       [AUTO_MERGE_TASK]: mergeRequestMerging.autoMerge.handler(),
+      [STALE_MERGE_LOCKS_TASK]: mergeRequestMerging.staleMergeLocks.handler(),
       [SCHEDULE_PIPELINE_TASK]: schedulePipelines.handler(),
       [SCHEDULED_TIME_TASK]: scheduledTimeHandler(pipelineProcessing),
       [ARTIFACT_EXPIRY_TASK]: artifactExpiry.handler(),
@@ -255,9 +257,11 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
       schedulePipelines.start(options.scheduleIntervalMs ?? 10_000);
       runnerJobs.staleJobs.start();
       artifactExpiry.start(options.artifactExpiryIntervalMs ?? 7 * 60_000);
+      mergeRequestMerging.staleMergeLocks.start(5 * 60_000);
     },
     async stop(): Promise<void> {
       artifactExpiry.stop();
+      mergeRequestMerging.staleMergeLocks.stop();
       await runnerJobs.staleJobs.stop();
       await schedulePipelines.stop();
       await taskWorker.stop(5_000);

@@ -31,6 +31,7 @@ import { buildTaskComments } from './wiring-integrations.ts';
 import { RepositoryAccess } from './services/repository/access.ts';
 import { MergeService } from './services/planning/merge-requests/merge.ts';
 import { AutoMerge } from './services/planning/merge-requests/merge-when-pipeline-succeeds.ts';
+import { StaleMergeLocks } from './services/planning/merge-requests/stale-merge-locks.ts';
 import { ClosesIssues } from './services/planning/merge-requests/closes-issues.ts';
 import { MergeLookups } from './services/planning/merge-requests/merge-lookups.ts';
 
@@ -115,6 +116,7 @@ export function buildMergeRequestMerging(context: CoordinatorContext, queue: { e
     access: new RepositoryAccess({ lookup, permissions, namespaces: stores.namespaces, repositories }),
     mergeRequestPermissions, commits: stores.mergeRequestCommits,
   });
+  const staleMergeLocks = new StaleMergeLocks({ mergeRequests: stores.mergeRequests, queue, logger: context.logger });
   observers.push(closesIssues);
-  return { mergeRequestMerge, autoMerge, closesIssues, mergeLookups };
+  return { mergeRequestMerge, autoMerge, closesIssues, mergeLookups, staleMergeLocks };
 }

@@ -143,6 +143,8 @@ export interface MergeRequestsStore {
   openBySource(sourceProjectId: number, sourceBranch: string): Promise<MergeRequestRecord[]>;
   /** Open requests into this branch of this project (a push to it rechecks their merge status). */
   openByTarget(projectId: number, targetBranch: string): Promise<MergeRequestRecord[]>;
+  /** Requests `locked` by a merge whose lock (`updated_at`) is older than `before`, oldest first, at most `limit`. */
+  lockedBefore(before: string, limit: number): Promise<MergeRequestRecord[]>;
   labelsOf(ids: readonly number[]): Promise<Map<number, LabelRecord[]>>;
   assigneesOf(ids: readonly number[]): Promise<Map<number, number[]>>;
   reviewersOf(ids: readonly number[]): Promise<Map<number, number[]>>;

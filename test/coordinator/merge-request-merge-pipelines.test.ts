@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { ciServicesOf } from '../../src/coordinator/app.ts';
 import { waitUntil } from '../helpers/bounded.ts';
 import { startMergeFixture, type MergeFixture } from './merge-request-merge-fixtures.ts';
 
@@ -89,5 +90,27 @@ describe('merging with pipelines: only_allow_merge_if_pipeline_succeeds and merg
     const outsider = await fixture.gantry.createUser('pipelines-outsider');
     const hidden = await fixture.gantry.api('POST', `/projects/${project.id}/merge_requests/${request.iid}/cancel_merge_when_pipeline_succeeds`, { token: outsider.token });
     assert.equal(hidden.status, 404, 'a private project\'s requests are not found by outsiders');
+  });
+
+  it('the automatic merge compares the pipeline it read once the lock is held: one that failed since merges nothing', async () => {
+    // Without the pipeline rule, only the comparison stands between a failed pipeline and the merge.
+    assert.equal((await fixture.gantry.api('PUT', `/projects/${project.id}`, { body: { only_allow_merge_if_pipeline_succeeds: false } })).status, 200);
+    const head = await fixture.commit(project.id, 'raced', { 'r.txt': 'r\n' }, { startBranch: 'main' });
+    await status(head, 'raced', 'running');
+    const request = await fixture.openRequest(project.id, 'raced');
+    assert.equal((await fixture.merge(project.id, request.iid, { merge_when_pipeline_succeeds: true })).status, 200);
+    const { stores } = fixture.gantry.coordinator.context;
+    const running = (await stores.pipelines.latestFor(project.id, head))!;
+    // What a task read an instant before the pipeline turned failed (a retried job failing): success.
+    const asRead = { ...running, status: 'success' as const };
+    // The request as the task read it, before the failure's own task drops the wait.
+    const waiting = (await stored(request.iid))!;
+    await status(head, 'raced', 'failed');
+    const target = await fixture.git(project.gitDir, ['rev-parse', 'refs/heads/main']);
+    await ciServicesOf(fixture.gantry.coordinator).autoMerge.mergeWaiting((await stores.projects.findById(project.id))!, waiting, asRead);
+    assert.equal(await fixture.git(project.gitDir, ['rev-parse', 'refs/heads/main']), target, 'nothing merged');
+    const after = await stored(request.iid);
+    assert.notEqual(after?.state, 'merged');
+    assert.notEqual(after?.state, 'locked', 'the lock was given back');
   });
 });

@@ -21,6 +21,11 @@ const ProjectPath = Type.Object(PROJECT);
 const GroupPath = Type.Object({ id: Param.string({ description: 'Group id or URL-encoded full path' }) });
 const MergeRequestPath = Type.Object({ ...PROJECT, merge_request_iid: Param.integer({ description: 'The merge request iid' }) });
 const PageQuery = Type.Object(PAGINATION);
+const ShowQuery = Type.Object({
+  include_diverged_commits_count: Type.Optional(Param.boolean({ description: 'Add diverged_commits_count: the target branch commits the head lacks' })),
+  include_rebase_in_progress: Type.Optional(Param.boolean({ description: 'Add rebase_in_progress (always false: Gantry does not rebase)' })),
+  render_html: Type.Optional(Param.boolean({ description: 'Accepted; title_html and description_html are not rendered' })),
+});
 type PageParams = Parameters<typeof pageOf>[0];
 
 /**
@@ -28,7 +33,7 @@ type PageParams = Parameters<typeof pageOf>[0];
  * `/projects/:id/merge_requests[/:merge_request_iid[/participants]]` and the merge requests of
  * milestones. Reads follow the project's visibility; writes need a signed-in caller.
  */
-export function mergeRequestsRoutes({ mergeRequests, mergeRequestEdits, mergeRequestPipelinesView }: CoordinatorServices, edge: EdgeConfig): FastifyPluginAsync {
+export function mergeRequestsRoutes({ mergeRequests, mergeRequestEdits, mergeRequestPipelinesView, mergeRequestDiffs }: CoordinatorServices, edge: EdgeConfig): FastifyPluginAsync {
   /** The single answer, with its head pipeline (`head_pipeline`, `pipeline`) when the caller may read it. */
   const single = async (detail: MergeRequestDetail, actor: Actor) => {
     const heads = await mergeRequestPipelinesView.headPipelines([detail.view.record], actor);
@@ -69,8 +74,12 @@ export function mergeRequestsRoutes({ mergeRequests, mergeRequestEdits, mergeReq
       });
     }
 
-    api.get('/projects/:id/merge_requests/:merge_request_iid', { schema: { summary: 'Get a merge request', tags, params: MergeRequestPath } }, async (request) => {
-      return single(await mergeRequests.get(request.params.id, request.actor, request.params.merge_request_iid), request.actor);
+    api.get('/projects/:id/merge_requests/:merge_request_iid', { schema: { summary: 'Get a merge request', tags, params: MergeRequestPath, querystring: ShowQuery } }, async (request) => {
+      const { id, merge_request_iid: iid } = request.params;
+      const answer: Record<string, unknown> = await single(await mergeRequests.get(id, request.actor, iid), request.actor);
+      if (request.query.include_diverged_commits_count === true) answer.diverged_commits_count = await mergeRequestDiffs.divergedCommitsCount(id, request.actor, iid);
+      if (request.query.include_rebase_in_progress === true) answer.rebase_in_progress = false;
+      return answer;
     });
 
     api.get('/projects/:id/merge_requests/:merge_request_iid/participants', { schema: { summary: "A merge request's participants (author, assignees, reviewers)", tags, params: MergeRequestPath } }, async (request) => {

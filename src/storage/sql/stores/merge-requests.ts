@@ -115,6 +115,11 @@ export class SqlMergeRequestsStore implements MergeRequestsStore {
     return counts;
   }
 
+  async lockedBefore(before: string, limit: number): Promise<MergeRequestRecord[]> {
+    const rows = await this.db.selectFrom('merge_requests').selectAll().where('state', '=', 'locked').where('updated_at', '<', before).orderBy('updated_at').orderBy('id').limit(limit).execute();
+    return rows.map(toMergeRequest);
+  }
+
   async openBySource(sourceProjectId: number, sourceBranch: string): Promise<MergeRequestRecord[]> {
     const rows = await this.db
       .selectFrom('merge_requests')

@@ -165,8 +165,42 @@ export function serializeMergeRequestSingle(detail: MergeRequestDetail, external
 /** GitLab 15.6's detailed_merge_status, from what is stored: state, draft title and the last merge check. */
 function detailedMergeStatus(record: MergeRequestRecord, draft: boolean): string {
   if (record.state !== 'opened') return 'not_open';
-  if (record.merge_status === 'unchecked') return 'unchecked';
-  if (record.merge_status === 'checking' || record.merge_status === 'cannot_be_merged_recheck') return 'checking';
+  // A recheck not yet begun is as unchecked as any (GitLab shows `checking` once the check runs).
+  if (record.merge_status === 'unchecked' || record.merge_status === 'cannot_be_merged_recheck') return 'unchecked';
+  if (record.merge_status === 'checking') return 'checking';
   if (draft) return 'draft_status';
   return record.merge_status === 'cannot_be_merged' ? 'broken_status' : 'mergeable';
+}
+
+/**
+ * `GET .../approvals` as GitLab's free tier answers it (danger-js reads it on every run): the
+ * request's basic fields, no approval rules, nobody who approved; `approved` since none is required.
+ */
+export function serializeMergeRequestApprovals(record: MergeRequestRecord): Record<string, unknown> {
+  return {
+    id: record.id,
+    iid: record.iid,
+    project_id: record.project_id,
+    title: record.title,
+    description: record.description,
+    state: record.state,
+    created_at: record.created_at,
+    updated_at: record.updated_at,
+    merge_status: record.merge_status,
+    approved: true,
+    approvals_required: 0,
+    approvals_left: 0,
+    require_password_to_approve: false,
+    approved_by: [],
+    suggested_approvers: [],
+    approvers: [],
+    approver_groups: [],
+    user_has_approved: false,
+    user_can_approve: false,
+    approval_rules_left: [],
+    has_approval_rules: false,
+    merge_request_approvers_available: false,
+    multiple_approval_rules_available: false,
+    invalid_approvers_rules: [],
+  };
 }

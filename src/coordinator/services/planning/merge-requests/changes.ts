@@ -93,6 +93,24 @@ export class MergeRequestDiffs {
     return { ...found, ...pageOfList(commits, page) };
   }
 
+  /**
+   * `diverged_commits_count` (`include_diverged_commits_count=true`): the commits of the target
+   * branch the request's head lacks, at most MERGE_REQUEST_COMMITS_LIMIT; 0 unless open, as GitLab.
+   */
+  async divergedCommitsCount(projectRef: string, actor: Actor, iid: number): Promise<number> {
+    const { project, mergeRequest } = await this.find(projectRef, actor, iid);
+    if (mergeRequest.state !== 'opened' || mergeRequest.head_sha === null || !(await this.deps.repositories.exists(project.id))) return 0;
+    const repository = this.deps.repositories.open(project.id);
+    const target = await repository.resolveCommit(`refs/heads/${mergeRequest.target_branch}`);
+    if (target === null) return 0;
+    return (await repository.newCommits(target, [mergeRequest.head_sha], MERGE_REQUEST_COMMITS_LIMIT)).length;
+  }
+
+  /** The request as `GET .../approvals` shows it (Gantry keeps no approvals: nobody approved, none is required). */
+  approvals(projectRef: string, actor: Actor, iid: number): Promise<MergeRequestInProject> {
+    return this.find(projectRef, actor, iid);
+  }
+
   private async find(projectRef: string, actor: Actor, iid: number): Promise<MergeRequestInProject> {
     const { project, mergeRequest } = await this.deps.visible.find(projectRef, actor, iid);
     const namespace = await this.deps.namespaces.findById(project.namespace_id);

@@ -40,13 +40,25 @@ export class MergeStatusCheck {
     return (task) => this.process(task.payload as MergeStatusCheckTask);
   }
 
-  /** The task's work: checks an open request whose status is not decided yet; anything else is left alone. */
+  /**
+   * The task's work: checks an open request whose status is not decided yet (`checking` while it
+   * runs, as GitLab's `mark_as_checking`); anything else is left alone.
+   */
   async process(task: MergeStatusCheckTask): Promise<void> {
     const [mergeRequest] = await this.deps.mergeRequests.findByIds([task.mergeRequestId]);
     if (!mergeRequest || mergeRequest.state !== 'opened' || isDecided(mergeRequest.merge_status)) return;
     const project = await this.deps.projects.findById(mergeRequest.project_id);
     if (!project || project.pending_delete) return;
-    await this.checkNow(mergeRequest, project);
+    await this.checkNow((await this.markChecking(mergeRequest)) ?? mergeRequest, project);
+  }
+
+  /**
+   * `unchecked` or `cannot_be_merged_recheck` becomes `checking` (compare-and-set: a refresh
+   * meanwhile wins, and the check then runs on its version). Undefined when nothing was written.
+   */
+  async markChecking(mergeRequest: MergeRequestRecord): Promise<MergeRequestRecord | undefined> {
+    if (mergeRequest.merge_status === 'checking' || isDecided(mergeRequest.merge_status)) return undefined;
+    return this.deps.mergeRequests.updateIfUnchanged(mergeRequest.id, mergeRequest.lock_version, { merge_status: 'checking' });
   }
 
   /**
@@ -77,6 +89,14 @@ export class MergeStatusCheck {
     const merge = await repository.mergeTree(targetTip, headCommit);
     return merge.clean ? 'can_be_merged' : 'cannot_be_merged';
   }
+}
+
+/**
+ * The status a request takes when either branch moved (GitLab's `mark_as_unchecked`): a request
+ * that could not merge becomes `cannot_be_merged_recheck`, any other `unchecked`.
+ */
+export function uncheckedAfter(status: MergeStatus): MergeStatus {
+  return status === 'cannot_be_merged' || status === 'cannot_be_merged_recheck' ? 'cannot_be_merged_recheck' : 'unchecked';
 }
 
 function isDecided(status: MergeStatus): boolean {

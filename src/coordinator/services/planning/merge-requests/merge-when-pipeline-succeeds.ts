@@ -21,7 +21,7 @@ const FINISHED = new Set(['success', 'failed', 'canceled', 'skipped']);
 
 export interface AutoMergeDeps {
   visible: Pick<VisibleMergeRequests, 'find'>;
-  merges: Pick<MergeService, 'assertCanMerge' | 'check' | 'mergeChecked' | 'canMerge'>;
+  merges: Pick<MergeService, 'assertCanMerge' | 'check' | 'mergeChecked' | 'mergeCheckedIf' | 'canMerge'>;
   mergeRequests: Pick<MergeRequestsStore, 'openBySource' | 'findByIds' | 'findByIid' | 'updateIfUnchanged' | 'update'>;
   pipelines: Pick<PipelinesStore, 'findById' | 'latestFor'>;
   projects: Pick<ProjectsStore, 'findById'>;
@@ -34,6 +34,7 @@ export interface AutoMergeDeps {
  * Merge when pipeline succeeds (GitLab's AutoMerge::MergeWhenPipelineSucceedsService): a merge
  * asked for while the head pipeline runs is stored on the request (merge_params, merge_user_id);
  * when that pipeline finishes, a durable task merges it (success) or drops it (anything else).
+ * The merge compares the pipeline with what the task read once the merge lock is held.
  */
 export class AutoMerge {
   constructor(private readonly deps: AutoMergeDeps) {}
@@ -96,9 +97,19 @@ export class AutoMerge {
       const head = await headPipelineOf(this.deps.pipelines, mergeRequest, pipeline.sha);
       // A pipeline of an older commit (or an older pipeline of this one) decides nothing.
       if (head?.id !== pipeline.id || (mergeRequest.merge_params?.sha !== undefined && mergeRequest.merge_params.sha !== pipeline.sha)) continue;
-      if (pipeline.status === 'success') await this.mergeWaiting(project, mergeRequest);
+      if (pipeline.status === 'success') await this.mergeWaiting(project, mergeRequest, pipeline);
       else await this.abort(mergeRequest, 'the pipeline did not succeed');
     }
+  }
+
+  /**
+   * Whether `read` (a successful pipeline) is still as read: the same status at the same version.
+   * A pipeline retried or failed since leaves the request waiting; its next finished status
+   * queues a task of its own, which merges or drops it.
+   */
+  async pipelineUnchanged(read: PipelineRecord): Promise<boolean> {
+    const now = await this.deps.pipelines.findById(read.id);
+    return now?.status === read.status && now.lock_version === read.lock_version;
   }
 
   /** Open requests waiting to merge whose source this pipeline ran for: a branch pipeline, or a merge request pipeline. */
@@ -110,7 +121,8 @@ export class AutoMerge {
     return candidates.filter((request) => request.state === 'opened' && request.merge_when_pipeline_succeeds);
   }
 
-  private async mergeWaiting(project: ProjectRecord, mergeRequest: MergeRequestRecord): Promise<void> {
+  /** Merges a request waiting on `pipeline` (read as successful), unless that pipeline changed once the merge lock is held. */
+  async mergeWaiting(project: ProjectRecord, mergeRequest: MergeRequestRecord, pipeline: PipelineRecord): Promise<void> {
     const merger = mergeRequest.merge_user_id === null ? undefined : await this.deps.users.findById(mergeRequest.merge_user_id);
     if (!merger || merger.state !== 'active' || !(await this.deps.merges.canMerge(project, merger, mergeRequest))) {
       await this.abort(mergeRequest, 'the user who set it may no longer merge');
@@ -119,7 +131,7 @@ export class AutoMerge {
     const options = mergeRequest.merge_params ?? {};
     try {
       await this.deps.merges.check(project, mergeRequest, options, false);
-      await this.deps.merges.mergeChecked(project, mergeRequest, merger, options);
+      await this.deps.merges.mergeCheckedIf(project, mergeRequest, merger, options, () => this.pipelineUnchanged(pipeline));
     } catch (error) {
       if (!(error instanceof GantryError)) throw error;
       await this.abort(mergeRequest, error.message === 'Method Not Allowed' ? 'the merge request cannot be merged' : error.message);

@@ -86,7 +86,8 @@ export class MergeService {
    * request another merge locked, or that was closed or made a draft meanwhile, answers 405.
    */
   private async takeLock(mergeRequest: MergeRequestRecord, squash: boolean): Promise<MergeRequestRecord> {
-    const locked = await updateWhile(this.deps.mergeRequests, mergeRequest, openAndReady, { state: 'locked', squash });
+    // updated_at dates the lock: a lock older than STALE_MERGE_LOCK_MS is released (stale-merge-locks.ts).
+    const locked = await updateWhile(this.deps.mergeRequests, mergeRequest, openAndReady, { state: 'locked', squash, updated_at: new Date().toISOString() });
     if (!locked) throw notMergeable();
     return locked;
   }
@@ -105,8 +106,27 @@ export class MergeService {
    * and this one answer 405.
    */
   async mergeChecked(project: ProjectRecord, mergeRequest: MergeRequestRecord, actor: UserRecord, options: MergeOptions): Promise<MergeRequestRecord> {
+    const merged = await this.mergeCheckedIf(project, mergeRequest, actor, options, async () => true);
+    if (!merged) throw notMergeable();
+    return merged;
+  }
+
+  /**
+   * `mergeChecked`, with `stillHolds` asked once the lock is taken and before anything is
+   * written: false gives the lock back and answers undefined (nothing merged). The automatic
+   * merge asks whether the pipeline it read is still green, so no merge lands on a pipeline
+   * that failed meanwhile.
+   */
+  async mergeCheckedIf(project: ProjectRecord, mergeRequest: MergeRequestRecord, actor: UserRecord, options: MergeOptions, stillHolds: () => Promise<boolean>): Promise<MergeRequestRecord | undefined> {
     const squash = squashOnMerge(project, options.squash ?? mergeRequest.squash);
     const locked = await this.takeLock(mergeRequest, squash);
+    if (!(await stillHolds().catch(async (error: unknown) => {
+      await this.deps.mergeRequests.update(locked.id, { state: 'opened' }, {});
+      throw error;
+    }))) {
+      await this.deps.mergeRequests.update(locked.id, { state: 'opened' }, {});
+      return undefined;
+    }
     let outcome: Extract<GitMergeOutcome, { kind: 'merged' }>;
     let targetBefore: string;
     let repository: GitRepository;

@@ -1,3 +1,4 @@
+import type { GitCommit } from '../../../../storage/git/types.ts';
 import type { ProjectRecord, UserRecord } from '../../../../storage/types.ts';
 import type { MergeRequestRecord } from '../../../../storage/types-merge-requests.ts';
 import type { LabelRecord } from '../../../../storage/types-planning.ts';
@@ -32,6 +33,8 @@ export interface MergeRequestRefreshed {
   sourceMoved: boolean;
   /** Who caused it: the pusher, or the API caller; null when the system did. */
   actor: UserRecord | null;
+  /** A push to the source of an existing head: its commits not in the previous head, newest first (at most ADDED_COMMITS_LISTED). */
+  addedCommits?: readonly GitCommit[];
 }
 
 /** A merge request merged: its merge commit (or fast-forward, or squash) is on the target branch. */

@@ -4,7 +4,7 @@ import type { RepositoryManager } from '../../../../storage/git/types.ts';
 import type { MergeRequestChanges, MergeRequestRecord, MergeRequestsStore } from '../../../../storage/types-merge-requests.ts';
 import type { ProjectRecord, ProjectsStore, UserRecord, UsersStore } from '../../../../storage/types.ts';
 import type { PushEvent } from '../../events.ts';
-import type { MergeStatusCheck } from './merge-status.ts';
+import { uncheckedAfter, type MergeStatusCheck } from './merge-status.ts';
 import { announceMergeRequestRefreshed, type MergeRequestObserver, type MergeRequestSaved } from './observers.ts';
 
 export interface MergeRequestRefresherDeps {
@@ -19,12 +19,15 @@ export interface MergeRequestRefresherDeps {
 }
 
 const BRANCH_PREFIX = 'refs/heads/';
+/** The commits of one push a refresh reads for the `added N commits` note. */
+export const ADDED_COMMITS_LISTED = 100;
 
 /**
  * Reads a request's branches again (GitLab's MergeRequests::RefreshService and reload_diff):
  * the source tip — copied from the fork into the target repository when the source is a fork —
  * becomes `refs/merge-requests/<iid>/head` there and head_sha; the target tip start_sha; their
- * merge base base_sha; the merge status goes back to `unchecked` and a check is queued. Runs on
+ * merge base base_sha; the merge status goes back to `unchecked` (`cannot_be_merged_recheck` when
+ * it could not merge) and a check is queued. Runs on
  * create, reopen and retarget (as an observer) and on every push to either branch.
  */
 export class MergeRequestRefresher implements MergeRequestObserver {
@@ -38,7 +41,7 @@ export class MergeRequestRefresher implements MergeRequestObserver {
   async refresh(mergeRequest: MergeRequestRecord, project: ProjectRecord, actor: UserRecord | null, options: { announceSourceMoved?: boolean } = {}): Promise<MergeRequestRecord> {
     const head = (await this.sourceTip(mergeRequest, project)) ?? mergeRequest.head_sha;
     const repository = this.deps.repositories.open(project.id);
-    const changes: MergeRequestChanges = { merge_status: 'unchecked' };
+    const changes: MergeRequestChanges = { merge_status: uncheckedAfter(mergeRequest.merge_status) };
     if (head !== null) {
       await repository.setMergeRequestHead(mergeRequest.iid, head);
       const start = await repository.resolveCommit(`${BRANCH_PREFIX}${mergeRequest.target_branch}`);
@@ -47,13 +50,16 @@ export class MergeRequestRefresher implements MergeRequestObserver {
     const refreshed = (await this.deps.mergeRequests.update(mergeRequest.id, changes, {})) ?? mergeRequest;
     await this.deps.mergeStatus.schedule(refreshed);
     const sourceMoved = options.announceSourceMoved === true || head !== mergeRequest.head_sha;
-    await announceMergeRequestRefreshed(this.deps.observers, { project, mergeRequest: refreshed, sourceMoved, actor });
+    const previous = mergeRequest.head_sha;
+    // A new or reopened request has no previous version to add to (GitLab notes none then).
+    const addedCommits = options.announceSourceMoved !== true && head !== null && previous !== null && head !== previous ? await repository.newCommits(head, [previous], ADDED_COMMITS_LISTED) : [];
+    await announceMergeRequestRefreshed(this.deps.observers, { project, mergeRequest: refreshed, sourceMoved, actor, addedCommits });
     return refreshed;
   }
 
   /** The target branch moved: the diff stays, the merge status is decided again. */
   async recheck(mergeRequest: MergeRequestRecord, project: ProjectRecord, actor: UserRecord | null): Promise<MergeRequestRecord> {
-    const rechecked = (await this.deps.mergeRequests.update(mergeRequest.id, { merge_status: 'unchecked' }, {})) ?? mergeRequest;
+    const rechecked = (await this.deps.mergeRequests.update(mergeRequest.id, { merge_status: uncheckedAfter(mergeRequest.merge_status) }, {})) ?? mergeRequest;
     await this.deps.mergeStatus.schedule(rechecked);
     await announceMergeRequestRefreshed(this.deps.observers, { project, mergeRequest: rechecked, sourceMoved: false, actor });
     return rechecked;

@@ -4,7 +4,7 @@ import type { MilestonesStore } from '../../../../storage/types-planning.ts';
 import { assigneeChange, labelChange, milestoneReference, sentence, titleChange } from '../issue-system-notes.ts';
 import type { SystemNotes } from '../system-notes.ts';
 import { draftlessTitle, isDraftTitle } from './drafts.ts';
-import type { MergeRequestMerged, MergeRequestObserver, MergeRequestSaved, MergeRequestSnapshot } from './observers.ts';
+import type { MergeRequestMerged, MergeRequestObserver, MergeRequestRefreshed, MergeRequestSaved, MergeRequestSnapshot } from './observers.ts';
 
 export interface MergeRequestSystemNotesDeps {
   systemNotes: Pick<SystemNotes, 'add'>;
@@ -23,6 +23,17 @@ export class MergeRequestSystemNotes implements MergeRequestObserver {
   async mergeRequestSaved({ before, after, actor, at }: MergeRequestSaved): Promise<void> {
     if (!before) return;
     for (const body of await this.changeNotes(before, after)) await this.add(after.record, actor, body, at);
+  }
+
+  /**
+   * A push added commits to the source: GitLab's SystemNotes::CommitService#add_commits,
+   * `added 2 commits` and the list of them (`<short id> - <title>`, oldest first), by the pusher.
+   */
+  async mergeRequestRefreshed({ mergeRequest, actor, addedCommits }: MergeRequestRefreshed): Promise<void> {
+    if (!addedCommits || addedCommits.length === 0 || !actor) return;
+    const count = addedCommits.length;
+    const items = [...addedCommits].reverse().map((commit) => `<li>${commit.id.slice(0, 8)} - ${escapeHtml(commit.title)}</li>`);
+    await this.add(mergeRequest, actor, `added ${count} commit${count === 1 ? '' : 's'}\n\n<ul>${items.join('')}</ul>`);
   }
 
   async mergeRequestMerged({ mergeRequest, actor, at }: MergeRequestMerged): Promise<void> {
@@ -81,4 +92,8 @@ export function reviewerChange(before: readonly UserRecord[], after: readonly Us
   const refs = (users: UserRecord[]) => sentence(users.map((user) => `@${user.username}`));
   const parts = [...(added.length ? [`requested review from ${refs(added)}`] : []), ...(removed.length ? [`removed review request for ${refs(removed)}`] : [])];
   return parts.length ? parts.join(' and ') : undefined;
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 }

@@ -1,0 +1,81 @@
+import type { Logger } from '../../../../shared/logger.ts';
+import type { MergeRequestsStore } from '../../../../storage/types-merge-requests.ts';
+import type { NewTask } from '../../../../storage/types-tasks.ts';
+import type { TaskHandler } from '../../task-queue.ts';
+
+export const STALE_MERGE_LOCKS_TASK = 'merge-requests.stale-locks';
+
+/**
+ * A merge holds its lock for the git write and two row updates; one held this long belongs to a
+ * coordinator that died mid-merge (every git run of a merge ends well before).
+ */
+export const STALE_MERGE_LOCK_MS = 15 * 60_000;
+/** Requests released per query. */
+const BATCH = 100;
+
+export interface StaleMergeLocksDeps {
+  mergeRequests: Pick<MergeRequestsStore, 'lockedBefore' | 'updateIfUnchanged'>;
+  queue: { enqueue(task: NewTask): Promise<unknown> };
+  logger: Logger;
+  clock?: () => number;
+  /** How old a lock must be to be released (default STALE_MERGE_LOCK_MS). */
+  staleAfterMs?: number;
+}
+
+/**
+ * Releases merge locks nobody will finish, as GitLab's StuckMergeJobsWorker does: a request
+ * `locked` longer than the stale age goes back to `opened` with `merge_error` saying why, by
+ * compare-and-set (a merge that finished meanwhile wins). A timer enqueues one sweep task on the
+ * durable queue (one pending at a time across coordinators, by its dedupe key).
+ */
+export class StaleMergeLocks {
+  private readonly clock: () => number;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly deps: StaleMergeLocksDeps) {
+    this.clock = deps.clock ?? Date.now;
+  }
+
+  /** Releases every stale lock; answers how many. */
+  async sweep(signal?: AbortSignal): Promise<number> {
+    const cutoff = new Date(this.clock() - (this.deps.staleAfterMs ?? STALE_MERGE_LOCK_MS)).toISOString();
+    let released = 0;
+    for (;;) {
+      signal?.throwIfAborted();
+      const stale = await this.deps.mergeRequests.lockedBefore(cutoff, BATCH);
+      let releasedNow = 0;
+      for (const mergeRequest of stale) {
+        const changes = { state: 'opened' as const, merge_error: 'The merge was interrupted; merge again', updated_at: new Date(this.clock()).toISOString() };
+        if (await this.deps.mergeRequests.updateIfUnchanged(mergeRequest.id, mergeRequest.lock_version, changes)) releasedNow += 1;
+      }
+      released += releasedNow;
+      if (stale.length < BATCH || releasedNow === 0) break;
+    }
+    if (released > 0) this.deps.logger.warn({ released }, 'released stale merge request locks');
+    return released;
+  }
+
+  handler(): TaskHandler {
+    return async (_task, { signal }) => {
+      await this.sweep(signal);
+    };
+  }
+
+  /** Asks for a sweep now and then every `intervalMs`. */
+  start(intervalMs: number): void {
+    if (this.timer) return;
+    const request = (): void => {
+      this.deps.queue.enqueue({ kind: STALE_MERGE_LOCKS_TASK, dedupeKey: STALE_MERGE_LOCKS_TASK, maxAttempts: 3 }).catch((error: unknown) => {
+        this.deps.logger.warn({ err: error }, 'could not enqueue the stale merge lock sweep');
+      });
+    };
+    request();
+    this.timer = setInterval(request, intervalMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+}

@@ -1,0 +1,67 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { ciServicesOf } from '../../src/coordinator/app.ts';
+import { STALE_MERGE_LOCK_MS } from '../../src/coordinator/services/planning/merge-requests/stale-merge-locks.ts';
+import { startMergeRequestFixture, type MergeRequestFixture } from './merge-requests-fixtures.ts';
+
+/**
+ * A merge lock left by a coordinator that died mid-merge (state `locked`, nobody to finish it) is
+ * released by the stale-lock sweep once older than STALE_MERGE_LOCK_MS, as GitLab's
+ * StuckMergeJobsWorker unlocks stuck merges; a lock younger than that is a merge still running.
+ */
+describe('stale merge locks', () => {
+  let fixture: MergeRequestFixture;
+
+  const stores = () => fixture.gantry.coordinator.context.stores;
+  const merge = (iid: number) => fixture.gantry.api('PUT', `/projects/${fixture.project.id}/merge_requests/${iid}/merge`);
+  /** What a merge's lock leaves when its coordinator dies before the git write ends: `locked`, dated `ageMs` ago. */
+  const lockAsOf = async (iid: number, ageMs: number) => {
+    const request = (await stores().mergeRequests.findByIid(fixture.project.id, iid))!;
+    await stores().mergeRequests.update(request.id, { state: 'locked', updated_at: new Date(Date.now() - ageMs).toISOString() }, {});
+  };
+
+  before(async () => {
+    fixture = await startMergeRequestFixture();
+  });
+  after(() => fixture.close());
+
+  it('releases a lock older than the stale age, keeps a younger one, and the released request merges', async () => {
+    await fixture.branch('stuck');
+    await fixture.branch('running');
+    const stuck = Number((await fixture.open({ source_branch: 'stuck', target_branch: 'main', title: 'Stuck' })).iid);
+    const running = Number((await fixture.open({ source_branch: 'running', target_branch: 'main', title: 'Running' })).iid);
+    await lockAsOf(stuck, STALE_MERGE_LOCK_MS + 60_000);
+    await lockAsOf(running, 60_000);
+    assert.equal((await merge(stuck)).status, 405, 'locked: a merge is in progress as far as anyone knows');
+
+    const released = await ciServicesOf(fixture.gantry.coordinator).staleMergeLocks.sweep();
+    assert.equal(released, 1);
+    const shown = await fixture.gantry.api('GET', `/projects/${fixture.project.id}/merge_requests/${stuck}`);
+    assert.equal(shown.json.state, 'opened');
+    assert.equal(shown.json.merge_error, 'The merge was interrupted; merge again');
+    const stillLocked = await fixture.gantry.api('GET', `/projects/${fixture.project.id}/merge_requests/${running}`);
+    assert.equal(stillLocked.json.state, 'locked');
+
+    const merged = await merge(stuck);
+    assert.equal(merged.status, 200, merged.text);
+    assert.equal(merged.json.state, 'merged');
+    assert.equal(merged.json.merge_error, null);
+    assert.equal(await ciServicesOf(fixture.gantry.coordinator).staleMergeLocks.sweep(), 0, 'a merged request is not touched');
+  });
+
+  it('a merge dates its lock when it takes it, not when the request was last edited', async () => {
+    await fixture.branch('fresh'); // adds fresh.txt
+    const clash = { branch: 'main', commit_message: 'fresh.txt on main', actions: [{ action: 'create', file_path: 'fresh.txt', content: 'main\n' }] };
+    assert.equal((await fixture.gantry.api('POST', `/projects/${fixture.project.id}/repository/commits`, { body: clash })).status, 201);
+    const iid = Number((await fixture.open({ source_branch: 'fresh', target_branch: 'main', title: 'Fresh' })).iid);
+    const request = (await stores().mergeRequests.findByIid(fixture.project.id, iid))!;
+    const longAgo = new Date(Date.now() - 2 * STALE_MERGE_LOCK_MS).toISOString();
+    await stores().mergeRequests.update(request.id, { updated_at: longAgo }, {});
+    const startedAt = new Date().toISOString();
+    // The git write finds the conflict after the lock was taken; the failed merge gives the lock back as it was dated.
+    assert.equal((await merge(iid)).status, 406);
+    const after = (await stores().mergeRequests.findByIid(fixture.project.id, iid))!;
+    assert.equal(after.state, 'opened');
+    assert.ok(after.updated_at >= startedAt, `the lock was dated ${after.updated_at}, not when it was taken`);
+  });
+});

@@ -128,7 +128,11 @@ const joinQuery = (...parts: string[]) => parts.filter((part) => part !== '').jo
  * the walk's JSON and form probes never make: their own tests upload for real (they still get
  * every malformed probe here).
  */
-const MULTIPART_UPLOADS = new Set(['POST /api/v4/jobs/:id/artifacts']); // test/coordinator/runner-artifacts.test.ts
+// Their well-formed request is a multipart file, which the walk's JSON bodies never are; the named tests upload one.
+const MULTIPART_UPLOADS = new Set([
+  'POST /api/v4/jobs/:id/artifacts', // test/coordinator/runner-artifacts.test.ts
+  'POST /api/v4/projects/:id/uploads', // test/coordinator/uploads.test.ts
+]);
 
 export function describeRouteFuzz(part: WalkPart): void {
   describe(part.title, () => {

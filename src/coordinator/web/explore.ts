@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ProjectListing } from '../services/namespaces/projects-listing.ts';
-import { pageRequest, sendPage, sendRefusal, type WebEdge } from './frame.ts';
+import { PAGE_ROUTE, pageRequest, sendPage, sendRefusal, type WebEdge } from './frame.ts';
 import { html } from './html.ts';
 import { layout } from './layout.ts';
 
@@ -10,9 +10,9 @@ const MAX_PAGE = 500;
 
 /** `/explore/projects`: the projects the viewer may see (public ones for anonymous visitors), newest activity first. */
 export function registerExplore(app: FastifyInstance, edge: WebEdge, listing: Pick<ProjectListing, 'list'>): void {
-  app.get('/', async (request, reply) => reply.redirect(`${request.coordinatorPrefix ?? ''}/explore/projects`, 302));
+  app.get('/', PAGE_ROUTE, async (request, reply) => reply.redirect(`${request.coordinatorPrefix ?? ''}/explore/projects`, 302));
 
-  app.get('/explore/projects', async (request, reply) => {
+  app.get('/explore/projects', PAGE_ROUTE, async (request, reply) => {
     const page = await pageRequest(edge, request);
     const requested = (request.query as Record<string, unknown>).page;
     const number = typeof requested === 'string' && /^\d{1,4}$/.test(requested) ? Math.max(1, Number(requested)) : 1;

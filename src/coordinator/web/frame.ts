@@ -89,3 +89,6 @@ export function sendRefusal(reply: FastifyReply, page: PageRequest, error: unkno
   const shown = status === 403 ? 403 : status === 404 || status === 401 ? 404 : status === 429 ? 429 : 400;
   return sendPage(reply, shown, errorPage(page.frame, shown, shown === 404 ? 'The page could not be found or you do not have permission to see it.' : error.message));
 }
+
+/** Route options of every page: pages are not part of the API, so the OpenAPI document leaves them out. */
+export const PAGE_ROUTE = { schema: { hide: true } } as const;

@@ -6,7 +6,7 @@ import type { PipelinesService } from '../services/ci/pipelines/pipelines.ts';
 import type { ProjectListing } from '../services/namespaces/projects-listing.ts';
 import { BadgePages } from './badges.ts';
 import { registerExplore } from './explore.ts';
-import type { WebEdge } from './frame.ts';
+import { PAGE_ROUTE, type WebEdge } from './frame.ts';
 import { STYLESHEET_PATH } from './layout.ts';
 import { WebSessions } from './sessions.ts';
 import { registerSignIn } from './sign-in.ts';
@@ -35,7 +35,7 @@ const BADGE_PATH = /^\/(.+?)\/badges\/(.+)\/(pipeline|coverage)\.svg$/;
  */
 export function registerWebPages(app: FastifyInstance, deps: WebPagesDeps): ProjectPages {
   const edge: WebEdge = { externalUrl: deps.externalUrl, sessions: new WebSessions({ sessions: deps.sessions, users: deps.users }) };
-  app.get(STYLESHEET_PATH, async (_request, reply) => reply.headers({ 'content-type': 'text/css; charset=utf-8', 'cache-control': 'public, max-age=3600' }).send(STYLESHEET));
+  app.get(STYLESHEET_PATH, PAGE_ROUTE, async (_request, reply) => reply.headers({ 'content-type': 'text/css; charset=utf-8', 'cache-control': 'public, max-age=3600' }).send(STYLESHEET));
   registerSignIn(app, edge, deps.throttles);
   registerExplore(app, edge, deps.services.projectListing);
   const badges = new BadgePages(edge, deps.services.pipelines);

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RequestThrottles } from '../http/throttle.ts';
 import { parseCookies, serializeCookie } from './cookies.ts';
 import {
-  ANONYMOUS_CSRF_COOKIE, clearSessionCookie, cookieOptions, formToken, pageRequest, sameToken, sendPage, setSessionCookie, type WebEdge,
+  ANONYMOUS_CSRF_COOKIE, clearSessionCookie, PAGE_ROUTE, cookieOptions, formToken, pageRequest, sameToken, sendPage, setSessionCookie, type WebEdge,
 } from './frame.ts';
 import { html } from './html.ts';
 import { errorPage, layout, type PageFrame } from './layout.ts';
@@ -51,14 +51,14 @@ function field(body: unknown, ...path: string[]): string {
 
 /** GET and POST /users/sign_in, POST /users/sign_out (GitLab's paths). */
 export function registerSignIn(app: FastifyInstance, edge: WebEdge, throttles: RequestThrottles): void {
-  app.get('/users/sign_in', async (request, reply) => {
+  app.get('/users/sign_in', PAGE_ROUTE, async (request, reply) => {
     const page = await pageRequest(edge, request);
     const returnTo = safeReturnPath(page.frame.prefix, (request.query as Record<string, unknown>).redirect_to);
     if (page.actor) return reply.redirect(returnTo, 302);
     return sendPage(reply, 200, signInPage(page.frame, anonymousCsrf(edge, request, reply), returnTo));
   });
 
-  app.post('/users/sign_in', async (request, reply) => {
+  app.post('/users/sign_in', PAGE_ROUTE, async (request, reply) => {
     const page = await pageRequest(edge, request);
     request.actor = null;
     request.credentialUser = null;
@@ -79,7 +79,7 @@ export function registerSignIn(app: FastifyInstance, edge: WebEdge, throttles: R
     return reply.redirect(returnTo, 302);
   });
 
-  app.post('/users/sign_out', async (request, reply) => {
+  app.post('/users/sign_out', PAGE_ROUTE, async (request, reply) => {
     const page = await pageRequest(edge, request);
     if (page.session && !sameToken(page.session.csrfToken, formToken(request))) return sendPage(reply, 422, errorPage(page.frame, 400, 'The form expired: reload the page and try again.'));
     if (page.session) await edge.sessions.signOut(page.session.secret);

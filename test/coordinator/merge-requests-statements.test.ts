@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { waitUntil } from '../helpers/bounded.ts';
 import { startTestCoordinator, type TestCoordinator } from '../helpers/coordinator.ts';
 import { addMember, makeUser } from './groups-fixtures.ts';
 import { startMergeRequestFixture, type MergeRequestFixture } from './merge-requests-fixtures.ts';
@@ -23,6 +24,12 @@ describe('merge request list statements', () => {
       await fx.open(body, n % 2 === 0 ? fx.developer.token : undefined);
       if (n % 3 === 0) assert.equal((await gantry.api('PUT', `/projects/${fx.project.id}/merge_requests/${n + 1}`, { body: { state_event: 'close' } })).status, 200);
     }
+    // The merge status checks of the open requests run in the background; counted lists must not meet them.
+    const settled = async () => {
+      const list = await gantry.api('GET', `/projects/${fx.project.id}/merge_requests?state=opened&per_page=30`);
+      return list.list.every((mr) => mr.merge_status === 'can_be_merged' || mr.merge_status === 'cannot_be_merged');
+    };
+    await waitUntil(settled, 'the merge status checks of the open requests', { timeoutMs: 120_000, intervalMs: 200 });
   });
   after(() => gantry.close());
 

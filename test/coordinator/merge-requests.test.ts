@@ -75,8 +75,8 @@ describe('merge requests API: open, show, edit, delete', () => {
   it('edits: title (a draft prefix makes a draft), labels, milestone, people, lock, retarget; close and reopen', async () => {
     const put = (body: Json, token?: string) => fx.gantry.api('PUT', url('/1'), { body, token });
     const renamed = (await put({ title: '[Draft] Add feature', description: 'done', add_labels: 'db', remove_labels: 'ui' }, fx.developer.token)).json;
-    // The merge check runs from the task queue: a draft reads `unchecked` until it has answered, then `draft_status`.
-    const detailed = renamed.merge_status === 'unchecked' ? 'unchecked' : 'draft_status';
+    // The merge check runs from the task queue: a draft reads `unchecked` (or `checking` while it runs) until it has answered, then `draft_status`.
+    const detailed = renamed.merge_status === 'unchecked' || renamed.merge_status === 'checking' ? renamed.merge_status : 'draft_status';
     assert.deepEqual([renamed.title, renamed.draft, renamed.work_in_progress, renamed.detailed_merge_status, renamed.labels, renamed.description], ['[Draft] Add feature', true, true, detailed, ['backend', 'db'], 'done']);
     const admin = (await put({ milestone_id: 0, assignee_id: 0, reviewer_ids: [fx.developer.id], discussion_locked: true, squash: false })).json;
     assert.deepEqual([admin.milestone, admin.assignees, (admin.reviewers as Json[]).map((user) => user.id), admin.discussion_locked, admin.squash], [null, [], [fx.developer.id], true, false]);

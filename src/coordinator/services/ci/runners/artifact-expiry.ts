@@ -2,6 +2,7 @@ import type { Logger } from '../../../../shared/logger.ts';
 import type { ArtifactStore } from '../../../../storage/types-blobs.ts';
 import type { JobArtifactsStore } from '../../../../storage/types-ci-jobs.ts';
 import type { NewTask } from '../../../../storage/types-tasks.ts';
+import { PeriodicTask } from '../../periodic-task.ts';
 import type { TaskHandler } from '../../task-queue.ts';
 
 export const ARTIFACT_EXPIRY_TASK = 'artifact-expiry';
@@ -26,10 +27,11 @@ export interface ArtifactExpiryDeps {
  */
 export class ArtifactExpiry {
   private readonly clock: () => number;
-  private timer: NodeJS.Timeout | undefined;
+  private readonly schedule: PeriodicTask;
 
   constructor(private readonly deps: ArtifactExpiryDeps) {
     this.clock = deps.clock ?? Date.now;
+    this.schedule = new PeriodicTask(deps, ARTIFACT_EXPIRY_TASK, 'the artifact expiry sweep');
   }
 
   /** Removes every expired artifact; answers how many. */
@@ -64,19 +66,10 @@ export class ArtifactExpiry {
 
   /** Asks for a sweep now and then every `intervalMs`. */
   start(intervalMs: number): void {
-    if (this.timer) return;
-    const request = (): void => {
-      this.deps.queue.enqueue({ kind: ARTIFACT_EXPIRY_TASK, dedupeKey: ARTIFACT_EXPIRY_TASK, maxAttempts: 3 }).catch((error: unknown) => {
-        this.deps.logger.warn({ err: error }, 'could not enqueue the artifact expiry sweep');
-      });
-    };
-    request();
-    this.timer = setInterval(request, intervalMs);
-    this.timer.unref();
+    this.schedule.start(intervalMs);
   }
 
   stop(): void {
-    clearInterval(this.timer);
-    this.timer = undefined;
+    this.schedule.stop();
   }
 }

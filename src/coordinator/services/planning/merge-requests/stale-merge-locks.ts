@@ -1,6 +1,7 @@
 import type { Logger } from '../../../../shared/logger.ts';
 import type { MergeRequestsStore } from '../../../../storage/types-merge-requests.ts';
 import type { NewTask } from '../../../../storage/types-tasks.ts';
+import { PeriodicTask } from '../../periodic-task.ts';
 import type { TaskHandler } from '../../task-queue.ts';
 
 export const STALE_MERGE_LOCKS_TASK = 'merge-requests.stale-locks';
@@ -25,15 +26,16 @@ export interface StaleMergeLocksDeps {
 /**
  * Releases merge locks nobody will finish, as GitLab's StuckMergeJobsWorker does: a request
  * `locked` longer than the stale age goes back to `opened` with `merge_error` saying why, by
- * compare-and-set (a merge that finished meanwhile wins). A timer enqueues one sweep task on the
- * durable queue (one pending at a time across coordinators, by its dedupe key).
+ * compare-and-set (a merge that finished meanwhile wins). A periodic task asks the durable queue for
+ * one sweep at a time across coordinators.
  */
 export class StaleMergeLocks {
   private readonly clock: () => number;
-  private timer: NodeJS.Timeout | undefined;
+  private readonly schedule: PeriodicTask;
 
   constructor(private readonly deps: StaleMergeLocksDeps) {
     this.clock = deps.clock ?? Date.now;
+    this.schedule = new PeriodicTask(deps, STALE_MERGE_LOCKS_TASK, 'the stale merge lock sweep');
   }
 
   /** Releases every stale lock; answers how many. */
@@ -63,19 +65,10 @@ export class StaleMergeLocks {
 
   /** Asks for a sweep now and then every `intervalMs`. */
   start(intervalMs: number): void {
-    if (this.timer) return;
-    const request = (): void => {
-      this.deps.queue.enqueue({ kind: STALE_MERGE_LOCKS_TASK, dedupeKey: STALE_MERGE_LOCKS_TASK, maxAttempts: 3 }).catch((error: unknown) => {
-        this.deps.logger.warn({ err: error }, 'could not enqueue the stale merge lock sweep');
-      });
-    };
-    request();
-    this.timer = setInterval(request, intervalMs);
-    this.timer.unref();
+    this.schedule.start(intervalMs);
   }
 
   stop(): void {
-    clearInterval(this.timer);
-    this.timer = undefined;
+    this.schedule.stop();
   }
 }

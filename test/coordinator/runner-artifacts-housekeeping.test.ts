@@ -90,19 +90,22 @@ describe('runner protocol: dependency downloads, expiry, keep and erase of artif
 
   it('removes expired artifacts (files and records) through the task queue; keep cancels the expiry', async () => {
     const short = await runningJob('short-lived');
-    await upload(short.job, short.token, '?expire_in=1+sec', await zipBytes({ 'a.txt': 'a' }));
-    await upload(short.job, short.token, '?artifact_format=gzip&artifact_type=junit&expire_in=1+sec', gzipSync('<x/>'), 'junit.xml.gz');
+    // Three seconds: both uploads are stored before the sweep (every 100 ms) may take them, even on a loaded machine.
+    await upload(short.job, short.token, '?expire_in=3+sec', await zipBytes({ 'a.txt': 'a' }));
+    await upload(short.job, short.token, '?artifact_format=gzip&artifact_type=junit&expire_in=3+sec', gzipSync('<x/>'), 'junit.xml.gz');
     const kept = await runningJob('kept');
-    await upload(kept.job, kept.token, '?expire_in=2+sec', await zipBytes({ 'b.txt': 'b' }));
+    await upload(kept.job, kept.token, '?expire_in=3+sec', await zipBytes({ 'b.txt': 'b' }));
     const lasting = await runningJob('lasting');
     await upload(lasting.job, lasting.token, '', await zipBytes({ 'c.txt': 'c' }));
     assert.equal(filesOf(short.job).length, 2);
 
+    const { stores } = fixture.gantry.coordinator.context;
+    const keptExpiry = Date.parse((await stores.jobArtifacts.find(kept.job.id, 'archive'))?.expire_at ?? '');
+    assert.ok(keptExpiry > Date.now(), 'kept has not expired before it is kept');
     const keep = await fixture.gantry.api('POST', `/projects/${project.id}/jobs/${kept.job.id}/artifacts/keep`);
     assert.equal(keep.status, 200, keep.text);
     assert.equal(keep.json.artifacts_expire_at, null);
 
-    const { stores } = fixture.gantry.coordinator.context;
     // The job's directory goes after its last file (the store removes it once empty): wait for both.
     await eventually(
       async () => !existsSync(jobDirectory(short.job)) && (await stores.jobArtifacts.find(short.job.id, 'junit')) === undefined,
@@ -111,7 +114,7 @@ describe('runner protocol: dependency downloads, expiry, keep and erase of artif
     assert.equal(await stores.jobArtifacts.find(short.job.id, 'archive'), undefined);
     assert.equal((await fixture.raw(`/projects/${project.id}/jobs/${short.job.id}/artifacts`)).statusCode, 404);
 
-    await sleep(2_300); // past the kept job's original expiry, several sweeps later
+    await sleep(Math.max(0, keptExpiry - Date.now()) + 500); // past the kept job's original expiry, several sweeps later
     assert.equal(filesOf(kept.job).length, 1);
     assert.equal((await fixture.raw(`/projects/${project.id}/jobs/${kept.job.id}/artifacts/b.txt`)).bytes.toString(), 'b');
     // The default expiry (30 days, default_artifacts_expire_in) is far off.

@@ -7,6 +7,8 @@ import type { ProjectListing } from '../services/namespaces/projects-listing.ts'
 import { BadgePages } from './badges.ts';
 import { registerExplore } from './explore.ts';
 import { PAGE_ROUTE, type WebEdge } from './frame.ts';
+import { PipelinePages, type PipelinePagesServices } from './pipeline-pages.ts';
+import { classifyProjectPage } from './project-paths.ts';
 import { STYLESHEET_PATH } from './layout.ts';
 import { WebSessions } from './sessions.ts';
 import { registerSignIn } from './sign-in.ts';
@@ -17,7 +19,7 @@ export interface WebPagesDeps {
   sessions: WebSessionsStore;
   users: Pick<UsersStore, 'findById' | 'findByUsername' | 'findByEmail'>;
   throttles: RequestThrottles;
-  services: { projectListing: Pick<ProjectListing, 'list'>; pipelines: Pick<PipelinesService, 'list'> };
+  services: { projectListing: Pick<ProjectListing, 'list'>; pipelines: Pick<PipelinesService, 'list'> & PipelinePagesServices['pipelines'] } & Omit<PipelinePagesServices, 'pipelines'>;
 }
 
 /** The pages under a project's path, which git over HTTP's catch-all hands on (see {@link registerWebPages}). */
@@ -39,8 +41,14 @@ export function registerWebPages(app: FastifyInstance, deps: WebPagesDeps): Proj
   registerSignIn(app, edge, deps.throttles);
   registerExplore(app, edge, deps.services.projectListing);
   const badges = new BadgePages(edge, deps.services.pipelines);
+  const pipelinePages = new PipelinePages(edge, deps.services);
   return {
     serve(urlPath, request, reply) {
+      const page = classifyProjectPage(request.method, urlPath);
+      if (page?.kind === 'pipelines') return pipelinePages.list(page.project, request, reply);
+      if (page?.kind === 'pipeline') return pipelinePages.show(page.project, page.pipelineId, request, reply);
+      if (page?.kind === 'pipeline-action') return pipelinePages.act(page.project, page.pipelineId, page.action, request, reply);
+      if (page?.kind === 'job-action') return pipelinePages.act(page.project, page.pipelineId, { job: page.jobId, action: page.action }, request, reply);
       if (request.method !== 'GET') return null;
       const badge = BADGE_PATH.exec(urlPath);
       if (badge) return badges.serve(badge[3] as 'pipeline' | 'coverage', badge[1]!, badge[2]!, request, reply);

@@ -40,4 +40,12 @@ svg.pipeline-graph a.status-failed rect { stroke: var(--bad); stroke-width: 2; }
 svg.pipeline-graph a.status-running rect, svg.pipeline-graph a.status-pending rect { stroke: var(--warn); }
 svg.pipeline-graph a:focus-visible rect, svg.pipeline-graph a:hover rect { stroke: #428fdc; stroke-width: 3; outline: none; }
 svg.pipeline-graph path.need { fill: none; stroke: #89888d; stroke-width: 1.5; }
+pre.code, pre.message { font: 13px/1.45 ui-monospace, monospace; background: #fbfafd; border: 1px solid var(--line); padding: .5rem 0; overflow-x: auto; }
+pre.message { padding: .5rem .8rem; white-space: pre-wrap; }
+pre.code .line { display: block; padding-right: 1rem; }
+pre.code .line:target { background: #fdf1dd; }
+pre.code a.ln { display: inline-block; width: 4.5rem; padding-right: 1rem; text-align: right; color: var(--muted); text-decoration: none; user-select: none; }
+article.readme { border: 1px solid var(--line); border-radius: 4px; padding: 0 1rem; overflow-wrap: anywhere; }
+article.readme pre { background: #fbfafd; padding: .5rem; overflow-x: auto; }
+.refs { display: flex; gap: 2rem; flex-wrap: wrap; }
 `;

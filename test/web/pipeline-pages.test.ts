@@ -130,6 +130,19 @@ describe('web pipeline pages', () => {
     assert.equal((await gantry.coordinator.context.stores.pipelines.findById(seeded.pipeline.id))?.status, 'canceled');
   });
 
+  it('links a trigger job to its child pipeline, and the child back to its parent', async () => {
+    const parent = await seedPipeline(gantry.coordinator, { projectId, jobs: [{ name: 'trigger <i>child</i>', stage: 'test', type: 'bridge' }], process: false });
+    const bridge = parent.jobs['trigger <i>child</i>']!;
+    const child = await gantry.coordinator.context.stores.pipelines.create({
+      project_id: projectId, ref: 'main', sha: 'b'.repeat(40), source: 'parent_pipeline', status: 'running', parent_pipeline_id: parent.pipeline.id, source_job_id: bridge.id, created_at: new Date().toISOString(),
+    });
+    const page = await developer.get(`/root/secret/-/pipelines/${parent.pipeline.id}`);
+    assert.match(page.body, new RegExp(`<h2>Downstream</h2><ul><li>trigger &lt;i&gt;child&lt;/i&gt;: <a href="/root/secret/-/pipelines/${child.id}">root/secret #${child.id}</a>`));
+    assert.ok(page.body.includes(`<a href="/root/secret/-/pipelines/${child.id}" class="job status-created">`), 'the trigger job box leads to the child pipeline');
+    const childPage = await developer.get(`/root/secret/-/pipelines/${child.id}`);
+    assert.match(childPage.body, new RegExp(`Child pipeline of <a href="/root/secret/-/pipelines/${parent.pipeline.id}">`));
+  });
+
   it('resolves the web_url of every pipeline the API lists', async () => {
     const listed = await gantry.api('GET', `/projects/${projectId}/pipelines`);
     assert.ok(listed.list.length >= 2);

@@ -3,6 +3,7 @@ import type { UsersStore } from '../../storage/types.ts';
 import type { WebSessionsStore } from '../../storage/types-web-sessions.ts';
 import type { RequestThrottles } from '../http/throttle.ts';
 import type { ProjectListing } from '../services/namespaces/projects-listing.ts';
+import { registerAdminPages, type AdminPagesServices } from './admin-pages.ts';
 import { BadgePages } from './badges.ts';
 import { registerExplore } from './explore.ts';
 import { PAGE_ROUTE, type WebEdge } from './frame.ts';
@@ -20,7 +21,7 @@ export interface WebPagesDeps {
   sessions: WebSessionsStore;
   users: Pick<UsersStore, 'findById' | 'findByUsername' | 'findByEmail'>;
   throttles: RequestThrottles;
-  services: { projectListing: Pick<ProjectListing, 'list'>; pipelines: PipelinePagesServices['pipelines'] & ProjectPagesServices['pipelines']; commits: PipelinePagesServices['commits'] & ProjectPagesServices['commits'] } & Omit<PipelinePagesServices, 'pipelines'> & Omit<ProjectPagesServices, 'pipelines' | 'commits'>;
+  services: { projectListing: Pick<ProjectListing, 'list'>; pipelines: PipelinePagesServices['pipelines'] & ProjectPagesServices['pipelines']; commits: PipelinePagesServices['commits'] & ProjectPagesServices['commits'] } & Omit<PipelinePagesServices, 'pipelines'> & Omit<ProjectPagesServices, 'pipelines' | 'commits'> & AdminPagesServices;
 }
 
 /** The pages under a project's path, which git over HTTP's catch-all hands on (see {@link registerWebPages}). */
@@ -41,6 +42,7 @@ export function registerWebPages(app: FastifyInstance, deps: WebPagesDeps): Proj
   app.get(STYLESHEET_PATH, PAGE_ROUTE, async (_request, reply) => reply.headers({ 'content-type': 'text/css; charset=utf-8', 'cache-control': 'public, max-age=3600' }).send(STYLESHEET));
   registerSignIn(app, edge, deps.throttles);
   registerExplore(app, edge, deps.services.projectListing);
+  registerAdminPages(app, edge, deps.services);
   const badges = new BadgePages(edge, deps.services.pipelines);
   const pipelinePages = new PipelinePages(edge, deps.services);
   const homePages = new ProjectHomePages(edge, deps.services);

@@ -91,6 +91,15 @@ describe('web project, tree, blob and commit pages', () => {
     assert.ok(raw.body.endsWith(`line ${BIG_LINES - 1}`));
   });
 
+  it('says so for an empty repository, and refuses its tree', async () => {
+    assert.equal((await gantry.api('POST', '/projects', { body: { name: 'Empty', path: 'empty', visibility: 'public' } })).status, 201);
+    const page = await anonymous.get('/root/empty');
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /The repository is empty\./);
+    assert.match(page.body, /Branches \(0\)/);
+    assert.equal((await anonymous.get('/root/empty/-/tree/main')).statusCode, 404);
+  });
+
   it('answers a private project with the same 404 page as a missing one', async () => {
     for (const suffix of ['', '/-/tree/main', '/-/blob/main/README.md', '/-/raw/main/README.md', `/-/commit/${headSha}`]) {
       const hidden = await stranger.get(`/root/closed${suffix}`);

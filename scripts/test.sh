@@ -10,4 +10,4 @@ bash scripts/test-setup.sh
 bash scripts/build.sh   # the CLI tests start bin/*, which run the compiled dist/
 if [ $# -gt 0 ]; then exec bash scripts/run-tests.sh "$@"; fi
 echo "== tests: all on SQLite, and the storage and API tests on PostgreSQL too, in one run"
-bash scripts/with-postgres.sh bash scripts/run-tests.sh --postgres test/coordinator test/storage/sql test/web/sign-in.test.ts -- test
+bash scripts/with-postgres.sh bash scripts/run-tests.sh --postgres test/coordinator test/storage/sql test/web/sign-in.test.ts test/web/pipeline-pages.test.ts -- test

@@ -312,7 +312,9 @@ describe('git over HTTP: clone, fetch, push and access', () => {
       assert.equal(response.status, 404, suffix);
       assert.match(response.headers.get('content-type') ?? '', /text\/plain/);
     }
-    const unknown = await fetch(`${fixture.baseUrl}/team/sub/open`);
+    // `/team/sub/open` itself is the project's web page now (docs/web.md); a path under it that no page serves is not.
+    assert.equal((await fetch(`${fixture.baseUrl}/team/sub/open`)).status, 200);
+    const unknown = await fetch(`${fixture.baseUrl}/team/sub/open/-/no-such-page`);
     assert.equal(unknown.status, 404);
     assert.deepEqual(await unknown.json(), { error: '404 Not Found' });
     const api = await fetch(`${fixture.baseUrl}/api/v4/no-such-route`);

@@ -2,11 +2,15 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { UsersStore } from '../../storage/types.ts';
 import type { WebSessionsStore } from '../../storage/types-web-sessions.ts';
 import type { RequestThrottles } from '../http/throttle.ts';
-import type { PipelinesService } from '../services/ci/pipelines/pipelines.ts';
 import type { ProjectListing } from '../services/namespaces/projects-listing.ts';
+import { registerAdminPages, type AdminPagesServices } from './admin-pages.ts';
 import { BadgePages } from './badges.ts';
 import { registerExplore } from './explore.ts';
 import { PAGE_ROUTE, type WebEdge } from './frame.ts';
+import { PipelinePages, type PipelinePagesServices } from './pipeline-pages.ts';
+import { ProjectHomePages, type ProjectPagesServices } from './project-pages.ts';
+import { classifyProjectPage } from './project-paths.ts';
+import { TreePages } from './tree-pages.ts';
 import { STYLESHEET_PATH } from './layout.ts';
 import { WebSessions } from './sessions.ts';
 import { registerSignIn } from './sign-in.ts';
@@ -17,7 +21,7 @@ export interface WebPagesDeps {
   sessions: WebSessionsStore;
   users: Pick<UsersStore, 'findById' | 'findByUsername' | 'findByEmail'>;
   throttles: RequestThrottles;
-  services: { projectListing: Pick<ProjectListing, 'list'>; pipelines: Pick<PipelinesService, 'list'> };
+  services: { projectListing: Pick<ProjectListing, 'list'>; pipelines: PipelinePagesServices['pipelines'] & ProjectPagesServices['pipelines']; commits: PipelinePagesServices['commits'] & ProjectPagesServices['commits'] } & Omit<PipelinePagesServices, 'pipelines'> & Omit<ProjectPagesServices, 'pipelines' | 'commits'> & AdminPagesServices;
 }
 
 /** The pages under a project's path, which git over HTTP's catch-all hands on (see {@link registerWebPages}). */
@@ -38,9 +42,21 @@ export function registerWebPages(app: FastifyInstance, deps: WebPagesDeps): Proj
   app.get(STYLESHEET_PATH, PAGE_ROUTE, async (_request, reply) => reply.headers({ 'content-type': 'text/css; charset=utf-8', 'cache-control': 'public, max-age=3600' }).send(STYLESHEET));
   registerSignIn(app, edge, deps.throttles);
   registerExplore(app, edge, deps.services.projectListing);
+  registerAdminPages(app, edge, deps.services);
   const badges = new BadgePages(edge, deps.services.pipelines);
+  const pipelinePages = new PipelinePages(edge, deps.services);
+  const homePages = new ProjectHomePages(edge, deps.services);
+  const treePages = new TreePages(edge, deps.services);
   return {
     serve(urlPath, request, reply) {
+      const page = classifyProjectPage(request.method, urlPath);
+      if (page?.kind === 'pipelines') return pipelinePages.list(page.project, request, reply);
+      if (page?.kind === 'pipeline') return pipelinePages.show(page.project, page.pipelineId, request, reply);
+      if (page?.kind === 'pipeline-action') return pipelinePages.act(page.project, page.pipelineId, page.action, request, reply);
+      if (page?.kind === 'project') return homePages.project(page.project, request, reply);
+      if (page?.kind === 'commit') return homePages.commit(page.project, page.sha, request, reply);
+      if (page?.kind === 'tree' || page?.kind === 'blob' || page?.kind === 'raw') return treePages[page.kind](page.project, page.refAndPath, request, reply);
+      if (page?.kind === 'job-action') return pipelinePages.act(page.project, page.pipelineId, { job: page.jobId, action: page.action }, request, reply);
       if (request.method !== 'GET') return null;
       const badge = BADGE_PATH.exec(urlPath);
       if (badge) return badges.serve(badge[3] as 'pipeline' | 'coverage', badge[1]!, badge[2]!, request, reply);

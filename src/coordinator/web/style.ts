@@ -23,4 +23,29 @@ form.sign-in button { font: inherit; padding: .45rem; border: 0; border-radius: 
 .status-success { color: var(--good); }
 .status-failed { color: var(--bad); }
 .status-running, .status-pending { color: var(--warn); }
+.status-canceled, .status-skipped, .status-created, .status-manual { color: var(--muted); }
+form.inline { display: inline; margin: 0 .3rem 0 0; }
+form.inline button, .actions button { font: inherit; padding: .2rem .6rem; border: 1px solid #89888d; border-radius: 4px; background: #fff; cursor: pointer; }
+.actions { margin: 0 0 1rem; }
+nav.tabs { margin: 0 0 .8rem; }
+nav.tabs a[aria-current="page"] { font-weight: 600; text-decoration: none; color: var(--fg); }
+.sha { font-family: ui-monospace, monospace; }
+.graph { overflow-x: auto; margin: 0 0 1rem; }
+svg.pipeline-graph text { font: 13px system-ui, sans-serif; fill: var(--fg); }
+svg.pipeline-graph text.stage { font-weight: 600; text-transform: capitalize; }
+svg.pipeline-graph text.detail { font-size: 11px; fill: var(--muted); }
+svg.pipeline-graph rect { fill: #fff; stroke: #89888d; }
+svg.pipeline-graph a.status-success rect { stroke: var(--good); }
+svg.pipeline-graph a.status-failed rect { stroke: var(--bad); stroke-width: 2; }
+svg.pipeline-graph a.status-running rect, svg.pipeline-graph a.status-pending rect { stroke: var(--warn); }
+svg.pipeline-graph a:focus-visible rect, svg.pipeline-graph a:hover rect { stroke: #428fdc; stroke-width: 3; outline: none; }
+svg.pipeline-graph path.need { fill: none; stroke: #89888d; stroke-width: 1.5; }
+pre.code, pre.message { font: 13px/1.45 ui-monospace, monospace; background: #fbfafd; border: 1px solid var(--line); padding: .5rem 0; overflow-x: auto; }
+pre.message { padding: .5rem .8rem; white-space: pre-wrap; }
+pre.code .line { display: block; padding-right: 1rem; }
+pre.code .line:target { background: #fdf1dd; }
+pre.code a.ln { display: inline-block; width: 4.5rem; padding-right: 1rem; text-align: right; color: var(--muted); text-decoration: none; user-select: none; }
+article.readme { border: 1px solid var(--line); border-radius: 4px; padding: 0 1rem; overflow-wrap: anywhere; }
+article.readme pre { background: #fbfafd; padding: .5rem; overflow-x: auto; }
+.refs { display: flex; gap: 2rem; flex-wrap: wrap; }
 `;

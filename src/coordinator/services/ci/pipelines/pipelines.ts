@@ -122,6 +122,17 @@ export class PipelinesService {
     return this.result(project, processed.pipeline);
   }
 
+  /** Whether the actor may retry and cancel the pipeline (the pages show their buttons only then). */
+  async canUpdate(projectRef: string, actor: Actor, pipelineId: number): Promise<boolean> {
+    try {
+      await this.findForUpdate(projectRef, actor, pipelineId);
+      return true;
+    } catch (error) {
+      if (error instanceof GantryError) return false;
+      throw error;
+    }
+  }
+
   /** Deletes the pipeline with its stages, jobs, variables, traces and artifacts (Owners). */
   async remove(projectRef: string, actor: Actor, pipelineId: number): Promise<void> {
     const { project, pipeline } = await this.find(projectRef, actor, pipelineId);

@@ -1,0 +1,55 @@
+/** A page under a project's path: `/group/sub/project/-/pipelines/12` and the like. */
+export type ProjectPage =
+  | { kind: 'pipelines'; project: string }
+  | { kind: 'pipeline'; project: string; pipelineId: number }
+  | { kind: 'pipeline-action'; project: string; pipelineId: number; action: 'retry' | 'cancel' }
+  | { kind: 'job-action'; project: string; pipelineId: number; jobId: number; action: 'retry' | 'cancel' | 'play' }
+  | { kind: 'project'; project: string }
+  | { kind: 'tree' | 'blob' | 'raw'; project: string; refAndPath: string }
+  | { kind: 'commit'; project: string; sha: string };
+
+/** GitLab's reserved top-level paths: never a namespace, so never a project page (`/api/v4/...` stays JSON). */
+const RESERVED_TOP_LEVEL = new Set([
+  '-', '.well-known', 'admin', 'api', 'assets', 'dashboard', 'explore', 'files', 'groups', 'help', 'import', 'jwt', 'login',
+  'new', 'oauth', 'profile', 'projects', 'public', 'robots.txt', 'search', 'sent_notifications', 'snippets', 'u', 'uploads', 'users',
+]);
+
+const ID = '(\\d{1,15})';
+const GET_PAGES: ReadonlyArray<[RegExp, (match: RegExpExecArray, project: string) => ProjectPage]> = [
+  [/^pipelines\/?$/, (_match, project) => ({ kind: 'pipelines', project })],
+  [new RegExp(`^pipelines/${ID}/?$`), (match, project) => ({ kind: 'pipeline', project, pipelineId: Number(match[1]) })],
+  [/^(tree|blob|raw)\/(.+?)\/?$/, (match, project) => ({ kind: match[1] as 'tree' | 'blob' | 'raw', project, refAndPath: match[2]! })],
+  [/^commit\/([0-9a-fA-F]{7,64})$/, (match, project) => ({ kind: 'commit', project, sha: match[1]! })],
+];
+/** A project's own page: two or more path segments, none of them git's or a file's (`.git`, `.atom`, `.json`). */
+const PROJECT_PATH = /^\/([A-Za-z0-9_][A-Za-z0-9_.-]*(?:\/[A-Za-z0-9_][A-Za-z0-9_.-]*)+)\/?$/;
+const POST_PAGES: ReadonlyArray<[RegExp, (match: RegExpExecArray, project: string) => ProjectPage]> = [
+  [new RegExp(`^pipelines/${ID}/(retry|cancel)$`), (match, project) => ({ kind: 'pipeline-action', project, pipelineId: Number(match[1]), action: match[2] as 'retry' | 'cancel' })],
+  [new RegExp(`^pipelines/${ID}/jobs/${ID}/(retry|cancel|play)$`), (match, project) => ({
+    kind: 'job-action', project, pipelineId: Number(match[1]), jobId: Number(match[2]), action: match[3] as 'retry' | 'cancel' | 'play',
+  })],
+];
+
+/** The project page at `urlPath` (decoded, no query), or null when none lives there. */
+export function classifyProjectPage(method: string, urlPath: string): ProjectPage | null {
+  const at = urlPath.indexOf('/-/');
+  if (at < 0) return method === 'GET' ? projectItself(urlPath) : null;
+  if (at === 0) return null;
+  const project = urlPath.slice(1, at);
+  const segments = project.split('/');
+  if (segments.length < 2 || segments.some((segment) => segment === '') || RESERVED_TOP_LEVEL.has(segments[0]!.toLowerCase())) return null;
+  const rest = urlPath.slice(at + 3);
+  const table = method === 'GET' ? GET_PAGES : method === 'POST' ? POST_PAGES : [];
+  for (const [pattern, build] of table) {
+    const match = pattern.exec(rest);
+    if (match) return build(match, project);
+  }
+  return null;
+}
+
+function projectItself(urlPath: string): ProjectPage | null {
+  const match = PROJECT_PATH.exec(urlPath);
+  if (!match || /\.(git|atom|json|svg|png)$/i.test(match[1]!)) return null;
+  const project = match[1]!;
+  return RESERVED_TOP_LEVEL.has(project.split('/')[0]!.toLowerCase()) ? null : { kind: 'project', project };
+}

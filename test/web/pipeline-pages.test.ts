@@ -1,0 +1,161 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { moveJob, seedPipeline, type SeededPipeline } from '../helpers/ci-pipelines.ts';
+import { startTestCoordinator, type TestCoordinator } from '../helpers/coordinator.ts';
+import { PageClient } from './pipeline-web-client.ts';
+
+describe('web pipeline pages', () => {
+  let gantry: TestCoordinator;
+  let projectId: number;
+  let seeded: SeededPipeline;
+  let developer: PageClient;
+  let reporter: PageClient;
+  let stranger: PageClient;
+  let anonymous: PageClient;
+
+  before(async () => {
+    gantry = await startTestCoordinator({ externalUrl: 'http://gantry.test' });
+    const created = await gantry.api('POST', '/projects', { body: { name: 'Secret', path: 'secret', visibility: 'private' } });
+    assert.equal(created.status, 201, created.text);
+    projectId = created.json.id as number;
+    for (const [username, level] of [['dev', 30], ['rep', 20]] as const) {
+      const user = await gantry.createUser(username);
+      const member = await gantry.api('POST', `/projects/${projectId}/members`, { body: { user_id: user.id, access_level: level } });
+      assert.equal(member.status, 201, member.text);
+    }
+    await gantry.createUser('stranger');
+    seeded = await seedPipeline(gantry.coordinator, {
+      projectId,
+      ref: 'feature/<b>x</b>',
+      jobs: [
+        { name: 'build', stage: 'build' },
+        { name: 'unit <script>alert(1)</script>', stage: 'test', needs: [{ name: 'build' }] },
+        { name: 'lint', stage: 'test' },
+        { name: 'approve', stage: 'build', when: 'manual' },
+        { name: 'deploy', stage: 'deploy', needs: [{ name: 'build' }] },
+      ],
+    });
+    developer = await new PageClient(gantry).signIn('dev');
+    reporter = await new PageClient(gantry).signIn('rep');
+    stranger = await new PageClient(gantry).signIn('stranger');
+    anonymous = new PageClient(gantry);
+  });
+  after(() => gantry.close());
+
+  const pipelinePath = () => `/root/secret/-/pipelines/${seeded.pipeline.id}`;
+
+  it('lists the pipelines newest first with status, ref, commit and a link to each', async () => {
+    const newer = await seedPipeline(gantry.coordinator, { projectId, ref: 'main', jobs: [{ name: 'only', stage: 'test' }] });
+    const page = await developer.get('/root/secret/-/pipelines');
+    assert.equal(page.statusCode, 200);
+    assert.match(page.headers['content-security-policy'] as string, /default-src 'none'/);
+    const newerAt = page.body.indexOf(`href="/root/secret/-/pipelines/${newer.pipeline.id}"`);
+    const olderAt = page.body.indexOf(`href="/root/secret/-/pipelines/${seeded.pipeline.id}"`);
+    assert.ok(newerAt > 0 && olderAt > newerAt, 'newest first');
+    assert.match(page.body, /feature\/&lt;b&gt;x&lt;\/b&gt;/);
+    assert.match(page.body, /href="\/root\/secret\/-\/commit\/b{40}">bbbbbbbb<\/a>/);
+    const finished = await developer.get('/root/secret/-/pipelines?scope=finished');
+    assert.doesNotMatch(finished.body, /-\/pipelines\/\d+"/, 'no pipeline has finished yet');
+  });
+
+  it('draws stages as columns, needs as edges and links every job to its page, escaping names', async () => {
+    const page = await developer.get(pipelinePath());
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /<svg class="pipeline-graph"/);
+    for (const job of Object.values(seeded.jobs)) assert.ok(page.body.includes(`href="/root/secret/-/jobs/${job.id}"`), job.name);
+    assert.equal((page.body.match(/<path class="need"/g) ?? []).length, 2, 'unit and deploy need build');
+    assert.match(page.body, /<title>deploy needs build<\/title>/);
+    assert.match(page.body, />build<\/text>[\s\S]*>test<\/text>[\s\S]*>deploy<\/text>/);
+    assert.doesNotMatch(page.body, /<script>alert/);
+    assert.match(page.body, /unit &lt;script&gt;/);
+  });
+
+  it('answers a stranger and an anonymous visitor the same 404 page as a missing project', async () => {
+    const hidden = await stranger.get(pipelinePath());
+    const missing = await stranger.get('/root/nothing/-/pipelines/1');
+    assert.equal(hidden.statusCode, 404);
+    assert.equal(hidden.body, missing.body);
+    assert.equal((await stranger.get('/root/secret/-/pipelines')).statusCode, 404);
+    assert.equal((await anonymous.get(pipelinePath())).statusCode, 404);
+    assert.equal((await developer.get('/root/secret/-/pipelines/999999')).statusCode, 404);
+  });
+
+  it('shows retry, cancel and play only to those allowed, and refuses a reporter who posts anyway', async () => {
+    const forDeveloper = await developer.get(pipelinePath());
+    assert.match(forDeveloper.body, /action="\/root\/secret\/-\/pipelines\/\d+\/cancel"/);
+    assert.match(forDeveloper.body, new RegExp(`action="/root/secret/-/pipelines/\\d+/jobs/${seeded.jobs.approve!.id}/play"`));
+    const forReporter = await reporter.get(pipelinePath());
+    assert.equal(forReporter.statusCode, 200);
+    assert.doesNotMatch(forReporter.body, /\/cancel"|\/play"|\/retry"/);
+    const before = (await gantry.coordinator.context.stores.pipelines.findById(seeded.pipeline.id))?.status;
+    assert.notEqual(before, 'canceled');
+    const refused = await reporter.post(`${pipelinePath()}/cancel`, { authenticity_token: PageClient.formToken(forReporter) });
+    assert.equal(refused.statusCode, 403);
+    assert.equal((await gantry.coordinator.context.stores.pipelines.findById(seeded.pipeline.id))?.status, before);
+  });
+
+  it('refuses a form without its CSRF token and changes nothing', async () => {
+    const before = (await gantry.coordinator.context.stores.pipelines.findById(seeded.pipeline.id))?.status;
+    assert.notEqual(before, 'canceled');
+    const refused = await developer.post(`${pipelinePath()}/cancel`, {});
+    assert.equal(refused.statusCode, 422);
+    const forged = await developer.post(`${pipelinePath()}/cancel`, { authenticity_token: 'x'.repeat(43) });
+    assert.equal(forged.statusCode, 422);
+    assert.equal((await gantry.coordinator.context.stores.pipelines.findById(seeded.pipeline.id))?.status, before);
+    assert.equal((await anonymous.post(`${pipelinePath()}/cancel`, {})).statusCode, 403);
+  });
+
+  it('plays a manual job, retries a failed one and cancels the pipeline through the forms', async () => {
+    const token = PageClient.formToken(await developer.get(pipelinePath()));
+    const { jobs } = gantry.coordinator.context.stores;
+    const played = await developer.post(`${pipelinePath()}/jobs/${seeded.jobs.approve!.id}/play`, { authenticity_token: token });
+    assert.equal(played.statusCode, 303);
+    assert.equal(played.headers.location, pipelinePath());
+    assert.notEqual((await jobs.findById(seeded.jobs.approve!.id))?.status, 'manual');
+
+    await moveJob(gantry.coordinator, seeded.jobs.build!, 'running');
+    await moveJob(gantry.coordinator, seeded.jobs.build!, 'failed');
+    const retried = await developer.post(`${pipelinePath()}/jobs/${seeded.jobs.build!.id}/retry`, { authenticity_token: token });
+    assert.equal(retried.statusCode, 303);
+    const builds = (await jobs.list({ pipelineId: seeded.pipeline.id, types: ['build'], includeRetried: true, sort: 'asc' }, { offset: 0, limit: 50 })).items.filter((job) => job.name === 'build');
+    assert.equal(builds.length, 2, 'a new build job');
+    assert.equal(builds[1]!.status, 'pending');
+
+    const other = await seedPipeline(gantry.coordinator, { projectId, jobs: [{ name: 'x', stage: 'test' }] });
+    const wrongPipeline = await developer.post(`/root/secret/-/pipelines/${other.pipeline.id}/jobs/${seeded.jobs.lint!.id}/cancel`, { authenticity_token: token });
+    assert.equal(wrongPipeline.statusCode, 404);
+
+    const canceled = await developer.post(`${pipelinePath()}/cancel`, { authenticity_token: token });
+    assert.equal(canceled.statusCode, 303);
+    assert.equal((await gantry.coordinator.context.stores.pipelines.findById(seeded.pipeline.id))?.status, 'canceled');
+  });
+
+  it('links a trigger job to its child pipeline, and the child back to its parent', async () => {
+    const parent = await seedPipeline(gantry.coordinator, { projectId, jobs: [{ name: 'trigger <i>child</i>', stage: 'test', type: 'bridge' }], process: false });
+    const bridge = parent.jobs['trigger <i>child</i>']!;
+    const child = await gantry.coordinator.context.stores.pipelines.create({
+      project_id: projectId, ref: 'main', sha: 'b'.repeat(40), source: 'parent_pipeline', status: 'running', parent_pipeline_id: parent.pipeline.id, source_job_id: bridge.id, created_at: new Date().toISOString(),
+    });
+    const page = await developer.get(`/root/secret/-/pipelines/${parent.pipeline.id}`);
+    assert.match(page.body, new RegExp(`<h2>Downstream</h2><ul><li>trigger &lt;i&gt;child&lt;/i&gt;: <a href="/root/secret/-/pipelines/${child.id}">root/secret #${child.id}</a>`));
+    assert.ok(page.body.includes(`<a href="/root/secret/-/pipelines/${child.id}" class="job status-created">`), 'the trigger job box leads to the child pipeline');
+    const childPage = await developer.get(`/root/secret/-/pipelines/${child.id}`);
+    assert.match(childPage.body, new RegExp(`Child pipeline of <a href="/root/secret/-/pipelines/${parent.pipeline.id}">`));
+  });
+
+  it('resolves the web_url of every pipeline the API lists', async () => {
+    const listed = await gantry.api('GET', `/projects/${projectId}/pipelines`);
+    assert.ok(listed.list.length >= 2);
+    for (const pipeline of listed.list) {
+      const url = new URL(pipeline.web_url as string);
+      assert.equal(url.origin, 'http://gantry.test');
+      assert.equal((await developer.get(url.pathname)).statusCode, 200, url.pathname);
+    }
+  });
+
+  it('leaves the API and git paths to their own answers', async () => {
+    const api = await anonymous.get('/api/v4/no/such/-/pipelines');
+    assert.equal(api.statusCode, 404);
+    assert.match(api.headers['content-type'] as string, /json/);
+  });
+});

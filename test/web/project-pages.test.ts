@@ -1,0 +1,126 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { seedPipeline } from '../helpers/ci-pipelines.ts';
+import { startTestCoordinator, type TestCoordinator } from '../helpers/coordinator.ts';
+import { PageClient } from './pipeline-web-client.ts';
+
+const README = '# Hello site\n\nSome *text* <script>alert(1)</script> and [a link](javascript:alert(2)).\n';
+const BIG_LINES = 60_000;
+
+describe('web project, tree, blob and commit pages', () => {
+  let gantry: TestCoordinator;
+  let projectId: number;
+  let headSha: string;
+  let anonymous: PageClient;
+  let stranger: PageClient;
+
+  const commit = async (branch: string, actions: unknown[], startBranch?: string) => {
+    const made = await gantry.api('POST', `/projects/${projectId}/repository/commits`, { body: { branch, start_branch: startBranch, commit_message: `Change on ${branch}\n\nThe body.`, actions } });
+    assert.equal(made.status, 201, made.text);
+    return made.json.id as string;
+  };
+
+  before(async () => {
+    gantry = await startTestCoordinator({ externalUrl: 'http://gantry.test' });
+    const created = await gantry.api('POST', '/projects', { body: { name: 'Site', path: 'site', visibility: 'public', description: 'A <b>site</b>' } });
+    assert.equal(created.status, 201, created.text);
+    projectId = created.json.id as number;
+    await gantry.api('POST', '/projects', { body: { name: 'closed', path: 'closed', visibility: 'private', initialize_with_readme: true } });
+    headSha = await commit('main', [
+      { action: 'create', file_path: 'README.md', content: README },
+      { action: 'create', file_path: 'src/app.ts', content: 'one\n<two>\nthree\n' },
+      { action: 'create', file_path: 'bin/blob.dat', content: Buffer.from([0, 1, 2, 3, 255]).toString('base64'), encoding: 'base64' },
+      { action: 'create', file_path: 'big.txt', content: Array.from({ length: BIG_LINES }, (_, index) => `line ${index}`).join('\n') },
+    ]);
+    await commit('feature/deep', [{ action: 'create', file_path: 'feature-only.txt', content: 'only here\n' }], 'main');
+    assert.equal((await gantry.api('POST', `/projects/${projectId}/repository/tags`, { body: { tag_name: 'v1.0', ref: 'main' } })).status, 201);
+    await gantry.createUser('stranger');
+    stranger = await new PageClient(gantry).signIn('stranger');
+    anonymous = new PageClient(gantry);
+  });
+  after(() => gantry.close());
+
+  it('renders the default branch README from Markdown without running or linking script', async () => {
+    const page = await anonymous.get('/root/site');
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /<h1>Hello site<\/h1>/);
+    assert.match(page.body, /<em>text<\/em> &lt;script&gt;alert\(1\)&lt;\/script&gt;/);
+    assert.doesNotMatch(page.body, /href="javascript:/);
+    assert.doesNotMatch(page.body, /<script>alert/);
+    assert.match(page.body, /A &lt;b&gt;site&lt;\/b&gt;/);
+  });
+
+  it('lists the files, the branches and tags with their counts, and the latest pipeline', async () => {
+    const seeded = await seedPipeline(gantry.coordinator, { projectId, ref: 'main', sha: headSha, jobs: [{ name: 'a', stage: 'test' }] });
+    const page = await anonymous.get('/root/site');
+    assert.match(page.body, /href="\/root\/site\/-\/tree\/main\/src">src\/<\/a>/);
+    assert.match(page.body, /href="\/root\/site\/-\/blob\/main\/README.md">README.md<\/a>/);
+    assert.match(page.body, /Branches \(2\)/);
+    assert.match(page.body, /href="\/root\/site\/-\/tree\/feature\/deep">feature\/deep<\/a>/);
+    assert.match(page.body, /Tags \(1\)[\s\S]*v1.0/);
+    assert.match(page.body, new RegExp(`latest pipeline <a href="/root/site/-/pipelines/${seeded.pipeline.id}">`));
+  });
+
+  it('browses directories, resolving refs with slashes to the longest that exists', async () => {
+    const src = await anonymous.get('/root/site/-/tree/main/src');
+    assert.equal(src.statusCode, 200);
+    assert.match(src.body, /href="\/root\/site\/-\/blob\/main\/src\/app.ts">app.ts<\/a>/);
+    const feature = await anonymous.get('/root/site/-/tree/feature/deep');
+    assert.match(feature.body, /feature-only.txt/);
+    assert.doesNotMatch((await anonymous.get('/root/site/-/tree/main')).body, /feature-only.txt/);
+    assert.equal((await anonymous.get('/root/site/-/blob/feature/deep/feature-only.txt')).statusCode, 200);
+    assert.equal((await anonymous.get('/root/site/-/tree/main/nope')).statusCode, 404);
+    assert.equal((await anonymous.get('/root/site/-/tree/no-such-ref')).statusCode, 404);
+    assert.equal((await anonymous.get('/root/site/-/blob/main/nope.txt')).statusCode, 404);
+  });
+
+  it('shows a file as text with line anchors, a binary one as a download, a large one cut', async () => {
+    const file = await anonymous.get('/root/site/-/blob/main/src/app.ts');
+    assert.equal(file.statusCode, 200);
+    assert.match(file.body, /<span class="line" id="L2"><a class="ln" href="#L2">2<\/a>&lt;two&gt;\n<\/span>/);
+    assert.doesNotMatch(file.body, /id="L4"/);
+    const binary = await anonymous.get('/root/site/-/blob/main/bin/blob.dat');
+    assert.match(binary.body, /This file is binary \(5 bytes\)\. <a href="\/root\/site\/-\/raw\/main\/bin\/blob.dat" download>/);
+    const big = await anonymous.get('/root/site/-/blob/main/big.txt');
+    assert.equal(big.statusCode, 200);
+    assert.match(big.body, /the first 524288 are shown/);
+    assert.doesNotMatch(big.body, new RegExp(`line ${BIG_LINES - 1}\\n`));
+    const raw = await anonymous.get('/root/site/-/raw/main/big.txt');
+    assert.equal(raw.statusCode, 200);
+    assert.equal(raw.headers['x-content-type-options'], 'nosniff');
+    assert.ok(raw.body.endsWith(`line ${BIG_LINES - 1}`));
+  });
+
+  it('says so for an empty repository, and refuses its tree', async () => {
+    assert.equal((await gantry.api('POST', '/projects', { body: { name: 'Empty', path: 'empty', visibility: 'public' } })).status, 201);
+    const page = await anonymous.get('/root/empty');
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /The repository is empty\./);
+    assert.match(page.body, /Branches \(0\)/);
+    assert.equal((await anonymous.get('/root/empty/-/tree/main')).statusCode, 404);
+  });
+
+  it('answers a private project with the same 404 page as a missing one', async () => {
+    for (const suffix of ['', '/-/tree/main', '/-/blob/main/README.md', '/-/raw/main/README.md', `/-/commit/${headSha}`]) {
+      const hidden = await stranger.get(`/root/closed${suffix}`);
+      const missing = await stranger.get(`/root/missing${suffix}`);
+      assert.equal(hidden.statusCode, 404, suffix);
+      assert.equal(hidden.body, missing.body, suffix);
+    }
+    assert.equal((await anonymous.get('/root/closed')).statusCode, 404);
+  });
+
+  it('shows a commit with its parents and pipelines, and the API web_urls of projects and commits resolve', async () => {
+    const page = await anonymous.get(`/root/site/-/commit/${headSha}`);
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /<h1>Change on main<\/h1>/);
+    assert.match(page.body, /The body\./);
+    assert.match(page.body, /-\/pipelines\/\d+">#\d+<\/a>/);
+    const commitAnswer = await gantry.api('GET', `/projects/${projectId}/repository/commits/${headSha}`);
+    const project = await gantry.api('GET', `/projects/${projectId}`);
+    for (const webUrl of [commitAnswer.json.web_url, project.json.web_url] as string[]) {
+      const url = new URL(webUrl);
+      assert.equal((await anonymous.get(url.pathname)).statusCode, 200, webUrl);
+    }
+  });
+});

@@ -40,7 +40,7 @@ export function buildMergeRequestServices(context: CoordinatorContext, planning:
   const scope = { namespaces: stores.namespaces, members: stores.members, projectQueries: stores.projectQueries, groupGroupLinks: stores.groupGroupLinks };
   const mergeRequests = new MergeRequestsService({
     ...scope, mergeRequests: stores.mergeRequests, users: stores.users, subscriptions: stores.subscriptions, lookup, permissions, mergeRequestPermissions,
-    milestones: planning.milestones, views: mergeRequestViews, visible: visibleMergeRequests, changesCount,
+    milestones: planning.milestones, views: mergeRequestViews, visible: visibleMergeRequests, changesCount, notes: stores.notes,
   });
   const mergeRequestEdits = new MergeRequestEdits({
     mergeRequests: stores.mergeRequests, lookup, mergeRequestPermissions, issueFields: planning.issueFields, fields, views: mergeRequestViews,

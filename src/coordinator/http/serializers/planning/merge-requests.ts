@@ -122,7 +122,7 @@ export function serializeMergeRequest(view: MergeRequestView, externalUrl: strin
     milestone: view.milestone && serializeMilestone(view.milestone, externalUrl),
     merge_when_pipeline_succeeds: record.merge_when_pipeline_succeeds,
     merge_status: record.merge_status,
-    detailed_merge_status: detailedMergeStatus(record, draft),
+    detailed_merge_status: detailedMergeStatus(record, draft, view.blockingDiscussionsResolved),
     sha: record.head_sha,
     merge_commit_sha: record.merge_commit_sha,
     squash_commit_sha: record.squash_commit_sha,
@@ -137,8 +137,7 @@ export function serializeMergeRequest(view: MergeRequestView, externalUrl: strin
     squash: record.squash,
     task_completion_status: taskCompletion(record.description),
     has_conflicts: record.merge_status === 'cannot_be_merged',
-    // No resolvable discussions exist yet: nothing blocks.
-    blocking_discussions_resolved: true,
+    blocking_discussions_resolved: view.blockingDiscussionsResolved,
   };
 }
 
@@ -162,13 +161,14 @@ export function serializeMergeRequestSingle(detail: MergeRequestDetail, external
   };
 }
 
-/** GitLab 15.6's detailed_merge_status, from what is stored: state, draft title and the last merge check. */
-function detailedMergeStatus(record: MergeRequestRecord, draft: boolean): string {
+/** GitLab 15.6's detailed_merge_status, from what is stored: state, draft title, the last merge check and unresolved threads (when the project requires them resolved). */
+function detailedMergeStatus(record: MergeRequestRecord, draft: boolean, discussionsResolved: boolean): string {
   if (record.state !== 'opened') return 'not_open';
   // A recheck not yet begun is as unchecked as any (GitLab shows `checking` once the check runs).
   if (record.merge_status === 'unchecked' || record.merge_status === 'cannot_be_merged_recheck') return 'unchecked';
   if (record.merge_status === 'checking') return 'checking';
   if (draft) return 'draft_status';
+  if (record.merge_status !== 'cannot_be_merged' && !discussionsResolved) return 'discussions_not_resolved';
   return record.merge_status === 'cannot_be_merged' ? 'broken_status' : 'mergeable';
 }
 

@@ -118,6 +118,8 @@ export const ERROR_CATALOGUE = {
   GANTRY_E_MERGE_REQUEST_PIPELINE_REFUSED: 'No pipeline can be created for the merge request (it has no commits yet, or is closed or merged).',
   GANTRY_E_MILESTONE_RECORD_NOT_FOUND: 'The project or group has no milestone of that id.',
   GANTRY_E_NOTE_NOT_FOUND: 'The issue has no note of that id (it may be of another issue), or the caller may not read it (internal).',
+  GANTRY_E_MERGE_REQUEST_APPROVAL_REFUSED: 'The caller may not approve the merge request: not allowed to update it, already approved, or it is not open.',
+  GANTRY_E_MERGE_REQUEST_APPROVAL_NOT_FOUND: 'The caller has not approved the merge request.',
   GANTRY_E_DISCUSSION_NOT_FOUND: 'The issue or merge request has no thread of that id the caller may read.',
   GANTRY_E_NOTE_REFUSED: 'The note cannot be written or resolved so: a system note replied to, a note that is not resolvable, a diff position off the request\'s diff.',
   GANTRY_E_AWARD_EMOJI_NOT_FOUND: 'The issue or note has no award emoji of that id.',

@@ -38,12 +38,21 @@ export interface WalkPlanning {
   newMergeRequestBranch: string;
   /** A thread on the walk issue and one on the walked request (resolvable), each with a reply the delete routes remove. */
   threads: { issue: WalkThread; mergeRequest: WalkThread };
+  /** A request root has approved, for the unapprove route (approve walks the walked request). */
+  approvedMergeRequestIid: number;
 }
 
 export interface WalkThread {
   discussionId: string;
   noteId: number;
   doomedNoteId: number;
+}
+
+async function seedApproval(call: Call, projectUrl: string): Promise<number> {
+  await call('POST', `${projectUrl}/repository/commits`, { branch: 'walk-mr-approved', start_branch: 'main', commit_message: 'approved', actions: [{ action: 'create', file_path: 'walk-mr-approved.txt', content: 'approved' }] });
+  const iid = Number((await call('POST', `${projectUrl}/merge_requests`, { source_branch: 'walk-mr-approved', target_branch: 'main', title: 'walk-mr-approved' })).iid);
+  await call('POST', `${projectUrl}/merge_requests/${iid}/approve`, {});
+  return iid;
 }
 
 async function seedThread(call: Call, targetUrl: string): Promise<WalkThread> {
@@ -148,7 +157,7 @@ export async function seedPlanning(call: Call, projectUrl: string, groupId: numb
     ...(await seedOthers(call, walker, projectUrl)),
     ...(await seedMergeRequests(call, projectUrl)),
   };
-  return { ...seeded, threads: { issue: await seedThread(call, `${projectUrl}/issues/${seeded.issueIid}`), mergeRequest: await seedThread(call, `${projectUrl}/merge_requests/${seeded.mergeRequestIid}`) } };
+  return { ...seeded, approvedMergeRequestIid: await seedApproval(call, projectUrl), threads: { issue: await seedThread(call, `${projectUrl}/issues/${seeded.issueIid}`), mergeRequest: await seedThread(call, `${projectUrl}/merge_requests/${seeded.mergeRequestIid}`) } };
 }
 
 /** The planning record a path parameter names, if it is one of them. */
@@ -205,6 +214,7 @@ export function planningPathParams(route: { method: string; url: string }, world
   if (route.url === '/api/v4/projects/:id/labels/:label_id/promote') return { label_id: String(planning.promotedLabelId) };
   if (route.url === '/api/v4/projects/:id/issues/:issue_iid/subscribe') return { issue_iid: String(planning.strangerIssueIid) };
   if (route.url === '/api/v4/projects/:id/labels/:label_id/unsubscribe') return { label_id: String(planning.groupLabelId) };
+  if (route.url === '/api/v4/projects/:id/merge_requests/:merge_request_iid/unapprove') return { merge_request_iid: String(planning.approvedMergeRequestIid) };
   if (route.method !== 'DELETE') return {};
   if (route.url === '/api/v4/projects/:id/labels/:label_id') return { label_id: String(planning.doomedLabelId) };
   if (route.url === '/api/v4/groups/:id/labels/:label_id') return { label_id: String(planning.doomedGroupLabelId) };

@@ -1,14 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import type { DialectMigration, MigrationDb } from './helpers.ts';
+import { withId, type DialectMigration, type MigrationDb } from './helpers.ts';
 
 /**
  * Threads (GitLab's discussions) on issues and merge requests: every note belongs to one by its
  * 40-hex `discussion_id` (an individual note is a thread of one); `type` is null for a plain
  * note, `DiscussionNote` or `DiffNote` (with its diff `position` as JSON); a resolvable note of
- * a merge request records who resolved it and when.
+ * a merge request records who resolved it and when. Also the approvals of merge requests (one
+ * row per approving user, GitLab CE's free-tier approvals).
  */
 export const discussions: DialectMigration = {
-  async up(db) {
+  async up(db, dialect) {
     await db.schema.alterTable('notes').addColumn('discussion_id', 'text').execute();
     await db.schema.alterTable('notes').addColumn('type', 'text').execute();
     await db.schema.alterTable('notes').addColumn('position', 'text').execute();
@@ -16,6 +17,12 @@ export const discussions: DialectMigration = {
     await db.schema.alterTable('notes').addColumn('resolved_at', 'text').execute();
     await giveEveryNoteItsOwnDiscussion(db);
     await db.schema.createIndex('notes_discussion').on('notes').columns(['noteable_type', 'noteable_id', 'discussion_id']).execute();
+    await withId(db.schema.createTable('merge_request_approvals'), dialect)
+      .addColumn('merge_request_id', 'integer', (c) => c.notNull().references('merge_requests.id').onDelete('cascade'))
+      .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade'))
+      .addColumn('created_at', 'text', (c) => c.notNull())
+      .addUniqueConstraint('merge_request_approvals_once', ['merge_request_id', 'user_id'])
+      .execute();
   },
 };
 

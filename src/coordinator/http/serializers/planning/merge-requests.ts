@@ -5,6 +5,7 @@ import type { MergeRequestView } from '../../../services/planning/merge-requests
 import { serializeUserBasic, type UserBasicJson } from '../user-basic.ts';
 import { serializeMilestone, type MilestoneJson } from './milestones.ts';
 import { serializeTimeStats, type TimeStatsJson } from './time-stats.ts';
+import type { ApprovalState } from '../../../services/planning/merge-requests/approvals.ts';
 
 /** `view=simple` of the lists. */
 export interface MergeRequestSimpleJson {
@@ -173,10 +174,12 @@ function detailedMergeStatus(record: MergeRequestRecord, draft: boolean, discuss
 }
 
 /**
- * `GET .../approvals` as GitLab's free tier answers it (danger-js reads it on every run): the
- * request's basic fields, no approval rules, nobody who approved; `approved` since none is required.
+ * `GET .../approvals` (and the approve answers) as GitLab's free tier answers it (danger-js reads
+ * it on every run): the request's basic fields, no approval rules, who approved; `approved`
+ * since none is required.
  */
-export function serializeMergeRequestApprovals(record: MergeRequestRecord): Record<string, unknown> {
+export function serializeMergeRequestApprovals(state: ApprovalState, externalUrl: string): Record<string, unknown> {
+  const record = state.mergeRequest;
   return {
     id: record.id,
     iid: record.iid,
@@ -191,12 +194,12 @@ export function serializeMergeRequestApprovals(record: MergeRequestRecord): Reco
     approvals_required: 0,
     approvals_left: 0,
     require_password_to_approve: false,
-    approved_by: [],
+    approved_by: state.approvedBy.map(({ user, approvedAt }) => ({ user: serializeUserBasic(user, externalUrl), approved_at: approvedAt })),
     suggested_approvers: [],
     approvers: [],
     approver_groups: [],
-    user_has_approved: false,
-    user_can_approve: false,
+    user_has_approved: state.userHasApproved,
+    user_can_approve: state.userCanApprove,
     approval_rules_left: [],
     has_approval_rules: false,
     merge_request_approvers_available: false,

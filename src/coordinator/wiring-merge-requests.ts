@@ -9,6 +9,7 @@ import { MergeRequestsService, type MergeRequestChangesCount } from './services/
 import { MergeRequestViews } from './services/planning/merge-requests/views.ts';
 import { VisibleMergeRequests } from './services/planning/merge-requests/visible.ts';
 import type { MilestonesService } from './services/planning/milestones.ts';
+import { MergeRequestApprovals } from './services/planning/merge-requests/approvals.ts';
 
 /** What the planning area lends the merge requests area. */
 export interface MergeRequestPlanningParts {
@@ -40,12 +41,13 @@ export function buildMergeRequestServices(context: CoordinatorContext, planning:
   const scope = { namespaces: stores.namespaces, members: stores.members, projectQueries: stores.projectQueries, groupGroupLinks: stores.groupGroupLinks };
   const mergeRequests = new MergeRequestsService({
     ...scope, mergeRequests: stores.mergeRequests, users: stores.users, subscriptions: stores.subscriptions, lookup, permissions, mergeRequestPermissions,
-    milestones: planning.milestones, views: mergeRequestViews, visible: visibleMergeRequests, changesCount,
+    milestones: planning.milestones, views: mergeRequestViews, visible: visibleMergeRequests, changesCount, notes: stores.notes,
   });
   const mergeRequestEdits = new MergeRequestEdits({
     mergeRequests: stores.mergeRequests, lookup, mergeRequestPermissions, issueFields: planning.issueFields, fields, views: mergeRequestViews,
     visible: visibleMergeRequests, observers: mergeRequestObservers,
   });
+  const mergeRequestApprovals = new MergeRequestApprovals({ visible: visibleMergeRequests, approvals: stores.mergeRequestApprovals, users: stores.users, mergeRequestPermissions });
   const mergeRequestDiffs = new MergeRequestDiffs({ visible: visibleMergeRequests, repositories, namespaces: stores.namespaces });
-  return { mergeRequests, mergeRequestEdits, mergeRequestViews, mergeRequestDiffs, visibleMergeRequests, mergeRequestPermissions, mergeRequestObservers };
+  return { mergeRequests, mergeRequestEdits, mergeRequestViews, mergeRequestDiffs, mergeRequestApprovals, visibleMergeRequests, mergeRequestPermissions, mergeRequestObservers };
 }

@@ -10,6 +10,7 @@ import { PlanningOwners } from './services/planning/planning-owner.ts';
 import type { IssueObserver } from './services/planning/issue-observers.ts';
 import { SystemNotes } from './services/planning/system-notes.ts';
 import { IssueSystemNotes } from './services/planning/issue-system-notes.ts';
+import { DiscussionsService } from './services/planning/discussions.ts';
 import { NotesService } from './services/planning/notes.ts';
 import { AwardEmojiService } from './services/planning/award-emoji.ts';
 import { TimeTrackingService } from './services/planning/time-tracking.ts';
@@ -59,6 +60,7 @@ export function buildPlanningServices(context: CoordinatorContext, mergeRequestO
   /** For the merge request services to announce to (system notes, then todos), as the issues service does. */
   const mergeRequestActivityObservers: MergeRequestObserver[] = [mergeRequestSystemNotes, mergeRequestTodos];
   const notes = new NotesService({ notes: stores.notes, users: stores.users, planningPermissions, noteables, views, observers, mergeRequestObservers: [mergeRequestTodos] });
+  const discussions = new DiscussionsService({ notes: stores.notes, noteService: notes, noteables, planningPermissions, mergeRequestPermissions });
   const awardEmoji = new AwardEmojiService({ awardEmoji: stores.awardEmoji, users: stores.users, noteables, planningPermissions });
   const timeTracking = new TimeTrackingService({ issues: stores.issues, mergeRequests: stores.mergeRequests, timelogs: stores.timelogs, noteables, planningPermissions, mergeRequestPermissions, systemNotes });
   const issueMove = new IssueMove({
@@ -69,7 +71,7 @@ export function buildPlanningServices(context: CoordinatorContext, mergeRequestO
   const todos = new TodosService({ ...scope, todos: stores.todos, issues: stores.issues, mergeRequests: stores.mergeRequests, visibleMergeRequests, views, users: stores.users, projects: stores.projects, permissions, planningPermissions });
   const mergeRequestArea = buildMergeRequestServices(context, { issueFields: fields, milestones }, mergeRequestObservers);
   mergeRequestArea.mergeRequestObservers.push(...mergeRequestActivityObservers);
-  return { labels, milestones, issues, systemNotes, notes, awardEmoji, timeTracking, issueMove, labelPromote, subscriptions, todos, mergeRequestSystemNotes, ...mergeRequestArea };
+  return { labels, milestones, issues, systemNotes, notes, discussions, awardEmoji, timeTracking, issueMove, labelPromote, subscriptions, todos, mergeRequestSystemNotes, ...mergeRequestArea };
 }
 
 /** Issue references in pushed commits; its task handler runs on the CI area's task worker. */
@@ -107,7 +109,7 @@ export function buildMergeRequestMerging(context: CoordinatorContext, queue: { e
   });
   const mergeRequestMerge = new MergeService({
     visible, mergeRequests: stores.mergeRequests, projects: stores.projects, namespaces: stores.namespaces, users: stores.users, pipelines: stores.pipelines,
-    repositories, branchRules: context.protectedBranches, events: context.events, observers,
+    repositories, branchRules: context.protectedBranches, events: context.events, observers, notes: stores.notes,
   });
   const autoMerge = new AutoMerge({
     visible, merges: mergeRequestMerge, mergeRequests: stores.mergeRequests, pipelines: stores.pipelines, projects: stores.projects, users: stores.users, systemNotes, queue,

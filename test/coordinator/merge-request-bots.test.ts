@@ -8,11 +8,12 @@ import { startMergeRequestFixture, type MergeRequestFixture } from './merge-requ
  * answers (neither package is installed: the calls are copied from their sources).
  * - danger-js, source/platforms/gitlab/GitLabAPI.ts and source/platforms/GitLab.ts (through
  *   @gitbeaker/node): show, commits, approvals (`MergeRequestApprovals.configuration`), changes,
- *   notes (list, create, edit, delete), the current user.
+ *   notes (list, create, edit, delete), inline comments (`MergeRequestDiscussions.create` with a
+ *   text position on the request's diff refs), the current user.
  * - renovate, lib/modules/platform/gitlab/index.ts, pr-cache.ts, merge-request.ts and utils.ts
  *   (`prInfo`, the zod schema `GitLabMergeRequest`): the PR cache list, create, show with
  *   `include_diverged_commits_count=1`, the automerge poll and merge, assignees in the query,
- *   labels, comments.
+ *   labels, comments, `approvePr` (`POST .../approve` when `autoApprove` is set).
  */
 describe('merge requests as danger-js and renovate call them', () => {
   let fixture: MergeRequestFixture;
@@ -132,6 +133,16 @@ describe('merge requests as danger-js and renovate call them', () => {
     const [change] = changes.json.changes as Array<Record<string, unknown>>;
     assert.deepEqual([change?.new_path, change?.new_file, change?.deleted_file], ['danger.txt', true, false]);
 
+    // createInlineComment: a discussion with a text position on the request's diff refs, new_line only for an added line.
+    const inline = await gantry.api('POST', `${base}/discussions`, {
+      body: { body: 'danger inline', position: { position_type: 'text', ...diffRefs, new_path: 'danger.txt', old_path: 'danger.txt', new_line: 1 } },
+    });
+    assert.equal(inline.status, 201, inline.text);
+    const [inlineNote] = inline.json.notes as Array<Record<string, unknown>>;
+    assert.deepEqual([inlineNote?.type, (inlineNote?.position as { new_line: number }).new_line], ['DiffNote', 1]);
+    const discussions = await gantry.api('GET', `${base}/discussions`);
+    assert.ok(discussions.list.some((thread) => thread.id === inline.json.id), discussions.text);
+
     const note = await gantry.api('POST', `${base}/notes`, { body: { body: 'danger-id-default; the report' } });
     assert.equal(note.status, 201, note.text);
     const listed = await gantry.api('GET', `${base}/notes`);
@@ -140,6 +151,30 @@ describe('merge requests as danger-js and renovate call them', () => {
     assert.deepEqual(dangers.map((entry) => entry.id), [note.json.id]);
     assert.equal((await gantry.api('PUT', `${base}/notes/${String(note.json.id)}`, { body: { body: 'danger-id-default; updated' } })).status, 200);
     assert.equal((await gantry.api('DELETE', `${base}/notes/${String(note.json.id)}`)).status, 204);
+  });
+
+  it("renovate's approvePr: POST approve (with the head sha) shows in approvals; again is 401, a stale sha 409; unapprove takes it back", async () => {
+    await fixture.branch('renovate/approve-me');
+    const created = await fixture.open({ source_branch: 'renovate/approve-me', target_branch: 'main', title: 'Update approve-me' });
+    const base = `/projects/${repo}/merge_requests/${String(created.iid)}`;
+    const head = String((await gantry.api('GET', base)).json.sha);
+    const stale = await gantry.api('POST', `${base}/approve`, { body: { sha: 'c'.repeat(40) }, token: fixture.maintainer.token });
+    assert.deepEqual([stale.status, stale.json], [409, { message: `SHA does not match HEAD of source branch: ${'c'.repeat(40)}` }]);
+    const approved = await gantry.api('POST', `${base}/approve`, { body: { sha: head }, token: fixture.maintainer.token });
+    assert.equal(approved.status, 201, approved.text);
+    assert.deepEqual((approved.json.approved_by as Array<{ user: { username: string } }>).map((entry) => entry.user.username), [fixture.maintainer.username]);
+    assert.deepEqual([approved.json.user_has_approved, approved.json.user_can_approve, approved.json.approved], [true, false, true]);
+    const again = await gantry.api('POST', `${base}/approve`, { token: fixture.maintainer.token });
+    assert.deepEqual([again.status, again.json], [401, { message: '401 Unauthorized' }]);
+    const byStranger = await gantry.api('POST', `${base}/approve`, { token: fixture.stranger.token });
+    assert.equal(byStranger.status, 404, 'a stranger does not see the private project');
+    const shown = await gantry.api('GET', `${base}/approvals`, { token: fixture.developer.token });
+    assert.deepEqual([shown.json.user_has_approved, shown.json.user_can_approve, (shown.json.approved_by as unknown[]).length], [false, true, 1]);
+    assert.deepEqual((await gantry.api('GET', `${base}/approval_state`)).json, { approval_rules_overwritten: false, rules: [] });
+    const taken = await gantry.api('POST', `${base}/unapprove`, { token: fixture.maintainer.token });
+    assert.deepEqual([taken.status, taken.json.approved_by], [201, []]);
+    const none = await gantry.api('POST', `${base}/unapprove`, { token: fixture.maintainer.token });
+    assert.deepEqual([none.status, none.json], [404, { message: '404 Not found' }]);
   });
 
   it('approvals: an unknown request is 404, a hidden project 404', async () => {

@@ -36,6 +36,31 @@ export interface WalkPlanning {
   /** A note of the walked merge request, one to delete, and awards on the request and the note (a `tada` each, with one more to delete). */
   mergeRequestActivity: { noteId: number; doomedNoteId: number; awardId: number; doomedAwardId: number; noteAwardId: number; doomedNoteAwardId: number };
   newMergeRequestBranch: string;
+  /** A thread on the walk issue and one on the walked request (resolvable), each with a reply the delete routes remove. */
+  threads: { issue: WalkThread; mergeRequest: WalkThread };
+  /** A request root has approved, for the unapprove route (approve walks the walked request). */
+  approvedMergeRequestIid: number;
+}
+
+export interface WalkThread {
+  discussionId: string;
+  noteId: number;
+  doomedNoteId: number;
+}
+
+async function seedApproval(call: Call, projectUrl: string): Promise<number> {
+  await call('POST', `${projectUrl}/repository/commits`, { branch: 'walk-mr-approved', start_branch: 'main', commit_message: 'approved', actions: [{ action: 'create', file_path: 'walk-mr-approved.txt', content: 'approved' }] });
+  const iid = Number((await call('POST', `${projectUrl}/merge_requests`, { source_branch: 'walk-mr-approved', target_branch: 'main', title: 'walk-mr-approved' })).iid);
+  await call('POST', `${projectUrl}/merge_requests/${iid}/approve`, {});
+  return iid;
+}
+
+async function seedThread(call: Call, targetUrl: string): Promise<WalkThread> {
+  const thread = await call('POST', `${targetUrl}/discussions`, { body: 'walk thread' });
+  const discussionId = String(thread.id);
+  const noteId = Number((thread.notes as Array<{ id: number }>)[0]?.id);
+  const doomedNoteId = Number((await call('POST', `${targetUrl}/discussions/${discussionId}/notes`, { body: 'walk reply' })).id);
+  return { discussionId, noteId, doomedNoteId };
 }
 
 /** Routes with no record to act on yet: merge request subscriptions still answer 404 (their work is not done). */
@@ -116,7 +141,7 @@ export async function seedPlanning(call: Call, projectUrl: string, groupId: numb
   const notesUrl = `${projectUrl}/issues/${String(issue.iid)}/notes`;
   const noteId = await idOf(notesUrl, { body: 'walk' });
   const noteAwards = `${projectUrl}/issues/${String(issue.iid)}/notes/${noteId}/award_emoji`;
-  return {
+  const seeded = {
     ...records,
     issueIid: Number(issue.iid),
     doomedIssueIid: Number((await call('POST', `${projectUrl}/issues`, { title: 'walk-doomed' })).iid),
@@ -132,14 +157,17 @@ export async function seedPlanning(call: Call, projectUrl: string, groupId: numb
     ...(await seedOthers(call, walker, projectUrl)),
     ...(await seedMergeRequests(call, projectUrl)),
   };
+  return { ...seeded, approvedMergeRequestIid: await seedApproval(call, projectUrl), threads: { issue: await seedThread(call, `${projectUrl}/issues/${seeded.issueIid}`), mergeRequest: await seedThread(call, `${projectUrl}/merge_requests/${seeded.mergeRequestIid}`) } };
 }
 
 /** The planning record a path parameter names, if it is one of them. */
-export function planningValue(path: string, name: string, planning: WalkPlanning): number | undefined {
+export function planningValue(path: string, name: string, planning: WalkPlanning): number | string | undefined {
   if (name === 'label_id') return path.startsWith('/groups/') ? planning.groupLabelId : planning.labelId;
   if (name === 'issue_iid') return planning.issueIid;
   if (name === 'merge_request_iid') return planning.mergeRequestIid;
+  if (name === 'discussion_id') return (path.includes('/merge_requests/') ? planning.threads.mergeRequest : planning.threads.issue).discussionId;
   const activity = path.includes('/merge_requests/') ? planning.mergeRequestActivity : planning;
+  if (name === 'note_id' && path.includes('/discussions/')) return (path.includes('/merge_requests/') ? planning.threads.mergeRequest : planning.threads.issue).noteId;
   if (name === 'note_id') return activity.noteId;
   if (name === 'award_id') return path.includes('/notes/') ? activity.noteAwardId : activity.awardId;
   if (name === 'milestone_id') return path.startsWith('/groups/') ? planning.groupMilestoneId : planning.milestoneId;
@@ -169,6 +197,13 @@ export function planningParams(world: { planning: WalkPlanning }): Record<string
     'POST /api/v4/projects/:id/merge_requests/:merge_request_iid/time_estimate': { duration: '1h' },
     'POST /api/v4/projects/:id/merge_requests/:merge_request_iid/add_spent_time': { duration: '1h', summary: 'walked' },
     'POST /api/v4/projects/:id/issues/:issue_iid/move': { to_project_id: String(planning.moveTargetProjectId) },
+    'POST /api/v4/projects/:id/issues/:issue_iid/discussions': { body: 'walked' },
+    'POST /api/v4/projects/:id/issues/:issue_iid/discussions/:discussion_id/notes': { body: 'walked' },
+    'PUT /api/v4/projects/:id/issues/:issue_iid/discussions/:discussion_id/notes/:note_id': { body: 'walked' },
+    'POST /api/v4/projects/:id/merge_requests/:merge_request_iid/discussions': { body: 'walked' },
+    'POST /api/v4/projects/:id/merge_requests/:merge_request_iid/discussions/:discussion_id/notes': { body: 'walked' },
+    'PUT /api/v4/projects/:id/merge_requests/:merge_request_iid/discussions/:discussion_id/notes/:note_id': { body: 'walked' },
+    'PUT /api/v4/projects/:id/merge_requests/:merge_request_iid/discussions/:discussion_id': { resolved: 'true' },
   };
 }
 
@@ -179,6 +214,7 @@ export function planningPathParams(route: { method: string; url: string }, world
   if (route.url === '/api/v4/projects/:id/labels/:label_id/promote') return { label_id: String(planning.promotedLabelId) };
   if (route.url === '/api/v4/projects/:id/issues/:issue_iid/subscribe') return { issue_iid: String(planning.strangerIssueIid) };
   if (route.url === '/api/v4/projects/:id/labels/:label_id/unsubscribe') return { label_id: String(planning.groupLabelId) };
+  if (route.url === '/api/v4/projects/:id/merge_requests/:merge_request_iid/unapprove') return { merge_request_iid: String(planning.approvedMergeRequestIid) };
   if (route.method !== 'DELETE') return {};
   if (route.url === '/api/v4/projects/:id/labels/:label_id') return { label_id: String(planning.doomedLabelId) };
   if (route.url === '/api/v4/groups/:id/labels/:label_id') return { label_id: String(planning.doomedGroupLabelId) };
@@ -191,6 +227,8 @@ export function planningPathParams(route: { method: string; url: string }, world
   if (route.url === '/api/v4/projects/:id/merge_requests/:merge_request_iid/notes/:note_id') return { note_id: String(activity.doomedNoteId) };
   if (route.url === '/api/v4/projects/:id/merge_requests/:merge_request_iid/award_emoji/:award_id') return { award_id: String(activity.doomedAwardId) };
   if (route.url === '/api/v4/projects/:id/merge_requests/:merge_request_iid/notes/:note_id/award_emoji/:award_id') return { award_id: String(activity.doomedNoteAwardId) };
+  if (route.url === '/api/v4/projects/:id/issues/:issue_iid/discussions/:discussion_id/notes/:note_id') return { note_id: String(planning.threads.issue.doomedNoteId) };
+  if (route.url === '/api/v4/projects/:id/merge_requests/:merge_request_iid/discussions/:discussion_id/notes/:note_id') return { note_id: String(planning.threads.mergeRequest.doomedNoteId) };
   if (route.url === '/api/v4/projects/:id/milestones/:milestone_id') return { milestone_id: String(planning.doomedMilestoneId) };
   if (route.url === '/api/v4/groups/:id/milestones/:milestone_id') return { milestone_id: String(planning.doomedGroupMilestoneId) };
   return {};

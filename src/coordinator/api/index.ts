@@ -46,6 +46,7 @@ import { labelsRoutes } from './planning/labels.ts';
 import { milestonesRoutes } from './planning/milestones.ts';
 import { issuesRoutes } from './planning/issues.ts';
 import { notesRoutes } from './planning/notes.ts';
+import { discussionsRoutes } from './planning/discussions.ts';
 import { awardEmojiRoutes } from './planning/award-emoji.ts';
 import { timeTrackingRoutes } from './planning/time-tracking.ts';
 import { issueMoveRoutes } from './planning/issue-move.ts';
@@ -56,6 +57,7 @@ import { mergeRequestPipelinesRoutes } from './planning/merge-request-pipelines.
 import { todosRoutes } from './planning/todos.ts';
 import { mergeRequestsRoutes } from './planning/merge-requests.ts';
 import { mergeRequestDiffsRoutes } from './planning/merge-request-diffs.ts';
+import { mergeRequestApprovalsRoutes } from './planning/merge-request-approvals.ts';
 import { integrationsRoutes } from './integrations/integrations.ts';
 import { projectHooksRoutes } from './hooks.ts';
 import { uploadsRoutes } from './accounts/uploads.ts';
@@ -82,8 +84,8 @@ export async function registerApi(api: FastifyInstance, services: CoordinatorSer
   // Runners: registration (runner side), the runners API, project runners and registration tokens.
   const runners = [runnerProtocolRoutes, runnerJobsRoutes, runnerJobUpdatesRoutes, runnerArtifactsRoutes, runnersRoutes, projectRunnersRoutes, userRunnersRoutes];
   // Planning: labels, milestones, issues, their notes, award emoji and time tracking, moves, label promotion, subscriptions and todos.
-  const planning = [labelsRoutes, milestonesRoutes, issuesRoutes, notesRoutes, awardEmojiRoutes, timeTrackingRoutes, issueMoveRoutes, labelPromoteRoutes, subscriptionsRoutes, todosRoutes];
-  planning.push(mergeRequestsRoutes, mergeRequestDiffsRoutes, mergeRequestMergeRoutes, mergeRequestPipelinesRoutes);
+  const planning = [labelsRoutes, milestonesRoutes, issuesRoutes, notesRoutes, discussionsRoutes, awardEmojiRoutes, timeTrackingRoutes, issueMoveRoutes, labelPromoteRoutes, subscriptionsRoutes, todosRoutes];
+  planning.push(mergeRequestsRoutes, mergeRequestDiffsRoutes, mergeRequestApprovalsRoutes, mergeRequestMergeRoutes, mergeRequestPipelinesRoutes);
   // Integrations (GitLab's services).
   const integrations = [integrationsRoutes, projectHooksRoutes];
   // Uploads and the accounts additions of issue 29.

@@ -182,6 +182,11 @@ export const ERROR_ANSWERS: { readonly [C in ErrorCode]: ErrorAnswer } = {
   GANTRY_E_MERGE_REQUEST_PIPELINE_REFUSED: statusLine(405, 'Method Not Allowed'),
   GANTRY_E_MILESTONE_RECORD_NOT_FOUND: notFound('Milestone'),
   GANTRY_E_NOTE_NOT_FOUND: notFound('Note'),
+  GANTRY_E_DISCUSSION_NOT_FOUND: notFound('Discussion'),
+  // GitLab's bare `unauthorized!` and `not_found!` of POST .../approve and .../unapprove.
+  GANTRY_E_MERGE_REQUEST_APPROVAL_REFUSED: statusLine(401, 'Unauthorized'),
+  GANTRY_E_MERGE_REQUEST_APPROVAL_NOT_FOUND: statusLine(404, 'Not found'),
+  GANTRY_E_NOTE_REFUSED: prefixed(400, 'Bad request'),
   GANTRY_E_AWARD_EMOJI_NOT_FOUND: notFound('Award Emoji'),
   GANTRY_E_AWARD_EMOJI_REFUSED: notFound('Award Emoji'),
   GANTRY_E_AWARD_EMOJI_NOT_OWNED: statusLine(401, 'Unauthorized'),

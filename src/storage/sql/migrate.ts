@@ -32,6 +32,7 @@ import { issuesStateIndex } from './migrations/029-issues-state-index.ts';
 import { mergeRequests } from './migrations/030-merge-requests.ts';
 import { projectMergeSettings } from './migrations/031-project-merge-settings.ts';
 import { webHooks } from './migrations/032-web-hooks.ts';
+import { discussions } from './migrations/033-discussions.ts';
 import { webSessions } from './migrations/034-web-sessions.ts';
 import { userStatuses } from './migrations/035-user-statuses.ts';
 import { keySha256Fingerprints } from './migrations/036-key-sha256-fingerprints.ts';
@@ -69,6 +70,7 @@ const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
   ['030-merge-requests', mergeRequests],
   ['031-project-merge-settings', projectMergeSettings],
   ['032-web-hooks', webHooks],
+  ['033-discussions', discussions],
   ['034-web-sessions', webSessions],
   ['035-user-statuses', userStatuses],
   ['036-key-sha256-fingerprints', keySha256Fingerprints],

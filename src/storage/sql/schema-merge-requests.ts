@@ -53,6 +53,14 @@ export interface MergeRequestsTable {
   updated_at: string;
 }
 
+/** Migration 033: who approved a request (one row per user). */
+export interface MergeRequestApprovalsTable {
+  id: Generated<number>;
+  merge_request_id: number;
+  user_id: number;
+  created_at: string;
+}
+
 export interface MergeRequestLabelsTable {
   merge_request_id: number;
   label_id: number;

@@ -14,6 +14,14 @@ export interface NotesTable {
   internal: number;
   created_at: string;
   updated_at: string;
+  /** Migration 033: the thread (40 hex), null only for a row copied without it. */
+  discussion_id: string | null;
+  /** Null (a plain note), `DiscussionNote` or `DiffNote`. */
+  type: string | null;
+  /** A DiffNote's position, as JSON. */
+  position: string | null;
+  resolved_by_id: number | null;
+  resolved_at: string | null;
 }
 
 export interface AwardEmojiTable {

@@ -7,7 +7,7 @@ import type {
 import type { CommitCommentsTable } from './schema-commit-comments.ts';
 import type { UserStatusesTable } from './schema-accounts.ts';
 import type { GroupInternalIdsTable, IssueAssigneesTable, IssueLabelsTable, IssuesTable, LabelsTable, MilestonesTable } from './schema-planning.ts';
-import type { MergeRequestLabelsTable, MergeRequestsTable, MergeRequestUsersTable } from './schema-merge-requests.ts';
+import type { MergeRequestApprovalsTable, MergeRequestLabelsTable, MergeRequestsTable, MergeRequestUsersTable } from './schema-merge-requests.ts';
 import type { AwardEmojiTable, NotesTable, SubscriptionsTable, TimelogsTable, TodosTable } from './schema-planning-activity.ts';
 import type { IntegrationsTable } from './schema-integrations.ts';
 import type { WebSessionsTable, WebSignInFailuresTable } from './schema-web-sessions.ts';
@@ -289,6 +289,7 @@ export interface DatabaseSchema {
   merge_request_labels: MergeRequestLabelsTable;
   merge_request_assignees: MergeRequestUsersTable;
   merge_request_reviewers: MergeRequestUsersTable;
+  merge_request_approvals: MergeRequestApprovalsTable;
   web_sessions: WebSessionsTable;
   web_sign_in_failures: WebSignInFailuresTable;
   web_hooks: WebHooksTable;

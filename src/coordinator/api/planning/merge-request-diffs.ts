@@ -5,7 +5,7 @@ import { Type } from '#deps/typebox';
 import { Param } from '../../http/gitlab-params.ts';
 import { jsonArray } from '../../http/json-stream.ts';
 import { PAGINATION, pageOf, setPaginationHeaders } from '../../http/pagination.ts';
-import { serializeMergeRequestApprovals, serializeMergeRequestSingle } from '../../http/serializers/planning/merge-requests.ts';
+import { serializeMergeRequestSingle } from '../../http/serializers/planning/merge-requests.ts';
 import { serializeCommit, serializeDiff } from '../../http/serializers/repository/commits.ts';
 import { CHANGES_COUNT_CAP, type MergeRequestChangesAnswer, type MergeRequestInProject } from '../../services/planning/merge-requests/changes.ts';
 import type { Actor } from '../../services/access/permissions.ts';
@@ -23,7 +23,7 @@ const ChangesQuery = Type.Object({
 });
 const PagedQuery = Type.Object({ ...PAGINATION, unidiff: Type.Optional(Param.boolean({ description: 'Accepted; diffs are always in unified format' })) });
 
-/** `GET /projects/:id/merge_requests/:merge_request_iid/{changes,diffs,commits,approvals}`: what git says about a request, and its (empty) approvals. */
+/** `GET /projects/:id/merge_requests/:merge_request_iid/{changes,diffs,commits}`: what git says about a request. */
 export function mergeRequestDiffsRoutes({ mergeRequestDiffs, mergeRequests, mergeRequestViews }: CoordinatorServices, edge: EdgeConfig): FastifyPluginAsync {
   const { externalUrl } = edge;
   /** The request itself as the single answer shows it; `changes_count` comes from the diff itself (no second git run). */
@@ -51,11 +51,6 @@ export function mergeRequestDiffsRoutes({ mergeRequestDiffs, mergeRequests, merg
       const { items, total } = await mergeRequestDiffs.diffs(request.params.id, request.actor, request.params.merge_request_iid, { offset: page.offset, limit: page.perPage }, repositoryClient(request, reply));
       setPaginationHeaders(request, reply, externalUrl, page, { total });
       return items.map(serializeDiff);
-    });
-
-    api.get(`${base}/approvals`, { schema: { summary: "A merge request's approvals (none are kept: nobody approved, none required)", tags, params: MergeRequestPath } }, async (request) => {
-      const { mergeRequest } = await mergeRequestDiffs.approvals(request.params.id, request.actor, request.params.merge_request_iid);
-      return serializeMergeRequestApprovals(mergeRequest);
     });
 
     api.get(`${base}/commits`, { schema: { summary: "List a merge request's commits, newest first", tags, params: MergeRequestPath, querystring: Type.Object(PAGINATION) } }, async (request, reply) => {

@@ -1,6 +1,6 @@
 import { accessDenied, GantryError, invalidParam } from '../../../shared/errors.ts';
 import type { UserRecord, UsersStore } from '../../../storage/types.ts';
-import type { NoteRecord, NotesStore } from '../../../storage/types-notes.ts';
+import type { DiffPosition, NoteRecord, NotesStore, NoteType } from '../../../storage/types-notes.ts';
 import type { PlanningPermissions } from '../access/planning-permissions.ts';
 import type { Page, Paged } from '../repository/pages.ts';
 import { announceNoteWritten, type IssueObserver } from './issue-observers.ts';
@@ -15,12 +15,16 @@ export interface NoteView {
   note: NoteRecord;
   author: UserRecord | null;
   noteableIid: number;
+  /** Who resolved it (resolvable notes of merge requests only). */
+  resolvedBy: UserRecord | null;
 }
 
 export interface NewNoteInput {
   body: string;
   internal?: boolean;
   createdAt?: string;
+  /** The thread it joins or starts (discussions); without, a plain note in a thread of its own. */
+  thread?: { discussionId?: string; type: Exclude<NoteType, null>; position?: DiffPosition | null };
 }
 
 export interface NoteListQuery {
@@ -63,7 +67,12 @@ export class NotesService {
 
   async create(projectRef: string, actor: UserRecord, ref: NoteableRef, input: NewNoteInput): Promise<NoteView> {
     this.checkBody(input.body);
-    const noteable = await this.deps.noteables.forNotes(projectRef, actor, ref);
+    return this.createOn(await this.deps.noteables.forNotes(projectRef, actor, ref), actor, input);
+  }
+
+  /** A note on an issue or merge request already looked up (the discussions routes look it up first). */
+  async createOn(noteable: Noteable, actor: UserRecord, input: NewNoteInput): Promise<NoteView> {
+    this.checkBody(input.body);
     const { project, record } = noteable;
     const rules = this.deps.planningPermissions;
     if (!(await rules.canCreateNote(project, record, actor))) throw accessDenied();
@@ -79,9 +88,12 @@ export class NotesService {
       internal: input.internal ?? false,
       created_at: at,
       updated_at: at,
+      discussion_id: input.thread?.discussionId,
+      type: input.thread?.type,
+      position: input.thread?.position,
     });
     await this.announce(noteable, actor, note);
-    return { note, author: actor, noteableIid: record.iid };
+    return { note, author: actor, noteableIid: record.iid, resolvedBy: null };
   }
 
   async update(projectRef: string, actor: UserRecord, ref: NoteableRef, noteId: number, body: string): Promise<NoteView> {
@@ -111,7 +123,7 @@ export class NotesService {
   }
 
   /** A note of this issue or merge request the caller may read: one of another, or internal to a Guest, is a 404. */
-  private async readableNote(noteable: Noteable, actor: UserRecord, noteId: number): Promise<NoteRecord> {
+  async readableNote(noteable: Noteable, actor: UserRecord, noteId: number): Promise<NoteRecord> {
     const note = await this.deps.notes.findOn(noteable.type, noteable.record.id, noteId);
     if (!note) throw new GantryError('GANTRY_E_NOTE_NOT_FOUND');
     if (note.internal && !(await this.deps.planningPermissions.canReadInternalNotes(noteable.project, actor))) throw new GantryError('GANTRY_E_NOTE_NOT_FOUND');
@@ -119,20 +131,22 @@ export class NotesService {
   }
 
   /** GitLab's note validations: present, and at most a million characters (counted as code points, as Ruby does). */
-  private checkBody(body: string): void {
+  checkBody(body: string): void {
     if (body.trim() === '') throw invalidParam('body', 'is empty');
     if (body.length > NOTE_BODY_MAX_LENGTH && [...body].length > NOTE_BODY_MAX_LENGTH) throw invalidParam('body', `is too long (maximum is ${NOTE_BODY_MAX_LENGTH} characters)`);
   }
 
-  private async view(note: NoteRecord, noteable: Noteable): Promise<NoteView> {
+  async view(note: NoteRecord, noteable: Noteable): Promise<NoteView> {
     const [view] = await this.views([note], noteable);
     return view!;
   }
 
-  /** The authors of a page of notes in one statement. */
-  private async views(notes: readonly NoteRecord[], noteable: Noteable): Promise<NoteView[]> {
+  /** The authors (and resolvers) of a page of notes in one statement. */
+  async views(notes: readonly NoteRecord[], noteable: Noteable): Promise<NoteView[]> {
     if (notes.length === 0) return [];
-    const authors = new Map((await this.deps.users.findByIds([...new Set(notes.map((note) => note.author_id))])).map((user) => [user.id, user]));
-    return notes.map((note) => ({ note, author: authors.get(note.author_id) ?? null, noteableIid: noteable.record.iid }));
+    const userIds = notes.flatMap((note) => (note.resolved_by_id === null ? [note.author_id] : [note.author_id, note.resolved_by_id]));
+    const users = new Map((await this.deps.users.findByIds([...new Set(userIds)])).map((user) => [user.id, user]));
+    const user = (id: number | null) => (id === null ? null : (users.get(id) ?? null));
+    return notes.map((note) => ({ note, author: user(note.author_id), noteableIid: noteable.record.iid, resolvedBy: user(note.resolved_by_id) }));
   }
 }

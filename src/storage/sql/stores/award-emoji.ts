@@ -2,6 +2,7 @@ import { countAll, type Db } from '../database.ts';
 import type { AwardableRef, AwardableType, AwardEmojiRecord, AwardEmojiStore, IssueVotes, NewAwardEmoji } from '../../types-award-emoji.ts';
 import type { NoteableType, NoteRecord } from '../../types-notes.ts';
 import type { Page } from '../../types-ci.ts';
+import { noteRecordOf } from './notes.ts';
 
 const toAward = (row: Omit<AwardEmojiRecord, 'awardable_type'> & { awardable_type: string }): AwardEmojiRecord => ({ ...row, awardable_type: row.awardable_type as AwardableType });
 
@@ -69,6 +70,6 @@ export class SqlAwardEmojiStore implements AwardEmojiStore {
       .where('noteable_type', '=', noteableType)
       .where('noteable_id', '=', noteableId)
       .executeTakeFirst();
-    return row && { ...row, noteable_type: row.noteable_type as NoteableType, system: row.system === 1, internal: row.internal === 1 };
+    return row && noteRecordOf(row);
   }
 }

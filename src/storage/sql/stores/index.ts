@@ -14,6 +14,7 @@ import { SqlIssuesStore } from './issues.ts';
 import { SqlMergeRequestCommitsStore } from './merge-request-commits.ts';
 import { SqlMergeRequestsStore } from './merge-requests.ts';
 import { SqlMergeRequestPipelinesStore } from './merge-request-pipelines.ts';
+import { SqlMergeRequestApprovalsStore } from './merge-requests-approvals.ts';
 import { SqlLabelsStore } from './labels.ts';
 import { SqlMilestonesStore } from './milestones.ts';
 import { SqlNotesStore } from './notes.ts';
@@ -110,6 +111,7 @@ export function createSqlStores(db: Db, writes: TableWrites = new TableWrites())
     mergeRequests: new SqlMergeRequestsStore(db),
     mergeRequestCommits: new SqlMergeRequestCommitsStore(db),
     mergeRequestPipelines: new SqlMergeRequestPipelinesStore(db),
+    mergeRequestApprovals: new SqlMergeRequestApprovalsStore(db),
     webSessions: new SqlWebSessionsStore(db),
   };
 }

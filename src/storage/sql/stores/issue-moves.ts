@@ -42,7 +42,7 @@ export class SqlIssueMovesStore implements IssueMovesStore {
 async function copyNotes(trx: Db, fromIssueId: number, to: IssueRecord): Promise<void> {
   await trx
     .insertInto('notes')
-    .columns(['project_id', 'noteable_type', 'noteable_id', 'author_id', 'body', 'system', 'internal', 'created_at', 'updated_at'])
+    .columns(['project_id', 'noteable_type', 'noteable_id', 'author_id', 'body', 'system', 'internal', 'created_at', 'updated_at', 'discussion_id', 'type', 'position', 'resolved_by_id', 'resolved_at'])
     .expression((eb) =>
       eb
         .selectFrom('notes')
@@ -51,6 +51,8 @@ async function copyNotes(trx: Db, fromIssueId: number, to: IssueRecord): Promise
           'noteable_type',
           sql<number>`cast(${to.id} as integer)`.as('noteable_id'),
           'author_id', 'body', 'system', 'internal', 'created_at', 'updated_at',
+          // A moved issue keeps its threads (thread ids are only ever looked up within one noteable).
+          'discussion_id', 'type', 'position', 'resolved_by_id', 'resolved_at',
         ])
         .where('noteable_type', '=', 'Issue')
         .where('noteable_id', '=', fromIssueId)

@@ -5,6 +5,7 @@ import type { MergeRequestView } from '../../../services/planning/merge-requests
 import { serializeUserBasic, type UserBasicJson } from '../user-basic.ts';
 import { serializeMilestone, type MilestoneJson } from './milestones.ts';
 import { serializeTimeStats, type TimeStatsJson } from './time-stats.ts';
+import type { ApprovalState } from '../../../services/planning/merge-requests/approvals.ts';
 
 /** `view=simple` of the lists. */
 export interface MergeRequestSimpleJson {
@@ -122,7 +123,7 @@ export function serializeMergeRequest(view: MergeRequestView, externalUrl: strin
     milestone: view.milestone && serializeMilestone(view.milestone, externalUrl),
     merge_when_pipeline_succeeds: record.merge_when_pipeline_succeeds,
     merge_status: record.merge_status,
-    detailed_merge_status: detailedMergeStatus(record, draft),
+    detailed_merge_status: detailedMergeStatus(record, draft, view.blockingDiscussionsResolved),
     sha: record.head_sha,
     merge_commit_sha: record.merge_commit_sha,
     squash_commit_sha: record.squash_commit_sha,
@@ -137,8 +138,7 @@ export function serializeMergeRequest(view: MergeRequestView, externalUrl: strin
     squash: record.squash,
     task_completion_status: taskCompletion(record.description),
     has_conflicts: record.merge_status === 'cannot_be_merged',
-    // No resolvable discussions exist yet: nothing blocks.
-    blocking_discussions_resolved: true,
+    blocking_discussions_resolved: view.blockingDiscussionsResolved,
   };
 }
 
@@ -162,21 +162,24 @@ export function serializeMergeRequestSingle(detail: MergeRequestDetail, external
   };
 }
 
-/** GitLab 15.6's detailed_merge_status, from what is stored: state, draft title and the last merge check. */
-function detailedMergeStatus(record: MergeRequestRecord, draft: boolean): string {
+/** GitLab 15.6's detailed_merge_status, from what is stored: state, draft title, the last merge check and unresolved threads (when the project requires them resolved). */
+function detailedMergeStatus(record: MergeRequestRecord, draft: boolean, discussionsResolved: boolean): string {
   if (record.state !== 'opened') return 'not_open';
   // A recheck not yet begun is as unchecked as any (GitLab shows `checking` once the check runs).
   if (record.merge_status === 'unchecked' || record.merge_status === 'cannot_be_merged_recheck') return 'unchecked';
   if (record.merge_status === 'checking') return 'checking';
   if (draft) return 'draft_status';
+  if (record.merge_status !== 'cannot_be_merged' && !discussionsResolved) return 'discussions_not_resolved';
   return record.merge_status === 'cannot_be_merged' ? 'broken_status' : 'mergeable';
 }
 
 /**
- * `GET .../approvals` as GitLab's free tier answers it (danger-js reads it on every run): the
- * request's basic fields, no approval rules, nobody who approved; `approved` since none is required.
+ * `GET .../approvals` (and the approve answers) as GitLab's free tier answers it (danger-js reads
+ * it on every run): the request's basic fields, no approval rules, who approved; `approved`
+ * since none is required.
  */
-export function serializeMergeRequestApprovals(record: MergeRequestRecord): Record<string, unknown> {
+export function serializeMergeRequestApprovals(state: ApprovalState, externalUrl: string): Record<string, unknown> {
+  const record = state.mergeRequest;
   return {
     id: record.id,
     iid: record.iid,
@@ -191,12 +194,12 @@ export function serializeMergeRequestApprovals(record: MergeRequestRecord): Reco
     approvals_required: 0,
     approvals_left: 0,
     require_password_to_approve: false,
-    approved_by: [],
+    approved_by: state.approvedBy.map(({ user, approvedAt }) => ({ user: serializeUserBasic(user, externalUrl), approved_at: approvedAt })),
     suggested_approvers: [],
     approvers: [],
     approver_groups: [],
-    user_has_approved: false,
-    user_can_approve: false,
+    user_has_approved: state.userHasApproved,
+    user_can_approve: state.userCanApprove,
     approval_rules_left: [],
     has_approval_rules: false,
     merge_request_approvers_available: false,

@@ -106,11 +106,6 @@ export class MergeRequestDiffs {
     return (await repository.newCommits(target, [mergeRequest.head_sha], MERGE_REQUEST_COMMITS_LIMIT)).length;
   }
 
-  /** The request as `GET .../approvals` shows it (Gantry keeps no approvals: nobody approved, none is required). */
-  approvals(projectRef: string, actor: Actor, iid: number): Promise<MergeRequestInProject> {
-    return this.find(projectRef, actor, iid);
-  }
-
   private async find(projectRef: string, actor: Actor, iid: number): Promise<MergeRequestInProject> {
     const { project, mergeRequest } = await this.deps.visible.find(projectRef, actor, iid);
     const namespace = await this.deps.namespaces.findById(project.namespace_id);

@@ -37,9 +37,9 @@ export function pipelineAllowsMerge(project: ProjectRecord, pipeline: PipelineRe
 }
 
 /**
- * GitLab's `mergeable?` without the git part: open, not a draft, and (unless the merge waits for
- * its pipeline) the pipeline rule. `only_allow_merge_if_all_discussions_are_resolved` has nothing
- * to check yet: Gantry has no resolvable discussions, so none is ever unresolved.
+ * GitLab's `mergeable?` without the git part and the threads: open, not a draft, and (unless the
+ * merge waits for its pipeline) the pipeline rule. MergeService.check adds
+ * `only_allow_merge_if_all_discussions_are_resolved` (unresolved threads are a 405 too).
  */
 export function assertMergeableState(project: ProjectRecord, mergeRequest: MergeRequestRecord, pipeline: PipelineRecord | undefined, skipPipelineCheck: boolean): void {
   if (mergeRequest.state !== 'opened') throw notMergeable();

@@ -9,6 +9,7 @@ import { checkLengths, MAX_TEXT_SIZE } from '../../field-limits.ts';
 import { announceMergeRequestMerged, type MergeRequestObserver } from './observers.ts';
 import { assertMergeableState, branchCannotBeMerged, headPipelineOf, MERGE_MESSAGES, notMergeable, openAndReady, squashOnMerge, updateWhile } from './merge-rules.ts';
 import type { VisibleMergeRequests } from './visible.ts';
+import type { NotesStore } from '../../../../storage/types-notes.ts';
 
 const ZERO_SHA = '0'.repeat(40);
 /** A target branch that moves under a merge this many times in a row answers 406: someone is pushing faster than we merge. */
@@ -29,6 +30,7 @@ export interface MergeServiceDeps {
   branchRules: Pick<ProtectedBranchesService, 'canPush' | 'canMerge' | 'isProtected'>;
   events: Pick<CoordinatorEvents, 'publishPush'>;
   observers: readonly MergeRequestObserver[];
+  notes: Pick<NotesStore, 'unresolvedDiscussionCounts'>;
 }
 
 /** The request's two tips as the merge sees them. */
@@ -58,6 +60,11 @@ export class MergeService {
     if (!(await this.canMerge(project, actor, mergeRequest))) throw new GantryError('GANTRY_E_MERGE_NOT_PERMITTED');
   }
 
+  /** Threads of the request with a resolvable note not resolved (GitLab's `mergeable_discussions_state?`). */
+  private async unresolvedDiscussions(mergeRequest: MergeRequestRecord): Promise<number> {
+    return (await this.deps.notes.unresolvedDiscussionCounts([mergeRequest.id])).get(mergeRequest.id) ?? 0;
+  }
+
   /** The source and target tips now; 406 when either branch is gone (GitLab: the request is not mergeable). */
   async tips(project: ProjectRecord, mergeRequest: MergeRequestRecord): Promise<Tips> {
     const { repositories } = this.deps;
@@ -76,6 +83,7 @@ export class MergeService {
     const tips = await this.tips(project, mergeRequest);
     const pipeline = await headPipelineOf(this.deps.pipelines, mergeRequest, tips.sourceSha);
     assertMergeableState(project, mergeRequest, pipeline, waitsForPipeline);
+    if (project.only_allow_merge_if_all_discussions_are_resolved && (await this.unresolvedDiscussions(mergeRequest)) > 0) throw notMergeable();
     if (options.sha !== undefined && options.sha !== tips.sourceSha) throw new GantryError('GANTRY_E_MERGE_REQUEST_SHA_MISMATCH', MERGE_MESSAGES.shaMismatch(options.sha));
     return tips;
   }

@@ -11,6 +11,7 @@ import type { MilestonesService } from '../milestones.ts';
 import type { OwnerRef } from '../planning-owner.ts';
 import type { MergeRequestView, MergeRequestViews } from './views.ts';
 import type { VisibleMergeRequests } from './visible.ts';
+import type { NotesStore } from '../../../../storage/types-notes.ts';
 
 /** The filters of the merge request lists, as the API reads them (everything but where). */
 export type MergeRequestQuery = Omit<MergeRequestListFilter, 'projects' | 'reactedBy'> & {
@@ -47,6 +48,7 @@ export interface MergeRequestsServiceDeps extends ProjectScopeDeps {
   views: MergeRequestViews;
   visible: Pick<VisibleMergeRequests, 'inProject'>;
   changesCount: MergeRequestChangesCount;
+  notes: Pick<NotesStore, 'authorIdsOf'>;
 }
 
 /**
@@ -119,12 +121,14 @@ export class MergeRequestsService {
     return { view, subscribed, changesCount, canMerge };
   }
 
-  /** `GET .../participants`: the author, assignees and reviewers, each once. */
+  /** `GET .../participants`: the author, assignees, reviewers and the authors of notes everyone reads (not system, not internal), each once. */
   async participants(projectRef: string, actor: Actor, iid: number): Promise<UserRecord[]> {
     const project = await this.deps.lookup.readableProject(projectRef, actor);
     const view = await this.deps.views.one(await this.deps.visible.inProject(project, actor, iid));
     const people = new Map<number, UserRecord>();
     for (const user of [view.author, ...view.assignees, ...view.reviewers]) if (user) people.set(user.id, user);
+    const commenterIds = (await this.deps.notes.authorIdsOf('MergeRequest', view.record.id)).filter((id) => !people.has(id));
+    if (commenterIds.length > 0) for (const user of await this.deps.users.findByIds(commenterIds)) people.set(user.id, user);
     return [...people.values()];
   }
 

@@ -24,6 +24,10 @@ export interface MergeRequestView {
   /** Notes people wrote that everyone who sees the request reads (not system, not internal). */
   userNotesCount: number;
   votes: { upvotes: number; downvotes: number };
+  /** Threads with a resolvable note not resolved. */
+  unresolvedDiscussions: number;
+  /** GitLab's `blocking_discussions_resolved`: the project does not require resolved threads, or none is unresolved. */
+  blockingDiscussionsResolved: boolean;
 }
 
 export interface MergeRequestViewsDeps {
@@ -33,14 +37,15 @@ export interface MergeRequestViewsDeps {
   users: Pick<UsersStore, 'findByIds'>;
   projects: Pick<ProjectsStore, 'findByIds'>;
   namespaces: Pick<NamespacesStore, 'findByIds'>;
-  notes: Pick<NotesStore, 'userNoteCounts'>;
+  notes: Pick<NotesStore, 'userNoteCounts' | 'unresolvedDiscussionCounts'>;
 }
 
 const present = <T>(value: T | null): T[] => (value === null ? [] : [value]);
 
 /**
- * The views of a page of merge requests in nine statements whatever its size: labels,
- * assignees, reviewers, milestones, projects, votes and note counts, then users and namespaces.
+ * The views of a page of merge requests in ten statements whatever its size: labels,
+ * assignees, reviewers, milestones, projects, votes, note counts and unresolved threads, then
+ * users and namespaces.
  */
 export class MergeRequestViews {
   constructor(private readonly deps: MergeRequestViewsDeps) {}
@@ -52,7 +57,7 @@ export class MergeRequestViews {
     const milestoneIds = records.flatMap((record) => present(record.milestone_id));
     const projectIds = records.flatMap((record) => [record.project_id, ...present(record.source_project_id)]);
     // Two waves of independent reads: on PostgreSQL each wave's statements travel side by side.
-    const [labels, assignees, reviewers, milestoneList, projectList, votes, noteCounts] = await Promise.all([
+    const [labels, assignees, reviewers, milestoneList, projectList, votes, noteCounts, unresolved] = await Promise.all([
       deps.mergeRequests.labelsOf(ids),
       deps.mergeRequests.assigneesOf(ids),
       deps.mergeRequests.reviewersOf(ids),
@@ -60,6 +65,7 @@ export class MergeRequestViews {
       deps.projects.findByIds([...new Set(projectIds)]),
       deps.awardEmoji.votesOf(ids, 'MergeRequest'),
       deps.notes.userNoteCounts('MergeRequest', ids),
+      deps.notes.unresolvedDiscussionCounts(ids),
     ]);
     const milestones = new Map(milestoneList.map((milestone) => [milestone.id, milestone]));
     const projects = new Map(projectList.map((project) => [project.id, project]));
@@ -77,6 +83,8 @@ export class MergeRequestViews {
     };
     const user = (id: number | null) => (id === null ? null : (users.get(id) ?? null));
     return records.map((record) => {
+      const unresolvedDiscussions = unresolved.get(record.id) ?? 0;
+      const requiresResolved = projects.get(record.project_id)?.only_allow_merge_if_all_discussions_are_resolved ?? false;
       const milestone = record.milestone_id === null ? undefined : milestones.get(record.milestone_id);
       return {
         record,
@@ -92,6 +100,8 @@ export class MergeRequestViews {
         mergeUser: user(record.merged_by_id ?? record.merge_user_id),
         userNotesCount: noteCounts.get(record.id) ?? 0,
         votes: votes.get(record.id) ?? { upvotes: 0, downvotes: 0 },
+        unresolvedDiscussions,
+        blockingDiscussionsResolved: !requiresResolved || unresolvedDiscussions === 0,
       };
     });
   }

@@ -1,5 +1,6 @@
 import type { CoordinatorContext } from './context.ts';
 import { HookDeliveries } from './services/hooks/hook-deliveries.ts';
+import { HookEventRecorder } from './services/hooks/hook-events.ts';
 import { HookPayloads } from './services/hooks/hook-payloads.ts';
 import { ProjectHooksService } from './services/hooks/project-hooks.ts';
 import { TaskQueue, TaskWorker } from './services/task-queue.ts';
@@ -50,5 +51,9 @@ export function buildHookDeliveries(context: CoordinatorContext, options: HookDe
     owner: context.instance.id,
   });
   wakeWorker = () => worker.wake();
-  return { hookDeliveries: deliveries, hookWorker: worker };
+  const events = new HookEventRecorder({
+    deliveries, projects: stores.projects, namespaces: stores.namespaces, users: stores.users, labels: stores.labels, mergeRequests: stores.mergeRequests,
+    jobs: stores.jobs, runners: stores.runners, repositories: context.repositories, externalUrl: context.config.externalUrl, logger: context.logger,
+  });
+  return { hookDeliveries: deliveries, hookWorker: worker, hookEvents: events };
 }

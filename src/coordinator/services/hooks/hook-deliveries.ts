@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../../shared/logger.ts';
-import type { HookDeliveriesStore, HookRecord, HooksStore } from '../../../storage/types-hooks.ts';
+import type { HookDeliveriesStore, HookEventFlag, HookRecord, HooksStore } from '../../../storage/types-hooks.ts';
 import type { NewTask } from '../../../storage/types-tasks.ts';
 import type { PushEvent } from '../events.ts';
 import type { SettingsService } from '../instance/settings.ts';
@@ -8,7 +8,7 @@ import type { OutboundRequest, OutboundResponse } from '../outbound/outbound-htt
 import type { TaskHandler } from '../task-queue.ts';
 import { branchSelected } from './branch-filter.ts';
 import { sendHookRequest } from './hook-request.ts';
-import { TRIGGERS, type HookEvent, type HookPayloads } from './hook-payloads.ts';
+import { TRIGGERS, type HookEvent, type HookPayloads, type HookTrigger } from './hook-payloads.ts';
 import { afterFailure, executable, SUCCEEDED } from './hook-state.ts';
 
 /** Task kind that sends one hook's queued deliveries, oldest first (payload: `{ hook_id }`). */
@@ -54,6 +54,18 @@ export class HookDeliveries {
     const branch = push.ref.slice('refs/heads/'.length);
     const selected = hooks.filter((hook) => executable(hook, now) && (tag || branchSelected(hook.branch_filter_strategy, hook.push_events_branch_filter, branch)));
     await this.queue(selected, tag ? TRIGGERS.tag_push.trigger : TRIGGERS.push.trigger, { kind: 'push', push });
+  }
+
+  /**
+   * Queues an event other than a push for the project's enabled hooks subscribed to `flag`;
+   * `payload` is asked for only when some hook is (it may read the database).
+   */
+  async recordEvent(projectId: number, flag: HookEventFlag, trigger: HookTrigger, payload: () => Promise<Record<string, unknown> | undefined>): Promise<void> {
+    const now = this.now();
+    const hooks = (await this.deps.hooks.listSubscribed(projectId, flag)).filter((hook) => executable(hook, now));
+    if (hooks.length === 0) return;
+    const built = await payload();
+    if (built) await this.queue(hooks, trigger.trigger, { kind: 'payload', payload: built });
   }
 
   handlers(): Record<string, TaskHandler> {

@@ -109,7 +109,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
   const jobStatusWatch = new JobStatusWatch({ jobs: stores.jobs }, { pollMs: context.dialect === 'postgres' ? 500 : 0 });
   const integrationMail = buildIntegrationMail(context, taskQueue, options.mail);
   const outboundDeliveries = buildOutboundDeliveries(context, taskQueue);
-  const { hookDeliveries, hookWorker, hookEvents } = buildHookDeliveries(context, { ...options.hooks, pollIntervalMs: options.taskPollIntervalMs });
+  const { hookDeliveries, hookWorker, hookEvents, hookPayloads } = buildHookDeliveries(context, { ...options.hooks, pollIntervalMs: options.taskPollIntervalMs });
   // One list of merge request observers for the whole coordinator (saved, refreshed, merged).
   const mergeRequestObservers: MergeRequestObserver[] = [];
   const mergeRequestMerging = buildMergeRequestMerging(context, taskQueue, mergeRequestObservers);
@@ -285,7 +285,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
   };
   return {
     warmCompiler,
-    hookEvents,
+    hookEvents, hookDeliveries, hookPayloads,
     pipelineProcessing, pipelineCreation, pipelineRuns, downstreamPipelines, ciLint, pushPipelines, commitReferences, schedulePipelines, taskQueue, taskWorker, ciRuntime, hookWorker,
     ...mergeRequestGit,
     ciBlobs: blobs, pipelines, jobs, jobArtifacts, commitStatuses, ...runnerJobs, jobQueueWakeups,

@@ -58,7 +58,7 @@ export function buildServices(context: CoordinatorContext, ci: CiServices = buil
       staleAfterMs: context.instance.staleAfterMs,
     }),
     ...buildIntegrationServices(context),
-    ...buildHookServices(context),
+    ...buildHookServices(context, ci),
     ...uploadServices(context),
     readCache: context.readCache,
   };

@@ -138,14 +138,14 @@ export function mergeRequestAction(before: MergeRequestRecord | null, after: Mer
   return 'update';
 }
 
-/** A merge request hook's payload (`object_kind: merge_request`). `before` null: no changes listed but the creation's. */
+/** A merge request hook's payload (`object_kind: merge_request`). `before` null: no changes listed; `action` null: none (a test call). */
 export function mergeRequestHookData(
   target: HookProject,
   source: HookProject | null,
   actor: UserRecord,
   before: HookMergeRequest | null,
   after: HookMergeRequest,
-  action: HookAction,
+  action: HookAction | null,
 ): Record<string, unknown> {
   const current = mergeRequestChangeValues(target, after, actor);
   const changes = before ? changesBetween({ ...mergeRequestChangeValues(target, before, null), updated_by_id: null }, current, MERGE_REQUEST_CHANGE_KEYS) : {};
@@ -156,7 +156,7 @@ export function mergeRequestHookData(
     event_type: 'merge_request',
     user: userHookData(actor),
     project: projectHookData(target),
-    object_attributes: { ...mergeRequestAttributes(target, after, before ? actor : null, source), action },
+    object_attributes: { ...mergeRequestAttributes(target, after, before ? actor : null, source), ...(action ? { action } : {}) },
     labels: after.labels.map(labelHookData),
     changes,
     repository: repositoryHookData(target),

@@ -7,7 +7,7 @@ import type { SettingsService } from '../instance/settings.ts';
 import type { OutboundRequest, OutboundResponse } from '../outbound/outbound-http.ts';
 import type { TaskHandler } from '../task-queue.ts';
 import { branchSelected } from './branch-filter.ts';
-import { sendHookRequest } from './hook-request.ts';
+import { sendHookRequest, type HookAttempt } from './hook-request.ts';
 import { TRIGGERS, type HookEvent, type HookPayloads, type HookTrigger } from './hook-payloads.ts';
 import { afterFailure, executable, SUCCEEDED } from './hook-state.ts';
 
@@ -66,6 +66,19 @@ export class HookDeliveries {
     if (hooks.length === 0) return;
     const built = await payload();
     if (built) await this.queue(hooks, trigger.trigger, { kind: 'payload', payload: built });
+  }
+
+  /**
+   * A test call (`POST .../hooks/:hook_id/test/:trigger`): sent now, in the caller's request and
+   * whatever the hook's state (GitLab forces it), logged and counted as any delivery; no retry.
+   */
+  async sendNow(hook: HookRecord, trigger: HookTrigger, payload: Record<string, unknown>): Promise<HookAttempt> {
+    const attempt = await this.send(hook, trigger.trigger, trigger.header, randomUUID(), payload);
+    await this.deps.deliveries.log({ ...attempt.log, created_at: this.iso(this.now()) }, HOOK_LOGS_KEPT);
+    const current = (await this.deps.hooks.findById(hook.id)) ?? hook;
+    if (attempt.ok && (current.recent_failures > 0 || current.disabled_until !== null || current.permanently_disabled)) await this.deps.hooks.saveFailureState(hook.id, SUCCEEDED);
+    if (!attempt.ok) await this.deps.hooks.saveFailureState(hook.id, afterFailure(current, this.now()));
+    return attempt;
   }
 
   handlers(): Record<string, TaskHandler> {
@@ -137,18 +150,7 @@ export class HookDeliveries {
         await this.deps.deliveries.remove(delivery.id);
         continue;
       }
-      const attempt = await sendHookRequest({
-        hook,
-        trigger: delivery.trigger,
-        eventHeader: headerOf(delivery.trigger),
-        eventUuid: delivery.uuid,
-        payload,
-        instanceUrl: this.deps.instanceUrl,
-        allowLocal: (await this.deps.settings.values()).allow_local_requests_from_web_hooks_and_services === true,
-        timeoutMs: this.timeoutMs(),
-        send: this.deps.send,
-        clock: this.deps.clock,
-      });
+      const attempt = await this.send(hook, delivery.trigger, headerOf(delivery.trigger), delivery.uuid, payload);
       await this.deps.deliveries.log({ ...attempt.log, created_at: this.iso(this.now()) }, HOOK_LOGS_KEPT);
       if (attempt.ok) {
         await this.deps.deliveries.remove(delivery.id);
@@ -166,6 +168,21 @@ export class HookDeliveries {
       }
       await this.deps.deliveries.remove(delivery.id);
     }
+  }
+
+  private async send(hook: HookRecord, trigger: string, eventHeader: string, eventUuid: string, payload: Record<string, unknown>): Promise<HookAttempt> {
+    return sendHookRequest({
+      hook,
+      trigger,
+      eventHeader,
+      eventUuid,
+      payload,
+      instanceUrl: this.deps.instanceUrl,
+      allowLocal: (await this.deps.settings.values()).allow_local_requests_from_web_hooks_and_services === true,
+      timeoutMs: this.timeoutMs(),
+      send: this.deps.send,
+      clock: this.deps.clock,
+    });
   }
 
   /** The lease outlasts one request by a margin; it is taken again before each request. */

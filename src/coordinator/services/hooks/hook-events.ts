@@ -1,7 +1,9 @@
 import type { Logger } from '../../../shared/logger.ts';
-import type { RepositoryManager } from '../../../storage/git/types.ts';
 import type { NamespacesStore, ProjectRecord, ProjectsStore, UserRecord, UsersStore } from '../../../storage/types.ts';
-import type { CiJobsStore } from '../../../storage/types-ci-jobs.ts';
+import type { GitCommit, RepositoryManager } from '../../../storage/git/types.ts';
+import type { PipelineRecord } from '../../../storage/types-ci.ts';
+import type { CiJobsStore, JobRecord } from '../../../storage/types-ci-jobs.ts';
+import type { NoteRecord } from '../../../storage/types-notes.ts';
 import type { MergeRequestRecord, MergeRequestsStore } from '../../../storage/types-merge-requests.ts';
 import type { LabelRecord, LabelsStore } from '../../../storage/types-planning.ts';
 import type { RunnersStore } from '../../../storage/types-runners.ts';
@@ -68,12 +70,8 @@ export class HookEventRecorder implements IssueObserver, MergeRequestObserver, M
   async mergeRequestNoteWritten(written: MergeRequestNoteWritten): Promise<void> {
     const confidential = written.note.internal;
     await this.guard('note', () =>
-      this.deps.deliveries.recordEvent(written.project.id, confidential ? 'confidential_note_events' : 'note_events', confidential ? TRIGGERS.confidential_note : TRIGGERS.note, async () => {
-        const target = await this.target(written.project);
-        const mergeRequest = await this.loadMergeRequest(written.mergeRequest);
-        const attributes = mergeRequestAttributes(target, mergeRequest, null, await this.sourceOf(written.mergeRequest, target));
-        return noteHookData(target, written.actor, written.note, { type: 'MergeRequest', attributes }, confidential);
-      }));
+      this.deps.deliveries.recordEvent(written.project.id, confidential ? 'confidential_note_events' : 'note_events', confidential ? TRIGGERS.confidential_note : TRIGGERS.note, () =>
+        this.mergeRequestNotePayload(written.project, written.actor, written.mergeRequest, written.note)));
   }
 
   async mergeRequestSaved(change: MergeRequestSaved): Promise<void> {
@@ -109,38 +107,55 @@ export class HookEventRecorder implements IssueObserver, MergeRequestObserver, M
     });
     const jobIds = [...new Set([...changedJobIds, ...processed.createdJobIds])];
     const withStatus = <T extends { id: number; status: string }>(job: T): T => ({ ...job, status: statusById.get(job.id) ?? job.status });
-    let context: { target: HookProject; commit: Awaited<ReturnType<HookEventRecorder['commit']>> } | undefined;
-    const load = async () => {
-      if (context) return context;
-      const project = await this.deps.projects.findById(pipeline.project_id);
-      if (!project) return undefined;
-      context = { target: await this.target(project), commit: await this.commit(project, pipeline.sha) };
-      return context;
-    };
+    let commit: Promise<GitCommit | null> | undefined;
+    const commitOnce = (project: ProjectRecord) => (commit ??= this.commit(project, pipeline.sha));
     if (jobIds.length > 0) {
       const jobs = (await this.deps.jobs.findByIds(jobIds)).filter((job) => job.type === 'build').map(withStatus).sort((a, b) => a.id - b.id);
       for (const job of jobs) {
-        await this.deps.deliveries.recordEvent(pipeline.project_id, 'job_events', TRIGGERS.job, async () => {
-          const loaded = await load();
-          if (!loaded) return undefined;
-          const [user] = job.user_id === null ? [] : await this.deps.users.findByIds([job.user_id]);
-          const [runner] = job.runner_id === null ? [] : await this.deps.runners.findByIds([job.runner_id]);
-          return jobHookData(loaded.target, { job, pipeline, user, runner, commit: loaded.commit });
-        });
+        await this.deps.deliveries.recordEvent(pipeline.project_id, 'job_events', TRIGGERS.job, () => this.jobPayload(job, pipeline, commitOnce));
       }
     }
     if (!processed.result.pipelineStatusChanged) return;
-    await this.deps.deliveries.recordEvent(pipeline.project_id, 'pipeline_events', TRIGGERS.pipeline, async () => {
-      const loaded = await load();
-      if (!loaded) return undefined;
-      const { items } = await this.deps.jobs.list({ pipelineId: pipeline.id, sort: 'asc' }, { limit: PIPELINE_HOOK_MAX_BUILDS, offset: 0 });
-      const jobs = items.map(withStatus);
-      const userIds = [...new Set([pipeline.user_id, ...jobs.map((job) => job.user_id)].filter((id): id is number => id !== null))];
-      const runnerIds = [...new Set(jobs.flatMap((job) => (job.runner_id === null ? [] : [job.runner_id])))];
-      const users = new Map((await this.deps.users.findByIds(userIds)).map((user) => [user.id, user]));
-      const runners = new Map((runnerIds.length ? await this.deps.runners.findByIds(runnerIds) : []).map((runner) => [runner.id, runner]));
-      return pipelineHookData(loaded.target, { pipeline, jobs, users, runners, commit: loaded.commit });
-    });
+    await this.deps.deliveries.recordEvent(pipeline.project_id, 'pipeline_events', TRIGGERS.pipeline, () => this.pipelinePayload(pipeline, withStatus, commitOnce));
+  }
+
+  /** A job hook's payload (undefined: the project is gone). */
+  async jobPayload(job: JobRecord, pipeline: PipelineRecord, commitOf: (project: ProjectRecord) => Promise<GitCommit | null> = (project) => this.commit(project, pipeline.sha)): Promise<Record<string, unknown> | undefined> {
+    const project = await this.deps.projects.findById(pipeline.project_id);
+    if (!project) return undefined;
+    const [user] = job.user_id === null ? [] : await this.deps.users.findByIds([job.user_id]);
+    const [runner] = job.runner_id === null ? [] : await this.deps.runners.findByIds([job.runner_id]);
+    return jobHookData(await this.target(project), { job, pipeline, user, runner, commit: await commitOf(project) });
+  }
+
+  /** A pipeline hook's payload with its latest jobs (`withStatus` gives each job its status as of the event). */
+  async pipelinePayload(
+    pipeline: PipelineRecord,
+    withStatus: (job: JobRecord) => JobRecord = (job) => job,
+    commitOf: (project: ProjectRecord) => Promise<GitCommit | null> = (project) => this.commit(project, pipeline.sha),
+  ): Promise<Record<string, unknown> | undefined> {
+    const project = await this.deps.projects.findById(pipeline.project_id);
+    if (!project) return undefined;
+    const { items } = await this.deps.jobs.list({ pipelineId: pipeline.id, sort: 'asc' }, { limit: PIPELINE_HOOK_MAX_BUILDS, offset: 0 });
+    const jobs = items.map(withStatus);
+    const userIds = [...new Set([pipeline.user_id, ...jobs.map((job) => job.user_id)].filter((id): id is number => id !== null))];
+    const runnerIds = [...new Set(jobs.flatMap((job) => (job.runner_id === null ? [] : [job.runner_id])))];
+    const users = new Map((await this.deps.users.findByIds(userIds)).map((user) => [user.id, user]));
+    const runners = new Map((runnerIds.length ? await this.deps.runners.findByIds(runnerIds) : []).map((runner) => [runner.id, runner]));
+    return pipelineHookData(await this.target(project), { pipeline, jobs, users, runners, commit: await commitOf(project) });
+  }
+
+  /** A merge request hook's payload for the request as stored (`action` null: none, as GitLab's test call sends). */
+  async mergeRequestPayload(project: ProjectRecord, actor: UserRecord, record: MergeRequestRecord, action: HookAction | null): Promise<Record<string, unknown>> {
+    const target = await this.target(project);
+    return mergeRequestHookData(target, await this.sourceOf(record, target), actor, null, await this.loadMergeRequest(record), action);
+  }
+
+  /** A note hook's payload for a note on a merge request. */
+  async mergeRequestNotePayload(project: ProjectRecord, actor: UserRecord, record: MergeRequestRecord, note: NoteRecord): Promise<Record<string, unknown>> {
+    const target = await this.target(project);
+    const attributes = mergeRequestAttributes(target, await this.loadMergeRequest(record), null, await this.sourceOf(record, target));
+    return noteHookData(target, actor, note, { type: 'MergeRequest', attributes }, note.internal);
   }
 
   private async recordMergeRequest(project: ProjectRecord, actor: UserRecord, before: MergeRequestSnapshot | null, after: MergeRequestSnapshot, action: HookAction): Promise<void> {

@@ -109,16 +109,18 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
   const jobStatusWatch = new JobStatusWatch({ jobs: stores.jobs }, { pollMs: context.dialect === 'postgres' ? 500 : 0 });
   const integrationMail = buildIntegrationMail(context, taskQueue, options.mail);
   const outboundDeliveries = buildOutboundDeliveries(context, taskQueue);
-  const { hookDeliveries, hookWorker } = buildHookDeliveries(context, { ...options.hooks, pollIntervalMs: options.taskPollIntervalMs });
+  const { hookDeliveries, hookWorker, hookEvents, hookPayloads } = buildHookDeliveries(context, { ...options.hooks, pollIntervalMs: options.taskPollIntervalMs });
   // One list of merge request observers for the whole coordinator (saved, refreshed, merged).
   const mergeRequestObservers: MergeRequestObserver[] = [];
   const mergeRequestMerging = buildMergeRequestMerging(context, taskQueue, mergeRequestObservers);
+  mergeRequestObservers.push(hookEvents);
   const pipelineProcessing = new PipelineProcessing({
     transactions: stores.ciTransactions,
     wakeTasks: () => wakeWorker(),
     afterCommit: (processed) => {
       if (processed.enqueuedJobIds.length > 0) jobQueueWakeups.jobsEnqueued();
       jobStatusWatch.changed(statusChangedJobIds(processed));
+      hookEvents.pipelineProcessed(processed);
       if (processed.result.pipelineStatusChanged) {
         integrationMail.recordPipelineFinished(processed.pipeline).catch((error: unknown) => logger.warn({ err: error, pipeline: processed.pipeline.id }, 'pipelines-email: recording the mail failed'));
         mergeRequestMerging.autoMerge.recordPipelineFinished(processed.pipeline).catch((error: unknown) => logger.warn({ err: error, pipeline: processed.pipeline.id }, 'auto-merge: recording the task failed'));
@@ -265,6 +267,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
       await runnerJobs.staleJobs.stop();
       await schedulePipelines.stop();
       await taskWorker.stop(5_000);
+      await hookEvents.settled();
       await hookWorker.stop(5_000);
       await compileSandbox.close();
     },
@@ -282,6 +285,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
   };
   return {
     warmCompiler,
+    hookEvents, hookDeliveries, hookPayloads,
     pipelineProcessing, pipelineCreation, pipelineRuns, downstreamPipelines, ciLint, pushPipelines, commitReferences, schedulePipelines, taskQueue, taskWorker, ciRuntime, hookWorker,
     ...mergeRequestGit,
     ciBlobs: blobs, pipelines, jobs, jobArtifacts, commitStatuses, ...runnerJobs, jobQueueWakeups,

@@ -1,15 +1,21 @@
 import type { CoordinatorContext } from './context.ts';
 import { HookDeliveries } from './services/hooks/hook-deliveries.ts';
+import { HookEventRecorder } from './services/hooks/hook-events.ts';
 import { HookPayloads } from './services/hooks/hook-payloads.ts';
+import { HookTestService } from './services/hooks/hook-test.ts';
 import { ProjectHooksService } from './services/hooks/project-hooks.ts';
 import { TaskQueue, TaskWorker } from './services/task-queue.ts';
 
-/** The webhooks area: project hooks' settings and logs. */
-export function buildHookServices(context: CoordinatorContext) {
+/** The webhooks area: project hooks' settings, logs and test calls (these send through the CI area's deliveries). */
+export function buildHookServices(context: CoordinatorContext, sending: Pick<ReturnType<typeof buildHookDeliveries>, 'hookDeliveries' | 'hookEvents' | 'hookPayloads'>) {
   const { stores, lookup, permissions, settings } = context;
-  return {
-    projectHooks: new ProjectHooksService({ hooks: stores.hooks, deliveries: stores.hookDeliveries, lookup, permissions, settings }),
-  };
+  const projectHooks = new ProjectHooksService({ hooks: stores.hooks, deliveries: stores.hookDeliveries, lookup, permissions, settings });
+  const hookTests = new HookTestService({
+    projectHooks, deliveries: sending.hookDeliveries, payloads: sending.hookPayloads, events: sending.hookEvents,
+    issues: stores.issues, mergeRequests: stores.mergeRequests, notes: stores.notes, pipelines: stores.pipelines, jobs: stores.jobs, users: stores.users,
+    namespaces: stores.namespaces, repositories: context.repositories, externalUrl: context.config.externalUrl,
+  });
+  return { projectHooks, hookTests };
 }
 
 /** How webhook deliveries run (tests shorten the waits). */
@@ -50,5 +56,9 @@ export function buildHookDeliveries(context: CoordinatorContext, options: HookDe
     owner: context.instance.id,
   });
   wakeWorker = () => worker.wake();
-  return { hookDeliveries: deliveries, hookWorker: worker };
+  const events = new HookEventRecorder({
+    deliveries, projects: stores.projects, namespaces: stores.namespaces, users: stores.users, labels: stores.labels, mergeRequests: stores.mergeRequests,
+    jobs: stores.jobs, runners: stores.runners, repositories: context.repositories, externalUrl: context.config.externalUrl, logger: context.logger,
+  });
+  return { hookDeliveries: deliveries, hookWorker: worker, hookEvents: events, hookPayloads: payloads };
 }

@@ -18,6 +18,7 @@ import { VisibleIssues } from './services/planning/visible-issues.ts';
 import { VisibleMergeRequests } from './services/planning/merge-requests/visible.ts';
 import { Noteables } from './services/planning/noteables.ts';
 import type { MergeRequestObserver } from './services/planning/merge-requests/observers.ts';
+import type { MergeRequestNoteObserver } from './services/planning/noteables.ts';
 import { MergeRequestSystemNotes } from './services/planning/merge-requests/system-notes.ts';
 import { MergeRequestTodos } from './services/planning/todos-merge-request-observer.ts';
 import { CommitReferences } from './services/planning/commit-references.ts';
@@ -36,8 +37,14 @@ import { StaleMergeLocks } from './services/planning/merge-requests/stale-merge-
 import { ClosesIssues } from './services/planning/merge-requests/closes-issues.ts';
 import { MergeLookups } from './services/planning/merge-requests/merge-lookups.ts';
 
+/** Observers from other areas (webhooks) that hear issues and notes after the planning area's own. */
+export interface PlanningListeners {
+  issueObservers?: readonly IssueObserver[];
+  mergeRequestNoteObservers?: readonly MergeRequestNoteObserver[];
+}
+
 /** The planning area: labels, milestones and issues, subscriptions and todos. */
-export function buildPlanningServices(context: CoordinatorContext, mergeRequestObservers: MergeRequestObserver[] = []) {
+export function buildPlanningServices(context: CoordinatorContext, mergeRequestObservers: MergeRequestObserver[] = [], listeners: PlanningListeners = {}) {
   const { stores, lookup, permissions } = context;
   const planningPermissions = new PlanningPermissions(permissions);
   const owners = new PlanningOwners({ lookup, namespaces: stores.namespaces, planningPermissions });
@@ -50,6 +57,7 @@ export function buildPlanningServices(context: CoordinatorContext, mergeRequestO
   const observers: IssueObserver[] = [];
   observers.push(new IssueSystemNotes({ systemNotes }));
   observers.push(new TodosObserver({ todos: stores.todos, users: stores.users, planningPermissions }));
+  observers.push(...(listeners.issueObservers ?? []));
   const visibleIssues = new VisibleIssues({ lookup, issues: stores.issues, planningPermissions });
   const issues = new IssuesService({ ...scope, issues: stores.issues, lookup, permissions, planningPermissions, fields, views, milestones, observers, visibleIssues });
   const mergeRequestPermissions = new MergeRequestPermissions(permissions);
@@ -59,7 +67,7 @@ export function buildPlanningServices(context: CoordinatorContext, mergeRequestO
   const mergeRequestSystemNotes = new MergeRequestSystemNotes({ systemNotes, users: stores.users, milestones: stores.milestones });
   /** For the merge request services to announce to (system notes, then todos), as the issues service does. */
   const mergeRequestActivityObservers: MergeRequestObserver[] = [mergeRequestSystemNotes, mergeRequestTodos];
-  const notes = new NotesService({ notes: stores.notes, users: stores.users, planningPermissions, noteables, views, observers, mergeRequestObservers: [mergeRequestTodos] });
+  const notes = new NotesService({ notes: stores.notes, users: stores.users, planningPermissions, noteables, views, observers, mergeRequestObservers: [mergeRequestTodos, ...(listeners.mergeRequestNoteObservers ?? [])] });
   const discussions = new DiscussionsService({ notes: stores.notes, noteService: notes, noteables, planningPermissions, mergeRequestPermissions });
   const awardEmoji = new AwardEmojiService({ awardEmoji: stores.awardEmoji, users: stores.users, noteables, planningPermissions });
   const timeTracking = new TimeTrackingService({ issues: stores.issues, mergeRequests: stores.mergeRequests, timelogs: stores.timelogs, noteables, planningPermissions, mergeRequestPermissions, systemNotes });

@@ -49,7 +49,7 @@ export function buildServices(context: CoordinatorContext, ci: CiServices = buil
     ...ci,
     ...buildCiSettingsServices(context, ci.pipelineProcessing),
     ...buildRunnersServices(context, ci, edge.jobRequestLongPollSeconds),
-    ...buildPlanningServices(context, ci.mergeRequestObserverList),
+    ...buildPlanningServices(context, ci.mergeRequestObserverList, { issueObservers: [ci.hookEvents], mergeRequestNoteObservers: [ci.hookEvents] }),
     jobQueueMetrics: new JobQueueMetrics({
       tasks: stores.tasks,
       instances: stores.instances,
@@ -58,7 +58,7 @@ export function buildServices(context: CoordinatorContext, ci: CiServices = buil
       staleAfterMs: context.instance.staleAfterMs,
     }),
     ...buildIntegrationServices(context),
-    ...buildHookServices(context),
+    ...buildHookServices(context, ci),
     ...uploadServices(context),
     readCache: context.readCache,
   };

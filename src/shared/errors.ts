@@ -131,6 +131,7 @@ export const ERROR_CATALOGUE = {
   GANTRY_E_INTEGRATION_INACTIVE: 'The integration is deprecated and inactive: its calls are refused (cluster-deploy).',
   GANTRY_E_HOOK_NOT_FOUND: 'The project has no webhook of that id.',
   GANTRY_E_HOOK_INVALID: "A webhook's URL or branch filter is not one it can have.",
+  GANTRY_E_HOOK_TEST_FAILED: "A webhook's test call had nothing to send, or its receiver did not answer 2xx (GitLab's message or the answer's body is given).",
   // Runners
   GANTRY_E_RUNNER_TOKEN_INVALID: 'A runner-protocol token (a registration token or a runner token) matches nothing.',
   GANTRY_E_JOB_TOKEN_INVALID: 'A job token (JOB-TOKEN) matches no job, or not one that may do this (its own job for uploads; a running job of the same project for downloads).',

@@ -7,11 +7,13 @@ import { Param } from '../http/gitlab-params.ts';
 import { PAGINATION, pageOf, setPaginationHeaders } from '../http/pagination.ts';
 import { serializeHookLog, serializeProjectHook } from '../http/serializers/hooks.ts';
 import type { HookParams } from '../services/hooks/project-hooks.ts';
+import { HOOK_TEST_TRIGGERS } from '../services/hooks/hook-test.ts';
 import type { CoordinatorServices, EdgeConfig } from '../wiring.ts';
 
 const PROJECT_ID = { id: Param.string({ description: 'Project id or URL-encoded full path' }) };
 const ProjectPath = Type.Object(PROJECT_ID);
 const HookPath = Type.Object({ ...PROJECT_ID, hook_id: Param.integer({ description: 'The hook id' }) });
+const TestPath = Type.Object({ ...PROJECT_ID, hook_id: Param.integer({ description: 'The hook id' }), trigger: Param.oneOf(HOOK_TEST_TRIGGERS, { description: 'The event to send a sample of' }) });
 const PageQuery = Type.Object(PAGINATION);
 const EventsQuery = Type.Object({ ...PAGINATION, status: Type.Optional(Param.oneOf(['successful', 'client_failure', 'server_failure'], { description: 'Only deliveries with this outcome' })) });
 
@@ -34,7 +36,7 @@ const UpdateBody = hookBody(false);
 const tags = ['project hooks'];
 
 /** `/projects/:id/hooks[/:hook_id[/events]]`: a project's webhooks, for Maintainers and Owners. */
-export function projectHooksRoutes({ projectHooks }: CoordinatorServices, edge: EdgeConfig): FastifyPluginAsync {
+export function projectHooksRoutes({ projectHooks, hookTests }: CoordinatorServices, edge: EdgeConfig): FastifyPluginAsync {
   return async (app) => {
     const api = app.withTypeProvider<TypeBoxTypeProvider>();
     const base = '/projects/:id/hooks';
@@ -65,6 +67,12 @@ export function projectHooksRoutes({ projectHooks }: CoordinatorServices, edge: 
       const { id, hook_id: hookId } = request.params;
       await projectHooks.remove(id, requireActor(request), hookId);
       return reply.code(204).send();
+    });
+
+    api.post(`${base}/:hook_id/test/:trigger`, { schema: { summary: "Send a sample of an event to a webhook now (GitLab's test call)", tags, params: TestPath } }, async (request, reply) => {
+      const { id, hook_id: hookId, trigger } = request.params;
+      await hookTests.test(id, requireActor(request), hookId, trigger);
+      return reply.code(201).send({ message: '201 Created' });
     });
 
     api.get(`${base}/:hook_id/events`, { schema: { summary: "List a webhook's last deliveries, newest first", tags, params: HookPath, querystring: EventsQuery } }, async (request, reply) => {

@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../../shared/logger.ts';
-import type { HookDeliveriesStore, HookRecord, HooksStore } from '../../../storage/types-hooks.ts';
+import type { HookDeliveriesStore, HookEventFlag, HookRecord, HooksStore } from '../../../storage/types-hooks.ts';
 import type { NewTask } from '../../../storage/types-tasks.ts';
 import type { PushEvent } from '../events.ts';
 import type { SettingsService } from '../instance/settings.ts';
 import type { OutboundRequest, OutboundResponse } from '../outbound/outbound-http.ts';
 import type { TaskHandler } from '../task-queue.ts';
 import { branchSelected } from './branch-filter.ts';
-import { sendHookRequest } from './hook-request.ts';
-import { TRIGGERS, type HookEvent, type HookPayloads } from './hook-payloads.ts';
+import { sendHookRequest, type HookAttempt } from './hook-request.ts';
+import { TRIGGERS, type HookEvent, type HookPayloads, type HookTrigger } from './hook-payloads.ts';
 import { afterFailure, executable, SUCCEEDED } from './hook-state.ts';
 
 /** Task kind that sends one hook's queued deliveries, oldest first (payload: `{ hook_id }`). */
@@ -54,6 +54,31 @@ export class HookDeliveries {
     const branch = push.ref.slice('refs/heads/'.length);
     const selected = hooks.filter((hook) => executable(hook, now) && (tag || branchSelected(hook.branch_filter_strategy, hook.push_events_branch_filter, branch)));
     await this.queue(selected, tag ? TRIGGERS.tag_push.trigger : TRIGGERS.push.trigger, { kind: 'push', push });
+  }
+
+  /**
+   * Queues an event other than a push for the project's enabled hooks subscribed to `flag`;
+   * `payload` is asked for only when some hook is (it may read the database).
+   */
+  async recordEvent(projectId: number, flag: HookEventFlag, trigger: HookTrigger, payload: () => Promise<Record<string, unknown> | undefined>): Promise<void> {
+    const now = this.now();
+    const hooks = (await this.deps.hooks.listSubscribed(projectId, flag)).filter((hook) => executable(hook, now));
+    if (hooks.length === 0) return;
+    const built = await payload();
+    if (built) await this.queue(hooks, trigger.trigger, { kind: 'payload', payload: built });
+  }
+
+  /**
+   * A test call (`POST .../hooks/:hook_id/test/:trigger`): sent now, in the caller's request and
+   * whatever the hook's state (GitLab forces it), logged and counted as any delivery; no retry.
+   */
+  async sendNow(hook: HookRecord, trigger: HookTrigger, payload: Record<string, unknown>): Promise<HookAttempt> {
+    const attempt = await this.send(hook, trigger.trigger, trigger.header, randomUUID(), payload);
+    await this.deps.deliveries.log({ ...attempt.log, created_at: this.iso(this.now()) }, HOOK_LOGS_KEPT);
+    const current = (await this.deps.hooks.findById(hook.id)) ?? hook;
+    if (attempt.ok && (current.recent_failures > 0 || current.disabled_until !== null || current.permanently_disabled)) await this.deps.hooks.saveFailureState(hook.id, SUCCEEDED);
+    if (!attempt.ok) await this.deps.hooks.saveFailureState(hook.id, afterFailure(current, this.now()));
+    return attempt;
   }
 
   handlers(): Record<string, TaskHandler> {
@@ -125,18 +150,7 @@ export class HookDeliveries {
         await this.deps.deliveries.remove(delivery.id);
         continue;
       }
-      const attempt = await sendHookRequest({
-        hook,
-        trigger: delivery.trigger,
-        eventHeader: headerOf(delivery.trigger),
-        eventUuid: delivery.uuid,
-        payload,
-        instanceUrl: this.deps.instanceUrl,
-        allowLocal: (await this.deps.settings.values()).allow_local_requests_from_web_hooks_and_services === true,
-        timeoutMs: this.timeoutMs(),
-        send: this.deps.send,
-        clock: this.deps.clock,
-      });
+      const attempt = await this.send(hook, delivery.trigger, headerOf(delivery.trigger), delivery.uuid, payload);
       await this.deps.deliveries.log({ ...attempt.log, created_at: this.iso(this.now()) }, HOOK_LOGS_KEPT);
       if (attempt.ok) {
         await this.deps.deliveries.remove(delivery.id);
@@ -154,6 +168,21 @@ export class HookDeliveries {
       }
       await this.deps.deliveries.remove(delivery.id);
     }
+  }
+
+  private async send(hook: HookRecord, trigger: string, eventHeader: string, eventUuid: string, payload: Record<string, unknown>): Promise<HookAttempt> {
+    return sendHookRequest({
+      hook,
+      trigger,
+      eventHeader,
+      eventUuid,
+      payload,
+      instanceUrl: this.deps.instanceUrl,
+      allowLocal: (await this.deps.settings.values()).allow_local_requests_from_web_hooks_and_services === true,
+      timeoutMs: this.timeoutMs(),
+      send: this.deps.send,
+      clock: this.deps.clock,
+    });
   }
 
   /** The lease outlasts one request by a margin; it is taken again before each request. */

@@ -3,14 +3,27 @@ import type { NamespacesStore, ProjectsStore, UsersStore } from '../../../storag
 import type { PushEvent } from '../events.ts';
 import { buildPushData } from '../integrations/push-data.ts';
 
-/** What a queued delivery is built from (kept in the delivery row: ids and SHAs only). */
-export type HookEvent = { kind: 'push'; push: PushEvent };
+/**
+ * What a queued delivery is built from, kept in the delivery row: a push names its SHAs (its
+ * commits are read when it is sent); the other events carry the payload built when they
+ * happened, since their `changes` and states are of that moment.
+ */
+export type HookEvent = { kind: 'push'; push: PushEvent } | { kind: 'payload'; payload: Record<string, unknown> };
 
 /** A hook scope (GitLab's name, the `trigger` of its logs) and the event header of each kind. */
 export const TRIGGERS = {
   push: { trigger: 'push_hooks', header: 'Push Hook' },
   tag_push: { trigger: 'tag_push_hooks', header: 'Tag Push Hook' },
+  issue: { trigger: 'issue_hooks', header: 'Issue Hook' },
+  confidential_issue: { trigger: 'confidential_issue_hooks', header: 'Confidential Issue Hook' },
+  note: { trigger: 'note_hooks', header: 'Note Hook' },
+  confidential_note: { trigger: 'confidential_note_hooks', header: 'Confidential Note Hook' },
+  merge_request: { trigger: 'merge_request_hooks', header: 'Merge Request Hook' },
+  job: { trigger: 'job_hooks', header: 'Job Hook' },
+  pipeline: { trigger: 'pipeline_hooks', header: 'Pipeline Hook' },
 } as const;
+
+export type HookTrigger = (typeof TRIGGERS)[keyof typeof TRIGGERS];
 
 export interface HookPayloadDeps {
   projects: Pick<ProjectsStore, 'findById'>;
@@ -33,6 +46,7 @@ export class HookPayloads {
   constructor(private readonly deps: HookPayloadDeps) {}
 
   build(event: HookEvent): Promise<Record<string, unknown> | undefined> {
+    if (event.kind === 'payload') return Promise.resolve(event.payload);
     const key = JSON.stringify(event);
     const known = this.memo.get(key);
     if (known) return known;

@@ -69,6 +69,12 @@ export class ProjectHooksService {
     if (!(await this.deps.hooks.remove(project.id, hookId))) throw new GantryError('GANTRY_E_HOOK_NOT_FOUND');
   }
 
+  /** A hook the caller manages, with its project (the test call's look-up). */
+  async managed(projectRef: string, actor: UserRecord, hookId: number): Promise<{ project: ProjectRecord; hook: HookRecord }> {
+    const project = await this.project(projectRef, actor);
+    return { project, hook: await this.hook(project, hookId) };
+  }
+
   /** The hook's logged deliveries, newest first (GitLab's `GET .../hooks/:hook_id/events`). */
   async events(
     projectRef: string,

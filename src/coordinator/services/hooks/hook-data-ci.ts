@@ -1,0 +1,126 @@
+import type { GitCommit } from '../../../storage/git/types.ts';
+import type { UserRecord } from '../../../storage/types.ts';
+import type { PipelineRecord } from '../../../storage/types-ci.ts';
+import type { JobRecord } from '../../../storage/types-ci-jobs.ts';
+import type { RunnerRecord } from '../../../storage/types-runners.ts';
+import { projectHookData, projectWebUrl, userHookData, type HookProject } from './hook-data-common.ts';
+
+/** Jobs a pipeline hook lists (GitLab lists every latest job; a bound keeps one payload bounded). */
+export const PIPELINE_HOOK_MAX_BUILDS = 500;
+
+/** A job's seconds between two instants, or null. */
+function seconds(from: string | null, to: string | null): number | null {
+  if (!from || !to) return null;
+  return Math.max(0, (Date.parse(to) - Date.parse(from)) / 1000);
+}
+
+/** GitLab's Ci::Runner#hook_attrs. */
+export function runnerHookData(runner: RunnerRecord | undefined): Record<string, unknown> | null {
+  if (!runner) return null;
+  return { id: runner.id, description: runner.description, runner_type: runner.runner_type, active: runner.active, is_shared: runner.runner_type === 'instance_type', tags: runner.tag_list };
+}
+
+function commitAuthor(commit: GitCommit | null): Record<string, unknown> | null {
+  return commit ? { name: commit.author.name, email: commit.author.email } : null;
+}
+
+/** A pipeline with what its hook names: its jobs, their users and runners, its commit and user. */
+export interface HookPipeline {
+  pipeline: PipelineRecord;
+  jobs: readonly JobRecord[];
+  users: ReadonlyMap<number, UserRecord>;
+  runners: ReadonlyMap<number, RunnerRecord>;
+  commit: GitCommit | null;
+}
+
+/** GitLab's pipeline hook payload (Gitlab::DataBuilder::Pipeline): `object_kind: pipeline`. */
+export function pipelineHookData(target: HookProject, data: HookPipeline): Record<string, unknown> {
+  const { pipeline } = data;
+  const webUrl = projectWebUrl(target);
+  const stages = [...new Set([...data.jobs].sort((a, b) => a.stage_idx - b.stage_idx).map((job) => job.stage))];
+  const builds = data.jobs.slice(0, PIPELINE_HOOK_MAX_BUILDS).map((job) => ({
+    id: job.id, stage: job.stage, name: job.name, status: job.status,
+    created_at: job.created_at, started_at: job.started_at, finished_at: job.finished_at,
+    duration: seconds(job.started_at, job.finished_at), queued_duration: seconds(job.queued_at, job.started_at),
+    failure_reason: job.failure_reason, when: job.when, manual: job.when === 'manual', allow_failure: job.allow_failure,
+    user: userHookData(job.user_id === null ? null : data.users.get(job.user_id)),
+    runner: runnerHookData(job.runner_id === null ? undefined : data.runners.get(job.runner_id)),
+    artifacts_file: { filename: null, size: null },
+    environment: job.environment ? { name: job.environment, action: 'start', deployment_tier: null } : null,
+  }));
+  return {
+    object_kind: 'pipeline',
+    object_attributes: {
+      id: pipeline.id, iid: pipeline.iid, name: null, ref: pipeline.ref, tag: pipeline.tag, sha: pipeline.sha, before_sha: pipeline.before_sha,
+      source: pipeline.source, status: pipeline.status, detailed_status: pipeline.status, stages,
+      created_at: pipeline.created_at, finished_at: pipeline.finished_at, duration: pipeline.duration,
+      queued_duration: seconds(pipeline.created_at, pipeline.started_at), variables: [],
+      url: `${webUrl}/-/pipelines/${pipeline.id}`,
+    },
+    merge_request: null,
+    user: userHookData(pipeline.user_id === null ? null : data.users.get(pipeline.user_id)),
+    project: projectHookData(target),
+    commit: data.commit
+      ? { id: data.commit.id, message: data.commit.message, title: data.commit.title, timestamp: data.commit.author.date, url: `${webUrl}/-/commit/${data.commit.id}`, author: commitAuthor(data.commit) }
+      : null,
+    builds,
+  };
+}
+
+/** A job with what its hook names. */
+export interface HookJob {
+  job: JobRecord;
+  pipeline: PipelineRecord;
+  user: UserRecord | undefined;
+  runner: RunnerRecord | undefined;
+  commit: GitCommit | null;
+}
+
+/** GitLab's job hook payload (Gitlab::DataBuilder::Build): `object_kind: build`. */
+export function jobHookData(target: HookProject, data: HookJob): Record<string, unknown> {
+  const { job, pipeline, commit } = data;
+  const webUrl = projectWebUrl(target);
+  return {
+    object_kind: 'build',
+    ref: job.ref,
+    tag: job.tag,
+    before_sha: pipeline.before_sha,
+    sha: job.sha,
+    retries_count: 0,
+    build_id: job.id,
+    build_name: job.name,
+    build_stage: job.stage,
+    build_status: job.status,
+    build_created_at: job.created_at,
+    build_started_at: job.started_at,
+    build_finished_at: job.finished_at,
+    build_duration: seconds(job.started_at, job.finished_at),
+    build_queued_duration: seconds(job.queued_at, job.started_at),
+    build_allow_failure: job.allow_failure,
+    build_failure_reason: job.failure_reason ?? 'unknown_failure',
+    pipeline_id: pipeline.id,
+    runner: runnerHookData(data.runner),
+    project_id: target.project.id,
+    project_name: target.namespace ? `${target.namespace.full_name} / ${target.project.name}` : target.project.name,
+    user: userHookData(data.user),
+    commit: {
+      id: pipeline.id,
+      name: null,
+      sha: job.sha,
+      message: commit?.message ?? '',
+      author_name: commit?.author.name ?? '',
+      author_email: commit?.author.email ?? '',
+      author_url: commit ? `mailto:${commit.author.email}` : '',
+      status: pipeline.status,
+      duration: pipeline.duration,
+      started_at: pipeline.started_at,
+      finished_at: pipeline.finished_at,
+    },
+    repository: {
+      name: target.project.name, url: `${webUrl}.git`, description: target.project.description, homepage: webUrl,
+      git_http_url: `${webUrl}.git`, git_ssh_url: null, visibility_level: projectHookData(target).visibility_level,
+    },
+    project: projectHookData(target),
+    environment: job.environment ? { name: job.environment, action: 'start', deployment_tier: null } : null,
+  };
+}

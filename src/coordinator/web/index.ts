@@ -3,6 +3,9 @@ import type { UsersStore } from '../../storage/types.ts';
 import type { WebSessionsStore } from '../../storage/types-web-sessions.ts';
 import type { RequestThrottles } from '../http/throttle.ts';
 import type { PipelinesService } from '../services/ci/pipelines/pipelines.ts';
+import { JobPages, type JobPagesServices } from './job-pages.ts';
+import { LOG_SCRIPT_HEADERS, loadLogScript } from './log-script.ts';
+import { LOG_STYLESHEET } from './log-style.ts';
 import type { ProjectListing } from '../services/namespaces/projects-listing.ts';
 import { BadgePages } from './badges.ts';
 import { registerExplore } from './explore.ts';
@@ -17,7 +20,7 @@ export interface WebPagesDeps {
   sessions: WebSessionsStore;
   users: Pick<UsersStore, 'findById' | 'findByUsername' | 'findByEmail'>;
   throttles: RequestThrottles;
-  services: { projectListing: Pick<ProjectListing, 'list'>; pipelines: Pick<PipelinesService, 'list'> };
+  services: { projectListing: Pick<ProjectListing, 'list'>; pipelines: Pick<PipelinesService, 'list'> } & JobPagesServices;
 }
 
 /** The pages under a project's path, which git over HTTP's catch-all hands on (see {@link registerWebPages}). */
@@ -35,12 +38,17 @@ const BADGE_PATH = /^\/(.+?)\/badges\/(.+)\/(pipeline|coverage)\.svg$/;
  */
 export function registerWebPages(app: FastifyInstance, deps: WebPagesDeps): ProjectPages {
   const edge: WebEdge = { externalUrl: deps.externalUrl, sessions: new WebSessions({ sessions: deps.sessions, users: deps.users }) };
-  app.get(STYLESHEET_PATH, PAGE_ROUTE, async (_request, reply) => reply.headers({ 'content-type': 'text/css; charset=utf-8', 'cache-control': 'public, max-age=3600' }).send(STYLESHEET));
+  app.get(STYLESHEET_PATH, PAGE_ROUTE, async (_request, reply) => reply.headers({ 'content-type': 'text/css; charset=utf-8', 'cache-control': 'public, max-age=3600' }).send(STYLESHEET + LOG_STYLESHEET));
   registerSignIn(app, edge, deps.throttles);
   registerExplore(app, edge, deps.services.projectListing);
   const badges = new BadgePages(edge, deps.services.pipelines);
+  const logScript = loadLogScript();
+  if (logScript) app.get(logScript.path, PAGE_ROUTE, async (_request, reply) => reply.headers(LOG_SCRIPT_HEADERS).send(logScript.body));
+  const jobPages = new JobPages(edge, deps.services, () => logScript?.path ?? null);
   return {
     serve(urlPath, request, reply) {
+      const jobPage = jobPages.serve(urlPath, request, reply);
+      if (jobPage) return jobPage;
       if (request.method !== 'GET') return null;
       const badge = BADGE_PATH.exec(urlPath);
       if (badge) return badges.serve(badge[3] as 'pipeline' | 'coverage', badge[1]!, badge[2]!, request, reply);

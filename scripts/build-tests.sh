@@ -19,5 +19,7 @@ find src test bench -name '*.js' -not -path 'test/fixtures/*' -print0 | while IF
   [ -f "${compiled%.js}.ts" ] || rm -f "$compiled"
 done
 npx tsc -p tsconfig.test.json
+# The job page's client script, beside its sources (served by coordinators the tests start).
+node scripts/bundle-web-client.mjs src
 mkdir -p "$(dirname "$stamp")"
 touch "$stamp"

@@ -2,6 +2,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { UsersStore } from '../../storage/types.ts';
 import type { WebSessionsStore } from '../../storage/types-web-sessions.ts';
 import type { RequestThrottles } from '../http/throttle.ts';
+import { JobPages, type JobPagesServices } from './job-pages.ts';
+import { LOG_SCRIPT_HEADERS, loadLogScript } from './log-script.ts';
+import { LOG_STYLESHEET } from './log-style.ts';
 import type { ProjectListing } from '../services/namespaces/projects-listing.ts';
 import { registerAdminPages, type AdminPagesServices } from './admin-pages.ts';
 import { BadgePages } from './badges.ts';
@@ -21,7 +24,7 @@ export interface WebPagesDeps {
   sessions: WebSessionsStore;
   users: Pick<UsersStore, 'findById' | 'findByUsername' | 'findByEmail'>;
   throttles: RequestThrottles;
-  services: { projectListing: Pick<ProjectListing, 'list'>; pipelines: PipelinePagesServices['pipelines'] & ProjectPagesServices['pipelines']; commits: PipelinePagesServices['commits'] & ProjectPagesServices['commits'] } & Omit<PipelinePagesServices, 'pipelines'> & Omit<ProjectPagesServices, 'pipelines' | 'commits'> & AdminPagesServices;
+  services: { projectListing: Pick<ProjectListing, 'list'>; pipelines: PipelinePagesServices['pipelines'] & ProjectPagesServices['pipelines']; commits: PipelinePagesServices['commits'] & ProjectPagesServices['commits'] } & Omit<PipelinePagesServices, 'pipelines'> & Omit<ProjectPagesServices, 'pipelines' | 'commits'> & AdminPagesServices & JobPagesServices;
 }
 
 /** The pages under a project's path, which git over HTTP's catch-all hands on (see {@link registerWebPages}). */
@@ -39,7 +42,7 @@ const BADGE_PATH = /^\/(.+?)\/badges\/(.+)\/(pipeline|coverage)\.svg$/;
  */
 export function registerWebPages(app: FastifyInstance, deps: WebPagesDeps): ProjectPages {
   const edge: WebEdge = { externalUrl: deps.externalUrl, sessions: new WebSessions({ sessions: deps.sessions, users: deps.users }) };
-  app.get(STYLESHEET_PATH, PAGE_ROUTE, async (_request, reply) => reply.headers({ 'content-type': 'text/css; charset=utf-8', 'cache-control': 'public, max-age=3600' }).send(STYLESHEET));
+  app.get(STYLESHEET_PATH, PAGE_ROUTE, async (_request, reply) => reply.headers({ 'content-type': 'text/css; charset=utf-8', 'cache-control': 'public, max-age=3600' }).send(STYLESHEET + LOG_STYLESHEET));
   registerSignIn(app, edge, deps.throttles);
   registerExplore(app, edge, deps.services.projectListing);
   registerAdminPages(app, edge, deps.services);
@@ -47,8 +50,13 @@ export function registerWebPages(app: FastifyInstance, deps: WebPagesDeps): Proj
   const pipelinePages = new PipelinePages(edge, deps.services);
   const homePages = new ProjectHomePages(edge, deps.services);
   const treePages = new TreePages(edge, deps.services);
+  const logScript = loadLogScript();
+  if (logScript) app.get(logScript.path, PAGE_ROUTE, async (_request, reply) => reply.headers(LOG_SCRIPT_HEADERS).send(logScript.body));
+  const jobPages = new JobPages(edge, deps.services, () => logScript?.path ?? null);
   return {
     serve(urlPath, request, reply) {
+      const jobPage = jobPages.serve(urlPath, request, reply);
+      if (jobPage) return jobPage;
       const page = classifyProjectPage(request.method, urlPath);
       if (page?.kind === 'pipelines') return pipelinePages.list(page.project, request, reply);
       if (page?.kind === 'pipeline') return pipelinePages.show(page.project, page.pipelineId, request, reply);

@@ -47,6 +47,20 @@ export class JobArtifactsService {
     return { stream, size, jobId: job.id };
   }
 
+  /**
+   * Bytes `start` up to `start + maxBytes` (at most) of the trace, for a reader following it (the
+   * job page): `stream` is null when nothing lies past `start` yet. Never reads the bytes before `start`.
+   */
+  async traceFrom(projectRef: string, actor: Actor, jobId: number, start: number, maxBytes: number): Promise<{ stream: Readable | null; start: number; end: number; size: number; status: JobRecord['status'] }> {
+    const target = await this.deps.jobs.readable(projectRef, actor);
+    const job = await this.deps.jobs.build(target.project, jobId);
+    if (job.status === 'running') this.deps.traceWatch?.watched(job.id);
+    const size = await this.deps.traces.size(job.id);
+    const end = Math.min(size, start + maxBytes);
+    const stream = end > start ? ((await this.deps.traces.read(job.id, { start, end })) ?? null) : null;
+    return { stream, start, end: stream ? end : start, size, status: job.status };
+  }
+
   /** The job's artifacts archive; 404 when there is none (or it expired, or was erased). */
   async archive(projectRef: string, actor: Actor, jobId: number): Promise<JobDownload> {
     const target = await this.deps.jobs.readable(projectRef, actor);

@@ -150,6 +150,11 @@ export class JobsService {
     return { protected: true, writable };
   }
 
+  /** Whether the caller may cancel or retry the job (the page shows those buttons only then). */
+  async canUpdate(project: ProjectRecord, actor: Actor, job: JobRecord): Promise<boolean> {
+    return actor !== null && this.mayUpdate(project, actor, job);
+  }
+
   private async mayUpdate(project: ProjectRecord, actor: Actor, job: JobRecord): Promise<boolean> {
     return this.deps.permissions.canUpdateJob(project, actor, (await this.refAccess(project, actor, job)).writable);
   }

@@ -1,0 +1,102 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { contentDisposition } from '../http/blob-response.ts';
+import type { JobArtifactsService } from '../services/ci/pipelines/job-artifacts.ts';
+import type { JobsService } from '../services/ci/pipelines/jobs.ts';
+import { formToken, pageRequest, sameToken, sendPage, sendRefusal, type PageRequest, type WebEdge } from './frame.ts';
+import { errorPage } from './layout.ts';
+import { jobPage } from './job-page.ts';
+
+export type JobPagesServices = {
+  jobs: Pick<JobsService, 'get' | 'readable' | 'build' | 'canUpdate' | 'cancel' | 'retry'>;
+  jobArtifacts: Pick<JobArtifactsService, 'traceFrom' | 'archive'>;
+};
+
+/** `/<project>/-/jobs/<id>` and what hangs under it (GitLab's paths). */
+const JOB_PATH = /^\/(.+?)\/-\/jobs\/(\d{1,12})(?:\/(raw|retry|cancel|artifacts\/download))?$/;
+/** A ranged read answers at most this much; the page asks again from where it ended. */
+export const RANGE_CHUNK_BYTES = 1024 * 1024;
+const RAW_HEADERS = {
+  'content-type': 'text/plain; charset=utf-8',
+  'x-content-type-options': 'nosniff',
+  'content-security-policy': "default-src 'none'; sandbox",
+  'cache-control': 'no-store',
+  'accept-ranges': 'bytes',
+} as const;
+
+/** A single `bytes=N-` or `bytes=N-M` range; anything else reads the whole log (RFC 9110 lets a server ignore a Range). */
+export function parseByteRange(header: string | undefined): { start: number; last: number | null } | null {
+  const match = header === undefined ? null : /^bytes=(\d{1,15})-(\d{0,15})$/.exec(header.trim());
+  if (!match) return null;
+  const start = Number(match[1]);
+  const last = match[2] === '' ? null : Number(match[2]);
+  return last !== null && last < start ? null : { start, last };
+}
+
+export class JobPages {
+  constructor(
+    private readonly edge: WebEdge,
+    private readonly services: JobPagesServices,
+    private readonly scriptPath: () => string | null,
+  ) {}
+
+  /** Serves the job path `urlPath` names, or answers null when it names none. */
+  serve(urlPath: string, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> | null {
+    const match = JOB_PATH.exec(urlPath);
+    if (!match) return null;
+    const [, projectPath, id, sub] = match as unknown as [string, string, string, string | undefined];
+    const jobId = Number(id);
+    const post = request.method === 'POST';
+    if ((sub === 'retry' || sub === 'cancel') !== post) return null;
+    return this.handle(projectPath, jobId, sub, request, reply);
+  }
+
+  private async handle(projectPath: string, jobId: number, sub: string | undefined, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const page = await pageRequest(this.edge, request);
+    try {
+      if (sub === 'raw') return await this.raw(projectPath, jobId, page, request, reply);
+      if (sub === 'artifacts/download') return await this.artifacts(projectPath, jobId, page, reply);
+      if (sub === 'retry' || sub === 'cancel') return await this.act(sub, projectPath, jobId, page, request, reply);
+      const view = await this.services.jobs.get(projectPath, page.actor, jobId);
+      const mayUpdate = await this.services.jobs.canUpdate(view.target.project, page.actor, view.job);
+      return sendPage(reply, 200, jobPage(page.frame, { view, mayUpdate, scriptPath: this.scriptPath(), now: Date.now() }));
+    } catch (error) {
+      return sendRefusal(reply, page, error, request.url);
+    }
+  }
+
+  /** The log as text, streamed; a Range answers that part (206), or 416 past the end, so the page reads only what is new. */
+  private async raw(projectPath: string, jobId: number, page: PageRequest, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const range = parseByteRange(request.headers.range);
+    const start = range?.start ?? 0;
+    const wanted = range === null ? Number.MAX_SAFE_INTEGER : Math.min(RANGE_CHUNK_BYTES, (range.last ?? Number.MAX_SAFE_INTEGER) - start + 1);
+    const trace = await this.services.jobArtifacts.traceFrom(projectPath, page.actor, jobId, start, wanted);
+    void reply.headers(RAW_HEADERS).header('x-gantry-job-status', trace.status);
+    if ((request.query as Record<string, unknown>).download === 'true') void reply.header('content-disposition', contentDisposition('attachment', `job-${jobId}.log`));
+    if (range !== null && trace.stream === null) {
+      return reply.code(416).header('content-range', `bytes */${trace.size}`).send('');
+    }
+    if (range !== null) {
+      void reply.code(206).header('content-range', `bytes ${trace.start}-${trace.end - 1}/${trace.size}`);
+    }
+    void reply.header('content-length', String(trace.end - trace.start));
+    return reply.send(trace.stream ?? '');
+  }
+
+  private async artifacts(projectPath: string, jobId: number, page: PageRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const download = await this.services.jobArtifacts.archive(projectPath, page.actor, jobId);
+    return reply
+      .headers({ 'content-disposition': contentDisposition('attachment', download.fileName), 'content-length': String(download.size), 'x-content-type-options': 'nosniff' })
+      .type('application/octet-stream')
+      .send(download.stream);
+  }
+
+  /** The retry and cancel buttons: the same services as the API, behind the session's CSRF token. */
+  private async act(action: 'retry' | 'cancel', projectPath: string, jobId: number, page: PageRequest, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    if (page.session === undefined) return reply.redirect(`${page.frame.prefix}/users/sign_in?redirect_to=${encodeURIComponent(`${page.frame.prefix}/${projectPath}/-/jobs/${jobId}`)}`, 302);
+    if (!sameToken(page.session.csrfToken, formToken(request))) return sendPage(reply, 422, errorPage(page.frame, 400, 'The form expired: reload the page and try again.'));
+    const view = action === 'retry'
+      ? await this.services.jobs.retry(projectPath, page.actor, jobId)
+      : await this.services.jobs.cancel(projectPath, page.actor, jobId);
+    return reply.redirect(`${page.frame.prefix}/${view.target.fullPath}/-/jobs/${view.job.id}`, 303);
+  }
+}

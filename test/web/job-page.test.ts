@@ -1,0 +1,172 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { LightMyRequestResponse } from 'fastify';
+import { addMember } from '../coordinator/groups-fixtures.ts';
+import { startRunnerJobsFixture, type RunnerJobsFixture } from '../helpers/runner-jobs.ts';
+
+/** A browser's cookie jar over inject(), signed in through the form. */
+class Session {
+  private readonly cookies = new Map<string, string>();
+
+  constructor(private readonly fixture: RunnerJobsFixture) {}
+
+  async signIn(login: string): Promise<void> {
+    const form = await this.request('GET', '/users/sign_in');
+    const signedIn = await this.request('POST', '/users/sign_in', { authenticity_token: formToken(form), 'user[login]': login, 'user[password]': 'secret-password-1' });
+    assert.equal(signedIn.statusCode, 302, signedIn.body);
+  }
+
+  async request(method: 'GET' | 'POST', url: string, form?: Record<string, string>, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
+    const all: Record<string, string> = { ...headers };
+    if (this.cookies.size > 0) all.cookie = [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+    if (form) all['content-type'] = 'application/x-www-form-urlencoded';
+    const response = await this.fixture.gantry.coordinator.app.inject({ method, url, headers: all, payload: form ? new URLSearchParams(form).toString() : undefined });
+    for (const cookie of [response.headers['set-cookie'] ?? []].flat()) {
+      const [pair] = cookie.split(';');
+      const at = pair!.indexOf('=');
+      this.cookies.set(pair!.slice(0, at), pair!.slice(at + 1));
+    }
+    return response;
+  }
+}
+
+function formToken(page: LightMyRequestResponse): string {
+  const match = /name="authenticity_token" value="([^"]+)"/.exec(page.body);
+  assert.ok(match, `no authenticity_token in ${page.body.slice(0, 300)}`);
+  return match[1]!;
+}
+
+describe('the job page', () => {
+  let fixture: RunnerJobsFixture;
+  let member: Session;
+  let outsider: Session;
+  let developerSession: Session;
+  let jobPath: string;
+  let jobId: number;
+  let token: string;
+  const trace = Buffer.from('\x1b[32mhello\x1b[0m <b>world</b>\nsecond line\n');
+
+  before(async () => {
+    fixture = await startRunnerJobsFixture();
+    const reader = await fixture.gantry.createUser('job-reader');
+    await fixture.gantry.createUser('job-outsider');
+    const developer = await fixture.gantry.createUser('job-developer');
+    const project = await fixture.project('web-job');
+    await addMember(fixture.gantry, { type: 'project', id: project.id }, reader.id, 40);
+    // main is protected: a developer reads the job but may not cancel or retry it, as on the API.
+    await addMember(fixture.gantry, { type: 'project', id: project.id }, developer.id, 30);
+    await fixture.pipeline(project, [{ name: 'build <script>', stage: 'build' }]);
+    const claimed = await fixture.claim();
+    jobId = claimed.job.id;
+    token = claimed.token;
+    const patched = await fetch(`${fixture.apiUrl}/jobs/${jobId}/trace`, { method: 'PATCH', headers: { 'content-type': 'text/plain', 'job-token': token, 'content-range': `0-${trace.length - 1}` }, body: trace });
+    assert.equal(patched.status, 202);
+    jobPath = `/root/web-job/-/jobs/${jobId}`;
+    member = new Session(fixture);
+    await member.signIn('job-reader');
+    outsider = new Session(fixture);
+    await outsider.signIn('job-outsider');
+    developerSession = new Session(fixture);
+    await developerSession.signIn('job-developer');
+  });
+  after(async () => {
+    await fixture?.close();
+  });
+
+  it('shows the job to a member: its name escaped, stage, runner, pipeline, commit, the cancel button and the log script', async () => {
+    const page = await member.request('GET', jobPath);
+    assert.equal(page.statusCode, 200, page.body);
+    assert.match(String(page.headers['content-security-policy']), /script-src 'self'/);
+    assert.match(page.body, /build &lt;script&gt;/);
+    assert.doesNotMatch(page.body, /build <script>/);
+    assert.match(page.body, /<dt>Stage<\/dt><dd>build<\/dd>/);
+    assert.match(page.body, /test runner \(#\d+\)/);
+    assert.match(page.body, /href="\/root\/web-job\/-\/pipelines\/\d+"/);
+    assert.match(page.body, new RegExp(`action="${jobPath}/cancel"`));
+    assert.doesNotMatch(page.body, /\/retry"/, 'a running job is not retried');
+    const script = /<script src="([^"]+)" defer><\/script>/.exec(page.body);
+    assert.ok(script, 'the page loads the log script');
+    assert.match(script[1]!, /^\/-\/gantry\/job-log\.[0-9a-f]{16}\.js$/);
+    const served = await member.request('GET', script[1]!);
+    assert.equal(served.statusCode, 200);
+    assert.match(String(served.headers['content-type']), /text\/javascript/);
+    assert.match(String(served.headers['cache-control']), /immutable/);
+    assert.ok(served.body.length > 1000);
+  });
+
+  it('answers a private project\'s job with the same 404 as a missing one, signed in or not', async () => {
+    const anonymous = new Session(fixture);
+    const missing = await member.request('GET', `/root/web-job/-/jobs/999999`);
+    const nowhere = await anonymous.request('GET', `/root/no-such-project/-/jobs/${jobId}`);
+    for (const [who, path] of [[anonymous, jobPath], [outsider, jobPath], [anonymous, `${jobPath}/raw`], [outsider, `${jobPath}/raw`]] as const) {
+      const hidden = await who.request('GET', path);
+      assert.equal(hidden.statusCode, 404, path);
+      assert.equal(hidden.body.replace(/<header[\s\S]*<\/header>/, ''), missing.body.replace(/<header[\s\S]*<\/header>/, ''));
+    }
+    assert.equal(nowhere.statusCode, 404);
+    assert.equal(missing.statusCode, 404);
+  });
+
+  it('serves the raw log whole, or the part a Range asks for (206), and 416 past its end', async () => {
+    const whole = await member.request('GET', `${jobPath}/raw`);
+    assert.equal(whole.statusCode, 200);
+    assert.equal(whole.rawPayload.toString('latin1'), trace.toString('latin1'));
+    assert.equal(whole.headers['content-type'], 'text/plain; charset=utf-8');
+    assert.equal(whole.headers['x-gantry-job-status'], 'running');
+    assert.equal(whole.headers['content-disposition'], undefined);
+    const part = await member.request('GET', `${jobPath}/raw`, undefined, { range: 'bytes=6-' });
+    assert.equal(part.statusCode, 206);
+    assert.equal(part.headers['content-range'], `bytes 6-${trace.length - 1}/${trace.length}`);
+    assert.equal(part.rawPayload.toString('latin1'), trace.subarray(6).toString('latin1'));
+    const closed = await member.request('GET', `${jobPath}/raw`, undefined, { range: 'bytes=2-4' });
+    assert.equal(closed.statusCode, 206);
+    assert.equal(closed.rawPayload.toString('latin1'), trace.subarray(2, 5).toString('latin1'));
+    const past = await member.request('GET', `${jobPath}/raw`, undefined, { range: `bytes=${trace.length}-` });
+    assert.equal(past.statusCode, 416);
+    assert.equal(past.headers['content-range'], `bytes */${trace.length}`);
+    const download = await member.request('GET', `${jobPath}/raw?download=true`);
+    assert.equal(download.headers['content-disposition'], `attachment; filename="job-${jobId}.log"`);
+  });
+
+  it('answers a large log at most a megabyte per ranged read, and streams it whole without a range', async () => {
+    const line = `${'x'.repeat(99)}\n`;
+    const more = Buffer.from(line.repeat(30_000));
+    const at = trace.length;
+    const patched = await fetch(`${fixture.apiUrl}/jobs/${jobId}/trace`, { method: 'PATCH', headers: { 'content-type': 'text/plain', 'job-token': token, 'content-range': `${at}-${at + more.length - 1}` }, body: more });
+    assert.equal(patched.status, 202);
+    const total = at + more.length;
+    const first = await member.request('GET', `${jobPath}/raw`, undefined, { range: 'bytes=0-' });
+    assert.equal(first.statusCode, 206);
+    assert.equal(first.rawPayload.length, 1024 * 1024);
+    assert.equal(first.headers['content-range'], `bytes 0-${1024 * 1024 - 1}/${total}`);
+    const whole = await member.request('GET', `${jobPath}/raw`);
+    assert.equal(whole.rawPayload.length, total);
+    assert.equal(whole.headers['content-length'], String(total));
+  });
+
+  it('cancels with the button only with the session\'s token, and hides the buttons from who may not use them', async () => {
+    const readOnly = await developerSession.request('GET', jobPath);
+    assert.equal(readOnly.statusCode, 200);
+    assert.doesNotMatch(readOnly.body, /\/cancel"|\/retry"/);
+    const refused = await developerSession.request('POST', `${jobPath}/cancel`, { authenticity_token: formToken(readOnly) });
+    assert.equal(refused.statusCode, 403);
+    assert.equal((await fixture.job(jobId)).status, 'running');
+    const page = await member.request('GET', jobPath);
+    const forged = await member.request('POST', `${jobPath}/cancel`, { authenticity_token: 'x'.repeat(43) });
+    assert.equal(forged.statusCode, 422);
+    assert.equal((await fixture.job(jobId)).status, 'running');
+    const anonymous = await new Session(fixture).request('POST', `${jobPath}/cancel`, { authenticity_token: formToken(page) });
+    assert.equal(anonymous.statusCode, 302);
+    assert.equal((await fixture.job(jobId)).status, 'running');
+    const canceled = await member.request('POST', `${jobPath}/cancel`, { authenticity_token: formToken(page) });
+    assert.equal(canceled.statusCode, 303, canceled.body);
+    assert.equal(canceled.headers.location, jobPath);
+    assert.equal((await fixture.job(jobId)).status, 'canceled');
+    const after = await member.request('GET', jobPath);
+    assert.match(after.body, new RegExp(`action="${jobPath}/retry"`));
+    const retried = await member.request('POST', `${jobPath}/retry`, { authenticity_token: formToken(after) });
+    assert.equal(retried.statusCode, 303, retried.body);
+    assert.notEqual(retried.headers.location, jobPath, 'the retry opens the new job');
+    assert.match(String(retried.headers.location), /^\/root\/web-job\/-\/jobs\/\d+$/);
+  });
+});

@@ -14,9 +14,10 @@ import { PLANNING_ROUTES_WITHOUT_RECORDS } from './route-walk-planning.ts';
  * body, never a 5xx), as an administrator, a normal user (a developer of the project) and
  * anonymously. Each route gets every malformation class at least once, spread over the
  * parameter names its schema declares, with the other parameters naming real records.
- * The table is walked in two parts, each a test file with a coordinator and records of its
- * own (route-fuzz-reads.test.ts, route-fuzz-writes.test.ts), so the two halves run side by
- * side; a part steps its rotations over the other part's routes as if it had walked them.
+ * The table is walked in three parts, each a test file with a coordinator and records of its
+ * own (route-fuzz-reads.test.ts, route-fuzz-writes.test.ts, route-fuzz-writes-code.test.ts),
+ * so they run side by side; a part steps its rotations over the other parts' routes as if it
+ * had walked them, so each route gets the very requests it would get in one walk.
  * FUZZ_DEBUG=1 prints each route's walk and each failure as it happens; FUZZ_DEBUG=requests
  * prints every request with its time and status.
  */
@@ -84,6 +85,20 @@ const RENAMING: Record<string, readonly string[]> = {
 const CONTAINER_WINDOW = 7;
 
 const keyOf = (route: Route) => `${route.method} ${route.url}`;
+
+/**
+ * The areas of a project (`/projects/:id/<area>`) whose writes commit, tag or create
+ * pipelines: the write routes of route-fuzz-writes-code.test.ts, the others' in
+ * route-fuzz-writes.test.ts. Merge requests (their merges commit too) stay with the others,
+ * which evens out the two parts' time.
+ */
+const CODE_AREAS = new Set(['repository', 'releases', 'protected_branches', 'protected_tags', 'statuses', 'pipeline', 'pipelines', 'jobs', 'trigger', 'ref', 'ci', 'fork']);
+
+/** Whether `route` writes in one of the {@link CODE_AREAS}. */
+export function writesCode(route: Route): boolean {
+  const area = /^\/api\/v4\/projects\/:id\/([^/]+)/.exec(route.url)?.[1];
+  return route.method !== 'GET' && area !== undefined && CODE_AREAS.has(area);
+}
 
 /** Reads first, then writes, then the disruptive writes, then deletions, innermost first. */
 function walkOrder(routes: Route[]): Route[] {

@@ -180,5 +180,14 @@ describe('users API', () => {
       assert.equal((await gantry.api('GET', '/user', { token: null })).status, 401);
       assert.equal((await gantry.api('GET', '/user', { token: alice.token, headers: { sudo: '1' } })).status, 403);
     });
+
+    it('names an unknown sudo target, repeating at most 200 characters of a long one', async () => {
+      const unknown = await gantry.api('GET', '/user', { headers: { sudo: 'nobody-here' } });
+      assert.equal(unknown.status, 404);
+      assert.deepEqual(unknown.json, { message: "404 User with ID or username 'nobody-here' Not Found" });
+      const long = await gantry.api('GET', `/user?sudo=${'y'.repeat(100_000)}`);
+      assert.equal(long.status, 404);
+      assert.deepEqual(long.json, { message: `404 User with ID or username '${'y'.repeat(200)}…' Not Found` });
+    });
   });
 });

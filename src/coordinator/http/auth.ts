@@ -192,9 +192,22 @@ export class Authenticator {
     if (!credential.token.scopes.includes('sudo')) throw insufficientScope(['sudo']);
     const id = parseRecordId(sudo);
     const target = id === undefined ? await this.users.findByUsername(sudo) : id === null ? undefined : await this.users.findById(id);
-    if (!target || target.is_ghost) throw new GantryError('GANTRY_E_USER_NOT_FOUND', `no user with ID or username '${sudo}'`, { resource: `User with ID or username '${sudo}'` });
+    if (!target || target.is_ghost) {
+      const named = echoed(sudo);
+      throw new GantryError('GANTRY_E_USER_NOT_FOUND', `no user with ID or username '${named}'`, { resource: `User with ID or username '${named}'` });
+    }
     request.actor = target;
   }
+}
+
+/** The longest part of a caller's value an error message repeats: a 1 MB `sudo` is not echoed back whole. */
+const ECHOED_VALUE_MAX = 200;
+
+/** `value`, or its first {@link ECHOED_VALUE_MAX} characters and "…" (never half a surrogate pair). */
+function echoed(value: string): string {
+  if (value.length <= ECHOED_VALUE_MAX) return value;
+  const end = /[\uD800-\uDBFF]/.test(value[ECHOED_VALUE_MAX - 1]) ? ECHOED_VALUE_MAX - 1 : ECHOED_VALUE_MAX;
+  return `${value.slice(0, end)}…`;
 }
 
 /** The actor; GANTRY_E_AUTHENTICATION_REQUIRED when the route needs one and there is none. */

@@ -7,7 +7,8 @@
  *     under 1 s);
  *  c. 2 docker jobs on a local image (gitlab-ci-local with `--pull-policy never` and that image
  *     as its `--helper-image`) (target: at most 0.5× gitlab-ci-local).
- * Median wall time of `--runs` runs each (default 10), the median CPU time of each side (user
+ * Median wall time of `--runs` runs each (default 10) with its spread (`*_spread`: the least
+ * and the most of those runs, also of the CPU time), the median CPU time of each side (user
  * and system, every process it started included: the machine may be shared, and CPU time
  * says what wall time under load cannot), and our start-up cost (the process's start to the
  * first job's start, `startupMs` of `--json`) apart.
@@ -105,6 +106,9 @@ function timed(command: string, args: string[], cwd: string): { ms: number; cpuM
   return { ms, cpuMs: childrenCpuMs() - cpuBefore, stdout: result.stdout };
 }
 
+/** The smallest and the largest of `values` (the spread beside a median). */
+const spread = (values: number[]): [number, number] => [Math.round(Math.min(...values)), Math.round(Math.max(...values))];
+
 const median = (values: number[]): number => {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
@@ -115,7 +119,7 @@ interface Side {
   ours_ms: number;
   ours_cpu_ms: number;
   ours_startup_ms: number;
-  [other: string]: number | boolean | null;
+  [other: string]: number | [number, number] | boolean | null;
 }
 
 /** Our medians: wall time, CPU time (with every process it started) and start-up. */
@@ -129,14 +133,17 @@ function ours(dir: string, extra: string[] = []): Side {
     cpus.push(cpuMs);
     startups.push((JSON.parse(stdout) as { startupMs: number }).startupMs);
   }
-  return { ours_ms: median(walls), ours_cpu_ms: median(cpus), ours_startup_ms: median(startups) };
+  return {
+    ours_ms: median(walls), ours_cpu_ms: median(cpus), ours_startup_ms: median(startups),
+    ours_ms_spread: spread(walls), ours_cpu_ms_spread: spread(cpus), ours_startup_ms_spread: spread(startups),
+  };
 }
 
 /** gitlab-ci-local's failures, by part: its figures are then null. */
 const theirFailures: string[] = [];
 
 /** gitlab-ci-local's medians (wall, CPU); null without it, or when it failed (said in `glci_failures`). */
-function theirs(dir: string, args: string[]): { ms: number; cpuMs: number } | null {
+function theirs(dir: string, args: string[]): { ms: number; cpuMs: number; spread: { ms: [number, number]; cpuMs: [number, number] } } | null {
   if (!glci) return null;
   const walls: number[] = [];
   const cpus: number[] = [];
@@ -152,7 +159,7 @@ function theirs(dir: string, args: string[]): { ms: number; cpuMs: number } | nu
   } finally {
     rmSync(path.join(dir, '.gitlab-ci-local'), { recursive: true, force: true });
   }
-  return { ms: median(walls), cpuMs: median(cpus) };
+  return { ms: median(walls), cpuMs: median(cpus), spread: { ms: spread(walls), cpuMs: spread(cpus) } };
 }
 
 const ratio = (mine: number, other: { ms: number } | null): number | null => (other === null ? null : Math.round((mine / other.ms) * 100) / 100);
@@ -195,8 +202,8 @@ try {
     const plain = theirs(dir, []);
     figures.a_ten_jobs = {
       ...side,
-      glci_isolated_ms: isolated?.ms ?? null, glci_isolated_cpu_ms: isolated?.cpuMs ?? null,
-      glci_default_ms: plain?.ms ?? null, glci_default_cpu_ms: plain?.cpuMs ?? null,
+      glci_isolated_ms: isolated?.ms ?? null, glci_isolated_cpu_ms: isolated?.cpuMs ?? null, glci_isolated_spread: isolated?.spread ?? null,
+      glci_default_ms: plain?.ms ?? null, glci_default_cpu_ms: plain?.cpuMs ?? null, glci_default_spread: plain?.spread ?? null,
       ratio_to_isolated: ratio(side.ours_ms, isolated), ratio_to_default: ratio(side.ours_ms, plain),
       target_met: isolated === null || plain === null ? null : side.ours_ms <= isolated.ms * 0.5 && side.ours_ms <= plain.ms,
     };
@@ -209,8 +216,8 @@ try {
     const isolated = theirs(dir, ['--shell-isolation']);
     figures.b_four_jobs = {
       ...side,
-      glci_default_ms: plain?.ms ?? null, glci_default_cpu_ms: plain?.cpuMs ?? null,
-      glci_isolated_ms: isolated?.ms ?? null, glci_isolated_cpu_ms: isolated?.cpuMs ?? null,
+      glci_default_ms: plain?.ms ?? null, glci_default_cpu_ms: plain?.cpuMs ?? null, glci_default_spread: plain?.spread ?? null,
+      glci_isolated_ms: isolated?.ms ?? null, glci_isolated_cpu_ms: isolated?.cpuMs ?? null, glci_isolated_spread: isolated?.spread ?? null,
       target_met: side.ours_ms < 1000,
     };
   }
@@ -219,7 +226,7 @@ try {
     dirs.push(dir);
     const side = ours(dir, ['--executor', 'docker']);
     const other = theirs(dir, ['--pull-policy', 'never', '--helper-image', values.image]);
-    figures.c_docker = { ...side, glci_ms: other?.ms ?? null, glci_cpu_ms: other?.cpuMs ?? null, ratio: ratio(side.ours_ms, other), target_met: other === null ? null : side.ours_ms <= other.ms * 0.5 };
+    figures.c_docker = { ...side, glci_ms: other?.ms ?? null, glci_cpu_ms: other?.cpuMs ?? null, glci_spread: other?.spread ?? null, ratio: ratio(side.ours_ms, other), target_met: other === null ? null : side.ours_ms <= other.ms * 0.5 };
   }
 } finally {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });

@@ -2,21 +2,30 @@
 // the runner, their packages) into one file, dist/cli/exec-bundle.js, which src/cli/runner.ts
 // imports when it is there. Loading the ~700 modules of `runner exec` one by one costs a
 // process about 1.4 s of CPU, one file about 0.7 s (docs/benchmarks.md, "runner exec").
-// Dynamic imports stay lazy inside the bundle. Packages with native code or files read beside
-// their sources stay outside, loaded from node_modules as usual.
-// The bundle sits two levels under the package like every compiled module, so the paths the
-// sources resolve from `import.meta.url` (package.json, ci-sandbox/worker.js) still hold.
+// Dynamic imports stay lazy: esbuild splits what they import into chunks of their own
+// (dist/cli/exec-chunk-*.js), so that a package imported only there (dockerode, for
+// `--executor docker`) is not loaded with the entry, as it would be if everything were one file
+// (an ES module's static imports of an external package are hoisted to its top). Packages with
+// native code or files read beside their sources stay outside, loaded from node_modules as usual.
+// The bundle and its chunks sit two levels under the package like every compiled module, so the
+// paths the sources resolve from `import.meta.url` (package.json, ci-sandbox/worker.js) still hold.
 // Usage: node scripts/bundle-exec.mjs (after tsc has written dist/)
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { readdirSync, rmSync } from 'node:fs';
 import { build } from 'esbuild';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const EXTERNAL = ['better-sqlite3', 'dockerode', 'pino-pretty', 'cpu-features', 'ssh2', '*.node'];
 
+const outdir = path.join(root, 'dist/cli');
+for (const name of readdirSync(outdir)) if (name.startsWith('exec-chunk-')) rmSync(path.join(outdir, name));
+
 await build({
-  entryPoints: [path.join(root, 'dist/cli/commands/exec.js')],
-  outfile: path.join(root, 'dist/cli/exec-bundle.js'),
+  entryPoints: { 'exec-bundle': path.join(root, 'dist/cli/commands/exec.js') },
+  outdir,
+  chunkNames: 'exec-chunk-[hash]',
+  splitting: true,
   bundle: true,
   format: 'esm',
   platform: 'node',

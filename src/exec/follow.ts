@@ -4,15 +4,18 @@
  * service, as the API's play does), then reports every job's outcome.
  */
 import { performance } from 'node:perf_hooks';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { PipelineStatus } from '../pipeline/types.ts';
 import type { JobRecord } from '../storage/types-ci-jobs.ts';
 import type { PipelineRecord } from '../storage/types-ci.ts';
 import type { ProjectRecord } from '../storage/types.ts';
+import { ChangeSignal } from './changes.ts';
 import { LogPrinter, type ExecIo, type ExecResult, type JobResult } from './output.ts';
 import type { LocalCoordinator } from './session.ts';
 
-const POLL_MS = 100;
+/** Reads of the stores are at least this far apart (a burst of trace appends is one read)... */
+const MINIMUM_READ_INTERVAL_MS = 25;
+/** ...and at most this far when nothing reports a change. */
+const FALLBACK_READ_INTERVAL_MS = 1_000;
 const PAGE = { offset: 0, limit: 10_000 };
 const ACTIVE: ReadonlySet<PipelineStatus> = new Set(['created', 'pending', 'running', 'canceling', 'scheduled']);
 
@@ -50,20 +53,29 @@ export async function followPipeline(local: LocalCoordinator, project: ProjectRe
     }
   };
 
-  for (;;) {
-    options.signal?.throwIfAborted();
-    // Retried jobs too: an attempt that failed and was retried has its log to finish.
-    const jobs = (await stores.jobs.list({ projectId: project.id, sort: 'asc', includeRetried: true }, PAGE)).items;
-    for (const job of jobs) {
-      if (job.status === 'manual' && !played.has(job.id) && (options.play.has(job.name) || options.play.has(job.definition?.baseName ?? job.name))) {
-        played.add(job.id);
-        await local.ci.jobs.play(String(project.id), local.root, job.id);
+  const changes = new ChangeSignal({ processing: local.ci.pipelineProcessing, server: local.coordinator.app.server });
+  try {
+    await followUntilDone();
+  } finally {
+    changes.close();
+  }
+
+  async function followUntilDone(): Promise<void> {
+    for (;;) {
+      options.signal?.throwIfAborted();
+      // Retried jobs too: an attempt that failed and was retried has its log to finish.
+      const jobs = (await stores.jobs.list({ projectId: project.id, sort: 'asc', includeRetried: true }, PAGE)).items;
+      for (const job of jobs) {
+        if (job.status === 'manual' && !played.has(job.id) && (options.play.has(job.name) || options.play.has(job.definition?.baseName ?? job.name))) {
+          played.add(job.id);
+          await local.ci.jobs.play(String(project.id), local.root, job.id);
+        }
       }
+      await printTraces(jobs, false);
+      const pipelines = (await stores.pipelines.list({ projectId: project.id }, PAGE)).items;
+      if (pipelines.every((each) => !ACTIVE.has(each.status)) && !jobs.some((job) => job.status === 'manual' && !played.has(job.id) && options.play.has(job.name))) break;
+      await changes.next({ minimumMs: MINIMUM_READ_INTERVAL_MS, fallbackMs: FALLBACK_READ_INTERVAL_MS, signal: options.signal });
     }
-    await printTraces(jobs, false);
-    const pipelines = (await stores.pipelines.list({ projectId: project.id }, PAGE)).items;
-    if (pipelines.every((each) => !ACTIVE.has(each.status)) && !jobs.some((job) => job.status === 'manual' && !played.has(job.id) && options.play.has(job.name))) break;
-    await sleep(POLL_MS, undefined, { signal: options.signal });
   }
   const jobs = (await stores.jobs.list({ projectId: project.id, sort: 'asc', includeRetried: true }, PAGE)).items;
   await printTraces(jobs, true);

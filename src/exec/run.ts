@@ -7,7 +7,7 @@ import path from 'node:path';
 import { stringify } from 'yaml';
 import { formatDiagnostic, formatLintText, lintReport } from '../ci/lint-format.ts';
 import type { CompileResult } from '../ci/model.ts';
-import type { PipelineCreationInput, PipelineSource } from '../coordinator/services/ci/pipelines/creation.ts';
+import type { PipelineCreationInput, PipelineSource, PreparedPipeline } from '../coordinator/services/ci/pipelines/creation.ts';
 import { isGantryError } from '../shared/errors.ts';
 import type { ProjectRecord } from '../storage/types.ts';
 import { ExecError } from './errors.ts';
@@ -90,7 +90,8 @@ export async function runExec(request: ExecRequest, io: ExecIo): Promise<number>
       saveOnErrors: false,
       ignoreSkipCi: true,
     };
-    const { result } = await local.ci.pipelineCreation.prepare(input).catch(explained);
+    const prepared = await local.ci.pipelineCreation.prepare(input).catch(explained);
+    const { result } = prepared;
     if (request.mode === 'list') {
       const report = lintReport(result);
       io.stdout(request.json ? `${JSON.stringify(report, null, 2)}\n` : formatLintText(report));
@@ -108,15 +109,16 @@ export async function runExec(request: ExecRequest, io: ExecIo): Promise<number>
           pipelineVariables, localVariables, tree: await snapshotTree(root, sha),
         }
       : null;
-    return await runPipeline(local, root, project, input, result, request, io, reuse);
+    return await runPipeline(local, root, project, input, prepared, request, io, reuse);
   } finally {
     await local.close();
   }
 }
 
 async function runPipeline(
-  local: LocalCoordinator, root: string, project: ProjectRecord, input: PipelineCreationInput, result: CompileResult, request: ExecRequest, io: ExecIo, reuse: ReuseContext | null,
+  local: LocalCoordinator, root: string, project: ProjectRecord, input: PipelineCreationInput, prepared: PreparedPipeline, request: ExecRequest, io: ExecIo, reuse: ReuseContext | null,
 ): Promise<number> {
+  const { result } = prepared;
   const keep = chooseJobs(result, { names: request.jobs, withNeeds: request.needs, stage: request.stage });
   for (const name of request.manual) {
     if (!result.jobs.some((job) => job.name === name || job.baseName === name)) chooseJobs(result, { names: [name], withNeeds: false });
@@ -134,15 +136,16 @@ async function runPipeline(
   const config = plan && plan.reused.size > 0 ? withReusedJobs(chosen ?? result.mergedConfig ?? {}, plan) : chosen;
   const beforeFailedCleanup = request.shellOnFailure ? failureShellHook(request.shellOnFailure, io.stderr) : undefined;
   // Registered while the pipeline is created, started once its jobs are queued (session.ts).
-  const prepared = prepareRunner(local, { ...request.runner, cacheDir: state.cacheDir, beforeFailedCleanup });
-  prepared.catch(() => undefined); // its failure is seen where it is awaited
-  const pipeline = await local.ci.pipelineCreation
-    .create(config === null ? input : { ...input, configContent: stringify(config) })
+  const preparedRunner = prepareRunner(local, { ...request.runner, cacheDir: state.cacheDir, beforeFailedCleanup });
+  preparedRunner.catch(() => undefined); // its failure is seen where it is awaited
+  // Every job kept as compiled: the pipeline is saved from that compile instead of a second one.
+  const creation = local.ci.pipelineCreation;
+  const pipeline = await (config === null ? creation.createPrepared(input, prepared) : creation.create({ ...input, configContent: stringify(config) }))
     .catch(async (error: unknown) => {
-      await prepared.then((runner) => runner.discard(), () => undefined);
+      await preparedRunner.then((runner) => runner.discard(), () => undefined);
       return explained(error);
     });
-  const runner = await (await prepared).start();
+  const runner = await (await preparedRunner).start();
   try {
     // Named jobs run even when manual: naming them is asking for them.
     const play = new Set([...request.manual, ...request.jobs]);

@@ -77,6 +77,22 @@ describe('pipeline processing on stored pipelines', () => {
     assert.equal(succeeded.pipeline.finished_at, null);
   });
 
+  it('tells listeners added with onCommitted of each committed event until they are removed, a failing one not stopping the others', async () => {
+    const pipeline = await threeStagePipeline();
+    const heard: string[] = [];
+    const removeFailing = processing.onCommitted(() => {
+      throw new Error('listener failure');
+    });
+    const remove = processing.onCommitted((processed) => heard.push(`${processed.pipeline.id}:${processed.pipeline.status}`));
+    await processing.apply(pipeline.id, { type: 'process' });
+    assert.deepEqual(heard, [`${pipeline.id}:pending`]);
+    remove();
+    removeFailing();
+    const [build] = await database.stores.jobs.loadPipelineJobs(pipeline.id);
+    await processing.apply(pipeline.id, { type: 'job-status', jobId: build.id, status: 'running' });
+    assert.deepEqual(heard, [`${pipeline.id}:pending`], 'a removed listener hears nothing more');
+  });
+
   it('gives a delayed job a durable timer task that enqueues it when due, and only then', async () => {
     now = T0;
     const pipeline = await threeStagePipeline();

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 
 /** A message an integration sends (text only; its size is bounded by whoever builds it). */
 export interface OutgoingMail {
@@ -38,11 +38,19 @@ export interface MailOptions {
   smtp?: SmtpSettings;
 }
 
-const composer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+/**
+ * nodemailer, imported on the first message: most coordinators (`runner exec`'s among them)
+ * never send one, and evaluating it costs a starting process about 0.1–0.2 s of CPU.
+ */
+let nodemailerModule: Promise<typeof import('nodemailer')> | undefined;
+const loadNodemailer = (): Promise<typeof import('nodemailer')> => (nodemailerModule ??= import('nodemailer'));
+
+let composer: Promise<Transporter> | undefined;
 
 /** The RFC 5322 text of a message (nodemailer composes headers, encodings, Date and Message-ID). */
 async function compose(message: OutgoingMail): Promise<Buffer> {
-  const info = await composer.sendMail({ from: message.from, to: [...message.to], subject: message.subject, text: message.text, headers: { ...message.headers } });
+  composer ??= loadNodemailer().then(({ default: nodemailer }) => nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' }));
+  const info = await (await composer).sendMail({ from: message.from, to: [...message.to], subject: message.subject, text: message.text, headers: { ...message.headers } });
   return info.message as Buffer;
 }
 
@@ -70,23 +78,26 @@ export class MaildirOutbox implements MailOutbox {
 /** Delivery through an SMTP server with nodemailer (a failure throws, and the task is retried). */
 export class SmtpOutbox implements MailOutbox {
   readonly description: string;
-  private readonly transport;
+  private transport: Promise<Transporter> | undefined;
 
-  constructor(settings: SmtpSettings) {
+  constructor(private readonly settings: SmtpSettings) {
     this.description = `SMTP ${settings.host}:${settings.port}`;
-    this.transport = nodemailer.createTransport({
-      host: settings.host,
-      port: settings.port,
-      secure: settings.secure ?? false,
-      ...(settings.user ? { auth: { user: settings.user, pass: settings.password ?? '' } } : {}),
-      connectionTimeout: 30_000,
-      greetingTimeout: 30_000,
-      socketTimeout: 60_000,
-    });
   }
 
   async deliver(message: OutgoingMail, key: string): Promise<void> {
-    await this.transport.sendMail({ from: message.from, to: [...message.to], subject: message.subject, text: message.text, headers: { ...message.headers, 'X-Gantry-Delivery': key } });
+    const { settings } = this;
+    this.transport ??= loadNodemailer().then(({ default: nodemailer }) =>
+      nodemailer.createTransport({
+        host: settings.host,
+        port: settings.port,
+        secure: settings.secure ?? false,
+        ...(settings.user ? { auth: { user: settings.user, pass: settings.password ?? '' } } : {}),
+        connectionTimeout: 30_000,
+        greetingTimeout: 30_000,
+        socketTimeout: 60_000,
+      }),
+    );
+    await (await this.transport).sendMail({ from: message.from, to: [...message.to], subject: message.subject, text: message.text, headers: { ...message.headers, 'X-Gantry-Delivery': key } });
   }
 }
 

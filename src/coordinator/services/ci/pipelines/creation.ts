@@ -94,6 +94,13 @@ const VARIABLE_SOURCE: Partial<Record<PipelineSource, Extract<VariableSource, 't
  * permission checks, the CI file at the commit, the variables, the compiler, then the
  * pipeline with its stages, jobs and variables inserted and processed in one transaction.
  */
+/** What creation checked and compiled for an input, before saving anything. */
+export interface PreparedPipeline {
+  target: ResolvedRef;
+  context: CompileContext;
+  result: CompileResult;
+}
+
 export class PipelineCreation {
   private readonly clock: () => number;
   /** The compiler lint uses too, so that a lint and a pipeline see the same limits. */
@@ -109,8 +116,16 @@ export class PipelineCreation {
     return this.save(input, target, context, result);
   }
 
+  /**
+   * Saves what `prepare` answered for this same input, without compiling it again (`runner
+   * exec` prepares first to choose jobs, and creates from it when it keeps them all).
+   */
+  async createPrepared(input: PipelineCreationInput, prepared: PreparedPipeline): Promise<PipelineRecord> {
+    return this.save(input, prepared.target, prepared.context, prepared.result);
+  }
+
   /** Everything creation checks and compiles, saving nothing (lint's dry run). */
-  async prepare(input: PipelineCreationInput): Promise<{ target: ResolvedRef; context: CompileContext; result: CompileResult }> {
+  async prepare(input: PipelineCreationInput): Promise<PreparedPipeline> {
     const { project, user } = input;
     if (!project.jobs_enabled) throw new GantryError('GANTRY_E_PIPELINES_DISABLED', 'Pipeline is disabled');
     if (user && !(await this.deps.permissions.canCreatePipeline(project, user))) throw refused('Insufficient permissions to create a new pipeline');

@@ -53,6 +53,7 @@ const MAX_ATTEMPTS = 8;
  */
 export class PipelineProcessing {
   private readonly clock: () => number;
+  private readonly listeners = new Set<(processed: ProcessedEvent) => void>();
 
   constructor(private readonly deps: PipelineProcessingDeps) {
     this.clock = deps.clock ?? Date.now;
@@ -135,9 +136,26 @@ export class PipelineProcessing {
     };
   }
 
+  /**
+   * Another in-process listener of committed events, after `afterCommit` (`runner exec`
+   * follows its pipeline with it instead of polling); answers its removal. A listener that
+   * throws does not stop the others.
+   */
+  onCommitted(listener: (processed: ProcessedEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
   /** For callers of `applyIn`: report a committed outcome to the listeners. */
   notify(processed: ProcessedEvent): void {
     this.deps.afterCommit?.(processed);
+    for (const listener of [...this.listeners]) {
+      try {
+        listener(processed);
+      } catch {
+        // the listener's own failure; the event is committed either way
+      }
+    }
     if ((processed.downstreamTasks ?? 0) > 0) this.deps.wakeTasks?.();
   }
 

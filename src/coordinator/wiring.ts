@@ -9,6 +9,7 @@ import { RepositoryGroupStatistics } from './services/namespaces/group-statistic
 import { GroupChangesService } from './services/namespaces/groups-changes.ts';
 import { GroupSharesService } from './services/namespaces/group-shares.ts';
 import { GroupTransferService } from './services/namespaces/groups-transfer.ts';
+import { ProjectGroupsService } from './services/namespaces/projects-groups.ts';
 import { GroupsService } from './services/namespaces/groups.ts';
 import { MembersService } from './services/namespaces/members.ts';
 import { MembershipsService } from './services/namespaces/memberships.ts';
@@ -170,6 +171,7 @@ function buildProjectsArea(context: CoordinatorContext, namespaces: NamespacesSe
     projectListing: new ProjectListing({ ...scopeStores(context), customAttributes: stores.customAttributes, lookup, permissions, views }),
     projectActions: new ProjectActions({ lookup, permissions, projects, projectQueries: stores.projectQueries, namespaces, views, transfer, shares }),
     customAttributes: new CustomAttributesService({ store: stores.customAttributes, lookup, permissions }),
+    projectGroups: new ProjectGroupsService({ accessFacts: stores.accessFacts, namespaces: stores.namespaces, lookup, permissions }),
   };
 }
 

@@ -10,6 +10,7 @@ import { GroupChangesService } from './services/namespaces/groups-changes.ts';
 import { GroupSharesService } from './services/namespaces/group-shares.ts';
 import { GroupTransferService } from './services/namespaces/groups-transfer.ts';
 import { ProjectGroupsService } from './services/namespaces/projects-groups.ts';
+import { ProjectStorageService } from './services/namespaces/projects-storage.ts';
 import { GroupsService } from './services/namespaces/groups.ts';
 import { MembersService } from './services/namespaces/members.ts';
 import { MembershipsService } from './services/namespaces/memberships.ts';
@@ -171,6 +172,7 @@ function buildProjectsArea(context: CoordinatorContext, namespaces: NamespacesSe
     projectListing: new ProjectListing({ ...scopeStores(context), customAttributes: stores.customAttributes, lookup, permissions, views }),
     projectActions: new ProjectActions({ lookup, permissions, projects, projectQueries: stores.projectQueries, namespaces, views, transfer, shares }),
     customAttributes: new CustomAttributesService({ store: stores.customAttributes, lookup, permissions }),
+    projectStorage: new ProjectStorageService({ lookup, permissions }),
     projectGroups: new ProjectGroupsService({ accessFacts: stores.accessFacts, namespaces: stores.namespaces, lookup, permissions }),
   };
 }

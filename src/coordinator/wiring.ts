@@ -8,6 +8,9 @@ import { NamespacesService } from './services/namespaces/namespaces.ts';
 import { RepositoryGroupStatistics } from './services/namespaces/group-statistics.ts';
 import { GroupChangesService } from './services/namespaces/groups-changes.ts';
 import { GroupSharesService } from './services/namespaces/group-shares.ts';
+import { GroupTransferService } from './services/namespaces/groups-transfer.ts';
+import { ProjectGroupsService } from './services/namespaces/projects-groups.ts';
+import { ProjectStorageService } from './services/namespaces/projects-storage.ts';
 import { GroupsService } from './services/namespaces/groups.ts';
 import { MembersService } from './services/namespaces/members.ts';
 import { MembershipsService } from './services/namespaces/memberships.ts';
@@ -88,6 +91,7 @@ function groupsAndUsersServices(context: CoordinatorContext, transfer: ProjectTr
     groups,
     transfer,
   });
+  const groupTransfer = new GroupTransferService({ namespaces: stores.namespaces, projects: stores.projects, lookup, permissions, groups });
   const groupShares = new GroupSharesService({ groupLinks: stores.groupGroupLinks, lookup, permissions, groups });
   const members = new MembersService({
     members: stores.members,
@@ -134,7 +138,7 @@ function groupsAndUsersServices(context: CoordinatorContext, transfer: ProjectTr
   const accessTokens = new AccessTokensService({ tokens: stores.tokens, lookup, permissions });
   const applicationSettings = new ApplicationSettingsService({ settings, permissions });
   const userStatus = new UserStatusService({ statuses: stores.userStatuses, users });
-  return { groups, groupChanges, groupShares, members, memberships, users, userStatus, sshKeys, keyLookup, gpgKeys, accessTokens, applicationSettings };
+  return { groups, groupChanges, groupTransfer, groupShares, members, memberships, users, userStatus, sshKeys, keyLookup, gpgKeys, accessTokens, applicationSettings };
 }
 
 /** Avatars and project uploads, kept under `<data dir>/uploads`. */
@@ -168,6 +172,8 @@ function buildProjectsArea(context: CoordinatorContext, namespaces: NamespacesSe
     projectListing: new ProjectListing({ ...scopeStores(context), customAttributes: stores.customAttributes, lookup, permissions, views }),
     projectActions: new ProjectActions({ lookup, permissions, projects, projectQueries: stores.projectQueries, namespaces, views, transfer, shares }),
     customAttributes: new CustomAttributesService({ store: stores.customAttributes, lookup, permissions }),
+    projectStorage: new ProjectStorageService({ lookup, permissions }),
+    projectGroups: new ProjectGroupsService({ accessFacts: stores.accessFacts, namespaces: stores.namespaces, lookup, permissions }),
   };
 }
 

@@ -87,6 +87,7 @@ export const ERROR_CATALOGUE = {
   GANTRY_E_GROUP_SHARED_WITH_ITSELF: 'A group cannot be shared with itself.',
   GANTRY_E_PROJECT_SHARED_WITH_OWN_GROUP: 'A project cannot be shared with the group it is in or one of its ancestors.',
   GANTRY_E_TRANSFER_REFUSED: 'The project cannot move into that namespace (the reason is given).',
+  GANTRY_E_GROUP_TRANSFER_REFUSED: 'The group cannot move under that parent or to the top level (the reason is given).',
 
   // Pipelines and jobs
   GANTRY_E_JOB_NOT_RETRYABLE: 'The job cannot be retried in its current state.',

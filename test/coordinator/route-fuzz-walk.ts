@@ -64,6 +64,8 @@ const DISRUPTIVE = [
   'POST /api/v4/users/:id/unblock',
   'PUT /api/v4/projects/:id/transfer',
   'POST /api/v4/groups/:id/projects/:project_id',
+  // Moves the walked group under the spare one: its full path changes for what follows.
+  'POST /api/v4/groups/:id/transfer',
   // Replaces the runner token the runner protocol's routes use: a new one is fetched after it.
   RUNNER_TOKEN_RESET,
 ];

@@ -7,6 +7,10 @@ import { customAttributesRoutes } from './accounts/custom-attributes.ts';
 import { accessTokensRoutes } from './accounts/access-tokens.ts';
 import { groupsRoutes } from './namespaces/groups.ts';
 import { groupChangesRoutes } from './namespaces/groups-changes.ts';
+import { groupDescendantsRoutes } from './namespaces/groups-descendants.ts';
+import { groupTransferRoutes } from './namespaces/groups-transfer.ts';
+import { projectGroupsRoutes } from './namespaces/projects-groups.ts';
+import { projectStorageRoutes } from './namespaces/projects-storage.ts';
 import { releaseLinksRoutes } from './repository/release-links.ts';
 import { protectedTagsRoutes } from './repository/protected-tags.ts';
 import { membershipsRoutes } from './namespaces/memberships.ts';
@@ -66,7 +70,7 @@ import { userStatusRoutes } from './accounts/user-status.ts';
 /** Mounts every resource area under /api/v4. One plugin per area; each stays thin. */
 export async function registerApi(api: FastifyInstance, services: CoordinatorServices, edge: EdgeConfig): Promise<void> {
   // Every area in the typed pattern: typebox route schemas, services with narrow dependencies.
-  const typed = [namespacesRoutes, projectsRoutes, projectActionsRoutes, customAttributesRoutes, groupsRoutes, groupChangesRoutes, membersRoutes, membershipsRoutes, usersRoutes, usersKeysRoutes, keysRoutes, usersGpgKeysRoutes, accessTokensRoutes, settingsRoutes, versionRoutes, jobQueueRoutes];
+  const typed = [namespacesRoutes, projectsRoutes, projectActionsRoutes, customAttributesRoutes, groupsRoutes, groupChangesRoutes, groupDescendantsRoutes, groupTransferRoutes, projectGroupsRoutes, projectStorageRoutes, membersRoutes, membershipsRoutes, usersRoutes, usersKeysRoutes, keysRoutes, usersGpgKeysRoutes, accessTokensRoutes, settingsRoutes, versionRoutes, jobQueueRoutes];
   // The repository area (code, refs, releases, deploy keys).
   const repository = [repositoryCommitsRoutes, repositoryFilesRoutes, repositoryBrowsingRoutes, branchesRoutes, protectedBranchesRoutes, protectedTagsRoutes, tagsRoutes, releasesRoutes, releaseLinksRoutes, deployKeysRoutes];
   // The CI area: pipelines, jobs, statuses; settings (variables, triggers, pipeline schedules, environments).

@@ -147,6 +147,7 @@ export const ERROR_ANSWERS: { readonly [C in ErrorCode]: ErrorAnswer } = {
 
   GANTRY_E_GROUP_SHARED_WITH_ITSELF: messageAnswer(400),
   GANTRY_E_PROJECT_SHARED_WITH_OWN_GROUP: messageAnswer(409),
+  GANTRY_E_GROUP_TRANSFER_REFUSED: messageAnswer(400),
   GANTRY_E_TRANSFER_REFUSED: {
     status: 400,
     body: (error) => ({ message: `Failed to transfer project {:new_namespace=>[${JSON.stringify(error.details.reason ?? error.message)}]}` }),

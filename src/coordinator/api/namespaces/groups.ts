@@ -15,7 +15,7 @@ const SORT = ['asc', 'desc'] as const;
 
 export const GroupId = Type.Object({ id: Param.string({ description: 'Group id or URL-encoded full path' }) });
 
-const ListQuery = Type.Object({
+export const GroupListParams = Type.Object({
   skip_groups: Type.Optional(Param.integers({ description: 'Leave out these group ids' })),
   all_available: Type.Optional(Param.boolean({ description: 'Also the groups readable without membership (default true)' })),
   search: Type.Optional(Param.string({ description: 'Part of the name or path' })),
@@ -39,7 +39,7 @@ const ProjectsQuery = Type.Object({
   ...PAGINATION,
 });
 
-type ListParams = Static<typeof ListQuery>;
+type ListParams = Static<typeof GroupListParams>;
 type ProjectsParams = Static<typeof ProjectsQuery>;
 
 const tags = ['groups'];
@@ -51,7 +51,7 @@ export function groupsRoutes(services: CoordinatorServices, edge: EdgeConfig): F
   return async (app) => {
     const api = app.withTypeProvider<TypeBoxTypeProvider>();
 
-    api.get('/groups', { schema: { summary: 'List groups', tags, querystring: ListQuery } }, async (request, reply) => {
+    api.get('/groups', { schema: { summary: 'List groups', tags, querystring: GroupListParams } }, async (request, reply) => {
       const page = pageOf(request.query);
       const { items, total } = await groups.list(request.actor, groupListQuery(request.query), { offset: page.offset, limit: page.perPage });
       setPaginationHeaders(request, reply, edge.externalUrl, page, { total });
@@ -62,7 +62,7 @@ export function groupsRoutes(services: CoordinatorServices, edge: EdgeConfig): F
       return renderDetails(await groups.get(request.params.id, request.actor), request.actor);
     });
 
-    api.get('/groups/:id/subgroups', { schema: { summary: "List a group's subgroups", tags, params: GroupId, querystring: ListQuery } }, async (request, reply) => {
+    api.get('/groups/:id/subgroups', { schema: { summary: "List a group's subgroups", tags, params: GroupId, querystring: GroupListParams } }, async (request, reply) => {
       const page = pageOf(request.query);
       const { items, total } = await groups.subgroups(request.params.id, request.actor, groupListQuery(request.query), { offset: page.offset, limit: page.perPage });
       setPaginationHeaders(request, reply, edge.externalUrl, page, { total });
@@ -79,7 +79,7 @@ export function groupsRoutes(services: CoordinatorServices, edge: EdgeConfig): F
   };
 }
 
-function groupListQuery(query: ListParams): GroupListQuery {
+export function groupListQuery(query: ListParams): GroupListQuery {
   return {
     skipGroups: query.skip_groups,
     allAvailable: query.all_available,

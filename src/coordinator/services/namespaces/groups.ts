@@ -65,7 +65,7 @@ export interface GroupsServiceDeps {
   groupQueries: Pick<GroupQueriesStore, 'listGroups' | 'listGroupProjects' | 'groupIdsWithMemberLevel'>;
   customAttributes: Pick<CustomAttributesStore, 'subjectIdsMatching'>;
   groupLinks: Pick<GroupGroupLinksStore, 'listForSharedGroups'>;
-  namespaces: Pick<NamespacesStore, 'findByIds'>;
+  namespaces: Pick<NamespacesStore, 'findByIds' | 'descendantIds'>;
   lookup: Pick<Lookup, 'readableGroup'>;
   permissions: Pick<Permissions, 'groupVisibilityScope' | 'isAdministrator' | 'canReadProject' | 'ownsNamespace' | 'readableGroupIds'>;
   statistics: GroupStatisticsSource;
@@ -83,6 +83,12 @@ export class GroupsService {
   /** `GET /groups/:id/subgroups`: the readable group's direct subgroups the caller may see. */
   async subgroups(ref: string, actor: Actor, query: GroupListQuery, page: Page): Promise<{ items: GroupListItem[]; total: number }> {
     return this.listUnder(await this.readable(ref, actor), actor, query, page);
+  }
+
+  /** `GET /groups/:id/descendant_groups`: every group below the readable group that the caller may see. */
+  async descendants(ref: string, actor: Actor, query: GroupListQuery, page: Page): Promise<{ items: GroupListItem[]; total: number }> {
+    const group = await this.readable(ref, actor);
+    return this.listUnder(undefined, actor, query, page, await this.deps.namespaces.descendantIds(group.id));
   }
 
   /** A group the caller can read (id or full path), else 404 Group Not Found. */
@@ -124,13 +130,21 @@ export class GroupsService {
     return { items: projects.slice(page.offset, page.offset + page.limit), total: projects.length };
   }
 
-  private async listUnder(parent: NamespaceRecord | undefined, actor: Actor, query: GroupListQuery, page: Page): Promise<{ items: GroupListItem[]; total: number }> {
+  private async listUnder(
+    parent: NamespaceRecord | undefined,
+    actor: Actor,
+    query: GroupListQuery,
+    page: Page,
+    withinIds?: number[],
+  ): Promise<{ items: GroupListItem[]; total: number }> {
     const { permissions, groupQueries, customAttributes } = this.deps;
-    let onlyIds: number[] | undefined;
+    let onlyIds: number[] | undefined = withinIds;
     let scope = await permissions.groupVisibilityScope(actor, { includeVisible: query.allAvailable !== false });
     if (query.owned) {
       // Owned groups are shown whatever their visibility: their owner can read them.
-      onlyIds = actor ? await groupQueries.groupIdsWithMemberLevel(actor.id, OWNER) : [];
+      const ownedIds = actor ? await groupQueries.groupIdsWithMemberLevel(actor.id, OWNER) : [];
+      const owned = new Set(ownedIds);
+      onlyIds = onlyIds === undefined ? ownedIds : onlyIds.filter((id) => owned.has(id));
       scope = null;
     }
     const administrator = permissions.isAdministrator(actor);

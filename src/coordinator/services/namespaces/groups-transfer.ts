@@ -1,0 +1,94 @@
+import { accessDenied, GantryError } from '../../../shared/errors.ts';
+import { isUniqueViolation } from '../../../storage/errors.ts';
+import type { NamespaceRecord, NamespacesStore, ProjectsStore, UserRecord } from '../../../storage/types.ts';
+import type { Lookup } from '../access/lookup.ts';
+import type { Permissions } from '../access/permissions.ts';
+import { mostPrivate } from '../access/visibility-rules.ts';
+import type { GroupDetails, GroupsService } from './groups.ts';
+
+export interface GroupTransferDeps {
+  namespaces: Pick<NamespacesStore, 'update' | 'findById' | 'findByFullPath' | 'refreshPaths' | 'descendantIds' | 'findByIds'>;
+  projects: Pick<ProjectsStore, 'listByNamespaces' | 'findByNamespaceAndPath' | 'update'>;
+  lookup: Pick<Lookup, 'readableGroup'>;
+  permissions: Pick<Permissions, 'canAdminGroup'>;
+  groups: Pick<GroupsService, 'readable' | 'details'>;
+}
+
+/** GitLab's reasons, answered as 400 `Transfer failed: <reason>`. */
+const REASONS = {
+  alreadyRoot: 'Group is already a root group.',
+  sameParent: 'Group is already associated to the parent group.',
+  intoItself: 'Cannot transfer group to one of its subgroup.',
+  pathTaken: 'The parent group already has a subgroup or a project with the same path.',
+  permissions: "You don't have enough permissions.",
+} as const;
+
+function refused(reason: string): GantryError {
+  return new GantryError('GANTRY_E_GROUP_TRANSFER_REFUSED', `Transfer failed: ${reason}`, { reason });
+}
+
+/**
+ * `POST /groups/:id/transfer`: a group with its subgroups and projects moves under another
+ * group, or to the top level. Repositories are stored by project id, so only full paths change;
+ * the moved groups and projects are narrowed to the new parent's visibility.
+ */
+export class GroupTransferService {
+  constructor(private readonly deps: GroupTransferDeps) {}
+
+  async transfer(ref: string, actor: UserRecord, newParentRef: number | undefined): Promise<GroupDetails> {
+    const { groups, permissions, lookup } = this.deps;
+    const group = await groups.readable(ref, actor);
+    if (!(await permissions.canAdminGroup(group, actor))) throw accessDenied();
+    const parent = newParentRef === undefined ? undefined : await lookup.readableGroup(newParentRef, actor);
+    await this.checkAllowed(group, parent, actor);
+
+    const moved = await this.move(group, parent);
+    return groups.details(moved, actor);
+  }
+
+  private async checkAllowed(group: NamespaceRecord, parent: NamespaceRecord | undefined, actor: UserRecord): Promise<void> {
+    const { namespaces, projects, permissions } = this.deps;
+    if (!parent) {
+      if (group.parent_id === null) throw refused(REASONS.alreadyRoot);
+    } else {
+      if (group.parent_id === parent.id) throw refused(REASONS.sameParent);
+      const subtree = [group.id, ...(await namespaces.descendantIds(group.id))];
+      if (subtree.includes(parent.id)) throw refused(REASONS.intoItself);
+      if (!(await permissions.canAdminGroup(parent, actor))) throw refused(REASONS.permissions);
+    }
+    const fullPath = parent ? `${parent.full_path}/${group.path}` : group.path;
+    const namespaceClash = await namespaces.findByFullPath(fullPath);
+    const projectClash = parent ? await projects.findByNamespaceAndPath(parent.id, group.path) : undefined;
+    if (namespaceClash || projectClash) throw refused(REASONS.pathTaken);
+  }
+
+  private async move(group: NamespaceRecord, parent: NamespaceRecord | undefined): Promise<NamespaceRecord> {
+    const { namespaces, projects } = this.deps;
+    const now = new Date().toISOString();
+    const fullPath = parent ? `${parent.full_path}/${group.path}` : group.path;
+    const fullName = parent ? `${parent.full_name} / ${group.name}` : group.name;
+    try {
+      // The full path changes in the same statement as the parent, so the unique index refuses
+      // a path a concurrent create or rename took meanwhile.
+      await namespaces.update(group.id, { parent_id: parent?.id ?? null, full_path: fullPath, full_name: fullName, updated_at: now });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw refused(REASONS.pathTaken);
+      throw error;
+    }
+    await namespaces.refreshPaths(group.id);
+    if (parent) {
+      const subtreeIds = [group.id, ...(await namespaces.descendantIds(group.id))];
+      for (const subgroup of await namespaces.findByIds(subtreeIds)) {
+        const visibility = mostPrivate(subgroup.visibility, parent.visibility);
+        if (visibility !== subgroup.visibility) await namespaces.update(subgroup.id, { visibility, updated_at: now });
+      }
+      for (const project of await projects.listByNamespaces(subtreeIds)) {
+        const visibility = mostPrivate(project.visibility, parent.visibility);
+        if (visibility !== project.visibility) await projects.update(project.id, { visibility, updated_at: now });
+      }
+    }
+    const moved = await namespaces.findById(group.id);
+    if (!moved) throw new GantryError('GANTRY_E_GROUP_NOT_FOUND');
+    return moved;
+  }
+}

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestCoordinator, type TestCoordinator } from '../helpers/coordinator.ts';
-import { PageClient } from './pipeline-web-client.ts';
+import { PageClient } from './page-client.ts';
 
 describe('web admin pages', () => {
   let gantry: TestCoordinator;

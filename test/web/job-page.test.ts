@@ -1,46 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { LightMyRequestResponse } from 'fastify';
 import { addMember } from '../coordinator/groups-fixtures.ts';
 import { startRunnerJobsFixture, type RunnerJobsFixture } from '../helpers/runner-jobs.ts';
-
-/** A browser's cookie jar over inject(), signed in through the form. */
-class Session {
-  private readonly cookies = new Map<string, string>();
-
-  constructor(private readonly fixture: RunnerJobsFixture) {}
-
-  async signIn(login: string): Promise<void> {
-    const form = await this.request('GET', '/users/sign_in');
-    const signedIn = await this.request('POST', '/users/sign_in', { authenticity_token: formToken(form), 'user[login]': login, 'user[password]': 'secret-password-1' });
-    assert.equal(signedIn.statusCode, 302, signedIn.body);
-  }
-
-  async request(method: 'GET' | 'POST', url: string, form?: Record<string, string>, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
-    const all: Record<string, string> = { ...headers };
-    if (this.cookies.size > 0) all.cookie = [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
-    if (form) all['content-type'] = 'application/x-www-form-urlencoded';
-    const response = await this.fixture.gantry.coordinator.app.inject({ method, url, headers: all, payload: form ? new URLSearchParams(form).toString() : undefined });
-    for (const cookie of [response.headers['set-cookie'] ?? []].flat()) {
-      const [pair] = cookie.split(';');
-      const at = pair!.indexOf('=');
-      this.cookies.set(pair!.slice(0, at), pair!.slice(at + 1));
-    }
-    return response;
-  }
-}
-
-function formToken(page: LightMyRequestResponse): string {
-  const match = /name="authenticity_token" value="([^"]+)"/.exec(page.body);
-  assert.ok(match, `no authenticity_token in ${page.body.slice(0, 300)}`);
-  return match[1]!;
-}
+import { PageClient } from './page-client.ts';
 
 describe('the job page', () => {
   let fixture: RunnerJobsFixture;
-  let member: Session;
-  let outsider: Session;
-  let developerSession: Session;
+  let member: PageClient;
+  let outsider: PageClient;
+  let developerSession: PageClient;
   let jobPath: string;
   let jobId: number;
   let token: string;
@@ -62,11 +30,11 @@ describe('the job page', () => {
     const patched = await fetch(`${fixture.apiUrl}/jobs/${jobId}/trace`, { method: 'PATCH', headers: { 'content-type': 'text/plain', 'job-token': token, 'content-range': `0-${trace.length - 1}` }, body: trace });
     assert.equal(patched.status, 202);
     jobPath = `/root/web-job/-/jobs/${jobId}`;
-    member = new Session(fixture);
+    member = new PageClient(fixture.gantry);
     await member.signIn('job-reader');
-    outsider = new Session(fixture);
+    outsider = new PageClient(fixture.gantry);
     await outsider.signIn('job-outsider');
-    developerSession = new Session(fixture);
+    developerSession = new PageClient(fixture.gantry);
     await developerSession.signIn('job-developer');
   });
   after(async () => {
@@ -74,7 +42,7 @@ describe('the job page', () => {
   });
 
   it('shows the job to a member: its name escaped, stage, runner, pipeline, commit, the cancel button and the log script', async () => {
-    const page = await member.request('GET', jobPath);
+    const page = await member.get(jobPath);
     assert.equal(page.statusCode, 200, page.body);
     assert.match(String(page.headers['content-security-policy']), /script-src 'self'/);
     assert.match(page.body, /build &lt;script&gt;/);
@@ -87,7 +55,7 @@ describe('the job page', () => {
     const script = /<script src="([^"]+)" defer><\/script>/.exec(page.body);
     assert.ok(script, 'the page loads the log script');
     assert.match(script[1]!, /^\/-\/gantry\/job-log\.[0-9a-f]{16}\.js$/);
-    const served = await member.request('GET', script[1]!);
+    const served = await member.get(script[1]!);
     assert.equal(served.statusCode, 200);
     assert.match(String(served.headers['content-type']), /text\/javascript/);
     assert.match(String(served.headers['cache-control']), /immutable/);
@@ -95,11 +63,11 @@ describe('the job page', () => {
   });
 
   it('answers a private project\'s job with the same 404 as a missing one, signed in or not', async () => {
-    const anonymous = new Session(fixture);
-    const missing = await member.request('GET', `/root/web-job/-/jobs/999999`);
-    const nowhere = await anonymous.request('GET', `/root/no-such-project/-/jobs/${jobId}`);
+    const anonymous = new PageClient(fixture.gantry);
+    const missing = await member.get(`/root/web-job/-/jobs/999999`);
+    const nowhere = await anonymous.get(`/root/no-such-project/-/jobs/${jobId}`);
     for (const [who, path] of [[anonymous, jobPath], [outsider, jobPath], [anonymous, `${jobPath}/raw`], [outsider, `${jobPath}/raw`]] as const) {
-      const hidden = await who.request('GET', path);
+      const hidden = await who.get(path);
       assert.equal(hidden.statusCode, 404, path);
       assert.equal(hidden.body.replace(/<header[\s\S]*<\/header>/, ''), missing.body.replace(/<header[\s\S]*<\/header>/, ''));
     }
@@ -108,23 +76,23 @@ describe('the job page', () => {
   });
 
   it('serves the raw log whole, or the part a Range asks for (206), and 416 past its end', async () => {
-    const whole = await member.request('GET', `${jobPath}/raw`);
+    const whole = await member.get(`${jobPath}/raw`);
     assert.equal(whole.statusCode, 200);
     assert.equal(whole.rawPayload.toString('latin1'), trace.toString('latin1'));
     assert.equal(whole.headers['content-type'], 'text/plain; charset=utf-8');
     assert.equal(whole.headers['x-gantry-job-status'], 'running');
     assert.equal(whole.headers['content-disposition'], undefined);
-    const part = await member.request('GET', `${jobPath}/raw`, undefined, { range: 'bytes=6-' });
+    const part = await member.get(`${jobPath}/raw`, { range: 'bytes=6-' });
     assert.equal(part.statusCode, 206);
     assert.equal(part.headers['content-range'], `bytes 6-${trace.length - 1}/${trace.length}`);
     assert.equal(part.rawPayload.toString('latin1'), trace.subarray(6).toString('latin1'));
-    const closed = await member.request('GET', `${jobPath}/raw`, undefined, { range: 'bytes=2-4' });
+    const closed = await member.get(`${jobPath}/raw`, { range: 'bytes=2-4' });
     assert.equal(closed.statusCode, 206);
     assert.equal(closed.rawPayload.toString('latin1'), trace.subarray(2, 5).toString('latin1'));
-    const past = await member.request('GET', `${jobPath}/raw`, undefined, { range: `bytes=${trace.length}-` });
+    const past = await member.get(`${jobPath}/raw`, { range: `bytes=${trace.length}-` });
     assert.equal(past.statusCode, 416);
     assert.equal(past.headers['content-range'], `bytes */${trace.length}`);
-    const download = await member.request('GET', `${jobPath}/raw?download=true`);
+    const download = await member.get(`${jobPath}/raw?download=true`);
     assert.equal(download.headers['content-disposition'], `attachment; filename="job-${jobId}.log"`);
   });
 
@@ -135,36 +103,36 @@ describe('the job page', () => {
     const patched = await fetch(`${fixture.apiUrl}/jobs/${jobId}/trace`, { method: 'PATCH', headers: { 'content-type': 'text/plain', 'job-token': token, 'content-range': `${at}-${at + more.length - 1}` }, body: more });
     assert.equal(patched.status, 202);
     const total = at + more.length;
-    const first = await member.request('GET', `${jobPath}/raw`, undefined, { range: 'bytes=0-' });
+    const first = await member.get(`${jobPath}/raw`, { range: 'bytes=0-' });
     assert.equal(first.statusCode, 206);
     assert.equal(first.rawPayload.length, 1024 * 1024);
     assert.equal(first.headers['content-range'], `bytes 0-${1024 * 1024 - 1}/${total}`);
-    const whole = await member.request('GET', `${jobPath}/raw`);
+    const whole = await member.get(`${jobPath}/raw`);
     assert.equal(whole.rawPayload.length, total);
     assert.equal(whole.headers['content-length'], String(total));
   });
 
   it('cancels with the button only with the session\'s token, and hides the buttons from who may not use them', async () => {
-    const readOnly = await developerSession.request('GET', jobPath);
+    const readOnly = await developerSession.get(jobPath);
     assert.equal(readOnly.statusCode, 200);
     assert.doesNotMatch(readOnly.body, /\/cancel"|\/retry"/);
-    const refused = await developerSession.request('POST', `${jobPath}/cancel`, { authenticity_token: formToken(readOnly) });
+    const refused = await developerSession.post(`${jobPath}/cancel`, { authenticity_token: PageClient.formToken(readOnly) });
     assert.equal(refused.statusCode, 403);
     assert.equal((await fixture.job(jobId)).status, 'running');
-    const page = await member.request('GET', jobPath);
-    const forged = await member.request('POST', `${jobPath}/cancel`, { authenticity_token: 'x'.repeat(43) });
+    const page = await member.get(jobPath);
+    const forged = await member.post(`${jobPath}/cancel`, { authenticity_token: 'x'.repeat(43) });
     assert.equal(forged.statusCode, 422);
     assert.equal((await fixture.job(jobId)).status, 'running');
-    const anonymous = await new Session(fixture).request('POST', `${jobPath}/cancel`, { authenticity_token: formToken(page) });
+    const anonymous = await new PageClient(fixture.gantry).post(`${jobPath}/cancel`, { authenticity_token: PageClient.formToken(page) });
     assert.equal(anonymous.statusCode, 302);
     assert.equal((await fixture.job(jobId)).status, 'running');
-    const canceled = await member.request('POST', `${jobPath}/cancel`, { authenticity_token: formToken(page) });
+    const canceled = await member.post(`${jobPath}/cancel`, { authenticity_token: PageClient.formToken(page) });
     assert.equal(canceled.statusCode, 303, canceled.body);
     assert.equal(canceled.headers.location, jobPath);
     assert.equal((await fixture.job(jobId)).status, 'canceled');
-    const after = await member.request('GET', jobPath);
+    const after = await member.get(jobPath);
     assert.match(after.body, new RegExp(`action="${jobPath}/retry"`));
-    const retried = await member.request('POST', `${jobPath}/retry`, { authenticity_token: formToken(after) });
+    const retried = await member.post(`${jobPath}/retry`, { authenticity_token: PageClient.formToken(after) });
     assert.equal(retried.statusCode, 303, retried.body);
     assert.notEqual(retried.headers.location, jobPath, 'the retry opens the new job');
     assert.match(String(retried.headers.location), /^\/root\/web-job\/-\/jobs\/\d+$/);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { moveJob, seedPipeline, type SeededPipeline } from '../helpers/ci-pipelines.ts';
 import { startTestCoordinator, type TestCoordinator } from '../helpers/coordinator.ts';
-import { PageClient } from './pipeline-web-client.ts';
+import { PageClient } from './page-client.ts';
 
 describe('web pipeline pages', () => {
   let gantry: TestCoordinator;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { seedPipeline } from '../helpers/ci-pipelines.ts';
 import { startTestCoordinator, type TestCoordinator } from '../helpers/coordinator.ts';
-import { PageClient } from './pipeline-web-client.ts';
+import { PageClient } from './page-client.ts';
 
 const README = '# Hello site\n\nSome *text* <script>alert(1)</script> and [a link](javascript:alert(2)).\n';
 const BIG_LINES = 60_000;

@@ -2,14 +2,14 @@ import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
 import type { TestCoordinator } from '../helpers/coordinator.ts';
 
-/** A browser's cookie jar over inject() for the page tests: keeps what Set-Cookie gives, sends it back. */
+/** A browser's cookie jar over inject() for the web page tests: keeps what Set-Cookie gives, sends it back. */
 export class PageClient {
   readonly cookies = new Map<string, string>();
 
-  constructor(private readonly gantry: TestCoordinator) {}
+  constructor(private readonly gantry: Pick<TestCoordinator, 'coordinator'>) {}
 
-  async get(url: string): Promise<LightMyRequestResponse> {
-    return this.keep(await this.gantry.coordinator.app.inject({ method: 'GET', url, headers: this.headers() }));
+  async get(url: string, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
+    return this.keep(await this.gantry.coordinator.app.inject({ method: 'GET', url, headers: { ...headers, ...this.headers() } }));
   }
 
   async post(url: string, form: Record<string, string>): Promise<LightMyRequestResponse> {

@@ -165,6 +165,38 @@ describe('merge request refresh: refs/merge-requests/<iid>/head, diff refs and m
     assert.equal(await repository.resolveCommit('refs/merge-requests/99/head'), null);
   });
 
+  it("a push to the target that brings a request's head in merges it (GitLab's merged manually): by a merge commit, by a fast-forward, not otherwise", async () => {
+    await git(['fetch', 'origin']);
+    await git(['checkout', '-B', 'by-hand', 'origin/main']);
+    const handHead = await commitFile(cwd, 'by-hand.txt', 'by hand\n', 'Work merged by hand');
+    await git(['push', 'origin', 'by-hand']);
+    const byHand = await open(app, app, 'by-hand', 'main');
+    await git(['checkout', '-B', 'unrelated', 'origin/main']);
+    await commitFile(cwd, 'unrelated.txt', 'unrelated\n', 'Unrelated work');
+    await git(['push', 'origin', 'unrelated']);
+    const untouched = await open(app, app, 'unrelated', 'main');
+
+    await git(['checkout', '-B', 'main', 'origin/main']);
+    await git(['merge', '--no-ff', '-m', 'Merge by hand', 'by-hand']);
+    const mergeCommit = await git(['rev-parse', 'HEAD']);
+    await git(['push', 'origin', 'main']);
+    const merged = await current(byHand);
+    assert.deepEqual([merged.state, merged.merge_commit_sha, merged.merged_by_id, typeof merged.merged_at], ['merged', mergeCommit, root.id, 'string'], 'merged when the push answered');
+    assert.equal(merged.head_sha, handHead);
+    assert.equal((await current(untouched)).state, 'opened', 'a request whose head the push did not bring stays open');
+    const notes = await fixture.gantry.api('GET', `/projects/${app.id}/merge_requests/${byHand.iid}/notes`);
+    assert.ok(notes.list.some((note) => note.system === true && note.body === 'merged'), notes.text);
+
+    await git(['checkout', '-B', 'fast-forward', 'main']);
+    const fastForwardHead = await commitFile(cwd, 'ff.txt', 'ff\n', 'Fast-forwarded by hand');
+    await git(['push', 'origin', 'fast-forward']);
+    const fastForward = await open(app, app, 'fast-forward', 'main');
+    await git(['push', 'origin', 'fast-forward:main']);
+    const forwarded = await current(fastForward);
+    assert.deepEqual([forwarded.state, forwarded.merge_commit_sha], ['merged', fastForwardHead]);
+    assert.equal((await current(untouched)).state, 'opened');
+  });
+
   it('keeps the head ref after the request is closed; no check task is left behind', async () => {
     const request = (await stores().mergeRequests.openBySource(app.id, 'feature'))[0]!;
     await stores().mergeRequests.update(request.id, { state: 'closed' }, {});

@@ -4,11 +4,12 @@ import type { RepositoryManager } from '../../../../storage/git/types.ts';
 import type { MergeRequestChanges, MergeRequestRecord, MergeRequestsStore } from '../../../../storage/types-merge-requests.ts';
 import type { ProjectRecord, ProjectsStore, UserRecord, UsersStore } from '../../../../storage/types.ts';
 import type { PushEvent } from '../../events.ts';
+import { mergeIfPushed } from './manual-merge.ts';
 import { uncheckedAfter, type MergeStatusCheck } from './merge-status.ts';
 import { announceMergeRequestRefreshed, type MergeRequestObserver, type MergeRequestSaved } from './observers.ts';
 
 export interface MergeRequestRefresherDeps {
-  mergeRequests: Pick<MergeRequestsStore, 'update' | 'openBySource' | 'openByTarget'>;
+  mergeRequests: Pick<MergeRequestsStore, 'update' | 'updateIfUnchanged' | 'openBySource' | 'openByTarget'>;
   projects: Pick<ProjectsStore, 'findById'>;
   users: Pick<UsersStore, 'findById'>;
   repositories: Pick<RepositoryManager, 'open' | 'exists'>;
@@ -78,8 +79,9 @@ export class MergeRequestRefresher implements MergeRequestObserver {
 
   /**
    * For `events.onPushRecorded`: a push to a branch refreshes the open requests from it and
-   * rechecks those into it, before the push is acknowledged (its merge request pipeline follows
-   * the refresh). One request failing does not stop the others; it is logged.
+   * rechecks those into it — or merges one whose head the push brought in (`mergeIfPushed`) —
+   * before the push is acknowledged (its merge request pipeline follows the refresh). One
+   * request failing does not stop the others; it is logged.
    */
   async recordPush(push: PushEvent): Promise<void> {
     if (!push.ref.startsWith(BRANCH_PREFIX) || push.after === ZERO_SHA) return;
@@ -98,7 +100,7 @@ export class MergeRequestRefresher implements MergeRequestObserver {
         const project = await projectOf(mergeRequest.project_id);
         if (!project || project.pending_delete) continue;
         if (kind === 'refresh') await this.refresh(mergeRequest, project, pusher);
-        else await this.recheck(mergeRequest, project, pusher);
+        else if (!(await mergeIfPushed(this.deps, this.deps.repositories.open(project.id), project, mergeRequest, push, pusher))) await this.recheck(mergeRequest, project, pusher);
       } catch (error) {
         this.deps.logger.error({ err: error, mergeRequestId: mergeRequest.id, projectId: mergeRequest.project_id }, `merge request ${kind} after a push failed`);
       }

@@ -126,7 +126,7 @@ export function buildMergeRequestMerging(context: CoordinatorContext, queue: { e
     access: new RepositoryAccess({ lookup, permissions, namespaces: stores.namespaces, repositories }),
     mergeRequestPermissions, commits: stores.mergeRequestCommits,
   });
-  const staleMergeLocks = new StaleMergeLocks({ mergeRequests: stores.mergeRequests, queue, logger: context.logger });
+  const staleMergeLocks = new StaleMergeLocks({ mergeRequests: stores.mergeRequests, repositories: context.repositories, queue, logger: context.logger });
   observers.push(closesIssues);
   return { mergeRequestMerge, autoMerge, closesIssues, mergeLookups, staleMergeLocks };
 }

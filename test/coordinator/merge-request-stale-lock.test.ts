@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { ciServicesOf } from '../../src/coordinator/app.ts';
 import { STALE_MERGE_LOCK_MS } from '../../src/coordinator/services/planning/merge-requests/stale-merge-locks.ts';
@@ -47,6 +49,19 @@ describe('stale merge locks', () => {
     assert.equal(merged.json.state, 'merged');
     assert.equal(merged.json.merge_error, null);
     assert.equal(await ciServicesOf(fixture.gantry.coordinator).staleMergeLocks.sweep(), 0, 'a merged request is not touched');
+  });
+
+  it('marks merged a stale lock whose head is already on the target branch (the dead coordinator moved it)', async () => {
+    const head = await fixture.branch('landed');
+    const iid = Number((await fixture.open({ source_branch: 'landed', target_branch: 'main', title: 'Landed' })).iid);
+    await lockAsOf(iid, STALE_MERGE_LOCK_MS + 60_000);
+    // What the dead merge did before it could record it: main fast-forwarded to the head.
+    const repository = fixture.gantry.coordinator.context.repositories.open(fixture.project.id);
+    await promisify(execFile)('git', ['--git-dir', repository.path, 'update-ref', 'refs/heads/main', head]);
+
+    assert.equal(await ciServicesOf(fixture.gantry.coordinator).staleMergeLocks.sweep(), 1);
+    const shown = await fixture.gantry.api('GET', `/projects/${fixture.project.id}/merge_requests/${iid}`);
+    assert.deepEqual([shown.json.state, shown.json.merge_error, typeof shown.json.merged_at], ['merged', null, 'string']);
   });
 
   it('a merge dates its lock when it takes it, not when the request was last edited', async () => {

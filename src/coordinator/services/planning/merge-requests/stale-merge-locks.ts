@@ -1,5 +1,6 @@
 import type { Logger } from '../../../../shared/logger.ts';
-import type { MergeRequestsStore } from '../../../../storage/types-merge-requests.ts';
+import type { RepositoryManager } from '../../../../storage/git/types.ts';
+import type { MergeRequestChanges, MergeRequestRecord, MergeRequestsStore } from '../../../../storage/types-merge-requests.ts';
 import type { NewTask } from '../../../../storage/types-tasks.ts';
 import { PeriodicTask } from '../../periodic-task.ts';
 import type { TaskHandler } from '../../task-queue.ts';
@@ -16,6 +17,7 @@ const BATCH = 100;
 
 export interface StaleMergeLocksDeps {
   mergeRequests: Pick<MergeRequestsStore, 'lockedBefore' | 'updateIfUnchanged'>;
+  repositories: Pick<RepositoryManager, 'open'>;
   queue: { enqueue(task: NewTask): Promise<unknown> };
   logger: Logger;
   clock?: () => number;
@@ -24,9 +26,11 @@ export interface StaleMergeLocksDeps {
 }
 
 /**
- * Releases merge locks nobody will finish, as GitLab's StuckMergeJobsWorker does: a request
- * `locked` longer than the stale age goes back to `opened` with `merge_error` saying why, by
- * compare-and-set (a merge that finished meanwhile wins). A periodic task asks the durable queue for
+ * Settles merge locks nobody will finish, as GitLab's StuckMergeJobsWorker does: a request
+ * `locked` longer than the stale age whose head is already on the target branch (the dead
+ * coordinator moved the branch but did not record it) is marked `merged`; any other goes back
+ * to `opened` with `merge_error` saying why. Both by compare-and-set (a merge that finished
+ * meanwhile wins). A periodic task asks the durable queue for
  * one sweep at a time across coordinators.
  */
 export class StaleMergeLocks {
@@ -38,7 +42,7 @@ export class StaleMergeLocks {
     this.schedule = new PeriodicTask(deps, STALE_MERGE_LOCKS_TASK, 'the stale merge lock sweep');
   }
 
-  /** Releases every stale lock; answers how many. */
+  /** Settles every stale lock; answers how many. */
   async sweep(signal?: AbortSignal): Promise<number> {
     const cutoff = new Date(this.clock() - (this.deps.staleAfterMs ?? STALE_MERGE_LOCK_MS)).toISOString();
     let released = 0;
@@ -47,14 +51,25 @@ export class StaleMergeLocks {
       const stale = await this.deps.mergeRequests.lockedBefore(cutoff, BATCH);
       let releasedNow = 0;
       for (const mergeRequest of stale) {
-        const changes = { state: 'opened' as const, merge_error: 'The merge was interrupted; merge again', updated_at: new Date(this.clock()).toISOString() };
+        const at = new Date(this.clock()).toISOString();
+        const changes: MergeRequestChanges = (await this.landed(mergeRequest))
+          ? { state: 'merged', merged_at: at, merge_error: null, merge_when_pipeline_succeeds: false, updated_at: at }
+          : { state: 'opened', merge_error: 'The merge was interrupted; merge again', updated_at: at };
         if (await this.deps.mergeRequests.updateIfUnchanged(mergeRequest.id, mergeRequest.lock_version, changes)) releasedNow += 1;
       }
       released += releasedNow;
       if (stale.length < BATCH || releasedNow === 0) break;
     }
-    if (released > 0) this.deps.logger.warn({ released }, 'released stale merge request locks');
+    if (released > 0) this.deps.logger.warn({ released }, 'settled stale merge request locks');
     return released;
+  }
+
+  /** Whether the request's head is on its target branch (a squash merge is not recognised: its commit is new). */
+  private async landed(mergeRequest: MergeRequestRecord): Promise<boolean> {
+    if (mergeRequest.head_sha === null) return false;
+    const repository = this.deps.repositories.open(mergeRequest.project_id);
+    const tip = await repository.resolveCommit(`refs/heads/${mergeRequest.target_branch}`);
+    return tip !== null && (await repository.isAncestor(mergeRequest.head_sha, tip));
   }
 
   handler(): TaskHandler {

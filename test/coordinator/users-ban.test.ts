@@ -31,6 +31,9 @@ describe('POST /users/:id/ban and /unban', () => {
     assert.equal((await gitRefs('carol/own', carol)).statusCode, 401);
     const again = await gantry.api('POST', `/users/${carol.id}/ban`);
     assert.deepEqual([again.status, again.json], [403, { message: 'You cannot ban banned users.' }]);
+    const unblocked = await gantry.api('POST', `/users/${carol.id}/unblock`);
+    assert.deepEqual([unblocked.status, unblocked.body], [201, false], 'unblock does not lift a ban');
+    assert.equal((await gantry.api('GET', `/users/${carol.id}`)).json.state, 'banned');
 
     const unbanned = await gantry.api('POST', `/users/${carol.id}/unban`);
     assert.deepEqual([unbanned.status, unbanned.body], [201, true]);

@@ -199,10 +199,10 @@ export class UsersService {
     return true;
   }
 
-  /** Unblocks the user; false when already active. */
+  /** Unblocks the user; false when already active, or banned (GitLab's `activate` has no way out of banned: unban does it). */
   async unblock(actor: UserRecord, ref: string): Promise<boolean> {
     const user = await this.administered(actor, ref);
-    if (user.state === 'active') return false;
+    if (user.state === 'active' || user.state === 'banned') return false;
     await this.deps.users.update(user.id, { state: 'active' });
     return true;
   }

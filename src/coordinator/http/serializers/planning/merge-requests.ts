@@ -173,12 +173,31 @@ function detailedMergeStatus(record: MergeRequestRecord, draft: boolean, discuss
   return record.merge_status === 'cannot_be_merged' ? 'broken_status' : 'mergeable';
 }
 
+/** The answer of `GET .../approvals`: the request's basic fields, then its approvals. */
+export interface MergeRequestApprovalsJson extends Pick<MergeRequestJson, 'id' | 'iid' | 'project_id' | 'title' | 'description' | 'state' | 'created_at' | 'updated_at' | 'merge_status'> {
+  approved: boolean;
+  approvals_required: number;
+  approvals_left: number;
+  require_password_to_approve: boolean;
+  approved_by: Array<{ user: UserBasicJson; approved_at: string }>;
+  suggested_approvers: UserBasicJson[];
+  approvers: UserBasicJson[];
+  approver_groups: never[];
+  user_has_approved: boolean;
+  user_can_approve: boolean;
+  approval_rules_left: never[];
+  has_approval_rules: boolean;
+  merge_request_approvers_available: boolean;
+  multiple_approval_rules_available: boolean;
+  invalid_approvers_rules: never[];
+}
+
 /**
  * `GET .../approvals` (and the approve answers) as GitLab's free tier answers it (danger-js reads
  * it on every run): the request's basic fields, no approval rules, who approved; `approved`
  * since none is required.
  */
-export function serializeMergeRequestApprovals(state: ApprovalState, externalUrl: string): Record<string, unknown> {
+export function serializeMergeRequestApprovals(state: ApprovalState, externalUrl: string): MergeRequestApprovalsJson {
   const record = state.mergeRequest;
   return {
     id: record.id,

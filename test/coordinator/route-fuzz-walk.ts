@@ -151,6 +151,12 @@ const MULTIPART_UPLOADS = new Set([
   'POST /api/v4/projects/:id/uploads', // test/coordinator/uploads.test.ts
 ]);
 
+// Their well-formed request delivers to the hook's URL, which the walk's world points at a host
+// that does not resolve here (the walk sends nothing out): the named test delivers to a receiver.
+const OUTBOUND_CALLS = new Set([
+  'POST /api/v4/projects/:id/hooks/:hook_id/test/:trigger', // test/coordinator/hooks-test-call.test.ts
+]);
+
 export function describeRouteFuzz(part: WalkPart): void {
   describe(part.title, () => {
     let gantry: TestCoordinator;
@@ -320,7 +326,7 @@ export function describeRouteFuzz(part: WalkPart): void {
 
     it('reaches each handler with real records: reads answer 2xx, writes act at least once', () => {
       const unreached = outcomes
-        .filter(({ route }) => !MULTIPART_UPLOADS.has(keyOf(route)))
+        .filter(({ route }) => !MULTIPART_UPLOADS.has(keyOf(route)) && !OUTBOUND_CALLS.has(keyOf(route)))
         .filter(({ route }) => !PLANNING_ROUTES_WITHOUT_RECORDS.has(keyOf(route)))
         .filter(({ route, good, realPathStatuses }) => (route.method === 'GET' ? good >= 300 : !realPathStatuses.some((status) => status >= 200 && status < 300)))
         .map(({ route, good }) => `${keyOf(route)}: ${good}`);

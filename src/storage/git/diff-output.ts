@@ -47,11 +47,18 @@ export class RawSectionReader {
         this.keep(chunk.subarray(position));
         return null;
       }
-      this.keep(chunk.subarray(position, end));
+      // A token whole in this chunk is read in place; only one cut by a chunk's end is copied.
+      let token: Buffer;
+      if (this.token.length === 0) {
+        if (end - position > MAX_RAW_TOKEN) throw malformed(`a raw record longer than ${MAX_RAW_TOKEN} bytes`);
+        token = chunk.subarray(position, end);
+      } else {
+        this.keep(chunk.subarray(position, end));
+        token = this.token.length === 1 ? this.token[0]! : Buffer.concat(this.token);
+        this.token = [];
+        this.tokenBytes = 0;
+      }
       position = end + 1;
-      const token = this.token.length === 1 ? this.token[0]! : Buffer.concat(this.token);
-      this.token = [];
-      this.tokenBytes = 0;
       if (this.take(token)) return position;
     }
     return null;

@@ -37,11 +37,16 @@ export function mergeRequestDiffsRoutes({ mergeRequestDiffs, mergeRequests, merg
 
     api.get(`${base}/changes`, { schema: { summary: 'Get a merge request with its changes (deprecated by GitLab for /diffs, still used)', tags, params: MergeRequestPath, querystring: ChangesQuery } }, async (request, reply) => {
       const options = { expanded: request.query.access_raw_diffs === true };
-      const answer = await mergeRequestDiffs.changes(request.params.id, request.actor, request.params.merge_request_iid, options, repositoryClient(request, reply));
-      const json = await jsonOf(answer, request.actor).catch((error: unknown) => {
+      const found = await mergeRequestDiffs.locate(request.params.id, request.actor, request.params.merge_request_iid);
+      // The request's own fields are read while git works out the diff's file listing.
+      const [opened, described] = await Promise.allSettled([mergeRequestDiffs.changes(found, options, repositoryClient(request, reply)), jsonOf(found, request.actor)]);
+      if (opened.status === 'rejected') throw opened.reason;
+      const answer = opened.value;
+      if (described.status === 'rejected') {
         answer.changes.close();
-        throw error;
-      });
+        throw described.reason;
+      }
+      const json = described.value;
       // Streamed: the diff is read from git as the answer is written, under GitLab's diff limits.
       return reply.type('application/json').send(Readable.from(changesJson(json, answer), { objectMode: false }));
     });

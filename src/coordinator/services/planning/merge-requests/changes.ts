@@ -65,9 +65,13 @@ export class MergeRequestDiffs {
     this.counts = new MergeRequestChangesCount(deps);
   }
 
+  /** The request as `GET .../changes` answers it (404 when the actor may not see it), before its diff is opened. */
+  async locate(projectRef: string, actor: Actor, iid: number): Promise<MergeRequestInProject> {
+    return this.find(projectRef, actor, iid);
+  }
+
   /** `expanded`: GitLab's `access_raw_diffs` — only the hard limits cut files, not the collapsing ones. */
-  async changes(projectRef: string, actor: Actor, iid: number, options: { expanded: boolean }, client?: GitClient): Promise<MergeRequestChangesAnswer> {
-    const found = await this.find(projectRef, actor, iid);
+  async changes(found: MergeRequestInProject, options: { expanded: boolean }, client?: GitClient): Promise<MergeRequestChangesAnswer> {
     const changes = await this.diffOf(found, options.expanded, client);
     // git lists every file before the first patch: the count costs no second diff.
     const listed = changes.fileCount;

@@ -49,7 +49,7 @@ export interface MergeRequestUpdateInput extends AdminFields {
 }
 
 export interface MergeRequestEditsDeps {
-  mergeRequests: Pick<MergeRequestsStore, 'create' | 'update' | 'labelsOf'>;
+  mergeRequests: Pick<MergeRequestsStore, 'create' | 'update' | 'labelsOf' | 'findByIds'>;
   lookup: Pick<Lookup, 'readableProject'>;
   mergeRequestPermissions: MergeRequestPermissions;
   issueFields: Pick<IssueFields, 'labelIds' | 'milestoneId'>;
@@ -107,7 +107,7 @@ export class MergeRequestEdits {
     );
     const view = await this.deps.views.one(record);
     await announceMergeRequestSaved(this.deps.observers, { project: target, actor, before: null, after: snapshotOf(view), at: now });
-    return { project: target, view };
+    return { project: target, view: await this.afterObservers(view) };
   }
 
   async update(projectRef: string, actor: UserRecord, iid: number, input: MergeRequestUpdateInput): Promise<{ project: ProjectRecord; view: MergeRequestView }> {
@@ -141,8 +141,18 @@ export class MergeRequestEdits {
     const updated = await this.guardPair(() => this.deps.mergeRequests.update(record.id, changes, relations));
     if (!updated) throw new GantryError('GANTRY_E_MERGE_REQUEST_NOT_FOUND');
     const view = await this.deps.views.one(updated);
-    if (before) await announceMergeRequestSaved(this.deps.observers, { project, actor, before, after: snapshotOf(view), at: now });
-    return { project, view };
+    if (!before) return { project, view };
+    await announceMergeRequestSaved(this.deps.observers, { project, actor, before, after: snapshotOf(view), at: now });
+    return { project, view: await this.afterObservers(view) };
+  }
+
+  /**
+   * The request as the observers left it: a create, reopen or retarget has been refreshed by
+   * then (diff_refs, head and merge status), and the answer shows it, as GitLab's does.
+   */
+  private async afterObservers(view: MergeRequestView): Promise<MergeRequestView> {
+    const [current] = await this.deps.mergeRequests.findByIds([view.record.id]);
+    return current === undefined ? view : this.deps.views.one(current);
   }
 
   /** The target of a fork's request: 403 when the caller cannot see it (as GitLab answers). */

@@ -223,4 +223,22 @@ describe('merge request pipelines', () => {
     assert.equal(response.status, 405, response.text);
     assert.deepEqual(response.json, { message: '405 Method Not Allowed' });
   });
+
+  it("a fork's request: the fork's branch pipeline at the request's commit is listed on the target's request", async () => {
+    const forked = await fixture.gantry.api('POST', `/projects/${project.id}/fork`, { body: { path: 'app-fork', name: 'app-fork' } });
+    assert.equal(forked.status, 201, forked.text);
+    const forkId = Number(forked.json.id);
+    await waitUntil(async () => (await fixture.gantry.api('GET', `/projects/${forkId}`)).json.import_status !== 'started', 'the fork to finish');
+    const body = { branch: 'fork-work', start_branch: 'main', commit_message: 'Work in the fork', actions: [{ action: 'create', file_path: 'src/fork.c', content: 'int fork;\n' }] };
+    const commit = await fixture.gantry.api('POST', `/projects/${forkId}/repository/commits`, { body });
+    assert.equal(commit.status, 201, commit.text);
+    const opened = await fixture.gantry.api('POST', `/projects/${forkId}/merge_requests`, { body: { source_branch: 'fork-work', target_branch: 'main', title: 'From the fork', target_project_id: project.id } });
+    assert.equal(opened.status, 201, opened.text);
+    const url = `/projects/${project.id}/merge_requests/${String(opened.json.iid)}/pipelines`;
+    let listed: Array<Record<string, unknown>> = [];
+    await waitUntil(async () => (listed = (await fixture.gantry.api('GET', url)).list).some((pipeline) => pipeline.project_id === forkId), "the fork's branch pipeline on the request");
+    const forkPipeline = listed.find((pipeline) => pipeline.project_id === forkId);
+    assert.deepEqual([forkPipeline?.source, forkPipeline?.ref, forkPipeline?.sha], ['push', 'fork-work', commit.json.id]);
+    assert.match(String(forkPipeline?.web_url), /\/root\/app-fork\/-\/pipelines\/\d+$/);
+  });
 });

@@ -16,12 +16,13 @@ mr-job:
 `;
 
 /**
- * A merge request from branch to merge as python-gitlab (Debian's python3-gitlab) drives it,
+ * A merge request from a fork's branch to merge as python-gitlab (Debian's python3-gitlab) drives it,
  * unmodified, while our runner (shell executor) takes the jobs:
- * test/fixtures/python-gitlab/drive_merge_flow.py opens the request, waits for its merge request
+ * test/fixtures/python-gitlab/drive_merge_flow.py forks the project, opens the request from the
+ * fork into it, waits for its merge request
  * pipeline, sets merge_when_pipeline_succeeds and waits until the request is merged.
  */
-describe('a merge request merged when its pipeline succeeds, through python-gitlab', () => {
+describe('a fork\'s merge request merged when its pipeline succeeds, through python-gitlab', () => {
   let contract: Contract;
   let seen: Record<string, unknown>;
 
@@ -36,12 +37,12 @@ describe('a merge request merged when its pipeline succeeds, through python-gitl
   });
   after(() => contract.close());
 
-  it('opens the request and its pipeline runs for the head on refs/merge-requests', () => {
-    assert.deepEqual(seen.opened, [1, 'opened', true]);
+  it('opens the request from the fork and its pipeline runs for the head on refs/merge-requests', () => {
+    assert.deepEqual(seen.opened, [1, 'opened', true, true, true]);
     assert.deepEqual(seen.pipeline, [true, 'refs/merge-requests/1/head', 'merge_request_event']);
   });
 
-  it('merges when the runner finished the pipeline, and removes the source branch', () => {
+  it('merges when the runner finished the pipeline, and removes the source branch in the fork', () => {
     assert.equal(seen.asked, true);
     assert.deepEqual(seen.merged, ['merged', true, 'root']);
     assert.equal(seen.pipeline_status, 'success');

@@ -15,7 +15,7 @@ rm -rf dist
 npx tsc -p tsconfig.build.json
 # tsc rewrites relative `.ts` specifiers to `.js` in JavaScript but not in declarations.
 find dist -name '*.d.ts' -print0 | xargs -0 sed -i -E "s#((from|import)\(? *['\"]\.{1,2}/[^'\"]*)\.ts(['\"])#\1.js\3#g"
-# runner exec's code in one file (scripts/bundle-exec.mjs).
+# runner exec's code in one file, and the compile worker's (scripts/bundle-exec.mjs).
 node scripts/bundle-exec.mjs
 # The job page's client script (scripts/bundle-web-client.mjs).
 node scripts/bundle-web-client.mjs dist

@@ -1,7 +1,8 @@
 // Bundles `runner exec` (dist/cli/commands/exec.js and everything it imports: the coordinator,
 // the runner, their packages) into one file, dist/cli/exec-bundle.js, which src/cli/runner.ts
-// imports when it is there. Loading the ~700 modules of `runner exec` one by one costs a
-// process about 1.4 s of CPU, one file about 0.7 s (docs/benchmarks.md, "runner exec").
+// imports when it is there; and the compile worker (dist/ci-sandbox/worker.js), in place.
+// Loading the ~700 modules of `runner exec` one by one costs a process about 1.4 s of CPU,
+// one file about 0.7 s (docs/benchmarks.md, "runner exec").
 // Dynamic imports stay lazy: esbuild splits what they import into chunks of their own
 // (dist/cli/exec-chunk-*.js), so that a package imported only there (dockerode, for
 // `--executor docker`) is not loaded with the entry, as it would be if everything were one file
@@ -12,7 +13,7 @@
 // Usage: node scripts/bundle-exec.mjs (after tsc has written dist/)
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readdirSync, rmSync } from 'node:fs';
+import { readdirSync, renameSync, rmSync } from 'node:fs';
 import { build } from 'esbuild';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -38,3 +39,25 @@ await build({
   minifyWhitespace: true,
   minifySyntax: true,
 });
+
+// The compile worker (dist/ci-sandbox/worker.js, a thread started by the coordinator) in one
+// file too, in place: a worker loads its modules on its own, about 2 s of CPU for the compiler's
+// files one by one on a busy machine. Nothing in it imports lazily or resolves files beside it.
+const worker = path.join(root, 'dist/ci-sandbox/worker.js');
+const bundledWorker = path.join(root, 'dist/ci-sandbox/worker.bundle.tmp.js');
+await build({
+  entryPoints: [worker],
+  outfile: bundledWorker,
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  external: EXTERNAL,
+  banner: { js: "import { createRequire as __gantryCreateRequire } from 'node:module'; const require = __gantryCreateRequire(import.meta.url);" },
+  logLevel: 'warning',
+  legalComments: 'inline',
+  minifyWhitespace: true,
+  minifySyntax: true,
+});
+rmSync(`${worker}.map`, { force: true });
+renameSync(bundledWorker, worker);

@@ -1,8 +1,8 @@
 /**
  * `bin/runner exec` as users run it: from the compiled package, through the one-file bundle
  * scripts/build.sh makes (scripts/bundle-exec.mjs). The other exec tests run the sources; this
- * one checks that the bundle holds together: the compile worker starts from it (its path is
- * resolved from the bundle's place), the snapshot reaches the jobs and an artifact passes.
+ * one checks that the bundle holds together: the compile worker (bundled too) starts from it
+ * (its path is resolved from the bundle's place), the snapshot reaches the jobs and an artifact passes.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -14,6 +14,7 @@ import { workingTree, writeFiles, type JsonResult } from './exec-helpers.ts';
 
 const BIN = path.resolve(import.meta.dirname, '../../bin/runner');
 const BUNDLE = path.resolve(import.meta.dirname, '../../dist/cli/exec-bundle.js');
+const WORKER = path.resolve(import.meta.dirname, '../../dist/ci-sandbox/worker.js');
 
 function runExecBinary(cwd: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(BIN, ['exec', ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -33,6 +34,12 @@ describe('runner exec from the compiled package', () => {
 
   it('is built as one bundle beside the compiled CLI', () => {
     assert.ok(existsSync(BUNDLE), `${BUNDLE} is missing: scripts/build.sh makes it`);
+  });
+
+  it('has the compile worker in one file: it imports no module of ours', () => {
+    const worker = readFileSync(WORKER, 'utf8');
+    assert.doesNotMatch(worker, /from\s*["']\.{1,2}\//, 'the compile worker imports compiled modules one by one');
+    assert.match(worker, /function compilePipeline\b/, 'the compiler is inside the worker file');
   });
 
   it('runs a pipeline through the bundle: the uncommitted file reaches the jobs and the artifact the next stage', async () => {

@@ -13,7 +13,7 @@ import { runGit } from './run.ts';
 import { removeStaleLocks } from './stale-locks.ts';
 import type { GitClient, GitRepository, RepositoryCreateOptions, RepositoryManager, RepositoryState, StagedRepository } from './types.ts';
 import { isValidRefName } from './validate.ts';
-import { ProcessSpawner } from './spawner.ts';
+import { sharedSpawner, type ProcessSpawner } from './spawner.ts';
 import { GitWorkQueue, type GitWorkQueueOptions } from './work-queue.ts';
 
 export interface RepositoryManagerOptions {
@@ -46,7 +46,8 @@ const TEMPORARY = '.tmp';
 export class GitRepositoryManager implements RepositoryManager {
   readonly pool: CatFilePool;
   readonly work: GitWorkQueue;
-  readonly spawner = new ProcessSpawner();
+  /** The process's one spawner (git and the executors' processes share its helper; it is never closed). */
+  readonly spawner: ProcessSpawner = sharedSpawner();
   private readonly housekeeping: Housekeeping;
   private readonly history = new HistoryCache();
   private configText: Promise<string> | undefined;
@@ -171,7 +172,6 @@ export class GitRepositoryManager implements RepositoryManager {
   async close(): Promise<void> {
     await this.housekeeping.close();
     this.pool.close();
-    this.spawner.close();
     await rm(this.temporaryDirectory, { recursive: true, force: true });
   }
 

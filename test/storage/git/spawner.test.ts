@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import type { Readable } from 'node:stream';
 import { after, describe, it } from 'node:test';
@@ -76,6 +76,39 @@ describe('process spawner (forks from a helper process)', () => {
     await assert.rejects(closing.spawn({ file: 'true', args: [], env }), /closed/);
   });
 });
+
+describe('process spawner: killWithParent', () => {
+  const alive = (pid: number): boolean => existsSync(`/proc/${pid}`) && !/^State:\s+Z/m.test(readFileSafe(`/proc/${pid}/status`));
+
+  it('kills the group of a process started with it when its owner goes away, and only those', async () => {
+    const owner = new ProcessSpawner();
+    const doomed = await owner.spawn({ file: 'sleep', args: ['30'], env, detached: true, killWithParent: true });
+    const kept = await owner.spawn({ file: 'sleep', args: ['30'], env, detached: true });
+    try {
+      // close() disconnects the helper, as this process's exit or death would.
+      owner.close();
+      for (let attempt = 0; attempt < 250 && alive(doomed.pid); attempt += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+      assert.equal(alive(doomed.pid), false, 'the killWithParent process outlived its owner');
+      assert.equal(alive(kept.pid), true, 'a process without killWithParent keeps running');
+    } finally {
+      for (const pid of [doomed.pid, kept.pid]) {
+        try {
+          process.kill(-pid, 'SIGKILL');
+        } catch {
+          // gone
+        }
+      }
+    }
+  });
+});
+
+function readFileSafe(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}
 
 describe('process spawner sockets', () => {
   it('listens on an abstract socket: no file in the temporary directory, even while running', { skip: process.platform !== 'linux' }, async () => {

@@ -8,7 +8,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # The one-file bundles of typebox, kysely and execa the sources import as #deps/* (fast when fresh).
 node scripts/bundle-deps.mjs
-stamp=node_modules/.cache/gantry-build-tests.stamp
+# In the working tree, not node_modules: worktrees that hard-link one node_modules must not share it.
+stamp=.build-tests-stamp
 if [ "${1:-}" != --force ] && [ -f "$stamp" ] \
   && [ -z "$(find src test bench tsconfig.json tsconfig.test.json package.json -newer "$stamp" -not -name '*.js' -print -quit)" ]; then
   exit 0
@@ -21,5 +22,4 @@ done
 npx tsc -p tsconfig.test.json
 # The job page's client script, beside its sources (served by coordinators the tests start).
 node scripts/bundle-web-client.mjs src
-mkdir -p "$(dirname "$stamp")"
 touch "$stamp"

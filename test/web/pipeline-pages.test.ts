@@ -83,7 +83,9 @@ describe('web pipeline pages', () => {
   it('shows retry, cancel and play only to those allowed, and refuses a reporter who posts anyway', async () => {
     const forDeveloper = await developer.get(pipelinePath());
     assert.match(forDeveloper.body, /action="\/root\/secret\/-\/pipelines\/\d+\/cancel"/);
-    assert.match(forDeveloper.body, new RegExp(`action="/root/secret/-/pipelines/\\d+/jobs/${seeded.jobs.approve!.id}/play"`));
+    // The job buttons post to the job's own path, as the job page's do.
+    assert.match(forDeveloper.body, new RegExp(`action="/root/secret/-/jobs/${seeded.jobs.approve!.id}/play"><input type="hidden" name="authenticity_token" value="[^"]+"><input type="hidden" name="return_to" value="pipeline">`));
+    assert.doesNotMatch(forDeveloper.body, /\/pipelines\/\d+\/jobs\//);
     const forReporter = await reporter.get(pipelinePath());
     assert.equal(forReporter.statusCode, 200);
     assert.doesNotMatch(forReporter.body, /\/cancel"|\/play"|\/retry"/);
@@ -108,22 +110,23 @@ describe('web pipeline pages', () => {
   it('plays a manual job, retries a failed one and cancels the pipeline through the forms', async () => {
     const token = PageClient.formToken(await developer.get(pipelinePath()));
     const { jobs } = gantry.coordinator.context.stores;
-    const played = await developer.post(`${pipelinePath()}/jobs/${seeded.jobs.approve!.id}/play`, { authenticity_token: token });
+    const played = await developer.post(`/root/secret/-/jobs/${seeded.jobs.approve!.id}/play`, { authenticity_token: token, return_to: 'pipeline' });
     assert.equal(played.statusCode, 303);
     assert.equal(played.headers.location, pipelinePath());
     assert.notEqual((await jobs.findById(seeded.jobs.approve!.id))?.status, 'manual');
 
     await moveJob(gantry.coordinator, seeded.jobs.build!, 'running');
     await moveJob(gantry.coordinator, seeded.jobs.build!, 'failed');
-    const retried = await developer.post(`${pipelinePath()}/jobs/${seeded.jobs.build!.id}/retry`, { authenticity_token: token });
+    const retried = await developer.post(`/root/secret/-/jobs/${seeded.jobs.build!.id}/retry`, { authenticity_token: token, return_to: 'pipeline' });
     assert.equal(retried.statusCode, 303);
+    assert.equal(retried.headers.location, pipelinePath());
     const builds = (await jobs.list({ pipelineId: seeded.pipeline.id, types: ['build'], includeRetried: true, sort: 'asc' }, { offset: 0, limit: 50 })).items.filter((job) => job.name === 'build');
     assert.equal(builds.length, 2, 'a new build job');
     assert.equal(builds[1]!.status, 'pending');
 
-    const other = await seedPipeline(gantry.coordinator, { projectId, jobs: [{ name: 'x', stage: 'test' }] });
-    const wrongPipeline = await developer.post(`/root/secret/-/pipelines/${other.pipeline.id}/jobs/${seeded.jobs.lint!.id}/cancel`, { authenticity_token: token });
-    assert.equal(wrongPipeline.statusCode, 404);
+    const retiredPath = await developer.post(`${pipelinePath()}/jobs/${seeded.jobs.lint!.id}/cancel`, { authenticity_token: token });
+    assert.equal(retiredPath.statusCode, 404, 'the pipeline-scoped job path is gone');
+    assert.notEqual((await jobs.findById(seeded.jobs.lint!.id))?.status, 'canceled');
 
     const canceled = await developer.post(`${pipelinePath()}/cancel`, { authenticity_token: token });
     assert.equal(canceled.statusCode, 303);

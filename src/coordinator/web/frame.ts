@@ -63,10 +63,15 @@ export function sameToken(expected: string | undefined, given: unknown): boolean
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
+/** A field of a posted form (undefined when absent or the body is not a form). */
+export function formField(request: FastifyRequest, name: string): unknown {
+  const body = request.body;
+  return body && typeof body === 'object' ? (body as Record<string, unknown>)[name] : undefined;
+}
+
 /** The form field every state-changing form carries (Rails' name for it). */
 export function formToken(request: FastifyRequest): unknown {
-  const body = request.body;
-  return body && typeof body === 'object' ? (body as Record<string, unknown>).authenticity_token : undefined;
+  return formField(request, 'authenticity_token');
 }
 
 export function sendPage(reply: FastifyReply, status: number, page: Markup): FastifyReply {

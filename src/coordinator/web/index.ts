@@ -10,6 +10,8 @@ import { registerAdminPages, type AdminPagesServices } from './admin-pages.ts';
 import { BadgePages } from './badges.ts';
 import { registerExplore } from './explore.ts';
 import { PAGE_ROUTE, type WebEdge } from './frame.ts';
+import { IssuePages, type IssuePagesServices } from './issue-pages.ts';
+import { MergeRequestPages, type MergeRequestPagesServices } from './merge-request-pages.ts';
 import { PipelinePages, type PipelinePagesServices } from './pipeline-pages.ts';
 import { ProjectHomePages, type ProjectPagesServices } from './project-pages.ts';
 import { classifyProjectPage } from './project-paths.ts';
@@ -24,7 +26,7 @@ export interface WebPagesDeps {
   sessions: WebSessionsStore;
   users: Pick<UsersStore, 'findById' | 'findByUsername' | 'findByEmail'>;
   throttles: RequestThrottles;
-  services: { projectListing: Pick<ProjectListing, 'list'>; pipelines: PipelinePagesServices['pipelines'] & ProjectPagesServices['pipelines']; commits: PipelinePagesServices['commits'] & ProjectPagesServices['commits'] } & Omit<PipelinePagesServices, 'pipelines'> & Omit<ProjectPagesServices, 'pipelines' | 'commits'> & AdminPagesServices & JobPagesServices;
+  services: { projectListing: Pick<ProjectListing, 'list'>; pipelines: PipelinePagesServices['pipelines'] & ProjectPagesServices['pipelines']; commits: PipelinePagesServices['commits'] & ProjectPagesServices['commits'] } & Omit<PipelinePagesServices, 'pipelines'> & Omit<ProjectPagesServices, 'pipelines' | 'commits'> & AdminPagesServices & JobPagesServices & IssuePagesServices & MergeRequestPagesServices;
 }
 
 /** The pages under a project's path, which git over HTTP's catch-all hands on (see {@link registerWebPages}). */
@@ -53,6 +55,8 @@ export function registerWebPages(app: FastifyInstance, deps: WebPagesDeps): Proj
   const logScript = loadLogScript();
   if (logScript) app.get(logScript.path, PAGE_ROUTE, async (_request, reply) => reply.headers(LOG_SCRIPT_HEADERS).send(logScript.body));
   const jobPages = new JobPages(edge, deps.services, () => logScript?.path ?? null);
+  const issuePages = new IssuePages(edge, deps.services);
+  const mergeRequestPages = new MergeRequestPages(edge, deps.services);
   return {
     serve(urlPath, request, reply) {
       const jobPage = jobPages.serve(urlPath, request, reply);
@@ -64,8 +68,11 @@ export function registerWebPages(app: FastifyInstance, deps: WebPagesDeps): Proj
       if (page?.kind === 'project') return homePages.project(page.project, request, reply);
       if (page?.kind === 'commit') return homePages.commit(page.project, page.sha, request, reply);
       if (page?.kind === 'tree' || page?.kind === 'blob' || page?.kind === 'raw') return treePages[page.kind](page.project, page.refAndPath, request, reply);
-      if (page?.kind === 'job-action') return pipelinePages.act(page.project, page.pipelineId, { job: page.jobId, action: page.action }, request, reply);
-      if (request.method !== 'GET') return null;
+      if (page?.kind === 'merge-requests') return mergeRequestPages.list(page.project, request, reply);
+      if (page?.kind === 'merge-request') return mergeRequestPages.show(page.project, page.iid, page.tab, request, reply);
+      if (page?.kind === 'issues') return issuePages.list(page.project, request, reply);
+      if (page?.kind === 'issue') return issuePages.show(page.project, page.iid, request, reply);
+      if (request.method !== 'GET' && request.method !== 'HEAD') return null;
       const badge = BADGE_PATH.exec(urlPath);
       if (badge) return badges.serve(badge[3] as 'pipeline' | 'coverage', badge[1]!, badge[2]!, request, reply);
       return null;

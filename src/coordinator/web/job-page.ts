@@ -40,10 +40,10 @@ export function jobPage(frame: PageFrame, model: JobPageModel): Markup {
   const queued = job.queued_at === null ? null : seconds(job.queued_at, job.started_at, now);
   const archive = view.artifacts.find((artifact) => artifact.file_type === 'archive');
   const token = frame.viewer?.csrfToken ?? '';
-  const action = (name: 'retry' | 'cancel', label: string) =>
+  const action = (name: 'retry' | 'cancel' | 'play', label: string) =>
     html`<form method="post" action="${jobUrl}/${name}"><input type="hidden" name="authenticity_token" value="${token}"><button type="submit">${label}</button></form>`;
   const actions = mayUpdate
-    ? [isCompletedStatus(job.status) && action('retry', 'Retry'), ACTIVE_JOB_STATUSES.has(job.status) && job.status !== 'canceling' && action('cancel', 'Cancel')]
+    ? [job.status === 'manual' && action('play', 'Run'), isCompletedStatus(job.status) && action('retry', 'Retry'), ACTIVE_JOB_STATUSES.has(job.status) && job.status !== 'canceling' && action('cancel', 'Cancel')]
     : [];
   const active = ACTIVE_JOB_STATUSES.has(job.status);
   const body = html`<nav class="crumbs" aria-label="Breadcrumb"><a href="${projectUrl}">${target.fullPath}</a> / <a href="${projectUrl}/-/jobs">Jobs</a> / #${job.id}</nav>
@@ -57,7 +57,7 @@ export function jobPage(frame: PageFrame, model: JobPageModel): Markup {
 <dt>Commit</dt><dd><a href="${projectUrl}/-/commit/${job.sha}"><code>${job.sha.slice(0, 8)}</code></a>${commit && html` ${commit.title}`}</dd>
 ${job.coverage !== null && html`<dt>Coverage</dt><dd>${job.coverage}%</dd>`}
 ${job.failure_reason !== null && html`<dt>Failure reason</dt><dd>${job.failure_reason}</dd>`}
-<dt>Artifacts</dt><dd>${archive && job.erased_at === null ? html`<a href="${jobUrl}/artifacts/download" download>Download</a> <span class="muted">(${archive.size} bytes)</span>` : 'none'}</dd>
+<dt>Artifacts</dt><dd>${archive && job.erased_at === null ? html`<a href="${jobUrl}/artifacts/download" download>Download</a> · <a href="${jobUrl}/artifacts/browse">Browse</a> <span class="muted">(${archive.size} bytes)</span>` : 'none'}</dd>
 </dl>
 <div class="log-tools">
 <a href="${jobUrl}/raw">Raw log</a>

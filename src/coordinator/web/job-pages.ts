@@ -2,17 +2,23 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { contentDisposition } from '../http/blob-response.ts';
 import type { JobArtifactsService } from '../services/ci/pipelines/job-artifacts.ts';
 import type { JobsService } from '../services/ci/pipelines/jobs.ts';
-import { formToken, pageRequest, sameToken, sendPage, sendRefusal, type PageRequest, type WebEdge } from './frame.ts';
+import { GantryError } from '../../shared/errors.ts';
+import { ARTIFACT_ENTRIES_READ, artifactBrowsePage } from './artifact-browse.ts';
+import { formField, formToken, pageRequest, sameToken, sendPage, sendRefusal, type PageRequest, type WebEdge } from './frame.ts';
 import { errorPage } from './layout.ts';
 import { jobPage } from './job-page.ts';
+import { projectHref } from './pipeline-format.ts';
 
 export type JobPagesServices = {
-  jobs: Pick<JobsService, 'get' | 'readable' | 'build' | 'canUpdate' | 'cancel' | 'retry'>;
-  jobArtifacts: Pick<JobArtifactsService, 'traceFrom' | 'archive'>;
+  jobs: Pick<JobsService, 'get' | 'readable' | 'build' | 'canUpdate' | 'cancel' | 'retry' | 'play'>;
+  jobArtifacts: Pick<JobArtifactsService, 'traceFrom' | 'archive' | 'archiveEntries' | 'archiveFile'>;
 };
 
-/** `/<project>/-/jobs/<id>` and what hangs under it (GitLab's paths). */
-const JOB_PATH = /^\/(.+?)\/-\/jobs\/(\d{1,12})(?:\/(raw|retry|cancel|artifacts\/download))?$/;
+export type JobAction = 'retry' | 'cancel' | 'play';
+const JOB_ACTIONS: ReadonlySet<string> = new Set<JobAction>(['retry', 'cancel', 'play']);
+
+/** `/<project>/-/jobs/<id>` and what hangs under it (GitLab's paths); the artifact paths keep their rest (a member's path). */
+const JOB_PATH = /^\/(.+?)\/-\/jobs\/(\d{1,12})(?:\/(raw|retry|cancel|play|artifacts\/download|artifacts\/browse|artifacts\/file)(?:\/(.*))?)?$/;
 /** A ranged read answers at most this much; the page asks again from where it ended. */
 export const RANGE_CHUNK_BYTES = 1024 * 1024;
 const RAW_HEADERS = {
@@ -43,19 +49,25 @@ export class JobPages {
   serve(urlPath: string, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> | null {
     const match = JOB_PATH.exec(urlPath);
     if (!match) return null;
-    const [, projectPath, id, sub] = match as unknown as [string, string, string, string | undefined];
+    const [, projectPath, id, sub, rest] = match as unknown as [string, string, string, string | undefined, string | undefined];
     const jobId = Number(id);
     const post = request.method === 'POST';
-    if ((sub === 'retry' || sub === 'cancel') !== post) return null;
-    return this.handle(projectPath, jobId, sub, request, reply);
+    if (sub !== undefined && JOB_ACTIONS.has(sub) !== post) return null;
+    if (!post && request.method !== 'GET' && request.method !== 'HEAD') return null;
+    // Only the artifact paths have a rest: `browse` a directory (or none), `file` a member's path.
+    if (rest !== undefined && sub !== 'artifacts/browse' && !(sub === 'artifacts/file' && rest !== '')) return null;
+    if (sub === 'artifacts/file' && rest === undefined) return null;
+    return this.handle(projectPath, jobId, sub, rest ?? '', request, reply);
   }
 
-  private async handle(projectPath: string, jobId: number, sub: string | undefined, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  private async handle(projectPath: string, jobId: number, sub: string | undefined, rest: string, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const page = await pageRequest(this.edge, request);
     try {
       if (sub === 'raw') return await this.raw(projectPath, jobId, page, request, reply);
       if (sub === 'artifacts/download') return await this.artifacts(projectPath, jobId, page, reply);
-      if (sub === 'retry' || sub === 'cancel') return await this.act(sub, projectPath, jobId, page, request, reply);
+      if (sub === 'artifacts/browse') return await this.browse(projectPath, jobId, rest, page, reply);
+      if (sub === 'artifacts/file') return await this.artifactFile(projectPath, jobId, rest, page, request, reply);
+      if (sub !== undefined && JOB_ACTIONS.has(sub)) return await this.act(sub as JobAction, projectPath, jobId, page, request, reply);
       const view = await this.services.jobs.get(projectPath, page.actor, jobId);
       const mayUpdate = await this.services.jobs.canUpdate(view.target.project, page.actor, view.job);
       return sendPage(reply, 200, jobPage(page.frame, { view, mayUpdate, scriptPath: this.scriptPath(), now: Date.now() }));
@@ -90,13 +102,38 @@ export class JobPages {
       .send(download.stream);
   }
 
-  /** The retry and cancel buttons: the same services as the API, behind the session's CSRF token. */
-  private async act(action: 'retry' | 'cancel', projectPath: string, jobId: number, page: PageRequest, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  /** A directory of the archive (its direct children), from the member index kept at upload. */
+  private async browse(projectPath: string, jobId: number, rest: string, page: PageRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const directory = rest === '' ? '' : rest.endsWith('/') ? rest : `${rest}/`;
+    const view = await this.services.jobs.get(projectPath, page.actor, jobId);
+    const entries = await this.services.jobArtifacts.archiveEntries(projectPath, page.actor, jobId, directory, ARTIFACT_ENTRIES_READ);
+    if (directory !== '' && entries.length === 0) throw new GantryError('GANTRY_E_ARTIFACT_NOT_FOUND');
+    return sendPage(reply, 200, artifactBrowsePage(page.frame, view, directory, entries));
+  }
+
+  /** One member of the archive, inflated as it streams, as a download (never shown inline: it is the job's content). */
+  private async artifactFile(projectPath: string, jobId: number, path: string, page: PageRequest, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const aborted = new AbortController();
+    request.raw.once('close', () => aborted.abort());
+    const file = await this.services.jobArtifacts.archiveFile(projectPath, page.actor, jobId, path, aborted.signal);
+    return reply
+      .headers({ 'content-disposition': contentDisposition('attachment', file.fileName), 'content-length': String(file.size), 'x-content-type-options': 'nosniff', 'content-security-policy': "default-src 'none'; sandbox" })
+      .type('application/octet-stream')
+      .send(file.stream);
+  }
+
+  /**
+   * The play, retry and cancel buttons (of this page and of the pipeline page's jobs): the same
+   * services as the API, behind the session's CSRF token; back to the job (a retry: the new one),
+   * or to its pipeline when the form says `return_to=pipeline`.
+   */
+  private async act(action: JobAction, projectPath: string, jobId: number, page: PageRequest, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     if (page.session === undefined) return reply.redirect(`${page.frame.prefix}/users/sign_in?redirect_to=${encodeURIComponent(`${page.frame.prefix}/${projectPath}/-/jobs/${jobId}`)}`, 302);
     if (!sameToken(page.session.csrfToken, formToken(request))) return sendPage(reply, 422, errorPage(page.frame, 400, 'The form expired: reload the page and try again.'));
-    const view = action === 'retry'
-      ? await this.services.jobs.retry(projectPath, page.actor, jobId)
-      : await this.services.jobs.cancel(projectPath, page.actor, jobId);
-    return reply.redirect(`${page.frame.prefix}/${view.target.fullPath}/-/jobs/${view.job.id}`, 303);
+    const { jobs } = this.services;
+    const view = action === 'retry' ? await jobs.retry(projectPath, page.actor, jobId) : action === 'cancel' ? await jobs.cancel(projectPath, page.actor, jobId) : await jobs.play(projectPath, page.actor, jobId);
+    const project = projectHref(page.frame.prefix, view.target.fullPath);
+    const backToPipeline = formField(request, 'return_to') === 'pipeline';
+    return reply.redirect(backToPipeline ? `${project}/-/pipelines/${view.job.pipeline_id}` : `${project}/-/jobs/${view.job.id}`, 303);
   }
 }

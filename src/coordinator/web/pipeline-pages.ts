@@ -2,18 +2,17 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CommitsService } from '../services/repository/commits.ts';
 import type { UsersService } from '../services/accounts/users.ts';
 import type { PipelinesService } from '../services/ci/pipelines/pipelines.ts';
-import type { JobsService } from '../services/ci/pipelines/jobs.ts';
 import type { PipelineRecord, PipelineScope } from '../../storage/types-ci.ts';
-import { accessDenied, GantryError } from '../../shared/errors.ts';
+import { accessDenied } from '../../shared/errors.ts';
 import { formToken, pageRequest, sameToken, sendPage, sendRefusal, type PageRequest, type WebEdge } from './frame.ts';
 import { html } from './html.ts';
 import { errorPage, layout } from './layout.ts';
 import { formatDuration, jobDuration, projectHref, statusLabel } from './pipeline-format.ts';
 import { pipelineGraph, type GraphJob } from './pipeline-graph.ts';
+import type { JobAction } from './job-pages.ts';
 
 export interface PipelinePagesServices {
   pipelines: Pick<PipelinesService, 'list' | 'get' | 'jobs' | 'bridges' | 'retry' | 'cancel' | 'canUpdate'>;
-  jobs: Pick<JobsService, 'retry' | 'cancel' | 'play'>;
   commits: Pick<CommitsService, 'get'>;
   users: Pick<UsersService, 'readable'>;
 }
@@ -25,7 +24,6 @@ const MAX_JOBS = 500;
 const SCOPES: ReadonlySet<string> = new Set<PipelineScope>(['running', 'pending', 'finished', 'branches', 'tags']);
 
 export type PipelineAction = 'retry' | 'cancel';
-export type JobAction = 'retry' | 'cancel' | 'play';
 
 /** `/-/pipelines` (list), `/-/pipelines/:id` (the graph) and their POST actions. */
 export class PipelinePages {
@@ -83,7 +81,8 @@ ${items.length === 0 ? html`<p>No pipelines to show.</p>` : html`<table><thead><
       const project = projectHref(page.frame.prefix, target.fullPath);
       const pipeline = view.pipeline;
       const actionBase = `${project}/-/pipelines/${pipeline.id}`;
-      const form = (action: string, label: string) => (page.frame.viewer ? html`<form class="inline" method="post" action="${actionBase}/${action}"><input type="hidden" name="authenticity_token" value="${page.frame.viewer.csrfToken}"><button type="submit">${label}</button></form>` : null);
+      const form = (action: string, label: string, back = false) => (page.frame.viewer ? html`<form class="inline" method="post" action="${action}"><input type="hidden" name="authenticity_token" value="${page.frame.viewer.csrfToken}">${back && html`<input type="hidden" name="return_to" value="pipeline">`}<button type="submit">${label}</button></form>` : null);
+      const jobForm = (jobId: number, action: JobAction, label: string) => form(`${project}/-/jobs/${jobId}/${action}`, label, true);
       const graphJobs: GraphJob[] = [
         ...jobs.items.map(({ job }) => ({ id: job.id, name: job.name, stage: job.stage, stageIndex: job.stage_idx, status: job.status, durationSeconds: jobDuration(job), needs: job.needs?.map((need) => need.name) ?? null, href: `${project}/-/jobs/${job.id}` })),
         ...bridges.items.map(({ job, downstream }) => ({
@@ -93,9 +92,9 @@ ${items.length === 0 ? html`<p>No pipelines to show.</p>` : html`<table><thead><
       ].sort((a, b) => a.stageIndex - b.stageIndex || a.id - b.id);
       const jobRows = graphJobs.map((job) => {
         const actions = !mayUpdate ? null : [
-          job.status === 'manual' && form(`jobs/${job.id}/play`, `Run ${job.name}`),
-          ['failed', 'canceled', 'success'].includes(job.status) && form(`jobs/${job.id}/retry`, `Retry ${job.name}`),
-          ['pending', 'running', 'created', 'scheduled', 'waiting_for_resource', 'preparing'].includes(job.status) && form(`jobs/${job.id}/cancel`, `Cancel ${job.name}`),
+          job.status === 'manual' && jobForm(job.id, 'play', `Run ${job.name}`),
+          ['failed', 'canceled', 'success'].includes(job.status) && jobForm(job.id, 'retry', `Retry ${job.name}`),
+          ['pending', 'running', 'created', 'scheduled', 'waiting_for_resource', 'preparing'].includes(job.status) && jobForm(job.id, 'cancel', `Cancel ${job.name}`),
         ];
         return html`<tr><td>${statusLabel(job.status)}</td><td>${job.stage}</td><td><a href="${job.href}">${job.name}</a></td><td>${job.durationSeconds === null ? '' : formatDuration(job.durationSeconds)}</td><td>${job.needs === null ? '' : `needs: ${job.needs.join(', ') || '(none)'}`}</td><td>${actions}</td></tr>`;
       });
@@ -111,7 +110,7 @@ ${items.length === 0 ? html`<p>No pipelines to show.</p>` : html`<table><thead><
 <p class="muted">Triggered by ${view.user ? `${view.user.name} (@${view.user.username})` : 'nobody'} through ${pipeline.source}, ${pipeline.created_at.slice(0, 16).replace('T', ' ')}${pipeline.duration === null ? '' : `, ran ${formatDuration(pipeline.duration)}`}${pipeline.coverage === null ? '' : `, coverage ${pipeline.coverage}%`}</p>
 ${pipeline.yaml_errors && html`<p class="notice" role="alert">${pipeline.yaml_errors}</p>`}
 ${upstream}
-${mayUpdate && html`<div class="actions">${retriable && form('retry', 'Retry pipeline')}${cancelable && form('cancel', 'Cancel pipeline')}</div>`}
+${mayUpdate && html`<div class="actions">${retriable && form(`${actionBase}/retry`, 'Retry pipeline')}${cancelable && form(`${actionBase}/cancel`, 'Cancel pipeline')}</div>`}
 ${graphJobs.length === 0 ? html`<p>This pipeline has no jobs.</p>` : html`<div class="graph">${pipelineGraph(graphJobs)}</div>`}
 ${jobs.total > MAX_JOBS && html`<p class="muted">The first ${MAX_JOBS} of ${jobs.total} jobs are shown.</p>`}
 ${downstream.length > 0 && html`<h2>Downstream</h2><ul>${downstream}</ul>`}
@@ -123,32 +122,19 @@ ${downstream.length > 0 && html`<h2>Downstream</h2><ul>${downstream}</ul>`}
     }
   }
 
-  /** POST `/-/pipelines/:id/{retry,cancel}` and `/-/pipelines/:id/jobs/:job/{retry,cancel,play}`: the API's services, then back to the page. */
-  async act(projectPath: string, pipelineId: number, action: PipelineAction | { job: number; action: JobAction }, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  /** POST `/-/pipelines/:id/{retry,cancel}`: the API's services, then back to the page. (The job buttons post to the job's own path, job-pages.ts.) */
+  async act(projectPath: string, pipelineId: number, action: PipelineAction, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const page = await pageRequest(this.edge, request);
     if (!page.actor || !page.session) return sendRefusal(reply, page, accessDenied(), null);
     if (!sameToken(page.session.csrfToken, formToken(request))) return sendPage(reply, 422, errorPage(page.frame, 400, 'The form expired: reload the page and try again.'));
     try {
-      const { pipelines, jobs } = this.services;
+      const { pipelines } = this.services;
       if (action === 'retry') await pipelines.retry(projectPath, page.actor, pipelineId);
-      else if (action === 'cancel') await pipelines.cancel(projectPath, page.actor, pipelineId);
-      else {
-        // The job must belong to this pipeline: its page is where the form came from.
-        const job = await this.jobOfPipeline(projectPath, page, pipelineId, action.job);
-        if (action.action === 'retry') await jobs.retry(projectPath, page.actor, job);
-        else if (action.action === 'cancel') await jobs.cancel(projectPath, page.actor, job);
-        else await jobs.play(projectPath, page.actor, job);
-      }
+      else await pipelines.cancel(projectPath, page.actor, pipelineId);
       return reply.redirect(`${projectHref(page.frame.prefix, projectPath)}/-/pipelines/${pipelineId}`, 303);
     } catch (error) {
       return sendRefusal(reply, page, error, null);
     }
-  }
-
-  private async jobOfPipeline(projectPath: string, page: PageRequest, pipelineId: number, jobId: number): Promise<number> {
-    const { items } = await this.services.pipelines.jobs(projectPath, page.actor, pipelineId, { includeRetried: true }, { offset: 0, limit: MAX_JOBS });
-    if (!items.some(({ job }) => job.id === jobId)) throw new GantryError('GANTRY_E_JOB_NOT_FOUND');
-    return jobId;
   }
 
   /** Commit titles of a page of pipelines (at most 20 reads; a commit the repository lacks shows none). */

@@ -3,7 +3,9 @@ export type ProjectPage =
   | { kind: 'pipelines'; project: string }
   | { kind: 'pipeline'; project: string; pipelineId: number }
   | { kind: 'pipeline-action'; project: string; pipelineId: number; action: 'retry' | 'cancel' }
-  | { kind: 'job-action'; project: string; pipelineId: number; jobId: number; action: 'retry' | 'cancel' | 'play' }
+  | { kind: 'merge-requests' | 'issues'; project: string }
+  | { kind: 'merge-request'; project: string; iid: number; tab: 'overview' | 'pipelines' | 'diffs' }
+  | { kind: 'issue'; project: string; iid: number }
   | { kind: 'project'; project: string }
   | { kind: 'tree' | 'blob' | 'raw'; project: string; refAndPath: string }
   | { kind: 'commit'; project: string; sha: string };
@@ -20,18 +22,20 @@ const GET_PAGES: ReadonlyArray<[RegExp, (match: RegExpExecArray, project: string
   [new RegExp(`^pipelines/${ID}/?$`), (match, project) => ({ kind: 'pipeline', project, pipelineId: Number(match[1]) })],
   [/^(tree|blob|raw)\/(.+?)\/?$/, (match, project) => ({ kind: match[1] as 'tree' | 'blob' | 'raw', project, refAndPath: match[2]! })],
   [/^commit\/([0-9a-fA-F]{7,64})$/, (match, project) => ({ kind: 'commit', project, sha: match[1]! })],
+  [/^(merge_requests|issues)\/?$/, (match, project) => ({ kind: match[1] === 'issues' ? 'issues' : 'merge-requests', project })],
+  [new RegExp(`^merge_requests/${ID}(?:/(pipelines|diffs))?/?$`), (match, project) => ({ kind: 'merge-request', project, iid: Number(match[1]), tab: (match[2] ?? 'overview') as 'overview' | 'pipelines' | 'diffs' })],
+  [new RegExp(`^issues/${ID}/?$`), (match, project) => ({ kind: 'issue', project, iid: Number(match[1]) })],
 ];
 /** A project's own page: two or more path segments, none of them git's or a file's (`.git`, `.atom`, `.json`). */
 const PROJECT_PATH = /^\/([A-Za-z0-9_][A-Za-z0-9_.-]*(?:\/[A-Za-z0-9_][A-Za-z0-9_.-]*)+)\/?$/;
 const POST_PAGES: ReadonlyArray<[RegExp, (match: RegExpExecArray, project: string) => ProjectPage]> = [
   [new RegExp(`^pipelines/${ID}/(retry|cancel)$`), (match, project) => ({ kind: 'pipeline-action', project, pipelineId: Number(match[1]), action: match[2] as 'retry' | 'cancel' })],
-  [new RegExp(`^pipelines/${ID}/jobs/${ID}/(retry|cancel|play)$`), (match, project) => ({
-    kind: 'job-action', project, pipelineId: Number(match[1]), jobId: Number(match[2]), action: match[3] as 'retry' | 'cancel' | 'play',
-  })],
 ];
 
 /** The project page at `urlPath` (decoded, no query), or null when none lives there. */
-export function classifyProjectPage(method: string, urlPath: string): ProjectPage | null {
+export function classifyProjectPage(requestMethod: string, urlPath: string): ProjectPage | null {
+  // HEAD is answered as GET (fastify sends no body).
+  const method = requestMethod === 'HEAD' ? 'GET' : requestMethod;
   const at = urlPath.indexOf('/-/');
   if (at < 0) return method === 'GET' ? projectItself(urlPath) : null;
   if (at === 0) return null;

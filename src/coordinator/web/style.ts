@@ -48,4 +48,15 @@ pre.code a.ln { display: inline-block; width: 4.5rem; padding-right: 1rem; text-
 article.readme { border: 1px solid var(--line); border-radius: 4px; padding: 0 1rem; overflow-wrap: anywhere; }
 article.readme pre { background: #fbfafd; padding: .5rem; overflow-x: auto; }
 .refs { display: flex; gap: 2rem; flex-wrap: wrap; }
+.visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+pre.diff .line { display: block; padding: 0 1rem; white-space: pre; }
+pre.diff .added { background: #ecfdf0; }
+pre.diff .removed { background: #fbe9eb; }
+pre.diff .hunk { color: var(--muted); background: #f4f4f8; }
+ul.labels { display: inline; list-style: none; padding: 0; margin: 0; }
+li.label { display: inline-block; padding: 0 .5rem; margin-right: .3rem; border: 1px solid var(--line); border-radius: 1rem; }
+ol.activity { list-style: none; padding: 0; }
+ol.activity > li { border-top: 1px solid var(--line); padding: .4rem 0; }
+li.system-note .markdown, li.system-note .markdown p { display: inline; }
+ol.replies { list-style: none; padding-left: 1.5rem; }
 `;

@@ -2,7 +2,7 @@ import { posix } from 'node:path';
 import type { Readable } from 'node:stream';
 import { GantryError } from '../../../../shared/errors.ts';
 import type { ArtifactStore, TraceStore } from '../../../../storage/types-blobs.ts';
-import type { CiJobsStore, JobArtifactRecord, JobArtifactsStore, JobRecord } from '../../../../storage/types-ci-jobs.ts';
+import type { ArtifactEntryRecord, CiJobsStore, JobArtifactRecord, JobArtifactsStore, JobRecord } from '../../../../storage/types-ci-jobs.ts';
 import type { Actor } from '../../access/permissions.ts';
 import type { ArchiveMembers } from './archive-members.ts';
 import { availableArchive, isValidArtifactPath } from './artifact-rules.ts';
@@ -18,7 +18,7 @@ export interface JobDownload {
 export interface JobArtifactsServiceDeps {
   jobs: Pick<JobsService, 'readable' | 'build'>;
   jobsStore: Pick<CiJobsStore, 'latestSuccessfulByRefAndName'>;
-  jobArtifacts: Pick<JobArtifactsStore, 'find'>;
+  jobArtifacts: Pick<JobArtifactsStore, 'find' | 'listEntries'>;
   traces: Pick<TraceStore, 'read' | 'size'>;
   artifactFiles: Pick<ArtifactStore, 'read'>;
   members: Pick<ArchiveMembers, 'find' | 'open'>;
@@ -76,6 +76,17 @@ export class JobArtifactsService {
   async archiveFile(projectRef: string, actor: Actor, jobId: number, path: string, signal?: AbortSignal): Promise<JobDownload> {
     const target = await this.deps.jobs.readable(projectRef, actor);
     return this.memberOf(await this.deps.jobs.build(target.project, jobId), path, signal);
+  }
+
+  /**
+   * Members of the archive whose path starts with `prefix` (a directory ending in `/`, or '' for
+   * all), by path, at most `limit`: the index kept at upload, so no zip is read here.
+   */
+  async archiveEntries(projectRef: string, actor: Actor, jobId: number, prefix: string, limit: number): Promise<ArtifactEntryRecord[]> {
+    const target = await this.deps.jobs.readable(projectRef, actor);
+    const archive = await this.archiveOf(await this.deps.jobs.build(target.project, jobId));
+    if (prefix !== '' && (!prefix.endsWith('/') || !isValidArtifactPath(prefix))) throw new GantryError('GANTRY_E_ARTIFACT_PATH_INVALID');
+    return this.deps.jobArtifacts.listEntries(archive.id, prefix, { offset: 0, limit });
   }
 
   /** One file of the archive of the newest successful job named `jobName` on `ref`. */

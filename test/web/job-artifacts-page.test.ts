@@ -1,0 +1,106 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { addMember } from '../coordinator/groups-fixtures.ts';
+import { runnerRequest, uploadBody, zipBytes } from '../helpers/runner-artifacts.ts';
+import { startRunnerJobsFixture, type RunnerJobsFixture } from '../helpers/runner-jobs.ts';
+import { PageClient } from './page-client.ts';
+
+describe('the job page: artifacts browsing and the play button', () => {
+  let fixture: RunnerJobsFixture;
+  let maintainer: PageClient;
+  let outsider: PageClient;
+  let jobPath: string;
+  let manualPath: string;
+  let manualId: number;
+
+  before(async () => {
+    fixture = await startRunnerJobsFixture();
+    const reader = await fixture.gantry.createUser('art-maintainer');
+    await fixture.gantry.createUser('art-outsider');
+    const project = await fixture.project('web-art');
+    await addMember(fixture.gantry, { type: 'project', id: project.id }, reader.id, 40);
+    const seeded = await fixture.pipeline(project, [{ name: 'build', stage: 'build' }, { name: 'deploy', stage: 'build', when: 'manual' }]);
+    manualId = seeded.jobs.deploy!.id;
+    const claimed = await fixture.claim();
+    const zip = await zipBytes({ 'report.txt': 'top level <b>report</b>\n', 'dist/app.js': 'console.log(1)\n', 'dist/deep/a/b.txt': 'deep\n', 'docs/<img src=x>.md': 'hostile name\n' });
+    const uploaded = await runnerRequest(fixture.baseUrl, 'POST', `/jobs/${claimed.job.id}/artifacts`, { token: claimed.token, body: uploadBody('artifacts.zip', zip) });
+    assert.equal(uploaded.status, 201, uploaded.text);
+    jobPath = `/root/web-art/-/jobs/${claimed.job.id}`;
+    manualPath = `/root/web-art/-/jobs/${manualId}`;
+    maintainer = await new PageClient(fixture.gantry).signIn('art-maintainer');
+    outsider = await new PageClient(fixture.gantry).signIn('art-outsider');
+  });
+  after(async () => {
+    await fixture?.close();
+  });
+
+  it('links the browser from the job page and lists the top directory: directories first, then files with sizes', async () => {
+    const page = await maintainer.get(jobPath);
+    assert.match(page.body, new RegExp(`href="${jobPath}/artifacts/browse">Browse</a>`));
+    const top = await maintainer.get(`${jobPath}/artifacts/browse`);
+    assert.equal(top.statusCode, 200, top.body);
+    const names = [...top.body.matchAll(/<tr><td><a href="([^"]+)"[^>]*>([^<]+)<\/a><\/td>/g)].map((match) => [match[1], match[2]]);
+    assert.deepEqual(names, [
+      [`${jobPath}/artifacts/browse/dist/`, 'dist/'],
+      [`${jobPath}/artifacts/browse/docs/`, 'docs/'],
+      [`${jobPath}/artifacts/file/report.txt`, 'report.txt'],
+    ]);
+    assert.match(top.body, /24 bytes/);
+  });
+
+  it('opens a directory whether or not the zip lists it, escapes member names, and 404s one that is not there', async () => {
+    const dist = await maintainer.get(`${jobPath}/artifacts/browse/dist/`);
+    assert.equal(dist.statusCode, 200);
+    assert.match(dist.body, new RegExp(`href="${jobPath}/artifacts/browse/dist/deep/">deep/</a>`));
+    assert.match(dist.body, new RegExp(`href="${jobPath}/artifacts/file/dist/app.js" download>app.js</a>`));
+    assert.match(dist.body, new RegExp(`<a href="${jobPath}/artifacts/browse">\\.\\.</a>`));
+    const docs = await maintainer.get(`${jobPath}/artifacts/browse/docs`);
+    assert.equal(docs.statusCode, 200);
+    assert.match(docs.body, /&lt;img src=x&gt;\.md/);
+    assert.doesNotMatch(docs.body, /<img src=x>/);
+    assert.equal((await maintainer.get(`${jobPath}/artifacts/browse/nothing/`)).statusCode, 404);
+    assert.equal((await maintainer.get(`${jobPath}/artifacts/browse/dist%2F..%2F..%2Fx/`)).statusCode, 400);
+  });
+
+  it('downloads one member as an attachment, and refuses a path that climbs out', async () => {
+    const file = await maintainer.get(`${jobPath}/artifacts/file/dist/deep/a/b.txt`);
+    assert.equal(file.statusCode, 200);
+    assert.equal(file.body, 'deep\n');
+    assert.match(String(file.headers['content-disposition']), /attachment; filename="b.txt"/);
+    assert.equal(file.headers['x-content-type-options'], 'nosniff');
+    assert.equal((await maintainer.get(`${jobPath}/artifacts/file/dist`)).statusCode, 404, 'a directory is no file');
+    assert.equal((await maintainer.get(`${jobPath}/artifacts/file/missing.txt`)).statusCode, 404);
+    assert.equal((await maintainer.get(`${jobPath}/artifacts/file/dist/..%2F..%2Freport.txt`)).statusCode, 400);
+  });
+
+  it('answers an outsider and an anonymous visitor the same 404 for the browser and the files', async () => {
+    const anonymous = new PageClient(fixture.gantry);
+    for (const who of [outsider, anonymous]) {
+      for (const path of [`${jobPath}/artifacts/browse`, `${jobPath}/artifacts/file/report.txt`]) assert.equal((await who.get(path)).statusCode, 404, path);
+    }
+    assert.equal((await maintainer.get(`${manualPath}/artifacts/browse`)).statusCode, 404, 'a job without artifacts');
+  });
+
+  it('plays a manual job with its button, behind the session token', async () => {
+    const page = await maintainer.get(manualPath);
+    assert.match(page.body, new RegExp(`action="${manualPath}/play"`));
+    assert.doesNotMatch(page.body, /\/retry"|\/cancel"/);
+    const forged = await maintainer.post(`${manualPath}/play`, { authenticity_token: 'x'.repeat(43) });
+    assert.equal(forged.statusCode, 422);
+    assert.equal((await fixture.job(manualId)).status, 'manual');
+    const refused = await outsider.post(`${manualPath}/play`, { authenticity_token: PageClient.formToken(await outsider.get('/explore/projects')) });
+    assert.equal(refused.statusCode, 404);
+    assert.equal((await fixture.job(manualId)).status, 'manual');
+    const played = await maintainer.post(`${manualPath}/play`, { authenticity_token: PageClient.formToken(page) });
+    assert.equal(played.statusCode, 303, played.body);
+    assert.equal(played.headers.location, manualPath);
+    assert.equal((await fixture.job(manualId)).status, 'pending');
+  });
+
+  it('answers HEAD on the job page as GET, without a body', async () => {
+    const head = await fixture.gantry.coordinator.app.inject({ method: 'HEAD', url: jobPath, headers: { cookie: [...maintainer.cookies].map(([name, value]) => `${name}=${value}`).join('; ') } });
+    assert.equal(head.statusCode, 200);
+    assert.match(String(head.headers['content-type']), /text\/html/);
+    assert.equal(head.body, '');
+  });
+});

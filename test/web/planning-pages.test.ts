@@ -1,0 +1,160 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { DIFF_MAX_PATCH_BYTES } from '../../src/storage/git/diff-limits.ts';
+import { startTestCoordinator, type TestCoordinator } from '../helpers/coordinator.ts';
+import { PageClient } from './page-client.ts';
+
+const AUTHOR = { name: 'Ann Author', email: 'ann@example.com' };
+
+describe('web merge request and issue pages', () => {
+  let gantry: TestCoordinator;
+  let member: PageClient;
+  let stranger: PageClient;
+  let anonymous: PageClient;
+  let mergeIid: number;
+  let issueIid: number;
+  let hiddenIid: number;
+
+  async function project(path: string, visibility: 'public' | 'private'): Promise<number> {
+    const created = await gantry.api('POST', '/projects', { body: { name: path, path, visibility, initialize_with_readme: true } });
+    assert.equal(created.status, 201, created.text);
+    return created.json.id as number;
+  }
+
+  before(async () => {
+    gantry = await startTestCoordinator({ externalUrl: 'http://gantry.test' });
+    const openId = await project('open', 'public');
+    const hiddenId = await project('hidden', 'private');
+    const user = await gantry.createUser('planner');
+    await gantry.createUser('plan-stranger');
+    assert.equal((await gantry.api('POST', `/projects/${openId}/members`, { body: { user_id: user.id, access_level: 30 } })).status, 201);
+    const repository = gantry.coordinator.context.repositories.open(openId);
+    await repository.commitFiles({
+      branch: 'topic', startRef: 'main', message: 'Change things', author: AUTHOR,
+      actions: [
+        { action: 'create', file_path: 'src/<b>app</b>.ts', content: Buffer.from('export const answer = 42;\n') },
+        { action: 'update', file_path: 'README.md', content: Buffer.from('# the open project\n\nchanged <script>alert(1)</script>\n') },
+        { action: 'create', file_path: 'huge.txt', content: Buffer.from(`${'x'.repeat(80)}\n`.repeat(Math.ceil(DIFF_MAX_PATCH_BYTES / 81) + 10)) },
+      ],
+    });
+    const label = await gantry.api('POST', `/projects/${openId}/labels`, { body: { name: 'needs <review>', color: '#ff0000' } });
+    assert.equal(label.status, 201, label.text);
+    const mergeRequest = await gantry.api('POST', `/projects/${openId}/merge_requests`, {
+      body: { source_branch: 'topic', target_branch: 'main', title: 'Add <script>alert(1)</script> app', description: 'Does **this**.\n\n<img src=x onerror=alert(1)>', labels: 'needs <review>', assignee_id: user.id },
+    });
+    assert.equal(mergeRequest.status, 201, mergeRequest.text);
+    mergeIid = mergeRequest.json.iid as number;
+    assert.equal((await gantry.api('PUT', `/projects/${openId}/merge_requests/${mergeIid}`, { body: { add_labels: 'later' } })).status, 200);
+    assert.equal((await gantry.api('POST', `/projects/${openId}/merge_requests/${mergeIid}/notes`, { body: { body: 'Looks _good_ <iframe>' } })).status, 201);
+    const issue = await gantry.api('POST', `/projects/${openId}/issues`, { body: { title: 'Broken <b>thing</b>', description: '- one\n- two', labels: 'bug' } });
+    assert.equal(issue.status, 201, issue.text);
+    issueIid = issue.json.iid as number;
+    const closed = await gantry.api('POST', `/projects/${openId}/issues`, { body: { title: 'Old issue' } });
+    assert.equal((await gantry.api('PUT', `/projects/${openId}/issues/${closed.json.iid as number}`, { body: { state_event: 'close' } })).status, 200);
+    assert.equal((await gantry.api('POST', `/projects/${openId}/issues/${issueIid}/notes`, { body: { body: 'Seen it too' } })).status, 201);
+    assert.equal((await gantry.api('PUT', `/projects/${openId}/issues/${issueIid}`, { body: { assignee_ids: [user.id] } })).status, 200);
+    await gantry.coordinator.context.repositories.open(hiddenId).commitFiles({ branch: 'secret', startRef: 'main', message: 'Secret', author: AUTHOR, actions: [{ action: 'create', file_path: 's.txt', content: Buffer.from('s\n') }] });
+    const hidden = await gantry.api('POST', `/projects/${hiddenId}/merge_requests`, { body: { source_branch: 'secret', target_branch: 'main', title: 'Hidden' } });
+    assert.equal(hidden.status, 201, hidden.text);
+    hiddenIid = hidden.json.iid as number;
+    member = await new PageClient(gantry).signIn('planner');
+    stranger = await new PageClient(gantry).signIn('plan-stranger');
+    anonymous = new PageClient(gantry);
+  });
+  after(() => gantry.close());
+
+  it('lists merge requests by state, escaped, linking each', async () => {
+    const open = await anonymous.get('/root/open/-/merge_requests');
+    assert.equal(open.statusCode, 200, open.body);
+    assert.match(open.body, new RegExp(`<a href="/root/open/-/merge_requests/${mergeIid}">!${mergeIid} Add &lt;script&gt;alert\\(1\\)&lt;/script&gt; app</a>`));
+    assert.doesNotMatch(open.body, /<script>alert/);
+    assert.match(open.body, /<li class="label">needs &lt;review&gt;<\/li>/);
+    assert.match(open.body, /<a href="\/root\/open\/-\/merge_requests\?state=opened" aria-current="page">Open<\/a>/);
+    const merged = await anonymous.get('/root/open/-/merge_requests?state=merged');
+    assert.match(merged.body, /No merge requests to show/);
+    assert.match((await anonymous.get('/root/open/-/merge_requests?state=all')).body, /Add &lt;script&gt;/);
+  });
+
+  it('shows a merge request: description rendered as sanitised Markdown, branches, status, labels, assignees, notes with the system\'s', async () => {
+    const page = await member.get(`/root/open/-/merge_requests/${mergeIid}`);
+    assert.equal(page.statusCode, 200, page.body);
+    assert.match(page.body, /<p>Does <strong>this<\/strong>\.<\/p>/);
+    assert.match(page.body, /&lt;img src=x onerror=alert\(1\)&gt;/);
+    assert.doesNotMatch(page.body, /<img src=x/);
+    assert.match(page.body, /merge <a class="sha" href="\/root\/open\/-\/tree\/topic">topic<\/a> into <a class="sha" href="\/root\/open\/-\/tree\/main">main<\/a>/);
+    assert.match(page.body, /<dt>Merge status<\/dt><dd>(can be merged|not checked yet|being checked)/);
+    assert.match(page.body, /<dt>Assignees<\/dt><dd>User planner \(@planner\)<\/dd>/);
+    assert.match(page.body, /Looks <em>good<\/em> &lt;iframe&gt;/);
+    assert.match(page.body, /<li class="system-note"><span class="muted">Administrator \(@root\)<\/span> <div class="markdown"><p>added ~\d+ label/, 'the label change\'s system note');
+    assert.match(page.body, /Changes \(3\)/);
+  });
+
+  it('shows an anonymous visitor the request but asks them to sign in for the discussion, as the API does', async () => {
+    const page = await anonymous.get(`/root/open/-/merge_requests/${mergeIid}`);
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /Sign in<\/a> to read the discussion/);
+    assert.doesNotMatch(page.body, /Looks <em>good/);
+  });
+
+  it('shows the changes per file, marking added and removed lines, a file over the patch limit as too large, escaped paths', async () => {
+    const page = await member.get(`/root/open/-/merge_requests/${mergeIid}/diffs`);
+    assert.equal(page.statusCode, 200, page.body);
+    assert.match(page.body, /Files 1 to 3 of 3/);
+    assert.match(page.body, /src\/&lt;b&gt;app&lt;\/b&gt;\.ts<\/span> <span class="muted">added/);
+    assert.match(page.body, /<span class="line added"><span class="visually-hidden">added <\/span>\+export const answer = 42;<\/span>/);
+    assert.match(page.body, /<span class="line removed"><span class="visually-hidden">removed <\/span>-# open<\/span>/);
+    assert.match(page.body, /\+changed &lt;script&gt;alert\(1\)&lt;\/script&gt;/);
+    assert.match(page.body, /huge\.txt<\/span> <span class="muted">added<\/span><\/h3>\n<p class="notice">This file is too large to show/);
+    assert.ok(page.body.length < DIFF_MAX_PATCH_BYTES, 'the too-large patch is not in the page');
+  });
+
+  it('lists the request\'s pipelines on its tab', async () => {
+    const page = await member.get(`/root/open/-/merge_requests/${mergeIid}/pipelines`);
+    assert.equal(page.statusCode, 200, page.body);
+    assert.match(page.body, /<h2>Pipelines<\/h2>\n<p>No pipelines to show\.<\/p>/);
+    assert.match(page.body, new RegExp(`href="/root/open/-/merge_requests/${mergeIid}/pipelines" aria-current="page"`));
+  });
+
+  it('answers a private project\'s requests and issues with the same 404 page as a missing one', async () => {
+    const missing = await stranger.get('/root/nothing/-/merge_requests/1');
+    assert.equal(missing.statusCode, 404);
+    for (const path of [`/root/hidden/-/merge_requests/${hiddenIid}`, `/root/hidden/-/merge_requests/${hiddenIid}/diffs`, '/root/hidden/-/merge_requests', '/root/hidden/-/issues', '/root/hidden/-/issues/1']) {
+      const page = await stranger.get(path);
+      assert.equal(page.statusCode, 404, path);
+      assert.equal(page.body.replace(/<title>.*<\/title>/, ''), missing.body.replace(/<title>.*<\/title>/, ''));
+    }
+    assert.equal((await anonymous.get(`/root/hidden/-/merge_requests/${hiddenIid}`)).statusCode, 404);
+    assert.equal((await member.get(`/root/open/-/merge_requests/999`)).statusCode, 404);
+  });
+
+  it('lists issues by state and shows one with its labels, assignees and notes; anonymous visitors sign in first', async () => {
+    const list = await member.get('/root/open/-/issues');
+    assert.equal(list.statusCode, 200, list.body);
+    assert.match(list.body, new RegExp(`<a href="/root/open/-/issues/${issueIid}">#${issueIid} Broken &lt;b&gt;thing&lt;/b&gt;</a>`));
+    assert.doesNotMatch(list.body, /Old issue/);
+    assert.match((await member.get('/root/open/-/issues?state=closed')).body, /Old issue/);
+    const page = await member.get(`/root/open/-/issues/${issueIid}`);
+    assert.equal(page.statusCode, 200, page.body);
+    assert.match(page.body, /<ul>\n<li>one<\/li>\n<li>two<\/li>\n<\/ul>/);
+    assert.match(page.body, /<li class="label">bug<\/li>/);
+    assert.match(page.body, /<dt>Assignees<\/dt><dd>User planner \(@planner\)<\/dd>/);
+    assert.match(page.body, /Seen it too/);
+    assert.match(page.body, /<li class="system-note">.*assigned to @planner/s);
+    const signIn = await anonymous.get(`/root/open/-/issues/${issueIid}`);
+    assert.equal(signIn.statusCode, 302);
+    assert.match(String(signIn.headers.location), /^\/users\/sign_in\?redirect_to=/);
+  });
+
+  it('answers HEAD on project pages as GET without a body, and resolves the API\'s web_urls', async () => {
+    const head = await gantry.coordinator.app.inject({ method: 'HEAD', url: `/root/open/-/merge_requests/${mergeIid}` });
+    assert.equal(head.statusCode, 200);
+    assert.equal(head.body, '');
+    assert.equal((await gantry.coordinator.app.inject({ method: 'HEAD', url: '/root/open' })).statusCode, 200);
+    const listed = await gantry.api('GET', '/projects/root%2Fopen/merge_requests');
+    const issues = await gantry.api('GET', '/projects/root%2Fopen/issues?state=all');
+    for (const item of [...listed.list, ...issues.list]) {
+      const path = new URL(String(item.web_url)).pathname;
+      assert.equal((await member.get(path)).statusCode, 200, path);
+    }
+  });
+});

@@ -2,11 +2,15 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { execa } from '#deps/execa';
+import { GantryError } from '../../shared/errors.ts';
 
 /** gpg gets this long per run; a signature that takes longer is reported unverifiable. */
 const GPG_TIMEOUT_MS = 10_000;
 /** gpg's status output is a few lines; more is refused. */
 const GPG_OUTPUT_MAX_BYTES = 256 * 1024;
+/** Verifications at once (each is a few gpg processes), and how many may wait for one. */
+const CONCURRENT_VERIFICATIONS = 2;
+const WAITING_VERIFICATIONS = 32;
 
 /** Who made a signature, as the signature itself says (no key needed). */
 export interface SignatureIssuer {
@@ -29,9 +33,13 @@ export interface GpgCheck {
 /**
  * Runs gpg in a sealed home made for one verification and removed after it: no user's or
  * system's configuration, no agent, no network, only the keys given here, a timeout and a
- * bounded output.
+ * bounded output. At most CONCURRENT_VERIFICATIONS run at once; past WAITING_VERIFICATIONS
+ * waiting, a verification is refused (GANTRY_E_GIT_TOO_MANY_WAITING) rather than queued.
  */
 export class GpgVerifier {
+  private running = 0;
+  private readonly waiting: Array<() => void> = [];
+
   /** The issuer of an armored signature, or null when gpg cannot read one from it. */
   async issuer(signature: Buffer): Promise<SignatureIssuer | null> {
     return this.inSealedHome(async (home) => {
@@ -65,12 +73,33 @@ export class GpgVerifier {
   }
 
   private async inSealedHome<T>(work: (home: string) => Promise<T>): Promise<T> {
-    const home = await mkdtemp(path.join(tmpdir(), 'gantry-gpg-'));
+    await this.acquire();
     try {
-      return await work(home);
+      const home = await mkdtemp(path.join(tmpdir(), 'gantry-gpg-'));
+      try {
+        return await work(home);
+      } finally {
+        await rm(home, { recursive: true, force: true });
+      }
     } finally {
-      await rm(home, { recursive: true, force: true });
+      this.release();
     }
+  }
+
+  private async acquire(): Promise<void> {
+    if (this.running < CONCURRENT_VERIFICATIONS) {
+      this.running += 1;
+      return;
+    }
+    if (this.waiting.length >= WAITING_VERIFICATIONS) throw new GantryError('GANTRY_E_GIT_TOO_MANY_WAITING');
+    // The slot passes straight from release() to the waiter: `running` stays counted.
+    await new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+
+  private release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.running -= 1;
   }
 
   private async writeInputs(home: string, signature: Buffer, data: Buffer): Promise<{ signature: string; data: string }> {

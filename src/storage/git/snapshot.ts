@@ -26,14 +26,18 @@ export function snapshotStream(repository: RepositoryAccess, temporaryDirectory:
     const output = new PassThrough();
     const staging = path.join(temporaryDirectory, `snapshot-${randomUUID()}`);
     let tar: ReturnType<typeof execa> | undefined;
+    const staged = stageSnapshot(repository.gitDir, staging);
     output.on('close', () => {
       tar?.kill('SIGKILL');
-      void rm(staging, { recursive: true, force: true });
+      // Removed once linking has stopped: a client gone mid-staging leaves nothing behind.
+      const remove = (): Promise<void> => rm(staging, { recursive: true, force: true });
+      void staged.then(remove, remove).catch(() => undefined);
     });
     void (async () => {
-      await stageSnapshot(repository.gitDir, staging);
+      await staged;
+      const entries = await presentEntries(staging);
       if (output.destroyed) return;
-      const [file, args] = niced(['tar', '-c', '-f', '-', '-C', staging, '--', ...(await presentEntries(staging))]);
+      const [file, args] = niced(['tar', '-c', '-f', '-', '-C', staging, '--', ...entries]);
       const running = execa(file, args, { stdin: 'ignore', buffer: false, encoding: 'buffer', reject: false, stderr: 'ignore' });
       tar = running;
       running.stdout.pipe(output, { end: false });

@@ -23,6 +23,7 @@ import { PipelineRuns } from './services/ci/pipelines/runs.ts';
 import { SCHEDULE_PIPELINE_TASK, SchedulePipelines } from './services/ci/pipelines/schedules.ts';
 import { RefWriteAccess } from './services/repository/ref-write-access.ts';
 import { TaskQueue, TaskWorker } from './services/task-queue.ts';
+import { HOUSEKEEPING_TASK, housekeepingTaskHandler } from './services/repository/housekeeping.ts';
 import { COMMIT_REFERENCES_TASK } from './services/planning/commit-references.ts';
 import { buildMergeRequestGit } from './wiring-merge-request-git.ts';
 import type { MergeRequestObserver } from './services/planning/merge-requests/observers.ts';
@@ -236,6 +237,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
       [CANCEL_CHILDREN_TASK]: downstreamPipelines.cancelChildrenHandler(),
       ...integrationMail.handlers(),
       ...outboundDeliveries.handlers(),
+      [HOUSEKEEPING_TASK]: housekeepingTaskHandler(repositories),
     },
     logger,
     pollIntervalMs: options.taskPollIntervalMs,

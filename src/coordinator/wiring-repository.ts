@@ -12,6 +12,11 @@ import { CommitsService } from './services/repository/commits.ts';
 import { FilesService } from './services/repository/files.ts';
 import { RepositoryWriter } from './services/repository/writes.ts';
 import { TagsService } from './services/repository/tags.ts';
+import { GpgVerifier } from '../storage/git/gpg-verify.ts';
+import { CommitSignaturesService } from './services/repository/commit-signatures.ts';
+import { HousekeepingService } from './services/repository/housekeeping.ts';
+import { SnapshotService } from './services/repository/snapshot.ts';
+import type { TaskQueue } from './services/task-queue.ts';
 
 /** The repository area's services (code, refs, releases, deploy keys), each with its narrow dependencies. */
 export function buildRepositoryServices(context: CoordinatorContext) {
@@ -35,5 +40,16 @@ export function buildRepositoryServices(context: CoordinatorContext) {
     releases: new ReleasesService({ access, permissions, releases: stores.releases, releaseLinks: stores.releaseLinks, users: stores.users, tags, links: releaseLinks }),
     releaseLinks,
     deployKeys: new DeployKeysService({ access, permissions, deployKeys: stores.deployKeys, sshKeys: stores.sshKeys, projects: stores.projects, settings: context.settings }),
+  };
+}
+
+/** Housekeeping (queued on the durable task queue), snapshots and commit signatures. */
+export function buildRepositoryMaintenanceServices(context: CoordinatorContext, queue: Pick<TaskQueue, 'enqueue'>) {
+  const { stores, lookup, permissions, repositories } = context;
+  const access = new RepositoryAccess({ lookup, permissions, namespaces: stores.namespaces, repositories });
+  return {
+    housekeeping: new HousekeepingService({ access, repositories, queue }),
+    snapshots: new SnapshotService({ lookup, permissions, repositories }),
+    commitSignatures: new CommitSignaturesService({ access, gpgKeys: stores.gpgKeys, users: stores.users, verifier: new GpgVerifier() }),
   };
 }

@@ -28,7 +28,7 @@ import { ProjectViews } from './services/namespaces/project-views.ts';
 import { ProjectListing } from './services/namespaces/projects-listing.ts';
 import { ProjectsService } from './services/namespaces/projects.ts';
 import { buildCiServices, type CiServices } from './wiring-ci.ts';
-import { buildRepositoryServices } from './wiring-repository.ts';
+import { buildRepositoryMaintenanceServices, buildRepositoryServices } from './wiring-repository.ts';
 import { buildCiSettingsServices } from './wiring-ci-settings.ts';
 import { buildRunnersServices } from './wiring-runners.ts';
 import { buildPlanningServices } from './wiring-planning.ts';
@@ -49,6 +49,7 @@ export function buildServices(context: CoordinatorContext, ci: CiServices = buil
     ...projectsArea,
     ...groupsAndUsersServices(context, projectsArea.transfer),
     ...buildRepositoryServices(context),
+    ...buildRepositoryMaintenanceServices(context, ci.taskQueue),
     ...ci,
     ...buildCiSettingsServices(context, ci.pipelineProcessing),
     ...buildRunnersServices(context, ci, edge.jobRequestLongPollSeconds),

@@ -58,9 +58,13 @@ export const ERROR_CATALOGUE = {
   GANTRY_E_RUNNER_NOT_FOUND: 'No such runner (or it is not enabled for the project).',
   GANTRY_E_TRACE_NOT_FOUND: 'The job has no trace (yet, or any more).',
   GANTRY_E_ARTIFACT_NOT_FOUND: 'The job has no (unexpired) artifacts archive, or the archive has no such file.',
+  GANTRY_E_SIGNATURE_NOT_FOUND: 'The commit carries no GPG signature (unsigned, signed with SSH or X.509, or too large to read).',
+  GANTRY_E_WIKI_NOT_FOUND: 'Gantry has no wikis: a wiki repository is never found.',
+  GANTRY_E_REPOSITORY_NOT_FOUND: 'The project has no repository on disk yet.',
 
   // Resources that already exist
   GANTRY_E_ALREADY_EXISTS: 'What the request creates, or a unique value it sets, already exists (the resource is named).',
+  GANTRY_E_HOUSEKEEPING_IN_PROGRESS: "Housekeeping of the repository is queued or running already (GitLab's lease; the message is GitLab's).",
   GANTRY_E_PROJECT_PATH_TAKEN: "Another project of the namespace has the project's name or path.",
   GANTRY_E_BRANCH_EXISTS: 'A branch of that name already exists.',
   GANTRY_E_TAG_EXISTS: 'A tag of that name already exists.',

@@ -9,6 +9,7 @@ import { jobTokenDigest, newJobToken } from '../../src/coordinator/services/ci/r
 import type { TestCoordinator } from '../helpers/coordinator.ts';
 import { addMember, makeGroup, makeProject, makeProjectWithRepository, makeUser, type TestUser } from './groups-fixtures.ts';
 import { seedPlanning, type WalkPlanning } from './route-walk-planning.ts';
+import { writeSignedCommit } from './signature-fixtures.ts';
 
 /**
  * Records for every path parameter of the API to name, so a walk of the route table reaches
@@ -32,6 +33,8 @@ export interface WalkWorld {
   normal: TestUser;
   /** The head of `main`, its first commit, and the README's blob. */
   headSha: string;
+  /** A GPG-signed commit no ref names (for `.../commits/:sha/signature`). */
+  signedSha: string;
   firstSha: string;
   blobSha: string;
   /** Commits on `main`. */
@@ -206,6 +209,7 @@ export async function makeWalkWorld(gantry: TestCoordinator): Promise<WalkWorld>
     memberId: member.id,
     normal,
     headSha: shas[0],
+    signedSha: writeSignedCommit(gantry.coordinator.context.repositories.open(project.id).path, shas[0]),
     firstSha: shas[shas.length - 1],
     blobSha: String(readme.json.blob_id),
     commits: shas.length,

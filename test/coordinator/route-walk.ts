@@ -36,6 +36,7 @@ function worldValue(path: string, name: string, world: WalkWorld): string | numb
     case 'key':
       return world.attributeKey;
     case 'sha':
+      if (path.endsWith('/signature')) return world.signedSha;
       return path.includes('/blobs/') ? world.blobSha : world.headSha;
     case 'key_id':
       if (path.startsWith('/user/keys')) return world.rootKeyId;

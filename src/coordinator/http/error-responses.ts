@@ -122,8 +122,12 @@ export const ERROR_ANSWERS: { readonly [C in ErrorCode]: ErrorAnswer } = {
   GANTRY_E_RUNNER_NOT_FOUND: notFound('Runner'),
   GANTRY_E_ARTIFACT_NOT_FOUND: statusLine(404, 'Not Found'),
   GANTRY_E_TRACE_NOT_FOUND: statusLine(404, 'Not Found'),
+  GANTRY_E_SIGNATURE_NOT_FOUND: notFound('Signature'),
+  GANTRY_E_WIKI_NOT_FOUND: notFound('Wiki'),
+  GANTRY_E_REPOSITORY_NOT_FOUND: notFound('Repository'),
 
   GANTRY_E_ALREADY_EXISTS: messageAnswer(409),
+  GANTRY_E_HOUSEKEEPING_IN_PROGRESS: messageAnswer(409),
   GANTRY_E_PROJECT_PATH_TAKEN: fieldsAnswer(400),
   GANTRY_E_BRANCH_EXISTS: messageAnswer(400),
   GANTRY_E_TAG_EXISTS: messageAnswer(405),

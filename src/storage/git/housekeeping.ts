@@ -1,6 +1,9 @@
 import type { Logger } from '../../shared/logger.ts';
 import { runGit } from './run.ts';
 
+/** Unreachable objects younger than this are kept by a prune (GitLab's Gitaly keeps 30 minutes too). */
+const PRUNE_EXPIRY = '30.minutes.ago';
+
 export interface HousekeepingOptions {
   logger: Logger;
   /** Quiet time after the last write before housekeeping runs. */
@@ -38,10 +41,15 @@ export class Housekeeping {
     this.timers.set(gitDir, timer);
   }
 
-  /** Runs housekeeping now (after any run in progress); failures are logged, never thrown. */
-  async run(gitDir: string, options: { gc?: boolean } = {}): Promise<void> {
+  /**
+   * Runs housekeeping now (after any run in progress); failures are logged, never thrown.
+   * `prune` repacks everything into one pack (`repack -A -d`) and then removes unreachable
+   * loose objects older than PRUNE_EXPIRY: a push in flight has written its objects but not yet
+   * its ref, and those objects must survive.
+   */
+  async run(gitDir: string, options: { gc?: boolean; prune?: boolean } = {}): Promise<void> {
     const previous = this.running.get(gitDir) ?? Promise.resolve();
-    const next = previous.then(() => this.optimize(gitDir, options.gc));
+    const next = previous.then(() => this.optimize(gitDir, options.gc, options.prune));
     this.running.set(gitDir, next);
     await next;
     if (this.running.get(gitDir) === next) this.running.delete(gitDir);
@@ -60,11 +68,14 @@ export class Housekeeping {
     await Promise.all(this.running.values());
   }
 
-  private async optimize(gitDir: string, forceGc = false): Promise<void> {
+  private async optimize(gitDir: string, forceGc = false, prune = false): Promise<void> {
     const count = (this.runs.get(gitDir) ?? 0) + 1;
     this.runs.set(gitDir, count);
     try {
-      if (forceGc || count % this.gcEvery === 0) {
+      if (prune) {
+        await runGit(gitDir, ['repack', '-A', '-d', '--quiet'], { lowPriority: true });
+        await runGit(gitDir, ['prune', `--expire=${PRUNE_EXPIRY}`], { lowPriority: true });
+      } else if (forceGc || count % this.gcEvery === 0) {
         await runGit(gitDir, ['-c', 'gc.writeCommitGraph=false', 'gc', '--quiet']);
       }
       await runGit(gitDir, ['commit-graph', 'write', '--reachable', '--changed-paths', '--split']);

@@ -7,6 +7,7 @@ import { CatFilePool, type CatFilePoolOptions } from './cat-file.ts';
 import { canonicalConfig, writeConfigFile } from './config.ts';
 import { HistoryCache } from './history-cache.ts';
 import { Housekeeping, type HousekeepingOptions } from './housekeeping.ts';
+import { releaseHousekeepingLease, takeHousekeepingLease } from './housekeeping-lease.ts';
 import { inspectRepository, projectIdOfDirectory } from './inventory.ts';
 import { BareRepository } from './repository.ts';
 import { runGit } from './run.ts';
@@ -42,6 +43,9 @@ export interface RepositoryManagerOptions {
  * one left is removed by whoever notices it is gone (coordinator/repository-reconciliation.ts).
  */
 const TEMPORARY = '.tmp';
+
+/** GitLab's housekeeping lease lasts 24 hours unless its task releases it first. */
+const HOUSEKEEPING_LEASE_MS = 24 * 60 * 60 * 1000;
 
 export class GitRepositoryManager implements RepositoryManager {
   readonly pool: CatFilePool;
@@ -164,8 +168,16 @@ export class GitRepositoryManager implements RepositoryManager {
     this.housekeeping.schedule(this.repositoryPath(projectId));
   }
 
-  runHousekeeping(projectId: number, options: { gc?: boolean } = {}): Promise<void> {
+  runHousekeeping(projectId: number, options: { gc?: boolean; prune?: boolean } = {}): Promise<void> {
     return this.housekeeping.run(this.repositoryPath(projectId), options);
+  }
+
+  takeHousekeepingLease(projectId: number): Promise<boolean> {
+    return takeHousekeepingLease(this.repositoryPath(projectId), Date.now(), HOUSEKEEPING_LEASE_MS);
+  }
+
+  releaseHousekeepingLease(projectId: number): Promise<void> {
+    return releaseHousekeepingLease(this.repositoryPath(projectId));
   }
 
   /** Also removes this instance's temporary directory: nothing in it outlives the process. */

@@ -12,6 +12,7 @@ import { ObjectReader, type RepositoryAccess } from './reader.ts';
 import { REF_MESSAGES, RefWriter } from './refs.ts';
 import { gitText, runGit, streamGit } from './run.ts';
 import type {
+  CommitSignature,
   GitArchiveFormat,
   GitBlameLine,
   GitBlobInfo,
@@ -36,6 +37,8 @@ import { CommitWriter } from './write.ts';
 import { mergeTree } from './merge-check.ts';
 import { countChangedFiles, diffBetween, fetchCommitFrom, setMergeRequestHead } from './merge-request-refs.ts';
 import { MergeWriter } from './merge-writer.ts';
+import { readCommitSignature } from './signature.ts';
+import { snapshotStream } from './snapshot.ts';
 
 /** Blobs up to this size are read through the shared cat-file process. */
 const SHARED_READ_LIMIT = 1024 * 1024;
@@ -54,7 +57,7 @@ export class BareRepository implements GitRepository {
   /** `temporaryDirectory`: where commits build their throw-away index (inside the data directory). */
   constructor(
     private readonly access: RepositoryAccess,
-    temporaryDirectory: string,
+    private readonly temporaryDirectory: string,
   ) {
     this.path = access.gitDir;
     this.reader = new ObjectReader(access);
@@ -279,6 +282,14 @@ export class BareRepository implements GitRepository {
 
   archive(revision: string, format: GitArchiveFormat, prefix: string): Readable {
     return archiveStream(this.access, revision, format, prefix);
+  }
+
+  snapshot(): Readable {
+    return snapshotStream(this.access, this.temporaryDirectory);
+  }
+
+  commitSignature(revision: string): Promise<CommitSignature | 'missing' | 'unsigned'> {
+    return readCommitSignature(this.reader, revision);
   }
 
   commitFiles(request: GitCommitRequest): Promise<GitCommit> {

@@ -250,6 +250,10 @@ export interface GitRepository {
   contributors(ref?: string): Promise<GitContributor[]>;
   /** A streamed archive of a revision; `prefix` is the top directory name (GitLab: project-ref-sha). */
   archive(revision: string, format: GitArchiveFormat, prefix: string): Readable;
+  /** A streamed tar of the bare repository (refs, then objects), consistent while pushes land. */
+  snapshot(): Readable;
+  /** The signature of a commit and the bytes it signs; 'missing' for no such commit. */
+  commitSignature(revision: string): Promise<CommitSignature | 'missing' | 'unsigned'>;
 
   /** Writes a commit from file actions; CAS on the branch tip. Returns the new commit. */
   commitFiles(request: GitCommitRequest): Promise<GitCommit>;
@@ -339,8 +343,21 @@ export interface RepositoryManager {
   readonly spawner: ProcessSpawner;
   /** Commit-graph and occasional gc once writes to the repository have been quiet for a while. */
   scheduleHousekeeping(projectId: number): void;
-  /** The same, now; `gc` forces a full repack with bitmaps. Never throws. */
-  runHousekeeping(projectId: number, options?: { gc?: boolean }): Promise<void>;
+  /** The same, now; `gc` forces a full repack with bitmaps, `prune` repacks all and prunes unreachable objects. Never throws. */
+  runHousekeeping(projectId: number, options?: { gc?: boolean; prune?: boolean }): Promise<void>;
+  /** Takes the repository's housekeeping lease (false: queued or running already); see housekeeping-lease.ts. */
+  takeHousekeepingLease(projectId: number): Promise<boolean>;
+  releaseHousekeepingLease(projectId: number): Promise<void>;
   /** Stops every long-lived git process (cat-file pools) and pending housekeeping. */
   close(): Promise<void>;
+}
+
+/** The signature of a commit and the bytes it signs: the commit object without its signature header. */
+export interface CommitSignature {
+  /** PGP (`-----BEGIN PGP SIGNATURE-----`), SSH or X509 (anything else, as GitLab classifies it). */
+  type: 'PGP' | 'SSH' | 'X509';
+  /** The armored signature. */
+  signature: Buffer;
+  signedData: Buffer;
+  committerEmail: string;
 }

@@ -66,6 +66,8 @@ import { integrationsRoutes } from './integrations/integrations.ts';
 import { projectHooksRoutes } from './hooks.ts';
 import { uploadsRoutes } from './accounts/uploads.ts';
 import { userStatusRoutes } from './accounts/user-status.ts';
+import { userEmailsRoutes } from './accounts/user-emails.ts';
+import { eventsRoutes } from './accounts/events.ts';
 
 /** Mounts every resource area under /api/v4. One plugin per area; each stays thin. */
 export async function registerApi(api: FastifyInstance, services: CoordinatorServices, edge: EdgeConfig): Promise<void> {
@@ -94,5 +96,6 @@ export async function registerApi(api: FastifyInstance, services: CoordinatorSer
   const integrations = [integrationsRoutes, projectHooksRoutes];
   // Uploads and the accounts additions of issue 29.
   integrations.push(uploadsRoutes, userStatusRoutes);
+  integrations.push(userEmailsRoutes, eventsRoutes);
   for (const plugin of [...typed, ...repository, ...ci, ...runners, ...planning, ...integrations]) await api.register(plugin(services, edge));
 }

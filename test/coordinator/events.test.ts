@@ -166,4 +166,17 @@ describe('activity events (/events, /users/:id/events, /projects/:id/events)', (
     assert.deepEqual((await api('GET', '/projects/999999/events')).json, { message: '404 Project Not Found' });
     assert.equal((await api('GET', '/users/dev/events')).status, 404);
   });
+
+  it('records a merge as "accepted" by whoever merged', async () => {
+    const commit = await api('POST', `/projects/${appId}/repository/commits`, { body: { branch: 'to-merge', start_branch: 'main', commit_message: 'To merge', actions: [{ action: 'create', file_path: 'merge.txt', content: 'merge\n' }] } });
+    assert.equal(commit.status, 201, commit.text);
+    const request = await api('POST', `/projects/${appId}/merge_requests`, { token: dev.token, body: { title: 'Merge me', source_branch: 'to-merge', target_branch: 'main' } });
+    assert.equal(request.status, 201, request.text);
+    const url = `/projects/${appId}/merge_requests/${request.json.iid}`;
+    await waitUntil(async () => (await api('GET', url)).json.merge_status === 'can_be_merged', 'the merge status check');
+    const merged = await api('PUT', `${url}/merge`);
+    assert.equal(merged.status, 200, merged.text);
+    const events = await projectEvents('?action=merged');
+    assert.deepEqual(events.map((event) => [event.action_name, event.target_type, event.target_iid, event.target_title, event.author_username]), [['accepted', 'MergeRequest', request.json.iid, 'Merge me', 'root']]);
+  });
 });

@@ -35,6 +35,7 @@ import { buildPlanningServices } from './wiring-planning.ts';
 import { JobQueueMetrics } from './services/monitoring/job-queue.ts';
 import { buildIntegrationServices } from './wiring-integrations.ts';
 import { buildHookServices } from './wiring-hooks.ts';
+import { buildActivityServices } from './wiring-activity.ts';
 
 /**
  * The services of the API, each built with the narrow stores and collaborators it needs
@@ -44,16 +45,20 @@ export function buildServices(context: CoordinatorContext, ci: CiServices = buil
   const { stores, lookup, permissions } = context;
   const namespaces = new NamespacesService({ namespaces: stores.namespaces, groupQueries: stores.groupQueries, members: stores.members, lookup, permissions });
   const projectsArea = buildProjectsArea(context, namespaces);
+  const accountsArea = groupsAndUsersServices(context, projectsArea.transfer);
+  const activity = buildActivityServices(context, accountsArea.users);
+  ci.mergeRequestObserverList.push(activity.activityRecorder);
   return {
     namespaces,
     ...projectsArea,
-    ...groupsAndUsersServices(context, projectsArea.transfer),
+    ...accountsArea,
+    ...activity,
     ...buildRepositoryServices(context),
     ...buildRepositoryMaintenanceServices(context, ci.taskQueue),
     ...ci,
     ...buildCiSettingsServices(context, ci.pipelineProcessing),
     ...buildRunnersServices(context, ci, edge.jobRequestLongPollSeconds),
-    ...buildPlanningServices(context, ci.mergeRequestObserverList, { issueObservers: [ci.hookEvents], mergeRequestNoteObservers: [ci.hookEvents] }),
+    ...buildPlanningServices(context, ci.mergeRequestObserverList, { issueObservers: [ci.hookEvents, activity.activityRecorder], mergeRequestNoteObservers: [ci.hookEvents, activity.activityRecorder] }),
     jobQueueMetrics: new JobQueueMetrics({
       tasks: stores.tasks,
       instances: stores.instances,
@@ -132,6 +137,7 @@ function groupsAndUsersServices(context: CoordinatorContext, transfer: ProjectTr
     lookup,
     permissions,
     removal,
+    secondaryEmails: stores.userEmails,
   });
   const sshKeys = new SshKeysService({ sshKeys: stores.sshKeys, settings, users });
   const keyLookup = new KeyLookupService({ sshKeys: stores.sshKeys, deployKeys: stores.deployKeys, users: stores.users, permissions });

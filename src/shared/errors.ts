@@ -38,6 +38,8 @@ export const ERROR_CATALOGUE = {
   GANTRY_E_IMPERSONATION_TOKEN_NOT_FOUND: 'No such impersonation token for the user.',
   GANTRY_E_SSH_KEY_NOT_FOUND: 'No such SSH key for the user.',
   GANTRY_E_GPG_KEY_NOT_FOUND: 'No such GPG key for the user.',
+  GANTRY_E_EMAIL_NOT_FOUND: 'No such secondary e-mail address of the user.',
+  GANTRY_E_IDENTITY_NOT_FOUND: 'The user has no identity at that external provider.',
   GANTRY_E_DEPLOY_KEY_NOT_FOUND: 'No such deploy key, or it is not enabled for the project.',
   GANTRY_E_CUSTOM_ATTRIBUTE_NOT_FOUND: 'The subject has no custom attribute of that key.',
   GANTRY_E_BRANCH_NOT_FOUND: 'No such branch in the repository.',

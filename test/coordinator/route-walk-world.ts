@@ -61,6 +61,10 @@ export interface WalkWorld {
   impersonationTokenId: number;
   /** A personal access token of the member (nobody signs in with it). */
   personalTokenId: number;
+  /** Secondary e-mail addresses of root and of the target user; the target's external identity's provider. */
+  rootEmailId: number;
+  userEmailId: number;
+  identityProvider: string;
   /** Armored GPG public keys nobody has added, for `/user/gpg_keys` and `/users/:id/gpg_keys`. */
   spareGpgKeys: [string, string];
   /** CI settings of the project (its variables, the group's and the schedule's are named `attributeKey`). */
@@ -231,6 +235,9 @@ export async function makeWalkWorld(gantry: TestCoordinator): Promise<WalkWorld>
     userRevokedGpgKeyId: await idOf('POST', `/users/${target.id}/gpg_keys`, { key: userRevoked }),
     impersonationTokenId: await idOf('POST', `/users/${target.id}/impersonation_tokens`, { name: 'walk', scopes: ['api'] }),
     personalTokenId: await idOf('POST', `/users/${member.id}/personal_access_tokens`, { name: 'walk', scopes: ['api'] }),
+    rootEmailId: await idOf('POST', '/user/emails', { email: `root-walk${suffix}@example.com` }),
+    userEmailId: await idOf('POST', `/users/${target.id}/emails`, { email: `walker-second${suffix}@example.com` }),
+    identityProvider: await identity(call, target.id),
     spareGpgKeys: [spareGpgKeys[0], spareGpgKeys[1]],
     triggerId: await idOf('POST', `${projectUrl}/triggers`, { description: 'walk' }),
     hookId: await idOf('POST', `${projectUrl}/hooks`, { url: 'https://hooks.example.com/walk' }),
@@ -244,6 +251,12 @@ export async function makeWalkWorld(gantry: TestCoordinator): Promise<WalkWorld>
     ...ci,
     planning: await seedPlanning(call, projectUrl, group.id, gantry),
   };
+}
+
+/** Gives the user an external identity (what `DELETE /users/:id/identities/:provider` removes); answers its provider. */
+async function identity(call: (method: 'PUT', url: string, body: unknown, status: number) => Promise<unknown>, userId: number): Promise<string> {
+  await call('PUT', `/users/${userId}`, { provider: 'walkprovider', extern_uid: `walk-${userId}` }, 200);
+  return 'walkprovider';
 }
 
 /** A successful pipeline on `sha` (main): a build with trace and artifacts, another to erase, an optional manual job. */

@@ -75,6 +75,10 @@ function worldValue(path: string, name: string, world: WalkWorld): string | numb
       return 'main';
     case 'slug':
       return 'emails-on-push';
+    case 'email_id':
+      return path.startsWith('/user/') ? world.rootEmailId : world.userEmailId;
+    case 'provider':
+      return world.identityProvider;
     default:
       return planningValue(path, name, world.planning);
   }

@@ -68,6 +68,8 @@ import { uploadsRoutes } from './accounts/uploads.ts';
 import { userStatusRoutes } from './accounts/user-status.ts';
 import { repositoryMaintenanceRoutes } from './repository/maintenance.ts';
 import { commitSignaturesRoutes } from './repository/commit-signatures.ts';
+import { userEmailsRoutes } from './accounts/user-emails.ts';
+import { eventsRoutes } from './accounts/events.ts';
 
 /** Mounts every resource area under /api/v4. One plugin per area; each stays thin. */
 export async function registerApi(api: FastifyInstance, services: CoordinatorServices, edge: EdgeConfig): Promise<void> {
@@ -98,5 +100,6 @@ export async function registerApi(api: FastifyInstance, services: CoordinatorSer
   integrations.push(uploadsRoutes, userStatusRoutes);
   // Housekeeping, snapshots and commit signatures (issue 29).
   repository.push(repositoryMaintenanceRoutes, commitSignaturesRoutes);
+  integrations.push(userEmailsRoutes, eventsRoutes);
   for (const plugin of [...typed, ...repository, ...ci, ...runners, ...planning, ...integrations]) await api.register(plugin(services, edge));
 }

@@ -102,6 +102,8 @@ export const ERROR_ANSWERS: { readonly [C in ErrorCode]: ErrorAnswer } = {
   GANTRY_E_IMPERSONATION_TOKEN_NOT_FOUND: notFound('Impersonation Token'),
   GANTRY_E_SSH_KEY_NOT_FOUND: notFound('Key'),
   GANTRY_E_GPG_KEY_NOT_FOUND: notFound('GPG Key'),
+  GANTRY_E_EMAIL_NOT_FOUND: notFound('Email'),
+  GANTRY_E_IDENTITY_NOT_FOUND: notFound('Identity'),
   GANTRY_E_DEPLOY_KEY_NOT_FOUND: notFound('Deploy Key'),
   GANTRY_E_CUSTOM_ATTRIBUTE_NOT_FOUND: notFound('Custom Attribute'),
   GANTRY_E_BRANCH_NOT_FOUND: notFound('Branch'),

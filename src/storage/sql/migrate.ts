@@ -36,6 +36,7 @@ import { discussions } from './migrations/033-discussions.ts';
 import { webSessions } from './migrations/034-web-sessions.ts';
 import { userStatuses } from './migrations/035-user-statuses.ts';
 import { keySha256Fingerprints } from './migrations/036-key-sha256-fingerprints.ts';
+import { userEmailsAndEvents } from './migrations/038-user-emails-and-events.ts';
 
 /** Ordered migrations; names never change once released. */
 const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
@@ -74,6 +75,7 @@ const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
   ['034-web-sessions', webSessions],
   ['035-user-statuses', userStatuses],
   ['036-key-sha256-fingerprints', keySha256Fingerprints],
+  ['038-user-emails-and-events', userEmailsAndEvents],
 ];
 
 /** The names of every migration, in order: a schema's identity (the tests' PostgreSQL template is keyed on it). */

@@ -5,7 +5,7 @@ import type {
   CiRunnersTable, CiTriggersTable, CiVariablesTable, DeploymentsTable, EnvironmentsTable, NamespaceRunnersTokensTable, TaskCountersTable, TasksTable,
 } from './schema-ci-settings.ts';
 import type { CommitCommentsTable } from './schema-commit-comments.ts';
-import type { UserStatusesTable } from './schema-accounts.ts';
+import type { EventsTable, UserEmailsTable, UserStatusesTable } from './schema-accounts.ts';
 import type { GroupInternalIdsTable, IssueAssigneesTable, IssueLabelsTable, IssuesTable, LabelsTable, MilestonesTable } from './schema-planning.ts';
 import type { MergeRequestApprovalsTable, MergeRequestLabelsTable, MergeRequestsTable, MergeRequestUsersTable } from './schema-merge-requests.ts';
 import type { AwardEmojiTable, NotesTable, SubscriptionsTable, TimelogsTable, TodosTable } from './schema-planning-activity.ts';
@@ -239,6 +239,8 @@ export interface DatabaseSchema {
   gpg_keys: GpgKeysTable;
   custom_attributes: CustomAttributesTable;
   user_statuses: UserStatusesTable;
+  user_emails: UserEmailsTable;
+  events: EventsTable;
   application_settings: ApplicationSettingsTable;
   commit_comments: CommitCommentsTable;
   protected_branches: ProtectedBranchesTable;

@@ -35,14 +35,14 @@ export interface UserAttributes {
 
 const USERNAME = /^[a-zA-Z0-9_.][a-zA-Z0-9_\-.]*[a-zA-Z0-9_-]$|^[a-zA-Z0-9_]$/;
 const USERNAME_MESSAGE = "can contain only letters, digits, '_', '-' and '.'. Cannot start with '-' or end in '.', '.git' or '.atom'.";
-const EMAIL = /^[^@\s]+@[^@\s]+$/;
+export const EMAIL_FORMAT = /^[^@\s]+@[^@\s]+$/;
 
 /** Model validations (GANTRY_E_VALIDATION_FAILED, field by field) for the attributes given. */
 export function validateUserAttributes(attributes: UserAttributes): void {
   const { projects_limit: _limit, is_admin: _admin, can_create_group: _creator, external: _external, ...texts } = attributes;
   const errors: Record<string, string[]> = lengthErrors(USER_LIMITS, texts);
   const add = (field: string, reason: string) => (errors[field] ??= []).push(reason);
-  if (attributes.email !== undefined && !EMAIL.test(attributes.email)) add('email', 'is invalid');
+  if (attributes.email !== undefined && !EMAIL_FORMAT.test(attributes.email)) add('email', 'is invalid');
   if (attributes.username !== undefined) {
     const username = attributes.username;
     if (username === '') add('username', "can't be blank");

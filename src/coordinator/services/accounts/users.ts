@@ -7,6 +7,7 @@ import type { Actor, Permissions } from '../access/permissions.ts';
 import type { SettingsService } from '../instance/settings.ts';
 import { randomPassword, validateUserAttributes, type UserAttributes } from './users-input.ts';
 import type { UserRemoval } from './users-removal.ts';
+import type { UserEmailsStore } from '../../../storage/types-user-emails.ts';
 
 /** `GET /users` filters; those of `adminFilters` only count for administrators. */
 export interface UserListQuery {
@@ -54,6 +55,8 @@ export interface UsersServiceDeps {
   lookup: Pick<Lookup, 'user'>;
   permissions: Pick<Permissions, 'isAdministrator' | 'canListUsers'>;
   removal: Pick<UserRemoval, 'remove'>;
+  /** Secondary addresses: a primary address may not be anyone's secondary one either. */
+  secondaryEmails: Pick<UserEmailsStore, 'findByEmail'>;
 }
 
 /** The Users API: listing, administration of accounts, blocking. */
@@ -118,7 +121,7 @@ export class UsersService {
     const email = attributes.email ?? '';
     const username = attributes.username ?? '';
     const { users, settings } = this.deps;
-    if (await users.findByEmail(email)) throw taken('Email');
+    if ((await users.findByEmail(email)) || (await this.deps.secondaryEmails.findByEmail(email))) throw taken('Email');
     if (await users.findByUsername(username)) throw taken('Username');
     await this.ensureNamespaceFree(username);
 
@@ -170,6 +173,7 @@ export class UsersService {
     if (attributes.email !== undefined) {
       const holder = await users.findByEmail(attributes.email);
       if (holder && holder.id !== user.id) throw taken('Email');
+      if (await this.deps.secondaryEmails.findByEmail(attributes.email)) throw taken('Email');
     }
     if (attributes.username !== undefined && attributes.username.toLowerCase() !== user.username.toLowerCase()) {
       if (await users.findByUsername(attributes.username)) throw taken('Username');

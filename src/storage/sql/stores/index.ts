@@ -8,6 +8,8 @@ import { SqlGroupVariablesStore, SqlProjectVariablesStore } from './ci-variables
 import { SqlCommitCommentsStore } from './commit-comments.ts';
 import { SqlCustomAttributesStore } from './custom-attributes.ts';
 import { SqlUserStatusStore } from './user-status.ts';
+import { SqlUserActivityStore, SqlUserEmailsStore } from './user-emails.ts';
+import { SqlEventsStore } from './events.ts';
 import { SqlDeployKeysStore } from './deploy-keys.ts';
 import { SqlGpgKeysStore, SqlSshKeysStore } from './keys.ts';
 import { SqlIssuesStore } from './issues.ts';
@@ -70,6 +72,9 @@ export function createSqlStores(db: Db, writes: TableWrites = new TableWrites())
     memberQueries: new SqlMemberQueriesStore(db),
     customAttributes: new SqlCustomAttributesStore(db, writes),
     userStatuses: new SqlUserStatusStore(db),
+    userEmails: new SqlUserEmailsStore(db),
+    userActivity: new SqlUserActivityStore(db, writes),
+    activityEvents: new SqlEventsStore(db),
     settings: new SqlSettingsStore(db),
     commitComments: new SqlCommitCommentsStore(db),
     sshKeys: new SqlSshKeysStore(db),

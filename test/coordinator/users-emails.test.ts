@@ -1,0 +1,110 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startTestCoordinator, type TestCoordinator } from '../helpers/coordinator.ts';
+import { makeUser, type TestUser } from './groups-fixtures.ts';
+
+describe('user e-mail addresses, identities and activities', () => {
+  let gantry: TestCoordinator;
+  let bob: TestUser;
+  let carol: TestUser;
+
+  before(async () => {
+    gantry = await startTestCoordinator();
+    bob = await makeUser(gantry, 'bob');
+    carol = await makeUser(gantry, 'carol');
+  });
+  after(() => gantry.close());
+
+  it('adds, lists, shows and removes the caller\'s own addresses (unconfirmed), paginated', async () => {
+    const added = await gantry.api('POST', '/user/emails', { token: bob.token, body: { email: 'bob.other@example.com' } });
+    assert.equal(added.status, 201, added.text);
+    assert.deepEqual(Object.keys(added.json).sort(), ['confirmed_at', 'email', 'id']);
+    assert.deepEqual([added.json.email, added.json.confirmed_at], ['bob.other@example.com', null]);
+    const second = await gantry.api('POST', '/user/emails', { token: bob.token, body: { email: 'bob.third@example.com' } });
+    const listed = await gantry.api('GET', '/user/emails?per_page=1&page=2', { token: bob.token });
+    assert.deepEqual([listed.status, listed.headers['x-total'], listed.list], [200, '2', [second.json]]);
+    assert.deepEqual((await gantry.api('GET', `/user/emails/${added.json.id}`, { token: bob.token })).json, added.json);
+    // Carol cannot see Bob's address through her own list.
+    assert.deepEqual((await gantry.api('GET', `/user/emails/${added.json.id}`, { token: carol.token })).json, { message: '404 Email Not Found' });
+    assert.equal((await gantry.api('DELETE', `/user/emails/${added.json.id}`, { token: carol.token })).status, 404);
+    assert.equal((await gantry.api('DELETE', `/user/emails/${added.json.id}`, { token: bob.token })).status, 204);
+    assert.equal((await gantry.api('DELETE', `/user/emails/${added.json.id}`, { token: bob.token })).status, 404);
+    assert.deepEqual((await gantry.api('GET', '/user/emails', { token: bob.token })).list, [second.json]);
+  });
+
+  it('keeps an address unique across primary and secondary addresses of every user, case-insensitively', async () => {
+    const taken = { message: { email: ['has already been taken'] } };
+    const primary = await gantry.api('POST', '/user/emails', { token: bob.token, body: { email: 'Carol@Example.com' } });
+    assert.deepEqual([primary.status, primary.json], [400, taken]);
+    const secondary = await gantry.api('POST', '/user/emails', { token: carol.token, body: { email: 'BOB.THIRD@example.com' } });
+    assert.deepEqual([secondary.status, secondary.json], [400, taken]);
+    const invalid = await gantry.api('POST', '/user/emails', { token: bob.token, body: { email: 'not an address' } });
+    assert.deepEqual([invalid.status, invalid.json], [400, { message: { email: ['is invalid'] } }]);
+    const long = await gantry.api('POST', '/user/emails', { token: bob.token, body: { email: `${'x'.repeat(250)}@example.com` } });
+    assert.deepEqual([long.status, long.json], [400, { message: { email: ['is too long (maximum is 255 characters)'] } }]);
+    assert.equal((await gantry.api('POST', '/user/emails', { token: bob.token, body: {} })).status, 400);
+    assert.equal((await gantry.api('GET', '/user/emails/abc', { token: bob.token })).status, 400);
+    assert.equal((await gantry.api('GET', '/user/emails', { token: null })).status, 401);
+    assert.equal((await gantry.api('POST', '/user/emails', { token: null, body: { email: 'x@example.com' } })).status, 401);
+  });
+
+  it('lets administrators manage anyone\'s addresses, confirming with skip_confirmation; others get 403', async () => {
+    const confirmed = await gantry.api('POST', `/users/${carol.id}/emails`, { body: { email: 'carol.work@example.com', skip_confirmation: true } });
+    assert.equal(confirmed.status, 201, confirmed.text);
+    assert.ok(typeof confirmed.json.confirmed_at === 'string' && !Number.isNaN(Date.parse(confirmed.json.confirmed_at as string)));
+    const unconfirmed = await gantry.api('POST', `/users/${carol.id}/emails`, { body: { email: 'carol.home@example.com' } });
+    assert.equal(unconfirmed.json.confirmed_at, null);
+    const listed = await gantry.api('GET', `/users/${carol.id}/emails`);
+    assert.deepEqual(listed.list, [confirmed.json, unconfirmed.json]);
+    assert.equal((await gantry.api('GET', `/users/${carol.id}/emails`, { token: bob.token })).status, 403);
+    assert.equal((await gantry.api('POST', `/users/${carol.id}/emails`, { token: bob.token, body: { email: 'y@example.com' } })).status, 403);
+    assert.equal((await gantry.api('DELETE', `/users/${carol.id}/emails/${confirmed.json.id}`, { token: bob.token })).status, 403);
+    assert.equal((await gantry.api('DELETE', `/users/${bob.id}/emails/${confirmed.json.id}`)).status, 404);
+    assert.equal((await gantry.api('DELETE', `/users/${carol.id}/emails/${confirmed.json.id}`)).status, 204);
+    assert.deepEqual((await gantry.api('GET', '/users/999999/emails')).json, { message: '404 User Not Found' });
+    assert.equal((await gantry.api('POST', `/users/${carol.id}/emails`, { body: { email: 'z@example.com', skip_confirmation: 'maybe' } })).status, 400);
+    // A secondary address is no one's primary address either.
+    const creating = await gantry.api('POST', '/users', { body: { email: 'Carol.Home@example.com', username: 'homer', name: 'Homer', password: 'secret-password-1' } });
+    assert.deepEqual([creating.status, creating.json], [409, { message: 'Email has already been taken' }]);
+    // PUT /users/:id answers a taken address with 404, as for primary addresses (docs/api-projects.md).
+    assert.deepEqual((await gantry.api('PUT', `/users/${bob.id}`, { body: { email: 'carol.home@example.com' } })).json, { message: 'Email has already been taken' });
+    // The address of a removed secondary is free again.
+    assert.equal((await gantry.api('POST', '/user/emails', { token: bob.token, body: { email: 'carol.work@example.com' } })).status, 201);
+  });
+
+  it('removes a user\'s identity (administrators); 404 "Identity Not Found" without one of that provider', async () => {
+    const dave = await gantry.api('POST', '/users', { body: { email: 'dave@example.com', username: 'dave', name: 'Dave', password: 'secret-password-1', provider: 'ldapmain', extern_uid: 'uid=dave' } });
+    assert.equal(dave.status, 201, dave.text);
+    assert.deepEqual((await gantry.api('GET', `/users/${dave.json.id}`)).json.identities, [{ provider: 'ldapmain', extern_uid: 'uid=dave' }]);
+    assert.equal((await gantry.api('DELETE', `/users/${dave.json.id}/identities/ldapmain`, { token: bob.token })).status, 403);
+    assert.deepEqual((await gantry.api('DELETE', `/users/${dave.json.id}/identities/github`)).json, { message: '404 Identity Not Found' });
+    assert.equal((await gantry.api('DELETE', `/users/${dave.json.id}/identities/ldapmain`)).status, 204);
+    assert.deepEqual((await gantry.api('GET', `/users/${dave.json.id}`)).json.identities, []);
+    assert.deepEqual([(await gantry.api('DELETE', `/users/${dave.json.id}/identities/ldapmain`)).status, (await gantry.api('DELETE', '/users/999999/identities/ldapmain')).status], [404, 404]);
+  });
+
+  it('keeps last_activity_on without editing the user, never moving it back, and lists activities since a day to administrators', async () => {
+    const erin = await makeUser(gantry, 'erin');
+    const today = new Date().toISOString().slice(0, 10);
+    const { userActivity, users } = gantry.coordinator.context.stores;
+    const updatedAt = async () => (await gantry.coordinator.context.db.selectFrom('users').select('updated_at').where('id', '=', erin.id).executeTakeFirstOrThrow()).updated_at;
+    const before = await updatedAt();
+    assert.equal((await users.findById(erin.id))?.last_activity_on, null);
+    await userActivity.touch(erin.id, today);
+    await userActivity.touch(erin.id, '2000-01-01');
+    assert.equal((await users.findById(erin.id))?.last_activity_on, today);
+    assert.equal(await updatedAt(), before);
+    const activities = await gantry.api('GET', `/user/activities?from=${today}&per_page=100`);
+    assert.equal(activities.status, 200, activities.text);
+    const erinActivity = activities.list.find((entry) => entry.username === 'erin');
+    assert.deepEqual(erinActivity, { username: 'erin', last_activity_on: today, last_activity_at: today });
+    assert.deepEqual((await gantry.api('GET', '/user/activities?from=2999-01-01')).list, []);
+    // By default: the last six months; a user active long ago is left out.
+    await userActivity.touch(carol.id, '2000-01-01');
+    const recent = (await gantry.api('GET', '/user/activities?per_page=100')).list.map((entry) => entry.username);
+    assert.ok(recent.includes('erin') && !recent.includes('carol'), JSON.stringify(recent));
+    assert.equal((await gantry.api('GET', '/user/activities', { token: erin.token })).status, 403);
+    assert.equal((await gantry.api('GET', '/user/activities', { token: null })).status, 401);
+    assert.equal((await gantry.api('GET', '/user/activities?from=yesterday')).status, 400);
+  });
+});

@@ -48,7 +48,7 @@ export function buildServices(context: CoordinatorContext, ci: CiServices = buil
     namespaces,
     ...projectsArea,
     ...groupsAndUsersServices(context, projectsArea.transfer),
-    ...buildRepositoryServices(context),
+    ...buildRepositoryServices(context, { releaseObservers: [ci.hookEvents] }),
     ...ci,
     ...buildCiSettingsServices(context, ci.pipelineProcessing),
     ...buildRunnersServices(context, ci, edge.jobRequestLongPollSeconds),
@@ -90,6 +90,7 @@ function groupsAndUsersServices(context: CoordinatorContext, transfer: ProjectTr
     settings,
     groups,
     transfer,
+    events: context.events,
   });
   const groupTransfer = new GroupTransferService({ namespaces: stores.namespaces, projects: stores.projects, lookup, permissions, groups });
   const groupShares = new GroupSharesService({ groupLinks: stores.groupGroupLinks, lookup, permissions, groups });
@@ -131,8 +132,9 @@ function groupsAndUsersServices(context: CoordinatorContext, transfer: ProjectTr
     lookup,
     permissions,
     removal,
+    events: context.events,
   });
-  const sshKeys = new SshKeysService({ sshKeys: stores.sshKeys, settings, users });
+  const sshKeys = new SshKeysService({ sshKeys: stores.sshKeys, settings, users, events: context.events });
   const keyLookup = new KeyLookupService({ sshKeys: stores.sshKeys, deployKeys: stores.deployKeys, users: stores.users, permissions });
   const gpgKeys = new GpgKeysService({ gpgKeys: stores.gpgKeys, users });
   const accessTokens = new AccessTokensService({ tokens: stores.tokens, lookup, permissions });

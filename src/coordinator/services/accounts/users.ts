@@ -1,3 +1,4 @@
+import type { CoordinatorEvents } from '../events.ts';
 import { accessDenied, GantryError, validationFailed } from '../../../shared/errors.ts';
 import { isUniqueViolation } from '../../../storage/errors.ts';
 import type { CustomAttributesStore, NamespacesStore, UserChanges, UserListFilter, UserRecord, UsersStore } from '../../../storage/types.ts';
@@ -54,6 +55,8 @@ export interface UsersServiceDeps {
   lookup: Pick<Lookup, 'user'>;
   permissions: Pick<Permissions, 'isAdministrator' | 'canListUsers'>;
   removal: Pick<UserRemoval, 'remove'>;
+  /** System hooks' `user_create`. */
+  events?: Pick<CoordinatorEvents, 'publishSystemEvent'>;
 }
 
 /** The Users API: listing, administration of accounts, blocking. */
@@ -124,7 +127,9 @@ export class UsersService {
 
     const projectsLimit = Number((await settings.values()).default_projects_limit);
     try {
-      return await this.createAccount(input, attributes, { email, username, projectsLimit });
+      const user = await this.createAccount(input, attributes, { email, username, projectsLimit });
+      await this.deps.events?.publishSystemEvent({ name: 'user_create', user });
+      return user;
     } catch (error) {
       // A concurrent request took the address or the name between the checks and the insert.
       if (!isUniqueViolation(error)) throw error;

@@ -12,6 +12,8 @@ import type { IssueObserver, IssueSaved, NoteWritten } from '../planning/issue-o
 import type { IssueView } from '../planning/issue-views.ts';
 import type { MergeRequestMerged, MergeRequestObserver, MergeRequestRefreshed, MergeRequestSaved, MergeRequestSnapshot } from '../planning/merge-requests/observers.ts';
 import type { MergeRequestNoteObserver, MergeRequestNoteWritten } from '../planning/noteables.ts';
+import type { ReleaseObserver, ReleaseView } from '../repository/releases.ts';
+import { releaseHookData } from './hook-data-release.ts';
 import type { HookProject } from './hook-data-common.ts';
 import { jobHookData, pipelineHookData, PIPELINE_HOOK_MAX_BUILDS } from './hook-data-ci.ts';
 import { issueAttributes, issueHookData, mergeRequestAction, mergeRequestAttributes, mergeRequestHookData, noteHookData, type HookAction, type HookIssue, type HookMergeRequest } from './hook-data-planning.ts';
@@ -39,7 +41,7 @@ export interface HookEventRecorderDeps {
  * request (or the pipeline event's task) after the change is stored; no receiver is waited for.
  * A failure to queue is logged and never fails the change that caused it.
  */
-export class HookEventRecorder implements IssueObserver, MergeRequestObserver, MergeRequestNoteObserver {
+export class HookEventRecorder implements IssueObserver, MergeRequestObserver, MergeRequestNoteObserver, ReleaseObserver {
   /** Pipeline and job events are heard after their commit, in commit order; this chain keeps that order in the queue. */
   private ciChain: Promise<void> = Promise.resolve();
 
@@ -86,6 +88,12 @@ export class HookEventRecorder implements IssueObserver, MergeRequestObserver, M
   async mergeRequestRefreshed(refreshed: MergeRequestRefreshed): Promise<void> {
     if (!refreshed.sourceMoved || refreshed.addedCommits === undefined || refreshed.actor === null) return;
     await this.recordMergeRequest(refreshed.project, refreshed.actor, null, { record: refreshed.mergeRequest, labels: [], assigneeIds: [], reviewerIds: [] }, 'update');
+  }
+
+  async releaseChanged(change: { action: 'create' | 'update' | 'delete'; project: ProjectRecord; view: ReleaseView }): Promise<void> {
+    const { release, tag, links } = change.view;
+    await this.guard('release', () =>
+      this.deps.deliveries.recordEvent(change.project.id, 'releases_events', TRIGGERS.release, async () => releaseHookData(await this.target(change.project), release, tag, links, change.action)));
   }
 
   /** For pipeline processing's `afterCommit` (synchronous): queues the pipeline and job hooks in commit order. */

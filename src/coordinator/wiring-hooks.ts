@@ -67,7 +67,7 @@ export function buildHookDeliveries(context: CoordinatorContext, options: HookDe
   wakeWorker = () => worker.wake();
   const events = new HookEventRecorder({
     deliveries, projects: stores.projects, namespaces: stores.namespaces, users: stores.users, labels: stores.labels, mergeRequests: stores.mergeRequests,
-    jobs: stores.jobs, runners: stores.runners, repositories: context.repositories, externalUrl: context.config.externalUrl, logger: context.logger,
+    jobs: stores.jobs, runners: stores.runners, deployments: stores.deployments, environments: stores.environments, repositories: context.repositories, externalUrl: context.config.externalUrl, logger: context.logger,
   });
   return { hookDeliveries: deliveries, hookWorker: worker, hookEvents: events, hookPayloads: payloads };
 }

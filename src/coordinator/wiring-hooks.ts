@@ -3,19 +3,25 @@ import { HookDeliveries } from './services/hooks/hook-deliveries.ts';
 import { HookEventRecorder } from './services/hooks/hook-events.ts';
 import { HookPayloads } from './services/hooks/hook-payloads.ts';
 import { HookTestService } from './services/hooks/hook-test.ts';
+import { GroupHooksService } from './services/hooks/group-hooks.ts';
 import { ProjectHooksService } from './services/hooks/project-hooks.ts';
+import { SystemHooksService } from './services/hooks/system-hooks.ts';
+import { HookTestRateLimit } from './services/hooks/test-rate-limit.ts';
 import { TaskQueue, TaskWorker } from './services/task-queue.ts';
 
-/** The webhooks area: project hooks' settings, logs and test calls (these send through the CI area's deliveries). */
+/** The webhooks area: project, group and system hooks' settings, logs and test calls (these send through the CI area's deliveries). */
 export function buildHookServices(context: CoordinatorContext, sending: Pick<ReturnType<typeof buildHookDeliveries>, 'hookDeliveries' | 'hookEvents' | 'hookPayloads'>) {
   const { stores, lookup, permissions, settings } = context;
   const projectHooks = new ProjectHooksService({ hooks: stores.hooks, deliveries: stores.hookDeliveries, lookup, permissions, settings });
+  const rateLimit = new HookTestRateLimit();
+  const groupHooks = new GroupHooksService({ hooks: stores.hooks, deliveries: stores.hookDeliveries, lookup, permissions, settings });
+  const systemHooks = new SystemHooksService({ hooks: stores.hooks, permissions, settings, deliveries: sending.hookDeliveries, rateLimit });
   const hookTests = new HookTestService({
-    projectHooks, deliveries: sending.hookDeliveries, payloads: sending.hookPayloads, events: sending.hookEvents,
+    projectHooks, rateLimit, deliveries: sending.hookDeliveries, payloads: sending.hookPayloads, events: sending.hookEvents,
     issues: stores.issues, mergeRequests: stores.mergeRequests, notes: stores.notes, pipelines: stores.pipelines, jobs: stores.jobs, users: stores.users,
     namespaces: stores.namespaces, repositories: context.repositories, externalUrl: context.config.externalUrl,
   });
-  return { projectHooks, hookTests };
+  return { projectHooks, groupHooks, systemHooks, hookTests };
 }
 
 /** How webhook deliveries run (tests shorten the waits). */
@@ -40,6 +46,9 @@ export function buildHookDeliveries(context: CoordinatorContext, options: HookDe
   const deliveries = new HookDeliveries({
     hooks: stores.hooks,
     deliveries: stores.hookDeliveries,
+    projects: stores.projects,
+    namespaces: stores.namespaces,
+    users: stores.users,
     payloads,
     settings: context.settings,
     queue,
@@ -58,7 +67,7 @@ export function buildHookDeliveries(context: CoordinatorContext, options: HookDe
   wakeWorker = () => worker.wake();
   const events = new HookEventRecorder({
     deliveries, projects: stores.projects, namespaces: stores.namespaces, users: stores.users, labels: stores.labels, mergeRequests: stores.mergeRequests,
-    jobs: stores.jobs, runners: stores.runners, repositories: context.repositories, externalUrl: context.config.externalUrl, logger: context.logger,
+    jobs: stores.jobs, runners: stores.runners, deployments: stores.deployments, environments: stores.environments, repositories: context.repositories, externalUrl: context.config.externalUrl, logger: context.logger,
   });
   return { hookDeliveries: deliveries, hookWorker: worker, hookEvents: events, hookPayloads: payloads };
 }

@@ -4,7 +4,7 @@ import { DeployKeysService } from './services/accounts/deploy-keys.ts';
 import { lastPipelineLookup } from './services/ci/pipelines/last-pipeline.ts';
 import { ProtectedRefsService } from './services/repository/protected-refs.ts';
 import { ReleaseLinksService } from './services/repository/release-links.ts';
-import { ReleasesService } from './services/repository/releases.ts';
+import { ReleasesService, type ReleaseObserver } from './services/repository/releases.ts';
 import { RepositoryAccess } from './services/repository/access.ts';
 import { BrowsingService } from './services/repository/browsing.ts';
 import { CommitCommentsService } from './services/repository/commit-comments.ts';
@@ -19,7 +19,7 @@ import { SnapshotService } from './services/repository/snapshot.ts';
 import type { TaskQueue } from './services/task-queue.ts';
 
 /** The repository area's services (code, refs, releases, deploy keys), each with its narrow dependencies. */
-export function buildRepositoryServices(context: CoordinatorContext) {
+export function buildRepositoryServices(context: CoordinatorContext, options: { releaseObservers?: readonly ReleaseObserver[] } = {}) {
   const { stores, lookup, permissions, repositories, events, protectedBranches: branchRules, protectedTags: tagRules } = context;
   const access = new RepositoryAccess({ lookup, permissions, namespaces: stores.namespaces, repositories });
   // Commits through the API ask the context's rules at each write: whoever replaces them
@@ -37,7 +37,7 @@ export function buildRepositoryServices(context: CoordinatorContext) {
     branches: new BranchesService({ access, permissions, branchRules, events, writer }),
     protectedRefs: new ProtectedRefsService({ access, branchRules, tagRules }),
     tags,
-    releases: new ReleasesService({ access, permissions, releases: stores.releases, releaseLinks: stores.releaseLinks, users: stores.users, tags, links: releaseLinks }),
+    releases: new ReleasesService({ access, permissions, releases: stores.releases, releaseLinks: stores.releaseLinks, users: stores.users, tags, links: releaseLinks, observers: options.releaseObservers }),
     releaseLinks,
     deployKeys: new DeployKeysService({ access, permissions, deployKeys: stores.deployKeys, sshKeys: stores.sshKeys, projects: stores.projects, settings: context.settings }),
   };

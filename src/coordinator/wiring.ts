@@ -53,7 +53,7 @@ export function buildServices(context: CoordinatorContext, ci: CiServices = buil
     ...projectsArea,
     ...accountsArea,
     ...activity,
-    ...buildRepositoryServices(context),
+    ...buildRepositoryServices(context, { releaseObservers: [ci.hookEvents] }),
     ...buildRepositoryMaintenanceServices(context, ci.taskQueue),
     ...ci,
     ...buildCiSettingsServices(context, ci.pipelineProcessing),
@@ -96,6 +96,7 @@ function groupsAndUsersServices(context: CoordinatorContext, transfer: ProjectTr
     settings,
     groups,
     transfer,
+    events: context.events,
   });
   const groupTransfer = new GroupTransferService({ namespaces: stores.namespaces, projects: stores.projects, lookup, permissions, groups });
   const groupShares = new GroupSharesService({ groupLinks: stores.groupGroupLinks, lookup, permissions, groups });
@@ -138,8 +139,9 @@ function groupsAndUsersServices(context: CoordinatorContext, transfer: ProjectTr
     permissions,
     removal,
     secondaryEmails: stores.userEmails,
+    events: context.events,
   });
-  const sshKeys = new SshKeysService({ sshKeys: stores.sshKeys, settings, users });
+  const sshKeys = new SshKeysService({ sshKeys: stores.sshKeys, settings, users, events: context.events });
   const keyLookup = new KeyLookupService({ sshKeys: stores.sshKeys, deployKeys: stores.deployKeys, users: stores.users, permissions });
   const gpgKeys = new GpgKeysService({ gpgKeys: stores.gpgKeys, users });
   const accessTokens = new AccessTokensService({ tokens: stores.tokens, lookup, permissions });

@@ -136,7 +136,8 @@ export const ERROR_CATALOGUE = {
   GANTRY_E_LABEL_PROMOTION_REFUSED: 'The label cannot become a group label (its project is in no group).',
   // Integrations
   GANTRY_E_INTEGRATION_INACTIVE: 'The integration is deprecated and inactive: its calls are refused (cluster-deploy).',
-  GANTRY_E_HOOK_NOT_FOUND: 'The project has no webhook of that id.',
+  GANTRY_E_HOOK_NOT_FOUND: 'The project (or group, or instance) has no webhook of that id.',
+  GANTRY_E_HOOK_TEST_RATE_LIMITED: "A webhook's test call was made more than 5 times in a minute by the same user (GitLab's web_hook_test limit).",
   GANTRY_E_HOOK_INVALID: "A webhook's URL or branch filter is not one it can have.",
   GANTRY_E_HOOK_TEST_FAILED: "A webhook's test call had nothing to send, or its receiver did not answer 2xx (GitLab's message or the answer's body is given).",
   // Runners

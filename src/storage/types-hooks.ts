@@ -1,4 +1,4 @@
-/** Webhooks: project hooks (GitLab's ProjectHook), their queued deliveries and the log of sent ones. */
+/** Webhooks: project, group and system hooks (GitLab's ProjectHook, GroupHook, SystemHook), their queued deliveries and the log of sent ones. */
 
 /** The event subscriptions of a project hook, in GitLab's ProjectHook entity order. */
 export const HOOK_EVENT_FLAGS = [
@@ -22,6 +22,10 @@ export type HookEvents = Record<HookEventFlag, boolean>;
 /** GitLab's `branch_filter_strategy`. */
 export type BranchFilterStrategy = 'wildcard' | 'regex' | 'all_branches';
 
+/** Whose hook it is: a project's, a group's (its projects' events, subgroups included) or the instance's (system hooks). */
+export type HookOwner = { kind: 'project'; id: number } | { kind: 'group'; id: number } | { kind: 'system' };
+export type HookKind = HookOwner['kind'];
+
 export interface HookSettings {
   url: string;
   name: string;
@@ -32,11 +36,17 @@ export interface HookSettings {
   push_events_branch_filter: string | null;
   branch_filter_strategy: BranchFilterStrategy;
   events: HookEvents;
+  /** System hooks only: a push's `repository_update` event. */
+  repository_update_events: boolean;
 }
 
 export interface HookRecord extends HookSettings {
   id: number;
-  project_id: number;
+  kind: HookKind;
+  /** Set for project hooks. */
+  project_id: number | null;
+  /** Set for group hooks. */
+  group_id: number | null;
   /** Failed deliveries in a row (reset by a success or an edit). */
   recent_failures: number;
   /** Temporary disables so far in this run of failures (the back-off's exponent). */
@@ -82,16 +92,18 @@ export interface HookLogRecord {
 export type NewHookLog = Omit<HookLogRecord, 'id'>;
 
 export interface HooksStore {
-  create(projectId: number, settings: HookSettings, now: string): Promise<HookRecord>;
-  find(projectId: number, hookId: number): Promise<HookRecord | undefined>;
+  create(owner: HookOwner, settings: HookSettings, now: string): Promise<HookRecord>;
+  find(owner: HookOwner, hookId: number): Promise<HookRecord | undefined>;
   findById(hookId: number): Promise<HookRecord | undefined>;
-  /** A project's hooks by id, one page. */
-  list(projectId: number, page: { limit: number; offset: number }): Promise<{ hooks: HookRecord[]; total: number }>;
-  /** A project's hooks subscribed to `flag`. */
-  listSubscribed(projectId: number, flag: HookEventFlag): Promise<HookRecord[]>;
+  /** An owner's hooks by id, one page. */
+  list(owner: HookOwner, page: { limit: number; offset: number }): Promise<{ hooks: HookRecord[]; total: number }>;
+  /** The hooks subscribed to `flag` of the project and of the groups given (its ancestors), by id. */
+  listSubscribed(projectId: number, flag: HookEventFlag, groupIds?: readonly number[]): Promise<HookRecord[]>;
+  /** System hooks, by id: those with `flag` on, or every one (`null`: the events they all receive). */
+  listSystem(flag: 'push_events' | 'tag_push_events' | 'merge_requests_events' | 'repository_update_events' | null): Promise<HookRecord[]>;
   /** Saves the settings and re-enables the hook (an edit clears its failures, as GitLab's does). */
   update(hookId: number, settings: HookSettings): Promise<HookRecord | undefined>;
-  remove(projectId: number, hookId: number): Promise<boolean>;
+  remove(owner: HookOwner, hookId: number): Promise<boolean>;
   /** Records the outcome of a delivery attempt on the hook's failure counters. */
   saveFailureState(hookId: number, state: Pick<HookRecord, 'recent_failures' | 'backoff_count' | 'disabled_until' | 'permanently_disabled'>): Promise<void>;
 }

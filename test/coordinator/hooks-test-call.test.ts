@@ -13,6 +13,12 @@ describe('POST /projects/:id/hooks/:hook_id/test/:trigger', () => {
   let hookId: number;
 
   const test = (trigger: string, hook = hookId) => gantry.api('POST', `/projects/${projectId}/hooks/${hook}/test/${trigger}`);
+  /** Another hook to the same receiver: test calls are limited to 5 a minute per hook and user. */
+  const freshHook = async (): Promise<number> => {
+    const hook = await gantry.api('POST', `/projects/${projectId}/hooks`, { body: { url: `${receiver.base}/test`, push_events: false, token: 'test-secret' } });
+    assert.equal(hook.status, 201, hook.text);
+    return Number(hook.json.id);
+  };
 
   before(async () => {
     gantry = await startTestCoordinator({ extra: { ci: { taskPollIntervalMs: 50 } } });
@@ -57,7 +63,7 @@ describe('POST /projects/:id/hooks/:hook_id/test/:trigger', () => {
       ['wiki_page_events', 'Testing not available for this hook'],
     ];
     for (const [trigger, message] of cases) {
-      const answer = await test(trigger);
+      const answer = await test(trigger, await freshHook());
       assert.deepEqual([answer.status, answer.json], [422, { message }], trigger);
     }
     assert.equal(receiver.requests.length, before);
@@ -68,8 +74,9 @@ describe('POST /projects/:id/hooks/:hook_id/test/:trigger', () => {
     assert.equal(issue.status, 201, issue.text);
     const note = await gantry.api('POST', `/projects/${projectId}/issues/${String(issue.json.iid)}/notes`, { body: { body: 'A remark' } });
     assert.equal(note.status, 201, note.text);
-    assert.equal((await test('issues_events')).status, 201);
-    assert.equal((await test('note_events')).status, 201);
+    const hook = await freshHook();
+    assert.equal((await test('issues_events', hook)).status, 201);
+    assert.equal((await test('note_events', hook)).status, 201);
     const [issueHook, noteHook] = receiver.requests.slice(-2);
     assert.equal(issueHook!.headers['x-gitlab-event'], 'Issue Hook');
     const attributes = issueHook!.body.object_attributes as Json;
@@ -89,12 +96,18 @@ describe('POST /projects/:id/hooks/:hook_id/test/:trigger', () => {
     assert.equal(logged!.response_status, '500');
   });
 
-  it('answers 400 for an unknown trigger, 404 for an unknown hook, 401 without a token', async () => {
+  it('answers 400 for an unknown trigger, 404 for an unknown hook, 429 after 5 calls a minute to one hook, 401 without a token', async () => {
     const unknown = await test('everything_events');
     assert.equal(unknown.status, 400, unknown.text);
     assert.match(unknown.text, /trigger/);
     const missing = await test('push_events', 999999);
     assert.deepEqual([missing.status, missing.json], [404, { message: '404 Not found' }]);
+    const limitedHook = await freshHook();
+    for (let call = 1; call <= 5; call += 1) assert.equal((await test('push_events', limitedHook)).status, 201, `call ${call}`);
+    const limited = await test('push_events', limitedHook);
+    assert.deepEqual([limited.status, limited.json], [429, { message: 'This endpoint has been requested too many times. Try again later.' }]);
+    // The limit is per hook: another hook of the project is still tested.
+    assert.equal((await test('push_events', await freshHook())).status, 201);
     const anonymous = await gantry.api('POST', `/projects/${projectId}/hooks/${hookId}/test/push_events`, { token: null });
     assert.equal(anonymous.status, 401, anonymous.text);
   });

@@ -131,6 +131,8 @@ export function goodParams(route: Route, world: WalkWorld): Record<string, Param
     'PUT /api/v4/projects/:id/integrations/:slug': { recipients: 'walk@example.com' },
     'GET /api/v4/keys': { fingerprint: world.userKeyFingerprint },
     'POST /api/v4/projects/:id/hooks': { url: 'https://hooks.example.com/fuzz' },
+    'POST /api/v4/groups/:id/hooks': { url: 'https://hooks.example.com/fuzz' },
+    'POST /api/v4/hooks': { url: 'https://hooks.example.com/fuzz' },
     // The walked group is top-level: moving it "to the top level" (no group_id) is refused.
     'POST /api/v4/groups/:id/transfer': { group_id: world.spareGroupId },
     ...planningParams(world),

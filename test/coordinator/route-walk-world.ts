@@ -71,6 +71,9 @@ export interface WalkWorld {
   triggerId: number;
   /** A webhook of the project. */
   hookId: number;
+  /** A webhook of `groupId`, and a system hook. */
+  groupHookId: number;
+  systemHookId: number;
   scheduleId: number;
   environmentId: number;
   /** A pipeline of the project on `main` with a failed job (so retry has work) and a bridge. */
@@ -241,6 +244,8 @@ export async function makeWalkWorld(gantry: TestCoordinator): Promise<WalkWorld>
     spareGpgKeys: [spareGpgKeys[0], spareGpgKeys[1]],
     triggerId: await idOf('POST', `${projectUrl}/triggers`, { description: 'walk' }),
     hookId: await idOf('POST', `${projectUrl}/hooks`, { url: 'https://hooks.example.com/walk' }),
+    groupHookId: await idOf('POST', `/groups/${group.id}/hooks`, { url: 'https://hooks.example.com/walk-group' }),
+    systemHookId: await idOf('POST', '/hooks', { url: 'https://hooks.example.com/walk-system' }),
     scheduleId,
     environmentId: await idOf('POST', `${projectUrl}/environments`, { name: 'walk', external_url: 'https://walk.example.com' }),
     pipelineId: pipeline.pipeline.id,

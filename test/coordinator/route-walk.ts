@@ -26,6 +26,7 @@ function worldValue(path: string, name: string, world: WalkWorld): string | numb
   const area = path.split('/')[1];
   switch (name) {
     case 'id':
+      if (area === 'hooks') return world.systemHookId;
       return { projects: world.projectId, groups: world.groupId, namespaces: world.groupId, users: world.userId, personal_access_tokens: world.personalTokenId, runners: world.runnerId, jobs: world.runningJobId, keys: world.userKeyId, todos: world.planning.todoId }[area];
     case 'user_id':
       return path.includes('/members/') ? world.memberId : world.userId;
@@ -57,7 +58,7 @@ function worldValue(path: string, name: string, world: WalkWorld): string | numb
     case 'trigger_id':
       return world.triggerId;
     case 'hook_id':
-      return world.hookId;
+      return area === 'groups' ? world.groupHookId : world.hookId;
     case 'pipeline_schedule_id':
       return world.scheduleId;
     case 'environment_id':

@@ -6,7 +6,7 @@ import { requireActor } from '../http/auth.ts';
 import { Param } from '../http/gitlab-params.ts';
 import { PAGINATION, pageOf, setPaginationHeaders } from '../http/pagination.ts';
 import { serializeHookLog, serializeProjectHook } from '../http/serializers/hooks.ts';
-import type { HookParams } from '../services/hooks/project-hooks.ts';
+import type { HookParams } from '../services/hooks/hook-settings.ts';
 import { HOOK_TEST_TRIGGERS } from '../services/hooks/hook-test.ts';
 import type { CoordinatorServices, EdgeConfig } from '../wiring.ts';
 
@@ -15,9 +15,10 @@ const ProjectPath = Type.Object(PROJECT_ID);
 const HookPath = Type.Object({ ...PROJECT_ID, hook_id: Param.integer({ description: 'The hook id' }) });
 const TestPath = Type.Object({ ...PROJECT_ID, hook_id: Param.integer({ description: 'The hook id' }), trigger: Param.oneOf(HOOK_TEST_TRIGGERS, { description: 'The event to send a sample of' }) });
 const PageQuery = Type.Object(PAGINATION);
-const EventsQuery = Type.Object({ ...PAGINATION, status: Type.Optional(Param.oneOf(['successful', 'client_failure', 'server_failure'], { description: 'Only deliveries with this outcome' })) });
+export const EventsQuery = Type.Object({ ...PAGINATION, status: Type.Optional(Param.oneOf(['successful', 'client_failure', 'server_failure'], { description: 'Only deliveries with this outcome' })) });
 
-function hookBody(urlRequired: boolean): TSchema {
+/** A project or group hook's POST (`url` required) or PUT body. */
+export function hookBody(urlRequired: boolean): TSchema {
   const properties: Record<string, TSchema> = {
     url: urlRequired ? Param.string({ description: 'Where events are sent' }) : Type.Optional(Param.string({ description: 'Where events are sent' })),
     name: Type.Optional(Param.string({ maxLength: 255 })),

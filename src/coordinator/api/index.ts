@@ -64,6 +64,8 @@ import { mergeRequestDiffsRoutes } from './planning/merge-request-diffs.ts';
 import { mergeRequestApprovalsRoutes } from './planning/merge-request-approvals.ts';
 import { integrationsRoutes } from './integrations/integrations.ts';
 import { projectHooksRoutes } from './hooks.ts';
+import { groupHooksRoutes } from './group-hooks.ts';
+import { systemHooksRoutes } from './system-hooks.ts';
 import { uploadsRoutes } from './accounts/uploads.ts';
 import { userStatusRoutes } from './accounts/user-status.ts';
 import { repositoryMaintenanceRoutes } from './repository/maintenance.ts';
@@ -95,7 +97,7 @@ export async function registerApi(api: FastifyInstance, services: CoordinatorSer
   const planning = [labelsRoutes, milestonesRoutes, issuesRoutes, notesRoutes, discussionsRoutes, awardEmojiRoutes, timeTrackingRoutes, issueMoveRoutes, labelPromoteRoutes, subscriptionsRoutes, todosRoutes];
   planning.push(mergeRequestsRoutes, mergeRequestDiffsRoutes, mergeRequestApprovalsRoutes, mergeRequestMergeRoutes, mergeRequestPipelinesRoutes);
   // Integrations (GitLab's services).
-  const integrations = [integrationsRoutes, projectHooksRoutes];
+  const integrations = [integrationsRoutes, projectHooksRoutes, groupHooksRoutes, systemHooksRoutes];
   // Uploads and the accounts additions of issue 29.
   integrations.push(uploadsRoutes, userStatusRoutes);
   // Housekeeping, snapshots and commit signatures (issue 29).

@@ -203,6 +203,7 @@ export const ERROR_ANSWERS: { readonly [C in ErrorCode]: ErrorAnswer } = {
   GANTRY_E_HOOK_NOT_FOUND: statusLine(404, 'Not found'),
   GANTRY_E_HOOK_INVALID: messageAnswer(422),
   GANTRY_E_HOOK_TEST_FAILED: messageAnswer(422),
+  GANTRY_E_HOOK_TEST_RATE_LIMITED: messageAnswer(429),
   GANTRY_E_RUNNER_TOKEN_INVALID: statusLine(403, 'Forbidden'),
   GANTRY_E_RUNNER_SCOPE_INVALID: prefixed(400, 'Bad request'),
   GANTRY_E_RUNNER_MANAGER_NOT_FOUND: notFound('Runner manager not found'),

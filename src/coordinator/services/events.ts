@@ -1,4 +1,6 @@
 import { EventEmitter } from 'node:events';
+import type { NamespaceRecord, ProjectRecord, UserRecord } from '../../storage/types.ts';
+import type { SshKeyRecord } from '../../storage/types-users.ts';
 
 /** One ref updated by an accepted push (git over HTTP) or by an API write. */
 export interface PushEvent {
@@ -17,6 +19,20 @@ export interface ProjectDeletedEvent {
   project_id: number;
 }
 
+/**
+ * What system hooks hear (GitLab's SystemHooksService), with the records as they were when it
+ * happened (a destroyed one is gone by the time a listener could read it back).
+ */
+export type SystemEvent =
+  | { name: 'project_create' | 'project_destroy'; project: ProjectRecord; owner: UserRecord | null }
+  | { name: 'project_rename' | 'project_transfer'; project: ProjectRecord; owner: UserRecord | null; oldPathWithNamespace: string }
+  | { name: 'user_create' | 'user_destroy'; user: UserRecord }
+  | { name: 'user_rename'; user: UserRecord; oldUsername: string }
+  | { name: 'group_create' | 'group_destroy'; group: NamespaceRecord }
+  | { name: 'key_create' | 'key_destroy'; key: SshKeyRecord; user: UserRecord }
+  | { name: 'user_add_to_team' | 'user_remove_from_team'; project: ProjectRecord; user: UserRecord; accessLevel: number }
+  | { name: 'user_add_to_group' | 'user_remove_from_group'; group: NamespaceRecord; user: UserRecord; accessLevel: number };
+
 interface EventMap {
   push: [PushEvent];
   projectDeleted: [ProjectDeletedEvent];
@@ -30,6 +46,7 @@ interface EventMap {
 export class CoordinatorEvents {
   private readonly emitter = new EventEmitter<EventMap>();
   private readonly recorders: Array<(event: PushEvent) => Promise<void>> = [];
+  private readonly systemRecorders: Array<(event: SystemEvent) => Promise<void>> = [];
 
   onPush(listener: (event: PushEvent) => void | Promise<void>): () => void {
     const wrapped = (event: PushEvent): void => void Promise.resolve(listener(event)).catch((error: unknown) => this.onListenerError(error));
@@ -69,6 +86,26 @@ export class CoordinatorEvents {
 
   publishProjectDeleted(event: ProjectDeletedEvent): void {
     this.emitter.emit('projectDeleted', event);
+  }
+
+  /** A listener the publisher of a system event waits for (system hooks queue their deliveries). */
+  onSystemEvent(listener: (event: SystemEvent) => Promise<void>): () => void {
+    this.systemRecorders.push(listener);
+    return () => {
+      const index = this.systemRecorders.indexOf(listener);
+      if (index >= 0) this.systemRecorders.splice(index, 1);
+    };
+  }
+
+  /** Runs the system event's listeners after the change is stored; a failing listener is logged, never fails the change. */
+  async publishSystemEvent(event: SystemEvent): Promise<void> {
+    for (const record of [...this.systemRecorders]) {
+      try {
+        await record(event);
+      } catch (error) {
+        this.onListenerError(error);
+      }
+    }
   }
 
   constructor(private readonly onListenerError: (error: unknown) => void = () => undefined) {}

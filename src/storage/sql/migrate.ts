@@ -36,6 +36,7 @@ import { discussions } from './migrations/033-discussions.ts';
 import { webSessions } from './migrations/034-web-sessions.ts';
 import { userStatuses } from './migrations/035-user-statuses.ts';
 import { keySha256Fingerprints } from './migrations/036-key-sha256-fingerprints.ts';
+import { groupAndSystemHooks } from './migrations/037-group-and-system-hooks.ts';
 import { userEmailsAndEvents } from './migrations/038-user-emails-and-events.ts';
 
 /** Ordered migrations; names never change once released. */
@@ -75,6 +76,7 @@ const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
   ['034-web-sessions', webSessions],
   ['035-user-statuses', userStatuses],
   ['036-key-sha256-fingerprints', keySha256Fingerprints],
+  ['037-group-and-system-hooks', groupAndSystemHooks],
   ['038-user-emails-and-events', userEmailsAndEvents],
 ];
 
@@ -101,5 +103,12 @@ export async function migrateToLatest(db: Db, dialect: DialectName): Promise<voi
   // between must still take the lower numbers it lacks.
   const migrator = new Migrator({ db, provider: new InlineMigrationProvider(dialect), allowUnorderedMigrations: true });
   const { error } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+}
+
+/** Applies the pending migrations up to `name` included (tests of a migration's data). */
+export async function migrateUpTo(db: Db, dialect: DialectName, name: string): Promise<void> {
+  const migrator = new Migrator({ db, provider: new InlineMigrationProvider(dialect), allowUnorderedMigrations: true });
+  const { error } = await migrator.migrateTo(name);
   if (error) throw error instanceof Error ? error : new Error(String(error));
 }

@@ -1,9 +1,13 @@
 import type { Generated } from '#deps/kysely';
 
-/** The tables of migration 032 (webhooks); part of DatabaseSchema (schema.ts). Flags are 0/1. */
+/** The tables of migrations 032 and 037 (webhooks); part of DatabaseSchema (schema.ts). Flags are 0/1. */
 export interface WebHooksTable {
   id: Generated<number>;
-  project_id: number;
+  /** `project`, `group` or `system`. */
+  kind: string;
+  project_id: number | null;
+  group_id: number | null;
+  repository_update_events: number;
   url: string;
   name: string;
   description: string;

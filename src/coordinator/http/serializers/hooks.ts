@@ -32,7 +32,7 @@ export function serializeProjectHook(hook: HookRecord, now: number = Date.now())
     name: hook.name,
     description: hook.description,
     created_at: hook.created_at,
-    project_id: hook.project_id,
+    project_id: hook.project_id ?? 0,
     ...flags,
     repository_update_events: false,
     feature_flag_events: false,
@@ -46,6 +46,32 @@ export function serializeProjectHook(hook: HookRecord, now: number = Date.now())
     url_variables: [],
     custom_headers: [],
     custom_webhook_template: null,
+  };
+}
+
+/** GitLab's GroupHook entity: the project hook's fields with `group_id` in place of `project_id`, and `subgroup_events`. */
+export function serializeGroupHook(hook: HookRecord, now: number = Date.now()) {
+  const { project_id: _project, ...fields } = serializeProjectHook(hook, now);
+  return { ...fields, group_id: hook.group_id ?? 0, subgroup_events: false, member_events: false };
+}
+
+/** GitLab's SystemHook entity. */
+export function serializeSystemHook(hook: HookRecord, now: number = Date.now()) {
+  const status = alertStatus(hook, now);
+  return {
+    id: hook.id,
+    url: hook.url,
+    name: hook.name,
+    description: hook.description,
+    created_at: hook.created_at,
+    push_events: hook.events.push_events,
+    tag_push_events: hook.events.tag_push_events,
+    merge_requests_events: hook.events.merge_requests_events,
+    repository_update_events: hook.repository_update_events,
+    enable_ssl_verification: hook.enable_ssl_verification,
+    alert_status: status,
+    disabled_until: status === 'temporarily_disabled' ? hook.disabled_until : null,
+    url_variables: [] as never[],
   };
 }
 

@@ -234,6 +234,11 @@ export class Permissions extends PermissionsBase {
     return this.projectLevelAtLeast(project, actor, MAINTAINER);
   }
 
+  /** A group's webhooks (`/groups/:id/hooks`, GitLab's `admin_hook`): its owners. */
+  async canManageGroupHooks(group: NamespaceRecord, actor: Actor): Promise<boolean> {
+    return this.groupLevelAtLeast(group, actor, OWNER);
+  }
+
   /** A group's registration token: its owners. */
   async canManageGroupRunners(group: NamespaceRecord, actor: Actor): Promise<boolean> {
     return this.groupLevelAtLeast(group, actor, OWNER);

@@ -1,3 +1,4 @@
+import type { CoordinatorEvents } from '../events.ts';
 import { GantryError, validationFailed } from '../../../shared/errors.ts';
 import { isUniqueViolation } from '../../../storage/errors.ts';
 import type { UserRecord } from '../../../storage/types.ts';
@@ -43,6 +44,8 @@ export interface SshKeysServiceDeps {
   sshKeys: Pick<SshKeysStore, 'listForUser' | 'findById' | 'findByFingerprint' | 'create' | 'delete'>;
   settings: Pick<SettingsService, 'values'>;
   users: OwnerUsers;
+  /** System hooks' `key_create` / `key_destroy`. */
+  events?: Pick<CoordinatorEvents, 'publishSystemEvent'>;
 }
 
 export interface GpgKeysServiceDeps {
@@ -70,7 +73,8 @@ export class SshKeysService {
 
   /** Validates like GitLab's Key model: parseable, allowed by the settings, unique fingerprint. */
   async add(owner: KeyOwner, input: SshKeyInput): Promise<SshKeyRecord> {
-    const userId = (await ownerOf(this.deps.users, owner)).id;
+    const keyOwner = await ownerOf(this.deps.users, owner);
+    const userId = keyOwner.id;
     const { title, key } = input;
     checkLengths(SSH_KEY_LIMITS, { title, key });
     const expiresAt = input.expiresAt ?? null;
@@ -82,7 +86,7 @@ export class SshKeysService {
     if (await this.deps.sshKeys.findByFingerprint(parsed.fingerprint)) errors.fingerprint = ['has already been taken'];
     if (expiresAt !== null && Date.parse(expiresAt) <= Date.now()) errors.expires_at = ['must be in the future'];
     if (Object.keys(errors).length > 0) throw validationFailed(errors);
-    return this.deps.sshKeys
+    const created = await this.deps.sshKeys
       .create({
         user_id: userId,
         title,
@@ -95,11 +99,15 @@ export class SshKeysService {
         expires_at: expiresAt,
       })
       .catch(rethrowTakenFingerprint);
+    await this.deps.events?.publishSystemEvent({ name: 'key_create', key: created, user: keyOwner });
+    return created;
   }
 
   async remove(owner: KeyOwner, keyId: number): Promise<void> {
-    await this.get(owner, keyId);
+    const keyOwner = await ownerOf(this.deps.users, owner);
+    const key = await this.get(owner, keyId);
     await this.deps.sshKeys.delete(keyId);
+    await this.deps.events?.publishSystemEvent({ name: 'key_destroy', key, user: keyOwner });
   }
 
   private async find(userId: number, keyId: number): Promise<SshKeyRecord> {

@@ -30,7 +30,7 @@ export interface UserRemovalDeps {
   projects: Pick<ProjectsStore, 'listByNamespaces'>;
   customAttributes: Pick<CustomAttributesStore, 'deleteAllFor'>;
   repositories: Pick<RepositoryManager, 'remove'>;
-  events: Pick<CoordinatorEvents, 'publishProjectDeleted'>;
+  events: Pick<CoordinatorEvents, 'publishProjectDeleted' | 'publishSystemEvent'>;
   accounts: Pick<AccountsService, 'createUser'>;
   /** Where the coordinator is reached: the ghost user's e-mail domain. */
   externalUrl: string;
@@ -62,6 +62,7 @@ export class UserRemoval {
     const namespace = await stores.namespaces.findUserNamespace(user.id);
     if (namespace) await stores.namespaces.delete(namespace.id);
     await stores.users.delete(user.id);
+    await this.deps.events.publishSystemEvent({ name: 'user_destroy', user });
     for (const projectId of projectIds) {
       await this.deps.repositories.remove(projectId);
       this.deps.events.publishProjectDeleted({ project_id: projectId });

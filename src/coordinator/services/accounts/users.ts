@@ -1,3 +1,4 @@
+import type { CoordinatorEvents } from '../events.ts';
 import { accessDenied, GantryError, validationFailed } from '../../../shared/errors.ts';
 import { isUniqueViolation } from '../../../storage/errors.ts';
 import type { CustomAttributesStore, NamespacesStore, UserChanges, UserListFilter, UserRecord, UsersStore } from '../../../storage/types.ts';
@@ -57,6 +58,8 @@ export interface UsersServiceDeps {
   removal: Pick<UserRemoval, 'remove'>;
   /** Secondary addresses: a primary address may not be anyone's secondary one either. */
   secondaryEmails: Pick<UserEmailsStore, 'findByEmail'>;
+  /** System hooks' `user_create`. */
+  events?: Pick<CoordinatorEvents, 'publishSystemEvent'>;
 }
 
 /** The Users API: listing, administration of accounts, blocking. */
@@ -127,7 +130,9 @@ export class UsersService {
 
     const projectsLimit = Number((await settings.values()).default_projects_limit);
     try {
-      return await this.createAccount(input, attributes, { email, username, projectsLimit });
+      const user = await this.createAccount(input, attributes, { email, username, projectsLimit });
+      await this.deps.events?.publishSystemEvent({ name: 'user_create', user });
+      return user;
     } catch (error) {
       // A concurrent request took the address or the name between the checks and the insert.
       if (!isUniqueViolation(error)) throw error;

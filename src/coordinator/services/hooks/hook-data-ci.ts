@@ -2,6 +2,7 @@ import type { GitCommit } from '../../../storage/git/types.ts';
 import type { UserRecord } from '../../../storage/types.ts';
 import type { PipelineRecord } from '../../../storage/types-ci.ts';
 import type { JobRecord } from '../../../storage/types-ci-jobs.ts';
+import type { DeploymentRecord, EnvironmentRecord } from '../../../storage/types-environments.ts';
 import type { RunnerRecord } from '../../../storage/types-runners.ts';
 import { projectHookData, projectWebUrl, userHookData, type HookProject } from './hook-data-common.ts';
 
@@ -122,5 +123,42 @@ export function jobHookData(target: HookProject, data: HookJob): Record<string, 
     },
     project: projectHookData(target),
     environment: job.environment ? { name: job.environment, action: 'start', deployment_tier: null } : null,
+  };
+}
+
+/** A deployment's job statuses GitLab sends a deployment event for. */
+export const DEPLOYMENT_HOOK_STATUSES: ReadonlySet<string> = new Set(['running', 'success', 'failed', 'canceled']);
+
+/** What a deployment hook names: the deployment's job (with its status of the event), environment, user and commit. */
+export interface HookDeployment {
+  deployment: DeploymentRecord;
+  job: JobRecord;
+  environment: EnvironmentRecord | undefined;
+  user: UserRecord | undefined;
+  commit: GitCommit | null;
+}
+
+/** GitLab's deployment hook payload (Gitlab::DataBuilder::Deployment): `object_kind: deployment`. */
+export function deploymentHookData(target: HookProject, data: HookDeployment, now: string): Record<string, unknown> {
+  const webUrl = projectWebUrl(target);
+  const { deployment, job } = data;
+  return {
+    object_kind: 'deployment',
+    status: job.status,
+    status_changed_at: now,
+    deployment_id: deployment.id,
+    deployable_id: job.id,
+    deployable_url: `${webUrl}/-/jobs/${job.id}`,
+    environment: data.environment?.name ?? job.environment,
+    environment_tier: null,
+    environment_slug: data.environment?.slug ?? null,
+    environment_external_url: data.environment?.external_url ?? null,
+    project: projectHookData(target),
+    short_sha: deployment.sha.slice(0, 8),
+    user: userHookData(data.user),
+    user_url: data.user ? `${target.externalUrl}/${data.user.username}` : null,
+    commit_url: `${webUrl}/-/commit/${deployment.sha}`,
+    commit_title: data.commit?.title ?? null,
+    ref: deployment.ref,
   };
 }

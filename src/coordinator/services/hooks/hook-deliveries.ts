@@ -1,13 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../../shared/logger.ts';
 import type { HookDeliveriesStore, HookEventFlag, HookRecord, HooksStore } from '../../../storage/types-hooks.ts';
+import type { NamespacesStore, ProjectsStore, UsersStore } from '../../../storage/types.ts';
 import type { NewTask } from '../../../storage/types-tasks.ts';
-import type { PushEvent } from '../events.ts';
+import type { PushEvent, SystemEvent } from '../events.ts';
 import type { SettingsService } from '../instance/settings.ts';
 import type { OutboundRequest, OutboundResponse } from '../outbound/outbound-http.ts';
 import type { TaskHandler } from '../task-queue.ts';
 import { branchSelected } from './branch-filter.ts';
 import { sendHookRequest, type HookAttempt } from './hook-request.ts';
+import { localRequestsAllowed } from './hook-settings.ts';
+import { repositoryUpdateData, SYSTEM_HOOK_HEADER, systemEventData } from './system-hook-data.ts';
 import { TRIGGERS, type HookEvent, type HookPayloads, type HookTrigger } from './hook-payloads.ts';
 import { afterFailure, executable, SUCCEEDED } from './hook-state.ts';
 
@@ -19,7 +22,11 @@ export const HOOK_DELIVERY_ATTEMPTS = 3;
 export const HOOK_LOGS_KEPT = 100;
 
 export interface HookDeliveriesDeps {
-  hooks: Pick<HooksStore, 'listSubscribed' | 'findById' | 'saveFailureState'>;
+  hooks: Pick<HooksStore, 'listSubscribed' | 'listSystem' | 'findById' | 'saveFailureState'>;
+  /** A project's groups (its group hooks hear its events). */
+  projects: Pick<ProjectsStore, 'findById'>;
+  namespaces: Pick<NamespacesStore, 'findById' | 'ancestors'>;
+  users: Pick<UsersStore, 'findById'>;
   deliveries: HookDeliveriesStore;
   payloads: HookPayloads;
   settings: Pick<SettingsService, 'values'>;
@@ -45,15 +52,37 @@ export interface HookDeliveriesDeps {
 export class HookDeliveries {
   constructor(private readonly deps: HookDeliveriesDeps) {}
 
-  /** For `events.onPushRecorded`. */
+  /**
+   * For `events.onPushRecorded`: the push to the project's and its groups' hooks and to the
+   * system hooks with `push_events` / `tag_push_events`, then `repository_update` to the system
+   * hooks with `repository_update_events`.
+   */
   async recordPush(push: PushEvent): Promise<void> {
     const tag = push.ref.startsWith('refs/tags/');
     if (!tag && !push.ref.startsWith('refs/heads/')) return;
-    const hooks = await this.deps.hooks.listSubscribed(push.project_id, tag ? 'tag_push_events' : 'push_events');
+    const flag = tag ? 'tag_push_events' : 'push_events';
+    const hooks = [...(await this.deps.hooks.listSubscribed(push.project_id, flag, await this.groupIds(push.project_id))), ...(await this.deps.hooks.listSystem(flag))];
     const now = this.now();
     const branch = push.ref.slice('refs/heads/'.length);
     const selected = hooks.filter((hook) => executable(hook, now) && (tag || branchSelected(hook.branch_filter_strategy, hook.push_events_branch_filter, branch)));
     await this.queue(selected, tag ? TRIGGERS.tag_push.trigger : TRIGGERS.push.trigger, { kind: 'push', push });
+    const updates = (await this.deps.hooks.listSystem('repository_update_events')).filter((hook) => executable(hook, now));
+    if (updates.length === 0) return;
+    const payload = await this.repositoryUpdate(push);
+    if (payload) await this.queue(updates, TRIGGERS.repository_update.trigger, { kind: 'payload', payload });
+  }
+
+  /** For `events.onSystemEvent`: the event (`project_create`, `user_destroy` …) for every enabled system hook. */
+  async recordSystemEvent(event: SystemEvent): Promise<void> {
+    const now = this.now();
+    const hooks = (await this.deps.hooks.listSystem(null)).filter((hook) => executable(hook, now));
+    if (hooks.length === 0) return;
+    let path = '';
+    if ('project' in event) {
+      const namespace = await this.deps.namespaces.findById(event.project.namespace_id);
+      path = namespace ? `${namespace.full_path}/${event.project.path}` : event.project.path;
+    }
+    await this.queue(hooks, TRIGGERS.system.trigger, { kind: 'payload', payload: systemEventData(event, path, this.iso(now)) });
   }
 
   /**
@@ -62,7 +91,7 @@ export class HookDeliveries {
    */
   async recordEvent(projectId: number, flag: HookEventFlag, trigger: HookTrigger, payload: () => Promise<Record<string, unknown> | undefined>): Promise<void> {
     const now = this.now();
-    const hooks = (await this.deps.hooks.listSubscribed(projectId, flag)).filter((hook) => executable(hook, now));
+    const hooks = (await this.deps.hooks.listSubscribed(projectId, flag, await this.groupIds(projectId))).filter((hook) => executable(hook, now));
     if (hooks.length === 0) return;
     const built = await payload();
     if (built) await this.queue(hooks, trigger.trigger, { kind: 'payload', payload: built });
@@ -79,6 +108,22 @@ export class HookDeliveries {
     if (attempt.ok && (current.recent_failures > 0 || current.disabled_until !== null || current.permanently_disabled)) await this.deps.hooks.saveFailureState(hook.id, SUCCEEDED);
     if (!attempt.ok) await this.deps.hooks.saveFailureState(hook.id, afterFailure(current, this.now()));
     return attempt;
+  }
+
+  /** The ids of the groups above the project (nearest first); none for a personal project. */
+  private async groupIds(projectId: number): Promise<number[]> {
+    const project = await this.deps.projects.findById(projectId);
+    const namespace = project ? await this.deps.namespaces.findById(project.namespace_id) : undefined;
+    if (!namespace || namespace.kind !== 'group') return [];
+    return [namespace.id, ...(await this.deps.namespaces.ancestors(namespace.id)).map((group) => group.id)];
+  }
+
+  private async repositoryUpdate(push: PushEvent): Promise<Record<string, unknown> | undefined> {
+    const project = await this.deps.projects.findById(push.project_id);
+    if (!project) return undefined;
+    const namespace = await this.deps.namespaces.findById(project.namespace_id);
+    const user = push.user_id === null ? undefined : await this.deps.users.findById(push.user_id);
+    return repositoryUpdateData({ project, namespace, externalUrl: this.deps.instanceUrl }, user, push);
   }
 
   handlers(): Record<string, TaskHandler> {
@@ -150,7 +195,7 @@ export class HookDeliveries {
         await this.deps.deliveries.remove(delivery.id);
         continue;
       }
-      const attempt = await this.send(hook, delivery.trigger, headerOf(delivery.trigger), delivery.uuid, payload);
+      const attempt = await this.send(hook, delivery.trigger, hook.kind === 'system' ? SYSTEM_HOOK_HEADER : headerOf(delivery.trigger), delivery.uuid, payload);
       await this.deps.deliveries.log({ ...attempt.log, created_at: this.iso(this.now()) }, HOOK_LOGS_KEPT);
       if (attempt.ok) {
         await this.deps.deliveries.remove(delivery.id);
@@ -178,7 +223,7 @@ export class HookDeliveries {
       eventUuid,
       payload,
       instanceUrl: this.deps.instanceUrl,
-      allowLocal: (await this.deps.settings.values()).allow_local_requests_from_web_hooks_and_services === true,
+      allowLocal: await localRequestsAllowed(this.deps.settings, hook.kind),
       timeoutMs: this.timeoutMs(),
       send: this.deps.send,
       clock: this.deps.clock,

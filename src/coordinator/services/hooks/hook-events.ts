@@ -12,8 +12,11 @@ import type { IssueObserver, IssueSaved, NoteWritten } from '../planning/issue-o
 import type { IssueView } from '../planning/issue-views.ts';
 import type { MergeRequestMerged, MergeRequestObserver, MergeRequestRefreshed, MergeRequestSaved, MergeRequestSnapshot } from '../planning/merge-requests/observers.ts';
 import type { MergeRequestNoteObserver, MergeRequestNoteWritten } from '../planning/noteables.ts';
+import type { ReleaseObserver, ReleaseView } from '../repository/releases.ts';
+import { releaseHookData } from './hook-data-release.ts';
 import type { HookProject } from './hook-data-common.ts';
-import { jobHookData, pipelineHookData, PIPELINE_HOOK_MAX_BUILDS } from './hook-data-ci.ts';
+import { DEPLOYMENT_HOOK_STATUSES, deploymentHookData, jobHookData, pipelineHookData, PIPELINE_HOOK_MAX_BUILDS } from './hook-data-ci.ts';
+import type { DeploymentsStore, EnvironmentsStore } from '../../../storage/types-environments.ts';
 import { issueAttributes, issueHookData, mergeRequestAction, mergeRequestAttributes, mergeRequestHookData, noteHookData, type HookAction, type HookIssue, type HookMergeRequest } from './hook-data-planning.ts';
 import type { HookDeliveries } from './hook-deliveries.ts';
 import { TRIGGERS } from './hook-payloads.ts';
@@ -27,6 +30,8 @@ export interface HookEventRecorderDeps {
   mergeRequests: Pick<MergeRequestsStore, 'labelsOf' | 'assigneesOf' | 'reviewersOf'>;
   jobs: Pick<CiJobsStore, 'findByIds' | 'list'>;
   runners: Pick<RunnersStore, 'findByIds'>;
+  deployments: Pick<DeploymentsStore, 'findByJob'>;
+  environments: Pick<EnvironmentsStore, 'findInProject'>;
   repositories: Pick<RepositoryManager, 'exists' | 'open'>;
   externalUrl: string;
   logger: Logger;
@@ -39,7 +44,7 @@ export interface HookEventRecorderDeps {
  * request (or the pipeline event's task) after the change is stored; no receiver is waited for.
  * A failure to queue is logged and never fails the change that caused it.
  */
-export class HookEventRecorder implements IssueObserver, MergeRequestObserver, MergeRequestNoteObserver {
+export class HookEventRecorder implements IssueObserver, MergeRequestObserver, MergeRequestNoteObserver, ReleaseObserver {
   /** Pipeline and job events are heard after their commit, in commit order; this chain keeps that order in the queue. */
   private ciChain: Promise<void> = Promise.resolve();
 
@@ -88,6 +93,12 @@ export class HookEventRecorder implements IssueObserver, MergeRequestObserver, M
     await this.recordMergeRequest(refreshed.project, refreshed.actor, null, { record: refreshed.mergeRequest, labels: [], assigneeIds: [], reviewerIds: [] }, 'update');
   }
 
+  async releaseChanged(change: { action: 'create' | 'update' | 'delete'; project: ProjectRecord; view: ReleaseView }): Promise<void> {
+    const { release, tag, links } = change.view;
+    await this.guard('release', () =>
+      this.deps.deliveries.recordEvent(change.project.id, 'releases_events', TRIGGERS.release, async () => releaseHookData(await this.target(change.project), release, tag, links, change.action)));
+  }
+
   /** For pipeline processing's `afterCommit` (synchronous): queues the pipeline and job hooks in commit order. */
   pipelineProcessed(processed: ProcessedEvent): void {
     this.ciChain = this.ciChain.then(() => this.guard('pipeline', () => this.recordCi(processed)));
@@ -113,10 +124,23 @@ export class HookEventRecorder implements IssueObserver, MergeRequestObserver, M
       const jobs = (await this.deps.jobs.findByIds(jobIds)).filter((job) => job.type === 'build').map(withStatus).sort((a, b) => a.id - b.id);
       for (const job of jobs) {
         await this.deps.deliveries.recordEvent(pipeline.project_id, 'job_events', TRIGGERS.job, () => this.jobPayload(job, pipeline, commitOnce));
+        if (job.environment && DEPLOYMENT_HOOK_STATUSES.has(job.status) && changedJobIds.includes(job.id)) await this.recordDeployment(job, pipeline, commitOnce);
       }
     }
     if (!processed.result.pipelineStatusChanged) return;
     await this.deps.deliveries.recordEvent(pipeline.project_id, 'pipeline_events', TRIGGERS.pipeline, () => this.pipelinePayload(pipeline, withStatus, commitOnce));
+  }
+
+  /** A deployment job started or finished: GitLab's deployment event, when the job has a deployment record. */
+  private async recordDeployment(job: JobRecord, pipeline: PipelineRecord, commitOf: (project: ProjectRecord) => Promise<GitCommit | null>): Promise<void> {
+    await this.deps.deliveries.recordEvent(pipeline.project_id, 'deployment_events', TRIGGERS.deployment, async () => {
+      const deployment = await this.deps.deployments.findByJob(job.id);
+      const project = deployment ? await this.deps.projects.findById(pipeline.project_id) : undefined;
+      if (!deployment || !project) return undefined;
+      const environment = await this.deps.environments.findInProject(project.id, deployment.environment_id);
+      const user = job.user_id === null ? undefined : await this.deps.users.findById(job.user_id);
+      return deploymentHookData(await this.target(project), { deployment, job, environment, user, commit: await commitOf(project) }, new Date().toISOString());
+    });
   }
 
   /** A job hook's payload (undefined: the project is gone). */

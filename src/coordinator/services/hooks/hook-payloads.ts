@@ -21,6 +21,11 @@ export const TRIGGERS = {
   merge_request: { trigger: 'merge_request_hooks', header: 'Merge Request Hook' },
   job: { trigger: 'job_hooks', header: 'Job Hook' },
   pipeline: { trigger: 'pipeline_hooks', header: 'Pipeline Hook' },
+  release: { trigger: 'release_hooks', header: 'Release Hook' },
+  deployment: { trigger: 'deployment_hooks', header: 'Deployment Hook' },
+  // System hooks send every event under one header.
+  repository_update: { trigger: 'repository_update_hooks', header: 'System Hook' },
+  system: { trigger: 'system_hooks', header: 'System Hook' },
 } as const;
 
 export type HookTrigger = (typeof TRIGGERS)[keyof typeof TRIGGERS];

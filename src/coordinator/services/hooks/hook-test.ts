@@ -12,6 +12,7 @@ import type { HookEventRecorder } from './hook-events.ts';
 import type { HookPayloads } from './hook-payloads.ts';
 import { TRIGGERS, type HookTrigger } from './hook-payloads.ts';
 import type { ProjectHooksService } from './project-hooks.ts';
+import type { HookTestRateLimit } from './test-rate-limit.ts';
 
 /** GitLab's test triggers (ProjectHook.triggers' values), as `POST .../test/:trigger` names them. */
 export const HOOK_TEST_TRIGGERS = [
@@ -26,6 +27,7 @@ const SAMPLE_PUSH_COMMITS = 3;
 
 export interface HookTestDeps {
   projectHooks: Pick<ProjectHooksService, 'managed'>;
+  rateLimit: HookTestRateLimit;
   deliveries: Pick<HookDeliveries, 'sendNow'>;
   payloads: Pick<HookPayloads, 'build'>;
   events: Pick<HookEventRecorder, 'jobPayload' | 'pipelinePayload' | 'mergeRequestPayload' | 'mergeRequestNotePayload'>;
@@ -46,13 +48,14 @@ type Sample = { trigger: HookTrigger; payload: Record<string, unknown> };
  * `POST /projects/:id/hooks/:hook_id/test/:trigger` (GitLab's TestHooks::ProjectService): GitLab's
  * sample of the event built from the project's real data, sent now to the hook (enabled or not),
  * logged as a delivery. Nothing to build from: `422` with GitLab's message; a receiver that does
- * not answer 2xx: `422` with its answer's body (or the failure).
+ * not answer 2xx: `422` with its answer's body (or the failure). Five a minute per hook and user.
  */
 export class HookTestService {
   constructor(private readonly deps: HookTestDeps) {}
 
   async test(projectRef: string, actor: UserRecord, hookId: number, trigger: HookTestTrigger): Promise<void> {
     const { project, hook } = await this.deps.projectHooks.managed(projectRef, actor, hookId);
+    this.deps.rateLimit.take(hook.id, actor.id);
     const sample = await this.sample(project, actor, trigger);
     const attempt = await this.deps.deliveries.sendNow(hook, sample.trigger, sample.payload);
     if (!attempt.ok) throw failed(attempt.log.internal_error_message ?? attempt.log.response_body);

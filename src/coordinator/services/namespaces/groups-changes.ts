@@ -1,3 +1,4 @@
+import type { CoordinatorEvents } from '../events.ts';
 import { accessDenied, GantryError, validationFailed } from '../../../shared/errors.ts';
 import { isUniqueViolation } from '../../../storage/errors.ts';
 import type {
@@ -47,6 +48,8 @@ export interface GroupChangesServiceDeps {
   /** Moves a project into a group (the projects area's rules). */
   transfer: Pick<ProjectTransfer, 'refusal' | 'move'>;
   removalHook?: ProjectRemovalHook;
+  /** System hooks' `group_create` / `group_destroy`. */
+  events?: Pick<CoordinatorEvents, 'publishSystemEvent'>;
 }
 
 /** Creating, changing and removing groups, and moving projects into them. */
@@ -106,6 +109,7 @@ export class GroupChangesService {
       created_at: now,
       updated_at: now,
     });
+    await this.deps.events?.publishSystemEvent({ name: 'group_create', group });
     return group;
   }
 
@@ -170,6 +174,7 @@ export class GroupChangesService {
     }
     // Subgroups go with their parent (ON DELETE CASCADE).
     await namespaces.delete(group.id);
+    await this.deps.events?.publishSystemEvent({ name: 'group_destroy', group });
   }
 
   /**

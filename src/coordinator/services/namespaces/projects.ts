@@ -43,7 +43,7 @@ export interface ProjectsServiceDeps {
   members: Pick<MembersStore, 'removeAllForSource'>;
   customAttributes: Pick<CustomAttributesStore, 'deleteAllFor'>;
   repositories: Pick<RepositoryManager, 'stage' | 'stageFork' | 'exists' | 'open' | 'remove'>;
-  events: Pick<CoordinatorEvents, 'publishProjectDeleted'>;
+  events: Pick<CoordinatorEvents, 'publishProjectDeleted' | 'publishSystemEvent'>;
   settings: Pick<SettingsService, 'values' | 'isVisibilityRestricted'>;
   lookup: Pick<Lookup, 'findNamespace'>;
   permissions: Pick<Permissions, 'canForkProject' | 'projectCreationIn' | 'hasProjectLimit' | 'usesRestrictedVisibilities'>;
@@ -99,7 +99,7 @@ export class ProjectsService {
       await staged.discard();
       throw error;
     }
-    return this.publish(project, staged);
+    return this.publish(project, staged, owner);
   }
 
   async fork(source: ProjectRecord, actor: UserRecord, request: ProjectForkRequest): Promise<ProjectRecord> {
@@ -129,11 +129,11 @@ export class ProjectsService {
       await staged.discard();
       throw error;
     }
-    return this.publish(fork, staged);
+    return this.publish(fork, staged, actor);
   }
 
   /** Moves a staged repository into place for a row inserted pending, then makes the row visible. */
-  private async publish(project: ProjectRecord, staged: StagedRepository): Promise<ProjectRecord> {
+  private async publish(project: ProjectRecord, staged: StagedRepository, owner: UserRecord): Promise<ProjectRecord> {
     try {
       await staged.publish(project.id);
     } catch (error) {
@@ -141,7 +141,9 @@ export class ProjectsService {
       throw error;
     }
     const visible = { pending_delete: false, pending_instance_id: null };
-    return (await this.deps.projects.update(project.id, visible)) ?? { ...project, ...visible };
+    const published = (await this.deps.projects.update(project.id, visible)) ?? { ...project, ...visible };
+    await this.deps.events.publishSystemEvent({ name: 'project_create', project: published, owner });
+    return published;
   }
 
   /** `PUT /projects/:id`: name, path, default branch, visibility and the other attributes. */
@@ -194,6 +196,7 @@ export class ProjectsService {
     await customAttributes.deleteAllFor('project', project.id);
     await projects.delete(project.id);
     events.publishProjectDeleted({ project_id: project.id });
+    await events.publishSystemEvent({ name: 'project_destroy', project, owner: null });
   }
 
   /** Sets default_branch and last activity after a push, so `default_branch` follows the repository. */

@@ -2,7 +2,7 @@ import { accessDenied, atLeastOneOf, GantryError } from '../../../shared/errors.
 import type { GitTag } from '../../../storage/git/types.ts';
 import { isUniqueViolation } from '../../../storage/errors.ts';
 import type { ReleaseChanges, ReleaseLinkRecord, ReleaseLinksStore, ReleaseRecord, ReleasesStore } from '../../../storage/types-repository.ts';
-import type { UserRecord, UsersStore } from '../../../storage/types.ts';
+import type { ProjectRecord, UserRecord, UsersStore } from '../../../storage/types.ts';
 import { checkLengths, MAX_TEXT_SIZE, type FieldLimits } from '../field-limits.ts';
 import type { Actor, Permissions } from '../access/permissions.ts';
 import type { ReadableRepository, RepositoryAccess } from './access.ts';
@@ -18,6 +18,12 @@ export interface ReleasesServiceDeps {
   users: Pick<UsersStore, 'findByIds'>;
   tags: Pick<TagsService, 'create'>;
   links: Pick<ReleaseLinksService, 'add'>;
+  /** Told of each release created, edited or deleted (webhooks' release events). */
+  observers?: readonly ReleaseObserver[];
+}
+
+export interface ReleaseObserver {
+  releaseChanged(change: { action: 'create' | 'update' | 'delete'; project: ProjectRecord; view: ReleaseView }): Promise<void>;
 }
 
 /** GitLab's Release validation bounds the description (1,000,000); the name, unbounded there, takes 255 here. */
@@ -105,7 +111,9 @@ export class ReleasesService {
         throw isUniqueViolation(error) ? releaseExists() : error;
       });
     for (const link of input.links ?? []) await this.deps.links.add(release, link);
-    return { target, view: await this.find(target, tagName) };
+    const view = await this.find(target, tagName);
+    for (const observer of this.deps.observers ?? []) await observer.releaseChanged({ action: 'create', project: target.project, view });
+    return { target, view };
   }
 
   async update(projectRef: string, actor: UserRecord, tagName: string, input: ReleaseInput): Promise<ReleaseResult> {
@@ -121,7 +129,9 @@ export class ReleasesService {
     if (input.description !== undefined) changes.description = input.description;
     if (input.releasedAt !== undefined) changes.released_at = input.releasedAt;
     await this.deps.releases.update(release.id, changes);
-    return { target, view: await this.find(target, tagName) };
+    const view = await this.find(target, tagName);
+    for (const observer of this.deps.observers ?? []) await observer.releaseChanged({ action: 'update', project: target.project, view });
+    return { target, view };
   }
 
   /** Maintainers delete a release; its tag stays. Answers the deleted release. */
@@ -130,6 +140,7 @@ export class ReleasesService {
     if (!(await this.deps.permissions.canDeleteRelease(target.project, actor))) throw accessDenied();
     const view = await this.find(target, tagName);
     await this.deps.releases.delete(target.project.id, tagName);
+    for (const observer of this.deps.observers ?? []) await observer.releaseChanged({ action: 'delete', project: target.project, view });
     return { target, view };
   }
 

@@ -1,4 +1,6 @@
-import { HOOK_EVENT_FLAGS, type BranchFilterStrategy, type HookEventFlag, type HookEvents, type HookRecord, type HookSettings, type HooksStore } from '../../types-hooks.ts';
+import type { ExpressionBuilder } from '#deps/kysely';
+import { HOOK_EVENT_FLAGS, type BranchFilterStrategy, type HookEventFlag, type HookEvents, type HookKind, type HookOwner, type HookRecord, type HookSettings, type HooksStore } from '../../types-hooks.ts';
+import type { DatabaseSchema } from '../schema.ts';
 import type { Db } from '../database.ts';
 import type { WebHooksTable } from '../schema-hooks.ts';
 
@@ -8,7 +10,10 @@ function toRecord(row: Row): HookRecord {
   const events = Object.fromEntries(HOOK_EVENT_FLAGS.map((flag) => [flag, row[flag] === 1])) as HookEvents;
   return {
     id: row.id,
+    kind: row.kind as HookKind,
     project_id: row.project_id,
+    group_id: row.group_id,
+    repository_update_events: row.repository_update_events === 1,
     url: row.url,
     name: row.name,
     description: row.description,
@@ -35,6 +40,7 @@ function settingsColumns(settings: HookSettings) {
     enable_ssl_verification: settings.enable_ssl_verification ? 1 : 0,
     push_events_branch_filter: settings.push_events_branch_filter,
     branch_filter_strategy: settings.branch_filter_strategy,
+    repository_update_events: settings.repository_update_events ? 1 : 0,
     ...flags,
   };
 }
@@ -42,20 +48,32 @@ function settingsColumns(settings: HookSettings) {
 /** An edit re-enables a hook: GitLab clears its failures when its settings are saved. */
 const ENABLED = { recent_failures: 0, backoff_count: 0, disabled_until: null, permanently_disabled: 0 } as const;
 
+function ownerColumns(owner: HookOwner) {
+  return { kind: owner.kind, project_id: owner.kind === 'project' ? owner.id : null, group_id: owner.kind === 'group' ? owner.id : null };
+}
+
+/** The rows of one owner. */
+function ownedBy(owner: HookOwner) {
+  return (eb: ExpressionBuilder<DatabaseSchema, 'web_hooks'>) => {
+    if (owner.kind === 'system') return eb('kind', '=', 'system');
+    return eb.and([eb('kind', '=', owner.kind), eb(owner.kind === 'project' ? 'project_id' : 'group_id', '=', owner.id)]);
+  };
+}
+
 export class SqlHooksStore implements HooksStore {
   constructor(private readonly db: Db) {}
 
-  async create(projectId: number, settings: HookSettings, now: string): Promise<HookRecord> {
+  async create(owner: HookOwner, settings: HookSettings, now: string): Promise<HookRecord> {
     const row = await this.db
       .insertInto('web_hooks')
-      .values({ project_id: projectId, ...settingsColumns(settings), ...ENABLED, delivery_owner: null, delivery_lease_until: null, created_at: now })
+      .values({ ...ownerColumns(owner), ...settingsColumns(settings), ...ENABLED, delivery_owner: null, delivery_lease_until: null, created_at: now })
       .returningAll()
       .executeTakeFirstOrThrow();
     return toRecord(row);
   }
 
-  async find(projectId: number, hookId: number): Promise<HookRecord | undefined> {
-    const row = await this.db.selectFrom('web_hooks').selectAll().where('project_id', '=', projectId).where('id', '=', hookId).executeTakeFirst();
+  async find(owner: HookOwner, hookId: number): Promise<HookRecord | undefined> {
+    const row = await this.db.selectFrom('web_hooks').selectAll().where(ownedBy(owner)).where('id', '=', hookId).executeTakeFirst();
     return row ? toRecord(row) : undefined;
   }
 
@@ -64,15 +82,30 @@ export class SqlHooksStore implements HooksStore {
     return row ? toRecord(row) : undefined;
   }
 
-  async list(projectId: number, page: { limit: number; offset: number }): Promise<{ hooks: HookRecord[]; total: number }> {
-    const rows = await this.db.selectFrom('web_hooks').selectAll().where('project_id', '=', projectId).orderBy('id').limit(page.limit).offset(page.offset).execute();
-    const count = await this.db.selectFrom('web_hooks').select((eb) => eb.fn.countAll<number>().as('total')).where('project_id', '=', projectId).executeTakeFirstOrThrow();
+  async list(owner: HookOwner, page: { limit: number; offset: number }): Promise<{ hooks: HookRecord[]; total: number }> {
+    const rows = await this.db.selectFrom('web_hooks').selectAll().where(ownedBy(owner)).orderBy('id').limit(page.limit).offset(page.offset).execute();
+    const count = await this.db.selectFrom('web_hooks').select((eb) => eb.fn.countAll<number>().as('total')).where(ownedBy(owner)).executeTakeFirstOrThrow();
     return { hooks: rows.map(toRecord), total: Number(count.total) };
   }
 
-  async listSubscribed(projectId: number, flag: HookEventFlag): Promise<HookRecord[]> {
-    const rows = await this.db.selectFrom('web_hooks').selectAll().where('project_id', '=', projectId).where(flag, '=', 1).orderBy('id').execute();
+  async listSubscribed(projectId: number, flag: HookEventFlag, groupIds: readonly number[] = []): Promise<HookRecord[]> {
+    const rows = await this.db
+      .selectFrom('web_hooks')
+      .selectAll()
+      .where((eb) => {
+        const project = eb.and([eb('kind', '=', 'project'), eb('project_id', '=', projectId)]);
+        return groupIds.length === 0 ? project : eb.or([project, eb.and([eb('kind', '=', 'group'), eb('group_id', 'in', [...groupIds])])]);
+      })
+      .where(flag, '=', 1)
+      .orderBy('id')
+      .execute();
     return rows.map(toRecord);
+  }
+
+  async listSystem(flag: 'push_events' | 'tag_push_events' | 'merge_requests_events' | 'repository_update_events' | null): Promise<HookRecord[]> {
+    let query = this.db.selectFrom('web_hooks').selectAll().where('kind', '=', 'system');
+    if (flag !== null) query = query.where(flag, '=', 1);
+    return (await query.orderBy('id').execute()).map(toRecord);
   }
 
   async update(hookId: number, settings: HookSettings): Promise<HookRecord | undefined> {
@@ -80,8 +113,8 @@ export class SqlHooksStore implements HooksStore {
     return row ? toRecord(row) : undefined;
   }
 
-  async remove(projectId: number, hookId: number): Promise<boolean> {
-    const result = await this.db.deleteFrom('web_hooks').where('project_id', '=', projectId).where('id', '=', hookId).executeTakeFirst();
+  async remove(owner: HookOwner, hookId: number): Promise<boolean> {
+    const result = await this.db.deleteFrom('web_hooks').where(ownedBy(owner)).where('id', '=', hookId).executeTakeFirst();
     return Number(result.numDeletedRows) > 0;
   }
 

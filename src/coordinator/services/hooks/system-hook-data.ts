@@ -1,0 +1,108 @@
+import type { UserRecord } from '../../../storage/types.ts';
+import type { PushEvent, SystemEvent } from '../events.ts';
+import { projectHookData, type HookProject } from './hook-data-common.ts';
+
+/** The `X-Gitlab-Event` of every system hook request, whatever the event. */
+export const SYSTEM_HOOK_HEADER = 'System Hook';
+
+const VISIBILITY_NAMES = { private: 'private', internal: 'internal', public: 'public' } as const;
+
+/** GitLab's Gitlab::Access names, as member events spell them. */
+function accessName(level: number): string {
+  return ({ 5: 'Minimal Access', 10: 'Guest', 15: 'Planner', 20: 'Reporter', 30: 'Developer', 40: 'Maintainer', 50: 'Owner' } as Record<number, string>)[level] ?? String(level);
+}
+
+/**
+ * GitLab's system hook payload of the event (its SystemHooksService#build_event_data);
+ * `pathWithNamespace` is the project's `namespace/path` for project and team events.
+ */
+export function systemEventData(event: SystemEvent, pathWithNamespace: string, now: string): Record<string, unknown> {
+  const base = { event_name: event.name, created_at: now, updated_at: now };
+  switch (event.name) {
+    case 'project_create':
+    case 'project_destroy':
+    case 'project_rename':
+    case 'project_transfer': {
+      const { project } = event;
+      const owner = event.owner ? { name: event.owner.name, email: '[REDACTED]' } : null;
+      return {
+        ...base,
+        created_at: project.created_at,
+        name: project.name,
+        path: project.path,
+        path_with_namespace: pathWithNamespace,
+        project_id: project.id,
+        project_namespace_id: project.namespace_id,
+        owner_name: owner?.name ?? null,
+        owner_email: owner?.email ?? null,
+        owners: owner ? [owner] : [],
+        project_visibility: VISIBILITY_NAMES[project.visibility],
+        ...('oldPathWithNamespace' in event ? { old_path_with_namespace: event.oldPathWithNamespace } : {}),
+      };
+    }
+    case 'user_create':
+    case 'user_destroy':
+    case 'user_rename':
+      return {
+        ...base,
+        created_at: event.user.created_at,
+        email: event.user.email,
+        name: event.user.name,
+        username: event.user.username,
+        user_id: event.user.id,
+        ...(event.name === 'user_rename' ? { old_username: event.oldUsername } : {}),
+      };
+    case 'group_create':
+    case 'group_destroy':
+      return { ...base, created_at: event.group.created_at, name: event.group.name, path: event.group.path, full_path: event.group.full_path, group_id: event.group.id, owner_name: null, owner_email: null };
+    case 'key_create':
+    case 'key_destroy':
+      return { ...base, created_at: event.key.created_at, id: event.key.id, key: event.key.key, username: event.user.username };
+    case 'user_add_to_team':
+    case 'user_remove_from_team': {
+      const { project } = event;
+      return {
+        ...base,
+        access_level: accessName(event.accessLevel),
+        project_id: project.id,
+        project_name: project.name,
+        project_path: project.path,
+        project_path_with_namespace: pathWithNamespace,
+        project_visibility: VISIBILITY_NAMES[project.visibility],
+        user_email: event.user.email,
+        user_name: event.user.name,
+        user_username: event.user.username,
+        user_id: event.user.id,
+      };
+    }
+    case 'user_add_to_group':
+    case 'user_remove_from_group':
+      return {
+        ...base,
+        group_access: accessName(event.accessLevel),
+        group_id: event.group.id,
+        group_name: event.group.name,
+        group_path: event.group.path,
+        full_path: event.group.full_path,
+        user_email: event.user.email,
+        user_name: event.user.name,
+        user_username: event.user.username,
+        user_id: event.user.id,
+      };
+  }
+}
+
+/** GitLab's `repository_update` system event for one pushed ref (Gantry records a push per ref). */
+export function repositoryUpdateData(target: HookProject, user: UserRecord | undefined, push: PushEvent): Record<string, unknown> {
+  return {
+    event_name: 'repository_update',
+    user_id: user?.id ?? null,
+    user_name: user?.name ?? null,
+    user_email: user ? '[REDACTED]' : null,
+    user_avatar: user?.avatar_url ?? null,
+    project_id: target.project.id,
+    project: projectHookData(target),
+    changes: [{ before: push.before, after: push.after, ref: push.ref }],
+    refs: [push.ref],
+  };
+}

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import type { ParamValue } from '../../src/coordinator/http/querystring.ts';
@@ -14,11 +15,13 @@ import { PLANNING_ROUTES_WITHOUT_RECORDS } from './route-walk-planning.ts';
  * body, never a 5xx), as an administrator, a normal user (a developer of the project) and
  * anonymously. Each route gets every malformation class at least once, spread over the
  * parameter names its schema declares, with the other parameters naming real records.
- * The table is walked in three parts, each a test file with a coordinator and records of its
- * own (route-fuzz-reads.test.ts, route-fuzz-writes.test.ts, route-fuzz-writes-code.test.ts),
+ * The table is walked in four parts, each a test file with a coordinator and records of its
+ * own (route-fuzz-reads.test.ts, route-fuzz-writes.test.ts, route-fuzz-writes-code.test.ts,
+ * route-fuzz-writes-planning.test.ts),
  * so they run side by side; a part steps its rotations over the other parts' routes as if it
  * had walked them, so each route gets the very requests it would get in one walk.
- * FUZZ_DEBUG=1 prints each route's walk and each failure as it happens; FUZZ_DEBUG=requests
+ * FUZZ_DEBUG=1 prints each route's walk (its wall and CPU milliseconds, requests, bytes answered,
+ * well-formed answer, names read and statuses) and each failure as it happens; FUZZ_DEBUG=requests
  * prints every request with its time and status.
  */
 
@@ -89,18 +92,44 @@ const CONTAINER_WINDOW = 7;
 const keyOf = (route: Route) => `${route.method} ${route.url}`;
 
 /**
+ * CPU milliseconds used so far by this process and the children it waited for (git, gpg): what
+ * a route costs the machine, which its wall time on a loaded machine does not tell.
+ */
+function cpuMs(): number {
+  const own = process.cpuUsage();
+  let children = 0;
+  try {
+    // /proc/self/stat: after the command name, fields 16 and 17 are the waited-for children's user and system ticks.
+    const fields = readFileSync('/proc/self/stat', 'utf8').replace(/^.*\) /, '').split(' ');
+    children = ((Number(fields[13]) + Number(fields[14])) * 1000) / 100;
+  } catch {
+    // Not Linux: the process's own time only.
+  }
+  return (own.user + own.system) / 1000 + children;
+}
+
+/**
  * The areas of a project (`/projects/:id/<area>`) whose writes commit, tag or create
- * pipelines: the write routes of route-fuzz-writes-code.test.ts, the others' in
- * route-fuzz-writes.test.ts. Merge requests (their merges commit too) stay with the others,
- * which evens out the two parts' time.
+ * pipelines: the write routes of route-fuzz-writes-code.test.ts.
  */
 const CODE_AREAS = new Set(['repository', 'releases', 'protected_branches', 'protected_tags', 'statuses', 'pipeline', 'pipelines', 'jobs', 'trigger', 'ref', 'ci', 'fork']);
 
-/** Whether `route` writes in one of the {@link CODE_AREAS}. */
-export function writesCode(route: Route): boolean {
+/**
+ * The areas of a project's planning: the write routes of route-fuzz-writes-planning.test.ts
+ * (a third of the writes' CPU, which evens out the three write parts).
+ */
+const PLANNING_AREAS = new Set(['issues', 'merge_requests', 'labels', 'milestones']);
+
+const writesInArea = (route: Route, areas: ReadonlySet<string>): boolean => {
   const area = /^\/api\/v4\/projects\/:id\/([^/]+)/.exec(route.url)?.[1];
-  return route.method !== 'GET' && area !== undefined && CODE_AREAS.has(area);
-}
+  return route.method !== 'GET' && area !== undefined && areas.has(area);
+};
+
+/** Whether `route` writes in one of the {@link CODE_AREAS}. */
+export const writesCode = (route: Route): boolean => writesInArea(route, CODE_AREAS);
+
+/** Whether `route` writes in one of the {@link PLANNING_AREAS}. */
+export const writesPlanning = (route: Route): boolean => writesInArea(route, PLANNING_AREAS);
 
 /** Reads first, then writes, then the disruptive writes, then deletions, innermost first. */
 function walkOrder(routes: Route[]): Route[] {
@@ -222,6 +251,7 @@ export function describeRouteFuzz(part: WalkPart): void {
           continue;
         }
         const started = Date.now();
+        const cpuBefore = process.env.FUZZ_DEBUG ? cpuMs() : 0;
         const sentBefore = requests;
         const answeredBefore = answeredBytes;
         const isRead = route.method === 'GET';
@@ -312,7 +342,7 @@ export function describeRouteFuzz(part: WalkPart): void {
         outcome.names = [...names];
         outcomes.push(outcome);
         walked += 1;
-        if (process.env.FUZZ_DEBUG) console.log(keyOf(route), Date.now() - started, requests - sentBefore, answeredBytes - answeredBefore, outcome.good, JSON.stringify(good).slice(0, 200), outcome.names.join(','), [...new Set(outcome.realPathStatuses)].join(','));
+        if (process.env.FUZZ_DEBUG) console.log(keyOf(route), Date.now() - started, Math.round(cpuMs() - cpuBefore), requests - sentBefore, answeredBytes - answeredBefore, outcome.good, JSON.stringify(good).slice(0, 200), outcome.names.join(','), [...new Set(outcome.realPathStatuses)].join(','));
       }
     });
     after(async () => {

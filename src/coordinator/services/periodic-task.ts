@@ -1,5 +1,6 @@
 import type { Logger } from '../../shared/logger.ts';
 import type { NewTask } from '../../storage/types-tasks.ts';
+import type { TaskHandler } from './task-queue.ts';
 
 export interface PeriodicTaskDeps {
   queue: { enqueue(task: NewTask): Promise<unknown> };
@@ -32,5 +33,36 @@ export class PeriodicTask {
   stop(): void {
     clearInterval(this.timer);
     this.timer = undefined;
+  }
+}
+
+/**
+ * A sweep run as a periodic task: `sweep` does the work (the queue's handler for `kind` calls
+ * it), and `start` asks the queue for one now and then every interval.
+ */
+export abstract class PeriodicSweep {
+  private readonly schedule: PeriodicTask;
+
+  /** `what` names the sweep in the log line of a failed request. */
+  protected constructor(deps: PeriodicTaskDeps, kind: string, what: string) {
+    this.schedule = new PeriodicTask(deps, kind, what);
+  }
+
+  /** Does one sweep; answers how many records it settled. */
+  abstract sweep(signal?: AbortSignal): Promise<number>;
+
+  handler(): TaskHandler {
+    return async (_task, { signal }) => {
+      await this.sweep(signal);
+    };
+  }
+
+  /** Asks for a sweep now and then every `intervalMs`. */
+  start(intervalMs: number): void {
+    this.schedule.start(intervalMs);
+  }
+
+  stop(): void {
+    this.schedule.stop();
   }
 }

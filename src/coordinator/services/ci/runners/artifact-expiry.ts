@@ -2,8 +2,7 @@ import type { Logger } from '../../../../shared/logger.ts';
 import type { ArtifactStore } from '../../../../storage/types-blobs.ts';
 import type { JobArtifactsStore } from '../../../../storage/types-ci-jobs.ts';
 import type { NewTask } from '../../../../storage/types-tasks.ts';
-import { PeriodicTask } from '../../periodic-task.ts';
-import type { TaskHandler } from '../../task-queue.ts';
+import { PeriodicSweep } from '../../periodic-task.ts';
 
 export const ARTIFACT_EXPIRY_TASK = 'artifact-expiry';
 
@@ -25,17 +24,16 @@ export interface ArtifactExpiryDeps {
  * task removes the records first, then the files (a crash between leaves unreferenced files,
  * never a record pointing at nothing).
  */
-export class ArtifactExpiry {
+export class ArtifactExpiry extends PeriodicSweep {
   private readonly clock: () => number;
-  private readonly schedule: PeriodicTask;
 
   constructor(private readonly deps: ArtifactExpiryDeps) {
+    super(deps, ARTIFACT_EXPIRY_TASK, 'the artifact expiry sweep');
     this.clock = deps.clock ?? Date.now;
-    this.schedule = new PeriodicTask(deps, ARTIFACT_EXPIRY_TASK, 'the artifact expiry sweep');
   }
 
   /** Removes every expired artifact; answers how many. */
-  async sweep(signal?: AbortSignal): Promise<number> {
+  override async sweep(signal?: AbortSignal): Promise<number> {
     const { jobArtifacts, artifactFiles } = this.deps;
     let removed = 0;
     for (;;) {
@@ -56,20 +54,5 @@ export class ArtifactExpiry {
     }
     if (removed > 0) this.deps.logger.info({ removed }, 'removed expired job artifacts');
     return removed;
-  }
-
-  handler(): TaskHandler {
-    return async (_task, { signal }) => {
-      await this.sweep(signal);
-    };
-  }
-
-  /** Asks for a sweep now and then every `intervalMs`. */
-  start(intervalMs: number): void {
-    this.schedule.start(intervalMs);
-  }
-
-  stop(): void {
-    this.schedule.stop();
   }
 }

@@ -2,8 +2,7 @@ import type { Logger } from '../../../../shared/logger.ts';
 import type { RepositoryManager } from '../../../../storage/git/types.ts';
 import type { MergeRequestChanges, MergeRequestRecord, MergeRequestsStore } from '../../../../storage/types-merge-requests.ts';
 import type { NewTask } from '../../../../storage/types-tasks.ts';
-import { PeriodicTask } from '../../periodic-task.ts';
-import type { TaskHandler } from '../../task-queue.ts';
+import { PeriodicSweep } from '../../periodic-task.ts';
 
 export const STALE_MERGE_LOCKS_TASK = 'merge-requests.stale-locks';
 
@@ -33,17 +32,16 @@ export interface StaleMergeLocksDeps {
  * meanwhile wins). A periodic task asks the durable queue for
  * one sweep at a time across coordinators.
  */
-export class StaleMergeLocks {
+export class StaleMergeLocks extends PeriodicSweep {
   private readonly clock: () => number;
-  private readonly schedule: PeriodicTask;
 
   constructor(private readonly deps: StaleMergeLocksDeps) {
+    super(deps, STALE_MERGE_LOCKS_TASK, 'the stale merge lock sweep');
     this.clock = deps.clock ?? Date.now;
-    this.schedule = new PeriodicTask(deps, STALE_MERGE_LOCKS_TASK, 'the stale merge lock sweep');
   }
 
   /** Settles every stale lock; answers how many. */
-  async sweep(signal?: AbortSignal): Promise<number> {
+  override async sweep(signal?: AbortSignal): Promise<number> {
     const cutoff = new Date(this.clock() - (this.deps.staleAfterMs ?? STALE_MERGE_LOCK_MS)).toISOString();
     let released = 0;
     for (;;) {
@@ -70,20 +68,5 @@ export class StaleMergeLocks {
     const repository = this.deps.repositories.open(mergeRequest.project_id);
     const tip = await repository.resolveCommit(`refs/heads/${mergeRequest.target_branch}`);
     return tip !== null && (await repository.isAncestor(mergeRequest.head_sha, tip));
-  }
-
-  handler(): TaskHandler {
-    return async (_task, { signal }) => {
-      await this.sweep(signal);
-    };
-  }
-
-  /** Asks for a sweep now and then every `intervalMs`. */
-  start(intervalMs: number): void {
-    this.schedule.start(intervalMs);
-  }
-
-  stop(): void {
-    this.schedule.stop();
   }
 }

@@ -19,6 +19,21 @@ import { build } from 'esbuild';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const EXTERNAL = ['better-sqlite3', 'dockerode', 'pino-pretty', 'cpu-features', 'ssh2', '*.node'];
 
+// What both bundles share: ES modules for Node 20, packages with native code left outside, and
+// CommonJS packages inside an ES module bundle given Node's `require`, for this file.
+const SHARED = {
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  external: EXTERNAL,
+  banner: { js: "import { createRequire as __gantryCreateRequire } from 'node:module'; const require = __gantryCreateRequire(import.meta.url);" },
+  logLevel: 'warning',
+  legalComments: 'inline',
+  minifyWhitespace: true,
+  minifySyntax: true,
+};
+
 const outdir = path.join(root, 'dist/cli');
 for (const name of readdirSync(outdir)) if (name.startsWith('exec-chunk-')) rmSync(path.join(outdir, name));
 
@@ -27,17 +42,7 @@ await build({
   outdir,
   chunkNames: 'exec-chunk-[hash]',
   splitting: true,
-  bundle: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  external: EXTERNAL,
-  // CommonJS packages inside an ES module bundle call `require`: give them Node's, for this file.
-  banner: { js: "import { createRequire as __gantryCreateRequire } from 'node:module'; const require = __gantryCreateRequire(import.meta.url);" },
-  logLevel: 'warning',
-  legalComments: 'inline',
-  minifyWhitespace: true,
-  minifySyntax: true,
+  ...SHARED,
 });
 
 // The compile worker (dist/ci-sandbox/worker.js, a thread started by the coordinator) in one
@@ -48,16 +53,7 @@ const bundledWorker = path.join(root, 'dist/ci-sandbox/worker.bundle.tmp.js');
 await build({
   entryPoints: [worker],
   outfile: bundledWorker,
-  bundle: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  external: EXTERNAL,
-  banner: { js: "import { createRequire as __gantryCreateRequire } from 'node:module'; const require = __gantryCreateRequire(import.meta.url);" },
-  logLevel: 'warning',
-  legalComments: 'inline',
-  minifyWhitespace: true,
-  minifySyntax: true,
+  ...SHARED,
 });
 rmSync(`${worker}.map`, { force: true });
 renameSync(bundledWorker, worker);

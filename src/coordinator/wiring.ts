@@ -107,6 +107,7 @@ function groupsAndUsersServices(context: CoordinatorContext, transfer: ProjectTr
     users: stores.users,
     lookup,
     permissions,
+    events: context.events,
   });
   const memberships = new MembershipsService({
     namespaces: stores.namespaces,
@@ -173,7 +174,7 @@ function buildProjectsArea(context: CoordinatorContext, namespaces: NamespacesSe
   const { stores, lookup, permissions } = context;
   const views = buildProjectViews(context);
   const projects = buildProjectsService(context);
-  const transfer = new ProjectTransfer({ projects: stores.projects, projectQueries: stores.projectQueries, permissions });
+  const transfer = new ProjectTransfer({ projects: stores.projects, projectQueries: stores.projectQueries, permissions, namespaces: stores.namespaces, events: context.events });
   const shares = new ProjectSharesService({ projectGroupLinks: stores.projectGroupLinks, namespaces: stores.namespaces, lookup });
   return {
     transfer,

@@ -139,6 +139,40 @@ describe('system hooks', () => {
     await gantry.api('DELETE', `/hooks/${String(hook.id)}`);
   });
 
+  it('sends renames, a transfer and membership changes of projects and groups', async () => {
+    const hook = await addHook({ url: `${target.base}/renames` });
+    const at = (name: string, where: (request: ReceivedHook) => boolean) => received(name, (request) => request.url === '/renames' && where(request));
+    const project = await gantry.api('POST', '/projects', { body: { name: 'movable' } });
+    assert.equal(project.status, 201, project.text);
+    const projectId = project.json.id as number;
+    assert.equal((await gantry.api('PUT', `/projects/${projectId}`, { body: { path: 'moved' } })).status, 200);
+    const renamed = await at('project_rename', (request) => request.body.project_id === projectId);
+    assert.deepEqual([renamed.body.path, renamed.body.path_with_namespace, renamed.body.old_path_with_namespace], ['moved', 'root/moved', 'root/movable']);
+
+    const group = await gantry.api('POST', '/groups', { body: { name: 'landing', path: 'landing' } });
+    assert.equal(group.status, 201, group.text);
+    assert.equal((await gantry.api('PUT', `/projects/${projectId}/transfer`, { body: { namespace: group.json.id } })).status, 200);
+    const transferred = await at('project_transfer', (request) => request.body.project_id === projectId);
+    assert.deepEqual([transferred.body.path_with_namespace, transferred.body.old_path_with_namespace], ['landing/moved', 'root/moved']);
+
+    const member = await gantry.createUser('teammate');
+    assert.equal((await gantry.api('POST', `/projects/${projectId}/members`, { body: { user_id: member.id, access_level: 30 } })).status, 201);
+    const joined = await at('user_add_to_team', (request) => request.body.user_id === member.id);
+    assert.deepEqual([joined.body.project_id, joined.body.project_path_with_namespace, joined.body.access_level, joined.body.user_username], [projectId, 'landing/moved', 'Developer', 'teammate']);
+    assert.equal((await gantry.api('DELETE', `/projects/${projectId}/members/${member.id}`)).status, 204);
+    await at('user_remove_from_team', (request) => request.body.user_id === member.id);
+    assert.equal((await gantry.api('POST', `/groups/${String(group.json.id)}/members`, { body: { user_id: member.id, access_level: 20 } })).status, 201);
+    const inGroup = await at('user_add_to_group', (request) => request.body.user_id === member.id);
+    assert.deepEqual([inGroup.body.group_id, inGroup.body.full_path, inGroup.body.group_access], [group.json.id, 'landing', 'Reporter']);
+    assert.equal((await gantry.api('DELETE', `/groups/${String(group.json.id)}/members/${member.id}`)).status, 204);
+    await at('user_remove_from_group', (request) => request.body.user_id === member.id);
+
+    assert.equal((await gantry.api('PUT', `/users/${member.id}`, { body: { username: 'teammate2' } })).status, 200);
+    const userRenamed = await at('user_rename', (request) => request.body.user_id === member.id);
+    assert.deepEqual([userRenamed.body.username, userRenamed.body.old_username], ['teammate2', 'teammate']);
+    await gantry.api('DELETE', `/hooks/${String(hook.id)}`);
+  });
+
   it("POST /hooks/:id sends GitLab's sample and answers it, five times a minute per hook and user, then 429", async () => {
     const hook = await addHook({ url: `${target.base}/test-call` });
     const before = target.requests.length;

@@ -58,7 +58,7 @@ export interface UsersServiceDeps {
   removal: Pick<UserRemoval, 'remove'>;
   /** Secondary addresses: a primary address may not be anyone's secondary one either. */
   secondaryEmails: Pick<UserEmailsStore, 'findByEmail'>;
-  /** System hooks' `user_create`. */
+  /** System hooks' `user_create` and `user_rename`. */
   events?: Pick<CoordinatorEvents, 'publishSystemEvent'>;
 }
 
@@ -193,6 +193,7 @@ export class UsersService {
       throw error;
     }
     if (attributes.username !== undefined || attributes.name !== undefined) await this.renameNamespace(updated);
+    if (updated.username !== user.username) await this.deps.events?.publishSystemEvent({ name: 'user_rename', user: updated, oldUsername: user.username });
     return updated;
   }
 

@@ -4,6 +4,7 @@ import type { AccessLevel, MemberListFilter, MemberQueriesStore, MemberRecord, M
 import type { Lookup } from '../access/lookup.ts';
 import { inheritedMembers } from './members-inherited.ts';
 import { OWNER, type Actor, type MemberSource, type Permissions } from '../access/permissions.ts';
+import type { CoordinatorEvents, SystemEvent } from '../events.ts';
 
 /** GitLab 10.x: projects take guest..master; groups also take owner. */
 const PROJECT_LEVELS: readonly number[] = [10, 20, 30, 40];
@@ -41,6 +42,8 @@ export interface MembersServiceDeps {
   users: Pick<UsersStore, 'findById' | 'findByIds'>;
   lookup: Pick<Lookup, 'readableProject' | 'readableGroup' | 'user'>;
   permissions: Pick<Permissions, 'canManageMembers' | 'canTouchMemberLevel'>;
+  /** System hooks' `user_add_to_team`, `user_remove_from_team`, `user_add_to_group`, `user_remove_from_group`. */
+  events?: Pick<CoordinatorEvents, 'publishSystemEvent'>;
 }
 
 /**
@@ -104,6 +107,7 @@ export class MembersService {
         // A concurrent request added the same member between the check above and this insert.
         throw isUniqueViolation(error) ? memberExists() : error;
       });
+    await this.deps.events?.publishSystemEvent(membershipEvent('added', source, user, accessLevel));
     return { member, user };
   }
 
@@ -133,6 +137,8 @@ export class MembersService {
     await this.refuseLastOwner(source, member);
     const { type, id } = sourceKey(source);
     await this.deps.members.remove(type, id, member.user_id);
+    const user = await this.deps.users.findById(member.user_id);
+    if (user) await this.deps.events?.publishSystemEvent(membershipEvent('removed', source, user, member.access_level));
   }
 
   private async existing(source: MemberSource, userId: number): Promise<MemberRecord> {
@@ -191,4 +197,12 @@ function checkExpiry(expiresAt: string | null | undefined): void {
 
 function memberExists(): GantryError {
   return new GantryError('GANTRY_E_ALREADY_EXISTS', 'Member already exists', { resource: 'Member' });
+}
+
+/** The system event of a member added to or removed from a project (GitLab's "team") or a group. */
+function membershipEvent(change: 'added' | 'removed', source: MemberSource, user: UserRecord, accessLevel: number): SystemEvent {
+  if (source.kind === 'project') {
+    return { name: change === 'added' ? 'user_add_to_team' : 'user_remove_from_team', project: source.project, user, accessLevel };
+  }
+  return { name: change === 'added' ? 'user_add_to_group' : 'user_remove_from_group', group: source.group, user, accessLevel };
 }

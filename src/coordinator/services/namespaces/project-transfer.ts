@@ -1,13 +1,17 @@
 import { GantryError } from '../../../shared/errors.ts';
-import type { NamespaceRecord, ProjectRecord, ProjectsStore, UserRecord } from '../../../storage/types.ts';
+import type { NamespaceRecord, NamespacesStore, ProjectRecord, ProjectsStore, UserRecord } from '../../../storage/types.ts';
 import type { ProjectQueriesStore } from '../../../storage/types-projects.ts';
 import type { Permissions } from '../access/permissions.ts';
 import { visibilityAfterMove } from '../access/visibility-rules.ts';
+import type { CoordinatorEvents } from '../events.ts';
 
 export interface ProjectTransferDeps {
   projects: Pick<ProjectsStore, 'update' | 'findByNamespaceAndPath'>;
   projectQueries: Pick<ProjectQueriesStore, 'findByNamespaceAndName'>;
   permissions: Pick<Permissions, 'canTransferProjectInto'>;
+  /** System hooks' `project_transfer` (with the path it had). */
+  namespaces?: Pick<NamespacesStore, 'findById'>;
+  events?: Pick<CoordinatorEvents, 'publishSystemEvent'>;
 }
 
 /**
@@ -42,6 +46,9 @@ export class ProjectTransfer {
       ? await this.refusal(project, namespace)
       : "You don't have permission to transfer this project.";
     if (reason) throw new GantryError('GANTRY_E_TRANSFER_REFUSED', reason, { reason });
-    return this.move(project, namespace);
+    const from = await this.deps.namespaces?.findById(project.namespace_id);
+    const moved = await this.move(project, namespace);
+    if (from) await this.deps.events?.publishSystemEvent({ name: 'project_transfer', project: moved, owner: null, oldPathWithNamespace: `${from.full_path}/${project.path}` });
+    return moved;
   }
 }

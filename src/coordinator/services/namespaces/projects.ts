@@ -172,13 +172,18 @@ export class ProjectsService {
       changes.default_branch = (await repository.isEmpty()) ? project.default_branch : defaultBranch;
     }
     changes.updated_at = new Date().toISOString();
+    let updated: ProjectRecord;
     try {
-      return (await this.deps.projects.update(project.id, changes)) ?? project;
+      updated = (await this.deps.projects.update(project.id, changes)) ?? project;
     } catch (error) {
       // A concurrent rename took the path between the check above and this update.
       if (isUniqueViolation(error)) throw pathTaken({ path: ['has already been taken'] });
       throw error;
     }
+    if (updated.path !== project.path) {
+      await this.deps.events.publishSystemEvent({ name: 'project_rename', project: updated, owner: null, oldPathWithNamespace: `${namespace.full_path}/${project.path}` });
+    }
+    return updated;
   }
 
   async setArchived(project: ProjectRecord, archived: boolean): Promise<ProjectRecord> {

@@ -255,6 +255,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
       context.events.onPushRecorded((push) => integrationMail.recordPush(push));
       context.events.onPushRecorded((push) => outboundDeliveries.recordPush(push));
       context.events.onPushRecorded((push) => hookDeliveries.recordPush(push));
+      context.events.onPushesRecorded((pushes) => hookDeliveries.recordRepositoryUpdate(pushes));
       context.events.onSystemEvent((event) => hookDeliveries.recordSystemEvent(event));
       if (options.runTasks === false) return;
       taskWorker.start();

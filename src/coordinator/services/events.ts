@@ -47,6 +47,7 @@ export class CoordinatorEvents {
   private readonly emitter = new EventEmitter<EventMap>();
   private readonly recorders: Array<(event: PushEvent) => Promise<void>> = [];
   private readonly systemRecorders: Array<(event: SystemEvent) => Promise<void>> = [];
+  private readonly batchRecorders: Array<(pushes: PushEvent[]) => Promise<void>> = [];
 
   onPush(listener: (event: PushEvent) => void | Promise<void>): () => void {
     const wrapped = (event: PushEvent): void => void Promise.resolve(listener(event)).catch((error: unknown) => this.onListenerError(error));
@@ -66,16 +67,41 @@ export class CoordinatorEvents {
     };
   }
 
-  /** Runs the recording listeners (awaited, before the client hears back), then tells the others. */
+  /**
+   * A recording listener that hears one push as a whole: every ref it updated, together (GitLab's
+   * `repository_update` lists them all), after the per-ref recorders.
+   */
+  onPushesRecorded(listener: (pushes: PushEvent[]) => Promise<void>): () => void {
+    this.batchRecorders.push(listener);
+    return () => {
+      const index = this.batchRecorders.indexOf(listener);
+      if (index >= 0) this.batchRecorders.splice(index, 1);
+    };
+  }
+
+  /** One ref updated on its own (an API write): a push of that one ref. */
   async publishPush(event: PushEvent): Promise<void> {
-    for (const record of [...this.recorders]) {
-      try {
-        await record(event);
-      } catch (error) {
-        this.onListenerError(error);
-      }
+    await this.publishPushes([event]);
+  }
+
+  /**
+   * The refs one push updated: runs the recording listeners for each ref, then those of the whole
+   * push (awaited, before the client hears back), then tells the others.
+   */
+  async publishPushes(events: PushEvent[]): Promise<void> {
+    for (const event of events) {
+      for (const record of [...this.recorders]) await this.guarded(() => record(event));
     }
-    this.emitter.emit('push', event);
+    if (events.length > 0) for (const record of [...this.batchRecorders]) await this.guarded(() => record(events));
+    for (const event of events) this.emitter.emit('push', event);
+  }
+
+  private async guarded(work: () => Promise<void>): Promise<void> {
+    try {
+      await work();
+    } catch (error) {
+      this.onListenerError(error);
+    }
   }
 
   onProjectDeleted(listener: (event: ProjectDeletedEvent) => void | Promise<void>): () => void {
@@ -99,13 +125,7 @@ export class CoordinatorEvents {
 
   /** Runs the system event's listeners after the change is stored; a failing listener is logged, never fails the change. */
   async publishSystemEvent(event: SystemEvent): Promise<void> {
-    for (const record of [...this.systemRecorders]) {
-      try {
-        await record(event);
-      } catch (error) {
-        this.onListenerError(error);
-      }
-    }
+    for (const record of [...this.systemRecorders]) await this.guarded(() => record(event));
   }
 
   constructor(private readonly onListenerError: (error: unknown) => void = () => undefined) {}

@@ -54,8 +54,8 @@ export class HookDeliveries {
 
   /**
    * For `events.onPushRecorded`: the push to the project's and its groups' hooks and to the
-   * system hooks with `push_events` / `tag_push_events`, then `repository_update` to the system
-   * hooks with `repository_update_events`.
+   * system hooks with `push_events` / `tag_push_events` (`repository_update` is one per push:
+   * `recordRepositoryUpdate`).
    */
   async recordPush(push: PushEvent): Promise<void> {
     const tag = push.ref.startsWith('refs/tags/');
@@ -66,9 +66,16 @@ export class HookDeliveries {
     const branch = push.ref.slice('refs/heads/'.length);
     const selected = hooks.filter((hook) => executable(hook, now) && (tag || branchSelected(hook.branch_filter_strategy, hook.push_events_branch_filter, branch)));
     await this.queue(selected, tag ? TRIGGERS.tag_push.trigger : TRIGGERS.push.trigger, { kind: 'push', push });
-    const updates = (await this.deps.hooks.listSystem('repository_update_events')).filter((hook) => executable(hook, now));
+  }
+
+  /** For `events.onPushesRecorded`: one `repository_update` for the whole push to the system hooks with `repository_update_events`. */
+  async recordRepositoryUpdate(pushes: PushEvent[]): Promise<void> {
+    const refs = pushes.filter((push) => push.ref.startsWith('refs/heads/') || push.ref.startsWith('refs/tags/'));
+    const [first] = refs;
+    if (!first) return;
+    const updates = (await this.deps.hooks.listSystem('repository_update_events')).filter((hook) => executable(hook, this.now()));
     if (updates.length === 0) return;
-    const payload = await this.repositoryUpdate(push);
+    const payload = await this.repositoryUpdate(first, refs);
     if (payload) await this.queue(updates, TRIGGERS.repository_update.trigger, { kind: 'payload', payload });
   }
 
@@ -118,12 +125,12 @@ export class HookDeliveries {
     return [namespace.id, ...(await this.deps.namespaces.ancestors(namespace.id)).map((group) => group.id)];
   }
 
-  private async repositoryUpdate(push: PushEvent): Promise<Record<string, unknown> | undefined> {
-    const project = await this.deps.projects.findById(push.project_id);
+  private async repositoryUpdate(first: PushEvent, refs: PushEvent[]): Promise<Record<string, unknown> | undefined> {
+    const project = await this.deps.projects.findById(first.project_id);
     if (!project) return undefined;
     const namespace = await this.deps.namespaces.findById(project.namespace_id);
-    const user = push.user_id === null ? undefined : await this.deps.users.findById(push.user_id);
-    return repositoryUpdateData({ project, namespace, externalUrl: this.deps.instanceUrl }, user, push);
+    const user = first.user_id === null ? undefined : await this.deps.users.findById(first.user_id);
+    return repositoryUpdateData({ project, namespace, externalUrl: this.deps.instanceUrl }, user, refs);
   }
 
   handlers(): Record<string, TaskHandler> {

@@ -92,8 +92,8 @@ export function systemEventData(event: SystemEvent, pathWithNamespace: string, n
   }
 }
 
-/** GitLab's `repository_update` system event for one pushed ref (Gantry records a push per ref). */
-export function repositoryUpdateData(target: HookProject, user: UserRecord | undefined, push: PushEvent): Record<string, unknown> {
+/** GitLab's `repository_update` system event of one push: every ref it updated. */
+export function repositoryUpdateData(target: HookProject, user: UserRecord | undefined, pushes: PushEvent[]): Record<string, unknown> {
   return {
     event_name: 'repository_update',
     user_id: user?.id ?? null,
@@ -102,7 +102,7 @@ export function repositoryUpdateData(target: HookProject, user: UserRecord | und
     user_avatar: user?.avatar_url ?? null,
     project_id: target.project.id,
     project: projectHookData(target),
-    changes: [{ before: push.before, after: push.after, ref: push.ref }],
-    refs: [push.ref],
+    changes: pushes.map((push) => ({ before: push.before, after: push.after, ref: push.ref })),
+    refs: pushes.map((push) => push.ref),
   };
 }

@@ -179,9 +179,7 @@ export class GitHttpService {
     const updates = await hooks.acceptedUpdates();
     if (updates.length === 0) return;
     await this.deps.projects.update(project.id, { last_activity_at: new Date().toISOString() });
-    for (const update of updates) {
-      await this.deps.events.publishPush({ project_id: project.id, ref: update.ref, before: update.before, after: update.after, user_id: userId });
-    }
+    await this.deps.events.publishPushes(updates.map((update) => ({ project_id: project.id, ref: update.ref, before: update.before, after: update.after, user_id: userId })));
   }
 }
 

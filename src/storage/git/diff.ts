@@ -139,6 +139,10 @@ class LimitedDiff implements GitDiffStream {
       if (this.overflowed) return;
       let chunk: Buffer | null = this.state.leftover;
       while (chunk !== null) {
+        // Only the bytes within the ceiling are scanned, so where the diff stops does not depend
+        // on how git's output happened to be chunked.
+        const beyond = this.state.scanned - limits.maxScannedBytes;
+        if (beyond > 0) chunk = chunk.subarray(0, Math.max(0, chunk.length - beyond));
         for (const patch of scanner.push(chunk)) {
           const file = admit(patch);
           if (file === null) return;

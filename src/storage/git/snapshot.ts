@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { access, mkdir, rm } from 'node:fs/promises';
+import { access, mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { PassThrough, type Readable } from 'node:stream';
 import { execa } from '#deps/execa';
@@ -9,14 +9,15 @@ import { niced } from './run.ts';
 
 /** What a snapshot holds: refs first, objects last (see snapshotStream). */
 const REF_ENTRIES = ['HEAD', 'config', 'packed-refs', 'refs'];
-/** A pack replaced by a concurrent gc between listing and linking makes the link fail: try again. */
+/** A file a concurrent gc removes between listing and linking makes the link fail: try again. */
 const LINK_ATTEMPTS = 4;
 
 /**
  * A streamed tar of the bare repository (GitLab's project snapshot): HEAD, config, refs and
  * objects, never buffered whole. A repository being written to still gives a consistent tar:
  * the refs are hard-linked into a staging directory first and the objects after them, and git
- * writes every object before the ref that names it, so each ref in the tar finds its objects.
+ * writes every object before the ref that names it, so each ref in the tar finds its objects
+ * (stageSnapshot has the order within each).
  * Hard links (same file system, under the manager's temporary directory) cost no copy, and a
  * pack a concurrent gc removes stays readable through its link until the tar is written. The
  * staging directory is removed when the stream closes.
@@ -49,25 +50,43 @@ export function snapshotStream(repository: RepositoryAccess, temporaryDirectory:
   });
 }
 
-/** Hard-links the refs, then the objects, into `staging`. */
+/**
+ * Hard-links the refs, then the objects, into `staging`, in the order that a concurrent writer
+ * or gc cannot defeat: loose refs before `packed-refs` (pack-refs writes the new file before it
+ * deletes the loose refs it holds) and loose objects before packs (repack writes the new pack
+ * before it prunes the loose objects and old packs it replaces). A file removed while `cp` lists
+ * a directory fails that step, which is then linked again.
+ */
 async function stageSnapshot(gitDir: string, staging: string): Promise<void> {
-  await mkdir(staging, { recursive: true });
-  const refs = await existingEntries(gitDir, REF_ENTRIES);
-  if (refs.length > 0) await linkInto(gitDir, refs, staging);
+  const objects = path.join(gitDir, 'objects');
+  const stagedObjects = path.join(staging, 'objects');
+  await mkdir(stagedObjects, { recursive: true });
+  for (const names of [['HEAD', 'config'], ['refs'], ['packed-refs']]) {
+    await linkStep(gitDir, () => existingEntries(gitDir, names), staging);
+  }
+  const loose = async (): Promise<string[]> => (await readdir(objects).catch(() => [] as string[])).filter((name) => name !== 'pack');
+  await linkStep(objects, loose, stagedObjects);
+  await linkStep(objects, () => existingEntries(objects, ['pack']), stagedObjects);
+}
+
+/** Links the entries of `from` into `into`, listed and linked again when a concurrent change fails it. */
+async function linkStep(from: string, list: () => Promise<string[]>, into: string): Promise<void> {
   for (let attempt = 1; ; attempt += 1) {
+    const entries = await list();
+    if (entries.length === 0) return;
     try {
-      await linkInto(gitDir, ['objects'], staging);
+      await linkInto(from, entries, into);
       return;
     } catch (error) {
       if (attempt >= LINK_ATTEMPTS) throw error;
-      await rm(path.join(staging, 'objects'), { recursive: true, force: true });
+      await Promise.all(entries.map((entry) => rm(path.join(into, entry), { recursive: true, force: true })));
     }
   }
 }
 
-async function linkInto(gitDir: string, entries: readonly string[], staging: string): Promise<void> {
-  const [file, args] = niced(['cp', '-a', '-l', '--', ...entries, staging]);
-  const result = await execa(file, args, { cwd: gitDir, reject: false, stdin: 'ignore', stdout: 'ignore' });
+async function linkInto(from: string, entries: readonly string[], into: string): Promise<void> {
+  const [file, args] = niced(['cp', '-a', '-l', '--', ...entries, into]);
+  const result = await execa(file, args, { cwd: from, reject: false, stdin: 'ignore', stdout: 'ignore' });
   if (result.exitCode !== 0) throw new Error(`linking ${entries.join(', ')} for a snapshot failed: ${String(result.stderr).slice(0, 300)}`);
 }
 

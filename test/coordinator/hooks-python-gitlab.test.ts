@@ -20,7 +20,7 @@ describe('project and system hooks driven by python-gitlab', () => {
     await gantry.close();
   });
 
-  it('manages hooks as the client does, then delivers its commit to the project hook and the system hook', async () => {
+  it('manages hooks as the client does, then delivers its commit to the project hook and the system hook, and its pipeline to the project hook', async () => {
     const seen = await drivePythonGitlab(gantry, 'drive_hooks.py', [receiver.base]);
     const projectHookId = seen.project_hook_id as number;
     assert.deepEqual(seen.project_hooks, [[projectHookId, `${receiver.base}/project`, true]]);
@@ -41,5 +41,15 @@ describe('project and system hooks driven by python-gitlab', () => {
     // The system hook (made first) also heard the project's creation; the deleted hooks heard nothing.
     assert.ok(at('/system').some((request) => request.body.event_name === 'project_create' && request.body.project_id === seen.project_id));
     assert.equal(at('/doomed').length + at('/spare').length, 0);
+
+    // The push's CI file made a pipeline (asynchronously, as in GitLab), which the project hook
+    // (pipeline_events) hears.
+    await waitUntil(() => at('/project').some((request) => request.headers['x-gitlab-event'] === 'Pipeline Hook'), 'the pipeline at the project hook');
+    const pipeline = at('/project').find((request) => request.headers['x-gitlab-event'] === 'Pipeline Hook')!;
+    const attributes = pipeline.body.object_attributes as Json;
+    const listed = await gantry.api('GET', `/projects/${String(seen.project_id)}/pipelines?sha=${String(seen.commit)}`);
+    assert.deepEqual((listed.body as Json[]).map((one) => one.id), [attributes.id]);
+    assert.deepEqual([pipeline.body.object_kind, attributes.sha, attributes.ref, pipeline.headers['x-gitlab-token']], ['pipeline', seen.commit, seen.branch, 's3cret']);
+    assert.deepEqual((pipeline.body.builds as Json[]).map((build) => build.name), ['test']);
   });
 });

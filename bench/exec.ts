@@ -16,7 +16,8 @@
  * start (`node -e ''`), the CLI (`bin/runner --version`), and `bin/runner exec` outside a git
  * repository (the CLI, exec's code loaded, a one-line error); beside them a process starting
  * the compiled coordinator on an empty in-memory database and closing it, with every API route
- * and with `routes: 'local-run'` (exec's).
+ * and with `routes: 'local-run'` (exec's), the latter also from exec's schema image (migrated
+ * already: `coordinator_local_run_image_cpu_ms`).
  * Needs `bash scripts/build.sh` (bin/runner runs dist/), and gitlab-ci-local 4.73.0 (npm; it
  * needs Debian's rsync) at GITLAB_CI_LOCAL or on PATH; without it its figures are null.
  * Run: npx tsx bench/exec.ts [--runs N] [--only a,b,c,s] [--image gantry/debian-git:bookworm]
@@ -33,6 +34,7 @@ const runs = Number(values.runs);
 if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs must be a positive integer, got ${values.runs}`);
 const only = new Set(values.only.split(','));
 const RUNNER = path.resolve(import.meta.dirname, '../bin/runner');
+const SCHEMA_IMAGE = path.resolve(import.meta.dirname, '../dist/exec-schema.sqlite3');
 const glci = process.env.GITLAB_CI_LOCAL ?? (spawnSync('which', ['gitlab-ci-local'], { encoding: 'utf8' }).stdout.trim() || null);
 
 function tenJobs(): string {
@@ -180,10 +182,12 @@ try {
       return median(cpus);
     };
     // A process that loads the compiled coordinator, starts it on an empty in-memory database and closes it.
-    const coordinator = (routes: string): string[] => [
+    // With `image`, the database starts from the schema image `runner exec` uses (dist/exec-schema.sqlite3).
+    const coordinator = (routes: string, image = false): string[] => [
       '--input-type=module', '-e',
       `const { createCoordinator } = await import(${JSON.stringify(path.resolve(import.meta.dirname, '../dist/coordinator/app.js'))});
-       const c = await createCoordinator({ dataDir: ${JSON.stringify(path.join(outside, 'data'))}, databaseUrl: ':memory:', routes: '${routes}' });
+       const sqliteImage = ${image} ? (await import('node:fs')).readFileSync(${JSON.stringify(SCHEMA_IMAGE)}) : undefined;
+       const c = await createCoordinator({ dataDir: ${JSON.stringify(path.join(outside, 'data'))}, databaseUrl: ':memory:', sqliteImage, routes: '${routes}' });
        await c.close();`,
     ];
     figures.startup_steps = {
@@ -192,6 +196,7 @@ try {
       exec_load_cpu_ms: cpuOf(RUNNER, ['exec'], true),
       coordinator_all_routes_cpu_ms: cpuOf(process.execPath, coordinator('all')),
       coordinator_local_run_cpu_ms: cpuOf(process.execPath, coordinator('local-run')),
+      coordinator_local_run_image_cpu_ms: cpuOf(process.execPath, coordinator('local-run', true)),
     };
   }
   if (only.has('a')) {

@@ -13,7 +13,7 @@
 // Usage: node scripts/bundle-exec.mjs (after tsc has written dist/)
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readdirSync, renameSync, rmSync } from 'node:fs';
+import { readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { build } from 'esbuild';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -57,3 +57,9 @@ await build({
 });
 rmSync(`${worker}.map`, { force: true });
 renameSync(bundledWorker, worker);
+
+// The schema image of `runner exec`'s in-memory database (src/exec/session.ts): an empty SQLite
+// database with every migration applied, serialized, so that each run copies it instead of
+// running the migrations (about 0.2 s of CPU). Made from the compiled migrations of this build.
+const { buildSqliteSchemaImage } = await import(path.join(root, 'dist/storage/sql/schema-image.js'));
+writeFileSync(path.join(root, 'dist/exec-schema.sqlite3'), await buildSqliteSchemaImage());

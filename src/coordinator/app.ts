@@ -143,7 +143,7 @@ async function openCoordinator(options: CoordinatorOptions, logger: Logger): Pro
   mkdirSync(dataDir, { recursive: true });
 
   const claim = claimSqliteDatabase(databaseUrl);
-  const database = openDatabase(databaseUrl, (error) => logger.warn({ err: error }, 'an idle database connection was lost'), options.onStatement);
+  const database = openDatabase(databaseUrl, (error) => logger.warn({ err: error }, 'an idle database connection was lost'), options.onStatement, options.sqliteImage);
   const notifications = openDatabaseNotifications(databaseUrl, (error) => logger.warn({ err: error }, 'the database notification connection failed'));
   const started = await startUnderLock(options, logger, { dataDir, databaseUrl, database, notifications }).catch(async (error: unknown) => {
     await notifications.close();

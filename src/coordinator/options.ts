@@ -12,6 +12,8 @@ export interface CoordinatorOptions {
   dataDir?: string;
   /** `postgres://...`, a SQLite file path, or `:memory:`. Default: `<dataDir>/gantry.sqlite3`. */
   databaseUrl?: string;
+  /** With `databaseUrl: ':memory:'`: the database starts as this serialized SQLite database (a schema image, storage/sql/schema-image.ts) instead of empty. */
+  sqliteImage?: Buffer;
   /** Base URL clients reach us at (with a host's mount prefix, if any). Default http://localhost:8080. */
   externalUrl?: string;
   /** Default: silent for createCoordinator, the host's logger for the plugin. */

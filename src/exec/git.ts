@@ -7,7 +7,7 @@
 import { appendFile, copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { execa } from '#deps/execa';
+import { runCollected, type CollectedRun } from '../shared/process-spawner.ts';
 import { ExecError } from './errors.ts';
 
 export interface HeadInfo {
@@ -31,18 +31,29 @@ interface Identity {
 
 const FALLBACK_IDENTITY: Identity = { name: 'Gantry exec', email: 'exec@gantry.invalid', date: '' };
 
+/**
+ * git with the user's environment and configuration (their excludes decide what is untracked),
+ * forked by the process's spawner helper (src/shared/process-spawner.ts): this process loads
+ * the coordinator meanwhile, and a fork of it costs far more than these short commands.
+ */
+function runGit(cwd: string, args: string[], env: Record<string, string> = {}, input?: string): Promise<CollectedRun> {
+  return runCollected({ file: 'git', args, cwd, env: { ...process.env, ...env, GIT_TERMINAL_PROMPT: '0' }, input });
+}
+
 async function git(cwd: string, args: string[], env: Record<string, string> = {}, input?: string): Promise<string> {
-  const result = await execa('git', args, { cwd, env: { ...env, GIT_TERMINAL_PROMPT: '0' }, input, reject: false, stripFinalNewline: false });
-  if (result.exitCode !== 0) {
-    const detail = String(result.stderr).trim().split('\n').pop() ?? '';
+  const result = await runGit(cwd, args, env, input).catch((error: unknown) => {
+    throw new ExecError(`git ${args[0]} failed in ${cwd}: ${error instanceof Error ? error.message : String(error)}`);
+  });
+  if (result.code !== 0) {
+    const detail = result.stderr.toString('utf8').trim().split('\n').pop() ?? '';
     throw new ExecError(`git ${args[0]} failed in ${cwd}: ${detail}`);
   }
-  return String(result.stdout);
+  return result.stdout.toString('utf8');
 }
 
 async function gitOrNull(cwd: string, args: string[]): Promise<string | null> {
-  const result = await execa('git', args, { cwd, reject: false });
-  return result.exitCode === 0 ? String(result.stdout).trim() : null;
+  const result = await runGit(cwd, args).catch(() => null);
+  return result?.code === 0 ? result.stdout.toString('utf8').trim() : null;
 }
 
 /** The top of the working tree containing `cwd`; a clear error outside one. */
@@ -85,6 +96,11 @@ export async function snapshotCommit(root: string, head: HeadInfo, committed: bo
     tree = await stagedTree(root);
   }
   return (await git(root, ['commit-tree', tree], identityEnvironment(head), head.message)).trim();
+}
+
+/** The git tree of a commit (the snapshot's: the files every job starts from). */
+export async function commitTree(root: string, sha: string): Promise<string> {
+  return (await git(root, ['rev-parse', `${sha}^{tree}`])).trim();
 }
 
 /** `git add -A` into a copy of the user's index (its stat cache spares hashing unchanged files). */

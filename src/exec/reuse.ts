@@ -18,8 +18,8 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { cp, lstat, mkdir, readdir, readFile, readlink, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { execa } from '#deps/execa';
 import type { CompileResult, JobDefinition } from '../ci/model.ts';
+import { commitTree } from './git.ts';
 import { jobDirectoryName } from './local-state.ts';
 import type { JobResult } from './output.ts';
 
@@ -52,7 +52,7 @@ export function reuseDirectory(root: string): string {
 
 /** The git tree of the snapshot commit: the files every job starts from. */
 export async function snapshotTree(root: string, sha: string): Promise<string> {
-  return (await execa('git', ['rev-parse', `${sha}^{tree}`], { cwd: root })).stdout.trim();
+  return commitTree(root, sha);
 }
 
 /** The jobs whose key equals their record's. */

@@ -6,7 +6,7 @@
  * it the user's object database (git alternates).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { stringify } from 'smol-toml';
@@ -51,18 +51,34 @@ export interface LocalCoordinator {
   close(): Promise<void>;
 }
 
+/**
+ * The schema image `scripts/bundle-exec.mjs` writes beside the compiled package
+ * (`dist/exec-schema.sqlite3`: an empty database with every migration applied). From the
+ * sources there is none, and the in-memory database is migrated as usual.
+ */
+const SCHEMA_IMAGE = new URL('../exec-schema.sqlite3', import.meta.url);
+
+async function schemaImage(): Promise<Buffer | undefined> {
+  return readFile(SCHEMA_IMAGE).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined;
+    throw error;
+  });
+}
+
 /** A coordinator of its own in a fresh temporary directory; `close` stops it and removes the directory. */
 export async function startLocalCoordinator(): Promise<LocalCoordinator> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'gantry-exec-'));
+  const sqliteImage = await schemaImage();
   const { createCoordinator, ciServicesOf } = await stack;
   const rootToken = `glpat-${randomBytes(20).toString('hex')}`;
   const port = await freePort(HOST);
   const url = `http://${HOST}:${port}`;
   let coordinator: Coordinator | undefined;
   try {
-    // In memory: the database lives as long as the process, and nothing is written to disk for it.
+    // In memory: the database lives as long as the process, and nothing is written to disk for it;
+    // it starts from the schema image when there is one (the migrations then find nothing to do).
     // Only the API the runner and this module call (the runner protocol, projects, CI variables).
-    coordinator = await createCoordinator({ dataDir, databaseUrl: ':memory:', externalUrl: url, rootToken, logger: silentLogger(), shutdownGraceMs: 1_000, routes: 'local-run' });
+    coordinator = await createCoordinator({ dataDir, databaseUrl: ':memory:', sqliteImage, externalUrl: url, rootToken, logger: silentLogger(), shutdownGraceMs: 1_000, routes: 'local-run' });
     const ci = ciServicesOf(coordinator);
     // The first compile follows the push: its worker starts meanwhile.
     void ci.warmCompiler();

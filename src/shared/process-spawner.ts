@@ -289,3 +289,33 @@ export function sharedSpawner(): ProcessSpawner {
   return shared;
 }
 
+
+export interface CollectedRun extends ProcessExit {
+  stdout: Buffer;
+  stderr: Buffer;
+}
+
+/**
+ * Runs a short command from the spawner (the process's own by default) and collects its whole
+ * output: for commands whose output is small or needed whole (git plumbing), like execa's
+ * buffered mode. `input` is written to its stdin, which is closed either way. A command that
+ * cannot be started rejects.
+ */
+export async function runCollected(request: SpawnRequest & { input?: string }, spawner: ProcessSpawner = sharedSpawner()): Promise<CollectedRun> {
+  const child = await spawner.spawn(request);
+  const collect = (stream: net.Socket): Promise<Buffer> =>
+    new Promise((resolve) => {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      // A reset socket ends the output like its end does: the exit status tells what happened.
+      stream.once('error', () => resolve(Buffer.concat(chunks)));
+      stream.once('close', () => resolve(Buffer.concat(chunks)));
+    });
+  const output = Promise.all([collect(child.stdout), collect(child.stderr)]);
+  // A command that exits before reading its whole input closes stdin under the write.
+  child.stdin.on('error', () => undefined);
+  child.stdin.end(request.input ?? '');
+  const [[stdout, stderr], exit] = await Promise.all([output, child.exited]);
+  child.stdin.destroy();
+  return { ...exit, stdout, stderr };
+}

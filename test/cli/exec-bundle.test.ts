@@ -2,7 +2,8 @@
  * `bin/runner exec` as users run it: from the compiled package, through the one-file bundle
  * scripts/build.sh makes (scripts/bundle-exec.mjs). The other exec tests run the sources; this
  * one checks that the bundle holds together: the compile worker (bundled too) starts from it
- * (its path is resolved from the bundle's place), the snapshot reaches the jobs and an artifact passes.
+ * (its path is resolved from the bundle's place), the in-memory database starts from the schema
+ * image beside it, the snapshot reaches the jobs and an artifact passes.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -15,6 +16,7 @@ import { workingTree, writeFiles, type JsonResult } from './exec-helpers.ts';
 const BIN = path.resolve(import.meta.dirname, '../../bin/runner');
 const BUNDLE = path.resolve(import.meta.dirname, '../../dist/cli/exec-bundle.js');
 const WORKER = path.resolve(import.meta.dirname, '../../dist/ci-sandbox/worker.js');
+const SCHEMA_IMAGE = path.resolve(import.meta.dirname, '../../dist/exec-schema.sqlite3');
 
 function runExecBinary(cwd: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(BIN, ['exec', ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -34,6 +36,12 @@ describe('runner exec from the compiled package', () => {
 
   it('is built as one bundle beside the compiled CLI', () => {
     assert.ok(existsSync(BUNDLE), `${BUNDLE} is missing: scripts/build.sh makes it`);
+  });
+
+  it('has the schema image of its in-memory database: a SQLite database holding the migrated schema', () => {
+    const image = readFileSync(SCHEMA_IMAGE);
+    assert.equal(image.subarray(0, 16).toString('latin1'), 'SQLite format 3\0');
+    assert.ok(image.includes('kysely_migration') && image.includes('CREATE TABLE'), 'the image holds the migrations table and the schema');
   });
 
   it('has the compile worker in one file: it imports no module of ours', () => {

@@ -5,10 +5,10 @@
  * docker executor then receives the checkout through copyIn, so a remote daemon needs no git.
  * The git commands run in one sh process (a spawn from node costs more than git itself).
  */
-import { execa } from '#deps/execa';
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { runShellScript } from '../../executors/shell/process.ts';
+import { runCollected } from '../../shared/process-spawner.ts';
 import type { GitInfo } from '../../protocol/job-payload.ts';
 import { quote } from './script.ts';
 import { ANSI, type JobTrace } from './trace.ts';
@@ -155,10 +155,13 @@ export async function getSources(request: SourcesRequest): Promise<void> {
   if (exitCode !== 0) throw new SourcesError(`exit status ${exitCode}`, exitCode);
 }
 
-/** Files git tracks in `directory` (for `untracked`), or an empty set when it is no repository. */
+/**
+ * Files git tracks in `directory` (for `untracked`), or an empty set when it is no repository.
+ * git is forked by the process's spawner helper, not by this (large) process.
+ */
 export async function trackedFiles(directory: string): Promise<Set<string>> {
   if (!(await exists(path.join(directory, '.git')))) return new Set();
-  const result = await execa('git', ['ls-files', '-z'], { cwd: directory, reject: false, stdin: 'ignore', encoding: 'utf8' });
-  if (result.exitCode !== 0) return new Set();
-  return new Set(result.stdout.split('\0').filter(Boolean));
+  const result = await runCollected({ file: 'git', args: ['ls-files', '-z'], cwd: directory, env: process.env }).catch(() => null);
+  if (result?.code !== 0) return new Set();
+  return new Set(result.stdout.toString('utf8').split('\0').filter(Boolean));
 }

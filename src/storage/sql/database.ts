@@ -38,6 +38,8 @@ export interface OpenedDatabase {
    * share one read transaction (storage/sql/read-batch.ts).
    */
   requestArrived(fromSocket: boolean): void;
+  /** SQLite only: the whole database as bytes (`sqlite3_serialize`), e.g. to make a schema image. */
+  serialize?(): Buffer;
   close(): Promise<void>;
 }
 
@@ -62,19 +64,22 @@ export type StatementObserver = (sql: string, parameters: readonly unknown[]) =>
 
 /**
  * Opens the database named by `url`: `postgres://...` selects PostgreSQL, anything else is a
- * SQLite file path (or `:memory:`).
+ * SQLite file path (or `:memory:`). `sqliteImage`, with `:memory:` only: the in-memory
+ * database starts as a copy of those bytes (a serialized database, `serialize` of another)
+ * instead of empty.
  */
-export function openDatabase(url: string, onIdleError: (error: Error) => void = () => {}, observe?: StatementObserver): OpenedDatabase {
+export function openDatabase(url: string, onIdleError: (error: Error) => void = () => {}, observe?: StatementObserver, sqliteImage?: Buffer): OpenedDatabase {
   if (/^postgres(ql)?:\/\//.test(url)) return openPostgres(url, onIdleError, observe);
-  return openSqlite(url, observe);
+  if (sqliteImage !== undefined && url !== ':memory:') throw new Error('a SQLite image opens as an in-memory database only (":memory:")');
+  return openSqlite(sqliteImage ?? url, observe);
 }
 
 function observing(observe: StatementObserver | undefined): { log?: (event: LogEvent) => void } {
   return observe ? { log: (event) => observe(event.query.sql, event.query.parameters) } : {};
 }
 
-function openSqlite(file: string, observe?: StatementObserver): OpenedDatabase {
-  const sqlite = new BetterSqlite3(file);
+function openSqlite(fileOrImage: string | Buffer, observe?: StatementObserver): OpenedDatabase {
+  const sqlite = new BetterSqlite3(fileOrImage);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
@@ -116,6 +121,7 @@ function openSqlite(file: string, observe?: StatementObserver): OpenedDatabase {
     writes: new TableWrites(),
     externalStamp: readDataVersion,
     requestArrived: readsForRequest,
+    serialize: () => sqlite.serialize(),
     close: () => {
       batch.end();
       return db.destroy();

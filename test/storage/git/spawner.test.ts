@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import type { Readable } from 'node:stream';
 import { after, describe, it } from 'node:test';
+import { runCollected } from '../../../src/shared/process-spawner.ts';
 import { ProcessSpawner } from '../../../src/storage/git/spawner.ts';
 import { within } from '../../helpers/bounded.ts';
 
@@ -74,6 +75,30 @@ describe('process spawner (forks from a helper process)', () => {
     await child.exited;
     closing.close();
     await assert.rejects(closing.spawn({ file: 'true', args: [], env }), /closed/);
+  });
+});
+
+describe('process spawner: runCollected', () => {
+  const spawner = new ProcessSpawner();
+  after(() => spawner.close());
+
+  it('feeds the input and collects both outputs whole with the exit status', async () => {
+    // More than a socket buffer of output, on both streams: nothing is lost or reordered.
+    const script = 'tr a-z A-Z; i=0; while [ $i -lt 20000 ]; do echo "line $i"; echo "err $i" >&2; i=$((i+1)); done; exit 4';
+    const result = await within(runCollected({ file: 'sh', args: ['-c', script], env, input: 'shout\n' }, spawner), 60_000, 'runCollected');
+    const lines = result.stdout.toString('utf8').split('\n');
+    assert.equal(lines[0], 'SHOUT');
+    assert.equal(lines.length, 20_002);
+    assert.equal(lines[20_000], 'line 19999');
+    assert.equal(result.stderr.toString('utf8').split('\n').length, 20_001);
+    assert.equal(result.code, 4);
+    assert.equal(result.signal, null);
+  });
+
+  it('closes stdin without input and rejects a program that cannot be started', async () => {
+    const result = await within(runCollected({ file: 'cat', args: [], env }, spawner), 60_000, 'cat');
+    assert.deepEqual([result.code, result.stdout.length], [0, 0]);
+    await assert.rejects(runCollected({ file: '/nonexistent/program', args: [], env }, spawner));
   });
 });
 

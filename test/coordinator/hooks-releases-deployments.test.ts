@@ -87,4 +87,38 @@ describe('release and deployment events', () => {
     const logs = await gantry.api('GET', `/projects/${deployedId}/hooks/${String(hook.json.id)}/events`);
     assert.deepEqual(logs.list.map((log) => log.trigger), ['deployment_hooks']);
   });
+
+  it("answers the releases_events test call with the project's latest release, 422 when it has none", async () => {
+    const hook = await gantry.api('POST', `/projects/${releasedId}/hooks`, { body: { url: `${target.base}/release-test`, push_events: false } });
+    assert.equal(hook.status, 201, hook.text);
+    const test = () => gantry.api('POST', `/projects/${releasedId}/hooks/${String(hook.json.id)}/test/releases_events`);
+    const none = await test();
+    assert.deepEqual([none.status, none.json], [422, { message: 'Ensure the project has releases.' }]);
+    for (const [tag, releasedAt] of [['v3.0', '2030-01-01T00:00:00Z'], ['v2.0', '2020-01-01T00:00:00Z']] as const) {
+      const made = await gantry.api('POST', `/projects/${releasedId}/releases`, { body: { tag_name: tag, ref: 'main', name: tag, released_at: releasedAt } });
+      assert.equal(made.status, 201, made.text);
+    }
+    const sent = await test();
+    assert.deepEqual([sent.status, sent.json], [201, { message: '201 Created' }]);
+    const [sample] = target.requests.filter((request) => request.url === '/release-test');
+    assert.deepEqual([sample!.headers['x-gitlab-event'], sample!.body.object_kind, sample!.body.action, sample!.body.tag], ['Release Hook', 'release', 'create', 'v3.0']);
+    const deployments = await gantry.api('POST', `/projects/${releasedId}/hooks/${String(hook.json.id)}/test/deployment_events`);
+    assert.deepEqual([deployments.status, deployments.json], [422, { message: 'Ensure the project has deployments.' }]);
+  });
+
+  it("answers the deployment_events test call with the project's newest deployment", async () => {
+    const hook = await gantry.api('POST', `/projects/${deployedId}/hooks`, { body: { url: `${target.base}/deployment-test`, push_events: false } });
+    assert.equal(hook.status, 201, hook.text);
+    const sent = await gantry.api('POST', `/projects/${deployedId}/hooks/${String(hook.json.id)}/test/deployment_events`);
+    assert.deepEqual([sent.status, sent.json], [201, { message: '201 Created' }]);
+    const [sample] = target.requests.filter((request) => request.url === '/deployment-test');
+    const [pipeline] = (await gantry.api('GET', `/projects/${deployedId}/pipelines`)).list;
+    const [job] = (await gantry.api('GET', `/projects/${deployedId}/pipelines/${String(pipeline!.id)}/jobs`)).list;
+    assert.deepEqual(
+      [sample!.headers['x-gitlab-event'], sample!.body.object_kind, sample!.body.deployable_id, sample!.body.environment, sample!.body.status],
+      ['Deployment Hook', 'deployment', job!.id, 'production', 'canceled'],
+    );
+    const logs = await gantry.api('GET', `/projects/${deployedId}/hooks/${String(hook.json.id)}/events`);
+    assert.deepEqual(logs.list.map((log) => log.trigger), ['deployment_hooks']);
+  });
 });

@@ -17,8 +17,9 @@ export function buildHookServices(context: CoordinatorContext, sending: Pick<Ret
   const groupHooks = new GroupHooksService({ hooks: stores.hooks, deliveries: stores.hookDeliveries, lookup, permissions, settings });
   const systemHooks = new SystemHooksService({ hooks: stores.hooks, permissions, settings, deliveries: sending.hookDeliveries, rateLimit });
   const hookTests = new HookTestService({
-    projectHooks, rateLimit, deliveries: sending.hookDeliveries, payloads: sending.hookPayloads, events: sending.hookEvents,
+    projectHooks, groupHooks, projects: stores.projects, rateLimit, deliveries: sending.hookDeliveries, payloads: sending.hookPayloads, events: sending.hookEvents,
     issues: stores.issues, mergeRequests: stores.mergeRequests, notes: stores.notes, pipelines: stores.pipelines, jobs: stores.jobs, users: stores.users,
+    deployments: stores.deployments, releases: stores.releases, releaseLinks: stores.releaseLinks,
     namespaces: stores.namespaces, repositories: context.repositories, externalUrl: context.config.externalUrl,
   });
   return { projectHooks, groupHooks, systemHooks, hookTests };
@@ -49,6 +50,7 @@ export function buildHookDeliveries(context: CoordinatorContext, options: HookDe
     projects: stores.projects,
     namespaces: stores.namespaces,
     users: stores.users,
+    members: stores.members,
     payloads,
     settings: context.settings,
     queue,

@@ -98,7 +98,7 @@ function groupsAndUsersServices(context: CoordinatorContext, transfer: ProjectTr
     transfer,
     events: context.events,
   });
-  const groupTransfer = new GroupTransferService({ namespaces: stores.namespaces, projects: stores.projects, lookup, permissions, groups });
+  const groupTransfer = new GroupTransferService({ namespaces: stores.namespaces, projects: stores.projects, lookup, permissions, groups, events: context.events });
   const groupShares = new GroupSharesService({ groupLinks: stores.groupGroupLinks, lookup, permissions, groups });
   const members = new MembersService({
     members: stores.members,

@@ -61,6 +61,8 @@ export interface DeploymentsStore {
   create(deployment: NewDeployment): Promise<DeploymentRecord>;
   findById(id: number): Promise<DeploymentRecord | undefined>;
   findByJob(jobId: number): Promise<DeploymentRecord | undefined>;
+  /** The project's newest deployment (a webhook's test call). */
+  latestForProject(projectId: number): Promise<DeploymentRecord | undefined>;
   update(id: number, changes: Partial<Pick<DeploymentRecord, 'status' | 'updated_at' | 'finished_at'>>): Promise<DeploymentRecord | undefined>;
   /** The deployments of the pipeline's jobs (retried ones included), oldest first. */
   listForPipeline(pipelineId: number): Promise<DeploymentRecord[]>;

@@ -38,6 +38,10 @@ export interface HookSettings {
   events: HookEvents;
   /** System hooks only: a push's `repository_update` event. */
   repository_update_events: boolean;
+  /** Group hooks only: subgroups created or deleted under the group. */
+  subgroup_events: boolean;
+  /** Group hooks only: the group's members added, edited or removed. */
+  member_events: boolean;
 }
 
 export interface HookRecord extends HookSettings {
@@ -97,8 +101,13 @@ export interface HooksStore {
   findById(hookId: number): Promise<HookRecord | undefined>;
   /** An owner's hooks by id, one page. */
   list(owner: HookOwner, page: { limit: number; offset: number }): Promise<{ hooks: HookRecord[]; total: number }>;
-  /** The hooks subscribed to `flag` of the project and of the groups given (its ancestors), by id. */
-  listSubscribed(projectId: number, flag: HookEventFlag, groupIds?: readonly number[]): Promise<HookRecord[]>;
+  /**
+   * The hooks subscribed to `flag` of the project and of the groups above it (its namespace and
+   * that one's ancestors), by id: one statement, whether the groups have hooks or not.
+   */
+  listSubscribed(projectId: number, flag: HookEventFlag): Promise<HookRecord[]>;
+  /** The group hooks of these groups with `flag` on, by id. */
+  listForGroups(groupIds: readonly number[], flag: 'subgroup_events' | 'member_events'): Promise<HookRecord[]>;
   /** System hooks, by id: those with `flag` on, or every one (`null`: the events they all receive). */
   listSystem(flag: 'push_events' | 'tag_push_events' | 'merge_requests_events' | 'repository_update_events' | null): Promise<HookRecord[]>;
   /** Saves the settings and re-enables the hook (an edit clears its failures, as GitLab's does). */

@@ -185,6 +185,7 @@ const MULTIPART_UPLOADS = new Set([
 const OUTBOUND_CALLS = new Set([
   'POST /api/v4/projects/:id/hooks/:hook_id/test/:trigger', // test/coordinator/hooks-test-call.test.ts
   'POST /api/v4/hooks/:id', // test/coordinator/hooks-system.test.ts
+  'POST /api/v4/groups/:id/hooks/:hook_id/test/:trigger', // test/coordinator/hooks-system-groups.test.ts
 ]);
 
 export function describeRouteFuzz(part: WalkPart): void {

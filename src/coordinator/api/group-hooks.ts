@@ -6,19 +6,21 @@ import { Param } from '../http/gitlab-params.ts';
 import { PAGINATION, pageOf, setPaginationHeaders } from '../http/pagination.ts';
 import { serializeGroupHook, serializeHookLog } from '../http/serializers/hooks.ts';
 import type { HookParams } from '../services/hooks/hook-settings.ts';
+import { HOOK_TEST_TRIGGERS } from '../services/hooks/hook-test.ts';
 import type { CoordinatorServices, EdgeConfig } from '../wiring.ts';
 import { EventsQuery, hookBody } from './hooks.ts';
 
 const GROUP_ID = { id: Param.string({ description: 'Group id or URL-encoded full path' }) };
 const GroupPath = Type.Object(GROUP_ID);
 const HookPath = Type.Object({ ...GROUP_ID, hook_id: Param.integer({ description: 'The hook id' }) });
+const TestPath = Type.Object({ ...GROUP_ID, hook_id: Param.integer({ description: 'The hook id' }), trigger: Param.oneOf(HOOK_TEST_TRIGGERS, { description: 'The event to send a sample of' }) });
 const PageQuery = Type.Object(PAGINATION);
-const CreateBody = hookBody(true);
-const UpdateBody = hookBody(false);
+const CreateBody = hookBody(true, true);
+const UpdateBody = hookBody(false, true);
 const tags = ['group hooks'];
 
 /** `/groups/:id/hooks[/:hook_id[/events]]`: a group's webhooks (its projects' events, subgroups included), for its Owners. */
-export function groupHooksRoutes({ groupHooks }: CoordinatorServices, edge: EdgeConfig): FastifyPluginAsync {
+export function groupHooksRoutes({ groupHooks, hookTests }: CoordinatorServices, edge: EdgeConfig): FastifyPluginAsync {
   return async (app) => {
     const api = app.withTypeProvider<TypeBoxTypeProvider>();
     const base = '/groups/:id/hooks';
@@ -46,6 +48,11 @@ export function groupHooksRoutes({ groupHooks }: CoordinatorServices, edge: Edge
     api.delete(`${base}/:hook_id`, { schema: { summary: 'Delete a group webhook', tags, params: HookPath } }, async (request, reply) => {
       await groupHooks.remove(request.params.id, requireActor(request), request.params.hook_id);
       return reply.code(204).send();
+    });
+
+    api.post(`${base}/:hook_id/test/:trigger`, { schema: { summary: "Send a sample of an event, from the group's first project with commits, to a group webhook now", tags, params: TestPath } }, async (request, reply) => {
+      await hookTests.testGroup(request.params.id, requireActor(request), request.params.hook_id, request.params.trigger);
+      return reply.code(201).send({ message: '201 Created' });
     });
 
     api.get(`${base}/:hook_id/events`, { schema: { summary: "List a group webhook's last deliveries, newest first", tags, params: HookPath, querystring: EventsQuery } }, async (request, reply) => {

@@ -17,8 +17,8 @@ const TestPath = Type.Object({ ...PROJECT_ID, hook_id: Param.integer({ descripti
 const PageQuery = Type.Object(PAGINATION);
 export const EventsQuery = Type.Object({ ...PAGINATION, status: Type.Optional(Param.oneOf(['successful', 'client_failure', 'server_failure'], { description: 'Only deliveries with this outcome' })) });
 
-/** A project or group hook's POST (`url` required) or PUT body. */
-export function hookBody(urlRequired: boolean): TSchema {
+/** A project or group hook's POST (`url` required) or PUT body (a group hook's with its own two flags). */
+export function hookBody(urlRequired: boolean, groupFlags = false): TSchema {
   const properties: Record<string, TSchema> = {
     url: urlRequired ? Param.string({ description: 'Where events are sent' }) : Type.Optional(Param.string({ description: 'Where events are sent' })),
     name: Type.Optional(Param.string({ maxLength: 255 })),
@@ -29,6 +29,10 @@ export function hookBody(urlRequired: boolean): TSchema {
     branch_filter_strategy: Type.Optional(Param.oneOf(['wildcard', 'regex', 'all_branches'])),
   };
   for (const flag of HOOK_EVENT_FLAGS) properties[flag] = Type.Optional(Param.boolean({ description: 'Event subscription' }));
+  if (groupFlags) {
+    properties.subgroup_events = Type.Optional(Param.boolean({ description: 'Subgroups created or deleted under the group' }));
+    properties.member_events = Type.Optional(Param.boolean({ description: "The group's members added, edited or removed" }));
+  }
   return Type.Object(properties);
 }
 const CreateBody = hookBody(true);

@@ -1,6 +1,6 @@
 import type { Generated } from '#deps/kysely';
 
-/** The tables of migrations 032 and 037 (webhooks); part of DatabaseSchema (schema.ts). Flags are 0/1. */
+/** The tables of migrations 032, 037 and 039 (webhooks); part of DatabaseSchema (schema.ts). Flags are 0/1. */
 export interface WebHooksTable {
   id: Generated<number>;
   /** `project`, `group` or `system`. */
@@ -8,6 +8,9 @@ export interface WebHooksTable {
   project_id: number | null;
   group_id: number | null;
   repository_update_events: number;
+  /** Group hooks only (039). */
+  subgroup_events: number;
+  member_events: number;
   url: string;
   name: string;
   description: string;

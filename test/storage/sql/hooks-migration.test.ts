@@ -37,6 +37,8 @@ describe('migration 037 (group and system hooks)', () => {
 
     const kept = await db.selectFrom('web_hooks').selectAll().where('id', '=', hookId).executeTakeFirstOrThrow();
     assert.deepEqual([kept.kind, kept.project_id, kept.group_id, kept.push_events, kept.url], ['project', projectId, null, 1, 'https://hooks.example.com/']);
+    // Migration 039's group hook flags: off on existing hooks.
+    assert.deepEqual([kept.subgroup_events, kept.member_events], [0, 0]);
     assert.equal((await db.selectFrom('web_hook_deliveries').select('uuid').where('hook_id', '=', hookId).execute()).length, 1);
     assert.equal((await db.selectFrom('web_hook_logs').select('id').where('hook_id', '=', hookId).execute()).length, 1);
     const system = await db.insertInto('web_hooks').values({ kind: 'system', project_id: null, url: 'https://system.example.com/', created_at: now } as never).returning('id').executeTakeFirstOrThrow();

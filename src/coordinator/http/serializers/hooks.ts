@@ -49,10 +49,10 @@ export function serializeProjectHook(hook: HookRecord, now: number = Date.now())
   };
 }
 
-/** GitLab's GroupHook entity: the project hook's fields with `group_id` in place of `project_id`, and `subgroup_events`. */
+/** GitLab's GroupHook entity: the project hook's fields with `group_id` in place of `project_id`, `subgroup_events` and `member_events`. */
 export function serializeGroupHook(hook: HookRecord, now: number = Date.now()) {
   const { project_id: _project, ...fields } = serializeProjectHook(hook, now);
-  return { ...fields, group_id: hook.group_id ?? 0, subgroup_events: false, member_events: false };
+  return { ...fields, group_id: hook.group_id ?? 0, subgroup_events: hook.subgroup_events, member_events: hook.member_events };
 }
 
 /** GitLab's SystemHook entity. */

@@ -34,14 +34,14 @@ export class GroupHooksService {
   async create(groupRef: string, actor: UserRecord, params: HookParams): Promise<HookRecord> {
     const group = await this.group(groupRef, actor);
     if (params.url === undefined || params.url.trim() === '') throw missingParam('url');
-    const settings = await hookSettings(undefined, params, await localRequestsAllowed(this.deps.settings, 'group'));
+    const settings = await hookSettings(undefined, params, await localRequestsAllowed(this.deps.settings, 'group'), true);
     return this.deps.hooks.create({ kind: 'group', id: group.id }, settings, new Date((this.deps.clock ?? Date.now)()).toISOString());
   }
 
   /** Saves the given parameters; an edit re-enables a disabled hook. */
   async update(groupRef: string, actor: UserRecord, hookId: number, params: HookParams): Promise<HookRecord> {
     const existing = await this.hook(await this.group(groupRef, actor), hookId);
-    const updated = await this.deps.hooks.update(existing.id, await hookSettings(existing, params, await localRequestsAllowed(this.deps.settings, 'group')));
+    const updated = await this.deps.hooks.update(existing.id, await hookSettings(existing, params, await localRequestsAllowed(this.deps.settings, 'group'), true));
     if (!updated) throw new GantryError('GANTRY_E_HOOK_NOT_FOUND');
     return updated;
   }
@@ -60,6 +60,12 @@ export class GroupHooksService {
   ): Promise<{ logs: HookLogRecord[]; total: number }> {
     const hook = await this.hook(await this.group(groupRef, actor), hookId);
     return this.deps.deliveries.logs(hook.id, filter, page);
+  }
+
+  /** The group and its hook, for an Owner (a test call). */
+  async managed(groupRef: string, actor: UserRecord, hookId: number): Promise<{ group: NamespaceRecord; hook: HookRecord }> {
+    const group = await this.group(groupRef, actor);
+    return { group, hook: await this.hook(group, hookId) };
   }
 
   private async hook(group: NamespaceRecord, hookId: number): Promise<HookRecord> {

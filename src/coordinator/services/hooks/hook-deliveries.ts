@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../../shared/logger.ts';
 import type { HookDeliveriesStore, HookEventFlag, HookRecord, HooksStore } from '../../../storage/types-hooks.ts';
-import type { NamespacesStore, ProjectsStore, UsersStore } from '../../../storage/types.ts';
+import type { MembersStore, NamespacesStore, ProjectsStore, UsersStore } from '../../../storage/types.ts';
 import type { NewTask } from '../../../storage/types-tasks.ts';
 import type { PushEvent, SystemEvent } from '../events.ts';
 import type { SettingsService } from '../instance/settings.ts';
@@ -10,7 +10,8 @@ import type { TaskHandler } from '../task-queue.ts';
 import { branchSelected } from './branch-filter.ts';
 import { sendHookRequest, type HookAttempt } from './hook-request.ts';
 import { localRequestsAllowed } from './hook-settings.ts';
-import { repositoryUpdateData, SYSTEM_HOOK_HEADER, systemEventData } from './system-hook-data.ts';
+import { repositoryUpdateData, SYSTEM_HOOK_HEADER } from './system-hook-data.ts';
+import { SystemEventHooks } from './system-event-hooks.ts';
 import { TRIGGERS, type HookEvent, type HookPayloads, type HookTrigger } from './hook-payloads.ts';
 import { afterFailure, executable, SUCCEEDED } from './hook-state.ts';
 
@@ -22,11 +23,12 @@ export const HOOK_DELIVERY_ATTEMPTS = 3;
 export const HOOK_LOGS_KEPT = 100;
 
 export interface HookDeliveriesDeps {
-  hooks: Pick<HooksStore, 'listSubscribed' | 'listSystem' | 'findById' | 'saveFailureState'>;
-  /** A project's groups (its group hooks hear its events). */
+  hooks: Pick<HooksStore, 'listSubscribed' | 'listSystem' | 'listForGroups' | 'findById' | 'saveFailureState'>;
   projects: Pick<ProjectsStore, 'findById'>;
   namespaces: Pick<NamespacesStore, 'findById' | 'ancestors'>;
-  users: Pick<UsersStore, 'findById'>;
+  users: Pick<UsersStore, 'findById' | 'findByIds'>;
+  /** A group project's owners in system events. */
+  members: Pick<MembersStore, 'listForSource'>;
   deliveries: HookDeliveriesStore;
   payloads: HookPayloads;
   settings: Pick<SettingsService, 'values'>;
@@ -50,7 +52,11 @@ export interface HookDeliveriesDeps {
  * is dropped, as GitLab fires no disabled hook.
  */
 export class HookDeliveries {
-  constructor(private readonly deps: HookDeliveriesDeps) {}
+  private readonly systemEvents: SystemEventHooks;
+
+  constructor(private readonly deps: HookDeliveriesDeps) {
+    this.systemEvents = new SystemEventHooks(deps);
+  }
 
   /**
    * For `events.onPushRecorded`: the push to the project's and its groups' hooks and to the
@@ -61,7 +67,7 @@ export class HookDeliveries {
     const tag = push.ref.startsWith('refs/tags/');
     if (!tag && !push.ref.startsWith('refs/heads/')) return;
     const flag = tag ? 'tag_push_events' : 'push_events';
-    const hooks = [...(await this.deps.hooks.listSubscribed(push.project_id, flag, await this.groupIds(push.project_id))), ...(await this.deps.hooks.listSystem(flag))];
+    const hooks = [...(await this.deps.hooks.listSubscribed(push.project_id, flag)), ...(await this.deps.hooks.listSystem(flag))];
     const now = this.now();
     const branch = push.ref.slice('refs/heads/'.length);
     const selected = hooks.filter((hook) => executable(hook, now) && (tag || branchSelected(hook.branch_filter_strategy, hook.push_events_branch_filter, branch)));
@@ -79,17 +85,12 @@ export class HookDeliveries {
     if (payload) await this.queue(updates, TRIGGERS.repository_update.trigger, { kind: 'payload', payload });
   }
 
-  /** For `events.onSystemEvent`: the event (`project_create`, `user_destroy` …) for every enabled system hook. */
+  /**
+   * For `events.onSystemEvent`: the event (`project_create`, `user_destroy` …) for every enabled
+   * system hook, and member and subgroup events for the group hooks that subscribe.
+   */
   async recordSystemEvent(event: SystemEvent): Promise<void> {
-    const now = this.now();
-    const hooks = (await this.deps.hooks.listSystem(null)).filter((hook) => executable(hook, now));
-    if (hooks.length === 0) return;
-    let path = '';
-    if ('project' in event) {
-      const namespace = await this.deps.namespaces.findById(event.project.namespace_id);
-      path = namespace ? `${namespace.full_path}/${event.project.path}` : event.project.path;
-    }
-    await this.queue(hooks, TRIGGERS.system.trigger, { kind: 'payload', payload: systemEventData(event, path, this.iso(now)) });
+    await this.systemEvents.record(event, this.now(), (hooks, trigger, payload) => this.queue(hooks, trigger.trigger, { kind: 'payload', payload }));
   }
 
   /**
@@ -98,7 +99,9 @@ export class HookDeliveries {
    */
   async recordEvent(projectId: number, flag: HookEventFlag, trigger: HookTrigger, payload: () => Promise<Record<string, unknown> | undefined>): Promise<void> {
     const now = this.now();
-    const hooks = (await this.deps.hooks.listSubscribed(projectId, flag, await this.groupIds(projectId))).filter((hook) => executable(hook, now));
+    // GitLab's system hooks hear merge request events too (their only non-push flag).
+    const system = flag === 'merge_requests_events' ? await this.deps.hooks.listSystem(flag) : [];
+    const hooks = [...(await this.deps.hooks.listSubscribed(projectId, flag)), ...system].filter((hook) => executable(hook, now));
     if (hooks.length === 0) return;
     const built = await payload();
     if (built) await this.queue(hooks, trigger.trigger, { kind: 'payload', payload: built });
@@ -115,14 +118,6 @@ export class HookDeliveries {
     if (attempt.ok && (current.recent_failures > 0 || current.disabled_until !== null || current.permanently_disabled)) await this.deps.hooks.saveFailureState(hook.id, SUCCEEDED);
     if (!attempt.ok) await this.deps.hooks.saveFailureState(hook.id, afterFailure(current, this.now()));
     return attempt;
-  }
-
-  /** The ids of the groups above the project (nearest first); none for a personal project. */
-  private async groupIds(projectId: number): Promise<number[]> {
-    const project = await this.deps.projects.findById(projectId);
-    const namespace = project ? await this.deps.namespaces.findById(project.namespace_id) : undefined;
-    if (!namespace || namespace.kind !== 'group') return [];
-    return [namespace.id, ...(await this.deps.namespaces.ancestors(namespace.id)).map((group) => group.id)];
   }
 
   private async repositoryUpdate(first: PushEvent, refs: PushEvent[]): Promise<Record<string, unknown> | undefined> {

@@ -8,6 +8,8 @@ import type { MergeRequestRecord, MergeRequestsStore } from '../../../storage/ty
 import type { LabelRecord, LabelsStore } from '../../../storage/types-planning.ts';
 import type { RunnersStore } from '../../../storage/types-runners.ts';
 import type { ProcessedEvent } from '../ci/pipelines/processing.ts';
+import type { GitTag } from '../../../storage/git/types.ts';
+import type { ReleaseLinkRecord, ReleaseRecord } from '../../../storage/types-repository.ts';
 import type { IssueObserver, IssueSaved, NoteWritten } from '../planning/issue-observers.ts';
 import type { IssueView } from '../planning/issue-views.ts';
 import type { MergeRequestMerged, MergeRequestObserver, MergeRequestRefreshed, MergeRequestSaved, MergeRequestSnapshot } from '../planning/merge-requests/observers.ts';
@@ -133,14 +135,22 @@ export class HookEventRecorder implements IssueObserver, MergeRequestObserver, M
 
   /** A deployment job started or finished: GitLab's deployment event, when the job has a deployment record. */
   private async recordDeployment(job: JobRecord, pipeline: PipelineRecord, commitOf: (project: ProjectRecord) => Promise<GitCommit | null>): Promise<void> {
-    await this.deps.deliveries.recordEvent(pipeline.project_id, 'deployment_events', TRIGGERS.deployment, async () => {
-      const deployment = await this.deps.deployments.findByJob(job.id);
-      const project = deployment ? await this.deps.projects.findById(pipeline.project_id) : undefined;
-      if (!deployment || !project) return undefined;
-      const environment = await this.deps.environments.findInProject(project.id, deployment.environment_id);
-      const user = job.user_id === null ? undefined : await this.deps.users.findById(job.user_id);
-      return deploymentHookData(await this.target(project), { deployment, job, environment, user, commit: await commitOf(project) }, new Date().toISOString());
-    });
+    await this.deps.deliveries.recordEvent(pipeline.project_id, 'deployment_events', TRIGGERS.deployment, () => this.deploymentPayload(job, pipeline, commitOf));
+  }
+
+  /** A deployment hook's payload for the job's deployment (undefined: none, or the project is gone). */
+  async deploymentPayload(job: JobRecord, pipeline: PipelineRecord, commitOf: (project: ProjectRecord) => Promise<GitCommit | null> = (project) => this.commit(project, pipeline.sha)): Promise<Record<string, unknown> | undefined> {
+    const deployment = await this.deps.deployments.findByJob(job.id);
+    const project = deployment ? await this.deps.projects.findById(pipeline.project_id) : undefined;
+    if (!deployment || !project) return undefined;
+    const environment = await this.deps.environments.findInProject(project.id, deployment.environment_id);
+    const user = job.user_id === null ? undefined : await this.deps.users.findById(job.user_id);
+    return deploymentHookData(await this.target(project), { deployment, job, environment, user, commit: await commitOf(project) }, new Date().toISOString());
+  }
+
+  /** A release hook's payload for the release as stored (`action` create, as GitLab's test call sends it). */
+  async releasePayload(project: ProjectRecord, release: ReleaseRecord, tag: GitTag | null, links: readonly ReleaseLinkRecord[]): Promise<Record<string, unknown>> {
+    return releaseHookData(await this.target(project), release, tag, links, 'create');
   }
 
   /** A job hook's payload (undefined: the project is gone). */

@@ -23,6 +23,8 @@ export const TRIGGERS = {
   pipeline: { trigger: 'pipeline_hooks', header: 'Pipeline Hook' },
   release: { trigger: 'release_hooks', header: 'Release Hook' },
   deployment: { trigger: 'deployment_hooks', header: 'Deployment Hook' },
+  member: { trigger: 'member_hooks', header: 'Member Hook' },
+  subgroup: { trigger: 'subgroup_hooks', header: 'Subgroup Hook' },
   // System hooks send every event under one header.
   repository_update: { trigger: 'repository_update_hooks', header: 'System Hook' },
   system: { trigger: 'system_hooks', header: 'System Hook' },

@@ -15,6 +15,8 @@ export type HookParams = Partial<Record<HookEventFlag, boolean>> & {
   push_events_branch_filter?: string;
   branch_filter_strategy?: BranchFilterStrategy;
   repository_update_events?: boolean;
+  subgroup_events?: boolean;
+  member_events?: boolean;
 };
 
 /** URLs longer than this are refused (GitLab's web_hooks.url validation is 5,000 at most). */
@@ -33,7 +35,7 @@ export async function localRequestsAllowed(settings: Pick<SettingsService, 'valu
  * The settings a POST or PUT leaves on a hook: the parameters given over the existing ones (or
  * GitLab's defaults), the URL and branch filter checked.
  */
-export async function hookSettings(existing: HookRecord | undefined, params: HookParams, allowLocal: boolean): Promise<HookSettings> {
+export async function hookSettings(existing: HookRecord | undefined, params: HookParams, allowLocal: boolean, groupHook = false): Promise<HookSettings> {
   const url = params.url ?? existing?.url ?? '';
   if (params.url !== undefined) checkHookUrl(params.url, allowLocal);
   const strategy = params.branch_filter_strategy ?? existing?.branch_filter_strategy ?? 'wildcard';
@@ -56,6 +58,9 @@ export async function hookSettings(existing: HookRecord | undefined, params: Hoo
     events,
     // GitLab's column default is on; only system hooks send this event.
     repository_update_events: params.repository_update_events ?? existing?.repository_update_events ?? true,
+    // Group hooks only: the other kinds ignore them.
+    subgroup_events: groupHook && (params.subgroup_events ?? existing?.subgroup_events ?? false),
+    member_events: groupHook && (params.member_events ?? existing?.member_events ?? false),
   };
 }
 

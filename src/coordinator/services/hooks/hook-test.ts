@@ -1,8 +1,10 @@
 import { GantryError } from '../../../shared/errors.ts';
 import type { RepositoryManager } from '../../../storage/git/types.ts';
-import type { NamespacesStore, ProjectRecord, UserRecord, UsersStore } from '../../../storage/types.ts';
+import type { NamespaceRecord, NamespacesStore, ProjectRecord, ProjectsStore, UserRecord, UsersStore } from '../../../storage/types.ts';
 import type { PipelinesStore } from '../../../storage/types-ci.ts';
 import type { CiJobsStore } from '../../../storage/types-ci-jobs.ts';
+import type { DeploymentsStore } from '../../../storage/types-environments.ts';
+import type { ReleaseLinksStore, ReleaseRecord, ReleasesStore } from '../../../storage/types-repository.ts';
 import type { MergeRequestsStore } from '../../../storage/types-merge-requests.ts';
 import type { NotesStore, NoteRecord } from '../../../storage/types-notes.ts';
 import type { IssueRecord, IssuesStore } from '../../../storage/types-planning.ts';
@@ -12,6 +14,7 @@ import type { HookEventRecorder } from './hook-events.ts';
 import type { HookPayloads } from './hook-payloads.ts';
 import { TRIGGERS, type HookTrigger } from './hook-payloads.ts';
 import type { ProjectHooksService } from './project-hooks.ts';
+import type { GroupHooksService } from './group-hooks.ts';
 import type { HookTestRateLimit } from './test-rate-limit.ts';
 
 /** GitLab's test triggers (ProjectHook.triggers' values), as `POST .../test/:trigger` names them. */
@@ -27,15 +30,21 @@ const SAMPLE_PUSH_COMMITS = 3;
 
 export interface HookTestDeps {
   projectHooks: Pick<ProjectHooksService, 'managed'>;
+  groupHooks: Pick<GroupHooksService, 'managed'>;
+  /** A group's own projects (a group hook's test call samples the first with commits). */
+  projects: Pick<ProjectsStore, 'listByNamespaces'>;
   rateLimit: HookTestRateLimit;
   deliveries: Pick<HookDeliveries, 'sendNow'>;
   payloads: Pick<HookPayloads, 'build'>;
-  events: Pick<HookEventRecorder, 'jobPayload' | 'pipelinePayload' | 'mergeRequestPayload' | 'mergeRequestNotePayload'>;
+  events: Pick<HookEventRecorder, 'jobPayload' | 'pipelinePayload' | 'mergeRequestPayload' | 'mergeRequestNotePayload' | 'deploymentPayload' | 'releasePayload'>;
   issues: Pick<IssuesStore, 'list' | 'labelsOf' | 'assigneesOf'>;
   mergeRequests: Pick<MergeRequestsStore, 'list'>;
   notes: Pick<NotesStore, 'list'>;
   pipelines: Pick<PipelinesStore, 'list' | 'findById'>;
-  jobs: Pick<CiJobsStore, 'list'>;
+  jobs: Pick<CiJobsStore, 'list' | 'findByIds'>;
+  deployments: Pick<DeploymentsStore, 'latestForProject'>;
+  releases: Pick<ReleasesStore, 'listForProject'>;
+  releaseLinks: Pick<ReleaseLinksStore, 'listForReleases'>;
   users: Pick<UsersStore, 'findByIds'>;
   namespaces: Pick<NamespacesStore, 'findById'>;
   repositories: Pick<RepositoryManager, 'exists' | 'open'>;
@@ -59,6 +68,29 @@ export class HookTestService {
     const sample = await this.sample(project, actor, trigger);
     const attempt = await this.deps.deliveries.sendNow(hook, sample.trigger, sample.payload);
     if (!attempt.ok) throw failed(attempt.log.internal_error_message ?? attempt.log.response_body);
+  }
+
+  /**
+   * `POST /groups/:id/hooks/:hook_id/test/:trigger` (GitLab's TestHooks::GroupService): the
+   * project test call's sample, from the group's first project with commits.
+   */
+  async testGroup(groupRef: string, actor: UserRecord, hookId: number, trigger: HookTestTrigger): Promise<void> {
+    const { group, hook } = await this.deps.groupHooks.managed(groupRef, actor, hookId);
+    this.deps.rateLimit.take(hook.id, actor.id);
+    const project = await this.firstNonEmptyProject(group);
+    if (!project) throw failed('Ensure the group has a project with commits.');
+    const sample = await this.sample(project, actor, trigger);
+    const attempt = await this.deps.deliveries.sendNow(hook, sample.trigger, sample.payload);
+    if (!attempt.ok) throw failed(attempt.log.internal_error_message ?? attempt.log.response_body);
+  }
+
+  /** The group's own projects by id, the first whose repository has a commit (GitLab's first_non_empty_project). */
+  private async firstNonEmptyProject(group: NamespaceRecord): Promise<ProjectRecord | undefined> {
+    const projects = (await this.deps.projects.listByNamespaces([group.id])).filter((project) => !project.pending_delete).sort((a, b) => a.id - b.id);
+    for (const project of projects) {
+      if ((await this.deps.repositories.exists(project.id)) && !(await this.deps.repositories.open(project.id).isEmpty())) return project;
+    }
+    return undefined;
   }
 
   private async sample(project: ProjectRecord, actor: UserRecord, trigger: HookTestTrigger): Promise<Sample> {
@@ -91,6 +123,10 @@ export class HookTestService {
         if (!payload) throw failed('Ensure the project has CI pipelines.');
         return { trigger: TRIGGERS.pipeline, payload };
       }
+      case 'releases_events':
+        return { trigger: TRIGGERS.release, payload: await this.release(project) };
+      case 'deployment_events':
+        return { trigger: TRIGGERS.deployment, payload: await this.deployment(project) };
       default:
         throw failed('Testing not available for this hook');
     }
@@ -111,6 +147,27 @@ export class HookTestService {
     const before = oldest.id === head.id ? ZERO_SHA : oldest.id;
     const payload = await this.deps.payloads.build({ kind: 'push', push: { project_id: project.id, ref: `refs/heads/${project.default_branch}`, before, after: head.id, user_id: actor.id } });
     if (!payload) throw empty();
+    return payload;
+  }
+
+  /** The project's latest release (by release date, then id), as created. */
+  private async release(project: ProjectRecord): Promise<Record<string, unknown>> {
+    const releases = await this.deps.releases.listForProject(project.id);
+    const latest = releases.reduce<ReleaseRecord | undefined>((best, release) => (!best || newer(release, best) ? release : best), undefined);
+    if (!latest) throw failed('Ensure the project has releases.');
+    const repository = (await this.deps.repositories.exists(project.id)) ? this.deps.repositories.open(project.id) : undefined;
+    const tag = repository ? ((await repository.tags()).find((entry) => entry.name === latest.tag_name) ?? null) : null;
+    const links = (await this.deps.releaseLinks.listForReleases([latest.id])).get(latest.id) ?? [];
+    return this.deps.events.releasePayload(project, latest, tag, links);
+  }
+
+  /** The project's newest deployment, with its job's status. */
+  private async deployment(project: ProjectRecord): Promise<Record<string, unknown>> {
+    const deployment = await this.deps.deployments.latestForProject(project.id);
+    const [job] = deployment?.job_id != null ? await this.deps.jobs.findByIds([deployment.job_id]) : [];
+    const pipeline = job ? await this.deps.pipelines.findById(job.pipeline_id) : undefined;
+    const payload = job && pipeline ? await this.deps.events.deploymentPayload(job, pipeline) : undefined;
+    if (!payload) throw failed('Ensure the project has deployments.');
     return payload;
   }
 
@@ -154,6 +211,11 @@ export class HookTestService {
   private async target(project: ProjectRecord) {
     return { project, namespace: await this.deps.namespaces.findById(project.namespace_id), externalUrl: this.deps.externalUrl };
   }
+}
+
+function newer(a: ReleaseRecord, b: ReleaseRecord): boolean {
+  const [at, bt] = [a.released_at ?? a.created_at, b.released_at ?? b.created_at];
+  return at === bt ? a.id > b.id : at > bt;
 }
 
 function failed(message: string): GantryError {

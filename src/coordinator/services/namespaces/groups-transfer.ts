@@ -1,6 +1,7 @@
 import { accessDenied, GantryError } from '../../../shared/errors.ts';
 import { isUniqueViolation } from '../../../storage/errors.ts';
 import type { NamespaceRecord, NamespacesStore, ProjectsStore, UserRecord } from '../../../storage/types.ts';
+import type { CoordinatorEvents } from '../events.ts';
 import type { Lookup } from '../access/lookup.ts';
 import type { Permissions } from '../access/permissions.ts';
 import { mostPrivate } from '../access/visibility-rules.ts';
@@ -12,6 +13,8 @@ export interface GroupTransferDeps {
   lookup: Pick<Lookup, 'readableGroup'>;
   permissions: Pick<Permissions, 'canAdminGroup'>;
   groups: Pick<GroupsService, 'readable' | 'details'>;
+  /** System hooks' `project_transfer` for each project that moved with the group. */
+  events?: Pick<CoordinatorEvents, 'publishSystemEvent'>;
 }
 
 /** GitLab's reasons, answered as 400 `Transfer failed: <reason>`. */
@@ -42,7 +45,9 @@ export class GroupTransferService {
     const parent = newParentRef === undefined ? undefined : await lookup.readableGroup(newParentRef, actor);
     await this.checkAllowed(group, parent, actor);
 
+    const oldPaths = await this.projectPaths(group);
     const moved = await this.move(group, parent);
+    await this.publishProjectTransfers(group, oldPaths);
     return groups.details(moved, actor);
   }
 
@@ -60,6 +65,24 @@ export class GroupTransferService {
     const namespaceClash = await namespaces.findByFullPath(fullPath);
     const projectClash = parent ? await projects.findByNamespaceAndPath(parent.id, group.path) : undefined;
     if (namespaceClash || projectClash) throw refused(REASONS.pathTaken);
+  }
+
+  /** `namespace/path` of each project in the group's subtree, by project id. */
+  private async projectPaths(group: NamespaceRecord): Promise<Map<number, string>> {
+    if (!this.deps.events) return new Map();
+    const namespaces = await this.deps.namespaces.findByIds([group.id, ...(await this.deps.namespaces.descendantIds(group.id))]);
+    const fullPaths = new Map(namespaces.map((namespace) => [namespace.id, namespace.full_path]));
+    const projects = await this.deps.projects.listByNamespaces([...fullPaths.keys()]);
+    return new Map(projects.map((project) => [project.id, `${fullPaths.get(project.namespace_id) ?? ''}/${project.path}`]));
+  }
+
+  private async publishProjectTransfers(group: NamespaceRecord, oldPaths: ReadonlyMap<number, string>): Promise<void> {
+    if (!this.deps.events || oldPaths.size === 0) return;
+    const namespaceIds = [group.id, ...(await this.deps.namespaces.descendantIds(group.id))];
+    for (const project of await this.deps.projects.listByNamespaces(namespaceIds)) {
+      const oldPathWithNamespace = oldPaths.get(project.id);
+      if (oldPathWithNamespace) await this.deps.events.publishSystemEvent({ name: 'project_transfer', project, owner: null, oldPathWithNamespace });
+    }
   }
 
   private async move(group: NamespaceRecord, parent: NamespaceRecord | undefined): Promise<NamespaceRecord> {

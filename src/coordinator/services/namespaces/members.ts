@@ -107,7 +107,7 @@ export class MembersService {
         // A concurrent request added the same member between the check above and this insert.
         throw isUniqueViolation(error) ? memberExists() : error;
       });
-    await this.deps.events?.publishSystemEvent(membershipEvent('added', source, user, accessLevel));
+    await this.deps.events?.publishSystemEvent(membershipEvent('added', source, user, accessLevel, member.expires_at));
     return { member, user };
   }
 
@@ -123,7 +123,9 @@ export class MembersService {
     if (input.expiresAt !== undefined) changes.expires_at = input.expiresAt;
     const updated = await this.deps.members.update(member.id, changes);
     if (!updated) throw new GantryError('GANTRY_E_MEMBER_NOT_FOUND');
-    return this.withUser(updated);
+    const view = await this.withUser(updated);
+    await this.deps.events?.publishSystemEvent(membershipEvent('updated', source, view.user, accessLevel, updated.expires_at));
+    return view;
   }
 
   /** Managers remove members; anyone may leave. */
@@ -138,7 +140,7 @@ export class MembersService {
     const { type, id } = sourceKey(source);
     await this.deps.members.remove(type, id, member.user_id);
     const user = await this.deps.users.findById(member.user_id);
-    if (user) await this.deps.events?.publishSystemEvent(membershipEvent('removed', source, user, member.access_level));
+    if (user) await this.deps.events?.publishSystemEvent(membershipEvent('removed', source, user, member.access_level, member.expires_at));
   }
 
   private async existing(source: MemberSource, userId: number): Promise<MemberRecord> {
@@ -199,10 +201,14 @@ function memberExists(): GantryError {
   return new GantryError('GANTRY_E_ALREADY_EXISTS', 'Member already exists', { resource: 'Member' });
 }
 
-/** The system event of a member added to or removed from a project (GitLab's "team") or a group. */
-function membershipEvent(change: 'added' | 'removed', source: MemberSource, user: UserRecord, accessLevel: number): SystemEvent {
-  if (source.kind === 'project') {
-    return { name: change === 'added' ? 'user_add_to_team' : 'user_remove_from_team', project: source.project, user, accessLevel };
-  }
-  return { name: change === 'added' ? 'user_add_to_group' : 'user_remove_from_group', group: source.group, user, accessLevel };
+const MEMBERSHIP_EVENTS = {
+  added: { project: 'user_add_to_team', group: 'user_add_to_group' },
+  updated: { project: 'user_update_for_team', group: 'user_update_for_group' },
+  removed: { project: 'user_remove_from_team', group: 'user_remove_from_group' },
+} as const;
+
+/** The system event of a member added to, edited in or removed from a project (GitLab's "team") or a group. */
+function membershipEvent(change: keyof typeof MEMBERSHIP_EVENTS, source: MemberSource, user: UserRecord, accessLevel: number, expiresAt: string | null): SystemEvent {
+  if (source.kind === 'project') return { name: MEMBERSHIP_EVENTS[change].project, project: source.project, user, accessLevel };
+  return { name: MEMBERSHIP_EVENTS[change].group, group: source.group, user, accessLevel, expiresAt };
 }

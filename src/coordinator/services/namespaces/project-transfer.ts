@@ -31,10 +31,13 @@ export class ProjectTransfer {
     return undefined;
   }
 
+  /** Moves the row; system hooks hear `project_transfer` (both transfer routes come here). */
   async move(project: ProjectRecord, namespace: NamespaceRecord): Promise<ProjectRecord> {
     const visibility = visibilityAfterMove(project, namespace);
-    const moved = await this.deps.projects.update(project.id, { namespace_id: namespace.id, visibility, updated_at: new Date().toISOString() });
-    return moved ?? project;
+    const from = await this.deps.namespaces?.findById(project.namespace_id);
+    const moved = (await this.deps.projects.update(project.id, { namespace_id: namespace.id, visibility, updated_at: new Date().toISOString() })) ?? project;
+    if (from) await this.deps.events?.publishSystemEvent({ name: 'project_transfer', project: moved, owner: null, oldPathWithNamespace: `${from.full_path}/${project.path}` });
+    return moved;
   }
 
   /**
@@ -46,9 +49,6 @@ export class ProjectTransfer {
       ? await this.refusal(project, namespace)
       : "You don't have permission to transfer this project.";
     if (reason) throw new GantryError('GANTRY_E_TRANSFER_REFUSED', reason, { reason });
-    const from = await this.deps.namespaces?.findById(project.namespace_id);
-    const moved = await this.move(project, namespace);
-    if (from) await this.deps.events?.publishSystemEvent({ name: 'project_transfer', project: moved, owner: null, oldPathWithNamespace: `${from.full_path}/${project.path}` });
-    return moved;
+    return this.move(project, namespace);
   }
 }

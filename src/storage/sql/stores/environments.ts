@@ -85,6 +85,11 @@ export class SqlDeploymentsStore implements DeploymentsStore {
     return row && toDeployment(row);
   }
 
+  async latestForProject(projectId: number): Promise<DeploymentRecord | undefined> {
+    const row = await this.db.selectFrom('deployments').selectAll().where('project_id', '=', projectId).orderBy('id', 'desc').limit(1).executeTakeFirst();
+    return row && toDeployment(row);
+  }
+
   async findByJob(jobId: number): Promise<DeploymentRecord | undefined> {
     const row = await this.db.selectFrom('deployments').selectAll().where('job_id', '=', jobId).orderBy('id', 'desc').limit(1).executeTakeFirst();
     return row && toDeployment(row);

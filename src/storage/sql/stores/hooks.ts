@@ -14,6 +14,8 @@ function toRecord(row: Row): HookRecord {
     project_id: row.project_id,
     group_id: row.group_id,
     repository_update_events: row.repository_update_events === 1,
+    subgroup_events: row.subgroup_events === 1,
+    member_events: row.member_events === 1,
     url: row.url,
     name: row.name,
     description: row.description,
@@ -41,6 +43,8 @@ function settingsColumns(settings: HookSettings) {
     push_events_branch_filter: settings.push_events_branch_filter,
     branch_filter_strategy: settings.branch_filter_strategy,
     repository_update_events: settings.repository_update_events ? 1 : 0,
+    subgroup_events: settings.subgroup_events ? 1 : 0,
+    member_events: settings.member_events ? 1 : 0,
     ...flags,
   };
 }
@@ -88,17 +92,35 @@ export class SqlHooksStore implements HooksStore {
     return { hooks: rows.map(toRecord), total: Number(count.total) };
   }
 
-  async listSubscribed(projectId: number, flag: HookEventFlag, groupIds: readonly number[] = []): Promise<HookRecord[]> {
+  async listSubscribed(projectId: number, flag: HookEventFlag): Promise<HookRecord[]> {
+    // The project's namespace and its ancestors, walked in the database (a personal namespace
+    // is one step), so an event costs one statement whether groups have hooks or not.
     const rows = await this.db
+      .withRecursive('chain(id, parent_id)', (db) =>
+        db
+          .selectFrom('namespaces')
+          .innerJoin('projects', 'projects.namespace_id', 'namespaces.id')
+          .select(['namespaces.id', 'namespaces.parent_id'])
+          .where('projects.id', '=', projectId)
+          .unionAll((next) => next.selectFrom('namespaces').innerJoin('chain', 'chain.parent_id', 'namespaces.id').select(['namespaces.id', 'namespaces.parent_id'])),
+      )
       .selectFrom('web_hooks')
-      .selectAll()
-      .where((eb) => {
-        const project = eb.and([eb('kind', '=', 'project'), eb('project_id', '=', projectId)]);
-        return groupIds.length === 0 ? project : eb.or([project, eb.and([eb('kind', '=', 'group'), eb('group_id', 'in', [...groupIds])])]);
-      })
+      .selectAll('web_hooks')
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('kind', '=', 'project'), eb('project_id', '=', projectId)]),
+          eb.and([eb('kind', '=', 'group'), eb('group_id', 'in', eb.selectFrom('chain').select('chain.id'))]),
+        ]),
+      )
       .where(flag, '=', 1)
       .orderBy('id')
       .execute();
+    return rows.map(toRecord);
+  }
+
+  async listForGroups(groupIds: readonly number[], flag: 'subgroup_events' | 'member_events'): Promise<HookRecord[]> {
+    if (groupIds.length === 0) return [];
+    const rows = await this.db.selectFrom('web_hooks').selectAll().where('kind', '=', 'group').where('group_id', 'in', [...groupIds]).where(flag, '=', 1).orderBy('id').execute();
     return rows.map(toRecord);
   }
 

@@ -63,7 +63,7 @@ ${pager(base, { state }, number, total)}`;
       const { record } = view;
       const project = projectHref(page.frame.prefix, view.projectPath);
       const base = `${project}/-/merge_requests/${record.iid}`;
-      const section = tab === 'pipelines' ? await this.pipelines(projectPath, iid, page) : tab === 'diffs' ? await this.changes(projectPath, iid, base, page, request) : await this.activity(projectPath, iid, page, request);
+      const section = tab === 'pipelines' ? await this.pipelines(projectPath, iid, page) : tab === 'diffs' ? await this.changes(projectPath, iid, base, page, request) : await this.activity(projectPath, iid, page);
       const tabs = ([['overview', 'Overview', base], ['pipelines', 'Pipelines', `${base}/pipelines`], ['diffs', `Changes (${changesCount ?? 0})`, `${base}/diffs`]] as const)
         .map(([name, label, href]) => html`<a href="${href}"${name === tab ? html` aria-current="page"` : null}>${label}</a> `);
       const source = view.sourceProjectPath !== null && view.sourceProjectPath !== view.projectPath ? `${view.sourceProjectPath}:` : '';
@@ -87,9 +87,8 @@ ${section}`;
     }
   }
 
-  /** The threads (people's notes and the system's), read only by a signed-in viewer as the API's discussions are. */
-  private async activity(projectPath: string, iid: number, page: PageRequest, request: FastifyRequest): Promise<Markup> {
-    if (page.actor === null) return html`<h2>Activity</h2><p><a href="${page.frame.prefix}/users/sign_in?redirect_to=${encodeURIComponent(request.url)}">Sign in</a> to read the discussion.</p>`;
+  /** The threads (people's notes and the system's) the viewer may read, anonymous visitors of a public project too. */
+  private async activity(projectPath: string, iid: number, page: PageRequest): Promise<Markup> {
     const threads = await this.services.discussions.list(projectPath, page.actor, { type: 'MergeRequest', iid }, { offset: 0, limit: THREADS_SHOWN });
     return discussionList(threads.items, threads.total);
   }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { DIFF_MAX_PATCH_BYTES } from '../../src/storage/git/diff-limits.ts';
+import { DIFF_MAX_FILES, DIFF_MAX_PATCH_BYTES } from '../../src/storage/git/diff-limits.ts';
 import { startTestCoordinator, type TestCoordinator } from '../helpers/coordinator.ts';
 import { PageClient } from './page-client.ts';
 
@@ -15,6 +15,7 @@ describe('web merge request and issue pages', () => {
   let issueIid: number;
   let hiddenIid: number;
   let confidentialIid: number;
+  let wideIid: number;
 
   async function project(path: string, visibility: 'public' | 'private'): Promise<number> {
     const created = await gantry.api('POST', '/projects', { body: { name: path, path, visibility, initialize_with_readme: true } });
@@ -63,6 +64,11 @@ describe('web merge request and issue pages', () => {
     const hidden = await gantry.api('POST', `/projects/${hiddenId}/merge_requests`, { body: { source_branch: 'secret', target_branch: 'main', title: 'Hidden' } });
     assert.equal(hidden.status, 201, hidden.text);
     hiddenIid = hidden.json.iid as number;
+    const many = Array.from({ length: DIFF_MAX_FILES + 1 }, (_, index) => ({ action: 'create' as const, file_path: `many/f${String(index + 1).padStart(4, '0')}.txt`, content: Buffer.from(`line ${index + 1}\n`) }));
+    await repository.commitFiles({ branch: 'many', startRef: 'main', message: 'Many files', author: AUTHOR, actions: many });
+    const wide = await gantry.api('POST', `/projects/${openId}/merge_requests`, { body: { source_branch: 'many', target_branch: 'main', title: 'Many files' } });
+    assert.equal(wide.status, 201, wide.text);
+    wideIid = wide.json.iid as number;
     member = await new PageClient(gantry).signIn('planner');
     stranger = await new PageClient(gantry).signIn('plan-stranger');
     anonymous = new PageClient(gantry);
@@ -114,6 +120,26 @@ describe('web merge request and issue pages', () => {
     assert.match(page.body, /\+changed &lt;script&gt;alert\(1\)&lt;\/script&gt;/);
     assert.match(page.body, /huge\.txt<\/span> <span class="muted">added<\/span><\/h3>\n<p class="notice">This file is too large to show/);
     assert.ok(page.body.length < DIFF_MAX_PATCH_BYTES, 'the too-large patch is not in the page');
+  });
+
+  it('pages the changes 20 files at a time, counting from git\'s listing, and says where the diff stops at the file limit', async () => {
+    const first = await member.get(`/root/open/-/merge_requests/${wideIid}/diffs`);
+    assert.equal(first.statusCode, 200, first.body);
+    assert.match(first.body, new RegExp(`Files 1 to 20 of ${DIFF_MAX_FILES}\\.`));
+    assert.deepEqual([...first.body.matchAll(/<h3><span class="sha">(many\/f\d+\.txt)</g)].map((match) => match[1]), Array.from({ length: 20 }, (_, index) => `many/f${String(index + 1).padStart(4, '0')}.txt`));
+    assert.match(first.body, /<span class="line added"><span class="visually-hidden">added <\/span>\+line 20<\/span>/);
+    assert.match(first.body, /rel="next" href="[^"]*page=2"/);
+    assert.doesNotMatch(first.body, /The diff stops here/);
+    const second = await member.get(`/root/open/-/merge_requests/${wideIid}/diffs?page=2`);
+    assert.match(second.body, new RegExp(`Files 21 to 40 of ${DIFF_MAX_FILES}\\.`));
+    assert.match(second.body, /many\/f0021\.txt/);
+    assert.doesNotMatch(second.body, /many\/f0020\.txt|many\/f0041\.txt/);
+    const last = await member.get(`/root/open/-/merge_requests/${wideIid}/diffs?page=${DIFF_MAX_FILES / 20}`);
+    assert.match(last.body, new RegExp(`Files ${DIFF_MAX_FILES - 19} to ${DIFF_MAX_FILES} of ${DIFF_MAX_FILES}\\.`));
+    assert.match(last.body, /The diff stops here: it reached GitLab's diff limits/);
+    assert.doesNotMatch(last.body, /rel="next"/);
+    assert.doesNotMatch(last.body, /f1001\.txt/, 'the file past the limit is never shown');
+    assert.match(last.body, /collapsed: the changes are too large to show here/, 'files past the safe limits are collapsed, as the API answers them');
   });
 
   it('lists the request\'s pipelines on its tab', async () => {

@@ -6,11 +6,15 @@
  *   every line rendered, to scroll to its end, the longest main-thread task (Long Tasks API),
  *   the time the main thread was busy (CDP TaskDuration) and JS heap; beside the baseline of the
  *   same run: Chromium opening the same log as plain text (`/raw`).
+ * - the renderer's own figures from a Chromium trace, for the page and the baseline alike: the
+ *   longest main-thread task (RunTask) in wall time and in the thread's CPU time (`tdur`), and
+ *   the main thread's CPU time in all. Wall times move with the machine's load (the renderer
+ *   waits for a core inside a task); CPU time is about the page.
  * Run: bash scripts/build-tests.sh && node bench/web-log.js [--lines 100000] [--samples 10]
  */
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import { chromium, type Page } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { startRunnerJobsFixture } from '../test/helpers/runner-jobs.ts';
 
 const { values } = parseArgs({ options: { lines: { type: 'string', default: '100000' }, samples: { type: 'string', default: '10' } } });
@@ -28,6 +32,46 @@ function bigLog(lines: number): string {
     else out.push(`${stamp}${index % 7 === 0 ? `${ESC}[32mok${ESC}[0m` : 'step'} ${index}: compiling module number ${index} of the build`);
   }
   return `${out.join('\n')}\n`;
+}
+
+interface TraceEvent {
+  name: string;
+  ph: string;
+  pid: number;
+  tid: number;
+  dur?: number;
+  tdur?: number;
+  args?: { name?: string };
+}
+
+/** The renderer main thread's tasks in a Chromium trace: the longest (wall and CPU) and the CPU in all, in ms. */
+function rendererTasks(trace: Buffer): { longest_task_wall_ms: number; longest_task_cpu_ms: number; main_thread_cpu_ms: number; tasks: number } {
+  const events = (JSON.parse(trace.toString('utf8')) as { traceEvents: TraceEvent[] }).traceEvents;
+  const mains = new Set(events.filter((event) => event.ph === 'M' && event.name === 'thread_name' && event.args?.name === 'CrRendererMain').map((event) => `${event.pid}:${event.tid}`));
+  let wall = 0;
+  let cpu = 0;
+  let total = 0;
+  let tasks = 0;
+  for (const event of events) {
+    if (event.name !== 'RunTask' || event.ph !== 'X' || !mains.has(`${event.pid}:${event.tid}`)) continue;
+    tasks += 1;
+    wall = Math.max(wall, event.dur ?? 0);
+    cpu = Math.max(cpu, event.tdur ?? 0);
+    total += event.tdur ?? 0;
+  }
+  return { longest_task_wall_ms: Math.round(wall / 1000), longest_task_cpu_ms: Math.round(cpu / 1000), main_thread_cpu_ms: Math.round(total / 1000), tasks };
+}
+
+/** Runs `work` on `page` under a Chromium trace of the timeline's tasks. */
+async function traced(browser: Browser, page: Page, work: () => Promise<void>): Promise<ReturnType<typeof rendererTasks>> {
+  await browser.startTracing(page, { categories: ['disabled-by-default-devtools.timeline'] });
+  try {
+    await work();
+  } catch (error) {
+    await browser.stopTracing();
+    throw error;
+  }
+  return rendererTasks(await browser.stopTracing());
 }
 
 const fixture = await startRunnerJobsFixture();
@@ -74,7 +118,7 @@ new MutationObserver(() => {
   // The 100,000-line log.
   const text = bigLog(lineCount);
   for (let at = 0; at < text.length; at += 2 * 1024 * 1024) await patch(big.job.id, big.token, text.slice(at, at + 2 * 1024 * 1024));
-  const measureBig = async (): Promise<Record<string, number>> => {
+  const measureBig = async (): Promise<Record<string, number | ReturnType<typeof rendererTasks>>> => {
     const tab: Page = await browser.newPage();
     await tab.addInitScript({
       content: `window.record = { longest: 0, firstLine: 0 };
@@ -88,15 +132,17 @@ new MutationObserver((_changes, observer) => {
     const cdp = await tab.context().newCDPSession(tab);
     await cdp.send('Performance.enable');
     const before = await cdp.send('Performance.getMetrics');
-    await tab.goto(pageUrl(big.job.id));
-    // Polled from here: the page's CSP forbids the string evaluation waitForFunction would use.
-    // Section ends are markers, not lines: one line in a thousand is not counted.
-    const shownLines = lineCount - Math.floor(lineCount / 1000);
-    const deadline = Date.now() + 600_000;
-    while ((await tab.evaluate<string | undefined>(`document.getElementById('log')?.dataset.lines`)) !== String(shownLines)) {
-      if (Date.now() > deadline) throw new Error('the log did not finish rendering in 10 minutes');
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    const renderer = await traced(browser, tab, async () => {
+      await tab.goto(pageUrl(big.job.id));
+      // Polled from here: the page's CSP forbids the string evaluation waitForFunction would use.
+      // Section ends are markers, not lines: one line in a thousand is not counted.
+      const shownLines = lineCount - Math.floor(lineCount / 1000);
+      const deadline = Date.now() + 600_000;
+      while ((await tab.evaluate<string | undefined>(`document.getElementById('log')?.dataset.lines`)) !== String(shownLines)) {
+        if (Date.now() > deadline) throw new Error('the log did not finish rendering in 10 minutes');
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    });
     const rendered = await tab.evaluate<number>('performance.now()');
     const scroll = await tab.evaluate<number>(`(async () => {
       const box = document.getElementById('log-box');
@@ -116,6 +162,7 @@ new MutationObserver((_changes, observer) => {
       longest_task_ms: Math.round(record.longest),
       main_thread_busy_ms: Math.round((metric(after, 'TaskDuration') - metric(before, 'TaskDuration')) * 1000),
       js_heap_mb: Math.round(metric(after, 'JSHeapUsedSize') / 1024 / 1024),
+      renderer,
     };
   };
   const bigLogFigures = await measureBig();
@@ -123,7 +170,9 @@ new MutationObserver((_changes, observer) => {
   // Baseline: the same bytes as a plain text page.
   const rawTab = await browser.newPage();
   const rawStart = Date.now();
-  await rawTab.goto(`${pageUrl(big.job.id)}/raw`, { waitUntil: 'load', timeout: 600_000 });
+  const rawRenderer = await traced(browser, rawTab, async () => {
+    await rawTab.goto(`${pageUrl(big.job.id)}/raw`, { waitUntil: 'load', timeout: 600_000 });
+  });
   const rawLoad = Date.now() - rawStart;
   await rawTab.close();
 
@@ -133,6 +182,7 @@ new MutationObserver((_changes, observer) => {
     line_to_screen_ms: { p50: sorted[Math.floor(sorted.length / 2)], max: sorted[sorted.length - 1], samples: sorted.length, target: 1500, gitlab_polling: 3000 },
     big_log: { lines: lineCount, bytes: Buffer.byteLength(text), ...bigLogFigures },
     baseline_raw_text_load_ms: rawLoad,
+    baseline_raw_text_renderer: rawRenderer,
     load_average: loadavg().map((value) => Math.round(value * 10) / 10),
   }));
 } finally {

@@ -253,7 +253,8 @@ export interface JobArtifactsStore {
   /** Replaces every member record of the artifact with `entries` (one transaction). */
   replaceEntries(artifactId: number, entries: readonly ArtifactEntryRecord[]): Promise<void>;
   /** Members whose path starts with `prefix` (all when empty), by path. */
-  listEntries(artifactId: number, prefix: string, page: Page): Promise<ArtifactEntryRecord[]>;
+  /** Entries under `prefix` by path (byte order), from the path `from` on when given (inclusive). */
+  listEntries(artifactId: number, prefix: string, page: Page, from?: string): Promise<ArtifactEntryRecord[]>;
   /** Removes the records of a job's artifacts (all types unless given); answers the paths to delete. */
   deleteForJob(jobId: number, fileTypes?: readonly ArtifactFileType[]): Promise<string[]>;
   /** Artifacts past `expire_at`, oldest first. */

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { addMember } from '../coordinator/groups-fixtures.ts';
 import { runnerRequest, uploadBody, zipBytes } from '../helpers/runner-artifacts.ts';
 import { startRunnerJobsFixture, type RunnerJobsFixture } from '../helpers/runner-jobs.ts';
+import { ARTIFACT_CHILDREN_SHOWN } from '../../src/coordinator/web/artifact-browse.ts';
 import { PageClient } from './page-client.ts';
 
 describe('the job page: artifacts browsing and the play button', () => {
@@ -22,7 +23,14 @@ describe('the job page: artifacts browsing and the play button', () => {
     const seeded = await fixture.pipeline(project, [{ name: 'build', stage: 'build' }, { name: 'deploy', stage: 'build', when: 'manual' }]);
     manualId = seeded.jobs.deploy!.id;
     const claimed = await fixture.claim();
-    const zip = await zipBytes({ 'report.txt': 'top level <b>report</b>\n', 'dist/app.js': 'console.log(1)\n', 'dist/deep/a/b.txt': 'deep\n', 'docs/<img src=x>.md': 'hostile name\n' });
+    const members: Record<string, string> = { 'report.txt': 'top level <b>report</b>\n', 'dist/app.js': 'console.log(1)\n', 'dist/deep/a/b.txt': 'deep\n', 'docs/<img src=x>.md': 'hostile name\n' };
+    // One level of `wide/`: files across several index batches, directories whose subtrees are
+    // skipped, and names that sort between a directory and its subtree (`d1-x.txt`, `d10/`).
+    for (let index = 0; index < 250; index += 1) members[`wide/f${String(index).padStart(3, '0')}.txt`] = `${index}\n`;
+    for (const directory of ['d1', 'd10', 'd2']) for (let index = 0; index < 300; index += 1) members[`wide/${directory}/sub/g${index}.txt`] = 'x\n';
+    members['wide/d1-x.txt'] = 'between\n';
+    for (let index = 0; index <= ARTIFACT_CHILDREN_SHOWN; index += 1) members[`many/m${String(index).padStart(4, '0')}.txt`] = 'm\n';
+    const zip = await zipBytes(members);
     const uploaded = await runnerRequest(fixture.baseUrl, 'POST', `/jobs/${claimed.job.id}/artifacts`, { token: claimed.token, body: uploadBody('artifacts.zip', zip) });
     assert.equal(uploaded.status, 201, uploaded.text);
     jobPath = `/root/web-art/-/jobs/${claimed.job.id}`;
@@ -43,6 +51,8 @@ describe('the job page: artifacts browsing and the play button', () => {
     assert.deepEqual(names, [
       [`${jobPath}/artifacts/browse/dist/`, 'dist/'],
       [`${jobPath}/artifacts/browse/docs/`, 'docs/'],
+      [`${jobPath}/artifacts/browse/many/`, 'many/'],
+      [`${jobPath}/artifacts/browse/wide/`, 'wide/'],
       [`${jobPath}/artifacts/file/report.txt`, 'report.txt'],
     ]);
     assert.match(top.body, /24 bytes/);
@@ -60,6 +70,21 @@ describe('the job page: artifacts browsing and the play button', () => {
     assert.doesNotMatch(docs.body, /<img src=x>/);
     assert.equal((await maintainer.get(`${jobPath}/artifacts/browse/nothing/`)).statusCode, 404);
     assert.equal((await maintainer.get(`${jobPath}/artifacts/browse/dist%2F..%2F..%2Fx/`)).statusCode, 400);
+  });
+
+  it('lists one directory level: every file across index batches, each child directory once, its subtree never listed', async () => {
+    const wide = await maintainer.get(`${jobPath}/artifacts/browse/wide/`);
+    assert.equal(wide.statusCode, 200);
+    const names = [...wide.body.matchAll(/<td><a href="[^"]*\/artifacts\/(?:browse|file)\/wide\/[^"]*"(?: download)?>([^<]+)<\/a><\/td>/g)].map((match) => match[1]);
+    const files = Array.from({ length: 250 }, (_, index) => `f${String(index).padStart(3, '0')}.txt`);
+    assert.deepEqual(names, ['d1/', 'd10/', 'd2/', 'd1-x.txt', ...files].sort((a, b) => Number(b.endsWith('/')) - Number(a.endsWith('/')) || a.localeCompare(b)));
+    assert.doesNotMatch(wide.body, /sub\/|more than/);
+    const sub = await maintainer.get(`${jobPath}/artifacts/browse/wide/d10/sub/`);
+    assert.equal([...sub.body.matchAll(/download>g\d+\.txt</g)].length, 300);
+    const many = await maintainer.get(`${jobPath}/artifacts/browse/many/`);
+    assert.equal([...many.body.matchAll(/download>m\d+\.txt</g)].length, ARTIFACT_CHILDREN_SHOWN);
+    assert.match(many.body, new RegExp(`more than ${ARTIFACT_CHILDREN_SHOWN} entries`));
+    assert.doesNotMatch(many.body, new RegExp(`m${ARTIFACT_CHILDREN_SHOWN}\\.txt`), 'the name past the cap');
   });
 
   it('downloads one member as an attachment, and refuses a path that climbs out', async () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { DIFF_MAX_PATCH_BYTES } from '../../src/storage/git/diff-limits.ts';
+import { DIFF_MAX_FILES, DIFF_MAX_PATCH_BYTES } from '../../src/storage/git/diff-limits.ts';
 import { startTestCoordinator, type TestCoordinator } from '../helpers/coordinator.ts';
 import { PageClient } from './page-client.ts';
 
@@ -14,6 +14,8 @@ describe('web merge request and issue pages', () => {
   let mergeIid: number;
   let issueIid: number;
   let hiddenIid: number;
+  let confidentialIid: number;
+  let wideIid: number;
 
   async function project(path: string, visibility: 'public' | 'private'): Promise<number> {
     const created = await gantry.api('POST', '/projects', { body: { name: path, path, visibility, initialize_with_readme: true } });
@@ -52,11 +54,21 @@ describe('web merge request and issue pages', () => {
     const closed = await gantry.api('POST', `/projects/${openId}/issues`, { body: { title: 'Old issue' } });
     assert.equal((await gantry.api('PUT', `/projects/${openId}/issues/${closed.json.iid as number}`, { body: { state_event: 'close' } })).status, 200);
     assert.equal((await gantry.api('POST', `/projects/${openId}/issues/${issueIid}/notes`, { body: { body: 'Seen it too' } })).status, 201);
+    assert.equal((await gantry.api('POST', `/projects/${openId}/issues/${issueIid}/notes`, { body: { body: 'Maintainers only: **internal**', internal: true } })).status, 201);
+    assert.equal((await gantry.api('POST', `/projects/${openId}/merge_requests/${mergeIid}/notes`, { body: { body: 'Internal review remark', internal: true } })).status, 201);
+    const secret = await gantry.api('POST', `/projects/${openId}/issues`, { body: { title: 'Security hole', confidential: true } });
+    assert.equal(secret.status, 201, secret.text);
+    confidentialIid = secret.json.iid as number;
     assert.equal((await gantry.api('PUT', `/projects/${openId}/issues/${issueIid}`, { body: { assignee_ids: [user.id] } })).status, 200);
     await gantry.coordinator.context.repositories.open(hiddenId).commitFiles({ branch: 'secret', startRef: 'main', message: 'Secret', author: AUTHOR, actions: [{ action: 'create', file_path: 's.txt', content: Buffer.from('s\n') }] });
     const hidden = await gantry.api('POST', `/projects/${hiddenId}/merge_requests`, { body: { source_branch: 'secret', target_branch: 'main', title: 'Hidden' } });
     assert.equal(hidden.status, 201, hidden.text);
     hiddenIid = hidden.json.iid as number;
+    const many = Array.from({ length: DIFF_MAX_FILES + 1 }, (_, index) => ({ action: 'create' as const, file_path: `many/f${String(index + 1).padStart(4, '0')}.txt`, content: Buffer.from(`line ${index + 1}\n`) }));
+    await repository.commitFiles({ branch: 'many', startRef: 'main', message: 'Many files', author: AUTHOR, actions: many });
+    const wide = await gantry.api('POST', `/projects/${openId}/merge_requests`, { body: { source_branch: 'many', target_branch: 'main', title: 'Many files' } });
+    assert.equal(wide.status, 201, wide.text);
+    wideIid = wide.json.iid as number;
     member = await new PageClient(gantry).signIn('planner');
     stranger = await new PageClient(gantry).signIn('plan-stranger');
     anonymous = new PageClient(gantry);
@@ -89,11 +101,13 @@ describe('web merge request and issue pages', () => {
     assert.match(page.body, /Changes \(3\)/);
   });
 
-  it('shows an anonymous visitor the request but asks them to sign in for the discussion, as the API does', async () => {
+  it('shows an anonymous visitor a public project\'s request with its notes, but no internal note', async () => {
     const page = await anonymous.get(`/root/open/-/merge_requests/${mergeIid}`);
     assert.equal(page.statusCode, 200);
-    assert.match(page.body, /Sign in<\/a> to read the discussion/);
-    assert.doesNotMatch(page.body, /Looks <em>good/);
+    assert.match(page.body, /Looks <em>good<\/em> &lt;iframe&gt;/);
+    assert.match(page.body, /<li class="system-note">/);
+    assert.doesNotMatch(page.body, /Internal review remark|Sign in<\/a> to read/);
+    assert.match((await member.get(`/root/open/-/merge_requests/${mergeIid}`)).body, /Internal review remark/, 'a Developer (Reporter and up) reads internal notes');
   });
 
   it('shows the changes per file, marking added and removed lines, a file over the patch limit as too large, escaped paths', async () => {
@@ -106,6 +120,26 @@ describe('web merge request and issue pages', () => {
     assert.match(page.body, /\+changed &lt;script&gt;alert\(1\)&lt;\/script&gt;/);
     assert.match(page.body, /huge\.txt<\/span> <span class="muted">added<\/span><\/h3>\n<p class="notice">This file is too large to show/);
     assert.ok(page.body.length < DIFF_MAX_PATCH_BYTES, 'the too-large patch is not in the page');
+  });
+
+  it('pages the changes 20 files at a time, counting from git\'s listing, and says where the diff stops at the file limit', async () => {
+    const first = await member.get(`/root/open/-/merge_requests/${wideIid}/diffs`);
+    assert.equal(first.statusCode, 200, first.body);
+    assert.match(first.body, new RegExp(`Files 1 to 20 of ${DIFF_MAX_FILES}\\.`));
+    assert.deepEqual([...first.body.matchAll(/<h3><span class="sha">(many\/f\d+\.txt)</g)].map((match) => match[1]), Array.from({ length: 20 }, (_, index) => `many/f${String(index + 1).padStart(4, '0')}.txt`));
+    assert.match(first.body, /<span class="line added"><span class="visually-hidden">added <\/span>\+line 20<\/span>/);
+    assert.match(first.body, /rel="next" href="[^"]*page=2"/);
+    assert.doesNotMatch(first.body, /The diff stops here/);
+    const second = await member.get(`/root/open/-/merge_requests/${wideIid}/diffs?page=2`);
+    assert.match(second.body, new RegExp(`Files 21 to 40 of ${DIFF_MAX_FILES}\\.`));
+    assert.match(second.body, /many\/f0021\.txt/);
+    assert.doesNotMatch(second.body, /many\/f0020\.txt|many\/f0041\.txt/);
+    const last = await member.get(`/root/open/-/merge_requests/${wideIid}/diffs?page=${DIFF_MAX_FILES / 20}`);
+    assert.match(last.body, new RegExp(`Files ${DIFF_MAX_FILES - 19} to ${DIFF_MAX_FILES} of ${DIFF_MAX_FILES}\\.`));
+    assert.match(last.body, /The diff stops here: it reached GitLab's diff limits/);
+    assert.doesNotMatch(last.body, /rel="next"/);
+    assert.doesNotMatch(last.body, /f1001\.txt/, 'the file past the limit is never shown');
+    assert.match(last.body, /collapsed: the changes are too large to show here/, 'files past the safe limits are collapsed, as the API answers them');
   });
 
   it('lists the request\'s pipelines on its tab', async () => {
@@ -127,7 +161,7 @@ describe('web merge request and issue pages', () => {
     assert.equal((await member.get(`/root/open/-/merge_requests/999`)).statusCode, 404);
   });
 
-  it('lists issues by state and shows one with its labels, assignees and notes; anonymous visitors sign in first', async () => {
+  it('lists issues by state and shows one with its labels, assignees and notes', async () => {
     const list = await member.get('/root/open/-/issues');
     assert.equal(list.statusCode, 200, list.body);
     assert.match(list.body, new RegExp(`<a href="/root/open/-/issues/${issueIid}">#${issueIid} Broken &lt;b&gt;thing&lt;/b&gt;</a>`));
@@ -140,9 +174,26 @@ describe('web merge request and issue pages', () => {
     assert.match(page.body, /<dt>Assignees<\/dt><dd>User planner \(@planner\)<\/dd>/);
     assert.match(page.body, /Seen it too/);
     assert.match(page.body, /<li class="system-note">.*assigned to @planner/s);
-    const signIn = await anonymous.get(`/root/open/-/issues/${issueIid}`);
-    assert.equal(signIn.statusCode, 302);
-    assert.match(String(signIn.headers.location), /^\/users\/sign_in\?redirect_to=/);
+    assert.match(page.body, /Maintainers only: <strong>internal<\/strong>/);
+    assert.match((await member.get('/root/open/-/issues')).body, /Security hole/, 'a Developer sees the confidential issue');
+  });
+
+  it('shows an anonymous visitor a public project\'s issues and notes, never a confidential issue or an internal note', async () => {
+    const list = await anonymous.get('/root/open/-/issues?state=all');
+    assert.equal(list.statusCode, 200, list.body);
+    assert.match(list.body, /Broken &lt;b&gt;thing&lt;\/b&gt;/);
+    assert.match(list.body, /Old issue/);
+    assert.doesNotMatch(list.body, /Security hole/);
+    const page = await anonymous.get(`/root/open/-/issues/${issueIid}`);
+    assert.equal(page.statusCode, 200, page.body);
+    assert.match(page.body, /Seen it too/);
+    assert.match(page.body, /<li class="system-note">.*assigned to @planner/s);
+    assert.doesNotMatch(page.body, /Maintainers only/);
+    const missing = await anonymous.get('/root/open/-/issues/999');
+    const confidential = await anonymous.get(`/root/open/-/issues/${confidentialIid}`);
+    assert.equal(confidential.statusCode, 404);
+    assert.equal(confidential.body.replace(/<title>.*<\/title>/, ''), missing.body.replace(/<title>.*<\/title>/, ''), 'a confidential issue is the same 404 as a missing one');
+    assert.equal((await stranger.get(`/root/open/-/issues/${confidentialIid}`)).statusCode, 404);
   });
 
   it('answers HEAD on project pages as GET without a body, and resolves the API\'s web_urls', async () => {

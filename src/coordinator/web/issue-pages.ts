@@ -1,6 +1,4 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { GantryError } from '../../shared/errors.ts';
-import type { UserRecord } from '../../storage/types.ts';
 import type { DiscussionsService } from '../services/planning/discussions.ts';
 import type { IssuesService } from '../services/planning/issues.ts';
 import { pageRequest, sendPage, sendRefusal, type WebEdge } from './frame.ts';
@@ -18,13 +16,12 @@ export interface IssuePagesServices {
 export const THREADS_SHOWN = 200;
 const ISSUE_STATES = ['opened', 'closed', 'all'] as const;
 
-/** The API reads issues only for a signed-in caller: an anonymous visitor is sent to sign in. */
-function signedIn(actor: UserRecord | null): UserRecord {
-  if (actor === null) throw new GantryError('GANTRY_E_AUTHENTICATION_REQUIRED');
-  return actor;
-}
-
-/** `/-/issues` (list) and `/-/issues/:iid`, read-only, through the issues service as the API reads them. */
+/**
+ * `/-/issues` (list) and `/-/issues/:iid`, read-only, through the issues and discussions services
+ * with the viewer as the actor: an anonymous visitor of a public project sees its issues and
+ * notes as GitLab's pages show them (no confidential issue, no internal note: the permission
+ * module's rules for nobody signed in).
+ */
 export class IssuePages {
   constructor(
     private readonly edge: WebEdge,
@@ -34,7 +31,7 @@ export class IssuePages {
   async list(projectPath: string, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const page = await pageRequest(this.edge, request);
     try {
-      const actor = signedIn(page.actor);
+      const { actor } = page;
       const state = listState(request, ISSUE_STATES);
       const number = listPage(request);
       const { items, total } = await this.services.issues.listProject(projectPath, actor, { ...(state !== 'all' && { state }), orderBy: 'created_at', sort: 'desc' }, { offset: (number - 1) * PLANNING_PER_PAGE, limit: PLANNING_PER_PAGE });
@@ -57,7 +54,7 @@ ${pager(base, { state }, number, total)}`;
   async show(projectPath: string, iid: number, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const page = await pageRequest(this.edge, request);
     try {
-      const actor = signedIn(page.actor);
+      const { actor } = page;
       const view = await this.services.issues.get(projectPath, actor, iid);
       const threads = await this.services.discussions.list(projectPath, actor, { type: 'Issue', iid }, { offset: 0, limit: THREADS_SHOWN });
       const { issue } = view;

@@ -3,7 +3,7 @@ import { contentDisposition } from '../http/blob-response.ts';
 import type { JobArtifactsService } from '../services/ci/pipelines/job-artifacts.ts';
 import type { JobsService } from '../services/ci/pipelines/jobs.ts';
 import { GantryError } from '../../shared/errors.ts';
-import { ARTIFACT_ENTRIES_READ, artifactBrowsePage } from './artifact-browse.ts';
+import { ARTIFACT_CHILDREN_SHOWN, artifactBrowsePage } from './artifact-browse.ts';
 import { formField, formToken, pageRequest, sameToken, sendPage, sendRefusal, type PageRequest, type WebEdge } from './frame.ts';
 import { errorPage } from './layout.ts';
 import { jobPage } from './job-page.ts';
@@ -11,7 +11,7 @@ import { projectHref } from './pipeline-format.ts';
 
 export type JobPagesServices = {
   jobs: Pick<JobsService, 'get' | 'readable' | 'build' | 'canUpdate' | 'cancel' | 'retry' | 'play'>;
-  jobArtifacts: Pick<JobArtifactsService, 'traceFrom' | 'archive' | 'archiveEntries' | 'archiveFile'>;
+  jobArtifacts: Pick<JobArtifactsService, 'traceFrom' | 'archive' | 'archiveDirectory' | 'archiveFile'>;
 };
 
 export type JobAction = 'retry' | 'cancel' | 'play';
@@ -106,9 +106,9 @@ export class JobPages {
   private async browse(projectPath: string, jobId: number, rest: string, page: PageRequest, reply: FastifyReply): Promise<FastifyReply> {
     const directory = rest === '' ? '' : rest.endsWith('/') ? rest : `${rest}/`;
     const view = await this.services.jobs.get(projectPath, page.actor, jobId);
-    const entries = await this.services.jobArtifacts.archiveEntries(projectPath, page.actor, jobId, directory, ARTIFACT_ENTRIES_READ);
-    if (directory !== '' && entries.length === 0) throw new GantryError('GANTRY_E_ARTIFACT_NOT_FOUND');
-    return sendPage(reply, 200, artifactBrowsePage(page.frame, view, directory, entries));
+    const listing = await this.services.jobArtifacts.archiveDirectory(projectPath, page.actor, jobId, directory, ARTIFACT_CHILDREN_SHOWN);
+    if (directory !== '' && !listing.exists) throw new GantryError('GANTRY_E_ARTIFACT_NOT_FOUND');
+    return sendPage(reply, 200, artifactBrowsePage(page.frame, view, directory, listing));
   }
 
   /** One member of the archive, inflated as it streams, as a download (never shown inline: it is the job's content). */

@@ -3,6 +3,7 @@ import type { MergeStatus } from '../../storage/types-merge-requests.ts';
 import type { MergeRequestPipelinesView } from '../services/ci/pipelines/merge-request-pipeline-views.ts';
 import type { MergeRequestDiffs } from '../services/planning/merge-requests/changes.ts';
 import type { MergeRequestsService } from '../services/planning/merge-requests/service.ts';
+import { DIFF_MAX_FILES, DIFF_MAX_LINES } from '../../storage/git/diff-limits.ts';
 import { fileDiff } from './diff-view.ts';
 import { pageRequest, sendPage, sendRefusal, type PageRequest, type WebEdge } from './frame.ts';
 import { html, type Markup } from './html.ts';
@@ -13,7 +14,7 @@ import { discussionList, labelList, listPage, listState, markdownBlock, pager, p
 
 export interface MergeRequestPagesServices {
   mergeRequests: Pick<MergeRequestsService, 'listProject' | 'get'>;
-  mergeRequestDiffs: Pick<MergeRequestDiffs, 'diffs'>;
+  mergeRequestDiffs: Pick<MergeRequestDiffs, 'diffsWindow'>;
   mergeRequestPipelinesView: Pick<MergeRequestPipelinesView, 'list'>;
   discussions: IssuePagesServices['discussions'];
 }
@@ -63,7 +64,7 @@ ${pager(base, { state }, number, total)}`;
       const { record } = view;
       const project = projectHref(page.frame.prefix, view.projectPath);
       const base = `${project}/-/merge_requests/${record.iid}`;
-      const section = tab === 'pipelines' ? await this.pipelines(projectPath, iid, page) : tab === 'diffs' ? await this.changes(projectPath, iid, base, page, request) : await this.activity(projectPath, iid, page, request);
+      const section = tab === 'pipelines' ? await this.pipelines(projectPath, iid, page) : tab === 'diffs' ? await this.changes(projectPath, iid, base, page, request) : await this.activity(projectPath, iid, page);
       const tabs = ([['overview', 'Overview', base], ['pipelines', 'Pipelines', `${base}/pipelines`], ['diffs', `Changes (${changesCount ?? 0})`, `${base}/diffs`]] as const)
         .map(([name, label, href]) => html`<a href="${href}"${name === tab ? html` aria-current="page"` : null}>${label}</a> `);
       const source = view.sourceProjectPath !== null && view.sourceProjectPath !== view.projectPath ? `${view.sourceProjectPath}:` : '';
@@ -87,9 +88,8 @@ ${section}`;
     }
   }
 
-  /** The threads (people's notes and the system's), read only by a signed-in viewer as the API's discussions are. */
-  private async activity(projectPath: string, iid: number, page: PageRequest, request: FastifyRequest): Promise<Markup> {
-    if (page.actor === null) return html`<h2>Activity</h2><p><a href="${page.frame.prefix}/users/sign_in?redirect_to=${encodeURIComponent(request.url)}">Sign in</a> to read the discussion.</p>`;
+  /** The threads (people's notes and the system's) the viewer may read, anonymous visitors of a public project too. */
+  private async activity(projectPath: string, iid: number, page: PageRequest): Promise<Markup> {
     const threads = await this.services.discussions.list(projectPath, page.actor, { type: 'MergeRequest', iid }, { offset: 0, limit: THREADS_SHOWN });
     return discussionList(threads.items, threads.total);
   }
@@ -106,13 +106,14 @@ ${items.length === 0 ? html`<p>No pipelines to show.</p>` : html`<table><thead><
 ${total > items.length && html`<p class="muted">The newest ${items.length} of ${total} pipelines are shown.</p>`}`;
   }
 
-  /** A page of files of base..head, each patch bounded by git's diff limits. */
+  /** A page of files of base..head, each patch bounded by git's diff limits; git stops after the page. */
   private async changes(projectPath: string, iid: number, base: string, page: PageRequest, request: FastifyRequest): Promise<Markup> {
     const number = listPage(request);
-    const { items, total } = await this.services.mergeRequestDiffs.diffs(projectPath, page.actor, iid, { offset: (number - 1) * DIFF_FILES_PER_PAGE, limit: DIFF_FILES_PER_PAGE });
     const first = (number - 1) * DIFF_FILES_PER_PAGE;
+    const { items, total, overflow } = await this.services.mergeRequestDiffs.diffsWindow(projectPath, page.actor, iid, { offset: first, limit: DIFF_FILES_PER_PAGE });
     return html`<h2>Changes</h2>
 ${items.length === 0 ? html`<p>No changes to show.</p>` : html`<p class="muted">Files ${first + 1} to ${first + items.length} of ${total}.</p>${items.map((file, index) => fileDiff(file, first + index + 1))}`}
-${pager(`${base}/diffs`, {}, number, total, DIFF_FILES_PER_PAGE)}`;
+${overflow && html`<p class="notice">The diff stops here: it reached GitLab's diff limits (${DIFF_MAX_FILES} files, ${DIFF_MAX_LINES} lines in all).</p>`}
+${pager(`${base}/diffs`, {}, number, overflow ? first + items.length : total, DIFF_FILES_PER_PAGE)}`;
   }
 }

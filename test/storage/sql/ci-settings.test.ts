@@ -128,6 +128,8 @@ describe('CI settings storage: variables, triggers, schedules, environments, dep
     assert.deepEqual(await jobArtifacts.findEntry(saved.artifact.id, 'out/'), entries[0], 'no location recorded');
     assert.deepEqual((await jobArtifacts.listEntries(saved.artifact.id, 'out/', { offset: 0, limit: 10 })).map((e) => e.path), ['out/', 'out/B.txt', 'out/a.txt'], 'case-sensitive prefix, byte order');
     assert.equal((await jobArtifacts.listEntries(saved.artifact.id, '', { offset: 0, limit: 10 })).length, 4);
+    assert.deepEqual((await jobArtifacts.listEntries(saved.artifact.id, 'out/', { offset: 0, limit: 10 }, 'out/B.txt')).map((e) => e.path), ['out/B.txt', 'out/a.txt'], 'from a path on, inclusive, in byte order');
+    assert.deepEqual((await jobArtifacts.listEntries(saved.artifact.id, '', { offset: 0, limit: 10 }, 'out0')).map((e) => e.path), [], 'past the out/ subtree');
     const reindexed = entries.slice(0, 3).map((entry, index) => ({ ...entry, header_offset: 1000 + index, compression: 0 }));
     await jobArtifacts.replaceEntries(saved.artifact.id, [...reindexed, ...reindexed.map((entry) => ({ ...entry, path: `again/${entry.path}` }))]);
     assert.deepEqual(await jobArtifacts.findEntry(saved.artifact.id, 'out/'), reindexed[0]);

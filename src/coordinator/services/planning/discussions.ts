@@ -3,6 +3,7 @@ import type { UserRecord } from '../../../storage/types.ts';
 import type { MergeRequestRecord } from '../../../storage/types-merge-requests.ts';
 import { isResolvableNote, type DiffPosition, type DiscussionFilter, type NotesStore } from '../../../storage/types-notes.ts';
 import type { MergeRequestPermissions } from '../access/merge-request-permissions.ts';
+import type { Actor } from '../access/permissions.ts';
 import type { PlanningPermissions } from '../access/planning-permissions.ts';
 import type { Page, Paged } from '../repository/pages.ts';
 import type { Noteable, NoteableRef, Noteables } from './noteables.ts';
@@ -53,7 +54,8 @@ const noteRefused = (message: string) => new GantryError('GANTRY_E_NOTE_REFUSED'
 export class DiscussionsService {
   constructor(private readonly deps: DiscussionsServiceDeps) {}
 
-  async list(projectRef: string, actor: UserRecord, ref: NoteableRef, page: Page): Promise<Paged<DiscussionView>> {
+  /** Also for an anonymous caller (the web pages): what the permission rules give nobody signed in. */
+  async list(projectRef: string, actor: Actor, ref: NoteableRef, page: Page): Promise<Paged<DiscussionView>> {
     const noteable = await this.deps.noteables.forNotes(projectRef, actor, ref);
     const filter = await this.filterFor(noteable, actor);
     const { ids, total } = await this.deps.notes.discussionIds(filter, page);
@@ -134,7 +136,7 @@ export class DiscussionsService {
     return discussionOf(discussionId, await this.deps.noteService.views(notes, noteable));
   }
 
-  private async filterFor(noteable: Noteable, actor: UserRecord): Promise<DiscussionFilter> {
+  private async filterFor(noteable: Noteable, actor: Actor): Promise<DiscussionFilter> {
     const includeInternal = await this.deps.planningPermissions.canReadInternalNotes(noteable.project, actor);
     return { noteableType: noteable.type, noteableId: noteable.record.id, includeInternal };
   }

@@ -75,7 +75,8 @@ export class IssuesService {
     return this.list(actor, query, { projects, confidentialAccess: this.deps.planningPermissions.confidentialAccess(actor, access) }, page);
   }
 
-  async listProject(projectRef: string, actor: UserRecord, query: IssueQuery, page: Page): Promise<Paged<IssueView>> {
+  /** Also for an anonymous caller (the web pages): the same rules, no issue of their own. */
+  async listProject(projectRef: string, actor: Actor, query: IssueQuery, page: Page): Promise<Paged<IssueView>> {
     const project = await this.readable(projectRef, actor);
     const where = { projects: { projectIds: [project.id], visibleScope: null }, confidentialAccess: await this.deps.planningPermissions.confidentialAccessIn(project, actor) };
     return this.list(actor, query, where, page);
@@ -89,15 +90,21 @@ export class IssuesService {
     return this.listGroup(String(owner.group.id), actor, query, page);
   }
 
-  private async list(actor: UserRecord, query: IssueQuery, where: Pick<IssueListFilter, 'projects' | 'confidentialAccess'>, page: Page): Promise<Paged<IssueView>> {
+  private async list(actor: Actor, query: IssueQuery, where: Pick<IssueListFilter, 'projects' | 'confidentialAccess'>, page: Page): Promise<Paged<IssueView>> {
     const { scope, myReactionEmoji, ...filter } = query;
+    // "Mine" filters select nothing without a caller.
+    if (actor === null) return scope === 'created_by_me' || scope === 'assigned_to_me' || myReactionEmoji !== undefined ? { items: [], total: 0 } : this.page({ ...filter, ...where }, page);
     const mine = scope === 'created_by_me' ? { authorId: actor.id } : scope === 'assigned_to_me' ? { assigneeId: actor.id } : {};
     const reactedBy = myReactionEmoji === undefined ? {} : { reactedBy: { userId: actor.id, emoji: myReactionEmoji } };
-    const { items, total } = await this.deps.issues.list({ ...filter, ...where, ...mine, ...reactedBy }, page);
+    return this.page({ ...filter, ...where, ...mine, ...reactedBy }, page);
+  }
+
+  private async page(filter: IssueListFilter, page: Page): Promise<Paged<IssueView>> {
+    const { items, total } = await this.deps.issues.list(filter, page);
     return { items: await this.deps.views.many(items), total };
   }
 
-  async get(projectRef: string, actor: UserRecord, iid: number): Promise<IssueView> {
+  async get(projectRef: string, actor: Actor, iid: number): Promise<IssueView> {
     const project = await this.readable(projectRef, actor);
     return this.deps.views.one(await this.find(project, actor, iid));
   }

@@ -99,7 +99,7 @@ export class SqlJobArtifactsStore implements JobArtifactsStore {
     });
   }
 
-  async listEntries(artifactId: number, prefix: string, page: Page): Promise<ArtifactEntryRecord[]> {
+  async listEntries(artifactId: number, prefix: string, page: Page, from?: string): Promise<ArtifactEntryRecord[]> {
     let query = this.db
       .selectFrom('ci_artifact_entries')
       .select(ENTRY_COLUMNS)
@@ -107,6 +107,7 @@ export class SqlJobArtifactsStore implements JobArtifactsStore {
     // Case-sensitive prefix and byte order on both backends (LIKE ignores case on SQLite; PostgreSQL sorts by locale).
     if (prefix !== '') query = query.where(sql<boolean>`substr(path, 1, ${[...prefix].length}) = ${prefix}`);
     const byPath = dialectOf(this.db) === 'postgres' ? sql`path collate "C"` : sql`path`;
+    if (from !== undefined) query = query.where(sql<boolean>`${byPath} >= ${from}`);
     const rows = await query.orderBy(byPath).offset(page.offset).limit(page.limit).execute();
     return rows.map(toEntry);
   }

@@ -2,7 +2,7 @@ import { posix } from 'node:path';
 import type { Readable } from 'node:stream';
 import { GantryError } from '../../../../shared/errors.ts';
 import type { ArtifactStore, TraceStore } from '../../../../storage/types-blobs.ts';
-import type { ArtifactEntryRecord, CiJobsStore, JobArtifactRecord, JobArtifactsStore, JobRecord } from '../../../../storage/types-ci-jobs.ts';
+import type { CiJobsStore, JobArtifactRecord, JobArtifactsStore, JobRecord } from '../../../../storage/types-ci-jobs.ts';
 import type { Actor } from '../../access/permissions.ts';
 import type { ArchiveMembers } from './archive-members.ts';
 import { availableArchive, isValidArtifactPath } from './artifact-rules.ts';
@@ -26,6 +26,16 @@ export interface JobArtifactsServiceDeps {
   traceWatch?: { watched(jobId: number): void };
   clock?: () => number;
 }
+
+/** A member of an archive directory: a file, or a directory whether or not the zip lists one. */
+export interface ArchiveChild {
+  name: string;
+  directory: boolean;
+  size: number;
+}
+
+/** Index records read per query while listing a directory. */
+const DIRECTORY_BATCH = 200;
 
 /** Traces and artifacts of jobs, streamed from their stores; never read whole into memory. */
 export class JobArtifactsService {
@@ -79,14 +89,44 @@ export class JobArtifactsService {
   }
 
   /**
-   * Members of the archive whose path starts with `prefix` (a directory ending in `/`, or '' for
-   * all), by path, at most `limit`: the index kept at upload, so no zip is read here.
+   * The direct children of a directory of the archive (`''` or a path ending in `/`), by name in
+   * byte order, at most `limit`, from the member index. One level only: a child directory's
+   * subtree is skipped with one indexed query past it (every path under `dir/` sorts before
+   * `dir0`), so a deep tree costs a query per child directory, not a read of its members.
+   * `complete` is false when the limit cut the listing; `exists`, whether the index has the
+   * directory (listed itself, or anything under it).
    */
-  async archiveEntries(projectRef: string, actor: Actor, jobId: number, prefix: string, limit: number): Promise<ArtifactEntryRecord[]> {
+  async archiveDirectory(projectRef: string, actor: Actor, jobId: number, directory: string, limit: number): Promise<{ children: ArchiveChild[]; complete: boolean; exists: boolean }> {
     const target = await this.deps.jobs.readable(projectRef, actor);
     const archive = await this.archiveOf(await this.deps.jobs.build(target.project, jobId));
-    if (prefix !== '' && (!prefix.endsWith('/') || !isValidArtifactPath(prefix))) throw new GantryError('GANTRY_E_ARTIFACT_PATH_INVALID');
-    return this.deps.jobArtifacts.listEntries(archive.id, prefix, { offset: 0, limit });
+    if (directory !== '' && (!directory.endsWith('/') || !isValidArtifactPath(directory))) throw new GantryError('GANTRY_E_ARTIFACT_PATH_INVALID');
+    const children: ArchiveChild[] = [];
+    let exists = false;
+    let from: string | undefined;
+    for (;;) {
+      const rows = await this.deps.jobArtifacts.listEntries(archive.id, directory, { offset: 0, limit: DIRECTORY_BATCH }, from);
+      let next: string | undefined;
+      if (rows.length > 0) exists = true;
+      for (const row of rows) {
+        const rest = row.path.slice(directory.length);
+        const slash = rest.indexOf('/');
+        const name = slash >= 0 ? rest.slice(0, slash) : rest;
+        if (name === '' || children.at(-1)?.name === name) continue;
+        if (children.length >= limit) return { children, complete: false, exists };
+        children.push({ name, directory: slash >= 0, size: slash >= 0 ? 0 : row.size });
+        // '0' follows '/': the first path past this directory's whole subtree.
+        if (slash >= 0) {
+          next = `${directory}${name}0`;
+          break;
+        }
+      }
+      if (next === undefined) {
+        if (rows.length < DIRECTORY_BATCH) return { children, complete: true, exists };
+        // A batch of files only: go on after its last one (read again, and skipped as already listed).
+        next = rows.at(-1)!.path;
+      }
+      from = next;
+    }
   }
 
   /** One file of the archive of the newest successful job named `jobName` on `ref`. */

@@ -87,6 +87,34 @@ export class MergeRequestDiffs {
     return { ...found, ...(await pageOfStream(await this.diffOf(found, false, client), page)) };
   }
 
+  /**
+   * A page of the diff as the web's changes tab reads it: the files before the page are scanned
+   * (GitLab's collapsing limits count them) but not kept, git is stopped after the page's last
+   * file, and the total is git's listing of the files (printed before any patch, at most
+   * DIFF_MAX_FILES), not a count of patches read. `overflow`: the diff stops at a limit within
+   * or right after this page.
+   */
+  async diffsWindow(projectRef: string, actor: Actor, iid: number, page: Page, client?: GitClient): Promise<Paged<GitFileDiff> & { overflow: boolean }> {
+    const found = await this.find(projectRef, actor, iid);
+    const diff = await this.diffOf(found, false, client);
+    const items: GitFileDiff[] = [];
+    let seen = 0;
+    try {
+      for await (const file of diff) {
+        if (seen >= page.offset) items.push(file);
+        seen += 1;
+        if (items.length >= page.limit) break;
+      }
+    } finally {
+      diff.close();
+    }
+    // The listing passed the read ceiling: counted apart, now that the diff's slot is free.
+    const listed = diff.fileCount ?? Number.parseInt((await this.counts.countFor(found.mergeRequest, found.project, client)) ?? '0', 10);
+    const stoppedBeforeFull = items.length < page.limit && diff.overflow;
+    const endsAtFileLimit = listed > DIFF_MAX_FILES && page.offset + items.length >= DIFF_MAX_FILES;
+    return { items, total: Math.min(listed, DIFF_MAX_FILES), overflow: stoppedBeforeFull || endsAtFileLimit };
+  }
+
   /** Commits of head not on the target branch as refreshed (start_sha), newest first, at most MERGE_REQUEST_COMMITS_LIMIT. */
   async commits(projectRef: string, actor: Actor, iid: number, page: Page): Promise<MergeRequestInProject & Paged<GitCommit>> {
     const found = await this.find(projectRef, actor, iid);

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { FsUploadBlobs } from '../storage/fs/uploads.ts';
 import type { CoordinatorContext } from './context.ts';
-import { AvatarsService } from './services/accounts/avatars.ts';
+import { AvatarFiles, AvatarsService } from './services/accounts/avatars.ts';
 import { ProjectUploadsService } from './services/accounts/project-uploads.ts';
 import { CustomAttributesService } from './services/accounts/custom-attributes.ts';
 import { NamespacesService } from './services/namespaces/namespaces.ts';
@@ -63,7 +63,8 @@ export function buildServices(context: CoordinatorContext, ci: CiServices = buil
       tasks: stores.tasks,
       instances: stores.instances,
       permissions,
-      worker: { instanceId: context.instance.id, kinds: ci.taskWorker.kinds, concurrency: ci.taskWorker.concurrency, get started() { return ci.taskWorker.started; } },
+      instanceId: context.instance.id,
+      workers: [ci.taskWorker, ci.hookWorker],
       staleAfterMs: context.instance.staleAfterMs,
     }),
     ...buildIntegrationServices(context),
@@ -97,6 +98,7 @@ function groupsAndUsersServices(context: CoordinatorContext, transfer: ProjectTr
     groups,
     transfer,
     events: context.events,
+    avatarFiles: avatarFiles(context),
   });
   const groupTransfer = new GroupTransferService({ namespaces: stores.namespaces, projects: stores.projects, lookup, permissions, groups, events: context.events });
   const groupShares = new GroupSharesService({ groupLinks: stores.groupGroupLinks, lookup, permissions, groups });
@@ -129,6 +131,7 @@ function groupsAndUsersServices(context: CoordinatorContext, transfer: ProjectTr
     events: context.events,
     accounts: context.accounts,
     externalUrl: context.config.externalUrl,
+    avatarFiles: avatarFiles(context),
   });
   const users = new UsersService({
     users: stores.users,
@@ -154,11 +157,20 @@ function groupsAndUsersServices(context: CoordinatorContext, transfer: ProjectTr
 /** Avatars and project uploads, kept under `<data dir>/uploads`. */
 function uploadServices(context: CoordinatorContext) {
   const { stores, lookup, settings } = context;
-  const blobs = new FsUploadBlobs(path.join(context.config.dataDir, 'uploads'));
+  const blobs = uploadBlobs(context);
   return {
-    avatars: new AvatarsService({ blobs, users: stores.users, projects: stores.projects, namespaces: stores.namespaces, lookup }),
+    avatars: new AvatarsService({ blobs, users: stores.users, projects: stores.projects, namespaces: stores.namespaces, lookup, logger: context.logger }),
     projectUploads: new ProjectUploadsService({ blobs, lookup, settings }),
   };
+}
+
+function uploadBlobs(context: CoordinatorContext): FsUploadBlobs {
+  return new FsUploadBlobs(path.join(context.config.dataDir, 'uploads'));
+}
+
+/** Removes the avatar files of deleted users, groups and projects. */
+function avatarFiles(context: CoordinatorContext): AvatarFiles {
+  return new AvatarFiles({ blobs: uploadBlobs(context), logger: context.logger });
 }
 
 export type CoordinatorServices = ReturnType<typeof buildServices>;
@@ -202,6 +214,7 @@ export function buildProjectsService(context: CoordinatorContext): ProjectsServi
     lookup,
     permissions,
     instanceId: context.instance.id,
+    avatarFiles: avatarFiles(context),
   });
 }
 

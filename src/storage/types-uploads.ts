@@ -11,6 +11,11 @@ export interface UploadBlobs {
   keptHead(key: readonly string[], length: number): Promise<Buffer>;
   /** Moves a received file to `key`; with `replaceDirectory` whatever the key's directory held goes first. */
   keep(sourcePath: string, key: readonly string[], options?: { replaceDirectory?: boolean }): Promise<void>;
+  /**
+   * Removes the directory `key` and what it holds (nothing when there is none); with `except`,
+   * only its other entries, keeping that one.
+   */
+  removeDirectory(key: readonly string[], options?: { except?: string }): Promise<void>;
   /** The kept file as a stream with its size, or undefined when there is none. */
   open(key: readonly string[]): Promise<{ stream: Readable; size: number } | undefined>;
 }

@@ -105,6 +105,15 @@ export interface NamespaceListFilter {
   search?: string;
 }
 
+export interface GroupMove {
+  parentId: number | null;
+  fullPath: string;
+  fullName: string;
+  /** The new parent's visibility: subgroups and projects more open are narrowed to it. */
+  narrowTo: Visibility | null;
+  updatedAt: string;
+}
+
 export interface NamespacesStore {
   create(namespace: NewNamespace): Promise<NamespaceRecord>;
   findById(id: number): Promise<NamespaceRecord | undefined>;
@@ -122,6 +131,12 @@ export interface NamespacesStore {
   update(id: number, changes: NamespaceChanges): Promise<NamespaceRecord | undefined>;
   /** Rewrites full_path/full_name of `id` and all its descendants after a rename or move. */
   refreshPaths(id: number): Promise<void>;
+  /**
+   * Moves a group under a new parent (or to the top), in one transaction: its row, the paths of
+   * everything below it, and (with `narrowTo`) the visibility of its subgroups and projects that
+   * are more open. A unique violation (a path taken meanwhile) rolls all of it back.
+   */
+  moveGroup(id: number, move: GroupMove): Promise<void>;
   delete(id: number): Promise<boolean>;
 }
 

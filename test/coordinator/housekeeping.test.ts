@@ -36,11 +36,12 @@ describe('POST /projects/:id/housekeeping', () => {
   });
   after(() => gantry.close());
 
-  it('queues a gc (201, no body), refuses a second request while it is queued, and packs the loose objects when it runs', async () => {
+  it('queues a gc (201, the job id as a JSON string), refuses a second request while it is queued, and packs the loose objects when it runs', async () => {
     assert.ok(looseCount() > 0, 'the commits left loose objects');
     const first = await housekeeping();
     assert.equal(first.status, 201, first.text);
-    assert.equal(first.text, '');
+    assert.match(String(first.headers['content-type']), /^application\/json/);
+    assert.match(first.text, /^"[0-9a-f]{24}"$/);
     const second = await housekeeping({ task: 'prune' });
     assert.equal(second.status, 409);
     assert.deepEqual(second.body, { message: LEASE_TAKEN });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { PUSH_PIPELINE_TASK } from '../../src/coordinator/services/ci/pipelines/push.ts';
+import { HOOK_DELIVERY_TASK } from '../../src/coordinator/services/hooks/hook-deliveries.ts';
 import { startTestCoordinator, type TestCoordinator } from '../helpers/coordinator.ts';
 
 /** GitLab's background-job metrics, read from the durable task queue (`/jobqueue/*`, `/sidekiq/*`). */
@@ -44,6 +45,7 @@ describe('job-queue metrics', () => {
     assert.ok(queues['test.waiting']!.latency >= 59 && queues['test.waiting']!.latency < 120, String(queues['test.waiting']!.latency));
     assert.deepEqual(queues['test.later'], { backlog: 0, latency: 0 });
     assert.deepEqual(queues[PUSH_PIPELINE_TASK], { backlog: 0, latency: 0 }, 'the kinds the worker runs are listed while idle');
+    assert.deepEqual(queues[HOOK_DELIVERY_TASK], { backlog: 0, latency: 0 }, 'the webhook delivery worker is reported like the others');
 
     const processes = (await gantry.api('GET', '/sidekiq/process_metrics')).json.processes as Array<Record<string, unknown>>;
     const mine = processes.find((listed) => listed.pid === process.pid);
@@ -51,7 +53,9 @@ describe('job-queue metrics', () => {
     assert.equal(mine.busy, 1);
     assert.equal(mine.tag, `gantry ${instance.id}`);
     assert.ok(Array.isArray(mine.queues) && mine.queues.length > 0 && Array.isArray(mine.labels));
-    assert.equal(typeof mine.concurrency, 'number');
+    assert.ok((mine.queues as string[]).includes(HOOK_DELIVERY_TASK) && (mine.queues as string[]).includes(PUSH_PIPELINE_TASK), String(mine.queues));
+    // The CI task worker's 4 and the webhook delivery worker's 8 (both defaults).
+    assert.equal(mine.concurrency, 12);
 
     // Other tasks (the coordinator's own) may have run meanwhile; these four attempts are the test's.
     const stats = (await gantry.api('GET', '/jobqueue/job_stats')).json;

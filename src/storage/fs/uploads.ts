@@ -1,4 +1,4 @@
-import { copyFile, mkdir, open, rename, rm } from 'node:fs/promises';
+import { copyFile, mkdir, open, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { GantryError } from '../../shared/errors.ts';
@@ -44,6 +44,19 @@ export class FsUploadBlobs implements UploadBlobs {
       await copyFile(sourcePath, target);
     }
     await syncDirectory(directory);
+  }
+
+  async removeDirectory(key: readonly string[], options: { except?: string } = {}): Promise<void> {
+    const directory = this.pathOf(key);
+    if (options.except === undefined) {
+      await rm(directory, { recursive: true, force: true });
+      return;
+    }
+    const entries = await readdir(directory).catch((error: unknown) => {
+      if (isMissingFile(error)) return [] as string[];
+      throw error;
+    });
+    await Promise.all(entries.filter((entry) => entry !== options.except).map((entry) => rm(path.join(directory, entry), { recursive: true, force: true })));
   }
 
   async open(key: readonly string[]): Promise<{ stream: Readable; size: number } | undefined> {

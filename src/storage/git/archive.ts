@@ -1,9 +1,9 @@
-import { pipeline, PassThrough, Transform, type Readable } from 'node:stream';
-import { execa } from '#deps/execa';
+import { pipeline, Transform, type Readable } from 'node:stream';
 import { invalidParam } from '../../shared/errors.ts';
 import { heavyStream } from './heavy.ts';
 import type { RepositoryAccess } from './reader.ts';
-import { niced, streamGit } from './run.ts';
+import { streamGit } from './run.ts';
+import { streamTool } from './tools.ts';
 import type { GitArchiveFormat } from './types.ts';
 import { isValidRevision } from './validate.ts';
 
@@ -18,7 +18,7 @@ const UNSAFE_PREFIX = /[\u0000-\u001f\u007f]|(^|\/)\.\.(\/|$)/;
 const ARCHIVE_CONFIG = ['-c', 'core.protectHFS=true', '-c', 'core.protectNTFS=true'];
 const HEAD_BYTES = 64 * 1024;
 
-/** Compressors run as processes of their own, under `nice` like git, and only ever see git's output. */
+/** Compressors run as processes of their own (from the spawner, under `nice`, like git), and only ever see git's output. */
 const COMPRESSORS: Partial<Record<GitArchiveFormat, string[]>> = {
   'tar.gz': ['gzip', '-n', '-c'],
   'tar.bz2': ['bzip2', '-c'],
@@ -68,26 +68,10 @@ function holdHead(source: Readable): Readable {
   return output;
 }
 
-/** Pipes `source` through a compressor process; a failure of either destroys the output (and stops both). */
-function compress(source: Readable, command: string[]): Readable {
-  const output = new PassThrough();
-  const [file, args] = niced(command);
-  const compressor = execa(file, args, { stdin: 'pipe', buffer: false, encoding: 'buffer', reject: false });
-  compressor.stdout.pipe(output, { end: false });
-  compressor.stdin.on('error', () => undefined);
-  pipeline(source, compressor.stdin, (error) => {
-    if (error) {
-      compressor.kill();
-      output.destroy(error);
-    }
-  });
-  void compressor.then((result) => {
-    if (result.exitCode === 0) output.end();
-    else output.destroy(new Error(`${command[0]} failed (${result.exitCode ?? result.signal ?? 'unknown'})`));
-  });
-  output.on('close', () => {
-    source.destroy();
-    if (compressor.exitCode === null) compressor.kill();
-  });
-  return output;
+/**
+ * Pipes `source` through a compressor process (streamTool): a failure of either destroys the
+ * output, and destroying the output stops both.
+ */
+function compress(source: Readable, command: readonly string[]): Readable {
+  return streamTool(command, { input: source });
 }

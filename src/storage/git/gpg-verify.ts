@@ -11,6 +11,8 @@ const GPG_OUTPUT_MAX_BYTES = 256 * 1024;
 /** Verifications at once (each is a few gpg processes), and how many may wait for one. */
 const CONCURRENT_VERIFICATIONS = 2;
 const WAITING_VERIFICATIONS = 32;
+/** The limit is the coordinator's, shared by every requester (not the work queue's per-requester one). */
+const VERIFICATIONS_FULL = `Too many signature verifications are waiting (${WAITING_VERIFICATIONS}, for all requesters together); retry later.`;
 
 /** Who made a signature, as the signature itself says (no key needed). */
 export interface SignatureIssuer {
@@ -91,7 +93,7 @@ export class GpgVerifier {
       this.running += 1;
       return;
     }
-    if (this.waiting.length >= WAITING_VERIFICATIONS) throw new GantryError('GANTRY_E_GIT_TOO_MANY_WAITING');
+    if (this.waiting.length >= WAITING_VERIFICATIONS) throw new GantryError('GANTRY_E_GIT_TOO_MANY_WAITING', VERIFICATIONS_FULL);
     // The slot passes straight from release() to the waiter: `running` stays counted.
     await new Promise<void>((resolve) => this.waiting.push(resolve));
   }

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { PassThrough, type Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { gitInvocation } from './run.ts';
-import { spawnHere, type ProcessSpawner } from './spawner.ts';
+import type { ProcessSpawner } from './spawner.ts';
 
 /** One smart-HTTP request handed to `git http-backend` (CGI). */
 export interface HttpBackendRequest {
@@ -61,17 +61,18 @@ const UPLOAD_PACK_RESULT_HEADERS: Readonly<Record<string, string>> = {
 
 /**
  * Runs `git http-backend` for one request: body streamed in, CGI headers parsed, body
- * streamed out. With a spawner, the backend is started off this process's event loop.
+ * streamed out. The backend is started from the spawner (a fork of its small helper, never of
+ * this process); a heavy one is killed with its process group if this process goes away.
  * An upload-pack POST (every clone and fetch, two or three per fetch) runs
  * `git upload-pack --stateless-rpc` directly, as http-backend itself would after writing its
  * fixed headers: one process start less (about 20 ms here), the gzip body inflated by us.
  */
-export async function runHttpBackend(request: HttpBackendRequest, spawner?: ProcessSpawner): Promise<HttpBackendResponse> {
+export async function runHttpBackend(request: HttpBackendRequest, spawner: ProcessSpawner): Promise<HttpBackendResponse> {
   const heavy = request.heavy ?? false;
   const direct = request.method === 'POST' && request.pathInfo === '/git-upload-pack';
   const [file, args] = gitInvocation(direct ? ['upload-pack', '--stateless-rpc', request.repositoryPath] : ['http-backend'], heavy);
-  const spawnRequest = { file, args, env: direct ? uploadPackEnvironment(request) : backendEnvironment(request), detached: heavy };
-  const child = await (spawner ? spawner.spawn(spawnRequest) : spawnHere(spawnRequest));
+  const env = direct ? uploadPackEnvironment(request) : backendEnvironment(request);
+  const child = await spawner.spawn({ file, args, env, detached: heavy, killWithParent: heavy });
 
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => {

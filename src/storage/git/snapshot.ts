@@ -2,10 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { access, mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { PassThrough, type Readable } from 'node:stream';
-import { execa } from '#deps/execa';
 import { heavyStream } from './heavy.ts';
 import type { RepositoryAccess } from './reader.ts';
-import { niced } from './run.ts';
+import { runTool, streamTool } from './tools.ts';
 
 /** What a snapshot holds: refs first, objects last (see snapshotStream). */
 const REF_ENTRIES = ['HEAD', 'config', 'packed-refs', 'refs'];
@@ -26,10 +25,10 @@ export function snapshotStream(repository: RepositoryAccess, temporaryDirectory:
   return heavyStream(repository, 'snapshot', () => {
     const output = new PassThrough();
     const staging = path.join(temporaryDirectory, `snapshot-${randomUUID()}`);
-    let tar: ReturnType<typeof execa> | undefined;
+    let tar: Readable | undefined;
     const staged = stageSnapshot(repository.gitDir, staging);
     output.on('close', () => {
-      tar?.kill('SIGKILL');
+      tar?.destroy();
       // Removed once linking has stopped: a client gone mid-staging leaves nothing behind.
       const remove = (): Promise<void> => rm(staging, { recursive: true, force: true });
       void staged.then(remove, remove).catch(() => undefined);
@@ -38,13 +37,10 @@ export function snapshotStream(repository: RepositoryAccess, temporaryDirectory:
       await staged;
       const entries = await presentEntries(staging);
       if (output.destroyed) return;
-      const [file, args] = niced(['tar', '-c', '-f', '-', '-C', staging, '--', ...entries]);
-      const running = execa(file, args, { stdin: 'ignore', buffer: false, encoding: 'buffer', reject: false, stderr: 'ignore' });
-      tar = running;
-      running.stdout.pipe(output, { end: false });
-      const result = await running;
-      if (result.exitCode === 0) output.end();
-      else output.destroy(new Error(`tar failed (${result.exitCode ?? result.signal ?? 'unknown'})`));
+      // Ends only once tar exited 0: a failed tar destroys the answer, never ends it short.
+      tar = streamTool(['tar', '-c', '-f', '-', '-C', staging, '--', ...entries]);
+      tar.on('error', (error) => output.destroy(error));
+      tar.pipe(output);
     })().catch((error: unknown) => output.destroy(error instanceof Error ? error : new Error(String(error))));
     return output;
   });
@@ -85,9 +81,8 @@ async function linkStep(from: string, list: () => Promise<string[]>, into: strin
 }
 
 async function linkInto(from: string, entries: readonly string[], into: string): Promise<void> {
-  const [file, args] = niced(['cp', '-a', '-l', '--', ...entries, into]);
-  const result = await execa(file, args, { cwd: from, reject: false, stdin: 'ignore', stdout: 'ignore' });
-  if (result.exitCode !== 0) throw new Error(`linking ${entries.join(', ')} for a snapshot failed: ${String(result.stderr).slice(0, 300)}`);
+  const result = await runTool(['cp', '-a', '-l', '--', ...entries, into], { cwd: from });
+  if (result.exitCode !== 0) throw new Error(`linking ${entries.join(', ')} for a snapshot failed: ${result.stderr.slice(0, 300)}`);
 }
 
 async function existingEntries(directory: string, names: readonly string[]): Promise<string[]> {

@@ -1,2 +1,2 @@
 // The process spawner is shared with the executors (src/shared/process-spawner.ts): one helper per process.
-export { ProcessSpawner, sharedSpawner, spawnHere, type ProcessExit, type SpawnedProcess, type SpawnRequest } from '../../shared/process-spawner.ts';
+export { ProcessSpawner, sharedSpawner, type ProcessExit, type SpawnedProcess, type SpawnRequest } from '../../shared/process-spawner.ts';

@@ -23,8 +23,9 @@ export function repositoryMaintenanceRoutes({ housekeeping, snapshots }: Coordin
 
     api.post('/projects/:id/housekeeping', { schema: { summary: "Queue housekeeping of the project's repository (Maintainers)", tags, params: ProjectPath, body: HousekeepingBody } }, async (request, reply) => {
       const actor = requireActor(request);
-      await housekeeping.request(request.params.id, actor, request.body.task ?? 'eager');
-      return reply.code(201).send();
+      const jobId = await housekeeping.request(request.params.id, actor, request.body.task ?? 'eager');
+      // GitLab's answer is the queued job's id as a JSON string.
+      return reply.code(201).type('application/json; charset=utf-8').send(JSON.stringify(jobId));
     });
 
     api.get('/projects/:id/snapshot', { schema: { summary: 'Download a tar of the bare repository (administrators)', tags, params: ProjectPath, querystring: SnapshotQuery } }, async (request, reply) => {

@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import { GantryError, validationFailed } from '../../../shared/errors.ts';
+import type { Logger } from '../../../shared/logger.ts';
 import type { NamespaceRecord, NamespacesStore, ProjectRecord, ProjectsStore, UserRecord, UsersStore } from '../../../storage/types.ts';
 import type { UploadBlobs } from '../../../storage/types-uploads.ts';
 import type { Lookup } from '../access/lookup.ts';
@@ -33,16 +34,22 @@ export interface AvatarsServiceDeps {
   projects: Pick<ProjectsStore, 'update'>;
   namespaces: Pick<NamespacesStore, 'update'>;
   lookup: Pick<Lookup, 'user' | 'readableProject' | 'readableGroup'>;
+  logger: Logger;
 }
 
 /**
  * Avatars of users, projects and groups: checked by size (200 KB) and by content (the image
  * formats GitLab takes, told by their first bytes, not by the name), kept under the data
  * directory and served at `/uploads/-/system/<owner>/avatar/<id>/<name>`, the `avatar_url`
- * the API returns.
+ * the API returns. A new avatar is moved in beside the old one, the row then points at it, and
+ * only then are the directory's other files removed: the row never names a missing file.
  */
 export class AvatarsService {
-  constructor(private readonly deps: AvatarsServiceDeps) {}
+  private readonly files: AvatarFiles;
+
+  constructor(private readonly deps: AvatarsServiceDeps) {
+    this.files = new AvatarFiles(deps);
+  }
 
   /** 400 `{avatar: [...]}` with GitLab's messages for a file too big or not an image. */
   async check(file: ReceivedFile): Promise<CheckedAvatar> {
@@ -57,17 +64,23 @@ export class AvatarsService {
 
   async attachToUser(user: UserRecord, avatar: CheckedAvatar): Promise<UserRecord> {
     const avatarUrl = await this.keep('user', user.id, avatar);
-    return (await this.deps.users.update(user.id, { avatar_url: avatarUrl })) ?? { ...user, avatar_url: avatarUrl };
+    const updated = (await this.deps.users.update(user.id, { avatar_url: avatarUrl })) ?? { ...user, avatar_url: avatarUrl };
+    await this.files.removeReplaced('user', user.id, avatar.fileName);
+    return updated;
   }
 
   async attachToProject(project: ProjectRecord, avatar: CheckedAvatar): Promise<ProjectRecord> {
     const avatarUrl = await this.keep('project', project.id, avatar);
-    return (await this.deps.projects.update(project.id, { avatar_url: avatarUrl })) ?? { ...project, avatar_url: avatarUrl };
+    const updated = (await this.deps.projects.update(project.id, { avatar_url: avatarUrl })) ?? { ...project, avatar_url: avatarUrl };
+    await this.files.removeReplaced('project', project.id, avatar.fileName);
+    return updated;
   }
 
   async attachToGroup(group: NamespaceRecord, avatar: CheckedAvatar): Promise<NamespaceRecord> {
     const avatarUrl = await this.keep('group', group.id, avatar);
-    return (await this.deps.namespaces.update(group.id, { avatar_url: avatarUrl })) ?? { ...group, avatar_url: avatarUrl };
+    const updated = (await this.deps.namespaces.update(group.id, { avatar_url: avatarUrl })) ?? { ...group, avatar_url: avatarUrl };
+    await this.files.removeReplaced('group', group.id, avatar.fileName);
+    return updated;
   }
 
   /**
@@ -91,8 +104,33 @@ export class AvatarsService {
   }
 
   private async keep(owner: AvatarOwner, id: number, avatar: CheckedAvatar): Promise<string> {
-    await this.deps.blobs.keep(avatar.path, avatarKey(owner, String(id), avatar.fileName), { replaceDirectory: true });
+    await this.deps.blobs.keep(avatar.path, avatarKey(owner, String(id), avatar.fileName));
     return avatarPath(owner, String(id), avatar.fileName);
+  }
+}
+
+/**
+ * Removes avatar files no row names any more: those of deleted users, groups and projects
+ * (called once their rows are gone) and replaced ones. A failure is logged, never thrown: the
+ * deletion or the new avatar has happened, and a file left behind is only disk space.
+ */
+export class AvatarFiles {
+  constructor(private readonly deps: { blobs: Pick<UploadBlobs, 'removeDirectory'>; logger: Logger }) {}
+
+  async removeFor(owner: AvatarOwner, ids: readonly number[]): Promise<void> {
+    for (const id of ids) await this.remove(owner, id);
+  }
+
+  async removeReplaced(owner: AvatarOwner, id: number, currentFileName: string): Promise<void> {
+    await this.remove(owner, id, currentFileName);
+  }
+
+  private async remove(owner: AvatarOwner, id: number, except?: string): Promise<void> {
+    try {
+      await this.deps.blobs.removeDirectory(avatarDirectoryKey(owner, String(id)), { except });
+    } catch (error) {
+      this.deps.logger.warn({ err: error, owner, id }, 'removing avatar files failed');
+    }
   }
 }
 
@@ -102,5 +140,9 @@ export function avatarPath(owner: AvatarOwner, id: string, fileName: string): st
 }
 
 function avatarKey(owner: AvatarOwner, id: string, fileName: string): string[] {
-  return ['system', owner, 'avatar', id, fileName];
+  return [...avatarDirectoryKey(owner, id), fileName];
+}
+
+function avatarDirectoryKey(owner: AvatarOwner, id: string): string[] {
+  return ['system', owner, 'avatar', id];
 }

@@ -3,6 +3,7 @@ import type { RepositoryManager } from '../../../storage/git/types.ts';
 import type { CustomAttributesStore, NamespacesStore, ProjectsStore, UserRecord, UsersStore } from '../../../storage/types.ts';
 import type { UserLifecycleStore } from '../../../storage/types-users.ts';
 import type { AccountsService } from './accounts.ts';
+import type { AvatarFiles } from './avatars.ts';
 import type { CoordinatorEvents } from '../events.ts';
 
 const GHOST_NAME = 'Ghost User';
@@ -34,6 +35,8 @@ export interface UserRemovalDeps {
   accounts: Pick<AccountsService, 'createUser'>;
   /** Where the coordinator is reached: the ghost user's e-mail domain. */
   externalUrl: string;
+  /** Removes the avatar files of the user and of the groups and projects removed with it (after their rows). */
+  avatarFiles?: Pick<AvatarFiles, 'removeFor'>;
 }
 
 export class UserRemoval {
@@ -49,9 +52,12 @@ export class UserRemoval {
   private async removeNow(user: UserRecord, hardDelete: boolean): Promise<void> {
     const stores = this.deps;
     const projectIds = await stores.userLifecycle.personalProjectIds(user.id);
+    const groupIds: number[] = [];
     if (hardDelete) {
       for (const groupId of await stores.userLifecycle.solelyOwnedGroupIds(user.id)) {
-        projectIds.push(...(await this.groupProjectIds(groupId)));
+        const removed = await this.groupContents(groupId);
+        projectIds.push(...removed.projectIds);
+        groupIds.push(...removed.groupIds);
         await stores.namespaces.delete(groupId);
       }
     } else {
@@ -62,6 +68,9 @@ export class UserRemoval {
     const namespace = await stores.namespaces.findUserNamespace(user.id);
     if (namespace) await stores.namespaces.delete(namespace.id);
     await stores.users.delete(user.id);
+    await this.deps.avatarFiles?.removeFor('user', [user.id]);
+    await this.deps.avatarFiles?.removeFor('group', groupIds);
+    await this.deps.avatarFiles?.removeFor('project', projectIds);
     await this.deps.events.publishSystemEvent({ name: 'user_destroy', user });
     for (const projectId of projectIds) {
       await this.deps.repositories.remove(projectId);
@@ -69,10 +78,11 @@ export class UserRemoval {
     }
   }
 
-  private async groupProjectIds(groupId: number): Promise<number[]> {
+  /** A group with its subgroups, and the projects in them. */
+  private async groupContents(groupId: number): Promise<{ groupIds: number[]; projectIds: number[] }> {
     const { namespaces, projects } = this.deps;
-    const ids = [groupId, ...(await namespaces.descendantIds(groupId))];
-    return (await projects.listByNamespaces(ids)).map((project) => project.id);
+    const groupIds = [groupId, ...(await namespaces.descendantIds(groupId))];
+    return { groupIds, projectIds: (await projects.listByNamespaces(groupIds)).map((project) => project.id) };
   }
 
   /** The placeholder owner of a deleted user's contributions, created on first need. */

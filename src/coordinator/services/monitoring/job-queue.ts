@@ -36,9 +36,8 @@ export interface JobQueueReading {
   jobs: JobTotals;
 }
 
-/** What the service needs to know of this process's worker. */
+/** What the service needs to know of one of this process's task workers. */
 export interface TaskWorkerFacts {
-  instanceId: string;
   kinds: readonly string[];
   concurrency: number;
   started: boolean;
@@ -48,7 +47,10 @@ export interface JobQueueMetricsDeps {
   tasks: Pick<TasksStore, 'counts' | 'totals' | 'runningByOwner'>;
   instances: Pick<InstancesStore, 'live'>;
   permissions: Pick<Permissions, 'isAdministrator'>;
-  worker: TaskWorkerFacts;
+  /** This coordinator's id (among the live instances). */
+  instanceId: string;
+  /** This process's task workers (the CI worker, the webhook delivery worker): together its queues. */
+  workers: readonly TaskWorkerFacts[];
   /** A coordinator whose heartbeat is older than this is not listed among the processes. */
   staleAfterMs: number;
   clock?: () => number;
@@ -75,21 +77,24 @@ export class JobQueueMetrics {
       this.deps.tasks.runningByOwner(),
       this.deps.instances.live(this.deps.staleAfterMs),
     ]);
-    const { worker } = this.deps;
+    const { workers, instanceId } = this.deps;
+    const kinds = [...new Set(workers.flatMap((worker) => worker.kinds))].sort();
+    const concurrency = sum(workers.map((worker) => worker.concurrency));
+    const ownConcurrency = sum(workers.map((worker) => (worker.started ? worker.concurrency : 0)));
     const byKind = new Map(counts.map((kind) => [kind.kind, kind]));
-    const names = [...new Set([...worker.kinds, ...byKind.keys()])].sort();
+    const names = [...new Set([...kinds, ...byKind.keys()])].sort();
     const queues = names.map((name) => {
       const kind = byKind.get(name);
       return { name, backlog: kind?.ready ?? 0, latencySeconds: secondsSince(kind?.oldest_ready_at ?? null, now) };
     });
-    // Every coordinator runs the same task kinds with the same concurrency; of the others, only their busy count is known.
+    // Every coordinator runs the same workers; of the others, only their busy count is known.
     const processes = live.map((instance) => ({
       hostname: instance.hostname,
       pid: instance.pid,
       instanceId: instance.id,
       startedAt: instance.started_at,
-      queues: [...worker.kinds].sort(),
-      concurrency: instance.id === worker.instanceId && !worker.started ? 0 : worker.concurrency,
+      queues: kinds,
+      concurrency: instance.id === instanceId ? ownConcurrency : concurrency,
       busy: running.get(instance.id) ?? 0,
     }));
     const jobs = {
@@ -100,6 +105,10 @@ export class JobQueueMetrics {
     };
     return { queues, processes, jobs };
   }
+}
+
+function sum(values: readonly number[]): number {
+  return values.reduce((total, value) => total + value, 0);
 }
 
 function secondsSince(instant: string | null, now: number): number {

@@ -19,6 +19,7 @@ import { OWNER, type Permissions } from '../access/permissions.ts';
 import type { ProjectTransfer } from './project-transfer.ts';
 import type { SettingsService } from '../instance/settings.ts';
 import { defaultGroupVisibility, groupVisibilityRefusals, restrictedVisibilityRefusal, type GroupPlace } from '../access/visibility-rules.ts';
+import type { AvatarFiles } from '../accounts/avatars.ts';
 
 export interface GroupAttributes {
   name?: string;
@@ -48,6 +49,8 @@ export interface GroupChangesServiceDeps {
   /** Moves a project into a group (the projects area's rules). */
   transfer: Pick<ProjectTransfer, 'refusal' | 'move'>;
   removalHook?: ProjectRemovalHook;
+  /** Removes the avatar files of the groups and projects removed (after their rows). */
+  avatarFiles?: Pick<AvatarFiles, 'removeFor'>;
   /** System hooks' `group_create` / `group_destroy`. */
   events?: Pick<CoordinatorEvents, 'publishSystemEvent'>;
 }
@@ -162,7 +165,8 @@ export class GroupChangesService {
     const group = await groups.readable(ref, actor);
     if (!(await permissions.canAdminGroup(group, actor))) throw accessDenied();
     const groupIds = [group.id, ...(await namespaces.descendantIds(group.id))];
-    for (const project of await projects.listByNamespaces(groupIds)) {
+    const removedProjects = await projects.listByNamespaces(groupIds);
+    for (const project of removedProjects) {
       await members.removeAllForSource('project', project.id);
       await customAttributes.deleteAllFor('project', project.id);
       await projects.delete(project.id);
@@ -174,6 +178,8 @@ export class GroupChangesService {
     }
     // Subgroups go with their parent (ON DELETE CASCADE).
     await namespaces.delete(group.id);
+    await this.deps.avatarFiles?.removeFor('project', removedProjects.map((project) => project.id));
+    await this.deps.avatarFiles?.removeFor('group', groupIds);
     await this.deps.events?.publishSystemEvent({ name: 'group_destroy', group });
   }
 

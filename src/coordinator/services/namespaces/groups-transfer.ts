@@ -4,12 +4,11 @@ import type { NamespaceRecord, NamespacesStore, ProjectsStore, UserRecord } from
 import type { CoordinatorEvents } from '../events.ts';
 import type { Lookup } from '../access/lookup.ts';
 import type { Permissions } from '../access/permissions.ts';
-import { mostPrivate } from '../access/visibility-rules.ts';
 import type { GroupDetails, GroupsService } from './groups.ts';
 
 export interface GroupTransferDeps {
-  namespaces: Pick<NamespacesStore, 'update' | 'findById' | 'findByFullPath' | 'refreshPaths' | 'descendantIds' | 'findByIds'>;
-  projects: Pick<ProjectsStore, 'listByNamespaces' | 'findByNamespaceAndPath' | 'update'>;
+  namespaces: Pick<NamespacesStore, 'findById' | 'findByFullPath' | 'moveGroup' | 'descendantIds' | 'findByIds'>;
+  projects: Pick<ProjectsStore, 'listByNamespaces' | 'findByNamespaceAndPath'>;
   lookup: Pick<Lookup, 'readableGroup'>;
   permissions: Pick<Permissions, 'canAdminGroup'>;
   groups: Pick<GroupsService, 'readable' | 'details'>;
@@ -85,30 +84,22 @@ export class GroupTransferService {
     }
   }
 
+  /**
+   * One transaction (the store's moveGroup): the group's row, its subtree's paths and the
+   * narrowed visibilities land together or not at all. Repositories are kept by project id,
+   * so nothing on disk moves.
+   */
   private async move(group: NamespaceRecord, parent: NamespaceRecord | undefined): Promise<NamespaceRecord> {
-    const { namespaces, projects } = this.deps;
-    const now = new Date().toISOString();
+    const { namespaces } = this.deps;
     const fullPath = parent ? `${parent.full_path}/${group.path}` : group.path;
     const fullName = parent ? `${parent.full_name} / ${group.name}` : group.name;
     try {
       // The full path changes in the same statement as the parent, so the unique index refuses
       // a path a concurrent create or rename took meanwhile.
-      await namespaces.update(group.id, { parent_id: parent?.id ?? null, full_path: fullPath, full_name: fullName, updated_at: now });
+      await namespaces.moveGroup(group.id, { parentId: parent?.id ?? null, fullPath, fullName, narrowTo: parent?.visibility ?? null, updatedAt: new Date().toISOString() });
     } catch (error) {
       if (isUniqueViolation(error)) throw refused(REASONS.pathTaken);
       throw error;
-    }
-    await namespaces.refreshPaths(group.id);
-    if (parent) {
-      const subtreeIds = [group.id, ...(await namespaces.descendantIds(group.id))];
-      for (const subgroup of await namespaces.findByIds(subtreeIds)) {
-        const visibility = mostPrivate(subgroup.visibility, parent.visibility);
-        if (visibility !== subgroup.visibility) await namespaces.update(subgroup.id, { visibility, updated_at: now });
-      }
-      for (const project of await projects.listByNamespaces(subtreeIds)) {
-        const visibility = mostPrivate(project.visibility, parent.visibility);
-        if (visibility !== project.visibility) await projects.update(project.id, { visibility, updated_at: now });
-      }
     }
     const moved = await namespaces.findById(group.id);
     if (!moved) throw new GantryError('GANTRY_E_GROUP_NOT_FOUND');

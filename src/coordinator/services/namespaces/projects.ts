@@ -10,6 +10,7 @@ import type { Permissions } from '../access/permissions.ts';
 import { nameAndPathErrors, projectChanges, pathFromName, type ProjectAttributesInput } from './project-attributes.ts';
 import type { SettingsService } from '../instance/settings.ts';
 import { forkVisibility, projectVisibilityRefusals, restrictedVisibilityRefusal } from '../access/visibility-rules.ts';
+import type { AvatarFiles } from '../accounts/avatars.ts';
 
 export interface ProjectCreateRequest {
   name?: string;
@@ -49,6 +50,8 @@ export interface ProjectsServiceDeps {
   permissions: Pick<Permissions, 'canForkProject' | 'projectCreationIn' | 'hasProjectLimit' | 'usesRestrictedVisibilities'>;
   /** This coordinator process (services/instance/instances.ts): the owner of the pending_delete marks it sets. */
   instanceId: string;
+  /** Removes a deleted project's avatar files (after its row). */
+  avatarFiles?: Pick<AvatarFiles, 'removeFor'>;
 }
 
 const RUNNERS_TOKEN_PREFIX = 'GR1348941';
@@ -200,6 +203,7 @@ export class ProjectsService {
     await members.removeAllForSource('project', project.id);
     await customAttributes.deleteAllFor('project', project.id);
     await projects.delete(project.id);
+    await this.deps.avatarFiles?.removeFor('project', [project.id]);
     events.publishProjectDeleted({ project_id: project.id });
     await events.publishSystemEvent({ name: 'project_destroy', project, owner: null });
   }

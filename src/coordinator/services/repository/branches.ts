@@ -69,9 +69,13 @@ export class BranchesService {
   }
 
   private async find(target: ReadableRepository, actor: Actor, name: string): Promise<BranchView> {
+    return this.view(target, actor, await this.existing(target, name), await this.mergedSet(target));
+  }
+
+  private async existing(target: ReadableRepository, name: string): Promise<GitBranch> {
     const branch = target.repository ? await target.repository.branch(name) : null;
     if (!branch) throw new GantryError('GANTRY_E_BRANCH_NOT_FOUND');
-    return this.view(target, actor, branch, await this.mergedSet(target));
+    return branch;
   }
 
   async create(projectRef: string, actor: UserRecord, name: string, ref: string): Promise<BranchResult> {
@@ -124,17 +128,18 @@ export class BranchesService {
   async protect(projectRef: string, actor: UserRecord, name: string, flags: { developersCanPush: boolean; developersCanMerge: boolean }): Promise<BranchResult> {
     const { permissions, branchRules } = this.deps;
     const target = await this.deps.access.forSettings(projectRef, actor);
-    await this.find(target, actor, name);
+    // One lookup: protecting a branch does not move it, so the view is built from it afterwards.
+    const branch = await this.existing(target, name);
     const push = permissions.protectionLevelAllowingDevelopers(flags.developersCanPush);
     await branchRules.protect(target.project, name, push, permissions.protectionLevelAllowingDevelopers(flags.developersCanMerge));
-    return { target, view: await this.find(target, actor, name) };
+    return { target, view: await this.view(target, actor, branch, await this.mergedSet(target)) };
   }
 
   async unprotect(projectRef: string, actor: UserRecord, name: string): Promise<BranchResult> {
     const target = await this.deps.access.forSettings(projectRef, actor);
-    await this.find(target, actor, name);
+    const branch = await this.existing(target, name);
     await this.deps.branchRules.remove(target.project, name);
-    return { target, view: await this.find(target, actor, name) };
+    return { target, view: await this.view(target, actor, branch, await this.mergedSet(target)) };
   }
 
   private async defaultBranch(target: ReadableRepository): Promise<string | null> {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { GantryError } from '../../../shared/errors.ts';
 import type { RepositoryManager } from '../../../storage/git/types.ts';
 import type { UserRecord } from '../../../storage/types.ts';
@@ -23,23 +24,30 @@ export interface HousekeepingDeps {
  * `POST /projects/:id/housekeeping` (Maintainers and up): takes the repository's housekeeping
  * lease and queues the work on the durable task queue; the request never waits for git.
  * While the lease is held (queued or running) another request is refused as GitLab does.
+ * The answer is a job id, as GitLab's is the id of the Sidekiq job it queued (24 hex digits).
  */
 export class HousekeepingService {
   constructor(private readonly deps: HousekeepingDeps) {}
 
-  async request(projectRef: string, actor: UserRecord, task: HousekeepingTask): Promise<void> {
+  async request(projectRef: string, actor: UserRecord, task: HousekeepingTask): Promise<string> {
     const target = await this.deps.access.forSettings(projectRef, actor);
-    // A project without a repository has nothing to clean: GitLab answers 201 all the same.
-    if (!target.repository) return;
+    // A project without a repository has nothing to clean: GitLab queues its job all the same.
+    if (!target.repository) return randomBytes(12).toString('hex');
     const projectId = target.project.id;
     if (!(await this.deps.repositories.takeHousekeepingLease(projectId))) throw new GantryError('GANTRY_E_HOUSEKEEPING_IN_PROGRESS', LEASE_TAKEN);
     try {
-      await this.deps.queue.enqueue({ kind: HOUSEKEEPING_TASK, payload: { projectId, task }, dedupeKey: `housekeeping:${projectId}`, maxAttempts: 3 });
+      const queued = await this.deps.queue.enqueue({ kind: HOUSEKEEPING_TASK, payload: { projectId, task }, dedupeKey: `housekeeping:${projectId}`, maxAttempts: 3 });
+      return jobId(queued.task.id);
     } catch (error) {
       await this.deps.repositories.releaseHousekeepingLease(projectId);
       throw error;
     }
   }
+}
+
+/** The queued task's id in the shape of a Sidekiq job id: 24 hex digits. */
+function jobId(taskId: number): string {
+  return taskId.toString(16).padStart(24, '0');
 }
 
 /** Runs one queued housekeeping (gc, or repack and prune) and ends the lease, whatever git made of it. */

@@ -2,8 +2,8 @@ import { sql } from '#deps/kysely';
 import type { Db } from '../database.ts';
 import { preparedQuery } from '../prepared.ts';
 import { EVERYTHING, type TableWrites } from '../table-writes.ts';
-import type { NamespaceChanges, NamespaceListFilter, NamespaceRecord, NamespacesStore, NewNamespace } from '../../types.ts';
-import { countAll } from '../database.ts';
+import type { GroupMove, NamespaceChanges, NamespaceListFilter, NamespaceRecord, NamespacesStore, NewNamespace, Visibility } from '../../types.ts';
+import { countAll, inTransaction } from '../database.ts';
 import { containsInsensitive } from './like.ts';
 import { ColumnKinds } from './row-mapping.ts';
 
@@ -70,14 +70,7 @@ export class SqlNamespacesStore implements NamespacesStore {
   }
 
   async descendantIds(id: number): Promise<number[]> {
-    const out: number[] = [];
-    let frontier = [id];
-    while (frontier.length > 0) {
-      const rows = await this.db.selectFrom('namespaces').select('id').where('parent_id', 'in', frontier).execute();
-      frontier = rows.map((row) => row.id);
-      out.push(...frontier);
-    }
-    return out;
+    return descendantIdsIn(this.db, id);
   }
 
   async children(id: number): Promise<NamespaceRecord[]> {
@@ -113,14 +106,22 @@ export class SqlNamespacesStore implements NamespacesStore {
   }
 
   async refreshPaths(id: number): Promise<void> {
-    const namespace = await this.findById(id);
-    if (!namespace) return;
-    const parent = namespace.parent_id == null ? undefined : await this.findById(namespace.parent_id);
-    const fullPath = parent ? `${parent.full_path}/${namespace.path}` : namespace.path;
-    const fullName = parent ? `${parent.full_name} / ${namespace.name}` : namespace.name;
-    this.writes.report({ table: 'namespaces', rowId: id });
-    await this.db.updateTable('namespaces').set({ full_path: fullPath, full_name: fullName }).where('id', '=', id).execute();
-    for (const child of await this.children(id)) await this.refreshPaths(child.id);
+    this.writes.report({ table: 'namespaces' });
+    await refreshPathsIn(this.db, id);
+  }
+
+  async moveGroup(id: number, move: GroupMove): Promise<void> {
+    this.writes.report(EVERYTHING);
+    await inTransaction(this.db, async (trx) => {
+      await trx.updateTable('namespaces').set({ parent_id: move.parentId, full_path: move.fullPath, full_name: move.fullName, updated_at: move.updatedAt }).where('id', '=', id).execute();
+      await refreshPathsIn(trx, id);
+      const narrowed = move.narrowTo === null ? [] : MORE_OPEN[move.narrowTo];
+      if (narrowed.length === 0) return;
+      const subtree = [id, ...(await descendantIdsIn(trx, id))];
+      const visibility = move.narrowTo!;
+      await trx.updateTable('namespaces').set({ visibility, updated_at: move.updatedAt }).where('id', 'in', subtree).where('visibility', 'in', narrowed).execute();
+      await trx.updateTable('projects').set({ visibility, updated_at: move.updatedAt }).where('namespace_id', 'in', subtree).where('visibility', 'in', narrowed).execute();
+    });
   }
 
   async delete(id: number): Promise<boolean> {
@@ -128,4 +129,30 @@ export class SqlNamespacesStore implements NamespacesStore {
     const result = await this.db.deleteFrom('namespaces').where('id', '=', id).executeTakeFirst();
     return Number(result.numDeletedRows) > 0;
   }
+}
+
+/** The levels more open than each: what narrowing to it changes. */
+const MORE_OPEN: Record<Visibility, Visibility[]> = { private: ['internal', 'public'], internal: ['public'], public: [] };
+
+async function descendantIdsIn(db: Db, id: number): Promise<number[]> {
+  const out: number[] = [];
+  let frontier = [id];
+  while (frontier.length > 0) {
+    const rows = await db.selectFrom('namespaces').select('id').where('parent_id', 'in', frontier).execute();
+    frontier = rows.map((row) => row.id);
+    out.push(...frontier);
+  }
+  return out;
+}
+
+/** Rewrites full_path/full_name of `id` and of every namespace below it from their parents'. */
+async function refreshPathsIn(db: Db, id: number): Promise<void> {
+  const row = await db.selectFrom('namespaces').select(['path', 'name', 'parent_id']).where('id', '=', id).executeTakeFirst();
+  if (!row) return;
+  const parent = row.parent_id == null ? undefined : await db.selectFrom('namespaces').select(['full_path', 'full_name']).where('id', '=', row.parent_id).executeTakeFirst();
+  const fullPath = parent ? `${parent.full_path}/${row.path}` : row.path;
+  const fullName = parent ? `${parent.full_name} / ${row.name}` : row.name;
+  await db.updateTable('namespaces').set({ full_path: fullPath, full_name: fullName }).where('id', '=', id).execute();
+  const children = await db.selectFrom('namespaces').select('id').where('parent_id', '=', id).execute();
+  for (const child of children) await refreshPathsIn(db, child.id);
 }

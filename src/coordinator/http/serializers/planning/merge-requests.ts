@@ -7,8 +7,8 @@ import { serializeMilestone, type MilestoneJson } from './milestones.ts';
 import { serializeTimeStats, type TimeStatsJson } from './time-stats.ts';
 import type { ApprovalState } from '../../../services/planning/merge-requests/approvals.ts';
 
-/** `view=simple` of the lists. */
-export interface MergeRequestSimpleJson {
+/** GitLab's IssuableEntity: the fields every merge request answer starts with. */
+export interface MergeRequestBasicsJson {
   id: number;
   iid: number;
   project_id: number;
@@ -17,6 +17,10 @@ export interface MergeRequestSimpleJson {
   state: string;
   created_at: string;
   updated_at: string;
+}
+
+/** `view=simple` of the lists. */
+export interface MergeRequestSimpleJson extends MergeRequestBasicsJson {
   web_url: string;
 }
 
@@ -77,8 +81,7 @@ export interface MergeRequestSingleJson extends MergeRequestJson {
   user: { can_merge: boolean };
 }
 
-export function serializeMergeRequestSimple(view: MergeRequestView, externalUrl: string): MergeRequestSimpleJson {
-  const { record } = view;
+export function serializeMergeRequestBasics(record: MergeRequestRecord): MergeRequestBasicsJson {
   return {
     id: record.id,
     iid: record.iid,
@@ -88,6 +91,13 @@ export function serializeMergeRequestSimple(view: MergeRequestView, externalUrl:
     state: record.state,
     created_at: record.created_at,
     updated_at: record.updated_at,
+  };
+}
+
+export function serializeMergeRequestSimple(view: MergeRequestView, externalUrl: string): MergeRequestSimpleJson {
+  const { record } = view;
+  return {
+    ...serializeMergeRequestBasics(record),
     web_url: `${externalUrl}/${view.projectPath}/-/merge_requests/${record.iid}`,
   };
 }
@@ -174,7 +184,7 @@ function detailedMergeStatus(record: MergeRequestRecord, draft: boolean, discuss
 }
 
 /** The answer of `GET .../approvals`: the request's basic fields, then its approvals. */
-export interface MergeRequestApprovalsJson extends Pick<MergeRequestJson, 'id' | 'iid' | 'project_id' | 'title' | 'description' | 'state' | 'created_at' | 'updated_at' | 'merge_status'> {
+export interface MergeRequestApprovalsJson extends MergeRequestBasicsJson, Pick<MergeRequestJson, 'merge_status'> {
   approved: boolean;
   approvals_required: number;
   approvals_left: number;
@@ -200,14 +210,7 @@ export interface MergeRequestApprovalsJson extends Pick<MergeRequestJson, 'id' |
 export function serializeMergeRequestApprovals(state: ApprovalState, externalUrl: string): MergeRequestApprovalsJson {
   const record = state.mergeRequest;
   return {
-    id: record.id,
-    iid: record.iid,
-    project_id: record.project_id,
-    title: record.title,
-    description: record.description,
-    state: record.state,
-    created_at: record.created_at,
-    updated_at: record.updated_at,
+    ...serializeMergeRequestBasics(record),
     merge_status: record.merge_status,
     approved: true,
     approvals_required: 0,

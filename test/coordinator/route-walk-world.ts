@@ -1,8 +1,5 @@
-import { execFileSync } from 'node:child_process';
 import { createHash, generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { cachedGpgKeys } from '../helpers/gpg-keys.ts';
 import { appendTrace, storeArtifacts } from '../helpers/ci-blobs.ts';
 import { moveJob, seedPipeline } from '../helpers/ci-pipelines.ts';
 import { jobTokenDigest, newJobToken } from '../../src/coordinator/services/ci/runners/job-tokens.ts';
@@ -123,21 +120,6 @@ function md5Fingerprint(keyLine: string): string {
   return createHash('md5').update(blob).digest('hex').replace(/(..)(?!$)/g, '$1:');
 }
 
-/** Fresh armored GPG public keys, made by gpg in a throw-away home. */
-export function gpgKeys(count: number): string[] {
-  const home = mkdtempSync(path.join(tmpdir(), 'gantry-walk-gpg-'));
-  try {
-    const env = { ...process.env, GNUPGHOME: home };
-    return Array.from({ length: count }, (_, index) => {
-      const email = `walk${index}@example.com`;
-      execFileSync('gpg', ['--batch', '--passphrase', '', '--quick-gen-key', `Walk ${index} <${email}>`, 'ed25519', 'default', 'never'], { env, stdio: 'ignore' });
-      return execFileSync('gpg', ['--armor', '--export', email], { env, encoding: 'utf8' });
-    });
-  } finally {
-    rmSync(home, { recursive: true, force: true });
-  }
-}
-
 export async function makeWalkWorld(gantry: TestCoordinator): Promise<WalkWorld> {
   worldCounter += 1;
   const suffix = worldCounter === 1 ? '' : `-${worldCounter}`;
@@ -190,7 +172,7 @@ export async function makeWalkWorld(gantry: TestCoordinator): Promise<WalkWorld>
   const createdAt = new Date().toISOString();
   const triggerToken = `walk-trigger-token${suffix}`;
   await stores.triggers.create({ project_id: project.id, token: triggerToken, description: 'walk', owner_id: 1, created_at: createdAt });
-  const [rootGpg, userGpg, rootRevoked, userRevoked, ...spareGpgKeys] = gpgKeys(6);
+  const [rootGpg, userGpg, rootRevoked, userRevoked, ...spareGpgKeys] = cachedGpgKeys(6);
   const pipeline = await seedPipeline(gantry.coordinator, {
     projectId: project.id, sha: shas[0], userId: 1, jobs: [{ name: 'build', stage: 'build' }, { name: 'downstream', stage: 'build', type: 'bridge' }],
   });

@@ -123,6 +123,35 @@ describe('application settings validation', () => {
       });
     }
 
+    it('bounds the length of strings, free texts and arrays, and stores nothing past a bound', async () => {
+      const tooLong: Array<[Record<string, unknown>, string, string]> = [
+        [{ spamcheck_api_key: 'k'.repeat(256) }, 'spamcheck_api_key', 'is too long (maximum is 255 characters)'],
+        [{ after_sign_up_text: 't'.repeat(10_001) }, 'after_sign_up_text', 'is too long (maximum is 10000 characters)'],
+        [{ domain_whitelist: ['d'.repeat(256)] }, 'domain_whitelist', 'has an item that is too long (maximum is 255 characters)'],
+        [{ domain_whitelist: Array.from({ length: 1001 }, (_, index) => `d${index}.example`) }, 'domain_whitelist', 'is too long (maximum is 1000 items)'],
+      ];
+      for (const [body, field, reason] of tooLong) {
+        const response = await put({ ...body, signup_enabled: false });
+        assert.equal(response.status, 400, field);
+        assert.deepEqual(response.body, { message: { [field]: [reason] } });
+      }
+      const unchanged = await current();
+      assert.equal(unchanged.signup_enabled, true);
+      assert.equal(unchanged.after_sign_up_text, null);
+      const atTheBounds = await put({ spamcheck_api_key: 'k'.repeat(255), sign_in_text: 't'.repeat(10_000), domain_whitelist: Array.from({ length: 1000 }, (_, index) => `d${index}.example`) });
+      assert.equal(atTheBounds.status, 200);
+      assert.equal(String(atTheBounds.json.sign_in_text).length, 10_000);
+      assert.equal((atTheBounds.json.domain_whitelist as unknown[]).length, 1000);
+    });
+
+    it('checks lengths on what a request changes: a long value stored earlier does not block other changes', async () => {
+      await gantry.coordinator.context.stores.settings.merge({ home_page_url: `https://example.com/${'p'.repeat(300)}` }, new Date().toISOString());
+      await gantry.coordinator.context.settings.update({});
+      const response = await put({ signup_enabled: false });
+      assert.equal(response.status, 200);
+      assert.equal(response.json.signup_enabled, false);
+    });
+
     it('checks housekeeping periods against each other on the merged result', async () => {
       assert.equal((await put({ housekeeping_incremental_repack_period: 60 })).status, 400, 'incremental above the stored full period');
       const raised = await put({ housekeeping_incremental_repack_period: 60, housekeeping_full_repack_period: 60 });

@@ -29,7 +29,19 @@ export interface SettingDefinition {
   readonly format?: 'url' | 'email' | 'duration';
   /** Arrays that may not be emptied. */
   readonly nonEmpty?: boolean;
+  /** The longest string (or array item) accepted, when not MAX_SETTING_STRING_LENGTH. */
+  readonly maxLength?: number;
 }
+
+/**
+ * Every string setting (and each item of an array setting) is at most this long, a free text
+ * at most MAX_SETTING_TEXT_LENGTH, and an array holds at most MAX_SETTING_ITEMS items: the
+ * stored document is read on every runner registration and every settings change, so its size
+ * must not be whatever a request body can hold.
+ */
+export const MAX_SETTING_STRING_LENGTH = 255;
+export const MAX_SETTING_TEXT_LENGTH = 10_000;
+export const MAX_SETTING_ITEMS = 1_000;
 
 const RSA_SIZES = [1024, 2048, 3072, 4096];
 const DSA_SIZES = [1024, 2048, 3072];
@@ -56,7 +68,7 @@ function throttleSettings<Name extends string>(name: Name, requests: number) {
 export const SETTINGS_SCHEMA = [
   { name: 'admin_notification_email', kind: 'string', default: null, format: 'email' },
   { name: 'after_sign_out_path', kind: 'string', default: null, format: 'url' },
-  { name: 'after_sign_up_text', kind: 'string', default: null },
+  { name: 'after_sign_up_text', kind: 'string', default: null, maxLength: MAX_SETTING_TEXT_LENGTH },
   // Whether integrations (and webhooks) may request local addresses: services/outbound/.
   { name: 'allow_local_requests_from_web_hooks_and_services', kind: 'boolean', default: false },
   { name: 'allow_local_requests_from_system_hooks', kind: 'boolean', default: true },
@@ -137,11 +149,11 @@ export const SETTINGS_SCHEMA = [
   { name: 'errortrack_enabled', kind: 'boolean', default: false },
   { name: 'session_expire_delay', kind: 'integer', default: 10080, min: 0 },
   { name: 'shared_runners_enabled', kind: 'boolean', default: true },
-  { name: 'shared_runners_text', kind: 'string', default: null },
+  { name: 'shared_runners_text', kind: 'string', default: null, maxLength: MAX_SETTING_TEXT_LENGTH },
   { name: 'bgjobs_throttling_enabled', kind: 'boolean', default: false },
   { name: 'bgjobs_throttling_factor', kind: 'decimal', default: null, min: 0, max: 1, exclusive: true, requiredWhen: 'bgjobs_throttling_enabled' },
   { name: 'bgjobs_throttling_queues', kind: 'string_array', default: null, requiredWhen: 'bgjobs_throttling_enabled' },
-  { name: 'sign_in_text', kind: 'string', default: null },
+  { name: 'sign_in_text', kind: 'string', default: null, maxLength: MAX_SETTING_TEXT_LENGTH },
   { name: 'signup_enabled', kind: 'boolean', default: true },
   // Seconds; 0 means unlimited.
   { name: 'terminal_max_session_time', kind: 'integer', default: 0, min: 0 },

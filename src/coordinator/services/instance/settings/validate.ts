@@ -1,6 +1,6 @@
 import { parseDuration } from '../../../../ci/durations.ts';
 import { missingParam, validationFailed } from '../../../../shared/errors.ts';
-import { MAX_SETTING_INTEGER, SETTINGS_SCHEMA, type SettingDefinition } from './schema.ts';
+import { MAX_SETTING_INTEGER, MAX_SETTING_ITEMS, MAX_SETTING_STRING_LENGTH, SETTINGS_SCHEMA, type SettingDefinition } from './schema.ts';
 
 const DEFINITIONS = SETTINGS_SCHEMA as readonly SettingDefinition[];
 
@@ -22,7 +22,7 @@ export function validateSettings(candidate: SettingsCandidate): void {
   requireEnabledDependencies(candidate);
   const problems: Record<string, string[]> = {};
   for (const definition of DEFINITIONS) {
-    const reason = problemWith(definition, candidate.merged);
+    const reason = lengthProblem(definition, candidate.changes[definition.name]) ?? problemWith(definition, candidate.merged);
     if (reason) problems[definition.name] = [reason];
   }
   if (Object.keys(problems).length > 0) throw validationFailed(problems);
@@ -54,6 +54,16 @@ function problemWith(definition: SettingDefinition, merged: Record<string, unkno
   if (typeof value === 'string') return value === '' ? undefined : formatProblem(definition, value);
   if (Array.isArray(value) && definition.nonEmpty && value.length === 0) return "can't be blank";
   return undefined;
+}
+
+/** Lengths are checked on what a request changes, so a value stored before a limit existed does not block other changes. */
+function lengthProblem(definition: SettingDefinition, value: unknown): string | undefined {
+  const maximum = definition.maxLength ?? MAX_SETTING_STRING_LENGTH;
+  if (typeof value === 'string' && value.length > maximum) return `is too long (maximum is ${maximum} characters)`;
+  if (!Array.isArray(value)) return undefined;
+  if (value.length > MAX_SETTING_ITEMS) return `is too long (maximum is ${MAX_SETTING_ITEMS} items)`;
+  const long = value.find((item) => typeof item === 'string' && item.length > maximum);
+  return long === undefined ? undefined : `has an item that is too long (maximum is ${maximum} characters)`;
 }
 
 function numericProblem(definition: SettingDefinition, value: number, merged: Record<string, unknown>): string | undefined {

@@ -20,10 +20,12 @@ export interface UserEmailsStore {
   delete(userId: number, emailId: number): Promise<boolean>;
 }
 
-/** Users' last activity day (GitLab's `last_activity_on`), touched at most once a day. */
+/** Users' last activity day (GitLab's `last_activity_on`), touched at most once a day, apart from the users row. */
 export interface UserActivityStore {
   /** Sets the day when the user's is earlier (or unset); no-op otherwise. */
   touch(userId: number, day: string): Promise<void>;
+  /** The activity day of each of these users that has one. */
+  daysOf(userIds: readonly number[]): Promise<Map<number, string>>;
   /** Users active on or after `from` (a date), by id. */
   activeSince(from: string, page: { offset: number; limit: number }): Promise<{ items: Array<{ username: string; last_activity_on: string }>; total: number }>;
 }

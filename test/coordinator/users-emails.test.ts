@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { Authenticator } from '../../src/coordinator/http/auth.ts';
+import { waitUntil } from '../helpers/bounded.ts';
 import { startTestCoordinator, type TestCoordinator } from '../helpers/coordinator.ts';
 import { makeUser, type TestUser } from './groups-fixtures.ts';
 
@@ -86,13 +88,13 @@ describe('user e-mail addresses, identities and activities', () => {
   it('keeps last_activity_on without editing the user, never moving it back, and lists activities since a day to administrators', async () => {
     const erin = await makeUser(gantry, 'erin');
     const today = new Date().toISOString().slice(0, 10);
-    const { userActivity, users } = gantry.coordinator.context.stores;
+    const { userActivity } = gantry.coordinator.context.stores;
     const updatedAt = async () => (await gantry.coordinator.context.db.selectFrom('users').select('updated_at').where('id', '=', erin.id).executeTakeFirstOrThrow()).updated_at;
     const before = await updatedAt();
-    assert.equal((await users.findById(erin.id))?.last_activity_on, null);
+    assert.equal((await gantry.api('GET', `/users/${erin.id}`)).json.last_activity_on, null);
     await userActivity.touch(erin.id, today);
     await userActivity.touch(erin.id, '2000-01-01');
-    assert.equal((await users.findById(erin.id))?.last_activity_on, today);
+    assert.equal((await gantry.api('GET', `/users/${erin.id}`)).json.last_activity_on, today);
     assert.equal(await updatedAt(), before);
     const activities = await gantry.api('GET', `/user/activities?from=${today}&per_page=100`);
     assert.equal(activities.status, 200, activities.text);
@@ -100,11 +102,32 @@ describe('user e-mail addresses, identities and activities', () => {
     assert.deepEqual(erinActivity, { username: 'erin', last_activity_on: today, last_activity_at: today });
     assert.deepEqual((await gantry.api('GET', '/user/activities?from=2999-01-01')).list, []);
     // By default: the last six months; a user active long ago is left out.
-    await userActivity.touch(carol.id, '2000-01-01');
+    const idle = await makeUser(gantry, 'idle');
+    await userActivity.touch(idle.id, '2000-01-01');
     const recent = (await gantry.api('GET', '/user/activities?per_page=100')).list.map((entry) => entry.username);
-    assert.ok(recent.includes('erin') && !recent.includes('carol'), JSON.stringify(recent));
+    assert.ok(recent.includes('erin') && !recent.includes('idle'), JSON.stringify(recent));
     assert.equal((await gantry.api('GET', '/user/activities', { token: erin.token })).status, 403);
     assert.equal((await gantry.api('GET', '/user/activities', { token: null })).status, 401);
     assert.equal((await gantry.api('GET', '/user/activities?from=yesterday')).status, 400);
+  });
+
+  it('moves last_activity_on on an authenticated API request, in the background, without dropping the cached credential', async () => {
+    const fay = await makeUser(gantry, 'fay');
+    const today = new Date().toISOString().slice(0, 10);
+    const dayOf = async () => (await gantry.api('GET', `/users/${fay.id}`)).json.last_activity_on;
+    assert.equal(await dayOf(), null);
+    const { stores, readCache } = gantry.coordinator.context;
+    // An authenticator on the coordinator's read cache: the same cached credential comes back while nothing drops it.
+    const credentialForToken = (token: string) => new Authenticator(stores.users, stores.tokens, readCache).credentialForToken(token);
+    const credential = await credentialForToken(fay.token);
+    assert.equal((await gantry.api('GET', '/user', { token: fay.token })).status, 200);
+    await waitUntil(async () => (await dayOf()) === today, "fay's activity day after her API request");
+    // The user's own record shows the day too, and her signed-in credential is still the one cached.
+    assert.equal((await gantry.api('GET', '/user', { token: fay.token })).json.last_activity_on, today);
+    if (gantry.coordinator.context.dialect === 'sqlite') assert.equal(await credentialForToken(fay.token), credential);
+    // An anonymous request records nobody.
+    const stranger = await makeUser(gantry, 'gus');
+    assert.equal((await gantry.api('GET', `/users/${stranger.id}`, { token: null })).status, 200);
+    assert.equal((await gantry.api('GET', `/users/${stranger.id}`)).json.last_activity_on, null);
   });
 });

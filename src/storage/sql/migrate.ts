@@ -38,6 +38,7 @@ import { userStatuses } from './migrations/035-user-statuses.ts';
 import { keySha256Fingerprints } from './migrations/036-key-sha256-fingerprints.ts';
 import { groupAndSystemHooks } from './migrations/037-group-and-system-hooks.ts';
 import { userEmailsAndEvents } from './migrations/038-user-emails-and-events.ts';
+import { activityDaysSubkeysEmailAddresses } from './migrations/040-activity-days-subkeys-email-addresses.ts';
 
 /** Ordered migrations; names never change once released. */
 const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
@@ -78,6 +79,7 @@ const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
   ['036-key-sha256-fingerprints', keySha256Fingerprints],
   ['037-group-and-system-hooks', groupAndSystemHooks],
   ['038-user-emails-and-events', userEmailsAndEvents],
+  ['040-activity-days-subkeys-email-addresses', activityDaysSubkeysEmailAddresses],
 ];
 
 /** The names of every migration, in order: a schema's identity (the tests' PostgreSQL template is keyed on it). */

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Authenticator } from '../../src/coordinator/http/auth.ts';
+import { isUniqueViolation } from '../../src/storage/errors.ts';
 import { waitUntil } from '../helpers/bounded.ts';
 import { startTestCoordinator, type TestCoordinator } from '../helpers/coordinator.ts';
 import { makeUser, type TestUser } from './groups-fixtures.ts';
@@ -48,6 +49,40 @@ describe('user e-mail addresses, identities and activities', () => {
     assert.equal((await gantry.api('GET', '/user/emails/abc', { token: bob.token })).status, 400);
     assert.equal((await gantry.api('GET', '/user/emails', { token: null })).status, 401);
     assert.equal((await gantry.api('POST', '/user/emails', { token: null, body: { email: 'x@example.com' } })).status, 401);
+  });
+
+  it('enforces the uniqueness in the database too: the stores refuse an address any user has, whichever kind', async () => {
+    const { users, userEmails } = gantry.coordinator.context.stores;
+    const hank = await makeUser(gantry, 'hank');
+    const now = new Date().toISOString();
+    // The stores directly, past the services' checks (what two racing requests would reach).
+    await userEmails.create({ user_id: hank.id, email: 'hank.work@example.com', confirmed_at: null, created_at: now });
+    await assert.rejects(userEmails.create({ user_id: bob.id, email: 'HANK@example.com', confirmed_at: null, created_at: now }), isUniqueViolation);
+    await assert.rejects(users.update(bob.id, { email: 'Hank.Work@example.com' }), isUniqueViolation);
+    const { id: _hankId, ...hankFields } = (await users.findById(hank.id))!;
+    const newUser = { ...hankFields, username: 'hank2', email: 'hank.work@EXAMPLE.com', password_digest: null };
+    await assert.rejects(users.create(newUser), isUniqueViolation);
+    assert.equal(await users.findByUsername('hank2'), undefined);
+    // A primary address given up, and a secondary one removed, are free again.
+    await users.update(hank.id, { email: 'hank.new@example.com' });
+    const freed = await userEmails.create({ user_id: bob.id, email: 'hank@example.com', confirmed_at: null, created_at: now });
+    const work = (await userEmails.findByEmail('hank.work@example.com'))!;
+    assert.equal(await userEmails.delete(hank.id, work.id), true);
+    assert.equal((await users.update(bob.id, { email: 'hank.work@example.com' }))?.email, 'hank.work@example.com');
+    await userEmails.delete(bob.id, freed.id);
+    await users.update(bob.id, { email: 'bob@example.com' });
+  });
+
+  it('answers the taken address to one of two racing requests for it, whichever wins', async () => {
+    const ida = await makeUser(gantry, 'ida');
+    const [secondary, created] = await Promise.all([
+      gantry.api('POST', `/users/${ida.id}/emails`, { body: { email: 'race@example.com' } }),
+      gantry.api('POST', '/users', { body: { email: 'Race@example.com', username: 'racer', name: 'Racer', password: 'a-long-password-1' } }),
+    ]);
+    const outcomes = [secondary.status, created.status].sort();
+    assert.ok(JSON.stringify(outcomes) === '[201,409]' || JSON.stringify(outcomes) === '[201,400]', `${secondary.status} ${secondary.text} / ${created.status} ${created.text}`);
+    if (secondary.status === 400) assert.deepEqual(secondary.json, { message: { email: ['has already been taken'] } });
+    if (created.status === 409) assert.deepEqual(created.json, { message: 'Email has already been taken' });
   });
 
   it('lets administrators manage anyone\'s addresses, confirming with skip_confirmation; others get 403', async () => {

@@ -2,7 +2,7 @@ import { sql } from '#deps/kysely';
 import type { Db } from '../database.ts';
 import type { NewUserEmail, UserActivityStore, UserEmailRecord, UserEmailsStore } from '../../types-user-emails.ts';
 
-/** Secondary e-mail addresses; no read cache depends on them. */
+/** Secondary e-mail addresses, each claimed in email_addresses (removed with it); no read cache depends on them. */
 export class SqlUserEmailsStore implements UserEmailsStore {
   constructor(private readonly db: Db) {}
 
@@ -22,7 +22,12 @@ export class SqlUserEmailsStore implements UserEmailsStore {
   }
 
   create(email: NewUserEmail): Promise<UserEmailRecord> {
-    return this.db.insertInto('user_emails').values(email).returningAll().executeTakeFirstOrThrow();
+    // The claim in email_addresses makes the address unique against primary addresses too.
+    return this.db.transaction().execute(async (trx) => {
+      const row = await trx.insertInto('user_emails').values(email).returningAll().executeTakeFirstOrThrow();
+      await trx.insertInto('email_addresses').values({ address: email.email.toLowerCase(), user_id: email.user_id, user_email_id: row.id }).execute();
+      return row;
+    });
   }
 
   async delete(userId: number, emailId: number): Promise<boolean> {

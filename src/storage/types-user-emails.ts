@@ -14,6 +14,8 @@ export interface UserEmailsStore {
   find(userId: number, emailId: number): Promise<UserEmailRecord | undefined>;
   /** Compared case-insensitively. */
   findByEmail(email: string): Promise<UserEmailRecord | undefined>;
+  /** The user's confirmed secondary addresses (GitLab counts only those as the user's own), at most 100. */
+  confirmedAddresses(userId: number): Promise<string[]>;
   /** Throws a unique violation when another row has the address. */
   create(email: NewUserEmail): Promise<UserEmailRecord>;
   /** false when there was no such address of the user. */

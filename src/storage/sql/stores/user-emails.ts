@@ -21,6 +21,11 @@ export class SqlUserEmailsStore implements UserEmailsStore {
     return this.db.selectFrom('user_emails').selectAll().where(sql`lower(email)`, '=', email.toLowerCase()).executeTakeFirst();
   }
 
+  async confirmedAddresses(userId: number): Promise<string[]> {
+    const rows = await this.db.selectFrom('user_emails').select('email').where('user_id', '=', userId).where('confirmed_at', 'is not', null).orderBy('id').limit(100).execute();
+    return rows.map((row) => row.email);
+  }
+
   create(email: NewUserEmail): Promise<UserEmailRecord> {
     // The claim in email_addresses makes the address unique against primary addresses too.
     return this.db.transaction().execute(async (trx) => {

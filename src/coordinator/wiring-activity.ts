@@ -17,6 +17,7 @@ export function buildActivityServices(context: CoordinatorContext, users: UsersS
   const activityRecorder = new ActivityRecorder({ events: stores.activityEvents, users: stores.users, repositories: context.repositories, activity: userActivity, logger });
   // Heard after the push is acknowledged: the git reads for its commit count never delay it.
   context.events.onPush((push) => activityRecorder.pushed(push));
+  context.events.onSystemEvent((event) => activityRecorder.systemEvent(event));
   return {
     userActivity,
     activityRecorder,

@@ -179,4 +179,18 @@ describe('activity events (/events, /users/:id/events, /projects/:id/events)', (
     const events = await projectEvents('?action=merged');
     assert.deepEqual(events.map((event) => [event.action_name, event.target_type, event.target_iid, event.target_title, event.author_username]), [['accepted', 'MergeRequest', request.json.iid, 'Merge me', 'root']]);
   });
+
+  it('records a project\'s creation (by its creator, no target) and members joining and leaving it', async () => {
+    const made = await api('POST', '/projects', { body: { name: 'made', namespace_id: (await api('GET', '/groups/evt')).json.id as number } });
+    assert.equal(made.status, 201, made.text);
+    const madeId = made.json.id as number;
+    assert.equal((await api('POST', `/projects/${madeId}/members`, { body: { user_id: outsider.id, access_level: 30 } })).status, 201);
+    assert.equal((await api('DELETE', `/projects/${madeId}/members/${outsider.id}`)).status, 204);
+    const events = (await api('GET', `/projects/${madeId}/events?sort=asc`)).list;
+    const seen = events.map((event) => [event.action_name, event.author_id, event.target_type]);
+    assert.deepEqual(seen, [['created', 1, null], ['joined', outsider.id, null], ['left', outsider.id, null]]);
+    assert.deepEqual((await api('GET', `/projects/${madeId}/events?action=joined`)).list.map((event) => event.author_id), [outsider.id]);
+    // The member who left no longer reads the project, nor its events.
+    assert.equal((await api('GET', `/projects/${madeId}/events`, { token: outsider.token })).status, 404);
+  });
 });

@@ -3,7 +3,7 @@ import type { RepositoryManager } from '../../../storage/git/types.ts';
 import type { UserRecord, UsersStore } from '../../../storage/types.ts';
 import type { EventAction, EventPushData, EventsStore, NewEvent } from '../../../storage/types-events.ts';
 import type { NoteRecord } from '../../../storage/types-notes.ts';
-import type { PushEvent } from '../events.ts';
+import type { PushEvent, SystemEvent } from '../events.ts';
 import type { IssueObserver, IssueSaved, NoteWritten } from '../planning/issue-observers.ts';
 import type { MergeRequestMerged, MergeRequestObserver, MergeRequestSaved } from '../planning/merge-requests/observers.ts';
 import type { MergeRequestNoteObserver, MergeRequestNoteWritten } from '../planning/noteables.ts';
@@ -57,6 +57,17 @@ export class ActivityRecorder implements IssueObserver, MergeRequestObserver, Me
 
   async mergeRequestMerged({ project, actor, mergeRequest }: MergeRequestMerged): Promise<void> {
     await this.record({ project_id: project.id, author_id: actor.id, action: 'merged', target_type: 'MergeRequest', target_id: mergeRequest.id, target_iid: mergeRequest.iid, target_title: mergeRequest.title });
+  }
+
+  /**
+   * GitLab's project events among the system events: `created` (the creator, no target) when a
+   * project is created or forked, `joined`/`left` (the member) when a project membership is
+   * added or removed. Group memberships have no project and make no event, as in GitLab.
+   */
+  async systemEvent(event: SystemEvent): Promise<void> {
+    if (event.name === 'project_create' && event.owner) await this.record(this.base(event.project.id, event.owner.id, 'created'));
+    else if (event.name === 'user_add_to_team') await this.record(this.base(event.project.id, event.user.id, 'joined'));
+    else if (event.name === 'user_remove_from_team') await this.record(this.base(event.project.id, event.user.id, 'left'));
   }
 
   /** One "pushed to/new/deleted" event per updated branch or tag; heard after the push is acknowledged. */

@@ -32,6 +32,8 @@ export interface EventsTable {
   target_title: string | null;
   push_data: string | null;
   note: string | null;
+  /** 1 for a confidential issue's or an internal note's event (migration 040). */
+  confidential: number;
   created_at: string;
 }
 

@@ -2,7 +2,7 @@ import { sql } from '#deps/kysely';
 import { withId, type DialectMigration } from './helpers.ts';
 
 /**
- * Three account additions:
+ * Four account additions:
  * - `user_activity_days`: a user's last activity day, apart from the users row, so the write
  *   an API request makes (at most once a day) leaves cached credentials alone; filled from
  *   `users.last_activity_on`, which nothing writes from here on.
@@ -11,6 +11,8 @@ import { withId, type DialectMigration } from './helpers.ts';
  * - `email_addresses`: every primary and secondary address, lower-cased, as a primary key: the
  *   database refuses an address that any user already has, where the services' checks race.
  *   Existing duplicates (possible only from that race) keep the first row's claim.
+ * - `events.confidential`: an event of a confidential issue or an internal note, shown only to
+ *   those who may see it.
  */
 export const activityDaysSubkeysEmailAddresses: DialectMigration = {
   async up(db, dialect) {
@@ -39,5 +41,7 @@ export const activityDaysSubkeysEmailAddresses: DialectMigration = {
     await db.schema.createIndex('email_addresses_user').on('email_addresses').columns(['user_id', 'user_email_id']).execute();
     await sql`INSERT INTO email_addresses (address, user_id, user_email_id) SELECT lower(email), id, NULL FROM users WHERE true ON CONFLICT DO NOTHING`.execute(db);
     await sql`INSERT INTO email_addresses (address, user_id, user_email_id) SELECT lower(email), user_id, id FROM user_emails WHERE true ORDER BY id ON CONFLICT DO NOTHING`.execute(db);
+
+    await db.schema.alterTable('events').addColumn('confidential', 'integer', (c) => c.notNull().defaultTo(0)).execute();
   },
 };

@@ -41,7 +41,7 @@ async function main(): Promise<void> {
     const project = await api('POST', '/projects', { name: 'bench-events', initialize_with_readme: true });
     const recorder = new ActivityRecorder({
       events: context.stores.activityEvents, users: context.stores.users, repositories: context.repositories,
-      activity: new UserActivity({ activity: context.stores.userActivity, permissions: context.permissions }), logger: silentLogger(),
+      activity: new UserActivity({ activity: context.stores.userActivity, permissions: context.permissions, logger: silentLogger() }), logger: silentLogger(),
     });
     const pushes: Array<{ wallMs: number; cpuMs: number }> = [];
     const recordings: Array<{ wallMs: number; cpuMs: number }> = [];

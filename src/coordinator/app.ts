@@ -300,6 +300,8 @@ async function mountCoordinator(instance: FastifyInstance, core: CoordinatorCore
       });
       api.addHook('onResponse', (request, _reply, done) => {
         context.permissions.memos.close(request.actor);
+        // GitLab's "user using the API" activity: the token's owner, written at most once a day, in the background.
+        if (request.actor !== null && request.credentialUser !== null) services.userActivity.requested(request.credentialUser);
         done();
       });
       api.addHook('onSend', closeOnUnreadBodies);

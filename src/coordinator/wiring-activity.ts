@@ -13,10 +13,11 @@ import { ActivityRecorder } from './services/events/recorder.ts';
  */
 export function buildActivityServices(context: CoordinatorContext, users: UsersService) {
   const { stores, lookup, permissions, logger } = context;
-  const userActivity = new UserActivity({ activity: stores.userActivity, permissions });
+  const userActivity = new UserActivity({ activity: stores.userActivity, permissions, logger });
   const activityRecorder = new ActivityRecorder({ events: stores.activityEvents, users: stores.users, repositories: context.repositories, activity: userActivity, logger });
   // Heard after the push is acknowledged: the git reads for its commit count never delay it.
   context.events.onPush((push) => activityRecorder.pushed(push));
+  context.events.onSystemEvent((event) => activityRecorder.systemEvent(event));
   return {
     userActivity,
     activityRecorder,

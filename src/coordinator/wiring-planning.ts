@@ -90,6 +90,7 @@ export function buildCommitReferences(context: CoordinatorContext, queue: { enqu
     lookup,
     projects: stores.projects,
     users: stores.users,
+    emails: stores.userEmails,
     namespaces: stores.namespaces,
     repositories,
     issues: stores.issues,

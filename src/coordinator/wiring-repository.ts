@@ -50,6 +50,6 @@ export function buildRepositoryMaintenanceServices(context: CoordinatorContext, 
   return {
     housekeeping: new HousekeepingService({ access, repositories, queue }),
     snapshots: new SnapshotService({ lookup, permissions, repositories }),
-    commitSignatures: new CommitSignaturesService({ access, gpgKeys: stores.gpgKeys, users: stores.users, verifier: new GpgVerifier() }),
+    commitSignatures: new CommitSignaturesService({ access, gpgKeys: stores.gpgKeys, users: stores.users, emails: stores.userEmails, verifier: new GpgVerifier() }),
   };
 }

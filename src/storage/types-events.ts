@@ -40,6 +40,8 @@ export interface EventRecord {
   target_title: string | null;
   push_data: EventPushData | null;
   note: EventNote | null;
+  /** An event of a confidential issue or an internal note: shown only to who may see those. */
+  confidential: boolean;
   created_at: string;
 }
 
@@ -50,6 +52,11 @@ export interface EventListFilter {
   projectId?: number;
   /** Only events of projects in this scope (null: every project, for administrators). */
   scope: ProjectVisibilityScope | null;
+  /**
+   * Who sees confidential events: 'all' (administrators), else those of the viewer's own
+   * (authorId) and those of projects where the viewer is at least a reporter.
+   */
+  confidential: 'all' | { authorId: number | null; namespaceIds: number[]; projectIds: number[] };
   action?: EventAction;
   /** GitLab's class name (Issue, MergeRequest, Note, Milestone, Project ...). */
   targetType?: string;

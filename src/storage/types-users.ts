@@ -40,8 +40,17 @@ export interface GpgKeyRecord {
 
 export type NewGpgKey = Omit<GpgKeyRecord, 'id'>;
 
+/** A subkey of a GPG key (GitLab's gpg_key_subkeys), upper-case hex like the key's. */
+export interface NewGpgSubkey {
+  keyid: string;
+  fingerprint: string;
+}
+
 export interface GpgKeysStore {
-  create(key: NewGpgKey): Promise<GpgKeyRecord>;
+  /** The key and its subkeys at once; a fingerprint stored already (key or subkey) is a unique violation. */
+  create(key: NewGpgKey, subkeys?: readonly NewGpgSubkey[]): Promise<GpgKeyRecord>;
+  /** The stored key whose primary key or one of whose subkeys has this fingerprint, with the subkey's id. */
+  findSigningKey(fingerprint: string): Promise<{ key: GpgKeyRecord; subkeyId: number | null } | undefined>;
   findById(id: number): Promise<GpgKeyRecord | undefined>;
   findByFingerprint(fingerprint: string): Promise<GpgKeyRecord | undefined>;
   listForUser(userId: number, page: { offset: number; limit: number }): Promise<{ items: GpgKeyRecord[]; total: number }>;

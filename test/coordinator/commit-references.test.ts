@@ -121,4 +121,21 @@ describe('issue references in pushed commits', () => {
     assert.deepEqual(await issue('app#5'), { state: 'opened', closed_by_id: null });
     assert.deepEqual(await notesOf('app#5'), [{ body: `mentioned in commit ${byGuest}`, author_id: guest.id, system: 1 }]);
   });
+
+  it("names as author the user whose confirmed secondary address the commit has; an unconfirmed one is nobody's", async () => {
+    for (const iid of [6, 7]) await openIssue(app.id, `app#${iid}`, `app issue ${iid}`);
+    const confirmed = await fixture.gantry.api('POST', `/users/${dev.id}/emails`, { body: { email: 'dev.home@example.com', skip_confirmation: true } });
+    const unconfirmed = await fixture.gantry.api('POST', `/users/${guest.id}/emails`, { body: { email: 'guesty.home@example.com' } });
+    assert.deepEqual([confirmed.status, unconfirmed.status, unconfirmed.json.confirmed_at], [201, 201, null]);
+    await git(['checkout', 'main']);
+    await git(['pull', '--ff-only', 'origin', 'main']);
+    const byDev = await commit('Closes #6', 'dev.home@example.com');
+    const byGuest = await commit('Closes #7', 'guesty.home@example.com');
+    await git(['push', 'origin', 'HEAD:main']);
+    await referencesDone();
+    assert.deepEqual(await issue('app#6'), { state: 'closed', closed_by_id: dev.id });
+    assert.deepEqual(await notesOf('app#6'), [{ body: `closed via commit ${byDev}`, author_id: dev.id, system: 1 }]);
+    // The pusher (root) closes it instead.
+    assert.deepEqual(await notesOf('app#7'), [{ body: `closed via commit ${byGuest}`, author_id: 1, system: 1 }]);
+  });
 });

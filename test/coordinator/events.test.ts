@@ -112,6 +112,7 @@ describe('activity events (/events, /users/:id/events, /projects/:id/events)', (
       ['commented on', 'Note', 'A bug'],
       ['closed', 'Issue', 'A bug'],
       ['opened', 'Issue', 'A bug'],
+      ['opened', 'Issue', 'Secret'],
       ['opened', 'MergeRequest', 'Topic'],
       ['commented on', 'Note', 'Topic'],
       ['closed', 'MergeRequest', 'Topic'],
@@ -123,6 +124,16 @@ describe('activity events (/events, /users/:id/events, /projects/:id/events)', (
     assert.deepEqual([events.list[0]?.target_id, events.list[0]?.target_iid], [issue.json.id, iid]);
     // The same from GET /events as dev.
     assert.deepEqual((await api('GET', '/events?sort=asc', { token: dev.token })).list.map((event) => event.id), events.list.map((event) => event.id));
+    // The confidential issue's event: its author and reporters up see it, a guest of the group does not.
+    const guest = await makeUser(fixture.gantry, 'evguest');
+    await addMember(fixture.gantry, { type: 'namespace', id: (await api('GET', '/groups/evt')).json.id as number }, guest.id, 10);
+    const titles = async (url: string, token?: string) => (await api('GET', url, { token })).list.map((event) => event.target_title);
+    for (const url of [`/users/${dev.id}/events?target_type=issue`, `/projects/${appId}/events?target_type=issue`]) {
+      assert.ok((await titles(url, guest.token)).includes('A bug'), url);
+      assert.ok(!(await titles(url, guest.token)).includes('Secret'), `${url} shows the confidential issue to a guest`);
+      assert.ok((await titles(url)).includes('Secret'), `${url} hides the confidential issue from an administrator`);
+    }
+    assert.ok((await titles(`/projects/${appId}/events`, dev.token)).includes('Secret'));
   });
 
   it('shows another user only the events of projects they can read', async () => {
@@ -132,7 +143,7 @@ describe('activity events (/events, /users/:id/events, /projects/:id/events)', (
     assert.deepEqual(asOutsider.list.map((event) => [event.project_id, event.target_title]), [[pubId, 'Public bug']]);
     const anonymous = await api('GET', `/users/${dev.id}/events`, { token: null });
     assert.deepEqual(anonymous.list.map((event) => event.project_id), [pubId]);
-    assert.equal((await api('GET', `/users/${dev.id}/events`)).list.length, 8);
+    assert.equal((await api('GET', `/users/${dev.id}/events`)).list.length, 9);
     assert.deepEqual((await api('GET', `/projects/${appId}/events`, { token: outsider.token })).json, { message: '404 Project Not Found' });
   });
 
@@ -140,7 +151,8 @@ describe('activity events (/events, /users/:id/events, /projects/:id/events)', (
     const pushes = await projectEvents('?action=pushed&per_page=100');
     assert.ok(pushes.length >= 5 && pushes.every((event) => String(event.action_name).startsWith('pushed') || event.action_name === 'deleted'), JSON.stringify(pushes));
     const issues = await projectEvents('?target_type=issue&sort=asc');
-    assert.deepEqual(issues.map((event) => event.action_name), ['opened', 'closed', 'opened']);
+    // As root: the confidential issue's too.
+    assert.deepEqual(issues.map((event) => [event.action_name, event.target_title]), [['opened', 'A bug'], ['closed', 'A bug'], ['opened', 'A bug'], ['opened', 'Secret']]);
     assert.deepEqual((await projectEvents('?target_type=note')).map((event) => event.target_title), ['Topic', 'A bug']);
     assert.deepEqual((await projectEvents('?action=merged')), []);
     const today = new Date().toISOString().slice(0, 10);
@@ -178,5 +190,19 @@ describe('activity events (/events, /users/:id/events, /projects/:id/events)', (
     assert.equal(merged.status, 200, merged.text);
     const events = await projectEvents('?action=merged');
     assert.deepEqual(events.map((event) => [event.action_name, event.target_type, event.target_iid, event.target_title, event.author_username]), [['accepted', 'MergeRequest', request.json.iid, 'Merge me', 'root']]);
+  });
+
+  it('records a project\'s creation (by its creator, no target) and members joining and leaving it', async () => {
+    const made = await api('POST', '/projects', { body: { name: 'made', namespace_id: (await api('GET', '/groups/evt')).json.id as number } });
+    assert.equal(made.status, 201, made.text);
+    const madeId = made.json.id as number;
+    assert.equal((await api('POST', `/projects/${madeId}/members`, { body: { user_id: outsider.id, access_level: 30 } })).status, 201);
+    assert.equal((await api('DELETE', `/projects/${madeId}/members/${outsider.id}`)).status, 204);
+    const events = (await api('GET', `/projects/${madeId}/events?sort=asc`)).list;
+    const seen = events.map((event) => [event.action_name, event.author_id, event.target_type]);
+    assert.deepEqual(seen, [['created', 1, null], ['joined', outsider.id, null], ['left', outsider.id, null]]);
+    assert.deepEqual((await api('GET', `/projects/${madeId}/events?action=joined`)).list.map((event) => event.author_id), [outsider.id]);
+    // The member who left no longer reads the project, nor its events.
+    assert.equal((await api('GET', `/projects/${madeId}/events`, { token: outsider.token })).status, 404);
   });
 });

@@ -37,6 +37,21 @@ describe('GPG key parsing', () => {
     });
   }
 
+  it('reads the subkeys of a key like gpg, none for a key without', () => {
+    const { armored, fingerprint } = generateKey();
+    assert.deepEqual(parseGpgPublicKey(armored)?.subkeys, []);
+    const env = { ...process.env, GNUPGHOME: gnupgHome };
+    for (const usage of ['sign', 'encr']) {
+      execFileSync('gpg', ['--batch', '--passphrase', '', '--quick-add-key', fingerprint, usage === 'sign' ? 'ed25519' : 'cv25519', usage, 'never'], { env, stdio: 'ignore' });
+    }
+    const colons = execFileSync('gpg', ['--with-colons', '--with-subkey-fingerprint', '--list-keys', fingerprint], { env, encoding: 'utf8' });
+    const expected = [...colons.matchAll(/^sub:.*\nfpr:+([0-9A-F]+):/gm)].map((match) => ({ fingerprint: match[1]!, keyId: match[1]!.slice(-16) }));
+    assert.equal(expected.length, 2, colons);
+    const withSubkeys = parseGpgPublicKey(execFileSync('gpg', ['--armor', '--export', fingerprint], { env, encoding: 'utf8' }));
+    assert.equal(withSubkeys?.fingerprint, fingerprint);
+    assert.deepEqual(withSubkeys?.subkeys, expected);
+  });
+
   it('rejects a bad checksum, garbage and non-key packets', () => {
     const { armored } = generateKey();
     const corrupted = armored.replace(/^=.{4}$/m, '=AAAA');

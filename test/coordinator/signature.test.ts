@@ -103,6 +103,34 @@ describe('GET /projects/:id/repository/commits/:sha/signature', () => {
     assert.equal((await signature(foreign)).json.verification_status, 'unverified_key');
   });
 
+  it('verifies a commit signed by a signing subkey of a stored key, for a committer e-mail that is a confirmed secondary address', async () => {
+    const { gantry } = fixture;
+    const work = generateKey('Alice at Work', 'alice.work@example.com');
+    execFileSync('gpg', ['--batch', '--passphrase', '', '--quick-add-key', work.fingerprint, 'ed25519', 'sign', 'never'], { env: gpgEnv, stdio: 'ignore', timeout: 60_000 });
+    const colons = execFileSync('gpg', ['--with-colons', '--with-subkey-fingerprint', '--list-keys', work.fingerprint], { env: gpgEnv, encoding: 'utf8', timeout: 30_000 });
+    const subkeyFingerprint = /^sub:(?:.*\n)fpr:+([0-9A-F]+):/m.exec(colons)?.[1] ?? '';
+    assert.match(subkeyFingerprint, /^[0-9A-F]{40}$/, colons);
+    const armored = execFileSync('gpg', ['--armor', '--export', work.fingerprint], { env: gpgEnv, encoding: 'utf8', timeout: 30_000 });
+    const added = await gantry.api('POST', '/user/gpg_keys', { token: alice.token, body: { key: armored } });
+    assert.equal(added.status, 201, added.text);
+    const sha = await commit('signed by the subkey', `${subkeyFingerprint}!`, 'alice.work@example.com');
+    // Not yet one of alice's addresses: the key's only user id names nobody's e-mail of hers.
+    assert.equal((await signature(sha)).json.verification_status, 'unverified_key');
+    // An unconfirmed secondary address does not count; a confirmed one does.
+    const unconfirmed = await gantry.api('POST', '/user/emails', { token: alice.token, body: { email: 'alice.work@example.com' } });
+    assert.equal(unconfirmed.status, 201, unconfirmed.text);
+    assert.equal((await signature(sha)).json.verification_status, 'unverified_key');
+    assert.equal((await gantry.api('DELETE', `/user/emails/${unconfirmed.json.id}`, { token: alice.token })).status, 204);
+    const confirmed = await gantry.api('POST', `/users/${alice.id}/emails`, { body: { email: 'alice.work@example.com', skip_confirmation: true } });
+    assert.equal(confirmed.status, 201, confirmed.text);
+    const answer = await signature(sha);
+    assert.equal(answer.json.verification_status, 'verified', answer.text);
+    assert.equal(answer.json.gpg_key_id, added.json.id);
+    assert.equal(answer.json.gpg_key_primary_keyid, work.fingerprint.slice(-16));
+    assert.equal(answer.json.gpg_key_user_email, 'alice.work@example.com');
+    assert.equal(typeof answer.json.gpg_key_subkey_id, 'number');
+  });
+
   it('answers unverified for a signature that does not hold (the signed message was changed)', async () => {
     const sha = await commit('the original message', aliceKey.fingerprint);
     const raw = await gitSucceeds(fixture, cwd, ['cat-file', 'commit', sha]);

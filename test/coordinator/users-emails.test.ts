@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { Authenticator } from '../../src/coordinator/http/auth.ts';
+import { isUniqueViolation } from '../../src/storage/errors.ts';
+import { waitUntil } from '../helpers/bounded.ts';
 import { startTestCoordinator, type TestCoordinator } from '../helpers/coordinator.ts';
 import { makeUser, type TestUser } from './groups-fixtures.ts';
 
@@ -48,6 +51,40 @@ describe('user e-mail addresses, identities and activities', () => {
     assert.equal((await gantry.api('POST', '/user/emails', { token: null, body: { email: 'x@example.com' } })).status, 401);
   });
 
+  it('enforces the uniqueness in the database too: the stores refuse an address any user has, whichever kind', async () => {
+    const { users, userEmails } = gantry.coordinator.context.stores;
+    const hank = await makeUser(gantry, 'hank');
+    const now = new Date().toISOString();
+    // The stores directly, past the services' checks (what two racing requests would reach).
+    await userEmails.create({ user_id: hank.id, email: 'hank.work@example.com', confirmed_at: null, created_at: now });
+    await assert.rejects(userEmails.create({ user_id: bob.id, email: 'HANK@example.com', confirmed_at: null, created_at: now }), isUniqueViolation);
+    await assert.rejects(users.update(bob.id, { email: 'Hank.Work@example.com' }), isUniqueViolation);
+    const { id: _hankId, ...hankFields } = (await users.findById(hank.id))!;
+    const newUser = { ...hankFields, username: 'hank2', email: 'hank.work@EXAMPLE.com', password_digest: null };
+    await assert.rejects(users.create(newUser), isUniqueViolation);
+    assert.equal(await users.findByUsername('hank2'), undefined);
+    // A primary address given up, and a secondary one removed, are free again.
+    await users.update(hank.id, { email: 'hank.new@example.com' });
+    const freed = await userEmails.create({ user_id: bob.id, email: 'hank@example.com', confirmed_at: null, created_at: now });
+    const work = (await userEmails.findByEmail('hank.work@example.com'))!;
+    assert.equal(await userEmails.delete(hank.id, work.id), true);
+    assert.equal((await users.update(bob.id, { email: 'hank.work@example.com' }))?.email, 'hank.work@example.com');
+    await userEmails.delete(bob.id, freed.id);
+    await users.update(bob.id, { email: 'bob@example.com' });
+  });
+
+  it('answers the taken address to one of two racing requests for it, whichever wins', async () => {
+    const ida = await makeUser(gantry, 'ida');
+    const [secondary, created] = await Promise.all([
+      gantry.api('POST', `/users/${ida.id}/emails`, { body: { email: 'race@example.com' } }),
+      gantry.api('POST', '/users', { body: { email: 'Race@example.com', username: 'racer', name: 'Racer', password: 'a-long-password-1' } }),
+    ]);
+    const outcomes = [secondary.status, created.status].sort();
+    assert.ok(JSON.stringify(outcomes) === '[201,409]' || JSON.stringify(outcomes) === '[201,400]', `${secondary.status} ${secondary.text} / ${created.status} ${created.text}`);
+    if (secondary.status === 400) assert.deepEqual(secondary.json, { message: { email: ['has already been taken'] } });
+    if (created.status === 409) assert.deepEqual(created.json, { message: 'Email has already been taken' });
+  });
+
   it('lets administrators manage anyone\'s addresses, confirming with skip_confirmation; others get 403', async () => {
     const confirmed = await gantry.api('POST', `/users/${carol.id}/emails`, { body: { email: 'carol.work@example.com', skip_confirmation: true } });
     assert.equal(confirmed.status, 201, confirmed.text);
@@ -86,13 +123,13 @@ describe('user e-mail addresses, identities and activities', () => {
   it('keeps last_activity_on without editing the user, never moving it back, and lists activities since a day to administrators', async () => {
     const erin = await makeUser(gantry, 'erin');
     const today = new Date().toISOString().slice(0, 10);
-    const { userActivity, users } = gantry.coordinator.context.stores;
+    const { userActivity } = gantry.coordinator.context.stores;
     const updatedAt = async () => (await gantry.coordinator.context.db.selectFrom('users').select('updated_at').where('id', '=', erin.id).executeTakeFirstOrThrow()).updated_at;
     const before = await updatedAt();
-    assert.equal((await users.findById(erin.id))?.last_activity_on, null);
+    assert.equal((await gantry.api('GET', `/users/${erin.id}`)).json.last_activity_on, null);
     await userActivity.touch(erin.id, today);
     await userActivity.touch(erin.id, '2000-01-01');
-    assert.equal((await users.findById(erin.id))?.last_activity_on, today);
+    assert.equal((await gantry.api('GET', `/users/${erin.id}`)).json.last_activity_on, today);
     assert.equal(await updatedAt(), before);
     const activities = await gantry.api('GET', `/user/activities?from=${today}&per_page=100`);
     assert.equal(activities.status, 200, activities.text);
@@ -100,11 +137,32 @@ describe('user e-mail addresses, identities and activities', () => {
     assert.deepEqual(erinActivity, { username: 'erin', last_activity_on: today, last_activity_at: today });
     assert.deepEqual((await gantry.api('GET', '/user/activities?from=2999-01-01')).list, []);
     // By default: the last six months; a user active long ago is left out.
-    await userActivity.touch(carol.id, '2000-01-01');
+    const idle = await makeUser(gantry, 'idle');
+    await userActivity.touch(idle.id, '2000-01-01');
     const recent = (await gantry.api('GET', '/user/activities?per_page=100')).list.map((entry) => entry.username);
-    assert.ok(recent.includes('erin') && !recent.includes('carol'), JSON.stringify(recent));
+    assert.ok(recent.includes('erin') && !recent.includes('idle'), JSON.stringify(recent));
     assert.equal((await gantry.api('GET', '/user/activities', { token: erin.token })).status, 403);
     assert.equal((await gantry.api('GET', '/user/activities', { token: null })).status, 401);
     assert.equal((await gantry.api('GET', '/user/activities?from=yesterday')).status, 400);
+  });
+
+  it('moves last_activity_on on an authenticated API request, in the background, without dropping the cached credential', async () => {
+    const fay = await makeUser(gantry, 'fay');
+    const today = new Date().toISOString().slice(0, 10);
+    const dayOf = async () => (await gantry.api('GET', `/users/${fay.id}`)).json.last_activity_on;
+    assert.equal(await dayOf(), null);
+    const { stores, readCache } = gantry.coordinator.context;
+    // An authenticator on the coordinator's read cache: the same cached credential comes back while nothing drops it.
+    const credentialForToken = (token: string) => new Authenticator(stores.users, stores.tokens, readCache).credentialForToken(token);
+    const credential = await credentialForToken(fay.token);
+    assert.equal((await gantry.api('GET', '/user', { token: fay.token })).status, 200);
+    await waitUntil(async () => (await dayOf()) === today, "fay's activity day after her API request");
+    // The user's own record shows the day too, and her signed-in credential is still the one cached.
+    assert.equal((await gantry.api('GET', '/user', { token: fay.token })).json.last_activity_on, today);
+    if (gantry.coordinator.context.dialect === 'sqlite') assert.equal(await credentialForToken(fay.token), credential);
+    // An anonymous request records nobody.
+    const stranger = await makeUser(gantry, 'gus');
+    assert.equal((await gantry.api('GET', `/users/${stranger.id}`, { token: null })).status, 200);
+    assert.equal((await gantry.api('GET', `/users/${stranger.id}`)).json.last_activity_on, null);
   });
 });

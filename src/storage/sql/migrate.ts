@@ -39,6 +39,7 @@ import { keySha256Fingerprints } from './migrations/036-key-sha256-fingerprints.
 import { groupAndSystemHooks } from './migrations/037-group-and-system-hooks.ts';
 import { userEmailsAndEvents } from './migrations/038-user-emails-and-events.ts';
 import { groupHookEvents } from './migrations/039-group-hook-events.ts';
+import { activityDaysSubkeysEmailAddresses } from './migrations/040-activity-days-subkeys-email-addresses.ts';
 
 /** Ordered migrations; names never change once released. */
 const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
@@ -80,6 +81,7 @@ const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
   ['037-group-and-system-hooks', groupAndSystemHooks],
   ['038-user-emails-and-events', userEmailsAndEvents],
   ['039-group-hook-events', groupHookEvents],
+  ['040-activity-days-subkeys-email-addresses', activityDaysSubkeysEmailAddresses],
 ];
 
 /** The names of every migration, in order: a schema's identity (the tests' PostgreSQL template is keyed on it). */

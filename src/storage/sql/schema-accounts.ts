@@ -1,6 +1,6 @@
 import type { Generated } from '#deps/kysely';
 
-/** Tables of the accounts additions (migrations 035 and 038). */
+/** Tables of the accounts additions (migrations 035, 038 and 040). */
 export interface UserStatusesTable {
   user_id: number;
   emoji: string;
@@ -32,5 +32,28 @@ export interface EventsTable {
   target_title: string | null;
   push_data: string | null;
   note: string | null;
+  /** 1 for a confidential issue's or an internal note's event (migration 040). */
+  confidential: number;
   created_at: string;
+}
+
+/** A user's last activity day, apart from the users row (migration 040). */
+export interface UserActivityDaysTable {
+  user_id: number;
+  day: string;
+}
+
+/** A subkey of a user's GPG key (migration 040): upper-case hex, as gpg_keys'. */
+export interface GpgKeySubkeysTable {
+  id: Generated<number>;
+  gpg_key_id: number;
+  keyid: string;
+  fingerprint: string;
+}
+
+/** Every primary (user_email_id null) and secondary address, lower-cased: unique by the key (migration 040). */
+export interface EmailAddressesTable {
+  address: string;
+  user_id: number;
+  user_email_id: number | null;
 }

@@ -5,7 +5,7 @@ import type {
   CiRunnersTable, CiTriggersTable, CiVariablesTable, DeploymentsTable, EnvironmentsTable, NamespaceRunnersTokensTable, TaskCountersTable, TasksTable,
 } from './schema-ci-settings.ts';
 import type { CommitCommentsTable } from './schema-commit-comments.ts';
-import type { EventsTable, UserEmailsTable, UserStatusesTable } from './schema-accounts.ts';
+import type { EmailAddressesTable, EventsTable, GpgKeySubkeysTable, UserActivityDaysTable, UserEmailsTable, UserStatusesTable } from './schema-accounts.ts';
 import type { GroupInternalIdsTable, IssueAssigneesTable, IssueLabelsTable, IssuesTable, LabelsTable, MilestonesTable } from './schema-planning.ts';
 import type { MergeRequestApprovalsTable, MergeRequestLabelsTable, MergeRequestsTable, MergeRequestUsersTable } from './schema-merge-requests.ts';
 import type { AwardEmojiTable, NotesTable, SubscriptionsTable, TimelogsTable, TodosTable } from './schema-planning-activity.ts';
@@ -241,6 +241,9 @@ export interface DatabaseSchema {
   user_statuses: UserStatusesTable;
   user_emails: UserEmailsTable;
   events: EventsTable;
+  user_activity_days: UserActivityDaysTable;
+  gpg_key_subkeys: GpgKeySubkeysTable;
+  email_addresses: EmailAddressesTable;
   application_settings: ApplicationSettingsTable;
   commit_comments: CommitCommentsTable;
   protected_branches: ProtectedBranchesTable;

@@ -38,7 +38,7 @@ const DeleteQuery = Type.Object({ hard_delete: Type.Optional(Param.boolean({ des
 const tags = ['users'];
 
 /** `/users`, `/users/:id[/block|/unblock|/ban|/unban]` and `/user`. */
-export function usersRoutes({ users, avatars }: CoordinatorServices, edge: EdgeConfig): FastifyPluginAsync {
+export function usersRoutes({ users, avatars, userActivity }: CoordinatorServices, edge: EdgeConfig): FastifyPluginAsync {
   const { externalUrl } = edge;
   return async (app) => {
     const api = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -65,12 +65,14 @@ export function usersRoutes({ users, avatars }: CoordinatorServices, edge: EdgeC
       };
       const { items, total } = await users.list(request.actor, filter, { offset: page.offset, limit: page.perPage });
       setPaginationHeaders(request, reply, externalUrl, page, { total });
-      return items.map(({ user, full }) => (full ? serializeUserAdmin(user, externalUrl) : serializeUserBasic(user, externalUrl)));
+      const filled = await userActivity.withDays(items.filter((item) => item.full).map((item) => item.user));
+      const days = new Map(filled.map((user) => [user.id, user.last_activity_on]));
+      return items.map(({ user, full }) => (full ? serializeUserAdmin({ ...user, last_activity_on: days.get(user.id) ?? null }, externalUrl) : serializeUserBasic(user, externalUrl)));
     });
 
     api.get('/users/:id', { schema: { summary: 'Get a user', tags, params: UserId } }, async (request) => {
       const { user, full } = await users.get(request.actor, request.params.id);
-      return full ? serializeUserAdmin(user, externalUrl) : serializeUserPublic(user, externalUrl);
+      return full ? serializeUserAdmin(await userActivity.withDay(user), externalUrl) : serializeUserPublic(user, externalUrl);
     });
 
     const createSchema = { summary: 'Create a user (administrators); a multipart `avatar` sets the avatar', tags, body: CreateUserBody };
@@ -84,7 +86,7 @@ export function usersRoutes({ users, avatars }: CoordinatorServices, edge: EdgeC
       const avatar = await checkedAvatar(request, avatars);
       const input = { attributes: userAttributes(body), resetPassword, skipConfirmation: body.skip_confirmation, confirm: body.confirm };
       const created = await users.create(actor, input);
-      return reply.code(201).send(serializeUserAdmin(avatar ? await avatars.attachToUser(created, avatar) : created, externalUrl));
+      return reply.code(201).send(serializeUserAdmin(await userActivity.withDay(avatar ? await avatars.attachToUser(created, avatar) : created), externalUrl));
     });
 
     const updateSchema = { summary: 'Change a user (administrators); a multipart `avatar` replaces the avatar', tags, params: UserId, body: UpdateUserBody };
@@ -93,7 +95,7 @@ export function usersRoutes({ users, avatars }: CoordinatorServices, edge: EdgeC
       await users.administered(actor, request.params.id);
       const avatar = await checkedAvatar(request, avatars);
       const user = await users.update(actor, request.params.id, userAttributes(request.body));
-      return serializeUserAdmin(avatar ? await avatars.attachToUser(user, avatar) : user, externalUrl);
+      return serializeUserAdmin(await userActivity.withDay(avatar ? await avatars.attachToUser(user, avatar) : user), externalUrl);
     });
 
     api.delete('/users/:id', { schema: { summary: 'Remove a user (administrators)', tags, params: UserId, querystring: DeleteQuery } }, async (request, reply) => {
@@ -117,6 +119,6 @@ export function usersRoutes({ users, avatars }: CoordinatorServices, edge: EdgeC
       return reply.code(201).send(await users.unban(requireActor(request), request.params.id));
     });
 
-    api.get('/user', { schema: { summary: 'The signed-in user', tags } }, async (request) => serializeUserAdmin(requireActor(request), externalUrl));
+    api.get('/user', { schema: { summary: 'The signed-in user', tags } }, async (request) => serializeUserAdmin(await userActivity.withDay(requireActor(request)), externalUrl));
   };
 }

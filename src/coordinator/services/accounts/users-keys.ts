@@ -150,7 +150,7 @@ export class GpgKeysService {
         fingerprint: parsed.fingerprint,
         primary_keyid: parsed.primaryKeyId,
         created_at: new Date().toISOString(),
-      })
+      }, parsed.subkeys.map((subkey) => ({ keyid: subkey.keyId, fingerprint: subkey.fingerprint })))
       .catch(rethrowTakenFingerprint);
   }
 

@@ -136,7 +136,7 @@ export class UsersService {
     } catch (error) {
       // A concurrent request took the address or the name between the checks and the insert.
       if (!isUniqueViolation(error)) throw error;
-      const emailTaken = await users.findByEmail(email);
+      const emailTaken = (await users.findByEmail(email)) ?? (await this.deps.secondaryEmails.findByEmail(email));
       throw taken(emailTaken ? 'Email' : 'Username');
     }
   }

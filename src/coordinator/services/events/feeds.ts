@@ -2,6 +2,7 @@ import type { ProjectRecord, UserRecord, UsersStore } from '../../../storage/typ
 import type { EventAction, EventListFilter, EventRecord, EventsStore } from '../../../storage/types-events.ts';
 import type { Lookup } from '../access/lookup.ts';
 import type { Actor, Permissions } from '../access/permissions.ts';
+import type { ActorProjectAccess } from '../access/levels.ts';
 import { actorProjectAccess, type ProjectScopeDeps } from '../namespaces/project-scope.ts';
 import type { UsersService } from '../accounts/users.ts';
 
@@ -20,7 +21,7 @@ export interface EventFeedQuery {
 export interface EventFeedsDeps extends ProjectScopeDeps {
   events: Pick<EventsStore, 'list'>;
   lookup: Pick<Lookup, 'readableProject'>;
-  permissions: Pick<Permissions, 'projectListingScope'>;
+  permissions: Pick<Permissions, 'projectListingScope' | 'isAdministrator'>;
   users: Pick<UsersService, 'readable'>;
   authors: Pick<UsersStore, 'findByIds'>;
 }
@@ -33,6 +34,8 @@ export interface EventPage {
 }
 
 type Page = { offset: number; limit: number };
+
+const REPORTER = 20;
 
 /** `GET /events`, `GET /users/:id/events`, `GET /projects/:id/events`: only events of projects the caller can read. */
 export class EventFeeds {
@@ -49,7 +52,8 @@ export class EventFeeds {
 
   async ofProject(actor: Actor, projectRef: string, query: EventFeedQuery, page: Page): Promise<EventPage> {
     const project: ProjectRecord = await this.deps.lookup.readableProject(projectRef, actor);
-    return this.page({ scope: null, ...filterOf(query), projectId: project.id }, page);
+    const access = await actorProjectAccess(this.deps, actor);
+    return this.page({ scope: null, confidential: this.confidentialScope(actor, access), ...filterOf(query), projectId: project.id }, page);
   }
 
   private async page(filter: EventListFilter, page: Page): Promise<EventPage> {
@@ -58,8 +62,21 @@ export class EventFeeds {
     return { items, total, authors: new Map(users.map((user) => [user.id, user])) };
   }
 
-  private async visibleTo(actor: Actor): Promise<Pick<EventListFilter, 'scope'>> {
-    return { scope: this.deps.permissions.projectListingScope(actor, await actorProjectAccess(this.deps, actor)) };
+  private async visibleTo(actor: Actor): Promise<Pick<EventListFilter, 'scope' | 'confidential'>> {
+    const access = await actorProjectAccess(this.deps, actor);
+    return { scope: this.deps.permissions.projectListingScope(actor, access), confidential: this.confidentialScope(actor, access) };
+  }
+
+  /**
+   * Confidential issues' and internal notes' events: administrators see all; others their own
+   * and those of projects where they are at least reporters, through a group (or its ancestors)
+   * or the project. Access through a share with their group is not counted (left hidden).
+   */
+  private confidentialScope(actor: Actor, access: ActorProjectAccess): EventListFilter['confidential'] {
+    if (actor && this.deps.permissions.isAdministrator(actor)) return 'all';
+    const namespaceIds = [...access.namespaceLevels].filter(([, level]) => level >= REPORTER).map(([id]) => id);
+    const projectIds = [...access.projectMembers].filter(([, member]) => member.access_level >= REPORTER).map(([id]) => id);
+    return { authorId: actor?.id ?? null, namespaceIds, projectIds };
   }
 }
 
@@ -68,7 +85,7 @@ const TARGET_CLASSES: Record<string, string> = {
   issue: 'Issue', milestone: 'Milestone', merge_request: 'MergeRequest', note: 'Note', project: 'Project', snippet: 'Snippet', user: 'User',
 };
 
-function filterOf(query: EventFeedQuery): Omit<EventListFilter, 'scope'> {
+function filterOf(query: EventFeedQuery): Omit<EventListFilter, 'scope' | 'confidential'> {
   return {
     action: query.action,
     targetType: query.targetType === undefined ? undefined : TARGET_CLASSES[query.targetType],

@@ -3,7 +3,7 @@ import type { RepositoryManager } from '../../../storage/git/types.ts';
 import type { UserRecord, UsersStore } from '../../../storage/types.ts';
 import type { EventAction, EventPushData, EventsStore, NewEvent } from '../../../storage/types-events.ts';
 import type { NoteRecord } from '../../../storage/types-notes.ts';
-import type { PushEvent } from '../events.ts';
+import type { PushEvent, SystemEvent } from '../events.ts';
 import type { IssueObserver, IssueSaved, NoteWritten } from '../planning/issue-observers.ts';
 import type { MergeRequestMerged, MergeRequestObserver, MergeRequestSaved } from '../planning/merge-requests/observers.ts';
 import type { MergeRequestNoteObserver, MergeRequestNoteWritten } from '../planning/noteables.ts';
@@ -25,23 +25,22 @@ export interface ActivityRecorderDeps {
 /**
  * Records GitLab's activity events as they happen (`/events`), as an observer of the issue,
  * merge request and note services and a listener of pushes: one insert per change (per push,
- * not per commit), after the change is stored. Confidential issues and internal notes are left
- * out, so a feed never has to hide them. A failure to record is logged, never fails the change.
+ * not per commit), after the change is stored. Events of confidential issues and internal notes
+ * are marked so; the feeds show them only to who may see them. A failure to record is logged,
+ * never fails the change.
  */
 export class ActivityRecorder implements IssueObserver, MergeRequestObserver, MergeRequestNoteObserver {
   constructor(private readonly deps: ActivityRecorderDeps) {}
 
   async issueSaved({ project, actor, before, after }: IssueSaved): Promise<void> {
     const issue = after.issue;
-    if (issue.confidential) return;
     const action = stateAction(before?.issue.state ?? null, issue.state);
     if (!action) return;
-    await this.record({ project_id: project.id, author_id: actor.id, action, target_type: 'Issue', target_id: issue.id, target_iid: issue.iid, target_title: issue.title });
+    await this.record({ project_id: project.id, author_id: actor.id, action, target_type: 'Issue', target_id: issue.id, target_iid: issue.iid, target_title: issue.title, confidential: issue.confidential });
   }
 
   async noteWritten({ project, actor, issue, note }: NoteWritten): Promise<void> {
-    if (issue.issue.confidential) return;
-    await this.recordNote(project.id, actor, note, { type: 'Issue', iid: issue.issue.iid, title: issue.issue.title });
+    await this.recordNote(project.id, actor, note, { type: 'Issue', iid: issue.issue.iid, title: issue.issue.title }, issue.issue.confidential);
   }
 
   async mergeRequestNoteWritten({ project, actor, mergeRequest, note }: MergeRequestNoteWritten): Promise<void> {
@@ -57,6 +56,17 @@ export class ActivityRecorder implements IssueObserver, MergeRequestObserver, Me
 
   async mergeRequestMerged({ project, actor, mergeRequest }: MergeRequestMerged): Promise<void> {
     await this.record({ project_id: project.id, author_id: actor.id, action: 'merged', target_type: 'MergeRequest', target_id: mergeRequest.id, target_iid: mergeRequest.iid, target_title: mergeRequest.title });
+  }
+
+  /**
+   * GitLab's project events among the system events: `created` (the creator, no target) when a
+   * project is created or forked, `joined`/`left` (the member) when a project membership is
+   * added or removed. Group memberships have no project and make no event, as in GitLab.
+   */
+  async systemEvent(event: SystemEvent): Promise<void> {
+    if (event.name === 'project_create' && event.owner) await this.record(this.base(event.project.id, event.owner.id, 'created'));
+    else if (event.name === 'user_add_to_team') await this.record(this.base(event.project.id, event.user.id, 'joined'));
+    else if (event.name === 'user_remove_from_team') await this.record(this.base(event.project.id, event.user.id, 'left'));
   }
 
   /** One "pushed to/new/deleted" event per updated branch or tag; heard after the push is acknowledged. */
@@ -100,24 +110,25 @@ export class ActivityRecorder implements IssueObserver, MergeRequestObserver, Me
     };
   }
 
-  private async recordNote(projectId: number, actor: UserRecord, note: NoteRecord, target: { type: string; iid: number; title: string }): Promise<void> {
-    if (note.system || note.internal) return;
+  private async recordNote(projectId: number, actor: UserRecord, note: NoteRecord, target: { type: string; iid: number; title: string }, confidentialTarget = false): Promise<void> {
+    if (note.system) return;
     await this.record({
       project_id: projectId, author_id: actor.id, action: 'commented', target_type: 'Note', target_id: note.id, target_iid: note.id, target_title: target.title,
+      confidential: confidentialTarget || note.internal,
       note: { id: note.id, body: note.body, noteable_type: target.type, noteable_id: note.noteable_id, noteable_iid: target.iid, created_at: note.created_at },
     });
   }
 
-  private async record(event: Omit<NewEvent, 'push_data' | 'note' | 'created_at'> & { note?: NewEvent['note'] }): Promise<void> {
+  private async record(event: Omit<NewEvent, 'push_data' | 'note' | 'created_at' | 'confidential'> & { note?: NewEvent['note']; confidential?: boolean }): Promise<void> {
     try {
-      await this.deps.events.record({ push_data: null, note: null, ...event, created_at: this.now() });
+      await this.deps.events.record({ push_data: null, note: null, confidential: false, ...event, created_at: this.now() });
     } catch (error) {
       this.deps.logger.warn({ err: error, project: event.project_id, action: event.action }, 'events: recording failed');
     }
   }
 
   private base(projectId: number, authorId: number, action: EventAction): Omit<NewEvent, 'push_data'> {
-    return { project_id: projectId, author_id: authorId, action, target_type: null, target_id: null, target_iid: null, target_title: null, note: null, created_at: this.now() };
+    return { project_id: projectId, author_id: authorId, action, target_type: null, target_id: null, target_iid: null, target_title: null, note: null, confidential: false, created_at: this.now() };
   }
 
   private now(): string {

@@ -2,6 +2,7 @@ import { ZERO_SHA } from '../../../ci/pipeline-variables.ts';
 import type { GitCommit, RepositoryManager } from '../../../storage/git/types.ts';
 import type { NotesStore } from '../../../storage/types-notes.ts';
 import type { NewTask } from '../../../storage/types-tasks.ts';
+import type { UserEmailsStore } from '../../../storage/types-user-emails.ts';
 import type { NamespacesStore, ProjectRecord, ProjectsStore, UserRecord, UsersStore } from '../../../storage/types.ts';
 import type { PushEvent } from '../events.ts';
 import type { TaskHandler } from '../task-queue.ts';
@@ -26,6 +27,8 @@ export interface CommitReferencesDeps extends CommitReferenceTargetsDeps {
   queue: { enqueue(task: NewTask): Promise<unknown> };
   projects: Pick<ProjectsStore, 'findById'>;
   users: Pick<UsersStore, 'findById' | 'findByEmail'>;
+  /** Secondary addresses: a confirmed one names its user as a commit's author, as GitLab does. */
+  emails?: Pick<UserEmailsStore, 'findByEmail'>;
   namespaces: Pick<NamespacesStore, 'findById'>;
   repositories: Pick<RepositoryManager, 'exists' | 'open'>;
   /** The task-comments integration: the user who comments on a push's issues, or null when it is off for the push's branch. */
@@ -157,10 +160,16 @@ export class CommitReferences {
     await this.deps.systemNotes.add({ type: 'Issue', id: target.issue.id, project_id: target.project.id }, author.id, body);
   }
 
-  /** The user whose email the commit's author has (an active one), else the pusher. */
+  /** The user whose primary or confirmed secondary email the commit's author has (an active one), else the pusher. */
   private async commitAuthor(commit: GitCommit, pusher: UserRecord | null): Promise<UserRecord | null> {
-    const byEmail = commit.author.email === '' ? undefined : await this.deps.users.findByEmail(commit.author.email);
+    const email = commit.author.email;
+    const byEmail = email === '' ? undefined : ((await this.deps.users.findByEmail(email)) ?? (await this.bySecondaryEmail(email)));
     return byEmail && byEmail.state === 'active' ? byEmail : pusher;
+  }
+
+  private async bySecondaryEmail(email: string): Promise<UserRecord | undefined> {
+    const secondary = await this.deps.emails?.findByEmail(email);
+    return secondary && secondary.confirmed_at !== null ? this.deps.users.findById(secondary.user_id) : undefined;
   }
 
   private async fullPath(project: ProjectRecord): Promise<string> {

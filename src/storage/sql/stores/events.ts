@@ -15,6 +15,7 @@ export class SqlEventsStore implements EventsStore {
         ...event,
         push_data: event.push_data === null ? null : JSON.stringify(event.push_data),
         note: event.note === null ? null : JSON.stringify(event.note),
+        confidential: event.confidential ? 1 : 0,
       })
       .execute();
   }
@@ -29,6 +30,16 @@ export class SqlEventsStore implements EventsStore {
         if (scope.visibilities.length > 0) alternatives.push(eb('projects.visibility', 'in', scope.visibilities));
         if (scope.namespaceIds.length > 0) alternatives.push(eb('projects.namespace_id', 'in', [...new Set(scope.namespaceIds)]));
         if (scope.projectIds.length > 0) alternatives.push(eb('projects.id', 'in', [...new Set(scope.projectIds)]));
+        return eb.or(alternatives);
+      });
+    }
+    const { confidential } = filter;
+    if (confidential !== 'all') {
+      query = query.where((eb) => {
+        const alternatives = [eb('events.confidential', '=', 0)];
+        if (confidential.authorId !== null) alternatives.push(eb('events.author_id', '=', confidential.authorId));
+        if (confidential.namespaceIds.length > 0) alternatives.push(eb('projects.namespace_id', 'in', [...new Set(confidential.namespaceIds)]));
+        if (confidential.projectIds.length > 0) alternatives.push(eb('projects.id', 'in', [...new Set(confidential.projectIds)]));
         return eb.or(alternatives);
       });
     }
@@ -48,6 +59,7 @@ function toEvent(row: EventRow): EventRecord {
   return {
     ...row,
     action: row.action as EventAction,
+    confidential: row.confidential === 1,
     push_data: row.push_data === null ? null : (JSON.parse(row.push_data) as EventPushData),
     note: row.note === null ? null : (JSON.parse(row.note) as EventNote),
   };

@@ -73,7 +73,7 @@ export function createSqlStores(db: Db, writes: TableWrites = new TableWrites())
     customAttributes: new SqlCustomAttributesStore(db, writes),
     userStatuses: new SqlUserStatusStore(db),
     userEmails: new SqlUserEmailsStore(db),
-    userActivity: new SqlUserActivityStore(db, writes),
+    userActivity: new SqlUserActivityStore(db),
     activityEvents: new SqlEventsStore(db),
     settings: new SqlSettingsStore(db),
     commitComments: new SqlCommitCommentsStore(db),

@@ -4,6 +4,7 @@ import type {
   GpgKeyRecord,
   GpgKeysStore,
   NewGpgKey,
+  NewGpgSubkey,
   NewSshKey,
   SshKeyRecord,
   SshKeysStore,
@@ -47,8 +48,22 @@ export class SqlSshKeysStore implements SshKeysStore {
 export class SqlGpgKeysStore implements GpgKeysStore {
   constructor(private readonly db: Db) {}
 
-  async create(key: NewGpgKey): Promise<GpgKeyRecord> {
-    return this.db.insertInto('gpg_keys').values(key).returning(GPG_COLUMNS).executeTakeFirstOrThrow();
+  async create(key: NewGpgKey, subkeys: readonly NewGpgSubkey[] = []): Promise<GpgKeyRecord> {
+    return this.db.transaction().execute(async (trx) => {
+      const created = await trx.insertInto('gpg_keys').values(key).returning(GPG_COLUMNS).executeTakeFirstOrThrow();
+      if (subkeys.length > 0) {
+        await trx.insertInto('gpg_key_subkeys').values(subkeys.map((subkey) => ({ gpg_key_id: created.id, keyid: subkey.keyid, fingerprint: subkey.fingerprint }))).execute();
+      }
+      return created;
+    });
+  }
+
+  async findSigningKey(fingerprint: string): Promise<{ key: GpgKeyRecord; subkeyId: number | null } | undefined> {
+    const key = await this.findByFingerprint(fingerprint);
+    if (key) return { key, subkeyId: null };
+    const subkey = await this.db.selectFrom('gpg_key_subkeys').select(['id', 'gpg_key_id']).where('fingerprint', '=', fingerprint).executeTakeFirst();
+    const owner = subkey && (await this.findById(subkey.gpg_key_id));
+    return owner ? { key: owner, subkeyId: subkey.id } : undefined;
   }
 
   async findById(id: number): Promise<GpgKeyRecord | undefined> {

@@ -38,11 +38,16 @@ export class SqlUsersStore implements UsersStore {
 
   async create(user: NewUser): Promise<UserRecord> {
     this.writes.report({ table: 'users' });
-    const inserted = await this.db
-      .insertInto('users')
-      .values({ ...USER_KINDS.toColumns(user), updated_at: user.created_at })
-      .returning(SELECTED)
-      .executeTakeFirstOrThrow();
+    // The address's claim commits with the user: an address any user has fails as a unique violation.
+    const inserted = await this.db.transaction().execute(async (trx) => {
+      const row = await trx
+        .insertInto('users')
+        .values({ ...USER_KINDS.toColumns(user), updated_at: user.created_at })
+        .returning(SELECTED)
+        .executeTakeFirstOrThrow();
+      await trx.insertInto('email_addresses').values({ address: user.email.toLowerCase(), user_id: row.id, user_email_id: null }).execute();
+      return row;
+    });
     return toUser(inserted);
   }
 
@@ -122,12 +127,20 @@ export class SqlUsersStore implements UsersStore {
     const row = USER_KINDS.toColumns(changes);
     if (Object.keys(row).length === 0) return this.findById(id);
     this.writes.report({ table: 'users', rowId: id });
-    const updated = await this.db
-      .updateTable('users')
-      .set({ ...row, updated_at: new Date().toISOString() })
-      .where('id', '=', id)
-      .returning(SELECTED)
-      .executeTakeFirst();
+    const updated = await this.db.transaction().execute(async (trx) => {
+      const changed = await trx
+        .updateTable('users')
+        .set({ ...row, updated_at: new Date().toISOString() })
+        .where('id', '=', id)
+        .returning(SELECTED)
+        .executeTakeFirst();
+      if (changed && changes.email !== undefined) {
+        // The primary address's claim moves with it (a unique violation when another user has the new one).
+        await trx.deleteFrom('email_addresses').where('user_id', '=', id).where('user_email_id', 'is', null).execute();
+        await trx.insertInto('email_addresses').values({ address: changes.email.toLowerCase(), user_id: id, user_email_id: null }).execute();
+      }
+      return changed;
+    });
     return updated && toUser(updated);
   }
 

@@ -7,11 +7,14 @@ export interface ParsedGpgKey {
   primaryKeyId: string;
   /** The armored block with normalized line endings and no surrounding text. */
   armored: string;
+  /** The version 4 public subkeys in the block, in order (GitLab's gpg_key_subkeys). */
+  subkeys: Array<{ fingerprint: string; keyId: string }>;
 }
 
 const BEGIN = '-----BEGIN PGP PUBLIC KEY BLOCK-----';
 const END = '-----END PGP PUBLIC KEY BLOCK-----';
 const PUBLIC_KEY_TAG = 6;
+const PUBLIC_SUBKEY_TAG = 14;
 
 /** CRC-24 of RFC 4880 §6.1, used by the armor checksum line. */
 function crc24(data: Buffer): number {
@@ -56,31 +59,52 @@ function dearmor(text: string): { data: Buffer; armored: string } | null {
   return { data, armored: lines.join('\n') };
 }
 
-/** The first packet's tag and body (old or new packet format, RFC 4880 §4.2). */
-function firstPacket(data: Buffer): { tag: number; body: Buffer } | null {
-  const header = data[0];
+/** The packet at `offset`: its tag, body and where the next one starts (old or new packet format, RFC 4880 §4.2). */
+function packetAt(data: Buffer, start: number): { tag: number; body: Buffer; next: number } | null {
+  const header = data[start];
   if (header === undefined || (header & 0x80) === 0) return null;
   let tag: number;
   let length: number;
   let offset: number;
   if (header & 0x40) {
     tag = header & 0x3f;
-    const first = data[1];
+    const first = data[start + 1];
     if (first === undefined) return null;
     if (first < 192) [length, offset] = [first, 2];
-    else if (first < 224) [length, offset] = [((first - 192) << 8) + (data[2] ?? 0) + 192, 3];
-    else if (first === 255 && data.length >= 6) [length, offset] = [data.readUInt32BE(2), 6];
+    else if (first < 224) [length, offset] = [((first - 192) << 8) + (data[start + 2] ?? 0) + 192, 3];
+    else if (first === 255 && data.length >= start + 6) [length, offset] = [data.readUInt32BE(start + 2), 6];
     else return null;
   } else {
     tag = (header >> 2) & 0x0f;
     const lengthType = header & 0x03;
-    if (lengthType === 0 && data.length >= 2) [length, offset] = [data.readUInt8(1), 2];
-    else if (lengthType === 1 && data.length >= 3) [length, offset] = [data.readUInt16BE(1), 3];
-    else if (lengthType === 2 && data.length >= 5) [length, offset] = [data.readUInt32BE(1), 5];
+    if (lengthType === 0 && data.length >= start + 2) [length, offset] = [data.readUInt8(start + 1), 2];
+    else if (lengthType === 1 && data.length >= start + 3) [length, offset] = [data.readUInt16BE(start + 1), 3];
+    else if (lengthType === 2 && data.length >= start + 5) [length, offset] = [data.readUInt32BE(start + 1), 5];
     else return null;
   }
-  if (offset + length > data.length) return null;
-  return { tag, body: data.subarray(offset, offset + length) };
+  const bodyStart = start + offset;
+  if (bodyStart + length > data.length) return null;
+  return { tag, body: data.subarray(bodyStart, bodyStart + length), next: bodyStart + length };
+}
+
+/** The v4 fingerprint of a key packet's body (RFC 4880 §12.2), primary key or subkey alike. */
+function v4Fingerprint(body: Buffer): string {
+  const prefix = Buffer.from([0x99, (body.length >> 8) & 0xff, body.length & 0xff]);
+  return createHash('sha1').update(prefix).update(body).digest('hex').toUpperCase();
+}
+
+/**
+ * The version 4 public subkey packets after the primary key. Reading stops at the first packet
+ * it cannot frame; whether a subkey is validly bound is gpg's to decide when it verifies.
+ */
+function subkeysOf(data: Buffer, start: number): ParsedGpgKey['subkeys'] {
+  const subkeys: ParsedGpgKey['subkeys'] = [];
+  for (let packet = packetAt(data, start); packet; packet = packetAt(data, packet.next)) {
+    if (packet.tag !== PUBLIC_SUBKEY_TAG || packet.body[0] !== 4 || packet.body.length < 6) continue;
+    const fingerprint = v4Fingerprint(packet.body);
+    if (!subkeys.some((subkey) => subkey.fingerprint === fingerprint)) subkeys.push({ fingerprint, keyId: fingerprint.slice(-16) });
+  }
+  return subkeys;
 }
 
 /**
@@ -90,9 +114,8 @@ function firstPacket(data: Buffer): { tag: number; body: Buffer } | null {
 export function parseGpgPublicKey(text: string): ParsedGpgKey | null {
   const decoded = dearmor(text);
   if (!decoded) return null;
-  const packet = firstPacket(decoded.data);
+  const packet = packetAt(decoded.data, 0);
   if (!packet || packet.tag !== PUBLIC_KEY_TAG || packet.body[0] !== 4 || packet.body.length < 6) return null;
-  const prefix = Buffer.from([0x99, (packet.body.length >> 8) & 0xff, packet.body.length & 0xff]);
-  const fingerprint = createHash('sha1').update(prefix).update(packet.body).digest('hex').toUpperCase();
-  return { fingerprint, primaryKeyId: fingerprint.slice(-16), armored: decoded.armored };
+  const fingerprint = v4Fingerprint(packet.body);
+  return { fingerprint, primaryKeyId: fingerprint.slice(-16), armored: decoded.armored, subkeys: subkeysOf(decoded.data, packet.next) };
 }

@@ -9,6 +9,7 @@ import { openDatabase } from '../../src/storage/sql/database.ts';
 import { migrateToLatest } from '../../src/storage/sql/migrate.ts';
 import { keySha256Fingerprints } from '../../src/storage/sql/migrations/036-key-sha256-fingerprints.ts';
 import type { ProjectRecord } from '../../src/storage/types.ts';
+import { waitUntil } from '../helpers/bounded.ts';
 import { makeUser, type TestUser } from './groups-fixtures.ts';
 import { startRepositoryFixture, type RepositoryFixture } from './repository-fixtures.ts';
 
@@ -58,6 +59,15 @@ describe('key look-up (/keys)', () => {
     assert.equal(user.id, carol.id);
     assert.equal(user.username, 'carol');
     assert.equal(typeof user.email, 'string', 'administrators see the whole user');
+  });
+
+  it('GET /keys/:id and ?fingerprint= show the user\'s last activity day as /users/:id does', async () => {
+    // carol's own request moves her activity day, written after the answer.
+    assert.equal((await fx.gantry.api('GET', '/user', { token: carol.token })).status, 200);
+    const today = new Date().toISOString().slice(0, 10);
+    await waitUntil(async () => (await fx.gantry.api('GET', `/users/${carol.id}`)).json.last_activity_on === today, 'carol active today');
+    assert.equal(((await fx.gantry.api('GET', `/keys/${userKeyId}`)).json.user as Record<string, unknown>).last_activity_on, today);
+    assert.equal(((await fx.gantry.api('GET', `/keys?fingerprint=${encodeURIComponent(userKey.sha256)}`)).json.user as Record<string, unknown>).last_activity_on, today);
   });
 
   it('GET /keys/:id: 401 without a token, 403 for a non-administrator, 404 for an unknown key', async () => {

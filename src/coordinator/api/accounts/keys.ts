@@ -14,17 +14,19 @@ const FingerprintQuery = Type.Object({
 const tags = ['keys'];
 
 /** Look a key up with its owner (administrators): `/keys/:id`, `/keys?fingerprint=`. */
-export function keysRoutes({ keyLookup }: CoordinatorServices, edge: EdgeConfig): FastifyPluginAsync {
+export function keysRoutes({ keyLookup, userActivity }: CoordinatorServices, edge: EdgeConfig): FastifyPluginAsync {
   return async (app) => {
     const api = app.withTypeProvider<TypeBoxTypeProvider>();
 
     api.get('/keys/:id', { schema: { summary: 'An SSH key with its user (administrators)', tags, params: KeyLookupId } }, async (request) => {
       const { key, user } = await keyLookup.byId(requireActor(request), request.params.id);
-      return serializeSshKeyWithUser(key, user, edge.externalUrl);
+      return serializeSshKeyWithUser(key, user && (await userActivity.withDay(user)), edge.externalUrl);
     });
 
     api.get('/keys', { schema: { summary: 'The key of a fingerprint, a user’s or a deploy key (administrators)', tags, querystring: FingerprintQuery } }, async (request) => {
-      return serializeFoundKey(await keyLookup.byFingerprint(requireActor(request), request.query.fingerprint), edge.externalUrl);
+      const found = await keyLookup.byFingerprint(requireActor(request), request.query.fingerprint);
+      if (found.kind === 'ssh' && found.user) return serializeFoundKey({ ...found, user: await userActivity.withDay(found.user) }, edge.externalUrl);
+      return serializeFoundKey(found, edge.externalUrl);
     });
   };
 }

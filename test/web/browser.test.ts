@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser } from 'playwright-core';
-import { within } from '../helpers/bounded.ts';
+import type { Browser } from 'playwright-core';
 import { startTestCoordinator, type TestCoordinator } from '../helpers/coordinator.ts';
+import { launchChromium } from './chromium.ts';
 
 /** Debian's chromium (scripts/test-setup.sh installs it); never a browser a tool downloads. */
-const CHROMIUM = '/usr/bin/chromium';
 
 describe('web pages in headless Chromium', () => {
   let gantry: TestCoordinator;
@@ -18,7 +17,7 @@ describe('web pages in headless Chromium', () => {
     const created = await gantry.api('POST', '/projects', { body: { name: 'Shown', path: 'shown', description: '<img src=x onerror=alert(1)>', visibility: 'public' } });
     assert.equal(created.status, 201, created.text);
     base = await gantry.coordinator.app.listen({ host: '127.0.0.1', port: 0 });
-    browser = await within(chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] }), 60_000, 'Chromium starting');
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();

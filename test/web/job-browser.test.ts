@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { within } from '../helpers/bounded.ts';
+import type { Browser, Page } from 'playwright-core';
 import { addMember } from '../coordinator/groups-fixtures.ts';
 import { startRunnerJobsFixture, type RunnerJobsFixture } from '../helpers/runner-jobs.ts';
+import { launchChromium } from './chromium.ts';
 
 /** Debian's chromium (scripts/test-setup.sh installs it); never a browser a tool downloads. */
-const CHROMIUM = '/usr/bin/chromium';
 const ESC = '\x1b';
 const FILLER = 300;
 
@@ -64,7 +63,7 @@ describe('the job page in headless Chromium', () => {
     token = claimed.token;
     jobUrl = `${fixture.baseUrl}/root/live-log/-/jobs/${jobId}`;
     await append(LOG);
-    browser = await within(chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] }), 60_000, 'Chromium starting');
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();

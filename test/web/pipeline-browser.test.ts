@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser } from 'playwright-core';
-import { within } from '../helpers/bounded.ts';
+import type { Browser } from 'playwright-core';
 import { seedPipeline, type SeededPipeline } from '../helpers/ci-pipelines.ts';
 import { startTestCoordinator, type TestCoordinator } from '../helpers/coordinator.ts';
+import { launchChromium, watchProblems } from './chromium.ts';
 
 /** Debian's chromium (scripts/test-setup.sh installs it); never a browser a tool downloads. */
-const CHROMIUM = '/usr/bin/chromium';
 
 describe('project → pipelines → pipeline in headless Chromium', () => {
   let gantry: TestCoordinator;
@@ -31,7 +30,7 @@ describe('project → pipelines → pipeline in headless Chromium', () => {
       jobs: [{ name: 'compile', stage: 'build' }, { name: 'unit', stage: 'test', needs: [{ name: 'compile' }] }],
     });
     base = await gantry.coordinator.app.listen({ host: '127.0.0.1', port: 0 });
-    browser = await within(chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] }), 60_000, 'Chromium starting');
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();
@@ -40,18 +39,7 @@ describe('project → pipelines → pipeline in headless Chromium', () => {
 
   it('clicks from the project page to the pipeline, sees the graph and cancels the pipeline', async () => {
     const page = await browser.newPage();
-    const problems: string[] = [];
-    page.on('dialog', (dialog) => {
-      problems.push(`dialog: ${dialog.message()}`);
-      void dialog.dismiss();
-    });
-    page.on('console', (message) => {
-      // A missing resource is reported by URL below (the browser's own /favicon.ico asks are no fault).
-      if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) problems.push(message.text());
-    });
-    page.on('response', (response) => {
-      if (response.status() >= 400 && !response.url().endsWith('/favicon.ico')) problems.push(`${response.status()} ${response.url()}`);
-    });
+    const problems = watchProblems(page);
     await page.goto(`${base}/users/sign_in?redirect_to=${encodeURIComponent('/root/site')}`);
     await page.getByLabel('Username or email').fill('dev');
     await page.getByLabel('Password').fill('secret-password-1');

@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { within } from '../helpers/bounded.ts';
+import type { Browser } from 'playwright-core';
 import { seedPipeline } from '../helpers/ci-pipelines.ts';
 import { startTestCoordinator, type TestCoordinator } from '../helpers/coordinator.ts';
+import { launchChromium, watchProblems } from './chromium.ts';
 
 /** Debian's chromium (scripts/test-setup.sh installs it); never a browser a tool downloads. */
-const CHROMIUM = '/usr/bin/chromium';
 const AUTHOR = { name: 'Ann Author', email: 'ann@example.com' };
 const NAVIGATION = { timeout: 30_000 };
 
@@ -15,21 +14,6 @@ interface InPage {
   getComputedStyle(element: unknown): { backgroundColor: string };
 }
 
-/** Dialogs (a script that ran), console errors (the CSP refusing something) and failed requests. */
-function watchProblems(page: Page): string[] {
-  const problems: string[] = [];
-  page.on('dialog', (dialog) => {
-    problems.push(`dialog: ${dialog.message()}`);
-    void dialog.dismiss();
-  });
-  page.on('console', (message) => {
-    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) problems.push(message.text());
-  });
-  page.on('response', (response) => {
-    if (response.status() >= 400 && !response.url().endsWith('/favicon.ico')) problems.push(`${response.status()} ${response.url()}`);
-  });
-  return problems;
-}
 
 describe('merge request and issue pages in headless Chromium, as an anonymous visitor of a public project', () => {
   let gantry: TestCoordinator;
@@ -69,7 +53,7 @@ describe('merge request and issue pages in headless Chromium, as an anonymous vi
     assert.equal((await gantry.api('POST', `/projects/${projectId}/issues/${issueIid}/notes`, { body: { body: 'Seen it **too**' } })).status, 201);
     assert.equal((await gantry.api('POST', `/projects/${projectId}/issues`, { body: { title: 'Hidden flaw', confidential: true } })).status, 201);
     base = await gantry.coordinator.app.listen({ host: '127.0.0.1', port: 0 });
-    browser = await within(chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] }), 60_000, 'Chromium starting');
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { isUniqueViolation, openDatabase, type OpenedDatabase } from '../../../src/storage/sql/database.ts';
-import { migrateToLatest } from '../../../src/storage/sql/migrate.ts';
-import { createSqlStores, type SqlStores } from '../../../src/storage/sql/stores/index.ts';
+import { isUniqueViolation } from '../../../src/storage/sql/database.ts';
+import type { SqlStores } from '../../../src/storage/sql/stores/index.ts';
 import type { NewNamespace, Visibility } from '../../../src/storage/types.ts';
-import { testDatabase } from '../../helpers/database.ts';
+import { openCiTestDatabase, type CiTestDatabase } from './ci-fixtures.ts';
 
 const NOW = '2026-11-30T02:00:00.000Z';
 const LATER = '2026-11-30T03:00:00.000Z';
@@ -18,20 +17,14 @@ function group(path: string, parentId: number | null, fullPath: string, visibili
 
 /** NamespacesStore.moveGroup: one transaction on SQLite and PostgreSQL. */
 describe('moving a group', () => {
-  let database: { url: string; drop(): Promise<void> };
-  let opened: OpenedDatabase;
+  let database: CiTestDatabase;
   let stores: SqlStores;
 
   before(async () => {
-    database = await testDatabase();
-    opened = openDatabase(database.url);
-    await migrateToLatest(opened.db, opened.dialect);
-    stores = createSqlStores(opened.db);
+    database = await openCiTestDatabase();
+    stores = database.stores;
   });
-  after(async () => {
-    await opened.close();
-    await database.drop();
-  });
+  after(() => database.close());
 
   it('moves the group, rewrites its subtree\'s paths and narrows what is more open, together', async () => {
     const parent = await stores.namespaces.create(group('harbour', null, 'harbour', 'internal'));

@@ -4,7 +4,7 @@
 # file alone (scripts/test-batches.mjs), two processes at a time.
 # GANTRY_TEST_DATABASE_URL=postgres://... runs the storage and API tests on PostgreSQL.
 # With `--postgres PATH... --` first (and GANTRY_TEST_DATABASE_URL set), the files under those
-# paths run on PostgreSQL too, in the same run as the others on SQLite, four processes at a time.
+# paths run on PostgreSQL too, in the same run as the others on SQLite, three processes at a time.
 # Usage: run-tests.sh [--postgres PATH... --] [PATH...]
 set -euo pipefail
 cd "$(dirname "$0")/.."

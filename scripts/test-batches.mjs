@@ -9,9 +9,9 @@
 // `--postgres FILE.js...` after the files runs those files a second time on the PostgreSQL of
 // GANTRY_TEST_DATABASE_URL, in the same run: the first files then run on SQLite, and the
 // processes of both passes share the machine (npm test's whole run).
-// GANTRY_TEST_CONCURRENCY=N runs N processes at a time (default 2; 4 with --postgres: with 3,
-// npm test's processes waited on the database, git, Docker and the processes they start so
-// often that the two cores averaged 1.2 busy, each process using about 0.44 of a core).
+// GANTRY_TEST_CONCURRENCY=N runs N processes at a time (default 2; 3 with --postgres, whose
+// processes wait on the database and on git often enough to leave two cores idle a third of
+// the time; four at a time measured no faster in a full run).
 // Usage: node scripts/test-batches.mjs FILE.js... [--postgres FILE.js...]   (scripts/run-tests.sh)
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -49,7 +49,7 @@ const batchDir = mkdtempSync(path.join(tmpdir(), 'gantry-test-batches-'));
 // gets one file's time per file it runs, each file's suite its own 10 minutes.
 const fileTimeoutMs = 600_000;
 const jobs = planJobs(files, { batchSize, batchDir, fileTimeoutMs, postgres });
-const requestedConcurrency = Number(process.env.GANTRY_TEST_CONCURRENCY ?? (postgres ? 4 : 2));
+const requestedConcurrency = Number(process.env.GANTRY_TEST_CONCURRENCY ?? (postgres ? 3 : 2));
 const concurrency = Number.isInteger(requestedConcurrency) && requestedConcurrency > 0 ? requestedConcurrency : 2;
 // The SQLite pass's processes must not see the database URL: only the PostgreSQL modules set it.
 const { GANTRY_TEST_DATABASE_URL: _url, ...sqliteEnv } = process.env;

@@ -99,6 +99,7 @@ function groupsAndUsersServices(context: CoordinatorContext, transfer: ProjectTr
     transfer,
     events: context.events,
     avatarFiles: avatarFiles(context),
+    projectRemoval: buildProjectsService(context),
   });
   const groupTransfer = new GroupTransferService({ namespaces: stores.namespaces, projects: stores.projects, lookup, permissions, groups, events: context.events });
   const groupShares = new GroupSharesService({ groupLinks: stores.groupGroupLinks, lookup, permissions, groups });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestCoordinator, type TestCoordinator } from '../helpers/coordinator.ts';
-import { addMember, makeGroup, makeProject, makeUser, type TestUser } from './groups-fixtures.ts';
+import { addMember, makeGroup, makeProject, makeProjectWithRepository, makeUser, type TestUser } from './groups-fixtures.ts';
 
 const GROUP_FIELDS = [
   'avatar_url', 'description', 'full_name', 'full_path', 'id', 'lfs_enabled', 'name', 'parent_id', 'path',
@@ -307,13 +307,15 @@ describe('groups: create, read, update, delete, transfer', () => {
   });
 
   describe('DELETE /groups/:id', () => {
-    it('removes the group, its subgroups, their projects and memberships (202)', async () => {
+    it('removes the group, its subgroups, their projects with their repositories, and memberships (202)', async () => {
       const { stores } = gantry.coordinator.context;
       const doomed = await makeGroup(gantry, 'doomed', { token: alice.token });
       const sub = await makeGroup(gantry, 'doomed-sub', { token: alice.token, parentId: doomed.id });
-      const project = await makeProject(gantry, sub.id, 'doomed-project');
+      const project = await makeProjectWithRepository(gantry, sub.id, 'doomed-project');
       await addMember(gantry, { type: 'project', id: project.id }, bob.id, 30);
       await addMember(gantry, { type: 'namespace', id: sub.id }, bob.id, 30);
+      const { repositories } = gantry.coordinator.context;
+      assert.equal(await repositories.exists(project.id), true);
 
       assert.equal((await gantry.api('DELETE', `/groups/${doomed.id}`, { token: bob.token })).status, 403, 'a subgroup developer is not an owner');
       const removed = await gantry.api('DELETE', `/groups/${doomed.id}`, { token: alice.token });
@@ -325,6 +327,8 @@ describe('groups: create, read, update, delete, transfer', () => {
       assert.equal(await stores.projects.findById(project.id), undefined);
       assert.deepEqual(await stores.members.listForUser(bob.id, 'project', [project.id]), []);
       assert.deepEqual(await stores.members.listForUser(bob.id, 'namespace', [sub.id]), []);
+      // Each project goes as DELETE /projects/:id removes one: its repository too.
+      assert.equal(await repositories.exists(project.id), false);
     });
 
     it('answers 401, 404 and 403 as the caller warrants', async () => {

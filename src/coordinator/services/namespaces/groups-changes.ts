@@ -7,7 +7,6 @@ import type {
   NamespaceChanges,
   NamespaceRecord,
   NamespacesStore,
-  ProjectRecord,
   ProjectsStore,
   UserRecord,
   Visibility,
@@ -17,6 +16,7 @@ import { checkDescription, checkGroupName, checkGroupPath, FieldErrors } from '.
 import type { Lookup } from '../access/lookup.ts';
 import { OWNER, type Permissions } from '../access/permissions.ts';
 import type { ProjectTransfer } from './project-transfer.ts';
+import type { ProjectsService } from './projects.ts';
 import type { SettingsService } from '../instance/settings.ts';
 import { defaultGroupVisibility, groupVisibilityRefusals, restrictedVisibilityRefusal, type GroupPlace } from '../access/visibility-rules.ts';
 import type { AvatarFiles } from '../accounts/avatars.ts';
@@ -33,13 +33,9 @@ export interface GroupAttributes {
 export type NewGroupInput = GroupAttributes & { name: string; path: string; parent_id?: number };
 
 /** Told about each project removed with its group (repositories, artifacts). */
-export interface ProjectRemovalHook {
-  deleted(project: ProjectRecord): Promise<void>;
-}
-
 export interface GroupChangesServiceDeps {
   namespaces: Pick<NamespacesStore, 'create' | 'update' | 'findById' | 'findByFullPath' | 'children' | 'refreshPaths' | 'descendantIds' | 'delete'>;
-  projects: Pick<ProjectsStore, 'listByNamespaces' | 'findByNamespaceAndPath' | 'delete'>;
+  projects: Pick<ProjectsStore, 'listByNamespaces' | 'findByNamespaceAndPath'>;
   members: Pick<MembersStore, 'add' | 'removeAllForSource'>;
   customAttributes: Pick<CustomAttributesStore, 'deleteAllFor'>;
   lookup: Pick<Lookup, 'findGroup' | 'findProject'>;
@@ -48,7 +44,8 @@ export interface GroupChangesServiceDeps {
   groups: Pick<GroupsService, 'readable' | 'details'>;
   /** Moves a project into a group (the projects area's rules). */
   transfer: Pick<ProjectTransfer, 'refusal' | 'move'>;
-  removalHook?: ProjectRemovalHook;
+  /** Deletes one project whole (repository, memberships, attributes, avatar, events), as `DELETE /projects/:id` does. */
+  projectRemoval: Pick<ProjectsService, 'remove'>;
   /** Removes the avatar files of the groups and projects removed (after their rows). */
   avatarFiles?: Pick<AvatarFiles, 'removeFor'>;
   /** System hooks' `group_create` / `group_destroy`. */
@@ -159,26 +156,20 @@ export class GroupChangesService {
     return groups.details(updated, actor);
   }
 
-  /** Removes the group, its subgroups and every project in them, with their members and attributes. */
+  /** Removes the group, its subgroups and every project in them (each as `DELETE /projects/:id` removes one), with their members and attributes. */
   async remove(ref: string, actor: UserRecord): Promise<void> {
     const { permissions, namespaces, projects, members, customAttributes, groups } = this.deps;
     const group = await groups.readable(ref, actor);
     if (!(await permissions.canAdminGroup(group, actor))) throw accessDenied();
     const groupIds = [group.id, ...(await namespaces.descendantIds(group.id))];
     const removedProjects = await projects.listByNamespaces(groupIds);
-    for (const project of removedProjects) {
-      await members.removeAllForSource('project', project.id);
-      await customAttributes.deleteAllFor('project', project.id);
-      await projects.delete(project.id);
-      await this.deps.removalHook?.deleted(project);
-    }
+    for (const project of removedProjects) await this.deps.projectRemoval.remove(project);
     for (const id of groupIds) {
       await members.removeAllForSource('namespace', id);
       await customAttributes.deleteAllFor('group', id);
     }
     // Subgroups go with their parent (ON DELETE CASCADE).
     await namespaces.delete(group.id);
-    await this.deps.avatarFiles?.removeFor('project', removedProjects.map((project) => project.id));
     await this.deps.avatarFiles?.removeFor('group', groupIds);
     await this.deps.events?.publishSystemEvent({ name: 'group_destroy', group });
   }

@@ -113,27 +113,6 @@ interface Tracked {
   exited(exit: ProcessExit): void;
 }
 
-/** Starts a process from this one (child_process.spawn) with the same shape as the spawner's. */
-export function spawnHere(request: SpawnRequest): Promise<SpawnedProcess> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(request.file, [...request.args], { env: request.env, cwd: request.cwd, detached: request.detached ?? false, stdio: ['pipe', 'pipe', 'pipe'] });
-    const exited = new Promise<ProcessExit>((done) => child.once('exit', (code, signal) => done({ code, signal })));
-    child.once('error', reject);
-    child.once('spawn', () => {
-      const pid = child.pid!;
-      const kill = (signal: NodeJS.Signals = 'SIGTERM'): void => {
-        if (child.exitCode !== null || child.signalCode !== null) return;
-        try {
-          process.kill(request.detached ? -pid : pid, signal);
-        } catch {
-          // already gone
-        }
-      };
-      resolve({ pid, stdin: child.stdin as net.Socket, stdout: child.stdout as net.Socket, stderr: child.stderr as net.Socket, exited, kill });
-    });
-  });
-}
-
 /**
  * Starts processes from a small helper process instead of this one. child_process.spawn
  * forks the calling process: for a coordinator of a few hundred MB that costs tens of

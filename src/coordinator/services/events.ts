@@ -24,8 +24,10 @@ export interface ProjectDeletedEvent {
  * happened (a destroyed one is gone by the time a listener could read it back).
  */
 export type SystemEvent =
-  | { name: 'project_create' | 'project_destroy'; project: ProjectRecord; owner: UserRecord | null }
-  | { name: 'project_rename' | 'project_transfer'; project: ProjectRecord; owner: UserRecord | null; oldPathWithNamespace: string }
+  /** `creator`: who made the project (its `created` event's author). */
+  | { name: 'project_create'; project: ProjectRecord; creator: UserRecord | null }
+  | { name: 'project_destroy'; project: ProjectRecord }
+  | { name: 'project_rename' | 'project_transfer'; project: ProjectRecord; oldPathWithNamespace: string }
   | { name: 'user_create' | 'user_destroy'; user: UserRecord }
   | { name: 'user_rename'; user: UserRecord; oldUsername: string }
   | { name: 'group_create' | 'group_destroy'; group: NamespaceRecord }

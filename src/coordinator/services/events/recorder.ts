@@ -64,7 +64,7 @@ export class ActivityRecorder implements IssueObserver, MergeRequestObserver, Me
    * added or removed. Group memberships have no project and make no event, as in GitLab.
    */
   async systemEvent(event: SystemEvent): Promise<void> {
-    if (event.name === 'project_create' && event.owner) await this.record(this.base(event.project.id, event.owner.id, 'created'));
+    if (event.name === 'project_create' && event.creator) await this.record(this.base(event.project.id, event.creator.id, 'created'));
     else if (event.name === 'user_add_to_team') await this.record(this.base(event.project.id, event.user.id, 'joined'));
     else if (event.name === 'user_remove_from_team') await this.record(this.base(event.project.id, event.user.id, 'left'));
   }

@@ -80,7 +80,7 @@ export class GroupTransferService {
     const namespaceIds = [group.id, ...(await this.deps.namespaces.descendantIds(group.id))];
     for (const project of await this.deps.projects.listByNamespaces(namespaceIds)) {
       const oldPathWithNamespace = oldPaths.get(project.id);
-      if (oldPathWithNamespace) await this.deps.events.publishSystemEvent({ name: 'project_transfer', project, owner: null, oldPathWithNamespace });
+      if (oldPathWithNamespace) await this.deps.events.publishSystemEvent({ name: 'project_transfer', project, oldPathWithNamespace });
     }
   }
 

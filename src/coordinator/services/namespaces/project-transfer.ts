@@ -36,7 +36,7 @@ export class ProjectTransfer {
     const visibility = visibilityAfterMove(project, namespace);
     const from = await this.deps.namespaces?.findById(project.namespace_id);
     const moved = (await this.deps.projects.update(project.id, { namespace_id: namespace.id, visibility, updated_at: new Date().toISOString() })) ?? project;
-    if (from) await this.deps.events?.publishSystemEvent({ name: 'project_transfer', project: moved, owner: null, oldPathWithNamespace: `${from.full_path}/${project.path}` });
+    if (from) await this.deps.events?.publishSystemEvent({ name: 'project_transfer', project: moved, oldPathWithNamespace: `${from.full_path}/${project.path}` });
     return moved;
   }
 

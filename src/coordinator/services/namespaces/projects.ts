@@ -145,7 +145,7 @@ export class ProjectsService {
     }
     const visible = { pending_delete: false, pending_instance_id: null };
     const published = (await this.deps.projects.update(project.id, visible)) ?? { ...project, ...visible };
-    await this.deps.events.publishSystemEvent({ name: 'project_create', project: published, owner });
+    await this.deps.events.publishSystemEvent({ name: 'project_create', project: published, creator: owner });
     return published;
   }
 
@@ -184,7 +184,7 @@ export class ProjectsService {
       throw error;
     }
     if (updated.path !== project.path) {
-      await this.deps.events.publishSystemEvent({ name: 'project_rename', project: updated, owner: null, oldPathWithNamespace: `${namespace.full_path}/${project.path}` });
+      await this.deps.events.publishSystemEvent({ name: 'project_rename', project: updated, oldPathWithNamespace: `${namespace.full_path}/${project.path}` });
     }
     return updated;
   }
@@ -205,7 +205,7 @@ export class ProjectsService {
     await projects.delete(project.id);
     await this.deps.avatarFiles?.removeFor('project', [project.id]);
     events.publishProjectDeleted({ project_id: project.id });
-    await events.publishSystemEvent({ name: 'project_destroy', project, owner: null });
+    await events.publishSystemEvent({ name: 'project_destroy', project });
   }
 
   /** Sets default_branch and last activity after a push, so `default_branch` follows the repository. */

@@ -22,6 +22,8 @@ export interface CoordinatorFileConfig {
   shutdown_grace_ms?: number;
   /** Who may read the monitoring endpoints (CoordinatorOptions monitoringIpWhitelist). */
   monitoring_ip_whitelist?: string[];
+  /** Keys of the secrets stored in the database, the current one first (CoordinatorOptions secretKeys). */
+  secret_keys?: string[];
   /** Several coordinators, in milliseconds (CoordinatorOptions instances). */
   instance_heartbeat_interval_ms?: number;
   instance_stale_after_ms?: number;
@@ -49,6 +51,7 @@ const KEYS: Record<keyof CoordinatorFileConfig, 'number' | 'string' | 'string ar
   artifact_archive_max_directory_bytes: 'number',
   shutdown_grace_ms: 'number',
   monitoring_ip_whitelist: 'string array',
+  secret_keys: 'string array',
   instance_heartbeat_interval_ms: 'number',
   instance_stale_after_ms: 'number',
   instance_upkeep_interval_ms: 'number',

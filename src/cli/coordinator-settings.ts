@@ -31,6 +31,7 @@ export function resolveSettings(args: CommonArgs, env: NodeJS.ProcessEnv, defaul
     databaseUrl: args['database-url'] || env.GANTRY_DATABASE_URL || file.database_url || undefined,
     externalUrl: args['external-url'] || env.GANTRY_EXTERNAL_URL || file.external_url || undefined,
     rootToken: env.GANTRY_ROOT_TOKEN || undefined,
+    secretKeys: env.GANTRY_SECRET_KEYS ? listOf(env.GANTRY_SECRET_KEYS) : file.secret_keys,
     jobRequestLongPollSeconds: longPoll,
     monitoringIpWhitelist: env.GANTRY_MONITORING_IP_WHITELIST !== undefined ? listOf(env.GANTRY_MONITORING_IP_WHITELIST) : file.monitoring_ip_whitelist,
     bodyLimits: { bodyLimit: file.body_limit, contentBodyLimit: file.content_body_limit, anonymousBodyLimit: file.anonymous_body_limit, uploadBodyLimit: file.upload_body_limit },

@@ -20,6 +20,14 @@ export interface CoordinatorOptions {
   logger?: Logger;
   /** Token to give root on first start (GANTRY_ROOT_TOKEN); random when absent. */
   rootToken?: string;
+  /**
+   * Keys of the secrets stored in the database (CI variable values, webhook URLs and tokens,
+   * integration settings), each 32 bytes as 64 hex digits or base64: the key to seal with
+   * first, then older keys still able to open what they sealed. Every coordinator of one
+   * database needs the same. Default: `<dataDir>/secret.key`, written on the first start
+   * (a random key kept nowhere with `databaseUrl: ':memory:'`). docs/security.md: Secrets at rest.
+   */
+  secretKeys?: readonly string[];
   /** Largest JSON, urlencoded or text body of the API, in bytes (413 past it). Default 1 MiB. */
   bodyLimit?: number;
   /** Largest body of commit creation and repository file writes (contents travel in JSON). Default 64 MiB. */

@@ -166,6 +166,9 @@ export const ERROR_CATALOGUE = {
   // Starting a coordinator
   GANTRY_E_DATA_DIR_FOREIGN: "The data directory is not the one of this database (its marker names another installation, or it has none): the coordinator does not start.",
   GANTRY_E_DATABASE_IN_USE: 'Another coordinator process serves from this SQLite database file, which takes one: the coordinator does not start.',
+  GANTRY_E_SECRET_KEY_INVALID: 'A configured secret key is not 32 bytes written in hexadecimal or base64: the coordinator does not start.',
+  GANTRY_E_SECRET_KEY_MISMATCH: "The database's secrets were sealed with a secret key this coordinator does not have: the coordinator does not start.",
+  GANTRY_E_SECRET_UNREADABLE: 'A stored secret does not open with any key of the coordinator (sealed with another key, or altered).',
 
   GANTRY_E_USER_STATE_REFUSED: "The user's state does not allow this change (banning a blocked user, unbanning an active one).",
 

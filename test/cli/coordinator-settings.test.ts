@@ -48,3 +48,16 @@ describe('instance timings in the [coordinator] table', () => {
     assert.deepEqual(settingsOf('instance_stale_after_ms = 10000\n').instances?.staleAfterMs, 10000);
   });
 });
+
+describe('secret keys', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'gantry-secret-key-settings-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'config.toml');
+  writeFileSync(file, '[coordinator]\nsecret_keys = ["new-key", "old-key"]\n');
+
+  it('come from GANTRY_SECRET_KEYS (comma-separated) over the secret_keys list of the file', () => {
+    assert.deepEqual(resolveSettings({ config: file }, {}, '127.0.0.1').secretKeys, ['new-key', 'old-key']);
+    assert.deepEqual(resolveSettings({ config: file }, { GANTRY_SECRET_KEYS: 'env-new, env-old' }, '127.0.0.1').secretKeys, ['env-new', 'env-old']);
+    assert.equal(resolveSettings({}, {}, '127.0.0.1').secretKeys, undefined, 'none: the data directory key file');
+  });
+});

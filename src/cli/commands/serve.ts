@@ -13,6 +13,7 @@ export async function serve(options: CoordinatorSettings, stdout: (line: string)
     databaseUrl: options.databaseUrl,
     externalUrl,
     rootToken: options.rootToken,
+    secretKeys: options.secretKeys,
     jobRequestLongPollSeconds: options.jobRequestLongPollSeconds,
     monitoringIpWhitelist: options.monitoringIpWhitelist,
     ...options.bodyLimits,

@@ -9,6 +9,8 @@ export interface CoordinatorSettings {
   externalUrl?: string;
   /** root's token when this start creates root (GANTRY_ROOT_TOKEN); random otherwise. */
   rootToken?: string;
+  /** Keys of the secrets stored in the database (GANTRY_SECRET_KEYS, secret_keys); see CoordinatorOptions secretKeys. */
+  secretKeys?: string[];
   jobRequestLongPollSeconds?: number;
   /** Who may read /-/health, /-/readiness, /-/liveness and /-/metrics (default: loopback). */
   monitoringIpWhitelist?: string[];

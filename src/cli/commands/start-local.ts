@@ -38,6 +38,7 @@ export async function startLocal(options: CoordinatorSettings, stdout: (line: st
     databaseUrl: options.databaseUrl,
     externalUrl: url,
     rootToken: options.rootToken,
+    secretKeys: options.secretKeys,
     jobRequestLongPollSeconds: options.jobRequestLongPollSeconds,
     monitoringIpWhitelist: options.monitoringIpWhitelist,
     ...options.bodyLimits,

@@ -229,6 +229,9 @@ export const ERROR_ANSWERS: { readonly [C in ErrorCode]: ErrorAnswer } = {
   // Raised before the coordinator serves anything; answered like any internal failure should one ever travel further.
   GANTRY_E_DATA_DIR_FOREIGN: INTERNAL,
   GANTRY_E_DATABASE_IN_USE: INTERNAL,
+  GANTRY_E_SECRET_KEY_INVALID: INTERNAL,
+  GANTRY_E_SECRET_KEY_MISMATCH: INTERNAL,
+  GANTRY_E_SECRET_UNREADABLE: INTERNAL,
 
   GANTRY_E_INTERNAL: INTERNAL,
 };

@@ -211,6 +211,13 @@ export interface GantryInstallationTable {
   created_at: string;
 }
 
+/** Migration 044: the known text sealed with the secret key (one row, id 1). */
+export interface GantrySecretKeyCheckTable {
+  id: number;
+  sealed: string;
+  updated_at: string;
+}
+
 export interface CoordinatorInstancesTable {
   id: string;
   hostname: string;
@@ -276,6 +283,7 @@ export interface DatabaseSchema {
   tasks: TasksTable;
   task_counters: TaskCountersTable;
   gantry_installation: GantryInstallationTable;
+  gantry_secret_key_check: GantrySecretKeyCheckTable;
   coordinator_instances: CoordinatorInstancesTable;
   throttle_counters: ThrottleCountersTable;
   group_internal_ids: GroupInternalIdsTable;

@@ -1,5 +1,6 @@
 import { sql } from '#deps/kysely';
 import { dialectOf, inTransaction, type Db } from '../database.ts';
+import type { SecretBox } from '../../secret-box.ts';
 import type { Page } from '../../types-ci.ts';
 import type {
   ArtifactEntryRecord, ArtifactFileFormat, ArtifactFileType, DotenvVariableRecord, JobArtifactRecord, JobArtifactsStore, NewJobArtifact,
@@ -35,7 +36,10 @@ async function insertEntries(db: Db, artifactId: number, entries: readonly Artif
 }
 
 export class SqlJobArtifactsStore implements JobArtifactsStore {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly secrets: SecretBox,
+  ) {}
 
   async save(
     artifact: NewJobArtifact,
@@ -52,7 +56,7 @@ export class SqlJobArtifactsStore implements JobArtifactsStore {
       const row = await trx.insertInto('ci_job_artifacts').values(artifact).returningAll().executeTakeFirstOrThrow();
       await insertEntries(trx, row.id, entries);
       if (variables.length > 0) {
-        const rows = variables.map((variable, position) => ({ artifact_id: row.id, job_id: row.job_id, position, key: variable.key, value: variable.value }));
+        const rows = variables.map((variable, position) => ({ artifact_id: row.id, job_id: row.job_id, position, key: variable.key, value: this.secrets.seal(variable.value) }));
         await trx.insertInto('ci_job_variables').values(rows).execute();
       }
       const replacedPath = replaced && replaced.path !== row.path ? replaced.path : null;
@@ -73,13 +77,14 @@ export class SqlJobArtifactsStore implements JobArtifactsStore {
 
   async dotenvVariablesForJobs(jobIds: readonly number[]): Promise<DotenvVariableRecord[]> {
     if (jobIds.length === 0) return [];
-    return this.db
+    const rows = await this.db
       .selectFrom('ci_job_variables')
       .select(['job_id', 'key', 'value'])
       .where('job_id', 'in', [...new Set(jobIds)])
       .orderBy('job_id')
       .orderBy('position')
       .execute();
+    return rows.map((row) => ({ ...row, value: this.secrets.open(row.value) }));
   }
 
   async findEntry(artifactId: number, path: string): Promise<ArtifactEntryRecord | undefined> {

@@ -1,18 +1,22 @@
 import { countAll, type Db } from '../database.ts';
+import type { SecretBox } from '../../secret-box.ts';
 import type { CiVariableType, Page } from '../../types-ci.ts';
 import type { NewSchedule, ScheduleChanges, ScheduleRecord, SchedulesStore, ScheduleVariableRecord } from '../../types-ci-settings.ts';
 import { ColumnKinds } from './row-mapping.ts';
 
 const SCHEDULE_KINDS = new ColumnKinds<ScheduleRecord>({ active: 'boolean' });
 const toSchedule = (row: object) => SCHEDULE_KINDS.toRecord(row);
-const toVariable = (row: { key: string; value: string; variable_type: string }): ScheduleVariableRecord => ({
+const toVariable = (row: { key: string; value: string; variable_type: string }, secrets: SecretBox): ScheduleVariableRecord => ({
   key: row.key,
-  value: row.value,
+  value: secrets.open(row.value),
   variable_type: row.variable_type as CiVariableType,
 });
 
 export class SqlSchedulesStore implements SchedulesStore {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly secrets: SecretBox,
+  ) {}
 
   async create(schedule: NewSchedule): Promise<ScheduleRecord> {
     const row = await this.db.insertInto('ci_pipeline_schedules').values(SCHEDULE_KINDS.toColumns(schedule)).returningAll().executeTakeFirstOrThrow();
@@ -78,16 +82,17 @@ export class SqlSchedulesStore implements SchedulesStore {
       .where('schedule_id', '=', scheduleId)
       .orderBy('id')
       .execute();
-    return rows.map(toVariable);
+    return rows.map((row) => toVariable(row, this.secrets));
   }
 
   async createVariable(scheduleId: number, variable: ScheduleVariableRecord, now: string): Promise<ScheduleVariableRecord> {
-    await this.db.insertInto('ci_pipeline_schedule_variables').values({ schedule_id: scheduleId, ...variable, created_at: now, updated_at: now }).execute();
+    await this.db.insertInto('ci_pipeline_schedule_variables').values({ schedule_id: scheduleId, ...variable, value: this.secrets.seal(variable.value), created_at: now, updated_at: now }).execute();
     return variable;
   }
 
   async updateVariable(scheduleId: number, key: string, changes: Partial<Omit<ScheduleVariableRecord, 'key'>>, now: string): Promise<ScheduleVariableRecord | undefined> {
     const set = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
+    if (changes.value !== undefined) set.value = this.secrets.seal(changes.value);
     const row = await this.db
       .updateTable('ci_pipeline_schedule_variables')
       .set({ ...set, updated_at: now })
@@ -95,7 +100,7 @@ export class SqlSchedulesStore implements SchedulesStore {
       .where('key', '=', key)
       .returning(['key', 'value', 'variable_type'])
       .executeTakeFirst();
-    return row && toVariable(row);
+    return row && toVariable(row, this.secrets);
   }
 
   async deleteVariable(scheduleId: number, key: string): Promise<boolean> {

@@ -1,4 +1,5 @@
 import type { Db } from '../database.ts';
+import type { SecretBox } from '../../secret-box.ts';
 import type { CiVariableType, JobStatus, PipelineVariableRecord, PipelineVariablesStore, StageRecord, StagesStore } from '../../types-ci.ts';
 
 const toStage = (row: { id: number; pipeline_id: number; name: string; position: number; status: string }): StageRecord => ({
@@ -44,7 +45,10 @@ export class SqlStagesStore implements StagesStore {
 const VARIABLE_INSERT_BATCH = 500;
 
 export class SqlPipelineVariablesStore implements PipelineVariablesStore {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly secrets: SecretBox,
+  ) {}
 
   /** Stores the variables (the last of a key wins), in batches; callers run it in their transaction. */
   async add(pipelineId: number, variables: readonly PipelineVariableRecord[]): Promise<void> {
@@ -52,7 +56,7 @@ export class SqlPipelineVariablesStore implements PipelineVariablesStore {
     for (let start = 0; start < rows.length; start += VARIABLE_INSERT_BATCH) {
       await this.db
         .insertInto('ci_pipeline_variables')
-        .values(rows.slice(start, start + VARIABLE_INSERT_BATCH).map((variable) => ({ pipeline_id: pipelineId, ...variable })))
+        .values(rows.slice(start, start + VARIABLE_INSERT_BATCH).map((variable) => ({ pipeline_id: pipelineId, ...variable, value: this.secrets.seal(variable.value) })))
         .onConflict((conflict) =>
           conflict.columns(['pipeline_id', 'key']).doUpdateSet((eb) => ({ value: eb.ref('excluded.value'), variable_type: eb.ref('excluded.variable_type') })),
         )
@@ -62,6 +66,6 @@ export class SqlPipelineVariablesStore implements PipelineVariablesStore {
 
   async list(pipelineId: number): Promise<PipelineVariableRecord[]> {
     const rows = await this.db.selectFrom('ci_pipeline_variables').select(['key', 'value', 'variable_type']).where('pipeline_id', '=', pipelineId).orderBy('id').execute();
-    return rows.map((row) => ({ ...row, variable_type: row.variable_type as CiVariableType }));
+    return rows.map((row) => ({ ...row, value: this.secrets.open(row.value), variable_type: row.variable_type as CiVariableType }));
   }
 }

@@ -1,4 +1,5 @@
 import type { Db } from '../database.ts';
+import type { SecretBox } from '../../secret-box.ts';
 import type { CiVariableType } from '../../types-ci.ts';
 import type { CiVariableChanges, CiVariableRecord, CiVariablesStore } from '../../types-ci-settings.ts';
 
@@ -12,10 +13,10 @@ interface VariableRow {
   environment_scope: string;
 }
 
-function toVariable(row: VariableRow): CiVariableRecord {
+function toVariable(row: VariableRow, secrets: SecretBox): CiVariableRecord {
   return {
     key: row.key,
-    value: row.value,
+    value: secrets.open(row.value),
     variable_type: row.variable_type as CiVariableType,
     protected: row.protected === 1,
     masked: row.masked === 1,
@@ -23,9 +24,9 @@ function toVariable(row: VariableRow): CiVariableRecord {
   };
 }
 
-function toColumns(changes: CiVariableChanges): Record<string, unknown> {
+function toColumns(changes: CiVariableChanges, secrets: SecretBox): Record<string, unknown> {
   const columns: Record<string, unknown> = {};
-  if (changes.value !== undefined) columns.value = changes.value;
+  if (changes.value !== undefined) columns.value = secrets.seal(changes.value);
   if (changes.variable_type !== undefined) columns.variable_type = changes.variable_type;
   if (changes.protected !== undefined) columns.protected = changes.protected ? 1 : 0;
   if (changes.masked !== undefined) columns.masked = changes.masked ? 1 : 0;
@@ -34,7 +35,10 @@ function toColumns(changes: CiVariableChanges): Record<string, unknown> {
 
 /** Project variables (`ci_variables`): unique by key and environment scope. */
 export class SqlProjectVariablesStore implements CiVariablesStore {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly secrets: SecretBox,
+  ) {}
 
   private select() {
     return this.db
@@ -47,7 +51,7 @@ export class SqlProjectVariablesStore implements CiVariablesStore {
   }
 
   async listForOwners(ownerIds: readonly number[]): Promise<Map<number, CiVariableRecord[]>> {
-    return groupByOwner(ownerIds.length === 0 ? [] : await this.select().where('project_id', 'in', [...new Set(ownerIds)]).orderBy('id').execute());
+    return groupByOwner(this.secrets, ownerIds.length === 0 ? [] : await this.select().where('project_id', 'in', [...new Set(ownerIds)]).orderBy('id').execute());
   }
 
   async find(ownerId: number, key: string, environmentScope?: string): Promise<CiVariableRecord | undefined> {
@@ -55,13 +59,13 @@ export class SqlProjectVariablesStore implements CiVariablesStore {
     if (environmentScope !== undefined) query = query.where('environment_scope', '=', environmentScope);
     const rows = await query.execute();
     const row = rows.find((candidate) => candidate.environment_scope === '*') ?? rows.sort((a, b) => (a.environment_scope < b.environment_scope ? -1 : 1))[0];
-    return row && toVariable(row);
+    return row && toVariable(row, this.secrets);
   }
 
   async create(ownerId: number, variable: CiVariableRecord, now: string): Promise<CiVariableRecord> {
     await this.db
       .insertInto('ci_variables')
-      .values({ project_id: ownerId, ...variable, protected: variable.protected ? 1 : 0, masked: variable.masked ? 1 : 0, created_at: now, updated_at: now })
+      .values({ project_id: ownerId, ...variable, value: this.secrets.seal(variable.value), protected: variable.protected ? 1 : 0, masked: variable.masked ? 1 : 0, created_at: now, updated_at: now })
       .execute();
     return variable;
   }
@@ -69,13 +73,13 @@ export class SqlProjectVariablesStore implements CiVariablesStore {
   async update(ownerId: number, key: string, environmentScope: string, changes: CiVariableChanges, now: string): Promise<CiVariableRecord | undefined> {
     const row = await this.db
       .updateTable('ci_variables')
-      .set({ ...toColumns(changes), updated_at: now })
+      .set({ ...toColumns(changes, this.secrets), updated_at: now })
       .where('project_id', '=', ownerId)
       .where('key', '=', key)
       .where('environment_scope', '=', environmentScope)
       .returning(['project_id as owner_id', 'key', 'value', 'variable_type', 'protected', 'masked', 'environment_scope'])
       .executeTakeFirst();
-    return row && toVariable(row);
+    return row && toVariable(row, this.secrets);
   }
 
   async delete(ownerId: number, key: string, environmentScope: string): Promise<boolean> {
@@ -91,7 +95,10 @@ export class SqlProjectVariablesStore implements CiVariablesStore {
 
 /** Group variables (`ci_group_variables`): unique by key; their scope is always `*`. */
 export class SqlGroupVariablesStore implements CiVariablesStore {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly secrets: SecretBox,
+  ) {}
 
   private select() {
     return this.db
@@ -104,27 +111,27 @@ export class SqlGroupVariablesStore implements CiVariablesStore {
   }
 
   async listForOwners(ownerIds: readonly number[]): Promise<Map<number, CiVariableRecord[]>> {
-    return groupByOwner(ownerIds.length === 0 ? [] : await this.select().where('group_id', 'in', [...new Set(ownerIds)]).orderBy('id').execute());
+    return groupByOwner(this.secrets, ownerIds.length === 0 ? [] : await this.select().where('group_id', 'in', [...new Set(ownerIds)]).orderBy('id').execute());
   }
 
   async find(ownerId: number, key: string, environmentScope?: string): Promise<CiVariableRecord | undefined> {
     if (environmentScope !== undefined && environmentScope !== '*') return undefined;
     const row = await this.select().where('group_id', '=', ownerId).where('key', '=', key).executeTakeFirst();
-    return row && toVariable(row);
+    return row && toVariable(row, this.secrets);
   }
 
   async create(ownerId: number, variable: CiVariableRecord, now: string): Promise<CiVariableRecord> {
     const { environment_scope: _scope, ...columns } = variable;
     await this.db
       .insertInto('ci_group_variables')
-      .values({ group_id: ownerId, ...columns, protected: variable.protected ? 1 : 0, masked: variable.masked ? 1 : 0, created_at: now, updated_at: now })
+      .values({ group_id: ownerId, ...columns, value: this.secrets.seal(variable.value), protected: variable.protected ? 1 : 0, masked: variable.masked ? 1 : 0, created_at: now, updated_at: now })
       .execute();
     return { ...variable, environment_scope: '*' };
   }
 
   async update(ownerId: number, key: string, environmentScope: string, changes: CiVariableChanges, now: string): Promise<CiVariableRecord | undefined> {
     if (environmentScope !== '*') return undefined;
-    await this.db.updateTable('ci_group_variables').set({ ...toColumns(changes), updated_at: now }).where('group_id', '=', ownerId).where('key', '=', key).execute();
+    await this.db.updateTable('ci_group_variables').set({ ...toColumns(changes, this.secrets), updated_at: now }).where('group_id', '=', ownerId).where('key', '=', key).execute();
     return this.find(ownerId, key);
   }
 
@@ -135,11 +142,11 @@ export class SqlGroupVariablesStore implements CiVariablesStore {
   }
 }
 
-function groupByOwner(rows: readonly VariableRow[]): Map<number, CiVariableRecord[]> {
+function groupByOwner(secrets: SecretBox, rows: readonly VariableRow[]): Map<number, CiVariableRecord[]> {
   const byOwner = new Map<number, CiVariableRecord[]>();
   for (const row of rows) {
     const list = byOwner.get(row.owner_id) ?? [];
-    list.push(toVariable(row));
+    list.push(toVariable(row, secrets));
     byOwner.set(row.owner_id, list);
   }
   return byOwner;

@@ -2,11 +2,12 @@ import type { ExpressionBuilder } from '#deps/kysely';
 import { HOOK_EVENT_FLAGS, type BranchFilterStrategy, type HookEventFlag, type HookEvents, type HookKind, type HookOwner, type HookRecord, type HookSettings, type HooksStore } from '../../types-hooks.ts';
 import type { DatabaseSchema } from '../schema.ts';
 import type { Db } from '../database.ts';
+import type { SecretBox } from '../../secret-box.ts';
 import type { WebHooksTable } from '../schema-hooks.ts';
 
 type Row = Omit<WebHooksTable, 'id'> & { id: number };
 
-function toRecord(row: Row): HookRecord {
+function toRecord(row: Row, secrets: SecretBox): HookRecord {
   const events = Object.fromEntries(HOOK_EVENT_FLAGS.map((flag) => [flag, row[flag] === 1])) as HookEvents;
   return {
     id: row.id,
@@ -16,10 +17,10 @@ function toRecord(row: Row): HookRecord {
     repository_update_events: row.repository_update_events === 1,
     subgroup_events: row.subgroup_events === 1,
     member_events: row.member_events === 1,
-    url: row.url,
+    url: secrets.open(row.url),
     name: row.name,
     description: row.description,
-    token: row.token,
+    token: secrets.openNullable(row.token),
     enable_ssl_verification: row.enable_ssl_verification === 1,
     push_events_branch_filter: row.push_events_branch_filter,
     branch_filter_strategy: row.branch_filter_strategy as BranchFilterStrategy,
@@ -32,13 +33,13 @@ function toRecord(row: Row): HookRecord {
   };
 }
 
-function settingsColumns(settings: HookSettings) {
+function settingsColumns(settings: HookSettings, secrets: SecretBox) {
   const flags = Object.fromEntries(HOOK_EVENT_FLAGS.map((flag) => [flag, settings.events[flag] ? 1 : 0])) as Record<HookEventFlag, number>;
   return {
-    url: settings.url,
+    url: secrets.seal(settings.url),
     name: settings.name,
     description: settings.description,
-    token: settings.token,
+    token: secrets.sealNullable(settings.token),
     enable_ssl_verification: settings.enable_ssl_verification ? 1 : 0,
     push_events_branch_filter: settings.push_events_branch_filter,
     branch_filter_strategy: settings.branch_filter_strategy,
@@ -65,31 +66,34 @@ function ownedBy(owner: HookOwner) {
 }
 
 export class SqlHooksStore implements HooksStore {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly secrets: SecretBox,
+  ) {}
 
   async create(owner: HookOwner, settings: HookSettings, now: string): Promise<HookRecord> {
     const row = await this.db
       .insertInto('web_hooks')
-      .values({ ...ownerColumns(owner), ...settingsColumns(settings), ...ENABLED, delivery_owner: null, delivery_lease_until: null, created_at: now })
+      .values({ ...ownerColumns(owner), ...settingsColumns(settings, this.secrets), ...ENABLED, delivery_owner: null, delivery_lease_until: null, created_at: now })
       .returningAll()
       .executeTakeFirstOrThrow();
-    return toRecord(row);
+    return toRecord(row, this.secrets);
   }
 
   async find(owner: HookOwner, hookId: number): Promise<HookRecord | undefined> {
     const row = await this.db.selectFrom('web_hooks').selectAll().where(ownedBy(owner)).where('id', '=', hookId).executeTakeFirst();
-    return row ? toRecord(row) : undefined;
+    return row ? toRecord(row, this.secrets) : undefined;
   }
 
   async findById(hookId: number): Promise<HookRecord | undefined> {
     const row = await this.db.selectFrom('web_hooks').selectAll().where('id', '=', hookId).executeTakeFirst();
-    return row ? toRecord(row) : undefined;
+    return row ? toRecord(row, this.secrets) : undefined;
   }
 
   async list(owner: HookOwner, page: { limit: number; offset: number }): Promise<{ hooks: HookRecord[]; total: number }> {
     const rows = await this.db.selectFrom('web_hooks').selectAll().where(ownedBy(owner)).orderBy('id').limit(page.limit).offset(page.offset).execute();
     const count = await this.db.selectFrom('web_hooks').select((eb) => eb.fn.countAll<number>().as('total')).where(ownedBy(owner)).executeTakeFirstOrThrow();
-    return { hooks: rows.map(toRecord), total: Number(count.total) };
+    return { hooks: rows.map((row) => toRecord(row, this.secrets)), total: Number(count.total) };
   }
 
   async listSubscribed(projectId: number, flag: HookEventFlag): Promise<HookRecord[]> {
@@ -115,24 +119,24 @@ export class SqlHooksStore implements HooksStore {
       .where(flag, '=', 1)
       .orderBy('id')
       .execute();
-    return rows.map(toRecord);
+    return rows.map((row) => toRecord(row, this.secrets));
   }
 
   async listForGroups(groupIds: readonly number[], flag: 'subgroup_events' | 'member_events'): Promise<HookRecord[]> {
     if (groupIds.length === 0) return [];
     const rows = await this.db.selectFrom('web_hooks').selectAll().where('kind', '=', 'group').where('group_id', 'in', [...groupIds]).where(flag, '=', 1).orderBy('id').execute();
-    return rows.map(toRecord);
+    return rows.map((row) => toRecord(row, this.secrets));
   }
 
   async listSystem(flag: 'push_events' | 'tag_push_events' | 'merge_requests_events' | 'repository_update_events' | null): Promise<HookRecord[]> {
     let query = this.db.selectFrom('web_hooks').selectAll().where('kind', '=', 'system');
     if (flag !== null) query = query.where(flag, '=', 1);
-    return (await query.orderBy('id').execute()).map(toRecord);
+    return (await query.orderBy('id').execute()).map((row) => toRecord(row, this.secrets));
   }
 
   async update(hookId: number, settings: HookSettings): Promise<HookRecord | undefined> {
-    const row = await this.db.updateTable('web_hooks').set({ ...settingsColumns(settings), ...ENABLED }).where('id', '=', hookId).returningAll().executeTakeFirst();
-    return row ? toRecord(row) : undefined;
+    const row = await this.db.updateTable('web_hooks').set({ ...settingsColumns(settings, this.secrets), ...ENABLED }).where('id', '=', hookId).returningAll().executeTakeFirst();
+    return row ? toRecord(row, this.secrets) : undefined;
   }
 
   async remove(owner: HookOwner, hookId: number): Promise<boolean> {

@@ -1,4 +1,5 @@
 import type { Db } from '../database.ts';
+import { SecretBox } from '../../secret-box.ts';
 import { TableWrites } from '../table-writes.ts';
 import { SqlAccessFactsStore } from './access-facts.ts';
 import { SqlSchedulesStore } from './ci-schedules.ts';
@@ -53,11 +54,15 @@ import { SqlTraceStore } from './trace-chunks.ts';
 import { SqlUserLifecycleStore } from './user-lifecycle.ts';
 import { SqlUsersStore } from './users.ts';
 
+let processSecrets: SecretBox | undefined;
+
 /**
  * Builds every SQL store over one database handle; the stores writing the tables read caches
- * depend on report their writes to `writes` (OpenedDatabase.writes).
+ * depend on report their writes to `writes` (OpenedDatabase.writes). `secrets` seals and opens
+ * the secret columns (storage/sql/secrets-at-rest.ts); without it, a random key shared by the
+ * process, which nothing reads after it ends (tests, benches).
  */
-export function createSqlStores(db: Db, writes: TableWrites = new TableWrites()) {
+export function createSqlStores(db: Db, writes: TableWrites = new TableWrites(), secrets: SecretBox = (processSecrets ??= SecretBox.ephemeral())) {
   return {
     users: new SqlUsersStore(db, writes),
     tokens: new SqlTokensStore(db, writes),
@@ -85,15 +90,15 @@ export function createSqlStores(db: Db, writes: TableWrites = new TableWrites())
     releaseLinks: new SqlReleaseLinksStore(db),
     deployKeys: new SqlDeployKeysStore(db),
     userLifecycle: new SqlUserLifecycleStore(db, writes),
-    ...createCiStores(db),
-    ciTransactions: new SqlCiTransactions(db),
+    ...createCiStores(db, secrets),
+    ciTransactions: new SqlCiTransactions(db, secrets),
     runners: new SqlRunnersStore(db),
     runnerManagers: new SqlRunnerManagersStore(db),
     registrationTokens: new SqlRegistrationTokensStore(db),
-    projectVariables: new SqlProjectVariablesStore(db),
-    groupVariables: new SqlGroupVariablesStore(db),
+    projectVariables: new SqlProjectVariablesStore(db, secrets),
+    groupVariables: new SqlGroupVariablesStore(db, secrets),
     triggers: new SqlTriggersStore(db),
-    schedules: new SqlSchedulesStore(db),
+    schedules: new SqlSchedulesStore(db, secrets),
     /** Traces in the database (several coordinators); FileTraceStore is the one-coordinator choice. */
     traceChunks: new SqlTraceStore(db),
     instances: new SqlInstancesStore(db),
@@ -110,8 +115,8 @@ export function createSqlStores(db: Db, writes: TableWrites = new TableWrites())
     labelPromotions: new SqlLabelPromotionsStore(db),
     subscriptions: new SqlSubscriptionsStore(db),
     todos: new SqlTodosStore(db),
-    integrations: new SqlIntegrationsStore(db),
-    hooks: new SqlHooksStore(db),
+    integrations: new SqlIntegrationsStore(db, secrets),
+    hooks: new SqlHooksStore(db, secrets),
     hookDeliveries: new SqlHookDeliveriesStore(db),
     mergeRequests: new SqlMergeRequestsStore(db),
     mergeRequestCommits: new SqlMergeRequestCommitsStore(db),

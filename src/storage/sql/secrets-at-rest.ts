@@ -1,7 +1,7 @@
 import { sql } from '#deps/kysely';
 import { GantryError, isGantryError } from '../../shared/errors.ts';
 import { SecretBox } from '../secret-box.ts';
-import type { Db } from './database.ts';
+import { inTransaction, type Db } from './database.ts';
 
 /** The columns the stores seal (SecretBox), by table, with each table's primary key. */
 export const SEALED_COLUMNS: ReadonlyArray<{ table: string; key: readonly string[]; columns: readonly string[] }> = [
@@ -59,15 +59,15 @@ export async function checkSecretKey(db: Db, box: SecretBox, now: string): Promi
  * the ring. Each value is replaced only if it is still the one read, so a write racing the pass
  * wins; a second pass finds nothing to do. Answers how many values were sealed.
  */
-export async function sealStoredSecrets(db: Db, box: SecretBox): Promise<number> {
+export async function sealStoredSecrets(db: Db, box: SecretBox, batch = BATCH): Promise<number> {
   let sealed = 0;
   for (const { table, key, columns } of SEALED_COLUMNS) {
-    for (const column of columns) sealed += await sealColumn(db, box, table, key, column);
+    for (const column of columns) sealed += await sealColumn(db, box, { table, key, column, batch });
   }
   return sealed;
 }
 
-async function sealColumn(db: Db, box: SecretBox, table: string, key: readonly string[], column: string): Promise<number> {
+async function sealColumn(db: Db, box: SecretBox, { table, key, column, batch }: { table: string; key: readonly string[]; column: string; batch: number }): Promise<number> {
   const prefix = box.currentPrefix;
   const keyList = sql.join(key.map((name) => sql.ref(name)));
   const notCurrent = sql`${sql.ref(column)} IS NOT NULL AND substr(${sql.ref(column)}, 1, ${prefix.length}) <> ${prefix}`;
@@ -75,15 +75,31 @@ async function sealColumn(db: Db, box: SecretBox, table: string, key: readonly s
   let sealed = 0;
   for (;;) {
     const past = after === undefined ? sql`` : sql`AND (${keyList}) > (${sql.join(after.map((value) => sql`${value}`))})`;
-    const { rows } = await sql<Record<string, unknown>>`SELECT ${keyList}, ${sql.ref(column)} AS stored FROM ${sql.table(table)} WHERE ${notCurrent} ${past} ORDER BY ${keyList} LIMIT ${BATCH}`.execute(db);
-    for (const row of rows) {
-      const stored = row.stored as string;
-      const matches = sql.join(key.map((name) => sql`${sql.ref(name)} = ${row[name]}`), sql` AND `);
-      const result = await sql`UPDATE ${sql.table(table)} SET ${sql.ref(column)} = ${box.seal(box.open(stored))} WHERE ${matches} AND ${sql.ref(column)} = ${stored}`.execute(db);
-      sealed += Number(result.numAffectedRows ?? 0);
-    }
-    if (rows.length < BATCH) return sealed;
+    const { rows } = await sql<Record<string, unknown>>`SELECT ${keyList}, ${sql.ref(column)} AS stored FROM ${sql.table(table)} WHERE ${notCurrent} ${past} ORDER BY ${keyList} LIMIT ${batch}`.execute(db);
+    // One commit a batch, not a row.
+    sealed += await inTransaction(db, async (trx) => {
+      let count = 0;
+      for (const row of rows) {
+        const stored = row.stored as string;
+        const plaintext = openOrExplain(box, stored, `${table}.${column} of the row ${key.map((name) => `${name} ${String(row[name])}`).join(', ')}`);
+        const matches = sql.join(key.map((name) => sql`${sql.ref(name)} = ${row[name]}`), sql` AND `);
+        const result = await sql`UPDATE ${sql.table(table)} SET ${sql.ref(column)} = ${box.seal(plaintext)} WHERE ${matches} AND ${sql.ref(column)} = ${stored}`.execute(trx);
+        count += Number(result.numAffectedRows ?? 0);
+      }
+      return count;
+    });
+    if (rows.length < batch) return sealed;
     const last = rows[rows.length - 1]!;
     after = key.map((name) => last[name]);
+  }
+}
+
+/** A value the ring cannot open stops the start: the message names the row, so it can be dealt with. */
+function openOrExplain(box: SecretBox, stored: string, where: string): string {
+  try {
+    return box.open(stored);
+  } catch (error) {
+    if (!isGantryError(error)) throw error;
+    throw new GantryError(error.code, `${where}: ${error.message}; give the coordinator that key after its current one, or clear the value`, error.details, { cause: error });
   }
 }

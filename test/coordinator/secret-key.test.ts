@@ -96,6 +96,25 @@ describe('the coordinator secret key', () => {
     }
   });
 
+  it('is shared by coordinators started together on one PostgreSQL database and data directory', { skip: process.env.GANTRY_TEST_DATABASE_URL === undefined && 'needs PostgreSQL: bash scripts/with-postgres.sh' }, async () => {
+    const database = await testDatabase({ fresh: true });
+    const dataDir = directory('shared');
+    try {
+      const [first, second] = await Promise.all([0, 1].map(() => createCoordinator({ dataDir, databaseUrl: database.url, rootToken: TOKEN })));
+      try {
+        const project = await api(first!, 'POST', '/projects', { name: 'shared' });
+        assert.equal((await api(first!, 'POST', `/projects/${project.json.id as number}/variables`, { key: 'SHARED', value: SECRET })).status, 201);
+        const read = await api(second!, 'GET', `/projects/${project.json.id as number}/variables/SHARED`);
+        assert.deepEqual([read.status, read.json.value], [200, SECRET]);
+      } finally {
+        await Promise.all([first!.close(), second!.close()]);
+      }
+      assert.equal(readFileSync(path.join(dataDir, 'secret.key'), 'utf8').trim().split('\n').length, 1, 'one key written');
+    } finally {
+      await database.drop();
+    }
+  });
+
   it('refuses a configured key that is not 32 bytes', async () => {
     const refused = await createCoordinator({ dataDir: directory('bad-key'), rootToken: TOKEN, secretKeys: ['too-short'] }).then(() => assert.fail('started'), (error: unknown) => error);
     assert.ok(isGantryError(refused) && refused.code === 'GANTRY_E_SECRET_KEY_INVALID', String(refused));

@@ -1,6 +1,6 @@
 import { GantryError } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
-import { createSecretKeyFile, readSecretKeyFile, secretKeyFilePath } from '../storage/fs/secret-key-file.ts';
+import { createSecretKeyFile, readSecretKeyFile, secretKeyFileIsShared, secretKeyFilePath } from '../storage/fs/secret-key-file.ts';
 import { generateSecretKey, parseSecretKey, SecretBox } from '../storage/secret-box.ts';
 
 /**
@@ -11,13 +11,24 @@ import { generateSecretKey, parseSecretKey, SecretBox } from '../storage/secret-
  * directory write the file once.
  */
 export async function coordinatorSecretBox(configured: readonly string[] | undefined, dataDir: string, databaseUrl: string, logger: Logger): Promise<SecretBox> {
-  if (configured !== undefined && configured.length > 0) return new SecretBox(configured.map(parseSecretKey));
+  if (configured !== undefined && configured.length > 0) return boxOf(configured, 'the configured secret keys (secret_keys, GANTRY_SECRET_KEYS)');
   if (databaseUrl === ':memory:') return SecretBox.ephemeral();
   let keys = await readSecretKeyFile(dataDir);
   if (keys === undefined) {
     keys = await createSecretKeyFile(dataDir, generateSecretKey());
-    logger.info({ file: secretKeyFilePath(dataDir) }, 'wrote a new secret key for the secrets stored in the database: keep a copy of it with the backups, apart from them');
+    logger.info({ file: secretKeyFilePath(dataDir) }, 'wrote a new secret key for the secrets stored in the database: back it up apart from the database backups');
+  } else if (await secretKeyFileIsShared(dataDir)) {
+    logger.warn({ file: secretKeyFilePath(dataDir) }, 'the secret key file may be read by others than its owner: chmod 600 it');
   }
   if (keys.length === 0) throw new GantryError('GANTRY_E_SECRET_KEY_INVALID', `${secretKeyFilePath(dataDir)} lists no key`);
-  return new SecretBox(keys.map(parseSecretKey));
+  return boxOf(keys, secretKeyFilePath(dataDir));
+}
+
+function boxOf(keys: readonly string[], source: string): SecretBox {
+  try {
+    return new SecretBox(keys.map(parseSecretKey));
+  } catch (error) {
+    if (error instanceof GantryError) throw new GantryError(error.code, `${source}: ${error.message}`, error.details, { cause: error });
+    throw error;
+  }
 }

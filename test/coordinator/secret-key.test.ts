@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { sql } from '#deps/kysely';
 import { createCoordinator, type Coordinator } from '../../src/coordinator/app.ts';
 import { isGantryError } from '../../src/shared/errors.ts';
+import { createLogger } from '../../src/shared/logger.ts';
 import { openDatabase } from '../../src/storage/sql/database.ts';
 import { testDatabase } from '../helpers/database.ts';
 
@@ -118,5 +119,23 @@ describe('the coordinator secret key', () => {
   it('refuses a configured key that is not 32 bytes', async () => {
     const refused = await createCoordinator({ dataDir: directory('bad-key'), rootToken: TOKEN, secretKeys: ['too-short'] }).then(() => assert.fail('started'), (error: unknown) => error);
     assert.ok(isGantryError(refused) && refused.code === 'GANTRY_E_SECRET_KEY_INVALID', String(refused));
+    assert.match(refused.message, /^the configured secret keys \(secret_keys, GANTRY_SECRET_KEYS\): a secret key must be 64 hexadecimal digits or the base64 of 32 bytes/);
+  });
+
+  it('warns when the key file may be read by others, and names the file when a line of it is no key', async () => {
+    const dataDir = directory('loose');
+    await (await createCoordinator({ dataDir, rootToken: TOKEN })).close();
+    const keyFile = path.join(dataDir, 'secret.key');
+    chmodSync(keyFile, 0o644);
+    const lines: Array<{ level: number; msg: string }> = [];
+    const logger = createLogger({ level: 'warn', destination: { write: (line: string) => void lines.push(JSON.parse(line) as { level: number; msg: string }) } });
+    await (await createCoordinator({ dataDir, rootToken: TOKEN, logger })).close();
+    assert.ok(lines.some((line) => line.level === 40 && /may be read by others than its owner: chmod 600 it/.test(line.msg)), JSON.stringify(lines));
+
+    chmodSync(keyFile, 0o600);
+    writeFileSync(keyFile, 'not a key\n');
+    const refused = await createCoordinator({ dataDir, rootToken: TOKEN }).then(() => assert.fail('started'), (error: unknown) => error);
+    assert.ok(isGantryError(refused) && refused.code === 'GANTRY_E_SECRET_KEY_INVALID', String(refused));
+    assert.ok(refused.message.startsWith(`${keyFile}: a secret key must be`), refused.message);
   });
 });

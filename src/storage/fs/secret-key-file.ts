@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { link, readFile, rm, writeFile } from 'node:fs/promises';
+import { link, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isMissingFile, syncDirectory } from './durable.ts';
 
@@ -24,6 +24,11 @@ export async function readSecretKeyFile(dataDir: string): Promise<string[] | und
     if (isMissingFile(error)) return undefined;
     throw error;
   }
+}
+
+/** Whether others than the file's owner may read or write it (its mode beyond 0600 or 0400). */
+export async function secretKeyFileIsShared(dataDir: string): Promise<boolean> {
+  return ((await stat(secretKeyFilePath(dataDir))).mode & 0o077) !== 0;
 }
 
 /**

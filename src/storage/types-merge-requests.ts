@@ -7,7 +7,7 @@ import type { AnyOrNone, IssueProjectScope, LabelRecord } from './types-planning
 
 /** `locked` is GitLab's state while a merge is being written; the API shows it as is. */
 export type MergeRequestState = 'opened' | 'closed' | 'merged' | 'locked';
-export type MergeStatus = 'unchecked' | 'checking' | 'can_be_merged' | 'cannot_be_merged' | 'cannot_be_merged_recheck';
+export type MergeStatus = 'unchecked' | 'checking' | 'can_be_merged' | 'cannot_be_merged' | 'cannot_be_merged_recheck' | 'cannot_be_merged_rechecking';
 
 /** Options of a merge kept while it waits for the head pipeline (merge_when_pipeline_succeeds). */
 export interface StoredMergeParams {

@@ -32,6 +32,7 @@ export const ListQuery = Type.Object({
   in: Type.Optional(Param.oneOf(['title', 'description', 'title,description', 'description,title'], { description: 'Where search looks' })),
   wip: Type.Optional(Param.oneOf(['yes', 'no'], { description: 'yes: only drafts; no: no drafts' })),
   iids: Type.Optional(Param.integers({ description: 'Only these iids' })),
+  with_merge_status_recheck: Type.Optional(Param.boolean({ description: 'Queue a merge status check for listed requests not checked yet (Developers and up; not with view=simple)' })),
   ...PAGINATION,
 });
 export type ListQueryParams = Static<typeof ListQuery>;
@@ -83,6 +84,7 @@ export function mergeRequestQuery(query: ListQueryParams): MergeRequestQuery {
     updatedAfter: query.updated_after,
     updatedBefore: query.updated_before,
     myReactionEmoji: emoji === undefined ? undefined : (anyOrNone(emoji) ?? emojiName(emoji) ?? emoji),
+    recheckMergeStatus: query.with_merge_status_recheck === true && query.view !== 'simple',
   };
 }
 

@@ -2,6 +2,7 @@ import { isDraftTitle, type MergeRequestRecord } from '../../../../storage/types
 import { taskCompletion } from '../../../services/planning/issue-fields.ts';
 import type { MergeRequestDetail } from '../../../services/planning/merge-requests/service.ts';
 import type { MergeRequestView } from '../../../services/planning/merge-requests/views.ts';
+import { publicMergeStatus } from '../../../services/planning/merge-requests/merge-status.ts';
 import { serializeUserBasic, type UserBasicJson } from '../user-basic.ts';
 import { serializeMilestone, type MilestoneJson } from './milestones.ts';
 import { serializeTimeStats, type TimeStatsJson } from './time-stats.ts';
@@ -132,7 +133,7 @@ export function serializeMergeRequest(view: MergeRequestView, externalUrl: strin
     work_in_progress: draft,
     milestone: view.milestone && serializeMilestone(view.milestone, externalUrl),
     merge_when_pipeline_succeeds: record.merge_when_pipeline_succeeds,
-    merge_status: record.merge_status,
+    merge_status: publicMergeStatus(record.merge_status),
     detailed_merge_status: detailedMergeStatus(record, draft, view.blockingDiscussionsResolved),
     sha: record.head_sha,
     merge_commit_sha: record.merge_commit_sha,
@@ -177,7 +178,7 @@ function detailedMergeStatus(record: MergeRequestRecord, draft: boolean, discuss
   if (record.state !== 'opened') return 'not_open';
   // A recheck not yet begun is as unchecked as any (GitLab shows `checking` once the check runs).
   if (record.merge_status === 'unchecked' || record.merge_status === 'cannot_be_merged_recheck') return 'unchecked';
-  if (record.merge_status === 'checking') return 'checking';
+  if (record.merge_status === 'checking' || record.merge_status === 'cannot_be_merged_rechecking') return 'checking';
   if (draft) return 'draft_status';
   if (record.merge_status !== 'cannot_be_merged' && !discussionsResolved) return 'discussions_not_resolved';
   return record.merge_status === 'cannot_be_merged' ? 'broken_status' : 'mergeable';
@@ -211,7 +212,7 @@ export function serializeMergeRequestApprovals(state: ApprovalState, externalUrl
   const record = state.mergeRequest;
   return {
     ...serializeMergeRequestBasics(record),
-    merge_status: record.merge_status,
+    merge_status: publicMergeStatus(record.merge_status),
     approved: true,
     approvals_required: 0,
     approvals_left: 0,

@@ -1,6 +1,6 @@
 import { accessDenied, GantryError } from '../../../../shared/errors.ts';
-import type { ProjectRecord, UserRecord, UsersStore } from '../../../../storage/types.ts';
-import type { MergeRequestListFilter, MergeRequestsStore } from '../../../../storage/types-merge-requests.ts';
+import type { ProjectRecord, ProjectsStore, UserRecord, UsersStore } from '../../../../storage/types.ts';
+import type { MergeRequestListFilter, MergeRequestRecord, MergeRequestsStore } from '../../../../storage/types-merge-requests.ts';
 import type { SubscriptionsStore } from '../../../../storage/types-todos.ts';
 import type { Lookup } from '../../access/lookup.ts';
 import type { MergeRequestPermissions } from '../../access/merge-request-permissions.ts';
@@ -9,6 +9,7 @@ import { actorProjectAccess, type ProjectScopeDeps } from '../../namespaces/proj
 import type { Page, Paged } from '../../repository/pages.ts';
 import type { MilestonesService } from '../milestones.ts';
 import type { OwnerRef } from '../planning-owner.ts';
+import { awaitsCheck, type MergeStatusCheck } from './merge-status.ts';
 import type { MergeRequestView, MergeRequestViews } from './views.ts';
 import type { VisibleMergeRequests } from './visible.ts';
 import type { NotesStore } from '../../../../storage/types-notes.ts';
@@ -21,6 +22,8 @@ export type MergeRequestQuery = Omit<MergeRequestListFilter, 'projects' | 'react
   reviewerUsername?: string;
   /** The caller's own awards: an emoji name, `any` or `none`. */
   myReactionEmoji?: string;
+  /** `with_merge_status_recheck`: queue a check for each listed request not checked yet (GitLab 13.0; Developers and up as 15.11). */
+  recheckMergeStatus?: boolean;
 };
 
 /** The number of changed files of a request, as GitLab shows it (`"1000+"` past its cap); null until known. */
@@ -49,6 +52,9 @@ export interface MergeRequestsServiceDeps extends ProjectScopeDeps {
   visible: Pick<VisibleMergeRequests, 'inProject'>;
   changesCount: MergeRequestChangesCount;
   notes: Pick<NotesStore, 'authorIdsOf'>;
+  projects: Pick<ProjectsStore, 'findByIds'>;
+  /** Queues merge status checks (`with_merge_status_recheck`); without it the parameter does nothing. */
+  mergeStatusChecks?: Pick<MergeStatusCheck, 'schedule'>;
 }
 
 /**
@@ -86,7 +92,7 @@ export class MergeRequestsService {
   }
 
   private async list(actor: Actor, query: MergeRequestQuery, projects: MergeRequestListFilter['projects'], page: Page): Promise<Paged<MergeRequestView>> {
-    const { scope, myReactionEmoji, authorUsername, assigneeUsername, reviewerUsername, ...filter } = query;
+    const { scope, myReactionEmoji, authorUsername, assigneeUsername, reviewerUsername, recheckMergeStatus, ...filter } = query;
     const mine = !actor || scope === undefined || scope === 'all' ? {} : scope === 'created_by_me' ? { authorId: actor.id } : { assigneeId: actor.id };
     // A username names one user; an unknown one matches no request.
     const named = { authorId: authorUsername, assigneeId: assigneeUsername, reviewerId: reviewerUsername };
@@ -99,7 +105,19 @@ export class MergeRequestsService {
     }
     const reactedBy = actor && myReactionEmoji !== undefined ? { reactedBy: { userId: actor.id, emoji: myReactionEmoji } } : {};
     const { items, total } = await this.deps.mergeRequests.list({ ...filter, ...byName, projects, ...mine, ...reactedBy }, page);
+    if (recheckMergeStatus === true) await this.recheckMergeStatus(items, actor);
     return { items: await this.deps.views.many(items), total };
+  }
+
+  /** GitLab's `check_mergeability(async: true)` for each open request of the page not checked yet, in the projects where the caller is a Developer or more. */
+  private async recheckMergeStatus(records: readonly MergeRequestRecord[], actor: Actor): Promise<void> {
+    const checks = this.deps.mergeStatusChecks;
+    const due = records.filter((record) => record.state === 'opened' && awaitsCheck(record.merge_status));
+    if (!checks || !actor || due.length === 0) return;
+    const projects = await this.deps.projects.findByIds([...new Set(due.map((record) => record.project_id))]);
+    const allowed = new Set<number>();
+    for (const project of projects) if (await this.deps.mergeRequestPermissions.canAdminMergeRequests(project, actor)) allowed.add(project.id);
+    for (const record of due) if (allowed.has(record.project_id)) await checks.schedule(record);
   }
 
   async get(projectRef: string, actor: Actor, iid: number): Promise<MergeRequestDetail> {

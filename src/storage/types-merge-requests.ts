@@ -102,8 +102,20 @@ export interface MergeRequestListFilter {
   /** true: only drafts (title prefix), false: no drafts. */
   draft?: boolean;
   reactedBy?: { userId: number; emoji: string | AnyOrNone };
+  /** `not[...]`: requests matching none of these. */
+  not?: NegatedMergeRequestFilter;
   orderBy: 'created_at' | 'updated_at' | 'title';
   sort: 'asc' | 'desc';
+}
+
+/** What `not[...]` leaves out: requests with any of the labels, in the milestone, by the author, assigned to or reviewed by the user, awarded the emoji by the user. */
+export interface NegatedMergeRequestFilter {
+  labels?: readonly string[];
+  milestone?: string;
+  authorId?: number;
+  assigneeId?: number;
+  reviewerId?: number;
+  reactedBy?: { userId: number; emoji: string };
 }
 
 /** Title prefixes that mark a draft (`work_in_progress`), compared case-insensitively after leading spaces. */

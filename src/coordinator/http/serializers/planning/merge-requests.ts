@@ -1,5 +1,6 @@
 import { isDraftTitle, type MergeRequestRecord } from '../../../../storage/types-merge-requests.ts';
 import { taskCompletion } from '../../../services/planning/issue-fields.ts';
+import { labelTextColor } from '../../../services/planning/label-colors.ts';
 import type { MergeRequestDetail } from '../../../services/planning/merge-requests/service.ts';
 import type { MergeRequestView } from '../../../services/planning/merge-requests/views.ts';
 import { publicMergeStatus } from '../../../services/planning/merge-requests/merge-status.ts';
@@ -42,7 +43,7 @@ export interface MergeRequestJson extends MergeRequestSimpleJson {
   reviewers: UserBasicJson[];
   source_project_id: number | null;
   target_project_id: number;
-  labels: string[];
+  labels: string[] | LabelBasicJson[];
   draft: boolean;
   work_in_progress: boolean;
   milestone: MilestoneJson | null;
@@ -103,8 +104,20 @@ export function serializeMergeRequestSimple(view: MergeRequestView, externalUrl:
   };
 }
 
-/** GitLab's MergeRequestBasic-and-MergeRequest entity of the lists (13.x–15.x field names). */
-export function serializeMergeRequest(view: MergeRequestView, externalUrl: string): MergeRequestJson {
+/** GitLab's LabelBasic, as the lists' `with_labels_details` shows a request's labels (no `description_html`: labels are not rendered). */
+export interface LabelBasicJson {
+  id: number;
+  name: string;
+  color: string;
+  description: string | null;
+  text_color: string;
+}
+
+/**
+ * GitLab's MergeRequestBasic-and-MergeRequest entity of the lists (13.x–15.x field names);
+ * `labelsDetails` (the lists' `with_labels_details`) shows labels as objects, not names.
+ */
+export function serializeMergeRequest(view: MergeRequestView, externalUrl: string, labelsDetails = false): MergeRequestJson {
   const { record } = view;
   const user = (found: MergeRequestView['author']) => (found ? serializeUserBasic(found, externalUrl) : null);
   const assignees = view.assignees.map((assignee) => serializeUserBasic(assignee, externalUrl));
@@ -128,7 +141,9 @@ export function serializeMergeRequest(view: MergeRequestView, externalUrl: strin
     reviewers: view.reviewers.map((reviewer) => serializeUserBasic(reviewer, externalUrl)),
     source_project_id: record.source_project_id,
     target_project_id: record.project_id,
-    labels: view.labels.map((label) => label.title),
+    labels: labelsDetails
+      ? view.labels.map((label) => ({ id: label.id, name: label.title, color: label.color, description: label.description, text_color: labelTextColor(label.color) }))
+      : view.labels.map((label) => label.title),
     draft,
     work_in_progress: draft,
     milestone: view.milestone && serializeMilestone(view.milestone, externalUrl),

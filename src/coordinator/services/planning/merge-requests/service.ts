@@ -1,6 +1,6 @@
 import { accessDenied, GantryError } from '../../../../shared/errors.ts';
 import type { ProjectRecord, ProjectsStore, UserRecord, UsersStore } from '../../../../storage/types.ts';
-import type { MergeRequestListFilter, MergeRequestRecord, MergeRequestsStore } from '../../../../storage/types-merge-requests.ts';
+import type { MergeRequestListFilter, MergeRequestRecord, MergeRequestsStore, NegatedMergeRequestFilter } from '../../../../storage/types-merge-requests.ts';
 import type { SubscriptionsStore } from '../../../../storage/types-todos.ts';
 import type { Lookup } from '../../access/lookup.ts';
 import type { MergeRequestPermissions } from '../../access/merge-request-permissions.ts';
@@ -15,7 +15,7 @@ import type { VisibleMergeRequests } from './visible.ts';
 import type { NotesStore } from '../../../../storage/types-notes.ts';
 
 /** The filters of the merge request lists, as the API reads them (everything but where). */
-export type MergeRequestQuery = Omit<MergeRequestListFilter, 'projects' | 'reactedBy'> & {
+export type MergeRequestQuery = Omit<MergeRequestListFilter, 'projects' | 'reactedBy' | 'not'> & {
   scope?: 'created_by_me' | 'assigned_to_me' | 'all';
   authorUsername?: string;
   assigneeUsername?: string;
@@ -24,6 +24,15 @@ export type MergeRequestQuery = Omit<MergeRequestListFilter, 'projects' | 'react
   myReactionEmoji?: string;
   /** `with_merge_status_recheck`: queue a check for each listed request not checked yet (GitLab 13.0; Developers and up as 15.11). */
   recheckMergeStatus?: boolean;
+  not?: NegatedMergeRequestQuery;
+};
+
+/** `not[...]` as the API reads it: users also by username, the emoji the caller's own. */
+export type NegatedMergeRequestQuery = Omit<NegatedMergeRequestFilter, 'reactedBy'> & {
+  authorUsername?: string;
+  assigneeUsername?: string;
+  reviewerUsername?: string;
+  myReactionEmoji?: string;
 };
 
 /** The number of changed files of a request, as GitLab shows it (`"1000+"` past its cap); null until known. */
@@ -92,7 +101,7 @@ export class MergeRequestsService {
   }
 
   private async list(actor: Actor, query: MergeRequestQuery, projects: MergeRequestListFilter['projects'], page: Page): Promise<Paged<MergeRequestView>> {
-    const { scope, myReactionEmoji, authorUsername, assigneeUsername, reviewerUsername, recheckMergeStatus, ...filter } = query;
+    const { scope, myReactionEmoji, authorUsername, assigneeUsername, reviewerUsername, recheckMergeStatus, not, ...filter } = query;
     const mine = !actor || scope === undefined || scope === 'all' ? {} : scope === 'created_by_me' ? { authorId: actor.id } : { assigneeId: actor.id };
     // A username names one user; an unknown one matches no request.
     const named = { authorId: authorUsername, assigneeId: assigneeUsername, reviewerId: reviewerUsername };
@@ -104,9 +113,23 @@ export class MergeRequestsService {
       byName[key] = user.id;
     }
     const reactedBy = actor && myReactionEmoji !== undefined ? { reactedBy: { userId: actor.id, emoji: myReactionEmoji } } : {};
-    const { items, total } = await this.deps.mergeRequests.list({ ...filter, ...byName, projects, ...mine, ...reactedBy }, page);
+    const negated = not ? { not: await this.negated(not, actor) } : {};
+    const { items, total } = await this.deps.mergeRequests.list({ ...filter, ...byName, projects, ...mine, ...reactedBy, ...negated }, page);
     if (recheckMergeStatus === true) await this.recheckMergeStatus(items, actor);
     return { items: await this.deps.views.many(items), total };
+  }
+
+  /** `not[...]` for the store: a username that names nobody leaves nothing out; so does an emoji without a caller. */
+  private async negated(not: NegatedMergeRequestQuery, actor: Actor): Promise<NegatedMergeRequestFilter> {
+    const { authorUsername, assigneeUsername, reviewerUsername, myReactionEmoji, ...filter } = not;
+    const idOf = async (username: string | undefined) => (username === undefined ? undefined : (await this.deps.users.findByUsername(username))?.id);
+    return {
+      ...filter,
+      authorId: filter.authorId ?? (await idOf(authorUsername)),
+      assigneeId: filter.assigneeId ?? (await idOf(assigneeUsername)),
+      reviewerId: filter.reviewerId ?? (await idOf(reviewerUsername)),
+      ...(actor && myReactionEmoji !== undefined ? { reactedBy: { userId: actor.id, emoji: myReactionEmoji } } : {}),
+    };
   }
 
   /** GitLab's `check_mergeability(async: true)` for each open request of the page not checked yet, in the projects where the caller is a Developer or more. */

@@ -182,8 +182,7 @@ export function serializeMergeRequestSingle(detail: MergeRequestDetail, external
     head_pipeline: null,
     diff_refs: headSha !== null && baseSha !== null && startSha !== null ? { base_sha: baseSha, head_sha: headSha, start_sha: startSha } : null,
     merge_error: record.merge_error,
-    // Not worked out yet (docs/api.md lists it): GitLab's rule needs the author's merged requests.
-    first_contribution: false,
+    first_contribution: detail.firstContribution,
     user: { can_merge: detail.canMerge },
   };
 }

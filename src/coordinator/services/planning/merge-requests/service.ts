@@ -47,6 +47,8 @@ export interface MergeRequestDetail {
   changesCount: string | null;
   /** `user.can_merge`: whether the caller may push to the target branch (Developer and up here). */
   canMerge: boolean;
+  /** GitLab's `first_contribution`: an author at most a Guest of the project, with no merged request in it yet. */
+  firstContribution: boolean;
 }
 
 export interface MergeRequestsServiceDeps extends ProjectScopeDeps {
@@ -154,12 +156,23 @@ export class MergeRequestsService {
    * false leaves `changes_count` null for an answer that counts the files from its own diff.
    */
   async detail(project: ProjectRecord, view: MergeRequestView, actor: Actor, countChanges = true): Promise<MergeRequestDetail> {
-    const [subscribed, changesCount, canMerge] = await Promise.all([
+    const [subscribed, changesCount, canMerge, firstContribution] = await Promise.all([
       this.subscribed(view, actor),
       countChanges ? this.deps.changesCount.changesCount(project, view) : null,
       this.deps.mergeRequestPermissions.canAdminMergeRequests(project, actor),
+      this.firstContribution(project, view),
     ]);
-    return { view, subscribed, changesCount, canMerge };
+    return { view, subscribed, changesCount, canMerge, firstContribution };
+  }
+
+  /** GitLab 13–15's `first_contribution?`: false for an author above Guest, else whether they have no merged request in the project (so false once this one merged). */
+  private async firstContribution(project: ProjectRecord, view: MergeRequestView): Promise<boolean> {
+    if (!view.author || (await this.deps.mergeRequestPermissions.isReporterOrAbove(project, view.author))) return false;
+    const merged = await this.deps.mergeRequests.list(
+      { projects: { projectIds: [project.id], visibleScope: null }, state: 'merged', authorId: view.author.id, orderBy: 'created_at', sort: 'desc' },
+      { offset: 0, limit: 1 },
+    );
+    return merged.total === 0;
   }
 
   /** `GET .../participants`: the author, assignees, reviewers and the authors of notes everyone reads (not system, not internal), each once. */

@@ -15,6 +15,7 @@ import { PipelineCreation } from './services/ci/pipelines/creation.ts';
 import { DownstreamPipelines } from './services/ci/pipelines/downstream.ts';
 import { BRIDGE_STATUS_TASK, CANCEL_CHILDREN_TASK, DOWNSTREAM_PIPELINE_TASK } from './services/ci/pipelines/downstream-tasks.ts';
 import { DownstreamTargets } from './services/ci/pipelines/downstream-target.ts';
+import { PIPELINE_FINISHED_AUTO_MERGE_TASK, PIPELINE_FINISHED_EMAIL_TASK, pipelineFinishedHandler } from './services/ci/pipelines/finished-tasks.ts';
 import { PipelineProcessing, SCHEDULED_TIME_TASK, scheduledTimeHandler, type ProcessedEvent } from './services/ci/pipelines/processing.ts';
 import { PUSH_PIPELINE_TASK, PushPipelines } from './services/ci/pipelines/push.ts';
 import { CiLint } from './services/ci/pipelines/lint.ts';
@@ -122,11 +123,9 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
       if (processed.enqueuedJobIds.length > 0) jobQueueWakeups.jobsEnqueued();
       jobStatusWatch.changed(statusChangedJobIds(processed));
       hookEvents.pipelineProcessed(processed);
-      if (processed.result.pipelineStatusChanged) {
-        integrationMail.recordPipelineFinished(processed.pipeline).catch((error: unknown) => logger.warn({ err: error, pipeline: processed.pipeline.id }, 'pipelines-email: recording the mail failed'));
-        mergeRequestMerging.autoMerge.recordPipelineFinished(processed.pipeline).catch((error: unknown) => logger.warn({ err: error, pipeline: processed.pipeline.id }, 'auto-merge: recording the task failed'));
-      }
     },
+    // Recorded with the finish itself: a coordinator dying after the commit loses no merge or mail.
+    finishedFollowers: [PIPELINE_FINISHED_AUTO_MERGE_TASK, PIPELINE_FINISHED_EMAIL_TASK],
   });
   const blobs = decorateBlobs(ciBlobStores(context));
   const archiveMembers = new ArchiveMembers({
@@ -228,6 +227,8 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
       [COMMIT_REFERENCES_TASK]: commitReferences.handler(),
       [MERGE_STATUS_CHECK_TASK]: mergeRequestGit.mergeStatusCheck.handler(),
       [AUTO_MERGE_TASK]: mergeRequestMerging.autoMerge.handler(),
+      [PIPELINE_FINISHED_AUTO_MERGE_TASK]: pipelineFinishedHandler(stores.pipelines, (pipeline) => mergeRequestMerging.autoMerge.recordPipelineFinished(pipeline)),
+      [PIPELINE_FINISHED_EMAIL_TASK]: pipelineFinishedHandler(stores.pipelines, (pipeline) => integrationMail.recordPipelineFinished(pipeline)),
       [STALE_MERGE_LOCKS_TASK]: mergeRequestMerging.staleMergeLocks.handler(),
       [SCHEDULE_PIPELINE_TASK]: schedulePipelines.handler(),
       [SCHEDULED_TIME_TASK]: scheduledTimeHandler(pipelineProcessing),

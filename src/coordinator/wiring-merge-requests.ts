@@ -3,6 +3,7 @@ import { MergeRequestPermissions } from './services/access/merge-request-permiss
 import type { IssueFields } from './services/planning/issue-fields.ts';
 import { MergeRequestChangesCount as ChangedFilesCount, MergeRequestDiffs } from './services/planning/merge-requests/changes.ts';
 import { MergeRequestEdits } from './services/planning/merge-requests/edits.ts';
+import type { MergeStatusCheck } from './services/planning/merge-requests/merge-status.ts';
 import { MergeRequestFields, type BranchTips } from './services/planning/merge-requests/fields.ts';
 import type { MergeRequestObserver } from './services/planning/merge-requests/observers.ts';
 import { MergeRequestsService, type MergeRequestChangesCount } from './services/planning/merge-requests/service.ts';
@@ -15,6 +16,7 @@ import { MergeRequestApprovals } from './services/planning/merge-requests/approv
 export interface MergeRequestPlanningParts {
   issueFields: IssueFields;
   milestones: MilestonesService;
+  mergeStatusChecks?: Pick<MergeStatusCheck, 'schedule'>;
 }
 
 /**
@@ -42,6 +44,7 @@ export function buildMergeRequestServices(context: CoordinatorContext, planning:
   const mergeRequests = new MergeRequestsService({
     ...scope, mergeRequests: stores.mergeRequests, users: stores.users, subscriptions: stores.subscriptions, lookup, permissions, mergeRequestPermissions,
     milestones: planning.milestones, views: mergeRequestViews, visible: visibleMergeRequests, changesCount, notes: stores.notes,
+    projects: stores.projects, mergeStatusChecks: planning.mergeStatusChecks,
   });
   const mergeRequestEdits = new MergeRequestEdits({
     mergeRequests: stores.mergeRequests, lookup, mergeRequestPermissions, issueFields: planning.issueFields, fields, views: mergeRequestViews,

@@ -29,6 +29,7 @@ import { SubscriptionsService } from './services/planning/subscriptions.ts';
 import { TodosObserver } from './services/planning/todos-observer.ts';
 import { TodosService } from './services/planning/todos.ts';
 import { buildMergeRequestServices } from './wiring-merge-requests.ts';
+import type { MergeStatusCheck } from './services/planning/merge-requests/merge-status.ts';
 import { buildTaskComments } from './wiring-integrations.ts';
 import { RepositoryAccess } from './services/repository/access.ts';
 import { MergeService } from './services/planning/merge-requests/merge.ts';
@@ -41,6 +42,8 @@ import { MergeLookups } from './services/planning/merge-requests/merge-lookups.t
 export interface PlanningListeners {
   issueObservers?: readonly IssueObserver[];
   mergeRequestNoteObservers?: readonly MergeRequestNoteObserver[];
+  /** Where the lists' `with_merge_status_recheck` queues checks. */
+  mergeStatusChecks?: Pick<MergeStatusCheck, 'schedule'>;
 }
 
 /** The planning area: labels, milestones and issues, subscriptions and todos. */
@@ -77,7 +80,7 @@ export function buildPlanningServices(context: CoordinatorContext, mergeRequestO
   const labelPromote = new LabelPromote({ owners, labels: stores.labels, namespaces: stores.namespaces, promotions: stores.labelPromotions, permissions });
   const subscriptions = new SubscriptionsService({ subscriptions: stores.subscriptions, issues, labels, visibleMergeRequests, mergeRequests: stores.mergeRequests, namespaces: stores.namespaces });
   const todos = new TodosService({ ...scope, todos: stores.todos, issues: stores.issues, mergeRequests: stores.mergeRequests, visibleMergeRequests, views, users: stores.users, projects: stores.projects, permissions, planningPermissions });
-  const mergeRequestArea = buildMergeRequestServices(context, { issueFields: fields, milestones }, mergeRequestObservers);
+  const mergeRequestArea = buildMergeRequestServices(context, { issueFields: fields, milestones, mergeStatusChecks: listeners.mergeStatusChecks }, mergeRequestObservers);
   mergeRequestArea.mergeRequestObservers.push(...mergeRequestActivityObservers);
   return { labels, milestones, issues, systemNotes, notes, discussions, awardEmoji, timeTracking, issueMove, labelPromote, subscriptions, todos, mergeRequestSystemNotes, ...mergeRequestArea };
 }

@@ -58,7 +58,7 @@ export function buildServices(context: CoordinatorContext, ci: CiServices = buil
     ...ci,
     ...buildCiSettingsServices(context, ci.pipelineProcessing),
     ...buildRunnersServices(context, ci, edge.jobRequestLongPollSeconds),
-    ...buildPlanningServices(context, ci.mergeRequestObserverList, { issueObservers: [ci.hookEvents, activity.activityRecorder], mergeRequestNoteObservers: [ci.hookEvents, activity.activityRecorder] }),
+    ...buildPlanningServices(context, ci.mergeRequestObserverList, { issueObservers: [ci.hookEvents, activity.activityRecorder], mergeRequestNoteObservers: [ci.hookEvents, activity.activityRecorder], mergeStatusChecks: ci.mergeStatusCheck }),
     jobQueueMetrics: new JobQueueMetrics({
       tasks: stores.tasks,
       instances: stores.instances,

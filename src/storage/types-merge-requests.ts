@@ -7,7 +7,7 @@ import type { AnyOrNone, IssueProjectScope, LabelRecord } from './types-planning
 
 /** `locked` is GitLab's state while a merge is being written; the API shows it as is. */
 export type MergeRequestState = 'opened' | 'closed' | 'merged' | 'locked';
-export type MergeStatus = 'unchecked' | 'checking' | 'can_be_merged' | 'cannot_be_merged' | 'cannot_be_merged_recheck';
+export type MergeStatus = 'unchecked' | 'checking' | 'can_be_merged' | 'cannot_be_merged' | 'cannot_be_merged_recheck' | 'cannot_be_merged_rechecking';
 
 /** Options of a merge kept while it waits for the head pipeline (merge_when_pipeline_succeeds). */
 export interface StoredMergeParams {
@@ -102,8 +102,20 @@ export interface MergeRequestListFilter {
   /** true: only drafts (title prefix), false: no drafts. */
   draft?: boolean;
   reactedBy?: { userId: number; emoji: string | AnyOrNone };
+  /** `not[...]`: requests matching none of these. */
+  not?: NegatedMergeRequestFilter;
   orderBy: 'created_at' | 'updated_at' | 'title';
   sort: 'asc' | 'desc';
+}
+
+/** What `not[...]` leaves out: requests with any of the labels, in the milestone, by the author, assigned to or reviewed by the user, awarded the emoji by the user. */
+export interface NegatedMergeRequestFilter {
+  labels?: readonly string[];
+  milestone?: string;
+  authorId?: number;
+  assigneeId?: number;
+  reviewerId?: number;
+  reactedBy?: { userId: number; emoji: string };
 }
 
 /** Title prefixes that mark a draft (`work_in_progress`), compared case-insensitively after leading spaces. */

@@ -66,6 +66,21 @@ describe('merging with pipelines: only_allow_merge_if_pipeline_succeeds and merg
     await waitUntil(async () => (await fixture.gantry.coordinator.context.repositories.open(project.id).branch('waiting')) === null, 'the stored should_remove_source_branch to remove the branch');
   });
 
+  it('a coordinator that dies right after the finish commits still merges: the task is recorded in that transaction', async () => {
+    const head = await fixture.commit(project.id, 'durable', { 'd.txt': 'd\n' }, { startBranch: 'main' });
+    await status(head, 'durable', 'running');
+    const request = await fixture.openRequest(project.id, 'durable');
+    assert.equal((await fixture.merge(project.id, request.iid, { merge_when_pipeline_succeeds: true })).status, 200);
+    const { stores } = fixture.gantry.coordinator.context;
+    const pipeline = (await stores.pipelines.latestFor(project.id, head))!;
+    const [job] = (await stores.jobs.list({ pipelineId: pipeline.id }, { offset: 0, limit: 1 })).items;
+    // The job's success committed without anything that runs after the commit (`notify`), as when the process dies there.
+    const { pipelineProcessing } = ciServicesOf(fixture.gantry.coordinator);
+    await stores.ciTransactions.run((ciStores) => pipelineProcessing.applyIn(ciStores, pipeline.id, { type: 'job-status', jobId: job!.id, status: 'success' }));
+    assert.equal((await stores.pipelines.findById(pipeline.id))?.status, 'success');
+    await waitUntil(async () => (await stored(request.iid))?.state === 'merged', 'the automatic merge from the recorded task');
+  });
+
   it('drops the wait when the pipeline fails, and cancel answers 201 then 405', async () => {
     const head = await fixture.commit(project.id, 'failing', { 'f.txt': 'f\n' }, { startBranch: 'main' });
     await status(head, 'failing', 'running');

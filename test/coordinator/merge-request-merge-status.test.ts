@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ciServicesOf } from '../../src/coordinator/app.ts';
+import { MERGE_STATUS_CHECK_TASK } from '../../src/coordinator/services/planning/merge-requests/merge-status.ts';
 import { startTestCoordinator } from '../helpers/coordinator.ts';
 import { startMergeRequestFixture, type MergeRequestFixture } from './merge-requests-fixtures.ts';
 
 /**
  * merge_status as GitLab moves it: `unchecked` after either branch moved (`cannot_be_merged_recheck`
- * for a request that could not merge), `checking` while the check runs, then `can_be_merged` or
+ * for a request that could not merge), `checking` while the check runs (`cannot_be_merged_rechecking`
+ * for a recheck, shown as `checking`), then `can_be_merged` or
  * `cannot_be_merged`; detailed_merge_status follows. Tasks do not run on their own here
  * (`runTasks: false`): the test runs the check task's work itself, so every state is seen.
  */
@@ -50,7 +52,8 @@ describe('merge_status lifecycle', () => {
     await commit('clash', 'create', 'more.txt', 'more\n');
     assert.deepEqual(await shown(), ['cannot_be_merged_recheck', 'unchecked', false]);
     await check().markChecking(await stored());
-    assert.deepEqual(await shown(), ['checking', 'checking', false]);
+    assert.equal((await stored()).merge_status, 'cannot_be_merged_rechecking', 'a recheck is kept apart from a first check');
+    assert.deepEqual(await shown(), ['checking', 'checking', false], 'shown as checking, as GitLab shows it');
     await runCheckTask();
     assert.deepEqual(await shown(), ['cannot_be_merged', 'broken_status', true], 'still conflicting');
 
@@ -58,6 +61,42 @@ describe('merge_status lifecycle', () => {
     assert.equal((await stored()).merge_status, 'cannot_be_merged_recheck');
     await runCheckTask();
     assert.deepEqual(await shown(), ['can_be_merged', 'mergeable', false], 'the branch now agrees with main');
+  });
+
+  it('a push during a recheck keeps that the request could not merge', async () => {
+    await commit('clash', 'update', 'clash.txt', 'conflicting again\n');
+    await runCheckTask();
+    assert.equal((await stored()).merge_status, 'cannot_be_merged');
+    await commit('clash', 'create', 'during.txt', 'x\n');
+    await check().markChecking(await stored());
+    assert.equal((await stored()).merge_status, 'cannot_be_merged_rechecking');
+    await commit('clash', 'create', 'during-2.txt', 'y\n');
+    assert.equal((await stored()).merge_status, 'cannot_be_merged_recheck', 'not unchecked: it could not merge');
+    await commit('clash', 'update', 'clash.txt', 'from main\n');
+    await runCheckTask();
+    assert.deepEqual(await shown(), ['can_be_merged', 'mergeable', false]);
+  });
+
+  it('with_merge_status_recheck queues a check of listed requests not checked yet, for Developers and up', async () => {
+    const { db } = fixture.gantry.coordinator.context;
+    const pendingChecks = async () => (await db.selectFrom('tasks').select('payload').where('kind', '=', MERGE_STATUS_CHECK_TASK).where('status', '=', 'pending').execute()).length;
+    const list = async (query: string, token?: string) => {
+      const answer = await fixture.gantry.api('GET', `/projects/${fixture.project.id}/merge_requests?${query}`, { token });
+      assert.equal(answer.status, 200, answer.text);
+    };
+    await commit('main', 'create', 'moved.txt', 'moved\n');
+    assert.equal((await stored()).merge_status, 'unchecked');
+    await db.deleteFrom('tasks').where('kind', '=', MERGE_STATUS_CHECK_TASK).execute();
+    await list('with_merge_status_recheck=true', fixture.reporter.token);
+    await list('');
+    await list('with_merge_status_recheck=true&view=simple');
+    assert.equal(await pendingChecks(), 0, 'no check for a Reporter, without the parameter or with view=simple');
+    await list('with_merge_status_recheck=true', fixture.developer.token);
+    assert.equal(await pendingChecks(), 1);
+    await runCheckTask();
+    await db.deleteFrom('tasks').where('kind', '=', MERGE_STATUS_CHECK_TASK).execute();
+    await list('with_merge_status_recheck=true', fixture.developer.token);
+    assert.equal(await pendingChecks(), 0, 'a decided status is not checked again');
   });
 
   it('a push to the target of a mergeable request: unchecked, and the check task decides it', async () => {

@@ -160,4 +160,16 @@ describe('merging merge requests (PUT .../merge)', () => {
     const notes = await fixture.gantry.api('GET', `/projects/${project.id}/issues/${first}/notes`);
     assert.ok(notes.list.some((note) => note.body === `closed via merge request !${request.iid}` && note.system === true), JSON.stringify(notes.list));
   });
+  it('first_contribution: an author outside the project until one of their requests merged; never a member', async () => {
+    const outsider = await fixture.gantry.createUser('first-timer');
+    await fixture.commit(project.id, 'first-a', { 'first-a.txt': 'a\n' }, { startBranch: 'main' });
+    await fixture.commit(project.id, 'first-b', { 'first-b.txt': 'b\n' }, { startBranch: 'main' });
+    const first = await fixture.openRequest(project.id, 'first-a', { author_id: outsider.id });
+    const second = await fixture.openRequest(project.id, 'first-b', { author_id: outsider.id });
+    const byMember = await fixture.openRequest(project.id, 'first-b', { target_branch: 'first-a' });
+    const shown = async (iid: number) => (await fixture.gantry.api('GET', `/projects/${project.id}/merge_requests/${iid}`)).json.first_contribution;
+    assert.deepEqual([await shown(first.iid), await shown(second.iid), await shown(byMember.iid)], [true, true, false]);
+    assert.equal((await fixture.merge(project.id, first.iid)).status, 200);
+    assert.deepEqual([await shown(first.iid), await shown(second.iid)], [false, false], 'they have a merged request now');
+  });
 });

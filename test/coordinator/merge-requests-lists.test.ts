@@ -67,6 +67,34 @@ describe('merge request lists', () => {
     assert.deepEqual((await fx.gantry.api('GET', project('/3'))).json.upvotes, 1);
   });
 
+  it('leaves out what not[...] names, and shows label objects with with_labels_details', async () => {
+    const get = async (query: string) => iids((await fx.gantry.api('GET', project(query))).list);
+    assert.deepEqual(await get('?not[labels]=ui'), [4, 3, 2]);
+    assert.deepEqual(await get('?not[labels]=ui,bug'), [4, 3], 'any of the labels leaves a request out');
+    assert.deepEqual(await get('?labels=bug&not[labels]=ui'), [2]);
+    assert.deepEqual(await get('?not[milestone]=v1'), [4, 3, 2], 'requests without a milestone stay');
+    assert.deepEqual(await get(`?not[author_id]=${fx.developer.id}`), [4, 3, 1]);
+    assert.deepEqual(await get(`?not[author_username]=${fx.maintainer.username}`), [4, 2, 1]);
+    assert.deepEqual(await get('?not[author_username]=nobody-at-all'), [4, 3, 2, 1]);
+    assert.deepEqual(await get(`?not[assignee_id]=${fx.developer.id}`), [4, 3, 2]);
+    assert.deepEqual(await get(`?not[assignee_username]=${fx.developer.username}`), [4, 3, 2]);
+    assert.deepEqual(await get(`?not[reviewer_id]=${fx.maintainer.id}`), [4, 3, 1]);
+    assert.deepEqual(await get(`?not[reviewer_username]=${fx.maintainer.username}`), [4, 3, 1]);
+    assert.deepEqual(await get('?not[my_reaction_emoji]=thumbsup'), [4, 2, 1]);
+    assert.deepEqual(await get(`?state=opened&not[labels]=bug&not[author_username]=${fx.maintainer.username}`), []);
+    const refused = await fx.gantry.api('GET', project(`?not[author_id]=1&not[author_username]=root`));
+    assert.deepEqual(refused.json, { error: 'not[author_id], not[author_username] are mutually exclusive' });
+
+    const [first] = (await fx.gantry.api('GET', project('?iids[]=1&with_labels_details=true'))).list;
+    const bug = (await fx.gantry.api('GET', `/projects/${fx.project.id}/labels?search=bug`)).list[0]!;
+    assert.deepEqual((first!.labels as Array<Record<string, unknown>>).map((label) => Object.keys(label).sort()), [
+      ['color', 'description', 'id', 'name', 'text_color'],
+      ['color', 'description', 'id', 'name', 'text_color'],
+    ]);
+    assert.deepEqual((first!.labels as Array<Record<string, unknown>>)[0], { id: bug.id, name: 'bug', color: bug.color, description: bug.description, text_color: bug.text_color });
+    assert.deepEqual((await fx.gantry.api('GET', project('?iids[]=1'))).list[0]!.labels, ['bug', 'ui']);
+  });
+
   it('counts a request being merged (locked) as opened, and lists merged ones', async () => {
     const { stores } = fx.gantry.coordinator.context;
     const [one, two] = [await stores.mergeRequests.findByIid(fx.project.id, 1), await stores.mergeRequests.findByIid(fx.project.id, 2)];

@@ -24,7 +24,12 @@ const STATES = ['opened', 'merged', 'closed', 'all'] as const;
 export const DIFF_FILES_PER_PAGE = 20;
 const PIPELINES_SHOWN = 50;
 const MERGE_STATUS_WORDS: Record<MergeStatus, string> = {
-  unchecked: 'not checked yet', checking: 'being checked', can_be_merged: 'can be merged', cannot_be_merged: 'has conflicts', cannot_be_merged_recheck: 'has conflicts (checking again)',
+  unchecked: 'not checked yet',
+  checking: 'being checked',
+  can_be_merged: 'can be merged',
+  cannot_be_merged: 'has conflicts',
+  cannot_be_merged_recheck: 'has conflicts (checking again)',
+  cannot_be_merged_rechecking: 'has conflicts (checking again)',
 };
 
 /** `/-/merge_requests` (list) and `/-/merge_requests/:iid` with its `pipelines` and `diffs` tabs, read-only. */

@@ -20,7 +20,7 @@ export interface MergeRequestsTable {
   milestone_id: number | null;
   time_estimate: number;
   total_time_spent: number;
-  /** unchecked, checking, can_be_merged, cannot_be_merged or cannot_be_merged_recheck. */
+  /** unchecked, checking, can_be_merged, cannot_be_merged, cannot_be_merged_recheck or cannot_be_merged_rechecking. */
   merge_status: string;
   merge_error: string | null;
   merge_when_pipeline_succeeds: number;

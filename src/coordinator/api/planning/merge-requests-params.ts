@@ -32,6 +32,24 @@ export const ListQuery = Type.Object({
   in: Type.Optional(Param.oneOf(['title', 'description', 'title,description', 'description,title'], { description: 'Where search looks' })),
   wip: Type.Optional(Param.oneOf(['yes', 'no'], { description: 'yes: only drafts; no: no drafts' })),
   iids: Type.Optional(Param.integers({ description: 'Only these iids' })),
+  not: Type.Optional(
+    Type.Object(
+      {
+        labels: Type.Optional(Param.string({ description: 'Comma-separated names: requests with none of them' })),
+        milestone: Type.Optional(Param.string({ description: 'A milestone title: requests not in it (also those without a milestone)' })),
+        author_id: Type.Optional(Param.integer({ description: 'Requests this user did not open' })),
+        author_username: Type.Optional(Param.string({ description: 'Requests this user did not open (not with not[author_id])' })),
+        assignee_id: Type.Optional(Param.integer({ description: 'Requests not assigned to this user' })),
+        assignee_username: Type.Optional(Param.string({ description: 'Requests not assigned to this user (not with not[assignee_id])' })),
+        reviewer_id: Type.Optional(Param.integer({ description: 'Requests this user does not review' })),
+        reviewer_username: Type.Optional(Param.string({ description: 'Requests this user does not review (not with not[reviewer_id])' })),
+        my_reaction_emoji: Type.Optional(Param.string({ description: 'Requests the caller did not award this emoji' })),
+      },
+      { description: 'Requests that do not match these filters (not[labels]=a,b ...)' },
+    ),
+  ),
+  with_labels_details: Type.Optional(Param.boolean({ description: 'Labels as objects (id, name, color, text_color, description) instead of names' })),
+  with_merge_status_recheck: Type.Optional(Param.boolean({ description: 'Queue a merge status check for listed requests not checked yet (Developers and up; not with view=simple)' })),
   ...PAGINATION,
 });
 export type ListQueryParams = Static<typeof ListQuery>;
@@ -52,8 +70,30 @@ function userFilter(name: string, value: string | undefined): number | 'none' | 
 
 const blankless = (value: string | undefined) => (value === undefined || value === '' ? undefined : value);
 
+const USER_PAIRS = [['author_id', 'author_username'], ['assignee_id', 'assignee_username'], ['reviewer_id', 'reviewer_username']] as const;
+
+/** `not[...]`: the filters a request must not match. */
+function negatedQuery(not: NonNullable<ListQueryParams['not']>): NonNullable<MergeRequestQuery['not']> {
+  for (const [id, username] of USER_PAIRS) {
+    if (not[id] !== undefined && not[username] !== undefined) throw invalidParams([{ name: `not[${id}], not[${username}]`, problem: 'are mutually exclusive' }]);
+  }
+  const labels = blankless(not.labels);
+  const emoji = blankless(not.my_reaction_emoji);
+  return {
+    labels: labels?.split(',').map((name) => name.trim()).filter((name) => name !== ''),
+    milestone: blankless(not.milestone),
+    authorId: not.author_id,
+    authorUsername: blankless(not.author_username),
+    assigneeId: not.assignee_id,
+    assigneeUsername: blankless(not.assignee_username),
+    reviewerId: not.reviewer_id,
+    reviewerUsername: blankless(not.reviewer_username),
+    myReactionEmoji: emoji === undefined ? undefined : (emojiName(emoji) ?? emoji),
+  };
+}
+
 export function mergeRequestQuery(query: ListQueryParams): MergeRequestQuery {
-  for (const [id, username] of [['author_id', 'author_username'], ['assignee_id', 'assignee_username'], ['reviewer_id', 'reviewer_username']] as const) {
+  for (const [id, username] of USER_PAIRS) {
     if (query[id] !== undefined && query[username] !== undefined) throw invalidParams([{ name: `${id}, ${username}`, problem: 'are mutually exclusive' }]);
   }
   const labels = blankless(query.labels);
@@ -83,6 +123,8 @@ export function mergeRequestQuery(query: ListQueryParams): MergeRequestQuery {
     updatedAfter: query.updated_after,
     updatedBefore: query.updated_before,
     myReactionEmoji: emoji === undefined ? undefined : (anyOrNone(emoji) ?? emojiName(emoji) ?? emoji),
+    recheckMergeStatus: query.with_merge_status_recheck === true && query.view !== 'simple',
+    ...(query.not ? { not: negatedQuery(query.not) } : {}),
   };
 }
 

@@ -41,9 +41,10 @@ export function mergeRequestsRoutes({ mergeRequests, mergeRequestEdits, mergeReq
   };
   return async (app) => {
     const api = app.withTypeProvider<TypeBoxTypeProvider>();
-    const answerPage = (request: FastifyRequest, reply: FastifyReply, query: PageParams & { view?: 'simple' }, { items, total }: Paged<MergeRequestView>) => {
+    const answerPage = (request: FastifyRequest, reply: FastifyReply, query: PageParams & { view?: 'simple'; with_labels_details?: boolean }, { items, total }: Paged<MergeRequestView>) => {
       setPaginationHeaders(request, reply, edge.externalUrl, pageOf(query), { total });
-      return items.map((view) => (query.view === 'simple' ? serializeMergeRequestSimple(view, edge.externalUrl) : serializeMergeRequest(view, edge.externalUrl)));
+      const details = query.with_labels_details === true;
+      return items.map((view) => (query.view === 'simple' ? serializeMergeRequestSimple(view, edge.externalUrl) : serializeMergeRequest(view, edge.externalUrl, details)));
     };
     const pageFor = (query: PageParams) => {
       const page = pageOf(query);

@@ -1,5 +1,5 @@
-import type { ProjectRecord } from '../../../storage/types.ts';
-import { DEVELOPER, OWNER, type Actor, type Permissions } from './permissions.ts';
+import type { ProjectRecord, UserRecord } from '../../../storage/types.ts';
+import { DEVELOPER, OWNER, REPORTER, type Actor, type Permissions } from './permissions.ts';
 
 /**
  * Who may see and do what with merge requests (GitLab's ProjectPolicy: read_merge_request,
@@ -40,6 +40,11 @@ export class MergeRequestPermissions {
   async canUpdateMergeRequest(project: ProjectRecord, request: { author_id: number }, actor: Actor): Promise<boolean> {
     if (await this.canAdminMergeRequests(project, actor)) return true;
     return actor !== null && request.author_id === actor.id && (await this.canCreateMergeRequestIn(project, actor));
+  }
+
+  /** For GitLab's `first_contribution`: whether a request's author is more than a Guest of the project (administrators count). */
+  async isReporterOrAbove(project: ProjectRecord, author: UserRecord): Promise<boolean> {
+    return this.permissions.projectLevelAtLeast(project, author, REPORTER);
   }
 
   /** `destroy_merge_request`: Owners (administrators too). */

@@ -1,5 +1,6 @@
 import type { MergeRequestRecord } from '../../../../storage/types-merge-requests.ts';
 import { isDraftTitle } from '../../../services/planning/merge-requests/drafts.ts';
+import { publicMergeStatus } from '../../../services/planning/merge-requests/merge-status.ts';
 
 /**
  * A merge request as the activity answers show it (a todo's target, a subscribe's answer):
@@ -56,7 +57,7 @@ export function serializeMergeRequestTarget(mergeRequest: MergeRequestRecord, pr
     draft,
     work_in_progress: draft,
     merge_when_pipeline_succeeds: mergeRequest.merge_when_pipeline_succeeds,
-    merge_status: mergeRequest.merge_status,
+    merge_status: publicMergeStatus(mergeRequest.merge_status),
     sha: mergeRequest.head_sha,
     merge_commit_sha: mergeRequest.merge_commit_sha,
     squash_commit_sha: mergeRequest.squash_commit_sha,

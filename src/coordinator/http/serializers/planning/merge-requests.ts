@@ -1,7 +1,9 @@
 import { isDraftTitle, type MergeRequestRecord } from '../../../../storage/types-merge-requests.ts';
 import { taskCompletion } from '../../../services/planning/issue-fields.ts';
+import { labelTextColor } from '../../../services/planning/label-colors.ts';
 import type { MergeRequestDetail } from '../../../services/planning/merge-requests/service.ts';
 import type { MergeRequestView } from '../../../services/planning/merge-requests/views.ts';
+import { publicMergeStatus } from '../../../services/planning/merge-requests/merge-status.ts';
 import { serializeUserBasic, type UserBasicJson } from '../user-basic.ts';
 import { serializeMilestone, type MilestoneJson } from './milestones.ts';
 import { serializeTimeStats, type TimeStatsJson } from './time-stats.ts';
@@ -41,7 +43,7 @@ export interface MergeRequestJson extends MergeRequestSimpleJson {
   reviewers: UserBasicJson[];
   source_project_id: number | null;
   target_project_id: number;
-  labels: string[];
+  labels: string[] | LabelBasicJson[];
   draft: boolean;
   work_in_progress: boolean;
   milestone: MilestoneJson | null;
@@ -102,8 +104,20 @@ export function serializeMergeRequestSimple(view: MergeRequestView, externalUrl:
   };
 }
 
-/** GitLab's MergeRequestBasic-and-MergeRequest entity of the lists (13.x–15.x field names). */
-export function serializeMergeRequest(view: MergeRequestView, externalUrl: string): MergeRequestJson {
+/** GitLab's LabelBasic, as the lists' `with_labels_details` shows a request's labels (no `description_html`: labels are not rendered). */
+export interface LabelBasicJson {
+  id: number;
+  name: string;
+  color: string;
+  description: string | null;
+  text_color: string;
+}
+
+/**
+ * GitLab's MergeRequestBasic-and-MergeRequest entity of the lists (13.x–15.x field names);
+ * `labelsDetails` (the lists' `with_labels_details`) shows labels as objects, not names.
+ */
+export function serializeMergeRequest(view: MergeRequestView, externalUrl: string, labelsDetails = false): MergeRequestJson {
   const { record } = view;
   const user = (found: MergeRequestView['author']) => (found ? serializeUserBasic(found, externalUrl) : null);
   const assignees = view.assignees.map((assignee) => serializeUserBasic(assignee, externalUrl));
@@ -127,12 +141,14 @@ export function serializeMergeRequest(view: MergeRequestView, externalUrl: strin
     reviewers: view.reviewers.map((reviewer) => serializeUserBasic(reviewer, externalUrl)),
     source_project_id: record.source_project_id,
     target_project_id: record.project_id,
-    labels: view.labels.map((label) => label.title),
+    labels: labelsDetails
+      ? view.labels.map((label) => ({ id: label.id, name: label.title, color: label.color, description: label.description, text_color: labelTextColor(label.color) }))
+      : view.labels.map((label) => label.title),
     draft,
     work_in_progress: draft,
     milestone: view.milestone && serializeMilestone(view.milestone, externalUrl),
     merge_when_pipeline_succeeds: record.merge_when_pipeline_succeeds,
-    merge_status: record.merge_status,
+    merge_status: publicMergeStatus(record.merge_status),
     detailed_merge_status: detailedMergeStatus(record, draft, view.blockingDiscussionsResolved),
     sha: record.head_sha,
     merge_commit_sha: record.merge_commit_sha,
@@ -166,8 +182,7 @@ export function serializeMergeRequestSingle(detail: MergeRequestDetail, external
     head_pipeline: null,
     diff_refs: headSha !== null && baseSha !== null && startSha !== null ? { base_sha: baseSha, head_sha: headSha, start_sha: startSha } : null,
     merge_error: record.merge_error,
-    // Not worked out yet (docs/api.md lists it): GitLab's rule needs the author's merged requests.
-    first_contribution: false,
+    first_contribution: detail.firstContribution,
     user: { can_merge: detail.canMerge },
   };
 }
@@ -177,7 +192,7 @@ function detailedMergeStatus(record: MergeRequestRecord, draft: boolean, discuss
   if (record.state !== 'opened') return 'not_open';
   // A recheck not yet begun is as unchecked as any (GitLab shows `checking` once the check runs).
   if (record.merge_status === 'unchecked' || record.merge_status === 'cannot_be_merged_recheck') return 'unchecked';
-  if (record.merge_status === 'checking') return 'checking';
+  if (record.merge_status === 'checking' || record.merge_status === 'cannot_be_merged_rechecking') return 'checking';
   if (draft) return 'draft_status';
   if (record.merge_status !== 'cannot_be_merged' && !discussionsResolved) return 'discussions_not_resolved';
   return record.merge_status === 'cannot_be_merged' ? 'broken_status' : 'mergeable';
@@ -211,7 +226,7 @@ export function serializeMergeRequestApprovals(state: ApprovalState, externalUrl
   const record = state.mergeRequest;
   return {
     ...serializeMergeRequestBasics(record),
-    merge_status: record.merge_status,
+    merge_status: publicMergeStatus(record.merge_status),
     approved: true,
     approvals_required: 0,
     approvals_left: 0,

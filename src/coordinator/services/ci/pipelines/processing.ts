@@ -7,6 +7,7 @@ import type { CiStores, CiTransactions } from '../../../../storage/types-ci-tran
 import type { TaskHandler } from '../../task-queue.ts';
 import { ENVIRONMENT_CREATION_FAILURE, followJobMoves, isEnvironmentRefused } from './deployments.ts';
 import { recordDownstreamWork } from './downstream-tasks.ts';
+import { recordFinishedFollowers } from './finished-tasks.ts';
 
 /** Task kind of a delayed job's timer (payload: ScheduledTimeTask). */
 export const SCHEDULED_TIME_TASK = 'job.scheduled-time';
@@ -27,7 +28,7 @@ export interface ProcessedEvent {
   enqueuedJobIds: number[];
   /** Ids of jobs this event created (retries). */
   createdJobIds: number[];
-  /** Downstream-pipeline tasks the event recorded (bridges to run, depend statuses, children to cancel). */
+  /** Tasks the event recorded: downstream pipelines (bridges to run, depend statuses, children to cancel) and a finish's followers. */
   downstreamTasks?: number;
 }
 
@@ -37,8 +38,10 @@ export interface PipelineProcessingDeps {
   clock?: () => number;
   /** Called once per committed event, in commit order (queue wake-ups, downstream bridges). */
   afterCommit?: (processed: ProcessedEvent) => void;
-  /** Wakes the task worker after a commit that recorded downstream-pipeline tasks. */
+  /** Wakes the task worker after a commit that recorded downstream-pipeline or follower tasks. */
   wakeTasks?: () => void;
+  /** Task kinds recorded, in the finishing transaction, for each pipeline that finishes (finished-tasks.ts). */
+  finishedFollowers?: readonly string[];
 }
 
 const MAX_ATTEMPTS = 8;
@@ -48,8 +51,9 @@ const MAX_ATTEMPTS = 8;
  * pipeline's lock, runs the pure state rules (src/pipeline) and writes their changes, the
  * pipeline's and stages' statuses and any delayed-job timer in the same transaction as the
  * event, so no state is lost between them; deployments follow their jobs in it too
- * (deployments.ts). Cost: one read of the pipeline's jobs and of its deployments, and writes
- * proportional to what changed.
+ * (deployments.ts), and so are the tasks of what follows a finish (finished-tasks.ts). Cost:
+ * one read of the pipeline's jobs and of its deployments, and writes proportional to what
+ * changed (one task row per follower when the pipeline finishes).
  */
 export class PipelineProcessing {
   private readonly clock: () => number;
@@ -125,7 +129,9 @@ export class PipelineProcessing {
     }
     const jobs = result.jobs.map((job) => withRealId(job, realId));
     await followJobMoves(stores, pipelineId, { jobs, createdJobIds, succeededJobIds }, now);
-    const downstreamTasks = await recordDownstreamWork(stores, event, updated, pipeline.status, enqueuedJobIds, now);
+    const downstreamTasks =
+      (await recordDownstreamWork(stores, event, updated, pipeline.status, enqueuedJobIds, now)) +
+      (await recordFinishedFollowers(stores, this.deps.finishedFollowers ?? [], updated, pipeline.status, now));
     return {
       pipeline: updated,
       result: { ...result, jobs, ...(result.resultJob ? { resultJob: withRealId(result.resultJob, realId) } : {}) },

@@ -53,12 +53,14 @@ export class MergeStatusCheck {
   }
 
   /**
-   * `unchecked` or `cannot_be_merged_recheck` becomes `checking` (compare-and-set: a refresh
-   * meanwhile wins, and the check then runs on its version). Undefined when nothing was written.
+   * `unchecked` becomes `checking`, `cannot_be_merged_recheck` `cannot_be_merged_rechecking`, as
+   * GitLab's `mark_as_checking` (compare-and-set: a refresh meanwhile wins, and the check then
+   * runs on its version). Undefined when nothing was written.
    */
   async markChecking(mergeRequest: MergeRequestRecord): Promise<MergeRequestRecord | undefined> {
-    if (mergeRequest.merge_status === 'checking' || isDecided(mergeRequest.merge_status)) return undefined;
-    return this.deps.mergeRequests.updateIfUnchanged(mergeRequest.id, mergeRequest.lock_version, { merge_status: 'checking' });
+    if (isRunning(mergeRequest.merge_status) || isDecided(mergeRequest.merge_status)) return undefined;
+    const checking: MergeStatus = mergeRequest.merge_status === 'cannot_be_merged_recheck' ? 'cannot_be_merged_rechecking' : 'checking';
+    return this.deps.mergeRequests.updateIfUnchanged(mergeRequest.id, mergeRequest.lock_version, { merge_status: checking });
   }
 
   /**
@@ -93,10 +95,26 @@ export class MergeStatusCheck {
 
 /**
  * The status a request takes when either branch moved (GitLab's `mark_as_unchecked`): a request
- * that could not merge becomes `cannot_be_merged_recheck`, any other `unchecked`.
+ * that could not merge becomes `cannot_be_merged_recheck` (also while that recheck runs), any
+ * other `unchecked`.
  */
 export function uncheckedAfter(status: MergeStatus): MergeStatus {
-  return status === 'cannot_be_merged' || status === 'cannot_be_merged_recheck' ? 'cannot_be_merged_recheck' : 'unchecked';
+  const couldNotMerge = status === 'cannot_be_merged' || status === 'cannot_be_merged_recheck' || status === 'cannot_be_merged_rechecking';
+  return couldNotMerge ? 'cannot_be_merged_recheck' : 'unchecked';
+}
+
+/** `merge_status` as GitLab's API shows it (`public_merge_status`): a recheck running is `checking`. */
+export function publicMergeStatus(status: MergeStatus): string {
+  return status === 'cannot_be_merged_rechecking' ? 'checking' : status;
+}
+
+/** Statuses a list's `with_merge_status_recheck` asks a check for: not decided, no check running. */
+export function awaitsCheck(status: MergeStatus): boolean {
+  return status === 'unchecked' || status === 'cannot_be_merged_recheck';
+}
+
+function isRunning(status: MergeStatus): boolean {
+  return status === 'checking' || status === 'cannot_be_merged_rechecking';
 }
 
 function isDecided(status: MergeStatus): boolean {

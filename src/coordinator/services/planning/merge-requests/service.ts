@@ -1,6 +1,6 @@
 import { accessDenied, GantryError } from '../../../../shared/errors.ts';
-import type { ProjectRecord, UserRecord, UsersStore } from '../../../../storage/types.ts';
-import type { MergeRequestListFilter, MergeRequestsStore } from '../../../../storage/types-merge-requests.ts';
+import type { ProjectRecord, ProjectsStore, UserRecord, UsersStore } from '../../../../storage/types.ts';
+import type { MergeRequestListFilter, MergeRequestRecord, MergeRequestsStore, NegatedMergeRequestFilter } from '../../../../storage/types-merge-requests.ts';
 import type { SubscriptionsStore } from '../../../../storage/types-todos.ts';
 import type { Lookup } from '../../access/lookup.ts';
 import type { MergeRequestPermissions } from '../../access/merge-request-permissions.ts';
@@ -9,17 +9,29 @@ import { actorProjectAccess, type ProjectScopeDeps } from '../../namespaces/proj
 import type { Page, Paged } from '../../repository/pages.ts';
 import type { MilestonesService } from '../milestones.ts';
 import type { OwnerRef } from '../planning-owner.ts';
+import { awaitsCheck, type MergeStatusCheck } from './merge-status.ts';
 import type { MergeRequestView, MergeRequestViews } from './views.ts';
 import type { VisibleMergeRequests } from './visible.ts';
 import type { NotesStore } from '../../../../storage/types-notes.ts';
 
 /** The filters of the merge request lists, as the API reads them (everything but where). */
-export type MergeRequestQuery = Omit<MergeRequestListFilter, 'projects' | 'reactedBy'> & {
+export type MergeRequestQuery = Omit<MergeRequestListFilter, 'projects' | 'reactedBy' | 'not'> & {
   scope?: 'created_by_me' | 'assigned_to_me' | 'all';
   authorUsername?: string;
   assigneeUsername?: string;
   reviewerUsername?: string;
   /** The caller's own awards: an emoji name, `any` or `none`. */
+  myReactionEmoji?: string;
+  /** `with_merge_status_recheck`: queue a check for each listed request not checked yet (GitLab 13.0; Developers and up as 15.11). */
+  recheckMergeStatus?: boolean;
+  not?: NegatedMergeRequestQuery;
+};
+
+/** `not[...]` as the API reads it: users also by username, the emoji the caller's own. */
+export type NegatedMergeRequestQuery = Omit<NegatedMergeRequestFilter, 'reactedBy'> & {
+  authorUsername?: string;
+  assigneeUsername?: string;
+  reviewerUsername?: string;
   myReactionEmoji?: string;
 };
 
@@ -35,6 +47,8 @@ export interface MergeRequestDetail {
   changesCount: string | null;
   /** `user.can_merge`: whether the caller may push to the target branch (Developer and up here). */
   canMerge: boolean;
+  /** GitLab's `first_contribution`: an author at most a Guest of the project, with no merged request in it yet. */
+  firstContribution: boolean;
 }
 
 export interface MergeRequestsServiceDeps extends ProjectScopeDeps {
@@ -49,6 +63,9 @@ export interface MergeRequestsServiceDeps extends ProjectScopeDeps {
   visible: Pick<VisibleMergeRequests, 'inProject'>;
   changesCount: MergeRequestChangesCount;
   notes: Pick<NotesStore, 'authorIdsOf'>;
+  projects: Pick<ProjectsStore, 'findByIds'>;
+  /** Queues merge status checks (`with_merge_status_recheck`); without it the parameter does nothing. */
+  mergeStatusChecks?: Pick<MergeStatusCheck, 'schedule'>;
 }
 
 /**
@@ -86,7 +103,7 @@ export class MergeRequestsService {
   }
 
   private async list(actor: Actor, query: MergeRequestQuery, projects: MergeRequestListFilter['projects'], page: Page): Promise<Paged<MergeRequestView>> {
-    const { scope, myReactionEmoji, authorUsername, assigneeUsername, reviewerUsername, ...filter } = query;
+    const { scope, myReactionEmoji, authorUsername, assigneeUsername, reviewerUsername, recheckMergeStatus, not, ...filter } = query;
     const mine = !actor || scope === undefined || scope === 'all' ? {} : scope === 'created_by_me' ? { authorId: actor.id } : { assigneeId: actor.id };
     // A username names one user; an unknown one matches no request.
     const named = { authorId: authorUsername, assigneeId: assigneeUsername, reviewerId: reviewerUsername };
@@ -98,8 +115,34 @@ export class MergeRequestsService {
       byName[key] = user.id;
     }
     const reactedBy = actor && myReactionEmoji !== undefined ? { reactedBy: { userId: actor.id, emoji: myReactionEmoji } } : {};
-    const { items, total } = await this.deps.mergeRequests.list({ ...filter, ...byName, projects, ...mine, ...reactedBy }, page);
+    const negated = not ? { not: await this.negated(not, actor) } : {};
+    const { items, total } = await this.deps.mergeRequests.list({ ...filter, ...byName, projects, ...mine, ...reactedBy, ...negated }, page);
+    if (recheckMergeStatus === true) await this.recheckMergeStatus(items, actor);
     return { items: await this.deps.views.many(items), total };
+  }
+
+  /** `not[...]` for the store: a username that names nobody leaves nothing out; so does an emoji without a caller. */
+  private async negated(not: NegatedMergeRequestQuery, actor: Actor): Promise<NegatedMergeRequestFilter> {
+    const { authorUsername, assigneeUsername, reviewerUsername, myReactionEmoji, ...filter } = not;
+    const idOf = async (username: string | undefined) => (username === undefined ? undefined : (await this.deps.users.findByUsername(username))?.id);
+    return {
+      ...filter,
+      authorId: filter.authorId ?? (await idOf(authorUsername)),
+      assigneeId: filter.assigneeId ?? (await idOf(assigneeUsername)),
+      reviewerId: filter.reviewerId ?? (await idOf(reviewerUsername)),
+      ...(actor && myReactionEmoji !== undefined ? { reactedBy: { userId: actor.id, emoji: myReactionEmoji } } : {}),
+    };
+  }
+
+  /** GitLab's `check_mergeability(async: true)` for each open request of the page not checked yet, in the projects where the caller is a Developer or more. */
+  private async recheckMergeStatus(records: readonly MergeRequestRecord[], actor: Actor): Promise<void> {
+    const checks = this.deps.mergeStatusChecks;
+    const due = records.filter((record) => record.state === 'opened' && awaitsCheck(record.merge_status));
+    if (!checks || !actor || due.length === 0) return;
+    const projects = await this.deps.projects.findByIds([...new Set(due.map((record) => record.project_id))]);
+    const allowed = new Set<number>();
+    for (const project of projects) if (await this.deps.mergeRequestPermissions.canAdminMergeRequests(project, actor)) allowed.add(project.id);
+    for (const record of due) if (allowed.has(record.project_id)) await checks.schedule(record);
   }
 
   async get(projectRef: string, actor: Actor, iid: number): Promise<MergeRequestDetail> {
@@ -113,12 +156,23 @@ export class MergeRequestsService {
    * false leaves `changes_count` null for an answer that counts the files from its own diff.
    */
   async detail(project: ProjectRecord, view: MergeRequestView, actor: Actor, countChanges = true): Promise<MergeRequestDetail> {
-    const [subscribed, changesCount, canMerge] = await Promise.all([
+    const [subscribed, changesCount, canMerge, firstContribution] = await Promise.all([
       this.subscribed(view, actor),
       countChanges ? this.deps.changesCount.changesCount(project, view) : null,
       this.deps.mergeRequestPermissions.canAdminMergeRequests(project, actor),
+      this.firstContribution(project, view),
     ]);
-    return { view, subscribed, changesCount, canMerge };
+    return { view, subscribed, changesCount, canMerge, firstContribution };
+  }
+
+  /** GitLab 13–15's `first_contribution?`: false for an author above Guest, else whether they have no merged request in the project (so false once this one merged). */
+  private async firstContribution(project: ProjectRecord, view: MergeRequestView): Promise<boolean> {
+    if (!view.author || (await this.deps.mergeRequestPermissions.isReporterOrAbove(project, view.author))) return false;
+    const merged = await this.deps.mergeRequests.list(
+      { projects: { projectIds: [project.id], visibleScope: null }, state: 'merged', authorId: view.author.id, orderBy: 'created_at', sort: 'desc' },
+      { offset: 0, limit: 1 },
+    );
+    return merged.total === 0;
   }
 
   /** `GET .../participants`: the author, assignees, reviewers and the authors of notes everyone reads (not system, not internal), each once. */

@@ -1,13 +1,15 @@
 import type { Logger } from '../../../shared/logger.ts';
 import type { RepositoryManager } from '../../../storage/git/types.ts';
-import type { IntegrationRecord, IntegrationsStore } from '../../../storage/types-integrations.ts';
+import type { IntegrationsStore } from '../../../storage/types-integrations.ts';
 import type { NewTask } from '../../../storage/types-tasks.ts';
 import type { NamespacesStore, ProjectsStore, UsersStore } from '../../../storage/types.ts';
 import type { PushEvent } from '../events.ts';
 import type { SettingsService } from '../instance/settings.ts';
 import { sendOutbound, type OutboundRequest, type OutboundResponse } from '../outbound/outbound-http.ts';
+import { sendOutboundLines, type OutboundLines } from '../outbound/outbound-tcp.ts';
 import type { TaskHandler } from '../task-queue.ts';
-import { outboundIntegration, type PushNotice } from './outbound-integrations.ts';
+import { outboundIntegration } from './outbound-integrations.ts';
+import type { IntegrationRequest, OutboundIo, PushNotice } from './outbound-types.ts';
 import { buildPushData } from './push-data.ts';
 
 /** Task kind of one integration's request about one push (payload: OutboundDeliveryTask). */
@@ -35,17 +37,19 @@ export interface OutboundDeliveriesDeps {
   timeoutMs?: number;
   /** The client (tests count calls through it); default sendOutbound. */
   send?: (request: OutboundRequest) => Promise<OutboundResponse>;
+  /** The TCP client (irker); default sendOutboundLines. */
+  sendLines?: (request: OutboundLines) => Promise<void>;
 }
 
 /** Answers a retry may change: the receiver's own trouble, time-outs, rate limits. Other 4xx answers are final. */
 const RETRIED_STATUSES = new Set([408, 425, 429]);
 
 /**
- * The outbound HTTP integrations (outbound-integrations.ts): a push records one durable task per
- * active integration subscribed to it, before the push is acknowledged; each task sends its
- * request on its own, so one slow or failing receiver never holds up another, and never a
+ * The outbound integrations (outbound-integrations.ts): a push records one durable task per
+ * active integration subscribed to it, before the push is acknowledged; each task reaches its
+ * receiver on its own, so one slow or failing receiver never holds up another, and never a
  * request of ours. A failed attempt (no answer, a time-out, a 5xx) is retried with the task
- * queue's back-off.
+ * queue's back-off; an integration that sends several requests makes them safe to repeat.
  */
 export class OutboundDeliveries {
   constructor(private readonly deps: OutboundDeliveriesDeps) {}
@@ -57,7 +61,7 @@ export class OutboundDeliveries {
     const active = await this.deps.integrations.listActive(push.project_id);
     for (const integration of active) {
       const outbound = outboundIntegration(integration.slug);
-      if (!outbound || (tag && !outbound.tags) || !subscribed(integration, tag)) continue;
+      if (!outbound?.subscribed(integration, tag)) continue;
       const payload: OutboundDeliveryTask = { slug: integration.slug, push };
       await this.deps.queue.enqueue({
         kind: DELIVER_TASK, payload, maxAttempts: DELIVERY_MAX_ATTEMPTS, dedupeKey: `${DELIVER_TASK}:${integration.slug}:${push.project_id}:${push.ref}:${push.after}`,
@@ -76,27 +80,43 @@ export class OutboundDeliveries {
     const project = await this.deps.projects.findById(push.project_id);
     // Switched off, removed or unsubscribed since the push: nothing to send.
     if (!outbound || !integration?.active || !project || project.pending_delete) return;
-    if (!subscribed(integration, push.ref.startsWith('refs/tags/')) || !(await this.deps.repositories.exists(project.id))) return;
+    const tag = push.ref.startsWith('refs/tags/');
+    if (!outbound.subscribed(integration, tag) || !(await this.deps.repositories.exists(project.id))) return;
     const namespace = await this.deps.namespaces.findById(project.namespace_id);
     const namespacePath = namespace?.full_path ?? '';
     const projectPath = namespace ? `${namespace.full_path}/${project.path}` : project.path;
     const pusher = push.user_id === null ? null : ((await this.deps.users.findById(push.user_id)) ?? null);
-    const data = await buildPushData(this.deps.repositories.open(project.id), {
+    const repository = this.deps.repositories.open(project.id);
+    const data = await buildPushData(repository, {
       project, projectPath, namespaceName: namespace?.name ?? '', externalUrl: this.deps.externalUrl, ref: push.ref, before: push.before, after: push.after, pusher,
     });
-    const notice: PushNotice = { kind: push.ref.startsWith('refs/tags/') ? 'tag_push' : 'push', data, namespacePath, projectPath: project.path };
-    const request = outbound.request(integration, notice);
-    if (!request) return;
+    const notice: PushNotice = {
+      kind: tag ? 'tag_push' : 'push',
+      data,
+      namespacePath,
+      projectPath: project.path,
+      projectFullName: namespace ? `${namespace.full_name} / ${project.name}` : project.name,
+      externalUrl: this.deps.externalUrl,
+      parentOf: async (id) => (await repository.commit(id))?.parent_ids[0] ?? null,
+    };
     const allowLocal = (await this.deps.settings.values()).allow_local_requests_from_web_hooks_and_services === true;
-    const send = this.deps.send ?? sendOutbound;
-    const response = await send({ ...request, allowLocal, timeoutMs: this.deps.timeoutMs });
-    if (response.status >= 200 && response.status < 300) return;
-    const host = new URL(request.url).host;
-    if (response.status >= 500 || RETRIED_STATUSES.has(response.status)) throw new Error(`${task.slug}: ${host} answered ${response.status}`);
-    this.deps.logger.warn({ project: project.id, integration: task.slug, host, status: response.status }, 'integration delivery refused by its receiver; not retried');
+    await outbound.deliver(integration, notice, this.io(task.slug, project.id, allowLocal));
   }
-}
 
-function subscribed(integration: IntegrationRecord, tag: boolean): boolean {
-  return tag ? integration.events.tag_push_events : integration.events.push_events;
+  private io(slug: string, projectId: number, allowLocal: boolean): OutboundIo {
+    const send = this.deps.send ?? sendOutbound;
+    const sendLines = this.deps.sendLines ?? sendOutboundLines;
+    const timeoutMs = this.deps.timeoutMs;
+    return {
+      send: async (request: IntegrationRequest) => {
+        const response = await send({ ...request, allowLocal, timeoutMs });
+        if (response.status >= 200 && response.status < 300) return response;
+        const host = new URL(request.url).host;
+        if (response.status >= 500 || RETRIED_STATUSES.has(response.status)) throw new Error(`${slug}: ${host} answered ${response.status}`);
+        this.deps.logger.warn({ project: projectId, integration: slug, host, status: response.status }, 'integration request refused by its receiver; not retried');
+        return null;
+      },
+      sendLines: (host, port, lines) => sendLines({ host, port, lines, allowLocal, timeoutMs }),
+    };
+  }
 }

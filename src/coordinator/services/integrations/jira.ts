@@ -1,5 +1,5 @@
 import type { IntegrationRecord } from '../../../storage/types-integrations.ts';
-import { base, basicAuth, secret, text, type IntegrationRequest, type OutboundIntegration, type OutboundIo, type PushNotice } from './outbound-types.ts';
+import { base, basicAuth, field, record, secret, text, type IntegrationRequest, type OutboundIntegration, type OutboundIo, type ProjectEventNotice, type PushNotice } from './outbound-types.ts';
 import type { PushDataCommit } from './push-data.ts';
 
 /** Issue keys acted on per push (each costs two to five requests); further ones are ignored. */
@@ -76,7 +76,7 @@ async function resolution(context: JiraContext, key: string): Promise<'open' | '
 }
 
 /** GitLab's close: the transition, then, once the issue reads as resolved, `Issue solved with [sha|url].` */
-async function close(context: JiraContext, key: string, transitionId: string, commit: PushDataCommit): Promise<void> {
+async function close(context: JiraContext, key: string, transitionId: string, commit: { id: string; url: string }): Promise<void> {
   if ((await resolution(context, key)) !== 'open') return;
   const moved = await context.io.send(request(context, 'POST', `/issue/${encodeURIComponent(key)}/transitions`, { transition: { id: transitionId } }));
   if (!moved || (await resolution(context, key)) !== 'resolved') return;
@@ -92,16 +92,21 @@ function transitionOf(integration: IntegrationRecord): string {
  * GitLab's Jira: each commit of a branch push that mentions `PROJ-123` comments on that issue
  * through Jira's REST API v2 (`[user|url] mentioned this issue in [a commit of project|url]:`
  * and the commit's title); a closing phrase on the default branch moves the issue with the
- * transition `tracker_issue_transition_id`. Basic authentication with `username`/`password`.
+ * transition `tracker_issue_transition_id`; merge requests likewise (mergeRequestEvent). Basic
+ * authentication with `username`/`password`.
  */
 export const issueTrackerB: OutboundIntegration = {
   slug: 'issue-tracker-b',
   // GitLab's Jira hears of commits through `commit_events`, not `push_events`; never of tags.
   subscribed: (integration, tag) => !tag && integration.events.commit_events,
+  hears: ['merge_requests_events'],
+  deliverEvent: async (integration, notice, io) => {
+    if (notice.data.object_kind === 'merge_request' && text(integration, 'url') !== '') await mergeRequestEvent(integration, notice, io);
+  },
   async deliver(integration, notice, io) {
     const server = text(integration, 'url');
     if (server === '' || notice.kind !== 'push') return;
-    const context: JiraContext = { io, api: `${base(server)}/rest/api/2`, authorization: basicAuth(text(integration, 'username'), secret(integration, 'password')) };
+    const context = contextOf(integration, io);
     const onDefaultBranch = notice.data.project.default_branch !== null && notice.data.ref === `refs/heads/${notice.data.project.default_branch}`;
     let budget = JIRA_MAX_REFERENCES_PER_PUSH;
     for (const commit of notice.data.commits) {
@@ -115,8 +120,39 @@ export const issueTrackerB: OutboundIntegration = {
   },
 };
 
+function contextOf(integration: IntegrationRecord, io: OutboundIo): JiraContext {
+  return { io, api: `${base(text(integration, 'url'))}/rest/api/2`, authorization: basicAuth(text(integration, 'username'), secret(integration, 'password')) };
+}
+
+/** GitLab's cross-reference comment: `[user|url] mentioned this issue in [a commit of Group / Project|url]:` and the title. */
+function mention(user: { name: string; username: string }, externalUrl: string, entity: string, projectFullName: string, url: string, title: string): string {
+  return `[${user.name}|${externalUrl}/${user.username}] mentioned this issue in [a ${entity} of ${projectFullName}|${url}]:\n'${title.replace(/\n+$/, '')}'`;
+}
+
 function mentionComment(notice: PushNotice, commit: PushDataCommit): string {
-  const user = notice.data.user_name ?? commit.author.name;
-  const userUrl = `${notice.externalUrl}/${notice.data.user_username ?? ''}`;
-  return `[${user}|${userUrl}] mentioned this issue in [a commit of ${notice.projectFullName}|${commit.url}]:\n'${commit.title}'`;
+  const user = { name: notice.data.user_name ?? commit.author.name, username: notice.data.user_username ?? '' };
+  return mention(user, notice.externalUrl, 'commit', notice.projectFullName, commit.url, commit.title);
+}
+
+/**
+ * A merge request opened, reopened or edited comments on the Jira issues its title and
+ * description name; merged into the default branch, it closes those its description closes,
+ * with its head commit (GitLab's `diff_head_sha`).
+ */
+async function mergeRequestEvent(integration: IntegrationRecord, notice: ProjectEventNotice, io: OutboundIo): Promise<void> {
+  const attributes = record(notice.data.object_attributes);
+  const action = field(attributes, 'action');
+  const title = field(attributes, 'title');
+  const references = jiraReferences(`${title}\n\n${field(attributes, 'description')}`);
+  const context = contextOf(integration, io);
+  if (action === 'open' || action === 'reopen' || action === 'update') {
+    const user = record(notice.data.user);
+    const comment = mention({ name: field(user, 'name'), username: field(user, 'username') }, notice.externalUrl, 'merge request', notice.projectFullName, field(attributes, 'url'), title);
+    for (const key of references.mentioned.slice(0, JIRA_MAX_REFERENCES_PER_PUSH)) await commentOnce(context, key, comment);
+    return;
+  }
+  const head = field(record(attributes.last_commit), 'id');
+  if (action !== 'merge' || head === '' || notice.defaultBranch === null || field(attributes, 'target_branch') !== notice.defaultBranch) return;
+  const commit = { id: head, url: `${notice.projectUrl}/-/commit/${head}` };
+  for (const key of references.closing.slice(0, JIRA_MAX_REFERENCES_PER_PUSH)) await close(context, key, transitionOf(integration), commit);
 }

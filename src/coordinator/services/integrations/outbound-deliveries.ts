@@ -1,6 +1,7 @@
 import type { Logger } from '../../../shared/logger.ts';
 import type { RepositoryManager } from '../../../storage/git/types.ts';
-import type { IntegrationsStore } from '../../../storage/types-integrations.ts';
+import type { HookEventFlag } from '../../../storage/types-hooks.ts';
+import { INTEGRATION_EVENT_FLAGS, type IntegrationEventFlag, type IntegrationRecord, type IntegrationsStore } from '../../../storage/types-integrations.ts';
 import type { NewTask } from '../../../storage/types-tasks.ts';
 import type { NamespacesStore, ProjectsStore, UsersStore } from '../../../storage/types.ts';
 import type { PushEvent } from '../events.ts';
@@ -9,7 +10,7 @@ import { sendOutbound, type OutboundRequest, type OutboundResponse } from '../ou
 import { sendOutboundLines, type OutboundLines } from '../outbound/outbound-tcp.ts';
 import type { TaskHandler } from '../task-queue.ts';
 import { outboundIntegration } from './outbound-integrations.ts';
-import type { IntegrationRequest, OutboundIo, PushNotice } from './outbound-types.ts';
+import type { IntegrationRequest, OutboundIo, ProjectEventNotice, PushNotice } from './outbound-types.ts';
 import { buildPushData } from './push-data.ts';
 
 /** Task kind of one integration's request about one push (payload: OutboundDeliveryTask). */
@@ -18,10 +19,9 @@ export const DELIVER_TASK = 'integrations.deliver';
 export const DELIVERY_MAX_ATTEMPTS = 5;
 
 /** No secret in here: the request is built from the integration's row when it is sent. */
-interface OutboundDeliveryTask {
-  slug: string;
-  push: PushEvent;
-}
+type OutboundDeliveryTask = { slug: string; push: PushEvent } | { slug: string; event: { project_id: number; flag: IntegrationEventFlag; data: Record<string, unknown> } };
+
+const isIntegrationFlag = (flag: string): flag is IntegrationEventFlag => (INTEGRATION_EVENT_FLAGS as readonly string[]).includes(flag);
 
 export interface OutboundDeliveriesDeps {
   integrations: Pick<IntegrationsStore, 'find' | 'listActive'>;
@@ -69,14 +69,60 @@ export class OutboundDeliveries {
     }
   }
 
-  handlers(): Record<string, TaskHandler> {
-    return { [DELIVER_TASK]: async (task) => this.deliver(task.payload as OutboundDeliveryTask) };
+  /** Whether an active integration takes this event (merge request, issue, note, pipeline …): the hooks' event recorder asks before building its payload. */
+  async wants(projectId: number, flag: HookEventFlag): Promise<boolean> {
+    return (await this.listeners(projectId, flag)).length > 0;
   }
 
-  private async deliver(task: OutboundDeliveryTask): Promise<void> {
-    const { push } = task;
-    const outbound = outboundIntegration(task.slug);
-    const integration = await this.deps.integrations.find(push.project_id, task.slug);
+  /** One task per active integration that takes the event, with the payload built once for the hooks and them. */
+  async record(projectId: number, flag: HookEventFlag, data: Record<string, unknown>): Promise<void> {
+    if (!isIntegrationFlag(flag)) return;
+    for (const integration of await this.listeners(projectId, flag)) {
+      const payload: OutboundDeliveryTask = { slug: integration.slug, event: { project_id: projectId, flag, data } };
+      await this.deps.queue.enqueue({ kind: DELIVER_TASK, payload, maxAttempts: DELIVERY_MAX_ATTEMPTS });
+    }
+  }
+
+  private async listeners(projectId: number, flag: HookEventFlag): Promise<IntegrationRecord[]> {
+    if (!isIntegrationFlag(flag)) return [];
+    const active = await this.deps.integrations.listActive(projectId);
+    return active.filter((integration) => hearsEvent(integration, flag));
+  }
+
+  handlers(): Record<string, TaskHandler> {
+    return {
+      [DELIVER_TASK]: async (task) => {
+        const payload = task.payload as OutboundDeliveryTask;
+        await ('push' in payload ? this.deliver(payload.slug, payload.push) : this.deliverEvent(payload.slug, payload.event));
+      },
+    };
+  }
+
+  private async deliverEvent(slug: string, event: { project_id: number; flag: IntegrationEventFlag; data: Record<string, unknown> }): Promise<void> {
+    const outbound = outboundIntegration(slug);
+    const integration = await this.deps.integrations.find(event.project_id, slug);
+    const project = await this.deps.projects.findById(event.project_id);
+    // Switched off, removed or unsubscribed since the event: nothing to send.
+    if (!outbound?.deliverEvent || !integration?.active || !hearsEvent(integration, event.flag) || !project || project.pending_delete) return;
+    const namespace = await this.deps.namespaces.findById(project.namespace_id);
+    const projectPath = namespace ? `${namespace.full_path}/${project.path}` : project.path;
+    const notice: ProjectEventNotice = {
+      flag: event.flag,
+      data: event.data,
+      namespacePath: namespace?.full_path ?? '',
+      projectPath: project.path,
+      projectFullName: namespace ? `${namespace.full_name} / ${project.name}` : project.name,
+      projectUrl: `${this.deps.externalUrl}/${projectPath}`,
+      defaultBranch: project.default_branch,
+      externalUrl: this.deps.externalUrl,
+    };
+    const allowLocal = (await this.deps.settings.values()).allow_local_requests_from_web_hooks_and_services === true;
+    await outbound.deliverEvent(integration, notice, this.io(slug, project.id, allowLocal));
+  }
+
+  private async deliver(slug: string, push: PushEvent): Promise<void> {
+    const outbound = outboundIntegration(slug);
+    const integration = await this.deps.integrations.find(push.project_id, slug);
     const project = await this.deps.projects.findById(push.project_id);
     // Switched off, removed or unsubscribed since the push: nothing to send.
     if (!outbound || !integration?.active || !project || project.pending_delete) return;
@@ -100,7 +146,7 @@ export class OutboundDeliveries {
       parentOf: async (id) => (await repository.commit(id))?.parent_ids[0] ?? null,
     };
     const allowLocal = (await this.deps.settings.values()).allow_local_requests_from_web_hooks_and_services === true;
-    await outbound.deliver(integration, notice, this.io(task.slug, project.id, allowLocal));
+    await outbound.deliver(integration, notice, this.io(slug, project.id, allowLocal));
   }
 
   private io(slug: string, projectId: number, allowLocal: boolean): OutboundIo {
@@ -119,4 +165,8 @@ export class OutboundDeliveries {
       sendLines: (host, port, lines) => sendLines({ host, port, lines, allowLocal, timeoutMs }),
     };
   }
+}
+
+function hearsEvent(integration: IntegrationRecord, flag: IntegrationEventFlag): boolean {
+  return integration.events[flag] && outboundIntegration(integration.slug)?.hears?.includes(flag) === true;
 }

@@ -1,4 +1,4 @@
-import type { IntegrationRecord } from '../../../storage/types-integrations.ts';
+import type { IntegrationEventFlag, IntegrationRecord } from '../../../storage/types-integrations.ts';
 import type { OutboundRequest, OutboundResponse } from '../outbound/outbound-http.ts';
 import type { PushData } from './push-data.ts';
 
@@ -15,6 +15,19 @@ export interface PushNotice {
   externalUrl: string;
   /** The first parent of a commit of the push, or null (irker's compare link of a new branch). */
   parentOf(id: string): Promise<string | null>;
+}
+
+/** An event other than a push (merge request, issue, note, pipeline), with the webhooks' payload of it. */
+export interface ProjectEventNotice {
+  flag: IntegrationEventFlag;
+  /** GitLab's hook data of the event (`object_kind`, `object_attributes`, `user` …). */
+  data: Record<string, unknown>;
+  namespacePath: string;
+  projectPath: string;
+  projectFullName: string;
+  projectUrl: string;
+  defaultBranch: string | null;
+  externalUrl: string;
 }
 
 export type IntegrationRequest = Omit<OutboundRequest, 'allowLocal' | 'timeoutMs'>;
@@ -37,7 +50,20 @@ export interface OutboundIntegration {
   /** Whether the push concerns it: its event flags (a tag push reaches only those that take tags). */
   subscribed(integration: IntegrationRecord, tag: boolean): boolean;
   deliver(integration: IntegrationRecord, notice: PushNotice, io: OutboundIo): Promise<void>;
+  /** The event flags beyond pushes it takes in GitLab (each also needs the flag on). */
+  hears?: readonly IntegrationEventFlag[];
+  deliverEvent?(integration: IntegrationRecord, notice: ProjectEventNotice, io: OutboundIo): Promise<void>;
 }
+
+/** A nested object of hook data, or an empty one. */
+export function record(value: unknown): Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
+export const field = (object: Record<string, unknown>, name: string): string => {
+  const value = object[name];
+  return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '';
+};
 
 /** GitLab's push integrations: `push_events` for branches, `tag_push_events` for tags when they take tags. */
 export function pushFlags(tags: boolean): OutboundIntegration['subscribed'] {

@@ -61,5 +61,17 @@ describe('commit file changes: the added, modified and removed paths of push dat
     const changes = await repository.commitFileChanges([wide, missing], 10);
     assert.deepEqual(changes.get(wide.id)?.added, Array.from({ length: 10 }, (_unused, index) => `many/${String(index).padStart(2, '0')}.txt`));
     assert.deepEqual(changes.get(missing.id), { added: [], modified: [], removed: [] });
+    const afterMissing = await repository.commitFileChanges([missing, root, mixed], 1_000);
+    assert.deepEqual(afterMissing.get(root.id), { added: ['README.md'], modified: [], removed: [] }, 'the commits beside a missing one are still listed');
+    assert.deepEqual(afterMissing.get(mixed.id)?.removed, ['README.md', 'old name.txt']);
+  });
+
+  it('lists an empty commit with empty lists and keeps the order of the commits given', async () => {
+    const empty = await repository.commitFiles({ branch: 'main', message: 'Nothing', author: ANN, actions: [] });
+    const commits = [mixed, empty, root];
+    const changes = await repository.commitFileChanges(commits, 1_000);
+    assert.deepEqual([...changes.keys()], commits.map((commit) => commit.id));
+    assert.deepEqual(changes.get(empty.id), { added: [], modified: [], removed: [] });
+    assert.deepEqual(changes.get(root.id)?.added, ['README.md']);
   });
 });

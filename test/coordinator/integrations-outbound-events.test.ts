@@ -138,4 +138,19 @@ describe('outbound integrations hear merge request, issue and note events, from 
     assert.equal(comments.get('OPS-7')?.[1], `Issue solved with [${head}|${web}/-/commit/${head}].`);
     await everyDeliveryDone();
   });
+  it('chat C announces a failed pipeline in red, and not a successful one', async () => {
+    const hipchat = await listen();
+    await call('PUT', '/services/hipchat', { token: 't', room: 'dev', server: hipchat.base, color: 'purple', issues_events: false, note_events: false, merge_requests_events: false, push_events: false }, 200);
+    const sha = String((await gantry.api('GET', `/projects/${projectId}/repository/commits/main`)).json.id);
+    await call('POST', `/statuses/${sha}`, { state: 'success', name: 'lint', ref: 'main' }, 201);
+    await everyDeliveryDone();
+    const failed = await call('POST', `/statuses/${sha}`, { state: 'failed', name: 'review', ref: 'main' }, 201);
+    const pipelineId = String(failed.pipeline_id ?? '');
+    await waitUntil(() => hipchat.requests.length === 1, 'the failed pipeline message');
+    await everyDeliveryDone();
+    const body = JSON.parse(hipchat.requests[0]!.body) as { message: string; color: string };
+    assert.equal(body.color, 'red');
+    assert.match(body.message, new RegExp(`^<a href="${web}">[^<]+</a>: Pipeline <a href="${web}/-/pipelines/${pipelineId}">#${pipelineId}</a> of <a href="${web}/-/commits/main">main</a> branch by ${userName} failed in \\S* second\\(s\\)$`));
+    assert.equal(hipchat.requests.length, 1, 'the successful status before sent nothing');
+  });
 });

@@ -4,8 +4,6 @@ import { ircGateway } from './irc-gateway.ts';
 import { issueTrackerB } from './jira.ts';
 import { base, basicAuth, field, pushFlags, record, secret, text, type OutboundIntegration } from './outbound-types.ts';
 
-export type { OutboundIntegration, PushNotice } from './outbound-types.ts';
-
 /** GitLab sends an integration's hook as a service hook, whatever the event: the kind is in the body's `object_kind`. */
 const HOOK_HEADERS = { 'content-type': 'application/json', 'x-gitlab-event': 'Service Hook' };
 

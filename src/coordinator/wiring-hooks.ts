@@ -1,5 +1,5 @@
 import type { CoordinatorContext } from './context.ts';
-import { HookDeliveries } from './services/hooks/hook-deliveries.ts';
+import { HookDeliveries, type ProjectEventListener } from './services/hooks/hook-deliveries.ts';
 import { HookEventRecorder } from './services/hooks/hook-events.ts';
 import { HookPayloads } from './services/hooks/hook-payloads.ts';
 import { HookTestService } from './services/hooks/hook-test.ts';
@@ -39,7 +39,7 @@ export interface HookDeliveryOptions {
  * Webhook deliveries on a task worker of their own: its slots are not the CI worker's, so
  * slow receivers never hold up pipelines, and the CI work never holds up deliveries.
  */
-export function buildHookDeliveries(context: CoordinatorContext, options: HookDeliveryOptions & { pollIntervalMs?: number } = {}) {
+export function buildHookDeliveries(context: CoordinatorContext, options: HookDeliveryOptions & { pollIntervalMs?: number; alsoHeard?: ProjectEventListener } = {}) {
   const { stores } = context;
   let wakeWorker: () => void = () => {};
   const queue = new TaskQueue(stores.tasks, () => wakeWorker());
@@ -58,6 +58,7 @@ export function buildHookDeliveries(context: CoordinatorContext, options: HookDe
     logger: context.logger,
     timeoutMs: options.timeoutMs,
     retryBaseMs: options.retryBaseMs,
+    alsoHeard: options.alsoHeard,
   });
   const worker = new TaskWorker(stores.tasks, {
     handlers: deliveries.handlers(),

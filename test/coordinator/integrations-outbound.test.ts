@@ -101,7 +101,7 @@ describe('outbound HTTP integrations deliver pushes through the task queue', () 
       const [hook] = drone.requests;
       assert.equal(hook?.method, 'POST');
       assert.equal(hook?.url, '/hook?owner=hooks&name=app&access_token=drone-secret');
-      assert.equal(hook?.headers['x-gitlab-event'], 'Push Hook');
+      assert.equal(hook?.headers['x-gitlab-event'], 'Service Hook', 'GitLab sends integrations\' hooks as service hooks');
       assert.equal(hook?.headers['content-type'], 'application/json');
       const data = JSON.parse(hook?.body ?? '{}') as Record<string, unknown> & { commits: Array<{ id: string; title: string; url: string }>; project: Record<string, unknown> };
       assert.deepEqual(

@@ -18,6 +18,7 @@ import type {
   GitBlobInfo,
   GitBranch,
   GitCommit,
+  GitCommitFileChanges,
   GitCommitRequest,
   GitCommitStats,
   GitComparison,
@@ -35,6 +36,7 @@ import type {
 import { isValidLookupPath, isValidRefName, normalizeLookupPath } from './validate.ts';
 import { CommitWriter } from './write.ts';
 import { mergeTree } from './merge-check.ts';
+import { commitFileChanges } from './commit-files.ts';
 import { countChangedFiles, diffBetween, fetchCommitFrom, setMergeRequestHead } from './merge-request-refs.ts';
 import { MergeWriter } from './merge-writer.ts';
 import { readCommitSignature } from './signature.ts';
@@ -182,6 +184,10 @@ export class BareRepository implements GitRepository {
 
   diffBetween(from: string, to: string, options: GitDiffOptions): Promise<GitDiffStream> {
     return diffBetween(this.access, from, to, options);
+  }
+
+  commitFileChanges(commits: ReadonlyArray<{ id: string; parent_ids: readonly string[] }>, capPerCommit: number): Promise<Map<string, GitCommitFileChanges>> {
+    return commitFileChanges(this.access, commits, capPerCommit);
   }
 
   countChangedFiles(from: string, to: string, cap: number): Promise<number> {

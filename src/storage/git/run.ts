@@ -176,6 +176,8 @@ export async function gitText(gitDir: string | null, args: readonly string[], op
 
 export interface GitStreamOptions {
   lowPriority?: boolean;
+  /** stdin, small and whole (a list of object ids); none: stdin ends at once. */
+  input?: string;
   /** Kills git when the requester has gone; the stream then fails with ClientGoneError. */
   signal?: AbortSignal;
 }
@@ -210,7 +212,10 @@ export function streamGit(gitDir: string, args: readonly string[], options: GitS
       git.stderr.destroy();
       return;
     }
-    git.stdin.end();
+    // git may exit before reading all of its input (it failed): the write error is not the failure.
+    git.stdin.on('error', () => undefined);
+    if (options.input === undefined) git.stdin.end();
+    else git.stdin.end(options.input);
     git.stdout.pipe(output, { end: false });
     const drained = finished(git.stdout);
     const [stderr, exit] = await Promise.all([collect(git.stderr), git.exited, drained]);

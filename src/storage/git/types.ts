@@ -40,6 +40,13 @@ export interface GitCommit {
   committer: GitPerson;
 }
 
+/** The files a commit added, modified and removed against its first parent (or the empty tree). */
+export interface GitCommitFileChanges {
+  added: string[];
+  modified: string[];
+  removed: string[];
+}
+
 export interface GitBranch {
   name: string;
   commit: GitCommit;
@@ -222,6 +229,8 @@ export interface GitRepository {
   setMergeRequestHead(iid: number, id: string): Promise<void>;
   /** The tree diff of two commit ids under GitLab's limits, read as iterated (heavy: holds a work slot until read or closed). */
   diffBetween(from: string, to: string, options: GitDiffOptions): Promise<GitDiffStream>;
+  /** Each commit's added, modified and removed paths against its first parent, at most `capPerCommit` per commit (push data). */
+  commitFileChanges(commits: ReadonlyArray<{ id: string; parent_ids: readonly string[] }>, capPerCommit: number): Promise<Map<string, GitCommitFileChanges>>;
   /** Files that differ between two commit ids, counted no further than `cap + 1`. */
   countChangedFiles(from: string, to: string, cap: number): Promise<number>;
   /** Branch names whose tip is reachable from `target` (merged into it). */

@@ -41,6 +41,14 @@ export interface HookDeliveriesDeps {
   retryBaseMs?: number;
   send?: (request: OutboundRequest) => Promise<OutboundResponse>;
   clock?: () => number;
+  /** Hears the same project events (the outbound integrations), from the one payload built for both. */
+  alsoHeard?: ProjectEventListener;
+}
+
+/** Another subscriber to the events of `recordEvent`: asked first, so the payload is built only when someone wants it. */
+export interface ProjectEventListener {
+  wants(projectId: number, flag: HookEventFlag): Promise<boolean>;
+  record(projectId: number, flag: HookEventFlag, payload: Record<string, unknown>): Promise<void>;
 }
 
 /**
@@ -94,17 +102,21 @@ export class HookDeliveries {
   }
 
   /**
-   * Queues an event other than a push for the project's enabled hooks subscribed to `flag`;
-   * `payload` is asked for only when some hook is (it may read the database).
+   * Queues an event other than a push for the project's enabled hooks subscribed to `flag`, and
+   * hands it to `alsoHeard`; `payload` is asked for only when one of them wants it (it may read
+   * the database), once for all.
    */
   async recordEvent(projectId: number, flag: HookEventFlag, trigger: HookTrigger, payload: () => Promise<Record<string, unknown> | undefined>): Promise<void> {
     const now = this.now();
     // GitLab's system hooks hear merge request events too (their only non-push flag).
     const system = flag === 'merge_requests_events' ? await this.deps.hooks.listSystem(flag) : [];
     const hooks = [...(await this.deps.hooks.listSubscribed(projectId, flag)), ...system].filter((hook) => executable(hook, now));
-    if (hooks.length === 0) return;
+    const heard = (await this.deps.alsoHeard?.wants(projectId, flag)) === true;
+    if (hooks.length === 0 && !heard) return;
     const built = await payload();
-    if (built) await this.queue(hooks, trigger.trigger, { kind: 'payload', payload: built });
+    if (!built) return;
+    await this.queue(hooks, trigger.trigger, { kind: 'payload', payload: built });
+    if (heard) await this.deps.alsoHeard?.record(projectId, flag, built);
   }
 
   /**

@@ -115,7 +115,7 @@ function errorCode(error: Error): string {
 }
 
 /** DNS resolution that hands the socket only addresses that are not local, or fails. */
-const checkedLookup: LookupFunction = (hostname, options, callback) => {
+export const checkedLookup: LookupFunction = (hostname, options, callback) => {
   dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
     if (error) {
       callback(error, '', 0);

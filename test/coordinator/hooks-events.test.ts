@@ -152,7 +152,7 @@ describe('webhook events: issues, notes, merge requests, pipelines, jobs', () =>
     const jobStatuses = () => target.requests.filter((request) => request.body.object_kind === 'build').map((request) => request.body.build_status);
     await waitUntil(() => pipelineStatuses().includes('canceled') && jobStatuses().includes('canceled'), 'the canceled events');
     assert.deepEqual(pipelineStatuses(), ['pending', 'canceled']);
-    assert.deepEqual(jobStatuses(), ['pending', 'canceled']);
+    assert.deepEqual(jobStatuses(), ['created', 'pending', 'canceled'], 'the job as created, then each status it moved to');
     const pipelineHook = target.requests.filter((request) => request.body.object_kind === 'pipeline').at(-1)!;
     assert.equal(pipelineHook.headers['x-gitlab-event'], 'Pipeline Hook');
     assert.deepEqual([attributes(pipelineHook).id, attributes(pipelineHook).ref, attributes(pipelineHook).stages], [pipelineId, 'main', ['test']]);

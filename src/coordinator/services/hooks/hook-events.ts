@@ -138,12 +138,17 @@ export class HookEventRecorder implements IssueObserver, MergeRequestObserver, M
     const withStatus = <T extends { id: number; status: string }>(job: T): T => ({ ...job, status: statusById.get(job.id) ?? job.status });
     let commit: Promise<GitCommit | null> | undefined;
     const commitOnce = (project: ProjectRecord) => (commit ??= this.commit(project, pipeline.sha));
-    if (jobIds.length > 0) {
-      const jobs = (await this.deps.jobs.findByIds(jobIds)).filter((job) => job.type === 'build').map(withStatus).sort((a, b) => a.id - b.id);
-      for (const job of jobs) {
-        await this.deps.deliveries.recordEvent(pipeline.project_id, 'job_events', TRIGGERS.job, () => this.jobPayload(job, pipeline, commitOnce));
-        if (job.environment && DEPLOYMENT_HOOK_STATUSES.has(job.status) && changedJobIds.includes(job.id)) await this.recordDeployment(job, pipeline, commitOnce);
-      }
+    // A new pipeline's jobs as inserted come first (GitLab's job hook on creation), then what processing made of them.
+    const inserted = new Map((processed.insertedJobs ?? []).map((job) => [job.id, job.status]));
+    const wanted = [...new Set([...inserted.keys(), ...jobIds])];
+    const builds = wanted.length > 0 ? (await this.deps.jobs.findByIds(wanted)).filter((job) => job.type === 'build').sort((a, b) => a.id - b.id) : [];
+    for (const job of builds) {
+      const status = inserted.get(job.id);
+      if (status !== undefined) await this.deps.deliveries.recordEvent(pipeline.project_id, 'job_events', TRIGGERS.job, () => this.jobPayload({ ...job, status }, pipeline, commitOnce));
+    }
+    for (const job of builds.filter((build) => jobIds.includes(build.id)).map(withStatus)) {
+      await this.deps.deliveries.recordEvent(pipeline.project_id, 'job_events', TRIGGERS.job, () => this.jobPayload(job, pipeline, commitOnce));
+      if (job.environment && DEPLOYMENT_HOOK_STATUSES.has(job.status) && changedJobIds.includes(job.id)) await this.recordDeployment(job, pipeline, commitOnce);
     }
     if (!processed.result.pipelineStatusChanged) return;
     await this.deps.deliveries.recordEvent(pipeline.project_id, 'pipeline_events', TRIGGERS.pipeline, () => this.pipelinePayload(pipeline, withStatus, commitOnce));

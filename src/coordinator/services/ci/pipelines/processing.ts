@@ -27,6 +27,8 @@ export interface ProcessedEvent {
   enqueuedJobIds: number[];
   /** Ids of jobs this event created (retries). */
   createdJobIds: number[];
+  /** A new pipeline's first processing: its jobs as inserted, before it (job hooks send their `created`). */
+  insertedJobs?: ReadonlyArray<{ id: number; status: string }>;
   /** Downstream-pipeline tasks the event recorded (bridges to run, depend statuses, children to cancel). */
   downstreamTasks?: number;
 }

@@ -183,6 +183,10 @@ export class HookDeliveries {
   private async sendQueued(hookId: number, owner: string): Promise<void> {
     // The lease was just taken for the first delivery; each later one takes it again.
     for (let first = true; ; first = false) {
+      // The queue first: an empty one needs no look at the hook (a deleted hook's deliveries went with it).
+      const delivery = await this.deps.deliveries.next(hookId);
+      if (!delivery) return;
+      // Read again before each delivery: an edit (URL, token) applies to the next one.
       const hook = await this.deps.hooks.findById(hookId);
       if (!hook) return;
       if (!executable(hook, this.now())) {
@@ -190,8 +194,6 @@ export class HookDeliveries {
         if (dropped > 0) this.deps.logger.info({ hook: hookId, dropped }, 'webhook disabled: its queued deliveries were dropped');
         return;
       }
-      const delivery = await this.deps.deliveries.next(hookId);
-      if (!delivery) return;
       const due = Date.parse(delivery.next_attempt_at);
       if (due > this.now()) {
         await this.schedule(hookId, due);

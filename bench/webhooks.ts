@@ -1,44 +1,59 @@
 /**
  * Webhook deliveries, printed as one JSON line. Two projects on one coordinator: one without
  * hooks (the baseline, measured in the same run) and one with `--hooks` push hooks to a
- * receiver on loopback. `--pushes` API commits (each a push event) go to each project, one at a
- * time; measured: each push's own latency (its request's wall time) in both projects, the
- * delivery latency from a push's answer to each receiver request for it (p50/p99), deliveries
- * per second (all deliveries over the time from the first hooked push to the last delivery), and
- * CPU per delivery (process CPU of the hooked phase minus the plain phase's, over the
- * deliveries; the receiver runs in the same process and is counted too).
- * Run: npx tsx bench/webhooks.ts [--pushes 100] [--hooks 10]
+ * receiver on loopback in a process of its own (bench/support/hook-receiver.ts). `--pushes`
+ * API commits (each a push event) go to each project, one at a time, in `--rounds` rounds that
+ * alternate the two projects (so that the machine's noise hits both alike); a hooked round ends
+ * when its deliveries have all arrived. Measured: each push's own latency (its request's wall
+ * time) in both projects; what the hooks cost a push's request itself (a third kind of round
+ * to the hooked project while the hook worker is stopped: the deliveries are queued and sent
+ * only after the round); the delivery latency from a push's answer to each receiver request
+ * for it (p50/p99); deliveries per second (all deliveries over the hooked rounds' time); the
+ * coordinator's CPU per push in each project (this process, where the coordinator runs beside
+ * the client, and with the git processes it starts; the hooked figure includes its deliveries),
+ * and the receiver's CPU per delivery, apart.
+ * Run: npx tsx bench/webhooks.ts [--pushes 100] [--hooks 10] [--rounds 4]
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { fork } from 'node:child_process';
 import { loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { waitUntil } from '../test/helpers/bounded.ts';
+import { ciServicesOf } from '../src/coordinator/app.ts';
 import { percentile, ROOT_TOKEN, startBenchCoordinator } from './support/coordinator.ts';
+import type { ReceiverMessage, ReceiverRequest } from './support/hook-receiver.ts';
+import { processTreeCpuMs, treeCpuMsOf } from './support/process-tree-cpu.ts';
 
-const { values } = parseArgs({ options: { pushes: { type: 'string', default: '100' }, hooks: { type: 'string', default: '10' } } });
+const { values } = parseArgs({ options: { pushes: { type: 'string', default: '100' }, hooks: { type: 'string', default: '10' }, rounds: { type: 'string', default: '4' } } });
 const pushes = Number(values.pushes);
 const hookCount = Number(values.hooks);
+const rounds = Number(values.rounds);
 const TARGETS = { delivery_p50_ms_max: 100, delivery_p99_ms_max: 1_000 };
 
-/** When each push (by its new SHA) was answered, and when each hook request for it arrived. */
-const answeredAt = new Map<string, number>();
-const deliveryLatencies: number[] = [];
-let lastDeliveryAt = 0;
-const receiver = createServer((request: IncomingMessage, response: ServerResponse) => {
-  const chunks: Buffer[] = [];
-  request.on('data', (chunk: Buffer) => chunks.push(chunk));
-  request.on('end', () => {
-    const arrived = performance.now();
-    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { after?: string };
-    const answered = answeredAt.get(body.after ?? '');
-    if (answered !== undefined) deliveryLatencies.push(arrived - answered);
-    lastDeliveryAt = arrived;
-    response.writeHead(200).end('ok');
+// Run from source (tsx) or compiled: the receiver is this file's sibling of the same kind.
+const compiled = import.meta.url.endsWith('.js');
+const receiverFile = fileURLToPath(new URL(`./support/hook-receiver.${compiled ? 'js' : 'ts'}`, import.meta.url));
+const receiver = fork(receiverFile, [], { execArgv: compiled ? [] : ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+const nextMessage = <T extends ReceiverMessage['type']>(type: T) =>
+  new Promise<Extract<ReceiverMessage, { type: T }>>((resolve, reject) => {
+    const listen = (message: ReceiverMessage) => {
+      if (message.type !== type) return;
+      receiver.off('message', listen);
+      receiver.off('exit', exited);
+      resolve(message as Extract<ReceiverMessage, { type: T }>);
+    };
+    const exited = () => reject(new Error(`the receiver exited before its ${type} message`));
+    receiver.on('message', listen);
+    receiver.once('exit', exited);
   });
-});
-await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-const receiverBase = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+const ask = (request: ReceiverRequest) => receiver.send(request);
+// The receiver must not outlive a bench that fails on its way.
+process.once('exit', () => receiver.kill());
+const receiverPort = (await nextMessage('listening')).port;
+const receiverPid = receiver.pid!;
+
+const now = () => performance.timeOrigin + performance.now();
+/** When each hooked push (by its new SHA) was answered, epoch milliseconds. */
+const answeredAt = new Map<string, number>();
 
 const gantry = await startBenchCoordinator();
 const api = async (method: string, url: string, body?: unknown) => {
@@ -48,64 +63,104 @@ const api = async (method: string, url: string, body?: unknown) => {
   return JSON.parse(text) as Record<string, unknown>;
 };
 
+/** CPU of this process (µs resolution) and of it with its git processes, the receiver left out (10 ms ticks). */
+const cpuNow = () => {
+  const own = process.cpuUsage();
+  return { own: (own.user + own.system) / 1000, tree: processTreeCpuMs() - treeCpuMsOf(receiverPid) };
+};
+
 try {
   await api('PUT', '/application/settings', { allow_local_requests_from_web_hooks_and_services: true });
   const plain = await gantry.createProject({ name: 'plain', initialize_with_readme: true });
   const hooked = await gantry.createProject({ name: 'hooked', initialize_with_readme: true });
-  for (let index = 0; index < hookCount; index += 1) await api('POST', `/projects/${hooked.id}/hooks`, { url: `${receiverBase}/hook/${index}` });
+  for (let index = 0; index < hookCount; index += 1) await api('POST', `/projects/${hooked.id}/hooks`, { url: `http://127.0.0.1:${receiverPort}/hook/${index}` });
 
-  /** `pushes` commits to the project, one at a time; answers each one's wall time (ms). */
-  const pushAll = async (projectId: number, record: boolean): Promise<number[]> => {
-    const times: number[] = [];
-    for (let index = 0; index < pushes; index += 1) {
-      const started = performance.now();
+  type Kind = 'plain' | 'hooked' | 'held';
+  const hookWorker = ciServicesOf(gantry.coordinator).hookWorker;
+  const times: Record<Kind, number[]> = { plain: [], hooked: [], held: [] };
+  const cpu: Record<Kind, { own: number; tree: number }> = { plain: { own: 0, tree: 0 }, hooked: { own: 0, tree: 0 }, held: { own: 0, tree: 0 } };
+  let sent = 0;
+  let hookedPushes = 0;
+  let hookedWallMs = 0;
+  const deliveriesArrived = async (): Promise<void> => {
+    const reached = nextMessage('reached');
+    ask({ type: 'await', count: hookedPushes * hookCount });
+    await reached;
+  };
+  /** `count` commits to the project, one at a time; a hooked round lasts until their deliveries arrived. */
+  const round = async (which: Kind, count: number): Promise<void> => {
+    const projectId = which === 'plain' ? plain.id : hooked.id;
+    if (which === 'held') await hookWorker.stop();
+    const before = cpuNow();
+    const started = now();
+    for (let index = 0; index < count; index += 1) {
+      const pushStarted = now();
       const made = await api('POST', `/projects/${projectId}/repository/commits`, {
-        branch: 'main', commit_message: `change ${index}`, actions: [{ action: 'create', file_path: `f${index}.txt`, content: `${index}\n` }],
+        branch: 'main', commit_message: `change ${sent}`, actions: [{ action: 'create', file_path: `f${sent}.txt`, content: `${sent}\n` }],
       });
-      const answered = performance.now();
-      if (record) answeredAt.set(String(made.id), answered);
-      times.push(answered - started);
+      const answered = now();
+      sent += 1;
+      if (which !== 'plain') hookedPushes += 1;
+      // A held push's deliveries wait for the round's end: their latency is not the delivery's.
+      if (which === 'hooked') answeredAt.set(String(made.id), answered);
+      times[which].push(answered - pushStarted);
     }
-    return times;
+    if (which === 'hooked') {
+      await deliveriesArrived();
+      hookedWallMs += now() - started;
+    }
+    const after = cpuNow();
+    cpu[which].own += after.own - before.own;
+    cpu[which].tree += after.tree - before.tree;
+    if (which === 'held') {
+      hookWorker.start();
+      hookWorker.wake();
+      await deliveriesArrived();
+    }
   };
 
-  const plainCpu = process.cpuUsage();
-  const plainTimes = await pushAll(plain.id, false);
-  const plainCpuMs = cpuMs(process.cpuUsage(plainCpu));
+  const kinds: Kind[] = ['plain', 'hooked', 'held'];
+  for (let index = 0; index < rounds; index += 1) {
+    const count = Math.floor(pushes / rounds) + (index < pushes % rounds ? 1 : 0);
+    // Each round turns the order, so that no kind always follows the same one.
+    for (let turn = 0; turn < kinds.length; turn += 1) await round(kinds[(index + turn) % kinds.length]!, count);
+  }
 
-  const hookedCpu = process.cpuUsage();
-  const firstPush = performance.now();
-  const hookedTimes = await pushAll(hooked.id, true);
-  const expected = pushes * hookCount;
-  await waitUntil(() => deliveryLatencies.length >= expected, 'every delivery', { timeoutMs: 600_000, intervalMs: 20 });
-  const hookedCpuMs = cpuMs(process.cpuUsage(hookedCpu));
-
-  const sortedDeliveries = [...deliveryLatencies].sort((a, b) => a - b);
-  const sortedPlain = [...plainTimes].sort((a, b) => a - b);
-  const sortedHooked = [...hookedTimes].sort((a, b) => a - b);
+  const reported = nextMessage('report');
+  ask({ type: 'report' });
+  const { arrivals, cpuMs: receiverCpuMs } = await reported;
+  receiver.kill();
+  const deliveryLatencies = arrivals.flatMap(([after, arrived]) => {
+    const answered = answeredAt.get(after);
+    return answered === undefined ? [] : [arrived - answered];
+  });
+  const sorted = (list: number[]) => [...list].sort((a, b) => a - b);
+  const sortedDeliveries = sorted(deliveryLatencies);
+  const perPush = (ms: number) => Math.round((ms / pushes) * 100) / 100;
   console.log(JSON.stringify({
     bench: 'webhooks',
     pushes,
     hooks: hookCount,
+    rounds,
     deliveries: deliveryLatencies.length,
     delivery_ms_p50: percentile(sortedDeliveries, 0.5),
     delivery_ms_p99: percentile(sortedDeliveries, 0.99),
-    deliveries_per_second: Math.round((deliveryLatencies.length / ((lastDeliveryAt - firstPush) / 1000)) * 10) / 10,
-    push_ms_p50_without_hooks: percentile(sortedPlain, 0.5),
-    push_ms_p50_with_hooks: percentile(sortedHooked, 0.5),
-    push_ms_p99_without_hooks: percentile(sortedPlain, 0.99),
-    push_ms_p99_with_hooks: percentile(sortedHooked, 0.99),
-    cpu_ms_per_push_without_hooks: Math.round((plainCpuMs / pushes) * 100) / 100,
-    cpu_ms_per_delivery: Math.round(((hookedCpuMs - plainCpuMs) / expected) * 100) / 100,
+    deliveries_per_second: Math.round((deliveryLatencies.length / (hookedWallMs / 1000)) * 10) / 10,
+    push_ms_p50_without_hooks: percentile(sorted(times.plain), 0.5),
+    push_ms_p50_with_hooks: percentile(sorted(times.hooked), 0.5),
+    push_ms_p99_without_hooks: percentile(sorted(times.plain), 0.99),
+    push_ms_p99_with_hooks: percentile(sorted(times.hooked), 0.99),
+    push_ms_p50_with_hooks_held: percentile(sorted(times.held), 0.5),
+    cpu_ms_per_push_without_hooks: perPush(cpu.plain.own),
+    cpu_ms_per_push_with_hooks: perPush(cpu.hooked.own),
+    cpu_ms_per_push_with_hooks_held: perPush(cpu.held.own),
+    cpu_ms_per_push_with_git_without_hooks: perPush(cpu.plain.tree),
+    cpu_ms_per_push_with_git_with_hooks: perPush(cpu.hooked.tree),
+    cpu_ms_per_push_with_git_with_hooks_held: perPush(cpu.held.tree),
+    receiver_cpu_ms_per_delivery: Math.round((receiverCpuMs / Math.max(1, arrivals.length)) * 100) / 100,
     targets: TARGETS,
     loadavg_1m: Math.round(loadavg()[0]! * 10) / 10,
   }));
 } finally {
   await gantry.close();
-  receiver.closeAllConnections();
-  await new Promise<void>((resolve) => receiver.close(() => resolve()));
-}
-
-function cpuMs(usage: NodeJS.CpuUsage): number {
-  return (usage.user + usage.system) / 1000;
 }

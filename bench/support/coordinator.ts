@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createCoordinator } from '../../src/coordinator/app.ts';
+import { createCoordinator, type Coordinator } from '../../src/coordinator/app.ts';
 import type { CoordinatorContext } from '../../src/coordinator/context.ts';
 import { silentLogger } from '../../src/shared/logger.ts';
 
@@ -32,6 +32,8 @@ export interface BenchCoordinator {
   base: string;
   port: number;
   repositories: CoordinatorContext['repositories'];
+  /** The coordinator itself (for `ciServicesOf`: its background workers). */
+  coordinator: Coordinator;
   /** A scratch directory for the measurement's own files, removed on close. */
   work: string;
   /** Creates a project as root; throws unless 201. */
@@ -56,6 +58,7 @@ export async function startBenchCoordinator(): Promise<BenchCoordinator> {
     base,
     port,
     repositories: coordinator.context.repositories,
+    coordinator,
     work,
     async createProject(fields) {
       const response = await fetch(`${base}/api/v4/projects`, {

@@ -34,6 +34,11 @@ export function processTreeCpuMs(): number {
   return treeTicks(process.pid) * (1000 / TICKS_PER_SECOND);
 }
 
+/** CPU milliseconds used so far by the process tree under `pid` (itself included). */
+export function treeCpuMsOf(pid: number): number {
+  return treeTicks(pid) * (1000 / TICKS_PER_SECOND);
+}
+
 export interface TreeSample {
   ms: number;
   /** The whole process tree's CPU (git included). */

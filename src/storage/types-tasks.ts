@@ -67,6 +67,8 @@ export interface TaskKindTotals {
 export interface TasksStore {
   /** Inserts the task, unless a pending task has the same dedupe key: then answers that one with `deduplicated`. */
   enqueue(task: NewTask, now: string): Promise<{ task: TaskRecord; deduplicated: boolean }>;
+  /** Inserts the tasks in one statement, each unless a pending task has its dedupe key. */
+  enqueueAll(tasks: readonly NewTask[], now: string): Promise<void>;
   /** Atomically leases the due pending task with the earliest run_at (`FOR UPDATE SKIP LOCKED` on PostgreSQL). */
   claim(claim: TaskClaim): Promise<TaskRecord | undefined>;
   /** Removes a finished task and counts the attempt processed; false when the caller no longer holds its lease. */

@@ -93,6 +93,25 @@ describe('webhook events: issues, notes, merge requests, pipelines, jobs', () =>
     assert.deepEqual([confidentialNotes.requests[0]!.body.event_type, attributes(confidentialNotes.requests[0]).note], ['confidential_note', 'Between us']);
   });
 
+  it('sends a note event with action update when a note is edited (not when its text stays the same)', async () => {
+    await clearHooks();
+    const notes = await receiver();
+    await addHook({ url: notes.base, note_events: true });
+    const issue = await call('POST', '/issues', { title: 'Edited talk' }, 201);
+    const note = await call('POST', `/issues/${String(issue.iid)}/notes`, { body: 'Frist' }, 201);
+    await call('PUT', `/issues/${String(issue.iid)}/notes/${String(note.id)}`, { body: 'First' }, 200);
+    await call('PUT', `/issues/${String(issue.iid)}/notes/${String(note.id)}`, { body: 'First' }, 200);
+    await call('POST', '/repository/branches', { branch: 'edited-topic', ref: 'main' }, 201);
+    const mergeRequest = await call('POST', '/merge_requests', { source_branch: 'edited-topic', target_branch: 'main', title: 'Edited review' }, 201);
+    const review = await call('POST', `/merge_requests/${String(mergeRequest.iid)}/notes`, { body: 'LGTM' }, 201);
+    await call('PUT', `/merge_requests/${String(mergeRequest.iid)}/notes/${String(review.id)}`, { body: 'LGTM, thanks' }, 200);
+    await waitUntil(() => notes.requests.length >= 4, 'the note events');
+    assert.deepEqual(kinds(notes), [['Note Hook', 'note', 'create'], ['Note Hook', 'note', 'update'], ['Note Hook', 'note', 'create'], ['Note Hook', 'note', 'update']]);
+    const [, edited, , editedReview] = notes.requests;
+    assert.deepEqual([attributes(edited).id, attributes(edited).note, attributes(edited).updated_by_id, (edited!.body.issue as Json).iid], [note.id, 'First', 1, issue.iid]);
+    assert.deepEqual([attributes(editedReview).note, (editedReview!.body.merge_request as Json).iid], ['LGTM, thanks', mergeRequest.iid]);
+  });
+
   it('sends merge request events: open, update with changes, close, reopen, merge', async () => {
     await clearHooks();
     const target = await receiver();
@@ -133,7 +152,7 @@ describe('webhook events: issues, notes, merge requests, pipelines, jobs', () =>
     const jobStatuses = () => target.requests.filter((request) => request.body.object_kind === 'build').map((request) => request.body.build_status);
     await waitUntil(() => pipelineStatuses().includes('canceled') && jobStatuses().includes('canceled'), 'the canceled events');
     assert.deepEqual(pipelineStatuses(), ['pending', 'canceled']);
-    assert.deepEqual(jobStatuses(), ['pending', 'canceled']);
+    assert.deepEqual(jobStatuses(), ['created', 'pending', 'canceled'], 'the job as created, then each status it moved to');
     const pipelineHook = target.requests.filter((request) => request.body.object_kind === 'pipeline').at(-1)!;
     assert.equal(pipelineHook.headers['x-gitlab-event'], 'Pipeline Hook');
     assert.deepEqual([attributes(pipelineHook).id, attributes(pipelineHook).ref, attributes(pipelineHook).stages], [pipelineId, 'main', ['test']]);

@@ -131,6 +131,18 @@ describe('system hooks', () => {
     assert.equal(group.status, 201, group.text);
     const groupCreated = await received('group_create', (request) => request.body.group_id === group.json.id);
     assert.deepEqual([groupCreated.body.name, groupCreated.body.path, groupCreated.body.full_path], ['sysgroup', 'sysgroup', 'sysgroup']);
+    const subgroup = await gantry.api('POST', '/groups', { body: { name: 'inner', path: 'inner', parent_id: group.json.id } });
+    assert.equal(subgroup.status, 201, subgroup.text);
+    const renamedName = await gantry.api('PUT', `/groups/${String(subgroup.json.id)}`, { body: { name: 'Inner Renamed' } });
+    assert.equal(renamedName.status, 200, renamedName.text);
+    const movedPath = await gantry.api('PUT', `/groups/${String(subgroup.json.id)}`, { body: { path: 'inner-2' } });
+    assert.equal(movedPath.status, 200, movedPath.text);
+    const renamed = await received('group_rename', (request) => request.body.group_id === subgroup.json.id);
+    assert.deepEqual(
+      [renamed.body.name, renamed.body.path, renamed.body.full_path, renamed.body.old_path, renamed.body.old_full_path, renamed.body.owner_name],
+      ['Inner Renamed', 'inner-2', 'sysgroup/inner-2', 'inner', 'sysgroup/inner', null],
+    );
+    assert.equal(target.requests.filter(named('group_rename')).length, 1, 'a change of the name alone sends none');
     assert.equal((await gantry.api('DELETE', `/groups/${String(group.json.id)}`)).status, 202);
     await received('group_destroy', (request) => request.body.group_id === group.json.id);
     assert.equal((await gantry.api('DELETE', `/projects/${String(project.json.id)}`)).status, 202);

@@ -31,6 +31,7 @@ export type SystemEvent =
   | { name: 'user_create' | 'user_destroy'; user: UserRecord }
   | { name: 'user_rename'; user: UserRecord; oldUsername: string }
   | { name: 'group_create' | 'group_destroy'; group: NamespaceRecord }
+  | { name: 'group_rename'; group: NamespaceRecord; oldPath: string; oldFullPath: string }
   | { name: 'key_create' | 'key_destroy'; key: SshKeyRecord; user: UserRecord }
   | { name: 'user_add_to_team' | 'user_update_for_team' | 'user_remove_from_team'; project: ProjectRecord; user: UserRecord; accessLevel: number }
   | { name: 'user_add_to_group' | 'user_update_for_group' | 'user_remove_from_group'; group: NamespaceRecord; user: UserRecord; accessLevel: number; expiresAt?: string | null };

@@ -215,7 +215,7 @@ export class TaskWorker {
 /** Enqueues tasks and wakes this process's worker, so they start without waiting for a poll. */
 export class TaskQueue {
   constructor(
-    private readonly store: Pick<TasksStore, 'enqueue'>,
+    private readonly store: Pick<TasksStore, 'enqueue' | 'enqueueAll'>,
     private readonly wake: () => void = () => {},
     private readonly clock: () => number = Date.now,
   ) {}
@@ -224,5 +224,12 @@ export class TaskQueue {
     const result = await this.store.enqueue(task, new Date(this.clock()).toISOString());
     this.wake();
     return result;
+  }
+
+  /** Several tasks in one statement (a task whose dedupe key a pending one has is left out), then one wake. */
+  async enqueueAll(tasks: readonly NewTask[]): Promise<void> {
+    if (tasks.length === 0) return;
+    await this.store.enqueueAll(tasks, new Date(this.clock()).toISOString());
+    this.wake();
   }
 }

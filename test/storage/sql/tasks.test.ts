@@ -49,6 +49,32 @@ describe('Durable task queue storage', () => {
     assert.equal(afterClaim.deduplicated, false, 'the running task may have read stale state: a new one is queued');
   });
 
+  it('enqueues several tasks in one call, leaving out those whose dedupe key a pending task has', async () => {
+    const pending = (await stores.tasks.enqueue({ kind: 'send', dedupeKey: 'hook:1' }, T0)).task;
+    await stores.tasks.enqueue({ kind: 'send', dedupeKey: 'hook:2' }, T0);
+    await claim('w1'); // hook:1's task runs: a new one for it is queued
+    await stores.tasks.enqueueAll([
+      { kind: 'send', payload: { hook: 1 }, dedupeKey: 'hook:1' },
+      { kind: 'send', payload: { hook: 2 }, dedupeKey: 'hook:2' },
+      { kind: 'send', payload: { hook: 3 }, dedupeKey: 'hook:3', runAt: at(5), maxAttempts: 2 },
+      { kind: 'send', payload: { hook: 3 }, dedupeKey: 'hook:3' },
+      { kind: 'plain', payload: 'no key' },
+    ], T0);
+    await stores.tasks.enqueueAll([], T0);
+    const rows = await database.opened.db.selectFrom('tasks').select(['id', 'kind', 'payload', 'status', 'dedupe_key', 'run_at', 'max_attempts']).orderBy('id').execute();
+    assert.deepEqual(
+      rows.map((row) => [row.dedupe_key, row.status, JSON.parse(row.payload) as unknown, row.run_at, row.max_attempts]),
+      [
+        ['hook:1', 'running', null, T0, 5],
+        ['hook:2', 'pending', null, T0, 5],
+        ['hook:1', 'pending', { hook: 1 }, T0, 5],
+        ['hook:3', 'pending', { hook: 3 }, at(5), 2],
+        [null, 'pending', 'no key', T0, 5],
+      ],
+    );
+    assert.equal(rows[0]?.id, pending.id);
+  });
+
   it('reschedules a failed attempt, buries the last one, and counts both', async () => {
     const { task } = await stores.tasks.enqueue({ kind: 'flaky', maxAttempts: 2 }, T0);
     await claim('w1');

@@ -168,8 +168,11 @@ export function mergeRequestHookData(
 /** What a note hangs on, with its own hook attributes. */
 export type HookNoteable = { type: 'Issue'; attributes: Record<string, unknown> } | { type: 'MergeRequest'; attributes: Record<string, unknown> };
 
-/** A note hook's payload (`object_kind: note`); `confidential_note` for an internal note or one on a confidential issue. */
-export function noteHookData(target: HookProject, actor: UserRecord, note: NoteRecord, noteable: HookNoteable, confidential: boolean): Record<string, unknown> {
+/**
+ * A note hook's payload (`object_kind: note`); `confidential_note` for an internal note or one on
+ * a confidential issue; `action` `update` for an edit (by `actor`, its `updated_by_id`).
+ */
+export function noteHookData(target: HookProject, actor: UserRecord, note: NoteRecord, noteable: HookNoteable, confidential: boolean, action: 'create' | 'update' = 'create'): Record<string, unknown> {
   const anchor = noteable.type === 'Issue' ? 'issues' : 'merge_requests';
   const iid = noteable.attributes.iid as number;
   return {
@@ -180,9 +183,9 @@ export function noteHookData(target: HookProject, actor: UserRecord, note: NoteR
     project: projectHookData(target),
     object_attributes: {
       id: note.id, note: note.body, noteable_type: note.noteable_type, noteable_id: note.noteable_id, author_id: note.author_id, project_id: note.project_id,
-      created_at: note.created_at, updated_at: note.updated_at, updated_by_id: null, attachment: null, line_code: null, commit_id: null, position: null,
+      created_at: note.created_at, updated_at: note.updated_at, updated_by_id: action === 'update' ? actor.id : null, attachment: null, line_code: null, commit_id: null, position: null,
       original_position: null, resolved_at: null, resolved_by_id: null, resolved_by_push: null, st_diff: null, system: note.system, internal: note.internal,
-      confidential: note.internal, discussion_id: null, type: null, change_position: null, description: note.body, action: 'create',
+      confidential: note.internal, discussion_id: null, type: null, change_position: null, description: note.body, action,
       url: `${projectWebUrl(target)}/-/${anchor}/${iid}#note_${note.id}`,
     },
     repository: repositoryHookData(target),

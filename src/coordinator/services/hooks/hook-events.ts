@@ -64,21 +64,37 @@ export class HookEventRecorder implements IssueObserver, MergeRequestObserver, M
   }
 
   async noteWritten(written: NoteWritten): Promise<void> {
+    await this.recordIssueNote(written, 'create');
+  }
+
+  async noteUpdated(written: NoteWritten): Promise<void> {
+    await this.recordIssueNote(written, 'update');
+  }
+
+  private async recordIssueNote(written: NoteWritten, action: 'create' | 'update'): Promise<void> {
     const confidential = written.note.internal || written.issue.issue.confidential;
     await this.guard('note', () =>
       this.deps.deliveries.recordEvent(written.project.id, confidential ? 'confidential_note_events' : 'note_events', confidential ? TRIGGERS.confidential_note : TRIGGERS.note, async () => {
         const target = await this.target(written.project);
         const labels = await this.labelsById(written.issue.labelIds);
         const attributes = issueAttributes(target, hookIssue(written.issue, labels), null);
-        return noteHookData(target, written.actor, written.note, { type: 'Issue', attributes }, confidential);
+        return noteHookData(target, written.actor, written.note, { type: 'Issue', attributes }, confidential, action);
       }));
   }
 
   async mergeRequestNoteWritten(written: MergeRequestNoteWritten): Promise<void> {
+    await this.recordMergeRequestNote(written, 'create');
+  }
+
+  async mergeRequestNoteUpdated(written: MergeRequestNoteWritten): Promise<void> {
+    await this.recordMergeRequestNote(written, 'update');
+  }
+
+  private async recordMergeRequestNote(written: MergeRequestNoteWritten, action: 'create' | 'update'): Promise<void> {
     const confidential = written.note.internal;
     await this.guard('note', () =>
       this.deps.deliveries.recordEvent(written.project.id, confidential ? 'confidential_note_events' : 'note_events', confidential ? TRIGGERS.confidential_note : TRIGGERS.note, () =>
-        this.mergeRequestNotePayload(written.project, written.actor, written.mergeRequest, written.note)));
+        this.mergeRequestNotePayload(written.project, written.actor, written.mergeRequest, written.note, action)));
   }
 
   async mergeRequestSaved(change: MergeRequestSaved): Promise<void> {
@@ -122,12 +138,17 @@ export class HookEventRecorder implements IssueObserver, MergeRequestObserver, M
     const withStatus = <T extends { id: number; status: string }>(job: T): T => ({ ...job, status: statusById.get(job.id) ?? job.status });
     let commit: Promise<GitCommit | null> | undefined;
     const commitOnce = (project: ProjectRecord) => (commit ??= this.commit(project, pipeline.sha));
-    if (jobIds.length > 0) {
-      const jobs = (await this.deps.jobs.findByIds(jobIds)).filter((job) => job.type === 'build').map(withStatus).sort((a, b) => a.id - b.id);
-      for (const job of jobs) {
-        await this.deps.deliveries.recordEvent(pipeline.project_id, 'job_events', TRIGGERS.job, () => this.jobPayload(job, pipeline, commitOnce));
-        if (job.environment && DEPLOYMENT_HOOK_STATUSES.has(job.status) && changedJobIds.includes(job.id)) await this.recordDeployment(job, pipeline, commitOnce);
-      }
+    // A new pipeline's jobs as inserted come first (GitLab's job hook on creation), then what processing made of them.
+    const inserted = new Map((processed.insertedJobs ?? []).map((job) => [job.id, job.status]));
+    const wanted = [...new Set([...inserted.keys(), ...jobIds])];
+    const builds = wanted.length > 0 ? (await this.deps.jobs.findByIds(wanted)).filter((job) => job.type === 'build').sort((a, b) => a.id - b.id) : [];
+    for (const job of builds) {
+      const status = inserted.get(job.id);
+      if (status !== undefined) await this.deps.deliveries.recordEvent(pipeline.project_id, 'job_events', TRIGGERS.job, () => this.jobPayload({ ...job, status }, pipeline, commitOnce));
+    }
+    for (const job of builds.filter((build) => jobIds.includes(build.id)).map(withStatus)) {
+      await this.deps.deliveries.recordEvent(pipeline.project_id, 'job_events', TRIGGERS.job, () => this.jobPayload(job, pipeline, commitOnce));
+      if (job.environment && DEPLOYMENT_HOOK_STATUSES.has(job.status) && changedJobIds.includes(job.id)) await this.recordDeployment(job, pipeline, commitOnce);
     }
     if (!processed.result.pipelineStatusChanged) return;
     await this.deps.deliveries.recordEvent(pipeline.project_id, 'pipeline_events', TRIGGERS.pipeline, () => this.pipelinePayload(pipeline, withStatus, commitOnce));
@@ -186,10 +207,10 @@ export class HookEventRecorder implements IssueObserver, MergeRequestObserver, M
   }
 
   /** A note hook's payload for a note on a merge request. */
-  async mergeRequestNotePayload(project: ProjectRecord, actor: UserRecord, record: MergeRequestRecord, note: NoteRecord): Promise<Record<string, unknown>> {
+  async mergeRequestNotePayload(project: ProjectRecord, actor: UserRecord, record: MergeRequestRecord, note: NoteRecord, action: 'create' | 'update' = 'create'): Promise<Record<string, unknown>> {
     const target = await this.target(project);
     const attributes = mergeRequestAttributes(target, await this.loadMergeRequest(record), null, await this.sourceOf(record, target));
-    return noteHookData(target, actor, note, { type: 'MergeRequest', attributes }, note.internal);
+    return noteHookData(target, actor, note, { type: 'MergeRequest', attributes }, note.internal, action);
   }
 
   private async recordMergeRequest(project: ProjectRecord, actor: UserRecord, before: MergeRequestSnapshot | null, after: MergeRequestSnapshot, action: HookAction): Promise<void> {

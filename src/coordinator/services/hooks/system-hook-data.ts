@@ -55,7 +55,11 @@ export function systemEventData(event: SystemEvent, pathWithNamespace: string, n
       };
     case 'group_create':
     case 'group_destroy':
-      return { ...base, created_at: event.group.created_at, name: event.group.name, path: event.group.path, full_path: event.group.full_path, group_id: event.group.id, owner_name: null, owner_email: null };
+    case 'group_rename':
+      return {
+        ...base, created_at: event.group.created_at, name: event.group.name, path: event.group.path, full_path: event.group.full_path, group_id: event.group.id, owner_name: null, owner_email: null,
+        ...(event.name === 'group_rename' ? { old_path: event.oldPath, old_full_path: event.oldFullPath } : {}),
+      };
     case 'key_create':
     case 'key_destroy':
       return { ...base, created_at: event.key.created_at, id: event.key.id, key: event.key.key, username: event.user.username };

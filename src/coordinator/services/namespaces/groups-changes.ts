@@ -153,6 +153,8 @@ export class GroupChangesService {
       await namespaces.refreshPaths(group.id);
       updated = (await namespaces.findById(group.id)) ?? updated;
     }
+    // GitLab's group_rename follows a change of the path only (not of the name, nor a transfer).
+    if (updated.path !== group.path) await this.deps.events?.publishSystemEvent({ name: 'group_rename', group: updated, oldPath: group.path, oldFullPath: group.full_path });
     return groups.details(updated, actor);
   }
 

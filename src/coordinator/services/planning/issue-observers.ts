@@ -27,6 +27,8 @@ export interface NoteWritten {
 export interface IssueObserver {
   issueSaved?(change: IssueSaved): Promise<void>;
   noteWritten?(written: NoteWritten): Promise<void>;
+  /** A person's note edited (its body changed): only webhooks hear it (GitLab's `action: update`). */
+  noteUpdated?(written: NoteWritten): Promise<void>;
 }
 
 export async function announceIssueSaved(observers: readonly IssueObserver[], change: IssueSaved): Promise<void> {

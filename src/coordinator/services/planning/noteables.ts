@@ -28,6 +28,8 @@ export interface MergeRequestNoteWritten {
 
 export interface MergeRequestNoteObserver {
   mergeRequestNoteWritten?(written: MergeRequestNoteWritten): Promise<void>;
+  /** A person's note on a merge request edited (its body changed). */
+  mergeRequestNoteUpdated?(written: MergeRequestNoteWritten): Promise<void>;
 }
 
 export interface NoteablesDeps {

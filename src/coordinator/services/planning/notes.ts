@@ -103,6 +103,7 @@ export class NotesService {
     if (!(await this.deps.planningPermissions.canAdminNote(noteable.project, noteable.record, note, actor))) throw accessDenied();
     const updated = await this.deps.notes.update(note.id, { body, updated_at: new Date().toISOString() });
     if (!updated) throw new GantryError('GANTRY_E_NOTE_NOT_FOUND');
+    if (updated.body !== note.body) await this.announceUpdate(noteable, actor, updated);
     return this.view(updated, noteable);
   }
 
@@ -119,6 +120,16 @@ export class NotesService {
       for (const observer of this.deps.mergeRequestObservers) await observer.mergeRequestNoteWritten?.({ project, actor, mergeRequest: noteable.record, note });
     } else if (this.deps.observers.some((observer) => observer.noteWritten)) {
       await announceNoteWritten(this.deps.observers, { project, actor, issue: await this.deps.views.one(noteable.record), note });
+    }
+  }
+
+  private async announceUpdate(noteable: Noteable, actor: UserRecord, note: NoteRecord): Promise<void> {
+    const { project } = noteable;
+    if (noteable.type === 'MergeRequest') {
+      for (const observer of this.deps.mergeRequestObservers) await observer.mergeRequestNoteUpdated?.({ project, actor, mergeRequest: noteable.record, note });
+    } else if (this.deps.observers.some((observer) => observer.noteUpdated)) {
+      const written = { project, actor, issue: await this.deps.views.one(noteable.record), note };
+      for (const observer of this.deps.observers) await observer.noteUpdated?.(written);
     }
   }
 

@@ -64,9 +64,12 @@ export class SqlHookDeliveriesStore implements HookDeliveriesStore {
       .insertInto('web_hook_logs')
       .values({ ...entry, request_headers: JSON.stringify(entry.request_headers), response_headers: JSON.stringify(entry.response_headers) })
       .execute();
-    // Keep the newest `keep` entries of the hook.
-    const cutoff = await this.db.selectFrom('web_hook_logs').select('id').where('hook_id', '=', entry.hook_id).orderBy('id', 'desc').offset(keep).limit(1).executeTakeFirst();
-    if (cutoff) await this.db.deleteFrom('web_hook_logs').where('hook_id', '=', entry.hook_id).where('id', '<=', cutoff.id).execute();
+    // Keep the newest `keep` entries of the hook (one statement: the cut-off found in it).
+    await this.db
+      .deleteFrom('web_hook_logs')
+      .where('hook_id', '=', entry.hook_id)
+      .where('id', '<=', (eb) => eb.selectFrom('web_hook_logs').select('id').where('hook_id', '=', entry.hook_id).orderBy('id', 'desc').offset(keep).limit(1))
+      .execute();
   }
 
   async logs(hookId: number, filter: { status?: keyof typeof STATUS_RANGES }, page: { limit: number; offset: number }): Promise<{ logs: HookLogRecord[]; total: number }> {

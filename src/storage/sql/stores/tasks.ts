@@ -52,6 +52,26 @@ export class SqlTasksStore implements TasksStore {
     throw new Error(`could not enqueue task ${task.kind} (dedupe key ${task.dedupeKey})`);
   }
 
+  async enqueueAll(tasks: readonly NewTask[], now: string): Promise<void> {
+    if (tasks.length === 0) return;
+    // One statement; a task whose key a pending task has already is left out (that one will run).
+    await this.db
+      .insertInto('tasks')
+      .values(tasks.map((task) => ({
+        kind: task.kind,
+        payload: JSON.stringify(task.payload ?? null),
+        status: 'pending',
+        run_at: task.runAt ?? now,
+        attempts: 0,
+        max_attempts: task.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+        dedupe_key: task.dedupeKey ?? null,
+        created_at: now,
+        updated_at: now,
+      })))
+      .onConflict((conflict) => conflict.column('dedupe_key').where(sql<boolean>`status = 'pending' and dedupe_key is not null`).doNothing())
+      .execute();
+  }
+
   async claim(claim: TaskClaim): Promise<TaskRecord | undefined> {
     if (claim.kinds !== undefined && claim.kinds.length === 0) return undefined;
     const kinds = claim.kinds === undefined ? sql`` : sql`AND kind IN (${sql.join([...claim.kinds])})`;

@@ -275,6 +275,7 @@ export class PipelineCreation {
         const jobs = await stores.jobs.insertMany(failRefusedEnvironments(jobRecords(pipeline, stages, compiled.result.jobs, pipelineVariables)));
         await recordDeployments(stores, jobs, pipeline.created_at, (job) => environmentUrl(job, pipelineVariables));
         processed = await this.deps.processing.applyIn(stores, pipeline.id, { type: 'process' }, { userId: pipeline.user_id });
+        processed = { ...processed, insertedJobs: jobs.map((job) => ({ id: job.id, status: job.status })) };
       }
       const saved = processed?.pipeline ?? pipeline;
       await input.inTransaction?.(stores, saved);

@@ -1,7 +1,7 @@
 import { handleEvent, isCompletedStatus, type EventResult, type PipelineEvent, type PipelineJob } from '../../../../pipeline/index.ts';
 import { GantryError } from '../../../../shared/errors.ts';
 import { isRetryableConflict } from '../../../../storage/errors.ts';
-import { StaleJobError } from '../../../../storage/types-ci-jobs.ts';
+import { StaleJobError, type JobRecord } from '../../../../storage/types-ci-jobs.ts';
 import type { PipelineChanges, PipelineRecord } from '../../../../storage/types-ci.ts';
 import type { CiStores, CiTransactions } from '../../../../storage/types-ci-transactions.ts';
 import type { TaskHandler } from '../../task-queue.ts';
@@ -28,6 +28,8 @@ export interface ProcessedEvent {
   enqueuedJobIds: number[];
   /** Ids of jobs this event created (retries). */
   createdJobIds: number[];
+  /** A new pipeline's first processing: its jobs as inserted, before it (job hooks send their `created`). */
+  insertedJobs?: ReadonlyArray<Pick<JobRecord, 'id' | 'status'>>;
   /** Tasks the event recorded: downstream pipelines (bridges to run, depend statuses, children to cancel) and a finish's followers. */
   downstreamTasks?: number;
 }

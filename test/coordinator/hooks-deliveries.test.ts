@@ -80,6 +80,19 @@ describe('webhook deliveries', () => {
     assert.equal((logged!.request_data as Record<string, unknown>).after, sha);
   });
 
+  it("sends a URL's user and password as basic authentication and logs the URL with both masked", async () => {
+    await clearHooks();
+    const target = await receiver();
+    const withCredentials = target.base.replace('http://', 'http://deliverer:pa55word@');
+    const hook = await addHook({ url: `${withCredentials}/credentials` });
+    await commit();
+    await waitUntil(() => target.requests.length >= 1, 'the delivery');
+    assert.equal(target.requests[0]!.headers.authorization, `Basic ${Buffer.from('deliverer:pa55word').toString('base64')}`);
+    await waitUntil(async () => (await eventsOf(hook.id)).length === 1, 'the logged delivery');
+    const [logged] = await eventsOf(hook.id);
+    assert.equal(logged!.url, `${target.base.replace('http://', 'http://*****:*****@')}/credentials`);
+  });
+
   it('sends tag pushes to tag_push_events hooks only, and branch pushes only to branches the filter selects', async () => {
     await clearHooks();
     const tags = await receiver();

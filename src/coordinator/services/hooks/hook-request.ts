@@ -28,6 +28,16 @@ export interface HookRequestInput {
   clock?: () => number;
 }
 
+/** The URL as a hook's log keeps it: a user and a password in it masked (GitLab's SafeUrl). */
+export function loggedHookUrl(url: string): string {
+  if (!URL.canParse(url)) return url;
+  const parsed = new URL(url);
+  if (parsed.username === '' && parsed.password === '') return url;
+  if (parsed.username !== '') parsed.username = '*****';
+  if (parsed.password !== '') parsed.password = '*****';
+  return parsed.href;
+}
+
 /**
  * One POST of a payload to a hook, with GitLab's headers, through the SSRF-guarded outbound
  * client (the URL only, no redirects, local addresses refused unless allowed, after DNS).
@@ -48,7 +58,7 @@ export async function sendHookRequest(input: HookRequestInput): Promise<HookAtte
   const clock = input.clock ?? Date.now;
   const started = clock();
   const loggedHeaders = { ...headers, ...(hook.token !== null ? { 'x-gitlab-token': '[REDACTED]' } : {}) };
-  const base = { hook_id: hook.id, trigger: input.trigger, url: hook.url, request_headers: loggedHeaders, request_data: body.slice(0, LOGGED_REQUEST_CHARS) };
+  const base = { hook_id: hook.id, trigger: input.trigger, url: loggedHookUrl(hook.url), request_headers: loggedHeaders, request_data: body.slice(0, LOGGED_REQUEST_CHARS) };
   try {
     const response = await (input.send ?? sendOutbound)({
       method: 'POST', url: hook.url, headers, body, allowLocal: input.allowLocal, timeoutMs: input.timeoutMs, verifyTls: hook.enable_ssl_verification,

@@ -28,7 +28,7 @@ export interface ProcessedEvent {
   enqueuedJobIds: number[];
   /** Ids of jobs this event created (retries). */
   createdJobIds: number[];
-  /** Tasks the event recorded: downstream pipelines (bridges to run, depend statuses, children to cancel) and a finish's followers. */
+  /** Tasks the event recorded: downstream pipelines (bridges to run, depend statuses, children to cancel), a finish's followers and successful deployments' merge request links. */
   downstreamTasks?: number;
 }
 
@@ -128,8 +128,9 @@ export class PipelineProcessing {
       if (status === 'success') succeededJobIds.push(jobId);
     }
     const jobs = result.jobs.map((job) => withRealId(job, realId));
-    await followJobMoves(stores, pipelineId, { jobs, createdJobIds, succeededJobIds }, now);
+    const deploymentTasks = await followJobMoves(stores, pipelineId, { jobs, createdJobIds, succeededJobIds }, now);
     const downstreamTasks =
+      deploymentTasks +
       (await recordDownstreamWork(stores, event, updated, pipeline.status, enqueuedJobIds, now)) +
       (await recordFinishedFollowers(stores, this.deps.finishedFollowers ?? [], updated, pipeline.status, now));
     return {

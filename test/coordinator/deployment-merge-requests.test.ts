@@ -10,7 +10,8 @@ import { startMergeRequestFixture, type MergeRequestFixture } from './merge-requ
 
 /**
  * GitLab's deployment links: a deployment that succeeds (its job moved by processing) records a
- * task that links the merged requests it shipped.
+ * task that links the merged requests it shipped; the merge request lists filter on them
+ * (`environment`, `deployed_before`, `deployed_after`).
  */
 describe('merge requests linked to deployments', () => {
   let fx: MergeRequestFixture;
@@ -85,5 +86,36 @@ describe('merge requests linked to deployments', () => {
     assert.equal(await links(1).link(deployments.staging!), 1, 'only the newest commit: the third merge');
     assert.deepEqual(await linked(deployments.staging!), [ids.three]);
     assert.equal(await links().link(deployments.staging!), 2);
+  });
+
+  it('filters the project, group and global lists by environment and deployment finish times', async () => {
+    const iidsOf = async (path: string, token?: string) => {
+      const response = await fx.gantry.api('GET', path, { token });
+      assert.equal(response.status, 200, response.text);
+      return response.list.map((request) => request.iid);
+    };
+    const project = `/projects/${fx.project.id}/merge_requests`;
+    const firstFinish = deployments.production1!.finished_at!;
+    const secondFinish = deployments.production2!.finished_at!;
+    assert.ok(firstFinish < secondFinish);
+    assert.deepEqual(await iidsOf(`${project}?environment=production`), [4, 2, 1]);
+    assert.deepEqual(await iidsOf(`${project}?environment=production&deployed_after=${encodeURIComponent(firstFinish)}`), [4, 2]);
+    assert.deepEqual(await iidsOf(`${project}?environment=production&deployed_before=${encodeURIComponent(secondFinish)}`), [1]);
+    assert.deepEqual(await iidsOf(`${project}?deployed_before=${encodeURIComponent(firstFinish)}`), [], 'strictly before');
+    assert.deepEqual(await iidsOf(`${project}?deployed_after=${encodeURIComponent(firstFinish)}&order_by=title&sort=asc`), [1, 4, 2], 'any environment');
+    assert.deepEqual(await iidsOf(`${project}?environment=review/three`), []);
+    assert.deepEqual(await iidsOf(`${project}?environment=nowhere`), []);
+    assert.deepEqual(await iidsOf(`${project}?environment=canary`, fx.guest.token), [2, 1]);
+    assert.deepEqual(await iidsOf(`/groups/${fx.group.id}/merge_requests?environment=production&deployed_after=${encodeURIComponent(firstFinish)}`), [4, 2]);
+    assert.deepEqual(await iidsOf('/merge_requests?scope=all&environment=canary'), [2, 1]);
+    assert.deepEqual(await iidsOf('/merge_requests?scope=all&environment=canary', fx.stranger.token), [], 'a private project stays hidden');
+  });
+
+  it('answers 400 for a datetime grape would refuse', async () => {
+    for (const name of ['deployed_before', 'deployed_after']) {
+      const response = await fx.gantry.api('GET', `/projects/${fx.project.id}/merge_requests?${name}=yesterday-ish`);
+      assert.equal(response.status, 400, response.text);
+      assert.deepEqual(response.json, { error: `${name} is invalid` });
+    }
   });
 });

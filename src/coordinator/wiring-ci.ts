@@ -15,6 +15,7 @@ import { PipelineCreation } from './services/ci/pipelines/creation.ts';
 import { DownstreamPipelines } from './services/ci/pipelines/downstream.ts';
 import { BRIDGE_STATUS_TASK, CANCEL_CHILDREN_TASK, DOWNSTREAM_PIPELINE_TASK } from './services/ci/pipelines/downstream-tasks.ts';
 import { DownstreamTargets } from './services/ci/pipelines/downstream-target.ts';
+import { DEPLOYMENT_MERGE_REQUESTS_TASK, DeploymentMergeRequestLinks } from './services/ci/deployment-merge-requests.ts';
 import { PIPELINE_FINISHED_AUTO_MERGE_TASK, PIPELINE_FINISHED_EMAIL_TASK, pipelineFinishedHandler } from './services/ci/pipelines/finished-tasks.ts';
 import { PipelineProcessing, SCHEDULED_TIME_TASK, scheduledTimeHandler, type ProcessedEvent } from './services/ci/pipelines/processing.ts';
 import { PUSH_PIPELINE_TASK, PushPipelines } from './services/ci/pipelines/push.ts';
@@ -238,6 +239,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
       [CANCEL_CHILDREN_TASK]: downstreamPipelines.cancelChildrenHandler(),
       ...integrationMail.handlers(),
       ...outboundDeliveries.handlers(),
+      [DEPLOYMENT_MERGE_REQUESTS_TASK]: new DeploymentMergeRequestLinks({ deployments: stores.deployments, environments: stores.environments, repositories }).handler(),
       [HOUSEKEEPING_TASK]: housekeepingTaskHandler(repositories),
     },
     logger,

@@ -70,4 +70,14 @@ export interface DeploymentsStore {
   listForEnvironment(environmentId: number, page: Page): Promise<{ items: DeploymentRecord[]; total: number }>;
   /** The newest successful deployment of each environment (`last_deployment`). */
   lastSuccessful(environmentIds: readonly number[]): Promise<Map<number, DeploymentRecord>>;
+  /** The environment's newest successful deployment older than this one. */
+  previousSuccessful(deployment: Pick<DeploymentRecord, 'id' | 'environment_id'>): Promise<DeploymentRecord | undefined>;
+  /**
+   * Links the project's merged requests whose merge or squash commit is one of `commitIds`
+   * (into `targetBranch` when given) to the deployment; links it has stay. Answers how many
+   * were added.
+   */
+  linkMergedRequests(deployment: Pick<DeploymentRecord, 'id' | 'project_id' | 'environment_id'>, commitIds: readonly string[], targetBranch?: string): Promise<number>;
+  /** Ids of the merge requests linked to the deployment, ascending. */
+  linkedMergeRequestIds(deploymentId: number): Promise<number[]>;
 }

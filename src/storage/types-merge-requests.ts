@@ -101,6 +101,8 @@ export interface MergeRequestListFilter {
   updatedBefore?: string;
   /** true: only drafts (title prefix), false: no drafts. */
   draft?: boolean;
+  /** Requests linked to a successful deployment: to this environment (by name), finished before / after these times (strictly). */
+  deployed?: { environment?: string; finishedBefore?: string; finishedAfter?: string };
   reactedBy?: { userId: number; emoji: string | AnyOrNone };
   /** `not[...]`: requests matching none of these. */
   not?: NegatedMergeRequestFilter;

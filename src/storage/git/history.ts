@@ -33,12 +33,15 @@ export class History {
   }
 
   async newCommits(tip: string, excluding: readonly string[], limit: number): Promise<GitCommit[]> {
+    return this.reader.commitList(await this.newCommitIds(tip, excluding, limit));
+  }
+
+  async newCommitIds(tip: string, excluding: readonly string[], limit: number): Promise<string[]> {
     const tipId = await this.reader.resolveCommit(tip);
     if (!tipId || limit <= 0) return [];
     const excludedIds = (await Promise.all(excluding.map((revision) => this.reader.resolveCommit(revision)))).filter((id): id is string => id !== null);
     const args = ['rev-list', `--max-count=${Math.floor(limit)}`, tipId, ...excludedIds.map((id) => `^${id}`), '--'];
-    const ids = (await gitText(this.access.gitDir, args, { lowPriority: true })).split('\n').filter(Boolean);
-    return this.reader.commitList(ids);
+    return (await gitText(this.access.gitDir, args, { lowPriority: true })).split('\n').filter(Boolean);
   }
 
   async countCommits(query: Omit<GitLogQuery, 'offset' | 'limit'>): Promise<number> {

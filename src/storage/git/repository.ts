@@ -142,6 +142,10 @@ export class BareRepository implements GitRepository {
     return this.history.newCommits(tip, excluding, limit);
   }
 
+  newCommitIds(tip: string, excluding: readonly string[], limit: number): Promise<string[]> {
+    return this.history.newCommitIds(tip, excluding, limit);
+  }
+
   countCommits(query: Omit<GitLogQuery, 'offset' | 'limit'>): Promise<number> {
     return this.history.countCommits(query);
   }

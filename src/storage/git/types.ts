@@ -203,6 +203,8 @@ export interface GitRepository {
    * are left out), newest first, at most `limit`: the new commits of a push.
    */
   newCommits(tip: string, excluding: readonly string[], limit: number): Promise<GitCommit[]>;
+  /** The ids `newCommits` would read, without reading the commits. */
+  newCommitIds(tip: string, excluding: readonly string[], limit: number): Promise<string[]>;
   countCommits(query: Omit<GitLogQuery, 'offset' | 'limit'>): Promise<number>;
   commitStats(id: string): Promise<GitCommitStats>;
   /**

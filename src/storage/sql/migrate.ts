@@ -40,6 +40,7 @@ import { groupAndSystemHooks } from './migrations/037-group-and-system-hooks.ts'
 import { userEmailsAndEvents } from './migrations/038-user-emails-and-events.ts';
 import { groupHookEvents } from './migrations/039-group-hook-events.ts';
 import { activityDaysSubkeysEmailAddresses } from './migrations/040-activity-days-subkeys-email-addresses.ts';
+import { deploymentMergeRequests } from './migrations/042-deployment-merge-requests.ts';
 import { secretKeyCheck } from './migrations/044-secret-key-check.ts';
 
 /** Ordered migrations; names never change once released. */
@@ -83,6 +84,7 @@ const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
   ['038-user-emails-and-events', userEmailsAndEvents],
   ['039-group-hook-events', groupHookEvents],
   ['040-activity-days-subkeys-email-addresses', activityDaysSubkeysEmailAddresses],
+  ['042-deployment-merge-requests', deploymentMergeRequests],
   ['044-secret-key-check', secretKeyCheck],
 ];
 

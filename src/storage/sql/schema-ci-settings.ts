@@ -151,6 +151,13 @@ export interface DeploymentsTable {
   finished_at: string | null;
 }
 
+/** Merge requests a successful deployment shipped (migration 042). */
+export interface DeploymentMergeRequestsTable {
+  deployment_id: number;
+  merge_request_id: number;
+  environment_id: number;
+}
+
 export interface TasksTable {
   id: Generated<number>;
   kind: string;

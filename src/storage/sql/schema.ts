@@ -2,7 +2,7 @@ import type { Generated } from '#deps/kysely';
 import type { CiArtifactEntriesTable, CiJobArtifactsTable, CiJobsTable, CiJobVariablesTable, CiPipelinesTable, CiPipelineVariablesTable, CiStagesTable, CiTraceChunksTable, InternalIdsTable } from './schema-ci.ts';
 import type {
   CiGroupVariablesTable, CiPipelineSchedulesTable, CiPipelineScheduleVariablesTable, CiRunnerManagersTable, CiRunnerNamespacesTable, CiRunnerProjectsTable,
-  CiRunnersTable, CiTriggersTable, CiVariablesTable, DeploymentsTable, EnvironmentsTable, NamespaceRunnersTokensTable, TaskCountersTable, TasksTable,
+  CiRunnersTable, CiTriggersTable, CiVariablesTable, DeploymentMergeRequestsTable, DeploymentsTable, EnvironmentsTable, NamespaceRunnersTokensTable, TaskCountersTable, TasksTable,
 } from './schema-ci-settings.ts';
 import type { CommitCommentsTable } from './schema-commit-comments.ts';
 import type { EmailAddressesTable, EventsTable, GpgKeySubkeysTable, UserActivityDaysTable, UserEmailsTable, UserStatusesTable } from './schema-accounts.ts';
@@ -280,6 +280,7 @@ export interface DatabaseSchema {
   ci_pipeline_schedule_variables: CiPipelineScheduleVariablesTable;
   environments: EnvironmentsTable;
   deployments: DeploymentsTable;
+  deployment_merge_requests: DeploymentMergeRequestsTable;
   tasks: TasksTable;
   task_counters: TaskCountersTable;
   gantry_installation: GantryInstallationTable;

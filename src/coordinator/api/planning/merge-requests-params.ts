@@ -18,6 +18,9 @@ export const ListQuery = Type.Object({
   created_before: Type.Optional(Param.dateTime({ description: 'Created at or before' })),
   updated_after: Type.Optional(Param.dateTime({ description: 'Updated at or after' })),
   updated_before: Type.Optional(Param.dateTime({ description: 'Updated at or before' })),
+  environment: Type.Optional(Param.string({ description: 'Only requests deployed to this environment' })),
+  deployed_before: Type.Optional(Param.dateTime({ description: 'Only requests deployed by a deployment finished before' })),
+  deployed_after: Type.Optional(Param.dateTime({ description: 'Only requests deployed by a deployment finished after' })),
   scope: Type.Optional(Param.oneOf(['created_by_me', 'created-by-me', 'assigned_to_me', 'assigned-to-me', 'all'], { description: 'Whose requests (the global list: created_by_me by default)' })),
   author_id: Type.Optional(Param.integer({ description: 'Only requests this user opened' })),
   author_username: Type.Optional(Param.string({ description: 'Only requests this user opened (not with author_id)' })),
@@ -92,6 +95,13 @@ function negatedQuery(not: NonNullable<ListQueryParams['not']>): NonNullable<Mer
   };
 }
 
+/** `environment`, `deployed_before`, `deployed_after`: one filter over the deployment links. */
+function deployedQuery(query: ListQueryParams): Pick<MergeRequestQuery, 'deployed'> {
+  const environment = blankless(query.environment);
+  if (environment === undefined && query.deployed_before === undefined && query.deployed_after === undefined) return {};
+  return { deployed: { environment, finishedBefore: query.deployed_before, finishedAfter: query.deployed_after } };
+}
+
 export function mergeRequestQuery(query: ListQueryParams): MergeRequestQuery {
   for (const [id, username] of USER_PAIRS) {
     if (query[id] !== undefined && query[username] !== undefined) throw invalidParams([{ name: `${id}, ${username}`, problem: 'are mutually exclusive' }]);
@@ -118,6 +128,7 @@ export function mergeRequestQuery(query: ListQueryParams): MergeRequestQuery {
     search: blankless(query.search),
     searchIn: query.in?.split(',') as MergeRequestQuery['searchIn'],
     draft: query.wip === undefined ? undefined : query.wip === 'yes',
+    ...deployedQuery(query),
     createdAfter: query.created_after,
     createdBefore: query.created_before,
     updatedAfter: query.updated_after,

@@ -7,6 +7,9 @@ import type {
 import { nextInternalId } from './internal-ids.ts';
 import { containsInsensitive } from './like.ts';
 
+/** Commit ids per link query: two IN lists of this size stay far below SQLite's bound parameters. */
+const COMMITS_PER_QUERY = 1000;
+
 const toEnvironment = (row: Omit<EnvironmentRecord, 'state'> & { state: string }): EnvironmentRecord => ({ ...row, state: row.state as EnvironmentState });
 const toDeployment = (row: Omit<DeploymentRecord, 'status' | 'tag'> & { status: string; tag: number }): DeploymentRecord => ({
   ...row,
@@ -132,5 +135,46 @@ export class SqlDeploymentsStore implements DeploymentsStore {
     const rows = await this.db.selectFrom('deployments').selectAll().where('id', 'in', newestIds).execute();
     for (const row of rows) latest.set(row.environment_id, toDeployment(row));
     return latest;
+  }
+
+  async previousSuccessful(deployment: Pick<DeploymentRecord, 'id' | 'environment_id'>): Promise<DeploymentRecord | undefined> {
+    const row = await this.db
+      .selectFrom('deployments')
+      .selectAll()
+      .where('environment_id', '=', deployment.environment_id)
+      .where('status', '=', 'success')
+      .where('id', '<', deployment.id)
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return row && toDeployment(row);
+  }
+
+  async linkMergedRequests(deployment: Pick<DeploymentRecord, 'id' | 'project_id' | 'environment_id'>, commitIds: readonly string[], targetBranch?: string): Promise<number> {
+    let linked = 0;
+    const ids = [...new Set(commitIds)];
+    for (let start = 0; start < ids.length; start += COMMITS_PER_QUERY) {
+      const slice = ids.slice(start, start + COMMITS_PER_QUERY);
+      let merged = this.db
+        .selectFrom('merge_requests')
+        .select((eb) => [eb.val(deployment.id).as('deployment_id'), 'id as merge_request_id', eb.val(deployment.environment_id).as('environment_id')])
+        .where('project_id', '=', deployment.project_id)
+        .where('state', '=', 'merged')
+        .where((eb) => eb.or([eb('merge_commit_sha', 'in', slice), eb('squash_commit_sha', 'in', slice)]));
+      if (targetBranch !== undefined) merged = merged.where('target_branch', '=', targetBranch);
+      const result = await this.db
+        .insertInto('deployment_merge_requests')
+        .columns(['deployment_id', 'merge_request_id', 'environment_id'])
+        .expression(merged)
+        .onConflict((conflict) => conflict.columns(['deployment_id', 'merge_request_id']).doNothing())
+        .executeTakeFirst();
+      linked += Number(result.numInsertedOrUpdatedRows ?? 0);
+    }
+    return linked;
+  }
+
+  async linkedMergeRequestIds(deploymentId: number): Promise<number[]> {
+    const rows = await this.db.selectFrom('deployment_merge_requests').select('merge_request_id').where('deployment_id', '=', deploymentId).orderBy('merge_request_id').execute();
+    return rows.map((row) => row.merge_request_id);
   }
 }

@@ -246,6 +246,15 @@ export class SqlMergeRequestsStore implements MergeRequestsStore {
     if (filter.updatedAfter) query = query.where('m.updated_at', '>=', filter.updatedAfter);
     if (filter.updatedBefore) query = query.where('m.updated_at', '<=', filter.updatedBefore);
     if (filter.draft !== undefined) query = query.where(filter.draft ? draftTitle() : sql<SqlBool>`not ${draftTitle()}`);
+    if (filter.deployed) {
+      // One probe of the links, as GitLab's finder joins its deployment filters into one.
+      const { environment, finishedBefore, finishedAfter } = filter.deployed;
+      let links = this.db.selectFrom('deployment_merge_requests as dm').innerJoin('deployments as d', 'd.id', 'dm.deployment_id').select('dm.merge_request_id');
+      if (environment !== undefined) links = links.innerJoin('environments as e', 'e.id', 'dm.environment_id').where('e.name', '=', environment);
+      if (finishedBefore !== undefined) links = links.where('d.finished_at', '<', finishedBefore);
+      if (finishedAfter !== undefined) links = links.where('d.finished_at', '>', finishedAfter);
+      query = query.where('m.id', 'in', links);
+    }
     if (filter.search !== undefined) {
       const search = filter.search;
       const columns = filter.searchIn?.length ? filter.searchIn : (['title', 'description'] as const);

@@ -11,9 +11,10 @@ import type { FailureReason, JobStatus, PipelineJob } from '../../../../pipeline
 import type { CiStores } from '../../../../storage/types-ci-transactions.ts';
 import type { JobRecord, NewJob } from '../../../../storage/types-ci-jobs.ts';
 import type { DeploymentRecord, DeploymentStatus } from '../../../../storage/types-environments.ts';
+import { recordDeploymentLinks } from '../deployment-merge-requests.ts';
 import { environmentNameErrors, externalUrlErrors } from '../environment-rules.ts';
 
-type DeploymentStores = Pick<CiStores, 'environments' | 'deployments' | 'jobs'>;
+type DeploymentStores = Pick<CiStores, 'environments' | 'deployments' | 'jobs' | 'tasks'>;
 
 export type EnvironmentAction = 'start' | 'stop' | 'prepare' | 'verify' | 'access';
 
@@ -110,9 +111,11 @@ export interface JobMoves {
  * After an event: deployments for the jobs it created, every deployment of the pipeline
  * brought to its job's status (a runner's claim moves a job to `running` before processing,
  * so statuses are compared, not only the event's changes), a successful deployment making its
- * environment available again and a successful stop job stopping its environment.
+ * environment available again (and a task linking the merge requests it shipped) and a
+ * successful stop job stopping its environment. Answers how many tasks it recorded.
  */
-export async function followJobMoves(stores: DeploymentStores, pipelineId: number, moves: JobMoves, now: string): Promise<void> {
+export async function followJobMoves(stores: DeploymentStores, pipelineId: number, moves: JobMoves, now: string): Promise<number> {
+  let tasks = 0;
   if (moves.createdJobIds.length > 0) await recordDeployments(stores, await stores.jobs.findByIds(moves.createdJobIds), now);
   const statusOf = new Map(moves.jobs.map((job) => [job.id, job.status]));
   for (const deployment of await stores.deployments.listForPipeline(pipelineId)) {
@@ -120,14 +123,18 @@ export async function followJobMoves(stores: DeploymentStores, pipelineId: numbe
     const status = jobStatus && deploymentStatusFor(jobStatus);
     if (!status || status === deployment.status) continue;
     await stores.deployments.update(deployment.id, { status, updated_at: now, finished_at: FINISHED.includes(status) ? now : null });
-    if (status === 'success') await setEnvironmentState(stores, deployment.project_id, deployment.environment_id, 'available', now);
+    if (status !== 'success') continue;
+    await setEnvironmentState(stores, deployment.project_id, deployment.environment_id, 'available', now);
+    await recordDeploymentLinks(stores, deployment.id, now);
+    tasks += 1;
   }
-  if (moves.succeededJobIds.length === 0) return;
+  if (moves.succeededJobIds.length === 0) return tasks;
   for (const job of await stores.jobs.findByIds(moves.succeededJobIds)) {
     if (environmentActionOf(job) !== 'stop' || job.environment === null) continue;
     const environment = await stores.environments.findByName(job.project_id, job.environment);
     if (environment) await setEnvironmentState(stores, job.project_id, environment.id, 'stopped', now);
   }
+  return tasks;
 }
 
 async function setEnvironmentState(stores: DeploymentStores, projectId: number, environmentId: number, state: 'available' | 'stopped', now: string): Promise<void> {

@@ -30,7 +30,7 @@ export interface ProcessedEvent {
   createdJobIds: number[];
   /** A new pipeline's first processing: its jobs as inserted, before it (job hooks send their `created`). */
   insertedJobs?: ReadonlyArray<Pick<JobRecord, 'id' | 'status'>>;
-  /** Tasks the event recorded: downstream pipelines (bridges to run, depend statuses, children to cancel) and a finish's followers. */
+  /** Tasks the event recorded: downstream pipelines (bridges to run, depend statuses, children to cancel), a finish's followers and successful deployments' merge request links. */
   downstreamTasks?: number;
 }
 
@@ -130,8 +130,9 @@ export class PipelineProcessing {
       if (status === 'success') succeededJobIds.push(jobId);
     }
     const jobs = result.jobs.map((job) => withRealId(job, realId));
-    await followJobMoves(stores, pipelineId, { jobs, createdJobIds, succeededJobIds }, now);
+    const deploymentTasks = await followJobMoves(stores, pipelineId, { jobs, createdJobIds, succeededJobIds }, now);
     const downstreamTasks =
+      deploymentTasks +
       (await recordDownstreamWork(stores, event, updated, pipeline.status, enqueuedJobIds, now)) +
       (await recordFinishedFollowers(stores, this.deps.finishedFollowers ?? [], updated, pipeline.status, now));
     return {

@@ -13,6 +13,7 @@ import { stringify } from 'smol-toml';
 import { freePort } from '../cli/commands/free-port.ts';
 import type { Coordinator } from '../coordinator/app.ts';
 import type { CiServices } from '../coordinator/wiring-ci.ts';
+import type { RunnerEntry } from '../runner/config/config.ts';
 import type { RunnerDaemon } from '../runner/daemon/daemon.ts';
 import type { BeforeFailedCleanup } from '../runner/job/engine.ts';
 import { silentLogger } from '../shared/logger.ts';
@@ -160,7 +161,7 @@ export async function prepareRunner(local: LocalCoordinator, settings: ExecRunne
 
 /** A runner registered with the instance token and polling (unless `start` is false); `abort` ends it. */
 export async function startRunner(local: LocalCoordinator, settings: ExecRunnerSettings, options: { start: boolean } = { start: true }): Promise<RunnerDaemon> {
-  const { INSTANCE_TOKEN_SETTING, Transport, registerRunner, runnerInfo, userAgent, parseRunnerConfig, RunnerDaemon, newSystemId } = await stack;
+  const { INSTANCE_TOKEN_SETTING, Transport, registerRunner, runnerInfo, userAgent, parseRunnerConfig, RunnerDaemon, newSystemId, ShellExecutor, buildsDirOf, executorOf } = await stack;
   const registrationToken = (await local.coordinator.context.stores.settings.load())?.settings[INSTANCE_TOKEN_SETTING];
   if (typeof registrationToken !== 'string') throw new Error('the local coordinator has no runner registration token');
   const transport = new Transport({ url: local.url, userAgent: userAgent() });
@@ -177,7 +178,12 @@ export async function startRunner(local: LocalCoordinator, settings: ExecRunnerS
   if (settings.executor === 'docker') entry.docker = { image: settings.dockerImage ?? 'gantry/debian-git:bookworm', pull_policy: ['if-not-present'] };
   const text = stringify({ concurrent: settings.concurrency, check_interval: 1, runners: [entry] });
   const { config } = parseRunnerConfig(text, 'runner exec');
-  const daemon = new RunnerDaemon({ config, logger: silentLogger(), workingDirectory, traceUpdateInterval: 0.2, systemId: await newSystemId(), beforeFailedCleanup: settings.beforeFailedCleanup });
+  // Every shell job in a fresh build directory (a docker job has a fresh build volume anyway).
+  const executorFor = (runnerEntry: RunnerEntry) =>
+    runnerEntry.executor === 'shell' ? new ShellExecutor({ buildsDir: buildsDirOf(runnerEntry, workingDirectory), freshPerJob: true }) : executorOf(runnerEntry, workingDirectory);
+  const daemon = new RunnerDaemon({
+    config, logger: silentLogger(), workingDirectory, executorFor, traceUpdateInterval: 0.2, systemId: await newSystemId(), beforeFailedCleanup: settings.beforeFailedCleanup,
+  });
   if (options.start) await daemon.start();
   return daemon;
 }

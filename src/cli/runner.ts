@@ -230,7 +230,7 @@ export async function main(argv: string[]): Promise<number> {
           .option('docker-image', { type: 'string', describe: 'Image of docker jobs without image:' })
           .option('concurrency', { type: 'number', describe: 'Jobs at once (default: the number of cores)' })
           .option('verbose', { type: 'boolean', describe: 'Print the runner\'s sections whole (sources, cache, artifacts), not only their header line' })
-          .option('shell-on-failure', { type: 'boolean', describe: 'When a job fails, open a shell in its build directory with its variables before cleanup (shell executor)' })
+          .option('shell-on-failure', { type: 'boolean', describe: 'When a job fails, open a shell in its build directory (docker: its container) with its variables before cleanup' })
           .option('artifacts-dir', { type: 'string', describe: 'Where each job\'s artifacts are unpacked, <dir>/<job>/ (default .gantry/artifacts)' })
           .option('reuse', { type: 'boolean', describe: 'Reuse the artifacts and status of jobs whose definition, variables and input files are unchanged since their last success' }),
       async (args) => {

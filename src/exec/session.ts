@@ -38,6 +38,8 @@ export interface ExecRunnerSettings {
   concurrency: number;
   /** The runner's cache_dir (kept across runs). */
   cacheDir?: string;
+  /** `[runners.docker] volumes` of the docker jobs (--reuse's records). */
+  dockerVolumes?: readonly string[];
   /** Called when a job fails, before its environment is cleaned up (--shell-on-failure). */
   beforeFailedCleanup?: BeforeFailedCleanup;
 }
@@ -175,7 +177,9 @@ export async function startRunner(local: LocalCoordinator, settings: ExecRunnerS
     limit: settings.concurrency, request_concurrency: settings.concurrency,
   };
   if (settings.cacheDir !== undefined) entry.cache_dir = settings.cacheDir;
-  if (settings.executor === 'docker') entry.docker = { image: settings.dockerImage ?? 'gantry/debian-git:bookworm', pull_policy: ['if-not-present'] };
+  if (settings.executor === 'docker') {
+    entry.docker = { image: settings.dockerImage ?? 'gantry/debian-git:bookworm', pull_policy: ['if-not-present'], volumes: [...(settings.dockerVolumes ?? [])] };
+  }
   const text = stringify({ concurrent: settings.concurrency, check_interval: 1, runners: [entry] });
   const { config } = parseRunnerConfig(text, 'runner exec');
   // Every shell job in a fresh build directory (a docker job has a fresh build volume anyway).

@@ -232,6 +232,7 @@ export async function main(argv: string[]): Promise<number> {
           .option('verbose', { type: 'boolean', describe: 'Print the runner\'s sections whole (sources, cache, artifacts), not only their header line' })
           .option('shell-on-failure', { type: 'boolean', describe: 'When a job fails, open a shell in its build directory (docker: its container) with its variables before cleanup' })
           .option('artifacts-dir', { type: 'string', describe: 'Where each job\'s artifacts are unpacked, <dir>/<job>/ (default .gantry/artifacts)' })
+          .option('cache-dir', { type: 'string', describe: 'Where the jobs\' caches are kept across runs (default .gantry/cache)' })
           .option('reuse', { type: 'boolean', describe: 'Reuse the artifacts and status of jobs whose definition, variables and input files are unchanged since their last success' }),
       async (args) => {
         const { runExecCommand } = await execCommandModule();
@@ -240,7 +241,7 @@ export async function main(argv: string[]): Promise<number> {
             jobs: args.jobs, file: args.file, needs: args.needs, stage: args.stage, manual: args.manual, list: args.list, preview: args.preview,
             payload: args.payload, json: args.json, committed: args.committed, ref: args.ref, tag: args.tag, source: args.source,
             variable: args.variable, envFile: args['env-file'], executor: args.executor, dockerImage: args['docker-image'], concurrency: args.concurrency,
-            verbose: args.verbose, shellOnFailure: args['shell-on-failure'], artifactsDir: args['artifacts-dir'], reuse: args.reuse,
+            verbose: args.verbose, shellOnFailure: args['shell-on-failure'], artifactsDir: args['artifacts-dir'], cacheDir: args['cache-dir'], reuse: args.reuse,
           },
           {
             stdout: (text) => process.stdout.write(text),

@@ -55,6 +55,8 @@ export interface ExecRequest {
   progress: boolean;
   /** Where each job's artifacts are unpacked (`<dir>/<job>/`); default `.gantry/artifacts`. */
   artifactsDir?: string;
+  /** The runner's cache_dir, kept across runs; default `.gantry/cache`. */
+  cacheDir?: string;
   /** Open a shell in a failed job's environment before it is cleaned up (shell executor). */
   shellOnFailure?: ShellTerminal;
   /** Reuse the artifacts and status of jobs whose inputs are unchanged since their last success. */
@@ -139,7 +141,7 @@ async function runPipeline(
   const beforeFailedCleanup = request.shellOnFailure ? failureShellHook(request.shellOnFailure, io.stderr) : undefined;
   const dockerVolumes = reusesSome && docker ? [reuseVolume(root)] : [];
   // Registered while the pipeline is created, started once its jobs are queued (session.ts).
-  const preparedRunner = prepareRunner(local, { ...request.runner, cacheDir: state.cacheDir, beforeFailedCleanup, dockerVolumes });
+  const preparedRunner = prepareRunner(local, { ...request.runner, cacheDir: request.cacheDir ?? state.cacheDir, beforeFailedCleanup, dockerVolumes });
   preparedRunner.catch(() => undefined); // its failure is seen where it is awaited
   // Every job kept as compiled: the pipeline is saved from that compile instead of a second one.
   const creation = local.ci.pipelineCreation;

@@ -28,6 +28,7 @@ export interface ExecArgs {
   verbose?: boolean;
   shellOnFailure?: boolean;
   artifactsDir?: string;
+  cacheDir?: string;
   reuse?: boolean;
   executor?: string;
   dockerImage?: string;
@@ -106,6 +107,7 @@ function toRequest(args: ExecArgs, io: ExecCommandIo): ExecRequest {
     shellOnFailure: args.shellOnFailure ? (io.shellTerminal ?? 'inherit') : undefined,
     reuse: args.reuse ?? false,
     artifactsDir: args.artifactsDir === undefined ? undefined : path.resolve(io.cwd, args.artifactsDir),
+    cacheDir: args.cacheDir === undefined ? undefined : path.resolve(io.cwd, args.cacheDir),
   };
 }
 

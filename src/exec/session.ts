@@ -51,6 +51,8 @@ export interface LocalCoordinator {
   root: UserRecord;
   rootToken: string;
   dataDir: string;
+  /** The working tree's object database, once pushProject lent it to the project (the snapshot is there). */
+  lentObjects: string | null;
   close(): Promise<void>;
 }
 
@@ -90,7 +92,7 @@ export async function startLocalCoordinator(): Promise<LocalCoordinator> {
     if (!root) throw new Error('the local coordinator has no root user');
     const started = coordinator;
     return {
-      coordinator, ci, url, root, rootToken, dataDir,
+      coordinator, ci, url, root, rootToken, dataDir, lentObjects: null,
       async close() {
         await started.close();
         await rm(dataDir, { recursive: true, force: true });
@@ -124,7 +126,7 @@ export async function pushProject(
   const { GitRepositoryManager } = await stack;
   const { repositories } = local.coordinator.context;
   if (!(repositories instanceof GitRepositoryManager)) throw new Error('the local coordinator keeps its repositories elsewhere than on disk');
-  await lendObjects(source.root, repositories.repositoryPath(id));
+  local.lentObjects = await lendObjects(source.root, repositories.repositoryPath(id));
   const repository = repositories.open(id);
   // The refs are set in the repository directly: a branch pushed would start a push pipeline.
   await repository.createBranch(source.defaultBranch, source.sha);
@@ -185,8 +187,11 @@ export async function startRunner(local: LocalCoordinator, settings: ExecRunnerS
   // Every shell job in a fresh build directory (a docker job has a fresh build volume anyway).
   const executorFor = (runnerEntry: RunnerEntry) =>
     runnerEntry.executor === 'shell' ? new ShellExecutor({ buildsDir: buildsDirOf(runnerEntry, workingDirectory), freshPerJob: true }) : executorOf(runnerEntry, workingDirectory);
+  // A shell job's new clone borrows the working tree's objects: its fetch (through the
+  // coordinator, as always) then finds the snapshot at hand and transfers no pack.
+  const sourcesAlternates = local.lentObjects === null ? [] : [local.lentObjects];
   const daemon = new RunnerDaemon({
-    config, logger: silentLogger(), workingDirectory, executorFor, traceUpdateInterval: 0.2, systemId: await newSystemId(), beforeFailedCleanup: settings.beforeFailedCleanup,
+    config, logger: silentLogger(), workingDirectory, executorFor, traceUpdateInterval: 0.2, systemId: await newSystemId(), beforeFailedCleanup: settings.beforeFailedCleanup, sourcesAlternates,
   });
   if (options.start) await daemon.start();
   return daemon;

@@ -21,6 +21,7 @@ look:
     - if [ -e "$CI_BUILDS_DIR/left-behind.txt" ]; then echo "sees left-behind.txt"; else echo "no left-behind.txt"; fi
     - if git config gantry.left; then echo "sees the config"; else echo "no config"; fi
     - echo "dir=$CI_PROJECT_DIR"
+    - git count-objects -v | grep -E '^(count|in-pack):'
 `;
 
 async function runTwice(executor: 'shell' | 'docker'): Promise<void> {
@@ -36,6 +37,8 @@ async function runTwice(executor: 'shell' | 'docker'): Promise<void> {
       assert.equal(directories.length, 2, result.stdout);
       assert.notEqual(directories[0], directories[1], 'each job has its own directory');
       for (const directory of directories) assert.ok(!existsSync(directory), `${directory} is removed after its job`);
+      // The clone borrows the working tree's objects: its fetch transferred none.
+      assert.match(result.stdout, /^look +\| count: 0\nlook +\| in-pack: 0$/m);
     }
     // The working tree gets .gantry/ and nothing else.
     assert.equal(git(dir, 'status', '--porcelain', '--ignored'), `${before}!! .gantry/\n`);

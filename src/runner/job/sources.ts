@@ -28,6 +28,8 @@ export interface SourcesRequest {
   remoteUrl: string;
   /** Where git works on this machine. */
   directory: string;
+  /** Object directories a new repository borrows (JobSettings.sourcesAlternates). */
+  alternates?: readonly string[];
   /** The same directory as the job sees it (for the messages). */
   displayDirectory: string;
   userAgent: string;
@@ -103,6 +105,8 @@ function sourcesScript(request: SourcesRequest, existed: boolean, empty: boolean
     // would write, appended by the shell's printf (two git processes fewer per fresh clone).
     const settings = ['[fetch]', '\trecurseSubmodules = false', '[remote "origin"]', `\turl = ${configValue(request.remoteUrl)}`, '\tfetch = +refs/heads/*:refs/remotes/origin/*'];
     lines.push(`printf '%s\\n' ${settings.map((line) => quote(line, 'sh')).join(' ')} >> .git/config || exit $?`, notice('Created fresh repository.'));
+    const alternates = request.alternates ?? [];
+    if (alternates.length > 0) lines.push(`printf '%s\\n' ${alternates.map((directory) => quote(directory, 'sh')).join(' ')} > .git/objects/info/alternates || exit $?`);
   }
   // A repository made just now needs no housekeeping: no background maintenance process after the fetch.
   const housekeeping = existed ? [] : ['-c', 'maintenance.auto=false', '-c', 'gc.auto=0'];

@@ -1,13 +1,17 @@
 /**
  * `--shell-on-failure`: when a job fails, before its environment is cleaned up, an interactive
  * shell in it — for the shell executor, `$SHELL` (else bash) in the job's build directory with
- * the job's variables (file variables written to files, as the job had them). The job's
- * clean-up, and its report to the coordinator, wait until the shell exits.
+ * the job's variables (file variables written to files, as the job had them); for the docker
+ * executor, bash (else sh) run in the job's container as `docker exec -it` does, in its
+ * project directory with its variables. The job's clean-up, and its report to the
+ * coordinator, wait until the shell exits.
  */
 import { spawn } from 'node:child_process';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Readable, Writable } from 'node:stream';
+import type { InteractiveShellRequest } from '../executors/types.ts';
 import type { BeforeFailedCleanup, FailedJob } from '../runner/job/engine.ts';
 
 /** Where the shell talks: the process's own terminal, or (tests) a script for its stdin and a sink for its output. */
@@ -34,7 +38,7 @@ async function openShell(failed: FailedJob, terminal: ShellTerminal, tell: (text
   const directory = failed.environment.info.hostProjectDir;
   const name = failed.payload.job_info.name;
   if (directory === null) {
-    tell(`runner exec: job "${name}" failed; --shell-on-failure opens shells for the shell executor only\n`);
+    await openContainerShell(failed, terminal, tell);
     return;
   }
   const files = await mkdtemp(path.join(tmpdir(), 'gantry-shell-'));
@@ -74,4 +78,48 @@ function runShell(shell: string, cwd: string, env: Record<string, string>, termi
     child.once('error', reject);
     child.once('close', () => resolve());
   });
+}
+
+async function openContainerShell(failed: FailedJob, terminal: ShellTerminal, tell: (text: string) => void): Promise<void> {
+  const { environment, payload } = failed;
+  const openShell = environment.openShell?.bind(environment);
+  if (!openShell) {
+    tell(`runner exec: job "${payload.job_info.name}" failed; its executor cannot open a shell in its environment\n`);
+    return;
+  }
+  tell(
+    `\nrunner exec: job "${payload.job_info.name}" failed (${failed.failureReason ?? 'unknown failure'}). Opening a shell in its container (${environment.info.image ?? 'no image'})` +
+      ` in ${environment.info.projectDir} with its variables; exit the shell to go on.\n`,
+  );
+  openShells++;
+  try {
+    await withStdio(terminal, (stdio) => openShell({ variables: failed.variables, ...stdio }));
+  } catch (error) {
+    tell(`runner exec: ${error instanceof Error ? error.message : String(error)}\n`);
+  } finally {
+    openShells--;
+  }
+}
+
+/** This process's terminal (raw while the shell has it), or the test's script and sink. */
+async function withStdio<T>(terminal: ShellTerminal, body: (stdio: Omit<InteractiveShellRequest, 'variables'>) => Promise<T>): Promise<T> {
+  if (terminal !== 'inherit') {
+    const stdout = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        terminal.output(chunk.toString('utf8'));
+        done();
+      },
+    });
+    return body({ stdin: Readable.from([terminal.input]), stdout, tty: null });
+  }
+  const { stdin, stdout } = process;
+  const tty = stdin.isTTY && stdout.isTTY;
+  // No resume here: what is typed before the shell's listener is there would be dropped.
+  if (tty) stdin.setRawMode(true);
+  try {
+    return await body({ stdin, stdout, tty: tty ? { columns: stdout.columns, rows: stdout.rows } : null });
+  } finally {
+    if (tty) stdin.setRawMode(false);
+    stdin.pause();
+  }
 }

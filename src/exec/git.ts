@@ -138,9 +138,10 @@ function identityEnvironment(head: HeadInfo): Record<string, string> {
  * there, are then the repository's without a copy or a push. Git never writes into an
  * alternate: the user's repository is only read.
  */
-export async function lendObjects(root: string, gitDir: string): Promise<void> {
+export async function lendObjects(root: string, gitDir: string): Promise<string> {
   const objects = path.resolve(root, (await git(root, ['rev-parse', '--git-path', 'objects'])).trim());
   const info = path.join(gitDir, 'objects', 'info');
   await mkdir(info, { recursive: true });
   await appendFile(path.join(info, 'alternates'), `${objects}\n`);
+  return objects;
 }

@@ -99,10 +99,25 @@ export async function recordReuse(root: string, result: CompileResult, context: 
   }
 }
 
-/** The merged configuration with each reused job copying its recorded artifacts back instead of running. */
-export function withReusedJobs(merged: Record<string, unknown>, plan: ReusePlan): Record<string, unknown> {
+/**
+ * Where docker jobs see `.gantry/reuse/` (mounted read-only into the job containers of a
+ * `--reuse` run that reuses some): a reused job's script copies its files from there.
+ */
+export const CONTAINER_REUSE_DIRECTORY = '/gantry-reuse';
+
+/** The `[runners.docker] volumes` entry that shows `.gantry/reuse/` to docker jobs. */
+export function reuseVolume(root: string): string {
+  return `${reuseDirectory(root)}:${CONTAINER_REUSE_DIRECTORY}:ro`;
+}
+
+/**
+ * The merged configuration with each reused job copying its recorded artifacts back instead
+ * of running; with `inContainer`, from `.gantry/reuse/` as docker jobs see it.
+ */
+export function withReusedJobs(root: string, merged: Record<string, unknown>, plan: ReusePlan, inContainer: boolean): Record<string, unknown> {
   const out: Record<string, unknown> = { ...merged };
-  for (const [name, files] of plan.reused) {
+  for (const [name, recorded] of plan.reused) {
+    const files = recorded !== null && inContainer ? path.posix.join(CONTAINER_REUSE_DIRECTORY, ...path.relative(reuseDirectory(root), recorded).split(path.sep)) : recorded;
     const job = out[name];
     if (typeof job !== 'object' || job === null || Array.isArray(job)) continue;
     const original = job as Record<string, unknown>;

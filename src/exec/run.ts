@@ -23,7 +23,7 @@ import { summariseJunitReports } from './junit-summary.ts';
 import { copyArtifacts, ignoreLocalState, prepareLocalState, writeJobLogs } from './local-state.ts';
 import { withProgress } from './progress.ts';
 import { failureShellHook, type ShellTerminal } from './failure-shell.ts';
-import { planReuse, recordReuse, snapshotTree, withReusedJobs, type ReuseContext } from './reuse.ts';
+import { planReuse, recordReuse, reuseVolume, snapshotTree, withReusedJobs, type ReuseContext } from './reuse.ts';
 import { mergedByKey, readEnvFiles, readVariablesFile } from './local-variables.ts';
 import { configureLocalProject } from './local-project.ts';
 
@@ -55,6 +55,8 @@ export interface ExecRequest {
   progress: boolean;
   /** Where each job's artifacts are unpacked (`<dir>/<job>/`); default `.gantry/artifacts`. */
   artifactsDir?: string;
+  /** The runner's cache_dir, kept across runs; default `.gantry/cache`. */
+  cacheDir?: string;
   /** Open a shell in a failed job's environment before it is cleaned up (shell executor). */
   shellOnFailure?: ShellTerminal;
   /** Reuse the artifacts and status of jobs whose inputs are unchanged since their last success. */
@@ -133,10 +135,13 @@ async function runPipeline(
   const state = await prepareLocalState(root);
   const plan = reuse ? await planReuse(root, result, (job) => keep === null || keep.has(job.baseName), reuse) : null;
   const chosen = keep === null ? null : configWithOnly(result.mergedConfig ?? {}, result, keep);
-  const config = plan && plan.reused.size > 0 ? withReusedJobs(chosen ?? result.mergedConfig ?? {}, plan) : chosen;
+  const docker = request.runner.executor === 'docker';
+  const reusesSome = plan !== null && plan.reused.size > 0;
+  const config = reusesSome ? withReusedJobs(root, chosen ?? result.mergedConfig ?? {}, plan, docker) : chosen;
   const beforeFailedCleanup = request.shellOnFailure ? failureShellHook(request.shellOnFailure, io.stderr) : undefined;
+  const dockerVolumes = reusesSome && docker ? [reuseVolume(root)] : [];
   // Registered while the pipeline is created, started once its jobs are queued (session.ts).
-  const preparedRunner = prepareRunner(local, { ...request.runner, cacheDir: state.cacheDir, beforeFailedCleanup });
+  const preparedRunner = prepareRunner(local, { ...request.runner, cacheDir: request.cacheDir ?? state.cacheDir, beforeFailedCleanup, dockerVolumes });
   preparedRunner.catch(() => undefined); // its failure is seen where it is awaited
   // Every job kept as compiled: the pipeline is saved from that compile instead of a second one.
   const creation = local.ci.pipelineCreation;

@@ -13,6 +13,7 @@ import { stringify } from 'smol-toml';
 import { freePort } from '../cli/commands/free-port.ts';
 import type { Coordinator } from '../coordinator/app.ts';
 import type { CiServices } from '../coordinator/wiring-ci.ts';
+import type { RunnerEntry } from '../runner/config/config.ts';
 import type { RunnerDaemon } from '../runner/daemon/daemon.ts';
 import type { BeforeFailedCleanup } from '../runner/job/engine.ts';
 import { silentLogger } from '../shared/logger.ts';
@@ -37,6 +38,8 @@ export interface ExecRunnerSettings {
   concurrency: number;
   /** The runner's cache_dir (kept across runs). */
   cacheDir?: string;
+  /** `[runners.docker] volumes` of the docker jobs (--reuse's records). */
+  dockerVolumes?: readonly string[];
   /** Called when a job fails, before its environment is cleaned up (--shell-on-failure). */
   beforeFailedCleanup?: BeforeFailedCleanup;
 }
@@ -48,6 +51,8 @@ export interface LocalCoordinator {
   root: UserRecord;
   rootToken: string;
   dataDir: string;
+  /** The working tree's object database, once pushProject lent it to the project (the snapshot is there). */
+  lentObjects: string | null;
   close(): Promise<void>;
 }
 
@@ -87,7 +92,7 @@ export async function startLocalCoordinator(): Promise<LocalCoordinator> {
     if (!root) throw new Error('the local coordinator has no root user');
     const started = coordinator;
     return {
-      coordinator, ci, url, root, rootToken, dataDir,
+      coordinator, ci, url, root, rootToken, dataDir, lentObjects: null,
       async close() {
         await started.close();
         await rm(dataDir, { recursive: true, force: true });
@@ -121,7 +126,7 @@ export async function pushProject(
   const { GitRepositoryManager } = await stack;
   const { repositories } = local.coordinator.context;
   if (!(repositories instanceof GitRepositoryManager)) throw new Error('the local coordinator keeps its repositories elsewhere than on disk');
-  await lendObjects(source.root, repositories.repositoryPath(id));
+  local.lentObjects = await lendObjects(source.root, repositories.repositoryPath(id));
   const repository = repositories.open(id);
   // The refs are set in the repository directly: a branch pushed would start a push pipeline.
   await repository.createBranch(source.defaultBranch, source.sha);
@@ -160,7 +165,7 @@ export async function prepareRunner(local: LocalCoordinator, settings: ExecRunne
 
 /** A runner registered with the instance token and polling (unless `start` is false); `abort` ends it. */
 export async function startRunner(local: LocalCoordinator, settings: ExecRunnerSettings, options: { start: boolean } = { start: true }): Promise<RunnerDaemon> {
-  const { INSTANCE_TOKEN_SETTING, Transport, registerRunner, runnerInfo, userAgent, parseRunnerConfig, RunnerDaemon, newSystemId } = await stack;
+  const { INSTANCE_TOKEN_SETTING, Transport, registerRunner, runnerInfo, userAgent, parseRunnerConfig, RunnerDaemon, newSystemId, ShellExecutor, buildsDirOf, executorOf } = await stack;
   const registrationToken = (await local.coordinator.context.stores.settings.load())?.settings[INSTANCE_TOKEN_SETTING];
   if (typeof registrationToken !== 'string') throw new Error('the local coordinator has no runner registration token');
   const transport = new Transport({ url: local.url, userAgent: userAgent() });
@@ -174,10 +179,20 @@ export async function startRunner(local: LocalCoordinator, settings: ExecRunnerS
     limit: settings.concurrency, request_concurrency: settings.concurrency,
   };
   if (settings.cacheDir !== undefined) entry.cache_dir = settings.cacheDir;
-  if (settings.executor === 'docker') entry.docker = { image: settings.dockerImage ?? 'gantry/debian-git:bookworm', pull_policy: ['if-not-present'] };
+  if (settings.executor === 'docker') {
+    entry.docker = { image: settings.dockerImage ?? 'gantry/debian-git:bookworm', pull_policy: ['if-not-present'], volumes: [...(settings.dockerVolumes ?? [])] };
+  }
   const text = stringify({ concurrent: settings.concurrency, check_interval: 1, runners: [entry] });
   const { config } = parseRunnerConfig(text, 'runner exec');
-  const daemon = new RunnerDaemon({ config, logger: silentLogger(), workingDirectory, traceUpdateInterval: 0.2, systemId: await newSystemId(), beforeFailedCleanup: settings.beforeFailedCleanup });
+  // Every shell job in a fresh build directory (a docker job has a fresh build volume anyway).
+  const executorFor = (runnerEntry: RunnerEntry) =>
+    runnerEntry.executor === 'shell' ? new ShellExecutor({ buildsDir: buildsDirOf(runnerEntry, workingDirectory), freshPerJob: true }) : executorOf(runnerEntry, workingDirectory);
+  // A shell job's new clone borrows the working tree's objects: its fetch (through the
+  // coordinator, as always) then finds the snapshot at hand and transfers no pack.
+  const sourcesAlternates = local.lentObjects === null ? [] : [local.lentObjects];
+  const daemon = new RunnerDaemon({
+    config, logger: silentLogger(), workingDirectory, executorFor, traceUpdateInterval: 0.2, systemId: await newSystemId(), beforeFailedCleanup: settings.beforeFailedCleanup, sourcesAlternates,
+  });
   if (options.start) await daemon.start();
   return daemon;
 }

@@ -4,7 +4,7 @@
  * Docker host works the same as a local directory), and cleans up. Everything else (git,
  * cache, artifacts, the trace) belongs to the job engine in src/runner/job.
  */
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import type { Image, Service } from '../protocol/job-payload.ts';
 
 export type ExecutorName = 'shell' | 'docker' | 'fake';
@@ -89,8 +89,23 @@ export interface Environment {
   copyIn(tar: Readable, directory: string): Promise<void>;
   /** A tar stream of `directory` (inside the environment), entries relative to it; null when absent. */
   copyOut(directory: string): Promise<Readable | null>;
+  /**
+   * An interactive shell in the environment once the job's scripts are done, before
+   * `cleanup` (runner exec's --shell-on-failure); answers its exit code. Executors whose
+   * scripts run on this machine have none: the caller starts a shell in `hostProjectDir`.
+   */
+  openShell?(request: InteractiveShellRequest): Promise<number>;
   /** Removes everything this environment created; safe to call twice and after a failure. */
   cleanup(): Promise<void>;
+}
+
+export interface InteractiveShellRequest {
+  /** The job's variables; a file variable is written to a file the variable then names, as in the job. */
+  variables: ReadonlyArray<{ key: string; value: string; file?: boolean }>;
+  stdin: Readable;
+  stdout: Writable;
+  /** The terminal's size when stdin and stdout are one (the shell then gets a terminal too); null: pipes. */
+  tty: { columns: number; rows: number } | null;
 }
 
 export interface Executor {

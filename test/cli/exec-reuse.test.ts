@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
+import { skipDocker } from '../executors/docker-support.ts';
 import { exec, workingTree, writeFiles, type JsonResult } from './exec-helpers.ts';
 
 const PIPELINE = `
@@ -57,5 +58,23 @@ describe('runner exec --reuse', () => {
     const text = await exec(dir, { reuse: true, variable: ['FAIL_CHECK=1'] });
     assert.match(text.stdout, /^build +build +reused /m);
     assert.match(text.stdout, /^check +test +failed /m);
+  });
+});
+
+describe('runner exec --reuse with the docker executor', { skip: skipDocker }, () => {
+  const dir = workingTree({ '.gitlab-ci.yml': PIPELINE, 'source.txt': 'v1\n' });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('copies a reused job\'s recorded artifacts back in its container, for the next job and for .gantry/artifacts', async () => {
+    // check fails, so it has no record and runs again next time, after the reused build.
+    const first = await reused(dir, { executor: 'docker', variable: ['FAIL_CHECK=1'] });
+    assert.equal(first.code, 1, first.stderr);
+    assert.deepEqual(first.names, []);
+    rmSync(path.join(dir, '.gantry/artifacts'), { recursive: true });
+    const second = await reused(dir, { executor: 'docker', variable: ['FAIL_CHECK=1'] });
+    assert.deepEqual(second.names, ['build'], second.stderr);
+    assert.match(second.stderr, /^build +\| reused: artifacts restored$/m);
+    assert.match(second.stderr, /^check +\| v1 $/m, 'check downloaded the reused build\'s artifacts');
+    assert.equal(readFileSync(path.join(dir, '.gantry/artifacts/build/out/app.txt'), 'utf8'), 'v1 \n');
   });
 });

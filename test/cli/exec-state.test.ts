@@ -1,6 +1,6 @@
 /** What `runner exec` keeps across runs in `.gantry/`: the cache, and nothing that reaches git; artifacts elsewhere on demand. */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { exec, git, workingTree } from './exec-helpers.ts';
@@ -28,6 +28,22 @@ describe('runner exec keeps its cache across runs', () => {
     assert.equal(second.code, 0, second.stderr);
     assert.match(second.stdout, /^count +\| runs: *2$/m);
     assert.equal(git(dir, 'status', '--porcelain'), '');
+  });
+});
+
+describe('runner exec --cache-dir', () => {
+  const dir = workingTree({ '.gitlab-ci.yml': COUNTING, '.gitignore': 'caches/\n' });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('keeps the cache under the directory given, relative to the current directory, instead of .gantry/cache', async () => {
+    const first = await exec(dir, { cacheDir: 'caches' });
+    assert.equal(first.code, 0, first.stderr);
+    assert.ok(!existsSync(path.join(dir, '.gantry/cache')), 'nothing in .gantry/cache');
+    assert.ok(readdirSync(path.join(dir, 'caches'), { recursive: true }).some((name) => String(name).endsWith('cache.zip')), 'the archive is under caches/');
+    const second = await exec(dir, { cacheDir: 'caches' });
+    assert.match(second.stdout, /^count +\| runs: *2$/m);
+    const elsewhere = await exec(dir, {});
+    assert.match(elsewhere.stdout, /^count +\| runs: *1$/m, '.gantry/cache never had it');
   });
 });
 

@@ -28,6 +28,7 @@ export interface ExecArgs {
   verbose?: boolean;
   shellOnFailure?: boolean;
   artifactsDir?: string;
+  cacheDir?: string;
   reuse?: boolean;
   executor?: string;
   dockerImage?: string;
@@ -81,8 +82,6 @@ function toRequest(args: ExecArgs, io: ExecCommandIo): ExecRequest {
   if (!(SOURCES as readonly string[]).includes(source)) throw new Error(`--source must be one of ${SOURCES.join(', ')}`);
   const executor = args.executor ?? 'shell';
   if (executor !== 'shell' && executor !== 'docker') throw new Error('--executor must be shell or docker');
-  if (args.reuse && executor !== 'shell') throw new Error('--reuse works with --executor shell only (not yet docker)');
-  if (args.shellOnFailure && executor !== 'shell') throw new Error('--shell-on-failure works with --executor shell only (not yet docker)');
   const concurrency = args.concurrency ?? availableParallelism();
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) throw new Error('--concurrency must be a whole number from 1 to 64');
   const mode = (modes[0] ?? 'run') as ExecRequest['mode'];
@@ -108,6 +107,7 @@ function toRequest(args: ExecArgs, io: ExecCommandIo): ExecRequest {
     shellOnFailure: args.shellOnFailure ? (io.shellTerminal ?? 'inherit') : undefined,
     reuse: args.reuse ?? false,
     artifactsDir: args.artifactsDir === undefined ? undefined : path.resolve(io.cwd, args.artifactsDir),
+    cacheDir: args.cacheDir === undefined ? undefined : path.resolve(io.cwd, args.cacheDir),
   };
 }
 

@@ -10,8 +10,9 @@ import { PassThrough, Writable, type Duplex, type Readable } from 'node:stream';
 import tar from 'tar-stream';
 import { safeRelativeName, symlinkStaysInside } from '../../shared/safe-path.ts';
 import { pump, stripFirstComponent, UnsafeArchiveEntryError } from '../tar.ts';
-import { ExecutorError, type Environment, type EnvironmentInfo, type RunRequest, type RunResult, type ScriptShell } from '../types.ts';
+import { ExecutorError, type Environment, type EnvironmentInfo, type InteractiveShellRequest, type RunRequest, type RunResult, type ScriptShell } from '../types.ts';
 import { ignoreMissing, LABEL_JOB, LABEL_MANAGED, LABEL_OWNER, ownerId, resourceLabels } from './labels.ts';
+import { execInteractive, shellEnvironment } from './shell.ts';
 
 export interface StageContainerSpec {
   image: string;
@@ -62,6 +63,8 @@ export class DockerEnvironment implements Environment {
   private cleaned = false;
   private readonly removals = new Set<Promise<void>>();
   private prestarted: { shell: ScriptShell; started: Promise<StartedContainer> } | null = null;
+  /** The container of the last job script that failed, kept (stopped) until cleanup for `openShell`. */
+  private failedStage: Docker.Container | null = null;
 
   constructor(private readonly parts: DockerEnvironmentParts) {
     this.info = parts.info;
@@ -153,6 +156,7 @@ export class DockerEnvironment implements Environment {
   /** Feeds the script to a started container and waits for it, its output demultiplexed to the request. */
   private async drive(starting: Promise<StartedContainer>, request: RunRequest): Promise<RunResult> {
     const { container, output } = await starting;
+    let failed = false;
     try {
       const sink = new Writable({
         write(chunk: Buffer, _encoding, callback) {
@@ -179,6 +183,7 @@ export class DockerEnvironment implements Environment {
         output.end(`exec 2>&1\n${request.script}`);
         const result = (await container.wait()) as { StatusCode: number };
         await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, 2000))]);
+        failed = result.StatusCode !== 0 && request.kind === 'user' && request.stage.startsWith('step_');
         return { exitCode: result.StatusCode };
       } finally {
         request.signal.removeEventListener('abort', kill);
@@ -187,7 +192,41 @@ export class DockerEnvironment implements Environment {
       if (error instanceof ExecutorError) throw error;
       throw new ExecutorError(`docker: ${describe(error)}`, 'system', { cause: error });
     } finally {
-      this.release(container, output);
+      if (failed) this.keepFailed(container, output);
+      else this.release(container, output);
+    }
+  }
+
+  /** A failed script's container stays (its files, outside the build volume too) until cleanup removes it with the rest. */
+  private keepFailed(container: Docker.Container, attached: Duplex): void {
+    attached.destroy();
+    if (this.failedStage) this.release(this.failedStage, undefined);
+    this.failedStage = container;
+  }
+
+  /**
+   * `docker exec -it` into the failed script's container, started again (its shell waits on a
+   * stdin nobody writes to, so it stays up), or, when no script failed (sources, artifacts),
+   * into a new container of the job's image on its volumes and network. It is stopped
+   * afterwards and removed by cleanup.
+   */
+  async openShell(request: InteractiveShellRequest): Promise<number> {
+    const { docker, stage } = this.parts;
+    let container = this.failedStage;
+    let attached: Duplex | undefined;
+    if (container) await container.start();
+    else ({ container, output: attached } = await this.startContainer(stage.image, stage.entrypoint, 'user', 'bash', 'shell'));
+    try {
+      const tmpDir = `${this.info.projectDir}.tmp`;
+      const { env, files } = shellEnvironment(request.variables, tmpDir);
+      if (files) await this.copyIn(files, tmpDir);
+      const command = { cmd: ['sh', '-c', detectShellScript('bash'), 'sh'], env, workingDir: this.info.projectDir };
+      return await execInteractive(docker, container, command, request);
+    } catch (error) {
+      throw new ExecutorError(`docker: cannot open a shell in the job's container: ${describe(error)}`, 'system', { cause: error });
+    } finally {
+      attached?.destroy();
+      await container.kill({ signal: 'SIGKILL' }).catch(() => undefined);
     }
   }
 

@@ -1,9 +1,10 @@
 /**
  * The shell executor: scripts run on this machine under
  * `<builds_dir>/<short token>/<concurrent project id>/<namespace>/<project>` (reference §8.4).
- * Builds are shared between jobs (a fetch reuses the previous checkout).
+ * Builds are shared between jobs (a fetch reuses the previous checkout), unless each job is
+ * given a fresh directory of its own (`runner exec`), removed at its clean-up.
  */
-import { mkdir, stat } from 'node:fs/promises';
+import { mkdir, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
@@ -14,6 +15,11 @@ import { runShellScript } from './process.ts';
 export interface ShellExecutorOptions {
   /** Absolute builds directory (gitlab-runner default: `$PWD/builds`). */
   buildsDir: string;
+  /**
+   * Each job in a fresh `<builds_dir>/job-<id>/<namespace>/<project>`, removed at its clean-up:
+   * nothing a job leaves reaches the next one (`runner exec`, where jobs are not a server's).
+   */
+  freshPerJob?: boolean;
 }
 
 export class ShellExecutor implements Executor {
@@ -24,15 +30,27 @@ export class ShellExecutor implements Executor {
 
   async prepare(request: PrepareRequest): Promise<Environment> {
     request.log('Using Shell executor...');
-    const buildsDir = path.resolve(this.options.buildsDir);
-    const projectDir = path.join(buildsDir, request.shortToken, String(request.concurrentProjectId), ...request.projectPath.split('/'));
-    await mkdir(buildsDir, { recursive: true });
-    return new ShellEnvironment({ buildsDir, projectDir, hostProjectDir: projectDir, runningOn: os.hostname(), shared: true, image: null });
+    const root = path.resolve(this.options.buildsDir);
+    if (this.options.freshPerJob) {
+      const buildsDir = path.join(root, `job-${request.jobId}`);
+      // A directory left by an earlier job of the same id (a retried request) is not fresh.
+      await rm(buildsDir, { recursive: true, force: true });
+      await mkdir(buildsDir, { recursive: true });
+      const projectDir = path.join(buildsDir, ...request.projectPath.split('/'));
+      return new ShellEnvironment({ buildsDir, projectDir, hostProjectDir: projectDir, runningOn: os.hostname(), shared: true, image: null }, buildsDir);
+    }
+    const projectDir = path.join(root, request.shortToken, String(request.concurrentProjectId), ...request.projectPath.split('/'));
+    await mkdir(root, { recursive: true });
+    return new ShellEnvironment({ buildsDir: root, projectDir, hostProjectDir: projectDir, runningOn: os.hostname(), shared: true, image: null }, null);
   }
 }
 
 class ShellEnvironment implements Environment {
-  constructor(readonly info: EnvironmentInfo) {}
+  constructor(
+    readonly info: EnvironmentInfo,
+    /** The job's own directory, removed at clean-up; null when builds are shared. */
+    private readonly ownDirectory: string | null,
+  ) {}
 
   run(request: RunRequest): Promise<RunResult> {
     return runShellScript(request, { cwd: this.info.buildsDir });
@@ -49,5 +67,6 @@ class ShellEnvironment implements Environment {
 
   async cleanup(): Promise<void> {
     // Shared builds stay for the next job; nothing else was created.
+    if (this.ownDirectory !== null) await rm(this.ownDirectory, { recursive: true, force: true });
   }
 }

@@ -33,6 +33,8 @@ export interface DaemonOptions {
   timings?: WorkerTimings & { checkIntervalMs?: number };
   /** Given to every job (runner exec's --shell-on-failure). */
   beforeFailedCleanup?: BeforeFailedCleanup;
+  /** Object directories every new clone on this machine borrows (runner exec: see JobSettings). */
+  sourcesAlternates?: readonly string[];
 }
 
 /** What a reload changed, for its log line. */
@@ -98,6 +100,7 @@ export class RunnerDaemon implements DaemonControl {
       timings: options.timings,
       observer: options.observer,
       beforeFailedCleanup: options.beforeFailedCleanup,
+      sourcesAlternates: options.sourcesAlternates,
     });
   }
 

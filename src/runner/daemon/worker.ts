@@ -54,6 +54,7 @@ export interface WorkerOptions {
   timings?: WorkerTimings;
   observer?: DaemonObserver;
   beforeFailedCleanup?: BeforeFailedCleanup;
+  sourcesAlternates?: readonly string[];
 }
 
 /** The settings that decide which executor an entry gets. */
@@ -327,7 +328,7 @@ export class RunnerWorker {
             executor,
             session,
             runner: identityOf(entry),
-            settings: jobSettingsOf(entry, this.options.workingDirectory),
+            settings: { ...jobSettingsOf(entry, this.options.workingDirectory), sourcesAlternates: this.options.sourcesAlternates },
             concurrentId,
             concurrentProjectId: projectSlot,
             signal: daemon.shutdownSignal,

@@ -26,6 +26,13 @@ export interface JobSettings {
   prepareRetryDelayMs: number;
   /** `[runners.feature_flags]` (FF_TIMESTAMPS, ...); job variables override them. */
   featureFlags?: Readonly<Record<string, boolean>>;
+  /**
+   * Object directories a new clone on this machine borrows (`objects/info/alternates`): its
+   * fetch still asks the coordinator, but finds the objects at hand and transfers no pack
+   * (runner exec: the working tree's, where the snapshot was written). Not for clones copied
+   * into a container, where those paths do not exist.
+   */
+  sourcesAlternates?: readonly string[];
 }
 
 export interface JobContext {

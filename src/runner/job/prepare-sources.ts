@@ -69,6 +69,7 @@ async function fetchSources(context: JobContext, runner: RunnerIdentity, strateg
       submodules: submoduleStrategy(variableValue(variables, 'GIT_SUBMODULE_STRATEGY')),
       remoteUrl: remoteUrl(payload.git_info.repo_url, settings.cloneUrl, variableValue(variables, 'CI_PROJECT_PATH') ?? context.projectPath, payload.token),
       directory: context.sourcesDir,
+      alternates: environment.info.hostProjectDir === null ? [] : (settings.sourcesAlternates ?? []),
       displayDirectory: environment.info.projectDir,
       userAgent: runner.userAgent,
       trace: context.trace,

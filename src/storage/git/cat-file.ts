@@ -1,6 +1,7 @@
-import { execa, type ResultPromise } from '#deps/execa';
+import { finished } from 'node:stream/promises';
 import type { Logger } from '../../shared/logger.ts';
 import { GitCommandError, gitEnvironment } from './run.ts';
+import { sharedSpawner, type ProcessExit, type SpawnedProcess } from './spawner.ts';
 
 export type GitObjectType = 'commit' | 'tree' | 'blob' | 'tag';
 
@@ -78,7 +79,6 @@ class ChunkQueue {
   }
 }
 
-const CAT_FILE_OPTIONS = { stdin: 'pipe', extendEnv: false, encoding: 'buffer', buffer: false, reject: false } as const;
 const CAT_FILE_ARGS = ['cat-file', '--batch-command'] as const;
 
 /**
@@ -86,9 +86,14 @@ const CAT_FILE_ARGS = ['cat-file', '--batch-command'] as const;
  * answers read in order, so concurrent reads pipeline through the one process. git answers
  * (and flushes) each command before reading the next, so when the process dies, every
  * request before the head of the queue has its answer and the head is the one it died on.
+ * The process is started by the process spawner (a fork of its small helper, not of this
+ * process); requests made before it is up are written once it is.
  */
 export class CatFileProcess {
-  private readonly subprocess: ResultPromise<typeof CAT_FILE_OPTIONS & { env: Record<string, string> }>;
+  private subprocess: SpawnedProcess | null = null;
+  /** Lines written before the process was up, in order. */
+  private unsent: string[] = [];
+  private exitedAlready = false;
   private readonly pending: PendingRequest[] = [];
   private readonly received = new ChunkQueue();
   private header: ObjectInfo | null = null;
@@ -100,14 +105,33 @@ export class CatFileProcess {
     readonly gitDir: string,
     private readonly onExit: (process: CatFileProcess, exit: CatFileExit | null) => void,
   ) {
-    this.subprocess = execa('git', [`--git-dir=${gitDir}`, ...CAT_FILE_ARGS], { ...CAT_FILE_OPTIONS, env: gitEnvironment() });
-    this.subprocess.stdout.on('data', (chunk: Buffer) => this.onData(chunk));
+    sharedSpawner()
+      .spawn({ file: 'git', args: [`--git-dir=${gitDir}`, ...CAT_FILE_ARGS], env: gitEnvironment() })
+      .then(
+        (subprocess) => this.started(subprocess),
+        (error: unknown) => {
+          this.stderrTail = error instanceof Error ? error.message : String(error);
+          this.exited({ code: -1, signal: null });
+        },
+      );
+  }
+
+  private started(subprocess: SpawnedProcess): void {
+    this.subprocess = subprocess;
+    subprocess.stdout.on('data', (chunk: Buffer) => this.onData(chunk));
     // Drained so warnings (ambiguous names) can never fill the pipe and stall the process.
-    this.subprocess.stderr.on('data', (chunk: Buffer) => {
+    subprocess.stderr.on('data', (chunk: Buffer) => {
       this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL);
     });
-    this.subprocess.stdin.on('error', () => undefined);
-    void this.subprocess.then((result) => this.exited(result.exitCode ?? -1, result.signal));
+    for (const stream of [subprocess.stdin, subprocess.stdout, subprocess.stderr]) stream.on('error', () => undefined);
+    // Its answers still on the way when it exits are read first: they answer requests before the culprit.
+    void Promise.all([subprocess.exited, finished(subprocess.stdout).catch(() => undefined)]).then(([exit]) => this.exited(exit));
+    if (this.failure) {
+      // Closed while it started.
+      this.stop();
+      return;
+    }
+    for (const line of this.unsent.splice(0)) subprocess.stdin.write(line);
   }
 
   get busy(): boolean {
@@ -120,7 +144,7 @@ export class CatFileProcess {
 
   /** The git process id (tests kill it to play a crash). */
   get pid(): number | undefined {
-    return this.subprocess.pid;
+    return this.subprocess?.pid;
   }
 
   info(object: string): Promise<ObjectInfo | null> {
@@ -139,7 +163,7 @@ export class CatFileProcess {
         continue;
       }
       this.pending.push(request);
-      this.subprocess.stdin.write(request.line);
+      this.write(request.line);
     }
   }
 
@@ -157,8 +181,13 @@ export class CatFileProcess {
     this.lastUsed = Date.now();
     return new Promise((resolve, reject) => {
       this.pending.push({ line, withContents, resolve, reject });
-      this.subprocess.stdin.write(line);
+      this.write(line);
     });
+  }
+
+  private write(line: string): void {
+    if (this.subprocess) this.subprocess.stdin.write(line);
+    else this.unsent.push(line);
   }
 
   private onData(chunk: Buffer): void {
@@ -189,10 +218,11 @@ export class CatFileProcess {
   }
 
   /** The process ended by itself: only the request it died on fails; the rest go to a new process. */
-  private exited(exitCode: number, signal: string | undefined): void {
+  private exited(exit: ProcessExit): void {
+    this.exitedAlready = true;
     if (this.failure) return;
-    const stderr = this.stderrTail.trim() || (signal ? `killed by ${signal}` : '');
-    const error = new GitCommandError([`--git-dir=${this.gitDir}`, ...CAT_FILE_ARGS], exitCode, stderr);
+    const stderr = this.stderrTail.trim() || (exit.signal ? `killed by ${exit.signal}` : exit.code === null ? 'lost by the process spawner' : '');
+    const error = new GitCommandError([`--git-dir=${this.gitDir}`, ...CAT_FILE_ARGS], exit.code ?? -1, stderr);
     this.failure = error;
     const [culprit, ...orphans] = this.pending.splice(0);
     culprit?.reject(error);
@@ -201,7 +231,8 @@ export class CatFileProcess {
   }
 
   private stop(): void {
-    if (this.subprocess.exitCode === null) {
+    this.unsent = [];
+    if (this.subprocess && !this.exitedAlready) {
       this.subprocess.stdin.end();
       this.subprocess.kill();
     }

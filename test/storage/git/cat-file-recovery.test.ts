@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { CatFilePool } from '../../../src/storage/git/cat-file.ts';
 import { ANN, gitFixture, type GitFixture } from './fixture.ts';
@@ -100,5 +101,20 @@ describe('cat-file process that dies', () => {
     assert.equal(await repository.blobAt('main', './README.md'), null);
     assert.equal(process.alive, true);
     assert.equal(fixture.manager.pool.started, started);
+  });
+
+  it('is started by the process spawner\'s helper, not forked from this process', async () => {
+    const pool = new CatFilePool();
+    try {
+      const process = pool.acquire(gitDir);
+      assert.equal((await process.info('main^{commit}'))?.id, head);
+      // /proc/<pid>/stat: "pid (comm) state ppid ...".
+      const stat = readFileSync(`/proc/${process.pid!}/stat`, 'utf8');
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      assert.ok(parent > 0, stat);
+      assert.notEqual(parent, globalThis.process.pid);
+    } finally {
+      pool.close();
+    }
   });
 });

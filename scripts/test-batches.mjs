@@ -12,11 +12,15 @@
 // GANTRY_TEST_CONCURRENCY=N runs N processes at a time (default 2; 3 with --postgres, whose
 // processes wait on the database and on git often enough to leave two cores idle a third of
 // the time; four at a time measured no faster in a full run).
+// When the run ends it prints the CPU (user + system) its processes spent, their children's
+// included, and the ten files that took most (scripts/test-cpu.mjs); with GANTRY_TEST_TIMES=FILE
+// it appends those records to FILE too, beside the files' times.
 // Usage: node scripts/test-batches.mjs FILE.js... [--postgres FILE.js...]   (scripts/run-tests.sh)
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { cpuNow, summarizeCpu } from './test-cpu.mjs';
 import { opensTestDatabase, planJobs } from './test-plan.mjs';
 
 const args = process.argv.slice(2);
@@ -48,12 +52,16 @@ const batchDir = mkdtempSync(path.join(tmpdir(), 'gantry-test-batches-'));
 // CI. node:test gives --test-timeout to each process and to each test in it: a batch's process
 // gets one file's time per file it runs, each file's suite its own 10 minutes.
 const fileTimeoutMs = 600_000;
+// Each process appends its CPU and its files' here (scripts/test-cpu.mjs), summed when the run ends.
+const cpuFile = path.join(batchDir, 'cpu.jsonl');
 const jobs = planJobs(files, { batchSize, batchDir, fileTimeoutMs, postgres });
 const requestedConcurrency = Number(process.env.GANTRY_TEST_CONCURRENCY ?? (postgres ? 3 : 2));
 const concurrency = Number.isInteger(requestedConcurrency) && requestedConcurrency > 0 ? requestedConcurrency : 2;
 // The SQLite pass's processes must not see the database URL: only the PostgreSQL modules set it.
 const { GANTRY_TEST_DATABASE_URL: _url, ...sqliteEnv } = process.env;
 
+// What this process's children used before (run-tests.sh's build, whose shell this process replaced) is not the run's.
+const before = cpuNow().children;
 const run = spawnSync(
   process.execPath,
   [
@@ -66,7 +74,12 @@ const run = spawnSync(
     '--test-reporter-destination=stdout',
     ...jobs,
   ],
-  { stdio: 'inherit', env: { ...(postgres ? sqliteEnv : process.env), GANTRY_TEST_BATCH_DIR: batchDir } },
+  { stdio: 'inherit', env: { ...(postgres ? sqliteEnv : process.env), GANTRY_TEST_BATCH_DIR: batchDir, GANTRY_TEST_CPU_FILE: cpuFile } },
 );
+// The whole run's CPU: node:test's own process and its reporters too, and every process they waited for.
+const runMs = cpuNow().children - before;
+process.stdout.write(summarizeCpu(cpuFile));
+console.log(`CPU of the whole test run (node:test's process included): ${(runMs / 1000).toFixed(1)} s`);
+if (process.env.GANTRY_TEST_TIMES && existsSync(cpuFile)) appendFileSync(process.env.GANTRY_TEST_TIMES, readFileSync(cpuFile));
 rmSync(batchDir, { recursive: true, force: true });
 process.exit(run.status ?? 1);

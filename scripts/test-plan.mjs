@@ -7,7 +7,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 /**
  * Sources matching this run in a process of their own: they change what the whole process
  * shares (environment variables, the working directory, process listeners, module mocks, a
- * fixed port) or measure the process (memory, CPU, timing), which other files would disturb.
+ * fixed port) or measure the process (memory, CPU, timing, the modules it has loaded), which
+ * other files would disturb.
  */
 const SHARES_OR_MEASURES_THE_PROCESS = new RegExp(
   [
@@ -20,6 +21,7 @@ const SHARES_OR_MEASURES_THE_PROCESS = new RegExp(
     String.raw`setGlobalDispatcher`,
     String.raw`\.listen\(\s*\d{2,}`,
     String.raw`memoryUsage|cpuUsage|resourceUsage|eventLoopUtilization|monitorEventLoopDelay|performance\.now`,
+    String.raw`(createRequire\([^)]*\)|require)\.cache\b`,
   ].join('|'),
 );
 

@@ -41,12 +41,16 @@ const record = (line) => {
 const ZERO = { user: 0, system: 0, children: 0 };
 
 /**
- * Records, when the process exits, its whole CPU and what it spent before its first file
- * (starting Node and node:test's child side, loading the module): `files` are its files' names.
+ * Records, when the process exits, its whole CPU, what it spent before its first file (starting
+ * Node and node:test's child side, loading the module) and its largest resident size in MiB:
+ * `files` are its files' names.
  */
 export function measureProcess(files, database) {
   const before = cpuNow();
-  process.on('exit', () => record({ process: files, database, start_ms: spent(ZERO, before).cpu_ms, ...spent(ZERO, cpuNow()) }));
+  // The largest resident size too: the cost of putting more files in one process.
+  process.on('exit', () =>
+    record({ process: files, database, start_ms: spent(ZERO, before).cpu_ms, ...spent(ZERO, cpuNow()), max_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024) }),
+  );
 }
 
 /** Runs a file's suite and records the CPU it took, its children included (the first file of a process also pays the imports its followers reuse). */
@@ -76,7 +80,7 @@ export function summarizeCpu(cpuFile) {
   return [
     `\nCPU of the ${processes.length} test processes (user + system, their children included): ${seconds(sum(processes, 'cpu_ms'))}` +
       ` (user ${seconds(sum(processes, 'user_ms'))}, system ${seconds(sum(processes, 'system_ms'))}, children ${seconds(sum(processes, 'children_ms'))});` +
-      ` before their first file ${seconds(sum(processes, 'start_ms'))}`,
+      ` before their first file ${seconds(sum(processes, 'start_ms'))}; largest process ${Math.max(...processes.map((line) => line.max_rss_mb))} MiB`,
     `most CPU of ${files.length} file runs:`,
     ...files.slice(0, 10).map((line) => `${seconds(line.cpu_ms).padStart(9)}  ${named(line)}`),
     '',

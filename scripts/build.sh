@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 node scripts/bundle-deps.mjs
 stamp=dist/.build-stamp
 # The .js files under src/ are the tests' compiled copies (scripts/build-tests.sh, which .ci/run
-# runs beside this build and which ends after it): they would make dist/ look stale to npm test.
+# runs beside this build, and which has more to compile): they would make dist/ look stale to npm test.
 if [ "${1:-}" != --force ] && [ -f "$stamp" ] \
   && [ -z "$(find src tsconfig.json tsconfig.build.json package.json -newer "$stamp" -not -name '*.js' -print -quit)" ]; then
   exit 0

@@ -2,12 +2,13 @@
 // PostgreSQL pass runs. Works on the .ts sources of the compiled files it is given.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /**
  * Sources matching this run in a process of their own: they change what the whole process
  * shares (environment variables, the working directory, process listeners, module mocks, a
- * fixed port) or measure the process (memory, CPU, timing), which other files would disturb.
+ * fixed port) or measure the process (memory, CPU, timing, the modules it has loaded), which
+ * other files would disturb.
  */
 const SHARES_OR_MEASURES_THE_PROCESS = new RegExp(
   [
@@ -20,8 +21,12 @@ const SHARES_OR_MEASURES_THE_PROCESS = new RegExp(
     String.raw`setGlobalDispatcher`,
     String.raw`\.listen\(\s*\d{2,}`,
     String.raw`memoryUsage|cpuUsage|resourceUsage|eventLoopUtilization|monitorEventLoopDelay|performance\.now`,
+    String.raw`(createRequire\([^)]*\)|require)\.cache\b`,
   ].join('|'),
 );
+
+/** What each process's module measures its CPU and its files' with (scripts/test-cpu.mjs). */
+const CPU_MODULE = pathToFileURL(path.resolve(path.dirname(fileURLToPath(import.meta.url)), 'test-cpu.mjs')).href;
 
 /** The only module that reads GANTRY_TEST_DATABASE_URL: every test database comes from it. */
 const DATABASE_HELPER = path.resolve('test/helpers/database.ts');
@@ -69,7 +74,8 @@ function listedAlone() {
  * which fails after `fileTimeoutMs`; the modules are numbered because node:test starts its
  * files in the order of their paths. `postgres` adds a second pass over its files in the same
  * run: its modules point GANTRY_TEST_DATABASE_URL at `postgres.url` before importing, and
- * their suites are named `test/x.test.ts [PostgreSQL]`. The alone files of both passes start
+ * their suites are named `test/x.test.ts [PostgreSQL]`. Each module records its process's CPU
+ * and each file's (scripts/test-cpu.mjs). The alone files of both passes start
  * first, in the listed order (on PostgreSQL first, where they take longer), then the batches
  * of the two passes alternate.
  */
@@ -100,13 +106,15 @@ export function planJobs(files, { batchSize, batchDir, fileTimeoutMs, postgres }
     const names = members.map((file) => path.relative(process.cwd(), sourceOf(file)));
     const entry = path.join(batchDir, `${String(index + 1).padStart(3, '0')}-${path.basename(names[0], '.test.ts')}${databaseUrl === undefined ? '' : '-pg'}.mjs`);
     const setDatabase = databaseUrl === undefined ? [] : [`process.env.GANTRY_TEST_DATABASE_URL = ${JSON.stringify(databaseUrl)};`];
+    const database = JSON.stringify(databaseUrl === undefined ? 'sqlite' : 'postgresql');
     const lines = members.map(
       (file, at) =>
-        `await describe(${JSON.stringify(names[at] + suffix)}, { timeout: ${fileTimeoutMs} }, async () => { await import(${JSON.stringify(pathToFileURL(path.resolve(file)).href)}); });`,
+        `await measureFile(${JSON.stringify(names[at])}, ${database}, () => describe(${JSON.stringify(names[at] + suffix)}, { timeout: ${fileTimeoutMs} }, async () => { await import(${JSON.stringify(pathToFileURL(path.resolve(file)).href)}); }));`,
     );
+    const measure = [`import { measureFile, measureProcess } from ${JSON.stringify(CPU_MODULE)};`, `measureProcess(${JSON.stringify(names)}, ${database});`];
     // Work a timed-out file left running would keep the process alive: it ends 2 minutes after its last file.
     const guard = `setTimeout(() => { console.error('still running 2 minutes after its last file ended: ending the process'); process.exit(1); }, 120_000).unref();`;
-    writeFileSync(entry, [`// ${names.join(' ')}${suffix}`, "import { describe } from 'node:test';", ...setDatabase, ...lines, guard, ''].join('\n'));
+    writeFileSync(entry, [`// ${names.join(' ')}${suffix}`, "import { describe } from 'node:test';", ...measure, ...setDatabase, ...lines, guard, ''].join('\n'));
     return entry;
   });
 }

@@ -98,3 +98,57 @@ describe('scripts/test-batches.mjs --postgres', () => {
     assert.match(refused.stderr, /--postgres needs GANTRY_TEST_DATABASE_URL/);
   });
 });
+
+describe('scripts/test-batches.mjs CPU records', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'gantry-batches-cpu-test-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  // Busy until the process (or the child) has used 30 clock ticks (300 ms) of CPU more, as Linux
+  // counts them: a quantity of work, not a speed. Read from /proc, as a file measuring its
+  // process through Node's API would run alone.
+  const ticks = `(() => { const fields = require('node:fs').readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' '); return Number(fields[11]) + Number(fields[12]); })()`;
+  const burn = `const require = (await import('node:module')).createRequire(import.meta.url); const from = ${ticks}; while (${ticks} - from < 30) {}`;
+  const files = [
+    writeTestFile(dir, 'busy', `test('busy burns CPU itself', async () => { ${burn} });`),
+    writeTestFile(dir, 'parent', `import { spawnSync } from 'node:child_process';\ntest('parent lets a child burn CPU', () => { spawnSync(process.execPath, ['--input-type=module', '-e', ${JSON.stringify(burn)}]); });`),
+    writeTestFile(dir, 'idle', `test('idle does nothing', () => {});`),
+  ];
+  const times = path.join(dir, 'times.jsonl');
+  const { NODE_TEST_CONTEXT: _context, ...env } = process.env;
+  const run = spawnSync(process.execPath, ['scripts/test-batches.mjs', ...files], {
+    cwd: root,
+    encoding: 'utf8',
+    timeout: 120_000,
+    env: { ...env, GANTRY_TEST_BATCH: '8', GANTRY_TEST_DATABASE_URL: '', GANTRY_TEST_TIMES: times },
+  });
+  const output = `${run.stdout}${run.stderr}`;
+  type CpuLine = { file?: string; process?: string[]; database: string; cpu_ms: number; children_ms: number; start_ms?: number };
+  const lines = (): CpuLine[] =>
+    readFileSync(times, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as CpuLine)
+      .filter((line) => line.cpu_ms !== undefined);
+  const ofFile = (name: string) => lines().find((line) => line.file?.endsWith(`${name}.test.ts`));
+
+  it('records each file of a batch with the CPU it and the children it waited for used', () => {
+    assert.equal(run.status, 0, output);
+    const busy = ofFile('busy');
+    const parent = ofFile('parent');
+    const idle = ofFile('idle');
+    assert.ok(busy && parent && idle, output);
+    assert.ok(busy.cpu_ms >= 250, JSON.stringify(busy));
+    assert.ok(parent.children_ms >= 300, JSON.stringify(parent));
+    assert.ok(idle.cpu_ms < busy.cpu_ms && idle.children_ms < parent.children_ms, JSON.stringify(idle));
+    assert.equal(busy.database, 'sqlite');
+  });
+
+  it('records the process of the batch, its files included, and prints the sum', () => {
+    const processes = lines().filter((line) => line.process !== undefined);
+    assert.equal(processes.length, 1, output);
+    const [batch] = processes;
+    assert.equal(batch?.process?.length, 3);
+    assert.ok(batch && batch.cpu_ms >= 550 && batch.start_ms !== undefined && batch.start_ms < batch.cpu_ms, JSON.stringify(batch));
+    assert.match(output, /CPU of the 1 test processes \(user \+ system, their children included\): \d+\.\d s/);
+    assert.match(output, /CPU of the whole test run \(node:test's process included\): \d+\.\d s/);
+  });
+});

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { testDatabase } from '../../helpers/database.ts';
+import { scriptArgs } from '../../helpers/script-args.ts';
 
 const run = promisify(execFile);
 
@@ -17,7 +18,7 @@ describe('the SQL storage without code generation from strings', () => {
 
   it('migrates, writes and reads rows under node --disallow-code-generation-from-strings', async () => {
     const child = path.join(import.meta.dirname, 'no-code-generation-child.ts');
-    const { stdout } = await run(process.execPath, ['--disallow-code-generation-from-strings', '--import', 'tsx', child, database.url], { timeout: 120_000 });
+    const { stdout } = await run(process.execPath, ['--disallow-code-generation-from-strings', ...scriptArgs(child), database.url], { timeout: 120_000 });
     const read = JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
     assert.equal(read.codeGeneration, 'EvalError', 'the child runs with code generation turned off');
     assert.deepEqual(read.user, { username: 'coder', is_admin: true, external: false });

@@ -96,8 +96,10 @@ describe('group hooks', () => {
     assert.deepEqual(got.map((request) => [request.headers['x-gitlab-event'], (request.body.project as { id: number }).id]), [['Push Hook', inSubgroup], ['Issue Hook', inSubgroup]]);
     assert.equal(got[0]!.headers['x-gitlab-token'], 'g-token');
     assert.equal((got[1]!.body.object_attributes as { title: string }).title, 'Seen by the group');
-    const logs = await gantry.api('GET', url(`/${String(hook.id)}/events`));
-    assert.deepEqual(logs.list.map((log) => log.trigger).sort(), ['issue_hooks', 'push_hooks']);
+    // The log entry is written after the receiver has answered: wait for both.
+    const triggers = async () => (await gantry.api('GET', url(`/${String(hook.id)}/events`))).list.map((log) => String(log.trigger)).sort();
+    await waitUntil(async () => (await triggers()).length >= 2, 'both deliveries logged');
+    assert.deepEqual(await triggers(), ['issue_hooks', 'push_hooks']);
     assert.ok(!target.requests.some((request) => (request.body.project as { id: number } | undefined)?.id === outside));
   });
 });

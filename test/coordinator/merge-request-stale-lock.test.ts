@@ -3,7 +3,8 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { ciServicesOf } from '../../src/coordinator/app.ts';
-import { STALE_MERGE_LOCK_MS } from '../../src/coordinator/services/planning/merge-requests/stale-merge-locks.ts';
+import { STALE_MERGE_LOCKS_TASK, STALE_MERGE_LOCK_MS } from '../../src/coordinator/services/planning/merge-requests/stale-merge-locks.ts';
+import { waitUntil } from '../helpers/bounded.ts';
 import { startMergeRequestFixture, type MergeRequestFixture } from './merge-requests-fixtures.ts';
 
 /**
@@ -24,6 +25,8 @@ describe('stale merge locks', () => {
 
   before(async () => {
     fixture = await startMergeRequestFixture();
+    // The sweep a coordinator asks for at start must be over before a test makes a stale lock, or it may take that lock first.
+    await waitUntil(async () => (await stores().tasks.totals()).some((totals) => totals.kind === STALE_MERGE_LOCKS_TASK && totals.processed > 0), "the start-up's stale lock sweep");
   });
   after(() => fixture.close());
 

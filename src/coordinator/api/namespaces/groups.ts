@@ -17,7 +17,7 @@ export const GroupId = Type.Object({ id: Param.string({ description: 'Group id o
 
 export const GroupListParams = Type.Object({
   skip_groups: Type.Optional(Param.integers({ description: 'Leave out these group ids' })),
-  all_available: Type.Optional(Param.boolean({ description: 'Also the groups readable without membership (default true)' })),
+  all_available: Type.Optional(Param.boolean({ description: 'Also the groups readable without membership (default false; anonymous callers see public groups, administrators every group)' })),
   search: Type.Optional(Param.string({ description: 'Part of the name or path' })),
   order_by: Type.Optional(Param.oneOf(['name', 'path'], { description: 'Default name' })),
   sort: Type.Optional(Param.oneOf(SORT, { description: 'Default asc' })),

@@ -139,7 +139,8 @@ export class GroupsService {
   ): Promise<{ items: GroupListItem[]; total: number }> {
     const { permissions, groupQueries, customAttributes } = this.deps;
     let onlyIds: number[] | undefined = withinIds;
-    let scope = await permissions.groupVisibilityScope(actor, { includeVisible: query.allAvailable !== false });
+    // As GitLab: signed-in callers list their memberships unless all_available=true asks for more.
+    let scope = await permissions.groupVisibilityScope(actor, { includeVisible: query.allAvailable === true });
     if (query.owned) {
       // Owned groups are shown whatever their visibility: their owner can read them.
       const ownedIds = actor ? await groupQueries.groupIdsWithMemberLevel(actor.id, OWNER) : [];

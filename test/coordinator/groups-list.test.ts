@@ -80,6 +80,16 @@ describe('group listings', () => {
       assert.deepEqual(paths((await gantry.api('GET', '/groups?owned=true', { token: null })).list), []);
     });
 
+    it('min_access_level keeps the groups where the caller is a member at that level or higher, with their subgroups', async () => {
+      assert.deepEqual(paths((await gantry.api('GET', '/groups?min_access_level=40', { token: bob.token })).list), ['d-bobs']);
+      assert.deepEqual(paths((await gantry.api('GET', '/groups?min_access_level=30&all_available=true', { token: bob.token })).list), ['d-bobs', 'c-private']);
+      assert.deepEqual(paths((await gantry.api('GET', '/groups?min_access_level=50&order_by=path', { token: alice.token })).list), ['a-public', 'b-internal', 'c-private', 'a-public/sub', 'a-public/sub-private']);
+      assert.deepEqual(paths((await gantry.api('GET', '/groups?min_access_level=10', { token: outsider.token })).list), []);
+      assert.equal((await gantry.api('GET', '/groups?min_access_level=10', { token: null })).list.length, 2, 'ignored without a caller');
+      const invalid = await gantry.api('GET', '/groups?min_access_level=35', { token: bob.token });
+      assert.deepEqual([invalid.status, invalid.body], [400, { error: 'min_access_level does not have a valid value' }]);
+    });
+
     it('orders by name or path, ascending or descending', async () => {
       const byPath = await gantry.api('GET', '/groups?order_by=path', { token: null });
       assert.deepEqual(paths(byPath.list), ['a-public', 'a-public/sub']);

@@ -121,6 +121,12 @@ describe('issues API', () => {
     assert.deepEqual([byAuthor.status, byAuthor.json.title, byAuthor.json.labels], [200, 'Guest, renamed', []]);
     const notTheirs = await fx.gantry.api('PUT', url('/1'), { body: { title: 'mine now' }, token: fx.guest.token });
     assert.equal(notTheirs.status, 403);
+    for (const title of ['', '   ']) {
+      const blank = await fx.gantry.api('PUT', url('/2'), { body: { title, state_event: 'close' } });
+      assert.deepEqual([blank.status, blank.json], [400, { message: { title: ["can't be blank"] } }]);
+    }
+    const kept = await fx.gantry.api('GET', url('/2'));
+    assert.deepEqual([kept.json.title, kept.json.state], ['Guest, renamed', 'opened'], 'a refused edit changes nothing');
   });
 
   it('lets only Owners and administrators delete', async () => {

@@ -1,4 +1,4 @@
-import { accessDenied, GantryError } from '../../../shared/errors.ts';
+import { accessDenied, GantryError, validationFailed } from '../../../shared/errors.ts';
 import type { ProjectRecord, UserRecord } from '../../../storage/types.ts';
 import type { IssueChanges, IssueListFilter, IssueRecord, IssueRelations, IssuesStore } from '../../../storage/types-planning.ts';
 import type { Lookup } from '../access/lookup.ts';
@@ -150,6 +150,8 @@ export class IssuesService {
     const issue = await this.find(project, actor, iid);
     const rules = this.deps.planningPermissions;
     if (!(await rules.canUpdateIssue(project, issue, actor))) throw accessDenied();
+    // The model's presence rule, as GitLab's: a blank title is refused, never stored.
+    if (input.title !== undefined && input.title.trim() === '') throw validationFailed({ title: ["can't be blank"] });
     const admin = await rules.canAdminIssues(project, actor);
     const now = new Date().toISOString();
     const changes: IssueChanges = { title: input.title, description: input.description, confidential: input.confidential, updated_at: now };

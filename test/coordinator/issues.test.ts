@@ -78,6 +78,12 @@ describe('issues API', () => {
     assert.deepEqual(await get(`?assignee_id=${fx.developer.id}`), [1]);
     assert.deepEqual(await get('?assignee_id=None'), [4, 3, 2]);
     assert.deepEqual(await get(`?author_id=${fx.guest.id}`), [2]);
+    assert.deepEqual(await get(`?author_username=${fx.guest.username}`), [2]);
+    assert.deepEqual(await get(`?assignee_username=${fx.developer.username}`), [1]);
+    assert.deepEqual(await get(`?assignee_username[]=${fx.developer.username}`), [1]);
+    assert.deepEqual(await get('?author_username=nobody-at-all'), []);
+    const both = await fx.gantry.api('GET', url(`?author_id=${fx.guest.id}&author_username=${fx.guest.username}`));
+    assert.deepEqual([both.status, both.json], [400, { error: 'author_id, author_username are mutually exclusive' }]);
     assert.deepEqual(await get('?iids[]=1&iids[]=4'), [4, 1]);
     assert.deepEqual(await get('?search=NEEDLE'), [4]);
     assert.deepEqual(await get('?sort=asc&per_page=2'), [1, 2]);

@@ -1,5 +1,5 @@
 import { accessDenied, GantryError, validationFailed } from '../../../shared/errors.ts';
-import type { ProjectRecord, UserRecord } from '../../../storage/types.ts';
+import type { ProjectRecord, UserRecord, UsersStore } from '../../../storage/types.ts';
 import type { IssueChanges, IssueListFilter, IssueRecord, IssueRelations, IssuesStore } from '../../../storage/types-planning.ts';
 import type { Lookup } from '../access/lookup.ts';
 import type { Actor, Permissions } from '../access/permissions.ts';
@@ -16,6 +16,9 @@ import type { OwnerRef } from './planning-owner.ts';
 /** The filters of the three issue lists, as the API reads them (everything but where). */
 export type IssueQuery = Omit<IssueListFilter, 'projects' | 'confidentialAccess' | 'reactedBy'> & {
   scope?: 'created_by_me' | 'assigned_to_me' | 'all';
+  /** The author or assignee by username instead of id. */
+  authorUsername?: string;
+  assigneeUsername?: string;
   /** The caller's own awards: an emoji name, `any` or `none`. */
   myReactionEmoji?: string;
 };
@@ -47,6 +50,7 @@ export interface IssuesServiceDeps extends ProjectScopeDeps {
   views: IssueViews;
   milestones: Pick<MilestonesService, 'resolve'>;
   visibleIssues: Pick<VisibleIssues, 'inProject'>;
+  users: Pick<UsersStore, 'findByUsername'>;
   /** Told of every issue created or updated (system notes, todos …), in order. */
   observers: readonly IssueObserver[];
 }
@@ -91,7 +95,15 @@ export class IssuesService {
   }
 
   private async list(actor: Actor, query: IssueQuery, where: Pick<IssueListFilter, 'projects' | 'confidentialAccess'>, page: Page): Promise<Paged<IssueView>> {
-    const { scope, myReactionEmoji, ...filter } = query;
+    const { scope, myReactionEmoji, authorUsername, assigneeUsername, ...rest } = query;
+    const filter: typeof rest = { ...rest };
+    // A username names one user; an unknown one matches no issue.
+    for (const [key, username] of [['authorId', authorUsername], ['assigneeId', assigneeUsername]] as const) {
+      if (username === undefined) continue;
+      const user = await this.deps.users.findByUsername(username);
+      if (!user) return { items: [], total: 0 };
+      filter[key] = user.id;
+    }
     // "Mine" filters select nothing without a caller.
     if (actor === null) return scope === 'created_by_me' || scope === 'assigned_to_me' || myReactionEmoji !== undefined ? { items: [], total: 0 } : this.page({ ...filter, ...where }, page);
     const mine = scope === 'created_by_me' ? { authorId: actor.id } : scope === 'assigned_to_me' ? { assigneeId: actor.id } : {};

@@ -76,7 +76,7 @@ export function buildPlanningServices(context: CoordinatorContext, mergeRequestO
   });
   const labelPromote = new LabelPromote({ owners, labels: stores.labels, namespaces: stores.namespaces, promotions: stores.labelPromotions, permissions });
   const subscriptions = new SubscriptionsService({ subscriptions: stores.subscriptions, issues, labels, visibleMergeRequests, mergeRequests: stores.mergeRequests, namespaces: stores.namespaces });
-  const todos = new TodosService({ ...scope, todos: stores.todos, issues: stores.issues, mergeRequests: stores.mergeRequests, visibleMergeRequests, views, users: stores.users, projects: stores.projects, permissions, planningPermissions });
+  const todos = new TodosService({ ...scope, todos: stores.todos, issues: stores.issues, mergeRequests: stores.mergeRequests, visibleMergeRequests, visibleIssues, views, users: stores.users, projects: stores.projects, permissions, planningPermissions });
   const mergeRequestArea = buildMergeRequestServices(context, { issueFields: fields, milestones }, mergeRequestObservers);
   mergeRequestArea.mergeRequestObservers.push(...mergeRequestActivityObservers);
   return { labels, milestones, issues, systemNotes, notes, discussions, awardEmoji, timeTracking, issueMove, labelPromote, subscriptions, todos, mergeRequestSystemNotes, ...mergeRequestArea };

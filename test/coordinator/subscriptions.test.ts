@@ -64,6 +64,19 @@ describe('subscriptions', () => {
     assert.equal((await post('/labels/bug/unsubscribe', fx.reporter)).status, 304);
   });
 
+  it('subscribes to a group label through the group too, by id or name (group label shape, 304 when nothing changes)', async () => {
+    const team = await fx.gantry.api('POST', `/groups/${fx.group.id}/labels`, { body: { name: 'team', color: 'green' } });
+    const groupPost = (path: string, user: TestUser) => fx.gantry.api('POST', `/groups/${fx.group.id}${path}`, { token: user.token });
+    const byName = await groupPost('/labels/team/subscribe', fx.reporter);
+    assert.deepEqual([byName.status, byName.json.id, byName.json.name, byName.json.subscribed, 'is_project_label' in byName.json], [201, team.json.id, 'team', true, false]);
+    assert.equal((await groupPost(`/labels/${String(team.json.id)}/subscribe`, fx.reporter)).status, 304);
+    assert.equal((await fx.gantry.api('GET', project('/labels/team'), { token: fx.reporter.token })).json.subscribed, true, 'one choice for every project that sees it');
+    const out = await groupPost(`/labels/${String(team.json.id)}/unsubscribe`, fx.reporter);
+    assert.deepEqual([out.status, out.json.subscribed], [201, false]);
+    assert.deepEqual((await groupPost('/labels/nothing/subscribe', fx.reporter)).json, { message: '404 Label Not Found' });
+    assert.deepEqual((await groupPost('/labels/team/subscribe', fx.stranger)).json, { message: '404 Group Not Found' });
+  });
+
   it('refuses what the caller may not see or that does not exist, and anonymous callers', async () => {
     assert.deepEqual((await post('/issues/2/subscribe', fx.guest)).json, { message: '404 Issue Not Found' });
     assert.deepEqual((await post('/issues/99/subscribe', fx.guest)).json, { message: '404 Issue Not Found' });

@@ -59,7 +59,7 @@ export function buildPlanningServices(context: CoordinatorContext, mergeRequestO
   observers.push(new TodosObserver({ todos: stores.todos, users: stores.users, planningPermissions }));
   observers.push(...(listeners.issueObservers ?? []));
   const visibleIssues = new VisibleIssues({ lookup, issues: stores.issues, planningPermissions });
-  const issues = new IssuesService({ ...scope, issues: stores.issues, lookup, permissions, planningPermissions, fields, views, milestones, observers, visibleIssues, users: stores.users });
+  const issues = new IssuesService({ ...scope, issues: stores.issues, lookup, permissions, planningPermissions, fields, views, milestones, observers, visibleIssues, users: stores.users, notes: stores.notes });
   const mergeRequestPermissions = new MergeRequestPermissions(permissions);
   const visibleMergeRequests = new VisibleMergeRequests({ lookup, mergeRequests: stores.mergeRequests, mergeRequestPermissions });
   const noteables = new Noteables({ lookup, planningPermissions, visibleIssues, visibleMergeRequests });

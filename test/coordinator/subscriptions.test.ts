@@ -30,6 +30,15 @@ describe('subscriptions', () => {
     assert.equal('subscribed' in list.list[0]!, false, 'lists do not show it');
   });
 
+  it('lists the participants of an issue (author, assignees, note writers; user basic shape), to those who see it', async () => {
+    const participants = await fx.gantry.api('GET', project('/issues/1/participants'), { token: fx.guest.token });
+    assert.equal(participants.status, 200, participants.text);
+    assert.deepEqual(participants.list.map((user) => user.username), [fx.reporter.username, fx.developer.username, fx.maintainer.username]);
+    assert.deepEqual(Object.keys(participants.list[0]!).sort(), ['avatar_url', 'id', 'name', 'state', 'username', 'web_url']);
+    assert.deepEqual((await fx.gantry.api('GET', project('/issues/2/participants'), { token: fx.guest.token })).json, { message: '404 Issue Not Found' }, 'confidential');
+    assert.deepEqual((await fx.gantry.api('GET', project('/issues/1/participants'), { token: fx.stranger.token })).json, { message: '404 Project Not Found' });
+  });
+
   it('answers 304 with no body when nothing changes, else 201 with the issue; an explicit unsubscribe outranks taking part', async () => {
     const again = await post('/issues/1/subscribe', fx.reporter);
     assert.deepEqual([again.status, again.text], [304, '']);

@@ -6,6 +6,7 @@ import { requireActor } from '../../http/auth.ts';
 import { Param } from '../../http/gitlab-params.ts';
 import { PAGINATION, pageOf, setPaginationHeaders } from '../../http/pagination.ts';
 import { serializeIssue } from '../../http/serializers/planning/issues.ts';
+import { serializeUserBasic } from '../../http/serializers/user-basic.ts';
 import type { IssueQuery } from '../../services/planning/issues.ts';
 import type { CoordinatorServices, EdgeConfig } from '../../wiring.ts';
 import { emojiName } from '../../services/planning/award-emoji-names.ts';
@@ -156,6 +157,11 @@ export function issuesRoutes({ issues, subscriptions }: CoordinatorServices, edg
     api.get('/projects/:id/issues/:issue_iid', { schema: { summary: 'Get an issue', tags, params: IssuePath } }, async (request) => {
       const actor = requireActor(request);
       return single(await issues.get(request.params.id, actor, request.params.issue_iid), actor);
+    });
+
+    api.get('/projects/:id/issues/:issue_iid/participants', { schema: { summary: "An issue's participants (author, assignees, note writers)", tags, params: IssuePath } }, async (request) => {
+      const people = await issues.participants(request.params.id, requireActor(request), request.params.issue_iid);
+      return people.map((user) => serializeUserBasic(user, edge.externalUrl));
     });
 
     api.post('/projects/:id/issues', { schema: { summary: 'Open an issue', tags, params: ProjectPath, body: CreateBody } }, async (request, reply) => {

@@ -1,6 +1,7 @@
 import { accessDenied, GantryError, validationFailed } from '../../../shared/errors.ts';
 import type { ProjectRecord, UserRecord, UsersStore } from '../../../storage/types.ts';
 import type { IssueChanges, IssueListFilter, IssueRecord, IssueRelations, IssuesStore } from '../../../storage/types-planning.ts';
+import type { NotesStore } from '../../../storage/types-notes.ts';
 import type { Lookup } from '../access/lookup.ts';
 import type { Actor, Permissions } from '../access/permissions.ts';
 import type { PlanningPermissions } from '../access/planning-permissions.ts';
@@ -50,7 +51,8 @@ export interface IssuesServiceDeps extends ProjectScopeDeps {
   views: IssueViews;
   milestones: Pick<MilestonesService, 'resolve'>;
   visibleIssues: Pick<VisibleIssues, 'inProject'>;
-  users: Pick<UsersStore, 'findByUsername'>;
+  users: Pick<UsersStore, 'findByUsername' | 'findByIds'>;
+  notes: Pick<NotesStore, 'authorIdsOf'>;
   /** Told of every issue created or updated (system notes, todos …), in order. */
   observers: readonly IssueObserver[];
 }
@@ -119,6 +121,16 @@ export class IssuesService {
   async get(projectRef: string, actor: Actor, iid: number): Promise<IssueView> {
     const project = await this.readable(projectRef, actor);
     return this.deps.views.one(await this.find(project, actor, iid));
+  }
+
+  /** `GET .../participants`: the author, the assignees and whoever wrote a note others read. */
+  async participants(projectRef: string, actor: Actor, iid: number): Promise<UserRecord[]> {
+    const view = await this.get(projectRef, actor, iid);
+    const people = new Map<number, UserRecord>();
+    for (const user of [view.author, ...view.assignees]) if (user) people.set(user.id, user);
+    const commenterIds = (await this.deps.notes.authorIdsOf('Issue', view.issue.id)).filter((id) => !people.has(id));
+    if (commenterIds.length > 0) for (const user of await this.deps.users.findByIds(commenterIds)) people.set(user.id, user);
+    return [...people.values()];
   }
 
   async create(projectRef: string, actor: UserRecord, input: NewIssueInput): Promise<IssueView> {

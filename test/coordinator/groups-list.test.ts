@@ -44,6 +44,7 @@ describe('group listings', () => {
       assert.deepEqual(paths((await gantry.api('GET', '/groups?all_available=true', { token: bob.token })).list), ['a-public/sub', 'd-bobs', 'c-private', 'b-internal', 'a-public']);
       assert.deepEqual(paths((await gantry.api('GET', '/groups?all_available=true', { token: external.token })).list), ['a-public/sub', 'a-public'], 'external users do not see internal groups');
       assert.equal((await gantry.api('GET', '/groups')).list.length, 6);
+      assert.deepEqual(paths((await gantry.api('GET', '/groups?all_available=false')).list), [], 'an administrator who asks for memberships only (root is in none here)');
     });
 
     it('answers an external user 404 for an internal group by id or path, as the listing hides it; members of it read it', async () => {

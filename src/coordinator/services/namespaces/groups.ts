@@ -141,8 +141,7 @@ export class GroupsService {
   ): Promise<{ items: GroupListItem[]; total: number }> {
     const { permissions, groupQueries, customAttributes } = this.deps;
     let onlyIds: number[] | undefined = withinIds;
-    // As GitLab: signed-in callers list their memberships unless all_available=true asks for more.
-    let scope = await permissions.groupVisibilityScope(actor, { includeVisible: query.allAvailable === true });
+    let scope = await permissions.groupVisibilityScope(actor, { allAvailable: query.allAvailable });
     if (query.owned) {
       // Owned groups are shown whatever their visibility: their owner can read them.
       const ownedIds = actor ? await groupQueries.groupIdsWithMemberLevel(actor.id, OWNER) : [];

@@ -92,6 +92,12 @@ describe('issues API', () => {
     assert.deepEqual(await get('?scope=created_by_me'), [1]);
     const mine = await fx.gantry.api('GET', '/issues', { token: fx.guest.token });
     assert.deepEqual(iids(mine.list), [2]);
+    const asGuest = async (query: string) => iids((await fx.gantry.api('GET', `/issues${query}`, { token: fx.guest.token })).list);
+    assert.deepEqual(await asGuest(`?author_id=${fx.guest.id}`), [2]);
+    assert.deepEqual(await asGuest(`?author_id=${fx.reporter.id}`), [], 'created_by_me (the default) and another author_id: both apply');
+    assert.deepEqual(await asGuest(`?author_id=${fx.reporter.id}&scope=all`), [1]);
+    assert.deepEqual(await asGuest(`?scope=assigned_to_me&assignee_id=${fx.developer.id}`), []);
+    assert.deepEqual(iids((await fx.gantry.api('GET', '/issues?scope=assigned_to_me&assignee_id=Any', { token: fx.developer.token })).list), [1]);
     const milestoneIssues = await fx.gantry.api('GET', `/projects/${fx.project.id}/milestones/${milestoneId}/issues`);
     assert.deepEqual(iids(milestoneIssues.list), [1]);
   });

@@ -109,6 +109,10 @@ export class IssuesService {
     // "Mine" filters select nothing without a caller.
     if (actor === null) return scope === 'created_by_me' || scope === 'assigned_to_me' || myReactionEmoji !== undefined ? { items: [], total: 0 } : this.page({ ...filter, ...where }, page);
     const mine = scope === 'created_by_me' ? { authorId: actor.id } : scope === 'assigned_to_me' ? { assigneeId: actor.id } : {};
+    // The scope and the author or assignee filters all apply, as in GitLab's finder: another user under "mine" matches nothing.
+    const otherAuthor = scope === 'created_by_me' && filter.authorId !== undefined && filter.authorId !== actor.id;
+    const otherAssignee = scope === 'assigned_to_me' && filter.assigneeId !== undefined && filter.assigneeId !== 'any' && filter.assigneeId !== actor.id;
+    if (otherAuthor || otherAssignee) return { items: [], total: 0 };
     const reactedBy = myReactionEmoji === undefined ? {} : { reactedBy: { userId: actor.id, emoji: myReactionEmoji } };
     return this.page({ ...filter, ...where, ...mine, ...reactedBy }, page);
   }

@@ -62,7 +62,7 @@ export function buildPlanningServices(context: CoordinatorContext, mergeRequestO
   observers.push(new TodosObserver({ todos: stores.todos, users: stores.users, planningPermissions }));
   observers.push(...(listeners.issueObservers ?? []));
   const visibleIssues = new VisibleIssues({ lookup, issues: stores.issues, planningPermissions });
-  const issues = new IssuesService({ ...scope, issues: stores.issues, lookup, permissions, planningPermissions, fields, views, milestones, observers, visibleIssues });
+  const issues = new IssuesService({ ...scope, issues: stores.issues, lookup, permissions, planningPermissions, fields, views, milestones, observers, visibleIssues, users: stores.users, notes: stores.notes });
   const mergeRequestPermissions = new MergeRequestPermissions(permissions);
   const visibleMergeRequests = new VisibleMergeRequests({ lookup, mergeRequests: stores.mergeRequests, mergeRequestPermissions });
   const noteables = new Noteables({ lookup, planningPermissions, visibleIssues, visibleMergeRequests });
@@ -79,7 +79,7 @@ export function buildPlanningServices(context: CoordinatorContext, mergeRequestO
   });
   const labelPromote = new LabelPromote({ owners, labels: stores.labels, namespaces: stores.namespaces, promotions: stores.labelPromotions, permissions });
   const subscriptions = new SubscriptionsService({ subscriptions: stores.subscriptions, issues, labels, visibleMergeRequests, mergeRequests: stores.mergeRequests, namespaces: stores.namespaces });
-  const todos = new TodosService({ ...scope, todos: stores.todos, issues: stores.issues, mergeRequests: stores.mergeRequests, visibleMergeRequests, views, users: stores.users, projects: stores.projects, permissions, planningPermissions });
+  const todos = new TodosService({ ...scope, todos: stores.todos, issues: stores.issues, mergeRequests: stores.mergeRequests, visibleMergeRequests, visibleIssues, views, users: stores.users, projects: stores.projects, permissions, planningPermissions });
   const mergeRequestArea = buildMergeRequestServices(context, { issueFields: fields, milestones, mergeStatusChecks: listeners.mergeStatusChecks }, mergeRequestObservers);
   mergeRequestArea.mergeRequestObservers.push(...mergeRequestActivityObservers);
   return { labels, milestones, issues, systemNotes, notes, discussions, awardEmoji, timeTracking, issueMove, labelPromote, subscriptions, todos, mergeRequestSystemNotes, ...mergeRequestArea };

@@ -37,11 +37,14 @@ describe('group listings', () => {
       assert.deepEqual(paths(response.list), ['a-public/sub', 'a-public']);
     });
 
-    it('shows users public, internal and member groups; administrators everything', async () => {
-      assert.deepEqual(paths((await gantry.api('GET', '/groups', { token: outsider.token })).list), ['a-public/sub', 'b-internal', 'a-public']);
-      assert.deepEqual(paths((await gantry.api('GET', '/groups', { token: bob.token })).list), ['a-public/sub', 'd-bobs', 'c-private', 'b-internal', 'a-public']);
-      assert.deepEqual(paths((await gantry.api('GET', '/groups', { token: external.token })).list), ['a-public/sub', 'a-public'], 'external users do not see internal groups');
+    it('shows users their member groups by default; with all_available=true also public and internal ones; administrators everything', async () => {
+      assert.deepEqual(paths((await gantry.api('GET', '/groups', { token: outsider.token })).list), []);
+      assert.deepEqual(paths((await gantry.api('GET', '/groups', { token: bob.token })).list), ['d-bobs', 'c-private']);
+      assert.deepEqual(paths((await gantry.api('GET', '/groups?all_available=true', { token: outsider.token })).list), ['a-public/sub', 'b-internal', 'a-public']);
+      assert.deepEqual(paths((await gantry.api('GET', '/groups?all_available=true', { token: bob.token })).list), ['a-public/sub', 'd-bobs', 'c-private', 'b-internal', 'a-public']);
+      assert.deepEqual(paths((await gantry.api('GET', '/groups?all_available=true', { token: external.token })).list), ['a-public/sub', 'a-public'], 'external users do not see internal groups');
       assert.equal((await gantry.api('GET', '/groups')).list.length, 6);
+      assert.deepEqual(paths((await gantry.api('GET', '/groups?all_available=false')).list), [], 'an administrator who asks for memberships only (root is in none here)');
     });
 
     it('answers an external user 404 for an internal group by id or path, as the listing hides it; members of it read it', async () => {
@@ -78,28 +81,38 @@ describe('group listings', () => {
       assert.deepEqual(paths((await gantry.api('GET', '/groups?owned=true', { token: null })).list), []);
     });
 
+    it('min_access_level keeps the groups where the caller is a member at that level or higher, with their subgroups', async () => {
+      assert.deepEqual(paths((await gantry.api('GET', '/groups?min_access_level=40', { token: bob.token })).list), ['d-bobs']);
+      assert.deepEqual(paths((await gantry.api('GET', '/groups?min_access_level=30&all_available=true', { token: bob.token })).list), ['d-bobs', 'c-private']);
+      assert.deepEqual(paths((await gantry.api('GET', '/groups?min_access_level=50&order_by=path', { token: alice.token })).list), ['a-public', 'b-internal', 'c-private', 'a-public/sub', 'a-public/sub-private']);
+      assert.deepEqual(paths((await gantry.api('GET', '/groups?min_access_level=10', { token: outsider.token })).list), []);
+      assert.equal((await gantry.api('GET', '/groups?min_access_level=10', { token: null })).list.length, 2, 'ignored without a caller');
+      const invalid = await gantry.api('GET', '/groups?min_access_level=35', { token: bob.token });
+      assert.deepEqual([invalid.status, invalid.body], [400, { error: 'min_access_level does not have a valid value' }]);
+    });
+
     it('orders by name or path, ascending or descending', async () => {
       const byPath = await gantry.api('GET', '/groups?order_by=path', { token: null });
       assert.deepEqual(paths(byPath.list), ['a-public', 'a-public/sub']);
-      const byNameDesc = await gantry.api('GET', '/groups?order_by=name&sort=desc', { token: outsider.token });
+      const byNameDesc = await gantry.api('GET', '/groups?all_available=true&order_by=name&sort=desc', { token: outsider.token });
       assert.deepEqual(paths(byNameDesc.list), ['a-public', 'b-internal', 'a-public/sub']);
     });
 
     it('searches name and path, case-insensitively, with wildcards taken literally', async () => {
-      assert.deepEqual(paths((await gantry.api('GET', '/groups?search=YANK', { token: outsider.token })).list), ['b-internal']);
-      assert.deepEqual(paths((await gantry.api('GET', '/groups?search=internal', { token: outsider.token })).list), ['b-internal']);
-      assert.deepEqual((await gantry.api('GET', '/groups?search=%25', { token: outsider.token })).list, []);
+      assert.deepEqual(paths((await gantry.api('GET', '/groups?all_available=true&search=YANK', { token: outsider.token })).list), ['b-internal']);
+      assert.deepEqual(paths((await gantry.api('GET', '/groups?all_available=true&search=internal', { token: outsider.token })).list), ['b-internal']);
+      assert.deepEqual((await gantry.api('GET', '/groups?all_available=true&search=%25', { token: outsider.token })).list, []);
     });
 
     it('skips the groups in skip_groups[]', async () => {
-      const response = await gantry.api('GET', `/groups?skip_groups[]=${ids.pub}&skip_groups[]=${ids.int}`, { token: outsider.token });
+      const response = await gantry.api('GET', `/groups?all_available=true&skip_groups[]=${ids.pub}&skip_groups[]=${ids.int}`, { token: outsider.token });
       assert.deepEqual(paths(response.list), ['a-public/sub']);
     });
 
     it('adds statistics for administrators only', async () => {
       const admin = await gantry.api('GET', '/groups?statistics=true&search=zulu');
       assert.deepEqual(admin.list[0]?.statistics, { storage_size: 0, repository_size: 0, lfs_objects_size: 0, job_artifacts_size: 0 });
-      const user = await gantry.api('GET', '/groups?statistics=true&search=zulu', { token: outsider.token });
+      const user = await gantry.api('GET', '/groups?all_available=true&statistics=true&search=zulu', { token: outsider.token });
       assert.equal(user.list.length, 1);
       assert.equal('statistics' in (user.list[0] ?? {}), false);
       assert.equal('statistics' in ((await gantry.api('GET', '/groups?search=zulu')).list[0] ?? {}), false);
@@ -125,7 +138,7 @@ describe('group listings', () => {
       await gantry.api('PUT', `/groups/${ids.int}/custom_attributes/team`, { body: { value: 'red' } });
       const admin = await gantry.api('GET', '/groups?custom_attributes[team]=red');
       assert.deepEqual(paths(admin.list), ['b-internal']);
-      const user = await gantry.api('GET', '/groups?custom_attributes[team]=red', { token: outsider.token });
+      const user = await gantry.api('GET', '/groups?all_available=true&custom_attributes[team]=red', { token: outsider.token });
       assert.equal(user.list.length, 3, 'ignored for non-administrators');
     });
 
@@ -174,6 +187,8 @@ describe('group listings', () => {
       const direct = await gantry.api('GET', '/groups/a-public/subgroups?order_by=path', { token: null });
       assert.equal(direct.list.some((group) => group.id === deeper.id), false, 'grandchildren are not direct subgroups');
       assert.equal(direct.headers['x-total'], '1');
+      assert.deepEqual(paths((await gantry.api('GET', `/groups/${ids.pub}/subgroups`, { token: outsider.token })).list), [], 'a non-member lists none by default');
+      assert.deepEqual(paths((await gantry.api('GET', `/groups/${ids.pub}/subgroups?all_available=true`, { token: outsider.token })).list), ['a-public/sub']);
     });
 
     it('takes the list parameters', async () => {

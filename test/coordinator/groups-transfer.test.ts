@@ -32,8 +32,10 @@ describe('POST /groups/:id/transfer and GET /groups/:id/descendant_groups', () =
     assert.deepEqual(all.list.map((group) => group.full_path), ['tree/left/leaf', 'tree/left', 'tree/right']);
     assert.equal(all.headers['x-total'], '3');
 
-    const asBob = await gantry.api('GET', `/groups/${top.id}/descendant_groups`, { token: bob.token });
+    const asBob = await gantry.api('GET', `/groups/${top.id}/descendant_groups?all_available=true`, { token: bob.token });
     assert.deepEqual(asBob.list.map((group) => group.full_path), ['tree/left/leaf', 'tree/left'], 'a private subgroup is hidden from a non-member');
+    const bobsOwn = await gantry.api('GET', `/groups/${top.id}/descendant_groups`, { token: bob.token });
+    assert.deepEqual(bobsOwn.list, [], 'without all_available a non-member lists only groups reached through membership, as GitLab');
 
     const searched = await gantry.api('GET', `/groups/${top.id}/descendant_groups?search=lea&order_by=path&sort=desc`, { token: alice.token });
     assert.deepEqual(searched.list.map((group) => group.path), ['leaf']);

@@ -78,6 +78,12 @@ describe('issues API', () => {
     assert.deepEqual(await get(`?assignee_id=${fx.developer.id}`), [1]);
     assert.deepEqual(await get('?assignee_id=None'), [4, 3, 2]);
     assert.deepEqual(await get(`?author_id=${fx.guest.id}`), [2]);
+    assert.deepEqual(await get(`?author_username=${fx.guest.username}`), [2]);
+    assert.deepEqual(await get(`?assignee_username=${fx.developer.username}`), [1]);
+    assert.deepEqual(await get(`?assignee_username[]=${fx.developer.username}`), [1]);
+    assert.deepEqual(await get('?author_username=nobody-at-all'), []);
+    const both = await fx.gantry.api('GET', url(`?author_id=${fx.guest.id}&author_username=${fx.guest.username}`));
+    assert.deepEqual([both.status, both.json], [400, { error: 'author_id, author_username are mutually exclusive' }]);
     assert.deepEqual(await get('?iids[]=1&iids[]=4'), [4, 1]);
     assert.deepEqual(await get('?search=NEEDLE'), [4]);
     assert.deepEqual(await get('?sort=asc&per_page=2'), [1, 2]);
@@ -86,6 +92,12 @@ describe('issues API', () => {
     assert.deepEqual(await get('?scope=created_by_me'), [1]);
     const mine = await fx.gantry.api('GET', '/issues', { token: fx.guest.token });
     assert.deepEqual(iids(mine.list), [2]);
+    const asGuest = async (query: string) => iids((await fx.gantry.api('GET', `/issues${query}`, { token: fx.guest.token })).list);
+    assert.deepEqual(await asGuest(`?author_id=${fx.guest.id}`), [2]);
+    assert.deepEqual(await asGuest(`?author_id=${fx.reporter.id}`), [], 'created_by_me (the default) and another author_id: both apply');
+    assert.deepEqual(await asGuest(`?author_id=${fx.reporter.id}&scope=all`), [1]);
+    assert.deepEqual(await asGuest(`?scope=assigned_to_me&assignee_id=${fx.developer.id}`), []);
+    assert.deepEqual(iids((await fx.gantry.api('GET', '/issues?scope=assigned_to_me&assignee_id=Any', { token: fx.developer.token })).list), [1]);
     const milestoneIssues = await fx.gantry.api('GET', `/projects/${fx.project.id}/milestones/${milestoneId}/issues`);
     assert.deepEqual(iids(milestoneIssues.list), [1]);
   });
@@ -121,6 +133,12 @@ describe('issues API', () => {
     assert.deepEqual([byAuthor.status, byAuthor.json.title, byAuthor.json.labels], [200, 'Guest, renamed', []]);
     const notTheirs = await fx.gantry.api('PUT', url('/1'), { body: { title: 'mine now' }, token: fx.guest.token });
     assert.equal(notTheirs.status, 403);
+    for (const title of ['', '   ']) {
+      const blank = await fx.gantry.api('PUT', url('/2'), { body: { title, state_event: 'close' } });
+      assert.deepEqual([blank.status, blank.json], [400, { message: { title: ["can't be blank"] } }]);
+    }
+    const kept = await fx.gantry.api('GET', url('/2'));
+    assert.deepEqual([kept.json.title, kept.json.state], ['Guest, renamed', 'opened'], 'a refused edit changes nothing');
   });
 
   it('lets only Owners and administrators delete', async () => {

@@ -64,6 +64,17 @@ describe('projects API: listings and their filters', () => {
     assert.deepEqual(await listIds('?membership=true', null), []);
   });
 
+  it('owned=true lists the projects the caller owns: their personal ones and those of groups they own, as GitLab', async () => {
+    const boss = await makeUser(gantry, 'boss');
+    await addMember(gantry, { type: 'namespace', id: (await gantry.api('GET', '/groups/team')).json.id as number }, boss.id, 50);
+    const personal = await gantry.api('POST', '/projects', { token: boss.token, body: { name: 'bosses-own' } });
+    assert.equal(personal.status, 201, personal.text);
+    assert.deepEqual(await listIds('?owned=true', boss.token), [personal.json.id, ids.team]);
+    assert.deepEqual(await listIds('?owned=true&search=delta', boss.token), [ids.team]);
+    assert.deepEqual(await listIds('?owned=true', member.token), [], 'a Maintainer of the group owns none of its projects');
+    await gantry.api('DELETE', `/projects/${personal.json.id}`);
+  });
+
   it('orders by name, path or id in either direction', async () => {
     const names = async (query: string) => (await gantry.api('GET', `/projects${query}`)).list.map((project) => project.name);
     assert.deepEqual(await names('?order_by=name&sort=asc'), ['alpha-public', 'beta-internal', 'delta-team', 'epsilon-archived', 'gamma-private']);

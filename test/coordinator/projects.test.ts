@@ -38,7 +38,7 @@ describe('projects API: create, read, edit, delete', () => {
     assert.match(String(project.runners_token), /^GR1348941/);
     assert.deepEqual(project.namespace, { id: (project.namespace as Json).id, name: 'alice', path: 'alice', kind: 'user', full_path: 'alice', parent_id: null, avatar_url: null, web_url: 'http://gantry.test/alice' });
     assert.equal((project.owner as Json).username, 'alice');
-    assert.deepEqual(project.permissions, { project_access: null, group_access: { access_level: 50, notification_level: 3 } });
+    assert.deepEqual(project.permissions, { project_access: { access_level: 50, notification_level: 3 }, group_access: null }, 'a personal project is held as a project member, not through a group');
     assert.equal(existsSync(`${gantry.dataDir}/repositories/${project.id}.git/HEAD`), true);
   });
 

@@ -8,6 +8,9 @@ export interface WalkPlanning {
   /** Labels the delete-by-id routes remove (renames walked on the others never reach them). */
   doomedLabelId: number;
   doomedGroupLabelId: number;
+  /** Group labels for the group subscribe (root does not follow it) and unsubscribe (root follows it) routes. */
+  unfollowedGroupLabelId: number;
+  followedGroupLabelId: number;
   milestoneId: number;
   groupMilestoneId: number;
   doomedMilestoneId: number;
@@ -130,11 +133,14 @@ export async function seedPlanning(call: Call, projectUrl: string, groupId: numb
     spareGroupLabel: 'walk-group-spare',
     doomedLabelId: await idOf(`${projectUrl}/labels`, { name: 'walk-doomed', color: 'red' }),
     doomedGroupLabelId: await idOf(`${groupUrl}/labels`, { name: 'walk-group-doomed', color: 'red' }),
+    unfollowedGroupLabelId: await idOf(`${groupUrl}/labels`, { name: 'walk-group-unfollowed', color: 'red' }),
+    followedGroupLabelId: await idOf(`${groupUrl}/labels`, { name: 'walk-group-followed', color: 'red' }),
     milestoneId: await idOf(`${projectUrl}/milestones`, { title: 'walk' }),
     groupMilestoneId: await idOf(`${groupUrl}/milestones`, { title: 'walk-group' }),
     doomedMilestoneId: await idOf(`${projectUrl}/milestones`, { title: 'walk-doomed' }),
     doomedGroupMilestoneId: await idOf(`${groupUrl}/milestones`, { title: 'walk-group-doomed' }),
   };
+  await call('POST', `${groupUrl}/labels/${records.followedGroupLabelId}/subscribe`, {});
   // After the labels: the issue's unknown label would be created with it.
   const issue = await call('POST', `${projectUrl}/issues`, { title: 'walk', labels: 'walk' });
   const awards = `${projectUrl}/issues/${String(issue.iid)}/award_emoji`;
@@ -214,6 +220,8 @@ export function planningPathParams(route: { method: string; url: string }, world
   if (route.url === '/api/v4/projects/:id/labels/:label_id/promote') return { label_id: String(planning.promotedLabelId) };
   if (route.url === '/api/v4/projects/:id/issues/:issue_iid/subscribe') return { issue_iid: String(planning.strangerIssueIid) };
   if (route.url === '/api/v4/projects/:id/labels/:label_id/unsubscribe') return { label_id: String(planning.groupLabelId) };
+  if (route.url === '/api/v4/groups/:id/labels/:label_id/subscribe') return { label_id: String(planning.unfollowedGroupLabelId) };
+  if (route.url === '/api/v4/groups/:id/labels/:label_id/unsubscribe') return { label_id: String(planning.followedGroupLabelId) };
   if (route.url === '/api/v4/projects/:id/merge_requests/:merge_request_iid/unapprove') return { merge_request_iid: String(planning.approvedMergeRequestIid) };
   if (route.method !== 'DELETE') return {};
   if (route.url === '/api/v4/projects/:id/labels/:label_id') return { label_id: String(planning.doomedLabelId) };

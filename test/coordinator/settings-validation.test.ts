@@ -65,6 +65,7 @@ describe('application settings validation', () => {
       ['ecdsa_key_restriction', 2048],
       ['ed25519_key_restriction', 384],
       ['repository_storages', ['default', 'elsewhere']],
+      ['import_sources', ['git', 'nope']],
     ];
     for (const [name, value] of invalidValues) {
       it(`refuses ${name}=${JSON.stringify(value)} with "does not have a valid value"`, async () => {

@@ -30,6 +30,15 @@ describe('subscriptions', () => {
     assert.equal('subscribed' in list.list[0]!, false, 'lists do not show it');
   });
 
+  it('lists the participants of an issue (author, assignees, note writers; user basic shape), to those who see it', async () => {
+    const participants = await fx.gantry.api('GET', project('/issues/1/participants'), { token: fx.guest.token });
+    assert.equal(participants.status, 200, participants.text);
+    assert.deepEqual(participants.list.map((user) => user.username), [fx.reporter.username, fx.developer.username, fx.maintainer.username]);
+    assert.deepEqual(Object.keys(participants.list[0]!).sort(), ['avatar_url', 'id', 'name', 'state', 'username', 'web_url']);
+    assert.deepEqual((await fx.gantry.api('GET', project('/issues/2/participants'), { token: fx.guest.token })).json, { message: '404 Issue Not Found' }, 'confidential');
+    assert.deepEqual((await fx.gantry.api('GET', project('/issues/1/participants'), { token: fx.stranger.token })).json, { message: '404 Project Not Found' });
+  });
+
   it('answers 304 with no body when nothing changes, else 201 with the issue; an explicit unsubscribe outranks taking part', async () => {
     const again = await post('/issues/1/subscribe', fx.reporter);
     assert.deepEqual([again.status, again.text], [304, '']);
@@ -62,6 +71,19 @@ describe('subscriptions', () => {
     assert.deepEqual([out.status, out.json.subscribed], [201, false]);
     assert.equal((await post('/labels/bug/unsubscribe', fx.guest)).status, 304);
     assert.equal((await post('/labels/bug/unsubscribe', fx.reporter)).status, 304);
+  });
+
+  it('subscribes to a group label through the group too, by id or name (group label shape, 304 when nothing changes)', async () => {
+    const team = await fx.gantry.api('POST', `/groups/${fx.group.id}/labels`, { body: { name: 'team', color: 'green' } });
+    const groupPost = (path: string, user: TestUser) => fx.gantry.api('POST', `/groups/${fx.group.id}${path}`, { token: user.token });
+    const byName = await groupPost('/labels/team/subscribe', fx.reporter);
+    assert.deepEqual([byName.status, byName.json.id, byName.json.name, byName.json.subscribed, 'is_project_label' in byName.json], [201, team.json.id, 'team', true, false]);
+    assert.equal((await groupPost(`/labels/${String(team.json.id)}/subscribe`, fx.reporter)).status, 304);
+    assert.equal((await fx.gantry.api('GET', project('/labels/team'), { token: fx.reporter.token })).json.subscribed, true, 'one choice for every project that sees it');
+    const out = await groupPost(`/labels/${String(team.json.id)}/unsubscribe`, fx.reporter);
+    assert.deepEqual([out.status, out.json.subscribed], [201, false]);
+    assert.deepEqual((await groupPost('/labels/nothing/subscribe', fx.reporter)).json, { message: '404 Label Not Found' });
+    assert.deepEqual((await groupPost('/labels/team/subscribe', fx.stranger)).json, { message: '404 Group Not Found' });
   });
 
   it('refuses what the caller may not see or that does not exist, and anonymous callers', async () => {

@@ -149,4 +149,23 @@ describe('todos', () => {
     const total = await fx.gantry.api('GET', '/todos', { token: watcher.token });
     assert.equal(total.headers['x-total'], '0');
   });
+
+  it('marks an issue as a todo for the caller (201, then 304 while one is pending there); 404 for an issue they cannot see', async () => {
+    const created = await fx.gantry.api('POST', issues(), { body: { title: 'Remember me' }, token: fx.maintainer.token });
+    const iid = Number(created.json.iid);
+    const marked = await fx.gantry.api('POST', issues(`/${iid}/todo`), { token: fx.guest.token });
+    assert.equal(marked.status, 201, marked.text);
+    assert.deepEqual(
+      [marked.json.action_name, marked.json.target_type, marked.json.body, marked.json.state, (marked.json.target as Record<string, unknown>).iid, (marked.json.author as Record<string, unknown>).username],
+      ['marked', 'Issue', 'Remember me', 'pending', iid, fx.guest.username],
+    );
+    assert.ok((await todosOf(fx.guest)).some((todo) => todo.id === marked.json.id));
+    const again = await fx.gantry.api('POST', issues(`/${iid}/todo`), { token: fx.guest.token });
+    assert.deepEqual([again.status, again.text], [304, '']);
+    const secret = await fx.gantry.api('POST', issues(), { body: { title: 'Hidden', confidential: true }, token: fx.maintainer.token });
+    const hidden = await fx.gantry.api('POST', issues(`/${String(secret.json.iid)}/todo`), { token: fx.guest.token });
+    assert.deepEqual([hidden.status, hidden.json], [404, { message: '404 Issue Not Found' }]);
+    assert.equal((await fx.gantry.api('POST', issues('/999999/todo'), { token: fx.guest.token })).status, 404);
+    assert.equal((await fx.gantry.api('POST', issues(`/${iid}/todo`), { token: null })).status, 401);
+  });
 });

@@ -120,6 +120,21 @@ describe('user e-mail addresses, identities and activities', () => {
     assert.deepEqual([(await gantry.api('DELETE', `/users/${dave.json.id}/identities/ldapmain`)).status, (await gantry.api('DELETE', '/users/999999/identities/ldapmain')).status], [404, 404]);
   });
 
+  it('takes extern_uid and provider together or not at all (400 otherwise), as GitLab, when creating, changing and listing users', async () => {
+    const erred = { error: 'extern_uid, provider provide all or none of parameters' };
+    const created = await gantry.api('POST', '/users', { body: { email: 'fay@example.com', username: 'fay', name: 'Fay', password: 'secret-password-1', extern_uid: 'uid=fay' } });
+    assert.deepEqual([created.status, created.json], [400, erred]);
+    assert.equal((await gantry.api('GET', '/users?username=fay')).list.length, 0, 'nothing created');
+    const changed = await gantry.api('PUT', `/users/${bob.id}`, { body: { provider: 'ldapmain' } });
+    assert.deepEqual([changed.status, changed.json], [400, erred]);
+    assert.deepEqual((await gantry.api('GET', `/users/${bob.id}`)).json.identities, []);
+    const listed = await gantry.api('GET', '/users?extern_uid=uid%3Dfay');
+    assert.deepEqual([listed.status, listed.json], [400, erred]);
+    const both = await gantry.api('PUT', `/users/${bob.id}`, { body: { provider: 'ldapmain', extern_uid: 'uid=bob' } });
+    assert.equal(both.status, 200, both.text);
+    assert.deepEqual((await gantry.api('GET', '/users?extern_uid=uid%3Dbob&provider=ldapmain')).list.map((user) => user.username), ['bob']);
+  });
+
   it('keeps last_activity_on without editing the user, never moving it back, and lists activities since a day to administrators', async () => {
     const erin = await makeUser(gantry, 'erin');
     const today = new Date().toISOString().slice(0, 10);

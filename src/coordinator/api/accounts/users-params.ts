@@ -1,5 +1,6 @@
 import { Type, type Static } from '#deps/typebox';
 import { Param } from '../../http/gitlab-params.ts';
+import { requireAllOrNoneOf } from '../at-least-one.ts';
 import type { UserAttributes } from '../../services/accounts/users-input.ts';
 
 /** Profile and account fields of `POST /users` and `PUT /users/:id`. */
@@ -40,8 +41,12 @@ export const UpdateUserBody = Type.Object({
   ...USER_ATTRIBUTES,
 });
 
+/** An external identity is named by both, or not at all. */
+export const IDENTITY_PARAMS = ['extern_uid', 'provider'] as const;
+
 /** The stored attributes a request sets; e-mail and username trimmed, the old field names read as aliases. */
 export function userAttributes(body: Static<typeof UpdateUserBody>): UserAttributes {
+  requireAllOrNoneOf(body, IDENTITY_PARAMS);
   return {
     email: body.email?.trim(),
     username: body.username?.trim(),

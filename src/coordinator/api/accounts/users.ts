@@ -10,7 +10,8 @@ import { serializeUserBasic } from '../../http/serializers/user-basic.ts';
 import { serializeUserAdmin, serializeUserPublic } from '../../http/serializers/accounts/users.ts';
 import type { CoordinatorServices, EdgeConfig } from '../../wiring.ts';
 import { AVATAR_UPLOAD, checkedAvatar } from './avatar-upload.ts';
-import { CreateUserBody, UpdateUserBody, userAttributes } from './users-params.ts';
+import { CreateUserBody, IDENTITY_PARAMS, UpdateUserBody, userAttributes } from './users-params.ts';
+import { requireAllOrNoneOf } from '../at-least-one.ts';
 
 export const UserId = Type.Object({ id: Param.string({ description: 'User id' }) });
 
@@ -45,6 +46,7 @@ export function usersRoutes({ users, avatars, userActivity }: CoordinatorService
 
     api.get('/users', { schema: { summary: 'List users', tags, querystring: ListQuery } }, async (request, reply) => {
       const { query } = request;
+      requireAllOrNoneOf(query, IDENTITY_PARAMS);
       const page = pageOf(query);
       const filter = {
         username: query.username,

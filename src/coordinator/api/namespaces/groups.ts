@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type, type Static } from '#deps/typebox';
-import { VISIBILITIES } from '../../../storage/types.ts';
+import { VISIBILITIES, type AccessLevel } from '../../../storage/types.ts';
 import { Param } from '../../http/gitlab-params.ts';
 import { PAGINATION, pageOf, setPaginationHeaders } from '../../http/pagination.ts';
 import { serializeGroupListItem } from '../../http/serializers/namespaces/groups.ts';
@@ -9,6 +9,7 @@ import { serializeProject } from '../../http/serializers/namespaces/projects.ts'
 import type { GroupListQuery, GroupProjectsQuery } from '../../services/namespaces/groups.ts';
 import type { CoordinatorServices, EdgeConfig } from '../../wiring.ts';
 import { groupDetailsRenderer } from './groups-details.ts';
+import { ACCESS_LEVEL_VALUES } from './projects-schemas.ts';
 
 const PROJECT_ORDER = ['id', 'name', 'path', 'created_at', 'updated_at', 'last_activity_at'] as const;
 const SORT = ['asc', 'desc'] as const;
@@ -17,12 +18,13 @@ export const GroupId = Type.Object({ id: Param.string({ description: 'Group id o
 
 export const GroupListParams = Type.Object({
   skip_groups: Type.Optional(Param.integers({ description: 'Leave out these group ids' })),
-  all_available: Type.Optional(Param.boolean({ description: 'Also the groups readable without membership (default true)' })),
+  all_available: Type.Optional(Param.boolean({ description: 'Also the groups readable without membership (default false; anonymous callers see public groups, administrators every group)' })),
   search: Type.Optional(Param.string({ description: 'Part of the name or path' })),
   order_by: Type.Optional(Param.oneOf(['name', 'path'], { description: 'Default name' })),
   sort: Type.Optional(Param.oneOf(SORT, { description: 'Default asc' })),
   statistics: Type.Optional(Param.boolean({ description: 'Storage figures (administrators)' })),
   owned: Type.Optional(Param.boolean({ description: 'Only groups the caller owns' })),
+  min_access_level: Type.Optional(Param.oneOf(ACCESS_LEVEL_VALUES, { description: 'Only groups where the caller is a member with at least this level, and their subgroups' })),
   custom_attributes: Type.Optional(Param.hash({ description: 'Only groups with these custom attributes (administrators)' })),
   ...PAGINATION,
 });
@@ -88,6 +90,7 @@ export function groupListQuery(query: ListParams): GroupListQuery {
     sort: query.sort ?? 'asc',
     statistics: query.statistics ?? false,
     owned: query.owned ?? false,
+    minAccessLevel: query.min_access_level === undefined ? undefined : (Number(query.min_access_level) as AccessLevel),
     customAttributes: query.custom_attributes,
   };
 }

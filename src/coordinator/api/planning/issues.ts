@@ -1,11 +1,12 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type, type Static } from '#deps/typebox';
-import { invalidParam } from '../../../shared/errors.ts';
+import { invalidParam, invalidParams } from '../../../shared/errors.ts';
 import { requireActor } from '../../http/auth.ts';
 import { Param } from '../../http/gitlab-params.ts';
 import { PAGINATION, pageOf, setPaginationHeaders } from '../../http/pagination.ts';
 import { serializeIssue } from '../../http/serializers/planning/issues.ts';
+import { serializeUserBasic } from '../../http/serializers/user-basic.ts';
 import type { IssueQuery } from '../../services/planning/issues.ts';
 import type { CoordinatorServices, EdgeConfig } from '../../wiring.ts';
 import { emojiName } from '../../services/planning/award-emoji-names.ts';
@@ -23,7 +24,9 @@ const ListQuery = Type.Object({
   milestone: Type.Optional(Param.string({ description: 'A milestone title; None or Any' })),
   scope: Type.Optional(Param.oneOf(['created_by_me', 'created-by-me', 'assigned_to_me', 'assigned-to-me', 'all'], { description: 'Whose issues' })),
   author_id: Type.Optional(Param.integer({ description: 'Only issues this user opened' })),
+  author_username: Type.Optional(Param.string({ description: 'Only issues this user opened (not with author_id)' })),
   assignee_id: Type.Optional(Param.string({ description: 'A user id; None or Any' })),
+  assignee_username: Type.Optional(Param.strings({ description: 'Only issues assigned to this user (not with assignee_id)' })),
   my_reaction_emoji: Type.Optional(Param.string({ description: "Issues the caller awarded this emoji; None (none of theirs) or Any" })),
   iids: Type.Optional(Param.integers({ description: 'Only these iids' })),
   order_by: Type.Optional(Param.oneOf(['created_at', 'updated_at'], { description: 'created_at (default) or updated_at' })),
@@ -70,6 +73,9 @@ function anyOrNone(value: string | undefined): 'none' | 'any' | undefined {
 }
 
 function issueQuery(query: Static<typeof ListQuery>): IssueQuery {
+  for (const [id, username] of [['author_id', 'author_username'], ['assignee_id', 'assignee_username']] as const) {
+    if (query[id] !== undefined && query[username] !== undefined) throw invalidParams([{ name: `${id}, ${username}`, problem: 'are mutually exclusive' }]);
+  }
   const labels = query.labels === undefined || query.labels === '' ? undefined : (anyOrNone(query.labels) ?? query.labels.split(',').map((name) => name.trim()).filter((name) => name !== ''));
   const milestone = query.milestone === undefined || query.milestone === '' ? undefined : (anyOrNone(query.milestone) ?? query.milestone);
   let assigneeId: IssueQuery['assigneeId'];
@@ -84,7 +90,9 @@ function issueQuery(query: Static<typeof ListQuery>): IssueQuery {
     milestone,
     scope,
     authorId: query.author_id,
+    authorUsername: query.author_username || undefined,
     assigneeId,
+    assigneeUsername: query.assignee_username?.[0] || undefined,
     iids: query.iids,
     orderBy: query.order_by ?? 'created_at',
     sort: query.sort ?? 'desc',
@@ -149,6 +157,11 @@ export function issuesRoutes({ issues, subscriptions }: CoordinatorServices, edg
     api.get('/projects/:id/issues/:issue_iid', { schema: { summary: 'Get an issue', tags, params: IssuePath } }, async (request) => {
       const actor = requireActor(request);
       return single(await issues.get(request.params.id, actor, request.params.issue_iid), actor);
+    });
+
+    api.get('/projects/:id/issues/:issue_iid/participants', { schema: { summary: "An issue's participants (author, assignees, note writers)", tags, params: IssuePath } }, async (request) => {
+      const people = await issues.participants(request.params.id, requireActor(request), request.params.issue_iid);
+      return people.map((user) => serializeUserBasic(user, edge.externalUrl));
     });
 
     api.post('/projects/:id/issues', { schema: { summary: 'Open an issue', tags, params: ProjectPath, body: CreateBody } }, async (request, reply) => {

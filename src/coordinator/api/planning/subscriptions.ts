@@ -13,10 +13,11 @@ const PROJECT = { id: Param.string({ description: 'Project id or URL-encoded ful
 const IssuePath = Type.Object({ ...PROJECT, issue_iid: Param.integer({ description: 'The issue iid' }) });
 const MergeRequestPath = Type.Object({ ...PROJECT, merge_request_iid: Param.integer({ description: 'The merge request iid' }) });
 const LabelPath = Type.Object({ ...PROJECT, label_id: Param.string({ description: "The label id or name (the project's, or a group label it sees)" }) });
+const GroupLabelPath = Type.Object({ id: Param.string({ description: 'Group id or URL-encoded full path' }), label_id: Param.string({ description: "The label id or name (the group's, or an ancestor's)" }) });
 
 /**
  * `POST /projects/:id/:subscribable_type/:subscribable_id/subscribe|unsubscribe`, one route per
- * type (issues and merge requests by iid, labels by id or name): 201 with the entity when the
+ * type (issues and merge requests by iid, labels by id or name; group labels under `/groups/:id`): 201 with the entity when the
  * caller's subscription changes, 304 with no body when it does not.
  */
 export function subscriptionsRoutes({ subscriptions }: CoordinatorServices, edge: EdgeConfig): FastifyPluginAsync {
@@ -32,11 +33,14 @@ export function subscriptionsRoutes({ subscriptions }: CoordinatorServices, edge
         return reply.code(201).send(serializeIssue(change.subject, edge.externalUrl, true, change.subscribed));
       });
 
-      api.post(`/projects/:id/labels/:label_id/${action}`, { schema: { summary: `${verb} a label`, tags, params: LabelPath } }, async (request, reply) => {
-        const change = await subscriptions.setOnLabel(request.params.id, requireActor(request), { ref: request.params.label_id }, subscribe);
-        if (!change.changed) return reply.code(304).send();
-        return reply.code(201).send(serializeLabel(change.subject, true, change.subscribed));
-      });
+      for (const kind of ['project', 'group'] as const) {
+        const params = kind === 'project' ? LabelPath : GroupLabelPath;
+        api.post(`/${kind}s/:id/labels/:label_id/${action}`, { schema: { summary: `${verb} a ${kind} label`, tags, params } }, async (request, reply) => {
+          const change = await subscriptions.setOnLabel({ kind, ref: request.params.id }, requireActor(request), { ref: request.params.label_id }, subscribe);
+          if (!change.changed) return reply.code(304).send();
+          return reply.code(201).send(serializeLabel(change.subject, kind === 'project', change.subscribed));
+        });
+      }
 
       api.post(`/projects/:id/merge_requests/:merge_request_iid/${action}`, { schema: { summary: `${verb} a merge request`, tags, params: MergeRequestPath } }, async (request, reply) => {
         const change = await subscriptions.setOnMergeRequest(request.params.id, requireActor(request), request.params.merge_request_iid, subscribe);

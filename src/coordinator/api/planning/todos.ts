@@ -19,11 +19,12 @@ const ListQuery = Type.Object({
   ...PAGINATION,
 });
 const TodoPath = Type.Object({ id: Param.integer({ description: 'The todo id' }) });
+const IssuePath = Type.Object({ id: Param.string({ description: 'Project id or URL-encoded full path' }), issue_iid: Param.integer({ description: 'The issue iid' }) });
 const MergeRequestPath = Type.Object({ id: Param.string({ description: 'Project id or URL-encoded full path' }), merge_request_iid: Param.integer({ description: 'The merge request iid' }) });
 
 /**
  * The caller's todos: `GET /todos`, `POST /todos/:id/mark_as_done` (201 with the todo),
- * `POST /todos/mark_as_done` (204), and `POST /projects/:id/merge_requests/:merge_request_iid/todo`
+ * `POST /todos/mark_as_done` (204), and `POST /projects/:id/{issues/:issue_iid,merge_requests/:merge_request_iid}/todo`
  * (201 with the new todo, 304 when the caller already has one pending there).
  */
 export function todosRoutes({ todos }: CoordinatorServices, edge: EdgeConfig): FastifyPluginAsync {
@@ -47,6 +48,12 @@ export function todosRoutes({ todos }: CoordinatorServices, edge: EdgeConfig): F
     api.post('/todos/mark_as_done', { schema: { summary: 'Mark all your todos done', tags } }, async (request, reply) => {
       await todos.markAllDone(requireActor(request));
       return reply.code(204).send();
+    });
+
+    api.post('/projects/:id/issues/:issue_iid/todo', { schema: { summary: 'Add a todo for yourself on an issue', tags, params: IssuePath } }, async (request, reply) => {
+      const view = await todos.markIssue(request.params.id, requireActor(request), request.params.issue_iid);
+      if (!view) return reply.code(304).send();
+      return reply.code(201).send(serializeTodo(view, edge.externalUrl));
     });
 
     api.post('/projects/:id/merge_requests/:merge_request_iid/todo', { schema: { summary: 'Add a todo for yourself on a merge request', tags, params: MergeRequestPath } }, async (request, reply) => {

@@ -147,14 +147,14 @@ export class PermissionsBase {
   }
 
   /**
-   * The groups a listing may show (canReadGroup as a list filter): null for administrators
-   * (every group). Others see the groups readable without membership (signed-in callers not
-   * when `includeVisible` is false, as with `all_available=false`) plus those reached through
-   * membership.
+   * The groups a listing may show (GitLab's GroupsFinder with the API's `all_available`): null
+   * (every group) for administrators unless `allAvailable` is false; anonymous callers the
+   * groups readable without membership; signed-in ones those reached through membership, and
+   * the groups readable without membership too when `allAvailable` is true.
    */
-  async groupVisibilityScope(actor: Actor, options: { includeVisible: boolean }): Promise<GroupVisibilityScope | null> {
-    if (actor?.is_admin) return null;
-    const visibilities = options.includeVisible || !actor ? visibilitiesReadableBy(actor) : [];
+  async groupVisibilityScope(actor: Actor, options: { allAvailable?: boolean }): Promise<GroupVisibilityScope | null> {
+    if (actor?.is_admin && options.allAvailable !== false) return null;
+    const visibilities = options.allAvailable === true || !actor ? visibilitiesReadableBy(actor) : [];
     return { visibilities, ids: actor ? await this.levels.groupIdsThroughMembership(actor) : [] };
   }
 

@@ -22,6 +22,8 @@ export interface GroupListQuery {
   sort: 'asc' | 'desc';
   statistics: boolean;
   owned: boolean;
+  /** Only groups where the caller is a member at this level or higher, and their subgroups. */
+  minAccessLevel?: AccessLevel;
   customAttributes?: Record<string, string>;
 }
 
@@ -139,12 +141,19 @@ export class GroupsService {
   ): Promise<{ items: GroupListItem[]; total: number }> {
     const { permissions, groupQueries, customAttributes } = this.deps;
     let onlyIds: number[] | undefined = withinIds;
-    let scope = await permissions.groupVisibilityScope(actor, { includeVisible: query.allAvailable !== false });
+    let scope = await permissions.groupVisibilityScope(actor, { allAvailable: query.allAvailable });
     if (query.owned) {
       // Owned groups are shown whatever their visibility: their owner can read them.
       const ownedIds = actor ? await groupQueries.groupIdsWithMemberLevel(actor.id, OWNER) : [];
       const owned = new Set(ownedIds);
       onlyIds = onlyIds === undefined ? ownedIds : onlyIds.filter((id) => owned.has(id));
+      scope = null;
+    } else if (query.minAccessLevel !== undefined && actor) {
+      // GitLab's min_access_level: direct group memberships at that level, with every subgroup below them.
+      const memberIds = await groupQueries.groupIdsWithMemberLevel(actor.id, query.minAccessLevel);
+      const reached = new Set(memberIds);
+      for (const id of memberIds) for (const below of await this.deps.namespaces.descendantIds(id)) reached.add(below);
+      onlyIds = onlyIds === undefined ? [...reached] : onlyIds.filter((id) => reached.has(id));
       scope = null;
     }
     const administrator = permissions.isAdministrator(actor);

@@ -1,7 +1,7 @@
 import type { AccessLevel, CustomAttributesStore, NamespacesStore, ProjectOrderColumn, ProjectRecord, UserRecord, Visibility } from '../../../storage/types.ts';
 import type { ProjectListFilter, ProjectQueriesStore } from '../../../storage/types-projects.ts';
 import type { Lookup } from '../access/lookup.ts';
-import { GUEST, type Actor, type ActorProjectAccess, type Permissions } from '../access/permissions.ts';
+import { GUEST, OWNER, type Actor, type ActorProjectAccess, type Permissions } from '../access/permissions.ts';
 import { actorProjectAccess, type ProjectScopeDeps } from './project-scope.ts';
 import type { ProjectView, ProjectViews } from './project-views.ts';
 
@@ -81,10 +81,9 @@ export class ProjectListing {
       filter.namespaceIds = namespace ? [namespace.id] : [];
     }
     if (query.owned && actor) {
-      const namespace = await deps.namespaces.findUserNamespace(actor.id);
-      filter.namespaceIds = intersect(filter.namespaceIds, namespace ? [namespace.id] : []);
-    }
-    if (query.membership || query.minAccessLevel !== undefined) {
+      // GitLab's owned projects: those the caller reaches at the Owner level (their personal namespace's and those of groups they own).
+      filter.scope = permissions.projectMembershipScope(access, OWNER);
+    } else if (query.membership || query.minAccessLevel !== undefined) {
       filter.scope = permissions.projectMembershipScope(access, query.minAccessLevel ?? GUEST);
     }
     if (query.customAttributes && Object.keys(query.customAttributes).length > 0 && permissions.readsCustomAttributes(actor)) {
@@ -98,8 +97,4 @@ export class ProjectListing {
     const statistics = query.statistics && actor !== null;
     return this.deps.views.many(items, actor, { simple: query.simple, statistics, withCustomAttributes: query.withCustomAttributes, access });
   }
-}
-
-function intersect(current: number[] | undefined, next: number[]): number[] {
-  return current === undefined ? next : current.filter((id) => next.includes(id));
 }

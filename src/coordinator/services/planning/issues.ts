@@ -1,6 +1,7 @@
-import { accessDenied, GantryError } from '../../../shared/errors.ts';
-import type { ProjectRecord, UserRecord } from '../../../storage/types.ts';
+import { accessDenied, GantryError, validationFailed } from '../../../shared/errors.ts';
+import type { ProjectRecord, UserRecord, UsersStore } from '../../../storage/types.ts';
 import type { IssueChanges, IssueListFilter, IssueRecord, IssueRelations, IssuesStore } from '../../../storage/types-planning.ts';
+import type { NotesStore } from '../../../storage/types-notes.ts';
 import type { Lookup } from '../access/lookup.ts';
 import type { Actor, Permissions } from '../access/permissions.ts';
 import type { PlanningPermissions } from '../access/planning-permissions.ts';
@@ -16,6 +17,9 @@ import type { OwnerRef } from './planning-owner.ts';
 /** The filters of the three issue lists, as the API reads them (everything but where). */
 export type IssueQuery = Omit<IssueListFilter, 'projects' | 'confidentialAccess' | 'reactedBy'> & {
   scope?: 'created_by_me' | 'assigned_to_me' | 'all';
+  /** The author or assignee by username instead of id. */
+  authorUsername?: string;
+  assigneeUsername?: string;
   /** The caller's own awards: an emoji name, `any` or `none`. */
   myReactionEmoji?: string;
 };
@@ -47,6 +51,8 @@ export interface IssuesServiceDeps extends ProjectScopeDeps {
   views: IssueViews;
   milestones: Pick<MilestonesService, 'resolve'>;
   visibleIssues: Pick<VisibleIssues, 'inProject'>;
+  users: Pick<UsersStore, 'findByUsername' | 'findByIds'>;
+  notes: Pick<NotesStore, 'authorIdsOf'>;
   /** Told of every issue created or updated (system notes, todos …), in order. */
   observers: readonly IssueObserver[];
 }
@@ -91,10 +97,22 @@ export class IssuesService {
   }
 
   private async list(actor: Actor, query: IssueQuery, where: Pick<IssueListFilter, 'projects' | 'confidentialAccess'>, page: Page): Promise<Paged<IssueView>> {
-    const { scope, myReactionEmoji, ...filter } = query;
+    const { scope, myReactionEmoji, authorUsername, assigneeUsername, ...rest } = query;
+    const filter: typeof rest = { ...rest };
+    // A username names one user; an unknown one matches no issue.
+    for (const [key, username] of [['authorId', authorUsername], ['assigneeId', assigneeUsername]] as const) {
+      if (username === undefined) continue;
+      const user = await this.deps.users.findByUsername(username);
+      if (!user) return { items: [], total: 0 };
+      filter[key] = user.id;
+    }
     // "Mine" filters select nothing without a caller.
     if (actor === null) return scope === 'created_by_me' || scope === 'assigned_to_me' || myReactionEmoji !== undefined ? { items: [], total: 0 } : this.page({ ...filter, ...where }, page);
     const mine = scope === 'created_by_me' ? { authorId: actor.id } : scope === 'assigned_to_me' ? { assigneeId: actor.id } : {};
+    // The scope and the author or assignee filters all apply, as in GitLab's finder: another user under "mine" matches nothing.
+    const otherAuthor = scope === 'created_by_me' && filter.authorId !== undefined && filter.authorId !== actor.id;
+    const otherAssignee = scope === 'assigned_to_me' && filter.assigneeId !== undefined && filter.assigneeId !== 'any' && filter.assigneeId !== actor.id;
+    if (otherAuthor || otherAssignee) return { items: [], total: 0 };
     const reactedBy = myReactionEmoji === undefined ? {} : { reactedBy: { userId: actor.id, emoji: myReactionEmoji } };
     return this.page({ ...filter, ...where, ...mine, ...reactedBy }, page);
   }
@@ -107,6 +125,16 @@ export class IssuesService {
   async get(projectRef: string, actor: Actor, iid: number): Promise<IssueView> {
     const project = await this.readable(projectRef, actor);
     return this.deps.views.one(await this.find(project, actor, iid));
+  }
+
+  /** `GET .../participants`: the author, the assignees and whoever wrote a note others read. */
+  async participants(projectRef: string, actor: Actor, iid: number): Promise<UserRecord[]> {
+    const view = await this.get(projectRef, actor, iid);
+    const people = new Map<number, UserRecord>();
+    for (const user of [view.author, ...view.assignees]) if (user) people.set(user.id, user);
+    const commenterIds = (await this.deps.notes.authorIdsOf('Issue', view.issue.id)).filter((id) => !people.has(id));
+    if (commenterIds.length > 0) for (const user of await this.deps.users.findByIds(commenterIds)) people.set(user.id, user);
+    return [...people.values()];
   }
 
   async create(projectRef: string, actor: UserRecord, input: NewIssueInput): Promise<IssueView> {
@@ -150,6 +178,8 @@ export class IssuesService {
     const issue = await this.find(project, actor, iid);
     const rules = this.deps.planningPermissions;
     if (!(await rules.canUpdateIssue(project, issue, actor))) throw accessDenied();
+    // The model's presence rule, as GitLab's: a blank title is refused, never stored.
+    if (input.title !== undefined && input.title.trim() === '') throw validationFailed({ title: ["can't be blank"] });
     const admin = await rules.canAdminIssues(project, actor);
     const now = new Date().toISOString();
     const changes: IssueChanges = { title: input.title, description: input.description, confidential: input.confidential, updated_at: now };

@@ -5,6 +5,7 @@ import type { VisibleMergeRequests } from './merge-requests/visible.ts';
 import type { IssueView } from './issue-views.ts';
 import type { IssuesService } from './issues.ts';
 import type { LabelRef, LabelsService, LabelView } from './labels.ts';
+import type { OwnerRef } from './planning-owner.ts';
 
 export interface SubscriptionsServiceDeps {
   subscriptions: SubscriptionsStore;
@@ -47,8 +48,9 @@ export class SubscriptionsService {
     return { changed: true, subject: view, subscribed: subscribe };
   }
 
-  async setOnLabel(projectRef: string, actor: UserRecord, labelRef: LabelRef, subscribe: boolean): Promise<SubscriptionChange<LabelView>> {
-    const view = await this.deps.labels.get({ kind: 'project', ref: projectRef }, actor, labelRef);
+  /** On a label of a project (its own or a group label it sees) or of a group. */
+  async setOnLabel(owner: OwnerRef, actor: UserRecord, labelRef: LabelRef, subscribe: boolean): Promise<SubscriptionChange<LabelView>> {
+    const view = await this.deps.labels.get(owner, actor, labelRef);
     const current = (await this.labelsSubscribed([view.label.id], actor)).has(view.label.id);
     if (current === subscribe) return { changed: false, subject: view, subscribed: current };
     // One choice per user and label: a group label's holds in every project that sees it.

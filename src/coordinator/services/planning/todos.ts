@@ -9,6 +9,7 @@ import { actorProjectAccess, type ProjectScopeDeps } from '../namespaces/project
 import type { Page, Paged } from '../repository/pages.ts';
 import type { IssueView, IssueViews } from './issue-views.ts';
 import type { VisibleMergeRequests } from './merge-requests/visible.ts';
+import type { VisibleIssues } from './visible-issues.ts';
 
 /** A todo with what its answer shows, gathered for a whole page at once. */
 export interface TodoView {
@@ -34,6 +35,7 @@ export interface TodosServiceDeps extends ProjectScopeDeps {
   issues: Pick<IssuesStore, 'findByIds'>;
   mergeRequests: Pick<MergeRequestsStore, 'findByIds'>;
   visibleMergeRequests: Pick<VisibleMergeRequests, 'find'>;
+  visibleIssues: Pick<VisibleIssues, 'find'>;
   views: Pick<IssueViews, 'many'>;
   users: Pick<UsersStore, 'findByIds'>;
   projects: Pick<ProjectsStore, 'findByIds'>;
@@ -96,6 +98,25 @@ export class TodosService {
       action: 'marked',
       note_id: null,
       body: mergeRequest.title,
+      created_at: new Date().toISOString(),
+    });
+    if (!todo) return undefined;
+    const [view] = await this.views([todo]);
+    return view;
+  }
+
+  /** `POST .../issues/:issue_iid/todo`: as for merge requests, on an issue the caller sees. */
+  async markIssue(projectRef: string, actor: UserRecord, iid: number): Promise<TodoView | undefined> {
+    const { project, issue } = await this.deps.visibleIssues.find(projectRef, actor, iid);
+    const [todo] = await this.deps.todos.createPending([actor.id], {
+      author_id: actor.id,
+      project_id: project.id,
+      group_id: null,
+      target_type: 'Issue',
+      target_id: issue.id,
+      action: 'marked',
+      note_id: null,
+      body: issue.title,
       created_at: new Date().toISOString(),
     });
     if (!todo) return undefined;

@@ -122,9 +122,12 @@ function serializeProjectDetails(view: ProjectView, externalUrl: string): Json {
   json.remove_source_branch_after_merge = project.remove_source_branch_after_merge;
   if (view.callerAccess) {
     const { project: member, groupLevel } = view.callerAccess;
+    // On GitLab the owner of a personal namespace holds its projects as a project member: no group is involved.
+    const personal = view.namespace.kind === 'user';
+    const ownLevel = personal && groupLevel !== undefined ? { access_level: groupLevel, notification_level: 3 } : null;
     json.permissions = {
-      project_access: member ? { access_level: member.access_level, notification_level: member.notification_level } : null,
-      group_access: groupLevel === undefined ? null : { access_level: groupLevel, notification_level: 3 },
+      project_access: member ? { access_level: member.access_level, notification_level: member.notification_level } : ownLevel,
+      group_access: personal || groupLevel === undefined ? null : { access_level: groupLevel, notification_level: 3 },
     };
   }
   if (view.showsRunnersToken) json.runners_token = project.runners_token;

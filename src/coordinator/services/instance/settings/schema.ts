@@ -52,6 +52,8 @@ const keyRestriction = (sizes: number[]): number[] => [-1, 0, ...sizes];
 
 /** Import source kinds GitLab knows; the default enables all of them. */
 export const IMPORT_SOURCES = ['github', 'bitbucket', 'bitbucket_server', 'gitlab', 'fogbugz', 'git', 'gitlab_project', 'gitea', 'manifest', 'phabricator'];
+/** What import_sources accepts: those, and the retired Google Code kind GitLab 13 still names. */
+const IMPORT_SOURCE_VALUES = [...IMPORT_SOURCES, 'google_code'];
 /** The storages configured on this instance (one, for now). */
 export const REPOSITORY_STORAGES = ['default'];
 export const GIT_ACCESS_PROTOCOLS = ['ssh', 'http'] as const;
@@ -109,7 +111,7 @@ export const SETTINGS_SCHEMA = [
   { name: 'housekeeping_gc_period', kind: 'integer', default: 200, atLeastSetting: 'housekeeping_full_repack_period' },
   { name: 'housekeeping_incremental_repack_period', kind: 'integer', default: 10, min: 0, exclusive: true },
   { name: 'html_emails_enabled', kind: 'boolean', default: true },
-  { name: 'import_sources', kind: 'string_array', default: IMPORT_SOURCES },
+  { name: 'import_sources', kind: 'string_array', default: IMPORT_SOURCES, values: IMPORT_SOURCE_VALUES },
   { name: 'ide_enabled', kind: 'boolean', default: false },
   { name: 'ide_url', kind: 'string', default: null, requiredWhen: 'ide_enabled', format: 'url' },
   { name: 'max_artifacts_size', kind: 'integer', default: 100, min: 0, exclusive: true },

@@ -130,6 +130,11 @@ describe('merge request lists', () => {
     assert.deepEqual(await global('', fx.developer.token), [2]);
     assert.deepEqual(await global('?scope=assigned-to-me', fx.developer.token), [1]);
     assert.deepEqual(await global('?scope=all', fx.developer.token), [4, 3, 2, 1]);
+    // The scope and the author or assignee filters all apply: another user under "mine" matches nothing.
+    assert.deepEqual(await global(`?author_id=${fx.developer.id}`, fx.developer.token), [2]);
+    assert.deepEqual(await global(`?author_id=${fx.maintainer.id}`, fx.developer.token), []);
+    assert.deepEqual(await global(`?scope=assigned_to_me&assignee_username=${fx.maintainer.username}`, fx.developer.token), []);
+    assert.deepEqual(await global('?scope=assigned_to_me&assignee_id=Any', fx.developer.token), [1]);
     assert.deepEqual(await global('?scope=all', fx.stranger.token), []);
     assert.deepEqual(await global('?scope=all&state=opened&labels=bug'), [2, 1]);
     assert.deepEqual(iids((await fx.gantry.api('GET', `/groups/${fx.group.id}/merge_requests?state=opened`, { token: fx.guest.token })).list), [3, 2, 1]);

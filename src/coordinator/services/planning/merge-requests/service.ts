@@ -114,6 +114,10 @@ export class MergeRequestsService {
       if (!user) return { items: [], total: 0 };
       byName[key] = user.id;
     }
+    // The scope and the author or assignee filters all apply, as in GitLab's finder: another user under "mine" matches nothing.
+    const wanted = { authorId: byName.authorId ?? filter.authorId, assigneeId: byName.assigneeId ?? filter.assigneeId };
+    const clashes = (Object.entries(mine) as Array<[keyof typeof wanted, number]>).some(([key, id]) => wanted[key] !== undefined && wanted[key] !== 'any' && wanted[key] !== id);
+    if (clashes) return { items: [], total: 0 };
     const reactedBy = actor && myReactionEmoji !== undefined ? { reactedBy: { userId: actor.id, emoji: myReactionEmoji } } : {};
     const negated = not ? { not: await this.negated(not, actor) } : {};
     const { items, total } = await this.deps.mergeRequests.list({ ...filter, ...byName, projects, ...mine, ...reactedBy, ...negated }, page);

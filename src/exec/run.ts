@@ -69,15 +69,18 @@ export interface ExecRequest {
 export async function runExec(request: ExecRequest, io: ExecIo): Promise<number> {
   timelineMark('exec start');
   const root = await workingTreeRoot(request.cwd);
-  const head = await readHead(root);
-  // Before the snapshot: a `.gantry/` the user made (variables.yml) must not reach it.
-  await ignoreLocalState(root);
-  const localVariables = await readVariablesFile(root);
-  const pipelineVariables = mergedByKey(await readEnvFiles(request.envFiles, request.cwd), request.variables);
+  // The coordinator starts while the tree's head and variables are read.
+  const starting = startLocalCoordinator();
+  starting.catch(() => undefined); // its failure is seen where it is awaited
+  const { head, localVariables, pipelineVariables } = await readInputs(root, request).catch(async (error: unknown) => {
+    await starting.then((local) => local.close(), () => undefined);
+    throw error;
+  });
+  timelineMark('tree read');
   const ref = request.tag !== undefined ? { name: request.tag, kind: 'tag' as const } : { name: request.ref ?? head.branch ?? head.defaultBranch, kind: 'branch' as const };
   const [sha, { local, configured, registration }] = await startedTogether(
     snapshotCommit(root, head, request.committed),
-    startLocalProject(root, head.defaultBranch, localVariables, request.mode === 'run'),
+    startLocalProject(starting, root, head.defaultBranch, localVariables, request.mode === 'run'),
   );
   timelineMark('snapshot and project ready');
   try {
@@ -126,6 +129,15 @@ export async function runExec(request: ExecRequest, io: ExecIo): Promise<number>
   }
 }
 
+async function readInputs(root: string, request: ExecRequest) {
+  const head = await readHead(root);
+  // Before the snapshot: a `.gantry/` the user made (variables.yml) must not reach it.
+  await ignoreLocalState(root);
+  const localVariables = await readVariablesFile(root);
+  const pipelineVariables = mergedByKey(await readEnvFiles(request.envFiles, request.cwd), request.variables);
+  return { head, localVariables, pipelineVariables };
+}
+
 interface LocalProject {
   local: LocalCoordinator;
   configured: ProjectRecord;
@@ -135,8 +147,8 @@ interface LocalProject {
 }
 
 /** The coordinator started, the project made and configured, the runner registering: none of it needs the snapshot. */
-async function startLocalProject(root: string, defaultBranch: string, variables: readonly LocalVariable[], withRunner: boolean): Promise<LocalProject> {
-  const local = await startLocalCoordinator();
+async function startLocalProject(starting: Promise<LocalCoordinator>, root: string, defaultBranch: string, variables: readonly LocalVariable[], withRunner: boolean): Promise<LocalProject> {
+  const local = await starting;
   try {
     const registration = withRunner ? registerLocalRunner(local).finally(() => timelineMark('runner registered')) : null;
     registration?.catch(() => undefined); // its failure is seen where it is awaited

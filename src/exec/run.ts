@@ -209,8 +209,8 @@ async function runPipeline(
       followPipeline(local, project, pipeline, { play, io: { ...io, stdout }, json: request.json, colour: request.colour, verbose: request.verbose, signal: request.signal }),
     );
     timelineMark('pipeline done');
-    const copied = await copyArtifacts(local, outcome.jobs, request.artifactsDir ?? state.artifactsDir);
-    const logs = await writeJobLogs(local, outcome.jobs, state.logsDir);
+    // Independent: the archives are unpacked (tar processes) while the logs are written.
+    const [copied, logs] = await Promise.all([copyArtifacts(local, outcome.jobs, request.artifactsDir ?? state.artifactsDir), writeJobLogs(local, outcome.jobs, state.logsDir)]);
     for (const job of outcome.jobs) {
       const reused = plan?.reused.has(job.name) === true && job.pipelineId === pipeline.id;
       Object.assign(job, { artifacts: copied.get(job.id) ?? null, log: logs.get(job.id) ?? null, ...(plan ? { reused } : {}) });

@@ -17,15 +17,16 @@ import { formatSummary, type ExecIo, type ExecResult } from './output.ts';
 
 export type { ExecIo };
 import { chooseJobs, configWithOnly } from './selection.ts';
-import { prepareRunner, pushProject, startedTogether, startLocalCoordinator, type ExecRunnerSettings, type LocalCoordinator } from './session.ts';
+import { createLocalProject, prepareRunner, registerLocalRunner, setSnapshotRefs, startedTogether, startLocalCoordinator, type ExecRunnerSettings, type LocalCoordinator } from './session.ts';
 import { requestPayload } from './payload.ts';
 import { summariseJunitReports } from './junit-summary.ts';
 import { copyArtifacts, ignoreLocalState, prepareLocalState, writeJobLogs } from './local-state.ts';
 import { withProgress } from './progress.ts';
 import { failureShellHook, type ShellTerminal } from './failure-shell.ts';
 import { planReuse, recordReuse, reuseVolume, snapshotTree, withReusedJobs, type ReuseContext } from './reuse.ts';
-import { mergedByKey, readEnvFiles, readVariablesFile } from './local-variables.ts';
+import { mergedByKey, readEnvFiles, readVariablesFile, type LocalVariable } from './local-variables.ts';
 import { configureLocalProject } from './local-project.ts';
+import { timelineMark } from '../runner/timeline.ts';
 
 export interface ExecRequest {
   cwd: string;
@@ -66,17 +67,25 @@ export interface ExecRequest {
 
 /** Runs the request; answers the exit status (0: the pipeline succeeded, or the listing was printed). */
 export async function runExec(request: ExecRequest, io: ExecIo): Promise<number> {
+  timelineMark('exec start');
   const root = await workingTreeRoot(request.cwd);
-  const head = await readHead(root);
-  // Before the snapshot: a `.gantry/` the user made (variables.yml) must not reach it.
-  await ignoreLocalState(root);
-  const localVariables = await readVariablesFile(root);
-  const pipelineVariables = mergedByKey(await readEnvFiles(request.envFiles, request.cwd), request.variables);
+  // The coordinator starts while the tree's head and variables are read.
+  const starting = startLocalCoordinator();
+  starting.catch(() => undefined); // its failure is seen where it is awaited
+  const { head, localVariables, pipelineVariables } = await readInputs(root, request).catch(async (error: unknown) => {
+    await starting.then((local) => local.close(), () => undefined);
+    throw error;
+  });
+  timelineMark('tree read');
   const ref = request.tag !== undefined ? { name: request.tag, kind: 'tag' as const } : { name: request.ref ?? head.branch ?? head.defaultBranch, kind: 'branch' as const };
-  const [sha, local] = await startedTogether(snapshotCommit(root, head, request.committed), startLocalCoordinator());
+  const [sha, { local, configured, registration }] = await startedTogether(
+    snapshotCommit(root, head, request.committed),
+    startLocalProject(starting, root, head.defaultBranch, localVariables, request.mode === 'run'),
+  );
+  timelineMark('snapshot and project ready');
   try {
-    let project = await pushProject(local, { root, sha, name: path.basename(root), defaultBranch: head.defaultBranch, ref });
-    project = await configureLocalProject(local, project, head.defaultBranch, localVariables);
+    let project = configured;
+    await setSnapshotRefs(local, project, { sha, defaultBranch: head.defaultBranch, ref });
     if (request.file !== undefined) {
       const configPath = path.relative(root, path.resolve(request.cwd, request.file)).split(path.sep).join('/');
       if (configPath.startsWith('..')) throw new ExecError(`--file ${request.file} is outside the working tree ${root}`);
@@ -92,7 +101,9 @@ export async function runExec(request: ExecRequest, io: ExecIo): Promise<number>
       saveOnErrors: false,
       ignoreSkipCi: true,
     };
+    timelineMark('project ready');
     const prepared = await local.ci.pipelineCreation.prepare(input).catch(explained);
+    timelineMark('compiled');
     const { result } = prepared;
     if (request.mode === 'list') {
       const report = lintReport(result);
@@ -111,14 +122,50 @@ export async function runExec(request: ExecRequest, io: ExecIo): Promise<number>
           pipelineVariables, localVariables, tree: await snapshotTree(root, sha),
         }
       : null;
-    return await runPipeline(local, root, project, input, prepared, request, io, reuse);
+    return await runPipeline(local, root, project, input, prepared, request, io, reuse, registration);
   } finally {
     await local.close();
+    timelineMark('coordinator closed');
+  }
+}
+
+async function readInputs(root: string, request: ExecRequest) {
+  const head = await readHead(root);
+  // Before the snapshot: a `.gantry/` the user made (variables.yml) must not reach it.
+  await ignoreLocalState(root);
+  const localVariables = await readVariablesFile(root);
+  const pipelineVariables = mergedByKey(await readEnvFiles(request.envFiles, request.cwd), request.variables);
+  return { head, localVariables, pipelineVariables };
+}
+
+interface LocalProject {
+  local: LocalCoordinator;
+  configured: ProjectRecord;
+  /** The runner's registration, started with the project when jobs are to run. */
+  registration: Promise<string> | null;
+  close(): Promise<void>;
+}
+
+/** The coordinator started, the project made and configured, the runner registering: none of it needs the snapshot. */
+async function startLocalProject(starting: Promise<LocalCoordinator>, root: string, defaultBranch: string, variables: readonly LocalVariable[], withRunner: boolean): Promise<LocalProject> {
+  const local = await starting;
+  try {
+    const registration = withRunner ? registerLocalRunner(local).finally(() => timelineMark('runner registered')) : null;
+    registration?.catch(() => undefined); // its failure is seen where it is awaited
+    const created = await createLocalProject(local, { root, name: path.basename(root), defaultBranch });
+    timelineMark('project created');
+    const configured = await configureLocalProject(local, created, defaultBranch, variables);
+    timelineMark('project configured');
+    return { local, configured, registration, close: () => local.close() };
+  } catch (error) {
+    await local.close();
+    throw error;
   }
 }
 
 async function runPipeline(
   local: LocalCoordinator, root: string, project: ProjectRecord, input: PipelineCreationInput, prepared: PreparedPipeline, request: ExecRequest, io: ExecIo, reuse: ReuseContext | null,
+  registration: Promise<string> | null,
 ): Promise<number> {
   const { result } = prepared;
   const keep = chooseJobs(result, { names: request.jobs, withNeeds: request.needs, stage: request.stage });
@@ -141,7 +188,7 @@ async function runPipeline(
   const beforeFailedCleanup = request.shellOnFailure ? failureShellHook(request.shellOnFailure, io.stderr) : undefined;
   const dockerVolumes = reusesSome && docker ? [reuseVolume(root)] : [];
   // Registered while the pipeline is created, started once its jobs are queued (session.ts).
-  const preparedRunner = prepareRunner(local, { ...request.runner, cacheDir: request.cacheDir ?? state.cacheDir, beforeFailedCleanup, dockerVolumes });
+  const preparedRunner = prepareRunner(local, { ...request.runner, cacheDir: request.cacheDir ?? state.cacheDir, beforeFailedCleanup, dockerVolumes }, registration ?? undefined);
   preparedRunner.catch(() => undefined); // its failure is seen where it is awaited
   // Every job kept as compiled: the pipeline is saved from that compile instead of a second one.
   const creation = local.ci.pipelineCreation;
@@ -150,7 +197,10 @@ async function runPipeline(
       await preparedRunner.then((runner) => runner.discard(), () => undefined);
       return explained(error);
     });
-  const runner = await (await preparedRunner).start();
+  timelineMark('pipeline created');
+  const registered = await preparedRunner;
+  timelineMark('runner prepared');
+  const runner = await registered.start();
   try {
     // Named jobs run even when manual: naming them is asking for them.
     const play = new Set([...request.manual, ...request.jobs]);
@@ -158,8 +208,9 @@ async function runPipeline(
     const outcome: ExecResult = await withProgress(request.progress, io.stdout, statuses, (stdout) =>
       followPipeline(local, project, pipeline, { play, io: { ...io, stdout }, json: request.json, colour: request.colour, verbose: request.verbose, signal: request.signal }),
     );
-    const copied = await copyArtifacts(local, outcome.jobs, request.artifactsDir ?? state.artifactsDir);
-    const logs = await writeJobLogs(local, outcome.jobs, state.logsDir);
+    timelineMark('pipeline done');
+    // Independent: the archives are unpacked (tar processes) while the logs are written.
+    const [copied, logs] = await Promise.all([copyArtifacts(local, outcome.jobs, request.artifactsDir ?? state.artifactsDir), writeJobLogs(local, outcome.jobs, state.logsDir)]);
     for (const job of outcome.jobs) {
       const reused = plan?.reused.has(job.name) === true && job.pipelineId === pipeline.id;
       Object.assign(job, { artifacts: copied.get(job.id) ?? null, log: logs.get(job.id) ?? null, ...(plan ? { reused } : {}) });
@@ -169,7 +220,9 @@ async function runPipeline(
     io.stdout(request.json ? `${JSON.stringify(outcome, null, 2)}\n` : `\n${formatSummary(outcome)}`);
     return outcome.exitCode;
   } finally {
+    timelineMark('output written');
     await runner.abort('runner exec is done', 10_000);
+    timelineMark('runner stopped');
   }
 }
 

@@ -20,6 +20,7 @@ import { silentLogger } from '../shared/logger.ts';
 import type { ProjectRecord, UserRecord } from '../storage/types.ts';
 import { ExecError } from './errors.ts';
 import { lendObjects } from './git.ts';
+import { timelineMark } from '../runner/timeline.ts';
 
 const HOST = '127.0.0.1';
 
@@ -75,6 +76,7 @@ export async function startLocalCoordinator(): Promise<LocalCoordinator> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'gantry-exec-'));
   const sqliteImage = await schemaImage();
   const { createCoordinator, ciServicesOf } = await stack;
+  timelineMark('coordinator modules loaded');
   const rootToken = `glpat-${randomBytes(20).toString('hex')}`;
   const port = await freePort(HOST);
   const url = `http://${HOST}:${port}`;
@@ -91,6 +93,7 @@ export async function startLocalCoordinator(): Promise<LocalCoordinator> {
     const root = await coordinator.context.stores.users.findByUsername('root');
     if (!root) throw new Error('the local coordinator has no root user');
     const started = coordinator;
+    timelineMark('coordinator listening');
     return {
       coordinator, ci, url, root, rootToken, dataDir, lentObjects: null,
       async close() {
@@ -116,6 +119,16 @@ export async function pushProject(
   local: LocalCoordinator,
   source: { root: string; sha: string; name: string; defaultBranch: string; ref: { name: string; kind: 'branch' | 'tag' } },
 ): Promise<ProjectRecord> {
+  const project = await createLocalProject(local, source);
+  await setSnapshotRefs(local, project, source);
+  return project;
+}
+
+/**
+ * The project, its repository lent the user's object database, with no refs yet: it needs no
+ * snapshot, so it is made while the snapshot is taken (setSnapshotRefs follows).
+ */
+export async function createLocalProject(local: LocalCoordinator, source: { root: string; name: string; defaultBranch: string }): Promise<ProjectRecord> {
   const answer = await fetch(`${local.url}/api/v4/projects`, {
     method: 'POST',
     headers: { 'PRIVATE-TOKEN': local.rootToken, 'content-type': 'application/json' },
@@ -127,14 +140,22 @@ export async function pushProject(
   const { repositories } = local.coordinator.context;
   if (!(repositories instanceof GitRepositoryManager)) throw new Error('the local coordinator keeps its repositories elsewhere than on disk');
   local.lentObjects = await lendObjects(source.root, repositories.repositoryPath(id));
-  const repository = repositories.open(id);
+  const project = await local.coordinator.context.stores.projects.findById(id);
+  if (!project) throw new Error('the local project is gone');
+  return project;
+}
+
+/** The snapshot's commit on the default branch and on the ref asked for, in the project's repository. */
+export async function setSnapshotRefs(
+  local: LocalCoordinator,
+  project: ProjectRecord,
+  source: { sha: string; defaultBranch: string; ref: { name: string; kind: 'branch' | 'tag' } },
+): Promise<void> {
+  const repository = local.coordinator.context.repositories.open(project.id);
   // The refs are set in the repository directly: a branch pushed would start a push pipeline.
   await repository.createBranch(source.defaultBranch, source.sha);
   if (source.ref.kind === 'tag') await repository.createTag(source.ref.name, source.sha, null, { name: local.root.name, email: local.root.email });
   else if (source.ref.name !== source.defaultBranch) await repository.createBranch(source.ref.name, source.sha);
-  const project = await local.coordinator.context.stores.projects.findById(id);
-  if (!project) throw new Error('the local project is gone');
-  return project;
 }
 
 /** A runner registered and configured, not yet asking for jobs. */
@@ -150,8 +171,8 @@ export interface PreparedRunner {
  * are queued: its first request then takes one at once (an earlier one finds none and waits
  * check_interval), and the registration is done while the pipeline is created.
  */
-export async function prepareRunner(local: LocalCoordinator, settings: ExecRunnerSettings): Promise<PreparedRunner> {
-  const daemon = await startRunner(local, settings, { start: false });
+export async function prepareRunner(local: LocalCoordinator, settings: ExecRunnerSettings, registration?: Promise<string>): Promise<PreparedRunner> {
+  const daemon = await startRunner(local, settings, { start: false, registration });
   return {
     start: async () => {
       await daemon.start();
@@ -163,9 +184,9 @@ export async function prepareRunner(local: LocalCoordinator, settings: ExecRunne
   };
 }
 
-/** A runner registered with the instance token and polling (unless `start` is false); `abort` ends it. */
-export async function startRunner(local: LocalCoordinator, settings: ExecRunnerSettings, options: { start: boolean } = { start: true }): Promise<RunnerDaemon> {
-  const { INSTANCE_TOKEN_SETTING, Transport, registerRunner, runnerInfo, userAgent, parseRunnerConfig, RunnerDaemon, newSystemId, ShellExecutor, buildsDirOf, executorOf } = await stack;
+/** Registers `runner exec`'s runner with the instance token; answers its token. */
+export async function registerLocalRunner(local: LocalCoordinator): Promise<string> {
+  const { INSTANCE_TOKEN_SETTING, Transport, registerRunner, runnerInfo, userAgent } = await stack;
   const registrationToken = (await local.coordinator.context.stores.settings.load())?.settings[INSTANCE_TOKEN_SETTING];
   if (typeof registrationToken !== 'string') throw new Error('the local coordinator has no runner registration token');
   const transport = new Transport({ url: local.url, userAgent: userAgent() });
@@ -173,9 +194,19 @@ export async function startRunner(local: LocalCoordinator, settings: ExecRunnerS
     registrationToken, description: 'gantry-exec', tagList: [], runUntagged: true, locked: false, active: true, info: runnerInfo(),
   }).finally(() => transport.close());
   if (registered.kind !== 'registered') throw new ExecError('the local runner could not register');
+  return registered.token;
+}
+
+/**
+ * A runner registered with the instance token (or by `registration`, started earlier) and
+ * polling (unless `start` is false); `abort` ends it.
+ */
+export async function startRunner(local: LocalCoordinator, settings: ExecRunnerSettings, options: { start: boolean; registration?: Promise<string> } = { start: true }): Promise<RunnerDaemon> {
+  const { parseRunnerConfig, RunnerDaemon, newSystemId, ShellExecutor, buildsDirOf, executorOf } = await stack;
+  const token = await (options.registration ?? registerLocalRunner(local));
   const workingDirectory = path.join(local.dataDir, 'runner');
   const entry: Record<string, unknown> = {
-    name: 'gantry-exec', url: local.url, token: registered.token, executor: settings.executor,
+    name: 'gantry-exec', url: local.url, token, executor: settings.executor,
     limit: settings.concurrency, request_concurrency: settings.concurrency,
   };
   if (settings.cacheDir !== undefined) entry.cache_dir = settings.cacheDir;
@@ -201,8 +232,8 @@ export async function startRunner(local: LocalCoordinator, settings: ExecRunnerS
  * The snapshot and the coordinator's start run together (git works in its own processes while
  * the coordinator starts); when one fails, what the other started is closed.
  */
-export async function startedTogether<T>(snapshot: Promise<T>, coordinator: Promise<LocalCoordinator>): Promise<[T, LocalCoordinator]> {
-  const [taken, started] = await Promise.allSettled([snapshot, coordinator]);
+export async function startedTogether<T, C extends { close(): Promise<void> }>(snapshot: Promise<T>, coordinator: Promise<C>): Promise<[T, C]> {
+  const [taken, started] = await Promise.allSettled([snapshot.finally(() => timelineMark('snapshot committed')), coordinator]);
   if (taken.status === 'fulfilled' && started.status === 'fulfilled') return [taken.value, started.value];
   if (started.status === 'fulfilled') await started.value.close();
   throw taken.status === 'rejected' ? taken.reason : (started as PromiseRejectedResult).reason;

@@ -17,6 +17,7 @@ import { shortToken } from '../job/identity.ts';
 import { runnerInfo, userAgent, type RunnerInfoBody } from '../version.ts';
 import type { DaemonObserver, JobLabels, RunnerStatus } from './metrics.ts';
 import { executorOf, identityOf, jobSettingsOf } from './settings.ts';
+import { timelineMark } from '../timeline.ts';
 
 const UNHEALTHY_AFTER = 3;
 /** How long a Gantry coordinator may hold a job's watched keep-alive (a cancel ends it at once). */
@@ -237,7 +238,9 @@ export class RunnerWorker {
       let result;
       this.requesting++;
       try {
+        timelineMark(`request ${index}`);
         result = await requestJob(this.transport, entry.token, this.info, this.signal, this.options.systemId);
+        timelineMark(`request ${index} answered: ${result.kind}${result.kind === 'job' ? ` ${result.payload.job_info.name}` : ''}`);
       } catch (error) {
         if (this.signal.aborted) break;
         // No answer is not a 403: it ends a run of 403s (reference §7.3).
@@ -342,6 +345,7 @@ export class RunnerWorker {
               this.cleanups.add(tracked);
             },
           });
+          timelineMark(`job ${payload.job_info.name} finished`);
           const durationMs = Date.now() - started;
           observer?.jobFinished(labels, outcome, durationMs / 1000);
           logger.info({ state: outcome.state, failureReason: outcome.failureReason, durationMs }, 'job finished');
@@ -352,6 +356,7 @@ export class RunnerWorker {
         }
       })
       .finally(() => {
+        timelineMark(`job ${payload.job_info.name} slot free`);
         this.running--;
         this.jobs.delete(job);
         this.wake();

@@ -21,6 +21,7 @@ import { runScript, scriptContext } from './run-script.ts';
 import type { JobOutcome, JobSession } from './session.ts';
 import { JobTrace } from './trace.ts';
 import { buildVariables, maskedValues, serviceVariables, type BuildVariable } from './variables.ts';
+import { timelineMark } from '../timeline.ts';
 
 export interface RunJobOptions {
   payload: JobPayload;
@@ -73,7 +74,10 @@ export async function runJob(options: RunJobOptions): Promise<JobOutcome> {
     limitBytes: settings.outputLimit,
     sections: payload.features?.trace_sections === true,
     now: options.now,
-    onSection: options.onStage,
+    onSection: (stage, seconds) => {
+      timelineMark(`job ${payload.job_info.name}: ${stage} done`);
+      options.onStage?.(stage, seconds);
+    },
     timestamps: isFeatureFlagOn('FF_TIMESTAMPS', payload.variables, settings),
   });
   const timeoutSeconds = payload.runner_info.timeout > 0 ? payload.runner_info.timeout : DEFAULT_TIMEOUT_SECONDS;
@@ -147,9 +151,11 @@ export async function runJob(options: RunJobOptions): Promise<JobOutcome> {
     await environment?.cleanup().catch(() => undefined);
     await rm(workDir, { recursive: true, force: true }).catch(() => undefined);
   })();
+  timelineMark(`job ${payload.job_info.name}: script done`);
   if (options.onCleanup) {
     options.onCleanup(cleanup);
     await session.finish(outcome);
+    timelineMark(`job ${payload.job_info.name}: finish accepted`);
   } else {
     await Promise.all([session.finish(outcome), cleanup]);
   }

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { ProjectRecord } from '../../src/storage/types.ts';
 import { ROOT_TOKEN } from '../helpers/coordinator.ts';
+import { waitUntil } from '../helpers/bounded.ts';
 import { enc, startRepositoryFixture, type RepositoryFixture } from './repository-fixtures.ts';
 
 const ACTIONS = 10_000;
@@ -122,6 +123,9 @@ describe('commits with many actions', () => {
     assert.deepEqual(running.filter((line) => !line.includes('cat-file')), [], 'git processes still running after the disconnect');
     const tipAfter = await fx.gantry.api('GET', `/projects/${project.id}/repository/branches/main`);
     assert.equal((tipAfter.json.commit as Record<string, unknown>).id, (tipBefore.json.commit as Record<string, unknown>).id);
-    assert.deepEqual((await readdir(temporary)).filter((name) => name.startsWith('index-')), []);
+    // The temporary index is removed once the aborted write has unwound, which may be just after git ended.
+    const leftovers = async () => (await readdir(temporary)).filter((name) => name.startsWith('index-'));
+    await waitUntil(async () => (await leftovers()).length === 0, 'the temporary index removed');
+    assert.deepEqual(await leftovers(), []);
   });
 });

@@ -208,13 +208,8 @@ async function mountCoordinator(instance: FastifyInstance, core: CoordinatorCore
   const { context, limits, authenticator } = core;
   instance.addHook('onClose', () => core.close());
   installRequestLifetimes(instance, core.shutdownGraceMs);
-  instance.addHook('onRequest', (request, reply, done) => {
+  instance.addHook('onRequest', (request, _reply, done) => {
     core.requestArrived(request.raw.socket instanceof Socket);
-    // Webhook deliveries give way to requests; a runner's long poll waits rather than works, so it does not count.
-    if (!request.url.endsWith('/jobs/request')) {
-      core.ci.requestsInFlight.started();
-      reply.raw.once('close', () => core.ci.requestsInFlight.ended());
-    }
     done();
   });
   instance.addHook('onResponse', (request, reply, done) => {

@@ -112,7 +112,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
   const jobStatusWatch = new JobStatusWatch({ jobs: stores.jobs }, { pollMs: context.dialect === 'postgres' ? 500 : 0 });
   const integrationMail = buildIntegrationMail(context, taskQueue, options.mail);
   const outboundDeliveries = buildOutboundDeliveries(context, taskQueue);
-  const { hookDeliveries, hookWorker, hookEvents, hookPayloads, requestsInFlight } = buildHookDeliveries(context, { ...options.hooks, pollIntervalMs: options.taskPollIntervalMs, alsoHeard: outboundDeliveries });
+  const { hookDeliveries, hookWorker, hookEvents, hookPayloads } = buildHookDeliveries(context, { ...options.hooks, pollIntervalMs: options.taskPollIntervalMs, alsoHeard: outboundDeliveries });
   // One list of merge request observers for the whole coordinator (saved, refreshed, merged).
   const mergeRequestObservers: MergeRequestObserver[] = [];
   const mergeRequestMerging = buildMergeRequestMerging(context, taskQueue, mergeRequestObservers);
@@ -292,7 +292,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
   };
   return {
     warmCompiler,
-    hookEvents, hookDeliveries, hookPayloads, requestsInFlight,
+    hookEvents, hookDeliveries, hookPayloads,
     pipelineProcessing, pipelineCreation, pipelineRuns, downstreamPipelines, ciLint, pushPipelines, commitReferences, schedulePipelines, taskQueue, taskWorker, ciRuntime, hookWorker,
     ...mergeRequestGit,
     ciBlobs: blobs, pipelines, jobs, jobArtifacts, commitStatuses, ...runnerJobs, jobQueueWakeups,

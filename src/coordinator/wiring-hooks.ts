@@ -7,7 +7,6 @@ import { GroupHooksService } from './services/hooks/group-hooks.ts';
 import { ProjectHooksService } from './services/hooks/project-hooks.ts';
 import { SystemHooksService } from './services/hooks/system-hooks.ts';
 import { HookTestRateLimit } from './services/hooks/test-rate-limit.ts';
-import { RequestsInFlight } from './services/hooks/requests-in-flight.ts';
 import { TaskQueue, TaskWorker } from './services/task-queue.ts';
 
 /** The webhooks area: project, group and system hooks' settings, logs and test calls (these send through the CI area's deliveries). */
@@ -34,8 +33,6 @@ export interface HookDeliveryOptions {
   timeoutMs?: number;
   /** The first retry's wait (default 10 s), doubled for the next. */
   retryBaseMs?: number;
-  /** The longest a due delivery waits for the coordinator's requests in flight to end (default 75 ms). */
-  yieldMs?: number;
 }
 
 /**
@@ -46,7 +43,6 @@ export function buildHookDeliveries(context: CoordinatorContext, options: HookDe
   const { stores } = context;
   let wakeWorker: () => void = () => {};
   const queue = new TaskQueue(stores.tasks, () => wakeWorker());
-  const requests = new RequestsInFlight();
   const payloads = new HookPayloads({ projects: stores.projects, namespaces: stores.namespaces, users: stores.users, repositories: context.repositories, externalUrl: context.config.externalUrl });
   const deliveries = new HookDeliveries({
     hooks: stores.hooks,
@@ -63,8 +59,6 @@ export function buildHookDeliveries(context: CoordinatorContext, options: HookDe
     timeoutMs: options.timeoutMs,
     retryBaseMs: options.retryBaseMs,
     alsoHeard: options.alsoHeard,
-    requests,
-    yieldMs: options.yieldMs,
   });
   const worker = new TaskWorker(stores.tasks, {
     handlers: deliveries.handlers(),
@@ -78,5 +72,5 @@ export function buildHookDeliveries(context: CoordinatorContext, options: HookDe
     deliveries, projects: stores.projects, namespaces: stores.namespaces, users: stores.users, labels: stores.labels, mergeRequests: stores.mergeRequests,
     jobs: stores.jobs, runners: stores.runners, deployments: stores.deployments, environments: stores.environments, repositories: context.repositories, externalUrl: context.config.externalUrl, logger: context.logger,
   });
-  return { hookDeliveries: deliveries, hookWorker: worker, hookEvents: events, hookPayloads: payloads, requestsInFlight: requests };
+  return { hookDeliveries: deliveries, hookWorker: worker, hookEvents: events, hookPayloads: payloads };
 }

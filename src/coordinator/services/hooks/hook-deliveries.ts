@@ -14,7 +14,6 @@ import { repositoryUpdateData, SYSTEM_HOOK_HEADER } from './system-hook-data.ts'
 import { SystemEventHooks } from './system-event-hooks.ts';
 import { TRIGGERS, type HookEvent, type HookPayloads, type HookTrigger } from './hook-payloads.ts';
 import { afterFailure, executable, SUCCEEDED } from './hook-state.ts';
-import type { RequestsInFlight } from './requests-in-flight.ts';
 
 /** Task kind that sends one hook's queued deliveries, oldest first (payload: `{ hook_id }`). */
 export const HOOK_DELIVERY_TASK = 'hooks.deliver';
@@ -44,10 +43,6 @@ export interface HookDeliveriesDeps {
   clock?: () => number;
   /** Hears the same project events (the outbound integrations), from the one payload built for both. */
   alsoHeard?: ProjectEventListener;
-  /** The coordinator's requests: a delivery starts when none is in flight, or `yieldMs` after it was due. */
-  requests?: Pick<RequestsInFlight, 'idle'>;
-  /** The longest a due delivery gives way to requests (default 75 ms). */
-  yieldMs?: number;
 }
 
 /** Another subscriber to the events of `recordEvent`: asked first, so the payload is built only when someone wants it. */
@@ -216,8 +211,6 @@ export class HookDeliveries {
         await this.schedule(hookId, due);
         return;
       }
-      // Requests first: a push answered now is not slowed by its own deliveries, which wait a bounded time.
-      await this.deps.requests?.idle(due + (this.deps.yieldMs ?? 75));
       if (!first) await this.lease(hookId, owner);
       const event = delivery.event as HookEvent;
       const payload = await this.deps.payloads.build(event);

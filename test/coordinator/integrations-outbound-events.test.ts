@@ -1,36 +1,12 @@
 import assert from 'node:assert/strict';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { DELIVER_TASK } from '../../src/coordinator/services/integrations/outbound-deliveries.ts';
 import { waitUntil } from '../helpers/bounded.ts';
 import { startTestCoordinator, type TestCoordinator } from '../helpers/coordinator.ts';
+import { integrationReceiver as receiver } from './integrations-receiver.ts';
 
 type Json = Record<string, unknown>;
-
-interface Received {
-  method: string;
-  url: string;
-  headers: IncomingMessage['headers'];
-  body: string;
-}
-
-/** An HTTP receiver on loopback; `answer` decides each reply (default 200 with no body). */
-async function receiver(answer: (request: Received) => { status: number; body?: string } = () => ({ status: 200 })): Promise<{ server: Server; base: string; requests: Received[] }> {
-  const requests: Received[] = [];
-  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const received = { method: request.method ?? '', url: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks).toString('utf8') };
-      requests.push(received);
-      const { status, body } = answer(received);
-      response.writeHead(status, { 'content-type': 'application/json' }).end(body ?? '');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests };
-}
 
 describe('outbound integrations hear merge request, issue and note events, from the payload the webhooks use', () => {
   let gantry: TestCoordinator;

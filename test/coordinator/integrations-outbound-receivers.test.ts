@@ -1,6 +1,5 @@
 import { appendFile, mkdir, writeFile } from 'node:fs/promises';
 import assert from 'node:assert/strict';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTcpServer, type Server as TcpServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -11,32 +10,7 @@ import { waitUntil } from '../helpers/bounded.ts';
 import { ROOT_TOKEN } from '../helpers/coordinator.ts';
 import { gitSucceeds, startGitHttpFixture, type GitHttpFixture } from './git-http-fixtures.ts';
 import { makeGroup } from './groups-fixtures.ts';
-
-interface Received {
-  method: string;
-  url: string;
-  headers: IncomingMessage['headers'];
-  body: string;
-}
-
-type Answer = { status: number; body?: string };
-
-/** An HTTP receiver on loopback; `answer` decides each reply from the request. */
-async function receiver(answer: (request: Received) => Answer): Promise<{ server: Server; base: string; requests: Received[] }> {
-  const requests: Received[] = [];
-  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const received = { method: request.method ?? '', url: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks).toString('utf8') };
-      requests.push(received);
-      const { status, body } = answer(received);
-      response.writeHead(status, { 'content-type': 'application/json' }).end(body ?? '');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests };
-}
+import { integrationReceiver as receiver } from './integrations-receiver.ts';
 
 /** An irker daemon on loopback: the lines each connection wrote. */
 async function irkerDaemon(): Promise<{ server: TcpServer; port: number; connections: string[][] }> {

@@ -89,34 +89,26 @@ export class TodosService {
    */
   async markMergeRequest(projectRef: string, actor: UserRecord, iid: number): Promise<TodoView | undefined> {
     const { project, mergeRequest } = await this.deps.visibleMergeRequests.find(projectRef, actor, iid);
-    const [todo] = await this.deps.todos.createPending([actor.id], {
-      author_id: actor.id,
-      project_id: project.id,
-      group_id: null,
-      target_type: 'MergeRequest',
-      target_id: mergeRequest.id,
-      action: 'marked',
-      note_id: null,
-      body: mergeRequest.title,
-      created_at: new Date().toISOString(),
-    });
-    if (!todo) return undefined;
-    const [view] = await this.views([todo]);
-    return view;
+    return this.mark(actor, project.id, 'MergeRequest', mergeRequest);
   }
 
   /** `POST .../issues/:issue_iid/todo`: as for merge requests, on an issue the caller sees. */
   async markIssue(projectRef: string, actor: UserRecord, iid: number): Promise<TodoView | undefined> {
     const { project, issue } = await this.deps.visibleIssues.find(projectRef, actor, iid);
+    return this.mark(actor, project.id, 'Issue', issue);
+  }
+
+  /** A `marked` todo of the caller's own on a target; undefined when one is pending there already. */
+  private async mark(actor: UserRecord, projectId: number, targetType: 'Issue' | 'MergeRequest', target: { id: number; title: string }): Promise<TodoView | undefined> {
     const [todo] = await this.deps.todos.createPending([actor.id], {
       author_id: actor.id,
-      project_id: project.id,
+      project_id: projectId,
       group_id: null,
-      target_type: 'Issue',
-      target_id: issue.id,
+      target_type: targetType,
+      target_id: target.id,
       action: 'marked',
       note_id: null,
-      body: issue.title,
+      body: target.title,
       created_at: new Date().toISOString(),
     });
     if (!todo) return undefined;

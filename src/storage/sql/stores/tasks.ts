@@ -10,6 +10,21 @@ type TaskRow = Omit<TaskRecord, 'payload' | 'status'> & { payload: string; statu
 
 const toTask = (row: TaskRow): TaskRecord => ({ ...row, status: row.status as TaskStatus, payload: JSON.parse(row.payload) as unknown });
 
+/** The row of a task just enqueued: pending, never attempted. */
+function newTaskRow(task: NewTask, now: string) {
+  return {
+    kind: task.kind,
+    payload: JSON.stringify(task.payload ?? null),
+    status: 'pending',
+    run_at: task.runAt ?? now,
+    attempts: 0,
+    max_attempts: task.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+    dedupe_key: task.dedupeKey ?? null,
+    created_at: now,
+    updated_at: now,
+  } as const;
+}
+
 /**
  * The durable task queue. Status literals stay literal in the SQL (not parameters), so both
  * backends can use the partial indexes on `status = 'pending'` / `'running'`.
@@ -18,17 +33,7 @@ export class SqlTasksStore implements TasksStore {
   constructor(private readonly db: Db) {}
 
   async enqueue(task: NewTask, now: string): Promise<{ task: TaskRecord; deduplicated: boolean }> {
-    const values = {
-      kind: task.kind,
-      payload: JSON.stringify(task.payload ?? null),
-      status: 'pending',
-      run_at: task.runAt ?? now,
-      attempts: 0,
-      max_attempts: task.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
-      dedupe_key: task.dedupeKey ?? null,
-      created_at: now,
-      updated_at: now,
-    };
+    const values = newTaskRow(task, now);
     if (task.dedupeKey === undefined) {
       return { task: toTask(await this.db.insertInto('tasks').values(values).returningAll().executeTakeFirstOrThrow()), deduplicated: false };
     }
@@ -57,17 +62,7 @@ export class SqlTasksStore implements TasksStore {
     // One statement; a task whose key a pending task has already is left out (that one will run).
     await this.db
       .insertInto('tasks')
-      .values(tasks.map((task) => ({
-        kind: task.kind,
-        payload: JSON.stringify(task.payload ?? null),
-        status: 'pending',
-        run_at: task.runAt ?? now,
-        attempts: 0,
-        max_attempts: task.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
-        dedupe_key: task.dedupeKey ?? null,
-        created_at: now,
-        updated_at: now,
-      })))
+      .values(tasks.map((task) => newTaskRow(task, now)))
       .onConflict((conflict) => conflict.column('dedupe_key').where(sql<boolean>`status = 'pending' and dedupe_key is not null`).doNothing())
       .execute();
   }

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
+import { rm } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import { DEPLOYMENT_MERGE_REQUESTS_TASK, DeploymentMergeRequestLinks } from '../../src/coordinator/services/ci/deployment-merge-requests.ts';
+import { GitRepositoryManager } from '../../src/storage/git/index.ts';
 import { environmentSlug } from '../../src/ci/slug.ts';
 import type { DeploymentRecord } from '../../src/storage/types-environments.ts';
 import { waitUntil } from '../helpers/bounded.ts';
@@ -86,6 +88,28 @@ describe('merge requests linked to deployments', () => {
     assert.equal(await links(1).link(deployments.staging!), 1, 'only the newest commit: the third merge');
     assert.deepEqual(await linked(deployments.staging!), [ids.three]);
     assert.equal(await links().link(deployments.staging!), 2);
+  });
+
+  it('links nothing, and does not fail, for a project whose repository is gone', async () => {
+    const { stores: all, repositories } = fx.gantry.coordinator.context;
+    const links = new DeploymentMergeRequestLinks({ deployments: all.deployments, environments: all.environments, repositories });
+    const created = await fx.gantry.api('POST', '/projects', { body: { name: 'no-repository' } });
+    assert.equal(created.status, 201, created.text);
+    const projectId = Number(created.json.id);
+    assert.ok(repositories instanceof GitRepositoryManager);
+    await rm(repositories.repositoryPath(projectId), { recursive: true });
+    assert.equal(await repositories.exists(projectId), false);
+    const now = new Date().toISOString();
+    const environment = await all.environments.findOrCreate({
+      project_id: projectId, name: 'production', slug: environmentSlug('production'), external_url: null, state: 'available', created_at: now, updated_at: now,
+    });
+    assert.ok(environment);
+    const orphan = await all.deployments.create({
+      project_id: projectId, environment_id: environment.id, job_id: null, ref: 'main', tag: false, sha: deployments.production2!.sha, user_id: null, status: 'success',
+      on_stop: null, created_at: now, updated_at: now, finished_at: now,
+    });
+    assert.equal(await links.link(orphan), 0);
+    assert.deepEqual(await linked(orphan), []);
   });
 
   it('filters the project, group and global lists by environment and deployment finish times', async () => {

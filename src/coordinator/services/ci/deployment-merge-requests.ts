@@ -27,7 +27,7 @@ export async function recordDeploymentLinks(stores: Pick<CiStores, 'tasks'>, dep
 export interface DeploymentMergeRequestLinksDeps {
   deployments: Pick<DeploymentsStore, 'findById' | 'previousSuccessful' | 'linkMergedRequests'>;
   environments: Pick<EnvironmentsStore, 'findInProject'>;
-  repositories: Pick<RepositoryManager, 'open'>;
+  repositories: Pick<RepositoryManager, 'open' | 'exists'>;
   commitLimit?: number;
 }
 
@@ -47,10 +47,12 @@ export class DeploymentMergeRequestLinks {
    * head) between the environment's previous successful deployment and this one; a first
    * deployment links those merged into its branch among the commits up to its sha. Review apps
    * (an environment in a folder, `review/...`: GitLab's `environment_type`) link nothing.
-   * Running it again adds nothing.
+   * Running it again adds nothing. A project whose repository is gone (deleted, or never made)
+   * links nothing: retrying would not bring it back.
    */
   async link(deployment: DeploymentRecord): Promise<number> {
     if (deployment.status !== 'success') return 0;
+    if (!(await this.deps.repositories.exists(deployment.project_id))) return 0;
     const environment = await this.deps.environments.findInProject(deployment.project_id, deployment.environment_id);
     if (!environment || environment.name.includes('/')) return 0;
     const previous = await this.deps.deployments.previousSuccessful(deployment);

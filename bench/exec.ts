@@ -5,8 +5,10 @@
  *     its default mode (targets: at most 0.5× the first, no slower than the second);
  *  b. 4 jobs (build → test through needs with an artifact, a second test, deploy) (target:
  *     under 1 s);
- *  c. 2 docker jobs on a local image (gitlab-ci-local with `--pull-policy never` and that image
- *     as its `--helper-image`) (target: at most 0.5× gitlab-ci-local).
+ *  c. 2 docker jobs on a local image (gitlab-ci-local with `--pull-policy never` and, as its
+ *     `--helper-image`, that image with this machine's rsync, built when missing:
+ *     bench/support/docker-side.ts) (target: at most 0.5× gitlab-ci-local); beside each side's
+ *     CPU time, the Docker daemon's for its runs (`*_daemon_cpu_ms`, containers included).
  * Median wall time of `--runs` runs each (default 10) with its spread (`*_spread`: the least
  * and the most of those runs, also of the CPU time), the median CPU time of each side (user
  * and system, every process it started included: the machine may be shared, and CPU time
@@ -19,7 +21,8 @@
  * and with `routes: 'local-run'` (exec's), the latter also from exec's schema image (migrated
  * already: `coordinator_local_run_image_cpu_ms`).
  * Needs `bash scripts/build.sh` (bin/runner runs dist/), and gitlab-ci-local 4.73.0 (npm; it
- * needs Debian's rsync) at GITLAB_CI_LOCAL or on PATH; without it its figures are null.
+ * needs rsync, here and for part c in its helper image) at GITLAB_CI_LOCAL or on PATH; without
+ * it its figures are null.
  * Run: npx tsx bench/exec.ts [--runs N] [--only a,b,c,s] [--image gantry/debian-git:bookworm]
  */
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -28,6 +31,7 @@ import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
+import { dockerDaemonCpuMs, glciHelperImage } from './support/docker-side.ts';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '10' }, only: { type: 'string', default: 'a,b,c,s' }, image: { type: 'string', default: 'gantry/debian-git:bookworm' } } });
 const runs = Number(values.runs);
@@ -98,15 +102,24 @@ function childrenCpuMs(): number {
 }
 const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
 
-/** Wall and CPU time of one command in `cwd`; throws when it fails (a figure of a failed run means nothing). */
-function timed(command: string, args: string[], cwd: string): { ms: number; cpuMs: number; stdout: string } {
+/**
+ * Wall and CPU time of one command in `cwd`, and with `daemon` the Docker daemon's CPU time
+ * meanwhile (null when it cannot be read); throws when it fails (a figure of a failed run means nothing).
+ */
+function timed(command: string, args: string[], cwd: string, daemon = false): { ms: number; cpuMs: number; daemonCpuMs: number | null; stdout: string } {
+  const daemonBefore = daemon ? dockerDaemonCpuMs() : null;
   const cpuBefore = childrenCpuMs();
   const start = performance.now();
   const result = spawnSync(command, args, { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   const ms = performance.now() - start;
+  const cpuMs = childrenCpuMs() - cpuBefore;
+  const daemonAfter = daemonBefore === null ? null : dockerDaemonCpuMs();
   if (result.status !== 0) throw new Error(`${path.basename(command)} ${args.join(' ')} failed (${result.status}): ${result.stderr.slice(-2000)}`);
-  return { ms, cpuMs: childrenCpuMs() - cpuBefore, stdout: result.stdout };
+  return { ms, cpuMs, daemonCpuMs: daemonBefore === null || daemonAfter === null ? null : daemonAfter - daemonBefore, stdout: result.stdout };
 }
+
+/** The median of figures that may be missing: null when any is. */
+const medianOrNull = (values: Array<number | null>): number | null => (values.some((value) => value === null) ? null : median(values as number[]));
 
 /** The smallest and the largest of `values` (the spread beside a median). */
 const spread = (values: number[]): [number, number] => [Math.round(Math.min(...values)), Math.round(Math.max(...values))];
@@ -124,45 +137,63 @@ interface Side {
   [other: string]: number | [number, number] | boolean | null;
 }
 
-/** Our medians: wall time, CPU time (with every process it started) and start-up. */
-function ours(dir: string, extra: string[] = []): Side {
+/** Our medians: wall time, CPU time (with every process it started) and start-up; with `daemon`, the Docker daemon's CPU time. */
+function ours(dir: string, extra: string[] = [], daemon = false): Side {
   const walls: number[] = [];
   const cpus: number[] = [];
   const startups: number[] = [];
+  const daemonCpus: Array<number | null> = [];
   for (let run = 0; run < runs; run += 1) {
-    const { ms, cpuMs, stdout } = timed(RUNNER, ['exec', '--json', ...extra], dir);
+    const { ms, cpuMs, daemonCpuMs, stdout } = timed(RUNNER, ['exec', '--json', ...extra], dir, daemon);
     walls.push(ms);
     cpus.push(cpuMs);
+    daemonCpus.push(daemonCpuMs);
     startups.push((JSON.parse(stdout) as { startupMs: number }).startupMs);
   }
   return {
     ours_ms: median(walls), ours_cpu_ms: median(cpus), ours_startup_ms: median(startups),
     ours_ms_spread: spread(walls), ours_cpu_ms_spread: spread(cpus), ours_startup_ms_spread: spread(startups),
+    ...(daemon ? { ours_daemon_cpu_ms: medianOrNull(daemonCpus) } : {}),
   };
 }
 
 /** gitlab-ci-local's failures, by part: its figures are then null. */
 const theirFailures: string[] = [];
 
-/** gitlab-ci-local's medians (wall, CPU); null without it, or when it failed (said in `glci_failures`). */
-function theirs(dir: string, args: string[]): { ms: number; cpuMs: number; spread: { ms: [number, number]; cpuMs: [number, number] } } | null {
+interface TheirSide {
+  ms: number;
+  cpuMs: number;
+  daemonCpuMs: number | null;
+  spread: { ms: [number, number]; cpuMs: [number, number] };
+}
+
+/** gitlab-ci-local's medians (wall, CPU, with `daemon` the Docker daemon's CPU); null without it, or when it failed (said in `glci_failures`). */
+function theirs(dir: string, args: string[], daemon = false): TheirSide | null {
   if (!glci) return null;
   const walls: number[] = [];
   const cpus: number[] = [];
+  const daemonCpus: Array<number | null> = [];
   try {
     for (let run = 0; run < runs; run += 1) {
-      const { ms, cpuMs } = timed(glci, args, dir);
+      const { ms, cpuMs, daemonCpuMs } = timed(glci, args, dir, daemon);
       walls.push(ms);
       cpus.push(cpuMs);
+      daemonCpus.push(daemonCpuMs);
     }
   } catch (error) {
-    theirFailures.push(`${args.join(' ') || '(default)'}: ${(error instanceof Error ? error.message : String(error)).split('\n').find((line) => /FAIL|rror/.test(line)) ?? 'failed'}`);
+    theirFailures.push(`${args.join(' ') || '(default)'}: ${failureLine(error instanceof Error ? error.message : String(error))}`);
     return null;
   } finally {
     rmSync(path.join(dir, '.gitlab-ci-local'), { recursive: true, force: true });
   }
-  return { ms: median(walls), cpuMs: median(cpus), spread: { ms: spread(walls), cpuMs: spread(cpus) } };
+  return { ms: median(walls), cpuMs: median(cpus), daemonCpuMs: medianOrNull(daemonCpus), spread: { ms: spread(walls), cpuMs: spread(cpus) } };
 }
+
+/** The line that says why gitlab-ci-local failed: a job's FAIL first (its warnings about git remotes say "error" too). */
+const failureLine = (output: string): string => {
+  const lines = output.split('\n');
+  return lines.find((line) => /FAIL/.test(line)) ?? lines.find((line) => /rror/.test(line)) ?? 'failed';
+};
 
 const ratio = (mine: number, other: { ms: number } | null): number | null => (other === null ? null : Math.round((mine / other.ms) * 100) / 100);
 const figures: Record<string, unknown> = { bench: 'exec', runs, gitlab_ci_local: glci, load_before: loadavg()[0] };
@@ -229,9 +260,19 @@ try {
   if (only.has('c')) {
     const dir = repository(dockerJobs(values.image));
     dirs.push(dir);
-    const side = ours(dir, ['--executor', 'docker']);
-    const other = theirs(dir, ['--pull-policy', 'never', '--helper-image', values.image]);
-    figures.c_docker = { ...side, glci_ms: other?.ms ?? null, glci_cpu_ms: other?.cpuMs ?? null, glci_spread: other?.spread ?? null, ratio: ratio(side.ours_ms, other), target_met: other === null ? null : side.ours_ms <= other.ms * 0.5 };
+    const side = ours(dir, ['--executor', 'docker'], true);
+    let helper: string | null = null;
+    try {
+      helper = glci ? glciHelperImage(values.image) : null;
+    } catch (error) {
+      theirFailures.push(`--helper-image: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    const other = helper === null ? null : theirs(dir, ['--pull-policy', 'never', '--helper-image', helper], true);
+    figures.c_docker = {
+      ...side, glci_helper_image: helper,
+      glci_ms: other?.ms ?? null, glci_cpu_ms: other?.cpuMs ?? null, glci_daemon_cpu_ms: other?.daemonCpuMs ?? null, glci_spread: other?.spread ?? null,
+      ratio: ratio(side.ours_ms, other), target_met: other === null ? null : side.ours_ms <= other.ms * 0.5,
+    };
   }
 } finally {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });

@@ -7,9 +7,10 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
+import { skipDocker } from '../executors/docker-support.ts';
 import { withinOrKill } from '../helpers/bounded.ts';
 import { workingTree, writeFiles, type JsonResult } from './exec-helpers.ts';
 
@@ -72,5 +73,16 @@ describe('runner exec from the compiled package', () => {
     const result = JSON.parse(run.stdout) as JsonResult;
     assert.deepEqual(result.jobs.map((job) => [job.name, job.status]), [['build', 'success'], ['test', 'success']]);
     assert.equal(readFileSync(path.join(dir, '.gantry/artifacts/build/out/copy.txt'), 'utf8'), 'uncommitted\n');
+  });
+
+  it('runs a docker job through the bundle, dockerode inside it without the packages it would load for ssh:// engines and BuildKit', { skip: skipDocker }, async () => {
+    const chunks = readdirSync(path.dirname(BUNDLE)).filter((name) => name.startsWith('exec-chunk-')).map((name) => readFileSync(path.join(path.dirname(BUNDLE), name), 'utf8'));
+    assert.ok(!chunks.some((chunk) => /["'](dockerode|ssh2|@grpc\/grpc-js)["']/.test(chunk.replace(/unused-docker-part:[^"]*/g, ''))), 'a chunk loads dockerode, ssh2 or gRPC from node_modules');
+    const dir = workingTree({ '.gitlab-ci.yml': 'inside:\n  image: gantry/busybox:latest\n  script: test -f /.dockerenv && echo "container sees $(cat input.txt)"\n', 'input.txt': 'committed\n' });
+    dirs.push(dir);
+    const run = await runExecBinary(dir, ['--json', '--executor', 'docker']);
+    assert.equal(run.code, 0, run.stderr);
+    const result = JSON.parse(run.stdout) as JsonResult;
+    assert.deepEqual(result.jobs.map((job) => [job.name, job.status]), [['inside', 'success']]);
   });
 });

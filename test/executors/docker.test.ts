@@ -234,6 +234,26 @@ describe('docker executor', { skip: skipDocker }, () => {
     assert.deepEqual(await leftovers(docker, request.jobId), []);
   });
 
+  it('reports the status the script\'s shell ends with, nothing of how it came in the output (xtrace on too); with an entrypoint, the container\'s exit code', async () => {
+    const docker = await dockerReady();
+    const executor = new DockerExecutor({ pullPolicy: ['if-not-present'] }, docker);
+    const plain = await executor.prepare(prepareRequest({ ...target(executor), image: DEBIAN }));
+    try {
+      assert.deepEqual(await runCollect(plain, 'set -o xtrace\necho hi\nexit 4', 'bash'), { exitCode: 4, output: '+ echo hi\nhi\n+ exit 4\n' });
+      assert.deepEqual(await runCollect(plain, 'printf "no newline"; false', 'bash'), { exitCode: 1, output: 'no newline' });
+    } finally {
+      await plain.cleanup();
+    }
+    // An entrypoint that ends with 0 whatever it ran: gitlab-runner reports the container's code.
+    const request = prepareRequest({ ...target(executor), image: DEBIAN });
+    const wrapped = await executor.prepare({ ...request, image: { name: DEBIAN, entrypoint: ['sh', '-c', '"$@"; exit 0', 'entrypoint'] } });
+    try {
+      assert.deepEqual(await runCollect(wrapped, 'echo "inside 0"\nexit 4', 'bash'), { exitCode: 0, output: 'inside 0\n' });
+    } finally {
+      await wrapped.cleanup();
+    }
+  });
+
   it('removes what a dead runner process left (found by label), and only that', async () => {
     const docker = await dockerReady();
     const dead = ownerId(await deadPid());

@@ -59,6 +59,7 @@ export class DockerExecutor implements Executor {
     const abortable = (): void => {
       if (request.signal.aborted) throw new ExecutorError('the job was aborted while its environment was prepared');
     };
+    let holder: Promise<Docker.Container> | undefined;
 
     try {
       const buildVolume = `${namePrefix}-builds`;
@@ -68,11 +69,19 @@ export class DockerExecutor implements Executor {
       const ownNetwork = (request.services.length > 0 && mode === undefined) || (mode !== undefined && !(SPECIAL_NETWORK_MODES.has(mode) || mode.startsWith('container:')));
       const network: string | null = ownNetwork ? `${namePrefix}-network` : mode === undefined || mode === 'default' ? 'bridge' : mode;
       const extraNetworks: string[] = ownNetwork && mode ? [mode] : [];
+      const helperImage = settings.helperImage || imageName;
+      // The job's images: with no service, checked meanwhile (with services, after them, as gitlab-runner logs it).
+      const ensureJobImages = async (): Promise<Docker.ImageInspectInfo> => {
+        const image = await ensureImage(docker, imageName, policies, request.credentials, log);
+        if (helperImage !== imageName) await ensureImage(docker, helperImage, policies, request.credentials, log);
+        return image;
+      };
       // Independent daemon calls go out together; every one that succeeded is recorded for cleanup.
-      const [configBinds] = await settledAll([
+      const [configBinds, , , earlyImage] = await settledAll([
         this.configVolumes(request),
         docker.createVolume({ Name: buildVolume, Labels: labels('build-volume') }).then(() => void created.volumes.push(buildVolume)),
         ownNetwork && network ? docker.createNetwork({ Name: network, CheckDuplicate: true, Labels: labels('network') }).then((made) => void created.networks.push(made.id)) : undefined,
+        request.services.length === 0 ? ensureJobImages() : undefined,
       ] as const);
       const binds = [`${buildVolume}:/builds`, ...configBinds];
       const hostConfig: Docker.HostConfig = {
@@ -98,22 +107,27 @@ export class DockerExecutor implements Executor {
         log(`Services are not reachable by alias with network_mode "${network}"`, 'warning');
       }
 
-      await ensureImage(docker, imageName, policies, request.credentials, log);
-      const helperImage = settings.helperImage || imageName;
-      if (helperImage !== imageName) await ensureImage(docker, helperImage, policies, request.credentials, log);
+      const jobImage = earlyImage ?? (await ensureJobImages());
       abortable();
 
       const links = network === 'bridge' ? started.flatMap((service) => service.aliases.map((alias) => `${service.containerId}:${alias}`)) : [];
       const stageHostConfig: Docker.HostConfig = { ...hostConfig, ...(links.length ? { Links: links } : {}) };
-      const holder = await docker.createContainer({
-        name: `${namePrefix}-holder`,
-        Image: helperImage,
-        Entrypoint: ['/bin/sh'],
-        Cmd: ['-c', 'exit 0'],
-        Labels: labels('holder'),
-        HostConfig: { Binds: binds },
-      });
-      created.containers.push(holder.id);
+      // Off the job's path: the first script's container is created meanwhile, and only file transfers wait for it.
+      holder = docker
+        .createContainer({
+          name: `${namePrefix}-holder`,
+          Image: helperImage,
+          Entrypoint: ['/bin/sh'],
+          Cmd: ['-c', 'exit 0'],
+          Labels: labels('holder'),
+          HostConfig: { Binds: binds },
+        })
+        .then((made) => {
+          created.containers.push(made.id);
+          return made;
+        });
+      holder.catch(() => undefined); // its failure is seen where it is awaited
+      const entrypoint = request.image?.entrypoint ?? undefined;
 
       const environment = new DockerEnvironment({
         docker,
@@ -129,12 +143,13 @@ export class DockerExecutor implements Executor {
         shortToken: request.shortToken,
         namePrefix,
         holder,
-        stage: { image: imageName, entrypoint: request.image?.entrypoint ?? undefined, hostname, binds, hostConfig: stageHostConfig, network, extraNetworks },
+        stage: { image: imageName, entrypoint, hostname, binds, hostConfig: stageHostConfig, network, extraNetworks, runsShellDirectly: runsNoEntrypoint(entrypoint, jobImage) },
         created,
       });
       await this.waitForServices(environment, started, helperImage, request);
       return environment;
     } catch (error) {
+      await holder?.catch(() => undefined);
       await removeJobResources(docker, request.jobId, created).catch(() => undefined);
       if (error instanceof ExecutorError) throw error;
       throw new ExecutorError(`docker: ${describe(error)}`, 'system', { cause: error });
@@ -190,6 +205,12 @@ export class DockerExecutor implements Executor {
       request.log(`Service container logs:\n${logs.trimEnd()}`);
     }
   }
+}
+
+/** No entrypoint runs before the stage's shell: the job's is `[""]` (none), or it names none and neither does the image. */
+function runsNoEntrypoint(jobEntrypoint: string[] | undefined, image: Docker.ImageInspectInfo): boolean {
+  if (jobEntrypoint !== undefined) return jobEntrypoint.length > 0 && jobEntrypoint.every((part) => part === '');
+  return (image.Config?.Entrypoint?.length ?? 0) === 0;
 }
 
 /** Like Promise.all, but settles every promise first, so nothing is still being created when cleanup runs. */

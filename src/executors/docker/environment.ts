@@ -13,6 +13,7 @@ import { pump, stripFirstComponent, UnsafeArchiveEntryError } from '../tar.ts';
 import { ExecutorError, type Environment, type EnvironmentInfo, type InteractiveShellRequest, type RunRequest, type RunResult, type ScriptShell } from '../types.ts';
 import { ignoreMissing, LABEL_JOB, LABEL_MANAGED, LABEL_OWNER, ownerId, resourceLabels } from './labels.ts';
 import { execInteractive, shellEnvironment } from './shell.ts';
+import { StageOutputReader, statusToken, statusTrap } from './stage-output.ts';
 
 export interface StageContainerSpec {
   image: string;
@@ -24,6 +25,11 @@ export interface StageContainerSpec {
   network: string | null;
   /** Further networks, connected after creation and before start. */
   extraNetworks: string[];
+  /**
+   * The stage image runs no entrypoint (neither its own nor the job's): the shell reading the
+   * script is the container's process, so the status it prints is the container's exit code.
+   */
+  runsShellDirectly: boolean;
 }
 
 export interface DockerEnvironmentParts {
@@ -32,7 +38,8 @@ export interface DockerEnvironmentParts {
   jobId: number;
   shortToken: string;
   namePrefix: string;
-  holder: Docker.Container;
+  /** Still being created when the environment is handed out: only file transfers need it. */
+  holder: Promise<Docker.Container>;
   stage: StageContainerSpec;
   /** Everything created so far, removed by cleanup in reverse order. */
   created: { containers: string[]; networks: string[]; volumes: string[] };
@@ -42,6 +49,14 @@ interface StartedContainer {
   container: Docker.Container;
   /** The hijacked attach connection: stdin in, multiplexed stdout and stderr out. */
   output: Duplex;
+  /** Its script's shell prints its exit status last (stage-output.ts): the token it prints. */
+  statusToken: string | null;
+}
+
+/** A failed script's container, kept for `openShell`, and when the daemon has it stopped. */
+interface FailedStage {
+  container: Docker.Container;
+  stopped: Promise<unknown>;
 }
 
 /** Starts bash when the image has it, else sh (gitlab-runner's BashDetectShellScript). */
@@ -64,7 +79,7 @@ export class DockerEnvironment implements Environment {
   private readonly removals = new Set<Promise<void>>();
   private prestarted: { shell: ScriptShell; started: Promise<StartedContainer> } | null = null;
   /** The container of the last job script that failed, kept (stopped) until cleanup for `openShell`. */
-  private failedStage: Docker.Container | null = null;
+  private failedStage: FailedStage | null = null;
 
   constructor(private readonly parts: DockerEnvironmentParts) {
     this.info = parts.info;
@@ -111,6 +126,7 @@ export class DockerEnvironment implements Environment {
   /** Creates, attaches and starts a stage container whose shell reads its script from stdin. */
   private async startContainer(image: string, entrypoint: string[] | undefined, kind: RunRequest['kind'], shell: ScriptShell, stageName: string): Promise<StartedContainer> {
     const { docker, stage } = this.parts;
+    const reportsStatus = stage.runsShellDirectly && image === stage.image && entrypoint === stage.entrypoint;
     const name = `${this.parts.namePrefix}-${stageName.replace(/[^a-zA-Z0-9_.-]/g, '-')}-${++this.stageCount}`;
     const container = await docker.createContainer({
       name,
@@ -145,7 +161,7 @@ export class DockerEnvironment implements Environment {
       if (failed) throw failed.reason;
       if (!attached) throw new ExecutorError('docker: the attach answered no stream');
       await container.start();
-      return { container, output: attached };
+      return { container, output: attached, statusToken: reportsStatus ? statusToken() : null };
     } catch (error) {
       this.release(container, attached);
       if (error instanceof ExecutorError) throw error;
@@ -153,23 +169,23 @@ export class DockerEnvironment implements Environment {
     }
   }
 
-  /** Feeds the script to a started container and waits for it, its output demultiplexed to the request. */
+  /**
+   * Feeds the script to a started container and waits for it, its output demultiplexed to the
+   * request. The status is the one its shell printed once the output has ended, else the
+   * daemon's (its `wait`).
+   */
   private async drive(starting: Promise<StartedContainer>, request: RunRequest): Promise<RunResult> {
-    const { container, output } = await starting;
+    const { container, output, statusToken: token } = await starting;
     let failed = false;
+    let stopped: Promise<unknown> = Promise.resolve();
     try {
-      const sink = new Writable({
-        write(chunk: Buffer, _encoding, callback) {
-          request.onOutput(chunk);
-          callback();
-        },
-      });
+      const reader = new StageOutputReader(token, request.onOutput);
       const drained = new Promise<void>((resolve) => {
         output.on('end', resolve);
         output.on('close', resolve);
         output.on('error', () => resolve());
-      });
-      this.parts.docker.modem.demuxStream(output, sink, sink);
+      }).then(() => reader.end());
+      output.on('data', (chunk: Buffer) => reader.push(chunk));
       const kill = (): void => {
         container.kill({ signal: 'SIGKILL' }).catch(() => undefined);
       };
@@ -180,11 +196,21 @@ export class DockerEnvironment implements Environment {
           return { exitCode: 137 };
         }
         // End of stdin ends the script (StdinOnce closes the container's stdin with it).
-        output.end(`exec 2>&1\n${request.script}`);
-        const result = (await container.wait()) as { StatusCode: number };
-        await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, 2000))]);
-        failed = result.StatusCode !== 0 && request.kind === 'user' && request.stage.startsWith('step_');
-        return { exitCode: result.StatusCode };
+        output.end(`${token ? `${statusTrap(token)}\n` : ''}exec 2>&1\n${request.script}`);
+        const waited = (container.wait() as Promise<{ StatusCode: number }>).then((result) => result.StatusCode);
+        stopped = waited.catch(() => undefined);
+        const fromDaemon = async (): Promise<number> => {
+          const code = await waited;
+          await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, 2000))]);
+          return code;
+        };
+        const printed = async (): Promise<number> => {
+          await drained;
+          return reader.status ?? (await waited);
+        };
+        const exitCode = await Promise.race([printed(), fromDaemon()]);
+        failed = exitCode !== 0 && request.kind === 'user' && request.stage.startsWith('step_');
+        return { exitCode };
       } finally {
         request.signal.removeEventListener('abort', kill);
       }
@@ -192,16 +218,16 @@ export class DockerEnvironment implements Environment {
       if (error instanceof ExecutorError) throw error;
       throw new ExecutorError(`docker: ${describe(error)}`, 'system', { cause: error });
     } finally {
-      if (failed) this.keepFailed(container, output);
+      if (failed) this.keepFailed({ container, stopped }, output);
       else this.release(container, output);
     }
   }
 
   /** A failed script's container stays (its files, outside the build volume too) until cleanup removes it with the rest. */
-  private keepFailed(container: Docker.Container, attached: Duplex): void {
+  private keepFailed(failed: FailedStage, attached: Duplex): void {
     attached.destroy();
-    if (this.failedStage) this.release(this.failedStage, undefined);
-    this.failedStage = container;
+    if (this.failedStage) this.release(this.failedStage.container, undefined);
+    this.failedStage = failed;
   }
 
   /**
@@ -212,10 +238,14 @@ export class DockerEnvironment implements Environment {
    */
   async openShell(request: InteractiveShellRequest): Promise<number> {
     const { docker, stage } = this.parts;
-    let container = this.failedStage;
+    let container: Docker.Container;
     let attached: Duplex | undefined;
-    if (container) await container.start();
-    else ({ container, output: attached } = await this.startContainer(stage.image, stage.entrypoint, 'user', 'bash', 'shell'));
+    if (this.failedStage) {
+      // Its status may have come before the daemon had it stopped: started again only then.
+      await this.failedStage.stopped;
+      container = this.failedStage.container;
+      await container.start();
+    } else ({ container, output: attached } = await this.startContainer(stage.image, stage.entrypoint, 'user', 'bash', 'shell'));
     try {
       const tmpDir = `${this.info.projectDir}.tmp`;
       const { env, files } = shellEnvironment(request.variables, tmpDir);
@@ -242,12 +272,16 @@ export class DockerEnvironment implements Environment {
   }
 
   async copyIn(source: Readable, directory: string): Promise<void> {
+    const holder = await this.parts.holder.catch((error: unknown) => {
+      source.destroy();
+      throw new ExecutorError(`docker: cannot copy files into ${directory}: ${describe(error)}`, 'system', { cause: error });
+    });
     const prefix = path.posix.normalize(directory).replace(/^\/+/, '').replace(/\/+$/, '');
     const entries = prefixEntries(source, prefix);
     let refused: Error | null = null;
     entries.on('error', (error) => (refused = error));
     try {
-      await this.parts.holder.putArchive(entries as unknown as NodeJS.ReadableStream, { path: '/' });
+      await holder.putArchive(entries as unknown as NodeJS.ReadableStream, { path: '/' });
       if (refused) throw refused;
     } catch (error) {
       if (refused) throw refused;
@@ -257,7 +291,7 @@ export class DockerEnvironment implements Environment {
 
   async copyOut(directory: string): Promise<Readable | null> {
     try {
-      const stream = (await this.parts.holder.getArchive({ path: directory })) as Readable;
+      const stream = (await (await this.parts.holder).getArchive({ path: directory })) as Readable;
       return stripFirstComponent(stream);
     } catch (error) {
       if ((error as { statusCode?: number }).statusCode === 404) return null;
@@ -271,6 +305,8 @@ export class DockerEnvironment implements Environment {
     const prestarted = this.prestarted;
     this.prestarted = null;
     if (prestarted) await prestarted.started.then(({ container, output }) => this.release(container, output)).catch(() => undefined);
+    // Settled before the removal, so that no holder is made after it.
+    await this.parts.holder.catch(() => undefined);
     await Promise.all(this.removals);
     await removeJobResources(this.parts.docker, this.parts.jobId, this.parts.created);
   }

@@ -1,25 +1,28 @@
 /**
  * `bin/runner exec` as users run it: from the compiled package, through the one-file bundle
  * scripts/build.sh makes (scripts/bundle-exec.mjs). The other exec tests run the sources; this
- * one checks that the bundle holds together: the compile worker (bundled too) starts from it
- * (its path is resolved from the bundle's place), the in-memory database starts from the schema
- * image beside it, the snapshot reaches the jobs and an artifact passes.
+ * one checks that the bundle holds together: V8 takes the code cache the build made for it, the
+ * compile worker (bundled too) starts from it (its path is resolved from the bundle's place),
+ * the in-memory database starts from the schema image beside it, the snapshot reaches the jobs
+ * and an artifact passes.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
+import { bundleIdOf } from '../../src/cli/bundle-loader.ts';
 import { withinOrKill } from '../helpers/bounded.ts';
 import { workingTree, writeFiles, type JsonResult } from './exec-helpers.ts';
 
 const BIN = path.resolve(import.meta.dirname, '../../bin/runner');
-const BUNDLE = path.resolve(import.meta.dirname, '../../dist/cli/exec-bundle.js');
+const BUNDLE = path.resolve(import.meta.dirname, '../../dist/cli/exec-bundle.cjs');
+const CODE_CACHE = path.resolve(import.meta.dirname, '../../dist/cli/exec-bundle.cache');
 const WORKER = path.resolve(import.meta.dirname, '../../dist/ci-sandbox/worker.js');
 const SCHEMA_IMAGE = path.resolve(import.meta.dirname, '../../dist/exec-schema.sqlite3');
 
-function runExecBinary(cwd: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(BIN, ['exec', ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+function runExecBinary(cwd: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(BIN, ['exec', ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -36,6 +39,15 @@ describe('runner exec from the compiled package', () => {
 
   it('is built as one bundle beside the compiled CLI', () => {
     assert.ok(existsSync(BUNDLE), `${BUNDLE} is missing: scripts/build.sh makes it`);
+  });
+
+  it('has the code cache of its bundle, made for this bundle', () => {
+    const bundleId = bundleIdOf(readFileSync(BUNDLE, 'utf8'));
+    assert.ok(bundleId !== null, 'the bundle ends with its id');
+    const cache = readFileSync(CODE_CACHE);
+    assert.equal(cache.subarray(0, cache.indexOf(0x0a)).toString('latin1'), bundleId);
+    // A warm run's: one made right after loading holds the top level only (about 1.5 MB).
+    assert.ok(cache.length > 3_000_000, `the code cache holds ${cache.length} bytes only`);
   });
 
   it('has the schema image of its in-memory database: a SQLite database holding the migrated schema', () => {
@@ -67,8 +79,9 @@ describe('runner exec from the compiled package', () => {
     });
     dirs.push(dir);
     writeFiles(dir, { 'input.txt': 'uncommitted\n' });
-    const run = await runExecBinary(dir, ['--json', '--concurrency', '2']);
+    const run = await runExecBinary(dir, ['--json', '--concurrency', '2'], { ...process.env, GANTRY_EXEC_TRACE: '1' });
     assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stderr, /exec bundle loaded \(code cache: used\)/, 'V8 takes the code cache');
     const result = JSON.parse(run.stdout) as JsonResult;
     assert.deepEqual(result.jobs.map((job) => [job.name, job.status]), [['build', 'success'], ['test', 'success']]);
     assert.equal(readFileSync(path.join(dir, '.gantry/artifacts/build/out/copy.txt'), 'utf8'), 'uncommitted\n');

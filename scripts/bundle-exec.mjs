@@ -40,26 +40,47 @@ const WORKER_BUNDLE = {
   minifySyntax: true,
 };
 
+// yargs finds its locales (y18n) and the package.json above node_modules from its own
+// `import.meta.url`: its shim's stays the file's place in node_modules, not the bundle's.
+const YARGS_SHIM = /(^|[\\/])node_modules[\\/]yargs[\\/]lib[\\/]platform-shims[\\/]esm\.mjs$/;
+const yargsFilesBesideIt = {
+  name: 'yargs-files-beside-it',
+  setup(builder) {
+    builder.onLoad({ filter: YARGS_SHIM }, async (args) => ({
+      contents: readFileSync(args.path, 'utf8').replaceAll(
+        'import.meta.url',
+        // The bundle's require (its banner): the shim declares a `require` of its own.
+        "new URL('lib/platform-shims/esm.mjs', __gantryRequire('node:url').pathToFileURL(__gantryRequire.resolve('yargs/package.json'))).href",
+      ),
+      loader: 'js',
+    }));
+  },
+};
+
 const outdir = path.join(root, 'dist/cli');
 const bundle = path.join(outdir, 'exec-bundle.cjs');
 // A bundle of an earlier layout (an ES module and its chunks), and the cache of an earlier bundle.
 for (const name of readdirSync(outdir)) if (/^exec-(chunk-.*|bundle)\.js$|^exec-bundle\.cache$/.test(name)) rmSync(path.join(outdir, name));
 
-await build({
-  entryPoints: [path.join(root, 'dist/cli/commands/exec.js')],
+const { metafile } = await build({
+  entryPoints: [path.join(root, 'dist/cli/exec-main.js')],
   outfile: bundle,
+  metafile: true,
+  plugins: [yargsFilesBesideIt],
   bundle: true,
   format: 'cjs',
   platform: 'node',
   target: 'node20',
   external: EXTERNAL,
   define: { 'import.meta': '__gantryImportMeta' },
-  banner: { js: "var __gantryImportMeta = { url: require('node:url').pathToFileURL(__filename).href, dirname: __dirname, filename: __filename };" },
+  banner: { js: "var __gantryRequire = require, __gantryImportMeta = { url: require('node:url').pathToFileURL(__filename).href, dirname: __dirname, filename: __filename };" },
   logLevel: 'warning',
   legalComments: 'inline',
   minifyWhitespace: true,
   minifySyntax: true,
 });
+const shimmed = Object.keys(metafile.inputs).filter((input) => YARGS_SHIM.test(input));
+if (shimmed.length !== 1) throw new Error(`bundle-exec: yargs' shim is not where it was (${shimmed.join(', ') || 'not bundled'})`);
 // Its id (src/cli/bundle-loader.ts): a code cache is used for the bundle it was made from only.
 const bundleSource = readFileSync(bundle, 'utf8');
 writeFileSync(bundle, `${bundleSource}\n//# gantryBundleId=${createHash('sha256').update(bundleSource).digest('hex')}\n`);
@@ -84,6 +105,10 @@ const { buildSqliteSchemaImage } = await import(path.join(root, 'dist/storage/sq
 writeFileSync(path.join(root, 'dist/exec-schema.sqlite3'), await buildSqliteSchemaImage());
 
 // Last: the warm run needs the worker and the schema image. A process of its own, started as
-// bin/runner starts (V8 refuses a cache made under other flags).
-const warm = spawnSync(process.execPath, [path.join(root, 'scripts/exec-code-cache.mjs')], { stdio: 'inherit' });
-if (warm.status !== 0) process.stderr.write(`bundle-exec: no code cache for runner exec (scripts/exec-code-cache.mjs exited ${warm.status ?? warm.signal}); it loads without\n`);
+// bin/runner starts (V8 refuses a cache made under other flags); its run's output is shown
+// only if it fails.
+const warm = spawnSync(process.execPath, [path.join(root, 'scripts/exec-code-cache.mjs')], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
+if (warm.status !== 0) {
+  process.stderr.write(`${warm.stdout.slice(-2000)}${warm.stderr.slice(-4000)}`);
+  process.stderr.write(`bundle-exec: no code cache for runner exec (scripts/exec-code-cache.mjs exited ${warm.status ?? warm.signal}); it loads without\n`);
+}

@@ -1,8 +1,9 @@
 // The V8 code cache of `runner exec`'s bundle (dist/cli/exec-bundle.cache, read by
-// src/cli/bundle-loader.ts): the bundle loaded as bin/runner loads it, one warm run of a small
-// shell pipeline (an artifact, needs, two stages) in a throwaway repository, then the code of
-// every function that run compiled, serialized. A cache made right after loading holds only the
-// top level: start-up then still compiles most of what it runs.
+// src/cli/bundle-loader.ts): the bundle loaded as bin/runner loads it, one warm run of
+// `runner exec --json` on a small shell pipeline (an artifact, needs, two stages) in a
+// throwaway repository, then the code of every function that run compiled, serialized. A cache
+// made right after loading holds only the top level: start-up then still compiles most of what
+// it runs. The run writes its output on this process's stdout and stderr.
 // Usage: node scripts/exec-code-cache.mjs (scripts/bundle-exec.mjs runs it, after the bundle)
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -30,7 +31,6 @@ const { loadBundle } = await import(path.join(root, 'dist/cli/bundle-loader.js')
 const loaded = loadBundle(path.join(root, 'dist/cli/exec-bundle.cjs'), cacheFile);
 const dir = mkdtempSync(path.join(tmpdir(), 'gantry-exec-code-cache-'));
 let exitCode;
-let output = '';
 try {
   const git = (...args) => execFileSync('git', ['-c', 'user.name=build', '-c', 'user.email=build@example.com', ...args], { cwd: dir, stdio: 'ignore' });
   git('init', '-q', '-b', 'main');
@@ -39,15 +39,14 @@ try {
   writeFileSync(path.join(dir, 'src/app.txt'), 'app\n');
   git('add', '-A');
   git('commit', '-q', '-m', 'warm run');
-  const keep = (text) => {
-    output += text;
-  };
-  exitCode = await loaded.exports.runExecCommand({ json: true, concurrency: 2 }, { stdout: keep, stderr: keep, cwd: dir, colour: false, tty: false });
+  process.chdir(dir);
+  exitCode = await loaded.exports.execMain(['--json', '--concurrency', '2']);
 } finally {
+  process.chdir(root);
   rmSync(dir, { recursive: true, force: true });
 }
 if (exitCode !== 0) {
-  process.stderr.write(`exec-code-cache: the warm run failed (${exitCode}):\n${output.slice(-2000)}\n`);
+  process.stderr.write(`exec-code-cache: the warm run failed (exit ${exitCode})\n`);
   process.exit(1);
 }
 writeFileSync(cacheFile, loaded.createCodeCache());

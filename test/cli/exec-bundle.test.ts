@@ -1,14 +1,16 @@
 /**
  * `bin/runner exec` as users run it: from the compiled package, through the one-file bundle
  * scripts/build.sh makes (scripts/bundle-exec.mjs). The other exec tests run the sources; this
- * one checks that the bundle holds together: V8 takes the code cache the build made for it, the
+ * one checks that the bundle holds together: its own yargs parses exec's flags, V8 takes the
+ * code cache the build made for it, the
  * compile worker (bundled too) starts from it (its path is resolved from the bundle's place),
  * the in-memory database starts from the schema image beside it, the snapshot reaches the jobs
  * and an artifact passes.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { bundleIdOf } from '../../src/cli/bundle-loader.ts';
@@ -60,6 +62,18 @@ describe('runner exec from the compiled package', () => {
     const worker = readFileSync(WORKER, 'utf8');
     assert.doesNotMatch(worker, /from\s*["']\.{1,2}\//, 'the compile worker imports compiled modules one by one');
     assert.match(worker, /function compilePipeline\b/, 'the compiler is inside the worker file');
+  });
+
+  it("parses exec's flags with the yargs inside the bundle: help, and an unknown flag refused in one line", async () => {
+    const outside = mkdtempSync(path.join(tmpdir(), 'gantry-exec-bundle-cli-'));
+    dirs.push(outside);
+    const helped = await runExecBinary(outside, ['--help']);
+    assert.equal(helped.code, 0, helped.stderr);
+    assert.match(helped.stdout, /^runner exec \[jobs\.\.\]/);
+    assert.match(helped.stdout, /--concurrency +Jobs at once/);
+    const refused = await runExecBinary(outside, ['--bogus']);
+    assert.equal(refused.code, 1);
+    assert.equal(refused.stderr, 'runner: Unknown argument: bogus\n');
   });
 
   it('runs a pipeline through the bundle: the uncommitted file reaches the jobs and the artifact the next stage', async () => {

@@ -10,6 +10,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { stringify } from 'smol-toml';
+import { request } from 'undici';
 import { freePort } from '../cli/commands/free-port.ts';
 import type { Coordinator } from '../coordinator/app.ts';
 import type { CiServices } from '../coordinator/wiring-ci.ts';
@@ -125,17 +126,23 @@ export async function pushProject(
 }
 
 /**
+ * A JSON POST to the local coordinator's API (as root unless `headers` say otherwise), by the
+ * HTTP client the runner loads anyway (undici): Node's own fetch would load a second copy of
+ * it, about 15 ms of CPU at start.
+ */
+export async function postToLocalApi(local: LocalCoordinator, apiPath: string, body: unknown, headers: Record<string, string> = { 'PRIVATE-TOKEN': local.rootToken }): Promise<{ ok: boolean; status: number; text: string }> {
+  const answer = await request(`${local.url}/api/v4${apiPath}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return { ok: answer.statusCode >= 200 && answer.statusCode < 300, status: answer.statusCode, text: await answer.body.text() };
+}
+
+/**
  * The project, its repository lent the user's object database, with no refs yet: it needs no
  * snapshot, so it is made while the snapshot is taken (setSnapshotRefs follows).
  */
 export async function createLocalProject(local: LocalCoordinator, source: { root: string; name: string; defaultBranch: string }): Promise<ProjectRecord> {
-  const answer = await fetch(`${local.url}/api/v4/projects`, {
-    method: 'POST',
-    headers: { 'PRIVATE-TOKEN': local.rootToken, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: source.name, path: 'project', default_branch: source.defaultBranch }),
-  });
-  if (!answer.ok) throw new Error(`the local coordinator refused the project: ${answer.status} ${await answer.text()}`);
-  const { id } = (await answer.json()) as { id: number };
+  const answer = await postToLocalApi(local, '/projects', { name: source.name, path: 'project', default_branch: source.defaultBranch });
+  if (!answer.ok) throw new Error(`the local coordinator refused the project: ${answer.status} ${answer.text}`);
+  const { id } = JSON.parse(answer.text) as { id: number };
   const { GitRepositoryManager } = await stack;
   const { repositories } = local.coordinator.context;
   if (!(repositories instanceof GitRepositoryManager)) throw new Error('the local coordinator keeps its repositories elsewhere than on disk');

@@ -34,15 +34,15 @@ export function bundleIdOf(source: string): string | null {
   return source.slice(at + 1 + BUNDLE_ID_PREFIX.length).trim() || null;
 }
 
-/** The V8 data of a cache file written for the bundle `id`, or undefined (missing, or another bundle's). */
+/** The V8 data of a cache file written for the bundle `id`, or undefined (missing, unreadable, or another bundle's). */
 function cachedDataFor(cacheFile: string, id: string | null): Buffer | undefined {
   if (id === null) return undefined;
   let cache: Buffer;
   try {
     cache = readFileSync(cacheFile);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
+  } catch {
+    // Missing or unreadable: the bundle compiles from its source, as without a cache.
+    return undefined;
   }
   const newline = cache.indexOf(0x0a);
   if (newline < 0 || cache.subarray(0, newline).toString('latin1') !== id) return undefined;

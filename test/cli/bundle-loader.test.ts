@@ -5,7 +5,7 @@
  * without a cache.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -75,6 +75,19 @@ describe('the bundle loader', () => {
     writeFileSync(cache, loadBundle<Answers>(bundle, cache).createCodeCache());
     writeBundle(SOURCE, null);
     assert.equal(loadBundle<Answers>(bundle, cache).codeCache, 'none');
+  });
+
+  it('loads without a cache it cannot read', () => {
+    writeBundle(SOURCE, 'first');
+    rmSync(cache, { force: true });
+    mkdirSync(cache);
+    try {
+      const loaded = loadBundle<Answers>(bundle, cache);
+      assert.equal(loaded.codeCache, 'none');
+      assert.equal(loaded.exports.answer(), 42);
+    } finally {
+      rmSync(cache, { recursive: true });
+    }
   });
 
   it('compiles the source when V8 refuses the cache (another V8, other flags, damaged)', () => {

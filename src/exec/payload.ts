@@ -2,14 +2,11 @@
  * `--payload JOB`: the job's payload exactly as a runner receives it, from the coordinator's
  * `POST /jobs/request` answered to a runner registered for the purpose.
  */
-import { INSTANCE_TOKEN_SETTING } from '../coordinator/services/ci/runners/tokens.ts';
-import { registerRunner } from '../runner/http/runner-api.ts';
-import { Transport } from '../runner/http/transport.ts';
-import { runnerInfo, userAgent } from '../runner/version.ts';
 import { ExecError } from './errors.ts';
-import { postToLocalApi, type LocalCoordinator } from './session.ts';
+import { loadStack, postToLocalApi, type LocalCoordinator } from './session.ts';
 
 export async function requestPayload(local: LocalCoordinator, pipelineId: number, name: string): Promise<unknown> {
+  const { INSTANCE_TOKEN_SETTING, Transport, registerRunner, runnerInfo, userAgent } = await loadStack();
   const { stores } = local.coordinator.context;
   const jobs = (await stores.jobs.list({ pipelineId }, { offset: 0, limit: 1_000 })).items;
   const job = jobs.find((candidate) => candidate.name === name) ?? jobs.find((candidate) => candidate.definition?.baseName === name);

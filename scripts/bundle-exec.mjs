@@ -1,8 +1,9 @@
-// Bundles `runner exec` (dist/cli/commands/exec.js and everything it imports: the coordinator,
-// the runner, their packages) into one CommonJS file, dist/cli/exec-bundle.cjs, which
-// src/cli/runner.ts loads when it is there (src/cli/bundle-loader.ts) with the V8 code cache
-// written beside it (dist/cli/exec-bundle.cache, scripts/exec-code-cache.mjs, after a warm run);
-// and the compile worker (dist/ci-sandbox/worker.js), in place.
+// Bundles `runner exec` (dist/cli/exec-main.js and everything it imports: its command line with
+// yargs, the coordinator, the runner, their packages) into one CommonJS file,
+// dist/cli/exec-bundle.cjs, which src/cli/runner.ts loads when it is there
+// (src/cli/bundle-loader.ts) with the V8 code cache written beside it
+// (dist/cli/exec-bundle.cache, scripts/exec-code-cache.mjs, after a warm run); and the compile
+// worker (dist/ci-sandbox/worker.js), in place.
 // Loading the ~700 modules of `runner exec` one by one costs a process about 1.4 s of CPU,
 // one file about 0.7 s (docs/benchmarks.md, "runner exec"); the code cache spares the parsing
 // and compiling of what a run uses. CommonJS because Node 20 compiles only a script (vm.Script),
@@ -107,7 +108,7 @@ writeFileSync(path.join(root, 'dist/exec-schema.sqlite3'), await buildSqliteSche
 // Last: the warm run needs the worker and the schema image. A process of its own, started as
 // bin/runner starts (V8 refuses a cache made under other flags); its run's output is shown
 // only if it fails.
-const warm = spawnSync(process.execPath, [path.join(root, 'scripts/exec-code-cache.mjs')], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
+const warm = spawnSync(process.execPath, [path.join(root, 'scripts/exec-code-cache.mjs')], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024, timeout: 120_000 });
 if (warm.status !== 0) {
   process.stderr.write(`${warm.stdout.slice(-2000)}${warm.stderr.slice(-4000)}`);
   process.stderr.write(`bundle-exec: no code cache for runner exec (scripts/exec-code-cache.mjs exited ${warm.status ?? warm.signal}); it loads without\n`);

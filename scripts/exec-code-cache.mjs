@@ -32,7 +32,7 @@ const loaded = loadBundle(path.join(root, 'dist/cli/exec-bundle.cjs'), cacheFile
 const dir = mkdtempSync(path.join(tmpdir(), 'gantry-exec-code-cache-'));
 let exitCode;
 try {
-  const git = (...args) => execFileSync('git', ['-c', 'user.name=build', '-c', 'user.email=build@example.com', ...args], { cwd: dir, stdio: 'ignore' });
+  const git = (...args) => execFileSync('git', ['-c', 'user.name=build', '-c', 'user.email=build@example.com', '-c', 'commit.gpgsign=false', ...args], { cwd: dir, stdio: 'ignore' });
   git('init', '-q', '-b', 'main');
   writeFileSync(path.join(dir, '.gitlab-ci.yml'), PIPELINE);
   mkdirSync(path.join(dir, 'src'));
@@ -50,5 +50,5 @@ if (exitCode !== 0) {
   process.exit(1);
 }
 writeFileSync(cacheFile, loaded.createCodeCache());
-// Handles the run left (the compile worker's idle timer): the cache is written.
+// The cache is written; what the run left open (the compile worker's idle timer) is not waited for.
 process.exit(0);

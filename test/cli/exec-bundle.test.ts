@@ -23,8 +23,8 @@ const CODE_CACHE = path.resolve(import.meta.dirname, '../../dist/cli/exec-bundle
 const WORKER = path.resolve(import.meta.dirname, '../../dist/ci-sandbox/worker.js');
 const SCHEMA_IMAGE = path.resolve(import.meta.dirname, '../../dist/exec-schema.sqlite3');
 
-function runExecBinary(cwd: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(BIN, ['exec', ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+function runExecBinary(cwd: string, args: string[], env: NodeJS.ProcessEnv = process.env, nodeOptions: string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [...nodeOptions, BIN, 'exec', ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -74,6 +74,15 @@ describe('runner exec from the compiled package', () => {
     const refused = await runExecBinary(outside, ['--bogus']);
     assert.equal(refused.code, 1);
     assert.equal(refused.stderr, 'runner: Unknown argument: bogus\n');
+  });
+
+  it("leaves Node's own copy of undici unloaded: the bundle's serves the runner and exec's API calls", async () => {
+    const dir = workingTree({ '.gitlab-ci.yml': 'job:\n  script: echo hello\n' });
+    dirs.push(dir);
+    const report = "process.on('exit', () => process.stderr.write(`node's undici loaded: ${process.moduleLoadList.some((name) => name.includes('internal/deps/undici'))}\\n`));";
+    const run = await runExecBinary(dir, ['--json'], process.env, ['--import', `data:text/javascript,${encodeURIComponent(report)}`]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stderr, /node's undici loaded: false\n/);
   });
 
   it('runs a pipeline through the bundle: the uncommitted file reaches the jobs and the artifact the next stage', async () => {

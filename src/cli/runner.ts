@@ -1,19 +1,24 @@
 import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
+import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
-import yargs, { type Argv } from 'yargs';
-import { hideBin } from 'yargs/helpers';
+import { timelineMark } from '../runner/timeline.ts';
 import { userAgent } from '../runner/version.ts';
+import { loadBundle } from './bundle-loader.ts';
 import type { CommandIo } from './commands/runner-config.ts';
+import { EXEC_DESCRIPTION, execOptions } from './exec-options.ts';
 
 /**
- * `runner exec`'s code: from the compiled package, the one-file bundle scripts/build.sh makes
- * of it (scripts/bundle-exec.mjs; half the CPU time to load), else its modules.
+ * `runner exec`'s command line and code: from the compiled package, the one-file CommonJS
+ * bundle scripts/build.sh makes of them (scripts/bundle-exec.mjs; half the CPU time to load)
+ * with its V8 code cache (less again), else their modules.
  */
-async function execCommandModule(): Promise<typeof import('./commands/exec.ts')> {
-  const bundle = new URL('./exec-bundle.js', import.meta.url);
-  if (existsSync(bundle)) return (await import(bundle.href)) as typeof import('./commands/exec.ts');
-  return import('./commands/exec.ts');
+async function execMainModule(): Promise<typeof import('./exec-main.ts')> {
+  const bundle = fileURLToPath(new URL('./exec-bundle.cjs', import.meta.url));
+  if (!existsSync(bundle)) return import('./exec-main.ts');
+  const loaded = loadBundle<typeof import('./exec-main.ts')>(bundle, fileURLToPath(new URL('./exec-bundle.cache', import.meta.url)));
+  timelineMark(`exec bundle loaded (code cache: ${loaded.codeCache})`);
+  return loaded.exports;
 }
 
 function commandIo(): CommandIo {
@@ -36,79 +41,11 @@ function commandIo(): CommandIo {
   return io;
 }
 
-const EXEC_DESCRIPTION = 'Run the pipeline of the working tree (uncommitted and untracked files included) on an in-process coordinator and runner';
-
-function execOptions<T>(command: Argv<T>) {
-  return command
-    .positional('jobs', { type: 'string', array: true, describe: 'Jobs to run (default: the whole pipeline)' })
-    .option('file', { type: 'string', describe: 'CI file (default .gitlab-ci.yml at the top of the tree)' })
-    .option('needs', { type: 'boolean', describe: 'Also run what the named jobs need or take artifacts from' })
-    .option('stage', { type: 'string', describe: 'Run the jobs of this stage' })
-    .option('manual', { type: 'string', array: true, describe: 'Play this manual job when it is reached (repeatable)' })
-    .option('list', { type: 'boolean', describe: 'Print the jobs (stage, when, needs, allow_failure, rules outcome) and stop' })
-    .option('preview', { type: 'boolean', describe: 'Print the merged configuration and stop' })
-    .option('payload', { type: 'string', describe: 'Print the payload a runner receives for this job and stop' })
-    .option('json', { type: 'boolean', describe: 'Machine-readable output on stdout (job logs go to stderr)' })
-    .option('committed', { type: 'boolean', describe: 'Run HEAD as committed, without the working tree\'s changes' })
-    .option('ref', { type: 'string', describe: 'Branch the pipeline runs for (default: the current branch)' })
-    .option('tag', { type: 'string', describe: 'Run the pipeline as for this tag' })
-    .option('source', { type: 'string', describe: 'CI_PIPELINE_SOURCE (default push)' })
-    .option('variable', { type: 'string', array: true, describe: 'KEY=VALUE, repeatable' })
-    .option('env-file', { type: 'string', array: true, describe: 'A dotenv file of pipeline variables, repeatable (--variable wins)' })
-    .option('executor', { type: 'string', describe: 'shell (default) or docker' })
-    .option('docker-image', { type: 'string', describe: 'Image of docker jobs without image:' })
-    .option('concurrency', { type: 'number', describe: 'Jobs at once (default: the number of cores)' })
-    .option('verbose', { type: 'boolean', describe: 'Print the runner\'s sections whole (sources, cache, artifacts), not only their header line' })
-    .option('shell-on-failure', { type: 'boolean', describe: 'When a job fails, open a shell in its build directory (docker: its container) with its variables before cleanup' })
-    .option('artifacts-dir', { type: 'string', describe: 'Where each job\'s artifacts are unpacked, <dir>/<job>/ (default .gantry/artifacts)' })
-    .option('cache-dir', { type: 'string', describe: 'Where the jobs\' caches are kept across runs (default .gantry/cache)' })
-    .option('reuse', { type: 'boolean', describe: 'Reuse the artifacts and status of jobs whose definition, variables and input files are unchanged since their last success' });
-}
-
-type ExecCliArgs = Awaited<ReturnType<typeof execOptions>['argv']>;
-
-async function runExecArgs(args: ExecCliArgs): Promise<number> {
-  const { runExecCommand } = await execCommandModule();
-  return runExecCommand(
-    {
-      jobs: args.jobs, file: args.file, needs: args.needs, stage: args.stage, manual: args.manual, list: args.list, preview: args.preview,
-      payload: args.payload, json: args.json, committed: args.committed, ref: args.ref, tag: args.tag, source: args.source,
-      variable: args.variable, envFile: args['env-file'], executor: args.executor, dockerImage: args['docker-image'], concurrency: args.concurrency,
-      verbose: args.verbose, shellOnFailure: args['shell-on-failure'], artifactsDir: args['artifacts-dir'], cacheDir: args['cache-dir'], reuse: args.reuse,
-    },
-    {
-      stdout: (text) => process.stdout.write(text),
-      stderr: (text) => process.stderr.write(text),
-      cwd: process.cwd(),
-      colour: process.stdout.isTTY === true && !process.env.NO_COLOR,
-      tty: process.stdout.isTTY === true,
-    },
-  );
-}
-
-/**
- * `runner exec` parsed as the default command of a parser of its own: yargs builds the whole
- * help text of a named command after running its handler, in case it is shown later (never
- * here), which cost every run 0.07–0.2 s of CPU in profiles; the default command skips that.
- */
-async function execMain(argv: string[]): Promise<number> {
-  let exitCode = 0;
-  await yargs(argv)
-    .scriptName('runner exec')
-    .command('$0 [jobs..]', EXEC_DESCRIPTION, execOptions, async (args) => {
-      exitCode = await runExecArgs(args);
-    })
-    .version(false)
-    .strict()
-    .fail(false)
-    .help()
-    .parseAsync();
-  return exitCode;
-}
-
 /** `runner` command line. Only cli/ calls process.exit. */
 export async function main(argv: string[]): Promise<number> {
-  if (argv[0] === 'exec') return execMain(argv.slice(1));
+  // Before yargs itself: the bundle holds its own, compiled from the code cache.
+  if (argv[0] === 'exec') return (await execMainModule()).execMain(argv.slice(1));
+  const { default: yargs } = await import('yargs');
   let exitCode = 0;
   const config = { type: 'string', describe: 'config.toml (default: GANTRY_RUNNER_CONFIG or ./config.toml)' } as const;
   await yargs(argv)
@@ -278,7 +215,7 @@ export async function main(argv: string[]): Promise<number> {
       },
     )
     .command('exec [jobs..]', EXEC_DESCRIPTION, execOptions, async (args) => {
-      exitCode = await runExecArgs(args);
+      exitCode = await (await execMainModule()).runExecArgs(args);
     })
     .demandCommand(1, 'Name a command')
     .strict()
@@ -293,7 +230,8 @@ function describeError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-main(hideBin(process.argv)).then(
+// yargs' hideBin for Node: the arguments after node and the script.
+main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
     process.stderr.write(`runner: ${describeError(error)}\n`);

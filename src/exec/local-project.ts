@@ -8,7 +8,7 @@
 import type { ProjectRecord } from '../storage/types.ts';
 import { ExecError } from './errors.ts';
 import { VARIABLES_FILE, type LocalVariable } from './local-variables.ts';
-import type { LocalCoordinator } from './session.ts';
+import { postToLocalApi, type LocalCoordinator } from './session.ts';
 
 const MAINTAINER = 40;
 
@@ -18,19 +18,15 @@ export async function configureLocalProject(local: LocalCoordinator, pushed: Pro
   const project = pushed.default_branch === defaultBranch ? pushed : ((await stores.projects.update(pushed.id, { default_branch: defaultBranch })) ?? pushed);
   await protectedTags.create(project, '*', MAINTAINER);
   for (const variable of variables) {
-    const answer = await fetch(`${local.url}/api/v4/projects/${project.id}/variables`, {
-      method: 'POST',
-      headers: { 'PRIVATE-TOKEN': local.rootToken, 'content-type': 'application/json' },
-      body: JSON.stringify({
-        key: variable.key,
-        value: variable.value,
-        variable_type: variable.file ? 'file' : 'env_var',
-        masked: variable.masked,
-        protected: variable.protected,
-        environment_scope: variable.environmentScope,
-      }),
+    const answer = await postToLocalApi(local, `/projects/${project.id}/variables`, {
+      key: variable.key,
+      value: variable.value,
+      variable_type: variable.file ? 'file' : 'env_var',
+      masked: variable.masked,
+      protected: variable.protected,
+      environment_scope: variable.environmentScope,
     });
-    if (!answer.ok) throw new ExecError(`${VARIABLES_FILE}: ${variable.key}: ${refusal(await answer.text())}`);
+    if (!answer.ok) throw new ExecError(`${VARIABLES_FILE}: ${variable.key}: ${refusal(answer.text)}`);
   }
   return project;
 }

@@ -2,14 +2,11 @@
  * `--payload JOB`: the job's payload exactly as a runner receives it, from the coordinator's
  * `POST /jobs/request` answered to a runner registered for the purpose.
  */
-import { INSTANCE_TOKEN_SETTING } from '../coordinator/services/ci/runners/tokens.ts';
-import { registerRunner } from '../runner/http/runner-api.ts';
-import { Transport } from '../runner/http/transport.ts';
-import { runnerInfo, userAgent } from '../runner/version.ts';
 import { ExecError } from './errors.ts';
-import type { LocalCoordinator } from './session.ts';
+import { loadStack, postToLocalApi, type LocalCoordinator } from './session.ts';
 
 export async function requestPayload(local: LocalCoordinator, pipelineId: number, name: string): Promise<unknown> {
+  const { INSTANCE_TOKEN_SETTING, Transport, registerRunner, runnerInfo, userAgent } = await loadStack();
   const { stores } = local.coordinator.context;
   const jobs = (await stores.jobs.list({ pipelineId }, { offset: 0, limit: 1_000 })).items;
   const job = jobs.find((candidate) => candidate.name === name) ?? jobs.find((candidate) => candidate.definition?.baseName === name);
@@ -23,13 +20,9 @@ export async function requestPayload(local: LocalCoordinator, pipelineId: number
     const info = runnerInfo();
     const registered = await registerRunner(transport, { registrationToken, description: 'gantry-exec-payload', tagList: job.tag_list, runUntagged: true, locked: false, active: true, info });
     if (registered.kind !== 'registered') throw new ExecError('the local runner could not register');
-    const answer = await fetch(`${local.url}/api/v4/jobs/request`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'user-agent': userAgent() },
-      body: JSON.stringify({ token: registered.token, info }),
-    });
+    const answer = await postToLocalApi(local, '/jobs/request', { token: registered.token, info }, { 'user-agent': userAgent() });
     if (answer.status !== 201) throw new ExecError(`job "${name}" was not handed out (${answer.status}); its status is ${job.status}`);
-    return await answer.json();
+    return JSON.parse(answer.text) as unknown;
   } finally {
     await transport.close();
   }

@@ -17,7 +17,7 @@ import { formatSummary, type ExecIo, type ExecResult } from './output.ts';
 
 export type { ExecIo };
 import { chooseJobs, configWithOnly } from './selection.ts';
-import { createLocalProject, prepareRunner, registerLocalRunner, setSnapshotRefs, startedTogether, startLocalCoordinator, type ExecRunnerSettings, type LocalCoordinator } from './session.ts';
+import { createLocalProject, loadStack, prepareRunner, registerLocalRunner, setSnapshotRefs, startedTogether, startLocalCoordinator, type ExecRunnerSettings, type LocalCoordinator } from './session.ts';
 import { requestPayload } from './payload.ts';
 import { summariseJunitReports } from './junit-summary.ts';
 import { copyArtifacts, ignoreLocalState, prepareLocalState, writeJobLogs } from './local-state.ts';
@@ -68,7 +68,10 @@ export interface ExecRequest {
 /** Runs the request; answers the exit status (0: the pipeline succeeded, or the listing was printed). */
 export async function runExec(request: ExecRequest, io: ExecIo): Promise<number> {
   timelineMark('exec start');
-  const root = await workingTreeRoot(request.cwd);
+  const finding = workingTreeRoot(request.cwd);
+  // Evaluated while that git process (and the spawner helper, at first) starts: see loadStack.
+  setImmediate(() => void loadStack());
+  const root = await finding;
   // The coordinator starts while the tree's head and variables are read.
   const starting = startLocalCoordinator();
   starting.catch(() => undefined); // its failure is seen where it is awaited

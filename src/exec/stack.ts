@@ -1,6 +1,6 @@
 /**
  * The coordinator's and the runner's modules `runner exec` starts in its process: most of what
- * it loads. session.ts loads this module in the background (see there), not at start.
+ * it loads. session.ts loads this module while the first git process starts (see there).
  */
 export { ciServicesOf, createCoordinator } from '../coordinator/app.ts';
 export { INSTANCE_TOKEN_SETTING } from '../coordinator/services/ci/runners/tokens.ts';
@@ -13,3 +13,4 @@ export { runnerInfo, userAgent } from '../runner/version.ts';
 export { GitRepositoryManager } from '../storage/git/index.ts';
 export { ShellExecutor } from '../executors/shell/shell-executor.ts';
 export { buildsDirOf, executorOf } from '../runner/daemon/settings.ts';
+export { request } from 'undici';

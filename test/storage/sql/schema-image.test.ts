@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sql } from '#deps/kysely';
 import { openDatabase, type Db } from '../../../src/storage/sql/database.ts';
-import { migrateToLatest, migrationNames } from '../../../src/storage/sql/migrate.ts';
+import { migrateToLatest, migrateUpTo, migrationNames } from '../../../src/storage/sql/migrate.ts';
 import { buildSqliteSchemaImage } from '../../../src/storage/sql/schema-image.ts';
 
 async function schemaOf(db: Db): Promise<string[]> {
@@ -32,6 +32,25 @@ describe('SQLite schema image (an empty database migrated, serialized)', () => {
     } finally {
       await migrated.close();
       await fromImage.close();
+    }
+  });
+
+  it('finds nothing to migrate in one statement when every migration is recorded, and still migrates a database that lacks one', async () => {
+    const image = await buildSqliteSchemaImage();
+    const statements: string[] = [];
+    const fromImage = openDatabase(':memory:', undefined, (text) => statements.push(text), image);
+    const partly = openDatabase(':memory:');
+    try {
+      await migrateToLatest(fromImage.db, 'sqlite');
+      assert.deepEqual(statements, ['select name from kysely_migration']);
+      const names = migrationNames();
+      await migrateUpTo(partly.db, 'sqlite', names[names.length - 2]!);
+      assert.equal((await appliedMigrations(partly.db)).length, names.length - 1);
+      await migrateToLatest(partly.db, 'sqlite');
+      assert.deepEqual(await appliedMigrations(partly.db), [...names].sort());
+    } finally {
+      await fromImage.close();
+      await partly.close();
     }
   });
 

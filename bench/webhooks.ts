@@ -68,10 +68,14 @@ const api = async (method: string, url: string, body?: unknown) => {
   return JSON.parse(text) as Record<string, unknown>;
 };
 
-/** CPU of this process (µs resolution) and of it with its git processes, the receiver left out (10 ms ticks). */
+/**
+ * CPU of this process (µs resolution; all its threads) and of it with its git processes, the
+ * receiver left out (10 ms ticks); and the time the main thread's event loop was busy (what the
+ * next request waits behind; the deliveries' thread has a loop of its own).
+ */
 const cpuNow = () => {
   const own = process.cpuUsage();
-  return { own: (own.user + own.system) / 1000, tree: processTreeCpuMs() - treeCpuMsOf(receiverPid) };
+  return { own: (own.user + own.system) / 1000, tree: processTreeCpuMs() - treeCpuMsOf(receiverPid), loop: performance.eventLoopUtilization().active };
 };
 
 try {
@@ -83,7 +87,7 @@ try {
   type Kind = 'plain' | 'hooked' | 'held';
   const hookWorker = ciServicesOf(gantry.coordinator).hookWorker;
   const times: Record<Kind, number[]> = { plain: [], hooked: [], held: [] };
-  const cpu: Record<Kind, { own: number; tree: number }> = { plain: { own: 0, tree: 0 }, hooked: { own: 0, tree: 0 }, held: { own: 0, tree: 0 } };
+  const cpu: Record<Kind, { own: number; tree: number; loop: number }> = { plain: { own: 0, tree: 0, loop: 0 }, hooked: { own: 0, tree: 0, loop: 0 }, held: { own: 0, tree: 0, loop: 0 } };
   let sent = 0;
   let hookedPushes = 0;
   let hookedWallMs = 0;
@@ -117,6 +121,7 @@ try {
     const after = cpuNow();
     cpu[which].own += after.own - before.own;
     cpu[which].tree += after.tree - before.tree;
+    cpu[which].loop += after.loop - before.loop;
     if (which === 'held') {
       hookWorker.start();
       hookWorker.wake();
@@ -171,6 +176,9 @@ try {
     cpu_ms_per_push_with_git_without_hooks: perPush(cpu.plain.tree),
     cpu_ms_per_push_with_git_with_hooks: perPush(cpu.hooked.tree),
     cpu_ms_per_push_with_git_with_hooks_held: perPush(cpu.held.tree),
+    loop_ms_per_push_without_hooks: perPush(cpu.plain.loop),
+    loop_ms_per_push_with_hooks: perPush(cpu.hooked.loop),
+    loop_ms_per_push_with_hooks_held: perPush(cpu.held.loop),
     receiver_cpu_ms_per_delivery: Math.round((receiverCpuMs / Math.max(1, arrivals.length)) * 100) / 100,
     targets: TARGETS,
     loadavg_1m: Math.round(loadavg()[0]! * 10) / 10,

@@ -10,9 +10,11 @@
  * only after the round); the delivery latency from a push's answer to each receiver request
  * for it (p50/p99); deliveries per second (all deliveries over the hooked rounds' time); the
  * coordinator's CPU per push in each project (this process, where the coordinator runs beside
- * the client, and with the git processes it starts; the hooked figure includes its deliveries),
- * and the receiver's CPU per delivery, apart.
- * Run: npx tsx bench/webhooks.ts [--pushes 100] [--hooks 10] [--rounds 4]
+ * the client, all its threads, and with the git processes it starts; the hooked figure includes
+ * its deliveries), and the receiver's CPU per delivery, apart. The coordinator's database is a
+ * SQLite file, as `coordinator serve` uses: the deliveries are sent from their thread
+ * (coordinator/hook-thread.ts), or with `--in-process` from the coordinator's own.
+ * Run: npx tsx bench/webhooks.ts [--pushes 100] [--hooks 10] [--rounds 4] [--in-process]
  */
 import { fork } from 'node:child_process';
 import { loadavg } from 'node:os';
@@ -23,7 +25,9 @@ import { percentile, ROOT_TOKEN, startBenchCoordinator } from './support/coordin
 import type { ReceiverMessage, ReceiverRequest } from './support/hook-receiver.ts';
 import { processTreeCpuMs, treeCpuMsOf } from './support/process-tree-cpu.ts';
 
-const { values } = parseArgs({ options: { pushes: { type: 'string', default: '100' }, hooks: { type: 'string', default: '10' }, rounds: { type: 'string', default: '4' } } });
+const { values } = parseArgs({
+  options: { pushes: { type: 'string', default: '100' }, hooks: { type: 'string', default: '10' }, rounds: { type: 'string', default: '4' }, 'in-process': { type: 'boolean', default: false } },
+});
 const pushes = Number(values.pushes);
 const hookCount = Number(values.hooks);
 const rounds = Number(values.rounds);
@@ -55,7 +59,8 @@ const now = () => performance.timeOrigin + performance.now();
 /** When each hooked push (by its new SHA) was answered, epoch milliseconds. */
 const answeredAt = new Map<string, number>();
 
-const gantry = await startBenchCoordinator();
+// A SQLite file, as `coordinator serve` uses: the deliveries are sent from a thread of their own unless --in-process.
+const gantry = await startBenchCoordinator(values['in-process'] ? { ci: { hooks: { inProcess: true } } } : {});
 const api = async (method: string, url: string, body?: unknown) => {
   const response = await fetch(`${gantry.base}/api/v4${url}`, { method, headers: { 'private-token': ROOT_TOKEN, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await response.text();
@@ -63,10 +68,14 @@ const api = async (method: string, url: string, body?: unknown) => {
   return JSON.parse(text) as Record<string, unknown>;
 };
 
-/** CPU of this process (µs resolution) and of it with its git processes, the receiver left out (10 ms ticks). */
+/**
+ * CPU of this process (µs resolution; all its threads) and of it with its git processes, the
+ * receiver left out (10 ms ticks); and the time the main thread's event loop was busy (what the
+ * next request waits behind; the deliveries' thread has a loop of its own).
+ */
 const cpuNow = () => {
   const own = process.cpuUsage();
-  return { own: (own.user + own.system) / 1000, tree: processTreeCpuMs() - treeCpuMsOf(receiverPid) };
+  return { own: (own.user + own.system) / 1000, tree: processTreeCpuMs() - treeCpuMsOf(receiverPid), loop: performance.eventLoopUtilization().active };
 };
 
 try {
@@ -78,7 +87,7 @@ try {
   type Kind = 'plain' | 'hooked' | 'held';
   const hookWorker = ciServicesOf(gantry.coordinator).hookWorker;
   const times: Record<Kind, number[]> = { plain: [], hooked: [], held: [] };
-  const cpu: Record<Kind, { own: number; tree: number }> = { plain: { own: 0, tree: 0 }, hooked: { own: 0, tree: 0 }, held: { own: 0, tree: 0 } };
+  const cpu: Record<Kind, { own: number; tree: number; loop: number }> = { plain: { own: 0, tree: 0, loop: 0 }, hooked: { own: 0, tree: 0, loop: 0 }, held: { own: 0, tree: 0, loop: 0 } };
   let sent = 0;
   let hookedPushes = 0;
   let hookedWallMs = 0;
@@ -112,12 +121,20 @@ try {
     const after = cpuNow();
     cpu[which].own += after.own - before.own;
     cpu[which].tree += after.tree - before.tree;
+    cpu[which].loop += after.loop - before.loop;
     if (which === 'held') {
       hookWorker.start();
       hookWorker.wake();
       await deliveriesArrived();
     }
   };
+
+  // Not measured: one push to each project first, so that what starts once (the delivery thread, the modules it loads) is done.
+  for (const projectId of [plain.id, hooked.id]) {
+    await api('POST', `/projects/${projectId}/repository/commits`, { branch: 'main', commit_message: 'warm-up', actions: [{ action: 'create', file_path: 'warm-up.txt', content: 'warm-up\n' }] });
+  }
+  hookedPushes += 1;
+  await deliveriesArrived();
 
   const kinds: Kind[] = ['plain', 'hooked', 'held'];
   for (let index = 0; index < rounds; index += 1) {
@@ -142,6 +159,8 @@ try {
     pushes,
     hooks: hookCount,
     rounds,
+    // 'thread' (a SQLite file, as `coordinator serve` uses) unless the coordinator sends from its own thread.
+    hook_worker: hookWorker.mode,
     deliveries: deliveryLatencies.length,
     delivery_ms_p50: percentile(sortedDeliveries, 0.5),
     delivery_ms_p99: percentile(sortedDeliveries, 0.99),
@@ -157,6 +176,9 @@ try {
     cpu_ms_per_push_with_git_without_hooks: perPush(cpu.plain.tree),
     cpu_ms_per_push_with_git_with_hooks: perPush(cpu.hooked.tree),
     cpu_ms_per_push_with_git_with_hooks_held: perPush(cpu.held.tree),
+    loop_ms_per_push_without_hooks: perPush(cpu.plain.loop),
+    loop_ms_per_push_with_hooks: perPush(cpu.hooked.loop),
+    loop_ms_per_push_with_hooks_held: perPush(cpu.held.loop),
     receiver_cpu_ms_per_delivery: Math.round((receiverCpuMs / Math.max(1, arrivals.length)) * 100) / 100,
     targets: TARGETS,
     loadavg_1m: Math.round(loadavg()[0]! * 10) / 10,

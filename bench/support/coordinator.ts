@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createCoordinator, type Coordinator } from '../../src/coordinator/app.ts';
+import { createCoordinator, type Coordinator, type CoordinatorOptions } from '../../src/coordinator/app.ts';
 import type { CoordinatorContext } from '../../src/coordinator/context.ts';
 import { silentLogger } from '../../src/shared/logger.ts';
 
@@ -41,10 +41,10 @@ export interface BenchCoordinator {
   close(): Promise<void>;
 }
 
-/** Starts a coordinator listening on a free local port, its data in a new temporary directory. */
-export async function startBenchCoordinator(): Promise<BenchCoordinator> {
+/** Starts a coordinator listening on a free local port, its data in a new temporary directory; `extra` options over the defaults. */
+export async function startBenchCoordinator(extra: Partial<CoordinatorOptions> = {}): Promise<BenchCoordinator> {
   const work = await mkdtemp(path.join(tmpdir(), 'gantry-bench-abuse-'));
-  const coordinator = await createCoordinator({ dataDir: path.join(work, 'data'), rootToken: ROOT_TOKEN, logger: silentLogger() });
+  const coordinator = await createCoordinator({ dataDir: path.join(work, 'data'), rootToken: ROOT_TOKEN, logger: silentLogger(), ...extra });
   try {
     await coordinator.app.listen({ port: 0, host: '127.0.0.1' });
   } catch (error) {

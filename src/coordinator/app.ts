@@ -166,7 +166,9 @@ async function openCoordinator(options: CoordinatorOptions, logger: Logger): Pro
   await expirySweeper.sweep();
   expirySweeper.start();
   const monitoring = buildMonitoring(context, new SqlMonitoringStore(database.db), monitoringAllowList);
-  const ci = buildCiServices(context, { ...options.ci, mail: options.mail ?? options.ci?.mail }, monitoring.countBlobs);
+  // The webhook delivery thread opens the same database again.
+  const hooks = { ...options.ci?.hooks, storage: { databaseUrl, secretKeys: options.secretKeys, git: options.git } };
+  const ci = buildCiServices(context, { ...options.ci, mail: options.mail ?? options.ci?.mail, hooks }, monitoring.countBlobs);
   monitoring.attachCi(ci);
   ci.ciRuntime.start();
 

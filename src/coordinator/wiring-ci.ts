@@ -275,7 +275,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
       await schedulePipelines.stop();
       await taskWorker.stop(5_000);
       await hookEvents.settled();
-      await hookWorker.stop(5_000);
+      await hookWorker.close(5_000);
       await compileSandbox.close();
     },
   };

@@ -1,13 +1,13 @@
 import type { CoordinatorContext } from './context.ts';
-import { HookDeliveries, type ProjectEventListener } from './services/hooks/hook-deliveries.ts';
+import type { ProjectEventListener } from './services/hooks/hook-deliveries.ts';
 import { HookEventRecorder } from './services/hooks/hook-events.ts';
-import { HookPayloads } from './services/hooks/hook-payloads.ts';
 import { HookTestService } from './services/hooks/hook-test.ts';
 import { GroupHooksService } from './services/hooks/group-hooks.ts';
 import { ProjectHooksService } from './services/hooks/project-hooks.ts';
 import { SystemHooksService } from './services/hooks/system-hooks.ts';
 import { HookTestRateLimit } from './services/hooks/test-rate-limit.ts';
-import { TaskQueue, TaskWorker } from './services/task-queue.ts';
+import { buildHookSending, HOOK_CONCURRENCY, inProcessHookWorker, type HookWorker } from './hook-sending.ts';
+import { HookThread, type HookThreadStorage } from './hook-thread.ts';
 
 /** The webhooks area: project, group and system hooks' settings, logs and test calls (these send through the CI area's deliveries). */
 export function buildHookServices(context: CoordinatorContext, sending: Pick<ReturnType<typeof buildHookDeliveries>, 'hookDeliveries' | 'hookEvents' | 'hookPayloads'>) {
@@ -33,44 +33,51 @@ export interface HookDeliveryOptions {
   timeoutMs?: number;
   /** The first retry's wait (default 10 s), doubled for the next. */
   retryBaseMs?: number;
+  /**
+   * The database the coordinator opened (given by createCoordinator): with a SQLite file or
+   * PostgreSQL the deliveries are sent from a thread of their own, on a connection of its own
+   * (hook-thread.ts); with an in-memory database, or without this, in the coordinator's thread.
+   */
+  storage?: HookThreadStorage;
+  /** Sends from the coordinator's thread whatever the database (an embedding host that wants no thread). */
+  inProcess?: boolean;
+}
+
+/** Whether deliveries run in a thread of their own: a database another connection can share, unless told otherwise. */
+export function hookThreadStorage(options: HookDeliveryOptions): HookThreadStorage | undefined {
+  const { storage } = options;
+  return storage === undefined || options.inProcess === true || storage.databaseUrl === ':memory:' ? undefined : storage;
 }
 
 /**
- * Webhook deliveries on a task worker of their own: its slots are not the CI worker's, so
- * slow receivers never hold up pipelines, and the CI work never holds up deliveries.
+ * Webhook deliveries: recorded here (before a push is acknowledged), sent by a worker of their
+ * own, in a thread of its own when the database allows (`hookWorker.mode`).
  */
 export function buildHookDeliveries(context: CoordinatorContext, options: HookDeliveryOptions & { pollIntervalMs?: number; alsoHeard?: ProjectEventListener } = {}) {
   const { stores } = context;
-  let wakeWorker: () => void = () => {};
-  const queue = new TaskQueue(stores.tasks, () => wakeWorker());
-  const payloads = new HookPayloads({ projects: stores.projects, namespaces: stores.namespaces, users: stores.users, repositories: context.repositories, externalUrl: context.config.externalUrl });
-  const deliveries = new HookDeliveries({
-    hooks: stores.hooks,
-    deliveries: stores.hookDeliveries,
-    projects: stores.projects,
-    namespaces: stores.namespaces,
-    users: stores.users,
-    members: stores.members,
-    payloads,
-    settings: context.settings,
-    queue,
-    instanceUrl: context.config.externalUrl,
-    logger: context.logger,
-    timeoutMs: options.timeoutMs,
-    retryBaseMs: options.retryBaseMs,
-    alsoHeard: options.alsoHeard,
-  });
-  const worker = new TaskWorker(stores.tasks, {
-    handlers: deliveries.handlers(),
-    logger: context.logger,
-    concurrency: options.concurrency ?? 8,
-    pollIntervalMs: options.pollIntervalMs,
-    owner: context.instance.id,
-  });
-  wakeWorker = () => worker.wake();
+  const storage = hookThreadStorage(options);
+  const thread = storage
+    ? new HookThread(
+        {
+          storage,
+          dataDir: context.config.dataDir,
+          externalUrl: context.config.externalUrl,
+          instanceId: context.instance.id,
+          logLevel: context.logger.level,
+          concurrency: options.concurrency ?? HOOK_CONCURRENCY,
+          timeoutMs: options.timeoutMs,
+          retryBaseMs: options.retryBaseMs,
+          pollIntervalMs: options.pollIntervalMs,
+        },
+        { logger: context.logger, tasks: stores.tasks },
+      )
+    : undefined;
+  const parts = { stores, repositories: context.repositories, settings: context.settings, externalUrl: context.config.externalUrl, logger: context.logger, owner: context.instance.id };
+  const sending = buildHookSending(parts, { ...options, wake: thread ? () => thread.wake() : undefined });
+  const hookWorker: HookWorker = thread ?? inProcessHookWorker(sending.worker);
   const events = new HookEventRecorder({
-    deliveries, projects: stores.projects, namespaces: stores.namespaces, users: stores.users, labels: stores.labels, mergeRequests: stores.mergeRequests,
+    deliveries: sending.deliveries, projects: stores.projects, namespaces: stores.namespaces, users: stores.users, labels: stores.labels, mergeRequests: stores.mergeRequests,
     jobs: stores.jobs, runners: stores.runners, deployments: stores.deployments, environments: stores.environments, repositories: context.repositories, externalUrl: context.config.externalUrl, logger: context.logger,
   });
-  return { hookDeliveries: deliveries, hookWorker: worker, hookEvents: events, hookPayloads: payloads };
+  return { hookDeliveries: sending.deliveries, hookWorker, hookEvents: events, hookPayloads: sending.payloads };
 }

@@ -134,6 +134,11 @@ export interface HookDeliveriesStore {
    */
   lease(hookId: number, owner: string, now: string, until: string): Promise<boolean>;
   release(hookId: number, owner: string): Promise<void>;
+  /**
+   * Gives the lease up unless a delivery of the hook is queued, in one statement (so none is
+   * queued unseen in between); false when one is queued or the lease is not the owner's.
+   */
+  releaseIfIdle(hookId: number, owner: string): Promise<boolean>;
   /** When the current lease ends (null: none). */
   leaseEnd(hookId: number): Promise<string | null>;
   log(entry: NewHookLog, keep: number): Promise<void>;

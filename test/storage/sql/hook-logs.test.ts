@@ -33,4 +33,20 @@ describe('webhook delivery logs storage', () => {
     assert.deepEqual(await kept(first.id), ['first 5', 'first 4', 'first 3']);
     assert.deepEqual(await kept(second.id), ['second 2', 'second 1']);
   });
+
+  it('gives a lease up only while no delivery of the hook is queued, and only its holder', async () => {
+    const { hooks, hookDeliveries } = database.stores;
+    const hook = await hooks.create({ kind: 'system' }, SETTINGS, NOW);
+    const other = await hooks.create({ kind: 'system' }, SETTINGS, NOW);
+    const later = '2026-11-30T05:01:00.000Z';
+    assert.equal(await hookDeliveries.lease(hook.id, 'sender', NOW, later), true);
+    await hookDeliveries.enqueue([{ hook_id: other.id, trigger: 'system_hooks', event: {}, uuid: 'u1' }], NOW);
+    assert.equal(await hookDeliveries.releaseIfIdle(hook.id, 'someone else'), false);
+    await hookDeliveries.enqueue([{ hook_id: hook.id, trigger: 'system_hooks', event: {}, uuid: 'u2' }], NOW);
+    assert.equal(await hookDeliveries.releaseIfIdle(hook.id, 'sender'), false, 'a delivery is queued');
+    assert.equal(await hookDeliveries.leaseEnd(hook.id), later);
+    await hookDeliveries.remove((await hookDeliveries.next(hook.id))!.id);
+    assert.equal(await hookDeliveries.releaseIfIdle(hook.id, 'sender'), true, "another hook's delivery does not count");
+    assert.equal(await hookDeliveries.leaseEnd(hook.id), null);
+  });
 });

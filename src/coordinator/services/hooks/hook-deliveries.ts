@@ -21,6 +21,10 @@ export const HOOK_DELIVERY_TASK = 'hooks.deliver';
 export const HOOK_DELIVERY_ATTEMPTS = 3;
 /** Logged deliveries kept per hook. */
 export const HOOK_LOGS_KEPT = 100;
+/** A hook's lease lasts one request's time limit and this margin … */
+const LEASE_MARGIN_MS = 5_000;
+/** … and is extended before a request once less than the time limit and this is left (not before each request). */
+const LEASE_RENEWAL_MS = 1_000;
 
 export interface HookDeliveriesDeps {
   hooks: Pick<HooksStore, 'listSubscribed' | 'listSystem' | 'listForGroups' | 'findById' | 'saveFailureState'>;
@@ -170,7 +174,8 @@ export class HookDeliveries {
   private async drain(hookId: number): Promise<void> {
     const owner = randomUUID();
     for (;;) {
-      if (!(await this.lease(hookId, owner))) {
+      const leasedUntil = await this.lease(hookId, owner);
+      if (leasedUntil === undefined) {
         // Another sender holds the hook: it sends what is queued. Look again when its lease ends, in case it died.
         const end = await this.deps.deliveries.leaseEnd(hookId);
         if (end !== null) {
@@ -181,37 +186,49 @@ export class HookDeliveries {
         if (!(await this.deps.hooks.findById(hookId))) return;
         continue;
       }
+      let released = false;
       try {
-        await this.sendQueued(hookId, owner);
+        released = (await this.sendQueued(hookId, owner, leasedUntil)) === 'released';
       } finally {
-        await this.deps.deliveries.release(hookId, owner);
+        if (!released) await this.deps.deliveries.release(hookId, owner);
       }
-      // A delivery queued while the lease was being given up found it held: send it now.
-      const next = await this.deps.deliveries.next(hookId);
-      if (!next || Date.parse(next.next_attempt_at) > this.now()) return;
+      return;
     }
   }
 
-  private async sendQueued(hookId: number, owner: string): Promise<void> {
-    // The lease was just taken for the first delivery; each later one takes it again.
-    for (let first = true; ; first = false) {
+  /**
+   * Sends due deliveries until the queue is empty ('released': the lease was given up in the
+   * statement that found it empty) or the next one must wait ('stopped': the lease is still held).
+   */
+  private async sendQueued(hookId: number, owner: string, leasedUntil: number): Promise<'released' | 'stopped'> {
+    let lease = leasedUntil;
+    let foundEmpty = false;
+    for (;;) {
       // The queue first: an empty one needs no look at the hook (a deleted hook's deliveries went with it).
       const delivery = await this.deps.deliveries.next(hookId);
-      if (!delivery) return;
+      if (!delivery) {
+        if (await this.deps.deliveries.releaseIfIdle(hookId, owner)) return 'released';
+        // A delivery was queued since the look (send it under this lease), or the lease is not ours any more.
+        if (foundEmpty) return 'stopped';
+        foundEmpty = true;
+        continue;
+      }
+      foundEmpty = false;
       // Read again before each delivery: an edit (URL, token) applies to the next one.
       const hook = await this.deps.hooks.findById(hookId);
-      if (!hook) return;
+      if (!hook) return 'stopped';
       if (!executable(hook, this.now())) {
         const dropped = await this.deps.deliveries.dropAll(hookId);
         if (dropped > 0) this.deps.logger.info({ hook: hookId, dropped }, 'webhook disabled: its queued deliveries were dropped');
-        return;
+        return 'stopped';
       }
       const due = Date.parse(delivery.next_attempt_at);
       if (due > this.now()) {
         await this.schedule(hookId, due);
-        return;
+        return 'stopped';
       }
-      if (!first) await this.lease(hookId, owner);
+      // The lease must outlast this request: taken again only when less than that is left.
+      if (lease - this.now() < this.timeoutMs() + LEASE_RENEWAL_MS) lease = (await this.lease(hookId, owner)) ?? lease;
       const event = delivery.event as HookEvent;
       const payload = await this.deps.payloads.build(event);
       if (!payload) {
@@ -232,7 +249,7 @@ export class HookDeliveries {
         const retryAt = this.now() + (this.deps.retryBaseMs ?? 10_000) * 2 ** (attempts - 1);
         await this.deps.deliveries.postpone(delivery.id, attempts, this.iso(retryAt));
         await this.schedule(hookId, retryAt);
-        return;
+        return 'stopped';
       }
       await this.deps.deliveries.remove(delivery.id);
     }
@@ -253,10 +270,11 @@ export class HookDeliveries {
     });
   }
 
-  /** The lease outlasts one request by a margin; it is taken again before each request. */
-  private lease(hookId: number, owner: string): Promise<boolean> {
+  /** Takes (or extends) the hook's lease for one request's time limit and a margin; answers its end, or undefined when another holds it. */
+  private async lease(hookId: number, owner: string): Promise<number | undefined> {
     const now = this.now();
-    return this.deps.deliveries.lease(hookId, owner, this.iso(now), this.iso(now + this.timeoutMs() + 5_000));
+    const until = now + this.timeoutMs() + LEASE_MARGIN_MS;
+    return (await this.deps.deliveries.lease(hookId, owner, this.iso(now), this.iso(until))) ? until : undefined;
   }
 
   private timeoutMs(): number {

@@ -54,7 +54,7 @@ export async function sendHookRequest(input: HookRequestInput): Promise<HookAtte
     'x-gitlab-instance': input.instanceUrl,
   };
   if (hook.token !== null) headers['x-gitlab-token'] = hook.token;
-  const body = JSON.stringify(input.payload);
+  const body = serialised(input.payload);
   const clock = input.clock ?? Date.now;
   const started = clock();
   const loggedHeaders = { ...headers, ...(hook.token !== null ? { 'x-gitlab-token': '[REDACTED]' } : {}) };
@@ -85,6 +85,18 @@ export async function sendHookRequest(input: HookRequestInput): Promise<HookAtte
       log: { ...base, response_status: 'internal error', response_headers: {}, response_body: '', execution_duration: (clock() - started) / 1000, internal_error_message: message },
     };
   }
+}
+
+/** Payloads as JSON, once per payload object: the hooks of one event share one (hook-payloads.ts), which is never changed. */
+const serialisedPayloads = new WeakMap<Record<string, unknown>, string>();
+
+function serialised(payload: Record<string, unknown>): string {
+  let body = serialisedPayloads.get(payload);
+  if (body === undefined) {
+    body = JSON.stringify(payload);
+    serialisedPayloads.set(payload, body);
+  }
+  return body;
 }
 
 function flatHeaders(headers: OutboundResponse['headers']): Record<string, string> {

@@ -54,6 +54,17 @@ export class SqlHookDeliveriesStore implements HookDeliveriesStore {
     await this.db.updateTable('web_hooks').set({ delivery_owner: null, delivery_lease_until: null }).where('id', '=', hookId).where('delivery_owner', '=', owner).execute();
   }
 
+  async releaseIfIdle(hookId: number, owner: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable('web_hooks')
+      .set({ delivery_owner: null, delivery_lease_until: null })
+      .where('id', '=', hookId)
+      .where('delivery_owner', '=', owner)
+      .where((eb) => eb.not(eb.exists(eb.selectFrom('web_hook_deliveries').select('id').where('hook_id', '=', hookId))))
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
   async leaseEnd(hookId: number): Promise<string | null> {
     const row = await this.db.selectFrom('web_hooks').select('delivery_lease_until').where('id', '=', hookId).executeTakeFirst();
     return row?.delivery_lease_until ?? null;

@@ -1,0 +1,102 @@
+import type { Logger } from '../shared/logger.ts';
+import type { RepositoryManager } from '../storage/git/types.ts';
+import type { SqlStores } from '../storage/sql/stores/index.ts';
+import { HookDeliveries, type ProjectEventListener } from './services/hooks/hook-deliveries.ts';
+import { HookPayloads } from './services/hooks/hook-payloads.ts';
+import type { SettingsService } from './services/instance/settings.ts';
+import { TaskQueue, TaskWorker } from './services/task-queue.ts';
+
+/** Hooks sent to at once by one coordinator, unless told otherwise. */
+export const HOOK_CONCURRENCY = 8;
+
+/** The worker sending the deliveries, in this thread or in one of its own. */
+export interface HookWorker {
+  /** Where it sends from. */
+  readonly mode: 'thread' | 'in-process';
+  readonly kinds: readonly string[];
+  readonly concurrency: number;
+  readonly started: boolean;
+  start(): void;
+  /** A delivery task was enqueued by this process: claim it now rather than at the next poll. */
+  wake(): void;
+  /** Claims nothing more and waits for the deliveries being sent (see TaskWorker.stop); `start` goes on. */
+  stop(graceMs?: number): Promise<void>;
+  /** Stops for good (the coordinator's shutdown): a thread closes its connections and ends. */
+  close(graceMs?: number): Promise<void>;
+}
+
+export interface HookSendingOptions {
+  concurrency?: number;
+  timeoutMs?: number;
+  retryBaseMs?: number;
+  pollIntervalMs?: number;
+  alsoHeard?: ProjectEventListener;
+  /** Wakes the worker that sends, when it is not this one (the thread's). */
+  wake?: () => void;
+}
+
+/** The parts of a coordinator that sending deliveries needs, in whichever thread sends them. */
+export interface HookSendingParts {
+  stores: Pick<SqlStores, 'tasks' | 'hooks' | 'hookDeliveries' | 'projects' | 'namespaces' | 'users' | 'members'>;
+  repositories: RepositoryManager;
+  settings: SettingsService;
+  externalUrl: string;
+  logger: Logger;
+  /** The task worker's owner (this coordinator's instance id). */
+  owner: string;
+}
+
+/**
+ * The deliveries' service and their own task worker (its slots are not the CI worker's, so slow
+ * receivers never hold up pipelines, and the CI work never holds up deliveries). `wake` tells
+ * the worker that sends of a task just enqueued here.
+ */
+export function buildHookSending(parts: HookSendingParts, options: HookSendingOptions = {}) {
+  const { stores } = parts;
+  let wakeWorker: () => void = options.wake ?? (() => {});
+  const queue = new TaskQueue(stores.tasks, () => wakeWorker());
+  const payloads = new HookPayloads({ projects: stores.projects, namespaces: stores.namespaces, users: stores.users, repositories: parts.repositories, externalUrl: parts.externalUrl });
+  const deliveries = new HookDeliveries({
+    hooks: stores.hooks,
+    deliveries: stores.hookDeliveries,
+    projects: stores.projects,
+    namespaces: stores.namespaces,
+    users: stores.users,
+    members: stores.members,
+    payloads,
+    settings: parts.settings,
+    queue,
+    instanceUrl: parts.externalUrl,
+    logger: parts.logger,
+    timeoutMs: options.timeoutMs,
+    retryBaseMs: options.retryBaseMs,
+    alsoHeard: options.alsoHeard,
+  });
+  const worker = new TaskWorker(stores.tasks, {
+    handlers: deliveries.handlers(),
+    logger: parts.logger,
+    concurrency: options.concurrency ?? HOOK_CONCURRENCY,
+    pollIntervalMs: options.pollIntervalMs,
+    owner: parts.owner,
+  });
+  if (options.wake === undefined) wakeWorker = () => worker.wake();
+  return { deliveries, worker, payloads };
+}
+
+/** The task worker of this thread as a HookWorker. */
+export function inProcessHookWorker(worker: TaskWorker): HookWorker {
+  return {
+    mode: 'in-process',
+    get kinds() {
+      return worker.kinds;
+    },
+    concurrency: worker.concurrency,
+    get started() {
+      return worker.started;
+    },
+    start: () => worker.start(),
+    wake: () => worker.wake(),
+    stop: (graceMs) => worker.stop(graceMs),
+    close: (graceMs) => worker.stop(graceMs),
+  };
+}

@@ -35,6 +35,8 @@ export interface DaemonOptions {
   beforeFailedCleanup?: BeforeFailedCleanup;
   /** Object directories every new clone on this machine borrows (runner exec: see JobSettings). */
   sourcesAlternates?: readonly string[];
+  /** Commits without a parent those alternates hold (runner exec's snapshots: see JobSettings). */
+  sourcesParentlessCommits?: readonly string[];
 }
 
 /** What a reload changed, for its log line. */
@@ -101,6 +103,7 @@ export class RunnerDaemon implements DaemonControl {
       observer: options.observer,
       beforeFailedCleanup: options.beforeFailedCleanup,
       sourcesAlternates: options.sourcesAlternates,
+      sourcesParentlessCommits: options.sourcesParentlessCommits,
     });
   }
 

@@ -56,6 +56,7 @@ export interface WorkerOptions {
   observer?: DaemonObserver;
   beforeFailedCleanup?: BeforeFailedCleanup;
   sourcesAlternates?: readonly string[];
+  sourcesParentlessCommits?: readonly string[];
 }
 
 /** The settings that decide which executor an entry gets. */
@@ -331,7 +332,7 @@ export class RunnerWorker {
             executor,
             session,
             runner: identityOf(entry),
-            settings: { ...jobSettingsOf(entry, this.options.workingDirectory), sourcesAlternates: this.options.sourcesAlternates },
+            settings: { ...jobSettingsOf(entry, this.options.workingDirectory), sourcesAlternates: this.options.sourcesAlternates, sourcesParentlessCommits: this.options.sourcesParentlessCommits },
             concurrentId,
             concurrentProjectId: projectSlot,
             signal: daemon.shutdownSignal,

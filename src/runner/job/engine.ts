@@ -11,6 +11,7 @@ import path from 'node:path';
 import { ExecutorError, type Environment, type Executor } from '../../executors/types.ts';
 import type { JobPayload } from '../../protocol/job-payload.ts';
 import { ArtifactPrefetch, artifactsToUpload, uploadArtifacts } from './artifacts.ts';
+import { archive as loadArchiveCode } from './archive/lazy.ts';
 import { archiveCache, cacheEntries, cachesToArchive, restoreCache } from './cache.ts';
 import type { JobContext, JobSettings } from './context.ts';
 import { goDuration, projectPathOf, type RunnerIdentity } from './identity.ts';
@@ -229,8 +230,10 @@ async function runStages(context: JobContext, options: RunJobOptions, stopped: (
   environment.prestart?.(settings.shell);
   await section(trace, 'prepare_script', 'Preparing environment', async () => trace.write(`Running on ${environment.info.runningOn}...\n`));
   checkStop();
-  // The dependencies' archives download while the sources are fetched (and the cache restored).
+  // The dependencies' archives download while the sources are fetched (and the cache restored),
+  // and the archive code a job with artifacts or caches needs loads meanwhile (once a process).
   const artifacts = new ArtifactPrefetch(context);
+  if (artifacts.size > 0 || payload.artifacts.length > 0 || cacheEntries(context).length > 0) loadArchiveCode().catch(() => undefined);
   try {
     await section(trace, 'get_sources', 'Getting source from Git repository', () => prepareSources(context, options.runner));
     checkStop();

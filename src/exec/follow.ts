@@ -4,6 +4,7 @@
  * service, as the API's play does), then reports every job's outcome.
  */
 import { performance } from 'node:perf_hooks';
+import type { ProcessedEvent } from '../coordinator/services/ci/pipelines/processing.ts';
 import type { PipelineStatus } from '../pipeline/types.ts';
 import type { JobRecord } from '../storage/types-ci-jobs.ts';
 import type { PipelineRecord } from '../storage/types-ci.ts';
@@ -53,7 +54,9 @@ export async function followPipeline(local: LocalCoordinator, project: ProjectRe
     }
   };
 
-  const changes = new ChangeSignal({ processing: local.ci.pipelineProcessing, server: local.coordinator.app.server });
+  // A pipeline that finished is read at once: the run ends with that read.
+  const settles = (processed: ProcessedEvent): boolean => !ACTIVE.has(processed.pipeline.status);
+  const changes = new ChangeSignal({ processing: local.ci.pipelineProcessing, server: local.coordinator.app.server, settles });
   try {
     await followUntilDone();
   } finally {

@@ -36,6 +36,8 @@ export async function followPipeline(local: LocalCoordinator, project: ProjectRe
   const { stores } = local.coordinator.context;
   const traces = local.ci.ciBlobs.traces;
   const printed = new Map<number, number>();
+  /** Finished jobs whose trace was read after they finished: their trace is whole, it is not read again until the last pass. */
+  const settled = new Set<number>();
   const played = new Set<number>();
   let printer: LogPrinter | undefined;
   const write = options.json ? options.io.stderr : options.io.stdout;
@@ -43,6 +45,7 @@ export async function followPipeline(local: LocalCoordinator, project: ProjectRe
   const printTraces = async (jobs: readonly JobRecord[], final: boolean): Promise<void> => {
     printer ??= new LogPrinter(write, options.colour, jobs.map((job) => job.name), options.verbose);
     for (const job of jobs) {
+      if (!final && settled.has(job.id)) continue;
       const from = printed.get(job.id) ?? 0;
       const size = await traces.size(job.id);
       const done = final || !['pending', 'running', 'canceling'].includes(job.status);
@@ -51,6 +54,8 @@ export async function followPipeline(local: LocalCoordinator, project: ProjectRe
       // Never backwards: a finished job's trace can read short for a moment while it is archived.
       printed.set(job.id, Math.max(from, size));
       printer.add(job.id, job.name, bytes, done);
+      // A job's final state is taken only with its whole trace: nothing is appended after it.
+      if (done) settled.add(job.id);
     }
   };
 

@@ -166,6 +166,9 @@ function configValue(value: string): string {
   return `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
 }
 
+/** What a job stopped during git can leave in `.git`, which would fail the next fetch or run a hook. */
+const LEFTOVERS = ['index.lock', 'shallow.lock', 'HEAD.lock', 'config.lock', 'hooks/post-checkout'];
+
 export async function getSources(request: SourcesRequest): Promise<void> {
   const { trace, git: info } = request;
   if (request.strategy === 'none') {
@@ -175,18 +178,20 @@ export async function getSources(request: SourcesRequest): Promise<void> {
   }
   trace.notice(info.depth > 0 ? `Fetching changes with git depth set to ${info.depth}...` : 'Fetching changes...');
   if (request.strategy === 'clone') await rm(request.directory, { recursive: true, force: true });
-  for (const lock of ['index.lock', 'shallow.lock', 'HEAD.lock', 'config.lock', 'hooks/post-checkout']) {
-    await rm(path.join(request.directory, '.git', lock), { force: true });
-  }
   const existed = await exists(path.join(request.directory, '.git'));
-  const empty = (await readdir(request.directory).catch(() => [])).length === 0;
-  await mkdir(request.directory, { recursive: true });
-  await mkdir(request.templateDirectory, { recursive: true });
-  await writeFile(path.join(request.templateDirectory, 'config'), TEMPLATE_CONFIG);
+  // Independent, so at once: whether the directory is empty, the locks a stopped job left in
+  // its repository (when there is one), the directory itself and git init's template.
+  const empty = readdir(request.directory).then((entries) => entries.length === 0, () => true);
+  await Promise.all([
+    empty,
+    ...(existed ? LEFTOVERS.map((file) => rm(path.join(request.directory, '.git', file), { force: true })) : []),
+    mkdir(request.directory, { recursive: true }),
+    mkdir(request.templateDirectory, { recursive: true }).then(() => writeFile(path.join(request.templateDirectory, 'config'), TEMPLATE_CONFIG)),
+  ]);
   let exitCode: number;
   try {
     ({ exitCode } = await runShellScript(
-      { stage: 'get_sources', kind: 'helper', shell: 'sh', script: sourcesScript(request, existed, empty), onOutput: (chunk) => trace.write(chunk), signal: request.signal },
+      { stage: 'get_sources', kind: 'helper', shell: 'sh', script: sourcesScript(request, existed, await empty), onOutput: (chunk) => trace.write(chunk), signal: request.signal },
       { cwd: request.directory, env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_LFS_SKIP_SMUDGE: '1' } },
     ));
   } catch (error) {

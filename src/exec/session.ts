@@ -229,6 +229,10 @@ export async function startRunner(local: LocalCoordinator, settings: ExecRunnerS
   const daemon = new RunnerDaemon({
     config, logger: silentLogger(), workingDirectory, executorFor, traceUpdateInterval: 0.2, systemId: await newSystemId(), beforeFailedCleanup: settings.beforeFailedCleanup,
     sourcesAlternates, sourcesParentlessCommits,
+    // No held keep-alive per job: nothing cancels these jobs through the coordinator (Ctrl-C
+    // stops the runner itself; trace updates would still bring a cancel), and the held request
+    // cost each job a request, its hold and its hang-up (about 20 ms of CPU).
+    jobWatchSeconds: 0,
   });
   if (options.start) await daemon.start();
   return daemon;

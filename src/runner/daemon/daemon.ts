@@ -37,6 +37,8 @@ export interface DaemonOptions {
   sourcesAlternates?: readonly string[];
   /** Commits without a parent those alternates hold (runner exec's snapshots: see JobSettings). */
   sourcesParentlessCommits?: readonly string[];
+  /** Seconds a Gantry coordinator may hold a job's watched keep-alive (default 50; 0: none is asked for). */
+  jobWatchSeconds?: number;
 }
 
 /** What a reload changed, for its log line. */
@@ -104,6 +106,7 @@ export class RunnerDaemon implements DaemonControl {
       beforeFailedCleanup: options.beforeFailedCleanup,
       sourcesAlternates: options.sourcesAlternates,
       sourcesParentlessCommits: options.sourcesParentlessCommits,
+      jobWatchSeconds: options.jobWatchSeconds,
     });
   }
 

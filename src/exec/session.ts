@@ -231,7 +231,7 @@ export async function startRunner(local: LocalCoordinator, settings: ExecRunnerS
     sourcesAlternates, sourcesParentlessCommits,
     // No held keep-alive per job: nothing cancels these jobs through the coordinator (Ctrl-C
     // stops the runner itself; trace updates would still bring a cancel), and the held request
-    // cost each job a request, its hold and its hang-up (about 20 ms of CPU).
+    // cost each job a request, its hold and its hang-up (10–20 ms of CPU).
     jobWatchSeconds: 0,
   });
   if (options.start) await daemon.start();

@@ -4,6 +4,7 @@
  * service, as the API's play does), then reports every job's outcome.
  */
 import { performance } from 'node:perf_hooks';
+import type { ProcessedEvent } from '../coordinator/services/ci/pipelines/processing.ts';
 import type { PipelineStatus } from '../pipeline/types.ts';
 import type { JobRecord } from '../storage/types-ci-jobs.ts';
 import type { PipelineRecord } from '../storage/types-ci.ts';
@@ -35,6 +36,8 @@ export async function followPipeline(local: LocalCoordinator, project: ProjectRe
   const { stores } = local.coordinator.context;
   const traces = local.ci.ciBlobs.traces;
   const printed = new Map<number, number>();
+  /** Finished jobs whose trace was read after they finished: their trace is whole, it is not read again until the last pass. */
+  const settled = new Set<number>();
   const played = new Set<number>();
   let printer: LogPrinter | undefined;
   const write = options.json ? options.io.stderr : options.io.stdout;
@@ -42,6 +45,7 @@ export async function followPipeline(local: LocalCoordinator, project: ProjectRe
   const printTraces = async (jobs: readonly JobRecord[], final: boolean): Promise<void> => {
     printer ??= new LogPrinter(write, options.colour, jobs.map((job) => job.name), options.verbose);
     for (const job of jobs) {
+      if (!final && settled.has(job.id)) continue;
       const from = printed.get(job.id) ?? 0;
       const size = await traces.size(job.id);
       const done = final || !['pending', 'running', 'canceling'].includes(job.status);
@@ -50,10 +54,14 @@ export async function followPipeline(local: LocalCoordinator, project: ProjectRe
       // Never backwards: a finished job's trace can read short for a moment while it is archived.
       printed.set(job.id, Math.max(from, size));
       printer.add(job.id, job.name, bytes, done);
+      // A job's final state is taken only with its whole trace: nothing is appended after it.
+      if (done) settled.add(job.id);
     }
   };
 
-  const changes = new ChangeSignal({ processing: local.ci.pipelineProcessing, server: local.coordinator.app.server });
+  // A pipeline that finished is read at once: the run ends with that read.
+  const settles = (processed: ProcessedEvent): boolean => !ACTIVE.has(processed.pipeline.status);
+  const changes = new ChangeSignal({ processing: local.ci.pipelineProcessing, server: local.coordinator.app.server, settles });
   try {
     await followUntilDone();
   } finally {

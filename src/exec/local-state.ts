@@ -46,18 +46,41 @@ export function jobDirectoryName(name: string): string {
   return flat === '.' || flat === '..' ? `_${flat}` : flat;
 }
 
-/** Unpacks each job's `archive` artifact into `<artifactsDir>/<job>/`; answers where, by job id. */
+/** Archives unpacked at once: each is small work on a file, and a pipeline may have hundreds. */
+const UNPACKING_AT_ONCE = 4;
+
+/**
+ * Unpacks each job's `archive` artifact into `<artifactsDir>/<job>/`, several jobs at once (jobs
+ * of the same directory one after the other, the later one's kept); answers where, by job id.
+ */
 export async function copyArtifacts(local: LocalCoordinator, jobs: ReadonlyArray<{ id: number; name: string }>, artifactsDir: string): Promise<Map<number, string>> {
-  const copied = new Map<number, string>();
+  const byDestination = new Map<string, Array<{ id: number; name: string }>>();
   for (const job of jobs) {
-    const archive = await local.coordinator.context.stores.jobArtifacts.find(job.id, 'archive');
-    if (!archive || archive.file_format !== 'zip') continue;
     const destination = path.join(artifactsDir, jobDirectoryName(job.name));
-    await rm(destination, { recursive: true, force: true });
-    await extractInto(await zipAsTar(path.join(local.dataDir, archive.path)), destination);
-    copied.set(job.id, destination);
+    byDestination.set(destination, [...(byDestination.get(destination) ?? []), job]);
   }
+  const copied = new Map<number, string>();
+  await eachAtMost(UNPACKING_AT_ONCE, [...byDestination], async ([destination, sharing]) => {
+    for (const job of sharing) {
+      const archive = await local.coordinator.context.stores.jobArtifacts.find(job.id, 'archive');
+      if (!archive || archive.file_format !== 'zip') continue;
+      await rm(destination, { recursive: true, force: true });
+      await extractInto(await zipAsTar(path.join(local.dataDir, archive.path)), destination);
+      copied.set(job.id, destination);
+    }
+  });
   return copied;
+}
+
+/** Runs `work` on every item, at most `limit` at a time; rejects with the first failure once none runs. */
+async function eachAtMost<T>(limit: number, items: readonly T[], work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) await work(items[next++] as T);
+  };
+  const results = await Promise.allSettled(Array.from({ length: Math.min(limit, items.length) }, worker));
+  const failed = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+  if (failed) throw failed.reason;
 }
 
 /** Streams each job's whole trace, as the coordinator stores it, to `<logsDir>/<job>.log`; answers where, by job id. */

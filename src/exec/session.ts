@@ -62,6 +62,8 @@ export interface LocalCoordinator {
   dataDir: string;
   /** The working tree's object database, once pushProject lent it to the project (the snapshot is there). */
   lentObjects: string | null;
+  /** The snapshot's commit once setSnapshotRefs set the refs on it: it has no parent (git.ts). */
+  snapshotSha: string | null;
   close(): Promise<void>;
 }
 
@@ -103,7 +105,7 @@ export async function startLocalCoordinator(): Promise<LocalCoordinator> {
     const started = coordinator;
     timelineMark('coordinator listening');
     return {
-      coordinator, ci, url, root, rootToken, dataDir, lentObjects: null,
+      coordinator, ci, url, root, rootToken, dataDir, lentObjects: null, snapshotSha: null,
       async close() {
         await started.close();
         await rm(dataDir, { recursive: true, force: true });
@@ -172,6 +174,7 @@ export async function setSnapshotRefs(
   await repository.createBranch(source.defaultBranch, source.sha);
   if (source.ref.kind === 'tag') await repository.createTag(source.ref.name, source.sha, null, { name: local.root.name, email: local.root.email });
   else if (source.ref.name !== source.defaultBranch) await repository.createBranch(source.ref.name, source.sha);
+  local.snapshotSha = source.sha;
 }
 
 /** A runner registered and configured, not yet asking for jobs. */
@@ -237,8 +240,15 @@ export async function startRunner(local: LocalCoordinator, settings: ExecRunnerS
   // A shell job's new clone borrows the working tree's objects: its fetch (through the
   // coordinator, as always) then finds the snapshot at hand and transfers no pack.
   const sourcesAlternates = local.lentObjects === null ? [] : [local.lentObjects];
+  // The snapshot has no parent: its fetch needs no depth (no shallow negotiation, no pack).
+  const sourcesParentlessCommits = local.snapshotSha === null ? [] : [local.snapshotSha];
   const daemon = new RunnerDaemon({
-    config, logger: silentLogger(), workingDirectory, executorFor, traceUpdateInterval: 0.2, systemId: await newSystemId(), beforeFailedCleanup: settings.beforeFailedCleanup, sourcesAlternates,
+    config, logger: silentLogger(), workingDirectory, executorFor, traceUpdateInterval: 0.2, systemId: await newSystemId(), beforeFailedCleanup: settings.beforeFailedCleanup,
+    sourcesAlternates, sourcesParentlessCommits,
+    // No held keep-alive per job: nothing cancels these jobs through the coordinator (Ctrl-C
+    // stops the runner itself; trace updates would still bring a cancel), and the held request
+    // cost each job a request, its hold and its hang-up (10–20 ms of CPU).
+    jobWatchSeconds: 0,
   });
   if (options.start) await daemon.start();
   return daemon;

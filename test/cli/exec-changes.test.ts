@@ -13,15 +13,15 @@ import { within } from '../helpers/bounded.ts';
 
 const HOUR = 3_600_000;
 
-function fakeProcessing(): { onCommitted(listener: (processed: ProcessedEvent) => void): () => void; commit(): void; listeners: number } {
+function fakeProcessing(): { onCommitted(listener: (processed: ProcessedEvent) => void): () => void; commit(status?: string): void; listeners: number } {
   const listeners = new Set<(processed: ProcessedEvent) => void>();
   return {
     onCommitted(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
-    commit() {
-      for (const listener of listeners) listener({} as ProcessedEvent);
+    commit(status = 'running') {
+      for (const listener of listeners) listener({ pipeline: { status } } as ProcessedEvent);
     },
     get listeners() {
       return listeners.size;
@@ -58,6 +58,25 @@ describe('runner exec change signal', () => {
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
+  });
+
+  it('cuts the minimum interval short for an event that settles the pipeline, not for others', async () => {
+    const processing = fakeProcessing();
+    const settles = (processed: ProcessedEvent): boolean => processed.pipeline.status === 'success';
+    const changes = new ChangeSignal({ processing, server: createServer(), settles });
+    const waiting = changes.next({ minimumMs: HOUR, fallbackMs: HOUR });
+    let ended = false;
+    void waiting.then(() => (ended = true), () => (ended = true));
+    processing.commit('running');
+    // Other events past the wake-up: the hour's minimum still holds.
+    for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(ended, false, 'an ordinary event waits for the minimum interval');
+    processing.commit('success');
+    await within(waiting, 30_000, 'the wait after the pipeline settled');
+    // Reported before the wait: no minimum either.
+    processing.commit('success');
+    await within(changes.next({ minimumMs: HOUR, fallbackMs: HOUR }), 30_000, 'the wait after an earlier settling event');
+    changes.close();
   });
 
   it('ends a wait when its signal aborts', async () => {

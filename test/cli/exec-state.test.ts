@@ -60,3 +60,23 @@ describe('runner exec --artifacts-dir', () => {
     assert.ok(!existsSync(path.join(dir, '.gantry/artifacts')));
   });
 });
+
+describe('runner exec unpacks every job\'s artifacts', () => {
+  const ci = ['one', 'two', 'three', 'a/x', 'a_x'].map((name) => `${name}:\n  script:\n    - mkdir -p out && echo ${name} > "out/$(echo ${name} | tr / _)-file.txt"\n  artifacts:\n    paths: [out/]\n`).join('');
+  const dir = workingTree({ '.gitlab-ci.yml': ci });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('each into its own directory, and of two jobs named for the same one the later job\'s alone', async () => {
+    const result = await exec(dir, { json: true });
+    assert.equal(result.code, 0, result.stderr);
+    const jobs = (JSON.parse(result.stdout) as { jobs: Array<{ id: number; name: string; artifacts: string | null }> }).jobs;
+    for (const name of ['one', 'two', 'three']) {
+      const unpacked = path.join(dir, '.gantry/artifacts', name);
+      assert.equal(jobs.find((job) => job.name === name)?.artifacts, unpacked);
+      assert.deepEqual(readdirSync(path.join(unpacked, 'out')), [`${name}-file.txt`]);
+    }
+    // `a/x` and `a_x` both unpack into `a_x/`: the job of the higher id (the later one) is what it holds.
+    const later = jobs.filter((job) => job.name === 'a/x' || job.name === 'a_x').sort((left, right) => right.id - left.id)[0];
+    assert.deepEqual(readdirSync(path.join(dir, '.gantry/artifacts/a_x/out')), [`${later?.name.replace('/', '_')}-file.txt`]);
+  });
+});

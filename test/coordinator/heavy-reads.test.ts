@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ROOT_TOKEN, startTestCoordinator, type TestCoordinator } from '../helpers/coordinator.ts';
+import { within } from '../helpers/bounded.ts';
 import { gitProcessesIn, startDownload, waitFor } from '../helpers/stalled-requests.ts';
 import { makeGroup, makeProjectWithRepository } from './groups-fixtures.ts';
 
@@ -106,7 +107,7 @@ describe('heavy repository reads', () => {
     await waitFor(() => work.running === 0, 'the slot to be released');
   });
 
-  it('stops upload-pack and pack-objects when a cloning client hangs up', async () => {
+  it('stops upload-pack and pack-objects when a cloning client hangs up; a ref listing meanwhile takes no slot', async () => {
     const { work } = gantry.coordinator.context.repositories;
     const head = execFileSync('git', [`--git-dir=${gitDir}`, 'rev-parse', 'refs/heads/main'], { encoding: 'utf8' }).trim();
     const pkt = (text: string) => `${(text.length + 4).toString(16).padStart(4, '0')}${text}`;
@@ -120,6 +121,16 @@ describe('heavy repository reads', () => {
     const serving = () => gitProcessesIn(gitDir).filter((process) => /upload-pack|pack-objects|http-backend/.test(process));
     await waitFor(() => serving().some((process) => process.includes('pack-objects')), 'pack-objects to run');
     assert.equal(work.running, 1);
+    // A ref listing packs nothing: it is answered while the one slot is taken.
+    const listing = fetch(`${cloneUrl}/git-upload-pack`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-git-upload-pack-request', 'git-protocol': 'version=2' },
+      body: `${pkt('command=ls-refs\n')}0001${pkt('ref-prefix refs/heads/\n')}0000`,
+    }).then(async (response) => ({ status: response.status, text: await response.text() }));
+    const listed = await within(listing, 30_000, 'the ref listing, while the slot is taken');
+    assert.equal(listed.status, 200);
+    assert.ok(listed.text.includes(`${head} refs/heads/main`), listed.text);
+    assert.equal(work.running, 1, 'the listing took no slot');
     clone.hangUp();
     await waitFor(() => serving().length === 0, `upload-pack and pack-objects to stop (${serving().join('; ')})`);
     await waitFor(() => work.running === 0, 'the slot to be released');

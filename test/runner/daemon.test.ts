@@ -35,7 +35,7 @@ describe('runner daemon', () => {
     await gitlab.stop();
   });
 
-  const daemonWith = (toml: string, handler: FakeHandler, extra: { maxBuilds?: number; logger?: Logger } = {}) => {
+  const daemonWith = (toml: string, handler: FakeHandler, extra: { maxBuilds?: number; logger?: Logger; jobWatchSeconds?: number } = {}) => {
     const { config } = parseRunnerConfig(toml);
     const executor = new FakeExecutor({ handler });
     const daemon = new RunnerDaemon({
@@ -64,6 +64,26 @@ describe('runner daemon', () => {
     for (const job of jobs) assert.match(job.trace.toString(), /ran step_script\n/);
     const requests = gitlab.requestsTo('POST', /jobs\/request/).map((request) => JSON.parse(request.body.toString()) as { info: { executor: string } });
     assert.equal(requests[0].info.executor, 'fake');
+  });
+
+  it('asks to hold a keep-alive for each job (X-Gantry-Job-Watch), unless told jobWatchSeconds 0 (runner exec)', async () => {
+    const watchedPuts = () => gitlab.requestsTo('PUT', /^\/api\/v4\/jobs\/\d+$/).filter((request) => request.headers['x-gantry-job-watch'] !== undefined);
+    const watching = daemonWith(entry(), quick);
+    const first = gitlab.enqueue(payload());
+    await watching.daemon.start();
+    await until(() => first.state === 'success');
+    await watching.daemon.stop();
+    assert.ok(watchedPuts().length > 0, 'a held keep-alive was asked for');
+    assert.equal(watchedPuts()[0]?.headers['x-gantry-job-watch'], '50');
+
+    gitlab.requests.length = 0;
+    const silent = daemonWith(entry(), quick, { jobWatchSeconds: 0 });
+    const second = gitlab.enqueue(payload());
+    await silent.daemon.start();
+    await until(() => second.state === 'success');
+    await silent.daemon.stop();
+    assert.ok(gitlab.requestsTo('PUT', /^\/api\/v4\/jobs\/\d+$/).length > 0, 'the job reported its state');
+    assert.deepEqual(watchedPuts(), []);
   });
 
   it('runs at most `limit` jobs of an entry at once', async () => {

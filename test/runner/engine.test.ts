@@ -6,7 +6,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import yauzl from 'yauzl';
 import { ShellExecutor } from '../../src/executors/shell/shell-executor.ts';
-import type { JobPayload } from '../../src/protocol/job-payload.ts';
+import type { Dependency, JobPayload } from '../../src/protocol/job-payload.ts';
 import type { JobSettings } from '../../src/runner/job/context.ts';
 import { runJob } from '../../src/runner/job/engine.ts';
 import { gitRepository, jobSettings, payload, RecordingSession, runnerIdentity, stableTrace, variable } from './support.ts';
@@ -312,6 +312,39 @@ describe('job engine (shell executor)', () => {
     assert.ok(ok.trace.includes('section_start:T:download_artifacts') && ok.trace.includes('\nbuilt\n'));
     const missing = await run(payload({ dependencies: [{ ...dependency, id: 1201 }] }));
     assert.deepEqual(missing.outcome, { state: 'failed', failureReason: 'missing_dependency_failure' });
+  });
+
+  it('downloads the dependencies\' archives while get_sources runs, and starts none once the job failed before download_artifacts', async () => {
+    const work = await mkdtemp(path.join(os.tmpdir(), 'gantry-dep-early-'));
+    await execa('bash', ['-c', 'mkdir -p d/out && echo early > d/out/app.txt && cd d && zip -qr ../dep.zip out'], { cwd: work });
+    /** Notes how far get_sources had got when each download started. */
+    class EarlySession extends RecordingSession {
+      readonly tracesAtDownload: string[] = [];
+      override async downloadArtifacts(dependency: Dependency, destination: string): Promise<void> {
+        this.tracesAtDownload.push(this.trace);
+        // The first archive arrives once get_sources is over (its output in the trace).
+        while (!/section_end:\d+:get_sources/.test(this.trace)) await new Promise((resolve) => setImmediate(resolve));
+        return super.downloadArtifacts(dependency, destination);
+      }
+    }
+    const repo = await gitRepository({ 'README.md': 'hello\n' });
+    const git = { repo_url: repo.url, ref: 'main', sha: repo.sha, before_sha: '0'.repeat(40), ref_type: 'branch' as const, refspecs: ['+refs/heads/main:refs/remotes/origin/main'], depth: 0 };
+    const dependency = { id: 1300, name: 'build', token: 'dep-token', artifacts_file: { filename: 'artifacts.zip', size: 1 } };
+    const session = new EarlySession({ 1300: path.join(work, 'dep.zip'), 1301: path.join(work, 'dep.zip') });
+    const ok = await run(payload({ git_info: git, variables: [variable('GIT_STRATEGY', 'clone')], dependencies: [dependency, { ...dependency, id: 1301 }], steps: script('cat out/app.txt README.md') }), undefined, session);
+    assert.deepEqual(ok.outcome, { state: 'success' }, ok.trace);
+    assert.ok(ok.trace.includes('\nearly\nhello\n'), ok.trace);
+    assert.equal(session.tracesAtDownload.length, 2);
+    assert.ok(!session.tracesAtDownload[0]!.includes('Skipping Git submodules setup'), 'the first download started before get_sources ended');
+
+    // get_sources fails: the first download had started, the second never starts.
+    const failing = new EarlySession({ 1300: path.join(work, 'dep.zip'), 1301: path.join(work, 'dep.zip') });
+    const broken = { ...git, repo_url: 'file:///no/such/repo.git' };
+    const failed = await run(payload({ git_info: broken, variables: [variable('GIT_STRATEGY', 'clone')], dependencies: [dependency, { ...dependency, id: 1301 }] }), undefined, failing);
+    assert.equal(failed.outcome.state, 'failed');
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(failing.tracesAtDownload.length, 1);
+    assert.ok(!failed.trace.includes('download_artifacts'));
   });
 
   it('refuses dependency archives with `..`, absolute paths or escaping symlinks (zip slip)', async () => {

@@ -1,11 +1,15 @@
-/** get_sources into a new directory: the remote and fetch settings written without `git config` and `git remote add`, as those write them. */
+/**
+ * get_sources into a new directory: gitlab-runner's `git init` template, the remote written
+ * without `git remote add` as it writes it, and a parentless commit the alternates hold
+ * fetched without its moot depth.
+ */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { getSources } from '../../src/runner/job/sources.ts';
+import { getSources, type SourcesRequest } from '../../src/runner/job/sources.ts';
 import { JobTrace } from '../../src/runner/job/trace.ts';
 
 const git = (cwd: string, ...args: string[]): string =>
@@ -32,7 +36,7 @@ describe('get_sources into a new directory', () => {
     await getSources({
       git: { repo_url: remote, ref: 'main', sha, before_sha: sha, ref_type: 'branch', refspecs: ['+refs/heads/main:refs/remotes/origin/main'], depth: 0 },
       strategy: 'fetch', checkout: true, cleanFlags: '-ffdx', fetchFlags: '--prune --quiet', submodules: 'none',
-      remoteUrl: remote, directory, displayDirectory: directory, userAgent: 'test', trace, signal: new AbortController().signal,
+      remoteUrl: remote, directory, templateDirectory: path.join(base, 'template'), displayDirectory: directory, userAgent: 'test', trace, signal: new AbortController().signal,
     });
     assert.match(log, /Created fresh repository\./);
     assert.equal(readFileSync(path.join(directory, 'file.txt'), 'utf8'), 'hello\n');
@@ -40,10 +44,63 @@ describe('get_sources into a new directory', () => {
     assert.equal(git(directory, 'config', 'remote.origin.url'), remote);
     assert.equal(git(directory, 'config', 'remote.origin.fetch'), '+refs/heads/*:refs/remotes/origin/*');
     assert.equal(git(directory, 'config', 'fetch.recurseSubmodules'), 'false');
+    // gitlab-runner's template: its settings, and none of git's sample hooks or `description`.
+    assert.equal(git(directory, 'config', 'init.defaultBranch'), 'none');
+    assert.equal(git(directory, 'config', 'credential.interactive'), 'never');
+    assert.equal(git(directory, 'config', 'gc.autoDetach'), 'false');
+    assert.equal(existsSync(path.join(directory, '.git', 'hooks')), false);
+    assert.equal(existsSync(path.join(directory, '.git', 'description')), false);
     // What `git remote add` makes of the same URL reads back the same.
     const reference = path.join(base, 'reference');
     execFileSync('git', ['init', '-q', reference]);
     git(reference, 'remote', 'add', 'origin', remote);
     assert.equal(git(directory, 'config', '--get-regexp', '^remote\\.'), git(reference, 'config', '--get-regexp', '^remote\\.'));
+  });
+
+  it('fetches a parentless commit its alternates hold without the depth, which would cut nothing: no negotiation, no pack', async () => {
+    const work = path.join(base, 'snapshot-work');
+    const remote = path.join(base, 'snapshot.git');
+    execFileSync('git', ['init', '-q', '-b', 'main', work]);
+    execFileSync('sh', ['-c', 'echo one > file.txt'], { cwd: work });
+    git(work, 'add', '-A');
+    git(work, 'commit', '-qm', 'first');
+    execFileSync('sh', ['-c', 'echo two > file.txt'], { cwd: work });
+    git(work, 'commit', '-qam', 'second');
+    // A snapshot as runner exec makes it: the tree of a commit with history, as a commit of its own.
+    const sha = execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.com', 'commit-tree', 'HEAD^{tree}', '-m', 'snapshot'], { cwd: work, encoding: 'utf8' }).trim();
+    execFileSync('git', ['init', '-q', '--bare', remote]);
+    git(work, 'push', '-q', remote, `${sha}:refs/heads/main`);
+
+    const fetchInto = async (name: string, parentlessCommits: string[]): Promise<{ directory: string; commands: string }> => {
+      const directory = path.join(base, name);
+      const gitTrace = path.join(base, `${name}.trace`);
+      const trace = new JobTrace({ sink: () => undefined, maskedValues: [], limitBytes: 1 << 20, sections: false });
+      const request: SourcesRequest = {
+        git: { repo_url: remote, ref: 'main', sha, before_sha: sha, ref_type: 'branch', refspecs: ['+refs/heads/main:refs/remotes/origin/main'], depth: 50 },
+        strategy: 'fetch', checkout: true, cleanFlags: '-ffdx', fetchFlags: '--prune --quiet', submodules: 'none',
+        remoteUrl: remote, directory, templateDirectory: path.join(base, `${name}-template`), alternates: [path.join(work, '.git', 'objects')], parentlessCommits,
+        displayDirectory: directory, userAgent: 'test', trace, signal: new AbortController().signal,
+      };
+      // git's trace names every process the fetch starts (the shell passes the environment on).
+      process.env.GIT_TRACE = gitTrace;
+      try {
+        await getSources(request);
+      } finally {
+        delete process.env.GIT_TRACE;
+      }
+      return { directory, commands: readFileSync(gitTrace, 'utf8') };
+    };
+
+    const moot = await fetchInto('moot', [sha]);
+    assert.equal(git(moot.directory, 'rev-parse', 'HEAD'), sha);
+    assert.equal(git(moot.directory, 'rev-parse', 'refs/remotes/origin/main'), sha);
+    assert.equal(git(moot.directory, 'rev-parse', '--is-shallow-repository'), 'false');
+    assert.doesNotMatch(moot.commands, /pack-objects|--depth/);
+    // Told nothing, the same fetch negotiates a shallow pack: the same repository, at a higher cost.
+    const shallow = await fetchInto('shallow', []);
+    assert.match(shallow.commands, /pack-objects/);
+    assert.equal(git(shallow.directory, 'rev-parse', 'HEAD'), sha);
+    assert.equal(git(shallow.directory, 'rev-parse', '--is-shallow-repository'), 'false');
+    assert.equal(git(shallow.directory, 'for-each-ref'), git(moot.directory, 'for-each-ref'));
   });
 });

@@ -35,6 +35,10 @@ export interface DaemonOptions {
   beforeFailedCleanup?: BeforeFailedCleanup;
   /** Object directories every new clone on this machine borrows (runner exec: see JobSettings). */
   sourcesAlternates?: readonly string[];
+  /** Commits without a parent those alternates hold (runner exec's snapshots: see JobSettings). */
+  sourcesParentlessCommits?: readonly string[];
+  /** Seconds a Gantry coordinator may hold a job's watched keep-alive (default 50; 0: none is asked for). */
+  jobWatchSeconds?: number;
 }
 
 /** What a reload changed, for its log line. */
@@ -101,6 +105,8 @@ export class RunnerDaemon implements DaemonControl {
       observer: options.observer,
       beforeFailedCleanup: options.beforeFailedCleanup,
       sourcesAlternates: options.sourcesAlternates,
+      sourcesParentlessCommits: options.sourcesParentlessCommits,
+      jobWatchSeconds: options.jobWatchSeconds,
     });
   }
 

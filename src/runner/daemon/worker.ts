@@ -20,7 +20,7 @@ import { executorOf, identityOf, jobSettingsOf } from './settings.ts';
 import { timelineMark } from '../timeline.ts';
 
 const UNHEALTHY_AFTER = 3;
-/** How long a Gantry coordinator may hold a job's watched keep-alive (a cancel ends it at once). */
+/** How long a Gantry coordinator may hold a job's watched keep-alive (a cancel ends it at once), unless the options say otherwise. */
 const JOB_WATCH_SECONDS = 50;
 
 /** What a worker needs of the daemon. */
@@ -56,6 +56,9 @@ export interface WorkerOptions {
   observer?: DaemonObserver;
   beforeFailedCleanup?: BeforeFailedCleanup;
   sourcesAlternates?: readonly string[];
+  sourcesParentlessCommits?: readonly string[];
+  /** Seconds a job's watched keep-alive may be held (default 50; 0: none is asked for). */
+  jobWatchSeconds?: number;
 }
 
 /** The settings that decide which executor an entry gets. */
@@ -322,7 +325,7 @@ export class RunnerWorker {
           jobToken: payload.token,
           info,
           updateInterval: this.options.traceUpdateInterval,
-          watchSeconds: JOB_WATCH_SECONDS,
+          watchSeconds: this.options.jobWatchSeconds ?? JOB_WATCH_SECONDS,
           onLog: (message) => logger.debug(message),
         });
         try {
@@ -331,7 +334,7 @@ export class RunnerWorker {
             executor,
             session,
             runner: identityOf(entry),
-            settings: { ...jobSettingsOf(entry, this.options.workingDirectory), sourcesAlternates: this.options.sourcesAlternates },
+            settings: { ...jobSettingsOf(entry, this.options.workingDirectory), sourcesAlternates: this.options.sourcesAlternates, sourcesParentlessCommits: this.options.sourcesParentlessCommits },
             concurrentId,
             concurrentProjectId: projectSlot,
             signal: daemon.shutdownSignal,

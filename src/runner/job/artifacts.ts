@@ -18,30 +18,72 @@ export interface StageFailure {
   reason: FailureReason;
 }
 
-export async function downloadArtifacts(context: JobContext): Promise<StageFailure | null> {
-  const archiveCode = await loadArchiveCode();
-  const { trace } = context;
-  for (const dependency of dependenciesWithArtifacts(context)) {
-    trace.notice(`Downloading artifacts for ${dependency.name} (${dependency.id})...`);
-    const file = path.join(context.workDir, `dependency-${dependency.id}.zip`);
-    try {
-      await context.session.downloadArtifacts(dependency, file);
-      trace.write(`Downloading artifacts from coordinator... ok\x1b[0;m  id\x1b[0;m=${dependency.id} responseStatus\x1b[0;m=200 OK\n`);
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      trace.error(`Downloading artifacts from coordinator... ${message}  id=${dependency.id}`);
-      const missing = error instanceof DependencyDownloadError && error.missing;
-      return { message: `downloading artifacts of ${dependency.name} (${dependency.id}): ${message}`, reason: missing ? 'missing_dependency_failure' : 'runner_system_failure' };
-    }
-    try {
-      await context.environment.copyIn(await archiveCode.zipAsTar(file), context.environment.info.projectDir);
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      trace.error(`Extracting artifacts of ${dependency.name} (${dependency.id}): ${message}`);
-      return { message, reason: 'script_failure' };
+/** A dependency's archive being fetched into the job's work directory. */
+interface Prefetched {
+  dependency: Dependency;
+  file: string;
+  /** The download's error, or null once the file is there; never rejects. */
+  done: Promise<unknown>;
+}
+
+/**
+ * The dependencies' archives, downloaded one after another from now on (while get_sources
+ * runs: the stage then finds them on disk) into the job's work directory. A failed download
+ * ends the chain, as it ends the stage; `abandon` ends it when the stage will not run.
+ */
+export class ArtifactPrefetch {
+  private readonly downloads: Prefetched[] = [];
+  private abandoned = false;
+
+  constructor(private readonly context: JobContext) {
+    let previous: Promise<unknown> = Promise.resolve(null);
+    for (const dependency of dependenciesWithArtifacts(context)) {
+      const file = path.join(context.workDir, `dependency-${dependency.id}.zip`);
+      const done = previous.then((failure) => {
+        if (failure !== null) return failure;
+        if (this.abandoned || context.signal.aborted) return new Error('not downloaded: the job stopped before download_artifacts');
+        return context.session.downloadArtifacts(dependency, file).then(() => null, (error: unknown) => error);
+      });
+      this.downloads.push({ dependency, file, done });
+      previous = done;
     }
   }
-  return null;
+
+  /** How many dependencies have artifacts to download. */
+  get size(): number {
+    return this.downloads.length;
+  }
+
+  /** The job ends before download_artifacts: no further download starts. */
+  abandon(): void {
+    this.abandoned = true;
+  }
+
+  /** The download_artifacts stage: each archive awaited in order and extracted into the project. */
+  async extract(): Promise<StageFailure | null> {
+    const archiveCode = await loadArchiveCode();
+    const { trace } = this.context;
+    for (const { dependency, file, done } of this.downloads) {
+      trace.notice(`Downloading artifacts for ${dependency.name} (${dependency.id})...`);
+      const error = await done;
+      if (error === null) {
+        trace.write(`Downloading artifacts from coordinator... ok\x1b[0;m  id\x1b[0;m=${dependency.id} responseStatus\x1b[0;m=200 OK\n`);
+      } else {
+        const message = error instanceof Error ? error.message : String(error);
+        trace.error(`Downloading artifacts from coordinator... ${message}  id=${dependency.id}`);
+        const missing = error instanceof DependencyDownloadError && error.missing;
+        return { message: `downloading artifacts of ${dependency.name} (${dependency.id}): ${message}`, reason: missing ? 'missing_dependency_failure' : 'runner_system_failure' };
+      }
+      try {
+        await this.context.environment.copyIn(await archiveCode.zipAsTar(file), this.context.environment.info.projectDir);
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        trace.error(`Extracting artifacts of ${dependency.name} (${dependency.id}): ${message}`);
+        return { message, reason: 'script_failure' };
+      }
+    }
+    return null;
+  }
 }
 
 export function artifactsToUpload(context: JobContext, succeeded: boolean): Artifact[] {

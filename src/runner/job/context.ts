@@ -33,6 +33,12 @@ export interface JobSettings {
    * into a container, where those paths do not exist.
    */
   sourcesAlternates?: readonly string[];
+  /**
+   * Commits without a parent that those alternates hold (runner exec's snapshots): a new
+   * clone fetches them without the job's depth, which would cut nothing, and so without a
+   * shallow fetch's negotiation and pack.
+   */
+  sourcesParentlessCommits?: readonly string[];
 }
 
 export interface JobContext {

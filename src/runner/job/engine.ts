@@ -10,7 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { ExecutorError, type Environment, type Executor } from '../../executors/types.ts';
 import type { JobPayload } from '../../protocol/job-payload.ts';
-import { dependenciesWithArtifacts, downloadArtifacts, artifactsToUpload, uploadArtifacts } from './artifacts.ts';
+import { ArtifactPrefetch, artifactsToUpload, uploadArtifacts } from './artifacts.ts';
+import { archive as loadArchiveCode } from './archive/lazy.ts';
 import { archiveCache, cacheEntries, cachesToArchive, restoreCache } from './cache.ts';
 import type { JobContext, JobSettings } from './context.ts';
 import { goDuration, projectPathOf, type RunnerIdentity } from './identity.ts';
@@ -229,12 +230,21 @@ async function runStages(context: JobContext, options: RunJobOptions, stopped: (
   environment.prestart?.(settings.shell);
   await section(trace, 'prepare_script', 'Preparing environment', async () => trace.write(`Running on ${environment.info.runningOn}...\n`));
   checkStop();
-  await section(trace, 'get_sources', 'Getting source from Git repository', () => prepareSources(context, options.runner));
-  checkStop();
-  if (cacheEntries(context).length > 0) await section(trace, 'restore_cache', 'Restoring cache', () => restoreCache(context));
-  checkStop();
-  if (dependenciesWithArtifacts(context).length > 0) {
-    const failure = await section(trace, 'download_artifacts', 'Downloading artifacts', () => downloadArtifacts(context));
+  // The dependencies' archives download while the sources are fetched (and the cache restored),
+  // and the archive code a job with artifacts or caches needs loads meanwhile (once a process).
+  const artifacts = new ArtifactPrefetch(context);
+  if (artifacts.size > 0 || payload.artifacts.length > 0 || cacheEntries(context).length > 0) loadArchiveCode().catch(() => undefined);
+  try {
+    await section(trace, 'get_sources', 'Getting source from Git repository', () => prepareSources(context, options.runner));
+    checkStop();
+    if (cacheEntries(context).length > 0) await section(trace, 'restore_cache', 'Restoring cache', () => restoreCache(context));
+    checkStop();
+  } catch (error) {
+    artifacts.abandon();
+    throw error;
+  }
+  if (artifacts.size > 0) {
+    const failure = await section(trace, 'download_artifacts', 'Downloading artifacts', () => artifacts.extract());
     if (failure) throw new JobFailure(failure.message, failure.reason);
   }
   checkStop();

@@ -2,6 +2,7 @@
  * The get_sources stage: pre_get_sources_script in the environment, git on this machine,
  * then (when scripts do not run on this machine) the checkout copied into the environment.
  */
+import path from 'node:path';
 import tar from 'tar-stream';
 import type { Readable } from 'node:stream';
 import { packDirectory } from '../../executors/tar.ts';
@@ -70,6 +71,8 @@ async function fetchSources(context: JobContext, runner: RunnerIdentity, strateg
       remoteUrl: remoteUrl(payload.git_info.repo_url, settings.cloneUrl, variableValue(variables, 'CI_PROJECT_PATH') ?? context.projectPath, payload.token),
       directory: context.sourcesDir,
       alternates: environment.info.hostProjectDir === null ? [] : (settings.sourcesAlternates ?? []),
+      parentlessCommits: settings.sourcesParentlessCommits,
+      templateDirectory: path.join(context.workDir, 'git-template'),
       displayDirectory: environment.info.projectDir,
       userAgent: runner.userAgent,
       trace: context.trace,

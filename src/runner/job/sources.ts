@@ -5,7 +5,7 @@
  * docker executor then receives the checkout through copyIn, so a remote daemon needs no git.
  * The git commands run in one sh process (a spawn from node costs more than git itself).
  */
-import { mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { runShellScript } from '../../executors/shell/process.ts';
 import { runCollected } from '../../shared/process-spawner.ts';
@@ -30,6 +30,10 @@ export interface SourcesRequest {
   directory: string;
   /** Object directories a new repository borrows (JobSettings.sourcesAlternates). */
   alternates?: readonly string[];
+  /** Commits without a parent that the alternates hold (JobSettings.sourcesParentlessCommits). */
+  parentlessCommits?: readonly string[];
+  /** A directory of this job's own, not yet existing: `git init`'s template is written there. */
+  templateDirectory: string;
   /** The same directory as the job sees it (for the messages). */
   displayDirectory: string;
   userAgent: string;
@@ -87,7 +91,7 @@ const notice = (text: string): string => say(`${ANSI.boldGreen}${text}${ANSI.res
 function sourcesScript(request: SourcesRequest, existed: boolean, empty: boolean): string {
   const { git: info } = request;
   const lines = [
-    must('git', 'init', '-q', request.directory),
+    must('git', 'init', '-q', '--template', request.templateDirectory, request.directory),
     say(`${existed ? 'Reinitialized existing' : 'Initialized empty'} Git repository in ${request.displayDirectory}/.git/`),
     must('cd', request.directory),
   ];
@@ -101,9 +105,9 @@ function sourcesScript(request: SourcesRequest, existed: boolean, empty: boolean
       'fi',
     );
   } else {
-    // The repository git init made just now: the settings `git config` and `git remote add`
-    // would write, appended by the shell's printf (two git processes fewer per fresh clone).
-    const settings = ['[fetch]', '\trecurseSubmodules = false', '[remote "origin"]', `\turl = ${configValue(request.remoteUrl)}`, '\tfetch = +refs/heads/*:refs/remotes/origin/*'];
+    // The repository git init made just now (its settings from the template): the remote
+    // `git remote add` would write, appended by the shell's printf (one git process fewer).
+    const settings = ['[remote "origin"]', `\turl = ${configValue(request.remoteUrl)}`, '\tfetch = +refs/heads/*:refs/remotes/origin/*'];
     lines.push(`printf '%s\\n' ${settings.map((line) => quote(line, 'sh')).join(' ')} >> .git/config || exit $?`, notice('Created fresh repository.'));
     const alternates = request.alternates ?? [];
     if (alternates.length > 0) lines.push(`printf '%s\\n' ${alternates.map((directory) => quote(directory, 'sh')).join(' ')} > .git/objects/info/alternates || exit $?`);
@@ -111,7 +115,7 @@ function sourcesScript(request: SourcesRequest, existed: boolean, empty: boolean
   // A repository made just now needs no housekeeping: no background maintenance process after the fetch.
   const housekeeping = existed ? [] : ['-c', 'maintenance.auto=false', '-c', 'gc.auto=0'];
   const fetch = ['git', '-c', `http.userAgent=${request.userAgent}`, ...housekeeping, 'fetch', 'origin', ...info.refspecs];
-  if (info.depth > 0) fetch.push('--depth', String(info.depth));
+  if (info.depth > 0 && !depthIsMoot(request, existed)) fetch.push('--depth', String(info.depth));
   fetch.push(...words(request.fetchFlags));
   lines.push(must(...fetch));
 
@@ -140,11 +144,30 @@ function sourcesScript(request: SourcesRequest, existed: boolean, empty: boolean
 
 const words = (flags: string): string[] => flags.split(/\s+/).filter(Boolean);
 
+/**
+ * A new repository fetching a commit without a parent that its alternates hold: a depth
+ * cuts nothing (no `.git/shallow`, the same objects and refs), but a shallow fetch always
+ * negotiates and receives a pack, where a plain one finds the commit at hand and ends
+ * after the refs.
+ */
+function depthIsMoot(request: SourcesRequest, existed: boolean): boolean {
+  return !existed && (request.alternates ?? []).length > 0 && (request.parentlessCommits ?? []).includes(request.git.sha);
+}
+
+/**
+ * gitlab-runner's template of `git init`: only this config (no sample hooks, no
+ * `description`, no `info/exclude`), which a new repository starts with.
+ */
+const TEMPLATE_CONFIG = ['[init]', '\tdefaultBranch = none', '[fetch]', '\trecurseSubmodules = false', '[credential]', '\tinteractive = never', '[gc]', '\tautoDetach = false', ''].join('\n');
+
 /** A value of a git config file, quoted (`"` and `\` escaped). */
 function configValue(value: string): string {
   if (/[\n\r\0]/.test(value)) throw new SourcesError('the repository URL holds a line break', 1);
   return `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
 }
+
+/** What a job stopped during git can leave in `.git`, which would fail the next fetch or run a hook. */
+const LEFTOVERS = ['index.lock', 'shallow.lock', 'HEAD.lock', 'config.lock', 'hooks/post-checkout'];
 
 export async function getSources(request: SourcesRequest): Promise<void> {
   const { trace, git: info } = request;
@@ -155,16 +178,20 @@ export async function getSources(request: SourcesRequest): Promise<void> {
   }
   trace.notice(info.depth > 0 ? `Fetching changes with git depth set to ${info.depth}...` : 'Fetching changes...');
   if (request.strategy === 'clone') await rm(request.directory, { recursive: true, force: true });
-  for (const lock of ['index.lock', 'shallow.lock', 'HEAD.lock', 'config.lock', 'hooks/post-checkout']) {
-    await rm(path.join(request.directory, '.git', lock), { force: true });
-  }
   const existed = await exists(path.join(request.directory, '.git'));
-  const empty = (await readdir(request.directory).catch(() => [])).length === 0;
-  await mkdir(request.directory, { recursive: true });
+  // Independent, so at once: whether the directory is empty, the locks a stopped job left in
+  // its repository (when there is one), the directory itself and git init's template.
+  const empty = readdir(request.directory).then((entries) => entries.length === 0, () => true);
+  await Promise.all([
+    empty,
+    ...(existed ? LEFTOVERS.map((file) => rm(path.join(request.directory, '.git', file), { force: true })) : []),
+    mkdir(request.directory, { recursive: true }),
+    mkdir(request.templateDirectory, { recursive: true }).then(() => writeFile(path.join(request.templateDirectory, 'config'), TEMPLATE_CONFIG)),
+  ]);
   let exitCode: number;
   try {
     ({ exitCode } = await runShellScript(
-      { stage: 'get_sources', kind: 'helper', shell: 'sh', script: sourcesScript(request, existed, empty), onOutput: (chunk) => trace.write(chunk), signal: request.signal },
+      { stage: 'get_sources', kind: 'helper', shell: 'sh', script: sourcesScript(request, existed, await empty), onOutput: (chunk) => trace.write(chunk), signal: request.signal },
       { cwd: request.directory, env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_LFS_SKIP_SMUDGE: '1' } },
     ));
   } catch (error) {

@@ -11,6 +11,7 @@ import type { CoordinatorEvents } from '../../events.ts';
 import type { Lookup } from '../../access/lookup.ts';
 import { REFUSALS, signInNeeded, type GitAccess, type GitIdentity } from './access.ts';
 import { speaksV2, UploadPackAdvertisements } from './advertisements.ts';
+import { listsRefs, readCommandHead } from './upload-pack-command.ts';
 import type { GitPath } from './paths.ts';
 import { computePushPolicy, type BranchPushRules, type TagPushRules } from './push-policy.ts';
 import { MalformedPushError, readReceiveCommands } from './receive-commands.ts';
@@ -76,13 +77,17 @@ export class GitHttpService {
     const advertising = !pushing && request.method === 'GET' && target.pathInfo === '/info/refs' && speaksV2(request.gitProtocol);
     const remembered = advertising ? this.advertisements.answer(repositoryPath) : undefined;
     if (remembered) return remembered;
-    // Fetches and clones (the upload-pack POSTs) are heavy: they wait for a slot, fairly per requester.
-    const slot = target.pathInfo === '/git-upload-pack' ? await this.heavySlot(request, identity) : null;
+    const uploading = target.pathInfo === '/git-upload-pack';
+    // A protocol v2 ref listing packs nothing: read far enough to tell (a gzip body is not read).
+    const head = uploading && speaksV2(request.gitProtocol) && request.contentEncoding === undefined && request.body ? await readCommandHead(request.body) : undefined;
+    // Fetches and clones (the other upload-pack POSTs) are heavy: they wait for a slot, fairly per requester.
+    const slot = uploading && !(head !== undefined && listsRefs(head)) ? await this.heavySlot(request, identity) : null;
     try {
       const response = await runHttpBackend({
         ...this.backendBasics(request, identity, repositoryPath),
         contentEncoding: request.contentEncoding,
         body: request.body,
+        bodyHead: head,
         config: { 'uploadpack.allowFilter': 'true' },
         heavy: slot !== null,
       }, this.deps.repositories.spawner);

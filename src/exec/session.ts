@@ -23,6 +23,8 @@ import { lendObjects } from './git.ts';
 import { timelineMark } from '../runner/timeline.ts';
 
 const HOST = '127.0.0.1';
+/** How often a running job's new log lines reach the coordinator, and so the terminal. */
+const LIVE_TRACE_SECONDS = 0.2;
 
 let stack: Promise<typeof import('./stack.ts')> | undefined;
 
@@ -95,7 +97,13 @@ export async function startLocalCoordinator(): Promise<LocalCoordinator> {
     // In memory: the database lives as long as the process, and nothing is written to disk for it;
     // it starts from the schema image when there is one (the migrations then find nothing to do).
     // Only the API the runner and this module call (the runner protocol, projects, CI variables).
-    coordinator = await createCoordinator({ dataDir, databaseUrl: ':memory:', sqliteImage, externalUrl: url, rootToken, logger: silentLogger(), shutdownGraceMs: 1_000, routes: 'local-run' });
+    // The person at the terminal reads every job's log as it runs: the runner sends it every
+    // LIVE_TRACE_SECONDS, not every 3 s (the server's answer while a log is watched).
+    const liveTraces = { intervalSeconds: LIVE_TRACE_SECONDS, watchedIntervalSeconds: LIVE_TRACE_SECONDS };
+    coordinator = await createCoordinator({
+      dataDir, databaseUrl: ':memory:', sqliteImage, externalUrl: url, rootToken, logger: silentLogger(), shutdownGraceMs: 1_000, routes: 'local-run',
+      ci: { runnerJobs: { traces: liveTraces } },
+    });
     const ci = ciServicesOf(coordinator);
     // The first compile follows the push: its worker starts meanwhile.
     void ci.warmCompiler();
@@ -243,7 +251,7 @@ export async function startRunner(local: LocalCoordinator, settings: ExecRunnerS
   // The snapshot has no parent: its fetch needs no depth (no shallow negotiation, no pack).
   const sourcesParentlessCommits = local.snapshotSha === null ? [] : [local.snapshotSha];
   const daemon = new RunnerDaemon({
-    config, logger: silentLogger(), workingDirectory, executorFor, traceUpdateInterval: 0.2, systemId: await newSystemId(), beforeFailedCleanup: settings.beforeFailedCleanup,
+    config, logger: silentLogger(), workingDirectory, executorFor, traceUpdateInterval: LIVE_TRACE_SECONDS, systemId: await newSystemId(), beforeFailedCleanup: settings.beforeFailedCleanup,
     sourcesAlternates, sourcesParentlessCommits,
     // No held keep-alive per job: nothing cancels these jobs through the coordinator (Ctrl-C
     // stops the runner itself; trace updates would still bring a cancel), and the held request

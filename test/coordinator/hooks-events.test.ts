@@ -133,7 +133,41 @@ describe('webhook events: issues, notes, merge requests, pipelines, jobs', () =>
     assert.deepEqual((renamed!.body.changes as Json).title, { previous: 'Add topic', current: 'Add the topic' });
     const merged = target.requests.at(-1)!;
     assert.deepEqual([attributes(merged).state, attributes(merged).source_branch, attributes(merged).target_branch, attributes(merged).iid], ['merged', 'topic', 'main', mergeRequest.iid]);
+    const closed = target.requests.find((request) => attributes(request).action === 'close');
+    assert.deepEqual([attributes(closed).detailed_merge_status, attributes(merged).detailed_merge_status], ['not_open', 'not_open'], 'GitLab\'s detailed status, not the merge check\'s');
     assert.equal((attributes(merged).target as Json).path_with_namespace, 'root/events');
+  });
+
+  it('says in a merge request event whether unresolved threads block it, as the API does', async () => {
+    await clearHooks();
+    const target = await receiver();
+    await addHook({ url: target.base, merge_requests_events: true });
+    await gantry.api('PUT', `/projects/${projectId}`, { body: { only_allow_merge_if_all_discussions_are_resolved: true } });
+    try {
+      await call('POST', '/repository/branches', { branch: 'threads', ref: 'main' }, 201);
+      await call('POST', '/repository/commits', { branch: 'threads', commit_message: 'threads change', actions: [{ action: 'create', file_path: 'threads.txt', content: 'threads\n' }] }, 201);
+      const iid = String((await call('POST', '/merge_requests', { source_branch: 'threads', target_branch: 'main', title: 'Talk first' }, 201)).iid);
+      const thread = await call('POST', `/merge_requests/${iid}/discussions`, { body: 'Why?' }, 201);
+      await waitUntil(async () => (await gantry.api('GET', `/projects/${projectId}/merge_requests/${iid}`)).json.merge_status === 'can_be_merged', 'the merge status check');
+      const edited = async (title: string) => {
+        await call('PUT', `/merge_requests/${iid}`, { title }, 200);
+        await waitUntil(() => target.requests.some((request) => attributes(request).title === title), `the event of ${title}`);
+        const event = target.requests.find((request) => attributes(request).title === title);
+        const api = (await gantry.api('GET', `/projects/${projectId}/merge_requests/${iid}`)).json;
+        return { hook: [attributes(event).blocking_discussions_resolved, attributes(event).detailed_merge_status], api: [api.blocking_discussions_resolved, api.detailed_merge_status] };
+      };
+      const blocked = await edited('Talk first, then merge');
+      assert.deepEqual(blocked.hook, [false, 'discussions_not_resolved']);
+      assert.deepEqual(blocked.hook, blocked.api);
+      await call('PUT', `/merge_requests/${iid}/discussions/${String(thread.id)}`, { resolved: true }, 200);
+      const resolved = await edited('Talked, merge');
+      assert.deepEqual(resolved.hook, [true, 'mergeable']);
+      assert.deepEqual(resolved.hook, resolved.api);
+      const draft = await edited('Draft: talked, merge later');
+      assert.deepEqual(draft.hook, [true, 'draft_status']);
+    } finally {
+      await gantry.api('PUT', `/projects/${projectId}`, { body: { only_allow_merge_if_all_discussions_are_resolved: false } });
+    }
   });
 
   it('sends job and pipeline events as their statuses change', async () => {

@@ -3,7 +3,7 @@ import type { NamespacesStore, ProjectRecord, ProjectsStore, UserRecord, UsersSt
 import type { GitCommit, RepositoryManager } from '../../../storage/git/types.ts';
 import type { PipelineRecord } from '../../../storage/types-ci.ts';
 import type { CiJobsStore, JobRecord } from '../../../storage/types-ci-jobs.ts';
-import type { NoteRecord } from '../../../storage/types-notes.ts';
+import type { NoteRecord, NotesStore } from '../../../storage/types-notes.ts';
 import type { MergeRequestRecord, MergeRequestsStore } from '../../../storage/types-merge-requests.ts';
 import type { LabelRecord, LabelsStore } from '../../../storage/types-planning.ts';
 import type { RunnersStore } from '../../../storage/types-runners.ts';
@@ -30,6 +30,7 @@ export interface HookEventRecorderDeps {
   users: Pick<UsersStore, 'findById' | 'findByIds'>;
   labels: Pick<LabelsStore, 'findById'>;
   mergeRequests: Pick<MergeRequestsStore, 'labelsOf' | 'assigneesOf' | 'reviewersOf'>;
+  notes: Pick<NotesStore, 'unresolvedDiscussionCounts'>;
   jobs: Pick<CiJobsStore, 'findByIds' | 'list'>;
   runners: Pick<RunnersStore, 'findByIds'>;
   deployments: Pick<DeploymentsStore, 'findByJob'>;
@@ -203,13 +204,13 @@ export class HookEventRecorder implements IssueObserver, MergeRequestObserver, M
   /** A merge request hook's payload for the request as stored (`action` null: none, as GitLab's test call sends). */
   async mergeRequestPayload(project: ProjectRecord, actor: UserRecord, record: MergeRequestRecord, action: HookAction | null): Promise<Record<string, unknown>> {
     const target = await this.target(project);
-    return mergeRequestHookData(target, await this.sourceOf(record, target), actor, null, await this.loadMergeRequest(record), action);
+    return mergeRequestHookData(target, await this.sourceOf(record, target), actor, null, await this.loadMergeRequest(record, project), action);
   }
 
   /** A note hook's payload for a note on a merge request. */
   async mergeRequestNotePayload(project: ProjectRecord, actor: UserRecord, record: MergeRequestRecord, note: NoteRecord, action: 'create' | 'update' = 'create'): Promise<Record<string, unknown>> {
     const target = await this.target(project);
-    const attributes = mergeRequestAttributes(target, await this.loadMergeRequest(record), null, await this.sourceOf(record, target));
+    const attributes = mergeRequestAttributes(target, await this.loadMergeRequest(record, project), null, await this.sourceOf(record, target));
     return noteHookData(target, actor, note, { type: 'MergeRequest', attributes }, note.internal, action);
   }
 
@@ -219,27 +220,32 @@ export class HookEventRecorder implements IssueObserver, MergeRequestObserver, M
         const target = await this.target(project);
         const source = await this.sourceOf(after.record, target);
         // A merge or a push names the request as stored; a save gives its relations before and after.
-        const current = action === 'merge' || before === null && action === 'update' ? await this.loadMergeRequest(after.record) : await this.fromSnapshot(after);
-        const previous = before ? await this.fromSnapshot(before) : null;
+        const current = action === 'merge' || before === null && action === 'update' ? await this.loadMergeRequest(after.record, project) : await this.fromSnapshot(after, project);
+        const previous = before ? await this.fromSnapshot(before, project) : null;
         return mergeRequestHookData(target, source, actor, previous, current, action);
       }));
   }
 
-  private async fromSnapshot(snapshot: MergeRequestSnapshot): Promise<HookMergeRequest> {
-    const users = await this.usersById([...snapshot.assigneeIds, ...snapshot.reviewerIds]);
+  /** The request's relations by id; `project` is its target, whose setting says whether its unresolved threads block it. */
+  private async fromSnapshot(snapshot: MergeRequestSnapshot, project: ProjectRecord): Promise<HookMergeRequest> {
+    const [users, unresolved] = await Promise.all([
+      this.usersById([...snapshot.assigneeIds, ...snapshot.reviewerIds]),
+      project.only_allow_merge_if_all_discussions_are_resolved ? this.deps.notes.unresolvedDiscussionCounts([snapshot.record.id]) : Promise.resolve(new Map<number, number>()),
+    ]);
     return {
       record: snapshot.record,
       labels: snapshot.labels,
       assignees: snapshot.assigneeIds.flatMap((id) => users.get(id) ?? []),
       reviewers: snapshot.reviewerIds.flatMap((id) => users.get(id) ?? []),
+      blockingDiscussionsResolved: (unresolved.get(snapshot.record.id) ?? 0) === 0,
     };
   }
 
-  private async loadMergeRequest(record: MergeRequestRecord): Promise<HookMergeRequest> {
+  private async loadMergeRequest(record: MergeRequestRecord, project: ProjectRecord): Promise<HookMergeRequest> {
     const [labels, assignees, reviewers] = await Promise.all([
       this.deps.mergeRequests.labelsOf([record.id]), this.deps.mergeRequests.assigneesOf([record.id]), this.deps.mergeRequests.reviewersOf([record.id]),
     ]);
-    return this.fromSnapshot({ record, labels: labels.get(record.id) ?? [], assigneeIds: assignees.get(record.id) ?? [], reviewerIds: reviewers.get(record.id) ?? [] });
+    return this.fromSnapshot({ record, labels: labels.get(record.id) ?? [], assigneeIds: assignees.get(record.id) ?? [], reviewerIds: reviewers.get(record.id) ?? [] }, project);
   }
 
   private async sourceOf(record: MergeRequestRecord, target: HookProject): Promise<HookProject | null> {

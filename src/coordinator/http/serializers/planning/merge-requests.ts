@@ -8,6 +8,7 @@ import { serializeUserBasic, type UserBasicJson } from '../user-basic.ts';
 import { serializeMilestone, type MilestoneJson } from './milestones.ts';
 import { serializeTimeStats, type TimeStatsJson } from './time-stats.ts';
 import type { ApprovalState } from '../../../services/planning/merge-requests/approvals.ts';
+import { detailedMergeStatus } from '../../../services/planning/merge-requests/detailed-merge-status.ts';
 
 /** GitLab's IssuableEntity: the fields every merge request answer starts with. */
 export interface MergeRequestBasicsJson {
@@ -149,7 +150,7 @@ export function serializeMergeRequest(view: MergeRequestView, externalUrl: strin
     milestone: view.milestone && serializeMilestone(view.milestone, externalUrl),
     merge_when_pipeline_succeeds: record.merge_when_pipeline_succeeds,
     merge_status: publicMergeStatus(record.merge_status),
-    detailed_merge_status: detailedMergeStatus(record, draft, view.blockingDiscussionsResolved),
+    detailed_merge_status: detailedMergeStatus(record, view.blockingDiscussionsResolved),
     sha: record.head_sha,
     merge_commit_sha: record.merge_commit_sha,
     squash_commit_sha: record.squash_commit_sha,
@@ -185,17 +186,6 @@ export function serializeMergeRequestSingle(detail: MergeRequestDetail, external
     first_contribution: detail.firstContribution,
     user: { can_merge: detail.canMerge },
   };
-}
-
-/** GitLab 15.6's detailed_merge_status, from what is stored: state, draft title, the last merge check and unresolved threads (when the project requires them resolved). */
-function detailedMergeStatus(record: MergeRequestRecord, draft: boolean, discussionsResolved: boolean): string {
-  if (record.state !== 'opened') return 'not_open';
-  // A recheck not yet begun is as unchecked as any (GitLab shows `checking` once the check runs).
-  if (record.merge_status === 'unchecked' || record.merge_status === 'cannot_be_merged_recheck') return 'unchecked';
-  if (record.merge_status === 'checking' || record.merge_status === 'cannot_be_merged_rechecking') return 'checking';
-  if (draft) return 'draft_status';
-  if (record.merge_status !== 'cannot_be_merged' && !discussionsResolved) return 'discussions_not_resolved';
-  return record.merge_status === 'cannot_be_merged' ? 'broken_status' : 'mergeable';
 }
 
 /** The answer of `GET .../approvals`: the request's basic fields, then its approvals. */

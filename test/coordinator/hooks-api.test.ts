@@ -90,8 +90,8 @@ describe('project hooks API', () => {
     }
   });
 
-  it('refuses an invalid branch filter and a regex strategy (422 "Invalid branch filter given")', async () => {
-    for (const body of [{ push_events_branch_filter: 'bad name' }, { push_events_branch_filter: 'a..b' }, { push_events_branch_filter: 'x', branch_filter_strategy: 'regex' }]) {
+  it('refuses an invalid branch filter (422 "Invalid branch filter given")', async () => {
+    for (const body of [{ push_events_branch_filter: 'bad name' }, { push_events_branch_filter: 'a..b' }, { push_events_branch_filter: '(x', branch_filter_strategy: 'regex' }]) {
       const refused = await fx.gantry.api('POST', url(), { body: { url: 'https://hooks.example.com/f', ...body }, token: fx.maintainer.token });
       assert.deepEqual([refused.status, refused.json], [422, { message: 'Invalid branch filter given' }], JSON.stringify(body));
     }

@@ -1,4 +1,5 @@
-import type { BranchFilterStrategy } from '../../../storage/types-hooks.ts';
+import { regexBudget } from '../../../shared/regex-budget.ts';
+import type { BranchFilterStrategy, HookRecord } from '../../../storage/types-hooks.ts';
 
 /** The longest filter kept (GitLab validates branch filters up to a ref name's length). */
 export const BRANCH_FILTER_MAX_LENGTH = 4000;
@@ -47,8 +48,38 @@ export function wildcardMatches(filter: string, branch: string): boolean {
   return p === filter.length;
 }
 
-/** Whether a push to `branch` reaches a hook with this filter (a blank filter: every branch). */
+/**
+ * Why a filter is refused (GitLab's validators: a wildcard filter must read as a branch name, a
+ * regex filter must be RE2 syntax), or undefined. A regex filter is compiled in the regex
+ * thread, and refused too when over its budget (a program of more than 1,000 instructions,
+ * or a second of compiling).
+ */
+export async function validBranchFilter(strategy: BranchFilterStrategy, filter: string | null): Promise<string | undefined> {
+  if (strategy === 'all_branches' || filter === null || filter === '') return undefined;
+  if (strategy === 'wildcard') return validWildcardFilter(filter) ? undefined : 'not a valid branch name';
+  if (filter.length > BRANCH_FILTER_MAX_LENGTH) return `longer than ${String(BRANCH_FILTER_MAX_LENGTH)} characters`;
+  const checked = await regexBudget.check(filter);
+  return checked === 'valid' ? undefined : checked === 'invalid' ? 'not valid RE2 syntax' : 'over the regular expression budget';
+}
+
+/**
+ * Whether a push to `branch` reaches a hook with this filter when the push is recorded (a blank
+ * filter: every branch). A regex filter is not matched in the push's request: its deliveries
+ * are queued, and `regexBranchSelected` drops those its filter does not select when sending.
+ */
 export function branchSelected(strategy: BranchFilterStrategy, filter: string | null, branch: string): boolean {
-  if (strategy === 'all_branches' || filter === null || filter === '') return true;
+  if (strategy !== 'wildcard' || filter === null || filter === '') return true;
   return wildcardMatches(filter, branch);
+}
+
+/**
+ * For a push's delivery about to be sent: whether the hook's regex filter (as it is now) selects
+ * the branch, matched anywhere in the name as GitLab does, in the regex thread. True for other
+ * strategies (selected when the push was recorded); false for a filter RE2 refuses or one over
+ * the budget, as GitLab selects nothing with a filter it cannot compile.
+ */
+export async function regexBranchSelected(hook: Pick<HookRecord, 'branch_filter_strategy' | 'push_events_branch_filter'>, branch: string): Promise<boolean> {
+  const filter = hook.push_events_branch_filter;
+  if (hook.branch_filter_strategy !== 'regex' || filter === null || filter === '') return true;
+  return regexBudget.matches(filter, branch);
 }

@@ -7,7 +7,7 @@ import type { PushEvent, SystemEvent } from '../events.ts';
 import type { SettingsService } from '../instance/settings.ts';
 import type { OutboundRequest, OutboundResponse } from '../outbound/outbound-http.ts';
 import type { TaskHandler } from '../task-queue.ts';
-import { branchSelected } from './branch-filter.ts';
+import { branchSelected, regexBranchSelected } from './branch-filter.ts';
 import { sendHookRequest, type HookAttempt } from './hook-request.ts';
 import { localRequestsAllowed } from './hook-settings.ts';
 import { repositoryUpdateData, SYSTEM_HOOK_HEADER } from './system-hook-data.ts';
@@ -227,9 +227,13 @@ export class HookDeliveries {
         await this.schedule(hookId, due);
         return 'stopped';
       }
+      const event = delivery.event as HookEvent;
+      if (!(await selectedWhenSent(hook, event))) {
+        await this.deps.deliveries.remove(delivery.id);
+        continue;
+      }
       // The lease must outlast this request: taken again only when less than that is left.
       if (lease - this.now() < this.timeoutMs() + LEASE_RENEWAL_MS) lease = (await this.lease(hookId, owner)) ?? lease;
-      const event = delivery.event as HookEvent;
       const payload = await this.deps.payloads.build(event);
       if (!payload) {
         await this.deps.deliveries.remove(delivery.id);
@@ -288,6 +292,12 @@ export class HookDeliveries {
   private iso(at: number): string {
     return new Date(at).toISOString();
   }
+}
+
+/** A branch push to a hook with a regex filter is matched here, off the push's request (branch-filter.ts). */
+async function selectedWhenSent(hook: HookRecord, event: HookEvent): Promise<boolean> {
+  if (event.kind !== 'push' || !event.push.ref.startsWith('refs/heads/')) return true;
+  return regexBranchSelected(hook, event.push.ref.slice('refs/heads/'.length));
 }
 
 function headerOf(trigger: string): string {

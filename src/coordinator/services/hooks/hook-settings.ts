@@ -3,7 +3,7 @@ import { GantryError } from '../../../shared/errors.ts';
 import { HOOK_EVENT_FLAGS, type BranchFilterStrategy, type HookEventFlag, type HookKind, type HookRecord, type HookSettings } from '../../../storage/types-hooks.ts';
 import type { SettingsService } from '../instance/settings.ts';
 import { isLocalAddress } from '../outbound/local-addresses.ts';
-import { validWildcardFilter } from './branch-filter.ts';
+import { validBranchFilter } from './branch-filter.ts';
 
 /** POST and PUT parameters as the routes read them (system hooks take a subset). */
 export type HookParams = Partial<Record<HookEventFlag, boolean>> & {
@@ -40,8 +40,8 @@ export async function hookSettings(existing: HookRecord | undefined, params: Hoo
   if (params.url !== undefined) checkHookUrl(params.url, allowLocal);
   const strategy = params.branch_filter_strategy ?? existing?.branch_filter_strategy ?? 'wildcard';
   const filter = params.push_events_branch_filter ?? existing?.push_events_branch_filter ?? null;
-  if (strategy === 'regex') throw new GantryError('GANTRY_E_HOOK_INVALID', 'Invalid branch filter given', { reason: 'regex branch filters are not supported' });
-  if (strategy === 'wildcard' && filter !== null && filter !== '' && !validWildcardFilter(filter)) throw new GantryError('GANTRY_E_HOOK_INVALID', 'Invalid branch filter given');
+  const refusal = await validBranchFilter(strategy, filter);
+  if (refusal !== undefined) throw new GantryError('GANTRY_E_HOOK_INVALID', 'Invalid branch filter given', { reason: refusal });
   const events = { ...(existing?.events ?? DEFAULT_EVENTS) };
   for (const flag of HOOK_EVENT_FLAGS) {
     const value = params[flag];

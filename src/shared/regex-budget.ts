@@ -6,7 +6,7 @@
  * 'over budget' when its program has more than `maxProgramSize` instructions, or when its call
  * takes longer than `timeLimitMs` or more heap than `memoryMb` (the thread is then ended, and
  * the next call starts another). Calls run one at a time; the thread does not keep the process
- * alive while idle.
+ * alive while idle, and ends after a minute without calls.
  */
 import { Worker } from 'node:worker_threads';
 
@@ -30,6 +30,8 @@ export interface RegexBudgetOptions {
   timeLimitMs?: number;
   /** The thread's heap (default 64 MB). */
   memoryMb?: number;
+  /** The thread ends after this long without a call (default a minute). */
+  idleMs?: number;
 }
 
 interface RunningThread {
@@ -41,6 +43,7 @@ export class RegexBudget {
   private running: RunningThread | undefined;
   private turn: Promise<unknown> = Promise.resolve();
   private nextId = 1;
+  private idleTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: RegexBudgetOptions = {}) {}
 
@@ -56,6 +59,7 @@ export class RegexBudget {
   }
 
   async close(): Promise<void> {
+    clearTimeout(this.idleTimer);
     const running = this.running;
     this.running = undefined;
     await running?.thread.terminate();
@@ -70,6 +74,7 @@ export class RegexBudget {
   }
 
   private async send(request: RegexRequest): Promise<RegexOutcome> {
+    clearTimeout(this.idleTimer);
     const running = this.thread();
     await running.ready;
     const { thread } = running;
@@ -95,7 +100,10 @@ export class RegexBudget {
       clearTimeout(timer);
       if (onMessage) thread.off('message', onMessage);
       if (onEnd) thread.off('error', onEnd).off('exit', onEnd);
-      if (this.running === running) thread.unref();
+      if (this.running === running) {
+        thread.unref();
+        this.idleTimer = setTimeout(() => void this.end(running), this.options.idleMs ?? 60_000).unref();
+      }
     }
   }
 

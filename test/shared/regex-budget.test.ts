@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { RegexBudget } from '../../src/shared/regex-budget.ts';
 
 describe('RegexBudget', () => {
@@ -37,5 +38,17 @@ describe('RegexBudget', () => {
   it('answers calls made together, each its own', async () => {
     const answers = await Promise.all(['a', 'b', 'c', 'd'].map((letter) => budget.matches(`^${letter}`, 'c-branch')));
     assert.deepEqual(answers, [false, false, true, false]);
+  });
+
+  it('starts its thread again after ending it when idle', async () => {
+    const brief = new RegexBudget({ idleMs: 1 });
+    try {
+      assert.equal(await brief.matches('^a', 'abc'), true);
+      await sleep(50);
+      assert.equal(await brief.matches('^b', 'abc'), false);
+      assert.equal(await brief.check('b)'), 'invalid');
+    } finally {
+      await brief.close();
+    }
   });
 });

@@ -1,0 +1,80 @@
+import type { MergeRequestIssueLink, MergeRequestIssueLinksStore, MergeRequestRecord } from '../../../../storage/types-merge-requests.ts';
+import type { NamespacesStore, ProjectRecord, UserRecord } from '../../../../storage/types.ts';
+import type { Page, Paged } from '../../repository/pages.ts';
+import { CommitReferenceTargets, type CommitReferenceTargetsDeps } from '../commit-references-targets.ts';
+import { parseCommitReferences } from '../reference-parser.ts';
+import type { VisibleIssues } from '../visible-issues.ts';
+import type { ClosesIssues } from './closes-issues.ts';
+import type { MergeRequestObserver, MergeRequestRefreshed, MergeRequestSaved } from './observers.ts';
+import type { MergeRequestsService } from './service.ts';
+import type { MergeRequestView } from './views.ts';
+
+export interface MergeRequestIssueLinkerDeps extends CommitReferenceTargetsDeps {
+  closesIssues: Pick<ClosesIssues, 'closing'>;
+  namespaces: Pick<NamespacesStore, 'findById'>;
+  links: MergeRequestIssueLinksStore;
+}
+
+/**
+ * Keeps GitLab's merge_requests_closing_issues: the issues a request's title and description
+ * name (`#1`, `p#1`, `g/p#1`), marked closing when `closes_issues` lists them (a closing phrase
+ * in the title, description or commits, into the default branch). Written as the one who made
+ * the change sees the issues, when the request is created, its title, description or target
+ * branch change, or its source moves; a refresh by the system keeps the links as they were.
+ */
+export class MergeRequestIssueLinker implements MergeRequestObserver {
+  private readonly targets: CommitReferenceTargets;
+
+  constructor(private readonly deps: MergeRequestIssueLinkerDeps) {
+    this.targets = new CommitReferenceTargets(deps);
+  }
+
+  async mergeRequestSaved({ project, actor, before, after }: MergeRequestSaved): Promise<void> {
+    const [was, is] = [before?.record, after.record];
+    if (was && was.title === is.title && was.description === is.description && was.target_branch === is.target_branch) return;
+    await this.relink(project, is, actor);
+  }
+
+  async mergeRequestRefreshed({ project, mergeRequest, sourceMoved, actor }: MergeRequestRefreshed): Promise<void> {
+    if (sourceMoved && actor) await this.relink(project, mergeRequest, actor);
+  }
+
+  private async relink(project: ProjectRecord, mergeRequest: MergeRequestRecord, actor: UserRecord): Promise<void> {
+    const links = new Map<number, MergeRequestIssueLink>();
+    const projectPath = await this.fullPath(project);
+    const { mentioned } = parseCommitReferences(`${mergeRequest.title}\n${mergeRequest.description ?? ''}`);
+    for (const reference of mentioned) {
+      const target = await this.targets.resolve(project, projectPath, reference, actor);
+      if (target) links.set(target.issue.id, { issueId: target.issue.id, closes: false });
+    }
+    for (const target of await this.deps.closesIssues.closing(project, mergeRequest, actor)) links.set(target.issue.id, { issueId: target.issue.id, closes: true });
+    await this.deps.links.replace(mergeRequest.id, [...links.values()]);
+  }
+
+  private async fullPath(project: ProjectRecord): Promise<string> {
+    const namespace = await this.deps.namespaces.findById(project.namespace_id);
+    return namespace ? `${namespace.full_path}/${project.path}` : project.path;
+  }
+}
+
+export interface IssueMergeRequestsDeps {
+  visibleIssues: Pick<VisibleIssues, 'find'>;
+  mergeRequests: Pick<MergeRequestsService, 'listLinkedToIssue'>;
+}
+
+/** The issue's side of the links: `GET .../issues/:issue_iid/closed_by` and `.../related_merge_requests`. */
+export class IssueMergeRequests {
+  constructor(private readonly deps: IssueMergeRequestsDeps) {}
+
+  /** The requests that close the issue on merge, among those the caller reads; 404 for an issue they may not see. */
+  async closedBy(projectRef: string, actor: UserRecord, iid: number, page: Page): Promise<Paged<MergeRequestView>> {
+    const { issue } = await this.deps.visibleIssues.find(projectRef, actor, iid);
+    return this.deps.mergeRequests.listLinkedToIssue(actor, { issueId: issue.id, closing: true }, page);
+  }
+
+  /** The requests that name the issue, closing it or not, among those the caller reads. */
+  async related(projectRef: string, actor: UserRecord, iid: number, page: Page): Promise<Paged<MergeRequestView>> {
+    const { issue } = await this.deps.visibleIssues.find(projectRef, actor, iid);
+    return this.deps.mergeRequests.listLinkedToIssue(actor, { issueId: issue.id, closing: false }, page);
+  }
+}

@@ -135,8 +135,8 @@ export function buildMergeRequestMerging(context: CoordinatorContext, queue: { e
   });
   const staleMergeLocks = new StaleMergeLocks({ mergeRequests: stores.mergeRequests, repositories: context.repositories, queue, logger: context.logger });
   const issueLinker = new MergeRequestIssueLinker({
-    closesIssues, namespaces: stores.namespaces, links: stores.mergeRequestIssueLinks, lookup, issues: stores.issues, planningPermissions, references: stores.commitReferences, systemNotes,
+    closesIssues, namespaces: stores.namespaces, links: stores.mergeRequestIssueLinks, projects: stores.projects, users: stores.users, lookup, issues: stores.issues, planningPermissions, references: stores.commitReferences, systemNotes,
   });
   observers.push(closesIssues, issueLinker);
-  return { mergeRequestMerge, autoMerge, closesIssues, mergeLookups, staleMergeLocks };
+  return { mergeRequestMerge, autoMerge, closesIssues, issueLinker, mergeLookups, staleMergeLocks };
 }

@@ -181,6 +181,8 @@ export interface MergeRequestIssueLink {
 export interface MergeRequestIssueLinksStore {
   /** The request's links become exactly these, in one transaction. */
   replace(mergeRequestId: number, links: readonly MergeRequestIssueLink[]): Promise<void>;
+  /** Requests by id after `afterId`, at most `limit`, in id order (the backfill's batches). */
+  mergeRequestsAfter(afterId: number, limit: number): Promise<MergeRequestRecord[]>;
 }
 
 /** Which merge requests of a project a commit belongs to (`GET .../commits/:sha/merge_requests`). */

@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sql } from '#deps/kysely';
+import { LINK_ISSUES_TASK } from '../../src/coordinator/services/planning/merge-requests/issue-links.ts';
+import { migrateToLatest } from '../../src/storage/sql/migrate.ts';
 import { addMember, makeUser, type TestUser } from './groups-fixtures.ts';
 import { startMergeFixture, type MergeFixture } from './merge-request-merge-fixtures.ts';
 
@@ -83,6 +86,25 @@ describe("an issue's merge requests (closed_by, related_merge_requests)", () => 
 
     assert.deepEqual(await listed('related_merge_requests', 'fourth', reporter.token), [`app!${intoDev}`], 'a Reporter of app alone does not read the private other project');
     assert.deepEqual(await listed('closed_by', 'fourth', reporter.token), []);
+  });
+
+  it('links the requests opened before migration 045 through the task it queues, as their authors see the issues', async () => {
+    const { third } = issueIids as Record<string, number>;
+    await fixture.commit(app.id, 'older', { 'older.txt': 'x\n' }, { startBranch: 'main' });
+    const older = await fixture.openRequest(app.id, 'older', { description: `Resolves #${third}` });
+    assert.deepEqual(await listed('closed_by', 'third'), [], 'a request written around the services has no links');
+
+    const { db, dialect } = fixture.gantry.coordinator.context;
+    await db.schema.dropTable('merge_request_issue_links').execute();
+    await sql`delete from kysely_migration where name = '045-merge-request-issue-links'`.execute(db);
+    await migrateToLatest(db, dialect);
+    const linkTasksLeft = async () => (await db.selectFrom('tasks').select('id').where('kind', '=', LINK_ISSUES_TASK).where('status', 'in', ['pending', 'running']).execute()).length;
+    for (let polls = 0; (await linkTasksLeft()) > 0; polls++) {
+      assert.ok(polls < 1_000, 'the link task finishes');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.deepEqual(await listed('closed_by', 'third'), [`app!${older.iid}`]);
+    assert.deepEqual(await listed('related_merge_requests', 'first'), [`app!1`], 'the requests opened through the API are linked again too');
   });
 
   it('answers 404 for an issue the caller may not see', async () => {

@@ -1,5 +1,6 @@
 import type { Db } from '../database.ts';
-import type { MergeRequestIssueLink, MergeRequestIssueLinksStore } from '../../types-merge-requests.ts';
+import type { MergeRequestIssueLink, MergeRequestIssueLinksStore, MergeRequestRecord } from '../../types-merge-requests.ts';
+import { toMergeRequest } from './merge-requests.ts';
 
 export class SqlMergeRequestIssueLinksStore implements MergeRequestIssueLinksStore {
   constructor(private readonly db: Db) {}
@@ -11,5 +12,10 @@ export class SqlMergeRequestIssueLinksStore implements MergeRequestIssueLinksSto
       const rows = links.map((link) => ({ merge_request_id: mergeRequestId, issue_id: link.issueId, closes: link.closes ? 1 : 0 }));
       await trx.insertInto('merge_request_issue_links').values(rows).execute();
     });
+  }
+
+  async mergeRequestsAfter(afterId: number, limit: number): Promise<MergeRequestRecord[]> {
+    const rows = await this.db.selectFrom('merge_requests').selectAll().where('id', '>', afterId).orderBy('id').limit(limit).execute();
+    return rows.map(toMergeRequest);
   }
 }

@@ -1,5 +1,6 @@
 import type { MergeRequestIssueLink, MergeRequestIssueLinksStore, MergeRequestRecord } from '../../../../storage/types-merge-requests.ts';
-import type { NamespacesStore, ProjectRecord, UserRecord } from '../../../../storage/types.ts';
+import type { NamespacesStore, ProjectRecord, ProjectsStore, UserRecord, UsersStore } from '../../../../storage/types.ts';
+import type { TaskHandler } from '../../task-queue.ts';
 import type { Page, Paged } from '../../repository/pages.ts';
 import { CommitReferenceTargets, type CommitReferenceTargetsDeps } from '../commit-references-targets.ts';
 import { parseCommitReferences } from '../reference-parser.ts';
@@ -13,7 +14,13 @@ export interface MergeRequestIssueLinkerDeps extends CommitReferenceTargetsDeps 
   closesIssues: Pick<ClosesIssues, 'closing'>;
   namespaces: Pick<NamespacesStore, 'findById'>;
   links: MergeRequestIssueLinksStore;
+  projects: Pick<ProjectsStore, 'findById'>;
+  users: Pick<UsersStore, 'findById'>;
 }
+
+/** The durable task (queued by migration 045) that links the requests opened before the links were kept. */
+export const LINK_ISSUES_TASK = 'merge-requests.link-issues';
+const BACKFILL_BATCH = 100;
 
 /**
  * Keeps GitLab's merge_requests_closing_issues: the issues a request's title and description
@@ -37,6 +44,25 @@ export class MergeRequestIssueLinker implements MergeRequestObserver {
 
   async mergeRequestRefreshed({ project, mergeRequest, sourceMoved, actor }: MergeRequestRefreshed): Promise<void> {
     if (sourceMoved && actor) await this.relink(project, mergeRequest, actor);
+  }
+
+  /**
+   * Links every request as its author sees the issues (who last changed it is not kept).
+   * Idempotent: a retry after a crash starts again from the first request.
+   */
+  backfillHandler(): TaskHandler {
+    return async (_task, { signal }) => {
+      for (let afterId = 0; ; ) {
+        const batch = await this.deps.links.mergeRequestsAfter(afterId, BACKFILL_BATCH);
+        for (const mergeRequest of batch) {
+          signal.throwIfAborted();
+          const [project, author] = await Promise.all([this.deps.projects.findById(mergeRequest.project_id), this.deps.users.findById(mergeRequest.author_id)]);
+          if (project && author) await this.relink(project, mergeRequest, author);
+        }
+        if (batch.length < BACKFILL_BATCH) return;
+        afterId = batch[batch.length - 1]!.id;
+      }
+    };
   }
 
   private async relink(project: ProjectRecord, mergeRequest: MergeRequestRecord, actor: UserRecord): Promise<void> {

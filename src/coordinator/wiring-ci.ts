@@ -229,7 +229,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
       [COMMIT_REFERENCES_TASK]: commitReferences.handler(),
       [MERGE_STATUS_CHECK_TASK]: mergeRequestGit.mergeStatusCheck.handler(),
       [AUTO_MERGE_TASK]: mergeRequestMerging.autoMerge.handler(),
-      [LINK_ISSUES_TASK]: mergeRequestMerging.issueLinker.backfillHandler(),
+      [LINK_ISSUES_TASK]: mergeRequestMerging.issueLinker.linkIssuesHandler(),
       [PIPELINE_FINISHED_AUTO_MERGE_TASK]: pipelineFinishedHandler(stores.pipelines, (pipeline) => mergeRequestMerging.autoMerge.recordPipelineFinished(pipeline)),
       [PIPELINE_FINISHED_EMAIL_TASK]: pipelineFinishedHandler(stores.pipelines, (pipeline) => integrationMail.recordPipelineFinished(pipeline)),
       [STALE_MERGE_LOCKS_TASK]: mergeRequestMerging.staleMergeLocks.handler(),

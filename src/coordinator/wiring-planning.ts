@@ -135,7 +135,7 @@ export function buildMergeRequestMerging(context: CoordinatorContext, queue: { e
   });
   const staleMergeLocks = new StaleMergeLocks({ mergeRequests: stores.mergeRequests, repositories: context.repositories, queue, logger: context.logger });
   const issueLinker = new MergeRequestIssueLinker({
-    closesIssues, namespaces: stores.namespaces, links: stores.mergeRequestIssueLinks, projects: stores.projects, users: stores.users, lookup, issues: stores.issues, planningPermissions, references: stores.commitReferences, systemNotes,
+    closesIssues, namespaces: stores.namespaces, links: stores.mergeRequestIssueLinks, projects: stores.projects, users: stores.users, mergeRequests: stores.mergeRequests, queue, lookup, issues: stores.issues, planningPermissions, references: stores.commitReferences, systemNotes,
   });
   observers.push(closesIssues, issueLinker);
   return { mergeRequestMerge, autoMerge, closesIssues, issueLinker, mergeLookups, staleMergeLocks };

@@ -25,6 +25,16 @@ describe("an issue's merge requests (closed_by, related_merge_requests)", () => 
     return answer.list.map((request) => `${request.project_id === app.id ? 'app' : 'other'}!${request.iid}`);
   };
 
+  /** Until no link task is pending or running (the coordinator's own worker runs them). */
+  const linkTasksDone = async () => {
+    const { db } = fixture.gantry.coordinator.context;
+    const left = async () => (await db.selectFrom('tasks').select('id').where('kind', '=', LINK_ISSUES_TASK).where('status', 'in', ['pending', 'running']).execute()).length;
+    for (let polls = 0; (await left()) > 0; polls++) {
+      assert.ok(polls < 1_000, 'the link tasks finish');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  };
+
   before(async () => {
     fixture = await startMergeFixture('issue-mrs');
     app = await fixture.project('app');
@@ -88,6 +98,18 @@ describe("an issue's merge requests (closed_by, related_merge_requests)", () => 
     assert.deepEqual(await listed('closed_by', 'fourth', reporter.token), []);
   });
 
+  it('links a closing commit pushed to the source, through a task off the push', async () => {
+    const issue = await fixture.gantry.api('POST', `/projects/${app.id}/issues`, { body: { title: 'fifth' } });
+    issueIids.fifth = Number(issue.json.iid);
+    await fixture.commit(app.id, 'pushed', { 'pushed.txt': 'x\n' }, { startBranch: 'main' });
+    const iid = await openRequest(app.id, 'pushed', {});
+    assert.deepEqual(await listed('closed_by', 'fifth'), []);
+    await fixture.commit(app.id, 'pushed', { 'pushed.txt': 'y\n' }, { message: `Fixes #${issueIids.fifth}` });
+    await linkTasksDone();
+    assert.deepEqual(await listed('closed_by', 'fifth'), [`app!${iid}`]);
+    assert.deepEqual(await listed('related_merge_requests', 'fifth'), [`app!${iid}`], 'a closing reference is related too');
+  });
+
   it('links the requests opened before migration 045 through the task it queues, as their authors see the issues', async () => {
     const { third } = issueIids as Record<string, number>;
     await fixture.commit(app.id, 'older', { 'older.txt': 'x\n' }, { startBranch: 'main' });
@@ -98,11 +120,7 @@ describe("an issue's merge requests (closed_by, related_merge_requests)", () => 
     await db.schema.dropTable('merge_request_issue_links').execute();
     await sql`delete from kysely_migration where name = '045-merge-request-issue-links'`.execute(db);
     await migrateToLatest(db, dialect);
-    const linkTasksLeft = async () => (await db.selectFrom('tasks').select('id').where('kind', '=', LINK_ISSUES_TASK).where('status', 'in', ['pending', 'running']).execute()).length;
-    for (let polls = 0; (await linkTasksLeft()) > 0; polls++) {
-      assert.ok(polls < 1_000, 'the link task finishes');
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await linkTasksDone();
     assert.deepEqual(await listed('closed_by', 'third'), [`app!${older.iid}`]);
     assert.deepEqual(await listed('related_merge_requests', 'first'), [`app!1`], 'the requests opened through the API are linked again too');
   });

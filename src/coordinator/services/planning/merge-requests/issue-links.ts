@@ -1,4 +1,5 @@
-import type { MergeRequestIssueLink, MergeRequestIssueLinksStore, MergeRequestRecord } from '../../../../storage/types-merge-requests.ts';
+import type { MergeRequestIssueLink, MergeRequestIssueLinksStore, MergeRequestRecord, MergeRequestsStore } from '../../../../storage/types-merge-requests.ts';
+import type { NewTask } from '../../../../storage/types-tasks.ts';
 import type { NamespacesStore, ProjectRecord, ProjectsStore, UserRecord, UsersStore } from '../../../../storage/types.ts';
 import type { TaskHandler } from '../../task-queue.ts';
 import type { Page, Paged } from '../../repository/pages.ts';
@@ -16,18 +17,30 @@ export interface MergeRequestIssueLinkerDeps extends CommitReferenceTargetsDeps 
   links: MergeRequestIssueLinksStore;
   projects: Pick<ProjectsStore, 'findById'>;
   users: Pick<UsersStore, 'findById'>;
+  mergeRequests: Pick<MergeRequestsStore, 'findByIds'>;
+  queue: { enqueue(task: NewTask): Promise<unknown> };
 }
 
-/** The durable task (queued by migration 045) that links the requests opened before the links were kept. */
+/**
+ * The durable task that links requests again: one request after its source moved (payload
+ * LinkIssuesTask), or every request (payload null: queued by migration 045 for the requests
+ * opened before the links were kept).
+ */
 export const LINK_ISSUES_TASK = 'merge-requests.link-issues';
+interface LinkIssuesTask {
+  mergeRequestId: number;
+  actorId: number;
+}
 const BACKFILL_BATCH = 100;
 
 /**
  * Keeps GitLab's merge_requests_closing_issues: the issues a request's title and description
  * name (`#1`, `p#1`, `g/p#1`), marked closing when `closes_issues` lists them (a closing phrase
  * in the title, description or commits, into the default branch). Written as the one who made
- * the change sees the issues, when the request is created, its title, description or target
- * branch change, or its source moves; a refresh by the system keeps the links as they were.
+ * the change sees the issues, when the request is created or its title, description or target
+ * branch change; after its source moved (a push, a reopen) by a task, as GitLab's refresh does
+ * it in the background, so that a push is not acknowledged later for it. A refresh by the
+ * system keeps the links as they were.
  */
 export class MergeRequestIssueLinker implements MergeRequestObserver {
   private readonly targets: CommitReferenceTargets;
@@ -42,27 +55,39 @@ export class MergeRequestIssueLinker implements MergeRequestObserver {
     await this.relink(project, is, actor);
   }
 
-  async mergeRequestRefreshed({ project, mergeRequest, sourceMoved, actor }: MergeRequestRefreshed): Promise<void> {
-    if (sourceMoved && actor) await this.relink(project, mergeRequest, actor);
+  async mergeRequestRefreshed({ mergeRequest, sourceMoved, actor }: MergeRequestRefreshed): Promise<void> {
+    if (!sourceMoved || !actor) return;
+    const payload: LinkIssuesTask = { mergeRequestId: mergeRequest.id, actorId: actor.id };
+    await this.deps.queue.enqueue({ kind: LINK_ISSUES_TASK, payload, maxAttempts: 3, dedupeKey: `${LINK_ISSUES_TASK}:${mergeRequest.id}` });
   }
 
-  /**
-   * Links every request as its author sees the issues (who last changed it is not kept).
-   * Idempotent: a retry after a crash starts again from the first request.
-   */
-  backfillHandler(): TaskHandler {
-    return async (_task, { signal }) => {
-      for (let afterId = 0; ; ) {
-        const batch = await this.deps.links.mergeRequestsAfter(afterId, BACKFILL_BATCH);
-        for (const mergeRequest of batch) {
-          signal.throwIfAborted();
-          const [project, author] = await Promise.all([this.deps.projects.findById(mergeRequest.project_id), this.deps.users.findById(mergeRequest.author_id)]);
-          if (project && author) await this.relink(project, mergeRequest, author);
-        }
-        if (batch.length < BACKFILL_BATCH) return;
-        afterId = batch[batch.length - 1]!.id;
-      }
+  /** Handles LINK_ISSUES_TASK. Idempotent: a retry after a crash starts again. */
+  linkIssuesHandler(): TaskHandler {
+    return async (task, { signal }) => {
+      const payload = task.payload as LinkIssuesTask | null;
+      if (payload) await this.relinkOne(payload);
+      else await this.relinkAll(signal);
     };
+  }
+
+  private async relinkOne({ mergeRequestId, actorId }: LinkIssuesTask): Promise<void> {
+    const [[mergeRequest], actor] = await Promise.all([this.deps.mergeRequests.findByIds([mergeRequestId]), this.deps.users.findById(actorId)]);
+    const project = mergeRequest ? await this.deps.projects.findById(mergeRequest.project_id) : undefined;
+    if (mergeRequest && project && actor) await this.relink(project, mergeRequest, actor);
+  }
+
+  /** Every request, as its author sees the issues (who last changed it is not kept). */
+  private async relinkAll(signal: AbortSignal): Promise<void> {
+    for (let afterId = 0; ; ) {
+      const batch = await this.deps.links.mergeRequestsAfter(afterId, BACKFILL_BATCH);
+      for (const mergeRequest of batch) {
+        signal.throwIfAborted();
+        const [project, author] = await Promise.all([this.deps.projects.findById(mergeRequest.project_id), this.deps.users.findById(mergeRequest.author_id)]);
+        if (project && author) await this.relink(project, mergeRequest, author);
+      }
+      if (batch.length < BACKFILL_BATCH) return;
+      afterId = batch[batch.length - 1]!.id;
+    }
   }
 
   private async relink(project: ProjectRecord, mergeRequest: MergeRequestRecord, actor: UserRecord): Promise<void> {

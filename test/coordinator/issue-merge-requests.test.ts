@@ -123,6 +123,9 @@ describe("an issue's merge requests (closed_by, related_merge_requests)", () => 
     await linkTasksDone();
     assert.deepEqual(await listed('closed_by', 'third'), [`app!${older.iid}`]);
     assert.deepEqual(await listed('related_merge_requests', 'first'), [`app!1`], 'the requests opened through the API are linked again too');
+
+    await fixture.gantry.coordinator.context.stores.mergeRequestIssueLinks.replace(older.id, [{ issueId: 999_999, closes: true }]);
+    assert.deepEqual(await listed('closed_by', 'third'), [], 'links replaced; an issue gone since it was read is left out, not an error');
   });
 
   it('answers 404 for an issue the caller may not see', async () => {

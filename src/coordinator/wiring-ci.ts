@@ -32,6 +32,7 @@ import type { MergeRequestObserver } from './services/planning/merge-requests/ob
 import { MERGE_STATUS_CHECK_TASK } from './services/planning/merge-requests/merge-status.ts';
 import { buildCommitReferences, buildMergeRequestMerging } from './wiring-planning.ts';
 import { AUTO_MERGE_TASK } from './services/planning/merge-requests/merge-when-pipeline-succeeds.ts';
+import { LINK_ISSUES_TASK } from './services/planning/merge-requests/issue-links.ts';
 import { buildRunnerJobServices, type RunnerJobOptions } from './wiring-runner-jobs.ts';
 import { JobStatusWatch } from './services/ci/runners/job-watch.ts';
 import { DependencyArtifacts } from './services/ci/runners/artifact-downloads.ts';
@@ -228,6 +229,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
       [COMMIT_REFERENCES_TASK]: commitReferences.handler(),
       [MERGE_STATUS_CHECK_TASK]: mergeRequestGit.mergeStatusCheck.handler(),
       [AUTO_MERGE_TASK]: mergeRequestMerging.autoMerge.handler(),
+      [LINK_ISSUES_TASK]: mergeRequestMerging.issueLinker.linkIssuesHandler(),
       [PIPELINE_FINISHED_AUTO_MERGE_TASK]: pipelineFinishedHandler(stores.pipelines, (pipeline) => mergeRequestMerging.autoMerge.recordPipelineFinished(pipeline)),
       [PIPELINE_FINISHED_EMAIL_TASK]: pipelineFinishedHandler(stores.pipelines, (pipeline) => integrationMail.recordPipelineFinished(pipeline)),
       [STALE_MERGE_LOCKS_TASK]: mergeRequestMerging.staleMergeLocks.handler(),

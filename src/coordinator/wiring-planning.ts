@@ -37,6 +37,7 @@ import { AutoMerge } from './services/planning/merge-requests/merge-when-pipelin
 import { StaleMergeLocks } from './services/planning/merge-requests/stale-merge-locks.ts';
 import { ClosesIssues } from './services/planning/merge-requests/closes-issues.ts';
 import { MergeLookups } from './services/planning/merge-requests/merge-lookups.ts';
+import { IssueMergeRequests, MergeRequestIssueLinker } from './services/planning/merge-requests/issue-links.ts';
 
 /** Observers from other areas (webhooks) that hear issues and notes after the planning area's own. */
 export interface PlanningListeners {
@@ -82,7 +83,8 @@ export function buildPlanningServices(context: CoordinatorContext, mergeRequestO
   const todos = new TodosService({ ...scope, todos: stores.todos, issues: stores.issues, mergeRequests: stores.mergeRequests, visibleMergeRequests, visibleIssues, views, users: stores.users, projects: stores.projects, permissions, planningPermissions });
   const mergeRequestArea = buildMergeRequestServices(context, { issueFields: fields, milestones, mergeStatusChecks: listeners.mergeStatusChecks }, mergeRequestObservers);
   mergeRequestArea.mergeRequestObservers.push(...mergeRequestActivityObservers);
-  return { labels, milestones, issues, systemNotes, notes, discussions, awardEmoji, timeTracking, issueMove, labelPromote, subscriptions, todos, mergeRequestSystemNotes, ...mergeRequestArea };
+  const issueMergeRequests = new IssueMergeRequests({ visibleIssues, mergeRequests: mergeRequestArea.mergeRequests });
+  return { labels, milestones, issues, systemNotes, notes, discussions, awardEmoji, timeTracking, issueMove, labelPromote, subscriptions, todos, mergeRequestSystemNotes, issueMergeRequests, ...mergeRequestArea };
 }
 
 /** Issue references in pushed commits; its task handler runs on the CI area's task worker. */
@@ -107,7 +109,8 @@ export function buildCommitReferences(context: CoordinatorContext, queue: { enqu
 
 /**
  * Merging merge requests: the merge service, merge when pipeline succeeds (its task handler runs
- * on the CI area's task worker), closes_issues (also an observer of merges) and a commit's requests.
+ * on the CI area's task worker), closes_issues (also an observer of merges), the links of requests
+ * to the issues they name (an observer of saves and refreshes) and a commit's requests.
  */
 export function buildMergeRequestMerging(context: CoordinatorContext, queue: { enqueue(task: NewTask): Promise<unknown> }, observers: MergeRequestObserver[] = []) {
   const { stores, lookup, permissions, repositories } = context;
@@ -131,6 +134,9 @@ export function buildMergeRequestMerging(context: CoordinatorContext, queue: { e
     mergeRequestPermissions, commits: stores.mergeRequestCommits,
   });
   const staleMergeLocks = new StaleMergeLocks({ mergeRequests: stores.mergeRequests, repositories: context.repositories, queue, logger: context.logger });
-  observers.push(closesIssues);
-  return { mergeRequestMerge, autoMerge, closesIssues, mergeLookups, staleMergeLocks };
+  const issueLinker = new MergeRequestIssueLinker({
+    closesIssues, namespaces: stores.namespaces, links: stores.mergeRequestIssueLinks, projects: stores.projects, users: stores.users, mergeRequests: stores.mergeRequests, queue, lookup, issues: stores.issues, planningPermissions, references: stores.commitReferences, systemNotes,
+  });
+  observers.push(closesIssues, issueLinker);
+  return { mergeRequestMerge, autoMerge, closesIssues, issueLinker, mergeLookups, staleMergeLocks };
 }

@@ -104,6 +104,8 @@ export interface MergeRequestListFilter {
   /** Requests linked to a successful deployment: to this environment (by name), finished before / after these times (strictly). */
   deployed?: { environment?: string; finishedBefore?: string; finishedAfter?: string };
   reactedBy?: { userId: number; emoji: string | AnyOrNone };
+  /** Requests whose title or description names this issue (`closing`: only those that close it on merge). */
+  linkedIssue?: { issueId: number; closing: boolean };
   /** `not[...]`: requests matching none of these. */
   not?: NegatedMergeRequestFilter;
   orderBy: 'created_at' | 'updated_at' | 'title';
@@ -169,6 +171,19 @@ export interface MergeRequestsStore {
   delete(id: number): Promise<boolean>;
 }
 
+/** An issue a request's title or description names; `closes` when by a closing phrase into the default branch. */
+export interface MergeRequestIssueLink {
+  issueId: number;
+  closes: boolean;
+}
+
+/** The issues each request names (GitLab's merge_requests_closing_issues, with the plain mentions). */
+export interface MergeRequestIssueLinksStore {
+  /** The request's links become exactly these, in one transaction. */
+  replace(mergeRequestId: number, links: readonly MergeRequestIssueLink[]): Promise<void>;
+  /** Requests by id after `afterId`, at most `limit`, in id order (the backfill's batches). */
+  mergeRequestsAfter(afterId: number, limit: number): Promise<MergeRequestRecord[]>;
+}
 
 /** Which merge requests of a project a commit belongs to (`GET .../commits/:sha/merge_requests`). */
 export interface MergeRequestCommitsStore {

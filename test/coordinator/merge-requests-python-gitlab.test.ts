@@ -41,6 +41,11 @@ describe('merge requests through python-gitlab', () => {
     assert.deepEqual(seen.participants, ['dev', 'root']);
   });
 
+  it("lists an issue's closing and related requests (closed_by, related_merge_requests)", () => {
+    assert.deepEqual(seen.issue_closed_by, [1]);
+    assert.deepEqual(seen.issue_related, [1, 2]);
+  });
+
   it('deletes as an Owner', () => {
     assert.deepEqual(seen.after_delete, [1, 3]);
   });

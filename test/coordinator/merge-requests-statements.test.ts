@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { LINK_ISSUES_TASK } from '../../src/coordinator/services/planning/merge-requests/issue-links.ts';
 import { waitUntil } from '../helpers/bounded.ts';
 import { startTestCoordinator, type TestCoordinator } from '../helpers/coordinator.ts';
 import { addMember, makeUser } from './groups-fixtures.ts';
@@ -24,12 +25,13 @@ describe('merge request list statements', () => {
       await fx.open(body, n % 2 === 0 ? fx.developer.token : undefined);
       if (n % 3 === 0) assert.equal((await gantry.api('PUT', `/projects/${fx.project.id}/merge_requests/${n + 1}`, { body: { state_event: 'close' } })).status, 200);
     }
-    // The merge status checks of the open requests run in the background; counted lists must not meet them.
+    // The merge status checks and the issue links of the requests run in the background; counted lists must not meet them.
     const settled = async () => {
       const list = await gantry.api('GET', `/projects/${fx.project.id}/merge_requests?state=opened&per_page=30`);
-      return list.list.every((mr) => mr.merge_status === 'can_be_merged' || mr.merge_status === 'cannot_be_merged');
+      const linking = await gantry.coordinator.context.db.selectFrom('tasks').select('id').where('kind', '=', LINK_ISSUES_TASK).execute();
+      return linking.length === 0 && list.list.every((mr) => mr.merge_status === 'can_be_merged' || mr.merge_status === 'cannot_be_merged');
     };
-    await waitUntil(settled, 'the merge status checks of the open requests', { timeoutMs: 120_000, intervalMs: 200 });
+    await waitUntil(settled, 'the merge status checks and issue links of the requests', { timeoutMs: 120_000, intervalMs: 200 });
   });
   after(() => gantry.close());
 

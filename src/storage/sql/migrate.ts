@@ -42,6 +42,7 @@ import { groupHookEvents } from './migrations/039-group-hook-events.ts';
 import { activityDaysSubkeysEmailAddresses } from './migrations/040-activity-days-subkeys-email-addresses.ts';
 import { deploymentMergeRequests } from './migrations/042-deployment-merge-requests.ts';
 import { secretKeyCheck } from './migrations/044-secret-key-check.ts';
+import { mergeRequestIssueLinks } from './migrations/045-merge-request-issue-links.ts';
 
 /** Ordered migrations; names never change once released. */
 const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
@@ -86,6 +87,7 @@ const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
   ['040-activity-days-subkeys-email-addresses', activityDaysSubkeysEmailAddresses],
   ['042-deployment-merge-requests', deploymentMergeRequests],
   ['044-secret-key-check', secretKeyCheck],
+  ['045-merge-request-issue-links', mergeRequestIssueLinks],
 ];
 
 /** The names of every migration, in order: a schema's identity (the tests' PostgreSQL template is keyed on it). */

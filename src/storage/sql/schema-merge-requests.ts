@@ -73,3 +73,10 @@ export interface MergeRequestUsersTable {
   /** Order given by the caller (GitLab lists assignees and reviewers as assigned). */
   position: Generated<number>;
 }
+
+/** Migration 045: the issues a request's title or description names (`closes` 1: by a closing phrase, into the default branch). */
+export interface MergeRequestIssueLinksTable {
+  merge_request_id: number;
+  issue_id: number;
+  closes: number;
+}

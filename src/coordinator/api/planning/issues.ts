@@ -6,6 +6,7 @@ import { requireActor } from '../../http/auth.ts';
 import { Param } from '../../http/gitlab-params.ts';
 import { PAGINATION, pageOf, setPaginationHeaders } from '../../http/pagination.ts';
 import { serializeIssue } from '../../http/serializers/planning/issues.ts';
+import { serializeMergeRequest } from '../../http/serializers/planning/merge-requests.ts';
 import { serializeUserBasic } from '../../http/serializers/user-basic.ts';
 import type { IssueQuery } from '../../services/planning/issues.ts';
 import type { CoordinatorServices, EdgeConfig } from '../../wiring.ts';
@@ -110,8 +111,12 @@ function assignees(body: { assignee_ids?: number[]; assignee_id?: number }): num
   return body.assignee_ids ?? (body.assignee_id === undefined ? undefined : [body.assignee_id]);
 }
 
-/** Issues: `/issues`, `/groups/:id/issues`, `/projects/:id/issues[/:issue_iid]`, and the issues of milestones. Every call needs a signed-in caller. */
-export function issuesRoutes({ issues, subscriptions }: CoordinatorServices, edge: EdgeConfig): FastifyPluginAsync {
+/**
+ * Issues: `/issues`, `/groups/:id/issues`, `/projects/:id/issues[/:issue_iid]`, the issues of
+ * milestones, and an issue's merge requests (`closed_by`, `related_merge_requests`). Every call
+ * needs a signed-in caller.
+ */
+export function issuesRoutes({ issues, subscriptions, issueMergeRequests }: CoordinatorServices, edge: EdgeConfig): FastifyPluginAsync {
   return async (app) => {
     const api = app.withTypeProvider<TypeBoxTypeProvider>();
     const single = async (view: Parameters<typeof serializeIssue>[0], actor: Parameters<typeof subscriptions.issueSubscribed>[1]) =>
@@ -163,6 +168,18 @@ export function issuesRoutes({ issues, subscriptions }: CoordinatorServices, edg
       const people = await issues.participants(request.params.id, requireActor(request), request.params.issue_iid);
       return people.map((user) => serializeUserBasic(user, edge.externalUrl));
     });
+
+    for (const [suffix, summary, list] of [
+      ['closed_by', 'Merge requests that close the issue on merge', 'closedBy'],
+      ['related_merge_requests', 'Merge requests that mention the issue', 'related'],
+    ] as const) {
+      api.get(`/projects/:id/issues/:issue_iid/${suffix}`, { schema: { summary, tags, params: IssuePath, querystring: PageQuery } }, async (request, reply) => {
+        const page = pageOf(request.query);
+        const { items, total } = await issueMergeRequests[list](request.params.id, requireActor(request), request.params.issue_iid, { offset: page.offset, limit: page.perPage });
+        setPaginationHeaders(request, reply, edge.externalUrl, page, { total });
+        return items.map((view) => serializeMergeRequest(view, edge.externalUrl));
+      });
+    }
 
     api.post('/projects/:id/issues', { schema: { summary: 'Open an issue', tags, params: ProjectPath, body: CreateBody } }, async (request, reply) => {
       const { body } = request;

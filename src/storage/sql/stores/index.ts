@@ -15,6 +15,7 @@ import { SqlDeployKeysStore } from './deploy-keys.ts';
 import { SqlGpgKeysStore, SqlSshKeysStore } from './keys.ts';
 import { SqlIssuesStore } from './issues.ts';
 import { SqlMergeRequestCommitsStore } from './merge-request-commits.ts';
+import { SqlMergeRequestIssueLinksStore } from './merge-request-issue-links.ts';
 import { SqlMergeRequestsStore } from './merge-requests.ts';
 import { SqlMergeRequestPipelinesStore } from './merge-request-pipelines.ts';
 import { SqlMergeRequestApprovalsStore } from './merge-requests-approvals.ts';
@@ -120,6 +121,7 @@ export function createSqlStores(db: Db, writes: TableWrites = new TableWrites(),
     hookDeliveries: new SqlHookDeliveriesStore(db),
     mergeRequests: new SqlMergeRequestsStore(db),
     mergeRequestCommits: new SqlMergeRequestCommitsStore(db),
+    mergeRequestIssueLinks: new SqlMergeRequestIssueLinksStore(db),
     mergeRequestPipelines: new SqlMergeRequestPipelinesStore(db),
     mergeRequestApprovals: new SqlMergeRequestApprovalsStore(db),
     webSessions: new SqlWebSessionsStore(db),

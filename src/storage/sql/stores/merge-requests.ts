@@ -255,6 +255,11 @@ export class SqlMergeRequestsStore implements MergeRequestsStore {
       if (finishedAfter !== undefined) links = links.where('d.finished_at', '>', finishedAfter);
       query = query.where('m.id', 'in', links);
     }
+    if (filter.linkedIssue) {
+      let links = this.db.selectFrom('merge_request_issue_links').select('merge_request_id').where('issue_id', '=', filter.linkedIssue.issueId);
+      if (filter.linkedIssue.closing) links = links.where('closes', '=', 1);
+      query = query.where('m.id', 'in', links);
+    }
     if (filter.search !== undefined) {
       const search = filter.search;
       const columns = filter.searchIn?.length ? filter.searchIn : (['title', 'description'] as const);

@@ -46,7 +46,8 @@ export class ClosesIssues implements MergeRequestObserver {
     }
   }
 
-  private async closing(project: ProjectRecord, mergeRequest: MergeRequestRecord, actor: Actor): Promise<ReferencedIssue[]> {
+  /** The issues `actor` sees that the request closes on merge, by project and iid. */
+  async closing(project: ProjectRecord, mergeRequest: MergeRequestRecord, actor: Actor): Promise<ReferencedIssue[]> {
     if (project.default_branch === null || mergeRequest.target_branch !== project.default_branch) return [];
     const messages = [mergeRequest.title, mergeRequest.description ?? '', ...(await this.commitMessages(project, mergeRequest))];
     const projectPath = await this.fullPath(project);

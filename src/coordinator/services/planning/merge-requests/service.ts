@@ -82,6 +82,13 @@ export class MergeRequestsService {
     return this.list(actor, { ...query, scope: query.scope ?? 'created_by_me' }, projects, page);
   }
 
+  /** The requests naming an issue (closing it, with `closing`), in every project the caller reads; the issue's own visibility is the caller's to check. */
+  async listLinkedToIssue(actor: UserRecord, linkedIssue: { issueId: number; closing: boolean }, page: Page): Promise<Paged<MergeRequestView>> {
+    const access = await actorProjectAccess(this.deps, actor);
+    const projects = { visibleScope: this.deps.permissions.projectListingScope(actor, access) };
+    return this.list(actor, { linkedIssue, orderBy: 'created_at', sort: 'desc' }, projects, page);
+  }
+
   async listGroup(groupRef: string, actor: Actor, query: MergeRequestQuery, page: Page): Promise<Paged<MergeRequestView>> {
     const group = await this.deps.lookup.readableGroup(groupRef, actor);
     const access = await actorProjectAccess(this.deps, actor);

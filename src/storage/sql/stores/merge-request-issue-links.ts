@@ -1,0 +1,26 @@
+import { sql } from '#deps/kysely';
+import type { Db } from '../database.ts';
+import type { MergeRequestIssueLink, MergeRequestIssueLinksStore, MergeRequestRecord } from '../../types-merge-requests.ts';
+import { toMergeRequest } from './merge-requests.ts';
+
+export class SqlMergeRequestIssueLinksStore implements MergeRequestIssueLinksStore {
+  constructor(private readonly db: Db) {}
+
+  /** An issue deleted since it was read is left out (selected from `issues`), rather than failing the save that links it. */
+  async replace(mergeRequestId: number, links: readonly MergeRequestIssueLink[]): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('merge_request_issue_links').where('merge_request_id', '=', mergeRequestId).execute();
+      for (const closes of [0, 1]) {
+        const issueIds = [...new Set(links.filter((link) => Number(link.closes) === closes).map((link) => link.issueId))];
+        if (issueIds.length === 0) continue;
+        const existing = trx.selectFrom('issues').select([sql<number>`cast(${mergeRequestId} as integer)`.as('merge_request_id'), 'id as issue_id', sql<number>`cast(${closes} as integer)`.as('closes')]).where('id', 'in', issueIds);
+        await trx.insertInto('merge_request_issue_links').columns(['merge_request_id', 'issue_id', 'closes']).expression(existing).execute();
+      }
+    });
+  }
+
+  async mergeRequestsAfter(afterId: number, limit: number): Promise<MergeRequestRecord[]> {
+    const rows = await this.db.selectFrom('merge_requests').selectAll().where('id', '>', afterId).orderBy('id').limit(limit).execute();
+    return rows.map(toMergeRequest);
+  }
+}

@@ -17,13 +17,15 @@
  * Run: npx tsx bench/webhooks.ts [--pushes 100] [--hooks 10] [--rounds 4] [--in-process]
  */
 import { fork } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ciServicesOf } from '../src/coordinator/app.ts';
 import { percentile, ROOT_TOKEN, startBenchCoordinator } from './support/coordinator.ts';
 import type { ReceiverMessage, ReceiverRequest } from './support/hook-receiver.ts';
-import { processTreeCpuMs, treeCpuMsOf } from './support/process-tree-cpu.ts';
+import { processTreeCpuMs, threadCpuMs, treeCpuMsOf } from './support/process-tree-cpu.ts';
 
 const { values } = parseArgs({
   options: { pushes: { type: 'string', default: '100' }, hooks: { type: 'string', default: '10' }, rounds: { type: 'string', default: '4' }, 'in-process': { type: 'boolean', default: false } },
@@ -55,6 +57,13 @@ process.once('exit', () => receiver.kill());
 const receiverPort = (await nextMessage('listening')).port;
 const receiverPid = receiver.pid!;
 
+const profiling = process.env.BENCH_PROFILE;
+const profiler = new Session();
+if (profiling) {
+  profiler.connect();
+  await profiler.post('Profiler.enable');
+}
+
 const now = () => performance.timeOrigin + performance.now();
 /** When each hooked push (by its new SHA) was answered, epoch milliseconds. */
 const answeredAt = new Map<string, number>();
@@ -75,7 +84,8 @@ const api = async (method: string, url: string, body?: unknown) => {
  */
 const cpuNow = () => {
   const own = process.cpuUsage();
-  return { own: (own.user + own.system) / 1000, tree: processTreeCpuMs() - treeCpuMsOf(receiverPid), loop: performance.eventLoopUtilization().active };
+  const threads = threadCpuMs();
+  return { own: (own.user + own.system) / 1000, tree: processTreeCpuMs() - treeCpuMsOf(receiverPid), loop: performance.eventLoopUtilization().active, main: threads.get(process.pid)?.ms ?? 0, threads };
 };
 
 try {
@@ -87,7 +97,16 @@ try {
   type Kind = 'plain' | 'hooked' | 'held';
   const hookWorker = ciServicesOf(gantry.coordinator).hookWorker;
   const times: Record<Kind, number[]> = { plain: [], hooked: [], held: [] };
-  const cpu: Record<Kind, { own: number; tree: number; loop: number }> = { plain: { own: 0, tree: 0, loop: 0 }, hooked: { own: 0, tree: 0, loop: 0 }, held: { own: 0, tree: 0, loop: 0 } };
+  const cpu: Record<Kind, { own: number; tree: number; loop: number; main: number }> = {
+    plain: { own: 0, tree: 0, loop: 0, main: 0 },
+    hooked: { own: 0, tree: 0, loop: 0, main: 0 },
+    held: { own: 0, tree: 0, loop: 0, main: 0 },
+  };
+  /** Each thread's CPU in the rounds without hooks, by name (BENCH_THREADS=1 prints it). */
+  const plainThreads = new Map<string, number>();
+  const threadsAtStart = new Set(threadCpuMs().keys());
+  /** CPU of the threads started since (the delivery thread) in the hooked rounds. */
+  let hookThreadCpu = 0;
   let sent = 0;
   let hookedPushes = 0;
   let hookedWallMs = 0;
@@ -100,6 +119,7 @@ try {
   const round = async (which: Kind, count: number): Promise<void> => {
     const projectId = which === 'plain' ? plain.id : hooked.id;
     if (which === 'held') await hookWorker.stop();
+    if (profiling && which === 'plain') await profiler.post('Profiler.start');
     const before = cpuNow();
     const started = now();
     for (let index = 0; index < count; index += 1) {
@@ -119,9 +139,23 @@ try {
       hookedWallMs += now() - started;
     }
     const after = cpuNow();
+    if (profiling && which === 'plain') {
+      const { profile } = await profiler.post('Profiler.stop');
+      writeFileSync(`${profiling}-${sent}.cpuprofile`, JSON.stringify(profile));
+    }
     cpu[which].own += after.own - before.own;
     cpu[which].tree += after.tree - before.tree;
     cpu[which].loop += after.loop - before.loop;
+    cpu[which].main += after.main - before.main;
+    if (which === 'hooked') {
+      for (const [tid, thread] of after.threads) if (!threadsAtStart.has(tid)) hookThreadCpu += thread.ms - (before.threads.get(tid)?.ms ?? 0);
+    }
+    if (which === 'plain') {
+      for (const [tid, thread] of after.threads) {
+        const name = tid === process.pid ? 'main' : `${thread.name}:${tid}${threadsAtStart.has(tid) ? '' : ' (new since start)'}`;
+        plainThreads.set(name, (plainThreads.get(name) ?? 0) + thread.ms - (before.threads.get(tid)?.ms ?? 0));
+      }
+    }
     if (which === 'held') {
       hookWorker.start();
       hookWorker.wake();
@@ -154,6 +188,7 @@ try {
   const sorted = (list: number[]) => [...list].sort((a, b) => a - b);
   const sortedDeliveries = sorted(deliveryLatencies);
   const perPush = (ms: number) => Math.round((ms / pushes) * 100) / 100;
+  if (process.env.BENCH_THREADS) console.error(JSON.stringify(Object.fromEntries([...plainThreads].map(([name, ms]) => [name, perPush(ms)]))));
   console.log(JSON.stringify({
     bench: 'webhooks',
     pushes,
@@ -176,9 +211,14 @@ try {
     cpu_ms_per_push_with_git_without_hooks: perPush(cpu.plain.tree),
     cpu_ms_per_push_with_git_with_hooks: perPush(cpu.hooked.tree),
     cpu_ms_per_push_with_git_with_hooks_held: perPush(cpu.held.tree),
+    main_thread_cpu_ms_per_push_without_hooks: perPush(cpu.plain.main),
+    main_thread_cpu_ms_per_push_with_hooks: perPush(cpu.hooked.main),
+    main_thread_cpu_ms_per_push_with_hooks_held: perPush(cpu.held.main),
     loop_ms_per_push_without_hooks: perPush(cpu.plain.loop),
     loop_ms_per_push_with_hooks: perPush(cpu.hooked.loop),
     loop_ms_per_push_with_hooks_held: perPush(cpu.held.loop),
+    // The delivery thread's own CPU (0 with --in-process, where the main thread sends).
+    delivery_thread_cpu_ms_per_delivery: Math.round((hookThreadCpu / Math.max(1, deliveryLatencies.length)) * 100) / 100,
     receiver_cpu_ms_per_delivery: Math.round((receiverCpuMs / Math.max(1, arrivals.length)) * 100) / 100,
     targets: TARGETS,
     loadavg_1m: Math.round(loadavg()[0]! * 10) / 10,

@@ -57,3 +57,17 @@ export async function sampleTree(work: () => Promise<unknown>): Promise<TreeSamp
   const own = process.cpuUsage(ownBefore);
   return { ms, cpuMs: processTreeCpuMs() - treeBefore, ownCpuMs: (own.user + own.system) / 1000 };
 }
+
+/** CPU milliseconds of each thread of this process so far (`/proc/self/task/<tid>/schedstat`, nanoseconds), by thread id; name from `comm`. */
+export function threadCpuMs(): Map<number, { name: string; ms: number }> {
+  const threads = new Map<number, { name: string; ms: number }>();
+  for (const task of readdirSync('/proc/self/task')) {
+    try {
+      const ns = Number(readFileSync(`/proc/self/task/${task}/schedstat`, 'utf8').split(' ')[0]);
+      threads.set(Number(task), { name: readFileSync(`/proc/self/task/${task}/comm`, 'utf8').trim(), ms: ns / 1e6 });
+    } catch {
+      // ended while being read
+    }
+  }
+  return threads;
+}

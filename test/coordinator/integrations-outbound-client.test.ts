@@ -111,6 +111,39 @@ describe('the outbound HTTP client', () => {
     assert.equal(error.message, `127.0.0.1:${silent.port} did not answer within 300 ms`);
   });
 
+  it('keeps a connection between requests to one receiver, and opens a new one when the receiver closed it', async () => {
+    const kept = await receiver('127.0.0.1', (_request, response) => response.end('kept'));
+    let opened = 0;
+    kept.server.on('connection', () => (opened += 1));
+    try {
+      const send = () => bounded(sendOutbound({ method: 'POST', url: `http://127.0.0.1:${kept.port}/hook`, body: '{}', allowLocal: true }), 'POST');
+      for (let index = 0; index < 3; index += 1) assert.equal((await send()).body, 'kept');
+      assert.equal(opened, 1, 'three requests, one connection');
+      kept.server.closeIdleConnections();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.equal((await send()).body, 'kept');
+      assert.equal(opened, 2);
+      assert.equal(kept.requests.length, 4);
+    } finally {
+      kept.server.close();
+    }
+  });
+
+  it('never lets a connection kept for a request allowed local addresses serve one that is not', async () => {
+    const local = await receiver('127.0.0.1', (_request, response) => response.end('local'));
+    let opened = 0;
+    local.server.on('connection', () => (opened += 1));
+    try {
+      const url = `http://localhost:${local.port}/hook`;
+      assert.equal((await bounded(sendOutbound({ method: 'POST', url, body: '{}', allowLocal: true }), 'allowed')).body, 'local');
+      const error = await refusal(bounded(sendOutbound({ method: 'POST', url, body: '{}', allowLocal: false }), 'refused'));
+      assert.equal(error.kind, 'refused-address');
+      assert.deepEqual([opened, local.requests.length], [1, 1]);
+    } finally {
+      local.server.close();
+    }
+  });
+
   it('refuses URLs that are not http or https', async () => {
     for (const url of ['file:///etc/passwd', 'ftp://example.com/', 'not a url']) {
       assert.equal((await refusal(sendOutbound({ method: 'GET', url, allowLocal: true }))).kind, 'invalid-url', url);

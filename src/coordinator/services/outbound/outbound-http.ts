@@ -45,12 +45,13 @@ export const OUTBOUND_DEFAULT_TIMEOUT_MS = 10_000;
 export const OUTBOUND_MAX_RESPONSE_BYTES = 64 * 1024;
 
 /**
- * The one HTTP client for requests to URLs users configure (integrations, later webhooks).
+ * The one HTTP client for requests to URLs users configure (integrations, webhooks).
  * It requests exactly the URL given, follows no redirect (a 3xx is an answer like any other),
  * and, unless `allowLocal`, refuses local addresses: an IP literal before connecting, a name
- * after resolving it, through the socket's own `lookup`, so the address checked is the one
- * connected to (a name cannot resolve to a public address for the check and a private one
- * for the connection).
+ * after resolving it. Every request resolves its name again, and connections are kept per
+ * resolved address set (see {@link ResolvedKeyAgent}): a kept connection serves only a request
+ * whose name resolves, now, to the checked addresses it was opened to, so a name that changes
+ * its answer (to a local address, say) gets a new connection and a new check.
  */
 export async function sendOutbound(request: OutboundRequest): Promise<OutboundResponse> {
   const url = parseTarget(request.url);
@@ -58,26 +59,48 @@ export async function sendOutbound(request: OutboundRequest): Promise<OutboundRe
   if (!request.allowLocal && isIP(host) !== 0 && isLocalAddress(host)) {
     throw new OutboundFailure('refused-address', `requests to the local address ${host} are not allowed`);
   }
+  const addresses = isIP(host) === 0 ? await resolveName(host, request.allowLocal) : undefined;
+  try {
+    return await requestOnce(request, url, addresses, true);
+  } catch (error) {
+    // A kept connection the receiver closed as we reused it: the request never reached it, so send it once more on a new one.
+    if (!(error instanceof StaleConnection)) throw error;
+    return requestOnce(request, url, addresses, false);
+  }
+}
+
+/** A kept connection ended before any answer came (the receiver closed it while idle). */
+class StaleConnection extends Error {}
+
+function requestOnce(request: OutboundRequest, url: URL, addresses: LookupAddress[] | undefined, mayReuse: boolean): Promise<OutboundResponse> {
   const timeoutMs = request.timeoutMs ?? OUTBOUND_DEFAULT_TIMEOUT_MS;
-  const client = url.protocol === 'https:' ? https : http;
+  const secure = url.protocol === 'https:';
+  const client = secure ? https : http;
   const body = request.body === undefined ? undefined : Buffer.from(request.body);
   const headers: Record<string, string> = { 'user-agent': 'Gantry', ...request.headers };
   if (body) headers['content-length'] = String(body.length);
+  const options: KeyedRequestOptions = {
+    method: request.method,
+    headers,
+    agent: mayReuse ? keptConnections(secure, request.allowLocal, request.verifyTls ?? true) : false,
+    rejectUnauthorized: request.verifyTls ?? true,
+  };
+  if (addresses) {
+    options.lookup = answerWith(addresses);
+    options.resolvedAddresses = addresses.map((entry) => entry.address).join(',');
+  }
   return new Promise<OutboundResponse>((resolve, reject) => {
-    const outgoing = client.request(url, {
-      method: request.method,
-      headers,
-      agent: false,
-      lookup: request.allowLocal ? undefined : checkedLookup,
-      rejectUnauthorized: request.verifyTls ?? true,
-    });
+    const outgoing = client.request(url, options);
     const timer = setTimeout(() => outgoing.destroy(new OutboundFailure('timeout', `${url.host} did not answer within ${timeoutMs} ms`)), timeoutMs);
+    let answered = false;
     const fail = (error: Error): void => {
       clearTimeout(timer);
-      reject(error instanceof OutboundFailure ? error : new OutboundFailure('network', `${url.host}: ${errorCode(error)}`));
+      if (!answered && outgoing.reusedSocket && isResetCode(error)) reject(new StaleConnection());
+      else reject(error instanceof OutboundFailure ? error : new OutboundFailure('network', `${url.host}: ${errorCode(error)}`));
     };
     outgoing.on('error', fail);
     outgoing.on('response', (response) => {
+      answered = true;
       const kept: Buffer[] = [];
       let size = 0;
       response.on('data', (chunk: Buffer) => {
@@ -95,6 +118,69 @@ export async function sendOutbound(request: OutboundRequest): Promise<OutboundRe
     });
     outgoing.end(body);
   });
+}
+
+const isResetCode = (error: Error): boolean => {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === 'ECONNRESET' || code === 'EPIPE';
+};
+
+/** Request options with the checked addresses the connection may go to (the pool's key, see ResolvedKeyAgent). */
+type KeyedRequestOptions = https.RequestOptions & { resolvedAddresses?: string };
+
+/**
+ * Keep connections between requests, keyed as Node's agents key them (host, port, TLS
+ * options) and by the addresses the name resolved to for the request, so that a connection
+ * opened to checked addresses serves only requests whose name resolves to those same addresses.
+ */
+class ResolvedKeyAgent extends https.Agent {
+  override getName(options?: KeyedRequestOptions): string {
+    return `${super.getName(options)}|${options?.resolvedAddresses ?? ''}`;
+  }
+}
+
+class ResolvedKeyHttpAgent extends http.Agent {
+  override getName(options?: KeyedRequestOptions): string {
+    return `${super.getName(options)}|${options?.resolvedAddresses ?? ''}`;
+  }
+}
+
+/** How long a kept connection may stay idle: below the usual servers' own limits (Node's 5 s), and shorter still when a server's `Keep-Alive: timeout` says so. */
+const KEPT_CONNECTION_IDLE_MS = 4_000;
+
+/** One pool per protocol, local rule and TLS verification: a connection opened under one never serves a request under another. */
+const pools = new Map<string, http.Agent>();
+
+function keptConnections(secure: boolean, allowLocal: boolean, verifyTls: boolean): http.Agent {
+  const key = `${secure ? 'https' : 'http'}|${allowLocal ? 'local' : 'public'}|${verifyTls ? 'verify' : 'no-verify'}`;
+  let agent = pools.get(key);
+  if (!agent) {
+    const settings = { keepAlive: true, timeout: KEPT_CONNECTION_IDLE_MS, maxFreeSockets: 64 };
+    agent = secure ? new ResolvedKeyAgent(settings) : new ResolvedKeyHttpAgent(settings);
+    pools.set(key, agent);
+  }
+  return agent;
+}
+
+/** A name's addresses, local ones refused unless allowed (one among several refuses the name). */
+function resolveName(hostname: string, allowLocal: boolean): Promise<LookupAddress[]> {
+  return new Promise((resolve, reject) => {
+    dnsLookup(hostname, { all: true }, (error, addresses: LookupAddress[]) => {
+      if (error) reject(new OutboundFailure('network', `${hostname}: ${errorCode(error)}`));
+      else if (addresses.length === 0) reject(new OutboundFailure('network', `${hostname}: no address`));
+      else if (!allowLocal && addresses.some((entry) => isLocalAddress(entry.address))) {
+        reject(new OutboundFailure('refused-address', `${hostname} resolves to a local address, and requests to local addresses are not allowed`));
+      } else resolve(addresses);
+    });
+  });
+}
+
+/** The socket's lookup: the addresses resolved (and checked) for this request, with no second resolution. */
+function answerWith(addresses: LookupAddress[]): LookupFunction {
+  return (_hostname, options, callback) => {
+    if (options.all) callback(null, addresses);
+    else callback(null, addresses[0]!.address, addresses[0]!.family);
+  };
 }
 
 function parseTarget(raw: string): URL {

@@ -3,6 +3,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { ciServicesOf } from '../../src/coordinator/app.ts';
+import { LINK_ISSUES_TASK } from '../../src/coordinator/services/planning/merge-requests/issue-links.ts';
 import { STALE_MERGE_LOCKS_TASK, STALE_MERGE_LOCK_MS } from '../../src/coordinator/services/planning/merge-requests/stale-merge-locks.ts';
 import { waitUntil } from '../helpers/bounded.ts';
 import { startMergeRequestFixture, type MergeRequestFixture } from './merge-requests-fixtures.ts';
@@ -19,6 +20,12 @@ describe('stale merge locks', () => {
   const merge = (iid: number) => fixture.gantry.api('PUT', `/projects/${fixture.project.id}/merge_requests/${iid}/merge`);
   /** What a merge's lock leaves when its coordinator dies before the git write ends: `locked`, dated `ageMs` ago. */
   const lockAsOf = async (iid: number, ageMs: number) => {
+    // A new request's merge status check and issue links run in the background: one that lands after the lock would date it anew.
+    await waitUntil(async () => {
+      const current = (await stores().mergeRequests.findByIid(fixture.project.id, iid))!;
+      const linking = await fixture.gantry.coordinator.context.db.selectFrom('tasks').select('id').where('kind', '=', LINK_ISSUES_TASK).execute();
+      return linking.length === 0 && (current.merge_status === 'can_be_merged' || current.merge_status === 'cannot_be_merged');
+    }, "the new request's background work");
     const request = (await stores().mergeRequests.findByIid(fixture.project.id, iid))!;
     await stores().mergeRequests.update(request.id, { state: 'locked', updated_at: new Date(Date.now() - ageMs).toISOString() }, {});
   };

@@ -180,7 +180,8 @@ export interface MergeRequestIssueLink {
 /** The issues each request names (GitLab's merge_requests_closing_issues, with the plain mentions). */
 export interface MergeRequestIssueLinksStore {
   /** The request's links become exactly these, in one transaction. */
-  replace(mergeRequestId: number, links: readonly MergeRequestIssueLink[]): Promise<void>;
+  /** With `readAtVersion`, only while the request's lock_version is still that one (false: it changed, nothing written). */
+  replace(mergeRequestId: number, links: readonly MergeRequestIssueLink[], readAtVersion?: number): Promise<boolean>;
   /** Requests by id after `afterId`, at most `limit`, in id order (the backfill's batches). */
   mergeRequestsAfter(afterId: number, limit: number): Promise<MergeRequestRecord[]>;
 }

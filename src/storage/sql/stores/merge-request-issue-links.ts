@@ -7,8 +7,12 @@ export class SqlMergeRequestIssueLinksStore implements MergeRequestIssueLinksSto
   constructor(private readonly db: Db) {}
 
   /** An issue deleted since it was read is left out (selected from `issues`), rather than failing the save that links it. */
-  async replace(mergeRequestId: number, links: readonly MergeRequestIssueLink[]): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
+  async replace(mergeRequestId: number, links: readonly MergeRequestIssueLink[], readAtVersion?: number): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      if (readAtVersion !== undefined) {
+        const current = await trx.selectFrom('merge_requests').select('lock_version').where('id', '=', mergeRequestId).executeTakeFirst();
+        if (!current || Number(current.lock_version) !== readAtVersion) return false;
+      }
       await trx.deleteFrom('merge_request_issue_links').where('merge_request_id', '=', mergeRequestId).execute();
       for (const closes of [0, 1]) {
         const issueIds = [...new Set(links.filter((link) => Number(link.closes) === closes).map((link) => link.issueId))];
@@ -16,6 +20,7 @@ export class SqlMergeRequestIssueLinksStore implements MergeRequestIssueLinksSto
         const existing = trx.selectFrom('issues').select([sql<number>`cast(${mergeRequestId} as integer)`.as('merge_request_id'), 'id as issue_id', sql<number>`cast(${closes} as integer)`.as('closes')]).where('id', 'in', issueIds);
         await trx.insertInto('merge_request_issue_links').columns(['merge_request_id', 'issue_id', 'closes']).expression(existing).execute();
       }
+      return true;
     });
   }
 

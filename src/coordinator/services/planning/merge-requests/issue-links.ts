@@ -32,6 +32,8 @@ interface LinkIssuesTask {
   actorId: number;
 }
 const BACKFILL_BATCH = 100;
+/** Times a task works the links out again when the request changed meanwhile. */
+const RELINK_ATTEMPTS = 5;
 
 /**
  * Keeps GitLab's merge_requests_closing_issues: the issues a request's title and description
@@ -70,10 +72,18 @@ export class MergeRequestIssueLinker implements MergeRequestObserver {
     };
   }
 
+  /**
+   * The links of the request as it is when they are written: an edit saved while they were
+   * worked out (it wrote its own) makes them be worked out again from the edited request.
+   */
   private async relinkOne({ mergeRequestId, actorId }: LinkIssuesTask): Promise<void> {
-    const [[mergeRequest], actor] = await Promise.all([this.deps.mergeRequests.findByIds([mergeRequestId]), this.deps.users.findById(actorId)]);
-    const project = mergeRequest ? await this.deps.projects.findById(mergeRequest.project_id) : undefined;
-    if (mergeRequest && project && actor) await this.relink(project, mergeRequest, actor);
+    const actor = await this.deps.users.findById(actorId);
+    for (let attempt = 0; attempt < RELINK_ATTEMPTS && actor; attempt += 1) {
+      const [mergeRequest] = await this.deps.mergeRequests.findByIds([mergeRequestId]);
+      const project = mergeRequest ? await this.deps.projects.findById(mergeRequest.project_id) : undefined;
+      if (!mergeRequest || !project) return;
+      if (await this.relink(project, mergeRequest, actor, mergeRequest.lock_version)) return;
+    }
   }
 
   /** Every request, as its author sees the issues (who last changed it is not kept). */
@@ -90,7 +100,7 @@ export class MergeRequestIssueLinker implements MergeRequestObserver {
     }
   }
 
-  private async relink(project: ProjectRecord, mergeRequest: MergeRequestRecord, actor: UserRecord): Promise<void> {
+  private async relink(project: ProjectRecord, mergeRequest: MergeRequestRecord, actor: UserRecord, readAtVersion?: number): Promise<boolean> {
     const links = new Map<number, MergeRequestIssueLink>();
     const projectPath = await this.fullPath(project);
     const { mentioned } = parseCommitReferences(`${mergeRequest.title}\n${mergeRequest.description ?? ''}`);
@@ -99,7 +109,7 @@ export class MergeRequestIssueLinker implements MergeRequestObserver {
       if (target) links.set(target.issue.id, { issueId: target.issue.id, closes: false });
     }
     for (const target of await this.deps.closesIssues.closing(project, mergeRequest, actor)) links.set(target.issue.id, { issueId: target.issue.id, closes: true });
-    await this.deps.links.replace(mergeRequest.id, [...links.values()]);
+    return this.deps.links.replace(mergeRequest.id, [...links.values()], readAtVersion);
   }
 
   private async fullPath(project: ProjectRecord): Promise<string> {

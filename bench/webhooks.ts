@@ -1,9 +1,11 @@
 /**
- * Webhook deliveries, printed as one JSON line. Two projects on one coordinator: one without
- * hooks (the baseline, measured in the same run) and one with `--hooks` push hooks to a
- * receiver on loopback in a process of its own (bench/support/hook-receiver.ts). `--pushes`
- * API commits (each a push event) go to each project, one at a time, in `--rounds` rounds that
- * alternate the two projects (so that the machine's noise hits both alike); a hooked round ends
+ * Webhook deliveries, printed as one JSON line. Three projects on one coordinator: two without
+ * hooks (the baseline, measured in the same run, twice: how far the two differ is the bench's
+ * noise) and one with `--hooks` push hooks to a receiver on loopback in a process of its own
+ * (bench/support/hook-receiver.ts). `--pushes` API commits (each a push event) go to each
+ * project, one at a time — back to back, or with `--pace N` at random (Poisson) arrivals of N a
+ * second, the same arrivals every run — in `--rounds` rounds that
+ * alternate the projects (so that the machine's noise hits all alike); a hooked round ends
  * when its deliveries have all arrived. Measured: each push's own latency (its request's wall
  * time) in both projects; what the hooks cost a push's request itself (a third kind of round
  * to the hooked project while the hook worker is stopped: the deliveries are queued and sent
@@ -14,7 +16,7 @@
  * its deliveries), and the receiver's CPU per delivery, apart. The coordinator's database is a
  * SQLite file, as `coordinator serve` uses: the deliveries are sent from their thread
  * (coordinator/hook-thread.ts), or with `--in-process` from the coordinator's own.
- * Run: npx tsx bench/webhooks.ts [--pushes 100] [--hooks 10] [--rounds 4] [--in-process]
+ * Run: npx tsx bench/webhooks.ts [--pushes 100] [--hooks 10] [--rounds 4] [--in-process] [--pace 0]
  */
 import { fork } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -28,11 +30,17 @@ import type { ReceiverMessage, ReceiverRequest } from './support/hook-receiver.t
 import { processTreeCpuMs, threadCpuMs, treeCpuMsOf } from './support/process-tree-cpu.ts';
 
 const { values } = parseArgs({
-  options: { pushes: { type: 'string', default: '100' }, hooks: { type: 'string', default: '10' }, rounds: { type: 'string', default: '4' }, 'in-process': { type: 'boolean', default: false } },
+  options: {
+    pushes: { type: 'string', default: '100' }, hooks: { type: 'string', default: '10' }, rounds: { type: 'string', default: '4' }, 'in-process': { type: 'boolean', default: false },
+    pace: { type: 'string', default: '0' },
+  },
 });
 const pushes = Number(values.pushes);
 const hookCount = Number(values.hooks);
 const rounds = Number(values.rounds);
+/** Pushes a second, their arrivals random (a Poisson process); 0: each push as soon as the one before was answered. */
+const pace = Number(values.pace);
+if (!(pace >= 0)) throw new Error(`--pace must be a number of pushes a second (0: back to back), got ${values.pace}`);
 const TARGETS = { delivery_p50_ms_max: 100, delivery_p99_ms_max: 1_000 };
 
 // Run from source (tsx) or compiled: the receiver is this file's sibling of the same kind.
@@ -65,6 +73,15 @@ if (profiling) {
 }
 
 const now = () => performance.timeOrigin + performance.now();
+const changePct = (base: number, value: number) => Math.round(((value - base) / base) * 1000) / 10;
+/** Mulberry32, seeded: every run draws the same paced arrivals. */
+let seed = 0x9e3779b9;
+const random = (): number => {
+  seed = (seed + 0x6d2b79f5) | 0;
+  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+  return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+};
 /** When each hooked push (by its new SHA) was answered, epoch milliseconds. */
 const answeredAt = new Map<string, number>();
 
@@ -91,14 +108,17 @@ const cpuNow = () => {
 try {
   await api('PUT', '/application/settings', { allow_local_requests_from_web_hooks_and_services: true });
   const plain = await gantry.createProject({ name: 'plain', initialize_with_readme: true });
+  // The same as \`plain\`: how far two projects without hooks differ is this bench's noise.
+  const again = await gantry.createProject({ name: 'plain-again', initialize_with_readme: true });
   const hooked = await gantry.createProject({ name: 'hooked', initialize_with_readme: true });
   for (let index = 0; index < hookCount; index += 1) await api('POST', `/projects/${hooked.id}/hooks`, { url: `http://127.0.0.1:${receiverPort}/hook/${index}` });
 
-  type Kind = 'plain' | 'hooked' | 'held';
+  type Kind = 'plain' | 'again' | 'hooked' | 'held';
   const hookWorker = ciServicesOf(gantry.coordinator).hookWorker;
-  const times: Record<Kind, number[]> = { plain: [], hooked: [], held: [] };
+  const times: Record<Kind, number[]> = { plain: [], again: [], hooked: [], held: [] };
   const cpu: Record<Kind, { own: number; tree: number; loop: number; main: number }> = {
     plain: { own: 0, tree: 0, loop: 0, main: 0 },
+    again: { own: 0, tree: 0, loop: 0, main: 0 },
     hooked: { own: 0, tree: 0, loop: 0, main: 0 },
     held: { own: 0, tree: 0, loop: 0, main: 0 },
   };
@@ -117,19 +137,25 @@ try {
   };
   /** `count` commits to the project, one at a time; a hooked round lasts until their deliveries arrived. */
   const round = async (which: Kind, count: number): Promise<void> => {
-    const projectId = which === 'plain' ? plain.id : hooked.id;
+    const projectId = which === 'plain' ? plain.id : which === 'again' ? again.id : hooked.id;
     if (which === 'held') await hookWorker.stop();
     if (profiling && which === 'plain') await profiler.post('Profiler.start');
     const before = cpuNow();
     const started = now();
+    let due = now();
     for (let index = 0; index < count; index += 1) {
+      if (pace > 0) {
+        due += -Math.log(1 - random()) * (1000 / pace);
+        const wait = due - now();
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      }
       const pushStarted = now();
       const made = await api('POST', `/projects/${projectId}/repository/commits`, {
         branch: 'main', commit_message: `change ${sent}`, actions: [{ action: 'create', file_path: `f${sent}.txt`, content: `${sent}\n` }],
       });
       const answered = now();
       sent += 1;
-      if (which !== 'plain') hookedPushes += 1;
+      if (which === 'hooked' || which === 'held') hookedPushes += 1;
       // A held push's deliveries wait for the round's end: their latency is not the delivery's.
       if (which === 'hooked') answeredAt.set(String(made.id), answered);
       times[which].push(answered - pushStarted);
@@ -164,13 +190,13 @@ try {
   };
 
   // Not measured: one push to each project first, so that what starts once (the delivery thread, the modules it loads) is done.
-  for (const projectId of [plain.id, hooked.id]) {
+  for (const projectId of [plain.id, again.id, hooked.id]) {
     await api('POST', `/projects/${projectId}/repository/commits`, { branch: 'main', commit_message: 'warm-up', actions: [{ action: 'create', file_path: 'warm-up.txt', content: 'warm-up\n' }] });
   }
   hookedPushes += 1;
   await deliveriesArrived();
 
-  const kinds: Kind[] = ['plain', 'hooked', 'held'];
+  const kinds: Kind[] = ['plain', 'again', 'hooked', 'held'];
   for (let index = 0; index < rounds; index += 1) {
     const count = Math.floor(pushes / rounds) + (index < pushes % rounds ? 1 : 0);
     // Each round turns the order, so that no kind always follows the same one.
@@ -200,9 +226,12 @@ try {
     delivery_ms_p50: percentile(sortedDeliveries, 0.5),
     delivery_ms_p99: percentile(sortedDeliveries, 0.99),
     deliveries_per_second: Math.round((deliveryLatencies.length / (hookedWallMs / 1000)) * 10) / 10,
+    pace: pace > 0 ? pace : 'back to back',
     push_ms_p50_without_hooks: percentile(sorted(times.plain), 0.5),
+    push_ms_p50_without_hooks_again: percentile(sorted(times.again), 0.5),
     push_ms_p50_with_hooks: percentile(sorted(times.hooked), 0.5),
     push_ms_p99_without_hooks: percentile(sorted(times.plain), 0.99),
+    push_ms_p99_without_hooks_again: percentile(sorted(times.again), 0.99),
     push_ms_p99_with_hooks: percentile(sorted(times.hooked), 0.99),
     push_ms_p50_with_hooks_held: percentile(sorted(times.held), 0.5),
     cpu_ms_per_push_without_hooks: perPush(cpu.plain.own),
@@ -220,6 +249,9 @@ try {
     // The delivery thread's own CPU (0 with --in-process, where the main thread sends).
     delivery_thread_cpu_ms_per_delivery: Math.round((hookThreadCpu / Math.max(1, deliveryLatencies.length)) * 100) / 100,
     receiver_cpu_ms_per_delivery: Math.round((receiverCpuMs / Math.max(1, arrivals.length)) * 100) / 100,
+    // The hooks' change to the p50 beside the noise: the change between the two projects without hooks.
+    push_p50_change_with_hooks_pct: changePct(percentile(sorted(times.plain), 0.5), percentile(sorted(times.hooked), 0.5)),
+    push_p50_change_without_hooks_pct: changePct(percentile(sorted(times.plain), 0.5), percentile(sorted(times.again), 0.5)),
     targets: TARGETS,
     loadavg_1m: Math.round(loadavg()[0]! * 10) / 10,
   }));

@@ -4,6 +4,9 @@ import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { isLocalAddress } from './local-addresses.ts';
 
+/** A name's addresses, as `dns.lookup(name, { all: true })` answers them. */
+export type NameLookup = (hostname: string) => Promise<LookupAddress[]>;
+
 /** What an outbound request may send (its body is built in memory by the caller, and small). */
 export interface OutboundRequest {
   method: 'GET' | 'POST' | 'PUT';
@@ -16,6 +19,8 @@ export interface OutboundRequest {
   allowLocal: boolean;
   /** Default true; an integration's `enable_ssl_verification: false` turns it off. */
   verifyTls?: boolean;
+  /** Resolves the URL's name (default: the system's resolver, as `dns.lookup`); tests answer names with it. */
+  lookup?: NameLookup;
 }
 
 export interface OutboundResponse {
@@ -59,11 +64,12 @@ export async function sendOutbound(request: OutboundRequest): Promise<OutboundRe
   if (!request.allowLocal && isIP(host) !== 0 && isLocalAddress(host)) {
     throw new OutboundFailure('refused-address', `requests to the local address ${host} are not allowed`);
   }
-  const addresses = isIP(host) === 0 ? await resolveName(host, request.allowLocal) : undefined;
+  const addresses = isIP(host) === 0 ? await resolveName(host, request) : undefined;
   try {
     return await requestOnce(request, url, addresses, true);
   } catch (error) {
-    // A kept connection the receiver closed as we reused it: the request never reached it, so send it once more on a new one.
+    // A kept connection the receiver had closed as we reused it (the usual case: it reached no one), so send it once more on a
+    // new one. A receiver that read it and then dropped the connection unanswered gets it twice.
     if (!(error instanceof StaleConnection)) throw error;
     return requestOnce(request, url, addresses, false);
   }
@@ -163,17 +169,24 @@ function keptConnections(secure: boolean, allowLocal: boolean, verifyTls: boolea
 }
 
 /** A name's addresses, local ones refused unless allowed (one among several refuses the name). */
-function resolveName(hostname: string, allowLocal: boolean): Promise<LookupAddress[]> {
-  return new Promise((resolve, reject) => {
-    dnsLookup(hostname, { all: true }, (error, addresses: LookupAddress[]) => {
-      if (error) reject(new OutboundFailure('network', `${hostname}: ${errorCode(error)}`));
-      else if (addresses.length === 0) reject(new OutboundFailure('network', `${hostname}: no address`));
-      else if (!allowLocal && addresses.some((entry) => isLocalAddress(entry.address))) {
-        reject(new OutboundFailure('refused-address', `${hostname} resolves to a local address, and requests to local addresses are not allowed`));
-      } else resolve(addresses);
-    });
-  });
+async function resolveName(hostname: string, request: OutboundRequest): Promise<LookupAddress[]> {
+  let addresses: LookupAddress[];
+  try {
+    addresses = await (request.lookup ?? systemLookup)(hostname);
+  } catch (error) {
+    throw new OutboundFailure('network', `${hostname}: ${error instanceof Error ? errorCode(error) : 'lookup failed'}`);
+  }
+  if (addresses.length === 0) throw new OutboundFailure('network', `${hostname}: no address`);
+  if (!request.allowLocal && addresses.some((entry) => isLocalAddress(entry.address))) {
+    throw new OutboundFailure('refused-address', `${hostname} resolves to a local address, and requests to local addresses are not allowed`);
+  }
+  return addresses;
 }
+
+const systemLookup: NameLookup = (hostname) =>
+  new Promise((resolve, reject) => {
+    dnsLookup(hostname, { all: true }, (error, addresses: LookupAddress[]) => (error ? reject(error) : resolve(addresses)));
+  });
 
 /** The socket's lookup: the addresses resolved (and checked) for this request, with no second resolution. */
 function answerWith(addresses: LookupAddress[]): LookupFunction {

@@ -1,6 +1,6 @@
 /**
  * Kept outbound connections against what they must not weaken: DNS rebinding, receivers that
- * close kept connections, TLS verification and redirects.
+ * close kept connections, TLS verification, redirects and the time limit.
  * Real sockets on this machine; names are answered through the client's `lookup` option.
  */
 import assert from 'node:assert/strict';
@@ -144,5 +144,28 @@ describe('kept outbound connections', () => {
     assert.equal(await post(url, { method: 'GET' }), '302 ');
     assert.deepEqual(redirecting.requests.map((request) => [request.url, request.connection]), [['/hook', 1], ['/hook', 1], ['/hook', 1]]);
     assert.equal(target.connections, 0);
+  });
+
+  it('ends a request on a kept connection at its time limit, and the next one goes on a new connection', async () => {
+    const stalling = await receiver({
+      host: '127.0.0.1',
+      answer: (request, response) => {
+        // The second request gets nothing; the fourth, half an answer.
+        if (request.index === 2) return;
+        if (request.index === 4) response.writeHead(200, { 'content-length': '100' }).write('half');
+        else response.end('fine');
+      },
+    });
+    const url = `http://127.0.0.1:${stalling.port}/hook`;
+    assert.equal(await post(url), '200 fine');
+    const silent = await failure(bounded(sendOutbound({ method: 'POST', url, body: '{}', allowLocal: true, timeoutMs: 300 }), 'the silent answer'));
+    assert.deepEqual([silent.kind, silent.message], ['timeout', `127.0.0.1:${stalling.port} did not answer within 300 ms`]);
+    assert.equal(await post(url), '200 fine');
+    const half = await failure(bounded(sendOutbound({ method: 'POST', url, body: '{}', allowLocal: true, timeoutMs: 300 }), 'the half answer'));
+    assert.equal(half.kind, 'timeout');
+    assert.equal(await post(url), '200 fine');
+    assert.deepEqual(stalling.requests.map((request) => [request.connection, request.perConnection]), [[1, 1], [1, 2], [2, 1], [2, 2], [3, 1]]);
+    const slowName = await failure(bounded(sendOutbound({ method: 'POST', url: 'http://slow-name.test/', allowLocal: true, timeoutMs: 300, lookup: () => new Promise(() => undefined) }), 'the unanswered lookup'));
+    assert.deepEqual([slowName.kind, slowName.message], ['timeout', 'slow-name.test did not answer within 300 ms']);
   });
 });

@@ -13,7 +13,7 @@ export interface OutboundRequest {
   url: string;
   headers?: Readonly<Record<string, string>>;
   body?: string;
-  /** Whole request, connection to the last byte of the answer (default 10 s). */
+  /** Whole request, name resolution to the last byte of the answer (default 10 s). */
   timeoutMs?: number;
   /** `false` (the default) refuses local addresses (see local-addresses.ts), checked after DNS. */
   allowLocal: boolean;
@@ -64,22 +64,22 @@ export async function sendOutbound(request: OutboundRequest): Promise<OutboundRe
   if (!request.allowLocal && isIP(host) !== 0 && isLocalAddress(host)) {
     throw new OutboundFailure('refused-address', `requests to the local address ${host} are not allowed`);
   }
-  const addresses = isIP(host) === 0 ? await resolveName(host, request) : undefined;
+  const deadline = Date.now() + (request.timeoutMs ?? OUTBOUND_DEFAULT_TIMEOUT_MS);
+  const addresses = isIP(host) === 0 ? await resolveName(host, request, url, deadline) : undefined;
   try {
-    return await requestOnce(request, url, addresses, true);
+    return await requestOnce(request, url, addresses, deadline, true);
   } catch (error) {
     // A kept connection the receiver had closed as we reused it (the usual case: it reached no one), so send it once more on a
-    // new one. A receiver that read it and then dropped the connection unanswered gets it twice.
+    // new one, within the same time limit. A receiver that read it and then dropped the connection unanswered gets it twice.
     if (!(error instanceof StaleConnection)) throw error;
-    return requestOnce(request, url, addresses, false);
+    return requestOnce(request, url, addresses, deadline, false);
   }
 }
 
 /** A kept connection ended before any answer came (the receiver closed it while idle). */
 class StaleConnection extends Error {}
 
-function requestOnce(request: OutboundRequest, url: URL, addresses: LookupAddress[] | undefined, mayReuse: boolean): Promise<OutboundResponse> {
-  const timeoutMs = request.timeoutMs ?? OUTBOUND_DEFAULT_TIMEOUT_MS;
+function requestOnce(request: OutboundRequest, url: URL, addresses: LookupAddress[] | undefined, deadline: number, mayReuse: boolean): Promise<OutboundResponse> {
   const secure = url.protocol === 'https:';
   const client = secure ? https : http;
   const body = request.body === undefined ? undefined : Buffer.from(request.body);
@@ -97,7 +97,7 @@ function requestOnce(request: OutboundRequest, url: URL, addresses: LookupAddres
   }
   return new Promise<OutboundResponse>((resolve, reject) => {
     const outgoing = client.request(url, options);
-    const timer = setTimeout(() => outgoing.destroy(new OutboundFailure('timeout', `${url.host} did not answer within ${timeoutMs} ms`)), timeoutMs);
+    const timer = setTimeout(() => outgoing.destroy(timedOut(request, url)), Math.max(0, deadline - Date.now()));
     let answered = false;
     const fail = (error: Error): void => {
       clearTimeout(timer);
@@ -168,13 +168,23 @@ function keptConnections(secure: boolean, allowLocal: boolean, verifyTls: boolea
   return agent;
 }
 
-/** A name's addresses, local ones refused unless allowed (one among several refuses the name). */
-async function resolveName(hostname: string, request: OutboundRequest): Promise<LookupAddress[]> {
+const timedOut = (request: OutboundRequest, url: URL): OutboundFailure =>
+  new OutboundFailure('timeout', `${url.host} did not answer within ${request.timeoutMs ?? OUTBOUND_DEFAULT_TIMEOUT_MS} ms`);
+
+/** A name's addresses, local ones refused unless allowed (one among several refuses the name), within the request's time. */
+async function resolveName(hostname: string, request: OutboundRequest, url: URL, deadline: number): Promise<LookupAddress[]> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(timedOut(request, url)), Math.max(0, deadline - Date.now()));
+  });
   let addresses: LookupAddress[];
   try {
-    addresses = await (request.lookup ?? systemLookup)(hostname);
+    addresses = await Promise.race([(request.lookup ?? systemLookup)(hostname), expired]);
   } catch (error) {
+    if (error instanceof OutboundFailure) throw error;
     throw new OutboundFailure('network', `${hostname}: ${error instanceof Error ? errorCode(error) : 'lookup failed'}`);
+  } finally {
+    clearTimeout(timer);
   }
   if (addresses.length === 0) throw new OutboundFailure('network', `${hostname}: no address`);
   if (!request.allowLocal && addresses.some((entry) => isLocalAddress(entry.address))) {

@@ -1,6 +1,6 @@
 /**
  * Kept outbound connections against what they must not weaken: DNS rebinding, receivers that
- * close kept connections, TLS verification, redirects and the time limit.
+ * close kept connections, TLS verification, redirects, the time limit, and the pools' size.
  * Real sockets on this machine; names are answered through the client's `lookup` option.
  */
 import assert from 'node:assert/strict';
@@ -9,10 +9,11 @@ import { isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { after, describe, it } from 'node:test';
 import { sendHookRequest } from '../../src/coordinator/services/hooks/hook-request.ts';
+import { KEPT_CONNECTIONS_MAX_IDLE, keptConnections } from '../../src/coordinator/services/outbound/kept-connections.ts';
 import { isLocalAddress } from '../../src/coordinator/services/outbound/local-addresses.ts';
 import { OutboundFailure, sendOutbound, type NameLookup, type OutboundRequest } from '../../src/coordinator/services/outbound/outbound-http.ts';
 import type { HookRecord } from '../../src/storage/types-hooks.ts';
-import { within } from '../helpers/bounded.ts';
+import { waitUntil, within } from '../helpers/bounded.ts';
 import { selfSignedCertificate, trackedReceiver, type TrackedReceiver } from './outbound-receiver.ts';
 
 const bounded = <T>(promise: Promise<T>, what: string): Promise<T> => within(promise, 10_000, what);
@@ -167,5 +168,23 @@ describe('kept outbound connections', () => {
     assert.deepEqual(stalling.requests.map((request) => [request.connection, request.perConnection]), [[1, 1], [1, 2], [2, 1], [2, 2], [3, 1]]);
     const slowName = await failure(bounded(sendOutbound({ method: 'POST', url: 'http://slow-name.test/', allowLocal: true, timeoutMs: 300, lookup: () => new Promise(() => undefined) }), 'the unanswered lookup'));
     assert.deepEqual([slowName.kind, slowName.message], ['timeout', 'slow-name.test did not answer within 300 ms']);
+  });
+
+  it(`keeps at most ${KEPT_CONNECTIONS_MAX_IDLE} idle connections however many receivers, and closes idle ones`, async () => {
+    const many = await receiver({ host: '127.0.0.1' });
+    const lookup = scriptedLookup(['127.0.0.1']);
+    const receiversCount = KEPT_CONNECTIONS_MAX_IDLE + 20;
+    // Each name is a receiver of its own to the pool: one connection each, kept while idle.
+    for (let index = 0; index < receiversCount; index += 1) assert.equal(await post(`http://receiver-${index}.test:${many.port}/hook`, { lookup }), '200 fine');
+    assert.equal(many.connections, receiversCount);
+    const pool = keptConnections(false, true, true);
+    // A socket closed past the bound leaves the agent's list when its close event comes.
+    const idle = Object.values(pool.freeSockets).flat().filter((socket) => socket !== undefined && !socket.destroyed).length;
+    assert.ok(idle <= KEPT_CONNECTIONS_MAX_IDLE, `${idle} idle connections kept`);
+    await waitUntil(() => many.open <= KEPT_CONNECTIONS_MAX_IDLE, 'the idle connections past the bound closed', { explain: () => `${many.open} open` });
+    assert.equal(await post(`http://receiver-${receiversCount - 1}.test:${many.port}/hook`, { lookup }), '200 fine');
+    assert.equal(many.connections, receiversCount, 'the newest receiver reused its kept connection');
+    await waitUntil(() => many.open === 0, 'every idle connection closed by the client', { timeoutMs: 20_000, explain: () => `${many.open} open` });
+    assert.equal(many.closedByPeer, receiversCount, 'the client, not the receiver, closed them');
   });
 });

@@ -2,6 +2,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
+import { keptConnections, type KeyedRequestOptions } from './kept-connections.ts';
 import { isLocalAddress } from './local-addresses.ts';
 
 /** A name's addresses, as `dns.lookup(name, { all: true })` answers them. */
@@ -54,7 +55,7 @@ export const OUTBOUND_MAX_RESPONSE_BYTES = 64 * 1024;
  * It requests exactly the URL given, follows no redirect (a 3xx is an answer like any other),
  * and, unless `allowLocal`, refuses local addresses: an IP literal before connecting, a name
  * after resolving it. Every request resolves its name again, and connections are kept per
- * resolved address set (see {@link ResolvedKeyAgent}): a kept connection serves only a request
+ * resolved address set (kept-connections.ts): a kept connection serves only a request
  * whose name resolves, now, to the checked addresses it was opened to, so a name that changes
  * its answer (to a local address, say) gets a new connection and a new check.
  */
@@ -130,43 +131,6 @@ const isResetCode = (error: Error): boolean => {
   const code = (error as NodeJS.ErrnoException).code;
   return code === 'ECONNRESET' || code === 'EPIPE';
 };
-
-/** Request options with the checked addresses the connection may go to (the pool's key, see ResolvedKeyAgent). */
-type KeyedRequestOptions = https.RequestOptions & { resolvedAddresses?: string };
-
-/**
- * Keep connections between requests, keyed as Node's agents key them (host, port, TLS
- * options) and by the addresses the name resolved to for the request, so that a connection
- * opened to checked addresses serves only requests whose name resolves to those same addresses.
- */
-class ResolvedKeyAgent extends https.Agent {
-  override getName(options?: KeyedRequestOptions): string {
-    return `${super.getName(options)}|${options?.resolvedAddresses ?? ''}`;
-  }
-}
-
-class ResolvedKeyHttpAgent extends http.Agent {
-  override getName(options?: KeyedRequestOptions): string {
-    return `${super.getName(options)}|${options?.resolvedAddresses ?? ''}`;
-  }
-}
-
-/** How long a kept connection may stay idle: below the usual servers' own limits (Node's 5 s), and shorter still when a server's `Keep-Alive: timeout` says so. */
-const KEPT_CONNECTION_IDLE_MS = 4_000;
-
-/** One pool per protocol, local rule and TLS verification: a connection opened under one never serves a request under another. */
-const pools = new Map<string, http.Agent>();
-
-function keptConnections(secure: boolean, allowLocal: boolean, verifyTls: boolean): http.Agent {
-  const key = `${secure ? 'https' : 'http'}|${allowLocal ? 'local' : 'public'}|${verifyTls ? 'verify' : 'no-verify'}`;
-  let agent = pools.get(key);
-  if (!agent) {
-    const settings = { keepAlive: true, timeout: KEPT_CONNECTION_IDLE_MS, maxFreeSockets: 64 };
-    agent = secure ? new ResolvedKeyAgent(settings) : new ResolvedKeyHttpAgent(settings);
-    pools.set(key, agent);
-  }
-  return agent;
-}
 
 const timedOut = (request: OutboundRequest, url: URL): OutboundFailure =>
   new OutboundFailure('timeout', `${url.host} did not answer within ${request.timeoutMs ?? OUTBOUND_DEFAULT_TIMEOUT_MS} ms`);

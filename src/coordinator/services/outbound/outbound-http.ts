@@ -2,7 +2,11 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
+import { keptConnections, type KeyedRequestOptions } from './kept-connections.ts';
 import { isLocalAddress } from './local-addresses.ts';
+
+/** A name's addresses, as `dns.lookup(name, { all: true })` answers them. */
+export type NameLookup = (hostname: string) => Promise<LookupAddress[]>;
 
 /** What an outbound request may send (its body is built in memory by the caller, and small). */
 export interface OutboundRequest {
@@ -10,12 +14,14 @@ export interface OutboundRequest {
   url: string;
   headers?: Readonly<Record<string, string>>;
   body?: string;
-  /** Whole request, connection to the last byte of the answer (default 10 s). */
+  /** Whole request, name resolution to the last byte of the answer (default 10 s). */
   timeoutMs?: number;
   /** `false` (the default) refuses local addresses (see local-addresses.ts), checked after DNS. */
   allowLocal: boolean;
   /** Default true; an integration's `enable_ssl_verification: false` turns it off. */
   verifyTls?: boolean;
+  /** Resolves the URL's name (default: the system's resolver, as `dns.lookup`); tests answer names with it. */
+  lookup?: NameLookup;
 }
 
 export interface OutboundResponse {
@@ -49,7 +55,7 @@ export const OUTBOUND_MAX_RESPONSE_BYTES = 64 * 1024;
  * It requests exactly the URL given, follows no redirect (a 3xx is an answer like any other),
  * and, unless `allowLocal`, refuses local addresses: an IP literal before connecting, a name
  * after resolving it. Every request resolves its name again, and connections are kept per
- * resolved address set (see {@link ResolvedKeyAgent}): a kept connection serves only a request
+ * resolved address set (kept-connections.ts): a kept connection serves only a request
  * whose name resolves, now, to the checked addresses it was opened to, so a name that changes
  * its answer (to a local address, say) gets a new connection and a new check.
  */
@@ -59,21 +65,22 @@ export async function sendOutbound(request: OutboundRequest): Promise<OutboundRe
   if (!request.allowLocal && isIP(host) !== 0 && isLocalAddress(host)) {
     throw new OutboundFailure('refused-address', `requests to the local address ${host} are not allowed`);
   }
-  const addresses = isIP(host) === 0 ? await resolveName(host, request.allowLocal) : undefined;
+  const deadline = Date.now() + (request.timeoutMs ?? OUTBOUND_DEFAULT_TIMEOUT_MS);
+  const addresses = isIP(host) === 0 ? await resolveName(host, request, url, deadline) : undefined;
   try {
-    return await requestOnce(request, url, addresses, true);
+    return await requestOnce(request, url, addresses, deadline, true);
   } catch (error) {
-    // A kept connection the receiver closed as we reused it: the request never reached it, so send it once more on a new one.
+    // A kept connection the receiver had closed as we reused it (the usual case: it reached no one), so send it once more on a
+    // new one, within the same time limit. A receiver that read it and then dropped the connection unanswered gets it twice.
     if (!(error instanceof StaleConnection)) throw error;
-    return requestOnce(request, url, addresses, false);
+    return requestOnce(request, url, addresses, deadline, false);
   }
 }
 
 /** A kept connection ended before any answer came (the receiver closed it while idle). */
 class StaleConnection extends Error {}
 
-function requestOnce(request: OutboundRequest, url: URL, addresses: LookupAddress[] | undefined, mayReuse: boolean): Promise<OutboundResponse> {
-  const timeoutMs = request.timeoutMs ?? OUTBOUND_DEFAULT_TIMEOUT_MS;
+function requestOnce(request: OutboundRequest, url: URL, addresses: LookupAddress[] | undefined, deadline: number, mayReuse: boolean): Promise<OutboundResponse> {
   const secure = url.protocol === 'https:';
   const client = secure ? https : http;
   const body = request.body === undefined ? undefined : Buffer.from(request.body);
@@ -91,7 +98,7 @@ function requestOnce(request: OutboundRequest, url: URL, addresses: LookupAddres
   }
   return new Promise<OutboundResponse>((resolve, reject) => {
     const outgoing = client.request(url, options);
-    const timer = setTimeout(() => outgoing.destroy(new OutboundFailure('timeout', `${url.host} did not answer within ${timeoutMs} ms`)), timeoutMs);
+    const timer = setTimeout(() => outgoing.destroy(timedOut(request, url)), Math.max(0, deadline - Date.now()));
     let answered = false;
     const fail = (error: Error): void => {
       clearTimeout(timer);
@@ -125,55 +132,35 @@ const isResetCode = (error: Error): boolean => {
   return code === 'ECONNRESET' || code === 'EPIPE';
 };
 
-/** Request options with the checked addresses the connection may go to (the pool's key, see ResolvedKeyAgent). */
-type KeyedRequestOptions = https.RequestOptions & { resolvedAddresses?: string };
+const timedOut = (request: OutboundRequest, url: URL): OutboundFailure =>
+  new OutboundFailure('timeout', `${url.host} did not answer within ${request.timeoutMs ?? OUTBOUND_DEFAULT_TIMEOUT_MS} ms`);
 
-/**
- * Keep connections between requests, keyed as Node's agents key them (host, port, TLS
- * options) and by the addresses the name resolved to for the request, so that a connection
- * opened to checked addresses serves only requests whose name resolves to those same addresses.
- */
-class ResolvedKeyAgent extends https.Agent {
-  override getName(options?: KeyedRequestOptions): string {
-    return `${super.getName(options)}|${options?.resolvedAddresses ?? ''}`;
-  }
-}
-
-class ResolvedKeyHttpAgent extends http.Agent {
-  override getName(options?: KeyedRequestOptions): string {
-    return `${super.getName(options)}|${options?.resolvedAddresses ?? ''}`;
-  }
-}
-
-/** How long a kept connection may stay idle: below the usual servers' own limits (Node's 5 s), and shorter still when a server's `Keep-Alive: timeout` says so. */
-const KEPT_CONNECTION_IDLE_MS = 4_000;
-
-/** One pool per protocol, local rule and TLS verification: a connection opened under one never serves a request under another. */
-const pools = new Map<string, http.Agent>();
-
-function keptConnections(secure: boolean, allowLocal: boolean, verifyTls: boolean): http.Agent {
-  const key = `${secure ? 'https' : 'http'}|${allowLocal ? 'local' : 'public'}|${verifyTls ? 'verify' : 'no-verify'}`;
-  let agent = pools.get(key);
-  if (!agent) {
-    const settings = { keepAlive: true, timeout: KEPT_CONNECTION_IDLE_MS, maxFreeSockets: 64 };
-    agent = secure ? new ResolvedKeyAgent(settings) : new ResolvedKeyHttpAgent(settings);
-    pools.set(key, agent);
-  }
-  return agent;
-}
-
-/** A name's addresses, local ones refused unless allowed (one among several refuses the name). */
-function resolveName(hostname: string, allowLocal: boolean): Promise<LookupAddress[]> {
-  return new Promise((resolve, reject) => {
-    dnsLookup(hostname, { all: true }, (error, addresses: LookupAddress[]) => {
-      if (error) reject(new OutboundFailure('network', `${hostname}: ${errorCode(error)}`));
-      else if (addresses.length === 0) reject(new OutboundFailure('network', `${hostname}: no address`));
-      else if (!allowLocal && addresses.some((entry) => isLocalAddress(entry.address))) {
-        reject(new OutboundFailure('refused-address', `${hostname} resolves to a local address, and requests to local addresses are not allowed`));
-      } else resolve(addresses);
-    });
+/** A name's addresses, local ones refused unless allowed (one among several refuses the name), within the request's time. */
+async function resolveName(hostname: string, request: OutboundRequest, url: URL, deadline: number): Promise<LookupAddress[]> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(timedOut(request, url)), Math.max(0, deadline - Date.now()));
   });
+  let addresses: LookupAddress[];
+  try {
+    addresses = await Promise.race([(request.lookup ?? systemLookup)(hostname), expired]);
+  } catch (error) {
+    if (error instanceof OutboundFailure) throw error;
+    throw new OutboundFailure('network', `${hostname}: ${error instanceof Error ? errorCode(error) : 'lookup failed'}`);
+  } finally {
+    clearTimeout(timer);
+  }
+  if (addresses.length === 0) throw new OutboundFailure('network', `${hostname}: no address`);
+  if (!request.allowLocal && addresses.some((entry) => isLocalAddress(entry.address))) {
+    throw new OutboundFailure('refused-address', `${hostname} resolves to a local address, and requests to local addresses are not allowed`);
+  }
+  return addresses;
 }
+
+const systemLookup: NameLookup = (hostname) =>
+  new Promise((resolve, reject) => {
+    dnsLookup(hostname, { all: true }, (error, addresses: LookupAddress[]) => (error ? reject(error) : resolve(addresses)));
+  });
 
 /** The socket's lookup: the addresses resolved (and checked) for this request, with no second resolution. */
 function answerWith(addresses: LookupAddress[]): LookupFunction {

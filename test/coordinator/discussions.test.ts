@@ -93,6 +93,10 @@ describe('discussions (threads) on merge requests and issues', () => {
     const plain = await post(`/projects/${project.id}/merge_requests/${iid}/notes`, { body: 'plain' });
     const elsewhere = await fx.gantry.api('PUT', mr(iid, `/${threadId}/notes/${String(plain.json.id)}`), { body: { resolved: true } });
     assert.deepEqual([elsewhere.status, elsewhere.json], [404, { message: '404 Note Not Found' }], 'a note of another thread');
+    const read = await fx.gantry.api('GET', noteUrl, { token: reporter.token });
+    assert.deepEqual([read.status, read.json.id, read.json.body, read.json.resolved], [200, first!.id, 'Please rename this, thanks', false]);
+    const readElsewhere = await fx.gantry.api('GET', mr(iid, `/${threadId}/notes/${String(plain.json.id)}`));
+    assert.deepEqual([readElsewhere.status, readElsewhere.json], [404, { message: '404 Note Not Found' }], 'a note of another thread is not read through this one');
     const plainThread = (await fx.gantry.api('GET', mr(iid))).list.find((thread) => (thread.notes as Json[])[0]!.id === plain.json.id)!;
     const plainResolve = await fx.gantry.api('PUT', mr(iid, `/${String(plainThread.id)}/notes/${String(plain.json.id)}`), { body: { resolved: true } });
     assert.deepEqual([plainResolve.status, plainResolve.json], [400, { message: '400 Bad request - Note is not resolvable' }]);
@@ -146,7 +150,11 @@ describe('discussions (threads) on merge requests and issues', () => {
     assert.deepEqual([toSystem.status, toSystem.json], [400, { message: '400 Bad request - Discussion can not be replied to.' }]);
     const resolve = await fx.gantry.api('PUT', `${base}/${String(started.json.id)}?resolved=true`);
     assert.equal(resolve.status, 404);
-    const removed = await fx.gantry.api('DELETE', `${base}/${String(started.json.id)}/notes/${String(answer.json.id)}`);
+    const answerUrl = `${base}/${String(started.json.id)}/notes/${String(answer.json.id)}`;
+    const read = await fx.gantry.api('GET', answerUrl, { token: reporter.token });
+    assert.deepEqual([read.status, read.json.id, read.json.body, read.json.type], [200, answer.json.id, 'Answer', 'DiscussionNote']);
+    assert.equal((await fx.gantry.api('GET', answerUrl, { token: null })).status, 401);
+    const removed = await fx.gantry.api('DELETE', answerUrl);
     assert.equal(removed.status, 204, removed.text);
     const anonymous = await fx.gantry.api('GET', base, { token: null });
     assert.equal(anonymous.status, 401);

@@ -56,6 +56,21 @@ describe('GitLab parameter coercion', () => {
     assert.deepEqual(problemsOf({ name: 'x', expires_at: '31/01/2030', since: 'yesterday' }), ['expires_at is invalid', 'since is invalid']);
   });
 
+  it('reads a date given with a time of day as that day, as grape\'s Date does, and refuses days the calendar lacks', () => {
+    const dayOf = (text: string): unknown => {
+      const result = coerceParams(schema, { name: 'x', expires_at: text });
+      return result.ok ? (result.value as { expires_at?: string }).expires_at : result.problems.map((problem) => `${problem.name} ${problem.problem}`);
+    };
+    assert.equal(dayOf('2020-01-01T00:00:00Z'), '2020-01-01');
+    assert.equal(dayOf('2020-01-01T23:30:00-05:00'), '2020-01-01', 'the day as written, not moved to UTC');
+    assert.equal(dayOf('2020-01-01 10:00:00.123+0200'), '2020-01-01');
+    assert.equal(dayOf('2024-02-29'), '2024-02-29');
+    assert.deepEqual(dayOf('2023-02-29'), ['expires_at is invalid']);
+    assert.deepEqual(dayOf('2020-02-30'), ['expires_at is invalid']);
+    assert.deepEqual(dayOf('2020-13-01'), ['expires_at is invalid']);
+    assert.deepEqual(dayOf('2020-01-01Tnoon'), ['expires_at is invalid']);
+  });
+
   it('reads a missing or non-object input as no parameters', () => {
     assert.deepEqual(problemsOf(undefined), ['name is missing']);
     assert.deepEqual(problemsOf('name=x'), ['name is missing']);

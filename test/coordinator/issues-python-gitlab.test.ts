@@ -26,6 +26,7 @@ describe('issues, labels and milestones through python-gitlab', () => {
 
   it('creates and edits milestones', () => {
     assert.deepEqual(seen.milestones, [[1, 'v1.0', 'active'], [2, 'v2.0', 'active']]);
+    assert.equal(seen.milestone_timestamp_day, '2031-03-04', 'a due_date sent as a timestamp is its day');
   });
 
   it('opens issues with labels, a milestone, assignees and tasks; unknown labels are created', () => {
@@ -70,5 +71,9 @@ describe('issues, labels and milestones through python-gitlab', () => {
     assert.deepEqual(seen.developer_created_by_me, [4]);
     assert.equal(seen.developer_delete, 403);
     assert.equal(seen.bad_state_event, 400);
+  });
+
+  it('reads a reply by id through its thread and edits it', () => {
+    assert.deepEqual(seen.thread_note, [true, ['Which palette?', 'The darker one']]);
   });
 });

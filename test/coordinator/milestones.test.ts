@@ -77,6 +77,9 @@ describe('milestones API', () => {
     assert.deepEqual(taken.json, { message: { title: ['has already been taken'] } });
     const backwards = await fx.gantry.api('PUT', url(`/${firstId}`), { body: { due_date: '2023-01-01' } });
     assert.deepEqual(backwards.json, { message: { due_date: ['must be greater than start date'] } });
+    // python-gitlab's own tests send a timestamp; GitLab keeps its day.
+    const stamped = await fx.gantry.api('PUT', url(`/${firstId}`), { body: { due_date: '2024-02-01T23:00:00-05:00' } });
+    assert.deepEqual([stamped.status, stamped.json.due_date], [200, '2024-02-01']);
   });
 
   it('numbers group milestones per group, lists them in projects when asked, and keeps them apart from project routes', async () => {

@@ -129,8 +129,8 @@ function readString(schema: JsonSchema, raw: ParamValue, name: string, problems:
   if (text === undefined) return problems.add(name, 'is invalid');
   if (schema.format === 'date') {
     if (text === '') return undefined;
-    if (!/^\d{4}-\d{2}-\d{2}$/.test(text) || Number.isNaN(Date.parse(text))) return problems.add(name, 'is invalid');
-    return text;
+    const day = calendarDay(text);
+    return day ?? problems.add(name, 'is invalid');
   }
   if (schema.format === 'date-time') {
     if (text === '') return undefined;
@@ -141,6 +141,24 @@ function readString(schema: JsonSchema, raw: ParamValue, name: string, problems:
   if (schema.minLength !== undefined && text.trim().length < schema.minLength) return problems.add(name, 'is missing');
   if (schema.maxLength !== undefined && text.length > schema.maxLength) return problems.add(name, 'is invalid');
   return text;
+}
+
+/** A day or a timestamp on it (`2020-01-01T00:00:00Z`), as grape's `Date` reads it: the day as written, whatever the zone; a day the calendar lacks is invalid. */
+const DAY_WITH_OPTIONAL_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?$/i;
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+function calendarDay(text: string): string | undefined {
+  const match = DAY_WITH_OPTIONAL_TIME.exec(text.trim());
+  if (!match) return undefined;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const daysInMonth = month === 2 && isLeapYear(year) ? 29 : (DAYS_IN_MONTH[month - 1] ?? 0);
+  if (day < 1 || day > daysInMonth) return undefined;
+  return `${match[1]}-${match[2]}-${match[3]}`;
+}
+
+function isLeapYear(year: number): boolean {
+  return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
 }
 
 function readInteger(schema: JsonSchema, raw: ParamValue, name: string, problems: Problems): number | undefined {

@@ -78,6 +78,13 @@ export function discussionsRoutes({ discussions, notes }: CoordinatorServices, e
         return reply.code(201).send(serializeNote(note, externalUrl));
       });
 
+      api.get(`${base}/:discussion_id/notes/:note_id`, { schema: { summary: `Get a note in a thread of ${what}`, tags, params: NotePath } }, async (request) => {
+        const { id, note_id, discussion_id } = request.params;
+        const actor = requireActor(request);
+        await discussions.assertInThread(id, actor, noteableOf(request.params), discussion_id, note_id);
+        return serializeNote(await notes.get(id, actor, noteableOf(request.params), note_id), externalUrl);
+      });
+
       api.put(`${base}/:discussion_id/notes/:note_id`, { schema: { summary: `Edit${onMergeRequest ? ' or resolve' : ''} a note in a thread of ${what}`, tags, params: NotePath, body: NoteUpdate } }, async (request) => {
         const actor = requireActor(request);
         const { id, note_id } = request.params;

@@ -8,15 +8,18 @@ export interface CiVariableRecord {
   /** Only given to pipelines on protected refs. */
   protected: boolean;
   masked: boolean;
-  /** Project variables: `*` or an environment name or pattern; group variables: always `*`. */
+  /** Project variables: `*` or an environment name or pattern; group and instance variables: always `*`. */
   environment_scope: string;
+  /** Instance variables only: the runner does not expand `$` references in the value. */
+  raw?: boolean;
 }
 
 export type CiVariableChanges = Partial<Omit<CiVariableRecord, 'key' | 'environment_scope'>>;
 
 /**
  * Variables of one owner (a project, or a group): unique by key and environment scope.
- * Implemented for projects (`ci_variables`) and groups (`ci_group_variables`).
+ * Implemented for projects (`ci_variables`), groups (`ci_group_variables`) and the instance
+ * (`ci_instance_variables`, its one owner: the owner id is not read).
  */
 export interface CiVariablesStore {
   /** Oldest first. */

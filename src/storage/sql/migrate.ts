@@ -43,6 +43,7 @@ import { activityDaysSubkeysEmailAddresses } from './migrations/040-activity-day
 import { deploymentMergeRequests } from './migrations/042-deployment-merge-requests.ts';
 import { secretKeyCheck } from './migrations/044-secret-key-check.ts';
 import { mergeRequestIssueLinks } from './migrations/045-merge-request-issue-links.ts';
+import { ciInstanceVariables } from './migrations/046-ci-instance-variables.ts';
 
 /** Ordered migrations; names never change once released. */
 const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
@@ -88,6 +89,7 @@ const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
   ['042-deployment-merge-requests', deploymentMergeRequests],
   ['044-secret-key-check', secretKeyCheck],
   ['045-merge-request-issue-links', mergeRequestIssueLinks],
+  ['046-ci-instance-variables', ciInstanceVariables],
 ];
 
 /** The names of every migration, in order: a schema's identity (the tests' PostgreSQL template is keyed on it). */

@@ -87,6 +87,11 @@ export interface CiGroupVariablesTable extends VariableColumns {
   group_id: number;
 }
 
+/** Migration 046: the instance's variables, unique by key. */
+export interface CiInstanceVariablesTable extends VariableColumns {
+  raw: number;
+}
+
 export interface CiTriggersTable {
   id: Generated<number>;
   project_id: number;

@@ -1,7 +1,7 @@
 import type { Generated } from '#deps/kysely';
 import type { CiArtifactEntriesTable, CiJobArtifactsTable, CiJobsTable, CiJobVariablesTable, CiPipelinesTable, CiPipelineVariablesTable, CiStagesTable, CiTraceChunksTable, InternalIdsTable } from './schema-ci.ts';
 import type {
-  CiGroupVariablesTable, CiPipelineSchedulesTable, CiPipelineScheduleVariablesTable, CiRunnerManagersTable, CiRunnerNamespacesTable, CiRunnerProjectsTable,
+  CiGroupVariablesTable, CiInstanceVariablesTable, CiPipelineSchedulesTable, CiPipelineScheduleVariablesTable, CiRunnerManagersTable, CiRunnerNamespacesTable, CiRunnerProjectsTable,
   CiRunnersTable, CiTriggersTable, CiVariablesTable, DeploymentMergeRequestsTable, DeploymentsTable, EnvironmentsTable, NamespaceRunnersTokensTable, TaskCountersTable, TasksTable,
 } from './schema-ci-settings.ts';
 import type { CommitCommentsTable } from './schema-commit-comments.ts';
@@ -275,6 +275,7 @@ export interface DatabaseSchema {
   ci_trace_chunks: CiTraceChunksTable;
   ci_variables: CiVariablesTable;
   ci_group_variables: CiGroupVariablesTable;
+  ci_instance_variables: CiInstanceVariablesTable;
   ci_triggers: CiTriggersTable;
   ci_pipeline_schedules: CiPipelineSchedulesTable;
   ci_pipeline_schedule_variables: CiPipelineScheduleVariablesTable;

@@ -7,6 +7,7 @@ import { inTransaction, type Db } from './database.ts';
 export const SEALED_COLUMNS: ReadonlyArray<{ table: string; key: readonly string[]; columns: readonly string[] }> = [
   { table: 'ci_variables', key: ['id'], columns: ['value'] },
   { table: 'ci_group_variables', key: ['id'], columns: ['value'] },
+  { table: 'ci_instance_variables', key: ['id'], columns: ['value'] },
   { table: 'ci_pipeline_schedule_variables', key: ['id'], columns: ['value'] },
   { table: 'ci_pipeline_variables', key: ['id'], columns: ['value'] },
   { table: 'ci_job_variables', key: ['artifact_id', 'position'], columns: ['value'] },

@@ -53,6 +53,21 @@ describe('CI settings storage: variables, triggers, schedules, environments, dep
     assert.deepEqual(await groupVariables.list(child.id), []);
   });
 
+  it('keeps instance variables unique by key, with their raw flag, in one list', async () => {
+    const { instanceVariables } = database.stores;
+    assert.deepEqual(await instanceVariables.create(0, variable('EVERYWHERE', { raw: true }), NOW), variable('EVERYWHERE', { raw: true }));
+    await instanceVariables.create(0, variable('PLAIN'), NOW);
+    await assert.rejects(instanceVariables.create(0, variable('PLAIN'), NOW), (error: unknown) => isUniqueViolation(error));
+    assert.deepEqual(await instanceVariables.list(), [variable('EVERYWHERE', { raw: true }), variable('PLAIN', { raw: false })]);
+    assert.equal(await instanceVariables.find(0, 'PLAIN', 'production'), undefined, 'no environment scopes');
+    const updated = await instanceVariables.update(0, 'EVERYWHERE', '*', { raw: false, masked: true, value: 'changed1' }, LATER);
+    assert.deepEqual(updated, variable('EVERYWHERE', { raw: false, masked: true, value: 'changed1' }));
+    assert.equal(await instanceVariables.update(0, 'NOPE', '*', { value: 'x' }, LATER), undefined);
+    assert.equal(await instanceVariables.delete(0, 'PLAIN', '*'), true);
+    assert.equal(await instanceVariables.delete(0, 'PLAIN', '*'), false);
+    assert.deepEqual((await instanceVariables.list()).map((v) => v.key), ['EVERYWHERE']);
+  });
+
   it('finds triggers by token and records their use', async () => {
     const { triggers } = database.stores;
     const trigger = await triggers.create({ project_id: project.id, token: 'trigger-token-1', description: 'deploy', owner_id: 1, created_at: NOW });

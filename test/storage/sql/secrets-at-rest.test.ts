@@ -64,6 +64,8 @@ describe('secrets at rest', () => {
     assert.equal((await stores.projectVariables.find(project.id, 'TOKEN'))?.value, SECRET);
     assert.equal((await stores.projectVariables.update(project.id, 'TOKEN', '*', { value: `${SECRET}-2` }, NOW))?.value, `${SECRET}-2`);
     assert.equal((await stores.groupVariables.list(group.id))[0]?.value, SECRET);
+    await stores.instanceVariables.create(0, { ...variable, raw: true }, NOW);
+    assert.deepEqual((await stores.instanceVariables.update(0, 'TOKEN', '*', { value: `${SECRET}-i` }, NOW))?.value, `${SECRET}-i`);
 
     const schedule = await stores.schedules.create({ project_id: project.id, description: 's', ref: 'main', cron: '0 1 * * *', cron_timezone: 'UTC', next_run_at: null, active: true, owner_id: null, created_at: NOW, updated_at: NOW });
     await stores.schedules.createVariable(schedule.id, { key: 'S', value: SECRET, variable_type: 'env_var' }, NOW);
@@ -89,7 +91,7 @@ describe('secrets at rest', () => {
     assert.deepEqual((await stores.integrations.find(project.id, 'slack'))?.properties, { webhook: 'https://example.net/slack', password: SECRET });
 
     for (const [table, column] of [
-      ['ci_variables', 'value'], ['ci_group_variables', 'value'], ['ci_pipeline_schedule_variables', 'value'], ['ci_pipeline_variables', 'value'],
+      ['ci_variables', 'value'], ['ci_group_variables', 'value'], ['ci_instance_variables', 'value'], ['ci_pipeline_schedule_variables', 'value'], ['ci_pipeline_variables', 'value'],
       ['ci_job_variables', 'value'], ['web_hooks', 'url'], ['web_hooks', 'token'], ['integrations', 'properties'],
     ] as const) {
       await assertNoPlaintext(database, table, column, box);

@@ -151,3 +151,65 @@ function groupByOwner(secrets: SecretBox, rows: readonly VariableRow[]): Map<num
   }
   return byOwner;
 }
+
+interface InstanceVariableRow extends Omit<VariableRow, 'owner_id' | 'environment_scope'> {
+  raw: number;
+}
+
+/**
+ * The instance's variables (`ci_instance_variables`): unique by key, scope always `*`. The
+ * instance is their one owner, so the owner ids of CiVariablesStore are not read.
+ */
+export class SqlInstanceVariablesStore implements CiVariablesStore {
+  constructor(
+    private readonly db: Db,
+    private readonly secrets: SecretBox,
+  ) {}
+
+  private select() {
+    return this.db.selectFrom('ci_instance_variables').select(['key', 'value', 'variable_type', 'protected', 'masked', 'raw']);
+  }
+
+  private toRecord(row: InstanceVariableRow): CiVariableRecord {
+    return { ...toVariable({ ...row, owner_id: 0, environment_scope: '*' }, this.secrets), raw: row.raw === 1 };
+  }
+
+  async list(): Promise<CiVariableRecord[]> {
+    return (await this.select().orderBy('id').execute()).map((row) => this.toRecord(row));
+  }
+
+  async listForOwners(ownerIds: readonly number[]): Promise<Map<number, CiVariableRecord[]>> {
+    const variables = await this.list();
+    return new Map(ownerIds.map((ownerId) => [ownerId, variables]));
+  }
+
+  async find(_ownerId: number, key: string, environmentScope?: string): Promise<CiVariableRecord | undefined> {
+    if (environmentScope !== undefined && environmentScope !== '*') return undefined;
+    const row = await this.select().where('key', '=', key).executeTakeFirst();
+    return row && this.toRecord(row);
+  }
+
+  async create(_ownerId: number, variable: CiVariableRecord, now: string): Promise<CiVariableRecord> {
+    const { environment_scope: _scope, ...columns } = variable;
+    const raw = variable.raw ?? false;
+    await this.db
+      .insertInto('ci_instance_variables')
+      .values({ ...columns, value: this.secrets.seal(variable.value), protected: variable.protected ? 1 : 0, masked: variable.masked ? 1 : 0, raw: raw ? 1 : 0, created_at: now, updated_at: now })
+      .execute();
+    return { ...variable, environment_scope: '*', raw };
+  }
+
+  async update(_ownerId: number, key: string, environmentScope: string, changes: CiVariableChanges, now: string): Promise<CiVariableRecord | undefined> {
+    if (environmentScope !== '*') return undefined;
+    const columns = toColumns(changes, this.secrets);
+    if (changes.raw !== undefined) columns.raw = changes.raw ? 1 : 0;
+    const row = await this.db.updateTable('ci_instance_variables').set({ ...columns, updated_at: now }).where('key', '=', key).returning(['key', 'value', 'variable_type', 'protected', 'masked', 'raw']).executeTakeFirst();
+    return row && this.toRecord(row);
+  }
+
+  async delete(_ownerId: number, key: string, environmentScope: string): Promise<boolean> {
+    if (environmentScope !== '*') return false;
+    const result = await this.db.deleteFrom('ci_instance_variables').where('key', '=', key).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+}

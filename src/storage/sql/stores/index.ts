@@ -5,7 +5,7 @@ import { SqlAccessFactsStore } from './access-facts.ts';
 import { SqlSchedulesStore } from './ci-schedules.ts';
 import { createCiStores, SqlCiTransactions } from './ci-transactions.ts';
 import { SqlTriggersStore } from './ci-triggers.ts';
-import { SqlGroupVariablesStore, SqlProjectVariablesStore } from './ci-variables.ts';
+import { SqlGroupVariablesStore, SqlInstanceVariablesStore, SqlProjectVariablesStore } from './ci-variables.ts';
 import { SqlCommitCommentsStore } from './commit-comments.ts';
 import { SqlCustomAttributesStore } from './custom-attributes.ts';
 import { SqlUserStatusStore } from './user-status.ts';
@@ -98,6 +98,7 @@ export function createSqlStores(db: Db, writes: TableWrites = new TableWrites(),
     registrationTokens: new SqlRegistrationTokensStore(db),
     projectVariables: new SqlProjectVariablesStore(db, secrets),
     groupVariables: new SqlGroupVariablesStore(db, secrets),
+    instanceVariables: new SqlInstanceVariablesStore(db, secrets),
     triggers: new SqlTriggersStore(db),
     schedules: new SqlSchedulesStore(db, secrets),
     /** Traces in the database (several coordinators); FileTraceStore is the one-coordinator choice. */

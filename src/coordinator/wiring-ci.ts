@@ -143,6 +143,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
     namespaces: stores.namespaces,
     projectVariables: stores.projectVariables,
     groupVariables: stores.groupVariables,
+    instanceVariables: stores.instanceVariables,
     branchRules: context.protectedBranches,
     tagRules: context.protectedTags,
     transactions: stores.ciTransactions,

@@ -40,6 +40,7 @@ export function buildRunnersServices(context: CoordinatorContext, ci: Pick<CiSer
       namespaces: stores.namespaces,
       projectVariables: stores.projectVariables,
       groupVariables: stores.groupVariables,
+      instanceVariables: stores.instanceVariables,
       externalUrl: context.config.externalUrl,
       mergeRequestInfo: (pipeline) => ci.mergeRequestPipelines.infoForPipeline(pipeline),
     }),

@@ -166,6 +166,8 @@ export async function makeWalkWorld(gantry: TestCoordinator): Promise<WalkWorld>
   // CI settings: variables named like the custom attribute (the `:key` every route is walked with).
   await call('POST', `${projectUrl}/variables`, { key: 'color', value: 'blue' });
   await call('POST', `/groups/${group.id}/variables`, { key: 'color', value: 'blue' });
+  // The instance's one: a second world on the same coordinator finds it there.
+  if ((await gantry.api('GET', '/admin/ci/variables/color')).status === 404) await call('POST', '/admin/ci/variables', { key: 'color', value: 'blue' });
   const scheduleId = await idOf('POST', `${projectUrl}/pipeline_schedules`, { description: 'walk', ref: 'main', cron: '0 1 * * *' });
   await call('POST', `${projectUrl}/pipeline_schedules/${scheduleId}/variables`, { key: 'color', value: 'blue' });
   const { stores } = gantry.coordinator.context;

@@ -4,7 +4,7 @@ import { Type } from '#deps/typebox';
 import { requireActor } from '../../http/auth.ts';
 import { Param } from '../../http/gitlab-params.ts';
 import { PAGINATION, pageOf, setPaginationHeaders } from '../../http/pagination.ts';
-import { serializeGroupVariable, serializeProjectVariable } from '../../http/serializers/ci/settings.ts';
+import { serializeGroupVariable, serializeInstanceVariable, serializeProjectVariable } from '../../http/serializers/ci/settings.ts';
 import type { VariableFilter } from '../../services/ci/variables.ts';
 import type { CoordinatorServices, EdgeConfig } from '../../wiring.ts';
 
@@ -14,6 +14,7 @@ const ProjectPath = Type.Object({ id: Param.string({ description: 'Project id or
 const ProjectKeyPath = Type.Object({ id: Param.string({ description: 'Project id or URL-encoded full path' }), key: Param.string({ description: 'The variable key' }) });
 const GroupPath = Type.Object({ id: Param.string({ description: 'Group id or URL-encoded full path' }) });
 const GroupKeyPath = Type.Object({ id: Param.string({ description: 'Group id or URL-encoded full path' }), key: Param.string({ description: 'The variable key' }) });
+const InstanceKeyPath = Type.Object({ key: Param.string({ description: 'The variable key' }) });
 const PageQuery = Type.Object(PAGINATION);
 
 const FILTER = {
@@ -42,22 +43,35 @@ const GroupCreateBody = Type.Object({
 });
 const GroupUpdateBody = Type.Object({ value: Param.string({ description: 'The value' }), ...COMMON_FLAGS });
 
+const RAW = { raw: Type.Optional(Param.boolean({ description: 'The runner leaves `$` references in the value unexpanded (default false)' })) };
+const InstanceCreateBody = Type.Object({
+  key: Param.string({ minLength: 1, description: 'The key: at most 255 characters, only A-Z, a-z, 0-9 and _' }),
+  value: Param.string({ description: 'The value' }),
+  ...COMMON_FLAGS,
+  ...RAW,
+});
+const InstanceUpdateBody = Type.Object({ value: Type.Optional(Param.string({ description: 'The value' })), ...COMMON_FLAGS, ...RAW });
+
 function filterOf(source: { filter?: Record<string, string> }): VariableFilter {
   return { environmentScope: source.filter?.environment_scope };
 }
 
-function changesOf(body: { value?: string; variable_type?: (typeof VARIABLE_TYPES)[number]; protected?: boolean; masked?: boolean }) {
-  return { value: body.value, variableType: body.variable_type, protected: body.protected, masked: body.masked };
+function changesOf(body: { value?: string; variable_type?: (typeof VARIABLE_TYPES)[number]; protected?: boolean; masked?: boolean; raw?: boolean }) {
+  return { value: body.value, variableType: body.variable_type, protected: body.protected, masked: body.masked, raw: body.raw };
 }
 
 const tags = ['ci variables'];
 
-/** `/projects/:id/variables[/:key]` (Maintainers) and `/groups/:id/variables[/:key]` (group Maintainers and Owners). */
-export function ciVariablesRoutes({ projectVariables, groupVariables }: CoordinatorServices, edge: EdgeConfig): FastifyPluginAsync {
+/**
+ * `/projects/:id/variables[/:key]` (Maintainers), `/groups/:id/variables[/:key]` (group
+ * Maintainers and Owners) and `/admin/ci/variables[/:key]` (administrators).
+ */
+export function ciVariablesRoutes({ projectVariables, groupVariables, instanceVariables }: CoordinatorServices, edge: EdgeConfig): FastifyPluginAsync {
   return async (app) => {
     const api = app.withTypeProvider<TypeBoxTypeProvider>();
     const project = '/projects/:id/variables';
     const group = '/groups/:id/variables';
+    const instance = '/admin/ci/variables';
 
     api.get(project, { schema: { summary: "List a project's CI variables", tags, params: ProjectPath, querystring: PageQuery } }, async (request, reply) => {
       const page = pageOf(request.query);
@@ -111,6 +125,31 @@ export function ciVariablesRoutes({ projectVariables, groupVariables }: Coordina
 
     api.delete(`${group}/:key`, { schema: { summary: 'Delete a CI variable of a group', tags, params: GroupKeyPath } }, async (request, reply) => {
       await groupVariables.remove(request.params.id, requireActor(request), request.params.key);
+      return reply.code(204).send();
+    });
+
+    api.get(instance, { schema: { summary: "List the instance's CI variables", tags, querystring: PageQuery } }, async (request, reply) => {
+      const page = pageOf(request.query);
+      const { items, total } = await instanceVariables.list(requireActor(request), { offset: page.offset, limit: page.perPage });
+      setPaginationHeaders(request, reply, edge.externalUrl, page, { total });
+      return items.map(serializeInstanceVariable);
+    });
+
+    api.get(`${instance}/:key`, { schema: { summary: 'Get a CI variable of the instance', tags, params: InstanceKeyPath } }, async (request) => {
+      return serializeInstanceVariable(await instanceVariables.get(requireActor(request), request.params.key));
+    });
+
+    api.post(instance, { schema: { summary: 'Create a CI variable of the instance', tags, body: InstanceCreateBody } }, async (request, reply) => {
+      const input = { key: request.body.key, ...changesOf(request.body), value: request.body.value };
+      return reply.code(201).send(serializeInstanceVariable(await instanceVariables.create(requireActor(request), input)));
+    });
+
+    api.put(`${instance}/:key`, { schema: { summary: 'Update a CI variable of the instance', tags, params: InstanceKeyPath, body: InstanceUpdateBody } }, async (request) => {
+      return serializeInstanceVariable(await instanceVariables.update(requireActor(request), request.params.key, changesOf(request.body ?? {})));
+    });
+
+    api.delete(`${instance}/:key`, { schema: { summary: 'Delete a CI variable of the instance', tags, params: InstanceKeyPath } }, async (request, reply) => {
+      await instanceVariables.remove(requireActor(request), request.params.key);
       return reply.code(204).send();
     });
   };

@@ -16,6 +16,8 @@ export interface NewVariable {
   masked?: boolean;
   /** Project variables only; `*` when absent. */
   environmentScope?: string;
+  /** Instance variables only. */
+  raw?: boolean;
 }
 
 export interface VariableChanges {
@@ -23,6 +25,8 @@ export interface VariableChanges {
   variableType?: CiVariableType;
   protected?: boolean;
   masked?: boolean;
+  /** Instance variables only. */
+  raw?: boolean;
 }
 
 /** Which of several same-key variables a request means (`filter[environment_scope]`); project variables only. */
@@ -33,16 +37,22 @@ export interface VariableFilter {
 const ALL_ENVIRONMENTS = '*';
 
 /**
- * The variables of one owner (a project or a group) in one store: GitLab's validations,
- * uniqueness by key and environment scope, and picking a variable among same-key ones.
+ * The variables of one owner (a project, a group or the instance) in one store: GitLab's
+ * validations, uniqueness by key and environment scope, and picking a variable among same-key ones.
  */
 class OwnedVariables {
   constructor(
     private readonly store: CiVariablesStore,
     private readonly ownerId: number,
-    /** Whether variables have environment scopes (projects) or are all `*` (groups). */
+    /** Whether variables have environment scopes (projects) or are all `*` (groups, the instance). */
     private readonly scoped: boolean,
+    /** The `404 <resource> Not Found` GitLab names for this owner's variables. */
+    private readonly notFoundResource?: string,
   ) {}
+
+  private notFound(): GantryError {
+    return new GantryError('GANTRY_E_VARIABLE_NOT_FOUND', undefined, this.notFoundResource === undefined ? {} : { resource: this.notFoundResource });
+  }
 
   async page(page: Page): Promise<Paged<CiVariableRecord>> {
     return pageOfList(await this.store.list(this.ownerId), page);
@@ -56,7 +66,7 @@ class OwnedVariables {
       throw new GantryError('GANTRY_E_VARIABLE_AMBIGUOUS', "There are multiple variables with provided parameters. Please use 'filter[environment_scope]'");
     }
     const [variable] = matches;
-    if (!variable) throw new GantryError('GANTRY_E_VARIABLE_NOT_FOUND');
+    if (!variable) throw this.notFound();
     return variable;
   }
 
@@ -68,6 +78,7 @@ class OwnedVariables {
       protected: input.protected ?? false,
       masked: input.masked ?? false,
       environment_scope: this.scoped ? (input.environmentScope ?? ALL_ENVIRONMENTS) : ALL_ENVIRONMENTS,
+      ...(input.raw !== undefined ? { raw: input.raw } : {}),
     };
     const errors: FieldErrors = keyErrors(variable.key);
     valueErrors(variable.value, variable.masked, errors);
@@ -90,15 +101,15 @@ class OwnedVariables {
     const masked = changes.masked ?? current.masked;
     const errors = valueErrors(changes.value ?? current.value, masked);
     if (Object.keys(errors).length > 0) throw validationFailed(errors);
-    const stored: CiVariableChanges = { value: changes.value, variable_type: changes.variableType, protected: changes.protected, masked: changes.masked };
+    const stored: CiVariableChanges = { value: changes.value, variable_type: changes.variableType, protected: changes.protected, masked: changes.masked, raw: changes.raw };
     const updated = await this.store.update(this.ownerId, current.key, current.environment_scope, stored, new Date().toISOString());
-    if (!updated) throw new GantryError('GANTRY_E_VARIABLE_NOT_FOUND');
+    if (!updated) throw this.notFound();
     return updated;
   }
 
   async remove(key: string, filter: VariableFilter): Promise<void> {
     const current = await this.find(key, filter);
-    if (!(await this.store.delete(this.ownerId, current.key, current.environment_scope))) throw new GantryError('GANTRY_E_VARIABLE_NOT_FOUND');
+    if (!(await this.store.delete(this.ownerId, current.key, current.environment_scope))) throw this.notFound();
   }
 }
 
@@ -173,5 +184,43 @@ export class GroupVariablesService {
     const group: NamespaceRecord = await this.deps.lookup.readableGroup(groupRef, actor);
     if (!(await this.deps.permissions.canManageGroupCiVariables(group, actor))) throw accessDenied();
     return new OwnedVariables(this.deps.variables, group.id, false);
+  }
+}
+
+export interface InstanceVariablesServiceDeps {
+  variables: CiVariablesStore;
+  permissions: Pick<Permissions, 'isAdministrator'>;
+}
+
+/** The instance's one owner id in the variables store (which does not read it). */
+const INSTANCE = 0;
+
+/** `/admin/ci/variables`: administrators manage the instance's CI variables (unique by key, no environment scope). */
+export class InstanceVariablesService {
+  constructor(private readonly deps: InstanceVariablesServiceDeps) {}
+
+  async list(actor: UserRecord, page: Page): Promise<Paged<CiVariableRecord>> {
+    return this.of(actor).page(page);
+  }
+
+  async get(actor: UserRecord, key: string): Promise<CiVariableRecord> {
+    return this.of(actor).find(key, {});
+  }
+
+  async create(actor: UserRecord, input: Omit<NewVariable, 'environmentScope'>): Promise<CiVariableRecord> {
+    return this.of(actor).create({ ...input, raw: input.raw ?? false });
+  }
+
+  async update(actor: UserRecord, key: string, changes: VariableChanges): Promise<CiVariableRecord> {
+    return this.of(actor).update(key, {}, changes);
+  }
+
+  async remove(actor: UserRecord, key: string): Promise<void> {
+    await this.of(actor).remove(key, {});
+  }
+
+  private of(actor: UserRecord): OwnedVariables {
+    if (!this.deps.permissions.isAdministrator(actor)) throw accessDenied();
+    return new OwnedVariables(this.deps.variables, INSTANCE, false, 'InstanceVariable');
   }
 }

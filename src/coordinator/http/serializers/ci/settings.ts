@@ -20,6 +20,11 @@ export function serializeGroupVariable(variable: CiVariableRecord): GroupVariabl
   return { variable_type: variable.variable_type, key: variable.key, value: variable.value, protected: variable.protected, masked: variable.masked };
 }
 
+/** GitLab's instance variable: a group variable's fields and `raw`. */
+export function serializeInstanceVariable(variable: CiVariableRecord): GroupVariableJson & { raw: boolean } {
+  return { ...serializeGroupVariable(variable), raw: variable.raw ?? false };
+}
+
 export function serializeProjectVariable(variable: CiVariableRecord): ProjectVariableJson {
   return { ...serializeGroupVariable(variable), environment_scope: variable.environment_scope };
 }

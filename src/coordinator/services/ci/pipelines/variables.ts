@@ -6,12 +6,13 @@ import type { NamespacesStore, ProjectRecord } from '../../../../storage/types.t
 export interface PipelineVariableSources {
   projectVariables: Pick<CiVariablesStore, 'list'>;
   groupVariables: Pick<CiVariablesStore, 'listForOwners'>;
+  instanceVariables: Pick<CiVariablesStore, 'list'>;
   namespaces: Pick<NamespacesStore, 'findById' | 'ancestors'>;
 }
 
 /**
  * Every user-defined variable of a pipeline, in reference §7.2's precedence (later wins, the
- * compiler orders by source): group variables from the top group down to the project's own
+ * compiler orders by source): the instance's variables (`raw` ones kept unexpanded), group variables from the top group down to the project's own
  * (the closest group wins), project variables with their environment scopes, then the
  * variables the run was given (trigger, API run, schedule). Which of them reach the pipeline
  * and each job (protected ones on protected refs only, scoped ones in their environments) is
@@ -23,13 +24,17 @@ export async function pipelineContextVariables(
   given: readonly PipelineVariableRecord[],
   givenSource: Extract<VariableSource, 'trigger' | 'pipeline' | 'schedule'>,
 ): Promise<ContextVariable[]> {
+  const instance = (await sources.instanceVariables.list(INSTANCE)).map((variable) => ({ ...fromStored(variable, 'instance'), ...(variable.raw ? { raw: true } : {}) }));
   const groupIds = await namespaceChainTopDown(sources, project.namespace_id);
   const byGroup = groupIds.length > 0 ? await sources.groupVariables.listForOwners(groupIds) : new Map<number, CiVariableRecord[]>();
   const group = groupIds.flatMap((id) => byGroup.get(id) ?? []).map((variable) => fromStored(variable, 'group'));
   const own = (await sources.projectVariables.list(project.id)).map((variable) => ({ ...fromStored(variable, 'project'), environmentScope: variable.environment_scope }));
   const run = given.map((variable): ContextVariable => ({ key: variable.key, value: variable.value, file: variable.variable_type === 'file', source: givenSource }));
-  return [...group, ...own, ...run];
+  return [...instance, ...group, ...own, ...run];
 }
+
+/** The instance's one owner id in its variables store (which does not read it). */
+const INSTANCE = 0;
 
 /** Group ids of the project's namespace chain, top-level group first; none for a personal namespace. */
 async function namespaceChainTopDown(sources: PipelineVariableSources, namespaceId: number): Promise<number[]> {

@@ -14,6 +14,9 @@ export interface CiVariableRecord {
   raw?: boolean;
 }
 
+/** The owner id the instance's variables go by in a CiVariablesStore (which does not read it: the instance is their one owner). */
+export const INSTANCE_VARIABLES_OWNER = 0;
+
 export type CiVariableChanges = Partial<Omit<CiVariableRecord, 'key' | 'environment_scope'>>;
 
 /**

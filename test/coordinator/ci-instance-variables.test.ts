@@ -46,7 +46,7 @@ describe('instance CI variables API', () => {
     const longKey = await gantry.api('POST', url(), { body: { key: 'K'.repeat(256), value: 'x' } });
     assert.deepEqual([longKey.status, longKey.json], [400, { message: { key: ['is too long (maximum is 255 characters)'] } }]);
     const longValue = await gantry.api('POST', url(), { body: { key: 'LONG', value: 'v'.repeat(10_001) } });
-    assert.deepEqual([longValue.status, longValue.json], [400, { message: { value: ['is too long (maximum is 10000 characters)'] } }]);
+    assert.deepEqual([longValue.status, longValue.json], [400, { message: { value: ['The value of the provided variable exceeds the 10000 character limit'] } }]);
     const badType = await gantry.api('POST', url(), { body: { key: 'K', value: 'x', variable_type: 'secret' } });
     assert.deepEqual([badType.status, badType.json], [400, { error: 'variable_type does not have a valid value' }]);
     for (const value of ['short', 'has space in it', 'two\nlines!!']) {
@@ -67,6 +67,8 @@ describe('instance CI variables API', () => {
     assert.deepEqual((await gantry.api('GET', url('/PLAIN'))).json, flags.json);
     const unmaskable = await gantry.api('PUT', url('/PLAIN'), { body: { value: 'not maskable' } });
     assert.deepEqual([unmaskable.status, unmaskable.json], [400, { message: { value: ['is invalid'] } }]);
+    const longValue = await gantry.api('PUT', url('/PLAIN'), { body: { value: 'v'.repeat(10_001) } });
+    assert.deepEqual([longValue.status, longValue.json], [400, { message: { value: ['The value of the provided variable exceeds the 10000 character limit'] } }]);
     const badType = await gantry.api('PUT', url('/PLAIN'), { body: { variable_type: 'secret' } });
     assert.equal(badType.status, 400);
     const nothing = await gantry.api('PUT', url('/PLAIN'));
@@ -97,5 +99,14 @@ describe('instance CI variables API', () => {
     assert.deepEqual(all, ['DEPLOY_TOKEN', 'PAGE_A', 'PAGE_B', 'PAGE_C']);
     const page = await gantry.api('GET', url('?per_page=2&page=2'));
     assert.deepEqual([page.headers['x-total'], page.headers['x-total-pages'], page.list.map((variable) => variable.key)], ['4', '2', ['PAGE_B', 'PAGE_C']]);
+  });
+
+  it("holds at most 25, GitLab's ci_instance_level_variables limit of a new instance", async () => {
+    for (let index = 4; index < 25; index++) assert.equal((await gantry.api('POST', url(), { body: { key: `FILL_${index}`, value: 'v' } })).status, 201);
+    const past = await gantry.api('POST', url(), { body: { key: 'ONE_TOO_MANY', value: 'v' } });
+    assert.deepEqual([past.status, past.json], [400, { message: { base: ['Maximum number of ci instance level variables (25) exceeded'] } }]);
+    assert.equal((await gantry.api('GET', url())).headers['x-total'], '25');
+    assert.equal((await gantry.api('DELETE', url('/FILL_4'))).status, 204);
+    assert.equal((await gantry.api('POST', url(), { body: { key: 'ONE_TOO_MANY', value: 'v' } })).status, 201, 'room again after a delete');
   });
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { isUniqueViolation } from '../../../src/storage/sql/database.ts';
-import type { CiVariableRecord } from '../../../src/storage/types-ci-settings.ts';
+import { INSTANCE_VARIABLES_OWNER, type CiVariableRecord } from '../../../src/storage/types-ci-settings.ts';
 import type { NamespaceRecord, ProjectRecord } from '../../../src/storage/types.ts';
 import { buildJob, createGroup, createPipeline, createProject, NOW, openCiTestDatabase, type CiTestDatabase } from './ci-fixtures.ts';
 
@@ -55,16 +55,16 @@ describe('CI settings storage: variables, triggers, schedules, environments, dep
 
   it('keeps instance variables unique by key, with their raw flag, in one list', async () => {
     const { instanceVariables } = database.stores;
-    assert.deepEqual(await instanceVariables.create(0, variable('EVERYWHERE', { raw: true }), NOW), variable('EVERYWHERE', { raw: true }));
-    await instanceVariables.create(0, variable('PLAIN'), NOW);
-    await assert.rejects(instanceVariables.create(0, variable('PLAIN'), NOW), (error: unknown) => isUniqueViolation(error));
+    assert.deepEqual(await instanceVariables.create(INSTANCE_VARIABLES_OWNER, variable('EVERYWHERE', { raw: true }), NOW), variable('EVERYWHERE', { raw: true }));
+    await instanceVariables.create(INSTANCE_VARIABLES_OWNER, variable('PLAIN'), NOW);
+    await assert.rejects(instanceVariables.create(INSTANCE_VARIABLES_OWNER, variable('PLAIN'), NOW), (error: unknown) => isUniqueViolation(error));
     assert.deepEqual(await instanceVariables.list(), [variable('EVERYWHERE', { raw: true }), variable('PLAIN', { raw: false })]);
-    assert.equal(await instanceVariables.find(0, 'PLAIN', 'production'), undefined, 'no environment scopes');
-    const updated = await instanceVariables.update(0, 'EVERYWHERE', '*', { raw: false, masked: true, value: 'changed1' }, LATER);
+    assert.equal(await instanceVariables.find(INSTANCE_VARIABLES_OWNER, 'PLAIN', 'production'), undefined, 'no environment scopes');
+    const updated = await instanceVariables.update(INSTANCE_VARIABLES_OWNER, 'EVERYWHERE', '*', { raw: false, masked: true, value: 'changed1' }, LATER);
     assert.deepEqual(updated, variable('EVERYWHERE', { raw: false, masked: true, value: 'changed1' }));
-    assert.equal(await instanceVariables.update(0, 'NOPE', '*', { value: 'x' }, LATER), undefined);
-    assert.equal(await instanceVariables.delete(0, 'PLAIN', '*'), true);
-    assert.equal(await instanceVariables.delete(0, 'PLAIN', '*'), false);
+    assert.equal(await instanceVariables.update(INSTANCE_VARIABLES_OWNER, 'NOPE', '*', { value: 'x' }, LATER), undefined);
+    assert.equal(await instanceVariables.delete(INSTANCE_VARIABLES_OWNER, 'PLAIN', '*'), true);
+    assert.equal(await instanceVariables.delete(INSTANCE_VARIABLES_OWNER, 'PLAIN', '*'), false);
     assert.deepEqual((await instanceVariables.list()).map((v) => v.key), ['EVERYWHERE']);
   });
 

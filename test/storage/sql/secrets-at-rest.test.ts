@@ -7,6 +7,7 @@ import { SEALED_PREFIX, SecretBox } from '../../../src/storage/secret-box.ts';
 import { checkSecretKey, sealStoredSecrets } from '../../../src/storage/sql/secrets-at-rest.ts';
 import { createSqlStores, type SqlStores } from '../../../src/storage/sql/stores/index.ts';
 import { HOOK_EVENT_FLAGS, type HookEvents, type HookSettings } from '../../../src/storage/types-hooks.ts';
+import { INSTANCE_VARIABLES_OWNER } from '../../../src/storage/types-ci-settings.ts';
 import { INTEGRATION_EVENT_FLAGS, type IntegrationEvents } from '../../../src/storage/types-integrations.ts';
 import { buildJob, createGroup, createPipeline, createProject, NOW, openCiTestDatabase, type CiTestDatabase } from './ci-fixtures.ts';
 
@@ -64,8 +65,8 @@ describe('secrets at rest', () => {
     assert.equal((await stores.projectVariables.find(project.id, 'TOKEN'))?.value, SECRET);
     assert.equal((await stores.projectVariables.update(project.id, 'TOKEN', '*', { value: `${SECRET}-2` }, NOW))?.value, `${SECRET}-2`);
     assert.equal((await stores.groupVariables.list(group.id))[0]?.value, SECRET);
-    await stores.instanceVariables.create(0, { ...variable, raw: true }, NOW);
-    assert.deepEqual((await stores.instanceVariables.update(0, 'TOKEN', '*', { value: `${SECRET}-i` }, NOW))?.value, `${SECRET}-i`);
+    await stores.instanceVariables.create(INSTANCE_VARIABLES_OWNER, { ...variable, raw: true }, NOW);
+    assert.deepEqual((await stores.instanceVariables.update(INSTANCE_VARIABLES_OWNER, 'TOKEN', '*', { value: `${SECRET}-i` }, NOW))?.value, `${SECRET}-i`);
 
     const schedule = await stores.schedules.create({ project_id: project.id, description: 's', ref: 'main', cron: '0 1 * * *', cron_timezone: 'UTC', next_run_at: null, active: true, owner_id: null, created_at: NOW, updated_at: NOW });
     await stores.schedules.createVariable(schedule.id, { key: 'S', value: SECRET, variable_type: 'env_var' }, NOW);

@@ -27,9 +27,9 @@ export function keyErrors(key: string, errors: FieldErrors = {}): FieldErrors {
   return errors;
 }
 
-/** The value's length, and when the variable is masked GitLab's masking rule ("is invalid"). */
-export function valueErrors(value: string, masked: boolean, errors: FieldErrors = {}): FieldErrors {
-  if (exceedsLength(value, VARIABLE_VALUE_MAX)) add(errors, 'value', tooLongMessage(VARIABLE_VALUE_MAX));
+/** The value's length (`tooLong`: the owner's wording), and when the variable is masked GitLab's masking rule ("is invalid"). */
+export function valueErrors(value: string, masked: boolean, errors: FieldErrors = {}, tooLong = tooLongMessage(VARIABLE_VALUE_MAX)): FieldErrors {
+  if (exceedsLength(value, VARIABLE_VALUE_MAX)) add(errors, 'value', tooLong);
   else if (masked && !MASKABLE_VALUE.test(value)) add(errors, 'value', 'is invalid');
   return errors;
 }
@@ -42,6 +42,13 @@ export function environmentScopeErrors(scope: string, errors: FieldErrors = {}):
   }
   return errors;
 }
+
+/** Ci::InstanceVariable's own wording of a too long value. */
+export const INSTANCE_VALUE_TOO_LONG = `The value of the provided variable exceeds the ${VARIABLE_VALUE_MAX} character limit`;
+
+/** GitLab's `ci_instance_level_variables` limit of a new instance, and Limitable's answer when a create would pass it. */
+export const INSTANCE_VARIABLES_MAX = 25;
+export const INSTANCE_LIMIT_REACHED: Readonly<FieldErrors> = { base: [`Maximum number of ci instance level variables (${INSTANCE_VARIABLES_MAX}) exceeded`] };
 
 /** The uniqueness message of CI variables. */
 export function keyTaken(key: string): FieldErrors {

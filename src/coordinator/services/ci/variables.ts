@@ -1,9 +1,9 @@
 import { accessDenied, GantryError, validationFailed } from '../../../shared/errors.ts';
 import { isUniqueViolation } from '../../../storage/errors.ts';
 import type { CiVariableType } from '../../../storage/types-ci.ts';
-import type { CiVariableChanges, CiVariableRecord, CiVariablesStore } from '../../../storage/types-ci-settings.ts';
+import { INSTANCE_VARIABLES_OWNER, type CiVariableChanges, type CiVariableRecord, type CiVariablesStore } from '../../../storage/types-ci-settings.ts';
 import type { NamespaceRecord, ProjectRecord, UserRecord } from '../../../storage/types.ts';
-import { environmentScopeErrors, keyErrors, keyTaken, valueErrors, type FieldErrors } from './variable-rules.ts';
+import { environmentScopeErrors, INSTANCE_LIMIT_REACHED, INSTANCE_VALUE_TOO_LONG, INSTANCE_VARIABLES_MAX, keyErrors, keyTaken, valueErrors, type FieldErrors } from './variable-rules.ts';
 import type { Lookup } from '../access/lookup.ts';
 import type { Permissions } from '../access/permissions.ts';
 import { pageOfList, type Page, type Paged } from '../repository/pages.ts';
@@ -36,6 +36,21 @@ export interface VariableFilter {
 
 const ALL_ENVIRONMENTS = '*';
 
+/** Where the instance's variables differ from a project's or a group's, as GitLab's Ci::InstanceVariable does. */
+interface OwnerRules {
+  /** The `404 <resource> Not Found` GitLab names for this owner's variables. */
+  notFoundResource?: string;
+  valueTooLong?: string;
+  /** At most `maximum` variables: a create past it is refused with `reached`. */
+  countLimit?: { maximum: number; reached: FieldErrors };
+}
+
+const INSTANCE_RULES: OwnerRules = {
+  notFoundResource: 'InstanceVariable',
+  valueTooLong: INSTANCE_VALUE_TOO_LONG,
+  countLimit: { maximum: INSTANCE_VARIABLES_MAX, reached: INSTANCE_LIMIT_REACHED },
+};
+
 /**
  * The variables of one owner (a project, a group or the instance) in one store: GitLab's
  * validations, uniqueness by key and environment scope, and picking a variable among same-key ones.
@@ -46,12 +61,12 @@ class OwnedVariables {
     private readonly ownerId: number,
     /** Whether variables have environment scopes (projects) or are all `*` (groups, the instance). */
     private readonly scoped: boolean,
-    /** The `404 <resource> Not Found` GitLab names for this owner's variables. */
-    private readonly notFoundResource?: string,
+    private readonly rules: OwnerRules = {},
   ) {}
 
   private notFound(): GantryError {
-    return new GantryError('GANTRY_E_VARIABLE_NOT_FOUND', undefined, this.notFoundResource === undefined ? {} : { resource: this.notFoundResource });
+    const { notFoundResource } = this.rules;
+    return new GantryError('GANTRY_E_VARIABLE_NOT_FOUND', undefined, notFoundResource === undefined ? {} : { resource: notFoundResource });
   }
 
   async page(page: Page): Promise<Paged<CiVariableRecord>> {
@@ -81,11 +96,13 @@ class OwnedVariables {
       ...(input.raw !== undefined ? { raw: input.raw } : {}),
     };
     const errors: FieldErrors = keyErrors(variable.key);
-    valueErrors(variable.value, variable.masked, errors);
+    valueErrors(variable.value, variable.masked, errors, this.rules.valueTooLong);
     if (this.scoped) environmentScopeErrors(variable.environment_scope, errors);
     if (Object.keys(errors).length === 0 && (await this.store.find(this.ownerId, variable.key, variable.environment_scope))) {
       Object.assign(errors, keyTaken(variable.key));
     }
+    const { countLimit } = this.rules;
+    if (countLimit && (await this.store.list(this.ownerId)).length >= countLimit.maximum) Object.assign(errors, countLimit.reached);
     if (Object.keys(errors).length > 0) throw validationFailed(errors);
     try {
       return await this.store.create(this.ownerId, variable, new Date().toISOString());
@@ -99,7 +116,7 @@ class OwnedVariables {
   async update(key: string, filter: VariableFilter, changes: VariableChanges): Promise<CiVariableRecord> {
     const current = await this.find(key, filter);
     const masked = changes.masked ?? current.masked;
-    const errors = valueErrors(changes.value ?? current.value, masked);
+    const errors = valueErrors(changes.value ?? current.value, masked, {}, this.rules.valueTooLong);
     if (Object.keys(errors).length > 0) throw validationFailed(errors);
     const stored: CiVariableChanges = { value: changes.value, variable_type: changes.variableType, protected: changes.protected, masked: changes.masked, raw: changes.raw };
     const updated = await this.store.update(this.ownerId, current.key, current.environment_scope, stored, new Date().toISOString());
@@ -192,9 +209,6 @@ export interface InstanceVariablesServiceDeps {
   permissions: Pick<Permissions, 'isAdministrator'>;
 }
 
-/** The instance's one owner id in the variables store (which does not read it). */
-const INSTANCE = 0;
-
 /** `/admin/ci/variables`: administrators manage the instance's CI variables (unique by key, no environment scope). */
 export class InstanceVariablesService {
   constructor(private readonly deps: InstanceVariablesServiceDeps) {}
@@ -221,6 +235,6 @@ export class InstanceVariablesService {
 
   private of(actor: UserRecord): OwnedVariables {
     if (!this.deps.permissions.isAdministrator(actor)) throw accessDenied();
-    return new OwnedVariables(this.deps.variables, INSTANCE, false, 'InstanceVariable');
+    return new OwnedVariables(this.deps.variables, INSTANCE_VARIABLES_OWNER, false, INSTANCE_RULES);
   }
 }

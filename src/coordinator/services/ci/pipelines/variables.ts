@@ -1,5 +1,5 @@
 import type { ContextVariable, VariableSource } from '../../../../ci/model.ts';
-import type { CiVariableRecord, CiVariablesStore } from '../../../../storage/types-ci-settings.ts';
+import { INSTANCE_VARIABLES_OWNER, type CiVariableRecord, type CiVariablesStore } from '../../../../storage/types-ci-settings.ts';
 import type { PipelineVariableRecord } from '../../../../storage/types-ci.ts';
 import type { NamespacesStore, ProjectRecord } from '../../../../storage/types.ts';
 
@@ -24,7 +24,7 @@ export async function pipelineContextVariables(
   given: readonly PipelineVariableRecord[],
   givenSource: Extract<VariableSource, 'trigger' | 'pipeline' | 'schedule'>,
 ): Promise<ContextVariable[]> {
-  const instance = (await sources.instanceVariables.list(INSTANCE)).map((variable) => ({ ...fromStored(variable, 'instance'), ...(variable.raw ? { raw: true } : {}) }));
+  const instance = (await sources.instanceVariables.list(INSTANCE_VARIABLES_OWNER)).map((variable) => ({ ...fromStored(variable, 'instance'), ...(variable.raw ? { raw: true } : {}) }));
   const groupIds = await namespaceChainTopDown(sources, project.namespace_id);
   const byGroup = groupIds.length > 0 ? await sources.groupVariables.listForOwners(groupIds) : new Map<number, CiVariableRecord[]>();
   const group = groupIds.flatMap((id) => byGroup.get(id) ?? []).map((variable) => fromStored(variable, 'group'));
@@ -32,9 +32,6 @@ export async function pipelineContextVariables(
   const run = given.map((variable): ContextVariable => ({ key: variable.key, value: variable.value, file: variable.variable_type === 'file', source: givenSource }));
   return [...instance, ...group, ...own, ...run];
 }
-
-/** The instance's one owner id in its variables store (which does not read it). */
-const INSTANCE = 0;
 
 /** Group ids of the project's namespace chain, top-level group first; none for a personal namespace. */
 async function namespaceChainTopDown(sources: PipelineVariableSources, namespaceId: number): Promise<number[]> {

@@ -7,6 +7,7 @@ import { Param } from '../../http/gitlab-params.ts';
 import { serializeUserStatus } from '../../http/serializers/accounts/user-status.ts';
 import { CLEAR_STATUS_AFTER, type ClearStatusAfter } from '../../services/accounts/user-status.ts';
 import type { CoordinatorServices } from '../../wiring.ts';
+import { UserIdOrUsername } from './users.ts';
 
 const StatusBody = Type.Object({
   emoji: Type.Optional(Param.string({ description: 'An emoji name; `speech_balloon` when only a message is given' })),
@@ -14,8 +15,6 @@ const StatusBody = Type.Object({
   availability: Type.Optional(Param.oneOf([...USER_AVAILABILITIES])),
   clear_status_after: Type.Optional(Param.oneOf(Object.keys(CLEAR_STATUS_AFTER) as ClearStatusAfter[])),
 });
-
-const UserIdOrUsername = Type.Object({ id: Param.string({ description: 'User id or username' }) });
 
 const tags = ['users'];
 

@@ -109,7 +109,7 @@ export class UsersService {
     return this.find(ref);
   }
 
-  /** As `readable`, for the routes GitLab resolves with its `find_user` (`/users/:user_id/status`): an id or a username. */
+  /** As `readable`, for the routes GitLab resolves with its `find_user` (`/users/:id/status`, `/users/:id/events`): an id or a username. */
   async readableByIdOrUsername(actor: Actor, idOrUsername: string): Promise<UserRecord> {
     await this.ensureReadable(actor);
     return this.deps.lookup.user(idOrUsername);

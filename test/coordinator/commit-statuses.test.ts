@@ -79,6 +79,9 @@ describe('commit statuses', () => {
     const other = await post(project, { state: 'running', ref: 'feature-x' });
     assert.equal(other.json.ref, 'feature-x');
     assert.notEqual(other.json.pipeline_id, lint.json.pipeline_id, 'another ref has its own pipeline');
+    const listedOn = async (query: string) => (await api('GET', `/projects/${project.id}/repository/commits/${project.head}/statuses${query}`)).list.map((status) => status.ref);
+    assert.deepEqual(await listedOn(''), ['main', 'main'], 'without ref, the default branch\'s only');
+    assert.deepEqual(await listedOn('?ref=feature-x'), ['feature-x']);
   });
 
   it('joins the CI pipeline of the sha and ref; CI jobs appear as statuses (ref, stage, name, all filters)', async () => {

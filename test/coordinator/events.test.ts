@@ -122,6 +122,8 @@ describe('activity events (/events, /users/:id/events, /projects/:id/events)', (
     const noteJson = comment.note as Json;
     assert.deepEqual([noteJson.id, noteJson.body, noteJson.noteable_type, noteJson.noteable_id, noteJson.noteable_iid, (noteJson.author as Json).username], [note.json.id, 'I see it too', 'Issue', issue.json.id, iid, 'dev']);
     assert.deepEqual([events.list[0]?.target_id, events.list[0]?.target_iid], [issue.json.id, iid]);
+    // By username too, as GitLab's find_user resolves it.
+    assert.deepEqual((await api('GET', '/users/dev/events?sort=asc', { token: dev.token })).list.map((event) => event.id), events.list.map((event) => event.id));
     // The same from GET /events as dev.
     assert.deepEqual((await api('GET', '/events?sort=asc', { token: dev.token })).list.map((event) => event.id), events.list.map((event) => event.id));
     // The confidential issue's event: its author and reporters up see it, a guest of the group does not.
@@ -176,7 +178,7 @@ describe('activity events (/events, /users/:id/events, /projects/:id/events)', (
     assert.equal((await api('GET', '/events', { token: null })).status, 401);
     assert.deepEqual((await api('GET', '/users/999999/events')).json, { message: '404 User Not Found' });
     assert.deepEqual((await api('GET', '/projects/999999/events')).json, { message: '404 Project Not Found' });
-    assert.equal((await api('GET', '/users/dev/events')).status, 404);
+    assert.deepEqual((await api('GET', '/users/no-such-user/events')).json, { message: '404 User Not Found' });
   });
 
   it('records a merge as "accepted" by whoever merged', async () => {

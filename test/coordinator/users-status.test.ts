@@ -28,6 +28,17 @@ describe('user status', () => {
     assert.deepEqual((await gantry.api('GET', '/user/status', { token: bob.token })).json, UNSET);
   });
 
+  it('/users/:id/status also takes a username, as GitLab\'s find_user does (Renovate\'s filterUnavailableUsers asks by username)', async () => {
+    await gantry.api('PUT', '/user/status', { token: bob.token, body: { emoji: 'coffee', availability: 'busy' } });
+    const byName = await gantry.api('GET', '/users/bob/status', { token: gantry.rootToken });
+    assert.equal(byName.status, 200);
+    assert.deepEqual([byName.json.availability, byName.json.emoji], ['busy', 'coffee']);
+    assert.deepEqual(byName.json, (await gantry.api('GET', `/users/${bob.id}/status`, { token: gantry.rootToken })).json);
+    const unknown = await gantry.api('GET', '/users/nobody-here/status', { token: gantry.rootToken });
+    assert.deepEqual([unknown.status, unknown.json], [404, { message: '404 User Not Found' }]);
+    await gantry.api('PUT', '/user/status', { token: bob.token, body: { emoji: '', message: '' } });
+  });
+
   it('clear_status_after sets clear_status_at; a status past it reads as unset', async () => {
     const before = Date.now();
     const set = await gantry.api('PUT', '/user/status', { token: bob.token, body: { emoji: 'palm_tree', clear_status_after: '3_hours' } });

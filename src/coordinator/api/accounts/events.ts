@@ -9,7 +9,7 @@ import { serializeEvent } from '../../http/serializers/accounts/events.ts';
 import type { EventFeedQuery, EventPage } from '../../services/events/feeds.ts';
 import type { CoordinatorServices, EdgeConfig } from '../../wiring.ts';
 import { ProjectId } from '../namespaces/projects-schemas.ts';
-import { UserId } from './users.ts';
+import { UserIdOrUsername } from './users.ts';
 
 const FeedQuery = Type.Object({
   action: Type.Optional(Param.oneOf([...EVENT_ACTIONS], { description: 'Only events of this action' })),
@@ -41,7 +41,7 @@ export function eventsRoutes({ eventFeeds, userActivity }: CoordinatorServices, 
       return answer(request, reply, page, await eventFeeds.own(requireActor(request), feedQuery(request.query), { offset: page.offset, limit: page.perPage }));
     });
 
-    api.get('/users/:id/events', { schema: { summary: "A user's events, in projects the caller can read", tags, params: UserId, querystring: FeedQuery } }, async (request, reply) => {
+    api.get('/users/:id/events', { schema: { summary: "A user's events, in projects the caller can read", tags, params: UserIdOrUsername, querystring: FeedQuery } }, async (request, reply) => {
       const page = pageOf(request.query);
       return answer(request, reply, page, await eventFeeds.ofUser(request.actor, request.params.id, feedQuery(request.query), { offset: page.offset, limit: page.perPage }));
     });

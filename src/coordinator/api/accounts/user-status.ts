@@ -7,7 +7,7 @@ import { Param } from '../../http/gitlab-params.ts';
 import { serializeUserStatus } from '../../http/serializers/accounts/user-status.ts';
 import { CLEAR_STATUS_AFTER, type ClearStatusAfter } from '../../services/accounts/user-status.ts';
 import type { CoordinatorServices } from '../../wiring.ts';
-import { UserId } from './users.ts';
+import { UserIdOrUsername } from './users.ts';
 
 const StatusBody = Type.Object({
   emoji: Type.Optional(Param.string({ description: 'An emoji name; `speech_balloon` when only a message is given' })),
@@ -30,6 +30,6 @@ export function userStatusRoutes({ userStatus }: CoordinatorServices): FastifyPl
       return serializeUserStatus(await userStatus.set(requireActor(request), { emoji, message, availability, clearStatusAfter }));
     });
 
-    api.get('/users/:id/status', { schema: { summary: "A user's status", tags, params: UserId } }, async (request) => serializeUserStatus(await userStatus.of(request.actor, request.params.id)));
+    api.get('/users/:id/status', { schema: { summary: "A user's status", tags, params: UserIdOrUsername } }, async (request) => serializeUserStatus(await userStatus.of(request.actor, request.params.id)));
   };
 }

@@ -14,6 +14,8 @@ import { CreateUserBody, IDENTITY_PARAMS, UpdateUserBody, userAttributes } from 
 import { requireAllOrNoneOf } from '../at-least-one.ts';
 
 export const UserId = Type.Object({ id: Param.string({ description: 'User id' }) });
+/** Routes GitLab resolves with `find_user` (`/users/:id/status`, `/users/:id/events`). */
+export const UserIdOrUsername = Type.Object({ id: Param.string({ description: 'User id or username' }) });
 
 const ListQuery = Type.Object({
   username: Type.Optional(Param.string({ description: 'Exactly this username' })),

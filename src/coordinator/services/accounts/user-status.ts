@@ -28,7 +28,7 @@ export interface UserStatusInput {
 
 export interface UserStatusServiceDeps {
   statuses: UserStatusStore;
-  users: Pick<UsersService, 'readable'>;
+  users: Pick<UsersService, 'readableByIdOrUsername'>;
   now?: () => Date;
 }
 
@@ -42,9 +42,9 @@ export class UserStatusService {
     return this.current(actor.id);
   }
 
-  /** Anyone's status, to those who may read users. */
-  async of(actor: Actor, ref: string): Promise<UserStatusView> {
-    return this.current((await this.deps.users.readable(actor, ref)).id);
+  /** Anyone's status (the user named by id or username), to those who may read users. */
+  async of(actor: Actor, idOrUsername: string): Promise<UserStatusView> {
+    return this.current((await this.deps.users.readableByIdOrUsername(actor, idOrUsername)).id);
   }
 
   /** Without emoji and message (and availability) the status is cleared, as in GitLab; a message alone gets `speech_balloon`. */

@@ -109,6 +109,12 @@ export class UsersService {
     return this.find(ref);
   }
 
+  /** As `readable`, for the routes GitLab resolves with its `find_user` (`/users/:id/status`, `/users/:id/events`): an id or a username. */
+  async readableByIdOrUsername(actor: Actor, idOrUsername: string): Promise<UserRecord> {
+    await this.ensureReadable(actor);
+    return this.deps.lookup.user(idOrUsername);
+  }
+
   /** A user an administrator acts on (keys, tokens of someone else); 403 for others. */
   async administered(actor: UserRecord, ref: string): Promise<UserRecord> {
     this.requireAdministrator(actor);

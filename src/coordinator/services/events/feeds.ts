@@ -22,7 +22,7 @@ export interface EventFeedsDeps extends ProjectScopeDeps {
   events: Pick<EventsStore, 'list'>;
   lookup: Pick<Lookup, 'readableProject'>;
   permissions: Pick<Permissions, 'projectListingScope' | 'isAdministrator'>;
-  users: Pick<UsersService, 'readable'>;
+  users: Pick<UsersService, 'readableByIdOrUsername'>;
   authors: Pick<UsersStore, 'findByIds'>;
 }
 
@@ -46,7 +46,7 @@ export class EventFeeds {
   }
 
   async ofUser(actor: Actor, userRef: string, query: EventFeedQuery, page: Page): Promise<EventPage> {
-    const user = await this.deps.users.readable(actor, userRef);
+    const user = await this.deps.users.readableByIdOrUsername(actor, userRef);
     return this.page({ ...(await this.visibleTo(actor)), ...filterOf(query), authorId: user.id }, page);
   }
 

@@ -5,6 +5,7 @@
  */
 import type { RefType } from '../protocol/job-payload.ts';
 import type { CompileLimits } from './limits.ts';
+import type { EnvironmentTier } from './environment-tier.ts';
 import type { Diagnostic } from './diagnostics.ts';
 import type { MergeRequestInfo } from './merge-request-variables.ts';
 
@@ -154,6 +155,8 @@ export interface EnvironmentDefinition {
   url: string | null;
   action: 'start' | 'stop' | 'prepare' | 'verify' | 'access';
   onStop: string | null;
+  /** `deployment_tier`, when the job names one. */
+  deploymentTier?: EnvironmentTier;
 }
 
 export interface RetryDefinition {

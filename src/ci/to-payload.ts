@@ -7,6 +7,7 @@ import type { ArtifactsDefinition, BuildJobDefinition } from './model.ts';
 import type { PayloadGitInfo, PayloadIds, PayloadPipelineInfo, PayloadRunnerInfo, PayloadServerInfo, PayloadTokens } from './payload-types.ts';
 import { predefinedJobVariables, publicVariable, userIdentityVariables } from './predefined-job-variables.ts';
 import { environmentSlug } from './slug.ts';
+import { environmentTier } from './environment-tier.ts';
 import { DEFAULT_JOB_TIMEOUT_SECONDS } from './job-timeout.ts';
 import { applicableUserVariables } from './user-variables.ts';
 
@@ -115,6 +116,7 @@ function jobVariables(
       publicVariable('CI_ENVIRONMENT_NAME', name),
       publicVariable('CI_ENVIRONMENT_SLUG', environmentSlug(name)),
       publicVariable('CI_ENVIRONMENT_ACTION', job.environment.action),
+      publicVariable('CI_ENVIRONMENT_TIER', environmentTier(name, job.environment.deploymentTier)),
     );
   }
   const scopedTo = pipeline.environmentName !== undefined ? pipeline.environmentName : environmentName;

@@ -164,6 +164,7 @@ describe('toJobPayload', () => {
       CI_API_V4_URL: 'https://ci.example.com/api/v4',
       CI_ENVIRONMENT_NAME: 'review/feature-login',
       CI_ENVIRONMENT_ACTION: 'start',
+      CI_ENVIRONMENT_TIER: 'development',
       GITLAB_USER_LOGIN: 'alice',
     };
     for (const [key, value] of Object.entries(expected)) assert.equal(valueOf(variables, key), value, key);

@@ -3,6 +3,7 @@ import type { EnvironmentDefinition, RetryDefinition, YamlVariable } from '../mo
 import type { ParallelConfig } from '../job-config.ts';
 import { isPlainObject, isStringArray, scalarToString } from '../values.ts';
 import { isValidRegexp } from '../expression/regexp.ts';
+import { ENVIRONMENT_TIERS, isEnvironmentTier } from '../environment-tier.ts';
 import type { EntryChecker } from './checker.ts';
 
 const ENVIRONMENT_ACTIONS = ['start', 'stop', 'prepare', 'verify', 'access'] as const;
@@ -38,11 +39,17 @@ export function readEnvironment(value: unknown, checker: EntryChecker): Environm
     checker.attributeError('on_stop', 'should be a string');
     return undefined;
   }
+  const tier = value.deployment_tier;
+  if (tier !== undefined && tier !== null && !isEnvironmentTier(tier)) {
+    checker.attributeError('deployment_tier', `must be one of ${ENVIRONMENT_TIERS.join(', ')}`);
+    return undefined;
+  }
   return {
     name: value.name,
     url: typeof value.url === 'string' ? value.url : null,
     action: action as EnvironmentAction,
     onStop: typeof value.on_stop === 'string' ? value.on_stop : null,
+    ...(tier ? { deploymentTier: tier } : {}),
   };
 }
 

@@ -168,6 +168,8 @@ export interface RetryDefinition {
 export interface YamlVariable {
   key: string;
   value: string;
+  /** `expand: false`: the runner leaves `$` references in the value as they are. */
+  raw?: true;
 }
 
 /** How the job came to be in (or out of) the pipeline. */

@@ -106,7 +106,10 @@ function jobVariables(
   pipeline: PayloadPipelineInfo,
 ): JobVariable[] {
   const predefined = [...predefinedJobVariables(job, ids, tokens, git, server, pipeline), ...runnerVariables(pipeline.runner)];
-  const yaml = job.variables.map((variable) => publicVariable(variable.key, variable.value));
+  const yaml = job.variables.map((variable): JobVariable => ({
+    ...publicVariable(variable.key, variable.value),
+    ...(variable.raw ? { raw: true as const } : {}),
+  }));
   const environment: JobVariable[] = [];
   let environmentName: string | null = null;
   if (job.environment) {

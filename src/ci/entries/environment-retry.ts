@@ -113,7 +113,7 @@ export function readParallel(value: unknown, checker: EntryChecker): ParallelCon
   if (value === undefined || value === null) return null;
   if (typeof value === 'number') {
     if (!Number.isInteger(value)) checker.configError('should be an integer or a hash');
-    else if (value < 2) checker.configError('must be greater than or equal to 2');
+    else if (value < 1) checker.configError('must be greater than or equal to 1');
     else if (value > MAX_PARALLEL) checker.configError(`must be less than or equal to ${MAX_PARALLEL}`);
     else return { kind: 'number', total: value };
     return undefined;

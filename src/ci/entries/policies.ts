@@ -98,6 +98,11 @@ export function readRules(
     checker.configError('should be an array of hashes');
     return undefined;
   }
+  // GitLab's rules entry must be present: an empty list is an error, not a job that never runs.
+  if (value.length === 0) {
+    checker.configError("can't be blank");
+    return undefined;
+  }
   const rules: RuleConfig[] = [];
   for (let index = 0; index < value.length; index++) {
     const rule = readRule(value[index], checker.child('rule', index), maxTokens, kind);

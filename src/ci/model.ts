@@ -135,7 +135,8 @@ export interface CacheDefinition {
   key: string;
   untracked: boolean;
   paths: string[];
-  policy: 'pull' | 'push' | 'pull-push';
+  /** Or a `$VARIABLE` holding one (GitLab 16.1), read when the job's payload is made. */
+  policy: 'pull' | 'push' | 'pull-push' | `$${string}`;
   when: CacheWhen;
 }
 

@@ -2,7 +2,7 @@
  * JobDefinition + ids/tokens/git/server info → the runner-protocol job payload (§3.4),
  * variables in the precedence order of ci-config §7.2 (later entries win).
  */
-import type { Artifact, Cache, JobPayload, JobVariable, Step } from '../protocol/job-payload.ts';
+import type { Artifact, Cache, CachePolicy, JobPayload, JobVariable, Step } from '../protocol/job-payload.ts';
 import type { ArtifactsDefinition, BuildJobDefinition } from './model.ts';
 import type { PayloadGitInfo, PayloadIds, PayloadPipelineInfo, PayloadRunnerInfo, PayloadServerInfo, PayloadTokens } from './payload-types.ts';
 import { predefinedJobVariables, publicVariable, userIdentityVariables } from './predefined-job-variables.ts';
@@ -87,7 +87,7 @@ export function toJobPayload(
     })),
     artifacts: job.artifacts ? artifacts(job.artifacts, expand) : [],
     cache: job.cache.map(
-      (cache): Cache => ({ key: expand(cache.key), untracked: cache.untracked, paths: cache.paths, policy: cache.policy, when: cache.when }),
+      (cache): Cache => ({ key: expand(cache.key), untracked: cache.untracked, paths: cache.paths, policy: cachePolicy(expand(cache.policy)), when: cache.when }),
     ),
     credentials: serverInfo.registry
       ? [{ type: 'registry', url: serverInfo.registry, username: 'gitlab-ci-token', password: tokens.jobToken }]
@@ -197,6 +197,14 @@ function refspecs(pipelineId: number, git: PayloadGitInfo, depth: number, mergeR
 }
 
 /** `$VAR` / `${VAR}` expansion over a variable list (later entries win; unknown ones become empty). */
+/**
+ * A `$VARIABLE` policy, expanded: an unset or empty one is `pull-push`, as on GitLab. A value
+ * that is no policy is `pull-push` too (GitLab's runner fails the job's cache step instead).
+ */
+function cachePolicy(value: string): CachePolicy {
+  return value === 'pull' || value === 'push' ? value : 'pull-push';
+}
+
 function expander(variables: readonly { key: string; value: string }[]): (text: string) => string {
   const map = new Map(variables.map((variable) => [variable.key, variable.value]));
   return (text) => text.replace(/\$(?:\{(\w+)\}|(\w+))/g, (_match, braced: string | undefined, bare: string | undefined) => map.get(braced ?? bare ?? '') ?? '');

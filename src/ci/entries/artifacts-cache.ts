@@ -68,6 +68,11 @@ function readReports(value: unknown, checker: EntryChecker): Record<string, stri
 const CACHE_POLICIES = ['pull', 'push', 'pull-push'] as const;
 type CachePolicy = (typeof CACHE_POLICIES)[number];
 
+/** `policy: $POLICY`: a variable the job's payload resolves (GitLab's pattern, `$` and a name). */
+function isPolicyVariable(policy: unknown): policy is `$${string}` {
+  return typeof policy === 'string' && /^\$\w{1,255}$/.test(policy);
+}
+
 /** A hash, or (modern) an array of up to four hashes. */
 export function readCaches(value: unknown, checker: EntryChecker): CacheConfig[] | null {
   if (value === null || value === undefined) return [];
@@ -94,7 +99,7 @@ function readCache(value: unknown, checker: EntryChecker): CacheConfig | null {
   const paths = checker.stringArrayAttribute(hash, 'paths');
   const policy = hash.policy ?? 'pull-push';
   let valid = key !== null && !(hash.untracked !== undefined && untracked === null) && !(hash.paths !== undefined && paths === null);
-  if (!CACHE_POLICIES.includes(policy as CachePolicy)) {
+  if (!CACHE_POLICIES.includes(policy as CachePolicy) && !isPolicyVariable(policy)) {
     checker.attributeError('policy', 'should be pull-push, push, or pull');
     valid = false;
   }
@@ -104,7 +109,7 @@ function readCache(value: unknown, checker: EntryChecker): CacheConfig | null {
     valid = false;
   }
   if (!valid || key === null) return null;
-  return { key, untracked: untracked ?? false, paths: paths ?? [], policy: policy as CachePolicy, when: when as ArtifactWhen };
+  return { key, untracked: untracked ?? false, paths: paths ?? [], policy: policy as CacheConfig['policy'], when: when as ArtifactWhen };
 }
 
 function readCacheKey(value: unknown, checker: EntryChecker): CacheConfig['key'] | null {

@@ -138,6 +138,8 @@ export interface CacheDefinition {
   /** Or a `$VARIABLE` holding one (GitLab 16.1), read when the job's payload is made. */
   policy: 'pull' | 'push' | 'pull-push' | `$${string}`;
   when: CacheWhen;
+  /** `fallback_keys`: keys to restore from, in order, when `key` has no cache (absent when none). */
+  fallbackKeys?: string[];
 }
 
 export interface ArtifactsDefinition {

@@ -87,7 +87,14 @@ export function toJobPayload(
     })),
     artifacts: job.artifacts ? artifacts(job.artifacts, expand) : [],
     cache: job.cache.map(
-      (cache): Cache => ({ key: expand(cache.key), untracked: cache.untracked, paths: cache.paths, policy: cachePolicy(expand(cache.policy)), when: cache.when }),
+      (cache): Cache => ({
+        key: expand(cache.key),
+        untracked: cache.untracked,
+        paths: cache.paths,
+        policy: cachePolicy(expand(cache.policy)),
+        when: cache.when,
+        ...(cache.fallbackKeys ? { fallback_keys: cache.fallbackKeys.map(expand) } : {}),
+      }),
     ),
     credentials: serverInfo.registry
       ? [{ type: 'registry', url: serverInfo.registry, username: 'gitlab-ci-token', password: tokens.jobToken }]

@@ -66,6 +66,7 @@ function readReports(value: unknown, checker: EntryChecker): Record<string, stri
 }
 
 const CACHE_POLICIES = ['pull', 'push', 'pull-push'] as const;
+const MAX_FALLBACK_KEYS = 5;
 type CachePolicy = (typeof CACHE_POLICIES)[number];
 
 /** `policy: $POLICY`: a variable the job's payload resolves (GitLab's pattern, `$` and a name). */
@@ -100,16 +101,30 @@ function readCache(value: unknown, checker: EntryChecker): CacheConfig | null {
   const policy = hash.policy ?? 'pull-push';
   let valid = key !== null && !(hash.untracked !== undefined && untracked === null) && !(hash.paths !== undefined && paths === null);
   if (!CACHE_POLICIES.includes(policy as CachePolicy) && !isPolicyVariable(policy)) {
-    checker.attributeError('policy', 'should be pull-push, push, or pull');
+    checker.attributeError('policy', 'should be a variable or one of: pull-push, push, pull');
     valid = false;
   }
   const when = hash.when ?? 'on_success';
   if (!ARTIFACT_WHEN.includes(when as ArtifactWhen)) {
-    checker.attributeError('when', 'should be on_success, on_failure or always');
+    checker.attributeError('when', 'should be one of: on_success, on_failure, always');
+    valid = false;
+  }
+  const fallbackKeys = checker.stringArrayAttribute(hash, 'fallback_keys');
+  if (hash.fallback_keys !== undefined && hash.fallback_keys !== null && fallbackKeys === null) valid = false;
+  else if (fallbackKeys && fallbackKeys.length > MAX_FALLBACK_KEYS) {
+    // GitLab's wording, "to many" included.
+    checker.attributeError('fallback_keys', `has to many entries (maximum ${MAX_FALLBACK_KEYS})`);
     valid = false;
   }
   if (!valid || key === null) return null;
-  return { key, untracked: untracked ?? false, paths: paths ?? [], policy: policy as CacheConfig['policy'], when: when as ArtifactWhen };
+  return {
+    key,
+    untracked: untracked ?? false,
+    paths: paths ?? [],
+    policy: policy as CacheConfig['policy'],
+    when: when as ArtifactWhen,
+    ...(fallbackKeys && fallbackKeys.length > 0 ? { fallbackKeys } : {}),
+  };
 }
 
 function readCacheKey(value: unknown, checker: EntryChecker): CacheConfig['key'] | null {

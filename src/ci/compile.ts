@@ -16,7 +16,7 @@ import { checkReferences, checkStages } from './logical-checks.ts';
 import type { CompileContext, CompileResult, JobDefinition, YamlVariable } from './model.ts';
 import { expandParallel, type ExpandedJob } from './parallel.ts';
 import { mergeVariables } from './entries/variables.ts';
-import { inputsFromContext, predefinedPipelineVariables, variableLookup } from './pipeline-variables.ts';
+import { inputsFromContext, jobAttributeVariables, predefinedPipelineVariables, variableLookup } from './pipeline-variables.ts';
 import { resolveReferences } from './reference.ts';
 import { applicableUserVariables } from './user-variables.ts';
 import type { PlainObject } from './values.ts';
@@ -82,7 +82,8 @@ async function compileMerged(config: PlainObject, context: CompileContext, limit
 
   const definitions: JobDefinition[] = [];
   for (const job of expanded) {
-    const lookup = variableLookup(predefined, job.config.variables, userVariables);
+    const own = jobAttributeVariables({ name: job.config.name, stage: job.config.stage, when: job.config.when, parallel: job.parallel });
+    const lookup = variableLookup(own, predefined, job.config.variables, userVariables);
     const outcome = await evaluateJob(job.config, conditions, lookup);
     definitions.push(toDefinition(job, outcome, declaredStages));
   }

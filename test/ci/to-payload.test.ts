@@ -136,6 +136,7 @@ describe('toJobPayload', () => {
       GITLAB_CI: 'true',
       CI_JOB_ID: '42',
       CI_JOB_NAME: 'rspec 1/2',
+      CI_JOB_NAME_SLUG: 'rspec-1-2',
       CI_JOB_STAGE: 'test',
       CI_NODE_INDEX: '1',
       CI_NODE_TOTAL: '2',

@@ -8,6 +8,7 @@ import type { CompileLimits } from './limits.ts';
 import type { RepositoryReader } from './model.ts';
 import { deepMerge, isPlainObject, isStringArray, rubyJson, type PlainObject } from './values.ts';
 import { loadYaml, TOO_BIG_MESSAGE } from './yaml-loader.ts';
+import { UntrustedRegexp } from './expression/regexp.ts';
 
 type ReadableLocation = Exclude<IncludeLocation, { kind: 'unsupported' }>;
 
@@ -33,6 +34,8 @@ interface IncludeState {
   /** Included files in merge order, for the locator (added later in reverse). */
   loadedFiles: FilePositions[];
   positionsByFile: Map<string, FilePositions>;
+  /** The project's files, listed once for wildcard includes. */
+  files?: Promise<string[]>;
 }
 
 export async function expandIncludes(
@@ -64,11 +67,31 @@ async function expandFile(
   const locations = normalizeIncludes(include, file, state);
   let merged: PlainObject = {};
   for (const location of locations) {
-    if (state.sink.hasErrors) break;
-    const included = await loadLocation(location, scope, state, depth + 1, file);
-    if (included) merged = deepMerge(merged, included);
+    for (const each of await expandWildcard(location, scope, state)) {
+      if (state.sink.hasErrors) break;
+      const included = await loadLocation(each, scope, state, depth + 1, file);
+      if (included) merged = deepMerge(merged, included);
+    }
   }
   return deepMerge(merged, rest);
+}
+
+/**
+ * `include:local` with `*` or `**` (GitLab 13.11): the project's files the pattern matches, in
+ * path order, as GitLab's `search_files_by_wildcard_path` finds them: `**` is any run of
+ * characters, `/` included, `*` any run without `/`. No match includes nothing.
+ */
+async function expandWildcard(location: IncludeLocation, scope: FileScope, state: IncludeState): Promise<IncludeLocation[]> {
+  if (location.kind !== 'local' || scope.project !== null || !location.path.includes('*') || !state.reader.listFiles) return [location];
+  state.files ??= state.reader.listFiles();
+  const pattern = location.path.replace(/^\/+/, '');
+  const source = pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*\*/g, '\u0000').replace(/\*/g, '[^/]*?').replace(/\u0000/g, '.*?');
+  // RE2, as GitLab's search uses: linear in the path whatever the pattern.
+  const matcher = UntrustedRegexp.compile(`^${source}$`, '');
+  return (await state.files)
+    .filter((path) => matcher.test(path))
+    .sort()
+    .map((path) => ({ kind: 'local' as const, path, display: { local: path } }));
 }
 
 function normalizeIncludes(include: unknown, file: string, state: IncludeState): IncludeLocation[] {

@@ -21,6 +21,7 @@ import { resolveReferences } from './reference.ts';
 import { applicableUserVariables } from './user-variables.ts';
 import type { PlainObject } from './values.ts';
 import { INVALID_FORMAT_MESSAGE, loadYaml, TOO_BIG_MESSAGE } from './yaml-loader.ts';
+import { applyInputs } from './inputs.ts';
 
 const SKIP_CI = /\[(ci[ _-]skip|skip[ _-]ci)\]/i;
 export const WORKFLOW_FILTERED = 'Pipeline filtered out by workflow rules.';
@@ -132,7 +133,13 @@ async function loadConfiguration(
     return null;
   }
   locator.add(loaded.positions);
-  const included = await expandIncludes(loaded.value, loaded.positions, context.files, limits, sink, locator);
+  // The main file's own `spec:inputs` take their defaults: no run here gives inputs.
+  const applied = applyInputs(loaded.value, loaded.header, undefined);
+  if (!applied.ok) {
+    sink.errorAt(applied.error, configPath, 1);
+    return null;
+  }
+  const included = await expandIncludes(applied.value, loaded.positions, context.files, limits, sink, locator);
   if (sink.hasErrors) return null;
   const extended = expandExtends(included, limits.maxExtendsDepth, sink);
   if (sink.hasErrors) return null;

@@ -9,13 +9,15 @@ import type { RepositoryReader } from './model.ts';
 import { deepMerge, isPlainObject, isStringArray, rubyJson, type PlainObject } from './values.ts';
 import { loadYaml, TOO_BIG_MESSAGE } from './yaml-loader.ts';
 import { UntrustedRegexp } from './expression/regexp.ts';
+import { applyInputs } from './inputs.ts';
 
 type ReadableLocation = Exclude<IncludeLocation, { kind: 'unsupported' }>;
 
+/** `inputs`: the `include:inputs` for the file's `spec:inputs` header. */
 type IncludeLocation =
-  | { kind: 'local'; path: string; display: PlainObject }
-  | { kind: 'project'; project: string; ref: string | undefined; path: string; display: PlainObject }
-  | { kind: 'artifact'; job: string | null; path: string; display: PlainObject }
+  | { kind: 'local'; path: string; display: PlainObject; inputs?: PlainObject }
+  | { kind: 'project'; project: string; ref: string | undefined; path: string; display: PlainObject; inputs?: PlainObject }
+  | { kind: 'artifact'; job: string | null; path: string; display: PlainObject; inputs?: PlainObject }
   | { kind: 'unsupported'; what: string; display: PlainObject };
 
 /** Which project a file belongs to: local includes inside a project file read that project. */
@@ -91,7 +93,7 @@ async function expandWildcard(location: IncludeLocation, scope: FileScope, state
   return (await state.files)
     .filter((path) => matcher.test(path))
     .sort()
-    .map((path) => ({ kind: 'local' as const, path, display: { local: path } }));
+    .map((path) => ({ kind: 'local' as const, path, display: { local: path }, ...(location.inputs ? { inputs: location.inputs } : {}) }));
 }
 
 function normalizeIncludes(include: unknown, file: string, state: IncludeState): IncludeLocation[] {
@@ -121,9 +123,10 @@ function normalizeHash(entry: PlainObject, file: string, state: IncludeState): I
     includeError(state, `Include \`${rubyJson(entry)}\` needs to match exactly one accessor!`, file);
     return [];
   }
-  if (typeof entry.local === 'string') return [{ kind: 'local', path: entry.local, display: entry }];
+  const inputs = isPlainObject(entry.inputs) ? { inputs: entry.inputs } : {};
+  if (typeof entry.local === 'string') return [{ kind: 'local', path: entry.local, display: entry, ...inputs }];
   if (typeof entry.artifact === 'string') {
-    return [{ kind: 'artifact', path: entry.artifact, job: typeof entry.job === 'string' && entry.job !== '' ? entry.job : null, display: entry }];
+    return [{ kind: 'artifact', path: entry.artifact, job: typeof entry.job === 'string' && entry.job !== '' ? entry.job : null, display: entry, ...inputs }];
   }
   if (typeof entry.project === 'string') {
     const files = typeof entry.file === 'string' ? [entry.file] : isStringArray(entry.file) ? entry.file : null;
@@ -138,6 +141,7 @@ function normalizeHash(entry: PlainObject, file: string, state: IncludeState): I
       ref,
       path,
       display: { project: entry.project, file: path, ...(ref === undefined ? {} : { ref }) },
+      ...inputs,
     }));
   }
   const what = accessors[0] === 'remote' ? 'Remote' : accessors[0] === 'template' ? 'Template' : 'Unsupported';
@@ -166,7 +170,8 @@ async function loadLocation(
     return null;
   }
   const target = resolveTarget(location, scope);
-  const identity = rubyJson([target.project, target.ref ?? null, target.path]);
+  // The same file with other inputs is another inclusion (GitLab includes a template once per set of inputs).
+  const identity = rubyJson([target.project, target.ref ?? null, target.path, location.inputs ?? null]);
   if (state.seen.has(identity)) {
     includeError(state, `Include \`${rubyJson(location.display)}\` was already included!`, parentFile);
     return null;
@@ -186,9 +191,14 @@ async function loadLocation(
     else sink.errorAt(`Included file \`${location.path}\` does not have valid YAML syntax!`, label, loaded.line);
     return null;
   }
+  const applied = applyInputs(loaded.value, loaded.header, location.inputs);
+  if (!applied.ok) {
+    includeError(state, `\`${location.path}\`: ${applied.error}`, parentFile);
+    return null;
+  }
   state.loadedFiles.push(loaded.positions);
   state.positionsByFile.set(label, loaded.positions);
-  return expandFile(loaded.value, label, { project: target.project, ref: target.ref }, state, depth);
+  return expandFile(applied.value, label, { project: target.project, ref: target.ref }, state, depth);
 }
 
 function resolveTarget(location: ReadableLocation, scope: FileScope) {

@@ -132,7 +132,7 @@ export function readParallel(value: unknown, checker: EntryChecker): ParallelCon
 }
 
 /** Each matrix entry is a hash of variable → value or values; its cartesian product is taken. */
-function expandMatrix(entries: unknown[], checker: EntryChecker): YamlVariable[][] | null {
+export function expandMatrix(entries: unknown[], checker: EntryChecker): YamlVariable[][] | null {
   const combinations: YamlVariable[][] = [];
   for (const entry of entries) {
     if (!isPlainObject(entry) || Object.keys(entry).length === 0) {

@@ -7,7 +7,7 @@ import { DiagnosticSink, SourceLocator } from './diagnostics.ts';
 import { readJobEntry } from './entries/jobs.ts';
 import { readRoot, type RootConfig } from './entries/root.ts';
 import { expandExtends } from './extends.ts';
-import { expandIncludes } from './include.ts';
+import { expandIncludes, type IncludeRulesEvaluator } from './include.ts';
 import { evaluateJob, firstMatchingRule } from './inclusion.ts';
 import type { JobConfig } from './job-config.ts';
 import { resolveCacheKeys } from './cache-keys.ts';
@@ -139,12 +139,31 @@ async function loadConfiguration(
     sink.errorAt(applied.error, configPath, 1);
     return null;
   }
-  const included = await expandIncludes(applied.value, loaded.positions, context.files, limits, sink, locator);
+  const included = await expandIncludes(applied.value, loaded.positions, context.files, limits, sink, locator, includeRulesEvaluator(context, limits));
   if (sink.hasErrors) return null;
   const extended = expandExtends(included, limits.maxExtendsDepth, sink);
   if (sink.hasErrors) return null;
   const referenced = resolveReferences(extended, limits.maxReferenceDepth, sink);
   return sink.hasErrors ? null : referenced;
+}
+
+/**
+ * `include:rules` see the pipeline's predefined variables and the project's and pipeline's own,
+ * not the configuration's (GitLab evaluates them before the file is read whole).
+ */
+function includeRulesEvaluator(context: CompileContext, limits: CompileLimits): IncludeRulesEvaluator {
+  const conditions = new ConditionContext(context, limits.maxExpressionTokens);
+  const inputs = inputsFromContext(context);
+  const lookup = variableLookup(predefinedPipelineVariables(inputs), applicableUserVariables(context.variables ?? [], inputs.refProtected));
+  return async (rules) => {
+    for (const rule of rules) {
+      if (rule.if !== undefined && !conditions.expressionTrue(rule.if, lookup)) continue;
+      if (rule.exists && !(await conditions.existsMatch(rule.exists))) continue;
+      if (rule.changes && !conditions.changesMatch(rule.changes)) continue;
+      return rule.when !== 'never';
+    }
+    return false;
+  };
 }
 
 function readJobs(root: RootConfig, sink: DiagnosticSink, limits: CompileLimits): JobConfig[] {

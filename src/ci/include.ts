@@ -10,14 +10,20 @@ import { deepMerge, isPlainObject, isStringArray, rubyJson, type PlainObject } f
 import { loadYaml, TOO_BIG_MESSAGE } from './yaml-loader.ts';
 import { UntrustedRegexp } from './expression/regexp.ts';
 import { applyInputs } from './inputs.ts';
+import { readIncludeRules, type IncludeRule, type IncludeRulesEvaluator } from './include-rules.ts';
 
 type ReadableLocation = Exclude<IncludeLocation, { kind: 'unsupported' }>;
 
-/** `inputs`: the `include:inputs` for the file's `spec:inputs` header. */
+/** `inputs`: the `include:inputs` for the file's `spec:inputs` header; `rules`: its `include:rules`. */
+interface LocationExtras {
+  inputs?: PlainObject;
+  rules?: IncludeRule[];
+}
+
 type IncludeLocation =
-  | { kind: 'local'; path: string; display: PlainObject; inputs?: PlainObject }
-  | { kind: 'project'; project: string; ref: string | undefined; path: string; display: PlainObject; inputs?: PlainObject }
-  | { kind: 'artifact'; job: string | null; path: string; display: PlainObject; inputs?: PlainObject }
+  | ({ kind: 'local'; path: string; display: PlainObject } & LocationExtras)
+  | ({ kind: 'project'; project: string; ref: string | undefined; path: string; display: PlainObject } & LocationExtras)
+  | ({ kind: 'artifact'; job: string | null; path: string; display: PlainObject } & LocationExtras)
   | { kind: 'unsupported'; what: string; display: PlainObject };
 
 /** Which project a file belongs to: local includes inside a project file read that project. */
@@ -38,7 +44,10 @@ interface IncludeState {
   positionsByFile: Map<string, FilePositions>;
   /** The project's files, listed once for wildcard includes. */
   files?: Promise<string[]>;
+  rules?: IncludeRulesEvaluator;
 }
+
+export type { IncludeRule, IncludeRulesEvaluator };
 
 export async function expandIncludes(
   main: PlainObject,
@@ -47,10 +56,12 @@ export async function expandIncludes(
   limits: CompileLimits,
   sink: DiagnosticSink,
   locator: SourceLocator,
+  rules?: IncludeRulesEvaluator,
 ): Promise<PlainObject> {
   const state: IncludeState = {
     reader, limits, sink, locator, seen: new Set(), count: 0, loadedFiles: [],
     positionsByFile: new Map([[mainPositions.file, mainPositions]]),
+    ...(rules ? { rules } : {}),
   };
   const result = await expandFile(main, mainPositions.file, { project: null, ref: undefined }, state, 0);
   for (const loaded of [...state.loadedFiles].reverse()) locator.add(loaded);
@@ -69,6 +80,7 @@ async function expandFile(
   const locations = normalizeIncludes(include, file, state);
   let merged: PlainObject = {};
   for (const location of locations) {
+    if (location.kind !== 'unsupported' && location.rules && !(await rulesTake(location.rules, state, file))) continue;
     for (const each of await expandWildcard(location, scope, state)) {
       if (state.sink.hasErrors) break;
       const included = await loadLocation(each, scope, state, depth + 1, file);
@@ -123,7 +135,11 @@ function normalizeHash(entry: PlainObject, file: string, state: IncludeState): I
     includeError(state, `Include \`${rubyJson(entry)}\` needs to match exactly one accessor!`, file);
     return [];
   }
-  const inputs = isPlainObject(entry.inputs) ? { inputs: entry.inputs } : {};
+  const rules = readIncludeRules(entry, state.limits.maxExpressionTokens, (problem) => {
+    includeError(state, `Include \`${rubyJson(entry)}\` rules ${problem}`, file);
+  });
+  if (rules === null) return [];
+  const inputs = { ...(isPlainObject(entry.inputs) ? { inputs: entry.inputs } : {}), ...(rules ? { rules } : {}) };
   if (typeof entry.local === 'string') return [{ kind: 'local', path: entry.local, display: entry, ...inputs }];
   if (typeof entry.artifact === 'string') {
     return [{ kind: 'artifact', path: entry.artifact, job: typeof entry.job === 'string' && entry.job !== '' ? entry.job : null, display: entry, ...inputs }];
@@ -260,6 +276,12 @@ async function readArtifact(job: string, path: string, state: IncludeState, pare
         : `Job \`${job}\` not found in parent pipeline or does not have artifacts!`;
   includeError(state, message, parentFile);
   return null;
+}
+
+async function rulesTake(rules: IncludeRule[], state: IncludeState, file: string): Promise<boolean> {
+  if (state.rules) return state.rules(rules);
+  includeError(state, 'Include `rules` are not supported here', file);
+  return false;
 }
 
 function includeError(state: IncludeState, message: string, file: string): void {

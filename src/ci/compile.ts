@@ -7,7 +7,7 @@ import { DiagnosticSink, SourceLocator } from './diagnostics.ts';
 import { readJobEntry } from './entries/jobs.ts';
 import { readRoot, type RootConfig } from './entries/root.ts';
 import { expandExtends } from './extends.ts';
-import { expandIncludes } from './include.ts';
+import { expandIncludes, type IncludeRulesEvaluator } from './include.ts';
 import { evaluateJob, firstMatchingRule } from './inclusion.ts';
 import type { JobConfig } from './job-config.ts';
 import { resolveCacheKeys } from './cache-keys.ts';
@@ -16,11 +16,12 @@ import { checkReferences, checkStages } from './logical-checks.ts';
 import type { CompileContext, CompileResult, JobDefinition, YamlVariable } from './model.ts';
 import { expandParallel, type ExpandedJob } from './parallel.ts';
 import { mergeVariables } from './entries/variables.ts';
-import { inputsFromContext, predefinedPipelineVariables, variableLookup } from './pipeline-variables.ts';
+import { inputsFromContext, jobAttributeVariables, predefinedPipelineVariables, variableLookup } from './pipeline-variables.ts';
 import { resolveReferences } from './reference.ts';
 import { applicableUserVariables } from './user-variables.ts';
 import type { PlainObject } from './values.ts';
 import { INVALID_FORMAT_MESSAGE, loadYaml, TOO_BIG_MESSAGE } from './yaml-loader.ts';
+import { applyInputs } from './inputs.ts';
 
 const SKIP_CI = /\[(ci[ _-]skip|skip[ _-]ci)\]/i;
 export const WORKFLOW_FILTERED = 'Pipeline filtered out by workflow rules.';
@@ -82,7 +83,8 @@ async function compileMerged(config: PlainObject, context: CompileContext, limit
 
   const definitions: JobDefinition[] = [];
   for (const job of expanded) {
-    const lookup = variableLookup(predefined, job.config.variables, userVariables);
+    const own = jobAttributeVariables({ name: job.config.name, stage: job.config.stage, when: job.config.when, parallel: job.parallel });
+    const lookup = variableLookup(own, predefined, job.config.variables, userVariables);
     const outcome = await evaluateJob(job.config, conditions, lookup);
     definitions.push(toDefinition(job, outcome, declaredStages));
   }
@@ -131,12 +133,37 @@ async function loadConfiguration(
     return null;
   }
   locator.add(loaded.positions);
-  const included = await expandIncludes(loaded.value, loaded.positions, context.files, limits, sink, locator);
+  // The main file's own `spec:inputs` take their defaults: no run here gives inputs.
+  const applied = applyInputs(loaded.value, loaded.header, undefined);
+  if (!applied.ok) {
+    sink.errorAt(applied.error, configPath, 1);
+    return null;
+  }
+  const included = await expandIncludes(applied.value, loaded.positions, context.files, limits, sink, locator, includeRulesEvaluator(context, limits));
   if (sink.hasErrors) return null;
   const extended = expandExtends(included, limits.maxExtendsDepth, sink);
   if (sink.hasErrors) return null;
   const referenced = resolveReferences(extended, limits.maxReferenceDepth, sink);
   return sink.hasErrors ? null : referenced;
+}
+
+/**
+ * `include:rules` see the pipeline's predefined variables and the project's and pipeline's own,
+ * not the configuration's (GitLab evaluates them before the file is read whole).
+ */
+function includeRulesEvaluator(context: CompileContext, limits: CompileLimits): IncludeRulesEvaluator {
+  const conditions = new ConditionContext(context, limits.maxExpressionTokens);
+  const inputs = inputsFromContext(context);
+  const lookup = variableLookup(predefinedPipelineVariables(inputs), applicableUserVariables(context.variables ?? [], inputs.refProtected));
+  return async (rules) => {
+    for (const rule of rules) {
+      if (rule.if !== undefined && !conditions.expressionTrue(rule.if, lookup)) continue;
+      if (rule.exists && !(await conditions.existsMatch(rule.exists))) continue;
+      if (rule.changes && !conditions.changesMatch(rule.changes)) continue;
+      return rule.when !== 'never';
+    }
+    return false;
+  };
 }
 
 function readJobs(root: RootConfig, sink: DiagnosticSink, limits: CompileLimits): JobConfig[] {

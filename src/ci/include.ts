@@ -8,13 +8,22 @@ import type { CompileLimits } from './limits.ts';
 import type { RepositoryReader } from './model.ts';
 import { deepMerge, isPlainObject, isStringArray, rubyJson, type PlainObject } from './values.ts';
 import { loadYaml, TOO_BIG_MESSAGE } from './yaml-loader.ts';
+import { UntrustedRegexp } from './expression/regexp.ts';
+import { applyInputs } from './inputs.ts';
+import { readIncludeRules, type IncludeRule, type IncludeRulesEvaluator } from './include-rules.ts';
 
 type ReadableLocation = Exclude<IncludeLocation, { kind: 'unsupported' }>;
 
+/** `inputs`: the `include:inputs` for the file's `spec:inputs` header; `rules`: its `include:rules`. */
+interface LocationExtras {
+  inputs?: PlainObject;
+  rules?: IncludeRule[];
+}
+
 type IncludeLocation =
-  | { kind: 'local'; path: string; display: PlainObject }
-  | { kind: 'project'; project: string; ref: string | undefined; path: string; display: PlainObject }
-  | { kind: 'artifact'; job: string | null; path: string; display: PlainObject }
+  | ({ kind: 'local'; path: string; display: PlainObject } & LocationExtras)
+  | ({ kind: 'project'; project: string; ref: string | undefined; path: string; display: PlainObject } & LocationExtras)
+  | ({ kind: 'artifact'; job: string | null; path: string; display: PlainObject } & LocationExtras)
   | { kind: 'unsupported'; what: string; display: PlainObject };
 
 /** Which project a file belongs to: local includes inside a project file read that project. */
@@ -33,7 +42,12 @@ interface IncludeState {
   /** Included files in merge order, for the locator (added later in reverse). */
   loadedFiles: FilePositions[];
   positionsByFile: Map<string, FilePositions>;
+  /** The project's files, listed once for wildcard includes. */
+  files?: Promise<string[]>;
+  rules?: IncludeRulesEvaluator;
 }
+
+export type { IncludeRule, IncludeRulesEvaluator };
 
 export async function expandIncludes(
   main: PlainObject,
@@ -42,10 +56,12 @@ export async function expandIncludes(
   limits: CompileLimits,
   sink: DiagnosticSink,
   locator: SourceLocator,
+  rules?: IncludeRulesEvaluator,
 ): Promise<PlainObject> {
   const state: IncludeState = {
     reader, limits, sink, locator, seen: new Set(), count: 0, loadedFiles: [],
     positionsByFile: new Map([[mainPositions.file, mainPositions]]),
+    ...(rules ? { rules } : {}),
   };
   const result = await expandFile(main, mainPositions.file, { project: null, ref: undefined }, state, 0);
   for (const loaded of [...state.loadedFiles].reverse()) locator.add(loaded);
@@ -64,11 +80,32 @@ async function expandFile(
   const locations = normalizeIncludes(include, file, state);
   let merged: PlainObject = {};
   for (const location of locations) {
-    if (state.sink.hasErrors) break;
-    const included = await loadLocation(location, scope, state, depth + 1, file);
-    if (included) merged = deepMerge(merged, included);
+    if (location.kind !== 'unsupported' && location.rules && !(await rulesTake(location.rules, state, file))) continue;
+    for (const each of await expandWildcard(location, scope, state)) {
+      if (state.sink.hasErrors) break;
+      const included = await loadLocation(each, scope, state, depth + 1, file);
+      if (included) merged = deepMerge(merged, included);
+    }
   }
   return deepMerge(merged, rest);
+}
+
+/**
+ * `include:local` with `*` or `**` (GitLab 13.11): the project's files the pattern matches, in
+ * path order, as GitLab's `search_files_by_wildcard_path` finds them: `**` is any run of
+ * characters, `/` included, `*` any run without `/`. No match includes nothing.
+ */
+async function expandWildcard(location: IncludeLocation, scope: FileScope, state: IncludeState): Promise<IncludeLocation[]> {
+  if (location.kind !== 'local' || scope.project !== null || !location.path.includes('*') || !state.reader.listFiles) return [location];
+  state.files ??= state.reader.listFiles();
+  const pattern = location.path.replace(/^\/+/, '');
+  const source = pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*\*/g, '\u0000').replace(/\*/g, '[^/]*?').replace(/\u0000/g, '.*?');
+  // RE2, as GitLab's search uses: linear in the path whatever the pattern.
+  const matcher = UntrustedRegexp.compile(`^${source}$`, '');
+  return (await state.files)
+    .filter((path) => matcher.test(path))
+    .sort()
+    .map((path) => ({ kind: 'local' as const, path, display: { local: path }, ...(location.inputs ? { inputs: location.inputs } : {}) }));
 }
 
 function normalizeIncludes(include: unknown, file: string, state: IncludeState): IncludeLocation[] {
@@ -98,9 +135,14 @@ function normalizeHash(entry: PlainObject, file: string, state: IncludeState): I
     includeError(state, `Include \`${rubyJson(entry)}\` needs to match exactly one accessor!`, file);
     return [];
   }
-  if (typeof entry.local === 'string') return [{ kind: 'local', path: entry.local, display: entry }];
+  const rules = readIncludeRules(entry, state.limits.maxExpressionTokens, (problem) => {
+    includeError(state, `Include \`${rubyJson(entry)}\` rules ${problem}`, file);
+  });
+  if (rules === null) return [];
+  const inputs = { ...(isPlainObject(entry.inputs) ? { inputs: entry.inputs } : {}), ...(rules ? { rules } : {}) };
+  if (typeof entry.local === 'string') return [{ kind: 'local', path: entry.local, display: entry, ...inputs }];
   if (typeof entry.artifact === 'string') {
-    return [{ kind: 'artifact', path: entry.artifact, job: typeof entry.job === 'string' && entry.job !== '' ? entry.job : null, display: entry }];
+    return [{ kind: 'artifact', path: entry.artifact, job: typeof entry.job === 'string' && entry.job !== '' ? entry.job : null, display: entry, ...inputs }];
   }
   if (typeof entry.project === 'string') {
     const files = typeof entry.file === 'string' ? [entry.file] : isStringArray(entry.file) ? entry.file : null;
@@ -115,6 +157,7 @@ function normalizeHash(entry: PlainObject, file: string, state: IncludeState): I
       ref,
       path,
       display: { project: entry.project, file: path, ...(ref === undefined ? {} : { ref }) },
+      ...inputs,
     }));
   }
   const what = accessors[0] === 'remote' ? 'Remote' : accessors[0] === 'template' ? 'Template' : 'Unsupported';
@@ -143,7 +186,8 @@ async function loadLocation(
     return null;
   }
   const target = resolveTarget(location, scope);
-  const identity = rubyJson([target.project, target.ref ?? null, target.path]);
+  // The same file with other inputs is another inclusion (GitLab includes a template once per set of inputs).
+  const identity = rubyJson([target.project, target.ref ?? null, target.path, location.inputs ?? null]);
   if (state.seen.has(identity)) {
     includeError(state, `Include \`${rubyJson(location.display)}\` was already included!`, parentFile);
     return null;
@@ -163,9 +207,14 @@ async function loadLocation(
     else sink.errorAt(`Included file \`${location.path}\` does not have valid YAML syntax!`, label, loaded.line);
     return null;
   }
+  const applied = applyInputs(loaded.value, loaded.header, location.inputs);
+  if (!applied.ok) {
+    includeError(state, `\`${location.path}\`: ${applied.error}`, parentFile);
+    return null;
+  }
   state.loadedFiles.push(loaded.positions);
   state.positionsByFile.set(label, loaded.positions);
-  return expandFile(loaded.value, label, { project: target.project, ref: target.ref }, state, depth);
+  return expandFile(applied.value, label, { project: target.project, ref: target.ref }, state, depth);
 }
 
 function resolveTarget(location: ReadableLocation, scope: FileScope) {
@@ -227,6 +276,12 @@ async function readArtifact(job: string, path: string, state: IncludeState, pare
         : `Job \`${job}\` not found in parent pipeline or does not have artifacts!`;
   includeError(state, message, parentFile);
   return null;
+}
+
+async function rulesTake(rules: IncludeRule[], state: IncludeState, file: string): Promise<boolean> {
+  if (state.rules) return state.rules(rules);
+  includeError(state, 'Include `rules` are not supported here', file);
+  return false;
 }
 
 function includeError(state: IncludeState, message: string, file: string): void {

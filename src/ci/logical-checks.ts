@@ -35,15 +35,16 @@ export function checkReferences(jobs: ExpandedJob[], stages: string[], sink: Dia
         report(`${baseName} job: need ${need.job} is not defined in current or prior stages`, [baseName, 'needs']);
       }
     }
+    // With `needs` (even `needs: []`), every dependency must be one of them: GitLab names them all in one error.
+    const needed = config.needs;
+    const notNeeded = needed === null ? [] : (config.dependencies ?? []).filter((dependency) => !needed.some((need) => need.job === dependency));
+    if (notNeeded.length > 0) report(`jobs:${baseName} dependencies the ${notNeeded.join(', ')} should be part of needs`, [baseName, 'dependencies']);
     for (const dependency of config.dependencies ?? []) {
+      if (notNeeded.includes(dependency)) continue;
       const dependencyStage = stageOf.get(dependency);
       if (dependencyStage === undefined) {
         report(`${baseName} job: undefined dependency: ${dependency}`, [baseName, 'dependencies']);
-      } else if (config.needs !== null) {
-        if (!config.needs.some((need) => need.job === dependency)) {
-          report(`jobs:${baseName} dependencies the ${dependency} should be part of needs`, [baseName, 'dependencies']);
-        }
-      } else if (dependencyStage >= ownStage) {
+      } else if (needed === null && dependencyStage >= ownStage) {
         report(`${baseName} job: dependency ${dependency} is not defined in prior stages`, [baseName, 'dependencies']);
       }
     }

@@ -5,6 +5,7 @@
  */
 import type { RefType } from '../protocol/job-payload.ts';
 import type { CompileLimits } from './limits.ts';
+import type { EnvironmentTier } from './environment-tier.ts';
 import type { Diagnostic } from './diagnostics.ts';
 import type { MergeRequestInfo } from './merge-request-variables.ts';
 
@@ -134,8 +135,11 @@ export interface CacheDefinition {
   key: string;
   untracked: boolean;
   paths: string[];
-  policy: 'pull' | 'push' | 'pull-push';
+  /** Or a `$VARIABLE` holding one (GitLab 16.1), read when the job's payload is made. */
+  policy: 'pull' | 'push' | 'pull-push' | `$${string}`;
   when: CacheWhen;
+  /** `fallback_keys`: keys to restore from, in order, when `key` has no cache (absent when none). */
+  fallbackKeys?: string[];
 }
 
 export interface ArtifactsDefinition {
@@ -154,6 +158,8 @@ export interface EnvironmentDefinition {
   url: string | null;
   action: 'start' | 'stop' | 'prepare' | 'verify' | 'access';
   onStop: string | null;
+  /** `deployment_tier`, when the job names one. */
+  deploymentTier?: EnvironmentTier;
 }
 
 export interface RetryDefinition {
@@ -165,6 +171,8 @@ export interface RetryDefinition {
 export interface YamlVariable {
   key: string;
   value: string;
+  /** `expand: false`: the runner leaves `$` references in the value as they are. */
+  raw?: true;
 }
 
 /** How the job came to be in (or out of) the pipeline. */

@@ -9,6 +9,27 @@ import { refSlug } from './slug.ts';
 
 export const ZERO_SHA = '0000000000000000000000000000000000000000';
 
+/** What a job adds for its own `rules` and `only:variables`, before the pipeline's (GitLab's `predefined_variables_from_job_attr`). */
+export interface JobAttributes {
+  name: string;
+  stage: string;
+  /** The job's own `when`, before its rules. */
+  when: string | null;
+  parallel: { index: number; total: number } | null;
+}
+
+export function jobAttributeVariables(job: JobAttributes): YamlVariable[] {
+  const variables: YamlVariable[] = [
+    { key: 'CI_JOB_NAME', value: job.name },
+    { key: 'CI_JOB_NAME_SLUG', value: refSlug(job.name) },
+    { key: 'CI_JOB_STAGE', value: job.stage },
+  ];
+  if (job.when === 'manual' || job.when === 'delayed') variables.push({ key: 'CI_JOB_MANUAL', value: 'true' });
+  if (job.parallel) variables.push({ key: 'CI_NODE_INDEX', value: String(job.parallel.index) });
+  variables.push({ key: 'CI_NODE_TOTAL', value: String(job.parallel?.total ?? 1) });
+  return variables;
+}
+
 export function projectName(path: string): string {
   return path.split('/').pop() ?? path;
 }

@@ -59,6 +59,7 @@ export function predefinedJobVariables(
   variables.push(
     secretVariable('CI_REPOSITORY_URL', git.repoUrl, false),
     ...pub('CI_JOB_NAME', job.name),
+    ...pub('CI_JOB_NAME_SLUG', refSlug(job.name)),
     ...pub('CI_JOB_STAGE', job.stage),
     ...pub('CI_NODE_TOTAL', job.parallel?.total ?? 1),
     ...pub('CI_NODE_INDEX', job.parallel?.index),

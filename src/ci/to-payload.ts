@@ -2,11 +2,12 @@
  * JobDefinition + ids/tokens/git/server info → the runner-protocol job payload (§3.4),
  * variables in the precedence order of ci-config §7.2 (later entries win).
  */
-import type { Artifact, Cache, JobPayload, JobVariable, Step } from '../protocol/job-payload.ts';
+import type { Artifact, Cache, CachePolicy, JobPayload, JobVariable, Step } from '../protocol/job-payload.ts';
 import type { ArtifactsDefinition, BuildJobDefinition } from './model.ts';
 import type { PayloadGitInfo, PayloadIds, PayloadPipelineInfo, PayloadRunnerInfo, PayloadServerInfo, PayloadTokens } from './payload-types.ts';
 import { predefinedJobVariables, publicVariable, userIdentityVariables } from './predefined-job-variables.ts';
 import { environmentSlug } from './slug.ts';
+import { environmentTier } from './environment-tier.ts';
 import { DEFAULT_JOB_TIMEOUT_SECONDS } from './job-timeout.ts';
 import { applicableUserVariables } from './user-variables.ts';
 
@@ -86,7 +87,14 @@ export function toJobPayload(
     })),
     artifacts: job.artifacts ? artifacts(job.artifacts, expand) : [],
     cache: job.cache.map(
-      (cache): Cache => ({ key: expand(cache.key), untracked: cache.untracked, paths: cache.paths, policy: cache.policy, when: cache.when }),
+      (cache): Cache => ({
+        key: expand(cache.key),
+        untracked: cache.untracked,
+        paths: cache.paths,
+        policy: cachePolicy(expand(cache.policy)),
+        when: cache.when,
+        ...(cache.fallbackKeys ? { fallback_keys: cache.fallbackKeys.map(expand) } : {}),
+      }),
     ),
     credentials: serverInfo.registry
       ? [{ type: 'registry', url: serverInfo.registry, username: 'gitlab-ci-token', password: tokens.jobToken }]
@@ -105,7 +113,10 @@ function jobVariables(
   pipeline: PayloadPipelineInfo,
 ): JobVariable[] {
   const predefined = [...predefinedJobVariables(job, ids, tokens, git, server, pipeline), ...runnerVariables(pipeline.runner)];
-  const yaml = job.variables.map((variable) => publicVariable(variable.key, variable.value));
+  const yaml = job.variables.map((variable): JobVariable => ({
+    ...publicVariable(variable.key, variable.value),
+    ...(variable.raw ? { raw: true as const } : {}),
+  }));
   const environment: JobVariable[] = [];
   let environmentName: string | null = null;
   if (job.environment) {
@@ -115,6 +126,7 @@ function jobVariables(
       publicVariable('CI_ENVIRONMENT_NAME', name),
       publicVariable('CI_ENVIRONMENT_SLUG', environmentSlug(name)),
       publicVariable('CI_ENVIRONMENT_ACTION', job.environment.action),
+      publicVariable('CI_ENVIRONMENT_TIER', environmentTier(name, job.environment.deploymentTier)),
     );
   }
   const scopedTo = pipeline.environmentName !== undefined ? pipeline.environmentName : environmentName;
@@ -192,6 +204,14 @@ function refspecs(pipelineId: number, git: PayloadGitInfo, depth: number, mergeR
 }
 
 /** `$VAR` / `${VAR}` expansion over a variable list (later entries win; unknown ones become empty). */
+/**
+ * A `$VARIABLE` policy, expanded: an unset or empty one is `pull-push`, as on GitLab. A value
+ * that is no policy is `pull-push` too (GitLab's runner fails the job's cache step instead).
+ */
+function cachePolicy(value: string): CachePolicy {
+  return value === 'pull' || value === 'push' ? value : 'pull-push';
+}
+
 function expander(variables: readonly { key: string; value: string }[]): (text: string) => string {
   const map = new Map(variables.map((variable) => [variable.key, variable.value]));
   return (text) => text.replace(/\$(?:\{(\w+)\}|(\w+))/g, (_match, braced: string | undefined, bare: string | undefined) => map.get(braced ?? bare ?? '') ?? '');

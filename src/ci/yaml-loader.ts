@@ -9,6 +9,7 @@ import {
   isScalar,
   isSeq,
   LineCounter,
+  parseAllDocuments,
   parseDocument,
   Scalar,
   type CollectionTag,
@@ -36,7 +37,8 @@ const referenceTag: CollectionTag = {
 export type LoadFailure = 'syntax' | 'too-big' | 'not-a-hash' | 'empty';
 
 export type LoadResult =
-  | { ok: true; value: PlainObject; positions: FilePositions }
+  /** `header`: a first document holding only `spec:` (GitLab's `spec:inputs` header), when there is one. */
+  | { ok: true; value: PlainObject; positions: FilePositions; header?: PlainObject }
   | { ok: false; failure: LoadFailure; line: number | null; detail: string };
 
 export function loadYaml(text: string, file: string, limits: CompileLimits): LoadResult {
@@ -50,14 +52,23 @@ export function loadYaml(text: string, file: string, limits: CompileLimits): Loa
     return { ok: false, failure: 'too-big', line: null, detail: problem === 'too-deep' ? 'document is nested too deeply' : 'too many aliases' };
   }
 
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, {
-    merge: true,
-    customTags: [referenceTag],
-    lineCounter,
-    uniqueKeys: false,
-    prettyErrors: false,
-  });
+  let lineCounter = new LineCounter();
+  const options = { merge: true, customTags: [referenceTag], uniqueKeys: false, prettyErrors: false };
+  // One document, or a header document (`spec:`), `---` and the configuration (GitLab's
+  // `spec:inputs`); anything else is parsed as one document again for its error.
+  const documents = parseAllDocuments(text, { ...options, lineCounter });
+  const list = Array.isArray(documents) ? documents : [];
+  const withHeader = list.length === 2 && list[0].errors.length === 0 && isHeader(list[0].contents);
+  let doc = list.length === 1 ? list[0] : withHeader ? list[1] : undefined;
+  if (!doc) {
+    lineCounter = new LineCounter();
+    doc = parseDocument(text, { ...options, lineCounter });
+  }
+  let header: PlainObject | undefined;
+  if (withHeader) {
+    const value: unknown = list[0].toJS({ maxAliasCount: limits.maxAliasCount });
+    if (isPlainObject(value)) header = value;
+  }
   const firstError = doc.errors[0];
   if (firstError) {
     const line = firstError.linePos?.[0]?.line ?? lineCounter.linePos(firstError.pos[0]).line;
@@ -83,7 +94,12 @@ export function loadYaml(text: string, file: string, limits: CompileLimits): Loa
   if (!withinDepth(value, limits.maxYamlDepth)) {
     return { ok: false, failure: 'too-big', line: null, detail: 'document is nested too deeply' };
   }
-  return { ok: true, value, positions };
+  return { ok: true, value, positions, ...(header ? { header } : {}) };
+}
+
+/** A map whose only key is `spec`. */
+function isHeader(node: unknown): boolean {
+  return isMap(node) && node.items.length === 1 && isPair(node.items[0]) && isScalar(node.items[0].key) && node.items[0].key.value === 'spec';
 }
 
 /**

@@ -113,11 +113,12 @@ export async function runExec(request: ExecRequest, io: ExecIo): Promise<number>
       io.stdout(request.json ? `${JSON.stringify(report, null, 2)}\n` : formatLintText(report));
       return report.valid ? 0 : 1;
     }
-    checkCompiled(result);
-    if (request.mode === 'preview') {
+    // The merged configuration is there even when workflow or rules leave no job to run.
+    if (request.mode === 'preview' && result.status !== 'invalid') {
       io.stdout(stringify(result.mergedConfig ?? {}));
       return 0;
     }
+    checkCompiled(result);
     if (request.mode === 'payload') return await printPayload(local, input, result, request, io);
     const reuse: ReuseContext | null = request.reuse
       ? {

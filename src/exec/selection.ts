@@ -1,8 +1,8 @@
 /**
  * Which jobs `runner exec` runs. The whole pipeline needs nothing of this; for named jobs, a
  * stage or `--needs`, the merged configuration (includes, `extends` and `!reference` already
- * resolved by the compiler) loses the other jobs, and the kept jobs' `needs` and
- * `dependencies` lose what is gone. The pipeline is then created from that document through
+ * resolved by the compiler) loses the other jobs, and the kept jobs' `needs` (their rules' too)
+ * and `dependencies` lose what is gone. The pipeline is then created from that document through
  * the same creation service and compiler, as a child pipeline's `trigger:include` is.
  */
 import type { CompileResult, JobDefinition } from '../ci/model.ts';
@@ -75,14 +75,20 @@ export function configWithOnly(merged: Mapping, result: CompileResult, keep: Rea
 
 function withoutMissingUpstream(job: Mapping, kept: (name: string) => boolean): Mapping {
   const out: Mapping = { ...job };
-  if (Array.isArray(job.needs)) {
-    out.needs = job.needs.filter((need) => {
-      if (typeof need === 'string') return kept(need);
-      // Needs of another pipeline or project are not jobs of this one: they stay.
-      if (isMapping(need) && typeof need.job === 'string' && need.pipeline === undefined && need.project === undefined) return kept(need.job);
-      return true;
-    });
+  if (Array.isArray(job.needs)) out.needs = keptNeeds(job.needs, kept);
+  // A rule's `needs` replace the job's when it matches; the compiler checks them all the same.
+  if (Array.isArray(job.rules)) {
+    out.rules = job.rules.map((rule) => (isMapping(rule) && Array.isArray(rule.needs) ? { ...rule, needs: keptNeeds(rule.needs, kept) } : rule));
   }
   if (Array.isArray(job.dependencies)) out.dependencies = job.dependencies.filter((name) => typeof name === 'string' && kept(name));
   return out;
+}
+
+function keptNeeds(needs: unknown[], kept: (name: string) => boolean): unknown[] {
+  return needs.filter((need) => {
+    if (typeof need === 'string') return kept(need);
+    // Needs of another pipeline or project are not jobs of this one: they stay.
+    if (isMapping(need) && typeof need.job === 'string' && need.pipeline === undefined && need.project === undefined) return kept(need.job);
+    return true;
+  });
 }

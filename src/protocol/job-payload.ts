@@ -90,6 +90,8 @@ export interface Cache {
   paths: string[];
   policy: CachePolicy;
   when: ArtifactWhen;
+  /** Keys to restore from, in order, when `key` has none. */
+  fallback_keys?: string[];
 }
 
 export interface Credentials {

@@ -136,6 +136,7 @@ describe('toJobPayload', () => {
       GITLAB_CI: 'true',
       CI_JOB_ID: '42',
       CI_JOB_NAME: 'rspec 1/2',
+      CI_JOB_NAME_SLUG: 'rspec-1-2',
       CI_JOB_STAGE: 'test',
       CI_NODE_INDEX: '1',
       CI_NODE_TOTAL: '2',
@@ -164,6 +165,7 @@ describe('toJobPayload', () => {
       CI_API_V4_URL: 'https://ci.example.com/api/v4',
       CI_ENVIRONMENT_NAME: 'review/feature-login',
       CI_ENVIRONMENT_ACTION: 'start',
+      CI_ENVIRONMENT_TIER: 'development',
       GITLAB_USER_LOGIN: 'alice',
     };
     for (const [key, value] of Object.entries(expected)) assert.equal(valueOf(variables, key), value, key);

@@ -2,7 +2,7 @@
 import type { ArtifactsDefinition } from '../model.ts';
 import type { CacheConfig } from '../job-config.ts';
 import { isValidExpireIn } from '../durations.ts';
-import { isPlainObject, isStringArray, scalarToString } from '../values.ts';
+import { isPlainObject, isStringArray, scalarToString, type PlainObject } from '../values.ts';
 import type { EntryChecker } from './checker.ts';
 
 const ARTIFACT_WHEN = ['on_success', 'on_failure', 'always'] as const;
@@ -66,7 +66,22 @@ function readReports(value: unknown, checker: EntryChecker): Record<string, stri
 }
 
 const CACHE_POLICIES = ['pull', 'push', 'pull-push'] as const;
+const MAX_FALLBACK_KEYS = 5;
 type CachePolicy = (typeof CACHE_POLICIES)[number];
+
+/** A cache's `paths` and `fallback_keys` are entries of their own in GitLab: `cache:paths config should be ...`. */
+function stringListEntry(hash: PlainObject, key: string, checker: EntryChecker): string[] | null {
+  const value = hash[key];
+  if (value === undefined || value === null) return null;
+  if (isStringArray(value)) return value;
+  checker.child(key).configError('should be an array of strings');
+  return null;
+}
+
+/** `policy: $POLICY`: a variable the job's payload resolves (GitLab's pattern, `$` and a name). */
+function isPolicyVariable(policy: unknown): policy is `$${string}` {
+  return typeof policy === 'string' && /^\$\w{1,255}$/.test(policy);
+}
 
 /** A hash, or (modern) an array of up to four hashes. */
 export function readCaches(value: unknown, checker: EntryChecker): CacheConfig[] | null {
@@ -91,20 +106,34 @@ function readCache(value: unknown, checker: EntryChecker): CacheConfig | null {
   if (!checker.allowedKeys(hash, ['key', 'untracked', 'paths', 'policy', 'when', 'fallback_keys', 'unprotect'])) return null;
   const key = readCacheKey(hash.key, checker.child('key'));
   const untracked = checker.booleanAttribute(hash, 'untracked');
-  const paths = checker.stringArrayAttribute(hash, 'paths');
+  const paths = stringListEntry(hash, 'paths', checker);
   const policy = hash.policy ?? 'pull-push';
   let valid = key !== null && !(hash.untracked !== undefined && untracked === null) && !(hash.paths !== undefined && paths === null);
-  if (!CACHE_POLICIES.includes(policy as CachePolicy)) {
-    checker.attributeError('policy', 'should be pull-push, push, or pull');
+  if (!CACHE_POLICIES.includes(policy as CachePolicy) && !isPolicyVariable(policy)) {
+    checker.attributeError('policy', 'should be a variable or one of: pull-push, push, pull');
     valid = false;
   }
   const when = hash.when ?? 'on_success';
   if (!ARTIFACT_WHEN.includes(when as ArtifactWhen)) {
-    checker.attributeError('when', 'should be on_success, on_failure or always');
+    checker.attributeError('when', 'should be one of: on_success, on_failure, always');
+    valid = false;
+  }
+  const fallbackKeys = stringListEntry(hash, 'fallback_keys', checker);
+  if (hash.fallback_keys !== undefined && hash.fallback_keys !== null && fallbackKeys === null) valid = false;
+  else if (fallbackKeys && fallbackKeys.length > MAX_FALLBACK_KEYS) {
+    // GitLab's wording, "to many" included.
+    checker.attributeError('fallback_keys', `has to many entries (maximum ${MAX_FALLBACK_KEYS})`);
     valid = false;
   }
   if (!valid || key === null) return null;
-  return { key, untracked: untracked ?? false, paths: paths ?? [], policy: policy as CachePolicy, when: when as ArtifactWhen };
+  return {
+    key,
+    untracked: untracked ?? false,
+    paths: paths ?? [],
+    policy: policy as CacheConfig['policy'],
+    when: when as ArtifactWhen,
+    ...(fallbackKeys && fallbackKeys.length > 0 ? { fallbackKeys } : {}),
+  };
 }
 
 function readCacheKey(value: unknown, checker: EntryChecker): CacheConfig['key'] | null {

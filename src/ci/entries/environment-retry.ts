@@ -3,6 +3,7 @@ import type { EnvironmentDefinition, RetryDefinition, YamlVariable } from '../mo
 import type { ParallelConfig } from '../job-config.ts';
 import { isPlainObject, isStringArray, scalarToString } from '../values.ts';
 import { isValidRegexp } from '../expression/regexp.ts';
+import { ENVIRONMENT_TIERS, isEnvironmentTier } from '../environment-tier.ts';
 import type { EntryChecker } from './checker.ts';
 
 const ENVIRONMENT_ACTIONS = ['start', 'stop', 'prepare', 'verify', 'access'] as const;
@@ -38,11 +39,17 @@ export function readEnvironment(value: unknown, checker: EntryChecker): Environm
     checker.attributeError('on_stop', 'should be a string');
     return undefined;
   }
+  const tier = value.deployment_tier;
+  if (tier !== undefined && tier !== null && !isEnvironmentTier(tier)) {
+    checker.attributeError('deployment_tier', `must be one of ${ENVIRONMENT_TIERS.join(', ')}`);
+    return undefined;
+  }
   return {
     name: value.name,
     url: typeof value.url === 'string' ? value.url : null,
     action: action as EnvironmentAction,
     onStop: typeof value.on_stop === 'string' ? value.on_stop : null,
+    ...(tier ? { deploymentTier: tier } : {}),
   };
 }
 
@@ -106,7 +113,7 @@ export function readParallel(value: unknown, checker: EntryChecker): ParallelCon
   if (value === undefined || value === null) return null;
   if (typeof value === 'number') {
     if (!Number.isInteger(value)) checker.configError('should be an integer or a hash');
-    else if (value < 2) checker.configError('must be greater than or equal to 2');
+    else if (value < 1) checker.configError('must be greater than or equal to 1');
     else if (value > MAX_PARALLEL) checker.configError(`must be less than or equal to ${MAX_PARALLEL}`);
     else return { kind: 'number', total: value };
     return undefined;
@@ -125,7 +132,7 @@ export function readParallel(value: unknown, checker: EntryChecker): ParallelCon
 }
 
 /** Each matrix entry is a hash of variable → value or values; its cartesian product is taken. */
-function expandMatrix(entries: unknown[], checker: EntryChecker): YamlVariable[][] | null {
+export function expandMatrix(entries: unknown[], checker: EntryChecker): YamlVariable[][] | null {
   const combinations: YamlVariable[][] = [];
   for (const entry of entries) {
     if (!isPlainObject(entry) || Object.keys(entry).length === 0) {

@@ -62,6 +62,11 @@ function readJobKeys(name: string, hash: PlainObject, checker: EntryChecker, inp
     checker.sink.error(`jobs:${name} script can't be blank`, [name]);
     return null;
   }
+  // GitLab's presence check: an empty list or a blank string is no script either.
+  if ((Array.isArray(hash.script) && hash.script.length === 0) || (typeof hash.script === 'string' && hash.script.trim() === '')) {
+    checker.sink.error(`jobs:${name} script can't be blank`, [name, 'script']);
+    return null;
+  }
   const script = readScript(hash.script, checker.child('script'));
   const beforeScript = hash.before_script === undefined ? [] : readScript(hash.before_script, checker.child('before_script'));
   const afterScript = hash.after_script === undefined ? [] : readScript(hash.after_script, checker.child('after_script'));

@@ -6,6 +6,7 @@ import type { JobNeed } from '../model.ts';
 import { isPlainObject, isStringArray, scalarToString } from '../values.ts';
 import type { EntryChecker } from './checker.ts';
 import { readVariables } from './variables.ts';
+import { expandMatrix } from './environment-retry.ts';
 
 export function readPolicy(value: unknown, checker: EntryChecker, maxTokens: number): PolicyConfig | null | undefined {
   if (value === undefined || value === null) return null;
@@ -96,6 +97,11 @@ export function readRules(
   if (value === undefined || value === null) return null;
   if (!Array.isArray(value)) {
     checker.configError('should be an array of hashes');
+    return undefined;
+  }
+  // GitLab's rules entry must be present: an empty list is an error, not a job that never runs.
+  if (value.length === 0) {
+    checker.configError("can't be blank");
     return undefined;
   }
   const rules: RuleConfig[] = [];
@@ -189,7 +195,20 @@ export function readNeeds(value: unknown, checker: EntryChecker): JobNeed[] | nu
       checker.child('need').configError('artifacts and optional should be boolean values');
       return null;
     }
-    needs.push({ job: entry.job, artifacts, optional });
+    if (entry.parallel === undefined || entry.parallel === null) {
+      needs.push({ job: entry.job, artifacts, optional });
+      continue;
+    }
+    // `needs:parallel:matrix` (GitLab 16.3): the instances of that matrix, named as `parallel:matrix` names them.
+    const matrix = isPlainObject(entry.parallel) && Array.isArray(entry.parallel.matrix) ? entry.parallel.matrix : null;
+    const combinations = matrix ? expandMatrix(matrix, checker.child('need').child('parallel').child('matrix')) : null;
+    if (!combinations) {
+      if (!matrix) checker.child('need').child('parallel').configError('should be a hash with a matrix');
+      return null;
+    }
+    for (const combination of combinations) {
+      needs.push({ job: `${entry.job}: [${combination.map((variable) => variable.value).join(', ')}]`, artifacts, optional });
+    }
   }
   const seen = new Set<string>();
   const duplicated = new Set<string>();

@@ -1,4 +1,4 @@
-/** `variables:` — key to string or number; modern `{value, description}` hashes too. */
+/** `variables:` — key to string or number; modern `{value, description, expand}` hashes too. */
 import type { YamlVariable } from '../model.ts';
 import { isPlainObject, scalarToString } from '../values.ts';
 import type { EntryChecker } from './checker.ts';
@@ -18,14 +18,15 @@ export function readVariables(value: unknown, checker: EntryChecker): YamlVariab
       checker.configError('should be a hash of key value pairs');
       return null;
     }
-    variables.push({ key, value: text });
+    // `expand: false` makes the variable raw, as GitLab does; anything else leaves it expanded.
+    variables.push(isPlainObject(raw) && raw.expand === false ? { key, value: text, raw: true } : { key, value: text });
   }
   return variables;
 }
 
 /** Later lists win; the order is that of first appearance. */
 export function mergeVariables(...lists: YamlVariable[][]): YamlVariable[] {
-  const merged = new Map<string, string>();
-  for (const list of lists) for (const variable of list) merged.set(variable.key, variable.value);
-  return [...merged].map(([key, value]) => ({ key, value }));
+  const merged = new Map<string, YamlVariable>();
+  for (const list of lists) for (const variable of list) merged.set(variable.key, variable);
+  return [...merged.values()];
 }

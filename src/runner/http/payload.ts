@@ -160,6 +160,7 @@ export function decodeJobPayload(input: unknown): JobPayload {
       paths: item.strings('paths'),
       policy: oneOf(item.string('policy'), ['pull', 'push', 'pull-push'] as const, 'pull-push'),
       when: oneOf(item.string('when'), ['on_success', 'on_failure', 'always'] as const, 'on_success'),
+      ...(item.has('fallback_keys') ? { fallback_keys: item.strings('fallback_keys') } : {}),
     })),
     credentials: root.list('credentials', (item) => ({ type: 'registry' as const, url: item.string('url'), username: item.string('username'), password: item.string('password'), kind: item.string('type') }))
       .filter((credential) => credential.kind === 'registry')

@@ -38,9 +38,12 @@ export async function restoreCache(context: JobContext): Promise<void> {
       trace.notice(`Not downloading cache ${key} due to policy`);
       continue;
     }
+    // gitlab-runner's order: the key, the cache's fallback_keys, then CACHE_FALLBACK_KEY.
     const keys = [key];
-    const fallback = variableValue(context.variables, 'CACHE_FALLBACK_KEY');
-    if (fallback && fallback !== key && cacheKey(context, { ...entry, key: fallback })) keys.push(fallback);
+    for (const fallback of [...(entry.fallback_keys ?? []), variableValue(context.variables, 'CACHE_FALLBACK_KEY') ?? '']) {
+      const valid = fallback === '' ? null : cacheKey(context, { ...entry, key: fallback });
+      if (valid !== null && !keys.includes(valid)) keys.push(valid);
+    }
     let restored = false;
     for (const candidate of keys) {
       trace.notice(`Checking cache for ${candidate}...`);

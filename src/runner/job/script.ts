@@ -12,7 +12,11 @@ const GREEN = `${ESC}[32;1m`;
 const RESET = `${ESC}[0;m`;
 const PLAIN_WORD = /^[A-Za-z0-9_\-./=:,+@%^]+$/;
 
-/** A word the shell reads back as `value`: ANSI-C `$'...'` for bash, POSIX single quotes for sh. */
+/**
+ * A word the shell reads back as `value`: ANSI-C `$'...'` for bash, POSIX single quotes for sh.
+ * Control characters (ESC included) are `\xHH`, as gitlab-runner writes them: busybox's sh,
+ * which runs the bash script in images without bash, reads `\x1b` but not `\E`.
+ */
 export function quote(value: string, shell: ScriptShell): string {
   if (value !== '' && PLAIN_WORD.test(value)) return value;
   if (shell === 'sh') return `'${value.replace(/'/g, `'\\''`)}'`;
@@ -24,7 +28,6 @@ export function quote(value: string, shell: ScriptShell): string {
     else if (char === '\n') body += '\\n';
     else if (char === '\t') body += '\\t';
     else if (char === '\r') body += '\\r';
-    else if (code === 0x1b) body += '\\E';
     else if (code < 0x20 || code === 0x7f) body += `\\x${code.toString(16).padStart(2, '0')}`;
     else body += char;
   }

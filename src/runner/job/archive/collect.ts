@@ -7,6 +7,7 @@ import path from 'node:path';
 import { extractInto } from '../../../executors/tar.ts';
 import type { JobContext } from '../context.ts';
 import { trackedFiles } from '../sources.ts';
+import { expandValue } from '../variables.ts';
 import { copyRoots, selector, type Selection, type Selector } from './select.ts';
 
 export interface Collected {
@@ -14,11 +15,12 @@ export interface Collected {
   select: Selector;
 }
 
-export async function collect(context: JobContext, selection: Selection, label: string): Promise<Collected> {
+export async function collect(context: JobContext, given: Selection, label: string): Promise<Collected> {
   const staging = await mkdtemp(path.join(context.workDir, `${label}-`));
+  const projectDir = context.environment.info.projectDir;
+  const selection = resolvePatterns(given, context, projectDir);
   const tracked = selection.untracked ? await trackedFiles(context.sourcesDir) : new Set<string>();
   const select = selector(selection, tracked);
-  const projectDir = context.environment.info.projectDir;
   for (const root of copyRoots(selection)) {
     const stream = await context.environment.copyOut(root ? path.posix.join(projectDir, root) : projectDir);
     if (!stream) continue;
@@ -27,4 +29,16 @@ export async function collect(context: JobContext, selection: Selection, label: 
     await extractInto(stream, root ? path.join(staging, root) : staging, (name, type) => select(root ? `${root}/${name}` : name, type));
   }
   return { staging, select };
+}
+
+/**
+ * gitlab-runner's reading of `paths` and `exclude`: the job's variables expanded (`$VAR`,
+ * `${VAR}`), and an absolute path inside the project directory taken relative to it.
+ */
+function resolvePatterns(selection: Selection, context: JobContext, projectDir: string): Selection {
+  const resolve = (pattern: string): string => {
+    const expanded = expandValue(pattern, context.variables);
+    return expanded.startsWith(`${projectDir}/`) ? expanded.slice(projectDir.length + 1) : expanded;
+  };
+  return { ...selection, paths: selection.paths.map(resolve), ...(selection.exclude ? { exclude: selection.exclude.map(resolve) } : {}) };
 }

@@ -192,6 +192,7 @@ function toDefinition(job: ExpandedJob, outcome: Awaited<ReturnType<typeof evalu
     when: outcome.when,
     startIn: outcome.when === 'delayed' ? outcome.startIn : null,
     allowFailure: outcome.allowFailure,
+    allowFailureExitCodes: outcome.allowFailureExitCodes,
     needs: outcome.needs,
     dependencies: config.dependencies,
     retry: config.retry,

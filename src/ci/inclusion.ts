@@ -8,6 +8,7 @@ export interface JobOutcome {
   inclusion: InclusionOutcome;
   when: JobWhen;
   allowFailure: boolean;
+  allowFailureExitCodes: number[] | null;
   startIn: string | null;
   variables: YamlVariable[];
   needs: JobNeed[] | null;
@@ -24,6 +25,7 @@ export async function evaluateJob(job: JobConfig, conditions: ConditionContext, 
     inclusion: { included: true, decidedBy: 'default', matchedRule: null },
     when: jobWhen,
     allowFailure: job.allowFailure ?? jobWhen === 'manual',
+    allowFailureExitCodes: job.allowFailureExitCodes,
     startIn: job.startIn,
     variables: job.variables,
     needs: job.needs,
@@ -40,6 +42,8 @@ export async function evaluateJob(job: JobConfig, conditions: ConditionContext, 
       when: when === 'never' ? jobWhen : when,
       // The default comes from the job-level `when`, not the rule's (reference §2.3).
       allowFailure: rule.allowFailure ?? job.allowFailure ?? job.when === 'manual',
+      // A rule's `allow_failure` drops the exit codes (GitLab's allow_failure_criteria_attributes).
+      allowFailureExitCodes: rule.allowFailure === null ? job.allowFailureExitCodes : null,
       startIn: rule.startIn ?? job.startIn,
       variables: rule.variables ? mergeVariables(job.variables, rule.variables) : job.variables,
       needs: rule.needs ?? job.needs,

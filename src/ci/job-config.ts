@@ -65,6 +65,8 @@ export interface JobConfig {
   startIn: string | null;
   /** `null` when not set: the default depends on `when` (reference §2.3). */
   allowFailure: boolean | null;
+  /** `allow_failure: {exit_codes: ...}`: the failures allowed after all (null: none). */
+  allowFailureExitCodes: number[] | null;
   needs: JobNeed[] | null;
   dependencies: string[] | null;
   only: PolicyConfig | null;

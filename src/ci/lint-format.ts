@@ -8,6 +8,8 @@ export interface LintJob {
   stage: string;
   when: string;
   allowFailure: boolean;
+  /** `allow_failure: {exit_codes}`: the exit codes that make a failure allowed (absent when none). */
+  allowFailureExitCodes?: number[];
   needs: string[] | null;
   included: boolean;
   /** `rules: #2`, `rules: no match`, `only/except`, `default`. */
@@ -50,6 +52,7 @@ function lintJob(job: JobDefinition): LintJob {
     stage: job.stage,
     when: inclusion.included ? job.when : 'never',
     allowFailure: job.allowFailure,
+    ...(job.allowFailureExitCodes ? { allowFailureExitCodes: job.allowFailureExitCodes } : {}),
     needs: job.needs?.map((need) => need.job) ?? null,
     included: inclusion.included,
     decidedBy,
@@ -80,7 +83,7 @@ export function formatLintText(report: LintReport): string {
     job.name,
     job.stage,
     job.when,
-    job.allowFailure ? 'yes' : 'no',
+    job.allowFailure ? 'yes' : job.allowFailureExitCodes ? `exit codes ${job.allowFailureExitCodes.join(', ')}` : 'no',
     job.needs === null ? '-' : job.needs.length === 0 ? '[]' : job.needs.join(', '),
     job.decidedBy,
     ...(bridges ? [job.trigger ? `trigger: ${describeTrigger(job.trigger)}` : '-'] : []),

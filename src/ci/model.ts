@@ -253,6 +253,12 @@ export interface JobDefinitionBase {
   /** Duration text for `when: delayed` (`start_in`). */
   startIn: string | null;
   allowFailure: boolean;
+  /**
+   * GitLab's `options[:allow_failure_criteria][:exit_codes]`: a failure with one of these exit
+   * codes makes the job allowed to fail. Null when unset or when a matching rule sets
+   * `allow_failure`; absent from definitions stored before it existed.
+   */
+  allowFailureExitCodes?: number[] | null;
   /** `null`: follow stage order. `[]`: start at once (needs: []). */
   needs: JobNeed[] | null;
   /** `null`: artifacts of every job in earlier stages. */

@@ -101,6 +101,18 @@ describe('runner lint', () => {
     });
   });
 
+  test('allow_failure exit_codes show as the codes, in text and JSON', async () => {
+    const cwd = await repo({ '.gitlab-ci.yml': 'coded:\n  script: make\n  allow_failure:\n    exit_codes: [3, 137]\nplain:\n  script: make\n' });
+    const { code, out } = await lint(cwd);
+    assert.equal(code, 0);
+    assert.match(out, /^coded\s+test\s+on_success\s+exit codes 3, 137\s+-\s+default$/m);
+    assert.match(out, /^plain\s+test\s+on_success\s+no\s+-\s+default$/m);
+    const json = JSON.parse((await lint(cwd, { json: true })).out) as { jobs: Record<string, unknown>[] };
+    assert.deepEqual(json.jobs.find((job) => job.name === 'coded')?.allowFailureExitCodes, [3, 137]);
+    assert.equal(json.jobs.find((job) => job.name === 'coded')?.allowFailure, false);
+    assert.equal('allowFailureExitCodes' in (json.jobs.find((job) => job.name === 'plain') ?? {}), false);
+  });
+
   test('without bridges the table has no TRIGGER column', async () => {
     const cwd = await repo({ '.gitlab-ci.yml': CI, 'ci/deploy.yml': DEPLOY });
     const { out } = await lint(cwd);

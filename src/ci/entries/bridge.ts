@@ -79,6 +79,7 @@ export function readBridge(inputs: JobInputs & { value: PlainObject }, sink: Dia
     when,
     startIn: null,
     allowFailure,
+    allowFailureExitCodes: null,
     needs: needs ?? null,
     dependencies: null,
     only,

@@ -75,7 +75,7 @@ function readJobKeys(name: string, hash: PlainObject, checker: EntryChecker, inp
 
   const when = readWhen(hash, checker);
   const startIn = readStartIn(hash, when, checker);
-  const allowFailure = readAllowFailure(hash.allow_failure, checker);
+  const { allowFailure, allowFailureExitCodes } = readAllowFailure(hash.allow_failure, checker);
   const tags = hash.tags === undefined || hash.tags === null ? [] : hash.tags;
   if (!isStringArray(tags)) checker.attributeError('tags', 'should be an array of strings');
   const dependencies = hash.dependencies === undefined || hash.dependencies === null ? null : hash.dependencies;
@@ -107,6 +107,7 @@ function readJobKeys(name: string, hash: PlainObject, checker: EntryChecker, inp
     when,
     startIn,
     allowFailure,
+    allowFailureExitCodes,
     needs: hash.needs === undefined || hash.needs === null ? null : readNeeds(hash.needs, checker.child('needs')),
     dependencies: isStringArray(dependencies) ? dependencies : null,
     only: readPolicy(hash.only, checker.child('only'), tokens),
@@ -163,13 +164,28 @@ function readStartIn(hash: PlainObject, when: JobWhen | null, checker: EntryChec
   return String(value);
 }
 
-function readAllowFailure(value: unknown, checker: EntryChecker): boolean | null {
-  if (value === undefined || value === null) return null;
-  if (typeof value === 'boolean') return value;
-  // `allow_failure: {exit_codes: [...]}`: failures are allowed only for those codes.
-  if (isPlainObject(value) && 'exit_codes' in value) return false;
-  checker.attributeError('allow_failure', 'should be a hash or a boolean value');
-  return null;
+/**
+ * GitLab's `allow_failure` entry: a boolean, or `{exit_codes: N | [N, ...]}` — then the job is
+ * not allowed to fail (`allow_failure: false`) unless its script exits with one of the codes.
+ */
+function readAllowFailure(value: unknown, checker: EntryChecker): { allowFailure: boolean | null; allowFailureExitCodes: number[] | null } {
+  const none = { allowFailure: null, allowFailureExitCodes: null };
+  if (value === undefined || value === null) return none;
+  if (typeof value === 'boolean') return { allowFailure: value, allowFailureExitCodes: null };
+  if (!isPlainObject(value)) {
+    checker.attributeError('allow_failure', 'should be a hash or a boolean value');
+    return none;
+  }
+  const entry = checker.child('allow_failure');
+  if (!entry.allowedKeys(value, ['exit_codes'])) return none;
+  const codes = value.exit_codes;
+  if (codes === undefined || codes === null) return { allowFailure: false, allowFailureExitCodes: null };
+  const list = Array.isArray(codes) ? (codes as unknown[]) : [codes];
+  if (!list.every((code) => typeof code === 'number' && Number.isInteger(code))) {
+    entry.attributeError('exit_codes', 'should be an array of integers or an integer');
+    return none;
+  }
+  return { allowFailure: false, allowFailureExitCodes: list.length > 0 ? (list as number[]) : null };
 }
 
 export function readResourceGroup(value: unknown, checker: EntryChecker): string | null {

@@ -77,7 +77,7 @@ export type JobChanges = Partial<
     JobRecord,
     | 'status' | 'failure_reason' | 'exit_code' | 'coverage' | 'user_id' | 'runner_id' | 'started_at' | 'finished_at' | 'queued_at'
     | 'erased_at' | 'updated_at' | 'artifacts_expire_at' | 'trace_size' | 'trace_checksum' | 'target_url' | 'description'
-    | 'environment' | 'scheduled_at'
+    | 'environment' | 'scheduled_at' | 'allow_failure'
   >
 >;
 

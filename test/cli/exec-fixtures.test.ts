@@ -1,7 +1,8 @@
 /**
  * The fixture repositories of test/fixtures/exec/: each directory is a small project (its CI
  * file and the files it needs) with `expected.json`: the exec flags (`args`), the exit status,
- * the pipeline status, each job's status, failure reasons, the jobs `--reuse` reused, lines of
+ * the pipeline status, each job's status, failure reasons, the jobs allowed to fail
+ * (`allowFailure`, when given: exactly these), the jobs `--reuse` reused, lines of
  * the log (regular expressions, `^`/`$` per line), stderr, and job pairs where the first must
  * start before the second finishes. Each runs as a fresh git repository with everything
  * committed but `.gantry/`, which is copied in afterwards, as a user's local variables file is,
@@ -21,6 +22,8 @@ interface Expected {
   status?: string;
   jobs?: Record<string, string>;
   failureReasons?: Record<string, string>;
+  /** The jobs whose allow_failure is true at the end (the others' is false). */
+  allowFailure?: string[];
   /** The jobs reused (the others ran), with --reuse. */
   reused?: string[];
   log?: string[];
@@ -34,7 +37,7 @@ interface Fixture extends Expected {
 }
 
 interface FullResult extends JsonResult {
-  jobs: Array<JsonResult['jobs'][number] & { startedAt: string | null; finishedAt: string | null; reused?: boolean }>;
+  jobs: Array<JsonResult['jobs'][number] & { startedAt: string | null; finishedAt: string | null; reused?: boolean; allowFailure: boolean }>;
 }
 
 const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/exec');
@@ -52,6 +55,7 @@ async function runAndCheck(dir: string, expected: Expected): Promise<void> {
   for (const [job, reason] of Object.entries(expected.failureReasons ?? {})) {
     assert.equal(outcome.jobs.find((each) => each.name === job)?.failureReason, reason, context);
   }
+  if (expected.allowFailure !== undefined) assert.deepEqual(outcome.jobs.filter((job) => job.allowFailure).map((job) => job.name).sort(), [...expected.allowFailure].sort(), context);
   if (expected.reused !== undefined) assert.deepEqual(outcome.jobs.filter((job) => job.reused).map((job) => job.name).sort(), [...expected.reused].sort(), context);
   if (expected.startedBeforeFinished) {
     const [early, late] = expected.startedBeforeFinished.map((job) => outcome.jobs.find((each) => each.name === job));

@@ -2,6 +2,7 @@ import type { JobStatus } from '../../../../pipeline/types.ts';
 import type { Logger } from '../../../../shared/logger.ts';
 import type { CiJobsStore, JobRecord } from '../../../../storage/types-ci-jobs.ts';
 import type { TraceStore } from '../../../../storage/types-blobs.ts';
+import { allowedExitCodesOf } from './claim-checks.ts';
 import type { JobOutcomes } from './job-outcomes.ts';
 import { JobTokenAccess, type JobAuthentication } from './job-token-access.ts';
 import type { JobStatusWatch } from './job-watch.ts';
@@ -119,12 +120,16 @@ export class JobUpdates {
     if (declaredChecksum !== undefined && declaredChecksum !== (checksum ?? 'crc32:00000000')) {
       this.deps.logger.warn({ job: job.id, declaredChecksum, storedChecksum: checksum, declaredSize, storedSize: size }, 'stored trace differs from what the runner recorded');
     }
+    const allowed = state === 'failed' && failureAllowedByExitCode(job, input.exitCode);
     await this.deps.jobs.update(job.id, {
       trace_size: size,
       trace_checksum: checksum,
       ...(input.exitCode !== undefined ? { exit_code: input.exitCode } : {}),
+      ...(allowed ? { allow_failure: true } : {}),
     });
     const result = await this.deps.outcomes.finish(job, state, state === 'failed' ? (input.failureReason ?? null) : null);
+    // Allowed only as it fails: a job a cancel took meanwhile keeps its allow_failure.
+    if (allowed && !result.moved) await this.deps.jobs.update(job.id, { allow_failure: false });
     return result.moved ? { kind: 'updated', status: result.status } : { kind: 'not-running', status: result.status };
   }
 
@@ -147,6 +152,16 @@ export class JobUpdates {
     const size = await this.deps.traces.size(jobId);
     if (bytes.length > size) await this.deps.traces.append(jobId, size, bytes.subarray(size));
   }
+}
+
+/**
+ * GitLab's `Ci::Build#allowed_to_fail_with_code?`: a job failing with one of its
+ * `allow_failure: exit_codes` becomes allowed to fail before it is dropped, so the pipeline
+ * passes with warnings.
+ */
+function failureAllowedByExitCode(job: JobRecord, exitCode: number | undefined): boolean {
+  if (exitCode === undefined || job.allow_failure || !job.definition) return false;
+  return allowedExitCodesOf(job.definition).includes(exitCode);
 }
 
 /** GitLab's runner back-off: 1, 2, 4 … 64 s, growing with the time since the first attempt. */

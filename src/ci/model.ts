@@ -166,6 +166,8 @@ export interface RetryDefinition {
   max: number;
   /** `always` or failure reason names. */
   when: string[];
+  /** `retry:exit_codes`: a failure with one of these script exit codes is retried too. */
+  exitCodes?: number[];
 }
 
 export interface YamlVariable {

@@ -41,7 +41,7 @@ function applyEvent(workingSet: WorkingSet, event: PipelineEvent, now: number): 
     case 'process':
       return null;
     case 'job-status':
-      return applyReportedStatus(workingSet, workingSet.indexOf(event.jobId), event.status, event.failureReason);
+      return applyReportedStatus(workingSet, workingSet.indexOf(event.jobId), event.status, event.failureReason, event.exitCode ?? null);
     case 'cancel-job': {
       const index = workingSet.indexOf(event.jobId);
       const job = workingSet.job(index);
@@ -111,6 +111,7 @@ function applyReportedStatus(
   index: number,
   status: ReportedJobStatus,
   rawFailureReason: string | null | undefined,
+  exitCode: number | null,
 ): number {
   const job = workingSet.job(index);
   if (job.status === 'canceling' && (status === 'success' || status === 'failed')) {
@@ -129,7 +130,7 @@ function applyReportedStatus(
   }
   const reason = normalizeFailureReason(job.external ? 'api_failure' : rawFailureReason);
   workingSet.transition(index, 'failed', { failureReason: reason });
-  if (shouldAutoRetry(job, reason, retriedCountForName(workingSet, job.name))) {
+  if (shouldAutoRetry(job, reason, retriedCountForName(workingSet, job.name), exitCode)) {
     retryJobAt(workingSet, index);
   }
   return index;

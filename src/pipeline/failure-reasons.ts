@@ -76,11 +76,16 @@ const NEVER_AUTO_RETRIED: ReadonlySet<FailureReason> = new Set([
   'environment_creation_failure',
 ]);
 
-/** How many automatic retries a failure allows (`Gitlab::Ci::Build::AutoRetry`, §6). */
-export function allowedAutoRetries(job: Pick<PipelineJob, 'retry'>, reason: FailureReason): number {
+/**
+ * How many automatic retries a failure allows (`Gitlab::Ci::Build::AutoRetry`, §6): the
+ * policy's `max` when its `when` names the reason (or `always`) or its `exit_codes` the
+ * script's exit code.
+ */
+export function allowedAutoRetries(job: Pick<PipelineJob, 'retry'>, reason: FailureReason, exitCode: number | null = null): number {
   if (NEVER_AUTO_RETRIED.has(reason)) return 0;
   const policy = job.retry;
-  if (policy && (policy.when.includes('always') || policy.when.includes(reason))) return policy.max;
+  const byExitCode = exitCode !== null && policy?.exitCodes?.includes(exitCode) === true;
+  if (policy && (policy.when.includes('always') || policy.when.includes(reason) || byExitCode)) return policy.max;
   if (reason === 'scheduler_failure') return 2;
   return 0;
 }
@@ -93,7 +98,8 @@ export function shouldAutoRetry(
   job: Pick<PipelineJob, 'retry' | 'external'>,
   reason: FailureReason,
   retriedJobsOfSameName: number,
+  exitCode: number | null = null,
 ): boolean {
   if (job.external) return false;
-  return retriedJobsOfSameName < allowedAutoRetries(job, reason);
+  return retriedJobsOfSameName < allowedAutoRetries(job, reason, exitCode);
 }

@@ -72,6 +72,8 @@ export type RetryWhen = 'always' | FailureReason;
 export interface RetryPolicy {
   readonly max: number;
   readonly when: readonly RetryWhen[];
+  /** `retry:exit_codes`: a failure whose script exited with one of these is retried too. */
+  readonly exitCodes?: readonly number[];
 }
 
 export interface JobNeed {
@@ -133,6 +135,8 @@ export type PipelineEvent =
       readonly jobId: JobId;
       readonly status: ReportedJobStatus;
       readonly failureReason?: string | null;
+      /** The script's exit code the runner reported with a failure (for `retry:exit_codes`). */
+      readonly exitCode?: number | null;
     }
   /**
    * `force` (GitLab 17's `force_cancel`): a `canceling` job whose runner never reports

@@ -6,6 +6,7 @@ import { handleEvent } from '../../src/pipeline/index.ts';
 import {
   cancelPipeline,
   fail,
+  failWithExitCode,
   jobNamed,
   pipelineOf,
   play,
@@ -145,6 +146,38 @@ describe('automatic retry (retry:max / retry:when)', () => {
         { event: process(), jobs: { a: 'pending', b: 'pending' }, pipeline: 'pending' },
         { event: fail('a', 'script_failure'), jobs: { a: 'failed', b: 'pending' }, pipeline: 'running' },
         { event: fail('b', 'runner_system_failure'), jobs: { a: 'failed', 'b#1': 'failed', b: 'pending' }, pipeline: 'running' },
+      ],
+    );
+  });
+
+  it('retries a script that exited with one of retry:exit_codes, and no other exit code', () => {
+    // As the compiler gives `retry: {max: 2, exit_codes: [137]}`: no `when`, so no `always`.
+    const onKilled = { max: 2, when: [], exitCodes: [137] };
+    runScenario(
+      pipelineOf(STAGES, [
+        { name: 'a', stage: 'build', retry: onKilled },
+        { name: 'b', stage: 'build', retry: onKilled },
+      ]),
+      [
+        { event: process(), jobs: { a: 'pending', b: 'pending' }, pipeline: 'pending' },
+        { event: failWithExitCode('a', 137), jobs: { 'a#1': 'failed', a: 'pending', b: 'pending' }, pipeline: 'pending' },
+        { event: failWithExitCode('b', 1), jobs: { 'a#1': 'failed', a: 'pending', b: 'failed' }, pipeline: 'running' },
+        { event: fail('a'), jobs: { 'a#1': 'failed', a: 'failed', b: 'failed' }, pipeline: 'failed' },
+      ],
+    );
+  });
+
+  it('retries on either retry:when or retry:exit_codes when both are given', () => {
+    const either = { max: 1, when: ['runner_system_failure' as const], exitCodes: [137] };
+    runScenario(
+      pipelineOf(STAGES, [
+        { name: 'a', stage: 'build', retry: either },
+        { name: 'b', stage: 'build', retry: either },
+      ]),
+      [
+        { event: process(), jobs: { a: 'pending', b: 'pending' }, pipeline: 'pending' },
+        { event: failWithExitCode('a', 1, 'runner_system_failure'), jobs: { 'a#1': 'failed', a: 'pending', b: 'pending' }, pipeline: 'pending' },
+        { event: failWithExitCode('b', 137), jobs: { 'a#1': 'failed', a: 'pending', 'b#1': 'failed', b: 'pending' }, pipeline: 'pending' },
       ],
     );
   });

@@ -90,6 +90,8 @@ export const succeed = (name: string): ScenarioEvent =>
   onJob('succeed', name, (jobId) => ({ type: 'job-status', jobId, status: 'success' }));
 export const fail = (name: string, failureReason = 'script_failure'): ScenarioEvent =>
   onJob(`fail(${failureReason})`, name, (jobId) => ({ type: 'job-status', jobId, status: 'failed', failureReason }));
+export const failWithExitCode = (name: string, exitCode: number, failureReason = 'script_failure'): ScenarioEvent =>
+  onJob(`fail(${failureReason}, exit ${exitCode})`, name, (jobId) => ({ type: 'job-status', jobId, status: 'failed', failureReason, exitCode }));
 export const report = (name: string, status: 'pending' | 'running' | 'success' | 'failed' | 'canceled' | 'skipped'): ScenarioEvent =>
   onJob(`report ${status}`, name, (jobId) => ({ type: 'job-status', jobId, status }));
 export const cancel = (name: string): ScenarioEvent => onJob('cancel', name, (jobId) => ({ type: 'cancel-job', jobId }));

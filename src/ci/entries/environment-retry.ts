@@ -86,7 +86,11 @@ export function readRetry(value: unknown, checker: EntryChecker): RetryDefinitio
     if (typeof max !== 'number') checker.attributeError('max', 'should be an integer');
     return null;
   }
-  const when = value.when === undefined ? ['always'] : typeof value.when === 'string' ? [value.when] : value.when;
+  const exitCodes = readRetryExitCodes(value.exit_codes, checker);
+  if (exitCodes === false) return null;
+  // GitLab's AutoRetry: with exit codes and no `when`, only those codes retry (no `always`).
+  const absentWhen = exitCodes === undefined ? ['always'] : [];
+  const when = value.when === undefined || value.when === null ? absentWhen : typeof value.when === 'string' ? [value.when] : value.when;
   if (!isStringArray(when)) {
     checker.attributeError('when', 'should be a string or an array of strings');
     return null;
@@ -96,7 +100,18 @@ export function readRetry(value: unknown, checker: EntryChecker): RetryDefinitio
     checker.attributeError('when', `unknown value: ${unknown.join(', ')}`);
     return null;
   }
-  return { max, when };
+  return exitCodes === undefined ? { max, when } : { max, when, exitCodes };
+}
+
+/** `retry:exit_codes`: an integer or an array of integers (false: refused, undefined: absent). */
+function readRetryExitCodes(value: unknown, checker: EntryChecker): number[] | undefined | false {
+  if (value === undefined || value === null) return undefined;
+  const list = Array.isArray(value) ? (value as unknown[]) : [value];
+  if (!list.every((code) => typeof code === 'number' && Number.isInteger(code))) {
+    checker.attributeError('exit_codes', 'should be an array of integers or an integer');
+    return false;
+  }
+  return list as number[];
 }
 
 function checkMax(max: number, checker: EntryChecker): boolean {

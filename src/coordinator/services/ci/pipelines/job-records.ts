@@ -56,7 +56,8 @@ export function environmentUrl(job: Pick<JobRecord, 'environment' | 'definition'
 
 function retryPolicy(job: JobDefinition): RetryPolicy | null {
   if (job.retry.max <= 0) return null;
-  return { max: job.retry.max, when: job.retry.when as RetryWhen[] };
+  const policy = { max: job.retry.max, when: job.retry.when as RetryWhen[] };
+  return job.retry.exitCodes ? { ...policy, exitCodes: job.retry.exitCodes } : policy;
 }
 
 /** `$NAME` and `${NAME}` from the list (later entries win); unknown names expand to nothing, as GitLab does. */

@@ -16,11 +16,17 @@ export class JobOutcomes {
 
   /**
    * Moves the job to `status`; when it already moved on (a cancel won the race), leaves it.
-   * Answers whether this call moved it and the job's status afterwards.
+   * Answers whether this call moved it and the job's status afterwards. `exitCode` (the
+   * script's, with a failure) decides `retry:exit_codes`.
    */
-  async finish(job: Pick<JobRecord, 'id' | 'pipeline_id'>, status: 'success' | 'failed', failureReason: string | null = null): Promise<{ moved: boolean; status: JobStatus }> {
+  async finish(
+    job: Pick<JobRecord, 'id' | 'pipeline_id'>,
+    status: 'success' | 'failed',
+    failureReason: string | null = null,
+    exitCode: number | null = null,
+  ): Promise<{ moved: boolean; status: JobStatus }> {
     try {
-      await this.deps.processing.apply(job.pipeline_id, { type: 'job-status', jobId: job.id, status, failureReason });
+      await this.deps.processing.apply(job.pipeline_id, { type: 'job-status', jobId: job.id, status, failureReason, exitCode });
     } catch (error) {
       if (!(error instanceof GantryError && MOVED_ON.has(error.code))) throw error;
       const current = await this.deps.jobs.findById(job.id);

@@ -127,7 +127,7 @@ export class JobUpdates {
       ...(input.exitCode !== undefined ? { exit_code: input.exitCode } : {}),
       ...(allowed ? { allow_failure: true } : {}),
     });
-    const result = await this.deps.outcomes.finish(job, state, state === 'failed' ? (input.failureReason ?? null) : null);
+    const result = await this.deps.outcomes.finish(job, state, state === 'failed' ? (input.failureReason ?? null) : null, state === 'failed' ? (input.exitCode ?? null) : null);
     // Allowed only as it fails: a job a cancel took meanwhile keeps its allow_failure.
     if (allowed && !result.moved) await this.deps.jobs.update(job.id, { allow_failure: false });
     return result.moved ? { kind: 'updated', status: result.status } : { kind: 'not-running', status: result.status };

@@ -9,6 +9,7 @@ import { JobArtifactsService } from './services/ci/pipelines/job-artifacts.ts';
 import { JobViews } from './services/ci/pipelines/job-views.ts';
 import { JobsService } from './services/ci/pipelines/jobs.ts';
 import { PipelineRemoval } from './services/ci/pipelines/pipeline-removal.ts';
+import { PersistentPipelineRefs, PIPELINE_FINISHED_REF_TASK } from './services/ci/pipelines/persistent-refs.ts';
 import { PipelineViews } from './services/ci/pipelines/pipeline-views.ts';
 import { PipelinesService } from './services/ci/pipelines/pipelines.ts';
 import { PipelineCreation } from './services/ci/pipelines/creation.ts';
@@ -127,7 +128,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
       hookEvents.pipelineProcessed(processed);
     },
     // Recorded with the finish itself: a coordinator dying after the commit loses no merge or mail.
-    finishedFollowers: [PIPELINE_FINISHED_AUTO_MERGE_TASK, PIPELINE_FINISHED_EMAIL_TASK],
+    finishedFollowers: [PIPELINE_FINISHED_AUTO_MERGE_TASK, PIPELINE_FINISHED_EMAIL_TASK, PIPELINE_FINISHED_REF_TASK],
   });
   const blobs = decorateBlobs(ciBlobStores(context));
   const archiveMembers = new ArchiveMembers({
@@ -185,7 +186,9 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
   });
   const ciLint = new CiLint({ creation: pipelineCreation, lookup, permissions });
   const refRules = { branches: context.protectedBranches, tags: context.protectedTags };
+  const persistentRefs = new PersistentPipelineRefs({ repositories, transactions: stores.ciTransactions, logger });
   const pipelineRemoval = new PipelineRemoval({
+    persistentRefs,
     transactions: stores.ciTransactions,
     artifactFiles: blobs.artifactFiles,
     // Trace chunks in the database go with their job rows; trace files need removing.
@@ -233,6 +236,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
       [LINK_ISSUES_TASK]: mergeRequestMerging.issueLinker.linkIssuesHandler(),
       [PIPELINE_FINISHED_AUTO_MERGE_TASK]: pipelineFinishedHandler(stores.pipelines, (pipeline) => mergeRequestMerging.autoMerge.recordPipelineFinished(pipeline)),
       [PIPELINE_FINISHED_EMAIL_TASK]: pipelineFinishedHandler(stores.pipelines, (pipeline) => integrationMail.recordPipelineFinished(pipeline)),
+      [PIPELINE_FINISHED_REF_TASK]: persistentRefs.removalHandler(),
       [STALE_MERGE_LOCKS_TASK]: mergeRequestMerging.staleMergeLocks.handler(),
       [SCHEDULE_PIPELINE_TASK]: schedulePipelines.handler(),
       [SCHEDULED_TIME_TASK]: scheduledTimeHandler(pipelineProcessing),

@@ -97,7 +97,7 @@ describe('POST /jobs/request', () => {
       sha: project.headSha,
       before_sha: '0000000000000000000000000000000000000000',
       ref_type: 'branch',
-      refspecs: ['+refs/heads/main:refs/remotes/origin/main'],
+      refspecs: [`+refs/pipelines/${pipelineId}:refs/pipelines/${pipelineId}`, '+refs/heads/main:refs/remotes/origin/main'],
       depth: 50,
     });
     assert.deepEqual(payload.runner_info, { timeout: 900, runner_session_url: null }, "30m capped by the runner's maximum_timeout");

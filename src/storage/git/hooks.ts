@@ -45,10 +45,11 @@ export const PUSH_MESSAGES = {
 } as const;
 
 /**
- * Refs only Gantry writes: git refuses a push to them ("deny updating a hidden ref") before any
- * hook runs, and does not advertise them to pushers. Fetching them stays open (GitLab's rule).
+ * Refs only Gantry writes (merge request heads, persistent pipeline refs): git refuses a push to
+ * them ("deny updating a hidden ref") before any hook runs, and does not advertise them to
+ * pushers. Fetching them stays open: Gitaly's read-only internal refs.
  */
-const RECEIVE_HIDDEN_REFS: Readonly<Record<string, string>> = { 'receive.hideRefs': 'refs/merge-requests' };
+const RECEIVE_HIDDEN_REFS: Readonly<Record<string, readonly string[]>> = { 'receive.hideRefs': ['refs/merge-requests', 'refs/pipelines'] };
 
 /** Policies longer than this travel in a file (one environment string is limited to 128 KiB). */
 const MAX_POLICY_IN_ENVIRONMENT = 32 * 1024;
@@ -136,7 +137,7 @@ export interface PushHookSetup {
   /** Environment for the http-backend process. */
   environment: Record<string, string>;
   /** Configuration for the http-backend process: core.hooksPath, and git's object checks (RECEIVE_FSCK_CONFIG) whatever the repository's own config says. */
-  config: Record<string, string>;
+  config: Record<string, string | readonly string[]>;
   /** Updates accepted by git (read after the process exited); removes the log file. */
   acceptedUpdates(): Promise<RefUpdate[]>;
 }

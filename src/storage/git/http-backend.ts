@@ -27,8 +27,8 @@ export interface HttpBackendRequest {
   bodyHead?: Buffer;
   /** Extra environment (hook policy); names must not collide with CGI variables. */
   environment?: Record<string, string>;
-  /** Extra `git -c` style configuration, passed through GIT_CONFIG_COUNT. */
-  config?: Record<string, string>;
+  /** Extra `git -c` style configuration, passed through GIT_CONFIG_COUNT; a list gives a multi-valued key each of its values. */
+  config?: Record<string, string | readonly string[]>;
   /**
    * Heavy work (clone, fetch): run under `nice` so the API keeps the CPU, in a process group
    * of its own so that stopping the backend also stops upload-pack and pack-objects.
@@ -121,7 +121,7 @@ function gitEnvironment(request: HttpBackendRequest): NodeJS.ProcessEnv {
     GIT_CONFIG_GLOBAL: '/dev/null',
   };
   if (request.gitProtocol) environment.GIT_PROTOCOL = request.gitProtocol;
-  const config = Object.entries(request.config ?? {});
+  const config = Object.entries(request.config ?? {}).flatMap(([key, value]) => (typeof value === 'string' ? [[key, value]] : value.map((each) => [key, each])));
   environment.GIT_CONFIG_COUNT = String(config.length);
   config.forEach(([key, value], index) => {
     environment[`GIT_CONFIG_KEY_${index}`] = key;

@@ -39,6 +39,7 @@ import { mergeTree } from './merge-check.ts';
 import { commitFileChanges } from './commit-files.ts';
 import { countChangedFiles, diffBetween, fetchCommitFrom, setMergeRequestHead } from './merge-request-refs.ts';
 import { MergeWriter } from './merge-writer.ts';
+import { deletePipelineRef, setPipelineRef } from './pipeline-refs.ts';
 import { readCommitSignature } from './signature.ts';
 import { snapshotStream } from './snapshot.ts';
 
@@ -184,6 +185,14 @@ export class BareRepository implements GitRepository {
 
   setMergeRequestHead(iid: number, id: string): Promise<void> {
     return setMergeRequestHead(this.access, iid, id);
+  }
+
+  setPipelineRef(pipelineId: number, sha: string): Promise<void> {
+    return setPipelineRef(this.access, pipelineId, sha);
+  }
+
+  deletePipelineRef(pipelineId: number): Promise<void> {
+    return deletePipelineRef(this.access, pipelineId);
   }
 
   diffBetween(from: string, to: string, options: GitDiffOptions): Promise<GitDiffStream> {

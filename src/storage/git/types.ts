@@ -229,6 +229,10 @@ export interface GitRepository {
   fetchCommitFrom(sourceGitDir: string, id: string): Promise<boolean>;
   /** Points `refs/merge-requests/<iid>/head` at commit `id`. */
   setMergeRequestHead(iid: number, id: string): Promise<void>;
+  /** Points the pipeline's persistent ref `refs/pipelines/<id>` at its commit. */
+  setPipelineRef(pipelineId: number, sha: string): Promise<void>;
+  /** Removes `refs/pipelines/<id>` (gone already: nothing to do). */
+  deletePipelineRef(pipelineId: number): Promise<void>;
   /** The tree diff of two commit ids under GitLab's limits, read as iterated (heavy: holds a work slot until read or closed). */
   diffBetween(from: string, to: string, options: GitDiffOptions): Promise<GitDiffStream>;
   /** Each commit's added, modified and removed paths against its first parent, at most `capPerCommit` per commit (push data). */

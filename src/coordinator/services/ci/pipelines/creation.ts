@@ -259,14 +259,26 @@ export class PipelineCreation {
         throw new GantryError('GANTRY_E_PIPELINE_FILTERED', reason, { fields: { base: [reason] } });
       }
       case 'created':
-        return this.insert(input, base, { result, context });
+        return this.insert(input, base, { result, context }, target.repository);
     }
   }
 
-  /** One transaction: the pipeline, its variables, stages and jobs, processed (first jobs pending). */
-  private async insert(input: PipelineCreationInput, row: NewPipeline, compiled: { result: CompileResult; context: CompileContext } | null): Promise<PipelineRecord> {
+  /**
+   * One transaction: the pipeline, its variables, stages and jobs, processed (first jobs pending).
+   * A pipeline with jobs gets its persistent ref `refs/pipelines/<id>` (persistent-refs.ts), written
+   * while the rows are inserted and before they commit: no runner sees a job before its ref.
+   */
+  private async insert(
+    input: PipelineCreationInput, row: NewPipeline, compiled: { result: CompileResult; context: CompileContext } | null, repository?: GitRepository,
+  ): Promise<PipelineRecord> {
+    const written: Array<{ id: number; ref: Promise<void> }> = [];
     const outcome = await this.deps.transactions.run(async (stores) => {
       const pipeline = await stores.pipelines.create(row);
+      const ref = compiled && repository ? repository.setPipelineRef(pipeline.id, pipeline.sha) : null;
+      if (ref && repository) {
+        ref.catch(() => undefined); // awaited below; a failure fails the creation
+        written.push({ id: pipeline.id, ref });
+      }
       if (input.variables && input.variables.length > 0) await stores.pipelineVariables.add(pipeline.id, input.variables);
       let processed: Awaited<ReturnType<PipelineProcessing['applyIn']>> | null = null;
       if (compiled) {
@@ -279,7 +291,12 @@ export class PipelineCreation {
       }
       const saved = processed?.pipeline ?? pipeline;
       await input.inTransaction?.(stores, saved);
+      await ref;
       return { pipeline: saved, processed };
+    }).catch(async (error: unknown) => {
+      // Nothing was saved: no ref is kept for it.
+      await Promise.all(written.map(({ id, ref }) => ref.then(() => repository?.deletePipelineRef(id)).catch(() => undefined)));
+      throw error;
     });
     if (outcome.processed) this.deps.processing.notify(outcome.processed);
     return outcome.pipeline;

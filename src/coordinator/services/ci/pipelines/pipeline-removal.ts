@@ -1,6 +1,7 @@
 import type { ArtifactStore, TraceStore } from '../../../../storage/types-blobs.ts';
 import type { CiTransactions } from '../../../../storage/types-ci-transactions.ts';
 import type { Logger } from '../../../../shared/logger.ts';
+import type { PersistentPipelineRefs } from './persistent-refs.ts';
 
 export interface PipelineRemovalDeps {
   transactions: CiTransactions;
@@ -9,12 +10,14 @@ export interface PipelineRemovalDeps {
   /** Trace stores holding bytes outside the jobs' rows (trace files; database chunks go with their job rows). */
   traces: ReadonlyArray<Pick<TraceStore, 'remove'>>;
   logger?: Pick<Logger, 'warn'>;
+  /** The pipeline's `refs/pipelines/<id>`, removed after the commit. */
+  persistentRefs?: Pick<PersistentPipelineRefs, 'removeDeleted'>;
 }
 
 /**
  * Deletes a pipeline whole. One transaction removes its row, and with it (foreign keys) its
  * stages, variables, jobs, artifact records and trace chunks, after reading which files the
- * jobs left; the files go after the commit. A crash between the two leaves unreferenced
+ * jobs left; the files and the pipeline's persistent ref go after the commit. A crash between the two leaves unreferenced
  * files, never records pointing at missing ones.
  */
 export class PipelineRemoval {
@@ -23,13 +26,15 @@ export class PipelineRemoval {
   /** false when the pipeline no longer exists. */
   async remove(pipelineId: number): Promise<boolean> {
     const removed = await this.deps.transactions.run(async (stores) => {
-      if (!(await stores.pipelines.lockForProcessing(pipelineId))) return null;
+      const pipeline = await stores.pipelines.lockForProcessing(pipelineId);
+      if (!pipeline) return null;
       const jobIds = (await stores.jobs.loadPipelineJobs(pipelineId)).map((job) => job.id);
       const artifactPaths = (await stores.jobArtifacts.listForJobs(jobIds)).map((artifact) => artifact.path);
       if (!(await stores.pipelines.delete(pipelineId))) return null;
-      return { jobIds, artifactPaths };
+      return { projectId: pipeline.project_id, jobIds, artifactPaths };
     });
     if (!removed) return false;
+    await this.deps.persistentRefs?.removeDeleted(removed.projectId, pipelineId);
     await this.removeFiles(removed.jobIds, removed.artifactPaths);
     return true;
   }

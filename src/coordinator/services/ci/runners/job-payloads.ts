@@ -3,6 +3,7 @@ import { effectiveJobTimeout } from '../../../../ci/job-timeout.ts';
 import { toJobPayload } from '../../../../ci/to-payload.ts';
 import type { Dependency, JobPayload } from '../../../../protocol/job-payload.ts';
 import { GANTRY_VERSION, GITLAB_COMPATIBLE_VERSION } from '../../../../shared/version.ts';
+import { pipelineRef } from '../../../../storage/git/pipeline-refs.ts';
 import type { RepositoryManager } from '../../../../storage/git/types.ts';
 import type { JobArtifactsStore, JobRecord } from '../../../../storage/types-ci-jobs.ts';
 import type { PipelineRecord, PipelinesStore, PipelineVariablesStore } from '../../../../storage/types-ci.ts';
@@ -50,7 +51,7 @@ export class JobPayloads {
       this.variables(project, pipeline),
       this.dotenvVariables(claimed.dependencies),
       pipeline.user_id === null ? undefined : this.deps.users.findById(pipeline.user_id),
-      this.commit(project.id, pipeline.sha),
+      this.commitWithRef(project.id, pipeline),
       this.dependencies(claimed.dependencies, token),
       this.deps.mergeRequestInfo?.(pipeline),
     ]);
@@ -87,8 +88,6 @@ export class JobPayloads {
         runner: { id: runner.id, description: runner.description, tags: runner.tag_list },
       },
     );
-    // The persistent ref refs/pipelines/<id> is not kept in the repository: fetching it would fail the checkout.
-    payload.git_info.refspecs = payload.git_info.refspecs.filter((refspec) => !refspec.startsWith('+refs/pipelines/'));
     return payload;
   }
 
@@ -113,9 +112,17 @@ export class JobPayloads {
     return [...jobs].sort((a, b) => a.id - b.id).flatMap((job) => byJob.get(job.id) ?? []);
   }
 
-  private async commit(projectId: number, sha: string) {
+  /**
+   * The pipeline's commit, and its persistent ref made sure of (GitLab's `ensure_persistent_ref`
+   * when a job starts): both reads go down the repository's one cat-file process together, and
+   * only a missing ref (a retried job of a finished pipeline) costs a git process.
+   */
+  private async commitWithRef(projectId: number, pipeline: PipelineRecord) {
     if (!(await this.deps.repositories.exists(projectId))) return null;
-    return this.deps.repositories.open(projectId).commit(sha);
+    const repository = this.deps.repositories.open(projectId);
+    const [commit, refTip] = await Promise.all([repository.commit(pipeline.sha), repository.resolveCommit(pipelineRef(pipeline.id))]);
+    if (commit && refTip !== commit.id) await repository.setPipelineRef(pipeline.id, commit.id);
+    return commit;
   }
 
   /**

@@ -58,6 +58,9 @@ describe('CI lint and pipeline schedules', () => {
     const symbols = await gantry.api('POST', '/ci/lint', { body: { content: '---\n:test_job:\n  :script: echo 1\n', include_merged_yaml: true } });
     assert.deepEqual([symbols.json.status, symbols.json.errors], ['valid', []]);
     assert.match(String(symbols.json.merged_yaml), /^test_job:\n\s+script: echo 1/m);
+    // GitLab answers its Ruby dump: a `---` line first, list items level with their key.
+    const simple = await gantry.api('POST', `/projects/${projectId}/ci/lint`, { body: { content: 'test:\n  stage: test\n  script:\n    - echo 1\n' } });
+    assert.equal(simple.json.merged_yaml, '---\ntest:\n  stage: test\n  script:\n  - echo 1\n', simple.text);
     assert.deepEqual((await gantry.api('POST', '/ci/lint', { body: {} })).json, { error: 'content is missing' });
     assert.equal((await gantry.api('POST', '/ci/lint', { token: null, body: { content: CI } })).status, 401);
   });

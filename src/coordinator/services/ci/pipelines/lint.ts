@@ -87,13 +87,16 @@ export class CiLint {
   }
 }
 
+/** Laid out as GitLab's Ruby dump writes it (`---` first, list items level with their key), so clients comparing text see the same. */
+const RUBY_YAML_LAYOUT = { directives: true, indentSeq: false } as const;
+
 function outcome(result: CompileResult, withJobs: boolean): LintOutcome {
   const valid = result.status !== 'invalid';
   return {
     valid,
     errors: result.errors.map((error) => error.message),
     warnings: result.warnings.map((warning) => warning.message),
-    mergedYaml: valid && result.mergedConfig ? stringify(result.mergedConfig) : null,
+    mergedYaml: valid && result.mergedConfig ? stringify(result.mergedConfig, RUBY_YAML_LAYOUT) : null,
     ...(withJobs ? { jobs: result.jobs } : {}),
   };
 }

@@ -42,6 +42,17 @@ describe('projects API: create, read, edit, delete', () => {
     assert.equal(existsSync(`${gantry.dataDir}/repositories/${project.id}.git/HEAD`), true);
   });
 
+  it('derives a path from a name as Rails parameterize does: dashes squeezed, dots and accents folded', async () => {
+    // gitbeaker's own tests name projects `... Test - NODEJS <id>`; GitLab answers one dash for ` - `.
+    const paths = [];
+    for (const name of ['Issues Test - NodeJS 17', 'Café v1.2 app', 'tool.js']) {
+      const response = await create({ name }, bob.token);
+      assert.equal(response.status, 201, response.text);
+      paths.push((response.json as Json).path);
+    }
+    assert.deepEqual(paths, ['issues-test-nodejs-17', 'cafe-v1-2-app', 'tool.js']);
+  });
+
   it('initializes the repository with a README when asked', async () => {
     const response = await create({ path: 'with-readme', namespace_id: group.id, initialize_with_readme: true, visibility: 'public' }, alice.token);
     assert.equal(response.status, 201);

@@ -14,12 +14,20 @@ export const PATH_MESSAGE =
 export const NAME_MESSAGE =
   "can contain only letters, digits, emojis, '_', '.', dash, space. It must start with letter, digit, emoji or '_'.";
 
-/** `my-project` from `My Project!`, as GitLab derives a path from a name. */
+/**
+ * The path GitLab derives from a name given alone: a name that is already a valid path, lowercased;
+ * any other goes through Rails' `parameterize` (accents dropped, each run of other characters,
+ * dots included, one dash, repeated dashes squeezed), so `Tool - v1.2` gives `tool-v1-2`.
+ */
 export function pathFromName(name: string): string {
-  return name
-    .trim()
-    .replace(/[^a-zA-Z0-9_.-]+/g, '-')
-    .replace(/^[-.]+|[-.]+$/g, '')
+  const trimmed = name.trim();
+  if (PATH_FORMAT.test(trimmed)) return trimmed.replace(/[-.]+$/, '').toLowerCase();
+  return trimmed
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .replace(/[^a-zA-Z0-9_-]+/g, '-')
+    .replace(/-{2,}/g, '-')
+    .replace(/^-|-$/g, '')
     .toLowerCase();
 }
 

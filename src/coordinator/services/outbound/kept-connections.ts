@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { Duplex } from 'node:stream';
 
-/** Request options with the checked addresses the connection may go to (the pool's key, see ResolvedKeyHttpAgent). */
+/** Request options with the checked addresses the connection may go to (the pool's key, see resolvedKeyAgent). */
 export type KeyedRequestOptions = https.RequestOptions & { resolvedAddresses?: string };
 
 /** How long a kept connection may stay idle: below the usual servers' own limits (Node's 5 s), and shorter still when a server's `Keep-Alive: timeout` says so. */
@@ -45,48 +45,37 @@ class IdleSockets {
   }
 }
 
+/** An agent class, http's or https's (both take their options and answer an http.Agent). */
+type AgentClass = new (options: https.AgentOptions) => http.Agent;
+
 /**
  * Keep connections between requests, keyed as Node's agents key them (host, port, TLS
  * options) and by the addresses the name resolved to for the request, so that a connection
  * opened to checked addresses serves only requests whose name resolves to those same addresses.
  */
-class ResolvedKeyHttpAgent extends http.Agent {
-  readonly #idle = new IdleSockets();
+function resolvedKeyAgent(Base: AgentClass): AgentClass {
+  return class ResolvedKeyAgent extends Base {
+    readonly #idle = new IdleSockets();
 
-  override getName(options?: KeyedRequestOptions): string {
-    return `${super.getName(options)}|${options?.resolvedAddresses ?? ''}`;
-  }
+    override getName(options?: KeyedRequestOptions): string {
+      return `${super.getName(options)}|${options?.resolvedAddresses ?? ''}`;
+    }
 
-  override keepSocketAlive(socket: Duplex): boolean {
-    if (!keptByNode(super.keepSocketAlive(socket))) return false;
-    this.#idle.kept(socket);
-    return true;
-  }
+    override keepSocketAlive(socket: Duplex): boolean {
+      if (!keptByNode(super.keepSocketAlive(socket))) return false;
+      this.#idle.kept(socket);
+      return true;
+    }
 
-  override reuseSocket(socket: Duplex, request: http.ClientRequest): void {
-    this.#idle.reused(socket);
-    super.reuseSocket(socket, request);
-  }
+    override reuseSocket(socket: Duplex, request: http.ClientRequest): void {
+      this.#idle.reused(socket);
+      super.reuseSocket(socket, request);
+    }
+  };
 }
 
-class ResolvedKeyHttpsAgent extends https.Agent {
-  readonly #idle = new IdleSockets();
-
-  override getName(options?: KeyedRequestOptions): string {
-    return `${super.getName(options)}|${options?.resolvedAddresses ?? ''}`;
-  }
-
-  override keepSocketAlive(socket: Duplex): boolean {
-    if (!keptByNode(super.keepSocketAlive(socket))) return false;
-    this.#idle.kept(socket);
-    return true;
-  }
-
-  override reuseSocket(socket: Duplex, request: http.ClientRequest): void {
-    this.#idle.reused(socket);
-    super.reuseSocket(socket, request);
-  }
-}
+const ResolvedKeyHttpAgent = resolvedKeyAgent(http.Agent);
+const ResolvedKeyHttpsAgent = resolvedKeyAgent(https.Agent);
 
 /** One pool per protocol, local rule and TLS verification: a connection opened under one never serves a request under another. */
 const pools = new Map<string, http.Agent>();

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startContract, type Contract } from '../helpers/runner-contract.ts';
-import { startRunnerJobsFixture, type RunnerJobsFixture } from './runner-job-fixtures.ts';
+import { addCiVariable, claimedVariables, startRunnerJobsFixture, type RunnerJobsFixture } from './runner-job-fixtures.ts';
 
 /**
  * Instance variables in pipelines: below group and project variables of the same key, protected
@@ -26,25 +26,8 @@ describe('instance variables in job payloads', () => {
   });
   after(() => fixture.close());
 
-  async function addVariable(scope: string, key: string, value: string, isProtected = false): Promise<void> {
-    const created = await fixture.gantry.api('POST', `${scope}/variables`, { body: { key, value, protected: isProtected } });
-    assert.equal(created.status, 201, created.text);
-  }
-
-  /** Runs a pipeline on main and claims its jobs: each job's variables of KEYS as the runner reads them (of one key the last wins), by job name. */
-  async function runAndClaim(projectId: number, runnerToken: string): Promise<Record<string, Record<string, string>>> {
-    const pipelineId = await fixture.runPipeline(projectId);
-    const jobs = await fixture.gantry.api('GET', `/projects/${projectId}/pipelines/${pipelineId}/jobs`);
-    const byJob: Record<string, Record<string, string>> = {};
-    for (let index = 0; index < jobs.list.length; index++) {
-      const response = await fixture.requestJob(runnerToken);
-      assert.equal(response.status, 201, response.text);
-      const variables = (response.json.variables as Array<{ key: string; value: string }>).filter((variable) => KEYS.includes(variable.key));
-      byJob[(response.json.job_info as { name: string }).name] = Object.fromEntries(variables.map((variable) => [variable.key, variable.value]));
-    }
-    assert.equal((await fixture.requestJob(runnerToken)).status, 204, "no job beyond the pipeline's");
-    return byJob;
-  }
+  const addVariable = (scope: string, key: string, value: string, isProtected = false) => addCiVariable(fixture, scope, key, value, isProtected);
+  const runAndClaim = (projectId: number, runnerToken: string) => claimedVariables(fixture, projectId, runnerToken, KEYS);
 
   it('gives them below group and project variables, and protected ones only on protected refs', async () => {
     await addVariable('/admin/ci', 'SHARED', 'instance');

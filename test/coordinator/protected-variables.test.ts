@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startRunnerJobsFixture, type RunnerJobsFixture } from './runner-job-fixtures.ts';
+import { addCiVariable, claimedVariables, startRunnerJobsFixture, type RunnerJobsFixture } from './runner-job-fixtures.ts';
 
 /**
  * The protected-variable rule end to end: a protected group (or project) variable reaches
@@ -24,26 +24,8 @@ describe('protected CI variables', () => {
   });
   after(() => fixture.close());
 
-  async function addVariable(scope: string, key: string, value: string, isProtected: boolean): Promise<void> {
-    const created = await fixture.gantry.api('POST', `${scope}/variables`, { body: { key, value, protected: isProtected } });
-    assert.equal(created.status, 201, created.text);
-  }
-
-  /** Runs a pipeline on main and claims its jobs: each job's user variables, by job name. */
-  async function runAndClaim(projectId: number, runnerToken: string): Promise<Record<string, Record<string, string>>> {
-    const pipelineId = await fixture.runPipeline(projectId);
-    const jobs = await fixture.gantry.api('GET', `/projects/${projectId}/pipelines/${pipelineId}/jobs`);
-    const byJob: Record<string, Record<string, string>> = {};
-    for (let index = 0; index < jobs.list.length; index++) {
-      const response = await fixture.requestJob(runnerToken);
-      assert.equal(response.status, 201, response.text);
-      const variables = response.json.variables as Array<{ key: string; value: string }>;
-      const wanted = variables.filter((variable) => ['GROUP_SECRET', 'GROUP_OPEN', 'PROJECT_SECRET'].includes(variable.key));
-      byJob[(response.json.job_info as { name: string }).name] = Object.fromEntries(wanted.map((variable) => [variable.key, variable.value]));
-    }
-    assert.equal((await fixture.requestJob(runnerToken)).status, 204, 'no job beyond the pipeline\'s');
-    return byJob;
-  }
+  const addVariable = (scope: string, key: string, value: string, isProtected = false) => addCiVariable(fixture, scope, key, value, isProtected);
+  const runAndClaim = (projectId: number, runnerToken: string) => claimedVariables(fixture, projectId, runnerToken, ['GROUP_SECRET', 'GROUP_OPEN', 'PROJECT_SECRET']);
 
   it('keeps protected group and project variables from an unprotected ref, in rules and payloads alike', async () => {
     const project = await fixture.ciProject('protected-variables', CI);

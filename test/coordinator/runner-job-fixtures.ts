@@ -3,6 +3,7 @@
  * runners registered as gitlab-runner v13.12 registers them, projects with a .gitlab-ci.yml,
  * pipelines run through the API (so their jobs carry real definitions and wake long polls).
  */
+import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import type { CoordinatorOptions } from '../../src/coordinator/app.ts';
 import type { ProjectRecord } from '../../src/storage/types.ts';
@@ -100,4 +101,28 @@ export async function startRunnerJobsFixture(options: { gantry?: TestCoordinator
     },
     close: () => gantry.close(),
   };
+}
+
+/** Adds a CI variable through the API under `scope` (`/admin/ci`, `/groups/:id`, `/projects/:id`). */
+export async function addCiVariable(fixture: RunnerJobsFixture, scope: string, key: string, value: string, isProtected = false): Promise<void> {
+  const created = await fixture.gantry.api('POST', `${scope}/variables`, { body: { key, value, protected: isProtected } });
+  assert.equal(created.status, 201, created.text);
+}
+
+/**
+ * Runs a pipeline on main and claims all its jobs: each job's variables among `keys` as the
+ * runner reads them (of one key the last wins), by job name; no job is left after them.
+ */
+export async function claimedVariables(fixture: RunnerJobsFixture, projectId: number, runnerToken: string, keys: readonly string[]): Promise<Record<string, Record<string, string>>> {
+  const pipelineId = await fixture.runPipeline(projectId);
+  const jobs = await fixture.gantry.api('GET', `/projects/${projectId}/pipelines/${pipelineId}/jobs`);
+  const byJob: Record<string, Record<string, string>> = {};
+  for (let index = 0; index < jobs.list.length; index++) {
+    const response = await fixture.requestJob(runnerToken);
+    assert.equal(response.status, 201, response.text);
+    const variables = (response.json.variables as Array<{ key: string; value: string }>).filter((variable) => keys.includes(variable.key));
+    byJob[(response.json.job_info as { name: string }).name] = Object.fromEntries(variables.map((variable) => [variable.key, variable.value]));
+  }
+  assert.equal((await fixture.requestJob(runnerToken)).status, 204, "no job beyond the pipeline's");
+  return byJob;
 }

@@ -97,12 +97,14 @@ const api = async (method: string, url: string, body?: unknown) => {
 /**
  * CPU of this process (µs resolution; all its threads) and of it with its git processes, the
  * receiver left out (10 ms ticks); and the time the main thread's event loop was busy (what the
- * next request waits behind; the deliveries' thread has a loop of its own).
+ * next request waits behind; the deliveries' thread has a loop of its own), and the time the main
+ * thread waited, ready, for a core (what other threads and processes on the machine cost it).
  */
 const cpuNow = () => {
   const own = process.cpuUsage();
   const threads = threadCpuMs();
-  return { own: (own.user + own.system) / 1000, tree: processTreeCpuMs() - treeCpuMsOf(receiverPid), loop: performance.eventLoopUtilization().active, main: threads.get(process.pid)?.ms ?? 0, threads };
+  const main = threads.get(process.pid);
+  return { own: (own.user + own.system) / 1000, tree: processTreeCpuMs() - treeCpuMsOf(receiverPid), loop: performance.eventLoopUtilization().active, main: main?.ms ?? 0, waited: main?.waitedMs ?? 0, threads };
 };
 
 try {
@@ -116,11 +118,11 @@ try {
   type Kind = 'plain' | 'again' | 'hooked' | 'held';
   const hookWorker = ciServicesOf(gantry.coordinator).hookWorker;
   const times: Record<Kind, number[]> = { plain: [], again: [], hooked: [], held: [] };
-  const cpu: Record<Kind, { own: number; tree: number; loop: number; main: number }> = {
-    plain: { own: 0, tree: 0, loop: 0, main: 0 },
-    again: { own: 0, tree: 0, loop: 0, main: 0 },
-    hooked: { own: 0, tree: 0, loop: 0, main: 0 },
-    held: { own: 0, tree: 0, loop: 0, main: 0 },
+  const cpu: Record<Kind, { own: number; tree: number; loop: number; main: number; waited: number }> = {
+    plain: { own: 0, tree: 0, loop: 0, main: 0, waited: 0 },
+    again: { own: 0, tree: 0, loop: 0, main: 0, waited: 0 },
+    hooked: { own: 0, tree: 0, loop: 0, main: 0, waited: 0 },
+    held: { own: 0, tree: 0, loop: 0, main: 0, waited: 0 },
   };
   /** Each thread's CPU in the rounds without hooks, by name (BENCH_THREADS=1 prints it). */
   const plainThreads = new Map<string, number>();
@@ -173,6 +175,7 @@ try {
     cpu[which].tree += after.tree - before.tree;
     cpu[which].loop += after.loop - before.loop;
     cpu[which].main += after.main - before.main;
+    cpu[which].waited += after.waited - before.waited;
     if (which === 'hooked') {
       for (const [tid, thread] of after.threads) if (!threadsAtStart.has(tid)) hookThreadCpu += thread.ms - (before.threads.get(tid)?.ms ?? 0);
     }
@@ -243,6 +246,9 @@ try {
     main_thread_cpu_ms_per_push_without_hooks: perPush(cpu.plain.main),
     main_thread_cpu_ms_per_push_with_hooks: perPush(cpu.hooked.main),
     main_thread_cpu_ms_per_push_with_hooks_held: perPush(cpu.held.main),
+    main_thread_waited_ms_per_push_without_hooks: perPush(cpu.plain.waited),
+    main_thread_waited_ms_per_push_with_hooks: perPush(cpu.hooked.waited),
+    main_thread_waited_ms_per_push_with_hooks_held: perPush(cpu.held.waited),
     loop_ms_per_push_without_hooks: perPush(cpu.plain.loop),
     loop_ms_per_push_with_hooks: perPush(cpu.hooked.loop),
     loop_ms_per_push_with_hooks_held: perPush(cpu.held.loop),

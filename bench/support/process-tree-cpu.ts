@@ -58,13 +58,16 @@ export async function sampleTree(work: () => Promise<unknown>): Promise<TreeSamp
   return { ms, cpuMs: processTreeCpuMs() - treeBefore, ownCpuMs: (own.user + own.system) / 1000 };
 }
 
-/** CPU milliseconds of each thread of this process so far (`/proc/self/task/<tid>/schedstat`, nanoseconds), by thread id; name from `comm`. */
-export function threadCpuMs(): Map<number, { name: string; ms: number }> {
-  const threads = new Map<number, { name: string; ms: number }>();
+/**
+ * CPU milliseconds of each thread of this process so far, and the milliseconds it waited, ready
+ * to run, for a core (`/proc/self/task/<tid>/schedstat`, nanoseconds), by thread id; name from `comm`.
+ */
+export function threadCpuMs(): Map<number, { name: string; ms: number; waitedMs: number }> {
+  const threads = new Map<number, { name: string; ms: number; waitedMs: number }>();
   for (const task of readdirSync('/proc/self/task')) {
     try {
-      const ns = Number(readFileSync(`/proc/self/task/${task}/schedstat`, 'utf8').split(' ')[0]);
-      threads.set(Number(task), { name: readFileSync(`/proc/self/task/${task}/comm`, 'utf8').trim(), ms: ns / 1e6 });
+      const [ranNs, waitedNs] = readFileSync(`/proc/self/task/${task}/schedstat`, 'utf8').split(' ').map(Number);
+      threads.set(Number(task), { name: readFileSync(`/proc/self/task/${task}/comm`, 'utf8').trim(), ms: ranNs! / 1e6, waitedMs: waitedNs! / 1e6 });
     } catch {
       // ended while being read
     }

@@ -41,6 +41,7 @@ import { uploadsDirectory } from './repository-reconciliation.ts';
 import { startUnderLock } from './startup.ts';
 import { registerWebPages } from './web/index.ts';
 import { InstanceUpkeep } from './instance-upkeep.ts';
+import { runInRequestScope } from './request-scope.ts';
 
 export type { CoordinatorOptions };
 
@@ -210,9 +211,10 @@ async function mountCoordinator(instance: FastifyInstance, core: CoordinatorCore
   const { context, limits, authenticator } = core;
   instance.addHook('onClose', () => core.close());
   installRequestLifetimes(instance, core.shutdownGraceMs);
-  instance.addHook('onRequest', (request, _reply, done) => {
+  instance.addHook('onRequest', (request, reply, done) => {
     core.requestArrived(request.raw.socket instanceof Socket);
-    done();
+    // What the request sets off in the background can wait for its answer (request-scope.ts).
+    runInRequestScope(reply.raw, done);
   });
   instance.addHook('onResponse', (request, reply, done) => {
     core.monitoring.metrics.recordResponse(request, reply);

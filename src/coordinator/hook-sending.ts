@@ -4,7 +4,15 @@ import type { SqlStores } from '../storage/sql/stores/index.ts';
 import { HookDeliveries, type ProjectEventListener } from './services/hooks/hook-deliveries.ts';
 import { HookPayloads } from './services/hooks/hook-payloads.ts';
 import type { SettingsService } from './services/instance/settings.ts';
-import { TaskQueue, TaskWorker } from './services/task-queue.ts';
+import type { TaskRecord } from '../storage/types-tasks.ts';
+import { afterCurrentRequest } from './request-scope.ts';
+import { TaskQueue, TaskWorker, type TaskHandler } from './services/task-queue.ts';
+
+/**
+ * A delivery recorded by a request is sent once that request has answered (the push's client
+ * has its answer before any receiver is called), at the latest this long after it was recorded.
+ */
+const SEND_AFTER_REQUEST_MAX_MS = 1_000;
 
 /** Hooks sent to at once by one coordinator, unless told otherwise. */
 export const HOOK_CONCURRENCY = 8;
@@ -33,6 +41,8 @@ export interface HookSendingOptions {
   alsoHeard?: ProjectEventListener;
   /** Wakes the worker that sends, when it is not this one (the thread's). */
   wake?: () => void;
+  /** Told of each delivery task as it is claimed, before it runs (the thread's priority follows how late they are). */
+  onClaim?: (task: TaskRecord) => void;
 }
 
 /** The parts of a coordinator that sending deliveries needs, in whichever thread sends them. */
@@ -54,7 +64,7 @@ export interface HookSendingParts {
 export function buildHookSending(parts: HookSendingParts, options: HookSendingOptions = {}) {
   const { stores } = parts;
   let wakeWorker: () => void = options.wake ?? (() => {});
-  const queue = new TaskQueue(stores.tasks, () => wakeWorker());
+  const queue = new TaskQueue(stores.tasks, () => afterCurrentRequest(() => wakeWorker(), SEND_AFTER_REQUEST_MAX_MS));
   const payloads = new HookPayloads({ projects: stores.projects, namespaces: stores.namespaces, users: stores.users, repositories: parts.repositories, externalUrl: parts.externalUrl });
   const deliveries = new HookDeliveries({
     hooks: stores.hooks,
@@ -73,7 +83,7 @@ export function buildHookSending(parts: HookSendingParts, options: HookSendingOp
     alsoHeard: options.alsoHeard,
   });
   const worker = new TaskWorker(stores.tasks, {
-    handlers: deliveries.handlers(),
+    handlers: claimedFirst(deliveries.handlers(), options.onClaim),
     logger: parts.logger,
     concurrency: options.concurrency ?? HOOK_CONCURRENCY,
     pollIntervalMs: options.pollIntervalMs,
@@ -99,4 +109,12 @@ export function inProcessHookWorker(worker: TaskWorker): HookWorker {
     stop: (graceMs) => worker.stop(graceMs),
     close: (graceMs) => worker.stop(graceMs),
   };
+}
+
+function claimedFirst(handlers: Readonly<Record<string, TaskHandler>>, onClaim: ((task: TaskRecord) => void) | undefined): Readonly<Record<string, TaskHandler>> {
+  if (!onClaim) return handlers;
+  return Object.fromEntries(Object.entries(handlers).map(([kind, handle]): [string, TaskHandler] => [kind, (task, context) => {
+    onClaim(task);
+    return handle(task, context);
+  }]));
 }

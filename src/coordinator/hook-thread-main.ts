@@ -14,6 +14,7 @@ import { buildHookSending } from './hook-sending.ts';
 import type { FromHookThread, HookThreadSettings, ToHookThread } from './hook-thread.ts';
 import { coordinatorSecretBox } from './secret-keys.ts';
 import { SettingsService } from './services/instance/settings.ts';
+import { ThreadPriority } from '../shared/thread-priority.ts';
 
 if (!parentPort) throw new Error('hook-thread-main runs as a worker thread (hook-thread.ts starts it)');
 const port = parentPort;
@@ -30,9 +31,15 @@ const stores = createSqlStores(database.db, database.writes, secrets);
 // The coordinator's repositories directory (startup.ts) and its temporary files' owner: the thread only reads.
 const repositories = createRepositoryManager({ ...settings.storage.git, root: path.join(settings.dataDir, 'repositories'), logger, instanceId: settings.instanceId });
 const applicationSettings = new SettingsService(stores.settings, { changes: notifications.signal('gantry_settings') });
+// Sending is background work: the thread yields its core to the coordinator's requests while it keeps up.
+const priority = ThreadPriority.ofCallingThread(logger);
+priority?.set('background');
 const { worker } = buildHookSending(
   { stores, repositories, settings: applicationSettings, externalUrl: settings.externalUrl, logger, owner: settings.instanceId },
-  { concurrency: settings.concurrency, timeoutMs: settings.timeoutMs, retryBaseMs: settings.retryBaseMs, pollIntervalMs: settings.pollIntervalMs },
+  {
+    concurrency: settings.concurrency, timeoutMs: settings.timeoutMs, retryBaseMs: settings.retryBaseMs, pollIntervalMs: settings.pollIntervalMs,
+    onClaim: (task) => priority?.observeLag(Date.now() - Date.parse(task.run_at)),
+  },
 );
 
 let closing: Promise<void> | undefined;

@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ciServicesOf } from '../../src/coordinator/app.ts';
 import { HookThread } from '../../src/coordinator/hook-thread.ts';
+import { mayLeaveIdle } from '../../src/shared/thread-priority.ts';
 import { waitUntil } from '../helpers/bounded.ts';
 import { startTestCoordinator } from '../helpers/coordinator.ts';
+import { idleThreads } from '../helpers/scheduling.ts';
 import { hookReceiver, type HookReceiver } from './hooks-receiver.ts';
 
 /** A SQLite file (tests otherwise run on an in-memory one, which no thread can share), or the PostgreSQL database of the run. */
@@ -91,6 +93,11 @@ describe('webhook deliveries in a thread of their own', () => {
     assert.equal(hookWorker.threadRunning, true);
     await waitUntil(async () => (await world.logged(hook)).length === 1, 'the logged delivery');
     assert.equal(world.inserts.logs, 0, "the log was written on the thread's connection");
+    // Sending is background work: the thread runs under SCHED_IDLE where it may come back from it (root here).
+    const mayComeBack = process.platform === 'linux' && mayLeaveIdle(readFileSync('/proc/self/status', 'utf8'), readFileSync('/proc/self/limits', 'utf8'));
+    if (mayComeBack) await waitUntil(() => idleThreads().length === 1, 'the delivery thread in the background');
+    assert.equal(idleThreads().length, mayComeBack ? 1 : 0);
+    assert.ok(!idleThreads().includes(process.pid), "the coordinator's own thread keeps its priority");
   });
 
   it("keeps each hook's order while another hook's receiver holds its request", async () => {

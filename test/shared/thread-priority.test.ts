@@ -1,0 +1,49 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { BEHIND_MS, CAUGHT_UP_MS, mayLeaveIdle, ThreadPriority, wantedLevel } from '../../src/shared/thread-priority.ts';
+import { silentLogger } from '../../src/shared/logger.ts';
+import { waitUntil } from '../helpers/bounded.ts';
+import { schedulingPolicy } from '../helpers/scheduling.ts';
+
+
+describe('background thread priority', () => {
+  it('goes back to normal when claims run late and to the background once they are on time, with a band between', () => {
+    assert.equal(wantedLevel('background', BEHIND_MS + 1), 'normal');
+    assert.equal(wantedLevel('normal', BEHIND_MS), 'normal');
+    assert.equal(wantedLevel('background', BEHIND_MS), 'background');
+    assert.equal(wantedLevel('normal', CAUGHT_UP_MS), 'normal');
+    assert.equal(wantedLevel('normal', CAUGHT_UP_MS - 1), 'background');
+    assert.equal(wantedLevel('normal', -5_000), 'background', 'a task claimed before it was due');
+  });
+
+  it('reads whether a thread may leave SCHED_IDLE again from the capabilities or the nice limit', () => {
+    const limits = (nice: string) => `Limit                     Soft Limit           Hard Limit           Units\nMax nice priority         ${nice}                    ${nice}                    \n`;
+    assert.equal(mayLeaveIdle('CapEff:\t000001fffeffffff\n', limits('0')), true, 'CAP_SYS_NICE (bit 23)');
+    assert.equal(mayLeaveIdle('CapEff:\t00000000a80425fb\n', limits('0')), false, "Docker's default capabilities lack it");
+    assert.equal(mayLeaveIdle('CapEff:\t0000000000000000\n', limits('20')), true, 'an RLIMIT_NICE of 20');
+    assert.equal(mayLeaveIdle('CapEff:\t0000000000000000\n', limits('unlimited')), true);
+    assert.equal(mayLeaveIdle('CapEff:\t0000000000000000\n', limits('19')), false);
+  });
+
+  it('moves the calling thread to SCHED_IDLE and back where it may come back, and leaves it alone elsewhere', async () => {
+    const priority = ThreadPriority.ofCallingThread(silentLogger());
+    if (process.platform !== 'linux' || !mayLeaveIdle(readFileSync('/proc/self/status', 'utf8'), readFileSync('/proc/self/limits', 'utf8'))) {
+      assert.equal(priority, undefined, 'a thread that could not come back is never sent to the background');
+      return;
+    }
+    assert.ok(priority);
+    assert.equal(priority.id, process.pid, "the main thread's id is the process's");
+    try {
+      priority.set('background');
+      await waitUntil(() => priority.current === 'background', 'the background level');
+      assert.equal(schedulingPolicy(priority.id), 5);
+      priority.observeLag(BEHIND_MS * 2);
+      await waitUntil(() => priority.current === 'normal', 'the normal level');
+      assert.equal(schedulingPolicy(priority.id), 0);
+    } finally {
+      priority.set('normal');
+      await waitUntil(() => priority.current === 'normal', 'the normal level again');
+    }
+  });
+});

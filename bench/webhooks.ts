@@ -141,7 +141,7 @@ try {
   const round = async (which: Kind, count: number): Promise<void> => {
     const projectId = which === 'plain' ? plain.id : which === 'again' ? again.id : hooked.id;
     if (which === 'held') await hookWorker.stop();
-    if (profiling && which === 'plain') await profiler.post('Profiler.start');
+    if (profiling && which === (process.env.BENCH_PROFILE_KIND ?? 'plain')) await profiler.post('Profiler.start');
     const before = cpuNow();
     const started = now();
     let due = now();
@@ -167,7 +167,7 @@ try {
       hookedWallMs += now() - started;
     }
     const after = cpuNow();
-    if (profiling && which === 'plain') {
+    if (profiling && which === (process.env.BENCH_PROFILE_KIND ?? 'plain')) {
       const { profile } = await profiler.post('Profiler.stop');
       writeFileSync(`${profiling}-${sent}.cpuprofile`, JSON.stringify(profile));
     }

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import { createLogger } from '../shared/logger.ts';
 import { createRepositoryManager } from '../storage/git/index.ts';
+import { sharedSpawner } from '../storage/git/spawner.ts';
 import { openDatabase } from '../storage/sql/database.ts';
 import { openDatabaseNotifications } from '../storage/sql/notifications.ts';
 import { createSqlStores } from '../storage/sql/stores/index.ts';
@@ -32,8 +33,9 @@ const stores = createSqlStores(database.db, database.writes, secrets);
 const repositories = createRepositoryManager({ ...settings.storage.git, root: path.join(settings.dataDir, 'repositories'), logger, instanceId: settings.instanceId });
 const applicationSettings = new SettingsService(stores.settings, { changes: notifications.signal('gantry_settings') });
 // Sending is background work: the thread yields its core to the coordinator's requests while it keeps up.
-const priority = ThreadPriority.ofCallingThread(logger);
-priority?.set('background');
+// Before anything starts a process: the git processes of a push's payload inherit the level.
+const priority = ThreadPriority.ofCallingThread(logger, () => [sharedSpawner().helperPid].filter((pid) => pid !== undefined));
+await priority?.set('background');
 const { worker } = buildHookSending(
   { stores, repositories, settings: applicationSettings, externalUrl: settings.externalUrl, logger, owner: settings.instanceId },
   {

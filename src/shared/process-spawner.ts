@@ -130,6 +130,11 @@ export class ProcessSpawner {
   private pairing: Promise<unknown> = Promise.resolve();
   private closed = false;
 
+  /** The helper's process id while it runs (its forks are its children). */
+  get helperPid(): number | undefined {
+    return this.helper?.connected ? this.helper.pid : undefined;
+  }
+
   async spawn(request: SpawnRequest): Promise<SpawnedProcess> {
     if (this.closed) throw new Error('the process spawner is closed');
     await this.listen();

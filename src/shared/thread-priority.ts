@@ -34,30 +34,33 @@ export function mayLeaveIdle(status: string, limits: string): boolean {
 }
 
 /**
- * The CPU priority of the calling thread, on Linux. In the background it runs under SCHED_IDLE
- * (util-linux's `chrt`): it gets a core only when nothing else wants one, and a request's
- * thread or git process that wakes takes the core from it at once; the processes it starts
- * inherit the policy. Where it could not come back (no CAP_SYS_NICE, no chrt) it stays at its
- * normal priority: a thread stuck in the background would starve behind a busy machine.
+ * The CPU priority of the calling thread and of the processes it started, on Linux. In the
+ * background they run under SCHED_IDLE (util-linux's `chrt`; Node has no call for it): they get
+ * a core only when nothing else wants one, and a request's thread or git process that wakes
+ * takes the core from them at once; processes started meanwhile inherit the policy. Where the
+ * thread could not come back (no CAP_SYS_NICE, no chrt) it stays at normal priority: a thread
+ * stuck in the background would starve behind a busy machine.
  */
 export class ThreadPriority {
   private level: ThreadPriorityLevel = 'normal';
   private wanted: ThreadPriorityLevel = 'normal';
-  private changing = false;
+  private changing: Promise<void> | undefined;
   private disabled = false;
 
   private constructor(
     private readonly threadId: number,
     private readonly logger: Logger,
+    /** Processes the thread started that its level applies to as well (with their children): a spawner's helper. */
+    private readonly started: () => readonly number[],
   ) {}
 
   /** The calling thread's; undefined where its priority is left alone (not Linux, or no way back from the background). */
-  static ofCallingThread(logger: Logger): ThreadPriority | undefined {
+  static ofCallingThread(logger: Logger, started: () => readonly number[] = () => []): ThreadPriority | undefined {
     if (process.platform !== 'linux') return undefined;
     try {
       if (!mayLeaveIdle(readFileSync('/proc/self/status', 'utf8'), readFileSync('/proc/self/limits', 'utf8'))) return undefined;
       const threadId = Number(readlinkSync('/proc/thread-self').split('/').pop());
-      return Number.isInteger(threadId) && threadId > 0 ? new ThreadPriority(threadId, logger) : undefined;
+      return Number.isInteger(threadId) && threadId > 0 ? new ThreadPriority(threadId, logger, started) : undefined;
     } catch {
       return undefined;
     }
@@ -74,23 +77,52 @@ export class ThreadPriority {
 
   /** Heard at each claim: switches when the lag says so. */
   observeLag(lagMs: number): void {
-    this.set(wantedLevel(this.wanted, lagMs));
+    void this.set(wantedLevel(this.wanted, lagMs));
   }
 
-  /** One change at a time; the last wish wins. A change that fails stops all later ones (logged once). */
-  set(level: ThreadPriorityLevel): void {
+  /**
+   * One change at a time; the last wish wins; resolves once the level is the one wished (or
+   * cannot be). A change of the thread that fails stops all later ones (logged once).
+   */
+  async set(level: ThreadPriorityLevel): Promise<void> {
     this.wanted = level;
-    if (this.disabled || this.changing || level === this.level) return;
-    this.changing = true;
-    execFile('chrt', [level === 'background' ? '--idle' : '--other', '-p', '0', String(this.threadId)], (error) => {
-      this.changing = false;
-      if (error) {
-        this.disabled = true;
-        this.logger.warn({ err: error, level }, "could not change this thread's CPU priority; it keeps the one it has");
-        return;
-      }
-      this.level = level;
-      if (this.wanted !== this.level) this.set(this.wanted);
+    while (this.changing) await this.changing;
+    if (this.disabled || this.wanted === this.level) return;
+    const target = this.wanted;
+    this.changing = this.change(target).finally(() => {
+      this.changing = undefined;
     });
+    await this.changing;
+    if (this.wanted !== this.level) await this.set(this.wanted);
   }
+
+  private async change(level: ThreadPriorityLevel): Promise<void> {
+    const policy = level === 'background' ? '--idle' : '--other';
+    try {
+      await chrt([policy, '-p', '0', String(this.threadId)]);
+    } catch (error) {
+      this.disabled = true;
+      this.logger.warn({ err: error, level }, "could not change this thread's CPU priority; it keeps the one it has");
+      return;
+    }
+    this.level = level;
+    // A process that ended meanwhile is no failure.
+    for (const pid of withChildren(this.started())) await chrt(['--all-tasks', policy, '-p', '0', String(pid)]).catch(() => undefined);
+  }
+}
+
+function chrt(args: string[]): Promise<void> {
+  return new Promise((resolve, reject) => execFile('chrt', args, (error) => (error ? reject(error) : resolve())));
+}
+
+/** The processes and their children (one level: a spawner's helper and what it forked). */
+function withChildren(pids: readonly number[]): number[] {
+  return pids.flatMap((pid) => {
+    try {
+      const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
+      return [pid, ...(children === '' ? [] : children.split(' ').map(Number))];
+    } catch {
+      return [pid];
+    }
+  });
 }

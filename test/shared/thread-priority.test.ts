@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { BEHIND_MS, CAUGHT_UP_MS, mayLeaveIdle, ThreadPriority, wantedLevel } from '../../src/shared/thread-priority.ts';
 import { silentLogger } from '../../src/shared/logger.ts';
 import { waitUntil } from '../helpers/bounded.ts';
-import { schedulingPolicy } from '../helpers/scheduling.ts';
+import { processPolicy, schedulingPolicy } from '../helpers/scheduling.ts';
 
 
 describe('background thread priority', () => {
@@ -26,8 +27,9 @@ describe('background thread priority', () => {
     assert.equal(mayLeaveIdle('CapEff:\t0000000000000000\n', limits('19')), false);
   });
 
-  it('moves the calling thread to SCHED_IDLE and back where it may come back, and leaves it alone elsewhere', async () => {
-    const priority = ThreadPriority.ofCallingThread(silentLogger());
+  it('moves the calling thread and the processes it started to SCHED_IDLE and back where it may come back, and leaves them alone elsewhere', async () => {
+    let started: ChildProcess | undefined;
+    const priority = ThreadPriority.ofCallingThread(silentLogger(), () => (started?.pid === undefined ? [] : [started.pid]));
     if (process.platform !== 'linux' || !mayLeaveIdle(readFileSync('/proc/self/status', 'utf8'), readFileSync('/proc/self/limits', 'utf8'))) {
       assert.equal(priority, undefined, 'a thread that could not come back is never sent to the background');
       return;
@@ -35,15 +37,22 @@ describe('background thread priority', () => {
     assert.ok(priority);
     assert.equal(priority.id, process.pid, "the main thread's id is the process's");
     try {
-      priority.set('background');
-      await waitUntil(() => priority.current === 'background', 'the background level');
+      await priority.set('background');
+      assert.equal(priority.current, 'background');
       assert.equal(schedulingPolicy(priority.id), 5);
+      // Started in the background, it inherits the policy; the way back takes it along.
+      started = spawn('sleep', ['30']);
+      await waitUntil(() => started!.pid !== undefined && processPolicy(started!.pid) === 5, 'the process started in the background');
+      priority.observeLag(BEHIND_MS / 2);
+      assert.equal(priority.current, 'background', 'within the band, no change');
       priority.observeLag(BEHIND_MS * 2);
       await waitUntil(() => priority.current === 'normal', 'the normal level');
+      await waitUntil(() => processPolicy(started!.pid!) === 0, 'the started process back at normal');
       assert.equal(schedulingPolicy(priority.id), 0);
     } finally {
-      priority.set('normal');
-      await waitUntil(() => priority.current === 'normal', 'the normal level again');
+      await priority.set('normal');
+      started?.kill();
     }
   });
 });
+

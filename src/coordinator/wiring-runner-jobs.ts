@@ -32,12 +32,12 @@ export function buildRunnerJobServices(
 ) {
   const { stores, logger } = context;
   const { jobStatusWatch } = deps;
-  const jobOutcomes = new JobOutcomes({ processing: deps.processing, jobs: stores.jobs });
+  const coverage = new JobCoverage({ traces: deps.traces, regexes: coverageRegexes, logger, limits: options.coverage });
+  const jobOutcomes = new JobOutcomes({ processing: deps.processing, jobs: stores.jobs, coverage });
   const traceWatch = new TraceWatch();
   const jobTraces = new JobTraces({ jobs: stores.jobs, traces: deps.traces, outcomes: jobOutcomes, watch: traceWatch, limits: options.traces });
-  const coverage = new JobCoverage({ traces: deps.traces, regexes: coverageRegexes, logger, limits: options.coverage });
   const jobUpdates = new JobUpdates({
-    jobs: stores.jobs, traces: deps.traces, outcomes: jobOutcomes, coverage, watch: jobStatusWatch, logger, traceMaxBytes: options.traces?.maxBytes ?? TRACE_DEFAULTS.maxBytes,
+    jobs: stores.jobs, traces: deps.traces, outcomes: jobOutcomes, watch: jobStatusWatch, logger, traceMaxBytes: options.traces?.maxBytes ?? TRACE_DEFAULTS.maxBytes,
   });
   const staleJobs = new StaleJobs({ jobs: stores.jobs, runners: stores.runners, outcomes: jobOutcomes, logger, limits: options.stale });
   return { jobOutcomes, traceWatch, jobTraces, jobUpdates, staleJobs, jobStatusWatch };

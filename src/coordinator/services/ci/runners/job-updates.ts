@@ -3,7 +3,6 @@ import type { Logger } from '../../../../shared/logger.ts';
 import type { CiJobsStore, JobRecord } from '../../../../storage/types-ci-jobs.ts';
 import type { TraceStore } from '../../../../storage/types-blobs.ts';
 import { allowedExitCodesOf } from './claim-checks.ts';
-import type { JobCoverage } from './job-coverage.ts';
 import type { JobOutcomes } from './job-outcomes.ts';
 import { JobTokenAccess, type JobAuthentication } from './job-token-access.ts';
 import type { JobStatusWatch } from './job-watch.ts';
@@ -36,8 +35,6 @@ export interface JobUpdatesDeps {
   jobs: Pick<CiJobsStore, 'findById' | 'findByTokenDigest' | 'update'>;
   traces: Pick<TraceStore, 'append' | 'size' | 'checksum'>;
   outcomes: Pick<JobOutcomes, 'finish'>;
-  /** Finds the coverage of a job with a `coverage` regex in its complete log. */
-  coverage?: Pick<JobCoverage, 'extract'>;
   /** Holds watched keep-alives until the job's status changes. */
   watch?: Pick<JobStatusWatch, 'waitWhile'>;
   logger: Logger;
@@ -65,9 +62,7 @@ export interface WatchRequest {
  * its way); short again → 412 (the runner resends from 0, and our 416 tells it where we are)
  * up to MAX_TRACE_RESENDS times, then the state is taken with what arrived. The declared
  * checksum is compared with the stored trace's; a mismatch is logged, as GitLab does, and
- * does not hold the job back: the append-only trace cannot be rewritten by a resend. With its
- * trace complete, a job with a `coverage` regex gets the coverage its log shows (GitLab's
- * `Ci::Build#update_coverage`), before its state moves the pipeline (which averages it).
+ * does not hold the job back: the append-only trace cannot be rewritten by a resend.
  */
 export class JobUpdates {
   private readonly clock: () => number;
@@ -126,12 +121,9 @@ export class JobUpdates {
       this.deps.logger.warn({ job: job.id, declaredChecksum, storedChecksum: checksum, declaredSize, storedSize: size }, 'stored trace differs from what the runner recorded');
     }
     const allowed = state === 'failed' && failureAllowedByExitCode(job, input.exitCode);
-    const pattern = job.definition?.coverage;
-    const coverage = pattern && this.deps.coverage ? await this.deps.coverage.extract(job.id, pattern) : null;
     await this.deps.jobs.update(job.id, {
       trace_size: size,
       trace_checksum: checksum,
-      ...(coverage !== null ? { coverage } : {}),
       ...(input.exitCode !== undefined ? { exit_code: input.exitCode } : {}),
       ...(allowed ? { allow_failure: true } : {}),
     });

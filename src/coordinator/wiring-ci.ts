@@ -59,7 +59,7 @@ export interface CiRuntimeOptions {
    * coordinators on the same database; pushes still record their tasks.
    */
   runTasks?: boolean;
-  /** Runner job updates and traces: the per-job trace limit, update intervals, stuck and timeout sweeps. */
+  /** Runner job updates and traces: the per-job trace limit, update intervals, stuck and timeout sweeps, the coverage scan's budget. */
   runnerJobs?: RunnerJobOptions;
   /** How often a sweep of expired artifacts is queued (default 7 minutes, GitLab's ExpireBuildArtifactsWorker). */
   artifactExpiryIntervalMs?: number;

@@ -118,6 +118,7 @@ function jobResult(job: JobRecord): JobResult {
     startedAt: job.started_at,
     finishedAt: job.finished_at,
     failureReason: job.failure_reason,
+    coverage: job.coverage,
     pipelineId: job.pipeline_id,
   };
 }

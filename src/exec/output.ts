@@ -102,6 +102,8 @@ export interface JobResult {
   startedAt: string | null;
   finishedAt: string | null;
   failureReason: string | null;
+  /** Found in its log by its `coverage` regex (percent); null without. */
+  coverage?: number | null;
   /** The pipeline's id (child pipelines' jobs have their own). */
   pipelineId: number;
   /** Where its artifacts were unpacked, if it has any. */
@@ -121,15 +123,18 @@ export interface ExecResult {
   jobs: JobResult[];
 }
 
+/** The jobs' table (a COVERAGE column when a job has a coverage), where their logs and artifacts are, the pipeline's status. */
 export function formatSummary(result: ExecResult): string {
+  const withCoverage = result.jobs.some((job) => job.coverage != null);
   const rows = result.jobs.map((job) => [
     job.name,
     job.stage,
     job.reused ? 'reused' : job.status === 'failed' && job.allowFailure ? 'failed (allowed)' : job.status,
     job.duration === null ? '-' : `${job.duration.toFixed(1)} s`,
+    ...(withCoverage ? [job.coverage == null ? '-' : `${String(job.coverage)}%`] : []),
     job.failureReason ?? '',
   ]);
-  const header = ['JOB', 'STAGE', 'STATUS', 'DURATION', 'FAILURE'];
+  const header = ['JOB', 'STAGE', 'STATUS', 'DURATION', ...(withCoverage ? ['COVERAGE'] : []), 'FAILURE'];
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
   const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd();
   const files = result.jobs.flatMap((job) => [

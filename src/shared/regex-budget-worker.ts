@@ -1,9 +1,10 @@
 /**
- * The thread of regex-budget.ts: compiles user patterns with RE2 (re2js) and matches them,
- * away from the thread that asked. Compiled patterns are kept, a bounded number of them.
+ * The thread of regex-budget.ts: compiles user patterns with RE2 (re2js) and matches them
+ * (or finds a job's coverage in log lines, coverage-scan.ts), away from the thread that asked. Compiled patterns are kept, a bounded number of them.
  */
 import { parentPort } from 'node:worker_threads';
 import { RE2JS } from 're2js';
+import { lastCoverageIn } from './coverage-scan.ts';
 import type { RegexOutcome, RegexRequest, RegexResponse } from './regex-budget.ts';
 
 if (!parentPort) throw new Error('regex-budget-worker runs as a worker thread (regex-budget.ts starts it)');
@@ -39,6 +40,10 @@ function compile(pattern: string, maxProgramSize: number): RE2JS | RegexOutcome 
 function answer(request: RegexRequest): RegexResponse {
   const regexp = compile(request.pattern, request.maxProgramSize);
   if (typeof regexp === 'string') return { id: request.id, outcome: regexp };
+  if (request.coverageIn !== undefined) {
+    const find = lastCoverageIn(regexp, request.coverageIn.text, request.coverageIn.stripTimestamps);
+    return find.kind === 'found' ? { id: request.id, outcome: 'match', coverage: find.coverage } : { id: request.id, outcome: 'no match' };
+  }
   if (request.text === undefined) return { id: request.id, outcome: 'valid' };
   return { id: request.id, outcome: regexp.test(request.text) ? 'match' : 'no match' };
 }

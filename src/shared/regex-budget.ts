@@ -14,14 +14,21 @@ export type RegexOutcome = 'valid' | 'invalid' | 'over budget' | 'match' | 'no m
 export interface RegexRequest {
   id: number;
   pattern: string;
-  /** Absent: compile only. */
+  /** Absent (and no `coverageIn`): compile only. */
   text?: string;
+  /** Whole log lines to find a job's coverage in (coverage-scan.ts). */
+  coverageIn?: { text: string; stripTimestamps: boolean };
   maxProgramSize: number;
 }
 export interface RegexResponse {
   id: number;
   outcome: RegexOutcome;
+  /** Of a `coverageIn` request that matched: the coverage's text, or null (no coverage). */
+  coverage?: string | null;
 }
+
+/** What a block of log lines says of a job's coverage: `found` ends the search, `none` lets it go on to earlier lines. */
+export type CoverageOutcome = { kind: 'found'; coverage: string | null } | { kind: 'none' } | { kind: 'invalid' } | { kind: 'over budget' };
 
 export interface RegexBudgetOptions {
   /** RE2 program instructions (re2js's programSize; default 1,000). */
@@ -58,6 +65,14 @@ export class RegexBudget {
     return (await this.call(pattern, text)) === 'match';
   }
 
+  /** GitLab's coverage of whole log lines, the last line first (coverage-scan.ts). */
+  async coverageIn(pattern: string, text: string, stripTimestamps: boolean): Promise<CoverageOutcome> {
+    const response = await this.request(pattern, { coverageIn: { text, stripTimestamps } });
+    if (response.outcome === 'match') return { kind: 'found', coverage: response.coverage ?? null };
+    if (response.outcome === 'invalid' || response.outcome === 'over budget') return { kind: response.outcome };
+    return { kind: 'none' };
+  }
+
   async close(): Promise<void> {
     clearTimeout(this.idleTimer);
     const running = this.running;
@@ -65,15 +80,19 @@ export class RegexBudget {
     await running?.thread.terminate();
   }
 
-  private call(pattern: string, text: string | undefined): Promise<RegexOutcome> {
-    const request: RegexRequest = { id: this.nextId, pattern, text, maxProgramSize: this.options.maxProgramSize ?? 1000 };
+  private async call(pattern: string, text: string | undefined): Promise<RegexOutcome> {
+    return (await this.request(pattern, { text })).outcome;
+  }
+
+  private request(pattern: string, input: Pick<RegexRequest, 'text' | 'coverageIn'>): Promise<RegexResponse> {
+    const request: RegexRequest = { id: this.nextId, pattern, ...input, maxProgramSize: this.options.maxProgramSize ?? 1000 };
     this.nextId += 1;
     const result = this.turn.then(() => this.send(request));
     this.turn = result.catch(() => undefined);
     return result;
   }
 
-  private async send(request: RegexRequest): Promise<RegexOutcome> {
+  private async send(request: RegexRequest): Promise<RegexResponse> {
     clearTimeout(this.idleTimer);
     const running = this.thread();
     await running.ready;
@@ -83,14 +102,15 @@ export class RegexBudget {
     let onMessage: ((message: RegexResponse) => void) | undefined;
     let onEnd: (() => void) | undefined;
     try {
-      return await new Promise<RegexOutcome>((resolve) => {
+      const overBudget: RegexResponse = { id: request.id, outcome: 'over budget' };
+      return await new Promise<RegexResponse>((resolve) => {
         onMessage = (message) => {
-          if (message.id === request.id) resolve(message.outcome);
+          if (message.id === request.id) resolve(message);
         };
         // Past its heap the thread exits with an error: the pattern was over budget.
-        onEnd = () => resolve('over budget');
+        onEnd = () => resolve(overBudget);
         timer = setTimeout(() => {
-          resolve('over budget');
+          resolve(overBudget);
           void this.end(running);
         }, this.options.timeLimitMs ?? 1000);
         thread.on('message', onMessage).on('error', onEnd).on('exit', onEnd);
@@ -139,8 +159,9 @@ export class RegexBudget {
 function startThread(memoryMb: number): Worker {
   const options = { resourceLimits: { maxOldGenerationSizeMb: memoryMb, maxYoungGenerationSizeMb: Math.min(16, memoryMb) } };
   const here = import.meta.url;
-  if (!here.endsWith('.ts')) return new Worker(new URL('./regex-budget-worker.js', here), options);
-  const entry = JSON.stringify(new URL('./regex-budget-worker.ts', here).href);
+  // Through `../shared/`: in `runner exec`'s bundle (dist/cli/) `here` is the bundle's url.
+  if (!here.endsWith('.ts')) return new Worker(new URL('../shared/regex-budget-worker.js', here), options);
+  const entry = JSON.stringify(new URL('../shared/regex-budget-worker.ts', here).href);
   const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'));
   return new Worker(`import(${tsx}).then(({ register }) => { register(); return import(${entry}); })`, { ...options, eval: true });
 }

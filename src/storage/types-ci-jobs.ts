@@ -151,6 +151,8 @@ export interface CiJobsStore {
    * answer may never have reached the runner. Oldest first.
    */
   listUnacknowledged(claimedBefore: string, limit: number): Promise<JobRecord[]>;
+  /** The coverage of each of the pipeline's latest (not retried) jobs that have one, oldest job first. */
+  latestCoverages(pipelineId: number): Promise<number[]>;
 }
 
 export interface ClaimContext {

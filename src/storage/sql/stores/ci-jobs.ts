@@ -178,4 +178,16 @@ export class SqlCiJobsStore implements CiJobsStore {
       .execute();
     return rows.map(toJob);
   }
+
+  async latestCoverages(pipelineId: number): Promise<number[]> {
+    const rows = await this.db
+      .selectFrom('ci_jobs')
+      .select('coverage')
+      .where('pipeline_id', '=', pipelineId)
+      .where('retried', '=', 0)
+      .where('coverage', 'is not', null)
+      .orderBy('id')
+      .execute();
+    return rows.flatMap((row) => (row.coverage === null ? [] : [Number(row.coverage)]));
+  }
 }

@@ -54,8 +54,8 @@ const MAX_ATTEMPTS = 8;
  * pipeline's and stages' statuses and any delayed-job timer in the same transaction as the
  * event, so no state is lost between them; deployments follow their jobs in it too
  * (deployments.ts), and so are the tasks of what follows a finish (finished-tasks.ts). Cost:
- * one read of the pipeline's jobs and of its deployments, and writes proportional to what
- * changed (one task row per follower when the pipeline finishes).
+ * one read of the pipeline's jobs, of their coverages and of its deployments, and writes
+ * proportional to what changed (one task row per follower when the pipeline finishes).
  */
 export class PipelineProcessing {
   private readonly clock: () => number;
@@ -116,7 +116,8 @@ export class PipelineProcessing {
     if (event.type === 'play-job' && result.resultJob && actor.userId != null) await stores.jobs.update(realId(result.resultJob.id), { user_id: actor.userId });
 
     await stores.stages.updateStatuses(pipelineId, result.stages.map((stage) => ({ name: stage.name, status: stage.status })));
-    const updated = (await stores.pipelines.update(pipelineId, pipelineChanges(pipeline, result, now))) ?? pipeline;
+    const coverage = averageCoverage(await stores.jobs.latestCoverages(pipelineId));
+    const updated = (await stores.pipelines.update(pipelineId, pipelineChanges(pipeline, result, coverage, now))) ?? pipeline;
     await this.scheduleTimers(stores, pipelineId, result, realId, now);
 
     const enqueuedJobIds: number[] = [];
@@ -187,9 +188,20 @@ function withRealId(job: PipelineJob, realId: (id: number) => number): PipelineJ
   return id === job.id ? job : { ...job, id };
 }
 
-/** Status, warnings and the run's timestamps (§5): started when first running, finished when completed. */
-function pipelineChanges(pipeline: PipelineRecord, result: EventResult, now: string): PipelineChanges {
+/**
+ * GitLab's `Ci::Pipeline#coverage`: the average of its latest jobs' coverages, two decimals
+ * (`"78.50"`); null when none has one. Kept on the pipeline, recomputed with each event (a
+ * finished job brings its coverage, a retry puts the old job's out).
+ */
+export function averageCoverage(coverages: readonly number[]): string | null {
+  if (coverages.length === 0) return null;
+  return (coverages.reduce((sum, value) => sum + value, 0) / coverages.length).toFixed(2);
+}
+
+/** Status, warnings, coverage and the run's timestamps (§5): started when first running, finished when completed. */
+function pipelineChanges(pipeline: PipelineRecord, result: EventResult, coverage: string | null, now: string): PipelineChanges {
   const changes: PipelineChanges = {};
+  if (coverage !== pipeline.coverage) changes.coverage = coverage;
   if (result.pipelineStatusChanged) changes.status = result.pipelineStatus;
   if (result.hasWarnings !== pipeline.has_warnings) changes.has_warnings = result.hasWarnings;
   if (result.pipelineStatusChanged && result.pipelineStatus === 'running' && !pipeline.started_at) changes.started_at = now;

@@ -1,14 +1,16 @@
 /**
- * Webhook deliveries, printed as one JSON line. Three projects on one coordinator: two without
+ * Webhook deliveries, printed as one JSON line. Four projects on one coordinator: two without
  * hooks (the baseline, measured in the same run, twice: how far the two differ is the bench's
- * noise) and one with `--hooks` push hooks to a receiver on loopback in a process of its own
- * (bench/support/hook-receiver.ts). `--pushes` API commits (each a push event) go to each
+ * noise) and two with `--hooks` push hooks each to a receiver on loopback in a process of its own
+ * (bench/support/hook-receiver.ts), one for the rounds whose deliveries are sent meanwhile and
+ * one for those whose deliveries are held. Each project gets the same number of pushes, so their
+ * trees (one more file a push) stay the same size: a commit to a bigger tree costs more. `--pushes` API commits (each a push event) go to each
  * project, one at a time — back to back, or with `--pace N` at random (Poisson) arrivals of N a
  * second, the same arrivals every run — in `--rounds` rounds that
  * alternate the projects (so that the machine's noise hits all alike); a hooked round ends
  * when its deliveries have all arrived. Measured: each push's own latency (its request's wall
- * time) in both projects; what the hooks cost a push's request itself (a third kind of round
- * to the hooked project while the hook worker is stopped: the deliveries are queued and sent
+ * time) in both projects; what the hooks cost a push's request itself (a third kind of round,
+ * to the second hooked project while the hook worker is stopped: the deliveries are queued and sent
  * only after the round); the delivery latency from a push's answer to each receiver request
  * for it (p50/p99); deliveries per second (all deliveries over the hooked rounds' time); the
  * coordinator's CPU per push in each project (this process, where the coordinator runs beside
@@ -113,7 +115,10 @@ try {
   // The same as \`plain\`: how far two projects without hooks differ is this bench's noise.
   const again = await gantry.createProject({ name: 'plain-again', initialize_with_readme: true });
   const hooked = await gantry.createProject({ name: 'hooked', initialize_with_readme: true });
-  for (let index = 0; index < hookCount; index += 1) await api('POST', `/projects/${hooked.id}/hooks`, { url: `http://127.0.0.1:${receiverPort}/hook/${index}` });
+  const heldProject = await gantry.createProject({ name: 'hooked-held', initialize_with_readme: true });
+  for (const project of [hooked, heldProject]) {
+    for (let index = 0; index < hookCount; index += 1) await api('POST', `/projects/${project.id}/hooks`, { url: `http://127.0.0.1:${receiverPort}/hook/${index}` });
+  }
 
   type Kind = 'plain' | 'again' | 'hooked' | 'held';
   const hookWorker = ciServicesOf(gantry.coordinator).hookWorker;
@@ -139,7 +144,7 @@ try {
   };
   /** `count` commits to the project, one at a time; a hooked round lasts until their deliveries arrived. */
   const round = async (which: Kind, count: number): Promise<void> => {
-    const projectId = which === 'plain' ? plain.id : which === 'again' ? again.id : hooked.id;
+    const projectId = { plain: plain.id, again: again.id, hooked: hooked.id, held: heldProject.id }[which];
     if (which === 'held') await hookWorker.stop();
     if (profiling && which === (process.env.BENCH_PROFILE_KIND ?? 'plain')) await profiler.post('Profiler.start');
     const before = cpuNow();
@@ -193,10 +198,10 @@ try {
   };
 
   // Not measured: one push to each project first, so that what starts once (the delivery thread, the modules it loads) is done.
-  for (const projectId of [plain.id, again.id, hooked.id]) {
+  for (const projectId of [plain.id, again.id, hooked.id, heldProject.id]) {
     await api('POST', `/projects/${projectId}/repository/commits`, { branch: 'main', commit_message: 'warm-up', actions: [{ action: 'create', file_path: 'warm-up.txt', content: 'warm-up\n' }] });
   }
-  hookedPushes += 1;
+  hookedPushes += 2;
   await deliveriesArrived();
 
   const kinds: Kind[] = ['plain', 'again', 'hooked', 'held'];

@@ -213,8 +213,9 @@ async function mountCoordinator(instance: FastifyInstance, core: CoordinatorCore
   installRequestLifetimes(instance, core.shutdownGraceMs);
   instance.addHook('onRequest', (request, reply, done) => {
     core.requestArrived(request.raw.socket instanceof Socket);
-    // What the request sets off in the background can wait for its answer (request-scope.ts).
-    runInRequestScope(reply.raw, done);
+    // Deliveries the request records wait for its answer (request-scope.ts), once a delivery thread runs.
+    if (core.ci.hookWorker.defersToRequests) runInRequestScope(reply.raw, done);
+    else done();
   });
   instance.addHook('onResponse', (request, reply, done) => {
     core.monitoring.metrics.recordResponse(request, reply);

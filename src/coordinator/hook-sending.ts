@@ -24,6 +24,13 @@ export interface HookWorker {
   readonly kinds: readonly string[];
   readonly concurrency: number;
   readonly started: boolean;
+  /**
+   * Whether each request should run in a request scope (request-scope.ts), so that the
+   * deliveries it records are sent once it has answered: while a delivery thread runs. The scope
+   * costs every request a little (Node's async hooks track its promises), so a coordinator that
+   * sends no webhooks, or sends them from its own thread, pays nothing for it.
+   */
+  readonly defersToRequests: boolean;
   start(): void;
   /** A delivery task was enqueued by this process: claim it now rather than at the next poll. */
   wake(): void;
@@ -104,6 +111,7 @@ export function inProcessHookWorker(worker: TaskWorker): HookWorker {
     get started() {
       return worker.started;
     },
+    defersToRequests: false,
     start: () => worker.start(),
     wake: () => worker.wake(),
     stop: (graceMs) => worker.stop(graceMs),

@@ -73,6 +73,10 @@ export class HookThread implements HookWorker {
     return this.running;
   }
 
+  get defersToRequests(): boolean {
+    return this.thread !== undefined;
+  }
+
   /** Whether the thread itself is up (it starts with the first delivery). */
   get threadRunning(): boolean {
     return this.thread !== undefined;

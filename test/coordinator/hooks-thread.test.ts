@@ -85,12 +85,14 @@ describe('webhook deliveries in a thread of their own', () => {
     assert.equal(hookWorker.mode, 'thread');
     assert.ok(hookWorker instanceof HookThread);
     assert.equal(hookWorker.threadRunning, false, 'no delivery yet, no thread');
+    assert.equal(hookWorker.defersToRequests, false, 'no thread, no request scope');
     const target = await receiver();
     const hook = await world.addHook(target.base);
     const sha = await world.commit();
     await waitUntil(() => target.requests.length === 1, 'the delivery', { timeoutMs: 60_000 });
     assert.equal(target.requests[0]!.body.after, sha);
     assert.equal(hookWorker.threadRunning, true);
+    assert.equal(hookWorker.defersToRequests, true, 'requests run in a scope once the thread runs');
     await waitUntil(async () => (await world.logged(hook)).length === 1, 'the logged delivery');
     assert.equal(world.inserts.logs, 0, "the log was written on the thread's connection");
     // Sending is background work: the thread runs under SCHED_IDLE where it may come back from it (root here).
@@ -158,6 +160,7 @@ describe('webhook deliveries forced in-process', () => {
     const target = await hookReceiver();
     try {
       assert.equal(world.hookWorker.mode, 'in-process');
+      assert.equal(world.hookWorker.defersToRequests, false, 'sent between requests: no request scope');
       const hook = await world.addHook(target.base);
       await world.commit();
       await waitUntil(async () => (await world.logged(hook)).length === 1, 'the logged delivery', { timeoutMs: 60_000 });

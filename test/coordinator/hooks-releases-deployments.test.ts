@@ -55,8 +55,10 @@ describe('release and deployment events', () => {
     assert.equal((first.commit as Json).id, head.id);
     // The push-only hook heard the tag's creation as nothing (no tag_push_events) and no release.
     assert.ok(!target.requests.some((request) => request.url === '/pushes' && request.headers['x-gitlab-event'] === 'Release Hook'));
-    const logs = await gantry.api('GET', `/projects/${releasedId}/hooks/${String(subscribed.json.id)}/events`);
-    assert.deepEqual(logs.list.map((log) => log.trigger), ['release_hooks', 'release_hooks', 'release_hooks']);
+    // A delivery is logged once its receiver has answered: the last log may follow its request.
+    const triggers = async () => (await gantry.api('GET', `/projects/${releasedId}/hooks/${String(subscribed.json.id)}/events`)).list.map((log) => log.trigger);
+    await waitUntil(async () => (await triggers()).length >= 3, 'the three logged deliveries');
+    assert.deepEqual(await triggers(), ['release_hooks', 'release_hooks', 'release_hooks']);
   });
 
   it("sends GitLab's Deployment Hook when a job with an environment is canceled, to hooks with deployment_events", async () => {
@@ -84,8 +86,9 @@ describe('release and deployment events', () => {
     );
     assert.equal((body.project as Json).id, deployedId);
     assert.ok(String(body.deployable_url).endsWith(`/root/deployed/-/jobs/${String(job!.id)}`));
-    const logs = await gantry.api('GET', `/projects/${deployedId}/hooks/${String(hook.json.id)}/events`);
-    assert.deepEqual(logs.list.map((log) => log.trigger), ['deployment_hooks']);
+    const triggers = async () => (await gantry.api('GET', `/projects/${deployedId}/hooks/${String(hook.json.id)}/events`)).list.map((log) => log.trigger);
+    await waitUntil(async () => (await triggers()).length >= 1, 'the logged delivery');
+    assert.deepEqual(await triggers(), ['deployment_hooks']);
   });
 
   it("answers the releases_events test call with the project's latest release, 422 when it has none", async () => {

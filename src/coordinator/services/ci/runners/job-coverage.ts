@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream';
+import { buffer } from 'node:stream/consumers';
 import { splitTimestampedLine, TIMESTAMP_PREFIX_LENGTH } from '../../../../shared/log-lines.ts';
 import type { Logger } from '../../../../shared/logger.ts';
 import type { RegexBudget } from '../../../../shared/regex-budget.ts';
@@ -96,10 +96,7 @@ export class JobCoverage {
 
   /** `[start, end)` of the log: at most one chunk (or a prefix), held while it is matched. */
   private async readRange(jobId: number, start: number, end: number): Promise<Buffer> {
-    const stream: Readable | undefined = await this.deps.traces.read(jobId, { start, end });
-    if (!stream) return Buffer.alloc(0);
-    const parts: Buffer[] = [];
-    for await (const part of stream) parts.push(Buffer.isBuffer(part) ? part : Buffer.from(part as Uint8Array));
-    return Buffer.concat(parts);
+    const stream = await this.deps.traces.read(jobId, { start, end });
+    return stream ? buffer(stream) : Buffer.alloc(0);
   }
 }

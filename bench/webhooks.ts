@@ -68,6 +68,8 @@ const receiverPort = (await nextMessage('listening')).port;
 const receiverPid = receiver.pid!;
 
 const profiling = process.env.BENCH_PROFILE;
+/** The kind of round profiled (BENCH_PROFILE_KIND; the rounds without hooks unless told). */
+const profiledKind = process.env.BENCH_PROFILE_KIND ?? 'plain';
 const profiler = new Session();
 if (profiling) {
   profiler.connect();
@@ -146,7 +148,7 @@ try {
   const round = async (which: Kind, count: number): Promise<void> => {
     const projectId = { plain: plain.id, again: again.id, hooked: hooked.id, held: heldProject.id }[which];
     if (which === 'held') await hookWorker.stop();
-    if (profiling && which === (process.env.BENCH_PROFILE_KIND ?? 'plain')) await profiler.post('Profiler.start');
+    if (profiling && which === profiledKind) await profiler.post('Profiler.start');
     const before = cpuNow();
     const started = now();
     let due = now();
@@ -172,7 +174,7 @@ try {
       hookedWallMs += now() - started;
     }
     const after = cpuNow();
-    if (profiling && which === (process.env.BENCH_PROFILE_KIND ?? 'plain')) {
+    if (profiling && which === profiledKind) {
       const { profile } = await profiler.post('Profiler.stop');
       writeFileSync(`${profiling}-${sent}.cpuprofile`, JSON.stringify(profile));
     }

@@ -74,7 +74,7 @@ export class HookThread implements HookWorker {
   }
 
   get defersToRequests(): boolean {
-    return this.thread !== undefined;
+    return this.threadRunning;
   }
 
   /** Whether the thread itself is up (it starts with the first delivery). */

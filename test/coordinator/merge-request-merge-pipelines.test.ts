@@ -92,7 +92,10 @@ describe('merging with pipelines: only_allow_merge_if_pipeline_succeeds and merg
     assert.equal(dropped?.state, 'opened');
     assert.equal(dropped?.merge_user_id, null);
     assert.equal(dropped?.merge_params, null);
-    assert.deepEqual((await systemNotes(request.id)).slice(-1), ['aborted the automatic merge because the pipeline did not succeed']);
+    // The note is a write of its own after the drop: wait for it rather than read it at once.
+    const abortNote = 'aborted the automatic merge because the pipeline did not succeed';
+    await waitUntil(async () => (await systemNotes(request.id)).includes(abortNote), 'the abort\'s system note');
+    assert.deepEqual((await systemNotes(request.id)).slice(-1), [abortNote]);
 
     const again = await fixture.commit(project.id, 'failing', { 'f.txt': 'again\n' });
     await status(again, 'failing', 'running');

@@ -16,7 +16,7 @@ import { followPipeline } from './follow.ts';
 import { formatSummary, type ExecIo, type ExecResult } from './output.ts';
 
 export type { ExecIo };
-import { chooseJobs, configWithOnly } from './selection.ts';
+import { chooseJobs, configWithOnly, resultWithOnly } from './selection.ts';
 import { createLocalProject, loadStack, prepareRunner, registerLocalRunner, setSnapshotRefs, startedTogether, startLocalCoordinator, type ExecRunnerSettings, type LocalCoordinator } from './session.ts';
 import { requestPayload } from './payload.ts';
 import { summariseJunitReports } from './junit-summary.ts';
@@ -119,7 +119,7 @@ export async function runExec(request: ExecRequest, io: ExecIo): Promise<number>
       return 0;
     }
     checkCompiled(result);
-    if (request.mode === 'payload') return await printPayload(local, input, result, request, io);
+    if (request.mode === 'payload') return await printPayload(local, input, prepared, request, io);
     const reuse: ReuseContext | null = request.reuse
       ? {
           ref, source: request.source, executor: request.runner.executor, dockerImage: request.runner.dockerImage ?? null,
@@ -177,26 +177,26 @@ async function runPipeline(
     if (!result.jobs.some((job) => job.name === name || job.baseName === name)) chooseJobs(result, { names: [name], withNeeds: false });
   }
   if (request.runner.executor === 'docker') {
-    const chosen = keep === null ? result.jobs : result.jobs.filter((job) => keep.has(job.baseName));
+    const chosen = keep === null ? result.jobs : result.jobs.filter((job) => keep.has(job.name));
     // Imported here: dockerode (with ssh2 and gRPC) costs a shell pipeline 0.4 s of CPU to load.
     const { checkDocker } = await import('./docker-check.ts');
     // The runner's default image for jobs without one (session.ts).
     await checkDocker(chosen, request.runner.dockerImage ?? 'gantry/debian-git:bookworm');
   }
   const state = await prepareLocalState(root);
-  const plan = reuse ? await planReuse(root, result, (job) => keep === null || keep.has(job.baseName), reuse) : null;
-  const chosen = keep === null ? null : configWithOnly(result.mergedConfig ?? {}, result, keep);
+  const plan = reuse ? await planReuse(root, result, (job) => keep === null || keep.has(job.name), reuse) : null;
   const docker = request.runner.executor === 'docker';
   const reusesSome = plan !== null && plan.reused.size > 0;
-  const config = reusesSome ? withReusedJobs(root, chosen ?? result.mergedConfig ?? {}, plan, docker) : chosen;
+  // Reused jobs are rewritten in the configuration, compiled again; otherwise nothing is compiled twice.
+  const reusedConfig = reusesSome ? withReusedJobs(root, keep === null ? (result.mergedConfig ?? {}) : configWithOnly(result.mergedConfig ?? {}, result, keep), plan, docker) : null;
   const beforeFailedCleanup = request.shellOnFailure ? failureShellHook(request.shellOnFailure, io.stderr) : undefined;
   const dockerVolumes = reusesSome && docker ? [reuseVolume(root)] : [];
   // Registered while the pipeline is created, started once its jobs are queued (session.ts).
   const preparedRunner = prepareRunner(local, { ...request.runner, cacheDir: request.cacheDir ?? state.cacheDir, beforeFailedCleanup, dockerVolumes }, registration ?? undefined);
   preparedRunner.catch(() => undefined); // its failure is seen where it is awaited
-  // Every job kept as compiled: the pipeline is saved from that compile instead of a second one.
   const creation = local.ci.pipelineCreation;
-  const pipeline = await (config === null ? creation.createPrepared(input, prepared) : creation.create({ ...input, configContent: stringify(config) }))
+  const pipeline = await chosenPipeline(creation, input, prepared, keep, reusedConfig)
+    .then((chosen) => creation.createPrepared(input, chosen))
     .catch(async (error: unknown) => {
       await preparedRunner.then((runner) => runner.discard(), () => undefined);
       return explained(error);
@@ -230,12 +230,23 @@ async function runPipeline(
   }
 }
 
-async function printPayload(local: LocalCoordinator, input: PipelineCreationInput, result: CompileResult, request: ExecRequest, io: ExecIo): Promise<number> {
+/**
+ * What is saved: the compiled pipeline as it is, or with only the chosen jobs; with jobs to
+ * reuse, their rewritten configuration compiled (with only the chosen jobs, instances too).
+ */
+async function chosenPipeline(
+  creation: LocalCoordinator['ci']['pipelineCreation'], input: PipelineCreationInput, prepared: PreparedPipeline, keep: ReadonlySet<string> | null, reusedConfig: Record<string, unknown> | null,
+): Promise<PreparedPipeline> {
+  const compiled = reusedConfig === null ? prepared : await creation.prepare({ ...input, configContent: stringify(reusedConfig) });
+  return keep === null ? compiled : { ...compiled, result: resultWithOnly(compiled.result, keep) };
+}
+
+async function printPayload(local: LocalCoordinator, input: PipelineCreationInput, prepared: PreparedPipeline, request: ExecRequest, io: ExecIo): Promise<number> {
+  const { result } = prepared;
   const [name] = request.jobs;
   if (name === undefined) throw new ExecError('--payload needs a job name');
-  const keep = chooseJobs(result, { names: [name], withNeeds: false });
-  const configContent = stringify(configWithOnly(result.mergedConfig ?? {}, result, keep ?? new Set()));
-  const pipeline = await local.ci.pipelineCreation.create({ ...input, configContent }).catch(explained);
+  const keep = chooseJobs(result, { names: [name], withNeeds: false }) ?? new Set<string>();
+  const pipeline = await local.ci.pipelineCreation.createPrepared(input, { ...prepared, result: resultWithOnly(result, keep) }).catch(explained);
   io.stdout(`${JSON.stringify(await requestPayload(local, pipeline.id, name), null, 2)}\n`);
   return 0;
 }

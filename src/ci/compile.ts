@@ -22,6 +22,7 @@ import { applicableUserVariables } from './user-variables.ts';
 import type { PlainObject } from './values.ts';
 import { INVALID_FORMAT_MESSAGE, loadYaml, TOO_BIG_MESSAGE } from './yaml-loader.ts';
 import { applyInputs } from './inputs.ts';
+import type { InterpolationVariables } from './interpolation-functions.ts';
 
 const SKIP_CI = /\[(ci[ _-]skip|skip[ _-]ci)\]/i;
 export const WORKFLOW_FILTERED = 'Pipeline filtered out by workflow rules.';
@@ -134,17 +135,32 @@ async function loadConfiguration(
   }
   locator.add(loaded.positions);
   // The main file's own `spec:inputs` take their defaults: no run here gives inputs.
-  const applied = applyInputs(loaded.value, loaded.header, undefined);
+  const variables = interpolationVariables(context);
+  const applied = applyInputs(loaded.value, loaded.header, undefined, variables);
   if (!applied.ok) {
     sink.errorAt(applied.error, configPath, 1);
     return null;
   }
-  const included = await expandIncludes(applied.value, loaded.positions, context.files, limits, sink, locator, includeRulesEvaluator(context, limits));
+  const included = await expandIncludes(applied.value, loaded.positions, context.files, limits, sink, locator, includeRulesEvaluator(context, limits), variables);
   if (sink.hasErrors) return null;
   const extended = expandExtends(included, limits.maxExtendsDepth, sink);
   if (sink.hasErrors) return null;
   const referenced = resolveReferences(extended, limits.maxReferenceDepth, sink);
   return sink.hasErrors ? null : referenced;
+}
+
+/** What `expand_vars` in an interpolation block sees: what `include:rules` see, with their masking. */
+function interpolationVariables(context: CompileContext): InterpolationVariables {
+  let byName: Map<string, { value: string; masked: boolean }> | undefined;
+  const build = () => {
+    const inputs = inputsFromContext(context);
+    const map = new Map<string, { value: string; masked: boolean }>();
+    for (const variable of predefinedPipelineVariables(inputs)) map.set(variable.key, { value: variable.value, masked: false });
+    for (const variable of applicableUserVariables(context.variables ?? [], inputs.refProtected)) map.set(variable.key, { value: variable.value, masked: variable.masked === true });
+    return map;
+  };
+  // Built at the first `expand_vars`: most pipelines have none.
+  return (name) => (byName ??= build()).get(name);
 }
 
 /**

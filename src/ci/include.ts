@@ -10,6 +10,7 @@ import { deepMerge, isPlainObject, isStringArray, rubyJson, type PlainObject } f
 import { loadYaml, TOO_BIG_MESSAGE } from './yaml-loader.ts';
 import { UntrustedRegexp } from './expression/regexp.ts';
 import { applyInputs } from './inputs.ts';
+import type { InterpolationVariables } from './interpolation-functions.ts';
 import { readIncludeRules, type IncludeRule, type IncludeRulesEvaluator } from './include-rules.ts';
 
 type ReadableLocation = Exclude<IncludeLocation, { kind: 'unsupported' }>;
@@ -45,6 +46,8 @@ interface IncludeState {
   /** The project's files, listed once for wildcard includes. */
   files?: Promise<string[]>;
   rules?: IncludeRulesEvaluator;
+  /** What an input's `expand_vars` may use. */
+  variables?: InterpolationVariables;
 }
 
 export type { IncludeRule, IncludeRulesEvaluator };
@@ -57,11 +60,13 @@ export async function expandIncludes(
   sink: DiagnosticSink,
   locator: SourceLocator,
   rules?: IncludeRulesEvaluator,
+  variables?: InterpolationVariables,
 ): Promise<PlainObject> {
   const state: IncludeState = {
     reader, limits, sink, locator, seen: new Set(), count: 0, loadedFiles: [],
     positionsByFile: new Map([[mainPositions.file, mainPositions]]),
     ...(rules ? { rules } : {}),
+    ...(variables ? { variables } : {}),
   };
   const result = await expandFile(main, mainPositions.file, { project: null, ref: undefined }, state, 0);
   for (const loaded of [...state.loadedFiles].reverse()) locator.add(loaded);
@@ -207,7 +212,7 @@ async function loadLocation(
     else sink.errorAt(`Included file \`${location.path}\` does not have valid YAML syntax!`, label, loaded.line);
     return null;
   }
-  const applied = applyInputs(loaded.value, loaded.header, location.inputs);
+  const applied = applyInputs(loaded.value, loaded.header, location.inputs, state.variables);
   if (!applied.ok) {
     includeError(state, `\`${location.path}\`: ${applied.error}`, parentFile);
     return null;

@@ -2,10 +2,11 @@
  * `spec:inputs` (GitLab 15.11): a CI file's header declares inputs, `include:` gives their
  * values (`inputs:`), and `$[[ inputs.NAME ]]` in the file's keys and values is replaced by
  * them. A value that is one interpolation block alone keeps its type (array, number,
- * boolean); inside longer text it becomes text. Interpolation functions (`| expand_vars`)
- * are not supported here: a block with one is an error.
+ * boolean); inside longer text it becomes text. A block may pass the value through functions
+ * (`| expand_vars | truncate(0, 8)`, interpolation-functions.ts).
  */
 import { UntrustedRegexp } from './expression/regexp.ts';
+import { applyFunctions, type InterpolationVariables } from './interpolation-functions.ts';
 import { isPlainObject, type PlainObject } from './values.ts';
 
 const TYPES = ['string', 'number', 'boolean', 'array'] as const;
@@ -18,11 +19,14 @@ const INPUT_REFERENCE = /^inputs\.([\w-]+)$/;
 
 export type InputsOutcome = { ok: true; value: PlainObject } | { ok: false; error: string };
 
+const NO_VARIABLES: InterpolationVariables = () => undefined;
+
 /**
  * The file's content with its inputs in place, or the first error. `header` is the file's
- * header document (or undefined), `given` the `include:inputs` (or undefined).
+ * header document (or undefined), `given` the `include:inputs` (or undefined), `variables`
+ * what `expand_vars` may use.
  */
-export function applyInputs(content: PlainObject, header: PlainObject | undefined, given: PlainObject | undefined): InputsOutcome {
+export function applyInputs(content: PlainObject, header: PlainObject | undefined, given: PlainObject | undefined, variables: InterpolationVariables = NO_VARIABLES): InputsOutcome {
   if (header === undefined) {
     if (given !== undefined && Object.keys(given).length > 0) {
       return { ok: false, error: 'Given inputs not defined in the `spec` section of the included configuration file' };
@@ -32,7 +36,7 @@ export function applyInputs(content: PlainObject, header: PlainObject | undefine
   const resolved = resolveInputs(header, given ?? {});
   if (typeof resolved === 'string') return { ok: false, error: resolved };
   const errors: string[] = [];
-  const value = interpolate(content, resolved, errors);
+  const value = interpolate(content, { inputs: resolved, variables }, errors);
   if (errors.length > 0) return { ok: false, error: errors[0] };
   return { ok: true, value: value as PlainObject };
 }
@@ -77,41 +81,51 @@ function matches(regex: string, value: string): boolean {
   }
 }
 
-function interpolate(node: unknown, inputs: Map<string, InputValue>, errors: string[]): unknown {
-  if (typeof node === 'string') return interpolateText(node, inputs, errors);
-  if (Array.isArray(node)) return node.map((item) => interpolate(item, inputs, errors));
+interface Scope {
+  inputs: Map<string, InputValue>;
+  variables: InterpolationVariables;
+}
+
+function interpolate(node: unknown, scope: Scope, errors: string[]): unknown {
+  if (typeof node === 'string') return interpolateText(node, scope, errors);
+  if (Array.isArray(node)) return node.map((item) => interpolate(item, scope, errors));
   if (isPlainObject(node)) {
     const out: PlainObject = {};
     for (const [key, value] of Object.entries(node)) {
-      const newKey = interpolateText(key, inputs, errors);
-      out[typeof newKey === 'string' ? newKey : JSON.stringify(newKey)] = interpolate(value, inputs, errors);
+      const newKey = interpolateText(key, scope, errors);
+      out[typeof newKey === 'string' ? newKey : JSON.stringify(newKey)] = interpolate(value, scope, errors);
     }
     return out;
   }
   return node;
 }
 
-function interpolateText(text: string, inputs: Map<string, InputValue>, errors: string[]): unknown {
+function interpolateText(text: string, scope: Scope, errors: string[]): unknown {
   if (!text.includes('$[[')) return text;
   const whole = WHOLE_BLOCK.exec(text);
-  if (whole) return lookup(whole[1], inputs, errors) ?? text;
+  if (whole) return evaluate(whole[1], scope, errors) ?? text;
   return text.replace(BLOCK, (block, expression: string) => {
-    const value = lookup(expression, inputs, errors);
+    const value = evaluate(expression, scope, errors);
     if (value === undefined) return block;
     return typeof value === 'string' ? value : JSON.stringify(value);
   });
 }
 
-function lookup(expression: string, inputs: Map<string, InputValue>, errors: string[]): InputValue | undefined {
-  if (expression.includes('|')) {
-    errors.push(`interpolation functions are not supported: \`${expression}\``);
-    return undefined;
-  }
-  const reference = INPUT_REFERENCE.exec(expression);
+/** A block's `inputs.NAME | function | ...`: the input's value through the functions. */
+function evaluate(expression: string, scope: Scope, errors: string[]): InputValue | undefined {
+  const [access = '', ...functions] = expression.split('|').map((part) => part.trim());
+  const reference = INPUT_REFERENCE.exec(access);
   const name = reference?.[1];
-  if (name === undefined || !inputs.has(name)) {
-    errors.push(`unknown interpolation key: \`${name ?? expression}\``);
+  if (name === undefined || !scope.inputs.has(name)) {
+    errors.push(`unknown interpolation key: \`${name ?? access}\``);
     return undefined;
   }
-  return inputs.get(name);
+  const value = scope.inputs.get(name) as InputValue;
+  if (functions.length === 0) return value;
+  const outcome = applyFunctions(value, functions, scope.variables);
+  if (!outcome.ok) {
+    errors.push(outcome.error);
+    return undefined;
+  }
+  return outcome.value;
 }

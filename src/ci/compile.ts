@@ -22,7 +22,7 @@ import { applicableUserVariables } from './user-variables.ts';
 import type { PlainObject } from './values.ts';
 import { INVALID_FORMAT_MESSAGE, loadYaml, TOO_BIG_MESSAGE } from './yaml-loader.ts';
 import { applyInputs } from './inputs.ts';
-import type { InterpolationVariables } from './interpolation-functions.ts';
+import { includeVariables } from './include-variables.ts';
 
 const SKIP_CI = /\[(ci[ _-]skip|skip[ _-]ci)\]/i;
 export const WORKFLOW_FILTERED = 'Pipeline filtered out by workflow rules.';
@@ -135,8 +135,8 @@ async function loadConfiguration(
   }
   locator.add(loaded.positions);
   // The main file's own `spec:inputs` take their defaults: no run here gives inputs.
-  const variables = interpolationVariables(context);
-  const applied = applyInputs(loaded.value, loaded.header, undefined, variables);
+  const variables = includeVariables(context);
+  const applied = applyInputs(loaded.value, loaded.header, undefined, variables.lookup);
   if (!applied.ok) {
     sink.errorAt(applied.error, configPath, 1);
     return null;
@@ -147,20 +147,6 @@ async function loadConfiguration(
   if (sink.hasErrors) return null;
   const referenced = resolveReferences(extended, limits.maxReferenceDepth, sink);
   return sink.hasErrors ? null : referenced;
-}
-
-/** What `expand_vars` in an interpolation block sees: what `include:rules` see, with their masking. */
-function interpolationVariables(context: CompileContext): InterpolationVariables {
-  let byName: Map<string, { value: string; masked: boolean }> | undefined;
-  const build = () => {
-    const inputs = inputsFromContext(context);
-    const map = new Map<string, { value: string; masked: boolean }>();
-    for (const variable of predefinedPipelineVariables(inputs)) map.set(variable.key, { value: variable.value, masked: false });
-    for (const variable of applicableUserVariables(context.variables ?? [], inputs.refProtected)) map.set(variable.key, { value: variable.value, masked: variable.masked === true });
-    return map;
-  };
-  // Built at the first `expand_vars`: most pipelines have none.
-  return (name) => (byName ??= build()).get(name);
 }
 
 /**

@@ -10,7 +10,7 @@ import { deepMerge, isPlainObject, isStringArray, rubyJson, type PlainObject } f
 import { loadYaml, TOO_BIG_MESSAGE } from './yaml-loader.ts';
 import { UntrustedRegexp } from './expression/regexp.ts';
 import { applyInputs } from './inputs.ts';
-import type { InterpolationVariables } from './interpolation-functions.ts';
+import { expandIncludeText, type IncludeVariables } from './include-variables.ts';
 import { readIncludeRules, type IncludeRule, type IncludeRulesEvaluator } from './include-rules.ts';
 
 type ReadableLocation = Exclude<IncludeLocation, { kind: 'unsupported' }>;
@@ -46,8 +46,8 @@ interface IncludeState {
   /** The project's files, listed once for wildcard includes. */
   files?: Promise<string[]>;
   rules?: IncludeRulesEvaluator;
-  /** What an input's `expand_vars` may use. */
-  variables?: InterpolationVariables;
+  /** What entries' locations and inputs' `expand_vars` may use; without them a `$` stays as written. */
+  variables?: IncludeVariables;
 }
 
 export type { IncludeRule, IncludeRulesEvaluator };
@@ -60,7 +60,7 @@ export async function expandIncludes(
   sink: DiagnosticSink,
   locator: SourceLocator,
   rules?: IncludeRulesEvaluator,
-  variables?: InterpolationVariables,
+  variables?: IncludeVariables,
 ): Promise<PlainObject> {
   const state: IncludeState = {
     reader, limits, sink, locator, seen: new Set(), count: 0, loadedFiles: [],
@@ -119,14 +119,32 @@ function normalizeIncludes(include: unknown, file: string, state: IncludeState):
   for (const entry of entries) {
     if (entry === null || entry === undefined) continue;
     if (typeof entry === 'string') {
-      locations.push(normalizeString(entry));
+      locations.push(normalizeString(expandLocation(entry, state)));
     } else if (isPlainObject(entry)) {
-      locations.push(...normalizeHash(entry, file, state));
+      locations.push(...normalizeHash(expandLocationKeys(entry, state), file, state));
     } else {
       includeError(state, 'Include config has to be either a string or a hash', file);
     }
   }
   return locations;
+}
+
+/** The keys of an entry that name where the file is: variables expand in them (not in `inputs` or `rules`). */
+const LOCATION_KEYS = ['local', 'project', 'file', 'ref', 'remote', 'template', 'component', 'artifact', 'job'];
+
+function expandLocation(text: string, state: IncludeState): string {
+  return state.variables ? expandIncludeText(text, state.variables) : text;
+}
+
+function expandLocationKeys(entry: PlainObject, state: IncludeState): PlainObject {
+  if (!state.variables) return entry;
+  const out: PlainObject = { ...entry };
+  for (const key of LOCATION_KEYS) {
+    const value = entry[key];
+    if (typeof value === 'string') out[key] = expandLocation(value, state);
+    else if (Array.isArray(value)) out[key] = value.map((item: unknown) => (typeof item === 'string' ? expandLocation(item, state) : item));
+  }
+  return out;
 }
 
 function normalizeString(location: string): IncludeLocation {
@@ -202,17 +220,19 @@ async function loadLocation(
 
   const text = await readTarget(location, target, state, parentFile);
   if (text === null) return null;
-  const label = location.kind === 'artifact' ? `artifact:${location.job ?? ''}:${target.path}` : target.project === null ? target.path : `${target.project}:${target.path}`;
+  const named = location.kind === 'artifact' ? `artifact:${location.job ?? ''}:${target.path}` : target.project === null ? target.path : `${target.project}:${target.path}`;
+  // The file's name in diagnostics: a path expanded from a masked variable never shows it.
+  const label = state.variables ? state.variables.mask(named) : named;
   const loaded = loadYaml(text, label, limits);
   if (!loaded.ok) {
     if (loaded.failure === 'too-big') sink.errorAt(TOO_BIG_MESSAGE, label, loaded.line);
     else if (loaded.failure === 'empty') {
       includeError(state, `${location.kind === 'artifact' ? 'File' : 'Local file'} \`${location.path}\` is empty!`, parentFile);
     }
-    else sink.errorAt(`Included file \`${location.path}\` does not have valid YAML syntax!`, label, loaded.line);
+    else sink.errorAt(`Included file \`${state.variables ? state.variables.mask(location.path) : location.path}\` does not have valid YAML syntax!`, label, loaded.line);
     return null;
   }
-  const applied = applyInputs(loaded.value, loaded.header, location.inputs, state.variables);
+  const applied = applyInputs(loaded.value, loaded.header, location.inputs, state.variables?.lookup);
   if (!applied.ok) {
     includeError(state, `\`${location.path}\`: ${applied.error}`, parentFile);
     return null;
@@ -291,5 +311,5 @@ async function rulesTake(rules: IncludeRule[], state: IncludeState, file: string
 
 function includeError(state: IncludeState, message: string, file: string): void {
   const line = state.positionsByFile.get(file)?.lines.get(pathKey(['include'])) ?? null;
-  state.sink.errorAt(message, file, line, ['include']);
+  state.sink.errorAt(state.variables ? state.variables.mask(message) : message, file, line, ['include']);
 }

@@ -10,13 +10,10 @@
  * - `posix_escape`: the text as one word of a POSIX shell (Ruby's `Shellwords.shellescape`).
  * Each is linear in its input, which the file's size bounds.
  */
-export interface InterpolationVariable {
-  value: string;
-  masked: boolean;
-}
+import { replaceVariableReferences, type IncludeVariable } from './include-variables.ts';
 
-/** The variables `expand_vars` may use, by name. */
-export type InterpolationVariables = (name: string) => InterpolationVariable | undefined;
+/** The variables `expand_vars` may use, by name (include-variables.ts). */
+export type InterpolationVariables = (name: string) => IncludeVariable | undefined;
 
 export const MAX_INTERPOLATION_FUNCTIONS = 3;
 
@@ -61,12 +58,11 @@ export function applyFunctions<T>(value: T, functions: readonly string[], variab
   return { ok: true, value: current };
 }
 
-const VARIABLE_REFERENCE = /\$([A-Za-z_][A-Za-z0-9_]*)|\$\{([A-Za-z_][A-Za-z0-9_]*)\}|%([A-Za-z_][A-Za-z0-9_]*)%/g;
-
 function expandVars(input: string, variables: InterpolationVariables): FunctionOutcome<string> {
   let masked = false;
-  const value = input.replace(VARIABLE_REFERENCE, (reference, plain?: string, braced?: string, percent?: string) => {
-    const variable = variables(plain ?? braced ?? percent ?? '');
+  // GitLab's `expand_existing`: an unknown reference stays as written.
+  const value = replaceVariableReferences(input, (name, reference) => {
+    const variable = variables(name);
     if (variable === undefined) return reference;
     if (variable.masked) masked = true;
     return variable.value;

@@ -71,6 +71,15 @@ export interface RepositoryReader {
   readArtifactFile?(job: string, path: string): Promise<ArtifactFileResult>;
 }
 
+/** The coordinator as jobs and rules see it (`CI_SERVER_*`). */
+export interface ServerIdentity {
+  /** Base URL, `https://gantry.example.com`. */
+  url: string;
+  name?: string;
+  version: string;
+  revision: string;
+}
+
 export interface ProjectInfo {
   id: number;
   /** Full path, `group/sub/app`. */
@@ -82,6 +91,8 @@ export interface ProjectInfo {
 
 export interface CompileContext {
   project: ProjectInfo;
+  /** The coordinator (`CI_SERVER_*`, `CI_PROJECT_URL` for rules and includes); absent when compiled without one. */
+  server?: ServerIdentity;
   ref: string;
   refType: RefType;
   /** Whether the ref is a protected branch or tag: protected variables are only used then. */

@@ -3,7 +3,7 @@
  * are chosen by user-variables.ts). `rules:if`, `only:variables` and the job payload all
  * read them.
  */
-import type { CompileContext, YamlVariable } from './model.ts';
+import type { CompileContext, ServerIdentity, YamlVariable } from './model.ts';
 import { mergeRequestVariables, type MergeRequestInfo } from './merge-request-variables.ts';
 import { refSlug } from './slug.ts';
 
@@ -48,9 +48,35 @@ export function commitDescription(message: string): string {
   return lines.length > 1 ? lines.slice(1).join('\n').replace(/^\n+/, '') : '';
 }
 
+/** `CI_SERVER_*` of a coordinator, in GitLab's order. */
+export function serverVariables(server: ServerIdentity): Array<[string, string]> {
+  const serverUrl = new URL(server.url);
+  const [major = '0', minor = '0', patch = '0'] = server.version.split(/[.-]/);
+  return [
+    ['CI_SERVER_URL', serverBase(server)],
+    ['CI_SERVER_HOST', serverUrl.hostname],
+    ['CI_SERVER_PORT', serverUrl.port || (serverUrl.protocol === 'https:' ? '443' : '80')],
+    ['CI_SERVER_PROTOCOL', serverUrl.protocol.replace(':', '')],
+    ['CI_SERVER_NAME', server.name ?? 'GitLab'],
+    ['CI_SERVER_VERSION', server.version],
+    ['CI_SERVER_VERSION_MAJOR', major],
+    ['CI_SERVER_VERSION_MINOR', minor],
+    ['CI_SERVER_VERSION_PATCH', patch],
+    ['CI_SERVER_REVISION', server.revision],
+  ];
+}
+
+export function serverBase(server: Pick<ServerIdentity, 'url'>): string {
+  return server.url.replace(/\/+$/, '');
+}
+
 export interface PipelineVariableInputs {
   projectId: number;
   projectPath: string;
+  projectTitle?: string;
+  projectVisibility?: string;
+  /** Absent where the compiler runs without a coordinator (lint of a file alone): no `CI_SERVER_*` then. */
+  server?: ServerIdentity;
   defaultBranch?: string;
   ref: string;
   refType: 'branch' | 'tag';
@@ -67,6 +93,9 @@ export function inputsFromContext(context: CompileContext): PipelineVariableInpu
   return {
     projectId: context.project.id,
     projectPath: context.project.path,
+    projectTitle: context.project.title,
+    projectVisibility: context.project.visibility,
+    server: context.server,
     defaultBranch: context.project.defaultBranch,
     ref: context.ref,
     refType: context.refType,
@@ -91,6 +120,10 @@ export function predefinedPipelineVariables(inputs: PipelineVariableInputs): Yam
     ['CI_PROJECT_PATH', inputs.projectPath],
     ['CI_PROJECT_PATH_SLUG', refSlug(inputs.projectPath)],
     ['CI_PROJECT_NAMESPACE', projectNamespace(inputs.projectPath)],
+    ['CI_PROJECT_ROOT_NAMESPACE', inputs.projectPath.split('/')[0]],
+    ['CI_PROJECT_TITLE', inputs.projectTitle ?? projectName(inputs.projectPath)],
+    ['CI_PROJECT_VISIBILITY', inputs.projectVisibility ?? 'private'],
+    ...(inputs.server ? serverProjectVariables(inputs.server, inputs.projectPath) : []),
     ['CI_DEFAULT_BRANCH', inputs.defaultBranch],
     ['CI_CONFIG_PATH', inputs.configPath],
     ['CI_PIPELINE_SOURCE', inputs.source],
@@ -108,6 +141,11 @@ export function predefinedPipelineVariables(inputs: PipelineVariableInputs): Yam
   ];
   const predefined = list.flatMap(([key, value]) => (value === undefined ? [] : [{ key, value }]));
   return inputs.mergeRequest ? [...predefined, ...mergeRequestVariables(inputs.mergeRequest)] : predefined;
+}
+
+function serverProjectVariables(server: ServerIdentity, projectPath: string): Array<[string, string]> {
+  const base = serverBase(server);
+  return [...serverVariables(server), ['CI_PROJECT_URL', `${base}/${projectPath}`], ['CI_API_V4_URL', `${base}/api/v4`]];
 }
 
 /** A lookup over several lists; later lists win. */

@@ -6,6 +6,8 @@ import {
   commitTitle,
   projectName,
   projectNamespace,
+  serverBase,
+  serverVariables,
   ZERO_SHA,
 } from './pipeline-variables.ts';
 import { mergeRequestVariables } from './merge-request-variables.ts';
@@ -28,10 +30,8 @@ export function predefinedJobVariables(
   server: PayloadServerInfo,
   pipeline: PayloadPipelineInfo,
 ): JobVariable[] {
-  const serverUrl = new URL(server.url);
-  const serverBase = server.url.replace(/\/+$/, '');
-  const projectUrl = `${serverBase}/${git.projectPath}`;
-  const [major = '0', minor = '0', patch = '0'] = server.version.split(/[.-]/);
+  const base = serverBase(server);
+  const projectUrl = `${base}/${git.projectPath}`;
   const message = git.commitMessage ?? '';
   // A merge request pipeline's ref is refs/merge-requests/<iid>/head; GitLab names its source branch.
   const refName = pipeline.mergeRequest?.sourceBranch ?? git.ref;
@@ -67,16 +67,7 @@ export function predefinedJobVariables(
     ...pub('CI_BUILD_STAGE', job.stage),
     ...pub('CI', 'true'),
     ...pub('GITLAB_CI', 'true'),
-    ...pub('CI_SERVER_URL', serverBase),
-    ...pub('CI_SERVER_HOST', serverUrl.hostname),
-    ...pub('CI_SERVER_PORT', serverUrl.port || (serverUrl.protocol === 'https:' ? '443' : '80')),
-    ...pub('CI_SERVER_PROTOCOL', serverUrl.protocol.replace(':', '')),
-    ...pub('CI_SERVER_NAME', server.name ?? 'GitLab'),
-    ...pub('CI_SERVER_VERSION', server.version),
-    ...pub('CI_SERVER_VERSION_MAJOR', major),
-    ...pub('CI_SERVER_VERSION_MINOR', minor),
-    ...pub('CI_SERVER_VERSION_PATCH', patch),
-    ...pub('CI_SERVER_REVISION', server.revision),
+    ...serverVariables(server).map(([key, value]) => publicVariable(key, value)),
     ...pub('GITLAB_FEATURES', ''),
     ...pub('CI_PROJECT_ID', ids.projectId),
     ...pub('CI_PROJECT_NAME', projectName(git.projectPath)),
@@ -89,7 +80,7 @@ export function predefinedJobVariables(
     ...pub('CI_PROJECT_VISIBILITY', pipeline.projectVisibility ?? 'private'),
     ...pub('CI_DEFAULT_BRANCH', pipeline.defaultBranch),
     ...pub('CI_CONFIG_PATH', pipeline.configPath ?? '.gitlab-ci.yml'),
-    ...pub('CI_API_V4_URL', `${serverBase}/api/v4`),
+    ...pub('CI_API_V4_URL', `${base}/api/v4`),
     ...pub('CI_PIPELINE_IID', ids.pipelineIid),
     ...pub('CI_PIPELINE_SOURCE', pipeline.source ?? 'push'),
     ...pub('CI_PIPELINE_CREATED_AT', pipeline.createdAt),

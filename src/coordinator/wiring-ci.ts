@@ -12,6 +12,7 @@ import { PipelineRemoval } from './services/ci/pipelines/pipeline-removal.ts';
 import { PersistentPipelineRefs, PIPELINE_FINISHED_REF_TASK } from './services/ci/pipelines/persistent-refs.ts';
 import { PipelineViews } from './services/ci/pipelines/pipeline-views.ts';
 import { PipelinesService } from './services/ci/pipelines/pipelines.ts';
+import { serverIdentity } from './services/ci/server-identity.ts';
 import { PipelineCreation } from './services/ci/pipelines/creation.ts';
 import { DownstreamPipelines } from './services/ci/pipelines/downstream.ts';
 import { BRIDGE_STATUS_TASK, CANCEL_CHILDREN_TASK, DOWNSTREAM_PIPELINE_TASK } from './services/ci/pipelines/downstream-tasks.ts';
@@ -150,6 +151,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
     transactions: stores.ciTransactions,
     processing: pipelineProcessing,
     parentArtifacts: new ParentArtifacts({ jobs: stores.jobs, jobArtifacts: stores.jobArtifacts, members: archiveMembers }),
+    server: serverIdentity(context.config.externalUrl),
   });
   const pipelineRuns = new PipelineRuns({ creation: pipelineCreation, lookup, permissions, triggers: stores.triggers, users: stores.users, namespaces: stores.namespaces });
   const pipelineViews = new PipelineViews({

@@ -15,6 +15,8 @@ export interface FixtureContext {
   changedPaths?: string[] | null;
   ignoreSkipCi?: boolean;
   limits?: CompileContext['limits'];
+  /** The coordinator (`CI_SERVER_*`, `CI_PROJECT_URL`); absent: compiled without one. */
+  server?: CompileContext['server'];
   /** Other projects' files for include:project: `{"group/lib": {"ci/a.yml": "..."}}`. */
   projects?: Record<string, Record<string, string>>;
   /**
@@ -60,6 +62,7 @@ export async function loadFixture(directory: string): Promise<{ text: string; co
     changedPaths: fixture.changedPaths ?? null,
     ignoreSkipCi: fixture.ignoreSkipCi,
     limits: fixture.limits,
+    ...(fixture.server ? { server: fixture.server } : {}),
     files: {
       readFile: async (file) => files.get(file) ?? null,
       listFiles: async () => [...files.keys()],

@@ -268,4 +268,26 @@ describe('pipeline creation: POST /projects/:id/pipeline and trigger tokens', ()
       assert.deepEqual(unknownRef.json, { message: { base: ['Reference not found'] } });
     });
   });
+
+  it('rules and includes see the coordinator (CI_SERVER_*) and the project (CI_PROJECT_URL) as jobs do', async () => {
+    const file = [
+      'include:',
+      '  - local: ci/$CI_SERVER_HOST.yml',
+      'here:',
+      '  script: echo here',
+      '  environment: { name: at-$CI_SERVER_HOST, url: $CI_PROJECT_URL/-/environments }',
+      '  rules:',
+      '    - if: $CI_SERVER_URL == "http://gantry.test" && $CI_PROJECT_URL =~ /\\/app$/',
+      'elsewhere:',
+      '  script: echo elsewhere',
+      '  rules:',
+      '    - if: $CI_SERVER_HOST == "gitlab.com"',
+    ].join('\n');
+    await commit('server-variables', { '.gitlab-ci.yml': `${file}\n`, 'ci/gantry.test.yml': 'included: { script: echo included }\n' }, 'main');
+    const answer = await gantry.api('POST', `/projects/${projectId}/pipeline`, { body: { ref: 'server-variables' } });
+    assert.equal(answer.status, 201, answer.text);
+    const jobs = await jobsOf(answer.json.id as number);
+    assert.deepEqual(Object.keys(jobs).sort(), ['here', 'included']);
+    assert.equal(jobs.here?.environment, 'at-gantry.test');
+  });
 });

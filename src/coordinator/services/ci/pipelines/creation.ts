@@ -1,6 +1,6 @@
 import { compilePipeline, type PipelineCompiler } from '../../../../ci/compile.ts';
 import type { CompileLimits } from '../../../../ci/limits.ts';
-import type { CompileContext, CompileResult, MergeRequestInfo, RepositoryReader, VariableSource } from '../../../../ci/model.ts';
+import type { CompileContext, CompileResult, MergeRequestInfo, RepositoryReader, ServerIdentity, VariableSource } from '../../../../ci/model.ts';
 import { inputsFromContext, predefinedPipelineVariables, ZERO_SHA } from '../../../../ci/pipeline-variables.ts';
 import { GantryError } from '../../../../shared/errors.ts';
 import type { GitCommit, GitRepository, RepositoryManager } from '../../../../storage/git/types.ts';
@@ -75,6 +75,8 @@ export interface PipelineCreationDeps extends GitReaderDeps, PipelineVariableSou
   parentArtifacts?: Pick<ParentArtifacts, 'read'>;
   /** Epoch milliseconds. */
   clock?: () => number;
+  /** `CI_SERVER_*` and `CI_PROJECT_URL` for rules and includes; without it they are unset there. */
+  server?: ServerIdentity;
 }
 
 /** The resolved target of a run: which ref, of which kind, at which commit. */
@@ -207,6 +209,7 @@ export class PipelineCreation {
       configPath,
       ignoreSkipCi: input.ignoreSkipCi ?? false,
       limits: this.deps.limits,
+      ...(this.deps.server ? { server: this.deps.server } : {}),
     };
   }
 

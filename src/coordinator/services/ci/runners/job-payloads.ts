@@ -2,7 +2,7 @@ import type { BuildJobDefinition, ContextVariable, MergeRequestInfo } from '../.
 import { effectiveJobTimeout } from '../../../../ci/job-timeout.ts';
 import { toJobPayload } from '../../../../ci/to-payload.ts';
 import type { Dependency, JobPayload } from '../../../../protocol/job-payload.ts';
-import { GANTRY_VERSION, GITLAB_COMPATIBLE_VERSION } from '../../../../shared/version.ts';
+import { serverIdentity } from '../server-identity.ts';
 import { pipelineRef } from '../../../../storage/git/pipeline-refs.ts';
 import type { RepositoryManager } from '../../../../storage/git/types.ts';
 import type { JobArtifactsStore, JobRecord } from '../../../../storage/types-ci-jobs.ts';
@@ -72,7 +72,7 @@ export class JobPayloads {
         commitTimestamp: commit?.committer.date,
         commitAuthor: commit ? `${commit.author.name} <${commit.author.email}>` : undefined,
       },
-      { url: this.deps.externalUrl, version: `${GITLAB_COMPATIBLE_VERSION}-gantry`, revision: GANTRY_VERSION },
+      serverIdentity(this.deps.externalUrl),
       {
         source: pipeline.source,
         projectTitle: project.name,

@@ -23,6 +23,7 @@ import type { PlainObject } from './values.ts';
 import { INVALID_FORMAT_MESSAGE, loadYaml, TOO_BIG_MESSAGE } from './yaml-loader.ts';
 import { applyInputs } from './inputs.ts';
 import { includeVariables } from './include-variables.ts';
+import { componentPrefixes } from './include-component.ts';
 
 const SKIP_CI = /\[(ci[ _-]skip|skip[ _-]ci)\]/i;
 export const WORKFLOW_FILTERED = 'Pipeline filtered out by workflow rules.';
@@ -141,7 +142,7 @@ async function loadConfiguration(
     sink.errorAt(applied.error, configPath, 1);
     return null;
   }
-  const included = await expandIncludes(applied.value, loaded.positions, context.files, limits, sink, locator, includeRulesEvaluator(context, limits), variables);
+  const included = await expandIncludes(applied.value, loaded.positions, context.files, limits, sink, locator, includeRulesEvaluator(context, limits), variables, componentPrefixes(context.server));
   if (sink.hasErrors) return null;
   const extended = expandExtends(included, limits.maxExtendsDepth, sink);
   if (sink.hasErrors) return null;

@@ -11,9 +11,10 @@ import { loadYaml, TOO_BIG_MESSAGE } from './yaml-loader.ts';
 import { UntrustedRegexp } from './expression/regexp.ts';
 import { applyInputs } from './inputs.ts';
 import { expandIncludeText, type IncludeVariables } from './include-variables.ts';
+import { readComponent } from './include-component.ts';
 import { readIncludeRules, type IncludeRule, type IncludeRulesEvaluator } from './include-rules.ts';
 
-type ReadableLocation = Exclude<IncludeLocation, { kind: 'unsupported' }>;
+type ReadableLocation = Exclude<IncludeLocation, { kind: 'unsupported' } | { kind: 'component' }>;
 
 /** `inputs`: the `include:inputs` for the file's `spec:inputs` header; `rules`: its `include:rules`. */
 interface LocationExtras {
@@ -25,6 +26,7 @@ type IncludeLocation =
   | ({ kind: 'local'; path: string; display: PlainObject } & LocationExtras)
   | ({ kind: 'project'; project: string; ref: string | undefined; path: string; display: PlainObject } & LocationExtras)
   | ({ kind: 'artifact'; job: string | null; path: string; display: PlainObject } & LocationExtras)
+  | ({ kind: 'component'; address: string; display: PlainObject } & LocationExtras)
   | { kind: 'unsupported'; what: string; display: PlainObject };
 
 /** Which project a file belongs to: local includes inside a project file read that project. */
@@ -48,6 +50,8 @@ interface IncludeState {
   rules?: IncludeRulesEvaluator;
   /** What entries' locations and inputs' `expand_vars` may use; without them a `$` stays as written. */
   variables?: IncludeVariables;
+  /** Where `include:component` addresses start on this coordinator (include-component.ts). */
+  componentPrefixes: readonly string[];
 }
 
 export type { IncludeRule, IncludeRulesEvaluator };
@@ -61,9 +65,10 @@ export async function expandIncludes(
   locator: SourceLocator,
   rules?: IncludeRulesEvaluator,
   variables?: IncludeVariables,
+  componentPrefixes: readonly string[] = [],
 ): Promise<PlainObject> {
   const state: IncludeState = {
-    reader, limits, sink, locator, seen: new Set(), count: 0, loadedFiles: [],
+    reader, limits, sink, locator, seen: new Set(), count: 0, loadedFiles: [], componentPrefixes,
     positionsByFile: new Map([[mainPositions.file, mainPositions]]),
     ...(rules ? { rules } : {}),
     ...(variables ? { variables } : {}),
@@ -164,6 +169,7 @@ function normalizeHash(entry: PlainObject, file: string, state: IncludeState): I
   if (rules === null) return [];
   const inputs = { ...(isPlainObject(entry.inputs) ? { inputs: entry.inputs } : {}), ...(rules ? { rules } : {}) };
   if (typeof entry.local === 'string') return [{ kind: 'local', path: entry.local, display: entry, ...inputs }];
+  if (typeof entry.component === 'string') return [{ kind: 'component', address: entry.component, display: entry, ...inputs }];
   if (typeof entry.artifact === 'string') {
     return [{ kind: 'artifact', path: entry.artifact, job: typeof entry.job === 'string' && entry.job !== '' ? entry.job : null, display: entry, ...inputs }];
   }
@@ -194,7 +200,7 @@ async function loadLocation(
   depth: number,
   parentFile: string,
 ): Promise<PlainObject | null> {
-  const { sink, limits } = state;
+  const { limits } = state;
   if (location.kind === 'unsupported') {
     includeError(state, `${location.what} include \`${rubyJson(location.display)}\` is not supported by this coordinator!`, parentFile);
     return null;
@@ -208,6 +214,22 @@ async function loadLocation(
     includeError(state, `Maximum include depth of ${limits.maxIncludeDepth} exceeded!`, parentFile);
     return null;
   }
+  if (location.kind === 'component') {
+    const component = await fetchComponent(location, state, parentFile);
+    return component && loadReadable(component.location, component.text, scope, state, depth, parentFile);
+  }
+  return loadReadable(location, null, scope, state, depth, parentFile);
+}
+
+async function loadReadable(
+  location: ReadableLocation,
+  preloaded: string | null,
+  scope: FileScope,
+  state: IncludeState,
+  depth: number,
+  parentFile: string,
+): Promise<PlainObject | null> {
+  const { sink, limits } = state;
   const target = resolveTarget(location, scope);
   // The same file with other inputs is another inclusion (GitLab includes a template once per set of inputs).
   const identity = rubyJson([target.project, target.ref ?? null, target.path, location.inputs ?? null]);
@@ -218,7 +240,7 @@ async function loadLocation(
   state.seen.add(identity);
   state.count += 1;
 
-  const text = await readTarget(location, target, state, parentFile);
+  const text = preloaded ?? (await readTarget(location, target, state, parentFile));
   if (text === null) return null;
   const named = location.kind === 'artifact' ? `artifact:${location.job ?? ''}:${target.path}` : target.project === null ? target.path : `${target.project}:${target.path}`;
   // The file's name in diagnostics: a path expanded from a masked variable never shows it.
@@ -275,6 +297,21 @@ async function readTarget(
     includeError(state, `Project \`${target.project}\` file \`${location.path}\` does not exist!`, parentFile);
   }
   return null;
+}
+
+/** A component's file, as a file of its project at its version (include-component.ts). */
+async function fetchComponent(
+  location: Extract<IncludeLocation, { kind: 'component' }>,
+  state: IncludeState,
+  parentFile: string,
+): Promise<{ location: ReadableLocation; text: string } | null> {
+  const found = await readComponent(location.address, state.componentPrefixes, state.reader);
+  if (!found.ok) {
+    includeError(state, found.error, parentFile);
+    return null;
+  }
+  const { project, version, path, text } = found;
+  return { location: { kind: 'project', project, ref: version, path, display: location.display, ...(location.inputs ? { inputs: location.inputs } : {}) }, text };
 }
 
 /** GitLab `External::File::Artifact#validate_context!`. */

@@ -55,6 +55,8 @@ export function serverVariables(server: ServerIdentity): Array<[string, string]>
   return [
     ['CI_SERVER_URL', serverBase(server)],
     ['CI_SERVER_HOST', serverUrl.hostname],
+    // GitLab 16.10: the host with the port when it is not the protocol's (components' addresses start with it).
+    ['CI_SERVER_FQDN', serverUrl.host],
     ['CI_SERVER_PORT', serverUrl.port || (serverUrl.protocol === 'https:' ? '443' : '80')],
     ['CI_SERVER_PROTOCOL', serverUrl.protocol.replace(':', '')],
     ['CI_SERVER_NAME', server.name ?? 'GitLab'],

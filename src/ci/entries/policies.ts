@@ -177,6 +177,14 @@ function readRule(value: unknown, checker: EntryChecker, maxTokens: number, kind
 }
 
 export function readNeeds(value: unknown, checker: EntryChecker): JobNeed[] | null {
+  if (!Array.isArray(value) && !isPlainObject(value)) {
+    checker.configError('can only be a hash or an array');
+    return null;
+  }
+  if (isPlainObject(value) && Object.keys(value).length === 0) {
+    checker.configError('can not be an empty hash');
+    return null;
+  }
   const entries = Array.isArray(value) ? value : [value];
   const needs: JobNeed[] = [];
   for (const entry of entries) {

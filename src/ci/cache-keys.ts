@@ -1,6 +1,8 @@
 /**
- * `cache:key:files`: the key is the sha of the last commit that changed those files
- * (with `prefix-` in front); `default` when none of them exists.
+ * `cache:key:files` (and `files_commits`, GitLab 18's name for it): the key is a SHA-1 of the
+ * last commits that changed each listed file, sorted, deduplicated and joined by `-`, with
+ * `prefix-` in front; `default` when none of the files exists. (GitLab 18 keys `files` by the
+ * files' content instead.)
  */
 import { createHash } from 'node:crypto';
 import type { JobDefinition, RepositoryReader } from './model.ts';
@@ -19,27 +21,27 @@ export async function resolveCacheKeys(jobs: JobDefinition[], configs: ExpandedJ
       const memoKey = JSON.stringify(key.files);
       let pending = memo.get(memoKey);
       if (!pending) {
-        pending = keyForFiles(key.files, reader);
+        pending = digestFor(key.files, reader);
         memo.set(memoKey, pending);
       }
-      const sha = await pending;
-      const base = sha ?? 'default';
-      target.key = key.prefix ? `${key.prefix}-${base}` : base;
+      const digest = (await pending) ?? 'default';
+      target.key = key.prefix ? `${key.prefix}-${digest}` : digest;
     }
   }
 }
 
-async function keyForFiles(files: string[], reader: RepositoryReader): Promise<string | null> {
-  const paths = files.map((file) => file.replace(/^\.?\//, ''));
-  if (reader.lastCommitFor) return reader.lastCommitFor(paths);
-  // Without history, a digest of the files' content is a stable stand-in.
-  const hash = createHash('sha1');
-  let found = false;
-  for (const path of paths) {
-    const content = await reader.readFile(path);
-    if (content === null) continue;
-    found = true;
-    hash.update(path).update('\0').update(content).update('\0');
-  }
-  return found ? hash.digest('hex') : null;
+async function digestFor(files: string[], reader: RepositoryReader): Promise<string | null> {
+  const paths = [...new Set(files.map((file) => file.replace(/^\.?\//, '')))];
+  const lastCommitFor = reader.lastCommitFor?.bind(reader);
+  // Without history, the files' git blob ids stand in: stable for the same content.
+  const ids = await Promise.all(paths.map((path) => (lastCommitFor ? lastCommitFor([path]) : blobId(path, reader))));
+  const present = [...new Set(ids.filter((id): id is string => id !== null))].sort();
+  return present.length === 0 ? null : createHash('sha1').update(present.join('-')).digest('hex');
+}
+
+async function blobId(path: string, reader: RepositoryReader): Promise<string | null> {
+  const content = await reader.readFile(path);
+  if (content === null) return null;
+  const bytes = Buffer.from(content, 'utf8');
+  return createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
 }

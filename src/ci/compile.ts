@@ -67,7 +67,8 @@ async function compileMerged(config: PlainObject, context: CompileContext, limit
   const jobs = readJobs({ ...root, globalVariables }, sink, limits);
   if (sink.hasErrors) return invalid(sink);
 
-  const expanded = expandParallel(jobs);
+  const expanded = expandParallel(jobs, sink);
+  if (sink.hasErrors) return invalid(sink);
   if (expanded.length > limits.maxJobs) {
     sink.error(`Pipeline has too many jobs! Requested ${expanded.length}, but the limit is ${limits.maxJobs}.`, []);
     return invalid(sink);

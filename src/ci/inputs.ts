@@ -16,6 +16,7 @@ type InputValue = string | number | boolean | unknown[];
 const BLOCK = /\$\[\[\s*([^\]]*?)\s*\]\]/g;
 const WHOLE_BLOCK = /^\$\[\[\s*([^\]]*?)\s*\]\]$/;
 const INPUT_REFERENCE = /^inputs\.([\w-]+)$/;
+const MATRIX_REFERENCE = /^matrix\.[a-zA-Z0-9_-]+$/;
 
 export type InputsOutcome = { ok: true; value: PlainObject } | { ok: false; error: string };
 
@@ -114,6 +115,8 @@ function interpolateText(text: string, scope: Scope, errors: string[]): unknown 
 /** A block's `inputs.NAME | function | ...`: the input's value through the functions. */
 function evaluate(expression: string, scope: Scope, errors: string[]): InputValue | undefined {
   const [access = '', ...functions] = expression.split('|').map((part) => part.trim());
+  // `$[[ matrix.KEY ]]` is the matrix context, resolved for each parallel:matrix instance later.
+  if (MATRIX_REFERENCE.test(access) && functions.length === 0) return undefined;
   const reference = INPUT_REFERENCE.exec(access);
   const name = reference?.[1];
   if (name === undefined || !scope.inputs.has(name)) {

@@ -1,7 +1,10 @@
 /**
  * `parallel: N` → jobs "name 1/N" … "name N/N"; `parallel:matrix` → "name: [a, b]".
  * `needs` and `dependencies` that name the base job then refer to every instance.
+ * A matrix instance's `needs:parallel:matrix` values may hold matrix expressions,
+ * `$[[ matrix.KEY ]]`: replaced by that instance's value of KEY (GitLab 18.6).
  */
+import type { DiagnosticSink } from './diagnostics.ts';
 import type { JobConfig } from './job-config.ts';
 import type { JobNeed, YamlVariable } from './model.ts';
 import { mergeVariables } from './entries/variables.ts';
@@ -12,8 +15,13 @@ export interface ExpandedJob {
   parallel: { index: number; total: number } | null;
 }
 
-export function expandParallel(jobs: JobConfig[]): ExpandedJob[] {
+export function expandParallel(jobs: JobConfig[], sink: DiagnosticSink): ExpandedJob[] {
   const expanded: ExpandedJob[] = [];
+  const reported = new Set<string>();
+  const report = (message: string, job: string): void => {
+    if (!reported.has(message)) sink.error(message, [job, 'needs']);
+    reported.add(message);
+  };
   for (const job of jobs) {
     const parallel = job.parallel;
     if (!parallel) {
@@ -25,8 +33,9 @@ export function expandParallel(jobs: JobConfig[]): ExpandedJob[] {
       const combination: YamlVariable[] = parallel.kind === 'matrix' ? (parallel.combinations[index - 1] ?? []) : [];
       const name =
         parallel.kind === 'number' ? `${job.name} ${index}/${total}` : `${job.name}: [${combination.map((v) => v.value).join(', ')}]`;
+      const own = parallel.kind === 'matrix' ? withMatrixExpressions(job, combination, report) : job;
       expanded.push({
-        config: { ...job, name, variables: mergeVariables(job.variables, combination) },
+        config: { ...own, name, variables: mergeVariables(job.variables, combination) },
         baseName: job.name,
         parallel: { index, total },
       });
@@ -49,4 +58,19 @@ function renameReferences(job: JobConfig, instances: Map<string, string[]>): Job
     dependencies: job.dependencies?.flatMap((name) => instances.get(name) ?? [name]) ?? null,
     rules: job.rules?.map((rule) => ({ ...rule, needs: expandNeeds(rule.needs) })) ?? null,
   };
+}
+
+const MATRIX_EXPRESSION = /\$\[\[\s*matrix\.([a-zA-Z0-9_-]+)\s*\]\]/g;
+
+/** Needs naming an instance through `$[[ matrix.KEY ]]` name this instance's counterpart; a KEY not in its matrix is an error. */
+function withMatrixExpressions(job: JobConfig, combination: YamlVariable[], report: (message: string, job: string) => void): JobConfig {
+  const values = new Map(combination.map((variable) => [variable.key, variable.value]));
+  const resolveName = (name: string): string =>
+    name.replace(MATRIX_EXPRESSION, (written, key: string) => {
+      const value = values.get(key);
+      if (value === undefined) report(`${job.name} job: '${key}' does not exist in matrix configuration`, job.name);
+      return value ?? written;
+    });
+  const resolve = (needs: JobNeed[] | null): JobNeed[] | null => needs?.map((need) => ({ ...need, job: resolveName(need.job) })) ?? null;
+  return { ...job, needs: resolve(job.needs), rules: job.rules?.map((rule) => ({ ...rule, needs: resolve(rule.needs) })) ?? null };
 }

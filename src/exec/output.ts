@@ -1,23 +1,26 @@
 /**
  * What `runner exec` prints: job logs with a name prefix as they arrive (the runner's own
- * sections collapsed to their header line unless verbose), then a summary.
+ * sections collapsed to their header line unless verbose; a section the script opens only if
+ * it says `[collapsed=true]`), then a summary.
  */
 import { StringDecoder } from 'node:string_decoder';
 import { splitTimestampedLine } from '../shared/log-lines.ts';
 
 // Section markers (`section_start:<time>:<name>[options]\r\e[0K`) are for web renderers.
-const SECTION_MARKER = /section_(start|end):\d+:([A-Za-z0-9_.-]+)(?:\[[^\]]*\])?\r?\x1b\[0K/g;
+const SECTION_MARKER = /section_(start|end):\d+:([A-Za-z0-9_.-]+)(?:\[([^\]]*)\])?\r?\x1b\[0K/g;
 const ANSI_ESCAPE = /\x1b\[[0-9;]*[A-Za-z]/g;
 const COLOURS = [36, 33, 35, 32, 34, 96, 93, 95, 92, 94];
 
 /** The job's own output stays open: its script stages and after_script. */
-const isCollapsed = (section: string): boolean => !/^(?:step_|after_script$)/.test(section);
+const isScript = (section: string): boolean => /^(?:step_|after_script$)/.test(section);
 
 interface JobLogState {
   decoder: StringDecoder;
   partial: string;
   /** The collapsed section whose lines are being left out. */
   hidden: string | null;
+  /** The script section being printed: sections opened in it are the script's own. */
+  script: string | null;
 }
 
 /** Turns each job's trace bytes into prefixed lines; a partial last line waits for its end. */
@@ -38,7 +41,7 @@ export class LogPrinter {
   add(jobId: number, name: string, bytes: Buffer, final: boolean): void {
     let state = this.states.get(jobId);
     if (!state) {
-      state = { decoder: new StringDecoder('utf8'), partial: '', hidden: null };
+      state = { decoder: new StringDecoder('utf8'), partial: '', hidden: null, script: null };
       this.states.set(jobId, state);
     }
     const text = state.partial + state.decoder.write(bytes) + (final ? state.decoder.end() : '');
@@ -68,9 +71,13 @@ export class LogPrinter {
     for (const marker of text.matchAll(SECTION_MARKER)) {
       keep(text.slice(at, marker.index));
       at = marker.index + marker[0].length;
-      const [, kind, section = ''] = marker;
+      const [, kind, section = '', options = ''] = marker;
       if (kind === 'end' && section === state.hidden) state.hidden = null;
-      if (kind === 'start' && state.hidden === null && !this.verbose && isCollapsed(section)) {
+      if (kind === 'end' && section === state.script) state.script = null;
+      if (kind !== 'start' || state.hidden !== null) continue;
+      if (state.script === null && isScript(section)) state.script = section;
+      // A section the script opens is collapsed only when it asks to be, as GitLab shows it.
+      else if (!this.verbose && (state.script === null || /(?:^|,)collapsed=true(?:,|$)/.test(options))) {
         state.hidden = section;
         header = true;
       }

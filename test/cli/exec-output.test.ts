@@ -85,6 +85,24 @@ describe('the log printer and the progress line', () => {
     assert.match(verbose, /^job +\| hidden inside mine$/m);
   });
 
+  it("prints the script's own sections whole unless they ask to be collapsed", () => {
+    let out = '';
+    const trace = [
+      'section_start:1:step_script\r\x1b[0KExecuting "step_script"',
+      '$ echo -e "..."',
+      '\x1b[0Ksection_start:1000000:my_section\r\x1b[0KMy Section Title',
+      '$ echo "inside section"',
+      'inside section',
+      '\x1b[0Ksection_end:1000012:my_section\r\x1b[0K',
+      'section_end:2:step_script\r\x1b[0K',
+      '',
+    ].join('\n');
+    new LogPrinter((text) => void (out += text), false, ['job']).add(7, 'job', Buffer.from(trace), true);
+    assert.match(out, /^job +\| My Section Title$/m);
+    assert.match(out, /^job +\| \$ echo "inside section"$/m);
+    assert.match(out, /^job +\| inside section$/m);
+  });
+
   it('counts jobs and redraws itself under written lines', () => {
     assert.equal(progressText(['running', 'pending', 'created', 'success', 'failed', 'manual']), '[jobs: 1 running, 2 pending, 2 done (1 failed), 1 manual]');
     let out = '';

@@ -139,10 +139,15 @@ function readCache(value: unknown, checker: EntryChecker): CacheConfig | null {
 function readCacheKey(value: unknown, checker: EntryChecker): CacheConfig['key'] | null {
   if (value === undefined || value === null) return 'default';
   if (isPlainObject(value)) {
-    if (!checker.allowedKeys(value, ['files', 'prefix'])) return null;
-    const files = value.files;
+    if (!checker.allowedKeys(value, ['files', 'files_commits', 'prefix'])) return null;
+    if (('files' in value) === ('files_commits' in value)) {
+      checker.configError('must use exactly one of these keys: files, files_commits');
+      return null;
+    }
+    const attribute = 'files' in value ? 'files' : 'files_commits';
+    const files = value[attribute];
     if (!isStringArray(files) || files.length < 1 || files.length > 2) {
-      checker.child('files').configError('has to be an array of one or two strings');
+      checker.child(attribute).configError('has to be an array of one or two strings');
       return null;
     }
     const prefix = value.prefix === undefined ? null : scalarToString(value.prefix);

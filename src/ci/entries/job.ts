@@ -15,7 +15,7 @@ export const JOB_KEYS = [
   'script', 'stage', 'type', 'image', 'services', 'before_script', 'after_script', 'variables',
   'only', 'except', 'rules', 'tags', 'allow_failure', 'when', 'start_in', 'dependencies', 'needs',
   'artifacts', 'cache', 'environment', 'coverage', 'retry', 'parallel', 'timeout', 'interruptible',
-  'resource_group', 'inherit', 'extends',
+  'resource_group', 'inherit', 'extends', 'manual_confirmation',
 ] as const;
 
 /** Keys `default:` (and, for the first five, the top level) can give every job. */
@@ -83,6 +83,8 @@ function readJobKeys(name: string, hash: PlainObject, checker: EntryChecker, inp
   const timeout = hash.timeout === undefined || hash.timeout === null ? null : parseDuration(hash.timeout);
   if (hash.timeout !== undefined && hash.timeout !== null && timeout === null) checker.attributeError('timeout', 'should be a duration');
   const interruptible = checker.booleanAttribute(hash, 'interruptible');
+  // `manual_confirmation` (GitLab 17.1) only words the UI's confirmation dialog: checked, not kept.
+  checker.stringAttribute(hash, 'manual_confirmation');
   const resourceGroup = readResourceGroup(hash.resource_group, checker);
   const tokens = inputs.maxExpressionTokens;
 

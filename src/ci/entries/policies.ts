@@ -86,7 +86,8 @@ export function validExpression(text: string, maxTokens: number): boolean {
 const RULE_WHEN: readonly RuleWhen[] = ['on_success', 'on_failure', 'always', 'never', 'manual', 'delayed'];
 const WORKFLOW_WHEN: readonly RuleWhen[] = ['always', 'never'];
 const RULE_KEYS = ['if', 'changes', 'exists', 'when', 'start_in', 'allow_failure', 'variables', 'needs', 'interruptible'];
-const WORKFLOW_RULE_KEYS = ['if', 'changes', 'exists', 'when', 'variables'];
+// `auto_cancel` (GitLab 16.8) is accepted as workflow:auto_cancel is: nothing auto-cancels pipelines here.
+const WORKFLOW_RULE_KEYS = ['if', 'changes', 'exists', 'when', 'variables', 'auto_cancel'];
 
 export function readRules(
   value: unknown,
@@ -177,6 +178,14 @@ function readRule(value: unknown, checker: EntryChecker, maxTokens: number, kind
 }
 
 export function readNeeds(value: unknown, checker: EntryChecker): JobNeed[] | null {
+  if (!Array.isArray(value) && !isPlainObject(value)) {
+    checker.configError('can only be a hash or an array');
+    return null;
+  }
+  if (isPlainObject(value) && Object.keys(value).length === 0) {
+    checker.configError('can not be an empty hash');
+    return null;
+  }
   const entries = Array.isArray(value) ? value : [value];
   const needs: JobNeed[] = [];
   for (const entry of entries) {

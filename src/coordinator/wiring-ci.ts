@@ -13,6 +13,7 @@ import { PersistentPipelineRefs, PIPELINE_FINISHED_REF_TASK } from './services/c
 import { PipelineViews } from './services/ci/pipelines/pipeline-views.ts';
 import { PipelinesService } from './services/ci/pipelines/pipelines.ts';
 import { serverIdentity } from './services/ci/server-identity.ts';
+import { EVENT_PRUNING_TASK, EventPruning } from './services/events/pruning.ts';
 import { PipelineCreation } from './services/ci/pipelines/creation.ts';
 import { DownstreamPipelines } from './services/ci/pipelines/downstream.ts';
 import { BRIDGE_STATUS_TASK, CANCEL_CHILDREN_TASK, DOWNSTREAM_PIPELINE_TASK } from './services/ci/pipelines/downstream-tasks.ts';
@@ -225,6 +226,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
   });
   const dependencyArtifacts = new DependencyArtifacts({ tokens: jobTokenAccess, jobArtifacts: stores.jobArtifacts, artifactFiles: blobs.artifactFiles });
   const artifactExpiry = new ArtifactExpiry({ jobArtifacts: stores.jobArtifacts, artifactFiles: blobs.artifactFiles, queue: taskQueue, logger });
+  const eventPruning = new EventPruning({ events: stores.activityEvents, queue: taskQueue, logger });
   const commitStatuses = new CommitStatusesService({
     lookup, permissions, jobs: stores.jobs, pipelines: stores.pipelines, refs: refWrites, users: stores.users, repositories, views: jobViews, refRules, transactions: stores.ciTransactions, processing: pipelineProcessing,
   });
@@ -243,6 +245,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
       [SCHEDULE_PIPELINE_TASK]: schedulePipelines.handler(),
       [SCHEDULED_TIME_TASK]: scheduledTimeHandler(pipelineProcessing),
       [ARTIFACT_EXPIRY_TASK]: artifactExpiry.handler(),
+      [EVENT_PRUNING_TASK]: eventPruning.handler(),
       [DOWNSTREAM_PIPELINE_TASK]: downstreamPipelines.createHandler(),
       [BRIDGE_STATUS_TASK]: downstreamPipelines.statusHandler(),
       [CANCEL_CHILDREN_TASK]: downstreamPipelines.cancelChildrenHandler(),
@@ -275,10 +278,12 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
       schedulePipelines.start(options.scheduleIntervalMs ?? 10_000);
       runnerJobs.staleJobs.start();
       artifactExpiry.start(options.artifactExpiryIntervalMs ?? 7 * 60_000);
+      eventPruning.start(24 * 60 * 60_000);
       mergeRequestMerging.staleMergeLocks.start(5 * 60_000);
     },
     async stop(): Promise<void> {
       artifactExpiry.stop();
+      eventPruning.stop();
       mergeRequestMerging.staleMergeLocks.stop();
       await runnerJobs.staleJobs.stop();
       await schedulePipelines.stop();
@@ -305,7 +310,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
     pipelineProcessing, pipelineCreation, pipelineRuns, downstreamPipelines, ciLint, pushPipelines, commitReferences, schedulePipelines, taskQueue, taskWorker, ciRuntime, hookWorker,
     ...mergeRequestGit,
     ciBlobs: blobs, pipelines, jobs, jobArtifacts, commitStatuses, ...runnerJobs, jobQueueWakeups,
-    jobTokenAccess, artifactUploads, dependencyArtifacts, artifactExpiry, ...mergeRequestMerging, mergeRequestPipelines, mergeRequestPipelinesView,
+    jobTokenAccess, artifactUploads, dependencyArtifacts, artifactExpiry, eventPruning, ...mergeRequestMerging, mergeRequestPipelines, mergeRequestPipelinesView,
   };
 }
 

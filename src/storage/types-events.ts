@@ -68,5 +68,11 @@ export interface EventListFilter {
 
 export interface EventsStore {
   record(event: NewEvent): Promise<void>;
+  /**
+   * Of the next `limit` events by id after `afterId` (the order they were recorded in),
+   * deletes those created before `before`; answers how many, and the last id it looked at
+   * (null: no event after `afterId`).
+   */
+  deleteOldBatch(before: string, afterId: number, limit: number): Promise<{ deleted: number; lastId: number | null }>;
   list(filter: EventListFilter, page: { offset: number; limit: number }): Promise<{ items: EventRecord[]; total: number }>;
 }

@@ -20,6 +20,15 @@ export class SqlEventsStore implements EventsStore {
       .execute();
   }
 
+  async deleteOldBatch(before: string, afterId: number, limit: number): Promise<{ deleted: number; lastId: number | null }> {
+    // The primary key's order: the oldest rows first, without an index on created_at.
+    const ids = (await this.db.selectFrom('events').select('id').where('id', '>', afterId).orderBy('id', 'asc').limit(limit).execute()).map((row) => row.id);
+    const lastId = ids.at(-1) ?? null;
+    if (lastId === null) return { deleted: 0, lastId };
+    const result = await this.db.deleteFrom('events').where('id', 'in', ids).where('created_at', '<', before).executeTakeFirst();
+    return { deleted: Number(result.numDeletedRows), lastId };
+  }
+
   async list(filter: EventListFilter, page: { offset: number; limit: number }): Promise<{ items: EventRecord[]; total: number }> {
     const { scope } = filter;
     if (scope && scope.visibilities.length + scope.namespaceIds.length + scope.projectIds.length === 0) return { items: [], total: 0 };

@@ -15,6 +15,7 @@ import { PipelinesService } from './services/ci/pipelines/pipelines.ts';
 import { serverIdentity } from './services/ci/server-identity.ts';
 import { EVENT_PRUNING_TASK, EventPruning } from './services/events/pruning.ts';
 import { PipelineCreation } from './services/ci/pipelines/creation.ts';
+import { RedundantPipelines } from './services/ci/pipelines/redundant-pipelines.ts';
 import { DownstreamPipelines } from './services/ci/pipelines/downstream.ts';
 import { BRIDGE_STATUS_TASK, CANCEL_CHILDREN_TASK, DOWNSTREAM_PIPELINE_TASK } from './services/ci/pipelines/downstream-tasks.ts';
 import { DownstreamTargets } from './services/ci/pipelines/downstream-target.ts';
@@ -153,6 +154,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
     processing: pipelineProcessing,
     parentArtifacts: new ParentArtifacts({ jobs: stores.jobs, jobArtifacts: stores.jobArtifacts, members: archiveMembers }),
     server: serverIdentity(context.config.externalUrl),
+    redundant: new RedundantPipelines({ pipelines: stores.pipelines, jobs: stores.jobs, repositories, transactions: stores.ciTransactions, processing: pipelineProcessing, logger }),
   });
   const pipelineRuns = new PipelineRuns({ creation: pipelineCreation, lookup, permissions, triggers: stores.triggers, users: stores.users, namespaces: stores.namespaces });
   const pipelineViews = new PipelineViews({

@@ -11,6 +11,7 @@ import type { Permissions } from '../../access/permissions.ts';
 import type { ProtectedBranchesService } from '../../repository/protected-branches.ts';
 import type { ProtectedTagsService } from '../../repository/protected-tags.ts';
 import type { PipelineProcessing } from './processing.ts';
+import type { RedundantPipelines } from './redundant-pipelines.ts';
 import { GitRepositoryReader, readTextAt, type GitReaderDeps } from './git-reader.ts';
 import type { ParentArtifacts } from './parent-artifacts.ts';
 import { failRefusedEnvironments, recordDeployments } from './deployments.ts';
@@ -77,6 +78,8 @@ export interface PipelineCreationDeps extends GitReaderDeps, PipelineVariableSou
   clock?: () => number;
   /** `CI_SERVER_*` and `CI_PROJECT_URL` for rules and includes; without it they are unset there. */
   server?: ServerIdentity;
+  /** Auto-cancel of the older pipelines a new one makes redundant (redundant-pipelines.ts). */
+  redundant?: Pick<RedundantPipelines, 'afterCreated'>;
 }
 
 /** The resolved target of a run: which ref, of which kind, at which commit. */
@@ -301,7 +304,10 @@ export class PipelineCreation {
       await Promise.all(written.map(({ id, ref }) => ref.then(() => repository?.deletePipelineRef(id)).catch(() => undefined)));
       throw error;
     });
-    if (outcome.processed) this.deps.processing.notify(outcome.processed);
+    if (outcome.processed) {
+      this.deps.processing.notify(outcome.processed);
+      await this.deps.redundant?.afterCreated(outcome.pipeline);
+    }
     return outcome.pipeline;
   }
 }

@@ -1,0 +1,91 @@
+/** Auto-cancel of redundant pipelines: a new commit's pipeline cancels the older ones of its ref while every started job of theirs is interruptible. */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { PipelineRecord } from '../../src/storage/types-ci.ts';
+import type { JobRecord } from '../../src/storage/types-ci-jobs.ts';
+import { waitUntil } from '../helpers/bounded.ts';
+import { moveJob } from '../helpers/ci-pipelines.ts';
+import { startTestCoordinator, type TestCoordinator } from '../helpers/coordinator.ts';
+
+const CI = `
+stages: [build, deploy]
+build:
+  stage: build
+  interruptible: true
+  script: make
+deploy:
+  stage: deploy
+  script: ./deploy
+`;
+
+describe('auto-cancel of redundant pipelines', () => {
+  let gantry: TestCoordinator;
+  let projectId = 0;
+  let counter = 0;
+
+  before(async () => {
+    gantry = await startTestCoordinator({ extra: { ci: { taskPollIntervalMs: 50 } } });
+    const created = await gantry.api('POST', '/projects', { body: { name: 'redundant', initialize_with_readme: true } });
+    assert.equal(created.status, 201, created.text);
+    projectId = created.json.id as number;
+  });
+  after(() => gantry.close());
+
+  /** A commit to `branch` (its push pipeline follows) and the pipeline of that commit. */
+  async function push(branch: string, ci = CI): Promise<PipelineRecord> {
+    counter++;
+    const first = (await gantry.api('GET', `/projects/${projectId}/repository/branches/${branch}`)).status === 404;
+    const actions = [{ action: first ? 'create' : 'update', file_path: '.gitlab-ci.yml', content: `${ci}# ${counter}\n` }];
+    const body = { branch, ...(first ? { start_branch: 'main' } : {}), commit_message: `change ${counter}`, actions };
+    const answer = await gantry.api('POST', `/projects/${projectId}/repository/commits`, { body });
+    assert.equal(answer.status, 201, answer.text);
+    const sha = answer.json.id as string;
+    let found: PipelineRecord | undefined;
+    await waitUntil(async () => (found = await gantry.coordinator.context.stores.pipelines.latestFor(projectId, sha)) !== undefined, `the pipeline of ${sha}`);
+    return found as PipelineRecord;
+  }
+  const pipeline = async (id: number) => (await gantry.coordinator.context.stores.pipelines.findById(id)) as PipelineRecord;
+  const jobs = async (id: number): Promise<Record<string, JobRecord>> => {
+    const { items } = await gantry.coordinator.context.stores.jobs.list({ pipelineId: id }, { offset: 0, limit: 100 });
+    return Object.fromEntries(items.map((job) => [job.name, job]));
+  };
+
+  // A push's pipeline is visible before the pass that cancels what it makes redundant ends: wait for the cancel.
+  const canceled = (id: number) => waitUntil(async () => (await pipeline(id)).status === 'canceled', `pipeline ${id} to be canceled`);
+
+  it('cancels the older pipeline of the branch when nothing has started, or only interruptible jobs have', async () => {
+    const waiting = await push('feature');
+    const newer = await push('feature');
+    await canceled(waiting.id);
+    assert.equal((await pipeline(newer.id)).status, 'pending');
+
+    await moveJob(gantry.coordinator, (await jobs(newer.id)).build!, 'running');
+    const newest = await push('feature');
+    await canceled(newer.id);
+    assert.equal((await jobs(newer.id)).build?.status, 'canceled', 'its only started job is interruptible');
+    assert.equal((await pipeline(newest.id)).status, 'pending');
+  });
+
+  it('leaves a pipeline whose started job is not interruptible, and pipelines of other branches', async () => {
+    const started = await push('release');
+    await moveJob(gantry.coordinator, (await jobs(started.id)).build!, 'running');
+    await moveJob(gantry.coordinator, (await jobs(started.id)).build!, 'success');
+    await moveJob(gantry.coordinator, (await jobs(started.id)).deploy!, 'running');
+    const idle = await push('release');
+    const other = await push('other');
+    await push('release');
+    // The pass goes oldest first: once the idle pipeline is canceled, the started one was passed over.
+    await canceled(idle.id);
+    assert.equal((await pipeline(started.id)).status, 'running', 'deploy started and is not interruptible');
+    assert.equal((await pipeline(other.id)).status, 'pending', 'another branch');
+  });
+
+  it('leaves a pipeline of the same commit: a second pipeline of it is no newer code', async () => {
+    const first = await push('again');
+    const second = await gantry.api('POST', `/projects/${projectId}/pipeline`, { body: { ref: 'again' } });
+    assert.equal(second.status, 201, second.text);
+    assert.equal(second.json.sha, first.sha);
+    // An API pipeline is answered once the pass after its creation has ended.
+    assert.equal((await pipeline(first.id)).status, 'pending');
+  });
+});

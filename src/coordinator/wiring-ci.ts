@@ -138,6 +138,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
     jobArtifacts: stores.jobArtifacts, artifactFiles: blobs.artifactFiles, limits: archiveLimits(options.archiveMemberLimits), logger,
   });
   const compileSandbox = new CompileSandbox(options.compile);
+  const redundantPipelines = new RedundantPipelines({ pipelines: stores.pipelines, jobs: stores.jobs, repositories, transactions: stores.ciTransactions, processing: pipelineProcessing, logger });
   const pipelineCreation = new PipelineCreation({
     compile: compileSandbox.compile,
     limits: options.compile?.limits,
@@ -154,7 +155,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
     processing: pipelineProcessing,
     parentArtifacts: new ParentArtifacts({ jobs: stores.jobs, jobArtifacts: stores.jobArtifacts, members: archiveMembers }),
     server: serverIdentity(context.config.externalUrl),
-    redundant: new RedundantPipelines({ pipelines: stores.pipelines, jobs: stores.jobs, repositories, transactions: stores.ciTransactions, processing: pipelineProcessing, logger }),
+    redundant: redundantPipelines,
   });
   const pipelineRuns = new PipelineRuns({ creation: pipelineCreation, lookup, permissions, triggers: stores.triggers, users: stores.users, namespaces: stores.namespaces });
   const pipelineViews = new PipelineViews({
@@ -312,7 +313,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
     pipelineProcessing, pipelineCreation, pipelineRuns, downstreamPipelines, ciLint, pushPipelines, commitReferences, schedulePipelines, taskQueue, taskWorker, ciRuntime, hookWorker,
     ...mergeRequestGit,
     ciBlobs: blobs, pipelines, jobs, jobArtifacts, commitStatuses, ...runnerJobs, jobQueueWakeups,
-    jobTokenAccess, artifactUploads, dependencyArtifacts, artifactExpiry, eventPruning, ...mergeRequestMerging, mergeRequestPipelines, mergeRequestPipelinesView,
+    jobTokenAccess, artifactUploads, dependencyArtifacts, artifactExpiry, eventPruning, redundantPipelines, ...mergeRequestMerging, mergeRequestPipelines, mergeRequestPipelinesView,
   };
 }
 

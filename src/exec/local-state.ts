@@ -16,6 +16,8 @@ export interface LocalState {
   cacheDir: string;
   artifactsDir: string;
   logsDir: string;
+  /** The runs of this tree going on now (superseding.ts). */
+  runsDir: string;
 }
 
 export async function prepareLocalState(root: string): Promise<LocalState> {
@@ -24,7 +26,7 @@ export async function prepareLocalState(root: string): Promise<LocalState> {
   await writeIgnoreFile(base);
   // The logs are the last run's: a job that did not run this time has none.
   await rm(path.join(base, 'logs'), { recursive: true, force: true });
-  return { cacheDir: path.join(base, 'cache'), artifactsDir: path.join(base, 'artifacts'), logsDir: path.join(base, 'logs') };
+  return { cacheDir: path.join(base, 'cache'), artifactsDir: path.join(base, 'artifacts'), logsDir: path.join(base, 'logs'), runsDir: path.join(base, 'runs') };
 }
 
 /** Gives an existing `.gantry/` (one the user made for variables.yml) its `.gitignore`. */

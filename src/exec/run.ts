@@ -9,6 +9,7 @@ import { formatDiagnostic, formatLintText, lintReport } from '../ci/lint-format.
 import type { CompileResult } from '../ci/model.ts';
 import type { PipelineCreationInput, PipelineSource, PreparedPipeline } from '../coordinator/services/ci/pipelines/creation.ts';
 import { isGantryError } from '../shared/errors.ts';
+import type { PipelineRecord } from '../storage/types-ci.ts';
 import type { ProjectRecord } from '../storage/types.ts';
 import { ExecError } from './errors.ts';
 import { readHead, snapshotCommit, workingTreeRoot } from './git.ts';
@@ -17,6 +18,7 @@ import { formatSummary, type ExecIo, type ExecResult } from './output.ts';
 
 export type { ExecIo };
 import { chooseJobs, configWithOnly, resultWithOnly } from './selection.ts';
+import { RunRegistry } from './superseding.ts';
 import { createLocalProject, loadStack, prepareRunner, registerLocalRunner, setSnapshotRefs, startedTogether, startLocalCoordinator, type ExecRunnerSettings, type LocalCoordinator } from './session.ts';
 import { requestPayload } from './payload.ts';
 import { summariseJunitReports } from './junit-summary.ts';
@@ -205,7 +207,9 @@ async function runPipeline(
   const registered = await preparedRunner;
   timelineMark('runner prepared');
   const runner = await registered.start();
+  let runs: RunRegistry | undefined;
   try {
+    runs = await supersedeOlderRuns(local, state.runsDir, input.ref, pipeline, io);
     // Named jobs run even when manual: naming them is asking for them.
     const play = new Set([...request.manual, ...request.jobs]);
     const statuses = async () => (await local.coordinator.context.stores.jobs.list({ projectId: project.id }, { offset: 0, limit: 10_000 })).items.map((job) => job.status);
@@ -224,10 +228,30 @@ async function runPipeline(
     io.stdout(request.json ? `${JSON.stringify(outcome, null, 2)}\n` : `\n${formatSummary(outcome)}`);
     return outcome.exitCode;
   } finally {
+    await runs?.leave();
     timelineMark('output written');
     await runner.abort('runner exec is done', 10_000);
     timelineMark('runner stopped');
   }
+}
+
+/**
+ * Records this run, marks the older runs of the ref it supersedes, and cancels this run's
+ * pipeline by GitLab's rule when a newer run marks it (superseding.ts).
+ */
+async function supersedeOlderRuns(local: LocalCoordinator, runsDir: string, ref: string, pipeline: PipelineRecord, io: ExecIo): Promise<RunRegistry> {
+  const runs = await RunRegistry.enter(runsDir, { ref, sha: pipeline.sha });
+  const shown = ref.replace(/^refs\/(?:heads|tags)\//, '');
+  for (const older of await runs.supersedeOlder()) io.stderr(`runner exec: this run supersedes the run of ${shown} in process ${older.pid}\n`);
+  runs.watch((newer) => {
+    local.ci.redundantPipelines.cancelIfInterruptible(pipeline.id).then(
+      (canceled) => io.stderr(canceled
+        ? `runner exec: superseded by a newer run of ${shown} (process ${newer.pid}): the pipeline is canceled\n`
+        : `runner exec: a newer run of ${shown} started (process ${newer.pid}); this one goes on: a job that is not interruptible has started\n`),
+      (error: unknown) => io.stderr(`runner exec: could not cancel the superseded pipeline: ${error instanceof Error ? error.message : String(error)}\n`),
+    );
+  });
+  return runs;
 }
 
 /**

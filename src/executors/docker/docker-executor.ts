@@ -129,21 +129,22 @@ export class DockerExecutor implements Executor {
       holder.catch(() => undefined); // its failure is seen where it is awaited
       const entrypoint = request.image?.entrypoint ?? undefined;
 
+      const info = {
+        buildsDir: '/builds',
+        projectDir: `/builds/${request.projectPath}`,
+        hostProjectDir: null,
+        runningOn: `${hostname} via ${os.hostname()}`,
+        shared: false,
+        image: imageName,
+      };
       const environment = new DockerEnvironment({
         docker,
-        info: {
-          buildsDir: '/builds',
-          projectDir: `/builds/${request.projectPath}`,
-          hostProjectDir: null,
-          runningOn: `${hostname} via ${os.hostname()}`,
-          shared: false,
-          image: imageName,
-        },
+        info,
         jobId: request.jobId,
         shortToken: request.shortToken,
         namePrefix,
         holder,
-        stage: { image: imageName, entrypoint, hostname, binds, hostConfig: stageHostConfig, network, extraNetworks, runsShellDirectly: runsNoEntrypoint(entrypoint, jobImage) },
+        stage: { image: imageName, entrypoint, env: request.containerVariables?.(info) ?? [], hostname, binds, hostConfig: stageHostConfig, network, extraNetworks, runsShellDirectly: runsNoEntrypoint(entrypoint, jobImage) },
         created,
       });
       await this.waitForServices(environment, started, helperImage, request);

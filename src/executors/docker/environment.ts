@@ -18,6 +18,8 @@ import { StageOutputReader, statusToken, statusTrap } from './stage-output.ts';
 export interface StageContainerSpec {
   image: string;
   entrypoint: string[] | undefined;
+  /** The job's variables (`KEY=value`), in every stage container's environment, as gitlab-runner sets them. */
+  env: string[];
   hostname: string;
   binds: string[];
   hostConfig: Docker.HostConfig;
@@ -134,6 +136,7 @@ export class DockerEnvironment implements Environment {
       ...(entrypoint ? { Entrypoint: entrypoint } : {}),
       // The script comes on stdin, as gitlab-runner sends it: no file (and no archive upload) per stage.
       Cmd: ['sh', '-c', detectShellScript(shell)],
+      Env: stage.env,
       Hostname: stage.hostname,
       WorkingDir: this.info.projectDir,
       Labels: resourceLabels(kind === 'user' ? 'build' : 'probe', this.parts.jobId, this.parts.shortToken),

@@ -8,7 +8,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { ExecutorError, type Environment, type Executor } from '../../executors/types.ts';
+import { ExecutorError, type Environment, type EnvironmentInfo, type Executor } from '../../executors/types.ts';
 import type { JobPayload } from '../../protocol/job-payload.ts';
 import { ArtifactPrefetch, artifactsToUpload, uploadArtifacts } from './artifacts.ts';
 import { archive as loadArchiveCode } from './archive/lazy.ts';
@@ -125,7 +125,7 @@ export async function runJob(options: RunJobOptions): Promise<JobOutcome> {
       session,
       trace,
       settings,
-      variables: jobVariables(options, environment, 'running'),
+      variables: jobVariables(options, environment.info, 'running'),
       projectPath,
       sourcesDir: environment.info.hostProjectDir ?? path.join(settings.buildsDir, runner.shortToken, String(options.concurrentProjectId ?? 0), ...projectPath.split('/')),
       workDir,
@@ -202,6 +202,7 @@ async function prepareStage(options: RunJobOptions, trace: JobTrace, signal: Abo
           image: payload.image,
           services: payload.services,
           serviceVariables: serviceVariables(variables),
+          containerVariables: (info) => jobVariables(options, info, 'running').filter((variable) => !variable.file).map((variable) => `${variable.key}=${variable.value}`),
           credentials: payload.credentials.filter((credential) => credential.type === 'registry'),
           log: (line, level) => (level === 'warning' ? trace.warning(line) : trace.println(line)),
           signal,
@@ -298,7 +299,7 @@ async function runStages(context: JobContext, options: RunJobOptions, stopped: (
 /** after_script with CI_JOB_STATUS `status`; `stopSignal` stops it (the stages' signal, or only a hard stop during a graceful cancel). */
 async function runAfterScript(context: JobContext, options: RunJobOptions, commands: string[], status: 'success' | 'failed' | 'canceled', stopSignal: AbortSignal): Promise<void> {
   const { trace, settings } = context;
-  const variables = jobVariables(options, context.environment, status);
+  const variables = jobVariables(options, context.environment.info, status);
   const controller = new AbortController();
   const onStop = (): void => controller.abort();
   if (stopSignal.aborted) return;
@@ -317,18 +318,18 @@ async function runAfterScript(context: JobContext, options: RunJobOptions, comma
   }
 }
 
-function jobVariables(options: RunJobOptions, environment: Environment, jobStatus: 'running' | 'success' | 'failed' | 'canceled'): BuildVariable[] {
+function jobVariables(options: RunJobOptions, info: EnvironmentInfo, jobStatus: 'running' | 'success' | 'failed' | 'canceled'): BuildVariable[] {
   const { runner, settings } = options;
   return buildVariables(options.payload.variables, {
-    image: environment.info.image,
+    image: info.image,
     shortToken: runner.shortToken,
     environment: settings.environment,
-    buildsDir: environment.info.buildsDir,
-    projectDir: environment.info.projectDir,
+    buildsDir: info.buildsDir,
+    projectDir: info.projectDir,
     concurrentId: options.concurrentId ?? 0,
     concurrentProjectId: options.concurrentProjectId ?? 0,
     jobStatus,
-    shared: environment.info.shared,
+    shared: info.shared,
     version: runner.version,
     revision: runner.revision,
     arch: runner.arch,

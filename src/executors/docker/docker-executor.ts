@@ -48,7 +48,9 @@ export class DockerExecutor implements Executor {
     if (!imageName) throw new ExecutorError('the job names no image and [runners.docker] image is not set', 'image');
     log(`Using Docker executor with image ${imageName} ...`);
     checkAllowed(imageName, settings.allowedImages ?? [], 'images');
-    for (const service of request.services) checkAllowed(service.name, settings.allowedServices ?? [], 'services');
+    // A service named by a variable that is not set names no image: gitlab-runner starts none.
+    const services = request.services.filter((service) => service.name.trim() !== '');
+    for (const service of services) checkAllowed(service.name, settings.allowedServices ?? [], 'services');
 
     const suffix = randomBytes(4).toString('hex');
     const hostname = `runner-${request.shortToken}-project-${request.projectId}-concurrent-${request.concurrentId}`;
@@ -66,7 +68,7 @@ export class DockerExecutor implements Executor {
       const mode = settings.networkMode?.trim() || undefined;
       // gitlab-runner's default is the default bridge (services as legacy links); a network of
       // the job's own is made only when services want to be reached by alias.
-      const ownNetwork = (request.services.length > 0 && mode === undefined) || (mode !== undefined && !(SPECIAL_NETWORK_MODES.has(mode) || mode.startsWith('container:')));
+      const ownNetwork = (services.length > 0 && mode === undefined) || (mode !== undefined && !(SPECIAL_NETWORK_MODES.has(mode) || mode.startsWith('container:')));
       const network: string | null = ownNetwork ? `${namePrefix}-network` : mode === undefined || mode === 'default' ? 'bridge' : mode;
       const extraNetworks: string[] = ownNetwork && mode ? [mode] : [];
       const helperImage = settings.helperImage || imageName;
@@ -81,7 +83,7 @@ export class DockerExecutor implements Executor {
         this.configVolumes(request),
         docker.createVolume({ Name: buildVolume, Labels: labels('build-volume') }).then(() => void created.volumes.push(buildVolume)),
         ownNetwork && network ? docker.createNetwork({ Name: network, CheckDuplicate: true, Labels: labels('network') }).then((made) => void created.networks.push(made.id)) : undefined,
-        request.services.length === 0 ? ensureJobImages() : undefined,
+        services.length === 0 ? ensureJobImages() : undefined,
       ] as const);
       const binds = [`${buildVolume}:/builds`, ...configBinds];
       const hostConfig: Docker.HostConfig = {
@@ -97,7 +99,7 @@ export class DockerExecutor implements Executor {
 
       const started: StartedService[] = [];
       const serviceEnv = Object.entries(request.serviceVariables).map(([key, value]) => `${key}=${value}`);
-      for (const [index, service] of request.services.entries()) {
+      for (const [index, service] of services.entries()) {
         log(`Starting service ${service.name} ...`);
         const image = await ensureImage(docker, service.name, policies, request.credentials, log);
         abortable();

@@ -11,7 +11,7 @@ import { JobFailure } from './failure.ts';
 import { runScript, scriptContext } from './run-script.ts';
 import type { RunnerIdentity } from './identity.ts';
 import { userStageScript } from './script.ts';
-import { getSources, gitStrategy, remoteUrl, SourcesError, submoduleStrategy } from './sources.ts';
+import { EMPTY_NOTICE, getSources, gitStrategy, remoteUrl, SourcesError, submoduleStrategy } from './sources.ts';
 import { variableValue } from './variables.ts';
 
 function emptyTar(): Readable {
@@ -28,8 +28,9 @@ export async function prepareSources(context: JobContext, runner: RunnerIdentity
   }
   const strategy = gitStrategy(variableValue(variables, 'GIT_STRATEGY'), payload.allow_git_fetch);
   const copies = environment.info.hostProjectDir === null;
-  if (strategy === 'none' && copies) {
-    context.trace.notice('Skipping Git repository setup');
+  if ((strategy === 'none' || strategy === 'empty') && copies) {
+    // The environment's project directory is new (a disposable one): nothing to empty.
+    context.trace.notice(strategy === 'none' ? 'Skipping Git repository setup' : EMPTY_NOTICE);
     await environment.copyIn(emptyTar(), environment.info.projectDir);
     return;
   }

@@ -138,6 +138,8 @@ export interface ServiceDefinition {
   alias: string | null;
   entrypoint: string[] | null;
   command: string[] | null;
+  /** `services:variables`: for the service's container only. */
+  variables?: YamlVariable[];
 }
 
 export type CacheWhen = 'on_success' | 'on_failure' | 'always';

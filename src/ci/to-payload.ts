@@ -84,6 +84,7 @@ export function toJobPayload(
       ports: [],
       alias: service.alias,
       command: service.command,
+      ...(service.variables ? { variables: service.variables.map(({ key, value }) => ({ key, value })) } : {}),
     })),
     artifacts: job.artifacts ? artifacts(job.artifacts, expand) : [],
     cache: job.cache.map(

@@ -65,6 +65,7 @@ export const JobPayloadSchema = Type.Object({
       ports: Type.Array(PortSchema),
       alias: Type.Union([Type.String(), Type.Null()]),
       command: Type.Union([StringList, Type.Null()]),
+      variables: Type.Optional(Type.Array(Type.Object({ key: Type.String(), value: Type.String() }))),
     }),
   ),
   artifacts: Type.Array(

@@ -67,6 +67,8 @@ export interface Service {
   ports: Port[];
   alias: string | null;
   command: string[] | null;
+  /** `services:variables`, sent when the service has some, as GitLab does. */
+  variables?: { key: string; value: string }[];
 }
 
 export type ArtifactWhen = 'on_success' | 'on_failure' | 'always';

@@ -23,6 +23,8 @@ rspec:
   services:
     - name: postgres:12
       alias: db
+    - name: redis:7
+      variables: { REDIS_PORT: 6380, REDIS_NAME: $CI_JOB_NAME }
   before_script: [bundle install]
   script: [rspec]
   after_script: [echo done]
@@ -102,7 +104,11 @@ describe('toJobPayload', () => {
   test('image, services, cache, artifacts and git info', async () => {
     const payload = payloadFor(await firstJob(), false);
     assert.deepEqual(payload.image, { name: 'ruby:3', entrypoint: ['/bin/sh'], ports: [] });
-    assert.deepEqual(payload.services, [{ name: 'postgres:12', entrypoint: null, ports: [], alias: 'db', command: null }]);
+    assert.deepEqual(payload.services, [
+      { name: 'postgres:12', entrypoint: null, ports: [], alias: 'db', command: null },
+      // A service's variables go as they are: the runner expands them for the service's container.
+      { name: 'redis:7', entrypoint: null, ports: [], alias: null, command: null, variables: [{ key: 'REDIS_PORT', value: '6380' }, { key: 'REDIS_NAME', value: '$CI_JOB_NAME' }] },
+    ]);
     assert.deepEqual(payload.cache, [{ key: 'feature-login', untracked: false, paths: ['vendor/'], policy: 'pull-push', when: 'on_success' }]);
     assert.deepEqual(payload.artifacts, [
       { name: 'artifacts', untracked: false, paths: ['out/'], when: 'on_success', expire_in: '1 week', artifact_type: 'archive', artifact_format: 'zip' },

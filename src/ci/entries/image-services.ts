@@ -1,7 +1,8 @@
-/** `image` and `services`: a name, or a hash with entrypoint/alias/command. */
+/** `image` and `services`: a name, or a hash with entrypoint/alias/command (and a service's variables). */
 import type { ImageDefinition, ServiceDefinition } from '../model.ts';
 import { isPlainObject, isStringArray } from '../values.ts';
 import type { EntryChecker } from './checker.ts';
+import { readVariables } from './variables.ts';
 
 export function readImage(value: unknown, checker: EntryChecker): ImageDefinition | null {
   if (typeof value === 'string') return { name: value, entrypoint: null };
@@ -53,8 +54,10 @@ function readService(value: unknown, checker: EntryChecker): ServiceDefinition |
   }
   const entrypoint = readCommandList(value.entrypoint, 'entrypoint', checker);
   const command = readCommandList(value.command, 'command', checker);
-  if (entrypoint === undefined || command === undefined) return null;
-  return { name: value.name, alias: typeof value.alias === 'string' ? value.alias : null, entrypoint, command };
+  const variables = readVariables(value.variables, checker.child('variables'));
+  if (entrypoint === undefined || command === undefined || variables === null) return null;
+  const service: ServiceDefinition = { name: value.name, alias: typeof value.alias === 'string' ? value.alias : null, entrypoint, command };
+  return variables.length > 0 ? { ...service, variables } : service;
 }
 
 /** undefined = invalid (already reported); null = not set. The runner needs arrays. */

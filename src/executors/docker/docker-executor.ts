@@ -98,8 +98,10 @@ export class DockerExecutor implements Executor {
       abortable();
 
       const started: StartedService[] = [];
-      const serviceEnv = Object.entries(request.serviceVariables).map(([key, value]) => `${key}=${value}`);
       for (const [index, service] of services.entries()) {
+        // The service's own variables after the job's public ones (the later of a name wins).
+        const variables = { ...request.serviceVariables, ...Object.fromEntries((service.variables ?? []).map(({ key, value }) => [key, value])) };
+        const serviceEnv = Object.entries(variables).map(([key, value]) => `${key}=${value}`);
         log(`Starting service ${service.name} ...`);
         const image = await ensureImage(docker, service.name, policies, request.credentials, log);
         abortable();

@@ -143,6 +143,7 @@ export function decodeJobPayload(input: unknown): JobPayload {
       ports: ports(item),
       alias: item.optionalString('alias'),
       command: item.optionalStrings('command'),
+      ...(item.has('variables') ? { variables: item.list('variables', (variable) => ({ key: variable.string('key'), value: variable.string('value') })) } : {}),
     })),
     artifacts: root.list('artifacts', (item): Artifact => ({
       name: item.string('name'),

@@ -21,7 +21,7 @@ import { JobFailure } from './failure.ts';
 import { runScript, scriptContext } from './run-script.ts';
 import type { JobOutcome, JobSession } from './session.ts';
 import { JobTrace } from './trace.ts';
-import { buildVariables, maskedValues, serviceVariables, type BuildVariable } from './variables.ts';
+import { buildVariables, expandServiceVariables, maskedValues, serviceVariables, type BuildVariable } from './variables.ts';
 import { timelineMark } from '../timeline.ts';
 
 export interface RunJobOptions {
@@ -200,7 +200,7 @@ async function prepareStage(options: RunJobOptions, trace: JobTrace, signal: Abo
           concurrentId: options.concurrentId ?? 0,
           concurrentProjectId: options.concurrentProjectId ?? 0,
           image: payload.image,
-          services: payload.services,
+          services: payload.services.map((service) => (service.variables ? { ...service, variables: expandServiceVariables(service.variables, variables) } : service)),
           serviceVariables: serviceVariables(variables),
           containerVariables: (info) => jobVariables(options, info, 'running').filter((variable) => !variable.file).map((variable) => `${variable.key}=${variable.value}`),
           credentials: payload.credentials.filter((credential) => credential.type === 'registry'),

@@ -77,7 +77,9 @@ export function toJobPayload(
     runner_info: { timeout, runner_session_url: null },
     variables,
     steps: steps(job, timeout),
-    image: job.image ? { name: expand(job.image.name), ...(job.image.entrypoint ? { entrypoint: job.image.entrypoint } : {}), ports: [] } : null,
+    image: job.image
+      ? { name: expand(job.image.name), ...(job.image.entrypoint ? { entrypoint: job.image.entrypoint } : {}), ports: [], ...(job.image.docker ? { executor_opts: { docker: job.image.docker } } : {}) }
+      : null,
     services: job.services.map((service) => ({
       name: expand(service.name),
       entrypoint: service.entrypoint,
@@ -85,6 +87,7 @@ export function toJobPayload(
       alias: service.alias,
       command: service.command,
       ...(service.variables ? { variables: service.variables.map(({ key, value }) => ({ key, value })) } : {}),
+      ...(service.docker ? { executor_opts: { docker: service.docker } } : {}),
     })),
     artifacts: job.artifacts ? artifacts(job.artifacts, expand) : [],
     cache: job.cache.map(

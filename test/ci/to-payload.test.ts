@@ -19,12 +19,13 @@ variables:
   GLOBAL: g
   SHARED: global
 rspec:
-  image: { name: ruby:3, entrypoint: ["/bin/sh"] }
+  image: { name: ruby:3, entrypoint: ["/bin/sh"], docker: { user: app, platform: linux/amd64 } }
   services:
     - name: postgres:12
       alias: db
     - name: redis:7
       variables: { REDIS_PORT: 6380, REDIS_NAME: $CI_JOB_NAME }
+      docker: { user: redis }
   before_script: [bundle install]
   script: [rspec]
   after_script: [echo done]
@@ -103,11 +104,12 @@ describe('toJobPayload', () => {
 
   test('image, services, cache, artifacts and git info', async () => {
     const payload = payloadFor(await firstJob(), false);
-    assert.deepEqual(payload.image, { name: 'ruby:3', entrypoint: ['/bin/sh'], ports: [] });
+    // Of image:docker, the user is sent (the platform is not used here).
+    assert.deepEqual(payload.image, { name: 'ruby:3', entrypoint: ['/bin/sh'], ports: [], executor_opts: { docker: { user: 'app' } } });
     assert.deepEqual(payload.services, [
       { name: 'postgres:12', entrypoint: null, ports: [], alias: 'db', command: null },
       // A service's variables go as they are: the runner expands them for the service's container.
-      { name: 'redis:7', entrypoint: null, ports: [], alias: null, command: null, variables: [{ key: 'REDIS_PORT', value: '6380' }, { key: 'REDIS_NAME', value: '$CI_JOB_NAME' }] },
+      { name: 'redis:7', entrypoint: null, ports: [], alias: null, command: null, variables: [{ key: 'REDIS_PORT', value: '6380' }, { key: 'REDIS_NAME', value: '$CI_JOB_NAME' }], executor_opts: { docker: { user: 'redis' } } },
     ]);
     assert.deepEqual(payload.cache, [{ key: 'feature-login', untracked: false, paths: ['vendor/'], policy: 'pull-push', when: 'on_success' }]);
     assert.deepEqual(payload.artifacts, [

@@ -148,7 +148,7 @@ export class DockerExecutor implements Executor {
         shortToken: request.shortToken,
         namePrefix,
         holder,
-        stage: { image: imageName, entrypoint, env: request.containerVariables?.(info) ?? [], hostname, binds, hostConfig: stageHostConfig, network, extraNetworks, runsShellDirectly: runsNoEntrypoint(entrypoint, jobImage) },
+        stage: { image: imageName, entrypoint, env: request.containerVariables?.(info) ?? [], user: request.image?.executor_opts?.docker?.user ?? null, hostname, binds, hostConfig: stageHostConfig, network, extraNetworks, runsShellDirectly: runsNoEntrypoint(entrypoint, jobImage) },
         created,
       });
       await this.waitForServices(environment, started, helperImage, request);

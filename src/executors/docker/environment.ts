@@ -20,6 +20,8 @@ export interface StageContainerSpec {
   entrypoint: string[] | undefined;
   /** The job's variables (`KEY=value`), in every stage container's environment, as gitlab-runner sets them. */
   env: string[];
+  /** `image:docker:user`: the user the job's script containers run as (the image's own when null). */
+  user: string | null;
   hostname: string;
   binds: string[];
   hostConfig: Docker.HostConfig;
@@ -137,6 +139,7 @@ export class DockerEnvironment implements Environment {
       // The script comes on stdin, as gitlab-runner sends it: no file (and no archive upload) per stage.
       Cmd: ['sh', '-c', detectShellScript(shell)],
       Env: stage.env,
+      ...(kind === 'user' && stage.user ? { User: stage.user } : {}),
       Hostname: stage.hostname,
       WorkingDir: this.info.projectDir,
       Labels: resourceLabels(kind === 'user' ? 'build' : 'probe', this.parts.jobId, this.parts.shortToken),

@@ -66,6 +66,7 @@ export async function startService(options: ServiceStartOptions): Promise<Starte
     Image: service.name,
     ...(service.entrypoint ? { Entrypoint: service.entrypoint } : {}),
     ...(service.command ? { Cmd: service.command } : {}),
+    ...(service.executor_opts?.docker?.user ? { User: service.executor_opts.docker.user } : {}),
     Env: options.env,
     Labels: resourceLabels('service', options.jobId, options.shortToken),
     HostConfig: { ...options.hostConfig, Binds: options.binds, ...(network ? { NetworkMode: network } : {}) },

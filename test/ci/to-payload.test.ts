@@ -205,6 +205,29 @@ describe('toJobPayload', () => {
     assert.equal(valueOf(onProtected, 'CI_COMMIT_REF_PROTECTED'), 'true');
   });
 
+  test('image, service and cache key expand variables whose values name variables, raw ones aside, as gitlab-runner does', async () => {
+    const nested = `
+build:
+  variables:
+    TAG: "3.19"
+    IMAGE: alpine:$TAG
+    SERVICE: redis:$TAG
+    KEY: deps-$TAG
+    RAW: { value: "left-$TAG", expand: false }
+  image: $IMAGE
+  services: [$SERVICE]
+  cache: { key: "$KEY-$RAW", paths: [vendor/] }
+  script: make
+`;
+    const result = await compilePipeline(nested, context);
+    const job = result.jobs[0];
+    assert.ok(job && !isBridge(job), JSON.stringify(result.errors));
+    const payload = payloadFor(job, false);
+    assert.equal(payload.image?.name, 'alpine:3.19');
+    assert.equal(payload.services[0]?.name, 'redis:3.19');
+    assert.equal(payload.cache[0]?.key, 'deps-3.19-left-$TAG');
+  });
+
   test('a bridge is refused: bridges never go to runners', async () => {
     const result = await compilePipeline('build:\n  script: make\ndownstream:\n  trigger: group/other\n', context);
     const bridge = result.jobs.find((job) => job.name === 'downstream');

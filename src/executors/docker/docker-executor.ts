@@ -183,7 +183,7 @@ export class DockerExecutor implements Executor {
     const timeout = this.settings.waitForServicesTimeout ?? 30;
     const waited = started.filter((service) => service.port !== null);
     if (timeout <= 0 || waited.length === 0) return;
-    request.log('Waiting for services to be up and running...');
+    request.log(`Waiting for services to be up and running (timeout ${timeout} seconds)...`);
     for (const service of waited) {
       const port = service.port ?? 0;
       const chunks: Buffer[] = [];
@@ -205,7 +205,8 @@ export class DockerExecutor implements Executor {
       }
       if (answered) continue;
       const logs = await serviceLogs(docker, service.containerId);
-      request.log(`*** WARNING: Service ${service.name} probably didn't start properly.`, 'warning');
+      // gitlab-runner's own words, `*** WARNING:` included: not a trace warning (it would say WARNING twice).
+      request.log(`*** WARNING: Service ${service.name} probably didn't start properly.`);
       request.log(`Health check error: port ${port} did not answer within ${timeout} s ${Buffer.concat(chunks).toString('utf8').trim()}`.trim());
       request.log(`Service container logs:\n${logs.trimEnd()}`);
     }

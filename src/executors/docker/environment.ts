@@ -354,6 +354,8 @@ function prefixEntries(source: Readable, prefix: string): Readable {
         throw new UnsafeArchiveEntryError(entry.header.name, 'the path leaves the destination');
       }
       if (name === '') {
+        // The destination itself: its mode, when the archive gives one.
+        if (prefix && entry.header.type === 'directory') pack.entry({ ...entry.header, name: `${prefix}/` });
         entry.resume();
         continue;
       }

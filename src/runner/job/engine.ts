@@ -15,6 +15,7 @@ import { archive as loadArchiveCode } from './archive/lazy.ts';
 import { archiveCache, cacheEntries, cachesToArchive, restoreCache } from './cache.ts';
 import type { JobContext, JobSettings } from './context.ts';
 import { goDuration, projectPathOf, type RunnerIdentity } from './identity.ts';
+import { isFeatureFlagOn } from './feature-flags.ts';
 import { prepareSources } from './prepare-sources.ts';
 import { afterScript, cleanupFileVariablesScript, userStageScript } from './script.ts';
 import { JobFailure } from './failure.ts';
@@ -161,20 +162,6 @@ export async function runJob(options: RunJobOptions): Promise<JobOutcome> {
     await Promise.all([session.finish(outcome), cleanup]);
   }
   return outcome;
-}
-
-/**
- * gitlab-runner's `IsFeatureFlagOn`: the job's variables (and the runner's `environment`)
- * first, as Go's ParseBool reads them, then the runner's `[runners.feature_flags]`.
- */
-export function isFeatureFlagOn(name: string, variables: readonly { key: string; value: string }[], settings: Pick<JobSettings, 'environment' | 'featureFlags'>): boolean {
-  const fromEnvironment = [...settings.environment].reverse().find((entry) => entry.startsWith(`${name}=`))?.slice(name.length + 1);
-  const value = [...variables].reverse().find((variable) => variable.key === name)?.value ?? fromEnvironment;
-  if (value !== undefined) {
-    if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(value)) return true;
-    if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(value)) return false;
-  }
-  return settings.featureFlags?.[name] === true;
 }
 
 async function section<T>(trace: JobTrace, name: string, title: string, body: () => Promise<T>): Promise<T> {

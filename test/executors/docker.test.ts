@@ -100,6 +100,23 @@ describe('docker executor', { skip: skipDocker }, () => {
     assert.ok(lines.some((line) => line.includes('service-log-line')), lines.join('\n'));
   });
 
+  it('cleans up only its own runner\'s job: another runner of this process with the same job id keeps its containers', async () => {
+    const docker = await dockerReady();
+    const executor = new DockerExecutor({ pullPolicy: ['if-not-present'], waitForServicesTimeout: 0 }, docker);
+    const service = { name: BUSYBOX, alias: 'web', entrypoint: null, ports: [], command: ['sh', '-c', 'sleep 60'] };
+    const first = prepareRequest(target(executor), { shortToken: 'runner-a', services: [service] });
+    const second = prepareRequest(target(executor), { jobId: first.jobId, shortToken: 'runner-b', services: [service] });
+    const [mine, theirs] = await Promise.all([executor.prepare(first), executor.prepare(second)]);
+    try {
+      await mine.cleanup();
+      const result = await runCollect(theirs, 'nslookup web >/dev/null && echo service still there', 'sh');
+      assert.deepEqual(result, { exitCode: 0, output: 'service still there\n' });
+    } finally {
+      await theirs.cleanup();
+    }
+    assert.deepEqual(await leftovers(docker, first.jobId), []);
+  });
+
   it('runs a job without services on the default bridge (no network of its own), the script on the shell\'s stdin', async () => {
     const docker = await dockerReady();
     const executor = new DockerExecutor({ pullPolicy: ['if-not-present'] }, docker);

@@ -155,7 +155,7 @@ export class DockerExecutor implements Executor {
       return environment;
     } catch (error) {
       await holder?.catch(() => undefined);
-      await removeJobResources(docker, request.jobId, created).catch(() => undefined);
+      await removeJobResources(docker, request.jobId, request.shortToken, created).catch(() => undefined);
       if (error instanceof ExecutorError) throw error;
       throw new ExecutorError(`docker: ${describe(error)}`, 'system', { cause: error });
     }

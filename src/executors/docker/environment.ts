@@ -11,7 +11,7 @@ import tar from 'tar-stream';
 import { safeRelativeName, symlinkStaysInside } from '../../shared/safe-path.ts';
 import { pump, stripFirstComponent, UnsafeArchiveEntryError } from '../tar.ts';
 import { ExecutorError, type Environment, type EnvironmentInfo, type InteractiveShellRequest, type RunRequest, type RunResult, type ScriptShell } from '../types.ts';
-import { ignoreMissing, LABEL_JOB, LABEL_MANAGED, LABEL_OWNER, ownerId, resourceLabels } from './labels.ts';
+import { ignoreMissing, LABEL_JOB, LABEL_MANAGED, LABEL_OWNER, LABEL_RUNNER, ownerId, resourceLabels } from './labels.ts';
 import { execInteractive, shellEnvironment } from './shell.ts';
 import { StageOutputReader, statusToken, statusTrap } from './stage-output.ts';
 
@@ -314,16 +314,18 @@ export class DockerEnvironment implements Environment {
     // Settled before the removal, so that no holder is made after it.
     await this.parts.holder.catch(() => undefined);
     await Promise.all(this.removals);
-    await removeJobResources(this.parts.docker, this.parts.jobId, this.parts.created);
+    await removeJobResources(this.parts.docker, this.parts.jobId, this.parts.shortToken, this.parts.created);
   }
 }
 
 /**
  * Removes a job's containers, networks and volumes: the recorded ones, and any other this
- * process labelled for the job (a create that answered after an abort, for example).
+ * process labelled for the job of this runner (a create that answered after an abort, for
+ * example). The runner's token is part of the filter: two runners of one process (two
+ * `runner exec` runs, each with its own coordinator) both have a job 1.
  */
-export async function removeJobResources(docker: Docker, jobId: number, created: DockerEnvironmentParts['created']): Promise<void> {
-  const filters = JSON.stringify({ label: [`${LABEL_MANAGED}=true`, `${LABEL_OWNER}=${ownerId()}`, `${LABEL_JOB}=${jobId}`] });
+export async function removeJobResources(docker: Docker, jobId: number, shortToken: string, created: DockerEnvironmentParts['created']): Promise<void> {
+  const filters = JSON.stringify({ label: [`${LABEL_MANAGED}=true`, `${LABEL_OWNER}=${ownerId()}`, `${LABEL_RUNNER}=${shortToken}`, `${LABEL_JOB}=${jobId}`] });
   const labelled = await docker.listContainers({ all: true, filters }).catch(() => []);
   const containers = new Set([...created.containers, ...labelled.map((info) => info.Id)]);
   await Promise.all([...containers].map((id) => docker.getContainer(id).remove({ force: true, v: false }).catch(ignoreMissing).catch(() => undefined)));

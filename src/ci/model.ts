@@ -131,6 +131,13 @@ export interface JobNeed {
 export interface ImageDefinition {
   name: string;
   entrypoint: string[] | null;
+  /** `image:docker:user` (GitLab 16.8): the user the job's containers run as. */
+  docker?: DockerOptions;
+}
+
+/** `docker:` of an image or a service: the options of the docker executor that are used. */
+export interface DockerOptions {
+  user: string;
 }
 
 export interface ServiceDefinition {
@@ -138,6 +145,9 @@ export interface ServiceDefinition {
   alias: string | null;
   entrypoint: string[] | null;
   command: string[] | null;
+  /** `services:variables`: for the service's container only. */
+  variables?: YamlVariable[];
+  docker?: DockerOptions;
 }
 
 export type CacheWhen = 'on_success' | 'on_failure' | 'always';

@@ -77,13 +77,17 @@ export function toJobPayload(
     runner_info: { timeout, runner_session_url: null },
     variables,
     steps: steps(job, timeout),
-    image: job.image ? { name: expand(job.image.name), ...(job.image.entrypoint ? { entrypoint: job.image.entrypoint } : {}), ports: [] } : null,
+    image: job.image
+      ? { name: expand(job.image.name), ...(job.image.entrypoint ? { entrypoint: job.image.entrypoint } : {}), ports: [], ...(job.image.docker ? { executor_opts: { docker: job.image.docker } } : {}) }
+      : null,
     services: job.services.map((service) => ({
       name: expand(service.name),
       entrypoint: service.entrypoint,
       ports: [],
       alias: service.alias,
       command: service.command,
+      ...(service.variables ? { variables: service.variables.map(({ key, value }) => ({ key, value })) } : {}),
+      ...(service.docker ? { executor_opts: { docker: service.docker } } : {}),
     })),
     artifacts: job.artifacts ? artifacts(job.artifacts, expand) : [],
     cache: job.cache.map(
@@ -212,7 +216,15 @@ function cachePolicy(value: string): CachePolicy {
   return value === 'pull' || value === 'push' ? value : 'pull-push';
 }
 
-function expander(variables: readonly { key: string; value: string }[]): (text: string) => string {
-  const map = new Map(variables.map((variable) => [variable.key, variable.value]));
-  return (text) => text.replace(/\$(?:\{(\w+)\}|(\w+))/g, (_match, braced: string | undefined, bare: string | undefined) => map.get(braced ?? bare ?? '') ?? '');
+/**
+ * `$NAME` / `${NAME}` in `text` from the variables, as gitlab-runner expands an image name or
+ * a cache key: against the variables' values, each expanded once itself (raw ones as they
+ * are), so `image: $IMAGE` with `IMAGE: "alpine:$TAG"` names `alpine:<TAG's value>`.
+ */
+function expander(variables: readonly { key: string; value: string; raw?: boolean }[]): (text: string) => string {
+  const substitute = (text: string, map: ReadonlyMap<string, string>): string =>
+    text.replace(/\$(?:\{(\w+)\}|(\w+))/g, (_match, braced: string | undefined, bare: string | undefined) => map.get(braced ?? bare ?? '') ?? '');
+  const values = new Map(variables.map((variable) => [variable.key, variable.value]));
+  const expanded = new Map(variables.map((variable) => [variable.key, variable.raw ? variable.value : substitute(variable.value, values)]));
+  return (text) => substitute(text, expanded);
 }

@@ -37,17 +37,29 @@ export class UnsafeArchiveEntryError extends Error {
   }
 }
 
+export interface PackOptions {
+  /** Rewrites each entry's permission bits. */
+  adjustMode?: (mode: number) => number;
+  /** `./` first, with the root's own mode, for an unpacker that sets its destination's mode from it. */
+  withRoot?: boolean;
+}
+
 /** A tar stream of everything below `root` (names relative to it, directories end in `/`). */
-export function packDirectory(root: string): Readable {
+export function packDirectory(root: string, options: PackOptions = {}): Readable {
+  const adjustMode = options.adjustMode ?? ((mode: number) => mode);
   const pack = tar.pack();
   const walk = async (relative: string): Promise<void> => {
+    if (relative === '' && options.withRoot) {
+      const stat = await lstat(root);
+      await addEntry(pack, { name: './', type: 'directory', mode: adjustMode(stat.mode & 0o7777), mtime: stat.mtime, uid: stat.uid, gid: stat.gid });
+    }
     const entries = await readdir(path.join(root, relative), { withFileTypes: true });
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const entry of entries) {
       const name = relative ? `${relative}/${entry.name}` : entry.name;
       const absolute = path.join(root, name);
       const stat = await lstat(absolute);
-      const common = { mode: stat.mode & 0o7777, mtime: stat.mtime, uid: stat.uid, gid: stat.gid };
+      const common = { mode: stat.isSymbolicLink() ? stat.mode & 0o7777 : adjustMode(stat.mode & 0o7777), mtime: stat.mtime, uid: stat.uid, gid: stat.gid };
       if (stat.isDirectory()) {
         await addEntry(pack, { ...common, name: `${name}/`, type: 'directory' });
         await walk(name);

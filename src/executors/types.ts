@@ -37,6 +37,12 @@ export interface PrepareRequest {
   services: Service[];
   /** Variables a service may see (public ones only, reference §8.5). */
   serviceVariables: Record<string, string>;
+  /**
+   * The job's variables (`KEY=value`, file variables left out: the script writes their files)
+   * for the environment of the containers the executor creates for the job, as gitlab-runner
+   * sets them, so that an image's entrypoint sees them; `info` is the environment's own.
+   */
+  containerVariables?: (info: EnvironmentInfo) => string[];
   /** Registry credentials of the job payload, for pulls. */
   credentials: { url: string; username: string; password: string }[];
   /** Lines for the trace (warnings, pull progress); already free of secrets. */

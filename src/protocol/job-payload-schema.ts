@@ -11,6 +11,8 @@ const JobVariableSchema = Type.Object({
 });
 
 const StringList = Type.Array(Type.String());
+const ExecutorOptionsSchema = Type.Object({ docker: Type.Optional(Type.Object({ user: Type.Optional(Type.String()) })) });
+
 const PortSchema = Type.Object({
   number: Type.Number(),
   protocol: Type.Optional(Type.String()),
@@ -55,6 +57,7 @@ export const JobPayloadSchema = Type.Object({
       name: Type.String(),
       entrypoint: Type.Optional(Type.Union([StringList, Type.Null()])),
       ports: Type.Optional(Type.Array(PortSchema)),
+      executor_opts: Type.Optional(ExecutorOptionsSchema),
     }),
     Type.Null(),
   ]),
@@ -65,6 +68,8 @@ export const JobPayloadSchema = Type.Object({
       ports: Type.Array(PortSchema),
       alias: Type.Union([Type.String(), Type.Null()]),
       command: Type.Union([StringList, Type.Null()]),
+      variables: Type.Optional(Type.Array(Type.Object({ key: Type.String(), value: Type.String() }))),
+      executor_opts: Type.Optional(ExecutorOptionsSchema),
     }),
   ),
   artifacts: Type.Array(

@@ -55,10 +55,16 @@ export interface Port {
   name?: string;
 }
 
+/** `image:docker` / `services:docker` options, as GitLab sends them (the user only, here). */
+export interface ExecutorOptions {
+  docker?: { user?: string };
+}
+
 export interface Image {
   name: string;
   entrypoint?: string[] | null;
   ports?: Port[];
+  executor_opts?: ExecutorOptions;
 }
 
 export interface Service {
@@ -67,6 +73,9 @@ export interface Service {
   ports: Port[];
   alias: string | null;
   command: string[] | null;
+  /** `services:variables`, sent when the service has some, as GitLab does. */
+  variables?: { key: string; value: string }[];
+  executor_opts?: ExecutorOptions;
 }
 
 export type ArtifactWhen = 'on_success' | 'on_failure' | 'always';

@@ -19,10 +19,13 @@ variables:
   GLOBAL: g
   SHARED: global
 rspec:
-  image: { name: ruby:3, entrypoint: ["/bin/sh"] }
+  image: { name: ruby:3, entrypoint: ["/bin/sh"], docker: { user: app, platform: linux/amd64 } }
   services:
     - name: postgres:12
       alias: db
+    - name: redis:7
+      variables: { REDIS_PORT: 6380, REDIS_NAME: $CI_JOB_NAME }
+      docker: { user: redis }
   before_script: [bundle install]
   script: [rspec]
   after_script: [echo done]
@@ -101,8 +104,13 @@ describe('toJobPayload', () => {
 
   test('image, services, cache, artifacts and git info', async () => {
     const payload = payloadFor(await firstJob(), false);
-    assert.deepEqual(payload.image, { name: 'ruby:3', entrypoint: ['/bin/sh'], ports: [] });
-    assert.deepEqual(payload.services, [{ name: 'postgres:12', entrypoint: null, ports: [], alias: 'db', command: null }]);
+    // Of image:docker, the user is sent (the platform is not used here).
+    assert.deepEqual(payload.image, { name: 'ruby:3', entrypoint: ['/bin/sh'], ports: [], executor_opts: { docker: { user: 'app' } } });
+    assert.deepEqual(payload.services, [
+      { name: 'postgres:12', entrypoint: null, ports: [], alias: 'db', command: null },
+      // A service's variables go as they are: the runner expands them for the service's container.
+      { name: 'redis:7', entrypoint: null, ports: [], alias: null, command: null, variables: [{ key: 'REDIS_PORT', value: '6380' }, { key: 'REDIS_NAME', value: '$CI_JOB_NAME' }], executor_opts: { docker: { user: 'redis' } } },
+    ]);
     assert.deepEqual(payload.cache, [{ key: 'feature-login', untracked: false, paths: ['vendor/'], policy: 'pull-push', when: 'on_success' }]);
     assert.deepEqual(payload.artifacts, [
       { name: 'artifacts', untracked: false, paths: ['out/'], when: 'on_success', expire_in: '1 week', artifact_type: 'archive', artifact_format: 'zip' },
@@ -195,6 +203,29 @@ describe('toJobPayload', () => {
       key: 'KUBECONFIG', value: 'apiVersion: v1', public: false, masked: false, file: true,
     });
     assert.equal(valueOf(onProtected, 'CI_COMMIT_REF_PROTECTED'), 'true');
+  });
+
+  test('image, service and cache key expand variables whose values name variables, raw ones aside, as gitlab-runner does', async () => {
+    const nested = `
+build:
+  variables:
+    TAG: "3.19"
+    IMAGE: alpine:$TAG
+    SERVICE: redis:$TAG
+    KEY: deps-$TAG
+    RAW: { value: "left-$TAG", expand: false }
+  image: $IMAGE
+  services: [$SERVICE]
+  cache: { key: "$KEY-$RAW", paths: [vendor/] }
+  script: make
+`;
+    const result = await compilePipeline(nested, context);
+    const job = result.jobs[0];
+    assert.ok(job && !isBridge(job), JSON.stringify(result.errors));
+    const payload = payloadFor(job, false);
+    assert.equal(payload.image?.name, 'alpine:3.19');
+    assert.equal(payload.services[0]?.name, 'redis:3.19');
+    assert.equal(payload.cache[0]?.key, 'deps-3.19-left-$TAG');
   });
 
   test('a bridge is refused: bridges never go to runners', async () => {

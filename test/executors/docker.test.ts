@@ -73,7 +73,7 @@ describe('docker executor', { skip: skipDocker }, () => {
     });
     const environment = await executor.prepare(request);
     try {
-      assert.ok(lines.includes('Waiting for services to be up and running...'), lines.join('\n'));
+      assert.ok(lines.includes('Waiting for services to be up and running (timeout 20 seconds)...'), lines.join('\n'));
       assert.ok(!lines.some((line) => line.includes('probably didn')), lines.join('\n'));
       const result = await runCollect(environment, 'wget -qO- http://db:8080/env.txt\nwget -qO- http://gantry__busybox:8080/env.txt >/dev/null && echo by-image-alias', 'sh');
       assert.equal(result.exitCode, 0, result.output);
@@ -91,12 +91,30 @@ describe('docker executor', { skip: skipDocker }, () => {
     const lines: string[] = [];
     const request = prepareRequest(target(executor), {
       services: [{ name: BUSYBOX, alias: 'silent', entrypoint: null, ports: [{ number: 9999 }], command: ['sh', '-c', 'echo service-log-line; sleep 60'] }],
-      log: (line) => lines.push(line),
+      // As the trace prints them: a warning's line starts with WARNING.
+      log: (line, level) => lines.push(level === 'warning' ? `WARNING: ${line}` : line),
     });
     const environment = await executor.prepare(request);
     await environment.cleanup();
-    assert.ok(lines.some((line) => line.includes(`*** WARNING: Service ${BUSYBOX} probably didn't start properly.`)), lines.join('\n'));
+    assert.ok(lines.includes(`*** WARNING: Service ${BUSYBOX} probably didn't start properly.`), lines.join('\n'));
     assert.ok(lines.some((line) => line.includes('service-log-line')), lines.join('\n'));
+  });
+
+  it('cleans up only its own runner\'s job: another runner of this process with the same job id keeps its containers', async () => {
+    const docker = await dockerReady();
+    const executor = new DockerExecutor({ pullPolicy: ['if-not-present'], waitForServicesTimeout: 0 }, docker);
+    const service = { name: BUSYBOX, alias: 'web', entrypoint: null, ports: [], command: ['sh', '-c', 'sleep 60'] };
+    const first = prepareRequest(target(executor), { shortToken: 'runner-a', services: [service] });
+    const second = prepareRequest(target(executor), { jobId: first.jobId, shortToken: 'runner-b', services: [service] });
+    const [mine, theirs] = await Promise.all([executor.prepare(first), executor.prepare(second)]);
+    try {
+      await mine.cleanup();
+      const result = await runCollect(theirs, 'nslookup web >/dev/null && echo service still there', 'sh');
+      assert.deepEqual(result, { exitCode: 0, output: 'service still there\n' });
+    } finally {
+      await theirs.cleanup();
+    }
+    assert.deepEqual(await leftovers(docker, first.jobId), []);
   });
 
   it('runs a job without services on the default bridge (no network of its own), the script on the shell\'s stdin', async () => {

@@ -1,7 +1,8 @@
-/** `image` and `services`: a name, or a hash with entrypoint/alias/command. */
-import type { ImageDefinition, ServiceDefinition } from '../model.ts';
+/** `image` and `services`: a name, or a hash with entrypoint/alias/command (and a service's variables). */
+import type { DockerOptions, ImageDefinition, ServiceDefinition } from '../model.ts';
 import { isPlainObject, isStringArray } from '../values.ts';
 import type { EntryChecker } from './checker.ts';
+import { readVariables } from './variables.ts';
 
 export function readImage(value: unknown, checker: EntryChecker): ImageDefinition | null {
   if (typeof value === 'string') return { name: value, entrypoint: null };
@@ -15,8 +16,9 @@ export function readImage(value: unknown, checker: EntryChecker): ImageDefinitio
     return null;
   }
   const entrypoint = readCommandList(value.entrypoint, 'entrypoint', checker);
-  if (entrypoint === undefined) return null;
-  return { name: value.name, entrypoint };
+  const docker = readDockerOptions(value.docker, checker);
+  if (entrypoint === undefined || docker === undefined) return null;
+  return docker ? { name: value.name, entrypoint, docker } : { name: value.name, entrypoint };
 }
 
 export function readServices(value: unknown, checker: EntryChecker): ServiceDefinition[] | null {
@@ -40,7 +42,7 @@ function readService(value: unknown, checker: EntryChecker): ServiceDefinition |
     checker.configError('should be a hash or a string');
     return null;
   }
-  if (!checker.allowedKeys(value, ['name', 'alias', 'entrypoint', 'command', 'ports', 'variables', 'pull_policy'])) {
+  if (!checker.allowedKeys(value, ['name', 'alias', 'entrypoint', 'command', 'ports', 'variables', 'pull_policy', 'docker'])) {
     return null;
   }
   if (typeof value.name !== 'string') {
@@ -53,8 +55,32 @@ function readService(value: unknown, checker: EntryChecker): ServiceDefinition |
   }
   const entrypoint = readCommandList(value.entrypoint, 'entrypoint', checker);
   const command = readCommandList(value.command, 'command', checker);
-  if (entrypoint === undefined || command === undefined) return null;
-  return { name: value.name, alias: typeof value.alias === 'string' ? value.alias : null, entrypoint, command };
+  const variables = readVariables(value.variables, checker.child('variables'));
+  const docker = readDockerOptions(value.docker, checker);
+  if (entrypoint === undefined || command === undefined || variables === null || docker === undefined) return null;
+  const service: ServiceDefinition = { name: value.name, alias: typeof value.alias === 'string' ? value.alias : null, entrypoint, command };
+  return { ...service, ...(variables.length > 0 ? { variables } : {}), ...(docker ? { docker } : {}) };
+}
+
+/**
+ * `docker: {user, platform}` (GitLab 16.x): the user is kept (platform, for pulls, is not used
+ * here). undefined = invalid (already reported); null = no user.
+ */
+function readDockerOptions(value: unknown, checker: EntryChecker): DockerOptions | null | undefined {
+  if (value === undefined || value === null) return null;
+  if (!isPlainObject(value)) {
+    checker.attributeError('docker', 'should be a hash');
+    return undefined;
+  }
+  const options = checker.child('docker');
+  if (!options.allowedKeys(value, ['platform', 'user'])) return undefined;
+  for (const key of ['platform', 'user'] as const) {
+    if (value[key] !== undefined && typeof value[key] !== 'string') {
+      options.attributeError(key, 'should be a string');
+      return undefined;
+    }
+  }
+  return typeof value.user === 'string' && value.user !== '' ? { user: value.user } : null;
 }
 
 /** undefined = invalid (already reported); null = not set. The runner needs arrays. */

@@ -48,7 +48,9 @@ export class DockerExecutor implements Executor {
     if (!imageName) throw new ExecutorError('the job names no image and [runners.docker] image is not set', 'image');
     log(`Using Docker executor with image ${imageName} ...`);
     checkAllowed(imageName, settings.allowedImages ?? [], 'images');
-    for (const service of request.services) checkAllowed(service.name, settings.allowedServices ?? [], 'services');
+    // A service named by a variable that is not set names no image: gitlab-runner starts none.
+    const services = request.services.filter((service) => service.name.trim() !== '');
+    for (const service of services) checkAllowed(service.name, settings.allowedServices ?? [], 'services');
 
     const suffix = randomBytes(4).toString('hex');
     const hostname = `runner-${request.shortToken}-project-${request.projectId}-concurrent-${request.concurrentId}`;
@@ -66,7 +68,7 @@ export class DockerExecutor implements Executor {
       const mode = settings.networkMode?.trim() || undefined;
       // gitlab-runner's default is the default bridge (services as legacy links); a network of
       // the job's own is made only when services want to be reached by alias.
-      const ownNetwork = (request.services.length > 0 && mode === undefined) || (mode !== undefined && !(SPECIAL_NETWORK_MODES.has(mode) || mode.startsWith('container:')));
+      const ownNetwork = (services.length > 0 && mode === undefined) || (mode !== undefined && !(SPECIAL_NETWORK_MODES.has(mode) || mode.startsWith('container:')));
       const network: string | null = ownNetwork ? `${namePrefix}-network` : mode === undefined || mode === 'default' ? 'bridge' : mode;
       const extraNetworks: string[] = ownNetwork && mode ? [mode] : [];
       const helperImage = settings.helperImage || imageName;
@@ -81,7 +83,7 @@ export class DockerExecutor implements Executor {
         this.configVolumes(request),
         docker.createVolume({ Name: buildVolume, Labels: labels('build-volume') }).then(() => void created.volumes.push(buildVolume)),
         ownNetwork && network ? docker.createNetwork({ Name: network, CheckDuplicate: true, Labels: labels('network') }).then((made) => void created.networks.push(made.id)) : undefined,
-        request.services.length === 0 ? ensureJobImages() : undefined,
+        services.length === 0 ? ensureJobImages() : undefined,
       ] as const);
       const binds = [`${buildVolume}:/builds`, ...configBinds];
       const hostConfig: Docker.HostConfig = {
@@ -96,8 +98,10 @@ export class DockerExecutor implements Executor {
       abortable();
 
       const started: StartedService[] = [];
-      const serviceEnv = Object.entries(request.serviceVariables).map(([key, value]) => `${key}=${value}`);
-      for (const [index, service] of request.services.entries()) {
+      for (const [index, service] of services.entries()) {
+        // The service's own variables after the job's public ones (the later of a name wins).
+        const variables = { ...request.serviceVariables, ...Object.fromEntries((service.variables ?? []).map(({ key, value }) => [key, value])) };
+        const serviceEnv = Object.entries(variables).map(([key, value]) => `${key}=${value}`);
         log(`Starting service ${service.name} ...`);
         const image = await ensureImage(docker, service.name, policies, request.credentials, log);
         abortable();
@@ -129,28 +133,29 @@ export class DockerExecutor implements Executor {
       holder.catch(() => undefined); // its failure is seen where it is awaited
       const entrypoint = request.image?.entrypoint ?? undefined;
 
+      const info = {
+        buildsDir: '/builds',
+        projectDir: `/builds/${request.projectPath}`,
+        hostProjectDir: null,
+        runningOn: `${hostname} via ${os.hostname()}`,
+        shared: false,
+        image: imageName,
+      };
       const environment = new DockerEnvironment({
         docker,
-        info: {
-          buildsDir: '/builds',
-          projectDir: `/builds/${request.projectPath}`,
-          hostProjectDir: null,
-          runningOn: `${hostname} via ${os.hostname()}`,
-          shared: false,
-          image: imageName,
-        },
+        info,
         jobId: request.jobId,
         shortToken: request.shortToken,
         namePrefix,
         holder,
-        stage: { image: imageName, entrypoint, hostname, binds, hostConfig: stageHostConfig, network, extraNetworks, runsShellDirectly: runsNoEntrypoint(entrypoint, jobImage) },
+        stage: { image: imageName, entrypoint, env: request.containerVariables?.(info) ?? [], user: request.image?.executor_opts?.docker?.user ?? null, hostname, binds, hostConfig: stageHostConfig, network, extraNetworks, runsShellDirectly: runsNoEntrypoint(entrypoint, jobImage) },
         created,
       });
       await this.waitForServices(environment, started, helperImage, request);
       return environment;
     } catch (error) {
       await holder?.catch(() => undefined);
-      await removeJobResources(docker, request.jobId, created).catch(() => undefined);
+      await removeJobResources(docker, request.jobId, request.shortToken, created).catch(() => undefined);
       if (error instanceof ExecutorError) throw error;
       throw new ExecutorError(`docker: ${describe(error)}`, 'system', { cause: error });
     }
@@ -178,7 +183,7 @@ export class DockerExecutor implements Executor {
     const timeout = this.settings.waitForServicesTimeout ?? 30;
     const waited = started.filter((service) => service.port !== null);
     if (timeout <= 0 || waited.length === 0) return;
-    request.log('Waiting for services to be up and running...');
+    request.log(`Waiting for services to be up and running (timeout ${timeout} seconds)...`);
     for (const service of waited) {
       const port = service.port ?? 0;
       const chunks: Buffer[] = [];
@@ -200,7 +205,8 @@ export class DockerExecutor implements Executor {
       }
       if (answered) continue;
       const logs = await serviceLogs(docker, service.containerId);
-      request.log(`*** WARNING: Service ${service.name} probably didn't start properly.`, 'warning');
+      // gitlab-runner's own words, `*** WARNING:` included: not a trace warning (it would say WARNING twice).
+      request.log(`*** WARNING: Service ${service.name} probably didn't start properly.`);
       request.log(`Health check error: port ${port} did not answer within ${timeout} s ${Buffer.concat(chunks).toString('utf8').trim()}`.trim());
       request.log(`Service container logs:\n${logs.trimEnd()}`);
     }

@@ -11,13 +11,17 @@ import tar from 'tar-stream';
 import { safeRelativeName, symlinkStaysInside } from '../../shared/safe-path.ts';
 import { pump, stripFirstComponent, UnsafeArchiveEntryError } from '../tar.ts';
 import { ExecutorError, type Environment, type EnvironmentInfo, type InteractiveShellRequest, type RunRequest, type RunResult, type ScriptShell } from '../types.ts';
-import { ignoreMissing, LABEL_JOB, LABEL_MANAGED, LABEL_OWNER, ownerId, resourceLabels } from './labels.ts';
+import { ignoreMissing, LABEL_JOB, LABEL_MANAGED, LABEL_OWNER, LABEL_RUNNER, ownerId, resourceLabels } from './labels.ts';
 import { execInteractive, shellEnvironment } from './shell.ts';
 import { StageOutputReader, statusToken, statusTrap } from './stage-output.ts';
 
 export interface StageContainerSpec {
   image: string;
   entrypoint: string[] | undefined;
+  /** The job's variables (`KEY=value`), in every stage container's environment, as gitlab-runner sets them. */
+  env: string[];
+  /** `image:docker:user`: the user the job's script containers run as (the image's own when null). */
+  user: string | null;
   hostname: string;
   binds: string[];
   hostConfig: Docker.HostConfig;
@@ -134,6 +138,8 @@ export class DockerEnvironment implements Environment {
       ...(entrypoint ? { Entrypoint: entrypoint } : {}),
       // The script comes on stdin, as gitlab-runner sends it: no file (and no archive upload) per stage.
       Cmd: ['sh', '-c', detectShellScript(shell)],
+      Env: stage.env,
+      ...(kind === 'user' && stage.user ? { User: stage.user } : {}),
       Hostname: stage.hostname,
       WorkingDir: this.info.projectDir,
       Labels: resourceLabels(kind === 'user' ? 'build' : 'probe', this.parts.jobId, this.parts.shortToken),
@@ -308,16 +314,18 @@ export class DockerEnvironment implements Environment {
     // Settled before the removal, so that no holder is made after it.
     await this.parts.holder.catch(() => undefined);
     await Promise.all(this.removals);
-    await removeJobResources(this.parts.docker, this.parts.jobId, this.parts.created);
+    await removeJobResources(this.parts.docker, this.parts.jobId, this.parts.shortToken, this.parts.created);
   }
 }
 
 /**
  * Removes a job's containers, networks and volumes: the recorded ones, and any other this
- * process labelled for the job (a create that answered after an abort, for example).
+ * process labelled for the job of this runner (a create that answered after an abort, for
+ * example). The runner's token is part of the filter: two runners of one process (two
+ * `runner exec` runs, each with its own coordinator) both have a job 1.
  */
-export async function removeJobResources(docker: Docker, jobId: number, created: DockerEnvironmentParts['created']): Promise<void> {
-  const filters = JSON.stringify({ label: [`${LABEL_MANAGED}=true`, `${LABEL_OWNER}=${ownerId()}`, `${LABEL_JOB}=${jobId}`] });
+export async function removeJobResources(docker: Docker, jobId: number, shortToken: string, created: DockerEnvironmentParts['created']): Promise<void> {
+  const filters = JSON.stringify({ label: [`${LABEL_MANAGED}=true`, `${LABEL_OWNER}=${ownerId()}`, `${LABEL_RUNNER}=${shortToken}`, `${LABEL_JOB}=${jobId}`] });
   const labelled = await docker.listContainers({ all: true, filters }).catch(() => []);
   const containers = new Set([...created.containers, ...labelled.map((info) => info.Id)]);
   await Promise.all([...containers].map((id) => docker.getContainer(id).remove({ force: true, v: false }).catch(ignoreMissing).catch(() => undefined)));
@@ -348,6 +356,8 @@ function prefixEntries(source: Readable, prefix: string): Readable {
         throw new UnsafeArchiveEntryError(entry.header.name, 'the path leaves the destination');
       }
       if (name === '') {
+        // The destination itself: its mode, when the archive gives one.
+        if (prefix && entry.header.type === 'directory') pack.entry({ ...entry.header, name: `${prefix}/` });
         entry.resume();
         continue;
       }

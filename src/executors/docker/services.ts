@@ -1,6 +1,6 @@
 /**
  * Services: one container per `services[]` entry on the job's network under its aliases
- * (`tutum/wordpress` → `tutum__wordpress`, `tutum-wordpress`, plus `alias`), and a wait for
+ * (`tutum/wordpress` → `tutum__wordpress`, `tutum-wordpress`, a registry kept, plus `alias`), and a wait for
  * each one's first exposed TCP port from a probe container on the same network (so a remote
  * daemon works too). A service that does not answer is a warning, not a failure (as in gitlab-runner).
  */
@@ -17,11 +17,15 @@ export interface StartedService {
   port: number | null;
 }
 
-/** Network aliases of a service image (gitlab-runner `services.GetServiceAliases` style). */
+/**
+ * Network aliases of a service image, as gitlab-runner names them: the image without tag,
+ * digest and registry port, its registry kept (`registry.example.com:5000/group/db:1` →
+ * `registry.example.com__group__db`, `registry.example.com-group-db`), then `alias`.
+ */
 export function serviceAliases(service: Service): string[] {
   const withoutTag = service.name.replace(/@.*$/, '').replace(/:[^/:]*$/, '');
-  const withoutRegistry = withoutTag.includes('/') && /[.:]|^localhost$/.test(withoutTag.split('/')[0]) ? withoutTag.split('/').slice(1).join('/') : withoutTag;
-  const aliases = [withoutRegistry.replace(/\//g, '__'), withoutRegistry.replace(/\//g, '-')];
+  const withoutPort = withoutTag.replace(/^([^/]*?):[0-9]+(?=\/|$)/, '$1');
+  const aliases = [withoutPort.replace(/\//g, '__'), withoutPort.replace(/\//g, '-')];
   if (service.alias) aliases.push(...service.alias.split(/[\s,]+/).filter(Boolean));
   return [...new Set(aliases)];
 }
@@ -62,6 +66,7 @@ export async function startService(options: ServiceStartOptions): Promise<Starte
     Image: service.name,
     ...(service.entrypoint ? { Entrypoint: service.entrypoint } : {}),
     ...(service.command ? { Cmd: service.command } : {}),
+    ...(service.executor_opts?.docker?.user ? { User: service.executor_opts.docker.user } : {}),
     Env: options.env,
     Labels: resourceLabels('service', options.jobId, options.shortToken),
     HostConfig: { ...options.hostConfig, Binds: options.binds, ...(network ? { NetworkMode: network } : {}) },

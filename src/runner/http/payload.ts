@@ -3,7 +3,7 @@
  * like gitlab-runner's decoder, missing fields become their zero values and unknown ones are
  * ignored, but a field of the wrong JSON type is an error (the job cannot run).
  */
-import type { Artifact, Cache, Dependency, JobPayload, JobVariable, Port, Service, Step } from '../../protocol/job-payload.ts';
+import type { Artifact, Cache, Dependency, ExecutorOptions, JobPayload, JobVariable, Port, Service, Step } from '../../protocol/job-payload.ts';
 
 export class PayloadError extends Error {
   constructor(
@@ -100,6 +100,11 @@ export function decodeJobPayload(input: unknown): JobPayload {
   };
   const root = Reader.object(fail, 'job', input);
   if (id === null) fail('job.id must be a number');
+  // `executor_opts.docker.user` of an image or service (GitLab 16.8), when it names one.
+  const executorOptions = (item: Reader): { executor_opts?: ExecutorOptions } => {
+    const user = item.object('executor_opts').object('docker').optionalString('user');
+    return user ? { executor_opts: { docker: { user } } } : {};
+  };
   const ports = (item: Reader): Port[] => item.list('ports', (port) => ({ number: port.number('number'), protocol: port.string('protocol') || undefined, name: port.string('name') || undefined }));
   const jobInfo = root.object('job_info');
   const git = root.object('git_info');
@@ -136,13 +141,15 @@ export function decodeJobPayload(input: unknown): JobPayload {
       when: oneOf(item.string('when'), ['on_success', 'on_failure', 'always'] as const, 'on_success'),
       allow_failure: item.boolean('allow_failure'),
     })),
-    image: image && image.string('name') !== '' ? { name: image.string('name'), entrypoint: image.optionalStrings('entrypoint'), ports: ports(image) } : null,
+    image: image && image.string('name') !== '' ? { name: image.string('name'), entrypoint: image.optionalStrings('entrypoint'), ports: ports(image), ...executorOptions(image) } : null,
     services: root.list('services', (item): Service => ({
       name: item.string('name'),
       entrypoint: item.optionalStrings('entrypoint'),
       ports: ports(item),
       alias: item.optionalString('alias'),
       command: item.optionalStrings('command'),
+      ...(item.has('variables') ? { variables: item.list('variables', (variable) => ({ key: variable.string('key'), value: variable.string('value') })) } : {}),
+      ...executorOptions(item),
     })),
     artifacts: root.list('artifacts', (item): Artifact => ({
       name: item.string('name'),

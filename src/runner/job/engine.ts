@@ -8,20 +8,21 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { ExecutorError, type Environment, type Executor } from '../../executors/types.ts';
+import { ExecutorError, type Environment, type EnvironmentInfo, type Executor } from '../../executors/types.ts';
 import type { JobPayload } from '../../protocol/job-payload.ts';
 import { ArtifactPrefetch, artifactsToUpload, uploadArtifacts } from './artifacts.ts';
 import { archive as loadArchiveCode } from './archive/lazy.ts';
 import { archiveCache, cacheEntries, cachesToArchive, restoreCache } from './cache.ts';
 import type { JobContext, JobSettings } from './context.ts';
 import { goDuration, projectPathOf, type RunnerIdentity } from './identity.ts';
+import { isFeatureFlagOn } from './feature-flags.ts';
 import { prepareSources } from './prepare-sources.ts';
 import { afterScript, cleanupFileVariablesScript, userStageScript } from './script.ts';
 import { JobFailure } from './failure.ts';
 import { runScript, scriptContext } from './run-script.ts';
 import type { JobOutcome, JobSession } from './session.ts';
 import { JobTrace } from './trace.ts';
-import { buildVariables, maskedValues, serviceVariables, type BuildVariable } from './variables.ts';
+import { buildVariables, expandServiceVariables, maskedValues, serviceVariables, type BuildVariable } from './variables.ts';
 import { timelineMark } from '../timeline.ts';
 
 export interface RunJobOptions {
@@ -125,7 +126,7 @@ export async function runJob(options: RunJobOptions): Promise<JobOutcome> {
       session,
       trace,
       settings,
-      variables: jobVariables(options, environment, 'running'),
+      variables: jobVariables(options, environment.info, 'running'),
       projectPath,
       sourcesDir: environment.info.hostProjectDir ?? path.join(settings.buildsDir, runner.shortToken, String(options.concurrentProjectId ?? 0), ...projectPath.split('/')),
       workDir,
@@ -163,20 +164,6 @@ export async function runJob(options: RunJobOptions): Promise<JobOutcome> {
   return outcome;
 }
 
-/**
- * gitlab-runner's `IsFeatureFlagOn`: the job's variables (and the runner's `environment`)
- * first, as Go's ParseBool reads them, then the runner's `[runners.feature_flags]`.
- */
-export function isFeatureFlagOn(name: string, variables: readonly { key: string; value: string }[], settings: Pick<JobSettings, 'environment' | 'featureFlags'>): boolean {
-  const fromEnvironment = [...settings.environment].reverse().find((entry) => entry.startsWith(`${name}=`))?.slice(name.length + 1);
-  const value = [...variables].reverse().find((variable) => variable.key === name)?.value ?? fromEnvironment;
-  if (value !== undefined) {
-    if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(value)) return true;
-    if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(value)) return false;
-  }
-  return settings.featureFlags?.[name] === true;
-}
-
 async function section<T>(trace: JobTrace, name: string, title: string, body: () => Promise<T>): Promise<T> {
   trace.sectionStart(name, title);
   try {
@@ -200,8 +187,9 @@ async function prepareStage(options: RunJobOptions, trace: JobTrace, signal: Abo
           concurrentId: options.concurrentId ?? 0,
           concurrentProjectId: options.concurrentProjectId ?? 0,
           image: payload.image,
-          services: payload.services,
+          services: payload.services.map((service) => (service.variables ? { ...service, variables: expandServiceVariables(service.variables, variables) } : service)),
           serviceVariables: serviceVariables(variables),
+          containerVariables: (info) => jobVariables(options, info, 'running').filter((variable) => !variable.file).map((variable) => `${variable.key}=${variable.value}`),
           credentials: payload.credentials.filter((credential) => credential.type === 'registry'),
           log: (line, level) => (level === 'warning' ? trace.warning(line) : trace.println(line)),
           signal,
@@ -298,7 +286,7 @@ async function runStages(context: JobContext, options: RunJobOptions, stopped: (
 /** after_script with CI_JOB_STATUS `status`; `stopSignal` stops it (the stages' signal, or only a hard stop during a graceful cancel). */
 async function runAfterScript(context: JobContext, options: RunJobOptions, commands: string[], status: 'success' | 'failed' | 'canceled', stopSignal: AbortSignal): Promise<void> {
   const { trace, settings } = context;
-  const variables = jobVariables(options, context.environment, status);
+  const variables = jobVariables(options, context.environment.info, status);
   const controller = new AbortController();
   const onStop = (): void => controller.abort();
   if (stopSignal.aborted) return;
@@ -317,18 +305,18 @@ async function runAfterScript(context: JobContext, options: RunJobOptions, comma
   }
 }
 
-function jobVariables(options: RunJobOptions, environment: Environment, jobStatus: 'running' | 'success' | 'failed' | 'canceled'): BuildVariable[] {
+function jobVariables(options: RunJobOptions, info: EnvironmentInfo, jobStatus: 'running' | 'success' | 'failed' | 'canceled'): BuildVariable[] {
   const { runner, settings } = options;
   return buildVariables(options.payload.variables, {
-    image: environment.info.image,
+    image: info.image,
     shortToken: runner.shortToken,
     environment: settings.environment,
-    buildsDir: environment.info.buildsDir,
-    projectDir: environment.info.projectDir,
+    buildsDir: info.buildsDir,
+    projectDir: info.projectDir,
     concurrentId: options.concurrentId ?? 0,
     concurrentProjectId: options.concurrentProjectId ?? 0,
     jobStatus,
-    shared: environment.info.shared,
+    shared: info.shared,
     version: runner.version,
     revision: runner.revision,
     arch: runner.arch,

@@ -11,7 +11,8 @@ import { JobFailure } from './failure.ts';
 import { runScript, scriptContext } from './run-script.ts';
 import type { RunnerIdentity } from './identity.ts';
 import { userStageScript } from './script.ts';
-import { getSources, gitStrategy, remoteUrl, SourcesError, submoduleStrategy } from './sources.ts';
+import { EMPTY_NOTICE, getSources, gitStrategy, remoteUrl, SourcesError, submoduleStrategy } from './sources.ts';
+import { isFeatureFlagOn } from './feature-flags.ts';
 import { variableValue } from './variables.ts';
 
 function emptyTar(): Readable {
@@ -28,8 +29,9 @@ export async function prepareSources(context: JobContext, runner: RunnerIdentity
   }
   const strategy = gitStrategy(variableValue(variables, 'GIT_STRATEGY'), payload.allow_git_fetch);
   const copies = environment.info.hostProjectDir === null;
-  if (strategy === 'none' && copies) {
-    context.trace.notice('Skipping Git repository setup');
+  if ((strategy === 'none' || strategy === 'empty') && copies) {
+    // The environment's project directory is new (a disposable one): nothing to empty.
+    context.trace.notice(strategy === 'none' ? 'Skipping Git repository setup' : EMPTY_NOTICE);
     await environment.copyIn(emptyTar(), environment.info.projectDir);
     return;
   }
@@ -45,7 +47,16 @@ export async function prepareSources(context: JobContext, runner: RunnerIdentity
       context.trace.warning(`Getting the sources failed (${error.message}): attempt ${attempt + 1} of ${attempts} (GET_SOURCES_ATTEMPTS)`);
     }
   }
-  if (copies) await environment.copyIn(packDirectory(context.sourcesDir), environment.info.projectDir);
+  if (!copies) return;
+  // gitlab-runner's helper fetches under `umask 0000` (unless FF_DISABLE_UMASK_FOR_DOCKER_EXECUTOR):
+  // what git makes writable by its owner is writable by all (666, 777), so an image's own
+  // non-root user can write there too. Read-only files (git's objects) stay read-only.
+  const umaskZero = !isFeatureFlagOn('FF_DISABLE_UMASK_FOR_DOCKER_EXECUTOR', variables, settings);
+  await environment.copyIn(packDirectory(context.sourcesDir, { withRoot: true, ...(umaskZero ? { adjustMode: writableByAll } : {}) }), environment.info.projectDir);
+}
+
+function writableByAll(mode: number): number {
+  return mode & 0o200 ? mode | 0o022 : mode;
 }
 
 /**

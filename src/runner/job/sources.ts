@@ -1,6 +1,6 @@
 /**
  * get_sources (reference §8.3) with the git CLI on the runner's machine: GIT_STRATEGY
- * clone|fetch|none, git_info.depth, refspecs, GIT_CHECKOUT, GIT_CLEAN_FLAGS,
+ * clone|fetch|none|empty, git_info.depth, refspecs, GIT_CHECKOUT, GIT_CLEAN_FLAGS,
  * GIT_FETCH_EXTRA_FLAGS, GIT_SUBMODULE_STRATEGY, the job-token URL (or clone_url). The
  * docker executor then receives the checkout through copyIn, so a remote daemon needs no git.
  * The git commands run in one sh process (a spawn from node costs more than git itself).
@@ -13,7 +13,7 @@ import type { GitInfo } from '../../protocol/job-payload.ts';
 import { quote } from './script.ts';
 import { ANSI, type JobTrace } from './trace.ts';
 
-export type GitStrategy = 'clone' | 'fetch' | 'none';
+export type GitStrategy = 'clone' | 'fetch' | 'none' | 'empty';
 export type SubmoduleStrategy = 'none' | 'normal' | 'recursive';
 
 export interface SourcesRequest {
@@ -41,6 +41,8 @@ export interface SourcesRequest {
   signal: AbortSignal;
 }
 
+export const EMPTY_NOTICE = 'Skipping Git repository setup and creating an empty build directory';
+
 export class SourcesError extends Error {
   constructor(
     message: string,
@@ -52,7 +54,7 @@ export class SourcesError extends Error {
 }
 
 export function gitStrategy(value: string | undefined, allowGitFetch: boolean): GitStrategy {
-  if (value === 'clone' || value === 'fetch' || value === 'none') return value;
+  if (value === 'clone' || value === 'fetch' || value === 'none' || value === 'empty') return value;
   return allowGitFetch ? 'fetch' : 'clone';
 }
 
@@ -173,6 +175,13 @@ export async function getSources(request: SourcesRequest): Promise<void> {
   const { trace, git: info } = request;
   if (request.strategy === 'none') {
     trace.notice('Skipping Git repository setup');
+    await mkdir(request.directory, { recursive: true });
+    return;
+  }
+  if (request.strategy === 'empty') {
+    // gitlab-runner 17.x: like `none`, in a project directory emptied of what earlier jobs left.
+    trace.notice(EMPTY_NOTICE);
+    await rm(request.directory, { recursive: true, force: true });
     await mkdir(request.directory, { recursive: true });
     return;
   }

@@ -113,6 +113,15 @@ export function maskedValues(list: readonly BuildVariable[]): string[] {
   return list.filter((variable) => variable.masked && variable.value.length > 0).map((variable) => variable.value);
 }
 
+/**
+ * A service's own variables (`services:variables`), each expanded against the public job
+ * variables and the service's own, as gitlab-runner expands them for the service's container.
+ */
+export function expandServiceVariables(own: readonly { key: string; value: string }[], list: readonly BuildVariable[]): { key: string; value: string }[] {
+  const visible = [...list.filter((variable) => variable.public !== false && !variable.file), ...own];
+  return own.map(({ key, value }) => ({ key, value: expandValue(value, visible) }));
+}
+
 /** Variables a service container may see: public ones only (reference §8.5). */
 export function serviceVariables(list: readonly BuildVariable[]): Record<string, string> {
   const out: Record<string, string> = {};

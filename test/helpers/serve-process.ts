@@ -5,14 +5,24 @@ import { within, withinOrKill } from './bounded.ts';
 
 const BIN = path.resolve(import.meta.dirname, '../../bin/coordinator');
 
+/**
+ * A port free now for a process to listen on later. Taken at random below the kernel's
+ * ephemeral range (32768 and up here): a port the kernel handed out with `listen(0)` could be
+ * given again, meanwhile, to any outgoing connection of a test running beside this one.
+ */
 export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if (await bindable(port)) return port;
+  }
+  throw new Error('no free port between 20000 and 32000');
+}
+
+function bindable(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
 }
 

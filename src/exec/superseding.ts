@@ -11,6 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { processAlive } from '../shared/process-alive.ts';
 
 export interface RunRecord {
   /** The process id and a random part: runs in one process are apart too. */
@@ -43,7 +44,7 @@ export class RunRegistry {
   async supersedeOlder(): Promise<RunRecord[]> {
     const superseded: RunRecord[] = [];
     for (const other of await this.others()) {
-      if (!isAlive(other.pid)) {
+      if (!processAlive(other.pid)) {
         await this.forget(other.id);
         continue;
       }
@@ -92,16 +93,6 @@ export class RunRegistry {
 
   private async forget(id: string): Promise<void> {
     await Promise.all([rm(path.join(this.dir, `${id}.json`), { force: true }), rm(path.join(this.dir, `${id}.superseded`), { force: true })]);
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: alive, another user's.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

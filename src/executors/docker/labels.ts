@@ -4,6 +4,7 @@
  */
 import type Docker from 'dockerode';
 import os from 'node:os';
+import { processAlive } from '../../shared/process-alive.ts';
 
 export const LABEL_MANAGED = 'com.gantry.runner.managed';
 export const LABEL_OWNER = 'com.gantry.runner.owner';
@@ -22,15 +23,6 @@ export function resourceLabels(kind: ResourceKind, jobId: number | null, shortTo
   const labels: Record<string, string> = { [LABEL_MANAGED]: 'true', [LABEL_OWNER]: owner, [LABEL_RUNNER]: shortToken, [LABEL_KIND]: kind };
   if (jobId !== null) labels[LABEL_JOB] = String(jobId);
   return labels;
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** Whether the owner is a process of this machine that no longer runs. */

@@ -124,8 +124,9 @@ export class CatFileProcess {
       this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL);
     });
     for (const stream of [subprocess.stdin, subprocess.stdout, subprocess.stderr]) stream.on('error', () => undefined);
-    // Its answers still on the way when it exits are read first: they answer requests before the culprit.
-    void Promise.all([subprocess.exited, finished(subprocess.stdout).catch(() => undefined)]).then(([exit]) => this.exited(exit));
+    // Its answers still on the way when it exits are read first: they answer requests before the
+    // culprit; and its last words, which give the culprit's error its reason.
+    void Promise.all([subprocess.exited, finished(subprocess.stdout).catch(() => undefined), finished(subprocess.stderr).catch(() => undefined)]).then(([exit]) => this.exited(exit));
     if (this.failure) {
       // Closed while it started.
       this.stop();

@@ -22,7 +22,7 @@ import { applicableUserVariables } from './user-variables.ts';
 import type { PlainObject } from './values.ts';
 import { INVALID_FORMAT_MESSAGE, loadYaml, TOO_BIG_MESSAGE } from './yaml-loader.ts';
 import { applyInputs } from './inputs.ts';
-import { includeVariables } from './include-variables.ts';
+import { includeVariables, type IncludeVariables } from './include-variables.ts';
 import { componentPrefixes } from './include-component.ts';
 
 const SKIP_CI = /\[(ci[ _-]skip|skip[ _-]ci)\]/i;
@@ -143,7 +143,7 @@ async function loadConfiguration(
     sink.errorAt(applied.error, configPath, 1);
     return null;
   }
-  const included = await expandIncludes(applied.value, loaded.positions, context.files, limits, sink, locator, includeRulesEvaluator(context, limits), variables, componentPrefixes(context.server));
+  const included = await expandIncludes(applied.value, loaded.positions, context.files, limits, sink, locator, includeRulesEvaluator(context, limits, variables), variables, componentPrefixes(context.server));
   if (sink.hasErrors) return null;
   const extended = expandExtends(included, limits.maxExtendsDepth, sink);
   if (sink.hasErrors) return null;
@@ -155,10 +155,9 @@ async function loadConfiguration(
  * `include:rules` see the pipeline's predefined variables and the project's and pipeline's own,
  * not the configuration's (GitLab evaluates them before the file is read whole).
  */
-function includeRulesEvaluator(context: CompileContext, limits: CompileLimits): IncludeRulesEvaluator {
+function includeRulesEvaluator(context: CompileContext, limits: CompileLimits, variables: IncludeVariables): IncludeRulesEvaluator {
   const conditions = new ConditionContext(context, limits.maxExpressionTokens);
-  const inputs = inputsFromContext(context);
-  const lookup = variableLookup(predefinedPipelineVariables(inputs), applicableUserVariables(context.variables ?? [], inputs.refProtected));
+  const lookup = (name: string): string | undefined => variables.lookup(name)?.value;
   return async (rules) => {
     for (const rule of rules) {
       if (rule.if !== undefined && !conditions.expressionTrue(rule.if, lookup)) continue;

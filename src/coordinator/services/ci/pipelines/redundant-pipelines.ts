@@ -1,4 +1,5 @@
-import type { JobStatus, PipelineStatus } from '../../../../pipeline/types.ts';
+import { isCancelableStatus } from '../../../../pipeline/statuses.ts';
+import type { JobStatus } from '../../../../pipeline/types.ts';
 import type { Logger } from '../../../../shared/logger.ts';
 import type { RepositoryManager } from '../../../../storage/git/types.ts';
 import type { PipelineRecord, PipelinesStore } from '../../../../storage/types-ci.ts';
@@ -6,8 +7,6 @@ import type { CiJobsStore, JobRecord } from '../../../../storage/types-ci-jobs.t
 import type { CiTransactions } from '../../../../storage/types-ci-transactions.ts';
 import type { PipelineProcessing } from './processing.ts';
 
-/** A pipeline still able to run something: what auto-cancel looks at. */
-const CANCELABLE: ReadonlySet<PipelineStatus> = new Set(['created', 'pending', 'running', 'scheduled']);
 /** A job that has started: one of these that is not `interruptible` keeps its pipeline going. */
 const STARTED: ReadonlySet<JobStatus> = new Set(['running', 'success', 'failed']);
 /** The newest pipelines of the ref looked at: older ones have long finished or been canceled. */
@@ -49,7 +48,7 @@ export class RedundantPipelines {
     const { items } = await this.deps.pipelines.list({ projectId: pipeline.project_id, ref: pipeline.ref, sort: 'desc' }, { offset: 0, limit: CANDIDATES });
     const createdAfter = Date.parse(pipeline.created_at) - WEEK_MS;
     const candidates = items.filter(
-      (each) => each.id < pipeline.id && each.tag === pipeline.tag && CANCELABLE.has(each.status) && each.source !== 'parent_pipeline'
+      (each) => each.id < pipeline.id && each.tag === pipeline.tag && isCancelableStatus(each.status) && each.source !== 'parent_pipeline'
         && each.sha !== pipeline.sha && Date.parse(each.created_at) >= createdAfter,
     );
     if (candidates.length === 0) return [];
@@ -65,7 +64,7 @@ export class RedundantPipelines {
   async cancelIfInterruptible(pipelineId: number): Promise<boolean> {
     const processed = await this.deps.transactions.run(async (stores) => {
       const locked = await stores.pipelines.lockForProcessing(pipelineId);
-      if (!locked || !CANCELABLE.has(locked.status)) return null;
+      if (!locked || !isCancelableStatus(locked.status)) return null;
       const { items } = await stores.jobs.list({ pipelineId, types: ['build'], includeRetried: false }, { offset: 0, limit: 10_000 });
       if (items.some(startedAndUninterruptible)) return null;
       return this.deps.processing.applyIn(stores, pipelineId, { type: 'cancel-pipeline' }, { userId: null });

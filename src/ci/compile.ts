@@ -13,7 +13,9 @@ import type { JobConfig } from './job-config.ts';
 import { resolveCacheKeys } from './cache-keys.ts';
 import { resolveLimits, type CompileLimits } from './limits.ts';
 import { checkReferences, checkStages } from './logical-checks.ts';
-import type { CompileContext, CompileResult, JobDefinition, YamlVariable } from './model.ts';
+import type { AutoCancelConfig, CompileContext, CompileResult, JobDefinition, YamlVariable } from './model.ts';
+import { mergeAutoCancel } from './entries/auto-cancel.ts';
+import { pipelineName } from './pipeline-name.ts';
 import { expandParallel, type ExpandedJob } from './parallel.ts';
 import { mergeVariables } from './entries/variables.ts';
 import { inputsFromContext, jobAttributeVariables, predefinedPipelineVariables, variableLookup } from './pipeline-variables.ts';
@@ -55,12 +57,12 @@ async function compileMerged(config: PlainObject, context: CompileContext, limit
   const userVariables = applicableUserVariables(context.variables ?? [], pipelineInputs.refProtected);
 
   // workflow:rules variables override the global ones and are overridden by the job's.
-  let workflow: { filtered: boolean; variables: YamlVariable[] } = { filtered: false, variables: [] };
+  let workflow: { filtered: boolean; variables: YamlVariable[]; autoCancel: AutoCancelConfig | null } = { filtered: false, variables: [], autoCancel: null };
   if (root.workflow.rules && !sink.hasErrors) {
     const lookup = variableLookup(predefined, root.globalVariables, userVariables);
     const matched = await firstMatchingRule(root.workflow.rules, conditions, lookup);
     const rule = matched === null ? undefined : root.workflow.rules[matched];
-    workflow = { filtered: !rule || rule.when === 'never', variables: rule?.variables ?? [] };
+    workflow = { filtered: !rule || rule.when === 'never', variables: rule?.variables ?? [], autoCancel: rule?.autoCancel ?? null };
   }
   const workflowVariables = workflow.variables;
   const globalVariables = mergeVariables(root.globalVariables, workflowVariables);
@@ -117,6 +119,10 @@ async function compileMerged(config: PlainObject, context: CompileContext, limit
     warnings: sink.warnings,
     reason: null,
     workflowVariables,
+    metadata: {
+      name: pipelineName(root.workflow.name, variableLookup(predefined, globalVariables, userVariables)),
+      ...mergeAutoCancel(root.workflow.autoCancel, workflow.autoCancel),
+    },
   };
 }
 

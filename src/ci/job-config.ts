@@ -1,6 +1,7 @@
 /** The validated shape of one job, before only/except/rules decide whether it runs. */
 import type {
   ArtifactsDefinition,
+  AutoCancelConfig,
   CacheDefinition,
   EnvironmentDefinition,
   ImageDefinition,
@@ -31,6 +32,8 @@ export interface RuleConfig {
   variables: YamlVariable[] | null;
   needs: JobNeed[] | null;
   interruptible: boolean | null;
+  /** A workflow rule's `auto_cancel`, over `workflow:auto_cancel` key by key. */
+  autoCancel: AutoCancelConfig | null;
 }
 
 export type ParallelConfig =
@@ -79,4 +82,7 @@ export interface JobConfig {
 
 export interface WorkflowConfig {
   rules: RuleConfig[] | null;
+  /** `workflow:name` before its variables are expanded. */
+  name: string | null;
+  autoCancel: AutoCancelConfig | null;
 }

@@ -322,6 +322,24 @@ export interface StageDefinition {
  */
 export type CompileStatus = 'created' | 'invalid' | 'skipped' | 'filtered';
 
+/** `workflow:auto_cancel:on_new_commit` (GitLab 16.8): what a newer pipeline of the ref may cancel of this one. */
+export type AutoCancelOnNewCommit = 'conservative' | 'interruptible' | 'none';
+/** `workflow:auto_cancel:on_job_failure` (GitLab 16.10): `all` cancels the pipeline when a job fails. */
+export type AutoCancelOnJobFailure = 'none' | 'all';
+
+export interface AutoCancelConfig {
+  onNewCommit: AutoCancelOnNewCommit | null;
+  onJobFailure: AutoCancelOnJobFailure | null;
+}
+
+/** What GitLab keeps in a pipeline's metadata: its `workflow:name` and auto-cancel strategies. */
+export interface PipelineMetadata {
+  /** `workflow:name` with its variables expanded (`CI_PIPELINE_NAME`); null when none or blank. */
+  name: string | null;
+  autoCancelOnNewCommit: AutoCancelOnNewCommit;
+  autoCancelOnJobFailure: AutoCancelOnJobFailure;
+}
+
 export interface CompileResult {
   status: CompileStatus;
   /** Stages that have at least one included job, in order. */
@@ -338,6 +356,8 @@ export interface CompileResult {
   reason: string | null;
   /** Variables set by the matching workflow rule, applied to every job. */
   workflowVariables: YamlVariable[];
+  /** For `created`: the pipeline's name and auto-cancel strategies (workflow, then the matching workflow rule). */
+  metadata?: PipelineMetadata;
   /** The configuration after includes, `extends` and `!reference` (lint's `merged_yaml`); absent when invalid. */
   mergedConfig?: Record<string, unknown>;
 }

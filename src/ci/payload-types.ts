@@ -49,6 +49,8 @@ export interface PayloadServerInfo {
 
 export interface PayloadPipelineInfo {
   source?: string;
+  /** `workflow:name` expanded (`CI_PIPELINE_NAME`); absent when the pipeline has none. */
+  name?: string;
   projectTitle?: string;
   projectVisibility?: 'private' | 'internal' | 'public';
   defaultBranch?: string;

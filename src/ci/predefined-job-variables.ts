@@ -84,6 +84,7 @@ export function predefinedJobVariables(
     ...pub('CI_PIPELINE_IID', ids.pipelineIid),
     ...pub('CI_PIPELINE_SOURCE', pipeline.source ?? 'push'),
     ...pub('CI_PIPELINE_CREATED_AT', pipeline.createdAt),
+    ...pub('CI_PIPELINE_NAME', pipeline.name),
     ...pub('CI_COMMIT_SHA', git.sha),
     ...pub('CI_COMMIT_SHORT_SHA', git.sha.slice(0, 8)),
     ...pub('CI_COMMIT_BEFORE_SHA', git.beforeSha ?? ZERO_SHA),

@@ -8,6 +8,7 @@ import { stringify } from 'yaml';
 import { formatDiagnostic, formatLintText, lintReport } from '../ci/lint-format.ts';
 import type { CompileResult } from '../ci/model.ts';
 import type { PipelineCreationInput, PipelineSource, PreparedPipeline } from '../coordinator/services/ci/pipelines/creation.ts';
+import type { AutoCancelOutcome } from '../coordinator/services/ci/pipelines/redundant-pipelines.ts';
 import { isGantryError } from '../shared/errors.ts';
 import type { PipelineRecord } from '../storage/types-ci.ts';
 import type { ProjectRecord } from '../storage/types.ts';
@@ -235,6 +236,14 @@ async function runPipeline(
   }
 }
 
+/** What a superseded run says, by what auto-cancel did to its pipeline (`workflow:auto_cancel:on_new_commit`). */
+const SUPERSEDED: Record<AutoCancelOutcome, (ref: string, pid: number) => string> = {
+  canceled: (ref, pid) => `superseded by a newer run of ${ref} (process ${pid}): the pipeline is canceled`,
+  'jobs-canceled': (ref, pid) => `superseded by a newer run of ${ref} (process ${pid}): its interruptible jobs are canceled, the others go on`,
+  kept: (ref, pid) => `a newer run of ${ref} started (process ${pid}); this one goes on: a job that is not interruptible has started`,
+  disabled: (ref, pid) => `a newer run of ${ref} started (process ${pid}); this one goes on: its workflow:auto_cancel:on_new_commit is none`,
+};
+
 /**
  * Records this run, marks the older runs of the ref it supersedes, and cancels this run's
  * pipeline by GitLab's rule when a newer run marks it (superseding.ts).
@@ -244,10 +253,8 @@ async function supersedeOlderRuns(local: LocalCoordinator, runsDir: string, ref:
   const shown = ref.replace(/^refs\/(?:heads|tags)\//, '');
   for (const older of await runs.supersedeOlder()) io.stderr(`runner exec: this run supersedes the run of ${shown} in process ${older.pid}\n`);
   runs.watch((newer) => {
-    local.ci.redundantPipelines.cancelIfInterruptible(pipeline.id).then(
-      (canceled) => io.stderr(canceled
-        ? `runner exec: superseded by a newer run of ${shown} (process ${newer.pid}): the pipeline is canceled\n`
-        : `runner exec: a newer run of ${shown} started (process ${newer.pid}); this one goes on: a job that is not interruptible has started\n`),
+    local.ci.redundantPipelines.cancelAsConfigured(pipeline.id).then(
+      (outcome) => io.stderr(`runner exec: ${SUPERSEDED[outcome](shown, newer.pid)}\n`),
       (error: unknown) => io.stderr(`runner exec: could not cancel the superseded pipeline: ${error instanceof Error ? error.message : String(error)}\n`),
     );
   });

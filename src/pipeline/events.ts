@@ -82,6 +82,9 @@ function applyEvent(workingSet: WorkingSet, event: PipelineEvent, now: number): 
     case 'cancel-pipeline':
       for (const index of workingSet.latestIndices()) cancelJobAt(workingSet, index);
       return null;
+    case 'cancel-jobs':
+      for (const jobId of event.jobIds) cancelJobAt(workingSet, workingSet.indexOf(jobId));
+      return null;
     case 'retry-pipeline':
       retryPipelineJobs(workingSet);
       return null;

@@ -51,3 +51,4 @@ export {
 } from './failure-reasons.ts';
 export { decideForCreatedJob, priorStatusesAllowing, type ProcessingDecision } from './process.ts';
 export { dueScheduledJobIds, nextScheduledAt } from './scheduling.ts';
+export { failedJobCancelsPipeline } from './auto-cancel.ts';

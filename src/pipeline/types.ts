@@ -149,6 +149,8 @@ export type PipelineEvent =
   /** A timer fired for a delayed job; enqueues it only if it is scheduled and due at `now`. */
   | { readonly type: 'scheduled-time-reached'; readonly jobId: JobId }
   | { readonly type: 'cancel-pipeline' }
+  /** GitLab's safe cancellation (`workflow:auto_cancel:on_new_commit: interruptible`): these jobs only, those cancelable. */
+  | { readonly type: 'cancel-jobs'; readonly jobIds: readonly JobId[] }
   | { readonly type: 'retry-pipeline' }
   /**
    * A `strategy: depend` bridge takes its downstream pipeline's status: `running` while the

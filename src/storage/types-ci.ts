@@ -2,6 +2,7 @@
  * CI pipelines, their variables and stages.
  * Records use the API's field names with real booleans; timestamps are ISO 8601 UTC text.
  */
+import type { AutoCancelOnJobFailure, AutoCancelOnNewCommit } from '../ci/model.ts';
 import type { JobStatus, PipelineStatus } from '../pipeline/types.ts';
 
 export type { JobStatus, PipelineStatus };
@@ -43,12 +44,18 @@ export interface PipelineRecord {
   merge_request_id: number | null;
   /** Bumped by every update. */
   lock_version: number;
+  /** `workflow:name` with its variables expanded (GitLab's pipeline metadata). */
+  name: string | null;
+  /** What a newer pipeline of the ref may cancel of this one (`workflow:auto_cancel:on_new_commit`). */
+  auto_cancel_on_new_commit: AutoCancelOnNewCommit;
+  /** `all`: a job that fails (and is not allowed to) cancels this pipeline. */
+  auto_cancel_on_job_failure: AutoCancelOnJobFailure;
 }
 
 type PipelineDefaults =
   | 'tag' | 'before_sha' | 'failure_reason' | 'yaml_errors' | 'user_id' | 'protected' | 'config_path' | 'started_at'
   | 'finished_at' | 'committed_at' | 'duration' | 'coverage' | 'has_warnings' | 'parent_pipeline_id' | 'source_job_id'
-  | 'schedule_id' | 'trigger_id' | 'merge_request_id' | 'updated_at';
+  | 'schedule_id' | 'trigger_id' | 'merge_request_id' | 'updated_at' | 'name' | 'auto_cancel_on_new_commit' | 'auto_cancel_on_job_failure';
 
 /** What creating a pipeline needs; omitted fields take their empty value (`updated_at`: `created_at`). */
 export type NewPipeline = Omit<PipelineRecord, 'id' | 'iid' | 'lock_version' | PipelineDefaults> & Partial<Pick<PipelineRecord, PipelineDefaults>>;

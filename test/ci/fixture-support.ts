@@ -100,6 +100,8 @@ export function summarize(result: CompileResult): Summary {
     summary.errors = result.errors.map((error) => ({ message: error.message, file: error.file, line: error.line }));
   }
   if (result.warnings.length > 0) summary.warnings = result.warnings.map((warning) => warning.message);
+  const metadata = result.metadata;
+  if (metadata && (metadata.name !== null || metadata.autoCancelOnNewCommit !== 'conservative' || metadata.autoCancelOnJobFailure !== 'none')) summary.metadata = metadata;
   return summary;
 }
 

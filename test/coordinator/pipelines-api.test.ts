@@ -155,7 +155,7 @@ describe('pipelines API: list and get', () => {
     assert.deepEqual(answer.json, {
       id: pipeline.id, iid: pipeline.iid, project_id: project.id, sha: project.headSha, ref: 'feature', status: 'success', source: 'push',
       created_at: pipeline.created_at, updated_at: pipeline.updated_at, web_url: `http://gantry.test/ci1/listed/-/pipelines/${pipeline.id}`,
-      before_sha: '0'.repeat(40), tag: false, yaml_errors: null,
+      name: null, before_sha: '0'.repeat(40), tag: false, yaml_errors: null,
       user: { id: developer.id, name: developer.name, username: developer.username, state: 'active', avatar_url: developer.avatar_url, web_url: `http://gantry.test/${developer.username}` },
       started_at: pipeline.started_at, finished_at: pipeline.finished_at, committed_at: null, duration: pipeline.duration,
       queued_duration: answer.json.queued_duration, coverage: '87.50',

@@ -1,4 +1,8 @@
-/** Auto-cancel of redundant pipelines: a new commit's pipeline cancels the older ones of its ref while every started job of theirs is interruptible. */
+/**
+ * Auto-cancel of redundant pipelines: a new commit's pipeline cancels the older ones of its ref
+ * as their `workflow:auto_cancel:on_new_commit` says (by default while every started job of theirs
+ * is interruptible); and `on_job_failure: all`: a failing job cancels the rest of its pipeline.
+ */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { PipelineRecord } from '../../src/storage/types-ci.ts';
@@ -87,5 +91,66 @@ describe('auto-cancel of redundant pipelines', () => {
     assert.equal(second.json.sha, first.sha);
     // An API pipeline is answered once the pass after its creation has ended.
     assert.equal((await pipeline(first.id)).status, 'pending');
+  });
+
+  it('on_new_commit none keeps the older pipeline; interruptible cancels its interruptible jobs only', async () => {
+    const none = `workflow:\n  auto_cancel:\n    on_new_commit: none\n${CI}`;
+    const kept = await push('keep', none);
+    const newer = await push('keep', none);
+    assert.equal((await pipeline(newer.id)).status, 'pending');
+    assert.equal((await pipeline(kept.id)).status, 'pending', 'on_new_commit: none');
+
+    const interruptible = `workflow:\n  auto_cancel:\n    on_new_commit: interruptible\n${CI}\nlint:\n  stage: build\n  script: lint\n`;
+    const older = await push('safe', interruptible);
+    await moveJob(gantry.coordinator, (await jobs(older.id)).lint!, 'running');
+    await push('safe', interruptible);
+    await waitUntil(async () => (await jobs(older.id)).build?.status === 'canceled', 'the interruptible job to be canceled');
+    const left = await jobs(older.id);
+    assert.equal(left.lint?.status, 'running', 'not interruptible: it goes on');
+    assert.equal(left.deploy?.status, 'created', 'not interruptible, not started: it waits for its stage');
+    assert.equal((await pipeline(older.id)).status, 'running');
+    await moveJob(gantry.coordinator, left.lint!, 'success');
+    assert.equal((await jobs(older.id)).deploy?.status, 'skipped', 'its stage has a canceled job');
+  });
+
+  it('on_job_failure all cancels the rest of the pipeline when a job that may not fail fails', async () => {
+    const ci = `workflow:
+  name: 'Checks of $CI_COMMIT_REF_NAME'
+  auto_cancel:
+    on_job_failure: all
+stages: [test, deploy]
+unit:
+  script: unit
+slow:
+  script: slow
+allowed:
+  allow_failure: true
+  script: maybe
+flaky:
+  retry: 1
+  script: flaky
+deploy:
+  stage: deploy
+  script: deploy
+`;
+    const created = await push('failing', ci);
+    const detail = await gantry.api('GET', `/projects/${projectId}/pipelines/${created.id}`);
+    assert.equal(detail.json.name, 'Checks of failing');
+    const first = await jobs(created.id);
+    await moveJob(gantry.coordinator, first.allowed!, 'running');
+    await moveJob(gantry.coordinator, first.allowed!, 'failed');
+    await moveJob(gantry.coordinator, first.flaky!, 'running');
+    await moveJob(gantry.coordinator, first.flaky!, 'failed', 'script_failure');
+    const retried = await jobs(created.id);
+    assert.equal(retried.slow?.status, 'pending', 'an allowed failure and a failure retried automatically cancel nothing');
+    assert.equal(retried.flaky?.status, 'pending', 'the retry of flaky');
+    await moveJob(gantry.coordinator, first.slow!, 'running');
+    await moveJob(gantry.coordinator, first.unit!, 'running');
+    await moveJob(gantry.coordinator, first.unit!, 'failed', 'script_failure');
+    const after = await jobs(created.id);
+    assert.equal(after.slow?.status, 'canceled');
+    assert.equal(after.flaky?.status, 'canceled', 'the retry of flaky');
+    assert.equal(after.deploy?.status, 'canceled');
+    assert.equal((await pipeline(created.id)).status, 'failed');
   });
 });

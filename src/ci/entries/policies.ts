@@ -5,6 +5,7 @@ import type { PolicyConfig, RuleConfig, RuleWhen } from '../job-config.ts';
 import type { JobNeed } from '../model.ts';
 import { isPlainObject, isStringArray, scalarToString } from '../values.ts';
 import type { EntryChecker } from './checker.ts';
+import { readAutoCancel } from './auto-cancel.ts';
 import { readVariables } from './variables.ts';
 import { expandMatrix } from './environment-retry.ts';
 
@@ -86,8 +87,8 @@ export function validExpression(text: string, maxTokens: number): boolean {
 const RULE_WHEN: readonly RuleWhen[] = ['on_success', 'on_failure', 'always', 'never', 'manual', 'delayed'];
 const WORKFLOW_WHEN: readonly RuleWhen[] = ['always', 'never'];
 const RULE_KEYS = ['if', 'changes', 'exists', 'when', 'start_in', 'allow_failure', 'variables', 'needs', 'interruptible'];
-// `auto_cancel` (GitLab 16.8) is accepted as workflow:auto_cancel is: nothing auto-cancels pipelines here.
-const WORKFLOW_RULE_KEYS = ['if', 'changes', 'exists', 'when', 'variables', 'auto_cancel'];
+// GitLab accepts `start_in`, `allow_failure` and `needs` in workflow rules too, to no effect.
+const WORKFLOW_RULE_KEYS = ['if', 'changes', 'exists', 'when', 'start_in', 'allow_failure', 'variables', 'needs', 'auto_cancel'];
 
 export function readRules(
   value: unknown,
@@ -122,7 +123,7 @@ function readRule(value: unknown, checker: EntryChecker, maxTokens: number, kind
   if (!checker.allowedKeys(value, kind === 'job' ? RULE_KEYS : WORKFLOW_RULE_KEYS)) return null;
   const rule: RuleConfig = {
     if: null, changes: null, exists: null, when: null, startIn: null,
-    allowFailure: null, variables: null, needs: null, interruptible: null,
+    allowFailure: null, variables: null, needs: null, interruptible: null, autoCancel: null,
   };
   if (value.if !== undefined) {
     if (typeof value.if !== 'string' || !validExpression(value.if, maxTokens)) {
@@ -173,6 +174,11 @@ function readRule(value: unknown, checker: EntryChecker, maxTokens: number, kind
     const needs = readNeeds(value.needs, checker.child('needs'));
     if (!needs) return null;
     rule.needs = needs;
+  }
+  if (kind === 'workflow' && value.auto_cancel !== undefined) {
+    const autoCancel = readAutoCancel(value.auto_cancel, checker.child('auto_cancel'));
+    if (autoCancel === undefined) return null;
+    rule.autoCancel = autoCancel;
   }
   return rule;
 }

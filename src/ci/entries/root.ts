@@ -3,12 +3,13 @@ import type { DiagnosticSink } from '../diagnostics.ts';
 import { parseDuration } from '../durations.ts';
 import type { WorkflowConfig } from '../job-config.ts';
 import type { YamlVariable } from '../model.ts';
-import { isPlainObject, isStringArray, type PlainObject } from '../values.ts';
+import { isPlainObject, isStringArray, scalarToString, type PlainObject } from '../values.ts';
 import { readArtifacts, readCaches } from './artifacts-cache.ts';
 import { EntryChecker, readScript } from './checker.ts';
 import { readRetry } from './environment-retry.ts';
 import { readImage, readServices } from './image-services.ts';
 import { DEFAULTABLE_KEYS } from './job.ts';
+import { readAutoCancel } from './auto-cancel.ts';
 import { readRules } from './policies.ts';
 import { readVariables } from './variables.ts';
 
@@ -18,6 +19,8 @@ const RESERVED_KEYS = new Set([
   'include', 'default', 'workflow',
 ]);
 export const DEFAULT_STAGES = ['build', 'test', 'deploy'];
+/** The longest pipeline name GitLab keeps. */
+export const MAX_PIPELINE_NAME = 255;
 
 export interface RootConfig {
   /** Declared stages with `.pre` first and `.post` last. */
@@ -118,12 +121,28 @@ function validDefault(key: string, value: unknown, checker: EntryChecker): boole
 }
 
 function readWorkflow(value: unknown, sink: DiagnosticSink, maxTokens: number): WorkflowConfig {
-  if (value === undefined || value === null) return { rules: null };
+  const none: WorkflowConfig = { rules: null, name: null, autoCancel: null };
+  if (value === undefined || value === null) return none;
   const checker = new EntryChecker(sink, 'workflow', ['workflow']);
   if (!isPlainObject(value)) {
     checker.configError('should be a hash');
-    return { rules: null };
+    return none;
   }
-  if (!checker.allowedKeys(value, ['rules', 'name', 'auto_cancel'])) return { rules: null };
-  return { rules: readRules(value.rules, checker.child('rules'), maxTokens, 'workflow') ?? null };
+  if (!checker.allowedKeys(value, ['rules', 'name', 'auto_cancel'])) return none;
+  return {
+    rules: readRules(value.rules, checker.child('rules'), maxTokens, 'workflow') ?? null,
+    name: readWorkflowName(value.name, checker),
+    autoCancel: readAutoCancel(value.auto_cancel, checker.child('auto_cancel')) ?? null,
+  };
+}
+
+/** `workflow:name` (GitLab 15.5): 1 to 255 characters before its variables are expanded. */
+function readWorkflowName(value: unknown, checker: EntryChecker): string | null {
+  if (value === undefined || value === null) return null;
+  const name = scalarToString(value);
+  if (name === null) checker.attributeError('name', 'should be a string');
+  else if (name.length < 1) checker.attributeError('name', 'is too short (minimum is 1 character)');
+  else if (name.length > MAX_PIPELINE_NAME) checker.attributeError('name', `is too long (maximum is ${MAX_PIPELINE_NAME} characters)`);
+  else return name;
+  return null;
 }

@@ -44,6 +44,7 @@ import { deploymentMergeRequests } from './migrations/042-deployment-merge-reque
 import { secretKeyCheck } from './migrations/044-secret-key-check.ts';
 import { mergeRequestIssueLinks } from './migrations/045-merge-request-issue-links.ts';
 import { ciInstanceVariables } from './migrations/046-ci-instance-variables.ts';
+import { pipelineMetadata } from './migrations/047-pipeline-metadata.ts';
 
 /** Ordered migrations; names never change once released. */
 const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
@@ -90,6 +91,7 @@ const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
   ['044-secret-key-check', secretKeyCheck],
   ['045-merge-request-issue-links', mergeRequestIssueLinks],
   ['046-ci-instance-variables', ciInstanceVariables],
+  ['047-pipeline-metadata', pipelineMetadata],
 ];
 
 /** The names of every migration, in order: a schema's identity (the tests' PostgreSQL template is keyed on it). */

@@ -1,4 +1,5 @@
 import type { Generated } from '#deps/kysely';
+import type { AutoCancelOnJobFailure, AutoCancelOnNewCommit } from '../../ci/model.ts';
 
 /**
  * Tables of migration 014 (pipelines, stages, jobs, artifacts, trace chunks); part of
@@ -41,6 +42,10 @@ export interface CiPipelinesTable {
   lock_version: Generated<number>;
   /** The merge request this pipeline ran for (migration 030). */
   merge_request_id: Generated<number | null>;
+  /** Migration 047: GitLab's pipeline metadata. */
+  name: Generated<string | null>;
+  auto_cancel_on_new_commit: Generated<AutoCancelOnNewCommit>;
+  auto_cancel_on_job_failure: Generated<AutoCancelOnJobFailure>;
 }
 
 export interface CiPipelineVariablesTable {

@@ -19,6 +19,7 @@ export class SqlPipelinesStore implements PipelinesStore {
         tag: false, before_sha: ZERO_SHA, failure_reason: null, yaml_errors: null, user_id: null, protected: false, config_path: null,
         started_at: null, finished_at: null, committed_at: null, duration: null, coverage: null, has_warnings: false,
         parent_pipeline_id: null, source_job_id: null, schedule_id: null, trigger_id: null, merge_request_id: null, updated_at: pipeline.created_at,
+        name: null, auto_cancel_on_new_commit: 'conservative', auto_cancel_on_job_failure: 'none',
         ...pipeline,
       },
     );

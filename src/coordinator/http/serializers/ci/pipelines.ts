@@ -36,6 +36,8 @@ export interface DetailedStatusJson {
 }
 
 export interface PipelineJson extends PipelineBasicJson {
+  /** `workflow:name` (GitLab 16.x's detail shows it; null without one). */
+  name: string | null;
   before_sha: string;
   tag: boolean;
   yaml_errors: string | null;
@@ -74,6 +76,7 @@ export function serializePipeline(view: PipelineView, base: PipelineUrlBase): Pi
   const { pipeline } = view;
   return {
     ...serializePipelineBasic(pipeline, base),
+    name: pipeline.name,
     before_sha: pipeline.before_sha,
     tag: pipeline.tag,
     yaml_errors: pipeline.yaml_errors,

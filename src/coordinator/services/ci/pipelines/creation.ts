@@ -264,8 +264,13 @@ export class PipelineCreation {
         const reason = result.reason ?? 'No stages / jobs for this pipeline.';
         throw new GantryError('GANTRY_E_PIPELINE_FILTERED', reason, { fields: { base: [reason] } });
       }
-      case 'created':
-        return this.insert(input, base, { result, context }, target.repository);
+      case 'created': {
+        const metadata = result.metadata;
+        const row = metadata
+          ? { ...base, name: metadata.name, auto_cancel_on_new_commit: metadata.autoCancelOnNewCommit, auto_cancel_on_job_failure: metadata.autoCancelOnJobFailure }
+          : base;
+        return this.insert(input, row, { result, context }, target.repository);
+      }
     }
   }
 

@@ -1,4 +1,4 @@
-import { handleEvent, isCompletedStatus, type EventResult, type PipelineEvent, type PipelineJob } from '../../../../pipeline/index.ts';
+import { failedJobCancelsPipeline, handleEvent, isCompletedStatus, type EventResult, type PipelineEvent, type PipelineJob } from '../../../../pipeline/index.ts';
 import { GantryError } from '../../../../shared/errors.ts';
 import { isRetryableConflict } from '../../../../storage/errors.ts';
 import { StaleJobError, type JobRecord } from '../../../../storage/types-ci-jobs.ts';
@@ -86,19 +86,17 @@ export class PipelineProcessing {
    */
   async applyIn(stores: CiStores, pipelineId: number, event: PipelineEvent, actor: { userId?: number | null } = {}): Promise<ProcessedEvent> {
     let processed = await this.applyOnce(stores, pipelineId, event, actor);
-    if (processed.createdJobIds.length === 0) return processed;
-    // A retry's new job whose environment GitLab would refuse fails at once instead of running.
-    for (const job of await stores.jobs.findByIds(processed.createdJobIds)) {
-      if (!isEnvironmentRefused(job)) continue;
-      const refusal: PipelineEvent = { type: 'job-status', jobId: job.id, status: 'failed', failureReason: ENVIRONMENT_CREATION_FAILURE };
-      const followUp = await this.applyOnce(stores, pipelineId, refusal, actor);
-      processed = {
-        ...processed,
-        pipeline: followUp.pipeline,
-        result: { ...followUp.result, ...(processed.result.resultJob ? { resultJob: followUp.result.jobs.find((item) => item.id === processed.resultJobId) ?? processed.result.resultJob } : {}) },
-        enqueuedJobIds: [...processed.enqueuedJobIds, ...followUp.enqueuedJobIds],
-        downstreamTasks: (processed.downstreamTasks ?? 0) + (followUp.downstreamTasks ?? 0),
-      };
+    if (processed.createdJobIds.length > 0) {
+      // A retry's new job whose environment GitLab would refuse fails at once instead of running.
+      for (const job of await stores.jobs.findByIds(processed.createdJobIds)) {
+        if (!isEnvironmentRefused(job)) continue;
+        const refusal: PipelineEvent = { type: 'job-status', jobId: job.id, status: 'failed', failureReason: ENVIRONMENT_CREATION_FAILURE };
+        processed = withFollowUp(processed, await this.applyOnce(stores, pipelineId, refusal, actor));
+      }
+    }
+    // `workflow:auto_cancel:on_job_failure: all`: GitLab cancels the pipeline (children included) after such a failure.
+    if (processed.pipeline.auto_cancel_on_job_failure === 'all' && event.type !== 'cancel-pipeline' && failedJobCancelsPipeline(processed.result)) {
+      processed = withFollowUp(processed, await this.applyOnce(stores, pipelineId, { type: 'cancel-pipeline' }, actor));
     }
     return processed;
   }
@@ -229,5 +227,21 @@ export function scheduledTimeHandler(processing: PipelineProcessing): TaskHandle
       if (error instanceof GantryError && (error.code === 'GANTRY_E_PIPELINE_NOT_FOUND' || error.code === 'GANTRY_E_JOB_NOT_FOUND')) return;
       throw error;
     }
+  };
+}
+
+/** The outcome of an event and of one that followed it in the same transaction, as one. */
+function withFollowUp(processed: ProcessedEvent, followUp: ProcessedEvent): ProcessedEvent {
+  return {
+    ...processed,
+    pipeline: followUp.pipeline,
+    result: {
+      ...followUp.result,
+      changes: [...processed.result.changes, ...followUp.result.changes],
+      pipelineStatusChanged: processed.result.pipelineStatusChanged || followUp.result.pipelineStatusChanged,
+      ...(processed.result.resultJob ? { resultJob: followUp.result.jobs.find((item) => item.id === processed.resultJobId) ?? processed.result.resultJob } : {}),
+    },
+    enqueuedJobIds: [...processed.enqueuedJobIds, ...followUp.enqueuedJobIds],
+    downstreamTasks: (processed.downstreamTasks ?? 0) + (followUp.downstreamTasks ?? 0),
   };
 }

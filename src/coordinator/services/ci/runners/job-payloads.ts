@@ -75,6 +75,7 @@ export class JobPayloads {
       serverIdentity(this.deps.externalUrl),
       {
         source: pipeline.source,
+        name: pipeline.name ?? undefined,
         projectTitle: project.name,
         projectVisibility: project.visibility,
         defaultBranch: project.default_branch ?? undefined,

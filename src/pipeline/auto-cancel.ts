@@ -1,0 +1,14 @@
+import type { EventResult, JobId } from './types.ts';
+
+/**
+ * Whether the event failed a job for which `workflow:auto_cancel:on_job_failure: all` cancels
+ * its pipeline: a build or a bridge (not an external commit status) that may not fail and is
+ * not being retried automatically (GitLab's `can_auto_cancel_pipeline_on_job_failure?`).
+ * Cost: O(changes + jobs).
+ */
+export function failedJobCancelsPipeline(result: Pick<EventResult, 'changes' | 'jobs'>): boolean {
+  const failed = new Set<JobId>();
+  for (const change of result.changes) if (change.kind === 'update' && change.patch.status === 'failed') failed.add(change.jobId);
+  if (failed.size === 0) return false;
+  return result.jobs.some((job) => failed.has(job.id) && job.status === 'failed' && !job.external && !job.allowFailure && !job.retried);
+}

@@ -53,6 +53,16 @@ describe('job engine (docker executor)', { skip: skipDocker }, () => {
     assert.deepEqual(left, []);
   });
 
+  it("fails a job whose image:pull_policy the runner does not allow, in gitlab-runner's words", async () => {
+    const { outcome, trace, left } = await runDocker(payload({ image: { name: BUSYBOX, pull_policy: ['always'] } }));
+    assert.deepEqual(outcome, { state: 'failed', failureReason: 'script_failure' });
+    assert.ok(
+      trace.includes(`ERROR: Job failed: invalid pull policy for image "${BUSYBOX}": pull_policy ([always]) defined in GitLab pipeline config is not one of the allowed_pull_policies ([if-not-present])`),
+      trace,
+    );
+    assert.deepEqual(left, []);
+  });
+
   it('kills the container at a cancel, long before its script would end, reports job_canceled and removes everything', async () => {
     const session = new RecordingSession();
     const job = payload({ image: { name: BUSYBOX }, steps: script('echo started', 'sleep 120') });

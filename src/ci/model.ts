@@ -3,7 +3,7 @@
  * produces. Everything produced is plain JSON-serialisable data (stored by the coordinator,
  * consumed by the pipeline state machine and by `runner exec`).
  */
-import type { RefType } from '../protocol/job-payload.ts';
+import type { PullPolicy, RefType } from '../protocol/job-payload.ts';
 import type { CompileLimits } from './limits.ts';
 import type { EnvironmentTier } from './environment-tier.ts';
 import type { Diagnostic } from './diagnostics.ts';
@@ -133,6 +133,8 @@ export interface ImageDefinition {
   entrypoint: string[] | null;
   /** `image:docker:user` (GitLab 16.8): the user the job's containers run as. */
   docker?: DockerOptions;
+  /** `image:pull_policy` (GitLab 15.1), a list however written; absent: the runner's own. */
+  pullPolicy?: PullPolicy[];
 }
 
 /** `docker:` of an image or a service: the options of the docker executor that are used. */
@@ -148,6 +150,7 @@ export interface ServiceDefinition {
   /** `services:variables`: for the service's container only. */
   variables?: YamlVariable[];
   docker?: DockerOptions;
+  pullPolicy?: PullPolicy[];
 }
 
 export type CacheWhen = 'on_success' | 'on_failure' | 'always';

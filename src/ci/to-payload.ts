@@ -78,7 +78,13 @@ export function toJobPayload(
     variables,
     steps: steps(job, timeout),
     image: job.image
-      ? { name: expand(job.image.name), ...(job.image.entrypoint ? { entrypoint: job.image.entrypoint } : {}), ports: [], ...(job.image.docker ? { executor_opts: { docker: job.image.docker } } : {}) }
+      ? {
+          name: expand(job.image.name),
+          ...(job.image.entrypoint ? { entrypoint: job.image.entrypoint } : {}),
+          ports: [],
+          ...(job.image.docker ? { executor_opts: { docker: job.image.docker } } : {}),
+          ...(job.image.pullPolicy ? { pull_policy: job.image.pullPolicy } : {}),
+        }
       : null,
     services: job.services.map((service) => ({
       name: expand(service.name),
@@ -88,6 +94,7 @@ export function toJobPayload(
       command: service.command,
       ...(service.variables ? { variables: service.variables.map(({ key, value }) => ({ key, value })) } : {}),
       ...(service.docker ? { executor_opts: { docker: service.docker } } : {}),
+      ...(service.pullPolicy ? { pull_policy: service.pullPolicy } : {}),
     })),
     artifacts: job.artifacts ? artifacts(job.artifacts, expand) : [],
     cache: job.cache.map(

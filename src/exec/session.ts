@@ -238,13 +238,19 @@ export async function startRunner(local: LocalCoordinator, settings: ExecRunnerS
   };
   if (settings.cacheDir !== undefined) entry.cache_dir = settings.cacheDir;
   if (settings.executor === 'docker') {
-    entry.docker = { image: settings.dockerImage ?? 'gantry/debian-git:bookworm', pull_policy: ['if-not-present'], volumes: [...(settings.dockerVolumes ?? [])] };
+    // Every policy a CI file can name is allowed (see docs/exec.md "Pull policies").
+    entry.docker = {
+      image: settings.dockerImage ?? 'gantry/debian-git:bookworm', pull_policy: ['if-not-present'], allowed_pull_policies: ['always', 'if-not-present', 'never'], volumes: [...(settings.dockerVolumes ?? [])],
+    };
   }
   const text = stringify({ concurrent: settings.concurrency, check_interval: 1, runners: [entry] });
   const { config } = parseRunnerConfig(text, 'runner exec');
   // Every shell job in a fresh build directory (a docker job has a fresh build volume anyway).
   const executorFor = (runnerEntry: RunnerEntry) =>
-    runnerEntry.executor === 'shell' ? new ShellExecutor({ buildsDir: buildsDirOf(runnerEntry, workingDirectory), freshPerJob: true }) : executorOf(runnerEntry, workingDirectory);
+    runnerEntry.executor === 'shell'
+      ? new ShellExecutor({ buildsDir: buildsDirOf(runnerEntry, workingDirectory), freshPerJob: true })
+      : // A job's `always` pull that fails (no registry reachable) runs with the engine's image.
+        executorOf({ ...runnerEntry, docker: { ...runnerEntry.docker, alwaysFallsBackToLocal: true } }, workingDirectory);
   // A shell job's new clone borrows the working tree's objects: its fetch (through the
   // coordinator, as always) then finds the snapshot at hand and transfers no pack.
   const sourcesAlternates = local.lentObjects === null ? [] : [local.lentObjects];

@@ -58,6 +58,7 @@ export const JobPayloadSchema = Type.Object({
       entrypoint: Type.Optional(Type.Union([StringList, Type.Null()])),
       ports: Type.Optional(Type.Array(PortSchema)),
       executor_opts: Type.Optional(ExecutorOptionsSchema),
+      pull_policy: Type.Optional(Type.Union([StringList, Type.Null()])),
     }),
     Type.Null(),
   ]),
@@ -70,6 +71,7 @@ export const JobPayloadSchema = Type.Object({
       command: Type.Union([StringList, Type.Null()]),
       variables: Type.Optional(Type.Array(Type.Object({ key: Type.String(), value: Type.String() }))),
       executor_opts: Type.Optional(ExecutorOptionsSchema),
+      pull_policy: Type.Optional(Type.Union([StringList, Type.Null()])),
     }),
   ),
   artifacts: Type.Array(

@@ -60,11 +60,16 @@ export interface ExecutorOptions {
   docker?: { user?: string };
 }
 
+/** The policies gitlab-runner knows; a payload may name others (the runner refuses them). */
+export type PullPolicy = 'always' | 'if-not-present' | 'never';
+
 export interface Image {
   name: string;
   entrypoint?: string[] | null;
   ports?: Port[];
   executor_opts?: ExecutorOptions;
+  /** `image:pull_policy` (GitLab 15.1), always a list; absent or null: the runner's own. */
+  pull_policy?: string[] | null;
 }
 
 export interface Service {
@@ -76,6 +81,8 @@ export interface Service {
   /** `services:variables`, sent when the service has some, as GitLab does. */
   variables?: { key: string; value: string }[];
   executor_opts?: ExecutorOptions;
+  /** `services:pull_policy` (GitLab 15.1), as for the image. */
+  pull_policy?: string[] | null;
 }
 
 export type ArtifactWhen = 'on_success' | 'on_failure' | 'always';

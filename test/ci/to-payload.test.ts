@@ -228,6 +228,43 @@ build:
     assert.equal(payload.cache[0]?.key, 'deps-3.19-left-$TAG');
   });
 
+  test('image:pull_policy and services:pull_policy go to the runner as lists, a single policy too; without one, none is sent', async () => {
+    const withPolicies = `
+build:
+  image: { name: alpine:3.19, pull_policy: if-not-present }
+  services:
+    - { name: redis:7, pull_policy: [always, if-not-present] }
+    - postgres:16
+  script: make
+`;
+    const result = await compilePipeline(withPolicies, context);
+    const job = result.jobs[0];
+    assert.ok(job && !isBridge(job), JSON.stringify(result.errors));
+    const payload = payloadFor(job, false);
+    assert.deepEqual(payload.image, { name: 'alpine:3.19', ports: [], pull_policy: ['if-not-present'] });
+    assert.deepEqual(payload.services.map((service) => service.pull_policy), [['always', 'if-not-present'], undefined]);
+    assert.ok(Value.Check(JobPayloadSchema, payload), JSON.stringify([...Value.Errors(JobPayloadSchema, payload)].slice(0, 3)));
+    assert.equal((await firstJob()).image?.pullPolicy, undefined);
+  });
+
+  test("a pull_policy GitLab refuses fails the pipeline with GitLab's messages", async () => {
+    const cases: [string, string[]][] = [
+      ['image: { name: alpine, pull_policy: sometimes }', ['jobs:build:image:pull_policy config is not included in the list']],
+      ['image: { name: alpine, pull_policy: [always, sometimes, later] }', ['jobs:build:image:pull_policy config contains unknown values: sometimes, later']],
+      ['image: { name: alpine, pull_policy: [] }', ["jobs:build:image:pull_policy config can't be blank"]],
+      ['image: { name: alpine, pull_policy: 3 }', ['jobs:build:image:pull_policy config should be an array of strings or a string']],
+      [
+        'services: [{ name: redis, pull_policy: [always, 3] }]',
+        ['jobs:build:services:service:pull_policy config should be an array of strings or a string', 'jobs:build:services:service:pull_policy config contains unknown values: 3'],
+      ],
+    ];
+    for (const [entry, messages] of cases) {
+      const result = await compilePipeline(`build:\n  ${entry}\n  script: make\n`, context);
+      assert.equal(result.status, 'invalid', entry);
+      assert.deepEqual(result.errors.map((error) => error.message), messages, entry);
+    }
+  });
+
   test('a bridge is refused: bridges never go to runners', async () => {
     const result = await compilePipeline('build:\n  script: make\ndownstream:\n  trigger: group/other\n', context);
     const bridge = result.jobs.find((job) => job.name === 'downstream');

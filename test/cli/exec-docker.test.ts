@@ -1,8 +1,8 @@
 /** `runner exec --executor docker`: a job in its image sees the working tree's uncommitted file; clear errors when the engine or an image is missing. */
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { after, describe, it } from 'node:test';
-import { skipDocker } from '../executors/docker-support.ts';
+import { BUSYBOX, dockerReady, skipDocker } from '../executors/docker-support.ts';
 import { exec, workingTree, writeFiles } from './exec-helpers.ts';
 
 describe('runner exec with the docker executor', { skip: skipDocker }, () => {
@@ -17,6 +17,25 @@ describe('runner exec with the docker executor', { skip: skipDocker }, () => {
     const result = await exec(dir, { executor: 'docker' });
     assert.equal(result.code, 0, `${result.stdout}\n${result.stderr}`);
     assert.match(result.stdout, /^inside +\| container sees uncommitted$/m);
+  });
+
+  it('runs a job whose image says pull_policy: always when no registry answers: the engine\'s image, with a warning', async () => {
+    // A tag no registry serves (localhost:1 refuses connections): its pull fails, online or not.
+    const docker = await dockerReady();
+    await docker.getImage(BUSYBOX).tag({ repo: 'localhost:1/gantry/exec-pull-policy', tag: 'test' });
+    try {
+      writeFiles(dir, {
+        '.gitlab-ci.yml': 'fresh:\n  image: { name: "localhost:1/gantry/exec-pull-policy:test", pull_policy: always }\n  services: [{ name: gantry/busybox:latest, pull_policy: [never], command: [sleep, "30"] }]\n  script: [echo ran]\n',
+      });
+      const result = await exec(dir, { executor: 'docker' });
+      assert.equal(result.code, 0, `${result.stdout}\n${result.stderr}`);
+      assert.match(result.stdout, /^fresh +\| ran$/m);
+      const log = readFileSync(/^log of fresh: (.+)$/m.exec(result.stdout)?.[1] ?? '', 'utf8');
+      assert.match(log, /^.*WARNING: Failed to pull image with policy "always": .*\n.*Using locally found image version: the "always" pull failed/m);
+      assert.match(log, /Using locally found image version due to "never" pull policy/);
+    } finally {
+      await docker.getImage('localhost:1/gantry/exec-pull-policy:test').remove().catch(() => undefined);
+    }
   });
 
   it('says in one line that an image is not there', async () => {

@@ -24,6 +24,7 @@ build:
   services:
     - name: postgres:12
       alias: db
+      pull_policy: if-not-present
   before_script: [echo before]
   script: [echo build, make]
   after_script: [echo after]
@@ -119,7 +120,7 @@ describe('POST /jobs/request', () => {
       { name: 'after_script', script: ['echo after'], timeout: 900, when: 'always', allow_failure: true },
     ]);
     assert.deepEqual(payload.image, { name: 'ruby:2.7', entrypoint: ['/bin/sh'], ports: [] });
-    assert.deepEqual(payload.services, [{ name: 'postgres:12', entrypoint: null, ports: [], alias: 'db', command: null }]);
+    assert.deepEqual(payload.services, [{ name: 'postgres:12', entrypoint: null, ports: [], alias: 'db', command: null, pull_policy: ['if-not-present'] }]);
     assert.deepEqual(payload.artifacts, [
       { name: 'artifacts', untracked: false, paths: ['out/'], exclude: ['out/*.tmp'], when: 'on_success', expire_in: '1 week', artifact_type: 'archive', artifact_format: 'zip' },
     ]);

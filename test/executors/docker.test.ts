@@ -252,6 +252,23 @@ describe('docker executor', { skip: skipDocker }, () => {
     assert.deepEqual(await leftovers(docker, request.jobId), []);
   });
 
+  it('gives the directories leading to a destination the mode of the archive\'s root, below the mount point; a later copy leaves their modes alone', async () => {
+    const docker = await dockerReady();
+    const executor = new DockerExecutor({ pullPolicy: ['if-not-present'] }, docker);
+    const environment = await executor.prepare(prepareRequest(target(executor)));
+    try {
+      const root = tar.pack();
+      root.entry({ name: './', type: 'directory', mode: 0o777 });
+      root.finalize();
+      await environment.copyIn(root as unknown as Readable, environment.info.projectDir);
+      await environment.copyIn(Readable.from(await tarWith('later.txt', 'later\n')), environment.info.projectDir);
+      const result = await runCollect(environment, 'stat -c "%a %n" /builds /builds/group /builds/group/project /builds/group/project/later.txt', 'sh');
+      assert.deepEqual(result, { exitCode: 0, output: '755 /builds\n777 /builds/group\n777 /builds/group/project\n644 /builds/group/project/later.txt\n' });
+    } finally {
+      await environment.cleanup();
+    }
+  });
+
   it('reports the status the script\'s shell ends with, nothing of how it came in the output (xtrace on too); with an entrypoint, the container\'s exit code', async () => {
     const docker = await dockerReady();
     const executor = new DockerExecutor({ pullPolicy: ['if-not-present'] }, docker);

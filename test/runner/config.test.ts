@@ -30,6 +30,7 @@ listen_address = "127.0.0.1:9252"
   [runners.docker]
     image = "gantry/busybox:latest"
     pull_policy = ["if-not-present", "never"]
+    allowed_pull_policies = ["always", "if-not-present"]
     volumes = ["/cache"]
     memory = "512m"
 [[runners]]
@@ -54,13 +55,13 @@ listen_address = "127.0.0.1:9252"
     assert.equal(first.preGetSourcesScript, 'echo pre');
     assert.deepEqual(first.environment, ['A=1']);
     assert.deepEqual(first.cache, { type: 'local', path: undefined, shared: true });
-    assert.deepEqual(first.docker, { image: 'gantry/busybox:latest', pullPolicy: ['if-not-present', 'never'], volumes: ['/cache'], memory: '512m' });
+    assert.deepEqual(first.docker, { image: 'gantry/busybox:latest', pullPolicy: ['if-not-present', 'never'], allowedPullPolicies: ['always', 'if-not-present'], volumes: ['/cache'], memory: '512m' });
     assert.equal(second.executor, 'shell');
     assert.deepEqual(warnings, [
       'config.toml:4:1: session_server is not supported by this runner and is ignored',
       'config.toml:14:3: runners[0].custom_build_dir is not supported by this runner and is ignored',
       'config.toml:18:5: runners[0].cache.s3 is not supported by this runner and is ignored',
-      'config.toml:29:3: unknown key runners[1].pull_policy_typo (ignored)',
+      'config.toml:30:3: unknown key runners[1].pull_policy_typo (ignored)',
     ]);
   });
 
@@ -87,12 +88,14 @@ listen_address = "127.0.0.1:9252"
   executor = "kubernetes"
   [runners.docker]
     pull_policy = "sometimes"
+    allowed_pull_policies = ["always", "on-tuesdays"]
 `;
     assert.throws(() => parseRunnerConfig(text, 'c.toml'), (error: unknown) => {
       assert.ok(error instanceof ConfigError);
       assert.deepEqual(error.message.split('\n'), [
         'c.toml:1:1: concurrent must be a whole number (0 or more)',
         'c.toml:7:5: runners[0].docker.pull_policy must be always, if-not-present or never, or a list of them',
+        'c.toml:8:5: runners[0].docker.allowed_pull_policies must be always, if-not-present or never, or a list of them',
         'c.toml:2:1: runners[0].token is missing',
         'c.toml:5:3: runners[0].executor: unknown executor "kubernetes" (known: shell, docker)',
       ]);

@@ -53,6 +53,31 @@ describe('job engine (docker executor)', { skip: skipDocker }, () => {
     assert.deepEqual(left, []);
   });
 
+  it("with GIT_STRATEGY none or empty, makes the project directory (and those leading to it below /builds) 777, as gitlab-runner's mkdir -p under umask 0000 does; 755 with FF_DISABLE_UMASK_FOR_DOCKER_EXECUTOR", async () => {
+    for (const [strategy, disableUmask, mode] of [['none', false, '777'], ['empty', false, '777'], ['none', true, '755']] as const) {
+      const job = payload({
+        image: { name: BUSYBOX },
+        git_info: { repo_url: 'http://gitlab.example/group/sub/proj.git', ref: 'main', sha: '0'.repeat(40), before_sha: '0'.repeat(40), ref_type: 'branch', refspecs: [], depth: 0 },
+        variables: [variable('GIT_STRATEGY', strategy), ...(disableUmask ? [variable('FF_DISABLE_UMASK_FOR_DOCKER_EXECUTOR', 'true')] : [])],
+        steps: script('stat -c "%a %n" /builds /builds/group /builds/group/sub "$CI_PROJECT_DIR"', 'touch "$CI_PROJECT_DIR/made"'),
+      });
+      const { outcome, trace, left } = await runDocker(job);
+      assert.deepEqual(outcome, { state: 'success' }, trace);
+      assert.ok(trace.includes(`\n755 /builds\n${mode} /builds/group\n${mode} /builds/group/sub\n${mode} /builds/group/sub/proj\n`), `${strategy} ${disableUmask}: ${trace}`);
+      assert.deepEqual(left, []);
+    }
+  });
+
+  it("fails a job whose image:pull_policy the runner does not allow, in gitlab-runner's words", async () => {
+    const { outcome, trace, left } = await runDocker(payload({ image: { name: BUSYBOX, pull_policy: ['always'] } }));
+    assert.deepEqual(outcome, { state: 'failed', failureReason: 'script_failure' });
+    assert.ok(
+      trace.includes(`ERROR: Job failed: invalid pull policy for image "${BUSYBOX}": pull_policy ([always]) defined in GitLab pipeline config is not one of the allowed_pull_policies ([if-not-present])`),
+      trace,
+    );
+    assert.deepEqual(left, []);
+  });
+
   it('kills the container at a cancel, long before its script would end, reports job_canceled and removes everything', async () => {
     const session = new RecordingSession();
     const job = payload({ image: { name: BUSYBOX }, steps: script('echo started', 'sleep 120') });

@@ -132,6 +132,29 @@ describe('runner HTTP client against a GitLab stand-in', () => {
     assert.equal(result.payload.image, null);
   });
 
+  it("decodes image:pull_policy and services:pull_policy as GitLab sends them (a list, or null for none)", async () => {
+    gitlab.runnerTokens.add('tok-pull');
+    const job = payload();
+    gitlab.intercept = () => ({
+      status: 201,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        ...job,
+        image: { name: 'alpine:3', entrypoint: null, ports: [], executor_opts: {}, pull_policy: ['if-not-present', 'always'] },
+        services: [
+          { name: 'redis:7', entrypoint: null, ports: [], executor_opts: {}, pull_policy: ['never'], alias: null, command: null, variables: [] },
+          { name: 'postgres:16', entrypoint: null, ports: [], executor_opts: {}, pull_policy: null, alias: null, command: null, variables: [] },
+        ],
+      }),
+    });
+    const result = await requestJob(transport, 'tok-pull', runnerInfo());
+    gitlab.intercept = null;
+    assert.equal(result.kind, 'job');
+    if (result.kind !== 'job') return;
+    assert.deepEqual(result.payload.image?.pull_policy, ['if-not-present', 'always']);
+    assert.deepEqual(result.payload.services.map((service) => service.pull_policy), [['never'], undefined]);
+  });
+
   it('uploads an artifact as one streamed multipart part "file", chunked, with the query of the capture', async () => {
     const job = gitlab.enqueue(payload());
     job.state = 'running';

@@ -1,4 +1,5 @@
 /** `image` and `services`: a name, or a hash with entrypoint/alias/command (and a service's variables). */
+import type { PullPolicy } from '../../protocol/job-payload.ts';
 import type { DockerOptions, ImageDefinition, ServiceDefinition } from '../model.ts';
 import { isPlainObject, isStringArray } from '../values.ts';
 import type { EntryChecker } from './checker.ts';
@@ -17,8 +18,9 @@ export function readImage(value: unknown, checker: EntryChecker): ImageDefinitio
   }
   const entrypoint = readCommandList(value.entrypoint, 'entrypoint', checker);
   const docker = readDockerOptions(value.docker, checker);
-  if (entrypoint === undefined || docker === undefined) return null;
-  return docker ? { name: value.name, entrypoint, docker } : { name: value.name, entrypoint };
+  const pullPolicy = readPullPolicy(value.pull_policy, checker.child('pull_policy'));
+  if (entrypoint === undefined || docker === undefined || pullPolicy === undefined) return null;
+  return { name: value.name, entrypoint, ...(docker ? { docker } : {}), ...(pullPolicy ? { pullPolicy } : {}) };
 }
 
 export function readServices(value: unknown, checker: EntryChecker): ServiceDefinition[] | null {
@@ -57,9 +59,37 @@ function readService(value: unknown, checker: EntryChecker): ServiceDefinition |
   const command = readCommandList(value.command, 'command', checker);
   const variables = readVariables(value.variables, checker.child('variables'));
   const docker = readDockerOptions(value.docker, checker);
-  if (entrypoint === undefined || command === undefined || variables === null || docker === undefined) return null;
+  const pullPolicy = readPullPolicy(value.pull_policy, checker.child('pull_policy'));
+  if (entrypoint === undefined || command === undefined || variables === null || docker === undefined || pullPolicy === undefined) return null;
   const service: ServiceDefinition = { name: value.name, alias: typeof value.alias === 'string' ? value.alias : null, entrypoint, command };
-  return { ...service, ...(variables.length > 0 ? { variables } : {}), ...(docker ? { docker } : {}) };
+  return { ...service, ...(variables.length > 0 ? { variables } : {}), ...(docker ? { docker } : {}), ...(pullPolicy ? { pullPolicy } : {}) };
+}
+
+const PULL_POLICIES: readonly string[] = ['always', 'never', 'if-not-present'] satisfies PullPolicy[];
+
+/**
+ * `pull_policy`: one policy or a list of them (GitLab's messages); always a list for the
+ * runner. undefined = invalid (already reported); null = not set.
+ */
+function readPullPolicy(value: unknown, checker: EntryChecker): PullPolicy[] | null | undefined {
+  if (value === undefined || value === null) return null;
+  if (typeof value === 'string') {
+    if (PULL_POLICIES.includes(value)) return [value as PullPolicy];
+    checker.configError('is not included in the list');
+    return undefined;
+  }
+  if (!Array.isArray(value)) {
+    checker.configError('should be an array of strings or a string');
+    return undefined;
+  }
+  // GitLab runs each validation of a list: every one that fails is reported.
+  const errors: string[] = [];
+  if (!isStringArray(value)) errors.push('should be an array of strings or a string');
+  const unknown = value.filter((item) => typeof item !== 'string' || !PULL_POLICIES.includes(item));
+  if (unknown.length > 0) errors.push(`contains unknown values: ${unknown.map(String).join(', ')}`);
+  if (value.length === 0) errors.push("can't be blank");
+  for (const message of errors) checker.configError(message);
+  return errors.length === 0 ? (value as PullPolicy[]) : undefined;
 }
 
 /**

@@ -10,7 +10,7 @@ import Docker from 'dockerode';
 import { ExecutorError, type Environment, type Executor, type ExecutorFeatures, type PrepareRequest } from '../types.ts';
 import { DockerEnvironment, describe, removeJobResources, type DockerEnvironmentParts } from './environment.ts';
 import { resourceLabels, sweepOrphans } from './labels.ts';
-import { ensureImage, isAllowed } from './pull.ts';
+import { effectivePullPolicies, ensureImage, isAllowed } from './pull.ts';
 import { probeScript, serviceAddress, serviceLogs, startService, waitForTcp, type StartedService } from './services.ts';
 import { checkedDockerOptions, DOCKER_FEATURES, parseCpus, parseMemory, type DockerSettings } from './settings.ts';
 
@@ -51,12 +51,14 @@ export class DockerExecutor implements Executor {
     // A service named by a variable that is not set names no image: gitlab-runner starts none.
     const services = request.services.filter((service) => service.name.trim() !== '');
     for (const service of services) checkAllowed(service.name, settings.allowedServices ?? [], 'services');
+    // Each image's policies (its job's `pull_policy`, else the runner's), checked before anything is made.
+    const imagePolicies = effectivePullPolicies(imageName, request.image?.name ? request.image.pull_policy : null, settings);
+    const servicePolicies = services.map((service) => effectivePullPolicies(service.name, service.pull_policy, settings));
 
     const suffix = randomBytes(4).toString('hex');
     const hostname = `runner-${request.shortToken}-project-${request.projectId}-concurrent-${request.concurrentId}`;
     const namePrefix = `${hostname}-job-${request.jobId}-${suffix}`;
     const created: DockerEnvironmentParts['created'] = { containers: [], networks: [], volumes: [] };
-    const policies = settings.pullPolicy ?? [];
     const labels = (kind: Parameters<typeof resourceLabels>[0]) => resourceLabels(kind, request.jobId, request.shortToken);
     const abortable = (): void => {
       if (request.signal.aborted) throw new ExecutorError('the job was aborted while its environment was prepared');
@@ -74,8 +76,9 @@ export class DockerExecutor implements Executor {
       const helperImage = settings.helperImage || imageName;
       // The job's images: with no service, checked meanwhile (with services, after them, as gitlab-runner logs it).
       const ensureJobImages = async (): Promise<Docker.ImageInspectInfo> => {
-        const image = await ensureImage(docker, imageName, policies, request.credentials, log);
-        if (helperImage !== imageName) await ensureImage(docker, helperImage, policies, request.credentials, log);
+        const image = await ensureImage(docker, imageName, imagePolicies, request.credentials, log, settings);
+        // A configured helper image follows the runner's policies, as gitlab-runner's helper_image does.
+        if (helperImage !== imageName) await ensureImage(docker, helperImage, effectivePullPolicies(helperImage, null, settings), request.credentials, log, settings);
         return image;
       };
       // Independent daemon calls go out together; every one that succeeded is recorded for cleanup.
@@ -103,7 +106,7 @@ export class DockerExecutor implements Executor {
         const variables = { ...request.serviceVariables, ...Object.fromEntries((service.variables ?? []).map(({ key, value }) => [key, value])) };
         const serviceEnv = Object.entries(variables).map(([key, value]) => `${key}=${value}`);
         log(`Starting service ${service.name} ...`);
-        const image = await ensureImage(docker, service.name, policies, request.credentials, log);
+        const image = await ensureImage(docker, service.name, servicePolicies[index], request.credentials, log, settings);
         abortable();
         started.push(await startService({ docker, service, index, image, namePrefix, jobId: request.jobId, shortToken: request.shortToken, network, binds, hostConfig, env: serviceEnv, created }));
       }

@@ -84,6 +84,8 @@ export class DockerEnvironment implements Environment {
   private prestarted: { shell: ScriptShell; started: Promise<StartedContainer> } | null = null;
   /** The container of the last job script that failed, kept (stopped) until cleanup for `openShell`. */
   private failedStage: FailedStage | null = null;
+  /** Destinations copied into: their directories are made (a later copy leaves their modes alone). */
+  private readonly madeDirectories = new Set<string>();
 
   constructor(private readonly parts: DockerEnvironmentParts) {
     this.info = parts.info;
@@ -283,12 +285,13 @@ export class DockerEnvironment implements Environment {
       throw new ExecutorError(`docker: cannot copy files into ${directory}: ${describe(error)}`, 'system', { cause: error });
     });
     const prefix = path.posix.normalize(directory).replace(/^\/+/, '').replace(/\/+$/, '');
-    const entries = prefixEntries(source, prefix);
+    const entries = prefixEntries(source, prefix, !this.madeDirectories.has(prefix));
     let refused: Error | null = null;
     entries.on('error', (error) => (refused = error));
     try {
       await holder.putArchive(entries as unknown as NodeJS.ReadableStream, { path: '/' });
       if (refused) throw refused;
+      this.madeDirectories.add(prefix);
     } catch (error) {
       if (refused) throw refused;
       throw new ExecutorError(`docker: cannot copy files into ${directory}: ${describe(error)}`, 'system', { cause: error });
@@ -339,16 +342,24 @@ export async function removeJobResources(docker: Docker, jobId: number, shortTok
   }
 }
 
-/** The entries of `source` below `prefix/` (with its directories), for a putArchive at `/`. */
-function prefixEntries(source: Readable, prefix: string): Readable {
+/**
+ * The entries of `source` below `prefix/`, for a putArchive at `/`; with `leading`, the
+ * directories to it too. Those below the top one (a mount point: `/builds`) take the mode the
+ * archive gives its root, as `mkdir -p` would make them under the same umask; else 755. (The
+ * engine chmods an existing directory an entry names: a later copy names none, so that the
+ * project directory the sources made 777 stays so through cache and artifacts.)
+ */
+function prefixEntries(source: Readable, prefix: string, leading: boolean): Readable {
   const extract = tar.extract();
   const pack = tar.pack();
+  let leadingMade = !leading;
+  const makeLeading = (mode: number): void => {
+    if (leadingMade) return;
+    leadingMade = true;
+    const parts = prefix.split('/').filter(Boolean);
+    parts.forEach((_, index) => pack.entry({ name: `${parts.slice(0, index + 1).join('/')}/`, type: 'directory', mode: index === 0 ? 0o755 : mode }));
+  };
   (async () => {
-    let built = '';
-    for (const part of prefix.split('/').filter(Boolean)) {
-      built = built ? `${built}/${part}` : part;
-      pack.entry({ name: `${built}/`, type: 'directory', mode: 0o755 });
-    }
     for await (const entry of extract) {
       const name = safeRelativeName(entry.header.name);
       if (name === null || (entry.header.type === 'symlink' && !symlinkStaysInside(name, entry.header.linkname ?? ''))) {
@@ -357,10 +368,14 @@ function prefixEntries(source: Readable, prefix: string): Readable {
       }
       if (name === '') {
         // The destination itself: its mode, when the archive gives one.
-        if (prefix && entry.header.type === 'directory') pack.entry({ ...entry.header, name: `${prefix}/` });
+        if (prefix && entry.header.type === 'directory') {
+          makeLeading(entry.header.mode ?? 0o755);
+          pack.entry({ ...entry.header, name: `${prefix}/` });
+        }
         entry.resume();
         continue;
       }
+      makeLeading(0o755);
       if (entry.header.type === 'link' && safeRelativeName(entry.header.linkname ?? '') === null) {
         entry.resume();
         throw new UnsafeArchiveEntryError(entry.header.name, 'the hard link target leaves the destination');
@@ -369,6 +384,7 @@ function prefixEntries(source: Readable, prefix: string): Readable {
       if (header.type === 'link' && header.linkname) header.linkname = prefix ? `${prefix}/${header.linkname}` : header.linkname;
       await pump(entry, pack.entry(header));
     }
+    makeLeading(0o755);
     pack.finalize();
   })().catch((error: unknown) => pack.destroy(error instanceof Error ? error : new Error(String(error))));
   source.on('error', (error) => pack.destroy(error));

@@ -2,7 +2,7 @@
 import type Docker from 'dockerode';
 import picomatch from 'picomatch';
 import { ExecutorError } from '../types.ts';
-import type { PullPolicy } from './settings.ts';
+import type { DockerSettings, PullPolicy } from './settings.ts';
 
 export interface RegistryCredential {
   url: string;
@@ -54,6 +54,24 @@ async function pull(docker: Docker, image: string, credentials: readonly Registr
 }
 
 /**
+ * gitlab-runner's policies for one image: the job's own when it names some, else the runner's
+ * (`always` when it names none), kept to the allowed ones (`allowed_pull_policies`, by default
+ * the runner's own) in the job's order. None left fails the job in gitlab-runner's words.
+ */
+export function effectivePullPolicies(image: string, jobPolicies: readonly string[] | null | undefined, settings: Pick<DockerSettings, 'pullPolicy' | 'allowedPullPolicies'>): PullPolicy[] {
+  const configured: readonly PullPolicy[] = settings.pullPolicy?.length ? settings.pullPolicy : ['always'];
+  const requested: readonly string[] = jobPolicies?.length ? jobPolicies : configured;
+  const allowed: readonly string[] = settings.allowedPullPolicies?.length ? settings.allowedPullPolicies : configured;
+  const effective = requested.filter((policy): policy is PullPolicy => allowed.includes(policy));
+  if (effective.length > 0) return effective;
+  const source = jobPolicies?.length ? 'GitLab pipeline config' : settings.pullPolicy?.length ? 'Runner config' : 'Runner config (default)';
+  throw new ExecutorError(
+    `invalid pull policy for image "${image}": pull_policy ([${requested.join(' ')}]) defined in ${source} is not one of the allowed_pull_policies ([${allowed.join(' ')}])`,
+    'config',
+  );
+}
+
+/**
  * Makes `image` available following the policies in order; the first that succeeds wins.
  * Fails with an ExecutorError of kind `image` naming the image and the policies.
  */
@@ -63,29 +81,50 @@ export async function ensureImage(
   policies: readonly PullPolicy[],
   credentials: readonly RegistryCredential[],
   log: (line: string, level?: 'info' | 'warning') => void,
+  options: Pick<DockerSettings, 'alwaysFallsBackToLocal'> = {},
 ): Promise<Docker.ImageInspectInfo> {
   const list = policies.length > 0 ? policies : (['always'] as const);
   let lastError = 'no pull policy';
-  for (const policy of list) {
+  for (const [index, policy] of list.entries()) {
+    if (index > 0) log(`Attempt #${index + 1}: Trying "${policy}" pull policy`);
     try {
-      if (policy !== 'always') {
-        const local = await present(docker, image);
-        if (local) {
-          log(`Using locally found image version due to "${policy}" pull policy`);
-          return announce(local, image, log);
-        }
-        if (policy === 'never') throw new Error(`the image is not present on this host and the pull policy is "never"`);
-      }
-      await pull(docker, image, credentials, log);
-      const pulled = await present(docker, image);
-      if (!pulled) throw new Error('the image is still missing after the pull');
-      return announce(pulled, image, log);
+      return await imageByPolicy(docker, image, policy, credentials, log, options);
     } catch (error) {
       lastError = error instanceof Error ? error.message : String(error);
-      if (list.length > 1) log(`Failed to pull image with policy "${policy}": ${lastError}`, 'warning');
+      log(`Failed to pull image with policy "${policy}": ${lastError}`, 'warning');
     }
   }
   throw new ExecutorError(`failed to pull image "${image}" with specified policies [${list.join(' ')}]: ${lastError}`, 'image');
+}
+
+async function imageByPolicy(
+  docker: Docker,
+  image: string,
+  policy: PullPolicy,
+  credentials: readonly RegistryCredential[],
+  log: (line: string, level?: 'info' | 'warning') => void,
+  options: Pick<DockerSettings, 'alwaysFallsBackToLocal'>,
+): Promise<Docker.ImageInspectInfo> {
+  if (policy !== 'always') {
+    const local = await present(docker, image);
+    if (local) {
+      log(`Using locally found image version due to "${policy}" pull policy`);
+      return announce(local, image, log);
+    }
+    if (policy === 'never') throw new Error(`the image is not present on this host and the pull policy is "never"`);
+  }
+  try {
+    await pull(docker, image, credentials, log);
+  } catch (error) {
+    const local = options.alwaysFallsBackToLocal ? await present(docker, image) : null;
+    if (!local) throw error;
+    log(`Failed to pull image with policy "${policy}": ${error instanceof Error ? error.message : String(error)}`, 'warning');
+    log(`Using locally found image version: the "${policy}" pull failed`);
+    return announce(local, image, log);
+  }
+  const pulled = await present(docker, image);
+  if (!pulled) throw new Error('the image is still missing after the pull');
+  return announce(pulled, image, log);
 }
 
 function announce(info: Docker.ImageInspectInfo, image: string, log: (line: string) => void): Docker.ImageInspectInfo {

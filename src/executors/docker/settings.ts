@@ -2,9 +2,10 @@
 import type Docker from 'dockerode';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import type { PullPolicy } from '../../protocol/job-payload.ts';
 import type { ExecutorFeatures } from '../types.ts';
 
-export type PullPolicy = 'always' | 'if-not-present' | 'never';
+export type { PullPolicy } from '../../protocol/job-payload.ts';
 
 export interface DockerSettings {
   /** `unix:///var/run/docker.sock`, `tcp://host:2376`; default: DOCKER_HOST, then the local socket. */
@@ -18,8 +19,15 @@ export interface DockerSettings {
   capDrop?: string[];
   /** `/path` (a cache volume kept between jobs) or `host:container[:ro]` (a bind mount). */
   volumes?: string[];
-  /** Tried in order; default `always`. */
+  /** Tried in order; default `always`. A job's own `pull_policy` replaces it. */
   pullPolicy?: PullPolicy[];
+  /** The policies a job's `pull_policy` may name (the others are dropped from its list); default: `pullPolicy`. */
+  allowedPullPolicies?: PullPolicy[];
+  /**
+   * Not a config.toml key (`runner exec` sets it): an `always` pull that fails uses the image
+   * the engine has, with a warning, so that a job asking for fresh images runs offline.
+   */
+  alwaysFallsBackToLocal?: boolean;
   allowedImages?: string[];
   allowedServices?: string[];
   networkMode?: string;

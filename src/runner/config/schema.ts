@@ -62,6 +62,7 @@ export const DOCKER_KEYS: Record<string, KeySpec> = {
   cap_drop: key('strings', 'capDrop'),
   volumes: key('strings', 'volumes'),
   pull_policy: key('pull_policy', 'pullPolicy'),
+  allowed_pull_policies: key('pull_policy', 'allowedPullPolicies'),
   allowed_images: key('strings', 'allowedImages'),
   allowed_services: key('strings', 'allowedServices'),
   network_mode: key('string', 'networkMode'),
@@ -75,7 +76,7 @@ export const DOCKER_KEYS: Record<string, KeySpec> = {
 export const DOCKER_IGNORED = [
   'disable_cache', 'cache_dir', 'services', 'links', 'dns_search', 'memory_swap', 'memory_reservation', 'cpuset_cpus', 'cpu_shares', 'security_opt',
   'devices', 'gpus', 'shm_size', 'tmpfs', 'services_tmpfs', 'sysctls', 'hostname', 'runtime', 'userns_mode', 'oom_kill_disable',
-  'disable_entrypoint_overwrite', 'volume_driver', 'volumes_from', 'allowed_pull_policies', 'helper_image_flavor', 'wait_for_services_timeout_seconds',
+  'disable_entrypoint_overwrite', 'volume_driver', 'volumes_from', 'helper_image_flavor', 'wait_for_services_timeout_seconds',
 ];
 
 export const CACHE_KEYS: Record<string, KeySpec> = {

@@ -105,6 +105,8 @@ export function decodeJobPayload(input: unknown): JobPayload {
     const user = item.object('executor_opts').object('docker').optionalString('user');
     return user ? { executor_opts: { docker: { user } } } : {};
   };
+  // `pull_policy` of an image or service (GitLab 15.1), when the job names one.
+  const pullPolicy = (item: Reader): { pull_policy?: string[] } => (item.has('pull_policy') ? { pull_policy: item.strings('pull_policy') } : {});
   const ports = (item: Reader): Port[] => item.list('ports', (port) => ({ number: port.number('number'), protocol: port.string('protocol') || undefined, name: port.string('name') || undefined }));
   const jobInfo = root.object('job_info');
   const git = root.object('git_info');
@@ -141,7 +143,7 @@ export function decodeJobPayload(input: unknown): JobPayload {
       when: oneOf(item.string('when'), ['on_success', 'on_failure', 'always'] as const, 'on_success'),
       allow_failure: item.boolean('allow_failure'),
     })),
-    image: image && image.string('name') !== '' ? { name: image.string('name'), entrypoint: image.optionalStrings('entrypoint'), ports: ports(image), ...executorOptions(image) } : null,
+    image: image && image.string('name') !== '' ? { name: image.string('name'), entrypoint: image.optionalStrings('entrypoint'), ports: ports(image), ...executorOptions(image), ...pullPolicy(image) } : null,
     services: root.list('services', (item): Service => ({
       name: item.string('name'),
       entrypoint: item.optionalStrings('entrypoint'),
@@ -150,6 +152,7 @@ export function decodeJobPayload(input: unknown): JobPayload {
       command: item.optionalStrings('command'),
       ...(item.has('variables') ? { variables: item.list('variables', (variable) => ({ key: variable.string('key'), value: variable.string('value') })) } : {}),
       ...executorOptions(item),
+      ...pullPolicy(item),
     })),
     artifacts: root.list('artifacts', (item): Artifact => ({
       name: item.string('name'),

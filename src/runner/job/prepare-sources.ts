@@ -15,8 +15,10 @@ import { EMPTY_NOTICE, getSources, gitStrategy, remoteUrl, SourcesError, submodu
 import { isFeatureFlagOn } from './feature-flags.ts';
 import { variableValue } from './variables.ts';
 
-function emptyTar(): Readable {
+/** An archive of one empty directory, its root, with that mode. */
+function emptyDirectoryTar(mode: number): Readable {
   const pack = tar.pack();
+  pack.entry({ name: './', type: 'directory', mode });
   pack.finalize();
   return pack as unknown as Readable;
 }
@@ -29,10 +31,15 @@ export async function prepareSources(context: JobContext, runner: RunnerIdentity
   }
   const strategy = gitStrategy(variableValue(variables, 'GIT_STRATEGY'), payload.allow_git_fetch);
   const copies = environment.info.hostProjectDir === null;
+  // gitlab-runner's helper works under `umask 0000` (unless FF_DISABLE_UMASK_FOR_DOCKER_EXECUTOR):
+  // what git makes writable by its owner is writable by all (666, 777), so an image's own
+  // non-root user can write there too. Read-only files (git's objects) stay read-only.
+  const umaskZero = !isFeatureFlagOn('FF_DISABLE_UMASK_FOR_DOCKER_EXECUTOR', variables, settings);
   if ((strategy === 'none' || strategy === 'empty') && copies) {
-    // The environment's project directory is new (a disposable one): nothing to empty.
+    // The environment's project directory is new (a disposable one): nothing to empty. gitlab-runner
+    // makes it with `mkdir -p` under that umask.
     context.trace.notice(strategy === 'none' ? 'Skipping Git repository setup' : EMPTY_NOTICE);
-    await environment.copyIn(emptyTar(), environment.info.projectDir);
+    await environment.copyIn(emptyDirectoryTar(umaskZero ? 0o777 : 0o755), environment.info.projectDir);
     return;
   }
   const attempts = getSourcesAttempts(variableValue(variables, 'GET_SOURCES_ATTEMPTS'));
@@ -48,10 +55,6 @@ export async function prepareSources(context: JobContext, runner: RunnerIdentity
     }
   }
   if (!copies) return;
-  // gitlab-runner's helper fetches under `umask 0000` (unless FF_DISABLE_UMASK_FOR_DOCKER_EXECUTOR):
-  // what git makes writable by its owner is writable by all (666, 777), so an image's own
-  // non-root user can write there too. Read-only files (git's objects) stay read-only.
-  const umaskZero = !isFeatureFlagOn('FF_DISABLE_UMASK_FOR_DOCKER_EXECUTOR', variables, settings);
   await environment.copyIn(packDirectory(context.sourcesDir, { withRoot: true, ...(umaskZero ? { adjustMode: writableByAll } : {}) }), environment.info.projectDir);
 }
 

@@ -1,7 +1,7 @@
 /**
  * Before a docker pipeline: the engine answers, and every image the chosen jobs name (theirs,
  * their services', the default image) is there — present, or pulled now as the runner would
- * (`if-not-present`). Each failure is one line naming what is wrong, instead of jobs failing
+ * (`if-not-present`; not an image whose only `pull_policy` is `never`). Each failure is one line naming what is wrong, instead of jobs failing
  * one by one with the reason deep in their logs.
  */
 import Docker from 'dockerode';
@@ -13,13 +13,19 @@ const PING_TIMEOUT_MS = 5_000;
 export async function checkDocker(jobs: readonly JobDefinition[], defaultImage: string): Promise<void> {
   const docker = new Docker();
   await answers(docker);
-  const wanted = new Map<string, string>();
+  const wanted = new Map<string, { job: string; pullable: boolean }>();
   for (const job of jobs) {
-    const images = [job.image?.name ?? defaultImage, ...job.services.map((service) => service.name)];
+    const images = [{ name: job.image?.name ?? defaultImage, pullPolicy: job.image?.pullPolicy }, ...job.services];
     // An image named through a variable is only known once the job runs.
-    for (const image of images) if (!image.includes('$') && !wanted.has(image)) wanted.set(image, job.name);
+    for (const image of images) {
+      if (image.name.includes('$')) continue;
+      const pullable = !(image.pullPolicy?.length && image.pullPolicy.every((policy) => policy === 'never'));
+      const seen = wanted.get(image.name);
+      if (!seen) wanted.set(image.name, { job: job.name, pullable });
+      else if (!pullable && seen.pullable) wanted.set(image.name, { job: job.name, pullable });
+    }
   }
-  for (const [image, job] of wanted) await ensureImage(docker, image, job);
+  for (const [image, { job, pullable }] of wanted) await ensureImage(docker, image, job, pullable);
 }
 
 async function answers(docker: Docker): Promise<void> {
@@ -37,12 +43,13 @@ async function answers(docker: Docker): Promise<void> {
   }
 }
 
-async function ensureImage(docker: Docker, image: string, job: string): Promise<void> {
+async function ensureImage(docker: Docker, image: string, job: string, pullable: boolean): Promise<void> {
   const present = await docker.getImage(image).inspect().then(() => true, (error: { statusCode?: number }) => {
     if (error.statusCode === 404) return false;
     throw new ExecError(`--executor docker: cannot inspect image ${image}: ${reason(error)}`);
   });
   if (present) return;
+  if (!pullable) throw new ExecError(`image ${image} (job "${job}") is not there: it is not on the Docker engine and its pull_policy is never`);
   try {
     const stream = await docker.pull(image);
     await new Promise<void>((resolve, reject) => {

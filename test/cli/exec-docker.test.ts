@@ -46,6 +46,14 @@ describe('runner exec with the docker executor', { skip: skipDocker }, () => {
     assert.equal(result.stdout, '', 'no job ran');
   });
 
+  it('does not pull an image whose pull_policy is never', async () => {
+    writeFiles(dir, { '.gitlab-ci.yml': 'ghost:\n  image:\n    name: gantry/no-such-image:never\n    pull_policy: never\n  script: [echo never]\n' });
+    const result = await exec(dir, { executor: 'docker' });
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /^runner exec: image gantry\/no-such-image:never \(job "ghost"\) is not there: it is not on the Docker engine and its pull_policy is never\n$/);
+    assert.equal(result.stdout, '', 'no job ran');
+  });
+
   it('says in one line that no engine answers', async () => {
     const before = process.env.DOCKER_HOST;
     process.env.DOCKER_HOST = `unix://${dir}/no-engine.sock`;

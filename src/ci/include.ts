@@ -12,6 +12,7 @@ import { UntrustedRegexp } from './expression/regexp.ts';
 import { applyInputs } from './inputs.ts';
 import { expandIncludeText, type IncludeVariables } from './include-variables.ts';
 import { readComponent } from './include-component.ts';
+import { readRemote } from './include-remote.ts';
 import { readIncludeRules, type IncludeRule, type IncludeRulesEvaluator } from './include-rules.ts';
 
 type ReadableLocation = Exclude<IncludeLocation, { kind: 'unsupported' } | { kind: 'component' }>;
@@ -26,6 +27,8 @@ type IncludeLocation =
   | ({ kind: 'local'; path: string; display: PlainObject } & LocationExtras)
   | ({ kind: 'project'; project: string; ref: string | undefined; path: string; display: PlainObject } & LocationExtras)
   | ({ kind: 'artifact'; job: string | null; path: string; display: PlainObject } & LocationExtras)
+  /** `path` is the URL. */
+  | ({ kind: 'remote'; path: string; display: PlainObject } & LocationExtras)
   | ({ kind: 'component'; address: string; display: PlainObject } & LocationExtras)
   | { kind: 'unsupported'; what: string; display: PlainObject };
 
@@ -153,7 +156,7 @@ function expandLocationKeys(entry: PlainObject, state: IncludeState): PlainObjec
 }
 
 function normalizeString(location: string): IncludeLocation {
-  if (/^https?:\/\//i.test(location)) return { kind: 'unsupported', what: 'Remote', display: { remote: location } };
+  if (/^https?:\/\//i.test(location)) return { kind: 'remote', path: location, display: { remote: location } };
   return { kind: 'local', path: location, display: { local: location } };
 }
 
@@ -170,6 +173,7 @@ function normalizeHash(entry: PlainObject, file: string, state: IncludeState): I
   const inputs = { ...(isPlainObject(entry.inputs) ? { inputs: entry.inputs } : {}), ...(rules ? { rules } : {}) };
   if (typeof entry.local === 'string') return [{ kind: 'local', path: entry.local, display: entry, ...inputs }];
   if (typeof entry.component === 'string') return [{ kind: 'component', address: entry.component, display: entry, ...inputs }];
+  if (typeof entry.remote === 'string') return [{ kind: 'remote', path: entry.remote, display: entry, ...inputs }];
   if (typeof entry.artifact === 'string') {
     return [{ kind: 'artifact', path: entry.artifact, job: typeof entry.job === 'string' && entry.job !== '' ? entry.job : null, display: entry, ...inputs }];
   }
@@ -189,7 +193,7 @@ function normalizeHash(entry: PlainObject, file: string, state: IncludeState): I
       ...inputs,
     }));
   }
-  const what = accessors[0] === 'remote' ? 'Remote' : accessors[0] === 'template' ? 'Template' : 'Unsupported';
+  const what = accessors[0] === 'template' ? 'Template' : 'Unsupported';
   return [{ kind: 'unsupported', what, display: entry }];
 }
 
@@ -242,14 +246,15 @@ async function loadReadable(
 
   const text = preloaded ?? (await readTarget(location, target, state, parentFile));
   if (text === null) return null;
-  const named = location.kind === 'artifact' ? `artifact:${location.job ?? ''}:${target.path}` : target.project === null ? target.path : `${target.project}:${target.path}`;
+  const named = location.kind === 'remote' ? location.path : location.kind === 'artifact' ? `artifact:${location.job ?? ''}:${target.path}` : target.project === null ? target.path : `${target.project}:${target.path}`;
   // The file's name in diagnostics: a path expanded from a masked variable never shows it.
   const label = state.variables ? state.variables.mask(named) : named;
   const loaded = loadYaml(text, label, limits);
   if (!loaded.ok) {
     if (loaded.failure === 'too-big') sink.errorAt(TOO_BIG_MESSAGE, label, loaded.line);
     else if (loaded.failure === 'empty') {
-      includeError(state, `${location.kind === 'artifact' ? 'File' : 'Local file'} \`${location.path}\` is empty!`, parentFile);
+      const what = location.kind === 'remote' ? 'Included file' : location.kind === 'artifact' ? 'File' : 'Local file';
+      includeError(state, `${what} \`${location.path}\` is empty${location.kind === 'remote' ? ' or does not exist' : ''}!`, parentFile);
     }
     else sink.errorAt(`Included file \`${state.variables ? state.variables.mask(location.path) : location.path}\` does not have valid YAML syntax!`, label, loaded.line);
     return null;
@@ -265,6 +270,8 @@ async function loadReadable(
 }
 
 function resolveTarget(location: ReadableLocation, scope: FileScope) {
+  // A remote file's local includes read the project that included it, as GitLab's context does.
+  if (location.kind === 'remote') return { project: scope.project, ref: scope.ref, path: location.path };
   const path = location.path.replace(/^\/+/, '');
   if (location.kind === 'project') return { project: location.project, ref: location.ref, path };
   // Artifacts belong to the parent pipeline of this project: their local includes read this project.
@@ -280,6 +287,7 @@ async function readTarget(
 ): Promise<string | null> {
   const { reader } = state;
   if (location.kind === 'artifact') return readArtifact(location.job ?? '', target.path, state, parentFile);
+  if (location.kind === 'remote') return readRemote(location.path, state.reader, state.limits, (message) => includeError(state, message, parentFile));
   if (target.project === null) {
     const text = await reader.readFile(target.path);
     if (text === null) includeError(state, `Local file \`${location.path}\` does not exist!`, parentFile);

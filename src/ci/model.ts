@@ -52,6 +52,18 @@ export type ArtifactFileResult =
   | { status: 'not-a-file' };
 
 /**
+ * The answer of a reader asked for a remote file (include:remote): its text, or why there is
+ * none, as GitLab words it (`refused` carries the reason, e.g. a local address not allowed).
+ */
+export type RemoteFileResult =
+  | { status: 'found'; content: string }
+  | { status: 'too-big' }
+  | { status: 'http-code'; code: number }
+  | { status: 'timeout' }
+  | { status: 'socket-error' }
+  | { status: 'refused'; reason: string };
+
+/**
  * The only way the compiler reaches files: the coordinator backs it with git at the
  * pipeline's sha, `runner exec` with the working tree, tests with a map.
  */
@@ -69,6 +81,8 @@ export interface RepositoryReader {
    * child pipeline: without it `include:artifact` is refused, as GitLab does.
    */
   readArtifactFile?(job: string, path: string): Promise<ArtifactFileResult>;
+  /** A file over HTTP(S) (include:remote); without it remote includes are refused. */
+  readRemoteFile?(url: string): Promise<RemoteFileResult>;
 }
 
 /** The coordinator as jobs and rules see it (`CI_SERVER_*`). */

@@ -15,6 +15,7 @@ import { PipelinesService } from './services/ci/pipelines/pipelines.ts';
 import { serverIdentity } from './services/ci/server-identity.ts';
 import { EVENT_PRUNING_TASK, EventPruning } from './services/events/pruning.ts';
 import { PipelineCreation } from './services/ci/pipelines/creation.ts';
+import { RemoteIncludes } from './services/ci/pipelines/remote-includes.ts';
 import { RedundantPipelines } from './services/ci/pipelines/redundant-pipelines.ts';
 import { DownstreamPipelines } from './services/ci/pipelines/downstream.ts';
 import { BRIDGE_STATUS_TASK, CANCEL_CHILDREN_TASK, DOWNSTREAM_PIPELINE_TASK } from './services/ci/pipelines/downstream-tasks.ts';
@@ -139,6 +140,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
   });
   const compileSandbox = new CompileSandbox(options.compile);
   const redundantPipelines = new RedundantPipelines({ pipelines: stores.pipelines, jobs: stores.jobs, repositories, transactions: stores.ciTransactions, processing: pipelineProcessing, logger });
+  const remoteIncludes = new RemoteIncludes({ settings: context.settings });
   const pipelineCreation = new PipelineCreation({
     compile: compileSandbox.compile,
     limits: options.compile?.limits,
@@ -156,6 +158,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
     parentArtifacts: new ParentArtifacts({ jobs: stores.jobs, jobArtifacts: stores.jobArtifacts, members: archiveMembers }),
     server: serverIdentity(context.config.externalUrl),
     redundant: redundantPipelines,
+    remoteIncludes,
   });
   const pipelineRuns = new PipelineRuns({ creation: pipelineCreation, lookup, permissions, triggers: stores.triggers, users: stores.users, namespaces: stores.namespaces });
   const pipelineViews = new PipelineViews({
@@ -190,7 +193,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
     jobs: stores.jobs,
     logger,
   });
-  const ciLint = new CiLint({ creation: pipelineCreation, lookup, permissions });
+  const ciLint = new CiLint({ creation: pipelineCreation, lookup, permissions, remoteIncludes });
   const refRules = { branches: context.protectedBranches, tags: context.protectedTags };
   const persistentRefs = new PersistentPipelineRefs({ repositories, transactions: stores.ciTransactions, logger });
   const pipelineRemoval = new PipelineRemoval({

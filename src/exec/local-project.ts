@@ -3,7 +3,9 @@
  * `.gantry/variables.yml` created through `POST /projects/:id/variables` (so the server's own
  * validations apply, a masked value that cannot be masked included), and every tag protected
  * like the default branch (protected by the instance's default), so that protected variables
- * reach the jobs of those refs only.
+ * reach the jobs of those refs only. The instance allows requests to local addresses (GitLab's
+ * `allow_local_requests_from_web_hooks_and_services`), so `include:remote` reaches the user's own
+ * network as their shell does: the local coordinator serves that user alone.
  */
 import type { ProjectRecord } from '../storage/types.ts';
 import { ExecError } from './errors.ts';
@@ -17,6 +19,7 @@ export async function configureLocalProject(local: LocalCoordinator, pushed: Pro
   const { stores, protectedTags } = local.coordinator.context;
   const project = pushed.default_branch === defaultBranch ? pushed : ((await stores.projects.update(pushed.id, { default_branch: defaultBranch })) ?? pushed);
   await protectedTags.create(project, '*', MAINTAINER);
+  await local.coordinator.context.settings.update({ allow_local_requests_from_web_hooks_and_services: true });
   for (const variable of variables) {
     const answer = await postToLocalApi(local, `/projects/${project.id}/variables`, {
       key: variable.key,

@@ -22,13 +22,17 @@ export interface OutboundRequest {
   verifyTls?: boolean;
   /** Resolves the URL's name (default: the system's resolver, as `dns.lookup`); tests answer names with it. */
   lookup?: NameLookup;
+  /** How much of the answer's body is kept (default OUTBOUND_MAX_RESPONSE_BYTES). */
+  maxResponseBytes?: number;
 }
 
 export interface OutboundResponse {
   status: number;
   headers: http.IncomingHttpHeaders;
-  /** The first OUTBOUND_MAX_RESPONSE_BYTES of the answer's body (the rest is read and dropped). */
+  /** The first `maxResponseBytes` of the answer's body (the rest is read and dropped). */
   body: string;
+  /** The body was longer than what was kept. */
+  truncated: boolean;
 }
 
 export type OutboundFailureKind = 'invalid-url' | 'refused-address' | 'timeout' | 'network';
@@ -110,8 +114,9 @@ function requestOnce(request: OutboundRequest, url: URL, addresses: LookupAddres
       answered = true;
       const kept: Buffer[] = [];
       let size = 0;
+      const cap = request.maxResponseBytes ?? OUTBOUND_MAX_RESPONSE_BYTES;
       response.on('data', (chunk: Buffer) => {
-        if (size < OUTBOUND_MAX_RESPONSE_BYTES) kept.push(chunk.subarray(0, OUTBOUND_MAX_RESPONSE_BYTES - size));
+        if (size < cap) kept.push(chunk.subarray(0, cap - size));
         size += chunk.length;
       });
       response.on('error', fail);
@@ -120,7 +125,7 @@ function requestOnce(request: OutboundRequest, url: URL, addresses: LookupAddres
       });
       response.on('end', () => {
         clearTimeout(timer);
-        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(kept).toString('utf8') });
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(kept).toString('utf8'), truncated: size > cap });
       });
     });
     outgoing.end(body);

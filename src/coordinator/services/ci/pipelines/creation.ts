@@ -12,6 +12,7 @@ import type { ProtectedBranchesService } from '../../repository/protected-branch
 import type { ProtectedTagsService } from '../../repository/protected-tags.ts';
 import type { PipelineProcessing } from './processing.ts';
 import type { RedundantPipelines } from './redundant-pipelines.ts';
+import type { RemoteIncludes } from './remote-includes.ts';
 import { GitRepositoryReader, readTextAt, type GitReaderDeps } from './git-reader.ts';
 import type { ParentArtifacts } from './parent-artifacts.ts';
 import { failRefusedEnvironments, recordDeployments } from './deployments.ts';
@@ -80,6 +81,8 @@ export interface PipelineCreationDeps extends GitReaderDeps, PipelineVariableSou
   server?: ServerIdentity;
   /** Auto-cancel of the older pipelines a new one makes redundant (redundant-pipelines.ts). */
   redundant?: Pick<RedundantPipelines, 'afterCreated'>;
+  /** Fetches `include:remote` files; without it they are refused. */
+  remoteIncludes?: Pick<RemoteIncludes, 'forCompile'>;
 }
 
 /** The resolved target of a run: which ref, of which kind, at which commit. */
@@ -216,17 +219,21 @@ export class PipelineCreation {
     };
   }
 
-  /** A child pipeline also reads its parent's artifacts (`include:artifact`); other pipelines cannot. */
+  /**
+   * What the compiler reads: the commit's files through git, remote files (`include:remote`) when
+   * the coordinator fetches them, and for a child pipeline its parent's artifacts (`include:artifact`).
+   */
   private filesFor(input: PipelineCreationInput, files: GitRepositoryReader): RepositoryReader {
     const parent = input.parent;
     const artifacts = this.deps.parentArtifacts;
-    if (input.source !== 'parent_pipeline' || !parent || !artifacts) return files;
+    const remote = this.deps.remoteIncludes?.forCompile();
     return {
       readFile: (path) => files.readFile(path),
       listFiles: () => files.listFiles(),
       readProjectFile: (projectPath, ref, path) => files.readProjectFile(projectPath, ref, path),
       lastCommitFor: (paths) => files.lastCommitFor(paths),
-      readArtifactFile: (job, path) => artifacts.read(parent.pipelineId, job, path),
+      ...(remote ? { readRemoteFile: remote } : {}),
+      ...(input.source === 'parent_pipeline' && parent && artifacts ? { readArtifactFile: (job: string, path: string) => artifacts.read(parent.pipelineId, job, path) } : {}),
     };
   }
 

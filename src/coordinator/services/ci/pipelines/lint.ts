@@ -1,11 +1,12 @@
 import { stringify } from 'yaml';
-import type { CompileResult, JobDefinition } from '../../../../ci/model.ts';
+import type { CompileResult, JobDefinition, RepositoryReader } from '../../../../ci/model.ts';
 import { accessDenied, GantryError } from '../../../../shared/errors.ts';
 import type { UserRecord } from '../../../../storage/types.ts';
 import type { Lookup } from '../../access/lookup.ts';
 import type { Permissions } from '../../access/permissions.ts';
 import { DEFAULT_CI_CONFIG_PATH, type PipelineCreation } from './creation.ts';
 import { readTextAt } from './git-reader.ts';
+import type { RemoteIncludes } from './remote-includes.ts';
 
 /** What lint answers: GitLab's `valid`/`status`, messages, the merged configuration and (dry run) the jobs. */
 export interface LintOutcome {
@@ -31,6 +32,8 @@ export interface CiLintDeps {
   creation: Pick<PipelineCreation, 'prepare' | 'resolve' | 'compile'>;
   lookup: Pick<Lookup, 'readableProject'>;
   permissions: Pick<Permissions, 'canLintProjectConfig' | 'canCreatePipeline'>;
+  /** Fetches `include:remote` files, as pipeline creation does; without it they are refused. */
+  remoteIncludes?: Pick<RemoteIncludes, 'forCompile'>;
 }
 
 /** `POST /ci/lint` and `/projects/:id/ci/lint`, through the compiler pipelines use. */
@@ -45,10 +48,15 @@ export class CiLint {
       refType: 'branch',
       sha: '0'.repeat(40),
       source: 'push',
-      files: { readFile: async () => null },
+      files: this.withRemote({ readFile: async () => null }),
       ignoreSkipCi: true,
     });
     return outcome(result, false);
+  }
+
+  private withRemote(reader: RepositoryReader): RepositoryReader {
+    const remote = this.deps.remoteIncludes?.forCompile();
+    return remote ? { ...reader, readRemoteFile: remote } : reader;
   }
 
   async lintProject(projectRef: string, actor: UserRecord, input: ProjectLintInput): Promise<LintOutcome> {
@@ -63,7 +71,7 @@ export class CiLint {
         const result = await this.deps.creation.compile(content, {
           project: { id: project.id, path: project.path, defaultBranch: project.default_branch ?? undefined },
           ref, refType: target?.refType ?? 'branch', sha: target?.sha ?? '0'.repeat(40), source: 'push', ignoreSkipCi: true,
-          files: target ? { readFile: (path) => readTextAt(target.repository, target.sha, path) } : { readFile: async () => null },
+          files: this.withRemote(target ? { readFile: (path) => readTextAt(target.repository, target.sha, path) } : { readFile: async () => null }),
           configPath: project.ci_config_path || DEFAULT_CI_CONFIG_PATH,
         });
         return outcome(result, input.includeJobs);

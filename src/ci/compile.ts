@@ -207,6 +207,7 @@ function toDefinition(job: ExpandedJob, outcome: Awaited<ReturnType<typeof evalu
     retry: config.retry,
     timeout: config.timeout,
     interruptible: outcome.interruptible ?? false,
+    ...(config.hooks ? { hooks: config.hooks } : {}),
     resourceGroup: config.resourceGroup,
     tags: config.tags,
     image: config.image,

@@ -2,6 +2,7 @@
 import type {
   ArtifactsDefinition,
   AutoCancelConfig,
+  JobHooks,
   CacheDefinition,
   EnvironmentDefinition,
   ImageDefinition,
@@ -61,6 +62,8 @@ export interface JobConfig {
   retry: RetryDefinition;
   timeout: number | null;
   interruptible: boolean | null;
+  /** `hooks`, absent when none. */
+  hooks?: JobHooks;
   resourceGroup: string | null;
   tags: string[];
   /** `null` when the job does not set `when` (rules fall back to on_success). */

@@ -136,6 +136,11 @@ export interface CompileContext {
 
 export type JobWhen = 'on_success' | 'on_failure' | 'always' | 'manual' | 'delayed';
 
+/** A job's `hooks` (GitLab 15.6): commands the runner runs before it gets the sources. */
+export interface JobHooks {
+  preGetSourcesScript?: string[];
+}
+
 export interface JobNeed {
   job: string;
   artifacts: boolean;
@@ -307,6 +312,8 @@ export interface JobDefinitionBase {
   /** Seconds, or null for the project/runner default. */
   timeout: number | null;
   interruptible: boolean;
+  /** `hooks`; absent when the job (and `default:`) has none. */
+  hooks?: JobHooks;
   resourceGroup: string | null;
   tags: string[];
   image: ImageDefinition | null;

@@ -112,6 +112,7 @@ export function toJobPayload(
       : [],
     dependencies: tokens.dependencies ?? [],
     features: { trace_sections: true },
+    ...(job.hooks?.preGetSourcesScript?.length ? { hooks: [{ name: 'pre_get_sources_script', script: job.hooks.preGetSourcesScript }] } : {}),
   };
 }
 

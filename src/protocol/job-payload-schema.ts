@@ -110,6 +110,7 @@ export const JobPayloadSchema = Type.Object({
     trace_sections: Type.Boolean(),
     failure_reasons: Type.Optional(StringList),
   }),
+  hooks: Type.Optional(Type.Array(Type.Object({ name: Type.String(), script: StringList }))),
 });
 
 export type JobPayloadShape = Static<typeof JobPayloadSchema>;

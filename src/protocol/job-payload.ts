@@ -129,6 +129,12 @@ export interface Dependency {
   artifacts_file?: DependencyArtifactsFile;
 }
 
+/** gitlab-runner's `Hook`: commands run at a point of the job (`pre_get_sources_script`, `post_get_sources_script`). */
+export interface Hook {
+  name: string;
+  script: string[];
+}
+
 export interface Features {
   trace_sections: boolean;
   failure_reasons?: string[];
@@ -150,4 +156,6 @@ export interface JobPayload {
   credentials: Credentials[];
   dependencies: Dependency[];
   features: Features;
+  /** Absent when the job has none (GitLab 15.6+ sends `[]` then). */
+  hooks?: Hook[];
 }

@@ -247,6 +247,16 @@ build:
     assert.equal((await firstJob()).image?.pullPolicy, undefined);
   });
 
+  test('hooks:pre_get_sources_script goes to the runner as a hook; a job without one sends none', async () => {
+    const result = await compilePipeline('build:\n  hooks:\n    pre_get_sources_script: [echo one, [echo two]]\n  script: make\nplain:\n  script: make\n', context);
+    const [build, plain] = result.jobs;
+    assert.ok(build && !isBridge(build) && plain && !isBridge(plain), JSON.stringify(result.errors));
+    const payload = payloadFor(build, false);
+    assert.deepEqual(payload.hooks, [{ name: 'pre_get_sources_script', script: ['echo one', 'echo two'] }]);
+    assert.ok(Value.Check(JobPayloadSchema, payload), JSON.stringify([...Value.Errors(JobPayloadSchema, payload)].slice(0, 3)));
+    assert.equal(payloadFor(plain, false).hooks, undefined);
+  });
+
   test("a pull_policy GitLab refuses fails the pipeline with GitLab's messages", async () => {
     const cases: [string, string[]][] = [
       ['image: { name: alpine, pull_policy: sometimes }', ['jobs:build:image:pull_policy config is not included in the list']],

@@ -6,6 +6,7 @@ import { isPlainObject, isStringArray, type PlainObject } from '../values.ts';
 import { readArtifacts, readCaches } from './artifacts-cache.ts';
 import { EntryChecker, readScript } from './checker.ts';
 import { readCoverage, readEnvironment, readParallel, readRetry } from './environment-retry.ts';
+import { readHooks } from './hooks.ts';
 import { readImage, readServices } from './image-services.ts';
 import { readNeeds, readPolicy, readRules } from './policies.ts';
 import { mergeVariables, readVariables } from './variables.ts';
@@ -15,13 +16,13 @@ export const JOB_KEYS = [
   'script', 'stage', 'type', 'image', 'services', 'before_script', 'after_script', 'variables',
   'only', 'except', 'rules', 'tags', 'allow_failure', 'when', 'start_in', 'dependencies', 'needs',
   'artifacts', 'cache', 'environment', 'coverage', 'retry', 'parallel', 'timeout', 'interruptible',
-  'resource_group', 'inherit', 'extends', 'manual_confirmation',
+  'resource_group', 'inherit', 'extends', 'manual_confirmation', 'hooks',
 ] as const;
 
 /** Keys `default:` (and, for the first five, the top level) can give every job. */
 export const DEFAULTABLE_KEYS = [
   'before_script', 'image', 'services', 'after_script', 'cache',
-  'interruptible', 'timeout', 'retry', 'tags', 'artifacts',
+  'interruptible', 'timeout', 'retry', 'tags', 'artifacts', 'hooks',
 ] as const;
 
 const JOB_WHEN: readonly JobWhen[] = ['on_success', 'on_failure', 'always', 'manual', 'delayed'];
@@ -86,6 +87,7 @@ function readJobKeys(name: string, hash: PlainObject, checker: EntryChecker, inp
   // `manual_confirmation` (GitLab 17.1) only words the UI's confirmation dialog: checked, not kept.
   checker.stringAttribute(hash, 'manual_confirmation');
   const resourceGroup = readResourceGroup(hash.resource_group, checker);
+  const hooks = readHooks(hash.hooks, checker.child('hooks'));
   const tokens = inputs.maxExpressionTokens;
 
   const job = {
@@ -104,6 +106,7 @@ function readJobKeys(name: string, hash: PlainObject, checker: EntryChecker, inp
     retry: readRetry(hash.retry, checker.child('retry')),
     timeout,
     interruptible,
+    ...(hooks ? { hooks } : {}),
     resourceGroup,
     tags: isStringArray(tags) ? tags : [],
     when,

@@ -7,6 +7,7 @@ import { isPlainObject, isStringArray, scalarToString, type PlainObject } from '
 import { readArtifacts, readCaches } from './artifacts-cache.ts';
 import { EntryChecker, readScript } from './checker.ts';
 import { readRetry } from './environment-retry.ts';
+import { readHooks } from './hooks.ts';
 import { readImage, readServices } from './image-services.ts';
 import { DEFAULTABLE_KEYS } from './job.ts';
 import { readAutoCancel } from './auto-cancel.ts';
@@ -112,6 +113,9 @@ function validDefault(key: string, value: unknown, checker: EntryChecker): boole
       break;
     case 'interruptible':
       if (typeof value !== 'boolean') checker.configError('should be a boolean value');
+      break;
+    case 'hooks':
+      readHooks(value, checker);
       break;
     case 'timeout':
       if (parseDuration(value) === null) checker.configError('should be a duration');

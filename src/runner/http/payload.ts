@@ -180,5 +180,6 @@ export function decodeJobPayload(input: unknown): JobPayload {
       return { id: item.number('id'), name: item.string('name'), token: item.string('token'), ...(file ? { artifacts_file: { filename: file.string('filename'), size: file.number('size') } } : {}) };
     }),
     features: { trace_sections: features.boolean('trace_sections'), ...(features.has('failure_reasons') ? { failure_reasons: features.strings('failure_reasons') } : {}) },
+    ...(root.has('hooks') ? { hooks: root.list('hooks', (item) => ({ name: item.string('name'), script: item.strings('script') })) } : {}),
   };
 }

@@ -1,16 +1,19 @@
 /**
- * The get_sources stage: pre_get_sources_script in the environment, git on this machine,
- * then (when scripts do not run on this machine) the checkout copied into the environment.
+ * The get_sources stage: pre_get_sources_script in the environment (the runner's, then the
+ * job's `hooks:pre_get_sources_script`, as gitlab-runner joins them), git on this machine, then
+ * (when scripts do not run on this machine) the checkout copied into the environment, then a
+ * `post_get_sources_script` hook when the payload has one.
  */
 import path from 'node:path';
 import tar from 'tar-stream';
 import type { Readable } from 'node:stream';
 import { packDirectory } from '../../executors/tar.ts';
+import type { JobPayload } from '../../protocol/job-payload.ts';
 import type { JobContext } from './context.ts';
 import { JobFailure } from './failure.ts';
 import { runScript, scriptContext } from './run-script.ts';
 import type { RunnerIdentity } from './identity.ts';
-import { userStageScript } from './script.ts';
+import { sourcesHookScript } from './script.ts';
 import { EMPTY_NOTICE, getSources, gitStrategy, remoteUrl, SourcesError, submoduleStrategy } from './sources.ts';
 import { isFeatureFlagOn } from './feature-flags.ts';
 import { variableValue } from './variables.ts';
@@ -25,10 +28,8 @@ function emptyDirectoryTar(mode: number): Readable {
 
 export async function prepareSources(context: JobContext, runner: RunnerIdentity): Promise<void> {
   const { payload, settings, environment, variables } = context;
-  if (settings.preGetSourcesScript?.trim()) {
-    const code = await runScript(context, 'pre_get_sources_script', userStageScript(scriptContext(context), [settings.preGetSourcesScript]), context.signal);
-    if (code !== 0) throw new JobFailure(`exit status ${code}`, 'script_failure', code);
-  }
+  const pre = [...(settings.preGetSourcesScript?.trim() ? [settings.preGetSourcesScript] : []), ...hookScript(payload.hooks, 'pre_get_sources_script')];
+  await runHook(context, 'pre_get_sources_script', pre);
   const strategy = gitStrategy(variableValue(variables, 'GIT_STRATEGY'), payload.allow_git_fetch);
   const copies = environment.info.hostProjectDir === null;
   // gitlab-runner's helper works under `umask 0000` (unless FF_DISABLE_UMASK_FOR_DOCKER_EXECUTOR):
@@ -40,6 +41,7 @@ export async function prepareSources(context: JobContext, runner: RunnerIdentity
     // makes it with `mkdir -p` under that umask.
     context.trace.notice(strategy === 'none' ? 'Skipping Git repository setup' : EMPTY_NOTICE);
     await environment.copyIn(emptyDirectoryTar(umaskZero ? 0o777 : 0o755), environment.info.projectDir);
+    await runHook(context, 'post_get_sources_script', hookScript(payload.hooks, 'post_get_sources_script'));
     return;
   }
   const attempts = getSourcesAttempts(variableValue(variables, 'GET_SOURCES_ATTEMPTS'));
@@ -54,8 +56,19 @@ export async function prepareSources(context: JobContext, runner: RunnerIdentity
       context.trace.warning(`Getting the sources failed (${error.message}): attempt ${attempt + 1} of ${attempts} (GET_SOURCES_ATTEMPTS)`);
     }
   }
-  if (!copies) return;
-  await environment.copyIn(packDirectory(context.sourcesDir, { withRoot: true, ...(umaskZero ? { adjustMode: writableByAll } : {}) }), environment.info.projectDir);
+  if (copies) await environment.copyIn(packDirectory(context.sourcesDir, { withRoot: true, ...(umaskZero ? { adjustMode: writableByAll } : {}) }), environment.info.projectDir);
+  await runHook(context, 'post_get_sources_script', hookScript(payload.hooks, 'post_get_sources_script'));
+}
+
+function hookScript(hooks: JobPayload['hooks'], name: string): string[] {
+  return hooks?.find((hook) => hook.name === name)?.script ?? [];
+}
+
+/** The hook's commands as one script in the environment; a failure fails the job, as a script's does. */
+async function runHook(context: JobContext, name: string, lines: string[]): Promise<void> {
+  if (lines.length === 0) return;
+  const code = await runScript(context, name, sourcesHookScript(scriptContext(context), lines), context.signal);
+  if (code !== 0) throw new JobFailure(`exit status ${code}`, 'script_failure', code);
 }
 
 function writableByAll(mode: number): number {

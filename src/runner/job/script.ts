@@ -106,6 +106,19 @@ export function userStageScript(context: ScriptContext, commands: readonly strin
   return finalize(writer.lines.join('\n'), context);
 }
 
+/**
+ * A get_sources hook (`pre_get_sources_script`, `post_get_sources_script`): its commands in the
+ * project directory, made first (before the sources are fetched a fresh build has none yet).
+ */
+export function sourcesHookScript(context: ScriptContext, commands: readonly string[]): string {
+  const writer = new Writer(context.shell);
+  writeExports(writer, context);
+  writer.line(`mkdir -p ${quote(context.projectDir, context.shell)}`);
+  writer.line(`cd ${quote(context.projectDir, context.shell)}`);
+  writeCommands(writer, commands);
+  return finalize(writer.lines.join('\n'), context);
+}
+
 /** The body of after_script: like a step, announced with `Running after script...`. */
 export function afterScript(context: ScriptContext, commands: readonly string[]): string {
   const writer = new Writer(context.shell);

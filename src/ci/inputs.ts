@@ -15,7 +15,7 @@ type InputValue = string | number | boolean | unknown[];
 
 const BLOCK = /\$\[\[\s*([^\]]*?)\s*\]\]/g;
 const WHOLE_BLOCK = /^\$\[\[\s*([^\]]*?)\s*\]\]$/;
-const INPUT_REFERENCE = /^inputs\.([\w-]+)$/;
+const INPUT_REFERENCE = /^inputs\.([^.\s]+)$/;
 const MATRIX_REFERENCE = /^matrix\.[a-zA-Z0-9_-]+$/;
 
 export type InputsOutcome = { ok: true; value: PlainObject } | { ok: false; error: string };

@@ -1,7 +1,7 @@
 /**
  * Checks across jobs, done on the whole configuration before any job is filtered out:
- * stages exist, dependencies, needs and child-pipeline artifact jobs name earlier jobs, on_stop
- * jobs fit (YP 10.x + modern).
+ * stages exist, dependencies, needs and child-pipeline artifact jobs name jobs of the same or
+ * earlier stages (GitLab 14.2+), on_stop jobs fit.
  */
 import type { DiagnosticSink } from './diagnostics.ts';
 import type { ExpandedJob } from './parallel.ts';
@@ -35,17 +35,18 @@ export function checkReferences(jobs: ExpandedJob[], stages: string[], sink: Dia
         report(`${baseName} job: need ${need.job} is not defined in current or prior stages`, [baseName, 'needs']);
       }
     }
-    // With `needs` (even `needs: []`), every dependency must be one of them: GitLab names them all in one error.
-    const needed = config.needs;
-    const notNeeded = needed === null ? [] : (config.dependencies ?? []).filter((dependency) => !needed.some((need) => need.job === dependency));
+    // With `needs`, every dependency must be one of them: GitLab names them all in one error.
+    // `needs: []` has no value to compare with: the job entry skips the check then.
+    const needed = config.needs ?? [];
+    const notNeeded = (config.dependencies ?? []).filter((dependency) => needed.length > 0 && !needed.some((need) => need.job === dependency));
     if (notNeeded.length > 0) report(`jobs:${baseName} dependencies the ${notNeeded.join(', ')} should be part of needs`, [baseName, 'dependencies']);
     for (const dependency of config.dependencies ?? []) {
       if (notNeeded.includes(dependency)) continue;
       const dependencyStage = stageOf.get(dependency);
       if (dependencyStage === undefined) {
         report(`${baseName} job: undefined dependency: ${dependency}`, [baseName, 'dependencies']);
-      } else if (needed === null && dependencyStage >= ownStage) {
-        report(`${baseName} job: dependency ${dependency} is not defined in prior stages`, [baseName, 'dependencies']);
+      } else if (dependencyStage > ownStage) {
+        report(`${baseName} job: dependency ${dependency} is not defined in current or prior stages`, [baseName, 'dependencies']);
       }
     }
     // A child pipeline's `include:artifact` job is a dependency of the bridge (YP `validate_dynamic_child_pipeline_dependencies!`).
@@ -53,11 +54,8 @@ export function checkReferences(jobs: ExpandedJob[], stages: string[], sink: Dia
     for (const dependency of artifactJobs) {
       const dependencyStage = stageOf.get(dependency);
       const path = [baseName, 'trigger', 'include'];
-      const needed = config.needs?.some((need) => need.job === dependency) ?? false;
       if (dependencyStage === undefined) report(`${baseName} job: undefined dependency: ${dependency}`, path);
-      else if (dependencyStage > ownStage || (dependencyStage === ownStage && !needed)) {
-        report(`${baseName} job: dependency ${dependency} is not defined in prior stages`, path);
-      }
+      else if (dependencyStage > ownStage) report(`${baseName} job: dependency ${dependency} is not defined in current or prior stages`, path);
     }
     const environment = config.environment;
     if (environment?.onStop) {

@@ -11,17 +11,17 @@ export function refSlug(text: string): string {
 }
 
 /**
- * `Environment#generate_slug`: lowercase, other characters → `-`, starts with a letter
- * (else `env-`), at most 24 characters, and a 6-character suffix when it was changed or cut.
- * GitLab's suffix is random; ours is derived from the name so it is stable.
+ * `Gitlab::Slug::Environment`: lowercase, other characters → `-`, starts with a letter
+ * (else `env-`), at most 24 characters, and a 6-character suffix when it was changed or cut:
+ * the last six base-36 digits of the name's SHA-256 read as one number.
  */
 export function environmentSlug(name: string): string {
   let slug = name.toLowerCase().replace(/[^a-z0-9]/g, '-');
   if (!/^[a-z]/.test(slug)) slug = `env-${slug}`;
   slug = slug.replace(/-+/g, '-');
   if (slug.length > 24 || slug !== name) {
-    const suffix = createHash('sha256').update(name).digest('hex').slice(0, 6);
-    slug = `${slug.slice(0, 17).replace(/-$/, '')}-${suffix}`;
+    const suffix = BigInt(`0x${createHash('sha256').update(name).digest('hex')}`).toString(36).slice(-6);
+    return `${slug.slice(0, 17).replace(/-$/, '')}-${suffix}`;
   }
-  return slug;
+  return slug.replace(/-$/, '');
 }

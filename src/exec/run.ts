@@ -278,7 +278,7 @@ async function printPayload(local: LocalCoordinator, input: PipelineCreationInpu
   if (name === undefined) throw new ExecError('--payload needs a job name');
   const keep = chooseJobs(result, { names: [name], withNeeds: false }) ?? new Set<string>();
   const pipeline = await local.ci.pipelineCreation.createPrepared(input, { ...prepared, result: resultWithOnly(result, keep) }).catch(explained);
-  io.stdout(`${JSON.stringify(await requestPayload(local, pipeline.id, name), null, 2)}\n`);
+  io.stdout(`${JSON.stringify(await requestPayload(local, pipeline.id, name, request.runner.executor), null, 2)}\n`);
   return 0;
 }
 

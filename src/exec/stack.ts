@@ -11,6 +11,7 @@ export { registerRunner } from '../runner/http/runner-api.ts';
 export { Transport } from '../runner/http/transport.ts';
 export { runnerInfo, userAgent } from '../runner/version.ts';
 export { GitRepositoryManager } from '../storage/git/index.ts';
-export { ShellExecutor } from '../executors/shell/shell-executor.ts';
+export { SHELL_FEATURES, ShellExecutor } from '../executors/shell/shell-executor.ts';
+export { DOCKER_FEATURES } from '../executors/docker/settings.ts';
 export { buildsDirOf, executorOf } from '../runner/daemon/settings.ts';
 export { request } from 'undici';

@@ -181,7 +181,7 @@ describe('toJobPayload', () => {
     const token = variables.find((variable) => variable.key === 'CI_JOB_TOKEN');
     assert.deepEqual(token, { key: 'CI_JOB_TOKEN', value: 'job-token-123', public: false, masked: true });
     assert.equal(variables.find((variable) => variable.key === 'CI_REPOSITORY_URL')?.public, false);
-    assert.match(valueOf(variables, 'CI_ENVIRONMENT_SLUG') ?? '', /^review-feature-lo-[0-9a-f]{6}$/);
+    assert.equal(valueOf(variables, 'CI_ENVIRONMENT_SLUG'), 'review-feature-lo-qiv329');
   });
 
   test('precedence: yaml over predefined, then group < project < pipeline; CI_ENVIRONMENT_URL last', async () => {

@@ -32,8 +32,19 @@ const TEMPLATES = `
     FROM_TEMPLATE: "yes"
 `;
 
+// Each of these goes only to a runner that says it has the feature: --payload asks as the run's executor.
+const REPORTS = `
+report:
+  script: echo
+  allow_failure: { exit_codes: [3] }
+  artifacts:
+    paths: [out/]
+    exclude: [out/*.tmp]
+    reports: { dotenv: build.env }
+`;
+
 describe('runner exec inspects the pipeline without running it', () => {
-  const dir = workingTree({ '.gitlab-ci.yml': MAIN, 'ci/templates.yml': TEMPLATES, 'other.yml': 'solo:\n  script: echo "solo on $CI_COMMIT_REF_NAME"\n' });
+  const dir = workingTree({ '.gitlab-ci.yml': MAIN, 'ci/templates.yml': TEMPLATES, 'other.yml': 'solo:\n  script: echo "solo on $CI_COMMIT_REF_NAME"\n', 'reports.yml': REPORTS });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   it('--list shows each job with its rules outcome for the ref, the tag and the source', async () => {
@@ -75,6 +86,16 @@ describe('runner exec inspects the pipeline without running it', () => {
     assert.equal(variable('EXTRA'), '1');
     assert.equal(variable('CI_COMMIT_TAG'), 'v1.2');
     assert.equal(variable('CI_PIPELINE_SOURCE'), 'push');
+  });
+
+  it('--payload prints a job with reports, artifacts:exclude and allow_failure:exit_codes', async () => {
+    const result = await exec(dir, { payload: 'report', file: 'reports.yml' });
+    assert.equal(result.code, 0, result.stderr);
+    const payload = JSON.parse(result.stdout) as { artifacts: Array<{ artifact_type: string; paths: string[]; exclude?: string[] }> };
+    assert.deepEqual(payload.artifacts.map((artifact) => [artifact.artifact_type, artifact.paths, artifact.exclude ?? []]), [
+      ['archive', ['out/'], ['out/*.tmp']],
+      ['dotenv', ['build.env'], []],
+    ]);
   });
 
   it('runs a pipeline for --source and --ref, and from --file', async () => {

@@ -12,7 +12,7 @@ import { NO_RETRY, readParallel } from './environment-retry.ts';
 import { checkRulesClash, readInherit, readResourceGroup, type JobInputs } from './job.ts';
 import { readNeeds, readPolicy, readRules } from './policies.ts';
 import { readTrigger } from './trigger.ts';
-import { mergeVariables, readVariables } from './variables.ts';
+import { JOB_VARIABLE_DATA, mergeVariables, readVariables } from './variables.ts';
 
 /** `Bridge::ALLOWED_KEYS + Processable::PROCESSABLE_ALLOWED_KEYS`. */
 export const BRIDGE_KEYS = [
@@ -46,7 +46,7 @@ export function readBridge(inputs: JobInputs & { value: PlainObject }, sink: Dia
   const tokens = inputs.maxExpressionTokens;
   const read = {
     trigger: readTrigger(hash.trigger, checker.child('trigger')),
-    variables: readVariables(hash.variables, checker.child('variables')),
+    variables: readVariables(hash.variables, checker.child('variables'), JOB_VARIABLE_DATA),
     needs: hash.needs === undefined || hash.needs === null ? null : readNeeds(hash.needs, checker.child('needs')),
     only: readPolicy(hash.only, checker.child('only'), tokens),
     except: readPolicy(hash.except, checker.child('except'), tokens),

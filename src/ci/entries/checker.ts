@@ -1,7 +1,8 @@
 /**
  * Small validation vocabulary shared by the entry validators. Messages follow GitLab's
  * shapes: `<location> config <message>` for a whole entry, `<location> <attribute> <message>`
- * for an attribute (underscores read as spaces, as Rails humanises them).
+ * for an attribute (underscores read as spaces, as Rails humanises them), lowercased whole
+ * as GitLab's entry validator writes them (`jobs:build config contains unknown keys: foo`).
  */
 import type { DiagnosticSink, KeyPath } from '../diagnostics.ts';
 import { isPlainObject, isStringArray, scalarToString, type PlainObject } from '../values.ts';
@@ -20,11 +21,11 @@ export class EntryChecker {
   }
 
   configError(message: string, at: KeyPath = this.path): void {
-    this.sink.error(`${this.location} config ${message}`, at);
+    this.sink.error(`${this.location} config ${message}`.toLowerCase(), at);
   }
 
   attributeError(attribute: string, message: string): void {
-    this.sink.error(`${this.location} ${attribute.replace(/_/g, ' ')} ${message}`, [...this.path, attribute]);
+    this.sink.error(`${this.location} ${attribute.replace(/_/g, ' ')} ${message}`.toLowerCase(), [...this.path, attribute]);
   }
 
   /** Reports unknown keys; returns true when all keys are allowed. */

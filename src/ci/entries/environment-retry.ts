@@ -77,7 +77,7 @@ export function readRetry(value: unknown, checker: EntryChecker): RetryDefinitio
   if (value === undefined || value === null) return NO_RETRY;
   if (typeof value === 'number') return checkMax(value, checker) ? { max: value, when: ['always'] } : null;
   if (!isPlainObject(value)) {
-    checker.configError('has to be either an integer or a hash');
+    retryShapeError(checker);
     return null;
   }
   if (!checker.allowedKeys(value, ['max', 'when', 'exit_codes'])) return null;
@@ -114,8 +114,13 @@ function readRetryExitCodes(value: unknown, checker: EntryChecker): number[] | u
   return list as number[];
 }
 
+/** GitLab's retry `UnknownStrategy` message: written as is, not lowercased as validator messages are. */
+function retryShapeError(checker: EntryChecker): void {
+  checker.sink.error(`${checker.location} config has to be either an integer or a hash`, checker.path);
+}
+
 function checkMax(max: number, checker: EntryChecker): boolean {
-  if (!Number.isInteger(max)) checker.configError('has to be either an integer or a hash');
+  if (!Number.isInteger(max)) retryShapeError(checker);
   else if (max > 2) checker.configError('must be less than or equal to 2');
   else if (max < 0) checker.configError('must be greater than or equal to 0');
   else return true;

@@ -9,7 +9,7 @@ import { readCoverage, readEnvironment, readParallel, readRetry } from './enviro
 import { readHooks } from './hooks.ts';
 import { readImage, readServices } from './image-services.ts';
 import { readNeeds, readPolicy, readRules } from './policies.ts';
-import { mergeVariables, readVariables } from './variables.ts';
+import { JOB_VARIABLE_DATA, mergeVariables, readVariables } from './variables.ts';
 import type { DiagnosticSink } from '../diagnostics.ts';
 
 export const JOB_KEYS = [
@@ -98,7 +98,7 @@ function readJobKeys(name: string, hash: PlainObject, checker: EntryChecker, inp
     afterScript,
     image: hash.image === undefined || hash.image === null ? null : readImage(hash.image, checker.child('image')),
     services: hash.services === undefined || hash.services === null ? [] : readServices(hash.services, checker.child('services')),
-    variables: readVariables(hash.variables, checker.child('variables')),
+    variables: readVariables(hash.variables, checker.child('variables'), JOB_VARIABLE_DATA),
     cache: readCaches(hash.cache, checker.child('cache')),
     artifacts: hash.artifacts === undefined ? null : readArtifacts(hash.artifacts, checker.child('artifacts')),
     environment: hash.environment === undefined ? null : readEnvironment(hash.environment, checker.child('environment')),

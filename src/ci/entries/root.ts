@@ -12,7 +12,7 @@ import { readImage, readServices } from './image-services.ts';
 import { DEFAULTABLE_KEYS } from './job.ts';
 import { readAutoCancel } from './auto-cancel.ts';
 import { readRules } from './policies.ts';
-import { readVariables } from './variables.ts';
+import { GLOBAL_VARIABLE_DATA, readVariables } from './variables.ts';
 
 const GLOBAL_KEYS = ['image', 'services', 'before_script', 'after_script', 'cache'] as const;
 const RESERVED_KEYS = new Set([
@@ -35,7 +35,7 @@ export interface RootConfig {
 
 export function readRoot(config: PlainObject, sink: DiagnosticSink, maxExpressionTokens: number): RootConfig {
   const stages = readStages(config, sink);
-  const globalVariables = readVariables(config.variables, new EntryChecker(sink, 'variables', ['variables'])) ?? [];
+  const globalVariables = readVariables(config.variables, new EntryChecker(sink, 'variables', ['variables']), GLOBAL_VARIABLE_DATA) ?? [];
   const defaults = readDefaults(config, sink);
   const workflow = readWorkflow(config.workflow, sink, maxExpressionTokens);
 

@@ -1,11 +1,15 @@
 /** `variables:` — key to string or number; modern `{value, description, expand}` hashes too. */
 import type { YamlVariable } from '../model.ts';
-import { isPlainObject, scalarToString } from '../values.ts';
+import { isPlainObject, isStringArray, scalarToString, type PlainObject } from '../values.ts';
 import type { EntryChecker } from './checker.ts';
 
 const KEY_PATTERN = /^[A-Za-z0-9_]+$/;
 
-export function readVariables(value: unknown, checker: EntryChecker): YamlVariable[] | null {
+/** What a variable's hash may hold where it is written (GitLab's `allowed_value_data`); elsewhere (rules, services) none. */
+export const GLOBAL_VARIABLE_DATA: readonly string[] = ['value', 'description', 'expand', 'options'];
+export const JOB_VARIABLE_DATA: readonly string[] = ['value', 'expand'];
+
+export function readVariables(value: unknown, checker: EntryChecker, allowedData: readonly string[] = []): YamlVariable[] | null {
   if (value === null || value === undefined) return [];
   if (!isPlainObject(value)) {
     checker.configError('should be a hash of key value pairs');
@@ -18,10 +22,29 @@ export function readVariables(value: unknown, checker: EntryChecker): YamlVariab
       checker.configError('should be a hash of key value pairs');
       return null;
     }
+    if (isPlainObject(raw) && !variableDataAccepted(raw, allowedData, checker.child(key))) return null;
     // `expand: false` makes the variable raw, as GitLab does; anything else leaves it expanded.
     variables.push(isPlainObject(raw) && raw.expand === false ? { key, value: text, raw: true } : { key, value: text });
   }
   return variables;
+}
+
+function variableDataAccepted(raw: PlainObject, allowedData: readonly string[], checker: EntryChecker): boolean {
+  if (allowedData.length === 0) {
+    checker.configError('must be a string');
+    return false;
+  }
+  const extra = Object.keys(raw).filter((name) => !allowedData.includes(name));
+  if (extra.length > 0) {
+    checker.configError(`uses invalid data keys: ${extra.join(', ')}`);
+    return false;
+  }
+  const options = raw.options;
+  if (options === undefined || options === null) return true;
+  if (!isStringArray(options)) checker.configError('options should be an array of strings');
+  else if (!options.includes(raw.value as string)) checker.configError('value must be present in options');
+  else return true;
+  return false;
 }
 
 /** Later lists win; the order is that of first appearance. */

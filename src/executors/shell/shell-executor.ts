@@ -22,9 +22,11 @@ export interface ShellExecutorOptions {
   freshPerJob?: boolean;
 }
 
+export const SHELL_FEATURES: Readonly<ExecutorFeatures> = { variables: true, image: false, services: false, shared: true, session: false, terminal: false };
+
 export class ShellExecutor implements Executor {
   readonly name = 'shell' as const;
-  readonly features: ExecutorFeatures = { variables: true, image: false, services: false, shared: true, session: false, terminal: false };
+  readonly features: ExecutorFeatures = { ...SHELL_FEATURES };
 
   constructor(private readonly options: ShellExecutorOptions) {}
 

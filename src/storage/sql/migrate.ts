@@ -45,6 +45,7 @@ import { secretKeyCheck } from './migrations/044-secret-key-check.ts';
 import { mergeRequestIssueLinks } from './migrations/045-merge-request-issue-links.ts';
 import { ciInstanceVariables } from './migrations/046-ci-instance-variables.ts';
 import { pipelineMetadata } from './migrations/047-pipeline-metadata.ts';
+import { environmentSlugs } from './migrations/048-environment-slugs.ts';
 
 /** Ordered migrations; names never change once released. */
 const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
@@ -92,6 +93,7 @@ const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
   ['045-merge-request-issue-links', mergeRequestIssueLinks],
   ['046-ci-instance-variables', ciInstanceVariables],
   ['047-pipeline-metadata', pipelineMetadata],
+  ['048-environment-slugs', environmentSlugs],
 ];
 
 /** The names of every migration, in order: a schema's identity (the tests' PostgreSQL template is keyed on it). */

@@ -4,6 +4,7 @@
  * and size budgets and its rule on local addresses); without a reader for it, remote includes
  * are refused as not supported.
  */
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { CompileLimits } from './limits.ts';
 import type { RemoteFileResult, RepositoryReader } from './model.ts';
 import { TOO_BIG_MESSAGE } from './yaml-loader.ts';
@@ -11,6 +12,7 @@ import { TOO_BIG_MESSAGE } from './yaml-loader.ts';
 /** The file's text, or null after reporting why there is none through `error`. */
 export async function readRemote(
   url: string,
+  integrity: string | null,
   reader: RepositoryReader,
   limits: CompileLimits,
   error: (message: string) => void,
@@ -25,9 +27,15 @@ export async function readRemote(
   }
   const answer = await reader.readRemoteFile(url);
   if (answer.status === 'found') {
-    if (Buffer.byteLength(answer.content) <= limits.maxFileBytes) return answer.content;
-    error(TOO_BIG_MESSAGE);
-    return null;
+    if (Buffer.byteLength(answer.content) > limits.maxFileBytes) {
+      error(TOO_BIG_MESSAGE);
+      return null;
+    }
+    if (integrity !== null && !intact(answer.content, integrity)) {
+      error(`Remote file \`${url}\` failed integrity check!`);
+      return null;
+    }
+    return answer.content;
   }
   error(failureMessage(url, answer));
   return null;
@@ -46,6 +54,13 @@ function failureMessage(url: string, answer: Exclude<RemoteFileResult, { status:
     case 'refused':
       return `Remote file could not be fetched because ${answer.reason}!`;
   }
+}
+
+/** `integrity: sha256-<base64>` (GitLab 17.9): the file's SHA-256 must be that one. */
+function intact(content: string, integrity: string): boolean {
+  const expected = Buffer.from(integrity.replace(/^sha256-/, ''));
+  const actual = Buffer.from(createHash('sha256').update(content).digest('base64'));
+  return expected.length === actual.length && timingSafeEqual(expected, actual);
 }
 
 /** GitLab's `UrlSanitizer.valid?` for what can be fetched here: an http or https URL. */

@@ -28,7 +28,7 @@ type IncludeLocation =
   | ({ kind: 'project'; project: string; ref: string | undefined; path: string; display: PlainObject } & LocationExtras)
   | ({ kind: 'artifact'; job: string | null; path: string; display: PlainObject } & LocationExtras)
   /** `path` is the URL. */
-  | ({ kind: 'remote'; path: string; display: PlainObject } & LocationExtras)
+  | ({ kind: 'remote'; path: string; integrity?: string; display: PlainObject } & LocationExtras)
   | ({ kind: 'component'; address: string; display: PlainObject } & LocationExtras)
   | { kind: 'unsupported'; what: string; display: PlainObject };
 
@@ -173,7 +173,9 @@ function normalizeHash(entry: PlainObject, file: string, state: IncludeState): I
   const inputs = { ...(isPlainObject(entry.inputs) ? { inputs: entry.inputs } : {}), ...(rules ? { rules } : {}) };
   if (typeof entry.local === 'string') return [{ kind: 'local', path: entry.local, display: entry, ...inputs }];
   if (typeof entry.component === 'string') return [{ kind: 'component', address: entry.component, display: entry, ...inputs }];
-  if (typeof entry.remote === 'string') return [{ kind: 'remote', path: entry.remote, display: entry, ...inputs }];
+  if (typeof entry.remote === 'string') {
+    return [{ kind: 'remote', path: entry.remote, ...(typeof entry.integrity === 'string' ? { integrity: entry.integrity } : {}), display: entry, ...inputs }];
+  }
   if (typeof entry.artifact === 'string') {
     return [{ kind: 'artifact', path: entry.artifact, job: typeof entry.job === 'string' && entry.job !== '' ? entry.job : null, display: entry, ...inputs }];
   }
@@ -287,7 +289,7 @@ async function readTarget(
 ): Promise<string | null> {
   const { reader } = state;
   if (location.kind === 'artifact') return readArtifact(location.job ?? '', target.path, state, parentFile);
-  if (location.kind === 'remote') return readRemote(location.path, state.reader, state.limits, (message) => includeError(state, message, parentFile));
+  if (location.kind === 'remote') return readRemote(location.path, location.integrity ?? null, state.reader, state.limits, (message) => includeError(state, message, parentFile));
   if (target.project === null) {
     const text = await reader.readFile(target.path);
     if (text === null) includeError(state, `Local file \`${location.path}\` does not exist!`, parentFile);

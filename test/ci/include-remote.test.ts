@@ -1,5 +1,6 @@
 /** `include:remote`: what the compiler asks its reader for, what it merges, and GitLab's errors. */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { compilePipeline, type CompileContext, type ContextVariable, type RemoteFileResult } from '../../src/ci/index.ts';
 
@@ -75,6 +76,17 @@ describe('include:remote', () => {
     assert.deepEqual(asked, [], 'nothing asked for');
     const unsupported = await compilePipeline(`include: ${SHARED}\njob: { script: x }\n`, context(null));
     assert.deepEqual(errors(unsupported), [`Remote include \`{"remote":"${SHARED}"}\` is not supported by this coordinator!`]);
+  });
+
+  test('integrity: the file must have that SHA-256', async () => {
+    const content = 'shared: { script: echo shared }\n';
+    const answers: Record<string, RemoteFileResult> = { [SHARED]: { status: 'found', content } };
+    const digest = createHash('sha256').update(content).digest('base64');
+    const intact = await compilePipeline(`include:\n  - remote: ${SHARED}\n    integrity: sha256-${digest}\n`, context(answers));
+    assert.deepEqual(intact.jobs.map((job) => job.name), ['shared'], JSON.stringify(intact.errors));
+    const other = createHash('sha256').update('other').digest('base64');
+    const tampered = await compilePipeline(`include:\n  - remote: ${SHARED}\n    integrity: sha256-${other}\n`, context(answers));
+    assert.deepEqual(errors(tampered), [`Remote file \`${SHARED}\` failed integrity check!`]);
   });
 
   test('the same URL twice is refused as a duplicate include', async () => {

@@ -3,6 +3,7 @@ import type {
   ArtifactsDefinition,
   AutoCancelConfig,
   JobHooks,
+  ReleaseDefinition,
   CacheDefinition,
   EnvironmentDefinition,
   ImageDefinition,
@@ -64,6 +65,8 @@ export interface JobConfig {
   interruptible: boolean | null;
   /** `hooks`, absent when none. */
   hooks?: JobHooks;
+  /** `release`, absent when none. */
+  release?: ReleaseDefinition;
   resourceGroup: string | null;
   tags: string[];
   /** `null` when the job does not set `when` (rules fall back to on_success). */

@@ -136,6 +136,27 @@ export interface CompileContext {
 
 export type JobWhen = 'on_success' | 'on_failure' | 'always' | 'manual' | 'delayed';
 
+/** A link of a release's `assets:links`, as the job's configuration gives it. */
+export interface ReleaseAssetLink {
+  name: string;
+  url: string;
+  filepath?: string;
+  direct_asset_path?: string;
+  link_type?: string;
+}
+
+/** A job's `release` (GitLab 13.2): created by `release-cli` in a `release` step after the script. */
+export interface ReleaseDefinition {
+  tagName: string;
+  description: string;
+  name?: string;
+  tagMessage?: string;
+  ref?: string;
+  releasedAt?: string;
+  milestones: string[];
+  links: ReleaseAssetLink[];
+}
+
 /** A job's `hooks` (GitLab 15.6): commands the runner runs before it gets the sources. */
 export interface JobHooks {
   preGetSourcesScript?: string[];
@@ -314,6 +335,8 @@ export interface JobDefinitionBase {
   interruptible: boolean;
   /** `hooks`; absent when the job (and `default:`) has none. */
   hooks?: JobHooks;
+  /** `release`; absent when the job creates none. */
+  release?: ReleaseDefinition;
   resourceGroup: string | null;
   tags: string[];
   image: ImageDefinition | null;

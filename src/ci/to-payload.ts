@@ -2,6 +2,7 @@
  * JobDefinition + ids/tokens/git/server info → the runner-protocol job payload (§3.4),
  * variables in the precedence order of ci-config §7.2 (later entries win).
  */
+import { releaseScript } from './release-script.ts';
 import type { Artifact, Cache, CachePolicy, JobPayload, JobVariable, Step } from '../protocol/job-payload.ts';
 import type { ArtifactsDefinition, BuildJobDefinition } from './model.ts';
 import type { PayloadGitInfo, PayloadIds, PayloadPipelineInfo, PayloadRunnerInfo, PayloadServerInfo, PayloadTokens } from './payload-types.ts';
@@ -169,6 +170,7 @@ function steps(job: BuildJobDefinition, timeout: number): Step[] {
   const list: Step[] = [
     { name: 'script', script: [...job.beforeScript, ...job.script], timeout, when: 'on_success', allow_failure: false },
   ];
+  if (job.release) list.push({ name: 'release', script: releaseScript(job.release), timeout, when: 'on_success', allow_failure: false });
   if (job.afterScript.length > 0) {
     list.push({ name: 'after_script', script: job.afterScript, timeout, when: 'always', allow_failure: true });
   }

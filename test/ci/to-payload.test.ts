@@ -247,6 +247,34 @@ build:
     assert.equal((await firstJob()).image?.pullPolicy, undefined);
   });
 
+  test("release: a release step after the script, release-cli's command as GitLab writes it", async () => {
+    const text = `deploy:
+  script: echo go
+  after_script: echo done
+  release:
+    tag_name: $CI_COMMIT_TAG
+    description: Notes of $CI_COMMIT_TAG
+    name: Release
+    milestones: m1
+    assets:
+      links:
+        - { name: app, url: 'https://example.com/app' }
+`;
+    const result = await compilePipeline(text, context);
+    const job = result.jobs[0];
+    assert.ok(job && !isBridge(job), JSON.stringify(result.errors));
+    const payload = payloadFor(job, false);
+    assert.deepEqual(payload.steps.map((step) => step.name), ['script', 'release', 'after_script']);
+    assert.deepEqual(payload.steps[1], {
+      name: 'release',
+      script: ['release-cli create --name "Release" --description "Notes of $CI_COMMIT_TAG" --tag-name "$CI_COMMIT_TAG" --milestone "m1" --assets-link "{\\"name\\":\\"app\\",\\"url\\":\\"https://example.com/app\\"}"'],
+      timeout: payload.steps[0]!.timeout,
+      when: 'on_success',
+      allow_failure: false,
+    });
+    assert.ok(Value.Check(JobPayloadSchema, payload), JSON.stringify([...Value.Errors(JobPayloadSchema, payload)].slice(0, 3)));
+  });
+
   test('hooks:pre_get_sources_script goes to the runner as a hook; a job without one sends none', async () => {
     const result = await compilePipeline('build:\n  hooks:\n    pre_get_sources_script: [echo one, [echo two]]\n  script: make\nplain:\n  script: make\n', context);
     const [build, plain] = result.jobs;

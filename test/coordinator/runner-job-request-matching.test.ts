@@ -119,4 +119,21 @@ describe('POST /jobs/request: matching', () => {
     assert.equal(excluding?.status, 'failed');
     assert.equal(excluding?.failure_reason, 'runner_unsupported');
   });
+
+  it('hands a release job only to a runner with multi_build_steps, with its release step', async () => {
+    const ci = 'releasing:\n  script: [make]\n  release:\n    tag_name: v1\n    description: first\n';
+    const project = await fixture.ciProject('releases', ci);
+    const runner = await fixture.register(project.runners_token);
+    await fixture.runPipeline(project.id);
+    const withSteps = await fixture.requestJob(runner.token, undefined, { ...RUNNER_INFO, features: { ...RUNNER_INFO.features, multi_build_steps: true } });
+    assert.equal(withSteps.status, 201);
+    const steps = withSteps.json.steps as Array<{ name: string; script: string[] }>;
+    assert.deepEqual(steps.map((step) => step.name), ['script', 'release']);
+    assert.deepEqual(steps[1]?.script, ['release-cli create --description "first" --tag-name "v1"']);
+
+    const second = await fixture.runPipeline(project.id);
+    assert.equal((await fixture.requestJob(runner.token, undefined, { ...RUNNER_INFO, features: { ...RUNNER_INFO.features, multi_build_steps: false } })).status, 204);
+    const [job] = await jobsOf(second);
+    assert.equal(job?.failure_reason, 'runner_unsupported');
+  });
 });

@@ -7,6 +7,7 @@ import { readArtifacts, readCaches } from './artifacts-cache.ts';
 import { EntryChecker, readScript } from './checker.ts';
 import { readCoverage, readEnvironment, readParallel, readRetry } from './environment-retry.ts';
 import { readHooks } from './hooks.ts';
+import { readRelease } from './release.ts';
 import { readImage, readServices } from './image-services.ts';
 import { readNeeds, readPolicy, readRules } from './policies.ts';
 import { JOB_VARIABLE_DATA, mergeVariables, readVariables } from './variables.ts';
@@ -16,7 +17,7 @@ export const JOB_KEYS = [
   'script', 'stage', 'type', 'image', 'services', 'before_script', 'after_script', 'variables',
   'only', 'except', 'rules', 'tags', 'allow_failure', 'when', 'start_in', 'dependencies', 'needs',
   'artifacts', 'cache', 'environment', 'coverage', 'retry', 'parallel', 'timeout', 'interruptible',
-  'resource_group', 'inherit', 'extends', 'manual_confirmation', 'hooks',
+  'resource_group', 'inherit', 'extends', 'manual_confirmation', 'hooks', 'release',
 ] as const;
 
 /** Keys `default:` (and, for the first five, the top level) can give every job. */
@@ -88,6 +89,7 @@ function readJobKeys(name: string, hash: PlainObject, checker: EntryChecker, inp
   checker.stringAttribute(hash, 'manual_confirmation');
   const resourceGroup = readResourceGroup(hash.resource_group, checker);
   const hooks = readHooks(hash.hooks, checker.child('hooks'));
+  const release = readRelease(hash.release, checker.child('release'));
   const tokens = inputs.maxExpressionTokens;
 
   const job = {
@@ -107,6 +109,7 @@ function readJobKeys(name: string, hash: PlainObject, checker: EntryChecker, inp
     timeout,
     interruptible,
     ...(hooks ? { hooks } : {}),
+    ...(release ? { release } : {}),
     resourceGroup,
     tags: isStringArray(tags) ? tags : [],
     when,

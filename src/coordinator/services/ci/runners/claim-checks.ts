@@ -19,14 +19,15 @@ export function buildDefinitionOf(job: JobRecord): BuildJobDefinition | undefine
  * GitLab's `Ci::Build#supported_runner?`: features a job needs from the runner that takes it
  * (`RUNNER_FEATURES`): report artifacts need `upload_multiple_artifacts`, `artifacts:exclude`
  * needs `artifacts_exclude`, `allow_failure: exit_codes` needs `return_exit_code` (a runner
- * that sends no exit code could never have the failure allowed). (Merge-request refspecs and
- * `release:` steps do not exist here.)
+ * that sends no exit code could never have the failure allowed), a `release:` step needs
+ * `multi_build_steps`. (The `refspecs` feature is not asked of runners here.)
  */
 export function lacksRunnerFeature(definition: BuildJobDefinition, features: RunnerFeatures): boolean {
   const artifacts = definition.artifacts;
   if (artifacts && Object.keys(artifacts.reports).length > 0 && features.upload_multiple_artifacts !== true) return true;
   if (artifacts && artifacts.exclude.length > 0 && features.artifacts_exclude !== true) return true;
   if (allowedExitCodesOf(definition).length > 0 && features.return_exit_code !== true) return true;
+  if (definition.release && features.multi_build_steps !== true) return true;
   return false;
 }
 

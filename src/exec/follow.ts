@@ -94,6 +94,7 @@ export async function followPipeline(local: LocalCoordinator, project: ProjectRe
     status: final.status,
     exitCode: final.status === 'success' || final.status === 'manual' ? 0 : 1,
     pipelineId: final.id,
+    pipelineName: final.name,
     jobs: jobs.filter((job) => !job.retried).map(jobResult),
   };
 }

@@ -125,6 +125,8 @@ export interface ExecResult {
   status: string;
   exitCode: number;
   pipelineId: number;
+  /** Its `workflow:name`, expanded; null without one. */
+  pipelineName: string | null;
   /** From the process's start to the first job's start (null when no job ran). */
   startupMs: number | null;
   jobs: JobResult[];
@@ -148,5 +150,5 @@ export function formatSummary(result: ExecResult): string {
     ...(job.log ? [`log of ${job.name}: ${job.log}`] : []),
     ...(job.artifacts ? [`artifacts of ${job.name}: ${job.artifacts}`] : []),
   ]);
-  return `${[line(header), ...rows.map(line), ...(files.length > 0 ? ['', ...files] : []), '', `pipeline ${result.status}`].join('\n')}\n`;
+  return `${[line(header), ...rows.map(line), ...(files.length > 0 ? ['', ...files] : []), '', `pipeline ${result.pipelineName === null ? '' : `"${result.pipelineName}" `}${result.status}`].join('\n')}\n`;
 }

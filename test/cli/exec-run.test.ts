@@ -88,6 +88,20 @@ describe('runner exec reports failures', () => {
     assert.match(result.stdout, /^broken +\| about to fail$/m);
     assert.match(result.stdout, /^broken +test +failed .*script_failure$/m);
     assert.match(result.stdout, /^later +deploy +skipped/m);
+    assert.match(result.stdout, /^pipeline failed$/m);
+  });
+
+  it('names the pipeline by its workflow:name in the summary and the JSON result', async () => {
+    const named = workingTree({ '.gitlab-ci.yml': 'workflow:\n  name: Checks of $CI_COMMIT_REF_NAME\nfirst:\n  script: echo one\n' });
+    try {
+      const result = await exec(named, {});
+      assert.equal(result.code, 0, result.stderr);
+      assert.match(result.stdout, /^pipeline "Checks of main" success$/m);
+      const json = await exec(named, { json: true });
+      assert.equal((JSON.parse(json.stdout) as { pipelineName: string | null }).pipelineName, 'Checks of main');
+    } finally {
+      rmSync(named, { recursive: true, force: true });
+    }
   });
 
   it('names the valid jobs for an unknown one, and reports a configuration error with its line', async () => {

@@ -13,7 +13,7 @@ import type { JobConfig } from './job-config.ts';
 import { resolveCacheKeys } from './cache-keys.ts';
 import { resolveLimits, type CompileLimits } from './limits.ts';
 import { checkReferences, checkStages } from './logical-checks.ts';
-import type { AutoCancelConfig, CompileContext, CompileResult, JobDefinition, YamlVariable } from './model.ts';
+import type { AutoCancelConfig, CompileContext, CompileResult, IncludedFile, JobDefinition, YamlVariable } from './model.ts';
 import { mergeAutoCancel } from './entries/auto-cancel.ts';
 import { pipelineName } from './pipeline-name.ts';
 import { expandParallel, type ExpandedJob } from './parallel.ts';
@@ -43,9 +43,10 @@ export async function compilePipeline(text: string, context: CompileContext): Pr
   const locator = new SourceLocator();
   const sink = new DiagnosticSink(locator);
 
-  const config = await loadConfiguration(text, configPath, context, limits, sink, locator);
+  const includes: IncludedFile[] = [];
+  const config = await loadConfiguration(text, configPath, context, limits, sink, locator, includes);
   if (!config) return invalid(sink);
-  const merged = (result: CompileResult): CompileResult => (result.status === 'invalid' ? result : { ...result, mergedConfig: config });
+  const merged = (result: CompileResult): CompileResult => (result.status === 'invalid' ? result : { ...result, mergedConfig: config, includes });
   return merged(await compileMerged(config, context, limits, sink));
 }
 
@@ -133,6 +134,7 @@ async function loadConfiguration(
   limits: CompileLimits,
   sink: DiagnosticSink,
   locator: SourceLocator,
+  includes: IncludedFile[],
 ): Promise<PlainObject | null> {
   const loaded = loadYaml(text, configPath, limits);
   if (!loaded.ok) {
@@ -149,7 +151,7 @@ async function loadConfiguration(
     sink.errorAt(applied.error, configPath, 1);
     return null;
   }
-  const included = await expandIncludes(applied.value, loaded.positions, context.files, limits, sink, locator, includeRulesEvaluator(context, limits, variables), variables, componentPrefixes(context.server));
+  const included = await expandIncludes(applied.value, loaded.positions, context.files, limits, sink, locator, includeRulesEvaluator(context, limits, variables), variables, componentPrefixes(context.server), includes);
   if (sink.hasErrors) return null;
   const extended = expandExtends(included, limits.maxExtendsDepth, sink);
   if (sink.hasErrors) return null;

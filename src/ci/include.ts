@@ -5,7 +5,7 @@
  */
 import { pathKey, type DiagnosticSink, type FilePositions, type SourceLocator } from './diagnostics.ts';
 import type { CompileLimits } from './limits.ts';
-import type { RepositoryReader } from './model.ts';
+import type { IncludedFile, RepositoryReader } from './model.ts';
 import { deepMerge, isPlainObject, isStringArray, rubyJson, type PlainObject } from './values.ts';
 import { loadYaml, TOO_BIG_MESSAGE } from './yaml-loader.ts';
 import { UntrustedRegexp } from './expression/regexp.ts';
@@ -55,6 +55,8 @@ interface IncludeState {
   variables?: IncludeVariables;
   /** Where `include:component` addresses start on this coordinator (include-component.ts). */
   componentPrefixes: readonly string[];
+  /** Every file read, in order (lint's `includes`). */
+  included: IncludedFile[];
 }
 
 export type { IncludeRule, IncludeRulesEvaluator };
@@ -69,9 +71,10 @@ export async function expandIncludes(
   rules?: IncludeRulesEvaluator,
   variables?: IncludeVariables,
   componentPrefixes: readonly string[] = [],
+  included: IncludedFile[] = [],
 ): Promise<PlainObject> {
   const state: IncludeState = {
-    reader, limits, sink, locator, seen: new Set(), count: 0, loadedFiles: [], componentPrefixes,
+    reader, limits, sink, locator, seen: new Set(), count: 0, loadedFiles: [], componentPrefixes, included,
     positionsByFile: new Map([[mainPositions.file, mainPositions]]),
     ...(rules ? { rules } : {}),
     ...(variables ? { variables } : {}),
@@ -222,7 +225,7 @@ async function loadLocation(
   }
   if (location.kind === 'component') {
     const component = await fetchComponent(location, state, parentFile);
-    return component && loadReadable(component.location, component.text, scope, state, depth, parentFile);
+    return component && loadReadable(component.location, component.text, scope, state, depth, parentFile, location.address);
   }
   return loadReadable(location, null, scope, state, depth, parentFile);
 }
@@ -234,6 +237,7 @@ async function loadReadable(
   state: IncludeState,
   depth: number,
   parentFile: string,
+  componentAddress?: string,
 ): Promise<PlainObject | null> {
   const { sink, limits } = state;
   const target = resolveTarget(location, scope);
@@ -267,8 +271,26 @@ async function loadReadable(
     return null;
   }
   state.loadedFiles.push(loaded.positions);
+  state.included.push(includedFile(location, scope, state, componentAddress));
   state.positionsByFile.set(label, loaded.positions);
   return expandFile(applied.value, label, { project: target.project, ref: target.ref }, state, depth);
+}
+
+/** What lint lists of a file read (GitLab's include metadata, its URLs made by the API). */
+function includedFile(location: ReadableLocation, scope: FileScope, state: IncludeState, componentAddress: string | undefined): IncludedFile {
+  const mask = (text: string): string => (state.variables ? state.variables.mask(text) : text);
+  const context = { contextProject: scope.project, contextRef: scope.ref ?? null };
+  if (componentAddress !== undefined) return { type: 'component', location: mask(componentAddress), project: location.kind === 'project' ? location.project : null, ref: location.kind === 'project' ? location.ref ?? null : null, extra: {}, ...context };
+  switch (location.kind) {
+    case 'local':
+      return { type: 'local', location: mask(location.path), project: scope.project, ref: scope.ref ?? null, extra: {}, ...context };
+    case 'project':
+      return { type: 'file', location: mask(location.path), project: location.project, ref: location.ref ?? null, extra: { project: location.project, ...(location.ref === undefined ? {} : { ref: location.ref }) }, ...context };
+    case 'remote':
+      return { type: 'remote', location: mask(location.path), project: null, ref: null, extra: {}, ...context };
+    case 'artifact':
+      return { type: 'artifact', location: mask(location.path), project: null, ref: null, extra: { job_name: location.job ?? '' }, ...context };
+  }
 }
 
 function resolveTarget(location: ReadableLocation, scope: FileScope) {

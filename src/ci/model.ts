@@ -379,6 +379,21 @@ export interface AutoCancelConfig {
   onJobFailure: AutoCancelOnJobFailure | null;
 }
 
+/**
+ * A file the configuration included, as lint lists it (GitLab's include metadata): `file` is
+ * another project's file. `project`/`ref` name where it was read (null: the pipeline's project
+ * at its commit); `contextProject`/`contextRef` the file that included it (null likewise).
+ */
+export interface IncludedFile {
+  type: 'local' | 'file' | 'remote' | 'artifact' | 'component';
+  location: string;
+  project: string | null;
+  ref: string | null;
+  extra: Record<string, string>;
+  contextProject: string | null;
+  contextRef: string | null;
+}
+
 /** What GitLab keeps in a pipeline's metadata: its `workflow:name` and auto-cancel strategies. */
 export interface PipelineMetadata {
   /** `workflow:name` with its variables expanded (`CI_PIPELINE_NAME`); null when none or blank. */
@@ -405,6 +420,8 @@ export interface CompileResult {
   workflowVariables: YamlVariable[];
   /** For `created`: the pipeline's name and auto-cancel strategies (workflow, then the matching workflow rule). */
   metadata?: PipelineMetadata;
+  /** The files included, in the order they were read (lint's `includes`); absent when invalid. */
+  includes?: IncludedFile[];
   /** The configuration after includes, `extends` and `!reference` (lint's `merged_yaml`); absent when invalid. */
   mergedConfig?: Record<string, unknown>;
 }

@@ -56,6 +56,10 @@ describe('include:remote', () => {
       const linted = await lint(`include:\n  - remote: ${base}/shared.yml\nown:\n  script: echo own\n`);
       assert.equal(linted.valid, true, JSON.stringify(linted.errors));
       assert.match(linted.merged_yaml as string, /shared-job:/);
+      const main = (await gantry.api('GET', `/projects/${projectId}/repository/branches/main`)).json as { commit: { id: string } };
+      assert.deepEqual(linted.includes, [{
+        type: 'remote', location: `${base}/shared.yml`, blob: null, raw: `${base}/shared.yml`, extra: {}, context_project: 'root/remote-includes', context_sha: main.commit.id,
+      }]);
 
       const commit = await gantry.api('POST', `/projects/${projectId}/repository/commits`, {
         body: { branch: 'main', commit_message: 'CI', actions: [{ action: 'create', file_path: '.gitlab-ci.yml', content: `include: ${base}/shared.yml\nown:\n  script: echo own\n` }] },

@@ -78,6 +78,20 @@ describe('CI lint and pipeline schedules', () => {
     assert.equal((await gantry.api('GET', '/projects/999999/ci/lint')).status, 404);
   });
 
+  it('lists the included files with their blob and raw URLs, as GitLab', async () => {
+    const commit = await gantry.api('POST', `/projects/${projectId}/repository/commits`, {
+      body: { branch: 'main', commit_message: 'shared', actions: [{ action: 'create', file_path: 'ci/shared.yml', content: 'shared:\n  script: echo shared\n' }] },
+    });
+    assert.equal(commit.status, 201, commit.text);
+    const sha = commit.json.id as string;
+    const linted = await gantry.api('POST', `/projects/${projectId}/ci/lint`, { body: { content: 'include: ci/shared.yml\nown:\n  script: echo own\n' } });
+    assert.equal(linted.json.valid, true, linted.text);
+    const base = `http://gantry.test/root/lint`;
+    assert.deepEqual(linted.json.includes, [{
+      type: 'local', location: 'ci/shared.yml', blob: `${base}/-/blob/${sha}/ci/shared.yml`, raw: `${base}/-/raw/${sha}/ci/shared.yml`, extra: {}, context_project: 'root/lint', context_sha: sha,
+    }]);
+  });
+
   it('computes the next cron run in the schedule time zone', () => {
     const after = new Date('2024-01-01T00:00:00Z');
     assert.equal(nextCronRun('0 3 * * *', 'Europe/Berlin', after)?.toISOString(), '2024-01-01T02:00:00.000Z');

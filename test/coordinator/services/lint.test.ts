@@ -16,7 +16,7 @@ describe('CI lint of a project: failures while resolving the ref', () => {
   const actor = { id: 1, is_admin: true } as UserRecord;
   const lintWith = (resolve: PipelineCreation['resolve']) =>
     new CiLint({
-      creation: { resolve, compile: compilePipeline, prepare: () => Promise.reject(new Error('not a dry run')) },
+      creation: { resolve, compile: compilePipeline, prepare: () => Promise.reject(new Error('not a dry run')), fullPath: async (project) => `group/${project.path}` },
       lookup: { readableProject: async () => project },
       permissions: { canLintProjectConfig: async () => true, canCreatePipeline: async () => true },
     });

@@ -1,11 +1,11 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from '#deps/typebox';
-import type { JobDefinition } from '../../../ci/model.ts';
+import type { IncludedFile, JobDefinition } from '../../../ci/model.ts';
 import type { LintOutcome } from '../../services/ci/pipelines/lint.ts';
 import { requireActor } from '../../http/auth.ts';
 import { Param } from '../../http/gitlab-params.ts';
-import type { CoordinatorServices } from '../../wiring.ts';
+import type { CoordinatorServices, EdgeConfig } from '../../wiring.ts';
 
 const ProjectId = Type.Object({ id: Param.string({ description: 'Project id or URL-encoded full path' }) });
 const ScheduleIds = Type.Object({ id: Param.string({ description: 'Project id or URL-encoded full path' }), pipeline_schedule_id: Param.integer({ minimum: 1 }) });
@@ -25,7 +25,7 @@ const ProjectLintBody = Type.Object({ content: Param.string({ description: 'The 
 const tags = ['ci-lint'];
 
 /** CI lint over the API (the compiler pipelines use), and playing a pipeline schedule. */
-export function ciLintRoutes({ ciLint, schedulePipelines }: CoordinatorServices): FastifyPluginAsync {
+export function ciLintRoutes({ ciLint, schedulePipelines }: CoordinatorServices, edge: EdgeConfig): FastifyPluginAsync {
   return async (app) => {
     const api = app.withTypeProvider<TypeBoxTypeProvider>();
 
@@ -42,12 +42,12 @@ export function ciLintRoutes({ ciLint, schedulePipelines }: CoordinatorServices)
 
     api.get('/projects/:id/ci/lint', { schema: { summary: "Check the project's CI file", tags, params: ProjectId, querystring: ProjectLintQuery } }, async (request) => {
       const { dry_run: dryRun, include_jobs: includeJobs, ref } = request.query;
-      return projectLintJson(await ciLint.lintProject(request.params.id, requireActor(request), { dryRun: dryRun ?? false, includeJobs: includeJobs ?? false, ref }));
+      return projectLintJson(await ciLint.lintProject(request.params.id, requireActor(request), { dryRun: dryRun ?? false, includeJobs: includeJobs ?? false, ref }), edge.externalUrl);
     });
 
     api.post('/projects/:id/ci/lint', { schema: { summary: 'Check a CI configuration in the context of the project', tags, params: ProjectId, body: ProjectLintBody } }, async (request) => {
       const { content, dry_run: dryRun, include_jobs: includeJobs, ref } = request.body;
-      return projectLintJson(await ciLint.lintProject(request.params.id, requireActor(request), { content, dryRun: dryRun ?? false, includeJobs: includeJobs ?? false, ref }));
+      return projectLintJson(await ciLint.lintProject(request.params.id, requireActor(request), { content, dryRun: dryRun ?? false, includeJobs: includeJobs ?? false, ref }), edge.externalUrl);
     });
 
     api.post('/projects/:id/pipeline_schedules/:pipeline_schedule_id/play', { schema: { summary: 'Run a pipeline schedule now', tags: ['pipeline schedules'], params: ScheduleIds } }, async (request, reply) => {
@@ -57,14 +57,33 @@ export function ciLintRoutes({ ciLint, schedulePipelines }: CoordinatorServices)
   };
 }
 
-function projectLintJson(lint: LintOutcome) {
+function projectLintJson(lint: LintOutcome, externalUrl: string) {
   return {
     valid: lint.valid,
     errors: lint.errors,
     warnings: lint.warnings,
     merged_yaml: lint.mergedYaml,
-    includes: [],
+    includes: lint.source ? lint.includes.map((file) => includeJson(file, lint.source!, externalUrl)) : [],
     ...(lint.jobs ? { jobs: lint.jobs.map(lintJobJson) } : {}),
+  };
+}
+
+/**
+ * GitLab's include metadata: `blob` and `raw` address a repository file (the pipeline's
+ * project at its commit, or the other project at the ref given), `raw` alone a remote file.
+ */
+function includeJson(file: IncludedFile, source: { projectPath: string; sha: string }, externalUrl: string) {
+  const inRepository = file.type === 'local' || file.type === 'file';
+  const project = file.project ?? source.projectPath;
+  const at = (kind: 'blob' | 'raw') => `${externalUrl}/${project}/-/${kind}/${file.ref ?? source.sha}/${file.location.replace(/^\/+/, '')}`;
+  return {
+    type: file.type,
+    location: file.location,
+    blob: inRepository ? at('blob') : null,
+    raw: inRepository ? at('raw') : file.type === 'remote' ? file.location : null,
+    extra: file.extra,
+    context_project: file.contextProject ?? source.projectPath,
+    context_sha: file.contextRef ?? source.sha,
   };
 }
 

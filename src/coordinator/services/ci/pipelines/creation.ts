@@ -189,14 +189,19 @@ export class PipelineCreation {
     return (await this.deps.branchRules.canPush(project, user, target.ref)) || this.deps.branchRules.canMerge(project, user, target.ref);
   }
 
+  /** The project's full path (`group/sub/project`), as `CI_PROJECT_PATH` names it. */
+  async fullPath(project: ProjectRecord): Promise<string> {
+    const namespace = await this.deps.namespaces.findById(project.namespace_id);
+    return namespace ? `${namespace.full_path}/${project.path}` : project.path;
+  }
+
   private async compileContext(input: PipelineCreationInput, target: ResolvedRef, configPath: string): Promise<CompileContext> {
     const { project } = input;
-    const namespace = await this.deps.namespaces.findById(project.namespace_id);
     const given = input.variables ?? [];
     return {
       project: {
         id: project.id,
-        path: namespace ? `${namespace.full_path}/${project.path}` : project.path,
+        path: await this.fullPath(project),
         defaultBranch: project.default_branch ?? undefined,
         visibility: project.visibility,
         title: project.name,

@@ -1,5 +1,5 @@
 import { stringify } from 'yaml';
-import type { CompileResult, JobDefinition, RepositoryReader } from '../../../../ci/model.ts';
+import type { CompileResult, IncludedFile, JobDefinition, RepositoryReader } from '../../../../ci/model.ts';
 import { accessDenied, GantryError } from '../../../../shared/errors.ts';
 import type { UserRecord } from '../../../../storage/types.ts';
 import type { Lookup } from '../../access/lookup.ts';
@@ -17,6 +17,10 @@ export interface LintOutcome {
   mergedYaml: string | null;
   /** Present for dry runs and `include_jobs`. */
   jobs?: JobDefinition[];
+  /** The files the configuration included, read in the project at `sha` (project lints). */
+  includes: IncludedFile[];
+  /** Where the configuration was read: the project's path and the commit (zeros without one). */
+  source?: { projectPath: string; sha: string };
 }
 
 export interface ProjectLintInput {
@@ -29,7 +33,7 @@ export interface ProjectLintInput {
 }
 
 export interface CiLintDeps {
-  creation: Pick<PipelineCreation, 'prepare' | 'resolve' | 'compile'>;
+  creation: Pick<PipelineCreation, 'prepare' | 'resolve' | 'compile' | 'fullPath'>;
   lookup: Pick<Lookup, 'readableProject'>;
   permissions: Pick<Permissions, 'canLintProjectConfig' | 'canCreatePipeline'>;
   /** Fetches `include:remote` files, as pipeline creation does; without it they are refused. */
@@ -68,17 +72,18 @@ export class CiLint {
       const content = input.content ?? (await this.fileAt(project, ref));
       if (!input.dryRun) {
         const target = await this.deps.creation.resolve(project, ref).catch(unlessRefMissing);
+        const projectPath = await this.deps.creation.fullPath(project);
         const result = await this.deps.creation.compile(content, {
-          project: { id: project.id, path: project.path, defaultBranch: project.default_branch ?? undefined },
+          project: { id: project.id, path: projectPath, defaultBranch: project.default_branch ?? undefined },
           ref, refType: target?.refType ?? 'branch', sha: target?.sha ?? '0'.repeat(40), source: 'push', ignoreSkipCi: true,
           files: this.withRemote(target ? { readFile: (path) => readTextAt(target.repository, target.sha, path) } : { readFile: async () => null }),
           configPath: project.ci_config_path || DEFAULT_CI_CONFIG_PATH,
         });
-        return outcome(result, input.includeJobs);
+        return { ...outcome(result, input.includeJobs), source: { projectPath, sha: target?.sha ?? '0'.repeat(40) } };
       }
       const prepared = await this.deps.creation.prepare({ project, ref, source: 'push', user: actor, saveOnErrors: false, ignoreSkipCi: true });
       const result = input.content === undefined ? prepared.result : await this.deps.creation.compile(input.content, prepared.context);
-      const report = outcome(result, true);
+      const report = { ...outcome(result, true), source: { projectPath: prepared.context.project.path, sha: prepared.target.sha } };
       return result.status === 'filtered' && result.reason ? { ...report, valid: false, errors: [result.reason] } : report;
     } catch (error) {
       if (error instanceof GantryError && error.details.fields?.base) return refusal(error.details.fields.base.join(', '));
@@ -106,6 +111,7 @@ function outcome(result: CompileResult, withJobs: boolean): LintOutcome {
     warnings: result.warnings.map((warning) => warning.message),
     mergedYaml: valid && result.mergedConfig ? stringify(result.mergedConfig, RUBY_YAML_LAYOUT) : null,
     ...(withJobs ? { jobs: result.jobs } : {}),
+    includes: valid ? (result.includes ?? []) : [],
   };
 }
 
@@ -116,5 +122,5 @@ function unlessRefMissing(error: unknown): null {
 }
 
 function refusal(message: string): LintOutcome {
-  return { valid: false, errors: [message], warnings: [], mergedYaml: null };
+  return { valid: false, errors: [message], warnings: [], mergedYaml: null, includes: [] };
 }

@@ -1,7 +1,7 @@
 /** Loads a golden fixture case and reduces a compile result to its reviewed essentials. */
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { ArtifactFileResult, CompileContext, CompileResult, ContextVariable, JobDefinition, ProjectFileResult } from '../../src/ci/index.ts';
+import type { ArtifactFileResult, CompileContext, CompileResult, ContextVariable, JobDefinition, ProjectFileResult, RepositoryReader } from '../../src/ci/index.ts';
 
 export interface FixtureContext {
   ref?: string;
@@ -121,4 +121,19 @@ function summarizeJob(job: JobDefinition): Summary {
   }
   if (job.baseName !== job.name) summary.baseName = job.baseName;
   return summary;
+}
+
+/** A push to `main` of group/app at a fixed commit, reading files through `files`; `overrides` win. */
+export function pushContext(files: RepositoryReader, overrides: Partial<CompileContext> = {}): CompileContext {
+  return {
+    project: { id: 7, path: 'group/app', defaultBranch: 'main' },
+    ref: 'main',
+    refType: 'branch',
+    refProtected: false,
+    sha: '1234567890abcdef1234567890abcdef12345678',
+    source: 'push',
+    variables: [],
+    files,
+    ...overrides,
+  };
 }

@@ -3,28 +3,18 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { compilePipeline, type CompileContext, type ContextVariable, type RemoteFileResult } from '../../src/ci/index.ts';
+import { pushContext } from './fixture-support.ts';
 
 function context(answers: Record<string, RemoteFileResult> | null, asked: string[] = [], variables: ContextVariable[] = [], files: Record<string, string> = {}): CompileContext {
-  return {
-    project: { id: 7, path: 'group/app', defaultBranch: 'main' },
-    ref: 'main',
-    refType: 'branch',
-    refProtected: false,
-    sha: '1234567890abcdef1234567890abcdef12345678',
-    source: 'push',
-    variables,
-    files: {
-      readFile: async (path) => files[path] ?? null,
-      ...(answers
-        ? {
-            readRemoteFile: async (url: string): Promise<RemoteFileResult> => {
-              asked.push(url);
-              return answers[url] ?? { status: 'http-code', code: 404 };
-            },
-          }
-        : {}),
-    },
-  };
+  const remote = answers
+    ? {
+        readRemoteFile: async (url: string): Promise<RemoteFileResult> => {
+          asked.push(url);
+          return answers[url] ?? { status: 'http-code', code: 404 };
+        },
+      }
+    : {};
+  return pushContext({ readFile: async (path) => files[path] ?? null, ...remote }, { variables });
 }
 
 const SHARED = 'https://ci.example.com/shared.yml';

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { compilePipeline, type CompileContext, type ContextVariable, type ProjectFileResult } from '../../src/ci/index.ts';
+import { pushContext } from './fixture-support.ts';
 
 interface Asked {
   project: string;
@@ -10,23 +11,14 @@ interface Asked {
 }
 
 function context(files: Record<string, string>, variables: ContextVariable[], asked: Asked[], overrides: Partial<CompileContext> = {}): CompileContext {
-  return {
-    project: { id: 7, path: 'group/app', defaultBranch: 'main' },
-    ref: 'release',
-    refType: 'branch',
-    refProtected: false,
-    sha: '1234567890abcdef1234567890abcdef12345678',
-    source: 'push',
-    variables,
-    files: {
-      readFile: async (path) => files[path] ?? null,
-      readProjectFile: async (project, ref, path): Promise<ProjectFileResult> => {
-        asked.push({ project, ref, path });
-        return { status: 'found', content: 'remote-job: { script: echo remote }\n' };
-      },
+  const reader = {
+    readFile: async (path: string) => files[path] ?? null,
+    readProjectFile: async (project: string, ref: string | undefined, path: string): Promise<ProjectFileResult> => {
+      asked.push({ project, ref, path });
+      return { status: 'found', content: 'remote-job: { script: echo remote }\n' };
     },
-    ...overrides,
   };
+  return pushContext(reader, { ref: 'release', variables, ...overrides });
 }
 
 describe('variables in include locations', () => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createPublicKey, verify, type JsonWebKey } from 'node:crypto';
+import { createHash, createPublicKey, verify, type JsonWebKey } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -90,6 +90,8 @@ describe('id_tokens handed to runners', () => {
     assert.equal(key!.kty, 'RSA');
     assert.equal(key!.use, 'sig');
     assert.equal(key!.alg, 'RS256');
+    const thumbprint = createHash('sha256').update(`{"e":"${String(key!.e)}","kty":"RSA","n":"${String(key!.n)}"}`).digest('base64url');
+    assert.equal(key!.kid, thumbprint, "kid: the key's RFC 7638 thumbprint");
     assert.match(keys.headers.get('cache-control') ?? '', /max-age=86400/);
   });
 

@@ -20,6 +20,7 @@ export interface IdTokenFacts {
   job: { id: number; protected: boolean; environment: string | null; environmentDefinition: EnvironmentDefinition | null };
   project: { id: number; path: string; visibility: string };
   namespace: { id: number; path: string };
+  /** `ref`: the pipeline's ref, or a merge request pipeline's source branch (GitLab's `source_ref`). */
   pipeline: { id: number; source: string; ref: string; tag: boolean; sha: string; configPath: string | null };
   user: { id: number; login: string; email: string } | undefined;
   runnerId: number;

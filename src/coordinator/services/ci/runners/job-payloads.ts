@@ -99,7 +99,7 @@ export class JobPayloads {
         job: { id: job.id, protected: job.protected, environment: job.environment, environmentDefinition: definition.environment },
         project: { id: project.id, path: projectPath, visibility: project.visibility },
         namespace: { id: project.namespace_id, path: namespace?.full_path ?? '' },
-        pipeline: { id: pipeline.id, source: pipeline.source, ref: pipeline.ref, tag: pipeline.tag, sha: pipeline.sha, configPath: pipeline.config_path },
+        pipeline: { id: pipeline.id, source: pipeline.source, ref: mergeRequest?.sourceBranch ?? pipeline.ref, tag: pipeline.tag, sha: pipeline.sha, configPath: pipeline.config_path },
         user: user ? { id: user.id, login: user.username, email: user.email } : undefined,
         runnerId: runner.id,
         timeoutSeconds: payload.runner_info.timeout,

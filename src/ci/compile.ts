@@ -210,6 +210,7 @@ function toDefinition(job: ExpandedJob, outcome: Awaited<ReturnType<typeof evalu
     timeout: config.timeout,
     interruptible: outcome.interruptible ?? false,
     ...(config.hooks ? { hooks: config.hooks } : {}),
+    ...(config.idTokens ? { idTokens: config.idTokens } : {}),
     ...(config.release ? { release: config.release } : {}),
     resourceGroup: config.resourceGroup,
     tags: config.tags,

@@ -3,6 +3,7 @@ import type {
   ArtifactsDefinition,
   AutoCancelConfig,
   JobHooks,
+  JobIdTokens,
   ReleaseDefinition,
   CacheDefinition,
   EnvironmentDefinition,
@@ -65,6 +66,8 @@ export interface JobConfig {
   interruptible: boolean | null;
   /** `hooks`, absent when none. */
   hooks?: JobHooks;
+  /** `id_tokens`, absent when none. */
+  idTokens?: JobIdTokens;
   /** `release`, absent when none. */
   release?: ReleaseDefinition;
   resourceGroup: string | null;

@@ -162,6 +162,9 @@ export interface JobHooks {
   preGetSourcesScript?: string[];
 }
 
+/** A job's `id_tokens` (GitLab 15.7) by variable name: the audience of each (a string or a list, as written). */
+export type JobIdTokens = Record<string, { aud: string | string[] }>;
+
 export interface JobNeed {
   job: string;
   artifacts: boolean;
@@ -335,6 +338,8 @@ export interface JobDefinitionBase {
   interruptible: boolean;
   /** `hooks`; absent when the job (and `default:`) has none. */
   hooks?: JobHooks;
+  /** `id_tokens`; absent when the job (and `default:`) has none. */
+  idTokens?: JobIdTokens;
   /** `release`; absent when the job creates none. */
   release?: ReleaseDefinition;
   resourceGroup: string | null;

@@ -26,6 +26,7 @@ import { assignRouteBodyLimit, closeOnUnreadBodies, DEFAULT_BODY_LIMITS, guardAn
 import { handleJsonAsGitlabDoes } from './http/json-content-type.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { registerGitHttp } from './http/git-http.ts';
+import { registerOidcDiscovery } from './http/oidc-discovery.ts';
 import { nullByteInBody, nullByteInPathOrQuery } from './http/null-bytes.ts';
 import { collectMultipartBodies } from './http/multipart.ts';
 import { parseGitlabQuery } from './http/querystring.ts';
@@ -318,6 +319,7 @@ async function mountCoordinator(instance: FastifyInstance, core: CoordinatorCore
     { prefix: '/api/v4' },
   );
   registerMonitoringRoutes(instance, core.monitoring.routes);
+  if (mount.api !== 'local-run') registerOidcDiscovery(instance, { externalUrl: context.config.externalUrl, signingKey: services.ciSigningKey });
   const projectPages = registerWebPages(instance, { externalUrl: context.config.externalUrl, sessions: context.stores.webSessions, users: context.stores.users, throttles, services });
   await registerGitHttp(instance, context, {
     projectPages,

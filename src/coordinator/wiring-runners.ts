@@ -1,5 +1,7 @@
 import type { CoordinatorContext } from './context.ts';
+import { IdTokens } from './services/ci/id-tokens.ts';
 import { JobPayloads } from './services/ci/runners/job-payloads.ts';
+import { CiSigningKey } from './services/ci/signing-key.ts';
 import { DEFAULT_LONG_POLL_MS, JobRequests } from './services/ci/runners/job-requests.ts';
 import { RunnerManagerHeartbeats } from './services/ci/runners/manager-heartbeats.ts';
 import { ProjectRunnersService } from './services/ci/runners/project-runners.ts';
@@ -13,6 +15,7 @@ import type { CiServices } from './wiring-ci.ts';
 export function buildRunnersServices(context: CoordinatorContext, ci: Pick<CiServices, 'pipelineProcessing' | 'jobQueueWakeups' | 'mergeRequestPipelines'>, longPollSeconds?: number) {
   const { stores, lookup, permissions, settings } = context;
   const instanceRegistrationToken = new InstanceRegistrationToken({ store: stores.settings, settings });
+  const ciSigningKey = new CiSigningKey({ store: stores.ciSigningKey });
   const heartbeats = new RunnerManagerHeartbeats({ managers: stores.runnerManagers });
   const runnerRegistration = new RunnerRegistration({
     runners: stores.runners,
@@ -43,6 +46,7 @@ export function buildRunnersServices(context: CoordinatorContext, ci: Pick<CiSer
       instanceVariables: stores.instanceVariables,
       externalUrl: context.config.externalUrl,
       mergeRequestInfo: (pipeline) => ci.mergeRequestPipelines.infoForPipeline(pipeline),
+      idTokens: new IdTokens(ciSigningKey),
     }),
   });
   const runners = new RunnersService({
@@ -68,5 +72,5 @@ export function buildRunnersServices(context: CoordinatorContext, ci: Pick<CiSer
     permissions,
   });
   const userRunners = new UserRunners({ runners: stores.runners, projects: stores.projects, namespaces: stores.namespaces, permissions, settings });
-  return { instanceRegistrationToken, runnerRegistration, jobRequests, runners, projectRunners, userRunners };
+  return { ciSigningKey, instanceRegistrationToken, runnerRegistration, jobRequests, runners, projectRunners, userRunners };
 }

@@ -48,6 +48,14 @@ export interface InstallationStore {
   create(installationId: string, now: string): Promise<string>;
 }
 
+/** The instance's CI signing key (RSA, PKCS#8 PEM): it signs jobs' ID tokens. */
+export interface CiSigningKeyStore {
+  /** The key; undefined before the first job that needed one. */
+  find(): Promise<string | undefined>;
+  /** Records `privateKeyPem` unless a key exists; answers the one recorded. */
+  create(privateKeyPem: string, now: string): Promise<string>;
+}
+
 /** Fixed-window counters of the request throttles, shared by every coordinator on the database. */
 export interface ThrottleCountersStore {
   /**

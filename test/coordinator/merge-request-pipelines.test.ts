@@ -27,6 +27,7 @@ branch-job:
 mr-src:
   script: make
   tags: [mr]
+  id_tokens: { ID_TOKEN: { aud: https://aud.example.com } }
   rules:
     - if: '$CI_PIPELINE_SOURCE == "merge_request_event"'
       changes: [src/**/*]
@@ -151,6 +152,10 @@ describe('merge request pipelines', () => {
     assert.equal(value('CI_MERGE_REQUEST_SOURCE_PROJECT_URL'), `${fixture.gantry.coordinator.context.config.externalUrl.replace(/\/+$/, '')}/mr-team/app`);
     assert.equal(value('CI_MERGE_REQUEST_DIFF_BASE_SHA'), mergeRequest.base_sha);
     assert.equal(value('CI_MERGE_REQUEST_EVENT_TYPE'), 'detached');
+    // An ID token names the request's source branch, as GitLab's source_ref (signature checked in runner-job-id-tokens.test.ts).
+    const claims = JSON.parse(Buffer.from(String(value('ID_TOKEN')).split('.')[1] ?? '', 'base64url').toString('utf8')) as Record<string, unknown>;
+    assert.deepEqual([claims.ref, claims.ref_type, claims.ref_path, claims.pipeline_source], ['feature', 'branch', 'refs/heads/feature', 'merge_request_event']);
+    assert.equal(claims.sub, 'project_path:mr-team/app:ref_type:branch:ref:feature');
   });
 
   it('the runner git steps (init, fetch of the refspecs, checkout of the sha) get the request head from the target repository', async () => {

@@ -7,6 +7,7 @@ import { readArtifacts, readCaches } from './artifacts-cache.ts';
 import { EntryChecker, readScript } from './checker.ts';
 import { readCoverage, readEnvironment, readParallel, readRetry } from './environment-retry.ts';
 import { readHooks } from './hooks.ts';
+import { readIdTokens } from './id-tokens.ts';
 import { readRelease } from './release.ts';
 import { readImage, readServices } from './image-services.ts';
 import { readNeeds, readPolicy, readRules } from './policies.ts';
@@ -18,12 +19,13 @@ export const JOB_KEYS = [
   'only', 'except', 'rules', 'tags', 'allow_failure', 'when', 'start_in', 'dependencies', 'needs',
   'artifacts', 'cache', 'environment', 'coverage', 'retry', 'parallel', 'timeout', 'interruptible',
   'resource_group', 'inherit', 'extends', 'manual_confirmation', 'hooks', 'release',
+  'id_tokens',
 ] as const;
 
 /** Keys `default:` (and, for the first five, the top level) can give every job. */
 export const DEFAULTABLE_KEYS = [
   'before_script', 'image', 'services', 'after_script', 'cache',
-  'interruptible', 'timeout', 'retry', 'tags', 'artifacts', 'hooks',
+  'interruptible', 'timeout', 'retry', 'tags', 'artifacts', 'hooks', 'id_tokens',
 ] as const;
 
 const JOB_WHEN: readonly JobWhen[] = ['on_success', 'on_failure', 'always', 'manual', 'delayed'];
@@ -90,6 +92,7 @@ function readJobKeys(name: string, hash: PlainObject, checker: EntryChecker, inp
   const resourceGroup = readResourceGroup(hash.resource_group, checker);
   const hooks = readHooks(hash.hooks, checker.child('hooks'));
   const release = readRelease(hash.release, checker.child('release'));
+  const idTokens = readIdTokens(hash.id_tokens, checker.child('id_tokens'));
   const tokens = inputs.maxExpressionTokens;
 
   const job = {
@@ -110,6 +113,7 @@ function readJobKeys(name: string, hash: PlainObject, checker: EntryChecker, inp
     interruptible,
     ...(hooks ? { hooks } : {}),
     ...(release ? { release } : {}),
+    ...(idTokens ? { idTokens } : {}),
     resourceGroup,
     tags: isStringArray(tags) ? tags : [],
     when,

@@ -8,6 +8,7 @@ import { readArtifacts, readCaches } from './artifacts-cache.ts';
 import { EntryChecker, readScript } from './checker.ts';
 import { readRetry } from './environment-retry.ts';
 import { readHooks } from './hooks.ts';
+import { readIdTokens } from './id-tokens.ts';
 import { readImage, readServices } from './image-services.ts';
 import { DEFAULTABLE_KEYS } from './job.ts';
 import { readAutoCancel } from './auto-cancel.ts';
@@ -116,6 +117,9 @@ function validDefault(key: string, value: unknown, checker: EntryChecker): boole
       break;
     case 'hooks':
       readHooks(value, checker);
+      break;
+    case 'id_tokens':
+      readIdTokens(value, checker);
       break;
     case 'timeout':
       if (parseDuration(value) === null) checker.configError('should be a duration');

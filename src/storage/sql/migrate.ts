@@ -46,6 +46,7 @@ import { mergeRequestIssueLinks } from './migrations/045-merge-request-issue-lin
 import { ciInstanceVariables } from './migrations/046-ci-instance-variables.ts';
 import { pipelineMetadata } from './migrations/047-pipeline-metadata.ts';
 import { environmentSlugs } from './migrations/048-environment-slugs.ts';
+import { ciSigningKey } from './migrations/049-ci-signing-key.ts';
 
 /** Ordered migrations; names never change once released. */
 const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
@@ -94,6 +95,7 @@ const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
   ['046-ci-instance-variables', ciInstanceVariables],
   ['047-pipeline-metadata', pipelineMetadata],
   ['048-environment-slugs', environmentSlugs],
+  ['049-ci-signing-key', ciSigningKey],
 ];
 
 /** The names of every migration, in order: a schema's identity (the tests' PostgreSQL template is keyed on it). */

@@ -212,6 +212,12 @@ export interface GantryInstallationTable {
 }
 
 /** Migration 044: the known text sealed with the secret key (one row, id 1). */
+export interface CiSigningKeyTable {
+  id: number;
+  private_key: string;
+  created_at: string;
+}
+
 export interface GantrySecretKeyCheckTable {
   id: number;
   sealed: string;
@@ -286,6 +292,7 @@ export interface DatabaseSchema {
   task_counters: TaskCountersTable;
   gantry_installation: GantryInstallationTable;
   gantry_secret_key_check: GantrySecretKeyCheckTable;
+  ci_signing_key: CiSigningKeyTable;
   coordinator_instances: CoordinatorInstancesTable;
   throttle_counters: ThrottleCountersTable;
   group_internal_ids: GroupInternalIdsTable;

@@ -13,6 +13,7 @@ export const SEALED_COLUMNS: ReadonlyArray<{ table: string; key: readonly string
   { table: 'ci_job_variables', key: ['artifact_id', 'position'], columns: ['value'] },
   { table: 'web_hooks', key: ['id'], columns: ['url', 'token'] },
   { table: 'integrations', key: ['id'], columns: ['properties'] },
+  { table: 'ci_signing_key', key: ['id'], columns: ['private_key'] },
 ];
 
 const KEY_CHECK_TEXT = 'gantry secret key check';

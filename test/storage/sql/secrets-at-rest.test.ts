@@ -91,8 +91,11 @@ describe('secrets at rest', () => {
     await stores.integrations.save(project.id, 'slack', { active: true, events: integrationEvents, properties: { webhook: 'https://example.net/slack', password: SECRET } }, NOW);
     assert.deepEqual((await stores.integrations.find(project.id, 'slack'))?.properties, { webhook: 'https://example.net/slack', password: SECRET });
 
+    assert.equal(await stores.ciSigningKey.create(SECRET, NOW), SECRET);
+    assert.equal(await stores.ciSigningKey.create(`${SECRET}-second`, NOW), SECRET, 'the first key written stays');
+
     for (const [table, column] of [
-      ['ci_variables', 'value'], ['ci_group_variables', 'value'], ['ci_instance_variables', 'value'], ['ci_pipeline_schedule_variables', 'value'], ['ci_pipeline_variables', 'value'],
+      ['ci_signing_key', 'private_key'], ['ci_variables', 'value'], ['ci_group_variables', 'value'], ['ci_instance_variables', 'value'], ['ci_pipeline_schedule_variables', 'value'], ['ci_pipeline_variables', 'value'],
       ['ci_job_variables', 'value'], ['web_hooks', 'url'], ['web_hooks', 'token'], ['integrations', 'properties'],
     ] as const) {
       await assertNoPlaintext(database, table, column, box);

@@ -6,6 +6,7 @@ import { SqlSchedulesStore } from './ci-schedules.ts';
 import { createCiStores, SqlCiTransactions } from './ci-transactions.ts';
 import { SqlTriggersStore } from './ci-triggers.ts';
 import { SqlGroupVariablesStore, SqlInstanceVariablesStore, SqlProjectVariablesStore } from './ci-variables.ts';
+import { SqlCiSigningKeyStore } from './ci-signing-key.ts';
 import { SqlCommitCommentsStore } from './commit-comments.ts';
 import { SqlCustomAttributesStore } from './custom-attributes.ts';
 import { SqlUserStatusStore } from './user-status.ts';
@@ -99,6 +100,7 @@ export function createSqlStores(db: Db, writes: TableWrites = new TableWrites(),
     projectVariables: new SqlProjectVariablesStore(db, secrets),
     groupVariables: new SqlGroupVariablesStore(db, secrets),
     instanceVariables: new SqlInstanceVariablesStore(db, secrets),
+    ciSigningKey: new SqlCiSigningKeyStore(db, secrets),
     triggers: new SqlTriggersStore(db),
     schedules: new SqlSchedulesStore(db, secrets),
     /** Traces in the database (several coordinators); FileTraceStore is the one-coordinator choice. */

@@ -3,6 +3,7 @@ import { effectiveJobTimeout } from '../../../../ci/job-timeout.ts';
 import { toJobPayload } from '../../../../ci/to-payload.ts';
 import type { Dependency, JobPayload } from '../../../../protocol/job-payload.ts';
 import { serverIdentity } from '../server-identity.ts';
+import type { IdTokens } from '../id-tokens.ts';
 import { pipelineRef } from '../../../../storage/git/pipeline-refs.ts';
 import type { RepositoryManager } from '../../../../storage/git/types.ts';
 import type { JobArtifactsStore, JobRecord } from '../../../../storage/types-ci-jobs.ts';
@@ -23,6 +24,8 @@ export interface JobPayloadsDeps extends PipelineVariableSources {
   externalUrl: string;
   /** A merge request pipeline's request (its CI_MERGE_REQUEST_* variables, its ref fetched); absent: none. */
   mergeRequestInfo?: (pipeline: PipelineRecord) => Promise<MergeRequestInfo | undefined>;
+  /** Makes the variables of a job's `id_tokens`. */
+  idTokens: IdTokens;
 }
 
 export interface ClaimedJob {
@@ -89,6 +92,22 @@ export class JobPayloads {
         runner: { id: runner.id, description: runner.description, tags: runner.tag_list },
       },
     );
+    if (definition.idTokens) {
+      const tokens = await this.deps.idTokens.variables({
+        idTokens: definition.idTokens,
+        externalUrl: this.deps.externalUrl,
+        job: { id: job.id, protected: job.protected, environment: job.environment, environmentDefinition: definition.environment },
+        project: { id: project.id, path: projectPath, visibility: project.visibility },
+        namespace: { id: project.namespace_id, path: namespace?.full_path ?? '' },
+        pipeline: { id: pipeline.id, source: pipeline.source, ref: mergeRequest?.sourceBranch ?? pipeline.ref, tag: pipeline.tag, sha: pipeline.sha, configPath: pipeline.config_path },
+        user: user ? { id: user.id, login: user.username, email: user.email } : undefined,
+        runnerId: runner.id,
+        timeoutSeconds: payload.runner_info.timeout,
+        variables: payload.variables,
+      });
+      // Before the configured variables, as GitLab: a variable of the same name set in the CI file or the settings wins.
+      payload.variables.unshift(...tokens);
+    }
     return payload;
   }
 

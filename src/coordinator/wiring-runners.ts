@@ -47,6 +47,7 @@ export function buildRunnersServices(context: CoordinatorContext, ci: Pick<CiSer
       externalUrl: context.config.externalUrl,
       mergeRequestInfo: (pipeline) => ci.mergeRequestPipelines.infoForPipeline(pipeline),
       idTokens: new IdTokens(ciSigningKey),
+      logger: context.logger,
     }),
   });
   const runners = new RunnersService({

@@ -151,6 +151,26 @@ describe('id_tokens handed to runners', () => {
 
 const postgres = process.env.GANTRY_TEST_DATABASE_URL !== undefined;
 
+
+describe('id_tokens when the signing key cannot be read', () => {
+  let fixture: RunnerJobsFixture;
+  before(async () => {
+    fixture = await startRunnerJobsFixture();
+  });
+  after(async () => {
+    await fixture?.close();
+  });
+
+  it('hands the job out without its tokens, as GitLab', async () => {
+    await fixture.gantry.coordinator.context.stores.ciSigningKey.create('not a key', new Date().toISOString());
+    const project = await fixture.ciProject('oidc-broken', 'deploy:\n  id_tokens:\n    TOKEN:\n      aud: https://vault.example.com\n  script: [make]\n');
+    const runner = await fixture.register(project.runners_token);
+    await fixture.runPipeline(project.id);
+    const job = await claimJob(fixture, runner.token);
+    assert.equal((job.variables as JobVariableWire[]).some((variable) => variable.key === 'TOKEN'), false);
+  });
+});
+
 describe('id_tokens across coordinators', { skip: !postgres && 'needs PostgreSQL: bash scripts/with-postgres.sh' }, () => {
   let a: RunnerJobsFixture;
   let b: RunnerJobsFixture;

@@ -3,6 +3,7 @@ import { effectiveJobTimeout } from '../../../../ci/job-timeout.ts';
 import { toJobPayload } from '../../../../ci/to-payload.ts';
 import type { Dependency, JobPayload } from '../../../../protocol/job-payload.ts';
 import { serverIdentity } from '../server-identity.ts';
+import type { Logger } from '../../../../shared/logger.ts';
 import type { IdTokens } from '../id-tokens.ts';
 import { pipelineRef } from '../../../../storage/git/pipeline-refs.ts';
 import type { RepositoryManager } from '../../../../storage/git/types.ts';
@@ -26,6 +27,8 @@ export interface JobPayloadsDeps extends PipelineVariableSources {
   mergeRequestInfo?: (pipeline: PipelineRecord) => Promise<MergeRequestInfo | undefined>;
   /** Makes the variables of a job's `id_tokens`. */
   idTokens: IdTokens;
+  /** Where a job's tokens that could not be made are reported (the job runs without them). */
+  logger?: Pick<Logger, 'warn'>;
 }
 
 export interface ClaimedJob {
@@ -104,6 +107,10 @@ export class JobPayloads {
         runnerId: runner.id,
         timeoutSeconds: payload.runner_info.timeout,
         variables: payload.variables,
+      }).catch((error: unknown) => {
+        // GitLab's `id_tokens_variables`: a key that cannot sign is reported, and the job runs without its tokens.
+        this.deps.logger?.warn({ err: error, job: job.id }, 'could not make the id_tokens of the job');
+        return [];
       });
       // Before the configured variables, as GitLab: a variable of the same name set in the CI file or the settings wins.
       payload.variables.unshift(...tokens);

@@ -12,20 +12,29 @@ import { expandMatrix } from './environment-retry.ts';
 export function readPolicy(value: unknown, checker: EntryChecker, maxTokens: number): PolicyConfig | null | undefined {
   if (value === undefined || value === null) return null;
   const policy: PolicyConfig = { refs: null, variables: null, changes: null, kubernetes: null };
-  if (typeof value === 'string' || Array.isArray(value)) {
-    const refs = typeof value === 'string' ? [value] : value;
-    if (!checkRefs(refs, checker)) return undefined;
-    return { ...policy, refs };
+  if (Array.isArray(value)) {
+    if (!validRefs(value)) {
+      checker.configError(REFS_MESSAGE);
+      return undefined;
+    }
+    return { ...policy, refs: value };
   }
+  // GitLab's policy is a list or a hash: a lone string (`only: main`) is refused too.
   if (!isPlainObject(value)) {
-    checker.configError('should be an array of strings or regular expressions, or a hash');
+    checker.sink.error(`${checker.location} has to be either an array of conditions or a hash`.toLowerCase(), checker.path);
+    return undefined;
+  }
+  if (Object.keys(value).length === 0) {
+    checker.configError("can't be blank");
     return undefined;
   }
   if (!checker.allowedKeys(value, ['refs', 'variables', 'changes', 'kubernetes'])) return undefined;
   if (value.refs !== undefined) {
-    const refs = typeof value.refs === 'string' ? [value.refs] : value.refs;
-    if (!Array.isArray(refs) || !checkRefs(refs, checker.child('refs'))) return undefined;
-    policy.refs = refs;
+    if (!Array.isArray(value.refs) || !validRefs(value.refs)) {
+      checker.attributeError('refs', REFS_MESSAGE);
+      return undefined;
+    }
+    policy.refs = value.refs;
   }
   if (value.variables !== undefined) {
     const variables = value.variables;
@@ -42,7 +51,7 @@ export function readPolicy(value: unknown, checker: EntryChecker, maxTokens: num
     policy.variables = variables;
   }
   if (value.changes !== undefined) {
-    const changes = typeof value.changes === 'string' ? [value.changes] : value.changes;
+    const changes = value.changes;
     if (!isStringArray(changes)) {
       checker.attributeError('changes', 'should be an array of strings');
       return undefined;
@@ -59,14 +68,10 @@ export function readPolicy(value: unknown, checker: EntryChecker, maxTokens: num
   return policy;
 }
 
-function checkRefs(refs: unknown[], checker: EntryChecker): refs is string[] {
-  for (const ref of refs) {
-    if (typeof ref !== 'string' || !validRefPattern(ref)) {
-      checker.configError('should be an array of strings or regular expressions using re2 syntax');
-      return false;
-    }
-  }
-  return true;
+const REFS_MESSAGE = 'should be an array of strings or regular expressions using re2 syntax';
+
+function validRefs(refs: unknown[]): refs is string[] {
+  return refs.every((ref) => typeof ref === 'string' && validRefPattern(ref));
 }
 
 /** A `/regex/flags` entry must be one RE2 accepts; any other string is a literal ref or keyword. */

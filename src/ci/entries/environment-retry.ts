@@ -9,17 +9,32 @@ import type { EntryChecker } from './checker.ts';
 const ENVIRONMENT_ACTIONS = ['start', 'stop', 'prepare', 'verify', 'access'] as const;
 type EnvironmentAction = (typeof ENVIRONMENT_ACTIONS)[number];
 
+/** Gitlab::Regex.environment_name_regex: letters, digits, `-_/${}.` and spaces, no `/` first or last. */
+const ENVIRONMENT_NAME = /^[a-zA-Z0-9_${}. -]([a-zA-Z0-9_/${}. -]*[a-zA-Z0-9_${}. -])?$/;
+const ENVIRONMENT_NAME_MESSAGE = "can contain only letters, digits, '-', '_', '/', '$', '{', '}', '.', and spaces, but it cannot start or end with '/'";
+
 export function readEnvironment(value: unknown, checker: EntryChecker): EnvironmentDefinition | null | undefined {
   if (value === null) return null;
-  if (typeof value === 'string') return { name: value, url: null, action: 'start', onStop: null };
+  if (typeof value === 'string') return checkEnvironmentName(value, checker) ? { name: value, url: null, action: 'start', onStop: null } : undefined;
   if (!isPlainObject(value)) {
     checker.configError('should be a hash or a string');
     return undefined;
   }
   const allowed = ['name', 'url', 'action', 'on_stop', 'auto_stop_in', 'kubernetes', 'deployment_tier'];
   if (!checker.allowedKeys(value, allowed)) return undefined;
-  if (typeof value.name !== 'string' || value.name === '') {
-    checker.attributeError('name', "can't be blank");
+  if (value.name !== undefined && value.name !== null && typeof value.name !== 'string') {
+    checker.attributeError('name', ENVIRONMENT_NAME_MESSAGE);
+    return undefined;
+  }
+  if (!checkEnvironmentName(value.name ?? '', checker)) return undefined;
+  for (const key of ['auto_stop_in', 'on_stop'] as const) {
+    if (value[key] !== undefined && value[key] !== null && typeof value[key] !== 'string') {
+      checker.attributeError(key, 'should be a string');
+      return undefined;
+    }
+  }
+  if (value.kubernetes !== undefined && value.kubernetes !== null && !isPlainObject(value.kubernetes)) {
+    checker.attributeError('kubernetes', 'should be a hash');
     return undefined;
   }
   const action = value.action ?? 'start';
@@ -35,22 +50,30 @@ export function readEnvironment(value: unknown, checker: EntryChecker): Environm
     checker.attributeError('url', 'is too long (maximum is 255 characters)');
     return undefined;
   }
-  if (value.on_stop !== undefined && typeof value.on_stop !== 'string') {
-    checker.attributeError('on_stop', 'should be a string');
-    return undefined;
-  }
   const tier = value.deployment_tier;
   if (tier !== undefined && tier !== null && !isEnvironmentTier(tier)) {
     checker.attributeError('deployment_tier', `must be one of ${ENVIRONMENT_TIERS.join(', ')}`);
     return undefined;
   }
   return {
-    name: value.name,
+    name: value.name as string,
     url: typeof value.url === 'string' ? value.url : null,
     action: action as EnvironmentAction,
     onStop: typeof value.on_stop === 'string' ? value.on_stop : null,
     ...(tier ? { deploymentTier: tier } : {}),
   };
+}
+
+function checkEnvironmentName(name: unknown, checker: EntryChecker): name is string {
+  if (typeof name !== 'string' || name === '') {
+    checker.attributeError('name', "can't be blank");
+    return false;
+  }
+  if (!ENVIRONMENT_NAME.test(name)) {
+    checker.attributeError('name', ENVIRONMENT_NAME_MESSAGE);
+    return false;
+  }
+  return true;
 }
 
 /** Failure reasons `retry:when` accepts, plus `always`. */

@@ -12,7 +12,7 @@ import { evaluateJob, firstMatchingRule } from './inclusion.ts';
 import type { JobConfig } from './job-config.ts';
 import { resolveCacheKeys } from './cache-keys.ts';
 import { resolveLimits, type CompileLimits } from './limits.ts';
-import { checkReferences, checkStages } from './logical-checks.ts';
+import { checkNeedsCycles, checkReferences, checkStages } from './logical-checks.ts';
 import type { AutoCancelConfig, CompileContext, CompileResult, IncludedFile, JobDefinition, YamlVariable } from './model.ts';
 import { mergeAutoCancel } from './entries/auto-cancel.ts';
 import { pipelineName } from './pipeline-name.ts';
@@ -78,6 +78,7 @@ async function compileMerged(config: PlainObject, context: CompileContext, limit
   }
   checkStages(expanded, root.stages, sink);
   checkReferences(expanded, root.stages, sink);
+  if (!sink.hasErrors) checkNeedsCycles(expanded, sink);
   if (sink.hasErrors) return invalid(sink);
   warnAboutRulesWhen(jobs, root, sink);
 

@@ -230,12 +230,5 @@ export function readNeeds(value: unknown, checker: EntryChecker): JobNeed[] | nu
       needs.push({ job: `${entry.job}: [${combination.map((variable) => variable.value).join(', ')}]`, artifacts, optional });
     }
   }
-  const seen = new Set<string>();
-  const duplicated = new Set<string>();
-  for (const need of needs) (seen.has(need.job) ? duplicated : seen).add(need.job);
-  if (duplicated.size > 0) {
-    checker.configError(`has the following needs duplicated: ${[...duplicated].join(', ')}.`);
-    return null;
-  }
   return needs;
 }

@@ -25,7 +25,7 @@ export function readImage(value: unknown, checker: EntryChecker): ImageDefinitio
 
 export function readServices(value: unknown, checker: EntryChecker): ServiceDefinition[] | null {
   if (!Array.isArray(value)) {
-    checker.configError('should be a array');
+    checker.configError('should be an array');
     return null;
   }
   const services: ServiceDefinition[] = [];

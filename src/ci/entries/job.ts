@@ -138,7 +138,7 @@ function readJobKeys(name: string, hash: PlainObject, checker: EntryChecker, inp
 
 export function checkRulesClash(hash: PlainObject, checker: EntryChecker): void {
   if (hash.rules === undefined) return;
-  const clashing = ['only', 'except'].filter((key) => hash[key] !== undefined);
+  const clashing = ['only', 'except', 'start_in'].filter((key) => hash[key] !== undefined && hash[key] !== null);
   if (clashing.length > 0) checker.configError(`key may not be used with \`rules\`: ${clashing.join(', ')}`);
 }
 
@@ -151,12 +151,13 @@ function readWhen(hash: PlainObject, checker: EntryChecker): JobWhen | null {
 
 function readStartIn(hash: PlainObject, when: JobWhen | null, checker: EntryChecker): string | null {
   const value = hash.start_in;
-  const delayedByRules = Array.isArray(hash.rules);
+  // GitLab's duration check of a delayed job's start_in: none is no duration either.
   if (value === undefined || value === null) {
-    if (when === 'delayed') checker.attributeError('start_in', "can't be blank");
+    if (when === 'delayed') checker.attributeError('start_in', 'should be a duration');
     return null;
   }
-  if (when !== 'delayed' && !delayedByRules) {
+  // With `rules`, a delay is the matching rule's `start_in` only.
+  if (when !== 'delayed' || hash.rules !== undefined) {
     checker.attributeError('start_in', 'must be blank');
     return null;
   }

@@ -2,7 +2,7 @@
 import type { ArtifactsDefinition } from '../model.ts';
 import type { CacheConfig } from '../job-config.ts';
 import { isValidExpireIn } from '../durations.ts';
-import { isPlainObject, isStringArray, scalarToString, type PlainObject } from '../values.ts';
+import { isPlainObject, isStringArray, type PlainObject } from '../values.ts';
 import type { EntryChecker } from './checker.ts';
 
 const ARTIFACT_WHEN = ['on_success', 'on_failure', 'always'] as const;
@@ -15,8 +15,8 @@ export function readArtifacts(value: unknown, checker: EntryChecker): ArtifactsD
   const allowed = ['name', 'untracked', 'paths', 'exclude', 'when', 'expire_in', 'reports', 'expose_as', 'public', 'access'];
   if (!checker.allowedKeys(hash, allowed)) return undefined;
   let valid = true;
-  const name = hash.name === undefined ? null : scalarToString(hash.name);
-  if (hash.name !== undefined && name === null) {
+  const name = typeof hash.name === 'string' ? hash.name : null;
+  if (hash.name !== undefined && hash.name !== null && name === null) {
     checker.attributeError('name', 'should be a string');
     valid = false;
   }
@@ -27,11 +27,12 @@ export function readArtifacts(value: unknown, checker: EntryChecker): ArtifactsD
   if (hash.exclude !== undefined && exclude === null) valid = false;
   const when = hash.when ?? 'on_success';
   if (!ARTIFACT_WHEN.includes(when as ArtifactWhen)) {
-    checker.attributeError('when', 'should be on_success, on_failure or always');
+    checker.attributeError('when', `should be one of: ${ARTIFACT_WHEN.join(', ')}`);
     valid = false;
   }
-  const expireIn = hash.expire_in === undefined || hash.expire_in === null ? null : scalarToString(hash.expire_in);
-  if (hash.expire_in !== undefined && hash.expire_in !== null && (expireIn === null || !isValidExpireIn(hash.expire_in))) {
+  // A duration is text: GitLab's check refuses a bare number.
+  const expireIn = typeof hash.expire_in === 'string' ? hash.expire_in : null;
+  if (hash.expire_in !== undefined && hash.expire_in !== null && (expireIn === null || !isValidExpireIn(expireIn))) {
     checker.attributeError('expire_in', 'should be a duration');
     valid = false;
   }
@@ -78,6 +79,14 @@ function stringListEntry(hash: PlainObject, key: string, checker: EntryChecker):
   return null;
 }
 
+/** A cache's `untracked` is an entry too: `cache:untracked config should be a boolean value`. */
+function booleanEntry(hash: PlainObject, key: string, checker: EntryChecker): boolean | null {
+  const value = hash[key];
+  if (value === undefined || value === null || typeof value === 'boolean') return value ?? null;
+  checker.child(key).configError('should be a boolean value');
+  return null;
+}
+
 /** `policy: $POLICY`: a variable the job's payload resolves (GitLab's pattern, `$` and a name). */
 function isPolicyVariable(policy: unknown): policy is `$${string}` {
   return typeof policy === 'string' && /^\$\w{1,255}$/.test(policy);
@@ -105,7 +114,7 @@ function readCache(value: unknown, checker: EntryChecker): CacheConfig | null {
   if (!hash) return null;
   if (!checker.allowedKeys(hash, ['key', 'untracked', 'paths', 'policy', 'when', 'fallback_keys', 'unprotect'])) return null;
   const key = readCacheKey(hash.key, checker.child('key'));
-  const untracked = checker.booleanAttribute(hash, 'untracked');
+  const untracked = booleanEntry(hash, 'untracked', checker);
   const paths = stringListEntry(hash, 'paths', checker);
   const policy = hash.policy ?? 'pull-push';
   let valid = key !== null && !(hash.untracked !== undefined && untracked === null) && !(hash.paths !== undefined && paths === null);
@@ -150,16 +159,17 @@ function readCacheKey(value: unknown, checker: EntryChecker): CacheConfig['key']
       checker.child(attribute).configError('has to be an array of one or two strings');
       return null;
     }
-    const prefix = value.prefix === undefined ? null : scalarToString(value.prefix);
-    if (value.prefix !== undefined && prefix === null) {
-      checker.attributeError('prefix', 'should be a string');
+    const prefix = typeof value.prefix === 'string' ? value.prefix : null;
+    if (value.prefix !== undefined && value.prefix !== null && prefix === null) {
+      checker.child('prefix').configError('should be a string or symbol');
       return null;
     }
     return { files, prefix };
   }
-  const key = typeof value === 'boolean' ? null : scalarToString(value);
+  // GitLab's key is a string (or a Ruby symbol) or a hash: a number or a boolean is refused.
+  const key = typeof value === 'string' ? value : null;
   if (key === null) {
-    checker.configError('should be a hash, a string or a symbol');
+    checker.sink.error(`${checker.location} should be a hash, a string or a symbol`.toLowerCase(), checker.path);
     return null;
   }
   if (key.includes('/') || key.includes('%2F') || key.includes('%2f')) {

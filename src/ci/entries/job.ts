@@ -145,7 +145,7 @@ export function checkRulesClash(hash: PlainObject, checker: EntryChecker): void 
 function readWhen(hash: PlainObject, checker: EntryChecker): JobWhen | null {
   if (hash.when === undefined || hash.when === null) return null;
   if (JOB_WHEN.includes(hash.when as JobWhen)) return hash.when as JobWhen;
-  checker.attributeError('when', 'should be on_success, on_failure, always, manual or delayed');
+  checker.attributeError('when', `should be one of: ${JOB_WHEN.join(', ')}`);
   return null;
 }
 

@@ -8,6 +8,7 @@ import type { EntryChecker } from './checker.ts';
 import { readAutoCancel } from './auto-cancel.ts';
 import { readVariables } from './variables.ts';
 import { expandMatrix } from './environment-retry.ts';
+import { checkRuleDelay, readChangesClause, readExistsClause } from './rule-clauses.ts';
 
 export function readPolicy(value: unknown, checker: EntryChecker, maxTokens: number): PolicyConfig | null | undefined {
   if (value === undefined || value === null) return null;
@@ -126,6 +127,11 @@ function readRule(value: unknown, checker: EntryChecker, maxTokens: number, kind
     return null;
   }
   if (!checker.allowedKeys(value, kind === 'job' ? RULE_KEYS : WORKFLOW_RULE_KEYS)) return null;
+  if (Object.keys(value).length === 0) {
+    checker.configError("can't be blank");
+    return null;
+  }
+  if (kind === 'job' && !checkRuleDelay(value, checker)) return null;
   const rule: RuleConfig = {
     if: null, changes: null, exists: null, when: null, startIn: null,
     allowFailure: null, variables: null, needs: null, interruptible: null, autoCancel: null,
@@ -137,15 +143,15 @@ function readRule(value: unknown, checker: EntryChecker, maxTokens: number, kind
     }
     rule.if = value.if;
   }
-  for (const clause of ['changes', 'exists'] as const) {
-    if (value[clause] === undefined) continue;
-    const raw = value[clause];
-    const paths = isPlainObject(raw) ? raw.paths : typeof raw === 'string' ? [raw] : raw;
-    if (!isStringArray(paths)) {
-      checker.attributeError(clause, 'should be an array of strings');
-      return null;
-    }
-    rule[clause] = paths;
+  if (value.changes !== undefined) {
+    const changes = readChangesClause(value.changes, checker.child('changes'));
+    if (!changes) return null;
+    rule.changes = changes;
+  }
+  if (value.exists !== undefined && value.exists !== null) {
+    const exists = readExistsClause(value.exists, checker.child('exists'));
+    if (!exists) return null;
+    rule.exists = exists;
   }
   if (value.when !== undefined) {
     const allowed = kind === 'job' ? RULE_WHEN : WORKFLOW_WHEN;

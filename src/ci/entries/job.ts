@@ -43,7 +43,8 @@ export function readJob(inputs: JobInputs, sink: DiagnosticSink): JobConfig | nu
   const checker = new EntryChecker(sink, `jobs:${name}`, [name]);
   const own = checker.hash(inputs.value);
   if (!own) return null;
-  if (!checker.allowedKeys(own, JOB_KEYS)) return null;
+  // Unknown keys do not stop the other checks: GitLab reports them all together.
+  const knownKeys = checker.allowedKeys(own, JOB_KEYS);
   const inherit = readInherit(own.inherit, checker.child('inherit'));
   if (!inherit) return null;
 
@@ -54,7 +55,7 @@ export function readJob(inputs: JobInputs, sink: DiagnosticSink): JobConfig | nu
   const errorsBefore = sink.errors.length;
   const job = readJobKeys(name, hash, checker, inputs);
   const inherited = inputs.globalVariables.filter((variable) => inherit.variables(variable.key));
-  if (!job || sink.errors.length > errorsBefore) return null;
+  if (!job || !knownKeys || sink.errors.length > errorsBefore) return null;
   return { ...job, variables: mergeVariables(inherited, job.variables) };
 }
 

@@ -104,8 +104,19 @@ export function readRules(
 ): RuleConfig[] | null | undefined {
   if (value === undefined || value === null) return null;
   if (!Array.isArray(value)) {
-    checker.configError('should be an array of hashes');
+    // A job's rules are checked by the job (GitLab's Processable): `jobs:x rules should be ...`.
+    if (kind === 'job') checker.sink.error(`${checker.location.replace(/:rules$/, '')} rules ${JOB_RULES_SHAPE}`.toLowerCase(), checker.path);
+    else checker.configError('should be an array of hashes');
     return undefined;
+  }
+  if (kind === 'job') {
+    // Nested lists of rules (GitLab 15.x: up to 10 levels) are read as one list.
+    const flattened = flattenRules(value, 1);
+    if (!flattened) {
+      checker.sink.error(`${checker.location.replace(/:rules$/, '')} rules ${JOB_RULES_SHAPE}`.toLowerCase(), checker.path);
+      return undefined;
+    }
+    value = flattened;
   }
   // GitLab's rules entry must be present: an empty list is an error, not a job that never runs.
   if (value.length === 0) {
@@ -117,6 +128,23 @@ export function readRules(
     const rule = readRule(value[index], checker.child('rule', index), maxTokens, kind);
     if (!rule) return undefined;
     rules.push(rule);
+  }
+  return rules;
+}
+
+const JOB_RULES_SHAPE = 'should be an array containing hashes and arrays of hashes';
+const MAX_RULES_NESTING = 10;
+
+function flattenRules(items: unknown[], depth: number): unknown[] | null {
+  const rules: unknown[] = [];
+  for (const item of items) {
+    if (!Array.isArray(item)) rules.push(item);
+    else if (depth >= MAX_RULES_NESTING) return null;
+    else {
+      const inner = flattenRules(item, depth + 1);
+      if (!inner) return null;
+      rules.push(...inner);
+    }
   }
   return rules;
 }

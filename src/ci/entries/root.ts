@@ -56,11 +56,27 @@ function readStages(config: PlainObject, sink: DiagnosticSink): string[] {
   let declared = DEFAULT_STAGES;
   if (key !== null) {
     const value = config[key];
-    if (isStringArray(value)) declared = value;
-    else sink.error(`${key} config should be an array of strings`, [key]);
+    const flattened = Array.isArray(value) ? flattenStages(value, 1) : null;
+    if (flattened) declared = flattened;
+    else sink.error(`${key} config should be an array of strings or a nested array of strings up to 10 levels deep`, [key]);
   }
   const middle = declared.filter((stage) => stage !== '.pre' && stage !== '.post');
   return ['.pre', ...new Set(middle), '.post'];
+}
+
+/** Stages may be nested lists (GitLab 14.x, up to 10 levels), read as one list. */
+function flattenStages(items: unknown[], depth: number): string[] | null {
+  const stages: string[] = [];
+  for (const item of items) {
+    if (typeof item === 'string') stages.push(item);
+    else if (!Array.isArray(item) || depth >= 10) return null;
+    else {
+      const inner = flattenStages(item, depth + 1);
+      if (!inner) return null;
+      stages.push(...inner);
+    }
+  }
+  return stages;
 }
 
 function readDefaults(config: PlainObject, sink: DiagnosticSink): PlainObject {

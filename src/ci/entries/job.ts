@@ -8,6 +8,7 @@ import { EntryChecker, readScript } from './checker.ts';
 import { readCoverage, readEnvironment, readParallel, readRetry } from './environment-retry.ts';
 import { readHooks } from './hooks.ts';
 import { readRelease } from './release.ts';
+import { withPagesArtifacts } from './pages.ts';
 import { readImage, readServices } from './image-services.ts';
 import { readNeeds, readPolicy, readRules } from './policies.ts';
 import { JOB_VARIABLE_DATA, mergeVariables, readVariables } from './variables.ts';
@@ -18,6 +19,7 @@ export const JOB_KEYS = [
   'only', 'except', 'rules', 'tags', 'allow_failure', 'when', 'start_in', 'dependencies', 'needs',
   'artifacts', 'cache', 'environment', 'coverage', 'retry', 'parallel', 'timeout', 'interruptible',
   'resource_group', 'inherit', 'extends', 'manual_confirmation', 'hooks', 'release',
+  'pages', 'publish',
 ] as const;
 
 /** Keys `default:` (and, for the first five, the top level) can give every job. */
@@ -92,6 +94,7 @@ function readJobKeys(name: string, hash: PlainObject, checker: EntryChecker, inp
   const hooks = readHooks(hash.hooks, checker.child('hooks'));
   const release = readRelease(hash.release, checker.child('release'));
   const tokens = inputs.maxExpressionTokens;
+  const artifacts = hash.artifacts === undefined ? null : readArtifacts(hash.artifacts, checker.child('artifacts'));
 
   const job = {
     name,
@@ -103,7 +106,7 @@ function readJobKeys(name: string, hash: PlainObject, checker: EntryChecker, inp
     services: hash.services === undefined || hash.services === null ? [] : readServices(hash.services, checker.child('services')),
     variables: readVariables(hash.variables, checker.child('variables'), JOB_VARIABLE_DATA),
     cache: readCaches(hash.cache, checker.child('cache')),
-    artifacts: hash.artifacts === undefined ? null : readArtifacts(hash.artifacts, checker.child('artifacts')),
+    artifacts: artifacts === undefined ? undefined : withPagesArtifacts(name, hash, artifacts, checker),
     environment: hash.environment === undefined ? null : readEnvironment(hash.environment, checker.child('environment')),
     coverage: readCoverage(hash.coverage, checker.child('coverage')),
     retry: readRetry(hash.retry, checker.child('retry')),

@@ -154,15 +154,26 @@ export const MAX_PARALLEL = 200;
 
 export function readParallel(value: unknown, checker: EntryChecker): ParallelConfig | null | undefined {
   if (value === undefined || value === null) return null;
+  // GitLab's Parallel entry words a value of neither kind without `config`.
+  const shapeError = (): void => checker.sink.error(`${checker.location} should be an integer or a hash`.toLowerCase(), checker.path);
   if (typeof value === 'number') {
-    if (!Number.isInteger(value)) checker.configError('should be an integer or a hash');
+    if (!Number.isInteger(value)) shapeError();
     else if (value < 1) checker.configError('must be greater than or equal to 1');
     else if (value > MAX_PARALLEL) checker.configError(`must be less than or equal to ${MAX_PARALLEL}`);
     else return { kind: 'number', total: value };
     return undefined;
   }
-  if (!isPlainObject(value) || !Array.isArray(value.matrix)) {
-    checker.configError('should be an integer or a hash');
+  if (!isPlainObject(value)) {
+    shapeError();
+    return undefined;
+  }
+  if (!checker.allowedKeys(value, ['matrix'])) return undefined;
+  if (value.matrix === undefined || value.matrix === null) {
+    checker.configError('missing required keys: matrix');
+    return undefined;
+  }
+  if (!Array.isArray(value.matrix)) {
+    checker.child('matrix').configError('should be an array of hashes');
     return undefined;
   }
   const combinations = expandMatrix(value.matrix, checker.child('matrix'));

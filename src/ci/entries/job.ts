@@ -1,5 +1,5 @@
 /** One job entry: allowed keys, inherited defaults, then each keyword's validator. */
-import { parseDuration } from '../durations.ts';
+import { parseDuration, timeoutProblem } from '../durations.ts';
 import type { JobConfig } from '../job-config.ts';
 import type { JobWhen, YamlVariable } from '../model.ts';
 import { isPlainObject, isStringArray, type PlainObject } from '../values.ts';
@@ -85,8 +85,9 @@ function readJobKeys(name: string, hash: PlainObject, checker: EntryChecker, inp
   if (!isStringArray(tags)) checker.attributeError('tags', 'should be an array of strings');
   const dependencies = hash.dependencies === undefined || hash.dependencies === null ? null : hash.dependencies;
   if (dependencies !== null && !isStringArray(dependencies)) checker.attributeError('dependencies', 'should be an array of strings');
-  const timeout = hash.timeout === undefined || hash.timeout === null ? null : parseDuration(hash.timeout);
-  if (hash.timeout !== undefined && hash.timeout !== null && timeout === null) checker.attributeError('timeout', 'should be a duration');
+  const timeoutError = hash.timeout === undefined || hash.timeout === null ? null : timeoutProblem(hash.timeout);
+  if (timeoutError) checker.child('timeout').configError(timeoutError);
+  const timeout = hash.timeout === undefined || hash.timeout === null || timeoutError ? null : parseDuration(hash.timeout);
   const interruptible = checker.booleanAttribute(hash, 'interruptible');
   // `manual_confirmation` (GitLab 17.1) only words the UI's confirmation dialog: checked, not kept.
   checker.stringAttribute(hash, 'manual_confirmation');
@@ -149,6 +150,7 @@ export function checkRulesClash(hash: PlainObject, checker: EntryChecker): void 
 function readWhen(hash: PlainObject, checker: EntryChecker): JobWhen | null {
   if (hash.when === undefined || hash.when === null) return null;
   if (JOB_WHEN.includes(hash.when as JobWhen)) return hash.when as JobWhen;
+  if (typeof hash.when !== 'string') checker.attributeError('when', 'should be a string');
   checker.attributeError('when', `should be one of: ${JOB_WHEN.join(', ')}`);
   return null;
 }

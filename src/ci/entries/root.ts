@@ -1,6 +1,6 @@
 /** The top level: reserved keywords (stages, variables, default, workflow, globals) and jobs. */
 import type { DiagnosticSink } from '../diagnostics.ts';
-import { parseDuration } from '../durations.ts';
+import { timeoutProblem } from '../durations.ts';
 import type { WorkflowConfig } from '../job-config.ts';
 import type { YamlVariable } from '../model.ts';
 import { isPlainObject, isStringArray, scalarToString, type PlainObject } from '../values.ts';
@@ -134,7 +134,10 @@ function validDefault(key: string, value: unknown, checker: EntryChecker): boole
       readHooks(value, checker);
       break;
     case 'timeout':
-      if (parseDuration(value) === null) checker.configError('should be a duration');
+      {
+        const problem = timeoutProblem(value);
+        if (problem) checker.configError(problem);
+      }
       break;
   }
   return checker.sink.errors.length === errors;

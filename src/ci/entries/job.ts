@@ -30,6 +30,7 @@ export const DEFAULTABLE_KEYS = [
 
 const JOB_WHEN: readonly JobWhen[] = ['on_success', 'on_failure', 'always', 'manual', 'delayed'];
 const ONE_WEEK = 7 * 86_400;
+const MAX_TAGS = 50;
 
 export interface JobInputs {
   name: string;
@@ -82,7 +83,7 @@ function readJobKeys(name: string, hash: PlainObject, checker: EntryChecker, inp
   const startIn = readStartIn(hash, when, checker);
   const { allowFailure, allowFailureExitCodes } = readAllowFailure(hash.allow_failure, checker);
   const tags = hash.tags === undefined || hash.tags === null ? [] : hash.tags;
-  if (!isStringArray(tags)) checker.attributeError('tags', 'should be an array of strings');
+  checkTags(tags, checker.child('tags'));
   const dependencies = hash.dependencies === undefined || hash.dependencies === null ? null : hash.dependencies;
   if (dependencies !== null && !isStringArray(dependencies)) checker.attributeError('dependencies', 'should be an array of strings');
   const timeoutError = hash.timeout === undefined || hash.timeout === null ? null : timeoutProblem(hash.timeout);
@@ -141,8 +142,16 @@ function readJobKeys(name: string, hash: PlainObject, checker: EntryChecker, inp
   };
 }
 
+/** GitLab's Tags entry: a list of at most 50 strings. */
+export function checkTags(tags: unknown, checker: EntryChecker): boolean {
+  if (!isStringArray(tags)) checker.configError('should be an array of strings');
+  else if (tags.length > MAX_TAGS) checker.configError(`must be less than the limit of ${MAX_TAGS} tags`);
+  else return true;
+  return false;
+}
+
 export function checkRulesClash(hash: PlainObject, checker: EntryChecker): void {
-  if (hash.rules === undefined) return;
+  if (hash.rules === undefined || hash.rules === null) return;
   const clashing = ['only', 'except', 'start_in'].filter((key) => hash[key] !== undefined && hash[key] !== null);
   if (clashing.length > 0) checker.configError(`key may not be used with \`rules\`: ${clashing.join(', ')}`);
 }

@@ -3,13 +3,13 @@ import type { DiagnosticSink } from '../diagnostics.ts';
 import { timeoutProblem } from '../durations.ts';
 import type { WorkflowConfig } from '../job-config.ts';
 import type { YamlVariable } from '../model.ts';
-import { isPlainObject, isStringArray, scalarToString, type PlainObject } from '../values.ts';
+import { isPlainObject, scalarToString, type PlainObject } from '../values.ts';
 import { readArtifacts, readCaches } from './artifacts-cache.ts';
 import { EntryChecker, readScript } from './checker.ts';
 import { readRetry } from './environment-retry.ts';
 import { readHooks } from './hooks.ts';
 import { readImage, readServices } from './image-services.ts';
-import { DEFAULTABLE_KEYS } from './job.ts';
+import { checkTags, DEFAULTABLE_KEYS } from './job.ts';
 import { readAutoCancel } from './auto-cancel.ts';
 import { readRules } from './policies.ts';
 import { GLOBAL_VARIABLE_DATA, readVariables } from './variables.ts';
@@ -125,7 +125,7 @@ function validDefault(key: string, value: unknown, checker: EntryChecker): boole
       readRetry(value, checker);
       break;
     case 'tags':
-      if (!isStringArray(value)) checker.configError('should be an array of strings');
+      checkTags(value, checker);
       break;
     case 'interruptible':
       if (typeof value !== 'boolean') checker.configError('should be a boolean value');

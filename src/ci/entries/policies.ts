@@ -238,31 +238,55 @@ export function readNeeds(value: unknown, checker: EntryChecker): JobNeed[] | nu
       needs.push({ job: entry, artifacts: true, optional: false });
       continue;
     }
-    if (!isPlainObject(entry) || typeof entry.job !== 'string') {
-      checker.child('need').configError('can only be a hash or a string');
+    const need = checker.child('need');
+    if (!isPlainObject(entry)) {
+      need.sink.error(`${need.location} has an unsupported type`.toLowerCase(), need.path);
       return null;
     }
-    if (!checker.child('need').allowedKeys(entry, ['job', 'artifacts', 'optional', 'parallel'])) return null;
+    if (!need.allowedKeys(entry, ['job', 'artifacts', 'optional', 'parallel'])) return null;
+    if (typeof entry.job !== 'string' || entry.job === '') {
+      need.attributeError('job', entry.job === undefined || entry.job === null || entry.job === '' ? "can't be blank" : 'should be a string');
+      return null;
+    }
     const artifacts = entry.artifacts ?? true;
     const optional = entry.optional ?? false;
-    if (typeof artifacts !== 'boolean' || typeof optional !== 'boolean') {
-      checker.child('need').configError('artifacts and optional should be boolean values');
-      return null;
+    for (const [key, flag] of [['artifacts', artifacts], ['optional', optional]] as const) {
+      if (typeof flag !== 'boolean') {
+        need.attributeError(key, 'should be a boolean value');
+        return null;
+      }
     }
     if (entry.parallel === undefined || entry.parallel === null) {
-      needs.push({ job: entry.job, artifacts, optional });
+      needs.push({ job: entry.job, artifacts: artifacts as boolean, optional: optional as boolean });
       continue;
     }
     // `needs:parallel:matrix` (GitLab 16.3): the instances of that matrix, named as `parallel:matrix` names them.
-    const matrix = isPlainObject(entry.parallel) && Array.isArray(entry.parallel.matrix) ? entry.parallel.matrix : null;
-    const combinations = matrix ? expandMatrix(matrix, checker.child('need').child('parallel').child('matrix')) : null;
-    if (!combinations) {
-      if (!matrix) checker.child('need').child('parallel').configError('should be a hash with a matrix');
-      return null;
-    }
+    const matrix = readNeedMatrix(entry.parallel, checker, need.child('parallel'));
+    const combinations = matrix ? expandMatrix(matrix, need.child('parallel').child('matrix')) : null;
+    if (!combinations) return null;
     for (const combination of combinations) {
-      needs.push({ job: `${entry.job}: [${combination.map((variable) => variable.value).join(', ')}]`, artifacts, optional });
+      needs.push({ job: `${entry.job}: [${combination.map((variable) => variable.value).join(', ')}]`, artifacts: artifacts as boolean, optional: optional as boolean });
     }
   }
   return needs;
+}
+
+/** `needs:parallel` is a hash with a `matrix` list (a number is refused by the needs entry). */
+function readNeedMatrix(value: unknown, needs: EntryChecker, checker: EntryChecker): unknown[] | null {
+  if (!isPlainObject(value)) {
+    if (typeof value === 'number') needs.configError('cannot use "parallel: <number>".');
+    else checker.configError('should be a hash');
+    return null;
+  }
+  const unknown = !checker.allowedKeys(value, ['matrix']);
+  if (value.matrix === undefined || value.matrix === null) {
+    checker.configError('missing required keys: matrix');
+    return null;
+  }
+  if (unknown) return null;
+  if (!Array.isArray(value.matrix)) {
+    checker.child('matrix').configError('should be an array of hashes');
+    return null;
+  }
+  return value.matrix;
 }

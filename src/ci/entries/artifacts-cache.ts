@@ -36,6 +36,7 @@ export function readArtifacts(value: unknown, checker: EntryChecker): ArtifactsD
     checker.attributeError('expire_in', 'should be a duration');
     valid = false;
   }
+  if (!checkExposeAndAccess(hash, checker)) valid = false;
   const reports = readReports(hash.reports, checker.child('reports'));
   if (!valid || reports === null) return undefined;
   return {
@@ -49,21 +50,77 @@ export function readArtifacts(value: unknown, checker: EntryChecker): ArtifactsD
   };
 }
 
+const EXPOSE_AS = /^\w[-\w ]*$/;
+const MAX_EXPOSE_AS = 100;
+const ACCESS_LEVELS = ['none', 'developer', 'all'];
+
+/** `expose_as` (its paths listed, without `*`), `public` and `access` (one or the other), as GitLab's Artifacts entry checks them. */
+function checkExposeAndAccess(hash: PlainObject, checker: EntryChecker): boolean {
+  const problems: [string, string][] = [];
+  const exposeAs = hash.expose_as;
+  if (exposeAs !== undefined && exposeAs !== null) {
+    if (typeof exposeAs !== 'string') problems.push(['expose_as', 'should be a string']);
+    else if (exposeAs.length > MAX_EXPOSE_AS) problems.push(['expose_as', `is too long (maximum is ${MAX_EXPOSE_AS} characters)`]);
+    else if (!EXPOSE_AS.test(exposeAs)) problems.push(['expose_as', "can contain only letters, digits, '-', '_' and spaces"]);
+    if (!Array.isArray(hash.paths) || hash.paths.length === 0) problems.push(['paths', "can't be blank"]);
+    else if (hash.paths.some((path) => typeof path === 'string' && path.includes('*'))) problems.push(['paths', "can't contain '*' when used with 'expose_as'"]);
+  }
+  if (hash.public !== undefined && hash.public !== null && typeof hash.public !== 'boolean') problems.push(['public', 'should be a boolean value']);
+  if (hash.access !== undefined && hash.access !== null && !ACCESS_LEVELS.includes(hash.access as string)) {
+    problems.push(['access', `should be one of: ${ACCESS_LEVELS.join(', ')}`]);
+  }
+  for (const [attribute, message] of problems) checker.attributeError(attribute, message);
+  if (hash.public !== undefined && hash.access !== undefined) {
+    checker.configError('these keys cannot be used together: access, public');
+    return false;
+  }
+  return problems.length === 0;
+}
+
+/** Report types GitLab's Reports entry knows. */
+const REPORT_TYPES = [
+  'junit', 'codequality', 'sast', 'secret_detection', 'dependency_scanning', 'container_scanning', 'dast',
+  'performance', 'browser_performance', 'load_performance', 'license_scanning', 'metrics', 'lsif', 'dotenv',
+  'terraform', 'accessibility', 'coverage_fuzzing', 'api_fuzzing', 'cluster_image_scanning', 'requirements',
+  'requirements_v2', 'coverage_report', 'cyclonedx', 'annotations', 'repository_xray',
+];
+const COVERAGE_FORMATS = ['cobertura', 'jacoco'];
+
+/** Report type to paths; `coverage_report: {coverage_format, path}` becomes its format's report, as GitLab's runner payload names it. */
 function readReports(value: unknown, checker: EntryChecker): Record<string, string[]> | null {
   if (value === undefined || value === null) return {};
   const hash = checker.hash(value);
   if (!hash) return null;
+  if (!checker.allowedKeys(hash, REPORT_TYPES)) return null;
   const reports: Record<string, string[]> = {};
   for (const [type, paths] of Object.entries(hash)) {
-    if (typeof paths === 'string') reports[type] = [paths];
+    if (paths === null) continue;
+    if (type === 'coverage_report') {
+      const coverage = readCoverageReport(paths, checker.child('coverage_report'));
+      if (!coverage) return null;
+      reports[coverage.format] = [coverage.path];
+    } else if (typeof paths === 'string') reports[type] = [paths];
     else if (isStringArray(paths)) reports[type] = paths;
-    else if (isPlainObject(paths)) reports[type] = [];
     else {
       checker.attributeError(type, 'should be an array of strings or a string');
       return null;
     }
   }
   return reports;
+}
+
+function readCoverageReport(value: unknown, checker: EntryChecker): { format: string; path: string } | null {
+  const hash = checker.hash(value);
+  if (!hash || !checker.allowedKeys(hash, ['coverage_format', 'path'])) return null;
+  const format = hash.coverage_format;
+  if (format === undefined || format === null || format === '') checker.attributeError('coverage_format', "can't be blank");
+  else if (!COVERAGE_FORMATS.includes(format as string)) {
+    checker.attributeError('coverage_format', `must be one of supported formats: ${COVERAGE_FORMATS.join(', ')}.`);
+  }
+  if (hash.path === undefined || hash.path === null || hash.path === '') checker.attributeError('path', "can't be blank");
+  else if (typeof hash.path !== 'string') checker.attributeError('path', 'should be a string');
+  if (typeof format !== 'string' || !COVERAGE_FORMATS.includes(format) || typeof hash.path !== 'string' || hash.path === '') return null;
+  return { format, path: hash.path };
 }
 
 const CACHE_POLICIES = ['pull', 'push', 'pull-push'] as const;

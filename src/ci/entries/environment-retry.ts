@@ -76,22 +76,19 @@ function checkEnvironmentName(name: unknown, checker: EntryChecker): name is str
   return true;
 }
 
-/** Failure reasons `retry:when` accepts, plus `always`. */
+/** Failure reasons `retry:when` accepts (GitLab's CommitStatus failure reasons), plus `always`. */
 export const RETRY_WHEN_VALUES = [
   'always',
-  'unknown_failure',
-  'script_failure',
-  'api_failure',
-  'stuck_or_timeout_failure',
-  'runner_system_failure',
-  'missing_dependency_failure',
-  'runner_unsupported',
-  'stale_schedule',
-  'job_execution_timeout',
-  'archived_failure',
-  'unmet_prerequisites',
-  'scheduler_failure',
-  'data_integrity_failure',
+  'unknown_failure', 'script_failure', 'api_failure', 'stuck_or_timeout_failure', 'runner_system_failure',
+  'missing_dependency_failure', 'runner_unsupported', 'stale_schedule', 'job_execution_timeout', 'archived_failure',
+  'unmet_prerequisites', 'scheduler_failure', 'data_integrity_failure', 'forward_deployment_failure', 'user_blocked',
+  'project_deleted', 'ci_quota_exceeded', 'pipeline_loop_detected', 'no_matching_runner', 'trace_size_exceeded',
+  'builds_disabled', 'environment_creation_failure', 'deployment_rejected', 'failed_outdated_deployment_job',
+  'protected_environment_failure', 'insufficient_bridge_permissions', 'downstream_bridge_project_not_found',
+  'invalid_bridge_trigger', 'upstream_bridge_project_not_found', 'insufficient_upstream_permissions',
+  'bridge_pipeline_is_child_pipeline', 'downstream_pipeline_creation_failed', 'secrets_provider_not_found',
+  'reached_max_descendant_pipelines_depth', 'ip_restriction_failure', 'reached_max_pipeline_hierarchy_size',
+  'reached_downstream_pipeline_trigger_rate_limit',
 ];
 
 export const NO_RETRY: RetryDefinition = { max: 0, when: ['always'] };
@@ -105,22 +102,19 @@ export function readRetry(value: unknown, checker: EntryChecker): RetryDefinitio
   }
   if (!checker.allowedKeys(value, ['max', 'when', 'exit_codes'])) return null;
   const max = value.max ?? 0;
-  if (typeof max !== 'number' || !checkMax(max, checker)) {
-    if (typeof max !== 'number') checker.attributeError('max', 'should be an integer');
-    return null;
-  }
+  if (!checkHashMax(max, checker)) return null;
   const exitCodes = readRetryExitCodes(value.exit_codes, checker);
   if (exitCodes === false) return null;
   // GitLab's AutoRetry: with exit codes and no `when`, only those codes retry (no `always`).
   const absentWhen = exitCodes === undefined ? ['always'] : [];
   const when = value.when === undefined || value.when === null ? absentWhen : typeof value.when === 'string' ? [value.when] : value.when;
   if (!isStringArray(when)) {
-    checker.attributeError('when', 'should be a string or an array of strings');
+    checker.attributeError('when', 'should be an array of strings or a string');
     return null;
   }
   const unknown = when.filter((reason) => !RETRY_WHEN_VALUES.includes(reason));
   if (unknown.length > 0) {
-    checker.attributeError('when', `unknown value: ${unknown.join(', ')}`);
+    checker.attributeError('when', typeof value.when === 'string' ? 'is not included in the list' : `contains unknown values: ${unknown.join(', ')}`);
     return null;
   }
   return exitCodes === undefined ? { max, when } : { max, when, exitCodes };
@@ -140,6 +134,15 @@ function readRetryExitCodes(value: unknown, checker: EntryChecker): number[] | u
 /** GitLab's retry `UnknownStrategy` message: written as is, not lowercased as validator messages are. */
 function retryShapeError(checker: EntryChecker): void {
   checker.sink.error(`${checker.location} config has to be either an integer or a hash`, checker.path);
+}
+
+/** `retry:max` in the hash form is an attribute: `retry max must be ...`. */
+function checkHashMax(max: unknown, checker: EntryChecker): boolean {
+  if (typeof max !== 'number' || !Number.isInteger(max)) checker.attributeError('max', 'must be an integer');
+  else if (max > 2) checker.attributeError('max', 'must be less than or equal to 2');
+  else if (max < 0) checker.attributeError('max', 'must be greater than or equal to 0');
+  else return true;
+  return false;
 }
 
 function checkMax(max: number, checker: EntryChecker): boolean {

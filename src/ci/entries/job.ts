@@ -234,11 +234,18 @@ export function readInherit(value: unknown, checker: EntryChecker): Inheritance 
   if (value === undefined || value === null) return { defaults: () => true, variables: () => true };
   const hash = checker.hash(value);
   if (!hash || !checker.allowedKeys(hash, ['default', 'variables'])) return null;
+  // GitLab's Inherit::Default and ::Variables entries: a boolean, or a list (of default: keys for `default`).
   const selector = (raw: unknown, attribute: string): ((key: string) => boolean) | null => {
-    if (raw === undefined || raw === true) return () => true;
+    if (raw === undefined || raw === null || raw === true) return () => true;
     if (raw === false) return () => false;
-    if (isStringArray(raw)) return (key) => raw.includes(key);
-    checker.attributeError(attribute, 'should be a boolean value or an array of strings');
+    const entry = checker.child(attribute);
+    if (!Array.isArray(raw)) entry.sink.error(`${entry.location} should be a bool or array of strings`.toLowerCase(), entry.path);
+    else if (!isStringArray(raw)) entry.configError('should be an array of strings');
+    else {
+      const unknown = attribute === 'default' ? raw.filter((key) => !(DEFAULTABLE_KEYS as readonly string[]).includes(key)) : [];
+      if (unknown.length === 0) return (key) => raw.includes(key);
+      entry.configError(`contains unknown values: ${unknown.join(', ')}`);
+    }
     return null;
   };
   const defaults = selector(hash.default, 'default');

@@ -92,7 +92,7 @@ async function compileMerged(config: PlainObject, context: CompileContext, limit
   for (const job of expanded) {
     const own = jobAttributeVariables({ name: job.config.name, stage: job.config.stage, when: job.config.when, parallel: job.parallel });
     const lookup = variableLookup(own, predefined, job.config.variables, userVariables);
-    const outcome = await evaluateJob(job.config, conditions, lookup);
+    const outcome = await evaluateJob(job.config, conditions, lookup, root.workflow.rules !== null);
     definitions.push(toDefinition(job, outcome, declaredStages));
   }
 

@@ -68,6 +68,8 @@ async function compileMerged(config: PlainObject, context: CompileContext, limit
   const workflowVariables = workflow.variables;
   const globalVariables = mergeVariables(root.globalVariables, workflowVariables);
   const jobs = readJobs({ ...root, globalVariables }, sink, limits);
+  // Entry warnings stay with entry errors, as GitLab's result keeps both.
+  warnAboutRulesWhen(jobs, root, sink);
   if (sink.hasErrors) return invalid(sink);
 
   const expanded = expandParallel(jobs, sink);
@@ -80,7 +82,6 @@ async function compileMerged(config: PlainObject, context: CompileContext, limit
   checkReferences(expanded, root.stages, sink);
   if (!sink.hasErrors) checkNeedsCycles(expanded, sink);
   if (sink.hasErrors) return invalid(sink);
-  warnAboutRulesWhen(jobs, root, sink);
 
   const declaredStages = root.stages;
   if (!context.ignoreSkipCi && SKIP_CI.test(context.commitMessage ?? '')) {
@@ -256,11 +257,13 @@ function orderByStage(jobs: JobDefinition[], stages: string[]): JobDefinition[] 
 function warnAboutRulesWhen(jobs: JobConfig[], root: RootConfig, sink: DiagnosticSink): void {
   if (root.workflow.rules) return;
   for (const job of jobs) {
+    // GitLab warns when the last rule is `when:` alone (not `never`).
     const last = job.rules?.[job.rules.length - 1];
-    if (!last || last.if !== null || last.changes !== null || last.exists !== null) continue;
-    if (last.when === 'never') continue;
+    if (!last || last.when === null || last.when === 'never') continue;
+    const others = [last.if, last.changes, last.exists, last.startIn, last.allowFailure, last.variables, last.needs, last.interruptible, last.autoCancel];
+    if (others.some((clause) => clause !== null)) continue;
     sink.warn(
-      `jobs:${job.name} may allow multiple pipelines to run for a single action due to \`rules:when\` clause with no \`workflow:rules\` - read more: https://docs.gitlab.com/ee/ci/troubleshooting.html#pipeline-warnings`,
+      `jobs:${job.name} may allow multiple pipelines to run for a single action due to \`rules:when\` clause with no \`workflow:rules\` - read more: https://docs.gitlab.com/ee/ci/jobs/job_troubleshooting.html#job-may-allow-multiple-pipelines-to-run-for-a-single-action-warning`,
       [job.name, 'rules'],
     );
   }

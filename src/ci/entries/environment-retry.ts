@@ -137,7 +137,7 @@ function retryShapeError(checker: EntryChecker): void {
 }
 
 /** `retry:max` in the hash form is an attribute: `retry max must be ...`. */
-function checkHashMax(max: unknown, checker: EntryChecker): boolean {
+function checkHashMax(max: unknown, checker: EntryChecker): max is number {
   if (typeof max !== 'number' || !Number.isInteger(max)) checker.attributeError('max', 'must be an integer');
   else if (max > 2) checker.attributeError('max', 'must be less than or equal to 2');
   else if (max < 0) checker.attributeError('max', 'must be greater than or equal to 0');

@@ -109,23 +109,20 @@ export function readRules(
     else checker.configError('should be an array of hashes');
     return undefined;
   }
-  if (kind === 'job') {
-    // Nested lists of rules (GitLab 15.x: up to 10 levels) are read as one list.
-    const flattened = flattenRules(value, 1);
-    if (!flattened) {
-      checker.sink.error(`${checker.location.replace(/:rules$/, '')} rules ${JOB_RULES_SHAPE}`.toLowerCase(), checker.path);
-      return undefined;
-    }
-    value = flattened;
+  // Nested lists of a job's rules (GitLab 15.x: up to 10 levels) are read as one list.
+  const list = kind === 'job' ? flattenRules(value, 1) : value;
+  if (!list) {
+    checker.sink.error(`${checker.location.replace(/:rules$/, '')} rules ${JOB_RULES_SHAPE}`.toLowerCase(), checker.path);
+    return undefined;
   }
   // GitLab's rules entry must be present: an empty list is an error, not a job that never runs.
-  if (value.length === 0) {
+  if (list.length === 0) {
     checker.configError("can't be blank");
     return undefined;
   }
   const rules: RuleConfig[] = [];
-  for (let index = 0; index < value.length; index++) {
-    const rule = readRule(value[index], checker.child('rule', index), maxTokens, kind);
+  for (let index = 0; index < list.length; index++) {
+    const rule = readRule(list[index], checker.child('rule', index), maxTokens, kind);
     if (!rule) return undefined;
     rules.push(rule);
   }

@@ -22,7 +22,12 @@ export function readJobEntry(inputs: JobInputs, sink: DiagnosticSink): JobConfig
     sink.error(`jobs:${name} name is too long (maximum is ${MAX_NAME_LENGTH} characters)`.toLowerCase(), [name]);
     return null;
   }
-  if (!isPlainObject(value) || 'script' in value) return readJob(inputs, sink);
+  // Not a hash is no job of any kind: GitLab's Jobs entry finds no type for it (modern wording).
+  if (isPlainObject(value) && 'script' in value) return readJob(inputs, sink);
+  if (!isPlainObject(value)) {
+    sink.error(`jobs ${name} config should implement the script:, run:, or trigger: keyword`, [name]);
+    return null;
+  }
   if ('trigger' in value || 'needs' in value) return readBridge({ ...inputs, value }, sink);
   sink.error(`jobs ${name} config should implement the script:, run:, or trigger: keyword`, [name]);
   return null;

@@ -89,9 +89,13 @@ function readJobKeys(name: string, hash: PlainObject, checker: EntryChecker, inp
   const timeoutError = hash.timeout === undefined || hash.timeout === null ? null : timeoutProblem(hash.timeout);
   if (timeoutError) checker.child('timeout').configError(timeoutError);
   const timeout = hash.timeout === undefined || hash.timeout === null || timeoutError ? null : parseDuration(hash.timeout);
-  const interruptible = checker.booleanAttribute(hash, 'interruptible');
+  // `interruptible` is an entry of its own in GitLab (`jobs:x:interruptible config ...`).
+  const interruptible = typeof hash.interruptible === 'boolean' ? hash.interruptible : null;
+  if (hash.interruptible !== undefined && hash.interruptible !== null && interruptible === null) checker.child('interruptible').configError('should be a boolean value');
   // `manual_confirmation` (GitLab 17.1) only words the UI's confirmation dialog: checked, not kept.
-  checker.stringAttribute(hash, 'manual_confirmation');
+  if (hash.manual_confirmation !== undefined && hash.manual_confirmation !== null && typeof hash.manual_confirmation !== 'string') {
+    checker.attributeError('manual_confirmation', 'should be a string');
+  }
   const resourceGroup = readResourceGroup(hash.resource_group, checker);
   const hooks = readHooks(hash.hooks, checker.child('hooks'));
   const release = readRelease(hash.release, checker.child('release'));

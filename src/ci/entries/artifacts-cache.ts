@@ -212,16 +212,18 @@ function readCacheKey(value: unknown, checker: EntryChecker): CacheConfig['key']
     }
     const attribute = 'files' in value ? 'files' : 'files_commits';
     const files = value[attribute];
-    if (!isStringArray(files) || files.length < 1 || files.length > 2) {
-      checker.child(attribute).configError('has to be an array of one or two strings');
-      return null;
-    }
+    // GitLab's Files entry: one or two paths, leading slashes dropped.
+    const filesChecker = checker.child(attribute);
+    if (!isStringArray(files)) filesChecker.configError('should be an array of strings');
+    else if (files.length < 1) filesChecker.configError('requires at least 1 item');
+    else if (files.length > 2) filesChecker.configError('has too many items (maximum is 2)');
+    if (!isStringArray(files) || files.length < 1 || files.length > 2) return null;
     const prefix = typeof value.prefix === 'string' ? value.prefix : null;
     if (value.prefix !== undefined && value.prefix !== null && prefix === null) {
       checker.child('prefix').configError('should be a string or symbol');
       return null;
     }
-    return { files, prefix };
+    return { files: files.map((file) => file.replace(/^\/+/, '')), prefix };
   }
   // GitLab's key is a string (or a Ruby symbol) or a hash: a number or a boolean is refused.
   const key = typeof value === 'string' ? value : null;

@@ -12,7 +12,7 @@ import { evaluateJob, firstMatchingRule } from './inclusion.ts';
 import type { JobConfig } from './job-config.ts';
 import { resolveCacheKeys } from './cache-keys.ts';
 import { resolveLimits, type CompileLimits } from './limits.ts';
-import { checkNeedsCycles, checkReferences, checkStages } from './logical-checks.ts';
+import { checkNeedsCycles, checkReferences, checkStages, warnAboutRulesWhen } from './logical-checks.ts';
 import type { AutoCancelConfig, CompileContext, CompileResult, IncludedFile, JobDefinition, YamlVariable } from './model.ts';
 import { mergeAutoCancel } from './entries/auto-cancel.ts';
 import { pipelineName } from './pipeline-name.ts';
@@ -69,7 +69,7 @@ async function compileMerged(config: PlainObject, context: CompileContext, limit
   const globalVariables = mergeVariables(root.globalVariables, workflowVariables);
   const jobs = readJobs({ ...root, globalVariables }, sink, limits);
   // Entry warnings stay with entry errors, as GitLab's result keeps both.
-  warnAboutRulesWhen(jobs, root, sink);
+  warnAboutRulesWhen(jobs, root.workflow.rules !== null, sink);
   if (sink.hasErrors) return invalid(sink);
 
   const expanded = expandParallel(jobs, sink);
@@ -231,12 +231,23 @@ function toDefinition(job: ExpandedJob, outcome: Awaited<ReturnType<typeof evalu
   return config.trigger === null ? { ...base, trigger: null } : { ...base, trigger: config.trigger };
 }
 
-/** A need on a job the pipeline does not have is an error, unless `optional` (then dropped). */
+/** GitLab's `ci_needs_size_limit` default: how many jobs one job may need. */
+const MAX_NEEDS = 50;
+
+/**
+ * A need on a job the pipeline does not have is an error, unless `optional` (then dropped);
+ * so are more than 50 needs (GitLab's seed checks both when it builds the pipeline).
+ */
 function checkNeedsPresent(jobs: JobDefinition[], sink: DiagnosticSink): void {
   const present = new Set(jobs.map((job) => job.name));
   for (const job of jobs) {
     if (job.dependencies) job.dependencies = job.dependencies.filter((name) => present.has(name));
     if (!job.needs) continue;
+    if (job.needs.length > MAX_NEEDS) {
+      const listed = job.needs.length;
+      sink.error(`${job.name}: one job can only need ${MAX_NEEDS} others, but you have listed ${listed}. See needs keyword documentation for more details`, [job.baseName, 'needs']);
+      continue;
+    }
     for (const need of job.needs) {
       if (present.has(need.job) || need.optional) continue;
       sink.error(
@@ -254,20 +265,6 @@ function orderByStage(jobs: JobDefinition[], stages: string[]): JobDefinition[] 
   return stages.flatMap((stage) => jobs.filter((job) => job.stage === stage));
 }
 
-function warnAboutRulesWhen(jobs: JobConfig[], root: RootConfig, sink: DiagnosticSink): void {
-  if (root.workflow.rules) return;
-  for (const job of jobs) {
-    // GitLab warns when the last rule is `when:` alone (not `never`).
-    const last = job.rules?.[job.rules.length - 1];
-    if (!last || last.when === null || last.when === 'never') continue;
-    const others = [last.if, last.changes, last.exists, last.startIn, last.allowFailure, last.variables, last.needs, last.interruptible, last.autoCancel];
-    if (others.some((clause) => clause !== null)) continue;
-    sink.warn(
-      `jobs:${job.name} may allow multiple pipelines to run for a single action due to \`rules:when\` clause with no \`workflow:rules\` - read more: https://docs.gitlab.com/ee/ci/jobs/job_troubleshooting.html#job-may-allow-multiple-pipelines-to-run-for-a-single-action-warning`,
-      [job.name, 'rules'],
-    );
-  }
-}
 
 /** A compile that failed as a whole (the sandbox's limits): one configuration error. */
 export function failedCompile(message: string): CompileResult {

@@ -1,9 +1,10 @@
 /**
  * Checks across jobs, done on the whole configuration before any job is filtered out:
  * stages exist, dependencies, needs and child-pipeline artifact jobs name jobs of the same or
- * earlier stages (GitLab 14.2+), on_stop jobs fit.
+ * earlier stages (GitLab 14.2+), on_stop jobs fit, needs form no cycle; and the rules:when warning.
  */
 import type { DiagnosticSink } from './diagnostics.ts';
+import type { JobConfig } from './job-config.ts';
 import type { ExpandedJob } from './parallel.ts';
 
 export function checkStages(jobs: ExpandedJob[], stages: string[], sink: DiagnosticSink): void {
@@ -122,5 +123,20 @@ export function checkNeedsCycles(jobs: ExpandedJob[], sink: DiagnosticSink): voi
       sink.error(`The pipeline has circular dependencies: ${failure}`, [node, 'needs']);
       return;
     }
+  }
+}
+
+/** GitLab's warning when a job's last rule is `when:` alone (not `never`) and there are no `workflow:rules`. */
+export function warnAboutRulesWhen(jobs: JobConfig[], hasWorkflowRules: boolean, sink: DiagnosticSink): void {
+  if (hasWorkflowRules) return;
+  for (const job of jobs) {
+    const last = job.rules?.[job.rules.length - 1];
+    if (!last || last.when === null || last.when === 'never') continue;
+    const others = [last.if, last.changes, last.exists, last.startIn, last.allowFailure, last.variables, last.needs, last.interruptible, last.autoCancel];
+    if (others.some((clause) => clause !== null)) continue;
+    sink.warn(
+      `jobs:${job.name} may allow multiple pipelines to run for a single action due to \`rules:when\` clause with no \`workflow:rules\` - read more: https://docs.gitlab.com/ee/ci/jobs/job_troubleshooting.html#job-may-allow-multiple-pipelines-to-run-for-a-single-action-warning`,
+      [job.name, 'rules'],
+    );
   }
 }

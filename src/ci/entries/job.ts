@@ -176,7 +176,7 @@ function readStartIn(hash: PlainObject, when: JobWhen | null, checker: EntryChec
     return null;
   }
   // With `rules`, a delay is the matching rule's `start_in` only.
-  if (when !== 'delayed' || hash.rules !== undefined) {
+  if (when !== 'delayed' || (hash.rules !== undefined && hash.rules !== null)) {
     checker.attributeError('start_in', 'must be blank');
     return null;
   }

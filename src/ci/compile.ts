@@ -12,7 +12,7 @@ import { evaluateJob, firstMatchingRule } from './inclusion.ts';
 import type { JobConfig } from './job-config.ts';
 import { resolveCacheKeys } from './cache-keys.ts';
 import { resolveLimits, type CompileLimits } from './limits.ts';
-import { checkReferences, checkStages } from './logical-checks.ts';
+import { checkNeedsCycles, checkReferences, checkStages, warnAboutRulesWhen } from './logical-checks.ts';
 import type { AutoCancelConfig, CompileContext, CompileResult, IncludedFile, JobDefinition, YamlVariable } from './model.ts';
 import { mergeAutoCancel } from './entries/auto-cancel.ts';
 import { pipelineName } from './pipeline-name.ts';
@@ -68,6 +68,8 @@ async function compileMerged(config: PlainObject, context: CompileContext, limit
   const workflowVariables = workflow.variables;
   const globalVariables = mergeVariables(root.globalVariables, workflowVariables);
   const jobs = readJobs({ ...root, globalVariables }, sink, limits);
+  // Entry warnings stay with entry errors, as GitLab's result keeps both.
+  warnAboutRulesWhen(jobs, root.workflow.rules !== null, sink);
   if (sink.hasErrors) return invalid(sink);
 
   const expanded = expandParallel(jobs, sink);
@@ -78,8 +80,8 @@ async function compileMerged(config: PlainObject, context: CompileContext, limit
   }
   checkStages(expanded, root.stages, sink);
   checkReferences(expanded, root.stages, sink);
+  if (!sink.hasErrors) checkNeedsCycles(expanded, sink);
   if (sink.hasErrors) return invalid(sink);
-  warnAboutRulesWhen(jobs, root, sink);
 
   const declaredStages = root.stages;
   if (!context.ignoreSkipCi && SKIP_CI.test(context.commitMessage ?? '')) {
@@ -91,7 +93,7 @@ async function compileMerged(config: PlainObject, context: CompileContext, limit
   for (const job of expanded) {
     const own = jobAttributeVariables({ name: job.config.name, stage: job.config.stage, when: job.config.when, parallel: job.parallel });
     const lookup = variableLookup(own, predefined, job.config.variables, userVariables);
-    const outcome = await evaluateJob(job.config, conditions, lookup);
+    const outcome = await evaluateJob(job.config, conditions, lookup, root.workflow.rules !== null);
     definitions.push(toDefinition(job, outcome, declaredStages));
   }
 
@@ -230,12 +232,23 @@ function toDefinition(job: ExpandedJob, outcome: Awaited<ReturnType<typeof evalu
   return config.trigger === null ? { ...base, trigger: null } : { ...base, trigger: config.trigger };
 }
 
-/** A need on a job the pipeline does not have is an error, unless `optional` (then dropped). */
+/** GitLab's `ci_needs_size_limit` default: how many jobs one job may need. */
+const MAX_NEEDS = 50;
+
+/**
+ * A need on a job the pipeline does not have is an error, unless `optional` (then dropped);
+ * so are more than 50 needs (GitLab's seed checks both when it builds the pipeline).
+ */
 function checkNeedsPresent(jobs: JobDefinition[], sink: DiagnosticSink): void {
   const present = new Set(jobs.map((job) => job.name));
   for (const job of jobs) {
     if (job.dependencies) job.dependencies = job.dependencies.filter((name) => present.has(name));
     if (!job.needs) continue;
+    if (job.needs.length > MAX_NEEDS) {
+      const listed = job.needs.length;
+      sink.error(`${job.name}: one job can only need ${MAX_NEEDS} others, but you have listed ${listed}. See needs keyword documentation for more details`, [job.baseName, 'needs']);
+      continue;
+    }
     for (const need of job.needs) {
       if (present.has(need.job) || need.optional) continue;
       sink.error(
@@ -253,18 +266,6 @@ function orderByStage(jobs: JobDefinition[], stages: string[]): JobDefinition[] 
   return stages.flatMap((stage) => jobs.filter((job) => job.stage === stage));
 }
 
-function warnAboutRulesWhen(jobs: JobConfig[], root: RootConfig, sink: DiagnosticSink): void {
-  if (root.workflow.rules) return;
-  for (const job of jobs) {
-    const last = job.rules?.[job.rules.length - 1];
-    if (!last || last.if !== null || last.changes !== null || last.exists !== null) continue;
-    if (last.when === 'never') continue;
-    sink.warn(
-      `jobs:${job.name} may allow multiple pipelines to run for a single action due to \`rules:when\` clause with no \`workflow:rules\` - read more: https://docs.gitlab.com/ee/ci/troubleshooting.html#pipeline-warnings`,
-      [job.name, 'rules'],
-    );
-  }
-}
 
 /** A compile that failed as a whole (the sandbox's limits): one configuration error. */
 export function failedCompile(message: string): CompileResult {

@@ -53,6 +53,16 @@ function unboundedSeconds(value: unknown): number | null {
   return total;
 }
 
+/** GitLab's longest job timeout (`Project::MAX_BUILD_TIMEOUT`, a month as Rails counts it). */
+export const MAX_JOB_TIMEOUT_SECONDS = 2_629_746;
+
+/** What is wrong with a `timeout:` as GitLab's Timeout entry says it (text only, at most a month), or null. */
+export function timeoutProblem(value: unknown): string | null {
+  const seconds = typeof value === 'string' ? parseDuration(value) : null;
+  if (seconds === null) return 'should be a duration';
+  return seconds > MAX_JOB_TIMEOUT_SECONDS ? 'should not exceed the limit' : null;
+}
+
 /** `artifacts:expire_in` also accepts `never` (13.0+). */
 export function isValidExpireIn(value: unknown): boolean {
   return value === 'never' || parseDuration(value) !== null;

@@ -259,8 +259,9 @@ async function loadReadable(
   if (!loaded.ok) {
     if (loaded.failure === 'too-big') sink.errorAt(TOO_BIG_MESSAGE, label, loaded.line);
     else if (loaded.failure === 'empty') {
-      const what = location.kind === 'remote' ? 'Included file' : location.kind === 'artifact' ? 'File' : 'Local file';
-      includeError(state, `${what} \`${location.path}\` is empty${location.kind === 'remote' ? ' or does not exist' : ''}!`, parentFile);
+      const what = location.kind === 'remote' ? 'Included file' : location.kind === 'artifact' ? 'File' : location.kind === 'project' ? `Project \`${target.project}\` file` : 'Local file';
+      const shown = location.kind === 'remote' || location.kind === 'artifact' ? location.path : target.path;
+      includeError(state, `${what} \`${shown}\` is empty${location.kind === 'remote' ? ' or does not exist' : ''}!`, parentFile);
     }
     else sink.errorAt(`Included file \`${state.variables ? state.variables.mask(location.path) : location.path}\` does not have valid YAML syntax!`, label, loaded.line);
     return null;
@@ -283,9 +284,9 @@ function includedFile(location: ReadableLocation, scope: FileScope, state: Inclu
   if (componentAddress !== undefined) return { type: 'component', location: mask(componentAddress), project: location.kind === 'project' ? location.project : null, ref: location.kind === 'project' ? location.ref ?? null : null, extra: {}, ...context };
   switch (location.kind) {
     case 'local':
-      return { type: 'local', location: mask(location.path), project: scope.project, ref: scope.ref ?? null, extra: {}, ...context };
+      return { type: 'local', location: mask(location.path.replace(/^\/+/, '')), project: scope.project, ref: scope.ref ?? null, extra: {}, ...context };
     case 'project':
-      return { type: 'file', location: mask(location.path), project: location.project, ref: location.ref ?? null, extra: { project: location.project, ...(location.ref === undefined ? {} : { ref: location.ref }) }, ...context };
+      return { type: 'file', location: mask(location.path.replace(/^\/+/, '')), project: location.project, ref: location.ref ?? null, extra: { project: location.project, ...(location.ref === undefined ? {} : { ref: location.ref }) }, ...context };
     case 'remote':
       return { type: 'remote', location: mask(location.path), project: null, ref: null, extra: {}, ...context };
     case 'artifact':
@@ -314,7 +315,7 @@ async function readTarget(
   if (location.kind === 'remote') return readRemote(location.path, location.integrity ?? null, state.reader, state.limits, (message) => includeError(state, message, parentFile));
   if (target.project === null) {
     const text = await reader.readFile(target.path);
-    if (text === null) includeError(state, `Local file \`${location.path}\` does not exist!`, parentFile);
+    if (text === null) includeError(state, `Local file \`${target.path}\` does not exist!`, parentFile);
     return text;
   }
   if (!reader.readProjectFile) {
@@ -326,7 +327,7 @@ async function readTarget(
   if (answer.status === 'project-not-found') {
     includeError(state, `Project \`${target.project}\` not found or access denied!`, parentFile);
   } else {
-    includeError(state, `Project \`${target.project}\` file \`${location.path}\` does not exist!`, parentFile);
+    includeError(state, `Project \`${target.project}\` file \`${target.path}\` does not exist!`, parentFile);
   }
   return null;
 }

@@ -19,7 +19,11 @@ const DEFAULT_ONLY: PolicyConfig = { refs: ['branches', 'tags'], variables: null
 
 export type Lookup = (name: string) => string | undefined;
 
-export async function evaluateJob(job: JobConfig, conditions: ConditionContext, lookup: Lookup): Promise<JobOutcome> {
+/**
+ * `withWorkflowRules`: the configuration has `workflow:rules`, which (as GitLab's Processable
+ * does since 12.5) drop the default `only: [branches, tags]` of jobs that name no `only`.
+ */
+export async function evaluateJob(job: JobConfig, conditions: ConditionContext, lookup: Lookup, withWorkflowRules = false): Promise<JobOutcome> {
   const jobWhen = job.when ?? 'on_success';
   const base: JobOutcome = {
     inclusion: { included: true, decidedBy: 'default', matchedRule: null },
@@ -50,8 +54,8 @@ export async function evaluateJob(job: JobConfig, conditions: ConditionContext, 
       interruptible: rule.interruptible ?? job.interruptible,
     };
   }
-  const only = job.only ?? DEFAULT_ONLY;
-  const onlyOk = await policySatisfied(only, conditions, lookup, 'all');
+  const only = job.only ?? (withWorkflowRules ? null : DEFAULT_ONLY);
+  const onlyOk = only === null || (await policySatisfied(only, conditions, lookup, 'all'));
   const exceptHit = job.except ? await policySatisfied(job.except, conditions, lookup, 'any') : false;
   const decidedBy = job.only || job.except ? 'only/except' : 'default';
   return { ...base, inclusion: { included: onlyOk && !exceptHit, decidedBy, matchedRule: null } };

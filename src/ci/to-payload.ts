@@ -20,7 +20,7 @@ const DEFAULT_DEPTH = 50;
 const REPORT_FILES: Record<string, [string, Artifact['artifact_format']]> = {
   junit: ['junit.xml', 'gzip'],
   cobertura: ['cobertura-coverage.xml', 'gzip'],
-  coverage_report: ['cobertura-coverage.xml', 'gzip'],
+  jacoco: ['jacoco.xml', 'gzip'],
   dotenv: ['.env', 'gzip'],
   metrics: ['metrics.txt', 'gzip'],
   codequality: ['gl-code-quality-report.json', 'raw'],

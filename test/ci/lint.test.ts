@@ -69,7 +69,7 @@ describe('runner lint', () => {
     const { code, out } = await lint(cwd, { file: 'ci.yml' });
     assert.equal(code, 1);
     assert.match(out, /Status: syntax is incorrect/);
-    assert.match(out, /^ci\.yml:5: error: jobs:bad when should be on_success, on_failure, always, manual or delayed$/m);
+    assert.match(out, /^ci\.yml:5: error: jobs:bad when should be one of: on_success, on_failure, always, manual, delayed$/m);
     const json = JSON.parse((await lint(cwd, { file: 'ci.yml', json: true })).out) as { valid: boolean; errors: { line: number }[] };
     assert.equal(json.valid, false);
     assert.equal(json.errors[0]?.line, 5);

@@ -303,6 +303,15 @@ build:
     }
   });
 
+  test('coverage_report goes to the runner as a report of its format, with its path, as GitLab sends it', async () => {
+    const reports = 'artifacts:\n    reports:\n      coverage_report: { coverage_format: jacoco, path: build/jacoco.xml }\n      junit: [a.xml, b.xml]';
+    const result = await compilePipeline(`build:\n  script: make\n  ${reports}\n`, context);
+    const build = result.jobs.find((job): job is BuildJobDefinition => job.name === 'build' && !isBridge(job));
+    assert.ok(build, JSON.stringify(result.errors));
+    const sent = payloadFor(build, false).artifacts.map((artifact) => [artifact.artifact_type, artifact.name, artifact.artifact_format, artifact.paths]);
+    assert.deepEqual(sent, [['jacoco', 'jacoco.xml', 'gzip', ['build/jacoco.xml']], ['junit', 'junit.xml', 'gzip', ['a.xml', 'b.xml']]]);
+  });
+
   test('a bridge is refused: bridges never go to runners', async () => {
     const result = await compilePipeline('build:\n  script: make\ndownstream:\n  trigger: group/other\n', context);
     const bridge = result.jobs.find((job) => job.name === 'downstream');

@@ -8,7 +8,7 @@ import type { JobConfig } from '../job-config.ts';
 import type { JobWhen } from '../model.ts';
 import type { PlainObject } from '../values.ts';
 import { EntryChecker } from './checker.ts';
-import { NO_RETRY, readParallel } from './environment-retry.ts';
+import { NO_RETRY, readEnvironment, readParallel } from './environment-retry.ts';
 import { checkRulesClash, readInherit, readResourceGroup, type JobInputs } from './job.ts';
 import { readNeeds, readPolicy, readRules } from './policies.ts';
 import { readTrigger } from './trigger.ts';
@@ -17,7 +17,7 @@ import { JOB_VARIABLE_DATA, mergeVariables, readVariables } from './variables.ts
 /** `Bridge::ALLOWED_KEYS + Processable::PROCESSABLE_ALLOWED_KEYS`. */
 export const BRIDGE_KEYS = [
   'trigger', 'parallel', 'extends', 'stage', 'only', 'except', 'rules', 'variables', 'inherit',
-  'allow_failure', 'when', 'needs', 'resource_group',
+  'allow_failure', 'when', 'needs', 'resource_group', 'environment', 'interruptible',
 ] as const;
 
 const BRIDGE_WHEN: readonly JobWhen[] = ['on_success', 'on_failure', 'always', 'manual'];
@@ -43,6 +43,11 @@ export function readBridge(inputs: JobInputs & { value: PlainObject }, sink: Dia
     else checker.attributeError('when', `should be one of: ${BRIDGE_WHEN.join(', ')}`);
   }
   const allowFailure = checker.booleanAttribute(hash, 'allow_failure');
+  // `interruptible` (and `default:interruptible`) apply to bridges too; an `environment` is checked, not tracked.
+  const ownInterruptible = hash.interruptible ?? (inherit.defaults('interruptible') ? inputs.defaults.interruptible : undefined);
+  const interruptible = typeof ownInterruptible === 'boolean' ? ownInterruptible : null;
+  if (ownInterruptible !== undefined && ownInterruptible !== null && interruptible === null) checker.child('interruptible').configError('should be a boolean value');
+  if (hash.environment !== undefined) readEnvironment(hash.environment, checker.child('environment'));
   const tokens = inputs.maxExpressionTokens;
   const read = {
     trigger: readTrigger(hash.trigger, checker.child('trigger')),
@@ -73,7 +78,7 @@ export function readBridge(inputs: JobInputs & { value: PlainObject }, sink: Dia
     coverage: null,
     retry: NO_RETRY,
     timeout: null,
-    interruptible: null,
+    interruptible,
     resourceGroup: read.resourceGroup,
     tags: [],
     when,

@@ -70,7 +70,7 @@ export class EntryChecker {
 
 /**
  * Scripts: a string or an array of strings, where (modern GitLab) nested arrays up to
- * 10 levels are flattened. Numbers are accepted and read as text.
+ * 10 levels are flattened. A number is refused, as GitLab's string check does.
  */
 export function readScript(value: unknown, checker: EntryChecker): string[] | null {
   if (typeof value === 'string') return [value];
@@ -79,8 +79,8 @@ export function readScript(value: unknown, checker: EntryChecker): string[] | nu
     for (const item of items) {
       if (Array.isArray(item) && depth < 10) {
         if (!flatten(item, depth + 1)) return false;
-      } else if (typeof item === 'string' || typeof item === 'number') {
-        lines.push(String(item));
+      } else if (typeof item === 'string') {
+        lines.push(item);
       } else {
         return false;
       }
@@ -88,6 +88,6 @@ export function readScript(value: unknown, checker: EntryChecker): string[] | nu
     return true;
   };
   if (Array.isArray(value) && flatten(value, 1)) return lines;
-  checker.configError('should be an array of strings or a string');
+  checker.configError('should be a string or a nested array of strings up to 10 levels deep');
   return null;
 }

@@ -9,17 +9,32 @@ import type { EntryChecker } from './checker.ts';
 const ENVIRONMENT_ACTIONS = ['start', 'stop', 'prepare', 'verify', 'access'] as const;
 type EnvironmentAction = (typeof ENVIRONMENT_ACTIONS)[number];
 
+/** Gitlab::Regex.environment_name_regex: letters, digits, `-_/${}.` and spaces, no `/` first or last. */
+const ENVIRONMENT_NAME = /^[a-zA-Z0-9_${}. -]([a-zA-Z0-9_/${}. -]*[a-zA-Z0-9_${}. -])?$/;
+const ENVIRONMENT_NAME_MESSAGE = "can contain only letters, digits, '-', '_', '/', '$', '{', '}', '.', and spaces, but it cannot start or end with '/'";
+
 export function readEnvironment(value: unknown, checker: EntryChecker): EnvironmentDefinition | null | undefined {
   if (value === null) return null;
-  if (typeof value === 'string') return { name: value, url: null, action: 'start', onStop: null };
+  if (typeof value === 'string') return checkEnvironmentName(value, checker) ? { name: value, url: null, action: 'start', onStop: null } : undefined;
   if (!isPlainObject(value)) {
     checker.configError('should be a hash or a string');
     return undefined;
   }
   const allowed = ['name', 'url', 'action', 'on_stop', 'auto_stop_in', 'kubernetes', 'deployment_tier'];
   if (!checker.allowedKeys(value, allowed)) return undefined;
-  if (typeof value.name !== 'string' || value.name === '') {
-    checker.attributeError('name', "can't be blank");
+  if (value.name !== undefined && value.name !== null && typeof value.name !== 'string') {
+    checker.attributeError('name', ENVIRONMENT_NAME_MESSAGE);
+    return undefined;
+  }
+  if (!checkEnvironmentName(value.name ?? '', checker)) return undefined;
+  for (const key of ['auto_stop_in', 'on_stop'] as const) {
+    if (value[key] !== undefined && value[key] !== null && typeof value[key] !== 'string') {
+      checker.attributeError(key, 'should be a string');
+      return undefined;
+    }
+  }
+  if (value.kubernetes !== undefined && value.kubernetes !== null && !isPlainObject(value.kubernetes)) {
+    checker.attributeError('kubernetes', 'should be a hash');
     return undefined;
   }
   const action = value.action ?? 'start';
@@ -35,17 +50,13 @@ export function readEnvironment(value: unknown, checker: EntryChecker): Environm
     checker.attributeError('url', 'is too long (maximum is 255 characters)');
     return undefined;
   }
-  if (value.on_stop !== undefined && typeof value.on_stop !== 'string') {
-    checker.attributeError('on_stop', 'should be a string');
-    return undefined;
-  }
   const tier = value.deployment_tier;
   if (tier !== undefined && tier !== null && !isEnvironmentTier(tier)) {
     checker.attributeError('deployment_tier', `must be one of ${ENVIRONMENT_TIERS.join(', ')}`);
     return undefined;
   }
   return {
-    name: value.name,
+    name: value.name as string,
     url: typeof value.url === 'string' ? value.url : null,
     action: action as EnvironmentAction,
     onStop: typeof value.on_stop === 'string' ? value.on_stop : null,
@@ -53,22 +64,31 @@ export function readEnvironment(value: unknown, checker: EntryChecker): Environm
   };
 }
 
-/** Failure reasons `retry:when` accepts, plus `always`. */
+function checkEnvironmentName(name: unknown, checker: EntryChecker): name is string {
+  if (typeof name !== 'string' || name === '') {
+    checker.attributeError('name', "can't be blank");
+    return false;
+  }
+  if (!ENVIRONMENT_NAME.test(name)) {
+    checker.attributeError('name', ENVIRONMENT_NAME_MESSAGE);
+    return false;
+  }
+  return true;
+}
+
+/** Failure reasons `retry:when` accepts (GitLab's CommitStatus failure reasons), plus `always`. */
 export const RETRY_WHEN_VALUES = [
   'always',
-  'unknown_failure',
-  'script_failure',
-  'api_failure',
-  'stuck_or_timeout_failure',
-  'runner_system_failure',
-  'missing_dependency_failure',
-  'runner_unsupported',
-  'stale_schedule',
-  'job_execution_timeout',
-  'archived_failure',
-  'unmet_prerequisites',
-  'scheduler_failure',
-  'data_integrity_failure',
+  'unknown_failure', 'script_failure', 'api_failure', 'stuck_or_timeout_failure', 'runner_system_failure',
+  'missing_dependency_failure', 'runner_unsupported', 'stale_schedule', 'job_execution_timeout', 'archived_failure',
+  'unmet_prerequisites', 'scheduler_failure', 'data_integrity_failure', 'forward_deployment_failure', 'user_blocked',
+  'project_deleted', 'ci_quota_exceeded', 'pipeline_loop_detected', 'no_matching_runner', 'trace_size_exceeded',
+  'builds_disabled', 'environment_creation_failure', 'deployment_rejected', 'failed_outdated_deployment_job',
+  'protected_environment_failure', 'insufficient_bridge_permissions', 'downstream_bridge_project_not_found',
+  'invalid_bridge_trigger', 'upstream_bridge_project_not_found', 'insufficient_upstream_permissions',
+  'bridge_pipeline_is_child_pipeline', 'downstream_pipeline_creation_failed', 'secrets_provider_not_found',
+  'reached_max_descendant_pipelines_depth', 'ip_restriction_failure', 'reached_max_pipeline_hierarchy_size',
+  'reached_downstream_pipeline_trigger_rate_limit',
 ];
 
 export const NO_RETRY: RetryDefinition = { max: 0, when: ['always'] };
@@ -82,22 +102,19 @@ export function readRetry(value: unknown, checker: EntryChecker): RetryDefinitio
   }
   if (!checker.allowedKeys(value, ['max', 'when', 'exit_codes'])) return null;
   const max = value.max ?? 0;
-  if (typeof max !== 'number' || !checkMax(max, checker)) {
-    if (typeof max !== 'number') checker.attributeError('max', 'should be an integer');
-    return null;
-  }
+  if (!checkHashMax(max, checker)) return null;
   const exitCodes = readRetryExitCodes(value.exit_codes, checker);
   if (exitCodes === false) return null;
   // GitLab's AutoRetry: with exit codes and no `when`, only those codes retry (no `always`).
   const absentWhen = exitCodes === undefined ? ['always'] : [];
   const when = value.when === undefined || value.when === null ? absentWhen : typeof value.when === 'string' ? [value.when] : value.when;
   if (!isStringArray(when)) {
-    checker.attributeError('when', 'should be a string or an array of strings');
+    checker.attributeError('when', 'should be an array of strings or a string');
     return null;
   }
   const unknown = when.filter((reason) => !RETRY_WHEN_VALUES.includes(reason));
   if (unknown.length > 0) {
-    checker.attributeError('when', `unknown value: ${unknown.join(', ')}`);
+    checker.attributeError('when', typeof value.when === 'string' ? 'is not included in the list' : `contains unknown values: ${unknown.join(', ')}`);
     return null;
   }
   return exitCodes === undefined ? { max, when } : { max, when, exitCodes };
@@ -119,6 +136,15 @@ function retryShapeError(checker: EntryChecker): void {
   checker.sink.error(`${checker.location} config has to be either an integer or a hash`, checker.path);
 }
 
+/** `retry:max` in the hash form is an attribute: `retry max must be ...`. */
+function checkHashMax(max: unknown, checker: EntryChecker): max is number {
+  if (typeof max !== 'number' || !Number.isInteger(max)) checker.attributeError('max', 'must be an integer');
+  else if (max > 2) checker.attributeError('max', 'must be less than or equal to 2');
+  else if (max < 0) checker.attributeError('max', 'must be greater than or equal to 0');
+  else return true;
+  return false;
+}
+
 function checkMax(max: number, checker: EntryChecker): boolean {
   if (!Number.isInteger(max)) retryShapeError(checker);
   else if (max > 2) checker.configError('must be less than or equal to 2');
@@ -131,15 +157,26 @@ export const MAX_PARALLEL = 200;
 
 export function readParallel(value: unknown, checker: EntryChecker): ParallelConfig | null | undefined {
   if (value === undefined || value === null) return null;
+  // GitLab's Parallel entry words a value of neither kind without `config`.
+  const shapeError = (): void => checker.sink.error(`${checker.location} should be an integer or a hash`.toLowerCase(), checker.path);
   if (typeof value === 'number') {
-    if (!Number.isInteger(value)) checker.configError('should be an integer or a hash');
+    if (!Number.isInteger(value)) shapeError();
     else if (value < 1) checker.configError('must be greater than or equal to 1');
     else if (value > MAX_PARALLEL) checker.configError(`must be less than or equal to ${MAX_PARALLEL}`);
     else return { kind: 'number', total: value };
     return undefined;
   }
-  if (!isPlainObject(value) || !Array.isArray(value.matrix)) {
-    checker.configError('should be an integer or a hash');
+  if (!isPlainObject(value)) {
+    shapeError();
+    return undefined;
+  }
+  if (!checker.allowedKeys(value, ['matrix'])) return undefined;
+  if (value.matrix === undefined || value.matrix === null) {
+    checker.configError('missing required keys: matrix');
+    return undefined;
+  }
+  if (!Array.isArray(value.matrix)) {
+    checker.child('matrix').configError('should be an array of hashes');
     return undefined;
   }
   const combinations = expandMatrix(value.matrix, checker.child('matrix'));

@@ -11,7 +11,7 @@ export function readImage(value: unknown, checker: EntryChecker): ImageDefinitio
     checker.configError('should be a hash or a string');
     return null;
   }
-  if (!checker.allowedKeys(value, ['name', 'entrypoint', 'ports', 'pull_policy', 'docker'])) return null;
+  if (!checker.allowedKeys(value, ['name', 'entrypoint', 'ports', 'pull_policy', 'docker', 'kubernetes']) || !executorKeysValid(value, checker)) return null;
   if (typeof value.name !== 'string') {
     checker.attributeError('name', "can't be blank");
     return null;
@@ -25,7 +25,7 @@ export function readImage(value: unknown, checker: EntryChecker): ImageDefinitio
 
 export function readServices(value: unknown, checker: EntryChecker): ServiceDefinition[] | null {
   if (!Array.isArray(value)) {
-    checker.configError('should be a array');
+    checker.configError('should be an array');
     return null;
   }
   const services: ServiceDefinition[] = [];
@@ -44,9 +44,8 @@ function readService(value: unknown, checker: EntryChecker): ServiceDefinition |
     checker.configError('should be a hash or a string');
     return null;
   }
-  if (!checker.allowedKeys(value, ['name', 'alias', 'entrypoint', 'command', 'ports', 'variables', 'pull_policy', 'docker'])) {
-    return null;
-  }
+  const keys = ['name', 'alias', 'entrypoint', 'command', 'ports', 'variables', 'pull_policy', 'docker', 'kubernetes'];
+  if (!checker.allowedKeys(value, keys) || !executorKeysValid(value, checker)) return null;
   if (typeof value.name !== 'string') {
     checker.attributeError('name', "can't be blank");
     return null;
@@ -111,6 +110,28 @@ function readDockerOptions(value: unknown, checker: EntryChecker): DockerOptions
     }
   }
   return typeof value.user === 'string' && value.user !== '' ? { user: value.user } : null;
+}
+
+/**
+ * `ports` are GitLab's Web IDE terminal's only (refused in pipelines); `kubernetes: {user}`
+ * (GitLab 17.x) is for the Kubernetes executor: checked, not used here.
+ */
+function executorKeysValid(value: Record<string, unknown>, checker: EntryChecker): boolean {
+  if (value.ports !== undefined) {
+    checker.configError('contains disallowed keys: ports');
+    return false;
+  }
+  const kubernetes = value.kubernetes;
+  if (kubernetes === undefined || kubernetes === null) return true;
+  if (!isPlainObject(kubernetes)) {
+    checker.attributeError('kubernetes', 'should be a hash');
+    return false;
+  }
+  const options = checker.child('kubernetes');
+  if (!options.allowedKeys(kubernetes, ['user'])) return false;
+  if (kubernetes.user === undefined || kubernetes.user === null || typeof kubernetes.user === 'string') return true;
+  options.attributeError('user', 'should be a string');
+  return false;
 }
 
 /** undefined = invalid (already reported); null = not set. The runner needs arrays. */

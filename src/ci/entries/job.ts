@@ -1,5 +1,5 @@
 /** One job entry: allowed keys, inherited defaults, then each keyword's validator. */
-import { parseDuration } from '../durations.ts';
+import { parseDuration, timeoutProblem } from '../durations.ts';
 import type { JobConfig } from '../job-config.ts';
 import type { JobWhen, YamlVariable } from '../model.ts';
 import { isPlainObject, isStringArray, type PlainObject } from '../values.ts';
@@ -9,6 +9,7 @@ import { readCoverage, readEnvironment, readParallel, readRetry } from './enviro
 import { readHooks } from './hooks.ts';
 import { readIdTokens } from './id-tokens.ts';
 import { readRelease } from './release.ts';
+import { withPagesArtifacts } from './pages.ts';
 import { readImage, readServices } from './image-services.ts';
 import { readNeeds, readPolicy, readRules } from './policies.ts';
 import { JOB_VARIABLE_DATA, mergeVariables, readVariables } from './variables.ts';
@@ -19,7 +20,7 @@ export const JOB_KEYS = [
   'only', 'except', 'rules', 'tags', 'allow_failure', 'when', 'start_in', 'dependencies', 'needs',
   'artifacts', 'cache', 'environment', 'coverage', 'retry', 'parallel', 'timeout', 'interruptible',
   'resource_group', 'inherit', 'extends', 'manual_confirmation', 'hooks', 'release',
-  'id_tokens',
+  'id_tokens', 'pages', 'publish',
 ] as const;
 
 /** Keys `default:` (and, for the first five, the top level) can give every job. */
@@ -30,6 +31,7 @@ export const DEFAULTABLE_KEYS = [
 
 const JOB_WHEN: readonly JobWhen[] = ['on_success', 'on_failure', 'always', 'manual', 'delayed'];
 const ONE_WEEK = 7 * 86_400;
+const MAX_TAGS = 50;
 
 export interface JobInputs {
   name: string;
@@ -45,7 +47,8 @@ export function readJob(inputs: JobInputs, sink: DiagnosticSink): JobConfig | nu
   const checker = new EntryChecker(sink, `jobs:${name}`, [name]);
   const own = checker.hash(inputs.value);
   if (!own) return null;
-  if (!checker.allowedKeys(own, JOB_KEYS)) return null;
+  // Unknown keys do not stop the other checks: GitLab reports them all together.
+  const knownKeys = checker.allowedKeys(own, JOB_KEYS);
   const inherit = readInherit(own.inherit, checker.child('inherit'));
   if (!inherit) return null;
 
@@ -56,7 +59,7 @@ export function readJob(inputs: JobInputs, sink: DiagnosticSink): JobConfig | nu
   const errorsBefore = sink.errors.length;
   const job = readJobKeys(name, hash, checker, inputs);
   const inherited = inputs.globalVariables.filter((variable) => inherit.variables(variable.key));
-  if (!job || sink.errors.length > errorsBefore) return null;
+  if (!job || !knownKeys || sink.errors.length > errorsBefore) return null;
   return { ...job, variables: mergeVariables(inherited, job.variables) };
 }
 
@@ -81,19 +84,25 @@ function readJobKeys(name: string, hash: PlainObject, checker: EntryChecker, inp
   const startIn = readStartIn(hash, when, checker);
   const { allowFailure, allowFailureExitCodes } = readAllowFailure(hash.allow_failure, checker);
   const tags = hash.tags === undefined || hash.tags === null ? [] : hash.tags;
-  if (!isStringArray(tags)) checker.attributeError('tags', 'should be an array of strings');
+  checkTags(tags, checker.child('tags'));
   const dependencies = hash.dependencies === undefined || hash.dependencies === null ? null : hash.dependencies;
   if (dependencies !== null && !isStringArray(dependencies)) checker.attributeError('dependencies', 'should be an array of strings');
-  const timeout = hash.timeout === undefined || hash.timeout === null ? null : parseDuration(hash.timeout);
-  if (hash.timeout !== undefined && hash.timeout !== null && timeout === null) checker.attributeError('timeout', 'should be a duration');
-  const interruptible = checker.booleanAttribute(hash, 'interruptible');
+  const timeoutError = hash.timeout === undefined || hash.timeout === null ? null : timeoutProblem(hash.timeout);
+  if (timeoutError) checker.child('timeout').configError(timeoutError);
+  const timeout = hash.timeout === undefined || hash.timeout === null || timeoutError ? null : parseDuration(hash.timeout);
+  // `interruptible` is an entry of its own in GitLab (`jobs:x:interruptible config ...`).
+  const interruptible = typeof hash.interruptible === 'boolean' ? hash.interruptible : null;
+  if (hash.interruptible !== undefined && hash.interruptible !== null && interruptible === null) checker.child('interruptible').configError('should be a boolean value');
   // `manual_confirmation` (GitLab 17.1) only words the UI's confirmation dialog: checked, not kept.
-  checker.stringAttribute(hash, 'manual_confirmation');
+  if (hash.manual_confirmation !== undefined && hash.manual_confirmation !== null && typeof hash.manual_confirmation !== 'string') {
+    checker.attributeError('manual_confirmation', 'should be a string');
+  }
   const resourceGroup = readResourceGroup(hash.resource_group, checker);
   const hooks = readHooks(hash.hooks, checker.child('hooks'));
   const release = readRelease(hash.release, checker.child('release'));
   const idTokens = readIdTokens(hash.id_tokens, checker.child('id_tokens'));
   const tokens = inputs.maxExpressionTokens;
+  const artifacts = hash.artifacts === undefined ? null : readArtifacts(hash.artifacts, checker.child('artifacts'));
 
   const job = {
     name,
@@ -105,7 +114,7 @@ function readJobKeys(name: string, hash: PlainObject, checker: EntryChecker, inp
     services: hash.services === undefined || hash.services === null ? [] : readServices(hash.services, checker.child('services')),
     variables: readVariables(hash.variables, checker.child('variables'), JOB_VARIABLE_DATA),
     cache: readCaches(hash.cache, checker.child('cache')),
-    artifacts: hash.artifacts === undefined ? null : readArtifacts(hash.artifacts, checker.child('artifacts')),
+    artifacts: artifacts === undefined ? undefined : withPagesArtifacts(name, hash, artifacts, checker),
     environment: hash.environment === undefined ? null : readEnvironment(hash.environment, checker.child('environment')),
     coverage: readCoverage(hash.coverage, checker.child('coverage')),
     retry: readRetry(hash.retry, checker.child('retry')),
@@ -140,27 +149,37 @@ function readJobKeys(name: string, hash: PlainObject, checker: EntryChecker, inp
   };
 }
 
+/** GitLab's Tags entry: a list of at most 50 strings. */
+export function checkTags(tags: unknown, checker: EntryChecker): boolean {
+  if (!isStringArray(tags)) checker.configError('should be an array of strings');
+  else if (tags.length > MAX_TAGS) checker.configError(`must be less than the limit of ${MAX_TAGS} tags`);
+  else return true;
+  return false;
+}
+
 export function checkRulesClash(hash: PlainObject, checker: EntryChecker): void {
-  if (hash.rules === undefined) return;
-  const clashing = ['only', 'except'].filter((key) => hash[key] !== undefined);
+  if (hash.rules === undefined || hash.rules === null) return;
+  const clashing = ['only', 'except', 'start_in'].filter((key) => hash[key] !== undefined && hash[key] !== null);
   if (clashing.length > 0) checker.configError(`key may not be used with \`rules\`: ${clashing.join(', ')}`);
 }
 
 function readWhen(hash: PlainObject, checker: EntryChecker): JobWhen | null {
   if (hash.when === undefined || hash.when === null) return null;
   if (JOB_WHEN.includes(hash.when as JobWhen)) return hash.when as JobWhen;
-  checker.attributeError('when', 'should be on_success, on_failure, always, manual or delayed');
+  if (typeof hash.when !== 'string') checker.attributeError('when', 'should be a string');
+  checker.attributeError('when', `should be one of: ${JOB_WHEN.join(', ')}`);
   return null;
 }
 
 function readStartIn(hash: PlainObject, when: JobWhen | null, checker: EntryChecker): string | null {
   const value = hash.start_in;
-  const delayedByRules = Array.isArray(hash.rules);
+  // GitLab's duration check of a delayed job's start_in: none is no duration either.
   if (value === undefined || value === null) {
-    if (when === 'delayed') checker.attributeError('start_in', "can't be blank");
+    if (when === 'delayed') checker.attributeError('start_in', 'should be a duration');
     return null;
   }
-  if (when !== 'delayed' && !delayedByRules) {
+  // With `rules`, a delay is the matching rule's `start_in` only.
+  if (when !== 'delayed' || (hash.rules !== undefined && hash.rules !== null)) {
     checker.attributeError('start_in', 'must be blank');
     return null;
   }
@@ -222,11 +241,18 @@ export function readInherit(value: unknown, checker: EntryChecker): Inheritance 
   if (value === undefined || value === null) return { defaults: () => true, variables: () => true };
   const hash = checker.hash(value);
   if (!hash || !checker.allowedKeys(hash, ['default', 'variables'])) return null;
+  // GitLab's Inherit::Default and ::Variables entries: a boolean, or a list (of default: keys for `default`).
   const selector = (raw: unknown, attribute: string): ((key: string) => boolean) | null => {
-    if (raw === undefined || raw === true) return () => true;
+    if (raw === undefined || raw === null || raw === true) return () => true;
     if (raw === false) return () => false;
-    if (isStringArray(raw)) return (key) => raw.includes(key);
-    checker.attributeError(attribute, 'should be a boolean value or an array of strings');
+    const entry = checker.child(attribute);
+    if (!Array.isArray(raw)) entry.sink.error(`${entry.location} should be a bool or array of strings`.toLowerCase(), entry.path);
+    else if (!isStringArray(raw)) entry.configError('should be an array of strings');
+    else {
+      const unknown = attribute === 'default' ? raw.filter((key) => !(DEFAULTABLE_KEYS as readonly string[]).includes(key)) : [];
+      if (unknown.length === 0) return (key) => raw.includes(key);
+      entry.configError(`contains unknown values: ${unknown.join(', ')}`);
+    }
     return null;
   };
   const defaults = selector(hash.default, 'default');

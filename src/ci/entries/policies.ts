@@ -8,24 +8,34 @@ import type { EntryChecker } from './checker.ts';
 import { readAutoCancel } from './auto-cancel.ts';
 import { readVariables } from './variables.ts';
 import { expandMatrix } from './environment-retry.ts';
+import { checkRuleDelay, readChangesClause, readExistsClause } from './rule-clauses.ts';
 
 export function readPolicy(value: unknown, checker: EntryChecker, maxTokens: number): PolicyConfig | null | undefined {
   if (value === undefined || value === null) return null;
   const policy: PolicyConfig = { refs: null, variables: null, changes: null, kubernetes: null };
-  if (typeof value === 'string' || Array.isArray(value)) {
-    const refs = typeof value === 'string' ? [value] : value;
-    if (!checkRefs(refs, checker)) return undefined;
-    return { ...policy, refs };
+  if (Array.isArray(value)) {
+    if (!validRefs(value)) {
+      checker.configError(REFS_MESSAGE);
+      return undefined;
+    }
+    return { ...policy, refs: value };
   }
+  // GitLab's policy is a list or a hash: a lone string (`only: main`) is refused too.
   if (!isPlainObject(value)) {
-    checker.configError('should be an array of strings or regular expressions, or a hash');
+    checker.sink.error(`${checker.location} has to be either an array of conditions or a hash`.toLowerCase(), checker.path);
+    return undefined;
+  }
+  if (Object.keys(value).length === 0) {
+    checker.configError("can't be blank");
     return undefined;
   }
   if (!checker.allowedKeys(value, ['refs', 'variables', 'changes', 'kubernetes'])) return undefined;
   if (value.refs !== undefined) {
-    const refs = typeof value.refs === 'string' ? [value.refs] : value.refs;
-    if (!Array.isArray(refs) || !checkRefs(refs, checker.child('refs'))) return undefined;
-    policy.refs = refs;
+    if (!Array.isArray(value.refs) || !validRefs(value.refs)) {
+      checker.attributeError('refs', REFS_MESSAGE);
+      return undefined;
+    }
+    policy.refs = value.refs;
   }
   if (value.variables !== undefined) {
     const variables = value.variables;
@@ -42,7 +52,7 @@ export function readPolicy(value: unknown, checker: EntryChecker, maxTokens: num
     policy.variables = variables;
   }
   if (value.changes !== undefined) {
-    const changes = typeof value.changes === 'string' ? [value.changes] : value.changes;
+    const changes = value.changes;
     if (!isStringArray(changes)) {
       checker.attributeError('changes', 'should be an array of strings');
       return undefined;
@@ -59,14 +69,10 @@ export function readPolicy(value: unknown, checker: EntryChecker, maxTokens: num
   return policy;
 }
 
-function checkRefs(refs: unknown[], checker: EntryChecker): refs is string[] {
-  for (const ref of refs) {
-    if (typeof ref !== 'string' || !validRefPattern(ref)) {
-      checker.configError('should be an array of strings or regular expressions using re2 syntax');
-      return false;
-    }
-  }
-  return true;
+const REFS_MESSAGE = 'should be an array of strings or regular expressions using re2 syntax';
+
+function validRefs(refs: unknown[]): refs is string[] {
+  return refs.every((ref) => typeof ref === 'string' && validRefPattern(ref));
 }
 
 /** A `/regex/flags` entry must be one RE2 accepts; any other string is a literal ref or keyword. */
@@ -98,19 +104,44 @@ export function readRules(
 ): RuleConfig[] | null | undefined {
   if (value === undefined || value === null) return null;
   if (!Array.isArray(value)) {
-    checker.configError('should be an array of hashes');
+    // A job's rules are checked by the job (GitLab's Processable): `jobs:x rules should be ...`.
+    if (kind === 'job') checker.sink.error(`${checker.location.replace(/:rules$/, '')} rules ${JOB_RULES_SHAPE}`.toLowerCase(), checker.path);
+    else checker.configError('should be an array of hashes');
+    return undefined;
+  }
+  // Nested lists of a job's rules (GitLab 15.x: up to 10 levels) are read as one list.
+  const list = kind === 'job' ? flattenRules(value, 1) : value;
+  if (!list) {
+    checker.sink.error(`${checker.location.replace(/:rules$/, '')} rules ${JOB_RULES_SHAPE}`.toLowerCase(), checker.path);
     return undefined;
   }
   // GitLab's rules entry must be present: an empty list is an error, not a job that never runs.
-  if (value.length === 0) {
+  if (list.length === 0) {
     checker.configError("can't be blank");
     return undefined;
   }
   const rules: RuleConfig[] = [];
-  for (let index = 0; index < value.length; index++) {
-    const rule = readRule(value[index], checker.child('rule', index), maxTokens, kind);
+  for (let index = 0; index < list.length; index++) {
+    const rule = readRule(list[index], checker.child('rule', index), maxTokens, kind);
     if (!rule) return undefined;
     rules.push(rule);
+  }
+  return rules;
+}
+
+const JOB_RULES_SHAPE = 'should be an array containing hashes and arrays of hashes';
+const MAX_RULES_NESTING = 10;
+
+function flattenRules(items: unknown[], depth: number): unknown[] | null {
+  const rules: unknown[] = [];
+  for (const item of items) {
+    if (!Array.isArray(item)) rules.push(item);
+    else if (depth >= MAX_RULES_NESTING) return null;
+    else {
+      const inner = flattenRules(item, depth + 1);
+      if (!inner) return null;
+      rules.push(...inner);
+    }
   }
   return rules;
 }
@@ -121,6 +152,11 @@ function readRule(value: unknown, checker: EntryChecker, maxTokens: number, kind
     return null;
   }
   if (!checker.allowedKeys(value, kind === 'job' ? RULE_KEYS : WORKFLOW_RULE_KEYS)) return null;
+  if (Object.keys(value).length === 0) {
+    checker.configError("can't be blank");
+    return null;
+  }
+  if (kind === 'job' && !checkRuleDelay(value, checker)) return null;
   const rule: RuleConfig = {
     if: null, changes: null, exists: null, when: null, startIn: null,
     allowFailure: null, variables: null, needs: null, interruptible: null, autoCancel: null,
@@ -132,15 +168,15 @@ function readRule(value: unknown, checker: EntryChecker, maxTokens: number, kind
     }
     rule.if = value.if;
   }
-  for (const clause of ['changes', 'exists'] as const) {
-    if (value[clause] === undefined) continue;
-    const raw = value[clause];
-    const paths = isPlainObject(raw) ? raw.paths : typeof raw === 'string' ? [raw] : raw;
-    if (!isStringArray(paths)) {
-      checker.attributeError(clause, 'should be an array of strings');
-      return null;
-    }
-    rule[clause] = paths;
+  if (value.changes !== undefined) {
+    const changes = readChangesClause(value.changes, checker.child('changes'));
+    if (!changes) return null;
+    rule.changes = changes;
+  }
+  if (value.exists !== undefined && value.exists !== null) {
+    const exists = readExistsClause(value.exists, checker.child('exists'));
+    if (!exists) return null;
+    rule.exists = exists;
   }
   if (value.when !== undefined) {
     const allowed = kind === 'job' ? RULE_WHEN : WORKFLOW_WHEN;
@@ -199,38 +235,55 @@ export function readNeeds(value: unknown, checker: EntryChecker): JobNeed[] | nu
       needs.push({ job: entry, artifacts: true, optional: false });
       continue;
     }
-    if (!isPlainObject(entry) || typeof entry.job !== 'string') {
-      checker.child('need').configError('can only be a hash or a string');
+    const need = checker.child('need');
+    if (!isPlainObject(entry)) {
+      need.sink.error(`${need.location} has an unsupported type`.toLowerCase(), need.path);
       return null;
     }
-    if (!checker.child('need').allowedKeys(entry, ['job', 'artifacts', 'optional', 'parallel'])) return null;
+    if (!need.allowedKeys(entry, ['job', 'artifacts', 'optional', 'parallel'])) return null;
+    if (typeof entry.job !== 'string' || entry.job === '') {
+      need.attributeError('job', entry.job === undefined || entry.job === null || entry.job === '' ? "can't be blank" : 'should be a string');
+      return null;
+    }
     const artifacts = entry.artifacts ?? true;
     const optional = entry.optional ?? false;
-    if (typeof artifacts !== 'boolean' || typeof optional !== 'boolean') {
-      checker.child('need').configError('artifacts and optional should be boolean values');
-      return null;
+    for (const [key, flag] of [['artifacts', artifacts], ['optional', optional]] as const) {
+      if (typeof flag !== 'boolean') {
+        need.attributeError(key, 'should be a boolean value');
+        return null;
+      }
     }
     if (entry.parallel === undefined || entry.parallel === null) {
-      needs.push({ job: entry.job, artifacts, optional });
+      needs.push({ job: entry.job, artifacts: artifacts as boolean, optional: optional as boolean });
       continue;
     }
     // `needs:parallel:matrix` (GitLab 16.3): the instances of that matrix, named as `parallel:matrix` names them.
-    const matrix = isPlainObject(entry.parallel) && Array.isArray(entry.parallel.matrix) ? entry.parallel.matrix : null;
-    const combinations = matrix ? expandMatrix(matrix, checker.child('need').child('parallel').child('matrix')) : null;
-    if (!combinations) {
-      if (!matrix) checker.child('need').child('parallel').configError('should be a hash with a matrix');
-      return null;
-    }
+    const matrix = readNeedMatrix(entry.parallel, checker, need.child('parallel'));
+    const combinations = matrix ? expandMatrix(matrix, need.child('parallel').child('matrix')) : null;
+    if (!combinations) return null;
     for (const combination of combinations) {
-      needs.push({ job: `${entry.job}: [${combination.map((variable) => variable.value).join(', ')}]`, artifacts, optional });
+      needs.push({ job: `${entry.job}: [${combination.map((variable) => variable.value).join(', ')}]`, artifacts: artifacts as boolean, optional: optional as boolean });
     }
-  }
-  const seen = new Set<string>();
-  const duplicated = new Set<string>();
-  for (const need of needs) (seen.has(need.job) ? duplicated : seen).add(need.job);
-  if (duplicated.size > 0) {
-    checker.configError(`has the following needs duplicated: ${[...duplicated].join(', ')}.`);
-    return null;
   }
   return needs;
+}
+
+/** `needs:parallel` is a hash with a `matrix` list (a number is refused by the needs entry). */
+function readNeedMatrix(value: unknown, needs: EntryChecker, checker: EntryChecker): unknown[] | null {
+  if (!isPlainObject(value)) {
+    if (typeof value === 'number') needs.configError('cannot use "parallel: <number>".');
+    else checker.configError('should be a hash');
+    return null;
+  }
+  const unknown = !checker.allowedKeys(value, ['matrix']);
+  if (value.matrix === undefined || value.matrix === null) {
+    checker.configError('missing required keys: matrix');
+    return null;
+  }
+  if (unknown) return null;
+  if (!Array.isArray(value.matrix)) {
+    checker.child('matrix').configError('should be an array of hashes');
+    return null;
+  }
+  return value.matrix;
 }

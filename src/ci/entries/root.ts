@@ -1,16 +1,16 @@
 /** The top level: reserved keywords (stages, variables, default, workflow, globals) and jobs. */
 import type { DiagnosticSink } from '../diagnostics.ts';
-import { parseDuration } from '../durations.ts';
+import { timeoutProblem } from '../durations.ts';
 import type { WorkflowConfig } from '../job-config.ts';
 import type { YamlVariable } from '../model.ts';
-import { isPlainObject, isStringArray, scalarToString, type PlainObject } from '../values.ts';
+import { isPlainObject, scalarToString, type PlainObject } from '../values.ts';
 import { readArtifacts, readCaches } from './artifacts-cache.ts';
 import { EntryChecker, readScript } from './checker.ts';
 import { readRetry } from './environment-retry.ts';
 import { readHooks } from './hooks.ts';
 import { readIdTokens } from './id-tokens.ts';
 import { readImage, readServices } from './image-services.ts';
-import { DEFAULTABLE_KEYS } from './job.ts';
+import { checkTags, DEFAULTABLE_KEYS } from './job.ts';
 import { readAutoCancel } from './auto-cancel.ts';
 import { readRules } from './policies.ts';
 import { GLOBAL_VARIABLE_DATA, readVariables } from './variables.ts';
@@ -57,11 +57,27 @@ function readStages(config: PlainObject, sink: DiagnosticSink): string[] {
   let declared = DEFAULT_STAGES;
   if (key !== null) {
     const value = config[key];
-    if (isStringArray(value)) declared = value;
-    else sink.error(`${key} config should be an array of strings`, [key]);
+    const flattened = Array.isArray(value) ? flattenStages(value, 1) : null;
+    if (flattened) declared = flattened;
+    else sink.error(`${key} config should be an array of strings or a nested array of strings up to 10 levels deep`, [key]);
   }
   const middle = declared.filter((stage) => stage !== '.pre' && stage !== '.post');
   return ['.pre', ...new Set(middle), '.post'];
+}
+
+/** Stages may be nested lists (GitLab 14.x, up to 10 levels), read as one list. */
+function flattenStages(items: unknown[], depth: number): string[] | null {
+  const stages: string[] = [];
+  for (const item of items) {
+    if (typeof item === 'string') stages.push(item);
+    else if (!Array.isArray(item) || depth >= 10) return null;
+    else {
+      const inner = flattenStages(item, depth + 1);
+      if (!inner) return null;
+      stages.push(...inner);
+    }
+  }
+  return stages;
 }
 
 function readDefaults(config: PlainObject, sink: DiagnosticSink): PlainObject {
@@ -110,7 +126,7 @@ function validDefault(key: string, value: unknown, checker: EntryChecker): boole
       readRetry(value, checker);
       break;
     case 'tags':
-      if (!isStringArray(value)) checker.configError('should be an array of strings');
+      checkTags(value, checker);
       break;
     case 'interruptible':
       if (typeof value !== 'boolean') checker.configError('should be a boolean value');
@@ -122,7 +138,10 @@ function validDefault(key: string, value: unknown, checker: EntryChecker): boole
       readIdTokens(value, checker);
       break;
     case 'timeout':
-      if (parseDuration(value) === null) checker.configError('should be a duration');
+      {
+        const problem = timeoutProblem(value);
+        if (problem) checker.configError(problem);
+      }
       break;
   }
   return checker.sink.errors.length === errors;

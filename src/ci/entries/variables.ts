@@ -17,6 +17,11 @@ export function readVariables(value: unknown, checker: EntryChecker, allowedData
   }
   const variables: YamlVariable[] = [];
   for (const [key, raw] of Object.entries(value)) {
+    if (Array.isArray(raw)) {
+      // GitLab's Variable entry words this one without a location.
+      checker.sink.error('variable definition must be either a string or a hash', [...checker.path, key]);
+      return null;
+    }
     const text = isPlainObject(raw) ? scalarToString(raw.value ?? '') : raw === null ? '' : scalarToString(raw);
     if (text === null || !KEY_PATTERN.test(key)) {
       checker.configError('should be a hash of key value pairs');

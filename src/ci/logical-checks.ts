@@ -12,7 +12,7 @@ export function checkStages(jobs: ExpandedJob[], stages: string[], sink: Diagnos
   for (const { config, baseName } of jobs) {
     if (stages.includes(config.stage) || reported.has(baseName)) continue;
     reported.add(baseName);
-    sink.error(`${baseName} job: chosen stage ${config.stage} does not exist; available stages are ${stages.join(', ')}`, [baseName, 'stage']);
+    sink.error(`${baseName} job: stage parameter should be ${stages.join(', ')}`, [baseName, 'stage']);
   }
 }
 

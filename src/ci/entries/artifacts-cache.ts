@@ -27,7 +27,7 @@ export function readArtifacts(value: unknown, checker: EntryChecker): ArtifactsD
   if (hash.exclude !== undefined && exclude === null) valid = false;
   const when = hash.when ?? 'on_success';
   if (!ARTIFACT_WHEN.includes(when as ArtifactWhen)) {
-    checker.attributeError('when', `should be one of: ${ARTIFACT_WHEN.join(', ')}`);
+    checker.attributeError('when', 'should be on_success, on_failure or always');
     valid = false;
   }
   // A duration is text: GitLab's check refuses a bare number.

@@ -59,7 +59,7 @@ function readStages(config: PlainObject, sink: DiagnosticSink): string[] {
     const value = config[key];
     const flattened = Array.isArray(value) ? flattenStages(value, 1) : null;
     if (flattened) declared = flattened;
-    else sink.error(`${key} config should be an array of strings or a nested array of strings up to 10 levels deep`, [key]);
+    else sink.error(`${key} config should be an array of strings`, [key]);
   }
   const middle = declared.filter((stage) => stage !== '.pre' && stage !== '.post');
   return ['.pre', ...new Set(middle), '.post'];

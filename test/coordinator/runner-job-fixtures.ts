@@ -4,10 +4,14 @@
  * pipelines run through the API (so their jobs carry real definitions and wake long polls).
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { CoordinatorOptions } from '../../src/coordinator/app.ts';
 import type { ProjectRecord } from '../../src/storage/types.ts';
 import { startTestCoordinator, type TestCoordinator } from '../helpers/coordinator.ts';
+import { testDatabase } from '../helpers/database.ts';
 import { makeGroup, makeProjectWithRepository } from './groups-fixtures.ts';
 
 export const RUNNER_INFO = {
@@ -125,4 +129,26 @@ export async function claimedVariables(fixture: RunnerJobsFixture, projectId: nu
   }
   assert.equal((await fixture.requestJob(runnerToken)).status, 204, "no job beyond the pipeline's");
   return byJob;
+}
+
+/**
+ * Two coordinators on one fresh PostgreSQL database and one data directory (the topology
+ * several coordinators need), each with its runner-jobs fixture; `close` stops both and drops it.
+ */
+export async function startTwoCoordinators(extra: Partial<CoordinatorOptions> = {}): Promise<{ a: RunnerJobsFixture; b: RunnerJobsFixture; close(): Promise<void> }> {
+  const shared = await testDatabase();
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'gantry-coordinators-'));
+  const options = { databaseUrl: shared.url, dataDir, ci: { runTasks: false }, ...extra };
+  const a = await startRunnerJobsFixture({ gantry: await startTestCoordinator({ extra: options }) });
+  const b = await startRunnerJobsFixture({ gantry: await startTestCoordinator({ extra: options }) });
+  return {
+    a,
+    b,
+    async close() {
+      await b.close();
+      await a.close();
+      await shared.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
 }

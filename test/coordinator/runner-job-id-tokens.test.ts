@@ -1,12 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash, createPublicKey, verify, type JsonWebKey } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { startTestCoordinator } from '../helpers/coordinator.ts';
-import { testDatabase } from '../helpers/database.ts';
-import { addCiVariable, startRunnerJobsFixture, type RunnerJobsFixture } from './runner-job-fixtures.ts';
+import { startTwoCoordinators, addCiVariable, startRunnerJobsFixture, type RunnerJobsFixture } from './runner-job-fixtures.ts';
 
 /**
  * `id_tokens`: the job a runner gets carries each token as a masked, non-public variable, an
@@ -174,21 +169,14 @@ describe('id_tokens when the signing key cannot be read', () => {
 describe('id_tokens across coordinators', { skip: !postgres && 'needs PostgreSQL: bash scripts/with-postgres.sh' }, () => {
   let a: RunnerJobsFixture;
   let b: RunnerJobsFixture;
-  let shared: Awaited<ReturnType<typeof testDatabase>>;
-  let dataDir: string;
+  let pair: Awaited<ReturnType<typeof startTwoCoordinators>> | undefined;
 
   before(async () => {
-    shared = await testDatabase();
-    dataDir = mkdtempSync(path.join(tmpdir(), 'gantry-coordinators-'));
-    const extra = { databaseUrl: shared.url, dataDir, ci: { runTasks: false } };
-    a = await startRunnerJobsFixture({ gantry: await startTestCoordinator({ extra }) });
-    b = await startRunnerJobsFixture({ gantry: await startTestCoordinator({ extra }) });
+    pair = await startTwoCoordinators();
+    ({ a, b } = pair);
   });
   after(async () => {
-    await b?.close();
-    await a?.close();
-    await shared?.drop();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    await pair?.close();
   });
 
   it('signs with one key made once, both coordinators asking for it at once', async () => {

@@ -1,12 +1,7 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { turnBudget } from '../helpers/bounded.ts';
-import { startTestCoordinator } from '../helpers/coordinator.ts';
-import { testDatabase } from '../helpers/database.ts';
-import { startRunnerJobsFixture, type RunnerJobsFixture } from './runner-job-fixtures.ts';
+import { startTwoCoordinators, type RunnerJobsFixture } from './runner-job-fixtures.ts';
 
 /**
  * Two coordinators on one PostgreSQL database: a job made pending through one wakes a long
@@ -20,22 +15,14 @@ const REQUESTS_PER_RUNNER = 200;
 describe('POST /jobs/request across coordinators', { skip: !postgres && 'needs PostgreSQL: bash scripts/with-postgres.sh' }, () => {
   let a: RunnerJobsFixture;
   let b: RunnerJobsFixture;
-  let shared: Awaited<ReturnType<typeof testDatabase>>;
-  let dataDir: string;
+  let pair: Awaited<ReturnType<typeof startTwoCoordinators>> | undefined;
 
   before(async () => {
-    shared = await testDatabase();
-    // One database, one data directory: the topology several coordinators need.
-    dataDir = mkdtempSync(path.join(tmpdir(), 'gantry-coordinators-'));
-    const extra = { databaseUrl: shared.url, dataDir, ci: { runTasks: false }, jobRequestLongPollSeconds: 30 };
-    a = await startRunnerJobsFixture({ gantry: await startTestCoordinator({ extra }) });
-    b = await startRunnerJobsFixture({ gantry: await startTestCoordinator({ extra }) });
+    pair = await startTwoCoordinators({ jobRequestLongPollSeconds: 30 });
+    ({ a, b } = pair);
   });
   after(async () => {
-    await b?.close();
-    await a?.close();
-    await shared?.drop();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    await pair?.close();
   });
 
   it('wakes a long poll held by coordinator B when a job becomes pending through coordinator A', async () => {

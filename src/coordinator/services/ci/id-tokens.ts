@@ -7,6 +7,7 @@
 import { randomUUID, sign } from 'node:crypto';
 import { environmentTier } from '../../../ci/environment-tier.ts';
 import type { JobIdTokens, EnvironmentDefinition } from '../../../ci/model.ts';
+import { expandNested } from '../../../ci/nested-expansion.ts';
 import type { JobVariable } from '../../../protocol/job-payload.ts';
 import type { CiSigningKey } from './signing-key.ts';
 
@@ -97,21 +98,8 @@ function encodeSegment(value: unknown): string {
   return Buffer.from(JSON.stringify(value)).toString('base64url');
 }
 
-const REFERENCE = /\$(\w+)|\$\{(\w+)\}|%(\w+)%/g;
-const MAX_DEPTH = 10;
-
-/**
- * `$VAR`, `${VAR}` and `%VAR%` from the job's variables, each variable's own references first
- * (raw ones as they are), an unknown one to nothing: GitLab's `ExpandVariables.expand` over the
- * job's variables sorted and expanded.
- */
+/** Each `aud` expanded from the job's variables, as GitLab expands them (nested-expansion.ts). */
 function expander(variables: readonly JobVariable[]): (text: string) => string {
   const byKey = new Map(variables.map((variable) => [variable.key, variable]));
-  const expand = (text: string, depth: number): string =>
-    text.replace(REFERENCE, (_match, bare?: string, braced?: string, percent?: string) => {
-      const variable = byKey.get(bare ?? braced ?? percent ?? '');
-      if (!variable) return '';
-      return variable.raw || depth >= MAX_DEPTH ? variable.value : expand(variable.value, depth + 1);
-    });
-  return (text) => expand(text, 0);
+  return (text) => expandNested(text, (name) => byKey.get(name));
 }

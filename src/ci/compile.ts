@@ -207,6 +207,7 @@ function toDefinition(job: ExpandedJob, outcome: Awaited<ReturnType<typeof evalu
     allowFailure: outcome.allowFailure,
     allowFailureExitCodes: outcome.allowFailureExitCodes,
     needs: outcome.needs,
+    ...(config.crossPipelineNeeds ? { crossPipelineNeeds: config.crossPipelineNeeds } : {}),
     dependencies: config.dependencies,
     retry: config.retry,
     timeout: config.timeout,

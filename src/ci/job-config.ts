@@ -6,6 +6,7 @@ import type {
   JobIdTokens,
   ReleaseDefinition,
   CacheDefinition,
+  CrossPipelineNeed,
   EnvironmentDefinition,
   ImageDefinition,
   JobNeed,
@@ -80,6 +81,8 @@ export interface JobConfig {
   /** `allow_failure: {exit_codes: ...}`: the failures allowed after all (null: none). */
   allowFailureExitCodes: number[] | null;
   needs: JobNeed[] | null;
+  /** `needs` of jobs in other pipelines of the hierarchy (`pipeline:` and `job:`); absent when none. */
+  crossPipelineNeeds?: CrossPipelineNeed[];
   dependencies: string[] | null;
   only: PolicyConfig | null;
   except: PolicyConfig | null;

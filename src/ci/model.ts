@@ -171,6 +171,18 @@ export interface JobNeed {
   optional: boolean;
 }
 
+/**
+ * `needs: [{pipeline, job}]`: a job of another pipeline of the same parent-child hierarchy
+ * (`pipeline: $PARENT_PIPELINE_ID`) whose artifacts the job downloads. `pipeline` and `job` are
+ * expanded when the job starts; the job fails with `missing_dependency_failure` if no
+ * successful job of that name is there (GitLab's `options[:cross_dependencies]`).
+ */
+export interface CrossPipelineNeed {
+  pipeline: string;
+  job: string;
+  artifacts: boolean;
+}
+
 export interface ImageDefinition {
   name: string;
   entrypoint: string[] | null;
@@ -330,6 +342,8 @@ export interface JobDefinitionBase {
   allowFailureExitCodes?: number[] | null;
   /** `null`: follow stage order. `[]`: start at once (needs: []). */
   needs: JobNeed[] | null;
+  /** Needs of jobs in other pipelines of the hierarchy; absent when none (they do not order the job). */
+  crossPipelineNeeds?: CrossPipelineNeed[];
   /** `null`: artifacts of every job in earlier stages. */
   dependencies: string[] | null;
   retry: RetryDefinition;

@@ -114,7 +114,7 @@ function summarizeJob(job: JobDefinition): Summary {
     ['startIn', null], ['needs', null], ['dependencies', null], ['retry', { max: 0, when: ['always'] }],
     ['timeout', null], ['interruptible', false], ['resourceGroup', null], ['tags', []], ['image', null],
     ['services', []], ['beforeScript', []], ['afterScript', []], ['variables', []], ['cache', []],
-    ['artifacts', null], ['environment', null], ['coverage', null], ['parallel', null], ['allowFailureExitCodes', null], ['hooks', undefined], ['release', undefined], ['idTokens', undefined],
+    ['artifacts', null], ['environment', null], ['coverage', null], ['parallel', null], ['allowFailureExitCodes', null], ['hooks', undefined], ['release', undefined], ['idTokens', undefined], ['crossPipelineNeeds', undefined],
   ];
   for (const [key, fallback] of optional) {
     if (JSON.stringify(job[key]) !== JSON.stringify(fallback)) summary[key] = job[key];

@@ -10,7 +10,8 @@ import type { PlainObject } from '../values.ts';
 import { EntryChecker } from './checker.ts';
 import { NO_RETRY, readEnvironment, readParallel } from './environment-retry.ts';
 import { checkRulesClash, readInherit, readResourceGroup, type JobInputs } from './job.ts';
-import { readNeeds, readPolicy, readRules } from './policies.ts';
+import { readPolicy, readRules } from './policies.ts';
+import { readNeeds } from './needs.ts';
 import { readTrigger } from './trigger.ts';
 import { JOB_VARIABLE_DATA, mergeVariables, readVariables } from './variables.ts';
 

@@ -11,7 +11,8 @@ import { readIdTokens } from './id-tokens.ts';
 import { readRelease } from './release.ts';
 import { withPagesArtifacts } from './pages.ts';
 import { readImage, readServices } from './image-services.ts';
-import { readNeeds, readPolicy, readRules } from './policies.ts';
+import { readPolicy, readRules } from './policies.ts';
+import { readJobNeeds } from './needs.ts';
 import { JOB_VARIABLE_DATA, mergeVariables, readVariables } from './variables.ts';
 import type { DiagnosticSink } from '../diagnostics.ts';
 
@@ -103,6 +104,7 @@ function readJobKeys(name: string, hash: PlainObject, checker: EntryChecker, inp
   const idTokens = readIdTokens(hash.id_tokens, checker.child('id_tokens'));
   const tokens = inputs.maxExpressionTokens;
   const artifacts = hash.artifacts === undefined ? null : readArtifacts(hash.artifacts, checker.child('artifacts'));
+  const needs = hash.needs === undefined || hash.needs === null ? null : readJobNeeds(hash.needs, checker.child('needs'));
 
   const job = {
     name,
@@ -129,7 +131,8 @@ function readJobKeys(name: string, hash: PlainObject, checker: EntryChecker, inp
     startIn,
     allowFailure,
     allowFailureExitCodes,
-    needs: hash.needs === undefined || hash.needs === null ? null : readNeeds(hash.needs, checker.child('needs')),
+    needs: needs && needs.jobs,
+    ...(needs && needs.crossPipeline.length > 0 ? { crossPipelineNeeds: needs.crossPipeline } : {}),
     dependencies: isStringArray(dependencies) ? dependencies : null,
     only: readPolicy(hash.only, checker.child('only'), tokens),
     except: readPolicy(hash.except, checker.child('except'), tokens),

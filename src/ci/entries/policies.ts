@@ -2,13 +2,12 @@
 import { ExpressionError, parseExpression } from '../expression/index.ts';
 import { isValidRegexp } from '../expression/regexp.ts';
 import type { PolicyConfig, RuleConfig, RuleWhen } from '../job-config.ts';
-import type { JobNeed } from '../model.ts';
 import { isPlainObject, isStringArray, scalarToString } from '../values.ts';
 import type { EntryChecker } from './checker.ts';
 import { readAutoCancel } from './auto-cancel.ts';
 import { readVariables } from './variables.ts';
-import { expandMatrix } from './environment-retry.ts';
 import { checkRuleDelay, readChangesClause, readExistsClause } from './rule-clauses.ts';
+import { readNeeds } from './needs.ts';
 
 export function readPolicy(value: unknown, checker: EntryChecker, maxTokens: number): PolicyConfig | null | undefined {
   if (value === undefined || value === null) return null;
@@ -217,73 +216,4 @@ function readRule(value: unknown, checker: EntryChecker, maxTokens: number, kind
     rule.autoCancel = autoCancel;
   }
   return rule;
-}
-
-export function readNeeds(value: unknown, checker: EntryChecker): JobNeed[] | null {
-  if (!Array.isArray(value) && !isPlainObject(value)) {
-    checker.configError('can only be a hash or an array');
-    return null;
-  }
-  if (isPlainObject(value) && Object.keys(value).length === 0) {
-    checker.configError('can not be an empty hash');
-    return null;
-  }
-  const entries = Array.isArray(value) ? value : [value];
-  const needs: JobNeed[] = [];
-  for (const entry of entries) {
-    if (typeof entry === 'string') {
-      needs.push({ job: entry, artifacts: true, optional: false });
-      continue;
-    }
-    const need = checker.child('need');
-    if (!isPlainObject(entry)) {
-      need.sink.error(`${need.location} has an unsupported type`.toLowerCase(), need.path);
-      return null;
-    }
-    if (!need.allowedKeys(entry, ['job', 'artifacts', 'optional', 'parallel'])) return null;
-    if (typeof entry.job !== 'string' || entry.job === '') {
-      need.attributeError('job', entry.job === undefined || entry.job === null || entry.job === '' ? "can't be blank" : 'should be a string');
-      return null;
-    }
-    const artifacts = entry.artifacts ?? true;
-    const optional = entry.optional ?? false;
-    for (const [key, flag] of [['artifacts', artifacts], ['optional', optional]] as const) {
-      if (typeof flag !== 'boolean') {
-        need.attributeError(key, 'should be a boolean value');
-        return null;
-      }
-    }
-    if (entry.parallel === undefined || entry.parallel === null) {
-      needs.push({ job: entry.job, artifacts: artifacts as boolean, optional: optional as boolean });
-      continue;
-    }
-    // `needs:parallel:matrix` (GitLab 16.3): the instances of that matrix, named as `parallel:matrix` names them.
-    const matrix = readNeedMatrix(entry.parallel, checker, need.child('parallel'));
-    const combinations = matrix ? expandMatrix(matrix, need.child('parallel').child('matrix')) : null;
-    if (!combinations) return null;
-    for (const combination of combinations) {
-      needs.push({ job: `${entry.job}: [${combination.map((variable) => variable.value).join(', ')}]`, artifacts: artifacts as boolean, optional: optional as boolean });
-    }
-  }
-  return needs;
-}
-
-/** `needs:parallel` is a hash with a `matrix` list (a number is refused by the needs entry). */
-function readNeedMatrix(value: unknown, needs: EntryChecker, checker: EntryChecker): unknown[] | null {
-  if (!isPlainObject(value)) {
-    if (typeof value === 'number') needs.configError('cannot use "parallel: <number>".');
-    else checker.configError('should be a hash');
-    return null;
-  }
-  const unknown = !checker.allowedKeys(value, ['matrix']);
-  if (value.matrix === undefined || value.matrix === null) {
-    checker.configError('missing required keys: matrix');
-    return null;
-  }
-  if (unknown) return null;
-  if (!Array.isArray(value.matrix)) {
-    checker.child('matrix').configError('should be an array of hashes');
-    return null;
-  }
-  return value.matrix;
 }

@@ -8,6 +8,7 @@ import type { PipelineProcessing, ProcessedEvent } from '../pipelines/processing
 import {
   buildDefinitionOf, dependencyJobsOf, isValidDependency, lacksRunnerFeature, mayHaveDependencies, pipelineBuilds, type ClaimRefusal, type RunnerFeatures,
 } from './claim-checks.ts';
+import { crossPipelineDependenciesOf, hasCrossPipelineDependencies } from './cross-pipeline-dependencies.ts';
 import type { ClaimedJob, JobPayloads } from './job-payloads.ts';
 import { jobTokenDigest, newJobToken } from './job-tokens.ts';
 import type { JobQueueWakeups } from './queue-wakeups.ts';
@@ -64,7 +65,8 @@ interface ClaimAttempt {
  * job running, then processing (a `process` event, under the pipeline's lock) moves the
  * stages and the pipeline in the same transaction, so no crash leaves a running job in a
  * pending pipeline. Jobs a runner may not run after all (a definition that is not a build,
- * a feature the runner lacks, dependencies whose artifacts expired) fail in that same
+ * a feature the runner lacks, dependencies whose artifacts expired, a needed job of another
+ * pipeline of the hierarchy that is not there) fail in that same
  * transaction, and so does the job of an archived project (the claim statement reads the
  * project's flag).
  */
@@ -177,9 +179,16 @@ export class JobRequests {
     let dependencies: JobRecord[] = [];
     if (!definition) refusal = 'data_integrity_failure';
     else if (lacksRunnerFeature(definition, features)) refusal = 'runner_unsupported';
-    else if (mayHaveDependencies(job, definition)) {
-      dependencies = dependencyJobsOf(job, definition, await pipelineBuilds(stores.jobs, job.pipeline_id));
-      if (!dependencies.every((dependency) => isValidDependency(dependency, now))) refusal = 'missing_dependency_failure';
+    else {
+      if (mayHaveDependencies(job, definition)) {
+        dependencies = dependencyJobsOf(job, definition, await pipelineBuilds(stores.jobs, job.pipeline_id));
+        if (!dependencies.every((dependency) => isValidDependency(dependency, now))) refusal = 'missing_dependency_failure';
+      }
+      if (refusal === null && hasCrossPipelineDependencies(definition)) {
+        const cross = await crossPipelineDependenciesOf(stores, job, definition);
+        if (!cross.valid) refusal = 'missing_dependency_failure';
+        dependencies = [...dependencies, ...cross.jobs.filter((other) => !dependencies.some((local) => local.id === other.id))];
+      }
     }
     if (refusal === null && taken.projectArchived) refusal = 'archived_failure';
     const processed = await this.deps.processing.applyIn(

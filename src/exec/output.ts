@@ -119,6 +119,8 @@ export interface JobResult {
   log?: string | null;
   /** With --reuse: it took the artifacts and status of its last successful run instead of running. */
   reused?: boolean;
+  /** A bridge whose downstream pipeline could not be created: that pipeline's configuration errors. */
+  downstreamErrors?: string;
 }
 
 export interface ExecResult {
@@ -146,9 +148,10 @@ export function formatSummary(result: ExecResult): string {
   const header = ['JOB', 'STAGE', 'STATUS', 'DURATION', ...(withCoverage ? ['COVERAGE'] : []), 'FAILURE'];
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
   const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd();
+  const downstream = result.jobs.flatMap((job) => (job.downstreamErrors ? [`${job.name}: its downstream pipeline was not created: ${job.downstreamErrors}`] : []));
   const files = result.jobs.flatMap((job) => [
     ...(job.log ? [`log of ${job.name}: ${job.log}`] : []),
     ...(job.artifacts ? [`artifacts of ${job.name}: ${job.artifacts}`] : []),
   ]);
-  return `${[line(header), ...rows.map(line), ...(files.length > 0 ? ['', ...files] : []), '', `pipeline ${result.pipelineName === null ? '' : `"${result.pipelineName}" `}${result.status}`].join('\n')}\n`;
+  return `${[line(header), ...rows.map(line), ...(downstream.length > 0 ? ['', ...downstream] : []), ...(files.length > 0 ? ['', ...files] : []), '', `pipeline ${result.pipelineName === null ? '' : `"${result.pipelineName}" `}${result.status}`].join('\n')}\n`;
 }

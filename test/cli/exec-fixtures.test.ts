@@ -22,6 +22,8 @@ interface Expected {
   status?: string;
   jobs?: Record<string, string>;
   failureReasons?: Record<string, string>;
+  /** A failed bridge's `downstreamErrors`, by bridge name: patterns. */
+  downstreamErrors?: Record<string, string>;
   /** The jobs whose allow_failure is true at the end (the others' is false). */
   allowFailure?: string[];
   /** The jobs reused (the others ran), with --reuse. */
@@ -37,7 +39,7 @@ interface Fixture extends Expected {
 }
 
 interface FullResult extends JsonResult {
-  jobs: Array<JsonResult['jobs'][number] & { startedAt: string | null; finishedAt: string | null; reused?: boolean; allowFailure: boolean }>;
+  jobs: Array<JsonResult['jobs'][number] & { startedAt: string | null; finishedAt: string | null; reused?: boolean; allowFailure: boolean; downstreamErrors?: string }>;
 }
 
 const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/exec');
@@ -54,6 +56,9 @@ async function runAndCheck(dir: string, expected: Expected): Promise<void> {
   if (expected.status !== undefined) assert.equal(outcome.status, expected.status);
   for (const [job, reason] of Object.entries(expected.failureReasons ?? {})) {
     assert.equal(outcome.jobs.find((each) => each.name === job)?.failureReason, reason, context);
+  }
+  for (const [bridge, pattern] of Object.entries(expected.downstreamErrors ?? {})) {
+    assert.match(outcome.jobs.find((each) => each.name === bridge)?.downstreamErrors ?? '', new RegExp(pattern), context);
   }
   if (expected.allowFailure !== undefined) assert.deepEqual(outcome.jobs.filter((job) => job.allowFailure).map((job) => job.name).sort(), [...expected.allowFailure].sort(), context);
   if (expected.reused !== undefined) assert.deepEqual(outcome.jobs.filter((job) => job.reused).map((job) => job.name).sort(), [...expected.reused].sort(), context);

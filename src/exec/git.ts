@@ -17,6 +17,8 @@ export interface HeadInfo {
   branch: string | null;
   /** origin's default branch when known, else the current branch, else `main`. */
   defaultBranch: string;
+  /** The URL of the `origin` remote, else of the first remote; null without one. */
+  remoteUrl: string | null;
   message: string;
   author: Identity;
   committer: Identity;
@@ -64,11 +66,15 @@ export async function workingTreeRoot(cwd: string): Promise<string> {
 }
 
 export async function readHead(root: string): Promise<HeadInfo> {
-  const sha = await gitOrNull(root, ['rev-parse', '--verify', '-q', 'HEAD^{commit}']);
-  const branch = await gitOrNull(root, ['symbolic-ref', '--short', '-q', 'HEAD']);
-  const originHead = await gitOrNull(root, ['symbolic-ref', '--short', '-q', 'refs/remotes/origin/HEAD']);
+  const [sha, branch, originHead, remotes] = await Promise.all([
+    gitOrNull(root, ['rev-parse', '--verify', '-q', 'HEAD^{commit}']),
+    gitOrNull(root, ['symbolic-ref', '--short', '-q', 'HEAD']),
+    gitOrNull(root, ['symbolic-ref', '--short', '-q', 'refs/remotes/origin/HEAD']),
+    gitOrNull(root, ['config', '--get-regexp', '^remote\\..*\\.url$']),
+  ]);
   const defaultBranch = originHead?.replace(/^origin\//, '') || branch || 'main';
-  if (sha === null) return { sha, branch, defaultBranch, message: 'Working tree snapshot\n', author: FALLBACK_IDENTITY, committer: FALLBACK_IDENTITY };
+  const remoteUrl = remoteUrlOf(remotes);
+  if (sha === null) return { sha, branch, defaultBranch, remoteUrl, message: 'Working tree snapshot\n', author: FALLBACK_IDENTITY, committer: FALLBACK_IDENTITY };
   // One NUL-separated record: author, committer, then the raw message.
   const record = await git(root, ['log', '-1', '--format=%an%x00%ae%x00%ad%x00%cn%x00%ce%x00%cd%x00%B', '--date=raw', sha]);
   const [an = '', ae = '', ad = '', cn = '', ce = '', cd = '', ...message] = record.split('\0');
@@ -76,10 +82,20 @@ export async function readHead(root: string): Promise<HeadInfo> {
     sha,
     branch,
     defaultBranch,
+    remoteUrl,
     message: message.join('\0').replace(/\n+$/, '\n'),
     author: { name: an, email: ae, date: ad },
     committer: { name: cn, email: ce, date: cd },
   };
+}
+
+/** From `git config --get-regexp` lines (`remote.<name>.url <url>`): origin's URL, else the first remote's. */
+function remoteUrlOf(lines: string | null): string | null {
+  const remotes = (lines ?? '').split('\n').flatMap((line) => {
+    const match = /^remote\.(.+)\.url (.+)$/.exec(line);
+    return match ? [{ name: match[1]!, url: match[2]! }] : [];
+  });
+  return (remotes.find((remote) => remote.name === 'origin') ?? remotes[0])?.url ?? null;
 }
 
 /**

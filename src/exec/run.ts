@@ -13,7 +13,8 @@ import { isGantryError } from '../shared/errors.ts';
 import type { PipelineRecord } from '../storage/types-ci.ts';
 import type { ProjectRecord } from '../storage/types.ts';
 import { ExecError } from './errors.ts';
-import { readHead, snapshotCommit, workingTreeRoot } from './git.ts';
+import { readHead, snapshotCommit, workingTreeRoot, type HeadInfo } from './git.ts';
+import { projectIdentity } from './project-identity.ts';
 import { followPipeline } from './follow.ts';
 import { formatSummary, type ExecIo, type ExecResult } from './output.ts';
 
@@ -86,7 +87,7 @@ export async function runExec(request: ExecRequest, io: ExecIo): Promise<number>
   const ref = request.tag !== undefined ? { name: request.tag, kind: 'tag' as const } : { name: request.ref ?? head.branch ?? head.defaultBranch, kind: 'branch' as const };
   const [sha, { local, configured, registration }] = await startedTogether(
     snapshotCommit(root, head, request.committed),
-    startLocalProject(starting, root, head.defaultBranch, localVariables, request.mode === 'run'),
+    startLocalProject(starting, root, head, localVariables, request.mode === 'run'),
   );
   timelineMark('snapshot and project ready');
   try {
@@ -154,12 +155,13 @@ interface LocalProject {
 }
 
 /** The coordinator started, the project made and configured, the runner registering: none of it needs the snapshot. */
-async function startLocalProject(starting: Promise<LocalCoordinator>, root: string, defaultBranch: string, variables: readonly LocalVariable[], withRunner: boolean): Promise<LocalProject> {
+async function startLocalProject(starting: Promise<LocalCoordinator>, root: string, head: HeadInfo, variables: readonly LocalVariable[], withRunner: boolean): Promise<LocalProject> {
+  const { defaultBranch } = head;
   const local = await starting;
   try {
     const registration = withRunner ? registerLocalRunner(local).finally(() => timelineMark('runner registered')) : null;
     registration?.catch(() => undefined); // its failure is seen where it is awaited
-    const created = await createLocalProject(local, { root, name: path.basename(root), defaultBranch });
+    const created = await createLocalProject(local, { root, identity: projectIdentity(head.remoteUrl, root), defaultBranch });
     timelineMark('project created');
     const configured = await configureLocalProject(local, created, defaultBranch, variables);
     timelineMark('project configured');

@@ -20,6 +20,7 @@ import { silentLogger } from '../shared/logger.ts';
 import type { ProjectRecord, UserRecord } from '../storage/types.ts';
 import { ExecError } from './errors.ts';
 import { lendObjects } from './git.ts';
+import { FALLBACK_PROJECT_PATH, type ProjectIdentity } from './project-identity.ts';
 import { timelineMark } from '../runner/timeline.ts';
 
 const HOST = '127.0.0.1';
@@ -135,7 +136,7 @@ export async function startLocalCoordinator(): Promise<LocalCoordinator> {
  */
 export async function pushProject(
   local: LocalCoordinator,
-  source: { root: string; sha: string; name: string; defaultBranch: string; ref: { name: string; kind: 'branch' | 'tag' } },
+  source: { root: string; sha: string; identity: ProjectIdentity; defaultBranch: string; ref: { name: string; kind: 'branch' | 'tag' } },
 ): Promise<ProjectRecord> {
   const project = await createLocalProject(local, source);
   await setSnapshotRefs(local, project, source);
@@ -158,8 +159,13 @@ export async function postToLocalApi(local: LocalCoordinator, apiPath: string, b
  * The project, its repository lent the user's object database, with no refs yet: it needs no
  * snapshot, so it is made while the snapshot is taken (setSnapshotRefs follows).
  */
-export async function createLocalProject(local: LocalCoordinator, source: { root: string; name: string; defaultBranch: string }): Promise<ProjectRecord> {
-  const answer = await postToLocalApi(local, '/projects', { name: source.name, path: 'project', default_branch: source.defaultBranch });
+export async function createLocalProject(local: LocalCoordinator, source: { root: string; identity: ProjectIdentity; defaultBranch: string }): Promise<ProjectRecord> {
+  const namespaceId = await localGroups(local, source.identity.groups);
+  const create = (projectPath: string, namespace: number | null) =>
+    postToLocalApi(local, '/projects', { name: projectPath, path: projectPath, default_branch: source.defaultBranch, ...(namespace === null ? {} : { namespace_id: namespace }) });
+  let answer = await create(source.identity.path, namespaceId);
+  // A path the coordinator refuses (a reserved name, a group it would not make): the project `project` of root.
+  if (!answer.ok && answer.status === 400) answer = await create(FALLBACK_PROJECT_PATH, null);
   if (!answer.ok) throw new Error(`the local coordinator refused the project: ${answer.status} ${answer.text}`);
   const { id } = JSON.parse(answer.text) as { id: number };
   const { GitRepositoryManager } = await loadStack();
@@ -169,6 +175,22 @@ export async function createLocalProject(local: LocalCoordinator, source: { root
   const project = await local.coordinator.context.stores.projects.findById(id);
   if (!project) throw new Error('the local project is gone');
   return project;
+}
+
+/**
+ * The project's groups, made from the top (a first group named as root is root's own
+ * namespace); answers the innermost one's id, null for root's namespace or when the
+ * coordinator refuses a group (the project then goes to root's namespace).
+ */
+async function localGroups(local: LocalCoordinator, groups: readonly string[]): Promise<number | null> {
+  if (groups.length === 0 || (groups.length === 1 && groups[0] === local.root.username)) return null;
+  let parentId: number | null = null;
+  for (const group of groups) {
+    const answer = await postToLocalApi(local, '/groups', { name: group, path: group, ...(parentId === null ? {} : { parent_id: parentId }) });
+    if (!answer.ok) return null;
+    parentId = (JSON.parse(answer.text) as { id: number }).id;
+  }
+  return parentId;
 }
 
 /** The snapshot's commit on the default branch and on the ref asked for, in the project's repository. */

@@ -38,6 +38,22 @@ describe('runner exec local variables', () => {
     rmSync(path.join(dir, '.gantry/variables.yml'));
   });
 
+  it("names the project after its origin remote's path (CI_PROJECT_PATH, _NAME, _NAMESPACE), else after the working tree", async () => {
+    const tree = workingTree({ '.gitlab-ci.yml': 'job:\n  script:\n    - echo "project=$CI_PROJECT_PATH name=$CI_PROJECT_NAME namespace=$CI_PROJECT_NAMESPACE"\n' });
+    try {
+      const alone = await exec(tree, {});
+      assert.equal(alone.code, 0, alone.stderr);
+      assert.match(alone.stdout, new RegExp(`^job +\\| project=root/${path.basename(tree)} name=${path.basename(tree)} namespace=root$`, 'm'));
+      git(tree, 'remote', 'add', 'upstream', 'https://example.com/other/thing.git');
+      git(tree, 'remote', 'add', 'origin', 'git@gitlab.example.com:platform/tools/deploy-kit.git');
+      const named = await exec(tree, {});
+      assert.equal(named.code, 0, named.stderr);
+      assert.match(named.stdout, /^job +\| project=platform\/tools\/deploy-kit name=deploy-kit namespace=platform\/tools$/m);
+    } finally {
+      rmSync(tree, { recursive: true, force: true });
+    }
+  });
+
   it('names the line of a bad --env-file and refuses a missing one', async () => {
     writeFiles(dir, { 'bad.env': 'GOOD=1\n\nthis is not a pair\n' });
     const bad = await exec(dir, { envFile: ['bad.env'] });

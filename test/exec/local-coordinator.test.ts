@@ -40,7 +40,7 @@ describe('the local coordinator of runner exec', () => {
     writeFiles(tree, { 'b.txt': 'uncommitted\n' });
     const head = await readHead(tree);
     const sha = await snapshotCommit(tree, head, false);
-    const project = await pushProject(local, { root: tree, sha, name: 'lent', defaultBranch: 'main', ref: { name: 'main', kind: 'branch' } });
+    const project = await pushProject(local, { root: tree, sha, identity: { groups: [], path: 'lent' }, defaultBranch: 'main', ref: { name: 'main', kind: 'branch' } });
     const { repositories } = local.coordinator.context;
     assert.ok(repositories instanceof GitRepositoryManager);
     assert.equal(await repositories.open(project.id).resolveCommit('refs/heads/main'), sha);

@@ -18,16 +18,19 @@ export function childPipelineConfig(trigger: ChildTrigger): string {
   return `${JSON.stringify({ include: trigger.include.map(includeEntry) }, null, 2)}\n`;
 }
 
-function includeEntry(source: IncludeSource): Record<string, string> {
+function includeEntry(source: IncludeSource): Record<string, unknown> {
+  const inputs = source.inputs === undefined ? {} : { inputs: source.inputs };
   switch (source.kind) {
     case 'local':
-      return { local: source.local };
+      return { local: source.local, ...inputs };
     case 'project':
-      return source.ref === null
-        ? { project: source.project, file: source.file }
-        : { project: source.project, file: source.file, ref: source.ref };
+      return { project: source.project, file: source.file, ...(source.ref === null ? {} : { ref: source.ref }), ...inputs };
     case 'artifact':
-      return { artifact: source.artifact, job: source.job };
+      return { artifact: source.artifact, job: source.job, ...inputs };
+    case 'component':
+      return { component: source.component, ...inputs };
+    case 'remote':
+      return { remote: source.remote, ...(source.integrity === undefined ? {} : { integrity: source.integrity }), ...inputs };
   }
 }
 
@@ -36,9 +39,18 @@ export function describeTrigger(trigger: TriggerDefinition): string {
   const strategy = trigger.strategy ? ` (${trigger.strategy})` : '';
   if (trigger.kind === 'project') return `${trigger.project}${trigger.branch === null ? '' : `@${trigger.branch}`}${strategy}`;
   const files = trigger.include.map((source) => {
-    if (source.kind === 'local') return source.local;
-    if (source.kind === 'artifact') return `${source.artifact} (artifact of ${source.job})`;
-    return `${source.project}:${source.file}${source.ref === null ? '' : `@${source.ref}`}`;
+    switch (source.kind) {
+      case 'local':
+        return source.local;
+      case 'artifact':
+        return `${source.artifact} (artifact of ${source.job})`;
+      case 'component':
+        return source.component;
+      case 'remote':
+        return source.remote;
+      case 'project':
+        return `${source.project}:${source.file}${source.ref === null ? '' : `@${source.ref}`}`;
+    }
   });
   return `child: ${files.join(', ')}${strategy}`;
 }

@@ -277,11 +277,18 @@ export interface TriggerForward {
  * compile time, as in GitLab: the coordinator compiles `childPipelineConfig(trigger)` when
  * it creates the child, and a missing file fails the bridge then.
  */
-export type IncludeSource =
+export type IncludeSource = (
   | { kind: 'local'; local: string }
   | { kind: 'project'; project: string; file: string; ref: string | null }
   /** A file from the artifacts of `job` (a job of the parent pipeline, in an earlier stage). */
-  | { kind: 'artifact'; artifact: string; job: string };
+  | { kind: 'artifact'; artifact: string; job: string }
+  /** `component: <fqdn>/<project path>/<name>@<version>`. */
+  | { kind: 'component'; component: string }
+  | { kind: 'remote'; remote: string; integrity?: string }
+) & {
+  /** `inputs` for the file's `spec:inputs`, as written. */
+  inputs?: Record<string, unknown>;
+};
 
 /** `strategy: depend`: the bridge mirrors the downstream pipeline's status. */
 export type TriggerStrategy = 'depend' | null;

@@ -96,6 +96,19 @@ describe('child pipelines', () => {
     ]);
   });
 
+  test("a child's included files take the bridge's inputs for their spec:inputs", async () => {
+    const parent = await compilePipeline(
+      'child:\n  trigger:\n    include:\n      - local: ci/child.yml\n        inputs:\n          env: staging\n          count: 2\n',
+      context({}),
+    );
+    const bridge = parent.jobs.find((job) => job.name === 'child');
+    assert.ok(bridge && isBridge(bridge) && bridge.trigger.kind === 'child');
+    const files = { 'ci/child.yml': 'spec:\n  inputs:\n    env:\n    count:\n      type: number\n---\ndeploy-$[[ inputs.env ]]:\n  script: echo $[[ inputs.count ]]\n' };
+    const child = await compilePipeline(childPipelineConfig(bridge.trigger), childContext(files, {}));
+    assert.equal(child.status, 'created', JSON.stringify(child.errors));
+    assert.deepEqual(child.jobs.map((job) => [job.name, job.script]), [['deploy-staging', ['echo 2']]]);
+  });
+
   test('childPipelineConfig keeps project includes with and without ref', () => {
     const text = childPipelineConfig({
       kind: 'child',

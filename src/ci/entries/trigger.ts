@@ -110,27 +110,33 @@ function readChildInclude(entry: unknown, checker: EntryChecker): IncludeSource[
   }
   const accessors = ACCESSORS.filter((key) => key in entry);
   if (accessors.length !== 1) return includeError(checker, `Include \`${rubyJson(entry)}\` needs to match exactly one accessor!`);
-  if (entry.rules !== undefined || entry.inputs !== undefined) {
-    return includeError(checker, `Include \`${rubyJson(entry)}\` with ${entry.rules === undefined ? 'inputs' : 'rules'} is not supported by this coordinator!`);
-  }
+  if (entry.rules !== undefined) return includeError(checker, `Include \`${rubyJson(entry)}\` with rules is not supported by this coordinator!`);
   const accessor = accessors[0];
-  if (accessor === 'remote' || accessor === 'template' || accessor === 'component') {
-    const what = accessor === 'remote' ? 'Remote' : accessor === 'template' ? 'Template' : 'Component';
-    return includeError(checker, `${what} include \`${rubyJson(entry)}\` is not supported by this coordinator!`);
-  }
+  if (accessor === 'template') return includeError(checker, `Template include \`${rubyJson(entry)}\` is not supported by this coordinator!`);
   const text = (key: string): string | null => {
     const item = entry[key];
     if (typeof item === 'string' && item.trim() !== '') return item;
     checker.attributeError(key, 'should be a string');
     return null;
   };
+  // The child's compilation reads each file as `include` does, `spec:inputs` with these inputs included.
+  const inputs = isPlainObject(entry.inputs) ? { inputs: entry.inputs } : {};
   if (accessor === 'local') {
     const local = text('local');
-    return local === null ? null : [{ kind: 'local', local }];
+    return local === null ? null : [{ kind: 'local', local, ...inputs }];
   }
   if (accessor === 'artifact') {
     const artifact = text('artifact');
-    return artifact === null || job === null ? null : [{ kind: 'artifact', artifact, job }];
+    return artifact === null || job === null ? null : [{ kind: 'artifact', artifact, job, ...inputs }];
+  }
+  if (accessor === 'component') {
+    const component = text('component');
+    return component === null ? null : [{ kind: 'component', component, ...inputs }];
+  }
+  if (accessor === 'remote') {
+    const remote = text('remote');
+    const integrity = typeof entry.integrity === 'string' ? { integrity: entry.integrity } : {};
+    return remote === null ? null : [{ kind: 'remote', remote, ...integrity, ...inputs }];
   }
   const project = text('project');
   const files = typeof entry.file === 'string' ? [entry.file] : isStringArray(entry.file) ? entry.file : null;
@@ -138,13 +144,11 @@ function readChildInclude(entry: unknown, checker: EntryChecker): IncludeSource[
   const refGiven = entry.ref !== undefined && entry.ref !== null;
   const ref = refGiven ? text('ref') : null;
   if (project === null || !files || (refGiven && ref === null)) return null;
-  return files.map((file) => ({ kind: 'project' as const, project, file, ref }));
+  return files.map((file) => ({ kind: 'project' as const, project, file, ref, ...inputs }));
 }
 
 function readStringInclude(entry: string, checker: EntryChecker): IncludeSource[] | null {
-  if (/^https?:\/\//i.test(entry)) {
-    return includeError(checker, `Remote include \`${rubyJson({ remote: entry })}\` is not supported by this coordinator!`);
-  }
+  if (/^https?:\/\//i.test(entry)) return [{ kind: 'remote', remote: entry }];
   if (entry.trim() === '') {
     checker.configError("can't be blank");
     return null;

@@ -2,7 +2,7 @@
  * The compile path: load → include → extends → !reference → validate → parallel →
  * cross-job checks → [ci skip] → workflow:rules → per-job inclusion → pipeline.
  */
-import { ConditionContext } from './conditions.ts';
+import { ConditionContext, RuleClauseError } from './conditions.ts';
 import { DiagnosticSink, SourceLocator } from './diagnostics.ts';
 import { readJobEntry } from './entries/jobs.ts';
 import { readRoot, type RootConfig } from './entries/root.ts';
@@ -61,7 +61,8 @@ async function compileMerged(config: PlainObject, context: CompileContext, limit
   let workflow: { filtered: boolean; variables: YamlVariable[]; autoCancel: AutoCancelConfig | null } = { filtered: false, variables: [], autoCancel: null };
   if (root.workflow.rules && !sink.hasErrors) {
     const lookup = variableLookup(predefined, root.globalVariables, userVariables);
-    const matched = await firstMatchingRule(root.workflow.rules, conditions, lookup);
+    // A rule that cannot be evaluated leaves no rule matched: GitLab filters the pipeline out.
+    const matched = await firstMatchingRule(root.workflow.rules, conditions, lookup).catch(unlessRuleClauseError);
     const rule = matched === null ? undefined : root.workflow.rules[matched];
     workflow = { filtered: !rule || rule.when === 'never', variables: rule?.variables ?? [], autoCancel: rule?.autoCancel ?? null };
   }
@@ -90,15 +91,23 @@ async function compileMerged(config: PlainObject, context: CompileContext, limit
   if (workflow.filtered) return emptyResult('filtered', declaredStages, sink, WORKFLOW_FILTERED, []);
 
   const definitions: JobDefinition[] = [];
+  const ruleErrors = new Map<JobDefinition, string>();
   for (const job of expanded) {
     const own = jobAttributeVariables({ name: job.config.name, stage: job.config.stage, when: job.config.when, parallel: job.parallel });
     const lookup = variableLookup(own, predefined, job.config.variables, userVariables);
     const outcome = await evaluateJob(job.config, conditions, lookup, root.workflow.rules !== null);
-    definitions.push(toDefinition(job, outcome, declaredStages));
+    const definition = toDefinition(job, outcome, declaredStages);
+    definitions.push(definition);
+    if (outcome.ruleError) ruleErrors.set(definition, outcome.ruleError);
   }
 
   const included = definitions.filter((job) => job.inclusion.included);
   const excludedJobs = definitions.filter((job) => !job.inclusion.included);
+  // GitLab's seed reports the rules it could not evaluate first, stage by stage.
+  for (const job of orderByStage(excludedJobs, declaredStages)) {
+    const error = ruleErrors.get(job);
+    if (error) sink.error(error, [job.baseName, 'rules']);
+  }
   checkNeedsPresent(included, sink);
   if (sink.hasErrors) return invalid(sink, declaredStages);
 
@@ -260,6 +269,11 @@ function checkNeedsPresent(jobs: JobDefinition[], sink: DiagnosticSink): void {
     }
     job.needs = job.needs.filter((need) => present.has(need.job));
   }
+}
+
+function unlessRuleClauseError(error: unknown): null {
+  if (error instanceof RuleClauseError) return null;
+  throw error;
 }
 
 function orderByStage(jobs: JobDefinition[], stages: string[]): JobDefinition[] {

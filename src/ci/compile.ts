@@ -181,7 +181,7 @@ function includeRulesEvaluator(context: CompileContext, limits: CompileLimits, v
     for (const rule of rules) {
       if (rule.if !== undefined && !conditions.expressionTrue(rule.if, lookup)) continue;
       if (rule.exists && !(await conditions.existsMatch(rule.exists))) continue;
-      if (rule.changes && !conditions.changesMatch(rule.changes)) continue;
+      if (rule.changes && !(await conditions.changesClauseMatch(rule.changes, lookup))) continue;
       return rule.when !== 'never';
     }
     return false;

@@ -78,6 +78,16 @@ export async function firstMatchingRule(rules: RuleConfig[], conditions: Conditi
   return null;
 }
 
+/** `workflow:rules`: a rule that cannot be evaluated leaves none matched (GitLab's workflow step ignores its error: filtered). */
+export async function firstMatchingWorkflowRule(rules: RuleConfig[], conditions: ConditionContext, lookup: Lookup): Promise<number | null> {
+  try {
+    return await firstMatchingRule(rules, conditions, lookup);
+  } catch (error) {
+    if (error instanceof RuleClauseError) return null;
+    throw error;
+  }
+}
+
 async function ruleMatches(rule: RuleConfig, conditions: ConditionContext, lookup: Lookup): Promise<boolean> {
   if (rule.if !== null && !conditions.expressionTrue(rule.if, lookup)) return false;
   if (rule.changes !== null && !(await conditions.changesClauseMatch(rule.changes, lookup))) return false;

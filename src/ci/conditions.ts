@@ -17,7 +17,7 @@ export class RuleClauseError extends GantryError {
   }
 }
 
-export const COMPARE_TO_INVALID = 'rules:changes:compare_to is not a valid ref';
+const COMPARE_TO_INVALID = 'rules:changes:compare_to is not a valid ref';
 
 const SOURCE_PLURALS: Record<string, string> = {
   push: 'pushes',

@@ -3,7 +3,7 @@ import type { CompileContext, CompileResult, RepositoryReader } from '../ci/mode
 
 /** The reader methods a worker may call back for; the rest of the context travels as data. */
 export type ReaderMethod = keyof RepositoryReader;
-export const READER_METHODS: readonly ReaderMethod[] = ['readFile', 'listFiles', 'readProjectFile', 'lastCommitFor', 'readArtifactFile', 'readRemoteFile'];
+export const READER_METHODS: readonly ReaderMethod[] = ['readFile', 'listFiles', 'readProjectFile', 'lastCommitFor', 'changedPathsSince', 'readArtifactFile', 'readRemoteFile'];
 
 export type PortableContext = Omit<CompileContext, 'files'>;
 

@@ -8,7 +8,7 @@ import { readJobEntry } from './entries/jobs.ts';
 import { readRoot, type RootConfig } from './entries/root.ts';
 import { expandExtends } from './extends.ts';
 import { expandIncludes, type IncludeRulesEvaluator } from './include.ts';
-import { evaluateJob, firstMatchingRule } from './inclusion.ts';
+import { evaluateJob, firstMatchingWorkflowRule } from './inclusion.ts';
 import type { JobConfig } from './job-config.ts';
 import { resolveCacheKeys } from './cache-keys.ts';
 import { resolveLimits, type CompileLimits } from './limits.ts';
@@ -61,7 +61,7 @@ async function compileMerged(config: PlainObject, context: CompileContext, limit
   let workflow: { filtered: boolean; variables: YamlVariable[]; autoCancel: AutoCancelConfig | null } = { filtered: false, variables: [], autoCancel: null };
   if (root.workflow.rules && !sink.hasErrors) {
     const lookup = variableLookup(predefined, root.globalVariables, userVariables);
-    const matched = await firstMatchingRule(root.workflow.rules, conditions, lookup);
+    const matched = await firstMatchingWorkflowRule(root.workflow.rules, conditions, lookup);
     const rule = matched === null ? undefined : root.workflow.rules[matched];
     workflow = { filtered: !rule || rule.when === 'never', variables: rule?.variables ?? [], autoCancel: rule?.autoCancel ?? null };
   }
@@ -90,15 +90,20 @@ async function compileMerged(config: PlainObject, context: CompileContext, limit
   if (workflow.filtered) return emptyResult('filtered', declaredStages, sink, WORKFLOW_FILTERED, []);
 
   const definitions: JobDefinition[] = [];
+  const ruleErrors: Array<{ job: JobDefinition; message: string }> = [];
   for (const job of expanded) {
     const own = jobAttributeVariables({ name: job.config.name, stage: job.config.stage, when: job.config.when, parallel: job.parallel });
     const lookup = variableLookup(own, predefined, job.config.variables, userVariables);
     const outcome = await evaluateJob(job.config, conditions, lookup, root.workflow.rules !== null);
-    definitions.push(toDefinition(job, outcome, declaredStages));
+    const definition = toDefinition(job, outcome, declaredStages);
+    definitions.push(definition);
+    if (outcome.ruleError) ruleErrors.push({ job: definition, message: outcome.ruleError });
   }
 
   const included = definitions.filter((job) => job.inclusion.included);
   const excludedJobs = definitions.filter((job) => !job.inclusion.included);
+  // GitLab's seed reports first the rules it could not evaluate, stage by stage.
+  for (const { job, message } of ruleErrors.sort((a, b) => a.job.stageIndex - b.job.stageIndex)) sink.error(message, [job.baseName, 'rules']);
   checkNeedsPresent(included, sink);
   if (sink.hasErrors) return invalid(sink, declaredStages);
 
@@ -172,7 +177,7 @@ function includeRulesEvaluator(context: CompileContext, limits: CompileLimits, v
     for (const rule of rules) {
       if (rule.if !== undefined && !conditions.expressionTrue(rule.if, lookup)) continue;
       if (rule.exists && !(await conditions.existsMatch(rule.exists))) continue;
-      if (rule.changes && !conditions.changesMatch(rule.changes)) continue;
+      if (rule.changes && !(await conditions.changesClauseMatch(rule.changes, lookup))) continue;
       return rule.when !== 'never';
     }
     return false;
@@ -266,7 +271,6 @@ function checkNeedsPresent(jobs: JobDefinition[], sink: DiagnosticSink): void {
 function orderByStage(jobs: JobDefinition[], stages: string[]): JobDefinition[] {
   return stages.flatMap((stage) => jobs.filter((job) => job.stage === stage));
 }
-
 
 /** A compile that failed as a whole (the sandbox's limits): one configuration error. */
 export function failedCompile(message: string): CompileResult {

@@ -2,10 +2,22 @@
  * What `only`/`except`, `rules` and `workflow:rules` test: refs, sources, expressions,
  * changed paths and existing files. One instance per compile (it caches the file list).
  */
+import { GantryError } from '../shared/errors.ts';
 import { expressionIsTrue } from './expression/index.ts';
 import { fabricateRegexp } from './expression/regexp.ts';
+import type { ChangesClause } from './job-config.ts';
 import type { CompileContext, RefType } from './model.ts';
-import { anyChangeMatches, FileIndex, isExactGlob } from './path-clauses.ts';
+import { expandExisting } from './nested-expansion.ts';
+import { anyChangeMatches, CHANGED_PATHS_NEEDED, FileIndex, isExactGlob } from './path-clauses.ts';
+
+/** GitLab's `Rules::Rule::Clause::ParseError`: a clause that cannot be evaluated (a `compare_to` naming no commit). */
+export class RuleClauseError extends GantryError {
+  constructor(message: string) {
+    super('GANTRY_E_CI_CONFIG_INVALID', message);
+  }
+}
+
+const COMPARE_TO_INVALID = 'rules:changes:compare_to is not a valid ref';
 
 const SOURCE_PLURALS: Record<string, string> = {
   push: 'pushes',
@@ -20,6 +32,8 @@ const SOURCE_PLURALS: Record<string, string> = {
 
 export class ConditionContext {
   private fileIndex: Promise<FileIndex> | null = null;
+  /** Changed paths since each `compare_to` (its expanded text): rules often share one. */
+  private readonly comparisons = new Map<string, Promise<string[] | null>>();
 
   constructor(
     private readonly context: CompileContext,
@@ -62,6 +76,32 @@ export class ConditionContext {
     if (changedPaths === null || changedPaths === undefined) return true;
     if (refType === 'tag' || (source !== 'push' && source !== 'merge_request_event')) return true;
     return anyChangeMatches(globs, changedPaths);
+  }
+
+  /**
+   * A rule's `changes`, as GitLab's `Rules::Rule::Clause::Changes`: its paths and `compare_to`
+   * with the variables that are set expanded (nested), the others left as written. With
+   * `compare_to`, in any pipeline, the paths changed since its merge base with the pipeline's
+   * commit; a ref naming no commit is a RuleClauseError.
+   */
+  async changesClauseMatch(clause: ChangesClause, lookup: (name: string) => string | undefined): Promise<boolean> {
+    const variable = (name: string): { value: string } | undefined => {
+      const value = lookup(name);
+      return value === undefined ? undefined : { value };
+    };
+    const globs = clause.paths.map((path) => expandExisting(path, variable));
+    if (clause.compareTo === null) return this.changesMatch(globs);
+    const reader = this.context.files;
+    if (!reader.changedPathsSince) return true;
+    const ref = expandExisting(clause.compareTo, variable);
+    let changed = this.comparisons.get(ref);
+    if (changed === undefined) {
+      changed = reader.changedPathsSince(ref, CHANGED_PATHS_NEEDED);
+      this.comparisons.set(ref, changed);
+    }
+    const paths = await changed;
+    if (paths === null) throw new RuleClauseError(COMPARE_TO_INVALID);
+    return anyChangeMatches(globs, paths);
   }
 
   async existsMatch(globs: readonly string[]): Promise<boolean> {

@@ -1,12 +1,13 @@
 /** `include:rules` (GitLab 14.2): read here, evaluated by the compiler with the pipeline's variables. */
 import { parseExpression } from './expression/index.ts';
+import type { ChangesClause } from './job-config.ts';
 import { isPlainObject, isStringArray, type PlainObject } from './values.ts';
 
 /** An `include:rules` entry (GitLab 14.2): its clauses must all hold; `when: never` leaves the file out. */
 export interface IncludeRule {
   if?: string;
   exists?: string[];
-  changes?: string[];
+  changes?: ChangesClause;
   when?: 'never' | 'always';
 }
 
@@ -33,12 +34,15 @@ export function readIncludeRules(entry: PlainObject, maxTokens: number, report: 
       if (typeof raw.if !== 'string' || !validExpression(raw.if, maxTokens)) return invalid('if invalid expression syntax');
       rule.if = raw.if;
     }
-    for (const key of ['exists', 'changes'] as const) {
-      const value = raw[key];
-      if (value === undefined) continue;
-      const paths = typeof value === 'string' ? [value] : isStringArray(value) ? value : null;
-      if (!paths) return invalid(`${key} should be an array of strings`);
-      rule[key] = paths;
+    if (raw.exists !== undefined) {
+      const paths = pathList(raw.exists);
+      if (!paths) return invalid('exists should be an array of strings');
+      rule.exists = paths;
+    }
+    if (raw.changes !== undefined) {
+      const changes = changesClause(raw.changes);
+      if (typeof changes === 'string') return invalid(changes);
+      rule.changes = changes;
     }
     if (raw.when !== undefined) {
       if (raw.when !== 'never' && raw.when !== 'always') return invalid('when should be never or always');
@@ -47,6 +51,23 @@ export function readIncludeRules(entry: PlainObject, maxTokens: number, report: 
     rules.push(rule);
   }
   return rules;
+}
+
+function pathList(value: unknown): string[] | null {
+  return typeof value === 'string' ? [value] : isStringArray(value) ? value : null;
+}
+
+/** `changes`: paths, or `{paths, compare_to}` as a job rule's (GitLab's include rules take the same entry); else the problem. */
+function changesClause(value: unknown): ChangesClause | string {
+  const paths = pathList(value);
+  if (paths) return { paths, compareTo: null };
+  if (!isPlainObject(value)) return 'changes should be an array of strings';
+  const unknown = Object.keys(value).filter((key) => key !== 'paths' && key !== 'compare_to');
+  if (unknown.length > 0) return `changes contain unknown keys: ${unknown.join(', ')}`;
+  if (!isStringArray(value.paths)) return 'changes paths should be an array of strings';
+  const compareTo = value.compare_to ?? null;
+  if (compareTo !== null && typeof compareTo !== 'string') return 'changes compare_to should be a string';
+  return { paths: value.paths, compareTo };
 }
 
 function validExpression(text: string, maxTokens: number): boolean {

@@ -14,6 +14,7 @@ import { expandIncludeText, type IncludeVariables } from './include-variables.ts
 import { readComponent } from './include-component.ts';
 import { readRemote } from './include-remote.ts';
 import { readIncludeRules, type IncludeRule, type IncludeRulesEvaluator } from './include-rules.ts';
+import { RuleClauseError } from './conditions.ts';
 
 type ReadableLocation = Exclude<IncludeLocation, { kind: 'unsupported' } | { kind: 'component' }>;
 
@@ -374,9 +375,18 @@ async function readArtifact(job: string, path: string, state: IncludeState, pare
 }
 
 async function rulesTake(rules: IncludeRule[], state: IncludeState, file: string): Promise<boolean> {
-  if (state.rules) return state.rules(rules);
-  includeError(state, 'Include `rules` are not supported here', file);
-  return false;
+  if (!state.rules) {
+    includeError(state, 'Include `rules` are not supported here', file);
+    return false;
+  }
+  try {
+    return await state.rules(rules);
+  } catch (error) {
+    // GitLab's InvalidIncludeRulesError: a clause that cannot be evaluated is the include's error.
+    if (!(error instanceof RuleClauseError)) throw error;
+    includeError(state, `include:${error.message}`, file);
+    return false;
+  }
 }
 
 function includeError(state: IncludeState, message: string, file: string): void {

@@ -1,5 +1,5 @@
 /** Decides, per job, whether it joins the pipeline and with which when/allow_failure. */
-import type { ConditionContext } from './conditions.ts';
+import { RuleClauseError, type ConditionContext } from './conditions.ts';
 import type { JobConfig, PolicyConfig, RuleConfig } from './job-config.ts';
 import type { InclusionOutcome, JobNeed, JobWhen, YamlVariable } from './model.ts';
 import { mergeVariables } from './entries/variables.ts';
@@ -13,6 +13,8 @@ export interface JobOutcome {
   variables: YamlVariable[];
   needs: JobNeed[] | null;
   interruptible: boolean | null;
+  /** A rule that could not be evaluated (GitLab's "Failed to parse rule"): the job is left out, the pipeline fails. */
+  ruleError?: string;
 }
 
 const DEFAULT_ONLY: PolicyConfig = { refs: ['branches', 'tags'], variables: null, changes: null, kubernetes: null };
@@ -36,7 +38,13 @@ export async function evaluateJob(job: JobConfig, conditions: ConditionContext, 
     interruptible: job.interruptible,
   };
   if (job.rules) {
-    const matched = await firstMatchingRule(job.rules, conditions, lookup);
+    let matched: number | null;
+    try {
+      matched = await firstMatchingRule(job.rules, conditions, lookup);
+    } catch (error) {
+      if (!(error instanceof RuleClauseError)) throw error;
+      return { ...base, inclusion: { included: false, decidedBy: 'rules', matchedRule: null }, ruleError: `Failed to parse rule for ${job.name}: ${error.message}` };
+    }
     if (matched === null) return { ...base, inclusion: { included: false, decidedBy: 'rules', matchedRule: null } };
     const rule = job.rules[matched];
     if (!rule) return base;
@@ -70,9 +78,19 @@ export async function firstMatchingRule(rules: RuleConfig[], conditions: Conditi
   return null;
 }
 
+/** `workflow:rules`: a rule that cannot be evaluated leaves none matched (GitLab's workflow step ignores its error: filtered). */
+export async function firstMatchingWorkflowRule(rules: RuleConfig[], conditions: ConditionContext, lookup: Lookup): Promise<number | null> {
+  try {
+    return await firstMatchingRule(rules, conditions, lookup);
+  } catch (error) {
+    if (error instanceof RuleClauseError) return null;
+    throw error;
+  }
+}
+
 async function ruleMatches(rule: RuleConfig, conditions: ConditionContext, lookup: Lookup): Promise<boolean> {
   if (rule.if !== null && !conditions.expressionTrue(rule.if, lookup)) return false;
-  if (rule.changes !== null && !conditions.changesMatch(rule.changes)) return false;
+  if (rule.changes !== null && !(await conditions.changesClauseMatch(rule.changes, lookup))) return false;
   if (rule.exists !== null && !(await conditions.existsMatch(rule.exists))) return false;
   return true;
 }

@@ -26,9 +26,15 @@ export interface PolicyConfig {
 
 export type RuleWhen = JobWhen | 'never';
 
+/** A rule's `changes`: its globs, and the ref they are compared with (`compare_to`, GitLab 15.3). */
+export interface ChangesClause {
+  paths: string[];
+  compareTo: string | null;
+}
+
 export interface RuleConfig {
   if: string | null;
-  changes: string[] | null;
+  changes: ChangesClause | null;
   exists: string[] | null;
   when: RuleWhen | null;
   startIn: string | null;

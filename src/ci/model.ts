@@ -77,6 +77,12 @@ export interface RepositoryReader {
   /** Sha of the last commit that changed any of these paths (`cache:key:files`), or null. */
   lastCommitFor?(paths: string[]): Promise<string | null>;
   /**
+   * `rules:changes:compare_to`: the paths changed from the merge base of the commit `ref` names
+   * and the pipeline's commit to that commit (GitLab's `modified_paths_since`), no more than
+   * `limit` of them; null when `ref` names no commit. Without it such a clause always holds.
+   */
+  changedPathsSince?(ref: string, limit: number): Promise<string[] | null>;
+  /**
    * A file from the artifacts of a job of the parent pipeline. Only given when compiling a
    * child pipeline: without it `include:artifact` is refused, as GitLab does.
    */

@@ -16,13 +16,26 @@ export interface ExpandableVariable {
 }
 
 export function expandNested(text: string, lookup: (name: string) => ExpandableVariable | undefined): string {
+  return expandWith(text, lookup, false);
+}
+
+/**
+ * GitLab's `ExpandVariables.expand_existing` over the variables expanded first (the rules'
+ * `changes` paths and `compare_to`): as `expandNested`, but a reference to a variable that is
+ * not set stays as written, in the text and in the values alike.
+ */
+export function expandExisting(text: string, lookup: (name: string) => ExpandableVariable | undefined): string {
+  return expandWith(text, lookup, true);
+}
+
+function expandWith(text: string, lookup: (name: string) => ExpandableVariable | undefined, keepUnknown: boolean): string {
   const expanded = new Map<string, string>();
   const expanding = new Set<string>();
-  const valueOf = (name: string): string => {
+  const valueOf = (name: string, reference: string): string => {
     const known = expanded.get(name);
     if (known !== undefined) return known;
     const variable = lookup(name);
-    if (variable === undefined) return '';
+    if (variable === undefined) return keepUnknown ? reference : '';
     if (variable.raw || expanding.has(name)) return variable.value;
     expanding.add(name);
     const value = replaceVariableReferences(variable.value, valueOf).slice(0, MAX_EXPANDED);

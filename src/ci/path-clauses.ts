@@ -7,6 +7,11 @@ import { pathGlobMatcher } from '../shared/glob.ts';
 
 /** GitLab `CHANGES_MAX_PATTERN_COMPARISONS`: paths × globs past this match without comparing. */
 export const MAX_CHANGES_COMPARISONS = 50_000;
+/**
+ * Changed paths past this many decide nothing more: at least one glob times this many paths is
+ * past the comparison budget (`changes` holds), so a diff is read no further.
+ */
+export const CHANGED_PATHS_NEEDED = MAX_CHANGES_COMPARISONS + 1;
 /** GitLab `Exists::MAX_PATTERN_COMPARISONS`: after this many comparisons a patterned glob matches. */
 export const MAX_EXISTS_COMPARISONS = 10_000;
 

@@ -114,6 +114,17 @@ export async function snapshotCommit(root: string, head: HeadInfo, committed: bo
   return (await git(root, ['commit-tree', tree], identityEnvironment(head), head.message)).trim();
 }
 
+/**
+ * The commit a ref or revision names in the user's repository (`rules:changes:compare_to`:
+ * their `main`, `refs/tags/v1`, `origin/main` or a SHA), or null. Read there when a rule asks:
+ * the snapshot's repository borrows these objects but holds none of the user's refs (its own
+ * branches point at the snapshot).
+ */
+export async function resolveUserCommit(root: string, revision: string): Promise<string | null> {
+  if (revision === '' || revision.startsWith('-')) return null;
+  return gitOrNull(root, ['rev-parse', '--verify', '-q', '--end-of-options', `${revision}^{commit}`]);
+}
+
 /** The git tree of a commit (the snapshot's: the files every job starts from). */
 export async function commitTree(root: string, sha: string): Promise<string> {
   return (await git(root, ['rev-parse', `${sha}^{tree}`])).trim();

@@ -13,7 +13,7 @@ import { isGantryError } from '../shared/errors.ts';
 import type { PipelineRecord } from '../storage/types-ci.ts';
 import type { ProjectRecord } from '../storage/types.ts';
 import { ExecError } from './errors.ts';
-import { readHead, snapshotCommit, workingTreeRoot, type HeadInfo } from './git.ts';
+import { readHead, resolveUserCommit, snapshotCommit, workingTreeRoot, type HeadInfo } from './git.ts';
 import { projectIdentity } from './project-identity.ts';
 import { followPipeline } from './follow.ts';
 import { formatSummary, type ExecIo, type ExecResult } from './output.ts';
@@ -107,6 +107,8 @@ export async function runExec(request: ExecRequest, io: ExecIo): Promise<number>
       variables: pipelineVariables.map((variable) => ({ key: variable.key, value: variable.value, variable_type: 'env_var' })),
       saveOnErrors: false,
       ignoreSkipCi: true,
+      // The snapshot has no parent: compare_to's merge base is taken with HEAD, in the user's refs.
+      compareRefs: { resolve: (revision) => resolveUserCommit(root, revision), history: head.sha },
     };
     timelineMark('project ready');
     const prepared = await local.ci.pipelineCreation.prepare(input).catch(explained);

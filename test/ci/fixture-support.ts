@@ -13,6 +13,8 @@ export interface FixtureContext {
   commitMessage?: string;
   variables?: ContextVariable[];
   changedPaths?: string[] | null;
+  /** `rules:changes:compare_to`: the paths changed since each ref the repository has (other refs name no commit). */
+  comparisons?: Record<string, string[]>;
   ignoreSkipCi?: boolean;
   limits?: CompileContext['limits'];
   /** The coordinator (`CI_SERVER_*`, `CI_PROJECT_URL`); absent: compiled without one. */
@@ -49,6 +51,7 @@ export async function loadFixture(directory: string): Promise<{ text: string; co
   }
   const projects = fixture.projects ?? {};
   const parentArtifacts = fixture.parentArtifacts;
+  const comparisons = fixture.comparisons;
   const context: CompileContext = {
     project: { id: 7, path: 'group/app', defaultBranch: 'main' },
     ref: fixture.ref ?? 'main',
@@ -72,6 +75,9 @@ export async function loadFixture(directory: string): Promise<{ text: string; co
         const content = projectFiles[file];
         return content === undefined ? { status: 'file-not-found' } : { status: 'found', content };
       },
+      ...(comparisons
+        ? { changedPathsSince: async (ref: string, limit: number) => comparisons[ref]?.slice(0, limit) ?? null }
+        : {}),
       ...(parentArtifacts
         ? {
             readArtifactFile: async (job: string, file: string): Promise<ArtifactFileResult> => {

@@ -1,6 +1,7 @@
 /** A job rule's `changes` and `exists` clauses and its delay, checked as GitLab's Rules::Rule entries check them. */
 import { parseDuration } from '../durations.ts';
 import { isPlainObject, isStringArray, type PlainObject } from '../values.ts';
+import type { ChangesClause } from '../job-config.ts';
 import type { EntryChecker } from './checker.ts';
 
 const MAX_CLAUSE_PATHS = 50;
@@ -20,8 +21,11 @@ function clausePaths(paths: unknown, checker: EntryChecker, report: (message: st
 }
 
 /** `rules:changes`: a list of paths, or `{paths, compare_to}`. */
-export function readChangesClause(value: unknown, checker: EntryChecker): string[] | null {
-  if (Array.isArray(value)) return clausePaths(value, checker, (message) => checker.configError(message));
+export function readChangesClause(value: unknown, checker: EntryChecker): ChangesClause | null {
+  if (Array.isArray(value)) {
+    const paths = clausePaths(value, checker, (message) => checker.configError(message));
+    return paths && { paths, compareTo: null };
+  }
   if (!isPlainObject(value)) {
     checker.sink.error(`${checker.location} should be an array or a hash`.toLowerCase(), checker.path);
     return null;
@@ -31,11 +35,13 @@ export function readChangesClause(value: unknown, checker: EntryChecker): string
     checker.configError('missing required keys: paths');
     return null;
   }
-  if (value.compare_to !== undefined && value.compare_to !== null && typeof value.compare_to !== 'string') {
+  const compareTo = value.compare_to ?? null;
+  if (compareTo !== null && typeof compareTo !== 'string') {
     checker.attributeError('compare_to', 'should be a string');
     return null;
   }
-  return clausePaths(value.paths, checker, (message) => checker.attributeError('paths', message));
+  const paths = clausePaths(value.paths, checker, (message) => checker.attributeError('paths', message));
+  return paths && { paths, compareTo };
 }
 
 /** `rules:exists`: a path, a list of paths, or `{paths, project, ref}` (another project's files are not read: its paths are this project's). */

@@ -1,5 +1,6 @@
 import { GantryError, invalidParam } from '../../shared/errors.ts';
 import { streamLines } from './blame.ts';
+import { readChangedPaths } from './changed-paths.ts';
 import { DIFF_OPTIONS, emptyDiff, openDiff, sumNumstat } from './diff.ts';
 import { clientOf, heavyIteration, reportingContentErrors } from './heavy.ts';
 import { HistoryCache } from './history-cache.ts';
@@ -111,13 +112,25 @@ export class History {
 
   /**
    * Paths whose content differs between two commits, old and new names of renames alike
-   * (`git diff --name-only`); null when either side is not a commit.
+   * (`git diff --name-only`), at most `limit` of them; null when either side is not a commit.
    */
-  async changedPaths(from: string, to: string): Promise<string[] | null> {
+  async changedPaths(from: string, to: string, limit = Number.POSITIVE_INFINITY): Promise<string[] | null> {
     const [fromId, toId] = await Promise.all([this.reader.resolveCommit(from), this.reader.resolveCommit(to)]);
     if (!fromId || !toId) return null;
-    const { stdout } = await runGit(this.access.gitDir, ['diff', '--name-only', '-z', '--no-renames', '--no-ext-diff', '--no-textconv', fromId, toId], { lowPriority: true });
-    return stdout.toString('utf8').split('\0').filter(Boolean);
+    return readChangedPaths(this.access.gitDir, fromId, toId, limit);
+  }
+
+  /**
+   * GitLab's `modified_paths_since`: the paths changed from the merge base of `base` and
+   * `history` to `to` (`history` is `to` but where `to` stands for a commit it has no history
+   * of), at most `limit`; none without a merge base (unrelated histories), null when a side
+   * is not a commit.
+   */
+  async changedPathsSince(base: string, history: string, to: string, limit: number): Promise<string[] | null> {
+    const [baseId, historyId, toId] = await Promise.all([base, history, to].map((revision) => this.reader.resolveCommit(revision)));
+    if (!baseId || !historyId || !toId) return null;
+    const mergeBase = await this.mergeBase(baseId, historyId);
+    return mergeBase === null ? [] : readChangedPaths(this.access.gitDir, mergeBase, toId, limit);
   }
 
   /** Heavy: the walk and then the diff (until it has been read or closed) hold one work slot. */

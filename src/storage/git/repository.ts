@@ -163,8 +163,12 @@ export class BareRepository implements GitRepository {
     return this.history.compare(from, to, straight);
   }
 
-  changedPaths(from: string, to: string): Promise<string[] | null> {
-    return this.history.changedPaths(from, to);
+  changedPaths(from: string, to: string, limit?: number): Promise<string[] | null> {
+    return this.history.changedPaths(from, to, limit);
+  }
+
+  changedPathsSince(base: string, history: string, to: string, limit: number): Promise<string[] | null> {
+    return this.history.changedPathsSince(base, history, to, limit);
   }
 
   isAncestor(ancestor: string, descendant: string): Promise<boolean> {

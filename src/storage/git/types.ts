@@ -218,8 +218,13 @@ export interface GitRepository {
    * (from the merge base unless `straight`), not expanded. The caller must iterate or close `diffs`.
    */
   compare(from: string, to: string, straight: boolean): Promise<GitComparison>;
-  /** Paths that differ between two revisions (`only:changes`, `rules:changes`); null when either resolves to no commit. */
-  changedPaths(from: string, to: string): Promise<string[] | null>;
+  /** Paths that differ between two revisions (`only:changes`, `rules:changes`), at most `limit`; null when either resolves to no commit. */
+  changedPaths(from: string, to: string, limit?: number): Promise<string[] | null>;
+  /**
+   * Paths changed from the merge base of `base` and `history` to `to` (`rules:changes:compare_to`),
+   * at most `limit`; none without a merge base, null when a revision resolves to no commit.
+   */
+  changedPathsSince(base: string, history: string, to: string, limit: number): Promise<string[] | null>;
   isAncestor(ancestor: string, descendant: string): Promise<boolean>;
   /** The best common ancestor of resolved commit ids (`git merge-base`), or null when none. */
   mergeBase(first: string, ...others: string[]): Promise<string | null>;

@@ -13,7 +13,7 @@ import type { ProtectedTagsService } from '../../repository/protected-tags.ts';
 import type { PipelineProcessing } from './processing.ts';
 import type { RedundantPipelines } from './redundant-pipelines.ts';
 import type { RemoteIncludes } from './remote-includes.ts';
-import { GitRepositoryReader, readTextAt, type GitReaderDeps } from './git-reader.ts';
+import { GitRepositoryReader, readTextAt, type CompareRefs, type GitReaderDeps } from './git-reader.ts';
 import type { ParentArtifacts } from './parent-artifacts.ts';
 import { failRefusedEnvironments, recordDeployments } from './deployments.ts';
 import { environmentUrl, jobRecords } from './job-records.ts';
@@ -61,6 +61,8 @@ export interface PipelineCreationInput {
    * is the request's ref path in this (the target) project's repository, never protected.
    */
   mergeRequest?: MergeRequestInfo;
+  /** Where `rules:changes:compare_to` resolves its ref (`runner exec`: the user's repository); default the project's. */
+  compareRefs?: CompareRefs;
 }
 
 export interface PipelineCreationDeps extends GitReaderDeps, PipelineVariableSources {
@@ -216,7 +218,7 @@ export class PipelineCreation {
       source: input.source,
       variables: await pipelineContextVariables(this.deps, project, given, VARIABLE_SOURCE[input.source] ?? 'pipeline'),
       changedPaths: input.changedPaths ?? null,
-      files: this.filesFor(input, new GitRepositoryReader(this.deps, target.repository, target.sha, input.user)),
+      files: this.filesFor(input, new GitRepositoryReader(this.deps, target.repository, target.sha, input.user, input.compareRefs)),
       configPath,
       ignoreSkipCi: input.ignoreSkipCi ?? false,
       limits: this.deps.limits,
@@ -237,6 +239,7 @@ export class PipelineCreation {
       listFiles: () => files.listFiles(),
       readProjectFile: (projectPath, ref, path) => files.readProjectFile(projectPath, ref, path),
       lastCommitFor: (paths) => files.lastCommitFor(paths),
+      changedPathsSince: (ref, limit) => files.changedPathsSince(ref, limit),
       ...(remote ? { readRemoteFile: remote } : {}),
       ...(input.source === 'parent_pipeline' && parent && artifacts ? { readArtifactFile: (job: string, path: string) => artifacts.read(parent.pipelineId, job, path) } : {}),
     };

@@ -22,8 +22,20 @@ export async function readTextAt(repository: GitRepository, sha: string, path: s
 }
 
 /**
+ * Where `rules:changes:compare_to` finds the commit it names, and the commit whose history the
+ * pipeline's commit continues (their merge base is the diff's base). By default the project's
+ * repository and the pipeline's commit; `runner exec` gives the user's own repository and HEAD,
+ * its snapshot commit having no parent.
+ */
+export interface CompareRefs {
+  resolve(ref: string): Promise<string | null>;
+  /** null: no history (a repository without commits), so nothing has changed since any ref. */
+  history: string | null;
+}
+
+/**
  * The compiler's view of a project's repository at the pipeline's sha: its files, its file
- * list (`rules:exists`), files of other projects the pipeline's user may read
+ * list (`rules:exists`), the paths changed since a ref (`rules:changes:compare_to`), files of other projects the pipeline's user may read
  * (`include:project`), and last commits for `cache:key:files`.
  */
 export class GitRepositoryReader implements RepositoryReader {
@@ -35,6 +47,7 @@ export class GitRepositoryReader implements RepositoryReader {
     private readonly sha: string,
     /** Whose rights include:project follows (null: public projects only). */
     private readonly user: UserRecord | null,
+    private readonly compareRefs?: CompareRefs,
   ) {}
 
   readFile(path: string): Promise<string | null> {
@@ -55,6 +68,15 @@ export class GitRepositoryReader implements RepositoryReader {
     const sha = revision === null ? null : await repository.resolveCommit(revision);
     const content = sha === null ? null : await readTextAt(repository, sha, path);
     return content === null ? { status: 'file-not-found' } : { status: 'found', content };
+  }
+
+  /** The paths changed since the merge base of `ref` and the pipeline's commit; null when `ref` names no commit. */
+  async changedPathsSince(ref: string, limit: number): Promise<string[] | null> {
+    const base = this.compareRefs ? await this.compareRefs.resolve(ref) : await this.repository.resolveCommit(ref);
+    if (base === null) return null;
+    const history = this.compareRefs ? this.compareRefs.history : this.sha;
+    if (history === null) return [];
+    return (await this.repository.changedPathsSince(base, history, this.sha, limit)) ?? [];
   }
 
   async lastCommitFor(paths: string[]): Promise<string | null> {

@@ -7,6 +7,7 @@ import type { MergeRequestRecord, MergeRequestsStore } from '../../../../storage
 import type { NewTask } from '../../../../storage/types-tasks.ts';
 import type { ProjectRecord, ProjectsStore, UserRecord, UsersStore } from '../../../../storage/types.ts';
 import type { MergeRequestInfo } from '../../../../ci/merge-request-variables.ts';
+import { CHANGED_PATHS_NEEDED } from '../../../../ci/path-clauses.ts';
 import type { MergeRequestObserver, MergeRequestRefreshed } from '../../planning/merge-requests/observers.ts';
 import type { TaskHandler } from '../../task-queue.ts';
 import type { PipelineCreation, PipelineCreationInput } from './creation.ts';
@@ -118,6 +119,6 @@ export class MergeRequestPipelines implements MergeRequestObserver {
   /** `rules:changes` of a merge request pipeline: the request's diff, from the merge base (GitLab's diff_base_sha). */
   private async changedPaths(project: ProjectRecord, request: MergeRequestRecord): Promise<string[] | null> {
     if (request.base_sha === null || request.head_sha === null || !(await this.deps.repositories.exists(project.id))) return null;
-    return this.deps.repositories.open(project.id).changedPaths(request.base_sha, request.head_sha);
+    return this.deps.repositories.open(project.id).changedPaths(request.base_sha, request.head_sha, CHANGED_PATHS_NEEDED);
   }
 }

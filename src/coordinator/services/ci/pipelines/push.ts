@@ -1,3 +1,4 @@
+import { CHANGED_PATHS_NEEDED } from '../../../../ci/path-clauses.ts';
 import { ZERO_SHA } from '../../../../ci/pipeline-variables.ts';
 import type { Logger } from '../../../../shared/logger.ts';
 import type { RepositoryManager } from '../../../../storage/git/types.ts';
@@ -73,11 +74,11 @@ export class PushPipelines {
     };
   }
 
-  /** A new branch or a tag: unknown, so `changes` always matches (as GitLab does); else the diff of the push. */
+  /** A new branch or a tag: unknown, so `changes` always matches (as GitLab does); else the diff of the push, read as far as `changes` needs. */
   private async changedPaths(push: PushPipelineTask): Promise<string[] | null> {
     if (push.before === ZERO_SHA || push.ref.startsWith('refs/tags/')) return null;
     if (!(await this.deps.repositories.exists(push.projectId))) return null;
-    return this.deps.repositories.open(push.projectId).changedPaths(push.before, push.after);
+    return this.deps.repositories.open(push.projectId).changedPaths(push.before, push.after, CHANGED_PATHS_NEEDED);
   }
 }
 

@@ -51,6 +51,8 @@ function failureMessage(url: string, answer: Exclude<RemoteFileResult, { status:
       return `Remote file \`${url}\` could not be fetched because of a timeout error!`;
     case 'socket-error':
       return `Remote file \`${url}\` could not be fetched because of a socket error!`;
+    case 'http-error':
+      return `Remote file \`${url}\` could not be fetched because of HTTP error!`;
     case 'refused':
       return `Remote file could not be fetched because ${answer.reason}!`;
   }

@@ -61,6 +61,8 @@ export type RemoteFileResult =
   | { status: 'http-code'; code: number }
   | { status: 'timeout' }
   | { status: 'socket-error' }
+  /** GitLab's `Gitlab::HTTP::Error` (too many redirects, a redirect to another scheme). */
+  | { status: 'http-error' }
   | { status: 'refused'; reason: string };
 
 /**

@@ -22,6 +22,9 @@ describe('include:remote', () => {
       requested.push(request.url ?? '');
       if (request.url === '/shared.yml') response.end(SHARED);
       else if (request.url === '/moved.yml') response.writeHead(301, { location: '/shared.yml' }).end();
+      else if (request.url === '/twice.yml') response.writeHead(302, { location: `${base}/moved.yml` }).end();
+      else if (request.url?.startsWith('/loop/')) response.writeHead(307, { location: `/loop/${Number(request.url.slice(6)) + 1}` }).end();
+      else if (request.url === '/to-ftp.yml') response.writeHead(302, { location: 'ftp://example.com/ci.yml' }).end();
       else response.writeHead(404).end('not found');
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -74,11 +77,49 @@ describe('include:remote', () => {
     }
   });
 
-  it("answers GitLab's errors for a missing file, a redirect (not followed) and a closed port", async () => {
+  it('follows redirects as GitLab does, five at most, to http or https only', async () => {
+    await allowLocal(true);
+    try {
+      for (const file of ['moved.yml', 'twice.yml']) {
+        const linted = await lint(`include: ${base}/${file}\nown:\n  script: echo own\n`);
+        assert.equal(linted.valid, true, JSON.stringify(linted.errors));
+        assert.match(linted.merged_yaml as string, /shared-job:/);
+      }
+      const before = requested.length;
+      assert.deepEqual((await lint(`include: ${base}/loop/0\n`)).errors, [`Remote file \`${base}/loop/0\` could not be fetched because of HTTP error!`]);
+      assert.deepEqual(requested.slice(before), ['/loop/0', '/loop/1', '/loop/2', '/loop/3', '/loop/4', '/loop/5'], 'the first request and five redirects');
+      assert.deepEqual((await lint(`include: ${base}/to-ftp.yml\n`)).errors, [`Remote file \`${base}/to-ftp.yml\` could not be fetched because of HTTP error!`]);
+    } finally {
+      await allowLocal(false);
+    }
+  });
+
+  it('checks the address a redirect points to as the first one', async () => {
+    const fetched = async (send: (url: string) => { status: number; location?: string; body?: string }) => {
+      const { RemoteIncludes } = await import('../../src/coordinator/services/ci/pipelines/remote-includes.ts');
+      const { sendOutbound } = await import('../../src/coordinator/services/outbound/outbound-http.ts');
+      const reader = new RemoteIncludes({
+        settings: { values: async () => ({ allow_local_requests_from_web_hooks_and_services: false }) as never },
+        // A public name that answers a redirect to this machine; the real client then checks that address.
+        send: async (request) => {
+          if (request.url.startsWith('http://public.example/')) {
+            const answer = send(request.url);
+            return { status: answer.status, headers: answer.location ? { location: answer.location } : {}, body: answer.body ?? '', truncated: false };
+          }
+          return sendOutbound(request);
+        },
+      }).forCompile();
+      return reader('http://public.example/ci.yml');
+    };
+    assert.deepEqual(await fetched(() => ({ status: 302, location: `${base}/shared.yml` })), { status: 'refused', reason: 'URL is blocked: Requests to the local network are not allowed' });
+    assert.deepEqual(await fetched(() => ({ status: 200, body: SHARED })), { status: 'found', content: SHARED });
+    assert.deepEqual(await fetched(() => ({ status: 304 })), { status: 'found', content: '' }, 'an answer under 400 that is no redirect is the file, as GitLab reads it');
+  });
+
+  it("answers GitLab's errors for a missing file and a closed port", async () => {
     await allowLocal(true);
     try {
       assert.deepEqual((await lint(`include: ${base}/missing.yml\n`)).errors, [`Remote file \`${base}/missing.yml\` could not be fetched because of HTTP code \`404\` error!`]);
-      assert.deepEqual((await lint(`include: ${base}/moved.yml\n`)).errors, [`Remote file \`${base}/moved.yml\` could not be fetched because of HTTP code \`301\` error!`]);
       const closed = await new Promise<number>((resolve) => {
         const probe = createServer().listen(0, '127.0.0.1', () => {
           const { port } = probe.address() as AddressInfo;

@@ -15,11 +15,15 @@ export interface RemoteIncludesDeps {
   send?: (request: OutboundRequest) => Promise<OutboundResponse>;
 }
 
+/** Redirects followed for one file (GitLab's HTTP client, HTTParty's default limit); one more is an HTTP error. */
+const MAX_REDIRECTS = 5;
+
 /**
- * The files `include:remote` names, fetched with the one outbound client: exactly the URL
- * (no redirect followed: a 3xx is an answer without the file), local addresses refused unless
- * the instance allows local requests (`allow_local_requests_from_web_hooks_and_services`, as
- * GitLab's HTTP client checks them), each within 10 s and all of one configuration within 30 s.
+ * The files `include:remote` names, fetched with the one outbound client, following up to 5
+ * redirects as GitLab's client does (each new address checked as the first: local addresses
+ * refused unless the instance allows local requests,
+ * `allow_local_requests_from_web_hooks_and_services`), each file within 10 s and all of one
+ * configuration within 30 s. An answer of 400 or more is an error; any other is the file.
  */
 export class RemoteIncludes {
   constructor(private readonly deps: RemoteIncludesDeps) {}
@@ -31,11 +35,22 @@ export class RemoteIncludes {
       const remaining = deadline - Date.now();
       if (remaining <= 0) return { status: 'timeout' };
       const allowLocal = (await this.deps.settings.values()).allow_local_requests_from_web_hooks_and_services === true;
+      const fileDeadline = Date.now() + Math.min(REQUEST_TIMEOUT_MS, remaining);
       try {
-        const answer = await (this.deps.send ?? sendOutbound)({ method: 'GET', url, allowLocal, timeoutMs: Math.min(REQUEST_TIMEOUT_MS, remaining), maxResponseBytes: MAX_BYTES });
-        if (answer.status < 200 || answer.status >= 300) return { status: 'http-code', code: answer.status };
-        if (answer.truncated) return { status: 'too-big' };
-        return { status: 'found', content: answer.body };
+        let location = url;
+        for (let redirects = 0; ; redirects += 1) {
+          const timeoutMs = fileDeadline - Date.now();
+          if (timeoutMs <= 0) return { status: 'timeout' };
+          const answer = await (this.deps.send ?? sendOutbound)({ method: 'GET', url: location, allowLocal, timeoutMs, maxResponseBytes: MAX_BYTES });
+          const next = redirectTarget(location, answer);
+          if (next === null) {
+            if (answer.status >= 400) return { status: 'http-code', code: answer.status };
+            if (answer.truncated) return { status: 'too-big' };
+            return { status: 'found', content: answer.body };
+          }
+          if (redirects === MAX_REDIRECTS || next === undefined) return { status: 'http-error' };
+          location = next;
+        }
       } catch (error) {
         if (!(error instanceof OutboundFailure)) throw error;
         switch (error.kind) {
@@ -50,5 +65,22 @@ export class RemoteIncludes {
         }
       }
     };
+  }
+}
+
+/**
+ * Where a redirect (301, 302, 303, 307, 308 with a Location) points, resolved against the URL
+ * asked; null when the answer is not a redirect; undefined when it points nowhere fetchable
+ * (not http or https: HTTParty's unsupported scheme, an HTTP error).
+ */
+function redirectTarget(from: string, answer: OutboundResponse): string | null | undefined {
+  if (![301, 302, 303, 307, 308].includes(answer.status)) return null;
+  const location = answer.headers.location;
+  if (typeof location !== 'string' || location === '') return null;
+  try {
+    const target = new URL(location, from);
+    return target.protocol === 'http:' || target.protocol === 'https:' ? target.toString() : undefined;
+  } catch {
+    return undefined;
   }
 }

@@ -15,6 +15,7 @@ import type { ProjectRecord } from '../storage/types.ts';
 import { ExecError } from './errors.ts';
 import { readHead, resolveUserCommit, snapshotCommit, workingTreeRoot, type HeadInfo } from './git.ts';
 import { projectIdentity } from './project-identity.ts';
+import { mergeRequestInput } from './merge-request.ts';
 import { followPipeline } from './follow.ts';
 import { formatSummary, type ExecIo, type ExecResult } from './output.ts';
 
@@ -98,7 +99,7 @@ export async function runExec(request: ExecRequest, io: ExecIo): Promise<number>
       if (configPath.startsWith('..')) throw new ExecError(`--file ${request.file} is outside the working tree ${root}`);
       project = (await local.coordinator.context.stores.projects.update(project.id, { ci_config_path: configPath })) ?? project;
     }
-    const input: PipelineCreationInput = {
+    const branchInput: PipelineCreationInput = {
       project,
       ref: `${ref.kind === 'tag' ? 'refs/tags/' : 'refs/heads/'}${ref.name}`,
       sha,
@@ -110,6 +111,7 @@ export async function runExec(request: ExecRequest, io: ExecIo): Promise<number>
       // The snapshot has no parent: compare_to's merge base is taken with HEAD, in the user's refs.
       compareRefs: { resolve: (revision) => resolveUserCommit(root, revision), history: head.sha },
     };
+    const input = request.source === 'merge_request_event' ? await mergeRequestInput(local, project, branchInput, { root, head, sha, ref }) : branchInput;
     timelineMark('project ready');
     const prepared = await local.ci.pipelineCreation.prepare(input).catch(explained);
     timelineMark('compiled');
@@ -214,7 +216,8 @@ async function runPipeline(
   const runner = await registered.start();
   let runs: RunRegistry | undefined;
   try {
-    runs = await supersedeOlderRuns(local, state.runsDir, input.ref, pipeline, io);
+    // A merge request's runs supersede each other by source branch (every local request is !1).
+    runs = await supersedeOlderRuns(local, state.runsDir, input.mergeRequest ? `${input.mergeRequest.sourceBranch} (merge request)` : input.ref, pipeline, io);
     // Named jobs run even when manual: naming them is asking for them.
     const play = new Set([...request.manual, ...request.jobs]);
     const statuses = async () => (await local.coordinator.context.stores.jobs.list({ projectId: project.id }, { offset: 0, limit: 10_000 })).items.map((job) => job.status);

@@ -35,7 +35,7 @@ export interface ExecArgs {
   concurrency?: number;
 }
 
-const SOURCES: readonly PipelineSource[] = ['push', 'web', 'api', 'trigger', 'schedule', 'pipeline', 'external'];
+const SOURCES: readonly PipelineSource[] = ['push', 'web', 'api', 'trigger', 'schedule', 'pipeline', 'external', 'merge_request_event'];
 
 /** Where runExecCommand writes, and what it knows of its terminal. */
 export interface ExecCommandIo extends ExecIo {

@@ -67,7 +67,7 @@ export class MergeRequestPipelines implements MergeRequestObserver {
       if (!project || project.pending_delete) return;
       const user = due.userId === null ? null : ((await this.deps.users.findById(due.userId)) ?? null);
       try {
-        await this.deps.creation.create({ ...(await this.creationInput(project, request, user)), saveOnErrors: true, inTransaction: completing(task) });
+        await this.deps.creation.create({ ...(await this.inputFor(project, request, user)), saveOnErrors: true, inTransaction: completing(task) });
       } catch (error) {
         if (!isNoPipelineRefusal(error)) throw error;
         this.deps.logger.info({ project: project.id, mergeRequest: request.iid, sha: due.sha, code: error.code, reason: error.message }, 'merge request creates no pipeline');
@@ -82,7 +82,7 @@ export class MergeRequestPipelines implements MergeRequestObserver {
    */
   async createNow(project: ProjectRecord, request: MergeRequestRecord, user: UserRecord): Promise<PipelineRecord> {
     if (request.head_sha === null || request.state !== 'opened' || request.head_sha === request.base_sha) throw new GantryError('GANTRY_E_MERGE_REQUEST_PIPELINE_REFUSED', 'Cannot create a pipeline for this merge request.');
-    const pipeline = await this.deps.creation.create({ ...(await this.creationInput(project, request, user)), saveOnErrors: false });
+    const pipeline = await this.deps.creation.create({ ...(await this.inputFor(project, request, user)), saveOnErrors: false });
     await this.deps.requestPipelines.refreshHeadPipeline(request.id);
     return pipeline;
   }
@@ -103,7 +103,8 @@ export class MergeRequestPipelines implements MergeRequestObserver {
     return request && project ? this.deps.infos.of(request, project) : undefined;
   }
 
-  private async creationInput(project: ProjectRecord, request: MergeRequestRecord, user: UserRecord | null): Promise<Omit<PipelineCreationInput, 'saveOnErrors'>> {
+  /** The creation input of a pipeline for the request's head (`runner exec` makes its own request's pipeline with it). */
+  async inputFor(project: ProjectRecord, request: MergeRequestRecord, user: UserRecord | null): Promise<Omit<PipelineCreationInput, 'saveOnErrors'>> {
     const info = await this.deps.infos.of(request, project);
     return {
       project,

@@ -172,3 +172,51 @@ export async function lendObjects(root: string, gitDir: string): Promise<string>
   await appendFile(path.join(info, 'alternates'), `${objects}\n`);
   return objects;
 }
+
+/** A submodule a commit records: its `.gitmodules` name, path and URL, and the commit its gitlink names. */
+export interface RecordedSubmodule {
+  name: string;
+  path: string;
+  url: string;
+  commit: string;
+}
+
+/**
+ * The submodules `commit` records, read in the repository at `gitDir` (a working tree or a git
+ * directory holding the commit): `.gitmodules` at that commit, each entry with a gitlink there.
+ */
+export async function recordedSubmodules(gitDir: string, commit: string): Promise<RecordedSubmodule[]> {
+  const config = await gitOrNull(gitDir, ['config', '--blob', `${commit}:.gitmodules`, '--get-regexp', '^submodule\\..*\\.(path|url)$']);
+  if (config === null) return [];
+  const entries = new Map<string, { path?: string; url?: string }>();
+  for (const line of config.split('\n')) {
+    const match = /^submodule\.(.+)\.(path|url) (.+)$/.exec(line);
+    if (!match) continue;
+    const entry = entries.get(match[1]!) ?? {};
+    entry[match[2] as 'path' | 'url'] = match[3]!;
+    entries.set(match[1]!, entry);
+  }
+  const listed = [...entries].flatMap(([name, entry]) => (entry.path && entry.url ? [{ name, path: entry.path, url: entry.url }] : []));
+  if (listed.length === 0) return [];
+  const tree = await gitOrNull(gitDir, ['ls-tree', '-z', commit, '--', ...listed.map((entry) => entry.path)]);
+  const gitlinks = new Map<string, string>();
+  for (const record of (tree ?? '').split('\0')) {
+    const match = /^160000 commit ([0-9a-f]{40,64})\t(.+)$/.exec(record);
+    if (match) gitlinks.set(match[2]!, match[1]!);
+  }
+  return listed.flatMap((entry) => (gitlinks.has(entry.path) ? [{ ...entry, commit: gitlinks.get(entry.path)! }] : []));
+}
+
+/**
+ * The git directory of a submodule checked out in the repository at `gitDir` that holds
+ * `commit` (`.git/modules/<name>`, or the older `.git` inside the submodule's directory), or null.
+ */
+export async function submoduleGitDir(gitDir: string, workTree: string | null, submodule: RecordedSubmodule): Promise<string | null> {
+  const modules = await gitOrNull(gitDir, ['rev-parse', '--path-format=absolute', '--git-path', `modules/${submodule.name}`]);
+  const candidates = [modules, workTree === null ? null : path.join(workTree, submodule.path, '.git')];
+  for (const candidate of candidates) {
+    if (candidate === null) continue;
+    if ((await gitOrNull(candidate, ['--git-dir=.', 'cat-file', '-e', `${submodule.commit}^{commit}`])) !== null) return candidate;
+  }
+  return null;
+}

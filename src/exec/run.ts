@@ -16,13 +16,15 @@ import { ExecError } from './errors.ts';
 import { readHead, resolveUserCommit, snapshotCommit, workingTreeRoot, type HeadInfo } from './git.ts';
 import { projectIdentity } from './project-identity.ts';
 import { mergeRequestInput } from './merge-request.ts';
+import { createLocalProject } from './project-placement.ts';
+import { provideSubmodules } from './submodules.ts';
 import { followPipeline } from './follow.ts';
 import { formatSummary, type ExecIo, type ExecResult } from './output.ts';
 
 export type { ExecIo };
 import { chooseJobs, configWithOnly, resultWithOnly } from './selection.ts';
 import { RunRegistry } from './superseding.ts';
-import { createLocalProject, loadStack, prepareRunner, registerLocalRunner, setSnapshotRefs, startedTogether, startLocalCoordinator, type ExecRunnerSettings, type LocalCoordinator } from './session.ts';
+import { loadStack, prepareRunner, registerLocalRunner, setSnapshotRefs, startedTogether, startLocalCoordinator, type ExecRunnerSettings, type LocalCoordinator } from './session.ts';
 import { requestPayload } from './payload.ts';
 import { summariseJunitReports } from './junit-summary.ts';
 import { copyArtifacts, ignoreLocalState, prepareLocalState, writeJobLogs } from './local-state.ts';
@@ -94,6 +96,7 @@ export async function runExec(request: ExecRequest, io: ExecIo): Promise<number>
   try {
     let project = configured;
     await setSnapshotRefs(local, project, { sha, defaultBranch: head.defaultBranch, ref });
+    await provideSubmodules(local, project, root, sha);
     if (request.file !== undefined) {
       const configPath = path.relative(root, path.resolve(request.cwd, request.file)).split(path.sep).join('/');
       if (configPath.startsWith('..')) throw new ExecError(`--file ${request.file} is outside the working tree ${root}`);

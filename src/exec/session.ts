@@ -19,8 +19,6 @@ import type { BeforeFailedCleanup } from '../runner/job/engine.ts';
 import { silentLogger } from '../shared/logger.ts';
 import type { ProjectRecord, UserRecord } from '../storage/types.ts';
 import { ExecError } from './errors.ts';
-import { lendObjects } from './git.ts';
-import { FALLBACK_PROJECT_PATH, type ProjectIdentity } from './project-identity.ts';
 import { timelineMark } from '../runner/timeline.ts';
 
 const HOST = '127.0.0.1';
@@ -128,22 +126,6 @@ export async function startLocalCoordinator(): Promise<LocalCoordinator> {
 }
 
 /**
- * A project holding `sha` on its default branch and on the ref asked for (a branch or a tag).
- * The project's bare repository borrows the user's object database (git alternates) instead of
- * receiving a push: a push by path costs four git processes and a copy of every object, over
- * HTTP also the coordinator's push hooks. The jobs still fetch the snapshot from the project
- * over git HTTP, as from a server.
- */
-export async function pushProject(
-  local: LocalCoordinator,
-  source: { root: string; sha: string; identity: ProjectIdentity; defaultBranch: string; ref: { name: string; kind: 'branch' | 'tag' } },
-): Promise<ProjectRecord> {
-  const project = await createLocalProject(local, source);
-  await setSnapshotRefs(local, project, source);
-  return project;
-}
-
-/**
  * A JSON POST to the local coordinator's API (as root unless `headers` say otherwise), by the
  * HTTP client the runner loads anyway (undici, from the bundle's code cache): Node's own fetch
  * compiles its own request path and the web streams of its bodies at first use, about 30 ms of
@@ -153,44 +135,6 @@ export async function postToLocalApi(local: LocalCoordinator, apiPath: string, b
   const { request } = await loadStack();
   const answer = await request(`${local.url}/api/v4${apiPath}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
   return { ok: answer.statusCode >= 200 && answer.statusCode < 300, status: answer.statusCode, text: await answer.body.text() };
-}
-
-/**
- * The project, its repository lent the user's object database, with no refs yet: it needs no
- * snapshot, so it is made while the snapshot is taken (setSnapshotRefs follows).
- */
-export async function createLocalProject(local: LocalCoordinator, source: { root: string; identity: ProjectIdentity; defaultBranch: string }): Promise<ProjectRecord> {
-  const namespaceId = await localGroups(local, source.identity.groups);
-  const create = (projectPath: string, namespace: number | null) =>
-    postToLocalApi(local, '/projects', { name: projectPath, path: projectPath, default_branch: source.defaultBranch, ...(namespace === null ? {} : { namespace_id: namespace }) });
-  let answer = await create(source.identity.path, namespaceId);
-  // A path the coordinator refuses (a reserved name, a group it would not make): the project `project` of root.
-  if (!answer.ok && answer.status === 400) answer = await create(FALLBACK_PROJECT_PATH, null);
-  if (!answer.ok) throw new Error(`the local coordinator refused the project: ${answer.status} ${answer.text}`);
-  const { id } = JSON.parse(answer.text) as { id: number };
-  const { GitRepositoryManager } = await loadStack();
-  const { repositories } = local.coordinator.context;
-  if (!(repositories instanceof GitRepositoryManager)) throw new Error('the local coordinator keeps its repositories elsewhere than on disk');
-  local.lentObjects = await lendObjects(source.root, repositories.repositoryPath(id));
-  const project = await local.coordinator.context.stores.projects.findById(id);
-  if (!project) throw new Error('the local project is gone');
-  return project;
-}
-
-/**
- * The project's groups, made from the top (a first group named as root is root's own
- * namespace); answers the innermost one's id, null for root's namespace or when the
- * coordinator refuses a group (the project then goes to root's namespace).
- */
-async function localGroups(local: LocalCoordinator, groups: readonly string[]): Promise<number | null> {
-  if (groups.length === 0 || (groups.length === 1 && groups[0] === local.root.username)) return null;
-  let parentId: number | null = null;
-  for (const group of groups) {
-    const answer = await postToLocalApi(local, '/groups', { name: group, path: group, ...(parentId === null ? {} : { parent_id: parentId }) });
-    if (!answer.ok) return null;
-    parentId = (JSON.parse(answer.text) as { id: number }).id;
-  }
-  return parentId;
 }
 
 /** The snapshot's commit on the default branch and on the ref asked for, in the project's repository. */

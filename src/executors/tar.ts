@@ -2,14 +2,15 @@
  * Tar streams to and from a directory on this machine, with the checks of safe-path.ts: an
  * entry that would land outside the destination (absolute, `..`, through or as an escaping
  * symlink) is refused and nothing more is written.
- * Unpacking makes its directories, checks, links and modes with synchronous calls (file data
- * still streams): each is a few microseconds on the local disk a job works on, where through
- * the thread pool it costs this thread several times that and then waits its turn in the event
- * loop, which in `runner exec` serves the coordinator too (an artifacts archive is some fifteen
- * such calls in a row).
+ * Unpacking makes its directories, checks, links and modes, and packing reads each entry's
+ * metadata, with synchronous calls (file data and directory listings still go through the
+ * thread pool): each is a few microseconds on the local disk a job works on, where through the
+ * pool it costs this thread several times that and then waits its turn in the event loop,
+ * which in `runner exec` serves the coordinator too (an artifacts archive is some fifteen such
+ * calls in a row).
  */
-import { chmodSync, createReadStream, createWriteStream, linkSync, lstatSync, mkdirSync, openSync, realpathSync, symlinkSync, unlinkSync, utimesSync } from 'node:fs';
-import { lstat, readdir, readlink, rm } from 'node:fs/promises';
+import { chmodSync, createReadStream, createWriteStream, linkSync, lstatSync, mkdirSync, openSync, readlinkSync, realpathSync, symlinkSync, unlinkSync, utimesSync } from 'node:fs';
+import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import tar from 'tar-stream';
@@ -55,7 +56,7 @@ export function packDirectory(root: string, options: PackOptions = {}): Readable
   const pack = tar.pack();
   const walk = async (relative: string): Promise<void> => {
     if (relative === '' && options.withRoot) {
-      const stat = await lstat(root);
+      const stat = lstatSync(root);
       await addEntry(pack, { name: './', type: 'directory', mode: adjustMode(stat.mode & 0o7777), mtime: stat.mtime, uid: stat.uid, gid: stat.gid });
     }
     const entries = await readdir(path.join(root, relative), { withFileTypes: true });
@@ -63,13 +64,13 @@ export function packDirectory(root: string, options: PackOptions = {}): Readable
     for (const entry of entries) {
       const name = relative ? `${relative}/${entry.name}` : entry.name;
       const absolute = path.join(root, name);
-      const stat = await lstat(absolute);
+      const stat = lstatSync(absolute);
       const common = { mode: stat.isSymbolicLink() ? stat.mode & 0o7777 : adjustMode(stat.mode & 0o7777), mtime: stat.mtime, uid: stat.uid, gid: stat.gid };
       if (stat.isDirectory()) {
         await addEntry(pack, { ...common, name: `${name}/`, type: 'directory' });
         await walk(name);
       } else if (stat.isSymbolicLink()) {
-        await addEntry(pack, { ...common, name, type: 'symlink', linkname: await readlink(absolute) });
+        await addEntry(pack, { ...common, name, type: 'symlink', linkname: readlinkSync(absolute) });
       } else if (stat.isFile()) {
         const sink = pack.entry({ ...common, name, type: 'file', size: stat.size });
         await pump(createReadStream(absolute), sink);

@@ -46,6 +46,8 @@ export async function followPipeline(local: LocalCoordinator, project: ProjectRe
     printer ??= new LogPrinter(write, options.colour, jobs.map((job) => job.name), options.verbose);
     for (const job of jobs) {
       if (!final && settled.has(job.id)) continue;
+      // A job no runner has started has no log yet: not asked for it (most jobs, most passes).
+      if (!final && job.started_at === null) continue;
       const from = printed.get(job.id) ?? 0;
       const size = await traces.size(job.id);
       const done = final || !['pending', 'running', 'canceling'].includes(job.status);

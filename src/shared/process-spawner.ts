@@ -17,6 +17,12 @@ export interface SpawnRequest {
    * crashes or is killed: the helper sees its channel close), like execa's `cleanup`. Needs `detached`.
    */
   killWithParent?: boolean;
+  /**
+   * One socket is the process's stdin, stdout and stderr (its output one stream, in the order
+   * it was written; a shell's, whose stderr joins its stdout anyway): one connection to set up
+   * and hand over instead of three. The SpawnedProcess's three streams are then that socket.
+   */
+  oneStream?: boolean;
 }
 
 export interface ProcessExit {
@@ -24,7 +30,7 @@ export interface ProcessExit {
   signal: NodeJS.Signals | null;
 }
 
-/** A process started by the spawner; its stdio are sockets connected to it. */
+/** A process started by the spawner; its stdio are sockets connected to it (one socket, three times, with `oneStream`). */
 export interface SpawnedProcess {
   pid: number;
   stdin: net.Socket;
@@ -56,7 +62,7 @@ process.on('message', (message, handle) => {
   const sockets = stdio.get(message.id) || [];
   stdio.delete(message.id);
   try {
-    const child = spawn(message.file, message.args, { env: message.env, cwd: message.cwd, detached: message.detached, stdio: sockets });
+    const child = spawn(message.file, message.args, { env: message.env, cwd: message.cwd, detached: message.detached, stdio: message.oneStream ? [sockets[0], sockets[0], sockets[0]] : sockets });
     child.once('error', (error) => send({ kind: 'failed', id: message.id, error: String(error && error.message) }));
     if (child.pid !== undefined) send({ kind: 'spawned', id: message.id, pid: child.pid });
     if (message.killWithParent && message.detached && child.pid !== undefined) killWithParent.add(child.pid);
@@ -138,7 +144,7 @@ export class ProcessSpawner {
   async spawn(request: SpawnRequest): Promise<SpawnedProcess> {
     if (this.closed) throw new Error('the process spawner is closed');
     await this.listen();
-    const pairs = [await this.pair(), await this.pair(), await this.pair()];
+    const pairs = request.oneStream ? [await this.pair()] : [await this.pair(), await this.pair(), await this.pair()];
     const helper = this.ensureHelper();
     const id = this.nextId++;
     let exitedResolve: (exit: ProcessExit) => void = () => undefined;
@@ -164,16 +170,21 @@ export class ProcessSpawner {
       });
       // Each send passes one socket's descriptor and closes it here (keepOpen is false).
       pairs.forEach(([, theirs], index) => helper.send({ kind: 'stdio', id, index }, theirs));
-      helper.send({ kind: 'spawn', id, file: request.file, args: request.args, env: request.env, cwd: request.cwd, detached: request.detached ?? false, killWithParent: request.killWithParent ?? false });
+      helper.send({
+        kind: 'spawn', id, file: request.file, args: request.args, env: request.env, cwd: request.cwd,
+        detached: request.detached ?? false, killWithParent: request.killWithParent ?? false, oneStream: request.oneStream ?? false,
+      });
       this.holdLoop();
     }).catch((error: unknown) => {
       for (const [ours] of pairs) ours.destroy();
       throw error;
     });
-    const [stdin, stdout, stderr] = pairs.map(([ours]) => ours) as [net.Socket, net.Socket, net.Socket];
-    // Nothing is ever written to the process's stdout or stderr from this side.
-    stdout.end();
-    stderr.end();
+    const [stdin, stdout, stderr] = (request.oneStream ? [pairs[0]![0], pairs[0]![0], pairs[0]![0]] : pairs.map(([ours]) => ours)) as [net.Socket, net.Socket, net.Socket];
+    // Nothing is ever written to the process's stdout or stderr from this side (with oneStream, the socket is its stdin too).
+    if (!request.oneStream) {
+      stdout.end();
+      stderr.end();
+    }
     const kill = (signal: NodeJS.Signals = 'SIGTERM'): void => {
       if (hasExited) return;
       try {

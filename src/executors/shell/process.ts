@@ -30,7 +30,8 @@ export async function runShellScript(request: RunRequest, options: ShellProcessO
   let child: SpawnedProcess;
   try {
     // killWithParent: nothing of the stage outlives `runner exec` or the runner (execa's `cleanup`).
-    child = await sharedSpawner().spawn({ file, args, cwd: options.cwd, env: options.env ?? process.env, detached: true, killWithParent: true });
+    // One socket for stdin, stdout and stderr: the script's output is one stream anyway.
+    child = await sharedSpawner().spawn({ file, args, cwd: options.cwd, env: options.env ?? process.env, detached: true, killWithParent: true, oneStream: true });
   } catch (error) {
     throw new ExecutorError(`cannot start ${file}: ${error instanceof Error ? error.message : String(error)}`, 'system', { cause: error });
   }
@@ -38,7 +39,7 @@ export async function runShellScript(request: RunRequest, options: ShellProcessO
   // A shell that exits before reading its whole script closes stdin under the write.
   child.stdin.on('error', () => undefined);
   child.stdin.end(input);
-  const output = Promise.all([drain(child.stdout, request.onOutput), drain(child.stderr, request.onOutput)]);
+  const output = Promise.all([...new Set([child.stdout, child.stderr])].map((stream) => drain(stream, request.onOutput)));
 
   let killTimer: NodeJS.Timeout | undefined;
   const onAbort = (): void => {
@@ -61,7 +62,7 @@ export async function runShellScript(request: RunRequest, options: ShellProcessO
     if (killTimer) clearTimeout(killTimer);
     // Nothing the script left running in its group outlives the stage.
     signalGroup(pid, 'SIGKILL');
-    for (const stream of [child.stdin, child.stdout, child.stderr]) stream.destroy();
+    for (const stream of new Set([child.stdin, child.stdout, child.stderr])) stream.destroy();
   }
 }
 

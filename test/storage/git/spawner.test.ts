@@ -28,6 +28,17 @@ describe('process spawner (forks from a helper process)', () => {
     assert.deepEqual(exit, { code: 3, signal: null });
   });
 
+  it('with oneStream, gives the process one socket as stdin, stdout and stderr: its output in the order written', async () => {
+    const child = await spawner.spawn({ file: 'sh', args: ['-c', 'read line; echo "out $line"; echo err >&2; echo out again; exit 4'], env, oneStream: true });
+    assert.equal(child.stdout, child.stdin);
+    assert.equal(child.stderr, child.stdin);
+    // The end of stdin does not end the output: the process still writes after reading it.
+    child.stdin.end('first\n');
+    const [output, exit] = await Promise.all([readAll(child.stdout), child.exited]);
+    assert.equal(output, 'out first\nerr\nout again\n');
+    assert.deepEqual(exit, { code: 4, signal: null });
+  });
+
   it('keeps the stdio of concurrent processes apart', async () => {
     const outputs = await Promise.all(
       Array.from({ length: 20 }, async (_, index) => {

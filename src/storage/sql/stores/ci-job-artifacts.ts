@@ -1,5 +1,6 @@
 import { sql } from '#deps/kysely';
 import { dialectOf, inTransaction, type Db } from '../database.ts';
+import { preparedQuery } from '../prepared.ts';
 import type { SecretBox } from '../../secret-box.ts';
 import type { Page } from '../../types-ci.ts';
 import type {
@@ -36,10 +37,16 @@ async function insertEntries(db: Db, artifactId: number, entries: readonly Artif
 }
 
 export class SqlJobArtifactsStore implements JobArtifactsStore {
+  // Each artifact download and upload reads the job's archive record.
+  private readonly byJobAndType;
+
   constructor(
     private readonly db: Db,
     private readonly secrets: SecretBox,
-  ) {}
+  ) {
+    this.byJobAndType = preparedQuery(db, (jobId: number, fileType: ArtifactFileType) =>
+      db.selectFrom('ci_job_artifacts').selectAll().where('job_id', '=', jobId).where('file_type', '=', fileType).compile());
+  }
 
   async save(
     artifact: NewJobArtifact,
@@ -65,7 +72,7 @@ export class SqlJobArtifactsStore implements JobArtifactsStore {
   }
 
   async find(jobId: number, fileType: ArtifactFileType): Promise<JobArtifactRecord | undefined> {
-    const row = await this.db.selectFrom('ci_job_artifacts').selectAll().where('job_id', '=', jobId).where('file_type', '=', fileType).executeTakeFirst();
+    const [row] = await this.byJobAndType(jobId, fileType);
     return row && toArtifact(row);
   }
 

@@ -1,6 +1,7 @@
 import { sql } from '#deps/kysely';
 import type { JobChange, JobStatus, PipelineJob } from '../../../pipeline/types.ts';
 import { countAll, type Db } from '../database.ts';
+import { preparedQuery } from '../prepared.ts';
 import type { Page } from '../../types-ci.ts';
 import type { AppliedJobChanges, CiJobsStore, JobChanges, JobListFilter, JobRecord, NewJob, StatusesForShaFilter } from '../../types-ci-jobs.ts';
 import { applyJobChanges } from './ci-job-changes.ts';
@@ -17,7 +18,14 @@ const JOB_DEFAULTS: Required<Omit<NewJob, 'pipeline_id' | 'project_id' | 'stage'
 };
 
 export class SqlCiJobsStore implements CiJobsStore {
-  constructor(private readonly db: Db) {}
+  // Every job-token request reads its job: the wide select is built once.
+  private readonly byId;
+  private readonly byTokenDigest;
+
+  constructor(private readonly db: Db) {
+    this.byId = preparedQuery(db, (id: number) => db.selectFrom('ci_jobs').select(JOB_SELECT).where('id', '=', id).compile());
+    this.byTokenDigest = preparedQuery(db, (digest: string) => db.selectFrom('ci_jobs').select(JOB_SELECT).where('token_digest', '=', digest).compile());
+  }
 
   async insertMany(jobs: readonly NewJob[]): Promise<JobRecord[]> {
     const inserted: JobRecord[] = [];
@@ -31,7 +39,7 @@ export class SqlCiJobsStore implements CiJobsStore {
   }
 
   async findById(id: number): Promise<JobRecord | undefined> {
-    const row = await this.db.selectFrom('ci_jobs').select(JOB_SELECT).where('id', '=', id).executeTakeFirst();
+    const [row] = await this.byId(id);
     return row && toJob(row);
   }
 
@@ -47,7 +55,7 @@ export class SqlCiJobsStore implements CiJobsStore {
   }
 
   async findByTokenDigest(digest: string): Promise<JobRecord | undefined> {
-    const row = await this.db.selectFrom('ci_jobs').select(JOB_SELECT).where('token_digest', '=', digest).executeTakeFirst();
+    const [row] = await this.byTokenDigest(digest);
     return row && toJob(row);
   }
 

@@ -1,5 +1,6 @@
 import { sql } from '#deps/kysely';
 import { countAll, dialectOf, inTransaction, type Db } from '../database.ts';
+import { preparedQuery } from '../prepared.ts';
 import type { NewPipeline, Page, PipelineChanges, PipelineListFilter, PipelineRecord, PipelinesStore } from '../../types-ci.ts';
 import { nextInternalId } from './internal-ids.ts';
 import { ColumnKinds } from './row-mapping.ts';
@@ -11,7 +12,11 @@ const ZERO_SHA = '0'.repeat(40);
 export const toPipeline = (row: object) => PIPELINE_KINDS.toRecord(row);
 
 export class SqlPipelinesStore implements PipelinesStore {
-  constructor(private readonly db: Db) {}
+  private readonly byId;
+
+  constructor(private readonly db: Db) {
+    this.byId = preparedQuery(db, (id: number) => db.selectFrom('ci_pipelines').selectAll().where('id', '=', id).compile());
+  }
 
   async create(pipeline: NewPipeline): Promise<PipelineRecord> {
     const row = PIPELINE_KINDS.toColumns(
@@ -31,7 +36,7 @@ export class SqlPipelinesStore implements PipelinesStore {
   }
 
   async findById(id: number): Promise<PipelineRecord | undefined> {
-    const row = await this.db.selectFrom('ci_pipelines').selectAll().where('id', '=', id).executeTakeFirst();
+    const [row] = await this.byId(id);
     return row && toPipeline(row);
   }
 

@@ -1,4 +1,5 @@
 import { countAll, inTransaction, type Db } from '../database.ts';
+import { preparedQuery } from '../prepared.ts';
 import type { Page } from '../../types-ci.ts';
 import type {
   DeploymentRecord, DeploymentStatus, DeploymentsStore, EnvironmentChanges, EnvironmentRecord, EnvironmentState, EnvironmentsStore,
@@ -69,7 +70,13 @@ export class SqlEnvironmentsStore implements EnvironmentsStore {
 }
 
 export class SqlDeploymentsStore implements DeploymentsStore {
-  constructor(private readonly db: Db) {}
+  // Every processing pass of a pipeline reads its deployments.
+  private readonly ofPipeline;
+
+  constructor(private readonly db: Db) {
+    this.ofPipeline = preparedQuery(db, (pipelineId: number) =>
+      db.selectFrom('deployments').innerJoin('ci_jobs', 'ci_jobs.id', 'deployments.job_id').selectAll('deployments').where('ci_jobs.pipeline_id', '=', pipelineId).orderBy('deployments.id').compile());
+  }
 
   async create(deployment: NewDeployment): Promise<DeploymentRecord> {
     return inTransaction(this.db, async (trx) => {
@@ -106,13 +113,7 @@ export class SqlDeploymentsStore implements DeploymentsStore {
   }
 
   async listForPipeline(pipelineId: number): Promise<DeploymentRecord[]> {
-    const rows = await this.db
-      .selectFrom('deployments')
-      .innerJoin('ci_jobs', 'ci_jobs.id', 'deployments.job_id')
-      .selectAll('deployments')
-      .where('ci_jobs.pipeline_id', '=', pipelineId)
-      .orderBy('deployments.id')
-      .execute();
+    const rows = await this.ofPipeline(pipelineId);
     return rows.map(toDeployment);
   }
 

@@ -2,6 +2,7 @@ import type { ExpressionBuilder } from '#deps/kysely';
 import { HOOK_EVENT_FLAGS, type BranchFilterStrategy, type HookEventFlag, type HookEvents, type HookKind, type HookOwner, type HookRecord, type HookSettings, type HooksStore } from '../../types-hooks.ts';
 import type { DatabaseSchema } from '../schema.ts';
 import type { Db } from '../database.ts';
+import { preparedQuery } from '../prepared.ts';
 import type { SecretBox } from '../../secret-box.ts';
 import type { WebHooksTable } from '../schema-hooks.ts';
 
@@ -66,6 +67,9 @@ function ownedBy(owner: HookOwner) {
 }
 
 export class SqlHooksStore implements HooksStore {
+  /** listSubscribed's statement per event flag, built once (every CI event of a project asks). */
+  private readonly subscribed = new Map<HookEventFlag, ReturnType<SqlHooksStore['subscribedQuery']>>();
+
   constructor(
     private readonly db: Db,
     private readonly secrets: SecretBox,
@@ -97,29 +101,42 @@ export class SqlHooksStore implements HooksStore {
   }
 
   async listSubscribed(projectId: number, flag: HookEventFlag): Promise<HookRecord[]> {
-    // The project's namespace and its ancestors, walked in the database (a personal namespace
-    // is one step), so an event costs one statement whether groups have hooks or not.
-    const rows = await this.db
-      .withRecursive('chain(id, parent_id)', (db) =>
-        db
-          .selectFrom('namespaces')
-          .innerJoin('projects', 'projects.namespace_id', 'namespaces.id')
-          .select(['namespaces.id', 'namespaces.parent_id'])
-          .where('projects.id', '=', projectId)
-          .unionAll((next) => next.selectFrom('namespaces').innerJoin('chain', 'chain.parent_id', 'namespaces.id').select(['namespaces.id', 'namespaces.parent_id'])),
-      )
-      .selectFrom('web_hooks')
-      .selectAll('web_hooks')
-      .where((eb) =>
-        eb.or([
-          eb.and([eb('kind', '=', 'project'), eb('project_id', '=', projectId)]),
-          eb.and([eb('kind', '=', 'group'), eb('group_id', 'in', eb.selectFrom('chain').select('chain.id'))]),
-        ]),
-      )
-      .where(flag, '=', 1)
-      .orderBy('id')
-      .execute();
+    let query = this.subscribed.get(flag);
+    if (!query) {
+      query = this.subscribedQuery(flag);
+      this.subscribed.set(flag, query);
+    }
+    const rows = await query(projectId, projectId);
     return rows.map((row) => toRecord(row, this.secrets));
+  }
+
+  /**
+   * The project's namespace and its ancestors, walked in the database (a personal namespace
+   * is one step), so an event costs one statement whether groups have hooks or not. The
+   * project's id is a parameter twice (a prepared statement's placeholders are used once each).
+   */
+  private subscribedQuery(flag: HookEventFlag) {
+    return preparedQuery(this.db, (projectId: number, sameProjectId: number) =>
+      this.db
+        .withRecursive('chain(id, parent_id)', (db) =>
+          db
+            .selectFrom('namespaces')
+            .innerJoin('projects', 'projects.namespace_id', 'namespaces.id')
+            .select(['namespaces.id', 'namespaces.parent_id'])
+            .where('projects.id', '=', projectId)
+            .unionAll((next) => next.selectFrom('namespaces').innerJoin('chain', 'chain.parent_id', 'namespaces.id').select(['namespaces.id', 'namespaces.parent_id'])),
+        )
+        .selectFrom('web_hooks')
+        .selectAll('web_hooks')
+        .where((eb) =>
+          eb.or([
+            eb.and([eb('kind', '=', 'project'), eb('project_id', '=', sameProjectId)]),
+            eb.and([eb('kind', '=', 'group'), eb('group_id', 'in', eb.selectFrom('chain').select('chain.id'))]),
+          ]),
+        )
+        .where(flag, '=', 1)
+        .orderBy('id')
+        .compile());
   }
 
   async listForGroups(groupIds: readonly number[], flag: 'subgroup_events' | 'member_events'): Promise<HookRecord[]> {

@@ -1,5 +1,6 @@
 import { INTEGRATION_EVENT_FLAGS, type IntegrationEvents, type IntegrationPropertyValue, type IntegrationRecord, type IntegrationsStore, type IntegrationWrite } from '../../types-integrations.ts';
 import type { Db } from '../database.ts';
+import { preparedQuery } from '../prepared.ts';
 import type { SecretBox } from '../../secret-box.ts';
 import type { IntegrationsTable } from '../schema-integrations.ts';
 
@@ -18,10 +19,15 @@ function columns(write: IntegrationWrite, secrets: SecretBox) {
 }
 
 export class SqlIntegrationsStore implements IntegrationsStore {
+  // Every CI event of a project asks which of its integrations are active.
+  private readonly active;
+
   constructor(
     private readonly db: Db,
     private readonly secrets: SecretBox,
-  ) {}
+  ) {
+    this.active = preparedQuery(db, (projectId: number) => db.selectFrom('integrations').selectAll().where('project_id', '=', projectId).where('active', '=', 1).orderBy('slug').compile());
+  }
 
   async find(projectId: number, slug: string): Promise<IntegrationRecord | undefined> {
     const row = await this.db.selectFrom('integrations').selectAll().where('project_id', '=', projectId).where('slug', '=', slug).executeTakeFirst();
@@ -29,7 +35,7 @@ export class SqlIntegrationsStore implements IntegrationsStore {
   }
 
   async listActive(projectId: number): Promise<IntegrationRecord[]> {
-    const rows = await this.db.selectFrom('integrations').selectAll().where('project_id', '=', projectId).where('active', '=', 1).orderBy('slug').execute();
+    const rows = await this.active(projectId);
     return rows.map((row) => toRecord(row, this.secrets));
   }
 

@@ -1,0 +1,84 @@
+import assert from 'node:assert/strict';
+import { lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { after, describe, it } from 'node:test';
+import tar from 'tar-stream';
+import { extractInto } from '../../src/executors/tar.ts';
+
+type Header = Parameters<tar.Pack['entry']>[0];
+
+function tarOf(entries: Array<Header & { content?: string }>): Readable {
+  const pack = tar.pack();
+  for (const { content, ...header } of entries) {
+    if (content === undefined) pack.entry(header);
+    else pack.entry(header, content);
+  }
+  pack.finalize();
+  return pack as unknown as Readable;
+}
+
+describe('extractInto (unpacking a tar stream into a directory)', () => {
+  const base = mkdtempSync(path.join(tmpdir(), 'gantry-tar-test-'));
+  after(() => rmSync(base, { recursive: true, force: true }));
+  let count = 0;
+  const fresh = (): string => {
+    const directory = path.join(base, `d${(count += 1)}`);
+    mkdirSync(directory);
+    return directory;
+  };
+
+  it('writes directories and files with their modes and modification times', async () => {
+    const root = fresh();
+    const mtime = new Date('2020-01-02T03:04:05Z');
+    await extractInto(tarOf([
+      { name: 'out/', type: 'directory', mode: 0o750 },
+      { name: 'out/run.sh', type: 'file', mode: 0o741, mtime, content: 'echo hi\n' },
+      { name: 'deep/er/file.txt', type: 'file', mode: 0o600, content: 'x' },
+    ]), root);
+    assert.equal(readFileSync(path.join(root, 'out/run.sh'), 'utf8'), 'echo hi\n');
+    assert.equal(statSync(path.join(root, 'out')).mode & 0o7777, 0o750);
+    assert.equal(statSync(path.join(root, 'out/run.sh')).mode & 0o7777, 0o741);
+    assert.equal(statSync(path.join(root, 'out/run.sh')).mtime.getTime(), mtime.getTime());
+    assert.equal(readFileSync(path.join(root, 'deep/er/file.txt'), 'utf8'), 'x');
+  });
+
+  it('replaces what stands at an entry\'s place: a directory by a file, a file by a directory, a symlink by a file (not written through)', async () => {
+    const root = fresh();
+    const outside = fresh();
+    mkdirSync(path.join(root, 'was-dir/inner'), { recursive: true });
+    writeFileSync(path.join(root, 'was-dir/inner/file'), 'old');
+    writeFileSync(path.join(root, 'was-file'), 'old');
+    writeFileSync(path.join(outside, 'target'), 'outside');
+    symlinkSync(path.join(outside, 'target'), path.join(root, 'was-link'));
+    await extractInto(tarOf([
+      { name: 'was-dir', type: 'file', content: 'now a file' },
+      { name: 'was-file/', type: 'directory' },
+      { name: 'was-link', type: 'file', content: 'replaced' },
+    ]), root);
+    assert.equal(readFileSync(path.join(root, 'was-dir'), 'utf8'), 'now a file');
+    assert.ok(lstatSync(path.join(root, 'was-file')).isDirectory());
+    assert.ok(lstatSync(path.join(root, 'was-link')).isFile());
+    assert.equal(readFileSync(path.join(root, 'was-link'), 'utf8'), 'replaced');
+    assert.equal(readFileSync(path.join(outside, 'target'), 'utf8'), 'outside');
+  });
+
+  it('refuses a file under a parent directory that is a symlink leaving the destination', async () => {
+    const root = fresh();
+    const outside = fresh();
+    symlinkSync(outside, path.join(root, 'escape'));
+    await assert.rejects(extractInto(tarOf([{ name: 'escape/file.txt', type: 'file', content: 'x' }]), root), /symlink that leaves the destination/);
+    assert.throws(() => statSync(path.join(outside, 'file.txt')), /ENOENT/);
+  });
+
+  it('keeps hard links inside the destination', async () => {
+    const root = fresh();
+    await extractInto(tarOf([
+      { name: 'a.txt', type: 'file', content: 'shared' },
+      { name: 'b.txt', type: 'link', linkname: 'a.txt' },
+    ]), root);
+    assert.equal(statSync(path.join(root, 'b.txt')).ino, statSync(path.join(root, 'a.txt')).ino);
+    await assert.rejects(extractInto(tarOf([{ name: 'c.txt', type: 'link', linkname: '../outside.txt' }]), root), /hard link target leaves the destination/);
+  });
+});

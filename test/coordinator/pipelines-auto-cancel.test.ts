@@ -36,10 +36,13 @@ describe('auto-cancel of redundant pipelines', () => {
   after(() => gantry.close());
 
   /** A commit to `branch` (its push pipeline follows) and the pipeline of that commit. */
-  async function push(branch: string, ci = CI): Promise<PipelineRecord> {
+  async function push(branch: string, ci = CI, files: Record<string, string> = {}): Promise<PipelineRecord> {
     counter++;
     const first = (await gantry.api('GET', `/projects/${projectId}/repository/branches/${branch}`)).status === 404;
-    const actions = [{ action: first ? 'create' : 'update', file_path: '.gitlab-ci.yml', content: `${ci}# ${counter}\n` }];
+    const actions = [
+      { action: first ? 'create' : 'update', file_path: '.gitlab-ci.yml', content: `${ci}# ${counter}\n` },
+      ...Object.entries(files).map(([path, content]) => ({ action: first ? 'create' : 'update', file_path: path, content })),
+    ];
     const body = { branch, ...(first ? { start_branch: 'main' } : {}), commit_message: `change ${counter}`, actions };
     const answer = await gantry.api('POST', `/projects/${projectId}/repository/commits`, { body });
     assert.equal(answer.status, 201, answer.text);
@@ -111,6 +114,31 @@ describe('auto-cancel of redundant pipelines', () => {
     assert.equal((await pipeline(older.id)).status, 'running');
     await moveJob(gantry.coordinator, left.lint!, 'success');
     assert.equal((await jobs(older.id)).deploy?.status, 'skipped', 'its stage has a canceled job');
+  });
+
+  it("treats each child pipeline by its own on_new_commit, not by its parent's", async () => {
+    const parent = (strategy: string, depend = '') => `workflow:\n  auto_cancel:\n    on_new_commit: ${strategy}\nchild:\n  trigger:\n    include: child.yml\n${depend}`;
+    const child = (strategy: string) => `workflow:\n  auto_cancel:\n    on_new_commit: ${strategy}\nunit:\n  script: unit\nslow:\n  interruptible: true\n  script: slow\n`;
+    const childOf = async (id: number) => {
+      let found: PipelineRecord | undefined;
+      await waitUntil(async () => (found = (await gantry.coordinator.context.stores.pipelines.listBySourceJobs([(await jobs(id)).child!.id]))[0]) !== undefined, `the child of ${id}`);
+      return found as PipelineRecord;
+    };
+    // The parent, running while its child runs (depend), is canceled (conservative); its child that says none goes on.
+    const depend = '    strategy: depend\n';
+    const first = await push('family', parent('conservative', depend), { 'child.yml': child('none') });
+    const keptChild = await childOf(first.id);
+    await push('family', parent('conservative', depend));
+    await canceled(first.id);
+    assert.equal((await pipeline(keptChild.id)).status, 'pending', 'on_new_commit: none in the child');
+    assert.deepEqual([(await jobs(keptChild.id)).unit?.status, (await jobs(keptChild.id)).slow?.status], ['pending', 'pending']);
+
+    // A child of a finished parent (no depend) is a candidate of its own: conservative, nothing started, canceled whole.
+    const second = await push('family2', parent('interruptible'), { 'child.yml': child('conservative') });
+    const wholeChild = await childOf(second.id);
+    await push('family2', parent('interruptible'));
+    await canceled(wholeChild.id);
+    assert.deepEqual([(await jobs(wholeChild.id)).unit?.status, (await jobs(wholeChild.id)).slow?.status], ['canceled', 'canceled'], 'unit is not interruptible, yet canceled');
   });
 
   it('on_job_failure all cancels the rest of the pipeline when a job that may not fail fails', async () => {

@@ -29,15 +29,19 @@ export interface RedundantPipelinesDeps {
   logger: Logger;
 }
 
+/** Child pipelines below one pipeline, levels followed at the most (GitLab nests two). */
+const MAX_CHILD_DEPTH = 5;
+
 /**
  * GitLab's auto-cancel of redundant pipelines (`cancel_pending_pipelines`, on by default): a
  * new pipeline cancels the older ones of its ref that can still run, for another commit than
- * its own and than the ref's head, created in the last week, not child pipelines (they go with
- * their parent), each as its own `workflow:auto_cancel:on_new_commit` says: `conservative` (the
- * default, GitLab's rule since 12.3) cancels it while every job of it that has started is
- * `interruptible`; `interruptible` cancels its interruptible jobs (and its child pipelines')
- * and lets the others run; `none` keeps it. The rule is checked and the cancel applied in one
- * transaction holding the pipeline's processing lock, so a job that starts meanwhile is seen.
+ * its own and than the ref's head, created in the last week, and their child pipelines: each
+ * pipeline as its own `workflow:auto_cancel:on_new_commit` says, a child by its own file's
+ * setting whatever its parent's (GitLab iterates the hierarchy and cancels none of it by
+ * cascade): `conservative` (the default, GitLab's rule since 12.3) cancels it while every job of
+ * it that has started is `interruptible`; `interruptible` cancels its interruptible jobs and
+ * lets the others run; `none` keeps it. Each rule is checked and its cancel applied in one
+ * transaction holding that pipeline's processing lock, so a job that starts meanwhile is seen.
  */
 export class RedundantPipelines {
   constructor(private readonly deps: RedundantPipelinesDeps) {}
@@ -51,13 +55,17 @@ export class RedundantPipelines {
     }
   }
 
-  /** Cancels what `pipeline` makes redundant; answers the ids canceled. */
+  /**
+   * Cancels what `pipeline` makes redundant; answers the ids canceled. Child pipelines are
+   * candidates of their own (a finished parent's running child too), older when their root is.
+   */
   async cancelOlderThan(pipeline: PipelineRecord): Promise<number[]> {
     if (pipeline.source === 'parent_pipeline') return [];
     const { items } = await this.deps.pipelines.list({ projectId: pipeline.project_id, ref: pipeline.ref, sort: 'desc' }, { offset: 0, limit: CANDIDATES });
     const createdAfter = Date.parse(pipeline.created_at) - WEEK_MS;
+    const byId = new Map(items.map((each) => [each.id, each]));
     const candidates = items.filter(
-      (each) => each.id < pipeline.id && each.tag === pipeline.tag && isCancelableStatus(each.status) && each.source !== 'parent_pipeline'
+      (each) => each.id !== pipeline.id && rootOf(each, byId).id < pipeline.id && each.tag === pipeline.tag && isCancelableStatus(each.status)
         && each.sha !== pipeline.sha && Date.parse(each.created_at) >= createdAfter,
     );
     if (candidates.length === 0) return [];
@@ -65,50 +73,58 @@ export class RedundantPipelines {
     const older = candidates.filter((each) => each.sha !== head).reverse();
     const canceled: number[] = [];
     for (const candidate of older) {
-      const outcome = await this.cancelAsConfigured(candidate.id);
+      const outcome = await this.applyOwnStrategy(candidate.id);
       if (outcome === 'canceled' || outcome === 'jobs-canceled') canceled.push(candidate.id);
     }
     if (canceled.length > 0) this.deps.logger.info({ pipeline: pipeline.id, canceled }, 'canceled redundant pipelines');
     return canceled;
   }
 
-  /** Applies the pipeline's own `on_new_commit` strategy to it; answers what it did. */
+  /**
+   * Applies the pipeline's own `on_new_commit` strategy to it, then each child pipeline's to that
+   * child (`runner exec`'s superseded run); answers what it did to the pipeline.
+   */
   async cancelAsConfigured(pipelineId: number): Promise<AutoCancelOutcome> {
-    const { outcome, processed } = await this.deps.transactions.run(async (stores): Promise<{ outcome: AutoCancelOutcome; processed?: ProcessedEvent }> => {
-      const locked = await stores.pipelines.lockForProcessing(pipelineId);
-      if (!locked || !isCancelableStatus(locked.status)) return { outcome: 'kept' };
-      switch (locked.auto_cancel_on_new_commit) {
-        case 'none':
-          return { outcome: 'disabled' };
-        case 'interruptible': {
-          const jobIds = (await latestJobs(stores, pipelineId, ['build', 'bridge'])).filter(cancelableAndInterruptible).map((job) => job.id);
-          if (jobIds.length === 0) return { outcome: 'kept' };
-          return { outcome: 'jobs-canceled', processed: await this.deps.processing.applyIn(stores, pipelineId, { type: 'cancel-jobs', jobIds }, { userId: null }) };
-        }
-        case 'conservative':
-          if ((await latestJobs(stores, pipelineId, ['build'])).some(startedAndUninterruptible)) return { outcome: 'kept' };
-          return { outcome: 'canceled', processed: await this.deps.processing.applyIn(stores, pipelineId, { type: 'cancel-pipeline' }, { userId: null }) };
-      }
-    });
-    if (processed) this.deps.processing.notify(processed);
-    if (outcome === 'jobs-canceled') await this.cancelInterruptibleInChildren(pipelineId);
+    const outcome = await this.applyOwnStrategy(pipelineId);
+    for (const child of await this.descendants(pipelineId)) await this.applyOwnStrategy(child);
     return outcome;
   }
 
-  /** Safe cancellation reaches the child pipelines: their interruptible jobs are canceled too. */
-  private async cancelInterruptibleInChildren(pipelineId: number): Promise<void> {
-    const { items: bridges } = await this.deps.jobs.list({ pipelineId, types: ['bridge'], includeRetried: false }, { offset: 0, limit: 10_000 });
-    if (bridges.length === 0) return;
-    for (const child of await this.deps.pipelines.listBySourceJobs(bridges.map((bridge) => bridge.id))) {
-      const processed = await this.deps.transactions.run(async (stores) => {
-        const locked = await stores.pipelines.lockForProcessing(child.id);
-        if (!locked || !isCancelableStatus(locked.status)) return null;
-        const jobIds = (await latestJobs(stores, child.id, ['build', 'bridge'])).filter(cancelableAndInterruptible).map((job) => job.id);
-        return jobIds.length === 0 ? null : this.deps.processing.applyIn(stores, child.id, { type: 'cancel-jobs', jobIds }, { userId: null });
-      });
-      if (processed) this.deps.processing.notify(processed);
-      await this.cancelInterruptibleInChildren(child.id);
+  private async applyOwnStrategy(pipelineId: number): Promise<AutoCancelOutcome> {
+    const { outcome, processed } = await this.deps.transactions.run(async (stores): Promise<{ outcome: AutoCancelOutcome; processed?: ProcessedEvent }> => {
+      const locked = await stores.pipelines.lockForProcessing(pipelineId);
+      if (!locked || !isCancelableStatus(locked.status)) return { outcome: 'kept' };
+      if (locked.auto_cancel_on_new_commit === 'none') return { outcome: 'disabled' };
+      const latest = await latestJobs(stores, pipelineId, ['build', 'bridge']);
+      const conservative = locked.auto_cancel_on_new_commit === 'conservative';
+      // Conservative: a build that started and may not be interrupted keeps the whole pipeline (bridges do not count).
+      if (conservative && latest.some((job) => job.type === 'build' && startedAndUninterruptible(job))) return { outcome: 'kept' };
+      // Its jobs rather than the pipeline: canceling a pipeline would cascade to its children, each of which decides for itself here.
+      const jobIds = latest.filter((job) => isCancelableStatus(job.status) && (conservative || job.definition?.interruptible === true)).map((job) => job.id);
+      if (jobIds.length === 0) return { outcome: 'kept' };
+      const event = { type: 'cancel-jobs', jobIds } as const;
+      return { outcome: conservative ? 'canceled' : 'jobs-canceled', processed: await this.deps.processing.applyIn(stores, pipelineId, event, { userId: null }) };
+    });
+    if (processed) this.deps.processing.notify(processed);
+    return outcome;
+  }
+
+  /** The pipeline's child pipelines (created by its bridges), theirs, and so on, parents first. */
+  private async descendants(pipelineId: number): Promise<number[]> {
+    const found: number[] = [];
+    let level = [pipelineId];
+    for (let depth = 0; depth < MAX_CHILD_DEPTH && level.length > 0; depth += 1) {
+      const next: number[] = [];
+      for (const parent of level) {
+        const { items: bridges } = await this.deps.jobs.list({ pipelineId: parent, types: ['bridge'], includeRetried: true }, { offset: 0, limit: 10_000 });
+        if (bridges.length === 0) continue;
+        const children = await this.deps.pipelines.listBySourceJobs(bridges.map((bridge) => bridge.id));
+        next.push(...children.filter((child) => child.source === 'parent_pipeline' && isCancelableStatus(child.status)).map((child) => child.id));
+      }
+      found.push(...next);
+      level = next;
     }
+    return found;
   }
 
   private async refHead(pipeline: PipelineRecord): Promise<string | null> {
@@ -118,14 +134,21 @@ export class RedundantPipelines {
   }
 }
 
+/** The top of a child pipeline's chain of parents among `known` (the ref's newest pipelines); itself when it has none there. */
+function rootOf(pipeline: PipelineRecord, known: ReadonlyMap<number, PipelineRecord>): PipelineRecord {
+  let current = pipeline;
+  for (let depth = 0; depth < MAX_CHILD_DEPTH && current.source === 'parent_pipeline' && current.parent_pipeline_id !== null; depth += 1) {
+    const parent = known.get(current.parent_pipeline_id);
+    if (!parent) break;
+    current = parent;
+  }
+  return current;
+}
+
 function startedAndUninterruptible(job: JobRecord): boolean {
   return STARTED.has(job.status) && job.definition?.interruptible !== true;
 }
 
 async function latestJobs(stores: CiStores, pipelineId: number, types: JobType[]): Promise<JobRecord[]> {
   return (await stores.jobs.list({ pipelineId, types, includeRetried: false }, { offset: 0, limit: 10_000 })).items;
-}
-
-function cancelableAndInterruptible(job: JobRecord): boolean {
-  return isCancelableStatus(job.status) && job.definition?.interruptible === true;
 }

@@ -18,6 +18,7 @@ import {
 import { pathKey, type FilePositions } from './diagnostics.ts';
 import type { CompileLimits } from './limits.ts';
 import { isPlainObject, YamlReference, type PlainObject } from './values.ts';
+import { applyMergeKeys, isMergeKey, mergeKeyMark } from './yaml-merge-keys.ts';
 import { prescanYaml } from './yaml-prescan.ts';
 
 export const TOO_BIG_MESSAGE = 'The parsed YAML is too big';
@@ -53,7 +54,8 @@ export function loadYaml(text: string, file: string, limits: CompileLimits): Loa
   }
 
   let lineCounter = new LineCounter();
-  const options = { merge: true, customTags: [referenceTag], uniqueKeys: false, prettyErrors: false };
+  // Merge keys are applied after `toJS`, in Ruby's order (yaml-merge-keys.ts).
+  const options = { merge: false, customTags: [referenceTag], uniqueKeys: false, prettyErrors: false };
   // One document, or a header document (`spec:`), `---` and the configuration (GitLab's
   // `spec:inputs`); anything else is parsed as one document again for its error.
   const documents = parseAllDocuments(text, { ...options, lineCounter });
@@ -66,7 +68,9 @@ export function loadYaml(text: string, file: string, limits: CompileLimits): Loa
   }
   let header: PlainObject | undefined;
   if (withHeader) {
-    const value: unknown = list[0].toJS({ maxAliasCount: limits.maxAliasCount });
+    const headerMerges = { count: 0 };
+    walkKeys(list[0].contents, [], { file, lines: new Map() }, lineCounter, limits.maxYamlDepth, headerMerges);
+    const value = withMergeKeys(list[0].toJS({ maxAliasCount: limits.maxAliasCount }), headerMerges.count);
     if (isPlainObject(value)) header = value;
   }
   const firstError = doc.errors[0];
@@ -76,13 +80,14 @@ export function loadYaml(text: string, file: string, limits: CompileLimits): Loa
   }
 
   const positions: FilePositions = { file, lines: new Map() };
-  if (!walkKeys(doc.contents, [], positions, lineCounter, limits.maxYamlDepth)) {
+  const merges = { count: 0 };
+  if (!walkKeys(doc.contents, [], positions, lineCounter, limits.maxYamlDepth, merges)) {
     return { ok: false, failure: 'too-big', line: null, detail: 'document is nested too deeply' };
   }
 
   let value: unknown;
   try {
-    value = doc.toJS({ maxAliasCount: limits.maxAliasCount });
+    value = withMergeKeys(doc.toJS({ maxAliasCount: limits.maxAliasCount }), merges.count);
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
     const failure = /excessive alias count/i.test(detail) ? 'too-big' : 'syntax';
@@ -95,6 +100,10 @@ export function loadYaml(text: string, file: string, limits: CompileLimits): Loa
     return { ok: false, failure: 'too-big', line: null, detail: 'document is nested too deeply' };
   }
   return { ok: true, value, positions, ...(header ? { header } : {}) };
+}
+
+function withMergeKeys(value: unknown, count: number): unknown {
+  return count === 0 ? value : applyMergeKeys(value);
 }
 
 /** A map whose only key is `spec`. */
@@ -114,7 +123,8 @@ function rubySymbolName(key: Scalar): string | undefined {
 
 /**
  * Walks the document's maps before it becomes a value: records each key's line for
- * diagnostics, and renames Ruby-symbol keys (`:test_job:`) to the names GitLab reads.
+ * diagnostics, renames Ruby-symbol keys (`:test_job:`) to the names GitLab reads, and marks
+ * merge keys (counted in `merges`) so that each survives to be applied in order.
  */
 function walkKeys(
   node: Node | null,
@@ -122,6 +132,7 @@ function walkKeys(
   positions: FilePositions,
   lineCounter: LineCounter,
   depthLeft: number,
+  merges: { count: number },
 ): boolean {
   if (depthLeft < 0) return false;
   if (!node || isAlias(node)) return true;
@@ -130,12 +141,16 @@ function walkKeys(
       if (!isPair(pair) || !isScalar(pair.key)) continue;
       const symbol = rubySymbolName(pair.key);
       if (symbol !== undefined) pair.key.value = symbol;
+      if (isMergeKey(pair.key.value, pair.key.tag)) {
+        pair.key.value = mergeKeyMark(merges.count++, isSeq(pair.value));
+        if (!walkKeys(pair.value as Node | null, path, { file: positions.file, lines: new Map() }, lineCounter, depthLeft - 1, merges)) return false;
+        continue;
+      }
       const key = String(pair.key.value);
-      if (key === '<<') continue;
       const childPath = [...path, key];
       const offset = pair.key.range?.[0];
       if (offset !== undefined) positions.lines.set(pathKey(childPath), lineCounter.linePos(offset).line);
-      if (!walkKeys(pair.value as Node | null, childPath, positions, lineCounter, depthLeft - 1)) return false;
+      if (!walkKeys(pair.value as Node | null, childPath, positions, lineCounter, depthLeft - 1, merges)) return false;
     }
   } else if (isSeq(node)) {
     node.items.forEach((item, index) => {
@@ -144,7 +159,7 @@ function walkKeys(
       if (offset !== undefined) positions.lines.set(pathKey(childPath), lineCounter.linePos(offset).line);
     });
     for (let index = 0; index < node.items.length; index++) {
-      if (!walkKeys(node.items[index] as Node | null, [...path, index], positions, lineCounter, depthLeft - 1)) {
+      if (!walkKeys(node.items[index] as Node | null, [...path, index], positions, lineCounter, depthLeft - 1, merges)) {
         return false;
       }
     }

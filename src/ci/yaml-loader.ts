@@ -13,6 +13,7 @@ import {
   parseDocument,
   Scalar,
   type CollectionTag,
+  type Document,
   type Node,
 } from 'yaml';
 import { pathKey, type FilePositions } from './diagnostics.ts';
@@ -20,6 +21,7 @@ import type { CompileLimits } from './limits.ts';
 import { isPlainObject, YamlReference, type PlainObject } from './values.ts';
 import { applyMergeKeys, isMergeKey, mergeKeyMark } from './yaml-merge-keys.ts';
 import { prescanYaml } from './yaml-prescan.ts';
+import { MAX_QUOTED_REPAIRS, reindentQuotedScalar } from './yaml-quoted-lines.ts';
 
 export const TOO_BIG_MESSAGE = 'The parsed YAML is too big';
 export const INVALID_FORMAT_MESSAGE = 'Invalid configuration format';
@@ -53,19 +55,17 @@ export function loadYaml(text: string, file: string, limits: CompileLimits): Loa
     return { ok: false, failure: 'too-big', line: null, detail: problem === 'too-deep' ? 'document is nested too deeply' : 'too many aliases' };
   }
 
-  let lineCounter = new LineCounter();
-  // Merge keys are applied after `toJS`, in Ruby's order (yaml-merge-keys.ts).
-  const options = { merge: false, customTags: [referenceTag], uniqueKeys: false, prettyErrors: false };
-  // One document, or a header document (`spec:`), `---` and the configuration (GitLab's
-  // `spec:inputs`); anything else is parsed as one document again for its error.
-  const documents = parseAllDocuments(text, { ...options, lineCounter });
-  const list = Array.isArray(documents) ? documents : [];
-  const withHeader = list.length === 2 && list[0].errors.length === 0 && isHeader(list[0].contents);
-  let doc = list.length === 1 ? list[0] : withHeader ? list[1] : undefined;
-  if (!doc) {
-    lineCounter = new LineCounter();
-    doc = parseDocument(text, { ...options, lineCounter });
+  // libyaml accepts quoted scalars continued at or left of their parent's indentation; the
+  // yaml library does not: such a scalar is re-indented (no value changes) and parsed again.
+  let parsed = parseDocuments(text);
+  for (let repairs = 0; repairs < MAX_QUOTED_REPAIRS; repairs++) {
+    const error = parsed.doc.errors[0];
+    if (!error || error.code !== 'MISSING_CHAR' || !/closing .?quote/i.test(error.message)) break;
+    const repaired = reindentQuotedScalar(parsed.text, error.pos[0]);
+    if (repaired === null) break;
+    parsed = parseDocuments(repaired);
   }
+  const { doc, list, withHeader, lineCounter } = parsed;
   let header: PlainObject | undefined;
   if (withHeader) {
     const headerMerges = { count: 0 };
@@ -100,6 +100,33 @@ export function loadYaml(text: string, file: string, limits: CompileLimits): Loa
     return { ok: false, failure: 'too-big', line: null, detail: 'document is nested too deeply' };
   }
   return { ok: true, value, positions, ...(header ? { header } : {}) };
+}
+
+// Merge keys are applied after `toJS`, in Ruby's order (yaml-merge-keys.ts).
+const PARSE_OPTIONS = { merge: false, customTags: [referenceTag], uniqueKeys: false, prettyErrors: false };
+
+interface ParsedText {
+  text: string;
+  doc: Document.Parsed;
+  /** Every document, when the text is a `spec:` header, `---` and the configuration. */
+  list: Document.Parsed[];
+  withHeader: boolean;
+  lineCounter: LineCounter;
+}
+
+/**
+ * One document, or a header document (`spec:`), `---` and the configuration (GitLab's
+ * `spec:inputs`); anything else is parsed as one document again for its error.
+ */
+function parseDocuments(text: string): ParsedText {
+  const lineCounter = new LineCounter();
+  const documents = parseAllDocuments(text, { ...PARSE_OPTIONS, lineCounter });
+  const list = Array.isArray(documents) ? documents : [];
+  const withHeader = list.length === 2 && list[0].errors.length === 0 && isHeader(list[0].contents);
+  const doc = list.length === 1 ? list[0] : withHeader ? list[1] : undefined;
+  if (doc) return { text, doc, list, withHeader, lineCounter };
+  const single = new LineCounter();
+  return { text, doc: parseDocument(text, { ...PARSE_OPTIONS, lineCounter: single }), list, withHeader, lineCounter: single };
 }
 
 function withMergeKeys(value: unknown, count: number): unknown {

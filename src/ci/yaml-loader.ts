@@ -14,6 +14,7 @@ import {
   Scalar,
   type CollectionTag,
   type Document,
+  type Tags,
   type Node,
 } from 'yaml';
 import { pathKey, type FilePositions } from './diagnostics.ts';
@@ -21,6 +22,7 @@ import type { CompileLimits } from './limits.ts';
 import { isPlainObject, YamlReference, type PlainObject } from './values.ts';
 import { applyMergeKeys, isMergeKey, mergeKeyMark } from './yaml-merge-keys.ts';
 import { prescanYaml } from './yaml-prescan.ts';
+import { rubyScalarTags } from './yaml-ruby-scalars.ts';
 import { MAX_QUOTED_REPAIRS, reindentQuotedScalar } from './yaml-quoted-lines.ts';
 
 export const TOO_BIG_MESSAGE = 'The parsed YAML is too big';
@@ -103,7 +105,13 @@ export function loadYaml(text: string, file: string, limits: CompileLimits): Loa
 }
 
 // Merge keys are applied after `toJS`, in Ruby's order (yaml-merge-keys.ts).
-const PARSE_OPTIONS = { merge: false, customTags: [referenceTag], uniqueKeys: false, prettyErrors: false };
+// Plain scalars are typed as Ruby's YAML types them (yaml-ruby-scalars.ts).
+const PARSE_OPTIONS = {
+  merge: false,
+  customTags: (tags: Tags): Tags => [...rubyScalarTags(tags), referenceTag],
+  uniqueKeys: false,
+  prettyErrors: false,
+};
 
 interface ParsedText {
   text: string;

@@ -124,12 +124,14 @@ interface ParsedText {
 
 /**
  * One document, or a header document (`spec:`), `---` and the configuration (GitLab's
- * `spec:inputs`); anything else is parsed as one document again for its error.
+ * `spec:inputs`), blank documents aside; anything else is parsed as one document again for
+ * its error.
  */
 function parseDocuments(text: string): ParsedText {
   const lineCounter = new LineCounter();
   const documents = parseAllDocuments(text, { ...PARSE_OPTIONS, lineCounter });
-  const list = Array.isArray(documents) ? documents : [];
+  // GitLab drops blank documents (a trailing `---`, one holding only comments).
+  const list = (Array.isArray(documents) ? documents : []).filter((document) => document.errors.length > 0 || !isBlank(document.contents));
   const withHeader = list.length === 2 && list[0].errors.length === 0 && isHeader(list[0].contents);
   const doc = list.length === 1 ? list[0] : withHeader ? list[1] : undefined;
   if (doc) return { text, doc, list, withHeader, lineCounter };
@@ -139,6 +141,13 @@ function parseDocuments(text: string): ParsedText {
 
 function withMergeKeys(value: unknown, count: number): unknown {
   return count === 0 ? value : applyMergeKeys(value);
+}
+
+/** A document Ruby would call blank: nothing, null, false, an empty or blank string, `{}` or `[]`. */
+function isBlank(node: unknown): boolean {
+  if (node === null || node === undefined) return true;
+  if (isScalar(node)) return node.value === null || node.value === false || (typeof node.value === 'string' && node.value.trim() === '');
+  return (isMap(node) || isSeq(node)) && node.items.length === 0;
 }
 
 /** A map whose only key is `spec`. */

@@ -7,6 +7,7 @@
  * refuses them: its loader permits no Date or Time).
  */
 import { Scalar, type ScalarTag, type Tags } from 'yaml';
+import { RubyFloat } from './values.ts';
 
 const TAG = 'tag:yaml.org,2002:';
 const REPLACED = new Set(['null', 'bool', 'int', 'float'].map((name) => `${TAG}${name}`));
@@ -56,9 +57,25 @@ const floatTag: ScalarTag = {
     if (lower === '-.inf') return new Scalar(Number.NEGATIVE_INFINITY);
     if (lower === '.nan') return new Scalar(Number.NaN);
     if (/^[-+]?\.$/.test(source)) return new Scalar(source);
-    return new Scalar(Number.parseFloat(source.replace(/[,_]/g, '')));
+    const value = Number.parseFloat(source.replace(/[,_]/g, ''));
+    const text = rubyFloatText(value);
+    return new Scalar(text === String(value) ? value : new RubyFloat(value, text));
   },
 };
+
+/** Ruby's `Float#to_s` of a finite float: fixed from 1e-4 up to 1e16, with a digit after the point. */
+export function rubyFloatText(value: number): string {
+  if (!Number.isFinite(value)) return Number.isNaN(value) ? 'NaN' : value > 0 ? 'Infinity' : '-Infinity';
+  if (value === 0) return Object.is(value, -0) ? '-0.0' : '0.0';
+  const [mantissa = '', exponentText = '0'] = value.toExponential().split('e');
+  const exponent = Number(exponentText);
+  if (exponent < -4 || exponent >= 16) {
+    const digits = mantissa.includes('.') ? mantissa : `${mantissa}.0`;
+    return `${digits}e${exponent < 0 ? '-' : '+'}${String(Math.abs(exponent)).padStart(2, '0')}`;
+  }
+  const fixed = String(value);
+  return fixed.includes('.') ? fixed : `${fixed}.0`;
+}
 
 const intTag: ScalarTag = {
   tag: `${TAG}int`,

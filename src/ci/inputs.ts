@@ -7,7 +7,7 @@
  */
 import { UntrustedRegexp } from './expression/regexp.ts';
 import { applyFunctions, type InterpolationVariables } from './interpolation-functions.ts';
-import { isPlainObject, type PlainObject } from './values.ts';
+import { isPlainObject, RubyFloat, type PlainObject } from './values.ts';
 
 const TYPES = ['string', 'number', 'boolean', 'array'] as const;
 type InputType = (typeof TYPES)[number];
@@ -69,6 +69,7 @@ function resolveInputs(header: PlainObject, given: PlainObject): Map<string, Inp
 
 function hasType(value: unknown, type: InputType): boolean {
   if (type === 'array') return Array.isArray(value);
+  if (type === 'number' && value instanceof RubyFloat) return true;
   return typeof value === type;
 }
 
@@ -108,6 +109,7 @@ function interpolateText(text: string, scope: Scope, errors: string[]): unknown 
   return text.replace(BLOCK, (block, expression: string) => {
     const value = evaluate(expression, scope, errors);
     if (value === undefined) return block;
+    if (value instanceof RubyFloat) return value.text;
     return typeof value === 'string' ? value : JSON.stringify(value);
   });
 }

@@ -8,6 +8,22 @@ export class YamlReference {
   }
 }
 
+/**
+ * A YAML float whose Ruby text differs from JavaScript's (`1.0` is "1.0" in Ruby, "1" here;
+ * `1.0e+20`). Kept apart so that a variable holding it reads as GitLab writes it; in JSON it
+ * is its number. Floats that print alike stay plain numbers.
+ */
+export class RubyFloat {
+  constructor(
+    readonly value: number,
+    readonly text: string,
+  ) {}
+
+  toJSON(): number {
+    return this.value;
+  }
+}
+
 export type PlainObject = Record<string, unknown>;
 
 export function isPlainObject(value: unknown): value is PlainObject {
@@ -37,6 +53,7 @@ export function deepMerge(base: PlainObject, overlay: PlainObject): PlainObject 
 export function scalarToString(value: unknown): string | null {
   if (typeof value === 'string') return value;
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (value instanceof RubyFloat) return value.text;
   return null;
 }
 

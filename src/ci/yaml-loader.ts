@@ -13,12 +13,17 @@ import {
   parseDocument,
   Scalar,
   type CollectionTag,
+  type Document,
+  type Tags,
   type Node,
 } from 'yaml';
 import { pathKey, type FilePositions } from './diagnostics.ts';
 import type { CompileLimits } from './limits.ts';
 import { isPlainObject, YamlReference, type PlainObject } from './values.ts';
+import { applyMergeKeys, isMergeKey, mergeKeyMark } from './yaml-merge-keys.ts';
 import { prescanYaml } from './yaml-prescan.ts';
+import { rubyScalarTags } from './yaml-ruby-scalars.ts';
+import { MAX_QUOTED_REPAIRS, reindentQuotedScalar } from './yaml-quoted-lines.ts';
 
 export const TOO_BIG_MESSAGE = 'The parsed YAML is too big';
 export const INVALID_FORMAT_MESSAGE = 'Invalid configuration format';
@@ -52,21 +57,22 @@ export function loadYaml(text: string, file: string, limits: CompileLimits): Loa
     return { ok: false, failure: 'too-big', line: null, detail: problem === 'too-deep' ? 'document is nested too deeply' : 'too many aliases' };
   }
 
-  let lineCounter = new LineCounter();
-  const options = { merge: true, customTags: [referenceTag], uniqueKeys: false, prettyErrors: false };
-  // One document, or a header document (`spec:`), `---` and the configuration (GitLab's
-  // `spec:inputs`); anything else is parsed as one document again for its error.
-  const documents = parseAllDocuments(text, { ...options, lineCounter });
-  const list = Array.isArray(documents) ? documents : [];
-  const withHeader = list.length === 2 && list[0].errors.length === 0 && isHeader(list[0].contents);
-  let doc = list.length === 1 ? list[0] : withHeader ? list[1] : undefined;
-  if (!doc) {
-    lineCounter = new LineCounter();
-    doc = parseDocument(text, { ...options, lineCounter });
+  // libyaml accepts quoted scalars continued at or left of their parent's indentation; the
+  // yaml library does not: such a scalar is re-indented (no value changes) and parsed again.
+  let parsed = parseDocuments(text);
+  for (let repairs = 0; repairs < MAX_QUOTED_REPAIRS; repairs++) {
+    const error = parsed.doc.errors[0];
+    if (!error || error.code !== 'MISSING_CHAR' || !/closing .?quote/i.test(error.message)) break;
+    const repaired = reindentQuotedScalar(parsed.text, error.pos[0]);
+    if (repaired === null) break;
+    parsed = parseDocuments(repaired);
   }
+  const { doc, list, withHeader, lineCounter } = parsed;
   let header: PlainObject | undefined;
   if (withHeader) {
-    const value: unknown = list[0].toJS({ maxAliasCount: limits.maxAliasCount });
+    const headerMerges = { count: 0 };
+    walkKeys(list[0].contents, [], { file, lines: new Map() }, lineCounter, limits.maxYamlDepth, headerMerges);
+    const value = withMergeKeys(list[0].toJS({ maxAliasCount: limits.maxAliasCount }), headerMerges.count);
     if (isPlainObject(value)) header = value;
   }
   const firstError = doc.errors[0];
@@ -76,13 +82,14 @@ export function loadYaml(text: string, file: string, limits: CompileLimits): Loa
   }
 
   const positions: FilePositions = { file, lines: new Map() };
-  if (!walkKeys(doc.contents, [], positions, lineCounter, limits.maxYamlDepth)) {
+  const merges = { count: 0 };
+  if (!walkKeys(doc.contents, [], positions, lineCounter, limits.maxYamlDepth, merges)) {
     return { ok: false, failure: 'too-big', line: null, detail: 'document is nested too deeply' };
   }
 
   let value: unknown;
   try {
-    value = doc.toJS({ maxAliasCount: limits.maxAliasCount });
+    value = withMergeKeys(doc.toJS({ maxAliasCount: limits.maxAliasCount }), merges.count);
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
     const failure = /excessive alias count/i.test(detail) ? 'too-big' : 'syntax';
@@ -95,6 +102,52 @@ export function loadYaml(text: string, file: string, limits: CompileLimits): Loa
     return { ok: false, failure: 'too-big', line: null, detail: 'document is nested too deeply' };
   }
   return { ok: true, value, positions, ...(header ? { header } : {}) };
+}
+
+// Merge keys are applied after `toJS`, in Ruby's order (yaml-merge-keys.ts).
+// Plain scalars are typed as Ruby's YAML types them (yaml-ruby-scalars.ts).
+const PARSE_OPTIONS = {
+  merge: false,
+  customTags: (tags: Tags): Tags => [...rubyScalarTags(tags), referenceTag],
+  uniqueKeys: false,
+  prettyErrors: false,
+};
+
+interface ParsedText {
+  text: string;
+  doc: Document.Parsed;
+  /** Every document, when the text is a `spec:` header, `---` and the configuration. */
+  list: Document.Parsed[];
+  withHeader: boolean;
+  lineCounter: LineCounter;
+}
+
+/**
+ * One document, or a header document (`spec:`), `---` and the configuration (GitLab's
+ * `spec:inputs`), blank documents aside; anything else is parsed as one document again for
+ * its error.
+ */
+function parseDocuments(text: string): ParsedText {
+  const lineCounter = new LineCounter();
+  const documents = parseAllDocuments(text, { ...PARSE_OPTIONS, lineCounter });
+  // GitLab drops blank documents (a trailing `---`, one holding only comments).
+  const list = (Array.isArray(documents) ? documents : []).filter((document) => document.errors.length > 0 || !isBlank(document.contents));
+  const withHeader = list.length === 2 && list[0].errors.length === 0 && isHeader(list[0].contents);
+  const doc = list.length === 1 ? list[0] : withHeader ? list[1] : undefined;
+  if (doc) return { text, doc, list, withHeader, lineCounter };
+  const single = new LineCounter();
+  return { text, doc: parseDocument(text, { ...PARSE_OPTIONS, lineCounter: single }), list, withHeader, lineCounter: single };
+}
+
+function withMergeKeys(value: unknown, count: number): unknown {
+  return count === 0 ? value : applyMergeKeys(value);
+}
+
+/** A document Ruby would call blank: nothing, null, false, an empty or blank string, `{}` or `[]`. */
+function isBlank(node: unknown): boolean {
+  if (node === null || node === undefined) return true;
+  if (isScalar(node)) return node.value === null || node.value === false || (typeof node.value === 'string' && node.value.trim() === '');
+  return (isMap(node) || isSeq(node)) && node.items.length === 0;
 }
 
 /** A map whose only key is `spec`. */
@@ -114,7 +167,8 @@ function rubySymbolName(key: Scalar): string | undefined {
 
 /**
  * Walks the document's maps before it becomes a value: records each key's line for
- * diagnostics, and renames Ruby-symbol keys (`:test_job:`) to the names GitLab reads.
+ * diagnostics, renames Ruby-symbol keys (`:test_job:`) to the names GitLab reads, and marks
+ * merge keys (counted in `merges`) so that each survives to be applied in order.
  */
 function walkKeys(
   node: Node | null,
@@ -122,6 +176,7 @@ function walkKeys(
   positions: FilePositions,
   lineCounter: LineCounter,
   depthLeft: number,
+  merges: { count: number },
 ): boolean {
   if (depthLeft < 0) return false;
   if (!node || isAlias(node)) return true;
@@ -130,12 +185,16 @@ function walkKeys(
       if (!isPair(pair) || !isScalar(pair.key)) continue;
       const symbol = rubySymbolName(pair.key);
       if (symbol !== undefined) pair.key.value = symbol;
+      if (isMergeKey(pair.key.value, pair.key.tag)) {
+        pair.key.value = mergeKeyMark(merges.count++, isSeq(pair.value));
+        if (!walkKeys(pair.value as Node | null, path, { file: positions.file, lines: new Map() }, lineCounter, depthLeft - 1, merges)) return false;
+        continue;
+      }
       const key = String(pair.key.value);
-      if (key === '<<') continue;
       const childPath = [...path, key];
       const offset = pair.key.range?.[0];
       if (offset !== undefined) positions.lines.set(pathKey(childPath), lineCounter.linePos(offset).line);
-      if (!walkKeys(pair.value as Node | null, childPath, positions, lineCounter, depthLeft - 1)) return false;
+      if (!walkKeys(pair.value as Node | null, childPath, positions, lineCounter, depthLeft - 1, merges)) return false;
     }
   } else if (isSeq(node)) {
     node.items.forEach((item, index) => {
@@ -144,7 +203,7 @@ function walkKeys(
       if (offset !== undefined) positions.lines.set(pathKey(childPath), lineCounter.linePos(offset).line);
     });
     for (let index = 0; index < node.items.length; index++) {
-      if (!walkKeys(node.items[index] as Node | null, [...path, index], positions, lineCounter, depthLeft - 1)) {
+      if (!walkKeys(node.items[index] as Node | null, [...path, index], positions, lineCounter, depthLeft - 1, merges)) {
         return false;
       }
     }

@@ -55,7 +55,9 @@ export function readJob(inputs: JobInputs, sink: DiagnosticSink): JobConfig | nu
 
   const hash: PlainObject = { ...own };
   for (const key of DEFAULTABLE_KEYS) {
-    if (!(key in hash) && key in inputs.defaults && inherit.defaults(key)) hash[key] = inputs.defaults[key];
+    // A key written empty (`image:`) is unspecified, as GitLab reads it: the default applies.
+    const unspecified = !(key in hash) || hash[key] === null;
+    if (unspecified && key in inputs.defaults && inherit.defaults(key)) hash[key] = inputs.defaults[key];
   }
   const errorsBefore = sink.errors.length;
   const job = readJobKeys(name, hash, checker, inputs);
@@ -76,8 +78,8 @@ function readJobKeys(name: string, hash: PlainObject, checker: EntryChecker, inp
     return null;
   }
   const script = readScript(hash.script, checker.child('script'));
-  const beforeScript = hash.before_script === undefined ? [] : readScript(hash.before_script, checker.child('before_script'));
-  const afterScript = hash.after_script === undefined ? [] : readScript(hash.after_script, checker.child('after_script'));
+  const beforeScript = hash.before_script === undefined || hash.before_script === null ? [] : readScript(hash.before_script, checker.child('before_script'));
+  const afterScript = hash.after_script === undefined || hash.after_script === null ? [] : readScript(hash.after_script, checker.child('after_script'));
   const stageValue = hash.stage ?? hash.type ?? 'test';
   if (typeof stageValue !== 'string') checker.child(hash.stage === undefined ? 'type' : 'stage').configError('should be a string');
 

@@ -53,7 +53,8 @@ export function readRoot(config: PlainObject, sink: DiagnosticSink, maxExpressio
 }
 
 function readStages(config: PlainObject, sink: DiagnosticSink): string[] {
-  const key = config.stages !== undefined ? 'stages' : config.types !== undefined ? 'types' : null;
+  // An empty key (`stages:`) is unspecified, as GitLab reads it.
+  const key = config.stages !== undefined && config.stages !== null ? 'stages' : config.types !== undefined && config.types !== null ? 'types' : null;
   let declared = DEFAULT_STAGES;
   if (key !== null) {
     const value = config[key];
@@ -91,12 +92,13 @@ function readDefaults(config: PlainObject, sink: DiagnosticSink): PlainObject {
         if (key in hash && key in config) sink.error(`${key} is defined in top-level and \`default:\` entry`, ['default', key]);
       }
       for (const [key, value] of Object.entries(hash)) {
-        if (validDefault(key, value, checker.child(key))) defaults[key] = value;
+        if (value !== null && validDefault(key, value, checker.child(key))) defaults[key] = value;
       }
     }
   }
   for (const key of GLOBAL_KEYS) {
-    if (!(key in config) || key in defaults) continue;
+    // An empty top-level key (`before_script:`) is unspecified, as GitLab reads it.
+    if (!(key in config) || config[key] === null || key in defaults) continue;
     const value = config[key];
     if (validDefault(key, value, new EntryChecker(sink, key, [key]))) defaults[key] = value;
   }

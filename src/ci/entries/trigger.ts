@@ -52,7 +52,9 @@ function readStrategy(value: PlainObject, checker: EntryChecker): TriggerStrateg
   const strategy = value.strategy;
   if (strategy === undefined || strategy === null) return null;
   if (typeof strategy !== 'string') checker.attributeError('strategy', 'should be a string');
-  if (strategy !== 'depend') checker.attributeError('strategy', 'should be depend');
+  // `mirror` (GitLab 18.2) also waits for the downstream pipeline and takes its status; it is
+  // read as `depend`, whose status rules are the nearest we keep.
+  if (strategy !== 'depend' && strategy !== 'mirror') checker.attributeError('strategy', 'should be depend');
   return 'depend';
 }
 

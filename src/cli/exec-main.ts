@@ -4,26 +4,32 @@
  * before any other module of the CLI.
  */
 import yargs from 'yargs';
+import { closeSharedSpawner } from '../shared/process-spawner.ts';
 import { runExecCommand } from './commands/exec.ts';
 import { EXEC_DESCRIPTION, execOptions, type ExecCliArgs } from './exec-options.ts';
 
 /** The parsed flags run, on this process's stdio and directory. */
 export async function runExecArgs(args: ExecCliArgs): Promise<number> {
-  return runExecCommand(
-    {
-      jobs: args.jobs, file: args.file, needs: args.needs, stage: args.stage, manual: args.manual, list: args.list, preview: args.preview,
-      payload: args.payload, json: args.json, committed: args.committed, ref: args.ref, tag: args.tag, source: args.source,
-      variable: args.variable, envFile: args['env-file'], executor: args.executor, dockerImage: args['docker-image'], concurrency: args.concurrency,
-      verbose: args.verbose, shellOnFailure: args['shell-on-failure'], artifactsDir: args['artifacts-dir'], cacheDir: args['cache-dir'], reuse: args.reuse,
-    },
-    {
-      stdout: (text) => process.stdout.write(text),
-      stderr: (text) => process.stderr.write(text),
-      cwd: process.cwd(),
-      colour: process.stdout.isTTY === true && !process.env.NO_COLOR,
-      tty: process.stdout.isTTY === true,
-    },
-  );
+  try {
+    return await runExecCommand(
+      {
+        jobs: args.jobs, file: args.file, needs: args.needs, stage: args.stage, manual: args.manual, list: args.list, preview: args.preview,
+        payload: args.payload, json: args.json, committed: args.committed, ref: args.ref, tag: args.tag, source: args.source,
+        variable: args.variable, envFile: args['env-file'], executor: args.executor, dockerImage: args['docker-image'], concurrency: args.concurrency,
+        verbose: args.verbose, shellOnFailure: args['shell-on-failure'], artifactsDir: args['artifacts-dir'], cacheDir: args['cache-dir'], reuse: args.reuse,
+      },
+      {
+        stdout: (text) => process.stdout.write(text),
+        stderr: (text) => process.stderr.write(text),
+        cwd: process.cwd(),
+        colour: process.stdout.isTTY === true && !process.env.NO_COLOR,
+        tty: process.stdout.isTTY === true,
+      },
+    );
+  } finally {
+    // The spawner's helper waited for: its git and shell processes' CPU time is then this process's children's.
+    await closeSharedSpawner();
+  }
 }
 
 /**

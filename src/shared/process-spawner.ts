@@ -206,6 +206,25 @@ export class ProcessSpawner {
     if (!this.socketPath.startsWith('\0')) rmSync(this.socketPath, { force: true });
   }
 
+  /**
+   * Stops the helper and waits for it to exit (at most `timeoutMs`): a process that exits after
+   * this has the helper's CPU time, its forks' included, among its own children's (what `time`
+   * and a parent's wait see).
+   */
+  async closeAndWait(timeoutMs: number): Promise<void> {
+    const helper = this.helper;
+    this.close();
+    if (!helper || helper.exitCode !== null || helper.signalCode !== null) return;
+    helper.ref();
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, timeoutMs);
+      helper.once('exit', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
   /** While a process is tracked, its helper's messages are awaited: the channel keeps the event loop alive. */
   private holdLoop(): void {
     this.helper?.channel?.ref();
@@ -282,6 +301,13 @@ let shared: ProcessSpawner | undefined;
 export function sharedSpawner(): ProcessSpawner {
   shared ??= new ProcessSpawner();
   return shared;
+}
+
+/** For a command about to exit (`runner exec`): ends the process's own spawner, if it started, and waits for its helper (closeAndWait). */
+export async function closeSharedSpawner(timeoutMs = 2_000): Promise<void> {
+  const spawner = shared;
+  shared = undefined;
+  await spawner?.closeAndWait(timeoutMs);
 }
 
 

@@ -19,6 +19,16 @@ describe('process spawner (forks from a helper process)', () => {
   const spawner = new ProcessSpawner();
   after(() => spawner.close());
 
+  it('closeAndWait ends the helper and resolves once it has exited (its forks counted in this process then)', async () => {
+    const own = new ProcessSpawner();
+    const child = await own.spawn({ file: 'sh', args: ['-c', 'exit 0'], env });
+    await child.exited;
+    const helper = own.helperPid;
+    assert.ok(helper !== undefined);
+    await own.closeAndWait(5_000);
+    assert.throws(() => process.kill(helper, 0), /ESRCH/, 'the helper is gone');
+  });
+
   it('connects stdin, stdout and stderr and reports the exit code', async () => {
     const child = await spawner.spawn({ file: 'sh', args: ['-c', 'tr a-z A-Z; echo oops >&2; exit 3'], env });
     child.stdin.end('hello spawner\n');

@@ -5,7 +5,6 @@
  * is opened in the local coordinator; its diff is yours: from the merge base of your target
  * branch (origin's copy, else your own) and HEAD to the snapshot.
  */
-import { CHANGED_PATHS_NEEDED } from '../ci/path-clauses.ts';
 import type { PipelineCreationInput } from '../coordinator/services/ci/pipelines/creation.ts';
 import type { ProjectRecord } from '../storage/types.ts';
 import { ExecError } from './errors.ts';
@@ -46,10 +45,8 @@ export async function mergeRequestInput(local: LocalCoordinator, project: Projec
     {},
   );
   await repository.setMergeRequestHead(request.iid, run.sha);
-  const input = await local.ci.mergeRequestPipelines.inputFor(project, request, branchInput.user);
-  // The diff from the merge base: the snapshot has no parent, so the base is taken with HEAD.
-  const changed = base === null ? null : await repository.changedPathsSince(base, base, run.sha, CHANGED_PATHS_NEEDED);
-  return { ...branchInput, ...input, changedPaths: changed };
+  // Its `changedPaths` are the request's diff, from base_sha (taken with HEAD: the snapshot has no parent) to the snapshot.
+  return { ...branchInput, ...(await local.ci.mergeRequestPipelines.inputFor(project, request, branchInput.user)) };
 }
 
 /**

@@ -68,8 +68,12 @@ describe('a merge request from opening to merge', () => {
     const [onOpen] = await requestPipelines();
     assert.equal(onOpen?.source, 'merge_request_event');
     assert.equal(onOpen?.sha, first);
-    const shown = await fixture.gantry.api('GET', `/projects/${project.id}/merge_requests/1`);
-    assert.equal((shown.json.head_pipeline as { id: number } | null)?.id, onOpen?.id);
+    // The request takes its new pipeline as head pipeline just after the pipeline is saved (GitLab: a worker after creation).
+    let shown = await fixture.gantry.api('GET', `/projects/${project.id}/merge_requests/1`);
+    await waitUntil(async () => {
+      shown = await fixture.gantry.api('GET', `/projects/${project.id}/merge_requests/1`);
+      return (shown.json.head_pipeline as { id: number } | null)?.id === onOpen?.id;
+    }, 'the request pipeline as head_pipeline');
     assert.equal((shown.json.diff_refs as { head_sha: string }).head_sha, first);
     assert.equal(shown.json.changes_count, '1');
 

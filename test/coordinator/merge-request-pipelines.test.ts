@@ -119,8 +119,8 @@ describe('merge request pipelines', () => {
     assert.equal(pipeline.user_id, 1);
     // rules:changes against the merge base: src/ changed, docs/ did not.
     assert.deepEqual(await jobStatuses(pipeline.id), { 'mr-src': 'pending' });
-    // The request's own pipeline is its head pipeline, though the branch pipeline is at the same commit.
-    assert.equal((await stores().mergeRequests.findByIid(project.id, mergeRequest.iid))?.head_pipeline_id, pipeline.id);
+    // The request's own pipeline is its head pipeline, though the branch pipeline is at the same commit (set just after the pipeline is saved).
+    await waitUntil(async () => (await stores().mergeRequests.findByIid(project.id, mergeRequest.iid))?.head_pipeline_id === pipeline.id, 'the request pipeline as head pipeline');
   });
 
   it('a refresh again at the same head (a retried refresh) creates no second pipeline', async () => {

@@ -140,6 +140,12 @@ export interface CompileContext {
    * its ref path, as GitLab does.
    */
   mergeRequest?: MergeRequestInfo;
+  /**
+   * GitLab's CI_OPEN_MERGE_REQUESTS: the open merge requests from the pipeline's source branch
+   * (of a merge request pipeline: its request's source branch and project), newest first, at
+   * most 4 and only those its user may read, each as `full/path!iid`; absent or empty: unset.
+   */
+  openMergeRequests?: readonly string[];
 }
 
 export type JobWhen = 'on_success' | 'on_failure' | 'always' | 'manual' | 'delayed';

@@ -70,6 +70,12 @@ export interface PayloadPipelineInfo {
    * CI_COMMIT_BRANCH, the CI_MERGE_REQUEST_* variables, and the runner fetches its ref path.
    */
   mergeRequest?: MergeRequestInfo;
+  /**
+   * GitLab's CI_OPEN_MERGE_REQUESTS: the open merge requests from the pipeline's source branch
+   * (of a merge request pipeline: its request's source branch and project), newest first, at
+   * most 4 and only those its user may read, each as `full/path!iid`; absent or empty: unset.
+   */
+  openMergeRequests?: readonly string[];
   /** The runner that took the job: CI_RUNNER_ID, CI_RUNNER_DESCRIPTION and CI_RUNNER_TAGS. */
   runner?: PayloadRunnerInfo;
 }

@@ -89,6 +89,8 @@ export interface PipelineVariableInputs {
   source: string;
   configPath: string;
   mergeRequest?: MergeRequestInfo;
+  /** CI_OPEN_MERGE_REQUESTS (model.ts's CompileContext says which). */
+  openMergeRequests?: readonly string[];
 }
 
 export function inputsFromContext(context: CompileContext): PipelineVariableInputs {
@@ -108,6 +110,7 @@ export function inputsFromContext(context: CompileContext): PipelineVariableInpu
     source: context.source,
     configPath: context.configPath ?? '.gitlab-ci.yml',
     mergeRequest: context.mergeRequest,
+    openMergeRequests: context.openMergeRequests,
   };
 }
 
@@ -142,7 +145,12 @@ export function predefinedPipelineVariables(inputs: PipelineVariableInputs): Yam
     ['CI_COMMIT_REF_PROTECTED', String(inputs.refProtected)],
   ];
   const predefined = list.flatMap(([key, value]) => (value === undefined ? [] : [{ key, value }]));
-  return inputs.mergeRequest ? [...predefined, ...mergeRequestVariables(inputs.mergeRequest)] : predefined;
+  return [...predefined, ...(inputs.mergeRequest ? mergeRequestVariables(inputs.mergeRequest) : []), ...openMergeRequestsVariable(inputs.openMergeRequests)];
+}
+
+/** CI_OPEN_MERGE_REQUESTS, after the merge request's own variables as GitLab lists it; none when there is no open request. */
+export function openMergeRequestsVariable(references: readonly string[] | undefined): { key: string; value: string }[] {
+  return references && references.length > 0 ? [{ key: 'CI_OPEN_MERGE_REQUESTS', value: references.join(',') }] : [];
 }
 
 function serverProjectVariables(server: ServerIdentity, projectPath: string): Array<[string, string]> {

@@ -5,6 +5,7 @@ import {
   commitDescription,
   commitTitle,
   projectName,
+  openMergeRequestsVariable,
   projectNamespace,
   serverBase,
   serverVariables,
@@ -105,6 +106,7 @@ export function predefinedJobVariables(
     ...pub('CI_PIPELINE_TRIGGERED', pipeline.source === 'trigger' ? 'true' : undefined),
     ...pub('CI_JOB_MANUAL', job.when === 'manual' || job.when === 'delayed' ? 'true' : undefined),
     ...(pipeline.mergeRequest ? mergeRequestVariables(pipeline.mergeRequest).map((variable) => publicVariable(variable.key, variable.value)) : []),
+    ...openMergeRequestsVariable(pipeline.openMergeRequests).map((variable) => publicVariable(variable.key, variable.value)),
   );
   return variables;
 }

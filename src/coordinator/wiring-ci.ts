@@ -51,6 +51,8 @@ import { buildIntegrationMail, buildOutboundDeliveries } from './wiring-integrat
 import { buildMergeRequestPipelines } from './wiring-merge-request-pipelines.ts';
 import { MERGE_REQUEST_PIPELINE_TASK } from './services/ci/pipelines/merge-request-pipelines.ts';
 import { buildHookDeliveries, type HookDeliveryOptions } from './wiring-hooks.ts';
+import { MergeRequestPermissions } from './services/access/merge-request-permissions.ts';
+import { OpenMergeRequests } from './services/ci/pipelines/open-merge-requests.ts';
 
 /** How the CI background work runs (tests shorten the intervals), and the bounds of artifacts archives. */
 export interface CiRuntimeOptions {
@@ -141,6 +143,9 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
   const compileSandbox = new CompileSandbox(options.compile);
   const redundantPipelines = new RedundantPipelines({ pipelines: stores.pipelines, jobs: stores.jobs, repositories, transactions: stores.ciTransactions, processing: pipelineProcessing, logger });
   const remoteIncludes = new RemoteIncludes({ settings: context.settings });
+  const openMergeRequests = new OpenMergeRequests({
+    mergeRequests: stores.mergeRequests, projects: stores.projects, namespaces: stores.namespaces, mergeRequestPermissions: new MergeRequestPermissions(permissions),
+  });
   const pipelineCreation = new PipelineCreation({
     compile: compileSandbox.compile,
     limits: options.compile?.limits,
@@ -159,6 +164,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
     server: serverIdentity(context.config.externalUrl),
     redundant: redundantPipelines,
     remoteIncludes,
+    openMergeRequests,
   });
   const pipelineRuns = new PipelineRuns({ creation: pipelineCreation, lookup, permissions, triggers: stores.triggers, users: stores.users, namespaces: stores.namespaces });
   const pipelineViews = new PipelineViews({
@@ -316,7 +322,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
     pipelineProcessing, pipelineCreation, pipelineRuns, downstreamPipelines, ciLint, pushPipelines, commitReferences, schedulePipelines, taskQueue, taskWorker, ciRuntime, hookWorker,
     ...mergeRequestGit,
     ciBlobs: blobs, pipelines, jobs, jobArtifacts, commitStatuses, ...runnerJobs, jobQueueWakeups,
-    jobTokenAccess, artifactUploads, dependencyArtifacts, artifactExpiry, eventPruning, redundantPipelines, ...mergeRequestMerging, mergeRequestPipelines, mergeRequestPipelinesView,
+    openMergeRequests, jobTokenAccess, artifactUploads, dependencyArtifacts, artifactExpiry, eventPruning, redundantPipelines, ...mergeRequestMerging, mergeRequestPipelines, mergeRequestPipelinesView,
   };
 }
 

@@ -12,7 +12,7 @@ import { UserRunners } from './services/ci/runners/user-runners.ts';
 import type { CiServices } from './wiring-ci.ts';
 
 /** The runners area: registration (runner side), job requests, the runners API and registration tokens. */
-export function buildRunnersServices(context: CoordinatorContext, ci: Pick<CiServices, 'pipelineProcessing' | 'jobQueueWakeups' | 'mergeRequestPipelines'>, longPollSeconds?: number) {
+export function buildRunnersServices(context: CoordinatorContext, ci: Pick<CiServices, 'pipelineProcessing' | 'jobQueueWakeups' | 'mergeRequestPipelines' | 'openMergeRequests'>, longPollSeconds?: number) {
   const { stores, lookup, permissions, settings } = context;
   const instanceRegistrationToken = new InstanceRegistrationToken({ store: stores.settings, settings });
   const ciSigningKey = new CiSigningKey({ store: stores.ciSigningKey });
@@ -46,6 +46,7 @@ export function buildRunnersServices(context: CoordinatorContext, ci: Pick<CiSer
       instanceVariables: stores.instanceVariables,
       externalUrl: context.config.externalUrl,
       mergeRequestInfo: (pipeline) => ci.mergeRequestPipelines.infoForPipeline(pipeline),
+      openMergeRequests: ci.openMergeRequests,
       idTokens: new IdTokens(ciSigningKey),
       logger: context.logger,
     }),

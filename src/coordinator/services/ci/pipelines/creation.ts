@@ -18,6 +18,7 @@ import type { ParentArtifacts } from './parent-artifacts.ts';
 import { failRefusedEnvironments, recordDeployments } from './deployments.ts';
 import { environmentUrl, jobRecords } from './job-records.ts';
 import { pipelineContextVariables, type PipelineVariableSources } from './variables.ts';
+import type { OpenMergeRequests } from './open-merge-requests.ts';
 
 export const DEFAULT_CI_CONFIG_PATH = '.gitlab-ci.yml';
 
@@ -85,6 +86,8 @@ export interface PipelineCreationDeps extends GitReaderDeps, PipelineVariableSou
   redundant?: Pick<RedundantPipelines, 'afterCreated'>;
   /** Fetches `include:remote` files; without it they are refused. */
   remoteIncludes?: Pick<RemoteIncludes, 'forCompile'>;
+  /** CI_OPEN_MERGE_REQUESTS of a new pipeline (open-merge-requests.ts); without it, unset. */
+  openMergeRequests?: Pick<OpenMergeRequests, 'referencesFor'>;
 }
 
 /** The resolved target of a run: which ref, of which kind, at which commit. */
@@ -200,6 +203,8 @@ export class PipelineCreation {
   private async compileContext(input: PipelineCreationInput, target: ResolvedRef, configPath: string): Promise<CompileContext> {
     const { project } = input;
     const given = input.variables ?? [];
+    const source = input.mergeRequest ? { projectId: input.mergeRequest.sourceProjectId, branch: input.mergeRequest.sourceBranch } : { projectId: project.id, branch: target.ref };
+    const openMergeRequests = (await this.deps.openMergeRequests?.referencesFor(source, input.user)) ?? [];
     return {
       project: {
         id: project.id,
@@ -212,6 +217,7 @@ export class PipelineCreation {
       refType: target.refType,
       refProtected: target.protected,
       mergeRequest: input.mergeRequest,
+      openMergeRequests,
       sha: target.sha,
       beforeSha: input.beforeSha ?? ZERO_SHA,
       commitMessage: target.commit.message,

@@ -10,7 +10,8 @@ import type { RepositoryManager } from '../../../../storage/git/types.ts';
 import type { JobArtifactsStore, JobRecord } from '../../../../storage/types-ci-jobs.ts';
 import type { PipelineRecord, PipelinesStore, PipelineVariablesStore } from '../../../../storage/types-ci.ts';
 import type { RunnerRecord } from '../../../../storage/types-runners.ts';
-import type { ProjectRecord, ProjectsStore, UsersStore } from '../../../../storage/types.ts';
+import type { ProjectRecord, ProjectsStore, UserRecord, UsersStore } from '../../../../storage/types.ts';
+import type { OpenMergeRequests } from '../pipelines/open-merge-requests.ts';
 import { availableArchive } from '../pipelines/artifact-rules.ts';
 import { pipelineContextVariables, type PipelineVariableSources } from '../pipelines/variables.ts';
 
@@ -25,6 +26,8 @@ export interface JobPayloadsDeps extends PipelineVariableSources {
   externalUrl: string;
   /** A merge request pipeline's request (its CI_MERGE_REQUEST_* variables, its ref fetched); absent: none. */
   mergeRequestInfo?: (pipeline: PipelineRecord) => Promise<MergeRequestInfo | undefined>;
+  /** CI_OPEN_MERGE_REQUESTS, read again for each job as GitLab does; absent: unset. */
+  openMergeRequests?: Pick<OpenMergeRequests, 'referencesFor'>;
   /** Makes the variables of a job's `id_tokens`. */
   idTokens: IdTokens;
   /** Where a job's tokens that could not be made are reported (the job runs without them). */
@@ -53,13 +56,18 @@ export class JobPayloads {
     if (!project || !pipeline) throw new Error(`job ${job.id}: its project or pipeline is gone`);
     const namespace = await this.deps.namespaces.findById(project.namespace_id);
     const projectPath = namespace ? `${namespace.full_path}/${project.path}` : project.path;
-    const [variables, dotenv, user, commit, dependencies, mergeRequest] = await Promise.all([
+    const reading = {
+      user: pipeline.user_id === null ? Promise.resolve(undefined) : this.deps.users.findById(pipeline.user_id),
+      mergeRequest: this.deps.mergeRequestInfo ? this.deps.mergeRequestInfo(pipeline) : Promise.resolve(undefined),
+    };
+    const [variables, dotenv, user, commit, dependencies, mergeRequest, openMergeRequests] = await Promise.all([
       this.variables(project, pipeline),
       this.dotenvVariables(claimed.dependencies),
-      pipeline.user_id === null ? undefined : this.deps.users.findById(pipeline.user_id),
+      reading.user,
       this.commitWithRef(project.id, pipeline),
       this.dependencies(claimed.dependencies, token),
-      this.deps.mergeRequestInfo?.(pipeline),
+      reading.mergeRequest,
+      this.openMergeRequests(project, pipeline, reading),
     ]);
     const timeout = effectiveJobTimeout(definition.timeout, runner.maximum_timeout);
     const payload = toJobPayload(
@@ -92,6 +100,7 @@ export class JobPayloads {
         variables: [...dotenv, ...variables],
         environmentName: job.environment,
         mergeRequest,
+        openMergeRequests,
         runner: { id: runner.id, description: runner.description, tags: runner.tag_list },
       },
     );
@@ -116,6 +125,14 @@ export class JobPayloads {
       payload.variables.unshift(...tokens);
     }
     return payload;
+  }
+
+  /** From the pipeline's ref, or its merge request's source branch and project; as its user may read them. */
+  private async openMergeRequests(project: ProjectRecord, pipeline: PipelineRecord, reading: { user: Promise<UserRecord | undefined>; mergeRequest: Promise<MergeRequestInfo | undefined> }): Promise<string[]> {
+    if (!this.deps.openMergeRequests) return [];
+    const [user, mergeRequest] = await Promise.all([reading.user, reading.mergeRequest]);
+    const source = mergeRequest ? { projectId: mergeRequest.sourceProjectId, branch: mergeRequest.sourceBranch } : { projectId: project.id, branch: pipeline.ref };
+    return this.deps.openMergeRequests.referencesFor(source, user ?? null);
   }
 
   /** Read when the job is handed out (the payload keeps those of the job's ref and environment). */

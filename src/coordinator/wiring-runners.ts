@@ -48,6 +48,7 @@ export function buildRunnersServices(context: CoordinatorContext, ci: Pick<CiSer
       mergeRequestInfo: (pipeline) => ci.mergeRequestPipelines.infoForPipeline(pipeline),
       openMergeRequests: ci.openMergeRequests,
       idTokens: new IdTokens(ciSigningKey),
+      permissions,
       logger: context.logger,
     }),
   });

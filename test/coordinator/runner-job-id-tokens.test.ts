@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { createHash, createPublicKey, verify, type JsonWebKey } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { CiSigningKey } from '../../src/coordinator/services/ci/signing-key.ts';
+import { IdTokens } from '../../src/coordinator/services/ci/id-tokens.ts';
 import { startTwoCoordinators, addCiVariable, startRunnerJobsFixture, type RunnerJobsFixture } from './runner-job-fixtures.ts';
 
 /**
@@ -115,6 +117,10 @@ describe('id_tokens handed to runners', () => {
     assert.equal(claims.namespace_path, projectPath.split('/')[0]);
     assert.equal(claims.user_id, '1');
     assert.equal(claims.user_login, 'root');
+    // Its level from memberships (root made the group, so owns it), as GitLab's human_max_access names it.
+    assert.equal(claims.user_access_level, 'owner');
+    // Not a fork's merge request: the job's project is the project the code comes from.
+    assert.deepEqual([claims.job_project_id, claims.job_project_path, claims.job_namespace_id, claims.job_namespace_path], [claims.project_id, claims.project_path, claims.namespace_id, claims.namespace_path]);
     assert.equal(claims.pipeline_id, String(pipelineId));
     assert.equal(claims.pipeline_source, 'api');
     assert.equal(claims.job_id, String(job.id));
@@ -141,6 +147,57 @@ describe('id_tokens handed to runners', () => {
     const cloud = verifiedClaims(tokens[1]!.value, jwks).claims;
     assert.deepEqual(cloud.aud, ['https://cloud.example.com', 'https://aud.example.com/oidc'], "a list of audiences, each with its variables expanded");
     assert.notEqual(cloud.jti, claims.jti, 'each token its own jti');
+  });
+});
+
+describe('id_tokens: user_access_level', () => {
+  let fixture: RunnerJobsFixture;
+  before(async () => {
+    fixture = await startRunnerJobsFixture();
+  });
+  after(async () => {
+    await fixture?.close();
+  });
+
+  it("names the pipeline user's membership level, and none for an administrator who is no member (GitLab's human_max_access)", async () => {
+    const project = await fixture.ciProject('oidc-levels', 'deploy:\n  id_tokens:\n    TOKEN:\n      aud: https://vault.example.com\n  script: [make]\n');
+    const runner = await fixture.register(project.runners_token);
+    const levelOfJobBy = async (token: string): Promise<unknown> => {
+      const created = await fixture.gantry.api('POST', `/projects/${project.id}/pipeline`, { body: { ref: 'main' }, token });
+      assert.equal(created.status, 201, created.text);
+      const job = await claimJob(fixture, runner.token);
+      const variable = (job.variables as JobVariableWire[]).find((candidate) => candidate.key === 'TOKEN');
+      assert.ok(variable);
+      return decodeSegment(variable.value.split('.')[1] ?? '').user_access_level;
+    };
+    const admin = await fixture.gantry.createUser('oidc-admin', { admin: true });
+    assert.equal(await levelOfJobBy(admin.token), null);
+    const member = await fixture.gantry.api('POST', `/projects/${project.id}/members`, { body: { user_id: admin.id, access_level: 40 } });
+    assert.equal(member.status, 201, member.text);
+    assert.equal(await levelOfJobBy(admin.token), 'maintainer');
+  });
+
+  it("a fork's merge request pipeline: project_* and sub name the fork, job_project_* the project the job runs in", async () => {
+    const idTokens = new IdTokens(new CiSigningKey({ store: fixture.gantry.coordinator.context.stores.ciSigningKey }));
+    const [token] = await idTokens.variables({
+      idTokens: { TOKEN: { aud: 'https://vault.example.com' } },
+      externalUrl: 'http://gantry.test',
+      job: { id: 7, protected: false, environment: null, environmentDefinition: null },
+      project: { id: 1, path: 'team/app', visibility: 'public' },
+      namespace: { id: 2, path: 'team' },
+      source: { project: { id: 3, path: 'alice/app' }, namespace: { id: 4, path: 'alice' } },
+      pipeline: { id: 5, source: 'merge_request_event', ref: 'fix', tag: false, sha: 'a'.repeat(40), configPath: null },
+      user: { id: 6, login: 'alice', email: 'alice@example.com', accessLevel: 'developer' },
+      runnerId: 8,
+      timeoutSeconds: 3600,
+      variables: [],
+    });
+    const claims = decodeSegment(token?.value.split('.')[1] ?? '');
+    assert.deepEqual([claims.project_id, claims.project_path, claims.namespace_id, claims.namespace_path], ['3', 'alice/app', '4', 'alice']);
+    assert.deepEqual([claims.job_project_id, claims.job_project_path, claims.job_namespace_id, claims.job_namespace_path], ['1', 'team/app', '2', 'team']);
+    assert.equal(claims.sub, 'project_path:alice/app:ref_type:branch:ref:fix');
+    assert.equal(claims.ci_config_ref_uri, 'gantry.test/team/app//.gitlab-ci.yml@refs/heads/fix');
+    assert.equal(claims.user_access_level, 'developer');
   });
 });
 

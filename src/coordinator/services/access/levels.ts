@@ -42,8 +42,28 @@ export interface ProjectAccess {
   groupAccess: AccessLevel | null;
   /** The effective level (membership, group share, ownership); administrators count as owners. */
   effective: AccessLevel | null;
+  /** The same from memberships alone (GitLab's `max_member_access`): an administrator who is no member has none. */
+  membership: AccessLevel | null;
   /** The caller's direct membership record of the project, or null. */
   projectMember: MemberRecord | null;
+}
+
+/** GitLab's `Gitlab::Access.human_access`, lower-cased as its ID tokens' `user_access_level` claim names a level. */
+export function accessLevelName(level: AccessLevel | null): string | null {
+  switch (level) {
+    case GUEST:
+      return 'guest';
+    case REPORTER:
+      return 'reporter';
+    case DEVELOPER:
+      return 'developer';
+    case MAINTAINER:
+      return 'maintainer';
+    case OWNER:
+      return 'owner';
+    default:
+      return null;
+  }
 }
 
 /** The higher of two levels; null counts as no access. */

@@ -18,9 +18,9 @@ export class MembershipLevels {
       const groupAccess = await this.namespaceMembershipLevel(project.namespace_id, actor);
       const shared = await this.sharedGroupLevel(project.id, actor);
       const levels = [direct?.access_level, groupAccess, shared].filter((level): level is AccessLevel => level != null);
-      let effective: AccessLevel | null = levels.length ? (Math.max(...levels) as AccessLevel) : null;
-      if (actor.is_admin) effective = OWNER;
-      return { projectAccess: direct?.access_level ?? null, groupAccess, effective, projectMember: direct ?? null };
+      const membership: AccessLevel | null = levels.length ? (Math.max(...levels) as AccessLevel) : null;
+      const effective = actor.is_admin ? OWNER : membership;
+      return { projectAccess: direct?.access_level ?? null, groupAccess, effective, membership, projectMember: direct ?? null };
     });
   }
 

@@ -56,7 +56,7 @@ export class PermissionsBase {
   // levels ------------------------------------------------------------------------------------
 
   async projectAccess(project: ProjectRecord, actor: Actor): Promise<ProjectAccess> {
-    if (!actor) return { projectAccess: null, groupAccess: null, effective: null, projectMember: null };
+    if (!actor) return { projectAccess: null, groupAccess: null, effective: null, membership: null, projectMember: null };
     return this.levels.projectAccess(project, actor);
   }
 

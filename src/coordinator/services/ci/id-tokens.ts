@@ -19,11 +19,18 @@ export interface IdTokenFacts {
   idTokens: JobIdTokens;
   externalUrl: string;
   job: { id: number; protected: boolean; environment: string | null; environmentDefinition: EnvironmentDefinition | null };
+  /** The job's project and its namespace (the `job_*` claims, `project_visibility`, `ci_config_ref_uri`). */
   project: { id: number; path: string; visibility: string };
   namespace: { id: number; path: string };
+  /**
+   * The project the code comes from (the `project_*` and `namespace_*` claims, `sub`): a fork's
+   * merge request pipeline runs in the target project on the fork's code; absent: the job's.
+   */
+  source?: { project: { id: number; path: string }; namespace: { id: number; path: string } };
   /** `ref`: the pipeline's ref, or a merge request pipeline's source branch (GitLab's `source_ref`). */
   pipeline: { id: number; source: string; ref: string; tag: boolean; sha: string; configPath: string | null };
-  user: { id: number; login: string; email: string } | undefined;
+  /** `accessLevel`: the user's membership level in the source project by name (`developer`), null for none. */
+  user: { id: number; login: string; email: string; accessLevel: string | null } | undefined;
   runnerId: number;
   /** The job's timeout in seconds, as the runner gets it. */
   timeoutSeconds: number;
@@ -52,19 +59,25 @@ export class IdTokens {
 
 function commonClaims(facts: IdTokenFacts, iat: number): Record<string, unknown> {
   const { job, project, namespace, pipeline, user } = facts;
+  const source = facts.source ?? { project, namespace };
   const refType = pipeline.tag ? 'tag' : 'branch';
   const refPath = `refs/${pipeline.tag ? 'tags' : 'heads'}/${pipeline.ref}`;
   const issuer = facts.externalUrl.replace(/\/+$/, '');
   const server = new URL(issuer);
   const configUrl = `${server.host}${server.pathname.replace(/\/+$/, '')}/${project.path}//${pipeline.configPath ?? '.gitlab-ci.yml'}`;
   return {
-    namespace_id: String(namespace.id),
-    namespace_path: namespace.path,
-    project_id: String(project.id),
-    project_path: project.path,
+    namespace_id: String(source.namespace.id),
+    namespace_path: source.namespace.path,
+    project_id: String(source.project.id),
+    project_path: source.project.path,
     user_id: user ? String(user.id) : '',
     user_login: user?.login ?? null,
     user_email: user?.email ?? null,
+    user_access_level: user?.accessLevel ?? null,
+    job_project_id: String(project.id),
+    job_project_path: project.path,
+    job_namespace_id: String(namespace.id),
+    job_namespace_path: namespace.path,
     pipeline_id: String(pipeline.id),
     pipeline_source: pipeline.source,
     job_id: String(job.id),
@@ -90,7 +103,7 @@ function commonClaims(facts: IdTokenFacts, iat: number): Record<string, unknown>
     iat,
     nbf: iat - NOT_BEFORE_SECONDS,
     exp: iat + facts.timeoutSeconds,
-    sub: `project_path:${project.path}:ref_type:${refType}:ref:${pipeline.ref}`,
+    sub: `project_path:${source.project.path}:ref_type:${refType}:ref:${pipeline.ref}`,
   };
 }
 

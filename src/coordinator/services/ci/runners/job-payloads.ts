@@ -12,6 +12,8 @@ import type { PipelineRecord, PipelinesStore, PipelineVariablesStore } from '../
 import type { RunnerRecord } from '../../../../storage/types-runners.ts';
 import type { ProjectRecord, ProjectsStore, UserRecord, UsersStore } from '../../../../storage/types.ts';
 import type { OpenMergeRequests } from '../pipelines/open-merge-requests.ts';
+import { accessLevelName } from '../../access/levels.ts';
+import type { Permissions } from '../../access/permissions.ts';
 import { availableArchive } from '../pipelines/artifact-rules.ts';
 import { pipelineContextVariables, type PipelineVariableSources } from '../pipelines/variables.ts';
 
@@ -30,6 +32,8 @@ export interface JobPayloadsDeps extends PipelineVariableSources {
   openMergeRequests?: Pick<OpenMergeRequests, 'referencesFor'>;
   /** Makes the variables of a job's `id_tokens`. */
   idTokens: IdTokens;
+  /** The user's level in the project, for the ID tokens' `user_access_level`; absent: null there. */
+  permissions?: Pick<Permissions, 'projectAccess'>;
   /** Where a job's tokens that could not be made are reported (the job runs without them). */
   logger?: Pick<Logger, 'warn'>;
 }
@@ -105,14 +109,17 @@ export class JobPayloads {
       },
     );
     if (definition.idTokens) {
+      const source = mergeRequest && mergeRequest.sourceProjectId !== project.id ? await this.projectAndNamespace(mergeRequest.sourceProjectId) : undefined;
+      const accessLevel = user ? await this.accessLevelName(source?.record ?? project, user) : null;
       const tokens = await this.deps.idTokens.variables({
         idTokens: definition.idTokens,
         externalUrl: this.deps.externalUrl,
         job: { id: job.id, protected: job.protected, environment: job.environment, environmentDefinition: definition.environment },
         project: { id: project.id, path: projectPath, visibility: project.visibility },
         namespace: { id: project.namespace_id, path: namespace?.full_path ?? '' },
+        ...(source ? { source: { project: { id: source.record.id, path: source.path }, namespace: source.namespace } } : {}),
         pipeline: { id: pipeline.id, source: pipeline.source, ref: mergeRequest?.sourceBranch ?? pipeline.ref, tag: pipeline.tag, sha: pipeline.sha, configPath: pipeline.config_path },
-        user: user ? { id: user.id, login: user.username, email: user.email } : undefined,
+        user: user ? { id: user.id, login: user.username, email: user.email, accessLevel } : undefined,
         runnerId: runner.id,
         timeoutSeconds: payload.runner_info.timeout,
         variables: payload.variables,
@@ -125,6 +132,20 @@ export class JobPayloads {
       payload.variables.unshift(...tokens);
     }
     return payload;
+  }
+
+  /** A fork's project (a merge request pipeline's source), its full path and namespace; undefined when it is gone. */
+  private async projectAndNamespace(projectId: number): Promise<{ record: ProjectRecord; path: string; namespace: { id: number; path: string } } | undefined> {
+    const record = await this.deps.projects.findById(projectId);
+    if (!record) return undefined;
+    const namespace = await this.deps.namespaces.findById(record.namespace_id);
+    return { record, path: namespace ? `${namespace.full_path}/${record.path}` : record.path, namespace: { id: record.namespace_id, path: namespace?.full_path ?? '' } };
+  }
+
+  /** GitLab's `project.team.human_max_access(user)`: from memberships only, so an administrator who is no member has none. */
+  private async accessLevelName(project: ProjectRecord, user: UserRecord): Promise<string | null> {
+    if (!this.deps.permissions) return null;
+    return accessLevelName((await this.deps.permissions.projectAccess(project, user)).membership);
   }
 
   /** From the pipeline's ref, or its merge request's source branch and project; as its user may read them. */

@@ -91,7 +91,10 @@ export async function archiveCache(context: JobContext, succeeded: boolean): Pro
     trace.notice(`Creating cache ${key}...`);
     try {
       const { staging, select } = await archiveCode.collect(context, { paths: entry.paths, untracked: entry.untracked }, 'cache');
-      for (const [pattern, count] of select.counts) trace.write(`${pattern}: found ${count} matching files and directories\n`);
+      for (const { warning, text } of archiveCode.matchReport(select, context.environment.info.projectDir)) {
+        if (warning) trace.warning(text);
+        else trace.write(`${text}\n`);
+      }
       if (entry.untracked) trace.write(`untracked: found ${select.untrackedCount} files\n`);
       const file = cacheFile(context, key);
       await mkdir(path.dirname(file), { recursive: true });

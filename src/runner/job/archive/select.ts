@@ -62,6 +62,16 @@ export function selector(selection: Selection, tracked: ReadonlySet<string>): Se
 }
 
 /**
+ * The runner's line for each pattern once the files are collected: how many entries it
+ * brought, or a warning that it brought none (gitlab-runner's wording, artifacts and caches).
+ */
+export function matchReport(select: Selector, projectDir: string): Array<{ warning: boolean; text: string }> {
+  return [...select.counts].map(([pattern, count]) => count > 0
+    ? { warning: false, text: `${pattern}: found ${count} matching artifact files and directories` }
+    : { warning: true, text: `${pattern}: no matching files. Ensure that the artifact path is relative to the working directory (${projectDir})` });
+}
+
+/**
  * The directories worth copying out for these patterns: the literal leading directories of
  * each (`out/` → `out`, `build/**\/*.o` → `build`), or the whole project (`''`) when a
  * pattern starts with a glob or untracked files are wanted.

@@ -38,9 +38,11 @@ export async function restoreCache(context: JobContext): Promise<void> {
       trace.notice(`Not downloading cache ${key} due to policy`);
       continue;
     }
-    // gitlab-runner's order: the key, the cache's fallback_keys, then CACHE_FALLBACK_KEY.
+    // gitlab-runner's order: the key, the cache's fallback_keys, then CACHE_FALLBACK_KEY,
+    // unless that one ends `-protected`: the suffix of protected refs' caches is not the user's to name.
     const keys = [key];
-    for (const fallback of [...(entry.fallback_keys ?? []), variableValue(context.variables, 'CACHE_FALLBACK_KEY') ?? '']) {
+    const fallbackVariable = variableValue(context.variables, 'CACHE_FALLBACK_KEY') ?? '';
+    for (const fallback of [...(entry.fallback_keys ?? []), fallbackVariable.endsWith('-protected') ? '' : fallbackVariable]) {
       const valid = fallback === '' ? null : cacheKey(context, { ...entry, key: fallback });
       if (valid !== null && !keys.includes(valid)) keys.push(valid);
     }

@@ -109,7 +109,6 @@ export async function uploadArtifacts(context: JobContext, succeeded: boolean): 
       if (warning) trace.warning(text);
       else trace.write(`${text}\x1b[0;m\n`);
     }
-    if (artifact.untracked) trace.write(`untracked: found ${select.untrackedCount} files\x1b[0;m\n`);
     const entries = await archiveCode.stagedEntries(staging);
     if (!entries.some((entry) => entry.type !== 'directory')) {
       trace.error('No files to upload');

@@ -97,7 +97,6 @@ export async function archiveCache(context: JobContext, succeeded: boolean): Pro
         if (warning) trace.warning(text);
         else trace.write(`${text}\n`);
       }
-      if (entry.untracked) trace.write(`untracked: found ${select.untrackedCount} files\n`);
       const file = cacheFile(context, key);
       await mkdir(path.dirname(file), { recursive: true });
       const partial = `${file}.${process.pid}.${Date.now()}.tmp`;

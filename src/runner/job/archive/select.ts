@@ -17,8 +17,14 @@ export function normalisePattern(pattern: string): string {
   return pattern.trim().replace(/^(\.\/)+/, '').replace(/\/+$/, '');
 }
 
+/** `.` or `./`: the project directory itself, all of it (gitlab-runner walks it whole). */
+function namesProjectDirectory(pattern: string): boolean {
+  return /^(\.\/?)+$/.test(pattern.trim());
+}
+
 /** Whether `name` matches the pattern; `recursive`: or one of the directories above it does. */
 function matcher(pattern: string, recursive: boolean): (name: string) => boolean {
+  if (namesProjectDirectory(pattern)) return () => recursive;
   const cleaned = normalisePattern(pattern);
   if (cleaned === '') return () => false;
   const test = picomatch(cleaned, { dot: true });
@@ -94,6 +100,7 @@ export function copyRoots(selection: Selection): string[] {
   if (selection.untracked) return [''];
   const roots = new Set<string>();
   for (const raw of selection.paths) {
+    if (namesProjectDirectory(raw)) return [''];
     const pattern = normalisePattern(raw);
     if (pattern === '') continue;
     const parts = pattern.split('/');

@@ -52,6 +52,7 @@ export async function restoreCache(context: JobContext): Promise<void> {
       const file = cacheFile(context, candidate);
       if (!(await stat(file).catch(() => null))) {
         trace.warning('file does not exist');
+        trace.warning('Failed to extract cache');
         continue;
       }
       try {

@@ -19,7 +19,8 @@ export function normalisePattern(pattern: string): string {
 
 /** `.` or `./`: the project directory itself, all of it (gitlab-runner walks it whole). */
 function namesProjectDirectory(pattern: string): boolean {
-  return /^(\.\/?)+$/.test(pattern.trim());
+  const parts = pattern.trim().split('/').filter((part) => part !== '');
+  return parts.length > 0 && parts.every((part) => part === '.');
 }
 
 /** Whether `name` matches the pattern; `recursive`: or one of the directories above it does. */

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { zipAsTar } from '../runner/job/archive/read-zip.ts';
 import { extractInto } from '../executors/tar.ts';
+import { removeTree } from '../shared/remove-tree.ts';
 import type { LocalCoordinator } from './session.ts';
 
 export interface LocalState {
@@ -66,7 +67,7 @@ export async function copyArtifacts(local: LocalCoordinator, jobs: ReadonlyArray
     for (const job of sharing) {
       const archive = await local.coordinator.context.stores.jobArtifacts.find(job.id, 'archive');
       if (!archive || archive.file_format !== 'zip') continue;
-      await rm(destination, { recursive: true, force: true });
+      await removeTree(destination);
       await extractInto(await zipAsTar(path.join(local.dataDir, archive.path)), destination);
       copied.set(job.id, destination);
     }

@@ -6,7 +6,7 @@
  * it the user's object database (git alternates).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { stringify } from 'smol-toml';
@@ -17,6 +17,7 @@ import type { RunnerEntry } from '../runner/config/config.ts';
 import type { RunnerDaemon } from '../runner/daemon/daemon.ts';
 import type { BeforeFailedCleanup } from '../runner/job/engine.ts';
 import { silentLogger } from '../shared/logger.ts';
+import { removeTree } from '../shared/remove-tree.ts';
 import type { ProjectRecord, UserRecord } from '../storage/types.ts';
 import { ExecError } from './errors.ts';
 import { timelineMark } from '../runner/timeline.ts';
@@ -115,12 +116,12 @@ export async function startLocalCoordinator(): Promise<LocalCoordinator> {
       coordinator, ci, url, root, rootToken, dataDir, lentObjects: null, snapshotSha: null,
       async close() {
         await started.close();
-        await rm(dataDir, { recursive: true, force: true });
+        await removeTree(dataDir);
       },
     };
   } catch (error) {
     await coordinator?.close();
-    await rm(dataDir, { recursive: true, force: true });
+    await removeTree(dataDir);
     throw error;
   }
 }

@@ -96,6 +96,7 @@ export async function extractInto(source: Readable, root: string, keep?: (name: 
   mkdirSync(root, { recursive: true });
   const realRoot = realpathSync(root);
   const extract = tar.extract();
+  const lockedDirectories: LockedDirectory[] = [];
   const done = (async () => {
     for await (const entry of extract) {
       const name = safeRelativeName(entry.header.name);
@@ -103,8 +104,10 @@ export async function extractInto(source: Readable, root: string, keep?: (name: 
         entry.resume();
         continue;
       }
-      await writeEntry(entry, realRoot);
+      await writeEntry(entry, realRoot, lockedDirectories);
     }
+    // As tar does: a directory's own mode last, deepest first, once nothing more goes into it.
+    for (const { target, mode } of lockedDirectories.reverse()) chmodSync(target, mode);
   })();
   const failed = new Promise<never>((_resolve, reject) => {
     // The source may have failed before anyone listened (a zip refused at its first entry).
@@ -123,7 +126,13 @@ export async function extractInto(source: Readable, root: string, keep?: (name: 
   }
 }
 
-async function writeEntry(entry: TarEntry, realRoot: string): Promise<void> {
+/** A directory whose mode keeps its owner from writing into it: set once the archive is unpacked. */
+interface LockedDirectory {
+  target: string;
+  mode: number;
+}
+
+async function writeEntry(entry: TarEntry, realRoot: string, lockedDirectories: LockedDirectory[]): Promise<void> {
   const { header } = entry;
   const relative = safeRelativeName(header.name);
   if (relative === null) {
@@ -147,7 +156,10 @@ async function writeEntry(entry: TarEntry, realRoot: string): Promise<void> {
       const existing = lstatSync(target, { throwIfNoEntry: false });
       if (existing && !existing.isDirectory()) await clear(target);
       mkdirSync(target, { recursive: true });
-      chmodSync(target, mode & 0o7777 || 0o755);
+      const wanted = mode & 0o7777 || 0o755;
+      // A read-only directory (`chmod -R a-w`) would refuse its own entries, for a user but root.
+      chmodSync(target, wanted | 0o700);
+      if ((wanted & 0o700) !== 0o700) lockedDirectories.push({ target, mode: wanted });
       entry.resume();
       return;
     }

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
-import { lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { after, describe, it } from 'node:test';
 import tar from 'tar-stream';
 import { extractInto } from '../../src/executors/tar.ts';
+import { runUnprivileged } from '../helpers/unprivileged.ts';
 
 type Header = Parameters<tar.Pack['entry']>[0];
 
@@ -80,5 +81,29 @@ describe('extractInto (unpacking a tar stream into a directory)', () => {
     ]), root);
     assert.equal(statSync(path.join(root, 'b.txt')).ino, statSync(path.join(root, 'a.txt')).ino);
     await assert.rejects(extractInto(tarOf([{ name: 'c.txt', type: 'link', linkname: '../outside.txt' }]), root), /hard link target leaves the destination/);
+  });
+
+  it('unpacks a read-only directory (`chmod -R a-w`) for a user other than root: its mode is set once its entries are in', async () => {
+    const open = mkdtempSync(path.join(tmpdir(), 'gantry-tar-unprivileged-'));
+    try {
+      chmodSync(open, 0o777);
+      const archive = path.join(open, 'readonly.tar');
+      const chunks: Buffer[] = [];
+      for await (const chunk of tarOf([
+        { name: 'ro/', type: 'directory', mode: 0o555 },
+        { name: 'ro/sub/', type: 'directory', mode: 0o555 },
+        { name: 'ro/sub/file.txt', type: 'file', mode: 0o444, content: 'hello' },
+      ])) chunks.push(chunk as Buffer);
+      writeFileSync(archive, Buffer.concat(chunks));
+      const destination = path.join(open, 'out');
+      const module = path.resolve(import.meta.dirname, `../../src/executors/tar${path.extname(import.meta.filename)}`);
+      const run = runUnprivileged(module, `const { createReadStream } = await import('node:fs');\nawait m.extractInto(createReadStream(${JSON.stringify(archive)}), ${JSON.stringify(destination)});`);
+      assert.equal(run.status, 0, run.stderr);
+      assert.equal(readFileSync(path.join(destination, 'ro/sub/file.txt'), 'utf8'), 'hello');
+      assert.equal(statSync(path.join(destination, 'ro')).mode & 0o7777, 0o555);
+      assert.equal(statSync(path.join(destination, 'ro/sub')).mode & 0o7777, 0o555);
+    } finally {
+      rmSync(open, { recursive: true, force: true });
+    }
   });
 });

@@ -264,7 +264,8 @@ describe('job engine (shell executor)', () => {
     const loose = await unzip(session.uploads[2].copy);
     assert.ok('loose.txt' in loose && !('tracked.txt' in loose), JSON.stringify(loose));
     assert.ok(trace.includes(`section_start:T:upload_artifacts_on_success`));
-    assert.ok(trace.includes('out/: found 4 matching files and directories'));
+    assert.ok(trace.includes('out/: found 4 matching artifact files and directories'));
+    assert.ok(trace.includes('out/*.tmp: excluded 1 files'));
   });
 
   it('uploads on_failure artifacts of a failed job, and a rejected upload fails the job', async () => {

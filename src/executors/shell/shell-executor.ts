@@ -4,13 +4,14 @@
  * Builds are shared between jobs (a fetch reuses the previous checkout), unless each job is
  * given a fresh directory of its own (`runner exec`), removed at its clean-up.
  */
-import { mkdir, rm, stat } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { extractInto, packDirectory } from '../tar.ts';
 import type { Environment, EnvironmentInfo, Executor, ExecutorFeatures, PrepareRequest, RunRequest, RunResult } from '../types.ts';
 import { runShellScript } from './process.ts';
+import { removeTree } from '../../shared/remove-tree.ts';
 
 export interface ShellExecutorOptions {
   /** Absolute builds directory (gitlab-runner default: `$PWD/builds`). */
@@ -36,7 +37,7 @@ export class ShellExecutor implements Executor {
     if (this.options.freshPerJob) {
       const buildsDir = path.join(root, `job-${request.jobId}`);
       // A directory left by an earlier job of the same id (a retried request) is not fresh.
-      await rm(buildsDir, { recursive: true, force: true });
+      await removeTree(buildsDir);
       await mkdir(buildsDir, { recursive: true });
       const projectDir = path.join(buildsDir, ...request.projectPath.split('/'));
       return new ShellEnvironment({ buildsDir, projectDir, hostProjectDir: projectDir, runningOn: os.hostname(), shared: true, image: null }, buildsDir);
@@ -69,6 +70,6 @@ class ShellEnvironment implements Environment {
 
   async cleanup(): Promise<void> {
     // Shared builds stay for the next job; nothing else was created.
-    if (this.ownDirectory !== null) await rm(this.ownDirectory, { recursive: true, force: true });
+    if (this.ownDirectory !== null) await removeTree(this.ownDirectory);
   }
 }

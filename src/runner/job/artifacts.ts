@@ -105,11 +105,10 @@ export async function uploadArtifacts(context: JobContext, succeeded: boolean): 
     const format = artifact.artifact_format || 'zip';
     const type = artifact.artifact_type || 'archive';
     const { staging, select } = await archiveCode.collect(context, { paths: artifact.paths, exclude: artifact.exclude, untracked: artifact.untracked }, `artifact-${index}`);
-    for (const [pattern, count] of select.counts) {
-      if (count > 0) trace.write(`${pattern}: found ${count} matching files and directories\x1b[0;m\n`);
-      else trace.warning(`${pattern}: no matching files`);
+    for (const { warning, text } of archiveCode.matchReport(select, context.environment.info.projectDir)) {
+      if (warning) trace.warning(text);
+      else trace.write(`${text}\x1b[0;m\n`);
     }
-    if (artifact.untracked) trace.write(`untracked: found ${select.untrackedCount} files\x1b[0;m\n`);
     const entries = await archiveCode.stagedEntries(staging);
     if (!entries.some((entry) => entry.type !== 'directory')) {
       trace.error('No files to upload');

@@ -38,9 +38,11 @@ export async function restoreCache(context: JobContext): Promise<void> {
       trace.notice(`Not downloading cache ${key} due to policy`);
       continue;
     }
-    // gitlab-runner's order: the key, the cache's fallback_keys, then CACHE_FALLBACK_KEY.
+    // gitlab-runner's order: the key, the cache's fallback_keys, then CACHE_FALLBACK_KEY,
+    // unless that one ends `-protected`: the suffix of protected refs' caches is not the user's to name.
     const keys = [key];
-    for (const fallback of [...(entry.fallback_keys ?? []), variableValue(context.variables, 'CACHE_FALLBACK_KEY') ?? '']) {
+    const fallbackVariable = variableValue(context.variables, 'CACHE_FALLBACK_KEY') ?? '';
+    for (const fallback of [...(entry.fallback_keys ?? []), fallbackVariable.endsWith('-protected') ? '' : fallbackVariable]) {
       const valid = fallback === '' ? null : cacheKey(context, { ...entry, key: fallback });
       if (valid !== null && !keys.includes(valid)) keys.push(valid);
     }
@@ -50,6 +52,7 @@ export async function restoreCache(context: JobContext): Promise<void> {
       const file = cacheFile(context, candidate);
       if (!(await stat(file).catch(() => null))) {
         trace.warning('file does not exist');
+        trace.warning('Failed to extract cache');
         continue;
       }
       try {
@@ -91,8 +94,10 @@ export async function archiveCache(context: JobContext, succeeded: boolean): Pro
     trace.notice(`Creating cache ${key}...`);
     try {
       const { staging, select } = await archiveCode.collect(context, { paths: entry.paths, untracked: entry.untracked }, 'cache');
-      for (const [pattern, count] of select.counts) trace.write(`${pattern}: found ${count} matching files and directories\n`);
-      if (entry.untracked) trace.write(`untracked: found ${select.untrackedCount} files\n`);
+      for (const { warning, text } of archiveCode.matchReport(select, context.environment.info.projectDir)) {
+        if (warning) trace.warning(text);
+        else trace.write(`${text}\n`);
+      }
       const file = cacheFile(context, key);
       await mkdir(path.dirname(file), { recursive: true });
       const partial = `${file}.${process.pid}.${Date.now()}.tmp`;

@@ -5,7 +5,7 @@
  * the job decides the failure reason. A graceful cancel (`Job-Status: canceling`) stops the
  * job's script, then still runs after_script (CI_JOB_STATUS=canceled), as gitlab-runner 16+.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { ExecutorError, type Environment, type EnvironmentInfo, type Executor } from '../../executors/types.ts';
@@ -24,6 +24,7 @@ import type { JobOutcome, JobSession } from './session.ts';
 import { JobTrace } from './trace.ts';
 import { buildVariables, expandServiceVariables, maskedValues, serviceVariables, type BuildVariable } from './variables.ts';
 import { timelineMark } from '../timeline.ts';
+import { removeTree } from '../../shared/remove-tree.ts';
 
 export interface RunJobOptions {
   payload: JobPayload;
@@ -151,7 +152,7 @@ export async function runJob(options: RunJobOptions): Promise<JobOutcome> {
   }
   const cleanup = (async (): Promise<void> => {
     await environment?.cleanup().catch(() => undefined);
-    await rm(workDir, { recursive: true, force: true }).catch(() => undefined);
+    await removeTree(workDir).catch(() => undefined);
   })();
   timelineMark(`job ${payload.job_info.name}: script done`);
   if (options.onCleanup) {

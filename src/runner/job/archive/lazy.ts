@@ -3,6 +3,6 @@
  * have no cache and no artifacts, and an idle runner need not carry yauzl and yazl.
  */
 export async function archive() {
-  const [collect, readZip, write] = await Promise.all([import('./collect.ts'), import('./read-zip.ts'), import('./write.ts')]);
-  return { collect: collect.collect, zipAsTar: readZip.zipAsTar, stagedEntries: write.stagedEntries, writeZip: write.writeZip, writeGzipMembers: write.writeGzipMembers, writeRaw: write.writeRaw };
+  const [collect, readZip, write, select] = await Promise.all([import('./collect.ts'), import('./read-zip.ts'), import('./write.ts'), import('./select.ts')]);
+  return { collect: collect.collect, zipAsTar: readZip.zipAsTar, stagedEntries: write.stagedEntries, writeZip: write.writeZip, writeGzipMembers: write.writeGzipMembers, writeRaw: write.writeRaw, matchReport: select.matchReport };
 }

@@ -1,7 +1,9 @@
 /**
- * Which files of the project an artifacts or cache entry takes: `paths` globs (a matching
- * directory brings everything below it), `exclude` globs (same rule), `untracked` (files
- * git does not track). `*` stays inside one directory, `**` crosses them (doublestar style).
+ * Which files of the project an artifacts or cache entry takes, as gitlab-runner's archiver
+ * does: `paths` globs (a matching directory brings everything below it), `untracked` (files
+ * git does not track), less the entries an `exclude` glob matches (each entry by its own path:
+ * excluding a directory leaves what is inside it, `dir/**` excludes that).
+ * `*` stays inside one directory, `**` crosses them (doublestar style).
  */
 import picomatch from 'picomatch';
 
@@ -15,12 +17,20 @@ export function normalisePattern(pattern: string): string {
   return pattern.trim().replace(/^(\.\/)+/, '').replace(/\/+$/, '');
 }
 
-function matcher(patterns: readonly string[]): (name: string) => boolean {
-  const cleaned = patterns.map(normalisePattern).filter((pattern) => pattern !== '');
-  if (cleaned.length === 0) return () => false;
+/** `.` or `./`: the project directory itself, all of it (gitlab-runner walks it whole). */
+function namesProjectDirectory(pattern: string): boolean {
+  const parts = pattern.trim().split('/').filter((part) => part !== '');
+  return parts.length > 0 && parts.every((part) => part === '.');
+}
+
+/** Whether `name` matches the pattern; `recursive`: or one of the directories above it does. */
+function matcher(pattern: string, recursive: boolean): (name: string) => boolean {
+  if (namesProjectDirectory(pattern)) return () => recursive;
+  const cleaned = normalisePattern(pattern);
+  if (cleaned === '') return () => false;
   const test = picomatch(cleaned, { dot: true });
+  if (!recursive) return test;
   return (name) => {
-    // The entry or any directory above it.
     for (let candidate = name; candidate !== ''; candidate = candidate.includes('/') ? candidate.slice(0, candidate.lastIndexOf('/')) : '') {
       if (test(candidate)) return true;
     }
@@ -33,32 +43,53 @@ export interface Selector {
   (name: string, type: string): boolean;
   /** How many entries each pattern brought, for the `found N matching files` lines. */
   readonly counts: Map<string, number>;
+  /** How many entries each `exclude` pattern kept out (the first matching one counts). */
+  readonly excluded: Map<string, number>;
+  /** Whether untracked files were asked for, and how many came. */
+  readonly untracked: boolean;
   untrackedCount: number;
 }
 
 export function selector(selection: Selection, tracked: ReadonlySet<string>): Selector {
-  const include = selection.paths.map((pattern) => [pattern, matcher([pattern])] as const);
-  const exclude = matcher(selection.exclude ?? []);
+  const include = selection.paths.map((pattern) => [pattern, matcher(pattern, true)] as const);
+  const exclude = (selection.exclude ?? []).map((pattern) => [pattern, matcher(pattern, false)] as const);
   const counts = new Map<string, number>(selection.paths.map((pattern) => [pattern, 0]));
+  const excluded = new Map<string, number>();
   const select = ((name: string, type: string): boolean => {
     if (name === '.git' || name.startsWith('.git/')) return false;
-    if (exclude(name)) return false;
-    let taken = false;
-    for (const [pattern, test] of include) {
-      if (test(name)) {
-        counts.set(pattern, (counts.get(pattern) ?? 0) + 1);
-        taken = true;
-      }
+    const brought = include.filter(([, test]) => test(name)).map(([pattern]) => pattern);
+    const untracked = brought.length === 0 && selection.untracked === true && type !== 'directory' && !tracked.has(name);
+    if (brought.length === 0 && !untracked) return false;
+    const rule = exclude.find(([, test]) => test(name))?.[0];
+    if (rule !== undefined) {
+      excluded.set(rule, (excluded.get(rule) ?? 0) + 1);
+      return false;
     }
-    if (!taken && selection.untracked && type !== 'directory' && !tracked.has(name)) {
-      select.untrackedCount++;
-      taken = true;
-    }
-    return taken;
+    for (const pattern of brought) counts.set(pattern, (counts.get(pattern) ?? 0) + 1);
+    if (untracked) select.untrackedCount++;
+    return true;
   }) as Selector;
   Object.defineProperty(select, 'counts', { value: counts });
+  Object.defineProperty(select, 'excluded', { value: excluded });
+  Object.defineProperty(select, 'untracked', { value: selection.untracked === true });
   select.untrackedCount = 0;
   return select;
+}
+
+/**
+ * The runner's lines once the files are collected, in gitlab-runner's wording (artifacts and
+ * caches alike): how many entries each pattern brought, or a warning that it brought none;
+ * the untracked files; what each `exclude` pattern kept out.
+ */
+export function matchReport(select: Selector, projectDir: string): Array<{ warning: boolean; text: string }> {
+  const lines = [...select.counts].map(([pattern, count]) => count > 0
+    ? { warning: false, text: `${pattern}: found ${count} matching artifact files and directories` }
+    : { warning: true, text: `${pattern}: no matching files. Ensure that the artifact path is relative to the working directory (${projectDir})` });
+  if (select.untracked) {
+    lines.push(select.untrackedCount > 0 ? { warning: false, text: `untracked: found ${select.untrackedCount} files` } : { warning: true, text: 'untracked: no files' });
+  }
+  for (const [pattern, count] of select.excluded) lines.push({ warning: false, text: `${pattern}: excluded ${count} files` });
+  return lines;
 }
 
 /**
@@ -70,6 +101,7 @@ export function copyRoots(selection: Selection): string[] {
   if (selection.untracked) return [''];
   const roots = new Set<string>();
   for (const raw of selection.paths) {
+    if (namesProjectDirectory(raw)) return [''];
     const pattern = normalisePattern(raw);
     if (pattern === '') continue;
     const parts = pattern.split('/');

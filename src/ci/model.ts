@@ -233,8 +233,6 @@ export interface CacheDefinition {
   when: CacheWhen;
   /** `fallback_keys`: keys to restore from, in order, when `key` has no cache (absent when none). */
   fallbackKeys?: string[];
-  /** `unprotect: true`: the cache is shared with unprotected refs (its keys end `-non_protected`). */
-  unprotect?: boolean;
 }
 
 export interface ArtifactsDefinition {

@@ -4,7 +4,7 @@
  */
 import { releaseScript } from './release-script.ts';
 import type { Artifact, Cache, CachePolicy, JobPayload, JobVariable, Step } from '../protocol/job-payload.ts';
-import type { ArtifactsDefinition, BuildJobDefinition, CacheDefinition } from './model.ts';
+import type { ArtifactsDefinition, BuildJobDefinition } from './model.ts';
 import type { PayloadGitInfo, PayloadIds, PayloadPipelineInfo, PayloadRunnerInfo, PayloadServerInfo, PayloadTokens } from './payload-types.ts';
 import { predefinedJobVariables, publicVariable, userIdentityVariables } from './predefined-job-variables.ts';
 import { environmentSlug } from './slug.ts';
@@ -98,17 +98,16 @@ export function toJobPayload(
       ...(service.pullPolicy ? { pull_policy: service.pullPolicy } : {}),
     })),
     artifacts: job.artifacts ? artifacts(job.artifacts, expand) : [],
-    cache: job.cache.map((cache): Cache => {
-      const suffix = cacheKeySuffix(cache, gitInfo.refProtected === true);
-      return {
-        key: `${expand(cache.key)}${suffix}`,
+    cache: job.cache.map(
+      (cache): Cache => ({
+        key: expand(cache.key),
         untracked: cache.untracked,
         paths: cache.paths,
         policy: cachePolicy(expand(cache.policy)),
         when: cache.when,
-        ...(cache.fallbackKeys ? { fallback_keys: cache.fallbackKeys.map((key) => `${expand(key)}${suffix}`) } : {}),
-      };
-    }),
+        ...(cache.fallbackKeys ? { fallback_keys: cache.fallbackKeys.map(expand) } : {}),
+      }),
+    ),
     credentials: serverInfo.registry
       ? [{ type: 'registry', url: serverInfo.registry, username: 'gitlab-ci-token', password: tokens.jobToken }]
       : [],
@@ -223,16 +222,6 @@ function refspecs(pipelineId: number, git: PayloadGitInfo, depth: number, mergeR
  * A `$VARIABLE` policy, expanded: an unset or empty one is `pull-push`, as on GitLab. A value
  * that is no policy is `pull-push` too (GitLab's runner fails the job's cache step instead).
  */
-/**
- * GitLab keeps the caches of protected refs apart (its project setting "Use separate caches
- * for protected branches", on by default; always so here): every key and fallback key ends
- * `-protected` on a protected ref and `-non_protected` elsewhere or with `unprotect: true`, so
- * that a job of an unprotected branch never restores what a protected one saved.
- */
-function cacheKeySuffix(cache: CacheDefinition, refProtected: boolean): string {
-  return refProtected && !cache.unprotect ? '-protected' : '-non_protected';
-}
-
 function cachePolicy(value: string): CachePolicy {
   return value === 'pull' || value === 'push' ? value : 'pull-push';
 }

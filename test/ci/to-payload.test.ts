@@ -111,7 +111,7 @@ describe('toJobPayload', () => {
       // A service's variables go as they are: the runner expands them for the service's container.
       { name: 'redis:7', entrypoint: null, ports: [], alias: null, command: null, variables: [{ key: 'REDIS_PORT', value: '6380' }, { key: 'REDIS_NAME', value: '$CI_JOB_NAME' }], executor_opts: { docker: { user: 'redis' } } },
     ]);
-    assert.deepEqual(payload.cache, [{ key: 'feature-login-non_protected', untracked: false, paths: ['vendor/'], policy: 'pull-push', when: 'on_success' }]);
+    assert.deepEqual(payload.cache, [{ key: 'feature-login', untracked: false, paths: ['vendor/'], policy: 'pull-push', when: 'on_success' }]);
     assert.deepEqual(payload.artifacts, [
       { name: 'artifacts', untracked: false, paths: ['out/'], when: 'on_success', expire_in: '1 week', artifact_type: 'archive', artifact_format: 'zip' },
       { name: 'junit.xml', paths: ['rspec.xml'], when: 'always', expire_in: '1 week', artifact_type: 'junit', artifact_format: 'gzip' },
@@ -225,28 +225,7 @@ build:
     const payload = payloadFor(job, false);
     assert.equal(payload.image?.name, 'alpine:3.19');
     assert.equal(payload.services[0]?.name, 'redis:3.19');
-    assert.equal(payload.cache[0]?.key, 'deps-3.19-left-$TAG-non_protected');
-  });
-
-  test('cache keys and fallback keys end -protected on a protected ref, -non_protected elsewhere or with unprotect: true, as GitLab keeps them apart', async () => {
-    const caches = `
-build:
-  cache:
-    - { key: deps, fallback_keys: [main-deps], paths: [vendor/] }
-    - { key: shared, unprotect: true, paths: [shared/] }
-  script: make
-`;
-    const result = await compilePipeline(caches, context);
-    const job = result.jobs[0];
-    assert.ok(job && !isBridge(job), JSON.stringify(result.errors));
-    const keys = (refProtected: boolean) => payloadFor(job, refProtected).cache.map((cache) => [cache.key, cache.fallback_keys]);
-    assert.deepEqual(keys(true), [['deps-protected', ['main-deps-protected']], ['shared-non_protected', undefined]]);
-    assert.deepEqual(keys(false), [['deps-non_protected', ['main-deps-non_protected']], ['shared-non_protected', undefined]]);
-  });
-
-  test('cache:unprotect is a boolean', async () => {
-    const result = await compilePipeline('build:\n  cache: { key: deps, unprotect: yes please, paths: [vendor/] }\n  script: make\n', context);
-    assert.deepEqual(result.errors.map((error) => error.message), ['jobs:build:cache:unprotect config should be a boolean value']);
+    assert.equal(payload.cache[0]?.key, 'deps-3.19-left-$TAG');
   });
 
   test('image:pull_policy and services:pull_policy go to the runner as lists, a single policy too; without one, none is sent', async () => {

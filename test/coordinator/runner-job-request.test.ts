@@ -124,7 +124,7 @@ describe('POST /jobs/request', () => {
     assert.deepEqual(payload.artifacts, [
       { name: 'artifacts', untracked: false, paths: ['out/'], exclude: ['out/*.tmp'], when: 'on_success', expire_in: '1 week', artifact_type: 'archive', artifact_format: 'zip' },
     ]);
-    assert.deepEqual(payload.cache, [{ key: 'deps-non_protected', untracked: false, paths: ['vendor/'], policy: 'pull-push', when: 'on_success' }]);
+    assert.deepEqual(payload.cache, [{ key: 'deps', untracked: false, paths: ['vendor/'], policy: 'pull-push', when: 'on_success' }]);
     assert.deepEqual(payload.dependencies, []);
     assert.deepEqual(payload.features, { trace_sections: true });
 

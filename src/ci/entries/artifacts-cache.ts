@@ -172,11 +172,9 @@ function readCache(value: unknown, checker: EntryChecker): CacheConfig | null {
   if (!checker.allowedKeys(hash, ['key', 'untracked', 'paths', 'policy', 'when', 'fallback_keys', 'unprotect'])) return null;
   const key = readCacheKey(hash.key, checker.child('key'));
   const untracked = booleanEntry(hash, 'untracked', checker);
-  const unprotect = booleanEntry(hash, 'unprotect', checker);
   const paths = stringListEntry(hash, 'paths', checker);
   const policy = hash.policy ?? 'pull-push';
-  let valid = key !== null && !(hash.untracked !== undefined && untracked === null) && !(hash.paths !== undefined && paths === null)
-    && !(hash.unprotect !== undefined && hash.unprotect !== null && unprotect === null);
+  let valid = key !== null && !(hash.untracked !== undefined && untracked === null) && !(hash.paths !== undefined && paths === null);
   if (!CACHE_POLICIES.includes(policy as CachePolicy) && !isPolicyVariable(policy)) {
     checker.attributeError('policy', 'should be a variable or one of: pull-push, push, pull');
     valid = false;
@@ -201,7 +199,6 @@ function readCache(value: unknown, checker: EntryChecker): CacheConfig | null {
     policy: policy as CacheConfig['policy'],
     when: when as ArtifactWhen,
     ...(fallbackKeys && fallbackKeys.length > 0 ? { fallbackKeys } : {}),
-    ...(unprotect ? { unprotect } : {}),
   };
 }
 

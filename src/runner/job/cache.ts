@@ -38,11 +38,9 @@ export async function restoreCache(context: JobContext): Promise<void> {
       trace.notice(`Not downloading cache ${key} due to policy`);
       continue;
     }
-    // gitlab-runner's order: the key, the cache's fallback_keys, then CACHE_FALLBACK_KEY,
-    // unless that one ends `-protected`: the suffix of protected refs' caches is not the user's to name.
+    // gitlab-runner's order: the key, the cache's fallback_keys, then CACHE_FALLBACK_KEY.
     const keys = [key];
-    const fallbackVariable = variableValue(context.variables, 'CACHE_FALLBACK_KEY') ?? '';
-    for (const fallback of [...(entry.fallback_keys ?? []), fallbackVariable.endsWith('-protected') ? '' : fallbackVariable]) {
+    for (const fallback of [...(entry.fallback_keys ?? []), variableValue(context.variables, 'CACHE_FALLBACK_KEY') ?? '']) {
       const valid = fallback === '' ? null : cacheKey(context, { ...entry, key: fallback });
       if (valid !== null && !keys.includes(valid)) keys.push(valid);
     }

@@ -1,5 +1,6 @@
 import type { BuildJobDefinition, ContextVariable, MergeRequestInfo } from '../../../../ci/model.ts';
 import { effectiveJobTimeout } from '../../../../ci/job-timeout.ts';
+import { sortAndExpandForRunner } from '../../../../ci/runner-variables.ts';
 import { toJobPayload } from '../../../../ci/to-payload.ts';
 import type { Dependency, JobPayload } from '../../../../protocol/job-payload.ts';
 import { serverIdentity } from '../server-identity.ts';
@@ -115,7 +116,7 @@ export class JobPayloads {
       // Before the configured variables, as GitLab: a variable of the same name set in the CI file or the settings wins.
       payload.variables.unshift(...tokens);
     }
-    return payload;
+    return { ...payload, variables: sortAndExpandForRunner(payload.variables) };
   }
 
   /** Read when the job is handed out (the payload keeps those of the job's ref and environment). */

@@ -44,7 +44,11 @@ class ReferenceResolver {
   }
 
   private follow(reference: YamlReference, at: KeyPath, depth: number): unknown {
-    const shown = `!reference [${reference.path.map((part) => JSON.stringify(part)).join(', ')}]`;
+    const shown = `!reference [${reference.items.map(rubyInspect).join(', ')}]`;
+    if (!reference.valid) {
+      this.fail(`${shown} is not valid`, at);
+      return null;
+    }
     if (depth >= this.maxDepth) {
       this.fail(`${shown} is part of a circular chain`, at);
       return null;
@@ -70,6 +74,17 @@ const SCRIPT_KEYS = new Set<string | number>(['script', 'before_script', 'after_
 
 function inScript(at: KeyPath): boolean {
   return at.some((key) => SCRIPT_KEYS.has(key));
+}
+
+/** An item as Ruby's `inspect` writes it in GitLab's messages: `".a"`, `0`, `nil`, `["x"]`, `{"k"=>"v"}`. */
+function rubyInspect(item: unknown): string {
+  if (item === null || item === undefined) return 'nil';
+  if (typeof item === 'string') return JSON.stringify(item);
+  if (typeof item === 'number' || typeof item === 'boolean') return String(item);
+  if (Array.isArray(item)) return `[${item.map(rubyInspect).join(', ')}]`;
+  if (isPlainObject(item)) return `{${Object.entries(item).map(([key, value]) => `${JSON.stringify(key)}=>${rubyInspect(value)}`).join(', ')}}`;
+  const node = item as { toJSON?: () => unknown };
+  return typeof node.toJSON === 'function' ? rubyInspect(node.toJSON()) : String(item);
 }
 
 function containsReference(value: unknown): boolean {

@@ -37,6 +37,8 @@ type IncludeLocation =
 interface FileScope {
   project: string | null;
   ref: string | undefined;
+  /** A remote file's: GitLab reads it with no project, so its local includes have none to read. */
+  remote?: true;
 }
 
 interface IncludeState {
@@ -44,7 +46,6 @@ interface IncludeState {
   limits: CompileLimits;
   sink: DiagnosticSink;
   locator: SourceLocator;
-  seen: Set<string>;
   count: number;
   /** Included files in merge order, for the locator (added later in reverse). */
   loadedFiles: FilePositions[];
@@ -75,7 +76,7 @@ export async function expandIncludes(
   included: IncludedFile[] = [],
 ): Promise<PlainObject> {
   const state: IncludeState = {
-    reader, limits, sink, locator, seen: new Set(), count: 0, loadedFiles: [], componentPrefixes, included,
+    reader, limits, sink, locator, count: 0, loadedFiles: [], componentPrefixes, included,
     positionsByFile: new Map([[mainPositions.file, mainPositions]]),
     ...(rules ? { rules } : {}),
     ...(variables ? { variables } : {}),
@@ -113,7 +114,7 @@ async function expandFile(
  * characters, `/` included, `*` any run without `/`. No match includes nothing.
  */
 async function expandWildcard(location: IncludeLocation, scope: FileScope, state: IncludeState): Promise<IncludeLocation[]> {
-  if (location.kind !== 'local' || scope.project !== null || !location.path.includes('*') || !state.reader.listFiles) return [location];
+  if (location.kind !== 'local' || scope.project !== null || scope.remote || !location.path.includes('*') || !state.reader.listFiles) return [location];
   state.files ??= state.reader.listFiles();
   const pattern = location.path.replace(/^\/+/, '');
   const source = pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*\*/g, '\u0000').replace(/\*/g, '[^/]*?').replace(/\u0000/g, '.*?');
@@ -216,6 +217,11 @@ async function loadLocation(
     return null;
   }
   if (location.kind === 'artifact' && !artifactContextValid(location, state, parentFile)) return null;
+  if (location.kind === 'local' && scope.remote) {
+    const shown = location.path.replace(/^\/+/, '');
+    includeError(state, `Local file \`${state.variables ? state.variables.mask(shown) : shown}\` does not have project!`, parentFile);
+    return null;
+  }
   if (state.count >= limits.maxIncludes) {
     includeError(state, `Maximum of ${limits.maxIncludes} nested includes are allowed!`, parentFile);
     return null;
@@ -242,13 +248,8 @@ async function loadReadable(
 ): Promise<PlainObject | null> {
   const { sink, limits } = state;
   const target = resolveTarget(location, scope);
-  // The same file with other inputs is another inclusion (GitLab includes a template once per set of inputs).
-  const identity = rubyJson([target.project, target.ref ?? null, target.path, location.inputs ?? null]);
-  if (state.seen.has(identity)) {
-    includeError(state, `Include \`${rubyJson(location.display)}\` was already included!`, parentFile);
-    return null;
-  }
-  state.seen.add(identity);
+  // A file included again is merged again, as GitLab (14.8+) does; every inclusion counts toward
+  // the limit, so that a loop of includes ends at it.
   state.count += 1;
 
   const text = preloaded ?? (await readTarget(location, target, state, parentFile));
@@ -275,7 +276,8 @@ async function loadReadable(
   state.loadedFiles.push(loaded.positions);
   state.included.push(includedFile(location, scope, state, componentAddress));
   state.positionsByFile.set(label, loaded.positions);
-  return expandFile(applied.value, label, { project: target.project, ref: target.ref }, state, depth);
+  const inner: FileScope = location.kind === 'remote' ? { project: null, ref: undefined, remote: true } : { project: target.project, ref: target.ref };
+  return expandFile(applied.value, label, inner, state, depth);
 }
 
 /** What lint lists of a file read (GitLab's include metadata, its URLs made by the API). */
@@ -296,7 +298,6 @@ function includedFile(location: ReadableLocation, scope: FileScope, state: Inclu
 }
 
 function resolveTarget(location: ReadableLocation, scope: FileScope) {
-  // A remote file's local includes read the project that included it, as GitLab's context does.
   if (location.kind === 'remote') return { project: scope.project, ref: scope.ref, path: location.path };
   const path = location.path.replace(/^\/+/, '');
   if (location.kind === 'project') return { project: location.project, ref: location.ref, path };

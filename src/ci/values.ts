@@ -3,8 +3,15 @@
 /** A `!reference [a, b]` tag, kept as a marker until the reference pass resolves it. */
 export class YamlReference {
   readonly path: readonly (string | null)[];
-  constructor(path: readonly (string | null)[]) {
+  /** The sequence's items as YAML typed them: GitLab takes a path of strings only (`[.a, 0]` is not valid). */
+  readonly items: readonly unknown[];
+  constructor(path: readonly (string | null)[], items: readonly unknown[] = path) {
     this.path = path;
+    this.items = items;
+  }
+
+  get valid(): boolean {
+    return this.items.length > 0 && this.items.every((item) => typeof item === 'string');
   }
 }
 

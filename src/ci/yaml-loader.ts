@@ -32,10 +32,9 @@ const referenceTag: CollectionTag = {
   tag: '!reference',
   collection: 'seq',
   resolve(value) {
-    const items = isSeq(value)
-      ? value.items.map((item) => (isScalar(item) && item.value !== null ? String(item.value) : null))
-      : [];
-    return new Scalar(new YamlReference(items));
+    const nodes = isSeq(value) ? value.items : [];
+    const path = nodes.map((item) => (isScalar(item) && item.value !== null ? String(item.value) : null));
+    return new Scalar(new YamlReference(path, nodes.map((item) => (isScalar(item) ? item.value : item))));
   },
 };
 

@@ -4,6 +4,7 @@
  * each finished job's artifacts (`.gantry/artifacts/<job>/`, replaced on every run of the job)
  * and the whole trace of each job of the last run (`.gantry/logs/<job>.log`).
  */
+import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -43,10 +44,25 @@ async function writeIgnoreFile(base: string): Promise<void> {
   });
 }
 
-/** A job name as one directory name: path separators become `_`. */
+/** Bytes of a job's file name before its suffix (`.log`, `.<id>.log`): file systems take 255. */
+const MAX_NAME_BYTES = 200;
+
+/**
+ * A job name as one directory name: path separators become `_`. A name longer than a file name
+ * may be (a matrix job's values can make it one) is cut, and a digest of the whole name
+ * appended, so that two long names sharing their start stay two names.
+ */
 export function jobDirectoryName(name: string): string {
   const flat = name.replace(/[/\\]/g, '_');
-  return flat === '.' || flat === '..' ? `_${flat}` : flat;
+  if (flat === '.' || flat === '..') return `_${flat}`;
+  if (Buffer.byteLength(flat) <= MAX_NAME_BYTES) return flat;
+  const digest = createHash('sha256').update(name).digest('hex').slice(0, 12);
+  let kept = '';
+  for (const character of flat) {
+    if (Buffer.byteLength(kept + character) > MAX_NAME_BYTES - digest.length - 1) break;
+    kept += character;
+  }
+  return `${kept}~${digest}`;
 }
 
 /** Archives unpacked at once: each is small work on a file, and a pipeline may have hundreds. */

@@ -21,18 +21,24 @@ const SHARED = 'https://ci.example.com/shared.yml';
 const errors = (result: Awaited<ReturnType<typeof compilePipeline>>) => result.errors.map((error) => error.message);
 
 describe('include:remote', () => {
-  test('merges the fetched file, as a bare URL or under remote:, and its local includes read the project', async () => {
-    const answers: Record<string, RemoteFileResult> = {
-      [SHARED]: { status: 'found', content: 'include: ci/local.yml\nshared: { script: echo shared }\n' },
-    };
-    const files = { 'ci/local.yml': 'local: { script: echo local }\n' };
+  test('merges the fetched file, as a bare URL or under remote:', async () => {
+    const answers: Record<string, RemoteFileResult> = { [SHARED]: { status: 'found', content: 'shared: { script: echo shared }\n' } };
     for (const include of [SHARED, `{ remote: '${SHARED}' }`]) {
       const asked: string[] = [];
-      const result = await compilePipeline(`include: ${include}\nown: { script: echo own }\n`, context(answers, asked, [], files));
+      const result = await compilePipeline(`include: ${include}\nown: { script: echo own }\n`, context(answers, asked));
       assert.equal(result.status, 'created', JSON.stringify(result.errors));
-      assert.deepEqual(result.jobs.map((job) => job.name).sort(), ['local', 'own', 'shared']);
+      assert.deepEqual(result.jobs.map((job) => job.name).sort(), ['own', 'shared']);
       assert.deepEqual(asked, [SHARED]);
     }
+  });
+
+  test('a remote file has no project, so its local includes are refused as GitLab refuses them', async () => {
+    const answers: Record<string, RemoteFileResult> = {
+      [SHARED]: { status: 'found', content: 'include: /ci/local.yml\nshared: { script: echo shared }\n' },
+    };
+    const files = { 'ci/local.yml': 'local: { script: echo local }\n' };
+    const result = await compilePipeline(`include: ${SHARED}\nown: { script: echo own }\n`, context(answers, [], [], files));
+    assert.deepEqual(errors(result), ['Local file `ci/local.yml` does not have project!']);
   });
 
   test('expands variables in the URL and masks a masked one in messages', async () => {
@@ -79,9 +85,10 @@ describe('include:remote', () => {
     assert.deepEqual(errors(tampered), [`Remote file \`${SHARED}\` failed integrity check!`]);
   });
 
-  test('the same URL twice is refused as a duplicate include', async () => {
+  test('the same URL twice is included twice, as GitLab 14.8+ allows: its jobs once', async () => {
     const answers: Record<string, RemoteFileResult> = { [SHARED]: { status: 'found', content: 'shared: { script: echo shared }\n' } };
     const result = await compilePipeline(`include: [${SHARED}, ${SHARED}]\n`, context(answers));
-    assert.deepEqual(errors(result), [`Include \`{"remote":"${SHARED}"}\` was already included!`]);
+    assert.deepEqual(errors(result), []);
+    assert.deepEqual(result.jobs.map((job) => job.name), ['shared']);
   });
 });

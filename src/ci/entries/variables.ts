@@ -16,13 +16,15 @@ export function readVariables(value: unknown, checker: EntryChecker, allowedData
     return null;
   }
   const variables: YamlVariable[] = [];
-  for (const [key, raw] of Object.entries(value)) {
+  for (const [key, written] of Object.entries(value)) {
+    // GitLab reads each value as `config || {}`: no value, and `false` too, is an empty hash.
+    const raw = written === null || written === false ? {} : written;
     if (Array.isArray(raw)) {
       // GitLab's Variable entry words this one without a location.
       checker.sink.error('variable definition must be either a string or a hash', [...checker.path, key]);
       return null;
     }
-    const text = isPlainObject(raw) ? scalarToString(raw.value ?? '') : raw === null ? '' : scalarToString(raw);
+    const text = isPlainObject(raw) ? scalarToString(raw.value ?? '') : scalarToString(raw);
     if (text === null || !KEY_PATTERN.test(key)) {
       checker.configError('should be a hash of key value pairs');
       return null;

@@ -1,5 +1,6 @@
 import type { BuildJobDefinition, ContextVariable, MergeRequestInfo } from '../../../../ci/model.ts';
 import { effectiveJobTimeout } from '../../../../ci/job-timeout.ts';
+import { sortAndExpandForRunner } from '../../../../ci/runner-variables.ts';
 import { toJobPayload } from '../../../../ci/to-payload.ts';
 import type { Dependency, JobPayload } from '../../../../protocol/job-payload.ts';
 import { serverIdentity } from '../server-identity.ts';
@@ -131,7 +132,7 @@ export class JobPayloads {
       // Before the configured variables, as GitLab: a variable of the same name set in the CI file or the settings wins.
       payload.variables.unshift(...tokens);
     }
-    return payload;
+    return { ...payload, variables: sortAndExpandForRunner(payload.variables) };
   }
 
   /** A fork's project (a merge request pipeline's source), its full path and namespace; undefined when it is gone. */

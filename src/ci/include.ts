@@ -46,6 +46,7 @@ interface IncludeState {
   limits: CompileLimits;
   sink: DiagnosticSink;
   locator: SourceLocator;
+  seen: Set<string>;
   count: number;
   /** Included files in merge order, for the locator (added later in reverse). */
   loadedFiles: FilePositions[];
@@ -76,7 +77,7 @@ export async function expandIncludes(
   included: IncludedFile[] = [],
 ): Promise<PlainObject> {
   const state: IncludeState = {
-    reader, limits, sink, locator, count: 0, loadedFiles: [], componentPrefixes, included,
+    reader, limits, sink, locator, seen: new Set(), count: 0, loadedFiles: [], componentPrefixes, included,
     positionsByFile: new Map([[mainPositions.file, mainPositions]]),
     ...(rules ? { rules } : {}),
     ...(variables ? { variables } : {}),
@@ -248,8 +249,13 @@ async function loadReadable(
 ): Promise<PlainObject | null> {
   const { sink, limits } = state;
   const target = resolveTarget(location, scope);
-  // A file included again is merged again, as GitLab (14.8+) does; every inclusion counts toward
-  // the limit, so that a loop of includes ends at it.
+  // The same file with other inputs is another inclusion (GitLab includes a template once per set of inputs).
+  const identity = rubyJson([target.project, target.ref ?? null, target.path, location.inputs ?? null]);
+  if (state.seen.has(identity)) {
+    includeError(state, `Include \`${rubyJson(location.display)}\` was already included!`, parentFile);
+    return null;
+  }
+  state.seen.add(identity);
   state.count += 1;
 
   const text = preloaded ?? (await readTarget(location, target, state, parentFile));

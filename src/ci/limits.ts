@@ -8,9 +8,9 @@ export interface CompileLimits {
   maxAliasCount: number;
   /** Maximum number of jobs after `parallel` expansion. */
   maxJobs: number;
-  /** Maximum number of included files, nested ones and repeats counted (GitLab 16.0+: `ci_max_includes`, 150). */
+  /** Maximum number of included files, nested ones counted (GitLab: 100). */
   maxIncludes: number;
-  /** Maximum include nesting depth (GitLab has none but the count: kept at it, so that the count speaks first). */
+  /** Maximum include nesting depth. */
   maxIncludeDepth: number;
   /** Maximum `extends` nesting (GitLab: 10). */
   maxExtendsDepth: number;
@@ -33,8 +33,8 @@ export const DEFAULT_LIMITS: CompileLimits = {
   maxYamlDepth: 100,
   maxAliasCount: 10_000,
   maxJobs: 2_000,
-  maxIncludes: 150,
-  maxIncludeDepth: 150,
+  maxIncludes: 100,
+  maxIncludeDepth: 100,
   maxExtendsDepth: 10,
   maxReferenceDepth: 10,
   maxExpressionTokens: 100,

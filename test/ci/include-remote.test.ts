@@ -85,10 +85,9 @@ describe('include:remote', () => {
     assert.deepEqual(errors(tampered), [`Remote file \`${SHARED}\` failed integrity check!`]);
   });
 
-  test('the same URL twice is included twice, as GitLab 14.8+ allows: its jobs once', async () => {
+  test('the same URL twice is refused as a duplicate include', async () => {
     const answers: Record<string, RemoteFileResult> = { [SHARED]: { status: 'found', content: 'shared: { script: echo shared }\n' } };
     const result = await compilePipeline(`include: [${SHARED}, ${SHARED}]\n`, context(answers));
-    assert.deepEqual(errors(result), []);
-    assert.deepEqual(result.jobs.map((job) => job.name), ['shared']);
+    assert.deepEqual(errors(result), [`Include \`{"remote":"${SHARED}"}\` was already included!`]);
   });
 });

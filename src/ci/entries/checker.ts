@@ -88,6 +88,6 @@ export function readScript(value: unknown, checker: EntryChecker): string[] | nu
     return true;
   };
   if (Array.isArray(value) && flatten(value, 1)) return lines;
-  checker.configError('should be a string or a nested array of strings up to 10 levels deep');
+  checker.configError('should be an array of strings or a string');
   return null;
 }

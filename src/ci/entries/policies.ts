@@ -2,7 +2,7 @@
 import { ExpressionError, parseExpression } from '../expression/index.ts';
 import { isValidRegexp } from '../expression/regexp.ts';
 import type { PolicyConfig, RuleConfig, RuleWhen } from '../job-config.ts';
-import { isPlainObject, isStringArray, scalarToString } from '../values.ts';
+import { isPlainObject, isStringArray, scalarToString, type PlainObject } from '../values.ts';
 import type { EntryChecker } from './checker.ts';
 import { readAutoCancel } from './auto-cancel.ts';
 import { readVariables } from './variables.ts';
@@ -145,16 +145,18 @@ function flattenRules(items: unknown[], depth: number): unknown[] | null {
   return rules;
 }
 
-function readRule(value: unknown, checker: EntryChecker, maxTokens: number, kind: 'job' | 'workflow'): RuleConfig | null {
-  if (!isPlainObject(value)) {
+function readRule(written: unknown, checker: EntryChecker, maxTokens: number, kind: 'job' | 'workflow'): RuleConfig | null {
+  if (!isPlainObject(written)) {
     checker.configError('should be a hash');
     return null;
   }
-  if (!checker.allowedKeys(value, kind === 'job' ? RULE_KEYS : WORKFLOW_RULE_KEYS)) return null;
-  if (Object.keys(value).length === 0) {
+  if (!checker.allowedKeys(written, kind === 'job' ? RULE_KEYS : WORKFLOW_RULE_KEYS)) return null;
+  if (Object.keys(written).length === 0) {
     checker.configError("can't be blank");
     return null;
   }
+  // GitLab's rule drops keys written as null (`if:`, `when: null`, `changes: ~`): they are no clause, no setting.
+  const value = withoutNullKeys(written);
   if (kind === 'job' && !checkRuleDelay(value, checker)) return null;
   const rule: RuleConfig = {
     if: null, changes: null, exists: null, when: null, startIn: null,
@@ -172,7 +174,7 @@ function readRule(value: unknown, checker: EntryChecker, maxTokens: number, kind
     if (!changes) return null;
     rule.changes = changes;
   }
-  if (value.exists !== undefined && value.exists !== null) {
+  if (value.exists !== undefined) {
     const exists = readExistsClause(value.exists, checker.child('exists'));
     if (!exists) return null;
     rule.exists = exists;
@@ -216,4 +218,8 @@ function readRule(value: unknown, checker: EntryChecker, maxTokens: number, kind
     rule.autoCancel = autoCancel;
   }
   return rule;
+}
+
+function withoutNullKeys(value: PlainObject): PlainObject {
+  return Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== null));
 }

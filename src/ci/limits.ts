@@ -12,7 +12,7 @@ export interface CompileLimits {
   maxIncludes: number;
   /** Maximum include nesting depth. */
   maxIncludeDepth: number;
-  /** Maximum `extends` nesting (GitLab: 10). */
+  /** Maximum ancestors of an extending entry (GitLab: 10, so 11 levels of `extends`). */
   maxExtendsDepth: number;
   /** Maximum `!reference` nesting (GitLab: 10). */
   maxReferenceDepth: number;

@@ -44,6 +44,10 @@ export function checkReferences(jobs: ExpandedJob[], stages: string[], sink: Dia
     // With `needs`, every dependency must be one of them: GitLab names them all in one error.
     // `needs: []` has no value to compare with: the job entry skips the check then.
     const needed = config.needs ?? [];
+    // Only needs of other pipelines (`needs: [{pipeline, job}]`): GitLab refuses the dependencies outright.
+    if ((config.dependencies ?? []).length > 0 && needed.length === 0 && (config.crossPipelineNeeds ?? []).length > 0) {
+      report(`jobs:${baseName} needs corresponding to dependencies must be from the same pipeline`, [baseName, 'needs']);
+    }
     const notNeeded = (config.dependencies ?? []).filter((dependency) => needed.length > 0 && !needed.some((need) => need.job === dependency));
     if (notNeeded.length > 0) report(`jobs:${baseName} dependencies the ${notNeeded.join(', ')} should be part of needs`, [baseName, 'dependencies']);
     for (const dependency of config.dependencies ?? []) {

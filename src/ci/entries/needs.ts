@@ -14,9 +14,17 @@ export interface JobNeeds {
   crossPipeline: CrossPipelineNeed[];
 }
 
+/** GitLab's `NEEDS_CROSS_PIPELINE_DEPENDENCIES_LIMIT`. */
+const MAX_CROSS_PIPELINE_NEEDS = 5;
+
 /** A job's `needs`. */
 export function readJobNeeds(value: unknown, checker: EntryChecker): JobNeeds | null {
-  return readNeedList(value, checker);
+  const needs = readNeedList(value, checker);
+  if (needs && needs.crossPipeline.length > MAX_CROSS_PIPELINE_NEEDS) {
+    checker.configError(`must be less than or equal to ${MAX_CROSS_PIPELINE_NEEDS}`);
+    return null;
+  }
+  return needs;
 }
 
 /** The `needs` of a bridge or of a rule: jobs of this pipeline only (GitLab's `allowed_needs: [job]`). */
@@ -43,6 +51,10 @@ function readNeedList(value: unknown, checker: EntryChecker): JobNeeds | null {
   const needs: JobNeeds = { jobs: [], crossPipeline: [] };
   for (const entry of entries) {
     if (typeof entry === 'string') {
+      if (entry === '') {
+        checker.child('need').configError("can't be blank");
+        return null;
+      }
       needs.jobs.push({ job: entry, artifacts: true, optional: false });
       continue;
     }

@@ -165,12 +165,11 @@ function readWorkflow(value: unknown, sink: DiagnosticSink, maxTokens: number): 
   };
 }
 
-/** `workflow:name` (GitLab 15.5): 1 to 255 characters before its variables are expanded. */
+/** `workflow:name` (GitLab 15.5): at most 255 characters before its variables are expanded; empty is no name. */
 function readWorkflowName(value: unknown, checker: EntryChecker): string | null {
   if (value === undefined || value === null) return null;
   const name = scalarToString(value);
   if (name === null) checker.attributeError('name', 'should be a string');
-  else if (name.length < 1) checker.attributeError('name', 'is too short (minimum is 1 character)');
   else if (name.length > MAX_PIPELINE_NAME) checker.attributeError('name', `is too long (maximum is ${MAX_PIPELINE_NAME} characters)`);
   else return name;
   return null;

@@ -28,13 +28,15 @@ export function checkReferences(jobs: ExpandedJob[], stages: string[], sink: Dia
 
   for (const { config, baseName } of jobs) {
     const ownStage = stages.indexOf(config.stage);
+    // GitLab stops at a job's unknown stage before its references; a referenced job in an unknown stage is no earlier one.
+    const notEarlier = (stage: number): boolean => ownStage >= 0 && (stage < 0 || stage > ownStage);
     for (const needs of [config.needs, ...(config.rules ?? []).map((rule) => rule.needs)]) {
       for (const need of needs ?? []) {
         const needStage = stageOf.get(need.job);
         // An optional need of a job the configuration lacks (an include left it out) is dropped later, as GitLab does.
         if (needStage === undefined) {
           if (!need.optional) report(`${baseName} job: undefined need: ${need.job}`, [baseName, 'needs']);
-        } else if (needStage > ownStage) {
+        } else if (notEarlier(needStage)) {
           report(`${baseName} job: need ${need.job} is not defined in current or prior stages`, [baseName, 'needs']);
         }
       }
@@ -55,7 +57,7 @@ export function checkReferences(jobs: ExpandedJob[], stages: string[], sink: Dia
       const dependencyStage = stageOf.get(dependency);
       if (dependencyStage === undefined) {
         report(`${baseName} job: undefined dependency: ${dependency}`, [baseName, 'dependencies']);
-      } else if (dependencyStage > ownStage) {
+      } else if (notEarlier(dependencyStage)) {
         report(`${baseName} job: dependency ${dependency} is not defined in current or prior stages`, [baseName, 'dependencies']);
       }
     }
@@ -65,7 +67,7 @@ export function checkReferences(jobs: ExpandedJob[], stages: string[], sink: Dia
       const dependencyStage = stageOf.get(dependency);
       const path = [baseName, 'trigger', 'include'];
       if (dependencyStage === undefined) report(`${baseName} job: undefined dependency: ${dependency}`, path);
-      else if (dependencyStage > ownStage) report(`${baseName} job: dependency ${dependency} is not defined in current or prior stages`, path);
+      else if (notEarlier(dependencyStage)) report(`${baseName} job: dependency ${dependency} is not defined in current or prior stages`, path);
     }
     const environment = config.environment;
     if (environment?.onStop) {

@@ -105,11 +105,12 @@ export function readRules(
   if (!Array.isArray(value)) {
     // A job's rules are checked by the job (GitLab's Processable): `jobs:x rules should be ...`.
     if (kind === 'job') checker.sink.error(`${checker.location.replace(/:rules$/, '')} rules ${JOB_RULES_SHAPE}`.toLowerCase(), checker.path);
-    else checker.configError('should be an array of hashes');
+    else checker.configError('should be an array');
     return undefined;
   }
-  // Nested lists of a job's rules (GitLab 15.x: up to 10 levels) are read as one list.
-  const list = kind === 'job' ? flattenRules(value, 1) : value;
+  // Nested lists of rules are read as one list (GitLab's Rules entry flattens them); a job's
+  // may nest up to 10 levels (GitLab 15.x), workflow's any depth the YAML allows.
+  const list = flattenRules(value, 1, kind === 'job' ? MAX_RULES_NESTING : Infinity);
   if (!list) {
     checker.sink.error(`${checker.location.replace(/:rules$/, '')} rules ${JOB_RULES_SHAPE}`.toLowerCase(), checker.path);
     return undefined;
@@ -131,13 +132,13 @@ export function readRules(
 const JOB_RULES_SHAPE = 'should be an array containing hashes and arrays of hashes';
 const MAX_RULES_NESTING = 10;
 
-function flattenRules(items: unknown[], depth: number): unknown[] | null {
+function flattenRules(items: unknown[], depth: number, maxDepth: number): unknown[] | null {
   const rules: unknown[] = [];
   for (const item of items) {
     if (!Array.isArray(item)) rules.push(item);
-    else if (depth >= MAX_RULES_NESTING) return null;
+    else if (depth >= maxDepth) return null;
     else {
-      const inner = flattenRules(item, depth + 1);
+      const inner = flattenRules(item, depth + 1, maxDepth);
       if (!inner) return null;
       rules.push(...inner);
     }

@@ -27,6 +27,7 @@ export function readArtifacts(value: unknown, checker: EntryChecker): ArtifactsD
   if (hash.exclude !== undefined && exclude === null) valid = false;
   const when = hash.when ?? 'on_success';
   if (!ARTIFACT_WHEN.includes(when as ArtifactWhen)) {
+    if (typeof when !== 'string') checker.attributeError('when', 'should be a string');
     checker.attributeError('when', 'should be on_success, on_failure or always');
     valid = false;
   }
@@ -37,6 +38,11 @@ export function readArtifacts(value: unknown, checker: EntryChecker): ArtifactsD
     valid = false;
   }
   if (!checkExposeAndAccess(hash, checker)) valid = false;
+  // Not a hash is the artifacts entry's own error (GitLab checks its type before its reports entry).
+  if (hash.reports !== undefined && hash.reports !== null && !isPlainObject(hash.reports)) {
+    checker.attributeError('reports', 'should be a hash');
+    return undefined;
+  }
   const reports = readReports(hash.reports, checker.child('reports'));
   if (!valid || reports === null) return undefined;
   return {
@@ -52,7 +58,7 @@ export function readArtifacts(value: unknown, checker: EntryChecker): ArtifactsD
 
 const EXPOSE_AS = /^\w[-\w ]*$/;
 const MAX_EXPOSE_AS = 100;
-const ACCESS_LEVELS = ['none', 'developer', 'all'];
+const ACCESS_LEVELS = ['none', 'developer', 'maintainer', 'all'];
 
 /** `expose_as` (its paths listed, without `*`), `public` and `access` (one or the other), as GitLab's Artifacts entry checks them. */
 function checkExposeAndAccess(hash: PlainObject, checker: EntryChecker): boolean {
@@ -71,7 +77,8 @@ function checkExposeAndAccess(hash: PlainObject, checker: EntryChecker): boolean
   }
   for (const [attribute, message] of problems) checker.attributeError(attribute, message);
   if (hash.public !== undefined && hash.access !== undefined) {
-    checker.configError('these keys cannot be used together: access, public');
+    const together = Object.keys(hash).filter((key) => key === 'public' || key === 'access');
+    checker.configError(`these keys cannot be used together: ${together.join(', ')}`);
     return false;
   }
   return problems.length === 0;

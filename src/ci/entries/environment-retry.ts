@@ -3,6 +3,7 @@ import type { EnvironmentDefinition, RetryDefinition, YamlVariable } from '../mo
 import type { ParallelConfig } from '../job-config.ts';
 import { isPlainObject, isStringArray, scalarToString } from '../values.ts';
 import { isValidRegexp } from '../expression/regexp.ts';
+import { isValidExpireIn } from '../durations.ts';
 import { ENVIRONMENT_TIERS, isEnvironmentTier } from '../environment-tier.ts';
 import type { EntryChecker } from './checker.ts';
 
@@ -27,11 +28,13 @@ export function readEnvironment(value: unknown, checker: EntryChecker): Environm
     return undefined;
   }
   if (!checkEnvironmentName(value.name ?? '', checker)) return undefined;
-  for (const key of ['auto_stop_in', 'on_stop'] as const) {
-    if (value[key] !== undefined && value[key] !== null && typeof value[key] !== 'string') {
-      checker.attributeError(key, 'should be a string');
-      return undefined;
-    }
+  if (value.on_stop !== undefined && value.on_stop !== null && typeof value.on_stop !== 'string') {
+    checker.attributeError('on_stop', 'should be a string');
+    return undefined;
+  }
+  if (value.auto_stop_in !== undefined && value.auto_stop_in !== null && !isAutoStopIn(value.auto_stop_in)) {
+    checker.attributeError('auto_stop_in', 'should be a duration');
+    return undefined;
   }
   if (value.kubernetes !== undefined && value.kubernetes !== null && !isPlainObject(value.kubernetes)) {
     checker.attributeError('kubernetes', 'should be a hash');
@@ -63,6 +66,14 @@ export function readEnvironment(value: unknown, checker: EntryChecker): Environm
     ...(tier ? { deploymentTier: tier } : {}),
   };
 }
+
+/** A duration (or `never`), or text with a variable that the pipeline expands later, as GitLab's duration check allows. */
+function isAutoStopIn(value: unknown): boolean {
+  return typeof value === 'string' && (isValidExpireIn(value) || VARIABLE_REFERENCE.test(value));
+}
+
+/** GitLab's ExpandVariables::VARIABLES_REGEXP: `$VAR`, `${VAR}` or `%VAR%`. */
+const VARIABLE_REFERENCE = /\$[a-zA-Z_][a-zA-Z0-9_]*|\$\{[a-zA-Z_][a-zA-Z0-9_]*\}|%[a-zA-Z_][a-zA-Z0-9_]*%/;
 
 function checkEnvironmentName(name: unknown, checker: EntryChecker): name is string {
   if (typeof name !== 'string' || name === '') {

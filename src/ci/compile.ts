@@ -47,10 +47,10 @@ export async function compilePipeline(text: string, context: CompileContext): Pr
   const config = await loadConfiguration(text, configPath, context, limits, sink, locator, includes);
   if (!config) return invalid(sink);
   const merged = (result: CompileResult): CompileResult => (result.status === 'invalid' ? result : { ...result, mergedConfig: config, includes });
-  return merged(await compileMerged(config, context, limits, sink));
+  return merged(await compileMerged(config, context, limits, sink, locator.nonTextTopLevelKeys()));
 }
 
-async function compileMerged(config: PlainObject, context: CompileContext, limits: CompileLimits, sink: DiagnosticSink): Promise<CompileResult> {
+async function compileMerged(config: PlainObject, context: CompileContext, limits: CompileLimits, sink: DiagnosticSink, nonTextNames: Set<string>): Promise<CompileResult> {
   const root = readRoot(config, sink, limits.maxExpressionTokens);
   const conditions = new ConditionContext(context, limits.maxExpressionTokens);
   const pipelineInputs = inputsFromContext(context);
@@ -67,7 +67,7 @@ async function compileMerged(config: PlainObject, context: CompileContext, limit
   }
   const workflowVariables = workflow.variables;
   const globalVariables = mergeVariables(root.globalVariables, workflowVariables);
-  const jobs = readJobs({ ...root, globalVariables }, sink, limits);
+  const jobs = readJobs({ ...root, globalVariables }, sink, limits, nonTextNames);
   // Entry warnings stay with entry errors, as GitLab's result keeps both.
   warnAboutRulesWhen(jobs, root.workflow.rules !== null, sink);
   if (sink.hasErrors) return invalid(sink);
@@ -184,13 +184,18 @@ function includeRulesEvaluator(context: CompileContext, limits: CompileLimits, v
   };
 }
 
-function readJobs(root: RootConfig, sink: DiagnosticSink, limits: CompileLimits): JobConfig[] {
+function readJobs(root: RootConfig, sink: DiagnosticSink, limits: CompileLimits, nonTextNames: Set<string>): JobConfig[] {
   const jobs: JobConfig[] = [];
   if (root.jobs.length > limits.maxJobs) {
     sink.error(`Pipeline has too many jobs! Requested ${root.jobs.length}, but the limit is ${limits.maxJobs}.`, []);
     return jobs;
   }
   for (const { name, value } of root.jobs) {
+    // GitLab's job name must be a symbol: a key YAML typed as a number or a boolean is none.
+    if (nonTextNames.has(name)) {
+      sink.error(`jobs:${name} name should be a symbol`, [name]);
+      continue;
+    }
     const job = readJobEntry(
       { name, value, defaults: root.defaults, globalVariables: root.globalVariables, maxExpressionTokens: limits.maxExpressionTokens },
       sink,

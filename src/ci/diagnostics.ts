@@ -21,6 +21,8 @@ export interface FilePositions {
   file: string;
   /** `\u0000`-joined key path → 1-based line. */
   lines: Map<string, number>;
+  /** Top-level keys YAML typed as no text (`10:`, `true:`): GitLab takes no job of such a name. */
+  untypedKeys?: Set<string>;
 }
 
 export function pathKey(path: KeyPath): string {
@@ -37,6 +39,11 @@ export class SourceLocator {
 
   add(positions: FilePositions): void {
     this.files.push(positions);
+  }
+
+  /** Top-level keys some loaded file wrote as a number or a boolean. */
+  nonTextTopLevelKeys(): Set<string> {
+    return new Set(this.files.flatMap((file) => [...(file.untypedKeys ?? [])]));
   }
 
   locate(path: KeyPath): { file: string | null; line: number | null } {

@@ -19,7 +19,7 @@ import {
 } from 'yaml';
 import { pathKey, type FilePositions } from './diagnostics.ts';
 import type { CompileLimits } from './limits.ts';
-import { isPlainObject, YamlReference, type PlainObject } from './values.ts';
+import { isPlainObject, RubyFloat, YamlReference, type PlainObject } from './values.ts';
 import { applyMergeKeys, isMergeKey, mergeKeyMark } from './yaml-merge-keys.ts';
 import { prescanYaml } from './yaml-prescan.ts';
 import { rubyScalarTags } from './yaml-ruby-scalars.ts';
@@ -190,6 +190,7 @@ function walkKeys(
         continue;
       }
       const key = String(pair.key.value);
+      if (path.length === 0 && isNonTextKey(pair.key.value)) (positions.untypedKeys ??= new Set()).add(key);
       const childPath = [...path, key];
       const offset = pair.key.range?.[0];
       if (offset !== undefined) positions.lines.set(pathKey(childPath), lineCounter.linePos(offset).line);
@@ -208,6 +209,11 @@ function walkKeys(
     }
   }
   return true;
+}
+
+/** A key Ruby's YAML types as a number or a boolean: GitLab's symbolized keys leave it so. */
+function isNonTextKey(value: unknown): boolean {
+  return typeof value === 'number' || typeof value === 'boolean' || value instanceof RubyFloat;
 }
 
 function withinDepth(value: unknown, depthLeft: number): boolean {

@@ -183,11 +183,13 @@ function readCache(value: unknown, checker: EntryChecker): CacheConfig | null {
   const policy = hash.policy ?? 'pull-push';
   let valid = key !== null && !(hash.untracked !== undefined && untracked === null) && !(hash.paths !== undefined && paths === null);
   if (!CACHE_POLICIES.includes(policy as CachePolicy) && !isPolicyVariable(policy)) {
+    if (typeof policy !== 'string') checker.attributeError('policy', 'should be a string');
     checker.attributeError('policy', 'should be a variable or one of: pull-push, push, pull');
     valid = false;
   }
   const when = hash.when ?? 'on_success';
   if (!ARTIFACT_WHEN.includes(when as ArtifactWhen)) {
+    if (typeof when !== 'string') checker.attributeError('when', 'should be a string');
     checker.attributeError('when', 'should be one of: on_success, on_failure, always');
     valid = false;
   }

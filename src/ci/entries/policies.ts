@@ -158,7 +158,7 @@ function readRule(written: unknown, checker: EntryChecker, maxTokens: number, ki
   }
   // GitLab's rule drops keys written as null (`if:`, `when: null`, `changes: ~`): they are no clause, no setting.
   const value = withoutNullKeys(written);
-  if (kind === 'job' && !checkRuleDelay(value, checker)) return null;
+  if (kind === 'job' && !checkRuleDelay(written, checker)) return null;
   const rule: RuleConfig = {
     if: null, changes: null, exists: null, when: null, startIn: null,
     allowFailure: null, variables: null, needs: null, interruptible: null, autoCancel: null,

@@ -63,11 +63,14 @@ export function readExistsClause(value: unknown, checker: EntryChecker): string[
   return clausePaths(value.paths, checker, (message) => checker.attributeError('paths', message));
 }
 
-/** A job rule's `start_in` goes with `when: delayed` only, and then is a duration of at most a week. */
+/**
+ * A job rule's `start_in` goes with `when: delayed` only (the key itself, even written as null,
+ * as GitLab's disallowed-keys check reads it), and then is a duration of at most a week.
+ */
 export function checkRuleDelay(value: PlainObject, checker: EntryChecker): boolean {
   const startIn = value.start_in;
   if (value.when !== 'delayed') {
-    if (startIn === undefined || startIn === null) return true;
+    if (!('start_in' in value)) return true;
     checker.configError('contains disallowed keys: start_in');
     return false;
   }

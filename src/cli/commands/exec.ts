@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { PipelineSource } from '../../coordinator/services/ci/pipelines/creation.ts';
 import { ExecError } from '../../exec/errors.ts';
 import { failureShellIsOpen, type ShellTerminal } from '../../exec/failure-shell.ts';
+import { isVariableName } from '../../exec/local-variables.ts';
 import { runExec, type ExecIo, type ExecRequest } from '../../exec/run.ts';
 
 export interface ExecArgs {
@@ -78,10 +79,12 @@ function toRequest(args: ExecArgs, io: ExecCommandIo): ExecRequest {
   const modes = [args.list && 'list', args.preview && 'preview', args.payload !== undefined && 'payload'].filter((mode) => typeof mode === 'string');
   if (modes.length > 1) throw new Error('--list, --preview and --payload exclude each other');
   if (args.ref !== undefined && args.tag !== undefined) throw new Error('--ref and --tag exclude each other');
+  checkSelection(args, modes[0]);
   const source = args.source ?? 'push';
   if (!(SOURCES as readonly string[]).includes(source)) throw new Error(`--source must be one of ${SOURCES.join(', ')}`);
   const executor = args.executor ?? 'shell';
   if (executor !== 'shell' && executor !== 'docker') throw new Error('--executor must be shell or docker');
+  if (args.dockerImage !== undefined && executor !== 'docker') throw new Error('--docker-image is the image of --executor docker\'s jobs: add --executor docker');
   const concurrency = args.concurrency ?? availableParallelism();
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) throw new Error('--concurrency must be a whole number from 1 to 64');
   const mode = (modes[0] ?? 'run') as ExecRequest['mode'];
@@ -104,15 +107,26 @@ function toRequest(args: ExecArgs, io: ExecCommandIo): ExecRequest {
     colour: io.colour,
     verbose: args.verbose ?? false,
     progress: io.tty === true && !(args.json ?? false),
-    shellOnFailure: args.shellOnFailure ? (io.shellTerminal ?? 'inherit') : undefined,
+    // With --json, stdout is the result document: the shell talks on stderr.
+    shellOnFailure: args.shellOnFailure ? (io.shellTerminal ?? (args.json ? 'inherit-stderr' : 'inherit')) : undefined,
     reuse: args.reuse ?? false,
     artifactsDir: args.artifactsDir === undefined ? undefined : path.resolve(io.cwd, args.artifactsDir),
     cacheDir: args.cacheDir === undefined ? undefined : path.resolve(io.cwd, args.cacheDir),
   };
 }
 
+/** Job names, `--stage` and `--needs` choose the jobs of a run: a flag that shows another set would silently drop them. */
+function checkSelection(args: ExecArgs, mode: string | undefined): void {
+  const choices = [(args.jobs ?? []).length > 0 && 'job names', args.stage !== undefined && '--stage', args.needs === true && '--needs'].filter((choice) => typeof choice === 'string');
+  if (choices.length === 0 || mode === undefined) return;
+  if (mode === 'payload') throw new Error(`--payload JOB names its one job: ${choices.join(', ')} do not go with it`);
+  throw new Error(`--${mode} shows the whole pipeline: ${choices.join(', ')} do not go with it`);
+}
+
 function parseVariable(pair: string): { key: string; value: string } {
   const at = pair.indexOf('=');
   if (at <= 0) throw new Error(`--variable expects KEY=VALUE, got "${pair}"`);
-  return { key: pair.slice(0, at), value: pair.slice(at + 1) };
+  const key = pair.slice(0, at);
+  if (!isVariableName(key)) throw new Error(`--variable ${key}: not a variable name (letters, digits and _, not starting with a digit)`);
+  return { key, value: pair.slice(at + 1) };
 }

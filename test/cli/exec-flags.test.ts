@@ -1,0 +1,82 @@
+/**
+ * `runner exec`'s command line as a user meets it: flags that contradict each other or name no
+ * variable are refused in one line before anything runs; `--preview --json` is JSON; and, from
+ * the compiled package run as a command (`bin/runner`, not `node bin/runner`), a missing
+ * `--env-file` is runner exec's error, not Node's, and a `--shell-on-failure` shell of a
+ * `--json` run talks on stderr, leaving stdout the result document.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import type { ExecArgs } from '../../src/cli/commands/exec.ts';
+import { withinOrKill } from '../helpers/bounded.ts';
+import { exec, workingTree, type JsonResult } from './exec-helpers.ts';
+
+const BIN = path.resolve(import.meta.dirname, '../../bin/runner');
+
+function runBinary(cwd: string, args: string[], input: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(BIN, ['exec', ...args], { cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stdin.end(input);
+  const closed = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+  return withinOrKill(child, closed, 120_000, `runner exec ${args.join(' ')}`);
+}
+
+describe('runner exec command line', () => {
+  const dir = workingTree({ '.gitlab-ci.yml': 'base:\n  script: echo base\nbuild:\n  extends: base\n  needs: []\n' });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  const refused: Array<[ExecArgs, string]> = [
+    [{ list: true, jobs: ['build'] }, '--list shows the whole pipeline: job names do not go with it'],
+    [{ preview: true, stage: 'test', needs: true }, '--preview shows the whole pipeline: --stage, --needs do not go with it'],
+    [{ payload: 'build', jobs: ['base'] }, '--payload JOB names its one job: job names do not go with it'],
+    [{ payload: 'build', stage: 'test' }, '--payload JOB names its one job: --stage do not go with it'],
+    [{ dockerImage: 'gantry/busybox:latest' }, "--docker-image is the image of --executor docker's jobs: add --executor docker"],
+    [{ variable: ['DEPLOY-TARGET=prod'] }, '--variable DEPLOY-TARGET: not a variable name (letters, digits and _, not starting with a digit)'],
+    [{ variable: ['OK=1', 'TWO WORDS=x'] }, '--variable TWO WORDS: not a variable name (letters, digits and _, not starting with a digit)'],
+  ];
+  for (const [args, message] of refused) {
+    it(`refuses ${JSON.stringify(args)} in one line, running nothing`, async () => {
+      const result = await exec(dir, args);
+      assert.equal(result.code, 2, result.stderr);
+      assert.equal(result.stderr, `runner exec: ${message}\n`);
+      assert.equal(result.stdout, '');
+      assert.ok(!existsSync(path.join(dir, '.gantry')), 'nothing ran: no .gantry/ was made');
+    });
+  }
+
+  it('--preview --json prints the merged configuration as JSON', async () => {
+    const result = await exec(dir, { preview: true, json: true });
+    assert.equal(result.code, 0, result.stderr);
+    const merged = JSON.parse(result.stdout) as Record<string, { script?: string; needs?: unknown[]; extends?: unknown }>;
+    assert.equal(merged.build?.script, 'echo base');
+    assert.deepEqual(merged.build?.needs, []);
+    assert.equal(merged.build?.extends, undefined);
+  });
+});
+
+describe('bin/runner exec run as a command', () => {
+  const dir = workingTree({ '.gitlab-ci.yml': 'broken:\n  script:\n    - echo "job output"\n    - exit 4\n' });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("says itself that an --env-file is missing (Node 20 would exit first, reading the script's --env-file as its own)", async () => {
+    for (const args of [['--env-file', 'missing.env'], ['--env-file=missing.env']]) {
+      const result = await runBinary(dir, args, '');
+      assert.equal(result.stderr, 'runner exec: --env-file missing.env: no such file\n', args.join(' '));
+      assert.equal(result.code, 1);
+    }
+  });
+
+  it('with --json, opens the failure shell on stderr: stdout stays the JSON result', async () => {
+    const result = await runBinary(dir, ['--json', '--shell-on-failure'], 'echo "shell says $CI_JOB_NAME"; exit\n');
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(result.stderr, /^shell says broken$/m);
+    const outcome = JSON.parse(result.stdout) as JsonResult;
+    assert.deepEqual(outcome.jobs.map((job) => [job.name, job.status]), [['broken', 'failed']]);
+  });
+});

@@ -2,19 +2,61 @@
  * `runner exec`'s command line as a user meets it: flags that contradict each other or name no
  * variable are refused in one line before anything runs; `--preview --json` is JSON; and, from
  * the compiled package run as a command (`bin/runner`, not `node bin/runner`), a missing
- * `--env-file` is runner exec's error, not Node's, and a `--shell-on-failure` shell of a
- * `--json` run talks on stderr, leaving stdout the result document.
+ * `--env-file` is runner exec's error, not Node's, a `--shell-on-failure` shell of a `--json`
+ * run talks on stderr, leaving stdout the result document, and a run stopped by Ctrl-C or by
+ * its reader going away (`| head`) leaves no process and no temporary directory behind.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { ExecArgs } from '../../src/cli/commands/exec.ts';
-import { withinOrKill } from '../helpers/bounded.ts';
+import { waitUntil, withinOrKill } from '../helpers/bounded.ts';
 import { exec, workingTree, type JsonResult } from './exec-helpers.ts';
 
 const BIN = path.resolve(import.meta.dirname, '../../bin/runner');
+
+/** Goes on printing until stopped, its pid in $PID_FILE. */
+const TICKING = 'ticking:\n  script:\n    - sh -c \'echo $$ > "$PID_FILE"; while true; do echo tick; sleep 0.2; done\'\n';
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * `runner exec` on TICKING with a TMPDIR of its own, stopped by `stop` once its job runs: its
+ * exit status and stderr, whether the job's process is gone, and what is left in its TMPDIR.
+ */
+async function stoppedRun(stop: (child: ReturnType<typeof spawn>) => void): Promise<{ code: number | null; stderr: string; left: string[] }> {
+  const dir = workingTree({ '.gitlab-ci.yml': TICKING });
+  const scratch = mkdtempSync(path.join(tmpdir(), 'gantry-exec-stop-'));
+  const runTmp = path.join(scratch, 'tmp');
+  const pidFile = path.join(scratch, 'job.pid');
+  try {
+    mkdirSync(runTmp);
+    const child = spawn(BIN, ['exec', '--variable', `PID_FILE=${pidFile}`], { cwd: dir, env: { ...process.env, TMPDIR: runTmp }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdout.resume();
+    const closed = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    await waitUntil(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').endsWith('\n'), 'the job to start', { timeoutMs: 60_000 });
+    const jobPid = Number(readFileSync(pidFile, 'utf8'));
+    stop(child);
+    const code = await withinOrKill(child, closed, 60_000, 'runner exec to stop');
+    await waitUntil(() => !isAlive(jobPid), `the job's process ${jobPid} to be gone`);
+    return { code, stderr, left: readdirSync(runTmp) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
 
 function runBinary(cwd: string, args: string[], input: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(BIN, ['exec', ...args], { cwd, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -78,5 +120,21 @@ describe('bin/runner exec run as a command', () => {
     assert.match(result.stderr, /^shell says broken$/m);
     const outcome = JSON.parse(result.stdout) as JsonResult;
     assert.deepEqual(outcome.jobs.map((job) => [job.name, job.status]), [['broken', 'failed']]);
+  });
+
+  it('stops on Ctrl-C: exit status 130, the job killed, no temporary directory left', async () => {
+    const run = await stoppedRun((child) => child.kill('SIGINT'));
+    assert.equal(run.code, 130, run.stderr);
+    assert.match(run.stderr, /runner exec: interrupted\n$/);
+    assert.deepEqual(run.left, []);
+  });
+
+  it('stops when its reader goes away (| head): exit status 141, the job killed, no temporary directory left', async () => {
+    const run = await stoppedRun((child) => {
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+    });
+    assert.equal(run.code, 141);
+    assert.deepEqual(run.left, []);
   });
 });

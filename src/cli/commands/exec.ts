@@ -46,7 +46,12 @@ export interface ExecCommandIo extends ExecIo {
   tty?: boolean;
   /** Where --shell-on-failure's shell talks (default: this process's terminal). */
   shellTerminal?: ShellTerminal;
+  /** Aborted when stdout or stderr can no longer be written (its reader went away). */
+  outputClosed?: AbortSignal;
 }
+
+/** The exit status of a run stopped because its output was closed: a process killed by SIGPIPE's. */
+const OUTPUT_CLOSED_EXIT = 141;
 
 export async function runExecCommand(args: ExecArgs, io: ExecCommandIo): Promise<number> {
   let request: ExecRequest;
@@ -62,14 +67,24 @@ export async function runExecCommand(args: ExecArgs, io: ExecCommandIo): Promise
     if (signal === 'SIGINT' && failureShellIsOpen()) return;
     interrupt.abort(new ExecError('interrupted'));
   };
+  let outputClosed = false;
+  const stopWithoutOutput = () => {
+    outputClosed = true;
+    interrupt.abort(new ExecError('output closed'));
+  };
+  if (io.outputClosed?.aborted) stopWithoutOutput();
+  io.outputClosed?.addEventListener('abort', stopWithoutOutput);
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
   try {
     return await runExec({ ...request, signal: interrupt.signal }, io);
   } catch (error) {
-    io.stderr(`runner exec: ${error instanceof Error ? error.message : String(error)}\n`);
+    if (outputClosed) return OUTPUT_CLOSED_EXIT;
+    // A process the terminal's Ctrl-C reached too (git, say) may fail first: the run was interrupted all the same.
+    io.stderr(`runner exec: ${interrupt.signal.aborted ? 'interrupted' : error instanceof Error ? error.message : String(error)}\n`);
     return interrupt.signal.aborted ? 130 : 1;
   } finally {
+    io.outputClosed?.removeEventListener('abort', stopWithoutOutput);
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
   }

@@ -74,10 +74,10 @@ describe('runner exec command line', () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   const refused: Array<[ExecArgs, string]> = [
-    [{ list: true, jobs: ['build'] }, '--list shows the whole pipeline: job names do not go with it'],
-    [{ preview: true, stage: 'test', needs: true }, '--preview shows the whole pipeline: --stage, --needs do not go with it'],
-    [{ payload: 'build', jobs: ['base'] }, '--payload JOB names its one job: job names do not go with it'],
-    [{ payload: 'build', stage: 'test' }, '--payload JOB names its one job: --stage do not go with it'],
+    [{ list: true, jobs: ['build'] }, '--list shows the whole pipeline: leave out job names'],
+    [{ preview: true, stage: 'test', needs: true }, '--preview shows the whole pipeline: leave out --stage and --needs'],
+    [{ payload: 'build', jobs: ['base'] }, '--payload JOB names its one job: leave out job names'],
+    [{ payload: 'build', stage: 'test' }, '--payload JOB names its one job: leave out --stage'],
     [{ dockerImage: 'gantry/busybox:latest' }, "--docker-image is the image of --executor docker's jobs: add --executor docker"],
     [{ variable: ['DEPLOY-TARGET=prod'] }, '--variable DEPLOY-TARGET: not a variable name (letters, digits and _, not starting with a digit)'],
     [{ variable: ['OK=1', 'TWO WORDS=x'] }, '--variable TWO WORDS: not a variable name (letters, digits and _, not starting with a digit)'],
@@ -91,6 +91,16 @@ describe('runner exec command line', () => {
       assert.ok(!existsSync(path.join(dir, '.gantry')), 'nothing ran: no .gantry/ was made');
     });
   }
+
+  it('with --json, an error is a document on stdout too: a refused flag, an invalid configuration', async () => {
+    const refusedFlag = await exec(dir, { json: true, list: true, stage: 'test' });
+    assert.equal(refusedFlag.code, 2);
+    assert.deepEqual(JSON.parse(refusedFlag.stdout), { status: 'error', exitCode: 2, error: '--list shows the whole pipeline: leave out --stage' });
+    const invalid = await exec(dir, { json: true, file: 'missing.yml' });
+    assert.equal(invalid.code, 1);
+    assert.deepEqual(JSON.parse(invalid.stdout), { status: 'error', exitCode: 1, error: 'Missing missing.yml file' });
+    assert.equal(invalid.stderr, 'runner exec: Missing missing.yml file\n');
+  });
 
   it('--preview --json prints the merged configuration as JSON', async () => {
     const result = await exec(dir, { preview: true, json: true });

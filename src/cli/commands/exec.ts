@@ -58,8 +58,7 @@ export async function runExecCommand(args: ExecArgs, io: ExecCommandIo): Promise
   try {
     request = toRequest(args, io);
   } catch (error) {
-    io.stderr(`runner exec: ${error instanceof Error ? error.message : String(error)}\n`);
-    return 2;
+    return failed(args, io, error instanceof Error ? error.message : String(error), 2);
   }
   const interrupt = new AbortController();
   // Ctrl-C in a failure shell is the shell's.
@@ -81,13 +80,20 @@ export async function runExecCommand(args: ExecArgs, io: ExecCommandIo): Promise
   } catch (error) {
     if (outputClosed) return OUTPUT_CLOSED_EXIT;
     // A process the terminal's Ctrl-C reached too (git, say) may fail first: the run was interrupted all the same.
-    io.stderr(`runner exec: ${interrupt.signal.aborted ? 'interrupted' : error instanceof Error ? error.message : String(error)}\n`);
-    return interrupt.signal.aborted ? 130 : 1;
+    const message = interrupt.signal.aborted ? 'interrupted' : error instanceof Error ? error.message : String(error);
+    return failed(args, io, message, interrupt.signal.aborted ? 130 : 1);
   } finally {
     io.outputClosed?.removeEventListener('abort', stopWithoutOutput);
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
   }
+}
+
+/** The one-line error on stderr; with --json, stdout's document says it too (`status: "error"`), as no result will. */
+function failed(args: ExecArgs, io: ExecCommandIo, message: string, exitCode: number): number {
+  io.stderr(`runner exec: ${message}\n`);
+  if (args.json) io.stdout(`${JSON.stringify({ status: 'error', exitCode, error: message }, null, 2)}\n`);
+  return exitCode;
 }
 
 function toRequest(args: ExecArgs, io: ExecCommandIo): ExecRequest {
@@ -134,8 +140,8 @@ function toRequest(args: ExecArgs, io: ExecCommandIo): ExecRequest {
 function checkSelection(args: ExecArgs, mode: string | undefined): void {
   const choices = [(args.jobs ?? []).length > 0 && 'job names', args.stage !== undefined && '--stage', args.needs === true && '--needs'].filter((choice) => typeof choice === 'string');
   if (choices.length === 0 || mode === undefined) return;
-  if (mode === 'payload') throw new Error(`--payload JOB names its one job: ${choices.join(', ')} do not go with it`);
-  throw new Error(`--${mode} shows the whole pipeline: ${choices.join(', ')} do not go with it`);
+  if (mode === 'payload') throw new Error(`--payload JOB names its one job: leave out ${choices.join(' and ')}`);
+  throw new Error(`--${mode} shows the whole pipeline: leave out ${choices.join(' and ')}`);
 }
 
 function parseVariable(pair: string): { key: string; value: string } {

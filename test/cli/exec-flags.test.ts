@@ -78,7 +78,6 @@ describe('runner exec command line', () => {
     [{ preview: true, stage: 'test', needs: true }, '--preview shows the whole pipeline: leave out --stage and --needs'],
     [{ payload: 'build', jobs: ['base'] }, '--payload JOB names its one job: leave out job names'],
     [{ payload: 'build', stage: 'test' }, '--payload JOB names its one job: leave out --stage'],
-    [{ dockerImage: 'gantry/busybox:latest' }, "--docker-image is the image of --executor docker's jobs: add --executor docker"],
     [{ variable: ['DEPLOY-TARGET=prod'] }, '--variable DEPLOY-TARGET: not a variable name (letters, digits and _, not starting with a digit)'],
     [{ variable: ['OK=1', 'TWO WORDS=x'] }, '--variable TWO WORDS: not a variable name (letters, digits and _, not starting with a digit)'],
   ];

@@ -105,7 +105,6 @@ function toRequest(args: ExecArgs, io: ExecCommandIo): ExecRequest {
   if (!(SOURCES as readonly string[]).includes(source)) throw new Error(`--source must be one of ${SOURCES.join(', ')}`);
   const executor = args.executor ?? 'shell';
   if (executor !== 'shell' && executor !== 'docker') throw new Error('--executor must be shell or docker');
-  if (args.dockerImage !== undefined && executor !== 'docker') throw new Error('--docker-image is the image of --executor docker\'s jobs: add --executor docker');
   const concurrency = args.concurrency ?? availableParallelism();
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) throw new Error('--concurrency must be a whole number from 1 to 64');
   const mode = (modes[0] ?? 'run') as ExecRequest['mode'];

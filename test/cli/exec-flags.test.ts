@@ -3,8 +3,8 @@
  * variable are refused in one line before anything runs; `--preview --json` is JSON; and, from
  * the compiled package run as a command (`bin/runner`, not `node bin/runner`), a missing
  * `--env-file` is runner exec's error, not Node's, a `--shell-on-failure` shell of a `--json`
- * run talks on stderr, leaving stdout the result document, and a run stopped by Ctrl-C or by
- * its reader going away (`| head`) leaves no process and no temporary directory behind.
+ * run talks on stderr, leaving stdout the result document, and a run stopped by Ctrl-C, SIGTERM
+ * or its reader going away (`| head`) leaves no process and no temporary directory behind.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -134,6 +134,13 @@ describe('bin/runner exec run as a command', () => {
   it('stops on Ctrl-C: exit status 130, the job killed, no temporary directory left', async () => {
     const run = await stoppedRun((child) => child.kill('SIGINT'));
     assert.equal(run.code, 130, run.stderr);
+    assert.match(run.stderr, /runner exec: interrupted\n$/);
+    assert.deepEqual(run.left, []);
+  });
+
+  it('stops on SIGTERM: exit status 143, the job killed, no temporary directory left', async () => {
+    const run = await stoppedRun((child) => child.kill('SIGTERM'));
+    assert.equal(run.code, 143, run.stderr);
     assert.match(run.stderr, /runner exec: interrupted\n$/);
     assert.deepEqual(run.left, []);
   });

@@ -61,9 +61,12 @@ export async function runExecCommand(args: ExecArgs, io: ExecCommandIo): Promise
     return failed(args, io, error instanceof Error ? error.message : String(error), 2);
   }
   const interrupt = new AbortController();
+  // 128 + the signal's number, as a shell reports a process the signal ended.
+  let stoppedExit = 130;
   // Ctrl-C in a failure shell is the shell's.
   const stop = (signal: NodeJS.Signals) => {
     if (signal === 'SIGINT' && failureShellIsOpen()) return;
+    if (!interrupt.signal.aborted && signal === 'SIGTERM') stoppedExit = 143;
     interrupt.abort(new ExecError('interrupted'));
   };
   let outputClosed = false;
@@ -81,7 +84,7 @@ export async function runExecCommand(args: ExecArgs, io: ExecCommandIo): Promise
     if (outputClosed) return OUTPUT_CLOSED_EXIT;
     // A process the terminal's Ctrl-C reached too (git, say) may fail first: the run was interrupted all the same.
     const message = interrupt.signal.aborted ? 'interrupted' : error instanceof Error ? error.message : String(error);
-    return failed(args, io, message, interrupt.signal.aborted ? 130 : 1);
+    return failed(args, io, message, interrupt.signal.aborted ? stoppedExit : 1);
   } finally {
     io.outputClosed?.removeEventListener('abort', stopWithoutOutput);
     process.off('SIGINT', stop);

@@ -75,7 +75,8 @@ function runShell(shell: string, cwd: string, env: Record<string, string>, termi
   return new Promise((resolve, reject) => {
     const inherited = typeof terminal === 'string';
     const stdio: StdioOptions = terminal === 'inherit' ? 'inherit' : terminal === 'inherit-stderr' ? [0, 2, 2] : ['pipe', 'pipe', 'pipe'];
-    const child = spawn(shell, inherited ? ['-i'] : [], { cwd, env, stdio });
+    // Interactive on a terminal only: piped commands (or /dev/null) would get prompts and job-control warnings.
+    const child = spawn(shell, inherited && process.stdin.isTTY ? ['-i'] : [], { cwd, env, stdio });
     if (!inherited) {
       child.stdout?.setEncoding('utf8').on('data', terminal.output);
       child.stderr?.setEncoding('utf8').on('data', terminal.output);

@@ -127,6 +127,7 @@ describe('bin/runner exec run as a command', () => {
     const result = await runBinary(dir, ['--json', '--shell-on-failure'], 'echo "shell says $CI_JOB_NAME"; exit\n');
     assert.equal(result.code, 1, result.stderr);
     assert.match(result.stderr, /^shell says broken$/m);
+    assert.doesNotMatch(result.stderr, /no job control/, 'stdin is no terminal: the shell reads it as a script, not interactively');
     const outcome = JSON.parse(result.stdout) as JsonResult;
     assert.deepEqual(outcome.jobs.map((job) => [job.name, job.status]), [['broken', 'failed']]);
   });

@@ -10,6 +10,11 @@ import { EXEC_DESCRIPTION, execOptions, type ExecCliArgs } from './exec-options.
 
 /** The parsed flags run, on this process's stdio and directory. */
 export async function runExecArgs(args: ExecCliArgs): Promise<number> {
+  // A reader that goes away (`runner exec | head`) makes the writes fail: the run stops and cleans up, as on Ctrl-C.
+  const outputClosed = new AbortController();
+  const onOutputError = (error: Error) => outputClosed.abort(error);
+  process.stdout.on('error', onOutputError);
+  process.stderr.on('error', onOutputError);
   try {
     return await runExecCommand(
       {
@@ -24,6 +29,7 @@ export async function runExecArgs(args: ExecCliArgs): Promise<number> {
         cwd: process.cwd(),
         colour: process.stdout.isTTY === true && !process.env.NO_COLOR,
         tty: process.stdout.isTTY === true,
+        outputClosed: outputClosed.signal,
       },
     );
   } finally {

@@ -6,7 +6,7 @@
  * project directory with its variables. The job's clean-up, and its report to the
  * coordinator, wait until the shell exits.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type StdioOptions } from 'node:child_process';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -14,8 +14,12 @@ import { Readable, Writable } from 'node:stream';
 import type { InteractiveShellRequest } from '../executors/types.ts';
 import type { BeforeFailedCleanup, FailedJob } from '../runner/job/engine.ts';
 
-/** Where the shell talks: the process's own terminal, or (tests) a script for its stdin and a sink for its output. */
-export type ShellTerminal = 'inherit' | { input: string; output: (text: string) => void };
+/**
+ * Where the shell talks: the process's own terminal (`inherit-stderr`: its output on stderr, as
+ * with --json, whose stdout is the result document), or (tests) a script for its stdin and a
+ * sink for its output.
+ */
+export type ShellTerminal = 'inherit' | 'inherit-stderr' | { input: string; output: (text: string) => void };
 
 let openShells = 0;
 
@@ -69,8 +73,11 @@ async function openShell(failed: FailedJob, terminal: ShellTerminal, tell: (text
 
 function runShell(shell: string, cwd: string, env: Record<string, string>, terminal: ShellTerminal): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(shell, terminal === 'inherit' ? ['-i'] : [], { cwd, env, stdio: terminal === 'inherit' ? 'inherit' : ['pipe', 'pipe', 'pipe'] });
-    if (terminal !== 'inherit') {
+    const inherited = typeof terminal === 'string';
+    const stdio: StdioOptions = terminal === 'inherit' ? 'inherit' : terminal === 'inherit-stderr' ? [0, 2, 2] : ['pipe', 'pipe', 'pipe'];
+    // Interactive on a terminal only: piped commands (or /dev/null) would get prompts and job-control warnings.
+    const child = spawn(shell, inherited && process.stdin.isTTY ? ['-i'] : [], { cwd, env, stdio });
+    if (!inherited) {
       child.stdout?.setEncoding('utf8').on('data', terminal.output);
       child.stderr?.setEncoding('utf8').on('data', terminal.output);
       child.stdin?.end(terminal.input);
@@ -103,7 +110,7 @@ async function openContainerShell(failed: FailedJob, terminal: ShellTerminal, te
 
 /** This process's terminal (raw while the shell has it), or the test's script and sink. */
 async function withStdio<T>(terminal: ShellTerminal, body: (stdio: Omit<InteractiveShellRequest, 'variables'>) => Promise<T>): Promise<T> {
-  if (terminal !== 'inherit') {
+  if (typeof terminal !== 'string') {
     const stdout = new Writable({
       write(chunk: Buffer, _encoding, done) {
         terminal.output(chunk.toString('utf8'));
@@ -112,7 +119,8 @@ async function withStdio<T>(terminal: ShellTerminal, body: (stdio: Omit<Interact
     });
     return body({ stdin: Readable.from([terminal.input]), stdout, tty: null });
   }
-  const { stdin, stdout } = process;
+  const { stdin } = process;
+  const stdout = terminal === 'inherit-stderr' ? process.stderr : process.stdout;
   const tty = stdin.isTTY && stdout.isTTY;
   // No resume here: what is typed before the shell's listener is there would be dropped.
   if (tty) stdin.setRawMode(true);

@@ -24,6 +24,11 @@ export interface LocalVariable extends PlainVariable {
 
 export const VARIABLES_FILE = path.join('.gantry', 'variables.yml');
 const KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** A name `--variable`, an env file and `.gantry/variables.yml` may give a variable. */
+export function isVariableName(key: string): boolean {
+  return KEY.test(key);
+}
+
 const FLAGS = ['value', 'masked', 'protected', 'file', 'environment_scope'];
 
 /** Pairs of a dotenv file: `KEY=VALUE`, `export KEY=VALUE`, quotes, `#` comments; a bad line is an error naming it. */

@@ -126,7 +126,8 @@ export async function runExec(request: ExecRequest, io: ExecIo): Promise<number>
     }
     // The merged configuration is there even when workflow or rules leave no job to run.
     if (request.mode === 'preview' && result.status !== 'invalid') {
-      io.stdout(stringify(result.mergedConfig ?? {}));
+      const merged = result.mergedConfig ?? {};
+      io.stdout(request.json ? `${JSON.stringify(merged, null, 2)}\n` : stringify(merged));
       return 0;
     }
     checkCompiled(result);

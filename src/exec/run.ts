@@ -34,6 +34,7 @@ import { planReuse, recordReuse, reuseVolume, snapshotTree, withReusedJobs, type
 import { mergedByKey, readEnvFiles, readVariablesFile, type LocalVariable } from './local-variables.ts';
 import { configureLocalProject } from './local-project.ts';
 import { timelineMark } from '../runner/timeline.ts';
+import { withDefaultsResolved } from '../ci/preview-defaults.ts';
 
 export interface ExecRequest {
   cwd: string;
@@ -126,7 +127,7 @@ export async function runExec(request: ExecRequest, io: ExecIo): Promise<number>
     }
     // The merged configuration is there even when workflow or rules leave no job to run.
     if (request.mode === 'preview' && result.status !== 'invalid') {
-      const merged = result.mergedConfig ?? {};
+      const merged = withDefaultsResolved(result.mergedConfig ?? {});
       io.stdout(request.json ? `${JSON.stringify(merged, null, 2)}\n` : stringify(merged));
       return 0;
     }

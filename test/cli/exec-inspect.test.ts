@@ -70,6 +70,48 @@ describe('runner exec inspects the pipeline without running it', () => {
     assert.equal(merged.include, undefined);
   });
 
+  it('--preview resolves the defaults into each job, as its inherit:default takes them', async () => {
+    const defaults = workingTree({
+      '.gitlab-ci.yml': `
+variables: { GLOBAL: one }
+after_script: [echo after]
+default:
+  image: alpine
+  before_script: [echo before]
+  retry: 1
+  interruptible: true
+plain:
+  script: echo plain
+  image:
+none:
+  inherit: { default: false }
+  script: echo none
+some:
+  inherit: { default: [image, retry] }
+  retry: 2
+  script: echo some
+child:
+  trigger: { include: child.yml }
+.template:
+  script: echo hidden
+`,
+      'child.yml': 'inner:\n  script: echo inner\n',
+    });
+    try {
+      const result = await exec(defaults, { preview: true, json: true });
+      assert.equal(result.code, 0, result.stderr);
+      const merged = JSON.parse(result.stdout) as Record<string, Record<string, unknown>>;
+      assert.deepEqual(merged.plain, { script: 'echo plain', image: 'alpine', before_script: ['echo before'], after_script: ['echo after'], retry: 1, interruptible: true });
+      assert.deepEqual(merged.none, { inherit: { default: false }, script: 'echo none' });
+      assert.deepEqual(merged.some, { inherit: { default: ['image', 'retry'] }, retry: 2, script: 'echo some', image: 'alpine' });
+      assert.deepEqual(merged.child, { trigger: { include: 'child.yml' }, interruptible: true });
+      assert.deepEqual(merged['.template'], { script: 'echo hidden' });
+      assert.deepEqual([merged.default, merged.after_script, merged.variables], [undefined, undefined, { GLOBAL: 'one' }]);
+    } finally {
+      rmSync(defaults, { recursive: true, force: true });
+    }
+  });
+
   it('--payload prints what a runner receives for the job', async () => {
     const result = await exec(dir, { payload: 'release', tag: 'v1.2', variable: ['EXTRA=1'] });
     assert.equal(result.code, 0, result.stderr);

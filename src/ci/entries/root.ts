@@ -15,8 +15,10 @@ import { readAutoCancel } from './auto-cancel.ts';
 import { readRules } from './policies.ts';
 import { GLOBAL_VARIABLE_DATA, readVariables } from './variables.ts';
 
-const GLOBAL_KEYS = ['image', 'services', 'before_script', 'after_script', 'cache'] as const;
-const RESERVED_KEYS = new Set([
+/** Top-level keys that are defaults of every job too (GitLab's deprecated globals). */
+export const GLOBAL_KEYS = ['image', 'services', 'before_script', 'after_script', 'cache'] as const;
+/** Top-level keys that are not jobs. */
+export const RESERVED_KEYS: ReadonlySet<string> = new Set([
   'image', 'services', 'stages', 'types', 'before_script', 'after_script', 'variables', 'cache',
   'include', 'default', 'workflow',
 ]);

@@ -19,6 +19,7 @@ import { failRefusedEnvironments, recordDeployments } from './deployments.ts';
 import { environmentUrl, jobRecords } from './job-records.ts';
 import { pipelineContextVariables, type PipelineVariableSources } from './variables.ts';
 import type { OpenMergeRequests } from './open-merge-requests.ts';
+import { projectFullPath } from '../../namespaces/project-full-path.ts';
 
 export const DEFAULT_CI_CONFIG_PATH = '.gitlab-ci.yml';
 
@@ -195,9 +196,8 @@ export class PipelineCreation {
   }
 
   /** The project's full path (`group/sub/project`), as `CI_PROJECT_PATH` names it. */
-  async fullPath(project: ProjectRecord): Promise<string> {
-    const namespace = await this.deps.namespaces.findById(project.namespace_id);
-    return namespace ? `${namespace.full_path}/${project.path}` : project.path;
+  fullPath(project: ProjectRecord): Promise<string> {
+    return projectFullPath(this.deps.namespaces, project);
   }
 
   private async compileContext(input: PipelineCreationInput, target: ResolvedRef, configPath: string): Promise<CompileContext> {

@@ -2,6 +2,7 @@ import { mergeRequestRefPath, type MergeRequestInfo } from '../../../../ci/merge
 import type { MergeRequestRecord, MergeRequestsStore } from '../../../../storage/types-merge-requests.ts';
 import type { MilestonesStore } from '../../../../storage/types-planning.ts';
 import type { NamespacesStore, ProjectRecord, ProjectsStore, UsersStore } from '../../../../storage/types.ts';
+import { projectFullPath } from '../../namespaces/project-full-path.ts';
 
 export interface MergeRequestInfoDeps {
   mergeRequests: Pick<MergeRequestsStore, 'labelsOf' | 'assigneesOf'>;
@@ -26,8 +27,8 @@ export class MergeRequestInfos {
       this.deps.mergeRequests.labelsOf([request.id]),
       this.deps.mergeRequests.assigneesOf([request.id]),
       request.milestone_id === null ? undefined : this.deps.milestones.findById(request.milestone_id),
-      this.fullPath(target),
-      source ? this.fullPath(source) : Promise.resolve(null),
+      projectFullPath(this.deps.namespaces, target),
+      source ? projectFullPath(this.deps.namespaces, source) : Promise.resolve(null),
     ]);
     const ids = assigneeIds.get(request.id) ?? [];
     const usernames = new Map((ids.length > 0 ? await this.deps.users.findByIds(ids) : []).map((user) => [user.id, user.username]));
@@ -52,10 +53,5 @@ export class MergeRequestInfos {
       assignees: ids.flatMap((id) => usernames.get(id) ?? []),
       diffBaseSha: request.base_sha,
     };
-  }
-
-  private async fullPath(project: ProjectRecord): Promise<string> {
-    const namespace = await this.deps.namespaces.findById(project.namespace_id);
-    return namespace ? `${namespace.full_path}/${project.path}` : project.path;
   }
 }

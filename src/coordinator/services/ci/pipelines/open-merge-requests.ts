@@ -1,6 +1,7 @@
 import type { MergeRequestsStore } from '../../../../storage/types-merge-requests.ts';
-import type { NamespacesStore, ProjectRecord, ProjectsStore, UserRecord } from '../../../../storage/types.ts';
+import type { NamespacesStore, ProjectsStore, UserRecord } from '../../../../storage/types.ts';
 import type { MergeRequestPermissions } from '../../access/merge-request-permissions.ts';
+import { projectFullPath } from '../../namespaces/project-full-path.ts';
 
 /** GitLab's MAX_OPEN_MERGE_REQUESTS_REFS. */
 const MOST_REFERENCES = 4;
@@ -34,14 +35,9 @@ export class OpenMergeRequests {
       newest.map(async (request) => {
         const target = await this.deps.projects.findById(request.project_id);
         if (!target || !(await this.deps.mergeRequestPermissions.canReadMergeRequests(target, user))) return null;
-        return `${await this.fullPath(target)}!${request.iid}`;
+        return `${await projectFullPath(this.deps.namespaces, target)}!${request.iid}`;
       }),
     );
     return references.filter((reference) => reference !== null);
-  }
-
-  private async fullPath(project: ProjectRecord): Promise<string> {
-    const namespace = await this.deps.namespaces.findById(project.namespace_id);
-    return namespace ? `${namespace.full_path}/${project.path}` : project.path;
   }
 }

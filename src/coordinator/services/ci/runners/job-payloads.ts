@@ -110,15 +110,15 @@ export class JobPayloads {
       },
     );
     if (definition.idTokens) {
-      const source = mergeRequest && mergeRequest.sourceProjectId !== project.id ? await this.projectAndNamespace(mergeRequest.sourceProjectId) : undefined;
-      const accessLevel = user ? await this.accessLevelName(source?.record ?? project, user) : null;
+      const fork = mergeRequest && mergeRequest.sourceProjectId !== project.id ? await this.deps.projects.findById(mergeRequest.sourceProjectId) : undefined;
+      const accessLevel = user ? await this.accessLevelName(fork ?? project, user) : null;
       const tokens = await this.deps.idTokens.variables({
         idTokens: definition.idTokens,
         externalUrl: this.deps.externalUrl,
         job: { id: job.id, protected: job.protected, environment: job.environment, environmentDefinition: definition.environment },
         project: { id: project.id, path: projectPath, visibility: project.visibility },
         namespace: { id: project.namespace_id, path: namespace?.full_path ?? '' },
-        ...(source ? { source: { project: { id: source.record.id, path: source.path }, namespace: source.namespace } } : {}),
+        ...(fork && mergeRequest ? { source: sourceOf(fork, mergeRequest.sourceProjectPath) } : {}),
         pipeline: { id: pipeline.id, source: pipeline.source, ref: mergeRequest?.sourceBranch ?? pipeline.ref, tag: pipeline.tag, sha: pipeline.sha, configPath: pipeline.config_path },
         user: user ? { id: user.id, login: user.username, email: user.email, accessLevel } : undefined,
         runnerId: runner.id,
@@ -133,14 +133,6 @@ export class JobPayloads {
       payload.variables.unshift(...tokens);
     }
     return { ...payload, variables: sortAndExpandForRunner(payload.variables) };
-  }
-
-  /** A fork's project (a merge request pipeline's source), its full path and namespace; undefined when it is gone. */
-  private async projectAndNamespace(projectId: number): Promise<{ record: ProjectRecord; path: string; namespace: { id: number; path: string } } | undefined> {
-    const record = await this.deps.projects.findById(projectId);
-    if (!record) return undefined;
-    const namespace = await this.deps.namespaces.findById(record.namespace_id);
-    return { record, path: namespace ? `${namespace.full_path}/${record.path}` : record.path, namespace: { id: record.namespace_id, path: namespace?.full_path ?? '' } };
   }
 
   /** GitLab's `project.team.human_max_access(user)`: from memberships only, so an administrator who is no member has none. */
@@ -220,4 +212,9 @@ export function cloneUrl(externalUrl: string, projectPath: string, token: string
 
 function givenSource(source: string): 'trigger' | 'schedule' | 'pipeline' {
   return source === 'trigger' || source === 'schedule' ? source : 'pipeline';
+}
+
+/** A fork's claims (a merge request pipeline's source project): its full path is the request's, its namespace that path's parent. */
+function sourceOf(fork: ProjectRecord, fullPath: string): { project: { id: number; path: string }; namespace: { id: number; path: string } } {
+  return { project: { id: fork.id, path: fullPath }, namespace: { id: fork.namespace_id, path: fullPath.slice(0, Math.max(0, fullPath.lastIndexOf('/'))) } };
 }

@@ -188,7 +188,9 @@ async function runPipeline(
   const { result } = prepared;
   const keep = chooseJobs(result, { names: request.jobs, withNeeds: request.needs, stage: request.stage });
   for (const name of request.manual) {
-    if (!result.jobs.some((job) => job.name === name || job.baseName === name)) chooseJobs(result, { names: [name], withNeeds: false });
+    const named = result.jobs.filter((job) => job.name === name || job.baseName === name);
+    if (named.length === 0) chooseJobs(result, { names: [name], withNeeds: false });
+    else if (!named.some((job) => job.when === 'manual')) io.stderr(`runner exec: --manual ${name}: the job is not manual (when: ${named[0]!.when}); it runs as its rules say\n`);
   }
   if (request.runner.executor === 'docker') {
     const chosen = keep === null ? result.jobs : result.jobs.filter((job) => keep.has(job.name));

@@ -78,6 +78,7 @@ describe('runner exec command line', () => {
     [{ preview: true, stage: 'test', needs: true }, '--preview shows the whole pipeline: leave out --stage and --needs'],
     [{ payload: 'build', jobs: ['base'] }, '--payload JOB names its one job: leave out job names'],
     [{ payload: 'build', stage: 'test' }, '--payload JOB names its one job: leave out --stage'],
+    [{ needs: true }, '--needs adds what the chosen jobs need: name jobs or a --stage'],
     [{ variable: ['DEPLOY-TARGET=prod'] }, '--variable DEPLOY-TARGET: not a variable name (letters, digits and _, not starting with a digit)'],
     [{ variable: ['OK=1', 'TWO WORDS=x'] }, '--variable TWO WORDS: not a variable name (letters, digits and _, not starting with a digit)'],
   ];

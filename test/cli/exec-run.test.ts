@@ -57,14 +57,16 @@ describe('runner exec runs the pipeline of the working tree', () => {
     assert.equal(git(dir, 'for-each-ref'), refsBefore);
   });
 
-  it('runs named jobs with what they need, plays a manual job, and honours --committed', async () => {
+  it('runs named jobs with what they need, plays a manual job (and says when --manual names one that is not), and honours --committed', async () => {
     writeFileSync(path.join(dir, 'untracked.txt'), 'still here\n');
     const result = await exec(dir, { jobs: ['check'], needs: true, json: true, committed: false });
     assert.equal(result.code, 0, result.stderr);
     assert.deepEqual(statuses(JSON.parse(result.stdout) as JsonResult), { build: 'success', check: 'success' });
 
-    const manual = await exec(dir, { jobs: ['deploy'] });
+    // --manual on a job that is not manual says so, and changes nothing.
+    const manual = await exec(dir, { jobs: ['deploy'], manual: ['flaky'] });
     assert.equal(manual.code, 0, manual.stderr);
+    assert.equal(manual.stderr, 'runner exec: --manual flaky: the job is not manual (when: on_success); it runs as its rules say\n');
     assert.match(manual.stdout, /^deploy +\| deployed$/m);
     assert.match(manual.stdout, /^deploy +deploy +success/m);
 

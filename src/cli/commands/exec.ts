@@ -141,7 +141,12 @@ function toRequest(args: ExecArgs, io: ExecCommandIo): ExecRequest {
 /** Job names, `--stage` and `--needs` choose the jobs of a run: a flag that shows another set would silently drop them. */
 function checkSelection(args: ExecArgs, mode: string | undefined): void {
   const choices = [(args.jobs ?? []).length > 0 && 'job names', args.stage !== undefined && '--stage', args.needs === true && '--needs'].filter((choice) => typeof choice === 'string');
-  if (choices.length === 0 || mode === undefined) return;
+  if (mode === undefined) {
+    // --needs adds to a choice; alone it would run the whole pipeline, which has every job already.
+    if (args.needs === true && choices.length === 1) throw new Error('--needs adds what the chosen jobs need: name jobs or a --stage');
+    return;
+  }
+  if (choices.length === 0) return;
   if (mode === 'payload') throw new Error(`--payload JOB names its one job: leave out ${choices.join(' and ')}`);
   throw new Error(`--${mode} shows the whole pipeline: leave out ${choices.join(' and ')}`);
 }

@@ -5,6 +5,7 @@ import type { UploadBlobs } from '../../../storage/types-uploads.ts';
 import type { Lookup } from '../access/lookup.ts';
 import type { Actor } from '../access/permissions.ts';
 import type { SettingsService } from '../instance/settings.ts';
+import { projectFullPathIn } from '../namespaces/project-full-path.ts';
 import type { ReceivedFile } from './avatars.ts';
 import { IMAGE_HEAD_LENGTH, imageTypeOf } from './image-types.ts';
 import { safeFileName } from './upload-names.ts';
@@ -54,7 +55,7 @@ export class ProjectUploadsService {
     const url = `/uploads/${secret}/${name}`;
     // GitLab's alt text: an image's name without its extension, any other file's whole name.
     const alt = isImage ? name.replace(/\.[^.]*$/, '') : name;
-    return { alt, url, full_path: `/${namespace.full_path}/${project.path}${url}`, markdown: `${isImage ? '!' : ''}[${alt}](${url})` };
+    return { alt, url, full_path: `/${projectFullPathIn(namespace, project)}${url}`, markdown: `${isImage ? '!' : ''}[${alt}](${url})` };
   }
 
   /** A kept upload of a project the caller can read; the same 404 for a missing file as for an unreadable project. */

@@ -1,4 +1,5 @@
 import type { NamespaceRecord, ProjectRecord, UserRecord } from '../../../storage/types.ts';
+import { projectFullPathIn } from '../namespaces/project-full-path.ts';
 
 const VISIBILITY_LEVELS = { private: 0, internal: 10, public: 20 } as const;
 
@@ -11,7 +12,7 @@ export interface HookProject {
 }
 
 export function projectPath(target: HookProject): string {
-  return target.namespace ? `${target.namespace.full_path}/${target.project.path}` : target.project.path;
+  return projectFullPathIn(target.namespace, target.project);
 }
 
 export function projectWebUrl(target: HookProject): string {

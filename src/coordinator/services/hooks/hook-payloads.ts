@@ -2,6 +2,7 @@ import type { RepositoryManager } from '../../../storage/git/types.ts';
 import type { NamespacesStore, ProjectsStore, UsersStore } from '../../../storage/types.ts';
 import type { PushEvent } from '../events.ts';
 import { buildPushData } from '../integrations/push-data.ts';
+import { projectFullPathIn } from '../namespaces/project-full-path.ts';
 
 /**
  * What a queued delivery is built from, kept in the delivery row: a push names its SHAs (its
@@ -70,7 +71,7 @@ export class HookPayloads {
     const project = await this.deps.projects.findById(push.project_id);
     if (!project || project.pending_delete || !(await this.deps.repositories.exists(project.id))) return undefined;
     const namespace = await this.deps.namespaces.findById(project.namespace_id);
-    const projectPath = namespace ? `${namespace.full_path}/${project.path}` : project.path;
+    const projectPath = projectFullPathIn(namespace, project);
     const pusher = push.user_id === null ? null : ((await this.deps.users.findById(push.user_id)) ?? null);
     const data = await buildPushData(this.deps.repositories.open(project.id), {
       project, projectPath, namespaceName: namespace?.name ?? '', externalUrl: this.deps.externalUrl, ref: push.ref, before: push.before, after: push.after, pusher,

@@ -1,6 +1,7 @@
 import type { HookRecord, HooksStore } from '../../../storage/types-hooks.ts';
 import type { MembersStore, NamespaceRecord, ProjectRecord, UserRecord, UsersStore, NamespacesStore } from '../../../storage/types.ts';
 import type { SystemEvent } from '../events.ts';
+import { projectFullPathIn } from '../namespaces/project-full-path.ts';
 import { TRIGGERS, type HookTrigger } from './hook-payloads.ts';
 import { executable } from './hook-state.ts';
 import { groupMemberHookData, subgroupHookData, systemEventData } from './system-hook-data.ts';
@@ -40,7 +41,7 @@ export class SystemEventHooks {
       return;
     }
     const namespace = await this.deps.namespaces.findById(event.project.namespace_id);
-    const path = namespace ? `${namespace.full_path}/${event.project.path}` : event.project.path;
+    const path = projectFullPathIn(namespace, event.project);
     const owners = event.name.startsWith('project_') ? await this.owners(namespace) : [];
     await queue(hooks, TRIGGERS.system, systemEventData(event, path, at, owners));
     const [owner] = owners;

@@ -5,6 +5,7 @@ import type { IntegrationRecord, IntegrationsStore } from '../../../storage/type
 import type { NewTask } from '../../../storage/types-tasks.ts';
 import type { NamespacesStore, ProjectRecord, ProjectsStore, UsersStore } from '../../../storage/types.ts';
 import type { PushEvent } from '../events.ts';
+import { projectFullPath } from '../namespaces/project-full-path.ts';
 import type { TaskHandler } from '../task-queue.ts';
 import type { MailOutbox } from './mail-outbox.ts';
 import { addressList, buildPipelineEmail, MAILED_PIPELINE_STATUSES } from './pipeline-email.ts';
@@ -118,8 +119,7 @@ export class IntegrationMail {
   }
 
   private async where(project: ProjectRecord): Promise<{ projectPath: string; projectUrl: string }> {
-    const namespace = await this.deps.namespaces.findById(project.namespace_id);
-    const projectPath = namespace ? `${namespace.full_path}/${project.path}` : project.path;
+    const projectPath = await projectFullPath(this.deps.namespaces, project);
     return { projectPath, projectUrl: `${this.deps.externalUrl}/${projectPath}` };
   }
 

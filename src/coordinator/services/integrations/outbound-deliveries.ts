@@ -5,6 +5,7 @@ import { INTEGRATION_EVENT_FLAGS, type IntegrationEventFlag, type IntegrationRec
 import type { NewTask } from '../../../storage/types-tasks.ts';
 import type { NamespacesStore, ProjectsStore, UsersStore } from '../../../storage/types.ts';
 import type { PushEvent } from '../events.ts';
+import { projectFullPathIn } from '../namespaces/project-full-path.ts';
 import type { SettingsService } from '../instance/settings.ts';
 import { sendOutbound, type OutboundRequest, type OutboundResponse } from '../outbound/outbound-http.ts';
 import { sendOutboundLines, type OutboundLines } from '../outbound/outbound-tcp.ts';
@@ -105,7 +106,7 @@ export class OutboundDeliveries {
     // Switched off, removed or unsubscribed since the event: nothing to send.
     if (!outbound?.deliverEvent || !integration?.active || !hearsEvent(integration, event.flag) || !project || project.pending_delete) return;
     const namespace = await this.deps.namespaces.findById(project.namespace_id);
-    const projectPath = namespace ? `${namespace.full_path}/${project.path}` : project.path;
+    const projectPath = projectFullPathIn(namespace, project);
     const notice: ProjectEventNotice = {
       flag: event.flag,
       data: event.data,
@@ -130,7 +131,7 @@ export class OutboundDeliveries {
     if (!outbound.subscribed(integration, tag) || !(await this.deps.repositories.exists(project.id))) return;
     const namespace = await this.deps.namespaces.findById(project.namespace_id);
     const namespacePath = namespace?.full_path ?? '';
-    const projectPath = namespace ? `${namespace.full_path}/${project.path}` : project.path;
+    const projectPath = projectFullPathIn(namespace, project);
     const pusher = push.user_id === null ? null : ((await this.deps.users.findById(push.user_id)) ?? null);
     const repository = this.deps.repositories.open(project.id);
     const data = await buildPushData(repository, {

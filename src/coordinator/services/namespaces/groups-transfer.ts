@@ -5,6 +5,7 @@ import type { CoordinatorEvents } from '../events.ts';
 import type { Lookup } from '../access/lookup.ts';
 import type { Permissions } from '../access/permissions.ts';
 import type { GroupDetails, GroupsService } from './groups.ts';
+import { projectFullPathIn } from './project-full-path.ts';
 
 export interface GroupTransferDeps {
   namespaces: Pick<NamespacesStore, 'findById' | 'findByFullPath' | 'moveGroup' | 'descendantIds' | 'findByIds'>;
@@ -70,9 +71,9 @@ export class GroupTransferService {
   private async projectPaths(group: NamespaceRecord): Promise<Map<number, string>> {
     if (!this.deps.events) return new Map();
     const namespaces = await this.deps.namespaces.findByIds([group.id, ...(await this.deps.namespaces.descendantIds(group.id))]);
-    const fullPaths = new Map(namespaces.map((namespace) => [namespace.id, namespace.full_path]));
-    const projects = await this.deps.projects.listByNamespaces([...fullPaths.keys()]);
-    return new Map(projects.map((project) => [project.id, `${fullPaths.get(project.namespace_id) ?? ''}/${project.path}`]));
+    const byId = new Map(namespaces.map((namespace) => [namespace.id, namespace]));
+    const projects = await this.deps.projects.listByNamespaces([...byId.keys()]);
+    return new Map(projects.map((project) => [project.id, projectFullPathIn(byId.get(project.namespace_id), project)]));
   }
 
   private async publishProjectTransfers(group: NamespaceRecord, oldPaths: ReadonlyMap<number, string>): Promise<void> {

@@ -4,6 +4,7 @@ import type { ProjectQueriesStore } from '../../../storage/types-projects.ts';
 import type { Permissions } from '../access/permissions.ts';
 import { visibilityAfterMove } from '../access/visibility-rules.ts';
 import type { CoordinatorEvents } from '../events.ts';
+import { projectFullPathIn } from './project-full-path.ts';
 
 export interface ProjectTransferDeps {
   projects: Pick<ProjectsStore, 'update' | 'findByNamespaceAndPath'>;
@@ -36,7 +37,7 @@ export class ProjectTransfer {
     const visibility = visibilityAfterMove(project, namespace);
     const from = await this.deps.namespaces?.findById(project.namespace_id);
     const moved = (await this.deps.projects.update(project.id, { namespace_id: namespace.id, visibility, updated_at: new Date().toISOString() })) ?? project;
-    if (from) await this.deps.events?.publishSystemEvent({ name: 'project_transfer', project: moved, oldPathWithNamespace: `${from.full_path}/${project.path}` });
+    if (from) await this.deps.events?.publishSystemEvent({ name: 'project_transfer', project: moved, oldPathWithNamespace: projectFullPathIn(from, project) });
     return moved;
   }
 

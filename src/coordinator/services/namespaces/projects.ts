@@ -11,6 +11,7 @@ import { nameAndPathErrors, projectChanges, pathFromName, type ProjectAttributes
 import type { SettingsService } from '../instance/settings.ts';
 import { forkVisibility, projectVisibilityRefusals, restrictedVisibilityRefusal } from '../access/visibility-rules.ts';
 import type { AvatarFiles } from '../accounts/avatars.ts';
+import { projectFullPathIn } from './project-full-path.ts';
 
 export interface ProjectCreateRequest {
   name?: string;
@@ -184,7 +185,7 @@ export class ProjectsService {
       throw error;
     }
     if (updated.path !== project.path) {
-      await this.deps.events.publishSystemEvent({ name: 'project_rename', project: updated, oldPathWithNamespace: `${namespace.full_path}/${project.path}` });
+      await this.deps.events.publishSystemEvent({ name: 'project_rename', project: updated, oldPathWithNamespace: projectFullPathIn(namespace, project) });
     }
     return updated;
   }

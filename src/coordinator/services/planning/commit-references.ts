@@ -8,6 +8,7 @@ import type { PushEvent } from '../events.ts';
 import type { TaskHandler } from '../task-queue.ts';
 import { CommitReferenceTargets, type CommitReferenceTargetsDeps, type ReferencedIssue } from './commit-references-targets.ts';
 import { parseCommitReferences, type IssueReference } from './reference-parser.ts';
+import { projectFullPath } from '../namespaces/project-full-path.ts';
 
 /** Task kind of a branch push's issue references (payload: CommitReferencesTask). */
 export const COMMIT_REFERENCES_TASK = 'planning.commit-references';
@@ -86,7 +87,7 @@ export class CommitReferences {
     const onDefaultBranch = defaultBranch !== null && push.ref === `refs/heads/${defaultBranch}`;
     const commits = await repository.newCommits(push.after, this.excluded(push, onDefaultBranch ? null : defaultBranch), PROCESS_COMMIT_LIMIT);
     if (commits.length === 0) return;
-    const projectPath = await this.fullPath(project);
+    const projectPath = await projectFullPath(this.deps.namespaces, project);
     const taskComments = await this.taskCommentMode(project, projectPath, push.ref, pusher);
     // Oldest first, so the notes of one push read in the order its commits were made.
     for (const commit of commits.reverse()) await this.processCommit(project, projectPath, commit, pusher, onDefaultBranch, taskComments);
@@ -170,11 +171,6 @@ export class CommitReferences {
   private async bySecondaryEmail(email: string): Promise<UserRecord | undefined> {
     const secondary = await this.deps.emails?.findByEmail(email);
     return secondary && secondary.confirmed_at !== null ? this.deps.users.findById(secondary.user_id) : undefined;
-  }
-
-  private async fullPath(project: ProjectRecord): Promise<string> {
-    const namespace = await this.deps.namespaces.findById(project.namespace_id);
-    return namespace ? `${namespace.full_path}/${project.path}` : project.path;
   }
 
   private serially(projectId: number, work: () => Promise<void>): Promise<void> {

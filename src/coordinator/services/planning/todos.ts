@@ -6,6 +6,7 @@ import type { MergeRequestRecord, MergeRequestsStore } from '../../../storage/ty
 import type { Permissions } from '../access/permissions.ts';
 import type { PlanningPermissions } from '../access/planning-permissions.ts';
 import { actorProjectAccess, type ProjectScopeDeps } from '../namespaces/project-scope.ts';
+import { projectFullPathIn } from '../namespaces/project-full-path.ts';
 import type { Page, Paged } from '../repository/pages.ts';
 import type { IssueView, IssueViews } from './issue-views.ts';
 import type { VisibleMergeRequests } from './merge-requests/visible.ts';
@@ -144,7 +145,7 @@ export class TodosService {
         author: users.get(todo.author_id) ?? null,
         project: project && namespace ? { project, namespace } : null,
         target: todo.target_type === 'Issue' ? (issueViews.get(todo.target_id) ?? null) : null,
-        mergeRequest: mergeRequest && mergeRequestProject && mergeRequestNamespace ? { record: mergeRequest, projectPath: `${mergeRequestNamespace.full_path}/${mergeRequestProject.path}` } : null,
+        mergeRequest: mergeRequest && mergeRequestProject && mergeRequestNamespace ? { record: mergeRequest, projectPath: projectFullPathIn(mergeRequestNamespace, mergeRequestProject) } : null,
       };
     });
   }

@@ -17,6 +17,7 @@ import type { Lookup } from '../../access/lookup.ts';
 import type { Permissions } from '../../access/permissions.ts';
 import { DEFAULT_CI_CONFIG_PATH, type PipelineSource } from './creation.ts';
 import { expandVariables } from './job-records.ts';
+import { projectFullPath } from '../../namespaces/project-full-path.ts';
 
 /** GitLab's `MAX_NESTED_CHILDREN`: a child pipeline may have a child, that one may not. */
 export const MAX_NESTED_CHILDREN = 2;
@@ -88,10 +89,9 @@ export class DownstreamTargets {
 
   /** The bridge's view for `$VARIABLE` expansion: predefined, the pipeline's variables, its YAML variables. */
   private async expansionScope(bridge: JobRecord & { definition: BridgeJobDefinition }, upstream: PipelineRecord, project: ProjectRecord, pipelineVariables: readonly PipelineVariableRecord[]): Promise<YamlVariable[]> {
-    const namespace = await this.deps.namespaces.findById(project.namespace_id);
     const predefined = predefinedPipelineVariables({
       projectId: project.id,
-      projectPath: namespace ? `${namespace.full_path}/${project.path}` : project.path,
+      projectPath: await projectFullPath(this.deps.namespaces, project),
       defaultBranch: project.default_branch ?? undefined,
       ref: upstream.ref,
       refType: upstream.tag ? 'tag' : 'branch',

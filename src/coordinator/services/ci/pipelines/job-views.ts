@@ -3,6 +3,7 @@ import type { NamespacesStore, ProjectRecord, UserRecord, UsersStore } from '../
 import type { JobArtifactRecord, JobArtifactsStore, JobRecord } from '../../../../storage/types-ci-jobs.ts';
 import type { PipelineRecord, PipelinesStore } from '../../../../storage/types-ci.ts';
 import type { RunnerRecord, RunnersStore } from '../../../../storage/types-runners.ts';
+import { projectFullPath } from '../../namespaces/project-full-path.ts';
 
 /** A project as the CI routes show it: the record and its full path (for web_url). */
 export interface CiProject {
@@ -13,8 +14,7 @@ export interface CiProject {
 
 /** The project with its full path (a project whose namespace is gone shows its path alone). */
 export async function ciProject(namespaces: Pick<NamespacesStore, 'findById'>, project: ProjectRecord): Promise<CiProject> {
-  const namespace = await namespaces.findById(project.namespace_id);
-  return { project, fullPath: namespace ? `${namespace.full_path}/${project.path}` : project.path };
+  return { project, fullPath: await projectFullPath(namespaces, project) };
 }
 
 /** One job with everything its API answer shows. */

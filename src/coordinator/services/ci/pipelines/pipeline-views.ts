@@ -4,6 +4,7 @@ import type { PipelineRecord, PipelinesStore } from '../../../../storage/types-c
 import type { RunnersStore } from '../../../../storage/types-runners.ts';
 import type { NamespacesStore, ProjectRecord, ProjectsStore, UserRecord, UsersStore } from '../../../../storage/types.ts';
 import { ciProject, type CiProject, type JobView as ProjectJobView } from './job-views.ts';
+import { projectFullPathIn } from '../../namespaces/project-full-path.ts';
 
 /** A pipeline with the user who ran it. */
 export interface PipelineView {
@@ -92,7 +93,7 @@ export class PipelineViews {
   private async fullPaths(projectIds: readonly number[]): Promise<Map<number, string>> {
     const projects = await this.deps.projects.findByIds(unique(projectIds));
     const namespaces = new Map((await this.deps.namespaces.findByIds(unique(projects.map((project) => project.namespace_id)))).map((ns) => [ns.id, ns]));
-    return new Map(projects.map((project) => [project.id, `${namespaces.get(project.namespace_id)?.full_path ?? ''}/${project.path}`.replace(/^\//, '')]));
+    return new Map(projects.map((project) => [project.id, projectFullPathIn(namespaces.get(project.namespace_id), project)]));
   }
 }
 

@@ -17,6 +17,7 @@ import { accessLevelName } from '../../access/levels.ts';
 import type { Permissions } from '../../access/permissions.ts';
 import { availableArchive } from '../pipelines/artifact-rules.ts';
 import { pipelineContextVariables, type PipelineVariableSources } from '../pipelines/variables.ts';
+import { projectFullPathIn } from '../../namespaces/project-full-path.ts';
 
 export interface JobPayloadsDeps extends PipelineVariableSources {
   projects: Pick<ProjectsStore, 'findById'>;
@@ -60,7 +61,7 @@ export class JobPayloads {
     const [project, pipeline] = await Promise.all([this.deps.projects.findById(job.project_id), this.deps.pipelines.findById(job.pipeline_id)]);
     if (!project || !pipeline) throw new Error(`job ${job.id}: its project or pipeline is gone`);
     const namespace = await this.deps.namespaces.findById(project.namespace_id);
-    const projectPath = namespace ? `${namespace.full_path}/${project.path}` : project.path;
+    const projectPath = projectFullPathIn(namespace, project);
     const reading = {
       user: pipeline.user_id === null ? Promise.resolve(undefined) : this.deps.users.findById(pipeline.user_id),
       mergeRequest: this.deps.mergeRequestInfo ? this.deps.mergeRequestInfo(pipeline) : Promise.resolve(undefined),

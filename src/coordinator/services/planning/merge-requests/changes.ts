@@ -5,6 +5,7 @@ import type { NamespacesStore, ProjectRecord } from '../../../../storage/types.t
 import type { Actor } from '../../access/permissions.ts';
 import { pageOfList, pageOfStream, type Page, type Paged } from '../../repository/pages.ts';
 import type { VisibleMergeRequests } from './visible.ts';
+import { projectFullPath } from '../../namespaces/project-full-path.ts';
 
 /** GitLab's `changes_count` stops counting here and answers "1000+" (its `diff_max_files`). */
 export const CHANGES_COUNT_CAP = DIFF_MAX_FILES;
@@ -140,8 +141,7 @@ export class MergeRequestDiffs {
 
   private async find(projectRef: string, actor: Actor, iid: number): Promise<MergeRequestInProject> {
     const { project, mergeRequest } = await this.deps.visible.find(projectRef, actor, iid);
-    const namespace = await this.deps.namespaces.findById(project.namespace_id);
-    return { project, mergeRequest, projectFullPath: namespace ? `${namespace.full_path}/${project.path}` : project.path };
+    return { project, mergeRequest, projectFullPath: await projectFullPath(this.deps.namespaces, project) };
   }
 
   private async diffOf(found: MergeRequestInProject, expanded: boolean, client?: GitClient): Promise<GitDiffStream> {

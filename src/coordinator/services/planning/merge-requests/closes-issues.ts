@@ -9,6 +9,7 @@ import type { IssueView, IssueViews } from '../issue-views.ts';
 import { parseCommitReferences } from '../reference-parser.ts';
 import type { MergeRequestMerged, MergeRequestObserver } from './observers.ts';
 import type { VisibleMergeRequests } from './visible.ts';
+import { projectFullPath } from '../../namespaces/project-full-path.ts';
 
 export interface ClosesIssuesDeps extends CommitReferenceTargetsDeps {
   visible: Pick<VisibleMergeRequests, 'find'>;
@@ -50,7 +51,7 @@ export class ClosesIssues implements MergeRequestObserver {
   async closing(project: ProjectRecord, mergeRequest: MergeRequestRecord, actor: Actor): Promise<ReferencedIssue[]> {
     if (project.default_branch === null || mergeRequest.target_branch !== project.default_branch) return [];
     const messages = [mergeRequest.title, mergeRequest.description ?? '', ...(await this.commitMessages(project, mergeRequest))];
-    const projectPath = await this.fullPath(project);
+    const projectPath = await projectFullPath(this.deps.namespaces, project);
     const found = new Map<number, ReferencedIssue>();
     for (const message of messages) {
       for (const reference of parseCommitReferences(message).closing) {
@@ -88,17 +89,12 @@ export class ClosesIssues implements MergeRequestObserver {
 
   /** `!1` from the same project, `p!1` from the same namespace, `g/p!1` from elsewhere (GitLab's to_reference). */
   private async referenceOf(mergeRequest: MergeRequestRecord, project: ProjectRecord): Promise<(from: ProjectRecord) => string> {
-    const fullPath = await this.fullPath(project);
+    const fullPath = await projectFullPath(this.deps.namespaces, project);
     return (from) => {
       if (from.id === project.id) return `!${mergeRequest.iid}`;
       if (from.namespace_id === project.namespace_id) return `${project.path}!${mergeRequest.iid}`;
       return `${fullPath}!${mergeRequest.iid}`;
     };
-  }
-
-  private async fullPath(project: ProjectRecord): Promise<string> {
-    const namespace = await this.deps.namespaces.findById(project.namespace_id);
-    return namespace ? `${namespace.full_path}/${project.path}` : project.path;
   }
 }
 

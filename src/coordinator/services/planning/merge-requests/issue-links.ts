@@ -10,6 +10,7 @@ import type { ClosesIssues } from './closes-issues.ts';
 import type { MergeRequestObserver, MergeRequestRefreshed, MergeRequestSaved } from './observers.ts';
 import type { MergeRequestsService } from './service.ts';
 import type { MergeRequestView } from './views.ts';
+import { projectFullPath } from '../../namespaces/project-full-path.ts';
 
 export interface MergeRequestIssueLinkerDeps extends CommitReferenceTargetsDeps {
   closesIssues: Pick<ClosesIssues, 'closing'>;
@@ -102,7 +103,7 @@ export class MergeRequestIssueLinker implements MergeRequestObserver {
 
   private async relink(project: ProjectRecord, mergeRequest: MergeRequestRecord, actor: UserRecord, readAtVersion?: number): Promise<boolean> {
     const links = new Map<number, MergeRequestIssueLink>();
-    const projectPath = await this.fullPath(project);
+    const projectPath = await projectFullPath(this.deps.namespaces, project);
     const { mentioned } = parseCommitReferences(`${mergeRequest.title}\n${mergeRequest.description ?? ''}`);
     for (const reference of mentioned) {
       const target = await this.targets.resolve(project, projectPath, reference, actor);
@@ -110,11 +111,6 @@ export class MergeRequestIssueLinker implements MergeRequestObserver {
     }
     for (const target of await this.deps.closesIssues.closing(project, mergeRequest, actor)) links.set(target.issue.id, { issueId: target.issue.id, closes: true });
     return this.deps.links.replace(mergeRequest.id, [...links.values()], readAtVersion);
-  }
-
-  private async fullPath(project: ProjectRecord): Promise<string> {
-    const namespace = await this.deps.namespaces.findById(project.namespace_id);
-    return namespace ? `${namespace.full_path}/${project.path}` : project.path;
   }
 }
 

@@ -10,6 +10,7 @@ import { announceMergeRequestMerged, type MergeRequestObserver } from './observe
 import { assertMergeableState, branchCannotBeMerged, headPipelineOf, MERGE_MESSAGES, notMergeable, openAndReady, squashOnMerge, updateWhile } from './merge-rules.ts';
 import type { VisibleMergeRequests } from './visible.ts';
 import type { NotesStore } from '../../../../storage/types-notes.ts';
+import { projectFullPath } from '../../namespaces/project-full-path.ts';
 
 const ZERO_SHA = '0'.repeat(40);
 /** A target branch that moves under a merge this many times in a row answers 406: someone is pushing faster than we merge. */
@@ -169,7 +170,7 @@ export class MergeService {
 
   /** The git part: squash, merge or fast-forward onto the target tip, again on a moved target. */
   private async write(project: ProjectRecord, mergeRequest: MergeRequestRecord, actor: UserRecord, options: MergeOptions, squash: boolean) {
-    const fullPath = await this.fullPath(project);
+    const fullPath = await projectFullPath(this.deps.namespaces, project);
     const identity = { name: actor.name, email: actor.email };
     const author = await this.squashAuthor(mergeRequest, actor);
     for (let attempt = 0; attempt < TARGET_MOVED_RETRIES; attempt += 1) {
@@ -222,11 +223,6 @@ export class MergeService {
   private async squashAuthor(mergeRequest: MergeRequestRecord, actor: UserRecord): Promise<{ name: string; email: string }> {
     const author = mergeRequest.author_id === actor.id ? actor : await this.deps.users.findById(mergeRequest.author_id);
     return author ? { name: author.name, email: author.email } : { name: actor.name, email: actor.email };
-  }
-
-  private async fullPath(project: ProjectRecord): Promise<string> {
-    const namespace = await this.deps.namespaces.findById(project.namespace_id);
-    return namespace ? `${namespace.full_path}/${project.path}` : project.path;
   }
 }
 

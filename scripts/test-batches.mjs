@@ -19,7 +19,7 @@
 // it appends those records to FILE too, beside the files' times.
 // Usage: node scripts/test-batches.mjs FILE.js... [--postgres FILE.js...]   (scripts/run-tests.sh)
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { cpuNow, summarizeCpu } from './test-cpu.mjs';
@@ -62,6 +62,13 @@ const concurrency = Number.isInteger(requestedConcurrency) && requestedConcurren
 // The SQLite pass's processes must not see the database URL: only the PostgreSQL modules set it.
 const { GANTRY_TEST_DATABASE_URL: _url, ...sqliteEnv } = process.env;
 
+// The tests' temporary files and directories go under one directory of this run (TMPDIR), removed
+// when it ends: many tests leave theirs behind (a job's build directory, an upload's copy), and
+// thousands of them left in /tmp make every later file creation there slower.
+// Open to every user, as /tmp is (sticky): some tests run a job as a user other than root.
+const testTmp = mkdtempSync(path.join(tmpdir(), 'gantry-test-tmp-'));
+chmodSync(testTmp, 0o1777);
+
 // What this process's children used before (run-tests.sh's build, whose shell this process replaced) is not the run's.
 const before = cpuNow().children;
 const run = spawnSync(
@@ -76,7 +83,7 @@ const run = spawnSync(
     '--test-reporter-destination=stdout',
     ...jobs,
   ],
-  { stdio: 'inherit', env: { ...(postgres ? sqliteEnv : process.env), GANTRY_TEST_BATCH_DIR: batchDir, GANTRY_TEST_CPU_FILE: cpuFile } },
+  { stdio: 'inherit', env: { ...(postgres ? sqliteEnv : process.env), TMPDIR: testTmp, GANTRY_TEST_BATCH_DIR: batchDir, GANTRY_TEST_CPU_FILE: cpuFile } },
 );
 // The whole run's CPU: node:test's own process and its reporters too, and every process they waited for.
 const runMs = cpuNow().children - before;
@@ -84,4 +91,5 @@ process.stdout.write(summarizeCpu(cpuFile));
 console.log(`CPU of the whole test run (node:test's process included): ${(runMs / 1000).toFixed(1)} s`);
 if (process.env.GANTRY_TEST_TIMES && existsSync(cpuFile)) appendFileSync(process.env.GANTRY_TEST_TIMES, readFileSync(cpuFile));
 rmSync(batchDir, { recursive: true, force: true });
+rmSync(testTmp, { recursive: true, force: true });
 process.exit(run.status ?? 1);

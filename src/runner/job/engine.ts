@@ -74,6 +74,7 @@ export async function runJob(options: RunJobOptions): Promise<JobOutcome> {
   const trace = new JobTrace({
     sink: (bytes) => session.appendTrace(bytes),
     maskedValues: maskedValues(buildVariables(payload.variables, placeholderContext(runner))),
+    tokenPrefixes: payload.features?.token_mask_prefixes,
     limitBytes: settings.outputLimit,
     sections: payload.features?.trace_sections === true,
     now: options.now,

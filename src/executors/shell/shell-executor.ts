@@ -59,8 +59,9 @@ class ShellEnvironment implements Environment {
     return runShellScript(request, { cwd: this.info.buildsDir });
   }
 
+  /** A link is unpacked as a link whatever it points at (a virtualenv's `/usr/bin/python3`), as gitlab-runner does; nothing is written through one that leaves `directory`. */
   copyIn(tar: Readable, directory: string): Promise<void> {
-    return extractInto(tar, directory);
+    return extractInto(tar, directory, undefined, { anySymlinkTarget: true });
   }
 
   async copyOut(directory: string): Promise<Readable | null> {

@@ -264,10 +264,9 @@ async function runStages(context: JobContext, options: RunJobOptions, stopped: (
   const succeeded = scriptFailure === null;
   await runAfter(succeeded ? 'success' : 'failed', context.signal);
   checkStop();
-  let jobFailure = scriptFailure;
+  let jobFailure: JobFailure | null = scriptFailure;
   if (cachesToArchive(context, succeeded).length > 0) {
-    const error = await section(trace, succeeded ? 'archive_cache' : 'archive_cache_on_failure', `Saving cache for ${succeeded ? 'successful' : 'failed'} job`, () => archiveCache(context, succeeded));
-    if (error) jobFailure ??= new JobFailure(error, 'script_failure', 1);
+    await section(trace, succeeded ? 'archive_cache' : 'archive_cache_on_failure', `Saving cache for ${succeeded ? 'successful' : 'failed'} job`, () => archiveCache(context, succeeded));
   }
   checkStop();
   if (artifactsToUpload(context, succeeded).length > 0) {

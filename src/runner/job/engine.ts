@@ -15,14 +15,14 @@ import { archive as loadArchiveCode } from './archive/lazy.ts';
 import { archiveCache, cacheEntries, cachesToArchive, restoreCache } from './cache.ts';
 import type { JobContext, JobSettings } from './context.ts';
 import { goDuration, projectPathOf, type RunnerIdentity } from './identity.ts';
-import { isFeatureFlagOn } from './feature-flags.ts';
+import { goBool, isFeatureFlagOn } from './feature-flags.ts';
 import { prepareSources } from './prepare-sources.ts';
 import { afterScript, cleanupFileVariablesScript, userStageScript } from './script.ts';
 import { JobFailure } from './failure.ts';
 import { runScript, scriptContext } from './run-script.ts';
 import type { JobOutcome, JobSession } from './session.ts';
 import { JobTrace } from './trace.ts';
-import { buildVariables, expandServiceVariables, maskedValues, serviceVariables, type BuildVariable } from './variables.ts';
+import { buildVariables, expandServiceVariables, maskedValues, serviceVariables, variableValue, type BuildVariable } from './variables.ts';
 import { timelineMark } from '../timeline.ts';
 import { removeTree } from '../../shared/remove-tree.ts';
 
@@ -241,8 +241,9 @@ async function runStages(context: JobContext, options: RunJobOptions, stopped: (
 
   let scriptFailure: JobFailure | null = null;
   const after = payload.steps.find((step) => step.name === 'after_script');
-  const runAfter = async (status: 'success' | 'failed' | 'canceled', signal: AbortSignal): Promise<void> => {
-    if (after && after.script.length > 0) await section(trace, 'after_script', 'Running after_script', () => runAfterScript(context, options, after.script, status, signal));
+  const runAfter = async (status: 'success' | 'failed' | 'canceled', signal: AbortSignal): Promise<JobFailure | null> => {
+    if (!after || after.script.length === 0) return null;
+    return section(trace, 'after_script', 'Running after_script', () => runAfterScript(context, options, after.script, status, signal));
   };
   try {
     for (const step of payload.steps.filter((candidate) => candidate.name !== 'after_script')) {
@@ -261,8 +262,10 @@ async function runStages(context: JobContext, options: RunJobOptions, stopped: (
     if (stops.reason() === 'cancel-requested') await runAfter('canceled', stops.hard);
     throw error;
   }
+  // With AFTER_SCRIPT_IGNORE_ERRORS false, a failing after_script fails a job that had not failed.
+  const afterFailure = await runAfter(scriptFailure === null ? 'success' : 'failed', context.signal);
+  scriptFailure ??= afterFailure;
   const succeeded = scriptFailure === null;
-  await runAfter(succeeded ? 'success' : 'failed', context.signal);
   checkStop();
   let jobFailure: JobFailure | null = scriptFailure;
   if (cachesToArchive(context, succeeded).length > 0) {
@@ -284,22 +287,30 @@ async function runStages(context: JobContext, options: RunJobOptions, stopped: (
   return { state: 'success' };
 }
 
-/** after_script with CI_JOB_STATUS `status`; `stopSignal` stops it (the stages' signal, or only a hard stop during a graceful cancel). */
-async function runAfterScript(context: JobContext, options: RunJobOptions, commands: string[], status: 'success' | 'failed' | 'canceled', stopSignal: AbortSignal): Promise<void> {
+/**
+ * after_script with CI_JOB_STATUS `status`; `stopSignal` stops it (the stages' signal, or only a
+ * hard stop during a graceful cancel). Its failure is a warning, or with AFTER_SCRIPT_IGNORE_ERRORS
+ * false (gitlab-runner 17.x) the failure returned.
+ */
+async function runAfterScript(context: JobContext, options: RunJobOptions, commands: string[], status: 'success' | 'failed' | 'canceled', stopSignal: AbortSignal): Promise<JobFailure | null> {
   const { trace, settings } = context;
   const variables = jobVariables(options, context.environment.info, status);
+  const ignoreErrors = goBool(variableValue(context.variables, 'AFTER_SCRIPT_IGNORE_ERRORS')) ?? true;
   const controller = new AbortController();
   const onStop = (): void => controller.abort();
-  if (stopSignal.aborted) return;
+  if (stopSignal.aborted) return null;
   stopSignal.addEventListener('abort', onStop);
   const timer = setTimeout(() => controller.abort(), settings.afterScriptTimeout * 1000);
   try {
     const exitCode = await runScript(context, 'after_script', afterScript(scriptContext(context, variables), commands), controller.signal);
+    let failure: JobFailure | null = null;
     if (controller.signal.aborted && !stopSignal.aborted) {
-      trace.warning(`after_script failed, but job will continue unaffected: execution took longer than ${goDuration(settings.afterScriptTimeout)} seconds`);
+      failure = new JobFailure(`execution took longer than ${goDuration(settings.afterScriptTimeout)} seconds`, 'script_failure');
     } else if (exitCode !== 0) {
-      trace.warning(`after_script failed, but job will continue unaffected: exit status ${exitCode}`);
+      failure = new JobFailure(`exit status ${exitCode}`, 'script_failure', exitCode);
     }
+    if (failure && ignoreErrors) trace.warning(`after_script failed, but job will continue unaffected: ${failure.message}`);
+    return ignoreErrors ? null : failure;
   } finally {
     clearTimeout(timer);
     stopSignal.removeEventListener('abort', onStop);

@@ -1,4 +1,4 @@
-/** archive_cache as gitlab-runner's generated script runs it: a cache that cannot be written is a warning, never the job's failure. */
+/** archive_cache and after_script as gitlab-runner's build runs them: what fails there and what only warns. */
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { describe, it } from 'node:test';
@@ -29,5 +29,27 @@ describe('job engine: archive_cache', () => {
     assert.match(trace, /Creating cache deps\.\.\.\u001b\[0;m\nvendor\/: found 2 matching artifact files and directories\n\u001b\[0;33mWARNING: [^\n]*ENOTDIR[^\n]*\n\u001b\[0;m\u001b\[0;33mWARNING: Failed to create cache\n/, trace);
     assert.ok(trace.includes('Uploading artifacts...'), trace);
     assert.ok(trace.endsWith('Job succeeded\n\u001b[0;m'), trace);
+  });
+});
+
+describe('job engine: after_script errors', () => {
+  const steps = (after: string): JobPayload['steps'] => [
+    { name: 'script', script: ['echo main'], timeout: 3600, when: 'on_success', allow_failure: false },
+    { name: 'after_script', script: [after], timeout: 3600, when: 'always', allow_failure: true },
+  ];
+
+  it('a failing after_script is a warning by default, and fails the job with AFTER_SCRIPT_IGNORE_ERRORS false (gitlab-runner 17), its on_failure cache saved', async () => {
+    const settings = await jobSettings();
+    const ignored = await run(payload({ variables: [variable('GIT_STRATEGY', 'none')], steps: steps('exit 3') }), settings);
+    assert.deepEqual(ignored.outcome, { state: 'success' });
+    assert.ok(ignored.trace.includes('WARNING: after_script failed, but job will continue unaffected: exit status 3'), ignored.trace);
+    const cache = [{ key: 'k', untracked: false, paths: ['x/'], policy: 'pull-push' as const, when: 'on_failure' as const }];
+    const failing = await run(payload({ variables: [variable('GIT_STRATEGY', 'none'), variable('AFTER_SCRIPT_IGNORE_ERRORS', 'false')], cache, steps: steps('mkdir -p x && exit 3') }), settings);
+    assert.deepEqual(failing.outcome, { state: 'failed', failureReason: 'script_failure', exitCode: 3 });
+    assert.ok(!failing.trace.includes('after_script failed'), failing.trace);
+    assert.ok(failing.trace.includes('Saving cache for failed job'), failing.trace);
+    assert.ok(failing.trace.endsWith('ERROR: Job failed: exit status 3\n\u001b[0;m'), failing.trace);
+    const passing = await run(payload({ variables: [variable('GIT_STRATEGY', 'none'), variable('AFTER_SCRIPT_IGNORE_ERRORS', 'false')], steps: steps('true') }), settings);
+    assert.deepEqual(passing.outcome, { state: 'success' });
   });
 });

@@ -1,7 +1,8 @@
 /**
  * get_sources as gitlab-runner's shell integration tests describe it: the hooks skipped without
  * a repository, an unknown GIT_SUBMODULE_STRATEGY refused, GIT_SUBMODULE_DEPTH / _PATHS /
- * _UPDATE_FLAGS, a submodule an earlier job changed reset, and a ref lock left by a stopped job.
+ * _UPDATE_FLAGS, a submodule an earlier job changed reset, a ref lock left by a stopped job, and
+ * the worktree cleared before a second attempt.
  */
 import assert from 'node:assert/strict';
 import { execa } from '#deps/execa';
@@ -128,5 +129,21 @@ describe('get_sources: strategies, hooks and submodules', () => {
     assert.ok(second.trace.includes('$ cat sub/sub.txt\u001b[0;m\none\n'), second.trace);
     assert.ok(!existsSync(path.join(projectDir, 'sub', 'untracked.txt')));
     assert.ok(!existsSync(path.join(projectDir, '.git', 'refs', 'remotes', 'origin', 'main.lock')));
+  });
+
+  it('clears the worktree before the second GET_SOURCES_ATTEMPTS attempt, when a file in a submodule path breaks the update', async () => {
+    const { gitInfo } = await withSubmodules();
+    const settings = await jobSettings();
+    const projectDir = path.join(settings.buildsDir, 'runnerto', '0', 'project-7');
+    const first = await run(payload({ git_info: gitInfo, variables: [variable('GIT_STRATEGY', 'fetch')] }), settings);
+    assert.deepEqual(first.outcome, { state: 'success' }, first.trace);
+    // No `git clean` nor `submodule foreach` removes a file in a submodule that was never set up.
+    await writeFile(path.join(projectDir, 'sub', 'test.txt'), 'content');
+    const variables = [variable('GIT_STRATEGY', 'fetch'), variable('GIT_SUBMODULE_STRATEGY', 'recursive'), variable('GET_SOURCES_ATTEMPTS', '2')];
+    const second = await run(payload({ git_info: gitInfo, variables }), settings);
+    assert.deepEqual(second.outcome, { state: 'success' }, second.trace);
+    assert.ok(second.trace.includes('Deleting tracked and untracked files...'), second.trace);
+    assert.ok(existsSync(path.join(projectDir, 'sub', 'sub.txt')), 'the submodule is checked out');
+    assert.ok(!existsSync(path.join(projectDir, 'sub', 'test.txt')));
   });
 });

@@ -14,7 +14,7 @@ import { JobFailure } from './failure.ts';
 import { runScript, scriptContext } from './run-script.ts';
 import type { RunnerIdentity } from './identity.ts';
 import { sourcesHookScript } from './script.ts';
-import { EMPTY_NOTICE, getSources, gitStrategy, remoteUrl, SourcesError, submoduleDepth, submodulePaths, submoduleStrategy, type SubmoduleStrategy } from './sources.ts';
+import { clearWorktree, EMPTY_NOTICE, getSources, gitStrategy, remoteUrl, SourcesError, submoduleDepth, submodulePaths, submoduleStrategy, type SubmoduleStrategy } from './sources.ts';
 import { isFeatureFlagOn } from './feature-flags.ts';
 import { variableValue } from './variables.ts';
 
@@ -64,6 +64,7 @@ export async function prepareSources(context: JobContext, runner: RunnerIdentity
         throw error instanceof SourcesError ? new JobFailure(error.message, 'script_failure', error.exitCode) : error;
       }
       context.trace.warning(`Getting the sources failed (${error.message}): attempt ${attempt + 1} of ${attempts} (GET_SOURCES_ATTEMPTS)`);
+      if (attempt === 1) await clearWorktree(context.sourcesDir, context.trace, context.signal);
     }
   }
   if (copies) await environment.copyIn(packDirectory(context.sourcesDir, { withRoot: true, ...(umaskZero ? { adjustMode: writableByAll } : {}) }), environment.info.projectDir);

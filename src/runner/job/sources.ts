@@ -265,6 +265,18 @@ export async function getSources(request: SourcesRequest): Promise<void> {
 }
 
 /**
+ * gitlab-runner's clear_worktree, once before the second attempt at the sources: what git
+ * tracks and what it does not goes (`git rm -rf .`, `git clean -ffdx`), so that a fetch a
+ * changed submodule broke can succeed. Its own failure is the next attempt's to report.
+ */
+export async function clearWorktree(directory: string, trace: JobTrace, signal: AbortSignal): Promise<void> {
+  trace.notice('Deleting tracked and untracked files...');
+  if (!(await exists(path.join(directory, '.git')))) return;
+  const script = `${command('git', 'rm', '-rf', '--ignore-unmatch', '.')}\n${command('git', 'clean', '-ffdx')}\n`;
+  await runShellScript({ stage: 'get_sources', kind: 'helper', shell: 'sh', script, onOutput: (chunk) => trace.write(chunk), signal }, { cwd: directory, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' } }).catch(() => undefined);
+}
+
+/**
  * Files git tracks in `directory` (for `untracked`), or an empty set when it is no repository.
  * git is forked by the process's spawner helper, not by this (large) process.
  */

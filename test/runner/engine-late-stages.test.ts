@@ -53,3 +53,25 @@ describe('job engine: after_script errors', () => {
     assert.deepEqual(passing.outcome, { state: 'success' });
   });
 });
+
+describe('job engine: a failure before the script', () => {
+  it('skips the script and after_script, then saves the failed job\'s caches and artifacts and cleans its files up, as gitlab-runner goes on to them', async () => {
+    const settings = await jobSettings();
+    const git = { repo_url: 'file:///no/such/repo.git', ref: 'main', sha: 'a'.repeat(40), before_sha: '0'.repeat(40), ref_type: 'branch' as const, refspecs: [], depth: 0 };
+    const { outcome, trace } = await run(payload({
+      git_info: git,
+      variables: [variable('GIT_STRATEGY', 'clone'), variable('SECRET_FILE', 'content', { file: true })],
+      cache: [{ key: 'k', untracked: false, paths: ['vendor/'], policy: 'pull-push', when: 'on_failure' }],
+      artifacts: [{ name: 'logs', untracked: false, paths: ['logs/'], when: 'always', artifact_type: 'archive', artifact_format: 'zip' }],
+      steps: [
+        { name: 'script', script: ['echo never'], timeout: 3600, when: 'on_success', allow_failure: false },
+        { name: 'after_script', script: ['echo after'], timeout: 3600, when: 'always', allow_failure: true },
+      ],
+    }), settings);
+    assert.deepEqual(outcome, { state: 'failed', failureReason: 'script_failure', exitCode: 128 });
+    assert.ok(!trace.includes('step_script') && !trace.includes('Running after_script'), trace);
+    const order = ['Getting source from Git repository', 'Saving cache for failed job', 'Uploading artifacts for failed job', 'Cleaning up file based variables', 'ERROR: Job failed: exit status 128'];
+    const at = order.map((text) => trace.indexOf(text));
+    assert.ok(at.every((index, position) => index >= 0 && (position === 0 || index > at[position - 1]!)), trace);
+  });
+});

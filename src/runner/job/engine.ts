@@ -224,6 +224,36 @@ async function runStages(context: JobContext, options: RunJobOptions, stopped: (
   // and the archive code a job with artifacts or caches needs loads meanwhile (once a process).
   const artifacts = new ArtifactPrefetch(context);
   if (artifacts.size > 0 || payload.artifacts.length > 0 || cacheEntries(context).length > 0) loadArchiveCode().catch(() => undefined);
+  // A failure before the script (sources, cache, dependencies) skips the script and after_script,
+  // but the failed job's caches and artifacts are saved and its files cleaned up all the same, as
+  // gitlab-runner's executeScript goes on to them.
+  let scriptFailure = await beforeScript(context, options, artifacts, checkStop);
+  scriptFailure ??= await userScripts(context, options, checkStop, stops);
+  const succeeded = scriptFailure === null;
+  checkStop();
+  let jobFailure: JobFailure | null = scriptFailure;
+  if (cachesToArchive(context, succeeded).length > 0) {
+    await section(trace, succeeded ? 'archive_cache' : 'archive_cache_on_failure', `Saving cache for ${succeeded ? 'successful' : 'failed'} job`, () => archiveCache(context, succeeded));
+  }
+  checkStop();
+  if (artifactsToUpload(context, succeeded).length > 0) {
+    const error = await section(trace, `upload_artifacts_on_${succeeded ? 'success' : 'failure'}`, `Uploading artifacts for ${succeeded ? 'successful' : 'failed'} job`, () => uploadArtifacts(context, succeeded));
+    if (error) jobFailure ??= new JobFailure(error, 'script_failure', 1);
+  }
+  checkStop();
+  await section(trace, 'cleanup_file_variables', 'Cleaning up file based variables', async () => {
+    if (environment.info.shared && context.variables.some((variable) => variable.file)) {
+      await runScript(context, 'cleanup_file_variables', cleanupFileVariablesScript(scriptContext(context)), context.signal);
+    }
+  });
+  if (jobFailure) throw jobFailure;
+  trace.info('Job succeeded');
+  return { state: 'success' };
+}
+
+/** get_sources, restore_cache and download_artifacts; a failure of theirs (not a stop) is returned. */
+async function beforeScript(context: JobContext, options: RunJobOptions, artifacts: ArtifactPrefetch, checkStop: () => void): Promise<JobFailure | null> {
+  const { trace } = context;
   try {
     await section(trace, 'get_sources', 'Getting source from Git repository', () => prepareSources(context, options.runner));
     checkStop();
@@ -231,14 +261,20 @@ async function runStages(context: JobContext, options: RunJobOptions, stopped: (
     checkStop();
   } catch (error) {
     artifacts.abandon();
+    if (error instanceof JobFailure && !context.signal.aborted) return error;
     throw error;
   }
   if (artifacts.size > 0) {
     const failure = await section(trace, 'download_artifacts', 'Downloading artifacts', () => artifacts.extract());
-    if (failure) throw new JobFailure(failure.message, failure.reason);
+    if (failure) return new JobFailure(failure.message, failure.reason);
   }
   checkStop();
+  return null;
+}
 
+/** The script's steps, then after_script (with AFTER_SCRIPT_IGNORE_ERRORS false, its failure fails a job that had not failed). */
+async function userScripts(context: JobContext, options: RunJobOptions, checkStop: () => void, stops: Stops): Promise<JobFailure | null> {
+  const { trace, payload, settings } = context;
   let scriptFailure: JobFailure | null = null;
   const after = payload.steps.find((step) => step.name === 'after_script');
   const runAfter = async (status: 'success' | 'failed' | 'canceled', signal: AbortSignal): Promise<JobFailure | null> => {
@@ -262,29 +298,8 @@ async function runStages(context: JobContext, options: RunJobOptions, stopped: (
     if (stops.reason() === 'cancel-requested') await runAfter('canceled', stops.hard);
     throw error;
   }
-  // With AFTER_SCRIPT_IGNORE_ERRORS false, a failing after_script fails a job that had not failed.
   const afterFailure = await runAfter(scriptFailure === null ? 'success' : 'failed', context.signal);
-  scriptFailure ??= afterFailure;
-  const succeeded = scriptFailure === null;
-  checkStop();
-  let jobFailure: JobFailure | null = scriptFailure;
-  if (cachesToArchive(context, succeeded).length > 0) {
-    await section(trace, succeeded ? 'archive_cache' : 'archive_cache_on_failure', `Saving cache for ${succeeded ? 'successful' : 'failed'} job`, () => archiveCache(context, succeeded));
-  }
-  checkStop();
-  if (artifactsToUpload(context, succeeded).length > 0) {
-    const error = await section(trace, `upload_artifacts_on_${succeeded ? 'success' : 'failure'}`, `Uploading artifacts for ${succeeded ? 'successful' : 'failed'} job`, () => uploadArtifacts(context, succeeded));
-    if (error) jobFailure ??= new JobFailure(error, 'script_failure', 1);
-  }
-  checkStop();
-  await section(trace, 'cleanup_file_variables', 'Cleaning up file based variables', async () => {
-    if (environment.info.shared && context.variables.some((variable) => variable.file)) {
-      await runScript(context, 'cleanup_file_variables', cleanupFileVariablesScript(scriptContext(context)), context.signal);
-    }
-  });
-  if (jobFailure) throw jobFailure;
-  trace.info('Job succeeded');
-  return { state: 'success' };
+  return scriptFailure ?? afterFailure;
 }
 
 /**

@@ -61,6 +61,18 @@ describe('trace', () => {
     assert.equal(Buffer.concat(trace).toString(), 'A=glpat-[MASKED] B=[MASKED] C=[MASKED]\n');
   });
 
+  it('replaces invalid UTF-8 after masking, one U+FFFD a byte as Go does, and joins a character split across writes', () => {
+    const trace: Buffer[] = [];
+    const jobTrace = new JobTrace({ sink: (bytes) => trace.push(bytes), maskedValues: ['hello'], limitBytes: 1 << 20, sections: false });
+    jobTrace.write(Buffer.from([...Buffer.from('hello a'), 0xff, 0x62, 0x20, 0xe2, 0x82, 0x41, 0x20, 0xed, 0xa0, 0x80, 0x0a]));
+    jobTrace.write(Buffer.from([0x61, 0xe2, 0x82]));
+    jobTrace.write(Buffer.from([0xac, 0x0a, 0xf0, 0x9f]));
+    jobTrace.close();
+    const R = '\ufffd';
+    // A surrogate's encoding (ED A0 80) is no UTF-8: three replacements, as Go's decoder gives.
+    assert.equal(Buffer.concat(trace).toString('utf8'), `[MASKED] a${R}b ${R}${R}A ${R}${R}${R}\na\u20ac\n${R}${R}`);
+  });
+
   it('writes runner lines with gitlab-runner prefixes and section markers', () => {
     const chunks: Buffer[] = [];
     const trace = new JobTrace({ sink: (bytes) => chunks.push(bytes), maskedValues: [], limitBytes: 1 << 20, sections: true, now: () => new Date(1_795_336_469_000) });

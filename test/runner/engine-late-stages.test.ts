@@ -1,4 +1,4 @@
-/** archive_cache and after_script as gitlab-runner's build runs them: what fails there and what only warns. */
+/** The stages around the script as gitlab-runner's build runs them: what fails there, what only warns, their timeouts. */
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { describe, it } from 'node:test';
@@ -6,6 +6,7 @@ import { ShellExecutor } from '../../src/executors/shell/shell-executor.ts';
 import type { JobPayload } from '../../src/protocol/job-payload.ts';
 import type { JobSettings } from '../../src/runner/job/context.ts';
 import { runJob } from '../../src/runner/job/engine.ts';
+import { parseGoDuration } from '../../src/runner/job/stage-timeouts.ts';
 import { jobSettings, payload, RecordingSession, runnerIdentity, stableTrace, variable } from './support.ts';
 
 async function run(job: JobPayload, settings: JobSettings) {
@@ -73,5 +74,43 @@ describe('job engine: a failure before the script', () => {
     const order = ['Getting source from Git repository', 'Saving cache for failed job', 'Uploading artifacts for failed job', 'Cleaning up file based variables', 'ERROR: Job failed: exit status 128'];
     const at = order.map((text) => trace.indexOf(text));
     assert.ok(at.every((index, position) => index >= 0 && (position === 0 || index > at[position - 1]!)), trace);
+  });
+});
+
+describe('job engine: RUNNER_SCRIPT_TIMEOUT and RUNNER_AFTER_SCRIPT_TIMEOUT', () => {
+  const steps = (script: string, after: string): JobPayload['steps'] => [
+    { name: 'script', script: [script], timeout: 3600, when: 'on_success', allow_failure: false },
+    { name: 'after_script', script: [after], timeout: 3600, when: 'always', allow_failure: true },
+  ];
+
+  it('reads Go durations as gitlab-runner does', () => {
+    assert.equal(parseGoDuration('1h30m'), 5_400_000);
+    assert.equal(parseGoDuration('1.5s'), 1500);
+    assert.equal(parseGoDuration('300ms'), 300);
+    assert.equal(parseGoDuration('-2m'), -120_000);
+    assert.equal(parseGoDuration('0'), 0);
+    for (const bad of ['', '10', '1x', 's', '1h 2m']) assert.equal(parseGoDuration(bad), null, bad);
+  });
+
+  it('ends the script at RUNNER_SCRIPT_TIMEOUT: after_script runs with CI_JOB_STATUS=timedout, the job fails with job_execution_timeout', async () => {
+    const settings = await jobSettings();
+    const { outcome, trace } = await run(payload({ variables: [variable('GIT_STRATEGY', 'none'), variable('RUNNER_SCRIPT_TIMEOUT', '1s')], steps: steps('sleep 30', 'echo "after $CI_JOB_STATUS"') }), settings);
+    assert.deepEqual(outcome, { state: 'failed', failureReason: 'job_execution_timeout' });
+    assert.ok(trace.includes('\nafter timedout\n'), trace);
+    assert.ok(trace.endsWith('ERROR: Job failed: script timeout: context deadline exceeded\n\u001b[0;m'), trace);
+  });
+
+  it('bounds after_script by RUNNER_AFTER_SCRIPT_TIMEOUT, and warns about values it leaves out', async () => {
+    const settings = await jobSettings();
+    const { outcome, trace } = await run(payload({
+      variables: [variable('GIT_STRATEGY', 'none'), variable('RUNNER_AFTER_SCRIPT_TIMEOUT', '1s'), variable('RUNNER_SCRIPT_TIMEOUT', '5 minutes')],
+      steps: steps('true', 'sleep 30'),
+    }), settings);
+    assert.deepEqual(outcome, { state: 'success' });
+    assert.ok(trace.includes('WARNING: Ignoring malformed RUNNER_SCRIPT_TIMEOUT timeout: 5 minutes'), trace);
+    assert.ok(trace.includes('WARNING: after_script failed, but job will continue unaffected: execution took longer than 1s seconds'), trace);
+    const long = await run(payload({ runner_info: { timeout: 60, runner_session_url: null }, variables: [variable('GIT_STRATEGY', 'none'), variable('RUNNER_SCRIPT_TIMEOUT', '2h'), variable('RUNNER_AFTER_SCRIPT_TIMEOUT', '-1s')] }), settings);
+    assert.ok(long.trace.includes('WARNING: RUNNER_SCRIPT_TIMEOUT timeout: 2h is longer than job timeout. Setting to job timeout'), long.trace);
+    assert.ok(long.trace.includes('WARNING: Ignoring relative RUNNER_AFTER_SCRIPT_TIMEOUT timeout: -1s'), long.trace);
   });
 });

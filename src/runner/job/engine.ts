@@ -20,6 +20,7 @@ import { prepareSources } from './prepare-sources.ts';
 import { afterScript, cleanupFileVariablesScript, userStageScript } from './script.ts';
 import { JobFailure } from './failure.ts';
 import { runScript, scriptContext } from './run-script.ts';
+import { stageTimeouts } from './stage-timeouts.ts';
 import type { JobOutcome, JobSession } from './session.ts';
 import { JobTrace } from './trace.ts';
 import { buildVariables, expandServiceVariables, maskedValues, serviceVariables, variableValue, type BuildVariable } from './variables.ts';
@@ -59,11 +60,15 @@ export interface FailedJob {
 export type BeforeFailedCleanup = (failed: FailedJob) => Promise<void>;
 
 type StopReason = 'canceled' | 'cancel-requested' | 'timeout' | 'aborted';
+/** CI_JOB_STATUS in after_script (`timedout` after RUNNER_SCRIPT_TIMEOUT, as gitlab-runner's state). */
+type AfterScriptStatus = 'success' | 'failed' | 'canceled' | 'timedout';
 
 /** What stopped the job so far, and the signal only a hard stop aborts (after_script's during a graceful cancel). */
 interface Stops {
   reason(): StopReason | null;
   readonly hard: AbortSignal;
+  /** When the job's timeout ends it (epoch milliseconds). */
+  readonly deadline: number;
 }
 
 const DEFAULT_TIMEOUT_SECONDS = 7200;
@@ -105,7 +110,7 @@ export async function runJob(options: RunJobOptions): Promise<JobOutcome> {
   if (session.cancelRequested?.aborted) stop('cancel-requested');
   if (options.signal?.aborted) stop('aborted');
   const timer = setTimeout(() => stop('timeout'), timeoutSeconds * 1000);
-  const stops: Stops = { reason: () => stopReason, hard: hard.signal };
+  const stops: Stops = { reason: () => stopReason, hard: hard.signal, deadline: Date.now() + timeoutSeconds * 1000 };
 
   trace.println(`Running with ${runner.productName} ${runner.version} (${runner.revision})`);
   trace.println(`  on ${runner.name} ${runner.shortToken}`);
@@ -272,33 +277,52 @@ async function beforeScript(context: JobContext, options: RunJobOptions, artifac
   return null;
 }
 
-/** The script's steps, then after_script (with AFTER_SCRIPT_IGNORE_ERRORS false, its failure fails a job that had not failed). */
+/**
+ * The script's steps, within RUNNER_SCRIPT_TIMEOUT when set, then after_script (with
+ * AFTER_SCRIPT_IGNORE_ERRORS false, its failure fails a job that had not failed).
+ */
 async function userScripts(context: JobContext, options: RunJobOptions, checkStop: () => void, stops: Stops): Promise<JobFailure | null> {
-  const { trace, payload, settings } = context;
+  const { trace, payload, settings, variables } = context;
+  const timeouts = stageTimeouts(
+    { script: variableValue(variables, 'RUNNER_SCRIPT_TIMEOUT'), afterScript: variableValue(variables, 'RUNNER_AFTER_SCRIPT_TIMEOUT') },
+    { afterScriptMs: settings.afterScriptTimeout * 1000 },
+    stops.deadline - Date.now(),
+    trace,
+  );
   let scriptFailure: JobFailure | null = null;
   const after = payload.steps.find((step) => step.name === 'after_script');
-  const runAfter = async (status: 'success' | 'failed' | 'canceled', signal: AbortSignal): Promise<JobFailure | null> => {
+  const runAfter = async (status: AfterScriptStatus, signal: AbortSignal): Promise<JobFailure | null> => {
     if (!after || after.script.length === 0) return null;
-    return section(trace, 'after_script', 'Running after_script', () => runAfterScript(context, options, after.script, status, signal));
+    return section(trace, 'after_script', 'Running after_script', () => runAfterScript(context, options, after.script, status, signal, timeouts.afterScriptMs));
   };
+  const script = new AbortController();
+  const onJobStop = (): void => script.abort();
+  context.signal.addEventListener('abort', onJobStop);
+  let timedOut = false;
+  const timer = timeouts.scriptMs === null ? null : setTimeout(() => {
+    timedOut = true;
+    script.abort();
+  }, timeouts.scriptMs);
   try {
     for (const step of payload.steps.filter((candidate) => candidate.name !== 'after_script')) {
       const name = `step_${step.name}`;
       const exitCode = await section(trace, name, `Executing "${name}" stage of the job script`, () =>
-        runScript(context, name, userStageScript(scriptContext(context), step.script, { preBuild: settings.preBuildScript, postBuild: settings.postBuildScript }), context.signal),
+        runScript(context, name, userStageScript(scriptContext(context), step.script, { preBuild: settings.preBuildScript, postBuild: settings.postBuildScript }), script.signal),
       );
       checkStop();
-      if (exitCode !== 0) {
-        scriptFailure = new JobFailure(`exit status ${exitCode}`, 'script_failure', exitCode);
-        break;
-      }
+      if (timedOut) scriptFailure = new JobFailure('script timeout: context deadline exceeded', 'job_execution_timeout');
+      else if (exitCode !== 0) scriptFailure = new JobFailure(`exit status ${exitCode}`, 'script_failure', exitCode);
+      if (scriptFailure) break;
     }
   } catch (error) {
     // A graceful cancel stopped the script: after_script runs all the same, then the job ends canceled.
     if (stops.reason() === 'cancel-requested') await runAfter('canceled', stops.hard);
     throw error;
+  } finally {
+    if (timer) clearTimeout(timer);
+    context.signal.removeEventListener('abort', onJobStop);
   }
-  const afterFailure = await runAfter(scriptFailure === null ? 'success' : 'failed', context.signal);
+  const afterFailure = await runAfter(timedOut ? 'timedout' : scriptFailure === null ? 'success' : 'failed', context.signal);
   return scriptFailure ?? afterFailure;
 }
 
@@ -307,20 +331,20 @@ async function userScripts(context: JobContext, options: RunJobOptions, checkSto
  * hard stop during a graceful cancel). Its failure is a warning, or with AFTER_SCRIPT_IGNORE_ERRORS
  * false (gitlab-runner 17.x) the failure returned.
  */
-async function runAfterScript(context: JobContext, options: RunJobOptions, commands: string[], status: 'success' | 'failed' | 'canceled', stopSignal: AbortSignal): Promise<JobFailure | null> {
-  const { trace, settings } = context;
+async function runAfterScript(context: JobContext, options: RunJobOptions, commands: string[], status: AfterScriptStatus, stopSignal: AbortSignal, timeoutMs: number): Promise<JobFailure | null> {
+  const { trace } = context;
   const variables = jobVariables(options, context.environment.info, status);
   const ignoreErrors = goBool(variableValue(context.variables, 'AFTER_SCRIPT_IGNORE_ERRORS')) ?? true;
   const controller = new AbortController();
   const onStop = (): void => controller.abort();
   if (stopSignal.aborted) return null;
   stopSignal.addEventListener('abort', onStop);
-  const timer = setTimeout(() => controller.abort(), settings.afterScriptTimeout * 1000);
+  const timer = setTimeout(() => controller.abort(), timeoutMs);
   try {
     const exitCode = await runScript(context, 'after_script', afterScript(scriptContext(context, variables), commands), controller.signal);
     let failure: JobFailure | null = null;
     if (controller.signal.aborted && !stopSignal.aborted) {
-      failure = new JobFailure(`execution took longer than ${goDuration(settings.afterScriptTimeout)} seconds`, 'script_failure');
+      failure = new JobFailure(`execution took longer than ${goDuration(timeoutMs / 1000)} seconds`, 'script_failure');
     } else if (exitCode !== 0) {
       failure = new JobFailure(`exit status ${exitCode}`, 'script_failure', exitCode);
     }
@@ -332,7 +356,7 @@ async function runAfterScript(context: JobContext, options: RunJobOptions, comma
   }
 }
 
-function jobVariables(options: RunJobOptions, info: EnvironmentInfo, jobStatus: 'running' | 'success' | 'failed' | 'canceled'): BuildVariable[] {
+function jobVariables(options: RunJobOptions, info: EnvironmentInfo, jobStatus: 'running' | AfterScriptStatus): BuildVariable[] {
   const { runner, settings } = options;
   return buildVariables(options.payload.variables, {
     image: info.image,

@@ -57,7 +57,7 @@ describe('get_sources: strategies, hooks and submodules', () => {
   }
 
   it('runs neither get-sources hook with GIT_STRATEGY none or empty, and both with a repository', async () => {
-    const settings = await jobSettings({ preGetSourcesScript: 'echo pre-clone-runner' });
+    const settings = await jobSettings({ preGetSourcesScript: 'echo pre-clone-runner', postGetSourcesScript: 'echo post-clone-runner' });
     for (const strategy of ['none', 'empty']) {
       const { outcome, trace } = await run(payload({ hooks, variables: [variable('GIT_STRATEGY', strategy)] }), settings);
       assert.deepEqual(outcome, { state: 'success' });
@@ -66,7 +66,9 @@ describe('get_sources: strategies, hooks and submodules', () => {
     const repo = await gitRepository({ 'README.md': 'hello\n' });
     const git = { repo_url: repo.url, ref: 'main', sha: repo.sha, before_sha: '0'.repeat(40), ref_type: 'branch' as const, refspecs: [], depth: 0 };
     const { trace } = await run(payload({ hooks, git_info: git, variables: [variable('GIT_STRATEGY', 'clone')] }), settings);
-    assert.ok(trace.includes('\npre-clone-runner\n') && trace.includes('\npre-clone-hook\n') && trace.includes('\npost-clone-hook\n'), trace);
+    // gitlab-runner's order: the runner's script, the job's hook; after the sources, the job's hook, the runner's script.
+    const order = ['\npre-clone-runner\n', '\npre-clone-hook\n', 'Checking out', '\npost-clone-hook\n', '\npost-clone-runner\n'].map((text) => trace.indexOf(text));
+    assert.ok(order.every((at, index) => at >= 0 && (index === 0 || at > order[index - 1]!)), trace);
   });
 
   it('refuses an unknown GIT_SUBMODULE_STRATEGY before anything of get_sources runs', async () => {

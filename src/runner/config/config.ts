@@ -29,6 +29,7 @@ export interface RunnerEntry {
   environment: string[];
   shell: 'bash' | 'sh';
   preGetSourcesScript?: string;
+  postGetSourcesScript?: string;
   preBuildScript?: string;
   postBuildScript?: string;
   cloneUrl?: string;

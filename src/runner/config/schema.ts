@@ -41,6 +41,8 @@ export const RUNNER_KEYS: Record<string, KeySpec> = {
   shell: key({ oneOf: ['bash', 'sh'] }, 'shell'),
   pre_get_sources_script: key('string', 'preGetSourcesScript'),
   pre_clone_script: key('string', 'preGetSourcesScript'),
+  post_get_sources_script: key('string', 'postGetSourcesScript'),
+  post_clone_script: key('string', 'postGetSourcesScript'),
   pre_build_script: key('string', 'preBuildScript'),
   post_build_script: key('string', 'postBuildScript'),
   clone_url: key('string', 'cloneUrl'),

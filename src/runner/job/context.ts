@@ -15,6 +15,8 @@ export interface JobSettings {
   outputLimit: number;
   environment: readonly string[];
   preGetSourcesScript?: string;
+  /** Run after the sources are in place, after the job's own `post_get_sources_script` hook. */
+  postGetSourcesScript?: string;
   preBuildScript?: string;
   postBuildScript?: string;
   cloneUrl?: string;

@@ -68,7 +68,9 @@ export async function prepareSources(context: JobContext, runner: RunnerIdentity
     }
   }
   if (copies) await environment.copyIn(packDirectory(context.sourcesDir, { withRoot: true, ...(umaskZero ? { adjustMode: writableByAll } : {}) }), environment.info.projectDir);
-  await runHook(context, 'post_get_sources_script', hookScript(payload.hooks, 'post_get_sources_script'));
+  // gitlab-runner's order: the job's hook, then the runner's `post_get_sources_script`.
+  const post = [...hookScript(payload.hooks, 'post_get_sources_script'), ...(settings.postGetSourcesScript?.trim() ? [settings.postGetSourcesScript] : [])];
+  await runHook(context, 'post_get_sources_script', post);
 }
 
 function hookScript(hooks: JobPayload['hooks'], name: string): string[] {

@@ -28,6 +28,7 @@ export function jobSettingsOf(entry: RunnerEntry, workingDirectory: string): Job
     prepareAttempts: 3,
     prepareRetryDelayMs: 3000,
     featureFlags: entry.featureFlags,
+    ...(entry.customBuildDir !== undefined ? { customBuildDir: entry.customBuildDir } : {}),
   };
 }
 

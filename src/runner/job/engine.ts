@@ -200,6 +200,9 @@ async function prepareStage(options: RunJobOptions, trace: JobTrace, signal: Abo
           credentials: payload.credentials.filter((credential) => credential.type === 'registry'),
           log: (line, level) => (level === 'warning' ? trace.warning(line) : trace.println(line)),
           signal,
+          // GIT_CLONE_PATH (the runner's `environment` too), with CI_BUILDS_DIR the environment's.
+          clonePath: (buildsDir) => variableValue(buildVariables(payload.variables, { ...placeholderContext(runner), environment: settings.environment, buildsDir }), 'GIT_CLONE_PATH') || null,
+          customBuildDir: settings.customBuildDir,
         });
       } catch (error) {
         const stop = stopped();

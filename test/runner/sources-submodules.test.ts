@@ -148,4 +148,15 @@ describe('get_sources: strategies, hooks and submodules', () => {
     assert.ok(existsSync(path.join(projectDir, 'sub', 'sub.txt')), 'the submodule is checked out');
     assert.ok(!existsSync(path.join(projectDir, 'sub', 'test.txt')));
   });
+
+  it('reads GIT_CHECKOUT as Go ParseBool does: 0 and FALSE skip the checkout, a word it does not know checks out', async () => {
+    const repo = await gitRepository({ 'README.md': 'hello\n' });
+    const git = { repo_url: repo.url, ref: 'main', sha: repo.sha, before_sha: '0'.repeat(40), ref_type: 'branch' as const, refspecs: [], depth: 0 };
+    for (const [value, skipped] of [['0', true], ['FALSE', true], ['no', false], ['true', false]] as const) {
+      const { outcome, trace } = await run(payload({ git_info: git, variables: [variable('GIT_STRATEGY', 'clone'), variable('GIT_CHECKOUT', value)] }), await jobSettings());
+      assert.deepEqual(outcome, { state: 'success' }, trace);
+      assert.equal(trace.includes('Skipping Git checkout'), skipped, value);
+      assert.equal(trace.includes('Checking out '), !skipped, value);
+    }
+  });
 });

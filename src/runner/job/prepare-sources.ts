@@ -15,7 +15,7 @@ import { runScript, scriptContext } from './run-script.ts';
 import type { RunnerIdentity } from './identity.ts';
 import { sourcesHookScript } from './script.ts';
 import { clearWorktree, EMPTY_NOTICE, getSources, gitStrategy, remoteUrl, SourcesError, submoduleDepth, submodulePaths, submoduleStrategy, type SubmoduleStrategy } from './sources.ts';
-import { isFeatureFlagOn } from './feature-flags.ts';
+import { goBool, isFeatureFlagOn } from './feature-flags.ts';
 import { variableValue } from './variables.ts';
 
 /** An archive of one empty directory, its root, with that mode. */
@@ -104,7 +104,8 @@ function sourcesRequest(context: JobContext, runner: RunnerIdentity, strategy: R
   return {
     git: payload.git_info,
     strategy,
-    checkout: variableValue(variables, 'GIT_CHECKOUT') !== 'false',
+    // Go's ParseBool, as gitlab-runner reads it: `0`, `f`, `FALSE`... skip; anything else checks out.
+    checkout: goBool(variableValue(variables, 'GIT_CHECKOUT')) ?? true,
     cleanFlags: variableValue(variables, 'GIT_CLEAN_FLAGS') || '-ffdx',
     fetchFlags: variableValue(variables, 'GIT_FETCH_EXTRA_FLAGS') || '--prune --quiet',
     submodules,

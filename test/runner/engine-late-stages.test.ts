@@ -114,3 +114,13 @@ describe('job engine: RUNNER_SCRIPT_TIMEOUT and RUNNER_AFTER_SCRIPT_TIMEOUT', ()
     assert.ok(long.trace.includes('WARNING: Ignoring relative RUNNER_AFTER_SCRIPT_TIMEOUT timeout: -1s'), long.trace);
   });
 });
+
+describe('job engine: CI_DEBUG_TRACE', () => {
+  it('is read as Go ParseBool does: 1 and TRUE trace the commands, a word it does not know does not', async () => {
+    const settings = await jobSettings();
+    for (const [value, traced] of [['1', true], ['TRUE', true], ['yes', false]] as const) {
+      const { trace } = await run(payload({ variables: [variable('GIT_STRATEGY', 'none'), variable('CI_DEBUG_TRACE', value)], steps: [{ name: 'script', script: ['echo Hello World'], timeout: 3600, when: 'on_success', allow_failure: false }] }), settings);
+      assert.equal(/\n\++ echo Hello World\n/.test(trace), traced, `${value}\n${trace}`);
+    }
+  });
+});

@@ -124,3 +124,18 @@ describe('job engine: CI_DEBUG_TRACE', () => {
     }
   });
 });
+
+describe('job engine: artifacts:name', () => {
+  it('has the job\'s variables expanded, as gitlab-runner\'s uploader receives it', async () => {
+    const settings = await jobSettings();
+    const session = new RecordingSession();
+    const job = payload({
+      variables: [variable('GIT_STRATEGY', 'none'), variable('FLAVOUR', 'release')],
+      artifacts: [{ name: 'out-$CI_SERVER-${FLAVOUR}', untracked: false, paths: ['out/'], when: 'on_success', artifact_type: 'archive', artifact_format: 'zip' }],
+      steps: [{ name: 'script', script: ['mkdir -p out', 'echo x > out/f'], timeout: 3600, when: 'on_success', allow_failure: false }],
+    });
+    const outcome = await runJob({ payload: job, executor: new ShellExecutor({ buildsDir: settings.buildsDir }), session, runner: runnerIdentity, settings });
+    assert.deepEqual(outcome, { state: 'success' });
+    assert.deepEqual(session.uploads.map((upload) => upload.fileName), ['out-yes-release.zip']);
+  });
+});

@@ -159,4 +159,12 @@ describe('get_sources: strategies, hooks and submodules', () => {
       assert.equal(trace.includes('Checking out '), !skipped, value);
     }
   });
+
+  it('GIT_FETCH_EXTRA_FLAGS none fetches with no extra flags, as gitlab-runner reads it', async () => {
+    const repo = await gitRepository({ 'README.md': 'hello\n' });
+    const git = { repo_url: repo.url, ref: 'main', sha: repo.sha, before_sha: '0'.repeat(40), ref_type: 'branch' as const, refspecs: ['+refs/heads/main:refs/remotes/origin/main'], depth: 0 };
+    const { outcome, trace } = await run(payload({ git_info: git, variables: [variable('GIT_STRATEGY', 'clone'), variable('GIT_FETCH_EXTRA_FLAGS', 'none')] }), await jobSettings());
+    assert.deepEqual(outcome, { state: 'success' }, trace);
+    assert.ok(trace.includes('[new branch]'), 'without --quiet, git names what it fetched');
+  });
 });

@@ -23,7 +23,7 @@ export interface SourcesRequest {
   checkout: boolean;
   /** GIT_CLEAN_FLAGS (default `-ffdx`; `none` skips the clean). */
   cleanFlags: string;
-  /** GIT_FETCH_EXTRA_FLAGS (default `--prune --quiet`). */
+  /** GIT_FETCH_EXTRA_FLAGS (default `--prune --quiet`; `none`: no flags). */
   fetchFlags: string;
   submodules: SubmoduleStrategy;
   /** GIT_SUBMODULE_DEPTH (gitlab-runner's default: the payload's depth; 0 or none is no depth). */
@@ -142,7 +142,7 @@ function sourcesScript(request: SourcesRequest, existed: boolean, empty: boolean
   const housekeeping = existed ? [] : ['-c', 'maintenance.auto=false', '-c', 'gc.auto=0'];
   const fetch = ['git', '-c', `http.userAgent=${request.userAgent}`, ...housekeeping, 'fetch', 'origin', ...info.refspecs];
   if (info.depth > 0 && !depthIsMoot(request, existed)) fetch.push('--depth', String(info.depth));
-  fetch.push(...words(request.fetchFlags));
+  if (request.fetchFlags.trim() !== 'none') fetch.push(...words(request.fetchFlags));
   lines.push(must(...fetch));
 
   if (request.checkout) {

@@ -14,6 +14,8 @@ import { ShellExecutor } from '../../src/executors/shell/shell-executor.ts';
 import type { JobPayload } from '../../src/protocol/job-payload.ts';
 import type { JobSettings } from '../../src/runner/job/context.ts';
 import { runJob } from '../../src/runner/job/engine.ts';
+import { getSourcesAttempts } from '../../src/runner/job/prepare-sources.ts';
+import { submoduleDepth } from '../../src/runner/job/sources.ts';
 import { gitRepository, jobSettings, payload, RecordingSession, runnerIdentity, stableTrace, variable } from './support.ts';
 
 async function run(job: JobPayload, settings: JobSettings) {
@@ -166,5 +168,15 @@ describe('get_sources: strategies, hooks and submodules', () => {
     const { outcome, trace } = await run(payload({ git_info: git, variables: [variable('GIT_STRATEGY', 'clone'), variable('GIT_FETCH_EXTRA_FLAGS', 'none')] }), await jobSettings());
     assert.deepEqual(outcome, { state: 'success' }, trace);
     assert.ok(trace.includes('[new branch]'), 'without --quiet, git names what it fetched');
+  });
+
+  it('reads GET_SOURCES_ATTEMPTS and GIT_SUBMODULE_DEPTH as Go Atoi does: a sign allowed, white space not', () => {
+    assert.equal(getSourcesAttempts('+3'), 3);
+    assert.equal(getSourcesAttempts('03'), 3);
+    assert.equal(getSourcesAttempts(' 3'), 1);
+    assert.equal(getSourcesAttempts('3 '), 1);
+    assert.equal(submoduleDepth('+2', 50), 2);
+    assert.equal(submoduleDepth(' 2', 50), 50);
+    assert.equal(submoduleDepth('two', 50), 50);
   });
 });

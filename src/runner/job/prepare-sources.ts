@@ -93,7 +93,8 @@ function writableByAll(mode: number): number {
  * (1 when unset or not a number; a number outside 1–10 fails the job).
  */
 export function getSourcesAttempts(value: string | undefined): number {
-  const attempts = /^\s*-?\d+\s*$/.test(value ?? '') ? Number(value) : 1;
+  // Go's Atoi: a sign allowed, white space not.
+  const attempts = /^[-+]?\d+$/.test(value ?? '') ? Number(value) : 1;
   if (attempts < 1 || attempts > 10) throw new JobFailure('number of attempts out of the range [1, 10] for stage: get_sources', 'runner_system_failure');
   return attempts;
 }

@@ -71,9 +71,9 @@ export function submoduleStrategy(value: string | undefined): SubmoduleStrategy 
   return value === 'normal' || value === 'recursive' ? value : null;
 }
 
-/** GIT_SUBMODULE_DEPTH as gitlab-runner reads it: an integer, or else the payload's depth. */
+/** GIT_SUBMODULE_DEPTH as gitlab-runner reads it (Go's Atoi: a sign allowed, white space not), or else the payload's depth. */
 export function submoduleDepth(value: string | undefined, depth: number): number {
-  return /^\s*[-+]?\d+\s*$/.test(value ?? '') ? Number(value) : depth;
+  return /^[-+]?\d+$/.test(value ?? '') ? Number(value) : depth;
 }
 
 /**

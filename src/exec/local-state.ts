@@ -84,7 +84,8 @@ export async function copyArtifacts(local: LocalCoordinator, jobs: ReadonlyArray
       const archive = await local.coordinator.context.stores.jobArtifacts.find(job.id, 'archive');
       if (!archive || archive.file_format !== 'zip') continue;
       await removeTree(destination);
-      await extractInto(await zipAsTar(path.join(local.dataDir, archive.path)), destination);
+      // A link comes back as a link, as the dependent jobs' copies have it (nothing is written through one).
+      await extractInto(await zipAsTar(path.join(local.dataDir, archive.path)), destination, undefined, { anySymlinkTarget: true });
       copied.set(job.id, destination);
     }
   });

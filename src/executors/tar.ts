@@ -85,18 +85,34 @@ export function packDirectory(root: string, options: PackOptions = {}): Readable
 }
 
 function addEntry(pack: tar.Pack, header: TarHeader): Promise<void> {
-  return new Promise((resolve, reject) => pack.entry(header, (error) => (error ? reject(error) : resolve())));
+  return new Promise((resolve, reject) => {
+    // A pack destroyed by its reader (an entry refused there) errors its pending entries: the
+    // callback hears it, and the sink must not raise it again as an unhandled 'error'.
+    const sink = pack.entry(header, (error) => (error ? reject(error) : resolve()));
+    sink.on('error', () => undefined);
+  });
+}
+
+export interface ExtractOptions {
+  /**
+   * Symlinks are written whatever their target (a job's own files collected for an archive,
+   * which keeps a link as a link, as gitlab-runner's archiver does); nothing is ever written
+   * through one that leaves the destination.
+   */
+  anySymlinkTarget?: boolean;
 }
 
 /**
  * Unpacks `source` into `root` (created when missing). Rejects on the first unsafe entry.
  * `keep`, when given, chooses the entries to write (by their safe relative name).
  */
-export async function extractInto(source: Readable, root: string, keep?: (name: string, type: string) => boolean): Promise<void> {
+export async function extractInto(source: Readable, root: string, keep?: (name: string, type: string) => boolean, options: ExtractOptions = {}): Promise<void> {
   mkdirSync(root, { recursive: true });
   const realRoot = realpathSync(root);
   const extract = tar.extract();
   const lockedDirectories: LockedDirectory[] = [];
+  // Parent directories found inside the destination, so that each is checked once.
+  const verified = new Set<string>();
   const done = (async () => {
     for await (const entry of extract) {
       const name = safeRelativeName(entry.header.name);
@@ -104,7 +120,7 @@ export async function extractInto(source: Readable, root: string, keep?: (name: 
         entry.resume();
         continue;
       }
-      await writeEntry(entry, realRoot, lockedDirectories);
+      await writeEntry(entry, realRoot, lockedDirectories, options, verified);
     }
     // As tar does: a directory's own mode last, deepest first, once nothing more goes into it.
     for (const { target, mode } of lockedDirectories.reverse()) chmodSync(target, mode);
@@ -132,7 +148,7 @@ interface LockedDirectory {
   mode: number;
 }
 
-async function writeEntry(entry: TarEntry, realRoot: string, lockedDirectories: LockedDirectory[]): Promise<void> {
+async function writeEntry(entry: TarEntry, realRoot: string, lockedDirectories: LockedDirectory[], options: ExtractOptions, verified: Set<string>): Promise<void> {
   const { header } = entry;
   const relative = safeRelativeName(header.name);
   if (relative === null) {
@@ -144,9 +160,7 @@ async function writeEntry(entry: TarEntry, realRoot: string, lockedDirectories: 
     return;
   }
   const target = path.join(realRoot, relative);
-  const parent = path.dirname(target);
-  mkdirSync(parent, { recursive: true });
-  if (!isInside(realRoot, realpathSync(parent))) {
+  if (!makeParentInside(realRoot, path.dirname(target), verified)) {
     entry.resume();
     throw new UnsafeArchiveEntryError(header.name, 'a parent directory is a symlink that leaves the destination');
   }
@@ -166,9 +180,11 @@ async function writeEntry(entry: TarEntry, realRoot: string, lockedDirectories: 
     case 'symlink': {
       const linkTarget = header.linkname ?? '';
       entry.resume();
-      if (!symlinkStaysInside(relative, linkTarget)) throw new UnsafeArchiveEntryError(header.name, `the symlink target "${linkTarget}" leaves the destination`);
+      if (!options.anySymlinkTarget && !symlinkStaysInside(relative, linkTarget)) throw new UnsafeArchiveEntryError(header.name, `the symlink target "${linkTarget}" leaves the destination`);
       await clear(target);
       symlinkSync(linkTarget, target);
+      // A directory checked before may be this link now.
+      verified.clear();
       return;
     }
     case 'link': {
@@ -205,6 +221,32 @@ async function clear(target: string): Promise<void> {
   if (!found) return;
   if (found.isDirectory()) await rm(target, { recursive: true, force: true });
   else unlinkSync(target);
+}
+
+/**
+ * Makes `parent` (below `realRoot`) a directory, one component at a time, unless one of them
+ * is a link that leaves `realRoot` or resolves nowhere: then nothing is made through it and the
+ * answer is false. A `mkdir -p` first would make directories wherever such a link points.
+ */
+function makeParentInside(realRoot: string, parent: string, verified: Set<string>): boolean {
+  if (parent === realRoot || verified.has(parent)) return true;
+  let current = realRoot;
+  for (const part of path.relative(realRoot, parent).split(path.sep)) {
+    current = path.join(current, part);
+    if (verified.has(current)) continue;
+    const found = lstatSync(current, { throwIfNoEntry: false });
+    if (!found) mkdirSync(current);
+    else if (found.isSymbolicLink()) {
+      const resolved = realpathOr(current);
+      if (resolved === current || !isInside(realRoot, resolved)) return false;
+      // A link to a file of the destination: the error `mkdir -p` gives.
+      if (!lstatSync(resolved).isDirectory()) mkdirSync(current);
+    } else if (!found.isDirectory()) {
+      mkdirSync(current);
+    }
+    verified.add(current);
+  }
+  return true;
 }
 
 /** The real path of `file`, or `file` itself when it cannot be resolved (it does not exist yet). */

@@ -48,6 +48,13 @@ export interface PrepareRequest {
   /** Lines for the trace (warnings, pull progress); already free of secrets. */
   log: (line: string, level?: 'info' | 'warning') => void;
   signal: AbortSignal;
+  /**
+   * GIT_CLONE_PATH expanded with CI_BUILDS_DIR as this environment's builds directory, or null
+   * when the job sets none: the project directory's place instead of the default one.
+   */
+  clonePath?: (buildsDir: string) => string | null;
+  /** `[runners.custom_build_dir] enabled`; unset, the executor's default (docker on, shell off). */
+  customBuildDir?: boolean;
 }
 
 export interface EnvironmentInfo {

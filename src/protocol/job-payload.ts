@@ -138,6 +138,8 @@ export interface Hook {
 export interface Features {
   trace_sections: boolean;
   failure_reasons?: string[];
+  /** GitLab 16+: prefixes of tokens the runner masks in the log (`glpat-…`). */
+  token_mask_prefixes?: string[];
 }
 
 export interface JobPayload {

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { after, describe, it } from 'node:test';
 import tar from 'tar-stream';
-import { extractInto } from '../../src/executors/tar.ts';
+import { extractInto, packDirectory } from '../../src/executors/tar.ts';
 import { runUnprivileged } from '../helpers/unprivileged.ts';
 
 type Header = Parameters<tar.Pack['entry']>[0];
@@ -65,12 +65,53 @@ describe('extractInto (unpacking a tar stream into a directory)', () => {
     assert.equal(readFileSync(path.join(outside, 'target'), 'utf8'), 'outside');
   });
 
+  it('refuses a link leaving the destination while a packed directory streams in, and the pack it stops raises nothing unhandled', async () => {
+    const source = fresh();
+    // As an artifact's `out/` was: the refused link first, more links and directories behind it.
+    symlinkSync('/etc/passwd', path.join(source, 'abs-link'));
+    symlinkSync('missing', path.join(source, 'dangling'));
+    mkdirSync(path.join(source, 'empty'));
+    symlinkSync('sub/file.txt', path.join(source, 'link'));
+    mkdirSync(path.join(source, 'sub'));
+    writeFileSync(path.join(source, 'sub', 'file.txt'), 'data');
+    await assert.rejects(extractInto(packDirectory(source), fresh()), /the symlink target "\/etc\/passwd" leaves the destination/);
+    // An 'error' event nobody listens to would end the process here, after the rejection.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  });
+
+  it('writes a link leaving the destination as a link when asked (a job\'s own files), but nothing through it', async () => {
+    const root = fresh();
+    const outside = fresh();
+    await extractInto(tarOf([
+      { name: 'venv/bin/python', type: 'symlink', linkname: '/usr/bin/python3' },
+      { name: 'escape', type: 'symlink', linkname: outside },
+    ]), root, undefined, { anySymlinkTarget: true });
+    assert.equal(readlinkSync(path.join(root, 'venv/bin/python')), '/usr/bin/python3');
+    await assert.rejects(extractInto(tarOf([{ name: 'escape/file.txt', type: 'file', content: 'x' }]), root, undefined, { anySymlinkTarget: true }), /symlink that leaves the destination/);
+    assert.deepEqual(readdirSync(outside), []);
+  });
+
   it('refuses a file under a parent directory that is a symlink leaving the destination', async () => {
     const root = fresh();
     const outside = fresh();
     symlinkSync(outside, path.join(root, 'escape'));
     await assert.rejects(extractInto(tarOf([{ name: 'escape/file.txt', type: 'file', content: 'x' }]), root), /symlink that leaves the destination/);
     assert.throws(() => statSync(path.join(outside, 'file.txt')), /ENOENT/);
+  });
+
+  it('makes no directory through a link leaving the destination, nor through a dangling one', async () => {
+    const root = fresh();
+    const outside = fresh();
+    symlinkSync(outside, path.join(root, 'escape'));
+    symlinkSync(path.join(outside, 'missing'), path.join(root, 'dangling'));
+    await assert.rejects(extractInto(tarOf([{ name: 'escape/deeper/file.txt', type: 'file', content: 'x' }]), root), /symlink that leaves the destination/);
+    await assert.rejects(extractInto(tarOf([{ name: 'dangling/file.txt', type: 'file', content: 'x' }]), root), /symlink that leaves the destination/);
+    assert.deepEqual(readdirSync(outside), []);
+    // A link inside the destination is a way in like any directory.
+    mkdirSync(path.join(root, 'real'));
+    symlinkSync('real', path.join(root, 'alias'));
+    await extractInto(tarOf([{ name: 'alias/sub/file.txt', type: 'file', content: 'in' }]), root);
+    assert.equal(readFileSync(path.join(root, 'real/sub/file.txt'), 'utf8'), 'in');
   });
 
   it('keeps hard links inside the destination', async () => {

@@ -35,4 +35,17 @@ describe('artifacts and cache selection (gitlab-runner archiver)', () => {
     assert.equal(select('build/app', 'file'), true);
     assert.deepEqual(matchReport(select, '/b'), [{ warning: false, text: 'untracked: found 1 files' }]);
   });
+
+  it('counts an untracked file a path brought too, and an excluded entry once for each way it came, as gitlab-runner', () => {
+    // gitlab-runner walks each path, then `git ls-files -o`: a file both bring is processed twice.
+    const select = selector({ paths: ['build/', 'build/*.tmp'], exclude: ['build/a.tmp'], untracked: true }, new Set(['build/inside/kept']));
+    const names = entries.filter(([name, type]) => select(name, type)).map(([name]) => name);
+    assert.deepEqual(names, ['build', 'build/app', 'build/inside', 'build/inside/kept', 'top']);
+    assert.deepEqual(matchReport(select, '/b').map(({ text }) => text), [
+      'build/: found 4 matching artifact files and directories',
+      'build/*.tmp: no matching files. Ensure that the artifact path is relative to the working directory (/b)',
+      'untracked: found 2 files',
+      'build/a.tmp: excluded 3 files',
+    ]);
+  });
 });

@@ -22,7 +22,9 @@ listen_address = "127.0.0.1:9252"
   limit = 2
   environment = ["A=1"]
   pre_clone_script = "echo pre"
+  post_clone_script = "echo post"
   [runners.custom_build_dir]
+    enabled = true
   [runners.cache]
     Type = "local"
     Shared = true
@@ -53,15 +55,17 @@ listen_address = "127.0.0.1:9252"
     assert.equal(first.outputLimit, 4096);
     assert.equal(first.shell, 'bash');
     assert.equal(first.preGetSourcesScript, 'echo pre');
+    assert.equal(first.postGetSourcesScript, 'echo post', 'post_clone_script: the old name of post_get_sources_script');
+    assert.equal(first.customBuildDir, true);
     assert.deepEqual(first.environment, ['A=1']);
     assert.deepEqual(first.cache, { type: 'local', path: undefined, shared: true });
     assert.deepEqual(first.docker, { image: 'gantry/busybox:latest', pullPolicy: ['if-not-present', 'never'], allowedPullPolicies: ['always', 'if-not-present'], volumes: ['/cache'], memory: '512m' });
     assert.equal(second.executor, 'shell');
+    assert.equal(second.customBuildDir, undefined, 'unset: the executor decides');
     assert.deepEqual(warnings, [
       'config.toml:4:1: session_server is not supported by this runner and is ignored',
-      'config.toml:14:3: runners[0].custom_build_dir is not supported by this runner and is ignored',
-      'config.toml:18:5: runners[0].cache.s3 is not supported by this runner and is ignored',
-      'config.toml:30:3: unknown key runners[1].pull_policy_typo (ignored)',
+      'config.toml:20:5: runners[0].cache.s3 is not supported by this runner and is ignored',
+      'config.toml:32:3: unknown key runners[1].pull_policy_typo (ignored)',
     ]);
   });
 

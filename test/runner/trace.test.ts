@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { execa } from '#deps/execa';
 import { describe, it } from 'node:test';
 import { StreamMasker } from '../../src/runner/job/masker.ts';
+import { PatternMasker } from '../../src/runner/job/pattern-masker.ts';
 import { quote } from '../../src/runner/job/script.ts';
 import { JobTrace } from '../../src/runner/job/trace.ts';
 import { buildVariables, expandValue } from '../../src/runner/job/variables.ts';
@@ -42,6 +43,36 @@ describe('masking', () => {
 });
 
 describe('trace', () => {
+  it('masks credential URL parameters and prefixed tokens as gitlab-runner, in any split across writes', () => {
+    const text = 'GET /x?X-Amz-Credential=AK%2F1&private_token=abc&keep=1 glpat-ab.c_9= mytoken:xyz myto glpa foobar-q\n';
+    const expected = 'GET /x?X-Amz-Credential=[MASKED]&private_token=[MASKED]&keep=1 glpat-[MASKED] mytoken:[MASKED] myto glpa foobar-[MASKED]\n';
+    for (let split = 0; split <= text.length; split++) {
+      const masker = new PatternMasker(['mytoken:', 'foobar-']);
+      const out = Buffer.concat([masker.write(Buffer.from(text.slice(0, split))), masker.write(Buffer.from(text.slice(split))), masker.flush()]);
+      assert.equal(out.toString(), expected, `split at ${split}`);
+    }
+    const ending = new PatternMasker();
+    assert.equal(Buffer.concat([ending.write(Buffer.from('?rss_token=abc')), ending.flush(), ending.write(Buffer.from(' glp')), ending.flush()]).toString(), '?rss_token=[MASKED] glp');
+    // The prefixes mask before the masked values: a masked value holding a token keeps its prefix.
+    const trace: Buffer[] = [];
+    const jobTrace = new JobTrace({ sink: (bytes) => trace.push(bytes), maskedValues: ['glpat-secret', 'MASKED_VALUE', 'MASKED_VALUE_OTHER'], limitBytes: 1 << 20, sections: false });
+    jobTrace.write('A=glpat-secret B=MASKED_VALUE_OTHER C=MASKED_VALUE\n');
+    jobTrace.close();
+    assert.equal(Buffer.concat(trace).toString(), 'A=glpat-[MASKED] B=[MASKED] C=[MASKED]\n');
+  });
+
+  it('replaces invalid UTF-8 after masking, one U+FFFD a byte as Go does, and joins a character split across writes', () => {
+    const trace: Buffer[] = [];
+    const jobTrace = new JobTrace({ sink: (bytes) => trace.push(bytes), maskedValues: ['hello'], limitBytes: 1 << 20, sections: false });
+    jobTrace.write(Buffer.from([...Buffer.from('hello a'), 0xff, 0x62, 0x20, 0xe2, 0x82, 0x41, 0x20, 0xed, 0xa0, 0x80, 0x0a]));
+    jobTrace.write(Buffer.from([0x61, 0xe2, 0x82]));
+    jobTrace.write(Buffer.from([0xac, 0x0a, 0xf0, 0x9f]));
+    jobTrace.close();
+    const R = '\ufffd';
+    // A surrogate's encoding (ED A0 80) is no UTF-8: three replacements, as Go's decoder gives.
+    assert.equal(Buffer.concat(trace).toString('utf8'), `[MASKED] a${R}b ${R}${R}A ${R}${R}${R}\na\u20ac\n${R}${R}`);
+  });
+
   it('writes runner lines with gitlab-runner prefixes and section markers', () => {
     const chunks: Buffer[] = [];
     const trace = new JobTrace({ sink: (bytes) => chunks.push(bytes), maskedValues: [], limitBytes: 1 << 20, sections: true, now: () => new Date(1_795_336_469_000) });

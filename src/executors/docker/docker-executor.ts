@@ -13,6 +13,7 @@ import { resourceLabels, sweepOrphans } from './labels.ts';
 import { effectivePullPolicies, ensureImage, isAllowed } from './pull.ts';
 import { probeScript, serviceAddress, serviceLogs, startService, waitForTcp, type StartedService } from './services.ts';
 import { checkedDockerOptions, DOCKER_FEATURES, parseCpus, parseMemory, type DockerSettings } from './settings.ts';
+import { projectDirFor } from '../clone-path.ts';
 
 const SPECIAL_NETWORK_MODES = new Set(['host', 'none', 'bridge', 'default']);
 
@@ -48,6 +49,7 @@ export class DockerExecutor implements Executor {
     if (!imageName) throw new ExecutorError('the job names no image and [runners.docker] image is not set', 'image');
     log(`Using Docker executor with image ${imageName} ...`);
     checkAllowed(imageName, settings.allowedImages ?? [], 'images');
+    const projectDir = projectDirFor(request, '/builds', `/builds/${request.projectPath}`, true);
     // A service named by a variable that is not set names no image: gitlab-runner starts none.
     const services = request.services.filter((service) => service.name.trim() !== '');
     for (const service of services) checkAllowed(service.name, settings.allowedServices ?? [], 'services');
@@ -138,7 +140,7 @@ export class DockerExecutor implements Executor {
 
       const info = {
         buildsDir: '/builds',
-        projectDir: `/builds/${request.projectPath}`,
+        projectDir,
         hostProjectDir: null,
         runningOn: `${hostname} via ${os.hostname()}`,
         shared: false,

@@ -359,13 +359,21 @@ function prefixEntries(source: Readable, prefix: string, leading: boolean): Read
     const parts = prefix.split('/').filter(Boolean);
     parts.forEach((_, index) => pack.entry({ name: `${parts.slice(0, index + 1).join('/')}/`, type: 'directory', mode: index === 0 ? 0o755 : mode }));
   };
+  // Links of this archive that point out of the destination: kept as links (a virtualenv's
+  // bin/python → /usr/bin/python3, as gitlab-runner keeps them), but nothing is written through one.
+  const leavingLinks = new Set<string>();
   (async () => {
     for await (const entry of extract) {
       const name = safeRelativeName(entry.header.name);
-      if (name === null || (entry.header.type === 'symlink' && !symlinkStaysInside(name, entry.header.linkname ?? ''))) {
+      if (name === null) {
         entry.resume();
         throw new UnsafeArchiveEntryError(entry.header.name, 'the path leaves the destination');
       }
+      if (throughLink(name, leavingLinks)) {
+        entry.resume();
+        throw new UnsafeArchiveEntryError(entry.header.name, 'a parent directory is a symlink that leaves the destination');
+      }
+      if (entry.header.type === 'symlink' && !symlinkStaysInside(name, entry.header.linkname ?? '')) leavingLinks.add(name);
       if (name === '') {
         // The destination itself: its mode, when the archive gives one.
         if (prefix && entry.header.type === 'directory') {
@@ -393,6 +401,15 @@ function prefixEntries(source: Readable, prefix: string, leading: boolean): Read
   pack.pipe(out);
   pack.on('error', (error: Error) => out.destroy(error));
   return out;
+}
+
+/** Whether a parent directory of `name` is one of `links`. */
+function throughLink(name: string, links: ReadonlySet<string>): boolean {
+  if (links.size === 0) return false;
+  for (let slash = name.indexOf('/'); slash > 0; slash = name.indexOf('/', slash + 1)) {
+    if (links.has(name.slice(0, slash))) return true;
+  }
+  return false;
 }
 
 export function describe(error: unknown): string {

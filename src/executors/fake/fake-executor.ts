@@ -54,7 +54,7 @@ export class FakeExecutor implements Executor {
         this.runs.push({ jobId: request.jobId, stage: runRequest.stage, script: runRequest.script, exitCode: result.exitCode });
         return result;
       },
-      copyIn: (tar: Readable, directory: string) => extractInto(tar, directory),
+      copyIn: (tar: Readable, directory: string) => extractInto(tar, directory, undefined, { anySymlinkTarget: true }),
       copyOut: async (directory: string) => ((await stat(directory).catch(() => null))?.isDirectory() ? packDirectory(directory) : null),
       cleanup: async () => {
         this.live.delete(request.jobId);

@@ -11,6 +11,7 @@ import type { Readable } from 'node:stream';
 import { extractInto, packDirectory } from '../tar.ts';
 import type { Environment, EnvironmentInfo, Executor, ExecutorFeatures, PrepareRequest, RunRequest, RunResult } from '../types.ts';
 import { runShellScript } from './process.ts';
+import { projectDirFor } from '../clone-path.ts';
 import { removeTree } from '../../shared/remove-tree.ts';
 
 export interface ShellExecutorOptions {
@@ -39,10 +40,10 @@ export class ShellExecutor implements Executor {
       // A directory left by an earlier job of the same id (a retried request) is not fresh.
       await removeTree(buildsDir);
       await mkdir(buildsDir, { recursive: true });
-      const projectDir = path.join(buildsDir, ...request.projectPath.split('/'));
+      const projectDir = projectDirFor(request, buildsDir, path.join(buildsDir, ...request.projectPath.split('/')), false);
       return new ShellEnvironment({ buildsDir, projectDir, hostProjectDir: projectDir, runningOn: os.hostname(), shared: true, image: null }, buildsDir);
     }
-    const projectDir = path.join(root, request.shortToken, String(request.concurrentProjectId), ...request.projectPath.split('/'));
+    const projectDir = projectDirFor(request, root, path.join(root, request.shortToken, String(request.concurrentProjectId), ...request.projectPath.split('/')), false);
     await mkdir(root, { recursive: true });
     return new ShellEnvironment({ buildsDir: root, projectDir, hostProjectDir: projectDir, runningOn: os.hostname(), shared: true, image: null }, null);
   }
@@ -59,8 +60,9 @@ class ShellEnvironment implements Environment {
     return runShellScript(request, { cwd: this.info.buildsDir });
   }
 
+  /** A link is unpacked as a link whatever it points at (a virtualenv's `/usr/bin/python3`), as gitlab-runner does; nothing is written through one that leaves `directory`. */
   copyIn(tar: Readable, directory: string): Promise<void> {
-    return extractInto(tar, directory);
+    return extractInto(tar, directory, undefined, { anySymlinkTarget: true });
   }
 
   async copyOut(directory: string): Promise<Readable | null> {

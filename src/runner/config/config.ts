@@ -7,7 +7,7 @@ import type { DockerSettings } from '../../executors/docker/settings.ts';
 import { isExecutorName } from '../../executors/registry.ts';
 import { LISTEN_ADDRESS_HINT, parseListenAddress } from './listen-address.ts';
 import { locateKey, locateTable } from './locate.ts';
-import { CACHE_IGNORED, CACHE_KEYS, DOCKER_IGNORED, DOCKER_KEYS, GLOBAL_IGNORED, GLOBAL_KEYS, RUNNER_IGNORED, RUNNER_KEYS, type KeySpec } from './schema.ts';
+import { CACHE_IGNORED, CACHE_KEYS, CUSTOM_BUILD_DIR_KEYS, DOCKER_IGNORED, DOCKER_KEYS, GLOBAL_IGNORED, GLOBAL_KEYS, RUNNER_IGNORED, RUNNER_KEYS, type KeySpec } from './schema.ts';
 
 /** `[runners.docker]`: exactly what the docker executor takes. */
 export type DockerConfig = DockerSettings;
@@ -29,12 +29,15 @@ export interface RunnerEntry {
   environment: string[];
   shell: 'bash' | 'sh';
   preGetSourcesScript?: string;
+  postGetSourcesScript?: string;
   preBuildScript?: string;
   postBuildScript?: string;
   cloneUrl?: string;
   debugTraceDisabled: boolean;
   docker: DockerConfig;
   cache: { type: string; path?: string; shared: boolean };
+  /** `[runners.custom_build_dir] enabled`: unset, the executor's default (docker on, shell off). */
+  customBuildDir?: boolean;
   /** `[runners.feature_flags]`: `FF_*` names and whether they are on (job variables override them). */
   featureFlags: Record<string, boolean>;
   /** The runner's id, and when its token was obtained and expires, as `register` wrote them. */
@@ -128,7 +131,7 @@ export function parseRunnerConfig(text: string, file = 'config.toml'): { config:
       errors.push({ message: `${path} must be a table` });
       continue;
     }
-    const runner = read(entry, RUNNER_KEYS, RUNNER_IGNORED, ['docker', 'cache', 'feature_flags'], { path, tables: ['runners'], index });
+    const runner = read(entry, RUNNER_KEYS, RUNNER_IGNORED, ['docker', 'cache', 'feature_flags', 'custom_build_dir'], { path, tables: ['runners'], index });
     const featureFlags: Record<string, boolean> = {};
     if (entry.feature_flags !== undefined && !isTable(entry.feature_flags)) errors.push({ message: `${path}.feature_flags must be a table`, ...locateKey(text, ['runners'], index, 'feature_flags') });
     for (const [name, value] of Object.entries(isTable(entry.feature_flags) ? entry.feature_flags : {})) {
@@ -137,6 +140,7 @@ export function parseRunnerConfig(text: string, file = 'config.toml'): { config:
     }
     const docker = isTable(entry.docker) ? read(entry.docker, DOCKER_KEYS, DOCKER_IGNORED, [], { path: `${path}.docker`, tables: ['runners', 'docker'], index }) : {};
     const cache = isTable(entry.cache) ? read(entry.cache, CACHE_KEYS, CACHE_IGNORED, [], { path: `${path}.cache`, tables: ['runners', 'cache'], index }) : {};
+    const customBuildDir = isTable(entry.custom_build_dir) ? read(entry.custom_build_dir, CUSTOM_BUILD_DIR_KEYS, [], [], { path: `${path}.custom_build_dir`, tables: ['runners', 'custom_build_dir'], index }) : {};
     const position = locateTable(text, 'runners', index);
     for (const required of ['url', 'token', 'executor'] as const) {
       if (typeof runner[required] !== 'string' || runner[required] === '') errors.push({ message: `${path}.${required} is missing`, ...position });
@@ -159,6 +163,7 @@ export function parseRunnerConfig(text: string, file = 'config.toml'): { config:
       docker: docker as DockerConfig,
       cache: { type: (cache.type as string | undefined) ?? '', path: cache.path as string | undefined, shared: (cache.shared as boolean | undefined) ?? false },
       featureFlags,
+      ...(typeof customBuildDir.enabled === 'boolean' ? { customBuildDir: customBuildDir.enabled } : {}),
     });
   }
   const config: RunnerConfig = { concurrent: DEFAULTS.concurrent, checkInterval: DEFAULTS.checkInterval, logLevel: DEFAULTS.logLevel, logFormat: DEFAULTS.logFormat, shutdownTimeout: DEFAULTS.shutdownTimeout, ...(global as Partial<RunnerConfig>), runners };

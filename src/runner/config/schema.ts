@@ -41,6 +41,8 @@ export const RUNNER_KEYS: Record<string, KeySpec> = {
   shell: key({ oneOf: ['bash', 'sh'] }, 'shell'),
   pre_get_sources_script: key('string', 'preGetSourcesScript'),
   pre_clone_script: key('string', 'preGetSourcesScript'),
+  post_get_sources_script: key('string', 'postGetSourcesScript'),
+  post_clone_script: key('string', 'postGetSourcesScript'),
   pre_build_script: key('string', 'preBuildScript'),
   post_build_script: key('string', 'postBuildScript'),
   clone_url: key('string', 'cloneUrl'),
@@ -50,7 +52,7 @@ export const RUNNER_KEYS: Record<string, KeySpec> = {
   token_obtained_at: key('datetime', 'tokenObtainedAt'),
   token_expires_at: key('datetime', 'tokenExpiresAt'),
 };
-export const RUNNER_IGNORED = ['custom_build_dir', 'referees', 'unhealthy_requests_limit', 'unhealthy_interval', 'custom', 'machine', 'kubernetes', 'ssh', 'parallels', 'virtualbox', 'autoscaler'];
+export const RUNNER_IGNORED = ['referees', 'unhealthy_requests_limit', 'unhealthy_interval', 'custom', 'machine', 'kubernetes', 'ssh', 'parallels', 'virtualbox', 'autoscaler'];
 
 export const DOCKER_KEYS: Record<string, KeySpec> = {
   host: key('string', 'host'),
@@ -85,3 +87,8 @@ export const CACHE_KEYS: Record<string, KeySpec> = {
   Shared: key('boolean', 'shared'),
 };
 export const CACHE_IGNORED = ['s3', 'gcs', 'azure', 'MaxUploadedArchiveSize'];
+
+/** `[runners.custom_build_dir]`: whether GIT_CLONE_PATH may place the clone (default: docker yes, shell no). */
+export const CUSTOM_BUILD_DIR_KEYS: Record<string, KeySpec> = {
+  enabled: key('boolean', 'enabled'),
+};

@@ -19,6 +19,7 @@ export function jobSettingsOf(entry: RunnerEntry, workingDirectory: string): Job
     outputLimit: entry.outputLimit * 1024,
     environment: entry.environment,
     preGetSourcesScript: entry.preGetSourcesScript,
+    postGetSourcesScript: entry.postGetSourcesScript,
     preBuildScript: entry.preBuildScript,
     postBuildScript: entry.postBuildScript,
     cloneUrl: entry.cloneUrl || undefined,
@@ -27,6 +28,7 @@ export function jobSettingsOf(entry: RunnerEntry, workingDirectory: string): Job
     prepareAttempts: 3,
     prepareRetryDelayMs: 3000,
     featureFlags: entry.featureFlags,
+    ...(entry.customBuildDir !== undefined ? { customBuildDir: entry.customBuildDir } : {}),
   };
 }
 

@@ -8,6 +8,7 @@ import type { Artifact, Dependency } from '../../protocol/job-payload.ts';
 import { archive as loadArchiveCode } from './archive/lazy.ts';
 import type { JobContext } from './context.ts';
 import { DependencyDownloadError, type FailureReason } from './session.ts';
+import { expandValue } from './variables.ts';
 
 export function dependenciesWithArtifacts(context: JobContext): Dependency[] {
   return context.payload.dependencies.filter((dependency) => (dependency.artifacts_file?.filename ?? '') !== '');
@@ -125,7 +126,8 @@ export async function uploadArtifacts(context: JobContext, succeeded: boolean): 
       failure ??= message;
       continue;
     }
-    const name = artifact.name || 'artifacts';
+    // The job's variables expanded, as gitlab-runner's uploader receives the name (`name: "$CI_JOB_NAME"`).
+    const name = expandValue(artifact.name ?? '', context.variables) || 'artifacts';
     const fileName = format === 'raw' ? name : `${name}${EXTENSIONS[format] ?? ''}`;
     const result = await context.session.uploadArtifact({ file: archive, fileName, artifactType: type, artifactFormat: format, expireIn: artifact.expire_in });
     const details = `id\x1b[0;m=${context.payload.id} responseStatus\x1b[0;m=${result.statusText}`;

@@ -75,8 +75,11 @@ export function cachesToArchive(context: JobContext, succeeded: boolean): Cache[
   return cacheEntries(context).filter((entry) => applies(entry.when, succeeded));
 }
 
-/** Returns an error message when a cache could not be written (the job then fails). */
-export async function archiveCache(context: JobContext, succeeded: boolean): Promise<string | null> {
+/**
+ * A cache that cannot be written is a warning, as gitlab-runner's script says
+ * `Failed to create cache` and goes on: never the job's failure.
+ */
+export async function archiveCache(context: JobContext, succeeded: boolean): Promise<void> {
   const archiveCode = await loadArchiveCode();
   const { trace } = context;
   for (const entry of cachesToArchive(context, succeeded)) {
@@ -103,10 +106,8 @@ export async function archiveCache(context: JobContext, succeeded: boolean): Pro
       await rename(partial, file);
       trace.notice('Created cache');
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      trace.error(`Failed to create cache: ${message}`);
-      return message;
+      trace.warning(error instanceof Error ? error.message : String(error));
+      trace.warning('Failed to create cache');
     }
   }
-  return null;
 }

@@ -15,6 +15,10 @@ export interface JobSettings {
   outputLimit: number;
   environment: readonly string[];
   preGetSourcesScript?: string;
+  /** Run after the sources are in place, after the job's own `post_get_sources_script` hook. */
+  postGetSourcesScript?: string;
+  /** `[runners.custom_build_dir] enabled`: unset, the executor's default (docker on, shell off). */
+  customBuildDir?: boolean;
   preBuildScript?: string;
   postBuildScript?: string;
   cloneUrl?: string;

@@ -15,14 +15,15 @@ import { archive as loadArchiveCode } from './archive/lazy.ts';
 import { archiveCache, cacheEntries, cachesToArchive, restoreCache } from './cache.ts';
 import type { JobContext, JobSettings } from './context.ts';
 import { goDuration, projectPathOf, type RunnerIdentity } from './identity.ts';
-import { isFeatureFlagOn } from './feature-flags.ts';
+import { goBool, isFeatureFlagOn } from './feature-flags.ts';
 import { prepareSources } from './prepare-sources.ts';
 import { afterScript, cleanupFileVariablesScript, userStageScript } from './script.ts';
 import { JobFailure } from './failure.ts';
 import { runScript, scriptContext } from './run-script.ts';
+import { stageTimeouts } from './stage-timeouts.ts';
 import type { JobOutcome, JobSession } from './session.ts';
 import { JobTrace } from './trace.ts';
-import { buildVariables, expandServiceVariables, maskedValues, serviceVariables, type BuildVariable } from './variables.ts';
+import { buildVariables, expandServiceVariables, maskedValues, serviceVariables, variableValue, type BuildVariable } from './variables.ts';
 import { timelineMark } from '../timeline.ts';
 import { removeTree } from '../../shared/remove-tree.ts';
 
@@ -59,11 +60,15 @@ export interface FailedJob {
 export type BeforeFailedCleanup = (failed: FailedJob) => Promise<void>;
 
 type StopReason = 'canceled' | 'cancel-requested' | 'timeout' | 'aborted';
+/** CI_JOB_STATUS in after_script (`timedout` after RUNNER_SCRIPT_TIMEOUT, as gitlab-runner's state). */
+type AfterScriptStatus = 'success' | 'failed' | 'canceled' | 'timedout';
 
 /** What stopped the job so far, and the signal only a hard stop aborts (after_script's during a graceful cancel). */
 interface Stops {
   reason(): StopReason | null;
   readonly hard: AbortSignal;
+  /** When the job's timeout ends it (epoch milliseconds). */
+  readonly deadline: number;
 }
 
 const DEFAULT_TIMEOUT_SECONDS = 7200;
@@ -74,6 +79,7 @@ export async function runJob(options: RunJobOptions): Promise<JobOutcome> {
   const trace = new JobTrace({
     sink: (bytes) => session.appendTrace(bytes),
     maskedValues: maskedValues(buildVariables(payload.variables, placeholderContext(runner))),
+    tokenPrefixes: payload.features?.token_mask_prefixes,
     limitBytes: settings.outputLimit,
     sections: payload.features?.trace_sections === true,
     now: options.now,
@@ -104,7 +110,7 @@ export async function runJob(options: RunJobOptions): Promise<JobOutcome> {
   if (session.cancelRequested?.aborted) stop('cancel-requested');
   if (options.signal?.aborted) stop('aborted');
   const timer = setTimeout(() => stop('timeout'), timeoutSeconds * 1000);
-  const stops: Stops = { reason: () => stopReason, hard: hard.signal };
+  const stops: Stops = { reason: () => stopReason, hard: hard.signal, deadline: Date.now() + timeoutSeconds * 1000 };
 
   trace.println(`Running with ${runner.productName} ${runner.version} (${runner.revision})`);
   trace.println(`  on ${runner.name} ${runner.shortToken}`);
@@ -194,6 +200,9 @@ async function prepareStage(options: RunJobOptions, trace: JobTrace, signal: Abo
           credentials: payload.credentials.filter((credential) => credential.type === 'registry'),
           log: (line, level) => (level === 'warning' ? trace.warning(line) : trace.println(line)),
           signal,
+          // GIT_CLONE_PATH (the runner's `environment` too), with CI_BUILDS_DIR the environment's.
+          clonePath: (buildsDir) => variableValue(buildVariables(payload.variables, { ...placeholderContext(runner), environment: settings.environment, buildsDir }), 'GIT_CLONE_PATH') || null,
+          customBuildDir: settings.customBuildDir,
         });
       } catch (error) {
         const stop = stopped();
@@ -223,50 +232,16 @@ async function runStages(context: JobContext, options: RunJobOptions, stopped: (
   // and the archive code a job with artifacts or caches needs loads meanwhile (once a process).
   const artifacts = new ArtifactPrefetch(context);
   if (artifacts.size > 0 || payload.artifacts.length > 0 || cacheEntries(context).length > 0) loadArchiveCode().catch(() => undefined);
-  try {
-    await section(trace, 'get_sources', 'Getting source from Git repository', () => prepareSources(context, options.runner));
-    checkStop();
-    if (cacheEntries(context).length > 0) await section(trace, 'restore_cache', 'Restoring cache', () => restoreCache(context));
-    checkStop();
-  } catch (error) {
-    artifacts.abandon();
-    throw error;
-  }
-  if (artifacts.size > 0) {
-    const failure = await section(trace, 'download_artifacts', 'Downloading artifacts', () => artifacts.extract());
-    if (failure) throw new JobFailure(failure.message, failure.reason);
-  }
-  checkStop();
-
-  let scriptFailure: JobFailure | null = null;
-  const after = payload.steps.find((step) => step.name === 'after_script');
-  const runAfter = async (status: 'success' | 'failed' | 'canceled', signal: AbortSignal): Promise<void> => {
-    if (after && after.script.length > 0) await section(trace, 'after_script', 'Running after_script', () => runAfterScript(context, options, after.script, status, signal));
-  };
-  try {
-    for (const step of payload.steps.filter((candidate) => candidate.name !== 'after_script')) {
-      const name = `step_${step.name}`;
-      const exitCode = await section(trace, name, `Executing "${name}" stage of the job script`, () =>
-        runScript(context, name, userStageScript(scriptContext(context), step.script, { preBuild: settings.preBuildScript, postBuild: settings.postBuildScript }), context.signal),
-      );
-      checkStop();
-      if (exitCode !== 0) {
-        scriptFailure = new JobFailure(`exit status ${exitCode}`, 'script_failure', exitCode);
-        break;
-      }
-    }
-  } catch (error) {
-    // A graceful cancel stopped the script: after_script runs all the same, then the job ends canceled.
-    if (stops.reason() === 'cancel-requested') await runAfter('canceled', stops.hard);
-    throw error;
-  }
+  // A failure before the script (sources, cache, dependencies) skips the script and after_script,
+  // but the failed job's caches and artifacts are saved and its files cleaned up all the same, as
+  // gitlab-runner's executeScript goes on to them.
+  let scriptFailure = await beforeScript(context, options, artifacts, checkStop);
+  scriptFailure ??= await userScripts(context, options, checkStop, stops);
   const succeeded = scriptFailure === null;
-  await runAfter(succeeded ? 'success' : 'failed', context.signal);
   checkStop();
-  let jobFailure = scriptFailure;
+  let jobFailure: JobFailure | null = scriptFailure;
   if (cachesToArchive(context, succeeded).length > 0) {
-    const error = await section(trace, succeeded ? 'archive_cache' : 'archive_cache_on_failure', `Saving cache for ${succeeded ? 'successful' : 'failed'} job`, () => archiveCache(context, succeeded));
-    if (error) jobFailure ??= new JobFailure(error, 'script_failure', 1);
+    await section(trace, succeeded ? 'archive_cache' : 'archive_cache_on_failure', `Saving cache for ${succeeded ? 'successful' : 'failed'} job`, () => archiveCache(context, succeeded));
   }
   checkStop();
   if (artifactsToUpload(context, succeeded).length > 0) {
@@ -284,29 +259,107 @@ async function runStages(context: JobContext, options: RunJobOptions, stopped: (
   return { state: 'success' };
 }
 
-/** after_script with CI_JOB_STATUS `status`; `stopSignal` stops it (the stages' signal, or only a hard stop during a graceful cancel). */
-async function runAfterScript(context: JobContext, options: RunJobOptions, commands: string[], status: 'success' | 'failed' | 'canceled', stopSignal: AbortSignal): Promise<void> {
-  const { trace, settings } = context;
+/** get_sources, restore_cache and download_artifacts; a failure of theirs (not a stop) is returned. */
+async function beforeScript(context: JobContext, options: RunJobOptions, artifacts: ArtifactPrefetch, checkStop: () => void): Promise<JobFailure | null> {
+  const { trace } = context;
+  try {
+    await section(trace, 'get_sources', 'Getting source from Git repository', () => prepareSources(context, options.runner));
+    checkStop();
+    if (cacheEntries(context).length > 0) await section(trace, 'restore_cache', 'Restoring cache', () => restoreCache(context));
+    checkStop();
+  } catch (error) {
+    artifacts.abandon();
+    if (error instanceof JobFailure && !context.signal.aborted) return error;
+    throw error;
+  }
+  if (artifacts.size > 0) {
+    const failure = await section(trace, 'download_artifacts', 'Downloading artifacts', () => artifacts.extract());
+    if (failure) return new JobFailure(failure.message, failure.reason);
+  }
+  checkStop();
+  return null;
+}
+
+/**
+ * The script's steps, within RUNNER_SCRIPT_TIMEOUT when set, then after_script (with
+ * AFTER_SCRIPT_IGNORE_ERRORS false, its failure fails a job that had not failed).
+ */
+async function userScripts(context: JobContext, options: RunJobOptions, checkStop: () => void, stops: Stops): Promise<JobFailure | null> {
+  const { trace, payload, settings, variables } = context;
+  const timeouts = stageTimeouts(
+    { script: variableValue(variables, 'RUNNER_SCRIPT_TIMEOUT'), afterScript: variableValue(variables, 'RUNNER_AFTER_SCRIPT_TIMEOUT') },
+    { afterScriptMs: settings.afterScriptTimeout * 1000 },
+    stops.deadline - Date.now(),
+    trace,
+  );
+  let scriptFailure: JobFailure | null = null;
+  const after = payload.steps.find((step) => step.name === 'after_script');
+  const runAfter = async (status: AfterScriptStatus, signal: AbortSignal): Promise<JobFailure | null> => {
+    if (!after || after.script.length === 0) return null;
+    return section(trace, 'after_script', 'Running after_script', () => runAfterScript(context, options, after.script, status, signal, timeouts.afterScriptMs));
+  };
+  const script = new AbortController();
+  const onJobStop = (): void => script.abort();
+  context.signal.addEventListener('abort', onJobStop);
+  let timedOut = false;
+  const timer = timeouts.scriptMs === null ? null : setTimeout(() => {
+    timedOut = true;
+    script.abort();
+  }, timeouts.scriptMs);
+  try {
+    for (const step of payload.steps.filter((candidate) => candidate.name !== 'after_script')) {
+      const name = `step_${step.name}`;
+      const exitCode = await section(trace, name, `Executing "${name}" stage of the job script`, () =>
+        runScript(context, name, userStageScript(scriptContext(context), step.script, { preBuild: settings.preBuildScript, postBuild: settings.postBuildScript }), script.signal),
+      );
+      checkStop();
+      if (timedOut) scriptFailure = new JobFailure('script timeout: context deadline exceeded', 'job_execution_timeout');
+      else if (exitCode !== 0) scriptFailure = new JobFailure(`exit status ${exitCode}`, 'script_failure', exitCode);
+      if (scriptFailure) break;
+    }
+  } catch (error) {
+    // A graceful cancel stopped the script: after_script runs all the same, then the job ends canceled.
+    if (stops.reason() === 'cancel-requested') await runAfter('canceled', stops.hard);
+    throw error;
+  } finally {
+    if (timer) clearTimeout(timer);
+    context.signal.removeEventListener('abort', onJobStop);
+  }
+  const afterFailure = await runAfter(timedOut ? 'timedout' : scriptFailure === null ? 'success' : 'failed', context.signal);
+  return scriptFailure ?? afterFailure;
+}
+
+/**
+ * after_script with CI_JOB_STATUS `status`; `stopSignal` stops it (the stages' signal, or only a
+ * hard stop during a graceful cancel). Its failure is a warning, or with AFTER_SCRIPT_IGNORE_ERRORS
+ * false (gitlab-runner 17.x) the failure returned.
+ */
+async function runAfterScript(context: JobContext, options: RunJobOptions, commands: string[], status: AfterScriptStatus, stopSignal: AbortSignal, timeoutMs: number): Promise<JobFailure | null> {
+  const { trace } = context;
   const variables = jobVariables(options, context.environment.info, status);
+  const ignoreErrors = goBool(variableValue(context.variables, 'AFTER_SCRIPT_IGNORE_ERRORS')) ?? true;
   const controller = new AbortController();
   const onStop = (): void => controller.abort();
-  if (stopSignal.aborted) return;
+  if (stopSignal.aborted) return null;
   stopSignal.addEventListener('abort', onStop);
-  const timer = setTimeout(() => controller.abort(), settings.afterScriptTimeout * 1000);
+  const timer = setTimeout(() => controller.abort(), timeoutMs);
   try {
     const exitCode = await runScript(context, 'after_script', afterScript(scriptContext(context, variables), commands), controller.signal);
+    let failure: JobFailure | null = null;
     if (controller.signal.aborted && !stopSignal.aborted) {
-      trace.warning(`after_script failed, but job will continue unaffected: execution took longer than ${goDuration(settings.afterScriptTimeout)} seconds`);
+      failure = new JobFailure(`execution took longer than ${goDuration(timeoutMs / 1000)} seconds`, 'script_failure');
     } else if (exitCode !== 0) {
-      trace.warning(`after_script failed, but job will continue unaffected: exit status ${exitCode}`);
+      failure = new JobFailure(`exit status ${exitCode}`, 'script_failure', exitCode);
     }
+    if (failure && ignoreErrors) trace.warning(`after_script failed, but job will continue unaffected: ${failure.message}`);
+    return ignoreErrors ? null : failure;
   } finally {
     clearTimeout(timer);
     stopSignal.removeEventListener('abort', onStop);
   }
 }
 
-function jobVariables(options: RunJobOptions, info: EnvironmentInfo, jobStatus: 'running' | 'success' | 'failed' | 'canceled'): BuildVariable[] {
+function jobVariables(options: RunJobOptions, info: EnvironmentInfo, jobStatus: 'running' | AfterScriptStatus): BuildVariable[] {
   const { runner, settings } = options;
   return buildVariables(options.payload.variables, {
     image: info.image,

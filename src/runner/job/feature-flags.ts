@@ -8,9 +8,13 @@ import type { JobSettings } from './context.ts';
 export function isFeatureFlagOn(name: string, variables: readonly { key: string; value: string }[], settings: Pick<JobSettings, 'environment' | 'featureFlags'>): boolean {
   const fromEnvironment = [...settings.environment].reverse().find((entry) => entry.startsWith(`${name}=`))?.slice(name.length + 1);
   const value = [...variables].reverse().find((variable) => variable.key === name)?.value ?? fromEnvironment;
-  if (value !== undefined) {
-    if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(value)) return true;
-    if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(value)) return false;
-  }
-  return settings.featureFlags?.[name] === true;
+  return goBool(value) ?? settings.featureFlags?.[name] === true;
+}
+
+/** Go's strconv.ParseBool: the boolean, or undefined for anything else. */
+export function goBool(value: string | undefined): boolean | undefined {
+  if (value === undefined) return undefined;
+  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(value)) return true;
+  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(value)) return false;
+  return undefined;
 }

@@ -14,8 +14,8 @@ import { JobFailure } from './failure.ts';
 import { runScript, scriptContext } from './run-script.ts';
 import type { RunnerIdentity } from './identity.ts';
 import { sourcesHookScript } from './script.ts';
-import { EMPTY_NOTICE, getSources, gitStrategy, remoteUrl, SourcesError, submoduleStrategy } from './sources.ts';
-import { isFeatureFlagOn } from './feature-flags.ts';
+import { clearWorktree, EMPTY_NOTICE, getSources, gitStrategy, remoteUrl, SourcesError, submoduleDepth, submodulePaths, submoduleStrategy, type SubmoduleStrategy } from './sources.ts';
+import { goBool, isFeatureFlagOn } from './feature-flags.ts';
 import { variableValue } from './variables.ts';
 
 /** An archive of one empty directory, its root, with that mode. */
@@ -28,36 +28,49 @@ function emptyDirectoryTar(mode: number): Readable {
 
 export async function prepareSources(context: JobContext, runner: RunnerIdentity): Promise<void> {
   const { payload, settings, environment, variables } = context;
-  const pre = [...(settings.preGetSourcesScript?.trim() ? [settings.preGetSourcesScript] : []), ...hookScript(payload.hooks, 'pre_get_sources_script')];
-  await runHook(context, 'pre_get_sources_script', pre);
   const strategy = gitStrategy(variableValue(variables, 'GIT_STRATEGY'), payload.allow_git_fetch);
   const copies = environment.info.hostProjectDir === null;
   // gitlab-runner's helper works under `umask 0000` (unless FF_DISABLE_UMASK_FOR_DOCKER_EXECUTOR):
   // what git makes writable by its owner is writable by all (666, 777), so an image's own
   // non-root user can write there too. Read-only files (git's objects) stay read-only.
   const umaskZero = !isFeatureFlagOn('FF_DISABLE_UMASK_FOR_DOCKER_EXECUTOR', variables, settings);
-  if ((strategy === 'none' || strategy === 'empty') && copies) {
+  const attempts = getSourcesAttempts(variableValue(variables, 'GET_SOURCES_ATTEMPTS'));
+  if (strategy === 'none' || strategy === 'empty') {
+    // No repository: gitlab-runner runs neither get-sources hook then.
+    if (!copies) return fetchSources(context, sourcesRequest(context, runner, strategy, 'none'));
     // The environment's project directory is new (a disposable one): nothing to empty. gitlab-runner
     // makes it with `mkdir -p` under that umask.
     context.trace.notice(strategy === 'none' ? 'Skipping Git repository setup' : EMPTY_NOTICE);
     await environment.copyIn(emptyDirectoryTar(umaskZero ? 0o777 : 0o755), environment.info.projectDir);
-    await runHook(context, 'post_get_sources_script', hookScript(payload.hooks, 'post_get_sources_script'));
     return;
   }
-  const attempts = getSourcesAttempts(variableValue(variables, 'GET_SOURCES_ATTEMPTS'));
+  // gitlab-runner refuses these while writing the stage's script: nothing of the stage runs.
+  const submodules = submoduleStrategy(variableValue(variables, 'GIT_SUBMODULE_STRATEGY'));
+  if (submodules === null) throw new JobFailure('unknown GIT_SUBMODULE_STRATEGY', 'runner_system_failure');
+  let request: ReturnType<typeof sourcesRequest>;
+  try {
+    request = sourcesRequest(context, runner, strategy, submodules);
+  } catch (error) {
+    throw error instanceof SourcesError ? new JobFailure(error.message, 'runner_system_failure') : error;
+  }
+  const pre = [...(settings.preGetSourcesScript?.trim() ? [settings.preGetSourcesScript] : []), ...hookScript(payload.hooks, 'pre_get_sources_script')];
+  await runHook(context, 'pre_get_sources_script', pre);
   for (let attempt = 1; ; attempt++) {
     try {
-      await fetchSources(context, runner, strategy);
+      await fetchSources(context, request);
       break;
     } catch (error) {
       if (!(error instanceof SourcesError) || attempt >= attempts || context.signal.aborted) {
         throw error instanceof SourcesError ? new JobFailure(error.message, 'script_failure', error.exitCode) : error;
       }
       context.trace.warning(`Getting the sources failed (${error.message}): attempt ${attempt + 1} of ${attempts} (GET_SOURCES_ATTEMPTS)`);
+      if (attempt === 1) await clearWorktree(context.sourcesDir, context.trace, context.signal);
     }
   }
   if (copies) await environment.copyIn(packDirectory(context.sourcesDir, { withRoot: true, ...(umaskZero ? { adjustMode: writableByAll } : {}) }), environment.info.projectDir);
-  await runHook(context, 'post_get_sources_script', hookScript(payload.hooks, 'post_get_sources_script'));
+  // gitlab-runner's order: the job's hook, then the runner's `post_get_sources_script`.
+  const post = [...hookScript(payload.hooks, 'post_get_sources_script'), ...(settings.postGetSourcesScript?.trim() ? [settings.postGetSourcesScript] : [])];
+  await runHook(context, 'post_get_sources_script', post);
 }
 
 function hookScript(hooks: JobPayload['hooks'], name: string): string[] {
@@ -80,31 +93,41 @@ function writableByAll(mode: number): number {
  * (1 when unset or not a number; a number outside 1–10 fails the job).
  */
 export function getSourcesAttempts(value: string | undefined): number {
-  const attempts = /^\s*-?\d+\s*$/.test(value ?? '') ? Number(value) : 1;
+  // Go's Atoi: a sign allowed, white space not.
+  const attempts = /^[-+]?\d+$/.test(value ?? '') ? Number(value) : 1;
   if (attempts < 1 || attempts > 10) throw new JobFailure('number of attempts out of the range [1, 10] for stage: get_sources', 'runner_system_failure');
   return attempts;
 }
 
-async function fetchSources(context: JobContext, runner: RunnerIdentity, strategy: ReturnType<typeof gitStrategy>): Promise<void> {
+function sourcesRequest(context: JobContext, runner: RunnerIdentity, strategy: ReturnType<typeof gitStrategy>, submodules: SubmoduleStrategy): Parameters<typeof getSources>[0] {
   const { payload, settings, environment, variables } = context;
+  const updateSubmodules = submodules !== 'none';
+  return {
+    git: payload.git_info,
+    strategy,
+    // Go's ParseBool, as gitlab-runner reads it: `0`, `f`, `FALSE`... skip; anything else checks out.
+    checkout: goBool(variableValue(variables, 'GIT_CHECKOUT')) ?? true,
+    cleanFlags: variableValue(variables, 'GIT_CLEAN_FLAGS') || '-ffdx',
+    fetchFlags: variableValue(variables, 'GIT_FETCH_EXTRA_FLAGS') || '--prune --quiet',
+    submodules,
+    submoduleDepth: updateSubmodules ? submoduleDepth(variableValue(variables, 'GIT_SUBMODULE_DEPTH'), payload.git_info.depth) : 0,
+    submodulePaths: updateSubmodules ? submodulePaths(variableValue(variables, 'GIT_SUBMODULE_PATHS')) : [],
+    submoduleUpdateFlags: (variableValue(variables, 'GIT_SUBMODULE_UPDATE_FLAGS') ?? '').split(/\s+/).filter(Boolean),
+    remoteUrl: remoteUrl(payload.git_info.repo_url, settings.cloneUrl, variableValue(variables, 'CI_PROJECT_PATH') ?? context.projectPath, payload.token),
+    directory: context.sourcesDir,
+    alternates: environment.info.hostProjectDir === null ? [] : (settings.sourcesAlternates ?? []),
+    parentlessCommits: settings.sourcesParentlessCommits,
+    templateDirectory: path.join(context.workDir, 'git-template'),
+    displayDirectory: environment.info.projectDir,
+    userAgent: runner.userAgent,
+    trace: context.trace,
+    signal: context.signal,
+  };
+}
+
+async function fetchSources(context: JobContext, request: Parameters<typeof getSources>[0]): Promise<void> {
   try {
-    await getSources({
-      git: payload.git_info,
-      strategy,
-      checkout: variableValue(variables, 'GIT_CHECKOUT') !== 'false',
-      cleanFlags: variableValue(variables, 'GIT_CLEAN_FLAGS') || '-ffdx',
-      fetchFlags: variableValue(variables, 'GIT_FETCH_EXTRA_FLAGS') || '--prune --quiet',
-      submodules: submoduleStrategy(variableValue(variables, 'GIT_SUBMODULE_STRATEGY')),
-      remoteUrl: remoteUrl(payload.git_info.repo_url, settings.cloneUrl, variableValue(variables, 'CI_PROJECT_PATH') ?? context.projectPath, payload.token),
-      directory: context.sourcesDir,
-      alternates: environment.info.hostProjectDir === null ? [] : (settings.sourcesAlternates ?? []),
-      parentlessCommits: settings.sourcesParentlessCommits,
-      templateDirectory: path.join(context.workDir, 'git-template'),
-      displayDirectory: environment.info.projectDir,
-      userAgent: runner.userAgent,
-      trace: context.trace,
-      signal: context.signal,
-    });
+    await getSources(request);
   } finally {
     context.trace.flush();
   }

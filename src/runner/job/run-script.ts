@@ -1,5 +1,6 @@
 /** Running a generated script in the job's environment, its output into the trace. */
 import type { JobContext } from './context.ts';
+import { goBool } from './feature-flags.ts';
 import type { ScriptContext } from './script.ts';
 import { variableValue, type BuildVariable } from './variables.ts';
 
@@ -14,6 +15,7 @@ export async function runScript(context: JobContext, stage: string, script: stri
 }
 
 export function scriptContext(context: JobContext, variables: BuildVariable[] = context.variables): ScriptContext {
-  const debugTrace = variableValue(variables, 'CI_DEBUG_TRACE') === 'true' && !context.settings.debugTraceDisabled;
+  // Go's ParseBool, as gitlab-runner reads it (`1`, `TRUE`... too).
+  const debugTrace = goBool(variableValue(variables, 'CI_DEBUG_TRACE')) === true && !context.settings.debugTraceDisabled;
   return { shell: context.settings.shell, variables, projectDir: context.environment.info.projectDir, debugTrace };
 }

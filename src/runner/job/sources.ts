@@ -1,7 +1,8 @@
 /**
  * get_sources (reference §8.3) with the git CLI on the runner's machine: GIT_STRATEGY
  * clone|fetch|none|empty, git_info.depth, refspecs, GIT_CHECKOUT, GIT_CLEAN_FLAGS,
- * GIT_FETCH_EXTRA_FLAGS, GIT_SUBMODULE_STRATEGY, the job-token URL (or clone_url). The
+ * GIT_FETCH_EXTRA_FLAGS, GIT_SUBMODULE_STRATEGY (with GIT_SUBMODULE_DEPTH, GIT_SUBMODULE_PATHS and
+ * GIT_SUBMODULE_UPDATE_FLAGS), the job-token URL (or clone_url). The
  * docker executor then receives the checkout through copyIn, so a remote daemon needs no git.
  * The git commands run in one sh process (a spawn from node costs more than git itself).
  */
@@ -22,9 +23,15 @@ export interface SourcesRequest {
   checkout: boolean;
   /** GIT_CLEAN_FLAGS (default `-ffdx`; `none` skips the clean). */
   cleanFlags: string;
-  /** GIT_FETCH_EXTRA_FLAGS (default `--prune --quiet`). */
+  /** GIT_FETCH_EXTRA_FLAGS (default `--prune --quiet`; `none`: no flags). */
   fetchFlags: string;
   submodules: SubmoduleStrategy;
+  /** GIT_SUBMODULE_DEPTH (gitlab-runner's default: the payload's depth; 0 or none is no depth). */
+  submoduleDepth?: number;
+  /** GIT_SUBMODULE_PATHS: git pathspecs of the submodules to sync and update (none: all). */
+  submodulePaths?: readonly string[];
+  /** GIT_SUBMODULE_UPDATE_FLAGS, added to `git submodule update`. */
+  submoduleUpdateFlags?: readonly string[];
   remoteUrl: string;
   /** Where git works on this machine. */
   directory: string;
@@ -58,8 +65,25 @@ export function gitStrategy(value: string | undefined, allowGitFetch: boolean): 
   return allowGitFetch ? 'fetch' : 'clone';
 }
 
-export function submoduleStrategy(value: string | undefined): SubmoduleStrategy {
-  return value === 'normal' || value === 'recursive' ? value : 'none';
+/** GIT_SUBMODULE_STRATEGY; null for a value gitlab-runner refuses (`unknown GIT_SUBMODULE_STRATEGY`). */
+export function submoduleStrategy(value: string | undefined): SubmoduleStrategy | null {
+  if (value === undefined || value === '' || value === 'none') return 'none';
+  return value === 'normal' || value === 'recursive' ? value : null;
+}
+
+/** GIT_SUBMODULE_DEPTH as gitlab-runner reads it (Go's Atoi: a sign allowed, white space not), or else the payload's depth. */
+export function submoduleDepth(value: string | undefined, depth: number): number {
+  return /^[-+]?\d+$/.test(value ?? '') ? Number(value) : depth;
+}
+
+/**
+ * GIT_SUBMODULE_PATHS split on white space; a lone `:(exclude)` (the path after a space) is
+ * refused, as gitlab-runner does, rather than handed to git as "exclude nothing".
+ */
+export function submodulePaths(value: string | undefined): string[] {
+  const paths = words(value ?? '');
+  if (paths.includes(':(exclude)')) throw new SourcesError(`GIT_SUBMODULE_PATHS: invalid submodule pathspec '${value}'`, 1);
+  return paths;
 }
 
 /** `clone_url` rebuilt as gitlab-runner does: `<clone_url>/<CI_PROJECT_PATH>.git` with the job token. */
@@ -118,7 +142,7 @@ function sourcesScript(request: SourcesRequest, existed: boolean, empty: boolean
   const housekeeping = existed ? [] : ['-c', 'maintenance.auto=false', '-c', 'gc.auto=0'];
   const fetch = ['git', '-c', `http.userAgent=${request.userAgent}`, ...housekeeping, 'fetch', 'origin', ...info.refspecs];
   if (info.depth > 0 && !depthIsMoot(request, existed)) fetch.push('--depth', String(info.depth));
-  fetch.push(...words(request.fetchFlags));
+  if (request.fetchFlags.trim() !== 'none') fetch.push(...words(request.fetchFlags));
   lines.push(must(...fetch));
 
   if (request.checkout) {
@@ -129,22 +153,35 @@ function sourcesScript(request: SourcesRequest, existed: boolean, empty: boolean
     lines.push(notice('Skipping Git checkout'));
   }
 
-  if (request.submodules === 'none') {
-    lines.push(notice('Skipping Git submodules setup'));
-  } else {
-    const recursive = request.submodules === 'recursive' ? ['--recursive'] : [];
-    lines.push(
-      notice(request.submodules === 'recursive' ? 'Updating/initializing submodules recursively...' : 'Updating/initializing submodules...'),
-      must('git', 'submodule', 'sync', ...recursive),
-      must('git', 'submodule', 'update', '--init', ...recursive),
-      must('git', 'submodule', 'foreach', ...recursive, 'git clean -ffxd'),
-    );
-  }
+  if (request.submodules === 'none') lines.push(notice('Skipping Git submodules setup'));
+  else lines.push(...submoduleLines(request));
   lines.push('exit 0');
   return `${lines.join('\n')}\n`;
 }
 
 const words = (flags: string): string[] => flags.split(/\s+/).filter(Boolean);
+
+/**
+ * gitlab-runner's submodule commands: init, sync, what an earlier job changed in the
+ * submodules cleaned and reset, update, and what the update left cleaned.
+ */
+function submoduleLines(request: SourcesRequest): string[] {
+  const recursive = request.submodules === 'recursive' ? ['--recursive'] : [];
+  const depth = request.submoduleDepth ?? 0;
+  const withDepth = depth > 0 ? ` with git depth set to ${depth}` : '';
+  const paths = request.submodulePaths?.length ? ['--', ...request.submodulePaths] : [];
+  const cleanFlags = request.cleanFlags.trim() === 'none' ? '-ffdx' : words(request.cleanFlags).join(' ');
+  const foreach = (command: string): string => must('git', 'submodule', 'foreach', ...recursive, command);
+  return [
+    notice(`Updating/initializing submodules${recursive.length > 0 ? ' recursively' : ''}${withDepth}...`),
+    must('git', 'submodule', 'init'),
+    must('git', 'submodule', 'sync', ...recursive, ...paths),
+    foreach(`git clean ${cleanFlags}`),
+    foreach('git reset --hard'),
+    must('git', 'submodule', 'update', '--init', ...recursive, ...(depth > 0 ? ['--depth', String(depth)] : []), ...(request.submoduleUpdateFlags ?? []), ...paths),
+    foreach(`git clean ${cleanFlags}`),
+  ];
+}
 
 /**
  * A new repository fetching a commit without a parent that its alternates hold: a depth
@@ -171,6 +208,23 @@ function configValue(value: string): string {
 /** What a job stopped during git can leave in `.git`, which would fail the next fetch or run a hook. */
 const LEFTOVERS = ['index.lock', 'shallow.lock', 'HEAD.lock', 'config.lock', 'hooks/post-checkout'];
 
+/**
+ * The leftovers deeper down, as gitlab-runner removes them: a ref's `*.lock` under `.git/refs`
+ * and, when submodules are updated, the same files of each submodule's repository under `.git/modules`.
+ */
+async function deepLeftovers(gitDir: string, submodules: boolean): Promise<string[]> {
+  const under = (directory: string): Promise<string[]> => readdir(path.join(gitDir, directory), { recursive: true }).then((names) => names.map((name) => path.join(directory, name)), () => []);
+  const [refs, modules] = await Promise.all([under('refs'), submodules ? under('modules') : []]);
+  const moduleLeftover = (file: string): boolean => LEFTOVERS.some((leftover) => file.endsWith(`${path.sep}${leftover}`));
+  return [...refs.filter((file) => file.endsWith('.lock')), ...modules.filter(moduleLeftover)];
+}
+
+async function removeLeftovers(gitDir: string, submodules: boolean): Promise<void> {
+  const files = [...LEFTOVERS, ...(await deepLeftovers(gitDir, submodules))];
+  // Best effort, as gitlab-runner's `rm -f`: git itself reports a lock that stayed.
+  await Promise.all(files.map((file) => rm(path.join(gitDir, file), { force: true }).catch(() => undefined)));
+}
+
 export async function getSources(request: SourcesRequest): Promise<void> {
   const { trace, git: info } = request;
   if (request.strategy === 'none') {
@@ -193,7 +247,7 @@ export async function getSources(request: SourcesRequest): Promise<void> {
   const empty = readdir(request.directory).then((entries) => entries.length === 0, () => true);
   await Promise.all([
     empty,
-    ...(existed ? LEFTOVERS.map((file) => rm(path.join(request.directory, '.git', file), { force: true })) : []),
+    ...(existed ? [removeLeftovers(path.join(request.directory, '.git'), request.submodules !== 'none')] : []),
     mkdir(request.directory, { recursive: true }),
     mkdir(request.templateDirectory, { recursive: true }).then(() => writeFile(path.join(request.templateDirectory, 'config'), TEMPLATE_CONFIG)),
   ]);
@@ -208,6 +262,18 @@ export async function getSources(request: SourcesRequest): Promise<void> {
   }
   if (request.signal.aborted) throw new SourcesError('canceled', 1);
   if (exitCode !== 0) throw new SourcesError(`exit status ${exitCode}`, exitCode);
+}
+
+/**
+ * gitlab-runner's clear_worktree, once before the second attempt at the sources: what git
+ * tracks and what it does not goes (`git rm -rf .`, `git clean -ffdx`), so that a fetch a
+ * changed submodule broke can succeed. Its own failure is the next attempt's to report.
+ */
+export async function clearWorktree(directory: string, trace: JobTrace, signal: AbortSignal): Promise<void> {
+  trace.notice('Deleting tracked and untracked files...');
+  if (!(await exists(path.join(directory, '.git')))) return;
+  const script = `${command('git', 'rm', '-rf', '--ignore-unmatch', '.')}\n${command('git', 'clean', '-ffdx')}\n`;
+  await runShellScript({ stage: 'get_sources', kind: 'helper', shell: 'sh', script, onOutput: (chunk) => trace.write(chunk), signal }, { cwd: directory, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' } }).catch(() => undefined);
 }
 
 /**

@@ -1,12 +1,15 @@
 /**
  * The job log as GitLab shows it (reference §7.5, §8.2): runner lines with gitlab-runner's
- * ANSI prefixes, section markers, masking of masked values before anything leaves the
- * process, and the output limit with GitLab's exact message. Bytes go to a sink (the
+ * ANSI prefixes, section markers, masking before anything leaves the process (credential
+ * URL parameters and prefixed tokens, then the masked values, then invalid UTF-8 replaced, as
+ * gitlab-runner's buffer does), and the output limit with GitLab's exact message. Bytes go to a sink (the
  * JobSession) in order. With `timestamps` (FF_TIMESTAMPS) every line gets gitlab-runner
  * 18.7's prefix: the runner's own lines on stream 0, the job's output on stream 1.
  */
 import { RUNNER_STREAM, WORK_STREAM } from '../../shared/log-lines.ts';
 import { StreamMasker } from './masker.ts';
+import { PatternMasker } from './pattern-masker.ts';
+import { Utf8Repair } from './utf8-repair.ts';
 import { LineTimestamper } from './timestamps.ts';
 
 export const ANSI = {
@@ -22,6 +25,8 @@ export const ANSI = {
 export interface TraceOptions {
   sink: (bytes: Buffer) => void;
   maskedValues: readonly string[];
+  /** The payload's `features.token_mask_prefixes` (`glpat-` is masked always). */
+  tokenPrefixes?: readonly string[];
   /** Bytes; gitlab-runner's default is 4096 KiB. */
   limitBytes: number;
   /** Print section_start/section_end markers (the payload's features.trace_sections). */
@@ -35,6 +40,8 @@ export interface TraceOptions {
 
 export class JobTrace {
   private masker: StreamMasker;
+  private readonly patterns: PatternMasker;
+  private readonly utf8 = new Utf8Repair();
   private written = 0;
   private limitReached = false;
   private readonly now: () => Date;
@@ -44,6 +51,7 @@ export class JobTrace {
 
   constructor(private readonly options: TraceOptions) {
     this.masker = new StreamMasker(options.maskedValues);
+    this.patterns = new PatternMasker(options.tokenPrefixes);
     this.now = options.now ?? (() => new Date());
     this.work = options.timestamps ? new LineTimestamper(WORK_STREAM) : null;
     this.runner = options.timestamps ? new LineTimestamper(RUNNER_STREAM) : null;
@@ -52,7 +60,7 @@ export class JobTrace {
   /** Bytes the job produced (script output): masked, then limited. */
   write(chunk: Buffer | string): void {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    this.out(this.masker.write(bytes), this.work);
+    this.out(this.utf8.write(this.masker.write(this.patterns.write(bytes))), this.work);
   }
 
   /** Masks these values from now on (the full variable list is known once the environment is). */
@@ -63,7 +71,8 @@ export class JobTrace {
 
   /** Releases bytes the masker held back (end of a stage); ends a partial line of timestamped output. */
   flush(): void {
-    this.out(this.masker.flush(), this.work);
+    const held = Buffer.concat([this.masker.write(this.patterns.flush()), this.masker.flush()]);
+    this.out(Buffer.concat([this.utf8.write(held), this.utf8.flush()]), this.work);
     if (this.work) this.emit(this.work.close());
   }
 
@@ -125,9 +134,11 @@ export class JobTrace {
 
   /** The runner's own bytes (lines, section markers): masked, on the runner's stream. */
   private runnerBytes(text: string): void {
-    const masked = this.masker.write(Buffer.from(text));
+    const masked = this.masker.write(this.patterns.write(Buffer.from(text)));
+    const pattern = this.patterns.flush();
+    const tail = pattern.length === 0 ? pattern : this.masker.write(pattern);
     const held = this.masker.flush();
-    this.out(held.length === 0 ? masked : Buffer.concat([masked, held]), this.runner);
+    this.out(Buffer.concat([masked, tail, held]), this.runner);
   }
 
   /** Timestamped when asked for, then limited. */

@@ -23,7 +23,7 @@ export interface RunnerVariableContext {
   projectDir: string;
   concurrentId: number;
   concurrentProjectId: number;
-  jobStatus: 'running' | 'success' | 'failed' | 'canceled';
+  jobStatus: 'running' | 'success' | 'failed' | 'canceled' | 'timedout';
   shared: boolean;
   version: string;
   revision: string;

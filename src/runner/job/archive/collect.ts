@@ -26,7 +26,8 @@ export async function collect(context: JobContext, given: Selection, label: stri
     if (!stream) continue;
     // The directory a pattern names is itself one of the matches.
     if (root) select(root, 'directory');
-    await extractInto(stream, root ? path.join(staging, root) : staging, (name, type) => select(root ? `${root}/${name}` : name, type));
+    // A link is archived as a link, whatever it points at, as gitlab-runner's archiver does.
+    await extractInto(stream, root ? path.join(staging, root) : staging, (name, type) => select(root ? `${root}/${name}` : name, type), { anySymlinkTarget: true });
   }
   return { staging, select };
 }

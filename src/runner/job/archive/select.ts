@@ -58,11 +58,13 @@ export function selector(selection: Selection, tracked: ReadonlySet<string>): Se
   const select = ((name: string, type: string): boolean => {
     if (name === '.git' || name.startsWith('.git/')) return false;
     const brought = include.filter(([, test]) => test(name)).map(([pattern]) => pattern);
-    const untracked = brought.length === 0 && selection.untracked === true && type !== 'directory' && !tracked.has(name);
+    // `git ls-files -o` lists files (links too), whether a path brought them or not.
+    const untracked = selection.untracked === true && type !== 'directory' && !tracked.has(name);
     if (brought.length === 0 && !untracked) return false;
     const rule = exclude.find(([, test]) => test(name))?.[0];
     if (rule !== undefined) {
-      excluded.set(rule, (excluded.get(rule) ?? 0) + 1);
+      // gitlab-runner checks the exclusions each time a path or the untracked list brings the entry.
+      excluded.set(rule, (excluded.get(rule) ?? 0) + brought.length + (untracked ? 1 : 0));
       return false;
     }
     for (const pattern of brought) counts.set(pattern, (counts.get(pattern) ?? 0) + 1);

@@ -204,6 +204,9 @@ export async function startRunner(local: LocalCoordinator, settings: ExecRunnerS
     limit: settings.concurrency, request_concurrency: settings.concurrency,
   };
   if (settings.cacheDir !== undefined) entry.cache_dir = settings.cacheDir;
+  // A CI file's GIT_CLONE_PATH (a Go project's GOPATH layout, say) works here as on a docker
+  // runner: the local runner is yours, so the shell executor allows it too (gitlab-runner's default is off).
+  entry.custom_build_dir = { enabled: true };
   if (settings.executor === 'docker') {
     // Every policy a CI file can name is allowed (see docs/exec.md "Pull policies").
     entry.docker = {

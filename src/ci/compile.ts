@@ -146,7 +146,13 @@ async function loadConfiguration(
   const loaded = loadYaml(text, configPath, limits);
   if (!loaded.ok) {
     const message =
-      loaded.failure === 'empty' ? `Please provide content of ${configPath}` : loaded.failure === 'too-big' ? TOO_BIG_MESSAGE : INVALID_FORMAT_MESSAGE;
+      loaded.failure === 'empty'
+        ? `Please provide content of ${configPath}`
+        : loaded.failure === 'too-big'
+          ? TOO_BIG_MESSAGE
+          : loaded.failure === 'disallowed-class'
+            ? loaded.detail
+            : INVALID_FORMAT_MESSAGE;
     sink.errorAt(message, configPath, loaded.line);
     return null;
   }

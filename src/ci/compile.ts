@@ -18,6 +18,7 @@ import { mergeAutoCancel } from './entries/auto-cancel.ts';
 import { pipelineName } from './pipeline-name.ts';
 import { expandParallel, type ExpandedJob } from './parallel.ts';
 import { mergeVariables } from './entries/variables.ts';
+import { expandExisting } from './nested-expansion.ts';
 import { inputsFromContext, jobAttributeVariables, predefinedPipelineVariables, variableLookup } from './pipeline-variables.ts';
 import { resolveReferences } from './reference.ts';
 import { applicableUserVariables } from './user-variables.ts';
@@ -96,6 +97,9 @@ async function compileMerged(config: PlainObject, context: CompileContext, limit
     const lookup = variableLookup(own, predefined, job.config.variables, userVariables);
     const outcome = await evaluateJob(job.config, conditions, lookup, root.workflow.rules !== null);
     const definition = toDefinition(job, outcome, declaredStages);
+    // GitLab's Seed::Build#evaluate_runner_tags: a tag's `$VARIABLES` expanded with the job's
+    // variables (those its rules see), one that is not set left as written.
+    if (definition.tags.length > 0) definition.tags = definition.tags.map((tag) => expandExisting(tag, (name) => valueOf(lookup, name)));
     definitions.push(definition);
     if (outcome.ruleError) ruleErrors.push({ job: definition, message: outcome.ruleError });
   }
@@ -146,7 +150,13 @@ async function loadConfiguration(
   const loaded = loadYaml(text, configPath, limits);
   if (!loaded.ok) {
     const message =
-      loaded.failure === 'empty' ? `Please provide content of ${configPath}` : loaded.failure === 'too-big' ? TOO_BIG_MESSAGE : INVALID_FORMAT_MESSAGE;
+      loaded.failure === 'empty'
+        ? `Please provide content of ${configPath}`
+        : loaded.failure === 'too-big'
+          ? TOO_BIG_MESSAGE
+          : loaded.failure === 'disallowed-class'
+            ? loaded.detail
+            : INVALID_FORMAT_MESSAGE;
     sink.errorAt(message, configPath, loaded.line);
     return null;
   }
@@ -170,6 +180,11 @@ async function loadConfiguration(
  * `include:rules` see the pipeline's predefined variables and the project's and pipeline's own,
  * not the configuration's (GitLab evaluates them before the file is read whole).
  */
+function valueOf(lookup: (name: string) => string | undefined, name: string): { value: string } | undefined {
+  const value = lookup(name);
+  return value === undefined ? undefined : { value };
+}
+
 function includeRulesEvaluator(context: CompileContext, limits: CompileLimits, variables: IncludeVariables): IncludeRulesEvaluator {
   const conditions = new ConditionContext(context, limits.maxExpressionTokens);
   const lookup = (name: string): string | undefined => variables.lookup(name)?.value;

@@ -22,7 +22,7 @@ import type { CompileLimits } from './limits.ts';
 import { isPlainObject, RubyFloat, YamlReference, type PlainObject } from './values.ts';
 import { applyMergeKeys, isMergeKey, mergeKeyMark } from './yaml-merge-keys.ts';
 import { prescanYaml } from './yaml-prescan.ts';
-import { rubyScalarTags } from './yaml-ruby-scalars.ts';
+import { DISALLOWED_CLASS_PREFIX, rubyScalarTags } from './yaml-ruby-scalars.ts';
 import { MAX_QUOTED_REPAIRS, reindentQuotedScalar } from './yaml-quoted-lines.ts';
 
 export const TOO_BIG_MESSAGE = 'The parsed YAML is too big';
@@ -38,7 +38,8 @@ const referenceTag: CollectionTag = {
   },
 };
 
-export type LoadFailure = 'syntax' | 'too-big' | 'not-a-hash' | 'empty';
+/** `disallowed-class`: a plain date or time, which GitLab's loader refuses to load (its `detail` is GitLab's message). */
+export type LoadFailure = 'syntax' | 'too-big' | 'not-a-hash' | 'empty' | 'disallowed-class';
 
 export type LoadResult =
   /** `header`: a first document holding only `spec:` (GitLab's `spec:inputs` header), when there is one. */
@@ -77,7 +78,8 @@ export function loadYaml(text: string, file: string, limits: CompileLimits): Loa
   const firstError = doc.errors[0];
   if (firstError) {
     const line = firstError.linePos?.[0]?.line ?? lineCounter.linePos(firstError.pos[0]).line;
-    return { ok: false, failure: 'syntax', line, detail: firstError.message };
+    const disallowed = firstError.code === 'TAG_RESOLVE_FAILED' && firstError.message.startsWith(DISALLOWED_CLASS_PREFIX);
+    return { ok: false, failure: disallowed ? 'disallowed-class' : 'syntax', line, detail: firstError.message };
   }
 
   const positions: FilePositions = { file, lines: new Map() };

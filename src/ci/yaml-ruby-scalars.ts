@@ -3,8 +3,9 @@
  * the yaml library's default is YAML 1.2's core schema. The differences that matter in CI
  * files: `yes`/`no`/`on`/`off` (any case) are booleans, `0755` is octal and `08` a string,
  * `1_000` and `1,000` are integers, a float needs a `.` (`1e3` is a string), and `1:30` is
- * a base-60 integer. Quoted scalars stay strings. Dates and times stay strings here (GitLab
- * refuses them: its loader permits no Date or Time).
+ * a base-60 integer. Quoted scalars stay strings. A plain date (`2024-01-15`) or time
+ * (`2024-01-15 10:00:00`) would be a Ruby Date or Time, which GitLab's loader does not permit:
+ * it refuses the file ("Tried to load unspecified class: Date"), and so does this one.
  */
 import { Scalar, type ScalarTag, type Tags } from 'yaml';
 import { RubyFloat } from './values.ts';
@@ -95,9 +96,25 @@ const intTag: ScalarTag = {
   },
 };
 
-/** The core schema's tags with its null, bool, int and float replaced by Psych's. */
+/** Psych's patterns for a Time and a Date (`ScalarScanner`): both load a class GitLab does not permit. */
+const TIME = /^-?\d{4}-\d{1,2}-\d{1,2}(?:[Tt]|\s+)\d{1,2}:\d\d:\d\d(?:\.\d*)?(?:\s*(?:Z|[-+]\d{1,2}:?(?:\d\d)?))?$/;
+const DATE = /^\d{4}-(?:1[012]|0\d|\d)-(?:[12]\d|3[01]|0\d|\d)$/;
+export const DISALLOWED_CLASS_PREFIX = 'Tried to load unspecified class: ';
+
+const timestampTag: ScalarTag = {
+  tag: `${TAG}timestamp`,
+  default: true,
+  identify: () => false,
+  test: new RegExp(`${TIME.source}|${DATE.source}`),
+  resolve(source, onError) {
+    onError(`${DISALLOWED_CLASS_PREFIX}${TIME.test(source) ? 'Time' : 'Date'}`);
+    return source;
+  },
+};
+
+/** The core schema's tags with its null, bool, int and float replaced by Psych's, and its timestamps refused. */
 export function rubyScalarTags(tags: Tags): Tags {
   const kept = tags.filter((tag) => typeof tag === 'string' || !REPLACED.has(tag.tag));
   // `intTag` before `sexagesimalTag`: an explicit `!!int` takes the first tag of that name.
-  return [...kept, nullTag, boolTag, intTag, floatTag, sexagesimalTag];
+  return [...kept, nullTag, boolTag, intTag, floatTag, sexagesimalTag, timestampTag];
 }

@@ -6,13 +6,14 @@ import type { Argv } from 'yargs';
 
 export const EXEC_DESCRIPTION = 'Run the pipeline of the working tree (uncommitted and untracked files included) on an in-process coordinator and runner';
 
+/** A repeatable flag takes one value each time (`nargs: 1`): a job name after `--variable A=1` is a job name. */
 export function execOptions<T>(command: Argv<T>) {
   return command
     .positional('jobs', { type: 'string', array: true, describe: 'Jobs to run (default: the whole pipeline)' })
     .option('file', { type: 'string', describe: 'CI file (default .gitlab-ci.yml at the top of the tree)' })
     .option('needs', { type: 'boolean', describe: 'Also run what the named jobs need or take artifacts from' })
     .option('stage', { type: 'string', describe: 'Run the jobs of this stage' })
-    .option('manual', { type: 'string', array: true, describe: 'Play this manual job when it is reached (repeatable)' })
+    .option('manual', { type: 'string', array: true, nargs: 1, describe: 'Play this manual job when it is reached (repeatable)' })
     .option('list', { type: 'boolean', describe: 'Print the jobs (stage, when, needs, allow_failure, rules outcome) and stop' })
     .option('preview', { type: 'boolean', describe: 'Print the merged configuration and stop' })
     .option('payload', { type: 'string', describe: 'Print the payload a runner receives for this job and stop' })
@@ -21,8 +22,8 @@ export function execOptions<T>(command: Argv<T>) {
     .option('ref', { type: 'string', describe: 'Branch the pipeline runs for (default: the current branch)' })
     .option('tag', { type: 'string', describe: 'Run the pipeline as for this tag' })
     .option('source', { type: 'string', describe: 'CI_PIPELINE_SOURCE (default push)' })
-    .option('variable', { type: 'string', array: true, describe: 'KEY=VALUE, repeatable' })
-    .option('env-file', { type: 'string', array: true, describe: 'A dotenv file of pipeline variables, repeatable (--variable wins)' })
+    .option('variable', { type: 'string', array: true, nargs: 1, describe: 'KEY=VALUE, repeatable' })
+    .option('env-file', { type: 'string', array: true, nargs: 1, describe: 'A dotenv file of pipeline variables, repeatable (--variable wins)' })
     .option('executor', { type: 'string', describe: 'shell (default) or docker' })
     .option('docker-image', { type: 'string', describe: 'Image of docker jobs without image:' })
     .option('concurrency', { type: 'number', describe: 'Jobs at once (default: the number of cores)' })

@@ -202,8 +202,8 @@ export async function main(argv: string[]): Promise<number> {
           .positional('file', { type: 'string', describe: 'CI file (default .gitlab-ci.yml)' })
           .option('ref', { type: 'string', describe: 'Branch to evaluate rules for (default main)' })
           .option('tag', { type: 'string', describe: 'Evaluate rules as for this tag' })
-          .option('variable', { type: 'string', array: true, describe: 'KEY=VALUE, repeatable' })
-          .option('env-file', { type: 'string', array: true, describe: 'A dotenv file of pipeline variables, repeatable (--variable wins)' })
+          .option('variable', { type: 'string', array: true, nargs: 1, describe: 'KEY=VALUE, repeatable' })
+          .option('env-file', { type: 'string', array: true, nargs: 1, describe: 'A dotenv file of pipeline variables, repeatable (--variable wins)' })
           .option('json', { type: 'boolean', default: false, describe: 'Machine-readable output' }),
       async (args) => {
         const { runLint } = await import('./commands/lint.ts');

@@ -30,6 +30,8 @@ export interface FollowOptions {
   /** Print the runner's sections whole instead of their header line. */
   verbose?: boolean;
   signal?: AbortSignal;
+  /** Told the jobs of the run (child pipelines' too) on every pass, before manual ones are played. */
+  onJobs?: (jobs: readonly JobRecord[]) => Promise<void>;
 }
 
 export async function followPipeline(local: LocalCoordinator, project: ProjectRecord, pipeline: PipelineRecord, options: FollowOptions): Promise<ExecResult> {
@@ -75,6 +77,7 @@ export async function followPipeline(local: LocalCoordinator, project: ProjectRe
       options.signal?.throwIfAborted();
       // Retried jobs too: an attempt that failed and was retried has its log to finish.
       const jobs = (await stores.jobs.list({ projectId: project.id, sort: 'asc', includeRetried: true }, PAGE)).items;
+      await options.onJobs?.(jobs);
       for (const job of jobs) {
         if (job.status === 'manual' && !played.has(job.id) && (options.play.has(job.name) || options.play.has(job.definition?.baseName ?? job.name))) {
           played.add(job.id);

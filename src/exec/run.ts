@@ -24,6 +24,7 @@ import { formatSummary, type ExecIo, type ExecResult } from './output.ts';
 export type { ExecIo };
 import { chooseJobs, configWithOnly, resultWithOnly } from './selection.ts';
 import { RunRegistry } from './superseding.ts';
+import { runnerTags } from './runner-tags.ts';
 import { loadStack, prepareRunner, registerLocalRunner, setSnapshotRefs, startedTogether, startLocalCoordinator, type ExecRunnerSettings, type LocalCoordinator } from './session.ts';
 import { requestPayload } from './payload.ts';
 import { summariseJunitReports } from './junit-summary.ts';
@@ -219,6 +220,9 @@ async function runPipeline(
     });
   timelineMark('pipeline created');
   const registered = await preparedRunner;
+  // Tagged jobs are the local runner's too: it takes on their tags before it asks for a job.
+  const tags = await runnerTags(local, registered.token);
+  await tags.cover((await local.coordinator.context.stores.jobs.list({ projectId: project.id }, { offset: 0, limit: 10_000 })).items);
   timelineMark('runner prepared');
   const runner = await registered.start();
   let runs: RunRegistry | undefined;
@@ -229,7 +233,7 @@ async function runPipeline(
     const play = new Set([...request.manual, ...request.jobs]);
     const statuses = async () => (await local.coordinator.context.stores.jobs.list({ projectId: project.id }, { offset: 0, limit: 10_000 })).items.map((job) => job.status);
     const outcome: ExecResult = await withProgress(request.progress, io.stdout, statuses, (stdout) =>
-      followPipeline(local, project, pipeline, { play, io: { ...io, stdout }, json: request.json, colour: request.colour, verbose: request.verbose, signal: request.signal }),
+      followPipeline(local, project, pipeline, { play, io: { ...io, stdout }, json: request.json, colour: request.colour, verbose: request.verbose, signal: request.signal, onJobs: (jobs) => tags.cover(jobs) }),
     );
     timelineMark('pipeline done');
     // Independent: the archives are unpacked (tar processes) while the logs are written.

@@ -154,6 +154,8 @@ export async function setSnapshotRefs(
 
 /** A runner registered and configured, not yet asking for jobs. */
 export interface PreparedRunner {
+  /** Its token (runner-tags.ts finds it by this). */
+  token: string;
   /** Starts polling; the daemon's `abort` ends it. */
   start(): Promise<RunnerDaemon>;
   /** Forgets it without starting it (the pipeline could not be created). */
@@ -166,8 +168,10 @@ export interface PreparedRunner {
  * check_interval), and the registration is done while the pipeline is created.
  */
 export async function prepareRunner(local: LocalCoordinator, settings: ExecRunnerSettings, registration?: Promise<string>): Promise<PreparedRunner> {
-  const daemon = await startRunner(local, settings, { start: false, registration });
+  const token = await (registration ?? registerLocalRunner(local));
+  const daemon = await startRunner(local, settings, { start: false, registration: Promise.resolve(token) });
   return {
+    token,
     start: async () => {
       await daemon.start();
       return daemon;

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { ExecArgs } from '../../src/cli/commands/exec.ts';
 import { waitUntil, withinOrKill } from '../helpers/bounded.ts';
-import { exec, workingTree, type JsonResult } from './exec-helpers.ts';
+import { exec, statuses, workingTree, type JsonResult } from './exec-helpers.ts';
 
 const BIN = path.resolve(import.meta.dirname, '../../bin/runner');
 
@@ -115,6 +115,21 @@ describe('runner exec command line', () => {
 describe('bin/runner exec run as a command', () => {
   const dir = workingTree({ '.gitlab-ci.yml': 'broken:\n  script:\n    - echo "job output"\n    - exit 4\n' });
   after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('takes one value per --variable, --manual and --env-file: a job name after one is a job name', async () => {
+    const ci = 'greet:\n  script: echo "greeting=$GREETING $NAME"\nship:\n  when: manual\n  script: echo shipped\nother:\n  script: exit 1\n';
+    const tree = workingTree({ '.gitlab-ci.yml': ci, 'local.env': 'NAME=from-env-file\n' });
+    try {
+      const args = ['--variable', 'GREETING=hi', 'greet', '--manual', 'ship', 'ship', '--env-file', 'local.env', '--json'];
+      const result = await runBinary(tree, args, '');
+      assert.equal(result.code, 0, result.stderr);
+      const outcome = JSON.parse(result.stdout) as JsonResult;
+      assert.deepEqual(statuses(outcome), { greet: 'success', ship: 'success' });
+      assert.match(result.stderr, /greeting=hi from-env-file/);
+    } finally {
+      rmSync(tree, { recursive: true, force: true });
+    }
+  });
 
   it("says itself that an --env-file is missing (Node 20 would exit first, reading the script's --env-file as its own)", async () => {
     for (const args of [['--env-file', 'missing.env'], ['--env-file=missing.env']]) {

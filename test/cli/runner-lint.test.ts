@@ -42,6 +42,12 @@ describe('runner lint (the installed command)', () => {
     assert.match(result.stdout, /broken\.yml:3: error: jobs:job when /);
   });
 
+  it('takes one value per --variable: a file named after one is the file to lint', async () => {
+    const result = await runner(['lint', '--variable', 'RELEASE=1', 'broken.yml'], dir);
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(result.stdout, /broken\.yml:3: error: jobs:job when /);
+  });
+
   it('exits 1 with a clear message for a missing file', async () => {
     const result = await runner(['lint', 'missing.yml'], dir);
     assert.equal(result.code, 1);

@@ -100,6 +100,12 @@ export const RETRY_WHEN_VALUES = [
   'bridge_pipeline_is_child_pipeline', 'downstream_pipeline_creation_failed', 'secrets_provider_not_found',
   'reached_max_descendant_pipelines_depth', 'ip_restriction_failure', 'reached_max_pipeline_hierarchy_size',
   'reached_downstream_pipeline_trigger_rate_limit',
+  // Later GitLab releases' reasons (up to 19.1's runner_configuration_error,
+  // runner_external_dependency_failure and runner_interrupted): a file written for them is valid.
+  'job_execution_server_timeout', 'stuck_pending_with_matching_runners', 'stuck_pending_no_matching_runners',
+  'no_updates_running', 'no_updates_canceling', 'server_timeout_running', 'server_timeout_canceling',
+  'runner_configuration_error', 'runner_external_dependency_failure', 'runner_interrupted', 'duo_workflow_not_allowed',
+  'job_router_failure', 'job_token_expired', 'id_token_burned_project_path', 'downstream_project_trigger_resolved_to_empty',
 ];
 
 export const NO_RETRY: RetryDefinition = { max: 0, when: ['always'] };

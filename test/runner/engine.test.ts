@@ -180,6 +180,11 @@ describe('job engine (shell executor)', () => {
     assert.ok(trace.includes('\nfile-content\nline2\n'));
     assert.ok(trace.includes(`\n${projectDir} yes running true runnerto 0\n`));
     await assert.rejects(stat(`${projectDir}.tmp`), 'file variables are cleaned up');
+    // The job's image is exported under the shell executor too, as gitlab-runner does.
+    const withImage = await run(payload({ image: { name: 'ruby:3.3' }, steps: script('echo "image=${CI_JOB_IMAGE:-none}"') }), await jobSettings());
+    assert.ok(withImage.trace.includes('\nimage=ruby:3.3\n'), withImage.trace);
+    const withoutImage = await run(payload({ steps: script('echo "image=${CI_JOB_IMAGE:-none}"') }), await jobSettings());
+    assert.ok(withoutImage.trace.includes('\nimage=none\n'), withoutImage.trace);
   });
 
   it('runs the sh flavour of the script too', async () => {

@@ -362,7 +362,8 @@ async function runAfterScript(context: JobContext, options: RunJobOptions, comma
 function jobVariables(options: RunJobOptions, info: EnvironmentInfo, jobStatus: 'running' | AfterScriptStatus): BuildVariable[] {
   const { runner, settings } = options;
   return buildVariables(options.payload.variables, {
-    image: info.image,
+    // gitlab-runner exports the job's image whatever the executor: a shell job with `image:` sees it too.
+    image: info.image ?? options.payload.image?.name ?? null,
     shortToken: runner.shortToken,
     environment: settings.environment,
     buildsDir: info.buildsDir,

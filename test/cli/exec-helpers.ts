@@ -37,11 +37,17 @@ export interface ExecOutcome {
 export async function exec(cwd: string, args: ExecArgs, terminal: Pick<ExecCommandIo, 'tty' | 'shellTerminal'> = {}): Promise<ExecOutcome> {
   let stdout = '';
   let stderr = '';
+  // A run that hangs (a job no runner takes, say) is stopped as when its reader goes away, so that
+  // its coordinator and runner close and the test process can end after the failure.
+  const stop = new AbortController();
   const code = await within(
-    runExecCommand({ concurrency: 2, ...args }, { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += text), cwd, colour: false, ...terminal }),
+    runExecCommand({ concurrency: 2, ...args }, { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += text), cwd, colour: false, outputClosed: stop.signal, ...terminal }),
     120_000,
     `runner exec ${JSON.stringify(args)}`,
-  );
+  ).catch((error: unknown) => {
+    stop.abort();
+    throw error;
+  });
   return { code, stdout, stderr };
 }
 

@@ -132,7 +132,7 @@ export async function runExec(request: ExecRequest, io: ExecIo): Promise<number>
       io.stdout(request.json ? `${JSON.stringify(merged, null, 2)}\n` : stringify(merged));
       return 0;
     }
-    checkCompiled(result);
+    checkCompiled(result, request.jobs);
     if (request.mode === 'payload') return await printPayload(local, input, prepared, request, io);
     const reuse: ReuseContext | null = request.reuse
       ? {
@@ -300,9 +300,14 @@ async function printPayload(local: LocalCoordinator, input: PipelineCreationInpu
   return 0;
 }
 
-function checkCompiled(result: CompileResult): void {
+function checkCompiled(result: CompileResult, named: readonly string[]): void {
   if (result.status === 'invalid') throw new ExecError(`the CI configuration is invalid:\n${result.errors.map(formatDiagnostic).join('\n')}`);
-  if (result.status === 'filtered' || result.status === 'skipped') throw new ExecError(`no pipeline: ${result.reason ?? result.status}`);
+  if (result.status === 'filtered' || result.status === 'skipped') {
+    // A job asked for by name that the rules leave out: that job's refusal says more than the pipeline's.
+    const leftOut = named.filter((name) => result.excludedJobs.some((job) => job.name === name || job.baseName === name));
+    if (leftOut.length > 0) chooseJobs(result, { names: leftOut, withNeeds: false });
+    throw new ExecError(`no pipeline: ${result.reason ?? result.status}`);
+  }
 }
 
 /** The coordinator's refusals (missing CI file, bad ref, invalid configuration) as one clear error. */

@@ -100,7 +100,7 @@ export async function followPipeline(local: LocalCoordinator, project: ProjectRe
     exitCode: final.status === 'success' || final.status === 'manual' ? 0 : 1,
     pipelineId: final.id,
     pipelineName: final.name,
-    jobs: await withDownstreamErrors(stores, jobs.filter((job) => !job.retried).map(jobResult)),
+    jobs: withUpstream(await withDownstreamErrors(stores, jobs.filter((job) => !job.retried).map(jobResult)), jobs, (await stores.pipelines.list({ projectId: project.id }, PAGE)).items),
   };
 }
 
@@ -116,6 +116,24 @@ async function withDownstreamErrors(stores: LocalCoordinator['coordinator']['con
     if (downstream.source_job_id !== null && downstream.yaml_errors) errors.set(downstream.source_job_id, downstream.yaml_errors);
   }
   return results.map((job) => (errors.has(job.id) ? { ...job, downstreamErrors: errors.get(job.id) } : job));
+}
+
+/** Each job's trigger jobs, outermost first, by its pipeline's `source_job_id` (a bridge of the pipeline above). */
+function withUpstream(results: JobResult[], jobs: readonly JobRecord[], pipelines: readonly PipelineRecord[]): JobResult[] {
+  const bridges = new Map(jobs.map((job) => [job.id, job]));
+  const sourceJob = new Map(pipelines.map((each) => [each.id, each.source_job_id]));
+  const chain = (pipelineId: number): string[] => {
+    const names: string[] = [];
+    // At most as many steps as pipelines: a loop in the records cannot hold the run.
+    for (let id: number | null | undefined = sourceJob.get(pipelineId), steps = 0; id != null && steps < pipelines.length; steps += 1) {
+      const bridge = bridges.get(id);
+      if (!bridge) break;
+      names.unshift(bridge.name);
+      id = sourceJob.get(bridge.pipeline_id);
+    }
+    return names;
+  };
+  return results.map((job) => ({ ...job, upstream: chain(job.pipelineId) }));
 }
 
 async function readRange(traces: LocalCoordinator['ci']['ciBlobs']['traces'], jobId: number, start: number, end: number): Promise<Buffer> {

@@ -113,6 +113,8 @@ export interface JobResult {
   coverage?: number | null;
   /** The pipeline's id (child pipelines' jobs have their own). */
   pipelineId: number;
+  /** The trigger jobs whose child pipelines hold it, outermost first: empty in the run's own pipeline. */
+  upstream?: string[];
   /** Where its artifacts were unpacked, if it has any. */
   artifacts?: string | null;
   /** The file holding its whole trace. */
@@ -137,8 +139,10 @@ export interface ExecResult {
 /** The jobs' table (a COVERAGE column when a job has a coverage), where their logs and artifacts are, the pipeline's status. */
 export function formatSummary(result: ExecResult): string {
   const withCoverage = result.jobs.some((job) => job.coverage != null);
+  // A child pipeline's job by the trigger jobs above it: `spawn › rspec` beside the parent's own `rspec`.
+  const named = (job: JobResult): string => [...(job.upstream ?? []), job.name].join(' › ');
   const rows = result.jobs.map((job) => [
-    job.name,
+    named(job),
     job.stage,
     job.reused ? 'reused' : job.status === 'failed' && job.allowFailure ? 'failed (allowed)' : job.status,
     job.duration === null ? '-' : `${job.duration.toFixed(1)} s`,
@@ -148,10 +152,10 @@ export function formatSummary(result: ExecResult): string {
   const header = ['JOB', 'STAGE', 'STATUS', 'DURATION', ...(withCoverage ? ['COVERAGE'] : []), 'FAILURE'];
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
   const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd();
-  const downstream = result.jobs.flatMap((job) => (job.downstreamErrors ? [`${job.name}: its downstream pipeline was not created: ${job.downstreamErrors}`] : []));
+  const downstream = result.jobs.flatMap((job) => (job.downstreamErrors ? [`${named(job)}: its downstream pipeline was not created: ${job.downstreamErrors}`] : []));
   const files = result.jobs.flatMap((job) => [
-    ...(job.log ? [`log of ${job.name}: ${job.log}`] : []),
-    ...(job.artifacts ? [`artifacts of ${job.name}: ${job.artifacts}`] : []),
+    ...(job.log ? [`log of ${named(job)}: ${job.log}`] : []),
+    ...(job.artifacts ? [`artifacts of ${named(job)}: ${job.artifacts}`] : []),
   ]);
   return `${[line(header), ...rows.map(line), ...(downstream.length > 0 ? ['', ...downstream] : []), ...(files.length > 0 ? ['', ...files] : []), '', `pipeline ${result.pipelineName === null ? '' : `"${result.pipelineName}" `}${result.status}`].join('\n')}\n`;
 }

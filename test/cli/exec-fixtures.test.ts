@@ -3,7 +3,8 @@
  * file and the files it needs) with `expected.json`: the exec flags (`args`), the exit status,
  * the pipeline status, each job's status, failure reasons, the jobs allowed to fail
  * (`allowFailure`, when given: exactly these), the jobs `--reuse` reused, lines of
- * the log (regular expressions, `^`/`$` per line), stderr, and job pairs where the first must
+ * the log (regular expressions, `^`/`$` per line), stderr, the trigger jobs above a child
+ * pipeline's job (`upstream`), and job pairs where the first must
  * start before the second finishes. Each runs as a fresh git repository with everything
  * committed but `.gantry/`, which is copied in afterwards, as a user's local variables file is,
  * and the `uncommitted` files, written after the commit (changed or untracked). `then` is a
@@ -22,6 +23,8 @@ interface Expected {
   status?: string;
   jobs?: Record<string, string>;
   failureReasons?: Record<string, string>;
+  /** The trigger jobs above a job of a child pipeline (outermost first), by job name. */
+  upstream?: Record<string, string[]>;
   /** A failed bridge's `downstreamErrors`, by bridge name: patterns. */
   downstreamErrors?: Record<string, string>;
   /** The jobs whose allow_failure is true at the end (the others' is false). */
@@ -39,7 +42,7 @@ interface Fixture extends Expected {
 }
 
 interface FullResult extends JsonResult {
-  jobs: Array<JsonResult['jobs'][number] & { startedAt: string | null; finishedAt: string | null; reused?: boolean; allowFailure: boolean; downstreamErrors?: string }>;
+  jobs: Array<JsonResult['jobs'][number] & { startedAt: string | null; finishedAt: string | null; reused?: boolean; allowFailure: boolean; downstreamErrors?: string; upstream?: string[] }>;
 }
 
 const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/exec');
@@ -56,6 +59,9 @@ async function runAndCheck(dir: string, expected: Expected): Promise<void> {
   if (expected.status !== undefined) assert.equal(outcome.status, expected.status);
   for (const [job, reason] of Object.entries(expected.failureReasons ?? {})) {
     assert.equal(outcome.jobs.find((each) => each.name === job)?.failureReason, reason, context);
+  }
+  for (const [job, upstream] of Object.entries(expected.upstream ?? {})) {
+    assert.deepEqual(outcome.jobs.find((each) => each.name === job)?.upstream, upstream, context);
   }
   for (const [bridge, pattern] of Object.entries(expected.downstreamErrors ?? {})) {
     assert.match(outcome.jobs.find((each) => each.name === bridge)?.downstreamErrors ?? '', new RegExp(pattern), context);

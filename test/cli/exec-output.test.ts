@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { LogPrinter } from '../../src/exec/output.ts';
+import { formatSummary, LogPrinter, type JobResult } from '../../src/exec/output.ts';
 import { ProgressLine, progressText } from '../../src/exec/progress.ts';
 import { exec, workingTree } from './exec-helpers.ts';
 
@@ -113,5 +113,21 @@ describe('the log printer and the progress line', () => {
     line.write('a log line\n');
     line.clear();
     assert.equal(out, 'before\n\r\x1b[2K[jobs: 1 running, 0 pending, 0 done]\r\x1b[2Ka log line\n[jobs: 1 running, 0 pending, 0 done]\r\x1b[2K');
+  });
+});
+
+describe('the summary', () => {
+  const job = (name: string, pipelineId: number, upstream: string[]): JobResult => ({
+    id: pipelineId * 10, name, stage: 'test', status: 'success', allowFailure: false, duration: 0.1, startedAt: null, finishedAt: null, failureReason: null, pipelineId, upstream, log: `/logs/${name}.${pipelineId}.log`,
+  });
+
+  it("names a child pipeline's jobs by the trigger jobs above them, so that same-named jobs can be told apart", () => {
+    const text = formatSummary({
+      status: 'success', exitCode: 0, pipelineId: 1, pipelineName: null, startupMs: 1,
+      jobs: [job('rspec', 1, []), job('spawn', 1, []), job('rspec', 2, ['spawn']), job('rspec', 3, ['spawn', 'nested'])],
+    });
+    const rows = text.split('\n').filter((line) => line.includes('rspec') && !line.startsWith('log of'));
+    assert.deepEqual(rows.map((row) => row.split(/ {2,}/)[0]), ['rspec', 'spawn › rspec', 'spawn › nested › rspec']);
+    assert.match(text, /^log of spawn › rspec: \/logs\/rspec\.2\.log$/m);
   });
 });

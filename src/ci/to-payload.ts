@@ -133,7 +133,7 @@ function jobVariables(
   const environment: JobVariable[] = [];
   let environmentName: string | null = null;
   if (job.environment) {
-    const name = expander([...predefined, ...yaml])(job.environment.name);
+    const name = expander([...predefined, ...yaml], 'empty')(job.environment.name);
     environmentName = name;
     environment.push(
       publicVariable('CI_ENVIRONMENT_NAME', name),
@@ -230,11 +230,20 @@ function cachePolicy(value: string): CachePolicy {
  * `$NAME` / `${NAME}` in `text` from the variables, as gitlab-runner expands an image name or
  * a cache key: against the variables' values, each expanded once itself (raw ones as they
  * are), so `image: $IMAGE` with `IMAGE: "alpine:$TAG"` names `alpine:<TAG's value>`.
+ * A variable the server does not know is left as written for the runner, whose own ones
+ * (`CI_PROJECT_DIR`, `CI_BUILDS_DIR`, `CI_CONCURRENT_ID`, ...) it fills in, as GitLab's
+ * server leaves them (`cache: key: $TF_ROOT` with `TF_ROOT: ${CI_PROJECT_DIR}` is the project
+ * directory, not empty); with `unknown: 'empty'` it becomes empty, as GitLab expands an
+ * environment's name.
  */
-function expander(variables: readonly { key: string; value: string; raw?: boolean }[]): (text: string) => string {
-  const substitute = (text: string, map: ReadonlyMap<string, string>): string =>
-    text.replace(/\$(?:\{(\w+)\}|(\w+))/g, (_match, braced: string | undefined, bare: string | undefined) => map.get(braced ?? bare ?? '') ?? '');
+function expander(
+  variables: readonly { key: string; value: string; raw?: boolean }[],
+  unknown: 'keep' | 'empty' = 'keep',
+): (text: string) => string {
+  const substitute = (text: string, map: ReadonlyMap<string, string>, missing: 'keep' | 'empty'): string =>
+    text.replace(/\$(?:\{(\w+)\}|(\w+))/g, (match: string, braced: string | undefined, bare: string | undefined) =>
+      map.get(braced ?? bare ?? '') ?? (missing === 'keep' ? match : ''));
   const values = new Map(variables.map((variable) => [variable.key, variable.value]));
-  const expanded = new Map(variables.map((variable) => [variable.key, variable.raw ? variable.value : substitute(variable.value, values)]));
-  return (text) => substitute(text, expanded);
+  const expanded = new Map(variables.map((variable) => [variable.key, variable.raw ? variable.value : substitute(variable.value, values, 'keep')]));
+  return (text) => substitute(text, expanded, unknown);
 }

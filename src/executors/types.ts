@@ -55,6 +55,11 @@ export interface PrepareRequest {
   clonePath?: (buildsDir: string) => string | null;
   /** `[runners.custom_build_dir] enabled`; unset, the executor's default (docker on, shell off). */
   customBuildDir?: boolean;
+  /**
+   * `$VARIABLES` of a value (an image or service name) expanded with all the job's variables, the
+   * runner's own with these directories, as gitlab-runner expands them; unset, values as they are.
+   */
+  expand?: (value: string, dirs: { buildsDir: string; projectDir: string }) => string;
 }
 
 export interface EnvironmentInfo {

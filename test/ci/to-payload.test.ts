@@ -228,6 +228,30 @@ build:
     assert.equal(payload.cache[0]?.key, 'deps-3.19-left-$TAG');
   });
 
+  test("a variable the server does not know is left for the runner (its CI_PROJECT_DIR, its config's environment), an environment's name aside", async () => {
+    const terraform = `
+build:
+  variables:
+    TF_ROOT: \${CI_PROJECT_DIR}
+    TAG: "3.19"
+  image: $RUNNER_REGISTRY/alpine:$TAG
+  services: [$UNSET_SERVICE]
+  cache: { key: "\${TF_ROOT}", paths: [.terraform/] }
+  artifacts: { name: "plan-$CI_CONCURRENT_ID", paths: [plan/] }
+  environment: { name: "review/$UNSET_NAME" }
+  script: make
+`;
+    const result = await compilePipeline(terraform, context);
+    const job = result.jobs[0];
+    assert.ok(job && !isBridge(job), JSON.stringify(result.errors));
+    const payload = payloadFor(job, false);
+    assert.equal(payload.cache[0]?.key, '${CI_PROJECT_DIR}');
+    assert.equal(payload.image?.name, '$RUNNER_REGISTRY/alpine:3.19');
+    assert.equal(payload.services[0]?.name, '$UNSET_SERVICE');
+    assert.equal(payload.artifacts[0]?.name, 'plan-$CI_CONCURRENT_ID');
+    assert.equal(valueOf(payload.variables, 'CI_ENVIRONMENT_NAME'), 'review/');
+  });
+
   test('image:pull_policy and services:pull_policy go to the runner as lists, a single policy too; without one, none is sent', async () => {
     const withPolicies = `
 build:

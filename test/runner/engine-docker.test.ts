@@ -10,9 +10,9 @@ import { gitRepository, jobSettings, payload, RecordingSession, runnerIdentity, 
 
 const script = (...lines: string[]) => [{ name: 'script' as const, script: lines, timeout: 3600, when: 'on_success' as const, allow_failure: false }];
 
-async function runDocker(job: JobPayload, session = new RecordingSession()) {
+async function runDocker(job: JobPayload, session = new RecordingSession(), environment: string[] = []) {
   const docker = await dockerReady();
-  const settings = await jobSettings();
+  const settings = await jobSettings({ environment });
   const executor = new DockerExecutor({ pullPolicy: ['if-not-present'] }, docker);
   const outcome = await runJob({ payload: job, executor, session, runner: runnerIdentity, settings });
   const filters = JSON.stringify({ label: [`${LABEL_MANAGED}=true`, `${LABEL_JOB}=${job.id}`] });
@@ -45,6 +45,26 @@ describe('job engine (docker executor)', { skip: skipDocker }, () => {
       assert.deepEqual(left, []);
     });
   }
+
+  it("expands image and service names as GitLab sends them, with the job's variables and the runner's environment; a service naming an unset variable starts none", async () => {
+    const [registry, name] = BUSYBOX.split('/') as [string, string];
+    const job = payload({
+      image: { name: '$JOB_IMAGE' },
+      variables: [variable('GIT_STRATEGY', 'none'), variable('JOB_IMAGE', BUSYBOX)],
+      services: [
+        { name: '${SERVICE_REGISTRY}/' + name, alias: 'web', entrypoint: null, ports: [], command: ['sleep', '60'] },
+        { name: '$UNSET_SERVICE_IMAGE', alias: null, entrypoint: null, ports: [], command: null },
+      ],
+      steps: script('echo "image:$CI_JOB_IMAGE"'),
+    });
+    const { outcome, trace, left } = await runDocker(job, new RecordingSession(), [`SERVICE_REGISTRY=${registry}`]);
+    assert.deepEqual(outcome, { state: 'success' }, trace);
+    assert.ok(trace.includes(`Using Docker executor with image ${BUSYBOX} ...`), trace);
+    assert.ok(trace.includes(`Starting service ${BUSYBOX} ...`), trace);
+    assert.ok(!trace.includes('UNSET_SERVICE_IMAGE'), trace);
+    assert.ok(trace.includes(`\nimage:${BUSYBOX}\n`), trace);
+    assert.deepEqual(left, []);
+  });
 
   it('fails an image that does not exist with a clear line, and leaves nothing', async () => {
     const { outcome, trace, left } = await runDocker(payload({ image: { name: 'gantry/does-not-exist:1' } }));

@@ -303,9 +303,31 @@ describe('job engine (shell executor)', () => {
   });
 
   it('refuses a cache key that would leave the cache directory', async () => {
-    const { trace, settings } = await run(payload({ cache: [{ key: '../../escape', untracked: false, paths: ['x'], policy: 'pull-push', when: 'on_success' }], steps: script('echo > x') }));
-    assert.ok(trace.includes('is not valid'));
-    await assert.rejects(stat(path.join(settings.cacheDir, '..', 'escape')));
+    for (const key of ['../../escape', '/../../escape', '${CI_PROJECT_DIR}/../../../../..']) {
+      const { trace, settings } = await run(payload({ cache: [{ key, untracked: false, paths: ['x'], policy: 'pull-push', when: 'on_success' }], steps: script('echo > x') }));
+      assert.ok(trace.includes(`cache key "${key}" is not valid`), trace);
+      assert.ok(!trace.includes('Creating cache'), trace);
+      await assert.rejects(stat(path.join(settings.cacheDir, '..', 'escape')));
+    }
+  });
+
+  it("expands a cache key with the runner's own variables, a key naming the project directory kept under the cache directory, as gitlab-runner joins it", async () => {
+    const settings = await jobSettings({ environment: ['CACHE_NS=team'] });
+    // As GitLab sends `cache: key: ${TF_ROOT}` with `TF_ROOT: ${CI_PROJECT_DIR}`: both for the runner.
+    const vars = [variable('GIT_STRATEGY', 'none'), variable('TF_ROOT', '${CI_PROJECT_DIR}')];
+    const caches = (policy: 'pull' | 'pull-push') => [
+      { key: '${TF_ROOT}', untracked: false, paths: ['vendor/'], policy, when: 'on_success' as const },
+      { key: '$CACHE_NS/deps-$CI_CONCURRENT_ID', untracked: false, paths: ['vendor/'], policy, when: 'on_success' as const },
+    ];
+    const first = await run(payload({ variables: vars, cache: caches('pull-push'), steps: script('echo "dir:$CI_PROJECT_DIR"', 'mkdir -p vendor', 'echo cached > vendor/lib.txt') }), settings);
+    const projectDir = /^dir:(\/.+)$/m.exec(first.trace)?.[1];
+    assert.ok(projectDir, first.trace);
+    assert.ok(first.trace.includes(`Creating cache ${projectDir}...`), first.trace);
+    await stat(path.join(settings.cacheDir, 'project-7', projectDir, 'cache.zip'));
+    assert.ok(first.trace.includes('Creating cache team/deps-0...'), first.trace);
+    await stat(path.join(settings.cacheDir, 'project-7', 'team', 'deps-0', 'cache.zip'));
+    const second = await run(payload({ variables: vars, cache: caches('pull').slice(0, 1), steps: script('cat vendor/lib.txt') }), settings);
+    assert.ok(second.trace.includes(`Checking cache for ${projectDir}...`) && second.trace.includes('Successfully extracted cache') && second.trace.includes('\ncached\n'), second.trace);
   });
 
   it('downloads dependency artifacts into the project; a missing one fails with missing_dependency_failure', async () => {

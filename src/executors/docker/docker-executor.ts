@@ -45,13 +45,16 @@ export class DockerExecutor implements Executor {
     const { settings } = this;
     const docker = this.engine;
     const log = request.log;
-    const imageName = request.image?.name || settings.image;
+    const projectDir = projectDirFor(request, '/builds', `/builds/${request.projectPath}`, true);
+    // Image and service names as GitLab sends them, `$VARIABLES` and all: the runner expands them.
+    const expand = (value: string): string => request.expand?.(value, { buildsDir: '/builds', projectDir }) ?? value;
+    const named = request.image?.name ? expand(request.image.name) : '';
+    const imageName = named || (settings.image ? expand(settings.image) : '');
     if (!imageName) throw new ExecutorError('the job names no image and [runners.docker] image is not set', 'image');
     log(`Using Docker executor with image ${imageName} ...`);
     checkAllowed(imageName, settings.allowedImages ?? [], 'images');
-    const projectDir = projectDirFor(request, '/builds', `/builds/${request.projectPath}`, true);
     // A service named by a variable that is not set names no image: gitlab-runner starts none.
-    const services = request.services.filter((service) => service.name.trim() !== '');
+    const services = request.services.map((service) => ({ ...service, name: expand(service.name) })).filter((service) => service.name.trim() !== '');
     for (const service of services) checkAllowed(service.name, settings.allowedServices ?? [], 'services');
     // Each image's policies (its job's `pull_policy`, else the runner's), checked before anything is made.
     const imagePolicies = effectivePullPolicies(imageName, request.image?.name ? request.image.pull_policy : null, settings);

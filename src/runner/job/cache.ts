@@ -14,10 +14,14 @@ export function cacheEntries(context: JobContext): Cache[] {
   return context.payload.cache.filter((entry) => entry.paths.length > 0 || entry.untracked);
 }
 
-/** The expanded key (default `<job name>/<ref>`), or null when it would leave the cache directory. */
+/**
+ * The key expanded with all the job's variables, the runner's own too (default `<job name>/<ref>`),
+ * or null when it is empty or would leave the cache directory. A leading `/` stays inside it, as
+ * gitlab-runner joins the key under its cache directory (`${CI_PROJECT_DIR}` is a key).
+ */
 export function cacheKey(context: JobContext, entry: Cache): string | null {
   const key = expandValue(entry.key || `${context.payload.job_info.name}/${context.payload.git_info.ref}`, context.variables);
-  if (key === '' || key.startsWith('/') || key.split(/[\\/]/).some((part) => part === '..')) return null;
+  if (key === '' || key.split(/[\\/]/).some((part) => part === '..')) return null;
   return key;
 }
 

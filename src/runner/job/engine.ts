@@ -23,7 +23,7 @@ import { runScript, scriptContext } from './run-script.ts';
 import { stageTimeouts } from './stage-timeouts.ts';
 import type { JobOutcome, JobSession } from './session.ts';
 import { JobTrace } from './trace.ts';
-import { buildVariables, expandServiceVariables, maskedValues, serviceVariables, variableValue, type BuildVariable } from './variables.ts';
+import { buildVariables, expandServiceVariables, expandValue, maskedValues, serviceVariables, variableValue, type BuildVariable } from './variables.ts';
 import { timelineMark } from '../timeline.ts';
 import { removeTree } from '../../shared/remove-tree.ts';
 
@@ -203,6 +203,7 @@ async function prepareStage(options: RunJobOptions, trace: JobTrace, signal: Abo
           // GIT_CLONE_PATH (the runner's `environment` too), with CI_BUILDS_DIR the environment's.
           clonePath: (buildsDir) => variableValue(buildVariables(payload.variables, { ...placeholderContext(runner), environment: settings.environment, buildsDir }), 'GIT_CLONE_PATH') || null,
           customBuildDir: settings.customBuildDir,
+          expand: (value, dirs) => expandValue(value, buildVariables(payload.variables, { ...placeholderContext(runner), ...dirs, environment: settings.environment, concurrentId: options.concurrentId ?? 0, concurrentProjectId: options.concurrentProjectId ?? 0 })),
         });
       } catch (error) {
         const stop = stopped();

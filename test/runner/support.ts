@@ -3,8 +3,10 @@ import { execa } from '#deps/execa';
 import { copyFile, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { ShellExecutor } from '../../src/executors/shell/shell-executor.ts';
 import type { Dependency, JobPayload, JobVariable } from '../../src/protocol/job-payload.ts';
 import type { JobSettings } from '../../src/runner/job/context.ts';
+import { runJob } from '../../src/runner/job/engine.ts';
 import type { RunnerIdentity } from '../../src/runner/job/identity.ts';
 import { DependencyDownloadError, type ArtifactUpload, type ArtifactUploadResult, type JobOutcome, type JobSession } from '../../src/runner/job/session.ts';
 
@@ -137,4 +139,11 @@ export async function gitRepository(files: Record<string, string>): Promise<{ ur
 /** Normalises section timestamps so traces compare byte for byte. */
 export function stableTrace(trace: string): string {
   return trace.replace(/section_(start|end):\d+:/g, 'section_$1:T:');
+}
+
+/** Runs `job` with the shell executor in `settings`' builds directory: its outcome and its trace (timestamps normalised). */
+export async function runShellJob(job: JobPayload, settings: JobSettings): Promise<{ outcome: JobOutcome; trace: string }> {
+  const session = new RecordingSession();
+  const outcome = await runJob({ payload: job, executor: new ShellExecutor({ buildsDir: settings.buildsDir }), session, runner: runnerIdentity, settings });
+  return { outcome, trace: stableTrace(session.trace) };
 }

@@ -87,7 +87,9 @@ describe('include:remote', () => {
       }
       const before = requested.length;
       assert.deepEqual((await lint(`include: ${base}/loop/0\n`)).errors, [`Remote file \`${base}/loop/0\` could not be fetched because of HTTP error!`]);
-      assert.deepEqual(requested.slice(before), ['/loop/0', '/loop/1', '/loop/2', '/loop/3', '/loop/4', '/loop/5'], 'the first request and five redirects');
+      // Only the loop's requests: the push pipeline of the commit the test before made compiles in the background and may fetch shared.yml meanwhile.
+      const loop = requested.slice(before).filter((url) => url.startsWith('/loop/'));
+      assert.deepEqual(loop, ['/loop/0', '/loop/1', '/loop/2', '/loop/3', '/loop/4', '/loop/5'], 'the first request and five redirects');
       assert.deepEqual((await lint(`include: ${base}/to-ftp.yml\n`)).errors, [`Remote file \`${base}/to-ftp.yml\` could not be fetched because of HTTP error!`]);
     } finally {
       await allowLocal(false);

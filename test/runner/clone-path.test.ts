@@ -22,6 +22,11 @@ describe('GIT_CLONE_PATH (shell executor)', () => {
     assert.ok(placed.trace.includes(`\nat ${where}\n`) && placed.trace.includes('\nhello\n'), placed.trace);
     assert.ok(existsSync(path.join(where, '.git')));
 
+    // gitlab-runner's own example: a clone per concurrent slot, `$CI_BUILDS_DIR/$CI_CONCURRENT_ID/...`.
+    const bySlot = await runShellJob(job('$CI_BUILDS_DIR/$CI_CONCURRENT_ID/app'), settings, { concurrentId: 3 });
+    assert.deepEqual(bySlot.outcome, { state: 'success' }, bySlot.trace);
+    assert.ok(bySlot.trace.includes(`\nat ${path.join(settings.buildsDir, '3', 'app')}\n`), bySlot.trace);
+
     const outside = await runShellJob(job('/elsewhere/app'), settings);
     assert.deepEqual(outside.outcome, { state: 'failed', failureReason: 'script_failure' });
     assert.ok(outside.trace.includes(`ERROR: Job failed: the GIT_CLONE_PATH="/elsewhere/app" has to be within "${settings.buildsDir}"`), outside.trace);

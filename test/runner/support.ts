@@ -141,9 +141,9 @@ export function stableTrace(trace: string): string {
   return trace.replace(/section_(start|end):\d+:/g, 'section_$1:T:');
 }
 
-/** Runs `job` with the shell executor in `settings`' builds directory: its outcome and its trace (timestamps normalised). */
-export async function runShellJob(job: JobPayload, settings: JobSettings): Promise<{ outcome: JobOutcome; trace: string }> {
+/** Runs `job` with the shell executor in `settings`' builds directory (in the runner's `concurrentId` slot): its outcome and its trace (timestamps normalised). */
+export async function runShellJob(job: JobPayload, settings: JobSettings, options: { concurrentId?: number } = {}): Promise<{ outcome: JobOutcome; trace: string }> {
   const session = new RecordingSession();
-  const outcome = await runJob({ payload: job, executor: new ShellExecutor({ buildsDir: settings.buildsDir }), session, runner: runnerIdentity, settings });
+  const outcome = await runJob({ payload: job, executor: new ShellExecutor({ buildsDir: settings.buildsDir }), session, runner: runnerIdentity, settings, concurrentId: options.concurrentId });
   return { outcome, trace: stableTrace(session.trace) };
 }

@@ -184,6 +184,9 @@ async function prepareStage(options: RunJobOptions, trace: JobTrace, signal: Abo
   const { payload, executor, settings, runner } = options;
   return section(trace, 'prepare_executor', `Preparing the "${executor.name}" executor`, async () => {
     const variables = buildVariables(payload.variables, placeholderContext(runner));
+    // The job's variables once the executor knows its directories: the runner's `environment` and concurrency ids in them too.
+    const variablesAt = (dirs: { buildsDir: string; projectDir?: string }): BuildVariable[] =>
+      buildVariables(payload.variables, { ...placeholderContext(runner), ...dirs, environment: settings.environment, concurrentId: options.concurrentId ?? 0, concurrentProjectId: options.concurrentProjectId ?? 0 });
     for (let attempt = 1; ; attempt++) {
       try {
         return await executor.prepare({
@@ -201,9 +204,9 @@ async function prepareStage(options: RunJobOptions, trace: JobTrace, signal: Abo
           log: (line, level) => (level === 'warning' ? trace.warning(line) : trace.println(line)),
           signal,
           // GIT_CLONE_PATH (the runner's `environment` too), with CI_BUILDS_DIR the environment's.
-          clonePath: (buildsDir) => variableValue(buildVariables(payload.variables, { ...placeholderContext(runner), environment: settings.environment, buildsDir }), 'GIT_CLONE_PATH') || null,
+          clonePath: (buildsDir) => variableValue(variablesAt({ buildsDir }), 'GIT_CLONE_PATH') || null,
           customBuildDir: settings.customBuildDir,
-          expand: (value, dirs) => expandValue(value, buildVariables(payload.variables, { ...placeholderContext(runner), ...dirs, environment: settings.environment, concurrentId: options.concurrentId ?? 0, concurrentProjectId: options.concurrentProjectId ?? 0 })),
+          expand: (value, dirs) => expandValue(value, variablesAt(dirs)),
         });
       } catch (error) {
         const stop = stopped();

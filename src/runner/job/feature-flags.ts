@@ -1,5 +1,6 @@
 /** gitlab-runner's feature flags (`FF_*`), as a job sees them. */
 import type { JobSettings } from './context.ts';
+import { goBool } from './go-values.ts';
 
 /**
  * gitlab-runner's `IsFeatureFlagOn`: the job's variables (and the runner's `environment`)
@@ -11,10 +12,3 @@ export function isFeatureFlagOn(name: string, variables: readonly { key: string;
   return goBool(value) ?? settings.featureFlags?.[name] === true;
 }
 
-/** Go's strconv.ParseBool: the boolean, or undefined for anything else. */
-export function goBool(value: string | undefined): boolean | undefined {
-  if (value === undefined) return undefined;
-  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(value)) return true;
-  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(value)) return false;
-  return undefined;
-}

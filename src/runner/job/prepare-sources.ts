@@ -15,7 +15,8 @@ import { runScript, scriptContext } from './run-script.ts';
 import type { RunnerIdentity } from './identity.ts';
 import { sourcesHookScript } from './script.ts';
 import { clearWorktree, EMPTY_NOTICE, getSources, gitStrategy, remoteUrl, SourcesError, submoduleDepth, submodulePaths, submoduleStrategy, type SubmoduleStrategy } from './sources.ts';
-import { goBool, isFeatureFlagOn } from './feature-flags.ts';
+import { isFeatureFlagOn } from './feature-flags.ts';
+import { goBool, goInt } from './go-values.ts';
 import { variableValue } from './variables.ts';
 
 /** An archive of one empty directory, its root, with that mode. */
@@ -93,8 +94,7 @@ function writableByAll(mode: number): number {
  * (1 when unset or not a number; a number outside 1–10 fails the job).
  */
 export function getSourcesAttempts(value: string | undefined): number {
-  // Go's Atoi: a sign allowed, white space not.
-  const attempts = /^[-+]?\d+$/.test(value ?? '') ? Number(value) : 1;
+  const attempts = goInt(value) ?? 1;
   if (attempts < 1 || attempts > 10) throw new JobFailure('number of attempts out of the range [1, 10] for stage: get_sources', 'runner_system_failure');
   return attempts;
 }

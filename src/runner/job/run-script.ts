@@ -1,6 +1,6 @@
 /** Running a generated script in the job's environment, its output into the trace. */
 import type { JobContext } from './context.ts';
-import { goBool } from './feature-flags.ts';
+import { goBool } from './go-values.ts';
 import type { ScriptContext } from './script.ts';
 import { variableValue, type BuildVariable } from './variables.ts';
 

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { runShellScript } from '../../executors/shell/process.ts';
 import { runCollected } from '../../shared/process-spawner.ts';
 import type { GitInfo } from '../../protocol/job-payload.ts';
+import { goInt } from './go-values.ts';
 import { quote } from './script.ts';
 import { ANSI, type JobTrace } from './trace.ts';
 
@@ -71,9 +72,9 @@ export function submoduleStrategy(value: string | undefined): SubmoduleStrategy 
   return value === 'normal' || value === 'recursive' ? value : null;
 }
 
-/** GIT_SUBMODULE_DEPTH as gitlab-runner reads it (Go's Atoi: a sign allowed, white space not), or else the payload's depth. */
+/** GIT_SUBMODULE_DEPTH as gitlab-runner reads it (Go's Atoi), or else the payload's depth. */
 export function submoduleDepth(value: string | undefined, depth: number): number {
-  return /^[-+]?\d+$/.test(value ?? '') ? Number(value) : depth;
+  return goInt(value) ?? depth;
 }
 
 /**

@@ -222,7 +222,8 @@ async function runPipeline(
   const registered = await preparedRunner;
   // Tagged jobs are the local runner's too: it takes on their tags before it asks for a job.
   const tags = await runnerTags(local, registered.token);
-  await tags.cover((await local.coordinator.context.stores.jobs.list({ projectId: project.id }, { offset: 0, limit: 10_000 })).items);
+  const projectJobs = async () => (await local.coordinator.context.stores.jobs.list({ projectId: project.id }, { offset: 0, limit: 10_000 })).items;
+  await tags.cover(await projectJobs());
   timelineMark('runner prepared');
   const runner = await registered.start();
   let runs: RunRegistry | undefined;
@@ -231,7 +232,7 @@ async function runPipeline(
     runs = await supersedeOlderRuns(local, state.runsDir, input.mergeRequest ? `${input.mergeRequest.sourceBranch} (merge request)` : input.ref, pipeline, io);
     // Named jobs run even when manual: naming them is asking for them.
     const play = new Set([...request.manual, ...request.jobs]);
-    const statuses = async () => (await local.coordinator.context.stores.jobs.list({ projectId: project.id }, { offset: 0, limit: 10_000 })).items.map((job) => job.status);
+    const statuses = async () => (await projectJobs()).map((job) => job.status);
     const outcome: ExecResult = await withProgress(request.progress, io.stdout, statuses, (stdout) =>
       followPipeline(local, project, pipeline, { play, io: { ...io, stdout }, json: request.json, colour: request.colour, verbose: request.verbose, signal: request.signal, onJobs: (jobs) => tags.cover(jobs) }),
     );

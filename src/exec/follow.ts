@@ -44,8 +44,11 @@ export async function followPipeline(local: LocalCoordinator, project: ProjectRe
   let printer: LogPrinter | undefined;
   const write = options.json ? options.io.stderr : options.io.stdout;
 
-  const printTraces = async (jobs: readonly JobRecord[], final: boolean): Promise<void> => {
-    printer ??= new LogPrinter(write, options.colour, jobs.map((job) => job.name), options.verbose);
+  /** A child pipeline's job is named after the trigger jobs above it (`spawn › rspec`), as in the summary. */
+  const printTraces = async (jobs: readonly JobRecord[], pipelines: readonly PipelineRecord[], final: boolean): Promise<void> => {
+    const upstream = upstreamChains(jobs, pipelines);
+    const shownName = (job: JobRecord): string => [...upstream(job.pipeline_id), job.name].join(' › ');
+    printer ??= new LogPrinter(write, options.colour, jobs.map(shownName), options.verbose);
     for (const job of jobs) {
       if (!final && settled.has(job.id)) continue;
       // A job no runner has started has no log yet: not asked for it (most jobs, most passes).
@@ -57,7 +60,7 @@ export async function followPipeline(local: LocalCoordinator, project: ProjectRe
       const bytes = size > from ? await readRange(traces, job.id, from, size) : Buffer.alloc(0);
       // Never backwards: a finished job's trace can read short for a moment while it is archived.
       printed.set(job.id, Math.max(from, size));
-      printer.add(job.id, job.name, bytes, done);
+      printer.add(job.id, shownName(job), bytes, done);
       // A job's final state is taken only with its whole trace: nothing is appended after it.
       if (done) settled.add(job.id);
     }
@@ -84,14 +87,15 @@ export async function followPipeline(local: LocalCoordinator, project: ProjectRe
           await local.ci.jobs.play(String(project.id), local.root, job.id);
         }
       }
-      await printTraces(jobs, false);
       const pipelines = (await stores.pipelines.list({ projectId: project.id }, PAGE)).items;
+      await printTraces(jobs, pipelines, false);
       if (pipelines.every((each) => !ACTIVE.has(each.status)) && !jobs.some((job) => job.status === 'manual' && !played.has(job.id) && options.play.has(job.name))) break;
       await changes.next({ minimumMs: MINIMUM_READ_INTERVAL_MS, fallbackMs: FALLBACK_READ_INTERVAL_MS, signal: options.signal });
     }
   }
   const jobs = (await stores.jobs.list({ projectId: project.id, sort: 'asc', includeRetried: true }, PAGE)).items;
-  await printTraces(jobs, true);
+  const pipelines = (await stores.pipelines.list({ projectId: project.id }, PAGE)).items;
+  await printTraces(jobs, pipelines, true);
   const final = (await stores.pipelines.findById(pipeline.id)) ?? pipeline;
   const starts = jobs.flatMap((job) => (job.started_at ? [Date.parse(job.started_at)] : []));
   return {
@@ -100,7 +104,7 @@ export async function followPipeline(local: LocalCoordinator, project: ProjectRe
     exitCode: final.status === 'success' || final.status === 'manual' ? 0 : 1,
     pipelineId: final.id,
     pipelineName: final.name,
-    jobs: withUpstream(await withDownstreamErrors(stores, jobs.filter((job) => !job.retried).map(jobResult)), jobs, (await stores.pipelines.list({ projectId: project.id }, PAGE)).items),
+    jobs: withUpstream(await withDownstreamErrors(stores, jobs.filter((job) => !job.retried).map(jobResult)), jobs, pipelines),
   };
 }
 
@@ -118,11 +122,17 @@ async function withDownstreamErrors(stores: LocalCoordinator['coordinator']['con
   return results.map((job) => (errors.has(job.id) ? { ...job, downstreamErrors: errors.get(job.id) } : job));
 }
 
-/** Each job's trigger jobs, outermost first, by its pipeline's `source_job_id` (a bridge of the pipeline above). */
+/** Each job's trigger jobs, outermost first. */
 function withUpstream(results: JobResult[], jobs: readonly JobRecord[], pipelines: readonly PipelineRecord[]): JobResult[] {
+  const upstream = upstreamChains(jobs, pipelines);
+  return results.map((job) => ({ ...job, upstream: upstream(job.pipelineId) }));
+}
+
+/** The trigger jobs above a pipeline, outermost first, by each pipeline's `source_job_id` (a bridge of the pipeline above). */
+function upstreamChains(jobs: readonly JobRecord[], pipelines: readonly PipelineRecord[]): (pipelineId: number) => string[] {
   const bridges = new Map(jobs.map((job) => [job.id, job]));
   const sourceJob = new Map(pipelines.map((each) => [each.id, each.source_job_id]));
-  const chain = (pipelineId: number): string[] => {
+  return (pipelineId) => {
     const names: string[] = [];
     // At most as many steps as pipelines: a loop in the records cannot hold the run.
     for (let id: number | null | undefined = sourceJob.get(pipelineId), steps = 0; id != null && steps < pipelines.length; steps += 1) {
@@ -133,7 +143,6 @@ function withUpstream(results: JobResult[], jobs: readonly JobRecord[], pipeline
     }
     return names;
   };
-  return results.map((job) => ({ ...job, upstream: chain(job.pipelineId) }));
 }
 
 async function readRange(traces: LocalCoordinator['ci']['ciBlobs']['traces'], jobId: number, start: number, end: number): Promise<Buffer> {

@@ -15,7 +15,7 @@ export interface HeadInfo {
   sha: string | null;
   /** The current branch; null when HEAD is detached. */
   branch: string | null;
-  /** origin's default branch when known, else the current branch, else `main`. */
+  /** origin's default branch when known, else a local `init.defaultBranch`, `main` or `master`, else the current branch, else `main`. */
   defaultBranch: string;
   /** The URL of the `origin` remote, else of the first remote; null without one. */
   remoteUrl: string | null;
@@ -66,14 +66,15 @@ export async function workingTreeRoot(cwd: string): Promise<string> {
 }
 
 export async function readHead(root: string): Promise<HeadInfo> {
-  const [sha, branch, originHead, remotes] = await Promise.all([
+  const [sha, branch, originHead, settings, localBranches] = await Promise.all([
     gitOrNull(root, ['rev-parse', '--verify', '-q', 'HEAD^{commit}']),
     gitOrNull(root, ['symbolic-ref', '--short', '-q', 'HEAD']),
     gitOrNull(root, ['symbolic-ref', '--short', '-q', 'refs/remotes/origin/HEAD']),
-    gitOrNull(root, ['config', '--get-regexp', '^remote\\..*\\.url$']),
+    gitOrNull(root, ['config', '--get-regexp', '^(remote\\..*\\.url|init\\.defaultbranch)$']),
+    gitOrNull(root, ['for-each-ref', '--format=%(refname:short)', 'refs/heads/']),
   ]);
-  const defaultBranch = originHead?.replace(/^origin\//, '') || branch || 'main';
-  const remoteUrl = remoteUrlOf(remotes);
+  const defaultBranch = originHead?.replace(/^origin\//, '') || localDefaultBranch(branch, settings, localBranches);
+  const remoteUrl = remoteUrlOf(settings);
   if (sha === null) return { sha, branch, defaultBranch, remoteUrl, message: 'Working tree snapshot\n', author: FALLBACK_IDENTITY, committer: FALLBACK_IDENTITY };
   // One NUL-separated record: author, committer, then the raw message.
   const record = await git(root, ['log', '-1', '--format=%an%x00%ae%x00%ad%x00%cn%x00%ce%x00%cd%x00%B', '--date=raw', sha]);
@@ -87,6 +88,19 @@ export async function readHead(root: string): Promise<HeadInfo> {
     author: { name: an, email: ae, date: ad },
     committer: { name: cn, email: ce, date: cd },
   };
+}
+
+/**
+ * The default branch of a clone that does not know origin's: the branch GitLab would have made
+ * the default one when the repository was first pushed, as far as the clone can tell. Git's
+ * `init.defaultBranch`, `main` or `master`, the first of them the clone has; else the current
+ * branch; else `main`.
+ */
+function localDefaultBranch(current: string | null, settings: string | null, localBranches: string | null): string {
+  const configured = /^init\.defaultbranch (.+)$/im.exec(settings ?? '')?.[1]?.trim();
+  const existing = new Set((localBranches ?? '').split('\n').filter((name) => name !== ''));
+  for (const candidate of [configured, 'main', 'master']) if (candidate && existing.has(candidate)) return candidate;
+  return current ?? 'main';
 }
 
 /** From `git config --get-regexp` lines (`remote.<name>.url <url>`): origin's URL, else the first remote's. */

@@ -19,6 +19,8 @@ export interface HeadInfo {
   defaultBranch: string;
   /** The URL of the `origin` remote, else of the first remote; null without one. */
   remoteUrl: string | null;
+  /** git's `user.name` and `user.email`, those set. */
+  user: { name?: string; email?: string };
   message: string;
   author: Identity;
   committer: Identity;
@@ -70,12 +72,13 @@ export async function readHead(root: string): Promise<HeadInfo> {
     gitOrNull(root, ['rev-parse', '--verify', '-q', 'HEAD^{commit}']),
     gitOrNull(root, ['symbolic-ref', '--short', '-q', 'HEAD']),
     gitOrNull(root, ['symbolic-ref', '--short', '-q', 'refs/remotes/origin/HEAD']),
-    gitOrNull(root, ['config', '--get-regexp', '^(remote\\..*\\.url|init\\.defaultbranch)$']),
+    gitOrNull(root, ['config', '--get-regexp', '^(remote\\..*\\.url|init\\.defaultbranch|user\\.name|user\\.email)$']),
     gitOrNull(root, ['for-each-ref', '--format=%(refname:short)', 'refs/heads/']),
   ]);
   const defaultBranch = originHead?.replace(/^origin\//, '') || localDefaultBranch(branch, settings, localBranches);
   const remoteUrl = remoteUrlOf(settings);
-  if (sha === null) return { sha, branch, defaultBranch, remoteUrl, message: 'Working tree snapshot\n', author: FALLBACK_IDENTITY, committer: FALLBACK_IDENTITY };
+  const user = userOf(settings);
+  if (sha === null) return { sha, branch, defaultBranch, remoteUrl, user, message: 'Working tree snapshot\n', author: FALLBACK_IDENTITY, committer: FALLBACK_IDENTITY };
   // One NUL-separated record: author, committer, then the raw message.
   const record = await git(root, ['log', '-1', '--format=%an%x00%ae%x00%ad%x00%cn%x00%ce%x00%cd%x00%B', '--date=raw', sha]);
   const [an = '', ae = '', ad = '', cn = '', ce = '', cd = '', ...message] = record.split('\0');
@@ -84,6 +87,7 @@ export async function readHead(root: string): Promise<HeadInfo> {
     branch,
     defaultBranch,
     remoteUrl,
+    user,
     message: message.join('\0').replace(/\n+$/, '\n'),
     author: { name: an, email: ae, date: ad },
     committer: { name: cn, email: ce, date: cd },
@@ -101,6 +105,17 @@ function localDefaultBranch(current: string | null, settings: string | null, loc
   const existing = new Set((localBranches ?? '').split('\n').filter((name) => name !== ''));
   for (const candidate of [configured, 'main', 'master']) if (candidate && existing.has(candidate)) return candidate;
   return current ?? 'main';
+}
+
+/** From `git config --get-regexp` lines: the last `user.name` and `user.email` (git's own precedence: the repository's over the global ones). */
+function userOf(lines: string | null): HeadInfo['user'] {
+  const user: HeadInfo['user'] = {};
+  for (const line of (lines ?? '').split('\n')) {
+    const match = /^user\.(name|email) (.*)$/i.exec(line);
+    const value = match?.[2]?.trim();
+    if (match && value) user[match[1]!.toLowerCase() as 'name' | 'email'] = value;
+  }
+  return user;
 }
 
 /** From `git config --get-regexp` lines (`remote.<name>.url <url>`): origin's URL, else the first remote's. */

@@ -169,6 +169,8 @@ async function startLocalProject(starting: Promise<LocalCoordinator>, root: stri
   const { defaultBranch } = head;
   const local = await starting;
   try {
+    // GITLAB_USER_NAME and GITLAB_USER_EMAIL: the pipeline's user is the one running it.
+    if (head.user.name !== undefined || head.user.email !== undefined) local.root = (await local.coordinator.context.stores.users.update(local.root.id, head.user)) ?? local.root;
     const registration = withRunner ? registerLocalRunner(local).finally(() => timelineMark('runner registered')) : null;
     registration?.catch(() => undefined); // its failure is seen where it is awaited
     const created = await createLocalProject(local, { root, identity: projectIdentity(head.remoteUrl, root), defaultBranch });

@@ -54,6 +54,19 @@ describe('runner exec local variables', () => {
     }
   });
 
+  it("gives the jobs git's user.name and user.email as GITLAB_USER_NAME and GITLAB_USER_EMAIL", async () => {
+    const tree = workingTree({ '.gitlab-ci.yml': 'job:\n  script:\n    - echo "user=$GITLAB_USER_NAME <$GITLAB_USER_EMAIL> login=$GITLAB_USER_LOGIN"\n' });
+    try {
+      git(tree, 'config', 'user.name', 'Ada Lovelace');
+      git(tree, 'config', 'user.email', 'ada@example.org');
+      const result = await exec(tree, {});
+      assert.equal(result.code, 0, result.stderr);
+      assert.match(result.stdout, /^job +\| user=Ada Lovelace <ada@example\.org> login=root$/m);
+    } finally {
+      rmSync(tree, { recursive: true, force: true });
+    }
+  });
+
   it('names the line of a bad --env-file and refuses a missing one', async () => {
     writeFiles(dir, { 'bad.env': 'GOOD=1\n\nthis is not a pair\n' });
     const bad = await exec(dir, { envFile: ['bad.env'] });

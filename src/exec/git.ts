@@ -13,6 +13,14 @@ import { ExecError } from './errors.ts';
 export interface HeadInfo {
   /** null on a repository without commits. */
   sha: string | null;
+  /** HEAD's tree; null without commits. */
+  tree: string | null;
+  /** A shallow clone: HEAD's history is cut, so the snapshot cannot carry it. */
+  shallow: boolean;
+  /** How many commits HEAD's history has, when fewer than HISTORY_COUNT_LIMIT; else (or without commits) null. */
+  historyLength: number | null;
+  /** The repository's tags (name without `refs/tags/`, and the object each names). */
+  tags: readonly { name: string; object: string }[];
   /** The current branch; null when HEAD is detached. */
   branch: string | null;
   /** origin's default branch when known, else a local `init.defaultBranch`, `main` or `master`, else the current branch, else `main`. */
@@ -32,6 +40,20 @@ interface Identity {
   /** Git's raw date (`<epoch> <zone>`). */
   date: string;
 }
+
+/** `for-each-ref --format=%(objectname) %(refname)` lines of tags: each tag's name and object. */
+function refsOf(lines: string | null): { name: string; object: string }[] {
+  return (lines ?? '').split('\n').flatMap((line) => {
+    const match = /^([0-9a-f]+) refs\/tags\/(.+)$/.exec(line);
+    return match ? [{ object: match[1]!, name: match[2]! }] : [];
+  });
+}
+
+/** At most this many of the repository's tags reach the local coordinator (its newest). */
+const TAG_LIMIT = 2_000;
+
+/** Histories are counted up to this many commits: enough to tell whether a job's GIT_DEPTH would cut one. */
+const HISTORY_COUNT_LIMIT = 1_000;
 
 const FALLBACK_IDENTITY: Identity = { name: 'Gantry exec', email: 'exec@gantry.invalid', date: '' };
 
@@ -68,22 +90,37 @@ export async function workingTreeRoot(cwd: string): Promise<string> {
 }
 
 export async function readHead(root: string): Promise<HeadInfo> {
-  const [sha, branch, originHead, settings, localBranches] = await Promise.all([
-    gitOrNull(root, ['rev-parse', '--verify', '-q', 'HEAD^{commit}']),
+  const [shallowAndSha, branch, originHead, settings, localRefs, counted] = await Promise.all([
+    gitOrNull(root, ['rev-parse', '--is-shallow-repository', '--verify', '-q', 'HEAD^{commit}']),
     gitOrNull(root, ['symbolic-ref', '--short', '-q', 'HEAD']),
     gitOrNull(root, ['symbolic-ref', '--short', '-q', 'refs/remotes/origin/HEAD']),
     gitOrNull(root, ['config', '--get-regexp', '^(remote\\..*\\.url|init\\.defaultbranch|user\\.name|user\\.email)$']),
-    gitOrNull(root, ['for-each-ref', '--format=%(refname:short)', 'refs/heads/']),
+    gitOrNull(root, ['for-each-ref', '--format=%(objectname) %(refname)', 'refs/heads/', 'refs/tags/']),
+    gitOrNull(root, ['rev-list', '--count', `--max-count=${HISTORY_COUNT_LIMIT}`, 'HEAD']),
   ]);
-  const defaultBranch = originHead?.replace(/^origin\//, '') || localDefaultBranch(branch, settings, localBranches);
+  const refs = (localRefs ?? '').split('\n').flatMap((line) => {
+    const match = /^([0-9a-f]+) refs\/(heads|tags)\/(.+)$/.exec(line);
+    return match ? [{ object: match[1]!, kind: match[2]!, name: match[3]! }] : [];
+  });
+  let tags = refs.filter((ref) => ref.kind === 'tags').map(({ name, object }) => ({ name, object }));
+  // Each becomes a ref file on the local coordinator: a repository with more gives its newest.
+  if (tags.length > TAG_LIMIT) tags = refsOf(await gitOrNull(root, ['for-each-ref', '--sort=-creatordate', `--count=${TAG_LIMIT}`, '--format=%(objectname) %(refname)', 'refs/tags/']));
+  const defaultBranch = originHead?.replace(/^origin\//, '') || localDefaultBranch(branch, settings, refs.filter((ref) => ref.kind === 'heads').map((ref) => ref.name));
   const remoteUrl = remoteUrlOf(settings);
   const user = userOf(settings);
-  if (sha === null) return { sha, branch, defaultBranch, remoteUrl, user, message: 'Working tree snapshot\n', author: FALLBACK_IDENTITY, committer: FALLBACK_IDENTITY };
-  // One NUL-separated record: author, committer, then the raw message.
-  const record = await git(root, ['log', '-1', '--format=%an%x00%ae%x00%ad%x00%cn%x00%ce%x00%cd%x00%B', '--date=raw', sha]);
-  const [an = '', ae = '', ad = '', cn = '', ce = '', cd = '', ...message] = record.split('\0');
+  const [shallowLine, sha = null] = shallowAndSha?.split('\n') ?? [];
+  const shallow = shallowLine === 'true';
+  const historyLength = counted !== null && Number(counted) < HISTORY_COUNT_LIMIT ? Number(counted) : null;
+  if (sha === null) return { sha, tree: null, shallow, historyLength: null, tags, branch, defaultBranch, remoteUrl, user, message: 'Working tree snapshot\n', author: FALLBACK_IDENTITY, committer: FALLBACK_IDENTITY };
+  // One NUL-separated record: the tree, author, committer, then the raw message.
+  const record = await git(root, ['log', '-1', '--format=%T%x00%an%x00%ae%x00%ad%x00%cn%x00%ce%x00%cd%x00%B', '--date=raw', sha]);
+  const [tree = '', an = '', ae = '', ad = '', cn = '', ce = '', cd = '', ...message] = record.split('\0');
   return {
     sha,
+    tree,
+    shallow,
+    historyLength,
+    tags,
     branch,
     defaultBranch,
     remoteUrl,
@@ -100,9 +137,9 @@ export async function readHead(root: string): Promise<HeadInfo> {
  * `init.defaultBranch`, `main` or `master`, the first of them the clone has; else the current
  * branch; else `main`.
  */
-function localDefaultBranch(current: string | null, settings: string | null, localBranches: string | null): string {
+function localDefaultBranch(current: string | null, settings: string | null, localBranches: readonly string[]): string {
   const configured = /^init\.defaultbranch (.+)$/im.exec(settings ?? '')?.[1]?.trim();
-  const existing = new Set((localBranches ?? '').split('\n').filter((name) => name !== ''));
+  const existing = new Set(localBranches);
   for (const candidate of [configured, 'main', 'master']) if (candidate && existing.has(candidate)) return candidate;
   return current ?? 'main';
 }
@@ -127,20 +164,28 @@ function remoteUrlOf(lines: string | null): string | null {
   return (remotes.find((remote) => remote.name === 'origin') ?? remotes[0])?.url ?? null;
 }
 
+/** The commit the jobs see, and how many commits its history has (null: more than counted). */
+export interface Snapshot {
+  sha: string;
+  historyLength: number | null;
+}
+
 /**
- * A parentless commit of the working tree (tracked changes, untracked files not ignored, with
- * `committed` HEAD's tree alone) carrying HEAD's message, author and committer: what the jobs
- * see. Parentless, so that a job's fetch of it receives one tree, not the history.
+ * The commit the jobs see: HEAD itself when the working tree holds nothing else (or with
+ * `committed`), so that CI_COMMIT_SHA is HEAD's; else a commit of the working tree (tracked
+ * changes, untracked files not ignored) on top of HEAD, carrying HEAD's message, author and
+ * committer. Either way a job's history is HEAD's, as its GIT_DEPTH cuts it on the server. In
+ * a shallow clone, or without a commit yet, the snapshot has no parent: a shallow clone's cut
+ * history is not one a job could fetch.
  */
-export async function snapshotCommit(root: string, head: HeadInfo, committed: boolean): Promise<string> {
-  let tree: string;
-  if (committed) {
-    if (head.sha === null) throw new ExecError('--committed: the repository has no commit yet');
-    tree = (await git(root, ['rev-parse', `${head.sha}^{tree}`])).trim();
-  } else {
-    tree = await stagedTree(root);
-  }
-  return (await git(root, ['commit-tree', tree], identityEnvironment(head), head.message)).trim();
+export async function snapshotCommit(root: string, head: HeadInfo, committed: boolean): Promise<Snapshot> {
+  if (committed && head.sha === null) throw new ExecError('--committed: the repository has no commit yet');
+  const tree = committed ? head.tree : await stagedTree(root);
+  const onHead = head.sha !== null && !head.shallow;
+  if (onHead && tree === head.tree) return { sha: head.sha!, historyLength: head.historyLength };
+  const sha = (await git(root, ['commit-tree', ...(onHead ? ['-p', head.sha!] : []), tree ?? ''], identityEnvironment(head), head.message)).trim();
+  if (!onHead) return { sha, historyLength: 1 };
+  return { sha, historyLength: head.historyLength === null ? null : head.historyLength + 1 };
 }
 
 /**

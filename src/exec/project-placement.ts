@@ -10,6 +10,7 @@ import type { ProjectRecord } from '../storage/types.ts';
 import { lendObjects } from './git.ts';
 import { FALLBACK_PROJECT_PATH, type ProjectIdentity } from './project-identity.ts';
 import { loadStack, postToLocalApi, setSnapshotRefs, type LocalCoordinator } from './session.ts';
+import type { Snapshot } from './git.ts';
 
 /**
  * The working tree's project, its repository lent the user's object database, with no refs
@@ -76,7 +77,7 @@ async function localNamespace(local: LocalCoordinator, groups: readonly string[]
 /** A project holding `sha` on its default branch and on the ref asked for (a branch or a tag). */
 export async function pushProject(
   local: LocalCoordinator,
-  source: { root: string; sha: string; identity: ProjectIdentity; defaultBranch: string; ref: { name: string; kind: 'branch' | 'tag' } },
+  source: { root: string; snapshot: Snapshot; identity: ProjectIdentity; defaultBranch: string; ref: { name: string; kind: 'branch' | 'tag' } },
 ): Promise<ProjectRecord> {
   const project = await createLocalProject(local, source);
   await setSnapshotRefs(local, project, source);

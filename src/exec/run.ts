@@ -90,14 +90,15 @@ export async function runExec(request: ExecRequest, io: ExecIo): Promise<number>
   });
   timelineMark('tree read');
   const ref = request.tag !== undefined ? { name: request.tag, kind: 'tag' as const } : { name: request.ref ?? head.branch ?? head.defaultBranch, kind: 'branch' as const };
-  const [sha, { local, configured, registration }] = await startedTogether(
+  const [snapshot, { local, configured, registration }] = await startedTogether(
     snapshotCommit(root, head, request.committed),
     startLocalProject(starting, root, head, localVariables, request.mode === 'run'),
   );
   timelineMark('snapshot and project ready');
+  const { sha } = snapshot;
   try {
     let project = configured;
-    await setSnapshotRefs(local, project, { sha, defaultBranch: head.defaultBranch, ref });
+    await setSnapshotRefs(local, project, { snapshot, defaultBranch: head.defaultBranch, ref, tags: head.tags });
     await provideSubmodules(local, project, root, sha);
     if (request.file !== undefined) {
       const configPath = path.relative(root, path.resolve(request.cwd, request.file)).split(path.sep).join('/');

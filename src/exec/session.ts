@@ -21,6 +21,7 @@ import { removeTree } from '../shared/remove-tree.ts';
 import type { ProjectRecord, UserRecord } from '../storage/types.ts';
 import { ExecError } from './errors.ts';
 import { timelineMark } from '../runner/timeline.ts';
+import type { HeadInfo, Snapshot } from './git.ts';
 
 const HOST = '127.0.0.1';
 /** How often a running job's new log lines reach the coordinator, and so the terminal. */
@@ -64,8 +65,8 @@ export interface LocalCoordinator {
   dataDir: string;
   /** The working tree's object database, once pushProject lent it to the project (the snapshot is there). */
   lentObjects: string | null;
-  /** The snapshot's commit once setSnapshotRefs set the refs on it: it has no parent (git.ts). */
-  snapshotSha: string | null;
+  /** The snapshot once setSnapshotRefs set the refs on it (git.ts). */
+  snapshot: Snapshot | null;
   close(): Promise<void>;
 }
 
@@ -113,7 +114,7 @@ export async function startLocalCoordinator(): Promise<LocalCoordinator> {
     const started = coordinator;
     timelineMark('coordinator listening');
     return {
-      coordinator, ci, url, root, rootToken, dataDir, lentObjects: null, snapshotSha: null,
+      coordinator, ci, url, root, rootToken, dataDir, lentObjects: null, snapshot: null,
       async close() {
         await started.close();
         await removeTree(dataDir);
@@ -142,14 +143,19 @@ export async function postToLocalApi(local: LocalCoordinator, apiPath: string, b
 export async function setSnapshotRefs(
   local: LocalCoordinator,
   project: ProjectRecord,
-  source: { sha: string; defaultBranch: string; ref: { name: string; kind: 'branch' | 'tag' } },
+  source: { snapshot: Snapshot; defaultBranch: string; ref: { name: string; kind: 'branch' | 'tag' }; tags?: HeadInfo['tags'] },
 ): Promise<void> {
   const repository = local.coordinator.context.repositories.open(project.id);
   // The refs are set in the repository directly: a branch pushed would start a push pipeline.
-  await repository.createBranch(source.defaultBranch, source.sha);
-  if (source.ref.kind === 'tag') await repository.createTag(source.ref.name, source.sha, null, { name: local.root.name, email: local.root.email });
-  else if (source.ref.name !== source.defaultBranch) await repository.createBranch(source.ref.name, source.sha);
-  local.snapshotSha = source.sha;
+  const { sha } = source.snapshot;
+  await repository.createBranch(source.defaultBranch, sha);
+  if (source.ref.kind === 'tag') await repository.createTag(source.ref.name, sha, null, { name: local.root.name, email: local.root.email });
+  else if (source.ref.name !== source.defaultBranch) await repository.createBranch(source.ref.name, sha);
+  // Your tags, as the server's repository has them (a job's fetch follows those in its history:
+  // `git describe`); a tag `--tag` names is the snapshot's. Their objects are yours, lent.
+  const tags = (source.tags ?? []).filter((tag) => !(source.ref.kind === 'tag' && tag.name === source.ref.name));
+  if (tags.length > 0) await repository.importTags(tags);
+  local.snapshot = source.snapshot;
 }
 
 /** A runner registered and configured, not yet asking for jobs. */
@@ -228,11 +234,11 @@ export async function startRunner(local: LocalCoordinator, settings: ExecRunnerS
   // A shell job's new clone borrows the working tree's objects: its fetch (through the
   // coordinator, as always) then finds the snapshot at hand and transfers no pack.
   const sourcesAlternates = local.lentObjects === null ? [] : [local.lentObjects];
-  // The snapshot has no parent: its fetch needs no depth (no shallow negotiation, no pack).
-  const sourcesParentlessCommits = local.snapshotSha === null ? [] : [local.snapshotSha];
+  // A fetch of the snapshot needs no depth that would cut nothing of its history (no shallow negotiation, no pack).
+  const sourcesShortHistories = local.snapshot?.historyLength == null ? [] : [{ sha: local.snapshot.sha, commits: local.snapshot.historyLength }];
   const daemon = new RunnerDaemon({
     config, logger: silentLogger(), workingDirectory, executorFor, traceUpdateInterval: LIVE_TRACE_SECONDS, systemId: await newSystemId(), beforeFailedCleanup: settings.beforeFailedCleanup,
-    sourcesAlternates, sourcesParentlessCommits,
+    sourcesAlternates, sourcesShortHistories,
     // No held keep-alive per job: nothing cancels these jobs through the coordinator (Ctrl-C
     // stops the runner itself; trace updates would still bring a cancel), and the held request
     // cost each job a request, its hold and its hang-up (10–20 ms of CPU).

@@ -40,8 +40,9 @@ describe('the local coordinator of runner exec', () => {
   it('lends the working tree\'s objects to the project\'s repository: the snapshot is there, unpushed', async () => {
     writeFiles(tree, { 'b.txt': 'uncommitted\n' });
     const head = await readHead(tree);
-    const sha = await snapshotCommit(tree, head, false);
-    const project = await pushProject(local, { root: tree, sha, identity: { groups: [], path: 'lent' }, defaultBranch: 'main', ref: { name: 'main', kind: 'branch' } });
+    const snapshot = await snapshotCommit(tree, head, false);
+    const { sha } = snapshot;
+    const project = await pushProject(local, { root: tree, snapshot, identity: { groups: [], path: 'lent' }, defaultBranch: 'main', ref: { name: 'main', kind: 'branch' } });
     const { repositories } = local.coordinator.context;
     assert.ok(repositories instanceof GitRepositoryManager);
     assert.equal(await repositories.open(project.id).resolveCommit('refs/heads/main'), sha);

@@ -1,6 +1,6 @@
 /**
  * get_sources into a new directory: gitlab-runner's `git init` template, the remote written
- * without `git remote add` as it writes it, and a parentless commit the alternates hold
+ * without `git remote add` as it writes it, and a commit whose short history the alternates hold
  * fetched without its moot depth.
  */
 import assert from 'node:assert/strict';
@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { getSources, type SourcesRequest } from '../../src/runner/job/sources.ts';
+import { getSources, type ShortHistory, type SourcesRequest } from '../../src/runner/job/sources.ts';
 import { JobTrace } from '../../src/runner/job/trace.ts';
 
 const git = (cwd: string, ...args: string[]): string =>
@@ -57,7 +57,7 @@ describe('get_sources into a new directory', () => {
     assert.equal(git(directory, 'config', '--get-regexp', '^remote\\.'), git(reference, 'config', '--get-regexp', '^remote\\.'));
   });
 
-  it('fetches a parentless commit its alternates hold without the depth, which would cut nothing: no negotiation, no pack', async () => {
+  it('fetches a commit whose history its alternates hold in no more commits than the depth without the depth: no negotiation, no pack', async () => {
     const work = path.join(base, 'snapshot-work');
     const remote = path.join(base, 'snapshot.git');
     execFileSync('git', ['init', '-q', '-b', 'main', work]);
@@ -66,19 +66,21 @@ describe('get_sources into a new directory', () => {
     git(work, 'commit', '-qm', 'first');
     execFileSync('sh', ['-c', 'echo two > file.txt'], { cwd: work });
     git(work, 'commit', '-qam', 'second');
-    // A snapshot as runner exec makes it: the tree of a commit with history, as a commit of its own.
-    const sha = execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.com', 'commit-tree', 'HEAD^{tree}', '-m', 'snapshot'], { cwd: work, encoding: 'utf8' }).trim();
+    // A snapshot as runner exec makes it of uncommitted changes: a commit on top of HEAD.
+    execFileSync('sh', ['-c', 'echo three > file.txt && git add file.txt'], { cwd: work });
+    const tree = git(work, 'write-tree');
+    const sha = execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.com', 'commit-tree', tree, '-p', 'HEAD', '-m', 'snapshot'], { cwd: work, encoding: 'utf8' }).trim();
     execFileSync('git', ['init', '-q', '--bare', remote]);
     git(work, 'push', '-q', remote, `${sha}:refs/heads/main`);
 
-    const fetchInto = async (name: string, parentlessCommits: string[]): Promise<{ directory: string; commands: string }> => {
+    const fetchInto = async (name: string, shortHistories: ShortHistory[], depth = 50): Promise<{ directory: string; commands: string }> => {
       const directory = path.join(base, name);
       const gitTrace = path.join(base, `${name}.trace`);
       const trace = new JobTrace({ sink: () => undefined, maskedValues: [], limitBytes: 1 << 20, sections: false });
       const request: SourcesRequest = {
-        git: { repo_url: remote, ref: 'main', sha, before_sha: sha, ref_type: 'branch', refspecs: ['+refs/heads/main:refs/remotes/origin/main'], depth: 50 },
+        git: { repo_url: remote, ref: 'main', sha, before_sha: sha, ref_type: 'branch', refspecs: ['+refs/heads/main:refs/remotes/origin/main'], depth },
         strategy: 'fetch', checkout: true, cleanFlags: '-ffdx', fetchFlags: '--prune --quiet', submodules: 'none',
-        remoteUrl: remote, directory, templateDirectory: path.join(base, `${name}-template`), alternates: [path.join(work, '.git', 'objects')], parentlessCommits,
+        remoteUrl: remote, directory, templateDirectory: path.join(base, `${name}-template`), alternates: [path.join(work, '.git', 'objects')], shortHistories,
         displayDirectory: directory, userAgent: 'test', trace, signal: new AbortController().signal,
       };
       // git's trace names every process the fetch starts (the shell passes the environment on).
@@ -91,10 +93,11 @@ describe('get_sources into a new directory', () => {
       return { directory, commands: readFileSync(gitTrace, 'utf8') };
     };
 
-    const moot = await fetchInto('moot', [sha]);
+    const moot = await fetchInto('moot', [{ sha, commits: 3 }]);
     assert.equal(git(moot.directory, 'rev-parse', 'HEAD'), sha);
     assert.equal(git(moot.directory, 'rev-parse', 'refs/remotes/origin/main'), sha);
     assert.equal(git(moot.directory, 'rev-parse', '--is-shallow-repository'), 'false');
+    assert.equal(git(moot.directory, 'rev-list', '--count', 'HEAD'), '3');
     assert.doesNotMatch(moot.commands, /pack-objects|--depth/);
     // Told nothing, the same fetch negotiates a shallow pack: the same repository, at a higher cost.
     const shallow = await fetchInto('shallow', []);
@@ -102,5 +105,10 @@ describe('get_sources into a new directory', () => {
     assert.equal(git(shallow.directory, 'rev-parse', 'HEAD'), sha);
     assert.equal(git(shallow.directory, 'rev-parse', '--is-shallow-repository'), 'false');
     assert.equal(git(shallow.directory, 'for-each-ref'), git(moot.directory, 'for-each-ref'));
+    // A depth that cuts the history is the job's, as on a server: a shallow clone of 2 commits.
+    const cut = await fetchInto('cut', [{ sha, commits: 3 }], 2);
+    assert.match(cut.commands, /--depth 2/);
+    assert.equal(git(cut.directory, 'rev-parse', '--is-shallow-repository'), 'true');
+    assert.equal(git(cut.directory, 'rev-list', '--count', 'HEAD'), '2');
   });
 });

@@ -14,6 +14,7 @@ import { shortToken } from '../job/identity.ts';
 import type { DaemonObserver, DaemonStatus } from './metrics.ts';
 import type { BeforeFailedCleanup } from '../job/engine.ts';
 import { RunnerWorker, type DaemonControl, type WorkerTimings } from './worker.ts';
+import type { ShortHistory } from '../job/sources.ts';
 
 export interface DaemonOptions {
   config: RunnerConfig;
@@ -36,7 +37,7 @@ export interface DaemonOptions {
   /** Object directories every new clone on this machine borrows (runner exec: see JobSettings). */
   sourcesAlternates?: readonly string[];
   /** Commits without a parent those alternates hold (runner exec's snapshots: see JobSettings). */
-  sourcesParentlessCommits?: readonly string[];
+  sourcesShortHistories?: readonly ShortHistory[];
   /** Seconds a Gantry coordinator may hold a job's watched keep-alive (default 50; 0: none is asked for). */
   jobWatchSeconds?: number;
 }
@@ -105,7 +106,7 @@ export class RunnerDaemon implements DaemonControl {
       observer: options.observer,
       beforeFailedCleanup: options.beforeFailedCleanup,
       sourcesAlternates: options.sourcesAlternates,
-      sourcesParentlessCommits: options.sourcesParentlessCommits,
+      sourcesShortHistories: options.sourcesShortHistories,
       jobWatchSeconds: options.jobWatchSeconds,
     });
   }

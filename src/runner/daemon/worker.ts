@@ -18,6 +18,7 @@ import { runnerInfo, userAgent, type RunnerInfoBody } from '../version.ts';
 import type { DaemonObserver, JobLabels, RunnerStatus } from './metrics.ts';
 import { executorOf, identityOf, jobSettingsOf } from './settings.ts';
 import { timelineMark } from '../timeline.ts';
+import type { ShortHistory } from '../job/sources.ts';
 
 const UNHEALTHY_AFTER = 3;
 /** How long a Gantry coordinator may hold a job's watched keep-alive (a cancel ends it at once), unless the options say otherwise. */
@@ -56,7 +57,7 @@ export interface WorkerOptions {
   observer?: DaemonObserver;
   beforeFailedCleanup?: BeforeFailedCleanup;
   sourcesAlternates?: readonly string[];
-  sourcesParentlessCommits?: readonly string[];
+  sourcesShortHistories?: readonly ShortHistory[];
   /** Seconds a job's watched keep-alive may be held (default 50; 0: none is asked for). */
   jobWatchSeconds?: number;
 }
@@ -334,7 +335,7 @@ export class RunnerWorker {
             executor,
             session,
             runner: identityOf(entry),
-            settings: { ...jobSettingsOf(entry, this.options.workingDirectory), sourcesAlternates: this.options.sourcesAlternates, sourcesParentlessCommits: this.options.sourcesParentlessCommits },
+            settings: { ...jobSettingsOf(entry, this.options.workingDirectory), sourcesAlternates: this.options.sourcesAlternates, sourcesShortHistories: this.options.sourcesShortHistories },
             concurrentId,
             concurrentProjectId: projectSlot,
             signal: daemon.shutdownSignal,

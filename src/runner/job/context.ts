@@ -4,6 +4,7 @@ import type { JobPayload } from '../../protocol/job-payload.ts';
 import type { JobSession } from './session.ts';
 import type { JobTrace } from './trace.ts';
 import type { BuildVariable } from './variables.ts';
+import type { ShortHistory } from './sources.ts';
 
 export interface JobSettings {
   shell: ScriptShell;
@@ -38,11 +39,11 @@ export interface JobSettings {
    */
   sourcesAlternates?: readonly string[];
   /**
-   * Commits without a parent that those alternates hold (runner exec's snapshots): a new
-   * clone fetches them without the job's depth, which would cut nothing, and so without a
-   * shallow fetch's negotiation and pack.
+   * Commits whose whole history those alternates hold, with its length (runner exec's
+   * snapshot): a new clone whose depth would cut nothing of it fetches without the depth, and
+   * so without a shallow fetch's negotiation and pack.
    */
-  sourcesParentlessCommits?: readonly string[];
+  sourcesShortHistories?: readonly ShortHistory[];
 }
 
 export interface JobContext {

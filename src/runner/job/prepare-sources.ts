@@ -116,7 +116,7 @@ function sourcesRequest(context: JobContext, runner: RunnerIdentity, strategy: R
     remoteUrl: remoteUrl(payload.git_info.repo_url, settings.cloneUrl, variableValue(variables, 'CI_PROJECT_PATH') ?? context.projectPath, payload.token),
     directory: context.sourcesDir,
     alternates: environment.info.hostProjectDir === null ? [] : (settings.sourcesAlternates ?? []),
-    parentlessCommits: settings.sourcesParentlessCommits,
+    shortHistories: settings.sourcesShortHistories,
     templateDirectory: path.join(context.workDir, 'git-template'),
     displayDirectory: environment.info.projectDir,
     userAgent: runner.userAgent,

@@ -38,8 +38,8 @@ export interface SourcesRequest {
   directory: string;
   /** Object directories a new repository borrows (JobSettings.sourcesAlternates). */
   alternates?: readonly string[];
-  /** Commits without a parent that the alternates hold (JobSettings.sourcesParentlessCommits). */
-  parentlessCommits?: readonly string[];
+  /** Commits whose whole history the alternates hold, with its length (JobSettings.sourcesShortHistories). */
+  shortHistories?: readonly ShortHistory[];
   /** A directory of this job's own, not yet existing: `git init`'s template is written there. */
   templateDirectory: string;
   /** The same directory as the job sees it (for the messages). */
@@ -184,14 +184,21 @@ function submoduleLines(request: SourcesRequest): string[] {
   ];
 }
 
+/** A commit and how many commits its history has. */
+export interface ShortHistory {
+  sha: string;
+  commits: number;
+}
+
 /**
- * A new repository fetching a commit without a parent that its alternates hold: a depth
- * cuts nothing (no `.git/shallow`, the same objects and refs), but a shallow fetch always
- * negotiates and receives a pack, where a plain one finds the commit at hand and ends
- * after the refs.
+ * A new repository fetching a commit whose whole history its alternates hold, in no more
+ * commits than the depth: the depth cuts nothing (no `.git/shallow`, the same objects and
+ * refs), but a shallow fetch always negotiates and receives a pack, where a plain one finds
+ * the commit at hand and ends after the refs.
  */
 function depthIsMoot(request: SourcesRequest, existed: boolean): boolean {
-  return !existed && (request.alternates ?? []).length > 0 && (request.parentlessCommits ?? []).includes(request.git.sha);
+  if (existed || (request.alternates ?? []).length === 0) return false;
+  return (request.shortHistories ?? []).some((history) => history.sha === request.git.sha && history.commits <= request.git.depth);
 }
 
 /**

@@ -20,6 +20,8 @@ export async function compareAndSwapRef(access: RepositoryAccess, ref: string, n
   return result.exitCode === 0;
 }
 
+const OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+
 /** Branch and tag creation and deletion, each a single CAS ref update. */
 export class RefWriter {
   constructor(
@@ -55,6 +57,17 @@ export class RefWriter {
 
   async deleteTag(name: string): Promise<boolean> {
     return this.deleteRef(`refs/tags/${name}`, name);
+  }
+
+  /**
+   * Tags whose objects the repository holds already (through its alternates), created in one
+   * transaction: all or none (false when one exists). Names git refuses are left out.
+   */
+  async importTags(tags: readonly { name: string; object: string }[]): Promise<boolean> {
+    const lines = tags.filter((tag) => isValidRefName(tag.name) && OBJECT_ID.test(tag.object)).map((tag) => `create refs/tags/${tag.name} ${tag.object}\n`);
+    if (lines.length === 0) return true;
+    const result = await runGit(this.access.gitDir, ['update-ref', '-m', 'gantry: import tags', '--stdin'], { input: lines.join(''), allowedExitCodes: [1, 128] });
+    return result.exitCode === 0;
   }
 
   private async deleteRef(ref: string, name: string): Promise<boolean> {

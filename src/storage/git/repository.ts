@@ -343,6 +343,10 @@ export class BareRepository implements GitRepository {
     return this.refs.deleteTag(name);
   }
 
+  importTags(tags: readonly { name: string; object: string }[]): Promise<boolean> {
+    return this.refs.importTags(tags);
+  }
+
   private guard<T>(operation: string, read: () => Promise<T>): Promise<T> {
     return reportingContentErrors(this.access, operation, read);
   }

@@ -290,6 +290,8 @@ export interface GitRepository {
   /** Creates a tag (annotated when message is given); returns false if it exists. */
   createTag(name: string, target: string, message: string | null, tagger: { name: string; email: string }): Promise<boolean>;
   deleteTag(name: string): Promise<boolean>;
+  /** Creates tags on objects the repository holds (runner exec: the user's, through alternates); all or none, false when one exists. */
+  importTags(tags: readonly { name: string; object: string }[]): Promise<boolean>;
 }
 
 export interface RepositoryCreateOptions {

@@ -235,6 +235,21 @@ describe('git storage writes', () => {
     assert.equal(await repository.tag('light'), null);
   });
 
+  it('imports tags on objects it holds in one transaction: all or none, names git refuses left out', async () => {
+    const head = (await repository.resolveCommit('main'))!;
+    const annotated = (await repository.tag('v1.0'))?.target;
+    assert.ok(annotated !== undefined && annotated !== head);
+    assert.equal(await repository.importTags([{ name: 'imported/one', object: head }, { name: 'imported-two', object: annotated }, { name: 'bad..name', object: head }]), true);
+    assert.equal((await repository.tag('imported/one'))?.target, head);
+    assert.equal((await repository.tag('imported-two'))?.target, annotated);
+    assert.equal((await repository.tag('bad..name')) ?? null, null);
+    // One that exists fails the whole import: the other is not created either.
+    assert.equal(await repository.importTags([{ name: 'imported-three', object: head }, { name: 'imported-two', object: head }]), false);
+    assert.equal((await repository.tag('imported-three')) ?? null, null);
+    assert.equal((await repository.tag('imported-two'))?.target, annotated);
+    assert.equal(await repository.importTags([]), true);
+  });
+
   it('forks, switches the default branch and removes repositories', async () => {
     const forkId = 500;
     await fixture.manager.fork(1, forkId);

@@ -1,15 +1,17 @@
 /**
- * The project's default branch (`CI_DEFAULT_BRANCH`) as `runner exec` reads it from the user's
- * clone: origin's when the clone knows it; else the branch GitLab would have made the default
- * one at the first push (git's `init.defaultBranch`, `main`, `master`), not the branch checked out.
+ * What `runner exec` reads of the user's clone. The project's default branch
+ * (`CI_DEFAULT_BRANCH`): origin's when the clone knows it; else the branch GitLab would have
+ * made the default one at the first push (git's `init.defaultBranch`, `main`, `master`), not
+ * the branch checked out. The tags the local coordinator gets.
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { after, describe, it } from 'node:test';
 import { readHead } from '../../src/exec/git.ts';
 import { git, workingTree } from '../cli/exec-helpers.ts';
 
-describe("runner exec's default branch", () => {
+describe("what runner exec reads of the user's clone", () => {
   const trees: string[] = [];
   const tree = (): string => {
     const dir = workingTree({ 'a.txt': 'a\n' });
@@ -55,5 +57,21 @@ describe("runner exec's default branch", () => {
     git(dir, 'fetch', '-q', 'origin');
     git(dir, 'remote', 'set-head', 'origin', 'stable');
     assert.equal((await readHead(dir)).defaultBranch, 'stable');
+  });
+
+  it('reads the tags, the 2,000 newest of more', async () => {
+    const dir = tree();
+    const old = git(dir, 'rev-parse', 'HEAD').trim();
+    const lines = Array.from({ length: 2_000 }, (_, index) => `create refs/tags/old-${index} ${old}\n`).join('');
+    execFileSync('git', ['update-ref', '--stdin'], { cwd: dir, input: lines });
+    git(dir, 'tag', '-a', '-m', 'newest', 'newest');
+    assert.equal((await readHead(dir)).tags.length, 2_000);
+    // Newer than the others by its tagger's date.
+    const later = { ...process.env, GIT_COMMITTER_DATE: '@4000000000 +0000' };
+    execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.com', 'tag', '-f', '-a', '-m', 'newest', 'newest'], { cwd: dir, env: later });
+    git(dir, 'tag', 'one-more');
+    const tags = (await readHead(dir)).tags;
+    assert.equal(tags.length, 2_000);
+    assert.ok(tags.some((tag) => tag.name === 'newest' && tag.object === git(dir, 'rev-parse', 'refs/tags/newest').trim()));
   });
 });

@@ -311,6 +311,15 @@ describe('job engine (shell executor)', () => {
     }
   });
 
+  it('skips a cache whose key expands to nothing with a notice, as gitlab-runner does, and no warning', async () => {
+    const cache = [{ key: '$UNSET_KEY', untracked: false, paths: ['vendor/'], policy: 'pull-push' as const, when: 'on_success' as const }];
+    const { trace, settings } = await run(payload({ variables: [variable('GIT_STRATEGY', 'none')], cache, steps: script('mkdir -p vendor', 'echo cached > vendor/lib.txt') }));
+    assert.ok(trace.includes(`${E}[32;1mSkipping cache extraction due to empty cache key${E}[0;m`), trace);
+    assert.ok(trace.includes(`${E}[32;1mSkipping cache archiving due to empty cache key${E}[0;m`), trace);
+    assert.ok(!trace.includes('WARNING') && !trace.includes('Creating cache'), trace);
+    await assert.rejects(stat(path.join(settings.cacheDir, 'project-7', 'cache.zip')));
+  });
+
   it("expands a cache key with the runner's own variables, a key naming the project directory kept under the cache directory, as gitlab-runner joins it", async () => {
     const settings = await jobSettings({ environment: ['CACHE_NS=team'] });
     // As GitLab sends `cache: key: ${TF_ROOT}` with `TF_ROOT: ${CI_PROJECT_DIR}`: both for the runner.

@@ -15,14 +15,24 @@ export function cacheEntries(context: JobContext): Cache[] {
 }
 
 /**
- * The key expanded with all the job's variables, the runner's own too (default `<job name>/<ref>`),
- * or null when it is empty or would leave the cache directory. A leading `/` stays inside it, as
- * gitlab-runner joins the key under its cache directory (`${CI_PROJECT_DIR}` is a key).
+ * The key expanded with all the job's variables, the runner's own too (default `<job name>/<ref>`):
+ * `''` when it expands to nothing, null when it would leave the cache directory. A leading `/`
+ * stays inside it, as gitlab-runner joins the key under its cache directory (`${CI_PROJECT_DIR}` is a key).
  */
 export function cacheKey(context: JobContext, entry: Cache): string | null {
   const key = expandValue(entry.key || `${context.payload.job_info.name}/${context.payload.git_info.ref}`, context.variables);
-  if (key === '' || key.split(/[\\/]/).some((part) => part === '..')) return null;
+  if (key.split(/[\\/]/).some((part) => part === '..')) return null;
   return key;
+}
+
+/**
+ * A key that is no key: gitlab-runner skips a cache whose key expands to nothing with a notice
+ * (`Skipping cache extraction due to empty cache key`), and we refuse one leaving the cache directory.
+ */
+function unusableKey(context: JobContext, entry: Cache, key: string | null, step: 'extraction' | 'archiving'): key is null | '' {
+  if (key === '') context.trace.notice(`Skipping cache ${step} due to empty cache key`);
+  else if (key === null) context.trace.warning(`cache key "${entry.key}" is not valid: it must stay inside the cache directory`);
+  return key === null || key === '';
 }
 
 function cacheFile(context: JobContext, key: string): string {
@@ -34,10 +44,7 @@ export async function restoreCache(context: JobContext): Promise<void> {
   const { trace } = context;
   for (const entry of cacheEntries(context)) {
     const key = cacheKey(context, entry);
-    if (key === null) {
-      trace.warning(`cache key "${entry.key}" is not valid: it must stay inside the cache directory`);
-      continue;
-    }
+    if (unusableKey(context, entry, key, 'extraction')) continue;
     if (entry.policy === 'push') {
       trace.notice(`Not downloading cache ${key} due to policy`);
       continue;
@@ -46,7 +53,7 @@ export async function restoreCache(context: JobContext): Promise<void> {
     const keys = [key];
     for (const fallback of [...(entry.fallback_keys ?? []), variableValue(context.variables, 'CACHE_FALLBACK_KEY') ?? '']) {
       const valid = fallback === '' ? null : cacheKey(context, { ...entry, key: fallback });
-      if (valid !== null && !keys.includes(valid)) keys.push(valid);
+      if (valid && !keys.includes(valid)) keys.push(valid);
     }
     let restored = false;
     for (const candidate of keys) {
@@ -88,10 +95,7 @@ export async function archiveCache(context: JobContext, succeeded: boolean): Pro
   const { trace } = context;
   for (const entry of cachesToArchive(context, succeeded)) {
     const key = cacheKey(context, entry);
-    if (key === null) {
-      trace.warning(`cache key "${entry.key}" is not valid: it must stay inside the cache directory`);
-      continue;
-    }
+    if (unusableKey(context, entry, key, 'archiving')) continue;
     if (entry.policy === 'pull') {
       trace.notice(`Not uploading cache ${key} due to policy`);
       continue;

@@ -3,7 +3,7 @@
  * variables in the precedence order of ci-config §7.2 (later entries win).
  */
 import { releaseScript } from './release-script.ts';
-import type { Artifact, Cache, CachePolicy, JobPayload, JobVariable, Step } from '../protocol/job-payload.ts';
+import type { Artifact, Cache, JobPayload, JobVariable, Step } from '../protocol/job-payload.ts';
 import type { ArtifactsDefinition, BuildJobDefinition } from './model.ts';
 import type { PayloadGitInfo, PayloadIds, PayloadPipelineInfo, PayloadRunnerInfo, PayloadServerInfo, PayloadTokens } from './payload-types.ts';
 import { predefinedJobVariables, publicVariable, userIdentityVariables } from './predefined-job-variables.ts';
@@ -77,8 +77,8 @@ export function toJobPayload(
     runner_info: { timeout, runner_session_url: null },
     variables,
     steps: steps(job, timeout),
-    // Image and service names, cache keys and the artifact name go as written, `$VARIABLES` and
-    // all, as GitLab sends them (its options, unexpanded): the runner expands them.
+    // Image and service names, cache keys and policies and the artifact name go as written,
+    // `$VARIABLES` and all, as GitLab sends them (its options, unexpanded): the runner expands them.
     image: job.image
       ? {
           name: job.image.name,
@@ -104,7 +104,7 @@ export function toJobPayload(
         key: cache.key,
         untracked: cache.untracked,
         paths: cache.paths,
-        policy: cachePolicy(expander(variables, 'keep')(cache.policy)),
+        policy: cache.policy,
         when: cache.when,
         ...(cache.fallbackKeys ? { fallback_keys: cache.fallbackKeys } : {}),
       }),
@@ -134,7 +134,7 @@ function jobVariables(
   const environment: JobVariable[] = [];
   let environmentName: string | null = null;
   if (job.environment) {
-    const name = expander([...predefined, ...yaml], 'empty')(job.environment.name);
+    const name = expander([...predefined, ...yaml])(job.environment.name);
     environmentName = name;
     environment.push(
       publicVariable('CI_ENVIRONMENT_NAME', name),
@@ -219,27 +219,15 @@ function refspecs(pipelineId: number, git: PayloadGitInfo, depth: number, mergeR
 }
 
 /**
- * A `$VARIABLE` policy, expanded: an unset or empty one is `pull-push`, as on GitLab. A value
- * that is no policy is `pull-push` too (GitLab's runner fails the job's cache step instead).
- */
-function cachePolicy(value: string): CachePolicy {
-  return value === 'pull' || value === 'push' ? value : 'pull-push';
-}
-
-/**
  * `$NAME` / `${NAME}` in `text` from the variables (later entries win), each variable's value
- * expanded once itself (raw ones as they are), as GitLab expands an environment's name (a
- * variable it does not know is empty there) and, here, a `$VARIABLE` cache policy (one the
- * server does not know is left as written, which no policy matches).
+ * expanded once itself (raw ones as they are; a name it does not know left as written), as
+ * GitLab expands an environment's name: a variable it does not know is empty there.
  */
-function expander(
-  variables: readonly { key: string; value: string; raw?: boolean }[],
-  unknown: 'keep' | 'empty',
-): (text: string) => string {
+function expander(variables: readonly { key: string; value: string; raw?: boolean }[]): (text: string) => string {
   const substitute = (text: string, map: ReadonlyMap<string, string>, missing: 'keep' | 'empty'): string =>
     text.replace(/\$(?:\{(\w+)\}|(\w+))/g, (match: string, braced: string | undefined, bare: string | undefined) =>
       map.get(braced ?? bare ?? '') ?? (missing === 'keep' ? match : ''));
   const values = new Map(variables.map((variable) => [variable.key, variable.value]));
   const expanded = new Map(variables.map((variable) => [variable.key, variable.raw ? variable.value : substitute(variable.value, values, 'keep')]));
-  return (text) => substitute(text, expanded, unknown);
+  return (text) => substitute(text, expanded, 'empty');
 }

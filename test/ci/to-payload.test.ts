@@ -205,7 +205,7 @@ describe('toJobPayload', () => {
     assert.equal(valueOf(onProtected, 'CI_COMMIT_REF_PROTECTED'), 'true');
   });
 
-  test('image and service names, cache keys and the artifact name go as written, $VARIABLES and all, for the runner to expand, as GitLab sends them', async () => {
+  test('image and service names, cache keys and policies and the artifact name go as written, $VARIABLES and all, for the runner to expand, as GitLab sends them', async () => {
     const named = `
 build:
   variables:
@@ -214,7 +214,7 @@ build:
     RAW: { value: "left-$TAG", expand: false }
   image: $IMAGE
   services: [redis:$TAG, $UNSET_SERVICE]
-  cache: { key: "deps-$RAW", fallback_keys: ["main-$TAG"], paths: [vendor/] }
+  cache: { key: "deps-$RAW", fallback_keys: ["main-$TAG"], policy: $POLICY, paths: [vendor/] }
   artifacts: { name: "plan-$CI_JOB_NAME", paths: [plan/] }
   environment: { name: "review/$TAG/$UNSET_NAME" }
   script: make
@@ -227,6 +227,7 @@ build:
     assert.deepEqual(payload.services.map((service) => service.name), ['redis:$TAG', '$UNSET_SERVICE']);
     assert.equal(payload.cache[0]?.key, 'deps-$RAW');
     assert.deepEqual(payload.cache[0]?.fallback_keys, ['main-$TAG']);
+    assert.equal(payload.cache[0]?.policy, '$POLICY');
     assert.equal(payload.artifacts[0]?.name, 'plan-$CI_JOB_NAME');
     // The environment's name is GitLab's to expand: a variable it does not know is empty.
     assert.equal(valueOf(payload.variables, 'CI_ENVIRONMENT_NAME'), 'review/3.19/');

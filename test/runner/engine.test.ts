@@ -320,6 +320,19 @@ describe('job engine (shell executor)', () => {
     await assert.rejects(stat(path.join(settings.cacheDir, 'project-7', 'cache.zip')));
   });
 
+  it("expands a `$VARIABLE` cache policy as gitlab-runner does: unset is pull-push, a value that is no policy fails the job", async () => {
+    const settings = await jobSettings();
+    const cache = [{ key: 'deps', untracked: false, paths: ['vendor/'], policy: '$POLICY', when: 'on_success' as const }];
+    const steps = script('mkdir -p vendor', 'echo cached > vendor/lib.txt');
+    const unset = await run(payload({ variables: [variable('GIT_STRATEGY', 'none')], cache, steps }), settings);
+    assert.ok(unset.trace.includes('Checking cache for deps...') && unset.trace.includes('Creating cache deps...'), unset.trace);
+    const pull = await run(payload({ variables: [variable('GIT_STRATEGY', 'none'), variable('POLICY', 'pull')], cache, steps }), settings);
+    assert.ok(pull.trace.includes('Not uploading cache deps due to policy'), pull.trace);
+    const bogus = await run(payload({ variables: [variable('GIT_STRATEGY', 'none'), variable('POLICY', 'sometimes')], cache, steps }), settings);
+    assert.deepEqual(bogus.outcome, { state: 'failed', failureReason: 'runner_system_failure' }, bogus.trace);
+    assert.ok(bogus.trace.includes('unknown cache policy sometimes for deps'), bogus.trace);
+  });
+
   it("expands a cache key with the runner's own variables, a key naming the project directory kept under the cache directory, as gitlab-runner joins it", async () => {
     const settings = await jobSettings({ environment: ['CACHE_NS=team'] });
     // As GitLab sends `cache: key: ${TF_ROOT}` with `TF_ROOT: ${CI_PROJECT_DIR}`: both for the runner.

@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { ArtifactWhen, Cache } from '../../protocol/job-payload.ts';
 import { archive as loadArchiveCode } from './archive/lazy.ts';
 import type { JobContext } from './context.ts';
+import { JobFailure } from './failure.ts';
 import { expandValue, variableValue } from './variables.ts';
 
 export function cacheEntries(context: JobContext): Cache[] {
@@ -35,6 +36,17 @@ function unusableKey(context: JobContext, entry: Cache, key: string | null, step
   return key === null || key === '';
 }
 
+/**
+ * The entry's policy with the job's variables expanded, as gitlab-runner reads it (GitLab sends
+ * `policy: $POLICY` as written): empty is `pull-push`; any other value fails the job.
+ */
+function cachePolicy(context: JobContext, entry: Cache, key: string): 'pull' | 'push' | 'pull-push' {
+  const policy = expandValue(entry.policy, context.variables);
+  if (policy === '' || policy === 'pull-push') return 'pull-push';
+  if (policy === 'pull' || policy === 'push') return policy;
+  throw new JobFailure(`unknown cache policy ${policy} for ${key}`, 'runner_system_failure');
+}
+
 function cacheFile(context: JobContext, key: string): string {
   return path.join(context.settings.cacheDir, ...context.projectPath.split('/'), ...key.split('/'), 'cache.zip');
 }
@@ -45,7 +57,7 @@ export async function restoreCache(context: JobContext): Promise<void> {
   for (const entry of cacheEntries(context)) {
     const key = cacheKey(context, entry);
     if (unusableKey(context, entry, key, 'extraction')) continue;
-    if (entry.policy === 'push') {
+    if (cachePolicy(context, entry, key) === 'push') {
       trace.notice(`Not downloading cache ${key} due to policy`);
       continue;
     }
@@ -96,7 +108,7 @@ export async function archiveCache(context: JobContext, succeeded: boolean): Pro
   for (const entry of cachesToArchive(context, succeeded)) {
     const key = cacheKey(context, entry);
     if (unusableKey(context, entry, key, 'archiving')) continue;
-    if (entry.policy === 'pull') {
+    if (cachePolicy(context, entry, key) === 'pull') {
       trace.notice(`Not uploading cache ${key} due to policy`);
       continue;
     }

@@ -273,6 +273,18 @@ describe('job engine (shell executor)', () => {
     assert.ok(trace.includes('out/*.tmp: excluded 1 files'));
   });
 
+  it("names the archive as gitlab-runner's uploader does: the name expanded once (a raw variable's `$` kept), its last path part, `default` when empty, `artifacts` when none", async () => {
+    const archive = (name: string) => ({ name, untracked: false, paths: ['x.txt'], when: 'on_success' as const, artifact_type: 'archive', artifact_format: 'zip' as const });
+    const job = payload({
+      variables: [variable('GIT_STRATEGY', 'none'), variable('CI_JOB_NAME', 'build'), variable('TAG', 'v1'), variable('RAW', 'raw-$TAG', { raw: true })],
+      steps: script('echo x > x.txt'),
+      artifacts: [archive('out/$CI_JOB_NAME-$TAG'), archive('$RAW'), archive('$UNSET_NAME'), archive('')],
+    });
+    const { outcome, session } = await run(job);
+    assert.deepEqual(outcome, { state: 'success' });
+    assert.deepEqual(session.uploads.map((upload) => upload.fileName), ['build-v1.zip', 'raw-$TAG.zip', 'default.zip', 'artifacts.zip']);
+  });
+
   it('uploads on_failure artifacts of a failed job, and a rejected upload fails the job', async () => {
     const job = payload({
       steps: script('echo x > x.txt', 'exit 1'),

@@ -3,7 +3,7 @@
  * variables in the precedence order of ci-config §7.2 (later entries win).
  */
 import { releaseScript } from './release-script.ts';
-import type { Artifact, Cache, CachePolicy, JobPayload, JobVariable, Step } from '../protocol/job-payload.ts';
+import type { Artifact, Cache, JobPayload, JobVariable, Step } from '../protocol/job-payload.ts';
 import type { ArtifactsDefinition, BuildJobDefinition } from './model.ts';
 import type { PayloadGitInfo, PayloadIds, PayloadPipelineInfo, PayloadRunnerInfo, PayloadServerInfo, PayloadTokens } from './payload-types.ts';
 import { predefinedJobVariables, publicVariable, userIdentityVariables } from './predefined-job-variables.ts';
@@ -56,7 +56,6 @@ export function toJobPayload(
     throw new TypeError(`toJobPayload: job "${job.name}" is a bridge (trigger:); bridges create downstream pipelines and never go to runners`);
   }
   const variables = jobVariables(job, ids, tokens, gitInfo, serverInfo, pipeline);
-  const expand = expander(variables);
   const timeout = job.timeout ?? serverInfo.defaultTimeout ?? DEFAULT_JOB_TIMEOUT_SECONDS;
   const depthVariable = job.variables.find((variable) => variable.key === 'GIT_DEPTH');
   const depth = depthVariable && /^\d+$/.test(depthVariable.value) ? Number(depthVariable.value) : (gitInfo.depth ?? DEFAULT_DEPTH);
@@ -78,9 +77,11 @@ export function toJobPayload(
     runner_info: { timeout, runner_session_url: null },
     variables,
     steps: steps(job, timeout),
+    // Image and service names, cache keys and policies and the artifact name go as written,
+    // `$VARIABLES` and all, as GitLab sends them (its options, unexpanded): the runner expands them.
     image: job.image
       ? {
-          name: expand(job.image.name),
+          name: job.image.name,
           ...(job.image.entrypoint ? { entrypoint: job.image.entrypoint } : {}),
           ports: [],
           ...(job.image.docker ? { executor_opts: { docker: job.image.docker } } : {}),
@@ -88,7 +89,7 @@ export function toJobPayload(
         }
       : null,
     services: job.services.map((service) => ({
-      name: expand(service.name),
+      name: service.name,
       entrypoint: service.entrypoint,
       ports: [],
       alias: service.alias,
@@ -97,15 +98,15 @@ export function toJobPayload(
       ...(service.docker ? { executor_opts: { docker: service.docker } } : {}),
       ...(service.pullPolicy ? { pull_policy: service.pullPolicy } : {}),
     })),
-    artifacts: job.artifacts ? artifacts(job.artifacts, expand) : [],
+    artifacts: job.artifacts ? artifacts(job.artifacts) : [],
     cache: job.cache.map(
       (cache): Cache => ({
-        key: expand(cache.key),
+        key: cache.key,
         untracked: cache.untracked,
         paths: cache.paths,
-        policy: cachePolicy(expand(cache.policy)),
+        policy: cache.policy,
         when: cache.when,
-        ...(cache.fallbackKeys ? { fallback_keys: cache.fallbackKeys.map(expand) } : {}),
+        ...(cache.fallbackKeys ? { fallback_keys: cache.fallbackKeys } : {}),
       }),
     ),
     credentials: serverInfo.registry
@@ -133,7 +134,7 @@ function jobVariables(
   const environment: JobVariable[] = [];
   let environmentName: string | null = null;
   if (job.environment) {
-    const name = expander([...predefined, ...yaml], 'empty')(job.environment.name);
+    const name = expander([...predefined, ...yaml])(job.environment.name);
     environmentName = name;
     environment.push(
       publicVariable('CI_ENVIRONMENT_NAME', name),
@@ -177,11 +178,11 @@ function steps(job: BuildJobDefinition, timeout: number): Step[] {
   return list;
 }
 
-function artifacts(definition: ArtifactsDefinition, expand: (text: string) => string): Artifact[] {
+function artifacts(definition: ArtifactsDefinition): Artifact[] {
   const list: Artifact[] = [];
   if (definition.paths.length > 0 || definition.untracked) {
     list.push({
-      name: expand(definition.name ?? 'artifacts'),
+      name: definition.name ?? 'artifacts',
       untracked: definition.untracked,
       paths: definition.paths,
       ...(definition.exclude.length > 0 ? { exclude: definition.exclude } : {}),
@@ -217,33 +218,16 @@ function refspecs(pipelineId: number, git: PayloadGitInfo, depth: number, mergeR
   ];
 }
 
-/** `$VAR` / `${VAR}` expansion over a variable list (later entries win; unknown ones become empty). */
 /**
- * A `$VARIABLE` policy, expanded: an unset or empty one is `pull-push`, as on GitLab. A value
- * that is no policy is `pull-push` too (GitLab's runner fails the job's cache step instead).
+ * `$NAME` / `${NAME}` in `text` from the variables (later entries win), each variable's value
+ * expanded once itself (raw ones as they are; a name it does not know left as written), as
+ * GitLab expands an environment's name: a variable it does not know is empty there.
  */
-function cachePolicy(value: string): CachePolicy {
-  return value === 'pull' || value === 'push' ? value : 'pull-push';
-}
-
-/**
- * `$NAME` / `${NAME}` in `text` from the variables, as gitlab-runner expands an image name or
- * a cache key: against the variables' values, each expanded once itself (raw ones as they
- * are), so `image: $IMAGE` with `IMAGE: "alpine:$TAG"` names `alpine:<TAG's value>`.
- * A variable the server does not know is left as written for the runner, whose own ones
- * (`CI_PROJECT_DIR`, `CI_BUILDS_DIR`, `CI_CONCURRENT_ID`, ...) it fills in, as GitLab's
- * server leaves them (`cache: key: $TF_ROOT` with `TF_ROOT: ${CI_PROJECT_DIR}` is the project
- * directory, not empty); with `unknown: 'empty'` it becomes empty, as GitLab expands an
- * environment's name.
- */
-function expander(
-  variables: readonly { key: string; value: string; raw?: boolean }[],
-  unknown: 'keep' | 'empty' = 'keep',
-): (text: string) => string {
+function expander(variables: readonly { key: string; value: string; raw?: boolean }[]): (text: string) => string {
   const substitute = (text: string, map: ReadonlyMap<string, string>, missing: 'keep' | 'empty'): string =>
     text.replace(/\$(?:\{(\w+)\}|(\w+))/g, (match: string, braced: string | undefined, bare: string | undefined) =>
       map.get(braced ?? bare ?? '') ?? (missing === 'keep' ? match : ''));
   const values = new Map(variables.map((variable) => [variable.key, variable.value]));
   const expanded = new Map(variables.map((variable) => [variable.key, variable.raw ? variable.value : substitute(variable.value, values, 'keep')]));
-  return (text) => substitute(text, expanded, unknown);
+  return (text) => substitute(text, expanded, 'empty');
 }

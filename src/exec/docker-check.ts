@@ -6,19 +6,34 @@
  */
 import Docker from 'dockerode';
 import type { JobDefinition } from '../ci/model.ts';
+import { expandValue, type BuildVariable } from '../runner/job/variables.ts';
 import { ExecError } from './errors.ts';
 
 const PING_TIMEOUT_MS = 5_000;
 
-export async function checkDocker(jobs: readonly JobDefinition[], defaultImage: string): Promise<void> {
+/**
+ * `variables`: those of the run known before it (`--variable`, `--env-file`, the local project's
+ * that apply to every job), after the job's own from the CI file; `unknown`: names whose value
+ * is only known once a job runs (a protected or environment-scoped local variable).
+ */
+export async function checkDocker(
+  jobs: readonly JobDefinition[],
+  defaultImage: string,
+  variables: readonly { key: string; value: string }[] = [],
+  unknown: ReadonlySet<string> = new Set(),
+): Promise<void> {
   const docker = new Docker();
   await answers(docker);
   const wanted = new Map<string, { job: string; pullable: boolean }>();
   for (const job of jobs) {
-    const images = [{ name: job.image?.name ?? defaultImage, pullPolicy: job.image?.pullPolicy }, ...job.services];
-    // An image named through a variable is only known once the job runs.
+    const known = [...job.variables, ...variables];
+    const name = (text: string) => expandedName(text, known, unknown);
+    const named = job.image ? name(job.image.name) : '';
+    // An image whose name expands to nothing is the runner's default one, as gitlab-runner takes it.
+    const images = [{ name: named === '' ? name(defaultImage) : named, pullPolicy: named === '' ? undefined : job.image?.pullPolicy }, ...job.services.map((service) => ({ ...service, name: name(service.name) }))];
     for (const image of images) {
-      if (image.name.includes('$')) continue;
+      // A name the variables known here do not settle is only known once the job runs; none is no service.
+      if (image.name === null || image.name.trim() === '') continue;
       const pullable = !(image.pullPolicy?.length && image.pullPolicy.every((policy) => policy === 'never'));
       const seen = wanted.get(image.name);
       if (!seen) wanted.set(image.name, { job: job.name, pullable });
@@ -26,6 +41,25 @@ export async function checkDocker(jobs: readonly JobDefinition[], defaultImage: 
     }
   }
   for (const [image, { job, pullable }] of wanted) await ensureImage(docker, image, job, pullable);
+}
+
+/**
+ * An image or service name expanded as the runner expands it (each variable's value expanded
+ * once, raw ones as they are, then the name), or null when it names a variable not known before
+ * the job runs (a predefined one, the runner's own, an `unknown` one), directly or through a value.
+ */
+function expandedName(text: string, list: readonly BuildVariable[], unknown: ReadonlySet<string>): string | null {
+  if (!text.includes('$')) return text;
+  const last = new Map(list.map((variable) => [variable.key, variable]));
+  const settled = (value: string): boolean => referencedNames(value).every((key) => last.has(key) && !unknown.has(key));
+  const names = referencedNames(text);
+  if (!settled(text) || names.some((key) => !last.get(key)!.raw && !settled(last.get(key)!.value))) return null;
+  const expanded = list.map((variable) => (variable.raw ? variable : { ...variable, value: expandValue(variable.value, list) }));
+  return expandValue(text, expanded);
+}
+
+function referencedNames(text: string): string[] {
+  return [...text.matchAll(/\$(?:\{(\w+)\}|(\w+))/g)].map((match) => match[1] ?? match[2]!);
 }
 
 async function answers(docker: Docker): Promise<void> {

@@ -73,6 +73,19 @@ export async function readEnvFiles(files: readonly string[], cwd: string): Promi
   return variables;
 }
 
+/**
+ * The variables every job of the run gets whose values are known before it runs, for the image
+ * names `--executor docker` checks first: the local ones that apply to every job (not
+ * protected, not scoped to an environment, not files: a file's variable is its path), then the
+ * pipeline's. `unknown`: the other local ones' names, which only a job settles.
+ */
+export function variablesKnownBeforeRun(local: readonly LocalVariable[], pipeline: readonly PlainVariable[]): { variables: PlainVariable[]; unknown: Set<string> } {
+  const everyJob = local.filter((variable) => !variable.protected && !variable.file && variable.environmentScope === '*');
+  const unknown = new Set(local.filter((variable) => !everyJob.includes(variable)).map((variable) => variable.key));
+  for (const variable of pipeline) unknown.delete(variable.key);
+  return { variables: [...everyJob.map(({ key, value }) => ({ key, value })), ...pipeline], unknown };
+}
+
 /** `.gantry/variables.yml` of the working tree; none when it does not exist. */
 export async function readVariablesFile(root: string): Promise<LocalVariable[]> {
   const text = await readFile(path.join(root, VARIABLES_FILE), 'utf8').catch((error: NodeJS.ErrnoException) => {

@@ -32,7 +32,7 @@ import { copyArtifacts, ignoreLocalState, prepareLocalState, writeJobLogs } from
 import { withProgress } from './progress.ts';
 import { failureShellHook, type ShellTerminal } from './failure-shell.ts';
 import { planReuse, recordReuse, reuseVolume, snapshotTree, withReusedJobs, type ReuseContext } from './reuse.ts';
-import { mergedByKey, readEnvFiles, readVariablesFile, type LocalVariable } from './local-variables.ts';
+import { mergedByKey, readEnvFiles, readVariablesFile, variablesKnownBeforeRun, type LocalVariable } from './local-variables.ts';
 import { configureLocalProject } from './local-project.ts';
 import { timelineMark } from '../runner/timeline.ts';
 import { withDefaultsResolved } from '../ci/preview-defaults.ts';
@@ -141,7 +141,7 @@ export async function runExec(request: ExecRequest, io: ExecIo): Promise<number>
           pipelineVariables, localVariables, tree: await snapshotTree(root, sha),
         }
       : null;
-    return await runPipeline(local, root, project, input, prepared, request, io, reuse, registration);
+    return await runPipeline(local, root, project, input, prepared, request, io, reuse, registration, variablesKnownBeforeRun(localVariables, pipelineVariables));
   } finally {
     await local.close();
     timelineMark('coordinator closed');
@@ -188,6 +188,7 @@ async function startLocalProject(starting: Promise<LocalCoordinator>, root: stri
 async function runPipeline(
   local: LocalCoordinator, root: string, project: ProjectRecord, input: PipelineCreationInput, prepared: PreparedPipeline, request: ExecRequest, io: ExecIo, reuse: ReuseContext | null,
   registration: Promise<string> | null,
+  known: ReturnType<typeof variablesKnownBeforeRun>,
 ): Promise<number> {
   const { result } = prepared;
   const keep = chooseJobs(result, { names: request.jobs, withNeeds: request.needs, stage: request.stage });
@@ -201,7 +202,7 @@ async function runPipeline(
     // Imported here: dockerode (with ssh2 and gRPC) costs a shell pipeline 0.4 s of CPU to load.
     const { checkDocker } = await import('./docker-check.ts');
     // The runner's default image for jobs without one (session.ts).
-    await checkDocker(chosen, request.runner.dockerImage ?? 'gantry/debian-git:bookworm');
+    await checkDocker(chosen, request.runner.dockerImage ?? 'gantry/debian-git:bookworm', known.variables, known.unknown);
   }
   const state = await prepareLocalState(root);
   const plan = reuse ? await planReuse(root, result, (job) => keep === null || keep.has(job.name), reuse) : null;

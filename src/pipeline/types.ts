@@ -24,7 +24,7 @@ export type PipelineStatus = JobStatus;
 
 export type JobWhen = 'on_success' | 'on_failure' | 'always' | 'manual' | 'delayed';
 
-/** `CommitStatus#failure_reason` values (§3.3, the modern enum with the bridge reasons 1001–1012 of downstream pipelines). */
+/** `CommitStatus#failure_reason` values (§3.3, the modern enum up to GitLab 19.1's runner reasons, with the bridge reasons of downstream pipelines). */
 export type FailureReason =
   | 'unknown_failure'
   | 'script_failure'
@@ -48,9 +48,26 @@ export type FailureReason =
   | 'trace_size_exceeded'
   | 'builds_disabled'
   | 'environment_creation_failure'
+  | 'deployment_rejected'
+  | 'failed_outdated_deployment_job'
+  | 'job_execution_server_timeout'
+  | 'stuck_pending_with_matching_runners'
+  | 'stuck_pending_no_matching_runners'
+  | 'no_updates_running'
+  | 'no_updates_canceling'
+  | 'server_timeout_running'
+  | 'server_timeout_canceling'
+  | 'runner_configuration_error'
+  | 'runner_external_dependency_failure'
+  | 'runner_interrupted'
+  | 'protected_environment_failure'
+  | 'duo_workflow_not_allowed'
+  | 'job_router_failure'
+  | 'job_token_expired'
+  | 'id_token_burned_project_path'
   | BridgeFailureReason;
 
-/** Why a bridge job failed to create its downstream pipeline (`Enums::Ci::CommitStatus`, 1001–1012). */
+/** Why a bridge job failed to create its downstream pipeline (`Enums::Ci::CommitStatus`, 1001–1012 and 1017). */
 export type BridgeFailureReason =
   | 'insufficient_bridge_permissions'
   | 'downstream_bridge_project_not_found'
@@ -63,7 +80,8 @@ export type BridgeFailureReason =
   | 'reached_max_descendant_pipelines_depth'
   | 'ip_restriction_failure'
   | 'reached_max_pipeline_hierarchy_size'
-  | 'reached_downstream_pipeline_trigger_rate_limit';
+  | 'reached_downstream_pipeline_trigger_rate_limit'
+  | 'downstream_project_trigger_resolved_to_empty';
 
 /** `retry:when` values: `always` or a failure reason (§6). */
 export type RetryWhen = 'always' | FailureReason;

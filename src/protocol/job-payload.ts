@@ -104,7 +104,11 @@ export interface Cache {
   key: string;
   untracked: boolean;
   paths: string[];
-  policy: CachePolicy;
+  /**
+   * As written in the CI file: a CachePolicy or a `$VARIABLE`, which the runner expands (empty
+   * is `pull-push`; anything else fails the job, as gitlab-runner's CheckPolicy does).
+   */
+  policy: string;
   when: ArtifactWhen;
   /** Keys to restore from, in order, when `key` has none. */
   fallback_keys?: string[];

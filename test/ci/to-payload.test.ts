@@ -111,7 +111,7 @@ describe('toJobPayload', () => {
       // A service's variables go as they are: the runner expands them for the service's container.
       { name: 'redis:7', entrypoint: null, ports: [], alias: null, command: null, variables: [{ key: 'REDIS_PORT', value: '6380' }, { key: 'REDIS_NAME', value: '$CI_JOB_NAME' }], executor_opts: { docker: { user: 'redis' } } },
     ]);
-    assert.deepEqual(payload.cache, [{ key: 'feature-login', untracked: false, paths: ['vendor/'], policy: 'pull-push', when: 'on_success' }]);
+    assert.deepEqual(payload.cache, [{ key: '$CI_COMMIT_REF_SLUG', untracked: false, paths: ['vendor/'], policy: 'pull-push', when: 'on_success' }]);
     assert.deepEqual(payload.artifacts, [
       { name: 'artifacts', untracked: false, paths: ['out/'], when: 'on_success', expire_in: '1 week', artifact_type: 'archive', artifact_format: 'zip' },
       { name: 'junit.xml', paths: ['rspec.xml'], when: 'always', expire_in: '1 week', artifact_type: 'junit', artifact_format: 'gzip' },
@@ -205,51 +205,32 @@ describe('toJobPayload', () => {
     assert.equal(valueOf(onProtected, 'CI_COMMIT_REF_PROTECTED'), 'true');
   });
 
-  test('image, service and cache key expand variables whose values name variables, raw ones aside, as gitlab-runner does', async () => {
-    const nested = `
+  test('image and service names, cache keys and policies and the artifact name go as written, $VARIABLES and all, for the runner to expand, as GitLab sends them', async () => {
+    const named = `
 build:
   variables:
     TAG: "3.19"
     IMAGE: alpine:$TAG
-    SERVICE: redis:$TAG
-    KEY: deps-$TAG
     RAW: { value: "left-$TAG", expand: false }
   image: $IMAGE
-  services: [$SERVICE]
-  cache: { key: "$KEY-$RAW", paths: [vendor/] }
+  services: [redis:$TAG, $UNSET_SERVICE]
+  cache: { key: "deps-$RAW", fallback_keys: ["main-$TAG"], policy: $POLICY, paths: [vendor/] }
+  artifacts: { name: "plan-$CI_JOB_NAME", paths: [plan/] }
+  environment: { name: "review/$TAG/$UNSET_NAME" }
   script: make
 `;
-    const result = await compilePipeline(nested, context);
+    const result = await compilePipeline(named, context);
     const job = result.jobs[0];
     assert.ok(job && !isBridge(job), JSON.stringify(result.errors));
     const payload = payloadFor(job, false);
-    assert.equal(payload.image?.name, 'alpine:3.19');
-    assert.equal(payload.services[0]?.name, 'redis:3.19');
-    assert.equal(payload.cache[0]?.key, 'deps-3.19-left-$TAG');
-  });
-
-  test("a variable the server does not know is left for the runner (its CI_PROJECT_DIR, its config's environment), an environment's name aside", async () => {
-    const terraform = `
-build:
-  variables:
-    TF_ROOT: \${CI_PROJECT_DIR}
-    TAG: "3.19"
-  image: $RUNNER_REGISTRY/alpine:$TAG
-  services: [$UNSET_SERVICE]
-  cache: { key: "\${TF_ROOT}", paths: [.terraform/] }
-  artifacts: { name: "plan-$CI_CONCURRENT_ID", paths: [plan/] }
-  environment: { name: "review/$UNSET_NAME" }
-  script: make
-`;
-    const result = await compilePipeline(terraform, context);
-    const job = result.jobs[0];
-    assert.ok(job && !isBridge(job), JSON.stringify(result.errors));
-    const payload = payloadFor(job, false);
-    assert.equal(payload.cache[0]?.key, '${CI_PROJECT_DIR}');
-    assert.equal(payload.image?.name, '$RUNNER_REGISTRY/alpine:3.19');
-    assert.equal(payload.services[0]?.name, '$UNSET_SERVICE');
-    assert.equal(payload.artifacts[0]?.name, 'plan-$CI_CONCURRENT_ID');
-    assert.equal(valueOf(payload.variables, 'CI_ENVIRONMENT_NAME'), 'review/');
+    assert.equal(payload.image?.name, '$IMAGE');
+    assert.deepEqual(payload.services.map((service) => service.name), ['redis:$TAG', '$UNSET_SERVICE']);
+    assert.equal(payload.cache[0]?.key, 'deps-$RAW');
+    assert.deepEqual(payload.cache[0]?.fallback_keys, ['main-$TAG']);
+    assert.equal(payload.cache[0]?.policy, '$POLICY');
+    assert.equal(payload.artifacts[0]?.name, 'plan-$CI_JOB_NAME');
+    // The environment's name is GitLab's to expand: a variable it does not know is empty.
+    assert.equal(valueOf(payload.variables, 'CI_ENVIRONMENT_NAME'), 'review/3.19/');
   });
 
   test('image:pull_policy and services:pull_policy go to the runner as lists, a single policy too; without one, none is sent', async () => {

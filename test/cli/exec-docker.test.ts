@@ -54,6 +54,19 @@ describe('runner exec with the docker executor', { skip: skipDocker }, () => {
     assert.equal(result.stdout, '', 'no job ran');
   });
 
+  it('checks an image named through variables known before the run as the runner expands it: the CI file\'s, then --variable', async () => {
+    writeFiles(dir, {
+      '.gitlab-ci.yml': 'variables:\n  KIND: image\n  NAME: gantry/no-such-$KIND\nghost:\n  image:\n    name: $NAME:never\n    pull_policy: never\n  script: [echo never]\n',
+    });
+    const fromFile = await exec(dir, { executor: 'docker' });
+    assert.equal(fromFile.code, 1);
+    assert.match(fromFile.stderr, /^runner exec: image gantry\/no-such-image:never \(job "ghost"\) is not there: it is not on the Docker engine and its pull_policy is never\n$/);
+    const overridden = await exec(dir, { executor: 'docker', variable: ['KIND=thing'] });
+    assert.equal(overridden.code, 1);
+    assert.match(overridden.stderr, /^runner exec: image gantry\/no-such-thing:never \(job "ghost"\) is not there: it is not on the Docker engine and its pull_policy is never\n$/);
+    assert.equal(overridden.stdout, '', 'no job ran');
+  });
+
   it('says in one line that no engine answers', async () => {
     const before = process.env.DOCKER_HOST;
     process.env.DOCKER_HOST = `unix://${dir}/no-engine.sock`;

@@ -160,6 +160,31 @@ describe('POST /jobs/request', () => {
     assert.deepEqual(second.json.runner_info, { timeout: 1800, runner_session_url: null });
   });
 
+  it('sends image and service names, cache keys and the artifact name unexpanded: a raw variable holding a `$` reaches the runner once', async () => {
+    const ci = `
+variables:
+  IMAGE: { value: "registry.test/$NAME", expand: false }
+  TAG: "7"
+build:
+  image: $IMAGE
+  services: [redis:$TAG]
+  cache: { key: "deps-$IMAGE", paths: [vendor/] }
+  artifacts: { name: "out-$CI_JOB_NAME", paths: [out/] }
+  script: [make]
+`;
+    const project = await fixture.ciProject('unexpanded', ci);
+    const runner = await fixture.register(project.runners_token);
+    await fixture.runPipeline(project.id);
+    const answer = await fixture.requestJob(runner.token);
+    assert.equal(answer.status, 201, answer.text);
+    assert.equal((answer.json.image as { name: string }).name, '$IMAGE');
+    assert.deepEqual((answer.json.services as Array<{ name: string }>).map((service) => service.name), ['redis:$TAG']);
+    assert.equal((answer.json.cache as Array<{ key: string }>)[0]?.key, 'deps-$IMAGE');
+    assert.equal((answer.json.artifacts as Array<{ name: string }>)[0]?.name, 'out-$CI_JOB_NAME');
+    const image = (answer.json.variables as Array<Record<string, unknown>>).find((variable) => variable.key === 'IMAGE');
+    assert.deepEqual(image, { key: 'IMAGE', value: 'registry.test/$NAME', public: true, masked: false, raw: true });
+  });
+
   it('lists dependencies with their artifacts file and the job token', async () => {
     const project = await fixture.ciProject('deps', CI);
     const runner = await fixture.register(project.runners_token);

@@ -216,6 +216,10 @@ describe('PUT /jobs/:id', () => {
     const second = await runningJob('failed-unknown');
     assert.equal((await putJob(second.jobId, { token: second.token, state: 'failed', failure_reason: 'cosmic_rays' })).status, 200);
     assert.equal((await fixture.job(second.jobId)).failure_reason, 'unknown_failure');
+    // GitLab 19.1's runner reasons are GitLab's own: kept as sent.
+    const third = await runningJob('failed-interrupted');
+    assert.equal((await putJob(third.jobId, { token: third.token, state: 'failed', failure_reason: 'runner_interrupted' })).status, 200);
+    assert.equal((await fixture.job(third.jobId)).failure_reason, 'runner_interrupted');
   });
 
   it('a final update short of the declared trace gets 202, then 412; after the resend (416 recovery) it gets 200', async () => {

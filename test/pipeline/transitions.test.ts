@@ -1,7 +1,9 @@
 /** Job state machine (§3.2), capabilities for the API, failure reasons and auto-retry (§3.3, §6). */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { RETRY_WHEN_VALUES } from '../../src/ci/entries/environment-retry.ts';
 import {
+  FAILURE_REASONS,
   JOB_STATUSES,
   allowedAutoRetries,
   applyChanges,
@@ -133,6 +135,16 @@ describe('failure reasons and automatic retry', () => {
     assert.equal(normalizeFailureReason('job_canceled'), 'unknown_failure');
     assert.equal(normalizeFailureReason(undefined), 'unknown_failure');
     assert.equal(normalizeFailureReason(null), 'unknown_failure');
+    // GitLab 19.1's runner reasons are recorded as sent, not as unknown_failure.
+    for (const reason of ['runner_configuration_error', 'runner_external_dependency_failure', 'runner_interrupted']) {
+      assert.equal(normalizeFailureReason(reason), reason);
+    }
+  });
+
+  it('records every reason retry:when accepts (GitLab\'s CommitStatus failure reasons)', () => {
+    const unknown = RETRY_WHEN_VALUES.filter((value) => value !== 'always' && normalizeFailureReason(value) !== value);
+    assert.deepEqual(unknown, []);
+    assert.equal(new Set(FAILURE_REASONS).size, RETRY_WHEN_VALUES.length - 1);
   });
 
   it('knows the unrecoverable reasons', () => {

@@ -66,6 +66,27 @@ describe('job engine (docker executor)', { skip: skipDocker }, () => {
     assert.deepEqual(left, []);
   });
 
+  it("expands a service's alias as its name; a service whose name expands to nothing but has an alias fails the job, as gitlab-runner's 'invalid service image name'", async () => {
+    const served = payload({
+      image: { name: BUSYBOX },
+      variables: [variable('GIT_STRATEGY', 'none'), variable('WEB_ALIAS', 'web')],
+      services: [{ name: BUSYBOX, alias: '$WEB_ALIAS', entrypoint: null, ports: [{ number: 8080 }], command: ['sh', '-c', 'mkdir -p /www && echo served > /www/i.txt && exec httpd -f -p 8080 -h /www'] }],
+      steps: script('wget -qO- http://web:8080/i.txt'),
+    });
+    const named = await runDocker(served);
+    assert.deepEqual(named.outcome, { state: 'success' }, named.trace);
+    assert.ok(named.trace.includes('\nserved\n'), named.trace);
+    const unnamed = await runDocker(payload({
+      image: { name: BUSYBOX },
+      variables: [variable('GIT_STRATEGY', 'none')],
+      services: [{ name: '$UNSET_SERVICE_IMAGE', alias: 'db', entrypoint: null, ports: [], command: null }],
+      steps: script('true'),
+    }));
+    assert.deepEqual(unnamed.outcome, { state: 'failed', failureReason: 'script_failure' }, unnamed.trace);
+    assert.match(unnamed.trace, /ERROR: Job failed: invalid service image name: \n/);
+    assert.deepEqual(unnamed.left, []);
+  });
+
   it('fails an image that does not exist with a clear line, and leaves nothing', async () => {
     const { outcome, trace, left } = await runDocker(payload({ image: { name: 'gantry/does-not-exist:1' } }));
     assert.deepEqual(outcome, { state: 'failed', failureReason: 'script_failure' });

@@ -273,6 +273,18 @@ describe('job engine (shell executor)', () => {
     assert.ok(trace.includes('out/*.tmp: excluded 1 files'));
   });
 
+  it("names the archive as gitlab-runner's uploader does: the name expanded once (a raw variable's `$` kept), its last path part, `default` when empty, `artifacts` when none", async () => {
+    const archive = (name: string) => ({ name, untracked: false, paths: ['x.txt'], when: 'on_success' as const, artifact_type: 'archive', artifact_format: 'zip' as const });
+    const job = payload({
+      variables: [variable('GIT_STRATEGY', 'none'), variable('CI_JOB_NAME', 'build'), variable('TAG', 'v1'), variable('RAW', 'raw-$TAG', { raw: true })],
+      steps: script('echo x > x.txt'),
+      artifacts: [archive('out/$CI_JOB_NAME-$TAG'), archive('$RAW'), archive('$UNSET_NAME'), archive('')],
+    });
+    const { outcome, session } = await run(job);
+    assert.deepEqual(outcome, { state: 'success' });
+    assert.deepEqual(session.uploads.map((upload) => upload.fileName), ['build-v1.zip', 'raw-$TAG.zip', 'default.zip', 'artifacts.zip']);
+  });
+
   it('uploads on_failure artifacts of a failed job, and a rejected upload fails the job', async () => {
     const job = payload({
       steps: script('echo x > x.txt', 'exit 1'),
@@ -309,6 +321,28 @@ describe('job engine (shell executor)', () => {
       assert.ok(!trace.includes('Creating cache'), trace);
       await assert.rejects(stat(path.join(settings.cacheDir, '..', 'escape')));
     }
+  });
+
+  it('skips a cache whose key expands to nothing with a notice, as gitlab-runner does, and no warning', async () => {
+    const cache = [{ key: '$UNSET_KEY', untracked: false, paths: ['vendor/'], policy: 'pull-push' as const, when: 'on_success' as const }];
+    const { trace, settings } = await run(payload({ variables: [variable('GIT_STRATEGY', 'none')], cache, steps: script('mkdir -p vendor', 'echo cached > vendor/lib.txt') }));
+    assert.ok(trace.includes(`${E}[32;1mSkipping cache extraction due to empty cache key${E}[0;m`), trace);
+    assert.ok(trace.includes(`${E}[32;1mSkipping cache archiving due to empty cache key${E}[0;m`), trace);
+    assert.ok(!trace.includes('WARNING') && !trace.includes('Creating cache'), trace);
+    await assert.rejects(stat(path.join(settings.cacheDir, 'project-7', 'cache.zip')));
+  });
+
+  it("expands a `$VARIABLE` cache policy as gitlab-runner does: unset is pull-push, a value that is no policy fails the job", async () => {
+    const settings = await jobSettings();
+    const cache = [{ key: 'deps', untracked: false, paths: ['vendor/'], policy: '$POLICY', when: 'on_success' as const }];
+    const steps = script('mkdir -p vendor', 'echo cached > vendor/lib.txt');
+    const unset = await run(payload({ variables: [variable('GIT_STRATEGY', 'none')], cache, steps }), settings);
+    assert.ok(unset.trace.includes('Checking cache for deps...') && unset.trace.includes('Creating cache deps...'), unset.trace);
+    const pull = await run(payload({ variables: [variable('GIT_STRATEGY', 'none'), variable('POLICY', 'pull')], cache, steps }), settings);
+    assert.ok(pull.trace.includes('Not uploading cache deps due to policy'), pull.trace);
+    const bogus = await run(payload({ variables: [variable('GIT_STRATEGY', 'none'), variable('POLICY', 'sometimes')], cache, steps }), settings);
+    assert.deepEqual(bogus.outcome, { state: 'failed', failureReason: 'runner_system_failure' }, bogus.trace);
+    assert.ok(bogus.trace.includes('unknown cache policy sometimes for deps'), bogus.trace);
   });
 
   it("expands a cache key with the runner's own variables, a key naming the project directory kept under the cache directory, as gitlab-runner joins it", async () => {

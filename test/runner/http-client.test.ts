@@ -155,6 +155,26 @@ describe('runner HTTP client against a GitLab stand-in', () => {
     assert.deepEqual(result.payload.services.map((service) => service.pull_policy), [['never'], undefined]);
   });
 
+  it('keeps what GitLab sends as written for the job to expand: names, cache keys and a `$VARIABLE` cache policy', async () => {
+    gitlab.runnerTokens.add('tok-written');
+    const job = payload();
+    gitlab.intercept = () => ({
+      status: 201,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        ...job,
+        image: { name: '$IMAGE', entrypoint: null, ports: [] },
+        cache: [{ key: 'deps-$TAG', untracked: false, paths: ['vendor/'], policy: '$POLICY', when: 'on_success' }],
+      }),
+    });
+    const result = await requestJob(transport, 'tok-written', runnerInfo());
+    gitlab.intercept = null;
+    assert.equal(result.kind, 'job');
+    if (result.kind !== 'job') return;
+    assert.equal(result.payload.image?.name, '$IMAGE');
+    assert.deepEqual(result.payload.cache, [{ key: 'deps-$TAG', untracked: false, paths: ['vendor/'], policy: '$POLICY', when: 'on_success' }]);
+  });
+
   it('uploads an artifact as one streamed multipart part "file", chunked, with the query of the capture', async () => {
     const job = gitlab.enqueue(payload());
     job.state = 'running';

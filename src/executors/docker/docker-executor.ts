@@ -53,8 +53,12 @@ export class DockerExecutor implements Executor {
     if (!imageName) throw new ExecutorError('the job names no image and [runners.docker] image is not set', 'image');
     log(`Using Docker executor with image ${imageName} ...`);
     checkAllowed(imageName, settings.allowedImages ?? [], 'images');
-    // A service named by a variable that is not set names no image: gitlab-runner starts none.
-    const services = request.services.map((service) => ({ ...service, name: expand(service.name) })).filter((service) => service.name.trim() !== '');
+    // Names and aliases expanded, as gitlab-runner does before it starts them. A service named by
+    // a variable that is not set names no image: gitlab-runner starts none, and fails one with an alias.
+    const expanded = request.services.map((service) => ({ ...service, name: expand(service.name), alias: service.alias ? expand(service.alias) : service.alias }));
+    const unnamed = expanded.find((service) => service.name.trim() === '' && service.alias?.trim());
+    if (unnamed) throw new ExecutorError(`invalid service image name: ${unnamed.name}`, 'image');
+    const services = expanded.filter((service) => service.name.trim() !== '');
     for (const service of services) checkAllowed(service.name, settings.allowedServices ?? [], 'services');
     // Each image's policies (its job's `pull_policy`, else the runner's), checked before anything is made.
     const imagePolicies = effectivePullPolicies(imageName, request.image?.name ? request.image.pull_policy : null, settings);

@@ -168,7 +168,8 @@ export function decodeJobPayload(input: unknown): JobPayload {
       key: item.string('key'),
       untracked: item.boolean('untracked'),
       paths: item.strings('paths'),
-      policy: oneOf(item.string('policy'), ['pull', 'push', 'pull-push'] as const, 'pull-push'),
+      // As written, a `$VARIABLE` too: the job expands it (cache.ts). None (GitLab 9) is pull-push.
+      policy: item.string('policy') || 'pull-push',
       when: oneOf(item.string('when'), ['on_success', 'on_failure', 'always'] as const, 'on_success'),
       ...(item.has('fallback_keys') ? { fallback_keys: item.strings('fallback_keys') } : {}),
     })),

@@ -126,8 +126,7 @@ export async function uploadArtifacts(context: JobContext, succeeded: boolean): 
       failure ??= message;
       continue;
     }
-    // The job's variables expanded, as gitlab-runner's uploader receives the name (`name: "$CI_JOB_NAME"`).
-    const name = expandValue(artifact.name ?? '', context.variables) || 'artifacts';
+    const name = archiveName(context, artifact);
     const fileName = format === 'raw' ? name : `${name}${EXTENSIONS[format] ?? ''}`;
     const result = await context.session.uploadArtifact({ file: archive, fileName, artifactType: type, artifactFormat: format, expireIn: artifact.expire_in });
     const details = `id\x1b[0;m=${context.payload.id} responseStatus\x1b[0;m=${result.statusText}`;
@@ -139,4 +138,15 @@ export async function uploadArtifacts(context: JobContext, succeeded: boolean): 
     }
   }
   return failure;
+}
+
+/**
+ * The archive's name as gitlab-runner's uploader makes it: none given is `artifacts`; a given one
+ * has the job's variables expanded (`name: "$CI_JOB_NAME"`), keeps its last path part, and is
+ * `default` when that is nothing.
+ */
+function archiveName(context: JobContext, artifact: Artifact): string {
+  if (!artifact.name) return 'artifacts';
+  const base = path.posix.basename(expandValue(artifact.name, context.variables));
+  return base === '' || base === '.' ? 'default' : base;
 }

@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { ArtifactWhen, Cache } from '../../protocol/job-payload.ts';
 import { archive as loadArchiveCode } from './archive/lazy.ts';
 import type { JobContext } from './context.ts';
+import { JobFailure } from './failure.ts';
 import { expandValue, variableValue } from './variables.ts';
 
 export function cacheEntries(context: JobContext): Cache[] {
@@ -15,14 +16,35 @@ export function cacheEntries(context: JobContext): Cache[] {
 }
 
 /**
- * The key expanded with all the job's variables, the runner's own too (default `<job name>/<ref>`),
- * or null when it is empty or would leave the cache directory. A leading `/` stays inside it, as
- * gitlab-runner joins the key under its cache directory (`${CI_PROJECT_DIR}` is a key).
+ * The key expanded with all the job's variables, the runner's own too (default `<job name>/<ref>`):
+ * `''` when it expands to nothing, null when it would leave the cache directory. A leading `/`
+ * stays inside it, as gitlab-runner joins the key under its cache directory (`${CI_PROJECT_DIR}` is a key).
  */
 export function cacheKey(context: JobContext, entry: Cache): string | null {
   const key = expandValue(entry.key || `${context.payload.job_info.name}/${context.payload.git_info.ref}`, context.variables);
-  if (key === '' || key.split(/[\\/]/).some((part) => part === '..')) return null;
+  if (key.split(/[\\/]/).some((part) => part === '..')) return null;
   return key;
+}
+
+/**
+ * A key that is no key: gitlab-runner skips a cache whose key expands to nothing with a notice
+ * (`Skipping cache extraction due to empty cache key`), and we refuse one leaving the cache directory.
+ */
+function unusableKey(context: JobContext, entry: Cache, key: string | null, step: 'extraction' | 'archiving'): key is null | '' {
+  if (key === '') context.trace.notice(`Skipping cache ${step} due to empty cache key`);
+  else if (key === null) context.trace.warning(`cache key "${entry.key}" is not valid: it must stay inside the cache directory`);
+  return key === null || key === '';
+}
+
+/**
+ * The entry's policy with the job's variables expanded, as gitlab-runner reads it (GitLab sends
+ * `policy: $POLICY` as written): empty is `pull-push`; any other value fails the job.
+ */
+function cachePolicy(context: JobContext, entry: Cache, key: string): 'pull' | 'push' | 'pull-push' {
+  const policy = expandValue(entry.policy, context.variables);
+  if (policy === '' || policy === 'pull-push') return 'pull-push';
+  if (policy === 'pull' || policy === 'push') return policy;
+  throw new JobFailure(`unknown cache policy ${policy} for ${key}`, 'runner_system_failure');
 }
 
 function cacheFile(context: JobContext, key: string): string {
@@ -34,11 +56,8 @@ export async function restoreCache(context: JobContext): Promise<void> {
   const { trace } = context;
   for (const entry of cacheEntries(context)) {
     const key = cacheKey(context, entry);
-    if (key === null) {
-      trace.warning(`cache key "${entry.key}" is not valid: it must stay inside the cache directory`);
-      continue;
-    }
-    if (entry.policy === 'push') {
+    if (unusableKey(context, entry, key, 'extraction')) continue;
+    if (cachePolicy(context, entry, key) === 'push') {
       trace.notice(`Not downloading cache ${key} due to policy`);
       continue;
     }
@@ -46,7 +65,7 @@ export async function restoreCache(context: JobContext): Promise<void> {
     const keys = [key];
     for (const fallback of [...(entry.fallback_keys ?? []), variableValue(context.variables, 'CACHE_FALLBACK_KEY') ?? '']) {
       const valid = fallback === '' ? null : cacheKey(context, { ...entry, key: fallback });
-      if (valid !== null && !keys.includes(valid)) keys.push(valid);
+      if (valid && !keys.includes(valid)) keys.push(valid);
     }
     let restored = false;
     for (const candidate of keys) {
@@ -88,11 +107,8 @@ export async function archiveCache(context: JobContext, succeeded: boolean): Pro
   const { trace } = context;
   for (const entry of cachesToArchive(context, succeeded)) {
     const key = cacheKey(context, entry);
-    if (key === null) {
-      trace.warning(`cache key "${entry.key}" is not valid: it must stay inside the cache directory`);
-      continue;
-    }
-    if (entry.policy === 'pull') {
+    if (unusableKey(context, entry, key, 'archiving')) continue;
+    if (cachePolicy(context, entry, key) === 'pull') {
       trace.notice(`Not uploading cache ${key} due to policy`);
       continue;
     }

@@ -191,7 +191,7 @@ function includeRulesEvaluator(context: CompileContext, limits: CompileLimits, v
   return async (rules) => {
     for (const rule of rules) {
       if (rule.if !== undefined && !conditions.expressionTrue(rule.if, lookup)) continue;
-      if (rule.exists && !(await conditions.existsMatch(rule.exists))) continue;
+      if (rule.exists && !(await conditions.existsMatch(rule.exists, lookup))) continue;
       if (rule.changes && !(await conditions.changesClauseMatch(rule.changes, lookup))) continue;
       return rule.when !== 'never';
     }

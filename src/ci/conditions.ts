@@ -85,10 +85,7 @@ export class ConditionContext {
    * commit; a ref naming no commit is a RuleClauseError.
    */
   async changesClauseMatch(clause: ChangesClause, lookup: (name: string) => string | undefined): Promise<boolean> {
-    const variable = (name: string): { value: string } | undefined => {
-      const value = lookup(name);
-      return value === undefined ? undefined : { value };
-    };
+    const variable = setVariable(lookup);
     const globs = clause.paths.map((path) => expandExisting(path, variable));
     if (clause.compareTo === null) return this.changesMatch(globs);
     const reader = this.context.files;
@@ -104,7 +101,13 @@ export class ConditionContext {
     return anyChangeMatches(globs, paths);
   }
 
-  async existsMatch(globs: readonly string[]): Promise<boolean> {
+  /**
+   * A rule's `exists`, as GitLab's `Rules::Rule::Clause::Exists` since 15.6: its paths with the
+   * variables that are set expanded (nested), the others left as written.
+   */
+  async existsMatch(written: readonly string[], lookup: (name: string) => string | undefined): Promise<boolean> {
+    const variable = setVariable(lookup);
+    const globs = written.map((path) => expandExisting(path, variable));
     const reader = this.context.files;
     if (reader.listFiles) {
       this.fileIndex ??= reader.listFiles().then((files) => new FileIndex(files));
@@ -116,4 +119,11 @@ export class ConditionContext {
     }
     return false;
   }
+}
+
+function setVariable(lookup: (name: string) => string | undefined): (name: string) => { value: string } | undefined {
+  return (name) => {
+    const value = lookup(name);
+    return value === undefined ? undefined : { value };
+  };
 }

@@ -1,6 +1,6 @@
 /**
  * Durations as GitLab reads them (ChronicDuration): `3 mins 4 sec`, `2h20min`, `1 week`,
- * `6 mos 1 day`, `47 yrs 6 mos and 4d`, a bare number of seconds, `hh:mm:ss`.
+ * `6 mos 1 day`, `47 yrs 6 mos and 4d`, `one hour`, a bare number of seconds, `hh:mm:ss`.
  *
  * Bounded: past MAX_DURATION_SECONDS a duration is unreadable (GitLab stores `now + duration`
  * in a timestamp column, which past its range fails), and so is text longer than any
@@ -29,7 +29,7 @@ export function parseDuration(value: unknown): number | null {
 function unboundedSeconds(value: unknown): number | null {
   if (typeof value === 'number') return Number.isFinite(value) && value >= 0 ? value : null;
   if (typeof value !== 'string' || value.length > MAX_DURATION_TEXT) return null;
-  const text = value.trim().toLowerCase();
+  const text = numerized(value.trim().toLowerCase());
   if (text === '') return null;
   if (/^\d+(\.\d+)?$/.test(text)) return Number(text);
   const clock = /^(\d+):(\d{1,2})(?::(\d{1,2}))?$/.exec(text);
@@ -51,6 +51,20 @@ function unboundedSeconds(value: unknown): number | null {
   }
   if (!matched || consumed.replace(/\s/g, '') !== cleaned.replace(/\s/g, '')) return null;
   return total;
+}
+
+const UNITS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen'];
+const TENS = ['twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety'];
+const NUMBER_WORDS = new RegExp(`\\b(?:(${TENS.join('|')})(?:[ -](${UNITS.slice(1, 10).join('|')}))?|(${UNITS.join('|')}))\\b`, 'g');
+
+/**
+ * Number words as digits, as ChronicDuration's Numerizer reads them (`one hour`, `twenty-one
+ * days`); its hundreds, ordinals and fractions are not read.
+ */
+function numerized(text: string): string {
+  return text.replace(NUMBER_WORDS, (_word, tens: string | undefined, unit: string | undefined, alone: string | undefined) =>
+    String(tens === undefined ? UNITS.indexOf(alone ?? '') : (TENS.indexOf(tens) + 2) * 10 + (unit === undefined ? 0 : UNITS.indexOf(unit))),
+  );
 }
 
 /** GitLab's longest job timeout (`Project::MAX_BUILD_TIMEOUT`, a month as Rails counts it). */

@@ -91,7 +91,7 @@ export async function firstMatchingWorkflowRule(rules: RuleConfig[], conditions:
 async function ruleMatches(rule: RuleConfig, conditions: ConditionContext, lookup: Lookup): Promise<boolean> {
   if (rule.if !== null && !conditions.expressionTrue(rule.if, lookup)) return false;
   if (rule.changes !== null && !(await conditions.changesClauseMatch(rule.changes, lookup))) return false;
-  if (rule.exists !== null && !(await conditions.existsMatch(rule.exists))) return false;
+  if (rule.exists !== null && !(await conditions.existsMatch(rule.exists, lookup))) return false;
   return true;
 }
 

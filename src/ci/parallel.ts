@@ -41,12 +41,24 @@ export function expandParallel(jobs: JobConfig[], sink: DiagnosticSink): Expande
       });
     }
   }
+  const unique = lastOfEachName(expanded);
   const instances = new Map<string, string[]>();
-  for (const job of expanded) {
+  for (const job of unique) {
     if (job.parallel) instances.set(job.baseName, [...(instances.get(job.baseName) ?? []), job.config.name]);
   }
-  if (instances.size === 0) return expanded;
-  return expanded.map((job) => ({ ...job, config: renameReferences(job.config, instances) }));
+  if (instances.size === 0) return unique;
+  return unique.map((job) => ({ ...job, config: renameReferences(job.config, instances) }));
+}
+
+/**
+ * GitLab keeps the expanded jobs in a hash by name: matrix entries with the same values under
+ * other names (`OS: [ubuntu]` and `OS2: [ubuntu]`) give one job, the later one's, where the
+ * first stood.
+ */
+function lastOfEachName(jobs: ExpandedJob[]): ExpandedJob[] {
+  const byName = new Map<string, ExpandedJob>();
+  for (const job of jobs) byName.set(job.config.name, job);
+  return byName.size === jobs.length ? jobs : [...byName.values()];
 }
 
 function renameReferences(job: JobConfig, instances: Map<string, string[]>): JobConfig {

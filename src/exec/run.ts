@@ -130,7 +130,8 @@ export async function runExec(request: ExecRequest, io: ExecIo): Promise<number>
     // The merged configuration is there even when workflow or rules leave no job to run.
     if (request.mode === 'preview' && result.status !== 'invalid') {
       const merged = withDefaultsResolved(result.mergedConfig ?? {});
-      io.stdout(request.json ? `${JSON.stringify(merged, null, 2)}\n` : stringify(merged));
+      // Each job's values written out where it uses them, as GitLab's merged YAML shows them (no aliases).
+      io.stdout(request.json ? `${JSON.stringify(merged, null, 2)}\n` : stringify(merged, { aliasDuplicateObjects: false }));
       return 0;
     }
     checkCompiled(result, request.jobs);

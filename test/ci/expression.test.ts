@@ -38,7 +38,7 @@ describe('expression language', () => {
 
   test('a missing variable matches like an empty string', () => {
     assert.equal(check('$MISSING =~ /^$/'), true);
-    assert.equal(check('$MISSING !~ /x/'), true);
+    assert.equal(check('$MISSING !~ /xy/'), true);
   });
 
   test('a variable holding /regex/ works on the right of =~', () => {
@@ -66,6 +66,12 @@ describe('expression language', () => {
       assert.throws(() => parseExpression(bad), ExpressionError, bad);
     }
     assert.throws(() => parseExpression('$A # comment'), /Unknown lexeme found!/);
+  });
+
+  test('a pattern has two characters or more between its slashes, the last not a backslash (GitLab: `/./` is no pattern)', () => {
+    for (const bad of ['$A =~ /./', '$A =~ /x/', '$A =~ //', '$A !~ /a\\/']) assert.throws(() => parseExpression(bad), /Unknown lexeme found!/, bad);
+    assert.equal(check('$BRANCH =~ /.n/'), true);
+    assert.equal(check('$BRANCH =~ /ma\\/?/'), true);
   });
 
   test('regular expressions are RE2: no backreferences, look-around or possessive repeats', () => {

@@ -70,6 +70,29 @@ describe('runner exec inspects the pipeline without running it', () => {
     assert.equal(merged.include, undefined);
   });
 
+  it('--preview writes anchored values out in each job that uses them, without YAML aliases', async () => {
+    const anchors = workingTree({
+      '.gitlab-ci.yml': `
+.job_template: &job_configuration
+  script: [test project]
+  tags: [dev]
+test:postgres:
+  <<: *job_configuration
+  tags: [postgres]
+test:mysql:
+  <<: *job_configuration
+`,
+    });
+    try {
+      const result = await exec(anchors, { preview: true });
+      assert.equal(result.code, 0, result.stderr);
+      assert.doesNotMatch(result.stdout, /[&*]a\d/);
+      assert.match(result.stdout, /^test:mysql:\n {2}script:\n {4}- test project\n {2}tags:\n {4}- dev$/m);
+    } finally {
+      rmSync(anchors, { recursive: true, force: true });
+    }
+  });
+
   it('--preview resolves the defaults into each job, as its inherit:default takes them', async () => {
     const defaults = workingTree({
       '.gitlab-ci.yml': `

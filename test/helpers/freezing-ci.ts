@@ -13,7 +13,7 @@ export const FREEZING_RULES = { regex: `if: '$S =~ /^(a+)+$/'`, glob: `exists: [
 export const HARMLESS_RULES = { regex: `if: '$S =~ /^a+$/'`, glob: `exists: ['*.md']` };
 
 /** A cheap rule to warm up with (the first requests of a process, the compile workers). */
-export const WARM_UP_RULE = `if: '$S =~ /x/'`;
+export const WARM_UP_RULE = `if: '$S =~ /xy/'`;
 
 /** The value of `S` that the regular expression backtracks on: `a` repeated, then `!`. */
 export const freezingValue = (as = 40): string => `${'a'.repeat(as)}!`;

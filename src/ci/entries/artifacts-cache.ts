@@ -240,13 +240,20 @@ function readCacheKey(value: unknown, checker: EntryChecker): CacheConfig['key']
     checker.sink.error(`${checker.location} should be a hash, a string or a symbol`.toLowerCase(), checker.path);
     return null;
   }
-  if (key.includes('/') || key.includes('%2F') || key.includes('%2f')) {
+  // GitLab checks the key URI-decoded once (`%2F`, `%2e%2E`, `.%2E` too).
+  const decoded = percentDecoded(key);
+  if (decoded.includes('/')) {
     checker.configError('cannot contain the "/" character');
     return null;
   }
-  if (key === '.' || key === '..' || key === '%2E' || key === '%2E%2E') {
+  if (decoded === '.' || decoded === '..') {
     checker.configError('cannot be "." or ".."');
     return null;
   }
   return key;
+}
+
+/** `%XX` escapes decoded once, as Ruby's CGI.unescape (a malformed escape stays as written). */
+function percentDecoded(text: string): string {
+  return text.replace(/%([0-9A-Fa-f]{2})/g, (_match, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
 }

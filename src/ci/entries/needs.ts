@@ -47,7 +47,8 @@ function readNeedList(value: unknown, checker: EntryChecker): JobNeeds | null {
     checker.configError('can not be an empty hash');
     return null;
   }
-  const entries = Array.isArray(value) ? value : [value];
+  // GitLab's Needs entry flattens nested lists (an array input interpolated as one item).
+  const entries: unknown[] = [value].flat(Infinity);
   const needs: JobNeeds = { jobs: [], crossPipeline: [] };
   for (const entry of entries) {
     if (typeof entry === 'string') {

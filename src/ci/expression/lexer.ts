@@ -24,7 +24,9 @@ export const TOO_MANY_TOKENS = 'Too many tokens!';
 const VARIABLE = /^\$([A-Za-z0-9_]+)/;
 const DOUBLE_QUOTED = /^"([^"]*)"/;
 const SINGLE_QUOTED = /^'([^']*)'/;
-const PATTERN = /^\/((?:\\.|[^/\\])*)\/([ismU]*)/;
+// GitLab's Pattern lexeme: at least two characters between the slashes, the last not a
+// backslash (`/./` is no pattern: "invalid expression syntax").
+const PATTERN = /^\/((?:[^/]|\\\/)+[^\\])\/([ismU]*)/;
 const NULL = /^null\b/;
 const OPERATORS = ['==', '!=', '=~', '!~', '&&', '||'] as const;
 

@@ -192,7 +192,10 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
   const downstreamPipelines = new DownstreamPipelines({
     creation: pipelineCreation,
     processing: pipelineProcessing,
-    targets: new DownstreamTargets({ lookup, permissions, namespaces: stores.namespaces, pipelines: stores.pipelines, pipelineVariables: stores.pipelineVariables, repositories }),
+    targets: new DownstreamTargets({
+      lookup, permissions, namespaces: stores.namespaces, pipelines: stores.pipelines, pipelineVariables: stores.pipelineVariables, repositories,
+      mergeRequestInfo: (pipeline) => mergeRequestPipelines.infoForPipeline(pipeline),
+    }),
     projects: stores.projects,
     users: stores.users,
     pipelines: stores.pipelines,

@@ -246,4 +246,37 @@ describe('merge request pipelines', () => {
     assert.deepEqual([forkPipeline?.source, forkPipeline?.ref, forkPipeline?.sha], ['push', 'fork-work', commit.json.id]);
     assert.match(String(forkPipeline?.web_url), /\/root\/app-fork\/-\/pipelines\/\d+$/);
   });
+
+  it("a merge request pipeline's child pipeline is one of the request's too (its ref, link and variables), listed under its parent only", async () => {
+    await git('checkout', 'feature');
+    writeFileSync(path.join(cwd, '.gitlab-ci.yml'), 'spawn:\n  trigger:\n    include: child.yml\n  rules:\n    - if: $CI_PIPELINE_SOURCE == "merge_request_event"\n    - if: $CI_COMMIT_BRANCH\n');
+    writeFileSync(path.join(cwd, 'child.yml'), 'in-request:\n  script: echo $CI_MERGE_REQUEST_IID\n  rules: [{ if: $CI_MERGE_REQUEST_IID }]\non-branch:\n  script: echo branch\n  rules: [{ if: $CI_COMMIT_BRANCH }]\n');
+    await git('add', '.');
+    await git('commit', '-m', 'a child pipeline');
+    await git('push', 'origin', 'feature');
+    const head = await git('rev-parse', 'HEAD');
+    let branch: PipelineRecord | undefined;
+    await waitUntil(async () => (branch = (await pipelinesOf('feature')).find((pipeline) => pipeline.sha === head && pipeline.source === 'push')) !== undefined, 'the branch pipeline');
+    mergeRequest = await refresh(mergeRequest, head);
+    const ref = `refs/merge-requests/${mergeRequest.iid}/head`;
+    let parent: PipelineRecord | undefined;
+    await waitUntil(async () => (parent = (await pipelinesOf(ref)).find((pipeline) => pipeline.sha === head && pipeline.source === 'merge_request_event')) !== undefined, 'the merge request pipeline');
+    const childOf = async (pipelineId: number): Promise<PipelineRecord | undefined> =>
+      (await stores().pipelines.list({ projectId: project.id }, { offset: 0, limit: 100 })).items.find((pipeline) => pipeline.parent_pipeline_id === pipelineId);
+    let child: PipelineRecord | undefined;
+    await waitUntil(async () => (child = await childOf(parent!.id)) !== undefined, "the merge request pipeline's child");
+    assert.equal(child?.failure_reason, null);
+    assert.deepEqual([child?.source, child?.ref, child?.merge_request_id, child?.sha], ['parent_pipeline', ref, mergeRequest.id, head]);
+    assert.deepEqual(await jobStatuses(child!.id), { 'in-request': 'pending' });
+    let branchChild: PipelineRecord | undefined;
+    await waitUntil(async () => (branchChild = await childOf(branch!.id)) !== undefined, "the branch pipeline's child");
+    assert.deepEqual([branchChild?.ref, branchChild?.merge_request_id], ['feature', null]);
+    assert.deepEqual(await jobStatuses(branchChild!.id), { 'on-branch': 'pending' });
+    // The children are their parents' parts: not the request's pipelines, nor its head pipeline.
+    await waitUntil(async () => (await stores().mergeRequests.findByIid(project.id, mergeRequest.iid))?.head_pipeline_id === parent!.id, 'the parent as head pipeline');
+    const listed = await fixture.gantry.api('GET', `/projects/${project.id}/merge_requests/${mergeRequest.iid}/pipelines`);
+    assert.equal(listed.status, 200, listed.text);
+    assert.ok(listed.list.some((pipeline) => pipeline.id === parent!.id));
+    assert.ok(!listed.list.some((pipeline) => pipeline.source === 'parent_pipeline'), JSON.stringify(listed.list.map((pipeline) => pipeline.source)));
+  });
 });

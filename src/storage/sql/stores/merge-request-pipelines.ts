@@ -9,7 +9,8 @@ export class SqlMergeRequestPipelinesStore implements MergeRequestPipelinesStore
   constructor(private readonly db: Db) {}
 
   async list(query: MergeRequestPipelinesQuery, page: Page): Promise<{ items: PipelineRecord[]; total: number }> {
-    const base = this.db.selectFrom('ci_pipelines').where((eb) => ofRequest(eb, query));
+    // A child pipeline is its parent's part, listed under it (GitLab's `ci_sources`).
+    const base = this.db.selectFrom('ci_pipelines').where('source', '<>', 'parent_pipeline').where((eb) => ofRequest(eb, query));
     const [rows, total] = await Promise.all([
       base.selectAll().orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute(),
       base.select(countAll().as('count')).executeTakeFirstOrThrow(),
@@ -22,6 +23,7 @@ export class SqlMergeRequestPipelinesStore implements MergeRequestPipelinesStore
     const head = sql<number | null>`(
       select p.id from ci_pipelines p
       where p.sha = merge_requests.head_sha
+        and p.source <> 'parent_pipeline'
         and (p.merge_request_id = merge_requests.id
           or (p.merge_request_id is null and p.tag = 0 and p.project_id = merge_requests.source_project_id and p.ref = merge_requests.source_branch))
       order by case when p.merge_request_id is null then 1 else 0 end, p.id desc
@@ -36,7 +38,7 @@ export class SqlMergeRequestPipelinesStore implements MergeRequestPipelinesStore
   }
 
   async hasOwnPipelineAt(mergeRequestId: number, sha: string): Promise<boolean> {
-    const row = await this.db.selectFrom('ci_pipelines').select('id').where('merge_request_id', '=', mergeRequestId).where('sha', '=', sha).limit(1).executeTakeFirst();
+    const row = await this.db.selectFrom('ci_pipelines').select('id').where('merge_request_id', '=', mergeRequestId).where('sha', '=', sha).where('source', '<>', 'parent_pipeline').limit(1).executeTakeFirst();
     return row !== undefined;
   }
 }

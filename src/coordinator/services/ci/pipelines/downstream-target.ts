@@ -7,6 +7,7 @@
  */
 import { childPipelineConfig } from '../../../../ci/bridges.ts';
 import type { BridgeJobDefinition, YamlVariable } from '../../../../ci/model.ts';
+import type { MergeRequestInfo } from '../../../../ci/merge-request-variables.ts';
 import { predefinedPipelineVariables } from '../../../../ci/pipeline-variables.ts';
 import type { BridgeFailureReason, FailureReason } from '../../../../pipeline/types.ts';
 import type { RepositoryManager } from '../../../../storage/git/types.ts';
@@ -36,6 +37,8 @@ export interface DownstreamPlan {
   source: Extract<PipelineSource, 'pipeline' | 'parent_pipeline'>;
   configContent?: string;
   variables: PipelineVariableRecord[];
+  /** A child of a merge request pipeline is one too: the request's ref, variables and link (GitLab's `merge_request: parent_pipeline.merge_request`). */
+  mergeRequest?: MergeRequestInfo;
 }
 
 export type DownstreamDecision = { kind: 'create'; plan: DownstreamPlan } | { kind: 'fail'; reason: BridgeFailureReason | Extract<FailureReason, 'pipeline_loop_detected'> };
@@ -47,6 +50,8 @@ export interface DownstreamTargetDeps {
   pipelines: Pick<PipelinesStore, 'findById'>;
   pipelineVariables: Pick<PipelineVariablesStore, 'list'>;
   repositories: Pick<RepositoryManager, 'exists' | 'open'>;
+  /** The request a merge request pipeline ran for (undefined for other pipelines). */
+  mergeRequestInfo?: (pipeline: Pick<PipelineRecord, 'merge_request_id'>) => Promise<MergeRequestInfo | undefined>;
 }
 
 export class DownstreamTargets {
@@ -64,8 +69,9 @@ export class DownstreamTargets {
 
     if (trigger.kind === 'child') {
       if ((await this.childDepth(upstream)) > MAX_NESTED_CHILDREN) return { kind: 'fail', reason: 'reached_max_descendant_pipelines_depth' };
-      const ref = `${upstream.tag ? 'refs/tags/' : 'refs/heads/'}${upstream.ref}`;
-      const plan: DownstreamPlan = { project: upstreamProject, ref, sha: upstream.sha, source: 'parent_pipeline', configContent: childPipelineConfig(trigger), variables };
+      const mergeRequest = await this.deps.mergeRequestInfo?.(upstream);
+      const ref = mergeRequest?.refPath ?? `${upstream.tag ? 'refs/tags/' : 'refs/heads/'}${upstream.ref}`;
+      const plan: DownstreamPlan = { project: upstreamProject, ref, sha: upstream.sha, source: 'parent_pipeline', configContent: childPipelineConfig(trigger), variables, ...(mergeRequest ? { mergeRequest } : {}) };
       return { kind: 'create', plan };
     }
 

@@ -119,6 +119,7 @@ export class DownstreamPipelines {
       variables: plan.variables,
       parent: { pipelineId: upstream.id, jobId: bridge.id },
       ...(plan.configContent === undefined ? {} : { configContent: plan.configContent }),
+      ...(plan.mergeRequest === undefined ? {} : { mergeRequest: plan.mergeRequest }),
       saveOnErrors: true,
       ignoreSkipCi: true,
       inTransaction: async (stores, downstream) => {

@@ -120,7 +120,7 @@ describe('script quoting and variables', () => {
         { key: 'USE', value: '$BASE/$CI_PROJECT_DIR', public: true, masked: false },
         { key: 'RAW', value: '$BASE', public: true, masked: false, raw: true },
       ],
-      { image: null, shortToken: 'abcdefgh', environment: ['ENV_ONE=1'], buildsDir: '/b', projectDir: '/b/p', concurrentId: 0, concurrentProjectId: 0, jobStatus: 'running', shared: true, version: '0.1.0', revision: 'r', arch: 'linux/amd64' },
+      { image: null, shortToken: 'abcdefgh', environment: ['ENV_ONE=1'], buildsDir: '/b', projectDir: '/b/p', concurrentId: 0, concurrentProjectId: 0, jobStatus: 'running', jobTimeout: 3600, shared: true, version: '0.1.0', revision: 'r', arch: 'linux/amd64' },
     );
     const get = (key: string) => variables.findLast((variable) => variable.key === key)?.value;
     assert.equal(get('USE'), 'b//b/p');

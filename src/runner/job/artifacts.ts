@@ -60,13 +60,21 @@ export class ArtifactPrefetch {
     this.abandoned = true;
   }
 
-  /** The download_artifacts stage: each archive awaited in order and extracted into the project. */
-  async extract(): Promise<StageFailure | null> {
+  /**
+   * The download_artifacts stage: each archive awaited in order and extracted into the project;
+   * a download that failed is tried again until `attempts` (ARTIFACT_DOWNLOAD_ATTEMPTS) is spent.
+   */
+  async extract(attempts = 1): Promise<StageFailure | null> {
     const archiveCode = await loadArchiveCode();
-    const { trace } = this.context;
+    const { trace, session, signal } = this.context;
     for (const { dependency, file, done } of this.downloads) {
       trace.notice(`Downloading artifacts for ${dependency.name} (${dependency.id})...`);
-      const error = await done;
+      let error = await done;
+      for (let attempt = 2; error !== null && attempt <= attempts && !signal.aborted; attempt++) {
+        const message = error instanceof Error ? error.message : String(error);
+        trace.warning(`Downloading artifacts from coordinator... ${message}  id=${dependency.id}: attempt ${attempt} of ${attempts} (ARTIFACT_DOWNLOAD_ATTEMPTS)`);
+        error = await session.downloadArtifacts(dependency, file).then(() => null, (failure: unknown) => failure);
+      }
       if (error === null) {
         trace.write(`Downloading artifacts from coordinator... ok\x1b[0;m  id\x1b[0;m=${dependency.id} responseStatus\x1b[0;m=200 OK\n`);
       } else {

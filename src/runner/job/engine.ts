@@ -18,6 +18,7 @@ import { goDuration, projectPathOf, type RunnerIdentity } from './identity.ts';
 import { isFeatureFlagOn } from './feature-flags.ts';
 import { goBool } from './go-values.ts';
 import { prepareSources } from './prepare-sources.ts';
+import { stageAttempts } from './attempts.ts';
 import { afterScript, cleanupFileVariablesScript, userStageScript } from './script.ts';
 import { JobFailure } from './failure.ts';
 import { runScript, scriptContext } from './run-script.ts';
@@ -74,12 +75,17 @@ interface Stops {
 
 const DEFAULT_TIMEOUT_SECONDS = 7200;
 
+/** The job's timeout: the payload's, or gitlab-runner's default of two hours when it sends none. */
+function jobTimeoutSeconds(payload: JobPayload): number {
+  return payload.runner_info.timeout > 0 ? payload.runner_info.timeout : DEFAULT_TIMEOUT_SECONDS;
+}
+
 export async function runJob(options: RunJobOptions): Promise<JobOutcome> {
   const { payload, session, runner, settings } = options;
   const projectPath = projectPathOf(payload.git_info.repo_url, payload.job_info.project_id);
   const trace = new JobTrace({
     sink: (bytes) => session.appendTrace(bytes),
-    maskedValues: maskedValues(buildVariables(payload.variables, placeholderContext(runner))),
+    maskedValues: maskedValues(buildVariables(payload.variables, placeholderContext(runner, payload))),
     tokenPrefixes: payload.features?.token_mask_prefixes,
     limitBytes: settings.outputLimit,
     sections: payload.features?.trace_sections === true,
@@ -90,7 +96,7 @@ export async function runJob(options: RunJobOptions): Promise<JobOutcome> {
     },
     timestamps: isFeatureFlagOn('FF_TIMESTAMPS', payload.variables, settings),
   });
-  const timeoutSeconds = payload.runner_info.timeout > 0 ? payload.runner_info.timeout : DEFAULT_TIMEOUT_SECONDS;
+  const timeoutSeconds = jobTimeoutSeconds(payload);
   const controller = new AbortController();
   const hard = new AbortController();
   let stopReason: StopReason | null = null;
@@ -184,10 +190,10 @@ async function section<T>(trace: JobTrace, name: string, title: string, body: ()
 async function prepareStage(options: RunJobOptions, trace: JobTrace, signal: AbortSignal, projectPath: string, stopped: () => JobFailure | null): Promise<Environment> {
   const { payload, executor, settings, runner } = options;
   return section(trace, 'prepare_executor', `Preparing the "${executor.name}" executor`, async () => {
-    const variables = buildVariables(payload.variables, placeholderContext(runner));
+    const variables = buildVariables(payload.variables, placeholderContext(runner, payload));
     // The job's variables once the executor knows its directories: the runner's `environment` and concurrency ids in them too.
     const variablesAt = (dirs: { buildsDir: string; projectDir?: string }): BuildVariable[] =>
-      buildVariables(payload.variables, { ...placeholderContext(runner), ...dirs, environment: settings.environment, concurrentId: options.concurrentId ?? 0, concurrentProjectId: options.concurrentProjectId ?? 0 });
+      buildVariables(payload.variables, { ...placeholderContext(runner, payload), ...dirs, environment: settings.environment, concurrentId: options.concurrentId ?? 0, concurrentProjectId: options.concurrentProjectId ?? 0 });
     for (let attempt = 1; ; attempt++) {
       try {
         return await executor.prepare({
@@ -266,19 +272,24 @@ async function runStages(context: JobContext, options: RunJobOptions, stopped: (
 
 /** get_sources, restore_cache and download_artifacts; a failure of theirs (not a stop) is returned. */
 async function beforeScript(context: JobContext, options: RunJobOptions, artifacts: ArtifactPrefetch, checkStop: () => void): Promise<JobFailure | null> {
-  const { trace } = context;
+  const { trace, variables } = context;
+  let downloadAttempts: number;
   try {
     await section(trace, 'get_sources', 'Getting source from Git repository', () => prepareSources(context, options.runner));
     checkStop();
+    // A cache that cannot be restored is a warning, never the stage's failure: its attempts
+    // (RESTORE_CACHE_ATTEMPTS) never run it again, but their range is checked all the same.
+    stageAttempts(variableValue(variables, 'RESTORE_CACHE_ATTEMPTS'), 'restore_cache');
     if (cacheEntries(context).length > 0) await section(trace, 'restore_cache', 'Restoring cache', () => restoreCache(context));
     checkStop();
+    downloadAttempts = stageAttempts(variableValue(variables, 'ARTIFACT_DOWNLOAD_ATTEMPTS'), 'download_artifacts');
   } catch (error) {
     artifacts.abandon();
     if (error instanceof JobFailure && !context.signal.aborted) return error;
     throw error;
   }
   if (artifacts.size > 0) {
-    const failure = await section(trace, 'download_artifacts', 'Downloading artifacts', () => artifacts.extract());
+    const failure = await section(trace, 'download_artifacts', 'Downloading artifacts', () => artifacts.extract(downloadAttempts));
     if (failure) return new JobFailure(failure.message, failure.reason);
   }
   checkStop();
@@ -376,6 +387,7 @@ function jobVariables(options: RunJobOptions, info: EnvironmentInfo, jobStatus: 
     concurrentId: options.concurrentId ?? 0,
     concurrentProjectId: options.concurrentProjectId ?? 0,
     jobStatus,
+    jobTimeout: jobTimeoutSeconds(options.payload),
     shared: info.shared,
     version: runner.version,
     revision: runner.revision,
@@ -384,6 +396,6 @@ function jobVariables(options: RunJobOptions, info: EnvironmentInfo, jobStatus: 
 }
 
 /** Before an environment exists: enough to know the masked values. */
-function placeholderContext(runner: RunnerIdentity): Parameters<typeof buildVariables>[1] {
-  return { image: null, shortToken: runner.shortToken, environment: [], buildsDir: '', projectDir: '', concurrentId: 0, concurrentProjectId: 0, jobStatus: 'running', shared: false, version: runner.version, revision: runner.revision, arch: runner.arch };
+function placeholderContext(runner: RunnerIdentity, payload: JobPayload): Parameters<typeof buildVariables>[1] {
+  return { image: null, shortToken: runner.shortToken, environment: [], buildsDir: '', projectDir: '', concurrentId: 0, concurrentProjectId: 0, jobStatus: 'running', jobTimeout: jobTimeoutSeconds(payload), shared: false, version: runner.version, revision: runner.revision, arch: runner.arch };
 }

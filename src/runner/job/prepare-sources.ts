@@ -16,7 +16,8 @@ import type { RunnerIdentity } from './identity.ts';
 import { sourcesHookScript } from './script.ts';
 import { clearWorktree, EMPTY_NOTICE, getSources, gitStrategy, remoteUrl, SourcesError, submoduleDepth, submodulePaths, submoduleStrategy, type SubmoduleStrategy } from './sources.ts';
 import { isFeatureFlagOn } from './feature-flags.ts';
-import { goBool, goInt } from './go-values.ts';
+import { goBool } from './go-values.ts';
+import { stageAttempts } from './attempts.ts';
 import { variableValue } from './variables.ts';
 
 /** An archive of one empty directory, its root, with that mode. */
@@ -89,14 +90,9 @@ function writableByAll(mode: number): number {
   return mode & 0o200 ? mode | 0o022 : mode;
 }
 
-/**
- * gitlab-runner's `GET_SOURCES_ATTEMPTS`: how many times the stage runs before the job fails
- * (1 when unset or not a number; a number outside 1–10 fails the job).
- */
+/** gitlab-runner's `GET_SOURCES_ATTEMPTS` (see stageAttempts). */
 export function getSourcesAttempts(value: string | undefined): number {
-  const attempts = goInt(value) ?? 1;
-  if (attempts < 1 || attempts > 10) throw new JobFailure('number of attempts out of the range [1, 10] for stage: get_sources', 'runner_system_failure');
-  return attempts;
+  return stageAttempts(value, 'get_sources');
 }
 
 function sourcesRequest(context: JobContext, runner: RunnerIdentity, strategy: ReturnType<typeof gitStrategy>, submodules: SubmoduleStrategy): Parameters<typeof getSources>[0] {

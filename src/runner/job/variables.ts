@@ -24,6 +24,8 @@ export interface RunnerVariableContext {
   concurrentId: number;
   concurrentProjectId: number;
   jobStatus: 'running' | 'success' | 'failed' | 'canceled' | 'timedout';
+  /** The job's timeout in seconds (CI_JOB_TIMEOUT). */
+  jobTimeout: number;
   shared: boolean;
   version: string;
   revision: string;
@@ -47,6 +49,7 @@ export function buildVariables(payload: readonly JobVariable[], context: RunnerV
   add('CI_CONCURRENT_PROJECT_ID', String(context.concurrentProjectId));
   add('CI_SERVER', 'yes');
   add('CI_JOB_STATUS', context.jobStatus);
+  add('CI_JOB_TIMEOUT', String(context.jobTimeout));
   for (const variable of payload) {
     list.push({ key: variable.key, value: variable.value, file: variable.file === true, masked: variable.masked, raw: variable.raw === true, public: variable.public });
   }

@@ -5,6 +5,7 @@
  * excluding a directory leaves what is inside it, `dir/**` excludes that).
  * `*` stays inside one directory, `**` crosses them (doublestar style).
  */
+import path from 'node:path';
 import picomatch from 'picomatch';
 
 export interface Selection {
@@ -13,8 +14,10 @@ export interface Selection {
   untracked?: boolean;
 }
 
+/** A pattern as a path below the project directory: `./`, `dir/..` and doubled slashes resolved, as the archiver's `filepath.Rel` leaves it. */
 export function normalisePattern(pattern: string): string {
-  return pattern.trim().replace(/^(\.\/)+/, '').replace(/\/+$/, '');
+  const trimmed = pattern.trim();
+  return (trimmed === '' ? '' : path.posix.normalize(trimmed)).replace(/^(\.\/)+/, '').replace(/\/+$/, '');
 }
 
 /** `.` or `./`: the project directory itself, all of it (gitlab-runner walks it whole). */
@@ -84,14 +87,30 @@ export function selector(selection: Selection, tracked: ReadonlySet<string>): Se
  * the untracked files; what each `exclude` pattern kept out.
  */
 export function matchReport(select: Selector, projectDir: string): Array<{ warning: boolean; text: string }> {
-  const lines = [...select.counts].map(([pattern, count]) => count > 0
-    ? { warning: false, text: `${pattern}: found ${count} matching artifact files and directories` }
-    : { warning: true, text: `${pattern}: no matching files. Ensure that the artifact path is relative to the working directory (${projectDir})` });
+  const lines = [...select.counts].map(([pattern, count]) => {
+    if (pattern === '') return { warning: true, text: 'No matching files. Path is empty.' };
+    if (leavesProject(pattern, projectDir)) return { warning: true, text: `processPath: artifact path is not a subpath of project directory: ${pattern}` };
+    return count > 0
+      ? { warning: false, text: `${pattern}: found ${count} matching artifact files and directories` }
+      : { warning: true, text: `${pattern}: no matching files. Ensure that the artifact path is relative to the working directory (${projectDir})` };
+  });
   if (select.untracked) {
     lines.push(select.untrackedCount > 0 ? { warning: false, text: `untracked: found ${select.untrackedCount} files` } : { warning: true, text: 'untracked: no files' });
   }
   for (const [pattern, count] of select.excluded) lines.push({ warning: false, text: `${pattern}: excluded ${count} files` });
   return lines;
+}
+
+/**
+ * Whether a path leads out of the project directory, as gitlab-runner's archiver decides before
+ * it globs: the path itself, or for a glob the directory before its first wildcard, resolved
+ * from the project directory (`..`, `../elsewhere`, `/etc/hosts`, `/tmp/*.log`).
+ */
+function leavesProject(pattern: string, projectDir: string): boolean {
+  const wildcard = pattern.search(/[*?[{]/);
+  const base = wildcard < 0 ? pattern : pattern.slice(0, Math.max(0, pattern.lastIndexOf('/', wildcard))) || (pattern.startsWith('/') ? '/' : '.');
+  const relative = path.posix.relative(projectDir, path.posix.resolve(projectDir, base));
+  return relative === '..' || relative.startsWith('../');
 }
 
 /**

@@ -189,10 +189,14 @@ export class DockerExecutor implements Executor {
   private async waitForServices(environment: DockerEnvironment, started: StartedService[], probeImage: string, request: PrepareRequest): Promise<void> {
     const docker = this.engine;
     const timeout = this.settings.waitForServicesTimeout ?? 30;
-    const waited = started.filter((service) => service.port !== null);
+    const waited = started.filter((service) => service.port !== null || service.healthCheckError !== undefined);
     if (timeout <= 0 || waited.length === 0) return;
     request.log(`Waiting for services to be up and running (timeout ${timeout} seconds)...`);
     for (const service of waited) {
+      if (service.healthCheckError !== undefined) {
+        await this.reportUnhealthy(service, service.healthCheckError, request);
+        continue;
+      }
       const port = service.port ?? 0;
       const chunks: Buffer[] = [];
       let answered: boolean;
@@ -211,13 +215,16 @@ export class DockerExecutor implements Executor {
         });
         answered = result.exitCode === 0;
       }
-      if (answered) continue;
-      const logs = await serviceLogs(docker, service.containerId);
-      // gitlab-runner's own words, `*** WARNING:` included: not a trace warning (it would say WARNING twice).
-      request.log(`*** WARNING: Service ${service.name} probably didn't start properly.`);
-      request.log(`Health check error: port ${port} did not answer within ${timeout} s ${Buffer.concat(chunks).toString('utf8').trim()}`.trim());
-      request.log(`Service container logs:\n${logs.trimEnd()}`);
+      if (!answered) await this.reportUnhealthy(service, `port ${port} did not answer within ${timeout} s ${Buffer.concat(chunks).toString('utf8').trim()}`.trim(), request);
     }
+  }
+
+  private async reportUnhealthy(service: StartedService, error: string, request: PrepareRequest): Promise<void> {
+    const logs = await serviceLogs(this.engine, service.containerId);
+    // gitlab-runner's own words, `*** WARNING:` included: not a trace warning (it would say WARNING twice).
+    request.log(`*** WARNING: Service ${service.name} probably didn't start properly.`);
+    request.log(`Health check error: ${error}`);
+    request.log(`Service container logs:\n${logs.trimEnd()}`);
   }
 }
 

@@ -1,8 +1,8 @@
 /**
  * Services: one container per `services[]` entry on the job's network under its aliases
  * (`tutum/wordpress` → `tutum__wordpress`, `tutum-wordpress`, a registry kept, plus `alias`), and a wait for
- * each one's first exposed TCP port from a probe container on the same network (so a remote
- * daemon works too). A service that does not answer is a warning, not a failure (as in gitlab-runner).
+ * each one's `HEALTHCHECK_TCP_PORT` or first exposed TCP port from a probe container on the same
+ * network (so a remote daemon works too). A service that does not answer is a warning, not a failure (as in gitlab-runner).
  */
 import type Docker from 'dockerode';
 import { connect } from 'node:net';
@@ -15,6 +15,8 @@ export interface StartedService {
   containerId: string;
   aliases: string[];
   port: number | null;
+  /** Why the port to wait on is not known (a bad HEALTHCHECK_TCP_PORT): a warning instead of the wait. */
+  healthCheckError?: string;
 }
 
 /**
@@ -28,6 +30,21 @@ export function serviceAliases(service: Service): string[] {
   const aliases = [withoutPort.replace(/\//g, '__'), withoutPort.replace(/\//g, '-')];
   if (service.alias) aliases.push(...service.alias.split(/[\s,]+/).filter(Boolean));
   return [...new Set(aliases)];
+}
+
+/**
+ * The port the runner waits on: the service environment's `HEALTHCHECK_TCP_PORT` (the key in
+ * any case, from the job's variables or the service's own), as gitlab-runner reads it from the
+ * container; else a declared port, else the image's lowest exposed TCP port. A value that is not
+ * a port is an error, reported as the service's health-check error.
+ */
+export function healthCheckPort(service: Service, image: Docker.ImageInspectInfo, env: readonly string[]): number | null {
+  const entry = env.find((pair) => pair.slice(0, pair.indexOf('=')).toUpperCase() === 'HEALTHCHECK_TCP_PORT');
+  if (entry === undefined) return firstTcpPort(service, image);
+  const value = entry.slice(entry.indexOf('=') + 1);
+  const port = /^[-+]?\d+$/.test(value) ? Number(value) : NaN;
+  if (!Number.isInteger(port) || port > 2 ** 31 - 1 || port < -(2 ** 31)) throw new Error(`invalid health check tcp port: ${value}`);
+  return port;
 }
 
 export function firstTcpPort(service: Service, image: Docker.ImageInspectInfo): number | null {
@@ -74,7 +91,11 @@ export async function startService(options: ServiceStartOptions): Promise<Starte
   });
   options.created.containers.push(container.id);
   await container.start();
-  return { name: service.name, containerId: container.id, aliases, port: firstTcpPort(service, options.image) };
+  try {
+    return { name: service.name, containerId: container.id, aliases, port: healthCheckPort(service, options.image, options.env) };
+  } catch (error) {
+    return { name: service.name, containerId: container.id, aliases, port: null, healthCheckError: describe(error) };
+  }
 }
 
 /**

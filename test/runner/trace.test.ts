@@ -89,6 +89,16 @@ describe('trace', () => {
     );
   });
 
+  it('writes nothing once closed: a line still coming (a service\'s output followed) is dropped', () => {
+    const chunks: Buffer[] = [];
+    const trace = new JobTrace({ sink: (bytes) => chunks.push(bytes), maskedValues: [], limitBytes: 1 << 20, sections: false });
+    trace.info('Job succeeded');
+    trace.close();
+    trace.println('[service:db] late line');
+    trace.write('late output\n');
+    assert.equal(Buffer.concat(chunks).toString(), '\x1b[32;1mJob succeeded\n\x1b[0;m');
+  });
+
   it('counts the limit after masking and writes the message once', () => {
     const chunks: Buffer[] = [];
     const trace = new JobTrace({ sink: (bytes) => chunks.push(bytes), maskedValues: ['0123456789'], limitBytes: 12, sections: false });

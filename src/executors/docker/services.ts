@@ -6,6 +6,7 @@
  */
 import type Docker from 'dockerode';
 import { connect } from 'node:net';
+import { PassThrough, type Readable } from 'node:stream';
 import type { Service } from '../../protocol/job-payload.ts';
 import { resourceLabels } from './labels.ts';
 import { describe } from './environment.ts';
@@ -163,4 +164,33 @@ function demuxBuffer(raw: Buffer): string {
     offset += 8 + size;
   }
   return (offset === 0 ? raw : Buffer.concat(parts)).toString('utf8');
+}
+
+/** Go's strconv.ParseBool true, as gitlab-runner reads CI_DEBUG_SERVICES. */
+export function debugServicesEnabled(variables: Record<string, string>): boolean {
+  return ['1', 't', 'T', 'TRUE', 'true', 'True'].includes(variables.CI_DEBUG_SERVICES ?? '');
+}
+
+/**
+ * CI_DEBUG_SERVICES: the service's output followed into the job log while it runs, each line
+ * with the daemon's timestamp after gitlab-runner's grey `[service:<aliases joined by ->]`
+ * prefix. It ends when the container is removed (or `signal` aborts).
+ */
+export async function followServiceLogs(docker: Docker, service: StartedService, log: (line: string) => void, signal: AbortSignal): Promise<void> {
+  const source = (await docker.getContainer(service.containerId).logs({ follow: true, stdout: true, stderr: true, timestamps: true, abortSignal: signal })) as unknown as Readable;
+  const lines = new PassThrough();
+  docker.modem.demuxStream(source, lines, lines);
+  source.on('end', () => lines.end());
+  source.on('error', () => lines.end());
+  const prefix = `\x1b[0;90m[service:${service.aliases.join('-')}] `;
+  let partial = '';
+  lines.setEncoding('utf8');
+  lines.on('data', (text: string) => {
+    const parts = (partial + text).split('\n');
+    partial = parts.pop() ?? '';
+    for (const line of parts) log(`${prefix}${line}\x1b[0;m`);
+  });
+  lines.on('end', () => {
+    if (partial !== '') log(`${prefix}${partial}\x1b[0;m`);
+  });
 }

@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { Artifact, Dependency } from '../../protocol/job-payload.ts';
 import { archive as loadArchiveCode } from './archive/lazy.ts';
 import type { JobContext } from './context.ts';
+import { zipCompressionLevel } from './compression.ts';
 import { DependencyDownloadError, type FailureReason } from './session.ts';
 import { expandValue } from './variables.ts';
 
@@ -127,7 +128,7 @@ export async function uploadArtifacts(context: JobContext, succeeded: boolean): 
     try {
       if (format === 'gzip') await archiveCode.writeGzipMembers(entries, archive);
       else if (format === 'raw') await archiveCode.writeRaw(entries, archive);
-      else await archiveCode.writeZip(entries, archive);
+      else await archiveCode.writeZip(entries, archive, zipCompressionLevel(context, 'ARTIFACT_COMPRESSION_LEVEL'));
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       trace.error(`Uploading artifacts as "${type}" to coordinator... ${message}`);

@@ -28,7 +28,7 @@ export interface JobSettings {
   /** Attempts of prepare_executor for system failures (gitlab-runner: 3, 3 s apart). */
   prepareAttempts: number;
   prepareRetryDelayMs: number;
-  /** `[runners.feature_flags]` (FF_TIMESTAMPS, ...); job variables override them. */
+  /** `[runners.feature_flags]` (FF_TIMESTAMPS, ...); a job's variables cannot override them. */
   featureFlags?: Readonly<Record<string, boolean>>;
   /**
    * Object directories a new clone on this machine borrows (`objects/info/alternates`): its

@@ -18,6 +18,7 @@ import { clearWorktree, EMPTY_NOTICE, getSources, gitStrategy, remoteUrl, Source
 import { isFeatureFlagOn } from './feature-flags.ts';
 import { goBool } from './go-values.ts';
 import { stageAttempts } from './attempts.ts';
+import { submoduleInsteadOf } from './submodule-urls.ts';
 import { variableValue } from './variables.ts';
 
 /** An archive of one empty directory, its root, with that mode. */
@@ -109,6 +110,16 @@ function sourcesRequest(context: JobContext, runner: RunnerIdentity, strategy: R
     submoduleDepth: updateSubmodules ? submoduleDepth(variableValue(variables, 'GIT_SUBMODULE_DEPTH'), payload.git_info.depth) : 0,
     submodulePaths: updateSubmodules ? submodulePaths(variableValue(variables, 'GIT_SUBMODULE_PATHS')) : [],
     submoduleUpdateFlags: (variableValue(variables, 'GIT_SUBMODULE_UPDATE_FLAGS') ?? '').split(/\s+/).filter(Boolean),
+    submoduleInsteadOf: updateSubmodules
+      ? submoduleInsteadOf({
+          cloneUrl: settings.cloneUrl,
+          serverUrl: variableValue(variables, 'CI_SERVER_URL'),
+          jobToken: payload.token,
+          forceHttps: goBool(variableValue(variables, 'GIT_SUBMODULE_FORCE_HTTPS')) ?? false,
+          sshHost: variableValue(variables, 'CI_SERVER_SHELL_SSH_HOST') || variableValue(variables, 'CI_SERVER_HOST'),
+          sshPort: variableValue(variables, 'CI_SERVER_SHELL_SSH_PORT'),
+        })
+      : [],
     remoteUrl: remoteUrl(payload.git_info.repo_url, settings.cloneUrl, variableValue(variables, 'CI_PROJECT_PATH') ?? context.projectPath, payload.token),
     directory: context.sourcesDir,
     alternates: environment.info.hostProjectDir === null ? [] : (settings.sourcesAlternates ?? []),

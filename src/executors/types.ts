@@ -43,6 +43,8 @@ export interface PrepareRequest {
    * sets them, so that an image's entrypoint sees them; `info` is the environment's own.
    */
   containerVariables?: (info: EnvironmentInfo) => string[];
+  /** CI_DEBUG_SERVICES on (and the runner's debug_trace_disabled off): the services' output followed into the log. */
+  debugServices?: boolean;
   /** Registry credentials of the job payload, for pulls. */
   credentials: { url: string; username: string; password: string }[];
   /** Lines for the trace (warnings, pull progress); already free of secrets. */

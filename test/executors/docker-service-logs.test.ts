@@ -2,6 +2,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DockerExecutor } from '../../src/executors/docker/docker-executor.ts';
+import { runJob } from '../../src/runner/job/engine.ts';
+import { jobSettings, payload, RecordingSession, runnerIdentity, variable } from '../runner/support.ts';
 import { prepareRequest, runCollect } from './conformance.ts';
 import { BUSYBOX, dockerReady, skipDocker } from './docker-support.ts';
 
@@ -9,21 +11,15 @@ const target = (executor: DockerExecutor) => ({ executor, shell: 'sh' as const, 
 // Listening once it has spoken, so that the wait for its port means its first line was written.
 const chatty = { name: BUSYBOX, alias: 'chatty', entrypoint: null, ports: [], command: ['sh', '-c', 'echo first-line; echo on-stderr >&2; exec httpd -f -vv -p 7000 -h /tmp'] };
 
-async function prepared(variables: Record<string, string>) {
-  const docker = await dockerReady();
-  const executor = new DockerExecutor({ pullPolicy: ['if-not-present'], waitForServicesTimeout: 20 }, docker);
-  const lines: string[] = [];
-  const environment = await executor.prepare(prepareRequest(target(executor), {
-    services: [chatty],
-    serviceVariables: { HEALTHCHECK_TCP_PORT: '7000', ...variables },
-    log: (line) => lines.push(line),
-  }));
-  return { environment, lines };
+async function executor(): Promise<DockerExecutor> {
+  return new DockerExecutor({ pullPolicy: ['if-not-present'], waitForServicesTimeout: 20 }, await dockerReady());
 }
 
 describe('docker executor: CI_DEBUG_SERVICES', { skip: skipDocker }, () => {
   it('follows each service\'s stdout and stderr into the log, every line timestamped under [service:<aliases>], while the job runs', async () => {
-    const { environment, lines } = await prepared({ CI_DEBUG_SERVICES: 'true' });
+    const docker = await executor();
+    const lines: string[] = [];
+    const environment = await docker.prepare(prepareRequest(target(docker), { services: [chatty], serviceVariables: { HEALTHCHECK_TCP_PORT: '7000' }, debugServices: true, log: (line) => lines.push(line) }));
     try {
       // Later output too: the service logs the request the script sends it.
       await runCollect(environment, 'wget -qO- http://chatty:7000/later-line || true', 'sh');
@@ -37,11 +33,20 @@ describe('docker executor: CI_DEBUG_SERVICES', { skip: skipDocker }, () => {
     assert.ok(serviceLines.some((line) => line.includes('later-line')), serviceLines.join('\n'));
   });
 
-  it('shows nothing of a service without it (or with a value Go\'s ParseBool reads as false)', async () => {
-    for (const variables of [{}, { CI_DEBUG_SERVICES: 'false' }] as Record<string, string>[]) {
-      const { environment, lines } = await prepared(variables);
-      await environment.cleanup();
-      assert.ok(!lines.some((line) => line.includes('[service:') || line.includes('first-line')), lines.join('\n'));
-    }
+  it('is asked for by a job variable read as Go\'s ParseBool (a secret one too), unless the runner has debug_trace_disabled', async () => {
+    const run = async (value: string | null, debugTraceDisabled = false) => {
+      const session = new RecordingSession();
+      const job = payload({
+        image: { name: BUSYBOX },
+        variables: [variable('GIT_STRATEGY', 'none'), variable('HEALTHCHECK_TCP_PORT', '7000'), ...(value === null ? [] : [variable('CI_DEBUG_SERVICES', value, { public: false })])],
+        services: [chatty],
+      });
+      await runJob({ payload: job, executor: await executor(), session, runner: runnerIdentity, settings: await jobSettings({ debugTraceDisabled }) });
+      return session.trace.includes('[service:gantry__busybox-gantry-busybox-chatty]') && session.trace.includes('first-line');
+    };
+    assert.equal(await run('TRUE'), true);
+    assert.equal(await run('TRUE', true), false);
+    assert.equal(await run('f'), false);
+    assert.equal(await run(null), false);
   });
 });

@@ -11,7 +11,7 @@ import { ExecutorError, type Environment, type Executor, type ExecutorFeatures, 
 import { DockerEnvironment, describe, removeJobResources, type DockerEnvironmentParts } from './environment.ts';
 import { resourceLabels, sweepOrphans } from './labels.ts';
 import { effectivePullPolicies, ensureImage, isAllowed } from './pull.ts';
-import { debugServicesEnabled, followServiceLogs, probeScript, serviceAddress, serviceLogs, startService, waitForTcp, type StartedService } from './services.ts';
+import { followServiceLogs, probeScript, serviceAddress, serviceLogs, startService, waitForTcp, type StartedService } from './services.ts';
 import { checkedDockerOptions, DOCKER_FEATURES, parseCpus, parseMemory, type DockerSettings } from './settings.ts';
 import { projectDirFor } from '../clone-path.ts';
 
@@ -106,7 +106,6 @@ export class DockerExecutor implements Executor {
       abortable();
 
       const started: StartedService[] = [];
-      const debugServices = debugServicesEnabled(request.serviceVariables);
       for (const [index, service] of services.entries()) {
         // The service's own variables after the job's public ones (the later of a name wins).
         const variables = { ...request.serviceVariables, ...Object.fromEntries((service.variables ?? []).map(({ key, value }) => [key, value])) };
@@ -116,7 +115,7 @@ export class DockerExecutor implements Executor {
         abortable();
         const running = await startService({ docker, service, index, image, namePrefix, jobId: request.jobId, shortToken: request.shortToken, network, binds, hostConfig, env: serviceEnv, created });
         started.push(running);
-        if (debugServices) await followServiceLogs(docker, running, (line) => log(line), request.signal).catch((error: unknown) => log(`failed to open log stream for container ${service.name}: ${describe(error)}`, 'warning'));
+        if (request.debugServices) await followServiceLogs(docker, running, (line) => log(line), request.signal).catch((error: unknown) => log(`failed to open log stream for container ${service.name}: ${describe(error)}`, 'warning'));
       }
       if (started.length > 0 && network && SPECIAL_NETWORK_MODES.has(network) && network !== 'bridge') {
         log(`Services are not reachable by alias with network_mode "${network}"`, 'warning');

@@ -166,11 +166,6 @@ function demuxBuffer(raw: Buffer): string {
   return (offset === 0 ? raw : Buffer.concat(parts)).toString('utf8');
 }
 
-/** Go's strconv.ParseBool true, as gitlab-runner reads CI_DEBUG_SERVICES. */
-export function debugServicesEnabled(variables: Record<string, string>): boolean {
-  return ['1', 't', 'T', 'TRUE', 'true', 'True'].includes(variables.CI_DEBUG_SERVICES ?? '');
-}
-
 /**
  * CI_DEBUG_SERVICES: the service's output followed into the job log while it runs, each line
  * with the daemon's timestamp after gitlab-runner's grey `[service:<aliases joined by ->]`

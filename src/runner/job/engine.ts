@@ -207,6 +207,8 @@ async function prepareStage(options: RunJobOptions, trace: JobTrace, signal: Abo
           services: payload.services.map((service) => (service.variables ? { ...service, variables: expandServiceVariables(service.variables, variables) } : service)),
           serviceVariables: serviceVariables(variables),
           containerVariables: (info) => jobVariables(options, info, 'running').filter((variable) => !variable.file).map((variable) => `${variable.key}=${variable.value}`),
+          // Go's ParseBool, as gitlab-runner reads it; debug_trace_disabled turns it off as it does CI_DEBUG_TRACE.
+          debugServices: goBool(variableValue(variables, 'CI_DEBUG_SERVICES')) === true && !settings.debugTraceDisabled,
           credentials: payload.credentials.filter((credential) => credential.type === 'registry'),
           log: (line, level) => (level === 'warning' ? trace.warning(line) : trace.println(line)),
           signal,

@@ -6,53 +6,25 @@
  */
 import assert from 'node:assert/strict';
 import { execa } from '#deps/execa';
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { submoduleInsteadOf } from '../../src/runner/job/submodule-urls.ts';
+import { startGitServer, type GitServer } from './git-http-server.ts';
 import { gitRepository, jobSettings, payload, runShellJob, variable } from './support.ts';
-
-/** A git server for the repositories under `root`, for `gitlab-ci-token:<token>` only. */
-function gitServer(root: string, token: string): http.Server {
-  const expected = `Basic ${Buffer.from(`gitlab-ci-token:${token}`).toString('base64')}`;
-  return http.createServer((request, response) => {
-    if (request.headers.authorization !== expected) {
-      response.writeHead(401, { 'www-authenticate': 'Basic realm="GitLab"' }).end();
-      return;
-    }
-    const url = new URL(request.url ?? '/', 'http://server');
-    const backend = spawn('git', ['http-backend'], {
-      env: { ...process.env, GIT_PROJECT_ROOT: root, GIT_HTTP_EXPORT_ALL: '1', REQUEST_METHOD: request.method ?? 'GET', PATH_INFO: url.pathname, QUERY_STRING: url.search.slice(1), CONTENT_TYPE: request.headers['content-type'] ?? '', REMOTE_USER: 'gitlab-ci-token' },
-    });
-    request.pipe(backend.stdin);
-    const chunks: Buffer[] = [];
-    backend.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
-    backend.on('close', () => {
-      const output = Buffer.concat(chunks);
-      const split = output.indexOf('\r\n\r\n');
-      const headers = output.subarray(0, split).toString().split('\r\n').map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()] as const);
-      const status = Number(headers.find(([name]) => name.toLowerCase() === 'status')?.[1].split(' ')[0] ?? 200);
-      response.writeHead(status, Object.fromEntries(headers.filter(([name]) => name.toLowerCase() !== 'status'))).end(output.subarray(split + 4));
-    });
-  });
-}
 
 describe('get_sources: submodules on the instance itself', () => {
   const token = 'jobtok-submodules-secret';
-  let server: http.Server;
+  let server: GitServer;
   let serverUrl: string;
   let sub: Awaited<ReturnType<typeof gitRepository>>;
   before(async () => {
     sub = await gitRepository({ 'lib.txt': 'from the submodule\n' });
     // gitRepository's bare repository is <root>/group/project.git: served as /group/project.git.
-    server = gitServer(path.dirname(path.dirname(sub.bare)), token);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    serverUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    server = await startGitServer(path.dirname(path.dirname(sub.bare)), token);
+    serverUrl = server.url;
   });
-  after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  after(() => server.close());
 
   /** A project whose submodule `lib` has `url` in .gitmodules. */
   async function projectWithSubmodule(url: string) {

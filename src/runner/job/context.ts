@@ -22,6 +22,10 @@ export interface JobSettings {
   preBuildScript?: string;
   postBuildScript?: string;
   cloneUrl?: string;
+  /** The runner's `tls-ca-file`, `tls-cert-file`, `tls-key-file` (server-tls.ts). */
+  tlsCaFile?: string;
+  tlsCertFile?: string;
+  tlsKeyFile?: string;
   debugTraceDisabled: boolean;
   /** Seconds of after_script (gitlab-runner: 5 minutes). */
   afterScriptTimeout: number;

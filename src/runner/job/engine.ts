@@ -18,6 +18,7 @@ import { goDuration, projectPathOf, type RunnerIdentity } from './identity.ts';
 import { isFeatureFlagOn } from './feature-flags.ts';
 import { goBool } from './go-values.ts';
 import { prepareSources } from './prepare-sources.ts';
+import { serverTls, type ServerTls } from './server-tls.ts';
 import { stageAttempts } from './attempts.ts';
 import { afterScript, cleanupFileVariablesScript, userStageScript } from './script.ts';
 import { JobFailure } from './failure.ts';
@@ -49,6 +50,11 @@ export interface RunJobOptions {
   onCleanup?: (cleanup: Promise<void>) => void;
   /** Called when the job failed, before its environment is cleaned up (and before it is reported): the clean-up waits for it. */
   beforeFailedCleanup?: BeforeFailedCleanup;
+}
+
+/** What the stages take besides the job's context: the caller's options, the runner's TLS files read. */
+interface EngineOptions extends RunJobOptions {
+  tls: ServerTls;
 }
 
 /** A failed job whose environment still exists: its build directory, its variables. */
@@ -133,14 +139,15 @@ export async function runJob(options: RunJobOptions): Promise<JobOutcome> {
     return null;
   };
   try {
-    environment = await prepareStage(options, trace, controller.signal, projectPath, stopped);
+    const engine: EngineOptions = { ...options, tls: await serverTls(settings) };
+    environment = await prepareStage(engine, trace, controller.signal, projectPath, stopped);
     const context: JobContext = {
       payload,
       environment,
       session,
       trace,
       settings,
-      variables: jobVariables(options, environment.info, 'running'),
+      variables: jobVariables(engine, environment.info, 'running'),
       projectPath,
       sourcesDir: environment.info.hostProjectDir ?? path.join(settings.buildsDir, runner.shortToken, String(options.concurrentProjectId ?? 0), ...projectPath.split('/')),
       workDir,
@@ -148,7 +155,7 @@ export async function runJob(options: RunJobOptions): Promise<JobOutcome> {
     };
     variables = context.variables;
     trace.setMaskedValues(maskedValues(context.variables));
-    outcome = await runStages(context, options, stopped, stops);
+    outcome = await runStages(context, engine, stopped, stops);
   } catch (error) {
     const failure = stopped() ?? (error instanceof JobFailure ? error : new JobFailure(error instanceof Error ? error.message : String(error), 'runner_system_failure'));
     outcome = { state: 'failed', failureReason: failure.reason, ...(failure.exitCode ? { exitCode: failure.exitCode } : {}) };
@@ -187,7 +194,7 @@ async function section<T>(trace: JobTrace, name: string, title: string, body: ()
   }
 }
 
-async function prepareStage(options: RunJobOptions, trace: JobTrace, signal: AbortSignal, projectPath: string, stopped: () => JobFailure | null): Promise<Environment> {
+async function prepareStage(options: EngineOptions, trace: JobTrace, signal: AbortSignal, projectPath: string, stopped: () => JobFailure | null): Promise<Environment> {
   const { payload, executor, settings, runner } = options;
   return section(trace, 'prepare_executor', `Preparing the "${executor.name}" executor`, async () => {
     const variables = buildVariables(payload.variables, placeholderContext(runner, payload));
@@ -231,7 +238,7 @@ async function prepareStage(options: RunJobOptions, trace: JobTrace, signal: Abo
   });
 }
 
-async function runStages(context: JobContext, options: RunJobOptions, stopped: () => JobFailure | null, stops: Stops): Promise<JobOutcome> {
+async function runStages(context: JobContext, options: EngineOptions, stopped: () => JobFailure | null, stops: Stops): Promise<JobOutcome> {
   const { trace, environment, payload, settings } = context;
   const checkStop = (): void => {
     const stop = stopped();
@@ -273,7 +280,7 @@ async function runStages(context: JobContext, options: RunJobOptions, stopped: (
 }
 
 /** get_sources, restore_cache and download_artifacts; a failure of theirs (not a stop) is returned. */
-async function beforeScript(context: JobContext, options: RunJobOptions, artifacts: ArtifactPrefetch, checkStop: () => void): Promise<JobFailure | null> {
+async function beforeScript(context: JobContext, options: EngineOptions, artifacts: ArtifactPrefetch, checkStop: () => void): Promise<JobFailure | null> {
   const { trace, variables } = context;
   let downloadAttempts: number;
   try {
@@ -302,7 +309,7 @@ async function beforeScript(context: JobContext, options: RunJobOptions, artifac
  * The script's steps, within RUNNER_SCRIPT_TIMEOUT when set, then after_script (with
  * AFTER_SCRIPT_IGNORE_ERRORS false, its failure fails a job that had not failed).
  */
-async function userScripts(context: JobContext, options: RunJobOptions, checkStop: () => void, stops: Stops): Promise<JobFailure | null> {
+async function userScripts(context: JobContext, options: EngineOptions, checkStop: () => void, stops: Stops): Promise<JobFailure | null> {
   const { trace, payload, settings, variables } = context;
   const timeouts = stageTimeouts(
     { script: variableValue(variables, 'RUNNER_SCRIPT_TIMEOUT'), afterScript: variableValue(variables, 'RUNNER_AFTER_SCRIPT_TIMEOUT') },
@@ -352,7 +359,7 @@ async function userScripts(context: JobContext, options: RunJobOptions, checkSto
  * hard stop during a graceful cancel). Its failure is a warning, or with AFTER_SCRIPT_IGNORE_ERRORS
  * false (gitlab-runner 17.x) the failure returned.
  */
-async function runAfterScript(context: JobContext, options: RunJobOptions, commands: string[], status: AfterScriptStatus, stopSignal: AbortSignal, timeoutMs: number): Promise<JobFailure | null> {
+async function runAfterScript(context: JobContext, options: EngineOptions, commands: string[], status: AfterScriptStatus, stopSignal: AbortSignal, timeoutMs: number): Promise<JobFailure | null> {
   const { trace } = context;
   const variables = jobVariables(options, context.environment.info, status);
   const ignoreErrors = goBool(variableValue(context.variables, 'AFTER_SCRIPT_IGNORE_ERRORS')) ?? true;
@@ -377,7 +384,7 @@ async function runAfterScript(context: JobContext, options: RunJobOptions, comma
   }
 }
 
-function jobVariables(options: RunJobOptions, info: EnvironmentInfo, jobStatus: 'running' | AfterScriptStatus): BuildVariable[] {
+function jobVariables(options: EngineOptions, info: EnvironmentInfo, jobStatus: 'running' | AfterScriptStatus): BuildVariable[] {
   const { runner, settings } = options;
   return buildVariables(options.payload.variables, {
     // gitlab-runner exports the job's image whatever the executor: a shell job with `image:` sees it too.
@@ -390,6 +397,7 @@ function jobVariables(options: RunJobOptions, info: EnvironmentInfo, jobStatus: 
     concurrentProjectId: options.concurrentProjectId ?? 0,
     jobStatus,
     jobTimeout: jobTimeoutSeconds(options.payload),
+    tls: options.tls,
     shared: info.shared,
     version: runner.version,
     revision: runner.revision,

@@ -19,6 +19,7 @@ import { isFeatureFlagOn } from './feature-flags.ts';
 import { goBool } from './go-values.ts';
 import { stageAttempts } from './attempts.ts';
 import { submoduleInsteadOf } from './submodule-urls.ts';
+import { gitTlsEnvironment } from './server-tls.ts';
 import { variableValue } from './variables.ts';
 
 /** An archive of one empty directory, its root, with that mode. */
@@ -127,6 +128,7 @@ function sourcesRequest(context: JobContext, runner: RunnerIdentity, strategy: R
     templateDirectory: path.join(context.workDir, 'git-template'),
     displayDirectory: environment.info.projectDir,
     userAgent: runner.userAgent,
+    gitEnvironment: gitTlsEnvironment(settings),
     trace: context.trace,
     signal: context.signal,
   };

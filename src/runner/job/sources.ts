@@ -48,6 +48,8 @@ export interface SourcesRequest {
   /** The same directory as the job sees it (for the messages). */
   displayDirectory: string;
   userAgent: string;
+  /** git's TLS settings for the instance (GIT_SSL_CAINFO...; server-tls.ts). */
+  gitEnvironment?: Readonly<Record<string, string>>;
   trace: JobTrace;
   signal: AbortSignal;
 }
@@ -259,7 +261,7 @@ export async function getSources(request: SourcesRequest): Promise<void> {
   try {
     ({ exitCode } = await runShellScript(
       { stage: 'get_sources', kind: 'helper', shell: 'sh', script: sourcesScript(request, existed, await empty), onOutput: (chunk) => trace.write(chunk), signal: request.signal },
-      { cwd: request.directory, env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_LFS_SKIP_SMUDGE: '1' } },
+      { cwd: request.directory, env: { ...process.env, ...request.gitEnvironment, GIT_TERMINAL_PROMPT: '0', GIT_LFS_SKIP_SMUDGE: '1' } },
     ));
   } catch (error) {
     throw new SourcesError(`git: ${error instanceof Error ? error.message : String(error)}`, 1);

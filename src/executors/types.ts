@@ -48,7 +48,9 @@ export interface PrepareRequest {
   /** Registry credentials of the job payload, for pulls. */
   credentials: { url: string; username: string; password: string }[];
   /** Lines for the trace (warnings, pull progress); already free of secrets. */
-  log: (line: string, level?: 'info' | 'warning') => void;
+  log: (line: string, level?: 'info' | 'warning' | 'error') => void;
+  /** EXECUTOR_JOB_SECTION_ATTEMPTS (docker): how many times a stage runs again when its container vanished mid-run. */
+  sectionAttempts?: number;
   signal: AbortSignal;
   /**
    * GIT_CLONE_PATH expanded with CI_BUILDS_DIR as this environment's builds directory, or null

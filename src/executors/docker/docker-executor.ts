@@ -160,6 +160,8 @@ export class DockerExecutor implements Executor {
         holder,
         stage: { image: imageName, entrypoint, env: request.containerVariables?.(info) ?? [], user: request.image?.executor_opts?.docker?.user ?? null, hostname, binds, hostConfig: stageHostConfig, network, extraNetworks, runsShellDirectly: runsNoEntrypoint(entrypoint, jobImage) },
         created,
+        sectionAttempts: request.sectionAttempts ?? 1,
+        log,
       });
       await this.waitForServices(environment, started, helperImage, request);
       return environment;

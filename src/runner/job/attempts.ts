@@ -17,3 +17,14 @@ export function stageAttempts(value: string | undefined, stage: AttemptedStage):
   if (attempts < 1 || attempts > 10) throw new JobFailure(`number of attempts out of the range [1, 10] for stage: ${stage}`, 'runner_system_failure');
   return attempts;
 }
+
+/**
+ * EXECUTOR_JOB_SECTION_ATTEMPTS (docker): 1 when unset or not a number; outside 1–10 it is
+ * warned about and 1, as gitlab-runner's build settings take it.
+ */
+export function executorSectionAttempts(value: string | undefined, warn: (line: string) => void): number {
+  const attempts = goInt(value) ?? 1;
+  if (attempts >= 1 && attempts <= 10) return attempts;
+  warn('EXECUTOR_JOB_SECTION_ATTEMPTS: number of attempts out of the range [1, 10], using default 1');
+  return 1;
+}

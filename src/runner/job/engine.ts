@@ -19,7 +19,7 @@ import { isFeatureFlagOn } from './feature-flags.ts';
 import { goBool } from './go-values.ts';
 import { prepareSources } from './prepare-sources.ts';
 import { serverTls, type ServerTls } from './server-tls.ts';
-import { stageAttempts } from './attempts.ts';
+import { executorSectionAttempts, stageAttempts } from './attempts.ts';
 import { afterScript, cleanupFileVariablesScript, userStageScript } from './script.ts';
 import { JobFailure } from './failure.ts';
 import { runScript, scriptContext } from './run-script.ts';
@@ -198,6 +198,7 @@ async function prepareStage(options: EngineOptions, trace: JobTrace, signal: Abo
   const { payload, executor, settings, runner } = options;
   return section(trace, 'prepare_executor', `Preparing the "${executor.name}" executor`, async () => {
     const variables = buildVariables(payload.variables, placeholderContext(runner, payload));
+    const sectionAttempts = executorSectionAttempts(variableValue(variables, 'EXECUTOR_JOB_SECTION_ATTEMPTS'), (line) => trace.warning(line));
     // The job's variables once the executor knows its directories: the runner's `environment` and concurrency ids in them too.
     const variablesAt = (dirs: { buildsDir: string; projectDir?: string }): BuildVariable[] =>
       buildVariables(payload.variables, { ...placeholderContext(runner, payload), ...dirs, environment: settings.environment, concurrentId: options.concurrentId ?? 0, concurrentProjectId: options.concurrentProjectId ?? 0 });
@@ -217,7 +218,8 @@ async function prepareStage(options: EngineOptions, trace: JobTrace, signal: Abo
           // Go's ParseBool, as gitlab-runner reads it; debug_trace_disabled turns it off as it does CI_DEBUG_TRACE.
           debugServices: goBool(variableValue(variables, 'CI_DEBUG_SERVICES')) === true && !settings.debugTraceDisabled,
           credentials: payload.credentials.filter((credential) => credential.type === 'registry'),
-          log: (line, level) => (level === 'warning' ? trace.warning(line) : trace.println(line)),
+          log: (line, level) => (level === 'warning' ? trace.warning(line) : level === 'error' ? trace.error(line) : trace.println(line)),
+          sectionAttempts,
           signal,
           // GIT_CLONE_PATH (the runner's `environment` too), with CI_BUILDS_DIR the environment's.
           clonePath: (buildsDir) => variableValue(variablesAt({ buildsDir }), 'GIT_CLONE_PATH') || null,

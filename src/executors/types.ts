@@ -43,10 +43,14 @@ export interface PrepareRequest {
    * sets them, so that an image's entrypoint sees them; `info` is the environment's own.
    */
   containerVariables?: (info: EnvironmentInfo) => string[];
+  /** CI_DEBUG_SERVICES on (and the runner's debug_trace_disabled off): the services' output followed into the log. */
+  debugServices?: boolean;
   /** Registry credentials of the job payload, for pulls. */
   credentials: { url: string; username: string; password: string }[];
   /** Lines for the trace (warnings, pull progress); already free of secrets. */
-  log: (line: string, level?: 'info' | 'warning') => void;
+  log: (line: string, level?: 'info' | 'warning' | 'error') => void;
+  /** EXECUTOR_JOB_SECTION_ATTEMPTS (docker): how many times a stage runs again when its container vanished mid-run. */
+  sectionAttempts?: number;
   signal: AbortSignal;
   /**
    * GIT_CLONE_PATH expanded with CI_BUILDS_DIR as this environment's builds directory, or null

@@ -18,7 +18,17 @@ describe('artifacts and cache selection (gitlab-runner archiver)', () => {
     assert.deepEqual(taken(['.']).names, ['build', 'build/app', 'build/inside', 'build/inside/kept', 'build/a.tmp', 'top']);
     assert.deepEqual(taken(['./']).names, taken(['.']).names);
     assert.deepEqual(taken(['..']).names, []);
-    assert.deepEqual(taken(['..']).report, ['WARNING: ..: no matching files. Ensure that the artifact path is relative to the working directory (/builds/p)']);
+    assert.deepEqual(taken(['..']).report, ['WARNING: processPath: artifact path is not a subpath of project directory: ..']);
+  });
+
+  it('warns about a path that leads out of the project directory (or is empty) as gitlab-runner\'s archiver does, instead of looking for matches', () => {
+    const outside = ['../elsewhere', '/etc/hostname', '/tmp/*.log', '/*.log', '../up/**/*.txt', 'build/../../x'];
+    assert.deepEqual(taken(outside).report, outside.map((pattern) => `WARNING: processPath: artifact path is not a subpath of project directory: ${pattern}`));
+    assert.deepEqual(taken(['']).report, ['WARNING: No matching files. Path is empty.']);
+    // Inside after all: looked for, resolved as the archiver's filepath.Rel resolves it.
+    const inside = taken(['build/../top', './/build//app', '*.none']);
+    assert.deepEqual(inside.names, ['build/app', 'top']);
+    assert.deepEqual(inside.report.map((line) => line.replace(/ Ensure.*/, '')), ['build/../top: found 1 matching artifact files and directories', './/build//app: found 1 matching artifact files and directories', 'WARNING: *.none: no matching files.']);
   });
 
   it('excludes each entry by its own path: a directory excluded keeps its files, and each rule counts what it kept out', () => {

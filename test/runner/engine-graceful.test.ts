@@ -85,14 +85,17 @@ describe('FF_TIMESTAMPS', () => {
     assert.ok(!plain.trace.includes(' 01O '), 'no prefixes without the flag');
   });
 
-  it('takes the flag from [runners.feature_flags] unless the job says otherwise', async () => {
+  it('takes the flag from [runners.feature_flags], which the job cannot override (gitlab-runner\'s precedence)', async () => {
     const settings = await jobSettings({ featureFlags: { FF_TIMESTAMPS: true } });
     const fromConfig = new RecordingSession();
     await run(payload({ steps: script('echo a') }), settings, fromConfig);
     assert.match(fromConfig.trace, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z 00O /);
-    const overridden = new RecordingSession();
-    await run(payload({ steps: script('echo a'), variables: [...payload().variables, variable('FF_TIMESTAMPS', 'false')] }), settings, overridden);
-    assert.doesNotMatch(overridden.trace, /^\d{4}-/);
+    const notOverridden = new RecordingSession();
+    await run(payload({ steps: script('echo a'), variables: [...payload().variables, variable('FF_TIMESTAMPS', 'false')] }), settings, notOverridden);
+    assert.match(notOverridden.trace, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z 00O /);
+    const configOff = new RecordingSession();
+    await run(payload({ steps: script('echo a'), variables: [...payload().variables, variable('FF_TIMESTAMPS', 'true')] }), await jobSettings({ featureFlags: { FF_TIMESTAMPS: false } }), configOff);
+    assert.doesNotMatch(configOff.trace, /^\d{4}-/);
   });
 });
 

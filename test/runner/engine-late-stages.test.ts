@@ -132,3 +132,19 @@ describe('job engine: artifacts:name', () => {
     assert.deepEqual(session.uploads.map((upload) => upload.fileName), ['out-yes-release.zip']);
   });
 });
+
+describe('job engine: the archiver\'s lines', () => {
+  it('names each path and exclude rule as the job gave it, its variables expanded ($CI_PROJECT_DIR/... stays absolute), as gitlab-runner\'s archiver does', async () => {
+    const settings = await jobSettings();
+    const projectDir = `${settings.buildsDir}/runnerto/0/project-7`;
+    const { outcome, trace } = await runShellJob(payload({
+      variables: [variable('GIT_STRATEGY', 'none'), variable('OUT', 'out')],
+      artifacts: [{ name: 'out', untracked: false, paths: ['$CI_PROJECT_DIR/$OUT/', 'other/'], exclude: ['${CI_PROJECT_DIR}/out/*.log'], when: 'on_success', artifact_type: 'archive', artifact_format: 'zip' }],
+      steps: [{ name: 'script', script: ['mkdir -p out other', 'echo a > out/a.txt', 'echo l > out/l.log', 'echo o > other/o.txt'], timeout: 3600, when: 'on_success', allow_failure: false }],
+    }), settings);
+    assert.deepEqual(outcome, { state: 'success' }, trace);
+    assert.ok(trace.includes(`\n${projectDir}/out/: found 2 matching artifact files and directories\u001b[0;m\n`), trace);
+    assert.ok(trace.includes('\nother/: found 2 matching artifact files and directories\u001b[0;m\n'), trace);
+    assert.ok(trace.includes(`\n${projectDir}/out/*.log: excluded 1 files\u001b[0;m\n`), trace);
+  });
+});

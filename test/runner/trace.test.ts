@@ -89,6 +89,16 @@ describe('trace', () => {
     );
   });
 
+  it('writes nothing once closed: a line still coming (a service\'s output followed) is dropped', () => {
+    const chunks: Buffer[] = [];
+    const trace = new JobTrace({ sink: (bytes) => chunks.push(bytes), maskedValues: [], limitBytes: 1 << 20, sections: false });
+    trace.info('Job succeeded');
+    trace.close();
+    trace.println('[service:db] late line');
+    trace.write('late output\n');
+    assert.equal(Buffer.concat(chunks).toString(), '\x1b[32;1mJob succeeded\n\x1b[0;m');
+  });
+
   it('counts the limit after masking and writes the message once', () => {
     const chunks: Buffer[] = [];
     const trace = new JobTrace({ sink: (bytes) => chunks.push(bytes), maskedValues: ['0123456789'], limitBytes: 12, sections: false });
@@ -120,7 +130,7 @@ describe('script quoting and variables', () => {
         { key: 'USE', value: '$BASE/$CI_PROJECT_DIR', public: true, masked: false },
         { key: 'RAW', value: '$BASE', public: true, masked: false, raw: true },
       ],
-      { image: null, shortToken: 'abcdefgh', environment: ['ENV_ONE=1'], buildsDir: '/b', projectDir: '/b/p', concurrentId: 0, concurrentProjectId: 0, jobStatus: 'running', shared: true, version: '0.1.0', revision: 'r', arch: 'linux/amd64' },
+      { image: null, shortToken: 'abcdefgh', environment: ['ENV_ONE=1'], buildsDir: '/b', projectDir: '/b/p', concurrentId: 0, concurrentProjectId: 0, jobStatus: 'running', jobTimeout: 3600, shared: true, version: '0.1.0', revision: 'r', arch: 'linux/amd64' },
     );
     const get = (key: string) => variables.findLast((variable) => variable.key === key)?.value;
     assert.equal(get('USE'), 'b//b/p');

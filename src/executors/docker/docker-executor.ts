@@ -11,7 +11,7 @@ import { ExecutorError, type Environment, type Executor, type ExecutorFeatures, 
 import { DockerEnvironment, describe, removeJobResources, type DockerEnvironmentParts } from './environment.ts';
 import { resourceLabels, sweepOrphans } from './labels.ts';
 import { effectivePullPolicies, ensureImage, isAllowed } from './pull.ts';
-import { probeScript, serviceAddress, serviceLogs, startService, waitForTcp, type StartedService } from './services.ts';
+import { followServiceLogs, probeScript, serviceAddress, serviceLogs, startService, waitForTcp, type StartedService } from './services.ts';
 import { checkedDockerOptions, DOCKER_FEATURES, parseCpus, parseMemory, type DockerSettings } from './settings.ts';
 import { projectDirFor } from '../clone-path.ts';
 
@@ -117,7 +117,9 @@ export class DockerExecutor implements Executor {
         log(`Starting service ${service.name} ...`);
         const image = await ensureImage(docker, service.name, servicePolicies[index], request.credentials, log, settings);
         abortable();
-        started.push(await startService({ docker, service, index, image, namePrefix, jobId: request.jobId, shortToken: request.shortToken, network, binds, hostConfig, env: serviceEnv, created }));
+        const running = await startService({ docker, service, index, image, namePrefix, jobId: request.jobId, shortToken: request.shortToken, network, binds, hostConfig, env: serviceEnv, created });
+        started.push(running);
+        if (request.debugServices) await followServiceLogs(docker, running, (line) => log(line), request.signal).catch((error: unknown) => log(`failed to open log stream for container ${service.name}: ${describe(error)}`, 'warning'));
       }
       if (started.length > 0 && network && SPECIAL_NETWORK_MODES.has(network) && network !== 'bridge') {
         log(`Services are not reachable by alias with network_mode "${network}"`, 'warning');
@@ -162,6 +164,8 @@ export class DockerExecutor implements Executor {
         holder,
         stage: { image: imageName, entrypoint, env: request.containerVariables?.(info) ?? [], user: request.image?.executor_opts?.docker?.user ?? null, hostname, binds, hostConfig: stageHostConfig, network, extraNetworks, runsShellDirectly: runsNoEntrypoint(entrypoint, jobImage) },
         created,
+        sectionAttempts: request.sectionAttempts ?? 1,
+        log,
       });
       await this.waitForServices(environment, started, helperImage, request);
       return environment;
@@ -193,10 +197,14 @@ export class DockerExecutor implements Executor {
   private async waitForServices(environment: DockerEnvironment, started: StartedService[], probeImage: string, request: PrepareRequest): Promise<void> {
     const docker = this.engine;
     const timeout = this.settings.waitForServicesTimeout ?? 30;
-    const waited = started.filter((service) => service.port !== null);
+    const waited = started.filter((service) => service.port !== null || service.healthCheckError !== undefined);
     if (timeout <= 0 || waited.length === 0) return;
     request.log(`Waiting for services to be up and running (timeout ${timeout} seconds)...`);
     for (const service of waited) {
+      if (service.healthCheckError !== undefined) {
+        await this.reportUnhealthy(service, service.healthCheckError, request);
+        continue;
+      }
       const port = service.port ?? 0;
       const chunks: Buffer[] = [];
       let answered: boolean;
@@ -215,13 +223,16 @@ export class DockerExecutor implements Executor {
         });
         answered = result.exitCode === 0;
       }
-      if (answered) continue;
-      const logs = await serviceLogs(docker, service.containerId);
-      // gitlab-runner's own words, `*** WARNING:` included: not a trace warning (it would say WARNING twice).
-      request.log(`*** WARNING: Service ${service.name} probably didn't start properly.`);
-      request.log(`Health check error: port ${port} did not answer within ${timeout} s ${Buffer.concat(chunks).toString('utf8').trim()}`.trim());
-      request.log(`Service container logs:\n${logs.trimEnd()}`);
+      if (!answered) await this.reportUnhealthy(service, `port ${port} did not answer within ${timeout} s ${Buffer.concat(chunks).toString('utf8').trim()}`.trim(), request);
     }
+  }
+
+  private async reportUnhealthy(service: StartedService, error: string, request: PrepareRequest): Promise<void> {
+    const logs = await serviceLogs(this.engine, service.containerId);
+    // gitlab-runner's own words, `*** WARNING:` included: not a trace warning (it would say WARNING twice).
+    request.log(`*** WARNING: Service ${service.name} probably didn't start properly.`);
+    request.log(`Health check error: ${error}`);
+    request.log(`Service container logs:\n${logs.trimEnd()}`);
   }
 }
 

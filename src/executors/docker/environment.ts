@@ -47,6 +47,17 @@ export interface DockerEnvironmentParts {
   stage: StageContainerSpec;
   /** Everything created so far, removed by cleanup in reverse order. */
   created: { containers: string[]; networks: string[]; volumes: string[] };
+  /** EXECUTOR_JOB_SECTION_ATTEMPTS: runs of a stage whose container was removed under it (default 1). */
+  sectionAttempts?: number;
+  /** The job log's runner lines (the retry notices). */
+  log?: (line: string, level?: 'info' | 'warning' | 'error') => void;
+}
+
+/** A stage's container that the daemon no longer knows (removed from outside while it ran). */
+class ContainerGone extends ExecutorError {
+  constructor(readonly containerId: string, options?: ErrorOptions) {
+    super(`docker: container "${containerId}" not found or removed`, 'system', options);
+  }
 }
 
 interface StartedContainer {
@@ -96,7 +107,28 @@ export class DockerEnvironment implements Environment {
     return this.parts.stage.network;
   }
 
-  run(request: RunRequest): Promise<RunResult> {
+  /**
+   * A stage's script, run again in a new container while EXECUTOR_JOB_SECTION_ATTEMPTS lasts when
+   * its container vanished under it, as gitlab-runner's docker executor retries `No such container`.
+   */
+  async run(request: RunRequest): Promise<RunResult> {
+    const attempts = this.parts.sectionAttempts ?? 1;
+    for (let attempt = 1; ; attempt++) {
+      if (attempt > 1) this.parts.log?.(`Retrying ${request.stage}`);
+      try {
+        return await this.runOnce(request);
+      } catch (error) {
+        if (!(error instanceof ContainerGone) || request.signal.aborted) throw error;
+        this.parts.log?.(`Container "${error.containerId}" not found or removed. Will retry...`, 'error');
+        if (attempt >= attempts) {
+          if (attempts > 1) this.parts.log?.('Execution attempts exceeded', 'error');
+          throw error;
+        }
+      }
+    }
+  }
+
+  private runOnce(request: RunRequest): Promise<RunResult> {
     const { stage } = this.parts;
     const prestarted = this.prestarted;
     if (prestarted && request.kind === 'user' && prestarted.shell === request.shell && !request.signal.aborted) {
@@ -217,6 +249,7 @@ export class DockerEnvironment implements Environment {
           return reader.status ?? (await waited);
         };
         const exitCode = await Promise.race([printed(), fromDaemon()]);
+        if (exitCode !== 0 && (await vanished(container))) throw new ContainerGone(container.id);
         failed = exitCode !== 0 && request.kind === 'user' && request.stage.startsWith('step_');
         return { exitCode };
       } finally {
@@ -224,6 +257,7 @@ export class DockerEnvironment implements Environment {
       }
     } catch (error) {
       if (error instanceof ExecutorError) throw error;
+      if ((error as { statusCode?: number }).statusCode === 404) throw new ContainerGone(container.id, { cause: error });
       throw new ExecutorError(`docker: ${describe(error)}`, 'system', { cause: error });
     } finally {
       if (failed) this.keepFailed({ container, stopped }, output);
@@ -416,4 +450,12 @@ export function describe(error: unknown): string {
   const json = (error as { json?: { message?: string } }).json;
   if (json?.message) return json.message;
   return error instanceof Error ? error.message : String(error);
+}
+
+/** Whether the daemon no longer knows the container, or is removing it (a `docker rm -f` kills it first). */
+function vanished(container: Docker.Container): Promise<boolean> {
+  return container.inspect().then(
+    (info) => info.State.Status === 'removing',
+    (error: unknown) => (error as { statusCode?: number }).statusCode === 404,
+  );
 }

@@ -1,11 +1,12 @@
 /**
  * Services: one container per `services[]` entry on the job's network under its aliases
  * (`tutum/wordpress` → `tutum__wordpress`, `tutum-wordpress`, a registry kept, plus `alias`), and a wait for
- * each one's first exposed TCP port from a probe container on the same network (so a remote
- * daemon works too). A service that does not answer is a warning, not a failure (as in gitlab-runner).
+ * each one's `HEALTHCHECK_TCP_PORT` or first exposed TCP port from a probe container on the same
+ * network (so a remote daemon works too). A service that does not answer is a warning, not a failure (as in gitlab-runner).
  */
 import type Docker from 'dockerode';
 import { connect } from 'node:net';
+import { PassThrough, type Readable } from 'node:stream';
 import type { Service } from '../../protocol/job-payload.ts';
 import { resourceLabels } from './labels.ts';
 import { describe } from './environment.ts';
@@ -15,6 +16,8 @@ export interface StartedService {
   containerId: string;
   aliases: string[];
   port: number | null;
+  /** Why the port to wait on is not known (a bad HEALTHCHECK_TCP_PORT): a warning instead of the wait. */
+  healthCheckError?: string;
 }
 
 /**
@@ -28,6 +31,21 @@ export function serviceAliases(service: Service): string[] {
   const aliases = [withoutPort.replace(/\//g, '__'), withoutPort.replace(/\//g, '-')];
   if (service.alias) aliases.push(...service.alias.split(/[\s,]+/).filter(Boolean));
   return [...new Set(aliases)];
+}
+
+/**
+ * The port the runner waits on: the service environment's `HEALTHCHECK_TCP_PORT` (the key in
+ * any case, from the job's variables or the service's own), as gitlab-runner reads it from the
+ * container; else a declared port, else the image's lowest exposed TCP port. A value that is not
+ * a port is an error, reported as the service's health-check error.
+ */
+export function healthCheckPort(service: Service, image: Docker.ImageInspectInfo, env: readonly string[]): number | null {
+  const entry = env.find((pair) => pair.slice(0, pair.indexOf('=')).toUpperCase() === 'HEALTHCHECK_TCP_PORT');
+  if (entry === undefined) return firstTcpPort(service, image);
+  const value = entry.slice(entry.indexOf('=') + 1);
+  const port = /^[-+]?\d+$/.test(value) ? Number(value) : NaN;
+  if (!Number.isInteger(port) || port > 2 ** 31 - 1 || port < -(2 ** 31)) throw new Error(`invalid health check tcp port: ${value}`);
+  return port;
 }
 
 export function firstTcpPort(service: Service, image: Docker.ImageInspectInfo): number | null {
@@ -74,7 +92,11 @@ export async function startService(options: ServiceStartOptions): Promise<Starte
   });
   options.created.containers.push(container.id);
   await container.start();
-  return { name: service.name, containerId: container.id, aliases, port: firstTcpPort(service, options.image) };
+  try {
+    return { name: service.name, containerId: container.id, aliases, port: healthCheckPort(service, options.image, options.env) };
+  } catch (error) {
+    return { name: service.name, containerId: container.id, aliases, port: null, healthCheckError: describe(error) };
+  }
 }
 
 /**
@@ -142,4 +164,28 @@ function demuxBuffer(raw: Buffer): string {
     offset += 8 + size;
   }
   return (offset === 0 ? raw : Buffer.concat(parts)).toString('utf8');
+}
+
+/**
+ * CI_DEBUG_SERVICES: the service's output followed into the job log while it runs, each line
+ * with the daemon's timestamp after gitlab-runner's grey `[service:<aliases joined by ->]`
+ * prefix. It ends when the container is removed (or `signal` aborts).
+ */
+export async function followServiceLogs(docker: Docker, service: StartedService, log: (line: string) => void, signal: AbortSignal): Promise<void> {
+  const source = (await docker.getContainer(service.containerId).logs({ follow: true, stdout: true, stderr: true, timestamps: true, abortSignal: signal })) as unknown as Readable;
+  const lines = new PassThrough();
+  docker.modem.demuxStream(source, lines, lines);
+  source.on('end', () => lines.end());
+  source.on('error', () => lines.end());
+  const prefix = `\x1b[0;90m[service:${service.aliases.join('-')}] `;
+  let partial = '';
+  lines.setEncoding('utf8');
+  lines.on('data', (text: string) => {
+    const parts = (partial + text).split('\n');
+    partial = parts.pop() ?? '';
+    for (const line of parts) log(`${prefix}${line}\x1b[0;m`);
+  });
+  lines.on('end', () => {
+    if (partial !== '') log(`${prefix}${partial}\x1b[0;m`);
+  });
 }

@@ -38,7 +38,7 @@ export interface RunnerEntry {
   cache: { type: string; path?: string; shared: boolean };
   /** `[runners.custom_build_dir] enabled`: unset, the executor's default (docker on, shell off). */
   customBuildDir?: boolean;
-  /** `[runners.feature_flags]`: `FF_*` names and whether they are on (job variables override them). */
+  /** `[runners.feature_flags]`: `FF_*` names and whether they are on (a job's variables cannot override them). */
   featureFlags: Record<string, boolean>;
   /** The runner's id, and when its token was obtained and expires, as `register` wrote them. */
   id?: number;

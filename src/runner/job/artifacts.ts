@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { Artifact, Dependency } from '../../protocol/job-payload.ts';
 import { archive as loadArchiveCode } from './archive/lazy.ts';
 import type { JobContext } from './context.ts';
+import { zipCompressionLevel } from './compression.ts';
 import { DependencyDownloadError, type FailureReason } from './session.ts';
 import { expandValue } from './variables.ts';
 
@@ -60,13 +61,21 @@ export class ArtifactPrefetch {
     this.abandoned = true;
   }
 
-  /** The download_artifacts stage: each archive awaited in order and extracted into the project. */
-  async extract(): Promise<StageFailure | null> {
+  /**
+   * The download_artifacts stage: each archive awaited in order and extracted into the project;
+   * a download that failed is tried again until `attempts` (ARTIFACT_DOWNLOAD_ATTEMPTS) is spent.
+   */
+  async extract(attempts = 1): Promise<StageFailure | null> {
     const archiveCode = await loadArchiveCode();
-    const { trace } = this.context;
+    const { trace, session, signal } = this.context;
     for (const { dependency, file, done } of this.downloads) {
       trace.notice(`Downloading artifacts for ${dependency.name} (${dependency.id})...`);
-      const error = await done;
+      let error = await done;
+      for (let attempt = 2; error !== null && attempt <= attempts && !signal.aborted; attempt++) {
+        const message = error instanceof Error ? error.message : String(error);
+        trace.warning(`Downloading artifacts from coordinator... ${message}  id=${dependency.id}: attempt ${attempt} of ${attempts} (ARTIFACT_DOWNLOAD_ATTEMPTS)`);
+        error = await session.downloadArtifacts(dependency, file).then(() => null, (failure: unknown) => failure);
+      }
       if (error === null) {
         trace.write(`Downloading artifacts from coordinator... ok\x1b[0;m  id\x1b[0;m=${dependency.id} responseStatus\x1b[0;m=200 OK\n`);
       } else {
@@ -119,7 +128,7 @@ export async function uploadArtifacts(context: JobContext, succeeded: boolean): 
     try {
       if (format === 'gzip') await archiveCode.writeGzipMembers(entries, archive);
       else if (format === 'raw') await archiveCode.writeRaw(entries, archive);
-      else await archiveCode.writeZip(entries, archive);
+      else await archiveCode.writeZip(entries, archive, zipCompressionLevel(context, 'ARTIFACT_COMPRESSION_LEVEL'));
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       trace.error(`Uploading artifacts as "${type}" to coordinator... ${message}`);

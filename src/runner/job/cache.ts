@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { ArtifactWhen, Cache } from '../../protocol/job-payload.ts';
 import { archive as loadArchiveCode } from './archive/lazy.ts';
 import type { JobContext } from './context.ts';
+import { zipCompressionLevel } from './compression.ts';
 import { JobFailure } from './failure.ts';
 import { expandValue, variableValue } from './variables.ts';
 
@@ -122,7 +123,7 @@ export async function archiveCache(context: JobContext, succeeded: boolean): Pro
       const file = cacheFile(context, key);
       await mkdir(path.dirname(file), { recursive: true });
       const partial = `${file}.${process.pid}.${Date.now()}.tmp`;
-      await archiveCode.writeZip(await archiveCode.stagedEntries(staging), partial);
+      await archiveCode.writeZip(await archiveCode.stagedEntries(staging), partial, zipCompressionLevel(context, 'CACHE_COMPRESSION_LEVEL'));
       await rename(partial, file);
       trace.notice('Created cache');
     } catch (error) {

@@ -23,13 +23,17 @@ export interface JobSettings {
   preBuildScript?: string;
   postBuildScript?: string;
   cloneUrl?: string;
+  /** The runner's `tls-ca-file`, `tls-cert-file`, `tls-key-file` (server-tls.ts). */
+  tlsCaFile?: string;
+  tlsCertFile?: string;
+  tlsKeyFile?: string;
   debugTraceDisabled: boolean;
   /** Seconds of after_script (gitlab-runner: 5 minutes). */
   afterScriptTimeout: number;
   /** Attempts of prepare_executor for system failures (gitlab-runner: 3, 3 s apart). */
   prepareAttempts: number;
   prepareRetryDelayMs: number;
-  /** `[runners.feature_flags]` (FF_TIMESTAMPS, ...); job variables override them. */
+  /** `[runners.feature_flags]` (FF_TIMESTAMPS, ...); a job's variables cannot override them. */
   featureFlags?: Readonly<Record<string, boolean>>;
   /**
    * Object directories a new clone on this machine borrows (`objects/info/alternates`): its

@@ -18,6 +18,8 @@ import { goDuration, projectPathOf, type RunnerIdentity } from './identity.ts';
 import { isFeatureFlagOn } from './feature-flags.ts';
 import { goBool } from './go-values.ts';
 import { prepareSources } from './prepare-sources.ts';
+import { serverTls, type ServerTls } from './server-tls.ts';
+import { executorSectionAttempts, stageAttempts } from './attempts.ts';
 import { afterScript, cleanupFileVariablesScript, userStageScript } from './script.ts';
 import { JobFailure } from './failure.ts';
 import { runScript, scriptContext } from './run-script.ts';
@@ -50,6 +52,11 @@ export interface RunJobOptions {
   beforeFailedCleanup?: BeforeFailedCleanup;
 }
 
+/** What the stages take besides the job's context: the caller's options, the runner's TLS files read. */
+interface EngineOptions extends RunJobOptions {
+  tls: ServerTls;
+}
+
 /** A failed job whose environment still exists: its build directory, its variables. */
 export interface FailedJob {
   payload: JobPayload;
@@ -74,12 +81,17 @@ interface Stops {
 
 const DEFAULT_TIMEOUT_SECONDS = 7200;
 
+/** The job's timeout: the payload's, or gitlab-runner's default of two hours when it sends none. */
+function jobTimeoutSeconds(payload: JobPayload): number {
+  return payload.runner_info.timeout > 0 ? payload.runner_info.timeout : DEFAULT_TIMEOUT_SECONDS;
+}
+
 export async function runJob(options: RunJobOptions): Promise<JobOutcome> {
   const { payload, session, runner, settings } = options;
   const projectPath = projectPathOf(payload.git_info.repo_url, payload.job_info.project_id);
   const trace = new JobTrace({
     sink: (bytes) => session.appendTrace(bytes),
-    maskedValues: maskedValues(buildVariables(payload.variables, placeholderContext(runner))),
+    maskedValues: maskedValues(buildVariables(payload.variables, placeholderContext(runner, payload))),
     tokenPrefixes: payload.features?.token_mask_prefixes,
     limitBytes: settings.outputLimit,
     sections: payload.features?.trace_sections === true,
@@ -90,7 +102,7 @@ export async function runJob(options: RunJobOptions): Promise<JobOutcome> {
     },
     timestamps: isFeatureFlagOn('FF_TIMESTAMPS', payload.variables, settings),
   });
-  const timeoutSeconds = payload.runner_info.timeout > 0 ? payload.runner_info.timeout : DEFAULT_TIMEOUT_SECONDS;
+  const timeoutSeconds = jobTimeoutSeconds(payload);
   const controller = new AbortController();
   const hard = new AbortController();
   let stopReason: StopReason | null = null;
@@ -127,14 +139,15 @@ export async function runJob(options: RunJobOptions): Promise<JobOutcome> {
     return null;
   };
   try {
-    environment = await prepareStage(options, trace, controller.signal, projectPath, stopped);
+    const engine: EngineOptions = { ...options, tls: await serverTls(settings) };
+    environment = await prepareStage(engine, trace, controller.signal, projectPath, stopped);
     const context: JobContext = {
       payload,
       environment,
       session,
       trace,
       settings,
-      variables: jobVariables(options, environment.info, 'running'),
+      variables: jobVariables(engine, environment.info, 'running'),
       projectPath,
       sourcesDir: environment.info.hostProjectDir ?? path.join(settings.buildsDir, runner.shortToken, String(options.concurrentProjectId ?? 0), ...projectPath.split('/')),
       workDir,
@@ -142,7 +155,7 @@ export async function runJob(options: RunJobOptions): Promise<JobOutcome> {
     };
     variables = context.variables;
     trace.setMaskedValues(maskedValues(context.variables));
-    outcome = await runStages(context, options, stopped, stops);
+    outcome = await runStages(context, engine, stopped, stops);
   } catch (error) {
     const failure = stopped() ?? (error instanceof JobFailure ? error : new JobFailure(error instanceof Error ? error.message : String(error), 'runner_system_failure'));
     outcome = { state: 'failed', failureReason: failure.reason, ...(failure.exitCode ? { exitCode: failure.exitCode } : {}) };
@@ -181,13 +194,14 @@ async function section<T>(trace: JobTrace, name: string, title: string, body: ()
   }
 }
 
-async function prepareStage(options: RunJobOptions, trace: JobTrace, signal: AbortSignal, projectPath: string, stopped: () => JobFailure | null): Promise<Environment> {
+async function prepareStage(options: EngineOptions, trace: JobTrace, signal: AbortSignal, projectPath: string, stopped: () => JobFailure | null): Promise<Environment> {
   const { payload, executor, settings, runner } = options;
   return section(trace, 'prepare_executor', `Preparing the "${executor.name}" executor`, async () => {
-    const variables = buildVariables(payload.variables, placeholderContext(runner));
+    const variables = buildVariables(payload.variables, placeholderContext(runner, payload));
+    const sectionAttempts = executorSectionAttempts(variableValue(variables, 'EXECUTOR_JOB_SECTION_ATTEMPTS'), (line) => trace.warning(line));
     // The job's variables once the executor knows its directories: the runner's `environment` and concurrency ids in them too.
     const variablesAt = (dirs: { buildsDir: string; projectDir?: string }): BuildVariable[] =>
-      buildVariables(payload.variables, { ...placeholderContext(runner), ...dirs, environment: settings.environment, concurrentId: options.concurrentId ?? 0, concurrentProjectId: options.concurrentProjectId ?? 0 });
+      buildVariables(payload.variables, { ...placeholderContext(runner, payload), ...dirs, environment: settings.environment, concurrentId: options.concurrentId ?? 0, concurrentProjectId: options.concurrentProjectId ?? 0 });
     for (let attempt = 1; ; attempt++) {
       try {
         return await executor.prepare({
@@ -201,8 +215,11 @@ async function prepareStage(options: RunJobOptions, trace: JobTrace, signal: Abo
           services: payload.services.map((service) => (service.variables ? { ...service, variables: expandServiceVariables(service.variables, variables) } : service)),
           serviceVariables: serviceVariables(variables),
           containerVariables: (info) => jobVariables(options, info, 'running').filter((variable) => !variable.file).map((variable) => `${variable.key}=${variable.value}`),
+          // Go's ParseBool, as gitlab-runner reads it; debug_trace_disabled turns it off as it does CI_DEBUG_TRACE.
+          debugServices: goBool(variableValue(variables, 'CI_DEBUG_SERVICES')) === true && !settings.debugTraceDisabled,
           credentials: payload.credentials.filter((credential) => credential.type === 'registry'),
-          log: (line, level) => (level === 'warning' ? trace.warning(line) : trace.println(line)),
+          log: (line, level) => (level === 'warning' ? trace.warning(line) : level === 'error' ? trace.error(line) : trace.println(line)),
+          sectionAttempts,
           signal,
           // GIT_CLONE_PATH (the runner's `environment` too), with CI_BUILDS_DIR the environment's.
           clonePath: (buildsDir) => variableValue(variablesAt({ buildsDir }), 'GIT_CLONE_PATH') || null,
@@ -223,7 +240,7 @@ async function prepareStage(options: RunJobOptions, trace: JobTrace, signal: Abo
   });
 }
 
-async function runStages(context: JobContext, options: RunJobOptions, stopped: () => JobFailure | null, stops: Stops): Promise<JobOutcome> {
+async function runStages(context: JobContext, options: EngineOptions, stopped: () => JobFailure | null, stops: Stops): Promise<JobOutcome> {
   const { trace, environment, payload, settings } = context;
   const checkStop = (): void => {
     const stop = stopped();
@@ -265,20 +282,25 @@ async function runStages(context: JobContext, options: RunJobOptions, stopped: (
 }
 
 /** get_sources, restore_cache and download_artifacts; a failure of theirs (not a stop) is returned. */
-async function beforeScript(context: JobContext, options: RunJobOptions, artifacts: ArtifactPrefetch, checkStop: () => void): Promise<JobFailure | null> {
-  const { trace } = context;
+async function beforeScript(context: JobContext, options: EngineOptions, artifacts: ArtifactPrefetch, checkStop: () => void): Promise<JobFailure | null> {
+  const { trace, variables } = context;
+  let downloadAttempts: number;
   try {
     await section(trace, 'get_sources', 'Getting source from Git repository', () => prepareSources(context, options.runner));
     checkStop();
+    // A cache that cannot be restored is a warning, never the stage's failure: its attempts
+    // (RESTORE_CACHE_ATTEMPTS) never run it again, but their range is checked all the same.
+    stageAttempts(variableValue(variables, 'RESTORE_CACHE_ATTEMPTS'), 'restore_cache');
     if (cacheEntries(context).length > 0) await section(trace, 'restore_cache', 'Restoring cache', () => restoreCache(context));
     checkStop();
+    downloadAttempts = stageAttempts(variableValue(variables, 'ARTIFACT_DOWNLOAD_ATTEMPTS'), 'download_artifacts');
   } catch (error) {
     artifacts.abandon();
     if (error instanceof JobFailure && !context.signal.aborted) return error;
     throw error;
   }
   if (artifacts.size > 0) {
-    const failure = await section(trace, 'download_artifacts', 'Downloading artifacts', () => artifacts.extract());
+    const failure = await section(trace, 'download_artifacts', 'Downloading artifacts', () => artifacts.extract(downloadAttempts));
     if (failure) return new JobFailure(failure.message, failure.reason);
   }
   checkStop();
@@ -289,7 +311,7 @@ async function beforeScript(context: JobContext, options: RunJobOptions, artifac
  * The script's steps, within RUNNER_SCRIPT_TIMEOUT when set, then after_script (with
  * AFTER_SCRIPT_IGNORE_ERRORS false, its failure fails a job that had not failed).
  */
-async function userScripts(context: JobContext, options: RunJobOptions, checkStop: () => void, stops: Stops): Promise<JobFailure | null> {
+async function userScripts(context: JobContext, options: EngineOptions, checkStop: () => void, stops: Stops): Promise<JobFailure | null> {
   const { trace, payload, settings, variables } = context;
   const timeouts = stageTimeouts(
     { script: variableValue(variables, 'RUNNER_SCRIPT_TIMEOUT'), afterScript: variableValue(variables, 'RUNNER_AFTER_SCRIPT_TIMEOUT') },
@@ -339,7 +361,7 @@ async function userScripts(context: JobContext, options: RunJobOptions, checkSto
  * hard stop during a graceful cancel). Its failure is a warning, or with AFTER_SCRIPT_IGNORE_ERRORS
  * false (gitlab-runner 17.x) the failure returned.
  */
-async function runAfterScript(context: JobContext, options: RunJobOptions, commands: string[], status: AfterScriptStatus, stopSignal: AbortSignal, timeoutMs: number): Promise<JobFailure | null> {
+async function runAfterScript(context: JobContext, options: EngineOptions, commands: string[], status: AfterScriptStatus, stopSignal: AbortSignal, timeoutMs: number): Promise<JobFailure | null> {
   const { trace } = context;
   const variables = jobVariables(options, context.environment.info, status);
   const ignoreErrors = goBool(variableValue(context.variables, 'AFTER_SCRIPT_IGNORE_ERRORS')) ?? true;
@@ -364,7 +386,7 @@ async function runAfterScript(context: JobContext, options: RunJobOptions, comma
   }
 }
 
-function jobVariables(options: RunJobOptions, info: EnvironmentInfo, jobStatus: 'running' | AfterScriptStatus): BuildVariable[] {
+function jobVariables(options: EngineOptions, info: EnvironmentInfo, jobStatus: 'running' | AfterScriptStatus): BuildVariable[] {
   const { runner, settings } = options;
   return buildVariables(options.payload.variables, {
     // gitlab-runner exports the job's image whatever the executor: a shell job with `image:` sees it too.
@@ -376,6 +398,8 @@ function jobVariables(options: RunJobOptions, info: EnvironmentInfo, jobStatus: 
     concurrentId: options.concurrentId ?? 0,
     concurrentProjectId: options.concurrentProjectId ?? 0,
     jobStatus,
+    jobTimeout: jobTimeoutSeconds(options.payload),
+    tls: options.tls,
     shared: info.shared,
     version: runner.version,
     revision: runner.revision,
@@ -384,6 +408,6 @@ function jobVariables(options: RunJobOptions, info: EnvironmentInfo, jobStatus: 
 }
 
 /** Before an environment exists: enough to know the masked values. */
-function placeholderContext(runner: RunnerIdentity): Parameters<typeof buildVariables>[1] {
-  return { image: null, shortToken: runner.shortToken, environment: [], buildsDir: '', projectDir: '', concurrentId: 0, concurrentProjectId: 0, jobStatus: 'running', shared: false, version: runner.version, revision: runner.revision, arch: runner.arch };
+function placeholderContext(runner: RunnerIdentity, payload: JobPayload): Parameters<typeof buildVariables>[1] {
+  return { image: null, shortToken: runner.shortToken, environment: [], buildsDir: '', projectDir: '', concurrentId: 0, concurrentProjectId: 0, jobStatus: 'running', jobTimeout: jobTimeoutSeconds(payload), shared: false, version: runner.version, revision: runner.revision, arch: runner.arch };
 }

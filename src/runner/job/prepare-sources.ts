@@ -16,7 +16,10 @@ import type { RunnerIdentity } from './identity.ts';
 import { sourcesHookScript } from './script.ts';
 import { clearWorktree, EMPTY_NOTICE, getSources, gitStrategy, remoteUrl, SourcesError, submoduleDepth, submodulePaths, submoduleStrategy, type SubmoduleStrategy } from './sources.ts';
 import { isFeatureFlagOn } from './feature-flags.ts';
-import { goBool, goInt } from './go-values.ts';
+import { goBool } from './go-values.ts';
+import { stageAttempts } from './attempts.ts';
+import { submoduleInsteadOf } from './submodule-urls.ts';
+import { gitTlsEnvironment } from './server-tls.ts';
 import { variableValue } from './variables.ts';
 
 /** An archive of one empty directory, its root, with that mode. */
@@ -89,14 +92,9 @@ function writableByAll(mode: number): number {
   return mode & 0o200 ? mode | 0o022 : mode;
 }
 
-/**
- * gitlab-runner's `GET_SOURCES_ATTEMPTS`: how many times the stage runs before the job fails
- * (1 when unset or not a number; a number outside 1–10 fails the job).
- */
+/** gitlab-runner's `GET_SOURCES_ATTEMPTS` (see stageAttempts). */
 export function getSourcesAttempts(value: string | undefined): number {
-  const attempts = goInt(value) ?? 1;
-  if (attempts < 1 || attempts > 10) throw new JobFailure('number of attempts out of the range [1, 10] for stage: get_sources', 'runner_system_failure');
-  return attempts;
+  return stageAttempts(value, 'get_sources');
 }
 
 function sourcesRequest(context: JobContext, runner: RunnerIdentity, strategy: ReturnType<typeof gitStrategy>, submodules: SubmoduleStrategy): Parameters<typeof getSources>[0] {
@@ -113,6 +111,16 @@ function sourcesRequest(context: JobContext, runner: RunnerIdentity, strategy: R
     submoduleDepth: updateSubmodules ? submoduleDepth(variableValue(variables, 'GIT_SUBMODULE_DEPTH'), payload.git_info.depth) : 0,
     submodulePaths: updateSubmodules ? submodulePaths(variableValue(variables, 'GIT_SUBMODULE_PATHS')) : [],
     submoduleUpdateFlags: (variableValue(variables, 'GIT_SUBMODULE_UPDATE_FLAGS') ?? '').split(/\s+/).filter(Boolean),
+    submoduleInsteadOf: updateSubmodules
+      ? submoduleInsteadOf({
+          cloneUrl: settings.cloneUrl,
+          serverUrl: variableValue(variables, 'CI_SERVER_URL'),
+          jobToken: payload.token,
+          forceHttps: goBool(variableValue(variables, 'GIT_SUBMODULE_FORCE_HTTPS')) ?? false,
+          sshHost: variableValue(variables, 'CI_SERVER_SHELL_SSH_HOST') || variableValue(variables, 'CI_SERVER_HOST'),
+          sshPort: variableValue(variables, 'CI_SERVER_SHELL_SSH_PORT'),
+        })
+      : [],
     remoteUrl: remoteUrl(payload.git_info.repo_url, settings.cloneUrl, variableValue(variables, 'CI_PROJECT_PATH') ?? context.projectPath, payload.token),
     directory: context.sourcesDir,
     alternates: environment.info.hostProjectDir === null ? [] : (settings.sourcesAlternates ?? []),
@@ -120,6 +128,7 @@ function sourcesRequest(context: JobContext, runner: RunnerIdentity, strategy: R
     templateDirectory: path.join(context.workDir, 'git-template'),
     displayDirectory: environment.info.projectDir,
     userAgent: runner.userAgent,
+    gitEnvironment: gitTlsEnvironment(settings),
     trace: context.trace,
     signal: context.signal,
   };

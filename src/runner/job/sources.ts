@@ -2,7 +2,7 @@
  * get_sources (reference §8.3) with the git CLI on the runner's machine: GIT_STRATEGY
  * clone|fetch|none|empty, git_info.depth, refspecs, GIT_CHECKOUT, GIT_CLEAN_FLAGS,
  * GIT_FETCH_EXTRA_FLAGS, GIT_SUBMODULE_STRATEGY (with GIT_SUBMODULE_DEPTH, GIT_SUBMODULE_PATHS and
- * GIT_SUBMODULE_UPDATE_FLAGS), the job-token URL (or clone_url). The
+ * GIT_SUBMODULE_UPDATE_FLAGS, the instance's URLs rewritten for them: GIT_SUBMODULE_FORCE_HTTPS), the job-token URL (or clone_url). The
  * docker executor then receives the checkout through copyIn, so a remote daemon needs no git.
  * The git commands run in one sh process (a spawn from node costs more than git itself).
  */
@@ -12,6 +12,7 @@ import { runShellScript } from '../../executors/shell/process.ts';
 import { runCollected } from '../../shared/process-spawner.ts';
 import type { GitInfo } from '../../protocol/job-payload.ts';
 import { goInt } from './go-values.ts';
+import { insteadOfOptions } from './submodule-urls.ts';
 import { quote } from './script.ts';
 import { ANSI, type JobTrace } from './trace.ts';
 
@@ -33,6 +34,8 @@ export interface SourcesRequest {
   submodulePaths?: readonly string[];
   /** GIT_SUBMODULE_UPDATE_FLAGS, added to `git submodule update`. */
   submoduleUpdateFlags?: readonly string[];
+  /** URL rewrites for `git submodule update` (submodule-urls.ts): `[replacement, original]`. */
+  submoduleInsteadOf?: ReadonlyArray<readonly [string, string]>;
   remoteUrl: string;
   /** Where git works on this machine. */
   directory: string;
@@ -45,6 +48,8 @@ export interface SourcesRequest {
   /** The same directory as the job sees it (for the messages). */
   displayDirectory: string;
   userAgent: string;
+  /** git's TLS settings for the instance (GIT_SSL_CAINFO...; server-tls.ts). */
+  gitEnvironment?: Readonly<Record<string, string>>;
   trace: JobTrace;
   signal: AbortSignal;
 }
@@ -179,7 +184,7 @@ function submoduleLines(request: SourcesRequest): string[] {
     must('git', 'submodule', 'sync', ...recursive, ...paths),
     foreach(`git clean ${cleanFlags}`),
     foreach('git reset --hard'),
-    must('git', 'submodule', 'update', '--init', ...recursive, ...(depth > 0 ? ['--depth', String(depth)] : []), ...(request.submoduleUpdateFlags ?? []), ...paths),
+    must('git', ...insteadOfOptions(request.submoduleInsteadOf ?? []), 'submodule', 'update', '--init', ...recursive, ...(depth > 0 ? ['--depth', String(depth)] : []), ...(request.submoduleUpdateFlags ?? []), ...paths),
     foreach(`git clean ${cleanFlags}`),
   ];
 }
@@ -263,7 +268,7 @@ export async function getSources(request: SourcesRequest): Promise<void> {
   try {
     ({ exitCode } = await runShellScript(
       { stage: 'get_sources', kind: 'helper', shell: 'sh', script: sourcesScript(request, existed, await empty), onOutput: (chunk) => trace.write(chunk), signal: request.signal },
-      { cwd: request.directory, env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_LFS_SKIP_SMUDGE: '1' } },
+      { cwd: request.directory, env: { ...process.env, ...request.gitEnvironment, GIT_TERMINAL_PROMPT: '0', GIT_LFS_SKIP_SMUDGE: '1' } },
     ));
   } catch (error) {
     throw new SourcesError(`git: ${error instanceof Error ? error.message : String(error)}`, 1);

@@ -44,6 +44,7 @@ export class JobTrace {
   private readonly utf8 = new Utf8Repair();
   private written = 0;
   private limitReached = false;
+  private closed = false;
   private readonly now: () => Date;
   private readonly sectionStarts = new Map<string, number>();
   private readonly work: LineTimestamper | null;
@@ -76,10 +77,11 @@ export class JobTrace {
     if (this.work) this.emit(this.work.close());
   }
 
-  /** The end of the log: everything held is written. */
+  /** The end of the log: everything held is written, and nothing after it (a service's output still followed, say). */
   close(): void {
     this.flush();
     if (this.runner) this.emit(this.runner.close());
+    this.closed = true;
   }
 
   get bytesWritten(): number {
@@ -152,7 +154,7 @@ export class JobTrace {
   }
 
   private emit(bytes: Buffer): void {
-    if (bytes.length === 0 || this.limitReached) return;
+    if (bytes.length === 0 || this.limitReached || this.closed) return;
     const capacity = this.options.limitBytes - this.written;
     if (bytes.length >= capacity) {
       const head = bytes.subarray(0, Math.max(0, capacity));

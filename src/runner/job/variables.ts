@@ -4,6 +4,7 @@
  * win, `raw` ones untouched), and the masked values that the trace must hide.
  */
 import type { JobVariable } from '../../protocol/job-payload.ts';
+import type { ServerTls } from './server-tls.ts';
 
 export interface BuildVariable {
   key: string;
@@ -24,6 +25,10 @@ export interface RunnerVariableContext {
   concurrentId: number;
   concurrentProjectId: number;
   jobStatus: 'running' | 'success' | 'failed' | 'canceled' | 'timedout';
+  /** The job's timeout in seconds (CI_JOB_TIMEOUT). */
+  jobTimeout: number;
+  /** The runner's TLS files' contents, for the CI_SERVER_TLS_* file variables. */
+  tls?: ServerTls;
   shared: boolean;
   version: string;
   revision: string;
@@ -47,6 +52,11 @@ export function buildVariables(payload: readonly JobVariable[], context: RunnerV
   add('CI_CONCURRENT_PROJECT_ID', String(context.concurrentProjectId));
   add('CI_SERVER', 'yes');
   add('CI_JOB_STATUS', context.jobStatus);
+  add('CI_JOB_TIMEOUT', String(context.jobTimeout));
+  if (context.tls?.ca) list.push({ key: 'CI_SERVER_TLS_CA_FILE', value: context.tls.ca, file: true, public: true });
+  if (context.tls?.cert && context.tls.key) {
+    list.push({ key: 'CI_SERVER_TLS_CERT_FILE', value: context.tls.cert, file: true, public: true }, { key: 'CI_SERVER_TLS_KEY_FILE', value: context.tls.key, file: true, public: false });
+  }
   for (const variable of payload) {
     list.push({ key: variable.key, value: variable.value, file: variable.file === true, masked: variable.masked, raw: variable.raw === true, public: variable.public });
   }

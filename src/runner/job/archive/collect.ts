@@ -18,9 +18,9 @@ export interface Collected {
 export async function collect(context: JobContext, given: Selection, label: string): Promise<Collected> {
   const staging = await mkdtemp(path.join(context.workDir, `${label}-`));
   const projectDir = context.environment.info.projectDir;
-  const selection = resolvePatterns(given, context, projectDir);
+  const { selection, labels } = resolvePatterns(given, context, projectDir);
   const tracked = selection.untracked ? await trackedFiles(context.sourcesDir) : new Set<string>();
-  const select = selector(selection, tracked);
+  const select = selector(selection, tracked, labels);
   for (const root of copyRoots(selection)) {
     const stream = await context.environment.copyOut(root ? path.posix.join(projectDir, root) : projectDir);
     if (!stream) continue;
@@ -34,12 +34,16 @@ export async function collect(context: JobContext, given: Selection, label: stri
 
 /**
  * gitlab-runner's reading of `paths` and `exclude`: the job's variables expanded (`$VAR`,
- * `${VAR}`), and an absolute path inside the project directory taken relative to it.
+ * `${VAR}`), and an absolute path inside the project directory taken relative to it; the
+ * labels keep each as expanded, as gitlab-runner's archiver names it in its lines.
  */
-function resolvePatterns(selection: Selection, context: JobContext, projectDir: string): Selection {
+function resolvePatterns(selection: Selection, context: JobContext, projectDir: string): { selection: Selection; labels: Map<string, string> } {
+  const labels = new Map<string, string>();
   const resolve = (pattern: string): string => {
     const expanded = expandValue(pattern, context.variables);
-    return expanded.startsWith(`${projectDir}/`) ? expanded.slice(projectDir.length + 1) : expanded;
+    const relative = expanded.startsWith(`${projectDir}/`) ? expanded.slice(projectDir.length + 1) : expanded;
+    if (relative !== expanded && !labels.has(relative)) labels.set(relative, expanded);
+    return relative;
   };
-  return { ...selection, paths: selection.paths.map(resolve), ...(selection.exclude ? { exclude: selection.exclude.map(resolve) } : {}) };
+  return { selection: { ...selection, paths: selection.paths.map(resolve), ...(selection.exclude ? { exclude: selection.exclude.map(resolve) } : {}) }, labels };
 }

@@ -5,6 +5,7 @@
  * excluding a directory leaves what is inside it, `dir/**` excludes that).
  * `*` stays inside one directory, `**` crosses them (doublestar style).
  */
+import path from 'node:path';
 import picomatch from 'picomatch';
 
 export interface Selection {
@@ -13,8 +14,10 @@ export interface Selection {
   untracked?: boolean;
 }
 
+/** A pattern as a path below the project directory: `./`, `dir/..` and doubled slashes resolved, as the archiver's `filepath.Rel` leaves it. */
 export function normalisePattern(pattern: string): string {
-  return pattern.trim().replace(/^(\.\/)+/, '').replace(/\/+$/, '');
+  const trimmed = pattern.trim();
+  return (trimmed === '' ? '' : path.posix.normalize(trimmed)).replace(/^(\.\/)+/, '').replace(/\/+$/, '');
 }
 
 /** `.` or `./`: the project directory itself, all of it (gitlab-runner walks it whole). */
@@ -48,9 +51,11 @@ export interface Selector {
   /** Whether untracked files were asked for, and how many came. */
   readonly untracked: boolean;
   untrackedCount: number;
+  /** How each pattern was given (the job's variables expanded, before it was made relative), for the report. */
+  readonly labels: ReadonlyMap<string, string>;
 }
 
-export function selector(selection: Selection, tracked: ReadonlySet<string>): Selector {
+export function selector(selection: Selection, tracked: ReadonlySet<string>, labels: ReadonlyMap<string, string> = new Map()): Selector {
   const include = selection.paths.map((pattern) => [pattern, matcher(pattern, true)] as const);
   const exclude = (selection.exclude ?? []).map((pattern) => [pattern, matcher(pattern, false)] as const);
   const counts = new Map<string, number>(selection.paths.map((pattern) => [pattern, 0]));
@@ -74,24 +79,42 @@ export function selector(selection: Selection, tracked: ReadonlySet<string>): Se
   Object.defineProperty(select, 'counts', { value: counts });
   Object.defineProperty(select, 'excluded', { value: excluded });
   Object.defineProperty(select, 'untracked', { value: selection.untracked === true });
+  Object.defineProperty(select, 'labels', { value: labels });
   select.untrackedCount = 0;
   return select;
 }
 
 /**
  * The runner's lines once the files are collected, in gitlab-runner's wording (artifacts and
- * caches alike): how many entries each pattern brought, or a warning that it brought none;
+ * caches alike), each pattern as the job gave it (its variables expanded): how many entries each pattern brought, or a warning that it brought none;
  * the untracked files; what each `exclude` pattern kept out.
  */
 export function matchReport(select: Selector, projectDir: string): Array<{ warning: boolean; text: string }> {
-  const lines = [...select.counts].map(([pattern, count]) => count > 0
-    ? { warning: false, text: `${pattern}: found ${count} matching artifact files and directories` }
-    : { warning: true, text: `${pattern}: no matching files. Ensure that the artifact path is relative to the working directory (${projectDir})` });
+  const label = (pattern: string): string => select.labels.get(pattern) ?? pattern;
+  const lines = [...select.counts].map(([pattern, count]) => {
+    if (pattern === '') return { warning: true, text: 'No matching files. Path is empty.' };
+    if (leavesProject(pattern, projectDir)) return { warning: true, text: `processPath: artifact path is not a subpath of project directory: ${label(pattern)}` };
+    return count > 0
+      ? { warning: false, text: `${label(pattern)}: found ${count} matching artifact files and directories` }
+      : { warning: true, text: `${label(pattern)}: no matching files. Ensure that the artifact path is relative to the working directory (${projectDir})` };
+  });
   if (select.untracked) {
     lines.push(select.untrackedCount > 0 ? { warning: false, text: `untracked: found ${select.untrackedCount} files` } : { warning: true, text: 'untracked: no files' });
   }
-  for (const [pattern, count] of select.excluded) lines.push({ warning: false, text: `${pattern}: excluded ${count} files` });
+  for (const [pattern, count] of select.excluded) lines.push({ warning: false, text: `${label(pattern)}: excluded ${count} files` });
   return lines;
+}
+
+/**
+ * Whether a path leads out of the project directory, as gitlab-runner's archiver decides before
+ * it globs: the path itself, or for a glob the directory before its first wildcard, resolved
+ * from the project directory (`..`, `../elsewhere`, `/etc/hosts`, `/tmp/*.log`).
+ */
+function leavesProject(pattern: string, projectDir: string): boolean {
+  const wildcard = pattern.search(/[*?[{]/);
+  const base = wildcard < 0 ? pattern : pattern.slice(0, Math.max(0, pattern.lastIndexOf('/', wildcard))) || (pattern.startsWith('/') ? '/' : '.');
+  const relative = path.posix.relative(projectDir, path.posix.resolve(projectDir, base));
+  return relative === '..' || relative.startsWith('../');
 }
 
 /**

@@ -41,7 +41,8 @@ export async function stagedEntries(root: string): Promise<StagedEntry[]> {
   return out;
 }
 
-export async function writeZip(entries: readonly StagedEntry[], destination: string): Promise<void> {
+/** A zip of the entries, files deflated at `level` (0 stores them; yazl's default when not given). */
+export async function writeZip(entries: readonly StagedEntry[], destination: string, level?: number): Promise<void> {
   const zip = new yazl.ZipFile();
   const output = createWriteStream(destination);
   const written = once(output, 'close');
@@ -49,7 +50,7 @@ export async function writeZip(entries: readonly StagedEntry[], destination: str
   for (const entry of entries) {
     if (entry.type === 'directory') zip.addEmptyDirectory(entry.name, { mtime: entry.mtime, mode: 0o040000 | entry.mode });
     else if (entry.type === 'symlink') zip.addBuffer(Buffer.from(readlinkSync(entry.absolute)), entry.name, { mtime: entry.mtime, mode: 0o120777, compress: false });
-    else zip.addFile(entry.absolute, entry.name, { mtime: entry.mtime, mode: 0o100000 | entry.mode });
+    else zip.addFile(entry.absolute, entry.name, { mtime: entry.mtime, mode: 0o100000 | entry.mode, ...(level === undefined ? {} : { compressionLevel: level }) });
   }
   zip.end();
   await written;

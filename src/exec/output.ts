@@ -11,6 +11,9 @@ const SECTION_MARKER = /section_(start|end):\d+:([A-Za-z0-9_.-]+)(?:\[([^\]]*)\]
 const ANSI_ESCAPE = /\x1b\[[0-9;]*[A-Za-z]/g;
 const COLOURS = [36, 33, 35, 32, 34, 96, 93, 95, 92, 94];
 
+/** Whether a piece of a line shows anything (not only escape codes). */
+const hasText = (piece: string): boolean => piece.replace(ANSI_ESCAPE, '').replace(/\r/g, '') !== '';
+
 /** The job's own output stays open: its script stages and after_script. */
 const isScript = (section: string): boolean => /^(?:step_|after_script$)/.test(section);
 
@@ -49,15 +52,18 @@ export class LogPrinter {
     state.partial = final ? '' : (lines.pop() ?? '');
     if (final && lines.at(-1) === '') lines.pop();
     for (const line of lines) {
-      const shown = this.visible(state, line);
-      if (shown === null) continue;
-      this.write(`${this.prefix(jobId, name)}${this.colour ? `${shown}\x1b[0m` : shown.replace(ANSI_ESCAPE, '')}\n`);
+      for (const shown of this.visible(state, line) ?? []) this.write(`${this.prefix(jobId, name)}${this.colour ? `${shown}\x1b[0m` : shown.replace(ANSI_ESCAPE, '')}\n`);
     }
   }
 
-  /** The line without timestamp and section markers; null when all of it is inside a collapsed section. */
-  private visible(state: JobLogState, line: string): string | null {
+  /**
+   * The line without timestamp and section markers, as the lines GitLab's log shows: a marker
+   * after text of the job's starts a new one (a last line the script wrote without its newline
+   * stays apart from the next section's header). Null when all of it is inside a collapsed section.
+   */
+  private visible(state: JobLogState, line: string): string[] | null {
     const text = (splitTimestampedLine(`${line}\n`)?.text.replace(/\n$/, '') ?? line).replace(/\r$/, '');
+    const lines: string[] = [];
     let shown = '';
     let anyShown = false;
     let at = 0;
@@ -70,6 +76,10 @@ export class LogPrinter {
     };
     for (const marker of text.matchAll(SECTION_MARKER)) {
       keep(text.slice(at, marker.index));
+      if (hasText(shown)) {
+        lines.push(shown);
+        shown = '';
+      }
       at = marker.index + marker[0].length;
       const [, kind, section = '', options = ''] = marker;
       if (kind === 'end' && section === state.hidden) state.hidden = null;
@@ -83,7 +93,9 @@ export class LogPrinter {
       }
     }
     keep(text.slice(at));
-    return anyShown ? shown : null;
+    if (!anyShown) return null;
+    if (lines.length === 0 || hasText(shown)) lines.push(shown);
+    return lines;
   }
 
   private prefix(jobId: number, name: string): string {

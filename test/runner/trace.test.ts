@@ -136,6 +136,11 @@ describe('script quoting and variables', () => {
     assert.equal(get('USE'), 'b//b/p');
     assert.equal(get('RAW'), '$BASE');
     assert.equal(get('ENV_ONE'), '1');
-    assert.deepEqual(variables.slice(0, 2).map((variable) => variable.key), ['CI_RUNNER_SHORT_TOKEN', 'ENV_ONE']);
+    // gitlab-runner 13.12's feature flags with their defaults come first, then its own variables.
+    assert.deepEqual(variables.slice(0, 3).map((variable) => `${variable.key}=${variable.value}`), ['FF_CMD_DISABLE_DELAYED_ERROR_LEVEL_EXPANSION=false', 'FF_NETWORK_PER_BUILD=false', 'FF_USE_LEGACY_KUBERNETES_EXECUTION_STRATEGY=true']);
+    assert.equal(variables.filter((variable) => variable.key.startsWith('FF_')).length, 15);
+    assert.deepEqual(variables.slice(15, 17).map((variable) => variable.key), ['CI_RUNNER_SHORT_TOKEN', 'ENV_ONE']);
+    const configured = buildVariables([], { image: null, shortToken: 'abcdefgh', environment: [], buildsDir: '/b', projectDir: '/b/p', concurrentId: 0, concurrentProjectId: 0, jobStatus: 'running', jobTimeout: 3600, shared: true, version: '0.1.0', revision: 'r', arch: 'linux/amd64', featureFlags: { FF_USE_FASTZIP: true } });
+    assert.equal(configured.find((variable) => variable.key === 'FF_USE_FASTZIP')?.value, 'true');
   });
 });

@@ -400,6 +400,7 @@ function jobVariables(options: EngineOptions, info: EnvironmentInfo, jobStatus: 
     jobStatus,
     jobTimeout: jobTimeoutSeconds(options.payload),
     tls: options.tls,
+    featureFlags: settings.featureFlags,
     shared: info.shared,
     version: runner.version,
     revision: runner.revision,

@@ -4,6 +4,7 @@
  * win, `raw` ones untouched), and the masked values that the trace must hide.
  */
 import type { JobVariable } from '../../protocol/job-payload.ts';
+import { FEATURE_FLAG_DEFAULTS } from './feature-flag-defaults.ts';
 import type { ServerTls } from './server-tls.ts';
 
 export interface BuildVariable {
@@ -29,6 +30,8 @@ export interface RunnerVariableContext {
   jobTimeout: number;
   /** The runner's TLS files' contents, for the CI_SERVER_TLS_* file variables. */
   tls?: ServerTls;
+  /** `[runners.feature_flags]`: exported in place of those flags' defaults. */
+  featureFlags?: Readonly<Record<string, boolean>>;
   shared: boolean;
   version: string;
   revision: string;
@@ -40,6 +43,7 @@ export function buildVariables(payload: readonly JobVariable[], context: RunnerV
   const add = (key: string, value: string): void => {
     list.push({ key, value, public: true });
   };
+  for (const [name, on] of FEATURE_FLAG_DEFAULTS) add(name, String(context.featureFlags?.[name] ?? on));
   if (context.image) add('CI_JOB_IMAGE', context.image);
   add('CI_RUNNER_SHORT_TOKEN', context.shortToken);
   for (const entry of context.environment) {

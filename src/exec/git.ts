@@ -41,13 +41,15 @@ interface Identity {
   date: string;
 }
 
-/** `for-each-ref --format=%(objectname) %(refname)` lines of tags: each tag's name and object. */
-function refsOf(lines: string | null): { name: string; object: string }[] {
+/** `for-each-ref --format=%(objectname) %(refname)` lines of branches and tags. */
+function refsOf(lines: string | null): { kind: 'heads' | 'tags'; name: string; object: string }[] {
   return (lines ?? '').split('\n').flatMap((line) => {
-    const match = /^([0-9a-f]+) refs\/tags\/(.+)$/.exec(line);
-    return match ? [{ object: match[1]!, name: match[2]! }] : [];
+    const match = /^([0-9a-f]+) refs\/(heads|tags)\/(.+)$/.exec(line);
+    return match ? [{ kind: match[2] as 'heads' | 'tags', name: match[3]!, object: match[1]! }] : [];
   });
 }
+
+const tagsOf = (refs: ReturnType<typeof refsOf>): HeadInfo['tags'] => refs.filter((ref) => ref.kind === 'tags').map(({ name, object }) => ({ name, object }));
 
 /** At most this many of the repository's tags reach the local coordinator (its newest). */
 const TAG_LIMIT = 2_000;
@@ -98,13 +100,10 @@ export async function readHead(root: string): Promise<HeadInfo> {
     gitOrNull(root, ['for-each-ref', '--format=%(objectname) %(refname)', 'refs/heads/', 'refs/tags/']),
     gitOrNull(root, ['rev-list', '--count', `--max-count=${HISTORY_COUNT_LIMIT}`, 'HEAD']),
   ]);
-  const refs = (localRefs ?? '').split('\n').flatMap((line) => {
-    const match = /^([0-9a-f]+) refs\/(heads|tags)\/(.+)$/.exec(line);
-    return match ? [{ object: match[1]!, kind: match[2]!, name: match[3]! }] : [];
-  });
-  let tags = refs.filter((ref) => ref.kind === 'tags').map(({ name, object }) => ({ name, object }));
+  const refs = refsOf(localRefs);
+  let tags = tagsOf(refs);
   // Each becomes a ref file on the local coordinator: a repository with more gives its newest.
-  if (tags.length > TAG_LIMIT) tags = refsOf(await gitOrNull(root, ['for-each-ref', '--sort=-creatordate', `--count=${TAG_LIMIT}`, '--format=%(objectname) %(refname)', 'refs/tags/']));
+  if (tags.length > TAG_LIMIT) tags = tagsOf(refsOf(await gitOrNull(root, ['for-each-ref', '--sort=-creatordate', `--count=${TAG_LIMIT}`, '--format=%(objectname) %(refname)', 'refs/tags/'])));
   const defaultBranch = originHead?.replace(/^origin\//, '') || localDefaultBranch(branch, settings, refs.filter((ref) => ref.kind === 'heads').map((ref) => ref.name));
   const remoteUrl = remoteUrlOf(settings);
   const user = userOf(settings);
@@ -181,10 +180,10 @@ export interface Snapshot {
 export async function snapshotCommit(root: string, head: HeadInfo, committed: boolean): Promise<Snapshot> {
   if (committed && head.sha === null) throw new ExecError('--committed: the repository has no commit yet');
   const tree = committed ? head.tree : await stagedTree(root);
-  const onHead = head.sha !== null && !head.shallow;
-  if (onHead && tree === head.tree) return { sha: head.sha!, historyLength: head.historyLength };
-  const sha = (await git(root, ['commit-tree', ...(onHead ? ['-p', head.sha!] : []), tree ?? ''], identityEnvironment(head), head.message)).trim();
-  if (!onHead) return { sha, historyLength: 1 };
+  const parent = head.shallow ? null : head.sha;
+  if (parent !== null && tree === head.tree) return { sha: parent, historyLength: head.historyLength };
+  const sha = (await git(root, ['commit-tree', ...(parent === null ? [] : ['-p', parent]), tree ?? ''], identityEnvironment(head), head.message)).trim();
+  if (parent === null) return { sha, historyLength: 1 };
   return { sha, historyLength: head.historyLength === null ? null : head.historyLength + 1 };
 }
 

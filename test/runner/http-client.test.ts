@@ -132,20 +132,20 @@ describe('runner HTTP client against a GitLab stand-in', () => {
     assert.equal(result.payload.image, null);
   });
 
+  /** The next job request is answered with a job whose payload has `fields` in place of the usual ones. */
+  const answerJobWith = (fields: Record<string, unknown>): void => {
+    const job = payload();
+    gitlab.intercept = () => ({ status: 201, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...job, ...fields }) });
+  };
+
   it("decodes image:pull_policy and services:pull_policy as GitLab sends them (a list, or null for none)", async () => {
     gitlab.runnerTokens.add('tok-pull');
-    const job = payload();
-    gitlab.intercept = () => ({
-      status: 201,
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        ...job,
-        image: { name: 'alpine:3', entrypoint: null, ports: [], executor_opts: {}, pull_policy: ['if-not-present', 'always'] },
-        services: [
-          { name: 'redis:7', entrypoint: null, ports: [], executor_opts: {}, pull_policy: ['never'], alias: null, command: null, variables: [] },
-          { name: 'postgres:16', entrypoint: null, ports: [], executor_opts: {}, pull_policy: null, alias: null, command: null, variables: [] },
-        ],
-      }),
+    answerJobWith({
+      image: { name: 'alpine:3', entrypoint: null, ports: [], executor_opts: {}, pull_policy: ['if-not-present', 'always'] },
+      services: [
+        { name: 'redis:7', entrypoint: null, ports: [], executor_opts: {}, pull_policy: ['never'], alias: null, command: null, variables: [] },
+        { name: 'postgres:16', entrypoint: null, ports: [], executor_opts: {}, pull_policy: null, alias: null, command: null, variables: [] },
+      ],
     });
     const result = await requestJob(transport, 'tok-pull', runnerInfo());
     gitlab.intercept = null;
@@ -157,15 +157,9 @@ describe('runner HTTP client against a GitLab stand-in', () => {
 
   it('keeps what GitLab sends as written for the job to expand: names, cache keys and a `$VARIABLE` cache policy', async () => {
     gitlab.runnerTokens.add('tok-written');
-    const job = payload();
-    gitlab.intercept = () => ({
-      status: 201,
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        ...job,
-        image: { name: '$IMAGE', entrypoint: null, ports: [] },
-        cache: [{ key: 'deps-$TAG', untracked: false, paths: ['vendor/'], policy: '$POLICY', when: 'on_success' }],
-      }),
+    answerJobWith({
+      image: { name: '$IMAGE', entrypoint: null, ports: [] },
+      cache: [{ key: 'deps-$TAG', untracked: false, paths: ['vendor/'], policy: '$POLICY', when: 'on_success' }],
     });
     const result = await requestJob(transport, 'tok-written', runnerInfo());
     gitlab.intercept = null;

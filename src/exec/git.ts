@@ -15,8 +15,11 @@ export interface HeadInfo {
   sha: string | null;
   /** HEAD's tree; null without commits. */
   tree: string | null;
-  /** A shallow clone: HEAD's history is cut, so the snapshot cannot carry it. */
-  shallow: boolean;
+  /**
+   * A shallow clone (HEAD's history cut) or a partial one (its history's objects left on the
+   * server it came from): the snapshot cannot carry that history, which no job could fetch.
+   */
+  historyIncomplete: boolean;
   /** How many commits HEAD's history has, when fewer than HISTORY_COUNT_LIMIT; else (or without commits) null. */
   historyLength: number | null;
   /** The repository's tags (name without `refs/tags/`, and the object each names). */
@@ -96,7 +99,7 @@ export async function readHead(root: string): Promise<HeadInfo> {
     gitOrNull(root, ['rev-parse', '--is-shallow-repository', '--verify', '-q', 'HEAD^{commit}']),
     gitOrNull(root, ['symbolic-ref', '--short', '-q', 'HEAD']),
     gitOrNull(root, ['symbolic-ref', '--short', '-q', 'refs/remotes/origin/HEAD']),
-    gitOrNull(root, ['config', '--get-regexp', '^(remote\\..*\\.url|init\\.defaultbranch|user\\.name|user\\.email)$']),
+    gitOrNull(root, ['config', '--get-regexp', '^(remote\\..*\\.(url|promisor)|extensions\\.partialclone|init\\.defaultbranch|user\\.name|user\\.email)$']),
     gitOrNull(root, ['for-each-ref', '--format=%(objectname) %(refname)', 'refs/heads/', 'refs/tags/']),
     gitOrNull(root, ['rev-list', '--count', `--max-count=${HISTORY_COUNT_LIMIT}`, 'HEAD']),
   ]);
@@ -108,16 +111,17 @@ export async function readHead(root: string): Promise<HeadInfo> {
   const remoteUrl = remoteUrlOf(settings);
   const user = userOf(settings);
   const [shallowLine, sha = null] = shallowAndSha?.split('\n') ?? [];
-  const shallow = shallowLine === 'true';
+  const partial = /^(remote\..*\.promisor true|extensions\.partialclone .+)$/im.test(settings ?? '');
+  const historyIncomplete = shallowLine === 'true' || partial;
   const historyLength = counted !== null && Number(counted) < HISTORY_COUNT_LIMIT ? Number(counted) : null;
-  if (sha === null) return { sha, tree: null, shallow, historyLength: null, tags, branch, defaultBranch, remoteUrl, user, message: 'Working tree snapshot\n', author: FALLBACK_IDENTITY, committer: FALLBACK_IDENTITY };
+  if (sha === null) return { sha, tree: null, historyIncomplete, historyLength: null, tags, branch, defaultBranch, remoteUrl, user, message: 'Working tree snapshot\n', author: FALLBACK_IDENTITY, committer: FALLBACK_IDENTITY };
   // One NUL-separated record: the tree, author, committer, then the raw message.
   const record = await git(root, ['log', '-1', '--format=%T%x00%an%x00%ae%x00%ad%x00%cn%x00%ce%x00%cd%x00%B', '--date=raw', sha]);
   const [tree = '', an = '', ae = '', ad = '', cn = '', ce = '', cd = '', ...message] = record.split('\0');
   return {
     sha,
     tree,
-    shallow,
+    historyIncomplete,
     historyLength,
     tags,
     branch,
@@ -174,13 +178,13 @@ export interface Snapshot {
  * `committed`), so that CI_COMMIT_SHA is HEAD's; else a commit of the working tree (tracked
  * changes, untracked files not ignored) on top of HEAD, carrying HEAD's message, author and
  * committer. Either way a job's history is HEAD's, as its GIT_DEPTH cuts it on the server. In
- * a shallow clone, or without a commit yet, the snapshot has no parent: a shallow clone's cut
- * history is not one a job could fetch.
+ * a shallow or partial clone, or without a commit yet, the snapshot has no parent: a history
+ * the clone does not hold whole is not one a job could fetch.
  */
 export async function snapshotCommit(root: string, head: HeadInfo, committed: boolean): Promise<Snapshot> {
   if (committed && head.sha === null) throw new ExecError('--committed: the repository has no commit yet');
   const tree = committed ? head.tree : await stagedTree(root);
-  const parent = head.shallow ? null : head.sha;
+  const parent = head.historyIncomplete ? null : head.sha;
   if (parent !== null && tree === head.tree) return { sha: parent, historyLength: head.historyLength };
   const sha = (await git(root, ['commit-tree', ...(parent === null ? [] : ['-p', parent]), tree ?? ''], identityEnvironment(head), head.message)).trim();
   if (parent === null) return { sha, historyLength: 1 };

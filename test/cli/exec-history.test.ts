@@ -61,16 +61,19 @@ describe("runner exec's snapshot and the jobs' history", () => {
     }
   });
 
-  it('runs a shallow clone as a commit without a parent (its cut history is not one a job could fetch)', async () => {
-    const shallowClone = `${dir}-shallow`;
-    git(dir, 'clone', '-q', '--depth', '1', `file://${dir}`, shallowClone);
-    try {
-      const result = await exec(shallowClone, { jobs: ['job'] });
-      assert.equal(result.code, 0, result.stderr);
-      assert.match(result.stdout, /^job +\| commits=1 shallow=false parent=none$/m);
-      assert.match(result.stdout, /^job +\| three$/m);
-    } finally {
-      rmSync(shallowClone, { recursive: true, force: true });
+  it('runs a shallow or a partial clone as a commit without a parent (a history the clone lacks is not one a job could fetch)', async () => {
+    git(dir, 'config', 'uploadpack.allowFilter', 'true');
+    for (const [name, how] of [['shallow', ['--depth', '1']], ['partial', ['--filter=blob:none']]] as const) {
+      const clone = `${dir}-${name}`;
+      git(dir, 'clone', '-q', ...how, `file://${dir}`, clone);
+      try {
+        const result = await exec(clone, { jobs: ['job'] });
+        assert.equal(result.code, 0, `${name}: ${result.stderr}`);
+        assert.match(result.stdout, /^job +\| commits=1 shallow=false parent=none$/m, name);
+        assert.match(result.stdout, /^job +\| three$/m, name);
+      } finally {
+        rmSync(clone, { recursive: true, force: true });
+      }
     }
   });
 });

@@ -98,7 +98,8 @@ export async function runExec(request: ExecRequest, io: ExecIo): Promise<number>
   const { sha } = snapshot;
   try {
     let project = configured;
-    await setSnapshotRefs(local, project, { snapshot, defaultBranch: head.defaultBranch, ref, tags: head.tags });
+    // A snapshot without HEAD's history (a shallow or partial clone's) has no use for its tags.
+    await setSnapshotRefs(local, project, { snapshot, defaultBranch: head.defaultBranch, ref, tags: head.historyIncomplete ? [] : head.tags });
     await provideSubmodules(local, project, root, sha);
     if (request.file !== undefined) {
       const configPath = path.relative(root, path.resolve(request.cwd, request.file)).split(path.sep).join('/');

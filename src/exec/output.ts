@@ -50,7 +50,8 @@ export class LogPrinter {
     const text = state.partial + state.decoder.write(bytes) + (final ? state.decoder.end() : '');
     const lines = text.split('\n');
     state.partial = final ? '' : (lines.pop() ?? '');
-    if (final && lines.at(-1) === '') lines.pop();
+    // The trace ends with the runner's colour reset after its last newline: no line of its own.
+    if (final && lines.length > 0 && !hasText(lines.at(-1)!)) lines.pop();
     for (const line of lines) {
       for (const shown of this.visible(state, line) ?? []) this.write(`${this.prefix(jobId, name)}${this.colour ? `${shown}\x1b[0m` : shown.replace(ANSI_ESCAPE, '')}\n`);
     }

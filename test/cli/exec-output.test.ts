@@ -85,14 +85,15 @@ describe('the log printer and the progress line', () => {
     assert.match(verbose, /^job +\| hidden inside mine$/m);
   });
 
-  it("starts a new line at a section marker after the job's text, as GitLab's log shows a last line without its newline", () => {
+  it("starts a new line at a section marker after the job's text, as GitLab's log shows a last line without its newline; no line for the trace's final reset", () => {
     let out = '';
     const trace = [
       'section_start:1:step_script\r\x1b[0KExecuting "step_script"',
       '$ printf no-newline',
       'no-newline\x1b[0Ksection_end:2:step_script\r\x1b[0K\x1b[0Ksection_start:2:cleanup_file_variables\r\x1b[0K\x1b[0K\x1b[36;1mCleaning up project directory and file based variables\x1b[0;m',
-      'section_end:3:cleanup_file_variables\r\x1b[0KJob succeeded',
-      '',
+      // As the runner ends a trace: its last line's colour reset after the newline.
+      'section_end:3:cleanup_file_variables\r\x1b[0K\x1b[32;1mJob succeeded',
+      '\x1b[0;m',
     ].join('\n');
     new LogPrinter((text) => void (out += text), false, ['job']).add(7, 'job', Buffer.from(trace), true);
     assert.deepEqual(out.split('\n'), [

@@ -87,9 +87,13 @@ export class MergeRequestPipelines implements MergeRequestObserver {
     return pipeline;
   }
 
-  /** After a branch pipeline is saved: the requests from that branch whose head it built take it as head pipeline (unless they have their own). */
+  /**
+   * After a branch pipeline is saved: the requests from that branch whose head it built take it
+   * as head pipeline (unless they have their own). A child pipeline is never one: it changes
+   * nothing (and a refresh of its own could race the request pipeline's on PostgreSQL).
+   */
   async branchPipelineCreated(pipeline: PipelineRecord): Promise<void> {
-    if (pipeline.tag || pipeline.merge_request_id !== null) return;
+    if (pipeline.tag || pipeline.merge_request_id !== null || pipeline.source === 'parent_pipeline') return;
     for (const request of await this.deps.mergeRequests.openBySource(pipeline.project_id, pipeline.ref)) {
       if (request.head_sha === pipeline.sha) await this.deps.requestPipelines.refreshHeadPipeline(request.id);
     }

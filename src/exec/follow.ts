@@ -104,22 +104,8 @@ export async function followPipeline(local: LocalCoordinator, project: ProjectRe
     exitCode: final.status === 'success' || final.status === 'manual' ? 0 : 1,
     pipelineId: final.id,
     pipelineName: final.name,
-    jobs: withUpstream(await withDownstreamErrors(stores, jobs.filter((job) => !job.retried).map(jobResult)), jobs, pipelines),
+    jobs: withUpstream(jobs.filter((job) => !job.retried).map(jobResult), jobs, pipelines),
   };
-}
-
-/**
- * A bridge whose downstream pipeline could not be created names why: the configuration
- * errors of that pipeline, which GitLab saves failed (its `yaml_errors`).
- */
-async function withDownstreamErrors(stores: LocalCoordinator['coordinator']['context']['stores'], results: JobResult[]): Promise<JobResult[]> {
-  const failed = results.filter((job) => job.failureReason === 'downstream_pipeline_creation_failed');
-  if (failed.length === 0) return results;
-  const errors = new Map<number, string>();
-  for (const downstream of await stores.pipelines.listBySourceJobs(failed.map((job) => job.id))) {
-    if (downstream.source_job_id !== null && downstream.yaml_errors) errors.set(downstream.source_job_id, downstream.yaml_errors);
-  }
-  return results.map((job) => (errors.has(job.id) ? { ...job, downstreamErrors: errors.get(job.id) } : job));
 }
 
 /** Each job's trigger jobs, outermost first. */
@@ -167,5 +153,7 @@ function jobResult(job: JobRecord): JobResult {
     failureReason: job.failure_reason,
     coverage: job.coverage,
     pipelineId: job.pipeline_id,
+    // A bridge whose downstream pipeline was not created names why.
+    ...(job.downstream_errors && job.downstream_errors.length > 0 ? { downstreamErrors: job.downstream_errors.join(', ') } : {}),
   };
 }

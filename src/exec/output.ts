@@ -134,7 +134,7 @@ export interface JobResult {
   log?: string | null;
   /** With --reuse: it took the artifacts and status of its last successful run instead of running. */
   reused?: boolean;
-  /** A bridge whose downstream pipeline could not be created: that pipeline's configuration errors. */
+  /** A bridge whose downstream pipeline could not be created: why (its configuration errors, or the rules that left it no job...). */
   downstreamErrors?: string;
 }
 

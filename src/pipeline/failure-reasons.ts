@@ -95,6 +95,20 @@ const NEVER_AUTO_RETRIED: ReadonlySet<FailureReason> = new Set([
 ]);
 
 /**
+ * GitLab's `failure_reason_aliases`: a broad reason that was split into finer ones still names
+ * them in `retry:when`, so that a configuration written before the split keeps its meaning.
+ */
+const SUPERSEDED_BY: ReadonlyMap<FailureReason, ReadonlySet<FailureReason>> = new Map<FailureReason, ReadonlySet<FailureReason>>([
+  ['stuck_or_timeout_failure', new Set<FailureReason>(['stuck_pending_with_matching_runners', 'stuck_pending_no_matching_runners', 'no_updates_running', 'no_updates_canceling'])],
+  ['job_execution_timeout', new Set<FailureReason>(['server_timeout_running', 'server_timeout_canceling'])],
+]);
+
+/** Whether a `retry:when` list names the reason, itself or through a reason it superseded. */
+function retryWhenNames(when: readonly RetryWhen[], reason: FailureReason): boolean {
+  return when.some((value) => value === reason || (value !== 'always' && SUPERSEDED_BY.get(value)?.has(reason) === true));
+}
+
+/**
  * How many automatic retries a failure allows (`Gitlab::Ci::Build::AutoRetry`, §6): the
  * policy's `max` when its `when` names the reason (or `always`) or its `exit_codes` the
  * script's exit code.
@@ -103,7 +117,7 @@ export function allowedAutoRetries(job: Pick<PipelineJob, 'retry'>, reason: Fail
   if (NEVER_AUTO_RETRIED.has(reason)) return 0;
   const policy = job.retry;
   const byExitCode = exitCode !== null && policy?.exitCodes?.includes(exitCode) === true;
-  if (policy && (policy.when.includes('always') || policy.when.includes(reason) || byExitCode)) return policy.max;
+  if (policy && (policy.when.includes('always') || retryWhenNames(policy.when, reason) || byExitCode)) return policy.max;
   if (reason === 'scheduler_failure') return 2;
   return 0;
 }

@@ -61,13 +61,15 @@ export interface JobRecord {
   lock_version: number;
   /** The runner manager that took the job announced `cancel_gracefully`: a cancel makes it `canceling`. */
   cancel_gracefully: boolean;
+  /** A bridge whose downstream pipeline was not created: GitLab's messages saying why (its `downstream_errors`). */
+  downstream_errors: string[] | null;
 }
 
 type JobDefaults =
   | 'stage_id' | 'retried' | 'failure_reason' | 'exit_code' | 'coverage' | 'user_id' | 'runner_id' | 'runner_type' | 'tag_list'
   | 'protected' | 'tag' | 'definition' | 'needs' | 'retry' | 'start_in_seconds' | 'environment' | 'target_url' | 'description'
   | 'queued_at' | 'started_at' | 'finished_at' | 'scheduled_at' | 'erased_at' | 'updated_at' | 'artifacts_expire_at'
-  | 'trace_size' | 'trace_checksum' | 'cancel_gracefully';
+  | 'trace_size' | 'trace_checksum' | 'cancel_gracefully' | 'downstream_errors';
 
 export type NewJob = Omit<JobRecord, 'id' | 'lock_version' | JobDefaults> & Partial<Pick<JobRecord, JobDefaults>>;
 
@@ -77,7 +79,7 @@ export type JobChanges = Partial<
     JobRecord,
     | 'status' | 'failure_reason' | 'exit_code' | 'coverage' | 'user_id' | 'runner_id' | 'started_at' | 'finished_at' | 'queued_at'
     | 'erased_at' | 'updated_at' | 'artifacts_expire_at' | 'trace_size' | 'trace_checksum' | 'target_url' | 'description'
-    | 'environment' | 'scheduled_at' | 'allow_failure'
+    | 'environment' | 'scheduled_at' | 'allow_failure' | 'downstream_errors'
   >
 >;
 

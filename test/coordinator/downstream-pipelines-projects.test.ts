@@ -139,6 +139,8 @@ allowed:
     for (const [name, reason] of Object.entries(expected)) {
       const bridge = await fixture.jobWhen(upstreamId, name, (job) => job.status === 'failed', 'failed');
       assert.equal(bridge.failure_reason, reason, name);
+      // Only a refused creation says why (GitLab's downstream errors); the checks before it give their reason alone.
+      assert.deepEqual(bridge.downstream_errors, name === 'no-branch' ? ['Reference not found'] : null, name);
       assert.deepEqual(await fixture.gantry.coordinator.context.stores.pipelines.listBySourceJobs([bridge.id]), [], `${name} created nothing`);
     }
     const allowed = await fixture.jobWhen(upstreamId, 'allowed', (job) => job.status === 'success', 'success');
@@ -176,6 +178,7 @@ allowed:
     const pingPush = await fixture.pushPipeline(ping.id, pingSha, 'main');
     const first = await fixture.jobWhen(pingPush.id, 'to-pong', (job) => job.status === 'failed', 'pong has no CI file');
     assert.equal(first.failure_reason, 'downstream_pipeline_creation_failed');
+    assert.deepEqual(first.downstream_errors, ['Missing .gitlab-ci.yml file']);
     await fixture.commit(pong.id, 'main', { '.gitlab-ci.yml': `to-ping:\n  trigger: ${ping.path}\n` });
     const looped = await waitFor(async () => {
       const { items } = await stores.jobs.list({ projectId: pong.id, types: ['bridge'], statuses: ['failed'] }, { offset: 0, limit: 10 });

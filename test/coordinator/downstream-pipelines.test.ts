@@ -258,7 +258,41 @@ trigger-child:
     assert.equal(child.status, 'failed');
     assert.equal(child.failure_reason, 'config_error');
     assert.match(child.yaml_errors ?? '', /ci\/missing\.yml/);
+    assert.deepEqual(bridge.downstream_errors, [child.yaml_errors], 'the bridge keeps the errors of its child');
     await fixture.pipelineWhen(parent.id, (pipeline) => pipeline.status === 'failed', 'failed');
+  });
+
+  it('a child whose rules add no job, or whose workflow rules refuse it, is not saved; its bridge fails and keeps why', async () => {
+    const config = `
+no-jobs:
+  trigger:
+    include: ci/no-jobs.yml
+    strategy: depend
+workflow-refused:
+  trigger:
+    include: ci/refused.yml
+`;
+    const files = {
+      '.gitlab-ci.yml': config,
+      'ci/no-jobs.yml': 'never:\n  script: echo\n  rules:\n    - if: $CI_PIPELINE_SOURCE == "push"\n',
+      'ci/refused.yml': 'workflow:\n  rules:\n    - when: never\nunit:\n  script: echo\n',
+    };
+    const sha = await fixture.commit(project.id, 'refused-children', files);
+    const parent = await fixture.pushPipeline(project.id, sha, 'refused-children');
+    const expected = {
+      'no-jobs': 'Pipeline will not run for the selected trigger. The rules configuration prevented any jobs from being added to the pipeline.',
+      'workflow-refused': 'Pipeline filtered out by workflow rules.',
+    };
+    for (const [name, message] of Object.entries(expected)) {
+      const bridge = await fixture.jobWhen(parent.id, name, (job) => job.status === 'failed', 'failed');
+      assert.equal(bridge.failure_reason, 'downstream_pipeline_creation_failed', name);
+      assert.deepEqual(bridge.downstream_errors, [message], name);
+      assert.deepEqual(await fixture.gantry.coordinator.context.stores.pipelines.listBySourceJobs([bridge.id]), [], `${name} saved no child`);
+    }
+    // GitLab's bridge entity has no field for them: the API shows the failure reason alone.
+    const listed = await fixture.gantry.api('GET', `/projects/${project.id}/pipelines/${parent.id}/bridges`);
+    assert.deepEqual(listed.list.map((bridge) => [bridge.name, bridge.failure_reason, bridge.downstream_pipeline]).sort(), Object.keys(expected).map((name) => [name, 'downstream_pipeline_creation_failed', null]));
+    assert.ok(listed.list.every((bridge) => !JSON.stringify(bridge).includes('prevented') && !JSON.stringify(bridge).includes('filtered out')), listed.text);
   });
 
   it('children nest two levels deep; a third level fails with reached_max_descendant_pipelines_depth', async () => {

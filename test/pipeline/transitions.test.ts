@@ -168,6 +168,23 @@ describe('failure reasons and automatic retry', () => {
     assert.equal(shouldAutoRetry(always2, 'script_failure', 2), false);
     assert.equal(shouldAutoRetry({ ...always2, external: true }, 'script_failure', 0), false);
   });
+
+  it('retry:when names the finer reasons a legacy reason was split into, and only those', () => {
+    const onStuck = { retry: { max: 2, when: ['stuck_or_timeout_failure' as const] } };
+    for (const reason of ['stuck_or_timeout_failure', 'stuck_pending_with_matching_runners', 'stuck_pending_no_matching_runners', 'no_updates_running', 'no_updates_canceling'] as const) {
+      assert.equal(allowedAutoRetries(onStuck, reason), 2, reason);
+    }
+    for (const reason of ['server_timeout_running', 'job_execution_timeout', 'runner_system_failure'] as const) {
+      assert.equal(allowedAutoRetries(onStuck, reason), 0, reason);
+    }
+    const onTimeout = { retry: { max: 1, when: ['job_execution_timeout' as const] } };
+    assert.equal(allowedAutoRetries(onTimeout, 'server_timeout_running'), 1);
+    assert.equal(allowedAutoRetries(onTimeout, 'server_timeout_canceling'), 1);
+    assert.equal(allowedAutoRetries(onTimeout, 'job_execution_server_timeout'), 0);
+    assert.equal(allowedAutoRetries(onTimeout, 'no_updates_running'), 0);
+    // The alias goes one way: a finer reason in retry:when does not name the legacy one.
+    assert.equal(allowedAutoRetries({ retry: { max: 2, when: ['no_updates_running' as const] } }, 'stuck_or_timeout_failure'), 0);
+  });
 });
 
 describe('applyChanges', () => {

@@ -47,6 +47,7 @@ import { ciInstanceVariables } from './migrations/046-ci-instance-variables.ts';
 import { pipelineMetadata } from './migrations/047-pipeline-metadata.ts';
 import { environmentSlugs } from './migrations/048-environment-slugs.ts';
 import { ciSigningKey } from './migrations/049-ci-signing-key.ts';
+import { jobDownstreamErrors } from './migrations/050-job-downstream-errors.ts';
 
 /** Ordered migrations; names never change once released. */
 const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
@@ -96,6 +97,7 @@ const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
   ['047-pipeline-metadata', pipelineMetadata],
   ['048-environment-slugs', environmentSlugs],
   ['049-ci-signing-key', ciSigningKey],
+  ['050-job-downstream-errors', jobDownstreamErrors],
 ];
 
 /** The names of every migration, in order: a schema's identity (the tests' PostgreSQL template is keyed on it). */

@@ -114,6 +114,8 @@ export interface CiJobsTable {
   lock_version: Generated<number>;
   /** Migration 020: the runner manager that took the job announced `cancel_gracefully` (0/1). */
   cancel_gracefully: Generated<number>;
+  /** Migration 050: JSON string[], a bridge's reasons its downstream pipeline was not created. */
+  downstream_errors: string | null;
 }
 
 export interface CiJobArtifactsTable {

@@ -41,7 +41,10 @@ export interface DownstreamPlan {
   mergeRequest?: MergeRequestInfo;
 }
 
-export type DownstreamDecision = { kind: 'create'; plan: DownstreamPlan } | { kind: 'fail'; reason: BridgeFailureReason | Extract<FailureReason, 'pipeline_loop_detected'> };
+export type DownstreamDecision =
+  | { kind: 'create'; plan: DownstreamPlan }
+  /** `errors`: what the refused creation said (the bridge's downstream errors), for `downstream_pipeline_creation_failed`. */
+  | { kind: 'fail'; reason: BridgeFailureReason | Extract<FailureReason, 'pipeline_loop_detected'>; errors?: string[] };
 
 export interface DownstreamTargetDeps {
   lookup: Pick<Lookup, 'findProject'>;
@@ -82,7 +85,8 @@ export class DownstreamTargets {
     if (project.id === upstream.project_id) return { kind: 'fail', reason: 'invalid_bridge_trigger' };
     if (!user || !(await this.deps.permissions.canCreatePipeline(project, user))) return { kind: 'fail', reason: 'insufficient_bridge_permissions' };
     const branch = trigger.branch === null ? await this.defaultBranch(project) : expand(trigger.branch).trim();
-    if (!branch) return { kind: 'fail', reason: 'downstream_pipeline_creation_failed' };
+    // No ref to create the pipeline for: GitLab's creation stops at its ref check.
+    if (!branch) return { kind: 'fail', reason: 'downstream_pipeline_creation_failed', errors: ['Reference not found'] };
     if (await this.loops(upstream)) return { kind: 'fail', reason: 'pipeline_loop_detected' };
     return { kind: 'create', plan: { project, ref: branch, source: 'pipeline', variables } };
   }

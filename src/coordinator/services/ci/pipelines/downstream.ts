@@ -56,14 +56,15 @@ export class DownstreamPipelines {
       const user = bridge.user_id === null ? null : ((await this.deps.users.findById(bridge.user_id)) ?? null);
       try {
         const decision = await this.deps.targets.decide(bridge, upstream, upstreamProject, user);
-        if (decision.kind === 'fail') return await this.failBridge(bridge, decision.reason);
+        if (decision.kind === 'fail') return await this.failBridge(bridge, decision.reason, decision.errors);
         await this.createDownstream(task, bridge, upstream, decision.plan, user);
       } catch (error) {
         if (error instanceof BridgeMovedOn) return;
         const reason = refusalReason(error);
         if (reason === null && task.attempts < task.max_attempts) throw error;
         this.deps.logger.info({ bridge: bridge.id, pipeline: upstream.id, reason: reason ?? 'downstream_pipeline_creation_failed', error: String(error) }, 'bridge creates no downstream pipeline');
-        await this.failBridge(bridge, reason ?? 'downstream_pipeline_creation_failed');
+        // A refused creation says why, as GitLab's pipeline errors do; an internal error's text stays in the log.
+        await this.failBridge(bridge, reason ?? 'downstream_pipeline_creation_failed', reason === 'downstream_pipeline_creation_failed' ? refusalMessages(error) : undefined);
       }
     };
   }
@@ -134,21 +135,26 @@ export class DownstreamPipelines {
     await stores.pipelines.lockForProcessing(bridge.pipeline_id);
     const current = await stores.jobs.findById(bridge.id);
     if (!current || current.status !== 'pending') throw new BridgeMovedOn();
-    const event: PipelineEvent =
-      downstream.failure_reason !== null
-        ? { type: 'job-status', jobId: bridge.id, status: 'failed', failureReason: 'downstream_pipeline_creation_failed' }
-        : { type: 'job-status', jobId: bridge.id, status: bridge.definition.trigger.strategy === 'depend' ? 'running' : 'success' };
-    return this.deps.processing.applyIn(stores, bridge.pipeline_id, event, {});
+    if (downstream.failure_reason === null) {
+      const status = bridge.definition.trigger.strategy === 'depend' ? 'running' : 'success';
+      return this.deps.processing.applyIn(stores, bridge.pipeline_id, { type: 'job-status', jobId: bridge.id, status }, {});
+    }
+    const failed = await this.deps.processing.applyIn(stores, bridge.pipeline_id, { type: 'job-status', jobId: bridge.id, status: 'failed', failureReason: 'downstream_pipeline_creation_failed' }, {});
+    // The saved pipeline's configuration errors are the bridge's downstream errors too, as in GitLab.
+    if (downstream.yaml_errors) await stores.jobs.update(bridge.id, { downstream_errors: [downstream.yaml_errors] });
+    return failed;
   }
 
-  private async failBridge(bridge: Bridge, reason: BridgeFailureReason | FailureReason): Promise<void> {
-    await this.applyIfStillPossible(bridge.pipeline_id, { type: 'job-status', jobId: bridge.id, status: 'failed', failureReason: reason });
+  /** The bridge fails; `errors`, why its downstream pipeline was not created, are kept on it in the same transaction. */
+  private async failBridge(bridge: Bridge, reason: BridgeFailureReason | FailureReason, errors?: readonly string[]): Promise<void> {
+    const keepErrors = errors && errors.length > 0 ? async (stores: CiStores) => void (await stores.jobs.update(bridge.id, { downstream_errors: [...errors] })) : undefined;
+    await this.applyIfStillPossible(bridge.pipeline_id, { type: 'job-status', jobId: bridge.id, status: 'failed', failureReason: reason }, keepErrors);
   }
 
   /** Applies the event unless the job or pipeline went away or moved on meanwhile (a rerun after a crash, a user's cancel). */
-  private async applyIfStillPossible(pipelineId: number, event: PipelineEvent): Promise<void> {
+  private async applyIfStillPossible(pipelineId: number, event: PipelineEvent, alongside?: (stores: CiStores) => Promise<void>): Promise<void> {
     try {
-      await this.deps.processing.apply(pipelineId, event);
+      await this.deps.processing.apply(pipelineId, event, {}, alongside);
     } catch (error) {
       if (isGantryError(error) && ['GANTRY_E_PIPELINE_NOT_FOUND', 'GANTRY_E_JOB_NOT_FOUND', 'GANTRY_E_JOB_TRANSITION_INVALID'].includes(error.code)) return;
       throw error;
@@ -165,6 +171,12 @@ function bridgeStatusFor(downstream: PipelineStatus): DownstreamBridgeStatus {
 
 function isBridgeWithTrigger(job: JobRecord): job is Bridge {
   return job.type === 'bridge' && job.definition !== null && job.definition.trigger !== null;
+}
+
+/** GitLab's messages of a refused creation ("Pipeline filtered out by workflow rules.", "Missing .gitlab-ci.yml file"). */
+function refusalMessages(error: unknown): string[] | undefined {
+  if (!isNoPipelineRefusal(error)) return undefined;
+  return [...(error.details.fields?.base ?? [error.message])];
 }
 
 /** A creation refusal as a bridge failure reason; null for errors worth another attempt. */

@@ -65,11 +65,20 @@ export class PipelineProcessing {
     this.clock = deps.clock ?? Date.now;
   }
 
-  /** Runs the event in its own transaction, again when a job moved meanwhile or the database asks. */
-  async apply(pipelineId: number, event: PipelineEvent, actor: { userId?: number | null } = {}): Promise<ProcessedEvent> {
+  /**
+   * Runs the event in its own transaction, again when a job moved meanwhile or the database asks;
+   * `alongside` writes what goes with the event in that same transaction (each time it runs).
+   */
+  async apply(
+    pipelineId: number, event: PipelineEvent, actor: { userId?: number | null } = {}, alongside?: (stores: CiStores, processed: ProcessedEvent) => Promise<void>,
+  ): Promise<ProcessedEvent> {
     for (let attempt = 1; ; attempt++) {
       try {
-        const processed = await this.deps.transactions.run((stores) => this.applyIn(stores, pipelineId, event, actor));
+        const processed = await this.deps.transactions.run(async (stores) => {
+          const outcome = await this.applyIn(stores, pipelineId, event, actor);
+          await alongside?.(stores, outcome);
+          return outcome;
+        });
         this.notify(processed);
         return processed;
       } catch (error) {

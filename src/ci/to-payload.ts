@@ -152,8 +152,10 @@ function jobVariables(
     ...(variable.file ? { file: true as const } : {}),
     ...(variable.raw ? { raw: true as const } : {}),
   }));
-  // The runner expands CI_ENVIRONMENT_URL itself, so it goes last and unexpanded.
-  const environmentUrl = job.environment?.url ? [publicVariable('CI_ENVIRONMENT_URL', job.environment.url)] : [];
+  // The runner expands CI_ENVIRONMENT_URL itself, so it goes last and unexpanded. Without a
+  // `url` of its own, a job gets its environment's, as a stop or verify job does on GitLab.
+  const url = job.environment ? job.environment.url ?? pipeline.environmentUrl : undefined;
+  const environmentUrl = url ? [publicVariable('CI_ENVIRONMENT_URL', url)] : [];
   return [...predefined, ...environment, ...yaml, ...userIdentityVariables(pipeline), ...user, ...environmentUrl];
 }
 

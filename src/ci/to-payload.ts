@@ -134,7 +134,8 @@ function jobVariables(
   const environment: JobVariable[] = [];
   let environmentName: string | null = null;
   if (job.environment) {
-    const name = expander([...predefined, ...yaml])(job.environment.name);
+    // The name its pipeline saved (expanded with the project's and pipeline's variables too), as GitLab's `expanded_environment_name`.
+    const name = pipeline.environmentName ?? expander([...predefined, ...yaml])(job.environment.name);
     environmentName = name;
     environment.push(
       publicVariable('CI_ENVIRONMENT_NAME', name),

@@ -3,6 +3,7 @@ import { parseDuration } from '../../../../ci/durations.ts';
 import { environmentSlug } from '../../../../ci/slug.ts';
 import type { CompileContext, JobDefinition, YamlVariable } from '../../../../ci/model.ts';
 import { applicableUserVariables } from '../../../../ci/user-variables.ts';
+import { jobAttributeVariables } from '../../../../ci/pipeline-variables.ts';
 import type { RetryPolicy, RetryWhen } from '../../../../pipeline/types.ts';
 import type { JobRecord, NewJob } from '../../../../storage/types-ci-jobs.ts';
 import type { PipelineRecord, StageRecord } from '../../../../storage/types-ci.ts';
@@ -39,7 +40,7 @@ export function jobRecords(
       needs: job.needs === null ? null : job.needs.map((need) => ({ name: need.job, optional: need.optional, artifacts: need.artifacts })),
       retry: retryPolicy(job),
       start_in_seconds: job.when === 'delayed' && job.startIn !== null ? parseDuration(job.startIn) : null,
-      environment: job.environment ? expandVariables(job.environment.name, [...pipelineVariables, ...job.variables, ...userVariables]) : null,
+      environment: job.environment ? expandVariables(job.environment.name, [...pipelineVariables, ...jobAttributeVariables(job), ...job.variables, ...userVariables]) : null,
       created_at: pipeline.created_at,
     };
   });
@@ -54,7 +55,7 @@ export function environmentUrl(job: Pick<JobRecord, 'environment' | 'definition'
   const url = definition?.environment?.url;
   if (!definition || !url || job.environment === null) return null;
   const own = [{ key: 'CI_ENVIRONMENT_NAME', value: job.environment }, { key: 'CI_ENVIRONMENT_SLUG', value: environmentSlug(job.environment) }];
-  return expandVariables(url, [...pipelineVariables, ...definition.variables, ...userVariables, ...own]);
+  return expandVariables(url, [...pipelineVariables, ...jobAttributeVariables(definition), ...definition.variables, ...userVariables, ...own]);
 }
 
 /**

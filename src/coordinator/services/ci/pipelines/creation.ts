@@ -315,7 +315,10 @@ export class PipelineCreation {
       let processed: Awaited<ReturnType<PipelineProcessing['applyIn']>> | null = null;
       if (compiled) {
         const stages = await stores.stages.insertMany(pipeline.id, compiled.result.stages.map((stage) => ({ name: stage.name, position: stage.index, status: 'created' as const })));
-        const pipelineVariables = [...predefinedPipelineVariables(inputsFromContext(compiled.context)), ...compiled.result.workflowVariables];
+        // CI_PIPELINE_IID too: GitLab allocates it before it creates the jobs' environments.
+        const pipelineVariables = [
+          ...predefinedPipelineVariables(inputsFromContext(compiled.context)), { key: 'CI_PIPELINE_IID', value: String(pipeline.iid) }, ...compiled.result.workflowVariables,
+        ];
         const userVariables = environmentExpansionVariables(compiled.context);
         const jobs = await stores.jobs.insertMany(failRefusedEnvironments(jobRecords(pipeline, stages, compiled.result.jobs, pipelineVariables, userVariables)));
         await recordDeployments(stores, jobs, pipeline.created_at, (job) => environmentUrl(job, pipelineVariables, userVariables));

@@ -65,6 +65,8 @@ export interface PayloadPipelineInfo {
   variables?: ContextVariable[];
   /** The job's environment name as its pipeline expanded it, for variable scopes; default: the name expanded here. */
   environmentName?: string | null;
+  /** The URL of the job's environment as saved, CI_ENVIRONMENT_URL when the job names no `url` (GitLab's `environment_url`). */
+  environmentUrl?: string;
   /**
    * A merge request pipeline's request: CI_COMMIT_REF_NAME is its source branch, no
    * CI_COMMIT_BRANCH, the CI_MERGE_REQUEST_* variables, and the runner fetches its ref path.

@@ -134,7 +134,8 @@ function jobVariables(
   const environment: JobVariable[] = [];
   let environmentName: string | null = null;
   if (job.environment) {
-    const name = expander([...predefined, ...yaml])(job.environment.name);
+    // The name its pipeline saved (expanded with the project's and pipeline's variables too), as GitLab's `expanded_environment_name`.
+    const name = pipeline.environmentName ?? expander([...predefined, ...yaml])(job.environment.name);
     environmentName = name;
     environment.push(
       publicVariable('CI_ENVIRONMENT_NAME', name),
@@ -152,8 +153,10 @@ function jobVariables(
     ...(variable.file ? { file: true as const } : {}),
     ...(variable.raw ? { raw: true as const } : {}),
   }));
-  // The runner expands CI_ENVIRONMENT_URL itself, so it goes last and unexpanded.
-  const environmentUrl = job.environment?.url ? [publicVariable('CI_ENVIRONMENT_URL', job.environment.url)] : [];
+  // The runner expands CI_ENVIRONMENT_URL itself, so it goes last and unexpanded. Without a
+  // `url` of its own, a job gets its environment's, as a stop or verify job does on GitLab.
+  const url = job.environment ? job.environment.url ?? pipeline.environmentUrl : undefined;
+  const environmentUrl = url ? [publicVariable('CI_ENVIRONMENT_URL', url)] : [];
   return [...predefined, ...environment, ...yaml, ...userIdentityVariables(pipeline), ...user, ...environmentUrl];
 }
 

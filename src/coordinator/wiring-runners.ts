@@ -39,6 +39,7 @@ export function buildRunnersServices(context: CoordinatorContext, ci: Pick<CiSer
       pipelineVariables: stores.pipelineVariables,
       users: stores.users,
       jobArtifacts: stores.jobArtifacts,
+      environments: stores.environments,
       repositories: context.repositories,
       namespaces: stores.namespaces,
       projectVariables: stores.projectVariables,

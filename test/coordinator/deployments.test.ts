@@ -128,6 +128,30 @@ describe('deployments of jobs with environment:', () => {
     assert.deepEqual(listed.list.map((item) => [item.name, item.last_deployment]), [['review/main', null]]);
   });
 
+  it('creates the environment of a job that only prepares, verifies, accesses or stops it, without a URL or a deployment', async () => {
+    const project = await ciProject('env-actions', `
+prepare:
+  script: ./prepare
+  environment: { name: prepared, action: prepare, url: https://prepared.example.com }
+verify:
+  script: ./verify
+  environment: { name: verified, action: verify }
+access:
+  script: ./access
+  environment: { name: accessed, action: access }
+stop:
+  script: ./stop
+  environment: { name: stopped/$CI_COMMIT_REF_NAME, action: stop }
+`);
+    const pipelineId = await fixture.runPipeline(project.id);
+    assert.deepEqual(await deploymentsOf(pipelineId), []);
+    const listed = await fixture.gantry.api('GET', `/projects/${project.id}/environments`);
+    assert.deepEqual(
+      listed.list.map((item) => [item.name, item.state, item.external_url, item.last_deployment]).sort(),
+      [['accessed', 'available', null, null], ['prepared', 'available', null, null], ['stopped/main', 'available', null, null], ['verified', 'available', null, null]],
+    );
+  });
+
   it('follows the job: running on claim, success on the runner update; last_deployment and stop', async () => {
     const project = await ciProject('follow', CI);
     const pipelineId = await fixture.runPipeline(project.id);

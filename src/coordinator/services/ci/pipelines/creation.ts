@@ -16,7 +16,7 @@ import type { RemoteIncludes } from './remote-includes.ts';
 import { GitRepositoryReader, readTextAt, type CompareRefs, type GitReaderDeps } from './git-reader.ts';
 import type { ParentArtifacts } from './parent-artifacts.ts';
 import { failRefusedEnvironments, recordDeployments } from './deployments.ts';
-import { environmentUrl, jobRecords } from './job-records.ts';
+import { environmentExpansionVariables, environmentUrl, jobRecords } from './job-records.ts';
 import { pipelineContextVariables, type PipelineVariableSources } from './variables.ts';
 import type { OpenMergeRequests } from './open-merge-requests.ts';
 import { projectFullPath } from '../../namespaces/project-full-path.ts';
@@ -315,9 +315,13 @@ export class PipelineCreation {
       let processed: Awaited<ReturnType<PipelineProcessing['applyIn']>> | null = null;
       if (compiled) {
         const stages = await stores.stages.insertMany(pipeline.id, compiled.result.stages.map((stage) => ({ name: stage.name, position: stage.index, status: 'created' as const })));
-        const pipelineVariables = [...predefinedPipelineVariables(inputsFromContext(compiled.context)), ...compiled.result.workflowVariables];
-        const jobs = await stores.jobs.insertMany(failRefusedEnvironments(jobRecords(pipeline, stages, compiled.result.jobs, pipelineVariables)));
-        await recordDeployments(stores, jobs, pipeline.created_at, (job) => environmentUrl(job, pipelineVariables));
+        // CI_PIPELINE_IID too: GitLab allocates it before it creates the jobs' environments.
+        const pipelineVariables = [
+          ...predefinedPipelineVariables(inputsFromContext(compiled.context)), { key: 'CI_PIPELINE_IID', value: String(pipeline.iid) }, ...compiled.result.workflowVariables,
+        ];
+        const userVariables = environmentExpansionVariables(compiled.context);
+        const jobs = await stores.jobs.insertMany(failRefusedEnvironments(jobRecords(pipeline, stages, compiled.result.jobs, pipelineVariables, userVariables)));
+        await recordDeployments(stores, jobs, pipeline.created_at, (job) => environmentUrl(job, pipelineVariables, userVariables));
         processed = await this.deps.processing.applyIn(stores, pipeline.id, { type: 'process' }, { userId: pipeline.user_id });
         processed = { ...processed, insertedJobs: jobs.map((job) => ({ id: job.id, status: job.status })) };
       }

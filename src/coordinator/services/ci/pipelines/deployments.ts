@@ -63,10 +63,11 @@ export function deploymentStatusFor(jobStatus: JobStatus): DeploymentStatus | un
 const FINISHED: readonly DeploymentStatus[] = ['success', 'failed', 'canceled'];
 
 /**
- * New jobs (pipeline creation, retries): each one that starts an environment gets the
- * environment, created when missing with `urlOf`'s expanded URL, and a deployment in the
- * status its job has. An environment name GitLab would refuse records nothing (its job
- * fails, `isEnvironmentRefused`); a URL it would refuse is left out.
+ * New jobs (pipeline creation, retries): each build job with an environment gets it, created
+ * when missing (GitLab's `Environments::CreateForJobService`, whatever the job's action); one
+ * that starts it gives it `urlOf`'s expanded URL and gets a deployment in the status its job
+ * has. An environment name GitLab would refuse records nothing (its job fails,
+ * `isEnvironmentRefused`); a URL it would refuse is left out.
  */
 export async function recordDeployments(
   stores: DeploymentStores,
@@ -76,14 +77,15 @@ export async function recordDeployments(
 ): Promise<DeploymentRecord[]> {
   const recorded: DeploymentRecord[] = [];
   for (const job of jobs) {
-    if (environmentActionOf(job) !== 'start' || job.environment === null) continue;
+    const action = environmentActionOf(job);
+    if (action === null || job.environment === null) continue;
     if (environmentNameErrors(job.environment).length > 0) continue;
-    const url = urlOf(job);
+    const url = action === 'start' ? urlOf(job) : null;
     const externalUrl = url !== null && externalUrlErrors(url).length === 0 ? url : null;
     let environment = await stores.environments.findOrCreate({
       project_id: job.project_id, name: job.environment, slug: environmentSlug(job.environment), external_url: externalUrl, state: 'available', created_at: now, updated_at: now,
     });
-    if (!environment) continue;
+    if (!environment || action !== 'start') continue;
     if (environment.external_url === null && externalUrl !== null) {
       environment = (await stores.environments.update(environment.id, { external_url: externalUrl, updated_at: now })) ?? environment;
     }

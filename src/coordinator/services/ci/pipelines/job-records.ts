@@ -1,7 +1,9 @@
 import { isBridge } from '../../../../ci/bridges.ts';
 import { parseDuration } from '../../../../ci/durations.ts';
 import { environmentSlug } from '../../../../ci/slug.ts';
-import type { JobDefinition, YamlVariable } from '../../../../ci/model.ts';
+import type { CompileContext, JobDefinition, YamlVariable } from '../../../../ci/model.ts';
+import { applicableUserVariables } from '../../../../ci/user-variables.ts';
+import { jobAttributeVariables } from '../../../../ci/pipeline-variables.ts';
 import type { RetryPolicy, RetryWhen } from '../../../../pipeline/types.ts';
 import type { JobRecord, NewJob } from '../../../../storage/types-ci-jobs.ts';
 import type { PipelineRecord, StageRecord } from '../../../../storage/types-ci.ts';
@@ -11,7 +13,9 @@ import type { PipelineRecord, StageRecord } from '../../../../storage/types-ci.t
  * allow_failure, needs, retry, start_in) in the state rules' shape, the definition for the
  * job payload, bridges as `bridge`.
  */
-export function jobRecords(pipeline: PipelineRecord, stages: readonly StageRecord[], jobs: readonly JobDefinition[], pipelineVariables: readonly YamlVariable[]): NewJob[] {
+export function jobRecords(
+  pipeline: PipelineRecord, stages: readonly StageRecord[], jobs: readonly JobDefinition[], pipelineVariables: readonly YamlVariable[], userVariables: readonly YamlVariable[] = [],
+): NewJob[] {
   const stageOf = new Map(stages.map((stage) => [stage.name, stage]));
   return jobs.map((job): NewJob => {
     const stage = stageOf.get(job.stage);
@@ -36,7 +40,7 @@ export function jobRecords(pipeline: PipelineRecord, stages: readonly StageRecor
       needs: job.needs === null ? null : job.needs.map((need) => ({ name: need.job, optional: need.optional, artifacts: need.artifacts })),
       retry: retryPolicy(job),
       start_in_seconds: job.when === 'delayed' && job.startIn !== null ? parseDuration(job.startIn) : null,
-      environment: job.environment ? expandVariables(job.environment.name, [...pipelineVariables, ...job.variables]) : null,
+      environment: job.environment ? expandVariables(job.environment.name, [...pipelineVariables, ...jobAttributeVariables(job), ...job.variables, ...userVariables]) : null,
       created_at: pipeline.created_at,
     };
   });
@@ -46,12 +50,21 @@ export function jobRecords(pipeline: PipelineRecord, stages: readonly StageRecor
  * The job's `environment:url` expanded as its environment name was, plus the environment's
  * own variables (`CI_ENVIRONMENT_NAME`, `CI_ENVIRONMENT_SLUG`); null without one.
  */
-export function environmentUrl(job: Pick<JobRecord, 'environment' | 'definition'>, pipelineVariables: readonly YamlVariable[]): string | null {
+export function environmentUrl(job: Pick<JobRecord, 'environment' | 'definition'>, pipelineVariables: readonly YamlVariable[], userVariables: readonly YamlVariable[] = []): string | null {
   const { definition } = job;
   const url = definition?.environment?.url;
   if (!definition || !url || job.environment === null) return null;
   const own = [{ key: 'CI_ENVIRONMENT_NAME', value: job.environment }, { key: 'CI_ENVIRONMENT_SLUG', value: environmentSlug(job.environment) }];
-  return expandVariables(url, [...pipelineVariables, ...definition.variables, ...own]);
+  return expandVariables(url, [...pipelineVariables, ...jobAttributeVariables(definition), ...definition.variables, ...userVariables, ...own]);
+}
+
+/**
+ * The instance, group, project and pipeline variables an environment's name and URL are
+ * expanded with, after the CI file's (GitLab's `simple_variables`: those of scope `*`, the
+ * protected ones on protected refs only).
+ */
+export function environmentExpansionVariables(context: Pick<CompileContext, 'variables' | 'refProtected'>): YamlVariable[] {
+  return applicableUserVariables(context.variables ?? [], context.refProtected ?? false, null).map((variable) => ({ key: variable.key, value: variable.value }));
 }
 
 function retryPolicy(job: JobDefinition): RetryPolicy | null {

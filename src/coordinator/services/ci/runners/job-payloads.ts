@@ -11,6 +11,7 @@ import type { RepositoryManager } from '../../../../storage/git/types.ts';
 import type { JobArtifactsStore, JobRecord } from '../../../../storage/types-ci-jobs.ts';
 import type { PipelineRecord, PipelinesStore, PipelineVariablesStore } from '../../../../storage/types-ci.ts';
 import type { RunnerRecord } from '../../../../storage/types-runners.ts';
+import type { EnvironmentsStore } from '../../../../storage/types-environments.ts';
 import type { ProjectRecord, ProjectsStore, UserRecord, UsersStore } from '../../../../storage/types.ts';
 import type { OpenMergeRequests } from '../pipelines/open-merge-requests.ts';
 import { accessLevelName } from '../../access/levels.ts';
@@ -25,6 +26,8 @@ export interface JobPayloadsDeps extends PipelineVariableSources {
   pipelineVariables: Pick<PipelineVariablesStore, 'list'>;
   users: Pick<UsersStore, 'findById'>;
   jobArtifacts: Pick<JobArtifactsStore, 'listForJobs' | 'dotenvVariablesForJobs'>;
+  /** The job's environment, whose URL is CI_ENVIRONMENT_URL when the job names none; absent: none. */
+  environments?: Pick<EnvironmentsStore, 'findByName'>;
   repositories: Pick<RepositoryManager, 'exists' | 'open'>;
   /** Base URL runners reach the coordinator at (clone URLs, CI_SERVER_URL). */
   externalUrl: string;
@@ -66,7 +69,7 @@ export class JobPayloads {
       user: pipeline.user_id === null ? Promise.resolve(undefined) : this.deps.users.findById(pipeline.user_id),
       mergeRequest: this.deps.mergeRequestInfo ? this.deps.mergeRequestInfo(pipeline) : Promise.resolve(undefined),
     };
-    const [variables, dotenv, user, commit, dependencies, mergeRequest, openMergeRequests] = await Promise.all([
+    const [variables, dotenv, user, commit, dependencies, mergeRequest, openMergeRequests, environment] = await Promise.all([
       this.variables(project, pipeline),
       this.dotenvVariables(claimed.dependencies),
       reading.user,
@@ -74,6 +77,7 @@ export class JobPayloads {
       this.dependencies(claimed.dependencies, token),
       reading.mergeRequest,
       this.openMergeRequests(project, pipeline, reading),
+      job.environment === null ? undefined : this.deps.environments?.findByName(project.id, job.environment),
     ]);
     const timeout = effectiveJobTimeout(definition.timeout, runner.maximum_timeout);
     const payload = toJobPayload(
@@ -105,6 +109,7 @@ export class JobPayloads {
         user: user && { id: user.id, email: user.email, login: user.username, name: user.name },
         variables: [...dotenv, ...variables],
         environmentName: job.environment,
+        environmentUrl: environment?.external_url ?? undefined,
         mergeRequest,
         openMergeRequests,
         runner: { id: runner.id, description: runner.description, tags: runner.tag_list },

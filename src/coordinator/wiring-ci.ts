@@ -234,7 +234,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
     lookup, permissions, jobs: stores.jobs, jobArtifacts: stores.jobArtifacts, processing: pipelineProcessing, views: jobViews, refRules, ...blobs,
     jobTokens: jobTokenAccess, projects: stores.projects,
   });
-  const runnerJobs = buildRunnerJobServices(context, { processing: pipelineProcessing, traces: blobs.traces, jobStatusWatch }, options.runnerJobs);
+  const runnerJobs = buildRunnerJobServices(context, { processing: pipelineProcessing, traces: blobs.traces, jobStatusWatch, resourceReleased: () => jobQueueWakeups.jobsEnqueued() }, options.runnerJobs);
   const jobArtifacts = new JobArtifactsService({ jobs, jobsStore: stores.jobs, jobArtifacts: stores.jobArtifacts, ...blobs, members: archiveMembers, traceWatch: runnerJobs.traceWatch });
   const artifactUploads = new ArtifactUploads({
     tokens: jobTokenAccess, settings: context.settings, jobs: stores.jobs, jobArtifacts: stores.jobArtifacts, artifactFiles: blobs.artifactFiles, members: archiveMembers, logger,

@@ -63,13 +63,15 @@ export interface JobRecord {
   cancel_gracefully: boolean;
   /** A bridge whose downstream pipeline was not created: GitLab's messages saying why (its `downstream_errors`). */
   downstream_errors: string[] | null;
+  /** The job's `resource_group` key, expanded: no two of a project's jobs in one group run at once. */
+  resource_group: string | null;
 }
 
 type JobDefaults =
   | 'stage_id' | 'retried' | 'failure_reason' | 'exit_code' | 'coverage' | 'user_id' | 'runner_id' | 'runner_type' | 'tag_list'
   | 'protected' | 'tag' | 'definition' | 'needs' | 'retry' | 'start_in_seconds' | 'environment' | 'target_url' | 'description'
   | 'queued_at' | 'started_at' | 'finished_at' | 'scheduled_at' | 'erased_at' | 'updated_at' | 'artifacts_expire_at'
-  | 'trace_size' | 'trace_checksum' | 'cancel_gracefully' | 'downstream_errors';
+  | 'trace_size' | 'trace_checksum' | 'cancel_gracefully' | 'downstream_errors' | 'resource_group';
 
 export type NewJob = Omit<JobRecord, 'id' | 'lock_version' | JobDefaults> & Partial<Pick<JobRecord, JobDefaults>>;
 

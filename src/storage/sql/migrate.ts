@@ -48,6 +48,7 @@ import { pipelineMetadata } from './migrations/047-pipeline-metadata.ts';
 import { environmentSlugs } from './migrations/048-environment-slugs.ts';
 import { ciSigningKey } from './migrations/049-ci-signing-key.ts';
 import { jobDownstreamErrors } from './migrations/050-job-downstream-errors.ts';
+import { jobResourceGroup } from './migrations/051-job-resource-group.ts';
 
 /** Ordered migrations; names never change once released. */
 const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
@@ -98,6 +99,7 @@ const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
   ['048-environment-slugs', environmentSlugs],
   ['049-ci-signing-key', ciSigningKey],
   ['050-job-downstream-errors', jobDownstreamErrors],
+  ['051-job-resource-group', jobResourceGroup],
 ];
 
 /** The names of every migration, in order: a schema's identity (the tests' PostgreSQL template is keyed on it). */

@@ -116,6 +116,7 @@ export interface CiJobsTable {
   cancel_gracefully: Generated<number>;
   /** Migration 050: JSON string[], a bridge's reasons its downstream pipeline was not created. */
   downstream_errors: string | null;
+  resource_group: string | null;
 }
 
 export interface CiJobArtifactsTable {

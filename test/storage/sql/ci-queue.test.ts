@@ -61,6 +61,20 @@ describe('CI job queue', () => {
     return ids;
   }
 
+  it('hands out one job of a resource group at a time, per project: the next one once the running one is done', async () => {
+    const taker = await runner({ runner_type: 'instance_type' });
+    const [first, second] = await pending(projectA, 2, { resource_group: 'production' });
+    const [other] = await pending(projectA, 1, { resource_group: 'staging' });
+    const [elsewhere] = await pending(projectB, 1, { resource_group: 'production' });
+    const claimed = [await claim(taker), await claim(taker), await claim(taker)].map((job) => job?.id);
+    assert.deepEqual(new Set(claimed), new Set([first!.id, other!.id, elsewhere!.id]));
+    assert.equal(await claim(taker), undefined, "the group's second job waits while the first runs");
+    assert.equal(await stores.jobQueue.hasCandidate(taker), false);
+    await stores.jobs.update(first!.id, { status: 'success' });
+    assert.equal(await stores.jobQueue.hasCandidate(taker), true);
+    assert.equal((await claim(taker))?.id, second!.id);
+  });
+
   it('hands a pending build to an instance runner and marks it running', async () => {
     const shared = await runner({ runner_type: 'instance_type' });
     const [job] = await pending(projectA, 1);

@@ -15,7 +15,7 @@ const TIMESTAMP_COLUMNS: Record<JobTimestampField, 'queued_at' | 'started_at' | 
 /** Columns a retry's new job copies from the job it replaces (GitLab's clone accessors). */
 const COPIED_COLUMNS = [
   'pipeline_id', 'project_id', 'stage_id', 'stage', 'stage_idx', 'name', 'type', 'when', 'allow_failure', 'tag_list', 'protected', 'ref',
-  'sha', 'tag', 'definition', 'needs', 'retry', 'start_in_seconds', 'environment', 'target_url', 'description',
+  'sha', 'tag', 'definition', 'needs', 'retry', 'start_in_seconds', 'environment', 'target_url', 'description', 'resource_group',
 ] as const;
 
 const toIso = (epochMs: number | null | undefined): string | null => (epochMs === null || epochMs === undefined ? null : new Date(epochMs).toISOString());

@@ -15,7 +15,11 @@ type QueueRunner = Pick<RunnerRecord, 'id' | 'runner_type' | 'tag_list' | 'run_u
  *    the partial index `ci_jobs_queue (project_id, id)` one project at a time (a loose index
  *    scan: O(projects · log jobs), however many jobs one project queues).
  * 2. `candidates`: those the runner may serve, each with its oldest job the runner matches
- *    (tags, protection) and, for instance runners, how many of its jobs instance runners run.
+ *    (tags, protection; a job of a `resource_group` only while no job of its project in that
+ *    group runs, as GitLab holds it `waiting_for_resource`) and, for instance runners, how many
+ *    of its jobs instance runners run. Two claims at once on PostgreSQL can both find the
+ *    group free (each reads its own snapshot): the group is exact on SQLite, whose writes
+ *    are one at a time, and close on PostgreSQL.
  *    The project is matched as a range and ordered by (project_id, id) so only the queue index
  *    serves that order: with `project_id = p.id ORDER BY id`, PostgreSQL walks the primary key
  *    instead, through every other project's jobs.
@@ -101,6 +105,8 @@ function candidatesQuery(runner: QueueRunner, dialect: DialectName, locking: boo
       SELECT p.id AS project_id,
         (SELECT j.id FROM ci_jobs j
          WHERE j.status = 'pending' AND j.type = 'build' AND j.project_id >= p.id AND j.project_id <= p.id ${jobMatch(runner, dialect)}
+           AND (j.resource_group IS NULL OR NOT EXISTS (
+             SELECT 1 FROM ci_jobs g WHERE g.project_id = j.project_id AND g.resource_group = j.resource_group AND g.status IN ('running', 'canceling')))
          ORDER BY j.project_id, j.id LIMIT 1 ${lock}) AS job_id,
         ${running} AS running
       FROM pending_projects pp JOIN projects p ON p.id = pp.project_id

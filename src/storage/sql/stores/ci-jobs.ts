@@ -14,7 +14,7 @@ const JOB_DEFAULTS: Required<Omit<NewJob, 'pipeline_id' | 'project_id' | 'stage'
   stage_id: null, retried: false, failure_reason: null, exit_code: null, coverage: null, user_id: null, runner_id: null, runner_type: null, cancel_gracefully: false,
   tag_list: [], protected: false, tag: false, definition: null, needs: null, retry: null, start_in_seconds: null, environment: null,
   target_url: null, description: null, queued_at: null, started_at: null, finished_at: null, scheduled_at: null, erased_at: null,
-  artifacts_expire_at: null, trace_size: null, trace_checksum: null, downstream_errors: null,
+  artifacts_expire_at: null, trace_size: null, trace_checksum: null, downstream_errors: null, resource_group: null,
 };
 
 export class SqlCiJobsStore implements CiJobsStore {

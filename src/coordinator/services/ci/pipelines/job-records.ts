@@ -41,6 +41,8 @@ export function jobRecords(
       retry: retryPolicy(job),
       start_in_seconds: job.when === 'delayed' && job.startIn !== null ? parseDuration(job.startIn) : null,
       environment: job.environment ? expandVariables(job.environment.name, [...pipelineVariables, ...jobAttributeVariables(job), ...job.variables, ...userVariables]) : null,
+      // GitLab expands the key as it does an environment's name; an empty one is no group.
+      resource_group: (job.resourceGroup ? expandVariables(job.resourceGroup, [...pipelineVariables, ...jobAttributeVariables(job), ...job.variables, ...userVariables]) : '') || null,
       created_at: pipeline.created_at,
     };
   });

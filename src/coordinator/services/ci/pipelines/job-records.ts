@@ -19,6 +19,8 @@ export function jobRecords(
   const stageOf = new Map(stages.map((stage) => [stage.name, stage]));
   return jobs.map((job): NewJob => {
     const stage = stageOf.get(job.stage);
+    // What an environment's name and a resource group's key expand with, as GitLab expands them.
+    const scope = [...pipelineVariables, ...jobAttributeVariables(job), ...job.variables, ...userVariables];
     return {
       pipeline_id: pipeline.id,
       project_id: pipeline.project_id,
@@ -40,9 +42,9 @@ export function jobRecords(
       needs: job.needs === null ? null : job.needs.map((need) => ({ name: need.job, optional: need.optional, artifacts: need.artifacts })),
       retry: retryPolicy(job),
       start_in_seconds: job.when === 'delayed' && job.startIn !== null ? parseDuration(job.startIn) : null,
-      environment: job.environment ? expandVariables(job.environment.name, [...pipelineVariables, ...jobAttributeVariables(job), ...job.variables, ...userVariables]) : null,
-      // GitLab expands the key as it does an environment's name; an empty one is no group.
-      resource_group: (job.resourceGroup ? expandVariables(job.resourceGroup, [...pipelineVariables, ...jobAttributeVariables(job), ...job.variables, ...userVariables]) : '') || null,
+      environment: job.environment ? expandVariables(job.environment.name, scope) : null,
+      // An empty key is no group.
+      resource_group: (job.resourceGroup ? expandVariables(job.resourceGroup, scope) : '') || null,
       created_at: pipeline.created_at,
     };
   });

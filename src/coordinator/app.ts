@@ -14,7 +14,7 @@ import { openDatabaseNotifications } from '../storage/sql/notifications.ts';
 import { claimSqliteDatabase } from '../storage/sql/process-locks.ts';
 import { SqlMonitoringStore } from '../storage/sql/stores/monitoring.ts';
 import { coordinatorUrl, recordMountPrefix } from './http/mount-path.ts';
-import type { CoordinatorOptions, CoordinatorRoutes } from './options.ts';
+import { DEFAULT_SHUTDOWN_GRACE_MS, type CoordinatorOptions, type CoordinatorRoutes } from './options.ts';
 import { buildProjectsService, buildServices } from './wiring.ts';
 import { buildCiServices, type CiServices } from './wiring-ci.ts';
 import { buildMonitoring, type Monitoring } from './wiring-monitoring.ts';
@@ -40,13 +40,12 @@ import { cleanUpRepositoryProtection } from './services/accounts/deploy-keys.ts'
 import { ExpirySweeper } from './services/namespaces/expiry-sweeper.ts';
 import { uploadsDirectory } from './repository-reconciliation.ts';
 import { startUnderLock } from './startup.ts';
+import { closingSteps } from './closing-steps.ts';
 import { registerWebPages } from './web/index.ts';
 import { InstanceUpkeep } from './instance-upkeep.ts';
 import { runInRequestScope } from './request-scope.ts';
 
 export type { CoordinatorOptions };
-
-const DEFAULT_SHUTDOWN_GRACE_MS = 5_000;
 
 export interface Coordinator {
   app: FastifyInstance;
@@ -190,15 +189,16 @@ async function openCoordinator(options: CoordinatorOptions, logger: Logger): Pro
     shutdownGraceMs: options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS,
     monitoring,
     async close() {
+      const step = closingSteps(logger);
       expirySweeper.stop();
-      await upkeep.stop();
-      await ci.ciRuntime.stop();
-      await context.instance.stop();
-      await notifications.close();
-      await context.repositories.close();
-      await rm(uploadsDirectory(context.config.dataDir, context.instance.id), { recursive: true, force: true });
-      await database.close();
-      await claim.release();
+      await step('instance upkeep', () => upkeep.stop());
+      await ci.ciRuntime.stop(step);
+      await step('the instance record', () => context.instance.stop());
+      await step('database notifications', () => notifications.close());
+      await step('repositories', () => context.repositories.close());
+      await step('uploads', () => rm(uploadsDirectory(context.config.dataDir, context.instance.id), { recursive: true, force: true }));
+      await step('the database', () => database.close());
+      await step('the database claim', () => claim.release());
     },
   };
 }

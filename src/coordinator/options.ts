@@ -6,6 +6,9 @@ import type { InstanceTiming } from './services/instance/instances.ts';
 import type { CiRuntimeOptions } from './wiring-ci.ts';
 import type { MailOptions } from './services/integrations/mail-outbox.ts';
 
+/** What closing gives requests in flight unless CoordinatorOptions.shutdownGraceMs says otherwise. */
+export const DEFAULT_SHUTDOWN_GRACE_MS = 5_000;
+
 /** How to run a coordinator, standalone (`createCoordinator`) or mounted in a host (`gantryPlugin`). */
 export interface CoordinatorOptions {
   /** Data directory: SQLite file, repositories, artifacts. Default ./data. */

@@ -1,4 +1,5 @@
 import { CompileSandbox, type CompileSandboxOptions } from '../ci-sandbox/index.ts';
+import type { ClosingStep } from './closing-steps.ts';
 import { FileArtifactStore } from '../storage/fs/artifacts.ts';
 import { FileTraceStore } from '../storage/fs/traces.ts';
 import { DEFAULT_ZIP_INDEX_LIMITS, type ArtifactStore, type TraceStore, type ZipIndexLimits } from '../storage/types-blobs.ts';
@@ -296,16 +297,16 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
       eventPruning.start(24 * 60 * 60_000);
       mergeRequestMerging.staleMergeLocks.start(5 * 60_000);
     },
-    async stop(): Promise<void> {
+    async stop(step: ClosingStep = (_name, work) => work()): Promise<void> {
       artifactExpiry.stop();
       eventPruning.stop();
       mergeRequestMerging.staleMergeLocks.stop();
-      await runnerJobs.staleJobs.stop();
-      await schedulePipelines.stop();
-      await taskWorker.stop(5_000);
-      await hookEvents.settled();
-      await hookWorker.close(5_000);
-      await compileSandbox.close();
+      await step('the stale job sweep', () => runnerJobs.staleJobs.stop());
+      await step('pipeline schedules', () => schedulePipelines.stop());
+      await step('the task worker', () => taskWorker.stop(5_000));
+      await step('pipeline and job hooks', () => hookEvents.settled());
+      await step('the hook delivery thread', () => hookWorker.close(5_000));
+      await step('the CI file compiler', () => compileSandbox.close());
     },
   };
   /**

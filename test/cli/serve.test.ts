@@ -244,7 +244,10 @@ describe('coordinator serve', () => {
     const otherDir = mkdtempSync(path.join(tmpdir(), 'gantry-serve-stall-'));
     const config = path.join(otherDir, 'config.toml');
     writeFileSync(config, `[coordinator]\nport = ${port}\ndata_dir = "${otherDir}"\nshutdown_grace_ms = 1000\n`);
-    const child = spawn(BIN, ['serve', '--config', config], { env: { ...process.env, GANTRY_ROOT_TOKEN: 'stall-token', GANTRY_LOG_LEVEL: 'warn' }, stdio: 'ignore' });
+    const child = spawn(BIN, ['serve', '--config', config], { env: { ...process.env, GANTRY_ROOT_TOKEN: 'stall-token', GANTRY_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Its warnings say what held a close up (closeWithinBound), should it ever be slow.
+    let output = '';
+    for (const stream of [child.stdout, child.stderr]) stream.on('data', (chunk: Buffer) => (output += chunk.toString()));
     // The exit code: 0 once closed, null when a signal ended the process before.
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     const base = `http://127.0.0.1:${port}/api/v4`;
@@ -269,7 +272,8 @@ describe('coordinator serve', () => {
       assert.equal(stalled.status, 200);
       await waitFor(() => gitProcessesIn(gitDir).some((process) => process.includes('archive')), 'git archive to run');
       child.kill('SIGTERM');
-      assert.equal(await within(exited, 20_000, 'the coordinator exiting after SIGTERM'), 0);
+      const code = await within(exited, 20_000, 'the coordinator exiting after SIGTERM').catch((error: Error) => assert.fail(`${error.message}; its output:\n${output}`));
+      assert.equal(code, 0, output);
       await waitFor(() => !gitProcessesIn(gitDir).some((process) => process.includes('archive')), 'git archive to stop');
       await within(stalled.drain(), 20_000, 'the stalled connection closing');
     } finally {

@@ -2,20 +2,8 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { Writable } from 'node:stream';
 import { closeWithinBound, coordinatorCloseBoundMs } from '../../src/cli/commands/bounded-shutdown.ts';
-import { createLogger } from '../../src/shared/logger.ts';
-
-function recordingLogger(): { logger: ReturnType<typeof createLogger>; lines: Array<Record<string, unknown>> } {
-  const lines: Array<Record<string, unknown>> = [];
-  const destination = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
-      done();
-    },
-  });
-  return { logger: createLogger({ destination }), lines };
-}
+import { recordingLogger } from '../helpers/recording-logger.ts';
 
 /** Runs closeWithinBound in a process of its own (its exit is the point), printing the elapsed time and exit code. */
 function runAlone(close: string, holdAfterClose: boolean): Promise<{ code: number | null; stdout: string; elapsedMs: number }> {

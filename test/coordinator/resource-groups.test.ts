@@ -95,6 +95,28 @@ describe('resource_group: waiting_for_resource', () => {
   });
 });
 
+describe('resource_group: deleted holders and filters', () => {
+  let fixture: RunnerJobsFixture;
+
+  before(async () => {
+    fixture = await startRunnerJobsFixture({ extra: { ci: { runTasks: true, taskPollIntervalMs: 30 } } });
+  });
+  after(() => fixture.close());
+
+  it("lists a waiting pipeline by its status, and gives the resource to another pipeline's job when the holder's pipeline is deleted", async () => {
+    const project = await fixture.ciProject('delete-holder', ciWithGroup(['deploy']));
+    const holding = await fixture.runPipeline(project.id);
+    await statusesWhen(fixture, project.id, holding, ['pending'], 'the first pipeline holds the resource');
+    const waiting = await fixture.runPipeline(project.id);
+    await statusesWhen(fixture, project.id, waiting, ['waiting_for_resource'], 'the second pipeline waits');
+    const listed = await fixture.gantry.api('GET', `/projects/${project.id}/pipelines?status=waiting_for_resource`);
+    assert.deepEqual(listed.list.map((pipeline) => pipeline.id), [waiting]);
+
+    assert.equal((await fixture.gantry.api('DELETE', `/projects/${project.id}/pipelines/${holding}`)).status, 204);
+    await statusesWhen(fixture, project.id, waiting, ['pending'], "the second pipeline's job pending once the holder is gone");
+  });
+});
+
 describe('resource_group across coordinators', { skip: !postgres && 'needs PostgreSQL: bash scripts/with-postgres.sh' }, () => {
   let pair: Awaited<ReturnType<typeof startTwoCoordinators>> | undefined;
 

@@ -48,7 +48,16 @@ export function groupsToAssign(changes: readonly JobChange[], jobs: readonly Pip
 export async function recordResourceAssignments(
   stores: CiStores, projectId: number, changes: readonly JobChange[], jobs: readonly PipelineJob[], now: string,
 ): Promise<number> {
-  const keys = groupsToAssign(changes, jobs);
+  return recordAssignmentTasks(stores, projectId, groupsToAssign(changes, jobs), now);
+}
+
+/** The groups these jobs hold (a pipeline about to be deleted lets go of them). */
+export function groupsHeld(jobs: readonly PipelineJob[]): string[] {
+  return [...new Set(jobs.flatMap((job) => (job.resourceGroup && HOLDING.has(job.status) ? [job.resourceGroup] : [])))];
+}
+
+/** In the caller's transaction: one assignment task per group (deduped while one is pending); answers how many. */
+export async function recordAssignmentTasks(stores: Pick<CiStores, 'tasks'>, projectId: number, keys: readonly string[], now: string): Promise<number> {
   for (const key of keys) {
     const payload: ResourceGroupTask = { projectId, key };
     await stores.tasks.enqueue({ kind: RESOURCE_GROUP_TASK, payload, maxAttempts: 10, dedupeKey: `${RESOURCE_GROUP_TASK}:${projectId}:${key}` }, now);

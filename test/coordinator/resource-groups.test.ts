@@ -117,6 +117,28 @@ describe('resource_group: deleted holders and filters', () => {
   });
 });
 
+describe('resource_group: holders dropped by the stuck-job sweep', () => {
+  let fixture: RunnerJobsFixture;
+
+  before(async () => {
+    // Pending jobs are stuck at once; the sweep runs only when the test calls it.
+    const stale = { pendingStuckMs: 1, intervalMs: 3_600_000, handOutIntervalMs: 3_600_000 };
+    fixture = await startRunnerJobsFixture({ extra: { ci: { runTasks: true, taskPollIntervalMs: 30, runnerJobs: { stale } } } });
+  });
+  after(() => fixture.close());
+
+  it('gives the resource to the waiting job when the sweep fails the holder', async () => {
+    const project = await fixture.ciProject('swept-holder', ciWithGroup(['first', 'second']));
+    const pipelineId = await fixture.runPipeline(project.id);
+    await statusesWhen(fixture, project.id, pipelineId, ['pending', 'waiting_for_resource'], 'first pending');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const swept = await ciServicesOf(fixture.gantry.coordinator).staleJobs.sweep();
+    assert.equal(swept.stuckPending, 1, 'the waiting job is not swept as stuck');
+    const [first] = await statusesWhen(fixture, project.id, pipelineId, ['failed', 'pending'], 'second pending once the sweep failed first');
+    assert.equal(first!.failure_reason, 'stuck_or_timeout_failure');
+  });
+});
+
 describe('resource_group across coordinators', { skip: !postgres && 'needs PostgreSQL: bash scripts/with-postgres.sh' }, () => {
   let pair: Awaited<ReturnType<typeof startTwoCoordinators>> | undefined;
 

@@ -24,6 +24,8 @@ import { DownstreamTargets } from './services/ci/pipelines/downstream-target.ts'
 import { DEPLOYMENT_MERGE_REQUESTS_TASK, DeploymentMergeRequestLinks } from './services/ci/deployment-merge-requests.ts';
 import { PIPELINE_FINISHED_AUTO_MERGE_TASK, PIPELINE_FINISHED_EMAIL_TASK, pipelineFinishedHandler } from './services/ci/pipelines/finished-tasks.ts';
 import { PipelineProcessing, SCHEDULED_TIME_TASK, scheduledTimeHandler, type ProcessedEvent } from './services/ci/pipelines/processing.ts';
+import { ResourceGroupAssignment } from './services/ci/pipelines/resource-group-assignment.ts';
+import { RESOURCE_GROUP_TASK } from './services/ci/pipelines/resource-groups.ts';
 import { PUSH_PIPELINE_TASK, PushPipelines } from './services/ci/pipelines/push.ts';
 import { CiLint } from './services/ci/pipelines/lint.ts';
 import { ParentArtifacts } from './services/ci/pipelines/parent-artifacts.ts';
@@ -235,7 +237,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
     lookup, permissions, jobs: stores.jobs, jobArtifacts: stores.jobArtifacts, processing: pipelineProcessing, views: jobViews, refRules, ...blobs,
     jobTokens: jobTokenAccess, projects: stores.projects,
   });
-  const runnerJobs = buildRunnerJobServices(context, { processing: pipelineProcessing, traces: blobs.traces, jobStatusWatch, resourceReleased: () => jobQueueWakeups.jobsEnqueued() }, options.runnerJobs);
+  const runnerJobs = buildRunnerJobServices(context, { processing: pipelineProcessing, traces: blobs.traces, jobStatusWatch }, options.runnerJobs);
   const jobArtifacts = new JobArtifactsService({ jobs, jobsStore: stores.jobs, jobArtifacts: stores.jobArtifacts, ...blobs, members: archiveMembers, traceWatch: runnerJobs.traceWatch });
   const artifactUploads = new ArtifactUploads({
     tokens: jobTokenAccess, settings: context.settings, jobs: stores.jobs, jobArtifacts: stores.jobArtifacts, artifactFiles: blobs.artifactFiles, members: archiveMembers, logger,
@@ -260,6 +262,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
       [STALE_MERGE_LOCKS_TASK]: mergeRequestMerging.staleMergeLocks.handler(),
       [SCHEDULE_PIPELINE_TASK]: schedulePipelines.handler(),
       [SCHEDULED_TIME_TASK]: scheduledTimeHandler(pipelineProcessing),
+      [RESOURCE_GROUP_TASK]: new ResourceGroupAssignment({ processing: pipelineProcessing }).handler(),
       [ARTIFACT_EXPIRY_TASK]: artifactExpiry.handler(),
       [EVENT_PRUNING_TASK]: eventPruning.handler(),
       [DOWNSTREAM_PIPELINE_TASK]: downstreamPipelines.createHandler(),

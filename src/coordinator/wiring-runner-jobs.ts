@@ -27,13 +27,13 @@ const coverageRegexes = new RegexBudget({ maxProgramSize: 5_000 });
 /** Job updates, incremental traces and stale-job sweeps (reference/runner-protocol.md §4–§5). */
 export function buildRunnerJobServices(
   context: Pick<CoordinatorContext, 'stores' | 'logger'>,
-  deps: { processing: PipelineProcessing; traces: TraceStore; jobStatusWatch: JobStatusWatch; resourceReleased?: () => void },
+  deps: { processing: PipelineProcessing; traces: TraceStore; jobStatusWatch: JobStatusWatch },
   options: RunnerJobOptions = {},
 ) {
   const { stores, logger } = context;
   const { jobStatusWatch } = deps;
   const coverage = new JobCoverage({ traces: deps.traces, regexes: coverageRegexes, logger, limits: options.coverage });
-  const jobOutcomes = new JobOutcomes({ processing: deps.processing, jobs: stores.jobs, coverage, resourceReleased: deps.resourceReleased });
+  const jobOutcomes = new JobOutcomes({ processing: deps.processing, jobs: stores.jobs, coverage });
   const traceWatch = new TraceWatch();
   const jobTraces = new JobTraces({ jobs: stores.jobs, traces: deps.traces, outcomes: jobOutcomes, watch: traceWatch, limits: options.traces });
   const jobUpdates = new JobUpdates({

@@ -18,7 +18,7 @@ const MINIMUM_READ_INTERVAL_MS = 25;
 /** ...and at most this far when nothing reports a change. */
 const FALLBACK_READ_INTERVAL_MS = 1_000;
 const PAGE = { offset: 0, limit: 10_000 };
-const ACTIVE: ReadonlySet<PipelineStatus> = new Set(['created', 'pending', 'running', 'canceling', 'scheduled']);
+const ACTIVE: ReadonlySet<PipelineStatus> = new Set(['created', 'waiting_for_resource', 'pending', 'running', 'canceling', 'scheduled']);
 
 export interface FollowOptions {
   /** Names (or base names) of manual jobs to play. */

@@ -19,9 +19,11 @@ const SCHEDULED = 1 << 8;
 const SUCCESS_WITH_WARNINGS = 1 << 9;
 const IGNORED = 1 << 10;
 const CANCELING = 1 << 11;
+const WAITING_FOR_RESOURCE = 1 << 12;
 
 const STATUS_BIT: Readonly<Record<JobStatus, number>> = {
   created: CREATED,
+  waiting_for_resource: WAITING_FOR_RESOURCE,
   pending: PENDING,
   running: RUNNING,
   canceling: CANCELING,
@@ -56,7 +58,7 @@ function only(mask: number, allowed: number): boolean {
   return (mask & ~allowed) === 0;
 }
 
-/** Rules 1–16 of §5.1 (10 and 13 name statuses Gantry does not have), first match wins; null when no job contributed (rule 1). */
+/** Rules 1–16 of §5.1 (6 and 13 name a status Gantry does not have, `preparing`), first match wins; null when no job contributed (rule 1). */
 export function statusFromSymbolMask(mask: number, dag: boolean): JobStatus | null {
   if (mask === 0) return null;
   if (dag && (mask & (SKIPPED | IGNORED)) !== 0) return 'skipped';
@@ -66,6 +68,7 @@ export function statusFromSymbolMask(mask: number, dag: boolean): JobStatus | nu
   if (only(mask, CANCELED | SUCCESS | SKIPPED | SUCCESS_WITH_WARNINGS | IGNORED)) return 'canceled';
   if (only(mask, PENDING | CREATED | SKIPPED | SUCCESS_WITH_WARNINGS | IGNORED)) return 'pending';
   if ((mask & (RUNNING | PENDING)) !== 0) return 'running';
+  if ((mask & WAITING_FOR_RESOURCE) !== 0) return 'waiting_for_resource';
   if ((mask & MANUAL) !== 0) return 'manual';
   if ((mask & SCHEDULED) !== 0) return 'scheduled';
   if ((mask & CREATED) !== 0) return 'running';

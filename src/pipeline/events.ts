@@ -60,7 +60,7 @@ function applyEvent(workingSet: WorkingSet, event: PipelineEvent, now: number): 
       assertJobPlayable(job);
       // PlayBuildService: enqueue a waiting action; a finished one is retried instead.
       if (job.status === 'manual' || job.status === 'scheduled') {
-        workingSet.transition(index, 'pending');
+        workingSet.enqueue(index);
         return index;
       }
       return retryJobAt(workingSet, index);
@@ -76,7 +76,13 @@ function applyEvent(workingSet: WorkingSet, event: PipelineEvent, now: number): 
       const index = workingSet.indexOf(event.jobId);
       const job = workingSet.job(index);
       const due = job.scheduledAt !== null && job.scheduledAt !== undefined && job.scheduledAt <= now;
-      if (job.status === 'scheduled' && due) workingSet.transition(index, 'pending');
+      if (job.status === 'scheduled' && due) workingSet.enqueue(index);
+      return index;
+    }
+    case 'assign-resource': {
+      const index = workingSet.indexOf(event.jobId);
+      const job = workingSet.job(index);
+      if (job.status === 'waiting_for_resource' && !job.retried) workingSet.transition(index, 'pending');
       return index;
     }
     case 'cancel-pipeline':

@@ -78,7 +78,7 @@ function applyDecision(workingSet: WorkingSet, index: number, decision: Processi
     case 'wait':
       return false;
     case 'enqueue':
-      workingSet.transition(index, 'pending');
+      workingSet.enqueue(index);
       return true;
     case 'actionize':
       workingSet.transition(index, 'manual');

@@ -1,10 +1,11 @@
 import { isJobRetryable } from './capabilities.ts';
-import type { WorkingSet } from './working-set.ts';
+import { enqueuedStatusOf, type WorkingSet } from './working-set.ts';
 
 /**
  * Retry of one job (§6): a new job replaces it and the old one is marked retried. A user
  * retry (and an automatic one) enqueues the new job at once, even a manual one (10.x
- * `RetryBuildService`; the jobs API answers with the job `pending`).
+ * `RetryBuildService`; the jobs API answers with the job `pending`, or `waiting_for_resource`
+ * for a job of a `resource_group`).
  */
 export function retryJobAt(workingSet: WorkingSet, index: number): number {
   const name = workingSet.job(index).name;
@@ -13,7 +14,7 @@ export function retryJobAt(workingSet: WorkingSet, index: number): number {
     const job = workingSet.job(other);
     if (job.name === name && !job.retried) workingSet.markRetried(other);
   }
-  return workingSet.addClone(index, 'pending');
+  return workingSet.addClone(index, enqueuedStatusOf(workingSet.job(index)));
 }
 
 /** `retries_count`: jobs of this name the pipeline already holds as retried. */

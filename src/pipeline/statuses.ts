@@ -3,6 +3,7 @@ import type { JobStatus } from './types.ts';
 /** Status groups of modern `Ci::HasStatus` (§3.1), restricted to Gantry's statuses. */
 export const JOB_STATUSES: readonly JobStatus[] = [
   'created',
+  'waiting_for_resource',
   'pending',
   'running',
   'canceling',
@@ -16,9 +17,9 @@ export const JOB_STATUSES: readonly JobStatus[] = [
 
 const COMPLETED: ReadonlySet<JobStatus> = new Set(['success', 'failed', 'canceled', 'skipped']);
 const BLOCKED: ReadonlySet<JobStatus> = new Set(['manual', 'scheduled']);
-const ACTIVE: ReadonlySet<JobStatus> = new Set(['pending', 'running']);
-const ALIVE: ReadonlySet<JobStatus> = new Set(['created', 'pending', 'running']);
-const CANCELABLE: ReadonlySet<JobStatus> = new Set(['created', 'pending', 'running', 'scheduled']);
+const ACTIVE: ReadonlySet<JobStatus> = new Set(['waiting_for_resource', 'pending', 'running']);
+const ALIVE: ReadonlySet<JobStatus> = new Set(['created', 'waiting_for_resource', 'pending', 'running']);
+const CANCELABLE: ReadonlySet<JobStatus> = new Set(['created', 'waiting_for_resource', 'pending', 'running', 'scheduled']);
 
 export function isJobStatus(value: string): value is JobStatus {
   return (JOB_STATUSES as readonly string[]).includes(value);
@@ -34,12 +35,12 @@ export function isBlockedStatus(status: JobStatus): boolean {
   return BLOCKED.has(status);
 }
 
-/** pending, running */
+/** waiting_for_resource, pending, running */
 export function isActiveStatus(status: JobStatus): boolean {
   return ACTIVE.has(status);
 }
 
-/** created, pending, running */
+/** created, waiting_for_resource, pending, running */
 export function isAliveStatus(status: JobStatus): boolean {
   return ALIVE.has(status);
 }

@@ -8,6 +8,7 @@ export type JobEventName =
   | 'actionize'
   | 'schedule'
   | 'enqueue_scheduled'
+  | 'enqueue_waiting_for_resource'
   | 'unschedule'
   | 'run'
   | 'success'
@@ -26,17 +27,22 @@ interface TransitionRule {
 export const JOB_TRANSITIONS: readonly TransitionRule[] = [
   { event: 'process', from: ['skipped', 'manual'], to: 'created' },
   { event: 'enqueue', from: ['created', 'skipped', 'manual', 'scheduled'], to: 'pending' },
+  // A job of a `resource_group` is enqueued to wait for its group's resource.
+  { event: 'enqueue', from: ['created', 'skipped', 'manual', 'scheduled'], to: 'waiting_for_resource' },
   { event: 'actionize', from: ['created'], to: 'manual' },
   { event: 'schedule', from: ['created'], to: 'scheduled' },
   { event: 'enqueue_scheduled', from: ['scheduled'], to: 'pending' },
+  { event: 'enqueue_scheduled', from: ['scheduled'], to: 'waiting_for_resource' },
+  // The group assigned the job its resource.
+  { event: 'enqueue_waiting_for_resource', from: ['waiting_for_resource'], to: 'pending' },
   { event: 'unschedule', from: ['scheduled'], to: 'manual' },
   { event: 'run', from: ['pending'], to: 'running' },
-  { event: 'success', from: ['created', 'pending', 'running'], to: 'success' },
-  { event: 'drop', from: ['created', 'pending', 'running', 'scheduled'], to: 'failed' },
-  { event: 'skip', from: ['created', 'pending'], to: 'skipped' },
+  { event: 'success', from: ['created', 'waiting_for_resource', 'pending', 'running'], to: 'success' },
+  { event: 'drop', from: ['created', 'waiting_for_resource', 'pending', 'running', 'scheduled'], to: 'failed' },
+  { event: 'skip', from: ['created', 'waiting_for_resource', 'pending'], to: 'skipped' },
   {
     event: 'cancel',
-    from: ['created', 'pending', 'running', 'manual', 'scheduled'],
+    from: ['created', 'waiting_for_resource', 'pending', 'running', 'manual', 'scheduled'],
     to: 'canceled',
   },
   // `cancel` of a running job whose runner cancels gracefully (`supports_canceling?`).
@@ -59,7 +65,8 @@ export function canTransition(from: JobStatus, to: JobStatus): boolean {
 
 /** The event that leads to `to` (from `from` where several do, e.g. scheduled → pending). */
 export function transitionEventName(from: JobStatus, to: JobStatus): JobEventName {
-  if (to === 'pending' && from === 'scheduled') return 'enqueue_scheduled';
+  if ((to === 'pending' || to === 'waiting_for_resource') && from === 'scheduled') return 'enqueue_scheduled';
+  if (to === 'pending' && from === 'waiting_for_resource') return 'enqueue_waiting_for_resource';
   if (to === 'manual' && from === 'scheduled') return 'unschedule';
   if (to === 'canceled' && from === 'canceling') return 'finish_cancel';
   const rule = JOB_TRANSITIONS.find((candidate) => candidate.to === to);

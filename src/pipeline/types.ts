@@ -4,11 +4,14 @@
  */
 
 /**
- * Job statuses (§3.1): the 10.x set, `scheduled`, and `canceling` (16.x: a canceled job whose
- * runner runs its after_script before it reports; only runners announcing `cancel_gracefully`).
+ * Job statuses (§3.1): the 10.x set, `scheduled`, `waiting_for_resource` (12.7: a job of a
+ * `resource_group` until its group's resource is assigned to it), and `canceling` (16.x: a
+ * canceled job whose runner runs its after_script before it reports; only runners announcing
+ * `cancel_gracefully`).
  */
 export type JobStatus =
   | 'created'
+  | 'waiting_for_resource'
   | 'pending'
   | 'running'
   | 'canceling'
@@ -134,6 +137,11 @@ export interface PipelineJob {
    * `runtime_runner_features`): a cancel moves it to `canceling`, not `canceled`.
    */
   readonly cancelGracefully?: boolean;
+  /**
+   * The job's `resource_group` key, expanded: enqueuing it leads to `waiting_for_resource`,
+   * and an `assign-resource` event moves it on to `pending`.
+   */
+  readonly resourceGroup?: string | null;
 }
 
 export interface PipelineState {
@@ -164,6 +172,11 @@ export type PipelineEvent =
   | { readonly type: 'retry-job'; readonly jobId: JobId }
   | { readonly type: 'play-job'; readonly jobId: JobId }
   | { readonly type: 'unschedule-job'; readonly jobId: JobId }
+  /**
+   * The job's resource group assigned it its resource (the caller decided the group is free):
+   * `waiting_for_resource` → `pending`; a no-op for a job no longer waiting.
+   */
+  | { readonly type: 'assign-resource'; readonly jobId: JobId }
   /** A timer fired for a delayed job; enqueues it only if it is scheduled and due at `now`. */
   | { readonly type: 'scheduled-time-reached'; readonly jobId: JobId }
   | { readonly type: 'cancel-pipeline' }

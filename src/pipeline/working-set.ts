@@ -80,6 +80,14 @@ export class WorkingSet {
   }
 
   /**
+   * GitLab's `enqueue` (and `enqueue_scheduled`): to `pending`, or for a job of a
+   * `resource_group` to `waiting_for_resource` until its group assigns it the resource.
+   */
+  enqueue(index: number): void {
+    this.transition(index, enqueuedStatusOf(this.current[index]));
+  }
+
+  /**
    * A bridge taking its downstream pipeline's status: any status to `to`, outside the job
    * state machine (`Ci::Bridge`'s events transition from all), with the failure reason set
    * or cleared. Leaving a stopped status for an alive one revives the job.
@@ -148,6 +156,11 @@ export class WorkingSet {
     this.highestId = Math.max(this.highestId, id);
     return id;
   }
+}
+
+/** Where `enqueue` leads a job: `waiting_for_resource` for a job of a `resource_group`, else `pending`. */
+export function enqueuedStatusOf(job: Pick<PipelineJob, 'resourceGroup'>): 'pending' | 'waiting_for_resource' {
+  return job.resourceGroup ? 'waiting_for_resource' : 'pending';
 }
 
 function diffJob(before: PipelineJob, after: PipelineJob): JobPatch | null {

@@ -193,7 +193,19 @@ export interface JobQueueStore {
    * just after it answers false is the caller's to notice (the queue value moved).
    */
   hasCandidate(runner: Pick<RunnerRecord, 'id' | 'runner_type' | 'tag_list' | 'run_untagged' | 'access_level'>): Promise<boolean>;
+  /**
+   * In the caller's transaction, which it must end soon: first serialises the assignment of
+   * the project's resource group `key` (PostgreSQL: a transaction-scoped advisory lock on the
+   * project and the key, so a concurrent assignment waits until this transaction ends and then
+   * sees its move; SQLite's write transactions go one at a time), then answers the oldest job
+   * waiting for the resource (`waiting_for_resource`) if no job of the group holds it
+   * (`pending`, `running`, `canceling`); undefined otherwise.
+   */
+  nextForResource(projectId: number, key: string): Promise<ResourceCandidate | undefined>;
 }
+
+/** The job a resource group assigns its resource to next. */
+export type ResourceCandidate = Pick<JobRecord, 'id' | 'pipeline_id'>;
 
 export type ArtifactFileType = 'archive' | 'metadata' | 'trace' | 'junit' | 'dotenv' | 'cobertura' | (string & {});
 export type ArtifactFileFormat = 'zip' | 'gzip' | 'raw';

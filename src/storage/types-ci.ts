@@ -7,7 +7,7 @@ import type { JobStatus, PipelineStatus } from '../pipeline/types.ts';
 
 export type { JobStatus, PipelineStatus };
 
-export const PIPELINE_STATUSES: readonly PipelineStatus[] = ['created', 'pending', 'running', 'canceling', 'success', 'failed', 'canceled', 'skipped', 'manual', 'scheduled'];
+export const PIPELINE_STATUSES: readonly PipelineStatus[] = ['created', 'waiting_for_resource', 'pending', 'running', 'canceling', 'success', 'failed', 'canceled', 'skipped', 'manual', 'scheduled'];
 
 export interface PipelineRecord {
   id: number;

@@ -196,4 +196,16 @@ describe('webhook events: issues, notes, merge requests, pipelines, jobs', () =>
     assert.equal(jobHook.headers['x-gitlab-event'], 'Job Hook');
     assert.deepEqual([jobHook.body.build_name, jobHook.body.build_stage, jobHook.body.pipeline_id, jobHook.body.ref, (jobHook.body.commit as Json).message], ['build', 'test', pipelineId, 'main', 'add CI']);
   });
+  it('sends the job waiting for its resource_group, then pending once the group assigned it the resource', async () => {
+    await clearHooks();
+    const target = await receiver();
+    await addHook({ url: target.base, job_events: true, pipeline_events: true });
+    const ci = 'deploy:\n  script: [echo hi]\n  resource_group: production\n';
+    await call('POST', '/repository/commits', { branch: 'main', commit_message: 'deploy one at a time', actions: [{ action: 'update', file_path: '.gitlab-ci.yml', content: ci }] }, 201);
+    const pipelineStatuses = () => target.requests.filter((request) => request.body.object_kind === 'pipeline').map((request) => attributes(request).status);
+    const jobStatuses = () => target.requests.filter((request) => request.body.object_kind === 'build').map((request) => request.body.build_status);
+    await waitUntil(() => jobStatuses().includes('pending') && pipelineStatuses().includes('pending'), 'the pending events');
+    assert.deepEqual(jobStatuses(), ['created', 'waiting_for_resource', 'pending']);
+    assert.deepEqual(pipelineStatuses(), ['waiting_for_resource', 'pending']);
+  });
 });

@@ -19,6 +19,8 @@ export interface SeedJob {
   type?: JobType;
   environment?: string;
   tags?: string[];
+  /** The job's `resource_group` key. */
+  resourceGroup?: string;
 }
 
 export interface SeedPipeline {
@@ -66,6 +68,7 @@ export async function seedPipeline(coordinator: Coordinator, seed: SeedPipeline)
         pipeline_id: pipeline.id, project_id: seed.projectId, stage_id: stage.id, stage: stage.name, stage_idx: stage.position, name: job.name,
         type: job.type ?? 'build', status: 'created', when: job.when ?? 'on_success', allow_failure: job.allowFailure ?? false,
         needs: job.needs ?? null, start_in_seconds: job.startInSeconds ?? null, environment: job.environment ?? null, tag_list: job.tags ?? [],
+        resource_group: job.resourceGroup ?? null,
         ref, sha, tag: seed.tag ?? false, user_id: seed.userId ?? null, created_at: now,
       };
     }),

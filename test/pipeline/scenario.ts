@@ -41,6 +41,8 @@ export interface JobSpec {
   readonly external?: boolean;
   /** The runner that takes the job announces `cancel_gracefully`. */
   readonly cancelGracefully?: boolean;
+  /** The job's `resource_group` key. */
+  readonly resourceGroup?: string;
 }
 
 export function pipelineOf(stages: readonly string[], specs: readonly JobSpec[]): PipelineState {
@@ -62,6 +64,7 @@ export function pipelineOf(stages: readonly string[], specs: readonly JobSpec[])
       ...(spec.startInSeconds === undefined ? {} : { startInSeconds: spec.startInSeconds }),
       ...(spec.external ? { external: true } : {}),
       ...(spec.cancelGracefully ? { cancelGracefully: true } : {}),
+      ...(spec.resourceGroup ? { resourceGroup: spec.resourceGroup } : {}),
     };
   });
   return { status: 'created', jobs };
@@ -102,6 +105,8 @@ export const unschedule = (name: string): ScenarioEvent =>
   onJob('unschedule', name, (jobId) => ({ type: 'unschedule-job', jobId }));
 export const timeReached = (name: string): ScenarioEvent =>
   onJob('time reached', name, (jobId) => ({ type: 'scheduled-time-reached', jobId }));
+export const assignResource = (name: string): ScenarioEvent =>
+  onJob('assign resource', name, (jobId) => ({ type: 'assign-resource', jobId }));
 export const cancelPipeline = (): ScenarioEvent => ({ label: 'cancel pipeline', build: () => ({ type: 'cancel-pipeline' }) });
 export const retryPipeline = (): ScenarioEvent => ({ label: 'retry pipeline', build: () => ({ type: 'retry-pipeline' }) });
 

@@ -24,16 +24,17 @@ import {
 } from '../../src/pipeline/index.ts';
 
 const LEGAL: Record<JobStatus, JobStatus[]> = {
-  created: ['pending', 'manual', 'scheduled', 'success', 'failed', 'skipped', 'canceled'],
+  created: ['waiting_for_resource', 'pending', 'manual', 'scheduled', 'success', 'failed', 'skipped', 'canceled'],
+  waiting_for_resource: ['pending', 'success', 'failed', 'skipped', 'canceled'],
   pending: ['running', 'success', 'failed', 'skipped', 'canceled'],
   running: ['success', 'failed', 'canceled', 'canceling'],
   canceling: ['canceled'],
   success: [],
   failed: [],
   canceled: [],
-  skipped: ['created', 'pending'],
-  manual: ['created', 'pending', 'canceled'],
-  scheduled: ['pending', 'manual', 'failed', 'canceled'],
+  skipped: ['created', 'waiting_for_resource', 'pending'],
+  manual: ['created', 'waiting_for_resource', 'pending', 'canceled'],
+  scheduled: ['waiting_for_resource', 'pending', 'manual', 'failed', 'canceled'],
 };
 
 function job(status: JobStatus, when: JobWhen = 'on_success', extra: Partial<PipelineJob> = {}): PipelineJob {
@@ -100,7 +101,7 @@ describe('processing decisions (§4.1 table)', () => {
 describe('capabilities', () => {
   it('cancelable: created, pending, running, scheduled', () => {
     const cancelable = JOB_STATUSES.filter((status) => isJobCancelable(job(status)));
-    assert.deepEqual(cancelable, ['created', 'pending', 'running', 'scheduled']);
+    assert.deepEqual(cancelable, ['created', 'waiting_for_resource', 'pending', 'running', 'scheduled']);
   });
 
   it('retryable: a latest build that succeeded, failed, was canceled or is canceling', () => {

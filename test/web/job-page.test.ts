@@ -137,4 +137,16 @@ describe('the job page', () => {
     assert.notEqual(retried.headers.location, jobPath, 'the retry opens the new job');
     assert.match(String(retried.headers.location), /^\/root\/web-job\/-\/jobs\/\d+$/);
   });
+  it('says which resource a job waiting for its resource_group waits for', async () => {
+    const project = await fixture.project('web-wait', { visibility: 'public' });
+    const seeded = await fixture.pipeline(project, [
+      { name: 'first', stage: 'deploy', resourceGroup: 'production' },
+      { name: 'second', stage: 'deploy', resourceGroup: 'production' },
+    ]);
+    const second = seeded.jobs.second!;
+    const page = await member.get(`/root/web-wait/-/jobs/${second.id}`);
+    assert.equal(page.statusCode, 200, page.body);
+    assert.match(page.body, /<span id="job-status">waiting_for_resource<\/span>/);
+    assert.match(page.body, /This job is waiting for resource: production/);
+  });
 });

@@ -9,7 +9,7 @@ export const ACTIVE_JOB_STATUSES: ReadonlySet<string> = new Set(['created', 'wai
 
 /** A symbol beside each status's word: status never by colour alone. */
 const STATUS_SYMBOLS: Record<string, string> = {
-  success: '✓', failed: '✗', canceled: '⊘', canceling: '⊘', skipped: '»', manual: '⚙', scheduled: '⏱', running: '●', pending: '◔', created: '○',
+  success: '✓', failed: '✗', canceled: '⊘', canceling: '⊘', skipped: '»', manual: '⚙', scheduled: '⏱', running: '●', pending: '◔', created: '○', waiting_for_resource: '◷',
 };
 
 export interface JobPageModel {
@@ -49,6 +49,7 @@ export function jobPage(frame: PageFrame, model: JobPageModel): Markup {
   const body = html`<nav class="crumbs" aria-label="Breadcrumb"><a href="${projectUrl}">${target.fullPath}</a> / <a href="${projectUrl}/-/jobs">Jobs</a> / #${job.id}</nav>
 <h1>${statusLabel(job.status)} ${job.name} <span class="muted">#${job.id}</span></h1>
 <div class="job-actions">${actions}</div>
+${job.status === 'waiting_for_resource' && job.resource_group !== null && html`<p class="notice">This job is waiting for resource: ${job.resource_group}</p>`}
 <dl class="job-meta">
 <dt>Stage</dt><dd>${job.stage}</dd>
 <dt>Duration</dt><dd>${duration === null ? 'not started' : formatDuration(duration)}${queued !== null && html` <span class="muted">(queued ${formatDuration(queued)})</span>`}</dd>

@@ -36,7 +36,7 @@ describe('CI job queue', () => {
   after(() => database.close());
   // Every test starts from an empty queue.
   beforeEach(async () => {
-    await database.opened.db.updateTable('ci_jobs').set({ status: 'canceled' }).where('status', 'in', ['pending', 'running']).execute();
+    await database.opened.db.updateTable('ci_jobs').set({ status: 'canceled' }).where('status', 'in', ['waiting_for_resource', 'pending', 'running', 'canceling']).execute();
   });
 
   const runner = (fields: Partial<NewRunner> & Pick<NewRunner, 'runner_type'>, owners?: { projectIds?: number[]; namespaceId?: number }) =>
@@ -61,18 +61,52 @@ describe('CI job queue', () => {
     return ids;
   }
 
-  it('hands out one job of a resource group at a time, per project: the next one once the running one is done', async () => {
-    const taker = await runner({ runner_type: 'instance_type' });
-    const [first, second] = await pending(projectA, 2, { resource_group: 'production' });
-    const [other] = await pending(projectA, 1, { resource_group: 'staging' });
-    const [elsewhere] = await pending(projectB, 1, { resource_group: 'production' });
-    const claimed = [await claim(taker), await claim(taker), await claim(taker)].map((job) => job?.id);
-    assert.deepEqual(new Set(claimed), new Set([first!.id, other!.id, elsewhere!.id]));
-    assert.equal(await claim(taker), undefined, "the group's second job waits while the first runs");
-    assert.equal(await stores.jobQueue.hasCandidate(taker), false);
+  it("answers a resource group's oldest waiting job while no job of the group holds it, per project", async () => {
+    const [first, second] = await pending(projectA, 2, { resource_group: 'production', status: 'waiting_for_resource' });
+    const [staging] = await pending(projectA, 1, { resource_group: 'staging', status: 'waiting_for_resource' });
+    const [elsewhere] = await pending(projectB, 1, { resource_group: 'production', status: 'waiting_for_resource' });
+    const next = (project: ProjectRecord, key: string) => stores.ciTransactions.run(async (trx) => (await trx.jobQueue.nextForResource(project.id, key))?.id);
+    assert.equal(await next(projectA, 'production'), first!.id);
+    assert.equal(await next(projectA, 'staging'), staging!.id);
+    assert.equal(await next(projectB, 'production'), elsewhere!.id);
+    assert.equal(await next(projectA, 'nothing-waits'), undefined);
+    for (const holding of ['pending', 'running', 'canceling'] as const) {
+      await stores.jobs.update(first!.id, { status: holding });
+      assert.equal(await next(projectA, 'production'), undefined, `a ${holding} job of the group holds it`);
+    }
     await stores.jobs.update(first!.id, { status: 'success' });
-    assert.equal(await stores.jobQueue.hasCandidate(taker), true);
-    assert.equal((await claim(taker))?.id, second!.id);
+    assert.equal(await next(projectA, 'production'), second!.id);
+  });
+
+  it('serialises assignments of one resource group: a second waits for the first to commit and then finds the group held', async () => {
+    const [first, second] = await pending(projectA, 2, { resource_group: 'race', status: 'waiting_for_resource' });
+    let firstInside!: () => void;
+    const inside = new Promise<void>((resolve) => (firstInside = resolve));
+    const assignment = (hold: Promise<void> | null) =>
+      stores.ciTransactions.run(async (trx) => {
+        const next = await trx.jobQueue.nextForResource(projectA.id, 'race');
+        if (hold) {
+          firstInside();
+          await hold;
+        }
+        if (next) await trx.jobs.update(next.id, { status: 'pending' });
+        return next?.id;
+      });
+    let release!: () => void;
+    const one = assignment(new Promise((resolve) => (release = resolve)));
+    await inside;
+    const two = assignment(null);
+    // Give the second assignment time to reach the group (it must wait there, not read it free).
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    release();
+    assert.deepEqual([await one, await two], [first!.id, undefined]);
+    assert.deepEqual((await stores.jobs.findByIds([first!.id, second!.id])).map((job) => job.status), ['pending', 'waiting_for_resource']);
+  });
+
+  it('hands out pending jobs of a resource group like any other: the group decides which of its jobs are pending', async () => {
+    const taker = await runner({ runner_type: 'instance_type' });
+    const jobs = await pending(projectA, 2, { resource_group: 'production' });
+    assert.deepEqual(await drain(taker), jobs.map((job) => job.id));
   });
 
   it('hands a pending build to an instance runner and marks it running', async () => {

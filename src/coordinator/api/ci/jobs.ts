@@ -12,7 +12,7 @@ import type { CoordinatorServices, EdgeConfig } from '../../wiring.ts';
 import { PROJECT_ID, ProjectPath } from '../repository/params.ts';
 
 /** `scope` values: every job status (CommitStatus::AVAILABLE_STATUSES of Gantry's set). */
-const SCOPES = ['created', 'pending', 'running', 'canceling', 'failed', 'success', 'canceled', 'skipped', 'manual', 'scheduled'] as const satisfies readonly JobStatus[];
+const SCOPES = ['created', 'waiting_for_resource', 'pending', 'running', 'canceling', 'failed', 'success', 'canceled', 'skipped', 'manual', 'scheduled'] as const satisfies readonly JobStatus[];
 
 const JOB_ID = { job_id: Param.integer({ minimum: 1, description: 'Job id' }) };
 const JobPath = Type.Object({ ...PROJECT_ID, ...JOB_ID });

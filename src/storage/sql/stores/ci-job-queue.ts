@@ -1,6 +1,6 @@
 import { sql, type CompiledQuery, type RawBuilder } from '#deps/kysely';
 import { dialectOf, directReaderOf, type Db, type DialectName } from '../database.ts';
-import type { ClaimContext, ClaimedQueueJob, JobQueueStore } from '../../types-ci-jobs.ts';
+import type { ClaimContext, ClaimedQueueJob, JobQueueStore, ResourceCandidate } from '../../types-ci-jobs.ts';
 import type { RunnerRecord } from '../../types-runners.ts';
 import { JOB_SELECT, normalizeTags, toJob } from './ci-job-rows.ts';
 
@@ -15,11 +15,9 @@ type QueueRunner = Pick<RunnerRecord, 'id' | 'runner_type' | 'tag_list' | 'run_u
  *    the partial index `ci_jobs_queue (project_id, id)` one project at a time (a loose index
  *    scan: O(projects · log jobs), however many jobs one project queues).
  * 2. `candidates`: those the runner may serve, each with its oldest job the runner matches
- *    (tags, protection; a job of a `resource_group` only while no job of its project in that
- *    group runs, as GitLab holds it `waiting_for_resource`) and, for instance runners, how many
- *    of its jobs instance runners run. Two claims at once on PostgreSQL can both find the
- *    group free (each reads its own snapshot): the group is exact on SQLite, whose writes
- *    are one at a time, and close on PostgreSQL.
+ *    (tags, protection) and, for instance runners, how many of its jobs instance runners run.
+ *    A job of a `resource_group` is pending only once its group assigned it the resource
+ *    (`nextForResource`), so the claim needs no condition of its own for groups.
  *    The project is matched as a range and ordered by (project_id, id) so only the queue index
  *    serves that order: with `project_id = p.id ORDER BY id`, PostgreSQL walks the primary key
  *    instead, through every other project's jobs.
@@ -55,7 +53,21 @@ export class SqlJobQueueStore implements JobQueueStore {
     const rows = directReaderOf(this.db)?.read(query.sql, query.parameters) ?? (await this.db.executeQuery(query)).rows;
     return rows.length > 0;
   }
+
+  async nextForResource(projectId: number, key: string): Promise<ResourceCandidate | undefined> {
+    if (dialectOf(this.db) === 'postgres') {
+      // Held until the caller's transaction ends, so that the move to pending is part of it.
+      await sql`SELECT pg_advisory_xact_lock(${projectId}::integer, hashtext(${key}))`.execute(this.db);
+    }
+    const group = this.db.selectFrom('ci_jobs').where('project_id', '=', projectId).where('resource_group', '=', key);
+    const holder = await group.select('id').where('status', 'in', RESOURCE_HOLDING_STATUSES).limit(1).executeTakeFirst();
+    if (holder) return undefined;
+    return group.select(['id', 'pipeline_id']).where('status', '=', 'waiting_for_resource').orderBy('id').limit(1).executeTakeFirst();
+  }
 }
+
+/** A job of a group holds its resource from the assignment (pending) until it completes. */
+const RESOURCE_HOLDING_STATUSES = ['pending', 'running', 'canceling'] as const;
 
 /** The claim as one statement (exported for EXPLAIN in bench/queue-claim.ts). */
 export function claimStatement(runner: QueueRunner, context: ClaimContext, dialect: DialectName): RawBuilder<Record<string, unknown>> {
@@ -105,8 +117,6 @@ function candidatesQuery(runner: QueueRunner, dialect: DialectName, locking: boo
       SELECT p.id AS project_id,
         (SELECT j.id FROM ci_jobs j
          WHERE j.status = 'pending' AND j.type = 'build' AND j.project_id >= p.id AND j.project_id <= p.id ${jobMatch(runner, dialect)}
-           AND (j.resource_group IS NULL OR NOT EXISTS (
-             SELECT 1 FROM ci_jobs g WHERE g.project_id = j.project_id AND g.resource_group = j.resource_group AND g.status IN ('running', 'canceling')))
          ORDER BY j.project_id, j.id LIMIT 1 ${lock}) AS job_id,
         ${running} AS running
       FROM pending_projects pp JOIN projects p ON p.id = pp.project_id

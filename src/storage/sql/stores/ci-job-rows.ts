@@ -19,7 +19,7 @@ export const JOB_SELECT = [
 /** The columns loadPipelineJobs reads: small, no definition. */
 export const PIPELINE_JOB_SELECT = [
   'id', 'name', 'stage', 'stage_idx', 'status', 'when', 'allow_failure', 'needs', 'retry', 'retried', 'start_in_seconds', 'scheduled_at',
-  'failure_reason', 'type', 'cancel_gracefully',
+  'failure_reason', 'type', 'cancel_gracefully', 'resource_group',
 ] as const;
 
 export function toJob(row: object): JobRecord {
@@ -54,6 +54,7 @@ interface PipelineJobRow {
   failure_reason: string | null;
   type: string;
   cancel_gracefully: number;
+  resource_group: string | null;
 }
 
 export function toPipelineJob(row: PipelineJobRow): PipelineJob {
@@ -73,5 +74,6 @@ export function toPipelineJob(row: PipelineJobRow): PipelineJob {
     failureReason: row.failure_reason as FailureReason | null,
     ...(row.type === 'generic' ? { external: true } : {}),
     ...(row.cancel_gracefully === 1 ? { cancelGracefully: true } : {}),
+    ...(row.resource_group === null ? {} : { resourceGroup: row.resource_group }),
   };
 }

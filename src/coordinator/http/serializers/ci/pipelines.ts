@@ -116,6 +116,8 @@ interface StatusLook {
 /** Gitlab::Ci::Status core statuses, as their text, label, icon and favicon read. */
 const CORE_STATUS: Record<PipelineStatus, StatusLook> = {
   created: look('created', 'created', 'created'),
+  // Gitlab::Ci::Status::WaitingForResource: the pending icon under its own group.
+  waiting_for_resource: { ...look('pending', 'waiting', 'waiting for resource'), group: 'waiting-for-resource' },
   pending: look('pending', 'pending', 'pending'),
   running: look('running', 'running', 'running'),
   success: look('success', 'passed', 'passed'),

@@ -2,6 +2,7 @@ import type { ArtifactStore, TraceStore } from '../../../../storage/types-blobs.
 import type { CiTransactions } from '../../../../storage/types-ci-transactions.ts';
 import type { Logger } from '../../../../shared/logger.ts';
 import type { PersistentPipelineRefs } from './persistent-refs.ts';
+import { groupsHeld, recordAssignmentTasks } from './resource-groups.ts';
 
 export interface PipelineRemovalDeps {
   transactions: CiTransactions;
@@ -17,7 +18,8 @@ export interface PipelineRemovalDeps {
 /**
  * Deletes a pipeline whole. One transaction removes its row, and with it (foreign keys) its
  * stages, variables, jobs, artifact records and trace chunks, after reading which files the
- * jobs left; the files and the pipeline's persistent ref go after the commit. A crash between the two leaves unreferenced
+ * jobs left (and recording, for each resource group one of its jobs held, that the group
+ * assigns its resource anew); the files and the pipeline's persistent ref go after the commit. A crash between the two leaves unreferenced
  * files, never records pointing at missing ones.
  */
 export class PipelineRemoval {
@@ -28,9 +30,12 @@ export class PipelineRemoval {
     const removed = await this.deps.transactions.run(async (stores) => {
       const pipeline = await stores.pipelines.lockForProcessing(pipelineId);
       if (!pipeline) return null;
-      const jobIds = (await stores.jobs.loadPipelineJobs(pipelineId)).map((job) => job.id);
+      const jobs = await stores.jobs.loadPipelineJobs(pipelineId);
+      const jobIds = jobs.map((job) => job.id);
       const artifactPaths = (await stores.jobArtifacts.listForJobs(jobIds)).map((artifact) => artifact.path);
       if (!(await stores.pipelines.delete(pipelineId))) return null;
+      // A deleted job of a resource group that held the resource lets go of it: the next may have it.
+      await recordAssignmentTasks(stores, pipeline.project_id, groupsHeld(jobs), new Date().toISOString());
       return { projectId: pipeline.project_id, jobIds, artifactPaths };
     });
     if (!removed) return false;

@@ -8,6 +8,7 @@ import type { TaskHandler } from '../../task-queue.ts';
 import { ENVIRONMENT_CREATION_FAILURE, followJobMoves, isEnvironmentRefused } from './deployments.ts';
 import { recordDownstreamWork } from './downstream-tasks.ts';
 import { recordFinishedFollowers } from './finished-tasks.ts';
+import { recordResourceAssignments } from './resource-groups.ts';
 
 /** Task kind of a delayed job's timer (payload: ScheduledTimeTask). */
 export const SCHEDULED_TIME_TASK = 'job.scheduled-time';
@@ -30,7 +31,11 @@ export interface ProcessedEvent {
   createdJobIds: number[];
   /** A new pipeline's first processing: its jobs as inserted, before it (job hooks send their `created`). */
   insertedJobs?: ReadonlyArray<Pick<JobRecord, 'id' | 'status'>>;
-  /** Tasks the event recorded: downstream pipelines (bridges to run, depend statuses, children to cancel), a finish's followers and successful deployments' merge request links. */
+  /**
+   * Tasks the event recorded: downstream pipelines (bridges to run, depend statuses, children
+   * to cancel), a finish's followers, successful deployments' merge request links and resource
+   * groups' assignments.
+   */
   downstreamTasks?: number;
 }
 
@@ -72,15 +77,33 @@ export class PipelineProcessing {
   async apply(
     pipelineId: number, event: PipelineEvent, actor: { userId?: number | null } = {}, alongside?: (stores: CiStores, processed: ProcessedEvent) => Promise<void>,
   ): Promise<ProcessedEvent> {
+    const processed = await this.runRetrying(async (stores) => {
+      const outcome = await this.applyIn(stores, pipelineId, event, actor);
+      await alongside?.(stores, outcome);
+      return outcome;
+    });
+    this.notify(processed);
+    return processed;
+  }
+
+  /**
+   * `apply` of an event that `choose` picks inside the transaction, under whatever it locks
+   * there (a resource group's assignment); undefined, with nothing written, when it picks none.
+   */
+  async applyChosen(choose: (stores: CiStores) => Promise<{ pipelineId: number; event: PipelineEvent } | undefined>): Promise<ProcessedEvent | undefined> {
+    const processed = await this.runRetrying(async (stores) => {
+      const chosen = await choose(stores);
+      return chosen && (await this.applyIn(stores, chosen.pipelineId, chosen.event));
+    });
+    if (processed) this.notify(processed);
+    return processed;
+  }
+
+  /** `work` in its own transaction, again when a job moved meanwhile or the database asks. */
+  private async runRetrying<T>(work: (stores: CiStores) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
-        const processed = await this.deps.transactions.run(async (stores) => {
-          const outcome = await this.applyIn(stores, pipelineId, event, actor);
-          await alongside?.(stores, outcome);
-          return outcome;
-        });
-        this.notify(processed);
-        return processed;
+        return await this.deps.transactions.run(work);
       } catch (error) {
         const retry = error instanceof StaleJobError || isRetryableConflict(error);
         if (!retry || attempt >= MAX_ATTEMPTS) throw error;
@@ -142,7 +165,8 @@ export class PipelineProcessing {
     const downstreamTasks =
       deploymentTasks +
       (await recordDownstreamWork(stores, event, updated, pipeline.status, enqueuedJobIds, now)) +
-      (await recordFinishedFollowers(stores, this.deps.finishedFollowers ?? [], updated, pipeline.status, now));
+      (await recordFinishedFollowers(stores, this.deps.finishedFollowers ?? [], updated, pipeline.status, now)) +
+      (await recordResourceAssignments(stores, pipeline.project_id, result.changes, result.jobs, now));
     return {
       pipeline: updated,
       result: { ...result, jobs, ...(result.resultJob ? { resultJob: withRealId(result.resultJob, realId) } : {}) },

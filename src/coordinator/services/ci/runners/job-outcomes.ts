@@ -12,8 +12,6 @@ export interface JobOutcomesDeps {
   jobs: Pick<CiJobsStore, 'findById' | 'update'>;
   /** Finds the coverage of a job with a `coverage` regex in its log. */
   coverage?: Pick<JobCoverage, 'extract'>;
-  /** A job of a `resource_group` finished: the group is free, the queue may hand out its next job. */
-  resourceReleased?: () => void;
 }
 
 /**
@@ -32,7 +30,7 @@ export class JobOutcomes {
    * script's, with a failure) decides `retry:exit_codes`.
    */
   async finish(
-    job: Pick<JobRecord, 'id' | 'pipeline_id' | 'definition' | 'resource_group'>,
+    job: Pick<JobRecord, 'id' | 'pipeline_id' | 'definition'>,
     status: 'success' | 'failed',
     failureReason: string | null = null,
     exitCode: number | null = null,
@@ -45,14 +43,13 @@ export class JobOutcomes {
       const current = await this.deps.jobs.findById(job.id);
       return { moved: false, status: current?.status ?? 'canceled' };
     }
-    if (job.resource_group !== null) this.deps.resourceReleased?.();
     const current = await this.deps.jobs.findById(job.id);
     // An automatic retry leaves this job failed (a new job takes its place).
     return { moved: true, status: current?.status ?? status };
   }
 
   /** Fails the job for `reason`; answers its status afterwards. */
-  async fail(job: Pick<JobRecord, 'id' | 'pipeline_id' | 'definition' | 'resource_group'>, reason: string): Promise<JobStatus> {
+  async fail(job: Pick<JobRecord, 'id' | 'pipeline_id' | 'definition'>, reason: string): Promise<JobStatus> {
     return (await this.finish(job, 'failed', reason)).status;
   }
 

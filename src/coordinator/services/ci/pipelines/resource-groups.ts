@@ -1,0 +1,66 @@
+/**
+ * `resource_group` as GitLab's `unordered` process mode: a job of a group is enqueued to
+ * `waiting_for_resource`; the group's resource goes to one job at a time, which holds it from
+ * its assignment (`pending`) until it completes. Whenever a job starts waiting and whenever a
+ * holder lets go (finished, failed, canceled, dropped by a sweep), processing records a durable
+ * task for the group in the transaction of that event; the task assigns the resource to the
+ * group's oldest waiting job if no job holds it, through pipeline processing (so the pipeline's
+ * status, hooks and the runners' wake-up follow), in a transaction that first serialises the
+ * group's assignments (`JobQueueStore.nextForResource`).
+ */
+import type { JobChange, JobStatus, PipelineJob } from '../../../../pipeline/index.ts';
+import type { CiStores } from '../../../../storage/types-ci-transactions.ts';
+
+/** Payload: ResourceGroupTask. */
+export const RESOURCE_GROUP_TASK = 'pipeline.resource-group-assign';
+
+export interface ResourceGroupTask {
+  projectId: number;
+  /** The group's key, expanded (`ci_jobs.resource_group`). */
+  key: string;
+}
+
+const HOLDING: ReadonlySet<JobStatus> = new Set(['pending', 'running', 'canceling']);
+
+/**
+ * The groups whose resource may change hands after these changes: a job of the group started
+ * waiting, or a holder of it stopped holding. `jobs` are the pipeline's jobs after them.
+ */
+export function groupsToAssign(changes: readonly JobChange[], jobs: readonly PipelineJob[]): string[] {
+  const keys = new Set<string>();
+  let byId: Map<number, PipelineJob> | undefined;
+  for (const change of changes) {
+    const status = change.kind === 'create' ? change.job.status : change.patch.status;
+    if (status === undefined) continue;
+    const released = change.kind === 'update' && HOLDING.has(change.previousStatus) && !HOLDING.has(status);
+    if (status !== 'waiting_for_resource' && !released) continue;
+    byId ??= new Map(jobs.map((job) => [job.id, job]));
+    const key = change.kind === 'create' ? change.job.resourceGroup : byId.get(change.jobId)?.resourceGroup;
+    if (key) keys.add(key);
+  }
+  return [...keys];
+}
+
+/**
+ * In the processing transaction: one assignment task per group the changes concern (one
+ * pending task per group at most); answers how many were recorded.
+ */
+export async function recordResourceAssignments(
+  stores: CiStores, projectId: number, changes: readonly JobChange[], jobs: readonly PipelineJob[], now: string,
+): Promise<number> {
+  return recordAssignmentTasks(stores, projectId, groupsToAssign(changes, jobs), now);
+}
+
+/** The groups these jobs hold (a pipeline about to be deleted lets go of them). */
+export function groupsHeld(jobs: readonly PipelineJob[]): string[] {
+  return [...new Set(jobs.flatMap((job) => (job.resourceGroup && HOLDING.has(job.status) ? [job.resourceGroup] : [])))];
+}
+
+/** In the caller's transaction: one assignment task per group (deduped while one is pending); answers how many. */
+export async function recordAssignmentTasks(stores: Pick<CiStores, 'tasks'>, projectId: number, keys: readonly string[], now: string): Promise<number> {
+  for (const key of keys) {
+    const payload: ResourceGroupTask = { projectId, key };
+    await stores.tasks.enqueue({ kind: RESOURCE_GROUP_TASK, payload, maxAttempts: 10, dedupeKey: `${RESOURCE_GROUP_TASK}:${projectId}:${key}` }, now);
+  }
+  return keys.length;
+}

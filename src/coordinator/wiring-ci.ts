@@ -43,6 +43,8 @@ import { buildRunnerJobServices, type RunnerJobOptions } from './wiring-runner-j
 import { JobStatusWatch } from './services/ci/runners/job-watch.ts';
 import { DependencyArtifacts } from './services/ci/runners/artifact-downloads.ts';
 import { ARTIFACT_EXPIRY_TASK, ArtifactExpiry } from './services/ci/runners/artifact-expiry.ts';
+import { ENVIRONMENT_AUTO_STOP_TASK, EnvironmentAutoStop } from './services/ci/environment-auto-stop.ts';
+import { EnvironmentStopAction } from './services/ci/environment-stop.ts';
 import { STALE_MERGE_LOCKS_TASK } from './services/planning/merge-requests/stale-merge-locks.ts';
 import { ArtifactUploads } from './services/ci/runners/artifact-uploads.ts';
 import { JobTokenAccess } from './services/ci/runners/job-token-access.ts';
@@ -70,6 +72,8 @@ export interface CiRuntimeOptions {
   runnerJobs?: RunnerJobOptions;
   /** How often a sweep of expired artifacts is queued (default 7 minutes, GitLab's ExpireBuildArtifactsWorker). */
   artifactExpiryIntervalMs?: number;
+  /** How often environments past their `auto_stop_at` are looked for (default 1 minute). */
+  environmentAutoStopIntervalMs?: number;
   /** Members and central directory bytes an artifacts archive may have (default 200,000 and 64 MiB); larger uploads are refused (413). */
   archiveMemberLimits?: Partial<ZipIndexLimits>;
   /**
@@ -242,6 +246,8 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
   });
   const dependencyArtifacts = new DependencyArtifacts({ tokens: jobTokenAccess, jobArtifacts: stores.jobArtifacts, artifactFiles: blobs.artifactFiles });
   const artifactExpiry = new ArtifactExpiry({ jobArtifacts: stores.jobArtifacts, artifactFiles: blobs.artifactFiles, queue: taskQueue, logger });
+  const environmentStopAction = new EnvironmentStopAction({ deployments: stores.deployments, jobs: stores.jobs, processing: pipelineProcessing });
+  const environmentAutoStop = new EnvironmentAutoStop({ environments: stores.environments, stopAction: environmentStopAction, queue: taskQueue, logger });
   const eventPruning = new EventPruning({ events: stores.activityEvents, queue: taskQueue, logger });
   const commitStatuses = new CommitStatusesService({
     lookup, permissions, jobs: stores.jobs, pipelines: stores.pipelines, refs: refWrites, users: stores.users, repositories, views: jobViews, refRules, transactions: stores.ciTransactions, processing: pipelineProcessing,
@@ -261,6 +267,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
       [SCHEDULE_PIPELINE_TASK]: schedulePipelines.handler(),
       [SCHEDULED_TIME_TASK]: scheduledTimeHandler(pipelineProcessing),
       [ARTIFACT_EXPIRY_TASK]: artifactExpiry.handler(),
+      [ENVIRONMENT_AUTO_STOP_TASK]: environmentAutoStop.handler(),
       [EVENT_PRUNING_TASK]: eventPruning.handler(),
       [DOWNSTREAM_PIPELINE_TASK]: downstreamPipelines.createHandler(),
       [BRIDGE_STATUS_TASK]: downstreamPipelines.statusHandler(),
@@ -294,11 +301,13 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
       schedulePipelines.start(options.scheduleIntervalMs ?? 10_000);
       runnerJobs.staleJobs.start();
       artifactExpiry.start(options.artifactExpiryIntervalMs ?? 7 * 60_000);
+      environmentAutoStop.start(options.environmentAutoStopIntervalMs ?? 60_000);
       eventPruning.start(24 * 60 * 60_000);
       mergeRequestMerging.staleMergeLocks.start(5 * 60_000);
     },
     async stop(step: ClosingStep = (_name, work) => work()): Promise<void> {
       artifactExpiry.stop();
+      environmentAutoStop.stop();
       eventPruning.stop();
       mergeRequestMerging.staleMergeLocks.stop();
       await step('the stale job sweep', () => runnerJobs.staleJobs.stop());
@@ -326,7 +335,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
     pipelineProcessing, pipelineCreation, pipelineRuns, downstreamPipelines, ciLint, pushPipelines, commitReferences, schedulePipelines, taskQueue, taskWorker, ciRuntime, hookWorker,
     ...mergeRequestGit,
     ciBlobs: blobs, pipelines, jobs, jobArtifacts, commitStatuses, ...runnerJobs, jobQueueWakeups,
-    openMergeRequests, jobTokenAccess, artifactUploads, dependencyArtifacts, artifactExpiry, eventPruning, redundantPipelines, ...mergeRequestMerging, mergeRequestPipelines, mergeRequestPipelinesView,
+    openMergeRequests, jobTokenAccess, artifactUploads, dependencyArtifacts, artifactExpiry, environmentStopAction, environmentAutoStop, eventPruning, redundantPipelines, ...mergeRequestMerging, mergeRequestPipelines, mergeRequestPipelinesView,
   };
 }
 

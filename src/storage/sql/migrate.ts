@@ -49,6 +49,7 @@ import { environmentSlugs } from './migrations/048-environment-slugs.ts';
 import { ciSigningKey } from './migrations/049-ci-signing-key.ts';
 import { jobDownstreamErrors } from './migrations/050-job-downstream-errors.ts';
 import { jobResourceGroup } from './migrations/051-job-resource-group.ts';
+import { environmentTierAutoStop } from './migrations/053-environment-tier-auto-stop.ts';
 
 /** Ordered migrations; names never change once released. */
 const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
@@ -100,6 +101,7 @@ const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
   ['049-ci-signing-key', ciSigningKey],
   ['050-job-downstream-errors', jobDownstreamErrors],
   ['051-job-resource-group', jobResourceGroup],
+  ['053-environment-tier-auto-stop', environmentTierAutoStop],
 ];
 
 /** The names of every migration, in order: a schema's identity (the tests' PostgreSQL template is keyed on it). */

@@ -1,6 +1,7 @@
 /**
  * Environments and deployments of jobs with `environment:` (reference §10, GitLab ≥ 11.5): a
- * build job that starts an environment gets the environment (found or created) and a `created` deployment when the job is created; the
+ * build or bridge job (bridges since GitLab 16.4) that starts an environment gets the
+ * environment (found or created) and a `created` deployment when the job is created; the
  * deployment's status then follows the job's; a successful deployment renews its
  * environment's URL, auto-stop time and tier; a successful stop job stops its environment. A
  * job whose expanded environment name is refused fails with `environment_creation_failure`.
@@ -20,7 +21,7 @@ type DeploymentStores = Pick<CiStores, 'environments' | 'deployments' | 'jobs' |
 
 export type EnvironmentAction = 'start' | 'stop' | 'prepare' | 'verify' | 'access';
 
-/** What a job does to its environment; null for jobs without one, bridges and statuses. */
+/** What a job does to its environment; null for jobs without one and for generic statuses. */
 export function environmentActionOf(job: Pick<JobRecord, 'type' | 'environment' | 'definition'>): EnvironmentAction | null {
   if (!hasEnvironmentKeyword(job.type) || job.environment === null) return null;
   return job.definition?.environment?.action ?? 'start';
@@ -35,9 +36,9 @@ export function isEnvironmentRefused(job: { type: JobRecord['type']; environment
   return hasEnvironmentKeyword(job.type) && job.environment != null && environmentNameErrors(job.environment).length > 0;
 }
 
-/** Build jobs (bridges check their environment but track none, generic statuses have no CI file entry). */
+/** GitLab's Processable jobs: builds and bridges (generic statuses have no CI file entry). */
 function hasEnvironmentKeyword(type: JobRecord['type']): boolean {
-  return type === 'build';
+  return type === 'build' || type === 'bridge';
 }
 
 /** New jobs of a pipeline being created: those whose environment is refused are saved `failed`, as GitLab's creation chain saves them. */
@@ -70,7 +71,7 @@ export function deploymentStatusFor(jobStatus: JobStatus): DeploymentStatus | un
 const FINISHED: readonly DeploymentStatus[] = ['success', 'failed', 'canceled'];
 
 /**
- * New jobs (pipeline creation, retries): each build job with an environment gets it,
+ * New jobs (pipeline creation, retries): each build or bridge job with an environment gets it,
  * created when missing (GitLab's `Environments::CreateForJobService`, whatever the job's
  * action) with the job's tier (declared, else guessed from the name) and auto-stop time; one
  * that starts it gives it its expanded URL and gets a deployment in the status its job has.

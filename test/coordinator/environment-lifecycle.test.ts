@@ -4,7 +4,7 @@ import { ciServicesOf } from '../../src/coordinator/app.ts';
 import type { JobRecord } from '../../src/storage/types-ci-jobs.ts';
 import type { EnvironmentRecord } from '../../src/storage/types-environments.ts';
 import { moveJob } from '../helpers/ci-pipelines.ts';
-import { startRunnerJobsFixture, type RunnerJobsFixture } from './runner-job-fixtures.ts';
+import { claimedVariables, startRunnerJobsFixture, type RunnerJobsFixture } from './runner-job-fixtures.ts';
 
 /**
  * What a successful deployment does to its environment (GitLab's
@@ -50,6 +50,20 @@ stop:
   script: ./stop
   when: manual
   environment: { name: review/$CI_COMMIT_REF_NAME, action: stop }
+`;
+
+const TIER_CI = `
+plain:
+  script: ./deploy
+  environment: production
+  id_tokens:
+    ID_TOKEN: { aud: https://vault.example.com }
+declared:
+  script: ./deploy
+  environment: { name: production, deployment_tier: staging }
+guessed:
+  script: ./deploy
+  environment: review/$CI_COMMIT_REF_NAME
 `;
 
 const HOUR = 3_600_000;
@@ -167,6 +181,19 @@ describe('environments renewed by deployments, and auto-stop', () => {
     const review = await environment(project.id, 'review/main');
     assert.equal(review.state, 'available');
     assertAround(review.auto_stop_at, redeployed, HOUR, 'auto_stop_at after the redeployment');
+  });
+
+  it("gives a job that declares no tier its environment's saved tier (CI_ENVIRONMENT_TIER, the id token's deployment_tier)", async () => {
+    const project = await fixture.ciProject('saved-tier', TIER_CI);
+    const created = await fixture.gantry.api('POST', `/projects/${project.id}/environments`, { body: { name: 'production', tier: 'testing' } });
+    assert.equal(created.status, 201, created.text);
+    const runner = await fixture.register(project.runners_token);
+    const byJob = await claimedVariables(fixture, project.id, runner.token, ['CI_ENVIRONMENT_TIER', 'ID_TOKEN']);
+    const claims = JSON.parse(Buffer.from(byJob.plain!.ID_TOKEN!.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>;
+    assert.deepEqual(
+      [byJob.plain!.CI_ENVIRONMENT_TIER, claims.deployment_tier, byJob.declared!.CI_ENVIRONMENT_TIER, byJob.guessed!.CI_ENVIRONMENT_TIER],
+      ['testing', 'testing', 'staging', 'development'],
+    );
   });
 
   it('stopping through the API clears auto_stop_at', async () => {

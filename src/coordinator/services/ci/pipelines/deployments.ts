@@ -118,8 +118,9 @@ export interface JobMoves {
  * After an event: deployments for the jobs it created, every deployment of the pipeline
  * brought to its job's status (a runner's claim moves a job to `running` before processing,
  * so statuses are compared, not only the event's changes), a successful deployment making its
- * environment available again (and a task linking the merge requests it shipped) and a
- * successful stop job stopping its environment. Answers how many tasks it recorded.
+ * environment available again and renewing it (`renewedByDeployment`; and a task linking the
+ * merge requests it shipped) and a successful stop job stopping its environment. Answers how
+ * many tasks it recorded.
  */
 export async function followJobMoves(stores: DeploymentStores, pipelineId: number, moves: JobMoves, now: string): Promise<number> {
   let tasks = 0;
@@ -179,7 +180,7 @@ function acceptedUrl(url: string | null): string | null {
  * `now` plus an expanded `auto_stop_in` (ChronicDuration, as `expire_in`); null for `never`;
  * undefined (no change) when the job gives none or it does not read as a duration.
  */
-export function autoStopTime(autoStopIn: string | null, now: string): string | null | undefined {
+function autoStopTime(autoStopIn: string | null, now: string): string | null | undefined {
   if (autoStopIn === null || autoStopIn.trim() === '') return undefined;
   if (autoStopIn.trim().toLowerCase() === 'never') return null;
   const seconds = parseDuration(autoStopIn);

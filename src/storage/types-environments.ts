@@ -37,6 +37,11 @@ export interface EnvironmentsStore {
   update(id: number, changes: EnvironmentChanges): Promise<EnvironmentRecord | undefined>;
   /** Available environments (of every project) whose `auto_stop_at` is at or before `now`, soonest first. */
   listAutoStopDue(now: string, limit: number): Promise<EnvironmentRecord[]>;
+  /**
+   * Stops the environment (clearing `auto_stop_at`) if it is still available and due at `now`;
+   * undefined when it is not (a deployment renewed it, someone stopped or deleted it meanwhile).
+   */
+  stopIfDue(id: number, now: string): Promise<EnvironmentRecord | undefined>;
   delete(id: number): Promise<boolean>;
 }
 

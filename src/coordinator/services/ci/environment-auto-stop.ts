@@ -3,7 +3,6 @@ import type { EnvironmentsStore } from '../../../storage/types-environments.ts';
 import type { NewTask } from '../../../storage/types-tasks.ts';
 import { PeriodicSweep } from '../periodic-task.ts';
 import type { EnvironmentStopAction } from './environment-stop.ts';
-import { STOPPED } from './pipelines/deployments.ts';
 
 export const ENVIRONMENT_AUTO_STOP_TASK = 'environment-auto-stop';
 
@@ -11,7 +10,7 @@ export const ENVIRONMENT_AUTO_STOP_TASK = 'environment-auto-stop';
 const BATCH = 100;
 
 export interface EnvironmentAutoStopDeps {
-  environments: Pick<EnvironmentsStore, 'listAutoStopDue' | 'update'>;
+  environments: Pick<EnvironmentsStore, 'listAutoStopDue' | 'stopIfDue'>;
   stopAction: Pick<EnvironmentStopAction, 'play'>;
   queue: { enqueue(task: NewTask): Promise<unknown> };
   logger: Logger;
@@ -21,7 +20,7 @@ export interface EnvironmentAutoStopDeps {
 /**
  * Stops the available environments whose `auto_stop_at` has passed (set from `auto_stop_in`),
  * as GitLab's `Environments::AutoStopCronWorker` does: each is marked stopped (which clears the
- * time) and its `on_stop` job, if one waits to be played, is played as that job's user. A
+ * time; one a deployment renewed meanwhile stays) and its `on_stop` job, if one waits to be played, is played as that job's user. A
  * timer enqueues one sweep task on the durable queue (one pending at a time across
  * coordinators, by its dedupe key).
  */
@@ -42,9 +41,9 @@ export class EnvironmentAutoStop extends PeriodicSweep {
       const now = new Date(this.clock()).toISOString();
       const due = await environments.listAutoStopDue(now, BATCH);
       for (const environment of due) {
-        const updated = await environments.update(environment.id, { ...STOPPED, updated_at: now });
-        if (!updated) continue;
-        await stopAction.play(updated, null);
+        const stoppedNow = await environments.stopIfDue(environment.id, now);
+        if (!stoppedNow) continue;
+        await stopAction.play(stoppedNow, null);
         stopped++;
       }
       if (due.length < BATCH) break;

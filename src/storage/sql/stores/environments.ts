@@ -82,6 +82,19 @@ export class SqlEnvironmentsStore implements EnvironmentsStore {
     return rows.map(toEnvironment);
   }
 
+  async stopIfDue(id: number, now: string): Promise<EnvironmentRecord | undefined> {
+    const row = await this.db
+      .updateTable('environments')
+      .set({ state: 'stopped', auto_stop_at: null, updated_at: now })
+      .where('id', '=', id)
+      .where('state', '=', 'available')
+      .where('auto_stop_at', 'is not', null)
+      .where('auto_stop_at', '<=', now)
+      .returningAll()
+      .executeTakeFirst();
+    return row && toEnvironment(row);
+  }
+
   async delete(id: number): Promise<boolean> {
     const result = await this.db.deleteFrom('environments').where('id', '=', id).executeTakeFirst();
     return Number(result.numDeletedRows) > 0;

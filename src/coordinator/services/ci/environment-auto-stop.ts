@@ -20,9 +20,9 @@ export interface EnvironmentAutoStopDeps {
 /**
  * Stops the available environments whose `auto_stop_at` has passed (set from `auto_stop_in`),
  * as GitLab's `Environments::AutoStopCronWorker` does: each is marked stopped (which clears the
- * time; one a deployment renewed meanwhile stays) and its `on_stop` job, if one waits to be played, is played as that job's user. A
- * timer enqueues one sweep task on the durable queue (one pending at a time across
- * coordinators, by its dedupe key).
+ * time; one a deployment renewed meanwhile stays) and its `on_stop` job, if one waits to be
+ * played, is played as that job's user. A timer enqueues one sweep task on the durable queue
+ * (one pending at a time across coordinators, by its dedupe key).
  */
 export class EnvironmentAutoStop extends PeriodicSweep {
   private readonly clock: () => number;

@@ -45,6 +45,7 @@ import { DependencyArtifacts } from './services/ci/runners/artifact-downloads.ts
 import { ARTIFACT_EXPIRY_TASK, ArtifactExpiry } from './services/ci/runners/artifact-expiry.ts';
 import { ENVIRONMENT_AUTO_STOP_TASK, EnvironmentAutoStop } from './services/ci/environment-auto-stop.ts';
 import { EnvironmentStopAction } from './services/ci/environment-stop.ts';
+import { BRANCH_ENVIRONMENTS_STOP_TASK, EnvironmentBranchStop } from './services/ci/environment-branch-stop.ts';
 import { STALE_MERGE_LOCKS_TASK } from './services/planning/merge-requests/stale-merge-locks.ts';
 import { ArtifactUploads } from './services/ci/runners/artifact-uploads.ts';
 import { JobTokenAccess } from './services/ci/runners/job-token-access.ts';
@@ -248,6 +249,9 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
   const artifactExpiry = new ArtifactExpiry({ jobArtifacts: stores.jobArtifacts, artifactFiles: blobs.artifactFiles, queue: taskQueue, logger });
   const environmentStopAction = new EnvironmentStopAction({ deployments: stores.deployments, jobs: stores.jobs, processing: pipelineProcessing });
   const environmentAutoStop = new EnvironmentAutoStop({ environments: stores.environments, stopAction: environmentStopAction, queue: taskQueue, logger });
+  const environmentBranchStop = new EnvironmentBranchStop({
+    environments: stores.environments, deployments: stores.deployments, projects: stores.projects, users: stores.users, permissions, stopAction: environmentStopAction, queue: taskQueue,
+  });
   const eventPruning = new EventPruning({ events: stores.activityEvents, queue: taskQueue, logger });
   const commitStatuses = new CommitStatusesService({
     lookup, permissions, jobs: stores.jobs, pipelines: stores.pipelines, refs: refWrites, users: stores.users, repositories, views: jobViews, refRules, transactions: stores.ciTransactions, processing: pipelineProcessing,
@@ -268,6 +272,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
       [SCHEDULED_TIME_TASK]: scheduledTimeHandler(pipelineProcessing),
       [ARTIFACT_EXPIRY_TASK]: artifactExpiry.handler(),
       [ENVIRONMENT_AUTO_STOP_TASK]: environmentAutoStop.handler(),
+      [BRANCH_ENVIRONMENTS_STOP_TASK]: environmentBranchStop.handler(),
       [EVENT_PRUNING_TASK]: eventPruning.handler(),
       [DOWNSTREAM_PIPELINE_TASK]: downstreamPipelines.createHandler(),
       [BRIDGE_STATUS_TASK]: downstreamPipelines.statusHandler(),
@@ -289,6 +294,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
     start(): void {
       context.events.onPushRecorded((push) => pushPipelines.record(push));
       context.events.onPushRecorded((push) => commitReferences.record(push));
+      context.events.onPushRecorded((push) => environmentBranchStop.record(push));
       context.events.onPushRecorded((push) => mergeRequestGit.mergeRequestRefresher.recordPush(push));
       context.events.onPushRecorded((push) => integrationMail.recordPush(push));
       context.events.onPushRecorded((push) => outboundDeliveries.recordPush(push));
@@ -335,7 +341,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
     pipelineProcessing, pipelineCreation, pipelineRuns, downstreamPipelines, ciLint, pushPipelines, commitReferences, schedulePipelines, taskQueue, taskWorker, ciRuntime, hookWorker,
     ...mergeRequestGit,
     ciBlobs: blobs, pipelines, jobs, jobArtifacts, commitStatuses, ...runnerJobs, jobQueueWakeups,
-    openMergeRequests, jobTokenAccess, artifactUploads, dependencyArtifacts, artifactExpiry, environmentStopAction, environmentAutoStop, eventPruning, redundantPipelines, ...mergeRequestMerging, mergeRequestPipelines, mergeRequestPipelinesView,
+    openMergeRequests, jobTokenAccess, artifactUploads, dependencyArtifacts, artifactExpiry, environmentStopAction, environmentAutoStop, environmentBranchStop, eventPruning, redundantPipelines, ...mergeRequestMerging, mergeRequestPipelines, mergeRequestPipelinesView,
   };
 }
 

@@ -1,0 +1,49 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startDownstreamFixture, waitFor, type DownstreamFixture } from './downstream-fixtures.ts';
+
+/** Deleting a branch stops the environments it deployed (GitLab's `Environments::StopService#execute_for_branch`). */
+const CI = `
+deploy:
+  script: ./deploy
+  environment: { name: review/$CI_COMMIT_REF_NAME, on_stop: stop }
+stop:
+  script: ./stop
+  when: manual
+  environment: { name: review/$CI_COMMIT_REF_NAME, action: stop }
+`;
+
+describe('environments of a deleted branch', () => {
+  let fixture: DownstreamFixture;
+  let project: { id: number; path: string };
+
+  before(async () => {
+    fixture = await startDownstreamFixture();
+    project = await fixture.project('branch-stop');
+  });
+  after(() => fixture.close());
+
+  it('are stopped, their on_stop job played; those other branches deployed stay', async () => {
+    const { stores } = fixture.gantry.coordinator.context;
+    const deployed: Record<string, number> = {};
+    for (const branch of ['feature', 'other']) {
+      const sha = await fixture.commit(project.id, branch, { '.gitlab-ci.yml': CI });
+      const pipeline = await fixture.pushPipeline(project.id, sha, branch);
+      await fixture.finish((await fixture.jobs(pipeline.id)).deploy, 'success');
+      deployed[branch] = pipeline.id;
+    }
+    const environmentOf = async (branch: string) => {
+      const found = await stores.environments.findByName(project.id, `review/${branch}`);
+      assert.ok(found, branch);
+      return found;
+    };
+    assert.deepEqual([(await environmentOf('feature')).state, (await environmentOf('other')).state], ['available', 'available']);
+
+    const deleted = await fixture.gantry.api('DELETE', `/projects/${project.id}/repository/branches/feature`);
+    assert.equal(deleted.status, 204, deleted.text);
+    await waitFor(async () => ((await environmentOf('feature')).state === 'stopped' ? true : undefined), 'the environment of the deleted branch stopped', stores.tasks);
+    await fixture.jobWhen(deployed.feature!, 'stop', (job) => job.status === 'pending', 'its on_stop job played');
+    assert.equal((await environmentOf('other')).state, 'available');
+    assert.equal((await fixture.jobs(deployed.other!)).stop.status, 'manual');
+  });
+});

@@ -3,7 +3,11 @@ import { after, before, describe, it } from 'node:test';
 import { startDownstreamFixture, waitFor, type DownstreamFixture } from './downstream-fixtures.ts';
 
 /** Deleting a branch stops the environments it deployed (GitLab's `Environments::StopService#execute_for_branch`). */
+// ship comes first: its environment is looked at before the review one, whose stop the test waits for.
 const CI = `
+ship:
+  script: ./ship
+  environment: production-$CI_COMMIT_REF_NAME
 deploy:
   script: ./deploy
   environment: { name: review/$CI_COMMIT_REF_NAME, on_stop: stop }
@@ -23,17 +27,18 @@ describe('environments of a deleted branch', () => {
   });
   after(() => fixture.close());
 
-  it('are stopped, their on_stop job played; those other branches deployed stay', async () => {
+  it('are stopped, their on_stop job played; those other branches deployed, and production ones with no stop job, stay', async () => {
     const { stores } = fixture.gantry.coordinator.context;
     const deployed: Record<string, number> = {};
     for (const branch of ['feature', 'other']) {
       const sha = await fixture.commit(project.id, branch, { '.gitlab-ci.yml': CI });
       const pipeline = await fixture.pushPipeline(project.id, sha, branch);
-      await fixture.finish((await fixture.jobs(pipeline.id)).deploy, 'success');
+      const jobs = await fixture.jobs(pipeline.id);
+      for (const name of ['deploy', 'ship']) await fixture.finish(jobs[name]!, 'success');
       deployed[branch] = pipeline.id;
     }
-    const environmentOf = async (branch: string) => {
-      const found = await stores.environments.findByName(project.id, `review/${branch}`);
+    const environmentOf = async (branch: string, prefix = 'review/') => {
+      const found = await stores.environments.findByName(project.id, `${prefix}${branch}`);
       assert.ok(found, branch);
       return found;
     };
@@ -45,5 +50,7 @@ describe('environments of a deleted branch', () => {
     await fixture.jobWhen(deployed.feature!, 'stop', (job) => job.status === 'pending', 'its on_stop job played');
     assert.equal((await environmentOf('other')).state, 'available');
     assert.equal((await fixture.jobs(deployed.other!)).stop.status, 'manual');
+    const production = await environmentOf('feature', 'production-');
+    assert.deepEqual([production.tier, production.state], ['production', 'available'], 'a production environment without a stop job stays (GitLab: auto_stop_setting with_action)');
   });
 });

@@ -33,8 +33,9 @@ export interface EnvironmentBranchStopDeps {
  * Deleting a branch stops the environments it deployed (GitLab's `Environments::StopService
  * #execute_for_branch`, called when a push removes a branch): each available environment whose
  * newest successful deployment is of that branch is stopped as the pusher, when the pusher may
- * stop environments, and its `on_stop` job played. The push leaves a durable task; the task
- * does the work.
+ * stop environments, and its `on_stop` job played; a production or staging one only when it has
+ * such a job to play (GitLab's default `auto_stop_setting` of those tiers, `with_action`). The
+ * push leaves a durable task; the task does the work.
  */
 export class EnvironmentBranchStop {
   constructor(private readonly deps: EnvironmentBranchStopDeps) {}
@@ -58,9 +59,12 @@ export class EnvironmentBranchStop {
     if (!project || !user || !(await deps.permissions.canManageEnvironments(project, user))) return [];
     const stopped: number[] = [];
     for (const environment of await this.deployedFrom(project.id, task.branch)) {
+      // GitLab's default `auto_stop_setting` for these tiers is `with_action`: stopped only by a stop job.
+      const withAction = environment.tier === 'production' || environment.tier === 'staging';
+      if (withAction && (await deps.stopAction.play(environment, user)) === undefined) continue;
       const updated = await deps.environments.update(environment.id, { ...STOPPED, updated_at: new Date().toISOString() });
       if (!updated) continue;
-      await deps.stopAction.play(updated, user);
+      if (!withAction) await deps.stopAction.play(updated, user);
       stopped.push(updated.id);
     }
     return stopped;

@@ -253,6 +253,8 @@ export interface EnvironmentDefinition {
   onStop: string | null;
   /** `deployment_tier`, when the job names one. */
   deploymentTier?: EnvironmentTier;
+  /** `auto_stop_in` as written (a duration, `never`, or text with variables), when the job gives one. */
+  autoStopIn?: string;
 }
 
 export interface RetryDefinition {

@@ -1,6 +1,7 @@
 /** Inputs of `toJobPayload` beyond the job definition. */
 import type { Dependency } from '../protocol/job-payload.ts';
 import type { ContextVariable, MergeRequestInfo, RefType } from './model.ts';
+import type { EnvironmentTier } from './environment-tier.ts';
 
 export interface PayloadIds {
   jobId: number;
@@ -67,6 +68,8 @@ export interface PayloadPipelineInfo {
   environmentName?: string | null;
   /** The URL of the job's environment as saved, CI_ENVIRONMENT_URL when the job names no `url` (GitLab's `environment_url`). */
   environmentUrl?: string;
+  /** The tier of the job's environment as saved: CI_ENVIRONMENT_TIER when the job declares none (GitLab's `environment_tier`); default: guessed from the name. */
+  environmentTier?: EnvironmentTier;
   /**
    * A merge request pipeline's request: CI_COMMIT_REF_NAME is its source branch, no
    * CI_COMMIT_BRANCH, the CI_MERGE_REQUEST_* variables, and the runner fetches its ref path.

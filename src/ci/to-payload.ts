@@ -141,7 +141,7 @@ function jobVariables(
       publicVariable('CI_ENVIRONMENT_NAME', name),
       publicVariable('CI_ENVIRONMENT_SLUG', environmentSlug(name)),
       publicVariable('CI_ENVIRONMENT_ACTION', job.environment.action),
-      publicVariable('CI_ENVIRONMENT_TIER', environmentTier(name, job.environment.deploymentTier)),
+      publicVariable('CI_ENVIRONMENT_TIER', environmentTier(name, job.environment.deploymentTier ?? pipeline.environmentTier)),
     );
   }
   const scopedTo = pipeline.environmentName !== undefined ? pipeline.environmentName : environmentName;

@@ -1,16 +1,14 @@
 import type { CoordinatorContext } from './context.ts';
 import { TriggersService } from './services/ci/triggers.ts';
 import { GroupVariablesService, InstanceVariablesService, ProjectVariablesService } from './services/ci/variables.ts';
-import { EnvironmentStopAction } from './services/ci/environment-stop.ts';
+import type { EnvironmentStopAction } from './services/ci/environment-stop.ts';
 import { EnvironmentsService } from './services/ci/environments.ts';
-import type { PipelineProcessing } from './services/ci/pipelines/processing.ts';
 import { PipelineSchedulesService } from './services/ci/pipeline-schedules.ts';
 import { RefWriteAccess } from './services/repository/ref-write-access.ts';
 
 /** The CI settings area's services (project, group and instance variables, triggers, pipeline schedules, environments), each with its narrow dependencies. */
-export function buildCiSettingsServices(context: CoordinatorContext, processing: PipelineProcessing) {
+export function buildCiSettingsServices(context: CoordinatorContext, stopAction: EnvironmentStopAction) {
   const { stores, lookup, permissions } = context;
-  const stopAction = new EnvironmentStopAction({ deployments: stores.deployments, jobs: stores.jobs, processing });
   const refs = new RefWriteAccess({ branchRules: context.protectedBranches, tagRules: context.protectedTags, repositories: context.repositories });
   return {
     projectVariables: new ProjectVariablesService({ variables: stores.projectVariables, lookup, permissions }),

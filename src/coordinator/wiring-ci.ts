@@ -45,6 +45,9 @@ import { buildRunnerJobServices, type RunnerJobOptions } from './wiring-runner-j
 import { JobStatusWatch } from './services/ci/runners/job-watch.ts';
 import { DependencyArtifacts } from './services/ci/runners/artifact-downloads.ts';
 import { ARTIFACT_EXPIRY_TASK, ArtifactExpiry } from './services/ci/runners/artifact-expiry.ts';
+import { ENVIRONMENT_AUTO_STOP_TASK, EnvironmentAutoStop } from './services/ci/environment-auto-stop.ts';
+import { EnvironmentStopAction } from './services/ci/environment-stop.ts';
+import { BRANCH_ENVIRONMENTS_STOP_TASK, EnvironmentBranchStop } from './services/ci/environment-branch-stop.ts';
 import { STALE_MERGE_LOCKS_TASK } from './services/planning/merge-requests/stale-merge-locks.ts';
 import { ArtifactUploads } from './services/ci/runners/artifact-uploads.ts';
 import { JobTokenAccess } from './services/ci/runners/job-token-access.ts';
@@ -72,6 +75,8 @@ export interface CiRuntimeOptions {
   runnerJobs?: RunnerJobOptions;
   /** How often a sweep of expired artifacts is queued (default 7 minutes, GitLab's ExpireBuildArtifactsWorker). */
   artifactExpiryIntervalMs?: number;
+  /** How often environments past their `auto_stop_at` are looked for (default 1 minute). */
+  environmentAutoStopIntervalMs?: number;
   /** Members and central directory bytes an artifacts archive may have (default 200,000 and 64 MiB); larger uploads are refused (413). */
   archiveMemberLimits?: Partial<ZipIndexLimits>;
   /**
@@ -244,6 +249,11 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
   });
   const dependencyArtifacts = new DependencyArtifacts({ tokens: jobTokenAccess, jobArtifacts: stores.jobArtifacts, artifactFiles: blobs.artifactFiles });
   const artifactExpiry = new ArtifactExpiry({ jobArtifacts: stores.jobArtifacts, artifactFiles: blobs.artifactFiles, queue: taskQueue, logger });
+  const environmentStopAction = new EnvironmentStopAction({ deployments: stores.deployments, jobs: stores.jobs, processing: pipelineProcessing });
+  const environmentAutoStop = new EnvironmentAutoStop({ environments: stores.environments, stopAction: environmentStopAction, queue: taskQueue, logger });
+  const environmentBranchStop = new EnvironmentBranchStop({
+    environments: stores.environments, deployments: stores.deployments, projects: stores.projects, users: stores.users, permissions, stopAction: environmentStopAction, queue: taskQueue,
+  });
   const eventPruning = new EventPruning({ events: stores.activityEvents, queue: taskQueue, logger });
   const commitStatuses = new CommitStatusesService({
     lookup, permissions, jobs: stores.jobs, pipelines: stores.pipelines, refs: refWrites, users: stores.users, repositories, views: jobViews, refRules, transactions: stores.ciTransactions, processing: pipelineProcessing,
@@ -264,6 +274,8 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
       [SCHEDULED_TIME_TASK]: scheduledTimeHandler(pipelineProcessing),
       [RESOURCE_GROUP_TASK]: new ResourceGroupAssignment({ processing: pipelineProcessing }).handler(),
       [ARTIFACT_EXPIRY_TASK]: artifactExpiry.handler(),
+      [ENVIRONMENT_AUTO_STOP_TASK]: environmentAutoStop.handler(),
+      [BRANCH_ENVIRONMENTS_STOP_TASK]: environmentBranchStop.handler(),
       [EVENT_PRUNING_TASK]: eventPruning.handler(),
       [DOWNSTREAM_PIPELINE_TASK]: downstreamPipelines.createHandler(),
       [BRIDGE_STATUS_TASK]: downstreamPipelines.statusHandler(),
@@ -285,6 +297,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
     start(): void {
       context.events.onPushRecorded((push) => pushPipelines.record(push));
       context.events.onPushRecorded((push) => commitReferences.record(push));
+      context.events.onPushRecorded((push) => environmentBranchStop.record(push));
       context.events.onPushRecorded((push) => mergeRequestGit.mergeRequestRefresher.recordPush(push));
       context.events.onPushRecorded((push) => integrationMail.recordPush(push));
       context.events.onPushRecorded((push) => outboundDeliveries.recordPush(push));
@@ -297,11 +310,13 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
       schedulePipelines.start(options.scheduleIntervalMs ?? 10_000);
       runnerJobs.staleJobs.start();
       artifactExpiry.start(options.artifactExpiryIntervalMs ?? 7 * 60_000);
+      environmentAutoStop.start(options.environmentAutoStopIntervalMs ?? 60_000);
       eventPruning.start(24 * 60 * 60_000);
       mergeRequestMerging.staleMergeLocks.start(5 * 60_000);
     },
     async stop(step: ClosingStep = (_name, work) => work()): Promise<void> {
       artifactExpiry.stop();
+      environmentAutoStop.stop();
       eventPruning.stop();
       mergeRequestMerging.staleMergeLocks.stop();
       await step('the stale job sweep', () => runnerJobs.staleJobs.stop());
@@ -329,7 +344,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
     pipelineProcessing, pipelineCreation, pipelineRuns, downstreamPipelines, ciLint, pushPipelines, commitReferences, schedulePipelines, taskQueue, taskWorker, ciRuntime, hookWorker,
     ...mergeRequestGit,
     ciBlobs: blobs, pipelines, jobs, jobArtifacts, commitStatuses, ...runnerJobs, jobQueueWakeups,
-    openMergeRequests, jobTokenAccess, artifactUploads, dependencyArtifacts, artifactExpiry, eventPruning, redundantPipelines, ...mergeRequestMerging, mergeRequestPipelines, mergeRequestPipelinesView,
+    openMergeRequests, jobTokenAccess, artifactUploads, dependencyArtifacts, artifactExpiry, environmentStopAction, environmentAutoStop, environmentBranchStop, eventPruning, redundantPipelines, ...mergeRequestMerging, mergeRequestPipelines, mergeRequestPipelinesView,
   };
 }
 

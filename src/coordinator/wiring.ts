@@ -56,7 +56,7 @@ export function buildServices(context: CoordinatorContext, ci: CiServices = buil
     ...buildRepositoryServices(context, { releaseObservers: [ci.hookEvents] }),
     ...buildRepositoryMaintenanceServices(context, ci.taskQueue),
     ...ci,
-    ...buildCiSettingsServices(context, ci.pipelineProcessing),
+    ...buildCiSettingsServices(context, ci.environmentStopAction),
     ...buildRunnersServices(context, ci, edge.jobRequestLongPollSeconds),
     ...buildPlanningServices(context, ci.mergeRequestObserverList, { issueObservers: [ci.hookEvents, activity.activityRecorder], mergeRequestNoteObservers: [ci.hookEvents, activity.activityRecorder], mergeStatusChecks: ci.mergeStatusCheck }),
     jobQueueMetrics: new JobQueueMetrics({

@@ -65,13 +65,18 @@ export interface JobRecord {
   downstream_errors: string[] | null;
   /** The job's `resource_group` key, expanded: no two of a project's jobs in one group run at once. */
   resource_group: string | null;
+  /** `environment:url` of a job that starts its environment, expanded as its name is (null without one). */
+  environment_url: string | null;
+  /** `environment:auto_stop_in`, expanded (null without one). */
+  environment_auto_stop_in: string | null;
 }
 
 type JobDefaults =
   | 'stage_id' | 'retried' | 'failure_reason' | 'exit_code' | 'coverage' | 'user_id' | 'runner_id' | 'runner_type' | 'tag_list'
   | 'protected' | 'tag' | 'definition' | 'needs' | 'retry' | 'start_in_seconds' | 'environment' | 'target_url' | 'description'
   | 'queued_at' | 'started_at' | 'finished_at' | 'scheduled_at' | 'erased_at' | 'updated_at' | 'artifacts_expire_at'
-  | 'trace_size' | 'trace_checksum' | 'cancel_gracefully' | 'downstream_errors' | 'resource_group';
+  | 'trace_size' | 'trace_checksum' | 'cancel_gracefully' | 'downstream_errors' | 'resource_group' | 'environment_url'
+  | 'environment_auto_stop_in';
 
 export type NewJob = Omit<JobRecord, 'id' | 'lock_version' | JobDefaults> & Partial<Pick<JobRecord, JobDefaults>>;
 

@@ -1,4 +1,5 @@
 /** Environments of a project and the deployments to them. */
+import type { EnvironmentTier } from '../ci/environment-tier.ts';
 import type { Page } from './types-ci.ts';
 
 export type EnvironmentState = 'available' | 'stopped';
@@ -10,12 +11,16 @@ export interface EnvironmentRecord {
   slug: string;
   external_url: string | null;
   state: EnvironmentState;
+  /** Declared by the job that created it (`deployment_tier`), else guessed from its name then; a deployment declaring one changes it. */
+  tier: EnvironmentTier;
+  /** When the auto-stop sweep stops it (a successful deployment's `auto_stop_in`); null: never. */
+  auto_stop_at: string | null;
   created_at: string;
   updated_at: string;
 }
 
-export type NewEnvironment = Omit<EnvironmentRecord, 'id'>;
-export type EnvironmentChanges = Partial<Pick<EnvironmentRecord, 'name' | 'slug' | 'external_url' | 'state' | 'updated_at'>>;
+export type NewEnvironment = Omit<EnvironmentRecord, 'id' | 'auto_stop_at'> & Partial<Pick<EnvironmentRecord, 'auto_stop_at'>>;
+export type EnvironmentChanges = Partial<Pick<EnvironmentRecord, 'name' | 'slug' | 'external_url' | 'state' | 'tier' | 'auto_stop_at' | 'updated_at'>>;
 
 export interface EnvironmentsStore {
   /** Throws a unique violation when the project has the name or slug already. */
@@ -30,6 +35,13 @@ export interface EnvironmentsStore {
   /** By id; `name` exact, `search` a substring of the name, `states` any of them. */
   list(projectId: number, filter: { name?: string; search?: string; states?: readonly EnvironmentState[] }, page: Page): Promise<{ items: EnvironmentRecord[]; total: number }>;
   update(id: number, changes: EnvironmentChanges): Promise<EnvironmentRecord | undefined>;
+  /** Available environments (of every project) whose `auto_stop_at` is at or before `now`, soonest first. */
+  listAutoStopDue(now: string, limit: number): Promise<EnvironmentRecord[]>;
+  /**
+   * Stops the environment (clearing `auto_stop_at`) if it is still available and due at `now`;
+   * undefined when it is not (a deployment renewed it, someone stopped or deleted it meanwhile).
+   */
+  stopIfDue(id: number, now: string): Promise<EnvironmentRecord | undefined>;
   delete(id: number): Promise<boolean>;
 }
 

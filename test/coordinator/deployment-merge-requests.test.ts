@@ -35,7 +35,7 @@ describe('merge requests linked to deployments', () => {
     const { jobs } = await seedPipeline(fx.gantry.coordinator, { projectId: fx.project.id, sha, jobs: [{ name: 'ship', stage: 'deploy', environment: environmentName }] });
     const now = new Date().toISOString();
     const environment = await stores().environments.findOrCreate({
-      project_id: fx.project.id, name: environmentName, slug: environmentSlug(environmentName), external_url: null, state: 'available', created_at: now, updated_at: now,
+      project_id: fx.project.id, name: environmentName, slug: environmentSlug(environmentName), external_url: null, state: 'available', tier: 'other', created_at: now, updated_at: now,
     });
     assert.ok(environment);
     const created = await stores().deployments.create({
@@ -101,7 +101,7 @@ describe('merge requests linked to deployments', () => {
     assert.equal(await repositories.exists(projectId), false);
     const now = new Date().toISOString();
     const environment = await all.environments.findOrCreate({
-      project_id: projectId, name: 'production', slug: environmentSlug('production'), external_url: null, state: 'available', created_at: now, updated_at: now,
+      project_id: projectId, name: 'production', slug: environmentSlug('production'), external_url: null, state: 'available', tier: 'production', created_at: now, updated_at: now,
     });
     assert.ok(environment);
     const orphan = await all.deployments.create({

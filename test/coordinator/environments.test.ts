@@ -25,13 +25,29 @@ describe('environments API', () => {
       slug: environmentSlug('review/feature-1'),
       external_url: 'https://review.example.com/x',
       state: 'available',
+      tier: 'development',
+      auto_stop_at: null,
       last_deployment: null,
     });
     assert.equal(rest.slug, 'review-feature-1-1q251u');
     assert.match(String(createdAt), /^\d{4}-\d\d-\d\dT/);
     assert.equal(updatedAt, createdAt);
     const plain = await fx.gantry.api('POST', url(), { form: { name: 'production' } });
-    assert.deepEqual([plain.status, plain.json.slug, plain.json.external_url], [201, 'production', null]);
+    assert.deepEqual([plain.status, plain.json.slug, plain.json.external_url, plain.json.tier], [201, 'production', null, 'production'], 'the tier guessed from the name');
+  });
+
+  it('takes a tier on create and update (one of GitLab\'s five), else guesses it from the name', async () => {
+    const given = await fx.gantry.api('POST', url(), { body: { name: 'preview-tier', tier: 'testing' } });
+    assert.deepEqual([given.status, given.json.tier], [201, 'testing'], "given, it wins over the guess ('pre' is staging)");
+    const guessed = await fx.gantry.api('POST', url(), { body: { name: 'sandbox-tier' } });
+    assert.equal(guessed.json.tier, 'other');
+    const bad = await fx.gantry.api('POST', url(), { body: { name: 'tier-x', tier: 'prod' } });
+    assert.deepEqual([bad.status, bad.json], [400, { error: 'tier does not have a valid value' }]);
+    const changed = await fx.gantry.api('PUT', url(`/${given.json.id}`), { body: { tier: 'production' } });
+    assert.deepEqual([changed.status, changed.json.tier, changed.json.name], [200, 'production', 'preview-tier']);
+    const renamed = await fx.gantry.api('PUT', url(`/${guessed.json.id}`), { body: { name: 'staging-tier' } });
+    assert.equal(renamed.json.tier, 'other', 'a rename keeps the tier');
+    for (const id of [given.json.id, guessed.json.id]) assert.equal((await fx.gantry.api('DELETE', url(`/${id}`))).status, 204);
   });
 
   it('refuses bad names, duplicates, bad URLs and a given slug with 400', async () => {

@@ -64,6 +64,8 @@ describe('release and deployment events', () => {
   it("sends GitLab's Deployment Hook when a job with an environment is canceled, to hooks with deployment_events", async () => {
     const hook = await gantry.api('POST', `/projects/${deployedId}/hooks`, { body: { url: `${target.base}/deployments`, push_events: false, deployment_events: true } });
     assert.equal(hook.status, 201, hook.text);
+    const jobHook = await gantry.api('POST', `/projects/${deployedId}/hooks`, { body: { url: `${target.base}/deploy-jobs`, push_events: false, job_events: true } });
+    assert.equal(jobHook.status, 201, jobHook.text);
     const ci = 'deploy:\n  script: [echo deploy]\n  environment:\n    name: production\n    url: https://prod.example.com\n';
     const commit = await gantry.api('POST', `/projects/${deployedId}/repository/commits`, { body: { branch: 'main', commit_message: 'deploy it', actions: [{ action: 'create', file_path: '.gitlab-ci.yml', content: ci }] } });
     assert.equal(commit.status, 201, commit.text);
@@ -84,6 +86,10 @@ describe('release and deployment events', () => {
       [body.object_kind, body.status, body.environment, body.environment_slug, body.environment_external_url, body.deployable_id, Number(body.deployment_id) > 0, body.ref, body.short_sha, body.commit_title],
       ['deployment', 'canceled', 'production', 'production', 'https://prod.example.com', job!.id, true, 'main', String(commit.json.id).slice(0, 8), 'deploy it'],
     );
+    assert.equal(body.environment_tier, 'production', "the environment's tier, guessed from its name");
+    await waitUntil(() => target.requests.some((request) => request.url === '/deploy-jobs' && request.body.build_status === 'canceled'), 'the canceled job event');
+    const jobEvent = target.requests.find((request) => request.url === '/deploy-jobs' && request.body.build_status === 'canceled');
+    assert.deepEqual(jobEvent!.body.environment, { name: 'production', action: 'start', deployment_tier: 'production' });
     assert.equal((body.project as Json).id, deployedId);
     assert.ok(String(body.deployable_url).endsWith(`/root/deployed/-/jobs/${String(job!.id)}`));
     const triggers = async () => (await gantry.api('GET', `/projects/${deployedId}/hooks/${String(hook.json.id)}/events`)).list.map((log) => log.trigger);
@@ -123,5 +129,44 @@ describe('release and deployment events', () => {
     );
     const logs = await gantry.api('GET', `/projects/${deployedId}/hooks/${String(hook.json.id)}/events`);
     assert.deepEqual(logs.list.map((log) => log.trigger), ['deployment_hooks']);
+  });
+
+  it("sends a bridge's deployment hook, and lists builds with their environment's action and tier in the pipeline hook", async () => {
+    const created = await gantry.api('POST', '/projects', { body: { name: 'bridged', initialize_with_readme: true } });
+    assert.equal(created.status, 201, created.text);
+    const projectId = Number(created.json.id);
+    const hook = await gantry.api('POST', `/projects/${projectId}/hooks`, { body: { url: `${target.base}/bridged`, push_events: false, deployment_events: true, pipeline_events: true } });
+    assert.equal(hook.status, 201, hook.text);
+    const ci = [
+      'stages: [build, deploy]',
+      'build:\n  stage: build\n  script: [make]',
+      'prepare:\n  stage: build\n  script: [prepare]\n  environment: { name: review/app, action: prepare, deployment_tier: testing }',
+      'downstream:\n  stage: deploy\n  trigger: { include: child.yml }\n  environment: { name: review/app }',
+    ].join('\n');
+    const commit = await gantry.api('POST', `/projects/${projectId}/repository/commits`, {
+      body: { branch: 'main', commit_message: 'bridge it', actions: [{ action: 'create', file_path: '.gitlab-ci.yml', content: ci }, { action: 'create', file_path: 'child.yml', content: 'child:\n  script: [x]\n' }] },
+    });
+    assert.equal(commit.status, 201, commit.text);
+    let pipelineId = 0;
+    await waitUntil(async () => {
+      const [pipeline] = (await gantry.api('GET', `/projects/${projectId}/pipelines`)).list;
+      pipelineId = Number(pipeline?.id ?? 0);
+      return pipeline?.status === 'pending';
+    }, 'the pending pipeline');
+    assert.equal((await gantry.api('POST', `/projects/${projectId}/pipelines/${pipelineId}/cancel`)).status, 200);
+    const [bridge] = (await gantry.api('GET', `/projects/${projectId}/pipelines/${pipelineId}/bridges`)).list;
+    const deployments = () => target.requests.filter((request) => request.url === '/bridged' && request.body.object_kind === 'deployment');
+    await waitUntil(() => deployments().length >= 1, "the bridge's deployment event");
+    const body = deployments()[0]!.body;
+    assert.deepEqual(
+      [body.status, body.deployable_id, body.environment, body.environment_tier],
+      ['canceled', bridge!.id, 'review/app', 'testing'],
+      'the tier the first job (prepare, declaring testing) gave the environment it created',
+    );
+    const pipelines = () => target.requests.filter((request) => request.url === '/bridged' && request.body.object_kind === 'pipeline');
+    await waitUntil(() => pipelines().some((request) => (request.body.object_attributes as Json).status === 'canceled'), 'the canceled pipeline event');
+    const builds = pipelines().find((request) => (request.body.object_attributes as Json).status === 'canceled')!.body.builds as Json[];
+    const environmentOf = (name: string) => builds.find((build) => build.name === name)?.environment;
+    assert.deepEqual([environmentOf('build'), environmentOf('prepare')], [null, { name: 'review/app', action: 'prepare', deployment_tier: 'testing' }]);
   });
 });

@@ -44,11 +44,11 @@ export function readBridge(inputs: JobInputs & { value: PlainObject }, sink: Dia
     else checker.attributeError('when', `should be one of: ${BRIDGE_WHEN.join(', ')}`);
   }
   const allowFailure = checker.booleanAttribute(hash, 'allow_failure');
-  // `interruptible` (and `default:interruptible`) apply to bridges too; an `environment` is checked, not tracked.
+  // `interruptible` (and `default:interruptible`) apply to bridges too, and `environment` (GitLab 16.4's Processable keys).
   const ownInterruptible = hash.interruptible ?? (inherit.defaults('interruptible') ? inputs.defaults.interruptible : undefined);
   const interruptible = typeof ownInterruptible === 'boolean' ? ownInterruptible : null;
   if (ownInterruptible !== undefined && ownInterruptible !== null && interruptible === null) checker.child('interruptible').configError('should be a boolean value');
-  if (hash.environment !== undefined) readEnvironment(hash.environment, checker.child('environment'));
+  const environment = hash.environment === undefined ? null : readEnvironment(hash.environment, checker.child('environment'));
   const tokens = inputs.maxExpressionTokens;
   const read = {
     trigger: readTrigger(hash.trigger, checker.child('trigger')),
@@ -62,7 +62,7 @@ export function readBridge(inputs: JobInputs & { value: PlainObject }, sink: Dia
   };
   const { trigger, variables, needs, only, except, rules, parallel } = read;
   if (sink.errors.length > errorsBefore || !trigger || !variables) return null;
-  if (only === undefined || except === undefined || rules === undefined || parallel === undefined) return null;
+  if (only === undefined || except === undefined || rules === undefined || parallel === undefined || environment === undefined) return null;
   const inherited = inputs.globalVariables.filter((variable) => inherit.variables(variable.key));
   return {
     name,
@@ -75,7 +75,7 @@ export function readBridge(inputs: JobInputs & { value: PlainObject }, sink: Dia
     variables: mergeVariables(inherited, variables),
     cache: [],
     artifacts: null,
-    environment: null,
+    environment,
     coverage: null,
     retry: NO_RETRY,
     timeout: null,

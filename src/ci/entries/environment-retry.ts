@@ -64,6 +64,7 @@ export function readEnvironment(value: unknown, checker: EntryChecker): Environm
     action: action as EnvironmentAction,
     onStop: typeof value.on_stop === 'string' ? value.on_stop : null,
     ...(tier ? { deploymentTier: tier } : {}),
+    ...(typeof value.auto_stop_in === 'string' ? { autoStopIn: value.auto_stop_in } : {}),
   };
 }
 

@@ -50,6 +50,7 @@ import { ciSigningKey } from './migrations/049-ci-signing-key.ts';
 import { jobDownstreamErrors } from './migrations/050-job-downstream-errors.ts';
 import { jobResourceGroup } from './migrations/051-job-resource-group.ts';
 import { jobResourceGroupAssignment } from './migrations/052-job-resource-group-assignment.ts';
+import { environmentTierAutoStop } from './migrations/053-environment-tier-auto-stop.ts';
 
 /** Ordered migrations; names never change once released. */
 const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
@@ -102,6 +103,7 @@ const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
   ['050-job-downstream-errors', jobDownstreamErrors],
   ['051-job-resource-group', jobResourceGroup],
   ['052-job-resource-group-assignment', jobResourceGroupAssignment],
+  ['053-environment-tier-auto-stop', environmentTierAutoStop],
 ];
 
 /** The names of every migration, in order: a schema's identity (the tests' PostgreSQL template is keyed on it). */

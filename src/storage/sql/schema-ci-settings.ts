@@ -137,6 +137,9 @@ export interface EnvironmentsTable {
   state: string;
   created_at: string;
   updated_at: string;
+  /** Migration 053. */
+  tier: Generated<string>;
+  auto_stop_at: string | null;
 }
 
 export interface DeploymentsTable {

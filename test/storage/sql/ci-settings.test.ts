@@ -102,7 +102,7 @@ describe('CI settings storage: variables, triggers, schedules, environments, dep
 
   it('keeps environments unique by name and numbers deployments per project', async () => {
     const { environments, deployments } = database.stores;
-    const fields = { project_id: project.id, name: 'staging', slug: 'staging', external_url: null, state: 'available' as const, created_at: NOW, updated_at: NOW };
+    const fields = { project_id: project.id, name: 'staging', slug: 'staging', external_url: null, state: 'available' as const, tier: 'staging' as const, created_at: NOW, updated_at: NOW };
     const staging = await environments.create(fields);
     await assert.rejects(environments.create({ ...fields, slug: 'other' }), (error: unknown) => isUniqueViolation(error));
     const review = await environments.create({ ...fields, name: 'review/x', slug: 'review-x-abcdef' });
@@ -123,6 +123,30 @@ describe('CI settings storage: variables, triggers, schedules, environments, dep
     assert.equal((await deployments.listForEnvironment(staging.id, { offset: 0, limit: 1 })).total, 2);
     assert.equal(await environments.delete(staging.id), true);
     assert.equal(await deployments.findById(first.id), undefined, 'deployments go with their environment');
+  });
+
+  it('keeps an environment\'s tier and auto-stop time, lists the available ones past it, soonest first, and stops one only while it is due', async () => {
+    const { environments } = database.stores;
+    const fields = { project_id: project.id, external_url: null, state: 'available' as const, tier: 'development' as const, created_at: NOW, updated_at: NOW };
+    const later = await environments.create({ ...fields, name: 'auto/later', slug: 'auto-later', auto_stop_at: '2026-03-01T12:00:00.000Z' });
+    const sooner = await environments.create({ ...fields, name: 'auto/sooner', slug: 'auto-sooner', auto_stop_at: '2026-03-01T10:00:00.000Z' });
+    const stopped = await environments.create({ ...fields, name: 'auto/stopped', slug: 'auto-stopped', state: 'stopped', auto_stop_at: '2026-03-01T09:00:00.000Z' });
+    const future = await environments.create({ ...fields, name: 'auto/future', slug: 'auto-future', auto_stop_at: '2026-03-02T00:00:00.000Z' });
+    const never = await environments.create({ ...fields, name: 'auto/never', slug: 'auto-never' });
+    assert.deepEqual([later.tier, later.auto_stop_at, never.auto_stop_at], ['development', '2026-03-01T12:00:00.000Z', null]);
+    const listed = await environments.listAutoStopDue('2026-03-01T12:00:00.000Z', 10);
+    assert.deepEqual(listed.map((environment) => environment.id), [sooner.id, later.id], 'not the stopped one, nor one due later or never');
+    assert.deepEqual((await environments.listAutoStopDue('2026-03-01T12:00:00.000Z', 1)).map((environment) => environment.id), [sooner.id]);
+    const changed = await environments.update(later.id, { tier: 'production', auto_stop_at: null });
+    assert.deepEqual([changed?.tier, changed?.auto_stop_at], ['production', null]);
+    assert.deepEqual((await environments.listAutoStopDue('2026-03-03T00:00:00.000Z', 10)).map((environment) => environment.id), [sooner.id, future.id]);
+    assert.equal(await environments.stopIfDue(future.id, '2026-03-01T12:00:00.000Z'), undefined, 'not due yet');
+    assert.equal(await environments.stopIfDue(stopped.id, '2026-03-03T00:00:00.000Z'), undefined, 'stopped already');
+    assert.equal(await environments.stopIfDue(never.id, '2026-03-03T00:00:00.000Z'), undefined, 'no auto-stop time');
+    const due = await environments.stopIfDue(sooner.id, '2026-03-03T00:00:00.000Z');
+    assert.deepEqual([due?.state, due?.auto_stop_at, due?.updated_at], ['stopped', null, '2026-03-03T00:00:00.000Z']);
+    assert.equal(await environments.stopIfDue(sooner.id, '2026-03-03T00:00:00.000Z'), undefined, 'once');
+    for (const environment of [later, sooner, stopped, future, never]) await environments.delete(environment.id);
   });
 
   it('keeps one artifact per job and type with its zip members and their locations, and finds expired ones', async () => {

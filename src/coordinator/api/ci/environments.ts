@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from '#deps/typebox';
+import { ENVIRONMENT_TIERS } from '../../../ci/environment-tier.ts';
 import { invalidParam } from '../../../shared/errors.ts';
 import { requireActor } from '../../http/auth.ts';
 import { Param } from '../../http/gitlab-params.ts';
@@ -18,15 +19,18 @@ const ListQuery = Type.Object({
   states: Type.Optional(Param.oneOf(['available', 'stopped'], { description: 'Only available or stopped environments' })),
   ...PAGINATION,
 });
+const TIER = { tier: Type.Optional(Param.oneOf([...ENVIRONMENT_TIERS], { description: 'production, staging, testing, development or other (default: guessed from the name)' })) };
 const SLUG = { slug: Type.Optional(Param.string({ description: 'Not accepted: the slug is generated from the name' })) };
 const CreateBody = Type.Object({
   name: Param.string({ minLength: 1, description: "Letters, digits, spaces, '-', '_', '/', '$', '{', '}' and '.'" }),
   external_url: Type.Optional(Param.nullable(Param.string({ description: 'An http(s) URL where the environment is reached' }))),
+  ...TIER,
   ...SLUG,
 });
 const UpdateBody = Type.Object({
   name: Type.Optional(Param.string({ description: 'The new name (the slug stays)' })),
   external_url: Type.Optional(Param.nullable(Param.string({ description: 'An http(s) URL; null clears it' }))),
+  ...TIER,
   ...SLUG,
 });
 
@@ -60,14 +64,14 @@ export function environmentsRoutes({ environments }: CoordinatorServices, edge: 
 
     api.post(base, { schema: { summary: 'Create an environment', tags, params: ProjectPath, body: CreateBody } }, async (request, reply) => {
       refuseSlug(request.body);
-      const input = { name: request.body.name, externalUrl: request.body.external_url };
+      const input = { name: request.body.name, externalUrl: request.body.external_url, tier: request.body.tier };
       return reply.code(201).send(serializeEnvironment(await environments.create(request.params.id, requireActor(request), input), edge.externalUrl));
     });
 
-    api.put(one, { schema: { summary: 'Rename an environment or change its external URL', tags, params: EnvironmentPath, body: UpdateBody } }, async (request) => {
+    api.put(one, { schema: { summary: 'Rename an environment or change its external URL or tier', tags, params: EnvironmentPath, body: UpdateBody } }, async (request) => {
       refuseSlug(request.body);
       const { id, environment_id: environmentId } = request.params;
-      const input = { name: request.body.name, externalUrl: request.body.external_url };
+      const input = { name: request.body.name, externalUrl: request.body.external_url, tier: request.body.tier };
       return serializeEnvironment(await environments.update(id, requireActor(request), environmentId, input), edge.externalUrl);
     });
 

@@ -17,8 +17,11 @@ export interface EnvironmentStopActionDeps {
 export class EnvironmentStopAction {
   constructor(private readonly deps: EnvironmentStopActionDeps) {}
 
-  /** Plays the stop job when there is one waiting to be played; answers its id, if played. */
-  async play(environment: EnvironmentRecord, actor: UserRecord): Promise<number | undefined> {
+  /**
+   * Plays the stop job when there is one waiting to be played; answers its id, if played. With
+   * no actor (the auto-stop sweep) it is played as the stop job's own user, as GitLab does.
+   */
+  async play(environment: EnvironmentRecord, actor: Pick<UserRecord, 'id'> | null): Promise<number | undefined> {
     const deployment = (await this.deps.deployments.lastSuccessful([environment.id])).get(environment.id);
     if (!deployment?.on_stop || deployment.job_id === null) return undefined;
     const deployJob = await this.deps.jobs.findById(deployment.job_id);
@@ -27,7 +30,7 @@ export class EnvironmentStopAction {
     const stopJob = items.find((job) => job.name === deployment.on_stop && (job.status === 'manual' || job.status === 'scheduled'));
     if (!stopJob) return undefined;
     try {
-      await this.deps.processing.apply(stopJob.pipeline_id, { type: 'play-job', jobId: stopJob.id }, { userId: actor.id });
+      await this.deps.processing.apply(stopJob.pipeline_id, { type: 'play-job', jobId: stopJob.id }, { userId: actor?.id ?? stopJob.user_id });
       return stopJob.id;
     } catch (error) {
       // Played or removed by someone else meanwhile: the environment is stopped all the same.

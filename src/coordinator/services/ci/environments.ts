@@ -1,11 +1,13 @@
+import { environmentTier, type EnvironmentTier } from '../../../ci/environment-tier.ts';
 import { environmentSlug } from '../../../ci/slug.ts';
 import { accessDenied, GantryError, validationFailed } from '../../../shared/errors.ts';
 import { isUniqueViolation } from '../../../storage/errors.ts';
-import type { DeploymentRecord, DeploymentsStore, EnvironmentRecord, EnvironmentsStore, EnvironmentState } from '../../../storage/types-environments.ts';
+import type { DeploymentRecord, DeploymentsStore, EnvironmentChanges, EnvironmentRecord, EnvironmentsStore, EnvironmentState } from '../../../storage/types-environments.ts';
 import type { ProjectRecord, UserRecord, UsersStore } from '../../../storage/types.ts';
 import type { FieldErrors } from './variable-rules.ts';
 import { environmentNameErrors, externalUrlErrors } from './environment-rules.ts';
 import type { EnvironmentStopAction } from './environment-stop.ts';
+import { STOPPED } from './pipelines/deployments.ts';
 import type { Lookup } from '../access/lookup.ts';
 import type { Permissions } from '../access/permissions.ts';
 import type { Page, Paged } from '../repository/pages.ts';
@@ -26,6 +28,7 @@ export interface EnvironmentInput {
   name?: string;
   /** null clears it. */
   externalUrl?: string | null;
+  tier?: EnvironmentTier;
 }
 
 export interface EnvironmentsServiceDeps {
@@ -55,7 +58,8 @@ export class EnvironmentsService {
     return this.view(await this.find(await this.project(projectRef, actor, 'read'), environmentId));
   }
 
-  async create(projectRef: string, actor: UserRecord, input: { name: string; externalUrl?: string | null }): Promise<EnvironmentView> {
+  /** Without a tier, GitLab's guess from the name. */
+  async create(projectRef: string, actor: UserRecord, input: { name: string; externalUrl?: string | null; tier?: EnvironmentTier }): Promise<EnvironmentView> {
     const project = await this.project(projectRef, actor, 'manage');
     const externalUrl = input.externalUrl ?? null;
     const errors = await this.check(project, { name: input.name, externalUrl });
@@ -64,7 +68,7 @@ export class EnvironmentsService {
     const now = new Date().toISOString();
     try {
       const environment = await this.deps.environments.create({
-        project_id: project.id, name: input.name, slug, external_url: externalUrl, state: 'available', created_at: now, updated_at: now,
+        project_id: project.id, name: input.name, slug, external_url: externalUrl, state: 'available', tier: environmentTier(input.name, input.tier), created_at: now, updated_at: now,
       });
       return this.view(environment);
     } catch (error) {
@@ -79,7 +83,7 @@ export class EnvironmentsService {
     const errors = await this.check(project, input, environment.id);
     if (Object.keys(errors).length > 0) throw validationFailed(errors);
     try {
-      return this.view(await this.save(environment, { name: input.name, external_url: input.externalUrl }));
+      return this.view(await this.save(environment, { name: input.name, external_url: input.externalUrl, tier: input.tier }));
     } catch (error) {
       if (isUniqueViolation(error) && input.name !== undefined) throw await this.takenError(project, input.name);
       throw error;
@@ -91,15 +95,15 @@ export class EnvironmentsService {
     if (!(await this.deps.environments.delete(environment.id))) throw new GantryError('GANTRY_E_ENVIRONMENT_NOT_FOUND');
   }
 
-  /** Marks the environment stopped (an environment already stopped stays so) and plays its `on_stop` job. */
+  /** Marks the environment stopped (an environment already stopped stays so; no auto-stop time is left) and plays its `on_stop` job. */
   async stop(projectRef: string, actor: UserRecord, environmentId: number): Promise<EnvironmentView> {
     const environment = await this.find(await this.project(projectRef, actor, 'manage'), environmentId);
-    const stopped = await this.save(environment, { state: 'stopped' });
+    const stopped = await this.save(environment, STOPPED);
     await this.deps.stopAction.play(stopped, actor);
     return this.view(stopped);
   }
 
-  private async save(environment: EnvironmentRecord, changes: { name?: string; external_url?: string | null; state?: EnvironmentState }): Promise<EnvironmentRecord> {
+  private async save(environment: EnvironmentRecord, changes: EnvironmentChanges): Promise<EnvironmentRecord> {
     const updated = await this.deps.environments.update(environment.id, { ...changes, updated_at: new Date().toISOString() });
     if (!updated) throw new GantryError('GANTRY_E_ENVIRONMENT_NOT_FOUND');
     return updated;

@@ -5,7 +5,7 @@
  * ref; `exp` the job's timeout after `iat`).
  */
 import { randomUUID, sign } from 'node:crypto';
-import { environmentTier } from '../../../ci/environment-tier.ts';
+import { environmentTier, type EnvironmentTier } from '../../../ci/environment-tier.ts';
 import type { JobIdTokens, EnvironmentDefinition } from '../../../ci/model.ts';
 import { expandNested } from '../../../ci/nested-expansion.ts';
 import type { JobVariable } from '../../../protocol/job-payload.ts';
@@ -18,7 +18,8 @@ const NOT_BEFORE_SECONDS = 5;
 export interface IdTokenFacts {
   idTokens: JobIdTokens;
   externalUrl: string;
-  job: { id: number; protected: boolean; environment: string | null; environmentDefinition: EnvironmentDefinition | null };
+  /** `environmentTier`: the tier of the job's environment as saved, when it is. */
+  job: { id: number; protected: boolean; environment: string | null; environmentDefinition: EnvironmentDefinition | null; environmentTier?: EnvironmentTier };
   /** The job's project and its namespace (the `job_*` claims, `project_visibility`, `ci_config_ref_uri`). */
   project: { id: number; path: string; visibility: string };
   namespace: { id: number; path: string };
@@ -89,7 +90,7 @@ function commonClaims(facts: IdTokenFacts, iat: number): Record<string, unknown>
       ? {
           environment: job.environment,
           environment_protected: 'false',
-          deployment_tier: environmentTier(job.environment, job.environmentDefinition?.deploymentTier),
+          deployment_tier: environmentTier(job.environment, job.environmentDefinition?.deploymentTier ?? job.environmentTier),
           environment_action: job.environmentDefinition?.action ?? 'start',
         }
       : {}),

@@ -25,9 +25,19 @@ function commitAuthor(commit: GitCommit | null): Record<string, unknown> | null 
   return commit ? { name: commit.author.name, email: commit.author.email } : null;
 }
 
-/** A pipeline with what its hook names: its jobs, their users and runners, its commit and user. */
+/**
+ * GitLab's `environment_hook_attrs`: the job's expanded environment name, its action, and the
+ * tier of that environment as saved (null when it is not saved, its name refused).
+ */
+function environmentHookData(job: JobRecord, environments: ReadonlyMap<string, EnvironmentRecord>): Record<string, unknown> | null {
+  if (job.environment === null) return null;
+  return { name: job.environment, action: job.definition?.environment?.action ?? 'start', deployment_tier: environments.get(job.environment)?.tier ?? null };
+}
+
+/** A pipeline with what its hook names: its jobs, their users, runners and environments (by name), its commit and user. */
 export interface HookPipeline {
   pipeline: PipelineRecord;
+  environments: ReadonlyMap<string, EnvironmentRecord>;
   jobs: readonly JobRecord[];
   users: ReadonlyMap<number, UserRecord>;
   runners: ReadonlyMap<number, RunnerRecord>;
@@ -47,7 +57,7 @@ export function pipelineHookData(target: HookProject, data: HookPipeline): Recor
     user: userHookData(job.user_id === null ? null : data.users.get(job.user_id)),
     runner: runnerHookData(job.runner_id === null ? undefined : data.runners.get(job.runner_id)),
     artifacts_file: { filename: null, size: null },
-    environment: job.environment ? { name: job.environment, action: 'start', deployment_tier: null } : null,
+    environment: environmentHookData(job, data.environments),
   }));
   return {
     object_kind: 'pipeline',
@@ -71,6 +81,8 @@ export function pipelineHookData(target: HookProject, data: HookPipeline): Recor
 /** A job with what its hook names. */
 export interface HookJob {
   job: JobRecord;
+  /** The job's environment, as saved. */
+  environment: EnvironmentRecord | undefined;
   pipeline: PipelineRecord;
   user: UserRecord | undefined;
   runner: RunnerRecord | undefined;
@@ -122,7 +134,7 @@ export function jobHookData(target: HookProject, data: HookJob): Record<string, 
       git_http_url: `${webUrl}.git`, git_ssh_url: null, visibility_level: projectHookData(target).visibility_level,
     },
     project: projectHookData(target),
-    environment: job.environment ? { name: job.environment, action: 'start', deployment_tier: null } : null,
+    environment: environmentHookData(job, new Map(data.environment ? [[data.environment.name, data.environment]] : [])),
   };
 }
 
@@ -150,7 +162,7 @@ export function deploymentHookData(target: HookProject, data: HookDeployment, no
     deployable_id: job.id,
     deployable_url: `${webUrl}/-/jobs/${job.id}`,
     environment: data.environment?.name ?? job.environment,
-    environment_tier: null,
+    environment_tier: data.environment?.tier ?? null,
     environment_slug: data.environment?.slug ?? null,
     environment_external_url: data.environment?.external_url ?? null,
     project: projectHookData(target),

@@ -18,7 +18,7 @@ import type { ReleaseObserver, ReleaseView } from '../repository/releases.ts';
 import { releaseHookData } from './hook-data-release.ts';
 import type { HookProject } from './hook-data-common.ts';
 import { DEPLOYMENT_HOOK_STATUSES, deploymentHookData, jobHookData, pipelineHookData, PIPELINE_HOOK_MAX_BUILDS } from './hook-data-ci.ts';
-import type { DeploymentsStore, EnvironmentsStore } from '../../../storage/types-environments.ts';
+import type { DeploymentsStore, EnvironmentRecord, EnvironmentsStore } from '../../../storage/types-environments.ts';
 import { issueAttributes, issueHookData, mergeRequestAction, mergeRequestAttributes, mergeRequestHookData, noteHookData, type HookAction, type HookIssue, type HookMergeRequest } from './hook-data-planning.ts';
 import type { HookDeliveries } from './hook-deliveries.ts';
 import { TRIGGERS } from './hook-payloads.ts';
@@ -34,7 +34,7 @@ export interface HookEventRecorderDeps {
   jobs: Pick<CiJobsStore, 'findByIds' | 'list'>;
   runners: Pick<RunnersStore, 'findByIds'>;
   deployments: Pick<DeploymentsStore, 'findByJob'>;
-  environments: Pick<EnvironmentsStore, 'findInProject'>;
+  environments: Pick<EnvironmentsStore, 'findInProject' | 'findByName'>;
   repositories: Pick<RepositoryManager, 'exists' | 'open'>;
   externalUrl: string;
   logger: Logger;
@@ -142,7 +142,8 @@ export class HookEventRecorder implements IssueObserver, MergeRequestObserver, M
     // A new pipeline's jobs as inserted come first (GitLab's job hook on creation), then what processing made of them.
     const inserted = new Map((processed.insertedJobs ?? []).map((job) => [job.id, job.status]));
     const wanted = [...new Set([...inserted.keys(), ...jobIds])];
-    const builds = wanted.length > 0 ? (await this.deps.jobs.findByIds(wanted)).filter((job) => job.type === 'build').sort((a, b) => a.id - b.id) : [];
+    const found = wanted.length > 0 ? (await this.deps.jobs.findByIds(wanted)).sort((a, b) => a.id - b.id) : [];
+    const builds = found.filter((job) => job.type === 'build');
     for (const job of builds) {
       const status = inserted.get(job.id);
       if (status !== undefined) await this.deps.deliveries.recordEvent(pipeline.project_id, 'job_events', TRIGGERS.job, () => this.jobPayload({ ...job, status }, pipeline, commitOnce));
@@ -150,6 +151,10 @@ export class HookEventRecorder implements IssueObserver, MergeRequestObserver, M
     for (const job of builds.filter((build) => jobIds.includes(build.id)).map(withStatus)) {
       await this.deps.deliveries.recordEvent(pipeline.project_id, 'job_events', TRIGGERS.job, () => this.jobPayload(job, pipeline, commitOnce));
       if (job.environment && DEPLOYMENT_HOOK_STATUSES.has(job.status) && changedJobIds.includes(job.id)) await this.recordDeployment(job, pipeline, commitOnce);
+    }
+    // Bridges send no job hook, but a bridge's deployment sends its deployment hook as a build's does.
+    for (const bridge of found.filter((job) => job.type === 'bridge' && job.environment !== null && jobIds.includes(job.id)).map(withStatus)) {
+      if (DEPLOYMENT_HOOK_STATUSES.has(bridge.status) && changedJobIds.includes(bridge.id)) await this.recordDeployment(bridge, pipeline, commitOnce);
     }
     if (!processed.result.pipelineStatusChanged) return;
     await this.deps.deliveries.recordEvent(pipeline.project_id, 'pipeline_events', TRIGGERS.pipeline, () => this.pipelinePayload(pipeline, withStatus, commitOnce));
@@ -181,7 +186,8 @@ export class HookEventRecorder implements IssueObserver, MergeRequestObserver, M
     if (!project) return undefined;
     const [user] = job.user_id === null ? [] : await this.deps.users.findByIds([job.user_id]);
     const [runner] = job.runner_id === null ? [] : await this.deps.runners.findByIds([job.runner_id]);
-    return jobHookData(await this.target(project), { job, pipeline, user, runner, commit: await commitOf(project) });
+    const environment = job.environment === null ? undefined : await this.deps.environments.findByName(project.id, job.environment);
+    return jobHookData(await this.target(project), { job, pipeline, user, runner, environment, commit: await commitOf(project) });
   }
 
   /** A pipeline hook's payload with its latest jobs (`withStatus` gives each job its status as of the event). */
@@ -198,7 +204,12 @@ export class HookEventRecorder implements IssueObserver, MergeRequestObserver, M
     const runnerIds = [...new Set(jobs.flatMap((job) => (job.runner_id === null ? [] : [job.runner_id])))];
     const users = new Map((await this.deps.users.findByIds(userIds)).map((user) => [user.id, user]));
     const runners = new Map((runnerIds.length ? await this.deps.runners.findByIds(runnerIds) : []).map((runner) => [runner.id, runner]));
-    return pipelineHookData(await this.target(project), { pipeline, jobs, users, runners, commit: await commitOf(project) });
+    const environments = new Map<string, EnvironmentRecord>();
+    for (const name of new Set(jobs.flatMap((job) => (job.environment === null ? [] : [job.environment])))) {
+      const environment = await this.deps.environments.findByName(project.id, name);
+      if (environment) environments.set(name, environment);
+    }
+    return pipelineHookData(await this.target(project), { pipeline, jobs, users, runners, environments, commit: await commitOf(project) });
   }
 
   /** A merge request hook's payload for the request as stored (`action` null: none, as GitLab's test call sends). */

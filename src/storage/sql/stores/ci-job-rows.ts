@@ -13,7 +13,7 @@ export const JOB_SELECT = [
   'failure_reason', 'exit_code', 'coverage', 'user_id', 'runner_id', 'runner_type', 'tag_list', 'protected', 'ref', 'sha', 'tag',
   'definition', 'needs', 'retry', 'start_in_seconds', 'environment', 'target_url', 'description', 'created_at', 'queued_at', 'started_at',
   'finished_at', 'scheduled_at', 'erased_at', 'updated_at', 'artifacts_expire_at', 'trace_size', 'trace_checksum', 'lock_version',
-  'cancel_gracefully', 'downstream_errors', 'resource_group',
+  'cancel_gracefully', 'downstream_errors', 'resource_group', 'environment_url', 'environment_auto_stop_in',
 ] as const;
 
 /** The columns loadPipelineJobs reads: small, no definition. */

@@ -1,3 +1,4 @@
+import type { EnvironmentTier } from '../../../ci/environment-tier.ts';
 import { countAll, inTransaction, type Db } from '../database.ts';
 import { preparedQuery } from '../prepared.ts';
 import type { Page } from '../../types-ci.ts';
@@ -11,7 +12,11 @@ import { containsInsensitive } from './like.ts';
 /** Commit ids per link query: two IN lists of this size stay far below SQLite's bound parameters. */
 const COMMITS_PER_QUERY = 1000;
 
-const toEnvironment = (row: Omit<EnvironmentRecord, 'state'> & { state: string }): EnvironmentRecord => ({ ...row, state: row.state as EnvironmentState });
+const toEnvironment = (row: Omit<EnvironmentRecord, 'state' | 'tier'> & { state: string; tier: string }): EnvironmentRecord => ({
+  ...row,
+  state: row.state as EnvironmentState,
+  tier: row.tier as EnvironmentTier,
+});
 const toDeployment = (row: Omit<DeploymentRecord, 'status' | 'tag'> & { status: string; tag: number }): DeploymentRecord => ({
   ...row,
   tag: row.tag === 1,
@@ -60,6 +65,33 @@ export class SqlEnvironmentsStore implements EnvironmentsStore {
       return current && toEnvironment(current);
     }
     const row = await this.db.updateTable('environments').set(set).where('id', '=', id).returningAll().executeTakeFirst();
+    return row && toEnvironment(row);
+  }
+
+  async listAutoStopDue(now: string, limit: number): Promise<EnvironmentRecord[]> {
+    const rows = await this.db
+      .selectFrom('environments')
+      .selectAll()
+      .where('state', '=', 'available')
+      .where('auto_stop_at', 'is not', null)
+      .where('auto_stop_at', '<=', now)
+      .orderBy('auto_stop_at')
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+    return rows.map(toEnvironment);
+  }
+
+  async stopIfDue(id: number, now: string): Promise<EnvironmentRecord | undefined> {
+    const row = await this.db
+      .updateTable('environments')
+      .set({ state: 'stopped', auto_stop_at: null, updated_at: now })
+      .where('id', '=', id)
+      .where('state', '=', 'available')
+      .where('auto_stop_at', 'is not', null)
+      .where('auto_stop_at', '<=', now)
+      .returningAll()
+      .executeTakeFirst();
     return row && toEnvironment(row);
   }
 

@@ -18,6 +18,8 @@ export interface EnvironmentJson {
   slug: string;
   external_url: string | null;
   state: string;
+  tier: string;
+  auto_stop_at: string | null;
   created_at: string;
   updated_at: string;
   last_deployment: DeploymentJson | null;
@@ -31,6 +33,8 @@ export function serializeEnvironment(view: EnvironmentView, externalUrl: string)
     slug: environment.slug,
     external_url: environment.external_url,
     state: environment.state,
+    tier: environment.tier,
+    auto_stop_at: environment.auto_stop_at,
     created_at: environment.created_at,
     updated_at: environment.updated_at,
     last_deployment: lastDeployment && {

@@ -16,7 +16,7 @@ import type { RemoteIncludes } from './remote-includes.ts';
 import { GitRepositoryReader, readTextAt, type CompareRefs, type GitReaderDeps } from './git-reader.ts';
 import type { ParentArtifacts } from './parent-artifacts.ts';
 import { failRefusedEnvironments, recordDeployments } from './deployments.ts';
-import { environmentExpansionVariables, environmentUrl, jobRecords } from './job-records.ts';
+import { environmentExpansionVariables, jobRecords } from './job-records.ts';
 import { pipelineContextVariables, type PipelineVariableSources } from './variables.ts';
 import type { OpenMergeRequests } from './open-merge-requests.ts';
 import { projectFullPath } from '../../namespaces/project-full-path.ts';
@@ -321,7 +321,7 @@ export class PipelineCreation {
         ];
         const userVariables = environmentExpansionVariables(compiled.context);
         const jobs = await stores.jobs.insertMany(failRefusedEnvironments(jobRecords(pipeline, stages, compiled.result.jobs, pipelineVariables, userVariables)));
-        await recordDeployments(stores, jobs, pipeline.created_at, (job) => environmentUrl(job, pipelineVariables, userVariables));
+        await recordDeployments(stores, jobs, pipeline.created_at);
         processed = await this.deps.processing.applyIn(stores, pipeline.id, { type: 'process' }, { userId: pipeline.user_id });
         processed = { ...processed, insertedJobs: jobs.map((job) => ({ id: job.id, status: job.status })) };
       }

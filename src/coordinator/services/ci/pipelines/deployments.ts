@@ -1,16 +1,19 @@
 /**
  * Environments and deployments of jobs with `environment:` (reference §10, GitLab ≥ 11.5): a
- * build job that starts an environment gets the environment (found or created) and a
- * `created` deployment when the job is created; the deployment's status then follows the
- * job's; a successful stop job stops its environment. A job whose expanded environment name
- * is refused fails with `environment_creation_failure`. Runs inside the transaction that
- * creates or moves the jobs, through the CI stores only.
+ * build or bridge job (bridges since GitLab 16.4) that starts an environment gets the
+ * environment (found or created) and a `created` deployment when the job is created; the
+ * deployment's status then follows the job's; a successful deployment renews its
+ * environment's URL, auto-stop time and tier; a successful stop job stops its environment. A
+ * job whose expanded environment name is refused fails with `environment_creation_failure`.
+ * Runs inside the transaction that creates or moves the jobs, through the CI stores only.
  */
+import { parseDuration } from '../../../../ci/durations.ts';
+import { environmentTier } from '../../../../ci/environment-tier.ts';
 import { environmentSlug } from '../../../../ci/slug.ts';
 import type { FailureReason, JobStatus, PipelineJob } from '../../../../pipeline/types.ts';
 import type { CiStores } from '../../../../storage/types-ci-transactions.ts';
 import type { JobRecord, NewJob } from '../../../../storage/types-ci-jobs.ts';
-import type { DeploymentRecord, DeploymentStatus } from '../../../../storage/types-environments.ts';
+import type { DeploymentRecord, DeploymentStatus, EnvironmentChanges } from '../../../../storage/types-environments.ts';
 import { recordDeploymentLinks } from '../deployment-merge-requests.ts';
 import { environmentNameErrors, externalUrlErrors } from '../environment-rules.ts';
 
@@ -18,9 +21,9 @@ type DeploymentStores = Pick<CiStores, 'environments' | 'deployments' | 'jobs' |
 
 export type EnvironmentAction = 'start' | 'stop' | 'prepare' | 'verify' | 'access';
 
-/** What a job does to its environment; null for jobs without one, bridges and statuses. */
+/** What a job does to its environment; null for jobs without one and for generic statuses. */
 export function environmentActionOf(job: Pick<JobRecord, 'type' | 'environment' | 'definition'>): EnvironmentAction | null {
-  if (job.type !== 'build' || job.environment === null) return null;
+  if (!hasEnvironmentKeyword(job.type) || job.environment === null) return null;
   return job.definition?.environment?.action ?? 'start';
 }
 
@@ -30,7 +33,12 @@ export function environmentActionOf(job: Pick<JobRecord, 'type' | 'environment' 
  * is failed with `environment_creation_failure` instead of running.
  */
 export function isEnvironmentRefused(job: { type: JobRecord['type']; environment?: string | null }): boolean {
-  return job.type === 'build' && job.environment != null && environmentNameErrors(job.environment).length > 0;
+  return hasEnvironmentKeyword(job.type) && job.environment != null && environmentNameErrors(job.environment).length > 0;
+}
+
+/** GitLab's Processable jobs: builds and bridges (generic statuses have no CI file entry). */
+function hasEnvironmentKeyword(type: JobRecord['type']): boolean {
+  return type === 'build' || type === 'bridge';
 }
 
 /** New jobs of a pipeline being created: those whose environment is refused are saved `failed`, as GitLab's creation chain saves them. */
@@ -63,27 +71,24 @@ export function deploymentStatusFor(jobStatus: JobStatus): DeploymentStatus | un
 const FINISHED: readonly DeploymentStatus[] = ['success', 'failed', 'canceled'];
 
 /**
- * New jobs (pipeline creation, retries): each build job with an environment gets it, created
- * when missing (GitLab's `Environments::CreateForJobService`, whatever the job's action); one
- * that starts it gives it `urlOf`'s expanded URL and gets a deployment in the status its job
- * has. An environment name GitLab would refuse records nothing (its job fails,
+ * New jobs (pipeline creation, retries): each build or bridge job with an environment gets it,
+ * created when missing (GitLab's `Environments::CreateForJobService`, whatever the job's
+ * action) with the job's tier (declared, else guessed from the name) and auto-stop time; one
+ * that starts it gives it its expanded URL and gets a deployment in the status its job has.
+ * An environment name GitLab would refuse records nothing (its job fails,
  * `isEnvironmentRefused`); a URL it would refuse is left out.
  */
-export async function recordDeployments(
-  stores: DeploymentStores,
-  jobs: readonly JobRecord[],
-  now: string,
-  urlOf: (job: JobRecord) => string | null = () => null,
-): Promise<DeploymentRecord[]> {
+export async function recordDeployments(stores: DeploymentStores, jobs: readonly JobRecord[], now: string): Promise<DeploymentRecord[]> {
   const recorded: DeploymentRecord[] = [];
   for (const job of jobs) {
     const action = environmentActionOf(job);
     if (action === null || job.environment === null) continue;
     if (environmentNameErrors(job.environment).length > 0) continue;
-    const url = action === 'start' ? urlOf(job) : null;
-    const externalUrl = url !== null && externalUrlErrors(url).length === 0 ? url : null;
+    const externalUrl = action === 'start' ? acceptedUrl(job.environment_url) : null;
+    const autoStopAt = autoStopTime(job.environment_auto_stop_in, now);
     let environment = await stores.environments.findOrCreate({
-      project_id: job.project_id, name: job.environment, slug: environmentSlug(job.environment), external_url: externalUrl, state: 'available', created_at: now, updated_at: now,
+      project_id: job.project_id, name: job.environment, slug: environmentSlug(job.environment), external_url: externalUrl, state: 'available',
+      tier: environmentTier(job.environment, job.definition?.environment?.deploymentTier), auto_stop_at: autoStopAt ?? null, created_at: now, updated_at: now,
     });
     if (!environment || action !== 'start') continue;
     if (environment.external_url === null && externalUrl !== null) {
@@ -113,33 +118,78 @@ export interface JobMoves {
  * After an event: deployments for the jobs it created, every deployment of the pipeline
  * brought to its job's status (a runner's claim moves a job to `running` before processing,
  * so statuses are compared, not only the event's changes), a successful deployment making its
- * environment available again (and a task linking the merge requests it shipped) and a
- * successful stop job stopping its environment. Answers how many tasks it recorded.
+ * environment available again and renewing it (`renewedByDeployment`; and a task linking the
+ * merge requests it shipped) and a successful stop job stopping its environment. Answers how
+ * many tasks it recorded.
  */
 export async function followJobMoves(stores: DeploymentStores, pipelineId: number, moves: JobMoves, now: string): Promise<number> {
   let tasks = 0;
   if (moves.createdJobIds.length > 0) await recordDeployments(stores, await stores.jobs.findByIds(moves.createdJobIds), now);
   const statusOf = new Map(moves.jobs.map((job) => [job.id, job.status]));
+  const succeeded: DeploymentRecord[] = [];
   for (const deployment of await stores.deployments.listForPipeline(pipelineId)) {
     const jobStatus = deployment.job_id === null ? undefined : statusOf.get(deployment.job_id);
     const status = jobStatus && deploymentStatusFor(jobStatus);
     if (!status || status === deployment.status) continue;
     await stores.deployments.update(deployment.id, { status, updated_at: now, finished_at: FINISHED.includes(status) ? now : null });
-    if (status !== 'success') continue;
-    await setEnvironmentState(stores, deployment.project_id, deployment.environment_id, 'available', now);
-    await recordDeploymentLinks(stores, deployment.id, now);
-    tasks += 1;
+    if (status === 'success') succeeded.push(deployment);
+  }
+  if (succeeded.length > 0) {
+    const jobs = new Map((await stores.jobs.findByIds(succeeded.flatMap((deployment) => (deployment.job_id === null ? [] : [deployment.job_id])))).map((job) => [job.id, job]));
+    for (const deployment of succeeded) {
+      const job = deployment.job_id === null ? undefined : jobs.get(deployment.job_id);
+      await changeEnvironment(stores, deployment.project_id, deployment.environment_id, { state: 'available', ...(job ? renewedByDeployment(job, now) : {}) }, now);
+      await recordDeploymentLinks(stores, deployment.id, now);
+      tasks += 1;
+    }
   }
   if (moves.succeededJobIds.length === 0) return tasks;
   for (const job of await stores.jobs.findByIds(moves.succeededJobIds)) {
     if (environmentActionOf(job) !== 'stop' || job.environment === null) continue;
     const environment = await stores.environments.findByName(job.project_id, job.environment);
-    if (environment) await setEnvironmentState(stores, job.project_id, environment.id, 'stopped', now);
+    if (environment) await changeEnvironment(stores, job.project_id, environment.id, STOPPED, now);
   }
   return tasks;
 }
 
-async function setEnvironmentState(stores: DeploymentStores, projectId: number, environmentId: number, state: 'available' | 'stopped', now: string): Promise<void> {
+/** A stopped environment has no auto-stop time (GitLab clears it on every transition to stopped). */
+export const STOPPED = { state: 'stopped', auto_stop_at: null } as const satisfies EnvironmentChanges;
+
+/**
+ * What a successful deployment renews (GitLab's `Deployments::UpdateEnvironmentService`): the
+ * external URL when its job's expands to one GitLab accepts, the auto-stop time when the job
+ * gives `auto_stop_in` (`never` clears it), the tier when the job declares one.
+ */
+function renewedByDeployment(job: JobRecord, now: string): EnvironmentChanges {
+  const changes: EnvironmentChanges = {};
+  const url = acceptedUrl(job.environment_url);
+  if (url !== null) changes.external_url = url;
+  const autoStopAt = autoStopTime(job.environment_auto_stop_in, now);
+  if (autoStopAt !== undefined) changes.auto_stop_at = autoStopAt;
+  const tier = job.definition?.environment?.deploymentTier;
+  if (tier) changes.tier = tier;
+  return changes;
+}
+
+/** An expanded `environment:url` GitLab saves: not empty, an http(s) URL of at most 255 characters. */
+function acceptedUrl(url: string | null): string | null {
+  return url !== null && url !== '' && externalUrlErrors(url).length === 0 ? url : null;
+}
+
+/**
+ * `now` plus an expanded `auto_stop_in` (ChronicDuration, as `expire_in`); null for `never`;
+ * undefined (no change) when the job gives none or it does not read as a duration.
+ */
+function autoStopTime(autoStopIn: string | null, now: string): string | null | undefined {
+  if (autoStopIn === null || autoStopIn.trim() === '') return undefined;
+  if (autoStopIn.trim().toLowerCase() === 'never') return null;
+  const seconds = parseDuration(autoStopIn);
+  return seconds === null ? undefined : new Date(Date.parse(now) + seconds * 1000).toISOString();
+}
+
+async function changeEnvironment(stores: DeploymentStores, projectId: number, environmentId: number, changes: EnvironmentChanges, now: string): Promise<void> {
   const environment = await stores.environments.findInProject(projectId, environmentId);
-  if (environment && environment.state !== state) await stores.environments.update(environment.id, { state, updated_at: now });
+  if (!environment) return;
+  const changed = Object.entries(changes).some(([key, value]) => environment[key as keyof EnvironmentChanges] !== value);
+  if (changed) await stores.environments.update(environment.id, { ...changes, updated_at: now });
 }

@@ -5,7 +5,7 @@ import type { CompileContext, JobDefinition, YamlVariable } from '../../../../ci
 import { applicableUserVariables } from '../../../../ci/user-variables.ts';
 import { jobAttributeVariables } from '../../../../ci/pipeline-variables.ts';
 import type { RetryPolicy, RetryWhen } from '../../../../pipeline/types.ts';
-import type { JobRecord, NewJob } from '../../../../storage/types-ci-jobs.ts';
+import type { NewJob } from '../../../../storage/types-ci-jobs.ts';
 import type { PipelineRecord, StageRecord } from '../../../../storage/types-ci.ts';
 
 /**
@@ -21,6 +21,7 @@ export function jobRecords(
     const stage = stageOf.get(job.stage);
     // What an environment's name and a resource group's key expand with, as GitLab expands them.
     const scope = [...pipelineVariables, ...jobAttributeVariables(job), ...job.variables, ...userVariables];
+    const environment = job.environment ? expandVariables(job.environment.name, scope) : null;
     return {
       pipeline_id: pipeline.id,
       project_id: pipeline.project_id,
@@ -42,7 +43,8 @@ export function jobRecords(
       needs: job.needs === null ? null : job.needs.map((need) => ({ name: need.job, optional: need.optional, artifacts: need.artifacts })),
       retry: retryPolicy(job),
       start_in_seconds: job.when === 'delayed' && job.startIn !== null ? parseDuration(job.startIn) : null,
-      environment: job.environment ? expandVariables(job.environment.name, scope) : null,
+      environment,
+      ...environmentOptions(environment, job, scope),
       // An empty key is no group.
       resource_group: (job.resourceGroup ? expandVariables(job.resourceGroup, scope) : '') || null,
       created_at: pipeline.created_at,
@@ -51,15 +53,19 @@ export function jobRecords(
 }
 
 /**
- * The job's `environment:url` expanded as its environment name was, plus the environment's
- * own variables (`CI_ENVIRONMENT_NAME`, `CI_ENVIRONMENT_SLUG`); null without one.
+ * The job's `environment:url` and `auto_stop_in` expanded as its environment name was, plus the
+ * environment's own variables (`CI_ENVIRONMENT_NAME`, `CI_ENVIRONMENT_SLUG`); null when not given.
  */
-export function environmentUrl(job: Pick<JobRecord, 'environment' | 'definition'>, pipelineVariables: readonly YamlVariable[], userVariables: readonly YamlVariable[] = []): string | null {
-  const { definition } = job;
-  const url = definition?.environment?.url;
-  if (!definition || !url || job.environment === null) return null;
-  const own = [{ key: 'CI_ENVIRONMENT_NAME', value: job.environment }, { key: 'CI_ENVIRONMENT_SLUG', value: environmentSlug(job.environment) }];
-  return expandVariables(url, [...pipelineVariables, ...jobAttributeVariables(definition), ...definition.variables, ...userVariables, ...own]);
+function environmentOptions(
+  environment: string | null, job: JobDefinition, scope: readonly YamlVariable[],
+): Pick<NewJob, 'environment_url' | 'environment_auto_stop_in'> {
+  if (environment === null || !job.environment) return { environment_url: null, environment_auto_stop_in: null };
+  const own = [{ key: 'CI_ENVIRONMENT_NAME', value: environment }, { key: 'CI_ENVIRONMENT_SLUG', value: environmentSlug(environment) }];
+  const { url, autoStopIn } = job.environment;
+  return {
+    environment_url: url ? expandVariables(url, [...scope, ...own]) : null,
+    environment_auto_stop_in: autoStopIn ? expandVariables(autoStopIn, [...scope, ...own]) : null,
+  };
 }
 
 /**

@@ -110,6 +110,7 @@ export class JobPayloads {
         variables: [...dotenv, ...variables],
         environmentName: job.environment,
         environmentUrl: environment?.external_url ?? undefined,
+        environmentTier: environment?.tier,
         mergeRequest,
         openMergeRequests,
         runner: { id: runner.id, description: runner.description, tags: runner.tag_list },
@@ -121,7 +122,7 @@ export class JobPayloads {
       const tokens = await this.deps.idTokens.variables({
         idTokens: definition.idTokens,
         externalUrl: this.deps.externalUrl,
-        job: { id: job.id, protected: job.protected, environment: job.environment, environmentDefinition: definition.environment },
+        job: { id: job.id, protected: job.protected, environment: job.environment, environmentDefinition: definition.environment, environmentTier: environment?.tier },
         project: { id: project.id, path: projectPath, visibility: project.visibility },
         namespace: { id: project.namespace_id, path: namespace?.full_path ?? '' },
         ...(fork && mergeRequest ? { source: sourceOf(fork, mergeRequest.sourceProjectPath) } : {}),

@@ -13,6 +13,7 @@ import { applyInputs } from './inputs.ts';
 import { expandIncludeText, type IncludeVariables } from './include-variables.ts';
 import { readComponent } from './include-component.ts';
 import { readRemote } from './include-remote.ts';
+import { shippedTemplate } from './include-template.ts';
 import { readIncludeRules, type IncludeRule, type IncludeRulesEvaluator } from './include-rules.ts';
 import { RuleClauseError } from './conditions.ts';
 
@@ -31,6 +32,8 @@ type IncludeLocation =
   /** `path` is the URL. */
   | ({ kind: 'remote'; path: string; integrity?: string; display: PlainObject } & LocationExtras)
   | ({ kind: 'component'; address: string; display: PlainObject } & LocationExtras)
+  /** `path` is the template's name; its text is one Gantry ships (include-template.ts). */
+  | ({ kind: 'template'; path: string; display: PlainObject } & LocationExtras)
   | { kind: 'unsupported'; what: string; display: PlainObject };
 
 /** Which project a file belongs to: local includes inside a project file read that project. */
@@ -201,6 +204,9 @@ function normalizeHash(entry: PlainObject, file: string, state: IncludeState): I
       ...inputs,
     }));
   }
+  if (typeof entry.template === 'string' && shippedTemplate(entry.template) !== null) {
+    return [{ kind: 'template', path: entry.template, display: entry, ...inputs }];
+  }
   const what = accessors[0] === 'template' ? 'Template' : 'Unsupported';
   return [{ kind: 'unsupported', what, display: entry }];
 }
@@ -235,7 +241,8 @@ async function loadLocation(
     const component = await fetchComponent(location, state, parentFile);
     return component && loadReadable(component.location, component.text, scope, state, depth, parentFile, location.address);
   }
-  return loadReadable(location, null, scope, state, depth, parentFile);
+  const preloaded = location.kind === 'template' ? shippedTemplate(location.path) : null;
+  return loadReadable(location, preloaded, scope, state, depth, parentFile);
 }
 
 async function loadReadable(
@@ -260,7 +267,7 @@ async function loadReadable(
 
   const text = preloaded ?? (await readTarget(location, target, state, parentFile));
   if (text === null) return null;
-  const named = location.kind === 'remote' ? location.path : location.kind === 'artifact' ? `artifact:${location.job ?? ''}:${target.path}` : target.project === null ? target.path : `${target.project}:${target.path}`;
+  const named = location.kind === 'remote' ? location.path : location.kind === 'template' ? `template:${location.path}` : location.kind === 'artifact' ? `artifact:${location.job ?? ''}:${target.path}` : target.project === null ? target.path : `${target.project}:${target.path}`;
   // The file's name in diagnostics: a path expanded from a masked variable never shows it.
   const label = state.variables ? state.variables.mask(named) : named;
   const loaded = loadYaml(text, label, limits);
@@ -300,6 +307,8 @@ function includedFile(location: ReadableLocation, scope: FileScope, state: Inclu
       return { type: 'remote', location: mask(location.path), project: null, ref: null, extra: {}, ...context };
     case 'artifact':
       return { type: 'artifact', location: mask(location.path), project: null, ref: null, extra: { job_name: location.job ?? '' }, ...context };
+    case 'template':
+      return { type: 'template', location: location.path, project: null, ref: null, extra: {}, ...context };
   }
 }
 
@@ -309,6 +318,8 @@ function resolveTarget(location: ReadableLocation, scope: FileScope) {
   if (location.kind === 'project') return { project: location.project, ref: location.ref, path };
   // Artifacts belong to the parent pipeline of this project: their local includes read this project.
   if (location.kind === 'artifact') return { project: null, ref: `artifact:${location.job ?? ''}`, path };
+  // A template's local includes read this project, as GitLab's template context keeps it.
+  if (location.kind === 'template') return { project: null, ref: 'template', path: location.path };
   return { project: scope.project, ref: scope.ref, path };
 }
 

@@ -427,7 +427,7 @@ export interface AutoCancelConfig {
  * at its commit); `contextProject`/`contextRef` the file that included it (null likewise).
  */
 export interface IncludedFile {
-  type: 'local' | 'file' | 'remote' | 'artifact' | 'component';
+  type: 'local' | 'file' | 'remote' | 'artifact' | 'component' | 'template';
   location: string;
   project: string | null;
   ref: string | null;

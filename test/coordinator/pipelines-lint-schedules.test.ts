@@ -92,6 +92,20 @@ describe('CI lint and pipeline schedules', () => {
     }]);
   });
 
+  it('lists a shipped workflow template with its GitLab raw URL and no blob', async () => {
+    const content = "include:\n  - template: 'Workflows/Branch-Pipelines.gitlab-ci.yml'\nown:\n  script: echo own\n";
+    const linted = await gantry.api('POST', `/projects/${projectId}/ci/lint`, { body: { content } });
+    assert.equal(linted.json.valid, true, linted.text);
+    const includes = linted.json.includes as Array<Record<string, unknown>>;
+    assert.deepEqual(includes.map(({ type, location, blob, raw, extra }) => ({ type, location, blob, raw, extra })), [{
+      type: 'template',
+      location: 'Workflows/Branch-Pipelines.gitlab-ci.yml',
+      blob: null,
+      raw: 'https://gitlab.com/gitlab-org/gitlab/-/raw/master/lib/gitlab/ci/templates/Workflows/Branch-Pipelines.gitlab-ci.yml',
+      extra: {},
+    }]);
+  });
+
   it('computes the next cron run in the schedule time zone', () => {
     const after = new Date('2024-01-01T00:00:00Z');
     assert.equal(nextCronRun('0 3 * * *', 'Europe/Berlin', after)?.toISOString(), '2024-01-01T02:00:00.000Z');

@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from '#deps/typebox';
 import type { IncludedFile, JobDefinition } from '../../../ci/model.ts';
+import { templateRawUrl } from '../../../ci/include-template.ts';
 import type { LintOutcome } from '../../services/ci/pipelines/lint.ts';
 import { requireActor } from '../../http/auth.ts';
 import { Param } from '../../http/gitlab-params.ts';
@@ -80,7 +81,7 @@ function includeJson(file: IncludedFile, source: { projectPath: string; sha: str
     type: file.type,
     location: file.location,
     blob: inRepository ? at('blob') : null,
-    raw: inRepository ? at('raw') : file.type === 'remote' ? file.location : null,
+    raw: inRepository ? at('raw') : file.type === 'remote' ? file.location : file.type === 'template' ? templateRawUrl(file.location) : null,
     extra: file.extra,
     context_project: file.contextProject ?? source.projectPath,
     context_sha: file.contextRef ?? source.sha,

@@ -52,7 +52,7 @@ async function main(): Promise<void> {
   await bare.inject({ url: '/api/v4/projects/42' });
   const { request, reply } = caught!;
 
-  const metrics = new CoordinatorMetrics({ read: async () => ({ jobs: { pending: 0, running: 0, oldestPendingSeconds: 0 }, runners: [], tasks: [], jobRequestWaiters: 0 }) }, silentLogger());
+  const metrics = new CoordinatorMetrics({ read: async () => ({ jobs: { pending: 0, running: 0, waitingForResource: 0, oldestPendingSeconds: 0 }, runners: [], tasks: [], jobRequestWaiters: 0 }) }, silentLogger());
   const labelled = new Counter({ name: 'requests', help: 'requests', labelNames: ['method', 'route', 'status'], registers: [new Registry()] });
   const tally: number[] = [];
   const promClient: number[] = [];

@@ -26,6 +26,7 @@ import { PIPELINE_FINISHED_AUTO_MERGE_TASK, PIPELINE_FINISHED_EMAIL_TASK, pipeli
 import { PipelineProcessing, SCHEDULED_TIME_TASK, scheduledTimeHandler, type ProcessedEvent } from './services/ci/pipelines/processing.ts';
 import { ResourceGroupAssignment } from './services/ci/pipelines/resource-group-assignment.ts';
 import { RESOURCE_GROUP_TASK } from './services/ci/pipelines/resource-groups.ts';
+import { RESOURCE_GROUP_SWEEP_TASK, ResourceGroupSweep } from './services/ci/pipelines/resource-group-sweep.ts';
 import { PUSH_PIPELINE_TASK, PushPipelines } from './services/ci/pipelines/push.ts';
 import { CiLint } from './services/ci/pipelines/lint.ts';
 import { ParentArtifacts } from './services/ci/pipelines/parent-artifacts.ts';
@@ -250,6 +251,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
   const dependencyArtifacts = new DependencyArtifacts({ tokens: jobTokenAccess, jobArtifacts: stores.jobArtifacts, artifactFiles: blobs.artifactFiles });
   const artifactExpiry = new ArtifactExpiry({ jobArtifacts: stores.jobArtifacts, artifactFiles: blobs.artifactFiles, queue: taskQueue, logger });
   const environmentStopAction = new EnvironmentStopAction({ deployments: stores.deployments, jobs: stores.jobs, processing: pipelineProcessing });
+  const resourceGroupSweep = new ResourceGroupSweep({ jobQueue: stores.jobQueue, queue: taskQueue, logger });
   const environmentAutoStop = new EnvironmentAutoStop({ environments: stores.environments, stopAction: environmentStopAction, queue: taskQueue, logger });
   const environmentBranchStop = new EnvironmentBranchStop({
     environments: stores.environments, deployments: stores.deployments, projects: stores.projects, users: stores.users, permissions, stopAction: environmentStopAction, queue: taskQueue,
@@ -273,6 +275,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
       [SCHEDULE_PIPELINE_TASK]: schedulePipelines.handler(),
       [SCHEDULED_TIME_TASK]: scheduledTimeHandler(pipelineProcessing),
       [RESOURCE_GROUP_TASK]: new ResourceGroupAssignment({ processing: pipelineProcessing }).handler(),
+      [RESOURCE_GROUP_SWEEP_TASK]: resourceGroupSweep.handler(),
       [ARTIFACT_EXPIRY_TASK]: artifactExpiry.handler(),
       [ENVIRONMENT_AUTO_STOP_TASK]: environmentAutoStop.handler(),
       [BRANCH_ENVIRONMENTS_STOP_TASK]: environmentBranchStop.handler(),
@@ -311,12 +314,14 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
       runnerJobs.staleJobs.start();
       artifactExpiry.start(options.artifactExpiryIntervalMs ?? 7 * 60_000);
       environmentAutoStop.start(options.environmentAutoStopIntervalMs ?? 60_000);
+      resourceGroupSweep.start(5 * 60_000);
       eventPruning.start(24 * 60 * 60_000);
       mergeRequestMerging.staleMergeLocks.start(5 * 60_000);
     },
     async stop(step: ClosingStep = (_name, work) => work()): Promise<void> {
       artifactExpiry.stop();
       environmentAutoStop.stop();
+      resourceGroupSweep.stop();
       eventPruning.stop();
       mergeRequestMerging.staleMergeLocks.stop();
       await step('the stale job sweep', () => runnerJobs.staleJobs.stop());
@@ -344,7 +349,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
     pipelineProcessing, pipelineCreation, pipelineRuns, downstreamPipelines, ciLint, pushPipelines, commitReferences, schedulePipelines, taskQueue, taskWorker, ciRuntime, hookWorker,
     ...mergeRequestGit,
     ciBlobs: blobs, pipelines, jobs, jobArtifacts, commitStatuses, ...runnerJobs, jobQueueWakeups,
-    openMergeRequests, jobTokenAccess, artifactUploads, dependencyArtifacts, artifactExpiry, environmentStopAction, environmentAutoStop, environmentBranchStop, eventPruning, redundantPipelines, ...mergeRequestMerging, mergeRequestPipelines, mergeRequestPipelinesView,
+    openMergeRequests, jobTokenAccess, artifactUploads, dependencyArtifacts, artifactExpiry, resourceGroupSweep, environmentStopAction, environmentAutoStop, environmentBranchStop, eventPruning, redundantPipelines, ...mergeRequestMerging, mergeRequestPipelines, mergeRequestPipelinesView,
   };
 }
 

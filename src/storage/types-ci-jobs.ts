@@ -207,6 +207,17 @@ export interface JobQueueStore {
    * (`pending`, `running`, `canceling`); undefined otherwise.
    */
   nextForResource(projectId: number, key: string): Promise<ResourceCandidate | undefined>;
+  /**
+   * Up to `limit` resource groups (project and key) with a job waiting for the resource and no
+   * job holding it: groups whose assignment is due (through the index of waiting jobs).
+   */
+  groupsAwaitingResource(limit: number): Promise<ResourceGroupRef[]>;
+}
+
+/** A project's resource group. */
+export interface ResourceGroupRef {
+  projectId: number;
+  key: string;
 }
 
 /** The job a resource group assigns its resource to next. */

@@ -1,9 +1,11 @@
 /** What the health checks and the metrics read of the database. */
 
-/** Builds (the jobs runners run) waiting in the runner queue and running now. */
+/** Builds (the jobs runners run) waiting in the runner queue, running now, and waiting for a resource. */
 export interface CiJobCounts {
   pending: number;
   running: number;
+  /** Builds waiting for their resource group's resource. */
+  waitingForResource: number;
   /** `queued_at` of the oldest pending build; null when none waits. */
   oldestPendingQueuedAt: string | null;
 }

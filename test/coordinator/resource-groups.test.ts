@@ -103,6 +103,22 @@ describe('resource_group: deleted holders and filters', () => {
   });
   after(() => fixture.close());
 
+  it('re-checks a group whose assignment was lost: the sweep gives the free resource to the waiting job, and the metrics count it waiting', async () => {
+    const project = await fixture.ciProject('lost-assignment', ciWithGroup(['deploy-a', 'deploy-b']));
+    const pipelineId = await fixture.runPipeline(project.id);
+    const [first] = await statusesWhen(fixture, project.id, pipelineId, ['pending', 'waiting_for_resource'], 'deploy-a pending, deploy-b waiting');
+    const metrics = await (await fetch(`${fixture.baseUrl}/-/metrics`)).text();
+    assert.match(metrics, /^gantry_ci_jobs\{status="waiting_for_resource"\} [1-9]/m);
+    // The holder completes without the event that records the group's assignment, as when that task was lost.
+    const { coordinator } = fixture.gantry;
+    await coordinator.context.stores.jobs.update(first!.id, { status: 'success' });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.equal((await jobsOf(fixture, project.id, pipelineId))[1]?.status, 'waiting_for_resource', 'nothing else assigns it');
+    assert.ok((await ciServicesOf(coordinator).resourceGroupSweep.sweep()) >= 1);
+    await statusesWhen(fixture, project.id, pipelineId, ['success', 'pending'], 'deploy-b pending once the sweep re-checked its group');
+    assert.equal(await ciServicesOf(coordinator).resourceGroupSweep.sweep(), 0, 'a held group is not due');
+  });
+
   it("lists a waiting pipeline by its status, and gives the resource to another pipeline's job when the holder's pipeline is deleted", async () => {
     const project = await fixture.ciProject('delete-holder', ciWithGroup(['deploy']));
     const holding = await fixture.runPipeline(project.id);

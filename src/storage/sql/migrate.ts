@@ -51,6 +51,7 @@ import { jobDownstreamErrors } from './migrations/050-job-downstream-errors.ts';
 import { jobResourceGroup } from './migrations/051-job-resource-group.ts';
 import { jobResourceGroupAssignment } from './migrations/052-job-resource-group-assignment.ts';
 import { environmentTierAutoStop } from './migrations/053-environment-tier-auto-stop.ts';
+import { jobWaitingForResource } from './migrations/054-job-waiting-for-resource.ts';
 
 /** Ordered migrations; names never change once released. */
 const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
@@ -104,6 +105,7 @@ const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
   ['051-job-resource-group', jobResourceGroup],
   ['052-job-resource-group-assignment', jobResourceGroupAssignment],
   ['053-environment-tier-auto-stop', environmentTierAutoStop],
+  ['054-job-waiting-for-resource', jobWaitingForResource],
 ];
 
 /** The names of every migration, in order: a schema's identity (the tests' PostgreSQL template is keyed on it). */

@@ -83,7 +83,7 @@ export class CoordinatorMetrics implements BlobObserver {
     });
     new Gauge({
       name: 'gantry_ci_jobs',
-      help: 'CI builds pending (the runner queue\'s depth) and running, on every coordinator of the database.',
+      help: 'CI builds pending (the runner queue\'s depth), running, and waiting for their resource group, on every coordinator of the database.',
       labelNames: ['status'],
       registers,
       collect() {
@@ -92,6 +92,7 @@ export class CoordinatorMetrics implements BlobObserver {
         if (!readings) return;
         this.set({ status: 'pending' }, readings.jobs.pending);
         this.set({ status: 'running' }, readings.jobs.running);
+        this.set({ status: 'waiting_for_resource' }, readings.jobs.waitingForResource);
       },
     });
     new Gauge({

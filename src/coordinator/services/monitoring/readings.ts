@@ -4,8 +4,8 @@ import { ONLINE_WINDOW_MS, type RunnerStatus } from '../ci/runners/rules.ts';
 
 /** What /-/metrics reports of the database and of this coordinator's long polls, read at scrape time. */
 export interface MonitoringReadings {
-  /** Builds pending (the runner queue's depth) and running, on every coordinator of the database. */
-  jobs: { pending: number; running: number; oldestPendingSeconds: number };
+  /** Builds pending (the runner queue's depth), running and waiting for a resource, on every coordinator of the database. */
+  jobs: { pending: number; running: number; waitingForResource: number; oldestPendingSeconds: number };
   runners: ReadonlyArray<{ runnerType: string; status: RunnerStatus; count: number }>;
   tasks: ReadonlyArray<TaskKindCounts & { oldestReadySeconds: number }>;
   /** `POST /jobs/request` calls this coordinator holds open. */
@@ -44,7 +44,7 @@ export class MonitoringReader {
       byStatus.set(key, entry);
     }
     return {
-      jobs: { pending: jobs.pending, running: jobs.running, oldestPendingSeconds: secondsSince(jobs.oldestPendingQueuedAt, now) },
+      jobs: { pending: jobs.pending, running: jobs.running, waitingForResource: jobs.waitingForResource, oldestPendingSeconds: secondsSince(jobs.oldestPendingQueuedAt, now) },
       runners: [...byStatus.values()],
       tasks: tasks.map((kind) => ({ ...kind, oldestReadySeconds: secondsSince(kind.oldest_ready_at, now) })),
       jobRequestWaiters: this.sources.jobRequestWaiters(),

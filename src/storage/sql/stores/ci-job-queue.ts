@@ -1,6 +1,6 @@
 import { sql, type CompiledQuery, type RawBuilder } from '#deps/kysely';
 import { dialectOf, directReaderOf, type Db, type DialectName } from '../database.ts';
-import type { ClaimContext, ClaimedQueueJob, JobQueueStore, ResourceCandidate } from '../../types-ci-jobs.ts';
+import type { ClaimContext, ClaimedQueueJob, JobQueueStore, ResourceCandidate, ResourceGroupRef } from '../../types-ci-jobs.ts';
 import type { RunnerRecord } from '../../types-runners.ts';
 import { JOB_SELECT, normalizeTags, toJob } from './ci-job-rows.ts';
 
@@ -63,6 +63,17 @@ export class SqlJobQueueStore implements JobQueueStore {
     const holder = await group.select('id').where('status', 'in', RESOURCE_HOLDING_STATUSES).limit(1).executeTakeFirst();
     if (holder) return undefined;
     return group.select(['id', 'pipeline_id']).where('status', '=', 'waiting_for_resource').orderBy('id').limit(1).executeTakeFirst();
+  }
+
+  async groupsAwaitingResource(limit: number): Promise<ResourceGroupRef[]> {
+    const result = await sql<{ project_id: number; resource_group: string }>`
+      SELECT DISTINCT w.project_id, w.resource_group FROM ci_jobs w
+      WHERE w.status = 'waiting_for_resource' AND NOT EXISTS (
+        SELECT 1 FROM ci_jobs h WHERE h.project_id = w.project_id AND h.resource_group = w.resource_group
+          AND h.status IN (${sql.join(RESOURCE_HOLDING_STATUSES.map((status) => sql.lit(status)))}))
+      ORDER BY w.project_id, w.resource_group LIMIT ${limit}
+    `.execute(this.db);
+    return result.rows.map((row) => ({ projectId: Number(row.project_id), key: row.resource_group }));
   }
 }
 

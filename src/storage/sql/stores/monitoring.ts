@@ -5,7 +5,7 @@ import type { CiJobCounts, MonitoringStore, RunnerContactCount } from '../../typ
 /**
  * The database side of /-/readiness and /-/metrics. Status literals stay literal in the SQL so
  * both backends count through the partial indexes `ci_jobs_queue` (pending builds) and
- * `ci_jobs_running_updated` (running jobs): a scrape costs what the queue holds, not what
+ * `ci_jobs_running_updated` (running jobs) and `ci_jobs_waiting_for_resource`: a scrape costs what the queue holds, not what
  * `ci_jobs` holds.
  */
 export class SqlMonitoringStore implements MonitoringStore {
@@ -23,9 +23,13 @@ export class SqlMonitoringStore implements MonitoringStore {
     const running = await sql<{ count: number }>`
       SELECT count(*) AS count FROM ci_jobs WHERE status = 'running' AND type = 'build'
     `.execute(this.db);
+    const waiting = await sql<{ count: number }>`
+      SELECT count(*) AS count FROM ci_jobs WHERE status = 'waiting_for_resource' AND type = 'build'
+    `.execute(this.db);
     return {
       pending: Number(pending.rows[0]?.count ?? 0),
       running: Number(running.rows[0]?.count ?? 0),
+      waitingForResource: Number(waiting.rows[0]?.count ?? 0),
       oldestPendingQueuedAt: pending.rows[0]?.oldest ?? null,
     };
   }

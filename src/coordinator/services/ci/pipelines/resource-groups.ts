@@ -10,6 +10,7 @@
  */
 import type { JobChange, JobStatus, PipelineJob } from '../../../../pipeline/index.ts';
 import type { CiStores } from '../../../../storage/types-ci-transactions.ts';
+import type { NewTask } from '../../../../storage/types-tasks.ts';
 
 /** Payload: ResourceGroupTask. */
 export const RESOURCE_GROUP_TASK = 'pipeline.resource-group-assign';
@@ -58,9 +59,12 @@ export function groupsHeld(jobs: readonly PipelineJob[]): string[] {
 
 /** In the caller's transaction: one assignment task per group (deduped while one is pending); answers how many. */
 export async function recordAssignmentTasks(stores: Pick<CiStores, 'tasks'>, projectId: number, keys: readonly string[], now: string): Promise<number> {
-  for (const key of keys) {
-    const payload: ResourceGroupTask = { projectId, key };
-    await stores.tasks.enqueue({ kind: RESOURCE_GROUP_TASK, payload, maxAttempts: 10, dedupeKey: `${RESOURCE_GROUP_TASK}:${projectId}:${key}` }, now);
-  }
+  for (const key of keys) await stores.tasks.enqueue(resourceAssignmentTask(projectId, key), now);
   return keys.length;
+}
+
+/** The task that assigns a group's resource (one pending per group, by its dedupe key). */
+export function resourceAssignmentTask(projectId: number, key: string): NewTask {
+  const payload: ResourceGroupTask = { projectId, key };
+  return { kind: RESOURCE_GROUP_TASK, payload, maxAttempts: 10, dedupeKey: `${RESOURCE_GROUP_TASK}:${projectId}:${key}` };
 }

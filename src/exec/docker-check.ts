@@ -7,6 +7,7 @@
 import Docker from 'dockerode';
 import type { JobDefinition } from '../ci/model.ts';
 import { expandValue, type BuildVariable } from '../runner/job/variables.ts';
+import { referenceProblem } from '../executors/docker/pull.ts';
 import { ExecError } from './errors.ts';
 
 const PING_TIMEOUT_MS = 5_000;
@@ -34,6 +35,8 @@ export async function checkDocker(
     for (const image of images) {
       // A name the variables known here do not settle is only known once the job runs; none is no service.
       if (image.name === null || image.name.trim() === '') continue;
+      // A malformed name is no image to look for: its job fails pulling it, as on a server.
+      if (referenceProblem(image.name)) continue;
       const pullable = !(image.pullPolicy?.length && image.pullPolicy.every((policy) => policy === 'never'));
       const seen = wanted.get(image.name);
       if (!seen) wanted.set(image.name, { job: job.name, pullable });

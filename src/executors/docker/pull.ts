@@ -23,6 +23,36 @@ export function isAllowed(image: string, globs: readonly string[]): boolean {
   return globs.some((glob) => picomatch.isMatch(image, glob) || picomatch.isMatch(withDefaultTag(image), glob));
 }
 
+// distribution/reference's grammar, which the Docker client checks a name against before any request.
+const PATH_COMPONENT = '[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*';
+const DOMAIN_COMPONENT = '(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])';
+const DOMAIN = `(?:${DOMAIN_COMPONENT}(?:\\.${DOMAIN_COMPONENT})*|\\[[a-fA-F0-9:]+\\])(?::[0-9]+)?`;
+const TAG = '[\\w][\\w.-]{0,127}';
+const DIGEST = '[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,}';
+const REFERENCE = new RegExp(`^((?:${DOMAIN}/)?${PATH_COMPONENT}(?:/${PATH_COMPONENT})*)(?::${TAG})?(?:@${DIGEST})?$`);
+
+/**
+ * What is wrong with an image reference, in the Docker client's words (gitlab-runner fails the
+ * pull with them), or null when it is well formed. The engine is never asked about a malformed
+ * one: it answers such a path with a redirect, not an error.
+ */
+export function referenceProblem(image: string): string | null {
+  if (/^[a-f0-9]{64}$/.test(image)) return `invalid repository name (${image}), cannot specify 64-byte hexadecimal strings`;
+  // splitDockerDomain, then the repository name up to the first colon, as ParseNormalizedNamed takes it.
+  const slash = image.indexOf('/');
+  const first = image.slice(0, slash);
+  const defaultDomain = slash === -1 || (!/[.:]/.test(first) && first !== 'localhost' && first === first.toLowerCase());
+  const domain = defaultDomain ? 'docker.io' : first === 'index.docker.io' ? 'docker.io' : first;
+  const remainder = defaultDomain ? image : image.slice(slash + 1);
+  const repository = domain === 'docker.io' && !remainder.includes('/') ? `library/${remainder}` : remainder;
+  const normalized = repository.split(':')[0]!;
+  if (normalized !== normalized.toLowerCase()) return `invalid reference format: repository name (${normalized}) must be lowercase`;
+  const match = REFERENCE.exec(image);
+  if (!match) return 'invalid reference format';
+  if (match[1]!.length > 255) return 'repository name must not be more than 255 characters';
+  return null;
+}
+
 function withDefaultTag(image: string): string {
   const lastSegment = image.slice(image.lastIndexOf('/') + 1);
   return lastSegment.includes(':') || lastSegment.includes('@') ? image : `${image}:latest`;
@@ -105,6 +135,8 @@ async function imageByPolicy(
   log: (line: string, level?: 'info' | 'warning') => void,
   options: Pick<DockerSettings, 'alwaysFallsBackToLocal'>,
 ): Promise<Docker.ImageInspectInfo> {
+  const problem = referenceProblem(image);
+  if (problem) throw new Error(problem);
   if (policy !== 'always') {
     const local = await present(docker, image);
     if (local) {

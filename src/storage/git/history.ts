@@ -84,13 +84,14 @@ export class History {
     return null;
   }
 
-  async lastCommitFor(revision: string, path: string): Promise<GitCommit | null> {
+  async lastCommitFor(revision: string, path: string, options: { pathspec?: boolean } = {}): Promise<GitCommit | null> {
     const start = await this.reader.resolveCommit(revision);
     if (start === null) return null;
-    const cacheKey = HistoryCache.key(this.access.gitDir, start, path);
+    const pathspec = options.pathspec === true;
+    const cacheKey = HistoryCache.key(this.access.gitDir, start, path, pathspec ? 'pathspec' : undefined);
     const cached = this.access.history?.lastCommits.get(cacheKey);
     if (cached !== undefined) return cached;
-    const [commit] = await this.log({ ref: start, path, offset: 0, limit: 1 });
+    const [commit] = await this.log({ ref: start, path, pathspec, offset: 0, limit: 1 });
     this.access.history?.lastCommits.set(cacheKey, commit ?? null);
     return commit ?? null;
   }
@@ -238,8 +239,9 @@ export class History {
     if (query.path !== undefined) {
       const path = normalizeLookupPath(query.path);
       if (!isValidLookupPath(path)) return null;
-      // A literal path: no pathspec magic (":(glob)...") from user input.
-      if (path !== '') args.push(`:(literal)${path}`);
+      // A literal path: no pathspec magic (":(glob)...") from user input; a pathspec's wildcards
+      // match, its magic still does not.
+      if (path !== '') args.push(query.pathspec === true && !path.startsWith(':') ? path : `:(literal)${path}`);
     }
     return args;
   }

@@ -284,8 +284,8 @@ export class BareRepository implements GitRepository {
     return streamGit(this.path, ['cat-file', 'blob', id]);
   }
 
-  lastCommitFor(revision: string, filePath: string): Promise<GitCommit | null> {
-    return this.history.lastCommitFor(revision, filePath);
+  lastCommitFor(revision: string, filePath: string, options: { pathspec?: boolean } = {}): Promise<GitCommit | null> {
+    return this.history.lastCommitFor(revision, filePath, options);
   }
 
   async blame(revision: string, filePath: string, range?: { start: number; end: number }): Promise<AsyncIterable<GitBlameLine[]> | null> {

@@ -101,6 +101,11 @@ export interface GitLogQuery {
   ref?: string;
   /** Only commits touching this path. */
   path?: string;
+  /**
+   * `path` is a git pathspec whose wildcards match (`*`, `?`, `[...]`, `*` across slashes too),
+   * as Gitaly takes a path without `literal_pathspec`; otherwise it is literal.
+   */
+  pathspec?: boolean;
   /** ISO 8601 bounds on the committer date. */
   since?: string;
   until?: string;
@@ -260,7 +265,7 @@ export interface GitRepository {
    */
   streamBlob(id: string, size?: number): Readable;
   /** Last commit on `revision` that touched `path`. */
-  lastCommitFor(revision: string, path: string): Promise<GitCommit | null>;
+  lastCommitFor(revision: string, path: string, options?: { pathspec?: boolean }): Promise<GitCommit | null>;
   /**
    * The lines of the file at `revision` with the commit that last changed each, streamed in
    * batches (memory does not grow with the file); null when no such file. A file larger than the

@@ -99,6 +99,12 @@ describe('git storage reads', () => {
     const last = await repository.lastCommitFor('main', 'docs/guide.md');
     assert.equal(last?.title, 'Commit 9');
     assert.equal((await repository.lastCommitFor('main', 'src/file-0.ts'))?.title, 'Commit 0');
+    // A literal path by default; as a pathspec (cache:key:files) its wildcards match, `*` across slashes too.
+    assert.equal(await repository.lastCommitFor('main', 'src/file-*.ts'), null);
+    assert.equal((await repository.lastCommitFor('main', 'src/file-*.ts', { pathspec: true }))?.title, 'Commit 8');
+    assert.equal((await repository.lastCommitFor('main', '*.ts', { pathspec: true }))?.title, 'Commit 8');
+    assert.equal((await repository.lastCommitFor('main', 'src/file-[0-3].ts', { pathspec: true }))?.title, 'Commit 2');
+    assert.equal(await repository.lastCommitFor('main', ':(exclude)docs', { pathspec: true }), null);
   });
 
   it('walks every branch with all', async () => {

@@ -82,7 +82,8 @@ export class GitRepositoryReader implements RepositoryReader {
   async lastCommitFor(paths: string[]): Promise<string | null> {
     let newest: { id: string; date: string } | null = null;
     for (const path of paths) {
-      const commit = await this.repository.lastCommitFor(this.sha, path);
+      // A pathspec, as GitLab's last_commit_for_path asks Gitaly for it: `**/yarn.lock` matches.
+      const commit = await this.repository.lastCommitFor(this.sha, path, { pathspec: true });
       if (commit && (newest === null || commit.committer.date > newest.date)) newest = { id: commit.id, date: commit.committer.date };
     }
     return newest?.id ?? null;

@@ -1,39 +1,22 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { sql } from '#deps/kysely';
-import { openDatabase, type OpenedDatabase } from '../../../src/storage/sql/database.ts';
-import { migrateToLatest, migrateUpTo } from '../../../src/storage/sql/migrate.ts';
-import { testDatabase } from '../../helpers/database.ts';
+import { migrateToLatest } from '../../../src/storage/sql/migrate.ts';
+import { databaseMigratedUpTo, insertOwnedProject } from '../../helpers/migration-database.ts';
 
 describe('migration 037 (group and system hooks)', () => {
-  let opened: OpenedDatabase;
-  let drop: () => Promise<void>;
-
-  before(async () => {
-    const database = await testDatabase({ fresh: true });
-    drop = database.drop;
-    opened = openDatabase(database.url);
-    await migrateUpTo(opened.db, opened.dialect, '036-key-sha256-fingerprints');
-  });
-  after(async () => {
-    await opened.close();
-    await drop();
-  });
+  const database = databaseMigratedUpTo('036-key-sha256-fingerprints');
 
   it('keeps project hooks with their queued deliveries and logs, and then takes system and group hooks', async () => {
-    const { db } = opened;
+    const { db, dialect } = database();
     const now = new Date().toISOString();
-    const user = await sql<{ id: number }>`insert into users (username, name, email, projects_limit, created_at, updated_at) values ('owner', 'Owner', 'o@example.com', 10, ${now}, ${now}) returning id`.execute(db);
-    const namespace = await sql<{ id: number }>`insert into namespaces (kind, name, path, full_path, full_name, visibility, created_at, updated_at) values ('group', 'G', 'g', 'g', 'G', 'private', ${now}, ${now}) returning id`.execute(db);
-    const namespaceId = namespace.rows[0]!.id;
-    const project = await sql<{ id: number }>`insert into projects (namespace_id, creator_id, name, path, visibility, runners_token, created_at, updated_at, last_activity_at) values (${namespaceId}, ${user.rows[0]!.id}, 'P', 'p', 'private', 'rt-1', ${now}, ${now}, ${now}) returning id`.execute(db);
-    const projectId = project.rows[0]!.id;
+    const { namespaceId, projectId } = await insertOwnedProject(db, now);
     const hook = await sql<{ id: number }>`insert into web_hooks (project_id, url, push_events, created_at) values (${projectId}, 'https://hooks.example.com/', 1, ${now}) returning id`.execute(db);
     const hookId = hook.rows[0]!.id;
     await sql`insert into web_hook_deliveries (hook_id, trigger, event, uuid, next_attempt_at, created_at) values (${hookId}, 'push_hooks', '{}', 'u-1', ${now}, ${now})`.execute(db);
     await sql`insert into web_hook_logs (hook_id, trigger, url, request_headers, request_data, response_status, response_headers, response_body, execution_duration, created_at) values (${hookId}, 'push_hooks', 'https://hooks.example.com/', '{}', '{}', '200', '{}', '', 0.5, ${now})`.execute(db);
 
-    await migrateToLatest(db, opened.dialect);
+    await migrateToLatest(db, dialect);
 
     const kept = await db.selectFrom('web_hooks').selectAll().where('id', '=', hookId).executeTakeFirstOrThrow();
     assert.deepEqual([kept.kind, kept.project_id, kept.group_id, kept.push_events, kept.url], ['project', projectId, null, 1, 'https://hooks.example.com/']);

@@ -49,6 +49,7 @@ import { ARTIFACT_EXPIRY_TASK, ArtifactExpiry } from './services/ci/runners/arti
 import { ENVIRONMENT_AUTO_STOP_TASK, EnvironmentAutoStop } from './services/ci/environment-auto-stop.ts';
 import { EnvironmentStopAction } from './services/ci/environment-stop.ts';
 import { BRANCH_ENVIRONMENTS_STOP_TASK, EnvironmentBranchStop } from './services/ci/environment-branch-stop.ts';
+import { EnvironmentMergeRequestStop, MERGE_REQUEST_ENVIRONMENTS_STOP_TASK } from './services/ci/environment-merge-request-stop.ts';
 import { STALE_MERGE_LOCKS_TASK } from './services/planning/merge-requests/stale-merge-locks.ts';
 import { ArtifactUploads } from './services/ci/runners/artifact-uploads.ts';
 import { JobTokenAccess } from './services/ci/runners/job-token-access.ts';
@@ -256,6 +257,12 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
   const environmentBranchStop = new EnvironmentBranchStop({
     environments: stores.environments, deployments: stores.deployments, projects: stores.projects, users: stores.users, permissions, stopAction: environmentStopAction, queue: taskQueue,
   });
+  const environmentMergeRequestStop = new EnvironmentMergeRequestStop({
+    mergeRequests: stores.mergeRequests, pipelines: stores.pipelines, environments: stores.environments, deployments: stores.deployments, projects: stores.projects, users: stores.users,
+    permissions, stopAction: environmentStopAction, queue: taskQueue,
+  });
+  // A merge or close stops the environments of the request's head pipeline.
+  mergeRequestObservers.push(environmentMergeRequestStop);
   const eventPruning = new EventPruning({ events: stores.activityEvents, queue: taskQueue, logger });
   const commitStatuses = new CommitStatusesService({
     lookup, permissions, jobs: stores.jobs, pipelines: stores.pipelines, refs: refWrites, users: stores.users, repositories, views: jobViews, refRules, transactions: stores.ciTransactions, processing: pipelineProcessing,
@@ -279,6 +286,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
       [ARTIFACT_EXPIRY_TASK]: artifactExpiry.handler(),
       [ENVIRONMENT_AUTO_STOP_TASK]: environmentAutoStop.handler(),
       [BRANCH_ENVIRONMENTS_STOP_TASK]: environmentBranchStop.handler(),
+      [MERGE_REQUEST_ENVIRONMENTS_STOP_TASK]: environmentMergeRequestStop.handler(),
       [EVENT_PRUNING_TASK]: eventPruning.handler(),
       [DOWNSTREAM_PIPELINE_TASK]: downstreamPipelines.createHandler(),
       [BRIDGE_STATUS_TASK]: downstreamPipelines.statusHandler(),
@@ -349,7 +357,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
     pipelineProcessing, pipelineCreation, pipelineRuns, downstreamPipelines, ciLint, pushPipelines, commitReferences, schedulePipelines, taskQueue, taskWorker, ciRuntime, hookWorker,
     ...mergeRequestGit,
     ciBlobs: blobs, pipelines, jobs, jobArtifacts, commitStatuses, ...runnerJobs, jobQueueWakeups,
-    openMergeRequests, jobTokenAccess, artifactUploads, dependencyArtifacts, artifactExpiry, resourceGroupSweep, environmentStopAction, environmentAutoStop, environmentBranchStop, eventPruning, redundantPipelines, ...mergeRequestMerging, mergeRequestPipelines, mergeRequestPipelinesView,
+    openMergeRequests, jobTokenAccess, artifactUploads, dependencyArtifacts, artifactExpiry, resourceGroupSweep, environmentStopAction, environmentAutoStop, environmentBranchStop, environmentMergeRequestStop, eventPruning, redundantPipelines, ...mergeRequestMerging, mergeRequestPipelines, mergeRequestPipelinesView,
   };
 }
 

@@ -168,5 +168,8 @@ describe('release and deployment events', () => {
     const builds = pipelines().find((request) => (request.body.object_attributes as Json).status === 'canceled')!.body.builds as Json[];
     const environmentOf = (name: string) => builds.find((build) => build.name === name)?.environment;
     assert.deepEqual([environmentOf('build'), environmentOf('prepare')], [null, { name: 'review/app', action: 'prepare', deployment_tier: 'testing' }]);
+    const canceled = pipelines().find((request) => (request.body.object_attributes as Json).status === 'canceled')!.body;
+    assert.deepEqual(builds.map((build) => build.name).sort(), ['build', 'prepare'], 'builds only: not the bridge (GitLab: Ci::Build)');
+    assert.deepEqual((canceled.object_attributes as Json).stages, ['build', 'deploy'], "the bridge's stage is still a stage");
   });
 });

@@ -1,6 +1,6 @@
 import { ZERO_SHA } from '../../../ci/pipeline-variables.ts';
 import type { DeploymentsStore, EnvironmentRecord, EnvironmentsStore } from '../../../storage/types-environments.ts';
-import type { ProjectsStore, UsersStore } from '../../../storage/types.ts';
+import type { ProjectsStore, UserRecord, UsersStore } from '../../../storage/types.ts';
 import type { NewTask } from '../../../storage/types-tasks.ts';
 import type { Permissions } from '../access/permissions.ts';
 import type { PushEvent } from '../events.ts';
@@ -57,17 +57,7 @@ export class EnvironmentBranchStop {
     const { deps } = this;
     const [project, user] = await Promise.all([deps.projects.findById(task.projectId), deps.users.findById(task.userId)]);
     if (!project || !user || !(await deps.permissions.canManageEnvironments(project, user))) return [];
-    const stopped: number[] = [];
-    for (const environment of await this.deployedFrom(project.id, task.branch)) {
-      // GitLab's default `auto_stop_setting` for these tiers is `with_action`: stopped only by a stop job.
-      const withAction = environment.tier === 'production' || environment.tier === 'staging';
-      if (withAction && (await deps.stopAction.play(environment, user)) === undefined) continue;
-      const updated = await deps.environments.update(environment.id, { ...STOPPED, updated_at: new Date().toISOString() });
-      if (!updated) continue;
-      if (!withAction) await deps.stopAction.play(updated, user);
-      stopped.push(updated.id);
-    }
-    return stopped;
+    return stopEnvironments(deps, user, await this.deployedFrom(project.id, task.branch));
   }
 
   /** The project's available environments whose newest successful deployment is of the branch. */
@@ -83,4 +73,26 @@ export class EnvironmentBranchStop {
       if (items.length < PAGE) return found;
     }
   }
+}
+
+/**
+ * Stops each environment as the user (who may stop them) and plays its `on_stop` job; a
+ * production or staging one only when it has such a job to play (GitLab's default
+ * `auto_stop_setting` of those tiers, `with_action`). Answers the ids of those stopped.
+ */
+export async function stopEnvironments(
+  deps: { environments: Pick<EnvironmentsStore, 'update'>; stopAction: Pick<EnvironmentStopAction, 'play'> },
+  user: Pick<UserRecord, 'id'>,
+  environments: readonly EnvironmentRecord[],
+): Promise<number[]> {
+  const stopped: number[] = [];
+  for (const environment of environments) {
+    const withAction = environment.tier === 'production' || environment.tier === 'staging';
+    if (withAction && (await deps.stopAction.play(environment, user)) === undefined) continue;
+    const updated = await deps.environments.update(environment.id, { ...STOPPED, updated_at: new Date().toISOString() });
+    if (!updated) continue;
+    if (!withAction) await deps.stopAction.play(updated, user);
+    stopped.push(updated.id);
+  }
+  return stopped;
 }

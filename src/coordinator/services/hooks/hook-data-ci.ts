@@ -6,7 +6,7 @@ import type { DeploymentRecord, EnvironmentRecord } from '../../../storage/types
 import type { RunnerRecord } from '../../../storage/types-runners.ts';
 import { projectHookData, projectWebUrl, userHookData, type HookProject } from './hook-data-common.ts';
 
-/** Jobs a pipeline hook lists (GitLab lists every latest job; a bound keeps one payload bounded). */
+/** Jobs a pipeline hook reads, its first ones; it lists the builds among them (GitLab lists every latest build; a bound keeps one payload bounded). */
 export const PIPELINE_HOOK_MAX_BUILDS = 500;
 
 /** A job's seconds between two instants, or null. */
@@ -49,7 +49,8 @@ export function pipelineHookData(target: HookProject, data: HookPipeline): Recor
   const { pipeline } = data;
   const webUrl = projectWebUrl(target);
   const stages = [...new Set([...data.jobs].sort((a, b) => a.stage_idx - b.stage_idx).map((job) => job.stage))];
-  const builds = data.jobs.slice(0, PIPELINE_HOOK_MAX_BUILDS).map((job) => ({
+  // GitLab lists the pipeline's builds only (`Ci::Build`): no bridges, no external commit statuses.
+  const builds = data.jobs.filter((job) => job.type === 'build').slice(0, PIPELINE_HOOK_MAX_BUILDS).map((job) => ({
     id: job.id, stage: job.stage, name: job.name, status: job.status,
     created_at: job.created_at, started_at: job.started_at, finished_at: job.finished_at,
     duration: seconds(job.started_at, job.finished_at), queued_duration: seconds(job.queued_at, job.started_at),

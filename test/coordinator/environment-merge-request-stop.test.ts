@@ -1,0 +1,89 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { MERGE_REQUEST_ENVIRONMENTS_STOP_TASK } from '../../src/coordinator/services/ci/environment-merge-request-stop.ts';
+import type { PipelineRecord } from '../../src/storage/types-ci.ts';
+import { startDownstreamFixture, waitFor, type DownstreamFixture } from './downstream-fixtures.ts';
+
+/** Merging or closing a merge request stops its head pipeline's environments (GitLab's `Environments::StopService#execute_for_merge_request_pipeline`). */
+const CI = `
+deploy:
+  script: ./deploy
+  environment: { name: review/mr-$CI_MERGE_REQUEST_IID, on_stop: stop }
+  rules: [{ if: $CI_MERGE_REQUEST_IID }]
+stop:
+  script: ./stop
+  when: manual
+  environment: { name: review/mr-$CI_MERGE_REQUEST_IID, action: stop }
+  rules: [{ if: $CI_MERGE_REQUEST_IID, when: manual }]
+branch-deploy:
+  script: ./deploy
+  environment: branch/$CI_COMMIT_REF_NAME
+  rules: [{ if: $CI_COMMIT_BRANCH }]
+`;
+
+describe('environments of a merged or closed merge request', () => {
+  let fixture: DownstreamFixture;
+  let project: { id: number; path: string };
+
+  before(async () => {
+    fixture = await startDownstreamFixture();
+    project = await fixture.project('mr-stop');
+  });
+  after(() => fixture.close());
+
+  const environment = async (name: string) => {
+    const found = await fixture.gantry.coordinator.context.stores.environments.findByName(project.id, name);
+    assert.ok(found, name);
+    return found;
+  };
+
+  /** Opens a request from a new branch, deploys its merge request pipeline and the branch pipeline; answers its iid and head pipeline. */
+  async function openAndDeploy(branch: string): Promise<{ iid: number; sha: string; head: PipelineRecord }> {
+    const { stores } = fixture.gantry.coordinator.context;
+    const sha = await fixture.commit(project.id, branch, { '.gitlab-ci.yml': CI, [`${branch}.txt`]: branch });
+    const push = await fixture.pushPipeline(project.id, sha, branch);
+    await fixture.finish((await fixture.jobs(push.id))['branch-deploy']!, 'success');
+    const opened = await fixture.gantry.api('POST', `/projects/${project.id}/merge_requests`, { body: { source_branch: branch, target_branch: 'main', title: branch } });
+    assert.equal(opened.status, 201, opened.text);
+    const iid = opened.json.iid as number;
+    const head = await waitFor(async () => {
+      const [request] = await stores.mergeRequests.findByIds([opened.json.id as number]);
+      const pipeline = request?.head_pipeline_id ? await stores.pipelines.findById(request.head_pipeline_id) : undefined;
+      return pipeline?.source === 'merge_request_event' ? pipeline : undefined;
+    }, 'the merge request pipeline as head pipeline', stores.tasks);
+    await fixture.finish((await fixture.jobs(head.id)).deploy!, 'success');
+    assert.equal((await environment(`review/mr-${iid}`)).state, 'available');
+    return { iid, sha, head };
+  }
+
+  const stopped = (name: string) => waitFor(async () => ((await environment(name)).state === 'stopped' ? true : undefined), `${name} stopped`, fixture.gantry.coordinator.context.stores.tasks);
+
+  it('an edit that neither closes nor merges stops nothing', async () => {
+    const { iid } = await openAndDeploy('editing');
+    const edited = await fixture.gantry.api('PUT', `/projects/${project.id}/merge_requests/${iid}`, { body: { title: 'renamed' } });
+    assert.equal(edited.status, 200, edited.text);
+    const { tasks } = fixture.gantry.coordinator.context.stores;
+    const kinds = [...(await tasks.counts(new Date().toISOString())), ...(await tasks.totals())].map((counted) => counted.kind);
+    assert.ok(!kinds.includes(MERGE_REQUEST_ENVIRONMENTS_STOP_TASK), kinds.join());
+    assert.equal((await environment(`review/mr-${iid}`)).state, 'available');
+  });
+
+  it('closing stops the environment its merge request pipeline deployed and plays on_stop; the branch pipeline\'s stays', async () => {
+    const { iid, head } = await openAndDeploy('closing');
+    const closed = await fixture.gantry.api('PUT', `/projects/${project.id}/merge_requests/${iid}`, { body: { state_event: 'close' } });
+    assert.equal(closed.status, 200, closed.text);
+    await stopped(`review/mr-${iid}`);
+    await fixture.jobWhen(head.id, 'stop', (job) => job.status === 'pending', 'its on_stop job played');
+    assert.equal((await environment('branch/closing')).state, 'available', 'deployed by the branch pipeline only');
+  });
+
+  it('merging stops it too', async () => {
+    const { iid, sha, head } = await openAndDeploy('merging');
+    const merged = await fixture.gantry.api('PUT', `/projects/${project.id}/merge_requests/${iid}/merge`, { body: { sha } });
+    assert.equal(merged.status, 200, merged.text);
+    await stopped(`review/mr-${iid}`);
+    await fixture.jobWhen(head.id, 'stop', (job) => job.status === 'pending', 'its on_stop job played');
+    assert.equal((await environment('branch/merging')).state, 'available');
+  });
+
+});

@@ -95,6 +95,47 @@ describe('resource_group: waiting_for_resource', () => {
   });
 });
 
+describe('resource_group: trigger jobs', () => {
+  let fixture: RunnerJobsFixture;
+
+  before(async () => {
+    fixture = await startRunnerJobsFixture({ extra: { ci: { runTasks: true, taskPollIntervalMs: 30 } } });
+  });
+  after(() => fixture.close());
+
+  it('holds a trigger job of the group until the build holding the resource finishes, and only then creates its child pipeline', async () => {
+    const ci = [
+      'workflow:\n  rules:\n    - if: $CI_PIPELINE_SOURCE == "push"\n      when: never\n    - when: always',
+      'stages: [deploy]',
+      'deploy-build:\n  stage: deploy\n  script: [make]\n  resource_group: production',
+      'deploy-child:\n  stage: deploy\n  resource_group: production\n  trigger:\n    include: child.yml',
+      '',
+    ].join('\n');
+    const project = await fixture.ciProject('trigger-in-group', ci);
+    const child = await fixture.gantry.api('POST', `/projects/${project.id}/repository/commits`, {
+      body: { branch: 'main', commit_message: 'child', actions: [{ action: 'create', file_path: 'child.yml', content: 'child-job:\n  script: [echo child]\n' }] },
+    });
+    assert.equal(child.status, 201, child.text);
+    const runner = await fixture.register(project.runners_token);
+    const pipelineId = await fixture.runPipeline(project.id);
+    const bridgeStatus = async (): Promise<string | undefined> => {
+      const bridges = await fixture.gantry.api('GET', `/projects/${project.id}/pipelines/${pipelineId}/bridges`);
+      assert.equal(bridges.status, 200, bridges.text);
+      return (bridges.list[0] as { status?: string } | undefined)?.status;
+    };
+    const [build] = await statusesWhen(fixture, project.id, pipelineId, ['pending'], 'deploy-build pending');
+    await waitFor(async () => ((await bridgeStatus()) === 'waiting_for_resource' ? true : undefined), 'the trigger job waiting for the resource');
+    const downstream = async () => (await fixture.gantry.api('GET', `/projects/${project.id}/pipelines?source=parent_pipeline`)).list;
+    assert.deepEqual(await downstream(), [], 'no child pipeline while the trigger job waits');
+
+    const taken = await fixture.requestJob(runner.token);
+    assert.equal(taken.json.id, build!.id);
+    await finish(fixture, build!.id, taken.json.token as string);
+    await waitFor(async () => ((await bridgeStatus()) === 'success' ? true : undefined), 'the trigger job done once it had the resource');
+    assert.equal((await downstream()).length, 1, 'its child pipeline created');
+  });
+});
+
 describe('resource_group: deleted holders and filters', () => {
   let fixture: RunnerJobsFixture;
 

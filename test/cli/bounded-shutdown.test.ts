@@ -67,7 +67,8 @@ describe('closing within a bound', () => {
     assert.ok(held.elapsedMs >= 300);
   });
 
-  it('bounds a coordinator by twice its grace and ten seconds', () => {
+  it('bounds a coordinator by twice its grace and ten seconds, its grace 5 s unless set', () => {
     assert.equal(coordinatorCloseBoundMs(1_000), 12_000);
+    assert.equal(coordinatorCloseBoundMs(undefined), 20_000);
   });
 });

@@ -1,3 +1,5 @@
+import type { Coordinator } from '../../coordinator/app.ts';
+import { DEFAULT_SHUTDOWN_GRACE_MS } from '../../coordinator/options.ts';
 import type { Logger } from '../../shared/logger.ts';
 
 export interface ShutdownBound {
@@ -36,6 +38,16 @@ export async function closeWithinBound(close: () => Promise<void>, bound: Shutdo
 export const CLOSED_PROCESS_LINGER_MS = 5_000;
 
 /** The bound of a coordinator's close: twice its grace (the backstop that closes every connection) and 10 s for storage. */
-export function coordinatorCloseBoundMs(shutdownGraceMs: number): number {
+export function coordinatorCloseBoundMs(shutdownGraceMs = DEFAULT_SHUTDOWN_GRACE_MS): number {
   return 2 * shutdownGraceMs + 10_000;
+}
+
+/** A command's coordinator closed within coordinatorCloseBoundMs, its process ended by process.exit past the bounds. */
+export function closeCoordinatorWithinBound(coordinator: Pick<Coordinator, 'close'>, shutdownGraceMs: number | undefined, logger: Logger): Promise<void> {
+  return closeWithinBound(() => coordinator.close(), {
+    closeBoundMs: coordinatorCloseBoundMs(shutdownGraceMs),
+    lingerMs: CLOSED_PROCESS_LINGER_MS,
+    logger,
+    exit: (code) => process.exit(code),
+  });
 }

@@ -1,7 +1,6 @@
 import { createCoordinator } from '../../coordinator/app.ts';
-import { DEFAULT_SHUTDOWN_GRACE_MS } from '../../coordinator/options.ts';
 import { createLogger } from '../../shared/logger.ts';
-import { CLOSED_PROCESS_LINGER_MS, closeWithinBound, coordinatorCloseBoundMs } from './bounded-shutdown.ts';
+import { closeCoordinatorWithinBound } from './bounded-shutdown.ts';
 import { freePort } from './free-port.ts';
 import type { CoordinatorSettings } from './settings.ts';
 
@@ -44,8 +43,7 @@ export async function serve(options: CoordinatorSettings, stdout: (line: string)
       if (stopping) return;
       stopping = true;
       logger.info({ signal }, 'shutting down');
-      const closeBoundMs = coordinatorCloseBoundMs(options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS);
-      void closeWithinBound(() => coordinator.close(), { closeBoundMs, lingerMs: CLOSED_PROCESS_LINGER_MS, logger, exit: (code) => process.exit(code) })
+      void closeCoordinatorWithinBound(coordinator, options.shutdownGraceMs, logger)
         .catch((error: unknown) => logger.error({ err: error }, 'error during shutdown'))
         .finally(() => {
           process.off('SIGTERM', stop);

@@ -8,7 +8,6 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createCoordinator, type Coordinator } from '../../coordinator/app.ts';
-import { DEFAULT_SHUTDOWN_GRACE_MS } from '../../coordinator/options.ts';
 import { INSTANCE_TOKEN_SETTING } from '../../coordinator/services/ci/runners/tokens.ts';
 import { DockerExecutor } from '../../executors/docker/docker-executor.ts';
 import { ImageAwareExecutor } from '../../executors/local/image-aware-executor.ts';
@@ -21,7 +20,7 @@ import { registerRunner, verifyRunner } from '../../runner/http/runner-api.ts';
 import { Transport } from '../../runner/http/transport.ts';
 import { runnerInfo, userAgent } from '../../runner/version.ts';
 import { createLogger, type Logger } from '../../shared/logger.ts';
-import { CLOSED_PROCESS_LINGER_MS, closeWithinBound, coordinatorCloseBoundMs } from './bounded-shutdown.ts';
+import { closeCoordinatorWithinBound } from './bounded-shutdown.ts';
 import { freePort } from './free-port.ts';
 import type { CoordinatorSettings } from './settings.ts';
 
@@ -64,8 +63,7 @@ export async function startLocal(options: CoordinatorSettings, stdout: (line: st
   await untilSignal(logger);
   await runner.abort('terminated');
   await runner.close();
-  const closeBoundMs = coordinatorCloseBoundMs(options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS);
-  await closeWithinBound(() => coordinator.close(), { closeBoundMs, lingerMs: CLOSED_PROCESS_LINGER_MS, logger, exit: (code) => process.exit(code) });
+  await closeCoordinatorWithinBound(coordinator, options.shutdownGraceMs, logger);
 }
 
 /** The operator chose root's token: it is theirs, so it is neither printed nor written to the data directory. */

@@ -12,12 +12,15 @@ import { environmentTier } from '../../../../ci/environment-tier.ts';
 import { environmentSlug } from '../../../../ci/slug.ts';
 import type { FailureReason, JobStatus, PipelineJob } from '../../../../pipeline/types.ts';
 import type { CiStores } from '../../../../storage/types-ci-transactions.ts';
-import type { JobRecord, NewJob } from '../../../../storage/types-ci-jobs.ts';
+import type { DotenvVariableRecord, JobRecord, NewJob } from '../../../../storage/types-ci-jobs.ts';
 import type { DeploymentRecord, DeploymentStatus, EnvironmentChanges } from '../../../../storage/types-environments.ts';
+
+type DotenvVariable = Pick<DotenvVariableRecord, 'key' | 'value'>;
 import { recordDeploymentLinks } from '../deployment-merge-requests.ts';
 import { environmentNameErrors, externalUrlErrors } from '../environment-rules.ts';
+import { expandVariables } from './job-records.ts';
 
-type DeploymentStores = Pick<CiStores, 'environments' | 'deployments' | 'jobs' | 'tasks'>;
+type DeploymentStores = Pick<CiStores, 'environments' | 'deployments' | 'jobs' | 'tasks' | 'jobArtifacts'>;
 
 export type EnvironmentAction = 'start' | 'stop' | 'prepare' | 'verify' | 'access';
 
@@ -84,7 +87,8 @@ export async function recordDeployments(stores: DeploymentStores, jobs: readonly
     const action = environmentActionOf(job);
     if (action === null || job.environment === null) continue;
     if (environmentNameErrors(job.environment).length > 0) continue;
-    const externalUrl = action === 'start' ? acceptedUrl(job.environment_url) : null;
+    // A URL that names a variable not set yet waits for the deployment's success (its dotenv report).
+    const externalUrl = action === 'start' && expandedUrl(job.environment_url, []) === job.environment_url ? acceptedUrl(job.environment_url) : null;
     const autoStopAt = autoStopTime(job.environment_auto_stop_in, now);
     let environment = await stores.environments.findOrCreate({
       project_id: job.project_id, name: job.environment, slug: environmentSlug(job.environment), external_url: externalUrl, state: 'available',
@@ -136,9 +140,11 @@ export async function followJobMoves(stores: DeploymentStores, pipelineId: numbe
   }
   if (succeeded.length > 0) {
     const jobs = new Map((await stores.jobs.findByIds(succeeded.flatMap((deployment) => (deployment.job_id === null ? [] : [deployment.job_id])))).map((job) => [job.id, job]));
+    const dotenv = await dotenvOfDynamicUrls(stores, [...jobs.values()]);
     for (const deployment of succeeded) {
       const job = deployment.job_id === null ? undefined : jobs.get(deployment.job_id);
-      await changeEnvironment(stores, deployment.project_id, deployment.environment_id, { state: 'available', ...(job ? renewedByDeployment(job, now) : {}) }, now);
+      const renewed = job ? renewedByDeployment(job, dotenv.get(job.id) ?? [], now) : {};
+      await changeEnvironment(stores, deployment.project_id, deployment.environment_id, { state: 'available', ...renewed }, now);
       await recordDeploymentLinks(stores, deployment.id, now);
       tasks += 1;
     }
@@ -157,18 +163,43 @@ export const STOPPED = { state: 'stopped', auto_stop_at: null } as const satisfi
 
 /**
  * What a successful deployment renews (GitLab's `Deployments::UpdateEnvironmentService`): the
- * external URL when its job's expands to one GitLab accepts, the auto-stop time when the job
- * gives `auto_stop_in` (`never` clears it), the tier when the job declares one.
+ * external URL when its job's expands to one GitLab accepts, with the variables of the job's
+ * own dotenv report (a dynamic environment URL), the auto-stop time when the job gives
+ * `auto_stop_in` (`never` clears it), the tier when the job declares one.
  */
-function renewedByDeployment(job: JobRecord, now: string): EnvironmentChanges {
+function renewedByDeployment(job: JobRecord, dotenv: readonly DotenvVariable[], now: string): EnvironmentChanges {
   const changes: EnvironmentChanges = {};
-  const url = acceptedUrl(job.environment_url);
+  const url = acceptedUrl(expandedUrl(job.environment_url, dotenv));
   if (url !== null) changes.external_url = url;
   const autoStopAt = autoStopTime(job.environment_auto_stop_in, now);
   if (autoStopAt !== undefined) changes.auto_stop_at = autoStopAt;
   const tier = job.definition?.environment?.deploymentTier;
   if (tier) changes.tier = tier;
   return changes;
+}
+
+/**
+ * A stored `environment:url` (its variables expanded when the job was created, those not set
+ * then kept as written) with the rest expanded from `variables`, an unknown one to nothing.
+ */
+function expandedUrl(url: string | null, variables: readonly DotenvVariable[]): string | null {
+  return url === null ? null : expandVariables(url, variables);
+}
+
+/**
+ * The dotenv report variables of the jobs whose URL still names a variable, by job id: one
+ * query, none when no URL does.
+ */
+async function dotenvOfDynamicUrls(stores: DeploymentStores, jobs: readonly JobRecord[]): Promise<Map<number, DotenvVariable[]>> {
+  const byJob = new Map<number, DotenvVariable[]>();
+  const dynamic = jobs.filter((job) => job.environment_url?.includes('$'));
+  if (dynamic.length === 0) return byJob;
+  for (const variable of await stores.jobArtifacts.dotenvVariablesForJobs(dynamic.map((job) => job.id))) {
+    const list = byJob.get(variable.job_id) ?? [];
+    list.push({ key: variable.key, value: variable.value });
+    byJob.set(variable.job_id, list);
+  }
+  return byJob;
 }
 
 /** An expanded `environment:url` GitLab saves: not empty, an http(s) URL of at most 255 characters. */

@@ -55,6 +55,8 @@ export function jobRecords(
 /**
  * The job's `environment:url` and `auto_stop_in` expanded as its environment name was, plus the
  * environment's own variables (`CI_ENVIRONMENT_NAME`, `CI_ENVIRONMENT_SLUG`); null when not given.
+ * A variable the URL names that is not set yet stays as written: the job's own dotenv report
+ * may set it (GitLab's dynamic environment URL), and its deployment expands it on success.
  */
 function environmentOptions(
   environment: string | null, job: JobDefinition, scope: readonly YamlVariable[],
@@ -63,7 +65,7 @@ function environmentOptions(
   const own = [{ key: 'CI_ENVIRONMENT_NAME', value: environment }, { key: 'CI_ENVIRONMENT_SLUG', value: environmentSlug(environment) }];
   const { url, autoStopIn } = job.environment;
   return {
-    environment_url: url ? expandVariables(url, [...scope, ...own]) : null,
+    environment_url: url ? expandVariables(url, [...scope, ...own], { keepUnknown: true }) : null,
     environment_auto_stop_in: autoStopIn ? expandVariables(autoStopIn, [...scope, ...own]) : null,
   };
 }
@@ -83,8 +85,11 @@ function retryPolicy(job: JobDefinition): RetryPolicy | null {
   return job.retry.exitCodes ? { ...policy, exitCodes: job.retry.exitCodes } : policy;
 }
 
-/** `$NAME` and `${NAME}` from the list (later entries win); unknown names expand to nothing, as GitLab does. */
-export function expandVariables(text: string, variables: readonly YamlVariable[]): string {
+/**
+ * `$NAME` and `${NAME}` from the list (later entries win); unknown names expand to nothing, as
+ * GitLab does, or with `keepUnknown` stay as written (GitLab's `expand_existing`).
+ */
+export function expandVariables(text: string, variables: readonly Pick<YamlVariable, 'key' | 'value'>[], options: { keepUnknown?: boolean } = {}): string {
   const values = new Map(variables.map((variable) => [variable.key, variable.value]));
-  return text.replace(/\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))/g, (_match, braced: string | undefined, bare: string | undefined) => values.get(braced ?? bare ?? '') ?? '');
+  return text.replace(/\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))/g, (match, braced: string | undefined, bare: string | undefined) => values.get(braced ?? bare ?? '') ?? (options.keepUnknown ? match : ''));
 }

@@ -259,7 +259,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
   });
   const environmentMergeRequestStop = new EnvironmentMergeRequestStop({
     mergeRequests: stores.mergeRequests, pipelines: stores.pipelines, environments: stores.environments, deployments: stores.deployments, projects: stores.projects, users: stores.users,
-    permissions, stopAction: environmentStopAction, queue: taskQueue,
+    jobs: stores.jobs, processing: pipelineProcessing, permissions, stopAction: environmentStopAction, queue: taskQueue,
   });
   // A merge or close stops the environments of the request's head pipeline.
   mergeRequestObservers.push(environmentMergeRequestStop);

@@ -82,6 +82,8 @@ export interface DeploymentsStore {
   listForEnvironment(environmentId: number, page: Page): Promise<{ items: DeploymentRecord[]; total: number }>;
   /** The newest successful deployment of each environment (`last_deployment`). */
   lastSuccessful(environmentIds: readonly number[]): Promise<Map<number, DeploymentRecord>>;
+  /** The environments' deployments still `created` or `running` (GitLab's `active_deployments`), oldest first. */
+  listActive(environmentIds: readonly number[]): Promise<DeploymentRecord[]>;
   /** The environment's newest successful deployment older than this one. */
   previousSuccessful(deployment: Pick<DeploymentRecord, 'id' | 'environment_id'>): Promise<DeploymentRecord | undefined>;
   /**

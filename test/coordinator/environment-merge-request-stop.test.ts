@@ -4,7 +4,11 @@ import { MERGE_REQUEST_ENVIRONMENTS_STOP_TASK } from '../../src/coordinator/serv
 import type { PipelineRecord } from '../../src/storage/types-ci.ts';
 import { startDownstreamFixture, waitFor, type DownstreamFixture } from './downstream-fixtures.ts';
 
-/** Merging or closing a merge request stops its head pipeline's environments (GitLab's `Environments::StopService#execute_for_merge_request_pipeline`). */
+/**
+ * Merging or closing a merge request cancels its review apps' deployment jobs (GitLab's
+ * `cancel_review_app_jobs!`) and stops its head pipeline's environments (GitLab's
+ * `Environments::StopService#execute_for_merge_request_pipeline`).
+ */
 const CI = `
 deploy:
   script: ./deploy
@@ -15,6 +19,10 @@ stop:
   when: manual
   environment: { name: review/mr-$CI_MERGE_REQUEST_IID, action: stop }
   rules: [{ if: $CI_MERGE_REQUEST_IID, when: manual }]
+mr-other:
+  script: ./deploy
+  environment: other/mr-$CI_MERGE_REQUEST_IID
+  rules: [{ if: $CI_MERGE_REQUEST_IID }]
 branch-deploy:
   script: ./deploy
   environment: branch/$CI_COMMIT_REF_NAME
@@ -40,7 +48,8 @@ describe('environments of a merged or closed merge request', () => {
   /** Opens a request from a new branch, deploys its merge request pipeline and the branch pipeline; answers its iid and head pipeline. */
   async function openAndDeploy(branch: string): Promise<{ iid: number; sha: string; head: PipelineRecord }> {
     const { stores } = fixture.gantry.coordinator.context;
-    const sha = await fixture.commit(project.id, branch, { '.gitlab-ci.yml': CI, [`${branch}.txt`]: branch });
+    // Its own comment: a request merged earlier put a CI file in main, and an identical update is refused.
+    const sha = await fixture.commit(project.id, branch, { '.gitlab-ci.yml': `${CI}# ${branch}\n`, [`${branch}.txt`]: branch });
     const push = await fixture.pushPipeline(project.id, sha, branch);
     await fixture.finish((await fixture.jobs(push.id))['branch-deploy']!, 'success');
     const opened = await fixture.gantry.api('POST', `/projects/${project.id}/merge_requests`, { body: { source_branch: branch, target_branch: 'main', title: branch } });
@@ -68,13 +77,16 @@ describe('environments of a merged or closed merge request', () => {
     assert.equal((await environment(`review/mr-${iid}`)).state, 'available');
   });
 
-  it('closing stops the environment its merge request pipeline deployed and plays on_stop; the branch pipeline\'s stays', async () => {
+  it('closing stops the environment its merge request pipeline deployed and plays on_stop; the branch pipeline\'s stays, its jobs run on', async () => {
     const { iid, head } = await openAndDeploy('closing');
+    const retried = await fixture.gantry.api('POST', `/projects/${project.id}/jobs/${(await fixture.jobs(head.id)).deploy!.id}/retry`);
+    assert.equal(retried.status, 201, retried.text);
     const closed = await fixture.gantry.api('PUT', `/projects/${project.id}/merge_requests/${iid}`, { body: { state_event: 'close' } });
     assert.equal(closed.status, 200, closed.text);
     await stopped(`review/mr-${iid}`);
     await fixture.jobWhen(head.id, 'stop', (job) => job.status === 'pending', 'its on_stop job played');
     assert.equal((await environment('branch/closing')).state, 'available', 'deployed by the branch pipeline only');
+    assert.equal((await fixture.jobs(head.id)).deploy!.status, 'pending', 'a close cancels no deployment job (a merge does)');
   });
 
   it('merging stops it too', async () => {
@@ -86,4 +98,15 @@ describe('environments of a merged or closed merge request', () => {
     assert.equal((await environment('branch/merging')).state, 'available');
   });
 
+  it("merging cancels the review app's deployment jobs still to finish, and no other environment's", async () => {
+    const { iid, sha, head } = await openAndDeploy('canceling');
+    const retried = await fixture.gantry.api('POST', `/projects/${project.id}/jobs/${(await fixture.jobs(head.id)).deploy!.id}/retry`);
+    assert.equal(retried.status, 201, retried.text);
+    assert.equal((await fixture.jobs(head.id)).deploy!.status, 'pending', 'a new deployment of the review app, still to run');
+    const merged = await fixture.gantry.api('PUT', `/projects/${project.id}/merge_requests/${iid}/merge`, { body: { sha } });
+    assert.equal(merged.status, 200, merged.text);
+    await stopped(`review/mr-${iid}`);
+    await fixture.jobWhen(head.id, 'deploy', (job) => job.status === 'canceled', "the review app's deployment job canceled");
+    assert.equal((await fixture.jobs(head.id))['mr-other']!.status, 'pending', 'not a review app: its deployment job is left alone');
+  });
 });

@@ -1,5 +1,6 @@
-import type { PipelinesStore } from '../../../storage/types-ci.ts';
-import type { DeploymentsStore, EnvironmentRecord, EnvironmentsStore } from '../../../storage/types-environments.ts';
+import type { PipelinesStore, PipelineRecord } from '../../../storage/types-ci.ts';
+import type { CiJobsStore } from '../../../storage/types-ci-jobs.ts';
+import type { DeploymentStatus, DeploymentsStore, EnvironmentRecord, EnvironmentsStore } from '../../../storage/types-environments.ts';
 import type { MergeRequestsStore } from '../../../storage/types-merge-requests.ts';
 import type { ProjectsStore, UsersStore } from '../../../storage/types.ts';
 import type { NewTask } from '../../../storage/types-tasks.ts';
@@ -8,19 +9,24 @@ import type { MergeRequestMerged, MergeRequestObserver, MergeRequestSaved } from
 import type { TaskHandler } from '../task-queue.ts';
 import { stopEnvironments } from './environment-branch-stop.ts';
 import type { EnvironmentStopAction } from './environment-stop.ts';
+import type { PipelineProcessing } from './pipelines/processing.ts';
 
 export const MERGE_REQUEST_ENVIRONMENTS_STOP_TASK = 'environments.stop-for-merge-request';
 
 interface MergeRequestStopTask {
   mergeRequestId: number;
   userId: number;
+  /** A merge (not a close) cancels the review apps' deployment jobs first. */
+  merged?: boolean;
 }
 
 export interface EnvironmentMergeRequestStopDeps {
   mergeRequests: Pick<MergeRequestsStore, 'findByIds'>;
   pipelines: Pick<PipelinesStore, 'findById'>;
   environments: Pick<EnvironmentsStore, 'findInProject' | 'update'>;
-  deployments: Pick<DeploymentsStore, 'listForPipeline'>;
+  deployments: Pick<DeploymentsStore, 'listForPipeline' | 'listActive'>;
+  jobs: Pick<CiJobsStore, 'findByIds'>;
+  processing: Pick<PipelineProcessing, 'apply'>;
   projects: Pick<ProjectsStore, 'findById'>;
   users: Pick<UsersStore, 'findById'>;
   permissions: Pick<Permissions, 'canManageEnvironments'>;
@@ -33,19 +39,22 @@ export interface EnvironmentMergeRequestStopDeps {
  * (GitLab's `Environments::StopService#execute_for_merge_request_pipeline`, called by
  * PostMergeService and CloseService): only when the head pipeline is a merge request pipeline,
  * each environment one of its jobs deployed successfully is stopped as the merger or closer, in
- * the source project, when they may stop environments there, as a deleted branch's are. The
- * merge or close leaves a durable task; the task does the work.
+ * the source project, when they may stop environments there, as a deleted branch's are. Before
+ * that, a merge (PostMergeService; not a close) cancels the review apps' deployment jobs still
+ * to finish (GitLab's `cancel_review_app_jobs!`): those of every available `review/`
+ * environment the head pipeline deploys to, whatever its source. The merge or close leaves a
+ * durable task; the task does the work.
  */
 export class EnvironmentMergeRequestStop implements MergeRequestObserver {
   constructor(private readonly deps: EnvironmentMergeRequestStopDeps) {}
 
   async mergeRequestMerged(merged: MergeRequestMerged): Promise<void> {
-    await this.record(merged.mergeRequest.id, merged.actor.id, 'merged', merged.at);
+    await this.record({ mergeRequestId: merged.mergeRequest.id, userId: merged.actor.id, merged: true }, 'merged', merged.at);
   }
 
   async mergeRequestSaved(change: MergeRequestSaved): Promise<void> {
     if (change.before?.record.state !== 'opened' || change.after.record.state !== 'closed') return;
-    await this.record(change.after.record.id, change.actor.id, 'closed', change.at);
+    await this.record({ mergeRequestId: change.after.record.id, userId: change.actor.id }, 'closed', change.at);
   }
 
   handler(): TaskHandler {
@@ -58,23 +67,43 @@ export class EnvironmentMergeRequestStop implements MergeRequestObserver {
     const [[mergeRequest], user] = await Promise.all([deps.mergeRequests.findByIds([task.mergeRequestId]), deps.users.findById(task.userId)]);
     if (!mergeRequest || mergeRequest.source_project_id === null || mergeRequest.head_pipeline_id === null || !user) return [];
     const [project, pipeline] = await Promise.all([deps.projects.findById(mergeRequest.source_project_id), deps.pipelines.findById(mergeRequest.head_pipeline_id)]);
-    // GitLab's `diff_head_pipeline&.merge_request?`: the head's own pipeline, of a merge request event.
-    if (!project || !pipeline || pipeline.source !== 'merge_request_event' || pipeline.sha !== mergeRequest.head_sha) return [];
+    // GitLab's `diff_head_pipeline`: the pipeline of the request's head commit.
+    if (!project || !pipeline || pipeline.sha !== mergeRequest.head_sha) return [];
+    if (task.merged === true) await this.cancelReviewAppJobs(project.id, pipeline, user.id);
+    // `diff_head_pipeline&.merge_request?`: the environments are stopped for a merge request event's pipeline only.
+    if (pipeline.source !== 'merge_request_event') return [];
     if (!(await deps.permissions.canManageEnvironments(project, user))) return [];
     return stopEnvironments(deps, user, await this.deployedBy(project.id, pipeline.id));
   }
 
-  private async record(mergeRequestId: number, userId: number, event: string, at: string): Promise<void> {
-    const payload: MergeRequestStopTask = { mergeRequestId, userId };
+  private async record(payload: MergeRequestStopTask, event: string, at: string): Promise<void> {
     await this.deps.queue.enqueue({
-      kind: MERGE_REQUEST_ENVIRONMENTS_STOP_TASK, payload, maxAttempts: 5, dedupeKey: `${MERGE_REQUEST_ENVIRONMENTS_STOP_TASK}:${mergeRequestId}:${event}:${at}`,
+      kind: MERGE_REQUEST_ENVIRONMENTS_STOP_TASK, payload, maxAttempts: 5, dedupeKey: `${MERGE_REQUEST_ENVIRONMENTS_STOP_TASK}:${payload.mergeRequestId}:${event}:${at}`,
     });
   }
 
+  /**
+   * Cancels the jobs of the active deployments (created or running, any pipeline's) of each
+   * available review app the pipeline deploys to, as GitLab's `cancel_deployment_jobs!` does.
+   */
+  private async cancelReviewAppJobs(projectId: number, pipeline: PipelineRecord, userId: number): Promise<void> {
+    const reviewApps = (await this.environmentsOf(projectId, pipeline.id, () => true)).filter((environment) => environment.name.startsWith('review/'));
+    const active = await this.deps.deployments.listActive(reviewApps.map((environment) => environment.id));
+    const jobs = await this.deps.jobs.findByIds(active.flatMap((deployment) => (deployment.job_id === null ? [] : [deployment.job_id])));
+    const byPipeline = new Map<number, number[]>();
+    for (const job of jobs) byPipeline.set(job.pipeline_id, [...(byPipeline.get(job.pipeline_id) ?? []), job.id]);
+    for (const [pipelineId, jobIds] of byPipeline) await this.deps.processing.apply(pipelineId, { type: 'cancel-jobs', jobIds }, { userId });
+  }
+
   /** The project's available environments that one of the pipeline's jobs deployed successfully. */
-  private async deployedBy(projectId: number, pipelineId: number): Promise<EnvironmentRecord[]> {
+  private deployedBy(projectId: number, pipelineId: number): Promise<EnvironmentRecord[]> {
+    return this.environmentsOf(projectId, pipelineId, (status) => status === 'success');
+  }
+
+  /** The project's available environments of the pipeline's deployments whose status `counts`. */
+  private async environmentsOf(projectId: number, pipelineId: number, counts: (status: DeploymentStatus) => boolean): Promise<EnvironmentRecord[]> {
     const deployments = await this.deps.deployments.listForPipeline(pipelineId);
-    const environmentIds = [...new Set(deployments.filter((deployment) => deployment.status === 'success').map((deployment) => deployment.environment_id))];
+    const environmentIds = [...new Set(deployments.filter((deployment) => counts(deployment.status)).map((deployment) => deployment.environment_id))];
     const found: EnvironmentRecord[] = [];
     for (const id of environmentIds) {
       const environment = await this.deps.environments.findInProject(projectId, id);

@@ -170,6 +170,18 @@ export class SqlDeploymentsStore implements DeploymentsStore {
     return latest;
   }
 
+  async listActive(environmentIds: readonly number[]): Promise<DeploymentRecord[]> {
+    if (environmentIds.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('deployments')
+      .selectAll()
+      .where('environment_id', 'in', [...new Set(environmentIds)])
+      .where('status', 'in', ['created', 'running'])
+      .orderBy('id')
+      .execute();
+    return rows.map(toDeployment);
+  }
+
   async previousSuccessful(deployment: Pick<DeploymentRecord, 'id' | 'environment_id'>): Promise<DeploymentRecord | undefined> {
     const row = await this.db
       .selectFrom('deployments')

@@ -17,7 +17,9 @@ describe('closing steps', () => {
     assert.equal(lines.length, 2);
     assert.equal(lines[0]?.msg, 'closing: still waiting for the task worker after 50 ms');
     assert.match(String(lines[1]?.msg), /^closing: the task worker took \d+ ms$/);
-    assert.ok(Number(lines[1]?.tookMs) >= 150);
+    // A 150 ms timer can end 149 ms after on the wall clock (its clock is the monotonic one, its
+    // millisecond boundaries elsewhere): the step's own time, not the quick one's few ms.
+    assert.ok(Number(lines[1]?.tookMs) >= 140, String(lines[1]?.tookMs));
   });
 
   it('says nothing of a quick step, and passes its failure on', async () => {

@@ -15,11 +15,13 @@ export interface EnvironmentRecord {
   tier: EnvironmentTier;
   /** When the auto-stop sweep stops it (a successful deployment's `auto_stop_in`); null: never. */
   auto_stop_at: string | null;
+  /** The merge request whose merge request pipeline created it (GitLab's `merge_request_id`); null otherwise. */
+  merge_request_id: number | null;
   created_at: string;
   updated_at: string;
 }
 
-export type NewEnvironment = Omit<EnvironmentRecord, 'id' | 'auto_stop_at'> & Partial<Pick<EnvironmentRecord, 'auto_stop_at'>>;
+export type NewEnvironment = Omit<EnvironmentRecord, 'id' | 'auto_stop_at' | 'merge_request_id'> & Partial<Pick<EnvironmentRecord, 'auto_stop_at' | 'merge_request_id'>>;
 export type EnvironmentChanges = Partial<Pick<EnvironmentRecord, 'name' | 'slug' | 'external_url' | 'state' | 'tier' | 'auto_stop_at' | 'updated_at'>>;
 
 export interface EnvironmentsStore {
@@ -32,6 +34,8 @@ export interface EnvironmentsStore {
   findOrCreate(environment: NewEnvironment): Promise<EnvironmentRecord | undefined>;
   findInProject(projectId: number, id: number): Promise<EnvironmentRecord | undefined>;
   findByName(projectId: number, name: string): Promise<EnvironmentRecord | undefined>;
+  /** The environments the merge request's pipelines created, oldest first. */
+  listCreatedByMergeRequest(projectId: number, mergeRequestId: number): Promise<EnvironmentRecord[]>;
   /** By id; `name` exact, `search` a substring of the name, `states` any of them. */
   list(projectId: number, filter: { name?: string; search?: string; states?: readonly EnvironmentState[] }, page: Page): Promise<{ items: EnvironmentRecord[]; total: number }>;
   update(id: number, changes: EnvironmentChanges): Promise<EnvironmentRecord | undefined>;

@@ -98,6 +98,31 @@ describe('environments of a merged or closed merge request', () => {
     assert.equal((await environment('branch/merging')).state, 'available');
   });
 
+  it('closing stops the environments every merge request pipeline of the request created, not only the head pipeline\'s', async () => {
+    const { stores } = fixture.gantry.coordinator.context;
+    const perCommit = `deploy:\n  script: ./deploy\n  environment: review/mr-$CI_MERGE_REQUEST_IID-$CI_COMMIT_SHORT_SHA\n  rules: [{ if: $CI_MERGE_REQUEST_IID }]\n`;
+    const first = await fixture.commit(project.id, 'per-commit', { '.gitlab-ci.yml': perCommit, 'one.txt': '1' });
+    const opened = await fixture.gantry.api('POST', `/projects/${project.id}/merge_requests`, { body: { source_branch: 'per-commit', target_branch: 'main', title: 'per commit' } });
+    assert.equal(opened.status, 201, opened.text);
+    const iid = opened.json.iid as number;
+    const headFor = (sha: string) => waitFor(async () => {
+      const [request] = await stores.mergeRequests.findByIds([opened.json.id as number]);
+      const pipeline = request?.head_pipeline_id ? await stores.pipelines.findById(request.head_pipeline_id) : undefined;
+      return pipeline?.source === 'merge_request_event' && pipeline.sha === sha ? pipeline : undefined;
+    }, `the merge request pipeline of ${sha}`, stores.tasks);
+    await fixture.finish((await fixture.jobs((await headFor(first)).id)).deploy!, 'success');
+    const second = await fixture.commit(project.id, 'per-commit', { 'one.txt': '2' });
+    await fixture.finish((await fixture.jobs((await headFor(second)).id)).deploy!, 'success');
+    const [earlier, head] = [`review/mr-${iid}-${first.slice(0, 8)}`, `review/mr-${iid}-${second.slice(0, 8)}`];
+    assert.equal((await environment(earlier)).merge_request_id, opened.json.id, 'created by the request\'s pipeline');
+
+    const closed = await fixture.gantry.api('PUT', `/projects/${project.id}/merge_requests/${iid}`, { body: { state_event: 'close' } });
+    assert.equal(closed.status, 200, closed.text);
+    await stopped(head);
+    await stopped(earlier);
+    assert.equal((await environment('branch/closing')).merge_request_id, null, 'a branch pipeline\'s environment belongs to no request');
+  });
+
   it("merging cancels the review app's deployment jobs still to finish, and no other environment's", async () => {
     const { iid, sha, head } = await openAndDeploy('canceling');
     const retried = await fixture.gantry.api('POST', `/projects/${project.id}/jobs/${(await fixture.jobs(head.id)).deploy!.id}/retry`);

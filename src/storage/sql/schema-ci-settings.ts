@@ -140,6 +140,8 @@ export interface EnvironmentsTable {
   /** Migration 053. */
   tier: Generated<string>;
   auto_stop_at: string | null;
+  /** Migration 056. */
+  merge_request_id: number | null;
 }
 
 export interface DeploymentsTable {

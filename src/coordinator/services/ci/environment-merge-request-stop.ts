@@ -23,7 +23,7 @@ interface MergeRequestStopTask {
 export interface EnvironmentMergeRequestStopDeps {
   mergeRequests: Pick<MergeRequestsStore, 'findByIds'>;
   pipelines: Pick<PipelinesStore, 'findById'>;
-  environments: Pick<EnvironmentsStore, 'findInProject' | 'update'>;
+  environments: Pick<EnvironmentsStore, 'findInProject' | 'update' | 'listCreatedByMergeRequest'>;
   deployments: Pick<DeploymentsStore, 'listForPipeline' | 'listActive'>;
   jobs: Pick<CiJobsStore, 'findByIds'>;
   processing: Pick<PipelineProcessing, 'apply'>;
@@ -35,10 +35,11 @@ export interface EnvironmentMergeRequestStopDeps {
 }
 
 /**
- * Merging or closing a merge request stops the environments its head pipeline deployed
- * (GitLab's `Environments::StopService#execute_for_merge_request_pipeline`, called by
- * PostMergeService and CloseService): only when the head pipeline is a merge request pipeline,
- * each environment one of its jobs deployed successfully is stopped as the merger or closer, in
+ * Merging or closing a merge request stops its environments (GitLab's
+ * `Environments::StopService#execute_for_merge_request_pipeline`, called by PostMergeService and
+ * CloseService): only when the head pipeline is a merge request pipeline, the available
+ * environments the request's merge request pipelines created or, when they created none, those
+ * one of the head pipeline's jobs deployed successfully are stopped as the merger or closer, in
  * the source project, when they may stop environments there, as a deleted branch's are. Before
  * that, a merge (PostMergeService; not a close) cancels the review apps' deployment jobs still
  * to finish (GitLab's `cancel_review_app_jobs!`): those of every available `review/`
@@ -73,7 +74,10 @@ export class EnvironmentMergeRequestStop implements MergeRequestObserver {
     // `diff_head_pipeline&.merge_request?`: the environments are stopped for a merge request event's pipeline only.
     if (pipeline.source !== 'merge_request_event') return [];
     if (!(await deps.permissions.canManageEnvironments(project, user))) return [];
-    return stopEnvironments(deps, user, await this.deployedBy(project.id, pipeline.id));
+    // GitLab stops the environments the request's pipelines created, else those its head pipeline deployed.
+    const created = await deps.environments.listCreatedByMergeRequest(project.id, mergeRequest.id);
+    const available = created.filter((environment) => environment.state === 'available');
+    return stopEnvironments(deps, user, created.length > 0 ? available : await this.deployedBy(project.id, pipeline.id));
   }
 
   private async record(payload: MergeRequestStopTask, event: string, at: string): Promise<void> {

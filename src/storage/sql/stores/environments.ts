@@ -45,6 +45,11 @@ export class SqlEnvironmentsStore implements EnvironmentsStore {
     return row && toEnvironment(row);
   }
 
+  async listCreatedByMergeRequest(projectId: number, mergeRequestId: number): Promise<EnvironmentRecord[]> {
+    const rows = await this.db.selectFrom('environments').selectAll().where('merge_request_id', '=', mergeRequestId).where('project_id', '=', projectId).orderBy('id').execute();
+    return rows.map(toEnvironment);
+  }
+
   async list(projectId: number, filter: { name?: string; search?: string; states?: readonly EnvironmentState[] }, page: Page): Promise<{ items: EnvironmentRecord[]; total: number }> {
     let query = this.db.selectFrom('environments').where('project_id', '=', projectId);
     if (filter.name !== undefined) query = query.where('name', '=', filter.name);

@@ -76,12 +76,13 @@ const FINISHED: readonly DeploymentStatus[] = ['success', 'failed', 'canceled'];
 /**
  * New jobs (pipeline creation, retries): each build or bridge job with an environment gets it,
  * created when missing (GitLab's `Environments::CreateForJobService`, whatever the job's
- * action) with the job's tier (declared, else guessed from the name) and auto-stop time; one
+ * action) with the job's tier (declared, else guessed from the name), auto-stop time and, for a
+ * merge request pipeline's job at creation, its merge request (`mergeRequestId`); one
  * that starts it gives it its expanded URL and gets a deployment in the status its job has.
  * An environment name GitLab would refuse records nothing (its job fails,
  * `isEnvironmentRefused`); a URL it would refuse is left out.
  */
-export async function recordDeployments(stores: DeploymentStores, jobs: readonly JobRecord[], now: string): Promise<DeploymentRecord[]> {
+export async function recordDeployments(stores: DeploymentStores, jobs: readonly JobRecord[], now: string, mergeRequestId: number | null = null): Promise<DeploymentRecord[]> {
   const recorded: DeploymentRecord[] = [];
   for (const job of jobs) {
     const action = environmentActionOf(job);
@@ -92,7 +93,8 @@ export async function recordDeployments(stores: DeploymentStores, jobs: readonly
     const autoStopAt = autoStopTime(job.environment_auto_stop_in, now);
     let environment = await stores.environments.findOrCreate({
       project_id: job.project_id, name: job.environment, slug: environmentSlug(job.environment), external_url: externalUrl, state: 'available',
-      tier: environmentTier(job.environment, job.definition?.environment?.deploymentTier), auto_stop_at: autoStopAt ?? null, created_at: now, updated_at: now,
+      tier: environmentTier(job.environment, job.definition?.environment?.deploymentTier), auto_stop_at: autoStopAt ?? null, merge_request_id: mergeRequestId,
+      created_at: now, updated_at: now,
     });
     if (!environment || action !== 'start') continue;
     if (environment.external_url === null && externalUrl !== null) {

@@ -182,6 +182,11 @@ describe('dotenv reports', () => {
       assert.deepEqual(JSON.parse(answer.text), { message }, what);
     }
 
+    const empty = await uploadDotenv(build!, Buffer.alloc(0));
+    assert.equal(empty.status, 201, `an empty report has no member to read (GitLab reads until the end): ${empty.text}`);
+    assert.deepEqual(await fixture.gantry.coordinator.context.stores.jobArtifacts.dotenvVariablesForJobs([build!.id]), []);
+    await fixture.gantry.coordinator.context.stores.jobArtifacts.deleteForJob(build!.id, ['dotenv']);
+
     const accepted = await uploadDotenv(build!, gzipSync(`${twenty}\n`));
     assert.equal(accepted.status, 201, `20 variables are allowed: ${accepted.text}`);
     const stored = await fixture.gantry.coordinator.context.stores.jobArtifacts.dotenvVariablesForJobs([build!.id]);

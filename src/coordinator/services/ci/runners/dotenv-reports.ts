@@ -90,6 +90,11 @@ async function boundedBytes(stream: Readable): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+interface InflatedWithInfo {
+  buffer: Buffer;
+  engine: { bytesWritten: number };
+}
+
 const GZIP_FLAGS = { headerCrc: 2, extra: 4, name: 8, comment: 16 } as const;
 
 /**
@@ -103,9 +108,10 @@ function gzipMembers(bytes: Buffer): string[] {
   let unpackedTotal = 0;
   while (offset < bytes.length) {
     const dataStart = memberDataStart(bytes, offset);
-    let inflated: { buffer: Buffer; engine: { bytesWritten: number } };
+    let inflated: InflatedWithInfo;
     try {
-      inflated = inflateRawSync(bytes.subarray(dataStart), { info: true, maxOutputLength: DOTENV_LIMITS.unpacked }) as unknown as typeof inflated;
+      // With `info`, Node answers the engine too (its typings do not say so): bytesWritten is the deflate data's length.
+      inflated = inflateRawSync(bytes.subarray(dataStart), { info: true, maxOutputLength: DOTENV_LIMITS.unpacked }) as unknown as InflatedWithInfo;
     } catch (error) {
       throw (error as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE' ? unpackedTooBig() : unreadable();
     }

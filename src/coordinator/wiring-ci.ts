@@ -204,6 +204,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
     processing: pipelineProcessing,
     targets: new DownstreamTargets({
       lookup, permissions, namespaces: stores.namespaces, pipelines: stores.pipelines, pipelineVariables: stores.pipelineVariables, repositories,
+      jobs: stores.jobs, jobArtifacts: stores.jobArtifacts,
       mergeRequestInfo: (pipeline) => mergeRequestPipelines.infoForPipeline(pipeline),
     }),
     projects: stores.projects,

@@ -129,6 +129,22 @@ describe('dotenv reports', () => {
     assert.equal(effective(tests['needs-without-artifacts']).get('BUILD_VERSION'), undefined, 'needs with artifacts: false takes none');
   });
 
+  it('reads a report of several files (one gzip member each, as the runner uploads them) file by file', async () => {
+    const project = await fixture.ciProject('dotenv-files', 'build:\n  script: ./build\n  artifacts: { reports: { dotenv: [a.env, b.env] } }\n');
+    const runner = await fixture.register(project.runners_token);
+    await fixture.runPipeline(project.id);
+    const { build } = await claimAll(runner.token, 1);
+    const report = Buffer.concat([gzipSync('FIRST=1\nLAST_OF_A=no-newline'), gzipSync('\uFEFFSECOND=2\nFIRST=from-b\n')]);
+    const answer = await uploadDotenv(build!, report);
+    assert.equal(answer.status, 201, answer.text);
+    const stored = await fixture.gantry.coordinator.context.stores.jobArtifacts.dotenvVariablesForJobs([build!.id]);
+    assert.deepEqual(
+      stored.map((variable) => [variable.key, variable.value]),
+      [['FIRST', 'from-b'], ['LAST_OF_A', 'no-newline'], ['SECOND', '2']],
+      'a file not ending in a newline does not join the next file, whose BOM is dropped; the later file wins a key',
+    );
+  });
+
   it('refuses a report GitLab refuses with a 400 and its message, keeping nothing of it', async () => {
     const project = await fixture.ciProject('dotenv-refused', 'build:\n  script: ./build\n  artifacts: { reports: { dotenv: build.env } }\n');
     const runner = await fixture.register(project.runners_token);
@@ -154,6 +170,23 @@ describe('dotenv reports', () => {
     assert.equal(await fixture.gantry.coordinator.context.stores.jobArtifacts.find(build!.id, 'dotenv'), undefined);
     assert.deepEqual(await fixture.gantry.coordinator.context.stores.jobArtifacts.dotenvVariablesForJobs([build!.id]), []);
 
+    const damaged = gzipSync('A=1\n');
+    damaged.writeUInt32LE(damaged.readUInt32LE(damaged.length - 8) ^ 1, damaged.length - 8);
+    for (const [what, bytes, message] of [
+      ['a checksum that does not match', damaged, 'Unable to read gzip stream'],
+      ['bytes after the last member', Buffer.concat([gzipSync('A=1\n'), Buffer.from('junk')]), 'Unable to read gzip stream'],
+      ['two members over the unpacked bound together', Buffer.concat([gzipSync(`A=${'x'.repeat(40_000)}\n`), gzipSync(`B=${'y'.repeat(40_000)}\n`)]), 'Dotenv Artifact Too Big. Maximum Allowable Size Unpacked: 65536'],
+    ] as const) {
+      const answer = await uploadDotenv(build!, bytes);
+      assert.equal(answer.status, 400, `${what}: ${answer.text}`);
+      assert.deepEqual(JSON.parse(answer.text), { message }, what);
+    }
+
+    const empty = await uploadDotenv(build!, Buffer.alloc(0));
+    assert.equal(empty.status, 201, `an empty report has no member to read (GitLab reads until the end): ${empty.text}`);
+    assert.deepEqual(await fixture.gantry.coordinator.context.stores.jobArtifacts.dotenvVariablesForJobs([build!.id]), []);
+    await fixture.gantry.coordinator.context.stores.jobArtifacts.deleteForJob(build!.id, ['dotenv']);
+
     const accepted = await uploadDotenv(build!, gzipSync(`${twenty}\n`));
     assert.equal(accepted.status, 201, `20 variables are allowed: ${accepted.text}`);
     const stored = await fixture.gantry.coordinator.context.stores.jobArtifacts.dotenvVariablesForJobs([build!.id]);
@@ -166,18 +199,27 @@ describe('dotenv reports', () => {
 });
 
 describe('parseDotenv (GitLab Ci::ParseDotenvArtifactService)', () => {
+  it('reads each file of the report by itself: a last line without its newline ends there, each file may start with a BOM, a later file wins a key', () => {
+    assert.deepEqual(parseDotenv(['A=1\nB=from-first', '\uFEFFC=3\nB=from-second\n']), [
+      { key: 'A', value: '1' },
+      { key: 'B', value: 'from-second' },
+      { key: 'C', value: '3' },
+    ]);
+  });
+
   it('reads KEY=VALUE lines: stripped, split at the first =, a BOM dropped, the last value of a repeated key in its first place', () => {
-    assert.deepEqual(parseDotenv('\uFEFFA=1\n  B =  two words \nA=3\nC=\nD=x=y'), [
+    assert.deepEqual(parseDotenv(['\uFEFFA=1\n  B =  two words \nA=3\nC=\nD=x=y']), [
       { key: 'A', value: '3' },
       { key: 'B', value: 'two words' },
       { key: 'C', value: '' },
       { key: 'D', value: 'x=y' },
     ]);
-    assert.deepEqual(parseDotenv(''), []);
+    assert.deepEqual(parseDotenv(['']), []);
+    assert.deepEqual(parseDotenv([]), []);
   });
 
   it('keeps quotes as they are (GitLab does not unquote)', () => {
-    assert.deepEqual(parseDotenv(`A="quoted"\nB='single'\n`), [
+    assert.deepEqual(parseDotenv([`A="quoted"\nB='single'\n`]), [
       { key: 'A', value: '"quoted"' },
       { key: 'B', value: "'single'" },
     ]);

@@ -11,12 +11,13 @@ import type { MergeRequestInfo } from '../../../../ci/merge-request-variables.ts
 import { predefinedPipelineVariables } from '../../../../ci/pipeline-variables.ts';
 import type { BridgeFailureReason, FailureReason } from '../../../../pipeline/types.ts';
 import type { RepositoryManager } from '../../../../storage/git/types.ts';
-import type { JobRecord } from '../../../../storage/types-ci-jobs.ts';
+import type { CiJobsStore, JobArtifactsStore, JobRecord } from '../../../../storage/types-ci-jobs.ts';
 import type { PipelineRecord, PipelinesStore, PipelineVariableRecord, PipelineVariablesStore } from '../../../../storage/types-ci.ts';
 import type { NamespacesStore, ProjectRecord, UserRecord } from '../../../../storage/types.ts';
 import type { Lookup } from '../../access/lookup.ts';
 import type { Permissions } from '../../access/permissions.ts';
 import { DEFAULT_CI_CONFIG_PATH, type PipelineSource } from './creation.ts';
+import { dependencyJobsOf, dotenvVariablesOf, mayHaveDependencies, pipelineBuilds } from './job-dependencies.ts';
 import { expandVariables } from './job-records.ts';
 import { projectFullPath } from '../../namespaces/project-full-path.ts';
 
@@ -52,6 +53,9 @@ export interface DownstreamTargetDeps {
   namespaces: Pick<NamespacesStore, 'findById'>;
   pipelines: Pick<PipelinesStore, 'findById'>;
   pipelineVariables: Pick<PipelineVariablesStore, 'list'>;
+  /** The bridge's dependencies (the pipeline's builds) and their dotenv report variables. */
+  jobs: Pick<CiJobsStore, 'list'>;
+  jobArtifacts: Pick<JobArtifactsStore, 'dotenvVariablesForJobs'>;
   repositories: Pick<RepositoryManager, 'exists' | 'open'>;
   /** The request a merge request pipeline ran for (undefined for other pipelines). */
   mergeRequestInfo?: (pipeline: Pick<PipelineRecord, 'merge_request_id'>) => Promise<MergeRequestInfo | undefined>;
@@ -62,12 +66,14 @@ export class DownstreamTargets {
 
   async decide(bridge: JobRecord & { definition: BridgeJobDefinition }, upstream: PipelineRecord, upstreamProject: ProjectRecord, user: UserRecord | null): Promise<DownstreamDecision> {
     const trigger = bridge.definition.trigger;
-    const upstreamVariables = await this.deps.pipelineVariables.list(upstream.id);
-    const scope = await this.expansionScope(bridge, upstream, upstreamProject, upstreamVariables);
+    const [upstreamVariables, dotenv] = await Promise.all([this.deps.pipelineVariables.list(upstream.id), this.dependencyDotenv(bridge)]);
+    const scope = await this.expansionScope(bridge, upstream, upstreamProject, dotenv, upstreamVariables);
     const expand = (text: string): string => expandVariables(text, scope);
+    const expanded = (list: readonly YamlVariable[]): PipelineVariableRecord[] => list.map((variable) => ({ key: variable.key, value: expand(variable.value), variable_type: 'env_var' as const }));
+    // GitLab's `Downstream::Generator`: later entries win a key (the store keeps the last).
     const variables: PipelineVariableRecord[] = [
-      ...(trigger.forward.yamlVariables ? bridge.definition.variables.map((variable) => ({ key: variable.key, value: expand(variable.value), variable_type: 'env_var' as const })) : []),
-      ...(trigger.forward.pipelineVariables ? upstreamVariables : []),
+      ...(trigger.forward.yamlVariables ? expanded(bridge.definition.variables) : []),
+      ...(trigger.forward.pipelineVariables ? [...expanded(dotenv), ...upstreamVariables] : []),
     ];
 
     if (trigger.kind === 'child') {
@@ -97,8 +103,29 @@ export class DownstreamTargets {
     return this.deps.repositories.open(project.id).defaultBranch();
   }
 
-  /** The bridge's view for `$VARIABLE` expansion: predefined, the pipeline's variables, its YAML variables. */
-  private async expansionScope(bridge: JobRecord & { definition: BridgeJobDefinition }, upstream: PipelineRecord, project: ProjectRecord, pipelineVariables: readonly PipelineVariableRecord[]): Promise<YamlVariable[]> {
+  /**
+   * The dotenv report variables of the builds whose artifacts the bridge would take, by the
+   * build jobs' rule (earlier stages, or its `needs` with `artifacts: true`), as GitLab's
+   * `Ci::Processable#dependency_variables` gives a bridge.
+   */
+  private async dependencyDotenv(bridge: JobRecord & { definition: BridgeJobDefinition }): Promise<YamlVariable[]> {
+    if (!mayHaveDependencies(bridge, bridge.definition)) return [];
+    const dependencies = dependencyJobsOf(bridge, bridge.definition, await pipelineBuilds(this.deps.jobs, bridge.pipeline_id));
+    return (await dotenvVariablesOf(this.deps.jobArtifacts, dependencies)).map(({ key, value }) => ({ key, value }));
+  }
+
+  /**
+   * The bridge's view for `$VARIABLE` expansion: predefined, its YAML variables, its
+   * dependencies' dotenv variables, the pipeline's variables (later ones win a key, in GitLab's
+   * order of `Ci::Bridge#variables`).
+   */
+  private async expansionScope(
+    bridge: JobRecord & { definition: BridgeJobDefinition },
+    upstream: PipelineRecord,
+    project: ProjectRecord,
+    dotenv: readonly YamlVariable[],
+    pipelineVariables: readonly PipelineVariableRecord[],
+  ): Promise<YamlVariable[]> {
     const predefined = predefinedPipelineVariables({
       projectId: project.id,
       projectPath: await projectFullPath(this.deps.namespaces, project),
@@ -118,7 +145,7 @@ export class DownstreamTargets {
       { key: 'CI_JOB_NAME', value: bridge.name },
       { key: 'CI_JOB_STAGE', value: bridge.stage },
     ];
-    return [...predefined, ...ids, ...bridge.definition.variables, ...pipelineVariables];
+    return [...predefined, ...ids, ...bridge.definition.variables, ...dotenv, ...pipelineVariables];
   }
 
   /** How many pipelines of one parent/child tree lead to `pipeline`, itself included. */

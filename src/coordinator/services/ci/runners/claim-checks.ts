@@ -1,5 +1,5 @@
 import type { BuildJobDefinition, JobDefinition } from '../../../../ci/model.ts';
-import type { CiJobsStore, JobRecord } from '../../../../storage/types-ci-jobs.ts';
+import type { JobRecord } from '../../../../storage/types-ci-jobs.ts';
 
 /** What the runner says it supports (`info.features` of the job request). */
 export type RunnerFeatures = Readonly<Record<string, boolean>>;
@@ -36,41 +36,8 @@ export function allowedExitCodesOf(definition: JobDefinition): readonly number[]
   return definition.allowFailureExitCodes ?? [];
 }
 
-/**
- * GitLab's `Ci::BuildDependencies#local`: the latest builds of earlier stages, or with `needs`
- * the needed jobs whose artifacts it takes; `dependencies:` narrows either to the jobs named
- * (a `parallel` job is named by its base name).
- */
-export function dependencyJobsOf(job: JobRecord, definition: BuildJobDefinition, pipelineJobs: readonly JobRecord[]): JobRecord[] {
-  const others = pipelineJobs.filter((other) => other.id !== job.id && other.type === 'build' && !other.retried);
-  const named = (names: ReadonlySet<string>) => (other: JobRecord) => names.has(other.name) || names.has(baseNameOf(other));
-  let candidates =
-    definition.needs === null
-      ? others.filter((other) => other.stage_idx < job.stage_idx)
-      : others.filter(named(new Set(definition.needs.filter((need) => need.artifacts).map((need) => need.job))));
-  if (definition.dependencies !== null) candidates = candidates.filter(named(new Set(definition.dependencies)));
-  return candidates;
-}
-
-/** Whether the job may need other jobs' artifacts at all (saves the pipeline read for first-stage jobs). */
-export function mayHaveDependencies(job: JobRecord, definition: BuildJobDefinition): boolean {
-  if (definition.dependencies !== null && definition.dependencies.length === 0) return false;
-  if (definition.needs !== null) return definition.needs.some((need) => need.artifacts);
-  return job.stage_idx > 0;
-}
-
 /** GitLab's `valid_dependency?`: artifacts not expired, job not erased. */
 export function isValidDependency(dependency: JobRecord, now: string): boolean {
   if (dependency.erased_at !== null) return false;
   return dependency.artifacts_expire_at === null || dependency.artifacts_expire_at > now;
-}
-
-/** The pipeline's builds, for dependency resolution (one query). */
-export async function pipelineBuilds(jobs: Pick<CiJobsStore, 'list'>, pipelineId: number): Promise<JobRecord[]> {
-  const { items } = await jobs.list({ pipelineId, types: ['build'] }, { offset: 0, limit: 100_000 });
-  return items;
-}
-
-function baseNameOf(job: JobRecord): string {
-  return job.definition?.baseName ?? job.name;
 }

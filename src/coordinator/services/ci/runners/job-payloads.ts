@@ -1,4 +1,4 @@
-import type { BuildJobDefinition, ContextVariable, MergeRequestInfo } from '../../../../ci/model.ts';
+import type { BuildJobDefinition, MergeRequestInfo } from '../../../../ci/model.ts';
 import { effectiveJobTimeout } from '../../../../ci/job-timeout.ts';
 import { sortAndExpandForRunner } from '../../../../ci/runner-variables.ts';
 import { toJobPayload } from '../../../../ci/to-payload.ts';
@@ -17,6 +17,7 @@ import type { OpenMergeRequests } from '../pipelines/open-merge-requests.ts';
 import { accessLevelName } from '../../access/levels.ts';
 import type { Permissions } from '../../access/permissions.ts';
 import { availableArchive } from '../pipelines/artifact-rules.ts';
+import { dotenvVariablesOf } from '../pipelines/job-dependencies.ts';
 import { pipelineContextVariables, type PipelineVariableSources } from '../pipelines/variables.ts';
 import { projectFullPathIn } from '../../namespaces/project-full-path.ts';
 
@@ -71,7 +72,8 @@ export class JobPayloads {
     };
     const [variables, dotenv, user, commit, dependencies, mergeRequest, openMergeRequests, environment] = await Promise.all([
       this.variables(project, pipeline),
-      this.dotenvVariables(claimed.dependencies),
+      // The jobs whose artifacts it takes: its `dependencies`, or its `needs` with `artifacts: true`.
+      dotenvVariablesOf(this.deps.jobArtifacts, claimed.dependencies),
       reading.user,
       this.commitWithRef(project.id, pipeline),
       this.dependencies(claimed.dependencies, token),
@@ -159,22 +161,6 @@ export class JobPayloads {
   /** Read when the job is handed out (the payload keeps those of the job's ref and environment). */
   private variables(project: ProjectRecord, pipeline: PipelineRecord) {
     return this.deps.pipelineVariables.list(pipeline.id).then((given) => pipelineContextVariables(this.deps, project, given, givenSource(pipeline.source)));
-  }
-
-  /**
-   * The dotenv report variables of the jobs whose artifacts the job takes (its `dependencies`,
-   * or its `needs` with `artifacts: true`), oldest job first, as GitLab reads them (by id,
-   * unordered SQL): of one key, the newer job's wins.
-   */
-  private async dotenvVariables(jobs: readonly JobRecord[]): Promise<ContextVariable[]> {
-    if (jobs.length === 0) return [];
-    const byJob = new Map<number, ContextVariable[]>();
-    for (const variable of await this.deps.jobArtifacts.dotenvVariablesForJobs(jobs.map((job) => job.id))) {
-      const list = byJob.get(variable.job_id) ?? [];
-      list.push({ key: variable.key, value: variable.value, source: 'dotenv' });
-      byJob.set(variable.job_id, list);
-    }
-    return [...jobs].sort((a, b) => a.id - b.id).flatMap((job) => byJob.get(job.id) ?? []);
   }
 
   /**

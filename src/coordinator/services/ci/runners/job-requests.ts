@@ -6,8 +6,9 @@ import type { CiStores, CiTransactions } from '../../../../storage/types-ci-tran
 import type { RunnerInfo, RunnerRecord, RunnersStore } from '../../../../storage/types-runners.ts';
 import type { PipelineProcessing, ProcessedEvent } from '../pipelines/processing.ts';
 import {
-  buildDefinitionOf, dependencyJobsOf, isValidDependency, lacksRunnerFeature, mayHaveDependencies, pipelineBuilds, type ClaimRefusal, type RunnerFeatures,
+  buildDefinitionOf, isValidDependency, lacksRunnerFeature, type ClaimRefusal, type RunnerFeatures,
 } from './claim-checks.ts';
+import { dependencyJobsOf, mayHaveDependencies, pipelineBuilds } from '../pipelines/job-dependencies.ts';
 import { crossPipelineDependenciesOf, hasCrossPipelineDependencies } from './cross-pipeline-dependencies.ts';
 import type { ClaimedJob, JobPayloads } from './job-payloads.ts';
 import { jobTokenDigest, newJobToken } from './job-tokens.ts';

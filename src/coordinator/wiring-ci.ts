@@ -205,6 +205,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
     targets: new DownstreamTargets({
       lookup, permissions, namespaces: stores.namespaces, pipelines: stores.pipelines, pipelineVariables: stores.pipelineVariables, repositories,
       jobs: stores.jobs, jobArtifacts: stores.jobArtifacts,
+      projectVariables: stores.projectVariables, groupVariables: stores.groupVariables, instanceVariables: stores.instanceVariables,
       mergeRequestInfo: (pipeline) => mergeRequestPipelines.infoForPipeline(pipeline),
     }),
     projects: stores.projects,

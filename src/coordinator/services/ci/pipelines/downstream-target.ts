@@ -13,12 +13,14 @@ import type { BridgeFailureReason, FailureReason } from '../../../../pipeline/ty
 import type { RepositoryManager } from '../../../../storage/git/types.ts';
 import type { CiJobsStore, JobArtifactsStore, JobRecord } from '../../../../storage/types-ci-jobs.ts';
 import type { PipelineRecord, PipelinesStore, PipelineVariableRecord, PipelineVariablesStore } from '../../../../storage/types-ci.ts';
-import type { NamespacesStore, ProjectRecord, UserRecord } from '../../../../storage/types.ts';
+import type { ProjectRecord, UserRecord } from '../../../../storage/types.ts';
 import type { Lookup } from '../../access/lookup.ts';
 import type { Permissions } from '../../access/permissions.ts';
 import { DEFAULT_CI_CONFIG_PATH, type PipelineSource } from './creation.ts';
 import { dependencyJobsOf, dotenvVariablesOf, mayHaveDependencies, pipelineBuilds } from './job-dependencies.ts';
 import { expandVariables } from './job-records.ts';
+import { pipelineContextVariables, type PipelineVariableSources } from './variables.ts';
+import { applicableUserVariables } from '../../../../ci/user-variables.ts';
 import { projectFullPath } from '../../namespaces/project-full-path.ts';
 
 /** GitLab's `MAX_NESTED_CHILDREN`: a child pipeline may have a child, that one may not. */
@@ -47,10 +49,10 @@ export type DownstreamDecision =
   /** `errors`: what the refused creation said (the bridge's downstream errors), for `downstream_pipeline_creation_failed`. */
   | { kind: 'fail'; reason: BridgeFailureReason | Extract<FailureReason, 'pipeline_loop_detected'>; errors?: string[] };
 
-export interface DownstreamTargetDeps {
+/** The instance's, groups' and project's CI/CD variables come from `PipelineVariableSources`. */
+export interface DownstreamTargetDeps extends PipelineVariableSources {
   lookup: Pick<Lookup, 'findProject'>;
   permissions: Pick<Permissions, 'canReadProject' | 'canCreatePipeline'>;
-  namespaces: Pick<NamespacesStore, 'findById'>;
   pipelines: Pick<PipelinesStore, 'findById'>;
   pipelineVariables: Pick<PipelineVariablesStore, 'list'>;
   /** The bridge's dependencies (the pipeline's builds) and their dotenv report variables. */
@@ -67,13 +69,14 @@ export class DownstreamTargets {
   async decide(bridge: JobRecord & { definition: BridgeJobDefinition }, upstream: PipelineRecord, upstreamProject: ProjectRecord, user: UserRecord | null): Promise<DownstreamDecision> {
     const trigger = bridge.definition.trigger;
     const [upstreamVariables, dotenv] = await Promise.all([this.deps.pipelineVariables.list(upstream.id), this.dependencyDotenv(bridge)]);
-    const scope = await this.expansionScope(bridge, upstream, upstreamProject, dotenv, upstreamVariables);
-    const expand = (text: string): string => expandVariables(text, scope);
+    const { scope, fileKeys } = await this.expansionScope(bridge, upstream, upstreamProject, dotenv, upstreamVariables);
+    // GitLab's `expand_file_refs: false`: a file variable's reference is passed on as written.
+    const expand = (text: string): string => expandVariables(text, scope, { keep: fileKeys });
     const expanded = (list: readonly YamlVariable[]): PipelineVariableRecord[] => list.map((variable) => ({ key: variable.key, value: expand(variable.value), variable_type: 'env_var' as const }));
     // GitLab's `Downstream::Generator`: later entries win a key (the store keeps the last).
     const variables: PipelineVariableRecord[] = [
       ...(trigger.forward.yamlVariables ? expanded(bridge.definition.variables) : []),
-      ...(trigger.forward.pipelineVariables ? [...expanded(dotenv), ...upstreamVariables] : []),
+      ...(trigger.forward.pipelineVariables ? [...expanded(dotenv), ...upstreamVariables.map((variable) => ({ ...variable, value: expand(variable.value) }))] : []),
     ];
 
     if (trigger.kind === 'child') {
@@ -116,8 +119,10 @@ export class DownstreamTargets {
 
   /**
    * The bridge's view for `$VARIABLE` expansion: predefined, its YAML variables, its
-   * dependencies' dotenv variables, the pipeline's variables (later ones win a key, in GitLab's
-   * order of `Ci::Bridge#variables`).
+   * dependencies' dotenv variables, the instance's, groups' and project's CI/CD variables that
+   * reach it (protected ones on a protected ref, environment-scoped ones by its environment),
+   * the pipeline's variables (later ones win a key, in GitLab's order of `Ci::Bridge#variables`);
+   * and the keys of file-type CI/CD variables.
    */
   private async expansionScope(
     bridge: JobRecord & { definition: BridgeJobDefinition },
@@ -125,7 +130,7 @@ export class DownstreamTargets {
     project: ProjectRecord,
     dotenv: readonly YamlVariable[],
     pipelineVariables: readonly PipelineVariableRecord[],
-  ): Promise<YamlVariable[]> {
+  ): Promise<{ scope: YamlVariable[]; fileKeys: Set<string> }> {
     const predefined = predefinedPipelineVariables({
       projectId: project.id,
       projectPath: await projectFullPath(this.deps.namespaces, project),
@@ -145,7 +150,9 @@ export class DownstreamTargets {
       { key: 'CI_JOB_NAME', value: bridge.name },
       { key: 'CI_JOB_STAGE', value: bridge.stage },
     ];
-    return [...predefined, ...ids, ...bridge.definition.variables, ...dotenv, ...pipelineVariables];
+    const settings = applicableUserVariables(await pipelineContextVariables(this.deps, project, [], 'pipeline'), upstream.protected, bridge.environment);
+    const scope = [...predefined, ...ids, ...bridge.definition.variables, ...dotenv, ...settings, ...pipelineVariables];
+    return { scope, fileKeys: new Set(settings.filter((variable) => variable.file).map((variable) => variable.key)) };
   }
 
   /** How many pipelines of one parent/child tree lead to `pipeline`, itself included. */

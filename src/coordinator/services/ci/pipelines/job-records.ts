@@ -87,9 +87,16 @@ function retryPolicy(job: JobDefinition): RetryPolicy | null {
 
 /**
  * `$NAME` and `${NAME}` from the list (later entries win); unknown names expand to nothing, as
- * GitLab does, or with `keepUnknown` stay as written (GitLab's `expand_existing`).
+ * GitLab does, or with `keepUnknown` stay as written (GitLab's `expand_existing`); names in
+ * `keep` always stay as written.
  */
-export function expandVariables(text: string, variables: readonly Pick<YamlVariable, 'key' | 'value'>[], options: { keepUnknown?: boolean } = {}): string {
+export function expandVariables(
+  text: string, variables: readonly Pick<YamlVariable, 'key' | 'value'>[], options: { keepUnknown?: boolean; keep?: ReadonlySet<string> } = {},
+): string {
   const values = new Map(variables.map((variable) => [variable.key, variable.value]));
-  return text.replace(/\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))/g, (match, braced: string | undefined, bare: string | undefined) => values.get(braced ?? bare ?? '') ?? (options.keepUnknown ? match : ''));
+  return text.replace(/\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))/g, (match, braced: string | undefined, bare: string | undefined) => {
+    const name = braced ?? bare ?? '';
+    if (options.keep?.has(name)) return match;
+    return values.get(name) ?? (options.keepUnknown ? match : '');
+  });
 }

@@ -1,10 +1,10 @@
 import { assertJobPlayable, assertJobRetryable, isJobCancelable } from './capabilities.ts';
 import { normalizeFailureReason, shouldAutoRetry } from './failure-reasons.ts';
-import { processJobs } from './process.ts';
+import { OUTDATED_DEPLOYMENT_FAILURE, processJobs } from './process.ts';
 import { resetSkippedDependents, retriedCountForName, retryJobAt, retryPipelineJobs } from './retry.ts';
 import { summarizePipeline } from './summary.ts';
-import { assertTransition, cannotTransitionVia } from './transitions.ts';
-import type { EventContext, EventResult, PipelineEvent, PipelineState, ReportedJobStatus } from './types.ts';
+import { assertTransition, canTransition, cannotTransitionVia } from './transitions.ts';
+import type { EventContext, EventResult, FailureReason, JobId, PipelineEvent, PipelineState, ReportedJobStatus } from './types.ts';
 import { WorkingSet } from './working-set.ts';
 
 /**
@@ -18,9 +18,10 @@ import { WorkingSet } from './working-set.ts';
  */
 export function handleEvent(pipeline: PipelineState, event: PipelineEvent, context: EventContext): EventResult {
   const workingSet = new WorkingSet(pipeline.jobs, context.allocateJobId);
-  const resultIndex = applyEvent(workingSet, event, context.now);
+  const outdated = context.outdatedDeploymentJobIds ?? NONE_OUTDATED;
+  const resultIndex = applyEvent(workingSet, event, context.now, outdated);
   resetSkippedDependents(workingSet, workingSet.takeRevived());
-  processJobs(workingSet, context.now);
+  processJobs(workingSet, context.now, outdated);
 
   const jobs = workingSet.jobs();
   const summary = summarizePipeline(jobs, pipeline.status);
@@ -35,8 +36,10 @@ export function handleEvent(pipeline: PipelineState, event: PipelineEvent, conte
   };
 }
 
+const NONE_OUTDATED: ReadonlySet<JobId> = new Set();
+
 /** Applies the event's own transitions; returns the index of the job to show, if any. */
-function applyEvent(workingSet: WorkingSet, event: PipelineEvent, now: number): number | null {
+function applyEvent(workingSet: WorkingSet, event: PipelineEvent, now: number, outdated: ReadonlySet<JobId>): number | null {
   switch (event.type) {
     case 'process':
       return null;
@@ -82,7 +85,9 @@ function applyEvent(workingSet: WorkingSet, event: PipelineEvent, now: number): 
     case 'assign-resource': {
       const index = workingSet.indexOf(event.jobId);
       const job = workingSet.job(index);
-      if (job.status === 'waiting_for_resource' && !job.retried) workingSet.transition(index, 'pending');
+      if (job.status !== 'waiting_for_resource' || job.retried) return index;
+      if (outdated.has(job.id)) workingSet.transition(index, 'failed', { failureReason: OUTDATED_DEPLOYMENT_FAILURE });
+      else workingSet.transition(index, 'pending');
       return index;
     }
     case 'cancel-pipeline':
@@ -90,6 +95,9 @@ function applyEvent(workingSet: WorkingSet, event: PipelineEvent, now: number): 
       return null;
     case 'cancel-jobs':
       for (const jobId of event.jobIds) cancelJobAt(workingSet, workingSet.indexOf(jobId));
+      return null;
+    case 'drop-jobs':
+      for (const jobId of event.jobIds) dropJobAt(workingSet, workingSet.indexOf(jobId), event.failureReason);
       return null;
     case 'retry-pipeline':
       retryPipelineJobs(workingSet);
@@ -113,6 +121,13 @@ function cancelJobAt(workingSet: WorkingSet, index: number): void {
   const job = workingSet.job(index);
   if (!isJobCancelable(job)) return;
   workingSet.transition(index, job.status === 'running' && job.cancelGracefully === true ? 'canceling' : 'canceled');
+}
+
+/** GitLab's `drop` by the coordinator: a job it can fail, not a retried one nor a manual action, fails; others stay. */
+function dropJobAt(workingSet: WorkingSet, index: number, failureReason: FailureReason): void {
+  const job = workingSet.job(index);
+  if (job.retried || !canTransition(job.status, 'failed')) return;
+  workingSet.transition(index, 'failed', { failureReason });
 }
 
 function applyReportedStatus(

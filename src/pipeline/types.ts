@@ -182,6 +182,11 @@ export type PipelineEvent =
   | { readonly type: 'cancel-pipeline' }
   /** GitLab's safe cancellation (`workflow:auto_cancel:on_new_commit: interruptible`): these jobs only, those cancelable. */
   | { readonly type: 'cancel-jobs'; readonly jobIds: readonly JobId[] }
+  /**
+   * GitLab's `drop` of jobs by the coordinator (an older deployment job once a newer deployment
+   * runs): these jobs, those `drop` can fail and not waiting as manual actions, fail with the reason.
+   */
+  | { readonly type: 'drop-jobs'; readonly jobIds: readonly JobId[]; readonly failureReason: FailureReason }
   | { readonly type: 'retry-pipeline' }
   /**
    * A `strategy: depend` bridge takes its downstream pipeline's status: `running` while the
@@ -201,6 +206,12 @@ export interface EventContext {
    * pipeline; a coordinator may hand out provisional ids and map them when inserting.
    */
   readonly allocateJobId?: () => JobId;
+  /**
+   * Jobs whose deployment is outdated (GitLab's `has_outdated_deployment?`, decided by the
+   * caller): processing and a resource group's assignment fail them with
+   * `failed_outdated_deployment_job` instead of enqueuing them.
+   */
+  readonly outdatedDeploymentJobIds?: ReadonlySet<JobId>;
 }
 
 /** Only the fields that changed are present. */

@@ -253,10 +253,11 @@ export class Permissions extends PermissionsBase {
   /**
    * Canceling, retrying and playing a job (`update_build`): Developers and up, and on a
    * protected ref only those who may push or merge there (`refWritable`, from the
-   * protected-branch or protected-tag rules). Archived projects run nothing.
+   * protected-branch or protected-tag rules). Archived projects run nothing; nobody acts on a
+   * job whose deployment is outdated (`outdatedDeployment`: GitLab's `DeployablePolicy`).
    */
-  async canUpdateJob(project: ProjectRecord, actor: Actor, refWritable: boolean): Promise<boolean> {
-    if (project.archived || !project.jobs_enabled) return false;
+  async canUpdateJob(project: ProjectRecord, actor: Actor, refWritable: boolean, outdatedDeployment = false): Promise<boolean> {
+    if (project.archived || !project.jobs_enabled || outdatedDeployment) return false;
     if (!(await this.projectLevelAtLeast(project, actor, DEVELOPER))) return false;
     return actor?.is_admin === true || refWritable;
   }

@@ -4,7 +4,7 @@ import { preparedQuery } from '../prepared.ts';
 import type { Page } from '../../types-ci.ts';
 import type {
   DeploymentRecord, DeploymentStatus, DeploymentsStore, EnvironmentChanges, EnvironmentRecord, EnvironmentState, EnvironmentsStore,
-  NewDeployment, NewEnvironment,
+  ForwardDeploymentSettings, NewDeployment, NewEnvironment,
 } from '../../types-environments.ts';
 import { nextInternalId } from './internal-ids.ts';
 import { containsInsensitive } from './like.ts';
@@ -168,6 +168,28 @@ export class SqlDeploymentsStore implements DeploymentsStore {
     const rows = await this.db.selectFrom('deployments').selectAll().where('id', 'in', newestIds).execute();
     for (const row of rows) latest.set(row.environment_id, toDeployment(row));
     return latest;
+  }
+
+  async olderActive(deployment: Pick<DeploymentRecord, 'id' | 'environment_id'>): Promise<DeploymentRecord[]> {
+    const rows = await this.db
+      .selectFrom('deployments')
+      .selectAll()
+      .where('environment_id', '=', deployment.environment_id)
+      .where('status', 'in', ['created', 'running'])
+      .where('id', '<', deployment.id)
+      .where('job_id', 'is not', null)
+      .orderBy('id')
+      .execute();
+    return rows.map(toDeployment);
+  }
+
+  async forwardDeploymentSettings(projectId: number): Promise<ForwardDeploymentSettings> {
+    const row = await this.db
+      .selectFrom('projects')
+      .select(['ci_forward_deployment_enabled', 'ci_forward_deployment_rollback_allowed'])
+      .where('id', '=', projectId)
+      .executeTakeFirst();
+    return { enabled: row ? row.ci_forward_deployment_enabled !== 0 : true, rollbackAllowed: row ? row.ci_forward_deployment_rollback_allowed !== 0 : true };
   }
 
   async previousSuccessful(deployment: Pick<DeploymentRecord, 'id' | 'environment_id'>): Promise<DeploymentRecord | undefined> {

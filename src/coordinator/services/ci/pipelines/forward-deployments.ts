@@ -1,0 +1,103 @@
+/**
+ * GitLab's "Prevent outdated deployment jobs" (project setting `ci_forward_deployment_enabled`,
+ * on by default): a deployment job older than the environment's last successful deployment
+ * does not run, and a deployment that starts running drops the older ones still active.
+ *
+ * - Processing, about to enqueue a job (its `created` job's turn, or its resource group's
+ *   assignment), fails it with `failed_outdated_deployment_job` instead when its deployment is
+ *   outdated (`Ci::ProcessBuildService#enqueue`, `AssignResourceFromResourceGroupService`):
+ *   `outdatedDeploymentJobIds` gives the pure rules that set, read in the event's transaction.
+ * - A deployment moving to `running` records, in that transaction, a task (GitLab's
+ *   `Deployments::DropOlderDeploymentsWorker`) that drops the jobs of the environment's older
+ *   `created` or `running` deployments with `forward_deployment_failure`
+ *   (`Deployments::OlderDeploymentsDropService`), each pipeline through its own processing
+ *   event, so no transaction locks two pipelines (older-deployments-drop.ts). Manual actions are
+ *   left alone.
+ * - `hasOutdatedDeployment` is GitLab's `has_outdated_deployment?`, which the permission
+ *   module reads to refuse playing, retrying and canceling such a job.
+ */
+import type { FailureReason, JobStatus, PipelineJob } from '../../../../pipeline/types.ts';
+import type { CiStores } from '../../../../storage/types-ci-transactions.ts';
+import type { DeploymentRecord, ForwardDeploymentSettings } from '../../../../storage/types-environments.ts';
+
+/** Payload: OlderDeploymentsDropTask. */
+export const OLDER_DEPLOYMENTS_DROP_TASK = 'deployment.running.drop-older';
+
+export interface OlderDeploymentsDropTask {
+  deploymentId: number;
+}
+
+export const FORWARD_DEPLOYMENT_FAILURE = 'forward_deployment_failure' satisfies FailureReason;
+
+type Deployment = Pick<DeploymentRecord, 'id' | 'sha'>;
+
+/**
+ * GitLab's `Deployment#older_than_last_successful_deployment?`: the environment has a last
+ * successful deployment, not this one nor one of the same commit, and this one is older.
+ */
+export function isOlderThanLastSuccessful(deployment: Deployment, lastSuccessful: Deployment | undefined): boolean {
+  if (!lastSuccessful || lastSuccessful.id === deployment.id || lastSuccessful.sha === deployment.sha) return false;
+  return deployment.id < lastSuccessful.id;
+}
+
+/**
+ * GitLab's `has_outdated_deployment?` of a job with a deployment: forward deployment enabled,
+ * and the job not finished unless rollbacks are refused, and its deployment older than the
+ * environment's last successful one.
+ */
+export function hasOutdatedDeployment(
+  settings: ForwardDeploymentSettings, jobStatus: JobStatus, deployment: Deployment | undefined, lastSuccessful: Deployment | undefined,
+): boolean {
+  if (!settings.enabled || !deployment) return false;
+  if (settings.rollbackAllowed && COMPLETE.has(jobStatus)) return false;
+  return isOlderThanLastSuccessful(deployment, lastSuccessful);
+}
+
+const COMPLETE: ReadonlySet<JobStatus> = new Set(['success', 'failed', 'canceled', 'skipped']);
+
+/** The statuses from which processing or an assignment enqueues a job. */
+const ABOUT_TO_ENQUEUE: ReadonlySet<JobStatus> = new Set(['created', 'waiting_for_resource']);
+
+/**
+ * In the event's transaction, before the rules: the jobs of the pipeline that could be enqueued
+ * now (`created`, or waiting for their resource) whose `created` deployment is outdated. No
+ * read at all when no such job has a deployment; else the project's settings and the last
+ * successful deployments of their environments.
+ */
+export async function outdatedDeploymentJobIds(
+  stores: Pick<CiStores, 'deployments'>, projectId: number, deployments: readonly DeploymentRecord[], jobs: readonly PipelineJob[],
+): Promise<Set<number>> {
+  const outdated = new Set<number>();
+  const waiting = new Set(jobs.flatMap((job) => (!job.retried && ABOUT_TO_ENQUEUE.has(job.status) ? [job.id] : [])));
+  const candidates = deployments.filter((deployment) => deployment.status === 'created' && deployment.job_id !== null && waiting.has(deployment.job_id));
+  if (candidates.length === 0) return outdated;
+  if (!(await stores.deployments.forwardDeploymentSettings(projectId)).enabled) return outdated;
+  const last = await stores.deployments.lastSuccessful(candidates.map((deployment) => deployment.environment_id));
+  for (const deployment of candidates) {
+    if (deployment.job_id !== null && isOlderThanLastSuccessful(deployment, last.get(deployment.environment_id))) outdated.add(deployment.job_id);
+  }
+  return outdated;
+}
+
+/**
+ * In the transaction that moves these deployments to `running`: when their project has forward
+ * deployment enabled, one task each that drops the older active deployments' jobs. Answers how
+ * many tasks it recorded.
+ */
+export async function recordOlderDeploymentDrops(stores: Pick<CiStores, 'deployments' | 'tasks'>, running: readonly DeploymentRecord[], now: string): Promise<number> {
+  if (running.length === 0) return 0;
+  let recorded = 0;
+  const enabledByProject = new Map<number, boolean>();
+  for (const deployment of running) {
+    let enabled = enabledByProject.get(deployment.project_id);
+    if (enabled === undefined) {
+      enabled = (await stores.deployments.forwardDeploymentSettings(deployment.project_id)).enabled;
+      enabledByProject.set(deployment.project_id, enabled);
+    }
+    if (!enabled) continue;
+    const payload: OlderDeploymentsDropTask = { deploymentId: deployment.id };
+    await stores.tasks.enqueue({ kind: OLDER_DEPLOYMENTS_DROP_TASK, payload, maxAttempts: 3, dedupeKey: `${OLDER_DEPLOYMENTS_DROP_TASK}:${deployment.id}` }, now);
+    recorded += 1;
+  }
+  return recorded;
+}

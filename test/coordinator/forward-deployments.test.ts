@@ -1,0 +1,267 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { hasOutdatedDeployment, isOlderThanLastSuccessful, OLDER_DEPLOYMENTS_DROP_TASK } from '../../src/coordinator/services/ci/pipelines/forward-deployments.ts';
+import { ResourceGroupAssignment } from '../../src/coordinator/services/ci/pipelines/resource-group-assignment.ts';
+import { ciServicesOf } from '../../src/coordinator/app.ts';
+import type { JobRecord } from '../../src/storage/types-ci-jobs.ts';
+import type { DeploymentRecord } from '../../src/storage/types-environments.ts';
+import { moveJob } from '../helpers/ci-pipelines.ts';
+import { waitFor } from './downstream-fixtures.ts';
+import { startRunnerJobsFixture, type RunnerJobsFixture } from './runner-job-fixtures.ts';
+
+/**
+ * GitLab's "Prevent outdated deployment jobs" (`ci_forward_deployment_enabled`): a deployment
+ * that starts running drops the older active deployments of its environment
+ * (`forward_deployment_failure`, a task); a deployment job about to be enqueued, older than the
+ * environment's last successful deployment of another commit, fails with
+ * `failed_outdated_deployment_job`; and such a job cannot be retried as a rollback when
+ * `ci_forward_deployment_rollback_allowed` is off.
+ */
+// Newer pipelines of main leave the older ones running (GitLab 16.8's auto_cancel).
+const NO_AUTO_CANCEL = 'workflow: { auto_cancel: { on_new_commit: none } }';
+
+const PARALLEL_CI = `
+${NO_AUTO_CANCEL}
+deploy:
+  script: ./deploy
+  environment: production
+manual-deploy:
+  script: ./deploy
+  when: manual
+  environment: production
+`;
+
+const STAGED_CI = `
+${NO_AUTO_CANCEL}
+stages: [build, deploy]
+build:
+  stage: build
+  script: make
+deploy:
+  stage: deploy
+  script: ./deploy
+  environment: production
+`;
+
+const GROUPED_CI = `
+${NO_AUTO_CANCEL}
+stages: [build, deploy]
+build:
+  stage: build
+  script: make
+deploy:
+  stage: deploy
+  script: ./deploy
+  resource_group: production
+  environment: production
+`;
+
+type Fixture = RunnerJobsFixture;
+
+async function jobsOf(fixture: Fixture, pipelineId: number): Promise<Record<string, JobRecord>> {
+  const { items } = await fixture.gantry.coordinator.context.stores.jobs.list({ pipelineId, sort: 'asc' }, { offset: 0, limit: 100 });
+  return Object.fromEntries(items.filter((job) => !job.retried).map((job) => [job.name, job]));
+}
+
+async function deploymentOf(fixture: Fixture, jobId: number): Promise<DeploymentRecord> {
+  const found = await fixture.gantry.coordinator.context.stores.deployments.findByJob(jobId);
+  assert.ok(found, `deployment of job ${jobId}`);
+  return found;
+}
+
+/** A new commit on main, so the next pipeline deploys another sha. */
+async function commit(fixture: Fixture, projectId: number, name: string): Promise<void> {
+  const created = await fixture.gantry.api('POST', `/projects/${projectId}/repository/commits`, {
+    body: { branch: 'main', commit_message: name, actions: [{ action: 'create', file_path: `${name}.txt`, content: name }] },
+  });
+  assert.equal(created.status, 201, created.text);
+}
+
+async function setProject(fixture: Fixture, projectId: number, settings: Record<string, boolean>): Promise<void> {
+  const updated = await fixture.gantry.api('PUT', `/projects/${projectId}`, { body: settings });
+  assert.equal(updated.status, 200, updated.text);
+  for (const [key, value] of Object.entries(settings)) assert.equal(updated.json[key], value, key);
+}
+
+async function succeed(fixture: Fixture, job: JobRecord): Promise<void> {
+  await moveJob(fixture.gantry.coordinator, job, 'running');
+  await moveJob(fixture.gantry.coordinator, job, 'success');
+}
+
+async function pendingDropTasks(fixture: Fixture): Promise<number> {
+  const counts = await fixture.gantry.coordinator.context.stores.tasks.counts(new Date().toISOString());
+  return counts.find((count) => count.kind === OLDER_DEPLOYMENTS_DROP_TASK)?.ready ?? 0;
+}
+
+describe('forward deployment: a running deployment drops the older ones', () => {
+  let fixture: Fixture;
+
+  before(async () => {
+    fixture = await startRunnerJobsFixture({ extra: { ci: { runTasks: true, taskPollIntervalMs: 30 } } });
+  });
+  after(() => fixture.close());
+
+  it('fails the older pending and running deployment jobs of the environment with forward_deployment_failure; manual ones and the newer one stay', async () => {
+    const project = await fixture.ciProject('drop-older', PARALLEL_CI);
+    const project2 = await fixture.ciProject('other-project', PARALLEL_CI);
+    const first = await jobsOf(fixture, await fixture.runPipeline(project.id));
+    await moveJob(fixture.gantry.coordinator, first.deploy!, 'running');
+    const second = await jobsOf(fixture, await fixture.runPipeline(project.id));
+    const elsewhere = await jobsOf(fixture, await fixture.runPipeline(project2.id));
+    assert.equal(second.deploy!.status, 'pending');
+    const third = await jobsOf(fixture, await fixture.runPipeline(project.id));
+
+    await moveJob(fixture.gantry.coordinator, third.deploy!, 'running');
+    const dropped = await waitFor(async () => {
+      const [one, two] = [await jobsOf(fixture, first.deploy!.pipeline_id), await jobsOf(fixture, second.deploy!.pipeline_id)];
+      return one.deploy!.status === 'failed' && two.deploy!.status === 'failed' ? { one, two } : undefined;
+    }, 'the older deployment jobs dropped');
+    assert.equal(dropped.one.deploy!.failure_reason, 'forward_deployment_failure', 'the running one');
+    assert.equal(dropped.two.deploy!.failure_reason, 'forward_deployment_failure', 'the pending one');
+    assert.equal((await deploymentOf(fixture, first.deploy!.id)).status, 'failed', 'its deployment follows');
+    assert.deepEqual([dropped.one['manual-deploy']!.status, dropped.two['manual-deploy']!.status], ['manual', 'manual'], 'manual deployment jobs stay');
+    const newest = await jobsOf(fixture, third.deploy!.pipeline_id);
+    assert.equal(newest.deploy!.status, 'running', 'the newer deployment runs on');
+    assert.equal((await jobsOf(fixture, elsewhere.deploy!.pipeline_id)).deploy!.status, 'pending', "another project's environment is not touched");
+  });
+
+  it('drops nothing when the project has ci_forward_deployment_enabled false', async () => {
+    const project = await fixture.ciProject('drop-disabled', PARALLEL_CI);
+    await setProject(fixture, project.id, { ci_forward_deployment_enabled: false });
+    const first = await jobsOf(fixture, await fixture.runPipeline(project.id));
+    await moveJob(fixture.gantry.coordinator, first.deploy!, 'running');
+    const second = await jobsOf(fixture, await fixture.runPipeline(project.id));
+    await moveJob(fixture.gantry.coordinator, second.deploy!, 'running');
+    // An enabled project next to it: once its drop is done, the worker has had its turn for this one too.
+    const control = await fixture.ciProject('drop-control', PARALLEL_CI);
+    const older = await jobsOf(fixture, await fixture.runPipeline(control.id));
+    const newer = await jobsOf(fixture, await fixture.runPipeline(control.id));
+    await moveJob(fixture.gantry.coordinator, newer.deploy!, 'running');
+    await waitFor(async () => ((await jobsOf(fixture, older.deploy!.pipeline_id)).deploy!.status === 'failed' ? true : undefined), 'the control drop');
+    assert.equal((await jobsOf(fixture, first.deploy!.pipeline_id)).deploy!.status, 'running', 'the older deployment job runs on');
+  });
+});
+
+describe('forward deployment: outdated deployment jobs are not enqueued', () => {
+  let fixture: Fixture;
+
+  // No task worker: the drop of older deployments stays recorded, so enqueuing is what is looked at.
+  before(async () => {
+    fixture = await startRunnerJobsFixture();
+  });
+  after(() => fixture.close());
+
+  it("fails an older pipeline's deployment job with failed_outdated_deployment_job when it would be enqueued after a newer success", async () => {
+    const project = await fixture.ciProject('outdated', STAGED_CI);
+    const old = await jobsOf(fixture, await fixture.runPipeline(project.id));
+    await commit(fixture, project.id, 'second');
+    const tasksBefore = await pendingDropTasks(fixture);
+    const newer = await jobsOf(fixture, await fixture.runPipeline(project.id));
+    await succeed(fixture, newer.build!);
+    await succeed(fixture, (await jobsOf(fixture, newer.build!.pipeline_id)).deploy!);
+    assert.equal(await pendingDropTasks(fixture), tasksBefore + 1, 'the newer deployment running recorded its drop task');
+    const sameSha = await jobsOf(fixture, await fixture.runPipeline(project.id));
+
+    await succeed(fixture, old.build!);
+    const after = await jobsOf(fixture, old.build!.pipeline_id);
+    assert.deepEqual([after.deploy!.status, after.deploy!.failure_reason], ['failed', 'failed_outdated_deployment_job']);
+    assert.equal((await deploymentOf(fixture, after.deploy!.id)).status, 'failed');
+    const pipeline = await fixture.gantry.api('GET', `/projects/${project.id}/pipelines/${old.build!.pipeline_id}`);
+    assert.equal(pipeline.json.status, 'failed');
+    const shown = await fixture.gantry.api('GET', `/projects/${project.id}/jobs/${after.deploy!.id}`);
+    assert.equal(shown.json.failure_reason, 'failed_outdated_deployment_job', 'the jobs API shows the reason');
+
+    await succeed(fixture, sameSha.build!);
+    assert.equal((await jobsOf(fixture, sameSha.build!.pipeline_id)).deploy!.status, 'pending', 'a deployment of the last successful sha is not outdated');
+  });
+
+  it('fails an outdated job waiting for its resource group when the group assigns it the resource', async () => {
+    const project = await fixture.ciProject('outdated-group', GROUPED_CI);
+    const assignment = new ResourceGroupAssignment({ processing: ciServicesOf(fixture.gantry.coordinator).pipelineProcessing });
+    const old = await jobsOf(fixture, await fixture.runPipeline(project.id));
+    await commit(fixture, project.id, 'second');
+    const newer = await jobsOf(fixture, await fixture.runPipeline(project.id));
+    await succeed(fixture, newer.build!);
+    await assignment.assign(project.id, 'production');
+    const holder = (await jobsOf(fixture, newer.build!.pipeline_id)).deploy!;
+    assert.equal(holder.status, 'pending', 'the newer deployment job holds the resource');
+    await succeed(fixture, old.build!);
+    assert.equal((await jobsOf(fixture, old.build!.pipeline_id)).deploy!.status, 'waiting_for_resource', 'not outdated yet: nothing succeeded');
+
+    await succeed(fixture, holder);
+    await assignment.assign(project.id, 'production');
+    const waiting = (await jobsOf(fixture, old.build!.pipeline_id)).deploy!;
+    assert.deepEqual([waiting.status, waiting.failure_reason], ['failed', 'failed_outdated_deployment_job']);
+  });
+
+  it('enqueues an older deployment job when the project has ci_forward_deployment_enabled false, and records no drop task', async () => {
+    const project = await fixture.ciProject('outdated-disabled', STAGED_CI);
+    await setProject(fixture, project.id, { ci_forward_deployment_enabled: false });
+    const old = await jobsOf(fixture, await fixture.runPipeline(project.id));
+    await commit(fixture, project.id, 'second');
+    const newer = await jobsOf(fixture, await fixture.runPipeline(project.id));
+    const tasksBefore = await pendingDropTasks(fixture);
+    await succeed(fixture, newer.build!);
+    await succeed(fixture, (await jobsOf(fixture, newer.build!.pipeline_id)).deploy!);
+    assert.equal(await pendingDropTasks(fixture), tasksBefore, 'no drop task');
+    await succeed(fixture, old.build!);
+    assert.equal((await jobsOf(fixture, old.build!.pipeline_id)).deploy!.status, 'pending');
+  });
+
+  it('runs the retry of an older successful deployment job as a rollback, and refuses it without rollbacks', async () => {
+    const project = await fixture.ciProject('rollback', STAGED_CI);
+    const shown = await fixture.gantry.api('GET', `/projects/${project.id}`);
+    assert.deepEqual([shown.json.ci_forward_deployment_enabled, shown.json.ci_forward_deployment_rollback_allowed], [true, true], 'on by default');
+    const first = await jobsOf(fixture, await fixture.runPipeline(project.id));
+    await succeed(fixture, first.build!);
+    await succeed(fixture, (await jobsOf(fixture, first.build!.pipeline_id)).deploy!);
+    await commit(fixture, project.id, 'second');
+    const second = await jobsOf(fixture, await fixture.runPipeline(project.id));
+    await succeed(fixture, second.build!);
+    const secondDeploy = (await jobsOf(fixture, second.build!.pipeline_id)).deploy!;
+    await succeed(fixture, secondDeploy);
+
+    const oldDeploy = (await jobsOf(fixture, first.build!.pipeline_id)).deploy!;
+    const rollback = await fixture.gantry.api('POST', `/projects/${project.id}/jobs/${oldDeploy.id}/retry`);
+    assert.equal(rollback.status, 201, rollback.text);
+    assert.equal(rollback.json.status, 'pending', 'the rollback runs');
+    await succeed(fixture, (await jobsOf(fixture, first.build!.pipeline_id)).deploy!);
+
+    // The rollback is now the last successful deployment: the second commit's job is the older one.
+    await setProject(fixture, project.id, { ci_forward_deployment_rollback_allowed: false });
+    const refused = await fixture.gantry.api('POST', `/projects/${project.id}/jobs/${secondDeploy.id}/retry`);
+    assert.equal(refused.status, 403, refused.text);
+    await setProject(fixture, project.id, { ci_forward_deployment_rollback_allowed: true });
+    const allowed = await fixture.gantry.api('POST', `/projects/${project.id}/jobs/${secondDeploy.id}/retry`);
+    assert.equal(allowed.status, 201, allowed.text);
+  });
+
+  it('refuses to play an outdated manual deployment job', async () => {
+    const project = await fixture.ciProject('outdated-manual', PARALLEL_CI);
+    const old = await jobsOf(fixture, await fixture.runPipeline(project.id));
+    await commit(fixture, project.id, 'second');
+    const newer = await jobsOf(fixture, await fixture.runPipeline(project.id));
+    await succeed(fixture, newer.deploy!);
+    const played = await fixture.gantry.api('POST', `/projects/${project.id}/jobs/${old['manual-deploy']!.id}/play`);
+    assert.equal(played.status, 403, played.text);
+    const current = await fixture.gantry.api('POST', `/projects/${project.id}/jobs/${newer['manual-deploy']!.id}/play`);
+    assert.equal(current.status, 200, current.text);
+  });
+});
+
+describe('forward deployment: what is outdated', () => {
+  it("reads a deployment as outdated as GitLab's older_than_last_successful_deployment? and has_outdated_deployment? do", () => {
+    const last = { id: 10, sha: 'b' };
+    assert.equal(isOlderThanLastSuccessful({ id: 5, sha: 'a' }, last), true);
+    assert.equal(isOlderThanLastSuccessful({ id: 5, sha: 'b' }, last), false, 'the same commit');
+    assert.equal(isOlderThanLastSuccessful({ id: 10, sha: 'a' }, last), false, 'the last one itself');
+    assert.equal(isOlderThanLastSuccessful({ id: 12, sha: 'a' }, last), false, 'newer');
+    assert.equal(isOlderThanLastSuccessful({ id: 5, sha: 'a' }, undefined), false, 'nothing succeeded yet');
+    const on = { enabled: true, rollbackAllowed: true };
+    assert.equal(hasOutdatedDeployment(on, 'manual', { id: 5, sha: 'a' }, last), true, 'an unfinished job');
+    assert.equal(hasOutdatedDeployment(on, 'success', { id: 5, sha: 'a' }, last), false, 'a finished one may be retried as a rollback');
+    assert.equal(hasOutdatedDeployment({ enabled: true, rollbackAllowed: false }, 'success', { id: 5, sha: 'a' }, last), true, 'unless rollbacks are refused');
+    assert.equal(hasOutdatedDeployment({ enabled: false, rollbackAllowed: false }, 'manual', { id: 5, sha: 'a' }, last), false, 'forward deployment off');
+    assert.equal(hasOutdatedDeployment(on, 'manual', undefined, last), false, 'no deployment');
+  });
+});

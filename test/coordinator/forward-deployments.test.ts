@@ -236,7 +236,7 @@ describe('forward deployment: outdated deployment jobs are not enqueued', () => 
     assert.equal(allowed.status, 201, allowed.text);
   });
 
-  it('refuses to play an outdated manual deployment job', async () => {
+  it('refuses to play an outdated manual deployment job, and to cancel an outdated pending one', async () => {
     const project = await fixture.ciProject('outdated-manual', PARALLEL_CI);
     const old = await jobsOf(fixture, await fixture.runPipeline(project.id));
     await commit(fixture, project.id, 'second');
@@ -246,6 +246,9 @@ describe('forward deployment: outdated deployment jobs are not enqueued', () => 
     assert.equal(played.status, 403, played.text);
     const current = await fixture.gantry.api('POST', `/projects/${project.id}/jobs/${newer['manual-deploy']!.id}/play`);
     assert.equal(current.status, 200, current.text);
+    assert.equal((await jobsOf(fixture, old.deploy!.pipeline_id)).deploy!.status, 'pending', 'enqueued before the newer deployment succeeded');
+    const canceled = await fixture.gantry.api('POST', `/projects/${project.id}/jobs/${old.deploy!.id}/cancel`);
+    assert.equal(canceled.status, 403, canceled.text);
   });
 });
 

@@ -234,6 +234,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
     repositories,
     pipelineVariables: stores.pipelineVariables,
     jobs: stores.jobs,
+    deployments: stores.deployments,
     processing: pipelineProcessing,
     removal: pipelineRemoval,
     views: pipelineViews,

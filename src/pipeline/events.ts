@@ -100,7 +100,7 @@ function applyEvent(workingSet: WorkingSet, event: PipelineEvent, now: number, o
       for (const jobId of event.jobIds) dropJobAt(workingSet, workingSet.indexOf(jobId), event.failureReason);
       return null;
     case 'retry-pipeline':
-      retryPipelineJobs(workingSet);
+      retryPipelineJobs(workingSet, new Set(event.keepJobIds ?? []));
       return null;
     case 'downstream-status': {
       const index = workingSet.indexOf(event.jobId);

@@ -187,7 +187,11 @@ export type PipelineEvent =
    * runs): these jobs, those `drop` can fail and not waiting as manual actions, fail with the reason.
    */
   | { readonly type: 'drop-jobs'; readonly jobIds: readonly JobId[]; readonly failureReason: FailureReason }
-  | { readonly type: 'retry-pipeline' }
+  /**
+   * `keepJobIds`: failed or canceled jobs the caller may not retry (GitLab's `can_be_retried?`),
+   * left as they are.
+   */
+  | { readonly type: 'retry-pipeline'; readonly keepJobIds?: readonly JobId[] }
   /**
    * A `strategy: depend` bridge takes its downstream pipeline's status: `running` while the
    * downstream runs (again, after a retry there), then its final status. As `Ci::Bridge`'s

@@ -236,6 +236,29 @@ describe('forward deployment: outdated deployment jobs are not enqueued', () => 
     assert.equal(allowed.status, 201, allowed.text);
   });
 
+  it('a pipeline retry leaves an outdated failed deployment job when rollbacks are refused, and retries it when they are allowed', async () => {
+    const project = await fixture.ciProject('pipeline-retry', STAGED_CI);
+    const old = await jobsOf(fixture, await fixture.runPipeline(project.id));
+    await commit(fixture, project.id, 'second');
+    const newer = await jobsOf(fixture, await fixture.runPipeline(project.id));
+    await succeed(fixture, newer.build!);
+    await succeed(fixture, (await jobsOf(fixture, newer.build!.pipeline_id)).deploy!);
+    await succeed(fixture, old.build!);
+    const outdated = (await jobsOf(fixture, old.build!.pipeline_id)).deploy!;
+    assert.equal(outdated.failure_reason, 'failed_outdated_deployment_job');
+
+    await setProject(fixture, project.id, { ci_forward_deployment_rollback_allowed: false });
+    const kept = await fixture.gantry.api('POST', `/projects/${project.id}/pipelines/${old.build!.pipeline_id}/retry`);
+    assert.equal(kept.status, 201, kept.text);
+    assert.equal((await jobsOf(fixture, old.build!.pipeline_id)).deploy!.id, outdated.id, 'not retried');
+    await setProject(fixture, project.id, { ci_forward_deployment_rollback_allowed: true });
+    const retried = await fixture.gantry.api('POST', `/projects/${project.id}/pipelines/${old.build!.pipeline_id}/retry`);
+    assert.equal(retried.status, 201, retried.text);
+    const again = (await jobsOf(fixture, old.build!.pipeline_id)).deploy!;
+    assert.notEqual(again.id, outdated.id, 'retried');
+    assert.equal(again.status, 'pending', 'its new deployment is the newest: it runs');
+  });
+
   it('refuses to play an outdated manual deployment job, and to cancel an outdated pending one', async () => {
     const project = await fixture.ciProject('outdated-manual', PARALLEL_CI);
     const old = await jobsOf(fixture, await fixture.runPipeline(project.id));

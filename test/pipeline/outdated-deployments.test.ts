@@ -38,4 +38,11 @@ describe('outdated deployment jobs in the rules', () => {
     ({ state } = applied(state, { type: 'drop-jobs', jobIds: [1, 2, 3, 4], failureReason: 'forward_deployment_failure' }));
     assert.deepEqual(statuses(state), ['running:failed:forward_deployment_failure', 'pending:failed:forward_deployment_failure', 'manual:manual', 'done:success']);
   });
+
+  it('leaves the failed jobs a pipeline retry is told to keep', () => {
+    let { state } = applied(pipelineOf(['deploy'], [{ name: 'deploy', stage: 'deploy' }, { name: 'test', stage: 'deploy' }]), { type: 'process' });
+    ({ state } = applied(state, { type: 'drop-jobs', jobIds: [1, 2], failureReason: 'forward_deployment_failure' }));
+    ({ state } = applied(state, { type: 'retry-pipeline', keepJobIds: [1] }));
+    assert.deepEqual(statuses(state), ['deploy:failed:forward_deployment_failure', 'test:failed:forward_deployment_failure', 'test:pending']);
+  });
 });

@@ -18,7 +18,7 @@
  */
 import type { FailureReason, JobStatus, PipelineJob } from '../../../../pipeline/types.ts';
 import type { CiStores } from '../../../../storage/types-ci-transactions.ts';
-import type { DeploymentRecord, ForwardDeploymentSettings } from '../../../../storage/types-environments.ts';
+import type { DeploymentRecord, DeploymentsStore, ForwardDeploymentSettings } from '../../../../storage/types-environments.ts';
 
 /** Payload: OlderDeploymentsDropTask. */
 export const OLDER_DEPLOYMENTS_DROP_TASK = 'deployment.running.drop-older';
@@ -55,21 +55,21 @@ export function hasOutdatedDeployment(
 
 const COMPLETE: ReadonlySet<JobStatus> = new Set(['success', 'failed', 'canceled', 'skipped']);
 
-/** The statuses from which processing or an assignment enqueues a job. */
-const ABOUT_TO_ENQUEUE: ReadonlySet<JobStatus> = new Set(['created', 'waiting_for_resource']);
+/** The statuses from which an event may enqueue a job: processing (a skipped one reset first) or an assignment. */
+const ABOUT_TO_ENQUEUE: ReadonlySet<JobStatus> = new Set(['created', 'waiting_for_resource', 'skipped']);
 
 /**
- * In the event's transaction, before the rules: the jobs of the pipeline that could be enqueued
- * now (`created`, or waiting for their resource) whose `created` deployment is outdated. No
- * read at all when no such job has a deployment; else the project's settings and the last
- * successful deployments of their environments.
+ * In the event's transaction, before the rules: the jobs of the pipeline that the event could
+ * enqueue (`created`, waiting for their resource, or skipped and reset) whose deployment is
+ * outdated. No read at all when no such job has a deployment; else the project's settings and
+ * the last successful deployments of their environments.
  */
 export async function outdatedDeploymentJobIds(
   stores: Pick<CiStores, 'deployments'>, projectId: number, deployments: readonly DeploymentRecord[], jobs: readonly PipelineJob[],
 ): Promise<Set<number>> {
   const outdated = new Set<number>();
   const waiting = new Set(jobs.flatMap((job) => (!job.retried && ABOUT_TO_ENQUEUE.has(job.status) ? [job.id] : [])));
-  const candidates = deployments.filter((deployment) => deployment.status === 'created' && deployment.job_id !== null && waiting.has(deployment.job_id));
+  const candidates = deployments.filter((deployment) => deployment.job_id !== null && waiting.has(deployment.job_id));
   if (candidates.length === 0) return outdated;
   if (!(await stores.deployments.forwardDeploymentSettings(projectId)).enabled) return outdated;
   const last = await stores.deployments.lastSuccessful(candidates.map((deployment) => deployment.environment_id));
@@ -100,4 +100,19 @@ export async function recordOlderDeploymentDrops(stores: Pick<CiStores, 'deploym
     recorded += 1;
   }
   return recorded;
+}
+
+/**
+ * A pipeline retry's jobs its caller may not retry (GitLab's `can_be_retried?`): with forward
+ * deployment on and rollbacks refused, the failed or canceled jobs whose deployment is older
+ * than their environment's last successful one. No read unless the project refuses rollbacks.
+ */
+export async function unretryableDeploymentJobIds(
+  deployments: Pick<DeploymentsStore, 'listForPipeline' | 'lastSuccessful'>, settings: ForwardDeploymentSettings, pipelineId: number,
+): Promise<number[]> {
+  if (!settings.enabled || settings.rollbackAllowed) return [];
+  const finished = (await deployments.listForPipeline(pipelineId)).filter((deployment) => deployment.job_id !== null && (deployment.status === 'failed' || deployment.status === 'canceled'));
+  if (finished.length === 0) return [];
+  const last = await deployments.lastSuccessful(finished.map((deployment) => deployment.environment_id));
+  return finished.flatMap((deployment) => (deployment.job_id !== null && isOlderThanLastSuccessful(deployment, last.get(deployment.environment_id)) ? [deployment.job_id] : []));
 }

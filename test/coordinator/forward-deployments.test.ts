@@ -236,6 +236,15 @@ describe('forward deployment: outdated deployment jobs are not enqueued', () => 
     assert.equal(allowed.status, 201, allowed.text);
   });
 
+  it('takes both settings on POST /projects and shows them', async () => {
+    const created = await fixture.gantry.api('POST', '/projects', {
+      body: { name: 'forward-settings', namespace_id: fixture.groupId, ci_forward_deployment_enabled: false, ci_forward_deployment_rollback_allowed: false },
+    });
+    assert.equal(created.status, 201, created.text);
+    const shown = await fixture.gantry.api('GET', `/projects/${created.json.id as number}`);
+    assert.deepEqual([shown.json.ci_forward_deployment_enabled, shown.json.ci_forward_deployment_rollback_allowed], [false, false]);
+  });
+
   it('a pipeline retry leaves an outdated failed deployment job when rollbacks are refused, and retries it when they are allowed', async () => {
     const project = await fixture.ciProject('pipeline-retry', STAGED_CI);
     const old = await jobsOf(fixture, await fixture.runPipeline(project.id));

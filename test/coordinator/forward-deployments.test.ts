@@ -208,7 +208,7 @@ describe('forward deployment: outdated deployment jobs are not enqueued', () => 
     assert.equal((await jobsOf(fixture, old.build!.pipeline_id)).deploy!.status, 'pending');
   });
 
-  it('runs the retry of an older successful deployment job as a rollback, and refuses it without rollbacks', async () => {
+  it('runs the retry of an older successful deployment job as a rollback, and refuses it (and its erase) without rollbacks', async () => {
     const project = await fixture.ciProject('rollback', STAGED_CI);
     const shown = await fixture.gantry.api('GET', `/projects/${project.id}`);
     assert.deepEqual([shown.json.ci_forward_deployment_enabled, shown.json.ci_forward_deployment_rollback_allowed], [true, true], 'on by default');
@@ -231,6 +231,8 @@ describe('forward deployment: outdated deployment jobs are not enqueued', () => 
     await setProject(fixture, project.id, { ci_forward_deployment_rollback_allowed: false });
     const refused = await fixture.gantry.api('POST', `/projects/${project.id}/jobs/${secondDeploy.id}/retry`);
     assert.equal(refused.status, 403, refused.text);
+    const erase = await fixture.gantry.api('POST', `/projects/${project.id}/jobs/${secondDeploy.id}/erase`);
+    assert.equal(erase.status, 403, erase.text);
     await setProject(fixture, project.id, { ci_forward_deployment_rollback_allowed: true });
     const allowed = await fixture.gantry.api('POST', `/projects/${project.id}/jobs/${secondDeploy.id}/retry`);
     assert.equal(allowed.status, 201, allowed.text);

@@ -264,10 +264,13 @@ export class Permissions extends PermissionsBase {
 
   /**
    * Erasing a job (`erase_build`): Maintainers and up; or the user who triggered the job, when
-   * they may update it and its ref is not protected.
+   * they may update it and its ref is not protected. Nobody erases a job whose deployment is
+   * outdated (GitLab's `DeployablePolicy` prevents the cleanup abilities too).
    */
-  async canEraseJob(project: ProjectRecord, actor: Actor, job: { user_id: number | null }, ref: { protected: boolean; writable: boolean }): Promise<boolean> {
-    if (!actor || project.archived) return false;
+  async canEraseJob(
+    project: ProjectRecord, actor: Actor, job: { user_id: number | null }, ref: { protected: boolean; writable: boolean }, outdatedDeployment = false,
+  ): Promise<boolean> {
+    if (!actor || project.archived || outdatedDeployment) return false;
     if (await this.projectLevelAtLeast(project, actor, MAINTAINER)) return true;
     const ownJob = job.user_id !== null && job.user_id === actor.id;
     return ownJob && !ref.protected && (await this.canUpdateJob(project, actor, ref.writable));

@@ -115,7 +115,7 @@ export class JobsService {
    */
   async erase(projectRef: string, actor: Actor, jobId: number): Promise<JobView> {
     const { target, job } = await this.forAction(projectRef, actor, jobId, async (project, found) =>
-      this.deps.permissions.canEraseJob(project, actor, found, await this.refAccess(project, actor, found)),
+      this.deps.permissions.canEraseJob(project, actor, found, await this.refAccess(project, actor, found), await this.hasOutdatedDeployment(project, found)),
     );
     const { jobArtifacts, traces, artifactFiles, jobs } = this.deps;
     // Any artifact counts (reports too: a job may upload a junit report and no archive).

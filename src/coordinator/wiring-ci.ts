@@ -24,8 +24,6 @@ import { DownstreamTargets } from './services/ci/pipelines/downstream-target.ts'
 import { DEPLOYMENT_MERGE_REQUESTS_TASK, DeploymentMergeRequestLinks } from './services/ci/deployment-merge-requests.ts';
 import { PIPELINE_FINISHED_AUTO_MERGE_TASK, PIPELINE_FINISHED_EMAIL_TASK, pipelineFinishedHandler } from './services/ci/pipelines/finished-tasks.ts';
 import { PipelineProcessing, SCHEDULED_TIME_TASK, scheduledTimeHandler, type ProcessedEvent } from './services/ci/pipelines/processing.ts';
-import { OLDER_DEPLOYMENTS_DROP_TASK } from './services/ci/pipelines/forward-deployments.ts';
-import { OlderDeploymentsDrop } from './services/ci/pipelines/older-deployments-drop.ts';
 import { ResourceGroupAssignment } from './services/ci/pipelines/resource-group-assignment.ts';
 import { RESOURCE_GROUP_TASK } from './services/ci/pipelines/resource-groups.ts';
 import { RESOURCE_GROUP_SWEEP_TASK, ResourceGroupSweep } from './services/ci/pipelines/resource-group-sweep.ts';
@@ -285,7 +283,6 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
       [SCHEDULE_PIPELINE_TASK]: schedulePipelines.handler(),
       [SCHEDULED_TIME_TASK]: scheduledTimeHandler(pipelineProcessing),
       [RESOURCE_GROUP_TASK]: new ResourceGroupAssignment({ processing: pipelineProcessing }).handler(),
-      [OLDER_DEPLOYMENTS_DROP_TASK]: new OlderDeploymentsDrop({ deployments: stores.deployments, jobs: stores.jobs, processing: pipelineProcessing }).handler(),
       [RESOURCE_GROUP_SWEEP_TASK]: resourceGroupSweep.handler(),
       [ARTIFACT_EXPIRY_TASK]: artifactExpiry.handler(),
       [ENVIRONMENT_AUTO_STOP_TASK]: environmentAutoStop.handler(),

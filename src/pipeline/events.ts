@@ -3,8 +3,8 @@ import { normalizeFailureReason, shouldAutoRetry } from './failure-reasons.ts';
 import { OUTDATED_DEPLOYMENT_FAILURE, processJobs } from './process.ts';
 import { resetSkippedDependents, retriedCountForName, retryJobAt, retryPipelineJobs } from './retry.ts';
 import { summarizePipeline } from './summary.ts';
-import { assertTransition, canTransition, cannotTransitionVia } from './transitions.ts';
-import type { EventContext, EventResult, FailureReason, JobId, PipelineEvent, PipelineState, ReportedJobStatus } from './types.ts';
+import { assertTransition, cannotTransitionVia } from './transitions.ts';
+import type { EventContext, EventResult, JobId, PipelineEvent, PipelineState, ReportedJobStatus } from './types.ts';
 import { WorkingSet } from './working-set.ts';
 
 /**
@@ -96,9 +96,6 @@ function applyEvent(workingSet: WorkingSet, event: PipelineEvent, now: number, o
     case 'cancel-jobs':
       for (const jobId of event.jobIds) cancelJobAt(workingSet, workingSet.indexOf(jobId));
       return null;
-    case 'drop-jobs':
-      for (const jobId of event.jobIds) dropJobAt(workingSet, workingSet.indexOf(jobId), event.failureReason);
-      return null;
     case 'retry-pipeline':
       retryPipelineJobs(workingSet, new Set(event.keepJobIds ?? []));
       return null;
@@ -121,13 +118,6 @@ function cancelJobAt(workingSet: WorkingSet, index: number): void {
   const job = workingSet.job(index);
   if (!isJobCancelable(job)) return;
   workingSet.transition(index, job.status === 'running' && job.cancelGracefully === true ? 'canceling' : 'canceled');
-}
-
-/** GitLab's `drop` by the coordinator: a job it can fail, not a retried one nor a manual action, fails; others stay. */
-function dropJobAt(workingSet: WorkingSet, index: number, failureReason: FailureReason): void {
-  const job = workingSet.job(index);
-  if (job.retried || !canTransition(job.status, 'failed')) return;
-  workingSet.transition(index, 'failed', { failureReason });
 }
 
 function applyReportedStatus(

@@ -183,11 +183,6 @@ export type PipelineEvent =
   /** GitLab's safe cancellation (`workflow:auto_cancel:on_new_commit: interruptible`): these jobs only, those cancelable. */
   | { readonly type: 'cancel-jobs'; readonly jobIds: readonly JobId[] }
   /**
-   * GitLab's `drop` of jobs by the coordinator (an older deployment job once a newer deployment
-   * runs): these jobs, those `drop` can fail and not waiting as manual actions, fail with the reason.
-   */
-  | { readonly type: 'drop-jobs'; readonly jobIds: readonly JobId[]; readonly failureReason: FailureReason }
-  /**
    * `keepJobIds`: failed or canceled jobs the caller may not retry (GitLab's `can_be_retried?`),
    * left as they are.
    */

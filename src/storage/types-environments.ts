@@ -88,11 +88,6 @@ export interface DeploymentsStore {
   listForEnvironment(environmentId: number, page: Page): Promise<{ items: DeploymentRecord[]; total: number }>;
   /** The newest successful deployment of each environment (`last_deployment`). */
   lastSuccessful(environmentIds: readonly number[]): Promise<Map<number, DeploymentRecord>>;
-  /**
-   * The environment's active deployments (`created` or `running`) older than this one that
-   * have a job, oldest first (GitLab's `active_deployments.older_than`).
-   */
-  olderActive(deployment: Pick<DeploymentRecord, 'id' | 'environment_id'>): Promise<DeploymentRecord[]>;
   /** The project's "Prevent outdated deployment jobs" settings (both true when the project is gone). */
   forwardDeploymentSettings(projectId: number): Promise<ForwardDeploymentSettings>;
   /** The environment's newest successful deployment older than this one. */

@@ -1,21 +1,21 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { hasOutdatedDeployment, isOlderThanLastSuccessful, OLDER_DEPLOYMENTS_DROP_TASK } from '../../src/coordinator/services/ci/pipelines/forward-deployments.ts';
+import { hasOutdatedDeployment, isOlderThanLastSuccessful } from '../../src/coordinator/services/ci/pipelines/forward-deployments.ts';
 import { ResourceGroupAssignment } from '../../src/coordinator/services/ci/pipelines/resource-group-assignment.ts';
 import { ciServicesOf } from '../../src/coordinator/app.ts';
 import type { JobRecord } from '../../src/storage/types-ci-jobs.ts';
 import type { DeploymentRecord } from '../../src/storage/types-environments.ts';
 import { moveJob } from '../helpers/ci-pipelines.ts';
-import { waitFor } from './downstream-fixtures.ts';
 import { startRunnerJobsFixture, type RunnerJobsFixture } from './runner-job-fixtures.ts';
 
 /**
  * GitLab's "Prevent outdated deployment jobs" (`ci_forward_deployment_enabled`): a deployment
- * that starts running drops the older active deployments of its environment
- * (`forward_deployment_failure`, a task); a deployment job about to be enqueued, older than the
- * environment's last successful deployment of another commit, fails with
- * `failed_outdated_deployment_job`; and such a job cannot be retried as a rollback when
- * `ci_forward_deployment_rollback_allowed` is off.
+ * job about to be enqueued, older than the environment's last successful deployment of another
+ * commit, fails with `failed_outdated_deployment_job`; such a job cannot be played or
+ * canceled, nor retried as a rollback or erased when `ci_forward_deployment_rollback_allowed` is
+ * off; and, as in
+ * GitLab since its `prevent_outdated_deployment_jobs` flag went, a newer deployment leaves the
+ * older ones already pending or running alone.
  */
 // Newer pipelines of main leave the older ones running (GitLab 16.8's auto_cancel).
 const NO_AUTO_CANCEL = 'workflow: { auto_cancel: { on_new_commit: none } }';
@@ -88,64 +88,9 @@ async function succeed(fixture: Fixture, job: JobRecord): Promise<void> {
   await moveJob(fixture.gantry.coordinator, job, 'success');
 }
 
-async function pendingDropTasks(fixture: Fixture): Promise<number> {
-  const counts = await fixture.gantry.coordinator.context.stores.tasks.counts(new Date().toISOString());
-  return counts.find((count) => count.kind === OLDER_DEPLOYMENTS_DROP_TASK)?.ready ?? 0;
-}
-
-describe('forward deployment: a running deployment drops the older ones', () => {
-  let fixture: Fixture;
-
-  before(async () => {
-    fixture = await startRunnerJobsFixture({ extra: { ci: { runTasks: true, taskPollIntervalMs: 30 } } });
-  });
-  after(() => fixture.close());
-
-  it('fails the older pending and running deployment jobs of the environment with forward_deployment_failure; manual ones and the newer one stay', async () => {
-    const project = await fixture.ciProject('drop-older', PARALLEL_CI);
-    const project2 = await fixture.ciProject('other-project', PARALLEL_CI);
-    const first = await jobsOf(fixture, await fixture.runPipeline(project.id));
-    await moveJob(fixture.gantry.coordinator, first.deploy!, 'running');
-    const second = await jobsOf(fixture, await fixture.runPipeline(project.id));
-    const elsewhere = await jobsOf(fixture, await fixture.runPipeline(project2.id));
-    assert.equal(second.deploy!.status, 'pending');
-    const third = await jobsOf(fixture, await fixture.runPipeline(project.id));
-
-    await moveJob(fixture.gantry.coordinator, third.deploy!, 'running');
-    const dropped = await waitFor(async () => {
-      const [one, two] = [await jobsOf(fixture, first.deploy!.pipeline_id), await jobsOf(fixture, second.deploy!.pipeline_id)];
-      return one.deploy!.status === 'failed' && two.deploy!.status === 'failed' ? { one, two } : undefined;
-    }, 'the older deployment jobs dropped');
-    assert.equal(dropped.one.deploy!.failure_reason, 'forward_deployment_failure', 'the running one');
-    assert.equal(dropped.two.deploy!.failure_reason, 'forward_deployment_failure', 'the pending one');
-    assert.equal((await deploymentOf(fixture, first.deploy!.id)).status, 'failed', 'its deployment follows');
-    assert.deepEqual([dropped.one['manual-deploy']!.status, dropped.two['manual-deploy']!.status], ['manual', 'manual'], 'manual deployment jobs stay');
-    const newest = await jobsOf(fixture, third.deploy!.pipeline_id);
-    assert.equal(newest.deploy!.status, 'running', 'the newer deployment runs on');
-    assert.equal((await jobsOf(fixture, elsewhere.deploy!.pipeline_id)).deploy!.status, 'pending', "another project's environment is not touched");
-  });
-
-  it('drops nothing when the project has ci_forward_deployment_enabled false', async () => {
-    const project = await fixture.ciProject('drop-disabled', PARALLEL_CI);
-    await setProject(fixture, project.id, { ci_forward_deployment_enabled: false });
-    const first = await jobsOf(fixture, await fixture.runPipeline(project.id));
-    await moveJob(fixture.gantry.coordinator, first.deploy!, 'running');
-    const second = await jobsOf(fixture, await fixture.runPipeline(project.id));
-    await moveJob(fixture.gantry.coordinator, second.deploy!, 'running');
-    // An enabled project next to it: once its drop is done, the worker has had its turn for this one too.
-    const control = await fixture.ciProject('drop-control', PARALLEL_CI);
-    const older = await jobsOf(fixture, await fixture.runPipeline(control.id));
-    const newer = await jobsOf(fixture, await fixture.runPipeline(control.id));
-    await moveJob(fixture.gantry.coordinator, newer.deploy!, 'running');
-    await waitFor(async () => ((await jobsOf(fixture, older.deploy!.pipeline_id)).deploy!.status === 'failed' ? true : undefined), 'the control drop');
-    assert.equal((await jobsOf(fixture, first.deploy!.pipeline_id)).deploy!.status, 'running', 'the older deployment job runs on');
-  });
-});
-
 describe('forward deployment: outdated deployment jobs are not enqueued', () => {
   let fixture: Fixture;
 
-  // No task worker: the drop of older deployments stays recorded, so enqueuing is what is looked at.
   before(async () => {
     fixture = await startRunnerJobsFixture();
   });
@@ -155,11 +100,9 @@ describe('forward deployment: outdated deployment jobs are not enqueued', () => 
     const project = await fixture.ciProject('outdated', STAGED_CI);
     const old = await jobsOf(fixture, await fixture.runPipeline(project.id));
     await commit(fixture, project.id, 'second');
-    const tasksBefore = await pendingDropTasks(fixture);
     const newer = await jobsOf(fixture, await fixture.runPipeline(project.id));
     await succeed(fixture, newer.build!);
     await succeed(fixture, (await jobsOf(fixture, newer.build!.pipeline_id)).deploy!);
-    assert.equal(await pendingDropTasks(fixture), tasksBefore + 1, 'the newer deployment running recorded its drop task');
     const sameSha = await jobsOf(fixture, await fixture.runPipeline(project.id));
 
     await succeed(fixture, old.build!);
@@ -173,6 +116,21 @@ describe('forward deployment: outdated deployment jobs are not enqueued', () => 
 
     await succeed(fixture, sameSha.build!);
     assert.equal((await jobsOf(fixture, sameSha.build!.pipeline_id)).deploy!.status, 'pending', 'a deployment of the last successful sha is not outdated');
+  });
+
+  it('leaves older deployment jobs already pending or running alone when a newer deployment starts and succeeds', async () => {
+    const project = await fixture.ciProject('older-left', PARALLEL_CI);
+    const first = await jobsOf(fixture, await fixture.runPipeline(project.id));
+    await moveJob(fixture.gantry.coordinator, first.deploy!, 'running');
+    await commit(fixture, project.id, 'second');
+    const second = await jobsOf(fixture, await fixture.runPipeline(project.id));
+    await commit(fixture, project.id, 'third');
+    const third = await jobsOf(fixture, await fixture.runPipeline(project.id));
+    await succeed(fixture, third.deploy!);
+    assert.equal((await jobsOf(fixture, first.deploy!.pipeline_id)).deploy!.status, 'running');
+    assert.equal((await jobsOf(fixture, second.deploy!.pipeline_id)).deploy!.status, 'pending');
+    await moveJob(fixture.gantry.coordinator, second.deploy!, 'running');
+    assert.equal((await jobsOf(fixture, second.deploy!.pipeline_id)).deploy!.status, 'running', 'a runner may still take it');
   });
 
   it('fails an outdated job waiting for its resource group when the group assigns it the resource', async () => {
@@ -194,16 +152,14 @@ describe('forward deployment: outdated deployment jobs are not enqueued', () => 
     assert.deepEqual([waiting.status, waiting.failure_reason], ['failed', 'failed_outdated_deployment_job']);
   });
 
-  it('enqueues an older deployment job when the project has ci_forward_deployment_enabled false, and records no drop task', async () => {
+  it('enqueues an older deployment job when the project has ci_forward_deployment_enabled false', async () => {
     const project = await fixture.ciProject('outdated-disabled', STAGED_CI);
     await setProject(fixture, project.id, { ci_forward_deployment_enabled: false });
     const old = await jobsOf(fixture, await fixture.runPipeline(project.id));
     await commit(fixture, project.id, 'second');
     const newer = await jobsOf(fixture, await fixture.runPipeline(project.id));
-    const tasksBefore = await pendingDropTasks(fixture);
     await succeed(fixture, newer.build!);
     await succeed(fixture, (await jobsOf(fixture, newer.build!.pipeline_id)).deploy!);
-    assert.equal(await pendingDropTasks(fixture), tasksBefore, 'no drop task');
     await succeed(fixture, old.build!);
     assert.equal((await jobsOf(fixture, old.build!.pipeline_id)).deploy!.status, 'pending');
   });

@@ -1,4 +1,4 @@
-/** The rules' side of forward deployment: jobs with an outdated deployment fail instead of being enqueued; `drop-jobs`. */
+/** The rules' side of forward deployment: jobs with an outdated deployment fail instead of being enqueued; a pipeline retry keeps those it is told to. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { handleEvent, type EventResult, type PipelineEvent, type PipelineState } from '../../src/pipeline/index.ts';
@@ -29,20 +29,10 @@ describe('outdated deployment jobs in the rules', () => {
     assert.equal(state.status, 'failed');
   });
 
-  it('drops the jobs drop-jobs names that can fail; a manual action and a finished job stay', () => {
-    const initial = pipelineOf(['deploy'], [{ name: 'running', stage: 'deploy' }, { name: 'pending', stage: 'deploy' }, { name: 'manual', stage: 'deploy', when: 'manual' }, { name: 'done', stage: 'deploy' }]);
-    let { state } = applied(initial, { type: 'process' });
-    ({ state } = applied(state, { type: 'job-status', jobId: 1, status: 'running' }));
-    ({ state } = applied(state, { type: 'job-status', jobId: 4, status: 'running' }));
-    ({ state } = applied(state, { type: 'job-status', jobId: 4, status: 'success' }));
-    ({ state } = applied(state, { type: 'drop-jobs', jobIds: [1, 2, 3, 4], failureReason: 'forward_deployment_failure' }));
-    assert.deepEqual(statuses(state), ['running:failed:forward_deployment_failure', 'pending:failed:forward_deployment_failure', 'manual:manual', 'done:success']);
-  });
-
   it('leaves the failed jobs a pipeline retry is told to keep', () => {
     let { state } = applied(pipelineOf(['deploy'], [{ name: 'deploy', stage: 'deploy' }, { name: 'test', stage: 'deploy' }]), { type: 'process' });
-    ({ state } = applied(state, { type: 'drop-jobs', jobIds: [1, 2], failureReason: 'forward_deployment_failure' }));
+    for (const jobId of [1, 2]) ({ state } = applied(state, { type: 'job-status', jobId, status: 'failed', failureReason: 'script_failure' }));
     ({ state } = applied(state, { type: 'retry-pipeline', keepJobIds: [1] }));
-    assert.deepEqual(statuses(state), ['deploy:failed:forward_deployment_failure', 'test:failed:forward_deployment_failure', 'test:pending']);
+    assert.deepEqual(statuses(state), ['deploy:failed:script_failure', 'test:failed:script_failure', 'test:pending']);
   });
 });

@@ -170,19 +170,6 @@ export class SqlDeploymentsStore implements DeploymentsStore {
     return latest;
   }
 
-  async olderActive(deployment: Pick<DeploymentRecord, 'id' | 'environment_id'>): Promise<DeploymentRecord[]> {
-    const rows = await this.db
-      .selectFrom('deployments')
-      .selectAll()
-      .where('environment_id', '=', deployment.environment_id)
-      .where('status', 'in', ['created', 'running'])
-      .where('id', '<', deployment.id)
-      .where('job_id', 'is not', null)
-      .orderBy('id')
-      .execute();
-    return rows.map(toDeployment);
-  }
-
   async forwardDeploymentSettings(projectId: number): Promise<ForwardDeploymentSettings> {
     const row = await this.db
       .selectFrom('projects')

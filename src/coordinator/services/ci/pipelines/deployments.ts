@@ -18,7 +18,6 @@ import type { DeploymentRecord, DeploymentStatus, EnvironmentChanges } from '../
 type DotenvVariable = Pick<DotenvVariableRecord, 'key' | 'value'>;
 import { recordDeploymentLinks } from '../deployment-merge-requests.ts';
 import { environmentNameErrors, externalUrlErrors } from '../environment-rules.ts';
-import { recordOlderDeploymentDrops } from './forward-deployments.ts';
 import { expandVariables } from './job-records.ts';
 
 type DeploymentStores = Pick<CiStores, 'environments' | 'deployments' | 'jobs' | 'tasks' | 'jobArtifacts'>;
@@ -123,8 +122,7 @@ export interface JobMoves {
  * After an event: deployments for the jobs it created, every deployment of the pipeline
  * (`deployments`, as read before the event) brought to its job's status (a runner's claim
  * moves a job to `running` before processing, so statuses are compared, not only the event's
- * changes), a deployment that starts running dropping older ones (a task:
- * forward-deployments.ts), a successful deployment making its environment available again and
+ * changes), a successful deployment making its environment available again and
  * renewing it (`renewedByDeployment`; and a task linking the merge requests it shipped) and a
  * successful stop job stopping its environment. Answers how many tasks it recorded.
  */
@@ -132,16 +130,14 @@ export async function followJobMoves(stores: DeploymentStores, deployments: read
   const created = moves.createdJobIds.length > 0 ? await recordDeployments(stores, await stores.jobs.findByIds(moves.createdJobIds), now) : [];
   const statusOf = new Map(moves.jobs.map((job) => [job.id, job.status]));
   const succeeded: DeploymentRecord[] = [];
-  const running: DeploymentRecord[] = [];
   for (const deployment of [...deployments, ...created]) {
     const jobStatus = deployment.job_id === null ? undefined : statusOf.get(deployment.job_id);
     const status = jobStatus && deploymentStatusFor(jobStatus);
     if (!status || status === deployment.status) continue;
     await stores.deployments.update(deployment.id, { status, updated_at: now, finished_at: FINISHED.includes(status) ? now : null });
     if (status === 'success') succeeded.push(deployment);
-    if (status === 'running') running.push(deployment);
   }
-  let tasks = await recordOlderDeploymentDrops(stores, running, now);
+  let tasks = 0;
   if (succeeded.length > 0) {
     const jobs = new Map((await stores.jobs.findByIds(succeeded.flatMap((deployment) => (deployment.job_id === null ? [] : [deployment.job_id])))).map((job) => [job.id, job]));
     const dotenv = await dotenvOfDynamicUrls(stores, [...jobs.values()]);

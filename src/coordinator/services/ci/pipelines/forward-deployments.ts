@@ -1,33 +1,22 @@
 /**
  * GitLab's "Prevent outdated deployment jobs" (project setting `ci_forward_deployment_enabled`,
- * on by default): a deployment job older than the environment's last successful deployment
- * does not run, and a deployment that starts running drops the older ones still active.
- *
+ * on by default), as GitLab does it since the cleanup of its `prevent_outdated_deployment_jobs`
+ * feature flag:
  * - Processing, about to enqueue a job (its `created` job's turn, or its resource group's
  *   assignment), fails it with `failed_outdated_deployment_job` instead when its deployment is
- *   outdated (`Ci::ProcessBuildService#enqueue`, `AssignResourceFromResourceGroupService`):
- *   `outdatedDeploymentJobIds` gives the pure rules that set, read in the event's transaction.
- * - A deployment moving to `running` records, in that transaction, a task (GitLab's
- *   `Deployments::DropOlderDeploymentsWorker`) that drops the jobs of the environment's older
- *   `created` or `running` deployments with `forward_deployment_failure`
- *   (`Deployments::OlderDeploymentsDropService`), each pipeline through its own processing
- *   event, so no transaction locks two pipelines (older-deployments-drop.ts). Manual actions are
- *   left alone.
+ *   older than its environment's last successful deployment (`Ci::ProcessBuildService#enqueue`,
+ *   `AssignResourceFromResourceGroupService`): `outdatedDeploymentJobIds` gives the pure rules
+ *   that set, read in the event's transaction.
  * - `hasOutdatedDeployment` is GitLab's `has_outdated_deployment?`, which the permission
- *   module reads to refuse playing, retrying and canceling such a job.
+ *   module reads to refuse playing, retrying and canceling such a job, and a pipeline retry to
+ *   leave it (`unretryableDeploymentJobIds`).
+ * Older deployments still pending or running when a newer one starts are left alone: GitLab's
+ * `Deployments::OlderDeploymentsDropService`, which failed them with
+ * `forward_deployment_failure`, went with that flag.
  */
-import type { FailureReason, JobStatus, PipelineJob } from '../../../../pipeline/types.ts';
+import type { JobStatus, PipelineJob } from '../../../../pipeline/types.ts';
 import type { CiStores } from '../../../../storage/types-ci-transactions.ts';
 import type { DeploymentRecord, DeploymentsStore, ForwardDeploymentSettings } from '../../../../storage/types-environments.ts';
-
-/** Payload: OlderDeploymentsDropTask. */
-export const OLDER_DEPLOYMENTS_DROP_TASK = 'deployment.running.drop-older';
-
-export interface OlderDeploymentsDropTask {
-  deploymentId: number;
-}
-
-export const FORWARD_DEPLOYMENT_FAILURE = 'forward_deployment_failure' satisfies FailureReason;
 
 type Deployment = Pick<DeploymentRecord, 'id' | 'sha'>;
 
@@ -77,29 +66,6 @@ export async function outdatedDeploymentJobIds(
     if (deployment.job_id !== null && isOlderThanLastSuccessful(deployment, last.get(deployment.environment_id))) outdated.add(deployment.job_id);
   }
   return outdated;
-}
-
-/**
- * In the transaction that moves these deployments to `running`: when their project has forward
- * deployment enabled, one task each that drops the older active deployments' jobs. Answers how
- * many tasks it recorded.
- */
-export async function recordOlderDeploymentDrops(stores: Pick<CiStores, 'deployments' | 'tasks'>, running: readonly DeploymentRecord[], now: string): Promise<number> {
-  if (running.length === 0) return 0;
-  let recorded = 0;
-  const enabledByProject = new Map<number, boolean>();
-  for (const deployment of running) {
-    let enabled = enabledByProject.get(deployment.project_id);
-    if (enabled === undefined) {
-      enabled = (await stores.deployments.forwardDeploymentSettings(deployment.project_id)).enabled;
-      enabledByProject.set(deployment.project_id, enabled);
-    }
-    if (!enabled) continue;
-    const payload: OlderDeploymentsDropTask = { deploymentId: deployment.id };
-    await stores.tasks.enqueue({ kind: OLDER_DEPLOYMENTS_DROP_TASK, payload, maxAttempts: 3, dedupeKey: `${OLDER_DEPLOYMENTS_DROP_TASK}:${deployment.id}` }, now);
-    recorded += 1;
-  }
-  return recorded;
 }
 
 /**

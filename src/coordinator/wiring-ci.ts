@@ -234,6 +234,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
     repositories,
     pipelineVariables: stores.pipelineVariables,
     jobs: stores.jobs,
+    deployments: stores.deployments,
     processing: pipelineProcessing,
     removal: pipelineRemoval,
     views: pipelineViews,
@@ -244,7 +245,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
   const jobTokenAccess = new JobTokenAccess({ jobs: stores.jobs });
   const jobs = new JobsService({
     lookup, permissions, jobs: stores.jobs, jobArtifacts: stores.jobArtifacts, processing: pipelineProcessing, views: jobViews, refRules, ...blobs,
-    jobTokens: jobTokenAccess, projects: stores.projects,
+    jobTokens: jobTokenAccess, projects: stores.projects, deployments: stores.deployments,
   });
   const runnerJobs = buildRunnerJobServices(context, { processing: pipelineProcessing, traces: blobs.traces, jobStatusWatch }, options.runnerJobs);
   const jobArtifacts = new JobArtifactsService({ jobs, jobsStore: stores.jobs, jobArtifacts: stores.jobArtifacts, ...blobs, members: archiveMembers, traceWatch: runnerJobs.traceWatch });

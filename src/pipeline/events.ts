@@ -1,10 +1,10 @@
 import { assertJobPlayable, assertJobRetryable, isJobCancelable } from './capabilities.ts';
 import { normalizeFailureReason, shouldAutoRetry } from './failure-reasons.ts';
-import { processJobs } from './process.ts';
+import { OUTDATED_DEPLOYMENT_FAILURE, processJobs } from './process.ts';
 import { resetSkippedDependents, retriedCountForName, retryJobAt, retryPipelineJobs } from './retry.ts';
 import { summarizePipeline } from './summary.ts';
 import { assertTransition, cannotTransitionVia } from './transitions.ts';
-import type { EventContext, EventResult, PipelineEvent, PipelineState, ReportedJobStatus } from './types.ts';
+import type { EventContext, EventResult, JobId, PipelineEvent, PipelineState, ReportedJobStatus } from './types.ts';
 import { WorkingSet } from './working-set.ts';
 
 /**
@@ -18,9 +18,10 @@ import { WorkingSet } from './working-set.ts';
  */
 export function handleEvent(pipeline: PipelineState, event: PipelineEvent, context: EventContext): EventResult {
   const workingSet = new WorkingSet(pipeline.jobs, context.allocateJobId);
-  const resultIndex = applyEvent(workingSet, event, context.now);
+  const outdated = context.outdatedDeploymentJobIds ?? NONE_OUTDATED;
+  const resultIndex = applyEvent(workingSet, event, context.now, outdated);
   resetSkippedDependents(workingSet, workingSet.takeRevived());
-  processJobs(workingSet, context.now);
+  processJobs(workingSet, context.now, outdated);
 
   const jobs = workingSet.jobs();
   const summary = summarizePipeline(jobs, pipeline.status);
@@ -35,8 +36,10 @@ export function handleEvent(pipeline: PipelineState, event: PipelineEvent, conte
   };
 }
 
+const NONE_OUTDATED: ReadonlySet<JobId> = new Set();
+
 /** Applies the event's own transitions; returns the index of the job to show, if any. */
-function applyEvent(workingSet: WorkingSet, event: PipelineEvent, now: number): number | null {
+function applyEvent(workingSet: WorkingSet, event: PipelineEvent, now: number, outdated: ReadonlySet<JobId>): number | null {
   switch (event.type) {
     case 'process':
       return null;
@@ -82,7 +85,9 @@ function applyEvent(workingSet: WorkingSet, event: PipelineEvent, now: number): 
     case 'assign-resource': {
       const index = workingSet.indexOf(event.jobId);
       const job = workingSet.job(index);
-      if (job.status === 'waiting_for_resource' && !job.retried) workingSet.transition(index, 'pending');
+      if (job.status !== 'waiting_for_resource' || job.retried) return index;
+      if (outdated.has(job.id)) workingSet.transition(index, 'failed', { failureReason: OUTDATED_DEPLOYMENT_FAILURE });
+      else workingSet.transition(index, 'pending');
       return index;
     }
     case 'cancel-pipeline':
@@ -92,7 +97,7 @@ function applyEvent(workingSet: WorkingSet, event: PipelineEvent, now: number): 
       for (const jobId of event.jobIds) cancelJobAt(workingSet, workingSet.indexOf(jobId));
       return null;
     case 'retry-pipeline':
-      retryPipelineJobs(workingSet);
+      retryPipelineJobs(workingSet, new Set(event.keepJobIds ?? []));
       return null;
     case 'downstream-status': {
       const index = workingSet.indexOf(event.jobId);

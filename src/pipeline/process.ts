@@ -1,6 +1,6 @@
 import { StatusAccumulator } from './composite.ts';
 import { isCompletedStatus } from './statuses.ts';
-import type { JobStatus, JobWhen, PipelineJob } from './types.ts';
+import type { FailureReason, JobId, JobStatus, JobWhen, PipelineJob } from './types.ts';
 import type { WorkingSet } from './working-set.ts';
 
 /**
@@ -45,17 +45,21 @@ export function decideForCreatedJob(
   return 'enqueue';
 }
 
-export function processJobs(workingSet: WorkingSet, now: number): void {
+/** GitLab's `Ci::ProcessBuildService#enqueue` of a job whose deployment is outdated drops it with this. */
+export const OUTDATED_DEPLOYMENT_FAILURE = 'failed_outdated_deployment_job' satisfies FailureReason;
+
+/** `outdated`: jobs whose deployment is outdated, failed instead of enqueued. */
+export function processJobs(workingSet: WorkingSet, now: number, outdated: ReadonlySet<JobId> = new Set()): void {
   // A second pass is needed only for needs that point to a later stage, which the compiler
   // rejects; it stops as soon as a pass changes nothing.
   const maxPasses = workingSet.size + 1;
   for (let pass = 0; pass < maxPasses; pass++) {
-    const { changed, hasForwardNeeds } = processOnce(workingSet, now);
+    const { changed, hasForwardNeeds } = processOnce(workingSet, now, outdated);
     if (!changed || !hasForwardNeeds) return;
   }
 }
 
-function processOnce(workingSet: WorkingSet, now: number): { changed: boolean; hasForwardNeeds: boolean } {
+function processOnce(workingSet: WorkingSet, now: number, outdated: ReadonlySet<JobId>): { changed: boolean; hasForwardNeeds: boolean } {
   const latestByName = latestIndexByName(workingSet);
   const { stages, hasForwardNeeds } = orderForProcessing(workingSet, latestByName);
   const earlierStages = new StatusAccumulator();
@@ -66,19 +70,20 @@ function processOnce(workingSet: WorkingSet, now: number): { changed: boolean; h
       const job = workingSet.job(index);
       if (job.status !== 'created' || job.external) continue;
       const prior = job.needs === null ? stagePrior : needsPrior(workingSet, job, latestByName);
-      if (applyDecision(workingSet, index, decideForCreatedJob(job, prior), now)) changed = true;
+      if (applyDecision(workingSet, index, decideForCreatedJob(job, prior), now, outdated.has(job.id))) changed = true;
     }
     for (const index of stage) earlierStages.add(workingSet.job(index));
   }
   return { changed, hasForwardNeeds };
 }
 
-function applyDecision(workingSet: WorkingSet, index: number, decision: ProcessingDecision, now: number): boolean {
+function applyDecision(workingSet: WorkingSet, index: number, decision: ProcessingDecision, now: number, outdatedDeployment: boolean): boolean {
   switch (decision) {
     case 'wait':
       return false;
     case 'enqueue':
-      workingSet.enqueue(index);
+      if (outdatedDeployment) workingSet.transition(index, 'failed', { failureReason: OUTDATED_DEPLOYMENT_FAILURE });
+      else workingSet.enqueue(index);
       return true;
     case 'actionize':
       workingSet.transition(index, 'manual');

@@ -1,4 +1,5 @@
 import { isJobRetryable } from './capabilities.ts';
+import type { JobId } from './types.ts';
 import { enqueuedStatusOf, type WorkingSet } from './working-set.ts';
 
 /**
@@ -65,16 +66,17 @@ export function resetSkippedDependents(workingSet: WorkingSet, sources: readonly
 
 /**
  * Pipeline retry (§6, `RetryPipelineService`): each latest failed or canceled build gets a
- * new job in `created`; each latest skipped job goes back to `created`. Jobs never played
- * stay `manual`. Processing afterwards decides what runs.
+ * new job in `created`, except those in `keep` (the caller may not retry them); each latest
+ * skipped job goes back to `created`. Jobs never played stay `manual`. Processing afterwards
+ * decides what runs.
  */
-export function retryPipelineJobs(workingSet: WorkingSet): void {
+export function retryPipelineJobs(workingSet: WorkingSet, keep: ReadonlySet<JobId> = new Set()): void {
   const latest = workingSet.latestIndices();
   for (const index of latest) {
     const job = workingSet.job(index);
     if (job.status === 'skipped') {
       workingSet.transition(index, 'created');
-    } else if ((job.status === 'failed' || job.status === 'canceled') && isJobRetryable(job)) {
+    } else if ((job.status === 'failed' || job.status === 'canceled') && isJobRetryable(job) && !keep.has(job.id)) {
       workingSet.markRetried(index);
       workingSet.addClone(index, 'created');
     }

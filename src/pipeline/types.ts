@@ -182,7 +182,11 @@ export type PipelineEvent =
   | { readonly type: 'cancel-pipeline' }
   /** GitLab's safe cancellation (`workflow:auto_cancel:on_new_commit: interruptible`): these jobs only, those cancelable. */
   | { readonly type: 'cancel-jobs'; readonly jobIds: readonly JobId[] }
-  | { readonly type: 'retry-pipeline' }
+  /**
+   * `keepJobIds`: failed or canceled jobs the caller may not retry (GitLab's `can_be_retried?`),
+   * left as they are.
+   */
+  | { readonly type: 'retry-pipeline'; readonly keepJobIds?: readonly JobId[] }
   /**
    * A `strategy: depend` bridge takes its downstream pipeline's status: `running` while the
    * downstream runs (again, after a retry there), then its final status. As `Ci::Bridge`'s
@@ -201,6 +205,12 @@ export interface EventContext {
    * pipeline; a coordinator may hand out provisional ids and map them when inserting.
    */
   readonly allocateJobId?: () => JobId;
+  /**
+   * Jobs whose deployment is outdated (GitLab's `has_outdated_deployment?`, decided by the
+   * caller): processing and a resource group's assignment fail them with
+   * `failed_outdated_deployment_job` instead of enqueuing them.
+   */
+  readonly outdatedDeploymentJobIds?: ReadonlySet<JobId>;
 }
 
 /** Only the fields that changed are present. */

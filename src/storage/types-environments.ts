@@ -72,6 +72,12 @@ export interface DeploymentRecord {
 
 export type NewDeployment = Omit<DeploymentRecord, 'id' | 'iid'>;
 
+/** A project's `ci_forward_deployment_enabled` and `ci_forward_deployment_rollback_allowed`. */
+export interface ForwardDeploymentSettings {
+  enabled: boolean;
+  rollbackAllowed: boolean;
+}
+
 export interface DeploymentsStore {
   /** Inserts with the project's next deployment iid. */
   create(deployment: NewDeployment): Promise<DeploymentRecord>;
@@ -88,6 +94,8 @@ export interface DeploymentsStore {
   lastSuccessful(environmentIds: readonly number[]): Promise<Map<number, DeploymentRecord>>;
   /** The environments' deployments still `created` or `running` (GitLab's `active_deployments`), oldest first. */
   listActive(environmentIds: readonly number[]): Promise<DeploymentRecord[]>;
+  /** The project's "Prevent outdated deployment jobs" settings (both true when the project is gone). */
+  forwardDeploymentSettings(projectId: number): Promise<ForwardDeploymentSettings>;
   /** The environment's newest successful deployment older than this one. */
   previousSuccessful(deployment: Pick<DeploymentRecord, 'id' | 'environment_id'>): Promise<DeploymentRecord | undefined>;
   /**

@@ -168,6 +168,10 @@ export interface ProjectRecord {
   squash_option: SquashOption;
   /** The default of a merge's should_remove_source_branch. */
   remove_source_branch_after_merge: boolean;
+  /** GitLab's "Prevent outdated deployment jobs" (forward-deployments.ts). */
+  ci_forward_deployment_enabled: boolean;
+  /** With it, a retry of an older finished deployment job may run (a rollback). */
+  ci_forward_deployment_rollback_allowed: boolean;
   lfs_enabled: boolean;
   tag_list: string[];
   forked_from_id: number | null;
@@ -190,9 +194,11 @@ export type MergeMethod = (typeof MERGE_METHODS)[number];
 export const SQUASH_OPTIONS = ['never', 'always', 'default_on', 'default_off'] as const;
 export type SquashOption = (typeof SQUASH_OPTIONS)[number];
 type ProjectMergeSettings = 'merge_method' | 'squash_option' | 'remove_source_branch_after_merge';
+type ProjectForwardDeploymentSettings = 'ci_forward_deployment_enabled' | 'ci_forward_deployment_rollback_allowed';
+type ProjectDefaultedSettings = ProjectMergeSettings | ProjectForwardDeploymentSettings;
 
-/** The merge settings take their defaults (merge, default_off, true) when not given. */
-export type NewProject = Omit<ProjectRecord, 'id' | ProjectMergeSettings> & Partial<Pick<ProjectRecord, ProjectMergeSettings>>;
+/** The merge settings take their defaults (merge, default_off, true), the forward deployment ones theirs (true, true), when not given. */
+export type NewProject = Omit<ProjectRecord, 'id' | ProjectDefaultedSettings> & Partial<Pick<ProjectRecord, ProjectDefaultedSettings>>;
 export type ProjectChanges = Partial<Omit<ProjectRecord, 'id' | 'created_at'>>;
 
 export type MemberSourceType = 'project' | 'namespace';

@@ -52,6 +52,7 @@ import { jobResourceGroup } from './migrations/051-job-resource-group.ts';
 import { jobResourceGroupAssignment } from './migrations/052-job-resource-group-assignment.ts';
 import { environmentTierAutoStop } from './migrations/053-environment-tier-auto-stop.ts';
 import { jobWaitingForResource } from './migrations/054-job-waiting-for-resource.ts';
+import { projectForwardDeployment } from './migrations/055-project-forward-deployment.ts';
 import { environmentMergeRequest } from './migrations/056-environment-merge-request.ts';
 
 /** Ordered migrations; names never change once released. */
@@ -107,6 +108,7 @@ const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
   ['052-job-resource-group-assignment', jobResourceGroupAssignment],
   ['053-environment-tier-auto-stop', environmentTierAutoStop],
   ['054-job-waiting-for-resource', jobWaitingForResource],
+  ['055-project-forward-deployment', projectForwardDeployment],
   ['056-environment-merge-request', environmentMergeRequest],
 ];
 

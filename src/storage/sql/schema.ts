@@ -112,6 +112,9 @@ export interface ProjectsTable {
   merge_method: Generated<string>;
   squash_option: Generated<string>;
   remove_source_branch_after_merge: Generated<number>;
+  /** Migration 055. */
+  ci_forward_deployment_enabled: Generated<number>;
+  ci_forward_deployment_rollback_allowed: Generated<number>;
   lfs_enabled: number;
   tag_list: string;
   forked_from_id: number | null;

@@ -73,6 +73,8 @@ const PROJECT_ATTRIBUTES = {
   merge_method: Type.Optional(Param.oneOf(MERGE_METHODS, { description: 'How merge requests are merged: merge, rebase_merge (only when fast-forwardable) or ff' })),
   squash_option: Type.Optional(Param.oneOf(SQUASH_OPTIONS, { description: 'Squash commits when merging: never, always, default_on or default_off' })),
   remove_source_branch_after_merge: flag('Delete the source branch on merge by default'),
+  ci_forward_deployment_enabled: flag('Prevent outdated deployment jobs'),
+  ci_forward_deployment_rollback_allowed: flag('Allow job retries for rollback deployments'),
   tag_list: Type.Optional(Param.strings({ description: 'Topics (deprecated: topics)' })),
   topics: Type.Optional(Param.strings({ description: 'Topics' })),
 };

@@ -253,20 +253,24 @@ export class Permissions extends PermissionsBase {
   /**
    * Canceling, retrying and playing a job (`update_build`): Developers and up, and on a
    * protected ref only those who may push or merge there (`refWritable`, from the
-   * protected-branch or protected-tag rules). Archived projects run nothing.
+   * protected-branch or protected-tag rules). Archived projects run nothing; nobody acts on a
+   * job whose deployment is outdated (`outdatedDeployment`: GitLab's `DeployablePolicy`).
    */
-  async canUpdateJob(project: ProjectRecord, actor: Actor, refWritable: boolean): Promise<boolean> {
-    if (project.archived || !project.jobs_enabled) return false;
+  async canUpdateJob(project: ProjectRecord, actor: Actor, refWritable: boolean, outdatedDeployment = false): Promise<boolean> {
+    if (project.archived || !project.jobs_enabled || outdatedDeployment) return false;
     if (!(await this.projectLevelAtLeast(project, actor, DEVELOPER))) return false;
     return actor?.is_admin === true || refWritable;
   }
 
   /**
    * Erasing a job (`erase_build`): Maintainers and up; or the user who triggered the job, when
-   * they may update it and its ref is not protected.
+   * they may update it and its ref is not protected. Nobody erases a job whose deployment is
+   * outdated (GitLab's `DeployablePolicy` prevents the cleanup abilities too).
    */
-  async canEraseJob(project: ProjectRecord, actor: Actor, job: { user_id: number | null }, ref: { protected: boolean; writable: boolean }): Promise<boolean> {
-    if (!actor || project.archived) return false;
+  async canEraseJob(
+    project: ProjectRecord, actor: Actor, job: { user_id: number | null }, ref: { protected: boolean; writable: boolean }, outdatedDeployment = false,
+  ): Promise<boolean> {
+    if (!actor || project.archived || outdatedDeployment) return false;
     if (await this.projectLevelAtLeast(project, actor, MAINTAINER)) return true;
     const ownJob = job.user_id !== null && job.user_id === actor.id;
     return ownJob && !ref.protected && (await this.canUpdateJob(project, actor, ref.writable));

@@ -49,7 +49,7 @@ export function nameAndPathErrors(name: string | undefined, path: string | undef
  * `update_params_at_least_one_of`: an edit naming none of them answers 400.
  */
 export const PROJECT_UPDATE_PARAMETERS: readonly string[] = [
-  'builds_access_level', 'ci_config_path', 'container_registry_enabled', 'default_branch', 'description', 'issues_access_level',
+  'builds_access_level', 'ci_config_path', 'ci_forward_deployment_enabled', 'ci_forward_deployment_rollback_allowed', 'container_registry_enabled', 'default_branch', 'description', 'issues_access_level',
   'lfs_enabled', 'merge_method', 'merge_requests_access_level', 'name', 'only_allow_merge_if_all_discussions_are_resolved',
   'only_allow_merge_if_pipeline_succeeds', 'path', 'printing_merge_requests_link_enabled', 'public_builds', 'public_jobs',
   'remove_source_branch_after_merge', 'request_access_enabled', 'resolve_outdated_diff_discussions', 'shared_runners_enabled',
@@ -77,6 +77,8 @@ const FLAGS = [
   'printing_merge_requests_link_enabled',
   'lfs_enabled',
   'remove_source_branch_after_merge',
+  'ci_forward_deployment_enabled',
+  'ci_forward_deployment_rollback_allowed',
 ] as const;
 
 export type FeatureAccessLevel = 'disabled' | 'private' | 'enabled';
@@ -109,6 +111,8 @@ export interface ProjectAttributesInput {
   merge_method?: MergeMethod;
   squash_option?: SquashOption;
   remove_source_branch_after_merge?: boolean;
+  ci_forward_deployment_enabled?: boolean;
+  ci_forward_deployment_rollback_allowed?: boolean;
   tag_list?: string[];
   topics?: string[];
 }

@@ -4,7 +4,7 @@ import { preparedQuery } from '../prepared.ts';
 import type { Page } from '../../types-ci.ts';
 import type {
   DeploymentRecord, DeploymentStatus, DeploymentsStore, EnvironmentChanges, EnvironmentRecord, EnvironmentState, EnvironmentsStore,
-  NewDeployment, NewEnvironment,
+  ForwardDeploymentSettings, NewDeployment, NewEnvironment,
 } from '../../types-environments.ts';
 import { nextInternalId } from './internal-ids.ts';
 import { containsInsensitive } from './like.ts';
@@ -185,6 +185,15 @@ export class SqlDeploymentsStore implements DeploymentsStore {
       .orderBy('id')
       .execute();
     return rows.map(toDeployment);
+  }
+
+  async forwardDeploymentSettings(projectId: number): Promise<ForwardDeploymentSettings> {
+    const row = await this.db
+      .selectFrom('projects')
+      .select(['ci_forward_deployment_enabled', 'ci_forward_deployment_rollback_allowed'])
+      .where('id', '=', projectId)
+      .executeTakeFirst();
+    return { enabled: row ? row.ci_forward_deployment_enabled !== 0 : true, rollbackAllowed: row ? row.ci_forward_deployment_rollback_allowed !== 0 : true };
   }
 
   async previousSuccessful(deployment: Pick<DeploymentRecord, 'id' | 'environment_id'>): Promise<DeploymentRecord | undefined> {

@@ -10,6 +10,7 @@ const PROJECT_KINDS = new ColumnKinds<ProjectRecord>({
   snippets_enabled: 'boolean', container_registry_enabled: 'boolean', resolve_outdated_diff_discussions: 'boolean',
   shared_runners_enabled: 'boolean', public_jobs: 'boolean', request_access_enabled: 'boolean', only_allow_merge_if_pipeline_succeeds: 'boolean',
   only_allow_merge_if_all_discussions_are_resolved: 'boolean', printing_merge_requests_link_enabled: 'boolean', lfs_enabled: 'boolean', remove_source_branch_after_merge: 'boolean',
+  ci_forward_deployment_enabled: 'boolean', ci_forward_deployment_rollback_allowed: 'boolean',
   pending_delete: 'boolean', tag_list: 'json',
 });
 

@@ -109,6 +109,8 @@ function serializeProjectDetails(view: ProjectView, externalUrl: string): Json {
   json.import_error = project.import_error;
   json.open_issues_count = 0;
   json.ci_default_git_depth = 50;
+  json.ci_forward_deployment_enabled = project.ci_forward_deployment_enabled;
+  json.ci_forward_deployment_rollback_allowed = project.ci_forward_deployment_rollback_allowed;
   json.public_jobs = project.public_jobs;
   json.build_timeout = DEFAULT_JOB_TIMEOUT_SECONDS;
   json.ci_config_path = project.ci_config_path;

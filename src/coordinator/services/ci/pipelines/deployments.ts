@@ -122,24 +122,24 @@ export interface JobMoves {
 
 /**
  * After an event: deployments for the jobs it created, every deployment of the pipeline
- * brought to its job's status (a runner's claim moves a job to `running` before processing,
- * so statuses are compared, not only the event's changes), a successful deployment making its
- * environment available again and renewing it (`renewedByDeployment`; and a task linking the
- * merge requests it shipped) and a successful stop job stopping its environment. Answers how
- * many tasks it recorded.
+ * (`deployments`, as read before the event) brought to its job's status (a runner's claim
+ * moves a job to `running` before processing, so statuses are compared, not only the event's
+ * changes), a successful deployment making its environment available again and
+ * renewing it (`renewedByDeployment`; and a task linking the merge requests it shipped) and a
+ * successful stop job stopping its environment. Answers how many tasks it recorded.
  */
-export async function followJobMoves(stores: DeploymentStores, pipelineId: number, moves: JobMoves, now: string): Promise<number> {
-  let tasks = 0;
-  if (moves.createdJobIds.length > 0) await recordDeployments(stores, await stores.jobs.findByIds(moves.createdJobIds), now);
+export async function followJobMoves(stores: DeploymentStores, deployments: readonly DeploymentRecord[], moves: JobMoves, now: string): Promise<number> {
+  const created = moves.createdJobIds.length > 0 ? await recordDeployments(stores, await stores.jobs.findByIds(moves.createdJobIds), now) : [];
   const statusOf = new Map(moves.jobs.map((job) => [job.id, job.status]));
   const succeeded: DeploymentRecord[] = [];
-  for (const deployment of await stores.deployments.listForPipeline(pipelineId)) {
+  for (const deployment of [...deployments, ...created]) {
     const jobStatus = deployment.job_id === null ? undefined : statusOf.get(deployment.job_id);
     const status = jobStatus && deploymentStatusFor(jobStatus);
     if (!status || status === deployment.status) continue;
     await stores.deployments.update(deployment.id, { status, updated_at: now, finished_at: FINISHED.includes(status) ? now : null });
     if (status === 'success') succeeded.push(deployment);
   }
+  let tasks = 0;
   if (succeeded.length > 0) {
     const jobs = new Map((await stores.jobs.findByIds(succeeded.flatMap((deployment) => (deployment.job_id === null ? [] : [deployment.job_id])))).map((job) => [job.id, job]));
     const dotenv = await dotenvOfDynamicUrls(stores, [...jobs.values()]);

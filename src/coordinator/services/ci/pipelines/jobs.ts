@@ -4,11 +4,13 @@ import type { ProjectRecord, ProjectsStore } from '../../../../storage/types.ts'
 import type { ArtifactStore, TraceStore } from '../../../../storage/types-blobs.ts';
 import type { CiJobsStore, JobArtifactsStore, JobRecord } from '../../../../storage/types-ci-jobs.ts';
 import type { Page } from '../../../../storage/types-ci.ts';
+import type { DeploymentsStore } from '../../../../storage/types-environments.ts';
 import type { Lookup } from '../../access/lookup.ts';
 import type { Actor, Permissions } from '../../access/permissions.ts';
 import type { ProtectedBranchesService } from '../../repository/protected-branches.ts';
 import type { ProtectedTagsService } from '../../repository/protected-tags.ts';
 import { availableArchive } from './artifact-rules.ts';
+import { hasOutdatedDeployment } from './forward-deployments.ts';
 import type { CiProject, JobView, JobViews } from './job-views.ts';
 import type { PipelineProcessing } from './processing.ts';
 import type { JobTokenAccess } from '../runners/job-token-access.ts';
@@ -29,6 +31,8 @@ export interface JobsServiceDeps {
   permissions: Pick<Permissions, 'canReadJobs' | 'canUpdateJob' | 'canEraseJob'>;
   jobs: Pick<CiJobsStore, 'list' | 'findInProject' | 'findById' | 'update'>;
   jobArtifacts: Pick<JobArtifactsStore, 'find' | 'listForJobs' | 'deleteForJob' | 'clearExpiry'>;
+  /** A job's deployment and its environment's last one (forward deployment). */
+  deployments: Pick<DeploymentsStore, 'findByJob' | 'lastSuccessful'>;
   processing: Pick<PipelineProcessing, 'apply'>;
   views: JobViews;
   refRules: RefRules;
@@ -111,7 +115,7 @@ export class JobsService {
    */
   async erase(projectRef: string, actor: Actor, jobId: number): Promise<JobView> {
     const { target, job } = await this.forAction(projectRef, actor, jobId, async (project, found) =>
-      this.deps.permissions.canEraseJob(project, actor, found, await this.refAccess(project, actor, found)),
+      this.deps.permissions.canEraseJob(project, actor, found, await this.refAccess(project, actor, found), await this.hasOutdatedDeployment(project, found)),
     );
     const { jobArtifacts, traces, artifactFiles, jobs } = this.deps;
     // Any artifact counts (reports too: a job may upload a junit report and no archive).
@@ -156,7 +160,17 @@ export class JobsService {
   }
 
   private async mayUpdate(project: ProjectRecord, actor: Actor, job: JobRecord): Promise<boolean> {
-    return this.deps.permissions.canUpdateJob(project, actor, (await this.refAccess(project, actor, job)).writable);
+    return this.deps.permissions.canUpdateJob(project, actor, (await this.refAccess(project, actor, job)).writable, await this.hasOutdatedDeployment(project, job));
+  }
+
+  /** GitLab's `has_outdated_deployment?` (forward-deployments.ts); no read for a job without an environment. */
+  private async hasOutdatedDeployment(project: ProjectRecord, job: JobRecord): Promise<boolean> {
+    if (job.environment === null || !project.ci_forward_deployment_enabled) return false;
+    const deployment = await this.deps.deployments.findByJob(job.id);
+    if (!deployment) return false;
+    const last = (await this.deps.deployments.lastSuccessful([deployment.environment_id])).get(deployment.environment_id);
+    const settings = { enabled: project.ci_forward_deployment_enabled, rollbackAllowed: project.ci_forward_deployment_rollback_allowed };
+    return hasOutdatedDeployment(settings, job.status, deployment, last);
   }
 
   /** Runs one state-rule event for the job and answers the job it names (a retry's new job). */

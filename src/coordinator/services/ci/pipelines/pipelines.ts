@@ -1,6 +1,7 @@
 import { accessDenied, GantryError } from '../../../../shared/errors.ts';
 import { PIPELINE_STATUSES, type PipelineListFilter, type PipelineOrder, type PipelineRecord, type PipelineScope, type PipelineStatus, type JobStatus, type PipelineVariableRecord, type PipelineVariablesStore, type PipelinesStore } from '../../../../storage/types-ci.ts';
 import type { CiJobsStore } from '../../../../storage/types-ci-jobs.ts';
+import type { DeploymentsStore } from '../../../../storage/types-environments.ts';
 import type { RepositoryManager } from '../../../../storage/git/types.ts';
 import type { ProjectRecord } from '../../../../storage/types.ts';
 import type { Lookup } from '../../access/lookup.ts';
@@ -8,6 +9,7 @@ import type { Actor, Permissions } from '../../access/permissions.ts';
 import type { ProtectedBranchesService } from '../../repository/protected-branches.ts';
 import type { ProtectedTagsService } from '../../repository/protected-tags.ts';
 import type { Page, Paged } from '../../repository/pages.ts';
+import { unretryableDeploymentJobIds } from './forward-deployments.ts';
 import type { PipelineRemoval } from './pipeline-removal.ts';
 import type { CiProject } from './job-views.ts';
 import type { BridgeView, JobView, PipelineView, PipelineViews } from './pipeline-views.ts';
@@ -45,6 +47,8 @@ export interface PipelinesServiceDeps {
   repositories: Pick<RepositoryManager, 'exists' | 'open'>;
   pipelineVariables: Pick<PipelineVariablesStore, 'list'>;
   jobs: Pick<CiJobsStore, 'list'>;
+  /** A retry leaves the jobs of outdated deployments its caller may not retry (forward deployment). */
+  deployments: Pick<DeploymentsStore, 'listForPipeline' | 'lastSuccessful'>;
   processing: Pick<PipelineProcessing, 'apply'>;
   removal: Pick<PipelineRemoval, 'remove'>;
   views: PipelineViews;
@@ -111,7 +115,9 @@ export class PipelinesService {
   /** Retries the failed and canceled jobs (201 with the pipeline). */
   async retry(projectRef: string, actor: Actor, pipelineId: number): Promise<PipelineResult> {
     const { project, pipeline } = await this.findForUpdate(projectRef, actor, pipelineId);
-    const processed = await this.deps.processing.apply(pipeline.id, { type: 'retry-pipeline' }, { userId: actor?.id ?? null });
+    const settings = { enabled: project.ci_forward_deployment_enabled, rollbackAllowed: project.ci_forward_deployment_rollback_allowed };
+    const keepJobIds = await unretryableDeploymentJobIds(this.deps.deployments, settings, pipeline.id);
+    const processed = await this.deps.processing.apply(pipeline.id, { type: 'retry-pipeline', keepJobIds }, { userId: actor?.id ?? null });
     return this.result(project, processed.pipeline);
   }
 

@@ -8,6 +8,7 @@ import type { TaskHandler } from '../../task-queue.ts';
 import { ENVIRONMENT_CREATION_FAILURE, followJobMoves, isEnvironmentRefused } from './deployments.ts';
 import { recordDownstreamWork } from './downstream-tasks.ts';
 import { recordFinishedFollowers } from './finished-tasks.ts';
+import { outdatedDeploymentJobIds } from './forward-deployments.ts';
 import { recordResourceAssignments } from './resource-groups.ts';
 
 /** Task kind of a delayed job's timer (payload: ScheduledTimeTask). */
@@ -58,9 +59,12 @@ const MAX_ATTEMPTS = 8;
  * pipeline's lock, runs the pure state rules (src/pipeline) and writes their changes, the
  * pipeline's and stages' statuses and any delayed-job timer in the same transaction as the
  * event, so no state is lost between them; deployments follow their jobs in it too
- * (deployments.ts), and so are the tasks of what follows a finish (finished-tasks.ts). Cost:
- * one read of the pipeline's jobs, of their coverages and of its deployments, and writes
- * proportional to what changed (one task row per follower when the pipeline finishes).
+ * (deployments.ts), a job about to be enqueued whose deployment is outdated fails instead
+ * (forward-deployments.ts), and so are the tasks of what follows a finish (finished-tasks.ts).
+ * Cost: one read of the pipeline's jobs, of their coverages and of its deployments (and, while
+ * a job with a deployment waits to be enqueued, of the project's forward deployment settings
+ * and of its environments' last deployments), and writes proportional to what changed (one
+ * task row per follower when the pipeline finishes).
  */
 export class PipelineProcessing {
   private readonly clock: () => number;
@@ -139,7 +143,9 @@ export class PipelineProcessing {
     const nowMs = this.clock();
     const now = new Date(nowMs).toISOString();
     const before = await stores.jobs.loadPipelineJobs(pipelineId);
-    const result = handleEvent({ status: pipeline.status, jobs: before }, event, { now: nowMs });
+    const deployments = await stores.deployments.listForPipeline(pipelineId);
+    const outdated = await outdatedDeploymentJobIds(stores, pipeline.project_id, deployments, before);
+    const result = handleEvent({ status: pipeline.status, jobs: before }, event, { now: nowMs, outdatedDeploymentJobIds: outdated });
     const applied = await stores.jobs.applyChanges(pipelineId, result.changes, { now, userId: actor.userId });
     const realId = (id: number): number => applied.createdIds.get(id) ?? id;
     // A played action runs as the user who played it (retries' new jobs already are theirs).
@@ -161,7 +167,7 @@ export class PipelineProcessing {
       if (status === 'success') succeededJobIds.push(jobId);
     }
     const jobs = result.jobs.map((job) => withRealId(job, realId));
-    const deploymentTasks = await followJobMoves(stores, pipelineId, { jobs, createdJobIds, succeededJobIds }, now);
+    const deploymentTasks = await followJobMoves(stores, deployments, { jobs, createdJobIds, succeededJobIds }, now);
     const downstreamTasks =
       deploymentTasks +
       (await recordDownstreamWork(stores, event, updated, pipeline.status, enqueuedJobIds, now)) +

@@ -55,6 +55,8 @@ describe('GitLab client (python-gitlab) against a listening coordinator', () => 
     assert.deepEqual(seen.subgroups, ['sub']);
     assert.deepEqual(seen.namespaces, [true, ['snake']], 'search matches the name or path, not the parents');
     assert.equal(seen.settings, 42);
+    assert.deepEqual(seen.forward_deployment_before, [true, true], 'both on by default');
+    assert.deepEqual(seen.forward_deployment_after, [false, true], 'a save sends the changed setting only');
     assert.deepEqual(seen.custom_attributes, { tier: 'gold' });
     assert.deepEqual(seen.missing, [404, '404 Project Not Found']);
     assert.equal(seen.deleted, true);

@@ -134,4 +134,28 @@ describe('environments of a merged or closed merge request', () => {
     await fixture.jobWhen(head.id, 'deploy', (job) => job.status === 'canceled', "the review app's deployment job canceled");
     assert.equal((await fixture.jobs(head.id))['mr-other']!.status, 'pending', 'not a review app: its deployment job is left alone');
   });
+
+  it("merging cancels the deployment jobs of the review apps its head pipeline's child pipelines deploy to; their environments are the request's", async () => {
+    const { stores } = fixture.gantry.coordinator.context;
+    const parent = `review-child:\n  trigger: { include: child.yml }\n  rules: [{ if: $CI_MERGE_REQUEST_IID }]\n`;
+    const child = 'child-deploy:\n  script: ./deploy\n  environment: review/child-$CI_MERGE_REQUEST_IID\n';
+    const sha = await fixture.commit(project.id, 'with-child', { '.gitlab-ci.yml': parent, 'child.yml': child });
+    const opened = await fixture.gantry.api('POST', `/projects/${project.id}/merge_requests`, { body: { source_branch: 'with-child', target_branch: 'main', title: 'with child' } });
+    assert.equal(opened.status, 201, opened.text);
+    const iid = opened.json.iid as number;
+    const head = await waitFor(async () => {
+      const [request] = await stores.mergeRequests.findByIds([opened.json.id as number]);
+      const pipeline = request?.head_pipeline_id ? await stores.pipelines.findById(request.head_pipeline_id) : undefined;
+      return pipeline?.source === 'merge_request_event' ? pipeline : undefined;
+    }, 'the merge request pipeline as head pipeline', stores.tasks);
+    const bridge = await fixture.jobWhen(head.id, 'review-child', (job) => job.status === 'success', 'its child pipeline created');
+    const childPipeline = await fixture.downstreamOf(bridge);
+    assert.equal((await fixture.jobs(childPipeline.id))['child-deploy']!.status, 'pending');
+    assert.equal((await environment(`review/child-${iid}`)).merge_request_id, opened.json.id, "a child pipeline's environment is the request's too");
+
+    const merged = await fixture.gantry.api('PUT', `/projects/${project.id}/merge_requests/${iid}/merge`, { body: { sha } });
+    assert.equal(merged.status, 200, merged.text);
+    await fixture.jobWhen(childPipeline.id, 'child-deploy', (job) => job.status === 'canceled', "the child's review app deployment job canceled");
+    await stopped(`review/child-${iid}`);
+  });
 });

@@ -9,6 +9,7 @@ import type { MergeRequestMerged, MergeRequestObserver, MergeRequestSaved } from
 import type { TaskHandler } from '../task-queue.ts';
 import { stopEnvironments } from './environment-branch-stop.ts';
 import type { EnvironmentStopAction } from './environment-stop.ts';
+import { MAX_NESTED_CHILDREN } from './pipelines/downstream-target.ts';
 import type { PipelineProcessing } from './pipelines/processing.ts';
 
 export const MERGE_REQUEST_ENVIRONMENTS_STOP_TASK = 'environments.stop-for-merge-request';
@@ -22,10 +23,10 @@ interface MergeRequestStopTask {
 
 export interface EnvironmentMergeRequestStopDeps {
   mergeRequests: Pick<MergeRequestsStore, 'findByIds'>;
-  pipelines: Pick<PipelinesStore, 'findById'>;
+  pipelines: Pick<PipelinesStore, 'findById' | 'listBySourceJobs'>;
   environments: Pick<EnvironmentsStore, 'findInProject' | 'update' | 'listCreatedByMergeRequest'>;
   deployments: Pick<DeploymentsStore, 'listForPipeline' | 'listActive'>;
-  jobs: Pick<CiJobsStore, 'findByIds'>;
+  jobs: Pick<CiJobsStore, 'findByIds' | 'list'>;
   processing: Pick<PipelineProcessing, 'apply'>;
   projects: Pick<ProjectsStore, 'findById'>;
   users: Pick<UsersStore, 'findById'>;
@@ -88,15 +89,36 @@ export class EnvironmentMergeRequestStop implements MergeRequestObserver {
 
   /**
    * Cancels the jobs of the active deployments (created or running, any pipeline's) of each
-   * available review app the pipeline deploys to, as GitLab's `cancel_deployment_jobs!` does.
+   * available review app the pipeline or one of its child pipelines deploys to (GitLab's
+   * `environments_in_head_pipeline`), as GitLab's `cancel_deployment_jobs!` does.
    */
   private async cancelReviewAppJobs(projectId: number, pipeline: PipelineRecord, userId: number): Promise<void> {
-    const reviewApps = (await this.environmentsOf(projectId, pipeline.id, () => true)).filter((environment) => environment.name.startsWith('review/'));
+    const environments = new Map<number, EnvironmentRecord>();
+    for (const pipelineId of await this.selfAndProjectDescendants(pipeline)) {
+      for (const environment of await this.environmentsOf(projectId, pipelineId, () => true)) environments.set(environment.id, environment);
+    }
+    const reviewApps = [...environments.values()].filter((environment) => environment.name.startsWith('review/'));
     const active = await this.deps.deployments.listActive(reviewApps.map((environment) => environment.id));
     const jobs = await this.deps.jobs.findByIds(active.flatMap((deployment) => (deployment.job_id === null ? [] : [deployment.job_id])));
     const byPipeline = new Map<number, number[]>();
     for (const job of jobs) byPipeline.set(job.pipeline_id, [...(byPipeline.get(job.pipeline_id) ?? []), job.id]);
     for (const [pipelineId, jobIds] of byPipeline) await this.deps.processing.apply(pipelineId, { type: 'cancel-jobs', jobIds }, { userId });
+  }
+
+  /**
+   * The pipeline and its child pipelines in its project, theirs too (GitLab's
+   * `self_and_project_descendants`), as deep as children nest (MAX_NESTED_CHILDREN).
+   */
+  private async selfAndProjectDescendants(pipeline: PipelineRecord): Promise<number[]> {
+    const ids = [pipeline.id];
+    let level = [pipeline.id];
+    for (let depth = 0; depth < MAX_NESTED_CHILDREN && level.length > 0; depth++) {
+      const bridges = await Promise.all(level.map((pipelineId) => this.deps.jobs.list({ pipelineId, types: ['bridge'], includeRetried: true }, { offset: 0, limit: 10_000 })));
+      const children = await this.deps.pipelines.listBySourceJobs(bridges.flatMap((page) => page.items.map((bridge) => bridge.id)));
+      level = children.filter((child) => child.project_id === pipeline.project_id && child.source === 'parent_pipeline').map((child) => child.id);
+      ids.push(...level);
+    }
+    return ids;
   }
 
   /** The project's available environments that one of the pipeline's jobs deployed successfully. */

@@ -321,8 +321,8 @@ export class PipelineCreation {
         ];
         const userVariables = environmentExpansionVariables(compiled.context);
         const jobs = await stores.jobs.insertMany(failRefusedEnvironments(jobRecords(pipeline, stages, compiled.result.jobs, pipelineVariables, userVariables)));
-        // An environment a merge request pipeline creates is that merge request's (GitLab's `merge_request_id`).
-        await recordDeployments(stores, jobs, pipeline.created_at, pipeline.source === 'merge_request_event' ? pipeline.merge_request_id : null);
+        // An environment a merge request pipeline (or its child) creates is that merge request's (GitLab's `merge_request_id`).
+        await recordDeployments(stores, jobs, pipeline.created_at, pipeline.merge_request_id);
         processed = await this.deps.processing.applyIn(stores, pipeline.id, { type: 'process' }, { userId: pipeline.user_id });
         processed = { ...processed, insertedJobs: jobs.map((job) => ({ id: job.id, status: job.status })) };
       }

@@ -24,7 +24,7 @@ import { resolveReferences } from './reference.ts';
 import { applicableUserVariables } from './user-variables.ts';
 import type { PlainObject } from './values.ts';
 import { INVALID_FORMAT_MESSAGE, loadYaml, TOO_BIG_MESSAGE } from './yaml-loader.ts';
-import { applyInputs } from './inputs.ts';
+import { applyInputs, parsePipelineInputs } from './inputs.ts';
 import { includeVariables, type IncludeVariables } from './include-variables.ts';
 import { componentPrefixes } from './include-component.ts';
 
@@ -161,9 +161,8 @@ async function loadConfiguration(
     return null;
   }
   locator.add(loaded.positions);
-  // The main file's own `spec:inputs` take their defaults: no run here gives inputs.
   const variables = includeVariables(context);
-  const applied = applyInputs(loaded.value, loaded.header, undefined, variables.lookup);
+  const applied = applyInputs(loaded.value, loaded.header, context.inputs && parsePipelineInputs(context.inputs), variables.lookup);
   if (!applied.ok) {
     sink.errorAt(applied.error, configPath, 1);
     return null;

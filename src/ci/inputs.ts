@@ -42,6 +42,25 @@ export function applyInputs(content: PlainObject, header: PlainObject | undefine
   return { ok: true, value: value as PlainObject };
 }
 
+/**
+ * GitLab's `Ci::PipelineCreation::Inputs.parse_params` on a pipeline's given inputs: a text
+ * that is JSON is its value (`'[1, 2]'` an array, `'42'` a number, `'true'` a boolean), as a
+ * form sends every value as text; other values stay as given.
+ */
+export function parsePipelineInputs(given: Readonly<Record<string, unknown>>): PlainObject {
+  const parsed: PlainObject = {};
+  for (const [name, value] of Object.entries(given)) parsed[name] = typeof value === 'string' ? parsedJson(value) : value;
+  return parsed;
+}
+
+function parsedJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
 function resolveInputs(header: PlainObject, given: PlainObject): Map<string, InputValue> | string {
   const spec = header.spec;
   const declared = isPlainObject(spec) && spec.inputs !== undefined && spec.inputs !== null ? spec.inputs : {};
@@ -53,7 +72,8 @@ function resolveInputs(header: PlainObject, given: PlainObject): Map<string, Inp
     const input = isPlainObject(raw) ? raw : {};
     const type = input.type ?? 'string';
     if (!TYPES.includes(type as InputType)) return `header:spec:inputs:${name} input type unknown value: ${String(type)}`;
-    const value = name in given ? given[name] : input.default;
+    // GitLab's `actual_value`: a given null is not given.
+    const value = (Object.hasOwn(given, name) ? given[name] : undefined) ?? input.default;
     if (value === undefined || value === null) return `\`${name}\` input: required value has not been provided`;
     if (!hasType(value, type as InputType)) return `\`${name}\` input: provided value is not a ${String(type)}`;
     if (Array.isArray(input.options) && !input.options.some((option) => option === value)) {

@@ -146,6 +146,11 @@ export interface CompileContext {
    * most 4 and only those its user may read, each as `full/path!iid`; absent or empty: unset.
    */
   openMergeRequests?: readonly string[];
+  /**
+   * The pipeline's inputs (GitLab 17.11: the pipelines and trigger APIs, a bridge's
+   * `trigger:inputs`), for the main file's `spec:inputs` header; absent: its defaults.
+   */
+  inputs?: Readonly<Record<string, unknown>>;
 }
 
 export type JobWhen = 'on_success' | 'on_failure' | 'always' | 'manual' | 'delayed';

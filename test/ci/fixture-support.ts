@@ -26,6 +26,8 @@ export interface FixtureContext {
    * `{"gen": {"out/child.yml": "...", "out/": null}}` (null: a directory).
    */
   parentArtifacts?: Record<string, Record<string, string | null>>;
+  /** The pipeline's inputs for the main file's `spec:inputs` (the pipelines API's `inputs`). */
+  inputs?: Record<string, unknown>;
 }
 
 const RESERVED = new Set(['expected.json', 'context.json']);
@@ -66,6 +68,7 @@ export async function loadFixture(directory: string): Promise<{ text: string; co
     ignoreSkipCi: fixture.ignoreSkipCi,
     limits: fixture.limits,
     ...(fixture.server ? { server: fixture.server } : {}),
+    ...(fixture.inputs ? { inputs: fixture.inputs } : {}),
     files: {
       readFile: async (file) => files.get(file) ?? null,
       listFiles: async () => [...files.keys()],

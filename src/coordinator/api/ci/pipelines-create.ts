@@ -18,17 +18,22 @@ const Variable = Type.Object({
   variable_type: Type.Optional(Param.oneOf(['env_var', 'file'])),
 });
 
+/** GitLab 17.11: values for the CI file's `spec:inputs` (text, numbers, booleans, arrays; a text JSON array is the array). */
+const Inputs = Type.Record(Type.String(), Type.Unknown(), { description: 'Inputs for the CI file\'s spec:inputs: inputs[NAME]=value' });
+
 const CreateBody = Type.Object({
   ref: Param.string({ minLength: 1, description: 'Branch or tag to run the pipeline for' }),
   variables: Type.Optional(Type.Array(Variable, { description: 'Variables of the run: [{key, value, variable_type}]' })),
+  inputs: Type.Optional(Inputs),
 });
 
 const TriggerBody = Type.Object({
   token: Param.string({ minLength: 1, description: 'The trigger token' }),
   ref: Param.string({ minLength: 1, description: 'Branch or tag' }),
   variables: Type.Optional(Param.hash({ description: 'variables[KEY]=value' })),
+  inputs: Type.Optional(Inputs),
 });
-const TriggerBodyWithRef = Type.Object({ token: TriggerBody.properties.token, variables: TriggerBody.properties.variables });
+const TriggerBodyWithRef = Type.Object({ token: TriggerBody.properties.token, variables: TriggerBody.properties.variables, inputs: TriggerBody.properties.inputs });
 
 /** GitLab answers a pipeline its service refused with `{"message": {"base": [...]}}`, unknown refs included. */
 const REFUSED_AS_BASE: ErrorAnswerOverrides = { GANTRY_E_REF_NOT_FOUND: fieldsAnswer(400), GANTRY_E_COMMIT_NOT_FOUND: fieldsAnswer(400) };
@@ -42,19 +47,19 @@ export function pipelineCreationRoutes({ pipelineRuns }: CoordinatorServices, ed
 
     api.post('/projects/:id/pipeline', { schema: { summary: 'Run a pipeline for a branch or tag', tags, params: ProjectId, body: CreateBody }, config: { errorAnswers: REFUSED_AS_BASE } }, async (request, reply) => {
       const variables = (request.body.variables ?? []).map((variable) => ({ key: variable.key, value: variable.value ?? '', variableType: variable.variable_type ?? ('env_var' as const) }));
-      const view = await pipelineRuns.runFromApi(request.params.id, requireActor(request), { ref: request.body.ref, variables });
+      const view = await pipelineRuns.runFromApi(request.params.id, requireActor(request), { ref: request.body.ref, variables, ...(request.body.inputs ? { inputs: request.body.inputs } : {}) });
       return reply.code(201).send(serializeRun(view, edge.externalUrl));
     });
 
     const triggerSchema = { summary: 'Run a pipeline with a trigger token', tags, params: ProjectId, body: TriggerBody };
     api.post('/projects/:id/trigger/pipeline', { schema: triggerSchema, config: { errorAnswers: REFUSED_AS_BASE } }, async (request, reply) => {
-      const view = await pipelineRuns.runFromTrigger({ projectRef: request.params.id, token: request.body.token, ref: request.body.ref, variables: stringHash(request.body.variables) });
+      const view = await pipelineRuns.runFromTrigger({ projectRef: request.params.id, token: request.body.token, ref: request.body.ref, variables: stringHash(request.body.variables), ...(request.body.inputs ? { inputs: request.body.inputs } : {}) });
       return reply.code(201).send(serializeRun(view, edge.externalUrl));
     });
 
     const refTriggerSchema = { summary: 'Run a pipeline with a trigger token (ref in the path)', tags, params: ProjectIdAndRef, body: TriggerBodyWithRef };
     api.post('/projects/:id/ref/:ref/trigger/pipeline', { schema: refTriggerSchema, config: { errorAnswers: REFUSED_AS_BASE } }, async (request, reply) => {
-      const view = await pipelineRuns.runFromTrigger({ projectRef: request.params.id, token: request.body.token, ref: request.params.ref, variables: stringHash(request.body.variables) });
+      const view = await pipelineRuns.runFromTrigger({ projectRef: request.params.id, token: request.body.token, ref: request.params.ref, variables: stringHash(request.body.variables), ...(request.body.inputs ? { inputs: request.body.inputs } : {}) });
       return reply.code(201).send(serializeRun(view, edge.externalUrl));
     });
   };

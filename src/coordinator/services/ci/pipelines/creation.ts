@@ -63,6 +63,8 @@ export interface PipelineCreationInput {
    * is the request's ref path in this (the target) project's repository, never protected.
    */
   mergeRequest?: MergeRequestInfo;
+  /** Inputs for the main file's `spec:inputs` header (the pipelines and trigger APIs, a bridge's `trigger:inputs`). */
+  inputs?: Readonly<Record<string, unknown>>;
   /** Where `rules:changes:compare_to` resolves its ref (`runner exec`: the user's repository); default the project's. */
   compareRefs?: CompareRefs;
 }
@@ -228,6 +230,7 @@ export class PipelineCreation {
       configPath,
       ignoreSkipCi: input.ignoreSkipCi ?? false,
       limits: this.deps.limits,
+      ...(input.inputs ? { inputs: input.inputs } : {}),
       ...(this.deps.server ? { server: this.deps.server } : {}),
     };
   }

@@ -18,6 +18,8 @@ export interface PipelineView {
 export interface ApiPipelineRun {
   ref: string;
   variables: ReadonlyArray<{ key: string; value: string; variableType: CiVariableType }>;
+  /** Inputs for the CI file's `spec:inputs` header, as the request gave them. */
+  inputs?: Readonly<Record<string, unknown>>;
 }
 
 export interface TriggeredPipelineRun {
@@ -25,6 +27,7 @@ export interface TriggeredPipelineRun {
   token: string;
   ref: string;
   variables: Readonly<Record<string, string>>;
+  inputs?: Readonly<Record<string, unknown>>;
 }
 
 export interface PipelineRunsDeps {
@@ -50,7 +53,7 @@ export class PipelineRuns {
     if (!(await this.deps.permissions.canCreatePipeline(project, actor))) throw accessDenied();
     checkPipelineVariableCount(run.variables.length);
     const variables = checkedVariables(run.variables.map((variable) => ({ key: variable.key, value: variable.value, variable_type: variable.variableType })));
-    const pipeline = await this.deps.creation.create({ project, ref: run.ref, source: 'api', user: actor, variables, saveOnErrors: false, ignoreSkipCi: true });
+    const pipeline = await this.deps.creation.create({ project, ref: run.ref, source: 'api', user: actor, variables, saveOnErrors: false, ignoreSkipCi: true, ...(run.inputs ? { inputs: run.inputs } : {}) });
     return this.view(pipeline);
   }
 
@@ -66,7 +69,7 @@ export class PipelineRuns {
     const owner = trigger.owner_id === null ? null : ((await this.deps.users.findById(trigger.owner_id)) ?? null);
     const now = new Date((this.deps.clock ?? Date.now)()).toISOString();
     await this.deps.triggers.update(trigger.id, { last_used: now });
-    const pipeline = await this.deps.creation.create({ project, ref: run.ref, source: 'trigger', user: owner, variables, triggerId: trigger.id, saveOnErrors: true, ignoreSkipCi: true });
+    const pipeline = await this.deps.creation.create({ project, ref: run.ref, source: 'trigger', user: owner, variables, triggerId: trigger.id, saveOnErrors: true, ignoreSkipCi: true, ...(run.inputs ? { inputs: run.inputs } : {}) });
     return this.view(pipeline);
   }
 
@@ -88,3 +91,4 @@ function checkedVariables(variables: PipelineVariableRecord[]): PipelineVariable
   if (problems.length > 0) throw new GantryError('GANTRY_E_VALIDATION_FAILED', `variables ${problems.join(', ')}`, { fields: { variables: [...new Set(problems)] } });
   return variables;
 }
+

@@ -323,6 +323,8 @@ export interface ProjectTrigger {
   branch: string | null;
   strategy: TriggerStrategy;
   forward: TriggerForward;
+  /** `trigger:inputs` (GitLab 17.11): the downstream main file's `spec:inputs`, as written (not expanded). */
+  inputs?: Record<string, unknown>;
 }
 
 /** `trigger: {include, strategy, forward}`: a child pipeline of the same project. */

@@ -109,6 +109,27 @@ describe('child pipelines', () => {
     assert.deepEqual(child.jobs.map((job) => [job.name, job.script]), [['deploy-staging', ['echo 2']]]);
   });
 
+  test('trigger:inputs of a multi-project bridge are kept as written (no expansion, the upstream inputs interpolated)', async () => {
+    const text = [
+      'spec:\n  inputs:\n    tier:\n      default: gold\n---',
+      'deploy:\n  trigger:\n    project: group/other\n    inputs:\n      env: $CI_COMMIT_REF_NAME\n      count: 2\n      regions: [eu, us]\n      tier: $[[ inputs.tier ]]',
+      'plain:\n  trigger: group/other',
+    ].join('\n');
+    const result = await compilePipeline(`${text}\n`, context({}));
+    assert.equal(result.status, 'created', JSON.stringify(result.errors));
+    const [deploy, plain] = result.jobs;
+    assert.ok(deploy && isBridge(deploy) && deploy.trigger.kind === 'project' && plain && isBridge(plain) && plain.trigger.kind === 'project');
+    assert.deepEqual(deploy.trigger.inputs, { env: '$CI_COMMIT_REF_NAME', count: 2, regions: ['eu', 'us'], tier: 'gold' });
+    assert.equal('inputs' in plain.trigger, false);
+  });
+
+  test('trigger:inputs must be a hash, and a child pipeline takes inputs only in its include entries', async () => {
+    const notHash = await compilePipeline('deploy:\n  trigger:\n    project: group/other\n    inputs: [a]\n', context({}));
+    assert.deepEqual(notHash.errors.map((error) => error.message), ['jobs:deploy:trigger inputs should be a hash']);
+    const child = await compilePipeline('child:\n  trigger:\n    include: ci/child.yml\n    inputs: { env: staging }\n', context({}));
+    assert.deepEqual(child.errors.map((error) => error.message), ['jobs:child:trigger config contains unknown keys: inputs']);
+  });
+
   test('childPipelineConfig keeps project includes with and without ref', () => {
     const text = childPipelineConfig({
       kind: 'child',

@@ -1,6 +1,7 @@
 /**
  * `trigger:` of a bridge job (GitLab `Entry::Trigger`): a project path, a cross-project hash
- * `{project, branch, strategy, forward}` or a child-pipeline hash `{include, strategy, forward}`.
+ * `{project, branch, strategy, forward, inputs}` or a child-pipeline hash `{include, strategy, forward}`
+ * (a child's inputs are its include entries' `inputs`).
  * Only the shape is checked here; child include files are read when the child is created.
  */
 import type { IncludeSource, TriggerDefinition, TriggerForward, TriggerStrategy } from '../model.ts';
@@ -10,7 +11,7 @@ import type { EntryChecker } from './checker.ts';
 /** GitLab's `SameProjectTrigger::INCLUDE_MAX_SIZE`. */
 export const MAX_CHILD_INCLUDES = 3;
 
-const PROJECT_KEYS = ['project', 'branch', 'strategy', 'forward'];
+const PROJECT_KEYS = ['project', 'branch', 'strategy', 'forward', 'inputs'];
 const CHILD_KEYS = ['strategy', 'include', 'forward'];
 /** `Entry::Include::ALLOWED_KEYS`. */
 const INCLUDE_KEYS = ['local', 'file', 'remote', 'project', 'ref', 'integrity', 'template', 'artifact', 'inputs', 'job', 'rules', 'component'];
@@ -44,8 +45,10 @@ export function readTrigger(value: unknown, checker: EntryChecker): TriggerDefin
   else if (typeof project !== 'string') checker.attributeError('project', 'should be a string');
   const branch = value.branch ?? null;
   if (branch !== null && typeof branch !== 'string') checker.attributeError('branch', 'should be a string');
+  const inputs = value.inputs ?? undefined;
+  if (inputs !== undefined && !isPlainObject(inputs)) checker.attributeError('inputs', 'should be a hash');
   if (checker.sink.errors.length > errors || typeof project !== 'string' || !forward) return undefined;
-  return { kind: 'project', project, branch: typeof branch === 'string' ? branch : null, strategy, forward };
+  return { kind: 'project', project, branch: typeof branch === 'string' ? branch : null, strategy, forward, ...(isPlainObject(inputs) ? { inputs } : {}) };
 }
 
 function readStrategy(value: PlainObject, checker: EntryChecker): TriggerStrategy {

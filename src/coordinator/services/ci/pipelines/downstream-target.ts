@@ -40,6 +40,8 @@ export interface DownstreamPlan {
   source: Extract<PipelineSource, 'pipeline' | 'parent_pipeline'>;
   configContent?: string;
   variables: PipelineVariableRecord[];
+  /** A multi-project bridge's `trigger:inputs`, as written: the downstream compile interpolates them. */
+  inputs?: Readonly<Record<string, unknown>>;
   /** A child of a merge request pipeline is one too: the request's ref, variables and link (GitLab's `merge_request: parent_pipeline.merge_request`). */
   mergeRequest?: MergeRequestInfo;
 }
@@ -97,7 +99,7 @@ export class DownstreamTargets {
     // No ref to create the pipeline for: GitLab's creation stops at its ref check.
     if (!branch) return { kind: 'fail', reason: 'downstream_pipeline_creation_failed', errors: ['Reference not found'] };
     if (await this.loops(upstream)) return { kind: 'fail', reason: 'pipeline_loop_detected' };
-    return { kind: 'create', plan: { project, ref: branch, source: 'pipeline', variables } };
+    return { kind: 'create', plan: { project, ref: branch, source: 'pipeline', variables, ...(trigger.inputs ? { inputs: trigger.inputs } : {}) } };
   }
 
   private async defaultBranch(project: ProjectRecord): Promise<string | null> {

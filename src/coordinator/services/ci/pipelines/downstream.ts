@@ -121,6 +121,7 @@ export class DownstreamPipelines {
       parent: { pipelineId: upstream.id, jobId: bridge.id },
       ...(plan.configContent === undefined ? {} : { configContent: plan.configContent }),
       ...(plan.mergeRequest === undefined ? {} : { mergeRequest: plan.mergeRequest }),
+      ...(plan.inputs === undefined ? {} : { inputs: plan.inputs }),
       saveOnErrors: true,
       ignoreSkipCi: true,
       inTransaction: async (stores, downstream) => {

@@ -57,7 +57,7 @@ describe('pipeline inputs: POST /projects/:id/pipeline and trigger tokens give t
     await gantry.close();
   });
 
-  it('compiles the file with the inputs of a JSON body (numbers, arrays, text that is JSON)', async () => {
+  it('compiles the file with the inputs of a JSON body (numbers, text that is a JSON array)', async () => {
     const answer = await gantry.api('POST', `/projects/${projectId}/pipeline`, { body: { ref: 'main', inputs: { environment: 'production', replicas: 2, regions: '["eu", "us"]', version: 'v2' } } });
     assert.equal(answer.status, 201, answer.text);
     assert.deepEqual(await jobNames(answer.json.id as number), ['check: [eu]', 'check: [us]', 'deploy-production-v2 1/2', 'deploy-production-v2 2/2']);
@@ -89,9 +89,9 @@ describe('pipeline inputs: POST /projects/:id/pipeline and trigger tokens give t
     assert.equal(answer.json.source, 'trigger');
     assert.deepEqual(await jobNames(answer.json.id as number), ['check: [us]', 'deploy-staging-v1 1/3', 'deploy-staging-v1 2/3', 'deploy-staging-v1 3/3']);
 
-    const inPath = await gantry.api('POST', `/projects/${projectId}/ref/main/trigger/pipeline`, { token: null, body: { token, inputs: { environment: 'production' } } });
+    const inPath = await gantry.api('POST', `/projects/${projectId}/ref/main/trigger/pipeline`, { token: null, body: { token, inputs: { environment: 'production', regions: ['us', 'ap'] } } });
     assert.equal(inPath.status, 201, inPath.text);
-    assert.deepEqual(await jobNames(inPath.json.id as number), ['check: [eu]', 'deploy-production-v1 1/1']);
+    assert.deepEqual(await jobNames(inPath.json.id as number), ['check: [ap]', 'check: [us]', 'deploy-production-v1 1/1']);
 
     const bad = await gantry.api('POST', `/projects/${projectId}/trigger/pipeline`, { token: null, form: { token, ref: 'main', 'inputs[environment]': 'review' } });
     assert.equal(bad.status, 201, bad.text);

@@ -65,7 +65,7 @@ function resolveInputs(header: PlainObject, given: PlainObject): Map<string, Inp
   const spec = header.spec;
   const declared = isPlainObject(spec) && spec.inputs !== undefined && spec.inputs !== null ? spec.inputs : {};
   if (!isPlainObject(declared)) return 'header:spec:inputs config must be a hash';
-  const unknown = Object.keys(given).filter((name) => !(name in declared));
+  const unknown = Object.keys(given).filter((name) => !Object.hasOwn(declared, name));
   if (unknown.length > 0) return `unknown input arguments: ${unknown.join(', ')}`;
   const values = new Map<string, InputValue>();
   for (const [name, raw] of Object.entries(declared)) {

@@ -45,21 +45,31 @@ describe('environments of a merged or closed merge request', () => {
     return found;
   };
 
+  /** Opens a request from `branch` to main; answers its id and iid. */
+  async function open(branch: string): Promise<{ id: number; iid: number }> {
+    const opened = await fixture.gantry.api('POST', `/projects/${project.id}/merge_requests`, { body: { source_branch: branch, target_branch: 'main', title: branch } });
+    assert.equal(opened.status, 201, opened.text);
+    return { id: opened.json.id as number, iid: opened.json.iid as number };
+  }
+
+  /** The request's head pipeline once it is a merge request pipeline (of `sha`, when given). */
+  function headPipeline(requestId: number, sha?: string): Promise<PipelineRecord> {
+    const { stores } = fixture.gantry.coordinator.context;
+    return waitFor(async () => {
+      const [request] = await stores.mergeRequests.findByIds([requestId]);
+      const pipeline = request?.head_pipeline_id ? await stores.pipelines.findById(request.head_pipeline_id) : undefined;
+      return pipeline?.source === 'merge_request_event' && (sha === undefined || pipeline.sha === sha) ? pipeline : undefined;
+    }, `the merge request pipeline${sha ? ` of ${sha}` : ''} as head pipeline`, stores.tasks);
+  }
+
   /** Opens a request from a new branch, deploys its merge request pipeline and the branch pipeline; answers its iid and head pipeline. */
   async function openAndDeploy(branch: string): Promise<{ iid: number; sha: string; head: PipelineRecord }> {
-    const { stores } = fixture.gantry.coordinator.context;
     // Its own comment: a request merged earlier put a CI file in main, and an identical update is refused.
     const sha = await fixture.commit(project.id, branch, { '.gitlab-ci.yml': `${CI}# ${branch}\n`, [`${branch}.txt`]: branch });
     const push = await fixture.pushPipeline(project.id, sha, branch);
     await fixture.finish((await fixture.jobs(push.id))['branch-deploy']!, 'success');
-    const opened = await fixture.gantry.api('POST', `/projects/${project.id}/merge_requests`, { body: { source_branch: branch, target_branch: 'main', title: branch } });
-    assert.equal(opened.status, 201, opened.text);
-    const iid = opened.json.iid as number;
-    const head = await waitFor(async () => {
-      const [request] = await stores.mergeRequests.findByIds([opened.json.id as number]);
-      const pipeline = request?.head_pipeline_id ? await stores.pipelines.findById(request.head_pipeline_id) : undefined;
-      return pipeline?.source === 'merge_request_event' ? pipeline : undefined;
-    }, 'the merge request pipeline as head pipeline', stores.tasks);
+    const { id, iid } = await open(branch);
+    const head = await headPipeline(id);
     await fixture.finish((await fixture.jobs(head.id)).deploy!, 'success');
     assert.equal((await environment(`review/mr-${iid}`)).state, 'available');
     return { iid, sha, head };
@@ -99,22 +109,14 @@ describe('environments of a merged or closed merge request', () => {
   });
 
   it('closing stops the environments every merge request pipeline of the request created, not only the head pipeline\'s', async () => {
-    const { stores } = fixture.gantry.coordinator.context;
     const perCommit = `deploy:\n  script: ./deploy\n  environment: review/mr-$CI_MERGE_REQUEST_IID-$CI_COMMIT_SHORT_SHA\n  rules: [{ if: $CI_MERGE_REQUEST_IID }]\n`;
     const first = await fixture.commit(project.id, 'per-commit', { '.gitlab-ci.yml': perCommit, 'one.txt': '1' });
-    const opened = await fixture.gantry.api('POST', `/projects/${project.id}/merge_requests`, { body: { source_branch: 'per-commit', target_branch: 'main', title: 'per commit' } });
-    assert.equal(opened.status, 201, opened.text);
-    const iid = opened.json.iid as number;
-    const headFor = (sha: string) => waitFor(async () => {
-      const [request] = await stores.mergeRequests.findByIds([opened.json.id as number]);
-      const pipeline = request?.head_pipeline_id ? await stores.pipelines.findById(request.head_pipeline_id) : undefined;
-      return pipeline?.source === 'merge_request_event' && pipeline.sha === sha ? pipeline : undefined;
-    }, `the merge request pipeline of ${sha}`, stores.tasks);
-    await fixture.finish((await fixture.jobs((await headFor(first)).id)).deploy!, 'success');
+    const { id, iid } = await open('per-commit');
+    await fixture.finish((await fixture.jobs((await headPipeline(id, first)).id)).deploy!, 'success');
     const second = await fixture.commit(project.id, 'per-commit', { 'one.txt': '2' });
-    await fixture.finish((await fixture.jobs((await headFor(second)).id)).deploy!, 'success');
+    await fixture.finish((await fixture.jobs((await headPipeline(id, second)).id)).deploy!, 'success');
     const [earlier, head] = [`review/mr-${iid}-${first.slice(0, 8)}`, `review/mr-${iid}-${second.slice(0, 8)}`];
-    assert.equal((await environment(earlier)).merge_request_id, opened.json.id, 'created by the request\'s pipeline');
+    assert.equal((await environment(earlier)).merge_request_id, id, 'created by the request\'s pipeline');
 
     const closed = await fixture.gantry.api('PUT', `/projects/${project.id}/merge_requests/${iid}`, { body: { state_event: 'close' } });
     assert.equal(closed.status, 200, closed.text);
@@ -136,22 +138,15 @@ describe('environments of a merged or closed merge request', () => {
   });
 
   it("merging cancels the deployment jobs of the review apps its head pipeline's child pipelines deploy to; their environments are the request's", async () => {
-    const { stores } = fixture.gantry.coordinator.context;
     const parent = `review-child:\n  trigger: { include: child.yml }\n  rules: [{ if: $CI_MERGE_REQUEST_IID }]\n`;
     const child = 'child-deploy:\n  script: ./deploy\n  environment: review/child-$CI_MERGE_REQUEST_IID\n';
     const sha = await fixture.commit(project.id, 'with-child', { '.gitlab-ci.yml': parent, 'child.yml': child });
-    const opened = await fixture.gantry.api('POST', `/projects/${project.id}/merge_requests`, { body: { source_branch: 'with-child', target_branch: 'main', title: 'with child' } });
-    assert.equal(opened.status, 201, opened.text);
-    const iid = opened.json.iid as number;
-    const head = await waitFor(async () => {
-      const [request] = await stores.mergeRequests.findByIds([opened.json.id as number]);
-      const pipeline = request?.head_pipeline_id ? await stores.pipelines.findById(request.head_pipeline_id) : undefined;
-      return pipeline?.source === 'merge_request_event' ? pipeline : undefined;
-    }, 'the merge request pipeline as head pipeline', stores.tasks);
+    const { id, iid } = await open('with-child');
+    const head = await headPipeline(id);
     const bridge = await fixture.jobWhen(head.id, 'review-child', (job) => job.status === 'success', 'its child pipeline created');
     const childPipeline = await fixture.downstreamOf(bridge);
     assert.equal((await fixture.jobs(childPipeline.id))['child-deploy']!.status, 'pending');
-    assert.equal((await environment(`review/child-${iid}`)).merge_request_id, opened.json.id, "a child pipeline's environment is the request's too");
+    assert.equal((await environment(`review/child-${iid}`)).merge_request_id, id, "a child pipeline's environment is the request's too");
 
     const merged = await fixture.gantry.api('PUT', `/projects/${project.id}/merge_requests/${iid}/merge`, { body: { sha } });
     assert.equal(merged.status, 200, merged.text);

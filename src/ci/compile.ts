@@ -24,7 +24,7 @@ import { resolveReferences } from './reference.ts';
 import { applicableUserVariables } from './user-variables.ts';
 import type { PlainObject } from './values.ts';
 import { INVALID_FORMAT_MESSAGE, loadYaml, TOO_BIG_MESSAGE } from './yaml-loader.ts';
-import { applyInputs, parsePipelineInputs } from './inputs.ts';
+import { applyInputs, inputsFromText, parsePipelineInputs } from './inputs.ts';
 import { includeVariables, type IncludeVariables } from './include-variables.ts';
 import { componentPrefixes } from './include-component.ts';
 
@@ -162,7 +162,8 @@ async function loadConfiguration(
   }
   locator.add(loaded.positions);
   const variables = includeVariables(context);
-  const applied = applyInputs(loaded.value, loaded.header, context.inputs && parsePipelineInputs(context.inputs), variables.lookup);
+  const given = context.inputs && (context.inputsAreText ? inputsFromText(loaded.header, context.inputs) : parsePipelineInputs(context.inputs));
+  const applied = applyInputs(loaded.value, loaded.header, given, variables.lookup);
   if (!applied.ok) {
     sink.errorAt(applied.error, configPath, 1);
     return null;

@@ -53,6 +53,39 @@ export function parsePipelineInputs(given: Readonly<Record<string, unknown>>): P
   return parsed;
 }
 
+/**
+ * Inputs typed on a command line (`runner exec --input NAME=VALUE`): each text is read as the
+ * type the header declares for it, as a form does: a `number` input's `3` is 3, a `boolean`'s
+ * `true` true, an `array`'s JSON text its array, a `string`'s text itself (`1.0` stays `1.0`).
+ * A text that cannot be that type is kept, so the check names the input and its type.
+ */
+export function inputsFromText(header: PlainObject | undefined, given: Readonly<Record<string, unknown>>): PlainObject {
+  const spec = header?.spec;
+  const declared = isPlainObject(spec) && isPlainObject(spec.inputs) ? spec.inputs : {};
+  const values: PlainObject = {};
+  for (const [name, value] of Object.entries(given)) {
+    const input = Object.hasOwn(declared, name) ? declared[name] : undefined;
+    const type = isPlainObject(input) && typeof input.type === 'string' ? input.type : 'string';
+    values[name] = typeof value === 'string' ? valueFromText(value, type) : value;
+  }
+  return values;
+}
+
+function valueFromText(text: string, type: string): unknown {
+  if (type === 'number') {
+    if (!NUMBER_TEXT.test(text)) return text;
+    return /^[-+]?\d+$/.test(text) ? Number(text) : new RubyFloat(Number(text), text);
+  }
+  if (type === 'boolean') return text === 'true' ? true : text === 'false' ? false : text;
+  if (type === 'array') {
+    const parsed = parsedJson(text);
+    return Array.isArray(parsed) ? parsed : text;
+  }
+  return text;
+}
+
+const NUMBER_TEXT = /^[-+]?(\d+(\.\d+)?([eE][-+]?\d+)?)$/;
+
 function parsedJson(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;

@@ -151,6 +151,8 @@ export interface CompileContext {
    * `trigger:inputs`), for the main file's `spec:inputs` header; absent: its defaults.
    */
   inputs?: Readonly<Record<string, unknown>>;
+  /** `inputs` are command-line text (`runner exec --input`), each read as the type its header declares. */
+  inputsAreText?: boolean;
 }
 
 export type JobWhen = 'on_success' | 'on_failure' | 'always' | 'manual' | 'delayed';

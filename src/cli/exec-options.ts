@@ -23,6 +23,7 @@ export function execOptions<T>(command: Argv<T>) {
     .option('tag', { type: 'string', describe: 'Run the pipeline as for this tag' })
     .option('source', { type: 'string', describe: 'CI_PIPELINE_SOURCE (default push)' })
     .option('variable', { type: 'string', array: true, nargs: 1, describe: 'KEY=VALUE, repeatable' })
+    .option('input', { type: 'string', array: true, nargs: 1, describe: 'NAME=VALUE for the CI file\'s spec:inputs, repeatable (read as the input\'s type)' })
     .option('env-file', { type: 'string', array: true, nargs: 1, describe: 'A dotenv file of pipeline variables, repeatable (--variable wins)' })
     .option('executor', { type: 'string', describe: 'shell (default) or docker' })
     .option('docker-image', { type: 'string', describe: 'Image of docker jobs without image:' })

@@ -56,6 +56,8 @@ export interface ExecRequest {
   variables: ReadonlyArray<{ key: string; value: string }>;
   /** `--env-file`s, relative to cwd: pipeline variables too, later files over earlier ones. */
   envFiles: readonly string[];
+  /** `--input`s: the CI file's `spec:inputs`, as text read by each input's declared type. */
+  inputs: Readonly<Record<string, string>>;
   runner: ExecRunnerSettings;
   /** Colour the job-name prefixes. */
   colour: boolean;
@@ -115,6 +117,7 @@ export async function runExec(request: ExecRequest, io: ExecIo): Promise<number>
       variables: pipelineVariables.map((variable) => ({ key: variable.key, value: variable.value, variable_type: 'env_var' })),
       saveOnErrors: false,
       ignoreSkipCi: true,
+      ...(Object.keys(request.inputs).length > 0 ? { inputs: request.inputs, inputsAreText: true } : {}),
       // The snapshot has no parent: compare_to's merge base is taken with HEAD, in the user's refs.
       compareRefs: { resolve: (revision) => resolveUserCommit(root, revision), history: head.sha },
     };

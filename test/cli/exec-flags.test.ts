@@ -81,6 +81,7 @@ describe('runner exec command line', () => {
     [{ needs: true }, '--needs adds what the chosen jobs need: name jobs or a --stage'],
     [{ variable: ['DEPLOY-TARGET=prod'] }, '--variable DEPLOY-TARGET: not a variable name (letters, digits and _, not starting with a digit)'],
     [{ variable: ['OK=1', 'TWO WORDS=x'] }, '--variable TWO WORDS: not a variable name (letters, digits and _, not starting with a digit)'],
+    [{ input: ['replicas'] }, '--input expects NAME=VALUE, got "replicas"'],
   ];
   for (const [args, message] of refused) {
     it(`refuses ${JSON.stringify(args)} in one line, running nothing`, async () => {

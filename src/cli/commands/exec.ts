@@ -26,6 +26,7 @@ export interface ExecArgs {
   source?: string;
   variable?: string[];
   envFile?: string[];
+  input?: string[];
   verbose?: boolean;
   shellOnFailure?: boolean;
   artifactsDir?: string;
@@ -126,6 +127,7 @@ function toRequest(args: ExecArgs, io: ExecCommandIo): ExecRequest {
     source: source as PipelineSource,
     variables: (args.variable ?? []).map(parseVariable),
     envFiles: args.envFile ?? [],
+    inputs: parseInputs(args.input ?? []),
     runner: { executor, dockerImage: args.dockerImage, concurrency },
     colour: io.colour,
     verbose: args.verbose ?? false,
@@ -157,4 +159,15 @@ function parseVariable(pair: string): { key: string; value: string } {
   const key = pair.slice(0, at);
   if (!isVariableName(key)) throw new Error(`--variable ${key}: not a variable name (letters, digits and _, not starting with a digit)`);
   return { key, value: pair.slice(at + 1) };
+}
+
+/** `--input NAME=VALUE`s, a later one over an earlier one of the same name (the compiler checks names and types). */
+function parseInputs(pairs: readonly string[]): Record<string, string> {
+  const inputs: Record<string, string> = {};
+  for (const pair of pairs) {
+    const at = pair.indexOf('=');
+    if (at <= 0) throw new Error(`--input expects NAME=VALUE, got "${pair}"`);
+    Object.defineProperty(inputs, pair.slice(0, at), { value: pair.slice(at + 1), enumerable: true, writable: true, configurable: true });
+  }
+  return inputs;
 }

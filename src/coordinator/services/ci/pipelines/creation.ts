@@ -65,6 +65,8 @@ export interface PipelineCreationInput {
   mergeRequest?: MergeRequestInfo;
   /** Inputs for the main file's `spec:inputs` header (the pipelines and trigger APIs, a bridge's `trigger:inputs`). */
   inputs?: Readonly<Record<string, unknown>>;
+  /** `inputs` are command-line text (`runner exec --input`), each read as the type the header declares. */
+  inputsAreText?: boolean;
   /** Where `rules:changes:compare_to` resolves its ref (`runner exec`: the user's repository); default the project's. */
   compareRefs?: CompareRefs;
 }
@@ -230,7 +232,7 @@ export class PipelineCreation {
       configPath,
       ignoreSkipCi: input.ignoreSkipCi ?? false,
       limits: this.deps.limits,
-      ...(input.inputs ? { inputs: input.inputs } : {}),
+      ...(input.inputs ? { inputs: input.inputs, ...(input.inputsAreText ? { inputsAreText: true } : {}) } : {}),
       ...(this.deps.server ? { server: this.deps.server } : {}),
     };
   }

@@ -204,6 +204,7 @@ export async function main(argv: string[]): Promise<number> {
           .option('tag', { type: 'string', describe: 'Evaluate rules as for this tag' })
           .option('variable', { type: 'string', array: true, nargs: 1, describe: 'KEY=VALUE, repeatable' })
           .option('env-file', { type: 'string', array: true, nargs: 1, describe: 'A dotenv file of pipeline variables, repeatable (--variable wins)' })
+          .option('input', { type: 'string', array: true, nargs: 1, describe: 'NAME=VALUE for the CI file\'s spec:inputs, repeatable (read as the input\'s type)' })
           .option('json', { type: 'boolean', default: false, describe: 'Machine-readable output' }),
       async (args) => {
         const { runLint } = await import('./commands/lint.ts');

@@ -48,6 +48,32 @@ describe('runner lint (the installed command)', () => {
     assert.match(result.stdout, /broken\.yml:3: error: jobs:job when /);
   });
 
+  it('evaluates rules with the variables of --env-file files, --variable over them', async () => {
+    writeFileSync(path.join(dir, 'release.env'), 'CI_COMMIT_TAG=v2.0\n');
+    const fromFile = await runner(['lint', '--env-file', 'release.env', '--json'], dir);
+    assert.equal(fromFile.code, 0, fromFile.stderr);
+    const jobs = (stdout: string) => (JSON.parse(stdout) as { jobs: Array<{ name: string; when: string }> }).jobs;
+    assert.equal(jobs(fromFile.stdout).find((job) => job.name === 'release')?.when, 'on_success');
+    const overridden = await runner(['lint', '--env-file', 'release.env', '--variable', 'CI_COMMIT_TAG=', '--json'], dir);
+    assert.equal(jobs(overridden.stdout).find((job) => job.name === 'release')?.when, 'never');
+    const missing = await runner(['lint', '--env-file', 'nowhere.env'], dir);
+    assert.equal(missing.code, 1);
+    assert.equal(missing.stderr, 'runner lint: --env-file nowhere.env: no such file\n');
+  });
+
+  it('gives the spec:inputs of the file the --input values, each read as its declared type', async () => {
+    writeFileSync(
+      path.join(dir, 'inputs.yml'),
+      ['spec:', '  inputs:', '    replicas:', '      type: number', '    version:', '---', 'deploy-$[[ inputs.replicas ]]:', '  script: echo $[[ inputs.version ]]', ''].join('\n'),
+    );
+    const given = await runner(['lint', 'inputs.yml', '--input', 'replicas=3', '--input', 'version=1.10', '--json'], dir);
+    assert.equal(given.code, 0, given.stdout);
+    assert.deepEqual((JSON.parse(given.stdout) as { jobs: Array<{ name: string }> }).jobs.map((job) => job.name), ['deploy-3']);
+    const wrongType = await runner(['lint', 'inputs.yml', '--input', 'replicas=three', '--input', 'version=1'], dir);
+    assert.equal(wrongType.code, 1);
+    assert.match(wrongType.stdout, /inputs\.yml:1: error: `replicas` input: provided value is not a number/);
+  });
+
   it('exits 1 with a clear message for a missing file', async () => {
     const result = await runner(['lint', 'missing.yml'], dir);
     assert.equal(result.code, 1);

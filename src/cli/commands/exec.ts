@@ -9,6 +9,7 @@ import { ExecError } from '../../exec/errors.ts';
 import { failureShellIsOpen, type ShellTerminal } from '../../exec/failure-shell.ts';
 import { isVariableName } from '../../exec/local-variables.ts';
 import { runExec, type ExecIo, type ExecRequest } from '../../exec/run.ts';
+import { parseInputPairs } from '../input-pairs.ts';
 
 export interface ExecArgs {
   jobs?: string[];
@@ -127,7 +128,7 @@ function toRequest(args: ExecArgs, io: ExecCommandIo): ExecRequest {
     source: source as PipelineSource,
     variables: (args.variable ?? []).map(parseVariable),
     envFiles: args.envFile ?? [],
-    inputs: parseInputs(args.input ?? []),
+    inputs: parseInputPairs(args.input ?? []),
     runner: { executor, dockerImage: args.dockerImage, concurrency },
     colour: io.colour,
     verbose: args.verbose ?? false,
@@ -161,13 +162,3 @@ function parseVariable(pair: string): { key: string; value: string } {
   return { key, value: pair.slice(at + 1) };
 }
 
-/** `--input NAME=VALUE`s, a later one over an earlier one of the same name (the compiler checks names and types). */
-function parseInputs(pairs: readonly string[]): Record<string, string> {
-  const inputs: Record<string, string> = {};
-  for (const pair of pairs) {
-    const at = pair.indexOf('=');
-    if (at <= 0) throw new Error(`--input expects NAME=VALUE, got "${pair}"`);
-    Object.defineProperty(inputs, pair.slice(0, at), { value: pair.slice(at + 1), enumerable: true, writable: true, configurable: true });
-  }
-  return inputs;
-}

@@ -1,6 +1,7 @@
 /**
  * `runner lint [FILE]`: compile a CI file of the working tree and print its stages and
- * jobs (with the rules outcome for --ref/--tag/--variable) or its diagnostics.
+ * jobs (with the rules outcome for --ref/--tag/--variable/--env-file, and --input for its
+ * spec:inputs) or its diagnostics.
  * The CLI edge: the only place here that reads the disk.
  */
 import { readdir, readFile } from 'node:fs/promises';
@@ -8,12 +9,16 @@ import path from 'node:path';
 import { CompileSandbox } from '../../ci-sandbox/index.ts';
 import { formatLintText, lintReport } from '../../ci/index.ts';
 import type { CompileContext, ContextVariable, RepositoryReader } from '../../ci/index.ts';
+import { mergedByKey, readEnvFiles } from '../../exec/local-variables.ts';
+import { parseInputPairs } from '../input-pairs.ts';
 
 export interface LintArgs {
   file?: string;
   ref?: string;
   tag?: string;
   variable?: string[];
+  envFile?: string[];
+  input?: string[];
   json?: boolean;
 }
 
@@ -35,9 +40,15 @@ export async function runLint(argv: LintArgs, io: LintIo): Promise<number> {
     io.stderr(`runner lint: cannot read ${filePath}: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
   }
-  const variables = parseVariables(argv.variable ?? []);
-  if (variables instanceof Error) {
-    io.stderr(`runner lint: ${variables.message}\n`);
+  let variables: ContextVariable[];
+  let inputs: Record<string, string>;
+  try {
+    // As `runner exec`'s: the files' variables in order, then --variable over them.
+    const fromFiles = await readEnvFiles(argv.envFile ?? [], io.cwd);
+    variables = mergedByKey(fromFiles, parseVariables(argv.variable ?? [])).map(({ key, value }) => ({ key, value, source: 'pipeline' }));
+    inputs = parseInputPairs(argv.input ?? []);
+  } catch (error) {
+    io.stderr(`runner lint: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
   }
   const root = path.dirname(filePath);
@@ -51,6 +62,7 @@ export async function runLint(argv: LintArgs, io: LintIo): Promise<number> {
     changedPaths: null,
     files: diskReader(root),
     configPath: path.relative(root, filePath) || path.basename(filePath),
+    ...(Object.keys(inputs).length > 0 ? { inputs, inputsAreText: true } : {}),
   };
   // The same sandbox as the coordinator's: a hostile file cannot hang or exhaust the CLI.
   const sandbox = new CompileSandbox({ workers: 1 });
@@ -60,14 +72,12 @@ export async function runLint(argv: LintArgs, io: LintIo): Promise<number> {
   return report.valid ? 0 : 1;
 }
 
-function parseVariables(pairs: string[]): ContextVariable[] | Error {
-  const variables: ContextVariable[] = [];
-  for (const pair of pairs) {
+function parseVariables(pairs: string[]): Array<{ key: string; value: string }> {
+  return pairs.map((pair) => {
     const at = pair.indexOf('=');
-    if (at <= 0) return new Error(`--variable expects KEY=VALUE, got "${pair}"`);
-    variables.push({ key: pair.slice(0, at), value: pair.slice(at + 1), source: 'pipeline' });
-  }
-  return variables;
+    if (at <= 0) throw new Error(`--variable expects KEY=VALUE, got "${pair}"`);
+    return { key: pair.slice(0, at), value: pair.slice(at + 1) };
+  });
 }
 
 function diskReader(root: string): RepositoryReader {

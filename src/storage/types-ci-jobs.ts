@@ -65,9 +65,12 @@ export interface JobRecord {
   downstream_errors: string[] | null;
   /** The job's `resource_group` key, expanded: no two of a project's jobs in one group run at once. */
   resource_group: string | null;
-  /** `environment:url` of a job that starts its environment, expanded as its name is (null without one). */
+  /**
+   * `environment:url` of a job that starts its environment, expanded as its name is, a variable
+   * not set then kept as written for its deployment's success (null without one).
+   */
   environment_url: string | null;
-  /** `environment:auto_stop_in`, expanded (null without one). */
+  /** `environment:auto_stop_in`, expanded as the URL is (null without one). */
   environment_auto_stop_in: string | null;
 }
 

@@ -117,7 +117,7 @@ export interface CiJobsTable {
   /** Migration 050: JSON string[], a bridge's reasons its downstream pipeline was not created. */
   downstream_errors: string | null;
   resource_group: string | null;
-  /** Migration 053: `environment:url` and `auto_stop_in`, expanded when the job is created. */
+  /** Migration 053: `environment:url` and `auto_stop_in`, expanded when the job is created (variables not set then kept as written). */
   environment_url: string | null;
   environment_auto_stop_in: string | null;
 }

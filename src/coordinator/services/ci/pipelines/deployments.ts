@@ -3,7 +3,9 @@
  * build or bridge job (bridges since GitLab 16.4) that starts an environment gets the
  * environment (found or created) and a `created` deployment when the job is created; the
  * deployment's status then follows the job's; a successful deployment renews its
- * environment's URL, auto-stop time and tier; a successful stop job stops its environment. A
+ * environment's URL, auto-stop time and tier (variables the job's URL or `auto_stop_in` names
+ * that were not set when it was created expand then, from its own dotenv report); a
+ * successful stop job stops its environment. A
  * job whose expanded environment name is refused fails with `environment_creation_failure`.
  * Runs inside the transaction that creates or moves the jobs, through the CI stores only.
  */
@@ -89,11 +91,10 @@ export async function recordDeployments(stores: DeploymentStores, jobs: readonly
     if (action === null || job.environment === null) continue;
     if (environmentNameErrors(job.environment).length > 0) continue;
     // A URL that names a variable not set yet waits for the deployment's success (its dotenv report).
-    const externalUrl = action === 'start' && expandedUrl(job.environment_url, []) === job.environment_url ? acceptedUrl(job.environment_url) : null;
-    const autoStopAt = autoStopTime(job.environment_auto_stop_in, now);
+    const externalUrl = action === 'start' && !namesVariable(job.environment_url) ? acceptedUrl(job.environment_url) : null;
     let environment = await stores.environments.findOrCreate({
       project_id: job.project_id, name: job.environment, slug: environmentSlug(job.environment), external_url: externalUrl, state: 'available',
-      tier: environmentTier(job.environment, job.definition?.environment?.deploymentTier), auto_stop_at: autoStopAt ?? null, merge_request_id: mergeRequestId,
+      tier: environmentTier(job.environment, job.definition?.environment?.deploymentTier), auto_stop_at: initialAutoStopTime(job, now), merge_request_id: mergeRequestId,
       created_at: now, updated_at: now,
     });
     if (!environment || action !== 'start') continue;
@@ -142,11 +143,11 @@ export async function followJobMoves(stores: DeploymentStores, deployments: read
   let tasks = 0;
   if (succeeded.length > 0) {
     const jobs = new Map((await stores.jobs.findByIds(succeeded.flatMap((deployment) => (deployment.job_id === null ? [] : [deployment.job_id])))).map((job) => [job.id, job]));
-    const dotenv = await dotenvOfDynamicUrls(stores, [...jobs.values()]);
+    const dotenv = await dotenvOfUnexpandedValues(stores, [...jobs.values()]);
     for (const deployment of succeeded) {
       const job = deployment.job_id === null ? undefined : jobs.get(deployment.job_id);
       const renewed = job ? renewedByDeployment(job, dotenv.get(job.id) ?? [], now) : {};
-      await changeEnvironment(stores, deployment.project_id, deployment.environment_id, { state: 'available', ...renewed }, now);
+      if (renewed !== null) await changeEnvironment(stores, deployment.project_id, deployment.environment_id, { state: 'available', ...renewed }, now);
       await recordDeploymentLinks(stores, deployment.id, now);
       tasks += 1;
     }
@@ -164,37 +165,61 @@ export async function followJobMoves(stores: DeploymentStores, deployments: read
 export const STOPPED = { state: 'stopped', auto_stop_at: null } as const satisfies EnvironmentChanges;
 
 /**
- * What a successful deployment renews (GitLab's `Deployments::UpdateEnvironmentService`): the
- * external URL when its job's expands to one GitLab accepts, with the variables of the job's
- * own dotenv report (a dynamic environment URL), the auto-stop time when the job gives
- * `auto_stop_in` (`never` clears it), the tier when the job declares one.
+ * What a successful deployment renews (GitLab's `Deployments::UpdateEnvironmentService`), its
+ * job's URL and `auto_stop_in` expanded with the variables of the job's own dotenv report (a
+ * dynamic environment URL or auto-stop time): the external URL when the job's expands to one
+ * GitLab accepts, the auto-stop time when the job gives `auto_stop_in`, the tier when the job
+ * declares one. Null, nothing renewed, when that `auto_stop_in` does not read as a duration:
+ * GitLab's `Environment#auto_stop_in=` raises, which undoes the whole renewal (and keeps a
+ * stopped environment stopped).
  */
-function renewedByDeployment(job: JobRecord, dotenv: readonly DotenvVariable[], now: string): EnvironmentChanges {
+function renewedByDeployment(job: JobRecord, dotenv: readonly DotenvVariable[], now: string): EnvironmentChanges | null {
   const changes: EnvironmentChanges = {};
-  const url = acceptedUrl(expandedUrl(job.environment_url, dotenv));
+  const url = acceptedUrl(expandedLater(job.environment_url, dotenv));
   if (url !== null) changes.external_url = url;
-  const autoStopAt = autoStopTime(job.environment_auto_stop_in, now);
-  if (autoStopAt !== undefined) changes.auto_stop_at = autoStopAt;
+  const autoStopIn = expandedLater(job.environment_auto_stop_in, dotenv);
+  if (autoStopIn !== null) {
+    const autoStopAt = autoStopTime(autoStopIn, now);
+    if (autoStopAt === UNREADABLE) return null;
+    changes.auto_stop_at = autoStopAt;
+  }
   const tier = job.definition?.environment?.deploymentTier;
   if (tier) changes.tier = tier;
   return changes;
 }
 
 /**
- * A stored `environment:url` (its variables expanded when the job was created, those not set
- * then kept as written) with the rest expanded from `variables`, an unknown one to nothing.
+ * A new environment's auto-stop time: its job's `auto_stop_in` with the variables not set yet
+ * expanded to nothing, as GitLab's `Environments::CreateForJobService` expands it (no report
+ * exists yet); null without one or when it does not read as a duration.
  */
-function expandedUrl(url: string | null, variables: readonly DotenvVariable[]): string | null {
-  return url === null ? null : expandVariables(url, variables);
+function initialAutoStopTime(job: JobRecord, now: string): string | null {
+  const autoStopIn = expandedLater(job.environment_auto_stop_in, []);
+  const autoStopAt = autoStopIn === null ? null : autoStopTime(autoStopIn, now);
+  return autoStopAt === UNREADABLE ? null : autoStopAt;
 }
 
 /**
- * The dotenv report variables of the jobs whose URL still names a variable, by job id: one
- * query, none when no URL does.
+ * A stored `environment:url` or `auto_stop_in` (its variables expanded when the job was
+ * created, those not set then kept as written) with the rest expanded from `variables`, an
+ * unknown one to nothing.
  */
-async function dotenvOfDynamicUrls(stores: DeploymentStores, jobs: readonly JobRecord[]): Promise<Map<number, DotenvVariable[]>> {
+function expandedLater(value: string | null, variables: readonly DotenvVariable[]): string | null {
+  return value === null ? null : expandVariables(value, variables);
+}
+
+/** A stored `environment:url` or `auto_stop_in` still names a variable (one not set when its job was created). */
+function namesVariable(value: string | null): boolean {
+  return value !== null && expandVariables(value, []) !== value;
+}
+
+/**
+ * The dotenv report variables of the jobs whose URL or `auto_stop_in` still names a variable,
+ * by job id: one query, none when no job's does.
+ */
+async function dotenvOfUnexpandedValues(stores: DeploymentStores, jobs: readonly JobRecord[]): Promise<Map<number, DotenvVariable[]>> {
   const byJob = new Map<number, DotenvVariable[]>();
-  const dynamic = jobs.filter((job) => job.environment_url?.includes('$'));
+  const dynamic = jobs.filter((job) => namesVariable(job.environment_url) || namesVariable(job.environment_auto_stop_in));
   if (dynamic.length === 0) return byJob;
   for (const variable of await stores.jobArtifacts.dotenvVariablesForJobs(dynamic.map((job) => job.id))) {
     const list = byJob.get(variable.job_id) ?? [];
@@ -209,15 +234,18 @@ function acceptedUrl(url: string | null): string | null {
   return url !== null && url !== '' && externalUrlErrors(url).length === 0 ? url : null;
 }
 
+const UNREADABLE = Symbol('an auto_stop_in that is not a duration');
+
 /**
- * `now` plus an expanded `auto_stop_in` (ChronicDuration, as `expire_in`); null for `never`;
- * undefined (no change) when the job gives none or it does not read as a duration.
+ * `now` plus an expanded `auto_stop_in`, as GitLab's `Environment#auto_stop_in=` reads it
+ * (ChronicDuration, as `expire_in`): null, no auto-stop, for `never` and for what reads as no
+ * time (empty, zero); UNREADABLE when it does not read as a duration.
  */
-function autoStopTime(autoStopIn: string | null, now: string): string | null | undefined {
-  if (autoStopIn === null || autoStopIn.trim() === '') return undefined;
-  if (autoStopIn.trim().toLowerCase() === 'never') return null;
+function autoStopTime(autoStopIn: string, now: string): string | null | typeof UNREADABLE {
+  if (autoStopIn.toLowerCase() === 'never' || autoStopIn.trim() === '') return null;
   const seconds = parseDuration(autoStopIn);
-  return seconds === null ? undefined : new Date(Date.parse(now) + seconds * 1000).toISOString();
+  if (seconds === null) return UNREADABLE;
+  return seconds === 0 ? null : new Date(Date.parse(now) + seconds * 1000).toISOString();
 }
 
 async function changeEnvironment(stores: DeploymentStores, projectId: number, environmentId: number, changes: EnvironmentChanges, now: string): Promise<void> {

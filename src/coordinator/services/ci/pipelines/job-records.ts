@@ -55,7 +55,7 @@ export function jobRecords(
 /**
  * The job's `environment:url` and `auto_stop_in` expanded as its environment name was, plus the
  * environment's own variables (`CI_ENVIRONMENT_NAME`, `CI_ENVIRONMENT_SLUG`); null when not given.
- * A variable the URL names that is not set yet stays as written: the job's own dotenv report
+ * A variable either names that is not set yet stays as written: the job's own dotenv report
  * may set it (GitLab's dynamic environment URL), and its deployment expands it on success.
  */
 function environmentOptions(
@@ -66,7 +66,7 @@ function environmentOptions(
   const { url, autoStopIn } = job.environment;
   return {
     environment_url: url ? expandVariables(url, [...scope, ...own], { keepUnknown: true }) : null,
-    environment_auto_stop_in: autoStopIn ? expandVariables(autoStopIn, [...scope, ...own]) : null,
+    environment_auto_stop_in: autoStopIn ? expandVariables(autoStopIn, [...scope, ...own], { keepUnknown: true }) : null,
   };
 }
 

@@ -25,6 +25,7 @@ export function execOptions<T>(command: Argv<T>) {
     .option('variable', { type: 'string', array: true, nargs: 1, describe: 'KEY=VALUE, repeatable' })
     .option('input', { type: 'string', array: true, nargs: 1, describe: 'NAME=VALUE for the CI file\'s spec:inputs, repeatable (read as the input\'s type)' })
     .option('env-file', { type: 'string', array: true, nargs: 1, describe: 'A dotenv file of pipeline variables, repeatable (--variable wins)' })
+    .option('project', { type: 'string', array: true, nargs: 1, describe: 'PATH=DIR: the working tree DIR as the project PATH (include:project, trigger:project), repeatable' })
     .option('executor', { type: 'string', describe: 'shell (default) or docker' })
     .option('docker-image', { type: 'string', describe: 'Image of docker jobs without image:' })
     .option('concurrency', { type: 'number', describe: 'Jobs at once (default: the number of cores)' })

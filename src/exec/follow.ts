@@ -34,7 +34,27 @@ export interface FollowOptions {
   onJobs?: (jobs: readonly JobRecord[]) => Promise<void>;
 }
 
-export async function followPipeline(local: LocalCoordinator, project: ProjectRecord, pipeline: PipelineRecord, options: FollowOptions): Promise<ExecResult> {
+/**
+ * The jobs (retried ones too) and pipelines of the run's projects, by id: the working tree's,
+ * and the `--project`s its trigger jobs may start pipelines in.
+ */
+export async function runRecords(local: LocalCoordinator, projects: readonly ProjectRecord[]): Promise<{ jobs: JobRecord[]; pipelines: PipelineRecord[] }> {
+  const { stores } = local.coordinator.context;
+  const jobs: JobRecord[] = [];
+  const pipelines: PipelineRecord[] = [];
+  for (const project of projects) {
+    jobs.push(...(await stores.jobs.list({ projectId: project.id, sort: 'asc', includeRetried: true }, PAGE)).items);
+    pipelines.push(...(await stores.pipelines.list({ projectId: project.id }, PAGE)).items);
+  }
+  if (projects.length > 1) {
+    jobs.sort((a, b) => a.id - b.id);
+    pipelines.sort((a, b) => b.id - a.id);
+  }
+  return { jobs, pipelines };
+}
+
+/** `projects`: the working tree's first, then the others whose pipelines belong to the run (trigger:project). */
+export async function followPipeline(local: LocalCoordinator, projects: readonly ProjectRecord[], pipeline: PipelineRecord, options: FollowOptions): Promise<ExecResult> {
   const { stores } = local.coordinator.context;
   const traces = local.ci.ciBlobs.traces;
   const printed = new Map<number, number>();
@@ -79,22 +99,26 @@ export async function followPipeline(local: LocalCoordinator, project: ProjectRe
     for (;;) {
       options.signal?.throwIfAborted();
       // Retried jobs too: an attempt that failed and was retried has its log to finish.
-      const jobs = (await stores.jobs.list({ projectId: project.id, sort: 'asc', includeRetried: true }, PAGE)).items;
+      const records = await runRecords(local, projects);
+      const { jobs } = records;
+      let { pipelines } = records;
       await options.onJobs?.(jobs);
+      let playedNow = false;
       for (const job of jobs) {
         if (job.status === 'manual' && !played.has(job.id) && (options.play.has(job.name) || options.play.has(job.definition?.baseName ?? job.name))) {
           played.add(job.id);
-          await local.ci.jobs.play(String(project.id), local.root, job.id);
+          playedNow = true;
+          await local.ci.jobs.play(String(job.project_id), local.root, job.id);
         }
       }
-      const pipelines = (await stores.pipelines.list({ projectId: project.id }, PAGE)).items;
+      // A job played moves its pipeline: read after it.
+      if (playedNow) ({ pipelines } = await runRecords(local, projects));
       await printTraces(jobs, pipelines, false);
       if (pipelines.every((each) => !ACTIVE.has(each.status)) && !jobs.some((job) => job.status === 'manual' && !played.has(job.id) && options.play.has(job.name))) break;
       await changes.next({ minimumMs: MINIMUM_READ_INTERVAL_MS, fallbackMs: FALLBACK_READ_INTERVAL_MS, signal: options.signal });
     }
   }
-  const jobs = (await stores.jobs.list({ projectId: project.id, sort: 'asc', includeRetried: true }, PAGE)).items;
-  const pipelines = (await stores.pipelines.list({ projectId: project.id }, PAGE)).items;
+  const { jobs, pipelines } = await runRecords(local, projects);
   await printTraces(jobs, pipelines, true);
   const final = (await stores.pipelines.findById(pipeline.id)) ?? pipeline;
   const starts = jobs.flatMap((job) => (job.started_at ? [Date.parse(job.started_at)] : []));

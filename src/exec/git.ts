@@ -24,6 +24,8 @@ export interface HeadInfo {
   historyLength: number | null;
   /** The repository's tags (name without `refs/tags/`, and the object each names). */
   tags: readonly { name: string; object: string }[];
+  /** The repository's branches (name without `refs/heads/`, and the commit each names). */
+  branches: readonly { name: string; object: string }[];
   /** The current branch; null when HEAD is detached. */
   branch: string | null;
   /** origin's default branch when known, else a local `init.defaultBranch`, `main` or `master`, else the current branch, else `main`. */
@@ -54,7 +56,7 @@ function refsOf(lines: string | null): { kind: 'heads' | 'tags'; name: string; o
 
 const tagsOf = (refs: ReturnType<typeof refsOf>): HeadInfo['tags'] => refs.filter((ref) => ref.kind === 'tags').map(({ name, object }) => ({ name, object }));
 
-/** At most this many of the repository's tags reach the local coordinator (its newest). */
+/** At most this many of the repository's tags reach the local coordinator (its newest), and of another project's branches. */
 const TAG_LIMIT = 2_000;
 
 /** Histories are counted up to this many commits: enough to tell whether a job's GIT_DEPTH would cut one. */
@@ -108,13 +110,14 @@ export async function readHead(root: string): Promise<HeadInfo> {
   // Each becomes a ref file on the local coordinator: a repository with more gives its newest.
   if (tags.length > TAG_LIMIT) tags = tagsOf(refsOf(await gitOrNull(root, ['for-each-ref', '--sort=-creatordate', `--count=${TAG_LIMIT}`, '--format=%(objectname) %(refname)', 'refs/tags/'])));
   const defaultBranch = originHead?.replace(/^origin\//, '') || localDefaultBranch(branch, settings, refs.filter((ref) => ref.kind === 'heads').map((ref) => ref.name));
+  const branches = refs.filter((ref) => ref.kind === 'heads').map(({ name, object }) => ({ name, object })).slice(0, TAG_LIMIT);
   const remoteUrl = remoteUrlOf(settings);
   const user = userOf(settings);
   const [shallowLine, sha = null] = shallowAndSha?.split('\n') ?? [];
   const partial = /^(remote\..*\.promisor true|extensions\.partialclone .+)$/im.test(settings ?? '');
   const historyIncomplete = shallowLine === 'true' || partial;
   const historyLength = counted !== null && Number(counted) < HISTORY_COUNT_LIMIT ? Number(counted) : null;
-  if (sha === null) return { sha, tree: null, historyIncomplete, historyLength: null, tags, branch, defaultBranch, remoteUrl, user, message: 'Working tree snapshot\n', author: FALLBACK_IDENTITY, committer: FALLBACK_IDENTITY };
+  if (sha === null) return { sha, tree: null, historyIncomplete, historyLength: null, tags, branches, branch, defaultBranch, remoteUrl, user, message: 'Working tree snapshot\n', author: FALLBACK_IDENTITY, committer: FALLBACK_IDENTITY };
   // One NUL-separated record: the tree, author, committer, then the raw message.
   const record = await git(root, ['log', '-1', '--format=%T%x00%an%x00%ae%x00%ad%x00%cn%x00%ce%x00%cd%x00%B', '--date=raw', sha]);
   const [tree = '', an = '', ae = '', ad = '', cn = '', ce = '', cd = '', ...message] = record.split('\0');
@@ -124,6 +127,7 @@ export async function readHead(root: string): Promise<HeadInfo> {
     historyIncomplete,
     historyLength,
     tags,
+    branches,
     branch,
     defaultBranch,
     remoteUrl,

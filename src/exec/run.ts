@@ -18,7 +18,7 @@ import { projectIdentity } from './project-identity.ts';
 import { mergeRequestInput } from './merge-request.ts';
 import { createLocalProject } from './project-placement.ts';
 import { provideSubmodules } from './submodules.ts';
-import { followPipeline } from './follow.ts';
+import { followPipeline, runRecords } from './follow.ts';
 import { formatSummary, type ExecIo, type ExecResult } from './output.ts';
 
 export type { ExecIo };
@@ -32,6 +32,7 @@ import { copyArtifacts, ignoreLocalState, prepareLocalState, writeJobLogs } from
 import { withProgress } from './progress.ts';
 import { failureShellHook, type ShellTerminal } from './failure-shell.ts';
 import { planReuse, recordReuse, reuseVolume, snapshotTree, withReusedJobs, type ReuseContext } from './reuse.ts';
+import { provideOtherProjects, type OtherProject } from './other-projects.ts';
 import { mergedByKey, readEnvFiles, readVariablesFile, variablesKnownBeforeRun, type LocalVariable } from './local-variables.ts';
 import { configureLocalProject } from './local-project.ts';
 import { timelineMark } from '../runner/timeline.ts';
@@ -58,6 +59,8 @@ export interface ExecRequest {
   envFiles: readonly string[];
   /** `--input`s: the CI file's `spec:inputs`, as text read by each input's declared type. */
   inputs: Readonly<Record<string, string>>;
+  /** `--project`s: other working trees as projects of the local coordinator. */
+  projects: readonly OtherProject[];
   runner: ExecRunnerSettings;
   /** Colour the job-name prefixes. */
   colour: boolean;
@@ -103,6 +106,7 @@ export async function runExec(request: ExecRequest, io: ExecIo): Promise<number>
     // A snapshot without HEAD's history (a shallow or partial clone's) has no use for its tags.
     await setSnapshotRefs(local, project, { snapshot, defaultBranch: head.defaultBranch, ref, tags: head.historyIncomplete ? [] : head.tags });
     await provideSubmodules(local, project, root, sha);
+    const otherProjects = await provideOtherProjects(local, request.projects, request.committed);
     if (request.file !== undefined) {
       const configPath = path.relative(root, path.resolve(request.cwd, request.file)).split(path.sep).join('/');
       if (configPath.startsWith('..')) throw new ExecError(`--file ${request.file} is outside the working tree ${root}`);
@@ -146,7 +150,7 @@ export async function runExec(request: ExecRequest, io: ExecIo): Promise<number>
           pipelineVariables, localVariables, tree: await snapshotTree(root, sha),
         }
       : null;
-    return await runPipeline(local, root, project, input, prepared, request, io, reuse, registration, variablesKnownBeforeRun(localVariables, pipelineVariables));
+    return await runPipeline(local, root, [project, ...otherProjects], input, prepared, request, io, reuse, registration, variablesKnownBeforeRun(localVariables, pipelineVariables));
   } finally {
     await local.close();
     timelineMark('coordinator closed');
@@ -190,8 +194,9 @@ async function startLocalProject(starting: Promise<LocalCoordinator>, root: stri
   }
 }
 
+/** `projects`: the working tree's, then the `--project`s (their pipelines started by trigger jobs are the run's too). */
 async function runPipeline(
-  local: LocalCoordinator, root: string, project: ProjectRecord, input: PipelineCreationInput, prepared: PreparedPipeline, request: ExecRequest, io: ExecIo, reuse: ReuseContext | null,
+  local: LocalCoordinator, root: string, projects: readonly ProjectRecord[], input: PipelineCreationInput, prepared: PreparedPipeline, request: ExecRequest, io: ExecIo, reuse: ReuseContext | null,
   registration: Promise<string> | null,
   known: ReturnType<typeof variablesKnownBeforeRun>,
 ): Promise<number> {
@@ -231,7 +236,7 @@ async function runPipeline(
   const registered = await preparedRunner;
   // Tagged jobs are the local runner's too: it takes on their tags before it asks for a job.
   const tags = await runnerTags(local, registered.token);
-  const projectJobs = async () => (await local.coordinator.context.stores.jobs.list({ projectId: project.id }, { offset: 0, limit: 10_000 })).items;
+  const projectJobs = async () => (await runRecords(local, projects)).jobs.filter((job) => !job.retried);
   await tags.cover(await projectJobs());
   timelineMark('runner prepared');
   const runner = await registered.start();
@@ -243,7 +248,7 @@ async function runPipeline(
     const play = new Set([...request.manual, ...request.jobs]);
     const statuses = async () => (await projectJobs()).map((job) => job.status);
     const outcome: ExecResult = await withProgress(request.progress, io.stdout, statuses, (stdout) =>
-      followPipeline(local, project, pipeline, { play, io: { ...io, stdout }, json: request.json, colour: request.colour, verbose: request.verbose, signal: request.signal, onJobs: (jobs) => tags.cover(jobs) }),
+      followPipeline(local, projects, pipeline, { play, io: { ...io, stdout }, json: request.json, colour: request.colour, verbose: request.verbose, signal: request.signal, onJobs: (jobs) => tags.cover(jobs) }),
     );
     timelineMark('pipeline done');
     // Independent: the archives are unpacked (tar processes) while the logs are written.

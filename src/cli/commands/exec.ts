@@ -9,6 +9,7 @@ import { ExecError } from '../../exec/errors.ts';
 import { failureShellIsOpen, type ShellTerminal } from '../../exec/failure-shell.ts';
 import { isVariableName } from '../../exec/local-variables.ts';
 import { runExec, type ExecIo, type ExecRequest } from '../../exec/run.ts';
+import { parseOtherProject } from '../../exec/other-projects.ts';
 import { parseInputPairs } from '../input-pairs.ts';
 
 export interface ExecArgs {
@@ -28,6 +29,7 @@ export interface ExecArgs {
   variable?: string[];
   envFile?: string[];
   input?: string[];
+  project?: string[];
   verbose?: boolean;
   shellOnFailure?: boolean;
   artifactsDir?: string;
@@ -129,6 +131,7 @@ function toRequest(args: ExecArgs, io: ExecCommandIo): ExecRequest {
     variables: (args.variable ?? []).map(parseVariable),
     envFiles: args.envFile ?? [],
     inputs: parseInputPairs(args.input ?? []),
+    projects: (args.project ?? []).map((pair) => parseOtherProject(pair, io.cwd)),
     runner: { executor, dockerImage: args.dockerImage, concurrency },
     colour: io.colour,
     verbose: args.verbose ?? false,

@@ -64,9 +64,18 @@ export class RefWriter {
    * transaction: all or none (false when one exists). Names git refuses are left out.
    */
   async importTags(tags: readonly { name: string; object: string }[]): Promise<boolean> {
-    const lines = tags.filter((tag) => isValidRefName(tag.name) && OBJECT_ID.test(tag.object)).map((tag) => `create refs/tags/${tag.name} ${tag.object}\n`);
+    return this.importRefs('tags', tags);
+  }
+
+  /** Branches on commits the repository holds already, likewise: all or none, names git refuses left out. */
+  async importBranches(branches: readonly { name: string; object: string }[]): Promise<boolean> {
+    return this.importRefs('heads', branches);
+  }
+
+  private async importRefs(kind: 'heads' | 'tags', refs: readonly { name: string; object: string }[]): Promise<boolean> {
+    const lines = refs.filter((ref) => isValidRefName(ref.name) && OBJECT_ID.test(ref.object)).map((ref) => `create refs/${kind}/${ref.name} ${ref.object}\n`);
     if (lines.length === 0) return true;
-    const result = await runGit(this.access.gitDir, ['update-ref', '-m', 'gantry: import tags', '--stdin'], { input: lines.join(''), allowedExitCodes: [1, 128] });
+    const result = await runGit(this.access.gitDir, ['update-ref', '-m', `gantry: import ${kind === 'heads' ? 'branches' : 'tags'}`, '--stdin'], { input: lines.join(''), allowedExitCodes: [1, 128] });
     return result.exitCode === 0;
   }
 

@@ -347,6 +347,10 @@ export class BareRepository implements GitRepository {
     return this.refs.importTags(tags);
   }
 
+  importBranches(branches: readonly { name: string; object: string }[]): Promise<boolean> {
+    return this.refs.importBranches(branches);
+  }
+
   private guard<T>(operation: string, read: () => Promise<T>): Promise<T> {
     return reportingContentErrors(this.access, operation, read);
   }

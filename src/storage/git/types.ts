@@ -297,6 +297,8 @@ export interface GitRepository {
   deleteTag(name: string): Promise<boolean>;
   /** Creates tags on objects the repository holds (runner exec: the user's, through alternates); all or none, false when one exists. */
   importTags(tags: readonly { name: string; object: string }[]): Promise<boolean>;
+  /** Creates branches on commits the repository holds (runner exec's other projects: yours, through alternates); all or none, false when one exists. */
+  importBranches(branches: readonly { name: string; object: string }[]): Promise<boolean>;
 }
 
 export interface RepositoryCreateOptions {

@@ -250,6 +250,15 @@ describe('git storage writes', () => {
     assert.equal(await repository.importTags([]), true);
   });
 
+  it('imports branches on commits it holds in one transaction: all or none, names git refuses left out', async () => {
+    const head = (await repository.resolveCommit('main'))!;
+    assert.equal(await repository.importBranches([{ name: 'imported/branch', object: head }, { name: 'bad..branch', object: head }]), true);
+    assert.equal(await repository.resolveCommit('refs/heads/imported/branch'), head);
+    assert.equal(await repository.resolveCommit('refs/heads/bad..branch'), null);
+    assert.equal(await repository.importBranches([{ name: 'imported-other', object: head }, { name: 'main', object: head }]), false);
+    assert.equal(await repository.resolveCommit('refs/heads/imported-other'), null);
+  });
+
   it('forks, switches the default branch and removes repositories', async () => {
     const forkId = 500;
     await fixture.manager.fork(1, forkId);

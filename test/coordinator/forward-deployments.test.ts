@@ -6,6 +6,7 @@ import { ciServicesOf } from '../../src/coordinator/app.ts';
 import type { JobRecord } from '../../src/storage/types-ci-jobs.ts';
 import type { DeploymentRecord } from '../../src/storage/types-environments.ts';
 import { moveJob } from '../helpers/ci-pipelines.ts';
+import { PageClient } from '../web/page-client.ts';
 import { startRunnerJobsFixture, type RunnerJobsFixture } from './runner-job-fixtures.ts';
 
 /**
@@ -113,6 +114,14 @@ describe('forward deployment: outdated deployment jobs are not enqueued', () => 
     assert.equal(pipeline.json.status, 'failed');
     const shown = await fixture.gantry.api('GET', `/projects/${project.id}/jobs/${after.deploy!.id}`);
     assert.equal(shown.json.failure_reason, 'failed_outdated_deployment_job', 'the jobs API shows the reason');
+    const page = await new PageClient(fixture.gantry).get(new URL(shown.json.web_url as string).pathname);
+    assert.equal(page.statusCode, 200, page.body.slice(0, 300));
+    assert.match(
+      page.body,
+      /<dd id="job-failure-reason">The deployment job is older than the latest deployment, and therefore failed\. <a href="https:\/\/docs\.gitlab\.com\/ci\/environments\/deployment_safety\/#prevent-outdated-deployment-jobs"[^>]*>How do I fix it\?<\/a><\/dd>/,
+      "the job page says it as GitLab's does",
+    );
+    assert.doesNotMatch(page.body, /failed_outdated_deployment_job/);
 
     await succeed(fixture, sameSha.build!);
     assert.equal((await jobsOf(fixture, sameSha.build!.pipeline_id)).deploy!.status, 'pending', 'a deployment of the last successful sha is not outdated');

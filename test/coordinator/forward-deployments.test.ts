@@ -57,6 +57,24 @@ deploy:
   environment: production
 `;
 
+// A build job and a trigger job deploy to the same environment (bridges have deployments since GitLab 16.4).
+const BRIDGED_CI = `
+${NO_AUTO_CANCEL}
+stages: [build, deploy]
+build:
+  stage: build
+  script: make
+deploy:
+  stage: deploy
+  script: ./deploy
+  environment: production
+trigger-deploy:
+  stage: deploy
+  trigger:
+    include: child.yml
+  environment: production
+`;
+
 type Fixture = RunnerJobsFixture;
 
 async function jobsOf(fixture: Fixture, pipelineId: number): Promise<Record<string, JobRecord>> {
@@ -232,6 +250,31 @@ describe('forward deployment: outdated deployment jobs are not enqueued', () => 
     assert.equal(retried.status, 201, retried.text);
     const again = (await jobsOf(fixture, old.build!.pipeline_id)).deploy!;
     assert.notEqual(again.id, outdated.id, 'retried');
+    assert.equal(again.status, 'pending', 'its new deployment is the newest: it runs');
+  });
+
+  it("fails an older pipeline's outdated trigger job as its build jobs, and a pipeline retry leaves it when rollbacks are refused (GitLab's BridgePolicy is a DeployablePolicy)", async () => {
+    const project = await fixture.ciProject('outdated-bridge', BRIDGED_CI);
+    const old = await jobsOf(fixture, await fixture.runPipeline(project.id));
+    await commit(fixture, project.id, 'second');
+    const newer = await jobsOf(fixture, await fixture.runPipeline(project.id));
+    await succeed(fixture, newer.build!);
+    await succeed(fixture, (await jobsOf(fixture, newer.build!.pipeline_id)).deploy!);
+    await succeed(fixture, old.build!);
+    const outdated = (await jobsOf(fixture, old.build!.pipeline_id))['trigger-deploy']!;
+    assert.equal(outdated.type, 'bridge');
+    assert.deepEqual([outdated.status, outdated.failure_reason], ['failed', 'failed_outdated_deployment_job']);
+    assert.equal((await deploymentOf(fixture, outdated.id)).status, 'failed');
+
+    await setProject(fixture, project.id, { ci_forward_deployment_rollback_allowed: false });
+    const kept = await fixture.gantry.api('POST', `/projects/${project.id}/pipelines/${old.build!.pipeline_id}/retry`);
+    assert.equal(kept.status, 201, kept.text);
+    assert.equal((await jobsOf(fixture, old.build!.pipeline_id))['trigger-deploy']!.id, outdated.id, 'not retried');
+    await setProject(fixture, project.id, { ci_forward_deployment_rollback_allowed: true });
+    const retried = await fixture.gantry.api('POST', `/projects/${project.id}/pipelines/${old.build!.pipeline_id}/retry`);
+    assert.equal(retried.status, 201, retried.text);
+    const again = (await jobsOf(fixture, old.build!.pipeline_id))['trigger-deploy']!;
+    assert.notEqual(again.id, outdated.id, 'retried as a rollback');
     assert.equal(again.status, 'pending', 'its new deployment is the newest: it runs');
   });
 

@@ -45,7 +45,12 @@ export function decideForCreatedJob(
   return 'enqueue';
 }
 
-/** GitLab's `Ci::ProcessBuildService#enqueue` of a job whose deployment is outdated drops it with this. */
+/**
+ * GitLab's `Ci::ProcessBuildService#enqueue` of a job whose deployment is outdated drops it with
+ * this. Its `retry:` never retries it, as in GitLab, where the auto-retry is the job user's
+ * `RetryJobService`, whose permission check (`DeployablePolicy`) sees the deployment as outdated
+ * as the drop did (memoized while the job was unfinished) and refuses: "Unable to auto-retry".
+ */
 export const OUTDATED_DEPLOYMENT_FAILURE = 'failed_outdated_deployment_job' satisfies FailureReason;
 
 /** `outdated`: jobs whose deployment is outdated, failed instead of enqueued. */

@@ -6,6 +6,7 @@ import { ciServicesOf } from '../../src/coordinator/app.ts';
 import type { JobRecord } from '../../src/storage/types-ci-jobs.ts';
 import type { DeploymentRecord } from '../../src/storage/types-environments.ts';
 import { moveJob } from '../helpers/ci-pipelines.ts';
+import { PageClient } from '../web/page-client.ts';
 import { startRunnerJobsFixture, type RunnerJobsFixture } from './runner-job-fixtures.ts';
 
 /**
@@ -53,6 +54,24 @@ deploy:
   stage: deploy
   script: ./deploy
   resource_group: production
+  environment: production
+`;
+
+// A build job and a trigger job deploy to the same environment (bridges have deployments since GitLab 16.4).
+const BRIDGED_CI = `
+${NO_AUTO_CANCEL}
+stages: [build, deploy]
+build:
+  stage: build
+  script: make
+deploy:
+  stage: deploy
+  script: ./deploy
+  environment: production
+trigger-deploy:
+  stage: deploy
+  trigger:
+    include: child.yml
   environment: production
 `;
 
@@ -113,6 +132,14 @@ describe('forward deployment: outdated deployment jobs are not enqueued', () => 
     assert.equal(pipeline.json.status, 'failed');
     const shown = await fixture.gantry.api('GET', `/projects/${project.id}/jobs/${after.deploy!.id}`);
     assert.equal(shown.json.failure_reason, 'failed_outdated_deployment_job', 'the jobs API shows the reason');
+    const page = await new PageClient(fixture.gantry).get(new URL(shown.json.web_url as string).pathname);
+    assert.equal(page.statusCode, 200, page.body.slice(0, 300));
+    assert.match(
+      page.body,
+      /<dd id="job-failure-reason">The deployment job is older than the latest deployment, and therefore failed\. <a href="https:\/\/docs\.gitlab\.com\/ci\/environments\/deployment_safety\/#prevent-outdated-deployment-jobs"[^>]*>How do I fix it\?<\/a><\/dd>/,
+      "the job page says it as GitLab's does",
+    );
+    assert.doesNotMatch(page.body, /failed_outdated_deployment_job/);
 
     await succeed(fixture, sameSha.build!);
     assert.equal((await jobsOf(fixture, sameSha.build!.pipeline_id)).deploy!.status, 'pending', 'a deployment of the last successful sha is not outdated');
@@ -223,6 +250,31 @@ describe('forward deployment: outdated deployment jobs are not enqueued', () => 
     assert.equal(retried.status, 201, retried.text);
     const again = (await jobsOf(fixture, old.build!.pipeline_id)).deploy!;
     assert.notEqual(again.id, outdated.id, 'retried');
+    assert.equal(again.status, 'pending', 'its new deployment is the newest: it runs');
+  });
+
+  it("fails an older pipeline's outdated trigger job as its build jobs, and a pipeline retry leaves it when rollbacks are refused (GitLab's BridgePolicy is a DeployablePolicy)", async () => {
+    const project = await fixture.ciProject('outdated-bridge', BRIDGED_CI);
+    const old = await jobsOf(fixture, await fixture.runPipeline(project.id));
+    await commit(fixture, project.id, 'second');
+    const newer = await jobsOf(fixture, await fixture.runPipeline(project.id));
+    await succeed(fixture, newer.build!);
+    await succeed(fixture, (await jobsOf(fixture, newer.build!.pipeline_id)).deploy!);
+    await succeed(fixture, old.build!);
+    const outdated = (await jobsOf(fixture, old.build!.pipeline_id))['trigger-deploy']!;
+    assert.equal(outdated.type, 'bridge');
+    assert.deepEqual([outdated.status, outdated.failure_reason], ['failed', 'failed_outdated_deployment_job']);
+    assert.equal((await deploymentOf(fixture, outdated.id)).status, 'failed');
+
+    await setProject(fixture, project.id, { ci_forward_deployment_rollback_allowed: false });
+    const kept = await fixture.gantry.api('POST', `/projects/${project.id}/pipelines/${old.build!.pipeline_id}/retry`);
+    assert.equal(kept.status, 201, kept.text);
+    assert.equal((await jobsOf(fixture, old.build!.pipeline_id))['trigger-deploy']!.id, outdated.id, 'not retried');
+    await setProject(fixture, project.id, { ci_forward_deployment_rollback_allowed: true });
+    const retried = await fixture.gantry.api('POST', `/projects/${project.id}/pipelines/${old.build!.pipeline_id}/retry`);
+    assert.equal(retried.status, 201, retried.text);
+    const again = (await jobsOf(fixture, old.build!.pipeline_id))['trigger-deploy']!;
+    assert.notEqual(again.id, outdated.id, 'retried as a rollback');
     assert.equal(again.status, 'pending', 'its new deployment is the newest: it runs');
   });
 

@@ -1,7 +1,7 @@
 /** The rules' side of forward deployment: jobs with an outdated deployment fail instead of being enqueued; a pipeline retry keeps those it is told to. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { handleEvent, type EventResult, type PipelineEvent, type PipelineState } from '../../src/pipeline/index.ts';
+import { failedJobCancelsPipeline, handleEvent, type EventResult, type PipelineEvent, type PipelineState } from '../../src/pipeline/index.ts';
 import { pipelineOf } from './scenario.ts';
 
 function applied(state: PipelineState, event: PipelineEvent, outdated: number[] = []): { state: PipelineState; result: EventResult } {
@@ -34,5 +34,22 @@ describe('outdated deployment jobs in the rules', () => {
     for (const jobId of [1, 2]) ({ state } = applied(state, { type: 'job-status', jobId, status: 'failed', failureReason: 'script_failure' }));
     ({ state } = applied(state, { type: 'retry-pipeline', keepJobIds: [1] }));
     assert.deepEqual(statuses(state), ['deploy:failed:script_failure', 'test:failed:script_failure', 'test:pending']);
+  });
+
+  it("does not retry an outdated job by its retry:, and, as GitLab expects the retry it then refuses, does not cancel the pipeline on its failure", () => {
+    const stages = ['build', 'deploy'];
+    for (const retry of [2, { max: 1, when: ['failed_outdated_deployment_job' as const] }]) {
+      let { state } = applied(pipelineOf(stages, [{ name: 'build', stage: 'build' }, { name: 'deploy', stage: 'deploy', retry }]), { type: 'process' });
+      ({ state } = applied(state, { type: 'job-status', jobId: 1, status: 'running' }));
+      const { state: after, result } = applied(state, { type: 'job-status', jobId: 1, status: 'success' }, [2]);
+      assert.deepEqual(statuses(after), ['build:success', 'deploy:failed:failed_outdated_deployment_job'], 'no new deploy job');
+      assert.equal(failedJobCancelsPipeline(result), false, 'on_job_failure: all leaves the pipeline');
+    }
+    for (const retry of [undefined, { max: 2, when: ['script_failure' as const] }]) {
+      let { state } = applied(pipelineOf(stages, [{ name: 'build', stage: 'build' }, { name: 'deploy', stage: 'deploy', ...(retry ? { retry } : {}) }]), { type: 'process' });
+      ({ state } = applied(state, { type: 'job-status', jobId: 1, status: 'running' }));
+      const { result } = applied(state, { type: 'job-status', jobId: 1, status: 'success' }, [2]);
+      assert.equal(failedJobCancelsPipeline(result), true, 'no retry expected: it cancels, as any failure');
+    }
   });
 });

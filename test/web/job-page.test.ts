@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { addMember } from '../coordinator/groups-fixtures.ts';
 import { startRunnerJobsFixture, type RunnerJobsFixture } from '../helpers/runner-jobs.ts';
+import { moveJob } from '../helpers/ci-pipelines.ts';
 import { PageClient } from './page-client.ts';
 
 describe('the job page', () => {
@@ -148,5 +149,22 @@ describe('the job page', () => {
     assert.equal(page.statusCode, 200, page.body);
     assert.match(page.body, /<span id="job-status">waiting_for_resource<\/span>/);
     assert.match(page.body, /This job is waiting for resource: production/);
+  });
+
+  it("says a failed job's reason in GitLab's words, and nothing of a script failure (its log says it)", async () => {
+    const project = await fixture.project('web-failed', { visibility: 'public' });
+    const seeded = await fixture.pipeline(project, [{ name: 'scripted', stage: 'test' }, { name: 'stuck', stage: 'test' }]);
+    const failures = { scripted: 'script_failure', stuck: 'stuck_pending_no_matching_runners' } as const;
+    for (const [name, reason] of Object.entries(failures)) {
+      const job = seeded.jobs[name]!;
+      await moveJob(fixture.gantry.coordinator, job, 'running');
+      await moveJob(fixture.gantry.coordinator, job, 'failed', reason);
+    }
+    const stuck = await member.get(`/root/web-failed/-/jobs/${seeded.jobs.stuck!.id}`);
+    assert.match(stuck.body, /<dt>Failure reason<\/dt><dd id="job-failure-reason">The job was stuck in pending state with no matching runners available\. Check your runner tags or configuration<\/dd>/);
+    assert.doesNotMatch(stuck.body, /stuck_pending_no_matching_runners/);
+    const scripted = await member.get(`/root/web-failed/-/jobs/${seeded.jobs.scripted!.id}`);
+    assert.match(scripted.body, /<span id="job-status">failed<\/span>/);
+    assert.doesNotMatch(scripted.body, /Failure reason|script_failure/);
   });
 });

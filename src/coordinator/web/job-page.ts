@@ -3,6 +3,7 @@ import type { JobView } from '../services/ci/pipelines/job-views.ts';
 import { html, type Markup } from './html.ts';
 import { layout, type PageFrame } from './layout.ts';
 import { formatDuration } from './client/log-parser.ts';
+import { failureCallout } from './failure-messages.ts';
 
 /** Statuses a reader watches grow: the page polls the log while the job is in one. */
 export const ACTIVE_JOB_STATUSES: ReadonlySet<string> = new Set(['created', 'waiting_for_resource', 'preparing', 'pending', 'running', 'canceling']);
@@ -31,6 +32,13 @@ export function statusLabel(status: string): Markup {
   return html`<span class="status status-${status}" id="job-status-label"><span aria-hidden="true">${STATUS_SYMBOLS[status] ?? '•'}</span> <span id="job-status">${status}</span></span>`;
 }
 
+/** GitLab's job page callout for a failed job (`callout_message`: none for a script failure). */
+function failureReasonEntry(status: string, reason: string | null): Markup | false {
+  const callout = status === 'failed' && reason !== null ? failureCallout(reason) : null;
+  if (callout === null) return false;
+  return html`<dt>Failure reason</dt><dd id="job-failure-reason">${callout.message}${callout.helpUrl !== null && html` <a href="${callout.helpUrl}" rel="noreferrer">How do I fix it?</a>`}</dd>`;
+}
+
 export function jobPage(frame: PageFrame, model: JobPageModel): Markup {
   const { view, mayUpdate, scriptPath, now } = model;
   const { job, target, runner, pipeline, commit } = view;
@@ -57,7 +65,7 @@ ${job.status === 'waiting_for_resource' && job.resource_group !== null && html`<
 <dt>Pipeline</dt><dd>${pipeline ? html`<a href="${projectUrl}/-/pipelines/${pipeline.id}">#${pipeline.id}</a> for <a href="${projectUrl}/-/tree/${job.ref}">${job.ref}</a>` : job.ref}</dd>
 <dt>Commit</dt><dd><a href="${projectUrl}/-/commit/${job.sha}"><code>${job.sha.slice(0, 8)}</code></a>${commit && html` ${commit.title}`}</dd>
 ${job.coverage !== null && html`<dt>Coverage</dt><dd>${job.coverage}%</dd>`}
-${job.failure_reason !== null && html`<dt>Failure reason</dt><dd>${job.failure_reason}</dd>`}
+${failureReasonEntry(job.status, job.failure_reason)}
 <dt>Artifacts</dt><dd>${archive && job.erased_at === null ? html`<a href="${jobUrl}/artifacts/download" download>Download</a> · <a href="${jobUrl}/artifacts/browse">Browse</a> <span class="muted">(${archive.size} bytes)</span>` : 'none'}</dd>
 </dl>
 <div class="log-tools">

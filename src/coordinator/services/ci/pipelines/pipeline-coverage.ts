@@ -68,11 +68,38 @@ export function canceledJobCoverageHandler(deps: CanceledJobCoverageDeps): TaskH
 }
 
 /**
- * GitLab's `Ci::Pipeline#coverage`: the average of its latest jobs' coverages, two decimals
- * (`"78.50"`); null when none has one. Kept on the pipeline, recomputed with each event (a
- * finished job brings its coverage, a retry puts the old job's out).
+ * GitLab's `Ci::Pipeline#coverage` as its API shows it: the average of its latest jobs'
+ * coverages (`coverage_array.sum / coverage_array.size`), formatted `'%.2f'` (`"78.50"`); null
+ * when none has one. Kept on the pipeline, recomputed with each event (a finished job brings
+ * its coverage, a retry puts the old job's out).
  */
 export function averageCoverage(coverages: readonly number[]): string | null {
   if (coverages.length === 0) return null;
-  return (coverages.reduce((sum, value) => sum + value, 0) / coverages.length).toFixed(2);
+  return twoDecimals(compensatedSum(coverages) / coverages.length);
+}
+
+/**
+ * Ruby's `Array#sum` of floats (Kahan-Babuska): a plain running sum can land an average one
+ * bit off a tie (`33.12500000000001` for `33.125`), and the two decimals round the other way.
+ */
+function compensatedSum(values: readonly number[]): number {
+  let sum = 0;
+  let compensation = 0;
+  for (const value of values) {
+    const total = sum + value;
+    compensation += Math.abs(sum) >= Math.abs(value) ? sum - total + value : value - total + sum;
+    sum = total;
+  }
+  return sum + compensation;
+}
+
+/**
+ * Ruby's `'%.2f'`: the exact binary value rounded to two decimals, a tie to the even digit
+ * (`80.125` → `"80.12"`), where `toFixed` takes the larger. A double is a tie only when eight
+ * times it is an odd integer (x.125, x.375, x.625, x.875).
+ */
+function twoDecimals(value: number): string {
+  if (!Number.isInteger(value * 8) || Number.isInteger(value * 4)) return value.toFixed(2);
+  const below = Math.floor(value * 100);
+  return ((below % 2 === 0 ? below : below + 1) / 100).toFixed(2);
 }

@@ -82,6 +82,22 @@ describe('coverage of canceled jobs', () => {
     assert.deepEqual([pending?.status, pending?.started_at, pending?.coverage], ['canceled', null, null], 'canceled before it started: no log, no coverage');
   });
 
+  it('scans a running job an automatic cancel ends (workflow:auto_cancel:on_job_failure: all)', async () => {
+    const ci = `workflow:\n  auto_cancel:\n    on_job_failure: all\nunit:\n${CI}e2e:\n${CI}`;
+    const { projectId, pipelineId, runnerToken } = await pipelineOf('canceled-automatically', ci);
+    const first = await claim(runnerToken);
+    const second = await claim(runnerToken);
+    assert.equal((await appendTrace(second, 'Coverage: 30.00%\n')).status, 202);
+    const failed = await fetch(`${fixture.baseUrl}/api/v4/jobs/${String(first.id)}`, {
+      method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: first.token, state: 'failed', failure_reason: 'script_failure' }),
+    });
+    await failed.arrayBuffer();
+    assert.equal(failed.status, 200);
+    assert.equal((await job(projectId, second.id)).status, 'canceled', "the failure canceled the other job in its own event's transaction");
+    await waitUntil(async () => (await pipelineCoverage(projectId, pipelineId)) === '30.00', "the automatically canceled job's coverage reaches the pipeline");
+    assert.deepEqual([(await job(projectId, first.id)).coverage, (await job(projectId, second.id)).coverage], [null, 30]);
+  });
+
   it('scans a job the runner ends after a graceful cancel, with its after_script output', async () => {
     const { projectId, pipelineId, runnerToken } = await pipelineOf('canceled-gracefully', `unit:\n${CI}`);
     const running = await claim(runnerToken, GRACEFUL);

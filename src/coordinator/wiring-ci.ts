@@ -24,6 +24,7 @@ import { DownstreamTargets } from './services/ci/pipelines/downstream-target.ts'
 import { DEPLOYMENT_MERGE_REQUESTS_TASK, DeploymentMergeRequestLinks } from './services/ci/deployment-merge-requests.ts';
 import { PIPELINE_FINISHED_AUTO_MERGE_TASK, PIPELINE_FINISHED_EMAIL_TASK, pipelineFinishedHandler } from './services/ci/pipelines/finished-tasks.ts';
 import { PipelineProcessing, SCHEDULED_TIME_TASK, scheduledTimeHandler, type ProcessedEvent } from './services/ci/pipelines/processing.ts';
+import { CANCELED_JOB_COVERAGE_TASK, canceledJobCoverageHandler } from './services/ci/pipelines/pipeline-coverage.ts';
 import { ResourceGroupAssignment } from './services/ci/pipelines/resource-group-assignment.ts';
 import { RESOURCE_GROUP_TASK } from './services/ci/pipelines/resource-groups.ts';
 import { RESOURCE_GROUP_SWEEP_TASK, ResourceGroupSweep } from './services/ci/pipelines/resource-group-sweep.ts';
@@ -284,6 +285,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
       [STALE_MERGE_LOCKS_TASK]: mergeRequestMerging.staleMergeLocks.handler(),
       [SCHEDULE_PIPELINE_TASK]: schedulePipelines.handler(),
       [SCHEDULED_TIME_TASK]: scheduledTimeHandler(pipelineProcessing),
+      [CANCELED_JOB_COVERAGE_TASK]: canceledJobCoverageHandler({ jobs: stores.jobs, transactions: stores.ciTransactions, coverage: runnerJobs.jobCoverage }),
       [RESOURCE_GROUP_TASK]: new ResourceGroupAssignment({ processing: pipelineProcessing }).handler(),
       [RESOURCE_GROUP_SWEEP_TASK]: resourceGroupSweep.handler(),
       [ARTIFACT_EXPIRY_TASK]: artifactExpiry.handler(),

@@ -40,5 +40,5 @@ export function buildRunnerJobServices(
     jobs: stores.jobs, traces: deps.traces, outcomes: jobOutcomes, watch: jobStatusWatch, logger, traceMaxBytes: options.traces?.maxBytes ?? TRACE_DEFAULTS.maxBytes,
   });
   const staleJobs = new StaleJobs({ jobs: stores.jobs, runners: stores.runners, outcomes: jobOutcomes, logger, limits: options.stale });
-  return { jobOutcomes, traceWatch, jobTraces, jobUpdates, staleJobs, jobStatusWatch };
+  return { jobCoverage: coverage, jobOutcomes, traceWatch, jobTraces, jobUpdates, staleJobs, jobStatusWatch };
 }

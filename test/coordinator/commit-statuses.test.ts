@@ -113,6 +113,15 @@ describe('commit statuses', () => {
     assert.equal(all.list.length, 2);
   });
 
+  it("averages the statuses' coverages into the pipeline's, canceled ones too, formatted as Ruby's '%.2f' (a tie to the even digit)", async () => {
+    const project = await fixture.ciProject('statuses-coverage');
+    const passed = await post(project, { state: 'success', name: 'unit', coverage: 80.25 });
+    const canceled = await post(project, { state: 'canceled', name: 'e2e', coverage: 80 });
+    assert.deepEqual([canceled.json.pipeline_id, canceled.json.coverage], [passed.json.pipeline_id, 80]);
+    const pipeline = await api('GET', `/projects/${project.id}/pipelines/${String(passed.json.pipeline_id)}`);
+    assert.equal(pipeline.json.coverage, '80.12', 'the average 80.125 is a tie');
+  });
+
   it('refuses bad input: state missing or unknown, unknown commit, unknown pipeline_id', async () => {
     const project = await fixture.ciProject('statuses-bad');
     const missing = await post(project, {});

@@ -9,6 +9,7 @@ import { ENVIRONMENT_CREATION_FAILURE, followJobMoves, isEnvironmentRefused } fr
 import { recordDownstreamWork } from './downstream-tasks.ts';
 import { recordFinishedFollowers } from './finished-tasks.ts';
 import { outdatedDeploymentJobIds } from './forward-deployments.ts';
+import { averageCoverage, recordCanceledJobCoverage } from './pipeline-coverage.ts';
 import { recordResourceAssignments } from './resource-groups.ts';
 
 /** Task kind of a delayed job's timer (payload: ScheduledTimeTask). */
@@ -34,8 +35,8 @@ export interface ProcessedEvent {
   insertedJobs?: ReadonlyArray<Pick<JobRecord, 'id' | 'status'>>;
   /**
    * Tasks the event recorded: downstream pipelines (bridges to run, depend statuses, children
-   * to cancel), a finish's followers, successful deployments' merge request links and resource
-   * groups' assignments.
+   * to cancel), a finish's followers, successful deployments' merge request links, resource
+   * groups' assignments and the coverage scans of jobs canceled while they ran.
    */
   downstreamTasks?: number;
 }
@@ -60,11 +61,13 @@ const MAX_ATTEMPTS = 8;
  * pipeline's and stages' statuses and any delayed-job timer in the same transaction as the
  * event, so no state is lost between them; deployments follow their jobs in it too
  * (deployments.ts), a job about to be enqueued whose deployment is outdated fails instead
- * (forward-deployments.ts), and so are the tasks of what follows a finish (finished-tasks.ts).
+ * (forward-deployments.ts), and so are the tasks of what follows a finish (finished-tasks.ts)
+ * and the coverage scans of jobs canceled while they ran (pipeline-coverage.ts).
  * Cost: one read of the pipeline's jobs, of their coverages and of its deployments (and, while
  * a job with a deployment waits to be enqueued, of the project's forward deployment settings
- * and of its environments' last deployments), and writes proportional to what changed (one
- * task row per follower when the pipeline finishes).
+ * and of its environments' last deployments; when a cancel ends running jobs, of those jobs),
+ * and writes proportional to what changed (one task row per follower when the pipeline
+ * finishes, one per canceled running job with a `coverage` regex).
  */
 export class PipelineProcessing {
   private readonly clock: () => number;
@@ -172,7 +175,8 @@ export class PipelineProcessing {
       deploymentTasks +
       (await recordDownstreamWork(stores, event, updated, pipeline.status, enqueuedJobIds, now)) +
       (await recordFinishedFollowers(stores, this.deps.finishedFollowers ?? [], updated, pipeline.status, now)) +
-      (await recordResourceAssignments(stores, pipeline.project_id, result.changes, result.jobs, now));
+      (await recordResourceAssignments(stores, pipeline.project_id, result.changes, result.jobs, now)) +
+      (await recordCanceledJobCoverage(stores, event, result.changes, now));
     return {
       pipeline: updated,
       result: { ...result, jobs, ...(result.resultJob ? { resultJob: withRealId(result.resultJob, realId) } : {}) },
@@ -223,16 +227,6 @@ export class PipelineProcessing {
 function withRealId(job: PipelineJob, realId: (id: number) => number): PipelineJob {
   const id = realId(job.id);
   return id === job.id ? job : { ...job, id };
-}
-
-/**
- * GitLab's `Ci::Pipeline#coverage`: the average of its latest jobs' coverages, two decimals
- * (`"78.50"`); null when none has one. Kept on the pipeline, recomputed with each event (a
- * finished job brings its coverage, a retry puts the old job's out).
- */
-export function averageCoverage(coverages: readonly number[]): string | null {
-  if (coverages.length === 0) return null;
-  return (coverages.reduce((sum, value) => sum + value, 0) / coverages.length).toFixed(2);
 }
 
 /** Status, warnings, coverage and the run's timestamps (§5): started when first running, finished when completed. */

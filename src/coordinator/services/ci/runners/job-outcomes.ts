@@ -19,7 +19,8 @@ export interface JobOutcomesDeps {
  * (next stages, retries, the pipeline's status). Used by the runner's final update, the
  * trace size limit and the stuck/timeout sweeps. A job with a `coverage` regex first gets
  * the coverage its log shows (GitLab's `Ci::Build#update_coverage`), so the event that
- * finishes it averages it into the pipeline's.
+ * finishes it averages it into the pipeline's; a canceling job ends canceled with it. A job a
+ * cancel ends while it runs is scanned after the cancel (pipeline-coverage.ts).
  */
 export class JobOutcomes {
   constructor(private readonly deps: JobOutcomesDeps) {}

@@ -35,14 +35,17 @@ describe('runner exec --reuse', () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   it('reuses unchanged jobs, hands their artifacts on, and runs again what a file or a variable changes', async () => {
-    assert.deepEqual((await reused(dir)).names, []);
+    const first = await reused(dir);
+    assert.deepEqual([first.code, first.names], [0, []], first.stderr);
     const second = await reused(dir);
     assert.deepEqual(second.names, ['build', 'check'], second.stderr);
     assert.equal(readFileSync(path.join(dir, '.gantry/artifacts/build/out/app.txt'), 'utf8'), 'v1 \n');
 
     writeFiles(dir, { 'source.txt': 'v2\n' });
-    assert.deepEqual((await reused(dir)).names, [], 'a changed file changes the snapshot tree');
-    assert.deepEqual((await reused(dir)).names, ['build', 'check']);
+    const changed = await reused(dir);
+    assert.deepEqual([changed.code, changed.names], [0, []], `a changed file changes the snapshot tree\n${changed.stderr}`);
+    const again = await reused(dir);
+    assert.deepEqual(again.names, ['build', 'check'], again.stderr);
 
     const withVariable = await reused(dir, { variable: ['GREETING=hi'] });
     assert.deepEqual(withVariable.names, [], 'a pipeline variable is part of the key');

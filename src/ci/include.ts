@@ -345,6 +345,9 @@ async function readTarget(
   if (answer.status === 'found') return answer.content;
   if (answer.status === 'project-not-found') {
     includeError(state, `Project \`${target.project}\` not found or access denied!`, parentFile);
+  } else if (answer.status === 'ref-not-found') {
+    const ref = state.variables ? state.variables.mask(answer.ref) : answer.ref;
+    includeError(state, `Project \`${target.project}\` reference \`${ref}\` does not exist!`, parentFile);
   } else {
     includeError(state, `Project \`${target.project}\` file \`${target.path}\` does not exist!`, parentFile);
   }

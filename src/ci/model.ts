@@ -40,6 +40,8 @@ export interface ContextVariable {
 export type ProjectFileResult =
   | { status: 'found'; content: string }
   | { status: 'file-not-found' }
+  /** The ref given (else the default branch) names no commit of the project. */
+  | { status: 'ref-not-found'; ref: string }
   | { status: 'project-not-found' };
 
 /** The answer of a reader asked for a file inside a parent-pipeline job's artifacts (include:artifact). */

@@ -55,7 +55,7 @@ describe('runner exec --project: other working trees as projects', () => {
     assert.match(result.stderr, /^downstream › downstream-job +\| downstream of acme\/ci\/templates on main$/m);
   });
 
-  it('reads its tags and branches as the other repository has them, and with --committed its HEAD', async () => {
+  it('reads its tags and branches as the other repository has them (a ref it lacks is GitLab\'s error), and with --committed its HEAD', async () => {
     const project = [`acme/ci/templates=${templates}`];
     // --committed runs the app's HEAD, whose CI file is the first: its include reads the other project's HEAD.
     const atHead = await exec(app, { project, committed: true, json: true });
@@ -67,6 +67,10 @@ describe('runner exec --project: other working trees as projects', () => {
       assert.equal(result.code, 0, result.stderr);
       assert.match(result.stderr, /^pinned +\| hello from the tag$/m, ref);
     }
+    writeFiles(app, { '.gitlab-ci.yml': 'include:\n  - project: acme/ci/templates\n    ref: nowhere\n    file: ci/greet.yml\npinned:\n  extends: .greet\n' });
+    const unknownRef = await exec(app, { project, list: true });
+    assert.equal(unknownRef.code, 1);
+    assert.match(unknownRef.stdout, /^\.gitlab-ci\.yml:1: error: Project `acme\/ci\/templates` reference `nowhere` does not exist!$/m);
   });
 
   it('refuses a malformed flag, a directory that is not a repository and a path already taken, in one line', async () => {

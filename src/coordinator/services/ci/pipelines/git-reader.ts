@@ -62,11 +62,12 @@ export class GitRepositoryReader implements RepositoryReader {
   async readProjectFile(projectPath: string, ref: string | undefined, path: string): Promise<ProjectFileResult> {
     const project = await this.deps.lookup.findProject(projectPath);
     if (!project || project.pending_delete || !(await this.deps.permissions.canReadRepository(project, this.user))) return { status: 'project-not-found' };
-    if (!(await this.deps.repositories.exists(project.id))) return { status: 'file-not-found' };
+    if (!(await this.deps.repositories.exists(project.id))) return { status: 'ref-not-found', ref: ref ?? project.default_branch ?? '' };
     const repository = this.deps.repositories.open(project.id);
     const revision = ref ?? (await defaultRevision(repository, project));
     const sha = revision === null ? null : await repository.resolveCommit(revision);
-    const content = sha === null ? null : await readTextAt(repository, sha, path);
+    if (sha === null) return { status: 'ref-not-found', ref: revision ?? '' };
+    const content = await readTextAt(repository, sha, path);
     return content === null ? { status: 'file-not-found' } : { status: 'found', content };
   }
 

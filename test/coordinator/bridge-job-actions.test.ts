@@ -150,13 +150,16 @@ describe('jobs API play and retry of trigger jobs', () => {
     assert.equal((await api('POST', `/projects/${project.id}/jobs/${bridge.id}/play`, { token: maintainer.token })).status, 200);
   });
 
-  it('a multi-project bridge: play needs the right to update the downstream branch, not only the upstream project', async () => {
+  it('a multi-project bridge: play needs Developer upstream and the right to update the downstream branch', async () => {
     const downstream = await fixture.project('mp-downstream', 'private');
     await fixture.commit(downstream.id, 'main', { '.gitlab-ci.yml': 'downstream-job:\n  script: echo down\n' });
     const upstream = await projectWithMembers('mp-upstream');
     const bridge = await manualBridge(upstream.id, 'main', { '.gitlab-ci.yml': manualMultiProject(downstream.path) });
     const refused = await api('POST', `/projects/${upstream.id}/jobs/${bridge.id}/play`, { token: developer.token });
     assert.equal(refused.status, 403, 'the developer is no member of the downstream project');
+    await addMember(fixture.gantry, { type: 'project', id: downstream.id }, reporter.id, 30);
+    const reporterUpstream = await api('POST', `/projects/${upstream.id}/jobs/${bridge.id}/play`, { token: reporter.token });
+    assert.equal(reporterUpstream.status, 403, 'a developer downstream who only reports upstream');
 
     await addMember(fixture.gantry, { type: 'project', id: downstream.id }, developer.id, 30);
     const played = await api('POST', `/projects/${upstream.id}/jobs/${bridge.id}/play`, { token: developer.token });

@@ -23,7 +23,7 @@ export class BridgeActions {
   constructor(private readonly deps: BridgeActionDeps) {}
 
   /**
-   * `play_job` of a bridge (`can_update_downstream_branch`): the caller may push or merge to the
+   * `play_job` of a bridge beyond updating it (`can_update_downstream_branch`): the caller may push or merge to the
    * branch the downstream pipeline runs for, in the project it runs in (a child pipeline: this
    * project and the bridge's ref; a multi-project one: `trigger:project`, at `trigger:branch` or
    * that project's default branch). A downstream project that does not exist refuses.

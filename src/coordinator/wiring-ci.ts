@@ -8,6 +8,7 @@ import { ArchiveMembers } from './services/ci/pipelines/archive-members.ts';
 import { CommitStatusesService } from './services/ci/pipelines/commit-statuses.ts';
 import { JobArtifactsService } from './services/ci/pipelines/job-artifacts.ts';
 import { JobViews } from './services/ci/pipelines/job-views.ts';
+import { BridgeActions } from './services/ci/pipelines/bridge-actions.ts';
 import { JobsService } from './services/ci/pipelines/jobs.ts';
 import { PipelineRemoval } from './services/ci/pipelines/pipeline-removal.ts';
 import { PersistentPipelineRefs, PIPELINE_FINISHED_REF_TASK } from './services/ci/pipelines/persistent-refs.ts';
@@ -246,7 +247,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
   const jobTokenAccess = new JobTokenAccess({ jobs: stores.jobs });
   const jobs = new JobsService({
     lookup, permissions, jobs: stores.jobs, jobArtifacts: stores.jobArtifacts, processing: pipelineProcessing, views: jobViews, refRules, ...blobs,
-    jobTokens: jobTokenAccess, projects: stores.projects, deployments: stores.deployments,
+    jobTokens: jobTokenAccess, projects: stores.projects, deployments: stores.deployments, bridges: new BridgeActions({ lookup, branches: context.protectedBranches }),
   });
   const runnerJobs = buildRunnerJobServices(context, { processing: pipelineProcessing, traces: blobs.traces, jobStatusWatch }, options.runnerJobs);
   const jobArtifacts = new JobArtifactsService({ jobs, jobsStore: stores.jobs, jobArtifacts: stores.jobArtifacts, ...blobs, members: archiveMembers, traceWatch: runnerJobs.traceWatch });

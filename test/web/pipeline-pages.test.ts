@@ -133,6 +133,32 @@ describe('web pipeline pages', () => {
     assert.equal((await gantry.coordinator.context.stores.pipelines.findById(seeded.pipeline.id))?.status, 'canceled');
   });
 
+  it("trigger-job rows: their play and retry forms work, and they offer no cancel (GitLab's bridge statuses)", async () => {
+    const bridged = await seedPipeline(gantry.coordinator, {
+      projectId,
+      jobs: [{ name: 'spawn', stage: 'test', type: 'bridge', when: 'manual' }, { name: 'waiting-bridge', stage: 'test', type: 'bridge' }, { name: 'unit', stage: 'test' }],
+    });
+    const path = `/root/secret/-/pipelines/${bridged.pipeline.id}`;
+    const page = await developer.get(path);
+    const token = PageClient.formToken(page);
+    assert.match(page.body, /Run spawn/);
+    assert.match(page.body, /Cancel unit/, 'a pending build can be canceled');
+    assert.doesNotMatch(page.body, /Cancel waiting-bridge/, 'a pending bridge cannot');
+    const { jobs } = gantry.coordinator.context.stores;
+    const spawn = bridged.jobs.spawn!;
+    const played = await developer.post(`/root/secret/-/jobs/${spawn.id}/play`, { authenticity_token: token, return_to: 'pipeline' });
+    assert.equal(played.statusCode, 303);
+    assert.equal(played.headers.location, path);
+    assert.equal((await jobs.findById(spawn.id))?.status, 'pending');
+
+    await moveJob(gantry.coordinator, spawn, 'success');
+    assert.match((await developer.get(path)).body, /Retry spawn/);
+    const retried = await developer.post(`/root/secret/-/jobs/${spawn.id}/retry`, { authenticity_token: token, return_to: 'pipeline' });
+    assert.equal(retried.statusCode, 303);
+    const attempts = (await jobs.list({ pipelineId: bridged.pipeline.id, types: ['bridge'], includeRetried: true, sort: 'asc' }, { offset: 0, limit: 50 })).items.filter((job) => job.name === 'spawn');
+    assert.deepEqual(attempts.map((job) => [job.retried, job.status]), [[true, 'success'], [false, 'pending']], 'a new attempt');
+  });
+
   it('links a trigger job to its child pipeline, and the child back to its parent', async () => {
     const parent = await seedPipeline(gantry.coordinator, { projectId, jobs: [{ name: 'trigger <i>child</i>', stage: 'test', type: 'bridge' }], process: false });
     const bridge = parent.jobs['trigger <i>child</i>']!;

@@ -90,11 +90,13 @@ ${items.length === 0 ? html`<p>No pipelines to show.</p>` : html`<table><thead><
           href: downstream ? `${projectHref(page.frame.prefix, downstream.fullPath)}/-/pipelines/${downstream.pipeline.id}` : `${project}/-/jobs/${job.id}`,
         })),
       ].sort((a, b) => a.stageIndex - b.stageIndex || a.id - b.id);
+      // GitLab's bridge statuses offer play and retry, never cancel (the jobs API cancels builds only).
+      const bridgeIds = new Set(bridges.items.map(({ job }) => job.id));
       const jobRows = graphJobs.map((job) => {
         const actions = !mayUpdate ? null : [
           job.status === 'manual' && jobForm(job.id, 'play', `Run ${job.name}`),
           ['failed', 'canceled', 'success'].includes(job.status) && jobForm(job.id, 'retry', `Retry ${job.name}`),
-          ['pending', 'running', 'created', 'scheduled', 'waiting_for_resource', 'preparing'].includes(job.status) && jobForm(job.id, 'cancel', `Cancel ${job.name}`),
+          !bridgeIds.has(job.id) && ['pending', 'running', 'created', 'scheduled', 'waiting_for_resource', 'preparing'].includes(job.status) && jobForm(job.id, 'cancel', `Cancel ${job.name}`),
         ];
         return html`<tr><td>${statusLabel(job.status)}</td><td>${job.stage}</td><td><a href="${job.href}">${job.name}</a></td><td>${job.durationSeconds === null ? '' : formatDuration(job.durationSeconds)}</td><td>${job.needs === null ? '' : `needs: ${job.needs.join(', ') || '(none)'}`}</td><td>${actions}</td></tr>`;
       });

@@ -6,6 +6,7 @@ import { contentDisposition } from '../../http/blob-response.ts';
 import { Param } from '../../http/gitlab-params.ts';
 import { PAGINATION, pageOf, setPaginationHeaders } from '../../http/pagination.ts';
 import { requestSignal } from '../../http/request-lifetimes.ts';
+import { serializePlayedBridge } from '../../http/serializers/ci/bridges.ts';
 import { serializeJob } from '../../http/serializers/ci/jobs.ts';
 import type { JobDownload } from '../../services/ci/pipelines/job-artifacts.ts';
 import type { CoordinatorServices, EdgeConfig } from '../../wiring.ts';
@@ -64,12 +65,14 @@ export function jobsRoutes({ jobs, jobArtifacts }: CoordinatorServices, edge: Ed
       return reply.code(201).send(serializeJob(await jobs.cancel(request.params.id, request.actor, request.params.job_id, request.query.force === true), externalUrl));
     });
 
-    api.post(`${base}/:job_id/retry`, { schema: { summary: 'Retry a job (answers the new job)', tags, params: JobPath } }, async (request, reply) => {
+    // Retry and play take trigger jobs (bridges) too; a retried bridge answers as a job, a played one as a bridge (GitLab's entities).
+    api.post(`${base}/:job_id/retry`, { schema: { summary: 'Retry a job or a trigger job (answers the new job)', tags, params: JobPath } }, async (request, reply) => {
       return reply.code(201).send(serializeJob(await jobs.retry(request.params.id, request.actor, request.params.job_id), externalUrl));
     });
 
-    api.post(`${base}/:job_id/play`, { schema: { summary: 'Run a manual or scheduled job', tags, params: JobPath } }, async (request) => {
-      return serializeJob(await jobs.play(request.params.id, request.actor, request.params.job_id), externalUrl);
+    api.post(`${base}/:job_id/play`, { schema: { summary: 'Run a manual or scheduled job, or a manual trigger job', tags, params: JobPath } }, async (request) => {
+      const view = await jobs.play(request.params.id, request.actor, request.params.job_id);
+      return view.job.type === 'bridge' ? serializePlayedBridge(view, externalUrl) : serializeJob(view, externalUrl);
     });
 
     api.post(`${base}/:job_id/erase`, { schema: { summary: "Erase a job's trace and artifacts", tags, params: JobPath } }, async (request, reply) => {

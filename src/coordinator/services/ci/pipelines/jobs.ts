@@ -10,6 +10,7 @@ import type { Actor, Permissions } from '../../access/permissions.ts';
 import type { ProtectedBranchesService } from '../../repository/protected-branches.ts';
 import type { ProtectedTagsService } from '../../repository/protected-tags.ts';
 import { availableArchive } from './artifact-rules.ts';
+import type { BridgeActions } from './bridge-actions.ts';
 import { hasOutdatedDeployment } from './forward-deployments.ts';
 import type { CiProject, JobView, JobViews } from './job-views.ts';
 import type { PipelineProcessing } from './processing.ts';
@@ -34,6 +35,8 @@ export interface JobsServiceDeps {
   /** A job's deployment and its environment's last one (forward deployment). */
   deployments: Pick<DeploymentsStore, 'findByJob' | 'lastSuccessful'>;
   processing: Pick<PipelineProcessing, 'apply'>;
+  /** Play and retry of trigger jobs (bridges). */
+  bridges: BridgeActions;
   views: JobViews;
   refRules: RefRules;
   traces: Pick<TraceStore, 'size' | 'remove'>;
@@ -47,7 +50,8 @@ export interface JobsServiceDeps {
 
 /**
  * `/projects/:id/jobs[...]`: the project's builds (bridges and external statuses are not
- * jobs here, as in GitLab), their actions through the pipeline's state rules, erase and keep.
+ * jobs here, as in GitLab), their actions through the pipeline's state rules, erase and keep;
+ * play and retry act on trigger jobs (bridges) too (GitLab's `find_job!`).
  * Order of checks: project (404), reading jobs (403), the job (404), the action's right (403),
  * then the job's state.
  */
@@ -93,19 +97,43 @@ export class JobsService {
     return job;
   }
 
+  /** A build or a trigger job (bridge) of the project (GitLab's `find_job!`), else 404 Job Not Found. */
+  async processable(project: ProjectRecord, jobId: number): Promise<JobRecord> {
+    const job = await this.deps.jobs.findInProject(project.id, jobId);
+    if (!job || (job.type !== 'build' && job.type !== 'bridge')) throw new GantryError('GANTRY_E_JOB_NOT_FOUND');
+    return job;
+  }
+
   /** `force` ends a `canceling` job at once (GitLab 17's force cancel, for a runner that never reports). */
   cancel(projectRef: string, actor: Actor, jobId: number, force = false): Promise<JobView> {
     return this.act(projectRef, actor, jobId, (job) => ({ type: 'cancel-job', jobId: job.id, ...(force ? { force: true } : {}) }));
   }
 
-  /** The new job (pending); 403 "Job is not retryable" unless the job finished. */
-  retry(projectRef: string, actor: Actor, jobId: number): Promise<JobView> {
-    return this.act(projectRef, actor, jobId, (job) => ({ type: 'retry-job', jobId: job.id }));
+  /**
+   * The new job (pending); 403 "Job is not retryable" unless the job finished. A bridge's new
+   * attempt triggers its downstream pipeline again.
+   */
+  async retry(projectRef: string, actor: Actor, jobId: number): Promise<JobView> {
+    const { target, job } = await this.forAction(projectRef, actor, jobId, (project, found) =>
+      found.type === 'bridge' ? this.mayUpdateBridge(project, actor, found) : this.mayUpdate(project, actor, found),
+    'processable');
+    if (job.type === 'bridge') this.deps.bridges.assertRetryable(job);
+    return this.run(target, job, actor, { type: 'retry-job', jobId: job.id });
   }
 
-  /** Enqueues a manual or scheduled action (a finished one is retried); 400 "Unplayable Job" otherwise. */
-  play(projectRef: string, actor: Actor, jobId: number): Promise<JobView> {
-    return this.act(projectRef, actor, jobId, (job) => ({ type: 'play-job', jobId: job.id }));
+  /**
+   * Enqueues a manual or scheduled action (a finished one is retried); 400 "Unplayable Job" otherwise.
+   * A manual bridge is enqueued, which creates its downstream pipeline; who may update the
+   * downstream branch may play it (bridge-actions.ts).
+   */
+  async play(projectRef: string, actor: Actor, jobId: number): Promise<JobView> {
+    const { target, job } = await this.forAction(projectRef, actor, jobId, async (project, found) =>
+      found.type === 'bridge'
+        ? (await this.mayUpdateBridge(project, actor, found)) && (await this.deps.bridges.mayPlay(project, actor, found))
+        : this.mayUpdate(project, actor, found),
+    'processable');
+    if (job.type === 'bridge') this.deps.bridges.assertPlayable(job);
+    return this.run(target, job, actor, { type: 'play-job', jobId: job.id });
   }
 
   /**
@@ -163,6 +191,14 @@ export class JobsService {
     return this.deps.permissions.canUpdateJob(project, actor, (await this.refAccess(project, actor, job)).writable, await this.hasOutdatedDeployment(project, job));
   }
 
+  /**
+   * `update_build` of a bridge: a Developer's right of the project (GitLab's bridges have no
+   * protected-ref rule), refused for an outdated deployment (`DeployablePolicy`).
+   */
+  private async mayUpdateBridge(project: ProjectRecord, actor: Actor, bridge: JobRecord): Promise<boolean> {
+    return this.deps.permissions.canUpdateJob(project, actor, true, await this.hasOutdatedDeployment(project, bridge));
+  }
+
   /** GitLab's `has_outdated_deployment?` (forward-deployments.ts); no read for a job without an environment. */
   private async hasOutdatedDeployment(project: ProjectRecord, job: JobRecord): Promise<boolean> {
     if (job.environment === null || !project.ci_forward_deployment_enabled) return false;
@@ -176,7 +212,11 @@ export class JobsService {
   /** Runs one state-rule event for the job and answers the job it names (a retry's new job). */
   private async act(projectRef: string, actor: Actor, jobId: number, event: (job: JobRecord) => PipelineEvent): Promise<JobView> {
     const { target, job } = await this.forAction(projectRef, actor, jobId, (project, found) => this.mayUpdate(project, actor, found));
-    const processed = await this.deps.processing.apply(job.pipeline_id, event(job), { userId: actor?.id ?? null });
+    return this.run(target, job, actor, event(job));
+  }
+
+  private async run(target: CiProject, job: JobRecord, actor: Actor, event: PipelineEvent): Promise<JobView> {
+    const processed = await this.deps.processing.apply(job.pipeline_id, event, { userId: actor?.id ?? null });
     const shown = (await this.deps.jobs.findById(processed.resultJobId ?? job.id)) ?? job;
     return this.deps.views.one(target, shown);
   }
@@ -186,9 +226,10 @@ export class JobsService {
     actor: Actor,
     jobId: number,
     allowed: (project: ProjectRecord, job: JobRecord) => Promise<boolean>,
+    kinds: 'build' | 'processable' = 'build',
   ): Promise<{ target: CiProject; job: JobRecord }> {
     const target = await this.readable(projectRef, actor);
-    const job = await this.build(target.project, jobId);
+    const job = kinds === 'build' ? await this.build(target.project, jobId) : await this.processable(target.project, jobId);
     if (!(await allowed(target.project, job))) throw accessDenied();
     return { target, job };
   }

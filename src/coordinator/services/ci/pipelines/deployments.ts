@@ -4,9 +4,8 @@
  * environment (found or created) and a `created` deployment when the job is created; the
  * deployment's status then follows the job's; a successful deployment renews its
  * environment's URL, auto-stop time and tier (variables the job's URL or `auto_stop_in` names
- * that were not set when it was created expand then, from its own dotenv report); a
- * successful stop job stops its environment. A
- * job whose expanded environment name is refused fails with `environment_creation_failure`.
+ * that were not set when it was created expand then, from its own dotenv report and its
+ * dependencies'); a successful stop job stops its environment. A job whose expanded environment name is refused fails with `environment_creation_failure`.
  * Runs inside the transaction that creates or moves the jobs, through the CI stores only.
  */
 import { parseDuration } from '../../../../ci/durations.ts';
@@ -20,6 +19,7 @@ import type { DeploymentRecord, DeploymentStatus, EnvironmentChanges } from '../
 type DotenvVariable = Pick<DotenvVariableRecord, 'key' | 'value'>;
 import { recordDeploymentLinks } from '../deployment-merge-requests.ts';
 import { environmentNameErrors, externalUrlErrors } from '../environment-rules.ts';
+import { dependencyDotenvFrom, dependencyJobsOf, dotenvByJob, mayHaveDependencies, pipelineBuilds } from './job-dependencies.ts';
 import { expandVariables } from './job-records.ts';
 
 type DeploymentStores = Pick<CiStores, 'environments' | 'deployments' | 'jobs' | 'tasks' | 'jobArtifacts'>;
@@ -90,7 +90,7 @@ export async function recordDeployments(stores: DeploymentStores, jobs: readonly
     const action = environmentActionOf(job);
     if (action === null || job.environment === null) continue;
     if (environmentNameErrors(job.environment).length > 0) continue;
-    // A URL that names a variable not set yet waits for the deployment's success (its dotenv report).
+    // A URL that names a variable not set yet waits for the deployment's success (dotenv reports).
     const externalUrl = action === 'start' && !namesVariable(job.environment_url) ? acceptedUrl(job.environment_url) : null;
     let environment = await stores.environments.findOrCreate({
       project_id: job.project_id, name: job.environment, slug: environmentSlug(job.environment), external_url: externalUrl, state: 'available',
@@ -143,7 +143,7 @@ export async function followJobMoves(stores: DeploymentStores, deployments: read
   let tasks = 0;
   if (succeeded.length > 0) {
     const jobs = new Map((await stores.jobs.findByIds(succeeded.flatMap((deployment) => (deployment.job_id === null ? [] : [deployment.job_id])))).map((job) => [job.id, job]));
-    const dotenv = await dotenvOfUnexpandedValues(stores, [...jobs.values()]);
+    const dotenv = await lateExpansionVariables(stores, [...jobs.values()]);
     for (const deployment of succeeded) {
       const job = deployment.job_id === null ? undefined : jobs.get(deployment.job_id);
       const renewed = job ? renewedByDeployment(job, dotenv.get(job.id) ?? [], now) : {};
@@ -166,10 +166,10 @@ export const STOPPED = { state: 'stopped', auto_stop_at: null } as const satisfi
 
 /**
  * What a successful deployment renews (GitLab's `Deployments::UpdateEnvironmentService`), its
- * job's URL and `auto_stop_in` expanded with the variables of the job's own dotenv report (a
- * dynamic environment URL or auto-stop time): the external URL when the job's expands to one
- * GitLab accepts, the auto-stop time when the job gives `auto_stop_in`, the tier when the job
- * declares one. Null, nothing renewed, when that `auto_stop_in` does not read as a duration:
+ * job's URL and `auto_stop_in` expanded with the dotenv report variables of the job and of its
+ * dependencies (`lateExpansionVariables`: a dynamic environment URL or auto-stop time): the
+ * external URL when the job's expands to one GitLab accepts, the auto-stop time when the job
+ * gives `auto_stop_in`, the tier when the job declares one. Null, nothing renewed, when that `auto_stop_in` does not read as a duration:
  * GitLab's `Environment#auto_stop_in=` raises, which undoes the whole renewal (and keeps a
  * stopped environment stopped).
  */
@@ -214,17 +214,28 @@ function namesVariable(value: string | null): boolean {
 }
 
 /**
- * The dotenv report variables of the jobs whose URL or `auto_stop_in` still names a variable,
- * by job id: one query, none when no job's does.
+ * What expands the URL and `auto_stop_in` of the jobs whose value still names a variable, by
+ * job id: the dotenv report variables of the job's dependencies (oldest first), then its own
+ * report's, the later winning, as in GitLab's list of a job's variables (`dependency_variables`
+ * in its scoped variables, the job's own `job_variables` after them). The pipeline's builds
+ * are read once, only when such a job may have dependencies; the reports in one query.
  */
-async function dotenvOfUnexpandedValues(stores: DeploymentStores, jobs: readonly JobRecord[]): Promise<Map<number, DotenvVariable[]>> {
+async function lateExpansionVariables(stores: DeploymentStores, jobs: readonly JobRecord[]): Promise<Map<number, DotenvVariable[]>> {
   const byJob = new Map<number, DotenvVariable[]>();
   const dynamic = jobs.filter((job) => namesVariable(job.environment_url) || namesVariable(job.environment_auto_stop_in));
   if (dynamic.length === 0) return byJob;
-  for (const variable of await stores.jobArtifacts.dotenvVariablesForJobs(dynamic.map((job) => job.id))) {
-    const list = byJob.get(variable.job_id) ?? [];
-    list.push({ key: variable.key, value: variable.value });
-    byJob.set(variable.job_id, list);
+  const buildsOfPipeline = new Map<number, JobRecord[]>();
+  const dependenciesOf = new Map<number, JobRecord[]>();
+  for (const job of dynamic) {
+    if (job.definition === null || !mayHaveDependencies(job, job.definition)) continue;
+    const builds = buildsOfPipeline.get(job.pipeline_id) ?? (await pipelineBuilds(stores.jobs, job.pipeline_id));
+    buildsOfPipeline.set(job.pipeline_id, builds);
+    dependenciesOf.set(job.id, dependencyJobsOf(job, job.definition, builds));
+  }
+  const reportingJobIds = new Set([...dynamic.map((job) => job.id), ...[...dependenciesOf.values()].flat().map((job) => job.id)]);
+  const reports = dotenvByJob(await stores.jobArtifacts.dotenvVariablesForJobs([...reportingJobIds]));
+  for (const job of dynamic) {
+    byJob.set(job.id, [...dependencyDotenvFrom(reports, dependenciesOf.get(job.id) ?? []), ...(reports.get(job.id) ?? [])]);
   }
   return byJob;
 }

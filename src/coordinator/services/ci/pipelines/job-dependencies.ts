@@ -4,7 +4,7 @@
  * one rule for build jobs (their payload) and bridges (their downstream pipeline's variables).
  */
 import type { ContextVariable, JobDefinitionBase } from '../../../../ci/model.ts';
-import type { CiJobsStore, JobArtifactsStore, JobRecord } from '../../../../storage/types-ci-jobs.ts';
+import type { CiJobsStore, DotenvVariableRecord, JobArtifactsStore, JobRecord } from '../../../../storage/types-ci-jobs.ts';
 
 type DependencyRules = Pick<JobDefinitionBase, 'needs' | 'dependencies'>;
 
@@ -43,12 +43,22 @@ export async function pipelineBuilds(jobs: Pick<CiJobsStore, 'list'>, pipelineId
  */
 export async function dotenvVariablesOf(jobArtifacts: Pick<JobArtifactsStore, 'dotenvVariablesForJobs'>, jobs: readonly JobRecord[]): Promise<ContextVariable[]> {
   if (jobs.length === 0) return [];
+  return dependencyDotenvFrom(dotenvByJob(await jobArtifacts.dotenvVariablesForJobs(jobs.map((job) => job.id))), jobs);
+}
+
+/** Dotenv report variables read for several jobs at once, by job id. */
+export function dotenvByJob(variables: readonly DotenvVariableRecord[]): Map<number, ContextVariable[]> {
   const byJob = new Map<number, ContextVariable[]>();
-  for (const variable of await jobArtifacts.dotenvVariablesForJobs(jobs.map((job) => job.id))) {
+  for (const variable of variables) {
     const list = byJob.get(variable.job_id) ?? [];
     list.push({ key: variable.key, value: variable.value, source: 'dotenv' });
     byJob.set(variable.job_id, list);
   }
+  return byJob;
+}
+
+/** `dotenvVariablesOf` from variables already read (`dotenvByJob`): the jobs' own, oldest job first. */
+export function dependencyDotenvFrom(byJob: ReadonlyMap<number, readonly ContextVariable[]>, jobs: readonly JobRecord[]): ContextVariable[] {
   return [...jobs].sort((a, b) => a.id - b.id).flatMap((job) => byJob.get(job.id) ?? []);
 }
 

@@ -55,8 +55,9 @@ export function jobRecords(
 /**
  * The job's `environment:url` and `auto_stop_in` expanded as its environment name was, plus the
  * environment's own variables (`CI_ENVIRONMENT_NAME`, `CI_ENVIRONMENT_SLUG`); null when not given.
- * A variable either names that is not set yet stays as written: the job's own dotenv report
- * may set it (GitLab's dynamic environment URL), and its deployment expands it on success.
+ * A variable either names that is not set yet stays as written: the dotenv report of the job
+ * or of its dependencies may set it (GitLab's dynamic environment URL), and its deployment
+ * expands it on success.
  */
 function environmentOptions(
   environment: string | null, job: JobDefinition, scope: readonly YamlVariable[],

@@ -5,7 +5,8 @@
  * deployment's status then follows the job's; a successful deployment renews its
  * environment's URL, auto-stop time and tier (variables the job's URL or `auto_stop_in` names
  * that were not set when it was created expand then, from its own dotenv report and its
- * dependencies'); a successful stop job stops its environment. A job whose expanded environment name is refused fails with `environment_creation_failure`.
+ * dependencies'); a successful stop job stops its environment. A job whose expanded
+ * environment name is refused fails with `environment_creation_failure`.
  * Runs inside the transaction that creates or moves the jobs, through the CI stores only.
  */
 import { parseDuration } from '../../../../ci/durations.ts';
@@ -169,9 +170,9 @@ export const STOPPED = { state: 'stopped', auto_stop_at: null } as const satisfi
  * job's URL and `auto_stop_in` expanded with the dotenv report variables of the job and of its
  * dependencies (`lateExpansionVariables`: a dynamic environment URL or auto-stop time): the
  * external URL when the job's expands to one GitLab accepts, the auto-stop time when the job
- * gives `auto_stop_in`, the tier when the job declares one. Null, nothing renewed, when that `auto_stop_in` does not read as a duration:
- * GitLab's `Environment#auto_stop_in=` raises, which undoes the whole renewal (and keeps a
- * stopped environment stopped).
+ * gives `auto_stop_in`, the tier when the job declares one. Null, nothing renewed, when that
+ * `auto_stop_in` does not read as a duration: GitLab's `Environment#auto_stop_in=` raises,
+ * which undoes the whole renewal (and keeps a stopped environment stopped).
  */
 function renewedByDeployment(job: JobRecord, dotenv: readonly DotenvVariable[], now: string): EnvironmentChanges | null {
   const changes: EnvironmentChanges = {};

@@ -3,7 +3,7 @@ import { gzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import type { EnvironmentRecord } from '../../src/storage/types-environments.ts';
 import { BOUNDARY, runnerRequest, uploadBody } from '../helpers/runner-artifacts.ts';
-import { startRunnerJobsFixture, type RunnerJobsFixture } from './runner-job-fixtures.ts';
+import { existingEnvironment, startRunnerJobsFixture, type RunnerJobsFixture } from './runner-job-fixtures.ts';
 
 /**
  * `environment:auto_stop_in` may name a variable the job's own `artifacts:reports:dotenv` sets,
@@ -34,11 +34,7 @@ describe('auto_stop_in from the deploying job\'s dotenv report', () => {
   });
   after(() => fixture.close());
 
-  async function environment(projectId: number): Promise<EnvironmentRecord> {
-    const found = await fixture.gantry.coordinator.context.stores.environments.findByName(projectId, 'review/main');
-    assert.ok(found, 'environment review/main');
-    return found;
-  }
+  const environment = (projectId: number): Promise<EnvironmentRecord> => existingEnvironment(fixture, projectId, 'review/main');
 
   /** Runs a pipeline, its job reports `report` and ends in `state`; answers the time span it ended in. */
   async function deploy(projectId: number, runnerToken: string, report: string, state: 'success' | 'failed' = 'success'): Promise<{ from: number; to: number }> {

@@ -3,7 +3,7 @@ import { gzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import type { EnvironmentRecord } from '../../src/storage/types-environments.ts';
 import { BOUNDARY, runnerRequest, uploadBody } from '../helpers/runner-artifacts.ts';
-import { startRunnerJobsFixture, type RunnerJobsFixture } from './runner-job-fixtures.ts';
+import { existingEnvironment, startRunnerJobsFixture, type RunnerJobsFixture } from './runner-job-fixtures.ts';
 
 /**
  * A deployment's success expands what its job's `environment:url` and `auto_stop_in` still name
@@ -47,11 +47,7 @@ describe("environment URL and auto_stop_in from the dependencies' dotenv reports
   });
   after(() => fixture.close());
 
-  async function environment(projectId: number): Promise<EnvironmentRecord> {
-    const found = await fixture.gantry.coordinator.context.stores.environments.findByName(projectId, 'review/main');
-    assert.ok(found, 'environment review/main');
-    return found;
-  }
+  const environment = (projectId: number): Promise<EnvironmentRecord> => existingEnvironment(fixture, projectId, 'review/main');
 
   async function claim(runnerToken: string): Promise<Payload> {
     const claimed = await fixture.requestJob(runnerToken);

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { CoordinatorOptions } from '../../src/coordinator/app.ts';
+import type { EnvironmentRecord } from '../../src/storage/types-environments.ts';
 import type { ProjectRecord } from '../../src/storage/types.ts';
 import { startTestCoordinator, type TestCoordinator } from '../helpers/coordinator.ts';
 import { testDatabase } from '../helpers/database.ts';
@@ -108,6 +109,13 @@ export async function startRunnerJobsFixture(options: { gantry?: TestCoordinator
 }
 
 /** Adds a CI variable through the API under `scope` (`/admin/ci`, `/groups/:id`, `/projects/:id`). */
+/** The project's environment of that name, which must exist. */
+export async function existingEnvironment(fixture: RunnerJobsFixture, projectId: number, name: string): Promise<EnvironmentRecord> {
+  const found = await fixture.gantry.coordinator.context.stores.environments.findByName(projectId, name);
+  assert.ok(found, `environment ${name}`);
+  return found;
+}
+
 export async function addCiVariable(fixture: RunnerJobsFixture, scope: string, key: string, value: string, isProtected = false): Promise<void> {
   const created = await fixture.gantry.api('POST', `${scope}/variables`, { body: { key, value, protected: isProtected } });
   assert.equal(created.status, 201, created.text);

@@ -39,18 +39,21 @@ export interface FollowOptions {
  * and the `--project`s its trigger jobs may start pipelines in.
  */
 export async function runRecords(local: LocalCoordinator, projects: readonly ProjectRecord[]): Promise<{ jobs: JobRecord[]; pipelines: PipelineRecord[] }> {
+  const jobs = await runJobs(local, projects);
+  const { stores } = local.coordinator.context;
+  const pipelines: PipelineRecord[] = [];
+  for (const project of projects) pipelines.push(...(await stores.pipelines.list({ projectId: project.id }, PAGE)).items);
+  if (projects.length > 1) pipelines.sort((a, b) => b.id - a.id);
+  return { jobs, pipelines };
+}
+
+/** The jobs of the run's projects (retried ones too), by id. */
+export async function runJobs(local: LocalCoordinator, projects: readonly ProjectRecord[]): Promise<JobRecord[]> {
   const { stores } = local.coordinator.context;
   const jobs: JobRecord[] = [];
-  const pipelines: PipelineRecord[] = [];
-  for (const project of projects) {
-    jobs.push(...(await stores.jobs.list({ projectId: project.id, sort: 'asc', includeRetried: true }, PAGE)).items);
-    pipelines.push(...(await stores.pipelines.list({ projectId: project.id }, PAGE)).items);
-  }
-  if (projects.length > 1) {
-    jobs.sort((a, b) => a.id - b.id);
-    pipelines.sort((a, b) => b.id - a.id);
-  }
-  return { jobs, pipelines };
+  for (const project of projects) jobs.push(...(await stores.jobs.list({ projectId: project.id, sort: 'asc', includeRetried: true }, PAGE)).items);
+  if (projects.length > 1) jobs.sort((a, b) => a.id - b.id);
+  return jobs;
 }
 
 /** `projects`: the working tree's first, then the others whose pipelines belong to the run (trigger:project). */

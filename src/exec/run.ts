@@ -18,7 +18,7 @@ import { projectIdentity } from './project-identity.ts';
 import { mergeRequestInput } from './merge-request.ts';
 import { createLocalProject } from './project-placement.ts';
 import { provideSubmodules } from './submodules.ts';
-import { followPipeline, runRecords } from './follow.ts';
+import { followPipeline, runJobs } from './follow.ts';
 import { formatSummary, type ExecIo, type ExecResult } from './output.ts';
 
 export type { ExecIo };
@@ -236,7 +236,7 @@ async function runPipeline(
   const registered = await preparedRunner;
   // Tagged jobs are the local runner's too: it takes on their tags before it asks for a job.
   const tags = await runnerTags(local, registered.token);
-  const projectJobs = async () => (await runRecords(local, projects)).jobs.filter((job) => !job.retried);
+  const projectJobs = async () => (await runJobs(local, projects)).filter((job) => !job.retried);
   await tags.cover(await projectJobs());
   timelineMark('runner prepared');
   const runner = await registered.start();

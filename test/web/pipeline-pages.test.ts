@@ -144,6 +144,9 @@ describe('web pipeline pages', () => {
     assert.match(page.body, /Run spawn/);
     assert.match(page.body, /Cancel unit/, 'a pending build can be canceled');
     assert.doesNotMatch(page.body, /Cancel waiting-bridge/, 'a pending bridge cannot');
+    // A trigger job has no job page: without a downstream pipeline its name is not a link (in the graph either).
+    assert.doesNotMatch(page.body, new RegExp(`/-/jobs/${bridged.jobs['waiting-bridge']!.id}"`), 'no link to a job page a bridge does not have');
+    assert.match(page.body, new RegExp(`/-/jobs/${bridged.jobs.unit!.id}"`), 'a build links to its job page');
     const { jobs } = gantry.coordinator.context.stores;
     const spawn = bridged.jobs.spawn!;
     const played = await developer.post(`/root/secret/-/jobs/${spawn.id}/play`, { authenticity_token: token, return_to: 'pipeline' });

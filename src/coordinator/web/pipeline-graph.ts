@@ -11,7 +11,8 @@ export interface GraphJob {
   durationSeconds: number | null;
   /** Names of the jobs it needs; null: it waits for the earlier stages (no edges drawn). */
   needs: readonly string[] | null;
-  href: string;
+  /** Its page; null for a trigger job that started no pipeline (it has no page of its own, as on GitLab). */
+  href: string | null;
 }
 
 const COLUMN_WIDTH = 200;
@@ -62,7 +63,8 @@ export function pipelineGraph(jobs: readonly GraphJob[]): Markup {
   const headers = stages.map(([, name], position) => html`<text class="stage" x="${MARGIN + position * COLUMN_WIDTH}" y="18">${shorten(name)}</text>`);
   const boxes = placed.map(({ job, x, y }) => {
     const duration = job.durationSeconds === null ? '' : ` · ${formatDuration(job.durationSeconds)}`;
-    return html`<a href="${job.href}" class="job status-${job.status}"><title>${job.name}: ${job.status}${duration}</title><rect x="${x}" y="${y}" width="${BOX_WIDTH}" height="${BOX_HEIGHT}" rx="6"></rect><text x="${x + 10}" y="${y + 17}">${statusIcon(job.status)} ${shorten(job.name)}</text><text class="detail" x="${x + 10}" y="${y + 32}">${job.status}${duration}</text></a>`;
+    const box = html`<title>${job.name}: ${job.status}${duration}</title><rect x="${x}" y="${y}" width="${BOX_WIDTH}" height="${BOX_HEIGHT}" rx="6"></rect><text x="${x + 10}" y="${y + 17}">${statusIcon(job.status)} ${shorten(job.name)}</text><text class="detail" x="${x + 10}" y="${y + 32}">${job.status}${duration}</text>`;
+    return job.href === null ? html`<g class="job status-${job.status}">${box}</g>` : html`<a href="${job.href}" class="job status-${job.status}">${box}</a>`;
   });
   return html`<svg class="pipeline-graph" xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="group" aria-label="Pipeline graph: stages as columns, needs as lines">${edges}${headers}${boxes}</svg>`;
 }

@@ -87,7 +87,8 @@ ${items.length === 0 ? html`<p>No pipelines to show.</p>` : html`<table><thead><
         ...jobs.items.map(({ job }) => ({ id: job.id, name: job.name, stage: job.stage, stageIndex: job.stage_idx, status: job.status, durationSeconds: jobDuration(job), needs: job.needs?.map((need) => need.name) ?? null, href: `${project}/-/jobs/${job.id}` })),
         ...bridges.items.map(({ job, downstream }) => ({
           id: job.id, name: job.name, stage: job.stage, stageIndex: job.stage_idx, status: job.status, durationSeconds: jobDuration(job), needs: job.needs?.map((need) => need.name) ?? null,
-          href: downstream ? `${projectHref(page.frame.prefix, downstream.fullPath)}/-/pipelines/${downstream.pipeline.id}` : `${project}/-/jobs/${job.id}`,
+          // A trigger job has no job page: it links to the pipeline it started, if any.
+          href: downstream ? `${projectHref(page.frame.prefix, downstream.fullPath)}/-/pipelines/${downstream.pipeline.id}` : null,
         })),
       ].sort((a, b) => a.stageIndex - b.stageIndex || a.id - b.id);
       // GitLab's bridge statuses offer play and retry, never cancel (the jobs API cancels builds only).
@@ -98,7 +99,7 @@ ${items.length === 0 ? html`<p>No pipelines to show.</p>` : html`<table><thead><
           ['failed', 'canceled', 'success'].includes(job.status) && jobForm(job.id, 'retry', `Retry ${job.name}`),
           !bridgeIds.has(job.id) && ['pending', 'running', 'created', 'scheduled', 'waiting_for_resource', 'preparing'].includes(job.status) && jobForm(job.id, 'cancel', `Cancel ${job.name}`),
         ];
-        return html`<tr><td>${statusLabel(job.status)}</td><td>${job.stage}</td><td><a href="${job.href}">${job.name}</a></td><td>${job.durationSeconds === null ? '' : formatDuration(job.durationSeconds)}</td><td>${job.needs === null ? '' : `needs: ${job.needs.join(', ') || '(none)'}`}</td><td>${actions}</td></tr>`;
+        return html`<tr><td>${statusLabel(job.status)}</td><td>${job.stage}</td><td>${job.href === null ? job.name : html`<a href="${job.href}">${job.name}</a>`}</td><td>${job.durationSeconds === null ? '' : formatDuration(job.durationSeconds)}</td><td>${job.needs === null ? '' : `needs: ${job.needs.join(', ') || '(none)'}`}</td><td>${actions}</td></tr>`;
       });
       const downstream = bridges.items.filter((bridge) => bridge.downstream !== null).map(({ job, downstream: child }) =>
         html`<li>${job.name}: <a href="${projectHref(page.frame.prefix, child!.fullPath)}/-/pipelines/${child!.pipeline.id}">${child!.fullPath} #${child!.pipeline.id}</a> ${statusLabel(child!.pipeline.status)}</li>`);

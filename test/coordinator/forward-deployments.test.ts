@@ -241,16 +241,7 @@ describe('forward deployment: outdated deployment jobs are not enqueued', () => 
     const outdated = (await jobsOf(fixture, old.build!.pipeline_id)).deploy!;
     assert.equal(outdated.failure_reason, 'failed_outdated_deployment_job');
 
-    await setProject(fixture, project.id, { ci_forward_deployment_rollback_allowed: false });
-    const kept = await fixture.gantry.api('POST', `/projects/${project.id}/pipelines/${old.build!.pipeline_id}/retry`);
-    assert.equal(kept.status, 201, kept.text);
-    assert.equal((await jobsOf(fixture, old.build!.pipeline_id)).deploy!.id, outdated.id, 'not retried');
-    await setProject(fixture, project.id, { ci_forward_deployment_rollback_allowed: true });
-    const retried = await fixture.gantry.api('POST', `/projects/${project.id}/pipelines/${old.build!.pipeline_id}/retry`);
-    assert.equal(retried.status, 201, retried.text);
-    const again = (await jobsOf(fixture, old.build!.pipeline_id)).deploy!;
-    assert.notEqual(again.id, outdated.id, 'retried');
-    assert.equal(again.status, 'pending', 'its new deployment is the newest: it runs');
+    await assertRetryFollowsRollbackSetting(fixture, project.id, outdated);
   });
 
   it("fails an older pipeline's outdated trigger job as its build jobs, and a pipeline retry leaves it when rollbacks are refused (GitLab's BridgePolicy is a DeployablePolicy)", async () => {
@@ -266,16 +257,7 @@ describe('forward deployment: outdated deployment jobs are not enqueued', () => 
     assert.deepEqual([outdated.status, outdated.failure_reason], ['failed', 'failed_outdated_deployment_job']);
     assert.equal((await deploymentOf(fixture, outdated.id)).status, 'failed');
 
-    await setProject(fixture, project.id, { ci_forward_deployment_rollback_allowed: false });
-    const kept = await fixture.gantry.api('POST', `/projects/${project.id}/pipelines/${old.build!.pipeline_id}/retry`);
-    assert.equal(kept.status, 201, kept.text);
-    assert.equal((await jobsOf(fixture, old.build!.pipeline_id))['trigger-deploy']!.id, outdated.id, 'not retried');
-    await setProject(fixture, project.id, { ci_forward_deployment_rollback_allowed: true });
-    const retried = await fixture.gantry.api('POST', `/projects/${project.id}/pipelines/${old.build!.pipeline_id}/retry`);
-    assert.equal(retried.status, 201, retried.text);
-    const again = (await jobsOf(fixture, old.build!.pipeline_id))['trigger-deploy']!;
-    assert.notEqual(again.id, outdated.id, 'retried as a rollback');
-    assert.equal(again.status, 'pending', 'its new deployment is the newest: it runs');
+    await assertRetryFollowsRollbackSetting(fixture, project.id, outdated);
   });
 
   it('refuses to play an outdated manual deployment job, and to cancel an outdated pending one', async () => {
@@ -293,6 +275,24 @@ describe('forward deployment: outdated deployment jobs are not enqueued', () => 
     assert.equal(canceled.status, 403, canceled.text);
   });
 });
+
+/**
+ * A pipeline retry leaves the outdated job when the project refuses rollbacks, and retries it
+ * when it allows them: its new deployment is then the newest, so the new job runs.
+ */
+async function assertRetryFollowsRollbackSetting(fixture: RunnerJobsFixture, projectId: number, outdated: JobRecord): Promise<void> {
+  const retryPipeline = async () => {
+    const answer = await fixture.gantry.api('POST', `/projects/${projectId}/pipelines/${outdated.pipeline_id}/retry`);
+    assert.equal(answer.status, 201, answer.text);
+    return (await jobsOf(fixture, outdated.pipeline_id))[outdated.name]!;
+  };
+  await setProject(fixture, projectId, { ci_forward_deployment_rollback_allowed: false });
+  assert.equal((await retryPipeline()).id, outdated.id, 'not retried');
+  await setProject(fixture, projectId, { ci_forward_deployment_rollback_allowed: true });
+  const again = await retryPipeline();
+  assert.notEqual(again.id, outdated.id, 'retried as a rollback');
+  assert.equal(again.status, 'pending', 'its new deployment is the newest: it runs');
+}
 
 describe('forward deployment: what is outdated', () => {
   it("reads a deployment as outdated as GitLab's older_than_last_successful_deployment? and has_outdated_deployment? do", () => {

@@ -5,8 +5,12 @@
  * objects (no push); its branches and tags are DIR's, and its default branch is DIR's current
  * branch holding DIR's working tree as it is now (uncommitted and untracked files included;
  * with `--committed` its HEAD), so a change to a template can be tried before it is committed.
+ * `.gantry/projects.yml` keeps them for every run (`group/templates: ../templates`, DIR from
+ * the top of the working tree); a `--project` of the same PATH wins.
  */
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { parseDocument } from 'yaml';
 import type { ProjectRecord } from '../storage/types.ts';
 import { ExecError } from './errors.ts';
 import { lendObjects, readHead, snapshotCommit, workingTreeRoot } from './git.ts';
@@ -37,6 +41,38 @@ export function parseOtherProject(pair: string, cwd: string): OtherProject {
   const valid = segments.length >= 2 && segments.length <= MAX_SEGMENTS && segments.every((segment) => PATH_SEGMENT.test(segment) && !/(\.git|\.atom|\.)$/.test(segment));
   if (!valid) throw new Error(`--project ${fullPath}: not a project path (a group and a project at least, as group/templates)`);
   return { path: fullPath, dir: path.resolve(cwd, pair.slice(at + 1)) };
+}
+
+export const PROJECTS_FILE = path.join('.gantry', 'projects.yml');
+
+/** The projects of `.gantry/projects.yml` (none without the file); a malformed file is a one-line error naming it. */
+export async function readProjectsFile(root: string): Promise<OtherProject[]> {
+  const text = await readFile(path.join(root, PROJECTS_FILE), 'utf8').catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return null;
+    throw error;
+  });
+  if (text === null) return [];
+  const document = parseDocument(text);
+  const [error] = document.errors;
+  if (error) throw new ExecError(`${PROJECTS_FILE}:${error.linePos?.[0].line ?? 1}: ${error.message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '')}`);
+  const content: unknown = document.toJS();
+  if (content === null || content === undefined) return [];
+  if (typeof content !== 'object' || Array.isArray(content)) throw new ExecError(`${PROJECTS_FILE}: expected a mapping of project paths to directories`);
+  return Object.entries(content as Record<string, unknown>).map(([fullPath, dir]) => {
+    if (typeof dir !== 'string' || dir === '') throw new ExecError(`${PROJECTS_FILE}: ${fullPath}: expected a directory`);
+    try {
+      return parseOtherProject(`${fullPath}=${dir}`, root);
+    } catch (refused) {
+      throw new ExecError(`${PROJECTS_FILE}: ${(refused instanceof Error ? refused.message : String(refused)).replace(/^--project /, '')}`);
+    }
+  });
+}
+
+/** The file's projects with the flags' over them, by path. */
+export function mergedProjects(fromFile: readonly OtherProject[], fromFlags: readonly OtherProject[]): OtherProject[] {
+  const byPath = new Map<string, OtherProject>();
+  for (const project of [...fromFile, ...fromFlags]) byPath.set(project.path, project);
+  return [...byPath.values()];
 }
 
 /** Makes each project in the local coordinator; a path already taken (the working tree's own, say) is an error. */

@@ -32,7 +32,7 @@ import { copyArtifacts, ignoreLocalState, prepareLocalState, writeJobLogs } from
 import { withProgress } from './progress.ts';
 import { failureShellHook, type ShellTerminal } from './failure-shell.ts';
 import { planReuse, recordReuse, reuseVolume, snapshotTree, withReusedJobs, type ReuseContext } from './reuse.ts';
-import { provideOtherProjects, type OtherProject } from './other-projects.ts';
+import { mergedProjects, provideOtherProjects, readProjectsFile, type OtherProject } from './other-projects.ts';
 import { mergedByKey, readEnvFiles, readVariablesFile, variablesKnownBeforeRun, type LocalVariable } from './local-variables.ts';
 import { configureLocalProject } from './local-project.ts';
 import { timelineMark } from '../runner/timeline.ts';
@@ -89,7 +89,7 @@ export async function runExec(request: ExecRequest, io: ExecIo): Promise<number>
   // The coordinator starts while the tree's head and variables are read.
   const starting = startLocalCoordinator();
   starting.catch(() => undefined); // its failure is seen where it is awaited
-  const { head, localVariables, pipelineVariables } = await readInputs(root, request).catch(async (error: unknown) => {
+  const { head, localVariables, pipelineVariables, projects } = await readInputs(root, request).catch(async (error: unknown) => {
     await starting.then((local) => local.close(), () => undefined);
     throw error;
   });
@@ -106,7 +106,7 @@ export async function runExec(request: ExecRequest, io: ExecIo): Promise<number>
     // A snapshot without HEAD's history (a shallow or partial clone's) has no use for its tags.
     await setSnapshotRefs(local, project, { snapshot, defaultBranch: head.defaultBranch, ref, tags: head.historyIncomplete ? [] : head.tags });
     await provideSubmodules(local, project, root, sha);
-    const otherProjects = await provideOtherProjects(local, request.projects, request.committed);
+    const otherProjects = await provideOtherProjects(local, projects, request.committed);
     if (request.file !== undefined) {
       const configPath = path.relative(root, path.resolve(request.cwd, request.file)).split(path.sep).join('/');
       if (configPath.startsWith('..')) throw new ExecError(`--file ${request.file} is outside the working tree ${root}`);
@@ -163,7 +163,8 @@ async function readInputs(root: string, request: ExecRequest) {
   await ignoreLocalState(root);
   const localVariables = await readVariablesFile(root);
   const pipelineVariables = mergedByKey(await readEnvFiles(request.envFiles, request.cwd), request.variables);
-  return { head, localVariables, pipelineVariables };
+  const projects = mergedProjects(await readProjectsFile(root), request.projects);
+  return { head, localVariables, pipelineVariables, projects };
 }
 
 interface LocalProject {

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { exec, git, statuses, workingTree, writeFiles, type JsonResult } from './exec-helpers.ts';
 
@@ -71,6 +72,24 @@ describe('runner exec --project: other working trees as projects', () => {
     const unknownRef = await exec(app, { project, list: true });
     assert.equal(unknownRef.code, 1);
     assert.match(unknownRef.stdout, /^\.gitlab-ci\.yml:1: error: Project `acme\/ci\/templates` reference `nowhere` does not exist!$/m);
+  });
+
+  it('takes the projects of .gantry/projects.yml (directories from the top of the tree), a --project of the same path over them', async () => {
+    writeFiles(app, { '.gitlab-ci.yml': 'include:\n  - project: acme/ci/templates\n    ref: v1\n    file: ci/greet.yml\npinned:\n  extends: .greet\n' });
+    writeFiles(app, { '.gantry/projects.yml': `acme/ci/templates: ${path.relative(app, templates)}\n` });
+    try {
+      const fromFile = await exec(app, { json: true });
+      assert.equal(fromFile.code, 0, fromFile.stderr);
+      assert.match(fromFile.stderr, /^pinned +\| hello from the tag$/m);
+      const overridden = await exec(app, { project: [`acme/ci/templates=${app}`], list: true });
+      assert.equal(overridden.code, 1, 'the flag names a tree without that tag');
+      assert.match(overridden.stdout, /reference `v1` does not exist!/);
+      writeFiles(app, { '.gantry/projects.yml': 'acme: ../templates\n' });
+      const refused = await exec(app, { list: true });
+      assert.equal(refused.stderr, 'runner exec: .gantry/projects.yml: acme: not a project path (a group and a project at least, as group/templates)\n');
+    } finally {
+      rmSync(path.join(app, '.gantry', 'projects.yml'), { force: true });
+    }
   });
 
   it('refuses a malformed flag, a directory that is not a repository and a path already taken, in one line', async () => {

@@ -96,13 +96,21 @@ export async function readVariablesFile(root: string): Promise<LocalVariable[]> 
 }
 
 export function parseVariablesFile(text: string): LocalVariable[] {
+  return Object.entries(localMapping(text, VARIABLES_FILE, 'variable names to values')).map(([key, entry]) => localVariable(key, entry));
+}
+
+/**
+ * A YAML file of `.gantry/` (`variables.yml`, `projects.yml`) as its top-level mapping (empty
+ * for an empty file); a syntax error or another shape is a one-line error naming the file.
+ */
+export function localMapping(text: string, file: string, expected: string): Record<string, unknown> {
   const document = parseDocument(text);
   const [error] = document.errors;
-  if (error) throw new ExecError(`${VARIABLES_FILE}:${error.linePos?.[0].line ?? 1}: ${error.message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '')}`);
+  if (error) throw new ExecError(`${file}:${error.linePos?.[0].line ?? 1}: ${error.message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '')}`);
   const content: unknown = document.toJS();
-  if (content === null || content === undefined) return [];
-  if (typeof content !== 'object' || Array.isArray(content)) throw new ExecError(`${VARIABLES_FILE}: expected a mapping of variable names to values`);
-  return Object.entries(content as Record<string, unknown>).map(([key, entry]) => localVariable(key, entry));
+  if (content === null || content === undefined) return {};
+  if (typeof content !== 'object' || Array.isArray(content)) throw new ExecError(`${file}: expected a mapping of ${expected}`);
+  return content as Record<string, unknown>;
 }
 
 function localVariable(key: string, entry: unknown): LocalVariable {

@@ -10,11 +10,11 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parseDocument } from 'yaml';
 import type { ProjectRecord } from '../storage/types.ts';
 import { ExecError } from './errors.ts';
 import { lendObjects, readHead, snapshotCommit, workingTreeRoot } from './git.ts';
 import { ignoreLocalState } from './local-state.ts';
+import { localMapping } from './local-variables.ts';
 import { createProjectAt, repositoryPath } from './project-placement.ts';
 import type { LocalCoordinator } from './session.ts';
 
@@ -52,13 +52,7 @@ export async function readProjectsFile(root: string): Promise<OtherProject[]> {
     throw error;
   });
   if (text === null) return [];
-  const document = parseDocument(text);
-  const [error] = document.errors;
-  if (error) throw new ExecError(`${PROJECTS_FILE}:${error.linePos?.[0].line ?? 1}: ${error.message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '')}`);
-  const content: unknown = document.toJS();
-  if (content === null || content === undefined) return [];
-  if (typeof content !== 'object' || Array.isArray(content)) throw new ExecError(`${PROJECTS_FILE}: expected a mapping of project paths to directories`);
-  return Object.entries(content as Record<string, unknown>).map(([fullPath, dir]) => {
+  return Object.entries(localMapping(text, PROJECTS_FILE, 'project paths to directories')).map(([fullPath, dir]) => {
     if (typeof dir !== 'string' || dir === '') throw new ExecError(`${PROJECTS_FILE}: ${fullPath}: expected a directory`);
     try {
       return parseOtherProject(`${fullPath}=${dir}`, root);

@@ -4,7 +4,7 @@
  * Nothing here writes the user's index or refs: the snapshot is staged in a temporary index
  * file (GIT_INDEX_FILE) and its commit is referenced by no ref (git gc removes it in time).
  */
-import { appendFile, copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { appendFile, copyFile, mkdir, mkdtemp, rm, stat, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runCollected, type CollectedRun } from '../shared/process-spawner.ts';
@@ -211,20 +211,34 @@ export async function commitTree(root: string, sha: string): Promise<string> {
   return (await git(root, ['rev-parse', `${sha}^{tree}`])).trim();
 }
 
-/** `git add -A` into a copy of the user's index (its stat cache spares hashing unchanged files). */
+/**
+ * `git add -A` into a copy of the user's index (its stat cache spares hashing unchanged files).
+ * The copy keeps the index's modification time, a millisecond earlier: git takes an entry whose
+ * file is not older than the index as racily clean and hashes it again, so a file changed in the
+ * second of its `git add` at the same size is seen. A copy dated now would trust that entry.
+ */
 async function stagedTree(root: string): Promise<string> {
   const scratch = await mkdtemp(path.join(tmpdir(), 'gantry-exec-index-'));
   const index = path.join(scratch, 'index');
   try {
     const userIndex = path.resolve(root, (await git(root, ['rev-parse', '--git-path', 'index'])).trim());
-    await copyFile(userIndex, index).catch((error: NodeJS.ErrnoException) => {
-      if (error.code !== 'ENOENT') throw error;
-    });
+    await copyIndex(userIndex, index);
     const env = { GIT_INDEX_FILE: index };
     await git(root, ['add', '-A', '--', '.'], env);
     return (await git(root, ['write-tree'], env)).trim();
   } finally {
     await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+async function copyIndex(from: string, to: string): Promise<void> {
+  try {
+    const { mtimeMs } = await stat(from);
+    await copyFile(from, to);
+    const dated = (mtimeMs - 1) / 1000;
+    await utimes(to, dated, dated);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
 }
 

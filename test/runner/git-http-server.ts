@@ -6,13 +6,17 @@ import type { AddressInfo } from 'node:net';
 
 export interface GitServer {
   url: string;
+  /** How many requests were answered 401 (no or other credentials). */
+  refused(): number;
   close(): Promise<void>;
 }
 
 export async function startGitServer(root: string, token: string, tls?: { cert: string; key: string }): Promise<GitServer> {
   const expected = `Basic ${Buffer.from(`gitlab-ci-token:${token}`).toString('base64')}`;
+  let refused = 0;
   const handler = (request: http.IncomingMessage, response: http.ServerResponse): void => {
     if (request.headers.authorization !== expected) {
+      refused += 1;
       response.writeHead(401, { 'www-authenticate': 'Basic realm="GitLab"' }).end();
       return;
     }
@@ -35,6 +39,7 @@ export async function startGitServer(root: string, token: string, tls?: { cert: 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `${tls ? 'https' : 'http'}://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    refused: () => refused,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -1,7 +1,7 @@
 /**
  * get_sources into a new directory: gitlab-runner's `git init` template, the remote written
  * without `git remote add` as it writes it, and a commit whose short history the alternates hold
- * fetched without its moot depth.
+ * fetched without its moot depth. Over HTTP, the job token goes with the fetch's first request.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -11,6 +11,7 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { getSources, type ShortHistory, type SourcesRequest } from '../../src/runner/job/sources.ts';
 import { JobTrace } from '../../src/runner/job/trace.ts';
+import { startGitServer } from './git-http-server.ts';
 
 const git = (cwd: string, ...args: string[]): string =>
   execFileSync('git', ['-c', 'user.name=Tester', '-c', 'user.email=tester@example.com', ...args], { cwd, encoding: 'utf8' }).trim();
@@ -110,5 +111,33 @@ describe('get_sources into a new directory', () => {
     assert.match(cut.commands, /--depth 2/);
     assert.equal(git(cut.directory, 'rev-parse', '--is-shallow-repository'), 'true');
     assert.equal(git(cut.directory, 'rev-list', '--count', 'HEAD'), '2');
+  });
+
+  it('sends the job token with the first request of the fetch over HTTP, not after a 401', async () => {
+    const root = path.join(base, 'served');
+    const work = path.join(base, 'served-work');
+    execFileSync('git', ['init', '-q', '-b', 'main', work]);
+    execFileSync('sh', ['-c', 'echo served > file.txt'], { cwd: work });
+    git(work, 'add', '-A');
+    git(work, 'commit', '-qm', 'first');
+    const sha = git(work, 'rev-parse', 'HEAD');
+    execFileSync('git', ['clone', '-q', '--bare', work, path.join(root, 'group', 'project.git')]);
+    const server = await startGitServer(root, 'job-token');
+    try {
+      const directory = path.join(base, 'served-build');
+      const remoteUrl = `${server.url.replace('://', '://gitlab-ci-token:job-token@')}/group/project.git`;
+      const trace = new JobTrace({ sink: () => undefined, maskedValues: [], limitBytes: 1 << 20, sections: false });
+      await getSources({
+        git: { repo_url: remoteUrl, ref: 'main', sha, before_sha: sha, ref_type: 'branch', refspecs: ['+refs/heads/main:refs/remotes/origin/main'], depth: 0 },
+        strategy: 'fetch', checkout: true, cleanFlags: '-ffdx', fetchFlags: '--prune --quiet', submodules: 'none',
+        remoteUrl, directory, templateDirectory: path.join(base, 'served-template'), displayDirectory: directory, userAgent: 'test', trace, signal: new AbortController().signal,
+      });
+      assert.equal(readFileSync(path.join(directory, 'file.txt'), 'utf8'), 'served\n');
+      assert.equal(server.refused(), 0, 'no request went without the token');
+      // The header is the fetch's alone: the repository's configuration holds no copy of it.
+      assert.doesNotMatch(readFileSync(path.join(directory, '.git', 'config'), 'utf8'), /extraHeader|Authorization/i);
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { runShellScript } from '../../executors/shell/process.ts';
 import { runCollected } from '../../shared/process-spawner.ts';
 import type { GitInfo } from '../../protocol/job-payload.ts';
+import { proactiveAuthEnvironment } from './git-auth.ts';
 import { goInt } from './go-values.ts';
 import { insteadOfOptions } from './submodule-urls.ts';
 import { quote } from './script.ts';
@@ -268,13 +269,18 @@ export async function getSources(request: SourcesRequest): Promise<void> {
   try {
     ({ exitCode } = await runShellScript(
       { stage: 'get_sources', kind: 'helper', shell: 'sh', script: sourcesScript(request, existed, await empty), onOutput: (chunk) => trace.write(chunk), signal: request.signal },
-      { cwd: request.directory, env: { ...process.env, ...request.gitEnvironment, GIT_TERMINAL_PROMPT: '0', GIT_LFS_SKIP_SMUDGE: '1' } },
+      { cwd: request.directory, env: gitEnvironment(request) },
     ));
   } catch (error) {
     throw new SourcesError(`git: ${error instanceof Error ? error.message : String(error)}`, 1);
   }
   if (request.signal.aborted) throw new SourcesError('canceled', 1);
   if (exitCode !== 0) throw new SourcesError(`exit status ${exitCode}`, exitCode);
+}
+
+function gitEnvironment(request: SourcesRequest): NodeJS.ProcessEnv {
+  const environment = { ...process.env, ...request.gitEnvironment };
+  return { ...environment, ...proactiveAuthEnvironment(request.remoteUrl, environment), GIT_TERMINAL_PROMPT: '0', GIT_LFS_SKIP_SMUDGE: '1' };
 }
 
 /**

@@ -18,7 +18,7 @@ export async function runExecArgs(args: ExecCliArgs): Promise<number> {
   try {
     return await runExecCommand(
       {
-        jobs: args.jobs, file: args.file, needs: args.needs, stage: args.stage, manual: args.manual, list: args.list, preview: args.preview,
+        jobs: args.jobs, cwd: args.cwd, file: args.file, needs: args.needs, stage: args.stage, manual: args.manual, list: args.list, preview: args.preview,
         payload: args.payload, json: args.json, committed: args.committed, ref: args.ref, tag: args.tag, source: args.source,
         variable: args.variable, envFile: args['env-file'], input: args.input, project: args.project, executor: args.executor, dockerImage: args['docker-image'], concurrency: args.concurrency,
         verbose: args.verbose, shellOnFailure: args['shell-on-failure'], artifactsDir: args['artifacts-dir'], cacheDir: args['cache-dir'], reuse: args.reuse,

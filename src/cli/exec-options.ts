@@ -10,6 +10,7 @@ export const EXEC_DESCRIPTION = 'Run the pipeline of the working tree (uncommitt
 export function execOptions<T>(command: Argv<T>) {
   return command
     .positional('jobs', { type: 'string', array: true, describe: 'Jobs to run (default: the whole pipeline)' })
+    .option('cwd', { type: 'string', describe: 'Start in this directory (a working tree or a directory in it) instead of the current one' })
     .option('file', { type: 'string', describe: 'CI file (default .gitlab-ci.yml at the top of the tree)' })
     .option('needs', { type: 'boolean', describe: 'Also run what the named jobs need or take artifacts from' })
     .option('stage', { type: 'string', describe: 'Run the jobs of this stage' })

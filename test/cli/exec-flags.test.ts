@@ -2,7 +2,7 @@
  * `runner exec`'s command line as a user meets it: flags that contradict each other or name no
  * variable are refused in one line before anything runs; `--preview --json` is JSON; and, from
  * the compiled package run as a command (`bin/runner`, not `node bin/runner`), a missing
- * `--env-file` is runner exec's error, not Node's, a `--shell-on-failure` shell of a `--json`
+ * `--env-file` is runner exec's error, not Node's, `--cwd` starts the run elsewhere, a `--shell-on-failure` shell of a `--json`
  * run talks on stderr, leaving stdout the result document, and a run stopped by Ctrl-C, SIGTERM
  * or its reader going away (`| head`) leaves no process and no temporary directory behind.
  */
@@ -127,6 +127,20 @@ describe('bin/runner exec run as a command', () => {
       const outcome = JSON.parse(result.stdout) as JsonResult;
       assert.deepEqual(statuses(outcome), { greet: 'success', ship: 'success' });
       assert.match(result.stderr, /greeting=hi from-env-file/);
+    } finally {
+      rmSync(tree, { recursive: true, force: true });
+    }
+  });
+
+  it('starts from --cwd: the tree above it, and relative flags read from there', async () => {
+    const tree = workingTree({ '.gitlab-ci.yml': 'greet:\n  script: echo "greeting=$NAME"\n', 'sub/local.env': 'NAME=from-sub\n' });
+    try {
+      const result = await runBinary(tmpdir(), ['--cwd', path.join(tree, 'sub'), '--env-file', 'local.env', '--json'], '');
+      assert.equal(result.code, 0, result.stderr);
+      assert.deepEqual(statuses(JSON.parse(result.stdout) as JsonResult), { greet: 'success' });
+      assert.match(result.stderr, /greeting=from-sub/);
+      const missing = await runBinary(tree, ['--cwd', 'nowhere'], '');
+      assert.deepEqual([missing.code, missing.stderr], [2, 'runner exec: --cwd: nowhere is not a directory\n']);
     } finally {
       rmSync(tree, { recursive: true, force: true });
     }

@@ -2,6 +2,7 @@
  * `runner exec [JOB...]`: flags to an ExecRequest, Ctrl-C to a clean stop, errors to one line.
  * The work is src/exec/'s.
  */
+import { statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import type { PipelineSource } from '../../coordinator/services/ci/pipelines/creation.ts';
@@ -14,6 +15,8 @@ import { parseInputPairs } from '../input-pairs.ts';
 
 export interface ExecArgs {
   jobs?: string[];
+  /** The directory the run starts from instead of the process's (relative paths of other flags too). */
+  cwd?: string;
   file?: string;
   needs?: boolean;
   stage?: string;
@@ -115,8 +118,9 @@ function toRequest(args: ExecArgs, io: ExecCommandIo): ExecRequest {
   const concurrency = args.concurrency ?? availableParallelism();
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) throw new Error('--concurrency must be a whole number from 1 to 64');
   const mode = (modes[0] ?? 'run') as ExecRequest['mode'];
+  const cwd = startDirectory(args, io);
   return {
-    cwd: io.cwd,
+    cwd,
     file: args.file,
     jobs: mode === 'payload' ? [args.payload as string] : (args.jobs ?? []),
     needs: args.needs ?? false,
@@ -131,7 +135,7 @@ function toRequest(args: ExecArgs, io: ExecCommandIo): ExecRequest {
     variables: (args.variable ?? []).map(parseVariable),
     envFiles: args.envFile ?? [],
     inputs: parseInputPairs(args.input ?? []),
-    projects: (args.project ?? []).map((pair) => parseOtherProject(pair, io.cwd)),
+    projects: (args.project ?? []).map((pair) => parseOtherProject(pair, cwd)),
     runner: { executor, dockerImage: args.dockerImage, concurrency },
     colour: io.colour,
     verbose: args.verbose ?? false,
@@ -139,9 +143,17 @@ function toRequest(args: ExecArgs, io: ExecCommandIo): ExecRequest {
     // With --json, stdout is the result document: the shell talks on stderr.
     shellOnFailure: args.shellOnFailure ? (io.shellTerminal ?? (args.json ? 'inherit-stderr' : 'inherit')) : undefined,
     reuse: args.reuse ?? false,
-    artifactsDir: args.artifactsDir === undefined ? undefined : path.resolve(io.cwd, args.artifactsDir),
-    cacheDir: args.cacheDir === undefined ? undefined : path.resolve(io.cwd, args.cacheDir),
+    artifactsDir: args.artifactsDir === undefined ? undefined : path.resolve(cwd, args.artifactsDir),
+    cacheDir: args.cacheDir === undefined ? undefined : path.resolve(cwd, args.cacheDir),
   };
+}
+
+/** `--cwd` against the process's directory, which it must name. */
+function startDirectory(args: ExecArgs, io: ExecCommandIo): string {
+  if (args.cwd === undefined) return io.cwd;
+  const directory = path.resolve(io.cwd, args.cwd);
+  if (!statSync(directory, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`--cwd: ${args.cwd} is not a directory`);
+  return directory;
 }
 
 /** Job names, `--stage` and `--needs` choose the jobs of a run: a flag that shows another set would silently drop them. */

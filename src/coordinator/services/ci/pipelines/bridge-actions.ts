@@ -1,19 +1,25 @@
 /**
  * What the jobs API lets a caller do to a trigger job (bridge), as GitLab's `Ci::BridgePolicy`
  * and `Ci::Bridge` decide: play a manual one (`PlayBridgeService`) and retry a finished one
- * (`RetryJobService`); cancel and erase stay builds-only.
+ * (`RetryJobService`); cancel and erase stay builds-only. The API's single bridge and the
+ * pipeline page's rows ask the same batch questions, so their answers cannot drift.
  */
 import { GantryError } from '../../../../shared/errors.ts';
 import type { ProjectRecord } from '../../../../storage/types.ts';
 import type { JobRecord } from '../../../../storage/types-ci-jobs.ts';
-import type { Lookup } from '../../access/lookup.ts';
-import type { Actor } from '../../access/permissions.ts';
+import type { DeploymentsStore } from '../../../../storage/types-environments.ts';
+import type { Actor, Permissions } from '../../access/permissions.ts';
 import type { ProtectedBranchesService } from '../../repository/protected-branches.ts';
-import { expandVariables } from './job-records.ts';
+import type { DownstreamRunTarget, DownstreamTargets } from './downstream-target.ts';
+import { hasOutdatedDeployment } from './forward-deployments.ts';
 
 export interface BridgeActionDeps {
-  lookup: Pick<Lookup, 'findProject'>;
+  permissions: Pick<Permissions, 'canUpdateBridge' | 'canPlayBridge'>;
+  /** Where each bridge's downstream pipeline runs, resolved as its creation resolves it. */
+  targets: Pick<DownstreamTargets, 'runTargets'>;
   branches: Pick<ProtectedBranchesService, 'canPush' | 'canMerge'>;
+  /** The bridges' deployments and their environments' last ones (GitLab's `has_outdated_deployment?`). */
+  deployments: Pick<DeploymentsStore, 'listForPipeline' | 'lastSuccessful'>;
 }
 
 /** Failure reasons after which GitLab's `Ci::Bridge#retryable?` refuses a retry: it would fail again. */
@@ -22,17 +28,39 @@ const UNRETRYABLE_FAILURES: ReadonlySet<string> = new Set(['pipeline_loop_detect
 export class BridgeActions {
   constructor(private readonly deps: BridgeActionDeps) {}
 
+  /** The ids of the project's bridges the actor may retry (`update_build`). */
+  async mayRetry(project: ProjectRecord, actor: Actor, bridges: readonly JobRecord[]): Promise<Set<number>> {
+    const outdated = await this.outdatedDeployments(project, bridges);
+    const allowed = new Set<number>();
+    for (const bridge of bridges) {
+      if (await this.deps.permissions.canUpdateBridge(project, actor, outdated.has(bridge.id))) allowed.add(bridge.id);
+    }
+    return allowed;
+  }
+
   /**
-   * `play_job` of a bridge beyond updating it (`can_update_downstream_branch`): the caller may push or merge to the
-   * branch the downstream pipeline runs for, in the project it runs in (a child pipeline: this
-   * project and the bridge's ref; a multi-project one: `trigger:project`, at `trigger:branch` or
-   * that project's default branch). A downstream project that does not exist refuses.
+   * The ids of the project's bridges the actor may play (`play_job`): updating the bridge, and
+   * pushing or merging to the branch the downstream pipeline runs for, in the project it runs
+   * in (`DownstreamTargets.runTargets`). A bridge whose downstream project does not exist is refused.
    */
-  async mayPlay(project: ProjectRecord, actor: Actor, bridge: JobRecord): Promise<boolean> {
-    const target = await this.downstreamTarget(project, bridge);
-    if (!actor || !target) return false;
-    const { branches } = this.deps;
-    return (await branches.canPush(target.project, actor, target.ref)) || (await branches.canMerge(target.project, actor, target.ref));
+  async mayPlay(project: ProjectRecord, actor: Actor, bridges: readonly JobRecord[]): Promise<Set<number>> {
+    if (!actor || bridges.length === 0) return new Set();
+    const [outdated, targets] = await Promise.all([this.outdatedDeployments(project, bridges), this.deps.targets.runTargets(project, bridges)]);
+    // Bridges sharing a downstream project and branch share one answer.
+    const writable = new Map<string, Promise<boolean>>();
+    const branchWritable = (target: DownstreamRunTarget): Promise<boolean> => {
+      const key = `${target.project.id}\n${target.ref}`;
+      const known = writable.get(key) ?? this.mayUpdateBranch(target, actor);
+      writable.set(key, known);
+      return known;
+    };
+    const allowed = new Set<number>();
+    for (const bridge of bridges) {
+      const target = targets.get(bridge.id);
+      const downstreamWritable = target !== undefined && (await branchWritable(target));
+      if (await this.deps.permissions.canPlayBridge(project, actor, downstreamWritable, outdated.has(bridge.id))) allowed.add(bridge.id);
+    }
+    return allowed;
   }
 
   /** GitLab's `Bridge#playable?`: a manual bridge only (a finished one is retried instead); 400 "Unplayable Job" otherwise. */
@@ -47,16 +75,29 @@ export class BridgeActions {
     }
   }
 
-  /** The project and branch the bridge's downstream pipeline runs for; undefined when the project is unknown. */
-  private async downstreamTarget(project: ProjectRecord, bridge: JobRecord): Promise<{ project: ProjectRecord; ref: string } | undefined> {
-    const trigger = bridge.definition?.trigger;
-    if (!trigger || trigger.kind === 'child') return { project, ref: bridge.ref };
-    // The bridge's own variables name the target here; the downstream creation expands with its full scope.
-    const variables = bridge.definition?.variables ?? [];
-    const path = expandVariables(trigger.project, variables).trim();
-    const downstream = path.includes('/') ? await this.deps.lookup.findProject(path) : undefined;
-    if (!downstream || downstream.pending_delete) return undefined;
-    const ref = trigger.branch === null ? downstream.default_branch : expandVariables(trigger.branch, variables).trim();
-    return ref ? { project: downstream, ref } : undefined;
+  private async mayUpdateBranch(target: DownstreamRunTarget, actor: NonNullable<Actor>): Promise<boolean> {
+    const { branches } = this.deps;
+    return (await branches.canPush(target.project, actor, target.ref)) || (await branches.canMerge(target.project, actor, target.ref));
+  }
+
+  /**
+   * The bridges whose deployment is outdated (forward-deployments.ts): no read unless one has
+   * an environment in a project that prevents outdated deployments; then each pipeline's
+   * deployments and their environments' last successful ones, once.
+   */
+  private async outdatedDeployments(project: ProjectRecord, bridges: readonly JobRecord[]): Promise<Set<number>> {
+    const deploying = bridges.filter((bridge) => bridge.environment !== null);
+    if (deploying.length === 0 || !project.ci_forward_deployment_enabled) return new Set();
+    const pipelineIds = [...new Set(deploying.map((bridge) => bridge.pipeline_id))];
+    const deployments = (await Promise.all(pipelineIds.map((id) => this.deps.deployments.listForPipeline(id)))).flat();
+    const byJob = new Map(deployments.flatMap((deployment) => (deployment.job_id === null ? [] : [[deployment.job_id, deployment] as const])));
+    const environmentIds = [...new Set(deploying.flatMap((bridge) => byJob.get(bridge.id)?.environment_id ?? []))];
+    if (environmentIds.length === 0) return new Set();
+    const last = await this.deps.deployments.lastSuccessful(environmentIds);
+    const settings = { enabled: project.ci_forward_deployment_enabled, rollbackAllowed: project.ci_forward_deployment_rollback_allowed };
+    return new Set(deploying.flatMap((bridge) => {
+      const deployment = byJob.get(bridge.id);
+      return deployment && hasOutdatedDeployment(settings, bridge.status, deployment, last.get(deployment.environment_id)) ? [bridge.id] : [];
+    }));
   }
 }

@@ -114,8 +114,8 @@ export class JobsService {
    * attempt triggers its downstream pipeline again.
    */
   async retry(projectRef: string, actor: Actor, jobId: number): Promise<JobView> {
-    const { target, job } = await this.forAction(projectRef, actor, jobId, (project, found) =>
-      found.type === 'bridge' ? this.mayUpdateBridge(project, actor, found) : this.mayUpdate(project, actor, found),
+    const { target, job } = await this.forAction(projectRef, actor, jobId, async (project, found) =>
+      found.type === 'bridge' ? (await this.deps.bridges.mayRetry(project, actor, [found])).has(found.id) : this.mayUpdate(project, actor, found),
     'processable');
     if (job.type === 'bridge') this.deps.bridges.assertRetryable(job);
     return this.run(target, job, actor, { type: 'retry-job', jobId: job.id });
@@ -128,9 +128,7 @@ export class JobsService {
    */
   async play(projectRef: string, actor: Actor, jobId: number): Promise<JobView> {
     const { target, job } = await this.forAction(projectRef, actor, jobId, async (project, found) =>
-      found.type === 'bridge'
-        ? (await this.mayUpdateBridge(project, actor, found)) && (await this.deps.bridges.mayPlay(project, actor, found))
-        : this.mayUpdate(project, actor, found),
+      found.type === 'bridge' ? (await this.deps.bridges.mayPlay(project, actor, [found])).has(found.id) : this.mayUpdate(project, actor, found),
     'processable');
     if (job.type === 'bridge') this.deps.bridges.assertPlayable(job);
     return this.run(target, job, actor, { type: 'play-job', jobId: job.id });
@@ -189,14 +187,6 @@ export class JobsService {
 
   private async mayUpdate(project: ProjectRecord, actor: Actor, job: JobRecord): Promise<boolean> {
     return this.deps.permissions.canUpdateJob(project, actor, (await this.refAccess(project, actor, job)).writable, await this.hasOutdatedDeployment(project, job));
-  }
-
-  /**
-   * `update_build` of a bridge: a Developer's right of the project (GitLab's bridges have no
-   * protected-ref rule), refused for an outdated deployment (`DeployablePolicy`).
-   */
-  private async mayUpdateBridge(project: ProjectRecord, actor: Actor, bridge: JobRecord): Promise<boolean> {
-    return this.deps.permissions.canUpdateJob(project, actor, true, await this.hasOutdatedDeployment(project, bridge));
   }
 
   /** GitLab's `has_outdated_deployment?` (forward-deployments.ts); no read for a job without an environment. */

@@ -185,6 +185,22 @@ export class JobsService {
     return actor !== null && this.mayUpdate(project, actor, job);
   }
 
+  /**
+   * The trigger jobs (bridges) of the project the caller may play and retry, by the rules
+   * `play` and `retry` apply (the pipeline page shows their buttons only then): play is asked
+   * of manual ones only, the only ones that play; none for who may not read the project's jobs.
+   */
+  async bridgeActions(projectRef: string, actor: Actor, bridges: readonly JobRecord[]): Promise<{ play: Set<number>; retry: Set<number> }> {
+    const none = { play: new Set<number>(), retry: new Set<number>() };
+    if (!actor) return none;
+    const { project } = await this.readable(projectRef, actor);
+    const own = bridges.filter((job) => job.type === 'bridge' && job.project_id === project.id);
+    if (own.length === 0) return none;
+    const manual = own.filter((bridge) => bridge.status === 'manual' && !bridge.retried);
+    const [play, retry] = await Promise.all([this.deps.bridges.mayPlay(project, actor, manual), this.deps.bridges.mayRetry(project, actor, own)]);
+    return { play, retry };
+  }
+
   private async mayUpdate(project: ProjectRecord, actor: Actor, job: JobRecord): Promise<boolean> {
     return this.deps.permissions.canUpdateJob(project, actor, (await this.refAccess(project, actor, job)).writable, await this.hasOutdatedDeployment(project, job));
   }

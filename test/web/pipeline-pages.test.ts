@@ -209,6 +209,15 @@ describe('web pipeline pages', () => {
     assert.match(forBoth.body, /Run spawn/);
   });
 
+  it('a trigger job failed by a pipeline loop offers no retry (GitLab\'s Bridge#retryable?: the jobs API refuses it)', async () => {
+    const failed = await seedPipeline(gantry.coordinator, { projectId, jobs: [{ name: 'looping', stage: 'test', type: 'bridge' }, { name: 'other', stage: 'test', type: 'bridge' }] });
+    await moveJob(gantry.coordinator, failed.jobs.looping!, 'failed', 'pipeline_loop_detected');
+    await moveJob(gantry.coordinator, failed.jobs.other!, 'failed', 'downstream_pipeline_creation_failed');
+    const page = await developer.get(`/root/secret/-/pipelines/${failed.pipeline.id}`);
+    assert.match(page.body, /Retry other/);
+    assert.doesNotMatch(page.body, /Retry looping/);
+  });
+
   it('links a trigger job to its child pipeline, and the child back to its parent', async () => {
     const parent = await seedPipeline(gantry.coordinator, { projectId, jobs: [{ name: 'trigger <i>child</i>', stage: 'test', type: 'bridge' }], process: false });
     const bridge = parent.jobs['trigger <i>child</i>']!;

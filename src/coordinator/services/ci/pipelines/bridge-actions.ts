@@ -25,17 +25,19 @@ export interface BridgeActionDeps {
 /** Failure reasons after which GitLab's `Ci::Bridge#retryable?` refuses a retry: it would fail again. */
 const UNRETRYABLE_FAILURES: ReadonlySet<string> = new Set(['pipeline_loop_detected', 'reached_max_descendant_pipelines_depth']);
 
+/** The statuses a retry starts again from (the state rules' `retryable?`, `canceling` aside: it has no button). */
+const FINISHED: ReadonlySet<string> = new Set(['success', 'failed', 'canceled']);
+
+function failedForGood(bridge: JobRecord): boolean {
+  return bridge.status === 'failed' && bridge.failure_reason !== null && UNRETRYABLE_FAILURES.has(bridge.failure_reason);
+}
+
 export class BridgeActions {
   constructor(private readonly deps: BridgeActionDeps) {}
 
   /** The ids of the project's bridges the actor may retry (`update_build`). */
   async mayRetry(project: ProjectRecord, actor: Actor, bridges: readonly JobRecord[]): Promise<Set<number>> {
-    const outdated = await this.outdatedDeployments(project, bridges);
-    const allowed = new Set<number>();
-    for (const bridge of bridges) {
-      if (await this.deps.permissions.canUpdateBridge(project, actor, outdated.has(bridge.id))) allowed.add(bridge.id);
-    }
-    return allowed;
+    return (await this.rights(project, actor, { retry: bridges, play: [] })).retry;
   }
 
   /**
@@ -44,8 +46,21 @@ export class BridgeActions {
    * in (`DownstreamTargets.runTargets`). A bridge whose downstream project does not exist is refused.
    */
   async mayPlay(project: ProjectRecord, actor: Actor, bridges: readonly JobRecord[]): Promise<Set<number>> {
-    if (!actor || bridges.length === 0) return new Set();
-    const [outdated, targets] = await Promise.all([this.outdatedDeployments(project, bridges), this.deps.targets.runTargets(project, bridges)]);
+    return (await this.rights(project, actor, { retry: [], play: bridges })).play;
+  }
+
+  /** Both questions for a page of bridges at once (their deployments read once). */
+  async rights(project: ProjectRecord, actor: Actor, asked: { retry: readonly JobRecord[]; play: readonly JobRecord[] }): Promise<{ retry: Set<number>; play: Set<number> }> {
+    const rights = { retry: new Set<number>(), play: new Set<number>() };
+    if (!actor || (asked.retry.length === 0 && asked.play.length === 0)) return rights;
+    const [outdated, targets] = await Promise.all([
+      this.outdatedDeployments(project, [...asked.retry, ...asked.play]),
+      asked.play.length > 0 ? this.deps.targets.runTargets(project, asked.play) : new Map<number, DownstreamRunTarget>(),
+    ]);
+    const { permissions } = this.deps;
+    for (const bridge of asked.retry) {
+      if (await permissions.canUpdateBridge(project, actor, outdated.has(bridge.id))) rights.retry.add(bridge.id);
+    }
     // Bridges sharing a downstream project and branch share one answer.
     const writable = new Map<string, Promise<boolean>>();
     const branchWritable = (target: DownstreamRunTarget): Promise<boolean> => {
@@ -54,13 +69,12 @@ export class BridgeActions {
       writable.set(key, known);
       return known;
     };
-    const allowed = new Set<number>();
-    for (const bridge of bridges) {
+    for (const bridge of asked.play) {
       const target = targets.get(bridge.id);
       const downstreamWritable = target !== undefined && (await branchWritable(target));
-      if (await this.deps.permissions.canPlayBridge(project, actor, downstreamWritable, outdated.has(bridge.id))) allowed.add(bridge.id);
+      if (await permissions.canPlayBridge(project, actor, downstreamWritable, outdated.has(bridge.id))) rights.play.add(bridge.id);
     }
-    return allowed;
+    return rights;
   }
 
   /** GitLab's `Bridge#playable?`: a manual bridge only (a finished one is retried instead); 400 "Unplayable Job" otherwise. */
@@ -70,9 +84,12 @@ export class BridgeActions {
 
   /** `Bridge#retryable?`: not after a loop or the nesting limit (the state rules check the rest). */
   assertRetryable(bridge: JobRecord): void {
-    if (bridge.status === 'failed' && bridge.failure_reason !== null && UNRETRYABLE_FAILURES.has(bridge.failure_reason)) {
-      throw new GantryError('GANTRY_E_JOB_NOT_RETRYABLE', 'Job is not retryable', { reason: 'Job is not retryable' });
-    }
+    if (failedForGood(bridge)) throw new GantryError('GANTRY_E_JOB_NOT_RETRYABLE', 'Job is not retryable', { reason: 'Job is not retryable' });
+  }
+
+  /** Whether a retry would be taken (the page's retry button): the latest attempt, finished, and not failed for good. */
+  isRetryable(bridge: JobRecord): boolean {
+    return !bridge.retried && FINISHED.has(bridge.status) && !failedForGood(bridge);
   }
 
   private async mayUpdateBranch(target: DownstreamRunTarget, actor: NonNullable<Actor>): Promise<boolean> {
@@ -86,7 +103,7 @@ export class BridgeActions {
    * deployments and their environments' last successful ones, once.
    */
   private async outdatedDeployments(project: ProjectRecord, bridges: readonly JobRecord[]): Promise<Set<number>> {
-    const deploying = bridges.filter((bridge) => bridge.environment !== null);
+    const deploying = [...new Map(bridges.filter((bridge) => bridge.environment !== null).map((bridge) => [bridge.id, bridge])).values()];
     if (deploying.length === 0 || !project.ci_forward_deployment_enabled) return new Set();
     const pipelineIds = [...new Set(deploying.map((bridge) => bridge.pipeline_id))];
     const deployments = (await Promise.all(pipelineIds.map((id) => this.deps.deployments.listForPipeline(id)))).flat();

@@ -188,7 +188,8 @@ export class JobsService {
   /**
    * The trigger jobs (bridges) of the project the caller may play and retry, by the rules
    * `play` and `retry` apply (the pipeline page shows their buttons only then): play is asked
-   * of manual ones only, the only ones that play; none for who may not read the project's jobs.
+   * of manual ones only and retry of retryable ones (not after a loop or the nesting limit), the
+   * only ones those take; none for who may not read the project's jobs.
    */
   async bridgeActions(projectRef: string, actor: Actor, bridges: readonly JobRecord[]): Promise<{ play: Set<number>; retry: Set<number> }> {
     const none = { play: new Set<number>(), retry: new Set<number>() };
@@ -197,8 +198,7 @@ export class JobsService {
     const own = bridges.filter((job) => job.type === 'bridge' && job.project_id === project.id);
     if (own.length === 0) return none;
     const manual = own.filter((bridge) => bridge.status === 'manual' && !bridge.retried);
-    const [play, retry] = await Promise.all([this.deps.bridges.mayPlay(project, actor, manual), this.deps.bridges.mayRetry(project, actor, own)]);
-    return { play, retry };
+    return this.deps.bridges.rights(project, actor, { retry: own.filter((bridge) => this.deps.bridges.isRetryable(bridge)), play: manual });
   }
 
   private async mayUpdate(project: ProjectRecord, actor: Actor, job: JobRecord): Promise<boolean> {

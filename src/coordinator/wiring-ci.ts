@@ -201,15 +201,16 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
   const schedulePipelines = new SchedulePipelines({
     schedules: stores.schedules, queue: taskQueue, creation: pipelineCreation, projects: stores.projects, users: stores.users, lookup, permissions, refs: refWrites, logger,
   });
+  const downstreamTargets = new DownstreamTargets({
+    lookup, permissions, namespaces: stores.namespaces, pipelines: stores.pipelines, pipelineVariables: stores.pipelineVariables, repositories,
+    jobs: stores.jobs, jobArtifacts: stores.jobArtifacts,
+    projectVariables: stores.projectVariables, groupVariables: stores.groupVariables, instanceVariables: stores.instanceVariables,
+    mergeRequestInfo: (pipeline) => mergeRequestPipelines.infoForPipeline(pipeline),
+  });
   const downstreamPipelines = new DownstreamPipelines({
     creation: pipelineCreation,
     processing: pipelineProcessing,
-    targets: new DownstreamTargets({
-      lookup, permissions, namespaces: stores.namespaces, pipelines: stores.pipelines, pipelineVariables: stores.pipelineVariables, repositories,
-      jobs: stores.jobs, jobArtifacts: stores.jobArtifacts,
-      projectVariables: stores.projectVariables, groupVariables: stores.groupVariables, instanceVariables: stores.instanceVariables,
-      mergeRequestInfo: (pipeline) => mergeRequestPipelines.infoForPipeline(pipeline),
-    }),
+    targets: downstreamTargets,
     projects: stores.projects,
     users: stores.users,
     pipelines: stores.pipelines,
@@ -247,7 +248,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
   const jobTokenAccess = new JobTokenAccess({ jobs: stores.jobs });
   const jobs = new JobsService({
     lookup, permissions, jobs: stores.jobs, jobArtifacts: stores.jobArtifacts, processing: pipelineProcessing, views: jobViews, refRules, ...blobs,
-    jobTokens: jobTokenAccess, projects: stores.projects, deployments: stores.deployments, bridges: new BridgeActions({ lookup, branches: context.protectedBranches }),
+    jobTokens: jobTokenAccess, projects: stores.projects, deployments: stores.deployments, bridges: new BridgeActions({ permissions, targets: downstreamTargets, branches: context.protectedBranches, deployments: stores.deployments }),
   });
   const runnerJobs = buildRunnerJobServices(context, { processing: pipelineProcessing, traces: blobs.traces, jobStatusWatch }, options.runnerJobs);
   const jobArtifacts = new JobArtifactsService({ jobs, jobsStore: stores.jobs, jobArtifacts: stores.jobArtifacts, ...blobs, members: archiveMembers, traceWatch: runnerJobs.traceWatch });

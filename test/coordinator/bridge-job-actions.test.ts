@@ -169,6 +169,48 @@ describe('jobs API play and retry of trigger jobs', () => {
     assert.equal(created.source, 'pipeline');
   });
 
+  it('a trigger:project named by a project CI/CD variable: play follows the rights in the project it names, where the pipeline goes', async () => {
+    const downstream = await fixture.project('var-downstream', 'private');
+    await fixture.commit(downstream.id, 'main', { '.gitlab-ci.yml': 'downstream-job:\n  script: echo down\n' });
+    const upstream = await projectWithMembers('var-upstream');
+    const variable = await api('POST', `/projects/${upstream.id}/variables`, { body: { key: 'DOWNSTREAM_PATH', value: downstream.path } });
+    assert.equal(variable.status, 201, variable.text);
+    const bridge = await manualBridge(upstream.id, 'main', { '.gitlab-ci.yml': manualMultiProject('$DOWNSTREAM_PATH') });
+    assert.equal((await api('POST', `/projects/${upstream.id}/jobs/${bridge.id}/play`, { token: developer.token })).status, 403, 'no member of the project the variable names');
+
+    await addMember(fixture.gantry, { type: 'project', id: downstream.id }, developer.id, 30);
+    const played = await api('POST', `/projects/${upstream.id}/jobs/${bridge.id}/play`, { token: developer.token });
+    assert.equal(played.status, 200, played.text);
+    assert.equal((await fixture.downstreamOf(bridge)).project_id, downstream.id);
+  });
+
+  it("a pipeline variable overriding the bridge's YAML value of trigger:project: play is decided in the project the pipeline goes to", async () => {
+    const decoy = await fixture.project('yaml-named', 'private');
+    const target = await fixture.project('pipeline-named', 'private');
+    for (const project of [decoy, target]) await fixture.commit(project.id, 'main', { '.gitlab-ci.yml': 'downstream-job:\n  script: echo down\n' });
+    await addMember(fixture.gantry, { type: 'project', id: decoy.id }, developer.id, 30);
+    const upstream = await projectWithMembers('override-upstream');
+    const ci = `
+spawn:
+  when: manual
+  variables:
+    TARGET: ${decoy.path}
+  trigger:
+    project: $TARGET
+`;
+    await fixture.commit(upstream.id, 'main', { '.gitlab-ci.yml': ci });
+    const run = await api('POST', `/projects/${upstream.id}/pipeline`, { body: { ref: 'main', variables: [{ key: 'TARGET', value: target.path }] } });
+    assert.equal(run.status, 201, run.text);
+    const bridge = await fixture.jobWhen(run.json.id as number, 'spawn', (job) => job.status === 'manual', 'manual');
+    const refused = await api('POST', `/projects/${upstream.id}/jobs/${bridge.id}/play`, { token: developer.token });
+    assert.equal(refused.status, 403, 'a developer of the YAML-named project only');
+
+    await addMember(fixture.gantry, { type: 'project', id: target.id }, developer.id, 30);
+    const played = await api('POST', `/projects/${upstream.id}/jobs/${bridge.id}/play`, { token: developer.token });
+    assert.equal(played.status, 200, played.text);
+    assert.equal((await fixture.downstreamOf(bridge)).project_id, target.id, 'the pipeline variable wins, there as in the check');
+  });
+
   it('an outdated deployment: play of an older manual bridge and retry of an older finished one without rollbacks are 403', async () => {
     const project = await projectWithMembers('outdated-bridges');
     const first = await manualBridge(project.id, 'main', { '.gitlab-ci.yml': MANUAL_DEPLOY, 'ci/child.yml': CHILD });

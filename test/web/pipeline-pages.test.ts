@@ -162,6 +162,62 @@ describe('web pipeline pages', () => {
     assert.deepEqual(attempts.map((job) => [job.retried, job.status]), [[true, 'success'], [false, 'pending']], 'a new attempt');
   });
 
+  it("a multi-project trigger job's play button shows only to who may update the downstream branch too, as its play decides", async () => {
+    const project = async (path: string): Promise<number> => {
+      const created = await gantry.api('POST', '/projects', { body: { name: path, path, visibility: 'private', initialize_with_readme: true } });
+      assert.equal(created.status, 201, created.text);
+      return created.json.id as number;
+    };
+    const member = async (id: number, userId: number, level: number): Promise<void> => {
+      const added = await gantry.api('POST', `/projects/${id}/members`, { body: { user_id: userId, access_level: level } });
+      assert.equal(added.status, 201, added.text);
+    };
+    const targetId = await project('target');
+    const upstreamId = await project('upstream');
+    const upstreamOnly = await gantry.createUser('upstream-only');
+    const both = await gantry.createUser('both-sides');
+    await member(upstreamId, upstreamOnly.id, 30);
+    await member(upstreamId, both.id, 30);
+    await member(targetId, both.id, 40);
+    // The downstream project is named by a CI/CD variable only: the button asks where the pipeline would go.
+    const variable = await gantry.api('POST', `/projects/${upstreamId}/variables`, { body: { key: 'TARGET', value: 'root/target' } });
+    assert.equal(variable.status, 201, variable.text);
+    const ci = 'build:\n  script: make\nspawn:\n  when: manual\n  trigger:\n    project: $TARGET\n';
+    const commit = await gantry.api('POST', `/projects/${upstreamId}/repository/commits`, {
+      body: { branch: 'work', start_branch: 'main', commit_message: 'ci', actions: [{ action: 'create', file_path: '.gitlab-ci.yml', content: ci }] },
+    });
+    assert.equal(commit.status, 201, commit.text);
+    const run = await gantry.api('POST', `/projects/${upstreamId}/pipeline`, { body: { ref: 'work' } });
+    assert.equal(run.status, 201, run.text);
+    const { items } = await gantry.coordinator.context.stores.jobs.list({ pipelineId: run.json.id as number, types: ['bridge'] }, { offset: 0, limit: 10 });
+    const bridge = items.find((job) => job.name === 'spawn');
+    assert.equal(bridge?.status, 'manual');
+    const path = `/root/upstream/-/pipelines/${run.json.id as number}`;
+    const playForm = `action="/root/upstream/-/jobs/${bridge.id}/play"`;
+
+    const upstreamClient = await new PageClient(gantry).signIn('upstream-only');
+    const forUpstreamOnly = await upstreamClient.get(path);
+    assert.equal(forUpstreamOnly.statusCode, 200);
+    assert.match(forUpstreamOnly.body, /Cancel pipeline/, 'may update the pipeline');
+    assert.match(forUpstreamOnly.body, /Cancel build/, "and its builds");
+    assert.ok(!forUpstreamOnly.body.includes(playForm), 'but not the downstream branch: no play button');
+    const refused = await upstreamClient.post(`/root/upstream/-/jobs/${bridge.id}/play`, { authenticity_token: PageClient.formToken(forUpstreamOnly), return_to: 'pipeline' });
+    assert.equal(refused.statusCode, 403, 'as the play itself decides');
+
+    const forBoth = await (await new PageClient(gantry).signIn('both-sides')).get(path);
+    assert.ok(forBoth.body.includes(playForm), 'a maintainer of the downstream project gets it');
+    assert.match(forBoth.body, /Run spawn/);
+  });
+
+  it('a trigger job failed by a pipeline loop offers no retry (GitLab\'s Bridge#retryable?: the jobs API refuses it)', async () => {
+    const failed = await seedPipeline(gantry.coordinator, { projectId, jobs: [{ name: 'looping', stage: 'test', type: 'bridge' }, { name: 'other', stage: 'test', type: 'bridge' }] });
+    await moveJob(gantry.coordinator, failed.jobs.looping!, 'failed', 'pipeline_loop_detected');
+    await moveJob(gantry.coordinator, failed.jobs.other!, 'failed', 'downstream_pipeline_creation_failed');
+    const page = await developer.get(`/root/secret/-/pipelines/${failed.pipeline.id}`);
+    assert.match(page.body, /Retry other/);
+    assert.doesNotMatch(page.body, /Retry looping/);
+  });
+
   it('links a trigger job to its child pipeline, and the child back to its parent', async () => {
     const parent = await seedPipeline(gantry.coordinator, { projectId, jobs: [{ name: 'trigger <i>child</i>', stage: 'test', type: 'bridge' }], process: false });
     const bridge = parent.jobs['trigger <i>child</i>']!;

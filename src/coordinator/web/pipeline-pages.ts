@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CommitsService } from '../services/repository/commits.ts';
 import type { UsersService } from '../services/accounts/users.ts';
+import type { JobsService } from '../services/ci/pipelines/jobs.ts';
 import type { PipelinesService } from '../services/ci/pipelines/pipelines.ts';
 import type { PipelineRecord, PipelineScope } from '../../storage/types-ci.ts';
 import { accessDenied } from '../../shared/errors.ts';
@@ -15,6 +16,7 @@ export interface PipelinePagesServices {
   pipelines: Pick<PipelinesService, 'list' | 'get' | 'jobs' | 'bridges' | 'retry' | 'cancel' | 'canUpdate'>;
   commits: Pick<CommitsService, 'get'>;
   users: Pick<UsersService, 'readable'>;
+  jobs: Pick<JobsService, 'bridgeActions'>;
 }
 
 const PER_PAGE = 20;
@@ -78,6 +80,10 @@ ${items.length === 0 ? html`<p>No pipelines to show.</p>` : html`<table><thead><
         page.actor ? pipelines.canUpdate(projectPath, page.actor, pipelineId) : Promise.resolve(false),
         this.commitTitles(projectPath, page, [view.pipeline]),
       ]);
+      // A trigger job's buttons follow its own rules (the downstream branch, for play), asked for all rows at once.
+      const bridgeRights = page.actor && bridges.items.length > 0
+        ? await this.services.jobs.bridgeActions(projectPath, page.actor, bridges.items.map(({ job }) => job))
+        : { play: new Set<number>(), retry: new Set<number>() };
       const project = projectHref(page.frame.prefix, target.fullPath);
       const pipeline = view.pipeline;
       const actionBase = `${project}/-/pipelines/${pipeline.id}`;
@@ -94,10 +100,13 @@ ${items.length === 0 ? html`<p>No pipelines to show.</p>` : html`<table><thead><
       // GitLab's bridge statuses offer play and retry, never cancel (the jobs API cancels builds only).
       const bridgeIds = new Set(bridges.items.map(({ job }) => job.id));
       const jobRows = graphJobs.map((job) => {
-        const actions = !mayUpdate ? null : [
-          job.status === 'manual' && jobForm(job.id, 'play', `Run ${job.name}`),
-          ['failed', 'canceled', 'success'].includes(job.status) && jobForm(job.id, 'retry', `Retry ${job.name}`),
-          !bridgeIds.has(job.id) && ['pending', 'running', 'created', 'scheduled', 'waiting_for_resource', 'preparing'].includes(job.status) && jobForm(job.id, 'cancel', `Cancel ${job.name}`),
+        const bridge = bridgeIds.has(job.id);
+        const mayPlay = bridge ? bridgeRights.play.has(job.id) : mayUpdate;
+        const mayRetry = bridge ? bridgeRights.retry.has(job.id) : mayUpdate;
+        const actions = [
+          mayPlay && job.status === 'manual' && jobForm(job.id, 'play', `Run ${job.name}`),
+          mayRetry && ['failed', 'canceled', 'success'].includes(job.status) && jobForm(job.id, 'retry', `Retry ${job.name}`),
+          !bridge && mayUpdate && ['pending', 'running', 'created', 'scheduled', 'waiting_for_resource', 'preparing'].includes(job.status) && jobForm(job.id, 'cancel', `Cancel ${job.name}`),
         ];
         return html`<tr><td>${statusLabel(job.status)}</td><td>${job.stage}</td><td>${job.href === null ? job.name : html`<a href="${job.href}">${job.name}</a>`}</td><td>${job.durationSeconds === null ? '' : formatDuration(job.durationSeconds)}</td><td>${job.needs === null ? '' : `needs: ${job.needs.join(', ') || '(none)'}`}</td><td>${actions}</td></tr>`;
       });

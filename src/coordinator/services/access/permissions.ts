@@ -263,6 +263,24 @@ export class Permissions extends PermissionsBase {
   }
 
   /**
+   * `update_build` of a trigger job (bridge): retrying it, and the first half of playing it.
+   * Developers and up: GitLab's bridges have no protected-ref rule. Refused, as for builds, in
+   * an archived project, with jobs off, or for an outdated deployment (`DeployablePolicy`).
+   */
+  async canUpdateBridge(project: ProjectRecord, actor: Actor, outdatedDeployment: boolean): Promise<boolean> {
+    return this.canUpdateJob(project, actor, true, outdatedDeployment);
+  }
+
+  /**
+   * `play_job` of a trigger job (GitLab's `Ci::BridgePolicy`): updating it, and the right to
+   * update the branch its downstream pipeline runs for in the project it runs in
+   * (`downstreamBranchWritable`: push or merge there; false when that project is unknown).
+   */
+  async canPlayBridge(project: ProjectRecord, actor: Actor, downstreamBranchWritable: boolean, outdatedDeployment: boolean): Promise<boolean> {
+    return downstreamBranchWritable && (await this.canUpdateBridge(project, actor, outdatedDeployment));
+  }
+
+  /**
    * Erasing a job (`erase_build`): Maintainers and up; or the user who triggered the job, when
    * they may update it and its ref is not protected. Nobody erases a job whose deployment is
    * outdated (GitLab's `DeployablePolicy` prevents the cleanup abilities too).

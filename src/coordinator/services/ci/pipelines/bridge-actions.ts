@@ -1,38 +1,80 @@
 /**
  * What the jobs API lets a caller do to a trigger job (bridge), as GitLab's `Ci::BridgePolicy`
  * and `Ci::Bridge` decide: play a manual one (`PlayBridgeService`) and retry a finished one
- * (`RetryJobService`); cancel and erase stay builds-only.
+ * (`RetryJobService`); cancel and erase stay builds-only. The API's single bridge and the
+ * pipeline page's rows ask the same batch questions, so their answers cannot drift.
  */
 import { GantryError } from '../../../../shared/errors.ts';
 import type { ProjectRecord } from '../../../../storage/types.ts';
 import type { JobRecord } from '../../../../storage/types-ci-jobs.ts';
-import type { Lookup } from '../../access/lookup.ts';
-import type { Actor } from '../../access/permissions.ts';
+import type { DeploymentsStore } from '../../../../storage/types-environments.ts';
+import type { Actor, Permissions } from '../../access/permissions.ts';
 import type { ProtectedBranchesService } from '../../repository/protected-branches.ts';
-import { expandVariables } from './job-records.ts';
+import type { DownstreamRunTarget, DownstreamTargets } from './downstream-target.ts';
+import { hasOutdatedDeployment } from './forward-deployments.ts';
 
 export interface BridgeActionDeps {
-  lookup: Pick<Lookup, 'findProject'>;
+  permissions: Pick<Permissions, 'canUpdateBridge' | 'canPlayBridge'>;
+  /** Where each bridge's downstream pipeline runs, resolved as its creation resolves it. */
+  targets: Pick<DownstreamTargets, 'runTargets'>;
   branches: Pick<ProtectedBranchesService, 'canPush' | 'canMerge'>;
+  /** The bridges' deployments and their environments' last ones (GitLab's `has_outdated_deployment?`). */
+  deployments: Pick<DeploymentsStore, 'listForPipeline' | 'lastSuccessful'>;
 }
 
 /** Failure reasons after which GitLab's `Ci::Bridge#retryable?` refuses a retry: it would fail again. */
 const UNRETRYABLE_FAILURES: ReadonlySet<string> = new Set(['pipeline_loop_detected', 'reached_max_descendant_pipelines_depth']);
 
+/** The statuses a retry starts again from (the state rules' `retryable?`, `canceling` aside: it has no button). */
+const FINISHED: ReadonlySet<string> = new Set(['success', 'failed', 'canceled']);
+
+function failedForGood(bridge: JobRecord): boolean {
+  return bridge.status === 'failed' && bridge.failure_reason !== null && UNRETRYABLE_FAILURES.has(bridge.failure_reason);
+}
+
 export class BridgeActions {
   constructor(private readonly deps: BridgeActionDeps) {}
 
+  /** The ids of the project's bridges the actor may retry (`update_build`). */
+  async mayRetry(project: ProjectRecord, actor: Actor, bridges: readonly JobRecord[]): Promise<Set<number>> {
+    return (await this.rights(project, actor, { retry: bridges, play: [] })).retry;
+  }
+
   /**
-   * `play_job` of a bridge beyond updating it (`can_update_downstream_branch`): the caller may push or merge to the
-   * branch the downstream pipeline runs for, in the project it runs in (a child pipeline: this
-   * project and the bridge's ref; a multi-project one: `trigger:project`, at `trigger:branch` or
-   * that project's default branch). A downstream project that does not exist refuses.
+   * The ids of the project's bridges the actor may play (`play_job`): updating the bridge, and
+   * pushing or merging to the branch the downstream pipeline runs for, in the project it runs
+   * in (`DownstreamTargets.runTargets`). A bridge whose downstream project does not exist is refused.
    */
-  async mayPlay(project: ProjectRecord, actor: Actor, bridge: JobRecord): Promise<boolean> {
-    const target = await this.downstreamTarget(project, bridge);
-    if (!actor || !target) return false;
-    const { branches } = this.deps;
-    return (await branches.canPush(target.project, actor, target.ref)) || (await branches.canMerge(target.project, actor, target.ref));
+  async mayPlay(project: ProjectRecord, actor: Actor, bridges: readonly JobRecord[]): Promise<Set<number>> {
+    return (await this.rights(project, actor, { retry: [], play: bridges })).play;
+  }
+
+  /** Both questions for a page of bridges at once (their deployments read once). */
+  async rights(project: ProjectRecord, actor: Actor, asked: { retry: readonly JobRecord[]; play: readonly JobRecord[] }): Promise<{ retry: Set<number>; play: Set<number> }> {
+    const rights = { retry: new Set<number>(), play: new Set<number>() };
+    if (!actor || (asked.retry.length === 0 && asked.play.length === 0)) return rights;
+    const [outdated, targets] = await Promise.all([
+      this.outdatedDeployments(project, [...asked.retry, ...asked.play]),
+      asked.play.length > 0 ? this.deps.targets.runTargets(project, asked.play) : new Map<number, DownstreamRunTarget>(),
+    ]);
+    const { permissions } = this.deps;
+    for (const bridge of asked.retry) {
+      if (await permissions.canUpdateBridge(project, actor, outdated.has(bridge.id))) rights.retry.add(bridge.id);
+    }
+    // Bridges sharing a downstream project and branch share one answer.
+    const writable = new Map<string, Promise<boolean>>();
+    const branchWritable = (target: DownstreamRunTarget): Promise<boolean> => {
+      const key = `${target.project.id}\n${target.ref}`;
+      const known = writable.get(key) ?? this.mayUpdateBranch(target, actor);
+      writable.set(key, known);
+      return known;
+    };
+    for (const bridge of asked.play) {
+      const target = targets.get(bridge.id);
+      const downstreamWritable = target !== undefined && (await branchWritable(target));
+      if (await permissions.canPlayBridge(project, actor, downstreamWritable, outdated.has(bridge.id))) rights.play.add(bridge.id);
+    }
+    return rights;
   }
 
   /** GitLab's `Bridge#playable?`: a manual bridge only (a finished one is retried instead); 400 "Unplayable Job" otherwise. */
@@ -42,21 +84,37 @@ export class BridgeActions {
 
   /** `Bridge#retryable?`: not after a loop or the nesting limit (the state rules check the rest). */
   assertRetryable(bridge: JobRecord): void {
-    if (bridge.status === 'failed' && bridge.failure_reason !== null && UNRETRYABLE_FAILURES.has(bridge.failure_reason)) {
-      throw new GantryError('GANTRY_E_JOB_NOT_RETRYABLE', 'Job is not retryable', { reason: 'Job is not retryable' });
-    }
+    if (failedForGood(bridge)) throw new GantryError('GANTRY_E_JOB_NOT_RETRYABLE', 'Job is not retryable', { reason: 'Job is not retryable' });
   }
 
-  /** The project and branch the bridge's downstream pipeline runs for; undefined when the project is unknown. */
-  private async downstreamTarget(project: ProjectRecord, bridge: JobRecord): Promise<{ project: ProjectRecord; ref: string } | undefined> {
-    const trigger = bridge.definition?.trigger;
-    if (!trigger || trigger.kind === 'child') return { project, ref: bridge.ref };
-    // The bridge's own variables name the target here; the downstream creation expands with its full scope.
-    const variables = bridge.definition?.variables ?? [];
-    const path = expandVariables(trigger.project, variables).trim();
-    const downstream = path.includes('/') ? await this.deps.lookup.findProject(path) : undefined;
-    if (!downstream || downstream.pending_delete) return undefined;
-    const ref = trigger.branch === null ? downstream.default_branch : expandVariables(trigger.branch, variables).trim();
-    return ref ? { project: downstream, ref } : undefined;
+  /** Whether a retry would be taken (the page's retry button): the latest attempt, finished, and not failed for good. */
+  isRetryable(bridge: JobRecord): boolean {
+    return !bridge.retried && FINISHED.has(bridge.status) && !failedForGood(bridge);
+  }
+
+  private async mayUpdateBranch(target: DownstreamRunTarget, actor: NonNullable<Actor>): Promise<boolean> {
+    const { branches } = this.deps;
+    return (await branches.canPush(target.project, actor, target.ref)) || (await branches.canMerge(target.project, actor, target.ref));
+  }
+
+  /**
+   * The bridges whose deployment is outdated (forward-deployments.ts): no read unless one has
+   * an environment in a project that prevents outdated deployments; then each pipeline's
+   * deployments and their environments' last successful ones, once.
+   */
+  private async outdatedDeployments(project: ProjectRecord, bridges: readonly JobRecord[]): Promise<Set<number>> {
+    const deploying = [...new Map(bridges.filter((bridge) => bridge.environment !== null).map((bridge) => [bridge.id, bridge])).values()];
+    if (deploying.length === 0 || !project.ci_forward_deployment_enabled) return new Set();
+    const pipelineIds = [...new Set(deploying.map((bridge) => bridge.pipeline_id))];
+    const deployments = (await Promise.all(pipelineIds.map((id) => this.deps.deployments.listForPipeline(id)))).flat();
+    const byJob = new Map(deployments.flatMap((deployment) => (deployment.job_id === null ? [] : [[deployment.job_id, deployment] as const])));
+    const environmentIds = [...new Set(deploying.flatMap((bridge) => byJob.get(bridge.id)?.environment_id ?? []))];
+    if (environmentIds.length === 0) return new Set();
+    const last = await this.deps.deployments.lastSuccessful(environmentIds);
+    const settings = { enabled: project.ci_forward_deployment_enabled, rollbackAllowed: project.ci_forward_deployment_rollback_allowed };
+    return new Set(deploying.flatMap((bridge) => {
+      const deployment = byJob.get(bridge.id);
+      return deployment && hasOutdatedDeployment(settings, bridge.status, deployment, last.get(deployment.environment_id)) ? [bridge.id] : [];
+    }));
   }
 }

@@ -6,7 +6,7 @@
  * chain of multi-project pipelines may not loop.
  */
 import { childPipelineConfig } from '../../../../ci/bridges.ts';
-import type { BridgeJobDefinition, YamlVariable } from '../../../../ci/model.ts';
+import type { BridgeJobDefinition, ContextVariable, ProjectTrigger, YamlVariable } from '../../../../ci/model.ts';
 import type { MergeRequestInfo } from '../../../../ci/merge-request-variables.ts';
 import { predefinedPipelineVariables } from '../../../../ci/pipeline-variables.ts';
 import type { BridgeFailureReason, FailureReason } from '../../../../pipeline/types.ts';
@@ -17,7 +17,7 @@ import type { ProjectRecord, UserRecord } from '../../../../storage/types.ts';
 import type { Lookup } from '../../access/lookup.ts';
 import type { Permissions } from '../../access/permissions.ts';
 import { DEFAULT_CI_CONFIG_PATH, type PipelineSource } from './creation.ts';
-import { dependencyJobsOf, dotenvVariablesOf, mayHaveDependencies, pipelineBuilds } from './job-dependencies.ts';
+import { dependencyDotenvFrom, dependencyJobsOf, dotenvByJob, mayHaveDependencies, pipelineBuilds } from './job-dependencies.ts';
 import { expandVariables } from './job-records.ts';
 import { pipelineContextVariables, type PipelineVariableSources } from './variables.ts';
 import { applicableUserVariables } from '../../../../ci/user-variables.ts';
@@ -65,20 +65,34 @@ export interface DownstreamTargetDeps extends PipelineVariableSources {
   mergeRequestInfo?: (pipeline: Pick<PipelineRecord, 'merge_request_id'>) => Promise<MergeRequestInfo | undefined>;
 }
 
+type Bridge = JobRecord & { definition: BridgeJobDefinition };
+type MultiProjectBridge = JobRecord & { definition: BridgeJobDefinition & { trigger: ProjectTrigger } };
+
+/** The project and branch a bridge's downstream pipeline runs for (GitLab's `downstream_project`, `target_revision_ref`). */
+export interface DownstreamRunTarget {
+  project: ProjectRecord;
+  ref: string;
+}
+
+/** How each bridge of one pipeline expands `$VARIABLES`, and what it forwards. */
+interface BridgeExpansions {
+  /** The upstream pipeline's own variables. */
+  upstreamVariables: PipelineVariableRecord[];
+  of(bridge: Bridge): { expand: (text: string) => string; dotenv: YamlVariable[] };
+}
+
 export class DownstreamTargets {
   constructor(private readonly deps: DownstreamTargetDeps) {}
 
-  async decide(bridge: JobRecord & { definition: BridgeJobDefinition }, upstream: PipelineRecord, upstreamProject: ProjectRecord, user: UserRecord | null): Promise<DownstreamDecision> {
+  async decide(bridge: Bridge, upstream: PipelineRecord, upstreamProject: ProjectRecord, user: UserRecord | null): Promise<DownstreamDecision> {
     const trigger = bridge.definition.trigger;
-    const [upstreamVariables, dotenv] = await Promise.all([this.deps.pipelineVariables.list(upstream.id), this.dependencyDotenv(bridge)]);
-    const { scope, fileKeys } = await this.expansionScope(bridge, upstream, upstreamProject, dotenv, upstreamVariables);
-    // GitLab's `expand_file_refs: false`: a file variable's reference is passed on as written.
-    const expand = (text: string): string => expandVariables(text, scope, { keep: fileKeys });
+    const expansions = await this.expansions([bridge], upstream, upstreamProject);
+    const { expand, dotenv } = expansions.of(bridge);
     const expanded = (list: readonly YamlVariable[]): PipelineVariableRecord[] => list.map((variable) => ({ key: variable.key, value: expand(variable.value), variable_type: 'env_var' as const }));
     // GitLab's `Downstream::Generator`: later entries win a key (the store keeps the last).
     const variables: PipelineVariableRecord[] = [
       ...(trigger.forward.yamlVariables ? expanded(bridge.definition.variables) : []),
-      ...(trigger.forward.pipelineVariables ? [...expanded(dotenv), ...upstreamVariables.map((variable) => ({ ...variable, value: expand(variable.value) }))] : []),
+      ...(trigger.forward.pipelineVariables ? [...expanded(dotenv), ...expansions.upstreamVariables.map((variable) => ({ ...variable, value: expand(variable.value) }))] : []),
     ];
 
     if (trigger.kind === 'child') {
@@ -89,17 +103,65 @@ export class DownstreamTargets {
       return { kind: 'create', plan };
     }
 
-    const path = expand(trigger.project).trim();
-    // Only full paths name a downstream project (GitLab's `find_by_full_path`), never an id.
-    const project = path.includes('/') ? await this.deps.lookup.findProject(path) : undefined;
-    if (!project || project.pending_delete || !(await this.deps.permissions.canReadProject(project, user))) return { kind: 'fail', reason: 'downstream_bridge_project_not_found' };
+    const project = await this.downstreamProject(trigger, expand);
+    if (!project || !(await this.deps.permissions.canReadProject(project, user))) return { kind: 'fail', reason: 'downstream_bridge_project_not_found' };
     if (project.id === upstream.project_id) return { kind: 'fail', reason: 'invalid_bridge_trigger' };
     if (!user || !(await this.deps.permissions.canCreatePipeline(project, user))) return { kind: 'fail', reason: 'insufficient_bridge_permissions' };
-    const branch = trigger.branch === null ? await this.defaultBranch(project) : expand(trigger.branch).trim();
+    const branch = await this.downstreamBranch(trigger, expand, project);
     // No ref to create the pipeline for: GitLab's creation stops at its ref check.
     if (!branch) return { kind: 'fail', reason: 'downstream_pipeline_creation_failed', errors: ['Reference not found'] };
     if (await this.loops(upstream)) return { kind: 'fail', reason: 'pipeline_loop_detected' };
     return { kind: 'create', plan: { project, ref: branch, source: 'pipeline', variables, ...(trigger.inputs ? { inputs: trigger.inputs } : {}) } };
+  }
+
+  /**
+   * The project and branch each bridge's downstream pipeline would run for, resolved as
+   * `decide` resolves them (GitLab's `downstream_project` and `target_revision_ref`, which
+   * `Ci::BridgePolicy` asks): a child pipeline this project at the bridge's ref; a
+   * multi-project one `trigger:project` and `trigger:branch` expanded with the bridge's full
+   * scope. By bridge id; a bridge whose project is unknown or that has no branch is left out.
+   * What the bridges of one pipeline share is read once.
+   */
+  async runTargets(upstreamProject: ProjectRecord, bridges: readonly JobRecord[]): Promise<Map<number, DownstreamRunTarget>> {
+    const targets = new Map<number, DownstreamRunTarget>();
+    const multiProject: MultiProjectBridge[] = [];
+    for (const bridge of bridges) {
+      if (isMultiProjectBridge(bridge)) multiProject.push(bridge);
+      else targets.set(bridge.id, { project: upstreamProject, ref: bridge.ref });
+    }
+    const projects = new Map<string, Promise<ProjectRecord | undefined>>();
+    const findOnce = (path: string): Promise<ProjectRecord | undefined> => {
+      const found = projects.get(path) ?? this.deps.lookup.findProject(path);
+      projects.set(path, found);
+      return found;
+    };
+    for (const pipelineId of new Set(multiProject.map((bridge) => bridge.pipeline_id))) {
+      const upstream = await this.deps.pipelines.findById(pipelineId);
+      if (!upstream) continue;
+      const ofPipeline = multiProject.filter((bridge) => bridge.pipeline_id === pipelineId);
+      const expansions = await this.expansions(ofPipeline, upstream, upstreamProject);
+      for (const bridge of ofPipeline) {
+        const { expand } = expansions.of(bridge);
+        const project = await this.downstreamProject(bridge.definition.trigger, expand, findOnce);
+        const ref = project && (await this.downstreamBranch(bridge.definition.trigger, expand, project));
+        if (project && ref) targets.set(bridge.id, { project, ref });
+      }
+    }
+    return targets;
+  }
+
+  /** GitLab's `downstream_project`: `trigger:project` expanded and found by full path (never an id); undefined when none or being deleted. */
+  private async downstreamProject(
+    trigger: ProjectTrigger, expand: (text: string) => string, find: (path: string) => Promise<ProjectRecord | undefined> = (path) => this.deps.lookup.findProject(path),
+  ): Promise<ProjectRecord | undefined> {
+    const path = expand(trigger.project).trim();
+    const project = path.includes('/') ? await find(path) : undefined;
+    return project && !project.pending_delete ? project : undefined;
+  }
+
+  /** GitLab's `target_ref || downstream_project.default_branch`: `trigger:branch` expanded, else the project's default branch; null or empty when there is none. */
+  private async downstreamBranch(trigger: ProjectTrigger, expand: (text: string) => string, project: ProjectRecord): Promise<string | null> {
+    return trigger.branch === null ? this.defaultBranch(project) : expand(trigger.branch).trim();
   }
 
   private async defaultBranch(project: ProjectRecord): Promise<string | null> {
@@ -109,33 +171,29 @@ export class DownstreamTargets {
   }
 
   /**
-   * The dotenv report variables of the builds whose artifacts the bridge would take, by the
-   * build jobs' rule (earlier stages, or its `needs` with `artifacts: true`), as GitLab's
-   * `Ci::Processable#dependency_variables` gives a bridge.
+   * What bridges of one pipeline expand `$VARIABLES` with (GitLab's `Ci::Bridge#variables`),
+   * read once for all of them: predefined, the bridge's YAML variables, its dependencies'
+   * dotenv report variables (the builds whose artifacts it would take, by the build jobs' rule:
+   * earlier stages, or its `needs` with `artifacts: true`, as `dependency_variables`), the
+   * instance's, groups' and project's CI/CD variables that reach it (protected ones on a
+   * protected ref, environment-scoped ones by its environment), the pipeline's variables;
+   * later ones win a key. A file-type CI/CD variable's reference is kept as written (GitLab's
+   * `expand_file_refs: false`).
    */
-  private async dependencyDotenv(bridge: JobRecord & { definition: BridgeJobDefinition }): Promise<YamlVariable[]> {
-    if (!mayHaveDependencies(bridge, bridge.definition)) return [];
-    const dependencies = dependencyJobsOf(bridge, bridge.definition, await pipelineBuilds(this.deps.jobs, bridge.pipeline_id));
-    return (await dotenvVariablesOf(this.deps.jobArtifacts, dependencies)).map(({ key, value }) => ({ key, value }));
-  }
-
-  /**
-   * The bridge's view for `$VARIABLE` expansion: predefined, its YAML variables, its
-   * dependencies' dotenv variables, the instance's, groups' and project's CI/CD variables that
-   * reach it (protected ones on a protected ref, environment-scoped ones by its environment),
-   * the pipeline's variables (later ones win a key, in GitLab's order of `Ci::Bridge#variables`);
-   * and the keys of file-type CI/CD variables.
-   */
-  private async expansionScope(
-    bridge: JobRecord & { definition: BridgeJobDefinition },
-    upstream: PipelineRecord,
-    project: ProjectRecord,
-    dotenv: readonly YamlVariable[],
-    pipelineVariables: readonly PipelineVariableRecord[],
-  ): Promise<{ scope: YamlVariable[]; fileKeys: Set<string> }> {
+  private async expansions(bridges: readonly Bridge[], upstream: PipelineRecord, project: ProjectRecord): Promise<BridgeExpansions> {
+    const withDependencies = bridges.filter((bridge) => mayHaveDependencies(bridge, bridge.definition));
+    const [upstreamVariables, builds, settings, projectPath] = await Promise.all([
+      this.deps.pipelineVariables.list(upstream.id),
+      withDependencies.length > 0 ? pipelineBuilds(this.deps.jobs, upstream.id) : Promise.resolve([]),
+      pipelineContextVariables(this.deps, project, [], 'pipeline'),
+      projectFullPath(this.deps.namespaces, project),
+    ]);
+    const dependencies = new Map(withDependencies.map((bridge) => [bridge.id, dependencyJobsOf(bridge, bridge.definition, builds)]));
+    const dependencyIds = [...new Set([...dependencies.values()].flatMap((jobs) => jobs.map((job) => job.id)))];
+    const dotenvOfJobs = dependencyIds.length > 0 ? dotenvByJob(await this.deps.jobArtifacts.dotenvVariablesForJobs(dependencyIds)) : new Map<number, ContextVariable[]>();
     const predefined = predefinedPipelineVariables({
       projectId: project.id,
-      projectPath: await projectFullPath(this.deps.namespaces, project),
+      projectPath,
       defaultBranch: project.default_branch ?? undefined,
       ref: upstream.ref,
       refType: upstream.tag ? 'tag' : 'branch',
@@ -145,16 +203,23 @@ export class DownstreamTargets {
       source: upstream.source,
       configPath: upstream.config_path ?? DEFAULT_CI_CONFIG_PATH,
     });
-    const ids = [
-      { key: 'CI_PIPELINE_ID', value: String(upstream.id) },
-      { key: 'CI_PIPELINE_IID', value: String(upstream.iid) },
-      { key: 'CI_JOB_ID', value: String(bridge.id) },
-      { key: 'CI_JOB_NAME', value: bridge.name },
-      { key: 'CI_JOB_STAGE', value: bridge.stage },
-    ];
-    const settings = applicableUserVariables(await pipelineContextVariables(this.deps, project, [], 'pipeline'), upstream.protected, bridge.environment);
-    const scope = [...predefined, ...ids, ...bridge.definition.variables, ...dotenv, ...settings, ...pipelineVariables];
-    return { scope, fileKeys: new Set(settings.filter((variable) => variable.file).map((variable) => variable.key)) };
+    return {
+      upstreamVariables,
+      of(bridge) {
+        const dotenv = dependencyDotenvFrom(dotenvOfJobs, dependencies.get(bridge.id) ?? []).map(({ key, value }) => ({ key, value }));
+        const ids = [
+          { key: 'CI_PIPELINE_ID', value: String(upstream.id) },
+          { key: 'CI_PIPELINE_IID', value: String(upstream.iid) },
+          { key: 'CI_JOB_ID', value: String(bridge.id) },
+          { key: 'CI_JOB_NAME', value: bridge.name },
+          { key: 'CI_JOB_STAGE', value: bridge.stage },
+        ];
+        const reaching = applicableUserVariables(settings, upstream.protected, bridge.environment);
+        const scope = [...predefined, ...ids, ...bridge.definition.variables, ...dotenv, ...reaching, ...upstreamVariables];
+        const fileKeys = new Set(reaching.filter((variable) => variable.file).map((variable) => variable.key));
+        return { dotenv, expand: (text) => expandVariables(text, scope, { keep: fileKeys }) };
+      },
+    };
   }
 
   /** How many pipelines of one parent/child tree lead to `pipeline`, itself included. */
@@ -186,4 +251,8 @@ export class DownstreamTargets {
     }
     return false;
   }
+}
+
+function isMultiProjectBridge(job: JobRecord): job is MultiProjectBridge {
+  return job.type === 'bridge' && job.definition?.trigger?.kind === 'project';
 }

@@ -114,8 +114,8 @@ export class JobsService {
    * attempt triggers its downstream pipeline again.
    */
   async retry(projectRef: string, actor: Actor, jobId: number): Promise<JobView> {
-    const { target, job } = await this.forAction(projectRef, actor, jobId, (project, found) =>
-      found.type === 'bridge' ? this.mayUpdateBridge(project, actor, found) : this.mayUpdate(project, actor, found),
+    const { target, job } = await this.forAction(projectRef, actor, jobId, async (project, found) =>
+      found.type === 'bridge' ? (await this.deps.bridges.mayRetry(project, actor, [found])).has(found.id) : this.mayUpdate(project, actor, found),
     'processable');
     if (job.type === 'bridge') this.deps.bridges.assertRetryable(job);
     return this.run(target, job, actor, { type: 'retry-job', jobId: job.id });
@@ -128,9 +128,7 @@ export class JobsService {
    */
   async play(projectRef: string, actor: Actor, jobId: number): Promise<JobView> {
     const { target, job } = await this.forAction(projectRef, actor, jobId, async (project, found) =>
-      found.type === 'bridge'
-        ? (await this.mayUpdateBridge(project, actor, found)) && (await this.deps.bridges.mayPlay(project, actor, found))
-        : this.mayUpdate(project, actor, found),
+      found.type === 'bridge' ? (await this.deps.bridges.mayPlay(project, actor, [found])).has(found.id) : this.mayUpdate(project, actor, found),
     'processable');
     if (job.type === 'bridge') this.deps.bridges.assertPlayable(job);
     return this.run(target, job, actor, { type: 'play-job', jobId: job.id });
@@ -187,16 +185,24 @@ export class JobsService {
     return actor !== null && this.mayUpdate(project, actor, job);
   }
 
-  private async mayUpdate(project: ProjectRecord, actor: Actor, job: JobRecord): Promise<boolean> {
-    return this.deps.permissions.canUpdateJob(project, actor, (await this.refAccess(project, actor, job)).writable, await this.hasOutdatedDeployment(project, job));
+  /**
+   * The trigger jobs (bridges) of the project the caller may play and retry, by the rules
+   * `play` and `retry` apply (the pipeline page shows their buttons only then): play is asked
+   * of manual ones only and retry of retryable ones (not after a loop or the nesting limit), the
+   * only ones those take; none for who may not read the project's jobs.
+   */
+  async bridgeActions(projectRef: string, actor: Actor, bridges: readonly JobRecord[]): Promise<{ play: Set<number>; retry: Set<number> }> {
+    const none = { play: new Set<number>(), retry: new Set<number>() };
+    if (!actor) return none;
+    const { project } = await this.readable(projectRef, actor);
+    const own = bridges.filter((job) => job.type === 'bridge' && job.project_id === project.id);
+    if (own.length === 0) return none;
+    const manual = own.filter((bridge) => bridge.status === 'manual' && !bridge.retried);
+    return this.deps.bridges.rights(project, actor, { retry: own.filter((bridge) => this.deps.bridges.isRetryable(bridge)), play: manual });
   }
 
-  /**
-   * `update_build` of a bridge: a Developer's right of the project (GitLab's bridges have no
-   * protected-ref rule), refused for an outdated deployment (`DeployablePolicy`).
-   */
-  private async mayUpdateBridge(project: ProjectRecord, actor: Actor, bridge: JobRecord): Promise<boolean> {
-    return this.deps.permissions.canUpdateJob(project, actor, true, await this.hasOutdatedDeployment(project, bridge));
+  private async mayUpdate(project: ProjectRecord, actor: Actor, job: JobRecord): Promise<boolean> {
+    return this.deps.permissions.canUpdateJob(project, actor, (await this.refAccess(project, actor, job)).writable, await this.hasOutdatedDeployment(project, job));
   }
 
   /** GitLab's `has_outdated_deployment?` (forward-deployments.ts); no read for a job without an environment. */

@@ -18,7 +18,8 @@ export class SqlResourceGroupsStore implements ResourceGroupsStore {
   constructor(private readonly db: Db) {}
 
   async ensure(projectId: number, keys: readonly string[], now: string): Promise<void> {
-    const distinct = [...new Set(keys)];
+    // Sorted: concurrent creations then take the unique index's locks in one order (no deadlock on PostgreSQL).
+    const distinct = [...new Set(keys)].sort();
     if (distinct.length === 0) return;
     await this.db
       .insertInto('ci_resource_groups')

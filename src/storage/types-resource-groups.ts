@@ -21,6 +21,8 @@ export interface ResourceGroupsStore {
   findByKey(projectId: number, key: string): Promise<ResourceGroupRecord | undefined>;
   /** Sets the group's process mode; answers the group as it is now. */
   setProcessMode(id: number, mode: ResourceGroupProcessMode, now: string): Promise<ResourceGroupRecord | undefined>;
+  /** The job of the group holding its resource (`pending`, `running` or `canceling`), if any. */
+  currentJob(group: Pick<ResourceGroupRecord, 'project_id' | 'key'>): Promise<JobRecord | undefined>;
   /** The group's jobs that will get its resource next, in the order they would (see `resource-group-modes.ts`). */
   upcomingJobs(group: Pick<ResourceGroupRecord, 'project_id' | 'key' | 'process_mode'>, page: Page): Promise<{ items: JobRecord[]; total: number }>;
 }

@@ -78,6 +78,8 @@ describe('resource group process modes', () => {
     await finish(olderBuild);
     const olderDeploy = await statusBecomes(project.id, older, 'deploy', 'pending');
     assert.equal((await jobOf(project.id, newer, 'deploy')).status, 'waiting_for_resource');
+    const current = await fixture.gantry.api('GET', `/projects/${project.id}/resource_groups/production/current_job`);
+    assert.deepEqual([current.json.id, current.json.status], [olderDeploy.id, 'pending'], 'the holder is the current job');
     const deploying = await take(runner.token);
     assert.equal(deploying.id, olderDeploy.id);
     await finish(deploying);

@@ -80,6 +80,9 @@ describe('resource groups API', () => {
     assert.equal(jobs.list[0]?.status, 'waiting_for_resource');
     assert.ok(typeof jobs.list[0]?.web_url === 'string' && typeof jobs.list[0]?.user === 'object', 'the job entity');
 
+    const current = await as('GET', url('/production/current_job'), developer);
+    assert.deepEqual([current.status, current.body], [200, null], 'no job holds the resource');
+
     const before = (await as('GET', url('/production'), developer)).json as Group;
     const changed = await as('PUT', url('/production'), developer, { process_mode: 'newest_first' });
     assert.equal(changed.status, 200, changed.text);
@@ -103,7 +106,8 @@ describe('resource groups API', () => {
   });
 
   it('lets Developers in, refuses Reporters, hides the project from strangers and asks for sign-in', async () => {
-    for (const [method, path] of [['GET', url()], ['GET', url('/production')], ['GET', url('/production/upcoming_jobs')], ['PUT', url('/production')]] as const) {
+    const routes = [['GET', url()], ['GET', url('/production')], ['GET', url('/production/upcoming_jobs')], ['GET', url('/production/current_job')], ['PUT', url('/production')]] as const;
+    for (const [method, path] of routes) {
       const body = method === 'PUT' ? { process_mode: 'unordered' } : undefined;
       assert.equal((await as(method, path, reporter, body)).status, 403, `${method} ${path} as a reporter`);
       assert.deepEqual((await as(method, path, stranger, body)).json, { message: '404 Project Not Found' }, `${method} ${path} as a stranger`);

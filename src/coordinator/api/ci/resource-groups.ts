@@ -20,7 +20,7 @@ const UpdateBody = Type.Object({
 
 const tags = ['ci_resource_groups'];
 
-/** `/projects/:id/resource_groups[/:key[/upcoming_jobs]]`: Developers list, read and change process modes. */
+/** `/projects/:id/resource_groups[/:key[/upcoming_jobs|/current_job]]`: Developers list, read and change process modes. */
 export function resourceGroupsRoutes({ resourceGroups }: CoordinatorServices, edge: EdgeConfig): FastifyPluginAsync {
   return async (app) => {
     const api = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -44,6 +44,12 @@ export function resourceGroupsRoutes({ resourceGroups }: CoordinatorServices, ed
       const { items, total } = await resourceGroups.upcomingJobs(id, requireActor(request), key, { offset: page.offset, limit: page.perPage });
       setPaginationHeaders(request, reply, edge.externalUrl, page, { total });
       return items.map((view) => serializeJobBasic(view, { externalUrl: edge.externalUrl, projectFullPath: view.target.fullPath }));
+    });
+
+    // GitLab presents a missing holder as it is: `null`.
+    api.get(`${one}/current_job`, { schema: { summary: 'Show current job for a specific resource group', tags, params: GroupPath } }, async (request) => {
+      const view = await resourceGroups.currentJob(request.params.id, requireActor(request), request.params.key);
+      return view && serializeJobBasic(view, { externalUrl: edge.externalUrl, projectFullPath: view.target.fullPath });
     });
 
     api.put(one, { schema: { summary: 'Edit an existing resource group', tags, params: GroupPath, body: UpdateBody } }, async (request) => {

@@ -19,9 +19,9 @@ export interface ResourceGroupsServiceDeps {
 }
 
 /**
- * `/projects/:id/resource_groups[/:key[/upcoming_jobs]]`, GitLab's `API::Ci::ResourceGroups`:
+ * `/projects/:id/resource_groups[/:key[/upcoming_jobs|/current_job]]`, GitLab's `API::Ci::ResourceGroups`:
  * Developers list, read and change a project's resource groups (`read_resource_group`,
- * `update_resource_group`); the upcoming jobs need `read_build` too. A group is found by its
+ * `update_resource_group`); the upcoming and current jobs need `read_build` too. A group is found by its
  * key after the project (a missing one is `404 Not found` whoever asks), then access is checked.
  */
 export class ResourceGroupsService {
@@ -35,6 +35,14 @@ export class ResourceGroupsService {
 
   async get(projectRef: string, actor: UserRecord, key: string): Promise<ResourceGroupRecord> {
     return (await this.find(projectRef, actor, key)).group;
+  }
+
+  /** The job holding the group's resource, or null. */
+  async currentJob(projectRef: string, actor: UserRecord, key: string): Promise<JobView | null> {
+    const { project, group } = await this.find(projectRef, actor, key);
+    if (!(await this.deps.permissions.canReadJobs(project, actor))) throw accessDenied();
+    const job = await this.deps.resourceGroups.currentJob(group);
+    return job ? (await this.deps.views.many(await this.deps.views.target(project), [job]))[0]! : null;
   }
 
   /** The jobs that will get the group's resource next, in that order. */

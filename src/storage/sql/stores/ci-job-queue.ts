@@ -4,7 +4,7 @@ import type { ClaimContext, ClaimedQueueJob, JobQueueStore, ResourceCandidate, R
 import type { JobStatus } from '../../../pipeline/types.ts';
 import type { RunnerRecord } from '../../types-runners.ts';
 import { JOB_SELECT, normalizeTags, toJob } from './ci-job-rows.ts';
-import { orderedUpcoming, processModeOf } from './ci-resource-groups.ts';
+import { orderedUpcoming, processModeOf, RESOURCE_HOLDING_STATUSES } from './ci-resource-groups.ts';
 
 const PEEK_CACHE_SIZE = 1_000;
 
@@ -81,8 +81,6 @@ export class SqlJobQueueStore implements JobQueueStore {
   }
 }
 
-/** A job of a group holds its resource from the assignment (pending) until it completes. */
-const RESOURCE_HOLDING_STATUSES = ['pending', 'running', 'canceling'] as const;
 
 /** The claim as one statement (exported for EXPLAIN in bench/queue-claim.ts). */
 export function claimStatement(runner: QueueRunner, context: ClaimContext, dialect: DialectName): RawBuilder<Record<string, unknown>> {

@@ -9,6 +9,9 @@ import { JOB_SELECT, toJob } from './ci-job-rows.ts';
 
 type Row = Omit<CiResourceGroupsTable, 'id'> & { id: number };
 
+/** A job of a group holds its resource from the assignment (pending) until it completes. */
+export const RESOURCE_HOLDING_STATUSES = ['pending', 'running', 'canceling'] as const;
+
 /** A mode this version does not know (written by a newer one) is served as the default. */
 function toResourceGroup(row: Row): ResourceGroupRecord {
   return { ...row, process_mode: isResourceGroupProcessMode(row.process_mode) ? row.process_mode : 'unordered' };
@@ -43,6 +46,19 @@ export class SqlResourceGroupsStore implements ResourceGroupsStore {
   async setProcessMode(id: number, mode: ResourceGroupProcessMode, now: string): Promise<ResourceGroupRecord | undefined> {
     const row = await this.db.updateTable('ci_resource_groups').set({ process_mode: mode, updated_at: now }).where('id', '=', id).returningAll().executeTakeFirst();
     return row && toResourceGroup(row);
+  }
+
+  async currentJob(group: Pick<ResourceGroupRecord, 'project_id' | 'key'>): Promise<JobRecord | undefined> {
+    const row = await this.db
+      .selectFrom('ci_jobs')
+      .select(JOB_SELECT)
+      .where('project_id', '=', group.project_id)
+      .where('resource_group', '=', group.key)
+      .where('status', 'in', RESOURCE_HOLDING_STATUSES)
+      .orderBy('id')
+      .limit(1)
+      .executeTakeFirst();
+    return row && toJob(row);
   }
 
   async upcomingJobs(group: Pick<ResourceGroupRecord, 'project_id' | 'key' | 'process_mode'>, page: Page): Promise<{ items: JobRecord[]; total: number }> {

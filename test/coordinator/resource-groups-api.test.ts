@@ -15,6 +15,8 @@ const CI = [
   'compile:\n  stage: build\n  script: [make]\n  resource_group: production',
   'ship:\n  stage: deploy\n  script: [make]\n  resource_group: production',
   'review:\n  stage: build\n  script: [make]\n  resource_group: review/$CI_COMMIT_REF_SLUG',
+  // Expands to a key GitLab's validations refuse: no group, the job runs outside any.
+  'loose:\n  stage: build\n  script: [make]\n  variables:\n    LOOSE_KEY: "not:a:key"\n  resource_group: $LOOSE_KEY',
   '',
 ].join('\n');
 
@@ -51,6 +53,8 @@ describe('resource groups API', () => {
     const groups = listed.list as unknown as Group[];
     assert.deepEqual(groups.map((group) => [group.key, group.process_mode]), [['production', 'unordered'], ['review/main', 'unordered']]);
     assert.deepEqual(Object.keys(groups[0]!).sort(), ['created_at', 'id', 'key', 'process_mode', 'updated_at']);
+    const jobs = await fixture.gantry.api('GET', `/projects/${projectId}/pipelines/${first}/jobs`);
+    assert.equal(jobs.list.find((job) => job.name === 'loose')?.status, 'pending', 'a refused key makes no group');
     const pipeline = await fixture.gantry.api('GET', `/projects/${projectId}/pipelines/${first}`);
     assert.equal(groups[0]!.created_at, pipeline.json.created_at, 'made with the first pipeline');
 

@@ -29,6 +29,7 @@ import { CANCELED_JOB_COVERAGE_TASK, canceledJobCoverageHandler } from './servic
 import { ResourceGroupAssignment } from './services/ci/pipelines/resource-group-assignment.ts';
 import { RESOURCE_GROUP_TASK } from './services/ci/pipelines/resource-groups.ts';
 import { RESOURCE_GROUP_SWEEP_TASK, ResourceGroupSweep } from './services/ci/pipelines/resource-group-sweep.ts';
+import { ResourceGroupsService } from './services/ci/resource-groups.ts';
 import { PUSH_PIPELINE_TASK, PushPipelines } from './services/ci/pipelines/push.ts';
 import { CiLint } from './services/ci/pipelines/lint.ts';
 import { ParentArtifacts } from './services/ci/pipelines/parent-artifacts.ts';
@@ -245,6 +246,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
   const jobViews = new JobViews({
     pipelines: stores.pipelines, users: stores.users, runners: stores.runners, jobArtifacts: stores.jobArtifacts, namespaces: stores.namespaces, repositories,
   });
+  const resourceGroups = new ResourceGroupsService({ resourceGroups: stores.resourceGroups, lookup, permissions, views: jobViews, queue: taskQueue });
   const jobTokenAccess = new JobTokenAccess({ jobs: stores.jobs });
   const jobs = new JobsService({
     lookup, permissions, jobs: stores.jobs, jobArtifacts: stores.jobArtifacts, processing: pipelineProcessing, views: jobViews, refRules, ...blobs,
@@ -364,7 +366,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
     pipelineProcessing, pipelineCreation, pipelineRuns, downstreamPipelines, ciLint, pushPipelines, commitReferences, schedulePipelines, taskQueue, taskWorker, ciRuntime, hookWorker,
     ...mergeRequestGit,
     ciBlobs: blobs, pipelines, jobs, jobArtifacts, commitStatuses, ...runnerJobs, jobQueueWakeups,
-    openMergeRequests, jobTokenAccess, artifactUploads, dependencyArtifacts, artifactExpiry, resourceGroupSweep, environmentStopAction, environmentAutoStop, environmentBranchStop, environmentMergeRequestStop, eventPruning, redundantPipelines, ...mergeRequestMerging, mergeRequestPipelines, mergeRequestPipelinesView,
+    openMergeRequests, jobTokenAccess, resourceGroups, artifactUploads, dependencyArtifacts, artifactExpiry, resourceGroupSweep, environmentStopAction, environmentAutoStop, environmentBranchStop, environmentMergeRequestStop, eventPruning, redundantPipelines, ...mergeRequestMerging, mergeRequestPipelines, mergeRequestPipelinesView,
   };
 }
 

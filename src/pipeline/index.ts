@@ -52,3 +52,11 @@ export {
 export { decideForCreatedJob, priorStatusesAllowing, type ProcessingDecision } from './process.ts';
 export { dueScheduledJobIds, nextScheduledAt } from './scheduling.ts';
 export { failedJobCancelsPipeline } from './auto-cancel.ts';
+export {
+  RESOURCE_GROUP_PROCESS_MODES,
+  isResourceGroupProcessMode,
+  upcomingStatuses,
+  pipelineOrder,
+  resourceTaker,
+  type ResourceGroupProcessMode,
+} from './resource-group-modes.ts';

@@ -110,6 +110,7 @@ export const ERROR_CATALOGUE = {
   GANTRY_E_TRIGGER_NOT_FOUND: 'The project has no pipeline trigger of that id.',
   GANTRY_E_PIPELINE_SCHEDULE_NOT_FOUND: 'The project has no pipeline schedule of that id, or the caller may not read its schedules.',
   GANTRY_E_ENVIRONMENT_NOT_FOUND: 'The project has no environment of that id.',
+  GANTRY_E_RESOURCE_GROUP_NOT_FOUND: 'The project has no resource group of that key.',
 
   // Planning: issues, labels, milestones
   GANTRY_E_ISSUE_NOT_FOUND: 'The project has no issue of that iid, or the caller may not see it (confidential).',

@@ -205,9 +205,10 @@ export interface JobQueueStore {
    * In the caller's transaction, which it must end soon: first serialises the assignment of
    * the project's resource group `key` (PostgreSQL: a transaction-scoped advisory lock on the
    * project and the key, so a concurrent assignment waits until this transaction ends and then
-   * sees its move; SQLite's write transactions go one at a time), then answers the oldest job
-   * waiting for the resource (`waiting_for_resource`) if no job of the group holds it
-   * (`pending`, `running`, `canceling`); undefined otherwise.
+   * sees its move; SQLite's write transactions go one at a time), then answers the group's first
+   * upcoming job in its process mode (see `pipeline/resource-group-modes.ts`; under `unordered`
+   * the oldest job waiting for the resource) if no job of the group holds it (`pending`,
+   * `running`, `canceling`); undefined otherwise. The caller assigns it only if it waits.
    */
   nextForResource(projectId: number, key: string): Promise<ResourceCandidate | undefined>;
   /**
@@ -223,8 +224,8 @@ export interface ResourceGroupRef {
   key: string;
 }
 
-/** The job a resource group assigns its resource to next. */
-export type ResourceCandidate = Pick<JobRecord, 'id' | 'pipeline_id'>;
+/** The job a resource group would assign its resource to next, if it waits for it. */
+export type ResourceCandidate = Pick<JobRecord, 'id' | 'pipeline_id' | 'status'>;
 
 export type ArtifactFileType = 'archive' | 'metadata' | 'trace' | 'junit' | 'dotenv' | 'cobertura' | (string & {});
 export type ArtifactFileFormat = 'zip' | 'gzip' | 'raw';

@@ -2,6 +2,7 @@
 import type { PipelineVariablesStore, PipelinesStore, StagesStore } from './types-ci.ts';
 import type { CiJobsStore, JobArtifactsStore, JobQueueStore } from './types-ci-jobs.ts';
 import type { DeploymentsStore, EnvironmentsStore } from './types-environments.ts';
+import type { ResourceGroupsStore } from './types-resource-groups.ts';
 import type { TasksStore } from './types-tasks.ts';
 
 /** The CI stores, bound to one transaction. */
@@ -11,6 +12,7 @@ export interface CiStores {
   stages: StagesStore;
   jobs: CiJobsStore;
   jobQueue: JobQueueStore;
+  resourceGroups: ResourceGroupsStore;
   jobArtifacts: JobArtifactsStore;
   environments: EnvironmentsStore;
   deployments: DeploymentsStore;

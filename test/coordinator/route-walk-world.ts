@@ -73,6 +73,8 @@ export interface WalkWorld {
   systemHookId: number;
   scheduleId: number;
   environmentId: number;
+  /** A resource group of the project; its key holds a slash (given URL-encoded). */
+  resourceGroupKey: string;
   /** A pipeline of the project on `main` with a failed job (so retry has work) and a bridge. */
   pipelineId: number;
   /** A runner of the project (`/runners/:id`). */
@@ -174,6 +176,7 @@ export async function makeWalkWorld(gantry: TestCoordinator): Promise<WalkWorld>
   const createdAt = new Date().toISOString();
   const triggerToken = `walk-trigger-token${suffix}`;
   await stores.triggers.create({ project_id: project.id, token: triggerToken, description: 'walk', owner_id: 1, created_at: createdAt });
+  await stores.resourceGroups.ensure(project.id, ['walk/group'], createdAt);
   const [rootGpg, userGpg, rootRevoked, userRevoked, ...spareGpgKeys] = cachedGpgKeys(6);
   const pipeline = await seedPipeline(gantry.coordinator, {
     projectId: project.id, sha: shas[0], userId: 1, jobs: [{ name: 'build', stage: 'build' }, { name: 'downstream', stage: 'build', type: 'bridge' }],
@@ -232,6 +235,7 @@ export async function makeWalkWorld(gantry: TestCoordinator): Promise<WalkWorld>
     systemHookId: await idOf('POST', '/hooks', { url: 'https://hooks.example.com/walk-system' }),
     scheduleId,
     environmentId: await idOf('POST', `${projectUrl}/environments`, { name: 'walk', external_url: 'https://walk.example.com' }),
+    resourceGroupKey: 'walk/group',
     pipelineId: pipeline.pipeline.id,
     runnerId: Number((await register(project.runners_token)).id),
     spareRunnerId: Number((await register(spareProject.runners_token)).id),

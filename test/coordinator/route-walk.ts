@@ -35,7 +35,7 @@ function worldValue(path: string, name: string, world: WalkWorld): string | numb
     case 'project_id':
       return world.projectId;
     case 'key':
-      return world.attributeKey;
+      return path.includes('/resource_groups/') ? world.resourceGroupKey : world.attributeKey;
     case 'sha':
       if (path.endsWith('/signature')) return world.signedSha;
       return path.includes('/blobs/') ? world.blobSha : world.headSha;

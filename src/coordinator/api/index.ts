@@ -34,6 +34,7 @@ import { ciVariablesRoutes } from './ci/variables.ts';
 import { ciTriggersRoutes } from './ci/triggers.ts';
 import { pipelineSchedulesRoutes } from './ci/pipeline-schedules.ts';
 import { environmentsRoutes } from './ci/environments.ts';
+import { resourceGroupsRoutes } from './ci/resource-groups.ts';
 import { pipelinesRoutes } from './ci/pipelines.ts';
 import { runnerProtocolRoutes } from './ci/runners-protocol.ts';
 import { runnerJobUpdatesRoutes } from './ci/runner-job-updates.ts';
@@ -90,6 +91,7 @@ export async function registerApi(api: FastifyInstance, services: CoordinatorSer
     ciTriggersRoutes,
     pipelineSchedulesRoutes,
     environmentsRoutes,
+    resourceGroupsRoutes,
   ];
   // Runners: registration (runner side), the runners API, project runners and registration tokens.
   const runners = [runnerProtocolRoutes, runnerJobsRoutes, runnerJobUpdatesRoutes, runnerArtifactsRoutes, runnersRoutes, projectRunnersRoutes, userRunnersRoutes];

@@ -168,3 +168,15 @@ export interface CiTraceChunksTable {
   /** CRC-32 of the whole trace up to end_offset (unsigned). */
   crc32: number;
 }
+
+/** Migration 057: a project's resource groups (GitLab's `ci_resource_groups`), one per key its jobs named. */
+export interface CiResourceGroupsTable {
+  id: Generated<number>;
+  project_id: number;
+  /** The key as `ci_jobs.resource_group` holds it (expanded). */
+  key: string;
+  /** `unordered`, `oldest_first`, `newest_first` or `newest_ready_first`. */
+  process_mode: string;
+  created_at: string;
+  updated_at: string;
+}

@@ -1,5 +1,5 @@
 import type { Generated } from '#deps/kysely';
-import type { CiArtifactEntriesTable, CiJobArtifactsTable, CiJobsTable, CiJobVariablesTable, CiPipelinesTable, CiPipelineVariablesTable, CiStagesTable, CiTraceChunksTable, InternalIdsTable } from './schema-ci.ts';
+import type { CiArtifactEntriesTable, CiJobArtifactsTable, CiJobsTable, CiJobVariablesTable, CiPipelinesTable, CiPipelineVariablesTable, CiResourceGroupsTable, CiStagesTable, CiTraceChunksTable, InternalIdsTable } from './schema-ci.ts';
 import type {
   CiGroupVariablesTable, CiInstanceVariablesTable, CiPipelineSchedulesTable, CiPipelineScheduleVariablesTable, CiRunnerManagersTable, CiRunnerNamespacesTable, CiRunnerProjectsTable,
   CiRunnersTable, CiTriggersTable, CiVariablesTable, DeploymentMergeRequestsTable, DeploymentsTable, EnvironmentsTable, NamespaceRunnersTokensTable, TaskCountersTable, TasksTable,
@@ -278,6 +278,7 @@ export interface DatabaseSchema {
   ci_pipeline_variables: CiPipelineVariablesTable;
   ci_stages: CiStagesTable;
   ci_jobs: CiJobsTable;
+  ci_resource_groups: CiResourceGroupsTable;
   ci_job_artifacts: CiJobArtifactsTable;
   ci_artifact_entries: CiArtifactEntriesTable;
   ci_job_variables: CiJobVariablesTable;

@@ -183,6 +183,15 @@ export class Permissions extends PermissionsBase {
     return actor !== null && schedule.owner_id === actor.id && (await this.projectLevelAtLeast(project, actor, DEVELOPER));
   }
 
+  /**
+   * `read_resource_group` and `update_resource_group` (listing, reading and changing a project's
+   * resource groups): Developers and up; nobody while the project's CI is disabled.
+   */
+  async canManageResourceGroups(project: ProjectRecord, actor: Actor): Promise<boolean> {
+    if (!project.jobs_enabled) return false;
+    return this.projectLevelAtLeast(project, actor, DEVELOPER);
+  }
+
   /** Listing and reading environments: Reporter and up. */
   async canReadEnvironments(project: ProjectRecord, actor: Actor): Promise<boolean> {
     return this.projectLevelAtLeast(project, actor, REPORTER);

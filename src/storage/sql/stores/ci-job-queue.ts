@@ -1,8 +1,10 @@
 import { sql, type CompiledQuery, type RawBuilder } from '#deps/kysely';
 import { dialectOf, directReaderOf, type Db, type DialectName } from '../database.ts';
 import type { ClaimContext, ClaimedQueueJob, JobQueueStore, ResourceCandidate, ResourceGroupRef } from '../../types-ci-jobs.ts';
+import type { JobStatus } from '../../../pipeline/types.ts';
 import type { RunnerRecord } from '../../types-runners.ts';
 import { JOB_SELECT, normalizeTags, toJob } from './ci-job-rows.ts';
+import { orderedUpcoming, processModeOf, RESOURCE_HOLDING_STATUSES } from './ci-resource-groups.ts';
 
 const PEEK_CACHE_SIZE = 1_000;
 
@@ -17,7 +19,7 @@ type QueueRunner = Pick<RunnerRecord, 'id' | 'runner_type' | 'tag_list' | 'run_u
  * 2. `candidates`: those the runner may serve, each with its oldest job the runner matches
  *    (tags, protection) and, for instance runners, how many of its jobs instance runners run.
  *    A job of a `resource_group` is pending only once its group assigned it the resource
- *    (`nextForResource`), so the claim needs no condition of its own for groups.
+ *    (`nextForResource`, in the group's process mode), so the claim needs no condition of its own for groups.
  *    The project is matched as a range and ordered by (project_id, id) so only the queue index
  *    serves that order: with `project_id = p.id ORDER BY id`, PostgreSQL walks the primary key
  *    instead, through every other project's jobs.
@@ -62,7 +64,9 @@ export class SqlJobQueueStore implements JobQueueStore {
     const group = this.db.selectFrom('ci_jobs').where('project_id', '=', projectId).where('resource_group', '=', key);
     const holder = await group.select('id').where('status', 'in', RESOURCE_HOLDING_STATUSES).limit(1).executeTakeFirst();
     if (holder) return undefined;
-    return group.select(['id', 'pipeline_id']).where('status', '=', 'waiting_for_resource').orderBy('id').limit(1).executeTakeFirst();
+    const mode = await processModeOf(this.db, projectId, key);
+    const first = await orderedUpcoming(this.db, { project_id: projectId, key, process_mode: mode }, ['id', 'pipeline_id', 'status'] as const).limit(1).executeTakeFirst();
+    return first && { id: first.id, pipeline_id: first.pipeline_id, status: first.status as JobStatus };
   }
 
   async groupsAwaitingResource(limit: number): Promise<ResourceGroupRef[]> {
@@ -77,8 +81,6 @@ export class SqlJobQueueStore implements JobQueueStore {
   }
 }
 
-/** A job of a group holds its resource from the assignment (pending) until it completes. */
-const RESOURCE_HOLDING_STATUSES = ['pending', 'running', 'canceling'] as const;
 
 /** The claim as one statement (exported for EXPLAIN in bench/queue-claim.ts). */
 export function claimStatement(runner: QueueRunner, context: ClaimContext, dialect: DialectName): RawBuilder<Record<string, unknown>> {

@@ -5,6 +5,7 @@ import { SqlCiJobsStore } from './ci-jobs.ts';
 import { SqlJobArtifactsStore } from './ci-job-artifacts.ts';
 import { SqlJobQueueStore } from './ci-job-queue.ts';
 import { SqlPipelinesStore } from './ci-pipelines.ts';
+import { SqlResourceGroupsStore } from './ci-resource-groups.ts';
 import { SqlPipelineVariablesStore, SqlStagesStore } from './ci-stages.ts';
 import { SqlDeploymentsStore, SqlEnvironmentsStore } from './environments.ts';
 import { SqlTasksStore } from './tasks.ts';
@@ -17,6 +18,7 @@ export function createCiStores(db: Db, secrets: SecretBox): CiStores {
     stages: new SqlStagesStore(db),
     jobs: new SqlCiJobsStore(db),
     jobQueue: new SqlJobQueueStore(db),
+    resourceGroups: new SqlResourceGroupsStore(db),
     jobArtifacts: new SqlJobArtifactsStore(db, secrets),
     environments: new SqlEnvironmentsStore(db),
     deployments: new SqlDeploymentsStore(db),

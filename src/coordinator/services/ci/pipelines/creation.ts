@@ -17,6 +17,7 @@ import { GitRepositoryReader, readTextAt, type CompareRefs, type GitReaderDeps }
 import type { ParentArtifacts } from './parent-artifacts.ts';
 import { failRefusedEnvironments, recordDeployments } from './deployments.ts';
 import { environmentExpansionVariables, jobRecords } from './job-records.ts';
+import { ensureResourceGroups } from './resource-groups.ts';
 import { pipelineContextVariables, type PipelineVariableSources } from './variables.ts';
 import type { OpenMergeRequests } from './open-merge-requests.ts';
 import { projectFullPath } from '../../namespaces/project-full-path.ts';
@@ -326,6 +327,7 @@ export class PipelineCreation {
         ];
         const userVariables = environmentExpansionVariables(compiled.context);
         const jobs = await stores.jobs.insertMany(failRefusedEnvironments(jobRecords(pipeline, stages, compiled.result.jobs, pipelineVariables, userVariables)));
+        await ensureResourceGroups(stores, pipeline.project_id, jobs, pipeline.created_at);
         // An environment a merge request pipeline (or its child) creates is that merge request's (GitLab's `merge_request_id`).
         await recordDeployments(stores, jobs, pipeline.created_at, pipeline.merge_request_id);
         processed = await this.deps.processing.applyIn(stores, pipeline.id, { type: 'process' }, { userId: pipeline.user_id });

@@ -7,6 +7,7 @@ import { jobAttributeVariables } from '../../../../ci/pipeline-variables.ts';
 import type { RetryPolicy, RetryWhen } from '../../../../pipeline/types.ts';
 import type { NewJob } from '../../../../storage/types-ci-jobs.ts';
 import type { PipelineRecord, StageRecord } from '../../../../storage/types-ci.ts';
+import { environmentNameErrors } from '../environment-rules.ts';
 
 /**
  * The stored rows of a compiled pipeline's jobs, all `created`: processing inputs (when,
@@ -45,8 +46,7 @@ export function jobRecords(
       start_in_seconds: job.when === 'delayed' && job.startIn !== null ? parseDuration(job.startIn) : null,
       environment,
       ...environmentOptions(environment, job, scope),
-      // An empty key is no group.
-      resource_group: (job.resourceGroup ? expandVariables(job.resourceGroup, scope) : '') || null,
+      resource_group: resourceGroupKey(job.resourceGroup ? expandVariables(job.resourceGroup, scope) : ''),
       created_at: pipeline.created_at,
     };
   });
@@ -100,4 +100,12 @@ export function expandVariables(
     if (options.keep?.has(name)) return match;
     return values.get(name) ?? (options.keepUnknown ? match : '');
   });
+}
+
+/**
+ * The job's group: GitLab makes none (and the job runs outside any) for an empty key, or one
+ * its `Ci::ResourceGroup` validations refuse (over 255 characters, or not an environment name).
+ */
+function resourceGroupKey(expanded: string): string | null {
+  return expanded !== '' && environmentNameErrors(expanded).length === 0 ? expanded : null;
 }

@@ -2,7 +2,7 @@ import type { ArtifactStore, TraceStore } from '../../../../storage/types-blobs.
 import type { CiTransactions } from '../../../../storage/types-ci-transactions.ts';
 import type { Logger } from '../../../../shared/logger.ts';
 import type { PersistentPipelineRefs } from './persistent-refs.ts';
-import { groupsHeld, recordAssignmentTasks } from './resource-groups.ts';
+import { groupsLetGo, recordAssignmentTasks } from './resource-groups.ts';
 
 export interface PipelineRemovalDeps {
   transactions: CiTransactions;
@@ -34,8 +34,8 @@ export class PipelineRemoval {
       const jobIds = jobs.map((job) => job.id);
       const artifactPaths = (await stores.jobArtifacts.listForJobs(jobIds)).map((artifact) => artifact.path);
       if (!(await stores.pipelines.delete(pipelineId))) return null;
-      // A deleted job of a resource group that held the resource lets go of it: the next may have it.
-      await recordAssignmentTasks(stores, pipeline.project_id, groupsHeld(jobs), new Date().toISOString());
+      // A deleted job of a resource group that held the resource, or that it was kept for, lets go of it: the next may have it.
+      await recordAssignmentTasks(stores, pipeline.project_id, groupsLetGo(jobs), new Date().toISOString());
       return { projectId: pipeline.project_id, jobIds, artifactPaths };
     });
     if (!removed) return false;

@@ -1,15 +1,16 @@
+import { resourceTaker } from '../../../../pipeline/index.ts';
 import type { TaskHandler } from '../../task-queue.ts';
 import type { PipelineProcessing, ProcessedEvent } from './processing.ts';
 import type { ResourceGroupTask } from './resource-groups.ts';
 
-/** Assigns a group's free resource to its oldest waiting job. */
+/** Assigns a group's free resource to the job its process mode puts first, if that job waits for it. */
 export class ResourceGroupAssignment {
   constructor(private readonly deps: { processing: Pick<PipelineProcessing, 'applyChosen'> }) {}
 
-  /** Moves the oldest waiting job of the group to `pending` if none holds it; answers what processing did, if anything. */
+  /** Moves the group's first upcoming job to `pending` if it waits and no job holds the resource; answers what processing did, if anything. */
   async assign(projectId: number, key: string): Promise<ProcessedEvent | undefined> {
     return this.deps.processing.applyChosen(async (stores) => {
-      const next = await stores.jobQueue.nextForResource(projectId, key);
+      const next = resourceTaker(await stores.jobQueue.nextForResource(projectId, key));
       return next && { pipelineId: next.pipeline_id, event: { type: 'assign-resource', jobId: next.id } };
     });
   }

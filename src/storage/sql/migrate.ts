@@ -54,6 +54,7 @@ import { environmentTierAutoStop } from './migrations/053-environment-tier-auto-
 import { jobWaitingForResource } from './migrations/054-job-waiting-for-resource.ts';
 import { projectForwardDeployment } from './migrations/055-project-forward-deployment.ts';
 import { environmentMergeRequest } from './migrations/056-environment-merge-request.ts';
+import { jobEnvironmentVariables } from './migrations/058-job-environment-variables.ts';
 
 /** Ordered migrations; names never change once released. */
 const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
@@ -110,6 +111,7 @@ const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
   ['054-job-waiting-for-resource', jobWaitingForResource],
   ['055-project-forward-deployment', projectForwardDeployment],
   ['056-environment-merge-request', environmentMergeRequest],
+  ['058-job-environment-variables', jobEnvironmentVariables],
 ];
 
 /** The names of every migration, in order: a schema's identity (the tests' PostgreSQL template is keyed on it). */

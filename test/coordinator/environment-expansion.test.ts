@@ -9,8 +9,9 @@ import { describe, it } from 'node:test';
 import { compilePipeline, type JobDefinition } from '../../src/ci/index.ts';
 import { environmentSlug } from '../../src/ci/slug.ts';
 import {
-  environmentOptions, expandedAtSuccess, NO_REPORTS, readsReports, type CreationScope, type EnvironmentFields,
+  deploymentReports, environmentOptions, expandedAtSuccess, NO_REPORTS, readsReports, type CreationScope, type EnvironmentFields,
 } from '../../src/coordinator/services/ci/pipelines/environment-expansion.ts';
+import type { DotenvVariableRecord, JobRecord } from '../../src/storage/types-ci-jobs.ts';
 import { pushContext } from '../ci/fixture-support.ts';
 
 async function deployJob(environment: string): Promise<JobDefinition> {
@@ -105,4 +106,53 @@ describe('environment URL and auto_stop_in expansion', () => {
     assert.equal(expandedAtSuccess(job, reports).url, 'https://file.own/');
     assert.equal(readsReports({ ...job, environment_url: 'https://file.example.com/' }), false, 'fully expanded then: no report read');
   });
+
+  it("reads the reports in one query and the pipeline's builds once, for the jobs that need them only", async () => {
+    const result = await compilePipeline(
+      `stages: [build, deploy]
+build: { stage: build, script: ./build }
+review:
+  stage: deploy
+  script: ./deploy
+  environment: { name: review/main, url: "https://$HOST/" }
+staging:
+  stage: deploy
+  script: ./deploy
+  environment: { name: staging, url: "https://$HOST/", auto_stop_in: $STOP_IN }
+fixed:
+  stage: deploy
+  script: ./deploy
+  environment: { name: fixed, url: "https://$CI_ENVIRONMENT_SLUG.example.com/" }
+`,
+      pushContext({ readFile: async () => null }),
+    );
+    const rows = result.jobs.map((definition, index) => jobRow(index + 1, definition));
+    const calls = { list: 0, dotenv: [] as number[][] };
+    const reports: DotenvVariableRecord[] = [
+      { job_id: 1, key: 'HOST', value: 'from-build' }, { job_id: 1, key: 'STOP_IN', value: '1 hour' }, { job_id: 3, key: 'HOST', value: 'from-staging' },
+    ];
+    const stores = {
+      jobs: { list: async () => ((calls.list += 1), { items: rows.filter((row) => row.type === 'build'), total: rows.length }) },
+      jobArtifacts: { dotenvVariablesForJobs: async (ids: readonly number[]) => (calls.dotenv.push([...ids]), reports.filter((report) => ids.includes(report.job_id))) },
+    };
+    const byJob = await deploymentReports(stores, rows.slice(1));
+    assert.deepEqual([calls.list, calls.dotenv], [1, [[2, 3, 1]]], 'one read of the builds, one of the reports (the fixed URL reads none)');
+    assert.deepEqual([...byJob.keys()], [2, 3]);
+    assert.deepEqual(byJob.get(3)?.own.map((variable) => variable.value), ['from-staging']);
+    assert.deepEqual(byJob.get(2)?.dependencies.map((variable) => variable.value), ['from-build', '1 hour']);
+  });
 });
+
+/** A stored job of pipeline 1 as creation saves it (`environment_variables` kept, none known). */
+function jobRow(id: number, definition: JobDefinition): JobRecord {
+  const environment = definition.environment?.name ?? null;
+  return {
+    id, pipeline_id: 1, project_id: 1, stage_id: null, stage: definition.stage, stage_idx: definition.stageIndex, name: definition.name, type: 'build',
+    status: 'success', when: definition.when, allow_failure: false, retried: false, failure_reason: null, exit_code: null, coverage: null, user_id: null,
+    runner_id: null, runner_type: null, tag_list: [], protected: false, ref: 'main', sha: 'a', tag: false, definition, needs: null, retry: null,
+    start_in_seconds: null, environment, target_url: null, description: null, created_at: '', queued_at: null, started_at: null, finished_at: null,
+    scheduled_at: null, erased_at: null, updated_at: '', artifacts_expire_at: null, trace_size: null, trace_checksum: null, lock_version: 0,
+    cancel_gracefully: false, downstream_errors: null, resource_group: null,
+    ...environmentOptions(environment, definition, { ci: [], settings: [] }),
+  };
+}

@@ -11,8 +11,7 @@
  */
 import type { JobDefinition, YamlVariable } from '../../../../ci/model.ts';
 import { environmentSlug } from '../../../../ci/slug.ts';
-import type { CiStores } from '../../../../storage/types-ci-transactions.ts';
-import type { DotenvVariableRecord, EnvironmentVariable, JobRecord } from '../../../../storage/types-ci-jobs.ts';
+import type { CiJobsStore, DotenvVariableRecord, EnvironmentVariable, JobArtifactsStore, JobRecord } from '../../../../storage/types-ci-jobs.ts';
 import { dependencyDotenvFrom, dependencyJobsOf, dotenvByJob, mayHaveDependencies, pipelineBuilds } from './job-dependencies.ts';
 import { expandVariables, expandVariablesNested, variableNames } from './variable-expansion.ts';
 
@@ -129,7 +128,9 @@ export function namesVariable(value: string | null): boolean {
  * job id: the jobs' own and their dependencies'. The pipeline's builds are read once, only when
  * such a job may have dependencies; the reports in one query.
  */
-export async function deploymentReports(stores: Pick<CiStores, 'jobs' | 'jobArtifacts'>, jobs: readonly JobRecord[]): Promise<Map<number, DeploymentReports>> {
+export async function deploymentReports(
+  stores: { jobs: Pick<CiJobsStore, 'list'>; jobArtifacts: Pick<JobArtifactsStore, 'dotenvVariablesForJobs'> }, jobs: readonly JobRecord[],
+): Promise<Map<number, DeploymentReports>> {
   const byJob = new Map<number, DeploymentReports>();
   const reading = jobs.filter(readsReports);
   if (reading.length === 0) return byJob;

@@ -72,6 +72,26 @@ export interface JobRecord {
   environment_url: string | null;
   /** `environment:auto_stop_in`, expanded as the URL is (null without one). */
   environment_auto_stop_in: string | null;
+  /**
+   * The variables the job's `environment:url` and `auto_stop_in` name, with their values when
+   * it was created (its deployment's success expands them with these and the dotenv reports);
+   * null without either, and for jobs created before migration 058.
+   */
+  environment_variables: EnvironmentVariable[] | null;
+}
+
+/** A variable a job's `environment:url` or `auto_stop_in` names, as it was when the job was created. */
+export interface EnvironmentVariable {
+  key: string;
+  value: string;
+  /**
+   * An instance, group, project or pipeline variable, which GitLab lists after the dotenv
+   * variables of the job's dependencies (only the job's own report overrides it); absent: a
+   * predefined or CI file variable, which a dependency's report overrides too.
+   */
+  settings?: true;
+  /** `expand: false`: its value's `$` references stay as they are. */
+  raw?: true;
 }
 
 type JobDefaults =
@@ -79,7 +99,7 @@ type JobDefaults =
   | 'protected' | 'tag' | 'definition' | 'needs' | 'retry' | 'start_in_seconds' | 'environment' | 'target_url' | 'description'
   | 'queued_at' | 'started_at' | 'finished_at' | 'scheduled_at' | 'erased_at' | 'updated_at' | 'artifacts_expire_at'
   | 'trace_size' | 'trace_checksum' | 'cancel_gracefully' | 'downstream_errors' | 'resource_group' | 'environment_url'
-  | 'environment_auto_stop_in';
+  | 'environment_auto_stop_in' | 'environment_variables';
 
 export type NewJob = Omit<JobRecord, 'id' | 'lock_version' | JobDefaults> & Partial<Pick<JobRecord, JobDefaults>>;
 

@@ -6,8 +6,8 @@ import { BOUNDARY, runnerRequest, uploadBody } from '../helpers/runner-artifacts
 import { existingEnvironment, startRunnerJobsFixture, type RunnerJobsFixture } from './runner-job-fixtures.ts';
 
 /**
- * A deployment's success expands what its job's `environment:url` and `auto_stop_in` still name
- * with the dotenv reports of the jobs whose artifacts it takes too, as GitLab expands them with
+ * A deployment's success expands its job's `environment:url` and `auto_stop_in` with the
+ * dotenv reports of the jobs whose artifacts it takes too, as GitLab expands them with
  * all of the job's variables: its dependencies' report variables, then its own report's, which
  * win (`dependency_variables` sit in its scoped variables, its own `job_variables` after them).
  */

@@ -6,8 +6,9 @@ import { startRunnerJobsFixture, type RunnerJobsFixture } from './runner-job-fix
 
 /**
  * GitLab's dynamic environment URL: `environment:url` may name a variable the job's own
- * `artifacts:reports:dotenv` sets; the variables known when the job is created expand then,
- * the rest when its deployment succeeds (GitLab's `Deployments::UpdateEnvironmentService`).
+ * `artifacts:reports:dotenv` sets; a URL naming a variable not set when the job is created is
+ * not the environment's until its deployment succeeds and expands it as written with the job's
+ * variables and the report (GitLab's `Deployments::UpdateEnvironmentService`).
  */
 const CI = `
 review:

@@ -55,6 +55,7 @@ import { jobWaitingForResource } from './migrations/054-job-waiting-for-resource
 import { projectForwardDeployment } from './migrations/055-project-forward-deployment.ts';
 import { environmentMergeRequest } from './migrations/056-environment-merge-request.ts';
 import { resourceGroups } from './migrations/057-resource-groups.ts';
+import { jobEnvironmentVariables } from './migrations/058-job-environment-variables.ts';
 
 /** Ordered migrations; names never change once released. */
 const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
@@ -112,6 +113,7 @@ const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
   ['055-project-forward-deployment', projectForwardDeployment],
   ['056-environment-merge-request', environmentMergeRequest],
   ['057-resource-groups', resourceGroups],
+  ['058-job-environment-variables', jobEnvironmentVariables],
 ];
 
 /** The names of every migration, in order: a schema's identity (the tests' PostgreSQL template is keyed on it). */

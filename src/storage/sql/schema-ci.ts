@@ -120,6 +120,8 @@ export interface CiJobsTable {
   /** Migration 053: `environment:url` and `auto_stop_in`, expanded when the job is created (variables not set then kept as written). */
   environment_url: string | null;
   environment_auto_stop_in: string | null;
+  /** Migration 058: JSON EnvironmentVariable[], the values of the variables the URL and auto_stop_in name, when the job was created. */
+  environment_variables: string | null;
 }
 
 export interface CiJobArtifactsTable {

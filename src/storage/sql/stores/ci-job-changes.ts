@@ -16,7 +16,7 @@ const TIMESTAMP_COLUMNS: Record<JobTimestampField, 'queued_at' | 'started_at' | 
 const COPIED_COLUMNS = [
   'pipeline_id', 'project_id', 'stage_id', 'stage', 'stage_idx', 'name', 'type', 'when', 'allow_failure', 'tag_list', 'protected', 'ref',
   'sha', 'tag', 'definition', 'needs', 'retry', 'start_in_seconds', 'environment', 'target_url', 'description', 'resource_group',
-  'environment_url', 'environment_auto_stop_in',
+  'environment_url', 'environment_auto_stop_in', 'environment_variables',
 ] as const;
 
 const toIso = (epochMs: number | null | undefined): string | null => (epochMs === null || epochMs === undefined ? null : new Date(epochMs).toISOString());

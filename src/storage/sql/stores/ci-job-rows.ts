@@ -4,7 +4,7 @@ import { ColumnKinds } from './row-mapping.ts';
 
 const JOB_KINDS = new ColumnKinds<JobRecord>({
   allow_failure: 'boolean', retried: 'boolean', protected: 'boolean', tag: 'boolean', cancel_gracefully: 'boolean',
-  tag_list: 'json', definition: 'json', needs: 'json', retry: 'json', downstream_errors: 'json',
+  tag_list: 'json', definition: 'json', needs: 'json', retry: 'json', downstream_errors: 'json', environment_variables: 'json',
 });
 
 /** Every column but the token digest, which never leaves the store. */
@@ -14,6 +14,7 @@ export const JOB_SELECT = [
   'definition', 'needs', 'retry', 'start_in_seconds', 'environment', 'target_url', 'description', 'created_at', 'queued_at', 'started_at',
   'finished_at', 'scheduled_at', 'erased_at', 'updated_at', 'artifacts_expire_at', 'trace_size', 'trace_checksum', 'lock_version',
   'cancel_gracefully', 'downstream_errors', 'resource_group', 'environment_url', 'environment_auto_stop_in',
+  'environment_variables',
 ] as const;
 
 /** The columns loadPipelineJobs reads: small, no definition. */

@@ -15,7 +15,7 @@ const JOB_DEFAULTS: Required<Omit<NewJob, 'pipeline_id' | 'project_id' | 'stage'
   tag_list: [], protected: false, tag: false, definition: null, needs: null, retry: null, start_in_seconds: null, environment: null,
   target_url: null, description: null, queued_at: null, started_at: null, finished_at: null, scheduled_at: null, erased_at: null,
   artifacts_expire_at: null, trace_size: null, trace_checksum: null, downstream_errors: null, resource_group: null,
-  environment_url: null, environment_auto_stop_in: null,
+  environment_url: null, environment_auto_stop_in: null, environment_variables: null,
 };
 
 export class SqlCiJobsStore implements CiJobsStore {

@@ -3,10 +3,10 @@
  * build or bridge job (bridges since GitLab 16.4) that starts an environment gets the
  * environment (found or created) and a `created` deployment when the job is created; the
  * deployment's status then follows the job's; a successful deployment renews its
- * environment's URL, auto-stop time and tier (variables the job's URL or `auto_stop_in` names
- * that were not set when it was created expand then, from its own dotenv report and its
- * dependencies'); a successful stop job stops its environment. A job whose expanded
- * environment name is refused fails with `environment_creation_failure`.
+ * environment's URL, auto-stop time and tier (the job's URL and `auto_stop_in` expanded then
+ * with its variables and the dotenv reports of the job and its dependencies, in GitLab's
+ * order: environment-expansion.ts); a successful stop job stops its environment. A job whose
+ * expanded environment name is refused fails with `environment_creation_failure`.
  * Runs inside the transaction that creates or moves the jobs, through the CI stores only.
  */
 import { parseDuration } from '../../../../ci/durations.ts';
@@ -14,14 +14,12 @@ import { environmentTier } from '../../../../ci/environment-tier.ts';
 import { environmentSlug } from '../../../../ci/slug.ts';
 import type { FailureReason, JobStatus, PipelineJob } from '../../../../pipeline/types.ts';
 import type { CiStores } from '../../../../storage/types-ci-transactions.ts';
-import type { DotenvVariableRecord, JobRecord, NewJob } from '../../../../storage/types-ci-jobs.ts';
+import type { JobRecord, NewJob } from '../../../../storage/types-ci-jobs.ts';
 import type { DeploymentRecord, DeploymentStatus, EnvironmentChanges } from '../../../../storage/types-environments.ts';
-
-type DotenvVariable = Pick<DotenvVariableRecord, 'key' | 'value'>;
 import { recordDeploymentLinks } from '../deployment-merge-requests.ts';
 import { environmentNameErrors, externalUrlErrors } from '../environment-rules.ts';
-import { dependencyDotenvFrom, dependencyJobsOf, dotenvByJob, mayHaveDependencies, pipelineBuilds } from './job-dependencies.ts';
-import { expandVariables } from './job-records.ts';
+import { deploymentReports, expandedAtSuccess, namesVariable, NO_REPORTS, type DeploymentReports } from './environment-expansion.ts';
+import { expandVariables } from './variable-expansion.ts';
 
 type DeploymentStores = Pick<CiStores, 'environments' | 'deployments' | 'jobs' | 'tasks' | 'jobArtifacts'>;
 
@@ -144,10 +142,10 @@ export async function followJobMoves(stores: DeploymentStores, deployments: read
   let tasks = 0;
   if (succeeded.length > 0) {
     const jobs = new Map((await stores.jobs.findByIds(succeeded.flatMap((deployment) => (deployment.job_id === null ? [] : [deployment.job_id])))).map((job) => [job.id, job]));
-    const dotenv = await lateExpansionVariables(stores, [...jobs.values()]);
+    const reports = await deploymentReports(stores, [...jobs.values()]);
     for (const deployment of succeeded) {
       const job = deployment.job_id === null ? undefined : jobs.get(deployment.job_id);
-      const renewed = job ? renewedByDeployment(job, dotenv.get(job.id) ?? [], now) : {};
+      const renewed = job ? renewedByDeployment(job, reports.get(job.id) ?? NO_REPORTS, now) : {};
       if (renewed !== null) await changeEnvironment(stores, deployment.project_id, deployment.environment_id, { state: 'available', ...renewed }, now);
       await recordDeploymentLinks(stores, deployment.id, now);
       tasks += 1;
@@ -167,18 +165,20 @@ export const STOPPED = { state: 'stopped', auto_stop_at: null } as const satisfi
 
 /**
  * What a successful deployment renews (GitLab's `Deployments::UpdateEnvironmentService`), its
- * job's URL and `auto_stop_in` expanded with the dotenv report variables of the job and of its
- * dependencies (`lateExpansionVariables`: a dynamic environment URL or auto-stop time): the
- * external URL when the job's expands to one GitLab accepts, the auto-stop time when the job
- * gives `auto_stop_in`, the tier when the job declares one. Null, nothing renewed, when that
- * `auto_stop_in` does not read as a duration: GitLab's `Environment#auto_stop_in=` raises,
- * which undoes the whole renewal (and keeps a stopped environment stopped).
+ * job's URL and `auto_stop_in` expanded as written with the job's variables and the dotenv
+ * report variables of the job and of its dependencies (`expandedAtSuccess`: a dynamic
+ * environment URL or auto-stop time): the external URL when the job's expands to one GitLab
+ * accepts, the auto-stop time when the job gives `auto_stop_in`, the tier when the job declares
+ * one. Null, nothing renewed, when that `auto_stop_in` does not read as a duration: GitLab's
+ * `Environment#auto_stop_in=` raises, which undoes the whole renewal (and keeps a stopped
+ * environment stopped).
  */
-function renewedByDeployment(job: JobRecord, dotenv: readonly DotenvVariable[], now: string): EnvironmentChanges | null {
+function renewedByDeployment(job: JobRecord, reports: DeploymentReports, now: string): EnvironmentChanges | null {
   const changes: EnvironmentChanges = {};
-  const url = acceptedUrl(expandedLater(job.environment_url, dotenv));
+  const expanded = expandedAtSuccess(job, reports);
+  const url = acceptedUrl(expanded.url);
   if (url !== null) changes.external_url = url;
-  const autoStopIn = expandedLater(job.environment_auto_stop_in, dotenv);
+  const autoStopIn = expanded.autoStopIn;
   if (autoStopIn !== null) {
     const autoStopAt = autoStopTime(autoStopIn, now);
     if (autoStopAt === UNREADABLE) return null;
@@ -195,50 +195,9 @@ function renewedByDeployment(job: JobRecord, dotenv: readonly DotenvVariable[], 
  * exists yet); null without one or when it does not read as a duration.
  */
 function initialAutoStopTime(job: JobRecord, now: string): string | null {
-  const autoStopIn = expandedLater(job.environment_auto_stop_in, []);
+  const autoStopIn = job.environment_auto_stop_in === null ? null : expandVariables(job.environment_auto_stop_in, []);
   const autoStopAt = autoStopIn === null ? null : autoStopTime(autoStopIn, now);
   return autoStopAt === UNREADABLE ? null : autoStopAt;
-}
-
-/**
- * A stored `environment:url` or `auto_stop_in` (its variables expanded when the job was
- * created, those not set then kept as written) with the rest expanded from `variables`, an
- * unknown one to nothing.
- */
-function expandedLater(value: string | null, variables: readonly DotenvVariable[]): string | null {
-  return value === null ? null : expandVariables(value, variables);
-}
-
-/** A stored `environment:url` or `auto_stop_in` still names a variable (one not set when its job was created). */
-function namesVariable(value: string | null): boolean {
-  return value !== null && expandVariables(value, []) !== value;
-}
-
-/**
- * What expands the URL and `auto_stop_in` of the jobs whose value still names a variable, by
- * job id: the dotenv report variables of the job's dependencies (oldest first), then its own
- * report's, the later winning, as in GitLab's list of a job's variables (`dependency_variables`
- * in its scoped variables, the job's own `job_variables` after them). The pipeline's builds
- * are read once, only when such a job may have dependencies; the reports in one query.
- */
-async function lateExpansionVariables(stores: DeploymentStores, jobs: readonly JobRecord[]): Promise<Map<number, DotenvVariable[]>> {
-  const byJob = new Map<number, DotenvVariable[]>();
-  const dynamic = jobs.filter((job) => namesVariable(job.environment_url) || namesVariable(job.environment_auto_stop_in));
-  if (dynamic.length === 0) return byJob;
-  const buildsOfPipeline = new Map<number, JobRecord[]>();
-  const dependenciesOf = new Map<number, JobRecord[]>();
-  for (const job of dynamic) {
-    if (job.definition === null || !mayHaveDependencies(job, job.definition)) continue;
-    const builds = buildsOfPipeline.get(job.pipeline_id) ?? (await pipelineBuilds(stores.jobs, job.pipeline_id));
-    buildsOfPipeline.set(job.pipeline_id, builds);
-    dependenciesOf.set(job.id, dependencyJobsOf(job, job.definition, builds));
-  }
-  const reportingJobIds = new Set([...dynamic.map((job) => job.id), ...[...dependenciesOf.values()].flat().map((job) => job.id)]);
-  const reports = dotenvByJob(await stores.jobArtifacts.dotenvVariablesForJobs([...reportingJobIds]));
-  for (const job of dynamic) {
-    byJob.set(job.id, [...dependencyDotenvFrom(reports, dependenciesOf.get(job.id) ?? []), ...(reports.get(job.id) ?? [])]);
-  }
-  return byJob;
 }
 
 /** An expanded `environment:url` GitLab saves: not empty, an http(s) URL of at most 255 characters. */

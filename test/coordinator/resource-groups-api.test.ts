@@ -117,6 +117,8 @@ describe('resource groups API', () => {
       assert.deepEqual((await as(method, path, stranger, body)).json, { message: '404 Project Not Found' }, `${method} ${path} as a stranger`);
       assert.equal((await as(method, path, null, body)).status, 401, `${method} ${path} signed out`);
     }
+    // Access is checked before the key is looked up: a Reporter cannot tell a missing key from an existing one.
+    assert.equal((await as('GET', url('/no-such-key'), reporter)).status, 403);
     await fixture.gantry.coordinator.context.stores.projects.update(projectId, { jobs_enabled: false });
     assert.equal((await as('GET', url(), developer)).status, 403, 'nobody while CI is disabled');
     await fixture.gantry.coordinator.context.stores.projects.update(projectId, { jobs_enabled: true });

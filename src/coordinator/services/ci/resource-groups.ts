@@ -21,8 +21,9 @@ export interface ResourceGroupsServiceDeps {
 /**
  * `/projects/:id/resource_groups[/:key[/upcoming_jobs|/current_job]]`, GitLab's `API::Ci::ResourceGroups`:
  * Developers list, read and change a project's resource groups (`read_resource_group`,
- * `update_resource_group`); the upcoming and current jobs need `read_build` too. A group is found by its
- * key after the project (a missing one is `404 Not found` whoever asks), then access is checked.
+ * `update_resource_group`); the upcoming and current jobs need `read_build` too. As GitLab's API
+ * authorizes before it looks a key up, a user without access learns nothing of which keys exist
+ * (403 either way); a missing key is then `404 Not found`.
  */
 export class ResourceGroupsService {
   constructor(private readonly deps: ResourceGroupsServiceDeps) {}
@@ -70,9 +71,9 @@ export class ResourceGroupsService {
 
   private async find(projectRef: string, actor: UserRecord, key: string): Promise<{ project: ProjectRecord; group: ResourceGroupRecord }> {
     const project = await this.deps.lookup.readableProject(projectRef, actor);
+    await this.authorize(project, actor);
     const group = await this.deps.resourceGroups.findByKey(project.id, key);
     if (!group) throw new GantryError('GANTRY_E_RESOURCE_GROUP_NOT_FOUND');
-    await this.authorize(project, actor);
     return { project, group };
   }
 

@@ -14,7 +14,8 @@ const CI = [
   'stages: [build, deploy]',
   'compile:\n  stage: build\n  script: [make]\n  resource_group: production',
   'ship:\n  stage: deploy\n  script: [make]\n  resource_group: production',
-  'review:\n  stage: build\n  script: [make]\n  resource_group: review/$CI_COMMIT_REF_SLUG',
+  // A key naming a variable that names another: expanded nested, as GitLab does (`review/main`).
+  'review:\n  stage: build\n  script: [make]\n  variables:\n    REVIEW_KEY: review/$CI_COMMIT_REF_SLUG\n  resource_group: $REVIEW_KEY',
   // Expands to a key GitLab's validations refuse: no group, the job runs outside any.
   'loose:\n  stage: build\n  script: [make]\n  variables:\n    LOOSE_KEY: "not:a:key"\n  resource_group: $LOOSE_KEY',
   '',

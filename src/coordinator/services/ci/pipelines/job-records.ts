@@ -8,7 +8,7 @@ import type { NewJob } from '../../../../storage/types-ci-jobs.ts';
 import type { PipelineRecord, StageRecord } from '../../../../storage/types-ci.ts';
 import { environmentNameErrors } from '../environment-rules.ts';
 import { environmentOptions } from './environment-expansion.ts';
-import { expandVariables } from './variable-expansion.ts';
+import { expandVariablesNested } from './variable-expansion.ts';
 
 export { expandVariables } from './variable-expansion.ts';
 
@@ -23,10 +23,11 @@ export function jobRecords(
   const stageOf = new Map(stages.map((stage) => [stage.name, stage]));
   return jobs.map((job): NewJob => {
     const stage = stageOf.get(job.stage);
-    // What an environment's name and a resource group's key expand with, as GitLab expands them.
+    // What an environment's name and a resource group's key expand with, as GitLab expands them:
+    // nested too (`simple_variables.sort_and_expand_all`), so `name: $ENV` with `ENV: review/$CI_COMMIT_REF_SLUG` is `review/main`.
     const ciVariables = [...pipelineVariables, ...jobAttributeVariables(job), ...job.variables];
     const scope = [...ciVariables, ...userVariables];
-    const environment = job.environment ? expandVariables(job.environment.name, scope) : null;
+    const environment = job.environment ? expandVariablesNested(job.environment.name, scope) : null;
     return {
       pipeline_id: pipeline.id,
       project_id: pipeline.project_id,
@@ -50,7 +51,7 @@ export function jobRecords(
       start_in_seconds: job.when === 'delayed' && job.startIn !== null ? parseDuration(job.startIn) : null,
       environment,
       ...environmentOptions(environment, job, { ci: ciVariables, settings: userVariables }),
-      resource_group: resourceGroupKey(job.resourceGroup ? expandVariables(job.resourceGroup, scope) : ''),
+      resource_group: resourceGroupKey(job.resourceGroup ? expandVariablesNested(job.resourceGroup, scope) : ''),
       created_at: pipeline.created_at,
     };
   });

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -16,6 +16,16 @@ import { startGitServer } from './git-http-server.ts';
 const git = (cwd: string, ...args: string[]): string =>
   execFileSync('git', ['-c', 'user.name=Tester', '-c', 'user.email=tester@example.com', ...args], { cwd, encoding: 'utf8' }).trim();
 
+/** A repository at `work` whose one commit holds `file.txt` with `text`, cloned bare to `bare`; the commit's SHA. */
+function bareWithOneCommit(work: string, bare: string, text: string): string {
+  execFileSync('git', ['init', '-q', '-b', 'main', work]);
+  writeFileSync(path.join(work, 'file.txt'), text);
+  git(work, 'add', '-A');
+  git(work, 'commit', '-qm', 'first');
+  execFileSync('git', ['clone', '-q', '--bare', work, bare]);
+  return git(work, 'rev-parse', 'HEAD');
+}
+
 describe('get_sources into a new directory', () => {
   const base = mkdtempSync(path.join(tmpdir(), 'gantry-sources-'));
   after(() => rmSync(base, { recursive: true, force: true }));
@@ -23,13 +33,7 @@ describe('get_sources into a new directory', () => {
   it('fetches and checks out from a remote whose path needs quoting, with the settings git itself would write', async () => {
     // A remote path with a quote, a backslash, a `#` and a space: each needs quoting in .git/config.
     const remote = path.join(base, 'odd "name" \\ #1.git');
-    const work = path.join(base, 'work');
-    execFileSync('git', ['init', '-q', '-b', 'main', work]);
-    execFileSync('sh', ['-c', 'echo hello > file.txt'], { cwd: work });
-    git(work, 'add', '-A');
-    git(work, 'commit', '-qm', 'first');
-    const sha = git(work, 'rev-parse', 'HEAD');
-    execFileSync('git', ['clone', '-q', '--bare', work, remote]);
+    const sha = bareWithOneCommit(path.join(base, 'work'), remote, 'hello\n');
 
     const directory = path.join(base, 'build');
     let log = '';
@@ -115,13 +119,7 @@ describe('get_sources into a new directory', () => {
 
   it('sends the job token with the first request of the fetch over HTTP, not after a 401', async () => {
     const root = path.join(base, 'served');
-    const work = path.join(base, 'served-work');
-    execFileSync('git', ['init', '-q', '-b', 'main', work]);
-    execFileSync('sh', ['-c', 'echo served > file.txt'], { cwd: work });
-    git(work, 'add', '-A');
-    git(work, 'commit', '-qm', 'first');
-    const sha = git(work, 'rev-parse', 'HEAD');
-    execFileSync('git', ['clone', '-q', '--bare', work, path.join(root, 'group', 'project.git')]);
+    const sha = bareWithOneCommit(path.join(base, 'served-work'), path.join(root, 'group', 'project.git'), 'served\n');
     const server = await startGitServer(root, 'job-token');
     try {
       const directory = path.join(base, 'served-build');

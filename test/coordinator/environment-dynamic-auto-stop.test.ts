@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
-import { gzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import type { EnvironmentRecord } from '../../src/storage/types-environments.ts';
-import { BOUNDARY, runnerRequest, uploadBody } from '../helpers/runner-artifacts.ts';
-import { existingEnvironment, startRunnerJobsFixture, type RunnerJobsFixture } from './runner-job-fixtures.ts';
+import { existingEnvironment, finishWithDotenv, startRunnerJobsFixture, type RunnerJobsFixture } from './runner-job-fixtures.ts';
 
 /**
  * `environment:auto_stop_in` may name a variable the job's own `artifacts:reports:dotenv` sets,
@@ -41,17 +39,7 @@ describe('auto_stop_in from the deploying job\'s dotenv report', () => {
     await fixture.runPipeline(projectId);
     const claimed = await fixture.requestJob(runnerToken);
     assert.equal(claimed.status, 201, claimed.text);
-    const payload = claimed.json as Payload;
-    const uploaded = await runnerRequest(fixture.baseUrl, 'POST', `/jobs/${payload.id}/artifacts?artifact_type=dotenv&artifact_format=gzip`, {
-      token: payload.token, body: uploadBody('.env.gz', gzipSync(report)), contentType: `multipart/form-data; boundary=${BOUNDARY}`,
-    });
-    assert.equal(uploaded.status, 201, uploaded.text);
-    const from = Date.now();
-    const response = await fetch(`${fixture.baseUrl}/api/v4/jobs/${payload.id}`, {
-      method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: payload.token, state }),
-    });
-    assert.equal(response.status, 200, await response.text());
-    return { from, to: Date.now() };
+    return finishWithDotenv(fixture, claimed.json as Payload, report, state);
   }
 
   function assertAround(actual: string | null, span: { from: number; to: number }, offsetMs: number, what: string): void {

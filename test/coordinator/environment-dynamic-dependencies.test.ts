@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
-import { gzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import type { EnvironmentRecord } from '../../src/storage/types-environments.ts';
-import { BOUNDARY, runnerRequest, uploadBody } from '../helpers/runner-artifacts.ts';
-import { existingEnvironment, startRunnerJobsFixture, type RunnerJobsFixture } from './runner-job-fixtures.ts';
+import { existingEnvironment, finishWithDotenv, startRunnerJobsFixture, type RunnerJobsFixture } from './runner-job-fixtures.ts';
 
 /**
  * A deployment's success expands its job's `environment:url` and `auto_stop_in` with the
@@ -55,21 +53,7 @@ describe("environment URL and auto_stop_in from the dependencies' dotenv reports
     return claimed.json as Payload;
   }
 
-  /** Uploads the job's dotenv report when given and has it succeed; answers the time span it succeeded in. */
-  async function succeed(payload: Payload, report: string | null): Promise<{ from: number; to: number }> {
-    if (report !== null) {
-      const uploaded = await runnerRequest(fixture.baseUrl, 'POST', `/jobs/${payload.id}/artifacts?artifact_type=dotenv&artifact_format=gzip`, {
-        token: payload.token, body: uploadBody('.env.gz', gzipSync(report)), contentType: `multipart/form-data; boundary=${BOUNDARY}`,
-      });
-      assert.equal(uploaded.status, 201, uploaded.text);
-    }
-    const from = Date.now();
-    const response = await fetch(`${fixture.baseUrl}/api/v4/jobs/${payload.id}`, {
-      method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: payload.token, state: 'success' }),
-    });
-    assert.equal(response.status, 200, await response.text());
-    return { from, to: Date.now() };
-  }
+  const succeed = (payload: Payload, report: string | null): Promise<{ from: number; to: number }> => finishWithDotenv(fixture, payload, report);
 
   /** Runs the build stage's two jobs, in the order the runner gets them, each with its report (none when null). */
   async function runBuildStage(runnerToken: string, reports: Record<'build' | 'assets', string | null>): Promise<void> {

@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
-import { gzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import { environmentSlug } from '../../src/ci/slug.ts';
 import type { EnvironmentRecord } from '../../src/storage/types-environments.ts';
-import { BOUNDARY, runnerRequest, uploadBody } from '../helpers/runner-artifacts.ts';
-import { addCiVariable, existingEnvironment, startRunnerJobsFixture, type RunnerJobsFixture } from './runner-job-fixtures.ts';
+import { addCiVariable, existingEnvironment, finishWithDotenv, startRunnerJobsFixture, type RunnerJobsFixture } from './runner-job-fixtures.ts';
 
 /**
  * A deployment's success expands its job's `environment:url` and `auto_stop_in` as written with
@@ -56,18 +54,7 @@ describe('environment URL and auto_stop_in: dotenv reports over the variables kn
     assert.equal(claimed.status, 201, claimed.text);
     const payload = claimed.json as Payload;
     assert.equal(payload.job_info.name, name);
-    if (report !== null) {
-      const uploaded = await runnerRequest(fixture.baseUrl, 'POST', `/jobs/${payload.id}/artifacts?artifact_type=dotenv&artifact_format=gzip`, {
-        token: payload.token, body: uploadBody('.env.gz', gzipSync(report)), contentType: `multipart/form-data; boundary=${BOUNDARY}`,
-      });
-      assert.equal(uploaded.status, 201, uploaded.text);
-    }
-    const from = Date.now();
-    const response = await fetch(`${fixture.baseUrl}/api/v4/jobs/${payload.id}`, {
-      method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: payload.token, state: 'success' }),
-    });
-    assert.equal(response.status, 200, await response.text());
-    return { jobId: payload.id, from, to: Date.now() };
+    return { jobId: payload.id, ...(await finishWithDotenv(fixture, payload, report)) };
   }
 
   /** One pipeline: build, then review, each with its report (none when null). */

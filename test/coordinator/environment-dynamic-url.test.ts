@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
-import { gzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
-import { BOUNDARY, runnerRequest, uploadBody } from '../helpers/runner-artifacts.ts';
-import { startRunnerJobsFixture, type RunnerJobsFixture } from './runner-job-fixtures.ts';
+import { finishWithDotenv, startRunnerJobsFixture, type RunnerJobsFixture } from './runner-job-fixtures.ts';
 
 /**
  * GitLab's dynamic environment URL: `environment:url` may name a variable the job's own
@@ -38,18 +36,9 @@ describe('dynamic environment URLs', () => {
     return answer.json as Payload;
   }
 
-  async function reportAndFinish(payload: Payload, report: string | null, state: 'success' | 'failed'): Promise<void> {
-    if (report !== null) {
-      const uploaded = await runnerRequest(fixture.baseUrl, 'POST', `/jobs/${payload.id}/artifacts?artifact_type=dotenv&artifact_format=gzip`, {
-        token: payload.token, body: uploadBody('.env.gz', gzipSync(report)), contentType: `multipart/form-data; boundary=${BOUNDARY}`,
-      });
-      assert.equal(uploaded.status, 201, uploaded.text);
-    }
-    const response = await fetch(`${fixture.baseUrl}/api/v4/jobs/${payload.id}`, {
-      method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: payload.token, state }),
-    });
-    assert.equal(response.status, 200, await response.text());
-  }
+  const reportAndFinish = async (payload: Payload, report: string | null, state: 'success' | 'failed'): Promise<void> => {
+    await finishWithDotenv(fixture, payload, report, state);
+  };
 
   it("takes the URL's missing variables from the job's own dotenv report when its deployment succeeds", async () => {
     const project = await fixture.ciProject('dynamic-url', CI);

@@ -8,11 +8,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import type { CoordinatorOptions } from '../../src/coordinator/app.ts';
 import type { EnvironmentRecord } from '../../src/storage/types-environments.ts';
 import type { ProjectRecord } from '../../src/storage/types.ts';
 import { startTestCoordinator, type TestCoordinator } from '../helpers/coordinator.ts';
 import { testDatabase } from '../helpers/database.ts';
+import { BOUNDARY, runnerRequest, uploadBody } from '../helpers/runner-artifacts.ts';
 import { makeGroup, makeProjectWithRepository } from './groups-fixtures.ts';
 
 export const RUNNER_INFO = {
@@ -108,7 +110,6 @@ export async function startRunnerJobsFixture(options: { gantry?: TestCoordinator
   };
 }
 
-/** Adds a CI variable through the API under `scope` (`/admin/ci`, `/groups/:id`, `/projects/:id`). */
 /** The project's environment of that name, which must exist. */
 export async function existingEnvironment(fixture: RunnerJobsFixture, projectId: number, name: string): Promise<EnvironmentRecord> {
   const found = await fixture.gantry.coordinator.context.stores.environments.findByName(projectId, name);
@@ -116,6 +117,28 @@ export async function existingEnvironment(fixture: RunnerJobsFixture, projectId:
   return found;
 }
 
+/**
+ * Uploads a claimed job's dotenv report (none when null) and finishes it in `state`, as a runner
+ * does; answers the time span of the finishing request.
+ */
+export async function finishWithDotenv(
+  fixture: RunnerJobsFixture, job: { id: number; token: string }, report: string | null, state: 'success' | 'failed' = 'success',
+): Promise<{ from: number; to: number }> {
+  if (report !== null) {
+    const uploaded = await runnerRequest(fixture.baseUrl, 'POST', `/jobs/${job.id}/artifacts?artifact_type=dotenv&artifact_format=gzip`, {
+      token: job.token, body: uploadBody('.env.gz', gzipSync(report)), contentType: `multipart/form-data; boundary=${BOUNDARY}`,
+    });
+    assert.equal(uploaded.status, 201, uploaded.text);
+  }
+  const from = Date.now();
+  const response = await fetch(`${fixture.baseUrl}/api/v4/jobs/${job.id}`, {
+    method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: job.token, state }),
+  });
+  assert.equal(response.status, 200, await response.text());
+  return { from, to: Date.now() };
+}
+
+/** Adds a CI variable through the API under `scope` (`/admin/ci`, `/groups/:id`, `/projects/:id`). */
 export async function addCiVariable(fixture: RunnerJobsFixture, scope: string, key: string, value: string, isProtected = false): Promise<void> {
   const created = await fixture.gantry.api('POST', `${scope}/variables`, { body: { key, value, protected: isProtected } });
   assert.equal(created.status, 201, created.text);

@@ -218,6 +218,46 @@ describe('web pipeline pages', () => {
     assert.doesNotMatch(page.body, /Retry looping/);
   });
 
+  it("a build's play and retry buttons follow its own rules: none for an outdated deployment job, which the jobs API refuses", async () => {
+    const created = await gantry.api('POST', '/projects', { body: { name: 'deployer', path: 'deployer', visibility: 'private', initialize_with_readme: true } });
+    assert.equal(created.status, 201, created.text);
+    const id = created.json.id as number;
+    const [dev] = (await gantry.api('GET', '/users?username=dev')).list;
+    assert.equal((await gantry.api('POST', `/projects/${id}/members`, { body: { user_id: dev!.id as number, access_level: 30 } })).status, 201);
+    const ci = 'workflow: { auto_cancel: { on_new_commit: none } }\ndeploy:\n  script: ./deploy\n  environment: production\nmanual-deploy:\n  script: ./deploy\n  when: manual\n  environment: production\n';
+    const run = async (file: string, content: string, start?: string): Promise<Record<string, { id: number; pipeline_id: number }>> => {
+      const commit = await gantry.api('POST', `/projects/${id}/repository/commits`, { body: { branch: 'work', ...(start && { start_branch: start }), commit_message: file, actions: [{ action: 'create', file_path: file, content }] } });
+      assert.equal(commit.status, 201, commit.text);
+      const pipeline = await gantry.api('POST', `/projects/${id}/pipeline`, { body: { ref: 'work' } });
+      assert.equal(pipeline.status, 201, pipeline.text);
+      const { items } = await gantry.coordinator.context.stores.jobs.list({ pipelineId: pipeline.json.id as number }, { offset: 0, limit: 10 });
+      return Object.fromEntries(items.map((job) => [job.name, job]));
+    };
+    const older = await run('.gitlab-ci.yml', ci, 'main');
+    const newer = await run('second.txt', 'second');
+    for (const deploy of [older.deploy!, newer.deploy!]) {
+      await moveJob(gantry.coordinator, deploy, 'running');
+      await moveJob(gantry.coordinator, deploy, 'success');
+    }
+    const rollbacks = async (allowed: boolean) => assert.equal((await gantry.api('PUT', `/projects/${id}`, { body: { ci_forward_deployment_rollback_allowed: allowed } })).status, 200);
+    const pageOf = (jobs: Record<string, { pipeline_id: number }>) => developer.get(`/root/deployer/-/pipelines/${jobs.deploy!.pipeline_id}`);
+
+    await rollbacks(false);
+    const current = await pageOf(newer);
+    assert.match(current.body, /Run manual-deploy/, 'the Developer may play the current deployment');
+    assert.match(current.body, /Retry deploy/);
+    const outdated = await pageOf(older);
+    assert.match(outdated.body, /<div class="actions">/, 'and may update the older pipeline (its actions shown)');
+    assert.doesNotMatch(outdated.body, /Run manual-deploy/, 'not the outdated manual deployment');
+    assert.doesNotMatch(outdated.body, /Retry deploy/, 'nor retry the outdated one without rollbacks');
+    const refused = await developer.post(`/root/deployer/-/jobs/${older['manual-deploy']!.id}/play`, { authenticity_token: PageClient.formToken(outdated), return_to: 'pipeline' });
+    assert.equal(refused.statusCode, 403, 'as the play itself decides');
+    await rollbacks(true);
+    const rollback = await pageOf(older);
+    assert.match(rollback.body, /Retry deploy/, 'a finished one is retried as a rollback when the project allows them');
+    assert.doesNotMatch(rollback.body, /Run manual-deploy/);
+  });
+
   it('links a trigger job to its child pipeline, and the child back to its parent', async () => {
     const parent = await seedPipeline(gantry.coordinator, { projectId, jobs: [{ name: 'trigger <i>child</i>', stage: 'test', type: 'bridge' }], process: false });
     const bridge = parent.jobs['trigger <i>child</i>']!;

@@ -16,7 +16,7 @@ export interface PipelinePagesServices {
   pipelines: Pick<PipelinesService, 'list' | 'get' | 'jobs' | 'bridges' | 'retry' | 'cancel' | 'canUpdate'>;
   commits: Pick<CommitsService, 'get'>;
   users: Pick<UsersService, 'readable'>;
-  jobs: Pick<JobsService, 'bridgeActions'>;
+  jobs: Pick<JobsService, 'bridgeActions' | 'buildActions'>;
 }
 
 const PER_PAGE = 20;
@@ -80,10 +80,12 @@ ${items.length === 0 ? html`<p>No pipelines to show.</p>` : html`<table><thead><
         page.actor ? pipelines.canUpdate(projectPath, page.actor, pipelineId) : Promise.resolve(false),
         this.commitTitles(projectPath, page, [view.pipeline]),
       ]);
-      // A trigger job's buttons follow its own rules (the downstream branch, for play), asked for all rows at once.
-      const bridgeRights = page.actor && bridges.items.length > 0
-        ? await this.services.jobs.bridgeActions(projectPath, page.actor, bridges.items.map(({ job }) => job))
-        : { play: new Set<number>(), retry: new Set<number>() };
+      // Each job's buttons follow its own rules (a build's ref and deployment, a trigger job's downstream branch), asked for all rows at once.
+      const none = { play: new Set<number>(), retry: new Set<number>(), cancel: new Set<number>() };
+      const [buildRights, bridgeRights] = await Promise.all([
+        page.actor && jobs.items.length > 0 ? this.services.jobs.buildActions(projectPath, page.actor, jobs.items.map(({ job }) => job)) : none,
+        page.actor && bridges.items.length > 0 ? this.services.jobs.bridgeActions(projectPath, page.actor, bridges.items.map(({ job }) => job)) : none,
+      ]);
       const project = projectHref(page.frame.prefix, target.fullPath);
       const pipeline = view.pipeline;
       const actionBase = `${project}/-/pipelines/${pipeline.id}`;
@@ -101,12 +103,11 @@ ${items.length === 0 ? html`<p>No pipelines to show.</p>` : html`<table><thead><
       const bridgeIds = new Set(bridges.items.map(({ job }) => job.id));
       const jobRows = graphJobs.map((job) => {
         const bridge = bridgeIds.has(job.id);
-        const mayPlay = bridge ? bridgeRights.play.has(job.id) : mayUpdate;
-        const mayRetry = bridge ? bridgeRights.retry.has(job.id) : mayUpdate;
+        const rights = bridge ? bridgeRights : buildRights;
         const actions = [
-          mayPlay && job.status === 'manual' && jobForm(job.id, 'play', `Run ${job.name}`),
-          mayRetry && ['failed', 'canceled', 'success'].includes(job.status) && jobForm(job.id, 'retry', `Retry ${job.name}`),
-          !bridge && mayUpdate && ['pending', 'running', 'created', 'scheduled', 'waiting_for_resource', 'preparing'].includes(job.status) && jobForm(job.id, 'cancel', `Cancel ${job.name}`),
+          rights.play.has(job.id) && job.status === 'manual' && jobForm(job.id, 'play', `Run ${job.name}`),
+          rights.retry.has(job.id) && ['failed', 'canceled', 'success'].includes(job.status) && jobForm(job.id, 'retry', `Retry ${job.name}`),
+          !bridge && buildRights.cancel.has(job.id) && ['pending', 'running', 'created', 'scheduled', 'waiting_for_resource', 'preparing'].includes(job.status) && jobForm(job.id, 'cancel', `Cancel ${job.name}`),
         ];
         return html`<tr><td>${statusLabel(job.status)}</td><td>${job.stage}</td><td>${job.href === null ? job.name : html`<a href="${job.href}">${job.name}</a>`}</td><td>${job.durationSeconds === null ? '' : formatDuration(job.durationSeconds)}</td><td>${job.needs === null ? '' : `needs: ${job.needs.join(', ') || '(none)'}`}</td><td>${actions}</td></tr>`;
       });

@@ -11,7 +11,7 @@ import type { DeploymentsStore } from '../../../../storage/types-environments.ts
 import type { Actor, Permissions } from '../../access/permissions.ts';
 import type { ProtectedBranchesService } from '../../repository/protected-branches.ts';
 import type { DownstreamRunTarget, DownstreamTargets } from './downstream-target.ts';
-import { hasOutdatedDeployment } from './forward-deployments.ts';
+import { jobsWithOutdatedDeployment } from './forward-deployments.ts';
 
 export interface BridgeActionDeps {
   permissions: Pick<Permissions, 'canUpdateBridge' | 'canPlayBridge'>;
@@ -54,7 +54,7 @@ export class BridgeActions {
     const rights = { retry: new Set<number>(), play: new Set<number>() };
     if (!actor || (asked.retry.length === 0 && asked.play.length === 0)) return rights;
     const [outdated, targets] = await Promise.all([
-      this.outdatedDeployments(project, [...asked.retry, ...asked.play]),
+      jobsWithOutdatedDeployment(this.deps.deployments, project, [...asked.retry, ...asked.play]),
       asked.play.length > 0 ? this.deps.targets.runTargets(project, asked.play) : new Map<number, DownstreamRunTarget>(),
     ]);
     const { permissions } = this.deps;
@@ -95,26 +95,5 @@ export class BridgeActions {
   private async mayUpdateBranch(target: DownstreamRunTarget, actor: NonNullable<Actor>): Promise<boolean> {
     const { branches } = this.deps;
     return (await branches.canPush(target.project, actor, target.ref)) || (await branches.canMerge(target.project, actor, target.ref));
-  }
-
-  /**
-   * The bridges whose deployment is outdated (forward-deployments.ts): no read unless one has
-   * an environment in a project that prevents outdated deployments; then each pipeline's
-   * deployments and their environments' last successful ones, once.
-   */
-  private async outdatedDeployments(project: ProjectRecord, bridges: readonly JobRecord[]): Promise<Set<number>> {
-    const deploying = [...new Map(bridges.filter((bridge) => bridge.environment !== null).map((bridge) => [bridge.id, bridge])).values()];
-    if (deploying.length === 0 || !project.ci_forward_deployment_enabled) return new Set();
-    const pipelineIds = [...new Set(deploying.map((bridge) => bridge.pipeline_id))];
-    const deployments = (await Promise.all(pipelineIds.map((id) => this.deps.deployments.listForPipeline(id)))).flat();
-    const byJob = new Map(deployments.flatMap((deployment) => (deployment.job_id === null ? [] : [[deployment.job_id, deployment] as const])));
-    const environmentIds = [...new Set(deploying.flatMap((bridge) => byJob.get(bridge.id)?.environment_id ?? []))];
-    if (environmentIds.length === 0) return new Set();
-    const last = await this.deps.deployments.lastSuccessful(environmentIds);
-    const settings = { enabled: project.ci_forward_deployment_enabled, rollbackAllowed: project.ci_forward_deployment_rollback_allowed };
-    return new Set(deploying.flatMap((bridge) => {
-      const deployment = byJob.get(bridge.id);
-      return deployment && hasOutdatedDeployment(settings, bridge.status, deployment, last.get(deployment.environment_id)) ? [bridge.id] : [];
-    }));
   }
 }

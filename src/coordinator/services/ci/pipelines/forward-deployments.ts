@@ -17,6 +17,8 @@
 import type { JobStatus, PipelineJob } from '../../../../pipeline/types.ts';
 import type { CiStores } from '../../../../storage/types-ci-transactions.ts';
 import type { DeploymentRecord, DeploymentsStore, ForwardDeploymentSettings } from '../../../../storage/types-environments.ts';
+import type { ProjectRecord } from '../../../../storage/types.ts';
+import type { JobRecord } from '../../../../storage/types-ci-jobs.ts';
 
 type Deployment = Pick<DeploymentRecord, 'id' | 'sha'>;
 
@@ -81,4 +83,29 @@ export async function unretryableDeploymentJobIds(
   if (finished.length === 0) return [];
   const last = await deployments.lastSuccessful(finished.map((deployment) => deployment.environment_id));
   return finished.flatMap((deployment) => (deployment.job_id !== null && isOlderThanLastSuccessful(deployment, last.get(deployment.environment_id)) ? [deployment.job_id] : []));
+}
+
+/**
+ * The jobs (builds or bridges) whose deployment is outdated (`hasOutdatedDeployment`), asked
+ * for many at once: no read unless one has an environment in a project that prevents outdated
+ * deployments; then each pipeline's deployments and their environments' last successful ones, once.
+ */
+export async function jobsWithOutdatedDeployment(
+  deployments: Pick<DeploymentsStore, 'listForPipeline' | 'lastSuccessful'>,
+  project: Pick<ProjectRecord, 'ci_forward_deployment_enabled' | 'ci_forward_deployment_rollback_allowed'>,
+  jobs: readonly Pick<JobRecord, 'id' | 'pipeline_id' | 'environment' | 'status'>[],
+): Promise<Set<number>> {
+  const deploying = [...new Map(jobs.filter((job) => job.environment !== null).map((job) => [job.id, job])).values()];
+  if (deploying.length === 0 || !project.ci_forward_deployment_enabled) return new Set();
+  const pipelineIds = [...new Set(deploying.map((job) => job.pipeline_id))];
+  const found = (await Promise.all(pipelineIds.map((id) => deployments.listForPipeline(id)))).flat();
+  const byJob = new Map(found.flatMap((deployment) => (deployment.job_id === null ? [] : [[deployment.job_id, deployment] as const])));
+  const environmentIds = [...new Set(deploying.flatMap((job) => byJob.get(job.id)?.environment_id ?? []))];
+  if (environmentIds.length === 0) return new Set();
+  const last = await deployments.lastSuccessful(environmentIds);
+  const settings = { enabled: project.ci_forward_deployment_enabled, rollbackAllowed: project.ci_forward_deployment_rollback_allowed };
+  return new Set(deploying.flatMap((job) => {
+    const deployment = byJob.get(job.id);
+    return deployment && hasOutdatedDeployment(settings, job.status, deployment, last.get(deployment.environment_id)) ? [job.id] : [];
+  }));
 }

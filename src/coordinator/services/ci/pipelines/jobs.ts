@@ -11,7 +11,7 @@ import type { ProtectedBranchesService } from '../../repository/protected-branch
 import type { ProtectedTagsService } from '../../repository/protected-tags.ts';
 import { availableArchive } from './artifact-rules.ts';
 import type { BridgeActions } from './bridge-actions.ts';
-import { hasOutdatedDeployment } from './forward-deployments.ts';
+import { jobsWithOutdatedDeployment } from './forward-deployments.ts';
 import type { CiProject, JobView, JobViews } from './job-views.ts';
 import type { PipelineProcessing } from './processing.ts';
 import type { JobTokenAccess } from '../runners/job-token-access.ts';
@@ -32,8 +32,8 @@ export interface JobsServiceDeps {
   permissions: Pick<Permissions, 'canReadJobs' | 'canUpdateJob' | 'canEraseJob'>;
   jobs: Pick<CiJobsStore, 'list' | 'findInProject' | 'findById' | 'update'>;
   jobArtifacts: Pick<JobArtifactsStore, 'find' | 'listForJobs' | 'deleteForJob' | 'clearExpiry'>;
-  /** A job's deployment and its environment's last one (forward deployment). */
-  deployments: Pick<DeploymentsStore, 'findByJob' | 'lastSuccessful'>;
+  /** The jobs' deployments (per pipeline) and their environments' last ones (forward deployment). */
+  deployments: Pick<DeploymentsStore, 'listForPipeline' | 'lastSuccessful'>;
   processing: Pick<PipelineProcessing, 'apply'>;
   /** Play and retry of trigger jobs (bridges). */
   bridges: BridgeActions;
@@ -201,18 +201,46 @@ export class JobsService {
     return this.deps.bridges.rights(project, actor, { retry: own.filter((bridge) => this.deps.bridges.isRetryable(bridge)), play: manual });
   }
 
+  /**
+   * The project's builds the caller may play, retry and cancel, by the rule `play`, `retry` and
+   * `cancel` apply (GitLab's `update_build`, which gives `play_job` and `cancel_build`): the
+   * pipeline page shows their buttons only then. Each ref's protection is read once, the
+   * deployments once per pipeline, and the permission module asked once per distinct answer.
+   */
+  async buildActions(projectRef: string, actor: Actor, builds: readonly JobRecord[]): Promise<{ play: Set<number>; retry: Set<number>; cancel: Set<number> }> {
+    if (!actor) return { play: new Set(), retry: new Set(), cancel: new Set() };
+    const { project } = await this.readable(projectRef, actor);
+    const updatable = await this.updatableBuilds(project, actor, builds.filter((job) => job.type === 'build' && job.project_id === project.id));
+    return { play: updatable, retry: updatable, cancel: updatable };
+  }
+
   private async mayUpdate(project: ProjectRecord, actor: Actor, job: JobRecord): Promise<boolean> {
-    return this.deps.permissions.canUpdateJob(project, actor, (await this.refAccess(project, actor, job)).writable, await this.hasOutdatedDeployment(project, job));
+    return (await this.updatableBuilds(project, actor, [job])).has(job.id);
+  }
+
+  /** The one `update_build` decision, for one job (the API) or a page of them. */
+  private async updatableBuilds(project: ProjectRecord, actor: Actor, builds: readonly JobRecord[]): Promise<Set<number>> {
+    const updatable = new Set<number>();
+    if (builds.length === 0) return updatable;
+    const outdated = await jobsWithOutdatedDeployment(this.deps.deployments, project, builds);
+    const refs = new Map<string, Promise<RefAccess>>();
+    const answers = new Map<string, Promise<boolean>>();
+    for (const job of builds) {
+      const refKey = `${job.tag ? 'tag' : 'branch'}:${job.ref}`;
+      const ref = refs.get(refKey) ?? this.refAccess(project, actor, job);
+      refs.set(refKey, ref);
+      const { writable } = await ref;
+      const answerKey = `${writable}:${outdated.has(job.id)}`;
+      const answer = answers.get(answerKey) ?? this.deps.permissions.canUpdateJob(project, actor, writable, outdated.has(job.id));
+      answers.set(answerKey, answer);
+      if (await answer) updatable.add(job.id);
+    }
+    return updatable;
   }
 
   /** GitLab's `has_outdated_deployment?` (forward-deployments.ts); no read for a job without an environment. */
   private async hasOutdatedDeployment(project: ProjectRecord, job: JobRecord): Promise<boolean> {
-    if (job.environment === null || !project.ci_forward_deployment_enabled) return false;
-    const deployment = await this.deps.deployments.findByJob(job.id);
-    if (!deployment) return false;
-    const last = (await this.deps.deployments.lastSuccessful([deployment.environment_id])).get(deployment.environment_id);
-    const settings = { enabled: project.ci_forward_deployment_enabled, rollbackAllowed: project.ci_forward_deployment_rollback_allowed };
-    return hasOutdatedDeployment(settings, job.status, deployment, last);
+    return (await jobsWithOutdatedDeployment(this.deps.deployments, project, [job])).has(job.id);
   }
 
   /** Runs one state-rule event for the job and answers the job it names (a retry's new job). */

@@ -22,8 +22,8 @@ export interface ResourceGroupsServiceDeps {
  * `/projects/:id/resource_groups[/:key[/upcoming_jobs|/current_job]]`, GitLab's `API::Ci::ResourceGroups`:
  * Developers list, read and change a project's resource groups (`read_resource_group`,
  * `update_resource_group`); the upcoming and current jobs need `read_build` too. As GitLab's API
- * authorizes before it looks a key up, a user without access learns nothing of which keys exist
- * (403 either way); a missing key is then `404 Not found`.
+ * authorizes before it looks a key up, a user without access is denied whether the key exists
+ * or not, and learns nothing of which keys do; a missing key is then not found.
  */
 export class ResourceGroupsService {
   constructor(private readonly deps: ResourceGroupsServiceDeps) {}

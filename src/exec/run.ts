@@ -25,6 +25,7 @@ export type { ExecIo };
 import { chooseJobs, configWithOnly, resultWithOnly } from './selection.ts';
 import { RunRegistry } from './superseding.ts';
 import { runnerTags } from './runner-tags.ts';
+import { leaseKeptBuilds } from './builds-lease.ts';
 import { loadStack, prepareRunner, registerLocalRunner, setSnapshotRefs, startedTogether, startLocalCoordinator, type ExecRunnerSettings, type LocalCoordinator } from './session.ts';
 import { requestPayload } from './payload.ts';
 import { summariseJunitReports } from './junit-summary.ts';
@@ -150,7 +151,13 @@ export async function runExec(request: ExecRequest, io: ExecIo): Promise<number>
           pipelineVariables, localVariables, tree: await snapshotTree(root, sha),
         }
       : null;
-    return await runPipeline(local, root, [project, ...otherProjects], input, prepared, request, io, reuse, registration, variablesKnownBeforeRun(localVariables, pipelineVariables));
+    const builds = request.runner.executor === 'shell' ? await leaseKeptBuilds(local.lentObjects) : null;
+    try {
+      const kept = builds === null ? request : { ...request, runner: { ...request.runner, buildsDir: builds.dir } };
+      return await runPipeline(local, root, [project, ...otherProjects], input, prepared, kept, io, reuse, registration, variablesKnownBeforeRun(localVariables, pipelineVariables));
+    } finally {
+      await builds?.release();
+    }
   } finally {
     await local.close();
     timelineMark('coordinator closed');

@@ -52,6 +52,8 @@ export interface ExecRunnerSettings {
   cacheDir?: string;
   /** `[runners.docker] volumes` of the docker jobs (--reuse's records). */
   dockerVolumes?: readonly string[];
+  /** The shell jobs' builds directory, kept across runs (builds-lease.ts); unset, one in the run's temporary directory. */
+  buildsDir?: string;
   /** Called when a job fails, before its environment is cleaned up (--shell-on-failure). */
   beforeFailedCleanup?: BeforeFailedCleanup;
 }
@@ -225,10 +227,10 @@ export async function startRunner(local: LocalCoordinator, settings: ExecRunnerS
   }
   const text = stringify({ concurrent: settings.concurrency, check_interval: 1, runners: [entry] });
   const { config } = parseRunnerConfig(text, 'runner exec');
-  // Every shell job in a fresh build directory (a docker job has a fresh build volume anyway).
+  // Every shell job in a clean build directory of its slot (a docker job has a fresh build volume anyway).
   const executorFor = (runnerEntry: RunnerEntry) =>
     runnerEntry.executor === 'shell'
-      ? new ShellExecutor({ buildsDir: buildsDirOf(runnerEntry, workingDirectory), freshPerJob: true })
+      ? new ShellExecutor({ buildsDir: settings.buildsDir ?? buildsDirOf(runnerEntry, workingDirectory), isolated: true })
       : // A job's `always` pull that fails (no registry reachable) runs with the engine's image.
         executorOf({ ...runnerEntry, docker: { ...runnerEntry.docker, alwaysFallsBackToLocal: true } }, workingDirectory);
   // A shell job's new clone borrows the working tree's objects: its fetch (through the

@@ -64,6 +64,12 @@ export interface PrepareRequest {
    * runner's own with these directories, as gitlab-runner expands them; unset, values as they are.
    */
   expand?: (value: string, dirs: { buildsDir: string; projectDir: string }) => string;
+  /**
+   * The job fetches its sources and checks them out (GIT_STRATEGY fetch, GIT_CHECKOUT on, no
+   * submodules): an executor that gives each job a clean directory may give it an earlier
+   * job's checkout brought back to a fresh clone's state instead (EnvironmentInfo.recycledCheckout).
+   */
+  recyclableSources?: boolean;
 }
 
 export interface EnvironmentInfo {
@@ -79,6 +85,12 @@ export interface EnvironmentInfo {
   shared: boolean;
   /** The image the job runs in, when there is one (CI_JOB_IMAGE). */
   image: string | null;
+  /**
+   * The project directory holds an earlier checkout's tracked files and, in `.git`, only the
+   * index that lists them: nothing untracked, no settings, refs or hooks. get_sources then
+   * works as in a new directory, and its checkout writes only the files that differ.
+   */
+  recycledCheckout?: boolean;
 }
 
 /** Which part of the job a script belongs to: user scripts run in the job image. */

@@ -1,12 +1,16 @@
-/** `runner exec` gives every job a fresh build directory: what a job leaves is not the next job's, and it is gone after the run. */
+/**
+ * `runner exec` gives every job a clean build directory: what a job leaves is not the next job's.
+ * Shell jobs of one slot share a directory kept under `.git/gantry/builds/`, brought back to a
+ * new clone's state before each job without writing the files that did not change.
+ */
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
 import { describe, it } from 'node:test';
 import { skipDocker } from '../executors/docker-support.ts';
 import { exec, git, workingTree } from './exec-helpers.ts';
 
-// Both jobs run in one slot (--concurrency 1), the second after the first. Untracked files in
-// the clone are `git clean`'s anyway: these two outlive a clean in a shared build directory.
+// Both jobs run in one slot (--concurrency 1), the second after the first.
 const PIPELINE = `
 stages: [first, second]
 leave:
@@ -14,41 +18,55 @@ leave:
   script:
     - echo "left by $CI_JOB_NAME" > "$CI_BUILDS_DIR/left-behind.txt"
     - git config gantry.left yes
-    - echo "dir=$CI_PROJECT_DIR"
+    - echo "untracked" > untracked.txt && mkdir -p out && echo built > out/app.bin
+    - echo "changed" > changed.txt && rm removed.txt
+    - echo "dir=$CI_PROJECT_DIR ino=$(stat -c %i kept.txt)"
 look:
   stage: second
   script:
     - if [ -e "$CI_BUILDS_DIR/left-behind.txt" ]; then echo "sees left-behind.txt"; else echo "no left-behind.txt"; fi
     - if git config gantry.left; then echo "sees the config"; else echo "no config"; fi
-    - echo "dir=$CI_PROJECT_DIR"
+    - ls -A | tr '\\n' ' ' && echo
+    - echo "changed.txt=$(cat changed.txt) removed.txt=$(cat removed.txt)"
+    - git status --porcelain --ignored | wc -l
+    - echo "dir=$CI_PROJECT_DIR ino=$(stat -c %i kept.txt)"
     - git count-objects -v | grep -E '^(count|in-pack):'
 `;
+const FILES = { '.gitlab-ci.yml': PIPELINE, 'kept.txt': 'kept\n', 'changed.txt': 'committed\n', 'removed.txt': 'committed\n' };
 
 async function runTwice(executor: 'shell' | 'docker'): Promise<void> {
-  const dir = workingTree({ '.gitlab-ci.yml': PIPELINE });
+  const dir = workingTree(FILES);
   try {
     const before = git(dir, 'status', '--porcelain', '--ignored');
     const result = await exec(dir, { executor, concurrency: 1, dockerImage: 'gantry/debian-git:bookworm' });
     assert.equal(result.code, 0, `${result.stdout}\n${result.stderr}`);
     assert.match(result.stdout, /^look +\| no left-behind\.txt$/m);
     assert.match(result.stdout, /^look +\| no config$/m);
+    assert.match(result.stdout, /^look +\| \.git \.gitlab-ci\.yml changed\.txt kept\.txt removed\.txt $/m);
+    assert.match(result.stdout, /^look +\| changed\.txt=committed removed\.txt=committed$/m);
+    assert.match(result.stdout, /^look +\| 0$/m, 'git sees the checkout as it was committed, nothing more');
     if (executor === 'shell') {
-      const directories = [...result.stdout.matchAll(/^\w+ +\| dir=(\S+)$/gm)].map((match) => match[1]);
-      assert.equal(directories.length, 2, result.stdout);
-      assert.notEqual(directories[0], directories[1], 'each job has its own directory');
-      for (const directory of directories) assert.ok(!existsSync(directory), `${directory} is removed after its job`);
+      const seen = [...result.stdout.matchAll(/^\w+ +\| dir=(\S+) ino=(\d+)$/gm)].map((match) => ({ dir: match[1], ino: match[2] }));
+      assert.equal(seen.length, 2, result.stdout);
+      assert.equal(seen[0]!.dir, path.join(dir, '.git', 'gantry', 'builds', '0', '0', 'root', path.basename(dir)));
+      assert.deepEqual(seen[1], seen[0], 'the slot\'s directory, its unchanged files not written again');
       // The clone borrows the working tree's objects: its fetch transferred none.
       assert.match(result.stdout, /^look +\| count: 0\nlook +\| in-pack: 0$/m);
+      // Kept for the next run, and no run holds it now.
+      assert.deepEqual(readdirSync(path.join(dir, '.git', 'gantry', 'builds')), ['0']);
+      const again = await exec(dir, { executor, concurrency: 1 });
+      assert.equal(again.code, 0, `${again.stdout}\n${again.stderr}`);
+      assert.match(again.stdout, new RegExp(`^leave +\\| dir=\\S+ ino=${seen[0]!.ino}$`, 'm'));
     }
     // The working tree gets .gantry/ and nothing else.
     assert.equal(git(dir, 'status', '--porcelain', '--ignored'), `${before}!! .gantry/\n`);
-    assert.deepEqual(readdirSync(dir).sort(), ['.gantry', '.git', '.gitlab-ci.yml']);
+    assert.deepEqual(readdirSync(dir).sort(), ['.gantry', '.git', '.gitlab-ci.yml', 'changed.txt', 'kept.txt', 'removed.txt']);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-describe('runner exec runs every job in a fresh build directory', () => {
+describe('runner exec runs every job in a clean build directory', () => {
   it('with the shell executor', async () => {
     await runTwice('shell');
   });

@@ -1,6 +1,7 @@
 /** `--shell-on-failure`: a shell in the failed job's build directory, with its variables, before cleanup. */
 import assert from 'node:assert/strict';
 import { existsSync, rmSync } from 'node:fs';
+import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { LABEL_MANAGED, LABEL_OWNER, ownerId } from '../../src/executors/docker/labels.ts';
 import { DEBIAN, dockerReady, skipDocker } from '../executors/docker-support.ts';
@@ -24,7 +25,7 @@ describe('runner exec --shell-on-failure', () => {
   it('opens a shell in the failed job\'s build directory with its variables, and cleans up after it exits', async () => {
     writeFiles(dir, { '.gantry/variables.yml': 'CONFIG:\n  value: the file text\n  file: true\n' });
     let shellOutput = '';
-    const script = 'echo "pwd=$(pwd)"; cat left-behind.txt tracked.txt "$CONFIG"; echo; echo "var=$FROM_CI job=$CI_JOB_NAME status=$CI_JOB_STATUS"; exit 0\n';
+    const script = 'echo "pwd=$(pwd)"; cat left-behind.txt tracked.txt "$CONFIG"; echo; echo "var=$FROM_CI job=$CI_JOB_NAME status=$CI_JOB_STATUS"; echo "config=$CONFIG"; exit 0\n';
     const result = await exec(dir, { shellOnFailure: true }, { shellTerminal: { input: script, output: (text) => void (shellOutput += text) } });
     assert.equal(result.code, 1, result.stderr);
     assert.match(result.stderr, /^runner exec: job "broken" failed \(script_failure\)\. Opening .+ in its build directory (\/\S+) with its variables; exit the shell to go on\.$/m);
@@ -34,7 +35,11 @@ describe('runner exec --shell-on-failure', () => {
     assert.match(shellOutput, /^var=ci-value job=broken status=/m);
     assert.doesNotMatch(result.stderr, /job "fine" failed/);
     assert.match(result.stdout, /^broken +test +failed/m);
-    assert.ok(!existsSync(buildDir), 'the build directory is gone once the run is over');
+    // The slot's directory stays for the next job to recycle; the job's file variables go.
+    assert.ok(buildDir.startsWith(path.join(dir, '.git', 'gantry', 'builds') + path.sep), buildDir);
+    const config = /^config=(\S+)$/m.exec(shellOutput)?.[1] ?? '';
+    assert.notEqual(config, '');
+    assert.ok(!existsSync(config), 'the file variable is removed once the shell exits');
   });
 
 });

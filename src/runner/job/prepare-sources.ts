@@ -123,6 +123,7 @@ function sourcesRequest(context: JobContext, runner: RunnerIdentity, strategy: R
       : [],
     remoteUrl: remoteUrl(payload.git_info.repo_url, settings.cloneUrl, variableValue(variables, 'CI_PROJECT_PATH') ?? context.projectPath, payload.token),
     directory: context.sourcesDir,
+    recycled: environment.info.recycledCheckout === true,
     alternates: environment.info.hostProjectDir === null ? [] : (settings.sourcesAlternates ?? []),
     shortHistories: settings.sourcesShortHistories,
     templateDirectory: path.join(context.workDir, 'git-template'),

@@ -40,6 +40,11 @@ export interface SourcesRequest {
   remoteUrl: string;
   /** Where git works on this machine. */
   directory: string;
+  /**
+   * `directory` holds an earlier checkout's files, and `.git` only its index (EnvironmentInfo.recycledCheckout):
+   * the repository is made as in a new directory, and its checkout writes only what differs.
+   */
+  recycled?: boolean;
   /** Object directories a new repository borrows (JobSettings.sourcesAlternates). */
   alternates?: readonly string[];
   /** Commits whose whole history the alternates hold, with its length (JobSettings.sourcesShortHistories). */
@@ -255,10 +260,12 @@ export async function getSources(request: SourcesRequest): Promise<void> {
   }
   trace.notice(info.depth > 0 ? `Fetching changes with git depth set to ${info.depth}...` : 'Fetching changes...');
   if (request.strategy === 'clone') await rm(request.directory, { recursive: true, force: true });
-  const existed = await exists(path.join(request.directory, '.git'));
+  // A recycled checkout is a new directory's (its `.git` only the index): nothing to clean after the checkout.
+  const recycled = request.strategy === 'fetch' && request.recycled === true;
+  const existed = !recycled && (await exists(path.join(request.directory, '.git')));
   // Independent, so at once: whether the directory is empty, the locks a stopped job left in
   // its repository (when there is one), the directory itself and git init's template.
-  const empty = readdir(request.directory).then((entries) => entries.length === 0, () => true);
+  const empty = recycled ? Promise.resolve(true) : readdir(request.directory).then((entries) => entries.length === 0, () => true);
   await Promise.all([
     empty,
     ...(existed ? [removeLeftovers(path.join(request.directory, '.git'), request.submodules !== 'none')] : []),

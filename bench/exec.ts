@@ -8,7 +8,15 @@
  *  c. 2 docker jobs on a local image (gitlab-ci-local with `--pull-policy never` and, as its
  *     `--helper-image`, that image with this machine's rsync, built when missing:
  *     bench/support/docker-side.ts) (target: at most 0.5× gitlab-ci-local); beside each side's
- *     CPU time, the Docker daemon's for its runs (`*_daemon_cpu_ms`, containers included).
+ *     CPU time, the Docker daemon's for its runs (`*_daemon_cpu_ms`, containers included);
+ *  r. part a's pipeline in a repository of realistic size, where every job's checkout costs
+ *     (2,500 tracked files in 122 directories, about 15 MB: bench/support/large-repository.ts):
+ *     ours against gitlab-ci-local with `--shell-isolation` and in its default mode, printed as
+ *     part a's figures with the prefix `r_` (no target). Each side's runs are repeated runs in
+ *     the same tree, as a user re-running there: a first run, unmeasured but for its wall time
+ *     (`r_*_cold_ms`), then the measured ones, with nothing cleaned in between (ours keeps
+ *     `.gantry/`, gitlab-ci-local `.gitlab-ci-local/`, with `--shell-isolation` its copies of
+ *     the tree among them; the bench removes `.gitlab-ci-local/` after each mode's runs).
  * Median wall time of `--runs` runs each (default 10) with its spread (`*_spread`: the least
  * and the most of those runs, also of the CPU time), the median CPU time of each side (user
  * and system, every process it started included: the machine may be shared, and CPU time
@@ -23,7 +31,7 @@
  * Needs `bash scripts/build.sh` (bin/runner runs dist/), and gitlab-ci-local 4.73.0 (npm; it
  * needs rsync, here and for part c in its helper image) at GITLAB_CI_LOCAL or on PATH; without
  * it its figures are null.
- * Run: npx tsx bench/exec.ts [--runs N] [--only a,b,c,s] [--image gantry/debian-git:bookworm]
+ * Run: npx tsx bench/exec.ts [--runs N] [--only a,b,c,r,s] [--image gantry/debian-git:bookworm]
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -32,8 +40,9 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { dockerDaemonCpuMs, glciHelperImage } from './support/docker-side.ts';
+import { largeRepository } from './support/large-repository.ts';
 
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '10' }, only: { type: 'string', default: 'a,b,c,s' }, image: { type: 'string', default: 'gantry/debian-git:bookworm' } } });
+const { values } = parseArgs({ options: { runs: { type: 'string', default: '10' }, only: { type: 'string', default: 'a,b,c,r,s' }, image: { type: 'string', default: 'gantry/debian-git:bookworm' } } });
 const runs = Number(values.runs);
 if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs must be a positive integer, got ${values.runs}`);
 const only = new Set(values.only.split(','));
@@ -137,12 +146,23 @@ interface Side {
   [other: string]: number | [number, number] | boolean | null;
 }
 
-/** Our medians: wall time, CPU time (with every process it started) and start-up; with `daemon`, the Docker daemon's CPU time. */
-function ours(dir: string, extra: string[] = [], daemon = false): Side {
+/** How a side runs: `extra` arguments, the Docker daemon's CPU time read (`daemon`), a first run unmeasured but for its wall time (`warmUp`). */
+interface RunOptions {
+  extra?: string[];
+  daemon?: boolean;
+  warmUp?: boolean;
+}
+
+/**
+ * Our medians: wall time, CPU time (with every process it started) and start-up; with `daemon`,
+ * the Docker daemon's CPU time; with `warmUp`, the first run's wall time (`ours_cold_ms`).
+ */
+function ours(dir: string, { extra = [], daemon = false, warmUp = false }: RunOptions = {}): Side {
   const walls: number[] = [];
   const cpus: number[] = [];
   const startups: number[] = [];
   const daemonCpus: Array<number | null> = [];
+  const coldMs = warmUp ? timed(RUNNER, ['exec', '--json', ...extra], dir, daemon).ms : null;
   for (let run = 0; run < runs; run += 1) {
     const { ms, cpuMs, daemonCpuMs, stdout } = timed(RUNNER, ['exec', '--json', ...extra], dir, daemon);
     walls.push(ms);
@@ -154,6 +174,7 @@ function ours(dir: string, extra: string[] = [], daemon = false): Side {
     ours_ms: median(walls), ours_cpu_ms: median(cpus), ours_startup_ms: median(startups),
     ours_ms_spread: spread(walls), ours_cpu_ms_spread: spread(cpus), ours_startup_ms_spread: spread(startups),
     ...(daemon ? { ours_daemon_cpu_ms: medianOrNull(daemonCpus) } : {}),
+    ...(coldMs === null ? {} : { ours_cold_ms: Math.round(coldMs) }),
   };
 }
 
@@ -162,18 +183,26 @@ const theirFailures: string[] = [];
 
 interface TheirSide {
   ms: number;
+  /** The first run's wall time, with `warmUp` (null without). */
+  coldMs: number | null;
   cpuMs: number;
   daemonCpuMs: number | null;
   spread: { ms: [number, number]; cpuMs: [number, number] };
 }
 
-/** gitlab-ci-local's medians (wall, CPU, with `daemon` the Docker daemon's CPU); null without it, or when it failed (said in `glci_failures`). */
-function theirs(dir: string, args: string[], daemon = false): TheirSide | null {
+/**
+ * gitlab-ci-local's medians (wall, CPU, with `daemon` the Docker daemon's CPU, with `warmUp` the
+ * first run's wall time); null without it, or when it failed (said in `glci_failures`, after
+ * `part` when given).
+ */
+function theirs(dir: string, args: string[], { daemon = false, warmUp = false, part }: RunOptions & { part?: string } = {}): TheirSide | null {
   if (!glci) return null;
   const walls: number[] = [];
   const cpus: number[] = [];
   const daemonCpus: Array<number | null> = [];
+  let coldMs: number | null = null;
   try {
+    if (warmUp) coldMs = Math.round(timed(glci, args, dir, daemon).ms);
     for (let run = 0; run < runs; run += 1) {
       const { ms, cpuMs, daemonCpuMs } = timed(glci, args, dir, daemon);
       walls.push(ms);
@@ -181,12 +210,12 @@ function theirs(dir: string, args: string[], daemon = false): TheirSide | null {
       daemonCpus.push(daemonCpuMs);
     }
   } catch (error) {
-    theirFailures.push(`${args.join(' ') || '(default)'}: ${failureLine(error instanceof Error ? error.message : String(error))}`);
+    theirFailures.push(`${part === undefined ? '' : `${part}: `}${args.join(' ') || '(default)'}: ${failureLine(error instanceof Error ? error.message : String(error))}`);
     return null;
   } finally {
     rmSync(path.join(dir, '.gitlab-ci-local'), { recursive: true, force: true });
   }
-  return { ms: median(walls), cpuMs: median(cpus), daemonCpuMs: medianOrNull(daemonCpus), spread: { ms: spread(walls), cpuMs: spread(cpus) } };
+  return { ms: median(walls), coldMs, cpuMs: median(cpus), daemonCpuMs: medianOrNull(daemonCpus), spread: { ms: spread(walls), cpuMs: spread(cpus) } };
 }
 
 /** The line that says why gitlab-ci-local failed: a job's FAIL first (its warnings about git remotes say "error" too). */
@@ -260,19 +289,36 @@ try {
   if (only.has('c')) {
     const dir = repository(dockerJobs(values.image));
     dirs.push(dir);
-    const side = ours(dir, ['--executor', 'docker'], true);
+    const side = ours(dir, { extra: ['--executor', 'docker'], daemon: true });
     let helper: string | null = null;
     try {
       helper = glci ? glciHelperImage(values.image) : null;
     } catch (error) {
       theirFailures.push(`--helper-image: ${error instanceof Error ? error.message : String(error)}`);
     }
-    const other = helper === null ? null : theirs(dir, ['--pull-policy', 'never', '--helper-image', helper], true);
+    const other = helper === null ? null : theirs(dir, ['--pull-policy', 'never', '--helper-image', helper], { daemon: true });
     figures.c_docker = {
       ...side, glci_helper_image: helper,
       glci_ms: other?.ms ?? null, glci_cpu_ms: other?.cpuMs ?? null, glci_daemon_cpu_ms: other?.daemonCpuMs ?? null, glci_spread: other?.spread ?? null,
       ratio: ratio(side.ours_ms, other), target_met: other === null ? null : side.ours_ms <= other.ms * 0.5,
     };
+  }
+  if (only.has('r')) {
+    const { dir, ...shape } = largeRepository(tenJobs());
+    dirs.push(dir);
+    // Each side's runs follow one another in this tree, a first one unmeasured (the header says why).
+    const side = ours(dir, { warmUp: true });
+    const isolated = theirs(dir, ['--shell-isolation'], { warmUp: true, part: 'r' });
+    const plain = theirs(dir, [], { warmUp: true, part: 'r' });
+    const mine = Object.fromEntries(Object.entries(side).map(([name, value]) => [`r_${name}`, value]));
+    Object.assign(figures, {
+      r_repository: shape, ...mine,
+      r_glci_isolated_ms: isolated?.ms ?? null, r_glci_isolated_cold_ms: isolated?.coldMs ?? null,
+      r_glci_isolated_cpu_ms: isolated?.cpuMs ?? null, r_glci_isolated_spread: isolated?.spread ?? null,
+      r_glci_default_ms: plain?.ms ?? null, r_glci_default_cold_ms: plain?.coldMs ?? null,
+      r_glci_default_cpu_ms: plain?.cpuMs ?? null, r_glci_default_spread: plain?.spread ?? null,
+      r_ratio_to_isolated: ratio(side.ours_ms, isolated), r_ratio_to_default: ratio(side.ours_ms, plain),
+    });
   }
 } finally {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });

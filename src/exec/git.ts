@@ -175,6 +175,8 @@ function remoteUrlOf(lines: string | null): string | null {
 export interface Snapshot {
   sha: string;
   historyLength: number | null;
+  /** The branch whose tip is the snapshot or its parent (HEAD's); null when HEAD is detached or the snapshot has no parent. */
+  branch?: string | null;
 }
 
 /**
@@ -189,10 +191,10 @@ export async function snapshotCommit(root: string, head: HeadInfo, committed: bo
   if (committed && head.sha === null) throw new ExecError('--committed: the repository has no commit yet');
   const tree = committed ? head.tree : await stagedTree(root);
   const parent = head.historyIncomplete ? null : head.sha;
-  if (parent !== null && tree === head.tree) return { sha: parent, historyLength: head.historyLength };
+  if (parent !== null && tree === head.tree) return { sha: parent, historyLength: head.historyLength, branch: head.branch };
   const sha = (await git(root, ['commit-tree', ...(parent === null ? [] : ['-p', parent]), tree ?? ''], identityEnvironment(head), head.message)).trim();
-  if (parent === null) return { sha, historyLength: 1 };
-  return { sha, historyLength: head.historyLength === null ? null : head.historyLength + 1 };
+  if (parent === null) return { sha, historyLength: 1, branch: null };
+  return { sha, historyLength: head.historyLength === null ? null : head.historyLength + 1, branch: head.branch };
 }
 
 /**

@@ -238,9 +238,11 @@ export async function startRunner(local: LocalCoordinator, settings: ExecRunnerS
   const sourcesAlternates = local.lentObjects === null ? [] : [local.lentObjects];
   // A fetch of the snapshot needs no depth that would cut nothing of its history (no shallow negotiation, no pack).
   const sourcesShortHistories = local.snapshot?.historyLength == null ? [] : [{ sha: local.snapshot.sha, commits: local.snapshot.historyLength }];
+  // Your other refs would only cost each fetch's connectivity check a walk from every one of them.
+  const sourcesAlternateRefPrefixes = local.snapshot?.branch ? [`refs/heads/${local.snapshot.branch}`] : [];
   const daemon = new RunnerDaemon({
     config, logger: silentLogger(), workingDirectory, executorFor, traceUpdateInterval: LIVE_TRACE_SECONDS, systemId: await newSystemId(), beforeFailedCleanup: settings.beforeFailedCleanup,
-    sourcesAlternates, sourcesShortHistories,
+    sourcesAlternates, sourcesShortHistories, sourcesAlternateRefPrefixes,
     // No held keep-alive per job: nothing cancels these jobs through the coordinator (Ctrl-C
     // stops the runner itself; trace updates would still bring a cancel), and the held request
     // cost each job a request, its hold and its hang-up (10–20 ms of CPU).

@@ -78,14 +78,14 @@ describe('get_sources into a new directory', () => {
     execFileSync('git', ['init', '-q', '--bare', remote]);
     git(work, 'push', '-q', remote, `${sha}:refs/heads/main`);
 
-    const fetchInto = async (name: string, shortHistories: ShortHistory[], depth = 50): Promise<{ directory: string; commands: string }> => {
+    const fetchInto = async (name: string, shortHistories: ShortHistory[], depth = 50, alternateRefPrefixes: string[] = []): Promise<{ directory: string; commands: string }> => {
       const directory = path.join(base, name);
       const gitTrace = path.join(base, `${name}.trace`);
       const trace = new JobTrace({ sink: () => undefined, maskedValues: [], limitBytes: 1 << 20, sections: false });
       const request: SourcesRequest = {
         git: { repo_url: remote, ref: 'main', sha, before_sha: sha, ref_type: 'branch', refspecs: ['+refs/heads/main:refs/remotes/origin/main'], depth },
         strategy: 'fetch', checkout: true, cleanFlags: '-ffdx', fetchFlags: '--prune --quiet', submodules: 'none',
-        remoteUrl: remote, directory, templateDirectory: path.join(base, `${name}-template`), alternates: [path.join(work, '.git', 'objects')], shortHistories,
+        remoteUrl: remote, directory, templateDirectory: path.join(base, `${name}-template`), alternates: [path.join(work, '.git', 'objects')], shortHistories, alternateRefPrefixes,
         displayDirectory: directory, userAgent: 'test', trace, signal: new AbortController().signal,
       };
       // git's trace names every process the fetch starts (the shell passes the environment on).
@@ -111,8 +111,11 @@ describe('get_sources into a new directory', () => {
     assert.equal(git(shallow.directory, 'rev-parse', '--is-shallow-repository'), 'false');
     assert.equal(git(shallow.directory, 'for-each-ref'), git(moot.directory, 'for-each-ref'));
     // A depth that cuts the history is the job's, as on a server: a shallow clone of 2 commits.
-    const cut = await fetchInto('cut', [{ sha, commits: 3 }], 2);
+    const cut = await fetchInto('cut', [{ sha, commits: 3 }], 2, ['refs/heads/main']);
     assert.match(cut.commands, /--depth 2/);
+    // The alternate is asked for its branch only, not for every ref (each one a walk for the connectivity check).
+    assert.match(cut.commands, /for-each-ref '--format=%\(objectname\)' -- refs\/heads\/main\n/);
+    assert.match(shallow.commands, /for-each-ref '--format=%\(objectname\)'\n/);
     assert.equal(git(cut.directory, 'rev-parse', '--is-shallow-repository'), 'true');
     assert.equal(git(cut.directory, 'rev-list', '--count', 'HEAD'), '2');
   });

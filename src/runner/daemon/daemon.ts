@@ -38,6 +38,8 @@ export interface DaemonOptions {
   sourcesAlternates?: readonly string[];
   /** Commits without a parent those alternates hold (runner exec's snapshots: see JobSettings). */
   sourcesShortHistories?: readonly ShortHistory[];
+  /** Which of those alternates' refs a new clone's fetch is told of (runner exec: see JobSettings). */
+  sourcesAlternateRefPrefixes?: readonly string[];
   /** Seconds a Gantry coordinator may hold a job's watched keep-alive (default 50; 0: none is asked for). */
   jobWatchSeconds?: number;
 }
@@ -107,6 +109,7 @@ export class RunnerDaemon implements DaemonControl {
       beforeFailedCleanup: options.beforeFailedCleanup,
       sourcesAlternates: options.sourcesAlternates,
       sourcesShortHistories: options.sourcesShortHistories,
+      sourcesAlternateRefPrefixes: options.sourcesAlternateRefPrefixes,
       jobWatchSeconds: options.jobWatchSeconds,
     });
   }

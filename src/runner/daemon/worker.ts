@@ -58,6 +58,7 @@ export interface WorkerOptions {
   beforeFailedCleanup?: BeforeFailedCleanup;
   sourcesAlternates?: readonly string[];
   sourcesShortHistories?: readonly ShortHistory[];
+  sourcesAlternateRefPrefixes?: readonly string[];
   /** Seconds a job's watched keep-alive may be held (default 50; 0: none is asked for). */
   jobWatchSeconds?: number;
 }
@@ -335,7 +336,7 @@ export class RunnerWorker {
             executor,
             session,
             runner: identityOf(entry),
-            settings: { ...jobSettingsOf(entry, this.options.workingDirectory), sourcesAlternates: this.options.sourcesAlternates, sourcesShortHistories: this.options.sourcesShortHistories },
+            settings: { ...jobSettingsOf(entry, this.options.workingDirectory), sourcesAlternates: this.options.sourcesAlternates, sourcesShortHistories: this.options.sourcesShortHistories, sourcesAlternateRefPrefixes: this.options.sourcesAlternateRefPrefixes },
             concurrentId,
             concurrentProjectId: projectSlot,
             signal: daemon.shutdownSignal,

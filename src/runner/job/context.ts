@@ -48,6 +48,12 @@ export interface JobSettings {
    * so without a shallow fetch's negotiation and pack.
    */
   sourcesShortHistories?: readonly ShortHistory[];
+  /**
+   * The refs of those alternates worth naming to a new clone's fetch (`core.alternateRefsPrefixes`;
+   * runner exec: the branch your HEAD is on, which holds the snapshot's parent). Every ref of a
+   * repository with a long history and many refs costs the fetch's connectivity check a walk.
+   */
+  sourcesAlternateRefPrefixes?: readonly string[];
 }
 
 export interface JobContext {

@@ -126,6 +126,7 @@ function sourcesRequest(context: JobContext, runner: RunnerIdentity, strategy: R
     recycled: environment.info.recycledCheckout === true,
     alternates: environment.info.hostProjectDir === null ? [] : (settings.sourcesAlternates ?? []),
     shortHistories: settings.sourcesShortHistories,
+    alternateRefPrefixes: settings.sourcesAlternateRefPrefixes,
     templateDirectory: path.join(context.workDir, 'git-template'),
     displayDirectory: environment.info.projectDir,
     userAgent: runner.userAgent,

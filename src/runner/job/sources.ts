@@ -49,6 +49,8 @@ export interface SourcesRequest {
   alternates?: readonly string[];
   /** Commits whose whole history the alternates hold, with its length (JobSettings.sourcesShortHistories). */
   shortHistories?: readonly ShortHistory[];
+  /** The alternates' refs a new repository's fetch is told of (JobSettings.sourcesAlternateRefPrefixes). */
+  alternateRefPrefixes?: readonly string[];
   /** A directory of this job's own, not yet existing: `git init`'s template is written there. */
   templateDirectory: string;
   /** The same directory as the job sees it (for the messages). */
@@ -152,6 +154,8 @@ function sourcesScript(request: SourcesRequest, existed: boolean, empty: boolean
   }
   // A repository made just now needs no housekeeping: no background maintenance process after the fetch.
   const housekeeping = existed ? [] : ['-c', 'maintenance.auto=false', '-c', 'gc.auto=0'];
+  const alternateRefs = request.alternateRefPrefixes ?? [];
+  if (!existed && (request.alternates ?? []).length > 0 && alternateRefs.length > 0) housekeeping.push('-c', `core.alternateRefsPrefixes=${alternateRefs.join(' ')}`);
   const fetch = ['git', '-c', `http.userAgent=${request.userAgent}`, ...housekeeping, 'fetch', 'origin', ...info.refspecs];
   if (info.depth > 0 && !depthIsMoot(request, existed)) fetch.push('--depth', String(info.depth));
   if (request.fetchFlags.trim() !== 'none') fetch.push(...words(request.fetchFlags));

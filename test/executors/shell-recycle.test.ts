@@ -72,7 +72,7 @@ describe('recycleBuildDirectory', () => {
     assert.deepEqual(readdirSync(buildsDir), []);
   });
 
-  it('does not let the job\'s settings point the clean at another directory', async () => {
+  it('does not let the job\'s settings (core.worktree) point the clean at another directory', async () => {
     leftByAJob();
     const elsewhere = mkdtempSync(path.join(tmpdir(), 'gantry-recycle-elsewhere-'));
     try {
@@ -84,6 +84,23 @@ describe('recycleBuildDirectory', () => {
     } finally {
       rmSync(elsewhere, { recursive: true, force: true });
     }
+  });
+
+  it('removes a repository a job made inside the clone and a directory where the index lists a file', async () => {
+    leftByAJob();
+    git(path.join(projectDir, 'out'), 'init', '-q');
+    rmSync(path.join(projectDir, 'tracked.txt'));
+    mkdirSync(path.join(projectDir, 'tracked.txt'));
+    writeFileSync(path.join(projectDir, 'tracked.txt', 'inside'), 'x\n');
+    assert.equal(await recycleBuildDirectory(buildsDir, projectDir, true), true);
+    assert.deepEqual(readdirSync(projectDir).sort(), ['.git', '.gitignore']);
+  });
+
+  it('empties the directory when a name is not UTF-8', async () => {
+    leftByAJob();
+    writeFileSync(Buffer.concat([Buffer.from(`${projectDir}/`), Buffer.from([0xff, 0x41])]), 'x\n');
+    assert.equal(await recycleBuildDirectory(buildsDir, projectDir, true), false);
+    assert.deepEqual(readdirSync(buildsDir), []);
   });
 
   it('does not keep a project directory outside the builds directory', async () => {

@@ -74,4 +74,15 @@ describe('runner exec runs every job in a clean build directory', () => {
   it('with the docker executor', { skip: skipDocker }, async () => {
     await runTwice('docker');
   });
+
+  it('where a shell job without a clone finds no repository, not yours around its directory', async () => {
+    const dir = workingTree({ '.gitlab-ci.yml': 'no-clone:\n  variables:\n    GIT_STRATEGY: none\n  script:\n    - if git rev-parse --absolute-git-dir; then echo "found a repository"; else echo "no repository"; fi\n' });
+    try {
+      const result = await exec(dir, { concurrency: 1 });
+      assert.equal(result.code, 0, `${result.stdout}\n${result.stderr}`);
+      assert.match(result.stdout, /^no-clone +\| no repository$/m);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

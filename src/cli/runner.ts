@@ -60,8 +60,8 @@ export async function main(argv: string[]): Promise<number> {
           .option('config', config)
           .option('non-interactive', { type: 'boolean', alias: 'n', describe: 'Never prompt; missing values are errors' })
           .option('url', { type: 'string', describe: 'Coordinator URL (CI_SERVER_URL)' })
-          .option('registration-token', { type: 'string', alias: 'r', describe: 'Registration token (REGISTRATION_TOKEN)' })
-          .option('token', { type: 'string', alias: 't', describe: 'A runner authentication token (glrt-…) or an existing runner token: verify it instead of registering (CI_SERVER_TOKEN)' })
+          .option('registration-token', { type: 'string', nargs: 1, alias: 'r', describe: 'Registration token (REGISTRATION_TOKEN)' })
+          .option('token', { type: 'string', nargs: 1, alias: 't', describe: 'A runner authentication token (glrt-…) or an existing runner token: verify it instead of registering (CI_SERVER_TOKEN)' })
           .option('name', { type: 'string', describe: 'Runner name (RUNNER_NAME)' })
           .option('description', { type: 'string', describe: 'Same as --name' })
           .option('tag-list', { type: 'string', describe: 'Comma-separated tags (RUNNER_TAG_LIST)' })
@@ -121,7 +121,7 @@ export async function main(argv: string[]): Promise<number> {
           .option('config', config)
           .option('name', { type: 'string', describe: 'The runner of this name' })
           .option('url', { type: 'string', describe: 'With --token: a runner by URL and token' })
-          .option('token', { type: 'string' })
+          .option('token', { type: 'string', nargs: 1 })
           .option('all-runners', { type: 'boolean', describe: 'Every configured runner' }),
       async (args) => {
         const { runUnregister } = await import('./commands/runner-manage.ts');
@@ -160,7 +160,7 @@ export async function main(argv: string[]): Promise<number> {
       (command) =>
         command
           .option('url', { type: 'string', describe: 'Coordinator URL (CI_SERVER_URL)' })
-          .option('token', { type: 'string', describe: 'Runner token (CI_SERVER_TOKEN)' })
+          .option('token', { type: 'string', nargs: 1, describe: 'Runner token (CI_SERVER_TOKEN)' })
           .option('name', { type: 'string' })
           .option('executor', { type: 'string', describe: 'shell or docker (RUNNER_EXECUTOR)' })
           .option('shell', { type: 'string', describe: 'bash or sh' })

@@ -81,6 +81,9 @@ describe('runner commands (the installed command)', () => {
     const cases: [string[], RegExp][] = [
       [['--url', gitlab.url, '--registration-token', 'wrong', '--executor', 'shell'], /^runner: registration failed: 403 forbidden \(check the registration token\)\n$/],
       [['--url', 'http://127.0.0.1:9', '--registration-token', 'x', '--executor', 'shell'], /^runner: cannot reach the coordinator at http:\/\/127\.0\.0\.1:9: .*ECONNREFUSED.*\n$/],
+      // A token that starts with `-` (1 in 64 of those the coordinator makes) is the option's value, as gitlab-runner takes it.
+      [['--url', 'http://127.0.0.1:9', '--registration-token', '-3678NLfvezcRGDJyOi', '--executor', 'shell'], /^runner: cannot reach the coordinator at http:\/\/127\.0\.0\.1:9: .*ECONNREFUSED.*\n$/],
+      [['--url', 'http://127.0.0.1:9', '-t', '-3678NLfvezcRGDJyOi', '--executor', 'shell'], /^runner: cannot reach the coordinator at http:\/\/127\.0\.0\.1:9: .*ECONNREFUSED.*\n$/],
       [['--url', gitlab.url, '--registration-token', 'regtok', '--executor', 'kubernetes'], /^runner: unknown executor "kubernetes" \(known: shell, docker\)\n$/],
       [['--registration-token', 'regtok', '--executor', 'shell'], /^runner: --url is missing \(or set CI_SERVER_URL\)\n$/],
     ];

@@ -75,11 +75,18 @@ describe('runner exec runs every job in a clean build directory', () => {
     await runTwice('docker');
   });
 
-  it('where a shell job without a clone finds no repository, not yours around its directory', async () => {
-    const dir = workingTree({ '.gitlab-ci.yml': 'no-clone:\n  variables:\n    GIT_STRATEGY: none\n  script:\n    - if git rev-parse --absolute-git-dir; then echo "found a repository"; else echo "no repository"; fi\n' });
+  it('where a shell job without a clone gets an empty directory and finds no repository, not yours around it', async () => {
+    // After a job that cloned in the same slot: its directory is emptied, not recycled.
+    const pipeline = [
+      'stages: [first, second]',
+      'clone:\n  stage: first\n  script: echo cloned',
+      'no-clone:\n  stage: second\n  variables:\n    GIT_STRATEGY: none\n  script:\n    - echo "entries=$(ls -A | wc -l)"\n    - if git rev-parse --absolute-git-dir; then echo "found a repository"; else echo "no repository"; fi',
+    ].join('\n');
+    const dir = workingTree({ '.gitlab-ci.yml': `${pipeline}\n`, 'kept.txt': 'kept\n' });
     try {
       const result = await exec(dir, { concurrency: 1 });
       assert.equal(result.code, 0, `${result.stdout}\n${result.stderr}`);
+      assert.match(result.stdout, /^no-clone +\| entries=0$/m);
       assert.match(result.stdout, /^no-clone +\| no repository$/m);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -17,8 +17,7 @@ import type { JobContext, JobSettings } from './context.ts';
 import { goDuration, projectPathOf, type RunnerIdentity } from './identity.ts';
 import { isFeatureFlagOn } from './feature-flags.ts';
 import { goBool } from './go-values.ts';
-import { prepareSources } from './prepare-sources.ts';
-import { gitStrategy, submoduleStrategy } from './sources.ts';
+import { prepareSources, recyclableSources } from './prepare-sources.ts';
 import { serverTls, type ServerTls } from './server-tls.ts';
 import { executorSectionAttempts, stageAttempts } from './attempts.ts';
 import { afterScript, cleanupFileVariablesScript, userStageScript } from './script.ts';
@@ -240,15 +239,6 @@ async function prepareStage(options: EngineOptions, trace: JobTrace, signal: Abo
       }
     }
   });
-}
-
-/** The job fetches and checks out its sources, without submodules (PrepareRequest.recyclableSources). */
-function recyclableSources(variables: BuildVariable[], allowGitFetch: boolean): boolean {
-  return (
-    gitStrategy(variableValue(variables, 'GIT_STRATEGY'), allowGitFetch) === 'fetch' &&
-    (goBool(variableValue(variables, 'GIT_CHECKOUT')) ?? true) &&
-    submoduleStrategy(variableValue(variables, 'GIT_SUBMODULE_STRATEGY')) === 'none'
-  );
 }
 
 async function runStages(context: JobContext, options: EngineOptions, stopped: () => JobFailure | null, stops: Stops): Promise<JobOutcome> {

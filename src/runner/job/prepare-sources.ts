@@ -20,7 +20,7 @@ import { goBool } from './go-values.ts';
 import { stageAttempts } from './attempts.ts';
 import { submoduleInsteadOf } from './submodule-urls.ts';
 import { gitTlsEnvironment } from './server-tls.ts';
-import { variableValue } from './variables.ts';
+import { variableValue, type BuildVariable } from './variables.ts';
 
 /** An archive of one empty directory, its root, with that mode. */
 function emptyDirectoryTar(mode: number): Readable {
@@ -93,6 +93,14 @@ function writableByAll(mode: number): number {
 }
 
 /** gitlab-runner's `GET_SOURCES_ATTEMPTS` (see stageAttempts). */
+/** The job fetches and checks out its sources, without submodules (PrepareRequest.recyclableSources). */
+export function recyclableSources(variables: BuildVariable[], allowGitFetch: boolean): boolean {
+  return gitStrategy(variableValue(variables, 'GIT_STRATEGY'), allowGitFetch) === 'fetch' && checksOut(variables) && submoduleStrategy(variableValue(variables, 'GIT_SUBMODULE_STRATEGY')) === 'none';
+}
+
+// Go's ParseBool, as gitlab-runner reads it: `0`, `f`, `FALSE`... skip; anything else checks out.
+const checksOut = (variables: BuildVariable[]): boolean => goBool(variableValue(variables, 'GIT_CHECKOUT')) ?? true;
+
 export function getSourcesAttempts(value: string | undefined): number {
   return stageAttempts(value, 'get_sources');
 }
@@ -103,8 +111,7 @@ function sourcesRequest(context: JobContext, runner: RunnerIdentity, strategy: R
   return {
     git: payload.git_info,
     strategy,
-    // Go's ParseBool, as gitlab-runner reads it: `0`, `f`, `FALSE`... skip; anything else checks out.
-    checkout: goBool(variableValue(variables, 'GIT_CHECKOUT')) ?? true,
+    checkout: checksOut(variables),
     cleanFlags: variableValue(variables, 'GIT_CLEAN_FLAGS') || '-ffdx',
     fetchFlags: variableValue(variables, 'GIT_FETCH_EXTRA_FLAGS') || '--prune --quiet',
     submodules,

@@ -58,7 +58,8 @@ describe('bridges with environment:', () => {
     let jobs = await fixture.jobs(parent.id);
     const environment = await stores.environments.findByName(project.id, 'review/feature');
     assert.ok(environment, 'created with the pipeline');
-    assert.deepEqual([environment.external_url, environment.tier, environment.state], [`https://${environment.slug}.example.com`, 'development', 'available']);
+    // Its URL comes with the deployment's success, as GitLab gives it.
+    assert.deepEqual([environment.external_url, environment.tier, environment.state], [null, 'development', 'available']);
     const [deployment] = await stores.deployments.listForPipeline(parent.id);
     assert.deepEqual([deployment?.job_id, deployment?.status, deployment?.on_stop], [jobs['deploy-child'].id, 'created', 'stop-child'], 'the stop bridge records none');
 
@@ -68,6 +69,7 @@ describe('bridges with environment:', () => {
     assert.equal(succeeded.job_id, bridge.id);
     const shown = await fixture.gantry.api('GET', `/projects/${project.id}/environments/${environment.id}`);
     assert.equal((shown.json.last_deployment as { id: number }).id, succeeded.id);
+    assert.equal(shown.json.external_url, `https://${environment.slug}.example.com`);
 
     jobs = await fixture.jobs(parent.id);
     assert.equal(jobs['stop-child'].status, 'manual');

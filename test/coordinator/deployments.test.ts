@@ -106,13 +106,13 @@ describe('deployments of jobs with environment:', () => {
     return { id: response.json.id as number, token: response.json.token as string };
   }
 
-  it('creates the environment (expanded name and URL) and a created deployment for the start job only', async () => {
+  it('creates the environment (expanded name; its URL waits for a deployment\'s success) and a created deployment for the start job only', async () => {
     const project = await ciProject('review-app', CI);
     const pipelineId = await fixture.runPipeline(project.id);
     const jobs = await jobsOf(pipelineId);
     const review = await environment(project.id, 'review/main');
     const slug = environmentSlug('review/main');
-    assert.deepEqual([review.slug, review.external_url, review.state], [slug, `https://${slug}.example.com/review-app`, 'available']);
+    assert.deepEqual([review.slug, review.external_url, review.state], [slug, null, 'available']);
     const deployments = await deploymentsOf(pipelineId);
     assert.equal(deployments.length, 1, 'stop and prepare jobs record no deployment');
     const [deployment] = deployments;
@@ -164,8 +164,10 @@ stop:
     assert.deepEqual([deployment!.job_id, deployment!.status, deployment!.finished_at], [deploy.id, 'running', null]);
     const review = await environment(project.id, 'review/main');
     assert.equal((await fixture.gantry.api('GET', `/projects/${project.id}/environments/${review.id}`)).json.last_deployment, null, 'not successful yet');
+    assert.equal(review.external_url, null, 'no URL before the deployment succeeds');
 
     assert.equal(await runnerUpdate(deploy.id, deploy.token, 'success'), 200);
+    assert.equal((await environment(project.id, 'review/main')).external_url, `https://${review.slug}.example.com/follow`, 'the expanded URL, with the success');
     [deployment] = await deploymentsOf(pipelineId);
     assert.equal(deployment!.status, 'success');
     assert.notEqual(deployment!.finished_at, null);

@@ -76,7 +76,7 @@ describe('environment URL and auto_stop_in: dotenv reports over the variables kn
 
     await fixture.runPipeline(project.id);
     const created = await environment(project.id);
-    assert.equal(created.external_url, 'https://from-file.example.com/', 'the URL known when the job is created is the new environment\'s');
+    assert.equal(created.external_url, null, 'a new environment has no URL before a deployment succeeds');
     await succeed(runner.token, 'build', null);
     const span = await succeed(runner.token, 'review', 'DYNAMIC_URL=https://from-report.example.com/\nSTOP_IN=3 hours\n');
     const renewed = await environment(project.id);

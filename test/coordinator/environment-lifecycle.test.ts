@@ -115,9 +115,10 @@ describe('environments renewed by deployments, and auto-stop', () => {
     const project = await fixture.ciProject('renewed', CI);
     const first = await pipelineWith(project.id, { DEPLOY_HOST: 'one.example.com', LIFETIME: '2 days' });
     let review = await environment(project.id, 'review/main');
-    assert.deepEqual([review.external_url, review.tier], ['https://one.example.com/', 'staging'], 'created with the URL and the declared tier');
+    assert.deepEqual([review.external_url, review.tier], [null, 'staging'], 'created with the declared tier, its URL waiting for a deployment\'s success');
     const deployed = await succeed((await jobsOf(first)).deploy!);
     review = await environment(project.id, 'review/main');
+    assert.equal(review.external_url, 'https://one.example.com/', 'the first deployment\'s URL');
     assertAround(review.auto_stop_at, deployed, 2 * DAY, 'auto_stop_at after the first deployment');
 
     const second = await pipelineWith(project.id, { DEPLOY_HOST: 'two.example.com', LIFETIME: 'never' });

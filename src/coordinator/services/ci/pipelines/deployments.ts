@@ -18,7 +18,7 @@ import type { JobRecord, NewJob } from '../../../../storage/types-ci-jobs.ts';
 import type { DeploymentRecord, DeploymentStatus, EnvironmentChanges } from '../../../../storage/types-environments.ts';
 import { recordDeploymentLinks } from '../deployment-merge-requests.ts';
 import { environmentNameErrors, externalUrlErrors } from '../environment-rules.ts';
-import { deploymentReports, expandedAtSuccess, namesVariable, NO_REPORTS, type DeploymentReports } from './environment-expansion.ts';
+import { deploymentReports, expandedAtSuccess, NO_REPORTS, type DeploymentReports } from './environment-expansion.ts';
 import { expandVariables } from './variable-expansion.ts';
 
 type DeploymentStores = Pick<CiStores, 'environments' | 'deployments' | 'jobs' | 'tasks' | 'jobArtifacts'>;
@@ -79,7 +79,7 @@ const FINISHED: readonly DeploymentStatus[] = ['success', 'failed', 'canceled'];
  * created when missing (GitLab's `Environments::CreateForJobService`, whatever the job's
  * action) with the job's tier (declared, else guessed from the name), auto-stop time and, for a
  * merge request pipeline's job at creation, its merge request (`mergeRequestId`); one
- * that starts it gives it its expanded URL and gets a deployment in the status its job has.
+ * that starts it gets a deployment in the status its job has (the URL comes at its success).
  * An environment name GitLab would refuse records nothing (its job fails,
  * `isEnvironmentRefused`); a URL it would refuse is left out.
  */
@@ -89,17 +89,14 @@ export async function recordDeployments(stores: DeploymentStores, jobs: readonly
     const action = environmentActionOf(job);
     if (action === null || job.environment === null) continue;
     if (environmentNameErrors(job.environment).length > 0) continue;
-    // A URL that names a variable not set yet waits for the deployment's success (dotenv reports).
-    const externalUrl = action === 'start' && !namesVariable(job.environment_url) ? acceptedUrl(job.environment_url) : null;
-    let environment = await stores.environments.findOrCreate({
-      project_id: job.project_id, name: job.environment, slug: environmentSlug(job.environment), external_url: externalUrl, state: 'available',
+    // No URL yet: the environment gets its job's at the deployment's success (renewedByDeployment),
+    // as GitLab sets it; a deployment that fails leaves the environment's as it was.
+    const environment = await stores.environments.findOrCreate({
+      project_id: job.project_id, name: job.environment, slug: environmentSlug(job.environment), external_url: null, state: 'available',
       tier: environmentTier(job.environment, job.definition?.environment?.deploymentTier), auto_stop_at: initialAutoStopTime(job, now), merge_request_id: mergeRequestId,
       created_at: now, updated_at: now,
     });
     if (!environment || action !== 'start') continue;
-    if (environment.external_url === null && externalUrl !== null) {
-      environment = (await stores.environments.update(environment.id, { external_url: externalUrl, updated_at: now })) ?? environment;
-    }
     const status = deploymentStatusFor(job.status) ?? 'created';
     recorded.push(
       await stores.deployments.create({

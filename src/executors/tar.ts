@@ -7,9 +7,11 @@
  * thread pool): each is a few microseconds on the local disk a job works on, where through the
  * pool it costs this thread several times that and then waits its turn in the event loop,
  * which in `runner exec` serves the coordinator too (an artifacts archive is some fifteen such
- * calls in a row).
+ * calls in a row). So are the data of small files (SMALL_FILE): a tree of thousands of them,
+ * each opened, read or written and closed through the pool, spent most of its time in those
+ * hops (a 2,600-file checkout packed in 2 s of CPU, against 0.35 s read in one call each).
  */
-import { chmodSync, createReadStream, createWriteStream, linkSync, lstatSync, mkdirSync, openSync, readlinkSync, realpathSync, symlinkSync, unlinkSync, utimesSync } from 'node:fs';
+import { chmodSync, closeSync, createReadStream, createWriteStream, linkSync, lstatSync, mkdirSync, openSync, readlinkSync, readSync, realpathSync, symlinkSync, unlinkSync, utimesSync, writeSync } from 'node:fs';
 import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
@@ -17,6 +19,12 @@ import tar from 'tar-stream';
 import { isInside, safeRelativeName, symlinkStaysInside } from '../shared/safe-path.ts';
 
 type TarHeader = Parameters<tar.Pack['entry']>[0];
+
+/**
+ * Files up to this size are read (packing) or written (unpacking) whole, in synchronous calls:
+ * a few microseconds each from the page cache, and at most this much held at once.
+ */
+export const SMALL_FILE = 64 * 1024;
 type TarEntry = tar.Extract extends AsyncIterable<infer T> ? T : never;
 
 interface Piped {
@@ -71,6 +79,9 @@ export function packDirectory(root: string, options: PackOptions = {}): Readable
         await walk(name);
       } else if (stat.isSymbolicLink()) {
         await addEntry(pack, { ...common, name, type: 'symlink', linkname: readlinkSync(absolute) });
+      } else if (stat.isFile() && stat.size <= SMALL_FILE) {
+        const data = readSmallFile(absolute, stat.size);
+        await addEntry(pack, { ...common, name, type: 'file', size: data.length }, data);
       } else if (stat.isFile()) {
         const sink = pack.entry({ ...common, name, type: 'file', size: stat.size });
         await pump(createReadStream(absolute), sink);
@@ -84,13 +95,45 @@ export function packDirectory(root: string, options: PackOptions = {}): Readable
   return pack as unknown as Readable;
 }
 
-function addEntry(pack: tar.Pack, header: TarHeader): Promise<void> {
+/**
+ * Resolves once the pack took the entry (with `data`, a file's bytes), which waits while its
+ * reader is behind: a walk awaiting each entry holds at most one file's bytes.
+ */
+function addEntry(pack: tar.Pack, header: TarHeader, data?: Buffer): Promise<void> {
   return new Promise((resolve, reject) => {
+    const done = (error?: Error | null) => (error ? reject(error) : resolve());
     // A pack destroyed by its reader (an entry refused there) errors its pending entries: the
     // callback hears it, and the sink must not raise it again as an unhandled 'error'.
-    const sink = pack.entry(header, (error) => (error ? reject(error) : resolve()));
+    const sink = data === undefined ? pack.entry(header, done) : pack.entry(header, data, done);
     sink.on('error', () => undefined);
   });
+}
+
+/** Up to `size` bytes of the file (what it held when it was stat'ed; a file that grew since is cut there, as its header says). */
+export function readSmallFile(file: string, size: number): Buffer {
+  const data = Buffer.allocUnsafe(size);
+  const fd = openSync(file, 'r');
+  try {
+    let filled = 0;
+    while (filled < size) {
+      const read = readSync(fd, data, filled, size - filled, null);
+      if (read === 0) break;
+      filled += read;
+    }
+    return data.subarray(0, filled);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Writes `data` whole to a new file at `target` (none there: cleared before), with that mode. */
+function writeSmallFile(target: string, data: Buffer, mode: number): void {
+  const fd = openSync(target, 'w', mode);
+  try {
+    for (let written = 0; written < data.length; ) written += writeSync(fd, data, written, data.length - written);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 export interface ExtractOptions {
@@ -202,7 +245,8 @@ async function writeEntry(entry: TarEntry, realRoot: string, lockedDirectories: 
     case undefined:
     case null: {
       await clear(target);
-      await pump(entry, createWriteStream(target, { fd: openSync(target, 'w', mode & 0o7777) }));
+      if ((header.size ?? 0) <= SMALL_FILE) writeSmallFile(target, await readAll(entry), mode & 0o7777);
+      else await pump(entry, createWriteStream(target, { fd: openSync(target, 'w', mode & 0o7777) }));
       chmodSync(target, mode & 0o7777);
       if (header.mtime) utimesSync(target, header.mtime, header.mtime);
       return;
@@ -210,6 +254,13 @@ async function writeEntry(entry: TarEntry, realRoot: string, lockedDirectories: 
     default:
       entry.resume();
   }
+}
+
+/** An entry's bytes (at most SMALL_FILE: its header said so, and the parser holds it to that). */
+async function readAll(entry: TarEntry): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of entry) chunks.push(chunk as Buffer);
+  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
 }
 
 /**

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
-import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { after, describe, it } from 'node:test';
 import tar from 'tar-stream';
-import { extractInto, packDirectory } from '../../src/executors/tar.ts';
+import { extractInto, packDirectory, SMALL_FILE } from '../../src/executors/tar.ts';
 import { runUnprivileged } from '../helpers/unprivileged.ts';
 
 type Header = Parameters<tar.Pack['entry']>[0];
@@ -112,6 +113,25 @@ describe('extractInto (unpacking a tar stream into a directory)', () => {
     symlinkSync('real', path.join(root, 'alias'));
     await extractInto(tarOf([{ name: 'alias/sub/file.txt', type: 'file', content: 'in' }]), root);
     assert.equal(readFileSync(path.join(root, 'real/sub/file.txt'), 'utf8'), 'in');
+  });
+
+  it('packs and unpacks files on either side of the size read and written in one call, byte for byte, with their modes and times', async () => {
+    const source = fresh();
+    const sizes = [0, 1, SMALL_FILE - 1, SMALL_FILE, SMALL_FILE + 1, 3 * SMALL_FILE + 17];
+    const mtime = new Date('2021-05-06T07:08:09Z');
+    const contents = new Map(sizes.map((size) => [`f${size}.bin`, randomBytes(size)]));
+    for (const [name, bytes] of contents) {
+      writeFileSync(path.join(source, name), bytes, { mode: 0o640 });
+      utimesSync(path.join(source, name), mtime, mtime);
+    }
+    const destination = fresh();
+    await extractInto(packDirectory(source), destination);
+    assert.deepEqual(readdirSync(destination).sort(), [...contents.keys()].sort());
+    for (const [name, bytes] of contents) {
+      assert.ok(readFileSync(path.join(destination, name)).equals(bytes), name);
+      assert.equal(statSync(path.join(destination, name)).mode & 0o7777, 0o640, name);
+      assert.equal(statSync(path.join(destination, name)).mtime.getTime(), mtime.getTime(), name);
+    }
   });
 
   it('keeps hard links inside the destination', async () => {

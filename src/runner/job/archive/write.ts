@@ -8,8 +8,10 @@ import { createReadStream, createWriteStream, lstatSync, readlinkSync } from 'no
 import { copyFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { once } from 'node:events';
+import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import yazl from 'yazl';
+import { readSmallFile, SMALL_FILE } from '../../../executors/tar.ts';
 
 export interface StagedEntry {
   name: string;
@@ -17,6 +19,8 @@ export interface StagedEntry {
   type: 'file' | 'directory' | 'symlink';
   mode: number;
   mtime: Date;
+  /** The file's size when staged (0 for the others). */
+  size: number;
 }
 
 /**
@@ -33,7 +37,7 @@ export async function stagedEntries(root: string): Promise<StagedEntry[]> {
       const stat = lstatSync(absolute);
       const type = stat.isDirectory() ? 'directory' : stat.isSymbolicLink() ? 'symlink' : stat.isFile() ? 'file' : null;
       if (!type) continue;
-      out.push({ name: entryName, absolute, type, mode: stat.mode & 0o7777, mtime: stat.mtime });
+      out.push({ name: entryName, absolute, type, mode: stat.mode & 0o7777, mtime: stat.mtime, size: type === 'file' ? stat.size : 0 });
       if (type === 'directory') await walk(entryName);
     }
   };
@@ -46,14 +50,37 @@ export async function writeZip(entries: readonly StagedEntry[], destination: str
   const zip = new yazl.ZipFile();
   const output = createWriteStream(destination);
   const written = once(output, 'close');
+  // A file that cannot be read (gone since it was staged) fails the archive, not the process.
+  const failed = new Promise<never>((_resolve, reject) => zip.on('error', reject));
+  failed.catch(() => output.destroy());
   zip.outputStream.pipe(output);
   for (const entry of entries) {
     if (entry.type === 'directory') zip.addEmptyDirectory(entry.name, { mtime: entry.mtime, mode: 0o040000 | entry.mode });
     else if (entry.type === 'symlink') zip.addBuffer(Buffer.from(readlinkSync(entry.absolute)), entry.name, { mtime: entry.mtime, mode: 0o120777, compress: false });
-    else zip.addFile(entry.absolute, entry.name, { mtime: entry.mtime, mode: 0o100000 | entry.mode, ...(level === undefined ? {} : { compressionLevel: level }) });
+    else {
+      const options = { mtime: entry.mtime, mode: 0o100000 | entry.mode, ...(level === undefined ? {} : { compressionLevel: level }) };
+      // A small file read in one call when its turn comes (executors/tar.ts says why): yazl's
+      // addFile stats every file at once and reads each through the thread pool.
+      if (entry.size <= SMALL_FILE) zip.addReadStreamLazy(entry.name, options, smallFileSource(entry));
+      else zip.addFile(entry.absolute, entry.name, options);
+    }
   }
   zip.end();
-  await written;
+  await Promise.race([written, failed]);
+}
+
+/** yazl's lazy source of a small file: its bytes read in one call when its turn comes. */
+function smallFileSource(entry: StagedEntry): (ready: (error: Error | null, stream: NodeJS.ReadableStream) => void) => void {
+  return (ready) => {
+    let bytes: Buffer;
+    try {
+      bytes = readSmallFile(entry.absolute, entry.size);
+    } catch (error) {
+      // yazl reports the error (the archive fails) and reads no stream.
+      return ready(error instanceof Error ? error : new Error(String(error)), Readable.from([]));
+    }
+    ready(null, Readable.from([bytes], { objectMode: false }));
+  };
 }
 
 /** A gzip member per file, each carrying its file name (FNAME), concatenated. */

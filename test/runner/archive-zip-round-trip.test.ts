@@ -113,6 +113,17 @@ describe('zips of many sizes, written and read back', () => {
     await assert.rejects(unpack(zip), /symlink target is too long/);
   });
 
+  it('fails the archive, and only it, when a staged file is gone before it is zipped (small or large)', async () => {
+    for (const size of [10, SMALL_FILE * 2]) {
+      const staged = fresh();
+      writeFileSync(path.join(staged, 'kept.txt'), 'kept');
+      writeFileSync(path.join(staged, 'gone.bin'), Buffer.alloc(size));
+      const entries = await stagedEntries(staged);
+      rmSync(path.join(staged, 'gone.bin'));
+      await assert.rejects(writeZip(entries, path.join(fresh(), 'out.zip')), /ENOENT/, `a file of ${size} bytes`);
+    }
+  });
+
   it('refuses a small member whose deflated data is corrupt', async () => {
     const bytes = await zipBytes({ 'data.txt': 'a'.repeat(5000) });
     const local = bytes.indexOf('data.txt') + 'data.txt'.length;

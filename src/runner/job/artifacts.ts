@@ -114,12 +114,11 @@ export async function uploadArtifacts(context: JobContext, succeeded: boolean): 
     trace.notice('Uploading artifacts...');
     const format = artifact.artifact_format || 'zip';
     const type = artifact.artifact_type || 'archive';
-    const { staging, select } = await archiveCode.collect(context, { paths: artifact.paths, exclude: artifact.exclude, untracked: artifact.untracked }, `artifact-${index}`);
+    const { entries, select } = await archiveCode.collect(context, { paths: artifact.paths, exclude: artifact.exclude, untracked: artifact.untracked }, `artifact-${index}`);
     for (const { warning, text } of archiveCode.matchReport(select, context.environment.info.projectDir)) {
       if (warning) trace.warning(text);
       else trace.write(`${text}\x1b[0;m\n`);
     }
-    const entries = await archiveCode.stagedEntries(staging);
     if (!entries.some((entry) => entry.type !== 'directory')) {
       trace.error('No files to upload');
       continue;

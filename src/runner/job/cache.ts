@@ -115,7 +115,7 @@ export async function archiveCache(context: JobContext, succeeded: boolean): Pro
     }
     trace.notice(`Creating cache ${key}...`);
     try {
-      const { staging, select } = await archiveCode.collect(context, { paths: entry.paths, untracked: entry.untracked }, 'cache');
+      const { entries, select } = await archiveCode.collect(context, { paths: entry.paths, untracked: entry.untracked }, 'cache');
       for (const { warning, text } of archiveCode.matchReport(select, context.environment.info.projectDir)) {
         if (warning) trace.warning(text);
         else trace.write(`${text}\n`);
@@ -123,7 +123,7 @@ export async function archiveCache(context: JobContext, succeeded: boolean): Pro
       const file = cacheFile(context, key);
       await mkdir(path.dirname(file), { recursive: true });
       const partial = `${file}.${process.pid}.${Date.now()}.tmp`;
-      await archiveCode.writeZip(await archiveCode.stagedEntries(staging), partial, zipCompressionLevel(context, 'CACHE_COMPRESSION_LEVEL'));
+      await archiveCode.writeZip(entries, partial, zipCompressionLevel(context, 'CACHE_COMPRESSION_LEVEL'));
       await rename(partial, file);
       trace.notice('Created cache');
     } catch (error) {

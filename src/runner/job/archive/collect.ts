@@ -1,6 +1,7 @@
 /**
- * Brings the files an artifacts or cache entry selects out of the environment into a
- * staging directory on this machine (only the directories the patterns need are copied out).
+ * The files an artifacts or cache entry selects, to be archived: listed where they are when the
+ * project is on this machine (in-place.ts), else brought out of the environment into a staging
+ * directory here (only the directories the patterns need are copied out).
  */
 import { mkdtemp } from 'node:fs/promises';
 import path from 'node:path';
@@ -8,19 +9,23 @@ import { extractInto } from '../../../executors/tar.ts';
 import type { JobContext } from '../context.ts';
 import { trackedFiles } from '../sources.ts';
 import { expandValue } from '../variables.ts';
+import { entriesInPlace } from './in-place.ts';
 import { copyRoots, selector, type Selection, type Selector } from './select.ts';
+import { stagedEntries, type StagedEntry } from './write.ts';
 
 export interface Collected {
-  staging: string;
+  entries: StagedEntry[];
   select: Selector;
 }
 
 export async function collect(context: JobContext, given: Selection, label: string): Promise<Collected> {
-  const staging = await mkdtemp(path.join(context.workDir, `${label}-`));
   const projectDir = context.environment.info.projectDir;
   const { selection, labels } = resolvePatterns(given, context, projectDir);
   const tracked = selection.untracked ? await trackedFiles(context.sourcesDir) : new Set<string>();
   const select = selector(selection, tracked, labels);
+  const here = context.environment.info.hostProjectDir;
+  if (here !== null) return { entries: await entriesInPlace(here, copyRoots(selection), select), select };
+  const staging = await mkdtemp(path.join(context.workDir, `${label}-`));
   for (const root of copyRoots(selection)) {
     const stream = await context.environment.copyOut(root ? path.posix.join(projectDir, root) : projectDir);
     if (!stream) continue;
@@ -29,7 +34,7 @@ export async function collect(context: JobContext, given: Selection, label: stri
     // A link is archived as a link, whatever it points at, as gitlab-runner's archiver does.
     await extractInto(stream, root ? path.join(staging, root) : staging, (name, type) => select(root ? `${root}/${name}` : name, type), { anySymlinkTarget: true });
   }
-  return { staging, select };
+  return { entries: await stagedEntries(staging), select };
 }
 
 /**

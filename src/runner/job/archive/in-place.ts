@@ -1,0 +1,78 @@
+/**
+ * The entries an artifacts or cache entry selects, listed where they are when the project is
+ * on this machine (the shell executor), instead of copied out into a staging directory first:
+ * a cache of thousands of files was written once more, and deleted, before it was zipped.
+ * The list is what the staging directory would have held, in stagedEntries' order: each root
+ * directory the patterns need and the directories above it, every selected entry, and the
+ * directories above those (the copy made them too).
+ */
+import { lstatSync, statSync, type Stats } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import type { Selector } from './select.ts';
+import type { StagedEntry } from './write.ts';
+
+type EntryType = StagedEntry['type'];
+
+const typeOf = (stat: Stats): EntryType | null => (stat.isDirectory() ? 'directory' : stat.isSymbolicLink() ? 'symlink' : stat.isFile() ? 'file' : null);
+
+/** Order of a walk that lists each directory's names sorted, a directory before what it holds. */
+function walkOrder(a: StagedEntry, b: StagedEntry): number {
+  const left = a.name.split('/');
+  const right = b.name.split('/');
+  for (let index = 0; index < Math.min(left.length, right.length); index++) {
+    if (left[index] !== right[index]) return left[index] < right[index] ? -1 : 1;
+  }
+  return left.length - right.length;
+}
+
+/**
+ * What `select` takes below `roots` (`''` the project directory itself) of `projectDir`, as
+ * entries to zip from where they are. A root that is not a directory (or a link to one, as
+ * copying it out follows it) brings nothing. `.git` is never walked: select refuses it.
+ */
+export async function entriesInPlace(projectDir: string, roots: readonly string[], select: Selector): Promise<StagedEntry[]> {
+  const listed = new Map<string, StagedEntry>();
+  const list = (name: string, absolute: string, stat: Stats, type: EntryType): void => {
+    if (!listed.has(name)) listed.set(name, { name, absolute, type, mode: stat.mode & 0o7777, mtime: stat.mtime, size: type === 'file' ? stat.size : 0 });
+  };
+  /** The directories above `name`, down to the one holding it. */
+  const listParents = (name: string): void => {
+    const parts = name.split('/');
+    for (let depth = 1; depth < parts.length; depth++) {
+      const parent = parts.slice(0, depth).join('/');
+      if (listed.has(parent)) continue;
+      const absolute = path.join(projectDir, parent);
+      list(parent, absolute, statSync(absolute), 'directory');
+    }
+  };
+  const walk = async (relative: string): Promise<void> => {
+    const names = (await readdir(path.join(projectDir, relative)).catch(() => [] as string[])).sort();
+    for (const name of names) {
+      const entryName = relative ? `${relative}/${name}` : name;
+      if (entryName === '.git') continue;
+      const absolute = path.join(projectDir, entryName);
+      const stat = lstatSync(absolute, { throwIfNoEntry: false });
+      const type = stat ? typeOf(stat) : null;
+      if (!stat || !type) continue;
+      if (select(entryName, type)) {
+        listParents(entryName);
+        list(entryName, absolute, stat, type);
+      }
+      if (type === 'directory') await walk(entryName);
+    }
+  };
+  for (const root of roots) {
+    const absolute = root ? path.join(projectDir, root) : projectDir;
+    const found = statSync(absolute, { throwIfNoEntry: false });
+    if (!found?.isDirectory()) continue;
+    if (root) {
+      // The directory a pattern names is itself one of the matches; the copy made it either way.
+      select(root, 'directory');
+      listParents(root);
+      list(root, absolute, found, 'directory');
+    }
+    await walk(root);
+  }
+  return [...listed.values()].sort(walkOrder);
+}

@@ -11,7 +11,7 @@
  * each opened, read or written and closed through the pool, spent most of its time in those
  * hops (a 2,600-file checkout packed in 2 s of CPU, against 0.35 s read in one call each).
  */
-import { chmodSync, closeSync, createReadStream, createWriteStream, linkSync, lstatSync, mkdirSync, openSync, readlinkSync, readSync, realpathSync, symlinkSync, unlinkSync, utimesSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, constants, createReadStream, createWriteStream, linkSync, lstatSync, mkdirSync, openSync, readlinkSync, readSync, realpathSync, symlinkSync, unlinkSync, utimesSync, writeSync } from 'node:fs';
 import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
@@ -126,9 +126,8 @@ export function readSmallFile(file: string, size: number): Buffer {
   }
 }
 
-/** Writes `data` whole to a new file at `target` (none there: cleared before), with that mode. */
-function writeSmallFile(target: string, data: Buffer, mode: number): void {
-  const fd = openSync(target, 'w', mode);
+/** Writes `data` whole to the file `fd` opened (by openForEntry), and closes it. */
+function writeSmallFile(fd: number, data: Buffer): void {
   try {
     for (let written = 0; written < data.length; ) written += writeSync(fd, data, written, data.length - written);
   } finally {
@@ -244,9 +243,9 @@ async function writeEntry(entry: TarEntry, realRoot: string, lockedDirectories: 
     case 'contiguous-file':
     case undefined:
     case null: {
-      await clear(target);
-      if ((header.size ?? 0) <= SMALL_FILE) writeSmallFile(target, await readAll(entry), mode & 0o7777);
-      else await pump(entry, createWriteStream(target, { fd: openSync(target, 'w', mode & 0o7777) }));
+      const fd = await openForEntry(target, mode & 0o7777);
+      if ((header.size ?? 0) <= SMALL_FILE) writeSmallFile(fd, await readAll(entry));
+      else await pump(entry, createWriteStream(target, { fd }));
       chmodSync(target, mode & 0o7777);
       if (header.mtime) utimesSync(target, header.mtime, header.mtime);
       return;
@@ -261,6 +260,30 @@ async function readAll(entry: TarEntry): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of entry) chunks.push(chunk as Buffer);
   return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+}
+
+/** Opened for writing, never through a link: O_NOFOLLOW refuses one that appeared since. */
+const WRITE_NEW_OR_TRUNCATE = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW;
+
+/**
+ * The file an entry is written to. A regular file already there with no other name (a cache
+ * then the artifacts over the same paths) is truncated and rewritten where it is: a file made
+ * anew costs far more than one rewritten on some file systems (ext4 without a journal soon
+ * after many deletions). Anything else there goes first, as `rm -rf` would: a link, a
+ * directory, a file with another name (writing through it would change that one too), or
+ * one this user may not write.
+ */
+async function openForEntry(target: string, mode: number): Promise<number> {
+  const existing = lstatSync(target, { throwIfNoEntry: false });
+  if (existing?.isFile() && existing.nlink === 1) {
+    try {
+      return openSync(target, WRITE_NEW_OR_TRUNCATE, mode);
+    } catch {
+      // Not writable by this user: made anew below.
+    }
+  }
+  await clear(target);
+  return openSync(target, WRITE_NEW_OR_TRUNCATE, mode);
 }
 
 /**

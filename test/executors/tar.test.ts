@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
@@ -64,6 +64,44 @@ describe('extractInto (unpacking a tar stream into a directory)', () => {
     assert.ok(lstatSync(path.join(root, 'was-link')).isFile());
     assert.equal(readFileSync(path.join(root, 'was-link'), 'utf8'), 'replaced');
     assert.equal(readFileSync(path.join(outside, 'target'), 'utf8'), 'outside');
+  });
+
+  it('rewrites a file already at an entry\'s place where it is (shorter too), but replaces one with a second name instead of writing through it', async () => {
+    const root = fresh();
+    const outside = fresh();
+    writeFileSync(path.join(root, 'same'), 'old content, longer than the new');
+    writeFileSync(path.join(outside, 'other-name'), 'shared bytes');
+    linkSync(path.join(outside, 'other-name'), path.join(root, 'shared'));
+    const before = statSync(path.join(root, 'same')).ino;
+    const mtime = new Date('2019-09-09T09:09:09Z');
+    await extractInto(tarOf([
+      { name: 'same', type: 'file', mode: 0o600, mtime, content: 'new' },
+      { name: 'shared', type: 'file', content: 'replaced' },
+    ]), root);
+    assert.equal(readFileSync(path.join(root, 'same'), 'utf8'), 'new');
+    assert.equal(statSync(path.join(root, 'same')).ino, before);
+    assert.equal(statSync(path.join(root, 'same')).mode & 0o7777, 0o600);
+    assert.equal(statSync(path.join(root, 'same')).mtime.getTime(), mtime.getTime());
+    assert.equal(readFileSync(path.join(root, 'shared'), 'utf8'), 'replaced');
+    assert.equal(readFileSync(path.join(outside, 'other-name'), 'utf8'), 'shared bytes');
+  });
+
+  it('replaces a file already there that this user may not write (a user other than root)', async () => {
+    const open = mkdtempSync(path.join(tmpdir(), 'gantry-tar-unprivileged-'));
+    try {
+      chmodSync(open, 0o777);
+      writeFileSync(path.join(open, 'readonly.txt'), 'root\'s', { mode: 0o444 });
+      const archive = path.join(open, 'one.tar');
+      const chunks: Buffer[] = [];
+      for await (const chunk of tarOf([{ name: 'readonly.txt', type: 'file', mode: 0o644, content: 'rewritten' }])) chunks.push(chunk as Buffer);
+      writeFileSync(archive, Buffer.concat(chunks));
+      const module = path.resolve(import.meta.dirname, `../../src/executors/tar${path.extname(import.meta.filename)}`);
+      const run = runUnprivileged(module, `const { createReadStream } = await import('node:fs');\nawait m.extractInto(createReadStream(${JSON.stringify(archive)}), ${JSON.stringify(open)});`);
+      assert.equal(run.status, 0, run.stderr);
+      assert.equal(readFileSync(path.join(open, 'readonly.txt'), 'utf8'), 'rewritten');
+    } finally {
+      rmSync(open, { recursive: true, force: true });
+    }
   });
 
   it('refuses a link leaving the destination while a packed directory streams in, and the pack it stops raises nothing unhandled', async () => {

@@ -2,17 +2,83 @@
  * `rm -rf` that also removes what a job made read-only (`chmod -R a-w dir`): a directory
  * without its owner's write bit keeps its entries from anyone but root, so on a permission
  * error the tree's directories are given back `u+rwx` and the removal is tried once more.
+ * The removal is made of synchronous calls (a few microseconds each: through the thread pool,
+ * as `fs.rm` makes them, each cost this thread several times that and waited its turn, and a
+ * job's build directory is hundreds of them), the event loop given back every CALLS_PER_TURN,
+ * so a tree of any size never holds it long.
  */
-import { chmod, lstat, readdir, rm } from 'node:fs/promises';
+import { lstatSync, opendirSync, rmdirSync, unlinkSync, type Dirent } from 'node:fs';
+import { chmod, lstat, readdir } from 'node:fs/promises';
 import path from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+
+/** Synchronous calls made between two turns given back to the event loop. */
+const CALLS_PER_TURN = 256;
 
 export async function removeTree(target: string): Promise<void> {
   try {
-    await rm(target, { recursive: true, force: true });
+    await removeInTurns(target);
   } catch (error) {
     if (!isPermissionError(error)) throw error;
     await unlockDirectories(target);
-    await rm(target, { recursive: true, force: true });
+    await removeInTurns(target);
+  }
+}
+
+async function removeInTurns(target: string): Promise<void> {
+  let calls = 0;
+  const spent = async (): Promise<void> => {
+    calls += 1;
+    if (calls % CALLS_PER_TURN === 0) await nextTurn();
+  };
+  const found = ignoringMissing(() => lstatSync(target));
+  if (!found) return;
+  if (!found.isDirectory()) return void ignoringMissing(() => unlinkSync(target));
+  await removeDirectory(target, spent);
+}
+
+/**
+ * Empties `directory` a batch of entries at a time (each batch read afresh: what was removed
+ * is no longer listed), then removes it. A batch, not the whole listing: a directory of a
+ * million entries is not read at once.
+ */
+async function removeDirectory(directory: string, spent: () => Promise<void>): Promise<void> {
+  for (;;) {
+    const batch = ignoringMissing(() => readBatch(directory)) ?? [];
+    await spent();
+    if (batch.length === 0) break;
+    for (const entry of batch) {
+      const child = path.join(directory, entry.name);
+      if (entry.isDirectory()) await removeDirectory(child, spent);
+      else ignoringMissing(() => unlinkSync(child));
+      await spent();
+    }
+  }
+  ignoringMissing(() => rmdirSync(directory));
+}
+
+function readBatch(directory: string): Dirent[] {
+  const handle = opendirSync(directory, { bufferSize: CALLS_PER_TURN });
+  try {
+    const batch: Dirent[] = [];
+    while (batch.length < CALLS_PER_TURN) {
+      const entry = handle.readSync();
+      if (entry === null) break;
+      batch.push(entry);
+    }
+    return batch;
+  } finally {
+    handle.closeSync();
+  }
+}
+
+/** The call's answer, or undefined when what it names is not there (`rm -f`). */
+function ignoringMissing<T>(call: () => T): T | undefined {
+  try {
+    return call();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException | null)?.code === 'ENOENT') return undefined;
+    throw error;
   }
 }
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
@@ -35,5 +35,39 @@ describe('removeTree', () => {
     writeFileSync(path.join(open, 'a/b/c'), 'x');
     await removeTree(open);
     assert.equal(existsSync(open), false);
+  });
+
+  it('removes a large tree, links as links (never what they point at), giving the event loop turns meanwhile', async () => {
+    const open = mkdtempSync(path.join(tmpdir(), 'gantry-remove-tree-'));
+    const outside = mkdtempSync(path.join(tmpdir(), 'gantry-remove-tree-outside-'));
+    try {
+      writeFileSync(path.join(outside, 'kept.txt'), 'kept');
+      const tree = path.join(open, 'build');
+      // More entries in one directory than are read in one batch, and a few levels.
+      mkdirSync(path.join(tree, 'flat'), { recursive: true });
+      for (let index = 0; index < 700; index++) writeFileSync(path.join(tree, 'flat', `f${index}`), '');
+      mkdirSync(path.join(tree, 'a/b/c'), { recursive: true });
+      writeFileSync(path.join(tree, 'a/b/c/deep.txt'), 'x');
+      symlinkSync(outside, path.join(tree, 'a/link-to-dir'));
+      symlinkSync(path.join(outside, 'kept.txt'), path.join(tree, 'a/b/link-to-file'));
+      const order: string[] = [];
+      setImmediate(() => order.push('a turn of the event loop'));
+      await removeTree(tree).then(() => order.push('removed'));
+      assert.deepEqual(order, ['a turn of the event loop', 'removed']);
+      assert.equal(existsSync(tree), false);
+      assert.equal(readFileSync(path.join(outside, 'kept.txt'), 'utf8'), 'kept');
+      // A file or a link given as the target goes itself; one not there is no error.
+      writeFileSync(path.join(open, 'file'), 'x');
+      symlinkSync(outside, path.join(open, 'link'));
+      await removeTree(path.join(open, 'file'));
+      await removeTree(path.join(open, 'link'));
+      await removeTree(path.join(open, 'never-there'));
+      assert.equal(existsSync(path.join(open, 'file')), false);
+      assert.equal(existsSync(path.join(open, 'link')), false);
+      assert.equal(readFileSync(path.join(outside, 'kept.txt'), 'utf8'), 'kept');
+    } finally {
+      rmSync(open, { recursive: true, force: true });
+      rmSync(outside, { recursive: true, force: true });
+    }
   });
 });

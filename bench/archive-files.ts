@@ -126,8 +126,8 @@ try {
   const source = path.join(work, 'source');
   mkdirSync(source);
   const tree = writeSourceTree(source, { files: fileCount, largeFiles: largeCount });
-  // Only the sample names are kept: a listing of the tree kept alive made packDirectory about
-  // twice as slow (its garbage collection grows with the live heap), measuring the bench.
+  // Only the sample names are kept: with a listing of the tree kept alive, packDirectory took
+  // about twice as long here, the difference mostly garbage collection.
   const samples = (() => {
     const names = [...listFiles(source).keys()].sort();
     return [names[Math.floor(names.length / 2)]!, ...names.filter((name) => name.endsWith('.js')).slice(0, 1)];

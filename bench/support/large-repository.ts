@@ -2,7 +2,8 @@
  * bench/exec part r's repository: a source tree of realistic size, so that what each job's
  * checkout costs shows. 2,500 tracked files in 122 directories (src/ with 10 modules of 5
  * parts, each with an internal/ below it; test/ and docs/ beside), 1–12 KB each, about 15 MB
- * in all, committed in one commit; the CI file in a second.
+ * in all, committed in one commit; the CI file in a second. bench/archive-files.ts writes the
+ * same kind of tree (`writeSourceTree`: more files, a few large ones besides) without git.
  *
  * The contents are deterministic (a seeded generator per file: the same tree on every run
  * and machine) and text-like: lines of words from a small vocabulary, in an order of their own
@@ -54,11 +55,15 @@ function directoryList(): string[] {
   return list;
 }
 
-/** File `index`'s contents: its size drawn in 1–12 KB (smaller ones likelier, about 6 KB on average), lines of code or prose by its kind. */
-function contents(index: number, prose: boolean): string {
+/**
+ * File `index`'s contents: its size drawn in 1–12 KB (smaller ones likelier, about 6 KB on
+ * average) unless `fixedSize` is given, lines of code or prose by its kind.
+ */
+function contents(index: number, prose: boolean, fixedSize?: number): string {
   const next = generator(index + 1);
   const word = (): string => WORDS[Math.floor(next() * WORDS.length)]!;
-  const size = MIN_BYTES + Math.floor(next() ** 1.2 * (MAX_BYTES - MIN_BYTES));
+  const drawnSize = MIN_BYTES + Math.floor(next() ** 1.2 * (MAX_BYTES - MIN_BYTES));
+  const size = fixedSize ?? drawnSize;
   const lines: string[] = [];
   let length = 0;
   for (let line = 0; length < size; line += 1) {
@@ -71,6 +76,34 @@ function contents(index: number, prose: boolean): string {
   return `${lines.join('\n').slice(0, size - 1)}\n`;
 }
 
+export interface SourceTreeOptions {
+  files: number;
+  /** Files of `largeBytes` each besides (a bundle, an image), spread over the directories. */
+  largeFiles?: number;
+  largeBytes?: number;
+}
+
+/** Writes the tree into `dir` (existing): `files` files of 1–12 KB in 122 directories, then the large ones. */
+export function writeSourceTree(dir: string, options: SourceTreeOptions): Omit<LargeRepository, 'dir'> {
+  const directories = directoryList();
+  for (const directory of directories) mkdirSync(path.join(dir, directory), { recursive: true });
+  let bytes = 0;
+  for (let index = 0; index < options.files; index += 1) {
+    const directory = directories[index % directories.length]!;
+    const kind = directory.startsWith('docs') ? 'md' : directory.startsWith('test') ? 'test.ts' : 'ts';
+    const text = contents(index, kind === 'md');
+    writeFileSync(path.join(dir, directory, `${WORDS[index % WORDS.length]}-${index}.${kind}`), text);
+    bytes += Buffer.byteLength(text);
+  }
+  const largeFiles = options.largeFiles ?? 0;
+  for (let large = 0; large < largeFiles; large += 1) {
+    const text = contents(options.files + large, false, options.largeBytes ?? 1024 * 1024);
+    writeFileSync(path.join(dir, directories[(large * 37) % directories.length]!, `bundle-${large}.js`), text);
+    bytes += Buffer.byteLength(text);
+  }
+  return { files: options.files + largeFiles, directories: directories.length, bytes };
+}
+
 const commit = (dir: string, message: string): void => {
   execFileSync('git', ['add', '-A'], { cwd: dir });
   execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@example.com', 'commit', '-q', '-m', message], { cwd: dir });
@@ -81,20 +114,11 @@ export function largeRepository(ci: string): LargeRepository {
   const dir = mkdtempSync(path.join(tmpdir(), 'gantry-bench-exec-large-'));
   try {
     execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: dir });
-    const directories = directoryList();
-    for (const directory of directories) mkdirSync(path.join(dir, directory), { recursive: true });
-    let bytes = 0;
-    for (let index = 0; index < FILES; index += 1) {
-      const directory = directories[index % directories.length]!;
-      const kind = directory.startsWith('docs') ? 'md' : directory.startsWith('test') ? 'test.ts' : 'ts';
-      const text = contents(index, kind === 'md');
-      writeFileSync(path.join(dir, directory, `${WORDS[index % WORDS.length]}-${index}.${kind}`), text);
-      bytes += Buffer.byteLength(text);
-    }
+    const tree = writeSourceTree(dir, { files: FILES });
     commit(dir, 'tree');
     writeFileSync(path.join(dir, '.gitlab-ci.yml'), ci);
     commit(dir, 'ci');
-    return { dir, files: FILES, directories: directories.length, bytes };
+    return { dir, ...tree };
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });
     throw error;

@@ -151,7 +151,7 @@ export async function runExec(request: ExecRequest, io: ExecIo): Promise<number>
           pipelineVariables, localVariables, tree: await snapshotTree(root, sha),
         }
       : null;
-    const builds = request.runner.executor === 'shell' ? await leaseKeptBuilds(local.lentObjects) : null;
+    const builds = await leaseKeptBuilds(local.lentObjects);
     try {
       const kept = builds === null ? request : { ...request, runner: { ...request.runner, buildsDir: builds.dir } };
       return await runPipeline(local, root, [project, ...otherProjects], input, prepared, kept, io, reuse, registration, variablesKnownBeforeRun(localVariables, pipelineVariables));

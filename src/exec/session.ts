@@ -52,7 +52,10 @@ export interface ExecRunnerSettings {
   cacheDir?: string;
   /** `[runners.docker] volumes` of the docker jobs (--reuse's records). */
   dockerVolumes?: readonly string[];
-  /** The shell jobs' builds directory, kept across runs (builds-lease.ts); unset, one in the run's temporary directory. */
+  /**
+   * The jobs' builds directory, kept across runs (builds-lease.ts): the shell jobs' slots, and
+   * under `docker/` the docker jobs' clones on this machine; unset, the run's temporary directory.
+   */
   buildsDir?: string;
   /** Called when a job fails, before its environment is cleaned up (--shell-on-failure). */
   beforeFailedCleanup?: BeforeFailedCleanup;
@@ -243,6 +246,9 @@ export async function startRunner(local: LocalCoordinator, settings: ExecRunnerS
   const daemon = new RunnerDaemon({
     config, logger: silentLogger(), workingDirectory, executorFor, traceUpdateInterval: LIVE_TRACE_SECONDS, systemId: await newSystemId(), beforeFailedCleanup: settings.beforeFailedCleanup,
     sourcesAlternates, sourcesShortHistories, sourcesAlternateRefPrefixes,
+    // A docker job's clone here is written by git alone (its job works on a copy in the
+    // container): kept, the next run's fetch brings only what changed and its checkout writes only that.
+    ...(settings.executor === 'docker' && settings.buildsDir !== undefined ? { copiedSourcesRoot: path.join(settings.buildsDir, 'docker') } : {}),
     // No held keep-alive per job: nothing cancels these jobs through the coordinator (Ctrl-C
     // stops the runner itself; trace updates would still bring a cancel), and the held request
     // cost each job a request, its hold and its hang-up (10–20 ms of CPU).

@@ -4,11 +4,11 @@
  * new clone's state before each job without writing the files that did not change.
  */
 import assert from 'node:assert/strict';
-import { readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { skipDocker } from '../executors/docker-support.ts';
-import { exec, git, workingTree } from './exec-helpers.ts';
+import { exec, git, workingTree, writeFiles } from './exec-helpers.ts';
 
 // Both jobs run in one slot (--concurrency 1), the second after the first.
 const PIPELINE = `
@@ -73,6 +73,34 @@ describe('runner exec runs every job in a clean build directory', () => {
 
   it('with the docker executor', { skip: skipDocker }, async () => {
     await runTwice('docker');
+  });
+
+  it('keeps a docker job\'s clone on this machine from run to run, written by git alone: the next run fetches and checks out only what changed', { skip: skipDocker }, async () => {
+    const dir = workingTree({
+      '.gitlab-ci.yml': 'show:\n  script:\n    - cat kept.txt\n    - echo made-in-the-container > made.txt\n',
+      'kept.txt': 'committed\n',
+    });
+    try {
+      const options = { executor: 'docker' as const, concurrency: 1, dockerImage: 'gantry/debian-git:bookworm' };
+      const first = await exec(dir, options);
+      assert.equal(first.code, 0, `${first.stdout}\n${first.stderr}`);
+      assert.match(readFileSync(path.join(dir, '.gantry', 'logs', 'show.log'), 'utf8'), /Created fresh repository\./);
+      const clone = path.join(dir, '.git', 'gantry', 'builds', '0', 'docker', '0', 'root', path.basename(dir));
+      assert.equal(readFileSync(path.join(clone, 'kept.txt'), 'utf8'), 'committed\n');
+      // An uncommitted change reaches the next run's job through the kept clone.
+      writeFiles(dir, { 'kept.txt': 'changed in the working tree\n' });
+      const second = await exec(dir, options);
+      assert.equal(second.code, 0, `${second.stdout}\n${second.stderr}`);
+      assert.match(second.stdout, /^show +\| changed in the working tree$/m);
+      const log = readFileSync(path.join(dir, '.gantry', 'logs', 'show.log'), 'utf8');
+      assert.match(log, /Reinitialized existing Git repository/);
+      assert.equal(readFileSync(path.join(clone, 'kept.txt'), 'utf8'), 'changed in the working tree\n');
+      // What the job wrote stayed in its container.
+      assert.equal(existsSync(path.join(clone, 'made.txt')), false);
+      assert.equal(git(clone, 'status', '--porcelain', '--ignored'), '');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('where a shell job without a clone gets an empty directory and finds no repository, not yours around it', async () => {

@@ -40,6 +40,8 @@ export interface DaemonOptions {
   sourcesShortHistories?: readonly ShortHistory[];
   /** Which of those alternates' refs a new clone's fetch is told of (runner exec: see JobSettings). */
   sourcesAlternateRefPrefixes?: readonly string[];
+  /** Where docker jobs keep their clone on this machine (runner exec: see JobSettings). */
+  copiedSourcesRoot?: string;
   /** Seconds a Gantry coordinator may hold a job's watched keep-alive (default 50; 0: none is asked for). */
   jobWatchSeconds?: number;
 }
@@ -110,6 +112,7 @@ export class RunnerDaemon implements DaemonControl {
       sourcesAlternates: options.sourcesAlternates,
       sourcesShortHistories: options.sourcesShortHistories,
       sourcesAlternateRefPrefixes: options.sourcesAlternateRefPrefixes,
+      copiedSourcesRoot: options.copiedSourcesRoot,
       jobWatchSeconds: options.jobWatchSeconds,
     });
   }

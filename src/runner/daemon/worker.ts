@@ -59,6 +59,7 @@ export interface WorkerOptions {
   sourcesAlternates?: readonly string[];
   sourcesShortHistories?: readonly ShortHistory[];
   sourcesAlternateRefPrefixes?: readonly string[];
+  copiedSourcesRoot?: string;
   /** Seconds a job's watched keep-alive may be held (default 50; 0: none is asked for). */
   jobWatchSeconds?: number;
 }
@@ -336,7 +337,7 @@ export class RunnerWorker {
             executor,
             session,
             runner: identityOf(entry),
-            settings: { ...jobSettingsOf(entry, this.options.workingDirectory), sourcesAlternates: this.options.sourcesAlternates, sourcesShortHistories: this.options.sourcesShortHistories, sourcesAlternateRefPrefixes: this.options.sourcesAlternateRefPrefixes },
+            settings: { ...jobSettingsOf(entry, this.options.workingDirectory), sourcesAlternates: this.options.sourcesAlternates, sourcesShortHistories: this.options.sourcesShortHistories, sourcesAlternateRefPrefixes: this.options.sourcesAlternateRefPrefixes, copiedSourcesRoot: this.options.copiedSourcesRoot },
             concurrentId,
             concurrentProjectId: projectSlot,
             signal: daemon.shutdownSignal,

@@ -54,6 +54,12 @@ export interface JobSettings {
    * repository with a long history and many refs costs the fetch's connectivity check a walk.
    */
   sourcesAlternateRefPrefixes?: readonly string[];
+  /**
+   * Where a job whose scripts run elsewhere (docker) keeps its clone on this machine, the one
+   * copied into its environment: `<this>/<concurrent project id>/<project path>`. Default
+   * `<builds_dir>/<runner's short token>`. runner exec keeps them from run to run.
+   */
+  copiedSourcesRoot?: string;
 }
 
 export interface JobContext {

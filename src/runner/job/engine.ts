@@ -149,7 +149,7 @@ export async function runJob(options: RunJobOptions): Promise<JobOutcome> {
       settings,
       variables: jobVariables(engine, environment.info, 'running'),
       projectPath,
-      sourcesDir: environment.info.hostProjectDir ?? path.join(settings.buildsDir, runner.shortToken, String(options.concurrentProjectId ?? 0), ...projectPath.split('/')),
+      sourcesDir: environment.info.hostProjectDir ?? path.join(settings.copiedSourcesRoot ?? path.join(settings.buildsDir, runner.shortToken), String(options.concurrentProjectId ?? 0), ...projectPath.split('/')),
       workDir,
       signal: controller.signal,
     };

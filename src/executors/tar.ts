@@ -16,6 +16,7 @@ import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import tar from 'tar-stream';
+import { LoopTurns } from '../shared/loop-turns.ts';
 import { isInside, safeRelativeName, symlinkStaysInside } from '../shared/safe-path.ts';
 
 type TarHeader = Parameters<tar.Pack['entry']>[0];
@@ -56,12 +57,15 @@ export interface PackOptions {
   adjustMode?: (mode: number) => number;
   /** `./` first, with the root's own mode, for an unpacker that sets its destination's mode from it. */
   withRoot?: boolean;
+  /** The event loop's turns between the synchronous calls (default: LoopTurns'). */
+  turns?: LoopTurns;
 }
 
 /** A tar stream of everything below `root` (names relative to it, directories end in `/`). */
 export function packDirectory(root: string, options: PackOptions = {}): Readable {
   const adjustMode = options.adjustMode ?? ((mode: number) => mode);
   const pack = tar.pack();
+  const turns = options.turns ?? new LoopTurns();
   const walk = async (relative: string): Promise<void> => {
     if (relative === '' && options.withRoot) {
       const stat = lstatSync(root);
@@ -86,6 +90,7 @@ export function packDirectory(root: string, options: PackOptions = {}): Readable
         const sink = pack.entry({ ...common, name, type: 'file', size: stat.size });
         await pump(createReadStream(absolute), sink);
       }
+      await turns.pause();
     }
   };
   walk('').then(
@@ -142,6 +147,8 @@ export interface ExtractOptions {
    * through one that leaves the destination.
    */
   anySymlinkTarget?: boolean;
+  /** The event loop's turns between the synchronous calls (default: LoopTurns'). */
+  turns?: LoopTurns;
 }
 
 /**
@@ -155,8 +162,10 @@ export async function extractInto(source: Readable, root: string, keep?: (name: 
   const lockedDirectories: LockedDirectory[] = [];
   // Parent directories found inside the destination, so that each is checked once.
   const verified = new Set<string>();
+  const turns = options.turns ?? new LoopTurns();
   const done = (async () => {
     for await (const entry of extract) {
+      await turns.pause();
       const name = safeRelativeName(entry.header.name);
       if (keep && name !== null && name !== '' && !keep(name, entry.header.type ?? 'file')) {
         entry.resume();

@@ -4,37 +4,32 @@
  * error the tree's directories are given back `u+rwx` and the removal is tried once more.
  * The removal is made of synchronous calls (a few microseconds each: through the thread pool,
  * as `fs.rm` makes them, each cost this thread several times that and waited its turn, and a
- * job's build directory is hundreds of them), the event loop given back every CALLS_PER_TURN,
- * so a tree of any size never holds it long.
+ * job's build directory is hundreds of them), the event loop given its turns (LoopTurns), so a
+ * tree of any size never holds it long.
  */
 import { lstatSync, opendirSync, rmdirSync, unlinkSync, type Dirent } from 'node:fs';
 import { chmod, lstat, readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { setImmediate as nextTurn } from 'node:timers/promises';
+import { LoopTurns } from './loop-turns.ts';
 
-/** Synchronous calls made between two turns given back to the event loop. */
-const CALLS_PER_TURN = 256;
+/** Entries of a directory read at once. */
+const BATCH = 256;
 
-export async function removeTree(target: string): Promise<void> {
+export async function removeTree(target: string, turns = new LoopTurns()): Promise<void> {
   try {
-    await removeInTurns(target);
+    await removeInTurns(target, turns);
   } catch (error) {
     if (!isPermissionError(error)) throw error;
     await unlockDirectories(target);
-    await removeInTurns(target);
+    await removeInTurns(target, turns);
   }
 }
 
-async function removeInTurns(target: string): Promise<void> {
-  let calls = 0;
-  const spent = async (): Promise<void> => {
-    calls += 1;
-    if (calls % CALLS_PER_TURN === 0) await nextTurn();
-  };
+async function removeInTurns(target: string, turns: LoopTurns): Promise<void> {
   const found = ignoringMissing(() => lstatSync(target));
   if (!found) return;
   if (!found.isDirectory()) return void ignoringMissing(() => unlinkSync(target));
-  await removeDirectory(target, spent);
+  await removeDirectory(target, turns);
 }
 
 /**
@@ -42,26 +37,25 @@ async function removeInTurns(target: string): Promise<void> {
  * is no longer listed), then removes it. A batch, not the whole listing: a directory of a
  * million entries is not read at once.
  */
-async function removeDirectory(directory: string, spent: () => Promise<void>): Promise<void> {
+async function removeDirectory(directory: string, turns: LoopTurns): Promise<void> {
   for (;;) {
     const batch = ignoringMissing(() => readBatch(directory)) ?? [];
-    await spent();
     if (batch.length === 0) break;
     for (const entry of batch) {
+      await turns.pause();
       const child = path.join(directory, entry.name);
-      if (entry.isDirectory()) await removeDirectory(child, spent);
+      if (entry.isDirectory()) await removeDirectory(child, turns);
       else ignoringMissing(() => unlinkSync(child));
-      await spent();
     }
   }
   ignoringMissing(() => rmdirSync(directory));
 }
 
 function readBatch(directory: string): Dirent[] {
-  const handle = opendirSync(directory, { bufferSize: CALLS_PER_TURN });
+  const handle = opendirSync(directory, { bufferSize: BATCH });
   try {
     const batch: Dirent[] = [];
-    while (batch.length < CALLS_PER_TURN) {
+    while (batch.length < BATCH) {
       const entry = handle.readSync();
       if (entry === null) break;
       batch.push(entry);

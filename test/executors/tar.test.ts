@@ -3,10 +3,11 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { after, describe, it } from 'node:test';
 import tar from 'tar-stream';
 import { extractInto, packDirectory, SMALL_FILE } from '../../src/executors/tar.ts';
+import { LoopTurns } from '../../src/shared/loop-turns.ts';
 import { runUnprivileged } from '../helpers/unprivileged.ts';
 
 type Header = Parameters<tar.Pack['entry']>[0];
@@ -170,6 +171,21 @@ describe('extractInto (unpacking a tar stream into a directory)', () => {
       assert.equal(statSync(path.join(destination, name)).mode & 0o7777, 0o640, name);
       assert.equal(statSync(path.join(destination, name)).mtime.getTime(), mtime.getTime(), name);
     }
+  });
+
+  it('gives the event loop its turns while it packs and unpacks (a budget of 0 ms: at every entry)', async () => {
+    const source = fresh();
+    for (let index = 0; index < 20; index++) writeFileSync(path.join(source, `f${index}`), 'x');
+    const order: string[] = [];
+    setImmediate(() => order.push('a turn while packing'));
+    const chunks: Buffer[] = [];
+    for await (const chunk of packDirectory(source, { turns: new LoopTurns(0) })) chunks.push(chunk as Buffer);
+    order.push('packed');
+    const archive = Buffer.concat(chunks);
+    setImmediate(() => order.push('a turn while unpacking'));
+    await extractInto(Readable.from([archive]), fresh(), undefined, { turns: new LoopTurns(0) });
+    order.push('unpacked');
+    assert.deepEqual(order, ['a turn while packing', 'packed', 'a turn while unpacking', 'unpacked']);
   });
 
   it('keeps hard links inside the destination', async () => {

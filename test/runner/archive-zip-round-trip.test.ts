@@ -6,11 +6,12 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { extractInto, SMALL_FILE } from '../../src/executors/tar.ts';
+import { LoopTurns } from '../../src/shared/loop-turns.ts';
 import { zipAsTar } from '../../src/runner/job/archive/read-zip.ts';
 import { stagedEntries, writeZip } from '../../src/runner/job/archive/write.ts';
 import { zipBytes } from '../helpers/runner-artifacts.ts';
@@ -70,6 +71,18 @@ describe('zips of many sizes, written and read back', () => {
       assert.ok(statSync(path.join(out, 'deep/empty')).isDirectory());
     });
   }
+
+  it('gives the event loop its turns while it unpacks a zip, not only once it is done (a budget of 0 ms: at every read)', async () => {
+    const zip = path.join(fresh(), 'turns.zip');
+    const members = 300;
+    writeFileSync(zip, await zipBytes(Object.fromEntries(Array.from({ length: members }, (_, index) => [`f${index}.txt`, `file ${index}`]))));
+    const destination = fresh();
+    let writtenAtTheTurn: number | null = null;
+    setImmediate(() => (writtenAtTheTurn = readdirSync(destination).length));
+    await extractInto(await zipAsTar(zip, new LoopTurns(0)), destination, undefined, { anySymlinkTarget: true });
+    assert.equal(readdirSync(destination).length, members);
+    assert.ok(writtenAtTheTurn !== null && writtenAtTheTurn < members, `the turn came after ${writtenAtTheTurn} of ${members} files`);
+  });
 
   it('reads a zip whose members carry their sizes up front (no data descriptors), as other zippers write them', async () => {
     const zip = path.join(fresh(), 'up-front.zip');

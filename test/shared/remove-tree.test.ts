@@ -3,6 +3,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, sy
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { LoopTurns } from '../../src/shared/loop-turns.ts';
 import { removeTree } from '../../src/shared/remove-tree.ts';
 import { runUnprivileged } from '../helpers/unprivileged.ts';
 
@@ -43,7 +44,7 @@ describe('removeTree', () => {
     try {
       writeFileSync(path.join(outside, 'kept.txt'), 'kept');
       const tree = path.join(open, 'build');
-      // More entries in one directory than are read in one batch, and a few levels.
+      // More entries in one directory than are read at once, and a few levels.
       mkdirSync(path.join(tree, 'flat'), { recursive: true });
       for (let index = 0; index < 700; index++) writeFileSync(path.join(tree, 'flat', `f${index}`), '');
       mkdirSync(path.join(tree, 'a/b/c'), { recursive: true });
@@ -52,7 +53,8 @@ describe('removeTree', () => {
       symlinkSync(path.join(outside, 'kept.txt'), path.join(tree, 'a/b/link-to-file'));
       const order: string[] = [];
       setImmediate(() => order.push('a turn of the event loop'));
-      await removeTree(tree).then(() => order.push('removed'));
+      // A budget of 0 ms: a turn at every entry (the default waits 10 ms of work).
+      await removeTree(tree, new LoopTurns(0)).then(() => order.push('removed'));
       assert.deepEqual(order, ['a turn of the event loop', 'removed']);
       assert.equal(existsSync(tree), false);
       assert.equal(readFileSync(path.join(outside, 'kept.txt'), 'utf8'), 'kept');

@@ -9,6 +9,7 @@
 import { lstatSync, statSync, type Stats } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
+import { LoopTurns } from '../../../shared/loop-turns.ts';
 import type { Selector } from './select.ts';
 import type { StagedEntry } from './write.ts';
 
@@ -46,9 +47,11 @@ export async function entriesInPlace(projectDir: string, roots: readonly string[
       list(parent, absolute, statSync(absolute), 'directory');
     }
   };
+  const turns = new LoopTurns();
   const walk = async (relative: string): Promise<void> => {
     const names = (await readdir(path.join(projectDir, relative)).catch(() => [] as string[])).sort();
     for (const name of names) {
+      await turns.pause();
       const entryName = relative ? `${relative}/${name}` : name;
       if (entryName === '.git') continue;
       const absolute = path.join(projectDir, entryName);

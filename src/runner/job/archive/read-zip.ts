@@ -10,6 +10,7 @@ import { inflateRawSync } from 'node:zlib';
 import tar from 'tar-stream';
 import yauzl from 'yauzl';
 import { SMALL_FILE } from '../../../executors/tar.ts';
+import { LoopTurns } from '../../../shared/loop-turns.ts';
 import { safeRelativeName } from '../../../shared/safe-path.ts';
 
 export class UnsafeZipEntryError extends Error {
@@ -23,10 +24,14 @@ export class UnsafeZipEntryError extends Error {
  * yauzl's reads of the archive as synchronous calls, each of at most SMALL_FILE bytes, instead
  * of through the thread pool: a zip of thousands of small members cost several round trips
  * through the pool for each (its directory entry, its local header, its data), most of the
- * time spent unpacking it. Callbacks still come on a later tick, as yauzl expects.
+ * time spent unpacking it. Callbacks still come on a later tick, as yauzl expects, and the
+ * event loop gets its turns (LoopTurns).
  */
 class SyncFileReader extends yauzl.RandomAccessReader {
-  constructor(private readonly fd: number) {
+  constructor(
+    private readonly fd: number,
+    private readonly turns: LoopTurns,
+  ) {
     super();
   }
 
@@ -42,9 +47,13 @@ class SyncFileReader extends yauzl.RandomAccessReader {
   }
 
   override read(buffer: Buffer, offset: number, length: number, position: number, callback: (error: Error | null) => void): void {
-    process.nextTick(callback, attempt(() => {
+    const failure = attempt(() => {
       if (this.readAt(buffer, offset, length, position) < length) throw new Error('unexpected EOF');
-    }));
+    });
+    // Every member takes reads: the walk of a large zip gives the event loop its turns here.
+    const turn = this.turns.pause();
+    if (turn) void turn.then(() => callback(failure));
+    else process.nextTick(callback, failure);
   }
 
   override _readStreamForRange(start: number, end: number): Readable {
@@ -79,9 +88,9 @@ const attempt = (work: () => void): Error | null => {
   }
 };
 
-async function openZip(file: string): Promise<{ zip: yauzl.ZipFile; reader: SyncFileReader }> {
+async function openZip(file: string, turns: LoopTurns): Promise<{ zip: yauzl.ZipFile; reader: SyncFileReader }> {
   const fd = openSync(file, 'r');
-  const reader = new SyncFileReader(fd);
+  const reader = new SyncFileReader(fd, turns);
   let size: number;
   try {
     size = fstatSync(fd).size;
@@ -140,8 +149,8 @@ async function readAll(stream: Readable): Promise<Buffer> {
 }
 
 /** Streams the zip's entries as tar entries; the returned stream errors on the first unsafe entry. */
-export async function zipAsTar(file: string): Promise<Readable> {
-  const { zip, reader } = await openZip(file);
+export async function zipAsTar(file: string, turns = new LoopTurns()): Promise<Readable> {
+  const { zip, reader } = await openZip(file, turns);
   const pack = tar.pack();
   const out = new PassThrough();
   // Errors reach the consumer through `errored`/'error'; without a listener yet they must not crash the process.

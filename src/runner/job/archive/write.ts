@@ -12,6 +12,7 @@ import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import yazl from 'yazl';
 import { readSmallFile, SMALL_FILE } from '../../../executors/tar.ts';
+import { LoopTurns } from '../../../shared/loop-turns.ts';
 
 export interface StagedEntry {
   name: string;
@@ -29,9 +30,11 @@ export interface StagedEntry {
  */
 export async function stagedEntries(root: string): Promise<StagedEntry[]> {
   const out: StagedEntry[] = [];
+  const turns = new LoopTurns();
   const walk = async (relative: string): Promise<void> => {
     const names = (await readdir(path.join(root, relative)).catch(() => [] as string[])).sort();
     for (const name of names) {
+      await turns.pause();
       const entryName = relative ? `${relative}/${name}` : name;
       const absolute = path.join(root, entryName);
       const stat = lstatSync(absolute);

@@ -29,34 +29,44 @@ async function removeInTurns(target: string, turns: LoopTurns): Promise<void> {
   const found = ignoringMissing(() => lstatSync(target));
   if (!found) return;
   if (!found.isDirectory()) return void ignoringMissing(() => unlinkSync(target));
-  await removeDirectory(target, turns);
+  await removeDirectory(Buffer.from(target), turns);
 }
 
 /**
  * Empties `directory` a batch of entries at a time (each batch read afresh: what was removed
  * is no longer listed), then removes it. A batch, not the whole listing: a directory of a
- * million entries is not read at once.
+ * million entries is not read at once. Names are bytes: one that is not UTF-8 is removed by
+ * the name it has, not by a decoding of it that names nothing.
  */
-async function removeDirectory(directory: string, turns: LoopTurns): Promise<void> {
+async function removeDirectory(directory: Buffer, turns: LoopTurns): Promise<void> {
   for (;;) {
     const batch = ignoringMissing(() => readBatch(directory)) ?? [];
     if (batch.length === 0) break;
+    let removed = 0;
     for (const entry of batch) {
       await turns.pause();
-      const child = path.join(directory, entry.name);
+      const child = Buffer.concat([directory, SEPARATOR, entry.name]);
       if (entry.isDirectory()) await removeDirectory(child, turns);
-      else ignoringMissing(() => unlinkSync(child));
+      else if (ignoringMissing(() => (unlinkSync(child), true)) === undefined) continue;
+      removed += 1;
     }
+    // A batch of names that name nothing would be read again and again: rmdir says what is left.
+    if (removed === 0) break;
   }
   ignoringMissing(() => rmdirSync(directory));
 }
 
-function readBatch(directory: string): Dirent[] {
-  const handle = opendirSync(directory, { bufferSize: BATCH });
+const SEPARATOR = Buffer.from(path.sep);
+
+/** `opendirSync` gives names as bytes when asked (its types know only text encodings). */
+const NAMES_AS_BYTES = { encoding: 'buffer' as BufferEncoding, bufferSize: BATCH };
+
+function readBatch(directory: Buffer): Array<Dirent<Buffer>> {
+  const handle = opendirSync(directory, NAMES_AS_BYTES);
   try {
-    const batch: Dirent[] = [];
+    const batch: Array<Dirent<Buffer>> = [];
     while (batch.length < BATCH) {
-      const entry = handle.readSync();
+      const entry = handle.readSync() as unknown as Dirent<Buffer> | null;
       if (entry === null) break;
       batch.push(entry);
     }

@@ -72,4 +72,17 @@ describe('removeTree', () => {
       rmSync(outside, { recursive: true, force: true });
     }
   });
+
+  it('removes entries whose names are not UTF-8, by the names they have', async () => {
+    const open = mkdtempSync(path.join(tmpdir(), 'gantry-remove-tree-'));
+    const tree = Buffer.concat([Buffer.from(path.join(open, 'build')), Buffer.from('/')]);
+    mkdirSync(tree);
+    const latin1 = Buffer.concat([tree, Buffer.from([0x63, 0x61, 0x66, 0xe9])]);
+    mkdirSync(latin1);
+    writeFileSync(Buffer.concat([latin1, Buffer.from([0x2f, 0xff, 0xfe])]), 'x');
+    writeFileSync(Buffer.concat([tree, Buffer.from([0x80])]), 'x');
+    await removeTree(path.join(open, 'build'));
+    assert.equal(existsSync(path.join(open, 'build')), false);
+    rmSync(open, { recursive: true, force: true });
+  });
 });

@@ -15,7 +15,8 @@ import { LoopTurns } from './loop-turns.ts';
 /** Entries of a directory read at once. */
 const BATCH = 256;
 
-export async function removeTree(target: string, turns = new LoopTurns()): Promise<void> {
+/** `target` as text or, for a name that is not UTF-8, as the bytes of its path. */
+export async function removeTree(target: string | Buffer, turns = new LoopTurns()): Promise<void> {
   try {
     await removeInTurns(target, turns);
   } catch (error) {
@@ -25,11 +26,11 @@ export async function removeTree(target: string, turns = new LoopTurns()): Promi
   }
 }
 
-async function removeInTurns(target: string, turns: LoopTurns): Promise<void> {
+async function removeInTurns(target: string | Buffer, turns: LoopTurns): Promise<void> {
   const found = ignoringMissing(() => lstatSync(target));
   if (!found) return;
   if (!found.isDirectory()) return void ignoringMissing(() => unlinkSync(target));
-  await removeDirectory(Buffer.from(target), turns);
+  await removeDirectory(typeof target === 'string' ? Buffer.from(target) : target, turns);
 }
 
 /**
@@ -92,12 +93,13 @@ function isPermissionError(error: unknown): boolean {
 }
 
 /** Gives every directory of the tree (symlinks not followed) its owner's read, write and search bits. */
-async function unlockDirectories(directory: string): Promise<void> {
+async function unlockDirectories(directory: string | Buffer): Promise<void> {
   const found = await lstat(directory).catch(() => null);
   if (!found?.isDirectory()) return;
   if ((found.mode & 0o700) !== 0o700) await chmod(directory, (found.mode & 0o7777) | 0o700).catch(() => undefined);
-  const entries = await readdir(directory, { withFileTypes: true }).catch(() => []);
+  const entries = await readdir(directory, { withFileTypes: true, encoding: 'buffer' }).catch(() => []);
+  const parent = typeof directory === 'string' ? Buffer.from(directory) : directory;
   for (const entry of entries) {
-    if (entry.isDirectory()) await unlockDirectories(path.join(directory, entry.name));
+    if (entry.isDirectory()) await unlockDirectories(Buffer.concat([parent, SEPARATOR, entry.name]));
   }
 }

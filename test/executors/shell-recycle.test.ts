@@ -96,6 +96,17 @@ describe('recycleBuildDirectory', () => {
     assert.deepEqual(readdirSync(projectDir).sort(), ['.git', '.gitignore']);
   });
 
+  it('removes what a job left under a name that is not UTF-8 beside the clone and in .git, by the name it has', async () => {
+    leftByAJob();
+    const notUtf8 = Buffer.from([0xff, 0x41]);
+    writeFileSync(Buffer.concat([Buffer.from(`${buildsDir}/`), notUtf8]), 'beside\n');
+    mkdirSync(Buffer.concat([Buffer.from(`${projectDir}/.git/`), notUtf8]));
+    writeFileSync(Buffer.concat([Buffer.from(`${projectDir}/.git/`), notUtf8, Buffer.from('/inside')]), 'x\n');
+    assert.equal(await recycleBuildDirectory(buildsDir, projectDir, true), true);
+    assert.deepEqual(readdirSync(buildsDir), ['root']);
+    assert.deepEqual(readdirSync(path.join(projectDir, '.git')), ['index']);
+  });
+
   it('empties the directory when a name is not UTF-8', async () => {
     leftByAJob();
     writeFileSync(Buffer.concat([Buffer.from(`${projectDir}/`), Buffer.from([0xff, 0x41])]), 'x\n');

@@ -47,9 +47,12 @@ async function keepCheckout(buildsDir: string, parts: string[]): Promise<boolean
   return removeUntracked(projectDir, '', listing);
 }
 
+/** Names read as bytes: one that is not UTF-8 goes by the name it has, not by a decoding of it that names nothing. */
 async function removeAllBut(directory: string, keep: readonly string[]): Promise<void> {
-  const entries = await readdir(directory);
-  await Promise.all(entries.filter((entry) => !keep.includes(entry)).map((entry) => removeTree(path.join(directory, entry))));
+  const entries = await readdir(directory, { encoding: 'buffer' });
+  const kept = keep.map((name) => Buffer.from(name));
+  const parent = Buffer.from(`${directory}${path.sep}`);
+  await Promise.all(entries.filter((entry) => !kept.some((name) => name.equals(entry))).map((entry) => removeTree(Buffer.concat([parent, entry]))));
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });

@@ -20,13 +20,13 @@ import { LoopTurns } from '../shared/loop-turns.ts';
 import { isInside, safeRelativeName, symlinkStaysInside } from '../shared/safe-path.ts';
 
 type TarHeader = Parameters<tar.Pack['entry']>[0];
+type TarEntry = tar.Extract extends AsyncIterable<infer T> ? T : never;
 
 /**
  * Files up to this size are read (packing) or written (unpacking) whole, in synchronous calls:
  * a few microseconds each from the page cache, and at most this much held at once.
  */
 export const SMALL_FILE = 64 * 1024;
-type TarEntry = tar.Extract extends AsyncIterable<infer T> ? T : never;
 
 interface Piped {
   pipe(destination: unknown): unknown;
@@ -252,8 +252,10 @@ async function writeEntry(entry: TarEntry, realRoot: string, lockedDirectories: 
     case 'contiguous-file':
     case undefined:
     case null: {
+      // A small entry's bytes are all in before its file is opened: an archive cut short there leaves no descriptor open.
+      const data = (header.size ?? 0) <= SMALL_FILE ? await readAll(entry) : null;
       const fd = await openForEntry(target, mode & 0o7777);
-      if ((header.size ?? 0) <= SMALL_FILE) writeSmallFile(fd, await readAll(entry));
+      if (data !== null) writeSmallFile(fd, data);
       else await pump(entry, createWriteStream(target, { fd }));
       chmodSync(target, mode & 0o7777);
       if (header.mtime) utimesSync(target, header.mtime, header.mtime);

@@ -188,6 +188,17 @@ describe('extractInto (unpacking a tar stream into a directory)', () => {
     assert.deepEqual(order, ['a turn while packing', 'packed', 'a turn while unpacking', 'unpacked']);
   });
 
+  it('leaves no file descriptor open when the archive is cut short inside a file', async () => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of tarOf([{ name: 'cut.txt', type: 'file', content: 'x'.repeat(5000) }])) chunks.push(chunk as Buffer);
+    const whole = Buffer.concat(chunks);
+    const openBefore = readdirSync('/proc/self/fd').length;
+    for (let attempt = 0; attempt < 5; attempt++) {
+      await assert.rejects(extractInto(Readable.from([whole.subarray(0, 512 + 2000)]), fresh()));
+    }
+    assert.equal(readdirSync('/proc/self/fd').length, openBefore);
+  });
+
   it('keeps hard links inside the destination', async () => {
     const root = fresh();
     await extractInto(tarOf([

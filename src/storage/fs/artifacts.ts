@@ -42,10 +42,14 @@ export class FileArtifactStore implements ArtifactStore {
         done(null, chunk);
       },
     });
+    const output = createWriteStream(temporary, { flags: 'wx', flush: true, highWaterMark: WRITE_BATCH });
     try {
-      await pipeline(source, meter, createWriteStream(temporary, { flags: 'wx', flush: true, highWaterMark: WRITE_BATCH }), { signal: options.signal });
+      await pipeline(source, meter, output, { signal: options.signal });
       await rename(temporary, target);
     } catch (error) {
+      // A write stream destroyed while its file was still being opened makes the file once the
+      // open completes: wait for it to close, or the removal below comes first and the file stays.
+      if (!output.closed) await new Promise<void>((closed) => output.once('close', () => closed()));
       await rm(temporary, { force: true });
       await removeEmptyDirectories(this.dataDir, relative);
       throw options.signal?.aborted ? (options.signal.reason as unknown) : error;

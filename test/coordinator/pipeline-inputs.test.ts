@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { waitUntil } from '../helpers/bounded.ts';
 import { startTestCoordinator, type TestCoordinator } from '../helpers/coordinator.ts';
 
 const CI = `spec:
@@ -49,6 +50,13 @@ describe('pipeline inputs: POST /projects/:id/pipeline and trigger tokens give t
       body: { branch: 'main', commit_message: 'ci', actions: [{ action: 'create', file_path: '.gitlab-ci.yml', content: CI }] },
     });
     assert.equal(commit.status, 201, commit.text);
+    // The commit is a push: its pipeline is made by a background task, and fails, since a push
+    // gives no inputs. Wait for it, so the counts below see only what the requests made.
+    const stores = gantry.coordinator.context.stores;
+    await waitUntil(async () => (await stores.pipelines.list({ projectId, sort: 'asc' }, { offset: 0, limit: 10 })).items.some((pipeline) => pipeline.source === 'push'), 'the push pipeline');
+    const [push] = (await stores.pipelines.list({ projectId, sort: 'asc' }, { offset: 0, limit: 10 })).items;
+    assert.equal(push?.status, 'failed');
+    assert.equal(push?.yaml_errors, '`environment` input: required value has not been provided');
     const owner = (await gantry.api('GET', '/user')).json.id as number;
     await gantry.coordinator.context.stores.triggers.create({ project_id: projectId, token, description: 'inputs', owner_id: owner, created_at: new Date().toISOString() });
   });

@@ -3,7 +3,7 @@
  * regular expression in `rules:if`, a catastrophic glob in `rules:exists`) are pushed through
  * the commits API of a coordinator listening on a real port (with `[ci skip]`), then a pipeline
  * of each is run at once through the API. While they are created, other requests are answered
- * within 100 ms of their slowest answer while two harmless files of the same shape go the same
+ * within 500 ms of their slowest answer while two harmless files of the same shape go the same
  * way in the same run (the machine's load and the pipelines' own work, not the CI files), and
  * both pipelines end up created with the rule evaluated (false), not hung. bench/ci-abuse.ts
  * measures the same in absolute figures.
@@ -17,7 +17,12 @@ import { ROOT_TOKEN, startTestCoordinator, type TestCoordinator } from '../helpe
 
 const VALUE = freezingValue();
 const LONG_NAME = longFileName();
-const ANSWER_BUDGET_MS = 100;
+/**
+ * Either rule, evaluated by a backtracking matcher on the event loop, holds it for hours (2^40
+ * steps, or C(250, 8) for the glob), so a generous margin loses nothing; it was 100 ms, and a
+ * CI run beside benchmarks (load 6.5 on two cores) saw 149 ms against 31 ms.
+ */
+const ANSWER_BUDGET_MS = 500;
 
 describe('hostile CI files do not freeze the coordinator', () => {
   let gantry: TestCoordinator;

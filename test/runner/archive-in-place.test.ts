@@ -34,14 +34,14 @@ symlinkSync('docs', path.join(project, 'docs-link'));
 execFileSync('mkfifo', [path.join(project, 'build/pipe')]);
 
 let workCount = 0;
-function context(inPlace: boolean): JobContext {
+function context(inPlace: boolean, projectDir = project): JobContext {
   const workDir = path.join(base, `work-${(workCount += 1)}`);
   mkdirSync(workDir);
   const environment = {
-    info: { projectDir: project, hostProjectDir: inPlace ? project : null },
+    info: { projectDir, hostProjectDir: inPlace ? projectDir : null },
     copyOut: async (directory: string) => ((await stat(directory).catch(() => null))?.isDirectory() ? packDirectory(directory) : null),
   };
-  return { environment, workDir, sourcesDir: project, variables: [] } as unknown as JobContext;
+  return { environment, workDir, sourcesDir: projectDir, variables: [] } as unknown as JobContext;
 }
 
 async function collected(selection: Selection, inPlace: boolean) {
@@ -77,5 +77,20 @@ describe('collecting in place', () => {
     assert.equal(entries.some(({ name }) => name === '.git' || name.startsWith('.git/')), false);
     assert.ok(entries.some(({ name }) => name === 'nested/.git/config'));
     assert.equal(entries.some(({ name }) => name === 'build/pipe'), false);
+  });
+
+  it('leaves out a selected name that is not UTF-8, and names it, escaped, instead of losing it silently', async () => {
+    const odd = path.join(base, 'odd-names');
+    const at = (...parts: Array<string | Buffer>): Buffer => Buffer.concat(parts.map((part) => Buffer.from(part)));
+    mkdirSync(path.join(odd, 'out'), { recursive: true });
+    writeFileSync(path.join(odd, 'out/plain.txt'), 'plain');
+    writeFileSync(at(odd, '/out/caf', Buffer.from([0xe9]), '.txt'), 'latin-1 name');
+    mkdirSync(at(odd, '/out/dir-', Buffer.from([0xff])));
+    writeFileSync(at(odd, '/out/dir-', Buffer.from([0xff]), '/inside.txt'), 'inside');
+    writeFileSync(at(odd, '/skip-', Buffer.from([0xfe]), '.log'), 'not selected');
+
+    const { entries, unarchivable } = await collect(context(true, odd), { paths: ['out/', '*.txt'] }, 'test');
+    assert.deepEqual(entries.map(({ name }) => name), ['out', 'out/plain.txt']);
+    assert.deepEqual(unarchivable.sort(), ['out/caf\\xe9.txt', 'out/dir-\\xff']);
   });
 });

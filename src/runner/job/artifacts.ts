@@ -114,11 +114,12 @@ export async function uploadArtifacts(context: JobContext, succeeded: boolean): 
     trace.notice('Uploading artifacts...');
     const format = artifact.artifact_format || 'zip';
     const type = artifact.artifact_type || 'archive';
-    const { entries, select } = await archiveCode.collect(context, { paths: artifact.paths, exclude: artifact.exclude, untracked: artifact.untracked }, `artifact-${index}`);
+    const { entries, select, unarchivable } = await archiveCode.collect(context, { paths: artifact.paths, exclude: artifact.exclude, untracked: artifact.untracked }, `artifact-${index}`);
     for (const { warning, text } of archiveCode.matchReport(select, context.environment.info.projectDir)) {
       if (warning) trace.warning(text);
       else trace.write(`${text}\x1b[0;m\n`);
     }
+    for (const name of unarchivable) trace.warning(archiveCode.unarchivableLine(name));
     if (!entries.some((entry) => entry.type !== 'directory')) {
       trace.error('No files to upload');
       continue;

@@ -115,11 +115,12 @@ export async function archiveCache(context: JobContext, succeeded: boolean): Pro
     }
     trace.notice(`Creating cache ${key}...`);
     try {
-      const { entries, select } = await archiveCode.collect(context, { paths: entry.paths, untracked: entry.untracked }, 'cache');
+      const { entries, select, unarchivable } = await archiveCode.collect(context, { paths: entry.paths, untracked: entry.untracked }, 'cache');
       for (const { warning, text } of archiveCode.matchReport(select, context.environment.info.projectDir)) {
         if (warning) trace.warning(text);
         else trace.write(`${text}\n`);
       }
+      for (const name of unarchivable) trace.warning(archiveCode.unarchivableLine(name));
       const file = cacheFile(context, key);
       await mkdir(path.dirname(file), { recursive: true });
       const partial = `${file}.${process.pid}.${Date.now()}.tmp`;

@@ -16,7 +16,12 @@ import { stagedEntries, type StagedEntry } from './write.ts';
 export interface Collected {
   entries: StagedEntry[];
   select: Selector;
+  /** Selected names that cannot be archived (not UTF-8), as the log shows them: left out. */
+  unarchivable: string[];
 }
+
+/** The warning for a name `collect` left out: what it is, and that the archive lacks it. */
+export const unarchivableLine = (name: string): string => `${name}: name is not UTF-8, left out of the archive`;
 
 export async function collect(context: JobContext, given: Selection, label: string): Promise<Collected> {
   const projectDir = context.environment.info.projectDir;
@@ -24,7 +29,7 @@ export async function collect(context: JobContext, given: Selection, label: stri
   const tracked = selection.untracked ? await trackedFiles(context.sourcesDir) : new Set<string>();
   const select = selector(selection, tracked, labels);
   const here = context.environment.info.hostProjectDir;
-  if (here !== null) return { entries: await entriesInPlace(here, copyRoots(selection), select), select };
+  if (here !== null) return { ...(await entriesInPlace(here, copyRoots(selection), select)), select };
   const staging = await mkdtemp(path.join(context.workDir, `${label}-`));
   for (const root of copyRoots(selection)) {
     const stream = await context.environment.copyOut(root ? path.posix.join(projectDir, root) : projectDir);
@@ -34,7 +39,7 @@ export async function collect(context: JobContext, given: Selection, label: stri
     // A link is archived as a link, whatever it points at, as gitlab-runner's archiver does.
     await extractInto(stream, root ? path.join(staging, root) : staging, (name, type) => select(root ? `${root}/${name}` : name, type), { anySymlinkTarget: true });
   }
-  return { entries: await stagedEntries(staging), select };
+  return { entries: await stagedEntries(staging), select, unarchivable: [] };
 }
 
 /**

@@ -5,6 +5,8 @@
  * The list is what the staging directory would have held, in stagedEntries' order: each root
  * directory the patterns need and the directories above it, every selected entry, and the
  * directories above those (the copy made them too).
+ * A name that is not UTF-8 cannot be archived (the zip writer takes names as text): it is left
+ * out and named in `unarchivable`, so the job's log says so instead of losing it silently.
  */
 import { lstatSync, statSync, type Stats } from 'node:fs';
 import { readdir } from 'node:fs/promises';
@@ -27,13 +29,38 @@ function walkOrder(a: StagedEntry, b: StagedEntry): number {
   return left.length - right.length;
 }
 
+export interface InPlaceEntries {
+  entries: StagedEntry[];
+  /** Selected names (or directories not searched) that are not UTF-8, their bad bytes as `\xNN`, left out. */
+  unarchivable: string[];
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The name as text, or null when its bytes are not UTF-8. */
+function utf8Name(bytes: Buffer): string | null {
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    return null;
+  }
+}
+
+/** A name that is not UTF-8 for a log line: printable ASCII as it is, every other byte as `\xNN`. */
+export function escapedName(bytes: Buffer): string {
+  let text = '';
+  for (const byte of bytes) text += byte >= 0x20 && byte < 0x7f && byte !== 0x5c ? String.fromCharCode(byte) : `\\x${byte.toString(16).padStart(2, '0')}`;
+  return text;
+}
+
 /**
  * What `select` takes below `roots` (`''` the project directory itself) of `projectDir`, as
  * entries to zip from where they are. A root that is not a directory (or a link to one, as
  * copying it out follows it) brings nothing. `.git` is never walked: select refuses it.
  */
-export async function entriesInPlace(projectDir: string, roots: readonly string[], select: Selector): Promise<StagedEntry[]> {
+export async function entriesInPlace(projectDir: string, roots: readonly string[], select: Selector): Promise<InPlaceEntries> {
   const listed = new Map<string, StagedEntry>();
+  const unarchivable = new Set<string>();
   const list = (name: string, absolute: string, stat: Stats, type: EntryType): void => {
     if (!listed.has(name)) listed.set(name, { name, absolute, type, mode: stat.mode & 0o7777, mtime: stat.mtime, size: type === 'file' ? stat.size : 0 });
   };
@@ -49,7 +76,17 @@ export async function entriesInPlace(projectDir: string, roots: readonly string[
   };
   const turns = new LoopTurns();
   const walk = async (relative: string): Promise<void> => {
-    const names = (await readdir(path.join(projectDir, relative)).catch(() => [] as string[])).sort();
+    const byteNames = await readdir(path.join(projectDir, relative), { encoding: 'buffer' }).catch(() => [] as Buffer[]);
+    const named = byteNames.map((bytes) => ({ bytes, name: utf8Name(bytes) }));
+    const names = named.flatMap(({ name }) => (name === null ? [] : [name])).sort();
+    for (const { bytes, name } of named) {
+      if (name !== null) continue;
+      // A name that is not UTF-8 is looked at through its bytes: a decoded one names nothing.
+      const stat = lstatSync(Buffer.concat([Buffer.from(path.join(projectDir, relative, '/')), bytes]), { throwIfNoEntry: false });
+      const type = stat ? typeOf(stat) : null;
+      const shown = `${relative ? `${relative}/` : ''}${escapedName(bytes)}`;
+      if (type === 'directory' || (type !== null && select(shown, type))) unarchivable.add(shown);
+    }
     for (const name of names) {
       await turns.pause();
       const entryName = relative ? `${relative}/${name}` : name;
@@ -77,5 +114,5 @@ export async function entriesInPlace(projectDir: string, roots: readonly string[
     }
     await walk(root);
   }
-  return [...listed.values()].sort(walkOrder);
+  return { entries: [...listed.values()].sort(walkOrder), unarchivable: [...unarchivable] };
 }

@@ -4,5 +4,5 @@
  */
 export async function archive() {
   const [collect, readZip, write, select] = await Promise.all([import('./collect.ts'), import('./read-zip.ts'), import('./write.ts'), import('./select.ts')]);
-  return { collect: collect.collect, zipAsTar: readZip.zipAsTar, writeZip: write.writeZip, writeGzipMembers: write.writeGzipMembers, writeRaw: write.writeRaw, matchReport: select.matchReport };
+  return { collect: collect.collect, unarchivableLine: collect.unarchivableLine, zipAsTar: readZip.zipAsTar, writeZip: write.writeZip, writeGzipMembers: write.writeGzipMembers, writeRaw: write.writeRaw, matchReport: select.matchReport };
 }

@@ -11,6 +11,7 @@ export const SEALED_COLUMNS: ReadonlyArray<{ table: string; key: readonly string
   { table: 'ci_pipeline_schedule_variables', key: ['id'], columns: ['value'] },
   { table: 'ci_pipeline_variables', key: ['id'], columns: ['value'] },
   { table: 'ci_job_variables', key: ['artifact_id', 'position'], columns: ['value'] },
+  { table: 'ci_jobs', key: ['id'], columns: ['environment_variables'] },
   { table: 'web_hooks', key: ['id'], columns: ['url', 'token'] },
   { table: 'integrations', key: ['id'], columns: ['properties'] },
   { table: 'ci_signing_key', key: ['id'], columns: ['private_key'] },

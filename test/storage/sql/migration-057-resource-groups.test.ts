@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sql } from '#deps/kysely';
 import { migrateToLatest } from '../../../src/storage/sql/migrate.ts';
+import { SecretBox } from '../../../src/storage/secret-box.ts';
 import { SqlResourceGroupsStore } from '../../../src/storage/sql/stores/ci-resource-groups.ts';
 import { databaseMigratedUpTo, insertOwnedProject } from '../../helpers/migration-database.ts';
 
@@ -27,7 +28,7 @@ describe('migration 057 (resource groups)', () => {
 
     await migrateToLatest(db, dialect);
 
-    const store = new SqlResourceGroupsStore(db);
+    const store = new SqlResourceGroupsStore(db, SecretBox.ephemeral());
     const { items, total } = await store.list(projectId, { offset: 0, limit: 20 });
     assert.equal(total, 2);
     assert.deepEqual(items.map(({ key, process_mode, created_at, updated_at }) => ({ key, process_mode, created_at, updated_at })), [

@@ -78,6 +78,13 @@ describe('secrets at rest', () => {
     assert.deepEqual((await stores.pipelineVariables.list(pipeline.id)).map((row) => row.value), [SECRET]);
 
     const [job] = await stores.jobs.insertMany([buildJob(pipeline, 'dotenv')]);
+    // The values an environment's URL names: a masked project variable's among them.
+    const named = [{ key: 'TOKEN', value: SECRET, settings: true as const }, { key: 'CI_JOB_ID', value: '7' }];
+    const [deploy] = await stores.jobs.insertMany([buildJob(pipeline, 'deploy', { environment_variables: named })]);
+    assert.deepEqual(deploy?.environment_variables, named);
+    assert.deepEqual((await stores.jobs.findById(deploy!.id))?.environment_variables, named);
+    assert.deepEqual((await stores.jobs.findByIds([deploy!.id]))[0]?.environment_variables, named);
+    assert.equal((await stores.jobs.findById(job!.id))?.environment_variables, null);
     const artifact = { job_id: job!.id, project_id: project.id, file_type: 'dotenv' as const, file_format: 'gzip' as const, file_name: '.env.gz', size: 1, sha256: 'a'.repeat(64), path: 'x', expire_at: null, created_at: NOW };
     await stores.jobArtifacts.save(artifact, [], [{ key: 'D', value: SECRET }]);
     assert.deepEqual((await stores.jobArtifacts.dotenvVariablesForJobs([job!.id])).map((row) => row.value), [SECRET]);
@@ -96,7 +103,7 @@ describe('secrets at rest', () => {
 
     for (const [table, column] of [
       ['ci_signing_key', 'private_key'], ['ci_variables', 'value'], ['ci_group_variables', 'value'], ['ci_instance_variables', 'value'], ['ci_pipeline_schedule_variables', 'value'], ['ci_pipeline_variables', 'value'],
-      ['ci_job_variables', 'value'], ['web_hooks', 'url'], ['web_hooks', 'token'], ['integrations', 'properties'],
+      ['ci_job_variables', 'value'], ['ci_jobs', 'environment_variables'], ['web_hooks', 'url'], ['web_hooks', 'token'], ['integrations', 'properties'],
     ] as const) {
       await assertNoPlaintext(database, table, column, box);
     }
@@ -109,11 +116,18 @@ describe('secrets at rest', () => {
     const db = database.opened.db;
     await db.insertInto('ci_variables').values({ project_id: project.id, key: 'OLD', value: SECRET, variable_type: 'env_var', protected: 0, masked: 1, environment_scope: '*', created_at: NOW, updated_at: NOW }).execute();
     await sql`UPDATE web_hooks SET token = ${'legacy-token'}, url = ${'https://example.net/legacy'} WHERE kind = 'system'`.execute(db);
+    const pipeline = await createPipeline(stores, project);
+    const [job] = await stores.jobs.insertMany([buildJob(pipeline, 'legacy-deploy')]);
+    const named = [{ key: 'OLD', value: SECRET, settings: true as const }];
+    await sql`UPDATE ci_jobs SET environment_variables = ${JSON.stringify(named)} WHERE id = ${job!.id}`.execute(db);
+    assert.deepEqual((await stores.jobs.findById(job!.id))?.environment_variables, named, 'a job row in clear reads as it is');
     assert.equal((await stores.projectVariables.find(project.id, 'OLD'))?.value, SECRET, 'a clear row reads as it is');
 
-    assert.ok((await sealStoredSecrets(db, box)) >= 3, 'the variable, the url and the token');
+    assert.ok((await sealStoredSecrets(db, box)) >= 4, 'the variable, the url, the token and the job\'s environment variables');
     await assertNoPlaintext(database, 'ci_variables', 'value', box);
     await assertNoPlaintext(database, 'web_hooks', 'token', box);
+    await assertNoPlaintext(database, 'ci_jobs', 'environment_variables', box);
+    assert.deepEqual((await stores.jobs.findById(job!.id))?.environment_variables, named);
     assert.equal((await stores.projectVariables.find(project.id, 'OLD'))?.value, SECRET);
     const system = (await stores.hooks.listSystem(null))[0];
     assert.deepEqual([system?.url, system?.token], ['https://example.net/legacy', 'legacy-token']);
@@ -142,7 +156,7 @@ describe('secrets at rest', () => {
     // One row a batch: every table's walk goes past its first batch (ci_job_variables has a two-column key).
     assert.ok((await sealStoredSecrets(db, ring, 1)) >= 8, 'the variables, hooks and integration of the tests above');
     assert.equal(await sealStoredSecrets(db, ring, 1), 0);
-    for (const [table, column] of [['ci_variables', 'value'], ['ci_group_variables', 'value'], ['web_hooks', 'url'], ['integrations', 'properties']] as const) {
+    for (const [table, column] of [['ci_variables', 'value'], ['ci_group_variables', 'value'], ['ci_jobs', 'environment_variables'], ['web_hooks', 'url'], ['integrations', 'properties']] as const) {
       await assertNoPlaintext(database, table, column, ring);
     }
     assert.equal((await rotatedStores.groupVariables.find(group.id, 'R'))?.value, SECRET);

@@ -1,6 +1,7 @@
 import { sql, type CompiledQuery, type RawBuilder } from '#deps/kysely';
 import { dialectOf, directReaderOf, type Db, type DialectName } from '../database.ts';
 import type { ClaimContext, ClaimedQueueJob, JobQueueStore, ResourceCandidate, ResourceGroupRef } from '../../types-ci-jobs.ts';
+import type { SecretBox } from '../../secret-box.ts';
 import type { JobStatus } from '../../../pipeline/types.ts';
 import type { RunnerRecord } from '../../types-runners.ts';
 import { JOB_SELECT, normalizeTags, toJob } from './ci-job-rows.ts';
@@ -32,14 +33,17 @@ type QueueRunner = Pick<RunnerRecord, 'id' | 'runner_type' | 'tag_list' | 'run_u
 export class SqlJobQueueStore implements JobQueueStore {
   private readonly peeks = new Map<string, CompiledQuery<Record<string, unknown>>>();
 
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly secrets: SecretBox,
+  ) {}
 
   async claim(runner: QueueRunner, context: ClaimContext): Promise<ClaimedQueueJob | undefined> {
     const result = await claimStatement(runner, context, dialectOf(this.db)).execute(this.db);
     const row = result.rows[0];
     if (!row) return undefined;
     const { project_archived: archived, ...jobRow } = row;
-    return { job: toJob(jobRow), projectArchived: Number(archived) === 1 };
+    return { job: toJob(jobRow, this.secrets), projectArchived: Number(archived) === 1 };
   }
 
   async hasCandidate(runner: QueueRunner): Promise<boolean> {

@@ -1,10 +1,12 @@
 import type { FailureReason, JobNeed, JobStatus, JobWhen, PipelineJob, RetryPolicy } from '../../../pipeline/types.ts';
+import type { SecretBox } from '../../secret-box.ts';
 import type { JobRecord } from '../../types-ci-jobs.ts';
 import { ColumnKinds } from './row-mapping.ts';
 
-const JOB_KINDS = new ColumnKinds<JobRecord>({
+/** `environment_variables` is apart: it holds CI variables' values, so it is sealed as they are (JSON, then SecretBox). */
+const JOB_KINDS = new ColumnKinds<Omit<JobRecord, 'environment_variables'>>({
   allow_failure: 'boolean', retried: 'boolean', protected: 'boolean', tag: 'boolean', cancel_gracefully: 'boolean',
-  tag_list: 'json', definition: 'json', needs: 'json', retry: 'json', downstream_errors: 'json', environment_variables: 'json',
+  tag_list: 'json', definition: 'json', needs: 'json', retry: 'json', downstream_errors: 'json',
 });
 
 /** Every column but the token digest, which never leaves the store. */
@@ -23,15 +25,21 @@ export const PIPELINE_JOB_SELECT = [
   'failure_reason', 'type', 'cancel_gracefully', 'resource_group',
 ] as const;
 
-export function toJob(row: object): JobRecord {
-  const job = JOB_KINDS.toRecord(row);
+export function toJob(row: object, secrets: SecretBox): JobRecord {
+  const sealed = (row as { environment_variables?: unknown }).environment_variables;
+  const job = JOB_KINDS.toRecord(row) as JobRecord;
+  // A row written before sealing holds the JSON in clear: open() answers it as it is.
+  if (typeof sealed === 'string') job.environment_variables = JSON.parse(secrets.open(sealed)) as JobRecord['environment_variables'];
   delete (job as { token_digest?: unknown }).token_digest;
   return job;
 }
 
-/** The columns of a job's fields, its tags normalised. */
-export function toJobColumns<P extends Partial<JobRecord>>(record: P) {
-  return JOB_KINDS.toColumns(record.tag_list === undefined ? record : { ...record, tag_list: normalizeTags(record.tag_list) });
+/** The columns of a job's fields, its tags normalised, its environment's variables sealed. */
+export function toJobColumns<P extends Partial<JobRecord>>(record: P, secrets: SecretBox) {
+  const { environment_variables: variables, ...rest } = record;
+  const columns = JOB_KINDS.toColumns(rest.tag_list === undefined ? rest : { ...rest, tag_list: normalizeTags(rest.tag_list) });
+  if (variables === undefined) return columns;
+  return { ...columns, environment_variables: variables === null ? null : secrets.seal(JSON.stringify(variables)) };
 }
 
 /** Tags sorted and without duplicates, so equal lists are equal JSON text. */

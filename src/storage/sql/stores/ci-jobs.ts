@@ -2,6 +2,7 @@ import { sql } from '#deps/kysely';
 import type { JobChange, JobStatus, PipelineJob } from '../../../pipeline/types.ts';
 import { countAll, type Db } from '../database.ts';
 import { preparedQuery } from '../prepared.ts';
+import type { SecretBox } from '../../secret-box.ts';
 import type { Page } from '../../types-ci.ts';
 import type { AppliedJobChanges, CiJobsStore, JobChanges, JobListFilter, JobRecord, NewJob, StatusesForShaFilter } from '../../types-ci-jobs.ts';
 import { applyJobChanges } from './ci-job-changes.ts';
@@ -23,7 +24,10 @@ export class SqlCiJobsStore implements CiJobsStore {
   private readonly byId;
   private readonly byTokenDigest;
 
-  constructor(private readonly db: Db) {
+  constructor(
+    private readonly db: Db,
+    private readonly secrets: SecretBox,
+  ) {
     this.byId = preparedQuery(db, (id: number) => db.selectFrom('ci_jobs').select(JOB_SELECT).where('id', '=', id).compile());
     this.byTokenDigest = preparedQuery(db, (digest: string) => db.selectFrom('ci_jobs').select(JOB_SELECT).where('token_digest', '=', digest).compile());
   }
@@ -31,33 +35,33 @@ export class SqlCiJobsStore implements CiJobsStore {
   async insertMany(jobs: readonly NewJob[]): Promise<JobRecord[]> {
     const inserted: JobRecord[] = [];
     for (let start = 0; start < jobs.length; start += INSERT_BATCH) {
-      const rows = jobs.slice(start, start + INSERT_BATCH).map((job) => toJobColumns({ ...JOB_DEFAULTS, updated_at: job.created_at, ...job }));
+      const rows = jobs.slice(start, start + INSERT_BATCH).map((job) => toJobColumns({ ...JOB_DEFAULTS, updated_at: job.created_at, ...job }, this.secrets));
       const returned = await this.db.insertInto('ci_jobs').values(rows).returning(JOB_SELECT).execute();
       // Ids grow in VALUES order on both backends; RETURNING's own order is not promised.
-      inserted.push(...returned.map(toJob).sort((a, b) => a.id - b.id));
+      inserted.push(...returned.map((row) => toJob(row, this.secrets)).sort((a, b) => a.id - b.id));
     }
     return inserted;
   }
 
   async findById(id: number): Promise<JobRecord | undefined> {
     const [row] = await this.byId(id);
-    return row && toJob(row);
+    return row && toJob(row, this.secrets);
   }
 
   async findByIds(ids: readonly number[]): Promise<JobRecord[]> {
     if (ids.length === 0) return [];
     const rows = await this.db.selectFrom('ci_jobs').select(JOB_SELECT).where('id', 'in', [...new Set(ids)]).orderBy('id').execute();
-    return rows.map(toJob);
+    return rows.map((row) => toJob(row, this.secrets));
   }
 
   async findInProject(projectId: number, id: number): Promise<JobRecord | undefined> {
     const row = await this.db.selectFrom('ci_jobs').select(JOB_SELECT).where('id', '=', id).where('project_id', '=', projectId).executeTakeFirst();
-    return row && toJob(row);
+    return row && toJob(row, this.secrets);
   }
 
   async findByTokenDigest(digest: string): Promise<JobRecord | undefined> {
     const [row] = await this.byTokenDigest(digest);
-    return row && toJob(row);
+    return row && toJob(row, this.secrets);
   }
 
   async loadPipelineJobs(pipelineId: number): Promise<PipelineJob[]> {
@@ -70,7 +74,7 @@ export class SqlCiJobsStore implements CiJobsStore {
   }
 
   async update(id: number, changes: JobChanges, expectedLockVersion?: number): Promise<boolean> {
-    const row = toJobColumns(changes);
+    const row = toJobColumns(changes, this.secrets);
     if (Object.keys(row).length === 0) return (await this.findById(id)) !== undefined;
     let query = this.db
       .updateTable('ci_jobs')
@@ -106,7 +110,7 @@ export class SqlCiJobsStore implements CiJobsStore {
       .offset(page.offset)
       .limit(page.limit)
       .execute();
-    return { items: rows.map(toJob), total: Number(counted.total) };
+    return { items: rows.map((row) => toJob(row, this.secrets)), total: Number(counted.total) };
   }
 
   async latestSuccessfulByRefAndName(projectId: number, ref: string, name: string): Promise<JobRecord | undefined> {
@@ -129,7 +133,7 @@ export class SqlCiJobsStore implements CiJobsStore {
       .orderBy('id', 'desc')
       .limit(1)
       .executeTakeFirst();
-    return row && toJob(row);
+    return row && toJob(row, this.secrets);
   }
 
   async statusesForSha(projectId: number, sha: string, filter: StatusesForShaFilter): Promise<JobRecord[]> {
@@ -140,7 +144,7 @@ export class SqlCiJobsStore implements CiJobsStore {
     if (filter.stage !== undefined) query = query.where('stage', '=', filter.stage);
     if (filter.name !== undefined) query = query.where('name', '=', filter.name);
     const rows = await query.orderBy('id').execute();
-    return rows.map(toJob);
+    return rows.map((row) => toJob(row, this.secrets));
   }
 
   async findOpenGenericStatus(pipelineId: number, name: string, ref: string): Promise<JobRecord | undefined> {
@@ -155,7 +159,7 @@ export class SqlCiJobsStore implements CiJobsStore {
       .orderBy('id', 'desc')
       .limit(1)
       .executeTakeFirst();
-    return row && toJob(row);
+    return row && toJob(row, this.secrets);
   }
 
   async listStale(status: JobStatus, before: string, limit: number): Promise<JobRecord[]> {
@@ -169,7 +173,7 @@ export class SqlCiJobsStore implements CiJobsStore {
       .orderBy('id')
       .limit(limit)
       .execute();
-    return rows.map(toJob);
+    return rows.map((row) => toJob(row, this.secrets));
   }
 
   async listUnacknowledged(claimedBefore: string, limit: number): Promise<JobRecord[]> {
@@ -185,7 +189,7 @@ export class SqlCiJobsStore implements CiJobsStore {
       .orderBy('id')
       .limit(limit)
       .execute();
-    return rows.map(toJob);
+    return rows.map((row) => toJob(row, this.secrets));
   }
 
   async latestCoverages(pipelineId: number): Promise<number[]> {

@@ -1,6 +1,7 @@
 import { sql } from '#deps/kysely';
 import { isResourceGroupProcessMode, pipelineOrder, upcomingStatuses, type ResourceGroupProcessMode } from '../../../pipeline/resource-group-modes.ts';
 import { countAll, type Db } from '../database.ts';
+import type { SecretBox } from '../../secret-box.ts';
 import type { Page } from '../../types-ci.ts';
 import type { JobRecord } from '../../types-ci-jobs.ts';
 import type { ResourceGroupRecord, ResourceGroupsStore } from '../../types-resource-groups.ts';
@@ -18,7 +19,10 @@ function toResourceGroup(row: Row): ResourceGroupRecord {
 }
 
 export class SqlResourceGroupsStore implements ResourceGroupsStore {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly secrets: SecretBox,
+  ) {}
 
   async ensure(projectId: number, keys: readonly string[], now: string): Promise<void> {
     // Sorted: concurrent creations then take the unique index's locks in one order (no deadlock on PostgreSQL).
@@ -58,13 +62,13 @@ export class SqlResourceGroupsStore implements ResourceGroupsStore {
       .orderBy('id')
       .limit(1)
       .executeTakeFirst();
-    return row && toJob(row);
+    return row && toJob(row, this.secrets);
   }
 
   async upcomingJobs(group: Pick<ResourceGroupRecord, 'project_id' | 'key' | 'process_mode'>, page: Page): Promise<{ items: JobRecord[]; total: number }> {
     const counted = await upcomingQuery(this.db, group).select(countAll().as('total')).executeTakeFirstOrThrow();
     const rows = await orderedUpcoming(this.db, group, JOB_SELECT).offset(page.offset).limit(page.limit).execute();
-    return { items: rows.map(toJob), total: Number(counted.total) };
+    return { items: rows.map((row) => toJob(row, this.secrets)), total: Number(counted.total) };
   }
 }
 

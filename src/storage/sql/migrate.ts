@@ -56,6 +56,7 @@ import { projectForwardDeployment } from './migrations/055-project-forward-deplo
 import { environmentMergeRequest } from './migrations/056-environment-merge-request.ts';
 import { resourceGroups } from './migrations/057-resource-groups.ts';
 import { jobEnvironmentVariables } from './migrations/058-job-environment-variables.ts';
+import { jobEnvironmentVariablesIndex } from './migrations/059-job-environment-variables-index.ts';
 
 /** Ordered migrations; names never change once released. */
 const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
@@ -114,6 +115,7 @@ const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
   ['056-environment-merge-request', environmentMergeRequest],
   ['057-resource-groups', resourceGroups],
   ['058-job-environment-variables', jobEnvironmentVariables],
+  ['059-job-environment-variables-index', jobEnvironmentVariablesIndex],
 ];
 
 /** The names of every migration, in order: a schema's identity (the tests' PostgreSQL template is keyed on it). */

@@ -70,15 +70,31 @@ export async function sealStoredSecrets(db: Db, box: SecretBox, batch = BATCH): 
   return sealed;
 }
 
-async function sealColumn(db: Db, box: SecretBox, { table, key, column, batch }: { table: string; key: readonly string[]; column: string; batch: number }): Promise<number> {
-  const prefix = box.currentPrefix;
+interface SealedColumn {
+  table: string;
+  key: readonly string[];
+  column: string;
+  batch: number;
+}
+
+/**
+ * The next batch of a column's values not sealed with the key of `prefix`, after the row whose
+ * key is `after`. ci_jobs' rows are read through a partial index of those with a value (migration 059).
+ */
+export function unsealedBatch({ table, key, column, batch }: SealedColumn, prefix: string, after: readonly unknown[] | undefined) {
   const keyList = sql.join(key.map((name) => sql.ref(name)));
   const notCurrent = sql`${sql.ref(column)} IS NOT NULL AND substr(${sql.ref(column)}, 1, ${prefix.length}) <> ${prefix}`;
+  const past = after === undefined ? sql`` : sql`AND (${keyList}) > (${sql.join(after.map((value) => sql`${value}`))})`;
+  return sql<Record<string, unknown>>`SELECT ${keyList}, ${sql.ref(column)} AS stored FROM ${sql.table(table)} WHERE ${notCurrent} ${past} ORDER BY ${keyList} LIMIT ${batch}`;
+}
+
+async function sealColumn(db: Db, box: SecretBox, sealedColumn: SealedColumn): Promise<number> {
+  const { table, key, column, batch } = sealedColumn;
+  const prefix = box.currentPrefix;
   let after: unknown[] | undefined;
   let sealed = 0;
   for (;;) {
-    const past = after === undefined ? sql`` : sql`AND (${keyList}) > (${sql.join(after.map((value) => sql`${value}`))})`;
-    const { rows } = await sql<Record<string, unknown>>`SELECT ${keyList}, ${sql.ref(column)} AS stored FROM ${sql.table(table)} WHERE ${notCurrent} ${past} ORDER BY ${keyList} LIMIT ${batch}`.execute(db);
+    const { rows } = await unsealedBatch(sealedColumn, prefix, after).execute(db);
     // One commit a batch, not a row.
     sealed += await inTransaction(db, async (trx) => {
       let count = 0;

@@ -4,7 +4,8 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from '#deps/kysely';
 import { isGantryError } from '../../../src/shared/errors.ts';
 import { SEALED_PREFIX, SecretBox } from '../../../src/storage/secret-box.ts';
-import { checkSecretKey, sealStoredSecrets } from '../../../src/storage/sql/secrets-at-rest.ts';
+import { dialectOf, inTransaction } from '../../../src/storage/sql/database.ts';
+import { checkSecretKey, SEALED_COLUMNS, sealStoredSecrets, unsealedBatch } from '../../../src/storage/sql/secrets-at-rest.ts';
 import { createSqlStores, type SqlStores } from '../../../src/storage/sql/stores/index.ts';
 import { HOOK_EVENT_FLAGS, type HookEvents, type HookSettings } from '../../../src/storage/types-hooks.ts';
 import { INSTANCE_VARIABLES_OWNER } from '../../../src/storage/types-ci-settings.ts';
@@ -132,6 +133,23 @@ describe('secrets at rest', () => {
     const system = (await stores.hooks.listSystem(null))[0];
     assert.deepEqual([system?.url, system?.token], ['https://example.net/legacy', 'legacy-token']);
     assert.equal(await sealStoredSecrets(db, box), 0, 'a second pass has nothing to do');
+  });
+
+  it("reads the jobs that have environment variables through their index, not the whole jobs table, at each start", async () => {
+    const db = database.opened.db;
+    const jobs = SEALED_COLUMNS.find(({ table }) => table === 'ci_jobs')!;
+    const query = unsealedBatch({ ...jobs, column: jobs.columns[0]!, batch: 500 }, box.currentPrefix, [0]);
+    const plan = await inTransaction(db, async (trx) => {
+      if (dialectOf(trx) === 'sqlite') {
+        const { rows } = await sql<{ detail: string }>`EXPLAIN QUERY PLAN ${query}`.execute(trx);
+        return rows.map((row) => row.detail).join('\n');
+      }
+      // A test database's tables are small enough for a sequential scan to win: ask whether the index can serve.
+      await sql`SET LOCAL enable_seqscan = off`.execute(trx);
+      const { rows } = await sql<{ 'QUERY PLAN': string }>`EXPLAIN ${query}`.execute(trx);
+      return rows.map((row) => row['QUERY PLAN']).join('\n');
+    });
+    assert.match(plan, /ci_jobs_environment_variables/, plan);
   });
 
   it('refuses another key, and rotates to a new key listed before the old one', async () => {

@@ -101,10 +101,12 @@ export async function readHead(root: string): Promise<HeadInfo> {
     gitOrNull(root, ['rev-parse', '--is-shallow-repository', '--verify', '-q', 'HEAD^{commit}']),
     gitOrNull(root, ['symbolic-ref', '--short', '-q', 'HEAD']),
     gitOrNull(root, ['symbolic-ref', '--short', '-q', 'refs/remotes/origin/HEAD']),
-    gitOrNull(root, ['config', '--get-regexp', '^(remote\\..*\\.(url|promisor)|extensions\\.partialclone|init\\.defaultbranch|user\\.name|user\\.email)$']),
+    gitOrNull(root, ['config', '--get-regexp', '^(remote\\..*\\.(url|promisor)|extensions\\.(partialclone|objectformat)|init\\.defaultbranch|user\\.name|user\\.email)$']),
     gitOrNull(root, ['for-each-ref', '--format=%(objectname) %(refname)', 'refs/heads/', 'refs/tags/']),
     gitOrNull(root, ['rev-list', '--count', `--max-count=${HISTORY_COUNT_LIMIT}`, 'HEAD']),
   ]);
+  // Its object names would be refused as refs by the local coordinator, whose repositories are SHA-1 ones, as GitLab's are by default.
+  if (/^extensions\.objectformat sha256$/im.test(settings ?? '')) throw new ExecError(`${root} uses SHA-256 object names (extensions.objectFormat): runner exec takes SHA-1 repositories only, GitLab's default`);
   const refs = refsOf(localRefs);
   let tags = tagsOf(refs);
   // Each becomes a ref file on the local coordinator: a repository with more gives its newest.

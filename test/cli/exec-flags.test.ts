@@ -7,8 +7,8 @@
  * or its reader going away (`| head`) leaves no process and no temporary directory behind.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -101,6 +101,23 @@ describe('runner exec command line', () => {
     assert.equal(invalid.code, 1);
     assert.deepEqual(JSON.parse(invalid.stdout), { status: 'error', exitCode: 1, error: 'Missing missing.yml file' });
     assert.equal(invalid.stderr, 'runner exec: Missing missing.yml file\n');
+  });
+
+  it('refuses a SHA-256 repository in one line, naming it, where its object names failed as refs deep in the run', async () => {
+    const sha256 = mkdtempSync(path.join(tmpdir(), 'gantry-exec-sha256-'));
+    try {
+      const run = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: sha256 });
+      run('init', '-q', '-b', 'main', '--object-format=sha256');
+      writeFileSync(path.join(sha256, '.gitlab-ci.yml'), 'job:\n  script: echo hi\n');
+      run('add', '-A');
+      run('commit', '-qm', 'first');
+      const result = await exec(sha256, {});
+      assert.equal(result.code, 1, result.stderr);
+      assert.equal(result.stderr, `runner exec: ${sha256} uses SHA-256 object names (extensions.objectFormat): runner exec takes SHA-1 repositories only, GitLab's default\n`);
+      assert.ok(!existsSync(path.join(sha256, '.gantry')), 'nothing ran');
+    } finally {
+      rmSync(sha256, { recursive: true, force: true });
+    }
   });
 
   it('--preview --json prints the merged configuration as JSON', async () => {

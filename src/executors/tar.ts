@@ -352,6 +352,18 @@ export function singleFileTar(name: string, content: Buffer, mode = 0o755): Read
 }
 
 /** Re-exposes a tar stream with the first path component of every entry removed (docker's getArchive of a directory). */
+/**
+ * A header read from an archive under another name (and link name), to be packed again. A PAX
+ * record's `path` and `linkpath` (Docker's archives and tar-stream's own carry one for a name
+ * that is long or not ASCII) would give the entry its old name back when packed, after the
+ * new one: they go, and the name and link name carry them.
+ */
+export function renamedHeader(header: TarHeader, name: string, linkname = header.linkname ?? undefined): TarHeader {
+  const { pax, ...rest } = header as TarHeader & { pax?: Record<string, string> | null };
+  const kept = Object.entries(pax ?? {}).filter(([key]) => key !== 'path' && key !== 'linkpath');
+  return { ...rest, name, ...(linkname === undefined ? {} : { linkname }), ...(kept.length > 0 ? { pax: Object.fromEntries(kept) } : {}) };
+}
+
 export function stripFirstComponent(source: Readable): Readable {
   const extract = tar.extract();
   const pack = tar.pack();
@@ -362,8 +374,8 @@ export function stripFirstComponent(source: Readable): Readable {
         entry.resume();
         continue;
       }
-      const header: TarHeader = { ...entry.header, name };
-      if (header.type === 'link' && header.linkname) header.linkname = header.linkname.replace(/^\/?[^/]+\//, '');
+      const linkname = entry.header.type === 'link' && entry.header.linkname ? entry.header.linkname.replace(/^\/?[^/]+\//, '') : undefined;
+      const header = renamedHeader(entry.header, name, linkname);
       await pump(entry, pack.entry(header));
     }
     pack.finalize();

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { after, describe, it } from 'node:test';
 import tar from 'tar-stream';
-import { extractInto, packDirectory, SMALL_FILE } from '../../src/executors/tar.ts';
+import { extractInto, packDirectory, SMALL_FILE, stripFirstComponent } from '../../src/executors/tar.ts';
 import { LoopTurns } from '../../src/shared/loop-turns.ts';
 import { runUnprivileged } from '../helpers/unprivileged.ts';
 
@@ -231,5 +231,33 @@ describe('extractInto (unpacking a tar stream into a directory)', () => {
     } finally {
       rmSync(open, { recursive: true, force: true });
     }
+  });
+});
+
+describe('stripFirstComponent (a container\'s archive of a directory, as its contents)', () => {
+  const base = mkdtempSync(path.join(tmpdir(), 'gantry-strip-test-'));
+  after(() => rmSync(base, { recursive: true, force: true }));
+
+  it('strips the directory from names a PAX record carries (long, not ASCII) and from hard link targets, not from symlink targets', async () => {
+    const pack = tar.pack();
+    const long = `${'d'.repeat(120)}/file.txt`;
+    const entries: Array<[Parameters<tar.Pack['entry']>[0], string?]> = [
+      [{ name: 'out/', type: 'directory', mode: 0o755 }],
+      [{ name: 'out/plain.txt', mode: 0o644 }, 'plain'],
+      // As Docker's archive writes them: the whole path in a PAX record.
+      [{ name: 'out/café ☕.txt', mode: 0o644, pax: { path: 'out/café ☕.txt', mtime: '1700000000.5' } }, 'unicode'],
+      [{ name: `out/${long}`, mode: 0o644, pax: { path: `out/${long}` } }, 'long'],
+      [{ name: 'out/hard', type: 'link', linkname: 'out/plain.txt', pax: { path: 'out/hard', linkpath: 'out/plain.txt' } }],
+      [{ name: 'out/soft→', type: 'symlink', linkname: 'café ☕.txt', pax: { path: 'out/soft→', linkpath: 'café ☕.txt' } }],
+    ];
+    for (const [header, body] of entries) pack.entry(header, body ?? '');
+    pack.finalize();
+    const into = path.join(base, 'stripped-pax');
+    await extractInto(stripFirstComponent(pack as unknown as Readable), into);
+    assert.deepEqual(readdirSync(into).sort(), ['café ☕.txt', 'd'.repeat(120), 'hard', 'plain.txt', 'soft→'].sort());
+    assert.equal(readFileSync(path.join(into, 'café ☕.txt'), 'utf8'), 'unicode');
+    assert.equal(readFileSync(path.join(into, long), 'utf8'), 'long');
+    assert.equal(statSync(path.join(into, 'hard')).ino, statSync(path.join(into, 'plain.txt')).ino);
+    assert.equal(readlinkSync(path.join(into, 'soft→')), 'café ☕.txt');
   });
 });

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { PassThrough, Writable, type Duplex, type Readable } from 'node:stream';
 import tar from 'tar-stream';
 import { safeRelativeName, symlinkStaysInside } from '../../shared/safe-path.ts';
-import { pump, stripFirstComponent, UnsafeArchiveEntryError } from '../tar.ts';
+import { pump, renamedHeader, stripFirstComponent, UnsafeArchiveEntryError } from '../tar.ts';
 import { ExecutorError, type Environment, type EnvironmentInfo, type InteractiveShellRequest, type RunRequest, type RunResult, type ScriptShell } from '../types.ts';
 import { ignoreMissing, LABEL_JOB, LABEL_MANAGED, LABEL_OWNER, LABEL_RUNNER, ownerId, resourceLabels } from './labels.ts';
 import { execInteractive, shellEnvironment } from './shell.ts';
@@ -412,7 +412,7 @@ function prefixEntries(source: Readable, prefix: string, leading: boolean): Read
         // The destination itself: its mode, when the archive gives one.
         if (prefix && entry.header.type === 'directory') {
           makeLeading(entry.header.mode ?? 0o755);
-          pack.entry({ ...entry.header, name: `${prefix}/` });
+          pack.entry(renamedHeader(entry.header, `${prefix}/`));
         }
         entry.resume();
         continue;
@@ -422,9 +422,8 @@ function prefixEntries(source: Readable, prefix: string, leading: boolean): Read
         entry.resume();
         throw new UnsafeArchiveEntryError(entry.header.name, 'the hard link target leaves the destination');
       }
-      const header: Parameters<tar.Pack['entry']>[0] = { ...entry.header, name: prefix ? `${prefix}/${name}` : name };
-      if (header.type === 'link' && header.linkname) header.linkname = prefix ? `${prefix}/${header.linkname}` : header.linkname;
-      await pump(entry, pack.entry(header));
+      const linkname = entry.header.type === 'link' && entry.header.linkname && prefix ? `${prefix}/${entry.header.linkname}` : undefined;
+      await pump(entry, pack.entry(renamedHeader(entry.header, prefix ? `${prefix}/${name}` : name, linkname)));
     }
     makeLeading(0o755);
     pack.finalize();

@@ -4,11 +4,12 @@
  * is elsewhere, a container): the same entries, in the same order, with the same match report.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
 import { after, describe, it } from 'node:test';
 import { packDirectory } from '../../src/executors/tar.ts';
 import { collect } from '../../src/runner/job/archive/collect.ts';
@@ -92,5 +93,12 @@ describe('collecting in place', () => {
     const { entries, unarchivable } = await collect(context(true, odd), { paths: ['out/', '*.txt'] }, 'test');
     assert.deepEqual(entries.map(({ name }) => name), ['out', 'out/plain.txt']);
     assert.deepEqual(unarchivable.sort(), ['out/caf\\xe9.txt', 'out/dir-\\xff']);
+
+    // Copied out of an environment elsewhere (a container's tar keeps the bytes): the same entries, the names as the tar reader decodes them.
+    const elsewhere = context(false, odd);
+    (elsewhere.environment as { copyOut: (directory: string) => Promise<Readable> }).copyOut = async (directory) => spawn('tar', ['-cf', '-', '-C', directory, '.'], { stdio: ['ignore', 'pipe', 'inherit'] }).stdout;
+    const copied = await collect(elsewhere, { paths: ['out/', '*.txt'] }, 'test');
+    assert.deepEqual(copied.entries.map(({ name }) => name), ['out', 'out/plain.txt']);
+    assert.deepEqual(copied.unarchivable.sort(), ['out/caf\uFFFD.txt', 'out/dir-\uFFFD']);
   });
 });

@@ -31,15 +31,34 @@ export async function collect(context: JobContext, given: Selection, label: stri
   const here = context.environment.info.hostProjectDir;
   if (here !== null) return { ...(await entriesInPlace(here, copyRoots(selection), select)), select };
   const staging = await mkdtemp(path.join(context.workDir, `${label}-`));
+  const unarchivable = new Set<string>();
   for (const root of copyRoots(selection)) {
     const stream = await context.environment.copyOut(root ? path.posix.join(projectDir, root) : projectDir);
     if (!stream) continue;
     // The directory a pattern names is itself one of the matches.
     if (root) select(root, 'directory');
     // A link is archived as a link, whatever it points at, as gitlab-runner's archiver does.
-    await extractInto(stream, root ? path.join(staging, root) : staging, (name, type) => select(root ? `${root}/${name}` : name, type), { anySymlinkTarget: true });
+    await extractInto(stream, root ? path.join(staging, root) : staging, (name, type) => {
+      const named = root ? `${root}/${name}` : name;
+      const bad = notUtf8Prefix(named);
+      if (bad === null) return select(named, type);
+      // Left out and named once (what is below it with it), as the in-place listing does.
+      if (bad !== named || type === 'directory' || select(named, type)) unarchivable.add(bad);
+      return false;
+    }, { anySymlinkTarget: true });
   }
-  return { entries: await stagedEntries(staging), select, unarchivable: [] };
+  return { entries: await stagedEntries(staging), select, unarchivable: [...unarchivable] };
+}
+
+/**
+ * The path down to the first name the archive's reader could not decode as UTF-8 (it reads
+ * such bytes as U+FFFD, the bytes themselves gone), or null: a name that is not UTF-8, which
+ * the zip writer cannot take, as in-place.ts finds it on this machine.
+ */
+function notUtf8Prefix(name: string): string | null {
+  const parts = name.split('/');
+  const bad = parts.findIndex((part) => part.includes('\uFFFD'));
+  return bad === -1 ? null : parts.slice(0, bad + 1).join('/');
 }
 
 /**

@@ -5,6 +5,7 @@
  * before version 4, prefix-compressed from version 4), extensions, then the SHA-1 of all before.
  */
 import { createHash } from 'node:crypto';
+import { utf8Text } from '../../shared/utf8.ts';
 
 export interface IndexListing {
   /** Tracked paths, `/`-separated. */
@@ -24,8 +25,6 @@ const STAGE = 0x3000;
 const NAME_LENGTH = 0xfff;
 const SKIP_WORKTREE = 0x4000;
 const INTENT_TO_ADD = 0x2000;
-
-const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
  * The listing, or null for an index a checkout could not be trusted over: one it cannot read
@@ -74,12 +73,8 @@ export function readIndexListing(data: Buffer): IndexListing | null {
     }
     if ((flags & NAME_LENGTH) !== NAME_LENGTH && (flags & NAME_LENGTH) !== name.length) return null;
     previous = name;
-    let text: string;
-    try {
-      text = utf8.decode(name);
-    } catch {
-      return null;
-    }
+    const text = utf8Text(name);
+    if (text === null) return null;
     files.add(text);
     for (let slash = text.lastIndexOf('/'); slash > 0; slash = text.lastIndexOf('/', slash - 1)) {
       const directory = text.slice(0, slash);

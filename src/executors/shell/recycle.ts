@@ -9,6 +9,7 @@
 import { lstat, mkdir, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { removeTree } from '../../shared/remove-tree.ts';
+import { utf8Text } from '../../shared/utf8.ts';
 import { readIndexListing, type IndexListing } from './git-index.ts';
 
 /**
@@ -55,19 +56,13 @@ async function removeAllBut(directory: string, keep: readonly string[]): Promise
   await Promise.all(entries.filter((entry) => !kept.some((name) => name.equals(entry))).map((entry) => removeTree(Buffer.concat([parent, entry]))));
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
 /** Removes what under `relative` the index does not list; false when a name is not UTF-8 (the caller empties the directory). */
 async function removeUntracked(projectDir: string, relative: string, listing: IndexListing): Promise<boolean> {
   const entries = await readdir(path.join(projectDir, relative), { withFileTypes: true, encoding: 'buffer' });
   const outcomes = await Promise.all(
     entries.map(async (entry) => {
-      let name: string;
-      try {
-        name = utf8.decode(entry.name);
-      } catch {
-        return false;
-      }
+      const name = utf8Text(entry.name);
+      if (name === null) return false;
       if (relative === '' && name === '.git') return true;
       const tracked = relative === '' ? name : `${relative}/${name}`;
       if (entry.isDirectory() && listing.directories.has(tracked)) return removeUntracked(projectDir, tracked, listing);

@@ -12,6 +12,7 @@ import { lstatSync, statSync, type Stats } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { LoopTurns } from '../../../shared/loop-turns.ts';
+import { utf8Text } from '../../../shared/utf8.ts';
 import type { Selector } from './select.ts';
 import type { StagedEntry } from './write.ts';
 
@@ -35,19 +36,8 @@ export interface InPlaceEntries {
   unarchivable: string[];
 }
 
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
-
-/** The name as text, or null when its bytes are not UTF-8. */
-function utf8Name(bytes: Buffer): string | null {
-  try {
-    return strictUtf8.decode(bytes);
-  } catch {
-    return null;
-  }
-}
-
 /** A name that is not UTF-8 for a log line: printable ASCII as it is, every other byte as `\xNN`. */
-export function escapedName(bytes: Buffer): string {
+function escapedName(bytes: Buffer): string {
   let text = '';
   for (const byte of bytes) text += byte >= 0x20 && byte < 0x7f && byte !== 0x5c ? String.fromCharCode(byte) : `\\x${byte.toString(16).padStart(2, '0')}`;
   return text;
@@ -77,7 +67,7 @@ export async function entriesInPlace(projectDir: string, roots: readonly string[
   const turns = new LoopTurns();
   const walk = async (relative: string): Promise<void> => {
     const byteNames = await readdir(path.join(projectDir, relative), { encoding: 'buffer' }).catch(() => [] as Buffer[]);
-    const named = byteNames.map((bytes) => ({ bytes, name: utf8Name(bytes) }));
+    const named = byteNames.map((bytes) => ({ bytes, name: utf8Text(bytes) }));
     const names = named.flatMap(({ name }) => (name === null ? [] : [name])).sort();
     for (const { bytes, name } of named) {
       if (name !== null) continue;

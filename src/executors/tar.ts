@@ -351,7 +351,6 @@ export function singleFileTar(name: string, content: Buffer, mode = 0o755): Read
   return pack as unknown as Readable;
 }
 
-/** Re-exposes a tar stream with the first path component of every entry removed (docker's getArchive of a directory). */
 /**
  * A header read from an archive under another name (and link name), to be packed again. A PAX
  * record's `path` and `linkpath` (Docker's archives and tar-stream's own carry one for a name
@@ -364,6 +363,7 @@ export function renamedHeader(header: TarHeader, name: string, linkname = header
   return { ...rest, name, ...(linkname === undefined ? {} : { linkname }), ...(kept.length > 0 ? { pax: Object.fromEntries(kept) } : {}) };
 }
 
+/** Re-exposes a tar stream with the first path component of every entry removed (docker's getArchive of a directory). */
 export function stripFirstComponent(source: Readable): Readable {
   const extract = tar.extract();
   const pack = tar.pack();

@@ -64,7 +64,9 @@ describe('branches API', () => {
     assert.equal(created.status, 201);
     assert.equal(created.json.name, 'topic/new');
     assert.equal((created.json.commit as { id: string }).id, mainSha);
-    assert.equal(created.json.merged, true);
+    // At the default branch's own commit: not merged into it, as GitLab's (it is not behind it).
+    assert.equal(created.json.merged, false);
+    assert.equal((await fx.gantry.api('GET', url(`/${enc('topic/new')}`))).json.merged, false);
     assert.deepEqual(fx.pushEvents.at(-1), { project_id: project.id, ref: 'refs/heads/topic/new', before: ZERO, after: mainSha, user_id: fx.developer.id });
     const fromSha = await fx.gantry.api('POST', url(), { form: { branch: 'from-sha', ref: mainSha } });
     assert.equal(fromSha.status, 201);
@@ -128,13 +130,17 @@ describe('branches API', () => {
     assert.equal((await fx.gantry.api('PUT', url('/nope/protect'))).status, 404);
   });
 
-  it('deletes merged branches, keeping the default and protected ones', async () => {
+  it('deletes merged branches, keeping the default and protected ones and those at its commit', async () => {
     await fx.gantry.api('POST', url(), { body: { branch: 'merged-one', ref: 'main' } });
+    await fx.commit(project, { branch: 'main', commit_message: 'Ahead', actions: [{ action: 'create', file_path: 'ahead.txt', content: 'a' }] });
+    await fx.gantry.api('POST', url(), { body: { branch: 'at-head', ref: 'main' } });
+    const listed = new Map((await fx.gantry.api('GET', url())).list.map((branch) => [branch.name, branch.merged]));
+    assert.deepEqual([listed.get('merged-one'), listed.get('at-head'), listed.get('main')], [true, false, false]);
     const response = await fx.gantry.api('DELETE', `/projects/${project.id}/repository/merged_branches`, { token: fx.developer.token });
     assert.equal(response.status, 202);
     assert.deepEqual(response.json, { message: '202 Accepted' });
     const names = (await fx.gantry.api('GET', url())).list.map((branch) => branch.name);
-    assert.deepEqual(names, ['feature/x-1', 'from-sha', 'main']);
+    assert.deepEqual(names, ['at-head', 'feature/x-1', 'from-sha', 'main']);
     assert.equal((await fx.gantry.api('DELETE', `/projects/${project.id}/repository/merged_branches`, { token: fx.reporter.token })).status, 403);
   });
 

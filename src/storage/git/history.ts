@@ -178,8 +178,12 @@ export class History {
   async mergedBranches(target: string): Promise<string[]> {
     const id = await this.reader.resolveCommit(target);
     if (!id) return [];
-    const output = await gitText(this.access.gitDir, ['for-each-ref', `--merged=${id}`, '--format=%(refname:strip=2)', 'refs/heads/']);
-    return output.split('\n').filter(Boolean);
+    const output = await gitText(this.access.gitDir, ['for-each-ref', `--merged=${id}`, '--format=%(objectname) %(refname:strip=2)', 'refs/heads/']);
+    // A branch at `target`'s own commit is not merged into it (GitLab's merged branch names).
+    return output
+      .split('\n')
+      .filter((line) => line !== '' && !line.startsWith(`${id} `))
+      .map((line) => line.slice(line.indexOf(' ') + 1));
   }
 
   /** Branches and tags whose history contains the commit `id`, by kind then name. */

@@ -249,7 +249,7 @@ export interface GitRepository {
   commitFileChanges(commits: ReadonlyArray<{ id: string; parent_ids: readonly string[] }>, capPerCommit: number): Promise<Map<string, GitCommitFileChanges>>;
   /** Files that differ between two commit ids, counted no further than `cap + 1`. */
   countChangedFiles(from: string, to: string, cap: number): Promise<number>;
-  /** Branch names whose tip is reachable from `target` (merged into it). */
+  /** Branch names whose tip is reachable from `target` (merged into it), but not those at `target`'s own commit, as GitLab's. */
   mergedBranches(target: string): Promise<string[]>;
   /** Branches and tags whose history contains the commit `id` (a full object id). */
   refsContaining(id: string): Promise<Array<{ type: 'branch' | 'tag'; name: string }>>;

@@ -114,8 +114,13 @@ describe('git storage reads', () => {
     assert.equal(await repository.countCommits({ ref: 'side' }), 6);
     const all = await repository.log({ all: true, offset: 0, limit: 50 });
     assert.ok(all.some((commit) => commit.id === side.id));
-    assert.deepEqual(await repository.mergedBranches('main'), ['main']);
-    assert.deepEqual((await repository.mergedBranches('side')).sort(), ['side']);
+    // Merged: reachable from the target, but not at its own commit (the target's own branch included).
+    assert.equal(await repository.createBranch('behind', 'main~2'), true);
+    assert.equal(await repository.createBranch('level', 'main'), true);
+    assert.deepEqual(await repository.mergedBranches('main'), ['behind']);
+    assert.deepEqual(await repository.mergedBranches('side'), []);
+    assert.equal(await repository.deleteBranch('behind'), true);
+    assert.equal(await repository.deleteBranch('level'), true);
     assert.equal(await repository.isAncestor('main~6', 'side'), true);
     assert.equal(await repository.isAncestor('main', 'side'), false);
     const compared = await repository.compare('main', 'side', false);

@@ -172,6 +172,7 @@ export const ERROR_CATALOGUE = {
   GANTRY_E_SECRET_UNREADABLE: 'A stored secret does not open with any key of the coordinator (sealed with another key, or altered).',
 
   GANTRY_E_USER_STATE_REFUSED: "The user's state does not allow this change (banning a blocked user, unbanning an active one).",
+  GANTRY_E_USER_SOLE_OWNER: 'The user is the only owner of a group, so is deleted only with hard_delete (which deletes the group too).',
 
   GANTRY_E_INTERNAL: 'An unexpected failure (a bug); the log has the stack.',
 } as const satisfies Record<`GANTRY_E_${string}`, string>;

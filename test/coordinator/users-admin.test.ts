@@ -93,6 +93,14 @@ describe('users administration', () => {
       assert.equal((await gantry.api('POST', `/users/${alice.id}/block`, { token: alice.token })).status, 403);
       assert.equal((await gantry.api('POST', `/users/${alice.id}/block`, { token: null })).status, 401);
     });
+
+    it('refuses an administrator blocking themselves, who could not be unblocked', async () => {
+      const self = (await gantry.api('GET', '/user')).json;
+      const refused = await gantry.api('POST', `/users/${String(self.id)}/block`);
+      assert.equal(refused.status, 403);
+      assert.deepEqual(refused.json, { message: '403 Forbidden - The API initiating user cannot be blocked by the API' });
+      assert.equal((await gantry.api('GET', '/user')).json.state, 'active');
+    });
   });
 
   describe('DELETE /users/:id', () => {
@@ -125,6 +133,11 @@ describe('users administration', () => {
       const group = await makeGroup(gantry, 'heidi-group', { token: user.token });
       const shared = await makeGroup(gantry, 'heidi-shared', { token: user.token });
       await gantry.api('POST', `/groups/${shared.id}/members`, { body: { user_id: alice.id, access_level: 50 } });
+      const refused = await gantry.api('DELETE', `/users/${user.id}`);
+      assert.equal(refused.status, 409, 'the one owner of heidi-group goes only with hard_delete');
+      assert.deepEqual(refused.json, { message: 'User cannot be removed while is the sole-owner of a group' });
+      assert.equal((await gantry.api('GET', `/users/${user.id}`)).status, 200);
+      assert.equal((await gantry.api('GET', `/groups/${group.id}`)).status, 200);
       assert.equal((await gantry.api('DELETE', `/users/${user.id}?hard_delete=true`)).status, 204);
       assert.equal((await gantry.api('GET', `/groups/${group.id}`)).status, 404);
       assert.equal((await gantry.api('GET', `/groups/${shared.id}`)).status, 200);

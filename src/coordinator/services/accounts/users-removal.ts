@@ -53,8 +53,11 @@ export class UserRemoval {
     const stores = this.deps;
     const projectIds = await stores.userLifecycle.personalProjectIds(user.id);
     const groupIds: number[] = [];
+    const solelyOwned = await stores.userLifecycle.solelyOwnedGroupIds(user.id);
+    // GitLab's rule: a group's one owner goes only with hard_delete, which removes the group too.
+    if (!hardDelete && solelyOwned.length > 0) throw new GantryError('GANTRY_E_USER_SOLE_OWNER', 'User cannot be removed while is the sole-owner of a group');
     if (hardDelete) {
-      for (const groupId of await stores.userLifecycle.solelyOwnedGroupIds(user.id)) {
+      for (const groupId of solelyOwned) {
         const removed = await this.groupContents(groupId);
         projectIds.push(...removed.projectIds);
         groupIds.push(...removed.groupIds);

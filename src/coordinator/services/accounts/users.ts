@@ -207,9 +207,10 @@ export class UsersService {
     await this.deps.removal.remove(await this.administered(actor, ref), hardDelete);
   }
 
-  /** Blocks the user; null (GitLab 13's answer) when already blocked. */
+  /** Blocks the user; null (GitLab 13's answer) when already blocked. An administrator cannot block themselves (nobody could unblock them). */
   async block(actor: UserRecord, ref: string): Promise<true | null> {
     const user = await this.administered(actor, ref);
+    if (user.id === actor.id) throw accessDenied('The API initiating user cannot be blocked by the API');
     if (user.state === 'blocked') return null;
     await this.deps.users.update(user.id, { state: 'blocked' });
     return true;

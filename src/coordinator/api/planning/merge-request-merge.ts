@@ -48,9 +48,9 @@ export function mergeRequestMergeRoutes(services: CoordinatorServices, edge: Edg
       '/projects/:id/merge_requests/:merge_request_iid/cancel_merge_when_pipeline_succeeds',
       { schema: { summary: 'Cancel merge when pipeline succeeds', tags: ['merge_requests'], params: MergeRequestPath } },
       async (request, reply) => {
-        await autoMerge.cancel(request.params.id, requireActor(request), request.params.merge_request_iid);
-        // GitLab answers its auto-merge service's result, not the request.
-        return reply.code(201).send({ status: 'success' });
+        const canceled = await autoMerge.cancel(request.params.id, requireActor(request), request.params.merge_request_iid);
+        // GitLab answers its auto-merge service's result, not the request: a refusal too, with 201.
+        return reply.code(201).send(canceled ? { status: 'success' } : { status: 'error', message: "Can't cancel the automatic merge", http_status: 406 });
       },
     );
 

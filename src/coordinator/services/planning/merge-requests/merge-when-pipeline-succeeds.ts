@@ -65,13 +65,17 @@ export class AutoMerge {
     return waiting;
   }
 
-  /** `POST .../cancel_merge_when_pipeline_succeeds`: 405 unless a merge is waiting; the merger or whoever may merge may cancel. */
-  async cancel(projectRef: string, actor: UserRecord, iid: number): Promise<MergeRequestRecord> {
+  /**
+   * `POST .../cancel_merge_when_pipeline_succeeds`: the merger or whoever may merge may cancel;
+   * null when no merge is waiting (an open request not set, a merged or closed one), which
+   * GitLab answers as its auto-merge service's error, not as a failed request.
+   */
+  async cancel(projectRef: string, actor: UserRecord, iid: number): Promise<MergeRequestRecord | null> {
     const { project, mergeRequest } = await this.deps.visible.find(projectRef, actor, iid);
     if (mergeRequest.merge_user_id !== actor.id && !(await this.deps.merges.canMerge(project, actor, mergeRequest))) throw new GantryError('GANTRY_E_MERGE_NOT_PERMITTED');
-    if (!mergeRequest.merge_when_pipeline_succeeds || mergeRequest.state !== 'opened') throw notMergeable();
+    if (!mergeRequest.merge_when_pipeline_succeeds || mergeRequest.state !== 'opened') return null;
     const canceled = await this.drop(mergeRequest);
-    if (!canceled) throw notMergeable();
+    if (!canceled) return null;
     await this.note(canceled, actor.id, 'canceled the automatic merge');
     return canceled;
   }

@@ -77,6 +77,7 @@ describe('branches API', () => {
       [{ branch: 'bad..name', ref: 'main' }, 'Branch name is invalid'],
       [{ branch: 'has space', ref: 'main' }, 'Branch name is invalid'],
       [{ branch: 'main', ref: 'main' }, 'Branch already exists'],
+      [{ branch: 'main', ref: 'no-such-ref' }, 'Branch already exists'],
       [{ branch: 'fresh', ref: 'no-such-ref' }, 'Invalid reference name'],
     ];
     for (const [body, message] of cases) {

@@ -82,9 +82,10 @@ export class BranchesService {
     const target = await this.deps.access.forWrite(projectRef, actor);
     checkNewBranchName(name);
     const repository = await this.withFirstCommit(target);
+    // GitLab's order: the name, then a branch already there, then the ref.
+    if (repository && (await repository.branch(name))) throw new GantryError('GANTRY_E_BRANCH_EXISTS', 'Branch already exists');
     const sha = repository ? await repository.resolveCommit(ref) : null;
     if (!repository || !sha) throw new GantryError('GANTRY_E_REF_NOT_FOUND', 'Invalid reference name');
-    if (await repository.branch(name)) throw new GantryError('GANTRY_E_BRANCH_EXISTS', 'Branch already exists');
     if (!(await this.deps.branchRules.canPush(target.project, actor, name))) throw new GantryError('GANTRY_E_BRANCH_PROTECTED');
     if (!(await repository.createBranch(name, sha))) throw new GantryError('GANTRY_E_BRANCH_EXISTS', 'Branch already exists');
     await this.deps.events.publishPush({ project_id: target.project.id, ref: `refs/heads/${name}`, before: ZERO_SHA, after: sha, user_id: actor.id });

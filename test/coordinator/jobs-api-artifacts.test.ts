@@ -77,7 +77,8 @@ describe('jobs API: traces, artifacts, erase and keep', () => {
     const byRef = await fixture.raw(`/projects/${project.id}/jobs/artifacts/main/download?job=package`);
     assert.equal(byRef.statusCode, 200);
     assert.deepEqual(byRef.bytes, archive.bytes);
-    assert.equal((await fixture.raw(`/projects/${project.id}/jobs/artifacts/main/download?job=nothing`)).statusCode, 404);
+    const noSuchJob = await api('GET', `/projects/${project.id}/jobs/artifacts/main/download?job=nothing`);
+    assert.deepEqual([noSuchJob.status, noSuchJob.json], [404, { message: '404 Not found' }], 'GitLab raises RecordNotFound there');
     assert.equal((await fixture.raw(`/projects/${project.id}/jobs/artifacts/other-branch/download?job=package`)).statusCode, 404);
     const missingJob = await api('GET', `/projects/${project.id}/jobs/artifacts/main/download`);
     assert.equal(missingJob.status, 400);

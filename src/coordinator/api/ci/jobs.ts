@@ -3,6 +3,7 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { Type } from '#deps/typebox';
 import type { JobStatus } from '../../../pipeline/index.ts';
 import { contentDisposition } from '../../http/blob-response.ts';
+import type { ErrorAnswerOverrides } from '../../http/error-responses.ts';
 import { Param } from '../../http/gitlab-params.ts';
 import { PAGINATION, pageOf, setPaginationHeaders } from '../../http/pagination.ts';
 import { requestSignal } from '../../http/request-lifetimes.ts';
@@ -101,16 +102,20 @@ export function jobsRoutes({ jobs, jobArtifacts }: CoordinatorServices, edge: Ed
       return sendDownload(reply, await jobArtifacts.archiveFile(id, request.actor, jobId, path, requestSignal(reply)));
     });
 
-    api.get(`${base}/artifacts/:ref_name/raw/*`, { schema: { summary: "One file of the artifacts of the latest successful job of a ref", tags, params: RefArtifactPath, querystring: RefDownloadQuery } }, async (request, reply) => {
+    api.get(`${base}/artifacts/:ref_name/raw/*`, { schema: { summary: "One file of the artifacts of the latest successful job of a ref", tags, params: RefArtifactPath, querystring: RefDownloadQuery }, config: { errorAnswers: NO_JOB_OF_REF } }, async (request, reply) => {
       const { id, ref_name: ref, '*': path } = request.params;
       return sendDownload(reply, await jobArtifacts.archiveFileOfRef(id, request.actor, ref, request.query.job, path, requestSignal(reply)));
     });
 
-    api.get(`${base}/artifacts/:ref_name/download`, { schema: { summary: 'Download the artifacts of the latest successful job of a ref', tags, params: RefPath, querystring: RefDownloadQuery } }, async (request, reply) => {
+    api.get(`${base}/artifacts/:ref_name/download`, { schema: { summary: 'Download the artifacts of the latest successful job of a ref', tags, params: RefPath, querystring: RefDownloadQuery }, config: { errorAnswers: NO_JOB_OF_REF } }, async (request, reply) => {
       return sendDownload(reply, await jobArtifacts.archiveOfRef(request.params.id, request.actor, request.params.ref_name, request.query.job));
     });
   };
 }
+
+
+/** No successful job of that name on the ref: GitLab's `latest_successful_build_for_ref!` raises, answered as `404 Not found`. */
+const NO_JOB_OF_REF: ErrorAnswerOverrides = { GANTRY_E_JOB_NOT_FOUND: { status: 404, body: () => ({ message: '404 Not found' }) } };
 
 /** Streams a file as an attachment; its bytes are never held whole. */
 export function sendDownload(reply: FastifyReply, download: JobDownload): FastifyReply {

@@ -10,14 +10,22 @@ export interface CiVariableRecord {
   masked: boolean;
   /** Project variables: `*` or an environment name or pattern; group and instance variables: always `*`. */
   environment_scope: string;
-  /** Instance variables only: the runner does not expand `$` references in the value. */
-  raw?: boolean;
+  /** The runner does not expand `$` references in the value. */
+  raw: boolean;
+  /** GitLab's description: null or at most 255 characters. */
+  description: string | null;
+  /**
+   * Project and group variables created masked and hidden: the API never shows the value
+   * again (jobs still get it) and it stays hidden. Instance variables are never hidden.
+   */
+  hidden: boolean;
 }
 
 /** The owner id the instance's variables go by in a CiVariablesStore (which does not read it: the instance is their one owner). */
 export const INSTANCE_VARIABLES_OWNER = 0;
 
-export type CiVariableChanges = Partial<Omit<CiVariableRecord, 'key' | 'environment_scope'>>;
+/** What an update may change: a variable's key, scope and hiddenness are fixed once created. */
+export type CiVariableChanges = Partial<Omit<CiVariableRecord, 'key' | 'environment_scope' | 'hidden'>>;
 
 /**
  * Variables of one owner (a project, or a group): unique by key and environment scope.

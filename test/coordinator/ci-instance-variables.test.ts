@@ -18,7 +18,7 @@ describe('instance CI variables API', () => {
   after(() => gantry.close());
 
   it('creates a variable with every field and reads it back by key and in the list', async () => {
-    const body = { key: 'DEPLOY_TOKEN', value: 'abc:def@ghi.jk~l', variable_type: 'file', protected: true, masked: true, raw: true };
+    const body = { key: 'DEPLOY_TOKEN', value: 'abc:def@ghi.jk~l', variable_type: 'file', protected: true, masked: true, raw: true, description: 'Deploys' };
     const created = await gantry.api('POST', url(), { body });
     assert.equal(created.status, 201, created.text);
     assert.deepEqual(created.json, body);
@@ -31,7 +31,7 @@ describe('instance CI variables API', () => {
   it('defaults to an unprotected, unmasked, expanded env_var, without an environment scope (form parameters too)', async () => {
     const created = await gantry.api('POST', url(), { form: { key: 'PLAIN', value: '' } });
     assert.equal(created.status, 201, created.text);
-    assert.deepEqual(created.json, { key: 'PLAIN', value: '', variable_type: 'env_var', protected: false, masked: false, raw: false });
+    assert.deepEqual(created.json, { key: 'PLAIN', value: '', variable_type: 'env_var', protected: false, masked: false, raw: false, description: null });
   });
 
   it('refuses missing parameters, bad keys, bad types, unmaskable values and duplicate keys as GitLab does', async () => {
@@ -59,11 +59,24 @@ describe('instance CI variables API', () => {
     assert.deepEqual(keys, ['DEPLOY_TOKEN', 'PLAIN'], 'nothing refused was saved');
   });
 
+  it('takes a description of at most 255 characters; is never hidden (GitLab has no masked_and_hidden here)', async () => {
+    const long = await gantry.api('POST', url(), { body: { key: 'DESCRIBED', value: 'v', description: 'd'.repeat(256) } });
+    assert.deepEqual([long.status, long.json], [400, { message: { description: ['is too long (maximum is 255 characters)'] } }]);
+    const body = { key: 'DESCRIBED', value: 'Zm9vYmFyYmF6', masked_and_hidden: true, description: 'd'.repeat(255) };
+    const created = await gantry.api('POST', url(), { body });
+    assert.deepEqual([created.status, created.json], [201, { key: 'DESCRIBED', value: 'Zm9vYmFyYmF6', variable_type: 'env_var', protected: false, masked: false, raw: false, description: 'd'.repeat(255) }]);
+    const cleared = await gantry.api('PUT', url('/DESCRIBED'), { body: { description: null } });
+    assert.deepEqual([cleared.status, cleared.json.description], [200, null]);
+    const longUpdate = await gantry.api('PUT', url('/DESCRIBED'), { body: { description: 'd'.repeat(256) } });
+    assert.deepEqual([longUpdate.status, longUpdate.json], [400, { message: { description: ['is too long (maximum is 255 characters)'] } }]);
+    assert.equal((await gantry.api('DELETE', url('/DESCRIBED'))).status, 204);
+  });
+
   it('updates any field alone, keeps the masking rule on update, deletes with 204; unknown keys are 404', async () => {
     const value = await gantry.api('PUT', url('/PLAIN'), { body: { value: 'Zm9vYmFyYmF6' } });
-    assert.deepEqual([value.status, value.json], [200, { key: 'PLAIN', value: 'Zm9vYmFyYmF6', variable_type: 'env_var', protected: false, masked: false, raw: false }]);
-    const flags = await gantry.api('PUT', url('/PLAIN'), { form: { masked: 'true', protected: 'true', raw: 'true', variable_type: 'file' } });
-    assert.deepEqual(flags.json, { key: 'PLAIN', value: 'Zm9vYmFyYmF6', variable_type: 'file', protected: true, masked: true, raw: true });
+    assert.deepEqual([value.status, value.json], [200, { key: 'PLAIN', value: 'Zm9vYmFyYmF6', variable_type: 'env_var', protected: false, masked: false, raw: false, description: null }]);
+    const flags = await gantry.api('PUT', url('/PLAIN'), { form: { masked: 'true', protected: 'true', raw: 'true', variable_type: 'file', description: 'Plain' } });
+    assert.deepEqual(flags.json, { key: 'PLAIN', value: 'Zm9vYmFyYmF6', variable_type: 'file', protected: true, masked: true, raw: true, description: 'Plain' });
     assert.deepEqual((await gantry.api('GET', url('/PLAIN'))).json, flags.json);
     const unmaskable = await gantry.api('PUT', url('/PLAIN'), { body: { value: 'not maskable' } });
     assert.deepEqual([unmaskable.status, unmaskable.json], [400, { message: { value: ['is invalid'] } }]);

@@ -13,9 +13,10 @@ describe('project CI variables API', () => {
   after(() => fx.close());
 
   it('creates a variable with every field and reads it back by key, in the list and by full path', async () => {
-    const body = { key: 'DEPLOY_TOKEN', value: 'abc:def@ghi.jk~l', variable_type: 'file', protected: true, masked: true, environment_scope: 'production' };
-    const created = await fx.gantry.api('POST', url(), { body, token: fx.maintainer.token });
+    const fields = { key: 'DEPLOY_TOKEN', value: 'abc:def@ghi.jk~l', variable_type: 'file', protected: true, masked: true, raw: true, environment_scope: 'production', description: 'Deploys' };
+    const created = await fx.gantry.api('POST', url(), { body: fields, token: fx.maintainer.token });
     assert.equal(created.status, 201, created.text);
+    const body = { ...fields, hidden: false };
     assert.deepEqual(created.json, body);
     const one = await fx.gantry.api('GET', url('/DEPLOY_TOKEN'), { token: fx.maintainer.token });
     assert.deepEqual([one.status, one.json], [200, body]);
@@ -28,7 +29,7 @@ describe('project CI variables API', () => {
   it('defaults to an unprotected, unmasked env_var for every environment (form parameters too)', async () => {
     const created = await fx.gantry.api('POST', url(), { form: { key: 'PLAIN', value: '' } });
     assert.equal(created.status, 201, created.text);
-    assert.deepEqual(created.json, { key: 'PLAIN', value: '', variable_type: 'env_var', protected: false, masked: false, environment_scope: '*' });
+    assert.deepEqual(created.json, { key: 'PLAIN', value: '', variable_type: 'env_var', hidden: false, protected: false, masked: false, raw: false, environment_scope: '*', description: null });
   });
 
   it('refuses bad keys, missing parameters and bad variable types', async () => {
@@ -88,8 +89,8 @@ describe('project CI variables API', () => {
   });
 
   it('updates flags (protected and masked round-trip) and deletes; unknown keys are 404', async () => {
-    const updated = await fx.gantry.api('PUT', url('/DEPLOY_TOKEN'), { body: { protected: false, masked: false, variable_type: 'env_var', value: 'new value' } });
-    assert.deepEqual(updated.json, { key: 'DEPLOY_TOKEN', value: 'new value', variable_type: 'env_var', protected: false, masked: false, environment_scope: 'production' });
+    const updated = await fx.gantry.api('PUT', url('/DEPLOY_TOKEN'), { body: { protected: false, masked: false, raw: false, variable_type: 'env_var', value: 'new value', description: null } });
+    assert.deepEqual(updated.json, { key: 'DEPLOY_TOKEN', value: 'new value', variable_type: 'env_var', hidden: false, protected: false, masked: false, raw: false, environment_scope: 'production', description: null });
     assert.deepEqual((await fx.gantry.api('GET', url('/DEPLOY_TOKEN'))).json, updated.json);
     const reprotected = await fx.gantry.api('PUT', url('/DEPLOY_TOKEN'), { form: { protected: 'true' } });
     assert.deepEqual([reprotected.json.protected, reprotected.json.value], [true, 'new value']);
@@ -140,13 +141,14 @@ describe('group CI variables API', () => {
   it('creates, reads, lists, updates and deletes a variable (protected and masked round-trip)', async () => {
     const created = await fx.gantry.api('POST', url(), { body: { key: 'GROUP_KEY', value: 'group-secret-1', protected: true, masked: true }, token: groupMaintainer.token });
     assert.equal(created.status, 201, created.text);
-    assert.deepEqual(created.json, { key: 'GROUP_KEY', value: 'group-secret-1', variable_type: 'env_var', protected: true, masked: true });
+    const defaults = { hidden: false, raw: false, environment_scope: '*', description: null };
+    assert.deepEqual(created.json, { key: 'GROUP_KEY', value: 'group-secret-1', variable_type: 'env_var', protected: true, masked: true, ...defaults });
     const byPath = await fx.gantry.api('GET', `/groups/ci/variables/GROUP_KEY`, { token: groupMaintainer.token });
     assert.deepEqual([byPath.status, byPath.json], [200, created.json]);
     const list = await fx.gantry.api('GET', url());
     assert.deepEqual([list.headers['x-total'], list.list], ['1', [created.json]]);
     const updated = await fx.gantry.api('PUT', url('/GROUP_KEY'), { body: { value: 'plain', protected: false, masked: false, variable_type: 'file' } });
-    assert.deepEqual(updated.json, { key: 'GROUP_KEY', value: 'plain', variable_type: 'file', protected: false, masked: false });
+    assert.deepEqual(updated.json, { key: 'GROUP_KEY', value: 'plain', variable_type: 'file', protected: false, masked: false, ...defaults });
     assert.equal((await fx.gantry.api('DELETE', url('/GROUP_KEY'))).status, 204);
     assert.deepEqual((await fx.gantry.api('GET', url('/GROUP_KEY'))).json, { message: '404 Variable Not Found' });
   });

@@ -207,7 +207,7 @@ describe('pipeline creation: POST /projects/:id/pipeline and trigger tokens', ()
     assert.equal(allowed.status, 201, allowed.text);
 
     const now = new Date().toISOString();
-    await gantry.coordinator.context.stores.projectVariables.create(projectId, { key: 'SECRET', value: 's3cret', variable_type: 'env_var', protected: true, masked: false, environment_scope: '*' }, now);
+    await gantry.coordinator.context.stores.projectVariables.create(projectId, { key: 'SECRET', value: 's3cret', variable_type: 'env_var', protected: true, masked: false, environment_scope: '*', raw: false, description: null, hidden: false }, now);
     const onProtected = await gantry.api('POST', `/projects/${projectId}/pipeline`, { body: { ref: 'release' } });
     assert.equal((await jobsOf(onProtected.json.id as number)).secret?.status, 'created', 'the protected variable reached the rules');
     const feature = await commit('feature', { 'f.txt': 'f\n' }, 'main');

@@ -57,6 +57,7 @@ import { environmentMergeRequest } from './migrations/056-environment-merge-requ
 import { resourceGroups } from './migrations/057-resource-groups.ts';
 import { jobEnvironmentVariables } from './migrations/058-job-environment-variables.ts';
 import { jobEnvironmentVariablesIndex } from './migrations/059-job-environment-variables-index.ts';
+import { ciVariableDescriptionRawHidden } from './migrations/060-ci-variable-description-raw-hidden.ts';
 
 /** Ordered migrations; names never change once released. */
 const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
@@ -116,6 +117,7 @@ const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
   ['057-resource-groups', resourceGroups],
   ['058-job-environment-variables', jobEnvironmentVariables],
   ['059-job-environment-variables-index', jobEnvironmentVariablesIndex],
+  ['060-ci-variable-description-raw-hidden', ciVariableDescriptionRawHidden],
 ];
 
 /** The names of every migration, in order: a schema's identity (the tests' PostgreSQL template is keyed on it). */

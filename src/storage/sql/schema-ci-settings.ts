@@ -74,16 +74,24 @@ interface VariableColumns {
   variable_type: string;
   protected: number;
   masked: number;
+  /** Migration 060. */
+  description: string | null;
   created_at: string;
   updated_at: string;
 }
 
-export interface CiVariablesTable extends VariableColumns {
+/** Migration 060: project and group variables may be raw, and created hidden. */
+interface HidableVariableColumns extends VariableColumns {
+  raw: Generated<number>;
+  hidden: Generated<number>;
+}
+
+export interface CiVariablesTable extends HidableVariableColumns {
   project_id: number;
   environment_scope: string;
 }
 
-export interface CiGroupVariablesTable extends VariableColumns {
+export interface CiGroupVariablesTable extends HidableVariableColumns {
   group_id: number;
 }
 

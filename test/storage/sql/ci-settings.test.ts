@@ -8,7 +8,7 @@ import { buildJob, createGroup, createPipeline, createProject, NOW, openCiTestDa
 const LATER = '2026-11-23T00:00:00.000Z';
 
 function variable(key: string, overrides: Partial<CiVariableRecord> = {}): CiVariableRecord {
-  return { key, value: `${key} value`, variable_type: 'env_var', protected: false, masked: false, environment_scope: '*', ...overrides };
+  return { key, value: `${key} value`, variable_type: 'env_var', protected: false, masked: false, environment_scope: '*', raw: false, description: null, hidden: false, ...overrides };
 }
 
 describe('CI settings storage: variables, triggers, schedules, environments, deployments, artifacts', () => {

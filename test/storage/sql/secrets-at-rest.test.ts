@@ -60,7 +60,7 @@ describe('secrets at rest', () => {
   it('seals every secret column on write and opens it on read', async () => {
     const group = await createGroup(stores, `sealed-${randomBytes(3).toString('hex')}`);
     const project = await createProject(stores, group, 'sealed');
-    const variable = { key: 'TOKEN', value: SECRET, variable_type: 'env_var' as const, protected: false, masked: true, environment_scope: '*' };
+    const variable = { key: 'TOKEN', value: SECRET, variable_type: 'env_var' as const, protected: false, masked: true, environment_scope: '*', raw: false, description: null, hidden: false };
     await stores.projectVariables.create(project.id, variable, NOW);
     await stores.groupVariables.create(group.id, variable, NOW);
     assert.equal((await stores.projectVariables.find(project.id, 'TOKEN'))?.value, SECRET);
@@ -163,7 +163,7 @@ describe('secrets at rest', () => {
     assert.doesNotMatch(refused.message, /\n/);
 
     const group = await createGroup(stores, `rotate-${randomBytes(3).toString('hex')}`);
-    await stores.groupVariables.create(group.id, { key: 'R', value: SECRET, variable_type: 'file', protected: true, masked: false, environment_scope: '*' }, NOW);
+    await stores.groupVariables.create(group.id, { key: 'R', value: SECRET, variable_type: 'file', protected: true, masked: false, environment_scope: '*', raw: false, description: null, hidden: false }, NOW);
     const ring = new SecretBox([randomBytes(32), oldKey]);
     await checkSecretKey(db, ring, NOW);
     const oldAlone = await checkSecretKey(db, box, NOW).then(() => assert.fail('the old key alone is still accepted'), (error: unknown) => error);

@@ -5,7 +5,7 @@ import { requireActor } from '../../http/auth.ts';
 import { Param } from '../../http/gitlab-params.ts';
 import { PAGINATION, pageOf, setPaginationHeaders } from '../../http/pagination.ts';
 import { serializeGroupVariable, serializeInstanceVariable, serializeProjectVariable } from '../../http/serializers/ci/settings.ts';
-import type { VariableFilter } from '../../services/ci/variables.ts';
+import type { VariableChanges, VariableFilter } from '../../services/ci/variables.ts';
 import type { CoordinatorServices, EdgeConfig } from '../../wiring.ts';
 
 const VARIABLE_TYPES = ['env_var', 'file'] as const;
@@ -26,12 +26,18 @@ const COMMON_FLAGS = {
   variable_type: Type.Optional(Param.oneOf(VARIABLE_TYPES, { description: 'env_var (default) or file' })),
   protected: Type.Optional(Param.boolean({ description: 'Only given to pipelines on protected refs (default false)' })),
   masked: Type.Optional(Param.boolean({ description: 'Hidden in job logs; the value must be maskable (default false)' })),
+  raw: Type.Optional(Param.boolean({ description: 'The runner leaves `$` references in the value unexpanded (default false)' })),
+  description: Type.Optional(Param.nullable(Param.string({ description: 'What the variable is for: at most 255 characters (default null)' }))),
+};
+const MASKED_AND_HIDDEN = {
+  masked_and_hidden: Type.Optional(Param.boolean({ description: 'Masked, and its value never shown by the API again (default false); only on create' })),
 };
 
 const ProjectCreateBody = Type.Object({
   key: Param.string({ minLength: 1, description: 'The key: at most 255 characters, only A-Z, a-z, 0-9 and _' }),
   value: Param.string({ description: 'The value' }),
   ...COMMON_FLAGS,
+  ...MASKED_AND_HIDDEN,
   environment_scope: Type.Optional(Param.string({ description: 'The environments the variable is for (default *)' })),
 });
 const ProjectUpdateBody = Type.Object({ value: Type.Optional(Param.string({ description: 'The value' })), ...COMMON_FLAGS, ...FILTER });
@@ -40,24 +46,32 @@ const GroupCreateBody = Type.Object({
   key: Param.string({ minLength: 1, description: 'The key: at most 255 characters, only A-Z, a-z, 0-9 and _' }),
   value: Param.string({ description: 'The value' }),
   ...COMMON_FLAGS,
+  ...MASKED_AND_HIDDEN,
 });
 const GroupUpdateBody = Type.Object({ value: Param.string({ description: 'The value' }), ...COMMON_FLAGS });
 
-const RAW = { raw: Type.Optional(Param.boolean({ description: 'The runner leaves `$` references in the value unexpanded (default false)' })) };
 const InstanceCreateBody = Type.Object({
   key: Param.string({ minLength: 1, description: 'The key: at most 255 characters, only A-Z, a-z, 0-9 and _' }),
   value: Param.string({ description: 'The value' }),
   ...COMMON_FLAGS,
-  ...RAW,
 });
-const InstanceUpdateBody = Type.Object({ value: Type.Optional(Param.string({ description: 'The value' })), ...COMMON_FLAGS, ...RAW });
+const InstanceUpdateBody = Type.Object({ value: Type.Optional(Param.string({ description: 'The value' })), ...COMMON_FLAGS });
 
 function filterOf(source: { filter?: Record<string, string> }): VariableFilter {
   return { environmentScope: source.filter?.environment_scope };
 }
 
-function changesOf(body: { value?: string; variable_type?: (typeof VARIABLE_TYPES)[number]; protected?: boolean; masked?: boolean; raw?: boolean }) {
-  return { value: body.value, variableType: body.variable_type, protected: body.protected, masked: body.masked, raw: body.raw };
+interface ChangesBody {
+  value?: string;
+  variable_type?: (typeof VARIABLE_TYPES)[number];
+  protected?: boolean;
+  masked?: boolean;
+  raw?: boolean;
+  description?: string | null;
+}
+
+function changesOf(body: ChangesBody): VariableChanges {
+  return { value: body.value, variableType: body.variable_type, protected: body.protected, masked: body.masked, raw: body.raw, description: body.description };
 }
 
 const tags = ['ci variables'];
@@ -87,7 +101,7 @@ export function ciVariablesRoutes({ projectVariables, groupVariables, instanceVa
 
     api.post(project, { schema: { summary: 'Create a CI variable of a project', tags, params: ProjectPath, body: ProjectCreateBody } }, async (request, reply) => {
       const { body } = request;
-      const input = { key: body.key, environmentScope: body.environment_scope, ...changesOf(body), value: body.value };
+      const input = { key: body.key, environmentScope: body.environment_scope, maskedAndHidden: body.masked_and_hidden, ...changesOf(body), value: body.value };
       return reply.code(201).send(serializeProjectVariable(await projectVariables.create(request.params.id, requireActor(request), input)));
     });
 
@@ -114,7 +128,7 @@ export function ciVariablesRoutes({ projectVariables, groupVariables, instanceVa
     });
 
     api.post(group, { schema: { summary: 'Create a CI variable of a group', tags, params: GroupPath, body: GroupCreateBody } }, async (request, reply) => {
-      const input = { key: request.body.key, ...changesOf(request.body), value: request.body.value };
+      const input = { key: request.body.key, maskedAndHidden: request.body.masked_and_hidden, ...changesOf(request.body), value: request.body.value };
       return reply.code(201).send(serializeGroupVariable(await groupVariables.create(request.params.id, requireActor(request), input)));
     });
 

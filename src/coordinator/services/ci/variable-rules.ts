@@ -8,6 +8,8 @@ export const VARIABLE_KEY_MAX = 255;
 /** GitLab documents 10,000 characters as the most a variable's value holds. */
 export const VARIABLE_VALUE_MAX = 10_000;
 export const ENVIRONMENT_SCOPE_MAX = 255;
+/** GitLab 16.2+: `validates :description, length: { maximum: 255 }, allow_blank: true`. */
+export const VARIABLE_DESCRIPTION_MAX = 255;
 
 const KEY_FORMAT = /^[a-zA-Z0-9_]+$/;
 /** Maskable::REGEX: one line, at least 8 characters of the Base64 alphabet plus `@ : . ~`. */
@@ -31,6 +33,20 @@ export function keyErrors(key: string, errors: FieldErrors = {}): FieldErrors {
 export function valueErrors(value: string, masked: boolean, errors: FieldErrors = {}, tooLong = tooLongMessage(VARIABLE_VALUE_MAX)): FieldErrors {
   if (exceedsLength(value, VARIABLE_VALUE_MAX)) add(errors, 'value', tooLong);
   else if (masked && !MASKABLE_VALUE.test(value)) add(errors, 'value', 'is invalid');
+  return errors;
+}
+
+/** A description over 255 characters; a blank one (empty or spaces) is not measured, as Rails' allow_blank. */
+export function descriptionErrors(description: string | null, errors: FieldErrors = {}): FieldErrors {
+  if (description !== null && description.trim() !== '' && exceedsLength(description, VARIABLE_DESCRIPTION_MAX)) {
+    add(errors, 'description', tooLongMessage(VARIABLE_DESCRIPTION_MAX));
+  }
+  return errors;
+}
+
+/** Ci::HidableVariable on update: a hidden variable's `masked` may not change (and no variable's `hidden` may). */
+export function hiddenUpdateErrors(hidden: boolean, masked: boolean, newMasked: boolean | undefined, errors: FieldErrors = {}): FieldErrors {
+  if (hidden && newMasked !== undefined && newMasked !== masked) add(errors, 'base', 'Updating masked attribute is not allowed on updates for hidden variables.');
   return errors;
 }
 

@@ -3,7 +3,18 @@ import { isUniqueViolation } from '../../../storage/errors.ts';
 import type { CiVariableType } from '../../../storage/types-ci.ts';
 import { INSTANCE_VARIABLES_OWNER, type CiVariableChanges, type CiVariableRecord, type CiVariablesStore } from '../../../storage/types-ci-settings.ts';
 import type { NamespaceRecord, ProjectRecord, UserRecord } from '../../../storage/types.ts';
-import { environmentScopeErrors, INSTANCE_LIMIT_REACHED, INSTANCE_VALUE_TOO_LONG, INSTANCE_VARIABLES_MAX, keyErrors, keyTaken, valueErrors, type FieldErrors } from './variable-rules.ts';
+import {
+  descriptionErrors,
+  environmentScopeErrors,
+  hiddenUpdateErrors,
+  INSTANCE_LIMIT_REACHED,
+  INSTANCE_VALUE_TOO_LONG,
+  INSTANCE_VARIABLES_MAX,
+  keyErrors,
+  keyTaken,
+  valueErrors,
+  type FieldErrors,
+} from './variable-rules.ts';
 import type { Lookup } from '../access/lookup.ts';
 import type { Permissions } from '../access/permissions.ts';
 import { pageOfList, type Page, type Paged } from '../repository/pages.ts';
@@ -16,8 +27,10 @@ export interface NewVariable {
   masked?: boolean;
   /** Project variables only; `*` when absent. */
   environmentScope?: string;
-  /** Instance variables only. */
   raw?: boolean;
+  description?: string | null;
+  /** `masked_and_hidden` (project and group variables): hidden and masked, whatever `masked` says. */
+  maskedAndHidden?: boolean;
 }
 
 export interface VariableChanges {
@@ -25,8 +38,8 @@ export interface VariableChanges {
   variableType?: CiVariableType;
   protected?: boolean;
   masked?: boolean;
-  /** Instance variables only. */
   raw?: boolean;
+  description?: string | null;
 }
 
 /** Which of several same-key variables a request means (`filter[environment_scope]`); project variables only. */
@@ -38,15 +51,20 @@ const ALL_ENVIRONMENTS = '*';
 
 /** Where the instance's variables differ from a project's or a group's, as GitLab's Ci::InstanceVariable does. */
 interface OwnerRules {
-  /** The `404 <resource> Not Found` GitLab names for this owner's variables. */
+  /** The `404 <resource> Not Found` GitLab names for this owner's variables (`Variable` when absent). */
   notFoundResource?: string;
+  /** Ci::HidableVariable: project and group variables may be created hidden; the instance's may not. */
+  hidable: boolean;
   valueTooLong?: string;
   /** At most `maximum` variables: a create past it is refused with `reached`. */
   countLimit?: { maximum: number; reached: FieldErrors };
 }
 
+const PROJECT_RULES: OwnerRules = { hidable: true };
+const GROUP_RULES: OwnerRules = { hidable: true };
 const INSTANCE_RULES: OwnerRules = {
   notFoundResource: 'InstanceVariable',
+  hidable: false,
   valueTooLong: INSTANCE_VALUE_TOO_LONG,
   countLimit: { maximum: INSTANCE_VARIABLES_MAX, reached: INSTANCE_LIMIT_REACHED },
 };
@@ -61,7 +79,7 @@ class OwnedVariables {
     private readonly ownerId: number,
     /** Whether variables have environment scopes (projects) or are all `*` (groups, the instance). */
     private readonly scoped: boolean,
-    private readonly rules: OwnerRules = {},
+    private readonly rules: OwnerRules,
   ) {}
 
   private notFound(): GantryError {
@@ -86,17 +104,22 @@ class OwnedVariables {
   }
 
   async create(input: NewVariable): Promise<CiVariableRecord> {
+    // Ci::ChangeVariableService: `masked_and_hidden` makes the variable hidden and masked.
+    const hidden = this.rules.hidable && input.maskedAndHidden === true;
     const variable: CiVariableRecord = {
       key: input.key,
       value: input.value,
       variable_type: input.variableType ?? 'env_var',
       protected: input.protected ?? false,
-      masked: input.masked ?? false,
+      masked: hidden || (input.masked ?? false),
       environment_scope: this.scoped ? (input.environmentScope ?? ALL_ENVIRONMENTS) : ALL_ENVIRONMENTS,
-      ...(input.raw !== undefined ? { raw: input.raw } : {}),
+      raw: input.raw ?? false,
+      description: input.description ?? null,
+      hidden,
     };
     const errors: FieldErrors = keyErrors(variable.key);
     valueErrors(variable.value, variable.masked, errors, this.rules.valueTooLong);
+    descriptionErrors(variable.description, errors);
     if (this.scoped) environmentScopeErrors(variable.environment_scope, errors);
     if (Object.keys(errors).length === 0 && (await this.store.find(this.ownerId, variable.key, variable.environment_scope))) {
       Object.assign(errors, keyTaken(variable.key));
@@ -117,8 +140,17 @@ class OwnedVariables {
     const current = await this.find(key, filter);
     const masked = changes.masked ?? current.masked;
     const errors = valueErrors(changes.value ?? current.value, masked, {}, this.rules.valueTooLong);
+    if (changes.description !== undefined) descriptionErrors(changes.description, errors);
+    hiddenUpdateErrors(current.hidden, current.masked, changes.masked, errors);
     if (Object.keys(errors).length > 0) throw validationFailed(errors);
-    const stored: CiVariableChanges = { value: changes.value, variable_type: changes.variableType, protected: changes.protected, masked: changes.masked, raw: changes.raw };
+    const stored: CiVariableChanges = {
+      value: changes.value,
+      variable_type: changes.variableType,
+      protected: changes.protected,
+      masked: changes.masked,
+      raw: changes.raw,
+      description: changes.description,
+    };
     const updated = await this.store.update(this.ownerId, current.key, current.environment_scope, stored, new Date().toISOString());
     if (!updated) throw this.notFound();
     return updated;
@@ -163,7 +195,7 @@ export class ProjectVariablesService {
   private async of(projectRef: string, actor: UserRecord): Promise<OwnedVariables> {
     const project: ProjectRecord = await this.deps.lookup.readableProject(projectRef, actor);
     if (!(await this.deps.permissions.canManageProjectCiSettings(project, actor))) throw accessDenied();
-    return new OwnedVariables(this.deps.variables, project.id, true);
+    return new OwnedVariables(this.deps.variables, project.id, true, PROJECT_RULES);
   }
 }
 
@@ -200,7 +232,7 @@ export class GroupVariablesService {
   private async of(groupRef: string, actor: UserRecord): Promise<OwnedVariables> {
     const group: NamespaceRecord = await this.deps.lookup.readableGroup(groupRef, actor);
     if (!(await this.deps.permissions.canManageGroupCiVariables(group, actor))) throw accessDenied();
-    return new OwnedVariables(this.deps.variables, group.id, false);
+    return new OwnedVariables(this.deps.variables, group.id, false, GROUP_RULES);
   }
 }
 
@@ -221,8 +253,8 @@ export class InstanceVariablesService {
     return this.of(actor).find(key, {});
   }
 
-  async create(actor: UserRecord, input: Omit<NewVariable, 'environmentScope'>): Promise<CiVariableRecord> {
-    return this.of(actor).create({ ...input, raw: input.raw ?? false });
+  async create(actor: UserRecord, input: Omit<NewVariable, 'environmentScope' | 'maskedAndHidden'>): Promise<CiVariableRecord> {
+    return this.of(actor).create(input);
   }
 
   async update(actor: UserRecord, key: string, changes: VariableChanges): Promise<CiVariableRecord> {

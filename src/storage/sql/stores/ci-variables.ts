@@ -11,7 +11,13 @@ interface VariableRow {
   protected: number;
   masked: number;
   environment_scope: string;
+  raw: number;
+  description: string | null;
+  hidden: number;
 }
+
+/** The columns a project or group variable is read with, the owner's id as `owner_id`. */
+const HIDABLE_COLUMNS = ['key', 'value', 'variable_type', 'protected', 'masked', 'raw', 'description', 'hidden'] as const;
 
 function toVariable(row: VariableRow, secrets: SecretBox): CiVariableRecord {
   return {
@@ -21,6 +27,22 @@ function toVariable(row: VariableRow, secrets: SecretBox): CiVariableRecord {
     protected: row.protected === 1,
     masked: row.masked === 1,
     environment_scope: row.environment_scope,
+    raw: row.raw === 1,
+    description: row.description,
+    hidden: row.hidden === 1,
+  };
+}
+
+/** A new variable's columns (its value sealed), without its owner, scope and times. */
+function newColumns(variable: CiVariableRecord, secrets: SecretBox) {
+  return {
+    key: variable.key,
+    value: secrets.seal(variable.value),
+    variable_type: variable.variable_type,
+    protected: variable.protected ? 1 : 0,
+    masked: variable.masked ? 1 : 0,
+    raw: variable.raw ? 1 : 0,
+    description: variable.description,
   };
 }
 
@@ -30,6 +52,8 @@ function toColumns(changes: CiVariableChanges, secrets: SecretBox): Record<strin
   if (changes.variable_type !== undefined) columns.variable_type = changes.variable_type;
   if (changes.protected !== undefined) columns.protected = changes.protected ? 1 : 0;
   if (changes.masked !== undefined) columns.masked = changes.masked ? 1 : 0;
+  if (changes.raw !== undefined) columns.raw = changes.raw ? 1 : 0;
+  if (changes.description !== undefined) columns.description = changes.description;
   return columns;
 }
 
@@ -43,7 +67,7 @@ export class SqlProjectVariablesStore implements CiVariablesStore {
   private select() {
     return this.db
       .selectFrom('ci_variables')
-      .select(['project_id as owner_id', 'key', 'value', 'variable_type', 'protected', 'masked', 'environment_scope']);
+      .select(['project_id as owner_id', ...HIDABLE_COLUMNS, 'environment_scope']);
   }
 
   async list(ownerId: number): Promise<CiVariableRecord[]> {
@@ -65,7 +89,7 @@ export class SqlProjectVariablesStore implements CiVariablesStore {
   async create(ownerId: number, variable: CiVariableRecord, now: string): Promise<CiVariableRecord> {
     await this.db
       .insertInto('ci_variables')
-      .values({ project_id: ownerId, ...variable, value: this.secrets.seal(variable.value), protected: variable.protected ? 1 : 0, masked: variable.masked ? 1 : 0, created_at: now, updated_at: now })
+      .values({ project_id: ownerId, ...newColumns(variable, this.secrets), environment_scope: variable.environment_scope, hidden: variable.hidden ? 1 : 0, created_at: now, updated_at: now })
       .execute();
     return variable;
   }
@@ -77,7 +101,7 @@ export class SqlProjectVariablesStore implements CiVariablesStore {
       .where('project_id', '=', ownerId)
       .where('key', '=', key)
       .where('environment_scope', '=', environmentScope)
-      .returning(['project_id as owner_id', 'key', 'value', 'variable_type', 'protected', 'masked', 'environment_scope'])
+      .returning(['project_id as owner_id', ...HIDABLE_COLUMNS, 'environment_scope'])
       .executeTakeFirst();
     return row && toVariable(row, this.secrets);
   }
@@ -103,7 +127,7 @@ export class SqlGroupVariablesStore implements CiVariablesStore {
   private select() {
     return this.db
       .selectFrom('ci_group_variables')
-      .select((eb) => ['group_id as owner_id', 'key', 'value', 'variable_type', 'protected', 'masked', eb.val('*').as('environment_scope')]);
+      .select((eb) => ['group_id as owner_id', ...HIDABLE_COLUMNS, eb.val('*').as('environment_scope')]);
   }
 
   async list(ownerId: number): Promise<CiVariableRecord[]> {
@@ -121,10 +145,9 @@ export class SqlGroupVariablesStore implements CiVariablesStore {
   }
 
   async create(ownerId: number, variable: CiVariableRecord, now: string): Promise<CiVariableRecord> {
-    const { environment_scope: _scope, ...columns } = variable;
     await this.db
       .insertInto('ci_group_variables')
-      .values({ group_id: ownerId, ...columns, value: this.secrets.seal(variable.value), protected: variable.protected ? 1 : 0, masked: variable.masked ? 1 : 0, created_at: now, updated_at: now })
+      .values({ group_id: ownerId, ...newColumns(variable, this.secrets), hidden: variable.hidden ? 1 : 0, created_at: now, updated_at: now })
       .execute();
     return { ...variable, environment_scope: '*' };
   }
@@ -152,9 +175,9 @@ function groupByOwner(secrets: SecretBox, rows: readonly VariableRow[]): Map<num
   return byOwner;
 }
 
-interface InstanceVariableRow extends Omit<VariableRow, 'owner_id' | 'environment_scope'> {
-  raw: number;
-}
+type InstanceVariableRow = Omit<VariableRow, 'owner_id' | 'environment_scope' | 'hidden'>;
+
+const INSTANCE_COLUMNS = ['key', 'value', 'variable_type', 'protected', 'masked', 'raw', 'description'] as const;
 
 /**
  * The instance's variables (`ci_instance_variables`): unique by key, scope always `*`. The
@@ -167,11 +190,11 @@ export class SqlInstanceVariablesStore implements CiVariablesStore {
   ) {}
 
   private select() {
-    return this.db.selectFrom('ci_instance_variables').select(['key', 'value', 'variable_type', 'protected', 'masked', 'raw']);
+    return this.db.selectFrom('ci_instance_variables').select([...INSTANCE_COLUMNS]);
   }
 
   private toRecord(row: InstanceVariableRow): CiVariableRecord {
-    return { ...toVariable({ ...row, owner_id: 0, environment_scope: '*' }, this.secrets), raw: row.raw === 1 };
+    return toVariable({ ...row, owner_id: 0, environment_scope: '*', hidden: 0 }, this.secrets);
   }
 
   async list(): Promise<CiVariableRecord[]> {
@@ -190,20 +213,21 @@ export class SqlInstanceVariablesStore implements CiVariablesStore {
   }
 
   async create(_ownerId: number, variable: CiVariableRecord, now: string): Promise<CiVariableRecord> {
-    const { environment_scope: _scope, ...columns } = variable;
-    const raw = variable.raw ?? false;
     await this.db
       .insertInto('ci_instance_variables')
-      .values({ ...columns, value: this.secrets.seal(variable.value), protected: variable.protected ? 1 : 0, masked: variable.masked ? 1 : 0, raw: raw ? 1 : 0, created_at: now, updated_at: now })
+      .values({ ...newColumns(variable, this.secrets), created_at: now, updated_at: now })
       .execute();
-    return { ...variable, environment_scope: '*', raw };
+    return { ...variable, environment_scope: '*', hidden: false };
   }
 
   async update(_ownerId: number, key: string, environmentScope: string, changes: CiVariableChanges, now: string): Promise<CiVariableRecord | undefined> {
     if (environmentScope !== '*') return undefined;
-    const columns = toColumns(changes, this.secrets);
-    if (changes.raw !== undefined) columns.raw = changes.raw ? 1 : 0;
-    const row = await this.db.updateTable('ci_instance_variables').set({ ...columns, updated_at: now }).where('key', '=', key).returning(['key', 'value', 'variable_type', 'protected', 'masked', 'raw']).executeTakeFirst();
+    const row = await this.db
+      .updateTable('ci_instance_variables')
+      .set({ ...toColumns(changes, this.secrets), updated_at: now })
+      .where('key', '=', key)
+      .returning([...INSTANCE_COLUMNS])
+      .executeTakeFirst();
     return row && this.toRecord(row);
   }
 

@@ -4,29 +4,62 @@ import type { TriggerView } from '../../../services/ci/triggers.ts';
 import { serializePipelineBasic } from './pipelines.ts';
 import { serializeUserBasic, type UserBasicJson } from '../user-basic.ts';
 
-export interface GroupVariableJson {
+/** GitLab's Entities::Ci::Variable of an instance variable (no scope, never hidden). */
+export interface InstanceVariableJson {
   variable_type: string;
   key: string;
   value: string;
   protected: boolean;
   masked: boolean;
+  raw: boolean;
+  description: string | null;
 }
 
-export interface ProjectVariableJson extends GroupVariableJson {
+/** A project's or a group's variable: a hidden one's value is null in every answer. */
+export interface ProjectVariableJson {
+  variable_type: string;
+  key: string;
+  value: string | null;
+  hidden: boolean;
+  protected: boolean;
+  masked: boolean;
+  raw: boolean;
   environment_scope: string;
+  description: string | null;
+}
+
+/** Group variables answer as project ones do, their scope always `*` (GitLab CE's). */
+export type GroupVariableJson = ProjectVariableJson;
+
+export function serializeProjectVariable(variable: CiVariableRecord): ProjectVariableJson {
+  return {
+    variable_type: variable.variable_type,
+    key: variable.key,
+    // Ci::VariableValue: the API never shows a hidden variable's value (its jobs still get it).
+    value: variable.hidden ? null : variable.value,
+    hidden: variable.hidden,
+    protected: variable.protected,
+    masked: variable.masked,
+    raw: variable.raw,
+    environment_scope: variable.environment_scope,
+    description: variable.description,
+  };
 }
 
 export function serializeGroupVariable(variable: CiVariableRecord): GroupVariableJson {
-  return { variable_type: variable.variable_type, key: variable.key, value: variable.value, protected: variable.protected, masked: variable.masked };
+  return serializeProjectVariable(variable);
 }
 
-/** GitLab's instance variable: a group variable's fields and `raw`. */
-export function serializeInstanceVariable(variable: CiVariableRecord): GroupVariableJson & { raw: boolean } {
-  return { ...serializeGroupVariable(variable), raw: variable.raw ?? false };
-}
-
-export function serializeProjectVariable(variable: CiVariableRecord): ProjectVariableJson {
-  return { ...serializeGroupVariable(variable), environment_scope: variable.environment_scope };
+export function serializeInstanceVariable(variable: CiVariableRecord): InstanceVariableJson {
+  return {
+    variable_type: variable.variable_type,
+    key: variable.key,
+    value: variable.value,
+    protected: variable.protected,
+    masked: variable.masked,
+    raw: variable.raw,
+    description: variable.description,
+  };
 }
 
 export function serializeScheduleVariable(variable: ScheduleVariableRecord): { variable_type: string; key: string; value: string } {

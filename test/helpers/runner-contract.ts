@@ -23,13 +23,22 @@ export interface ContractOptions {
   coordinator?: Partial<CoordinatorOptions>;
 }
 
+/** A project variable as POST /projects/:id/variables takes it. */
+export interface ContractVariable {
+  key: string;
+  value: string;
+  masked?: boolean;
+  raw?: boolean;
+  masked_and_hidden?: boolean;
+}
+
 export interface Contract {
   test: TestCoordinator;
   url: string;
   runnerToken: string;
   runner: RunnerService;
   /** A project whose first commit holds `files` (the CI file among them); answers its id and the pushed pipeline's id. */
-  project(name: string, files: Record<string, string>, variables?: Array<{ key: string; value: string; masked?: boolean }>): Promise<{ projectId: number; pipelineId: number }>;
+  project(name: string, files: Record<string, string>, variables?: ContractVariable[]): Promise<{ projectId: number; pipelineId: number }>;
   /** Waits until the pipeline has a final status; answers it with its jobs (oldest first). */
   finished(projectId: number, pipelineId: number, timeoutMs?: number): Promise<{ status: string; jobs: Array<Record<string, unknown>> }>;
   trace(projectId: number, jobId: number): Promise<string>;

@@ -12,11 +12,13 @@ export interface PipelineVariableSources {
 
 /**
  * Every user-defined variable of a pipeline, in reference §7.2's precedence (later wins, the
- * compiler orders by source): the instance's variables (`raw` ones kept unexpanded), group variables from the top group down to the project's own
+ * compiler orders by source): the instance's variables, group variables from the top group down to the project's own
  * (the closest group wins), project variables with their environment scopes, then the
  * variables the run was given (trigger, API run, schedule). Which of them reach the pipeline
  * and each job (protected ones on protected refs only, scoped ones in their environments) is
- * the compiler's decision (src/ci/user-variables.ts), made once there.
+ * the compiler's decision (src/ci/user-variables.ts), made once there. A `raw` instance, group
+ * or project variable keeps its `$` references unexpanded; a hidden one is masked, its value
+ * given to jobs as any other.
  */
 export async function pipelineContextVariables(
   sources: PipelineVariableSources,
@@ -24,7 +26,7 @@ export async function pipelineContextVariables(
   given: readonly PipelineVariableRecord[],
   givenSource: Extract<VariableSource, 'trigger' | 'pipeline' | 'schedule'>,
 ): Promise<ContextVariable[]> {
-  const instance = (await sources.instanceVariables.list(INSTANCE_VARIABLES_OWNER)).map((variable) => ({ ...fromStored(variable, 'instance'), ...(variable.raw ? { raw: true } : {}) }));
+  const instance = (await sources.instanceVariables.list(INSTANCE_VARIABLES_OWNER)).map((variable) => fromStored(variable, 'instance'));
   const groupIds = await namespaceChainTopDown(sources, project.namespace_id);
   const byGroup = groupIds.length > 0 ? await sources.groupVariables.listForOwners(groupIds) : new Map<number, CiVariableRecord[]>();
   const group = groupIds.flatMap((id) => byGroup.get(id) ?? []).map((variable) => fromStored(variable, 'group'));
@@ -42,5 +44,13 @@ async function namespaceChainTopDown(sources: PipelineVariableSources, namespace
 }
 
 function fromStored(variable: CiVariableRecord, source: VariableSource): ContextVariable {
-  return { key: variable.key, value: variable.value, protected: variable.protected, masked: variable.masked, file: variable.variable_type === 'file', source };
+  return {
+    key: variable.key,
+    value: variable.value,
+    protected: variable.protected,
+    masked: variable.masked,
+    file: variable.variable_type === 'file',
+    ...(variable.raw ? { raw: true } : {}),
+    source,
+  };
 }

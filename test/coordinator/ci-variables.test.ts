@@ -150,7 +150,10 @@ describe('group CI variables API', () => {
     const updated = await fx.gantry.api('PUT', url('/GROUP_KEY'), { body: { value: 'plain', protected: false, masked: false, variable_type: 'file' } });
     assert.deepEqual(updated.json, { key: 'GROUP_KEY', value: 'plain', variable_type: 'file', protected: false, masked: false, ...defaults });
     assert.equal((await fx.gantry.api('DELETE', url('/GROUP_KEY'))).status, 204);
-    assert.deepEqual((await fx.gantry.api('GET', url('/GROUP_KEY'))).json, { message: '404 Variable Not Found' });
+    for (const [method, path] of [['GET', '/GROUP_KEY'], ['PUT', '/GROUP_KEY'], ['DELETE', '/GROUP_KEY']] as const) {
+      const missing = await fx.gantry.api(method, url(path), method === 'PUT' ? { body: { value: 'v' } } : {});
+      assert.deepEqual([missing.status, missing.json], [404, { message: '404 GroupVariable Not Found' }], `${method} ${path}`);
+    }
   });
 
   it("follows spec 01's key rules and requires value on update", async () => {

@@ -61,7 +61,7 @@ interface OwnerRules {
 }
 
 const PROJECT_RULES: OwnerRules = { hidable: true };
-const GROUP_RULES: OwnerRules = { hidable: true };
+const GROUP_RULES: OwnerRules = { notFoundResource: 'GroupVariable', hidable: true };
 const INSTANCE_RULES: OwnerRules = {
   notFoundResource: 'InstanceVariable',
   hidable: false,

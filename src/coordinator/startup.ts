@@ -22,6 +22,7 @@ import { RunningJobTokens } from './services/ci/runners/job-token-verifier.ts';
 import { CoordinatorEvents } from './services/events.ts';
 import { CoordinatorInstance } from './services/instance/instances.ts';
 import { SettingsService } from './services/instance/settings.ts';
+import { DefaultBranchOnCreation } from './services/repository/default-branch.ts';
 import { ProtectedBranchesService } from './services/repository/protected-branches.ts';
 import { ProtectedTagsService } from './services/repository/protected-tags.ts';
 
@@ -67,6 +68,9 @@ export async function startUnderLock(
       jobQueueSignal: jobQueueSignal(notifications),
       instance,
     };
+    // First: the later recorders (push pipelines, hooks) see the default branch a first push makes.
+    const defaultBranch = new DefaultBranchOnCreation({ projects: stores.projects, repositories: context.repositories, protectedBranches: context.protectedBranches });
+    context.events.onPushRecorded((push) => defaultBranch.recordPush(push));
     try {
       await instance.register();
       await reconcileAtStart(context);

@@ -27,6 +27,7 @@ import { ProjectTransfer } from './services/namespaces/project-transfer.ts';
 import { ProjectViews } from './services/namespaces/project-views.ts';
 import { ProjectListing } from './services/namespaces/projects-listing.ts';
 import { ProjectsService } from './services/namespaces/projects.ts';
+import { DefaultBranchOnCreation } from './services/repository/default-branch.ts';
 import { buildCiServices, type CiServices } from './wiring-ci.ts';
 import { buildRepositoryMaintenanceServices, buildRepositoryServices } from './wiring-repository.ts';
 import { buildCiSettingsServices } from './wiring-ci-settings.ts';
@@ -216,6 +217,7 @@ export function buildProjectsService(context: CoordinatorContext): ProjectsServi
     permissions,
     instanceId: context.instance.id,
     avatarFiles: avatarFiles(context),
+    defaultBranch: new DefaultBranchOnCreation({ projects: stores.projects, repositories, protectedBranches: context.protectedBranches }),
   });
 }
 

@@ -193,6 +193,24 @@ describe('git over HTTP: default branch protection through the coordinator', () 
     }
   });
 
+  it('makes the first branch pushed to an empty project its default branch, protected by a rule of its own', async () => {
+    const gantry = await wired();
+    const maintainer = await makeUser(gantry.gantry, 'first-pusher');
+    const group = await makeGroup(gantry.gantry, 'first');
+    const project = await gantry.project(group.id, 'app');
+    await addMember(gantry.gantry, { type: 'project', id: project.id }, maintainer.id, 40);
+    const cwd = path.join(gantry.workDir, 'first-local');
+    assert.equal((await gantry.git(['init', '-q', '-b', 'master', cwd])).code, 0);
+    await gantry.git(['commit', '--allow-empty', '-m', 'first'], { cwd });
+    const push = await gantry.git(['push', gantry.url('first/app', { user: maintainer.username, secret: maintainer.token }), 'master'], { cwd });
+    assert.equal(push.code, 0, push.stderr);
+    const shown = await gantry.gantry.api('GET', `/projects/${project.id}`);
+    assert.equal(shown.json.default_branch, 'master', 'HEAD named main, which did not exist: the pushed branch is the default');
+    const rules = await gantry.gantry.api('GET', `/projects/${project.id}/protected_branches`);
+    assert.deepEqual(rules.list.map((rule) => [rule.name, (rule.push_access_levels as Array<{ access_level: number }>)[0]?.access_level]), [['master', 40]]);
+    assert.equal((await gantry.gantry.api('GET', `/projects/${project.id}/repository/branches/master`)).json.protected, true);
+  });
+
   it('lets allowed pushers force push to a branch whose rule allows it, and only there', async () => {
     const gantry = await wired();
     const maintainer = await makeUser(gantry.gantry, 'forcer');

@@ -67,7 +67,7 @@ export async function makeProject(
   });
 }
 
-/** A project row plus its bare repository; with `withReadme`, a README commit on `main`, its default branch. */
+/** A project row plus its bare repository; with `withReadme`, a README commit on `main`, its default branch (protected by the setting's rule, as on creation through the API). */
 export async function makeProjectWithRepository(
   gantry: TestCoordinator,
   namespaceId: number,
@@ -83,7 +83,10 @@ export async function makeProjectWithRepository(
     author: { name: 'Administrator', email: 'admin@example.com' },
   });
   if (!options.withReadme) return project;
-  return (await context.stores.projects.update(project.id, { default_branch: 'main' })) ?? project;
+  const withDefault = (await context.stores.projects.update(project.id, { default_branch: 'main' })) ?? project;
+  // As a project made with a README through the API: its new default branch gets the setting's rule.
+  await context.protectedBranches.protectDefaultBranch(withDefault, 'main');
+  return withDefault;
 }
 
 /** Adds a direct membership through the store. */

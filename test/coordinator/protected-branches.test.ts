@@ -87,7 +87,7 @@ describe('protected branches API and ProtectedBranchesService', () => {
     assert.equal(await rules.canPush(project, developer, 'free'), true);
     assert.equal(await rules.canPush(project, await user(fx.reporter.id), 'free'), false);
     assert.equal(await rules.protectionFor(project, 'free'), null);
-    assert.deepEqual(await rules.protectionFor(project, 'release/2'), { pattern: 'release/*', push_access_level: 30, merge_access_level: 0, allow_force_push: false, fromDefaultBranchSetting: false });
+    assert.deepEqual(await rules.protectionFor(project, 'release/2'), { pattern: 'release/*', push_access_level: 30, merge_access_level: 0, allow_force_push: false });
     const branch = await fx.gantry.api('GET', `/projects/${project.id}/repository/branches/main`, { token: fx.developer.token });
     assert.equal(branch.json.protected, true);
     assert.equal(branch.json.can_push, false);
@@ -98,20 +98,41 @@ describe('protected branches API and ProtectedBranchesService', () => {
     assert.equal(commit.status, 403);
   });
 
-  it('protects the default branch from the application setting unless a rule matches', async () => {
+  it('protects a default branch when it is made, with a rule of the setting\'s levels that can be removed', async () => {
     const { settings, protectedBranches } = fx.gantry.coordinator.context;
-    const other = await fx.project('defaults', { withReadme: true });
     const developer = await user(fx.developer.id);
-    const expected: Array<[number, [number, number] | null]> = [[0, null], [1, [30, 30]], [2, [40, 40]], [3, [40, 30]]];
-    for (const [setting, levels] of expected) {
+    const levelsOf = async (projectId: number) => (await fx.gantry.api('GET', `/projects/${projectId}/protected_branches`)).list.map((rule) => [rule.name, (rule.push_access_levels as Array<{ access_level: number }>)[0]?.access_level, (rule.merge_access_levels as Array<{ access_level: number }>)[0]?.access_level]);
+    const made: Array<[number, number]> = [];
+    for (const [setting, expected] of [[0, []], [1, [['main', 30, 30]]], [2, [['main', 40, 40]]]] as const) {
       await settings.update({ default_branch_protection: setting });
-      const protection = await protectedBranches.protectionFor(other, 'main');
-      assert.deepEqual(protection && [protection.push_access_level, protection.merge_access_level], levels, `setting ${setting}`);
-      assert.equal(protection?.fromDefaultBranchSetting ?? true, true);
-      assert.equal(await protectedBranches.canPush(other, developer, 'main'), levels === null || levels[0] === 30);
+      const created = await fx.gantry.api('POST', '/projects', { body: { name: `defaults-${setting}`, initialize_with_readme: true } });
+      assert.equal(created.status, 201, created.text);
+      const id = Number(created.json.id);
+      assert.deepEqual(await levelsOf(id), expected, `setting ${setting}, a project made with a README`);
+      made.push([id, setting]);
     }
-    await fx.gantry.api('POST', `/projects/${other.id}/protected_branches`, { form: { name: 'ma*', push_access_level: '30' } });
-    assert.equal((await protectedBranches.protectionFor(other, 'main'))?.fromDefaultBranchSetting, false);
+    // A rule, not the setting read at each check: changing the setting leaves it as it is.
+    await settings.update({ default_branch_protection: 0 });
+    assert.deepEqual(await levelsOf(made[2]![0]), [['main', 40, 40]]);
+    const strict = (await fx.gantry.coordinator.context.stores.projects.findById(made[2]![0]))!;
+    await addMember(fx.gantry, { type: 'project', id: strict.id }, developer.id, 30);
+    assert.equal(await protectedBranches.canPush(strict, developer, 'main'), false);
+    const removed = await fx.gantry.api('DELETE', `/projects/${strict.id}/protected_branches/main`);
+    assert.equal(removed.status, 204);
+    assert.equal(await protectedBranches.canPush(strict, developer, 'main'), true, 'removing the rule unprotects the default branch');
+    assert.equal((await fx.gantry.api('GET', `/projects/${strict.id}/repository/branches/main`)).json.protected, false);
+
+    // The first branch of an empty repository, made by a commit: it becomes the default and gets its rule, unless one covers it.
+    await settings.update({ default_branch_protection: 2 });
+    const empty = await fx.project('first-branch');
+    const first = await fx.gantry.api('POST', `/projects/${empty.id}/repository/commits`, { body: { branch: 'master', commit_message: 'first', actions: [{ action: 'create', file_path: 'a.txt', content: 'a' }] } });
+    assert.equal(first.status, 201, first.text);
+    assert.equal((await fx.gantry.api('GET', `/projects/${empty.id}`)).json.default_branch, 'master');
+    assert.deepEqual(await levelsOf(empty.id), [['master', 40, 40]]);
+    const covered = await fx.project('covered-branch');
+    assert.equal((await fx.gantry.api('POST', `/projects/${covered.id}/protected_branches`, { form: { name: 'ma*', push_access_level: '30' } })).status, 201);
+    assert.equal((await fx.gantry.api('POST', `/projects/${covered.id}/repository/commits`, { body: { branch: 'main', commit_message: 'first', actions: [{ action: 'create', file_path: 'a.txt', content: 'a' }] } })).status, 201);
+    assert.deepEqual(await levelsOf(covered.id), [['ma*', 30, 40]]);
     await settings.update({ default_branch_protection: 0 });
   });
 

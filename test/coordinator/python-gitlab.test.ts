@@ -41,7 +41,7 @@ describe('GitLab client (python-gitlab) against a listening coordinator', () => 
   it('manages tags, releases, protected branches and group shares', () => {
     assert.deepEqual(seen.release, ['One!', ['v1.0']]);
     assert.deepEqual(seen.release_links, [['bin', 'package']]);
-    assert.deepEqual(seen.protected, ['release/*']);
+    assert.deepEqual(seen.protected, ['main', 'release/*'], 'the default branch has its rule since its first commit, as on GitLab');
     assert.deepEqual(seen.protected_tags, [['v*', 40]]);
     assert.deepEqual(seen.shared, ['other']);
     assert.deepEqual(seen.group_shared, [['other', 30]]);

@@ -58,6 +58,7 @@ import { resourceGroups } from './migrations/057-resource-groups.ts';
 import { jobEnvironmentVariables } from './migrations/058-job-environment-variables.ts';
 import { jobEnvironmentVariablesIndex } from './migrations/059-job-environment-variables-index.ts';
 import { ciVariableDescriptionRawHidden } from './migrations/060-ci-variable-description-raw-hidden.ts';
+import { defaultBranchRules } from './migrations/061-default-branch-rules.ts';
 
 /** Ordered migrations; names never change once released. */
 const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
@@ -118,6 +119,7 @@ const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
   ['058-job-environment-variables', jobEnvironmentVariables],
   ['059-job-environment-variables-index', jobEnvironmentVariablesIndex],
   ['060-ci-variable-description-raw-hidden', ciVariableDescriptionRawHidden],
+  ['061-default-branch-rules', defaultBranchRules],
 ];
 
 /** The names of every migration, in order: a schema's identity (the tests' PostgreSQL template is keyed on it). */

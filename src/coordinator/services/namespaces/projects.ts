@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { accessDenied, GantryError, validationFailed } from '../../../shared/errors.ts';
 import { isUniqueViolation } from '../../../storage/errors.ts';
+import type { DefaultBranchOnCreation } from '../repository/default-branch.ts';
 import type { RepositoryManager, StagedRepository } from '../../../storage/git/types.ts';
 import type { CustomAttributesStore, MembersStore, NamespaceRecord, NamespacesStore, NewProject, ProjectChanges, ProjectRecord, ProjectsStore, UserRecord, Visibility } from '../../../storage/types.ts';
 import type { ProjectQueriesStore } from '../../../storage/types-projects.ts';
@@ -53,6 +54,8 @@ export interface ProjectsServiceDeps {
   instanceId: string;
   /** Removes a deleted project's avatar files (after its row). */
   avatarFiles?: Pick<AvatarFiles, 'removeFor'>;
+  /** Protects the default branch of a project made with a first commit (a README, a fork). */
+  defaultBranch: Pick<DefaultBranchOnCreation, 'recordCreated'>;
 }
 
 const RUNNERS_TOKEN_PREFIX = 'GR1348941';
@@ -146,6 +149,7 @@ export class ProjectsService {
     }
     const visible = { pending_delete: false, pending_instance_id: null };
     const published = (await this.deps.projects.update(project.id, visible)) ?? { ...project, ...visible };
+    await this.deps.defaultBranch.recordCreated(published);
     await this.deps.events.publishSystemEvent({ name: 'project_create', project: published, creator: owner });
     return published;
   }

@@ -13,20 +13,18 @@ export interface ProtectedBranchesServiceDeps {
 }
 
 export interface BranchProtection {
-  /** The rule that matched: a branch name, a wildcard, or the default branch's name. */
+  /** The rule that matched: a branch name or a wildcard. */
   pattern: string;
   push_access_level: ProtectionLevel;
   merge_access_level: ProtectionLevel;
-  /** Whether any matching rule allows force pushes (never for the default-branch setting). */
+  /** Whether any matching rule allows force pushes. */
   allow_force_push: boolean;
-  /** True when the protection comes from application setting default_branch_protection. */
-  fromDefaultBranchSetting: boolean;
 }
 
-/** default_branch_protection → levels (0 none; 1 developers push and merge; 2 maintainers; 3 developers merge only). */
 /** A rule's name (a branch name or wildcard) fills a 255-character column, as in GitLab. */
 export const PROTECTED_BRANCH_LIMITS = { name: 255 } as const satisfies FieldLimits;
 
+/** default_branch_protection → levels (0 none; 1 developers push and merge; 2 maintainers; 3 developers merge only). */
 const DEFAULT_BRANCH_LEVELS: Record<number, [ProtectionLevel, ProtectionLevel] | null> = {
   0: null,
   1: [30, 30],
@@ -49,9 +47,10 @@ export function isProtectionLevel(value: number): value is ProtectionLevel {
 }
 
 /**
- * Which branches are protected and who may push to or merge into them. Explicit rules win
- * over the default-branch setting; when several wildcards match, the most permissive level
- * per action applies (GitLab grants access if any matching rule does).
+ * Which branches are protected and who may push to or merge into them. An exact rule wins; when
+ * several wildcards match, the most permissive level per action applies (GitLab grants access
+ * if any matching rule does). The default branch is protected by a rule of its own, made when
+ * it is created (`protectDefaultBranch`), which can be changed or removed like any other.
  */
 export class ProtectedBranchesService {
   private readonly store: ProtectedBranchesStore;
@@ -63,7 +62,7 @@ export class ProtectedBranchesService {
   async protectionFor(project: ProjectRecord, branch: string): Promise<BranchProtection | null> {
     const rules = await this.store.listForProject(project.id);
     const exact = rules.find((rule) => rule.name === branch);
-    if (exact) return { pattern: exact.name, push_access_level: exact.push_access_level, merge_access_level: exact.merge_access_level, allow_force_push: exact.allow_force_push, fromDefaultBranchSetting: false };
+    if (exact) return { pattern: exact.name, push_access_level: exact.push_access_level, merge_access_level: exact.merge_access_level, allow_force_push: exact.allow_force_push };
     const matching = rules.filter((rule) => wildcardMatches(rule.name, branch));
     if (matching.length > 0) {
       const [first, ...others] = matching;
@@ -74,15 +73,22 @@ export class ProtectedBranchesService {
           merge_access_level: morePermissive(merged.merge_access_level, rule.merge_access_level),
           allow_force_push: merged.allow_force_push || rule.allow_force_push,
         }),
-        { pattern: first.name, push_access_level: first.push_access_level, merge_access_level: first.merge_access_level, allow_force_push: first.allow_force_push, fromDefaultBranchSetting: false },
+        { pattern: first.name, push_access_level: first.push_access_level, merge_access_level: first.merge_access_level, allow_force_push: first.allow_force_push },
       );
     }
-    if (project.default_branch !== null && project.default_branch === branch) {
-      const setting = (await this.deps.settings.values()).default_branch_protection;
-      const levels = DEFAULT_BRANCH_LEVELS[setting] ?? null;
-      if (levels) return { pattern: branch, push_access_level: levels[0], merge_access_level: levels[1], allow_force_push: false, fromDefaultBranchSetting: true };
-    }
     return null;
+  }
+
+  /**
+   * GitLab's ProtectDefaultBranchService, for a default branch just created: a rule with the
+   * levels of `default_branch_protection` (none for 0), unless a rule already covers the branch.
+   */
+  async protectDefaultBranch(project: ProjectRecord, branch: string): Promise<void> {
+    const levels = DEFAULT_BRANCH_LEVELS[(await this.deps.settings.values()).default_branch_protection] ?? null;
+    if (!levels || (await this.protectionFor(project, branch))) return;
+    const now = new Date().toISOString();
+    // null when a concurrent push made it a moment ago: the rule is there either way.
+    await this.store.create({ project_id: project.id, name: branch, push_access_level: levels[0], merge_access_level: levels[1], allow_force_push: false, created_at: now, updated_at: now });
   }
 
   async isProtected(project: ProjectRecord, branch: string): Promise<boolean> {

@@ -26,9 +26,10 @@ export class DefaultBranchOnCreation {
   async recordPush(push: PushEvent): Promise<void> {
     if (push.before !== ZERO_SHA || push.after === ZERO_SHA || !push.ref.startsWith(BRANCH_PREFIX)) return;
     const project = await this.deps.projects.findById(push.project_id);
-    if (!project) return;
-    const repository = this.deps.repositories.open(project.id);
     const branch = push.ref.slice(BRANCH_PREFIX.length);
+    // A project whose default branch is another one: nothing to read in the repository (a push of many new branches).
+    if (!project || (project.default_branch !== null && project.default_branch !== branch)) return;
+    const repository = this.deps.repositories.open(project.id);
     let current = await repository.defaultBranch();
     if (current === null) {
       current = await defaultOf(repository, branch);

@@ -47,7 +47,10 @@ describe('environments API', () => {
     assert.deepEqual([changed.status, changed.json.tier, changed.json.name], [200, 'production', 'preview-tier']);
     const renamed = await fx.gantry.api('PUT', url(`/${guessed.json.id}`), { body: { name: 'staging-tier' } });
     assert.equal(renamed.json.tier, 'other', 'a rename keeps the tier');
-    for (const id of [given.json.id, guessed.json.id]) assert.equal((await fx.gantry.api('DELETE', url(`/${id}`))).status, 204);
+    for (const id of [given.json.id, guessed.json.id]) {
+      assert.equal((await fx.gantry.api('POST', url(`/${id}/stop`))).status, 200);
+      assert.equal((await fx.gantry.api('DELETE', url(`/${id}`))).status, 204);
+    }
   });
 
   it('refuses bad names, duplicates, bad URLs and a given slug with 400', async () => {
@@ -124,10 +127,13 @@ describe('environments API', () => {
     const stopped = await fx.gantry.api('POST', url(`/${environmentId}/stop`), { token: fx.developer.token });
     assert.deepEqual([stopped.status, stopped.json.state, stopped.json.name], [200, 'stopped', 'review/feature-2']);
     assert.deepEqual((await fx.gantry.api('GET', url('?states=stopped'))).list.map((environment) => environment.id), [environmentId]);
+    assert.deepEqual((await fx.gantry.api('GET', url('?states=stopping'))).list, [], 'GitLab\'s third state: none is ever in it here');
+    const both = await fx.gantry.api('GET', url('?name=review/feature-2&search=review'));
+    assert.deepEqual([both.status, both.json], [400, { error: 'name, search cannot be used together' }]);
     assert.equal((await fx.gantry.api('POST', url(`/${environmentId}/stop`))).json.state, 'stopped');
     for (const [method, path] of [['GET', ''], ['PUT', ''], ['DELETE', ''], ['POST', '/stop']] as const) {
       const missing = await fx.gantry.api(method, url(`/999999${path}`), method === 'PUT' ? { body: { name: 'x' } } : {});
-      assert.deepEqual([missing.status, missing.json], [404, { message: '404 Environment Not Found' }], `${method} ${path}`);
+      assert.deepEqual([missing.status, missing.json], [404, { message: '404 Not found' }], `${method} ${path}`);
     }
     assert.deepEqual((await fx.gantry.api('GET', url('/abc'))).json, { error: 'environment_id is invalid' });
   });
@@ -174,7 +180,12 @@ describe('environments API', () => {
     assert.equal((await jobStore.findById(jobs.stop_review!.id))?.status, 'pending');
   });
 
-  it('deletes an environment (204), then it is 404', async () => {
+  it('deletes a stopped environment only (403 before, as GitLab\'s policy), then it is 404', async () => {
+    const available = await fx.gantry.api('POST', url(), { body: { name: 'still-up' } });
+    const refused = await fx.gantry.api('DELETE', url(`/${available.json.id}`));
+    assert.deepEqual([refused.status, refused.json], [403, { message: '403 Forbidden' }], 'an available environment stays, even for an administrator');
+    assert.equal((await fx.gantry.api('GET', url(`/${available.json.id}`))).status, 200);
+    assert.equal((await fx.gantry.api('GET', url(`/${environmentId}`))).json.state, 'stopped');
     assert.equal((await fx.gantry.api('DELETE', url(`/${environmentId}`), { token: fx.developer.token })).status, 204);
     assert.equal((await fx.gantry.api('GET', url(`/${environmentId}`))).status, 404);
     assert.equal((await fx.gantry.api('DELETE', url(`/${environmentId}`))).status, 404);

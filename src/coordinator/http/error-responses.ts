@@ -172,7 +172,8 @@ export const ERROR_ANSWERS: { readonly [C in ErrorCode]: ErrorAnswer } = {
   GANTRY_E_VARIABLE_AMBIGUOUS: messageAnswer(409),
   GANTRY_E_TRIGGER_NOT_FOUND: notFound('Trigger'),
   GANTRY_E_PIPELINE_SCHEDULE_NOT_FOUND: notFound('Pipeline Schedule'),
-  GANTRY_E_ENVIRONMENT_NOT_FOUND: notFound('Environment'),
+  // GitLab finds environments with `find`: its RecordNotFound answers `404 Not found`.
+  GANTRY_E_ENVIRONMENT_NOT_FOUND: statusLine(404, 'Not found'),
   // GitLab's `find_by_key!`: ActiveRecord's not-found answer.
   GANTRY_E_RESOURCE_GROUP_NOT_FOUND: statusLine(404, 'Not found'),
   GANTRY_E_LABEL_NOT_FOUND: notFound('Label'),

@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from '#deps/typebox';
 import { ENVIRONMENT_TIERS } from '../../../ci/environment-tier.ts';
-import { invalidParam } from '../../../shared/errors.ts';
+import { invalidParam, invalidParams } from '../../../shared/errors.ts';
 import { requireActor } from '../../http/auth.ts';
 import { Param } from '../../http/gitlab-params.ts';
 import { PAGINATION, pageOf, setPaginationHeaders } from '../../http/pagination.ts';
@@ -16,7 +16,8 @@ const EnvironmentPath = Type.Object({ ...PROJECT_ID, environment_id: Param.integ
 const ListQuery = Type.Object({
   name: Type.Optional(Param.string({ description: 'Only the environment of this name' })),
   search: Type.Optional(Param.string({ description: 'Only environments whose name contains this' })),
-  states: Type.Optional(Param.oneOf(['available', 'stopped'], { description: 'Only available or stopped environments' })),
+  // GitLab's Environment.valid_states: `stopping` is one (no environment of ours is ever in it).
+  states: Type.Optional(Param.oneOf(['available', 'stopping', 'stopped'], { description: 'Only environments in this state' })),
   ...PAGINATION,
 });
 const TIER = { tier: Type.Optional(Param.oneOf([...ENVIRONMENT_TIERS], { description: 'production, staging, testing, development or other (default: guessed from the name)' })) };
@@ -50,8 +51,10 @@ export function environmentsRoutes({ environments }: CoordinatorServices, edge: 
 
     api.get(base, { schema: { summary: "List a project's environments", tags, params: ProjectPath, querystring: ListQuery } }, async (request, reply) => {
       const { query } = request;
+      // GitLab's `mutually_exclusive :name, :search, message: 'cannot be used together'`.
+      if (query.name !== undefined && query.search !== undefined) throw invalidParams([{ name: 'name, search', problem: 'cannot be used together' }]);
       const page = pageOf(query);
-      const filter = { name: query.name, search: query.search || undefined, states: query.states === undefined ? undefined : [query.states] };
+      const filter = { name: query.name, search: query.search || undefined, states: query.states === undefined ? undefined : query.states === 'stopping' ? [] : [query.states] };
       const { items, total } = await environments.list(request.params.id, requireActor(request), filter, { offset: page.offset, limit: page.perPage });
       setPaginationHeaders(request, reply, edge.externalUrl, page, { total });
       return items.map((view) => serializeEnvironment(view, edge.externalUrl));

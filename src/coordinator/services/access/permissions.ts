@@ -1,5 +1,6 @@
 import type { AccessLevel, NamespaceRecord, ProjectRecord, UserRecord } from '../../../storage/types.ts';
 import type { ProtectionLevel } from '../../../storage/types-repository.ts';
+import type { EnvironmentRecord } from '../../../storage/types-environments.ts';
 import { DEVELOPER, GUEST, MAINTAINER, OWNER, PermissionsBase, readableWithoutMembership, REPORTER, type Actor, type ActorProjectAccess } from './permissions-base.ts';
 
 export * from './permissions-base.ts';
@@ -200,6 +201,11 @@ export class Permissions extends PermissionsBase {
   /** Creating, updating, stopping and deleting environments: Developer and up (`update_environment`, `create_deployment`). */
   async canManageEnvironments(project: ProjectRecord, actor: Actor): Promise<boolean> {
     return this.projectLevelAtLeast(project, actor, DEVELOPER);
+  }
+
+  /** `destroy_environment`: who manages environments, and only a stopped one (GitLab's EnvironmentPolicy: `~stopped` prevents it, whoever asks). */
+  async canDeleteEnvironment(project: ProjectRecord, actor: Actor, environment: Pick<EnvironmentRecord, 'state'>): Promise<boolean> {
+    return environment.state === 'stopped' && (await this.canManageEnvironments(project, actor));
   }
   // end of CI settings area ------------------------------------------------------------------
 

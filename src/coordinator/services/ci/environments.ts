@@ -36,7 +36,7 @@ export interface EnvironmentsServiceDeps {
   deployments: Pick<DeploymentsStore, 'lastSuccessful'>;
   users: Pick<UsersStore, 'findByIds'>;
   lookup: Pick<Lookup, 'readableProject'>;
-  permissions: Pick<Permissions, 'canReadEnvironments' | 'canManageEnvironments'>;
+  permissions: Pick<Permissions, 'canReadEnvironments' | 'canManageEnvironments' | 'canDeleteEnvironment'>;
   stopAction: Pick<EnvironmentStopAction, 'play'>;
 }
 
@@ -91,7 +91,9 @@ export class EnvironmentsService {
   }
 
   async remove(projectRef: string, actor: UserRecord, environmentId: number): Promise<void> {
-    const environment = await this.find(await this.project(projectRef, actor, 'manage'), environmentId);
+    const project = await this.project(projectRef, actor, 'manage');
+    const environment = await this.find(project, environmentId);
+    if (!(await this.deps.permissions.canDeleteEnvironment(project, actor, environment))) throw accessDenied();
     if (!(await this.deps.environments.delete(environment.id))) throw new GantryError('GANTRY_E_ENVIRONMENT_NOT_FOUND');
   }
 

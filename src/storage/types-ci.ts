@@ -83,6 +83,8 @@ export interface PipelineListFilter {
   scheduleId?: number;
   updatedBefore?: string;
   updatedAfter?: string;
+  createdBefore?: string;
+  createdAfter?: string;
   orderBy?: PipelineOrder;
   sort?: 'asc' | 'desc';
 }

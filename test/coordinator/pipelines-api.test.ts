@@ -103,6 +103,17 @@ describe('pipelines API: list and get', () => {
     assert.deepEqual(await listIds('username=nobody'), []);
   });
 
+  it('filters by creation time, bounds excluded', async () => {
+    const all = (await api(`/projects/${project.id}/pipelines`)).list.map((pipeline) => ({ id: pipeline.id, created: String(pipeline.created_at) }));
+    const middle = [...all].sort((a, b) => (a.created < b.created ? -1 : a.created > b.created ? 1 : 0))[Math.floor(all.length / 2)]!.created;
+    const after = all.filter((pipeline) => pipeline.created > middle).map((pipeline) => pipeline.id);
+    const before = all.filter((pipeline) => pipeline.created < middle).map((pipeline) => pipeline.id);
+    assert.ok(after.length > 0 && before.length > 0, 'pipelines on both sides');
+    assert.deepEqual(await listIds(`created_after=${middle}`), after);
+    assert.deepEqual(await listIds(`created_before=${middle}`), before);
+    assert.deepEqual(await listIds('created_after=2999-01-01T00:00:00Z'), []);
+  });
+
   it('filters by update time, bounds excluded', async () => {
     const third = seeded.featureSuccess.updated_at;
     assert.deepEqual(await listIds(`updated_before=${third}`), [seeded.mainRunning.id, seeded.mainPending.id]);

@@ -31,6 +31,8 @@ const ListQuery = Type.Object({
   source: Type.Optional(Param.oneOf(SOURCES, { description: 'How the pipelines were created' })),
   updated_before: Type.Optional(Param.dateTime({ description: 'Updated before this time (ISO 8601)' })),
   updated_after: Type.Optional(Param.dateTime({ description: 'Updated after this time (ISO 8601)' })),
+  created_before: Type.Optional(Param.dateTime({ description: 'Created before this time (ISO 8601)' })),
+  created_after: Type.Optional(Param.dateTime({ description: 'Created after this time (ISO 8601)' })),
   order_by: Type.Optional(Param.oneOf(['id', 'status', 'ref', 'updated_at', 'user_id'], { description: 'Order by (default id)' })),
   sort: Type.Optional(Param.oneOf(['asc', 'desc'], { description: 'Sort direction (default desc)' })),
   ...PAGINATION,
@@ -75,6 +77,8 @@ export function pipelinesRoutes({ pipelines }: CoordinatorServices, edge: EdgeCo
         source: query.source,
         updatedBefore: query.updated_before,
         updatedAfter: query.updated_after,
+        createdBefore: query.created_before,
+        createdAfter: query.created_after,
         orderBy: query.order_by ?? 'id',
         sort: query.sort ?? 'desc',
       };

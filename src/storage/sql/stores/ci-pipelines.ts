@@ -109,6 +109,8 @@ export class SqlPipelinesStore implements PipelinesStore {
     if (filter.userName !== undefined) query = query.where('user_id', 'in', this.db.selectFrom('users').select('id').where('name', '=', filter.userName));
     if (filter.updatedBefore !== undefined) query = query.where('updated_at', '<', filter.updatedBefore);
     if (filter.updatedAfter !== undefined) query = query.where('updated_at', '>', filter.updatedAfter);
+    if (filter.createdBefore !== undefined) query = query.where('created_at', '<', filter.createdBefore);
+    if (filter.createdAfter !== undefined) query = query.where('created_at', '>', filter.createdAfter);
 
     const counted = await query.select(countAll().as('total')).executeTakeFirstOrThrow();
     const sort = filter.sort ?? 'desc';

@@ -28,6 +28,8 @@ export interface PipelineListQuery {
   source?: string;
   updatedBefore?: string;
   updatedAfter?: string;
+  createdBefore?: string;
+  createdAfter?: string;
   orderBy: PipelineOrder;
   sort: 'asc' | 'desc';
 }
@@ -85,6 +87,8 @@ export class PipelinesService {
       source: query.source,
       updatedBefore: query.updatedBefore,
       updatedAfter: query.updatedAfter,
+      createdBefore: query.createdBefore,
+      createdAfter: query.createdAfter,
       orderBy: query.orderBy,
       sort: query.sort,
     };

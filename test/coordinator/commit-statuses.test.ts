@@ -82,6 +82,19 @@ describe('commit statuses', () => {
     const listedOn = async (query: string) => (await api('GET', `/projects/${project.id}/repository/commits/${project.head}/statuses${query}`)).list.map((status) => status.ref);
     assert.deepEqual(await listedOn(''), ['main', 'main'], 'without ref, the default branch\'s only');
     assert.deepEqual(await listedOn('?ref=feature-x'), ['feature-x']);
+
+    // pipeline_id, order_by and sort (GitLab 15's); an unknown commit is 404; callers sign in, as GitLab's API authenticates them all.
+    const base = `/projects/${project.id}/repository/commits/${project.head}/statuses`;
+    assert.deepEqual((await api('GET', `${base}?ref=feature-x&pipeline_id=${String(other.json.pipeline_id)}`)).list.map((status) => status.ref), ['feature-x']);
+    assert.deepEqual((await api('GET', `${base}?ref=feature-x&pipeline_id=${String(lint.json.pipeline_id)}`)).list, []);
+    const ascending = (await api('GET', base)).list.map((status) => status.id);
+    assert.equal(ascending.length, 2);
+    assert.deepEqual((await api('GET', `${base}?sort=desc`)).list.map((status) => status.id), [...ascending].reverse());
+    assert.deepEqual((await api('GET', `${base}?order_by=pipeline_id&sort=asc`)).list.map((status) => status.id), ascending);
+    assert.deepEqual((await api('GET', `${base}?order_by=bogus`)).json, { error: 'order_by does not have a valid value' });
+    const unknown = await api('GET', `/projects/${project.id}/repository/commits/deadbeef/statuses`);
+    assert.deepEqual([unknown.status, unknown.json], [404, { message: '404 Commit Not Found' }]);
+    assert.equal((await api('GET', base, { token: null })).status, 401);
   });
 
   it('joins the CI pipeline of the sha and ref; CI jobs appear as statuses (ref, stage, name, all filters)', async () => {

@@ -16,6 +16,9 @@ const ListQuery = Type.Object({
   stage: Type.Optional(Param.string({ description: 'Only statuses of this stage' })),
   name: Type.Optional(Param.string({ description: 'Only statuses (jobs) of this name' })),
   all: Type.Optional(Param.boolean({ description: 'Every status, not only the latest of each name' })),
+  pipeline_id: Type.Optional(Param.integer({ description: 'Only the statuses of this pipeline' })),
+  order_by: Type.Optional(Param.oneOf(['id', 'pipeline_id'], { description: 'id (default) or pipeline_id' })),
+  sort: Type.Optional(Param.oneOf(['asc', 'desc'], { description: 'asc (default) or desc' })),
   ...PAGINATION,
 });
 
@@ -41,8 +44,9 @@ export function commitStatusesRoutes({ commitStatuses }: CoordinatorServices, ed
     api.get('/projects/:id/repository/commits/:sha/statuses', { schema: { summary: 'List the statuses of a commit', tags, params: ShaPath, querystring: ListQuery } }, async (request, reply) => {
       const { query } = request;
       const page = pageOf(query);
-      const filter = { ref: query.ref || undefined, stage: query.stage || undefined, name: query.name || undefined, all: query.all ?? false };
-      const { items, total } = await commitStatuses.list(request.params.id, request.actor, request.params.sha, filter, { offset: page.offset, limit: page.perPage });
+      const filter = { ref: query.ref || undefined, stage: query.stage || undefined, name: query.name || undefined, all: query.all ?? false, pipelineId: query.pipeline_id, orderBy: query.order_by, sort: query.sort };
+      // GitLab's commit statuses API authenticates every caller, public projects included.
+      const { items, total } = await commitStatuses.list(request.params.id, requireActor(request), request.params.sha, filter, { offset: page.offset, limit: page.perPage });
       setPaginationHeaders(request, reply, externalUrl, page, { total });
       return items.map((view) => serializeCommitStatus(view, externalUrl));
     });

@@ -34,6 +34,11 @@ export interface StatusListQuery {
   stage?: string;
   name?: string;
   all: boolean;
+  /** Only the statuses of this pipeline. */
+  pipelineId?: number;
+  /** `id` (default) or `pipeline_id`, then the id; `asc` (default) or `desc`. */
+  orderBy?: 'id' | 'pipeline_id';
+  sort?: 'asc' | 'desc';
 }
 
 export interface StatusInput {
@@ -79,10 +84,15 @@ export class CommitStatusesService {
   async list(projectRef: string, actor: Actor, sha: string, query: StatusListQuery, page: { offset: number; limit: number }): Promise<{ items: CommitStatusView[]; total: number }> {
     const project = await this.deps.lookup.readableProject(projectRef, actor);
     if (!(await this.deps.permissions.canReadJobs(project, actor))) throw accessDenied();
+    // GitLab's `not_found!('Commit') unless user_project.commit(params[:sha])`.
+    const repository = await this.repositoryOf(project);
+    if (!repository || !(await repository.commit(sha))) throw new GantryError('GANTRY_E_COMMIT_NOT_FOUND');
     const target = await this.deps.views.target(project);
     // Spec 02: without `ref`, the default branch's statuses.
     const ref = query.ref ?? project.default_branch ?? undefined;
-    const all = await this.deps.jobs.statusesForSha(project.id, sha, { ...query, ...(ref === undefined ? {} : { ref }) });
+    const { pipelineId, orderBy = 'id', sort = 'asc', ...filter } = query;
+    const found = await this.deps.jobs.statusesForSha(project.id, sha, { ...filter, ...(ref === undefined ? {} : { ref }) });
+    const all = (pipelineId === undefined ? found : found.filter((job) => job.pipeline_id === pipelineId)).sort(statusOrder(orderBy, sort));
     const items = all.slice(page.offset, page.offset + page.limit);
     return { items: await this.withAuthors(target, items), total: all.length };
   }
@@ -212,4 +222,10 @@ export class CommitStatusesService {
       }
     }
   }
+}
+
+/** GitLab's `order_by` of commit statuses (`id` or `pipeline_id`, ties by id) in `sort`'s direction. */
+function statusOrder(orderBy: 'id' | 'pipeline_id', sort: 'asc' | 'desc'): (a: JobRecord, b: JobRecord) => number {
+  const direction = sort === 'asc' ? 1 : -1;
+  return (a, b) => direction * (orderBy === 'pipeline_id' && a.pipeline_id !== b.pipeline_id ? a.pipeline_id - b.pipeline_id : a.id - b.id);
 }

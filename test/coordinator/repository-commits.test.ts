@@ -225,6 +225,16 @@ describe('repository commits API', () => {
       assert.equal((await fx.gantry.api('GET', `${commitsPath(project)}?since=yesterday`)).status, 400);
     });
 
+    it('filters by author, and takes first_parent and order (default or topo)', async () => {
+      const every = (await fx.gantry.api('GET', commitsPath(project))).list;
+      const someone = String(every[0]!.author_email);
+      const bySomeone = await fx.gantry.api('GET', `${commitsPath(project)}?author=${encodeURIComponent(someone)}`);
+      assert.ok(bySomeone.list.length > 0 && bySomeone.list.every((commit) => commit.author_email === someone));
+      assert.deepEqual((await fx.gantry.api('GET', `${commitsPath(project)}?author=nobody-zz`)).list, []);
+      assert.equal((await fx.gantry.api('GET', `${commitsPath(project)}?first_parent=true&order=topo`)).status, 200);
+      assert.deepEqual((await fx.gantry.api('GET', `${commitsPath(project)}?order=bogus`)).json, { error: 'order does not have a valid value' });
+    });
+
     it('answers [] for an unknown ref and an empty repository', async () => {
       const unknown = await fx.gantry.api('GET', `${commitsPath(project)}?ref_name=no-such-branch`);
       assert.equal(unknown.status, 200);

@@ -48,11 +48,11 @@ export class History {
   async countCommits(query: Omit<GitLogQuery, 'offset' | 'limit'>): Promise<number> {
     const start = query.all ? null : await this.reader.resolveCommit(query.ref ?? 'HEAD');
     if (!query.all && start === null) return 0;
-    const cacheKey = start === null ? null : HistoryCache.key(this.access.gitDir, start, query.path, query.since, query.until);
+    const cacheKey = start === null ? null : HistoryCache.key(this.access.gitDir, start, query.path, query.since, query.until, query.author, query.firstParent ? 'first-parent' : undefined);
     const cached = cacheKey === null ? undefined : this.access.history?.counts.get(cacheKey);
     if (cached !== undefined) return cached;
     // A reachability bitmap (written by housekeeping's gc) answers plain counts at once.
-    const plain = query.path === undefined && query.since === undefined && query.until === undefined;
+    const plain = query.path === undefined && query.since === undefined && query.until === undefined && query.author === undefined && query.firstParent !== true;
     let count = plain && start !== null ? await this.countFromAnchor(start) : null;
     if (count === null) {
       const args = await this.walkArguments(start === null ? query : { ...query, ref: start }, plain ? ['--count', '--use-bitmap-index'] : ['--count']);
@@ -232,6 +232,10 @@ export class History {
     const args = ['rev-list', ...extra];
     if (query.since !== undefined) args.push(`--since=${isoDate(query.since, 'since')}`);
     if (query.until !== undefined) args.push(`--until=${isoDate(query.until, 'until')}`);
+    // The author's text as it is: no pattern from user input reaches git's regex engine.
+    if (query.author !== undefined) args.push('--fixed-strings', `--author=${query.author}`);
+    if (query.firstParent === true) args.push('--first-parent');
+    if (query.order === 'topo') args.push('--topo-order');
     if (query.all) {
       args.push('--branches', '--tags');
     } else {

@@ -111,6 +111,12 @@ export interface GitLogQuery {
   until?: string;
   /** Walk every branch and tag instead of one ref. */
   all?: boolean;
+  /** Only commits whose author name or e-mail contains this text (taken literally, not as a pattern). */
+  author?: string;
+  /** Follow only the first parent of merge commits. */
+  firstParent?: boolean;
+  /** `topo`: git's topological order (no parent before all its children); else git's default. */
+  order?: 'default' | 'topo';
   offset: number;
   limit: number;
 }

@@ -107,6 +107,26 @@ describe('git storage reads', () => {
     assert.equal(await repository.lastCommitFor('main', ':(exclude)docs', { pathspec: true }), null);
   });
 
+  it('filters by author (taken literally), first parent and topological order', async () => {
+    const byBob = await repository.log({ ref: 'main', author: BOB.email, offset: 0, limit: 50 });
+    assert.ok(byBob.length > 0 && byBob.every((commit) => commit.author.email === BOB.email));
+    assert.equal(await repository.countCommits({ ref: 'main', author: BOB.name }), byBob.length);
+    assert.equal(await repository.countCommits({ ref: 'main', author: 'Bob.Builder' }), 0, 'a dot is a dot, not any character');
+    const mainTip = await git(repository.path, ['rev-parse', 'main']);
+    const sideTip = await git(repository.path, ['rev-parse', 'main~3']);
+    const sideOnly = (await git(repository.path, ['commit-tree', 'main~3^{tree}', '-p', sideTip, '-m', 'side only'], undefined)).trim();
+    const merge = (await git(repository.path, ['commit-tree', 'main^{tree}', '-p', mainTip, '-p', sideOnly, '-m', 'merge'])).trim();
+    await git(repository.path, ['update-ref', 'refs/heads/merged', merge]);
+    const walked = (await repository.log({ ref: 'merged', offset: 0, limit: 50 })).map((commit) => commit.id);
+    const firstParents = (await repository.log({ ref: 'merged', firstParent: true, offset: 0, limit: 50 })).map((commit) => commit.id);
+    assert.ok(walked.includes(sideOnly) && !firstParents.includes(sideOnly), 'the merged-in commit is off the first-parent line');
+    assert.equal(await repository.countCommits({ ref: 'merged', firstParent: true }), firstParents.length);
+    assert.equal(await repository.countCommits({ ref: 'merged' }), walked.length);
+    const topo = (await repository.log({ ref: 'merged', order: 'topo', offset: 0, limit: 50 })).map((commit) => commit.id);
+    assert.deepEqual([...topo].sort(), [...walked].sort());
+    assert.equal(await repository.deleteBranch('merged'), true);
+  });
+
   it('walks every branch with all', async () => {
     assert.equal(await repository.createBranch('side', 'main~5'), true);
     const side = await repository.commitFiles({ branch: 'side', message: 'Side work', author: BOB, actions: [{ action: 'create', file_path: 'side.txt', content: Buffer.from('side\n') }] });

@@ -25,6 +25,9 @@ const ListQuery = Type.Object({
   path: Type.Optional(Param.string({ description: 'Only commits touching this path' })),
   all: Type.Optional(Param.boolean({ description: 'Every commit of the repository' })),
   with_stats: Type.Optional(Param.boolean({ description: 'Each commit with its stats' })),
+  author: Type.Optional(Param.string({ description: "Only commits whose author's name or e-mail contains this" })),
+  first_parent: Type.Optional(Param.boolean({ description: 'Follow only the first parent of merge commits' })),
+  order: Type.Optional(Param.oneOf(['default', 'topo'], { description: 'default (git log order) or topo' })),
   ...PAGINATION,
 });
 
@@ -65,7 +68,16 @@ export function repositoryCommitsRoutes({ commits, commitComments }: Coordinator
     api.get(base, { schema: { summary: 'List repository commits', tags, params: ProjectPath, querystring: ListQuery } }, async (request, reply) => {
       const { query } = request;
       const page = pageOf(query);
-      const history = { refName: query.ref_name || undefined, since: query.since, until: query.until, path: query.path || undefined, all: query.all ?? false };
+      const history = {
+        refName: query.ref_name || undefined,
+        since: query.since,
+        until: query.until,
+        path: query.path || undefined,
+        all: query.all ?? false,
+        author: query.author || undefined,
+        firstParent: query.first_parent,
+        order: query.order,
+      };
       const withStats = query.with_stats ?? false;
       const { target, items, total } = await commits.list(request.params.id, request.actor, history, { offset: page.offset, limit: page.perPage }, withStats);
       setPaginationHeaders(request, reply, externalUrl, page, { total });

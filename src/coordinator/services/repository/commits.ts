@@ -13,6 +13,9 @@ export interface CommitListQuery {
   until?: string;
   path?: string;
   all: boolean;
+  author?: string;
+  firstParent?: boolean;
+  order?: 'default' | 'topo';
 }
 
 
@@ -100,7 +103,7 @@ export class CommitsService {
     const startId = ref === undefined ? undefined : await repository.resolveCommit(ref);
     if (startId === null) return { items: [], total: 0 };
     // The walk and the count start from the resolved id: neither resolves the ref again.
-    const filter: Omit<GitLogQuery, 'offset' | 'limit'> = { ref: startId, path: query.path, since: query.since, until: query.until, all: query.all };
+    const filter: Omit<GitLogQuery, 'offset' | 'limit'> = { ref: startId, path: query.path, since: query.since, until: query.until, all: query.all, author: query.author, firstParent: query.firstParent, order: query.order };
     const [items, total] = await Promise.all([repository.log({ ...filter, ...page }), repository.countCommits(filter)]);
     return { items, total };
   }

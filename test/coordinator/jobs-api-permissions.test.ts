@@ -32,15 +32,17 @@ describe('jobs API permissions', () => {
     assert.equal((await api('POST', `/projects/${project.id}/jobs/${jobs.a!.id}/retry`, { token: fixture.developer.token })).status, 201);
   });
 
-  it('a private project answers 404 to non-members and anonymous callers', async () => {
+  it('a private project answers 404 to non-members, and anonymous callers 404 where they may read jobs at all (401 elsewhere)', async () => {
     const project = await fixture.ciProject('perm-private', { visibility: 'private' });
     const { jobs } = await fixture.pipeline(project, [{ name: 'a', stage: 'build' }]);
-    for (const token of [fixture.stranger.token, null]) {
-      for (const path of ['/jobs', `/jobs/${jobs.a!.id}`, `/jobs/${jobs.a!.id}/trace`, `/jobs/${jobs.a!.id}/artifacts`]) {
-        const answer = await api('GET', `/projects/${project.id}${path}`, { token });
-        assert.equal(answer.status, 404, path);
-        assert.deepEqual(answer.json, { message: '404 Project Not Found' });
-      }
+    const paths = ['/jobs', `/jobs/${jobs.a!.id}`, `/jobs/${jobs.a!.id}/trace`, `/jobs/${jobs.a!.id}/artifacts`];
+    for (const path of paths) {
+      const answer = await api('GET', `/projects/${project.id}${path}`, { token: fixture.stranger.token });
+      assert.deepEqual([answer.status, answer.json], [404, { message: '404 Project Not Found' }], path);
+    }
+    // The Jobs API authenticates first (GitLab's `before { authenticate! }`); artifacts downloads do not.
+    for (const [path, answer] of [[paths[0]!, 401], [paths[1]!, 401], [paths[2]!, 401], [paths[3]!, 404]] as const) {
+      assert.equal((await api('GET', `/projects/${project.id}${path}`, { token: null })).status, answer, path);
     }
   });
 
@@ -48,14 +50,15 @@ describe('jobs API permissions', () => {
     const project = await fixture.ciProject('perm-public');
     const { jobs } = await fixture.pipeline(project, [{ name: 'a', stage: 'build' }]);
     await fixture.trace(jobs.a!, 'public log\n');
-    assert.equal((await api('GET', `/projects/${project.id}/jobs`, { token: null })).status, 200, 'public jobs by default');
-    assert.equal((await fixture.raw(`/projects/${project.id}/jobs/${jobs.a!.id}/trace`, null)).bytes.toString(), 'public log\n');
+    assert.equal((await api('GET', `/projects/${project.id}/jobs`, { token: fixture.stranger.token })).status, 200, 'public jobs by default');
+    assert.equal((await fixture.raw(`/projects/${project.id}/jobs/${jobs.a!.id}/trace`, fixture.stranger.token)).bytes.toString(), 'public log\n');
+    const paths = ['/jobs', `/jobs/${jobs.a!.id}`, `/jobs/${jobs.a!.id}/trace`, `/repository/commits/${project.head}/statuses`];
+    // GitLab's Jobs and commit statuses APIs authenticate every caller, public projects' too.
+    for (const path of paths) assert.equal((await api('GET', `/projects/${project.id}${path}`, { token: null })).status, 401, path);
 
     assert.equal((await api('PUT', `/projects/${project.id}`, { body: { public_jobs: false } })).status, 200);
-    for (const token of [fixture.stranger.token, null]) {
-      for (const path of ['/jobs', `/jobs/${jobs.a!.id}`, `/jobs/${jobs.a!.id}/trace`, `/repository/commits/${project.head}/statuses`]) {
-        assert.equal((await api('GET', `/projects/${project.id}${path}`, { token })).status, 403, path);
-      }
+    for (const [token, status] of [[fixture.stranger.token, 403], [null, 401]] as const) {
+      for (const path of paths) assert.equal((await api('GET', `/projects/${project.id}${path}`, { token })).status, status, path);
     }
     const commit = await api('GET', `/projects/${project.id}/repository/commits/${project.head}`, { token: fixture.stranger.token });
     assert.equal(commit.status, 200);

@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { Type } from '#deps/typebox';
 import type { JobStatus } from '../../../pipeline/index.ts';
+import { requireActor } from '../../http/auth.ts';
 import { contentDisposition } from '../../http/blob-response.ts';
 import type { ErrorAnswerOverrides } from '../../http/error-responses.ts';
 import { Param } from '../../http/gitlab-params.ts';
@@ -46,7 +47,8 @@ export function jobsRoutes({ jobs, jobArtifacts }: CoordinatorServices, edge: Ed
 
     api.get(base, { schema: { summary: "List a project's jobs", tags, params: ProjectPath, querystring: ListQuery } }, async (request, reply) => {
       const page = pageOf(request.query);
-      const { items, total } = await jobs.list(request.params.id, request.actor, request.query.scope, { offset: page.offset, limit: page.perPage });
+      // GitLab's Jobs API authenticates every caller (`before { authenticate! }`), public projects' too.
+      const { items, total } = await jobs.list(request.params.id, requireActor(request), request.query.scope, { offset: page.offset, limit: page.perPage });
       setPaginationHeaders(request, reply, externalUrl, page, { total });
       return items.map((view) => serializeJob(view, externalUrl));
     });
@@ -58,7 +60,7 @@ export function jobsRoutes({ jobs, jobArtifacts }: CoordinatorServices, edge: Ed
     });
 
     api.get(`${base}/:job_id`, { schema: { summary: 'Get a job', tags, params: JobPath } }, async (request) => {
-      return serializeJob(await jobs.get(request.params.id, request.actor, request.params.job_id), externalUrl);
+      return serializeJob(await jobs.get(request.params.id, requireActor(request), request.params.job_id), externalUrl);
     });
 
     // GitLab answers cancel, retry and erase with 201, play and keep with 200.
@@ -87,7 +89,7 @@ export function jobsRoutes({ jobs, jobArtifacts }: CoordinatorServices, edge: Ed
     });
 
     api.get(`${base}/:job_id/trace`, { schema: { summary: "Get a job's trace (log)", tags, params: JobPath } }, async (request, reply) => {
-      const trace = await jobArtifacts.trace(request.params.id, request.actor, request.params.job_id);
+      const trace = await jobArtifacts.trace(request.params.id, requireActor(request), request.params.job_id);
       reply.header('Content-Disposition', `infile; filename="${trace.jobId}.log"`);
       reply.header('Content-Length', String(trace.size));
       return reply.type('text/plain; charset=utf-8').send(trace.stream);

@@ -59,8 +59,18 @@ export interface MilestoneListFilter {
   state?: MilestoneState;
   /** Exact title. */
   title?: string;
-  /** Substring of the title or the description. */
+  /** GitLab's fuzzy search of the title or the description (every word of two characters or more, or the whole query). */
   search?: string;
+  /** Updated at or before / at or after (ISO timestamps). */
+  updatedBefore?: string;
+  updatedAfter?: string;
+}
+
+/** Where a milestone title may not be used again: these projects' and groups' milestones, and those of the projects in these namespaces. */
+export interface MilestoneTitleScope {
+  projectIds: readonly number[];
+  groupIds: readonly number[];
+  projectNamespaceIds: readonly number[];
 }
 
 export interface MilestonesStore {
@@ -68,8 +78,10 @@ export interface MilestonesStore {
   create(milestone: NewMilestone): Promise<MilestoneRecord>;
   findById(id: number): Promise<MilestoneRecord | undefined>;
   findByIds(ids: readonly number[]): Promise<MilestoneRecord[]>;
-  /** Newest due first as GitLab lists them: by due_date (nulls last), then id. */
+  /** As GitLab's MilestonesFinder lists them: soonest due first (no due date last), then newest first. */
   list(owners: { projectIds: readonly number[]; groupIds: readonly number[] }, filter: MilestoneListFilter, page: Page): Promise<{ items: MilestoneRecord[]; total: number }>;
+  /** Whether a milestone of the scope has exactly this title. */
+  titleTaken(scope: MilestoneTitleScope, title: string): Promise<boolean>;
   update(id: number, changes: MilestoneChanges): Promise<MilestoneRecord | undefined>;
   delete(id: number): Promise<boolean>;
 }

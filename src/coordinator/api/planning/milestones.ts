@@ -1,20 +1,26 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from '#deps/typebox';
+import { invalidParams } from '../../../shared/errors.ts';
 import { requireActor } from '../../http/auth.ts';
+import type { ErrorAnswer } from '../../http/error-responses.ts';
 import { Param } from '../../http/gitlab-params.ts';
 import { PAGINATION, pageOf, setPaginationHeaders } from '../../http/pagination.ts';
 import { serializeMilestone } from '../../http/serializers/planning/milestones.ts';
 import type { CoordinatorServices, EdgeConfig } from '../../wiring.ts';
+import { requireAtLeastOneOf } from '../at-least-one.ts';
 
 const tags = ['milestones'];
 
 const ListQuery = Type.Object({
   iids: Type.Optional(Param.integers({ description: 'Only the milestones of these iids' })),
-  state: Type.Optional(Param.oneOf(['active', 'closed'], { description: 'Only active or closed milestones' })),
+  state: Type.Optional(Param.oneOf(['active', 'closed', 'all'], { description: 'Only active or closed milestones (default all)' })),
   title: Type.Optional(Param.string({ description: 'Only the milestone of this title' })),
-  search: Type.Optional(Param.string({ description: 'Only milestones whose title or description contains this' })),
-  include_parent_milestones: Type.Optional(Param.boolean({ description: "Include the milestones of the groups above (default false)" })),
+  search: Type.Optional(Param.string({ description: 'Only milestones whose title or description contains every word of this (of two characters or more)' })),
+  include_ancestors: Type.Optional(Param.boolean({ description: 'Include the milestones of the groups above (default false; iids is then ignored)' })),
+  include_parent_milestones: Type.Optional(Param.boolean({ description: 'Deprecated: include_ancestors' })),
+  updated_before: Type.Optional(Param.dateTime({ description: 'Updated at or before' })),
+  updated_after: Type.Optional(Param.dateTime({ description: 'Updated at or after' })),
   ...PAGINATION,
 });
 const FIELDS = {
@@ -28,6 +34,18 @@ const UpdateBody = Type.Object({
   ...FIELDS,
   state_event: Type.Optional(Param.oneOf(['close', 'activate'], { description: 'Close or reopen the milestone' })),
 });
+const UPDATES = ['title', 'description', 'start_date', 'due_date', 'state_event'] as const;
+
+/** GitLab's render_api_error! of a milestone that fails validation: `Failed to create milestone {:title=>["..."]}`. */
+function failedTo(action: 'create' | 'update'): ErrorAnswer {
+  return {
+    status: 400,
+    body: (error) => {
+      const fields = Object.entries(error.details.fields ?? {}).map(([field, reasons]) => `:${field}=>[${reasons.map((reason) => JSON.stringify(reason)).join(', ')}]`);
+      return { message: `Failed to ${action} milestone {${fields.join(', ')}}` };
+    },
+  };
+}
 
 /** `/projects/:id/milestones` and `/groups/:id/milestones`: list, get, create, update (close, activate) and delete. */
 export function milestonesRoutes({ milestones }: CoordinatorServices, edge: EdgeConfig): FastifyPluginAsync {
@@ -43,8 +61,19 @@ export function milestonesRoutes({ milestones }: CoordinatorServices, edge: Edge
 
       api.get(base, { schema: { summary: `List a ${kind}'s milestones`, tags, params: OwnerPath, querystring: ListQuery } }, async (request, reply) => {
         const { query } = request;
+        if (query.include_ancestors !== undefined && query.include_parent_milestones !== undefined) {
+          throw invalidParams([{ name: 'include_ancestors, include_parent_milestones', problem: 'are mutually exclusive' }]);
+        }
         const page = pageOf(query);
-        const filter = { iids: query.iids, state: query.state, title: query.title, search: query.search, includeParents: query.include_parent_milestones === true };
+        const filter = {
+          iids: query.iids,
+          state: query.state === 'all' ? undefined : query.state,
+          title: query.title,
+          search: query.search,
+          updatedBefore: query.updated_before,
+          updatedAfter: query.updated_after,
+          includeParents: (query.include_ancestors ?? query.include_parent_milestones) === true,
+        };
         const { items, total } = await milestones.list(owner(request.params.id), request.actor, filter, { offset: page.offset, limit: page.perPage });
         setPaginationHeaders(request, reply, edge.externalUrl, page, { total });
         return items.map((view) => serializeMilestone(view, edge.externalUrl));
@@ -54,14 +83,17 @@ export function milestonesRoutes({ milestones }: CoordinatorServices, edge: Edge
         return serializeMilestone(await milestones.get(owner(request.params.id), request.actor, request.params.milestone_id), edge.externalUrl);
       });
 
-      api.post(base, { schema: { summary: 'Create a milestone', tags, params: OwnerPath, body: CreateBody } }, async (request, reply) => {
+      const createConfig = { errorAnswers: { GANTRY_E_VALIDATION_FAILED: failedTo('create') } };
+      api.post(base, { schema: { summary: 'Create a milestone', tags, params: OwnerPath, body: CreateBody }, config: createConfig }, async (request, reply) => {
         const { body } = request;
         const input = { title: body.title, description: body.description, dueDate: body.due_date, startDate: body.start_date };
         return reply.code(201).send(serializeMilestone(await milestones.create(owner(request.params.id), requireActor(request), input), edge.externalUrl));
       });
 
-      api.put(one, { schema: { summary: 'Update, close or reopen a milestone', tags, params: MilestonePath, body: UpdateBody } }, async (request) => {
+      const updateConfig = { errorAnswers: { GANTRY_E_VALIDATION_FAILED: failedTo('update') } };
+      api.put(one, { schema: { summary: 'Update, close or reopen a milestone', tags, params: MilestonePath, body: UpdateBody }, config: updateConfig }, async (request) => {
         const { body } = request;
+        requireAtLeastOneOf(body, UPDATES);
         const input = { title: body.title, description: body.description, dueDate: body.due_date, startDate: body.start_date, stateEvent: body.state_event };
         const view = await milestones.update(owner(request.params.id), requireActor(request), request.params.milestone_id, input);
         return serializeMilestone(view, edge.externalUrl);

@@ -24,25 +24,32 @@ export interface MilestoneInput {
 
 export interface MilestonesServiceDeps {
   milestones: MilestonesStore;
-  namespaces: Pick<NamespacesStore, 'findByIds'>;
+  namespaces: Pick<NamespacesStore, 'findByIds' | 'descendantIds'>;
   owners: Pick<PlanningOwners, 'resolve'>;
 }
 
 const MAX_TITLE = 255;
+/** GitLab's Milestone#uniqueness_of_title. */
+const TITLE_TAKEN = 'already being used for another group or project milestone.';
 const STATE_AFTER: Record<'close' | 'activate', MilestoneState> = { close: 'closed', activate: 'active' };
 
 /**
  * Milestones of projects and groups (iid per project or group): whoever reads the project or
  * group reads them; Reporters and up create, change, close, reopen and delete them. A title is
- * unique within its project or group.
+ * unique across a hierarchy, as GitLab's Milestone#uniqueness_of_title: a project milestone's
+ * among its project's and its groups' milestones, a group milestone's among those of the groups
+ * above and below it and of all their projects.
  */
 export class MilestonesService {
   constructor(private readonly deps: MilestonesServiceDeps) {}
 
+  /** With `includeParents` (include_ancestors), `iids` is ignored, as GitLab's MilestonesFinder ignores it. */
   async list(ownerRef: OwnerRef, actor: Actor, filter: MilestoneListFilter & { includeParents: boolean }, page: Page): Promise<Paged<MilestoneView>> {
     const owner = await this.deps.owners.resolve(ownerRef, actor, 'read');
     const scope = filter.includeParents ? withAncestors(owner) : ownOnly(owner);
-    const { items, total } = await this.deps.milestones.list(scope, { ...filter, search: filter.search || undefined }, page);
+    const { includeParents, ...rest } = filter;
+    const storeFilter: MilestoneListFilter = { ...rest, iids: includeParents ? undefined : rest.iids, search: rest.search || undefined };
+    const { items, total } = await this.deps.milestones.list(scope, storeFilter, page);
     const parentIds = items.flatMap((milestone) => (milestone.group_id !== null && owner.ancestorGroupIds.includes(milestone.group_id) ? [milestone.group_id] : []));
     const parentPaths = new Map((parentIds.length ? await this.deps.namespaces.findByIds(parentIds) : []).map((group) => [group.id, group.full_path]));
     return { items: items.map((milestone) => ({ milestone, ownerPath: parentPaths.get(milestone.group_id ?? -1) ?? owner.fullPath })), total };
@@ -78,7 +85,7 @@ export class MilestonesService {
       });
       return this.view(owner, milestone);
     } catch (error) {
-      if (isUniqueViolation(error)) throw validationFailed({ title: ['has already been taken'] });
+      if (isUniqueViolation(error)) throw validationFailed({ title: [TITLE_TAKEN] });
       throw error;
     }
   }
@@ -101,7 +108,7 @@ export class MilestonesService {
       if (!updated) throw new GantryError('GANTRY_E_MILESTONE_RECORD_NOT_FOUND');
       return this.view(owner, updated);
     } catch (error) {
-      if (isUniqueViolation(error)) throw validationFailed({ title: ['has already been taken'] });
+      if (isUniqueViolation(error)) throw validationFailed({ title: [TITLE_TAKEN] });
       throw error;
     }
   }
@@ -122,13 +129,22 @@ export class MilestonesService {
     }
     const start = input.startDate === undefined ? current.start_date : input.startDate;
     const due = input.dueDate === undefined ? current.due_date : input.dueDate;
-    if (start && due && due < start) errors.due_date = ['must be greater than start date'];
+    if (start && due && due <= start) errors.due_date = ['must be greater than start date'];
     if (Object.keys(errors).length > 0) throw validationFailed(errors);
   }
 
   private async refuseTakenTitle(owner: PlanningOwner, title: string): Promise<void> {
-    const taken = await this.deps.milestones.list(ownOnly(owner), { title }, { offset: 0, limit: 1 });
-    if (taken.total > 0) throw validationFailed({ title: ['has already been taken'] });
+    const scope =
+      owner.kind === 'project'
+        ? { projectIds: [owner.project.id], groupIds: owner.ancestorGroupIds, projectNamespaceIds: [] }
+        : await this.groupHierarchy(owner.group.id, owner.ancestorGroupIds);
+    if (await this.deps.milestones.titleTaken(scope, title)) throw validationFailed({ title: [TITLE_TAKEN] });
+  }
+
+  /** A group, the groups above and below it, and the projects of it and those below it. */
+  private async groupHierarchy(groupId: number, ancestorIds: readonly number[]): Promise<{ projectIds: number[]; groupIds: number[]; projectNamespaceIds: number[] }> {
+    const subtree = [groupId, ...(await this.deps.namespaces.descendantIds(groupId))];
+    return { projectIds: [], groupIds: [...subtree, ...ancestorIds], projectNamespaceIds: subtree };
   }
 
   private async find(owner: PlanningOwner, milestoneId: number): Promise<MilestoneRecord> {

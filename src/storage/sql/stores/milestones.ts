@@ -1,9 +1,12 @@
 import { sql } from '#deps/kysely';
 import { countAll, inTransaction, type Db } from '../database.ts';
 import type { Page } from '../../types-ci.ts';
-import type { MilestoneChanges, MilestoneListFilter, MilestoneRecord, MilestonesStore, MilestoneState, NewMilestone } from '../../types-planning.ts';
+import type { MilestoneChanges, MilestoneListFilter, MilestoneRecord, MilestonesStore, MilestoneState, MilestoneTitleScope, NewMilestone } from '../../types-planning.ts';
+import { fuzzyMatch } from './fuzzy-search.ts';
 import { nextInternalId } from './internal-ids.ts';
-import { containsInsensitive } from './like.ts';
+
+/** Milestone#min_chars_for_partial_matching: a search word of two characters or more matches inside a title or description. */
+const MIN_SEARCH_CHARS = 2;
 
 const toMilestone = (row: Omit<MilestoneRecord, 'state'> & { state: string }): MilestoneRecord => ({ ...row, state: row.state as MilestoneState });
 
@@ -50,20 +53,41 @@ export class SqlMilestonesStore implements MilestonesStore {
     if (filter.iids !== undefined) query = query.where('iid', 'in', [...new Set(filter.iids)]);
     if (filter.state !== undefined) query = query.where('state', '=', filter.state);
     if (filter.title !== undefined) query = query.where('title', '=', filter.title);
-    if (filter.search) {
-      const search = filter.search;
-      query = query.where((eb) => eb.or([containsInsensitive(this.db, 'title', search), containsInsensitive(this.db, 'description', search)]));
-    }
+    const search = filter.search === undefined ? undefined : fuzzyMatch(this.db, ['title', 'description'], filter.search, MIN_SEARCH_CHARS);
+    if (search) query = query.where(search);
+    if (filter.updatedBefore !== undefined) query = query.where('updated_at', '<=', filter.updatedBefore);
+    if (filter.updatedAfter !== undefined) query = query.where('updated_at', '>=', filter.updatedAfter);
     const counted = await query.select(countAll().as('total')).executeTakeFirstOrThrow();
     const rows = await query
       .selectAll()
       .orderBy(sql`case when due_date is null then 1 else 0 end`)
-      .orderBy('due_date', 'desc')
+      .orderBy('due_date', 'asc')
       .orderBy('id', 'desc')
       .offset(page.offset)
       .limit(page.limit)
       .execute();
     return { items: rows.map(toMilestone), total: Number(counted.total) };
+  }
+
+  async titleTaken(scope: MilestoneTitleScope, title: string): Promise<boolean> {
+    const projectIds = [...new Set(scope.projectIds)];
+    const groupIds = [...new Set(scope.groupIds)];
+    const namespaceIds = [...new Set(scope.projectNamespaceIds)];
+    if (projectIds.length + groupIds.length + namespaceIds.length === 0) return false;
+    const row = await this.db
+      .selectFrom('milestones')
+      .select('id')
+      .where('title', '=', title)
+      .where((eb) =>
+        eb.or([
+          ...(projectIds.length ? [eb('project_id', 'in', projectIds)] : []),
+          ...(groupIds.length ? [eb('group_id', 'in', groupIds)] : []),
+          ...(namespaceIds.length ? [eb('project_id', 'in', eb.selectFrom('projects').select('id').where('namespace_id', 'in', namespaceIds))] : []),
+        ]),
+      )
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
   }
 
   async update(id: number, changes: MilestoneChanges): Promise<MilestoneRecord | undefined> {

@@ -13,7 +13,13 @@ export interface MilestoneJson {
   updated_at: string;
   due_date: string | null;
   start_date: string | null;
+  expired: boolean;
   web_url: string;
+}
+
+/** Milestoneish#expired: a due date before today (UTC, GitLab's default time zone); no due date is not expired. */
+export function milestoneExpired(dueDate: string | null, now: Date = new Date()): boolean {
+  return dueDate !== null && dueDate < now.toISOString().slice(0, 10);
 }
 
 /** GitLab's Milestone entity: `project_id` on project milestones, `group_id` on group ones. */
@@ -31,6 +37,7 @@ export function serializeMilestone(view: MilestoneView, externalUrl: string): Mi
     updated_at: milestone.updated_at,
     due_date: milestone.due_date,
     start_date: milestone.start_date,
+    expired: milestoneExpired(milestone.due_date),
     web_url: milestoneWebUrl(milestone, ownerPath, externalUrl),
   };
 }

@@ -56,7 +56,7 @@ export function buildPlanningServices(context: CoordinatorContext, mergeRequestO
   const labels = new LabelsService({ ...scope, labels: stores.labels, issues: stores.issues, mergeRequests: stores.mergeRequests, projects: stores.projects, owners, planningPermissions, permissions });
   const milestones = new MilestonesService({ milestones: stores.milestones, namespaces: stores.namespaces, owners });
   const fields = new IssueFields({ labels: stores.labels, milestones: stores.milestones, users: stores.users, namespaces: stores.namespaces, permissions });
-  const views = new IssueViews({ issues: stores.issues, milestones: stores.milestones, users: stores.users, projects: stores.projects, namespaces: stores.namespaces, notes: stores.notes, awardEmoji: stores.awardEmoji });
+  const views = new IssueViews({ issues: stores.issues, milestones: stores.milestones, users: stores.users, projects: stores.projects, namespaces: stores.namespaces, notes: stores.notes, awardEmoji: stores.awardEmoji, mergeRequestIssueLinks: stores.mergeRequestIssueLinks });
   const systemNotes = new SystemNotes({ notes: stores.notes });
   const observers: IssueObserver[] = [];
   observers.push(new IssueSystemNotes({ systemNotes }));
@@ -118,7 +118,7 @@ export function buildMergeRequestMerging(context: CoordinatorContext, queue: { e
   const visible = new VisibleMergeRequests({ lookup, mergeRequests: stores.mergeRequests, mergeRequestPermissions });
   const planningPermissions = new PlanningPermissions(permissions);
   const systemNotes = new SystemNotes({ notes: stores.notes });
-  const views = new IssueViews({ issues: stores.issues, milestones: stores.milestones, users: stores.users, projects: stores.projects, namespaces: stores.namespaces, notes: stores.notes, awardEmoji: stores.awardEmoji });
+  const views = new IssueViews({ issues: stores.issues, milestones: stores.milestones, users: stores.users, projects: stores.projects, namespaces: stores.namespaces, notes: stores.notes, awardEmoji: stores.awardEmoji, mergeRequestIssueLinks: stores.mergeRequestIssueLinks });
   const closesIssues = new ClosesIssues({
     visible, repositories, namespaces: stores.namespaces, views, lookup, issues: stores.issues, planningPermissions, references: stores.commitReferences, systemNotes,
   });

@@ -182,6 +182,8 @@ export interface MergeRequestIssueLinksStore {
   /** The request's links become exactly these, in one transaction. */
   /** With `readAtVersion`, only while the request's lock_version is still that one (false: it changed, nothing written). */
   replace(mergeRequestId: number, links: readonly MergeRequestIssueLink[], readAtVersion?: number): Promise<boolean>;
+  /** How many requests close each of these issues on merge (GitLab's merge_requests_count); an issue none closes is absent. */
+  closingCounts(issueIds: readonly number[]): Promise<Map<number, number>>;
   /** Requests by id after `afterId`, at most `limit`, in id order (the backfill's batches). */
   mergeRequestsAfter(afterId: number, limit: number): Promise<MergeRequestRecord[]>;
 }

@@ -61,6 +61,12 @@ describe("an issue's merge requests (closed_by, related_merge_requests)", () => 
     assert.deepEqual(await listed('related_merge_requests', 'first'), [`app!${iid}`]);
     assert.deepEqual(await listed('related_merge_requests', 'fourth'), []);
 
+    const counts = async () => {
+      const issues = (await fixture.gantry.api('GET', `/projects/${app.id}/issues?order_by=created_at&sort=asc`)).list;
+      const one = await fixture.gantry.api('GET', `/projects/${app.id}/issues/${first}`);
+      return [issues.map((issue) => issue.merge_requests_count), one.json.merge_requests_count];
+    };
+    assert.deepEqual(await counts(), [[1, 1, 0, 0], 1], 'merge_requests_count counts the closing requests only');
     const shape = await fixture.gantry.api('GET', `/projects/${app.id}/issues/${first}/closed_by`);
     const request = shape.list[0]!;
     assert.equal(request.title, 'Merge fixes');
@@ -74,6 +80,7 @@ describe("an issue's merge requests (closed_by, related_merge_requests)", () => 
     assert.deepEqual(await listed('related_merge_requests', 'first'), [`app!${iid}`]);
     assert.deepEqual(await listed('related_merge_requests', 'third'), []);
     assert.deepEqual(await listed('closed_by', 'second'), [`app!${iid}`]);
+    assert.deepEqual(await counts(), [[0, 1, 0, 0], 0]);
   });
 
   it('closes only into the default branch, reads other projects\' references, paginates, and lists only the requests the caller reads', async () => {

@@ -30,7 +30,7 @@ describe('notes announced to issue observers', () => {
         storedWhenAnnounced.push((await stores.notes.findOn('Issue', event.issue.issue.id, event.note.id)) !== undefined);
       },
     };
-    const views = new IssueViews({ issues: stores.issues, milestones: stores.milestones, users: stores.users, projects: stores.projects, namespaces: stores.namespaces, notes: stores.notes, awardEmoji: stores.awardEmoji });
+    const views = new IssueViews({ issues: stores.issues, milestones: stores.milestones, users: stores.users, projects: stores.projects, namespaces: stores.namespaces, notes: stores.notes, awardEmoji: stores.awardEmoji, mergeRequestIssueLinks: stores.mergeRequestIssueLinks });
     const planningPermissions = new PlanningPermissions(permissions);
     const visibleIssues = new VisibleIssues({ lookup, issues: stores.issues, planningPermissions });
     const visibleMergeRequests = new VisibleMergeRequests({ lookup, mergeRequests: stores.mergeRequests, mergeRequestPermissions: new MergeRequestPermissions(permissions) });

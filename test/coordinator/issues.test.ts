@@ -37,6 +37,11 @@ describe('issues API', () => {
       self: `http://gantry.test/api/v4/projects/${fx.project.id}/issues/1`, notes: `http://gantry.test/api/v4/projects/${fx.project.id}/issues/1/notes`,
       award_emoji: `http://gantry.test/api/v4/projects/${fx.project.id}/issues/1/award_emoji`, project: `http://gantry.test/api/v4/projects/${fx.project.id}`,
     });
+    assert.deepEqual(issue.references, { short: '#1', relative: '#1', full: 'ci/app#1' });
+    assert.deepEqual([issue.type, issue.issue_type, issue.severity, issue.task_status, issue.merge_requests_count], ['ISSUE', 'issue', 'UNKNOWN', '1 of 2 checklist items completed', 0]);
+    assert.equal((issue.milestone as Record<string, unknown>).expired, false);
+    const listed = (await fx.gantry.api('GET', url())).list.find((item) => item.iid === 1)!;
+    assert.deepEqual([listed.references, listed.type, listed.task_status, '_links' in listed, 'subscribed' in listed], [issue.references, 'ISSUE', '1 of 2 checklist items completed', false, false]);
     const made = await fx.gantry.api('GET', `/projects/${fx.project.id}/labels/${encodeURIComponent('new one')}`);
     assert.deepEqual([made.status, made.json.color], [200, '#428BCA']);
   });

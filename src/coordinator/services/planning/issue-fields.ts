@@ -79,5 +79,12 @@ export function taskCompletion(description: string | null): { count: number; com
   return { count, completed_count: completed };
 }
 
+/** Taskable#task_status: `1 of 2 checklist items completed`, or '' for a blank description. */
+export function taskStatus(description: string | null): string {
+  if (description === null || description.trim() === '') return '';
+  const { count, completed_count: completed } = taskCompletion(description);
+  return `${completed} of ${count} checklist ${count === 1 ? 'item' : 'items'} completed`;
+}
+
 /** GitLab's human durations (`3h 30m`, `1w 2d`); the rules are in durations.ts. */
 export { humanDuration } from './durations.ts';

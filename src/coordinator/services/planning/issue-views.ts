@@ -2,6 +2,7 @@ import type { NamespacesStore, ProjectsStore, UserRecord, UsersStore } from '../
 import type { AwardEmojiStore, IssueVotes } from '../../../storage/types-award-emoji.ts';
 import type { IssueRecord, IssuesStore, MilestoneRecord, MilestonesStore } from '../../../storage/types-planning.ts';
 import type { NotesStore } from '../../../storage/types-notes.ts';
+import type { MergeRequestIssueLinksStore } from '../../../storage/types-merge-requests.ts';
 
 /** An issue with what its answer shows, gathered for a whole page at once. */
 export interface IssueView {
@@ -19,6 +20,8 @@ export interface IssueView {
   userNotesCount: number;
   /** Thumbs up and thumbs down awarded. */
   votes: IssueVotes;
+  /** Merge requests that close it on merge (GitLab's merge_requests_count). */
+  mergeRequestsCount: number;
 }
 
 export interface IssueViewsDeps {
@@ -29,11 +32,13 @@ export interface IssueViewsDeps {
   namespaces: Pick<NamespacesStore, 'findByIds'>;
   notes: Pick<NotesStore, 'userNoteCounts'>;
   awardEmoji: Pick<AwardEmojiStore, 'votesOf'>;
+  mergeRequestIssueLinks: Pick<MergeRequestIssueLinksStore, 'closingCounts'>;
 }
 
 /**
- * The views of a page of issues in eight statements whatever its size: labels, assignees,
- * milestones, users, projects, namespaces, note counts and votes, each read once for all of them.
+ * The views of a page of issues in nine statements whatever its size: labels, assignees,
+ * milestones, users, projects, namespaces, note counts, votes and closing merge request counts,
+ * each read once for all of them.
  */
 export class IssueViews {
   constructor(private readonly deps: IssueViewsDeps) {}
@@ -44,13 +49,14 @@ export class IssueViews {
     const ids = issues.map((issue) => issue.id);
     const milestoneIds = issues.flatMap((issue) => (issue.milestone_id === null ? [] : [issue.milestone_id]));
     // Two waves of independent reads: on PostgreSQL each wave's statements travel side by side.
-    const [labels, assignees, milestoneList, projectList, votes, noteCounts] = await Promise.all([
+    const [labels, assignees, milestoneList, projectList, votes, noteCounts, closingCounts] = await Promise.all([
       deps.issues.labelsOf(ids),
       deps.issues.assigneesOf(ids),
       milestoneIds.length ? deps.milestones.findByIds(milestoneIds) : Promise.resolve([]),
       deps.projects.findByIds([...new Set(issues.map((issue) => issue.project_id))]),
       deps.awardEmoji.votesOf(ids),
       deps.notes.userNoteCounts('Issue', ids),
+      deps.mergeRequestIssueLinks.closingCounts(ids),
     ]);
     const milestones = new Map(milestoneList.map((milestone) => [milestone.id, milestone]));
     const projects = new Map(projectList.map((project) => [project.id, project]));
@@ -76,6 +82,7 @@ export class IssueViews {
         closedBy: issue.closed_by_id === null ? null : (users.get(issue.closed_by_id) ?? null),
         userNotesCount: noteCounts.get(issue.id) ?? 0,
         votes: votes.get(issue.id) ?? { upvotes: 0, downvotes: 0 },
+        mergeRequestsCount: closingCounts.get(issue.id) ?? 0,
       };
     });
   }

@@ -1,5 +1,5 @@
 import { sql } from '#deps/kysely';
-import type { Db } from '../database.ts';
+import { countAll, type Db } from '../database.ts';
 import type { MergeRequestIssueLink, MergeRequestIssueLinksStore, MergeRequestRecord } from '../../types-merge-requests.ts';
 import { toMergeRequest } from './merge-requests.ts';
 
@@ -22,6 +22,18 @@ export class SqlMergeRequestIssueLinksStore implements MergeRequestIssueLinksSto
       }
       return true;
     });
+  }
+
+  async closingCounts(issueIds: readonly number[]): Promise<Map<number, number>> {
+    if (issueIds.length === 0) return new Map();
+    const rows = await this.db
+      .selectFrom('merge_request_issue_links')
+      .select(['issue_id', countAll().as('total')])
+      .where('issue_id', 'in', [...new Set(issueIds)])
+      .where('closes', '=', 1)
+      .groupBy('issue_id')
+      .execute();
+    return new Map(rows.map((row) => [Number(row.issue_id), Number(row.total)]));
   }
 
   async mergeRequestsAfter(afterId: number, limit: number): Promise<MergeRequestRecord[]> {

@@ -1,7 +1,8 @@
 import type { IssueView } from '../../../services/planning/issue-views.ts';
-import { humanDuration, taskCompletion } from '../../../services/planning/issue-fields.ts';
+import { humanDuration, taskCompletion, taskStatus } from '../../../services/planning/issue-fields.ts';
 import { serializeUserBasic, type UserBasicJson } from '../user-basic.ts';
 import { serializeMilestone, type MilestoneJson } from './milestones.ts';
+import { issuableReferences, type IssuableReferencesJson } from './references.ts';
 
 export interface IssueJson {
   id: number;
@@ -18,6 +19,7 @@ export interface IssueJson {
   milestone: MilestoneJson | null;
   assignees: UserBasicJson[];
   author: UserBasicJson | null;
+  type: 'ISSUE';
   assignee: UserBasicJson | null;
   user_notes_count: number;
   merge_requests_count: number;
@@ -26,10 +28,14 @@ export interface IssueJson {
   due_date: string | null;
   confidential: boolean;
   discussion_locked: boolean | null;
+  issue_type: 'issue';
   web_url: string;
   time_stats: { time_estimate: number; total_time_spent: number; human_time_estimate: string | null; human_total_time_spent: string | null };
   task_completion_status: { count: number; completed_count: number };
   has_tasks: boolean;
+  task_status: string;
+  references: IssuableReferencesJson;
+  severity: 'UNKNOWN';
   moved_to_id: number | null;
   subscribed?: boolean;
   _links?: { self: string; notes: string; award_emoji: string; project: string };
@@ -37,7 +43,9 @@ export interface IssueJson {
 
 /**
  * GitLab's Issue entity; `single` adds `subscribed` (whether the caller is, which the route
- * works out) and `_links`. Merge requests do not exist yet: their count is 0.
+ * works out) and `_links` (spec 03 gives them to the single issue only). `merge_requests_count`
+ * counts the requests that close the issue on merge; `task_status` describes the description's
+ * task list (GitLab's Taskable#task_status).
  */
 export function serializeIssue(view: IssueView, externalUrl: string, single = false, subscribed = false): IssueJson {
   const { issue } = view;
@@ -59,14 +67,16 @@ export function serializeIssue(view: IssueView, externalUrl: string, single = fa
     milestone: view.milestone && serializeMilestone(view.milestone, externalUrl),
     assignees,
     author: user(view.author),
+    type: 'ISSUE',
     assignee: assignees[0] ?? null,
     user_notes_count: view.userNotesCount,
-    merge_requests_count: 0,
+    merge_requests_count: view.mergeRequestsCount,
     upvotes: view.votes.upvotes,
     downvotes: view.votes.downvotes,
     due_date: issue.due_date,
     confidential: issue.confidential,
     discussion_locked: issue.discussion_locked,
+    issue_type: 'issue',
     web_url: `${externalUrl}/${view.projectPath}/-/issues/${issue.iid}`,
     time_stats: {
       time_estimate: issue.time_estimate,
@@ -76,6 +86,9 @@ export function serializeIssue(view: IssueView, externalUrl: string, single = fa
     },
     task_completion_status: tasks,
     has_tasks: tasks.count > 0,
+    task_status: taskStatus(issue.description),
+    references: issuableReferences('#', issue.iid, view.projectPath),
+    severity: 'UNKNOWN',
     moved_to_id: issue.moved_to_id,
   };
   if (!single) return json;

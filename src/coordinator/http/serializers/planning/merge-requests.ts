@@ -6,6 +6,7 @@ import type { MergeRequestView } from '../../../services/planning/merge-requests
 import { publicMergeStatus } from '../../../services/planning/merge-requests/merge-status.ts';
 import { serializeUserBasic, type UserBasicJson } from '../user-basic.ts';
 import { serializeMilestone, type MilestoneJson } from './milestones.ts';
+import { issuableReferences, type IssuableReferencesJson } from './references.ts';
 import { serializeTimeStats, type TimeStatsJson } from './time-stats.ts';
 import type { ApprovalState } from '../../../services/planning/merge-requests/approvals.ts';
 import { detailedMergeStatus } from '../../../services/planning/merge-requests/detailed-merge-status.ts';
@@ -60,7 +61,7 @@ export interface MergeRequestJson extends MergeRequestSimpleJson {
   allow_collaboration?: boolean;
   allow_maintainer_to_push?: boolean;
   reference: string;
-  references: { short: string; relative: string; full: string };
+  references: IssuableReferencesJson;
   time_stats: TimeStatsJson;
   squash: boolean;
   task_completion_status: { count: number; completed_count: number };
@@ -160,7 +161,7 @@ export function serializeMergeRequest(view: MergeRequestView, externalUrl: strin
     // GitLab shows these two for a fork's request only.
     ...(forFork ? { allow_collaboration: record.allow_collaboration, allow_maintainer_to_push: record.allow_collaboration } : {}),
     reference: `!${record.iid}`,
-    references: { short: `!${record.iid}`, relative: `!${record.iid}`, full: `${view.projectPath}!${record.iid}` },
+    references: issuableReferences('!', record.iid, view.projectPath),
     time_stats: serializeTimeStats(record),
     squash: record.squash,
     task_completion_status: taskCompletion(record.description),

@@ -90,7 +90,7 @@ export interface MergeRequestListFilter {
   assigneeId?: number | AnyOrNone;
   reviewerId?: number | AnyOrNone;
   iids?: readonly number[];
-  /** Substring of the title or the description (`searchIn` narrows it to one of them). */
+  /** GitLab's fuzzy search (like.ts: fuzzyMatch) of the title or the description (`searchIn` narrows it to one of them). */
   search?: string;
   searchIn?: readonly ('title' | 'description')[];
   sourceBranch?: string;

@@ -146,8 +146,9 @@ export interface IssueListFilter {
   authorId?: number;
   assigneeId?: number | AnyOrNone;
   iids?: readonly number[];
-  /** Substring of the title or the description. */
+  /** GitLab's fuzzy search (like.ts: fuzzyMatch) of the title or the description (`searchIn` narrows it to one of them). */
   search?: string;
+  searchIn?: readonly ('title' | 'description')[];
   createdAfter?: string;
   createdBefore?: string;
   updatedAfter?: string;

@@ -91,6 +91,8 @@ describe('issues API', () => {
     assert.deepEqual([both.status, both.json], [400, { error: 'author_id, author_username are mutually exclusive' }]);
     assert.deepEqual(await get('?iids[]=1&iids[]=4'), [4, 1]);
     assert.deepEqual(await get('?search=NEEDLE'), [4]);
+    assert.deepEqual(await get('?search=FIX%20find'), [1], 'every word, in any order (GitLab fuzzy search)');
+    assert.deepEqual(await get('?search=ab'), [], 'a short query matches only a whole title or description');
     assert.deepEqual(await get('?sort=asc&per_page=2'), [1, 2]);
     assert.deepEqual(await get('?created_after=2999-01-01T00:00:00Z'), []);
     assert.deepEqual(await get('?my_reaction_emoji=thumbsup'), []);

@@ -50,6 +50,9 @@ describe('merge request lists', () => {
     assert.deepEqual(await get('?reviewer_id=None'), [4, 3, 1]);
     assert.deepEqual(await get('?search=NEEDLE'), [3, 1]);
     assert.deepEqual(await get('?search=needle&in=title'), [3]);
+    assert.deepEqual(await get('?search=needle%20charlie'), [3], 'every word, in any order (GitLab fuzzy search)');
+    assert.deepEqual(await get('?search=delta'), [4]);
+    assert.deepEqual(await get('?search=de'), [], 'a short query matches only a whole title or description');
     assert.deepEqual(await get('?search=needle&in=description'), [1]);
     assert.deepEqual(await get('?source_branch=c'), [3]);
     assert.deepEqual(await get('?target_branch=a'), [3]);

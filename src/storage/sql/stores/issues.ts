@@ -3,7 +3,7 @@ import { countAll, inTransaction, type Db } from '../database.ts';
 import type { Page } from '../../types-ci.ts';
 import type { ConfidentialAccess, IssueChanges, IssueListFilter, IssueRecord, IssueRelations, IssuesStore, IssueState, LabelRecord, NewIssue } from '../../types-planning.ts';
 import { nextInternalId } from './internal-ids.ts';
-import { containsInsensitive } from './like.ts';
+import { fuzzyMatch } from './like.ts';
 import { ColumnKinds } from './row-mapping.ts';
 
 const issueColumns = new ColumnKinds<IssueRecord>({ confidential: 'boolean', discussion_locked: 'boolean' });
@@ -82,10 +82,8 @@ export class SqlIssuesStore implements IssuesStore {
     if (filter.createdBefore) query = query.where('i.created_at', '<=', filter.createdBefore);
     if (filter.updatedAfter) query = query.where('i.updated_at', '>=', filter.updatedAfter);
     if (filter.updatedBefore) query = query.where('i.updated_at', '<=', filter.updatedBefore);
-    if (filter.search) {
-      const search = filter.search;
-      query = query.where((eb) => eb.or([containsInsensitive(this.db, 'i.title', search), containsInsensitive(this.db, 'i.description', search)]));
-    }
+    const searched = filter.search === undefined ? undefined : fuzzyMatch(this.db, (filter.searchIn?.length ? filter.searchIn : ['title', 'description']).map((column) => `i.${column}`), filter.search);
+    if (searched) query = query.where(searched);
     const { milestone, labels, assigneeId } = filter;
     if (milestone === 'none') query = query.where('i.milestone_id', 'is', null);
     else if (milestone === 'any') query = query.where('i.milestone_id', 'is not', null);

@@ -15,7 +15,7 @@ import {
 } from '../../types-merge-requests.ts';
 import { inVisibleProjects } from './issue-visibility.ts';
 import { nextInternalId } from './internal-ids.ts';
-import { containsInsensitive } from './like.ts';
+import { fuzzyMatch } from './like.ts';
 import { ColumnKinds } from './row-mapping.ts';
 
 const columns = new ColumnKinds<MergeRequestRecord>({
@@ -260,11 +260,8 @@ export class SqlMergeRequestsStore implements MergeRequestsStore {
       if (filter.linkedIssue.closing) links = links.where('closes', '=', 1);
       query = query.where('m.id', 'in', links);
     }
-    if (filter.search !== undefined) {
-      const search = filter.search;
-      const columns = filter.searchIn?.length ? filter.searchIn : (['title', 'description'] as const);
-      query = query.where((eb) => eb.or(columns.map((column) => containsInsensitive(this.db, `m.${column}`, search))));
-    }
+    const searched = filter.search === undefined ? undefined : fuzzyMatch(this.db, (filter.searchIn?.length ? filter.searchIn : ['title', 'description']).map((column) => `m.${column}`), filter.search);
+    if (searched) query = query.where(searched);
     const { milestone, labels } = filter;
     if (milestone === 'none') query = query.where('m.milestone_id', 'is', null);
     else if (milestone === 'any') query = query.where('m.milestone_id', 'is not', null);

@@ -3,7 +3,7 @@
  * timestamps are ISO 8601 UTC text. The store is `MergeRequestsStore`.
  */
 import type { Page } from './types-ci.ts';
-import type { AnyOrNone, IssueProjectScope, LabelRecord } from './types-planning.ts';
+import type { AnyOrNone, IssueProjectScope, LabelRecord, NegatedIssuableFilter } from './types-planning.ts';
 
 /** `locked` is GitLab's state while a merge is being written; the API shows it as is. */
 export type MergeRequestState = 'opened' | 'closed' | 'merged' | 'locked';
@@ -112,14 +112,9 @@ export interface MergeRequestListFilter {
   sort: 'asc' | 'desc';
 }
 
-/** What `not[...]` leaves out: requests with any of the labels, in the milestone, by the author, assigned to or reviewed by the user, awarded the emoji by the user. */
-export interface NegatedMergeRequestFilter {
-  labels?: readonly string[];
-  milestone?: string;
-  authorId?: number;
-  assigneeId?: number;
+/** What `not[...]` leaves out of a merge request list: the issues' negations, and requests reviewed by the user. */
+export interface NegatedMergeRequestFilter extends NegatedIssuableFilter {
   reviewerId?: number;
-  reactedBy?: { userId: number; emoji: string };
 }
 
 /** Title prefixes that mark a draft (`work_in_progress`), compared case-insensitively after leading spaces. */

@@ -156,8 +156,27 @@ export interface IssueListFilter {
   confidential?: boolean;
   /** `my_reaction_emoji`: issues this user awarded that emoji, or any, or none. */
   reactedBy?: { userId: number; emoji: string | AnyOrNone };
+  /** `milestone_id=Upcoming`: each project's or group's next active milestone due after today; `Started`: an active milestone started by today. */
+  milestoneWildcard?: 'upcoming' | 'started';
+  /** `due_date`: none, any, or a range of days (inclusive; `before` exclusive). */
+  due?: AnyOrNone | { from?: string; to?: string; before?: string };
+  /** GitLab's CURRENT_DATE (`YYYY-MM-DD`) for the milestone wildcards; the UTC day when absent. */
+  today?: string;
+  /** `not[...]`: issues matching none of these. */
+  not?: NegatedIssuableFilter;
   orderBy: 'created_at' | 'updated_at';
   sort: 'asc' | 'desc';
+}
+
+/** What `not[...]` leaves out of an issue or merge request list: rows with any of the labels, in the milestone (by title or wildcard), by the author, assigned to the user, awarded the emoji by the user, of these iids. */
+export interface NegatedIssuableFilter {
+  labels?: readonly string[];
+  milestone?: string;
+  milestoneWildcard?: AnyOrNone | 'upcoming' | 'started';
+  authorId?: number;
+  assigneeId?: number;
+  reactedBy?: { userId: number; emoji: string };
+  iids?: readonly number[];
 }
 
 export interface IssueRelations {

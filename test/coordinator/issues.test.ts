@@ -165,3 +165,86 @@ describe('issues API', () => {
     assert.deepEqual(created.map((response) => Number(response.json.iid)).sort((a, b) => a - b), Array.from({ length: 20 }, (_, n) => n + 1));
   });
 });
+
+describe('issue list filters GitLab takes: not[...], in, labels[], with_labels_details, milestone_id, due_date, issue_type', () => {
+  let fx: CiSettingsFixture;
+  let projectId: number;
+  const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+  const iids = (list: Array<Record<string, unknown>>) => list.map((issue) => issue.iid);
+
+  before(async () => {
+    fx = await startCiSettingsFixture();
+    projectId = (await makeProject(fx.gantry, fx.group.id, 'filters')).id;
+    const milestone = async (body: Record<string, unknown>) => Number((await fx.gantry.api('POST', `/projects/${projectId}/milestones`, { body })).json.id);
+    const soon = await milestone({ title: 'soon', start_date: day(-3), due_date: day(5) });
+    const later = await milestone({ title: 'later', start_date: day(2), due_date: day(30) });
+    const open = async (body: Record<string, unknown>) => assert.equal((await fx.gantry.api('POST', `/projects/${projectId}/issues`, { body })).status, 201);
+    await open({ title: 'alpha bug!', labels: 'bug', milestone_id: soon, due_date: day(0) });
+    await open({ title: 'Feature', description: 'the alpha release', labels: 'feat', milestone_id: later, due_date: day(-2), assignee_ids: [1] });
+    await open({ title: 'Both', labels: 'bug,feat', due_date: day(1) });
+    await open({ title: 'Plain', description: 'nothing' });
+  });
+  after(() => fx.close());
+
+  const get = async (query: string) => {
+    const answer = await fx.gantry.api('GET', `/projects/${projectId}/issues${query}`);
+    assert.equal(answer.status, 200, answer.text);
+    return iids(answer.list);
+  };
+
+  it('leaves out what not[...] names', async () => {
+    assert.deepEqual(await get('?not[labels]=bug'), [4, 2]);
+    assert.deepEqual(await get('?not[labels]=bug,feat'), [4]);
+    assert.deepEqual(await get('?not[labels][]=bug&not[labels][]=feat'), [4]);
+    assert.deepEqual(await get('?not[milestone]=soon'), [4, 3, 2], 'issues without a milestone stay');
+    assert.deepEqual(await get('?not[assignee_id]=1'), [4, 3, 1]);
+    assert.deepEqual(await get('?not[assignee_username]=root'), [4, 3, 1]);
+    assert.deepEqual(await get('?not[author_username]=root'), []);
+    assert.deepEqual(await get('?not[iids][]=1&not[iids][]=3'), [4, 2]);
+    assert.deepEqual(await get('?not[milestone_id]=None'), [2, 1]);
+    assert.deepEqual(await get('?not[milestone_id]=Started'), [2], 'an active milestone starting after today');
+    assert.deepEqual(await get('?not[milestone_id]=Upcoming'), [], 'only active milestones due by today are kept');
+    const both = await fx.gantry.api('GET', `/projects/${projectId}/issues?not[author_id]=1&not[author_username]=root`);
+    assert.deepEqual([both.status, both.json], [400, { error: 'not[author_id], not[author_username] are mutually exclusive' }]);
+  });
+
+  it('takes labels as a comma list or an array, and search with in', async () => {
+    assert.deepEqual(await get('?labels[]=bug&labels[]=feat'), [3]);
+    assert.deepEqual(await get('?labels=bug,feat'), [3]);
+    assert.deepEqual(await get('?labels[]=None'), [4]);
+    assert.deepEqual(await get('?search=bug%20alpha'), [1]);
+    assert.deepEqual(await get('?search=alpha&in=title'), [1]);
+    assert.deepEqual(await get('?search=alpha&in=description'), [2]);
+    assert.deepEqual(await get('?search=alpha&in=nowhere'), [2, 1], 'no known column: both, as GitLab');
+  });
+
+  it('shows labels as objects with with_labels_details', async () => {
+    const answer = await fx.gantry.api('GET', `/projects/${projectId}/issues?iids[]=3&with_labels_details=true`);
+    const labels = answer.list[0]!.labels as Array<Record<string, unknown>>;
+    assert.deepEqual(labels.map((label) => [label.name, typeof label.id, label.color, label.description, label.text_color]), [
+      ['bug', 'number', '#428BCA', null, '#FFFFFF'],
+      ['feat', 'number', '#428BCA', null, '#FFFFFF'],
+    ]);
+    assert.deepEqual((await fx.gantry.api('GET', `/projects/${projectId}/issues?iids[]=3`)).list[0]!.labels, ['bug', 'feat']);
+  });
+
+  it('filters by milestone_id wildcards, due_date and issue_type', async () => {
+    assert.deepEqual(await get('?milestone_id=None'), [4, 3]);
+    assert.deepEqual(await get('?milestone_id=Any'), [2, 1]);
+    assert.deepEqual(await get('?milestone_id=Upcoming'), [1], 'the next milestone due after today');
+    assert.deepEqual(await get('?milestone_id=Started'), [1]);
+    const both = await fx.gantry.api('GET', `/projects/${projectId}/issues?milestone_id=Any&milestone=soon`);
+    assert.deepEqual([both.status, both.json], [400, { error: 'milestone_id, milestone are mutually exclusive' }]);
+    assert.deepEqual((await fx.gantry.api('GET', `/projects/${projectId}/issues?milestone_id=Soon`)).json, { error: 'milestone_id does not have a valid value' });
+    assert.deepEqual(await get('?due_date=0'), [4]);
+    assert.deepEqual(await get('?due_date=any'), [3, 2, 1]);
+    assert.deepEqual(await get('?due_date=today'), [1]);
+    assert.deepEqual(await get('?due_date=tomorrow'), [3]);
+    assert.deepEqual(await get('?due_date=overdue'), [2]);
+    assert.deepEqual(await get('?due_date=next_month_and_previous_two_weeks'), [3, 2, 1]);
+    assert.deepEqual((await get('?due_date=month')).includes(1), true);
+    assert.deepEqual((await fx.gantry.api('GET', `/projects/${projectId}/issues?due_date=someday`)).json, { error: 'due_date does not have a valid value' });
+    assert.deepEqual(await get('?issue_type=issue'), [4, 3, 2, 1]);
+    assert.deepEqual(await get('?issue_type=incident'), []);
+  });
+});

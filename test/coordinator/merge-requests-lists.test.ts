@@ -32,6 +32,9 @@ describe('merge request lists', () => {
     assert.deepEqual(await get('?state=merged'), []);
     assert.deepEqual(await get('?labels=bug,ui'), [1]);
     assert.deepEqual(await get('?labels=bug'), [2, 1]);
+    assert.deepEqual(await get('?labels[]=bug&labels[]=ui'), [1], 'an array, as GitLab coerces labels');
+    assert.deepEqual(await get('?labels[]=None'), [4, 3]);
+    assert.deepEqual(await get('?search=needle&in=nowhere'), [3, 1], 'no known column: both, as GitLab');
     assert.deepEqual(await get('?labels=None'), [4, 3]);
     assert.deepEqual(await get('?labels=Any'), [2, 1]);
     assert.deepEqual(await get('?milestone=v1'), [1]);
@@ -74,6 +77,7 @@ describe('merge request lists', () => {
     const get = async (query: string) => iids((await fx.gantry.api('GET', project(query))).list);
     assert.deepEqual(await get('?not[labels]=ui'), [4, 3, 2]);
     assert.deepEqual(await get('?not[labels]=ui,bug'), [4, 3], 'any of the labels leaves a request out');
+    assert.deepEqual(await get('?not[labels][]=ui&not[labels][]=bug'), [4, 3]);
     assert.deepEqual(await get('?labels=bug&not[labels]=ui'), [2]);
     assert.deepEqual(await get('?not[milestone]=v1'), [4, 3, 2], 'requests without a milestone stay');
     assert.deepEqual(await get(`?not[author_id]=${fx.developer.id}`), [4, 3, 1]);

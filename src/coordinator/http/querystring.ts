@@ -1,6 +1,7 @@
 /**
  * GitLab-style parameter decoding shared by query strings and urlencoded bodies:
- * `name[]=a&name[]=b` becomes an array, `custom_attributes[key]=value` a nested map,
+ * `name[]=a&name[]=b` becomes an array, `custom_attributes[key]=value` a nested map (and
+ * `not[labels][]=a` an array in one),
  * everything else a string (the last one wins when repeated).
  */
 export type ParamValue = string | string[] | ParamMap | boolean | number | null | ParamValue[];
@@ -18,22 +19,24 @@ export function parseGitlabQuery(query: string): ParamMap {
 }
 
 export function assignParam(out: ParamMap, rawKey: string, value: string): void {
-  if (rawKey.endsWith('[]')) {
-    const key = rawKey.slice(0, -2);
-    const existing = out[key];
-    if (Array.isArray(existing)) existing.push(value);
-    else out[key] = [value];
-    return;
-  }
-  const hash = /^([^[\]]+)\[([^[\]]+)\]$/.exec(rawKey);
+  const list = rawKey.endsWith('[]');
+  const name = list ? rawKey.slice(0, -2) : rawKey;
+  // `not[labels]=a` and `not[labels][]=a`: one level of hash, as Rack nests them.
+  const hash = /^([^[\]]+)\[([^[\]]+)\]$/.exec(name);
+  let target = out;
+  let key = name;
   if (hash) {
-    const [, key, subKey] = hash;
-    const existing = out[key];
-    const map: ParamMap =
-      existing && typeof existing === 'object' && !Array.isArray(existing) ? existing : (Object.create(null) as ParamMap);
-    map[subKey] = value;
-    out[key] = map;
+    const [, outer, subKey] = hash;
+    const existing = out[outer];
+    target = existing && typeof existing === 'object' && !Array.isArray(existing) ? existing : (Object.create(null) as ParamMap);
+    out[outer] = target;
+    key = subKey;
+  }
+  if (!list) {
+    target[key] = value;
     return;
   }
-  out[rawKey] = value;
+  const existing = target[key];
+  if (Array.isArray(existing)) existing.push(value);
+  else target[key] = [value];
 }

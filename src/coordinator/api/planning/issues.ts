@@ -1,7 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type, type Static } from '#deps/typebox';
-import { invalidParam, invalidParams } from '../../../shared/errors.ts';
 import { requireActor } from '../../http/auth.ts';
 import { Param } from '../../http/gitlab-params.ts';
 import { PAGINATION, pageOf, setPaginationHeaders } from '../../http/pagination.ts';
@@ -11,18 +10,25 @@ import { serializeUserBasic } from '../../http/serializers/user-basic.ts';
 import type { IssueQuery } from '../../services/planning/issues.ts';
 import type { CoordinatorServices, EdgeConfig } from '../../wiring.ts';
 import { emojiName } from '../../services/planning/award-emoji-names.ts';
+import { DUE_DATE_FILTERS } from '../../services/planning/issue-due-dates.ts';
+import { serializeLabelBasic } from '../../http/serializers/planning/label-basic.ts';
+import { anyOrNone, blankless, labelFilter, NEGATABLE, negatedCommon, refuseBoth, searchColumns, userFilter } from './issuable-list-params.ts';
 import { requireAtLeastOneOf } from '../at-least-one.ts';
 
 const tags = ['issues'];
 const PROJECT = { id: Param.string({ description: 'Project id or URL-encoded full path' }) };
 const ProjectPath = Type.Object(PROJECT);
+const MILESTONE_WILDCARDS = ['Any', 'None', 'Upcoming', 'Started'] as const;
+/** GitLab's work item types an issue list takes. */
+const ISSUE_TYPES = ['issue', 'incident', 'test_case', 'requirement', 'task'] as const;
 const GroupPath = Type.Object({ id: Param.string({ description: 'Group id or URL-encoded full path' }) });
 const IssuePath = Type.Object({ ...PROJECT, issue_iid: Param.integer({ description: 'The issue iid' }) });
 
 const ListQuery = Type.Object({
   state: Type.Optional(Param.oneOf(['opened', 'closed', 'all'], { description: 'opened, closed or all (default)' })),
-  labels: Type.Optional(Param.string({ description: 'Comma-separated names, all required; None or Any' })),
+  labels: Type.Optional(Param.strings({ description: 'Comma-separated names (or labels[]=…), all required; None or Any' })),
   milestone: Type.Optional(Param.string({ description: 'A milestone title; None or Any' })),
+  milestone_id: Type.Optional(Param.oneOf(MILESTONE_WILDCARDS, { description: "None, Any, Upcoming (each project's or group's next active milestone due after today) or Started (an active milestone started by today); not with milestone" })),
   scope: Type.Optional(Param.oneOf(['created_by_me', 'created-by-me', 'assigned_to_me', 'assigned-to-me', 'all'], { description: 'Whose issues' })),
   author_id: Type.Optional(Param.integer({ description: 'Only issues this user opened' })),
   author_username: Type.Optional(Param.string({ description: 'Only issues this user opened (not with author_id)' })),
@@ -32,12 +38,27 @@ const ListQuery = Type.Object({
   iids: Type.Optional(Param.integers({ description: 'Only these iids' })),
   order_by: Type.Optional(Param.oneOf(['created_at', 'updated_at'], { description: 'created_at (default) or updated_at' })),
   sort: Type.Optional(Param.oneOf(['asc', 'desc'], { description: 'desc (default) or asc' })),
-  search: Type.Optional(Param.string({ description: 'In title and description' })),
+  search: Type.Optional(Param.string({ description: 'Every word (3+ characters) in the title or in the description' })),
+  in: Type.Optional(Param.string({ description: 'Where search looks: title, description or title,description (default)' })),
   created_after: Type.Optional(Param.dateTime({ description: 'Created at or after' })),
   created_before: Type.Optional(Param.dateTime({ description: 'Created at or before' })),
   updated_after: Type.Optional(Param.dateTime({ description: 'Updated at or after' })),
   updated_before: Type.Optional(Param.dateTime({ description: 'Updated at or before' })),
   confidential: Type.Optional(Param.boolean({ description: 'Only confidential (or only public) issues' })),
+  due_date: Type.Optional(Param.oneOf([...DUE_DATE_FILTERS, ''], { description: '0 (none), any, today, tomorrow, overdue, week, month or next_month_and_previous_two_weeks (UTC days)' })),
+  issue_type: Type.Optional(Param.oneOf(ISSUE_TYPES, { description: 'Every issue here is an issue' })),
+  not: Type.Optional(
+    Type.Object(
+      {
+        ...NEGATABLE,
+        milestone_id: Type.Optional(Param.oneOf(MILESTONE_WILDCARDS, { description: 'None, Any, Upcoming or Started: leaves out what the wildcard would keep (Upcoming: keeps active milestones due by today; Started: active ones starting after today)' })),
+        iids: Type.Optional(Param.integers({ description: 'Leaves out these iids' })),
+        assignee_username: Type.Optional(Param.strings({ description: 'Leaves out what is assigned to this user (not with not[assignee_id])' })),
+      },
+      { description: 'Issues that do not match these filters (not[labels]=a,b ...)' },
+    ),
+  ),
+  with_labels_details: Type.Optional(Param.boolean({ description: 'Labels as objects (id, name, color, description, text_color) instead of names' })),
   ...PAGINATION,
 });
 
@@ -66,44 +87,41 @@ const UpdateBody = Type.Object({
 });
 const PageQuery = Type.Object(PAGINATION);
 
-/** `None`, `Any` or a value, as GitLab's issue filters read them. */
-function anyOrNone(value: string | undefined): 'none' | 'any' | undefined {
-  const lowered = value?.toLowerCase();
-  if (lowered === 'none' || lowered === 'no+label' || lowered === 'no label' || lowered === 'no milestone') return 'none';
-  return lowered === 'any' ? 'any' : undefined;
+function milestoneWildcard(value: (typeof MILESTONE_WILDCARDS)[number] | undefined) {
+  return value === undefined ? undefined : (value.toLowerCase() as 'none' | 'any' | 'upcoming' | 'started');
 }
 
 function issueQuery(query: Static<typeof ListQuery>): IssueQuery {
-  for (const [id, username] of [['author_id', 'author_username'], ['assignee_id', 'assignee_username']] as const) {
-    if (query[id] !== undefined && query[username] !== undefined) throw invalidParams([{ name: `${id}, ${username}`, problem: 'are mutually exclusive' }]);
-  }
-  const labels = query.labels === undefined || query.labels === '' ? undefined : (anyOrNone(query.labels) ?? query.labels.split(',').map((name) => name.trim()).filter((name) => name !== ''));
-  const milestone = query.milestone === undefined || query.milestone === '' ? undefined : (anyOrNone(query.milestone) ?? query.milestone);
-  let assigneeId: IssueQuery['assigneeId'];
-  if (query.assignee_id !== undefined && query.assignee_id !== '') {
-    assigneeId = anyOrNone(query.assignee_id) ?? (/^\d{1,9}$/.test(query.assignee_id) ? Number(query.assignee_id) : undefined);
-    if (assigneeId === undefined) throw invalidParam('assignee_id');
-  }
-  const scope = query.scope?.replace(/-/g, '_') as IssueQuery['scope'];
+  refuseBoth(query, [['author_id', 'author_username'], ['assignee_id', 'assignee_username'], ['milestone_id', 'milestone']]);
+  if (query.not) refuseBoth(query.not, [['milestone_id', 'milestone']], 'not');
+  const milestone = blankless(query.milestone);
+  const wildcard = milestoneWildcard(query.milestone_id);
+  const emoji = blankless(query.my_reaction_emoji);
+  const notWildcard = milestoneWildcard(query.not?.milestone_id);
   return {
     state: query.state === 'all' ? undefined : query.state,
-    labels,
-    milestone,
-    scope,
+    labels: labelFilter(query.labels),
+    milestone: wildcard === 'none' || wildcard === 'any' ? wildcard : milestone === undefined ? undefined : (anyOrNone(milestone) ?? milestone),
+    milestoneWildcard: wildcard === 'upcoming' || wildcard === 'started' ? wildcard : undefined,
+    scope: query.scope?.replace(/-/g, '_') as IssueQuery['scope'],
     authorId: query.author_id,
-    authorUsername: query.author_username || undefined,
-    assigneeId,
-    assigneeUsername: query.assignee_username?.[0] || undefined,
+    authorUsername: blankless(query.author_username),
+    assigneeId: userFilter('assignee_id', query.assignee_id),
+    assigneeUsername: blankless(query.assignee_username?.[0]),
     iids: query.iids,
     orderBy: query.order_by ?? 'created_at',
     sort: query.sort ?? 'desc',
-    search: query.search || undefined,
+    search: blankless(query.search),
+    searchIn: searchColumns(query.in),
     createdAfter: query.created_after,
     createdBefore: query.created_before,
     updatedAfter: query.updated_after,
     updatedBefore: query.updated_before,
     confidential: query.confidential,
-    myReactionEmoji: query.my_reaction_emoji === undefined || query.my_reaction_emoji === '' ? undefined : (anyOrNone(query.my_reaction_emoji) ?? emojiName(query.my_reaction_emoji) ?? query.my_reaction_emoji),
+    myReactionEmoji: emoji === undefined ? undefined : (anyOrNone(emoji) ?? emojiName(emoji) ?? emoji),
+    dueDate: query.due_date === '' ? undefined : query.due_date,
+    issueType: query.issue_type,
+    ...(query.not ? { not: { ...negatedCommon(query.not), milestoneWildcard: notWildcard, iids: query.not.iids } } : {}),
   };
 }
 
@@ -121,14 +139,15 @@ export function issuesRoutes({ issues, subscriptions, issueMergeRequests }: Coor
     const api = app.withTypeProvider<TypeBoxTypeProvider>();
     const single = async (view: Parameters<typeof serializeIssue>[0], actor: Parameters<typeof subscriptions.issueSubscribed>[1]) =>
       serializeIssue(view, edge.externalUrl, true, await subscriptions.issueSubscribed(view, actor));
-    const answer = (items: Parameters<typeof serializeIssue>[0][]) => items.map((view) => serializeIssue(view, edge.externalUrl));
+    const answer = (items: Parameters<typeof serializeIssue>[0][], query: { with_labels_details?: boolean } = {}) =>
+      items.map((view) => (query.with_labels_details === true ? { ...serializeIssue(view, edge.externalUrl), labels: view.labelRecords.map(serializeLabelBasic) } : serializeIssue(view, edge.externalUrl)));
 
     api.get('/issues', { schema: { summary: "List the issues the caller may see (by default those they opened)", tags, querystring: ListQuery } }, async (request, reply) => {
       const actor = requireActor(request);
       const page = pageOf(request.query);
       const { items, total } = await issues.listAll(actor, issueQuery(request.query), { offset: page.offset, limit: page.perPage });
       setPaginationHeaders(request, reply, edge.externalUrl, page, { total });
-      return answer(items);
+      return answer(items, request.query);
     });
 
     api.get('/groups/:id/issues', { schema: { summary: "List the issues of a group's projects", tags, params: GroupPath, querystring: ListQuery } }, async (request, reply) => {
@@ -136,7 +155,7 @@ export function issuesRoutes({ issues, subscriptions, issueMergeRequests }: Coor
       const page = pageOf(request.query);
       const { items, total } = await issues.listGroup(request.params.id, actor, issueQuery(request.query), { offset: page.offset, limit: page.perPage });
       setPaginationHeaders(request, reply, edge.externalUrl, page, { total });
-      return answer(items);
+      return answer(items, request.query);
     });
 
     api.get('/projects/:id/issues', { schema: { summary: "List a project's issues", tags, params: ProjectPath, querystring: ListQuery } }, async (request, reply) => {
@@ -144,7 +163,7 @@ export function issuesRoutes({ issues, subscriptions, issueMergeRequests }: Coor
       const page = pageOf(request.query);
       const { items, total } = await issues.listProject(request.params.id, actor, issueQuery(request.query), { offset: page.offset, limit: page.perPage });
       setPaginationHeaders(request, reply, edge.externalUrl, page, { total });
-      return answer(items);
+      return answer(items, request.query);
     });
 
     for (const kind of ['project', 'group'] as const) {

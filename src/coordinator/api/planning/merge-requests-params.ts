@@ -1,10 +1,10 @@
 import { Type, type Static } from '#deps/typebox';
-import { invalidParam, invalidParams } from '../../../shared/errors.ts';
 import { Param } from '../../http/gitlab-params.ts';
 import { PAGINATION } from '../../http/pagination.ts';
 import { emojiName } from '../../services/planning/award-emoji-names.ts';
 import type { MergeRequestUpdateInput, NewMergeRequestInput } from '../../services/planning/merge-requests/edits.ts';
 import type { MergeRequestQuery } from '../../services/planning/merge-requests/service.ts';
+import { anyOrNone, blankless, labelFilter, NEGATABLE, negatedCommon, refuseBoth, searchColumns, userFilter } from './issuable-list-params.ts';
 
 /** The query of the merge request lists (GitLab's MergeRequestsFinder parameters). */
 export const ListQuery = Type.Object({
@@ -13,7 +13,7 @@ export const ListQuery = Type.Object({
   sort: Type.Optional(Param.oneOf(['asc', 'desc'], { description: 'desc (default) or asc' })),
   milestone: Type.Optional(Param.string({ description: 'A milestone title; None or Any' })),
   view: Type.Optional(Param.oneOf(['simple'], { description: 'simple: id, iid, project_id, title, description, state, dates and web_url only' })),
-  labels: Type.Optional(Param.string({ description: 'Comma-separated names, all required; None or Any' })),
+  labels: Type.Optional(Param.strings({ description: 'Comma-separated names (or labels[]=…), all required; None or Any' })),
   created_after: Type.Optional(Param.dateTime({ description: 'Created at or after' })),
   created_before: Type.Optional(Param.dateTime({ description: 'Created at or before' })),
   updated_after: Type.Optional(Param.dateTime({ description: 'Updated at or after' })),
@@ -32,17 +32,13 @@ export const ListQuery = Type.Object({
   source_branch: Type.Optional(Param.string({ description: 'Only requests from this branch' })),
   target_branch: Type.Optional(Param.string({ description: 'Only requests into this branch' })),
   search: Type.Optional(Param.string({ description: 'In title and description' })),
-  in: Type.Optional(Param.oneOf(['title', 'description', 'title,description', 'description,title'], { description: 'Where search looks' })),
+  in: Type.Optional(Param.string({ description: 'Where search looks: title, description or title,description (default)' })),
   wip: Type.Optional(Param.oneOf(['yes', 'no'], { description: 'yes: only drafts; no: no drafts' })),
   iids: Type.Optional(Param.integers({ description: 'Only these iids' })),
   not: Type.Optional(
     Type.Object(
       {
-        labels: Type.Optional(Param.string({ description: 'Comma-separated names: requests with none of them' })),
-        milestone: Type.Optional(Param.string({ description: 'A milestone title: requests not in it (also those without a milestone)' })),
-        author_id: Type.Optional(Param.integer({ description: 'Requests this user did not open' })),
-        author_username: Type.Optional(Param.string({ description: 'Requests this user did not open (not with not[author_id])' })),
-        assignee_id: Type.Optional(Param.integer({ description: 'Requests not assigned to this user' })),
+        ...NEGATABLE,
         assignee_username: Type.Optional(Param.string({ description: 'Requests not assigned to this user (not with not[assignee_id])' })),
         reviewer_id: Type.Optional(Param.integer({ description: 'Requests this user does not review' })),
         reviewer_username: Type.Optional(Param.string({ description: 'Requests this user does not review (not with not[reviewer_id])' })),
@@ -57,42 +53,12 @@ export const ListQuery = Type.Object({
 });
 export type ListQueryParams = Static<typeof ListQuery>;
 
-/** `None`, `Any` or a value, as GitLab's filters read them. */
-function anyOrNone(value: string): 'none' | 'any' | undefined {
-  const lowered = value.toLowerCase();
-  if (lowered === 'none' || lowered === 'no+label' || lowered === 'no label' || lowered === 'no milestone') return 'none';
-  return lowered === 'any' ? 'any' : undefined;
-}
-
-function userFilter(name: string, value: string | undefined): number | 'none' | 'any' | undefined {
-  if (value === undefined || value === '') return undefined;
-  const parsed = anyOrNone(value) ?? (/^\d{1,9}$/.test(value) ? Number(value) : undefined);
-  if (parsed === undefined) throw invalidParam(name);
-  return parsed;
-}
-
-const blankless = (value: string | undefined) => (value === undefined || value === '' ? undefined : value);
-
 const USER_PAIRS = [['author_id', 'author_username'], ['assignee_id', 'assignee_username'], ['reviewer_id', 'reviewer_username']] as const;
 
 /** `not[...]`: the filters a request must not match. */
 function negatedQuery(not: NonNullable<ListQueryParams['not']>): NonNullable<MergeRequestQuery['not']> {
-  for (const [id, username] of USER_PAIRS) {
-    if (not[id] !== undefined && not[username] !== undefined) throw invalidParams([{ name: `not[${id}], not[${username}]`, problem: 'are mutually exclusive' }]);
-  }
-  const labels = blankless(not.labels);
-  const emoji = blankless(not.my_reaction_emoji);
-  return {
-    labels: labels?.split(',').map((name) => name.trim()).filter((name) => name !== ''),
-    milestone: blankless(not.milestone),
-    authorId: not.author_id,
-    authorUsername: blankless(not.author_username),
-    assigneeId: not.assignee_id,
-    assigneeUsername: blankless(not.assignee_username),
-    reviewerId: not.reviewer_id,
-    reviewerUsername: blankless(not.reviewer_username),
-    myReactionEmoji: emoji === undefined ? undefined : (emojiName(emoji) ?? emoji),
-  };
+  refuseBoth(not, [['reviewer_id', 'reviewer_username']], 'not');
+  return { ...negatedCommon(not), reviewerId: not.reviewer_id, reviewerUsername: blankless(not.reviewer_username) };
 }
 
 /** `environment`, `deployed_before`, `deployed_after`: one filter over the deployment links. */
@@ -103,15 +69,12 @@ function deployedQuery(query: ListQueryParams): Pick<MergeRequestQuery, 'deploye
 }
 
 export function mergeRequestQuery(query: ListQueryParams): MergeRequestQuery {
-  for (const [id, username] of USER_PAIRS) {
-    if (query[id] !== undefined && query[username] !== undefined) throw invalidParams([{ name: `${id}, ${username}`, problem: 'are mutually exclusive' }]);
-  }
-  const labels = blankless(query.labels);
+  refuseBoth(query, USER_PAIRS);
   const milestone = blankless(query.milestone);
   const emoji = blankless(query.my_reaction_emoji);
   return {
     state: query.state === 'all' ? undefined : query.state,
-    labels: labels === undefined ? undefined : (anyOrNone(labels) ?? labels.split(',').map((name) => name.trim()).filter((name) => name !== '')),
+    labels: labelFilter(query.labels),
     milestone: milestone === undefined ? undefined : (anyOrNone(milestone) ?? milestone),
     scope: query.scope?.replace(/-/g, '_') as MergeRequestQuery['scope'],
     authorId: query.author_id,
@@ -126,7 +89,7 @@ export function mergeRequestQuery(query: ListQueryParams): MergeRequestQuery {
     orderBy: query.order_by ?? 'created_at',
     sort: query.sort ?? 'desc',
     search: blankless(query.search),
-    searchIn: query.in?.split(',') as MergeRequestQuery['searchIn'],
+    searchIn: searchColumns(query.in),
     draft: query.wip === undefined ? undefined : query.wip === 'yes',
     ...deployedQuery(query),
     createdAfter: query.created_after,

@@ -1,6 +1,6 @@
 import type { NamespacesStore, ProjectsStore, UserRecord, UsersStore } from '../../../storage/types.ts';
 import type { AwardEmojiStore, IssueVotes } from '../../../storage/types-award-emoji.ts';
-import type { IssueRecord, IssuesStore, MilestoneRecord, MilestonesStore } from '../../../storage/types-planning.ts';
+import type { IssueRecord, IssuesStore, LabelRecord, MilestoneRecord, MilestonesStore } from '../../../storage/types-planning.ts';
 import type { NotesStore } from '../../../storage/types-notes.ts';
 import type { MergeRequestIssueLinksStore } from '../../../storage/types-merge-requests.ts';
 
@@ -12,6 +12,8 @@ export interface IssueView {
   labels: string[];
   /** The same labels by id (system notes name them `~id`). */
   labelIds: number[];
+  /** The same labels whole (the lists' `with_labels_details`). */
+  labelRecords: LabelRecord[];
   milestone: { milestone: MilestoneRecord; ownerPath: string } | null;
   author: UserRecord | null;
   assignees: UserRecord[];
@@ -76,6 +78,7 @@ export class IssueViews {
         projectPath: projectPath(issue.project_id),
         labels: (labels.get(issue.id) ?? []).map((label) => label.title),
         labelIds: (labels.get(issue.id) ?? []).map((label) => label.id),
+        labelRecords: labels.get(issue.id) ?? [],
         milestone: milestone ? { milestone, ownerPath: milestone.project_id !== null ? projectPath(milestone.project_id) : (namespaces.get(milestone.group_id ?? -1) ?? '') } : null,
         author: users.get(issue.author_id) ?? null,
         assignees: (assignees.get(issue.id) ?? []).flatMap((userId) => users.get(userId) ?? []),

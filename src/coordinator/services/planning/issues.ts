@@ -7,7 +7,9 @@ import type { Actor, Permissions } from '../access/permissions.ts';
 import type { PlanningPermissions } from '../access/planning-permissions.ts';
 import { actorProjectAccess, type ProjectScopeDeps } from '../namespaces/project-scope.ts';
 import type { Page, Paged } from '../repository/pages.ts';
+import { dueDateRange, type DueDateFilter } from './issue-due-dates.ts';
 import type { IssueFields } from './issue-fields.ts';
+import { negatedFilter, type NegatedIssuableQuery } from './issuable-negation.ts';
 import { announceIssueSaved, type IssueObserver } from './issue-observers.ts';
 import type { IssueView, IssueViews } from './issue-views.ts';
 import type { VisibleIssues } from './visible-issues.ts';
@@ -15,8 +17,13 @@ import type { MilestonesService } from './milestones.ts';
 import type { OwnerRef } from './planning-owner.ts';
 
 /** The filters of the three issue lists, as the API reads them (everything but where). */
-export type IssueQuery = Omit<IssueListFilter, 'projects' | 'confidentialAccess' | 'reactedBy'> & {
+export type IssueQuery = Omit<IssueListFilter, 'projects' | 'confidentialAccess' | 'reactedBy' | 'due' | 'today' | 'not'> & {
   scope?: 'created_by_me' | 'assigned_to_me' | 'all';
+  /** `due_date`, counted from today (UTC). */
+  dueDate?: DueDateFilter;
+  /** `issue_type`: every issue here is an `issue`; another type matches nothing. */
+  issueType?: string;
+  not?: NegatedIssuableQuery;
   /** The author or assignee by username instead of id. */
   authorUsername?: string;
   assigneeUsername?: string;
@@ -97,8 +104,15 @@ export class IssuesService {
   }
 
   private async list(actor: Actor, query: IssueQuery, where: Pick<IssueListFilter, 'projects' | 'confidentialAccess'>, page: Page): Promise<Paged<IssueView>> {
-    const { scope, myReactionEmoji, authorUsername, assigneeUsername, ...rest } = query;
-    const filter: typeof rest = { ...rest };
+    const { scope, myReactionEmoji, authorUsername, assigneeUsername, dueDate, issueType, not, ...rest } = query;
+    if (issueType !== undefined && issueType !== 'issue') return { items: [], total: 0 };
+    const now = new Date();
+    const filter: Omit<IssueListFilter, 'projects' | 'confidentialAccess'> = {
+      ...rest,
+      today: now.toISOString().slice(0, 10),
+      ...(dueDate === undefined ? {} : { due: dueDateRange(dueDate, now) }),
+      ...(not ? { not: await negatedFilter(this.deps.users, not, actor) } : {}),
+    };
     // A username names one user; an unknown one matches no issue.
     for (const [key, username] of [['authorId', authorUsername], ['assigneeId', assigneeUsername]] as const) {
       if (username === undefined) continue;

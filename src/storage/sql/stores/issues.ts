@@ -1,4 +1,6 @@
+import { sql, type RawBuilder, type SqlBool } from '#deps/kysely';
 import { confidentialVisible, inVisibleProjects } from './issue-visibility.ts';
+import { ISSUE_TABLES, negatedConditions, utcToday } from './issuable-negation.ts';
 import { countAll, inTransaction, type Db } from '../database.ts';
 import type { Page } from '../../types-ci.ts';
 import type { ConfidentialAccess, IssueChanges, IssueListFilter, IssueRecord, IssueRelations, IssuesStore, IssueState, LabelRecord, NewIssue } from '../../types-planning.ts';
@@ -16,6 +18,31 @@ export const toIssue = (row: object): IssueRecord => {
   return issue;
 };
 const unique = (ids: readonly number[]): number[] => [...new Set(ids)];
+
+/**
+ * GitLab's timebox wildcards over `issues i`: `upcoming` is the issue's milestone when it is its
+ * project's or group's next active one due after today (Milestone.upcoming_ids: the earliest
+ * due date, ties to the lowest id); `started` an active milestone started by today.
+ */
+function milestoneWildcard(wildcard: NonNullable<IssueListFilter['milestoneWildcard']>, today: string): RawBuilder<SqlBool> {
+  if (wildcard === 'started') return sql<SqlBool>`i.milestone_id in (select id from milestones where state = 'active' and start_date <= ${today})`;
+  return sql<SqlBool>`i.milestone_id in (select ms.id from milestones as ms where ms.state = 'active' and ms.due_date > ${today} and not exists (
+    select 1 from milestones as sooner where sooner.state = 'active' and sooner.due_date > ${today}
+      and (sooner.project_id = ms.project_id or (sooner.project_id is null and ms.project_id is null))
+      and (sooner.group_id = ms.group_id or (sooner.group_id is null and ms.group_id is null))
+      and (sooner.due_date < ms.due_date or (sooner.due_date = ms.due_date and sooner.id < ms.id))))`;
+}
+
+/** `due_date` over `issues i` (dates are `YYYY-MM-DD` text, so they compare as strings). */
+function dueDate(due: NonNullable<IssueListFilter['due']>): RawBuilder<SqlBool> {
+  if (due === 'none') return sql<SqlBool>`i.due_date is null`;
+  if (due === 'any') return sql<SqlBool>`i.due_date is not null`;
+  const bounds = [sql`i.due_date is not null`];
+  if (due.from !== undefined) bounds.push(sql`i.due_date >= ${due.from}`);
+  if (due.to !== undefined) bounds.push(sql`i.due_date <= ${due.to}`);
+  if (due.before !== undefined) bounds.push(sql`i.due_date < ${due.before}`);
+  return sql<SqlBool>`(${sql.join(bounds, sql` and `)})`;
+}
 
 
 export class SqlIssuesStore implements IssuesStore {
@@ -85,6 +112,10 @@ export class SqlIssuesStore implements IssuesStore {
     const searched = filter.search === undefined ? undefined : fuzzyMatch(this.db, (filter.searchIn?.length ? filter.searchIn : ['title', 'description']).map((column) => `i.${column}`), filter.search);
     if (searched) query = query.where(searched);
     const { milestone, labels, assigneeId } = filter;
+    const today = filter.today ?? utcToday();
+    if (filter.milestoneWildcard !== undefined) query = query.where(milestoneWildcard(filter.milestoneWildcard, today));
+    if (filter.due !== undefined) query = query.where(dueDate(filter.due));
+    if (filter.not) for (const condition of negatedConditions(ISSUE_TABLES, filter.not, today)) query = query.where(condition);
     if (milestone === 'none') query = query.where('i.milestone_id', 'is', null);
     else if (milestone === 'any') query = query.where('i.milestone_id', 'is not', null);
     else if (milestone !== undefined) query = query.where('i.milestone_id', 'in', this.db.selectFrom('milestones').select('id').where('title', '=', milestone));

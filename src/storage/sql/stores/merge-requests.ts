@@ -14,6 +14,7 @@ import {
   type NewMergeRequest,
 } from '../../types-merge-requests.ts';
 import { inVisibleProjects } from './issue-visibility.ts';
+import { MERGE_REQUEST_TABLES, negatedConditions } from './issuable-negation.ts';
 import { nextInternalId } from './internal-ids.ts';
 import { fuzzyMatch } from './like.ts';
 import { ColumnKinds } from './row-mapping.ts';
@@ -292,23 +293,9 @@ export class SqlMergeRequestsStore implements MergeRequestsStore {
     }
     if (filter.not) {
       // `not[...]`: each given filter leaves out the requests it would match (GitLab's negated finder params).
-      const { labels: notLabels, milestone: notMilestone, authorId, assigneeId, reviewerId, reactedBy } = filter.not;
-      if (notLabels !== undefined && notLabels.length > 0) {
-        const labelled = this.db.selectFrom('merge_request_labels as ml').innerJoin('labels as l', 'l.id', 'ml.label_id').select('ml.merge_request_id').where('l.title', 'in', [...new Set(notLabels)]);
-        query = query.where('m.id', 'not in', labelled);
-      }
-      if (notMilestone !== undefined) {
-        const titled = this.db.selectFrom('milestones').select('id').where('title', '=', notMilestone);
-        query = query.where((eb) => eb.or([eb('m.milestone_id', 'is', null), eb('m.milestone_id', 'not in', titled)]));
-      }
-      if (authorId !== undefined) query = query.where('m.author_id', '!=', authorId);
-      for (const [table, userId] of [['merge_request_assignees', assigneeId], ['merge_request_reviewers', reviewerId]] as const) {
-        if (userId !== undefined) query = query.where('m.id', 'not in', this.db.selectFrom(table).select('merge_request_id').where('user_id', '=', userId));
-      }
-      if (reactedBy) {
-        const { userId, emoji } = reactedBy;
-        query = query.where('m.id', 'not in', this.db.selectFrom('award_emoji').select('awardable_id').where('awardable_type', '=', 'MergeRequest').where('user_id', '=', userId).where('name', '=', emoji));
-      }
+      for (const condition of negatedConditions(MERGE_REQUEST_TABLES, filter.not)) query = query.where(condition);
+      const { reviewerId } = filter.not;
+      if (reviewerId !== undefined) query = query.where('m.id', 'not in', this.db.selectFrom('merge_request_reviewers').select('merge_request_id').where('user_id', '=', reviewerId));
     }
     return query;
   }

@@ -1,6 +1,6 @@
 import { isDraftTitle, type MergeRequestRecord } from '../../../../storage/types-merge-requests.ts';
 import { taskCompletion } from '../../../services/planning/issue-fields.ts';
-import { labelTextColor } from '../../../services/planning/label-colors.ts';
+import { serializeLabelBasic, type LabelBasicJson } from './label-basic.ts';
 import type { MergeRequestDetail } from '../../../services/planning/merge-requests/service.ts';
 import type { MergeRequestView } from '../../../services/planning/merge-requests/views.ts';
 import { publicMergeStatus } from '../../../services/planning/merge-requests/merge-status.ts';
@@ -106,15 +106,6 @@ export function serializeMergeRequestSimple(view: MergeRequestView, externalUrl:
   };
 }
 
-/** GitLab's LabelBasic, as the lists' `with_labels_details` shows a request's labels (no `description_html`: labels are not rendered). */
-export interface LabelBasicJson {
-  id: number;
-  name: string;
-  color: string;
-  description: string | null;
-  text_color: string;
-}
-
 /**
  * GitLab's MergeRequestBasic-and-MergeRequest entity of the lists (13.x–15.x field names);
  * `labelsDetails` (the lists' `with_labels_details`) shows labels as objects, not names.
@@ -144,7 +135,7 @@ export function serializeMergeRequest(view: MergeRequestView, externalUrl: strin
     source_project_id: record.source_project_id,
     target_project_id: record.project_id,
     labels: labelsDetails
-      ? view.labels.map((label) => ({ id: label.id, name: label.title, color: label.color, description: label.description, text_color: labelTextColor(label.color) }))
+      ? view.labels.map(serializeLabelBasic)
       : view.labels.map((label) => label.title),
     draft,
     work_in_progress: draft,

@@ -7,6 +7,7 @@ import type { MergeRequestPermissions } from '../../access/merge-request-permiss
 import type { Actor, Permissions } from '../../access/permissions.ts';
 import { actorProjectAccess, type ProjectScopeDeps } from '../../namespaces/project-scope.ts';
 import type { Page, Paged } from '../../repository/pages.ts';
+import { negatedFilter, userIdOf, type NegatedIssuableQuery } from '../issuable-negation.ts';
 import type { MilestonesService } from '../milestones.ts';
 import type { OwnerRef } from '../planning-owner.ts';
 import { awaitsCheck, type MergeStatusCheck } from './merge-status.ts';
@@ -27,13 +28,8 @@ export type MergeRequestQuery = Omit<MergeRequestListFilter, 'projects' | 'react
   not?: NegatedMergeRequestQuery;
 };
 
-/** `not[...]` as the API reads it: users also by username, the emoji the caller's own. */
-export type NegatedMergeRequestQuery = Omit<NegatedMergeRequestFilter, 'reactedBy'> & {
-  authorUsername?: string;
-  assigneeUsername?: string;
-  reviewerUsername?: string;
-  myReactionEmoji?: string;
-};
+/** `not[...]` as the API reads it: the issues' negations, and the reviewer by id or username. */
+export type NegatedMergeRequestQuery = NegatedIssuableQuery & { reviewerId?: number; reviewerUsername?: string };
 
 /** The number of changed files of a request, as GitLab shows it (`"1000+"` past its cap); null until known. */
 export interface MergeRequestChangesCount {
@@ -134,15 +130,8 @@ export class MergeRequestsService {
 
   /** `not[...]` for the store: a username that names nobody leaves nothing out; so does an emoji without a caller. */
   private async negated(not: NegatedMergeRequestQuery, actor: Actor): Promise<NegatedMergeRequestFilter> {
-    const { authorUsername, assigneeUsername, reviewerUsername, myReactionEmoji, ...filter } = not;
-    const idOf = async (username: string | undefined) => (username === undefined ? undefined : (await this.deps.users.findByUsername(username))?.id);
-    return {
-      ...filter,
-      authorId: filter.authorId ?? (await idOf(authorUsername)),
-      assigneeId: filter.assigneeId ?? (await idOf(assigneeUsername)),
-      reviewerId: filter.reviewerId ?? (await idOf(reviewerUsername)),
-      ...(actor && myReactionEmoji !== undefined ? { reactedBy: { userId: actor.id, emoji: myReactionEmoji } } : {}),
-    };
+    const { reviewerId, reviewerUsername, ...common } = not;
+    return { ...(await negatedFilter(this.deps.users, common, actor)), reviewerId: reviewerId ?? (await userIdOf(this.deps.users, reviewerUsername)) };
   }
 
   /** GitLab's `check_mergeability(async: true)` for each open request of the page not checked yet, in the projects where the caller is a Developer or more. */

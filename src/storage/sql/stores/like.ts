@@ -14,7 +14,7 @@ export function containsInsensitive(db: Db, column: string, term: string): RawBu
     : sql<boolean>`instr(lower(${sql.ref(column)}), ${needle}) > 0`;
 }
 
-/** GitLab's Gitlab::SQL::Pattern: words shorter than this match only as the whole query. */
+/** GitLab's Gitlab::SQL::Pattern: words shorter than this match only as the whole query (milestones take 2). */
 const MIN_TERM_CHARS = 3;
 /** At most this many distinct words count (GitLab's search page refuses more than 64). */
 export const MAX_SEARCH_TERMS = 64;
@@ -23,10 +23,10 @@ const QUOTED_TERM = /(?<=^| )"[^"]+"(?= |$)/g;
 
 /**
  * A search as Gitlab::SQL::Pattern reads it: the query squished (whitespace collapsed), split
- * into words, a quoted phrase kept whole, and only terms of at least three characters kept.
+ * into words, a quoted phrase kept whole, and only terms of at least `minChars` characters (three, unless given) kept.
  * Undefined for a blank query (no filter at all).
  */
-export function searchTerms(query: string): { squished: string; terms: string[] } | undefined {
+export function searchTerms(query: string, minChars = MIN_TERM_CHARS): { squished: string; terms: string[] } | undefined {
   const squished = query.trim().replace(/\s+/g, ' ');
   if (squished === '') return undefined;
   const quoted: string[] = [];
@@ -34,7 +34,7 @@ export function searchTerms(query: string): { squished: string; terms: string[] 
     quoted.push(phrase.slice(1, -1));
     return '';
   });
-  const words = [...rest.split(' ').filter((word) => word !== ''), ...quoted].filter((term) => [...term].length >= MIN_TERM_CHARS);
+  const words = [...rest.split(' ').filter((word) => word !== ''), ...quoted].filter((term) => [...term].length >= minChars);
   return { squished, terms: [...new Set(words)].slice(0, MAX_SEARCH_TERMS) };
 }
 
@@ -44,8 +44,8 @@ export function searchTerms(query: string): { squished: string; terms: string[] 
  * query (case-insensitive, no wildcards). Undefined for a blank query. User text never becomes
  * a LIKE pattern (see containsInsensitive), so `%` and `_` are plain characters.
  */
-export function fuzzyMatch(db: Db, columns: readonly string[], query: string): RawBuilder<SqlBool> | undefined {
-  const read = searchTerms(query);
+export function fuzzyMatch(db: Db, columns: readonly string[], query: string, minChars = MIN_TERM_CHARS): RawBuilder<SqlBool> | undefined {
+  const read = searchTerms(query, minChars);
   if (!read) return undefined;
   const { squished, terms } = read;
   const perColumn = columns.map((column) =>

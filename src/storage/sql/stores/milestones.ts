@@ -2,7 +2,7 @@ import { sql } from '#deps/kysely';
 import { countAll, inTransaction, type Db } from '../database.ts';
 import type { Page } from '../../types-ci.ts';
 import type { MilestoneChanges, MilestoneListFilter, MilestoneRecord, MilestonesStore, MilestoneState, MilestoneTitleScope, NewMilestone } from '../../types-planning.ts';
-import { fuzzyMatch } from './fuzzy-search.ts';
+import { fuzzyMatch } from './like.ts';
 import { nextInternalId } from './internal-ids.ts';
 
 /** Milestone#min_chars_for_partial_matching: a search word of two characters or more matches inside a title or description. */

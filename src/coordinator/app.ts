@@ -24,6 +24,7 @@ import type { CoordinatorContext } from './context.ts';
 import { Authenticator } from './http/auth.ts';
 import { assignRouteBodyLimit, closeOnUnreadBodies, DEFAULT_BODY_LIMITS, guardAnonymousBodies, type BodyLimits } from './http/body-limits.ts';
 import { handleJsonAsGitlabDoes } from './http/json-content-type.ts';
+import { allowCrossOriginRequests } from './http/cors.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { registerGitHttp } from './http/git-http.ts';
 import { registerOidcDiscovery } from './http/oidc-discovery.ts';
@@ -234,6 +235,7 @@ async function mountCoordinator(instance: FastifyInstance, core: CoordinatorCore
     });
   }
   installErrorHandling(instance);
+  allowCrossOriginRequests(instance, context.config.externalUrl, { discovery: mount.api !== 'local-run' });
   handleJsonAsGitlabDoes(instance);
   await instance.register(formbody, { parser: (body: string) => parseGitlabQuery(body) });
   await instance.register(multipart, { limits: { fileSize: limits.upload, fieldSize: limits.api, fields: 1000, files: 10 } });

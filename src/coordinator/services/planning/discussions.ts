@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import { accessDenied, GantryError } from '../../../shared/errors.ts';
 import type { GitDiffStream, GitFileDiff, RepositoryManager } from '../../../storage/git/types.ts';
 import type { UserRecord } from '../../../storage/types.ts';
@@ -144,8 +145,7 @@ export class DiscussionsService {
     if (match === 'line') return;
     if (match === 'unfold' && !file.new_file && !file.deleted_file && position.old_line !== null) {
       const blob = await repository.blobAt(position.base_sha, file.old_path);
-      const data = blob ? await repository.readBlob(blob.id) : null;
-      if (data && position.old_line <= lineCount(data)) return;
+      if (blob && (await hasLine(repository.streamBlob(blob.id, blob.size), position.old_line))) return;
     }
     throw refused();
   }
@@ -182,11 +182,20 @@ async function findFileDiff(diffs: GitDiffStream, position: DiffPosition): Promi
   }
 }
 
-/** Lines as git numbers them: a last line without its newline counts. */
-function lineCount(data: Buffer): number {
-  let count = 0;
-  for (const byte of data) if (byte === 0x0a) count += 1;
-  return data.length > 0 && data[data.length - 1] !== 0x0a ? count + 1 : count;
+/** Whether a file has line `line` as git numbers them (a last line without its newline counts); streamed, stopping once found. */
+async function hasLine(blob: Readable, line: number): Promise<boolean> {
+  let newlines = 0;
+  let endsInNewline = true;
+  try {
+    for await (const chunk of blob as AsyncIterable<Buffer>) {
+      for (let at = chunk.indexOf(0x0a); at >= 0; at = chunk.indexOf(0x0a, at + 1)) newlines += 1;
+      if (chunk.length > 0) endsInNewline = chunk[chunk.length - 1] === 0x0a;
+      if (newlines >= line) return true;
+    }
+    return newlines + (endsInNewline ? 0 : 1) >= line;
+  } finally {
+    blob.destroy();
+  }
 }
 
 function discussionOf(id: string, notes: NoteView[]): DiscussionView {

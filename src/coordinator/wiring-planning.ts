@@ -72,7 +72,7 @@ export function buildPlanningServices(context: CoordinatorContext, mergeRequestO
   /** For the merge request services to announce to (system notes, then todos), as the issues service does. */
   const mergeRequestActivityObservers: MergeRequestObserver[] = [mergeRequestSystemNotes, mergeRequestTodos];
   const notes = new NotesService({ notes: stores.notes, users: stores.users, planningPermissions, noteables, views, observers, mergeRequestObservers: [mergeRequestTodos, ...(listeners.mergeRequestNoteObservers ?? [])] });
-  const discussions = new DiscussionsService({ notes: stores.notes, noteService: notes, noteables, planningPermissions, mergeRequestPermissions });
+  const discussions = new DiscussionsService({ notes: stores.notes, noteService: notes, noteables, planningPermissions, mergeRequestPermissions, repositories: context.repositories });
   const awardEmoji = new AwardEmojiService({ awardEmoji: stores.awardEmoji, users: stores.users, noteables, planningPermissions });
   const timeTracking = new TimeTrackingService({ issues: stores.issues, mergeRequests: stores.mergeRequests, timelogs: stores.timelogs, noteables, planningPermissions, mergeRequestPermissions, systemNotes });
   const issueMove = new IssueMove({

@@ -132,6 +132,31 @@ describe('discussions (threads) on merge requests and issues', () => {
     assert.equal(image.status, 400, image.text);
   });
 
+  it("refuses a DiffNote whose line is not in the file's diff, as GitLab's blank line_code, and unfolds unchanged lines outside the hunks", async () => {
+    const lines = (count: number) => Array.from({ length: count }, (_, index) => `line ${index + 1}\n`);
+    await fx.commit(project.id, 'main', { 'long.txt': lines(12).join('') });
+    const changed = lines(12);
+    changed.splice(7, 1, 'line 8 changed\n', 'inserted\n');
+    await fx.commit(project.id, 'long-topic', { 'long.txt': changed.join('') }, { startBranch: 'main' });
+    const opened = await fx.gantry.api('POST', `/projects/${project.id}/merge_requests`, { body: { source_branch: 'long-topic', target_branch: 'main', title: 'Long file' }, token: fx.developer.token });
+    assert.equal(opened.status, 201, opened.text);
+    const iid = Number(opened.json.iid);
+    const refs = (await fx.gantry.api('GET', `/projects/${project.id}/merge_requests/${iid}`)).json.diff_refs as Record<string, string>;
+    const at = (lineNumbers: { old_line?: number; new_line?: number }, path = 'long.txt') => post(mr(iid), { body: 'Here', position: { position_type: 'text', ...refs, old_path: path, new_path: path, ...lineNumbers } });
+    // The hunk is old lines 5-11 (8 replaced by two lines): added, removed and context lines by their numbers.
+    for (const accepted of [{ new_line: 8 }, { new_line: 9 }, { old_line: 8 }, { old_line: 7, new_line: 7 }, { old_line: 2, new_line: 2 }, { old_line: 12, new_line: 13 }]) {
+      const answer = await at(accepted);
+      assert.equal(answer.status, 201, `${JSON.stringify(accepted)}: ${answer.text}`);
+    }
+    for (const refused of [{ new_line: 99 }, { new_line: 2 }, { old_line: 8, new_line: 8 }, { old_line: 12, new_line: 12 }, { old_line: 20, new_line: 21 }]) {
+      const answer = await at(refused);
+      assert.equal(answer.status, 400, `${JSON.stringify(refused)}: ${answer.text}`);
+      assert.equal(answer.json.message, `400 Bad request - Note {:line_code=>["can't be blank", "must be a valid line code"]}`);
+    }
+    // A file the request does not change has no diff to comment on.
+    assert.equal((await at({ old_line: 1, new_line: 1 }, 'README.md')).status, 400);
+  });
+
   it('threads on issues: start, reply, list; a system note cannot be replied to; issues have no resolve route', async () => {
     const issue = await fx.gantry.api('POST', `/projects/${project.id}/issues`, { body: { title: 'Threaded issue' }, token: fx.developer.token });
     const base = `/projects/${project.id}/issues/${String(issue.json.iid)}/discussions`;

@@ -1,4 +1,6 @@
+import type { Readable } from 'node:stream';
 import { accessDenied, GantryError } from '../../../shared/errors.ts';
+import type { GitDiffStream, GitFileDiff, RepositoryManager } from '../../../storage/git/types.ts';
 import type { UserRecord } from '../../../storage/types.ts';
 import type { MergeRequestRecord } from '../../../storage/types-merge-requests.ts';
 import { isResolvableNote, type DiffPosition, type DiscussionFilter, type NotesStore } from '../../../storage/types-notes.ts';
@@ -6,6 +8,7 @@ import type { MergeRequestPermissions } from '../access/merge-request-permission
 import type { Actor } from '../access/permissions.ts';
 import type { PlanningPermissions } from '../access/planning-permissions.ts';
 import type { Page, Paged } from '../repository/pages.ts';
+import { matchDiffPosition } from '../repository/diff-lines.ts';
 import type { Noteable, NoteableRef, Noteables } from './noteables.ts';
 import type { NotesService, NoteView } from './notes.ts';
 
@@ -41,6 +44,8 @@ export interface DiscussionsServiceDeps {
   noteables: Pick<Noteables, 'forNotes'>;
   planningPermissions: Pick<PlanningPermissions, 'canReadInternalNotes'>;
   mergeRequestPermissions: Pick<MergeRequestPermissions, 'canAdminMergeRequests' | 'canReadMergeRequests'>;
+  /** Where a DiffNote's line is looked up in the request's diff. */
+  repositories: Pick<RepositoryManager, 'open' | 'exists'>;
 }
 
 const noteRefused = (message: string) => new GantryError('GANTRY_E_NOTE_REFUSED', message);
@@ -73,6 +78,7 @@ export class DiscussionsService {
     this.deps.noteService.checkBody(input.body);
     const noteable = await this.deps.noteables.forNotes(projectRef, actor, ref);
     const position = input.position && noteable.type === 'MergeRequest' ? diffPositionOn(noteable.record, input.position) : null;
+    if (position) await this.checkDiffLine(noteable.project.id, position);
     const thread = position ? { type: 'DiffNote' as const, position } : { type: 'DiscussionNote' as const };
     const created = await this.deps.noteService.createOn(noteable, actor, { body: input.body, createdAt: input.createdAt, thread });
     return discussionOf(created.note.discussion_id, [created]);
@@ -122,6 +128,28 @@ export class DiscussionsService {
     return this.discussion(noteable, actor, discussionId);
   }
 
+  /**
+   * GitLab computes a DiffNote's `line_code` from the file's diff (base_sha..head_sha): a
+   * position naming no line of it (a file not in the diff, a line off its hunks that cannot be
+   * unfolded) leaves it blank, and the note is refused.
+   */
+  private async checkDiffLine(projectId: number, position: DiffPosition): Promise<void> {
+    const refused = () => noteRefused(`Note {:line_code=>["can't be blank", "must be a valid line code"]}`);
+    if (!(await this.deps.repositories.exists(projectId))) throw refused();
+    const repository = this.deps.repositories.open(projectId);
+    const file = await findFileDiff(await repository.diffBetween(position.base_sha, position.head_sha, { expanded: true }), position);
+    if (!file) throw refused();
+    // A diff cut by the limits shows no lines to check the position against.
+    if (file.too_large || file.collapsed) return;
+    const match = matchDiffPosition(file.diff, position.old_line, position.new_line);
+    if (match === 'line') return;
+    if (match === 'unfold' && !file.new_file && !file.deleted_file && position.old_line !== null) {
+      const blob = await repository.blobAt(position.base_sha, file.old_path);
+      if (blob && (await hasLine(repository.streamBlob(blob.id, blob.size), position.old_line))) return;
+    }
+    throw refused();
+  }
+
   /** GitLab's `resolve_note`: the request's author (who still reads it) and Developers and up. */
   private async canResolve(noteable: Noteable, actor: UserRecord): Promise<boolean> {
     if (noteable.type !== 'MergeRequest') return false;
@@ -142,14 +170,42 @@ export class DiscussionsService {
   }
 }
 
+/** The position's file in a diff (by its new path, else its old one); reading stops, and git with it, once found. */
+async function findFileDiff(diffs: GitDiffStream, position: DiffPosition): Promise<GitFileDiff | null> {
+  try {
+    for await (const diff of diffs) {
+      if (diff.new_path === position.new_path || diff.old_path === position.old_path) return diff;
+    }
+    return null;
+  } finally {
+    diffs.close();
+  }
+}
+
+/** Whether a file has line `line` as git numbers them (a last line without its newline counts); streamed, stopping once found. */
+async function hasLine(blob: Readable, line: number): Promise<boolean> {
+  let newlines = 0;
+  let endsInNewline = true;
+  try {
+    for await (const chunk of blob as AsyncIterable<Buffer>) {
+      for (let at = chunk.indexOf(0x0a); at >= 0; at = chunk.indexOf(0x0a, at + 1)) newlines += 1;
+      if (chunk.length > 0) endsInNewline = chunk[chunk.length - 1] === 0x0a;
+      if (newlines >= line) return true;
+    }
+    return newlines + (endsInNewline ? 0 : 1) >= line;
+  } finally {
+    blob.destroy();
+  }
+}
+
 function discussionOf(id: string, notes: NoteView[]): DiscussionView {
   return { id, individualNote: notes.length === 1 && notes[0]!.note.type === null, notes };
 }
 
 /**
  * A text position on the request's current diff: the sha triplet must be the request's diff
- * refs (a client that read them before a push is told so), with a path and a line. Whether
- * that line is in the diff is not checked (docs/api.md lists it).
+ * refs (a client that read them before a push is told so), with a path and a line
+ * (DiscussionsService.checkDiffLine then finds that line in the diff).
  */
 function diffPositionOn(mergeRequest: MergeRequestRecord, input: DiffPositionInput): DiffPosition {
   if (input.position_type !== 'text') throw noteRefused(`Note {:position=>["position_type ${JSON.stringify(input.position_type)} is not supported (text only)"]}`);

@@ -48,3 +48,39 @@ export function findCommentLine(diff: string, line: number, lineType: CommitComm
   if (!match) return null;
   return match.type === 'old' ? match.oldPos : match.newPos;
 }
+
+/** Where a text position (an old and a new line number, either absent) falls in a file's unified diff. */
+export type DiffPositionMatch = 'line' | 'unfold' | 'none';
+
+const HUNK_RANGES = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/;
+
+/**
+ * GitLab's DiffFile#line_for_position: an added line is named by its new number alone, a
+ * removed one by its old number alone, a context line by both ('line'). A pair naming an
+ * unchanged line outside every hunk, its new number shifted by the hunks above it, is
+ * 'unfold': GitLab unfolds the diff there when the file is neither added nor deleted and the
+ * old line is within the old file (the caller checks those). Anything else is 'none'.
+ */
+export function matchDiffPosition(diff: string, oldLine: number | null, newLine: number | null): DiffPositionMatch {
+  const lines = parseDiffLines(diff);
+  const found = lines.some((line) => {
+    if (line.type === 'new') return oldLine === null && newLine === line.newPos;
+    if (line.type === 'old') return newLine === null && oldLine === line.oldPos;
+    return oldLine === line.oldPos && newLine === line.newPos;
+  });
+  if (found) return 'line';
+  if (oldLine === null || newLine === null || lines.length === 0) return 'none';
+  let shift = 0;
+  for (const text of diff.split('\n')) {
+    const hunk = HUNK_RANGES.exec(text);
+    if (!hunk) continue;
+    const oldStart = Number(hunk[1]);
+    const oldCount = hunk[2] === undefined ? 1 : Number(hunk[2]);
+    const newCount = hunk[4] === undefined ? 1 : Number(hunk[4]);
+    // A hunk that removes nothing sits after its start line and covers no old line.
+    const oldEnd = oldCount === 0 ? oldStart : oldStart + oldCount - 1;
+    if (oldCount > 0 && oldLine >= oldStart && oldLine <= oldEnd) return 'none';
+    if (oldLine > oldEnd) shift += newCount - oldCount;
+  }
+  return newLine === oldLine + shift ? 'unfold' : 'none';
+}

@@ -298,6 +298,20 @@ describe('git over HTTP: clone, fetch, push and access', () => {
     assert.notEqual(outsider.code, 0, 'a job of a user without access must not read the project');
   });
 
+  it('takes a personal token after the gitlab-ci-token user name as that token, as GitLab does (semantic-release\'s URL)', async () => {
+    const personal = { user: 'gitlab-ci-token', secret: developer.token };
+    const clone = await fixture.git(['clone', fixture.url('team/sub/secret', personal), 'secret-ci-user-personal']);
+    assert.equal(clone.code, 0, clone.stderr);
+    const cwd = path.join(fixture.workDir, 'secret-ci-user-personal');
+    await fixture.git(['commit', '--allow-empty', '-m', 'personal token under the CI user name'], { cwd });
+    const push = await fixture.git(['push', 'origin', 'HEAD:refs/heads/ci-user-personal'], { cwd });
+    assert.equal(push.code, 0, push.stderr);
+    const reporterPush = await fetch(`${fixture.baseUrl}/team/sub/secret.git/info/refs?service=git-receive-pack`, {
+      headers: { authorization: basic('gitlab-ci-token', reporter.token) },
+    });
+    assert.equal(reporterPush.status, 403, 'the token keeps its owner\'s rights');
+  });
+
   it('redirects info/refs without .git and clones from such a URL', async () => {
     const response = await fetch(`${fixture.baseUrl}/team/sub/open/info/refs?service=git-upload-pack`, { redirect: 'manual' });
     assert.equal(response.status, 301);

@@ -43,6 +43,9 @@ describe('merging merge requests (PUT .../merge)', () => {
     const byCommit = await fixture.gantry.api('GET', `/projects/${project.id}/repository/commits/${tip}/merge_requests`);
     assert.equal(byCommit.status, 200, byCommit.text);
     assert.deepEqual(byCommit.list.map((entry) => entry.iid), [request.iid]);
+    assert.deepEqual([byCommit.headers['x-total'], byCommit.headers['x-page'], byCommit.headers['x-per-page']], ['1', '1', '20'], 'paginated, as in GitLab');
+    const pastEnd = await fixture.gantry.api('GET', `/projects/${project.id}/repository/commits/${tip}/merge_requests?page=2&per_page=1`);
+    assert.deepEqual([pastEnd.status, pastEnd.list, pastEnd.headers['x-total']], [200, [], '1']);
     const unknownCommit = await fixture.gantry.api('GET', `/projects/${project.id}/repository/commits/${'f'.repeat(40)}/merge_requests`);
     assert.equal(unknownCommit.status, 404);
   });
@@ -151,6 +154,8 @@ describe('merging merge requests (PUT .../merge)', () => {
     const listed = await fixture.gantry.api('GET', `/projects/${project.id}/merge_requests/${request.iid}/closes_issues`);
     assert.equal(listed.status, 200, listed.text);
     assert.deepEqual(listed.list.map((issue) => issue.iid), [first, second]);
+    const secondPage = await fixture.gantry.api('GET', `/projects/${project.id}/merge_requests/${request.iid}/closes_issues?per_page=1&page=2`);
+    assert.deepEqual([secondPage.list.map((issue) => issue.iid), secondPage.headers['x-total'], secondPage.headers['x-total-pages']], [[second], '2', '2']);
 
     assert.equal((await fixture.merge(project.id, request.iid)).status, 200);
     const states = await fixture.gantry.api('GET', `/projects/${project.id}/issues?iids[]=${first}&iids[]=${second}&iids[]=${third}`);

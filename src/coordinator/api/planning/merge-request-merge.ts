@@ -3,6 +3,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { Type } from '#deps/typebox';
 import { requireActor } from '../../http/auth.ts';
 import { Param } from '../../http/gitlab-params.ts';
+import { PAGINATION, pageOf, setPaginationHeaders, slicePage } from '../../http/pagination.ts';
 import { serializeIssue } from '../../http/serializers/planning/issues.ts';
 import { serializeMergeRequest, serializeMergeRequestSingle } from '../../http/serializers/planning/merge-requests.ts';
 import type { CoordinatorServices, EdgeConfig } from '../../wiring.ts';
@@ -12,6 +13,7 @@ const MergeRequestPath = Type.Object({
   merge_request_iid: Param.integer({ description: 'The merge request iid' }),
 });
 const CommitPath = Type.Object({ id: Param.string({ description: 'Project id or URL-encoded full path' }), sha: Param.string({ description: 'A commit SHA' }) });
+const ListQuery = Type.Object(PAGINATION);
 const MergeBody = Type.Object({
   merge_commit_message: Type.Optional(Param.string({ description: 'The merge commit message (default: GitLab\'s "Merge branch …")' })),
   squash_commit_message: Type.Optional(Param.string({ description: 'The squash commit message (default: the title)' })),
@@ -54,14 +56,19 @@ export function mergeRequestMergeRoutes(services: CoordinatorServices, edge: Edg
       },
     );
 
-    api.get('/projects/:id/merge_requests/:merge_request_iid/closes_issues', { schema: { summary: 'Issues the merge request closes on merge', tags: ['merge_requests'], params: MergeRequestPath } }, async (request) => {
+    // Both lists are paginated in GitLab (X-Total and Link included), though they are short.
+    api.get('/projects/:id/merge_requests/:merge_request_iid/closes_issues', { schema: { summary: 'Issues the merge request closes on merge', tags: ['merge_requests'], params: MergeRequestPath, querystring: ListQuery } }, async (request, reply) => {
+      const page = pageOf(request.query);
       const views = await closesIssues.list(request.params.id, request.actor ?? null, request.params.merge_request_iid);
-      return views.map((view) => serializeIssue(view, edge.externalUrl));
+      setPaginationHeaders(request, reply, edge.externalUrl, page, { total: views.length });
+      return slicePage(views, page).map((view) => serializeIssue(view, edge.externalUrl));
     });
 
-    api.get('/projects/:id/repository/commits/:sha/merge_requests', { schema: { summary: 'Merge requests of a commit', tags: ['commits'], params: CommitPath } }, async (request) => {
+    api.get('/projects/:id/repository/commits/:sha/merge_requests', { schema: { summary: 'Merge requests of a commit', tags: ['commits'], params: CommitPath, querystring: ListQuery } }, async (request, reply) => {
+      const page = pageOf(request.query);
       const records = await mergeLookups.forCommit(request.params.id, request.actor ?? null, request.params.sha);
-      return (await mergeRequestViews.many(records)).map((view) => serializeMergeRequest(view, edge.externalUrl));
+      setPaginationHeaders(request, reply, edge.externalUrl, page, { total: records.length });
+      return (await mergeRequestViews.many(slicePage(records, page))).map((view) => serializeMergeRequest(view, edge.externalUrl));
     });
   };
 }

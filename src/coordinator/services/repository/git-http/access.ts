@@ -63,9 +63,11 @@ export class GitAccess {
     if (credentials.username === JOB_TOKEN_USER) {
       const job = await this.jobTokens.verify(credentials.password);
       const user = job ? await this.users.findById(job.userId) : undefined;
-      if (!job || !user || user.state !== 'active') throw badCredentials();
-      return { user, job, tokenMayWrite: false };
+      if (job && user && user.state === 'active') return { user, job, tokenMayWrite: false };
+      // Not a job's token: GitLab goes on to the other credentials, so `gitlab-ci-token:<personal
+      // token>` (semantic-release's and others' default git URL) is that token's owner.
     }
+    // The username is not checked against a personal token's owner, as in GitLab.
     const credential = await this.personalTokens.usableCredential(credentials.password);
     // A token without a repository scope does not authenticate git at all, as in GitLab.
     if (!credential || !credential.token.scopes.some((scope) => READ_SCOPES.includes(scope))) {

@@ -87,6 +87,7 @@ function groupsAndUsersServices(context: CoordinatorContext, transfer: ProjectTr
     lookup,
     permissions,
     statistics,
+    projectScope: scopeStores(context),
   });
   const groupChanges = new GroupChangesService({
     namespaces: stores.namespaces,

@@ -26,6 +26,8 @@ export interface ProjectListFilter {
   starredBy?: number;
   issuesEnabled?: boolean;
   mergeRequestsEnabled?: boolean;
+  /** Only projects carrying every one of these topics (exact names). */
+  topics?: string[];
   lastActivityAfter?: string;
   lastActivityBefore?: string;
   idAfter?: number;

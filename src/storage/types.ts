@@ -309,10 +309,16 @@ export interface GroupProjectFilter {
   groupId: number;
   /** Projects of the group's namespace, projects shared with it, or both. */
   include: 'owned' | 'shared' | 'both';
+  /** The namespaces whose projects count as the group's own: the group alone unless given (with its subgroups for include_subgroups). */
+  namespaceIds?: number[];
   archived?: boolean;
   visibility?: Visibility;
   search?: string;
   starredBy?: number;
+  issuesEnabled?: boolean;
+  mergeRequestsEnabled?: boolean;
+  /** Only projects carrying every one of these topics (exact names). */
+  topics?: string[];
   orderBy: ProjectOrderColumn;
   sort: 'asc' | 'desc';
 }

@@ -244,6 +244,36 @@ describe('group listings', () => {
       assert.deepEqual((await gantry.api('GET', `${base}?starred=true`, { token: null })).list, []);
     });
 
+    it('takes include_subgroups, with_shared, feature, topic and min_access_level filters, as GitLab (Renovate autodiscovers with them)', async () => {
+      const base = `/groups/${group.id}/projects`;
+      const sub = await makeGroup(gantry, 'below', { token: alice.token, visibility: 'public', parentId: group.id });
+      const deep = await makeProject(gantry, sub.id, 'deep', { visibility: 'public', createdAt: '2023-01-01T00:00:00.000Z' });
+      const carol = await makeUser(gantry, 'carol');
+      await addMember(gantry, { type: 'project', id: projectIds.old! }, carol.id, 30);
+      await addMember(gantry, { type: 'project', id: deep.id }, carol.id, 20);
+      try {
+        assert.deepEqual(names((await gantry.api('GET', base, { token: alice.token })).list), ['newest', 'middle', 'oldest', 'shared-in']);
+        assert.deepEqual(names((await gantry.api('GET', `${base}?include_subgroups=true`, { token: alice.token })).list), ['deep', 'newest', 'middle', 'oldest', 'shared-in']);
+        assert.deepEqual(names((await gantry.api('GET', `${base}?include_subgroups=true&with_shared=false`, { token: alice.token })).list), ['deep', 'newest', 'middle', 'oldest']);
+        assert.deepEqual(names((await gantry.api('GET', `${base}?include_subgroups=true&min_access_level=20`, { token: carol.token })).list), ['deep', 'oldest']);
+        assert.deepEqual(names((await gantry.api('GET', `${base}?include_subgroups=true&min_access_level=30`, { token: carol.token })).list), ['oldest']);
+        assert.deepEqual((await gantry.api('GET', `${base}?min_access_level=10`, { token: null })).list, []);
+        assert.equal((await gantry.api('PUT', `/projects/${projectIds.new}`, { body: { topics: 'bots,deps' } })).status, 200);
+        assert.equal((await gantry.api('PUT', `/projects/${projectIds.mid}`, { body: { merge_requests_access_level: 'disabled', topics: 'deps' } })).status, 200);
+        assert.deepEqual(names((await gantry.api('GET', `${base}?topic=deps`, { token: alice.token })).list), ['newest', 'middle']);
+        assert.deepEqual(names((await gantry.api('GET', `${base}?topic=deps,bots`, { token: alice.token })).list), ['newest']);
+        assert.deepEqual(names((await gantry.api('GET', `${base}?topic=deps&with_merge_requests_enabled=true`, { token: alice.token })).list), ['newest']);
+        assert.equal((await gantry.api('PUT', `/projects/${projectIds.new}`, { body: { issues_access_level: 'disabled' } })).status, 200);
+        assert.deepEqual(names((await gantry.api('GET', `${base}?topic=deps&with_issues_enabled=true`, { token: alice.token })).list), ['middle']);
+        assert.equal((await gantry.api('GET', `${base}?include_subgroups=maybe`)).status, 400);
+        assert.equal((await gantry.api('GET', `${base}?min_access_level=35`)).status, 400);
+      } finally {
+        await gantry.api('PUT', `/projects/${projectIds.new}`, { body: { topics: '', issues_access_level: 'enabled' } });
+        await gantry.api('PUT', `/projects/${projectIds.mid}`, { body: { topics: '', merge_requests_access_level: 'enabled' } });
+        await gantry.api('DELETE', `/projects/${deep.id}`);
+      }
+    });
+
     it('paginates with headers', async () => {
       const page = await gantry.api('GET', `/groups/${group.id}/projects?per_page=3&page=2`, { token: alice.token });
       assert.deepEqual(names(page.list), ['shared-in']);

@@ -64,6 +64,19 @@ describe('projects API: listings and their filters', () => {
     assert.deepEqual(await listIds('?membership=true', null), []);
   });
 
+  it('filters by topic: every name of the comma list (or array), exactly, as GitLab (Renovate autodiscovers with it)', async () => {
+    for (const [id, topics] of [[ids.pub, 'renovate, web'], [ids.int, 'renovate'], [ids.team, 'Renovate']] as const) {
+      assert.equal((await gantry.api('PUT', `/projects/${id}`, { body: { topics } })).status, 200);
+    }
+    assert.deepEqual(await listIds('?topic=renovate', member.token), [ids.int, ids.pub]);
+    assert.deepEqual(await listIds('?topic=renovate,web', member.token), [ids.pub]);
+    assert.deepEqual(await listIds('?topic[]=web&topic[]=renovate', member.token), [ids.pub]);
+    assert.deepEqual(await listIds('?topic=Renovate', member.token), [ids.team]);
+    assert.deepEqual(await listIds('?topic=renov', member.token), []);
+    assert.equal((await listIds('?topic=', member.token)).length, 5, 'a blank topic filters nothing');
+    for (const id of [ids.pub, ids.int, ids.team]) await gantry.api('PUT', `/projects/${id}`, { body: { topics: '' } });
+  });
+
   it('owned=true lists the projects the caller owns: their personal ones and those of groups they own, as GitLab', async () => {
     const boss = await makeUser(gantry, 'boss');
     await addMember(gantry, { type: 'namespace', id: (await gantry.api('GET', '/groups/team')).json.id as number }, boss.id, 50);

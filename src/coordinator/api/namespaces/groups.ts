@@ -9,7 +9,7 @@ import { serializeProject } from '../../http/serializers/namespaces/projects.ts'
 import type { GroupListQuery, GroupProjectsQuery } from '../../services/namespaces/groups.ts';
 import type { CoordinatorServices, EdgeConfig } from '../../wiring.ts';
 import { groupDetailsRenderer } from './groups-details.ts';
-import { ACCESS_LEVEL_VALUES } from './projects-schemas.ts';
+import { ACCESS_LEVEL_VALUES, TOPIC, topicNames } from './projects-schemas.ts';
 
 const PROJECT_ORDER = ['id', 'name', 'path', 'created_at', 'updated_at', 'last_activity_at'] as const;
 const SORT = ['asc', 'desc'] as const;
@@ -38,6 +38,12 @@ const ProjectsQuery = Type.Object({
   simple: Type.Optional(Param.boolean({ description: 'Only the short project fields' })),
   owned: Type.Optional(Param.boolean({ description: 'Only projects the caller owns' })),
   starred: Type.Optional(Param.boolean({ description: 'Only projects the caller starred' })),
+  with_issues_enabled: Type.Optional(Param.boolean({ description: 'Only projects with issues enabled' })),
+  with_merge_requests_enabled: Type.Optional(Param.boolean({ description: 'Only projects with merge requests enabled' })),
+  with_shared: Type.Optional(Param.boolean({ description: 'Also the projects shared with the group (default true)' })),
+  include_subgroups: Type.Optional(Param.boolean({ description: 'Also the projects of its subgroups (default false)' })),
+  min_access_level: Type.Optional(Param.oneOf(ACCESS_LEVEL_VALUES, { description: 'Only projects where the caller is a member with at least this level' })),
+  topic: TOPIC,
   ...PAGINATION,
 });
 
@@ -104,5 +110,11 @@ function groupProjectsQuery(query: ProjectsParams): GroupProjectsQuery {
     search: query.search || undefined,
     owned: query.owned ?? false,
     starred: query.starred ?? false,
+    includeSubgroups: query.include_subgroups ?? false,
+    withShared: query.with_shared ?? true,
+    withIssuesEnabled: query.with_issues_enabled ?? false,
+    withMergeRequestsEnabled: query.with_merge_requests_enabled ?? false,
+    topics: topicNames(query.topic),
+    minAccessLevel: query.min_access_level === undefined ? undefined : (Number(query.min_access_level) as AccessLevel),
   };
 }

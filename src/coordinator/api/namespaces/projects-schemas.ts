@@ -16,6 +16,15 @@ export const ShareLinkPath = Type.Object({ id: ProjectId.properties.id, group_id
 const flag = (description: string) => Type.Optional(Param.boolean({ description }));
 const featureLevel = (feature: string) => Type.Optional(Param.oneOf(FEATURE_LEVELS, { description: `Who may use ${feature}` }));
 
+/** GitLab's `topic` filter of project listings: a comma list (or array) of topic names, all of which a project must carry. */
+export const TOPIC = Type.Optional(Param.strings({ description: 'Only projects with all of these topics (comma-separated names)' }));
+
+/** The `topic` names as GitLab reads them: trimmed, blanks dropped, each once; undefined when none is left. */
+export function topicNames(value: readonly string[] | undefined): string[] | undefined {
+  const names = [...new Set((value ?? []).flatMap((item) => item.split(',')).map((name) => name.trim()).filter((name) => name !== ''))];
+  return names.length > 0 ? names : undefined;
+}
+
 export const ProjectListQuery = Type.Object({
   archived: flag('Only archived (true) or unarchived (false) projects'),
   visibility: Type.Optional(Param.oneOf(VISIBILITIES, { description: 'Only projects of this visibility' })),
@@ -37,6 +46,7 @@ export const ProjectListQuery = Type.Object({
   id_before: Type.Optional(Param.integer({ description: 'Only projects with a smaller id' })),
   with_issues_enabled: flag('Only projects with issues enabled'),
   with_merge_requests_enabled: flag('Only projects with merge requests enabled'),
+  topic: TOPIC,
   ...PAGINATION,
 });
 

@@ -12,7 +12,7 @@ import { projectViewDependencies } from '../../services/namespaces/project-views
 import type { ReadDependencies } from '../../services/access/read-cache.ts';
 import type { CoordinatorServices, EdgeConfig } from '../../wiring.ts';
 import { AVATAR_UPLOAD, checkedAvatar, withProjectAvatar } from '../accounts/avatar-upload.ts';
-import { ProjectCreateBody, ProjectGetQuery, ProjectId, ProjectListQuery as ListQuery, UserProjectsPath } from './projects-schemas.ts';
+import { ProjectCreateBody, ProjectGetQuery, ProjectId, ProjectListQuery as ListQuery, UserProjectsPath, topicNames } from './projects-schemas.ts';
 
 const tags = ['projects'];
 
@@ -118,5 +118,6 @@ function listQuery(query: Static<typeof ListQuery>): ProjectListQuery {
     idBefore: query.id_before,
     withIssuesEnabled: query.with_issues_enabled,
     withMergeRequestsEnabled: query.with_merge_requests_enabled,
+    topics: topicNames(query.topic),
   };
 }

@@ -13,6 +13,7 @@ import type { GroupGroupLinksStore } from '../../../storage/types-projects.ts';
 import type { GroupStatistics, GroupStatisticsSource } from './group-statistics.ts';
 import type { Lookup } from '../access/lookup.ts';
 import { OWNER, type Actor, type Permissions } from '../access/permissions.ts';
+import { actorProjectAccess, type ProjectScopeDeps } from './project-scope.ts';
 
 export interface GroupListQuery {
   skipGroups?: number[];
@@ -35,6 +36,16 @@ export interface GroupProjectsQuery {
   search?: string;
   owned: boolean;
   starred: boolean;
+  /** Also the projects of every subgroup below the group (default false). */
+  includeSubgroups: boolean;
+  /** Also the projects shared with the group (GitLab's default true). */
+  withShared: boolean;
+  withIssuesEnabled: boolean;
+  withMergeRequestsEnabled: boolean;
+  /** Only projects carrying every one of these topics. */
+  topics?: string[];
+  /** Only projects the caller reaches through a membership at this level or above. */
+  minAccessLevel?: AccessLevel;
 }
 
 export interface Page {
@@ -69,8 +80,10 @@ export interface GroupsServiceDeps {
   groupLinks: Pick<GroupGroupLinksStore, 'listForSharedGroups'>;
   namespaces: Pick<NamespacesStore, 'findByIds' | 'descendantIds'>;
   lookup: Pick<Lookup, 'readableGroup'>;
-  permissions: Pick<Permissions, 'groupVisibilityScope' | 'isAdministrator' | 'canReadProject' | 'ownsNamespace' | 'readableGroupIds'>;
+  permissions: Pick<Permissions, 'groupVisibilityScope' | 'isAdministrator' | 'canReadProject' | 'ownsNamespace' | 'readableGroupIds' | 'projectMembershipScope'>;
   statistics: GroupStatisticsSource;
+  /** The caller's memberships, for `min_access_level`. */
+  projectScope: ProjectScopeDeps;
 }
 
 /** Reading groups: listings, subgroups, details and the projects of a group. */
@@ -117,18 +130,29 @@ export class GroupsService {
   /** `GET /groups/:id/projects`: projects in the group or shared with it, visible to the caller. */
   async projects(ref: string, actor: Actor, query: GroupProjectsQuery, page: Page): Promise<{ items: ProjectRecord[]; total: number }> {
     const group = await this.readable(ref, actor);
-    if ((query.starred || query.owned) && !actor) return { items: [], total: 0 };
+    if ((query.starred || query.owned || query.minAccessLevel !== undefined) && !actor) return { items: [], total: 0 };
     let projects = await this.readableProjects(actor, {
       groupId: group.id,
-      include: 'both',
+      include: query.withShared ? 'both' : 'owned',
+      namespaceIds: query.includeSubgroups ? [group.id, ...(await this.deps.namespaces.descendantIds(group.id))] : undefined,
       archived: query.archived,
       visibility: query.visibility,
       search: query.search,
       starredBy: query.starred && actor ? actor.id : undefined,
+      issuesEnabled: query.withIssuesEnabled,
+      mergeRequestsEnabled: query.withMergeRequestsEnabled,
+      topics: query.topics,
       orderBy: query.orderBy,
       sort: query.sort,
     });
     if (query.owned) projects = await this.ownedBy(projects, actor);
+    if (query.minAccessLevel !== undefined) {
+      // GitLab's visible_to_user_and_access_level: the caller's own memberships count, administrators' included.
+      const scope = this.deps.permissions.projectMembershipScope(await actorProjectAccess(this.deps.projectScope, actor), query.minAccessLevel);
+      const namespaceIds = new Set(scope.namespaceIds);
+      const projectIds = new Set(scope.projectIds);
+      projects = projects.filter((project) => namespaceIds.has(project.namespace_id) || projectIds.has(project.id));
+    }
     return { items: projects.slice(page.offset, page.offset + page.limit), total: projects.length };
   }
 

@@ -26,6 +26,8 @@ export interface ProjectListQuery {
   idBefore?: number;
   withIssuesEnabled?: boolean;
   withMergeRequestsEnabled?: boolean;
+  /** Only projects carrying every one of these topics. */
+  topics?: string[];
 }
 
 type Page = { offset: number; limit: number };
@@ -68,6 +70,7 @@ export class ProjectListing {
       starredBy: query.starred && actor ? actor.id : undefined,
       issuesEnabled: query.withIssuesEnabled,
       mergeRequestsEnabled: query.withMergeRequestsEnabled,
+      topics: query.topics,
       lastActivityAfter: query.lastActivityAfter,
       lastActivityBefore: query.lastActivityBefore,
       idAfter: query.idAfter,

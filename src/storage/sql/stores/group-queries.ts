@@ -10,6 +10,7 @@ import type {
 } from '../../types.ts';
 import { containsInsensitive } from './like.ts';
 import { toNamespace } from './namespaces.ts';
+import { carriesTopic } from './project-queries.ts';
 import { toProject } from './projects.ts';
 
 export class SqlGroupQueriesStore implements GroupQueriesStore {
@@ -51,12 +52,16 @@ export class SqlGroupQueriesStore implements GroupQueriesStore {
   async listGroupProjects(filter: GroupProjectFilter): Promise<ProjectRecord[]> {
     let query = this.db.selectFrom('projects').selectAll().where('pending_delete', '=', 0);
     const shared = this.db.selectFrom('project_group_links').select('project_id').where('group_id', '=', filter.groupId);
-    if (filter.include === 'owned') query = query.where('namespace_id', '=', filter.groupId);
+    const own = filter.namespaceIds ?? [filter.groupId];
+    if (filter.include === 'owned') query = query.where('namespace_id', 'in', own);
     else if (filter.include === 'shared') query = query.where('id', 'in', shared);
-    else query = query.where((eb) => eb.or([eb('namespace_id', '=', filter.groupId), eb('id', 'in', shared)]));
+    else query = query.where((eb) => eb.or([eb('namespace_id', 'in', own), eb('id', 'in', shared)]));
 
     if (filter.archived !== undefined) query = query.where('archived', '=', filter.archived ? 1 : 0);
     if (filter.visibility !== undefined) query = query.where('visibility', '=', filter.visibility);
+    if (filter.issuesEnabled) query = query.where('issues_enabled', '=', 1);
+    if (filter.mergeRequestsEnabled) query = query.where('merge_requests_enabled', '=', 1);
+    for (const topic of filter.topics ?? []) query = query.where(carriesTopic(this.db, topic));
     if (filter.search) {
       const search = filter.search;
       query = query.where((eb) => eb.or([containsInsensitive(this.db, 'name', search), containsInsensitive(this.db, 'path', search)]));

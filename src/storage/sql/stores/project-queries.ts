@@ -1,5 +1,5 @@
-import { sql } from '#deps/kysely';
-import { countAll, type Db } from '../database.ts';
+import { sql, type RawBuilder, type SqlBool } from '#deps/kysely';
+import { countAll, dialectOf, type Db } from '../database.ts';
 import type { AccessLevel, ProjectRecord } from '../../types.ts';
 import type { ProjectListFilter, ProjectQueriesStore } from '../../types-projects.ts';
 import { preparedQuery } from '../prepared.ts';
@@ -8,6 +8,13 @@ import { containsInsensitive } from './like.ts';
 import { toProject } from './projects.ts';
 
 const unique = (ids: readonly number[]): number[] => [...new Set(ids)];
+
+/** Whether the project row's `tag_list` (a JSON array of names) holds this topic, compared exactly as GitLab's `topic` filter does. */
+export function carriesTopic(db: Db, topic: string): RawBuilder<SqlBool> {
+  return dialectOf(db) === 'postgres'
+    ? sql<SqlBool>`(tag_list::jsonb @> ${JSON.stringify([topic])}::jsonb)`
+    : sql<SqlBool>`exists (select 1 from json_each(tag_list) where value = ${topic})`;
+}
 
 export class SqlProjectQueriesStore implements ProjectQueriesStore {
   /** The same figures for one project (a project's own page), prepared once. */
@@ -65,6 +72,7 @@ export class SqlProjectQueriesStore implements ProjectQueriesStore {
     if (filter.visibility !== undefined) query = query.where('visibility', '=', filter.visibility);
     if (filter.issuesEnabled) query = query.where('issues_enabled', '=', 1);
     if (filter.mergeRequestsEnabled) query = query.where('merge_requests_enabled', '=', 1);
+    for (const topic of filter.topics ?? []) query = query.where(carriesTopic(this.db, topic));
     if (filter.lastActivityAfter !== undefined) query = query.where('last_activity_at', '>', filter.lastActivityAfter);
     if (filter.lastActivityBefore !== undefined) query = query.where('last_activity_at', '<', filter.lastActivityBefore);
     if (filter.idAfter !== undefined) query = query.where('id', '>', filter.idAfter);

@@ -83,6 +83,16 @@ describe('commit statuses', () => {
     assert.deepEqual(await listedOn(''), ['main', 'main'], 'without ref, the default branch\'s only');
     assert.deepEqual(await listedOn('?ref=feature-x'), ['feature-x']);
 
+    // A commit with no pipeline on the default branch (a bot's branch): without ref, every ref's, as GitLab's code.
+    const branchCommit = await api('POST', `/projects/${project.id}/repository/commits`, {
+      body: { branch: 'renovate/lodash', start_branch: 'main', commit_message: 'Update lodash', actions: [{ action: 'create', file_path: 'bump.txt', content: 'x' }] },
+    });
+    assert.equal(branchCommit.status, 201, branchCommit.text);
+    const botSha = String(branchCommit.json.id);
+    assert.equal((await api('POST', `/projects/${project.id}/statuses/${botSha}`, { body: { state: 'success', name: 'renovate/stability-days' } })).status, 201);
+    const botStatuses = (await api('GET', `/projects/${project.id}/repository/commits/${botSha}/statuses`)).list;
+    assert.deepEqual(botStatuses.map((status) => [status.ref, status.name]), [['renovate/lodash', 'renovate/stability-days']]);
+
     // pipeline_id, order_by and sort (GitLab 15's); an unknown commit is 404; callers sign in, as GitLab's API authenticates them all.
     const base = `/projects/${project.id}/repository/commits/${project.head}/statuses`;
     assert.deepEqual((await api('GET', `${base}?ref=feature-x&pipeline_id=${String(other.json.pipeline_id)}`)).list.map((status) => status.ref), ['feature-x']);

@@ -88,8 +88,7 @@ export class CommitStatusesService {
     const repository = await this.repositoryOf(project);
     if (!repository || !(await repository.commit(sha))) throw new GantryError('GANTRY_E_COMMIT_NOT_FOUND');
     const target = await this.deps.views.target(project);
-    // Spec 02: without `ref`, the default branch's statuses.
-    const ref = query.ref ?? project.default_branch ?? undefined;
+    const ref = query.ref ?? (await this.defaultRefOf(project, sha));
     const { pipelineId, orderBy = 'id', sort = 'asc', ...filter } = query;
     const found = await this.deps.jobs.statusesForSha(project.id, sha, { ...filter, ...(ref === undefined ? {} : { ref }) });
     const all = (pipelineId === undefined ? found : found.filter((job) => job.pipeline_id === pipelineId)).sort(statusOrder(orderBy, sort));
@@ -182,6 +181,17 @@ export class CommitStatusesService {
     return stores.pipelines.create({
       project_id: project.id, ref, sha, tag: context.tag, source: 'external', status: 'created', user_id: context.actor.id, protected: context.isProtected, created_at: now,
     });
+  }
+
+  /**
+   * Without `ref`, the default branch's statuses, as GitLab's API documentation says; for a
+   * commit with no pipeline there (a merge request's or a bot's branch), every ref's, as GitLab's
+   * code lists them, rather than an answer that could only ever be empty.
+   */
+  private async defaultRefOf(project: ProjectRecord, sha: string): Promise<string | undefined> {
+    const branch = project.default_branch ?? undefined;
+    if (branch === undefined) return undefined;
+    return (await this.deps.pipelines.latestFor(project.id, sha, branch)) ? branch : undefined;
   }
 
   /** `pipeline_id`'s pipeline: of this project and sha, and of `ref` when one is given (GitLab's first_matching_pipeline). */

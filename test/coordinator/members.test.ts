@@ -219,3 +219,42 @@ describe('group members', () => {
     assert.equal((await gantry.api('DELETE', `${base}/${dev.id}`)).status, 204);
   });
 });
+
+describe('memberships below an inherited one', () => {
+  let gantry: TestCoordinator;
+  let erin: TestUser;
+  let projectBase: string;
+  let subgroupBase: string;
+
+  before(async () => {
+    gantry = await startTestCoordinator();
+    erin = await makeUser(gantry, 'erin');
+    const corp = await makeGroup(gantry, 'corp', { name: 'Corp Group' });
+    const team = await makeGroup(gantry, 'team', { parentId: corp.id });
+    await addMember(gantry, { type: 'namespace', id: corp.id }, erin.id, 30);
+    const project = await makeProject(gantry, team.id, 'app');
+    projectBase = `/projects/${project.id}/members`;
+    subgroupBase = `/groups/${team.id}/members`;
+  });
+  after(() => gantry.close());
+
+  const refusal = { message: { access_level: ['should be greater than or equal to Developer inherited membership from group Corp Group'] } };
+
+  it('refuses a project or subgroup membership lower than the user\'s group membership above', async () => {
+    const project = await gantry.api('POST', projectBase, { body: { user_id: erin.id, access_level: 20 } });
+    assert.deepEqual([project.status, project.body], [400, refusal]);
+    const subgroup = await gantry.api('POST', subgroupBase, { body: { user_id: erin.id, access_level: 10 } });
+    assert.deepEqual([subgroup.status, subgroup.body], [400, refusal]);
+    assert.equal((await gantry.api('GET', `${projectBase}/${erin.id}`)).status, 404, 'nothing was added');
+  });
+
+  it('accepts an equal or higher level, and refuses lowering it below the inherited one', async () => {
+    assert.equal((await gantry.api('POST', projectBase, { body: { user_id: erin.id, access_level: 30 } })).status, 201);
+    assert.equal((await gantry.api('POST', subgroupBase, { body: { user_id: erin.id, access_level: 40 } })).status, 201);
+    const lowered = await gantry.api('PUT', `${projectBase}/${erin.id}`, { body: { access_level: 30 } });
+    const highest = { message: { access_level: ['should be greater than or equal to Maintainer inherited membership from group team'] } };
+    assert.deepEqual([lowered.status, lowered.body], [400, highest], 'the highest membership above counts');
+    const raised = await gantry.api('PUT', `${projectBase}/${erin.id}`, { body: { access_level: 40 } });
+    assert.equal(raised.status, 200, raised.text);
+  });
+});

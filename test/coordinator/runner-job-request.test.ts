@@ -110,6 +110,7 @@ describe('POST /jobs/request', () => {
     assert.equal(variables.get('CI_COMMIT_SHA')?.value, project.headSha);
     assert.equal(variables.get('CI_COMMIT_REF_NAME')?.value, 'main');
     assert.equal(variables.get('CI_COMMIT_MESSAGE')?.value, 'Add CI\n\nwith a body');
+    assert.match(String(variables.get('CI_COMMIT_TIMESTAMP')?.value), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/, 'whole seconds, as GitLab');
     assert.equal(variables.get('CI_PIPELINE_ID')?.value, String(pipelineId));
     assert.equal(variables.get('GLOBAL_VAR')?.value, 'global');
     assert.equal(variables.get('CI_RUNNER_ID')?.value, String(runner.id));

@@ -1,16 +1,12 @@
 import type { NamespaceRecord, UserRecord } from '../../../storage/types.ts';
 import type { PushEvent, SystemEvent } from '../events.ts';
+import { accessLevelName as accessName } from '../access/access-level-names.ts';
 import { projectHookData, type HookProject } from './hook-data-common.ts';
 
 /** The `X-Gitlab-Event` of every system hook request, whatever the event. */
 export const SYSTEM_HOOK_HEADER = 'System Hook';
 
 const VISIBILITY_NAMES = { private: 'private', internal: 'internal', public: 'public' } as const;
-
-/** GitLab's Gitlab::Access names, as member events spell them. */
-function accessName(level: number): string {
-  return ({ 5: 'Minimal Access', 10: 'Guest', 15: 'Planner', 20: 'Reporter', 30: 'Developer', 40: 'Maintainer', 50: 'Owner' } as Record<number, string>)[level] ?? String(level);
-}
 
 /**
  * GitLab's system hook payload of the event (its SystemHooksService#build_event_data);

@@ -1,7 +1,8 @@
 import { accessDenied, GantryError, validationFailed } from '../../../shared/errors.ts';
 import { isUniqueViolation } from '../../../storage/errors.ts';
-import type { AccessLevel, MemberListFilter, MemberQueriesStore, MemberRecord, MembersStore, MemberSourceType, NamespacesStore, UserRecord, UsersStore } from '../../../storage/types.ts';
+import type { AccessLevel, MemberListFilter, MemberQueriesStore, MemberRecord, MembersStore, MemberSourceType, NamespaceRecord, NamespacesStore, UserRecord, UsersStore } from '../../../storage/types.ts';
 import type { Lookup } from '../access/lookup.ts';
+import { accessLevelName } from '../access/access-level-names.ts';
 import { inheritedMembers } from './members-inherited.ts';
 import { OWNER, type Actor, type MemberSource, type Permissions } from '../access/permissions.ts';
 import type { CoordinatorEvents, SystemEvent } from '../events.ts';
@@ -90,6 +91,7 @@ export class MembersService {
     if (await this.deps.members.find(type, id, user.id)) throw memberExists();
     await this.requireLevelRights(source, actor, [accessLevel]);
     checkExpiry(input.expiresAt);
+    await this.refuseBelowInherited(source, user.id, accessLevel);
     const now = new Date().toISOString();
     const member = await this.deps.members
       .add({
@@ -118,6 +120,7 @@ export class MembersService {
     const accessLevel = checkLevel(source, input.accessLevel);
     await this.requireLevelRights(source, actor, [member.access_level, accessLevel]);
     checkExpiry(input.expiresAt);
+    await this.refuseBelowInherited(source, member.user_id, accessLevel);
     if (accessLevel < OWNER) await this.refuseLastOwner(source, member);
     const changes: { access_level: AccessLevel; expires_at?: string | null } = { access_level: accessLevel };
     if (input.expiresAt !== undefined) changes.expires_at = input.expiresAt;
@@ -156,6 +159,29 @@ export class MembersService {
 
   private async requireLevelRights(source: MemberSource, actor: UserRecord, levels: readonly AccessLevel[]): Promise<void> {
     if (!(await this.deps.permissions.canTouchMemberLevel(source, actor, levels))) throw accessDenied();
+  }
+
+  /**
+   * GitLab's `higher_access_level_than_group`: a direct membership may not be lower than the
+   * user's highest membership of the groups above (a project's group and its ancestors, a
+   * group's ancestors).
+   */
+  private async refuseBelowInherited(source: MemberSource, userId: number, accessLevel: AccessLevel): Promise<void> {
+    const groups = source.kind === 'group' ? await this.deps.namespaces.ancestors(source.group.id) : await this.projectGroups(source.project.namespace_id);
+    let highest: { level: number; groupName: string } | undefined;
+    for (const group of groups) {
+      const member = await this.deps.members.find('namespace', group.id, userId);
+      if (member && member.access_level > (highest?.level ?? 0)) highest = { level: member.access_level, groupName: group.name };
+    }
+    if (highest && highest.level > accessLevel) {
+      throw validationFailed({ access_level: [`should be greater than or equal to ${accessLevelName(highest.level)} inherited membership from group ${highest.groupName}`] });
+    }
+  }
+
+  private async projectGroups(namespaceId: number): Promise<NamespaceRecord[]> {
+    const namespace = await this.deps.namespaces.findById(namespaceId);
+    if (!namespace || namespace.kind !== 'group') return [];
+    return [namespace, ...(await this.deps.namespaces.ancestors(namespace.id))];
   }
 
   /** A group keeps at least one owner among itself and its ancestors. */

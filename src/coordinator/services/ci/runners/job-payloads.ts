@@ -95,7 +95,8 @@ export class JobPayloads {
         beforeSha: pipeline.before_sha,
         refProtected: job.protected,
         commitMessage: commit?.message,
-        commitTimestamp: commit?.committer.date,
+        // GitLab's `timestamp`: ISO 8601 in whole seconds (2022-01-31T16:47:55Z).
+        commitTimestamp: commit?.committer.date.replace(/\.\d+(?=Z$)/, ''),
         commitAuthor: commit ? `${commit.author.name} <${commit.author.email}>` : undefined,
       },
       serverIdentity(this.deps.externalUrl),

@@ -35,7 +35,15 @@ describe('API routes with a CI job token (JOB-TOKEN / job_token)', () => {
     assert.equal(created.json.tag_name, 'v1.0.0');
     const shown = await api('GET', `/projects/${project.id}/releases/v1.0.0?job_token=${encodeURIComponent(token)}`, { token: null });
     assert.equal(shown.status, 200, shown.text);
-    assert.equal((await api('GET', `/projects/${project.id}/releases`, withJobToken(token))).list.length, 1);
+    // release-cli's own request: a JSON body with the project `id` and asset links.
+    const cli = await api('POST', `/projects/${project.id}/releases`, {
+      token: null,
+      headers: { 'job-token': token, 'user-agent': 'GitLab-release-cli/v0.10.0' },
+      body: { id: String(project.id), name: 'Second', description: 'more', tag_name: 'v1.1.0', ref: 'main', assets: { links: [{ name: 'bin', url: 'https://example.com/bin', link_type: 'package' }] } },
+    });
+    assert.equal(cli.status, 201, cli.text);
+    assert.equal(((cli.json.assets as Record<string, unknown>).links as unknown[]).length, 1);
+    assert.equal((await api('GET', `/projects/${project.id}/releases`, withJobToken(token))).list.length, 2);
 
     // Another project: no more than an anonymous caller, though the user is its Developer.
     const elsewhere = await api('POST', `/projects/${other.id}/releases`, { ...withJobToken(token), body: { tag_name: 'v1.0.0', ref: 'main' } });

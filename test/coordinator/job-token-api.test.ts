@@ -44,6 +44,8 @@ describe('API routes with a CI job token (JOB-TOKEN / job_token)', () => {
     assert.equal(cli.status, 201, cli.text);
     assert.equal(((cli.json.assets as Record<string, unknown>).links as unknown[]).length, 1);
     assert.equal((await api('GET', `/projects/${project.id}/releases`, withJobToken(token))).list.length, 2);
+    const link = await api('POST', `/projects/${project.id}/releases/v1.0.0/assets/links`, { ...withJobToken(token), body: { name: 'docs', url: 'https://example.com/docs' } });
+    assert.equal(link.status, 201, link.text);
 
     // Another project: no more than an anonymous caller, though the user is its Developer.
     const elsewhere = await api('POST', `/projects/${other.id}/releases`, { ...withJobToken(token), body: { tag_name: 'v1.0.0', ref: 'main' } });

@@ -22,6 +22,7 @@ import { DEFAULT_MONITORING_IP_WHITELIST, MonitoringAllowList } from './http/mon
 import { registerMonitoringRoutes } from './http/monitoring/routes.ts';
 import type { CoordinatorContext } from './context.ts';
 import { Authenticator } from './http/auth.ts';
+import { JobTokenSignIn } from './services/ci/runners/job-token-sign-in.ts';
 import { assignRouteBodyLimit, closeOnUnreadBodies, DEFAULT_BODY_LIMITS, guardAnonymousBodies, type BodyLimits } from './http/body-limits.ts';
 import { handleJsonAsGitlabDoes } from './http/json-content-type.ts';
 import { allowCrossOriginRequests } from './http/cors.ts';
@@ -183,7 +184,7 @@ async function openCoordinator(options: CoordinatorOptions, logger: Logger): Pro
       anonymous: options.anonymousBodyLimit ?? DEFAULT_BODY_LIMITS.anonymous,
       upload: options.uploadBodyLimit ?? DEFAULT_BODY_LIMITS.upload,
     },
-    authenticator: new Authenticator(stores.users, stores.tokens, context.readCache),
+    authenticator: new Authenticator(stores.users, stores.tokens, context.readCache, new JobTokenSignIn({ verifier: context.jobTokens, users: stores.users, lookup: context.lookup, permissions: context.permissions })),
     requestArrived: database.requestArrived,
     ci,
     jobRequestLongPollSeconds: options.jobRequestLongPollSeconds,

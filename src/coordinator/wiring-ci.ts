@@ -179,7 +179,7 @@ export function buildCiServices(context: CoordinatorContext, options: CiRuntimeO
     remoteIncludes,
     openMergeRequests,
   });
-  const pipelineRuns = new PipelineRuns({ creation: pipelineCreation, lookup, permissions, triggers: stores.triggers, users: stores.users, namespaces: stores.namespaces });
+  const pipelineRuns = new PipelineRuns({ creation: pipelineCreation, lookup, permissions, jobs: stores.jobs, triggers: stores.triggers, users: stores.users, namespaces: stores.namespaces });
   const pipelineViews = new PipelineViews({
     users: stores.users,
     namespaces: stores.namespaces,

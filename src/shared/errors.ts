@@ -153,7 +153,8 @@ export const ERROR_CATALOGUE = {
   GANTRY_E_CI_CONFIG_MISSING: 'The project has no CI configuration file at that commit.',
   GANTRY_E_CI_CONFIG_INVALID: 'The CI configuration has errors (each one listed); the pipeline is not created.',
   GANTRY_E_PIPELINE_FILTERED: 'The pipeline would have no jobs (workflow rules, or no job matches the ref).',
-  GANTRY_E_TRIGGER_TOKEN_INVALID: 'No pipeline trigger of the project has that token.',
+  GANTRY_E_TRIGGER_TOKEN_INVALID: 'No pipeline trigger of the project has that token (nor a running job whose user may read the project).',
+  GANTRY_E_TRIGGER_JOB_REFUSED: 'A job token given as a trigger token whose job is not running, is erased, or whose project is deleted; the reason is given.',
 
   // Git
   GANTRY_E_REPOSITORY_CONTENT_REFUSED: 'The repository holds content git refuses to serve (a .git or .. entry, a corrupt tree).',

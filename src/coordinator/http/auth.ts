@@ -3,6 +3,7 @@ import { coordinatorUrl } from './mount-path.ts';
 import { accessDenied, GantryError, insufficientScope } from '../../shared/errors.ts';
 import { parseRecordId } from '../../shared/record-ids.ts';
 import type { ReadCache } from '../services/access/read-cache.ts';
+import type { JobTokenSignIn } from '../services/ci/runners/job-token-sign-in.ts';
 import { tokenProblem } from '../services/accounts/token-validity.ts';
 import type { UserRecord, UsersStore } from '../../storage/types.ts';
 import type { TokenRecord, TokenScope, TokensStore } from '../../storage/types-tokens.ts';
@@ -13,6 +14,14 @@ declare module 'fastify' {
     actor: UserRecord | null;
     /** The user the credential belongs to, before sudo. */
     credentialUser: UserRecord | null;
+  }
+  interface FastifyContextConfig {
+    /**
+     * GitLab's `job_token_allowed`: a CI job token (`JOB-TOKEN` header or `job_token`
+     * parameter) signs the request in, as its job's user on the job's project and as no one
+     * elsewhere. Other routes ignore job tokens.
+     */
+    jobTokenAllowed?: boolean;
   }
 }
 
@@ -41,6 +50,21 @@ function tokenInBody(request: FastifyRequest): string | undefined {
   const value = asSource(request.body)?.private_token;
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
+
+/** The job token a request carries (`JOB-TOKEN` header, `job_token` query), for routes that take one. */
+function jobTokenBeforeBody(request: FastifyRequest): string | undefined {
+  const header = request.headers['job-token'];
+  if (typeof header === 'string' && header !== '') return header;
+  const query = asSource(request.query)?.job_token;
+  return typeof query === 'string' && query !== '' ? query : undefined;
+}
+
+function jobTokenInBody(request: FastifyRequest): string | undefined {
+  const value = asSource(request.body)?.job_token;
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+const takesJobToken = (request: FastifyRequest): boolean => request.routeOptions.config.jobTokenAllowed === true;
 
 function sudoIn(source: unknown): string | undefined {
   const value = asSource(source)?.sudo;
@@ -84,6 +108,7 @@ export class Authenticator {
     private readonly users: UsersStore,
     private readonly tokens: TokensStore,
     private readonly cache?: ReadCache,
+    private readonly jobTokens?: JobTokenSignIn,
   ) {}
 
   /** The token and its active owner, or null (unknown token, blocked user); revoked and expired tokens included. */
@@ -116,7 +141,10 @@ export class Authenticator {
     request.actor = null;
     request.credentialUser = null;
     const token = tokenBeforeBody(request);
-    if (token === undefined) return undefined;
+    if (token === undefined) {
+      const jobToken = takesJobToken(request) ? jobTokenBeforeBody(request) : undefined;
+      return jobToken === undefined ? undefined : this.signInWithJobToken(request, jobToken);
+    }
     // A credential the cache still holds signs in at once, without a promise (sudo may need a lookup).
     const kept = sudoBeforeBody(request) === undefined ? this.cache?.peek<TokenCredential | null>(credentialKey(token)) : undefined;
     if (!kept) return this.signInBeforeBody(request, token);
@@ -143,8 +171,9 @@ export class Authenticator {
     const earlySudo = sudoBeforeBody(request);
     if (request.credentialUser === null) {
       const token = tokenInBody(request);
-      if (token === undefined) return undefined;
-      return this.signInFromBody(request, token, earlySudo);
+      if (token !== undefined) return this.signInFromBody(request, token, earlySudo);
+      const jobToken = takesJobToken(request) ? jobTokenInBody(request) : undefined;
+      return jobToken === undefined ? undefined : this.signInWithJobToken(request, jobToken);
     }
     const bodySudo = earlySudo === undefined ? sudoIn(request.body) : undefined;
     const token = tokenBeforeBody(request);
@@ -168,6 +197,19 @@ export class Authenticator {
   async authenticate(request: FastifyRequest): Promise<void> {
     await this.authenticateBeforeBody(request);
     await this.authenticateFromBody(request);
+  }
+
+  /**
+   * A job token on a route that takes one: 401 unless its job is running and its user active;
+   * the actor is that user on the job's project (the route's `:id`), anonymous elsewhere.
+   */
+  private async signInWithJobToken(request: FastifyRequest, token: string): Promise<void> {
+    const params = asSource(request.params);
+    const projectRef = typeof params?.id === 'string' ? params.id : undefined;
+    const signedIn = this.jobTokens ? await this.jobTokens.signIn(token, projectRef) : null;
+    if (!signedIn) throw new GantryError('GANTRY_E_CREDENTIALS_INVALID');
+    request.credentialUser = signedIn.user;
+    request.actor = signedIn.actor;
   }
 
   private async signIn(request: FastifyRequest, token: string): Promise<TokenCredential> {

@@ -221,6 +221,7 @@ export const ERROR_ANSWERS: { readonly [C in ErrorCode]: ErrorAnswer } = {
   GANTRY_E_CI_CONFIG_INVALID: fieldsAnswer(400),
   GANTRY_E_PIPELINE_FILTERED: fieldsAnswer(400),
   GANTRY_E_TRIGGER_TOKEN_INVALID: statusLine(404, 'Not Found'),
+  GANTRY_E_TRIGGER_JOB_REFUSED: messageAnswer(401),
 
   GANTRY_E_REPOSITORY_CONTENT_REFUSED: prefixed(422, 'Unprocessable Entity'),
   GANTRY_E_BLAME_TOO_LARGE: prefixed(422, 'Unprocessable Entity'),

@@ -37,6 +37,8 @@ const CancelQuery = Type.Object({
 });
 
 const tags = ['jobs'];
+/** Artifacts downloads take a CI job token (GitLab's `job_token_allowed`). */
+const JOB_TOKEN = { jobTokenAllowed: true };
 
 /** `/projects/:id/jobs[...]`: list, show, cancel, retry, play, erase, keep artifacts, trace and artifacts downloads. */
 export function jobsRoutes({ jobs, jobArtifacts }: CoordinatorServices, edge: EdgeConfig): FastifyPluginAsync {
@@ -95,21 +97,21 @@ export function jobsRoutes({ jobs, jobArtifacts }: CoordinatorServices, edge: Ed
       return reply.type('text/plain; charset=utf-8').send(trace.stream);
     });
 
-    api.get(`${base}/:job_id/artifacts`, { schema: { summary: "Download a job's artifacts archive", tags, params: JobPath } }, async (request, reply) => {
+    api.get(`${base}/:job_id/artifacts`, { schema: { summary: "Download a job's artifacts archive", tags, params: JobPath }, config: JOB_TOKEN }, async (request, reply) => {
       return sendDownload(reply, await jobArtifacts.archive(request.params.id, request.actor, request.params.job_id));
     });
 
-    api.get(`${base}/:job_id/artifacts/*`, { schema: { summary: "Download one file of a job's artifacts archive", tags, params: ArtifactPath } }, async (request, reply) => {
+    api.get(`${base}/:job_id/artifacts/*`, { schema: { summary: "Download one file of a job's artifacts archive", tags, params: ArtifactPath }, config: JOB_TOKEN }, async (request, reply) => {
       const { id, job_id: jobId, '*': path } = request.params;
       return sendDownload(reply, await jobArtifacts.archiveFile(id, request.actor, jobId, path, requestSignal(reply)));
     });
 
-    api.get(`${base}/artifacts/:ref_name/raw/*`, { schema: { summary: "One file of the artifacts of the latest successful job of a ref", tags, params: RefArtifactPath, querystring: RefDownloadQuery }, config: { errorAnswers: NO_JOB_OF_REF } }, async (request, reply) => {
+    api.get(`${base}/artifacts/:ref_name/raw/*`, { schema: { summary: "One file of the artifacts of the latest successful job of a ref", tags, params: RefArtifactPath, querystring: RefDownloadQuery }, config: { ...JOB_TOKEN, errorAnswers: NO_JOB_OF_REF } }, async (request, reply) => {
       const { id, ref_name: ref, '*': path } = request.params;
       return sendDownload(reply, await jobArtifacts.archiveFileOfRef(id, request.actor, ref, request.query.job, path, requestSignal(reply)));
     });
 
-    api.get(`${base}/artifacts/:ref_name/download`, { schema: { summary: 'Download the artifacts of the latest successful job of a ref', tags, params: RefPath, querystring: RefDownloadQuery }, config: { errorAnswers: NO_JOB_OF_REF } }, async (request, reply) => {
+    api.get(`${base}/artifacts/:ref_name/download`, { schema: { summary: 'Download the artifacts of the latest successful job of a ref', tags, params: RefPath, querystring: RefDownloadQuery }, config: { ...JOB_TOKEN, errorAnswers: NO_JOB_OF_REF } }, async (request, reply) => {
       return sendDownload(reply, await jobArtifacts.archiveOfRef(request.params.id, request.actor, request.params.ref_name, request.query.job));
     });
   };

@@ -43,8 +43,8 @@ export function parseAssetLinks(assets: Static<typeof ASSETS> | undefined): Rele
   return (assets?.links ?? []).map((item, index) => linkInput(readListItem(LinkFields, item, `assets[links][${index}]`)));
 }
 
-/** A missing release answers like a missing link here: `404 Not found`. */
-const config = { errorAnswers: { GANTRY_E_RELEASE_NOT_FOUND: ERROR_ANSWERS.GANTRY_E_RELEASE_LINK_NOT_FOUND } };
+/** A missing release answers like a missing link here: `404 Not found`. A CI job token signs these routes in, as the releases routes. */
+const config = { jobTokenAllowed: true, errorAnswers: { GANTRY_E_RELEASE_NOT_FOUND: ERROR_ANSWERS.GANTRY_E_RELEASE_LINK_NOT_FOUND } };
 
 const PageQuery = Type.Object(PAGINATION);
 const tags = ['release links'];

@@ -32,6 +32,8 @@ const CreateBody = Type.Object({
 const UpdateBody = Type.Object(RELEASE_FIELDS);
 
 const tags = ['releases'];
+/** A CI job token signs these routes in (release-cli creates releases with one), as in GitLab. */
+const config = { jobTokenAllowed: true };
 
 /** `/projects/:id/releases[/:tag_name]`: the Releases API. */
 export function releasesRoutes({ releases }: CoordinatorServices, edge: EdgeConfig): FastifyPluginAsync {
@@ -40,7 +42,7 @@ export function releasesRoutes({ releases }: CoordinatorServices, edge: EdgeConf
     const api = app.withTypeProvider<TypeBoxTypeProvider>();
     const base = '/projects/:id/releases';
 
-    api.get(base, { schema: { summary: 'List releases', tags, params: ProjectPath, querystring: ListQuery } }, async (request, reply) => {
+    api.get(base, { schema: { summary: 'List releases', tags, params: ProjectPath, querystring: ListQuery }, config }, async (request, reply) => {
       const page = pageOf(request.query);
       const query = { orderBy: request.query.order_by ?? 'released_at', sort: request.query.sort ?? 'desc' };
       const { target, items, total } = await releases.list(request.params.id, request.actor, query, { offset: page.offset, limit: page.perPage });
@@ -48,24 +50,24 @@ export function releasesRoutes({ releases }: CoordinatorServices, edge: EdgeConf
       return items.map((view) => present({ target, view }));
     });
 
-    api.get(`${base}/:tag_name`, { schema: { summary: 'Get a release', tags, params: ReleasePath } }, async (request) => {
+    api.get(`${base}/:tag_name`, { schema: { summary: 'Get a release', tags, params: ReleasePath }, config }, async (request) => {
       return present(await releases.get(request.params.id, request.actor, request.params.tag_name));
     });
 
-    api.post(base, { schema: { summary: 'Create a release', tags, params: ProjectPath, body: CreateBody } }, async (request, reply) => {
+    api.post(base, { schema: { summary: 'Create a release', tags, params: ProjectPath, body: CreateBody }, config }, async (request, reply) => {
       const actor = requireActor(request);
       const { body } = request;
       const input = { ...releaseInput(body), links: parseAssetLinks(body.assets) };
       return reply.code(201).send(present(await releases.create(request.params.id, actor, body.tag_name, body.ref || undefined, input)));
     });
 
-    const updateConfig = { errorAnswers: messageAnswers(400, ['GANTRY_E_AT_LEAST_ONE_PARAM_REQUIRED']) };
+    const updateConfig = { ...config, errorAnswers: messageAnswers(400, ['GANTRY_E_AT_LEAST_ONE_PARAM_REQUIRED']) };
     api.put(`${base}/:tag_name`, { schema: { summary: 'Update a release', tags, params: ReleasePath, body: UpdateBody }, config: updateConfig }, async (request) => {
       const actor = requireActor(request);
       return present(await releases.update(request.params.id, actor, request.params.tag_name, releaseInput(request.body)));
     });
 
-    api.delete(`${base}/:tag_name`, { schema: { summary: 'Delete a release (its tag stays)', tags, params: ReleasePath } }, async (request) => {
+    api.delete(`${base}/:tag_name`, { schema: { summary: 'Delete a release (its tag stays)', tags, params: ReleasePath }, config }, async (request) => {
       return present(await releases.remove(request.params.id, requireActor(request), request.params.tag_name));
     });
   };

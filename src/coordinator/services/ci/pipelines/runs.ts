@@ -1,7 +1,9 @@
 import { accessDenied, GantryError } from '../../../../shared/errors.ts';
 import type { TriggersStore } from '../../../../storage/types-ci-settings.ts';
 import type { CiVariableType, PipelineRecord, PipelineVariableRecord } from '../../../../storage/types-ci.ts';
-import type { UserRecord, UsersStore } from '../../../../storage/types.ts';
+import type { CiJobsStore, JobRecord } from '../../../../storage/types-ci-jobs.ts';
+import type { ProjectRecord, UserRecord, UsersStore } from '../../../../storage/types.ts';
+import { jobTokenDigest } from '../runners/job-tokens.ts';
 import type { Lookup } from '../../access/lookup.ts';
 import type { Permissions } from '../../access/permissions.ts';
 import type { PipelineCreation } from './creation.ts';
@@ -33,7 +35,9 @@ export interface TriggeredPipelineRun {
 export interface PipelineRunsDeps {
   creation: Pick<PipelineCreation, 'create'>;
   lookup: Pick<Lookup, 'readableProject' | 'findProject'>;
-  permissions: Pick<Permissions, 'canCreatePipeline'>;
+  permissions: Pick<Permissions, 'canCreatePipeline' | 'canReadProject'>;
+  /** Jobs by token digest: a running job's token (CI_JOB_TOKEN) works as a trigger token. */
+  jobs?: Pick<CiJobsStore, 'findByTokenDigest'>;
   triggers: Pick<TriggersStore, 'findByToken' | 'update'>;
   users: Pick<UsersStore, 'findById'>;
   namespaces: { findById(id: number): Promise<{ full_path: string } | undefined> };
@@ -57,19 +61,50 @@ export class PipelineRuns {
     return this.view(pipeline);
   }
 
-  /** The trigger token is the credential; the pipeline runs as the trigger's owner. */
+  /**
+   * The trigger token is the credential; the pipeline runs as the trigger's owner. A running
+   * job's token (CI_JOB_TOKEN) works too: see {@link runFromJob}.
+   */
   async runFromTrigger(run: TriggeredPipelineRun): Promise<PipelineView> {
     const project = await this.deps.lookup.findProject(run.projectRef);
-    const trigger = project ? await this.deps.triggers.findByToken(run.token) : undefined;
-    if (!project || project.pending_delete || !trigger || trigger.project_id !== project.id) {
+    if (!project || project.pending_delete) throw new GantryError('GANTRY_E_TRIGGER_TOKEN_INVALID');
+    const trigger = await this.deps.triggers.findByToken(run.token);
+    if (!trigger) {
+      const job = this.deps.jobs ? await this.deps.jobs.findByTokenDigest(jobTokenDigest(run.token)) : undefined;
+      if (job && job.type === 'build') return this.runFromJob(project, job, run);
       throw new GantryError('GANTRY_E_TRIGGER_TOKEN_INVALID');
     }
+    if (trigger.project_id !== project.id) throw new GantryError('GANTRY_E_TRIGGER_TOKEN_INVALID');
     checkPipelineVariableCount(Object.keys(run.variables).length);
     const variables = checkedVariables(Object.entries(run.variables).map(([key, value]) => ({ key, value, variable_type: 'env_var' as const })));
     const owner = trigger.owner_id === null ? null : ((await this.deps.users.findById(trigger.owner_id)) ?? null);
     const now = new Date((this.deps.clock ?? Date.now)()).toISOString();
     await this.deps.triggers.update(trigger.id, { last_used: now });
     const pipeline = await this.deps.creation.create({ project, ref: run.ref, source: 'trigger', user: owner, variables, triggerId: trigger.id, saveOnErrors: true, ignoreSkipCi: true, ...(run.inputs ? { inputs: run.inputs } : {}) });
+    return this.view(pipeline);
+  }
+
+  /**
+   * GitLab's PipelineTriggerService with a job token (a multi-project pipeline from a job's
+   * script): the job must be running (else 401 with GitLab's reason); the pipeline runs as the
+   * job's user, who must be able to read the project (else 404, as for a wrong token) and
+   * create a pipeline for the ref there; its source is `pipeline` and its upstream is the
+   * job's pipeline, through the job, as a bridge's downstream pipeline records it.
+   */
+  private async runFromJob(project: ProjectRecord, job: JobRecord, run: TriggeredPipelineRun): Promise<PipelineView> {
+    if (job.status !== 'running') throw new GantryError('GANTRY_E_TRIGGER_JOB_REFUSED', 'Job is not running');
+    if (job.erased_at !== null) throw new GantryError('GANTRY_E_TRIGGER_JOB_REFUSED', 'Job has been erased!');
+    const upstreamProject = await this.deps.lookup.findProject(job.project_id);
+    if (!upstreamProject || upstreamProject.pending_delete) throw new GantryError('GANTRY_E_TRIGGER_JOB_REFUSED', 'Project has been deleted!');
+    const user = job.user_id === null ? undefined : await this.deps.users.findById(job.user_id);
+    const active = user !== undefined && user.state === 'active' && !user.is_ghost;
+    if (!active || !(await this.deps.permissions.canReadProject(project, user))) throw new GantryError('GANTRY_E_TRIGGER_TOKEN_INVALID');
+    checkPipelineVariableCount(Object.keys(run.variables).length);
+    const variables = checkedVariables(Object.entries(run.variables).map(([key, value]) => ({ key, value, variable_type: 'env_var' as const })));
+    const pipeline = await this.deps.creation.create({
+      project, ref: run.ref, source: 'pipeline', user, variables, parent: { pipelineId: job.pipeline_id, jobId: job.id },
+      saveOnErrors: true, ignoreSkipCi: true, ...(run.inputs ? { inputs: run.inputs } : {}),
+    });
     return this.view(pipeline);
   }
 

@@ -80,6 +80,9 @@ describe('web badges and explore', () => {
   it('leaves git over HTTP and unknown paths as they were', async () => {
     const refs = await get('/root/shown.git/info/refs?service=git-upload-pack');
     assert.notEqual(refs.statusCode, 404);
-    assert.equal((await get('/root/shown/nothing-here')).statusCode, 404);
+    // As GitLab's route_not_found: an anonymous visitor is asked to sign in, not told there is nothing there.
+    const unknown = await get('/root/shown/nothing-here');
+    assert.equal(unknown.statusCode, 302);
+    assert.equal(unknown.headers.location, '/users/sign_in?redirect_to=%2Froot%2Fshown%2Fnothing-here');
   });
 });

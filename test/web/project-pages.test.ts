@@ -107,7 +107,12 @@ describe('web project, tree, blob and commit pages', () => {
       assert.equal(hidden.statusCode, 404, suffix);
       assert.equal(hidden.body, missing.body, suffix);
     }
-    assert.equal((await anonymous.get('/root/closed')).statusCode, 404);
+    // As GitLab's route_not_found: hidden and missing alike ask an anonymous visitor to sign in.
+    for (const path of ['/root/closed', '/root/missing', '/root/closed/-/tree/main']) {
+      const asked = await anonymous.get(path);
+      assert.equal(asked.statusCode, 302, path);
+      assert.equal(asked.headers.location, `/users/sign_in?redirect_to=${encodeURIComponent(path)}`);
+    }
   });
 
   it('shows a commit with its parents and pipelines, and the API web_urls of projects and commits resolve', async () => {

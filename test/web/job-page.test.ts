@@ -80,6 +80,20 @@ describe('the job page', () => {
     assert.equal(missing.statusCode, 404);
   });
 
+  it('lists the project\'s jobs at the job page\'s breadcrumb link, newest first, by scope', async () => {
+    const jobPage = await member.get(jobPath);
+    assert.match(jobPage.body, /<a href="\/root\/web-job\/-\/jobs">Jobs<\/a>/);
+    const list = await member.get('/root/web-job/-/jobs');
+    assert.equal(list.statusCode, 200, list.body);
+    assert.match(list.body, new RegExp(`<a href="${jobPath}">build &lt;script&gt; #${jobId}</a>`));
+    assert.match(list.body, /<td>build<\/td>/);
+    assert.match(list.body, /href="\/root\/web-job\/-\/pipelines\/\d+">#\d+<\/a>/);
+    assert.doesNotMatch(list.body, /build <script>/);
+    assert.match((await member.get('/root/web-job/-/jobs?scope=running')).body, new RegExp(`#${jobId}</a>`));
+    assert.doesNotMatch((await member.get('/root/web-job/-/jobs?scope=finished')).body, new RegExp(`#${jobId}</a>`));
+    assert.equal((await outsider.get('/root/web-job/-/jobs')).statusCode, 404);
+  });
+
   it('serves the raw log whole, or the part a Range asks for (206), and 416 past its end', async () => {
     const whole = await member.get(`${jobPath}/raw`);
     assert.equal(whole.statusCode, 200);

@@ -75,6 +75,8 @@ describe('web badges and explore', () => {
     assert.match(page.body, /&lt;script&gt;alert\(1\)&lt;\/script&gt; &amp; &lt;b&gt;bold&lt;\/b&gt;/);
     assert.doesNotMatch(page.body, /<script>alert/);
     assert.doesNotMatch(page.body, /hidden/);
+    // An icon of its own (empty), so the browser does not ask for a /favicon.ico we do not serve and log its 404 as a console error.
+    assert.match(page.body, /<link rel="icon" href="data:,">/);
   });
 
   it('leaves git over HTTP and unknown paths as they were', async () => {

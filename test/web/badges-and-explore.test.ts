@@ -75,11 +75,16 @@ describe('web badges and explore', () => {
     assert.match(page.body, /&lt;script&gt;alert\(1\)&lt;\/script&gt; &amp; &lt;b&gt;bold&lt;\/b&gt;/);
     assert.doesNotMatch(page.body, /<script>alert/);
     assert.doesNotMatch(page.body, /hidden/);
+    // An icon of its own (empty), so the browser does not ask for a /favicon.ico we do not serve and log its 404 as a console error.
+    assert.match(page.body, /<link rel="icon" href="data:,">/);
   });
 
   it('leaves git over HTTP and unknown paths as they were', async () => {
     const refs = await get('/root/shown.git/info/refs?service=git-upload-pack');
     assert.notEqual(refs.statusCode, 404);
-    assert.equal((await get('/root/shown/nothing-here')).statusCode, 404);
+    // As GitLab's route_not_found: an anonymous visitor is asked to sign in, not told there is nothing there.
+    const unknown = await get('/root/shown/nothing-here');
+    assert.equal(unknown.statusCode, 302);
+    assert.equal(unknown.headers.location, '/users/sign_in?redirect_to=%2Froot%2Fshown%2Fnothing-here');
   });
 });

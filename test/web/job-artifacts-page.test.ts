@@ -98,10 +98,13 @@ describe('the job page: artifacts browsing and the play button', () => {
     assert.equal((await maintainer.get(`${jobPath}/artifacts/file/dist/..%2F..%2Freport.txt`)).statusCode, 400);
   });
 
-  it('answers an outsider and an anonymous visitor the same 404 for the browser and the files', async () => {
+  it('answers an outsider 404 for the browser and the files, and sends an anonymous visitor to sign in', async () => {
     const anonymous = new PageClient(fixture.gantry);
-    for (const who of [outsider, anonymous]) {
-      for (const path of [`${jobPath}/artifacts/browse`, `${jobPath}/artifacts/file/report.txt`]) assert.equal((await who.get(path)).statusCode, 404, path);
+    for (const path of [`${jobPath}/artifacts/browse`, `${jobPath}/artifacts/file/report.txt`]) {
+      assert.equal((await outsider.get(path)).statusCode, 404, path);
+      const asked = await anonymous.get(path);
+      assert.equal(asked.statusCode, 302, path);
+      assert.equal(asked.headers.location, `/users/sign_in?redirect_to=${encodeURIComponent(path)}`);
     }
     assert.equal((await maintainer.get(`${manualPath}/artifacts/browse`)).statusCode, 404, 'a job without artifacts');
   });

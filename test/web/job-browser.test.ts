@@ -26,6 +26,7 @@ describe('the job page in headless Chromium', () => {
   let jobUrl: string;
   let jobId: number;
   let token: string;
+  let project: Awaited<ReturnType<RunnerJobsFixture['project']>>;
   let written = 0;
 
   async function append(text: string): Promise<void> {
@@ -55,7 +56,7 @@ describe('the job page in headless Chromium', () => {
   before(async () => {
     fixture = await startRunnerJobsFixture();
     const reader = await fixture.gantry.createUser('log-reader');
-    const project = await fixture.project('live-log');
+    project = await fixture.project('live-log');
     await addMember(fixture.gantry, { type: 'project', id: project.id }, reader.id, 30);
     await fixture.pipeline(project, [{ name: 'build', stage: 'build' }]);
     const claimed = await fixture.claim();
@@ -135,6 +136,35 @@ describe('the job page in headless Chromium', () => {
     await append('after resuming\n');
     await page.getByText('after resuming').waitFor({ timeout: 30_000 });
     await page.waitForFunction(atBottomInPage, undefined, { timeout: 30_000 });
+    await page.close();
+  });
+
+  it('polls a running log with nothing new, and a job that printed nothing yet, without a failed request', async () => {
+    const idle = await fixture.pipeline(project, [{ name: 'idle', stage: 'build' }]);
+    const idleUrl = `${fixture.baseUrl}/root/live-log/-/jobs/${idle.jobs.idle!.id}`;
+    const page = await openJob();
+    const failures: string[] = [];
+    page.on('response', (response) => {
+      if (response.status() >= 400) failures.push(`${response.status()} ${response.url()}`);
+    });
+    page.on('console', (message) => {
+      if (message.type() === 'error') failures.push(message.text());
+    });
+    let reads = 0;
+    page.on('response', (response) => {
+      if (response.url().endsWith('/raw')) reads += 1;
+    });
+    // The page asks again every 750 ms while the job is active: three reads each.
+    const threeReads = async () => {
+      reads = 0;
+      for (let waited = 0; reads < 3 && waited < 300; waited += 1) await page.waitForTimeout(100);
+      assert.ok(reads >= 3, `the page read the log ${reads} times`);
+    };
+    await threeReads();
+    await page.goto(idleUrl);
+    await threeReads();
+    assert.match((await page.locator('#job-status').textContent()) ?? '', /^(pending|created)$/);
+    assert.deepEqual(failures, []);
     await page.close();
   });
 });

@@ -63,17 +63,35 @@ describe('the job page', () => {
     assert.ok(served.body.length > 1000);
   });
 
-  it('answers a private project\'s job with the same 404 as a missing one, signed in or not', async () => {
+  it('answers a private project\'s job with the same 404 as a missing one, or to an anonymous visitor the same sign-in', async () => {
     const anonymous = new PageClient(fixture.gantry);
     const missing = await member.get(`/root/web-job/-/jobs/999999`);
-    const nowhere = await anonymous.get(`/root/no-such-project/-/jobs/${jobId}`);
-    for (const [who, path] of [[anonymous, jobPath], [outsider, jobPath], [anonymous, `${jobPath}/raw`], [outsider, `${jobPath}/raw`]] as const) {
-      const hidden = await who.get(path);
+    for (const path of [jobPath, `${jobPath}/raw`]) {
+      const hidden = await outsider.get(path);
       assert.equal(hidden.statusCode, 404, path);
       assert.equal(hidden.body.replace(/<header[\s\S]*<\/header>/, ''), missing.body.replace(/<header[\s\S]*<\/header>/, ''));
     }
-    assert.equal(nowhere.statusCode, 404);
+    // As GitLab's route_not_found: a hidden project and a missing one both ask an anonymous visitor to sign in.
+    for (const path of [jobPath, `${jobPath}/raw`, `/root/no-such-project/-/jobs/${jobId}`]) {
+      const asked = await anonymous.get(path);
+      assert.equal(asked.statusCode, 302, path);
+      assert.equal(asked.headers.location, `/users/sign_in?redirect_to=${encodeURIComponent(path)}`);
+    }
     assert.equal(missing.statusCode, 404);
+  });
+
+  it('lists the project\'s jobs at the job page\'s breadcrumb link, newest first, by scope', async () => {
+    const jobPage = await member.get(jobPath);
+    assert.match(jobPage.body, /<a href="\/root\/web-job\/-\/jobs">Jobs<\/a>/);
+    const list = await member.get('/root/web-job/-/jobs');
+    assert.equal(list.statusCode, 200, list.body);
+    assert.match(list.body, new RegExp(`<a href="${jobPath}">build &lt;script&gt; #${jobId}</a>`));
+    assert.match(list.body, /<td>build<\/td>/);
+    assert.match(list.body, /href="\/root\/web-job\/-\/pipelines\/\d+">#\d+<\/a>/);
+    assert.doesNotMatch(list.body, /build <script>/);
+    assert.match((await member.get('/root/web-job/-/jobs?scope=running')).body, new RegExp(`#${jobId}</a>`));
+    assert.doesNotMatch((await member.get('/root/web-job/-/jobs?scope=finished')).body, new RegExp(`#${jobId}</a>`));
+    assert.equal((await outsider.get('/root/web-job/-/jobs')).statusCode, 404);
   });
 
   it('serves the raw log whole, or the part a Range asks for (206), and 416 past its end', async () => {

@@ -70,13 +70,16 @@ describe('web pipeline pages', () => {
     assert.match(page.body, /unit &lt;script&gt;/);
   });
 
-  it('answers a stranger and an anonymous visitor the same 404 page as a missing project', async () => {
+  it('answers a stranger the same 404 page as a missing project, and sends an anonymous visitor to sign in', async () => {
     const hidden = await stranger.get(pipelinePath());
     const missing = await stranger.get('/root/nothing/-/pipelines/1');
     assert.equal(hidden.statusCode, 404);
     assert.equal(hidden.body, missing.body);
     assert.equal((await stranger.get('/root/secret/-/pipelines')).statusCode, 404);
-    assert.equal((await anonymous.get(pipelinePath())).statusCode, 404);
+    const asked = await anonymous.get(pipelinePath());
+    assert.equal(asked.statusCode, 302);
+    assert.equal(asked.headers.location, `/users/sign_in?redirect_to=${encodeURIComponent(pipelinePath())}`);
+    assert.equal((await anonymous.get('/root/nothing/-/pipelines/1')).headers.location, '/users/sign_in?redirect_to=%2Froot%2Fnothing%2F-%2Fpipelines%2F1');
     assert.equal((await developer.get('/root/secret/-/pipelines/999999')).statusCode, 404);
   });
 

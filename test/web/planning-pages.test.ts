@@ -157,7 +157,10 @@ describe('web merge request and issue pages', () => {
       assert.equal(page.statusCode, 404, path);
       assert.equal(page.body.replace(/<title>.*<\/title>/, ''), missing.body.replace(/<title>.*<\/title>/, ''));
     }
-    assert.equal((await anonymous.get(`/root/hidden/-/merge_requests/${hiddenIid}`)).statusCode, 404);
+    // As GitLab's route_not_found: an anonymous visitor is asked to sign in first.
+    const asked = await anonymous.get(`/root/hidden/-/merge_requests/${hiddenIid}`);
+    assert.equal(asked.statusCode, 302);
+    assert.equal(asked.headers.location, `/users/sign_in?redirect_to=${encodeURIComponent(`/root/hidden/-/merge_requests/${hiddenIid}`)}`);
     assert.equal((await member.get(`/root/open/-/merge_requests/999`)).statusCode, 404);
   });
 

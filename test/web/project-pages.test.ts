@@ -4,7 +4,8 @@ import { seedPipeline } from '../helpers/ci-pipelines.ts';
 import { startTestCoordinator, type TestCoordinator } from '../helpers/coordinator.ts';
 import { PageClient } from './page-client.ts';
 
-const README = '# Hello site\n\nSome *text* <script>alert(1)</script> and [a link](javascript:alert(2)).\n';
+const README = '# Hello site\n\nSome *text* <script>alert(1)</script> and [a link](javascript:alert(2)).\n\n'
+  + '[the app](src/app.ts#L2) [sources](./src/) [outside](../../etc/passwd) [away](https://example.com/x) [site](/explore/projects) ![a picture](bin/blob.dat)\n';
 const BIG_LINES = 60_000;
 
 describe('web project, tree, blob and commit pages', () => {
@@ -32,7 +33,10 @@ describe('web project, tree, blob and commit pages', () => {
       { action: 'create', file_path: 'bin/blob.dat', content: Buffer.from([0, 1, 2, 3, 255]).toString('base64'), encoding: 'base64' },
       { action: 'create', file_path: 'big.txt', content: Array.from({ length: BIG_LINES }, (_, index) => `line ${index}`).join('\n') },
     ]);
-    await commit('feature/deep', [{ action: 'create', file_path: 'feature-only.txt', content: 'only here\n' }], 'main');
+    await commit('feature/deep', [
+      { action: 'create', file_path: 'feature-only.txt', content: 'only here\n' },
+      { action: 'create', file_path: 'img/dot.png', content: Buffer.from('\x89PNG\r\n\x1a\n', 'latin1').toString('base64'), encoding: 'base64' },
+    ], 'main');
     assert.equal((await gantry.api('POST', `/projects/${projectId}/repository/tags`, { body: { tag_name: 'v1.0', ref: 'main' } })).status, 201);
     await gantry.createUser('stranger');
     stranger = await new PageClient(gantry).signIn('stranger');
@@ -48,6 +52,21 @@ describe('web project, tree, blob and commit pages', () => {
     assert.doesNotMatch(page.body, /href="javascript:/);
     assert.doesNotMatch(page.body, /<script>alert/);
     assert.match(page.body, /A &lt;b&gt;site&lt;\/b&gt;/);
+  });
+
+  it('leads a README\'s relative links into the repository at its ref, as GitLab does: files to the blob, directories to the tree, images to the raw file', async () => {
+    const page = await anonymous.get('/root/site');
+    assert.match(page.body, /<a href="\/root\/site\/-\/blob\/main\/src\/app.ts#L2">the app<\/a>/);
+    assert.match(page.body, /<a href="\/root\/site\/-\/tree\/main\/src">sources<\/a>/);
+    assert.match(page.body, /<a href="..\/..\/etc\/passwd">outside<\/a>/, 'a link out of the repository is left as written');
+    assert.match(page.body, /<a href="https:\/\/example.com\/x">away<\/a>/);
+    assert.match(page.body, /<a href="\/explore\/projects">site<\/a>/);
+    assert.match(page.body, /<img src="\/root\/site\/-\/raw\/main\/bin\/blob.dat" alt="a picture">/);
+    const image = await anonymous.get('/root/site/-/raw/feature/deep/img/dot.png');
+    assert.equal(image.statusCode, 200);
+    assert.equal(image.headers['content-type'], 'image/png', 'an image is served as one, so the README draws it');
+    assert.equal(image.headers['x-content-type-options'], 'nosniff');
+    assert.equal((await anonymous.get('/root/site/-/raw/main/src/app.ts')).headers['content-type'], 'text/plain; charset=utf-8');
   });
 
   it('lists the files, the branches and tags with their counts, and the latest pipeline', async () => {
@@ -107,7 +126,12 @@ describe('web project, tree, blob and commit pages', () => {
       assert.equal(hidden.statusCode, 404, suffix);
       assert.equal(hidden.body, missing.body, suffix);
     }
-    assert.equal((await anonymous.get('/root/closed')).statusCode, 404);
+    // As GitLab's route_not_found: hidden and missing alike ask an anonymous visitor to sign in.
+    for (const path of ['/root/closed', '/root/missing', '/root/closed/-/tree/main']) {
+      const asked = await anonymous.get(path);
+      assert.equal(asked.statusCode, 302, path);
+      assert.equal(asked.headers.location, `/users/sign_in?redirect_to=${encodeURIComponent(path)}`);
+    }
   });
 
   it('shows a commit with its parents and pipelines, and the API web_urls of projects and commits resolve', async () => {

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { UsersStore } from '../../storage/types.ts';
 import type { WebSessionsStore } from '../../storage/types-web-sessions.ts';
 import type { RequestThrottles } from '../http/throttle.ts';
+import { JobListPages, type JobListPagesServices } from './job-list-page.ts';
 import { JobPages, type JobPagesServices } from './job-pages.ts';
 import { LOG_SCRIPT_HEADERS, loadLogScript } from './log-script.ts';
 import { LOG_STYLESHEET } from './log-style.ts';
@@ -26,7 +27,7 @@ export interface WebPagesDeps {
   sessions: WebSessionsStore;
   users: Pick<UsersStore, 'findById' | 'findByUsername' | 'findByEmail'>;
   throttles: RequestThrottles;
-  services: { projectListing: Pick<ProjectListing, 'list'>; pipelines: PipelinePagesServices['pipelines'] & ProjectPagesServices['pipelines']; commits: PipelinePagesServices['commits'] & ProjectPagesServices['commits'] } & Omit<PipelinePagesServices, 'pipelines'> & Omit<ProjectPagesServices, 'pipelines' | 'commits'> & AdminPagesServices & JobPagesServices & IssuePagesServices & MergeRequestPagesServices;
+  services: { projectListing: Pick<ProjectListing, 'list'>; jobs: JobPagesServices['jobs'] & JobListPagesServices['jobs']; pipelines: PipelinePagesServices['pipelines'] & ProjectPagesServices['pipelines']; commits: PipelinePagesServices['commits'] & ProjectPagesServices['commits'] } & Omit<PipelinePagesServices, 'pipelines'> & Omit<ProjectPagesServices, 'pipelines' | 'commits'> & AdminPagesServices & JobPagesServices & IssuePagesServices & MergeRequestPagesServices;
 }
 
 /** The pages under a project's path, which git over HTTP's catch-all hands on (see {@link registerWebPages}). */
@@ -55,6 +56,7 @@ export function registerWebPages(app: FastifyInstance, deps: WebPagesDeps): Proj
   const logScript = loadLogScript();
   if (logScript) app.get(logScript.path, PAGE_ROUTE, async (_request, reply) => reply.headers(LOG_SCRIPT_HEADERS).send(logScript.body));
   const jobPages = new JobPages(edge, deps.services, () => logScript?.path ?? null);
+  const jobListPages = new JobListPages(edge, deps.services);
   const issuePages = new IssuePages(edge, deps.services);
   const mergeRequestPages = new MergeRequestPages(edge, deps.services);
   return {
@@ -63,6 +65,7 @@ export function registerWebPages(app: FastifyInstance, deps: WebPagesDeps): Proj
       if (jobPage) return jobPage;
       const page = classifyProjectPage(request.method, urlPath);
       if (page?.kind === 'pipelines') return pipelinePages.list(page.project, request, reply);
+      if (page?.kind === 'jobs') return jobListPages.list(page.project, request, reply);
       if (page?.kind === 'pipeline') return pipelinePages.show(page.project, page.pipelineId, request, reply);
       if (page?.kind === 'pipeline-action') return pipelinePages.act(page.project, page.pipelineId, page.action, request, reply);
       if (page?.kind === 'project') return homePages.project(page.project, request, reply);

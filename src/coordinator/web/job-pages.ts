@@ -76,7 +76,7 @@ export class JobPages {
     }
   }
 
-  /** The log as text, streamed; a Range answers that part (206), or 416 past the end, so the page reads only what is new. */
+  /** The log as text, streamed; a Range answers that part (206), or 416 past the end (an empty log: 200, empty), so the page reads only what is new. */
   private async raw(projectPath: string, jobId: number, page: PageRequest, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const range = parseByteRange(request.headers.range);
     const start = range?.start ?? 0;
@@ -84,10 +84,12 @@ export class JobPages {
     const trace = await this.services.jobArtifacts.traceFrom(projectPath, page.actor, jobId, start, wanted);
     void reply.headers(RAW_HEADERS).header('x-gantry-job-status', trace.status);
     if ((request.query as Record<string, unknown>).download === 'true') void reply.header('content-disposition', contentDisposition('attachment', `job-${jobId}.log`));
-    if (range !== null && trace.stream === null) {
+    // An empty log has no byte to range over: the whole of it (nothing) answers, as RFC 9110 lets a server ignore a
+    // Range, so a job that printed nothing yet is no failed request in the browser.
+    if (range !== null && trace.stream === null && trace.size > 0) {
       return reply.code(416).header('content-range', `bytes */${trace.size}`).send('');
     }
-    if (range !== null) {
+    if (range !== null && trace.size > 0) {
       void reply.code(206).header('content-range', `bytes ${trace.start}-${trace.end - 1}/${trace.size}`);
     }
     void reply.header('content-length', String(trace.end - trace.start));

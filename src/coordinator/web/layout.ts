@@ -31,6 +31,7 @@ export function layout(frame: PageFrame, title: string, body: HtmlValue): Markup
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · Gantry</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="${prefix}${STYLESHEET_PATH}">
 </head>
 <body>

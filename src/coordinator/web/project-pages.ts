@@ -99,7 +99,9 @@ ${rows.length === 0 ? html`<p>No pipelines to show.</p>` : html`<ul>${rows}</ul>
     const raw = await optional(this.services.files.raw(fullPath, page.actor, path, ref));
     if (!raw) return null;
     const bytes = await readPrefix(raw.stream, README_BUDGET);
-    return html`${renderMarkdown(bytes.toString('utf8'))}${raw.blob.size > bytes.length && html`<p class="muted">The README is cut at ${README_BUDGET} bytes.</p>`}`;
+    const directory = path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '';
+    const links = { project: projectHref(page.frame.prefix, fullPath), ref, directory };
+    return html`${renderMarkdown(bytes.toString('utf8'), links)}${raw.blob.size > bytes.length && html`<p class="muted">The README is cut at ${README_BUDGET} bytes.</p>`}`;
   }
 }
 

@@ -1,6 +1,6 @@
 /** A page under a project's path: `/group/sub/project/-/pipelines/12` and the like. */
 export type ProjectPage =
-  | { kind: 'pipelines'; project: string }
+  | { kind: 'pipelines' | 'jobs'; project: string }
   | { kind: 'pipeline'; project: string; pipelineId: number }
   | { kind: 'pipeline-action'; project: string; pipelineId: number; action: 'retry' | 'cancel' }
   | { kind: 'merge-requests' | 'issues'; project: string }
@@ -19,6 +19,7 @@ const RESERVED_TOP_LEVEL = new Set([
 const ID = '(\\d{1,15})';
 const GET_PAGES: ReadonlyArray<[RegExp, (match: RegExpExecArray, project: string) => ProjectPage]> = [
   [/^pipelines\/?$/, (_match, project) => ({ kind: 'pipelines', project })],
+  [/^jobs\/?$/, (_match, project) => ({ kind: 'jobs', project })],
   [new RegExp(`^pipelines/${ID}/?$`), (match, project) => ({ kind: 'pipeline', project, pipelineId: Number(match[1]) })],
   [/^(tree|blob|raw)\/(.+?)\/?$/, (match, project) => ({ kind: match[1] as 'tree' | 'blob' | 'raw', project, refAndPath: match[2]! })],
   [/^commit\/([0-9a-fA-F]{7,64})$/, (match, project) => ({ kind: 'commit', project, sha: match[1]! })],

@@ -87,14 +87,14 @@ ${shown}`;
     }
   }
 
-  /** The file's bytes, streamed from git: never in a page, so no script in it runs here (CSP sandbox, nosniff). */
+  /** The file's bytes, streamed from git: never in a page, so no script in it runs here (CSP sandbox, nosniff); images as images, so a README can show them. */
   async raw(projectPath: string, refAndPath: string, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const page = await pageRequest(this.edge, request);
     try {
       const { path, raw } = await this.locate(projectPath, refAndPath, page);
       const name = path.split('/').pop() ?? 'file';
       return reply.code(200).headers({
-        'content-type': 'text/plain; charset=utf-8',
+        'content-type': rawContentType(name),
         'content-length': String(raw.blob.size),
         'content-disposition': `inline; filename*=UTF-8''${encodeURIComponent(name)}`,
         'x-content-type-options': 'nosniff',
@@ -145,4 +145,14 @@ function numberedLines(text: string): Markup {
   if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
   const rows = lines.map((line, index) => html`<span class="line" id="L${index + 1}"><a class="ln" href="#L${index + 1}">${index + 1}</a>${line}\n</span>`);
   return html`<pre class="code">${rows}</pre>`;
+}
+
+/** Raster images keep their type (a README's `![](logo.png)` draws); everything else, SVG included, is plain text. */
+const IMAGE_TYPES: Readonly<Record<string, string>> = {
+  png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp', avif: 'image/avif', bmp: 'image/bmp', ico: 'image/x-icon',
+};
+
+export function rawContentType(name: string): string {
+  const extension = /\.([a-z0-9]+)$/i.exec(name)?.[1]?.toLowerCase();
+  return (extension !== undefined && Object.hasOwn(IMAGE_TYPES, extension) ? IMAGE_TYPES[extension] : undefined) ?? 'text/plain; charset=utf-8';
 }

@@ -98,11 +98,16 @@ class LogView {
     return { at: 0, count };
   }
 
-  /** Fetches the bytes after `offset`; answers whether there may be more right away. */
+  /**
+   * Fetches the bytes after `offset`; answers whether there may be more right away. Once it has
+   * some, it asks from the last byte it holds, so a log with nothing new answers that byte (206)
+   * rather than 416, which the browser would report as a failed request at every poll.
+   */
   private async fetchMore(): Promise<boolean> {
+    const from = Math.max(0, this.offset - 1);
     let response: Response;
     try {
-      response = await fetch(this.rawUrl, { headers: { range: `bytes=${this.offset}-` }, credentials: 'same-origin', cache: 'no-store' });
+      response = await fetch(this.rawUrl, { headers: { range: `bytes=${from}-` }, credentials: 'same-origin', cache: 'no-store' });
     } catch {
       return false;
     }
@@ -114,7 +119,9 @@ class LogView {
       this.finished = true;
       return false;
     }
-    const bytes = new Uint8Array(await response.arrayBuffer());
+    // A 206 starts where its Content-Range says, a 200 (a Range the server ignored) at 0: keep what is past `offset`.
+    const start = response.status === 206 ? Number(/^bytes (\d+)-/.exec(response.headers.get('content-range') ?? '')?.[1] ?? from) : 0;
+    const bytes = new Uint8Array(await response.arrayBuffer()).subarray(Math.max(0, this.offset - start));
     if (bytes.byteLength === 0) return false;
     this.offset += bytes.byteLength;
     this.queue.push(this.decoder.decode(bytes, { stream: true }));

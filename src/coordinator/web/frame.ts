@@ -88,9 +88,9 @@ export function sendRefusal(reply: FastifyReply, page: PageRequest, error: unkno
   if (!isGantryError(error)) throw error;
   const status = errorStatus(error);
   if (status >= 500) throw error;
-  // A project an anonymous visitor cannot see (or that does not exist) asks them to sign in, as GitLab's
-  // `route_not_found` does: both alike, so nothing is told about which it was.
-  const refused = status === 401 || status === 403 || error.code === 'GANTRY_E_PROJECT_NOT_FOUND';
+  // A project or group an anonymous visitor cannot see (or that does not exist) asks them to sign in, as
+  // GitLab's `route_not_found` does: both alike, so nothing is told about which it was.
+  const refused = status === 401 || status === 403 || error.code === 'GANTRY_E_PROJECT_NOT_FOUND' || error.code === 'GANTRY_E_GROUP_NOT_FOUND';
   if (refused && page.actor === null && returnTo !== null) {
     return reply.redirect(`${page.frame.prefix}/users/sign_in?redirect_to=${encodeURIComponent(returnTo)}`, 302);
   }

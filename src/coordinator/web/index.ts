@@ -10,6 +10,7 @@ import type { ProjectListing } from '../services/namespaces/projects-listing.ts'
 import { registerAdminPages, type AdminPagesServices } from './admin-pages.ts';
 import { BadgePages } from './badges.ts';
 import { registerExplore } from './explore.ts';
+import { registerGroupPages, type GroupPagesServices } from './group-pages.ts';
 import { PAGE_ROUTE, type WebEdge } from './frame.ts';
 import { IssuePages, type IssuePagesServices } from './issue-pages.ts';
 import { MergeRequestPages, type MergeRequestPagesServices } from './merge-request-pages.ts';
@@ -27,7 +28,7 @@ export interface WebPagesDeps {
   sessions: WebSessionsStore;
   users: Pick<UsersStore, 'findById' | 'findByUsername' | 'findByEmail'>;
   throttles: RequestThrottles;
-  services: { projectListing: Pick<ProjectListing, 'list'>; jobs: JobPagesServices['jobs'] & JobListPagesServices['jobs']; pipelines: PipelinePagesServices['pipelines'] & ProjectPagesServices['pipelines']; commits: PipelinePagesServices['commits'] & ProjectPagesServices['commits'] } & Omit<PipelinePagesServices, 'pipelines'> & Omit<ProjectPagesServices, 'pipelines' | 'commits'> & AdminPagesServices & JobPagesServices & IssuePagesServices & MergeRequestPagesServices;
+  services: { projectListing: Pick<ProjectListing, 'list'>; jobs: JobPagesServices['jobs'] & JobListPagesServices['jobs']; pipelines: PipelinePagesServices['pipelines'] & ProjectPagesServices['pipelines']; commits: PipelinePagesServices['commits'] & ProjectPagesServices['commits'] } & Omit<PipelinePagesServices, 'pipelines'> & Omit<ProjectPagesServices, 'pipelines' | 'commits'> & AdminPagesServices & GroupPagesServices & JobPagesServices & IssuePagesServices & MergeRequestPagesServices;
 }
 
 /** The pages under a project's path, which git over HTTP's catch-all hands on (see {@link registerWebPages}). */
@@ -48,6 +49,7 @@ export function registerWebPages(app: FastifyInstance, deps: WebPagesDeps): Proj
   app.get(STYLESHEET_PATH, PAGE_ROUTE, async (_request, reply) => reply.headers({ 'content-type': 'text/css; charset=utf-8', 'cache-control': 'public, max-age=3600' }).send(STYLESHEET + LOG_STYLESHEET));
   registerSignIn(app, edge, deps.throttles);
   registerExplore(app, edge, deps.services.projectListing);
+  registerGroupPages(app, edge, deps.services);
   registerAdminPages(app, edge, deps.services);
   const badges = new BadgePages(edge, deps.services.pipelines);
   const pipelinePages = new PipelinePages(edge, deps.services);

@@ -63,7 +63,24 @@ describe('group pages and the groups explore list', () => {
     assert.doesNotMatch(anonymous.body, /Vault|Skunkworks/);
     const insider = await (await new PageClient(gantry).signIn('mia')).get('/explore/groups');
     assert.match(insider.body, /Vault/);
+    assert.doesNotMatch(anonymous.body, /rel="next"/, 'one page');
     const explore = await new PageClient(gantry).get('/explore');
     assert.deepEqual([explore.statusCode, explore.headers.location], [302, '/explore/projects']);
+  });
+
+  it('pages a group with more than 20 subgroups, and refuses pages past 500', async () => {
+    const team = await gantry.api('POST', '/groups', { body: { name: 'Teams', path: 'teams', visibility: 'public' } });
+    for (let index = 1; index <= 21; index += 1) {
+      const created = await gantry.api('POST', '/groups', { body: { name: `Team ${String(index).padStart(2, '0')}`, path: `team-${index}`, visibility: 'public', parent_id: team.json.id } });
+      assert.equal(created.status, 201, created.text);
+    }
+    const first = await new PageClient(gantry).get('/groups/teams');
+    assert.match(first.body, /<a rel="next" href="\/groups\/teams\?page=2">Next page<\/a>/);
+    assert.doesNotMatch(first.body, /Team 21/);
+    const second = await new PageClient(gantry).get('/groups/teams?page=2');
+    assert.match(second.body, /Team 21/);
+    assert.match(second.body, /<a rel="prev" href="\/groups\/teams\?page=1">Previous page<\/a>/);
+    assert.doesNotMatch(second.body, /rel="next"/);
+    assert.equal((await new PageClient(gantry).get('/groups/teams?page=501')).statusCode, 400);
   });
 });

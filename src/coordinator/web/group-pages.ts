@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { GroupProjectsQuery, GroupsService } from '../services/namespaces/groups.ts';
 import { PAGE_ROUTE, pageRequest, sendPage, sendRefusal, type WebEdge } from './frame.ts';
-import { html, type HtmlValue } from './html.ts';
+import { html } from './html.ts';
 import { layout } from './layout.ts';
+import { pager } from './planning-format.ts';
 
 /** How many subgroups, projects or groups one page lists (GitLab's group page pages by 20 too). */
 const PER_PAGE = 20;
@@ -21,12 +22,6 @@ function pageNumber(query: unknown): number | null {
   const requested = (query as Record<string, unknown>).page;
   const number = typeof requested === 'string' && /^\d{1,4}$/.test(requested) ? Math.max(1, Number(requested)) : 1;
   return number > MAX_PAGE ? null : number;
-}
-
-function pager(base: string, number: number, shown: number, total: number): HtmlValue {
-  const next = number * PER_PAGE < total && shown > 0 ? html`<a rel="next" href="${base}?page=${number + 1}">Next page</a>` : null;
-  const previous = number > 1 ? html`<a rel="prev" href="${base}?page=${number - 1}">Previous page</a> ` : null;
-  return html`<p>${previous}${next}</p>`;
 }
 
 /**
@@ -48,7 +43,7 @@ export function registerGroupPages(app: FastifyInstance, edge: WebEdge, services
     const rows = items.map(({ group }) => html`<tr><td><a href="${prefix}/groups/${group.full_path}">${group.full_name}</a><div class="muted">${group.description}</div></td><td>${group.visibility}</td></tr>`);
     const body = html`<h1>Groups</h1>
 ${items.length === 0 ? html`<p>No groups to show.</p>` : html`<table><thead><tr><th scope="col">Group</th><th scope="col">Visibility</th></tr></thead><tbody>${rows}</tbody></table>`}
-${pager(`${prefix}/explore/groups`, number, items.length, total)}`;
+${pager(`${prefix}/explore/groups`, {}, number, total, PER_PAGE)}`;
     return sendPage(reply, 200, layout(page.frame, 'Groups', body));
   });
 
@@ -72,7 +67,7 @@ ${pager(`${prefix}/explore/groups`, number, items.length, total)}`;
 ${subgroupRows.length === 0 ? html`<p>No subgroups to show.</p>` : html`<table><thead><tr><th scope="col">Subgroup</th><th scope="col">Visibility</th></tr></thead><tbody>${subgroupRows}</tbody></table>`}
 <h2>Projects</h2>
 ${projectRows.length === 0 ? html`<p>No projects to show.</p>` : html`<table><thead><tr><th scope="col">Project</th><th scope="col">Visibility</th><th scope="col">Last activity</th></tr></thead><tbody>${projectRows}</tbody></table>`}
-${pager(`${prefix}/groups/${group.full_path}`, number, subgroups.items.length + projects.items.length, Math.max(subgroups.total, projects.total))}`;
+${pager(`${prefix}/groups/${group.full_path}`, {}, number, Math.max(subgroups.total, projects.total), PER_PAGE)}`;
       return sendPage(reply, 200, layout(page.frame, group.full_name, body));
     } catch (error) {
       return sendRefusal(reply, page, error, request.url);

@@ -35,9 +35,9 @@ describe('web admin pages', () => {
     assert.match(page.body, /\d+ waiting, \d+ out of attempts/);
   });
 
-  it('refuses others: a user gets the 403 page, an anonymous visitor is sent to sign in', async () => {
+  it('refuses others: a user gets the 404 page (GitLab\'s render_404), an anonymous visitor is sent to sign in', async () => {
     for (const path of ['/admin/runners', '/admin/background_jobs']) {
-      assert.equal((await user.get(path)).statusCode, 403, path);
+      assert.equal((await user.get(path)).statusCode, 404, path);
       const anonymous = await new PageClient(gantry).get(path);
       assert.equal(anonymous.statusCode, 302, path);
       assert.equal(anonymous.headers.location, `/users/sign_in?redirect_to=${encodeURIComponent(path)}`);

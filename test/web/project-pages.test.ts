@@ -5,7 +5,7 @@ import { startTestCoordinator, type TestCoordinator } from '../helpers/coordinat
 import { PageClient } from './page-client.ts';
 
 const README = '# Hello site\n\nSome *text* <script>alert(1)</script> and [a link](javascript:alert(2)).\n\n'
-  + '[the app](src/app.ts#L2) [sources](./src/) [outside](../../etc/passwd) [away](https://example.com/x) [site](/explore/projects) ![a picture](bin/blob.dat)\n';
+  + '[the app](src/app.ts#L2) [sources](./src/) [outside](../../etc/passwd) [away](https://example.com/x) [site](/explore/projects) [root-up](/../x) [other host](//example.com/y) ![a picture](bin/blob.dat)\n';
 const BIG_LINES = 60_000;
 
 describe('web project, tree, blob and commit pages', () => {
@@ -60,8 +60,10 @@ describe('web project, tree, blob and commit pages', () => {
     assert.match(page.body, /<a href="\/root\/site\/-\/tree\/main\/src">sources<\/a>/);
     assert.match(page.body, /<a href="..\/..\/etc\/passwd">outside<\/a>/, 'a link out of the repository is left as written');
     assert.match(page.body, /<a href="https:\/\/example.com\/x">away<\/a>/);
-    assert.match(page.body, /<a href="\/explore\/projects">site<\/a>/);
+    assert.match(page.body, /<a href="\/root\/site\/-\/blob\/main\/explore\/projects">site<\/a>/, 'a path from the root is the repository\'s root, not the site\'s');
     assert.match(page.body, /<img src="\/root\/site\/-\/raw\/main\/bin\/blob.dat" alt="a picture">/);
+    assert.match(page.body, /<a href="\/..\/x">root-up<\/a>/, 'out of the repository from its root: left as written');
+    assert.match(page.body, /<a href="\/\/example.com\/y">other host<\/a>/);
     const image = await anonymous.get('/root/site/-/raw/feature/deep/img/dot.png');
     assert.equal(image.statusCode, 200);
     assert.equal(image.headers['content-type'], 'image/png', 'an image is served as one, so the README draws it');
@@ -132,6 +134,30 @@ describe('web project, tree, blob and commit pages', () => {
       assert.equal(asked.statusCode, 302, path);
       assert.equal(asked.headers.location, `/users/sign_in?redirect_to=${encodeURIComponent(path)}`);
     }
+  });
+
+  it('offers a guest of a private project no link to pages it may not read, and answers those pages 404, as GitLab\'s access_denied! does', async () => {
+    const closed = (await gantry.api('GET', '/projects/root%2Fclosed')).json.id as number;
+    assert.equal((await gantry.api('PUT', `/projects/${closed}`, { body: { public_jobs: false } })).status, 200);
+    for (const [username, level] of [['closed-guest', 10], ['closed-reporter', 20]] as const) {
+      const user = await gantry.createUser(username);
+      assert.equal((await gantry.api('POST', `/projects/${closed}/members`, { body: { user_id: user.id, access_level: level } })).status, 201);
+    }
+    const guest = await new PageClient(gantry).signIn('closed-guest');
+    const home = await guest.get('/root/closed');
+    assert.equal(home.statusCode, 200);
+    assert.doesNotMatch(home.body, /\/-\/pipelines/);
+    assert.doesNotMatch(home.body, /The repository is empty|Branches \(/, 'what it may not read is left out, not shown as empty');
+    for (const path of ['/root/closed/-/pipelines', '/root/closed/-/jobs', '/root/closed/-/tree/main']) {
+      const refused = await guest.get(path);
+      assert.equal(refused.statusCode, 404, path);
+      assert.match(refused.body, /could not be found or you do not have permission/, path);
+    }
+    const reporter = await new PageClient(gantry).signIn('closed-reporter');
+    const forReporter = await reporter.get('/root/closed');
+    assert.match(forReporter.body, /href="\/root\/closed\/-\/pipelines">Pipelines<\/a>/);
+    assert.match(forReporter.body, /Files on main[\s\S]*Branches \(1\)/);
+    assert.equal((await reporter.get('/root/closed/-/pipelines')).statusCode, 200);
   });
 
   it('shows a commit with its parents and pipelines, and the API web_urls of projects and commits resolve', async () => {

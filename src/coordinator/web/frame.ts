@@ -81,7 +81,8 @@ export function sendPage(reply: FastifyReply, status: number, page: Markup): Fas
 /**
  * Renders what the services refused as a page: sign in first when anonymous and refused (unless
  * `returnTo` is null: an image is no place for a form), 404
- * for what is missing or hidden (the services answer both alike), 403 for a refused action.
+ * for what is missing, hidden or not to be read (the services answer the first two alike), 403 for
+ * a refused action.
  * Anything else (a server failure) goes on to the coordinator's error handler.
  */
 export function sendRefusal(reply: FastifyReply, page: PageRequest, error: unknown, returnTo: string | null): FastifyReply {
@@ -94,7 +95,10 @@ export function sendRefusal(reply: FastifyReply, page: PageRequest, error: unkno
   if (refused && page.actor === null && returnTo !== null) {
     return reply.redirect(`${page.frame.prefix}/users/sign_in?redirect_to=${encodeURIComponent(returnTo)}`, 302);
   }
-  const shown = status === 403 ? 403 : status === 404 || status === 401 ? 404 : status === 429 ? 429 : 400;
+  // GitLab's access_denied! shows a page the viewer may not read as a missing one (404), the
+  // admin area's too; a refused action (a POST) keeps its 403.
+  const read = reply.request.method === 'GET' || reply.request.method === 'HEAD';
+  const shown = status === 403 ? (read ? 404 : 403) : status === 404 || status === 401 ? 404 : status === 429 ? 429 : 400;
   return sendPage(reply, shown, errorPage(page.frame, shown, shown === 404 ? 'The page could not be found or you do not have permission to see it.' : error.message));
 }
 

@@ -17,12 +17,14 @@ export interface RepositoryLinks {
 }
 
 /** A link with a scheme, `//host`, a site path, or only a fragment or query: left as written. */
-const NOT_RELATIVE = /^(?:[a-z][a-z0-9+.-]*:|\/|#|\?)/i;
+/** Links that stay as written: with a scheme, protocol-relative (`//host`), an anchor or a query alone. */
+const NOT_RELATIVE = /^(?:[a-z][a-z0-9+.-]*:|\/\/|#|\?)/i;
 
 /**
  * A relative link of a repository file resolved in the repository at its ref, as GitLab's
- * RelativeLinkFilter does: images to the raw file, a path ending in `/` to the tree, others to
- * the blob. Null when the link is not relative or climbs out of the repository.
+ * RelativeLinkFilter does: a path starting with `/` from the repository's root, others from the
+ * file's directory; images to the raw file, a path ending in `/` to the tree, others to the
+ * blob. Null when the link is not relative or climbs out of the repository.
  */
 export function repositoryHref(href: string, links: RepositoryLinks, kind: 'link' | 'image'): string | null {
   if (href === '' || NOT_RELATIVE.test(href)) return null;
@@ -35,7 +37,8 @@ export function repositoryHref(href: string, links: RepositoryLinks, kind: 'link
   } catch {
     return null;
   }
-  const joined = posix.normalize(posix.join(links.directory, decoded));
+  const fromRoot = decoded.startsWith('/');
+  const joined = posix.normalize(posix.join(fromRoot ? '' : links.directory, fromRoot ? decoded.slice(1) : decoded));
   if (joined === '..' || joined.startsWith('../')) return null;
   const path = joined === '.' ? '' : joined.replace(/\/$/, '');
   const route = kind === 'image' ? 'raw' : decoded.endsWith('/') || path === '' ? 'tree' : 'blob';

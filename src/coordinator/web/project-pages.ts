@@ -42,26 +42,28 @@ export class ProjectHomePages {
       const fullPath = `${view.namespace.full_path}/${view.project.path}`;
       const base = projectHref(page.frame.prefix, fullPath);
       const defaultBranch = view.project.default_branch;
-      const [entries, branches, tags, latest] = await Promise.all([
+      const [entries, branches, tags, latest, pipelinesListed] = await Promise.all([
         defaultBranch ? this.rootEntries(fullPath, page, defaultBranch) : Promise.resolve(null),
-        optional(this.services.branches.list(fullPath, page.actor, undefined, { offset: 0, limit: REFS_SHOWN })),
-        optional(this.services.tags.list(fullPath, page.actor, { orderBy: 'updated', sort: 'desc' }, { offset: 0, limit: REFS_SHOWN })),
+        unlessRefused(this.services.branches.list(fullPath, page.actor, undefined, { offset: 0, limit: REFS_SHOWN })),
+        unlessRefused(this.services.tags.list(fullPath, page.actor, { orderBy: 'updated', sort: 'desc' }, { offset: 0, limit: REFS_SHOWN })),
         optional(this.services.pipelines.latest(fullPath, page.actor, undefined)),
+        // Whether the pipelines page would open for this viewer (a guest of a private project's would not).
+        optional(this.services.pipelines.list(fullPath, page.actor, { orderBy: 'id', sort: 'desc' }, { offset: 0, limit: 1 })),
       ]);
-      const readmeEntry = entries?.find((entry) => entry.type === 'blob' && README_NAME.test(entry.name));
+      const readmeEntry = entries === REFUSED ? undefined : entries?.find((entry) => entry.type === 'blob' && README_NAME.test(entry.name));
       const readme = readmeEntry && defaultBranch ? await this.readme(fullPath, page, defaultBranch, readmeEntry.path) : null;
-      const branchLinks = (branches?.items ?? []).map(({ branch, isDefault }) => html`<li><a href="${base}/-/tree/${pathHref(branch.name)}">${branch.name}</a>${isDefault && html` <span class="muted">default</span>`}</li>`);
-      const tagLinks = (tags?.items ?? []).map(({ tag }) => html`<li><a href="${base}/-/tree/${pathHref(tag.name)}">${tag.name}</a></li>`);
+      const branchLinks = (branches === REFUSED ? [] : (branches?.items ?? [])).map(({ branch, isDefault }) => html`<li><a href="${base}/-/tree/${pathHref(branch.name)}">${branch.name}</a>${isDefault && html` <span class="muted">default</span>`}</li>`);
+      const tagLinks = (tags === REFUSED ? [] : (tags?.items ?? [])).map(({ tag }) => html`<li><a href="${base}/-/tree/${pathHref(tag.name)}">${tag.name}</a></li>`);
       const pipeline = latest?.view.pipeline;
       const body = html`<h1>${view.namespace.full_name} / ${view.project.name}</h1>
 ${view.project.description && html`<p>${view.project.description}</p>`}
-<p class="muted">${view.project.visibility} · <a href="${base}/-/pipelines">Pipelines</a>${pipeline && html` · latest pipeline <a href="${base}/-/pipelines/${pipeline.id}">#${pipeline.id}</a> ${statusLabel(pipeline.status)}${pipeline.duration !== null && ` in ${formatDuration(pipeline.duration)}`}`}</p>
-${entries === null ? html`<p>The repository is empty.</p>` : html`<h2>Files on ${defaultBranch}</h2>${treeTable(base, defaultBranch ?? '', entries)}`}
+<p class="muted">${view.project.visibility}${pipelinesListed && html` · <a href="${base}/-/pipelines">Pipelines</a>`}${pipeline && pipelinesListed && html` · latest pipeline <a href="${base}/-/pipelines/${pipeline.id}">#${pipeline.id}</a> ${statusLabel(pipeline.status)}${pipeline.duration !== null && ` in ${formatDuration(pipeline.duration)}`}`}</p>
+${entries === REFUSED ? '' : entries === null ? html`<p>The repository is empty.</p>` : html`<h2>Files on ${defaultBranch}</h2>${treeTable(base, defaultBranch ?? '', entries)}`}
 ${readme && html`<h2>${readmeEntry!.name}</h2><article class="readme">${readme}</article>`}
-<div class="refs">
+${branches !== REFUSED && tags !== REFUSED && html`<div class="refs">
 <section><h2>Branches (${branches?.total ?? 0})</h2><ul>${branchLinks}</ul>${(branches?.total ?? 0) > REFS_SHOWN && html`<p class="muted">The ${REFS_SHOWN} first by name are shown.</p>`}</section>
 <section><h2>Tags (${tags?.total ?? 0})</h2><ul>${tagLinks}</ul>${(tags?.total ?? 0) > REFS_SHOWN && html`<p class="muted">The ${REFS_SHOWN} newest are shown.</p>`}</section>
-</div>`;
+</div>`}`;
       return sendPage(reply, 200, layout(page.frame, fullPath, body));
     } catch (error) {
       return sendRefusal(reply, page, error, request.url);
@@ -89,10 +91,10 @@ ${rows.length === 0 ? html`<p>No pipelines to show.</p>` : html`<ul>${rows}</ul>
     }
   }
 
-  /** The default branch's top directory; null for an empty repository (or one the viewer may not browse). */
+  /** The default branch's top directory; null for an empty repository, REFUSED for one the viewer may not browse. */
   private async rootEntries(fullPath: string, page: PageRequest, ref: string) {
-    const listed = await optional(this.services.browsing.tree(fullPath, page.actor, { ref, path: '', recursive: false }, { offset: 0, limit: 1000 }));
-    return listed?.items ?? null;
+    const listed = await unlessRefused(this.services.browsing.tree(fullPath, page.actor, { ref, path: '', recursive: false }, { offset: 0, limit: 1000 }));
+    return listed === REFUSED ? REFUSED : (listed?.items ?? null);
   }
 
   private async readme(fullPath: string, page: PageRequest, ref: string, path: string): Promise<Markup | null> {
@@ -107,10 +109,22 @@ ${rows.length === 0 ? html`<p>No pipelines to show.</p>` : html`<ul>${rows}</ul>
 
 /** What a refused or missing part of the page answers: nothing shown (a server failure still fails). */
 async function optional<T>(promise: Promise<T>): Promise<T | null> {
+  const part = await unlessRefused(promise);
+  return part === REFUSED ? null : part;
+}
+
+/** A part the viewer may not read, which the page leaves out rather than show as empty. */
+const REFUSED = Symbol('refused');
+
+/** Like `optional`, but telling a refused part (REFUSED) from a missing one (null). */
+async function unlessRefused<T>(promise: Promise<T>): Promise<T | null | typeof REFUSED> {
   try {
     return await promise;
   } catch (error) {
-    if (isGantryError(error) && errorStatus(error) < 500) return null;
+    if (!isGantryError(error)) throw error;
+    const status = errorStatus(error);
+    if (status === 403) return REFUSED;
+    if (status < 500) return null;
     throw error;
   }
 }

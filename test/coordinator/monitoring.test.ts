@@ -81,8 +81,9 @@ describe('monitoring endpoints from loopback', () => {
   });
 
   it('a request to an unknown path is counted under the route "unmatched"', async () => {
-    // One segment: a longer path could name a project's web page, which the pages' catch-all answers (its 404 counts under that route).
-    await get(gantry, '/no-such-page-here');
+    // Under a reserved top-level name: any other path could name a user's, a group's or a project's web page, which the
+    // pages' catch-all answers (its 404 counts under that route).
+    await get(gantry, '/help/no-such-page-here');
     assert.match((await get(gantry, '/-/metrics')).body, /^http_requests_total\{method="GET",route="unmatched",status="404"\} [1-9]/m);
   });
 });

@@ -18,6 +18,7 @@ import { PipelinePages, type PipelinePagesServices } from './pipeline-pages.ts';
 import { ProjectHomePages, type ProjectPagesServices } from './project-pages.ts';
 import { classifyProjectPage } from './project-paths.ts';
 import { TreePages } from './tree-pages.ts';
+import { UserPages, type UserPagesServices } from './user-pages.ts';
 import { STYLESHEET_PATH } from './layout.ts';
 import { WebSessions } from './sessions.ts';
 import { registerSignIn } from './sign-in.ts';
@@ -28,7 +29,7 @@ export interface WebPagesDeps {
   sessions: WebSessionsStore;
   users: Pick<UsersStore, 'findById' | 'findByUsername' | 'findByEmail'>;
   throttles: RequestThrottles;
-  services: { projectListing: Pick<ProjectListing, 'list'>; jobs: JobPagesServices['jobs'] & JobListPagesServices['jobs']; pipelines: PipelinePagesServices['pipelines'] & ProjectPagesServices['pipelines']; commits: PipelinePagesServices['commits'] & ProjectPagesServices['commits'] } & Omit<PipelinePagesServices, 'pipelines'> & Omit<ProjectPagesServices, 'pipelines' | 'commits'> & AdminPagesServices & GroupPagesServices & JobPagesServices & IssuePagesServices & MergeRequestPagesServices;
+  services: { projectListing: Pick<ProjectListing, 'list' | 'listForUser'>; jobs: JobPagesServices['jobs'] & JobListPagesServices['jobs']; pipelines: PipelinePagesServices['pipelines'] & ProjectPagesServices['pipelines']; commits: PipelinePagesServices['commits'] & ProjectPagesServices['commits'] } & Omit<PipelinePagesServices, 'pipelines'> & Omit<ProjectPagesServices, 'pipelines' | 'commits'> & AdminPagesServices & GroupPagesServices & JobPagesServices & IssuePagesServices & MergeRequestPagesServices & Omit<UserPagesServices, 'projectListing'>;
 }
 
 /** The pages under a project's path, which git over HTTP's catch-all hands on (see {@link registerWebPages}). */
@@ -61,6 +62,7 @@ export function registerWebPages(app: FastifyInstance, deps: WebPagesDeps): Proj
   const jobListPages = new JobListPages(edge, deps.services);
   const issuePages = new IssuePages(edge, deps.services);
   const mergeRequestPages = new MergeRequestPages(edge, deps.services);
+  const userPages = new UserPages(edge, deps.services);
   return {
     serve(urlPath, request, reply) {
       const jobPage = jobPages.serve(urlPath, request, reply);
@@ -70,6 +72,7 @@ export function registerWebPages(app: FastifyInstance, deps: WebPagesDeps): Proj
       if (page?.kind === 'jobs') return jobListPages.list(page.project, request, reply);
       if (page?.kind === 'pipeline') return pipelinePages.show(page.project, page.pipelineId, request, reply);
       if (page?.kind === 'pipeline-action') return pipelinePages.act(page.project, page.pipelineId, page.action, request, reply);
+      if (page?.kind === 'namespace') return userPages.show(page.path, request, reply);
       if (page?.kind === 'project') return homePages.project(page.project, request, reply);
       if (page?.kind === 'commit') return homePages.commit(page.project, page.sha, request, reply);
       if (page?.kind === 'tree' || page?.kind === 'blob' || page?.kind === 'raw') return treePages[page.kind](page.project, page.refAndPath, request, reply);

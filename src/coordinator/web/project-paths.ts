@@ -8,7 +8,9 @@ export type ProjectPage =
   | { kind: 'issue'; project: string; iid: number }
   | { kind: 'project'; project: string }
   | { kind: 'tree' | 'blob' | 'raw'; project: string; refAndPath: string }
-  | { kind: 'commit'; project: string; sha: string };
+  | { kind: 'commit'; project: string; sha: string }
+  /** One path segment: a user's profile or a top-level group (user-pages.ts). */
+  | { kind: 'namespace'; path: string };
 
 /** GitLab's reserved top-level paths: never a namespace, so never a project page (`/api/v4/...` stays JSON). */
 const RESERVED_TOP_LEVEL = new Set([
@@ -28,6 +30,8 @@ const GET_PAGES: ReadonlyArray<[RegExp, (match: RegExpExecArray, project: string
   [new RegExp(`^issues/${ID}/?$`), (match, project) => ({ kind: 'issue', project, iid: Number(match[1]) })],
 ];
 /** A project's own page: two or more path segments, none of them git's or a file's (`.git`, `.atom`, `.json`). */
+/** A top-level namespace's own page: one path segment. */
+const NAMESPACE_PATH = /^\/([A-Za-z0-9_][A-Za-z0-9_.-]*)\/?$/;
 const PROJECT_PATH = /^\/([A-Za-z0-9_][A-Za-z0-9_.-]*(?:\/[A-Za-z0-9_][A-Za-z0-9_.-]*)+)\/?$/;
 const POST_PAGES: ReadonlyArray<[RegExp, (match: RegExpExecArray, project: string) => ProjectPage]> = [
   [new RegExp(`^pipelines/${ID}/(retry|cancel)$`), (match, project) => ({ kind: 'pipeline-action', project, pipelineId: Number(match[1]), action: match[2] as 'retry' | 'cancel' })],
@@ -53,6 +57,8 @@ export function classifyProjectPage(requestMethod: string, urlPath: string): Pro
 }
 
 function projectItself(urlPath: string): ProjectPage | null {
+  const namespace = NAMESPACE_PATH.exec(urlPath);
+  if (namespace) return /\.(git|atom|json|svg|png|ico|txt|xml)$/i.test(namespace[1]!) || RESERVED_TOP_LEVEL.has(namespace[1]!.toLowerCase()) ? null : { kind: 'namespace', path: namespace[1]! };
   const match = PROJECT_PATH.exec(urlPath);
   if (!match || /\.(git|atom|json|svg|png)$/i.test(match[1]!)) return null;
   const project = match[1]!;

@@ -1,5 +1,6 @@
 import type { CoordinatorContext } from './context.ts';
 import type { NewTask } from '../storage/types-tasks.ts';
+import { MergeRequestDiffVersionRecorder } from './services/planning/merge-requests/diff-versions.ts';
 import { MergeStatusCheck } from './services/planning/merge-requests/merge-status.ts';
 import type { MergeRequestObserver } from './services/planning/merge-requests/observers.ts';
 import { MergeRequestRefresher } from './services/planning/merge-requests/refresh.ts';
@@ -13,8 +14,9 @@ import { MergeRequestRefresher } from './services/planning/merge-requests/refres
 export function buildMergeRequestGit(context: CoordinatorContext, queue: { enqueue(task: NewTask): Promise<unknown> }, observers: MergeRequestObserver[] = []) {
   const { stores, repositories, logger } = context;
   const mergeStatusCheck = new MergeStatusCheck({ queue, mergeRequests: stores.mergeRequests, projects: stores.projects, repositories });
+  const diffVersions = new MergeRequestDiffVersionRecorder({ versions: stores.mergeRequestDiffVersions, repositories });
   const mergeRequestRefresher = new MergeRequestRefresher({
-    mergeRequests: stores.mergeRequests, projects: stores.projects, users: stores.users, repositories, mergeStatus: mergeStatusCheck, observers, logger,
+    mergeRequests: stores.mergeRequests, projects: stores.projects, users: stores.users, repositories, mergeStatus: mergeStatusCheck, diffVersions, observers, logger,
   });
   // The refresher hears of saved requests (create, reopen, retarget) through the same list.
   observers.push(mergeRequestRefresher);

@@ -2,6 +2,7 @@ import type { CoordinatorContext } from './context.ts';
 import { MergeRequestPermissions } from './services/access/merge-request-permissions.ts';
 import type { IssueFields } from './services/planning/issue-fields.ts';
 import { MergeRequestChangesCount as ChangedFilesCount, MergeRequestDiffs } from './services/planning/merge-requests/changes.ts';
+import { MergeRequestDiffVersions } from './services/planning/merge-requests/diff-versions.ts';
 import { MergeRequestEdits } from './services/planning/merge-requests/edits.ts';
 import type { MergeStatusCheck } from './services/planning/merge-requests/merge-status.ts';
 import { MergeRequestFields, type BranchTips } from './services/planning/merge-requests/fields.ts';
@@ -52,5 +53,6 @@ export function buildMergeRequestServices(context: CoordinatorContext, planning:
   });
   const mergeRequestApprovals = new MergeRequestApprovals({ visible: visibleMergeRequests, approvals: stores.mergeRequestApprovals, users: stores.users, mergeRequestPermissions });
   const mergeRequestDiffs = new MergeRequestDiffs({ visible: visibleMergeRequests, repositories, namespaces: stores.namespaces });
-  return { mergeRequests, mergeRequestEdits, mergeRequestViews, mergeRequestDiffs, mergeRequestApprovals, visibleMergeRequests, mergeRequestPermissions, mergeRequestObservers };
+  const mergeRequestDiffVersions = new MergeRequestDiffVersions({ visible: visibleMergeRequests, versions: stores.mergeRequestDiffVersions, repositories, namespaces: stores.namespaces });
+  return { mergeRequests, mergeRequestEdits, mergeRequestViews, mergeRequestDiffs, mergeRequestDiffVersions, mergeRequestApprovals, visibleMergeRequests, mergeRequestPermissions, mergeRequestObservers };
 }

@@ -117,6 +117,7 @@ export const ERROR_CATALOGUE = {
   GANTRY_E_LABEL_NOT_FOUND: 'The project or group has no label of that id or name.',
   GANTRY_E_TODO_NOT_FOUND: 'The caller has no todo of that id (another user\'s todo is not theirs to see).',
   GANTRY_E_MERGE_REQUEST_NOT_FOUND: 'The project has no merge request of that iid, or the caller may not read its merge requests.',
+  GANTRY_E_MERGE_REQUEST_DIFF_VERSION_NOT_FOUND: 'The merge request has no diff version of that id.',
   GANTRY_E_MERGE_REQUEST_EXISTS: 'Another open merge request already joins the same source and target branches.',
   GANTRY_E_MERGE_REQUEST_BRANCHES_REFUSED: 'Source and target are the same branch of the same project, or the target project is outside the source\'s fork network.',
   GANTRY_E_MERGE_NOT_PERMITTED: 'The caller may neither push nor merge into the target branch (GitLab answers 401).',

@@ -46,6 +46,12 @@ describe('merge requests through python-gitlab', () => {
     assert.deepEqual(seen.issue_related, [1, 2]);
   });
 
+  it("lists a request's diff versions newest first and gets one with its commits and diffs (mr.diffs)", () => {
+    assert.deepEqual(seen.versions, [[true, 'collected', '2'], [true, 'collected', '1']]);
+    assert.deepEqual(seen.version, [true, [true, false], ['feature.txt', 'more.txt']]);
+    assert.deepEqual(seen.version_missing, [404, '404 Not found']);
+  });
+
   it('deletes as an Owner', () => {
     assert.deepEqual(seen.after_delete, [1, 3]);
   });

@@ -62,6 +62,7 @@ import { mergeRequestPipelinesRoutes } from './planning/merge-request-pipelines.
 import { todosRoutes } from './planning/todos.ts';
 import { mergeRequestsRoutes } from './planning/merge-requests.ts';
 import { mergeRequestDiffsRoutes } from './planning/merge-request-diffs.ts';
+import { mergeRequestVersionsRoutes } from './planning/merge-request-versions.ts';
 import { mergeRequestApprovalsRoutes } from './planning/merge-request-approvals.ts';
 import { integrationsRoutes } from './integrations/integrations.ts';
 import { projectHooksRoutes } from './hooks.ts';
@@ -97,7 +98,7 @@ export async function registerApi(api: FastifyInstance, services: CoordinatorSer
   const runners = [runnerProtocolRoutes, runnerJobsRoutes, runnerJobUpdatesRoutes, runnerArtifactsRoutes, runnersRoutes, projectRunnersRoutes, userRunnersRoutes];
   // Planning: labels, milestones, issues, their notes, award emoji and time tracking, moves, label promotion, subscriptions and todos.
   const planning = [labelsRoutes, milestonesRoutes, issuesRoutes, notesRoutes, discussionsRoutes, awardEmojiRoutes, timeTrackingRoutes, issueMoveRoutes, labelPromoteRoutes, subscriptionsRoutes, todosRoutes];
-  planning.push(mergeRequestsRoutes, mergeRequestDiffsRoutes, mergeRequestApprovalsRoutes, mergeRequestMergeRoutes, mergeRequestPipelinesRoutes);
+  planning.push(mergeRequestsRoutes, mergeRequestDiffsRoutes, mergeRequestVersionsRoutes, mergeRequestApprovalsRoutes, mergeRequestMergeRoutes, mergeRequestPipelinesRoutes);
   // Integrations (GitLab's services).
   const integrations = [integrationsRoutes, projectHooksRoutes, groupHooksRoutes, systemHooksRoutes];
   // Uploads and the accounts additions of issue 29.

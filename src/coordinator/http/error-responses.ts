@@ -181,6 +181,8 @@ export const ERROR_ANSWERS: { readonly [C in ErrorCode]: ErrorAnswer } = {
   // GitLab finds a todo with `find`: ActiveRecord's not-found answer, not a named resource.
   GANTRY_E_TODO_NOT_FOUND: statusLine(404, 'Not found'),
   GANTRY_E_MERGE_REQUEST_NOT_FOUND: notFound('Merge Request'),
+  // GitLab finds a version with `merge_request_diffs.find`: ActiveRecord's not-found answer.
+  GANTRY_E_MERGE_REQUEST_DIFF_VERSION_NOT_FOUND: statusLine(404, 'Not found'),
   // GitLab answers a merge request's branch errors as a list of messages.
   GANTRY_E_MERGE_REQUEST_EXISTS: { status: 409, body: (error) => ({ message: [error.message] }) },
   GANTRY_E_MERGE_REQUEST_BRANCHES_REFUSED: { status: 422, body: (error) => ({ message: [error.message] }) },

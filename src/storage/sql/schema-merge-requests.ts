@@ -80,3 +80,17 @@ export interface MergeRequestIssueLinksTable {
   issue_id: number;
   closes: number;
 }
+
+/** Migration 063: each version of a request's diff (GitLab's merge_request_diffs). */
+export interface MergeRequestDiffVersionsTable {
+  id: Generated<number>;
+  merge_request_id: number;
+  head_commit_sha: string;
+  /** null when source and target share no history. */
+  base_commit_sha: string | null;
+  start_commit_sha: string;
+  /** collected, empty or overflow; null until read from git (the versions the migration made). */
+  state: string | null;
+  real_size: string | null;
+  created_at: string;
+}

@@ -7,7 +7,7 @@ import type {
 import type { CommitCommentsTable } from './schema-commit-comments.ts';
 import type { EmailAddressesTable, EventsTable, GpgKeySubkeysTable, UserActivityDaysTable, UserEmailsTable, UserStatusesTable } from './schema-accounts.ts';
 import type { GroupInternalIdsTable, IssueAssigneesTable, IssueLabelsTable, IssuesTable, LabelsTable, MilestonesTable } from './schema-planning.ts';
-import type { MergeRequestApprovalsTable, MergeRequestIssueLinksTable, MergeRequestLabelsTable, MergeRequestsTable, MergeRequestUsersTable } from './schema-merge-requests.ts';
+import type { MergeRequestApprovalsTable, MergeRequestDiffVersionsTable, MergeRequestIssueLinksTable, MergeRequestLabelsTable, MergeRequestsTable, MergeRequestUsersTable } from './schema-merge-requests.ts';
 import type { AwardEmojiTable, NotesTable, SubscriptionsTable, TimelogsTable, TodosTable } from './schema-planning-activity.ts';
 import type { IntegrationsTable } from './schema-integrations.ts';
 import type { WebSessionsTable, WebSignInFailuresTable } from './schema-web-sessions.ts';
@@ -317,6 +317,7 @@ export interface DatabaseSchema {
   merge_request_reviewers: MergeRequestUsersTable;
   merge_request_approvals: MergeRequestApprovalsTable;
   merge_request_issue_links: MergeRequestIssueLinksTable;
+  merge_request_diff_versions: MergeRequestDiffVersionsTable;
   web_sessions: WebSessionsTable;
   web_sign_in_failures: WebSignInFailuresTable;
   web_hooks: WebHooksTable;

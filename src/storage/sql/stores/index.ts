@@ -16,6 +16,7 @@ import { SqlDeployKeysStore } from './deploy-keys.ts';
 import { SqlGpgKeysStore, SqlSshKeysStore } from './keys.ts';
 import { SqlIssuesStore } from './issues.ts';
 import { SqlMergeRequestCommitsStore } from './merge-request-commits.ts';
+import { SqlMergeRequestDiffVersionsStore } from './merge-request-diff-versions.ts';
 import { SqlMergeRequestIssueLinksStore } from './merge-request-issue-links.ts';
 import { SqlMergeRequestsStore } from './merge-requests.ts';
 import { SqlMergeRequestPipelinesStore } from './merge-request-pipelines.ts';
@@ -124,6 +125,7 @@ export function createSqlStores(db: Db, writes: TableWrites = new TableWrites(),
     hookDeliveries: new SqlHookDeliveriesStore(db),
     mergeRequests: new SqlMergeRequestsStore(db),
     mergeRequestCommits: new SqlMergeRequestCommitsStore(db),
+    mergeRequestDiffVersions: new SqlMergeRequestDiffVersionsStore(db),
     mergeRequestIssueLinks: new SqlMergeRequestIssueLinksStore(db),
     mergeRequestPipelines: new SqlMergeRequestPipelinesStore(db),
     mergeRequestApprovals: new SqlMergeRequestApprovalsStore(db),

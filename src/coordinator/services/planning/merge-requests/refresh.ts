@@ -4,6 +4,7 @@ import type { RepositoryManager } from '../../../../storage/git/types.ts';
 import type { MergeRequestChanges, MergeRequestRecord, MergeRequestsStore } from '../../../../storage/types-merge-requests.ts';
 import type { ProjectRecord, ProjectsStore, UserRecord, UsersStore } from '../../../../storage/types.ts';
 import type { PushEvent } from '../../events.ts';
+import type { MergeRequestDiffVersionRecorder } from './diff-versions.ts';
 import { mergeIfPushed } from './manual-merge.ts';
 import { uncheckedAfter, type MergeStatusCheck } from './merge-status.ts';
 import { announceMergeRequestRefreshed, type MergeRequestObserver, type MergeRequestSaved } from './observers.ts';
@@ -14,6 +15,8 @@ export interface MergeRequestRefresherDeps {
   users: Pick<UsersStore, 'findById'>;
   repositories: Pick<RepositoryManager, 'open' | 'exists'>;
   mergeStatus: Pick<MergeStatusCheck, 'schedule'>;
+  /** Told of every refreshed request: a new head, base or target tip is a new version of its diff. */
+  diffVersions: Pick<MergeRequestDiffVersionRecorder, 'record'>;
   /** Told after every refresh (merge request pipelines listen); read when announcing, so it may be filled after construction. */
   observers: readonly MergeRequestObserver[];
   logger: Logger;
@@ -27,8 +30,8 @@ export const ADDED_COMMITS_LISTED = 100;
  * Reads a request's branches again (GitLab's MergeRequests::RefreshService and reload_diff):
  * the source tip — copied from the fork into the target repository when the source is a fork —
  * becomes `refs/merge-requests/<iid>/head` there and head_sha; the target tip start_sha; their
- * merge base base_sha; the merge status goes back to `unchecked` (`cannot_be_merged_recheck` when
- * it could not merge) and a check is queued. Runs on
+ * merge base base_sha; new refs are recorded as a new diff version; the merge status goes back
+ * to `unchecked` (`cannot_be_merged_recheck` when it could not merge) and a check is queued. Runs on
  * create, reopen and retarget (as an observer) and on every push to either branch.
  */
 export class MergeRequestRefresher implements MergeRequestObserver {
@@ -49,6 +52,7 @@ export class MergeRequestRefresher implements MergeRequestObserver {
       Object.assign(changes, { head_sha: head, start_sha: start, base_sha: start === null ? null : await repository.mergeBase(start, head) });
     }
     const refreshed = (await this.deps.mergeRequests.update(mergeRequest.id, changes, {})) ?? mergeRequest;
+    await this.recordVersion(refreshed);
     await this.deps.mergeStatus.schedule(refreshed);
     const sourceMoved = options.announceSourceMoved === true || head !== mergeRequest.head_sha;
     const previous = mergeRequest.head_sha;
@@ -104,6 +108,15 @@ export class MergeRequestRefresher implements MergeRequestObserver {
       } catch (error) {
         this.deps.logger.error({ err: error, mergeRequestId: mergeRequest.id, projectId: mergeRequest.project_id }, `merge request ${kind} after a push failed`);
       }
+    }
+  }
+
+  /** A version that could not be recorded is logged: the refreshed refs stand, and the next refresh records them. */
+  private async recordVersion(mergeRequest: MergeRequestRecord): Promise<void> {
+    try {
+      await this.deps.diffVersions.record(mergeRequest);
+    } catch (error) {
+      this.deps.logger.error({ err: error, mergeRequestId: mergeRequest.id }, 'recording a merge request diff version failed');
     }
   }
 

@@ -5,6 +5,7 @@ import type { RunnersService } from '../services/ci/runners/runners.ts';
 import { PAGE_ROUTE, pageRequest, sendPage, sendRefusal, type WebEdge } from './frame.ts';
 import { html } from './html.ts';
 import { layout } from './layout.ts';
+import { MAX_PAGE, pastLastPage, requestedPage } from './paging.ts';
 import { formatDuration } from './pipeline-format.ts';
 
 export interface AdminPagesServices {
@@ -13,17 +14,15 @@ export interface AdminPagesServices {
 }
 
 const PER_PAGE = 20;
-const MAX_PAGE = 500;
 
 /** `/admin/runners` and `/admin/background_jobs` (the task queue): administrators only, as the API's `GET /runners/all` and queue metrics decide. */
 export function registerAdminPages(app: FastifyInstance, edge: WebEdge, services: AdminPagesServices): void {
   app.get('/admin/runners', PAGE_ROUTE, async (request, reply) => {
     const page = await pageRequest(edge, request);
-    const requested = (request.query as Record<string, unknown>).page;
-    const number = typeof requested === 'string' && /^\d{1,4}$/.test(requested) ? Math.max(1, Number(requested)) : 1;
+    const number = requestedPage(request.query);
     try {
       if (!page.actor) throw accessDenied();
-      if (number > MAX_PAGE) return sendPage(reply, 400, layout(page.frame, 'Runners', html`<p>Page ${number} is past the last page shown (${MAX_PAGE}).</p>`));
+      if (number > MAX_PAGE) return sendPage(reply, 400, pastLastPage(page.frame, number));
       const { items, total } = await services.runners.listAll(page.actor, {}, { offset: (number - 1) * PER_PAGE, limit: PER_PAGE });
       const rows = items.map(({ runner, status }) => html`<tr>
 <td>#${runner.id} ${runner.description}</td><td><span class="status status-${status}">${status}</span>${!runner.active && ' (paused)'}</td><td>${runner.runner_type.replace('_type', '')}</td>

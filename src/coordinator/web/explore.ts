@@ -3,10 +3,9 @@ import type { ProjectListing } from '../services/namespaces/projects-listing.ts'
 import { PAGE_ROUTE, pageRequest, sendPage, sendRefusal, type WebEdge } from './frame.ts';
 import { html } from './html.ts';
 import { layout } from './layout.ts';
+import { MAX_PAGE, pastLastPage, requestedPage } from './paging.ts';
 
 const PER_PAGE = 20;
-/** Pages past this answer 400: offset pagination of a large table is work the visitor controls. */
-const MAX_PAGE = 500;
 
 /** `/explore/projects`: the projects the viewer may see (public ones for anonymous visitors), newest activity first. */
 export function registerExplore(app: FastifyInstance, edge: WebEdge, listing: Pick<ProjectListing, 'list'>): void {
@@ -14,9 +13,8 @@ export function registerExplore(app: FastifyInstance, edge: WebEdge, listing: Pi
 
   app.get('/explore/projects', PAGE_ROUTE, async (request, reply) => {
     const page = await pageRequest(edge, request);
-    const requested = (request.query as Record<string, unknown>).page;
-    const number = typeof requested === 'string' && /^\d{1,4}$/.test(requested) ? Math.max(1, Number(requested)) : 1;
-    if (number > MAX_PAGE) return sendPage(reply, 400, layout(page.frame, 'Projects', html`<p>Page ${number} is past the last page shown (${MAX_PAGE}).</p>`));
+    const number = requestedPage(request.query);
+    if (number > MAX_PAGE) return sendPage(reply, 400, pastLastPage(page.frame, number));
     try {
       const query = { orderBy: 'last_activity_at', sort: 'desc', simple: false, owned: false, membership: false, starred: false, statistics: false, withCustomAttributes: false } as const;
       const { items, total } = await listing.list(page.actor, query, { offset: (number - 1) * PER_PAGE, limit: PER_PAGE });

@@ -3,12 +3,11 @@ import type { GroupProjectsQuery, GroupsService } from '../services/namespaces/g
 import { PAGE_ROUTE, pageRequest, sendPage, sendRefusal, type WebEdge } from './frame.ts';
 import { html } from './html.ts';
 import { layout } from './layout.ts';
+import { MAX_PAGE, pastLastPage, requestedPage } from './paging.ts';
 import { pager } from './planning-format.ts';
 
 /** How many subgroups, projects or groups one page lists (GitLab's group page pages by 20 too). */
 const PER_PAGE = 20;
-/** Pages past this answer 400: offset pagination of a large table is work the visitor controls. */
-const MAX_PAGE = 500;
 
 export interface GroupPagesServices {
   groups: Pick<GroupsService, 'readable' | 'list' | 'subgroups' | 'projects'>;
@@ -17,12 +16,6 @@ export interface GroupPagesServices {
 const GROUP_PROJECTS: GroupProjectsQuery = {
   orderBy: 'last_activity_at', sort: 'desc', owned: false, starred: false, includeSubgroups: false, withShared: false, withIssuesEnabled: false, withMergeRequestsEnabled: false,
 };
-
-function pageNumber(query: unknown): number | null {
-  const requested = (query as Record<string, unknown>).page;
-  const number = typeof requested === 'string' && /^\d{1,4}$/.test(requested) ? Math.max(1, Number(requested)) : 1;
-  return number > MAX_PAGE ? null : number;
-}
 
 /**
  * `/explore` (a redirect to the projects list, as GitLab's), `/explore/groups`
@@ -35,8 +28,8 @@ export function registerGroupPages(app: FastifyInstance, edge: WebEdge, services
 
   app.get('/explore/groups', PAGE_ROUTE, async (request, reply) => {
     const page = await pageRequest(edge, request);
-    const number = pageNumber(request.query);
-    if (number === null) return sendPage(reply, 400, layout(page.frame, 'Groups', html`<p>That page is past the last page shown (${MAX_PAGE}).</p>`));
+    const number = requestedPage(request.query);
+    if (number > MAX_PAGE) return sendPage(reply, 400, pastLastPage(page.frame, number));
     const { prefix } = page.frame;
     const query = { orderBy: 'name', sort: 'asc', statistics: false, owned: false, allAvailable: true } as const;
     const { items, total } = await services.groups.list(page.actor, query, { offset: (number - 1) * PER_PAGE, limit: PER_PAGE });
@@ -50,8 +43,8 @@ ${pager(`${prefix}/explore/groups`, {}, number, total, PER_PAGE)}`;
   app.get('/groups/*', PAGE_ROUTE, async (request, reply) => {
     const page = await pageRequest(edge, request);
     const fullPath = (request.params as Record<string, string>)['*']!.replace(/\/+$/, '');
-    const number = pageNumber(request.query);
-    if (number === null) return sendPage(reply, 400, layout(page.frame, 'Group', html`<p>That page is past the last page shown (${MAX_PAGE}).</p>`));
+    const number = requestedPage(request.query);
+    if (number > MAX_PAGE) return sendPage(reply, 400, pastLastPage(page.frame, number));
     try {
       const group = await services.groups.readable(fullPath, page.actor);
       const window = { offset: (number - 1) * PER_PAGE, limit: PER_PAGE };

@@ -3,15 +3,15 @@ import type { JobsService } from '../services/ci/pipelines/jobs.ts';
 import type { JobStatus } from '../../storage/types-ci.ts';
 import { pageRequest, sendPage, sendRefusal, type WebEdge } from './frame.ts';
 import { html } from './html.ts';
-import { errorPage, layout } from './layout.ts';
+import { layout } from './layout.ts';
 import { formatDuration, jobDuration, pathHref, projectHref, statusLabel } from './pipeline-format.ts';
+import { MAX_PAGE, pastLastPage, requestedPage } from './paging.ts';
 
 export interface JobListPagesServices {
   jobs: Pick<JobsService, 'list'>;
 }
 
 const PER_PAGE = 20;
-const MAX_PAGE = 500;
 /** GitLab's jobs page tabs (`?scope=`): finished is its completed statuses. */
 const SCOPES: Readonly<Record<string, readonly JobStatus[]>> = {
   pending: ['pending'],
@@ -29,8 +29,8 @@ export class JobListPages {
   async list(projectPath: string, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const page = await pageRequest(this.edge, request);
     const query = request.query as Record<string, unknown>;
-    const requested = typeof query.page === 'string' && /^\d{1,4}$/.test(query.page) ? Math.max(1, Number(query.page)) : 1;
-    if (requested > MAX_PAGE) return sendPage(reply, 400, errorPage(page.frame, 400, `Page ${requested} is past the last page shown (${MAX_PAGE}).`));
+    const requested = requestedPage(query);
+    if (requested > MAX_PAGE) return sendPage(reply, 400, pastLastPage(page.frame, requested));
     const scope = typeof query.scope === 'string' && Object.hasOwn(SCOPES, query.scope) ? query.scope : undefined;
     try {
       const { items, total } = await this.services.jobs.list(projectPath, page.actor, scope === undefined ? undefined : SCOPES[scope], { offset: (requested - 1) * PER_PAGE, limit: PER_PAGE });

@@ -9,6 +9,7 @@ import { formToken, pageRequest, sameToken, sendPage, sendRefusal, type PageRequ
 import { html } from './html.ts';
 import { errorPage, layout } from './layout.ts';
 import { formatDuration, jobDuration, projectHref, statusLabel } from './pipeline-format.ts';
+import { MAX_PAGE, pastLastPage, requestedPage } from './paging.ts';
 import { pipelineGraph, type GraphJob } from './pipeline-graph.ts';
 import type { JobAction } from './job-pages.ts';
 
@@ -20,7 +21,6 @@ export interface PipelinePagesServices {
 }
 
 const PER_PAGE = 20;
-const MAX_PAGE = 500;
 /** The jobs a pipeline page shows (GitLab's graph has no paging either; a pipeline past this is cut with a note). */
 const MAX_JOBS = 500;
 const SCOPES: ReadonlySet<string> = new Set<PipelineScope>(['running', 'pending', 'finished', 'branches', 'tags']);
@@ -37,8 +37,8 @@ export class PipelinePages {
   async list(projectPath: string, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const page = await pageRequest(this.edge, request);
     const query = request.query as Record<string, unknown>;
-    const requested = typeof query.page === 'string' && /^\d{1,4}$/.test(query.page) ? Math.max(1, Number(query.page)) : 1;
-    if (requested > MAX_PAGE) return sendPage(reply, 400, errorPage(page.frame, 400, `Page ${requested} is past the last page shown (${MAX_PAGE}).`));
+    const requested = requestedPage(query);
+    if (requested > MAX_PAGE) return sendPage(reply, 400, pastLastPage(page.frame, requested));
     const scope = typeof query.scope === 'string' && SCOPES.has(query.scope) ? (query.scope as PipelineScope) : undefined;
     const status = typeof query.status === 'string' && /^[a-z_]{1,40}$/.test(query.status) ? query.status : undefined;
     try {

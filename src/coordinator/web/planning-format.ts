@@ -3,10 +3,10 @@ import type { UserRecord } from '../../storage/types.ts';
 import type { DiscussionView } from '../services/planning/discussions.ts';
 import { html, type Markup } from './html.ts';
 import { renderMarkdown } from './markdown.ts';
+import { MAX_PAGE, requestedPage } from './paging.ts';
 
 /** Merge requests and issues a list page shows, and the last page it opens (GitLab's lists page by 20 too). */
 export const PLANNING_PER_PAGE = 20;
-const MAX_PAGE = 500;
 
 /** `?state=` of a list page: one of `states`, else the first (GitLab opens on "Open"). */
 export function listState<T extends string>(request: FastifyRequest, states: readonly T[]): T {
@@ -14,10 +14,9 @@ export function listState<T extends string>(request: FastifyRequest, states: rea
   return states.find((state) => state === value) ?? states[0]!;
 }
 
-/** `?page=` between 1 and 500. */
+/** `?page=` between 1 and MAX_PAGE. */
 export function listPage(request: FastifyRequest): number {
-  const value = (request.query as Record<string, unknown>).page;
-  return typeof value === 'string' && /^\d{1,4}$/.test(value) ? Math.min(MAX_PAGE, Math.max(1, Number(value))) : 1;
+  return Math.min(MAX_PAGE, requestedPage(request.query));
 }
 
 /** The state tabs of a list page, the current one marked. */

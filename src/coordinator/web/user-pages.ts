@@ -7,12 +7,11 @@ import type { ProjectListing, ProjectListQuery } from '../services/namespaces/pr
 import { pageRequest, sendPage, sendRefusal, type WebEdge } from './frame.ts';
 import { html } from './html.ts';
 import { layout } from './layout.ts';
+import { MAX_PAGE, pastLastPage, requestedPage } from './paging.ts';
 import { pager } from './planning-format.ts';
 
 /** Personal projects one page lists. */
 const PER_PAGE = 20;
-/** Pages past this answer 400: offset pagination of a large table is work the visitor controls. */
-const MAX_PAGE = 500;
 
 export interface UserPagesServices {
   users: Pick<UsersService, 'readableByIdOrUsername'>;
@@ -47,9 +46,8 @@ export class UserPages {
         const group = await this.services.groups.readable(name, page.actor);
         return reply.redirect(`${prefix}/groups/${group.full_path}`, 302);
       }
-      const requested = (request.query as Record<string, unknown>).page;
-      const number = typeof requested === 'string' && /^\d{1,4}$/.test(requested) ? Math.max(1, Number(requested)) : 1;
-      if (number > MAX_PAGE) return sendPage(reply, 400, layout(page.frame, user.name, html`<p>That page is past the last page shown (${MAX_PAGE}).</p>`));
+      const number = requestedPage(request.query);
+      if (number > MAX_PAGE) return sendPage(reply, 400, pastLastPage(page.frame, number));
       const heading = html`<h1>${user.name}</h1>
 <p class="muted">@${user.username}</p>`;
       if (user.state !== 'active' && !page.actor?.is_admin) {

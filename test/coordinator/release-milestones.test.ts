@@ -122,4 +122,13 @@ describe('Releases API: milestones', () => {
     const again = await gantry.api('POST', base, { token: developer.token, body: { tag_name: 'v1.0', milestones: ['v1'] } });
     assert.deepEqual([again.status, titlesOf(again.json)], [201, ['v1']]);
   });
+
+  it('lets its project be deleted with releases that have milestones', async () => {
+    const deleted = await gantry.api('DELETE', `/projects/${projectId}`);
+    assert.ok([202, 204].includes(deleted.status), String(deleted.status));
+    const { stores } = gantry.coordinator.context;
+    for (let waited = 0; (await stores.releases.listForProject(projectId)).length > 0 && waited < 5000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.deepEqual(await stores.releases.listForProject(projectId), []);
+    assert.equal(await stores.milestones.findById(milestoneIds.v1!), undefined);
+  });
 });

@@ -5,6 +5,8 @@ import { lastPipelineLookup } from './services/ci/pipelines/last-pipeline.ts';
 import { ProtectedRefsService } from './services/repository/protected-refs.ts';
 import { ReleaseLinksService } from './services/repository/release-links.ts';
 import { ReleasesService, type ReleaseObserver } from './services/repository/releases.ts';
+import { ReleaseMilestones } from './services/repository/release-milestones.ts';
+import { PlanningPermissions } from './services/access/planning-permissions.ts';
 import { RepositoryAccess } from './services/repository/access.ts';
 import { BrowsingService } from './services/repository/browsing.ts';
 import { CommitCommentsService } from './services/repository/commit-comments.ts';
@@ -29,6 +31,7 @@ export function buildRepositoryServices(context: CoordinatorContext, options: { 
   const commits = new CommitsService({ access, writer, lastPipeline: lastPipelineLookup({ pipelines: stores.pipelines, permissions }) });
   const tags = new TagsService({ access, releases: stores.releases, tagRules, events });
   const releaseLinks = new ReleaseLinksService({ access, releases: stores.releases, releaseLinks: stores.releaseLinks });
+  const milestones = new ReleaseMilestones({ milestones: stores.milestones, namespaces: stores.namespaces, planningPermissions: new PlanningPermissions(permissions) });
   return {
     browsing: new BrowsingService({ access }),
     commits,
@@ -37,7 +40,7 @@ export function buildRepositoryServices(context: CoordinatorContext, options: { 
     branches: new BranchesService({ access, permissions, branchRules, events, writer }),
     protectedRefs: new ProtectedRefsService({ access, branchRules, tagRules }),
     tags,
-    releases: new ReleasesService({ access, permissions, releases: stores.releases, releaseLinks: stores.releaseLinks, users: stores.users, tags, links: releaseLinks, observers: options.releaseObservers }),
+    releases: new ReleasesService({ access, permissions, releases: stores.releases, releaseLinks: stores.releaseLinks, users: stores.users, tags, links: releaseLinks, milestones, observers: options.releaseObservers }),
     releaseLinks,
     deployKeys: new DeployKeysService({ access, permissions, deployKeys: stores.deployKeys, sshKeys: stores.sshKeys, projects: stores.projects, settings: context.settings }),
   };

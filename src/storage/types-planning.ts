@@ -73,6 +73,11 @@ export interface MilestoneTitleScope {
   projectNamespaceIds: readonly number[];
 }
 
+export interface MilestoneIssueCounts {
+  total: number;
+  closed: number;
+}
+
 export interface MilestonesStore {
   /** Inserts with the owner's next milestone iid; throws a unique violation when the title is taken. */
   create(milestone: NewMilestone): Promise<MilestoneRecord>;
@@ -80,6 +85,10 @@ export interface MilestonesStore {
   findByIds(ids: readonly number[]): Promise<MilestoneRecord[]>;
   /** As GitLab's MilestonesFinder lists them: soonest due first (no due date last), then newest first. */
   list(owners: { projectIds: readonly number[]; groupIds: readonly number[] }, filter: MilestoneListFilter, page: Page): Promise<{ items: MilestoneRecord[]; total: number }>;
+  /** The milestones of these projects and groups with exactly one of these titles (any state). */
+  findByTitles(owners: { projectIds: readonly number[]; groupIds: readonly number[] }, titles: readonly string[]): Promise<MilestoneRecord[]>;
+  /** How many issues each milestone has, and how many of them are closed (confidential ones too); absent ids have none. */
+  issueCounts(ids: readonly number[]): Promise<Map<number, MilestoneIssueCounts>>;
   /** Whether a milestone of the scope has exactly this title. */
   titleTaken(scope: MilestoneTitleScope, title: string): Promise<boolean>;
   update(id: number, changes: MilestoneChanges): Promise<MilestoneRecord | undefined>;

@@ -62,8 +62,12 @@ export type ReleaseChanges = Partial<Pick<ReleaseRecord, 'description' | 'name' 
 export interface ReleasesStore {
   listForProject(projectId: number): Promise<ReleaseRecord[]>;
   find(projectId: number, tagName: string): Promise<ReleaseRecord | null>;
-  create(release: Omit<ReleaseRecord, 'id'>): Promise<ReleaseRecord>;
-  update(id: number, changes: ReleaseChanges): Promise<ReleaseRecord>;
+  /** With its milestones, in one transaction. */
+  create(release: Omit<ReleaseRecord, 'id'>, milestoneIds?: readonly number[]): Promise<ReleaseRecord>;
+  /** `milestoneIds`, when given, replace the release's milestones (in the same transaction). */
+  update(id: number, changes: ReleaseChanges, milestoneIds?: readonly number[]): Promise<ReleaseRecord>;
+  /** The milestone ids of each release that has any, lowest first. */
+  milestoneIds(releaseIds: readonly number[]): Promise<Map<number, number[]>>;
   delete(projectId: number, tagName: string): Promise<void>;
   deleteForProject(projectId: number): Promise<void>;
 }

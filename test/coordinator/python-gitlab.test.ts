@@ -38,9 +38,11 @@ describe('GitLab client (python-gitlab) against a listening coordinator', () => 
     assert.equal(seen.compare, 3);
   });
 
-  it('manages tags, releases, protected branches and group shares', () => {
+  it('manages tags, releases (with milestones), protected branches and group shares', () => {
     assert.deepEqual(seen.release, ['One!', ['v1.0']]);
     assert.deepEqual(seen.release_links, [['bin', 'package']]);
+    assert.deepEqual(seen.release_milestones, ['m1', 'm2'], 'a release takes milestones by title');
+    assert.equal(seen.release_milestones_cleared, true, 'an empty list removes them; the key is left out then');
     assert.deepEqual(seen.protected, ['main', 'release/*'], 'the default branch has its rule since its first commit, as on GitLab');
     assert.deepEqual(seen.protected_tags, [['v*', 40]]);
     assert.deepEqual(seen.shared, ['other']);

@@ -59,6 +59,7 @@ import { jobEnvironmentVariables } from './migrations/058-job-environment-variab
 import { jobEnvironmentVariablesIndex } from './migrations/059-job-environment-variables-index.ts';
 import { ciVariableDescriptionRawHidden } from './migrations/060-ci-variable-description-raw-hidden.ts';
 import { defaultBranchRules } from './migrations/061-default-branch-rules.ts';
+import { milestoneReleases } from './migrations/062-milestone-releases.ts';
 import { mergeRequestDiffVersions } from './migrations/063-merge-request-diff-versions.ts';
 
 /** Ordered migrations; names never change once released. */
@@ -121,6 +122,7 @@ const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
   ['059-job-environment-variables-index', jobEnvironmentVariablesIndex],
   ['060-ci-variable-description-raw-hidden', ciVariableDescriptionRawHidden],
   ['061-default-branch-rules', defaultBranchRules],
+  ['062-milestone-releases', milestoneReleases],
   ['063-merge-request-diff-versions', mergeRequestDiffVersions],
 ];
 

@@ -44,6 +44,12 @@ export interface ReleaseLinksTable {
   created_at: string;
 }
 
+/** Migration 062: the milestones of each release. */
+export interface MilestoneReleasesTable {
+  release_id: number;
+  milestone_id: number;
+}
+
 export interface DeployKeysTable {
   id: Generated<number>;
   title: string;

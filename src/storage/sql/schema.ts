@@ -12,7 +12,7 @@ import type { AwardEmojiTable, NotesTable, SubscriptionsTable, TimelogsTable, To
 import type { IntegrationsTable } from './schema-integrations.ts';
 import type { WebSessionsTable, WebSignInFailuresTable } from './schema-web-sessions.ts';
 import type { WebHookDeliveriesTable, WebHookLogsTable, WebHooksTable } from './schema-hooks.ts';
-import type { DeployKeysProjectsTable, DeployKeysTable, ProtectedBranchesTable, ProtectedTagsTable, ReleaseLinksTable, ReleasesTable } from './schema-repository-protection.ts';
+import type { DeployKeysProjectsTable, DeployKeysTable, MilestoneReleasesTable, ProtectedBranchesTable, ProtectedTagsTable, ReleaseLinksTable, ReleasesTable } from './schema-repository-protection.ts';
 
 /**
  * Table types shared by SQLite and PostgreSQL. Portable choices: booleans are integers 0/1,
@@ -266,6 +266,7 @@ export interface DatabaseSchema {
   protected_tags: ProtectedTagsTable;
   release_links: ReleaseLinksTable;
   releases: ReleasesTable;
+  milestone_releases: MilestoneReleasesTable;
   deploy_keys: DeployKeysTable;
   deploy_keys_projects: DeployKeysProjectsTable;
   ci_runners: CiRunnersTable;

@@ -21,7 +21,7 @@ const RELEASE_FIELDS = {
   name: Type.Optional(Param.string({ description: 'Title of the release (default: the tag name)' })),
   description: Type.Optional(Param.string({ description: 'Release notes' })),
   released_at: Type.Optional(Param.dateTime({ description: 'When the release is or was ready (default: now)' })),
-  milestones: Type.Optional(Param.strings({ description: 'Titles of milestones the release is for' })),
+  milestones: Type.Optional(Param.strings({ description: "Titles of the project's or its group's milestones the release is for; on an update they replace the release's (`[]`: none)" })),
 };
 const CreateBody = Type.Object({
   tag_name: Param.string({ minLength: 1, description: 'Tag of the release (created from ref when it does not exist)' }),
@@ -74,5 +74,10 @@ export function releasesRoutes({ releases }: CoordinatorServices, edge: EdgeConf
 }
 
 function releaseInput(body: Static<typeof UpdateBody>): ReleaseInput {
-  return { name: body.name, description: body.description, releasedAt: body.released_at, milestones: body.milestones };
+  return { name: body.name, description: body.description, releasedAt: body.released_at, milestones: milestoneTitles(body.milestones) };
+}
+
+/** GitLab's CommaSeparatedToArray: each item is a comma list too, so `milestones[]=` (one blank item) names none. */
+function milestoneTitles(value: readonly string[] | undefined): string[] | undefined {
+  return value?.flatMap((item) => item.split(',')).map((title) => title.trim()).filter((title) => title !== '');
 }

@@ -8,16 +8,18 @@ import type { Actor, Permissions } from '../access/permissions.ts';
 import type { ReadableRepository, RepositoryAccess } from './access.ts';
 import { pageOfList, type Page, type Paged } from './pages.ts';
 import { checkNewReleaseLinks, type ReleaseLinkInput, type ReleaseLinksService } from './release-links.ts';
+import type { ReleaseMilestones, ReleaseMilestoneView } from './release-milestones.ts';
 import { releaseExists, type TagsService } from './tags.ts';
 
 export interface ReleasesServiceDeps {
   access: Pick<RepositoryAccess, 'forRead' | 'forWrite'>;
   permissions: Pick<Permissions, 'canDeleteRelease'>;
-  releases: Pick<ReleasesStore, 'listForProject' | 'find' | 'create' | 'update' | 'delete'>;
+  releases: Pick<ReleasesStore, 'listForProject' | 'find' | 'create' | 'update' | 'delete' | 'milestoneIds'>;
   releaseLinks: Pick<ReleaseLinksStore, 'listForReleases'>;
   users: Pick<UsersStore, 'findByIds'>;
   tags: Pick<TagsService, 'create'>;
   links: Pick<ReleaseLinksService, 'add'>;
+  milestones: Pick<ReleaseMilestones, 'resolve' | 'views'>;
   /** Told of each release created, edited or deleted (webhooks' release events). */
   observers?: readonly ReleaseObserver[];
 }
@@ -35,12 +37,15 @@ export interface ReleaseView {
   tag: GitTag | null;
   author: UserRecord | null;
   links: ReleaseLinkRecord[];
+  /** Those the caller may read, lowest id first. */
+  milestones: ReleaseMilestoneView[];
 }
 
 export interface ReleaseInput {
   name?: string;
   description?: string;
   releasedAt?: string;
+  /** Titles; on an update, they replace the release's milestones (none when empty). */
   milestones?: string[];
   /** `assets[links]` on creation. */
   links?: ReleaseLinkInput[];
@@ -73,18 +78,18 @@ export class ReleasesService {
       return query.sort === 'asc' ? order : -order;
     });
     const { items, total } = pageOfList(releases, page);
-    return { target, items: await this.views(target, items), total };
+    return { target, items: await this.views(target, actor, items), total };
   }
 
   async get(projectRef: string, actor: Actor, tagName: string): Promise<ReleaseResult> {
     const target = await this.deps.access.forRead(projectRef, actor);
-    return { target, view: await this.find(target, tagName) };
+    return { target, view: await this.find(target, actor, tagName) };
   }
 
-  private async find(target: ReadableRepository, tagName: string): Promise<ReleaseView> {
+  private async find(target: ReadableRepository, actor: Actor, tagName: string): Promise<ReleaseView> {
     const release = await this.deps.releases.find(target.project.id, tagName);
     if (!release) throw releaseNotFound();
-    const [view] = await this.views(target, [release]);
+    const [view] = await this.views(target, actor, [release]);
     return view!;
   }
 
@@ -92,9 +97,9 @@ export class ReleasesService {
   async create(projectRef: string, actor: UserRecord, tagName: string, ref: string | undefined, input: ReleaseInput): Promise<ReleaseResult> {
     let target: ReadableRepository = await this.deps.access.forWrite(projectRef, actor);
     checkLengths(RELEASE_LIMITS, { name: input.name, description: input.description });
-    checkMilestones(input.milestones);
     checkNewReleaseLinks(input.links ?? []);
     if (await this.deps.releases.find(target.project.id, tagName)) throw releaseExists();
+    const milestoneIds = input.milestones ? await this.deps.milestones.resolve(target.project, input.milestones) : [];
     const tag = target.repository ? await target.repository.tag(tagName) : null;
     if (!tag) {
       if (!ref) throw new GantryError('GANTRY_E_RELEASE_REF_MISSING', 'Ref is not specified');
@@ -105,13 +110,13 @@ export class ReleasesService {
       .create({
         project_id: target.project.id, tag_name: tagName, description: input.description ?? '', name: input.name ?? tagName,
         released_at: input.releasedAt ?? now, author_id: actor.id, created_at: now, updated_at: now,
-      })
+      }, milestoneIds)
       .catch((error: unknown) => {
         // A concurrent request released the tag between the check above and this insert.
         throw isUniqueViolation(error) ? releaseExists() : error;
       });
     for (const link of input.links ?? []) await this.deps.links.add(release, link);
-    const view = await this.find(target, tagName);
+    const view = await this.find(target, actor, tagName);
     for (const observer of this.deps.observers ?? []) await observer.releaseChanged({ action: 'create', project: target.project, view });
     return { target, view };
   }
@@ -123,46 +128,47 @@ export class ReleasesService {
     // GitLab's Releases::UpdateService answers this after finding the release.
     if ([input.name, input.description, input.releasedAt, input.milestones].every((value) => value === undefined)) throw atLeastOneOf(['name', 'description', 'released_at', 'milestones'], 'params is empty');
     checkLengths(RELEASE_LIMITS, { name: input.name, description: input.description });
-    checkMilestones(input.milestones);
+    const milestoneIds = input.milestones && (await this.deps.milestones.resolve(target.project, input.milestones));
     const changes: ReleaseChanges = { updated_at: new Date().toISOString() };
     if (input.name !== undefined) changes.name = input.name;
     if (input.description !== undefined) changes.description = input.description;
     if (input.releasedAt !== undefined) changes.released_at = input.releasedAt;
-    await this.deps.releases.update(release.id, changes);
-    const view = await this.find(target, tagName);
+    await this.deps.releases.update(release.id, changes, milestoneIds);
+    const view = await this.find(target, actor, tagName);
     for (const observer of this.deps.observers ?? []) await observer.releaseChanged({ action: 'update', project: target.project, view });
     return { target, view };
   }
 
-  /** Maintainers delete a release; its tag stays. Answers the deleted release. */
+  /**
+   * Maintainers delete a release; its tag and milestones stay. Answers the deleted release
+   * without milestones, as GitLab's reads them after the delete.
+   */
   async remove(projectRef: string, actor: UserRecord, tagName: string): Promise<ReleaseResult> {
     const target = await this.deps.access.forWrite(projectRef, actor);
     if (!(await this.deps.permissions.canDeleteRelease(target.project, actor))) throw accessDenied();
-    const view = await this.find(target, tagName);
+    const view = { ...(await this.find(target, actor, tagName)), milestones: [] };
     await this.deps.releases.delete(target.project.id, tagName);
     for (const observer of this.deps.observers ?? []) await observer.releaseChanged({ action: 'delete', project: target.project, view });
     return { target, view };
   }
 
-  private async views(target: ReadableRepository, releases: readonly ReleaseRecord[]): Promise<ReleaseView[]> {
+  private async views(target: ReadableRepository, actor: Actor, releases: readonly ReleaseRecord[]): Promise<ReleaseView[]> {
     const tags = new Map((target.repository ? await target.repository.tags() : []).map((tag) => [tag.name, tag]));
     const authorIds = [...new Set(releases.flatMap((release) => (release.author_id === null ? [] : [release.author_id])))];
     const authors = new Map((await this.deps.users.findByIds(authorIds)).map((user) => [user.id, user]));
     const links = await this.deps.releaseLinks.listForReleases(releases.map((release) => release.id));
+    const milestoneIds = await this.deps.releases.milestoneIds(releases.map((release) => release.id));
+    const milestones = await this.deps.milestones.views(target.project, target.fullPath, actor, milestoneIds);
     return releases.map((release) => ({
       release,
       tag: tags.get(release.tag_name) ?? null,
       author: release.author_id === null ? null : (authors.get(release.author_id) ?? null),
       links: links.get(release.id) ?? [],
+      milestones: milestones.get(release.id) ?? [],
     }));
   }
 }
 
 export function releasedAt(release: ReleaseRecord): string {
   return release.released_at ?? release.created_at;
-}
-
-/** Milestones come with a later issue; until then none exists, so naming one is an error. */
-function checkMilestones(milestones: readonly string[] | undefined): void {
-  if (milestones && milestones.length > 0) throw new GantryError('GANTRY_E_MILESTONE_NOT_FOUND', `Milestone(s) not found: ${milestones.join(', ')}`);
 }

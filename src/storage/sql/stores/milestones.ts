@@ -1,7 +1,7 @@
 import { sql } from '#deps/kysely';
 import { countAll, inTransaction, type Db } from '../database.ts';
 import type { Page } from '../../types-ci.ts';
-import type { MilestoneChanges, MilestoneListFilter, MilestoneRecord, MilestonesStore, MilestoneState, MilestoneTitleScope, NewMilestone } from '../../types-planning.ts';
+import type { MilestoneChanges, MilestoneIssueCounts, MilestoneListFilter, MilestoneRecord, MilestonesStore, MilestoneState, MilestoneTitleScope, NewMilestone } from '../../types-planning.ts';
 import { fuzzyMatch } from './like.ts';
 import { nextInternalId } from './internal-ids.ts';
 
@@ -67,6 +67,33 @@ export class SqlMilestonesStore implements MilestonesStore {
       .limit(page.limit)
       .execute();
     return { items: rows.map(toMilestone), total: Number(counted.total) };
+  }
+
+  async findByTitles(owners: { projectIds: readonly number[]; groupIds: readonly number[] }, titles: readonly string[]): Promise<MilestoneRecord[]> {
+    const projectIds = [...new Set(owners.projectIds)];
+    const groupIds = [...new Set(owners.groupIds)];
+    if (titles.length === 0 || projectIds.length + groupIds.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('milestones')
+      .selectAll()
+      .where('title', 'in', [...new Set(titles)])
+      .where((eb) => eb.or([...(projectIds.length ? [eb('project_id', 'in', projectIds)] : []), ...(groupIds.length ? [eb('group_id', 'in', groupIds)] : [])]))
+      .orderBy('id')
+      .execute();
+    return rows.map(toMilestone);
+  }
+
+  async issueCounts(ids: readonly number[]): Promise<Map<number, MilestoneIssueCounts>> {
+    const counts = new Map<number, MilestoneIssueCounts>();
+    if (ids.length === 0) return counts;
+    const rows = await this.db
+      .selectFrom('issues')
+      .select(['milestone_id', countAll().as('total'), sql<number>`sum(case when state = 'closed' then 1 else 0 end)`.as('closed')])
+      .where('milestone_id', 'in', [...new Set(ids)])
+      .groupBy('milestone_id')
+      .execute();
+    for (const row of rows) if (row.milestone_id !== null) counts.set(row.milestone_id, { total: Number(row.total), closed: Number(row.closed) });
+    return counts;
   }
 
   async titleTaken(scope: MilestoneTitleScope, title: string): Promise<boolean> {

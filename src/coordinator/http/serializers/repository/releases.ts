@@ -3,6 +3,7 @@ import { releasedAt } from '../../../services/repository/releases.ts';
 import type { ReleaseLinkRecord } from '../../../../storage/types-repository.ts';
 import { serializeCommit, type CommitJson, type CommitUrlBase } from './commits.ts';
 import { serializeUserBasic, type UserBasicJson } from '../user-basic.ts';
+import { serializeMilestone, type MilestoneJson } from '../planning/milestones.ts';
 
 const ARCHIVE_FORMATS = ['zip', 'tar.gz', 'tar.bz2', 'tar'] as const;
 
@@ -15,6 +16,8 @@ export interface ReleaseDetailJson {
   author: UserBasicJson | null;
   commit: CommitJson | null;
   upcoming_release: boolean;
+  /** Only when the release has milestones the caller may read. */
+  milestones?: Array<MilestoneJson & { issue_stats: { total: number; closed: number } }>;
   commit_path: string | null;
   tag_path: string;
   assets: { count: number; sources: Array<{ format: string; url: string }>; links: ReleaseLinkJson[] };
@@ -67,6 +70,7 @@ export function serializeReleaseDetail(view: ReleaseView, base: CommitUrlBase, n
     author: view.author ? serializeUserBasic(view.author, base.externalUrl) : null,
     commit: tag ? serializeCommit(tag.commit, base) : null,
     upcoming_release: releasedAt(release) > now,
+    ...(view.milestones.length > 0 ? { milestones: view.milestones.map((milestone) => ({ ...serializeMilestone(milestone, base.externalUrl), issue_stats: milestone.issueStats })) } : {}),
     commit_path: tag ? `${project}/-/commit/${tag.commit.id}` : null,
     tag_path: `${project}/-/tags/${pathOf(release.tag_name)}`,
     assets: { count: sources.length + view.links.length, sources, links: view.links.map((link) => serializeReleaseLink(link, release.tag_name, base)) },

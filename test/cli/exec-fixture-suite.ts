@@ -74,27 +74,37 @@ async function runAndCheck(dir: string, expected: Expected): Promise<void> {
   }
 }
 
-describe('runner exec on the fixture repositories', { concurrency: 2 }, () => {
-  for (const name of readdirSync(FIXTURES).sort()) {
-    it(name, async () => {
-      const fixture = JSON.parse(readFileSync(path.join(FIXTURES, name, 'expected.json'), 'utf8')) as Fixture;
-      const dir = workingTree({});
-      try {
-        const source = path.join(FIXTURES, name);
-        // `.gantry/` (local variables) is the user's, never committed: it arrives after the commit.
-        cpSync(source, dir, { recursive: true, filter: (file) => !['expected.json', '.gantry'].includes(path.basename(file)) });
-        git(dir, 'add', '-A');
-        git(dir, 'commit', '-qm', `fixture ${name}`);
-        if (existsSync(path.join(source, '.gantry'))) cpSync(path.join(source, '.gantry'), path.join(dir, '.gantry'), { recursive: true });
-        writeFiles(dir, fixture.uncommitted ?? {});
-        await runAndCheck(dir, fixture);
-        if (fixture.then) {
-          writeFiles(dir, fixture.then.write ?? {});
-          await runAndCheck(dir, fixture.then);
-        }
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
+/**
+ * The fixtures in shard `shard` of `shards` (every `shards`-th by name): each shard is a test
+ * file of its own, so each has its own time budget (test-batches.mjs gives a file 10 minutes)
+ * and two can run at once on a slow machine.
+ */
+export function describeFixtureShard(shard: number, shards: number): void {
+  const names = readdirSync(FIXTURES).sort().filter((_name, index) => index % shards === shard);
+  describe(`runner exec on the fixture repositories (shard ${shard + 1} of ${shards})`, { concurrency: 2 }, () => {
+    for (const name of names) fixtureTest(name);
+  });
+}
+
+function fixtureTest(name: string): void {
+  it(name, async () => {
+    const fixture = JSON.parse(readFileSync(path.join(FIXTURES, name, 'expected.json'), 'utf8')) as Fixture;
+    const dir = workingTree({});
+    try {
+      const source = path.join(FIXTURES, name);
+      // `.gantry/` (local variables) is the user's, never committed: it arrives after the commit.
+      cpSync(source, dir, { recursive: true, filter: (file) => !['expected.json', '.gantry'].includes(path.basename(file)) });
+      git(dir, 'add', '-A');
+      git(dir, 'commit', '-qm', `fixture ${name}`);
+      if (existsSync(path.join(source, '.gantry'))) cpSync(path.join(source, '.gantry'), path.join(dir, '.gantry'), { recursive: true });
+      writeFiles(dir, fixture.uncommitted ?? {});
+      await runAndCheck(dir, fixture);
+      if (fixture.then) {
+        writeFiles(dir, fixture.then.write ?? {});
+        await runAndCheck(dir, fixture.then);
       }
-    });
-  }
-});
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+}

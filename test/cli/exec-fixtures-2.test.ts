@@ -1,0 +1,4 @@
+// The fixture repositories of test/fixtures/exec/, shard 2 of 3 (exec-fixture-suite.ts).
+import { describeFixtureShard } from './exec-fixture-suite.ts';
+
+describeFixtureShard(1, 3);

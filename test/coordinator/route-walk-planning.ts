@@ -43,6 +43,8 @@ export interface WalkPlanning {
   threads: { issue: WalkThread; mergeRequest: WalkThread };
   /** A request root has approved, for the unapprove route (approve walks the walked request). */
   approvedMergeRequestIid: number;
+  /** The walked request's diff version (recorded when it was opened). */
+  mergeRequestVersionId: number;
 }
 
 export interface WalkThread {
@@ -163,7 +165,8 @@ export async function seedPlanning(call: Call, projectUrl: string, groupId: numb
     ...(await seedOthers(call, walker, projectUrl)),
     ...(await seedMergeRequests(call, projectUrl)),
   };
-  return { ...seeded, approvedMergeRequestIid: await seedApproval(call, projectUrl), threads: { issue: await seedThread(call, `${projectUrl}/issues/${seeded.issueIid}`), mergeRequest: await seedThread(call, `${projectUrl}/merge_requests/${seeded.mergeRequestIid}`) } };
+  const mergeRequestVersionId = Number((await walker.api('GET', `${projectUrl}/merge_requests/${seeded.mergeRequestIid}/versions`)).list[0]?.id);
+  return { ...seeded, approvedMergeRequestIid: await seedApproval(call, projectUrl), mergeRequestVersionId, threads: { issue: await seedThread(call, `${projectUrl}/issues/${seeded.issueIid}`), mergeRequest: await seedThread(call, `${projectUrl}/merge_requests/${seeded.mergeRequestIid}`) } };
 }
 
 /** The planning record a path parameter names, if it is one of them. */
@@ -171,6 +174,7 @@ export function planningValue(path: string, name: string, planning: WalkPlanning
   if (name === 'label_id') return path.startsWith('/groups/') ? planning.groupLabelId : planning.labelId;
   if (name === 'issue_iid') return planning.issueIid;
   if (name === 'merge_request_iid') return planning.mergeRequestIid;
+  if (name === 'version_id') return planning.mergeRequestVersionId;
   if (name === 'discussion_id') return (path.includes('/merge_requests/') ? planning.threads.mergeRequest : planning.threads.issue).discussionId;
   const activity = path.includes('/merge_requests/') ? planning.mergeRequestActivity : planning;
   if (name === 'note_id' && path.includes('/discussions/')) return (path.includes('/merge_requests/') ? planning.threads.mergeRequest : planning.threads.issue).noteId;

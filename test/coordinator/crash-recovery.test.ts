@@ -107,15 +107,16 @@ describe('crash recovery: SIGKILL during concurrent project creation and commits
       server = await startServe({ dataDir, port, token: TOKEN, env: { TMPDIR: systemTemporary } });
       const known = ledger.commits.length;
       const running = Array.from({ length: WORKERS }, (_, index) => worker(server!, ledger, `r${round}w${index}`).catch(() => undefined));
-      // Kill at a random moment once the round has made some progress.
-      await waitUntil(() => ledger.commits.length > known, `a first acknowledged commit in round ${round}`, { timeoutMs: 120_000 });
+      // Kill at a random moment once the round has made some progress: two commits, so that a slow
+      // machine's round, which may acknowledge no other before the kill, still leaves history to check.
+      await waitUntil(() => ledger.commits.length > known + 1, `two acknowledged commits in round ${round}`, { timeoutMs: 120_000 });
       const delay = Math.floor(Math.random() * 1000);
       await new Promise((resolve) => setTimeout(resolve, delay));
       await server.kill();
       await Promise.all(running);
 
       server = await startServe({ dataDir, port, token: TOKEN, env: { TMPDIR: systemTemporary } });
-      const context = `round ${round}, killed ${delay} ms after the first commit`;
+      const context = `round ${round}, killed ${delay} ms after the second commit`;
       for (const [id] of ledger.projects) {
         const { status } = await api(server, 'GET', `/projects/${id}`);
         assert.equal(status, ledger.deleted.has(id) ? 404 : 200, `${context}: project ${id}`);

@@ -9,6 +9,7 @@ import { checkLengths, MAX_TEXT_SIZE } from '../../field-limits.ts';
 import { announceMergeRequestMerged, type MergeRequestObserver } from './observers.ts';
 import { assertMergeableState, branchCannotBeMerged, headPipelineOf, MERGE_MESSAGES, notMergeable, openAndReady, squashOnMerge, updateWhile } from './merge-rules.ts';
 import type { VisibleMergeRequests } from './visible.ts';
+import { fastForwardRequired } from './rebase-status.ts';
 import type { NotesStore } from '../../../../storage/types-notes.ts';
 import { projectFullPath } from '../../namespaces/project-full-path.ts';
 
@@ -77,7 +78,7 @@ export class MergeService {
     return { repository, sourceSha, targetSha: target.commit.id };
   }
 
-  /** The checks every merge runs, immediate or waiting for its pipeline: state, sha guard, pipeline rule. */
+  /** The checks every merge runs, immediate or waiting for its pipeline: state, pipeline rule, threads, rebase, sha guard. */
   async check(project: ProjectRecord, mergeRequest: MergeRequestRecord, options: MergeOptions, waitsForPipeline: boolean): Promise<Tips> {
     checkLengths(MESSAGE_LIMITS, { merge_commit_message: options.mergeCommitMessage, squash_commit_message: options.squashCommitMessage });
     if (mergeRequest.state !== 'opened') throw notMergeable();
@@ -85,6 +86,8 @@ export class MergeService {
     const pipeline = await headPipelineOf(this.deps.pipelines, mergeRequest, tips.sourceSha);
     assertMergeableState(project, mergeRequest, pipeline, waitsForPipeline);
     if (project.only_allow_merge_if_all_discussions_are_resolved && (await this.unresolvedDiscussions(mergeRequest)) > 0) throw notMergeable();
+    // GitLab's `mergeable?` refuses a source that needs a rebase (406) before it compares the sha (409).
+    if (fastForwardRequired(project) && !(await tips.repository.isAncestor(tips.targetSha, tips.sourceSha))) throw branchCannotBeMerged();
     if (options.sha !== undefined && options.sha !== tips.sourceSha) throw new GantryError('GANTRY_E_MERGE_REQUEST_SHA_MISMATCH', MERGE_MESSAGES.shaMismatch(options.sha));
     return tips;
   }

@@ -94,7 +94,7 @@ describe('merge requests that need a rebase', () => {
     const iid = Number(request!.iid);
     const main = await fixture.git(project.gitDir, ['rev-parse', 'refs/heads/main']);
     // What a rebase gives the branch: main's tip below the source's change.
-    await fixture.commit(project.id, 'caught-up', { 'b.txt': 'b\n' }, { startBranch: 'main' });
+    await fixture.commit(project.id, 'caught-up', { 'c.txt': 'c\n' }, { startBranch: 'main' });
     const caughtUp = await fixture.git(project.gitDir, ['rev-parse', 'refs/heads/caught-up']);
     const second = await open('caught-up');
     assert.deepEqual(statuses(await checked(second)), ['can_be_merged', 'mergeable', false]);
@@ -102,5 +102,49 @@ describe('merge requests that need a rebase', () => {
     assert.equal(merged.status, 200, merged.text);
     assert.equal(await fixture.git(project.gitDir, ['rev-parse', `${caughtUp}^`]), main);
     assert.deepEqual(statuses(await checked(iid)), ['can_be_merged', 'need_rebase', false], 'the first request is further behind now');
+  });
+
+  it('PUT .../rebase replays the source on the target (authors kept), after which the request is mergeable and merges', async () => {
+    const [request] = (await fixture.gantry.api('GET', `/projects/${project.id}/merge_requests?source_branch=behind`)).list;
+    const iid = Number(request!.iid);
+    const before = String(request!.sha);
+    const rebase = await fixture.gantry.api('PUT', `/projects/${project.id}/merge_requests/${iid}/rebase`, { token: fixture.developer.token });
+    assert.equal(rebase.status, 202, rebase.text);
+    assert.deepEqual(rebase.json, { rebase_in_progress: false });
+    const main = await fixture.git(project.gitDir, ['rev-parse', 'refs/heads/main']);
+    const tip = await fixture.git(project.gitDir, ['rev-parse', 'refs/heads/behind']);
+    assert.notEqual(tip, before);
+    assert.equal(await fixture.git(project.gitDir, ['rev-parse', `${tip}^`]), main, 'one commit on top of main');
+    const original = await fixture.git(project.gitDir, ['log', '-1', '--format=%B|%an|%ae|%aI', before]);
+    assert.equal(await fixture.git(project.gitDir, ['log', '-1', '--format=%B|%an|%ae|%aI', tip]), original, 'message and author kept');
+    assert.equal(await fixture.git(project.gitDir, ['log', '-1', '--format=%cn', tip]), `User ${fixture.developer.username}`, 'committed by the rebaser');
+    const shown = await checked(iid);
+    assert.deepEqual([shown.sha, ...statuses(shown), shown.merge_error], [tip, 'can_be_merged', 'mergeable', false, null], 'the refresh took the new head');
+    const merged = await fixture.merge(project.id, iid, { sha: tip });
+    assert.equal(merged.status, 200, merged.text);
+    assert.equal(await fixture.git(project.gitDir, ['rev-parse', 'refs/heads/main']), tip, 'fast-forwarded');
+  });
+
+  it('a rebase that conflicts leaves the branch and says so in merge_error; 403 for who may not push, 404 for an unknown request', async () => {
+    await fixture.commit(project.id, 'clash', { 'clash.txt': 'mine\n' }, { startBranch: 'main' });
+    await fixture.commit(project.id, 'main', { 'clash.txt': 'theirs\n' });
+    const iid = await open('clash');
+    const tip = await fixture.git(project.gitDir, ['rev-parse', 'refs/heads/clash']);
+    const rebase = await fixture.gantry.api('PUT', `/projects/${project.id}/merge_requests/${iid}/rebase`, { body: { skip_ci: true } });
+    assert.equal(rebase.status, 202, rebase.text);
+    assert.equal(await fixture.git(project.gitDir, ['rev-parse', 'refs/heads/clash']), tip, 'the branch did not move');
+    assert.equal((await read(iid)).merge_error, 'Rebase failed: Rebase locally, resolve all conflicts, then push the branch.');
+
+    const protect = await fixture.gantry.api('POST', `/projects/${project.id}/protected_branches`, { body: { name: 'clash', push_access_level: 40 } });
+    assert.equal(protect.status, 201, protect.text);
+    const forbidden = await fixture.gantry.api('PUT', `/projects/${project.id}/merge_requests/${iid}/rebase`, { token: fixture.developer.token });
+    assert.equal(forbidden.status, 403, forbidden.text);
+    assert.deepEqual(forbidden.json, { message: '403 Forbidden - Cannot push to source branch' });
+    assert.equal((await fixture.gantry.api('PUT', `/projects/${project.id}/merge_requests/999/rebase`)).status, 404);
+    const deleted = await fixture.gantry.api('DELETE', `/projects/${project.id}/protected_branches/clash`);
+    assert.equal(deleted.status, 204, deleted.text);
+    assert.equal((await fixture.gantry.api('DELETE', `/projects/${project.id}/repository/branches/clash`)).status, 204);
+    const gone = await fixture.gantry.api('PUT', `/projects/${project.id}/merge_requests/${iid}/rebase`);
+    assert.deepEqual([gone.status, gone.json], [403, { message: '403 Forbidden - Source branch does not exist' }]);
   });
 });

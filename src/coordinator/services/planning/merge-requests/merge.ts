@@ -46,8 +46,8 @@ interface Tips {
  * Merges a merge request (GitLab's MergeService): the checks of `PUT .../merge` in GitLab's
  * order, the merge lock (state `locked` taken with a compare-and-set, so two merges of one
  * request cannot both run), the git merge published with a compare-and-swap on the target
- * branch (retried when another merge moved it), then the push event, the branch removal and
- * the `merged` announcement.
+ * branch (retried when another merge moved it), then the `merged` announcement (closing issues
+ * first, as GitLab), the push event and the branch removal.
  */
 export class MergeService {
   constructor(private readonly deps: MergeServiceDeps) {}
@@ -165,9 +165,14 @@ export class MergeService {
       {},
     );
     if (!merged) throw new GantryError('GANTRY_E_MERGE_REQUEST_NOT_FOUND');
-    await this.deps.events.publishPush({ project_id: project.id, ref: `refs/heads/${merged.target_branch}`, before: targetBefore, after: outcome.tip, user_id: actor.id });
-    if (this.removesSourceBranch(merged, options)) await this.removeSourceBranch(project, merged, actor, repository);
-    await announceMergeRequestMerged(this.deps.observers, { project, mergeRequest: merged, actor, at });
+    try {
+      // GitLab's PostMergeService runs before the merge's push is processed: the request closes
+      // its issues first, so an issue its own commit closes too reads "closed via merge request".
+      await announceMergeRequestMerged(this.deps.observers, { project, mergeRequest: merged, actor, at });
+    } finally {
+      await this.deps.events.publishPush({ project_id: project.id, ref: `refs/heads/${merged.target_branch}`, before: targetBefore, after: outcome.tip, user_id: actor.id });
+      if (this.removesSourceBranch(merged, options)) await this.removeSourceBranch(project, merged, actor, repository);
+    }
     return merged;
   }
 

@@ -33,6 +33,7 @@ import type { MergeStatusCheck } from './services/planning/merge-requests/merge-
 import { buildTaskComments } from './wiring-integrations.ts';
 import { RepositoryAccess } from './services/repository/access.ts';
 import { MergeService } from './services/planning/merge-requests/merge.ts';
+import { MergeRequestRebase } from './services/planning/merge-requests/rebase.ts';
 import { AutoMerge } from './services/planning/merge-requests/merge-when-pipeline-succeeds.ts';
 import { StaleMergeLocks } from './services/planning/merge-requests/stale-merge-locks.ts';
 import { ClosesIssues } from './services/planning/merge-requests/closes-issues.ts';
@@ -108,7 +109,7 @@ export function buildCommitReferences(context: CoordinatorContext, queue: { enqu
 }
 
 /**
- * Merging merge requests: the merge service, merge when pipeline succeeds (its task handler runs
+ * Merging merge requests: the merge service, the rebase, merge when pipeline succeeds (its task handler runs
  * on the CI area's task worker), closes_issues (also an observer of merges), the links of requests
  * to the issues they name (an observer of saves and refreshes) and a commit's requests.
  */
@@ -126,6 +127,9 @@ export function buildMergeRequestMerging(context: CoordinatorContext, queue: { e
     visible, mergeRequests: stores.mergeRequests, projects: stores.projects, namespaces: stores.namespaces, users: stores.users, pipelines: stores.pipelines,
     repositories, branchRules: context.protectedBranches, events: context.events, observers, notes: stores.notes,
   });
+  const mergeRequestRebase = new MergeRequestRebase({
+    visible, mergeRequests: stores.mergeRequests, projects: stores.projects, repositories, branchRules: context.protectedBranches, events: context.events,
+  });
   const autoMerge = new AutoMerge({
     visible, merges: mergeRequestMerge, mergeRequests: stores.mergeRequests, pipelines: stores.pipelines, projects: stores.projects, users: stores.users, systemNotes, queue,
   });
@@ -138,5 +142,5 @@ export function buildMergeRequestMerging(context: CoordinatorContext, queue: { e
     closesIssues, namespaces: stores.namespaces, links: stores.mergeRequestIssueLinks, projects: stores.projects, users: stores.users, mergeRequests: stores.mergeRequests, queue, lookup, issues: stores.issues, planningPermissions, references: stores.commitReferences, systemNotes,
   });
   observers.push(closesIssues, issueLinker);
-  return { mergeRequestMerge, autoMerge, closesIssues, issueLinker, mergeLookups, staleMergeLocks };
+  return { mergeRequestMerge, mergeRequestRebase, autoMerge, closesIssues, issueLinker, mergeLookups, staleMergeLocks };
 }

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { PushEvent } from '../../src/coordinator/services/events.ts';
+import { COMMIT_REFERENCES_TASK } from '../../src/coordinator/services/planning/commit-references.ts';
+import { waitUntil } from '../helpers/bounded.ts';
 import { startMergeFixture, type MergeFixture } from './merge-request-merge-fixtures.ts';
 
 describe('merging merge requests (PUT .../merge)', () => {
@@ -165,6 +167,25 @@ describe('merging merge requests (PUT .../merge)', () => {
     );
     const notes = await fixture.gantry.api('GET', `/projects/${project.id}/issues/${first}/notes`);
     assert.ok(notes.list.some((note) => note.body === `closed via merge request !${request.iid}` && note.system === true), JSON.stringify(notes.list));
+  });
+  it('closes an issue its own commit closes as the merge request, not via commit, as GitLab\'s merge does first', async () => {
+    const iids: number[] = [];
+    for (const title of ['both', 'commit only', 'mentioned']) iids.push(Number((await fixture.gantry.api('POST', `/projects/${project.id}/issues`, { body: { title } })).json.iid));
+    const [both, commitOnly, mentioned] = iids as [number, number, number];
+    const sha = await fixture.commit(project.id, 'closer', { 'closer.txt': 'c\n' }, { startBranch: 'main', message: `Close things\n\nCloses #${both}, closes #${commitOnly}, see #${mentioned}` });
+    const request = await fixture.openRequest(project.id, 'closer', { description: `Closes #${both}` });
+    assert.equal((await fixture.merge(project.id, request.iid, {}, fixture.maintainer.token)).status, 200);
+    const notesOf = async (iid: number) => (await fixture.gantry.api('GET', `/projects/${project.id}/issues/${iid}/notes?sort=asc`)).list.map((note) => note.body);
+    // The merge's push has its commit references read by a task (done tasks are deleted).
+    const { db } = fixture.gantry.coordinator.context;
+    await waitUntil(async () => (await db.selectFrom('tasks').select('id').where('kind', '=', COMMIT_REFERENCES_TASK).execute()).length === 0, 'the commit references of the merge push');
+    assert.deepEqual(await notesOf(mentioned), [`mentioned in commit ${sha}`]);
+    for (const iid of [both, commitOnly]) {
+      // The mention is the push of the branch (not the default one: nothing closes there).
+      assert.deepEqual(await notesOf(iid), [`mentioned in commit ${sha}`, `closed via merge request !${request.iid}`], `#${iid}: one closing note, the merge request's`);
+      const issue = (await fixture.gantry.api('GET', `/projects/${project.id}/issues/${iid}`)).json;
+      assert.deepEqual([issue.state, (issue.closed_by as { username: string }).username], ['closed', fixture.maintainer.username]);
+    }
   });
   it('first_contribution: an author outside the project until one of their requests merged; never a member', async () => {
     const outsider = await fixture.gantry.createUser('first-timer');

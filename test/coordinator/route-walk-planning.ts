@@ -76,6 +76,7 @@ export const PLANNING_ROUTES_WITHOUT_RECORDS: ReadonlySet<string> = new Set([
   'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/diffs',
   'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/commits',
   'PUT /api/v4/projects/:id/merge_requests/:merge_request_iid/merge',
+  'PUT /api/v4/projects/:id/merge_requests/:merge_request_iid/rebase',
   'POST /api/v4/projects/:id/merge_requests/:merge_request_iid/cancel_merge_when_pipeline_succeeds',
   'GET /api/v4/projects/:id/merge_requests/:merge_request_iid/closes_issues',
   // Until the merge requests API creates one for the walk (test/coordinator/merge-request-pipelines.test.ts reaches them).

@@ -190,6 +190,8 @@ export const ERROR_ANSWERS: { readonly [C in ErrorCode]: ErrorAnswer } = {
   GANTRY_E_MERGE_REQUEST_NOT_MERGEABLE: statusLine(405, 'Method Not Allowed'),
   GANTRY_E_MERGE_REQUEST_BRANCH_UNMERGEABLE: messageAnswer(406),
   GANTRY_E_MERGE_REQUEST_SHA_MISMATCH: messageAnswer(409),
+  GANTRY_E_MERGE_REQUEST_REBASE_FORBIDDEN: FORBIDDEN,
+  GANTRY_E_MERGE_REQUEST_REBASE_REFUSED: statusLine(409, 'Conflict'),
   // GitLab's `not_allowed!` when MergeRequests::CreatePipelineService refuses.
   GANTRY_E_MERGE_REQUEST_PIPELINE_REFUSED: statusLine(405, 'Method Not Allowed'),
   GANTRY_E_MILESTONE_RECORD_NOT_FOUND: notFound('Milestone'),

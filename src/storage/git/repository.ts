@@ -32,6 +32,8 @@ import type {
   GitTag,
   GitTreeEntry,
   MergeTreeResult,
+  GitRebaseOutcome,
+  GitRebaseRequest,
 } from './types.ts';
 import { isValidLookupPath, isValidRefName, normalizeLookupPath } from './validate.ts';
 import { CommitWriter } from './write.ts';
@@ -39,6 +41,7 @@ import { mergeTree } from './merge-check.ts';
 import { commitFileChanges } from './commit-files.ts';
 import { countChangedFiles, diffBetween, fetchCommitFrom, setMergeRequestHead } from './merge-request-refs.ts';
 import { MergeWriter } from './merge-writer.ts';
+import { RebaseWriter } from './rebase-writer.ts';
 import { deletePipelineRef, setPipelineRef } from './pipeline-refs.ts';
 import { readCommitSignature } from './signature.ts';
 import { snapshotStream } from './snapshot.ts';
@@ -213,6 +216,10 @@ export class BareRepository implements GitRepository {
 
   merge(request: GitMergeRequest): Promise<GitMergeOutcome> {
     return this.merger.merge(request);
+  }
+
+  rebase(request: GitRebaseRequest): Promise<GitRebaseOutcome> {
+    return new RebaseWriter(this.access, this.reader, this.temporaryDirectory).rebase(request);
   }
 
   mergedBranches(target: string): Promise<string[]> {

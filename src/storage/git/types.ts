@@ -183,6 +183,18 @@ export type GitMergeOutcome =
   | { kind: 'not-fast-forward' }
   | { kind: 'target-moved' };
 
+/** Replays `branch`'s commits not in `onto` on top of it; the branch moves only while it still points at `branchSha`. */
+export interface GitRebaseRequest {
+  branch: string;
+  branchSha: string;
+  /** The commit to rebase onto (the target branch's tip); its objects must be in this repository. */
+  onto: string;
+  committer: GitIdentity;
+}
+
+/** `rebased`: the branch points at `tip`. `conflicts`: a commit did not apply, nothing moved. `branch-moved`: the compare-and-swap lost. */
+export type GitRebaseOutcome = { kind: 'rebased'; tip: string } | { kind: 'conflicts' } | { kind: 'branch-moved' };
+
 /**
  * Failures of writes a user can cause. The module throws GantryError (src/shared/errors.ts)
  * with a cause code and GitLab's message for: path traversal, a file that exists / does not
@@ -294,6 +306,8 @@ export interface GitRepository {
   revert(id: string, branch: string, committer: { name: string; email: string }): Promise<GitCommit>;
   /** Lands a merge request's source on a branch (merge commit, fast-forward, squash); CAS on the branch tip. */
   merge(request: GitMergeRequest): Promise<GitMergeOutcome>;
+  /** Rebases a branch onto a commit (a merge request's source onto its target); CAS on the branch tip. */
+  rebase(request: GitRebaseRequest): Promise<GitRebaseOutcome>;
   /** Creates a branch; returns false if it already exists. */
   createBranch(name: string, target: string): Promise<boolean>;
   /** Deletes a branch; returns false when it did not exist. */

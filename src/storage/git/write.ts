@@ -239,18 +239,22 @@ export class CommitWriter {
     return commit;
   }
 
-  /** Runs `work` with a throw-away index (its environment) and a private scratch directory. */
-  private async withTemporaryIndex<T>(work: (env: Record<string, string>, scratch: string) => Promise<T>): Promise<T> {
-    await mkdir(this.temporaryDirectory, { recursive: true });
-    const directory = await mkdtemp(path.join(this.temporaryDirectory, 'index-'));
-    try {
-      // `apply --cached --3way` (git 2.39) writes merged files to the current directory even
-      // with --cached: callers run it inside this throw-away work tree.
-      const workTree = path.join(directory, 'work-tree');
-      await mkdir(workTree);
-      return await work({ ...BULK_GIT_ENVIRONMENT, GIT_INDEX_FILE: path.join(directory, 'index'), GIT_WORK_TREE: workTree }, directory);
-    } finally {
-      await rm(directory, { recursive: true, force: true });
-    }
+  private withTemporaryIndex<T>(work: (env: Record<string, string>, scratch: string) => Promise<T>): Promise<T> {
+    return withTemporaryIndex(this.temporaryDirectory, work);
+  }
+}
+
+/** Runs `work` with a throw-away index (its environment) and a private scratch directory under `temporaryDirectory`. */
+export async function withTemporaryIndex<T>(temporaryDirectory: string, work: (env: Record<string, string>, scratch: string) => Promise<T>): Promise<T> {
+  await mkdir(temporaryDirectory, { recursive: true });
+  const directory = await mkdtemp(path.join(temporaryDirectory, 'index-'));
+  try {
+    // `apply --cached --3way` (git 2.39) writes merged files to the current directory even
+    // with --cached: callers run it inside this throw-away work tree.
+    const workTree = path.join(directory, 'work-tree');
+    await mkdir(workTree);
+    return await work({ ...BULK_GIT_ENVIRONMENT, GIT_INDEX_FILE: path.join(directory, 'index'), GIT_WORK_TREE: workTree }, directory);
+  } finally {
+    await rm(directory, { recursive: true, force: true });
   }
 }

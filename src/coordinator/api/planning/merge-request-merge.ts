@@ -23,12 +23,16 @@ const MergeBody = Type.Object({
   sha: Type.Optional(Param.string({ description: 'The source tip the caller expects: 409 when the branch is elsewhere' })),
 });
 
+const RebaseBody = Type.Object({
+  skip_ci: Type.Optional(Param.boolean({ description: 'Accepted; the rebase push runs pipelines as any push (push options are not supported)' })),
+});
+
 /**
- * Merging merge requests: `PUT …/merge` (now, or when the head pipeline succeeds), its cancel,
+ * Merging merge requests: `PUT …/merge` (now, or when the head pipeline succeeds), `PUT …/rebase`, its cancel,
  * `GET …/closes_issues` and `GET …/repository/commits/:sha/merge_requests`.
  */
 export function mergeRequestMergeRoutes(services: CoordinatorServices, edge: EdgeConfig): FastifyPluginAsync {
-  const { mergeRequestMerge, autoMerge, closesIssues, mergeLookups, mergeRequests, mergeRequestViews } = services;
+  const { mergeRequestMerge, mergeRequestRebase, autoMerge, closesIssues, mergeLookups, mergeRequests, mergeRequestViews } = services;
   return async (app) => {
     const api = app.withTypeProvider<TypeBoxTypeProvider>();
     api.put('/projects/:id/merge_requests/:merge_request_iid/merge', { schema: { summary: 'Merge a merge request', tags: ['merge_requests'], params: MergeRequestPath, body: MergeBody } }, async (request) => {
@@ -44,6 +48,12 @@ export function mergeRequestMergeRoutes(services: CoordinatorServices, edge: Edg
       };
       const merged = body.merge_when_pipeline_succeeds ? await autoMerge.mergeWhenPipelineSucceeds(id, actor, iid, options) : await mergeRequestMerge.merge(id, actor, iid, options);
       return serializeMergeRequestSingle(await mergeRequests.get(id, actor, merged.iid), edge.externalUrl);
+    });
+
+    // GitLab queues the rebase and answers at once; here it is done when this answers, so nothing is in progress.
+    api.put('/projects/:id/merge_requests/:merge_request_iid/rebase', { schema: { summary: 'Rebase the source branch onto the target branch', tags: ['merge_requests'], params: MergeRequestPath, body: RebaseBody } }, async (request, reply) => {
+      await mergeRequestRebase.rebase(request.params.id, requireActor(request), request.params.merge_request_iid);
+      return reply.code(202).send({ rebase_in_progress: false });
     });
 
     api.post(

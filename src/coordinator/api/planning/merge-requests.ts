@@ -23,7 +23,7 @@ const MergeRequestPath = Type.Object({ ...PROJECT, merge_request_iid: Param.inte
 const PageQuery = Type.Object(PAGINATION);
 const ShowQuery = Type.Object({
   include_diverged_commits_count: Type.Optional(Param.boolean({ description: 'Add diverged_commits_count: the target branch commits the head lacks' })),
-  include_rebase_in_progress: Type.Optional(Param.boolean({ description: 'Add rebase_in_progress (always false: Gantry does not rebase)' })),
+  include_rebase_in_progress: Type.Optional(Param.boolean({ description: 'Add rebase_in_progress (always false: PUT .../rebase is done before it answers)' })),
   render_html: Type.Optional(Param.boolean({ description: 'Accepted; title_html and description_html are not rendered' })),
 });
 type PageParams = Parameters<typeof pageOf>[0];

@@ -23,6 +23,8 @@ export interface HookMergeRequest {
   reviewers: readonly UserRecord[];
   /** GitLab's `blocking_discussions_resolved`: the project does not require resolved threads, or none is unresolved. */
   blockingDiscussionsResolved: boolean;
+  /** GitLab's `should_be_rebased?` (rebase-status.ts); read for the request as it is now. */
+  needsRebase: boolean;
 }
 
 const STATE_IDS: Record<string, number> = { opened: 1, closed: 2, merged: 3, locked: 4 };
@@ -105,7 +107,7 @@ export function mergeRequestAttributes(target: HookProject, mergeRequest: HookMe
     source_project_id: record.source_project_id, target_project_id: record.project_id, author_id: record.author_id,
     assignee_ids: assigneeIds, assignee_id: assigneeIds[0] ?? null, reviewer_ids: mergeRequest.reviewers.map((user) => user.id),
     created_at: record.created_at, updated_at: record.updated_at, updated_by_id: updatedBy?.id ?? null, last_edited_at: null, last_edited_by_id: null,
-    merge_commit_sha: record.merge_commit_sha, merge_error: record.merge_error, merge_status: record.merge_status, detailed_merge_status: detailedMergeStatus(record, mergeRequest.blockingDiscussionsResolved),
+    merge_commit_sha: record.merge_commit_sha, merge_error: record.merge_error, merge_status: record.merge_status, detailed_merge_status: detailedMergeStatus(record, mergeRequest),
     merge_user_id: record.merge_user_id, merge_when_pipeline_succeeds: record.merge_when_pipeline_succeeds, merge_params: { force_remove_source_branch: String(record.force_remove_source_branch) },
     milestone_id: record.milestone_id, discussion_locked: record.discussion_locked, draft: /^\s*(\[draft\]|draft:|\(draft\))/i.test(record.title), work_in_progress: /^\s*(\[draft\]|draft:|\(draft\))/i.test(record.title),
     squash: record.squash, state_id: STATE_IDS[record.state] ?? 1, state: record.state, head_pipeline_id: record.head_pipeline_id, prepared_at: record.created_at,

@@ -19,6 +19,7 @@ import { releaseHookData } from './hook-data-release.ts';
 import type { HookProject } from './hook-data-common.ts';
 import { DEPLOYMENT_HOOK_STATUSES, deploymentHookData, jobHookData, pipelineHookData, PIPELINE_HOOK_MAX_BUILDS } from './hook-data-ci.ts';
 import type { DeploymentsStore, EnvironmentRecord, EnvironmentsStore } from '../../../storage/types-environments.ts';
+import { needingRebase } from '../planning/merge-requests/rebase-status.ts';
 import { issueAttributes, issueHookData, mergeRequestAction, mergeRequestAttributes, mergeRequestHookData, noteHookData, type HookAction, type HookIssue, type HookMergeRequest } from './hook-data-planning.ts';
 import type { HookDeliveries } from './hook-deliveries.ts';
 import { TRIGGERS } from './hook-payloads.ts';
@@ -239,9 +240,10 @@ export class HookEventRecorder implements IssueObserver, MergeRequestObserver, M
 
   /** The request's relations by id; `project` is its target, whose setting says whether its unresolved threads block it. */
   private async fromSnapshot(snapshot: MergeRequestSnapshot, project: ProjectRecord): Promise<HookMergeRequest> {
-    const [users, unresolved] = await Promise.all([
+    const [users, unresolved, rebaseNeeded] = await Promise.all([
       this.usersById([...snapshot.assigneeIds, ...snapshot.reviewerIds]),
       project.only_allow_merge_if_all_discussions_are_resolved ? this.deps.notes.unresolvedDiscussionCounts([snapshot.record.id]) : Promise.resolve(new Map<number, number>()),
+      needingRebase(this.deps.repositories, new Map([[project.id, project]]), [snapshot.record]),
     ]);
     return {
       record: snapshot.record,
@@ -249,6 +251,7 @@ export class HookEventRecorder implements IssueObserver, MergeRequestObserver, M
       assignees: snapshot.assigneeIds.flatMap((id) => users.get(id) ?? []),
       reviewers: snapshot.reviewerIds.flatMap((id) => users.get(id) ?? []),
       blockingDiscussionsResolved: (unresolved.get(snapshot.record.id) ?? 0) === 0,
+      needsRebase: rebaseNeeded.has(snapshot.record.id),
     };
   }
 

@@ -142,7 +142,7 @@ export function serializeMergeRequest(view: MergeRequestView, externalUrl: strin
     milestone: view.milestone && serializeMilestone(view.milestone, externalUrl),
     merge_when_pipeline_succeeds: record.merge_when_pipeline_succeeds,
     merge_status: publicMergeStatus(record.merge_status),
-    detailed_merge_status: detailedMergeStatus(record, view.blockingDiscussionsResolved),
+    detailed_merge_status: detailedMergeStatus(record, view),
     sha: record.head_sha,
     merge_commit_sha: record.merge_commit_sha,
     squash_commit_sha: record.squash_commit_sha,

@@ -9,6 +9,7 @@ import { checkLengths, MAX_TEXT_SIZE } from '../../field-limits.ts';
 import { announceMergeRequestMerged, type MergeRequestObserver } from './observers.ts';
 import { assertMergeableState, branchCannotBeMerged, headPipelineOf, MERGE_MESSAGES, notMergeable, openAndReady, squashOnMerge, updateWhile } from './merge-rules.ts';
 import type { VisibleMergeRequests } from './visible.ts';
+import { fastForwardRequired } from './rebase-status.ts';
 import type { NotesStore } from '../../../../storage/types-notes.ts';
 import { projectFullPath } from '../../namespaces/project-full-path.ts';
 
@@ -45,8 +46,8 @@ interface Tips {
  * Merges a merge request (GitLab's MergeService): the checks of `PUT .../merge` in GitLab's
  * order, the merge lock (state `locked` taken with a compare-and-set, so two merges of one
  * request cannot both run), the git merge published with a compare-and-swap on the target
- * branch (retried when another merge moved it), then the push event, the branch removal and
- * the `merged` announcement.
+ * branch (retried when another merge moved it), then the `merged` announcement (closing issues
+ * first, as GitLab), the push event and the branch removal.
  */
 export class MergeService {
   constructor(private readonly deps: MergeServiceDeps) {}
@@ -77,7 +78,7 @@ export class MergeService {
     return { repository, sourceSha, targetSha: target.commit.id };
   }
 
-  /** The checks every merge runs, immediate or waiting for its pipeline: state, sha guard, pipeline rule. */
+  /** The checks every merge runs, immediate or waiting for its pipeline: state, pipeline rule, threads, rebase, sha guard. */
   async check(project: ProjectRecord, mergeRequest: MergeRequestRecord, options: MergeOptions, waitsForPipeline: boolean): Promise<Tips> {
     checkLengths(MESSAGE_LIMITS, { merge_commit_message: options.mergeCommitMessage, squash_commit_message: options.squashCommitMessage });
     if (mergeRequest.state !== 'opened') throw notMergeable();
@@ -85,6 +86,8 @@ export class MergeService {
     const pipeline = await headPipelineOf(this.deps.pipelines, mergeRequest, tips.sourceSha);
     assertMergeableState(project, mergeRequest, pipeline, waitsForPipeline);
     if (project.only_allow_merge_if_all_discussions_are_resolved && (await this.unresolvedDiscussions(mergeRequest)) > 0) throw notMergeable();
+    // GitLab's `mergeable?` refuses a source that needs a rebase (406) before it compares the sha (409).
+    if (fastForwardRequired(project) && !(await tips.repository.isAncestor(tips.targetSha, tips.sourceSha))) throw branchCannotBeMerged();
     if (options.sha !== undefined && options.sha !== tips.sourceSha) throw new GantryError('GANTRY_E_MERGE_REQUEST_SHA_MISMATCH', MERGE_MESSAGES.shaMismatch(options.sha));
     return tips;
   }
@@ -162,9 +165,14 @@ export class MergeService {
       {},
     );
     if (!merged) throw new GantryError('GANTRY_E_MERGE_REQUEST_NOT_FOUND');
-    await this.deps.events.publishPush({ project_id: project.id, ref: `refs/heads/${merged.target_branch}`, before: targetBefore, after: outcome.tip, user_id: actor.id });
-    if (this.removesSourceBranch(merged, options)) await this.removeSourceBranch(project, merged, actor, repository);
-    await announceMergeRequestMerged(this.deps.observers, { project, mergeRequest: merged, actor, at });
+    try {
+      // GitLab's PostMergeService runs before the merge's push is processed: the request closes
+      // its issues first, so an issue its own commit closes too reads "closed via merge request".
+      await announceMergeRequestMerged(this.deps.observers, { project, mergeRequest: merged, actor, at });
+    } finally {
+      await this.deps.events.publishPush({ project_id: project.id, ref: `refs/heads/${merged.target_branch}`, before: targetBefore, after: outcome.tip, user_id: actor.id });
+      if (this.removesSourceBranch(merged, options)) await this.removeSourceBranch(project, merged, actor, repository);
+    }
     return merged;
   }
 

@@ -3,7 +3,9 @@ import type { MergeRequestRecord, MergeRequestsStore } from '../../../../storage
 import type { NotesStore } from '../../../../storage/types-notes.ts';
 import type { AwardEmojiStore } from '../../../../storage/types-award-emoji.ts';
 import type { LabelRecord, MilestoneRecord, MilestonesStore } from '../../../../storage/types-planning.ts';
+import type { RepositoryManager } from '../../../../storage/git/types.ts';
 import type { MergeRequestSnapshot } from './observers.ts';
+import { needingRebase } from './rebase-status.ts';
 
 /** A merge request with what its answer shows, gathered for a whole page at once. */
 export interface MergeRequestView {
@@ -28,6 +30,8 @@ export interface MergeRequestView {
   unresolvedDiscussions: number;
   /** GitLab's `blocking_discussions_resolved`: the project does not require resolved threads, or none is unresolved. */
   blockingDiscussionsResolved: boolean;
+  /** GitLab's `should_be_rebased?`, asked of git only for a request otherwise mergeable (rebase-status.ts). */
+  needsRebase: boolean;
 }
 
 export interface MergeRequestViewsDeps {
@@ -38,6 +42,7 @@ export interface MergeRequestViewsDeps {
   projects: Pick<ProjectsStore, 'findByIds'>;
   namespaces: Pick<NamespacesStore, 'findByIds'>;
   notes: Pick<NotesStore, 'userNoteCounts' | 'unresolvedDiscussionCounts'>;
+  repositories: Pick<RepositoryManager, 'exists' | 'open'>;
 }
 
 const present = <T>(value: T | null): T[] => (value === null ? [] : [value]);
@@ -45,7 +50,7 @@ const present = <T>(value: T | null): T[] => (value === null ? [] : [value]);
 /**
  * The views of a page of merge requests in ten statements whatever its size: labels,
  * assignees, reviewers, milestones, projects, votes, note counts and unresolved threads, then
- * users and namespaces.
+ * users and namespaces (and, beside them, git's answer for requests that may need a rebase).
  */
 export class MergeRequestViews {
   constructor(private readonly deps: MergeRequestViewsDeps) {}
@@ -74,7 +79,11 @@ export class MergeRequestViews {
       ...(assignees.get(record.id) ?? []), ...(reviewers.get(record.id) ?? []),
     ]);
     const namespaceIds = [...projectList.map((project) => project.namespace_id), ...milestoneList.flatMap((milestone) => present(milestone.group_id))];
-    const [userList, namespaceList] = await Promise.all([deps.users.findByIds([...new Set(userIds)]), deps.namespaces.findByIds([...new Set(namespaceIds)])]);
+    const [userList, namespaceList, rebaseNeeded] = await Promise.all([
+      deps.users.findByIds([...new Set(userIds)]),
+      deps.namespaces.findByIds([...new Set(namespaceIds)]),
+      needingRebase(deps.repositories, projects, records),
+    ]);
     const users = new Map(userList.map((user) => [user.id, user]));
     const namespaces = new Map(namespaceList.map((namespace) => [namespace.id, namespace.full_path]));
     const projectPath = (projectId: number) => {
@@ -102,6 +111,7 @@ export class MergeRequestViews {
         votes: votes.get(record.id) ?? { upvotes: 0, downvotes: 0 },
         unresolvedDiscussions,
         blockingDiscussionsResolved: !requiresResolved || unresolvedDiscussions === 0,
+        needsRebase: rebaseNeeded.has(record.id),
       };
     });
   }

@@ -1,6 +1,6 @@
 import type { ObjectReader, RepositoryAccess } from './reader.ts';
 import { cleanIdentity, compareAndSwapRef } from './refs.ts';
-import { gitText, runGit } from './run.ts';
+import { EMPTY_TREE, gitText, runGit, streamGit } from './run.ts';
 import type { GitCommit, GitIdentity, GitRebaseOutcome, GitRebaseRequest } from './types.ts';
 import { withTemporaryIndex } from './write.ts';
 
@@ -22,13 +22,15 @@ export class RebaseWriter {
     const { gitDir } = this.access;
     const listing = await gitText(gitDir, ['rev-list', '--reverse', '--topo-order', '--no-merges', `${request.onto}..${request.branchSha}`]);
     const ids = listing.split('\n').filter((id) => id !== '');
-    const commits = await Promise.all(ids.map(async (id) => (await this.reader.commit(id))!));
     const onto = await this.reader.commit(request.onto);
     if (!onto) return { kind: 'conflicts' };
     const tip = await withTemporaryIndex(this.temporaryDirectory, async (env) => {
       await runGit(gitDir, ['read-tree', onto.id], { env });
       let current = { id: onto.id, tree: onto.tree_id };
-      for (const commit of commits) {
+      // One commit read at a time: a long branch costs time, not memory.
+      for (const id of ids) {
+        const commit = await this.reader.commit(id);
+        if (!commit) return null;
         const replayed = await this.replay(commit, current, request.committer, env);
         if (replayed === null) return null;
         current = replayed;
@@ -44,10 +46,12 @@ export class RebaseWriter {
   private async replay(commit: GitCommit, current: { id: string; tree: string }, committer: GitIdentity, env: Record<string, string>): Promise<{ id: string; tree: string } | null> {
     const { gitDir } = this.access;
     const parent = commit.parent_ids[0];
-    const diffArgs = parent ? [parent, commit.id] : ['--root', commit.id];
-    const patch = await runGit(gitDir, ['diff-tree', '-p', '--binary', '--full-index', '--no-color', '--no-ext-diff', ...diffArgs]);
-    if (patch.stdout.length === 0) return current;
-    const applied = await runGit(gitDir, ['apply', '--cached', '--3way', '--whitespace=nowarn', '-'], { env, cwd: env.GIT_WORK_TREE, input: patch.stdout, allowedExitCodes: [1, 128] });
+    const parentTree = parent ? (await this.reader.commit(parent))?.tree_id : EMPTY_TREE;
+    // A commit that changes nothing has an empty patch, which `git apply` refuses: it is dropped.
+    if (parentTree === commit.tree_id) return current;
+    // The patch streams from one git into the other: a commit's diff is never held whole here.
+    const patch = streamGit(gitDir, ['diff-tree', '-p', '--binary', '--full-index', '--no-color', '--no-ext-diff', parent ?? EMPTY_TREE, commit.id]);
+    const applied = await runGit(gitDir, ['apply', '--cached', '--3way', '--whitespace=nowarn', '-'], { env, cwd: env.GIT_WORK_TREE, input: patch, allowedExitCodes: [1, 128] });
     if (applied.exitCode !== 0) return null;
     const tree = (await gitText(gitDir, ['write-tree'], { env })).trim();
     if (tree === current.tree) return current;

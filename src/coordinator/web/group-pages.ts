@@ -4,6 +4,7 @@ import { PAGE_ROUTE, pageRequest, sendPage, sendRefusal, type WebEdge } from './
 import { html } from './html.ts';
 import { layout } from './layout.ts';
 import { MAX_PAGE, pastLastPage, requestedPage } from './paging.ts';
+import type { MilestonePages } from './milestone-pages.ts';
 import { pager } from './planning-format.ts';
 
 /** How many subgroups, projects or groups one page lists (GitLab's group page pages by 20 too). */
@@ -12,6 +13,9 @@ const PER_PAGE = 20;
 export interface GroupPagesServices {
   groups: Pick<GroupsService, 'readable' | 'list' | 'subgroups' | 'projects'>;
 }
+
+/** A group's milestones (`/groups/:full_path/-/milestones[/:iid]`), which a group milestone's `web_url` names. */
+const GROUP_MILESTONES = /^(.+?)\/-\/milestones(?:\/(\d{1,15}))?$/;
 
 const GROUP_PROJECTS: GroupProjectsQuery = {
   orderBy: 'last_activity_at', sort: 'desc', owned: false, starred: false, includeSubgroups: false, withShared: false, withIssuesEnabled: false, withMergeRequestsEnabled: false,
@@ -23,7 +27,7 @@ const GROUP_PROJECTS: GroupProjectsQuery = {
  * projects the viewer may see), which a group's `web_url` names. A group the viewer may not see
  * answers as one that does not exist.
  */
-export function registerGroupPages(app: FastifyInstance, edge: WebEdge, services: GroupPagesServices): void {
+export function registerGroupPages(app: FastifyInstance, edge: WebEdge, services: GroupPagesServices, milestones: Pick<MilestonePages, 'list' | 'show'>): void {
   app.get('/explore', PAGE_ROUTE, async (request, reply) => reply.redirect(`${request.coordinatorPrefix ?? ''}/explore/projects`, 302));
 
   app.get('/explore/groups', PAGE_ROUTE, async (request, reply) => {
@@ -43,6 +47,11 @@ ${pager(`${prefix}/explore/groups`, {}, number, total, PER_PAGE)}`;
   app.get('/groups/*', PAGE_ROUTE, async (request, reply) => {
     const page = await pageRequest(edge, request);
     const fullPath = (request.params as Record<string, string>)['*']!.replace(/\/+$/, '');
+    const milestone = GROUP_MILESTONES.exec(fullPath);
+    if (milestone) {
+      const owner = { kind: 'group', ref: milestone[1]! } as const;
+      return milestone[2] === undefined ? milestones.list(owner, request, reply) : milestones.show(owner, Number(milestone[2]), request, reply);
+    }
     const number = requestedPage(request.query);
     if (number > MAX_PAGE) return sendPage(reply, 400, pastLastPage(page.frame, number));
     try {

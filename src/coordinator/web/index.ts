@@ -14,9 +14,11 @@ import { registerGroupPages, type GroupPagesServices } from './group-pages.ts';
 import { PAGE_ROUTE, type WebEdge } from './frame.ts';
 import { IssuePages, type IssuePagesServices } from './issue-pages.ts';
 import { MergeRequestPages, type MergeRequestPagesServices } from './merge-request-pages.ts';
+import { MilestonePages, type MilestonePagesServices } from './milestone-pages.ts';
 import { PipelinePages, type PipelinePagesServices } from './pipeline-pages.ts';
 import { ProjectHomePages, type ProjectPagesServices } from './project-pages.ts';
 import { classifyProjectPage } from './project-paths.ts';
+import { ReleasePages, type ReleasePagesServices } from './release-pages.ts';
 import { TreePages } from './tree-pages.ts';
 import { UserPages, type UserPagesServices } from './user-pages.ts';
 import { STYLESHEET_PATH } from './layout.ts';
@@ -29,7 +31,7 @@ export interface WebPagesDeps {
   sessions: WebSessionsStore;
   users: Pick<UsersStore, 'findById' | 'findByUsername' | 'findByEmail'>;
   throttles: RequestThrottles;
-  services: { projectListing: Pick<ProjectListing, 'list' | 'listForUser'>; jobs: JobPagesServices['jobs'] & JobListPagesServices['jobs']; pipelines: PipelinePagesServices['pipelines'] & ProjectPagesServices['pipelines']; commits: PipelinePagesServices['commits'] & ProjectPagesServices['commits'] } & Omit<PipelinePagesServices, 'pipelines'> & Omit<ProjectPagesServices, 'pipelines' | 'commits'> & AdminPagesServices & GroupPagesServices & JobPagesServices & IssuePagesServices & MergeRequestPagesServices & Omit<UserPagesServices, 'projectListing'>;
+  services: { projectListing: Pick<ProjectListing, 'list' | 'listForUser'>; jobs: JobPagesServices['jobs'] & JobListPagesServices['jobs']; pipelines: PipelinePagesServices['pipelines'] & ProjectPagesServices['pipelines']; commits: PipelinePagesServices['commits'] & ProjectPagesServices['commits'] } & Omit<PipelinePagesServices, 'pipelines'> & Omit<ProjectPagesServices, 'pipelines' | 'commits'> & AdminPagesServices & GroupPagesServices & JobPagesServices & IssuePagesServices & MergeRequestPagesServices & Omit<UserPagesServices, 'projectListing'> & ReleasePagesServices & MilestonePagesServices;
 }
 
 /** The pages under a project's path, which git over HTTP's catch-all hands on (see {@link registerWebPages}). */
@@ -50,7 +52,8 @@ export function registerWebPages(app: FastifyInstance, deps: WebPagesDeps): Proj
   app.get(STYLESHEET_PATH, PAGE_ROUTE, async (_request, reply) => reply.headers({ 'content-type': 'text/css; charset=utf-8', 'cache-control': 'public, max-age=3600' }).send(STYLESHEET + LOG_STYLESHEET));
   registerSignIn(app, edge, deps.throttles);
   registerExplore(app, edge, deps.services.projectListing);
-  registerGroupPages(app, edge, deps.services);
+  const milestonePages = new MilestonePages(edge, deps.services);
+  registerGroupPages(app, edge, deps.services, milestonePages);
   registerAdminPages(app, edge, deps.services);
   const badges = new BadgePages(edge, deps.services.pipelines);
   const pipelinePages = new PipelinePages(edge, deps.services);
@@ -63,6 +66,7 @@ export function registerWebPages(app: FastifyInstance, deps: WebPagesDeps): Proj
   const issuePages = new IssuePages(edge, deps.services);
   const mergeRequestPages = new MergeRequestPages(edge, deps.services);
   const userPages = new UserPages(edge, deps.services);
+  const releasePages = new ReleasePages(edge, deps.services);
   return {
     serve(urlPath, request, reply) {
       const jobPage = jobPages.serve(urlPath, request, reply);
@@ -80,6 +84,10 @@ export function registerWebPages(app: FastifyInstance, deps: WebPagesDeps): Proj
       if (page?.kind === 'merge-request') return mergeRequestPages.show(page.project, page.iid, page.tab, request, reply);
       if (page?.kind === 'issues') return issuePages.list(page.project, request, reply);
       if (page?.kind === 'issue') return issuePages.show(page.project, page.iid, request, reply);
+      if (page?.kind === 'releases' || page?.kind === 'tags') return releasePages[page.kind](page.project, request, reply);
+      if (page?.kind === 'release' || page?.kind === 'tag') return releasePages[page.kind](page.project, page.tagName, request, reply);
+      if (page?.kind === 'milestones') return milestonePages.list({ kind: 'project', ref: page.project }, request, reply);
+      if (page?.kind === 'milestone') return milestonePages.show({ kind: 'project', ref: page.project }, page.iid, request, reply);
       if (request.method !== 'GET' && request.method !== 'HEAD') return null;
       const badge = BADGE_PATH.exec(urlPath);
       if (badge) return badges.serve(badge[3] as 'pipeline' | 'coverage', badge[1]!, badge[2]!, request, reply);

@@ -9,6 +9,9 @@ export type ProjectPage =
   | { kind: 'project'; project: string }
   | { kind: 'tree' | 'blob' | 'raw'; project: string; refAndPath: string }
   | { kind: 'commit'; project: string; sha: string }
+  | { kind: 'releases' | 'tags' | 'milestones'; project: string }
+  | { kind: 'release' | 'tag'; project: string; tagName: string }
+  | { kind: 'milestone'; project: string; iid: number }
   /** One path segment: a user's profile or a top-level group (user-pages.ts). */
   | { kind: 'namespace'; path: string };
 
@@ -28,6 +31,10 @@ const GET_PAGES: ReadonlyArray<[RegExp, (match: RegExpExecArray, project: string
   [/^(merge_requests|issues)\/?$/, (match, project) => ({ kind: match[1] === 'issues' ? 'issues' : 'merge-requests', project })],
   [new RegExp(`^merge_requests/${ID}(?:/(pipelines|diffs))?/?$`), (match, project) => ({ kind: 'merge-request', project, iid: Number(match[1]), tab: (match[2] ?? 'overview') as 'overview' | 'pipelines' | 'diffs' })],
   [new RegExp(`^issues/${ID}/?$`), (match, project) => ({ kind: 'issue', project, iid: Number(match[1]) })],
+  [/^(releases|tags|milestones)\/?$/, (match, project) => ({ kind: match[1] as 'releases' | 'tags' | 'milestones', project })],
+  // A tag's name may hold slashes; `/-/releases/:tag/downloads/...` is a download, served before the pages.
+  [/^(releases|tags)\/(.+?)\/?$/, (match, project) => ({ kind: match[1] === 'tags' ? 'tag' : 'release', project, tagName: match[2]! })],
+  [new RegExp(`^milestones/${ID}/?$`), (match, project) => ({ kind: 'milestone', project, iid: Number(match[1]) })],
 ];
 /** A project's own page: two or more path segments, none of them git's or a file's (`.git`, `.atom`, `.json`). */
 /** A top-level namespace's own page: one path segment. */

@@ -12,6 +12,7 @@ import { BadgePages } from './badges.ts';
 import { registerExplore } from './explore.ts';
 import { registerGroupPages, type GroupPagesServices } from './group-pages.ts';
 import { PAGE_ROUTE, type WebEdge } from './frame.ts';
+import { HistoryPages, type HistoryPagesServices } from './history-pages.ts';
 import { IssuePages, type IssuePagesServices } from './issue-pages.ts';
 import { MergeRequestPages, type MergeRequestPagesServices } from './merge-request-pages.ts';
 import { MilestonePages, type MilestonePagesServices } from './milestone-pages.ts';
@@ -31,7 +32,7 @@ export interface WebPagesDeps {
   sessions: WebSessionsStore;
   users: Pick<UsersStore, 'findById' | 'findByUsername' | 'findByEmail'>;
   throttles: RequestThrottles;
-  services: { projectListing: Pick<ProjectListing, 'list' | 'listForUser'>; jobs: JobPagesServices['jobs'] & JobListPagesServices['jobs']; pipelines: PipelinePagesServices['pipelines'] & ProjectPagesServices['pipelines']; commits: PipelinePagesServices['commits'] & ProjectPagesServices['commits'] } & Omit<PipelinePagesServices, 'pipelines'> & Omit<ProjectPagesServices, 'pipelines' | 'commits'> & AdminPagesServices & GroupPagesServices & JobPagesServices & IssuePagesServices & MergeRequestPagesServices & Omit<UserPagesServices, 'projectListing'> & ReleasePagesServices & MilestonePagesServices;
+  services: { projectListing: Pick<ProjectListing, 'list' | 'listForUser'>; jobs: JobPagesServices['jobs'] & JobListPagesServices['jobs']; pipelines: PipelinePagesServices['pipelines'] & ProjectPagesServices['pipelines']; commits: PipelinePagesServices['commits'] & ProjectPagesServices['commits'] } & Omit<PipelinePagesServices, 'pipelines'> & Omit<ProjectPagesServices, 'pipelines' | 'commits'> & AdminPagesServices & GroupPagesServices & JobPagesServices & IssuePagesServices & MergeRequestPagesServices & Omit<UserPagesServices, 'projectListing'> & ReleasePagesServices & MilestonePagesServices & HistoryPagesServices;
 }
 
 /** The pages under a project's path, which git over HTTP's catch-all hands on (see {@link registerWebPages}). */
@@ -67,6 +68,7 @@ export function registerWebPages(app: FastifyInstance, deps: WebPagesDeps): Proj
   const mergeRequestPages = new MergeRequestPages(edge, deps.services);
   const userPages = new UserPages(edge, deps.services);
   const releasePages = new ReleasePages(edge, deps.services);
+  const historyPages = new HistoryPages(edge, deps.services);
   return {
     serve(urlPath, request, reply) {
       const jobPage = jobPages.serve(urlPath, request, reply);
@@ -88,6 +90,9 @@ export function registerWebPages(app: FastifyInstance, deps: WebPagesDeps): Proj
       if (page?.kind === 'release' || page?.kind === 'tag') return releasePages[page.kind](page.project, page.tagName, request, reply);
       if (page?.kind === 'milestones') return milestonePages.list({ kind: 'project', ref: page.project }, request, reply);
       if (page?.kind === 'milestone') return milestonePages.show({ kind: 'project', ref: page.project }, page.iid, request, reply);
+      if (page?.kind === 'commits') return historyPages.commits(page.project, page.refAndPath, request, reply);
+      if (page?.kind === 'compare') return historyPages.compare(page.project, page.spec, request, reply);
+      if (page?.kind === 'branches') return historyPages.branches(page.project, request, reply);
       if (request.method !== 'GET' && request.method !== 'HEAD') return null;
       const badge = BADGE_PATH.exec(urlPath);
       if (badge) return badges.serve(badge[3] as 'pipeline' | 'coverage', badge[1]!, badge[2]!, request, reply);

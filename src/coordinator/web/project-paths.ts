@@ -12,6 +12,9 @@ export type ProjectPage =
   | { kind: 'releases' | 'tags' | 'milestones'; project: string }
   | { kind: 'release' | 'tag'; project: string; tagName: string }
   | { kind: 'milestone'; project: string; iid: number }
+  | { kind: 'commits'; project: string; refAndPath: string }
+  | { kind: 'compare'; project: string; spec: string }
+  | { kind: 'branches'; project: string }
   /** One path segment: a user's profile or a top-level group (user-pages.ts). */
   | { kind: 'namespace'; path: string };
 
@@ -35,6 +38,9 @@ const GET_PAGES: ReadonlyArray<[RegExp, (match: RegExpExecArray, project: string
   // A tag's name may hold slashes; `/-/releases/:tag/downloads/...` is a download, served before the pages.
   [/^(releases|tags)\/(.+?)\/?$/, (match, project) => ({ kind: match[1] === 'tags' ? 'tag' : 'release', project, tagName: match[2]! })],
   [new RegExp(`^milestones/${ID}/?$`), (match, project) => ({ kind: 'milestone', project, iid: Number(match[1]) })],
+  [/^commits\/(.+?)\/?$/, (match, project) => ({ kind: 'commits', project, refAndPath: match[1]! })],
+  [/^compare\/(.+)$/, (match, project) => ({ kind: 'compare', project, spec: match[1]! })],
+  [/^branches\/?$/, (_match, project) => ({ kind: 'branches', project })],
 ];
 /** A project's own page: two or more path segments, none of them git's or a file's (`.git`, `.atom`, `.json`). */
 /** A top-level namespace's own page: one path segment. */

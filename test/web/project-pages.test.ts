@@ -79,6 +79,10 @@ describe('web project, tree, blob and commit pages', () => {
     assert.match(page.body, /Branches \(2\)/);
     assert.match(page.body, /href="\/root\/site\/-\/tree\/feature\/deep">feature\/deep<\/a>/);
     assert.match(page.body, /Tags \(1\)[\s\S]*v1.0/);
+    for (const link of ['/root/site/-/branches', '/root/site/-/commits/main', '/root/site/-/tags', '/root/site/-/releases']) {
+      assert.ok(page.body.includes(`href="${link}"`), link);
+      assert.equal((await anonymous.get(link)).statusCode, 200, `${link} opens`);
+    }
     assert.match(page.body, new RegExp(`latest pipeline <a href="/root/site/-/pipelines/${seeded.pipeline.id}">`));
   });
 

@@ -61,8 +61,8 @@ ${view.project.description && html`<p>${view.project.description}</p>`}
 ${entries === REFUSED ? '' : entries === null ? html`<p>The repository is empty.</p>` : html`<h2>Files on ${defaultBranch}</h2>${treeTable(base, defaultBranch ?? '', entries)}`}
 ${readme && html`<h2>${readmeEntry!.name}</h2><article class="readme">${readme}</article>`}
 ${branches !== REFUSED && tags !== REFUSED && html`<div class="refs">
-<section><h2>Branches (${branches?.total ?? 0})</h2><ul>${branchLinks}</ul>${(branches?.total ?? 0) > REFS_SHOWN && html`<p class="muted">The ${REFS_SHOWN} first by name are shown.</p>`}</section>
-<section><h2>Tags (${tags?.total ?? 0})</h2><ul>${tagLinks}</ul>${(tags?.total ?? 0) > REFS_SHOWN && html`<p class="muted">The ${REFS_SHOWN} newest are shown.</p>`}</section>
+<section><h2>Branches (${branches?.total ?? 0})</h2><ul>${branchLinks}</ul>${(branches?.total ?? 0) > REFS_SHOWN && html`<p class="muted">The ${REFS_SHOWN} first by name are shown.</p>`}<p><a href="${base}/-/branches">All branches</a>${defaultBranch && html` · <a href="${base}/-/commits/${pathHref(defaultBranch)}">History</a>`}</p></section>
+<section><h2>Tags (${tags?.total ?? 0})</h2><ul>${tagLinks}</ul>${(tags?.total ?? 0) > REFS_SHOWN && html`<p class="muted">The ${REFS_SHOWN} newest are shown.</p>`}<p><a href="${base}/-/tags">All tags</a> · <a href="${base}/-/releases">Releases</a></p></section>
 </div>`}`;
       return sendPage(reply, 200, layout(page.frame, fullPath, body));
     } catch (error) {

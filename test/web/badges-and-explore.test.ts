@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { seedPipeline } from '../helpers/ci-pipelines.ts';
 import { startTestCoordinator, type TestCoordinator } from '../helpers/coordinator.ts';
+import { PageClient } from './page-client.ts';
 
 describe('web badges and explore', () => {
   let gantry: TestCoordinator;
@@ -77,6 +78,24 @@ describe('web badges and explore', () => {
     assert.doesNotMatch(page.body, /hidden/);
     // An icon of its own (empty), so the browser does not ask for a /favicon.ico we do not serve and log its 404 as a console error.
     assert.match(page.body, /<link rel="icon" href="data:,">/);
+  });
+
+  it('leads a signed-in user from / to their own projects (the dashboard), and an anonymous visitor to explore', async () => {
+    assert.equal((await get('/')).headers.location, '/explore/projects');
+    const anonymousDashboard = await get('/dashboard/projects');
+    assert.equal(anonymousDashboard.statusCode, 302);
+    assert.equal(anonymousDashboard.headers.location, '/users/sign_in?redirect_to=%2Fdashboard%2Fprojects');
+    const dora = await gantry.createUser('dora');
+    assert.equal((await gantry.api('POST', '/projects', { token: dora.token, body: { name: 'Doras own', visibility: 'private' } })).status, 201);
+    const browser = await new PageClient(gantry).signIn('dora');
+    assert.equal((await browser.get('/')).headers.location, '/dashboard/projects');
+    assert.equal((await browser.get('/dashboard')).headers.location, '/dashboard/projects');
+    const dashboard = await browser.get('/dashboard/projects');
+    assert.equal(dashboard.statusCode, 200);
+    assert.match(dashboard.body, /<h1>Your projects<\/h1>/);
+    assert.match(dashboard.body, /User dora \/ Doras own/);
+    assert.doesNotMatch(dashboard.body, /Shown/, 'a public project she is no member of is explore\'s, not hers');
+    assert.match((await browser.get('/explore/projects')).body, /Shown/);
   });
 
   it('leaves git over HTTP and unknown paths as they were', async () => {

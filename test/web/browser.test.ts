@@ -38,7 +38,7 @@ describe('web pages in headless Chromium', () => {
     await page.getByLabel('Username or email').fill('alice');
     await page.getByLabel('Password').fill('secret-password-1');
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${base}/explore/projects`, { timeout: 30_000 });
+    await page.waitForURL(`${base}/dashboard/projects`, { timeout: 30_000 });
     assert.match((await page.locator('header.top').textContent()) ?? '', /@alice/);
     const cookies = await page.context().cookies();
     const session = cookies.find((cookie) => cookie.name === '_gantry_session');

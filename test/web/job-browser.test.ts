@@ -47,7 +47,7 @@ describe('the job page in headless Chromium', () => {
     await page.getByLabel('Username or email').fill('log-reader');
     await page.getByLabel('Password').fill('secret-password-1');
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(/explore\/projects/, { timeout: 30_000 });
+    await page.waitForURL(/dashboard\/projects/, { timeout: 30_000 });
     await page.goto(`${jobUrl}${hash}`);
     await page.locator(`#L${FILLER + 5}`).waitFor({ state: 'attached', timeout: 30_000 });
     return page;

@@ -15,6 +15,7 @@ import { GroupsService } from './services/namespaces/groups.ts';
 import { MembersService } from './services/namespaces/members.ts';
 import { MembershipsService } from './services/namespaces/memberships.ts';
 import { AccessTokensService } from './services/accounts/access-tokens.ts';
+import { ResourceAccessTokensService } from './services/accounts/resource-access-tokens.ts';
 import { ApplicationSettingsService } from './services/instance/settings-admin.ts';
 import { GpgKeysService, SshKeysService } from './services/accounts/users-keys.ts';
 import { KeyLookupService } from './services/accounts/key-lookup.ts';
@@ -152,9 +153,18 @@ function groupsAndUsersServices(context: CoordinatorContext, transfer: ProjectTr
   const keyLookup = new KeyLookupService({ sshKeys: stores.sshKeys, deployKeys: stores.deployKeys, users: stores.users, permissions });
   const gpgKeys = new GpgKeysService({ gpgKeys: stores.gpgKeys, users });
   const accessTokens = new AccessTokensService({ tokens: stores.tokens, lookup, permissions });
+  const resourceAccessTokens = new ResourceAccessTokensService({
+    tokens: stores.tokens,
+    bots: stores.resourceBots,
+    members: stores.members,
+    accounts: context.accounts,
+    lookup,
+    permissions,
+    host: new URL(context.config.externalUrl).hostname,
+  });
   const applicationSettings = new ApplicationSettingsService({ settings, permissions });
   const userStatus = new UserStatusService({ statuses: stores.userStatuses, users });
-  return { groups, groupChanges, groupTransfer, groupShares, members, memberships, users, userStatus, sshKeys, keyLookup, gpgKeys, accessTokens, applicationSettings };
+  return { groups, groupChanges, groupTransfer, groupShares, members, memberships, users, userStatus, sshKeys, keyLookup, gpgKeys, accessTokens, resourceAccessTokens, applicationSettings };
 }
 
 /** Avatars and project uploads, kept under `<data dir>/uploads`. */

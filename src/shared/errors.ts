@@ -26,6 +26,8 @@ export const ERROR_CATALOGUE = {
   GANTRY_E_PROJECT_ARCHIVED: 'The project is archived: its repository takes no pushes.',
   GANTRY_E_LAST_OWNER: 'The change would leave a group without an owner.',
   GANTRY_E_TOKEN_NOT_OWNED: 'Only its owner or an administrator may revoke a token.',
+  GANTRY_E_ACCESS_TOKENS_HIDDEN: 'The caller may read the project or group but not see or rotate its access tokens (GitLab answers 401).',
+  GANTRY_E_ACCESS_TOKEN_REFUSED: 'A project or group access token may not be created, revoked or rotated as asked (GitLab gives the reason).',
 
   // Resources that do not exist (or that the caller may not see)
   GANTRY_E_PROJECT_NOT_FOUND: 'No such project, or the caller may not see it.',
@@ -36,6 +38,7 @@ export const ERROR_CATALOGUE = {
   GANTRY_E_GROUP_LINK_NOT_FOUND: 'The project or group is not shared with that group.',
   GANTRY_E_ACCESS_TOKEN_NOT_FOUND: 'No such personal access token.',
   GANTRY_E_IMPERSONATION_TOKEN_NOT_FOUND: 'No such impersonation token for the user.',
+  GANTRY_E_RESOURCE_ACCESS_TOKEN_NOT_FOUND: 'No such access token of the project or group.',
   GANTRY_E_SSH_KEY_NOT_FOUND: 'No such SSH key for the user.',
   GANTRY_E_GPG_KEY_NOT_FOUND: 'No such GPG key for the user.',
   GANTRY_E_EMAIL_NOT_FOUND: 'No such secondary e-mail address of the user.',

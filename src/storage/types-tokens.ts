@@ -31,8 +31,23 @@ export interface TokensStore {
   /** The token and its owner in one read (every authenticated request asks this). */
   findWithOwner(token: string): Promise<{ token: TokenRecord; owner: UserRecord } | undefined>;
   findById(id: number): Promise<TokenRecord | undefined>;
-  /** Oldest first; `userId` and `impersonation` narrow the list. */
-  list(filter: { userId?: number; impersonation?: boolean }): Promise<TokenRecord[]>;
+  /** Oldest first; `userId`, `userIds` and `impersonation` narrow the list. */
+  list(filter: { userId?: number; userIds?: readonly number[]; impersonation?: boolean }): Promise<TokenRecord[]>;
   revoke(id: number): Promise<void>;
   deleteForUser(userId: number): Promise<void>;
+}
+
+/** Where a project or group access token's bot user belongs (`namespace`: a group), as members' source_type. */
+export interface ResourceBotRecord {
+  user_id: number;
+  source_type: 'project' | 'namespace';
+  source_id: number;
+}
+
+/** The bot users of project and group access tokens. */
+export interface ResourceBotsStore {
+  add(bot: ResourceBotRecord): Promise<void>;
+  find(userId: number): Promise<ResourceBotRecord | undefined>;
+  /** The bot user ids of one project or group, oldest first. */
+  userIdsForSource(sourceType: ResourceBotRecord['source_type'], sourceId: number): Promise<number[]>;
 }

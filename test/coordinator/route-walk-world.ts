@@ -58,6 +58,9 @@ export interface WalkWorld {
   impersonationTokenId: number;
   /** A personal access token of the member (nobody signs in with it). */
   personalTokenId: number;
+  /** A project access token and a group access token (`/{projects,groups}/:id/access_tokens/:token_id`). */
+  projectAccessTokenId: number;
+  groupAccessTokenId: number;
   /** Secondary e-mail addresses of root and of the target user; the target's external identity's provider. */
   rootEmailId: number;
   userEmailId: number;
@@ -225,6 +228,8 @@ export async function makeWalkWorld(gantry: TestCoordinator): Promise<WalkWorld>
     userRevokedGpgKeyId: await idOf('POST', `/users/${target.id}/gpg_keys`, { key: userRevoked }),
     impersonationTokenId: await idOf('POST', `/users/${target.id}/impersonation_tokens`, { name: 'walk', scopes: ['api'] }),
     personalTokenId: await idOf('POST', `/users/${member.id}/personal_access_tokens`, { name: 'walk', scopes: ['api'] }),
+    projectAccessTokenId: await idOf('POST', `${projectUrl}/access_tokens`, { name: 'walk', scopes: ['api'] }),
+    groupAccessTokenId: await idOf('POST', `/groups/${group.id}/access_tokens`, { name: 'walk', scopes: ['api'] }),
     rootEmailId: await idOf('POST', '/user/emails', { email: `root-walk${suffix}@example.com` }),
     userEmailId: await idOf('POST', `/users/${target.id}/emails`, { email: `walker-second${suffix}@example.com` }),
     identityProvider: await identity(call, target.id),

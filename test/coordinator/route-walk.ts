@@ -46,6 +46,7 @@ function worldValue(path: string, name: string, world: WalkWorld): string | numb
       if (path.startsWith('/users/:id/gpg_keys')) return path.endsWith('/revoke') ? world.userRevokedGpgKeyId : world.userGpgKeyId;
       return world.deployKeyId;
     case 'token_id':
+      if (path.includes('/access_tokens/')) return area === 'groups' ? world.groupAccessTokenId : world.projectAccessTokenId;
       return world.impersonationTokenId;
     case 'branch':
       return world.branch;

@@ -5,6 +5,7 @@ import { settingsRoutes } from './instance/settings.ts';
 import { jobQueueRoutes } from './instance/job-queue.ts';
 import { customAttributesRoutes } from './accounts/custom-attributes.ts';
 import { accessTokensRoutes } from './accounts/access-tokens.ts';
+import { resourceAccessTokensRoutes } from './accounts/resource-access-tokens.ts';
 import { groupsRoutes } from './namespaces/groups.ts';
 import { groupChangesRoutes } from './namespaces/groups-changes.ts';
 import { groupDescendantsRoutes } from './namespaces/groups-descendants.ts';
@@ -78,7 +79,7 @@ import { eventsRoutes } from './accounts/events.ts';
 /** Mounts every resource area under /api/v4. One plugin per area; each stays thin. */
 export async function registerApi(api: FastifyInstance, services: CoordinatorServices, edge: EdgeConfig): Promise<void> {
   // Every area in the typed pattern: typebox route schemas, services with narrow dependencies.
-  const typed = [namespacesRoutes, projectsRoutes, projectActionsRoutes, customAttributesRoutes, groupsRoutes, groupChangesRoutes, groupDescendantsRoutes, groupTransferRoutes, projectGroupsRoutes, projectStorageRoutes, membersRoutes, membershipsRoutes, usersRoutes, usersKeysRoutes, keysRoutes, usersGpgKeysRoutes, accessTokensRoutes, settingsRoutes, versionRoutes, jobQueueRoutes];
+  const typed = [namespacesRoutes, projectsRoutes, projectActionsRoutes, customAttributesRoutes, groupsRoutes, groupChangesRoutes, groupDescendantsRoutes, groupTransferRoutes, projectGroupsRoutes, projectStorageRoutes, membersRoutes, membershipsRoutes, usersRoutes, usersKeysRoutes, keysRoutes, usersGpgKeysRoutes, accessTokensRoutes, resourceAccessTokensRoutes, settingsRoutes, versionRoutes, jobQueueRoutes];
   // The repository area (code, refs, releases, deploy keys).
   const repository = [repositoryCommitsRoutes, repositoryFilesRoutes, repositoryBrowsingRoutes, branchesRoutes, protectedBranchesRoutes, protectedTagsRoutes, tagsRoutes, releasesRoutes, releaseLinksRoutes, deployKeysRoutes];
   // The CI area: pipelines, jobs, statuses; settings (variables, triggers, pipeline schedules, environments).

@@ -91,6 +91,8 @@ export const ERROR_ANSWERS: { readonly [C in ErrorCode]: ErrorAnswer } = {
   GANTRY_E_PROJECT_ARCHIVED: FORBIDDEN,
   GANTRY_E_LAST_OWNER: FORBIDDEN,
   GANTRY_E_TOKEN_NOT_OWNED: prefixed(400, 'Bad request'),
+  GANTRY_E_ACCESS_TOKENS_HIDDEN: statusLine(401, 'Unauthorized'),
+  GANTRY_E_ACCESS_TOKEN_REFUSED: prefixed(400, 'Bad request'),
 
   GANTRY_E_PROJECT_NOT_FOUND: notFound('Project'),
   GANTRY_E_GROUP_NOT_FOUND: notFound('Group'),
@@ -99,6 +101,8 @@ export const ERROR_ANSWERS: { readonly [C in ErrorCode]: ErrorAnswer } = {
   GANTRY_E_MEMBER_NOT_FOUND: notFound('Member'),
   GANTRY_E_GROUP_LINK_NOT_FOUND: notFound('Group Link'),
   GANTRY_E_ACCESS_TOKEN_NOT_FOUND: notFound('Personal Access Token'),
+  // `404 project Access Token Not Found`; plain `404 Not Found` where GitLab names nothing (rotate, administrators).
+  GANTRY_E_RESOURCE_ACCESS_TOKEN_NOT_FOUND: { status: 404, body: (error) => ({ message: ['404', error.details.resource, 'Not Found'].filter(Boolean).join(' ') }) },
   GANTRY_E_IMPERSONATION_TOKEN_NOT_FOUND: notFound('Impersonation Token'),
   GANTRY_E_SSH_KEY_NOT_FOUND: notFound('Key'),
   GANTRY_E_GPG_KEY_NOT_FOUND: notFound('GPG Key'),

@@ -67,6 +67,14 @@ export interface PersonalTokensTable {
   impersonation: number;
 }
 
+/** The bot user of a project or group access token and the project or group it belongs to. */
+export interface ResourceBotsTable {
+  user_id: number;
+  /** `project` or `namespace`, as members.source_type. */
+  source_type: string;
+  source_id: number;
+}
+
 export interface NamespacesTable {
   id: Generated<number>;
   kind: string;
@@ -245,6 +253,7 @@ export interface ThrottleCountersTable {
 export interface DatabaseSchema {
   users: UsersTable;
   personal_tokens: PersonalTokensTable;
+  resource_bots: ResourceBotsTable;
   namespaces: NamespacesTable;
   projects: ProjectsTable;
   members: MembersTable;

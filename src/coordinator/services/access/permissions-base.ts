@@ -193,6 +193,19 @@ export class PermissionsBase {
     return this.groupLevelAtLeast(source.group, actor, MAINTAINER);
   }
 
+  /** Project access tokens: Maintainer and up; group access tokens: the group's owners (GitLab's admin_group). */
+  async canManageAccessTokens(source: MemberSource, actor: Actor): Promise<boolean> {
+    if (source.kind === 'project') return this.projectLevelAtLeast(source.project, actor, MAINTAINER);
+    return this.canAdminGroup(source.group, actor);
+  }
+
+  /** An access token's level must not exceed its creator's own (administrators: Owner). */
+  async canGrantAccessTokenLevel(source: MemberSource, actor: UserRecord, level: AccessLevel): Promise<boolean> {
+    if (actor.is_admin) return true;
+    const own = source.kind === 'project' ? (await this.levels.projectAccess(source.project, actor)).effective : await this.groupAccess(source.group, actor);
+    return own !== null && own >= level;
+  }
+
   /** Only group owners (and administrators) grant, change or remove the owner level. */
   async canTouchMemberLevel(source: MemberSource, actor: Actor, levels: readonly AccessLevel[]): Promise<boolean> {
     if (!levels.some((level) => level >= OWNER)) return true;

@@ -53,6 +53,7 @@ import { SqlRunnersStore } from './runners.ts';
 import { SqlRegistrationTokensStore } from './runner-registration-tokens.ts';
 import { SqlSettingsStore } from './settings.ts';
 import { SqlTokensStore } from './tokens.ts';
+import { SqlResourceBotsStore } from './resource-bots.ts';
 import { SqlTraceStore } from './trace-chunks.ts';
 import { SqlUserLifecycleStore } from './user-lifecycle.ts';
 import { SqlUsersStore } from './users.ts';
@@ -69,6 +70,7 @@ export function createSqlStores(db: Db, writes: TableWrites = new TableWrites(),
   return {
     users: new SqlUsersStore(db, writes),
     tokens: new SqlTokensStore(db, writes),
+    resourceBots: new SqlResourceBotsStore(db),
     namespaces: new SqlNamespacesStore(db, writes),
     projects: new SqlProjectsStore(db, writes),
     projectQueries: new SqlProjectQueriesStore(db, writes),

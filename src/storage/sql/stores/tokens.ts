@@ -102,9 +102,11 @@ export class SqlTokensStore implements TokensStore {
     return row && toToken(row);
   }
 
-  async list(filter: { userId?: number; impersonation?: boolean }): Promise<TokenRecord[]> {
+  async list(filter: { userId?: number; userIds?: readonly number[]; impersonation?: boolean }): Promise<TokenRecord[]> {
+    if (filter.userIds?.length === 0) return [];
     let query = this.db.selectFrom('personal_tokens').select(COLUMNS);
     if (filter.userId !== undefined) query = query.where('user_id', '=', filter.userId);
+    if (filter.userIds !== undefined) query = query.where('user_id', 'in', filter.userIds);
     if (filter.impersonation !== undefined) query = query.where('impersonation', '=', filter.impersonation ? 1 : 0);
     return (await query.orderBy('id').execute()).map(toToken);
   }

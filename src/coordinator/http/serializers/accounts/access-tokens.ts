@@ -1,5 +1,6 @@
 import type { TokenRecord, TokenScope } from '../../../../storage/types-tokens.ts';
 import type { AccessTokenView } from '../../../services/accounts/access-tokens.ts';
+import type { ResourceTokenView } from '../../../services/accounts/resource-access-tokens.ts';
 
 export interface AccessTokenJson {
   id: number;
@@ -35,4 +36,17 @@ export function serializeAccessToken(token: TokenRecord, active: boolean, option
 /** A token of the service's answer; `impersonation` on the impersonation-token routes. */
 export function serializeAccessTokenView(view: AccessTokenView, options: { impersonation?: boolean } = {}): AccessTokenJson {
   return serializeAccessToken(view.token, view.active, { impersonation: options.impersonation, secret: view.secret });
+}
+
+/** GitLab's ResourceAccessToken entity: a personal token's fields, when it was last used (not tracked: null) and its bot's level. */
+export interface ResourceAccessTokenJson extends AccessTokenJson {
+  last_used_at: string | null;
+  access_level: number | null;
+}
+
+export function serializeResourceAccessToken(view: ResourceTokenView): ResourceAccessTokenJson {
+  const { token: secret, ...fields } = serializeAccessToken(view.token, view.active, { secret: view.secret });
+  const json: ResourceAccessTokenJson = { ...fields, last_used_at: null, access_level: view.accessLevel };
+  if (secret !== undefined) json.token = secret;
+  return json;
 }

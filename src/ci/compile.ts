@@ -88,6 +88,7 @@ async function compileMerged(config: PlainObject, context: CompileContext, limit
   if (!context.ignoreSkipCi && SKIP_CI.test(context.commitMessage ?? '')) {
     return emptyResult('skipped', declaredStages, sink, 'Pipeline skipped by [ci skip] in the commit message.', []);
   }
+  if (!context.ignoreSkipCi && context.skipCi === true) return emptyResult('skipped', declaredStages, sink, 'Pipeline skipped by the ci.skip push option.', []);
   if (workflow.filtered) return emptyResult('filtered', declaredStages, sink, WORKFLOW_FILTERED, []);
 
   const definitions: JobDefinition[] = [];

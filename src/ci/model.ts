@@ -135,6 +135,8 @@ export interface CompileContext {
   configPath?: string;
   /** Do not honour `[ci skip]` in the commit message. */
   ignoreSkipCi?: boolean;
+  /** GitLab's `ci.skip` push option: the pipeline is saved `skipped`, as for `[ci skip]`. */
+  skipCi?: boolean;
   limits?: Partial<CompileLimits>;
   /**
    * A merge request pipeline's request (source `merge_request_event`): `ref` is then its source

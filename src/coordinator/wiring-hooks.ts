@@ -77,7 +77,8 @@ export function buildHookDeliveries(context: CoordinatorContext, options: HookDe
   const hookWorker: HookWorker = thread ?? inProcessHookWorker(sending.worker);
   const events = new HookEventRecorder({
     deliveries: sending.deliveries, projects: stores.projects, namespaces: stores.namespaces, users: stores.users, labels: stores.labels, mergeRequests: stores.mergeRequests, notes: stores.notes,
-    jobs: stores.jobs, runners: stores.runners, deployments: stores.deployments, environments: stores.environments, repositories: context.repositories, externalUrl: context.config.externalUrl, logger: context.logger,
+    jobs: stores.jobs, runners: stores.runners, deployments: stores.deployments, environments: stores.environments, repositories: context.repositories, pipelines: stores.pipelines,
+    externalUrl: context.config.externalUrl, logger: context.logger,
   });
   return { hookDeliveries: sending.deliveries, hookWorker, hookEvents: events, hookPayloads: sending.payloads };
 }

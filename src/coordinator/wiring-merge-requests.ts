@@ -39,7 +39,7 @@ export function buildMergeRequestServices(context: CoordinatorContext, planning:
   const visibleMergeRequests = new VisibleMergeRequests({ lookup, mergeRequests: stores.mergeRequests, mergeRequestPermissions });
   const mergeRequestViews = new MergeRequestViews({
     mergeRequests: stores.mergeRequests, milestones: stores.milestones, users: stores.users, projects: stores.projects, namespaces: stores.namespaces, notes: stores.notes, awardEmoji: stores.awardEmoji,
-    repositories,
+    repositories, pipelines: stores.pipelines,
   });
   const fields = new MergeRequestFields({ projects: stores.projects, branchTips, issueFields: planning.issueFields });
   const scope = { namespaces: stores.namespaces, members: stores.members, projectQueries: stores.projectQueries, groupGroupLinks: stores.groupGroupLinks };

@@ -127,7 +127,7 @@ export const ERROR_CATALOGUE = {
   GANTRY_E_MERGE_REQUEST_NOT_MERGEABLE: 'The merge request cannot be merged now: not open, a draft, or its required pipeline has not succeeded.',
   GANTRY_E_MERGE_REQUEST_BRANCH_UNMERGEABLE: 'The source does not merge into the target: conflicts, or not fast-forwardable under a fast-forward merge method.',
   GANTRY_E_MERGE_REQUEST_SHA_MISMATCH: 'The `sha` given is not the tip of the source branch.',
-  GANTRY_E_MERGE_REQUEST_REBASE_FORBIDDEN: 'The source branch of the merge request to rebase is gone, or the caller may not push to it.',
+  GANTRY_E_MERGE_REQUEST_REBASE_FORBIDDEN: 'The source branch of the merge request to rebase is gone, the caller may not push to it, or it is protected from force pushes.',
   GANTRY_E_MERGE_REQUEST_REBASE_REFUSED: 'The merge request to rebase is not open.',
   GANTRY_E_MERGE_REQUEST_PIPELINE_REFUSED: 'No pipeline can be created for the merge request (it has no commits yet, or is closed or merged).',
   GANTRY_E_MILESTONE_RECORD_NOT_FOUND: 'The project or group has no milestone of that id.',

@@ -73,6 +73,31 @@ describe('merge requests as danger-js and renovate call them', () => {
     assert.equal(merge.json.state, 'merged');
   });
 
+  it('renovate: with pipelines required, the automerge poll sees ci_still_running while the pipeline runs, then merge waits for it', async () => {
+    const settings = await gantry.api('PUT', `/projects/${repo}`, { body: { only_allow_merge_if_pipeline_succeeds: true } });
+    assert.equal(settings.status, 200, settings.text);
+    const head = await fixture.branch('renovate/express-5.x');
+    const created = await gantry.api('POST', `/projects/${repo}/merge_requests`, { body: { source_branch: 'renovate/express-5.x', target_branch: 'main', remove_source_branch: true, title: 'Update express' } });
+    assert.equal(created.status, 201, created.text);
+    const number = Number(created.json.iid);
+    const running = await gantry.api('POST', `/projects/${repo}/statuses/${head}`, { body: { state: 'running', ref: 'renovate/express-5.x', name: 'renovate/ci' } });
+    assert.equal(running.status, 201, running.text);
+    // tryPrAutomerge's poll: detailed_merge_status in [mergeable, ci_still_running, not_approved] (and a pipeline; it merges after its retries regardless).
+    let poll = await gantry.api('GET', `/projects/${repo}/merge_requests/${number}`);
+    for (let attempt = 0; attempt < 50 && ['unchecked', 'checking'].includes(String(poll.json.detailed_merge_status)); attempt += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      poll = await gantry.api('GET', `/projects/${repo}/merge_requests/${number}`);
+    }
+    assert.equal(poll.json.detailed_merge_status, 'ci_still_running', poll.text);
+    const merge = await gantry.api('PUT', `/projects/${repo}/merge_requests/${number}/merge`, { body: { should_remove_source_branch: true, merge_when_pipeline_succeeds: true } });
+    assert.equal(merge.status, 200, merge.text);
+    assert.deepEqual([merge.json.state, merge.json.merge_when_pipeline_succeeds], ['opened', true]);
+    // mergePr (no automerge): a required pipeline still running is GitLab's 405.
+    const now = await gantry.api('PUT', `/projects/${repo}/merge_requests/${number}/merge`, { body: { should_remove_source_branch: true } });
+    assert.equal(now.status, 405, now.text);
+    assert.equal((await gantry.api('PUT', `/projects/${repo}`, { body: { only_allow_merge_if_pipeline_succeeds: false } })).status, 200);
+  });
+
   it('renovate: updatePr, assignees in the query string, reviewers, labels', async () => {
     await fixture.branch('renovate/react-18.x');
     const created = await fixture.open({ source_branch: 'renovate/react-18.x', target_branch: 'main', title: 'Update react' });

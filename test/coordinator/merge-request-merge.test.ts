@@ -72,7 +72,7 @@ describe('merging merge requests (PUT .../merge)', () => {
     assert.equal(await fixture.git(project.gitDir, ['rev-list', '--parents', '-n1', tip]), `${tip} ${base} ${squash}`);
   });
 
-  it('answers 409 for a stale sha, 405 for a closed or draft request, and 406 on conflicts, leaving the request open', async () => {
+  it('answers 409 for a stale sha, 405 for a closed or draft request, and 406 on conflicts (a stale sha too), leaving the request open', async () => {
     const head = await fixture.commit(project.id, 'guarded', { 'g.txt': 'g\n' }, { startBranch: 'main' });
     const guarded = await fixture.openRequest(project.id, 'guarded');
     const stale = await fixture.merge(project.id, guarded.iid, { sha: 'a'.repeat(40) });
@@ -98,6 +98,9 @@ describe('merging merge requests (PUT .../merge)', () => {
     const conflict = await fixture.merge(project.id, conflicting.iid);
     assert.equal(conflict.status, 406);
     assert.deepEqual(conflict.json, { message: 'Branch cannot be merged' });
+    // GitLab's `mergeable?` (conflicts: 406) runs before the sha guard (409).
+    const staleConflict = await fixture.merge(project.id, conflicting.iid, { sha: 'a'.repeat(40) });
+    assert.deepEqual([staleConflict.status, staleConflict.json], [406, { message: 'Branch cannot be merged' }], staleConflict.text);
     assert.equal(await fixture.git(project.gitDir, ['rev-parse', 'refs/heads/main']), before);
     const after = await fixture.gantry.coordinator.context.stores.mergeRequests.findByIid(project.id, conflicting.iid);
     assert.equal(after?.state, 'opened', 'the merge lock is released');

@@ -12,6 +12,8 @@ export interface PushEvent {
   /** 40 zeros when the ref was deleted. */
   after: string;
   user_id: number | null;
+  /** GitLab's `ci.skip` push option (only the rebase API sets it): the push's pipelines are saved `skipped`. */
+  ci_skip?: boolean;
 }
 
 /** A project and its repository are gone; listeners drop what hangs off it (deploy keys, ...). */

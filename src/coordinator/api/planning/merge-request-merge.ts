@@ -24,7 +24,7 @@ const MergeBody = Type.Object({
 });
 
 const RebaseBody = Type.Object({
-  skip_ci: Type.Optional(Param.boolean({ description: 'Accepted; the rebase push runs pipelines as any push (push options are not supported)' })),
+  skip_ci: Type.Optional(Param.boolean({ description: 'Push the rebase with the ci.skip option: its branch and merge request pipelines are saved skipped' })),
 });
 
 /**
@@ -52,7 +52,7 @@ export function mergeRequestMergeRoutes(services: CoordinatorServices, edge: Edg
 
     // GitLab queues the rebase and answers at once; here it is done when this answers, so nothing is in progress.
     api.put('/projects/:id/merge_requests/:merge_request_iid/rebase', { schema: { summary: 'Rebase the source branch onto the target branch', tags: ['merge_requests'], params: MergeRequestPath, body: RebaseBody } }, async (request, reply) => {
-      await mergeRequestRebase.rebase(request.params.id, requireActor(request), request.params.merge_request_iid);
+      await mergeRequestRebase.rebase(request.params.id, requireActor(request), request.params.merge_request_iid, { skipCi: request.body?.skip_ci === true });
       return reply.code(202).send({ rebase_in_progress: false });
     });
 

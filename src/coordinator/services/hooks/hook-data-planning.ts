@@ -3,6 +3,7 @@ import type { MergeRequestRecord } from '../../../storage/types-merge-requests.t
 import type { NoteRecord } from '../../../storage/types-notes.ts';
 import type { IssueRecord, LabelRecord } from '../../../storage/types-planning.ts';
 import { detailedMergeStatus } from '../planning/merge-requests/detailed-merge-status.ts';
+import type { CiMergeCheck } from '../planning/merge-requests/ci-merge-check.ts';
 import { changesBetween, humanDuration, projectHookData, projectWebUrl, repositoryHookData, userHookData, type HookProject } from './hook-data-common.ts';
 
 /** GitLab's `object_attributes.action` of issue and merge request hooks. */
@@ -25,6 +26,8 @@ export interface HookMergeRequest {
   blockingDiscussionsResolved: boolean;
   /** GitLab's `should_be_rebased?` (rebase-status.ts); read for the request as it is now. */
   needsRebase: boolean;
+  /** GitLab's CI check of the head pipeline (ci-merge-check.ts); read for the request as it is now. */
+  ciCheck: CiMergeCheck;
 }
 
 const STATE_IDS: Record<string, number> = { opened: 1, closed: 2, merged: 3, locked: 4 };

@@ -1,7 +1,7 @@
 import type { Logger } from '../../../shared/logger.ts';
 import type { NamespacesStore, ProjectRecord, ProjectsStore, UserRecord, UsersStore } from '../../../storage/types.ts';
 import type { GitCommit, RepositoryManager } from '../../../storage/git/types.ts';
-import type { PipelineRecord } from '../../../storage/types-ci.ts';
+import type { PipelineRecord, PipelinesStore } from '../../../storage/types-ci.ts';
 import type { CiJobsStore, JobRecord } from '../../../storage/types-ci-jobs.ts';
 import type { NoteRecord, NotesStore } from '../../../storage/types-notes.ts';
 import type { MergeRequestRecord, MergeRequestsStore } from '../../../storage/types-merge-requests.ts';
@@ -20,6 +20,7 @@ import type { HookProject } from './hook-data-common.ts';
 import { DEPLOYMENT_HOOK_STATUSES, deploymentHookData, jobHookData, pipelineHookData, PIPELINE_HOOK_MAX_BUILDS } from './hook-data-ci.ts';
 import type { DeploymentsStore, EnvironmentRecord, EnvironmentsStore } from '../../../storage/types-environments.ts';
 import { needingRebase } from '../planning/merge-requests/rebase-status.ts';
+import { failingCiChecks } from '../planning/merge-requests/ci-merge-check.ts';
 import { issueAttributes, issueHookData, mergeRequestAction, mergeRequestAttributes, mergeRequestHookData, noteHookData, type HookAction, type HookIssue, type HookMergeRequest } from './hook-data-planning.ts';
 import type { HookDeliveries } from './hook-deliveries.ts';
 import { TRIGGERS } from './hook-payloads.ts';
@@ -37,6 +38,7 @@ export interface HookEventRecorderDeps {
   deployments: Pick<DeploymentsStore, 'findByJob'>;
   environments: Pick<EnvironmentsStore, 'findInProject' | 'findByName'>;
   repositories: Pick<RepositoryManager, 'exists' | 'open'>;
+  pipelines: Pick<PipelinesStore, 'findById' | 'latestFor'>;
   externalUrl: string;
   logger: Logger;
 }
@@ -240,10 +242,11 @@ export class HookEventRecorder implements IssueObserver, MergeRequestObserver, M
 
   /** The request's relations by id; `project` is its target, whose setting says whether its unresolved threads block it. */
   private async fromSnapshot(snapshot: MergeRequestSnapshot, project: ProjectRecord): Promise<HookMergeRequest> {
-    const [users, unresolved, rebaseNeeded] = await Promise.all([
+    const [users, unresolved, rebaseNeeded, ciChecks] = await Promise.all([
       this.usersById([...snapshot.assigneeIds, ...snapshot.reviewerIds]),
       project.only_allow_merge_if_all_discussions_are_resolved ? this.deps.notes.unresolvedDiscussionCounts([snapshot.record.id]) : Promise.resolve(new Map<number, number>()),
       needingRebase(this.deps.repositories, new Map([[project.id, project]]), [snapshot.record]),
+      failingCiChecks(this.deps.pipelines, new Map([[project.id, project]]), [snapshot.record]),
     ]);
     return {
       record: snapshot.record,
@@ -252,6 +255,7 @@ export class HookEventRecorder implements IssueObserver, MergeRequestObserver, M
       reviewers: snapshot.reviewerIds.flatMap((id) => users.get(id) ?? []),
       blockingDiscussionsResolved: (unresolved.get(snapshot.record.id) ?? 0) === 0,
       needsRebase: rebaseNeeded.has(snapshot.record.id),
+      ciCheck: ciChecks.get(snapshot.record.id) ?? 'passed',
     };
   }
 

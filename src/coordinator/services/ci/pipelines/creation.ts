@@ -54,6 +54,8 @@ export interface PipelineCreationInput {
    */
   saveOnErrors: boolean;
   ignoreSkipCi?: boolean;
+  /** GitLab's `ci.skip` push option (a rebase with `skip_ci`): saved `skipped` like `[ci skip]`. */
+  skipCi?: boolean;
   /**
    * Runs inside the creating transaction with the saved pipeline (a task completes itself
    * there: a rerun does not create twice; a bridge takes its status there).
@@ -232,6 +234,7 @@ export class PipelineCreation {
       files: this.filesFor(input, new GitRepositoryReader(this.deps, target.repository, target.sha, input.user, input.compareRefs)),
       configPath,
       ignoreSkipCi: input.ignoreSkipCi ?? false,
+      ...(input.skipCi === true ? { skipCi: true } : {}),
       limits: this.deps.limits,
       ...(input.inputs ? { inputs: input.inputs, ...(input.inputsAreText ? { inputsAreText: true } : {}) } : {}),
       ...(this.deps.server ? { server: this.deps.server } : {}),

@@ -23,6 +23,8 @@ export interface MergeRequestPipelineTask {
   /** The head the refresh saw: a request moved on since gets the pipeline of its next refresh. */
   sha: string;
   userId: number | null;
+  /** The push's `ci.skip` option (GitLab passes push options to merge request pipelines since 15.1). */
+  ciSkip?: true;
 }
 
 export interface MergeRequestPipelinesDeps {
@@ -49,7 +51,7 @@ export class MergeRequestPipelines implements MergeRequestObserver {
   async mergeRequestRefreshed(refreshed: MergeRequestRefreshed): Promise<void> {
     const request = refreshed.mergeRequest;
     if (refreshed.sourceMoved && request.state === 'opened' && request.head_sha !== null) {
-      const payload: MergeRequestPipelineTask = { mergeRequestId: request.id, sha: request.head_sha, userId: refreshed.actor?.id ?? null };
+      const payload: MergeRequestPipelineTask = { mergeRequestId: request.id, sha: request.head_sha, userId: refreshed.actor?.id ?? null, ...(refreshed.ciSkip === true ? { ciSkip: true as const } : {}) };
       await this.deps.queue.enqueue({ kind: MERGE_REQUEST_PIPELINE_TASK, payload, maxAttempts: 10, dedupeKey: `${MERGE_REQUEST_PIPELINE_TASK}:${request.id}:${request.head_sha}` });
     }
     // The branch pipeline of the new head may exist already.
@@ -67,7 +69,7 @@ export class MergeRequestPipelines implements MergeRequestObserver {
       if (!project || project.pending_delete) return;
       const user = due.userId === null ? null : ((await this.deps.users.findById(due.userId)) ?? null);
       try {
-        await this.deps.creation.create({ ...(await this.inputFor(project, request, user)), saveOnErrors: true, inTransaction: completing(task) });
+        await this.deps.creation.create({ ...(await this.inputFor(project, request, user)), saveOnErrors: true, skipCi: due.ciSkip === true, inTransaction: completing(task) });
       } catch (error) {
         if (!isNoPipelineRefusal(error)) throw error;
         this.deps.logger.info({ project: project.id, mergeRequest: request.iid, sha: due.sha, code: error.code, reason: error.message }, 'merge request creates no pipeline');

@@ -20,6 +20,8 @@ export interface PushPipelineTask {
   before: string;
   after: string;
   userId: number | null;
+  /** The push's `ci.skip` option. */
+  ciSkip?: true;
 }
 
 export interface PushPipelinesDeps {
@@ -43,7 +45,7 @@ export class PushPipelines {
 
   async record(push: PushEvent): Promise<void> {
     if (push.after === ZERO_SHA || !/^refs\/(heads|tags)\//.test(push.ref)) return;
-    const payload: PushPipelineTask = { projectId: push.project_id, ref: push.ref, before: push.before, after: push.after, userId: push.user_id };
+    const payload: PushPipelineTask = { projectId: push.project_id, ref: push.ref, before: push.before, after: push.after, userId: push.user_id, ...(push.ci_skip === true ? { ciSkip: true as const } : {}) };
     await this.deps.queue.enqueue({ kind: PUSH_PIPELINE_TASK, payload, maxAttempts: 10, dedupeKey: `${PUSH_PIPELINE_TASK}:${push.project_id}:${push.ref}:${push.after}` });
   }
 
@@ -62,6 +64,7 @@ export class PushPipelines {
         beforeSha: push.before,
         changedPaths: await this.changedPaths(push),
         saveOnErrors: true,
+        skipCi: push.ciSkip === true,
         inTransaction: completing(task),
       };
       try {

@@ -78,7 +78,7 @@ export class MergeService {
     return { repository, sourceSha, targetSha: target.commit.id };
   }
 
-  /** The checks every merge runs, immediate or waiting for its pipeline: state, pipeline rule, threads, rebase, sha guard. */
+  /** The checks every merge runs, immediate or waiting for its pipeline: state, pipeline rule, threads, conflicts, rebase, sha guard. */
   async check(project: ProjectRecord, mergeRequest: MergeRequestRecord, options: MergeOptions, waitsForPipeline: boolean): Promise<Tips> {
     checkLengths(MESSAGE_LIMITS, { merge_commit_message: options.mergeCommitMessage, squash_commit_message: options.squashCommitMessage });
     if (mergeRequest.state !== 'opened') throw notMergeable();
@@ -86,7 +86,8 @@ export class MergeService {
     const pipeline = await headPipelineOf(this.deps.pipelines, mergeRequest, tips.sourceSha);
     assertMergeableState(project, mergeRequest, pipeline, waitsForPipeline);
     if (project.only_allow_merge_if_all_discussions_are_resolved && (await this.unresolvedDiscussions(mergeRequest)) > 0) throw notMergeable();
-    // GitLab's `mergeable?` refuses a source that needs a rebase (406) before it compares the sha (409).
+    // GitLab's `mergeable?` refuses a merge that conflicts or a source that needs a rebase (406) before it compares the sha (409).
+    if (!(await tips.repository.mergeTree(tips.targetSha, tips.sourceSha)).clean) throw branchCannotBeMerged();
     if (fastForwardRequired(project) && !(await tips.repository.isAncestor(tips.targetSha, tips.sourceSha))) throw branchCannotBeMerged();
     if (options.sha !== undefined && options.sha !== tips.sourceSha) throw new GantryError('GANTRY_E_MERGE_REQUEST_SHA_MISMATCH', MERGE_MESSAGES.shaMismatch(options.sha));
     return tips;

@@ -35,6 +35,8 @@ export interface MergeRequestRefreshed {
   actor: UserRecord | null;
   /** A push to the source of an existing head: its commits not in the previous head, newest first (at most ADDED_COMMITS_LISTED). */
   addedCommits?: readonly GitCommit[];
+  /** The push carried GitLab's `ci.skip` option: its merge request pipeline is saved `skipped`. */
+  ciSkip?: boolean;
 }
 
 /** A merge request merged: its merge commit (or fast-forward, or squash) is on the target branch. */

@@ -10,6 +10,7 @@ import type { VisibleMergeRequests } from './visible.ts';
 export const REBASE_MESSAGES = {
   sourceMissing: 'Source branch does not exist',
   cannotPush: 'Cannot push to source branch',
+  forcePushProtected: 'Source branch is protected from force push',
   /** Stored as the request's `merge_error` when the rebase fails, as GitLab's REBASE_ERROR. */
   failed: 'Rebase failed: Rebase locally, resolve all conflicts, then push the branch.',
 } as const;
@@ -19,7 +20,7 @@ export interface MergeRequestRebaseDeps {
   mergeRequests: Pick<MergeRequestsStore, 'update'>;
   projects: Pick<ProjectsStore, 'findById'>;
   repositories: Pick<RepositoryManager, 'exists' | 'open'>;
-  branchRules: Pick<ProtectedBranchesService, 'canPush'>;
+  branchRules: Pick<ProtectedBranchesService, 'canPush' | 'isProtected' | 'allowsForcePush'>;
   events: Pick<CoordinatorEvents, 'publishPush'>;
 }
 
@@ -34,12 +35,18 @@ export interface MergeRequestRebaseDeps {
 export class MergeRequestRebase {
   constructor(private readonly deps: MergeRequestRebaseDeps) {}
 
-  async rebase(projectRef: string, actor: UserRecord, iid: number): Promise<void> {
+  /** `skipCi`: the rebased push carries GitLab's `ci.skip` push option (its pipelines are saved `skipped`). */
+  async rebase(projectRef: string, actor: UserRecord, iid: number, options: { skipCi: boolean } = { skipCi: false }): Promise<void> {
     const { project, mergeRequest } = await this.deps.visible.find(projectRef, actor, iid);
     const source = await this.sourceOf(project, mergeRequest);
-    if (!(await this.deps.branchRules.canPush(source.project, actor, mergeRequest.source_branch))) throw refused(REBASE_MESSAGES.cannotPush);
+    const { branchRules } = this.deps;
+    if (!(await branchRules.canPush(source.project, actor, mergeRequest.source_branch))) throw refused(REBASE_MESSAGES.cannotPush);
+    // GitLab's `permits_force_push?`: an unprotected branch, or a rule that allows force pushes.
+    if ((await branchRules.isProtected(source.project, mergeRequest.source_branch)) && !(await branchRules.allowsForcePush(source.project, mergeRequest.source_branch))) {
+      throw refused(REBASE_MESSAGES.forcePushProtected);
+    }
     if (mergeRequest.state !== 'opened') throw new GantryError('GANTRY_E_MERGE_REQUEST_REBASE_REFUSED');
-    const rebased = await this.replay(project, mergeRequest, source, actor);
+    const rebased = await this.replay(project, mergeRequest, source, actor, options.skipCi);
     await this.deps.mergeRequests.update(mergeRequest.id, { merge_error: rebased ? null : REBASE_MESSAGES.failed }, {});
   }
 
@@ -55,7 +62,7 @@ export class MergeRequestRebase {
   }
 
   /** True when the branch now contains the target's tip (moved, or there already). */
-  private async replay(project: ProjectRecord, mergeRequest: MergeRequestRecord, source: { project: ProjectRecord; repository: GitRepository; tip: string }, actor: UserRecord): Promise<boolean> {
+  private async replay(project: ProjectRecord, mergeRequest: MergeRequestRecord, source: { project: ProjectRecord; repository: GitRepository; tip: string }, actor: UserRecord, skipCi: boolean): Promise<boolean> {
     const target = await this.deps.repositories.open(project.id).branch(mergeRequest.target_branch);
     if (!target) return false;
     const onto = target.commit.id;
@@ -64,7 +71,8 @@ export class MergeRequestRebase {
     if (await source.repository.isAncestor(onto, source.tip)) return true;
     const outcome = await source.repository.rebase({ branch: mergeRequest.source_branch, branchSha: source.tip, onto, committer: { name: actor.name, email: actor.email } });
     if (outcome.kind !== 'rebased') return false;
-    await this.deps.events.publishPush({ project_id: source.project.id, ref: `refs/heads/${mergeRequest.source_branch}`, before: source.tip, after: outcome.tip, user_id: actor.id });
+    const push = { project_id: source.project.id, ref: `refs/heads/${mergeRequest.source_branch}`, before: source.tip, after: outcome.tip, user_id: actor.id };
+    await this.deps.events.publishPush(skipCi ? { ...push, ci_skip: true } : push);
     return true;
   }
 }

@@ -42,7 +42,7 @@ export class MergeRequestRefresher implements MergeRequestObserver {
    * changed, or always with `announceSourceMoved` (a new or reopened request). A source branch
    * that is gone leaves the request's head as it was (GitLab keeps it too).
    */
-  async refresh(mergeRequest: MergeRequestRecord, project: ProjectRecord, actor: UserRecord | null, options: { announceSourceMoved?: boolean } = {}): Promise<MergeRequestRecord> {
+  async refresh(mergeRequest: MergeRequestRecord, project: ProjectRecord, actor: UserRecord | null, options: { announceSourceMoved?: boolean; ciSkip?: boolean } = {}): Promise<MergeRequestRecord> {
     const head = (await this.sourceTip(mergeRequest, project)) ?? mergeRequest.head_sha;
     const repository = this.deps.repositories.open(project.id);
     const changes: MergeRequestChanges = { merge_status: uncheckedAfter(mergeRequest.merge_status) };
@@ -58,7 +58,7 @@ export class MergeRequestRefresher implements MergeRequestObserver {
     const previous = mergeRequest.head_sha;
     // A new or reopened request has no previous version to add to (GitLab notes none then).
     const addedCommits = options.announceSourceMoved !== true && head !== null && previous !== null && head !== previous ? await repository.newCommits(head, [previous], ADDED_COMMITS_LISTED) : [];
-    await announceMergeRequestRefreshed(this.deps.observers, { project, mergeRequest: refreshed, sourceMoved, actor, addedCommits });
+    await announceMergeRequestRefreshed(this.deps.observers, { project, mergeRequest: refreshed, sourceMoved, actor, addedCommits, ...(options.ciSkip === true ? { ciSkip: true } : {}) });
     return refreshed;
   }
 
@@ -103,7 +103,7 @@ export class MergeRequestRefresher implements MergeRequestObserver {
       try {
         const project = await projectOf(mergeRequest.project_id);
         if (!project || project.pending_delete) continue;
-        if (kind === 'refresh') await this.refresh(mergeRequest, project, pusher);
+        if (kind === 'refresh') await this.refresh(mergeRequest, project, pusher, { ciSkip: push.ci_skip === true });
         else if (!(await mergeIfPushed(this.deps, this.deps.repositories.open(project.id), project, mergeRequest, push, pusher))) await this.recheck(mergeRequest, project, pusher);
       } catch (error) {
         this.deps.logger.error({ err: error, mergeRequestId: mergeRequest.id, projectId: mergeRequest.project_id }, `merge request ${kind} after a push failed`);

@@ -5,7 +5,9 @@ import type { AwardEmojiStore } from '../../../../storage/types-award-emoji.ts';
 import type { LabelRecord, MilestoneRecord, MilestonesStore } from '../../../../storage/types-planning.ts';
 import type { RepositoryManager } from '../../../../storage/git/types.ts';
 import type { MergeRequestSnapshot } from './observers.ts';
+import type { PipelinesStore } from '../../../../storage/types-ci.ts';
 import { needingRebase } from './rebase-status.ts';
+import { failingCiChecks, type CiMergeCheck } from './ci-merge-check.ts';
 
 /** A merge request with what its answer shows, gathered for a whole page at once. */
 export interface MergeRequestView {
@@ -32,6 +34,8 @@ export interface MergeRequestView {
   blockingDiscussionsResolved: boolean;
   /** GitLab's `should_be_rebased?`, asked of git only for a request otherwise mergeable (rebase-status.ts). */
   needsRebase: boolean;
+  /** GitLab's CI check, asked only for a request otherwise mergeable in a project that requires a pipeline (ci-merge-check.ts). */
+  ciCheck: CiMergeCheck;
 }
 
 export interface MergeRequestViewsDeps {
@@ -43,6 +47,7 @@ export interface MergeRequestViewsDeps {
   namespaces: Pick<NamespacesStore, 'findByIds'>;
   notes: Pick<NotesStore, 'userNoteCounts' | 'unresolvedDiscussionCounts'>;
   repositories: Pick<RepositoryManager, 'exists' | 'open'>;
+  pipelines: Pick<PipelinesStore, 'findById' | 'latestFor'>;
 }
 
 const present = <T>(value: T | null): T[] => (value === null ? [] : [value]);
@@ -50,7 +55,8 @@ const present = <T>(value: T | null): T[] => (value === null ? [] : [value]);
 /**
  * The views of a page of merge requests in ten statements whatever its size: labels,
  * assignees, reviewers, milestones, projects, votes, note counts and unresolved threads, then
- * users and namespaces (and, beside them, git's answer for requests that may need a rebase).
+ * users and namespaces (and, beside them, git's answer for requests that may need a rebase and the
+ * head pipelines of requests whose project requires one to succeed).
  */
 export class MergeRequestViews {
   constructor(private readonly deps: MergeRequestViewsDeps) {}
@@ -79,10 +85,11 @@ export class MergeRequestViews {
       ...(assignees.get(record.id) ?? []), ...(reviewers.get(record.id) ?? []),
     ]);
     const namespaceIds = [...projectList.map((project) => project.namespace_id), ...milestoneList.flatMap((milestone) => present(milestone.group_id))];
-    const [userList, namespaceList, rebaseNeeded] = await Promise.all([
+    const [userList, namespaceList, rebaseNeeded, ciChecks] = await Promise.all([
       deps.users.findByIds([...new Set(userIds)]),
       deps.namespaces.findByIds([...new Set(namespaceIds)]),
       needingRebase(deps.repositories, projects, records),
+      failingCiChecks(deps.pipelines, projects, records),
     ]);
     const users = new Map(userList.map((user) => [user.id, user]));
     const namespaces = new Map(namespaceList.map((namespace) => [namespace.id, namespace.full_path]));
@@ -112,6 +119,7 @@ export class MergeRequestViews {
         unresolvedDiscussions,
         blockingDiscussionsResolved: !requiresResolved || unresolvedDiscussions === 0,
         needsRebase: rebaseNeeded.has(record.id),
+        ciCheck: ciChecks.get(record.id) ?? 'passed',
       };
     });
   }

@@ -76,6 +76,7 @@ interface CoordinatorCore {
   /** The CI services, whose background work (task worker, schedules) runs from open to close. */
   ci: CiServices;
   jobRequestLongPollSeconds: number | undefined;
+  packageFileLimit: number | undefined;
   shutdownGraceMs: number;
   /** Health checks, metrics and the allow-list of their endpoints. */
   monitoring: Monitoring;
@@ -188,6 +189,7 @@ async function openCoordinator(options: CoordinatorOptions, logger: Logger): Pro
     requestArrived: database.requestArrived,
     ci,
     jobRequestLongPollSeconds: options.jobRequestLongPollSeconds,
+    packageFileLimit: options.packageFileLimit,
     shutdownGraceMs: options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS,
     monitoring,
     async close() {
@@ -246,7 +248,7 @@ async function mountCoordinator(instance: FastifyInstance, core: CoordinatorCore
   // Several coordinators count against one limit: the counters live in the database.
   await instance.register(rateLimit, { global: false, ...(context.dialect === 'postgres' ? { store: sharedThrottleCounters(context.stores.throttleCounters) } : {}) });
   const throttles = new RequestThrottles(instance, () => context.settings.values(), () => context.settings.peek());
-  const services = buildServices(context, core.ci, { jobRequestLongPollSeconds: core.jobRequestLongPollSeconds });
+  const services = buildServices(context, core.ci, { jobRequestLongPollSeconds: core.jobRequestLongPollSeconds, packageFileLimit: core.packageFileLimit });
 
   instance.decorateRequest('actor', null);
   instance.decorateRequest('credentialUser', null);

@@ -39,6 +39,8 @@ export interface CoordinatorOptions {
   anonymousBodyLimit?: number;
   /** Largest file of a multipart upload (streamed to disk). Default 1 GiB. */
   uploadBodyLimit?: number;
+  /** Largest generic package file (streamed to disk; 400 `File is too large` past it). Default 5 GiB, as GitLab's generic_packages_max_file_size. */
+  packageFileLimit?: number;
   /** Checks CI job tokens for git over HTTP (`gitlab-ci-token`); by default those of running jobs (their own project only). */
   jobTokenVerifier?: JobTokenVerifier;
   /** Keep answers of frequent reads until the database changes (SQLite only). Default true. */

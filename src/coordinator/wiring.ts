@@ -38,12 +38,13 @@ import { JobQueueMetrics } from './services/monitoring/job-queue.ts';
 import { buildIntegrationServices } from './wiring-integrations.ts';
 import { buildHookServices } from './wiring-hooks.ts';
 import { buildActivityServices } from './wiring-activity.ts';
+import { buildPackageServices, packageFileBlobs } from './wiring-packages.ts';
 
 /**
  * The services of the API, each built with the narrow stores and collaborators it needs
  * (the second half of app.ts's wiring; nothing else builds services).
  */
-export function buildServices(context: CoordinatorContext, ci: CiServices = buildCiServices(context), edge: { jobRequestLongPollSeconds?: number } = {}) {
+export function buildServices(context: CoordinatorContext, ci: CiServices = buildCiServices(context), edge: { jobRequestLongPollSeconds?: number; packageFileLimit?: number } = {}) {
   const { stores, lookup, permissions } = context;
   const namespaces = new NamespacesService({ namespaces: stores.namespaces, groupQueries: stores.groupQueries, members: stores.members, lookup, permissions });
   const projectsArea = buildProjectsArea(context, namespaces);
@@ -72,6 +73,7 @@ export function buildServices(context: CoordinatorContext, ci: CiServices = buil
     ...buildIntegrationServices(context),
     ...buildHookServices(context, ci),
     ...uploadServices(context),
+    ...buildPackageServices(context, ci.jobTokenAccess, edge.packageFileLimit),
     readCache: context.readCache,
   };
 }
@@ -136,6 +138,7 @@ function groupsAndUsersServices(context: CoordinatorContext, transfer: ProjectTr
     accounts: context.accounts,
     externalUrl: context.config.externalUrl,
     avatarFiles: avatarFiles(context),
+    packageFiles: packageFileBlobs(context),
   });
   const users = new UsersService({
     users: stores.users,
@@ -228,6 +231,7 @@ export function buildProjectsService(context: CoordinatorContext): ProjectsServi
     permissions,
     instanceId: context.instance.id,
     avatarFiles: avatarFiles(context),
+    packageFiles: packageFileBlobs(context),
     defaultBranch: new DefaultBranchOnCreation({ projects: stores.projects, repositories, protectedBranches: context.protectedBranches }),
   });
 }

@@ -57,6 +57,8 @@ export const ERROR_CATALOGUE = {
   GANTRY_E_PROTECTED_TAG_NOT_FOUND: 'No tag protection rule of that name.',
   GANTRY_E_RELEASE_NOT_FOUND: 'No release for that tag.',
   GANTRY_E_RELEASE_LINK_NOT_FOUND: 'No asset link of that id or file path in the release.',
+  GANTRY_E_PACKAGE_NOT_FOUND: 'No package of that id, or of that name and version, in the project.',
+  GANTRY_E_PACKAGE_FILE_NOT_FOUND: 'No file of that id or name in the package.',
   GANTRY_E_MILESTONE_NOT_FOUND: 'A milestone named for a release does not exist.',
   GANTRY_E_JOB_NOT_FOUND: 'The pipeline has no job of that id.',
   GANTRY_E_PIPELINE_NOT_FOUND: 'No such pipeline in the project.',
@@ -91,6 +93,7 @@ export const ERROR_CATALOGUE = {
   GANTRY_E_TOO_FEW_REFS: 'A merge base needs at least two refs.',
   GANTRY_E_RELEASE_REF_MISSING: 'A release for a tag that does not exist yet needs a ref to create it from.',
   GANTRY_E_RELEASE_DESCRIPTION_BLANK: 'Release notes given with a tag are blank.',
+  GANTRY_E_PACKAGE_FILE_TOO_LARGE: 'A package file is over the largest size a package file may have.',
 
   // Sharing and moving
   GANTRY_E_GROUP_SHARED_WITH_ITSELF: 'A group cannot be shared with itself.',

@@ -42,6 +42,9 @@ export interface WalkWorld {
   tag: string;
   releaseTag: string;
   linkId: number;
+  /** A generic package of the project (`walk-pkg` 1.0.0) and its one file, `walk.bin`. */
+  packageId: number;
+  packageFileId: number;
   protectedBranch: string;
   protectedTag: string;
   deployKeyId: number;
@@ -160,6 +163,8 @@ export async function makeWalkWorld(gantry: TestCoordinator): Promise<WalkWorld>
   await call('POST', `${projectUrl}/repository/tags`, { tag_name: 'v1.0', ref: 'main', message: 'annotated' });
   await call('POST', `${projectUrl}/repository/tags`, { tag_name: 'v2.0', ref: 'main' });
   const release = await call('POST', `${projectUrl}/releases`, { tag_name: 'v1.0', name: 'One', assets: { links: [{ name: 'bin', url: 'https://example.com/bin' }] } });
+  const upload = await gantry.coordinator.app.inject({ method: 'PUT', url: `/api/v4${projectUrl}/packages/generic/walk-pkg/1.0.0/walk.bin?select=package_file`, headers: { 'private-token': gantry.rootToken }, payload: 'walked' });
+  const packageFile = upload.json<{ id: number; package_id: number }>();
   await call('POST', `${projectUrl}/protected_branches`, { name: 'stable' });
   await call('POST', `${projectUrl}/protected_tags`, { name: 'v*' });
   await call('POST', `${projectUrl}/repository/commits/${shas[0]}/comments`, { note: 'walked' });
@@ -215,6 +220,8 @@ export async function makeWalkWorld(gantry: TestCoordinator): Promise<WalkWorld>
     tag: 'v2.0',
     releaseTag: 'v1.0',
     linkId: Number((release.assets as { links: Array<{ id: number }> }).links[0]?.id),
+    packageId: packageFile.package_id,
+    packageFileId: packageFile.id,
     protectedBranch: 'stable',
     protectedTag: 'v*',
     deployKeyId: await idOf('POST', `${projectUrl}/deploy_keys`, { title: 'walk', key: ed25519Key() }),

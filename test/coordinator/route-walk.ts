@@ -56,6 +56,16 @@ function worldValue(path: string, name: string, world: WalkWorld): string | numb
       return path.includes('/releases/') ? world.releaseTag : world.tag;
     case 'link_id':
       return world.linkId;
+    case 'package_id':
+      return world.packageId;
+    case 'package_file_id':
+      return world.packageFileId;
+    case 'package_name':
+      return 'walk-pkg';
+    case 'package_version':
+      return '1.0.0';
+    case 'file_name':
+      return 'walk.bin';
     case 'trigger_id':
       return world.triggerId;
     case 'hook_id':

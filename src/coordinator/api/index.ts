@@ -75,13 +75,15 @@ import { repositoryMaintenanceRoutes } from './repository/maintenance.ts';
 import { commitSignaturesRoutes } from './repository/commit-signatures.ts';
 import { userEmailsRoutes } from './accounts/user-emails.ts';
 import { eventsRoutes } from './accounts/events.ts';
+import { genericPackagesRoutes } from './packages/generic-packages.ts';
+import { packagesRoutes } from './packages/packages.ts';
 
 /** Mounts every resource area under /api/v4. One plugin per area; each stays thin. */
 export async function registerApi(api: FastifyInstance, services: CoordinatorServices, edge: EdgeConfig): Promise<void> {
   // Every area in the typed pattern: typebox route schemas, services with narrow dependencies.
   const typed = [namespacesRoutes, projectsRoutes, projectActionsRoutes, customAttributesRoutes, groupsRoutes, groupChangesRoutes, groupDescendantsRoutes, groupTransferRoutes, projectGroupsRoutes, projectStorageRoutes, membersRoutes, membershipsRoutes, usersRoutes, usersKeysRoutes, keysRoutes, usersGpgKeysRoutes, accessTokensRoutes, resourceAccessTokensRoutes, settingsRoutes, versionRoutes, jobQueueRoutes];
   // The repository area (code, refs, releases, deploy keys).
-  const repository = [repositoryCommitsRoutes, repositoryFilesRoutes, repositoryBrowsingRoutes, branchesRoutes, protectedBranchesRoutes, protectedTagsRoutes, tagsRoutes, releasesRoutes, releaseLinksRoutes, deployKeysRoutes];
+  const repository = [repositoryCommitsRoutes, repositoryFilesRoutes, repositoryBrowsingRoutes, branchesRoutes, protectedBranchesRoutes, protectedTagsRoutes, tagsRoutes, releasesRoutes, releaseLinksRoutes, deployKeysRoutes, packagesRoutes, genericPackagesRoutes];
   // The CI area: pipelines, jobs, statuses; settings (variables, triggers, pipeline schedules, environments).
   const ci = [
     pipelineCreationRoutes,

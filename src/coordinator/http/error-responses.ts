@@ -122,6 +122,10 @@ export const ERROR_ANSWERS: { readonly [C in ErrorCode]: ErrorAnswer } = {
   GANTRY_E_PROTECTED_TAG_NOT_FOUND: statusLine(404, 'Not found'),
   GANTRY_E_RELEASE_NOT_FOUND: statusLine(404, 'Not Found'),
   GANTRY_E_RELEASE_LINK_NOT_FOUND: statusLine(404, 'Not found'),
+  GANTRY_E_PACKAGE_NOT_FOUND: notFound('Package'),
+  GANTRY_E_PACKAGE_FILE_NOT_FOUND: notFound('Package file'),
+  // API::GenericPackages: `bad_request!('File is too large')`.
+  GANTRY_E_PACKAGE_FILE_TOO_LARGE: prefixed(400, 'Bad request'),
   GANTRY_E_MILESTONE_NOT_FOUND: messageAnswer(400),
   GANTRY_E_JOB_NOT_FOUND: notFound('Job'),
   GANTRY_E_PIPELINE_NOT_FOUND: notFound('Pipeline'),

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
 import { GantryError } from '../../shared/errors.ts';
 
@@ -6,7 +7,8 @@ import { GantryError } from '../../shared/errors.ts';
  * GitLab's HandleMalformedStrings middleware does: no name, path, ref or token holds one,
  * PostgreSQL cannot store one in text (it answered 500), and git and the file system treat
  * it as the end of a string. Bodies are checked once parsed (JSON, forms, multipart fields
- * and file names); a text body is not parameters and is left alone.
+ * and file names); a text body, or one handed over as a stream (package uploads), is not
+ * parameters and is left alone.
  */
 export function nullByteInPathOrQuery(request: FastifyRequest): GantryError | undefined {
   // The path and query decode a null byte only from `%00` (the HTTP parser refuses a raw one): most URLs need no walk.
@@ -15,7 +17,8 @@ export function nullByteInPathOrQuery(request: FastifyRequest): GantryError | un
 }
 
 export function nullByteInBody(request: FastifyRequest): GantryError | undefined {
-  return typeof request.body === 'object' && holdsNullByte(request.body) ? refusal() : undefined;
+  if (typeof request.body !== 'object' || request.body instanceof Readable) return undefined;
+  return holdsNullByte(request.body) ? refusal() : undefined;
 }
 
 const refusal = () => new GantryError('GANTRY_E_REQUEST_MALFORMED', 'the path or a parameter holds a null byte');

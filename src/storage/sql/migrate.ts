@@ -61,6 +61,7 @@ import { ciVariableDescriptionRawHidden } from './migrations/060-ci-variable-des
 import { defaultBranchRules } from './migrations/061-default-branch-rules.ts';
 import { milestoneReleases } from './migrations/062-milestone-releases.ts';
 import { mergeRequestDiffVersions } from './migrations/063-merge-request-diff-versions.ts';
+import { packages } from './migrations/064-packages.ts';
 import { resourceBots } from './migrations/065-resource-bots.ts';
 
 /** Ordered migrations; names never change once released. */
@@ -125,6 +126,7 @@ const MIGRATIONS: ReadonlyArray<[string, DialectMigration]> = [
   ['061-default-branch-rules', defaultBranchRules],
   ['062-milestone-releases', milestoneReleases],
   ['063-merge-request-diff-versions', mergeRequestDiffVersions],
+  ['064-packages', packages],
   ['065-resource-bots', resourceBots],
 ];
 

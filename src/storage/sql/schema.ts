@@ -12,6 +12,7 @@ import type { AwardEmojiTable, NotesTable, SubscriptionsTable, TimelogsTable, To
 import type { IntegrationsTable } from './schema-integrations.ts';
 import type { WebSessionsTable, WebSignInFailuresTable } from './schema-web-sessions.ts';
 import type { WebHookDeliveriesTable, WebHookLogsTable, WebHooksTable } from './schema-hooks.ts';
+import type { PackageFilesTable, PackagesTable } from './schema-packages.ts';
 import type { DeployKeysProjectsTable, DeployKeysTable, MilestoneReleasesTable, ProtectedBranchesTable, ProtectedTagsTable, ReleaseLinksTable, ReleasesTable } from './schema-repository-protection.ts';
 
 /**
@@ -333,4 +334,6 @@ export interface DatabaseSchema {
   web_hooks: WebHooksTable;
   web_hook_deliveries: WebHookDeliveriesTable;
   web_hook_logs: WebHookLogsTable;
+  packages: PackagesTable;
+  package_files: PackageFilesTable;
 }

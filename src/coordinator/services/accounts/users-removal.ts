@@ -1,3 +1,4 @@
+import type { PackageFileBlobs } from '../../../storage/types-packages.ts';
 import { GantryError } from '../../../shared/errors.ts';
 import type { RepositoryManager } from '../../../storage/git/types.ts';
 import type { CustomAttributesStore, NamespacesStore, ProjectsStore, UserRecord, UsersStore } from '../../../storage/types.ts';
@@ -37,6 +38,8 @@ export interface UserRemovalDeps {
   externalUrl: string;
   /** Removes the avatar files of the user and of the groups and projects removed with it (after their rows). */
   avatarFiles?: Pick<AvatarFiles, 'removeFor'>;
+  /** Removes the package files of the projects removed with the user (after their rows). */
+  packageFiles?: Pick<PackageFileBlobs, 'removeForProjects'>;
 }
 
 export class UserRemoval {
@@ -74,6 +77,7 @@ export class UserRemoval {
     await this.deps.avatarFiles?.removeFor('user', [user.id]);
     await this.deps.avatarFiles?.removeFor('group', groupIds);
     await this.deps.avatarFiles?.removeFor('project', projectIds);
+    await this.deps.packageFiles?.removeForProjects(projectIds);
     await this.deps.events.publishSystemEvent({ name: 'user_destroy', user });
     for (const projectId of projectIds) {
       await this.deps.repositories.remove(projectId);

@@ -1,3 +1,4 @@
+import type { PackageFileBlobs } from '../../../storage/types-packages.ts';
 import { randomBytes } from 'node:crypto';
 import { accessDenied, GantryError, validationFailed } from '../../../shared/errors.ts';
 import { isUniqueViolation } from '../../../storage/errors.ts';
@@ -54,6 +55,8 @@ export interface ProjectsServiceDeps {
   instanceId: string;
   /** Removes a deleted project's avatar files (after its row). */
   avatarFiles?: Pick<AvatarFiles, 'removeFor'>;
+  /** Removes a deleted project's package files (after its rows). */
+  packageFiles?: Pick<PackageFileBlobs, 'removeForProjects'>;
   /** Protects the default branch of a project made with a first commit (a README, a fork). */
   defaultBranch: Pick<DefaultBranchOnCreation, 'recordCreated'>;
 }
@@ -209,6 +212,7 @@ export class ProjectsService {
     await customAttributes.deleteAllFor('project', project.id);
     await projects.delete(project.id);
     await this.deps.avatarFiles?.removeFor('project', [project.id]);
+    await this.deps.packageFiles?.removeForProjects([project.id]);
     events.publishProjectDeleted({ project_id: project.id });
     await events.publishSystemEvent({ name: 'project_destroy', project });
   }

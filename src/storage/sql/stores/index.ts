@@ -47,6 +47,7 @@ import { SqlProjectsStore } from './projects.ts';
 import { SqlProtectedBranchesStore } from './protected-branches.ts';
 import { SqlProtectedTagsStore } from './protected-tags.ts';
 import { SqlReleaseLinksStore } from './release-links.ts';
+import { SqlPackagesStore } from './packages.ts';
 import { SqlReleasesStore } from './releases.ts';
 import { SqlRunnerManagersStore } from './runner-managers.ts';
 import { SqlRunnersStore } from './runners.ts';
@@ -93,6 +94,7 @@ export function createSqlStores(db: Db, writes: TableWrites = new TableWrites(),
     protectedTags: new SqlProtectedTagsStore(db),
     releases: new SqlReleasesStore(db),
     releaseLinks: new SqlReleaseLinksStore(db),
+    packages: new SqlPackagesStore(db),
     deployKeys: new SqlDeployKeysStore(db),
     userLifecycle: new SqlUserLifecycleStore(db, writes),
     ...createCiStores(db, secrets),
